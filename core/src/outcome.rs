@@ -1,0 +1,530 @@
+//! The outcome of one A2A call: exactly one channel, the details that channel carries, and
+//! what the caller should do next.
+//!
+//! These types are shared by the classifier, the stream tracker, the resilience layer, the
+//! driver, the C ABI and every binding. What each outcome *means* (retry advice, exit code,
+//! model-facing prefix, breaker effect) is decided in one table, `bindings/fixtures/outcomes.json`,
+//! and the code in [`crate::classify`] follows it.
+
+use crate::version::{Binding, ProtocolVersion};
+
+/// The failure (or success) channel an outcome belongs to. Exactly one per outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Channel {
+    /// The call did not produce an HTTP response: connect failure, timeout, reset, circuit
+    /// open, card resolution. Produced by the caller or driver, never by [`crate::classify`].
+    Transport,
+    /// A non-2xx HTTP status whose body carries no protocol error.
+    Http,
+    /// A JSON-RPC error object or an HTTP+JSON error body.
+    Protocol,
+    /// A task (or a status update) came back; see [`Outcome::state`].
+    Task,
+    /// A direct Message reply.
+    Message,
+    /// A 2xx body that fits neither version's shapes.
+    Malformed,
+}
+
+impl Channel {
+    /// The lowercase name used in JSON output and the outcome table.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Transport => "transport",
+            Channel::Http => "http",
+            Channel::Protocol => "protocol",
+            Channel::Task => "task",
+            Channel::Message => "message",
+            Channel::Malformed => "malformed",
+        }
+    }
+}
+
+/// Task state, normalized across protocol versions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TaskState {
+    /// Accepted, not yet running.
+    Submitted,
+    /// Running.
+    Working,
+    /// Interrupted: the agent needs input from the caller.
+    InputRequired,
+    /// Interrupted: the agent needs credentials.
+    AuthRequired,
+    /// Terminal: finished successfully.
+    Completed,
+    /// Terminal: canceled.
+    Canceled,
+    /// Terminal: the agent ran and failed.
+    Failed,
+    /// Terminal: the agent refused the task.
+    Rejected,
+    /// Unknown or unspecified state.
+    Unknown,
+}
+
+impl TaskState {
+    /// The normalized kebab-case name (`input-required`, `canceled`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Submitted => "submitted",
+            TaskState::Working => "working",
+            TaskState::InputRequired => "input-required",
+            TaskState::AuthRequired => "auth-required",
+            TaskState::Completed => "completed",
+            TaskState::Canceled => "canceled",
+            TaskState::Failed => "failed",
+            TaskState::Rejected => "rejected",
+            TaskState::Unknown => "unknown",
+        }
+    }
+
+    /// Parses every spelling deployed peers use: 0.3 kebab-case (`input-required`,
+    /// `canceled`), ProtoJSON names (`TASK_STATE_CANCELED`, 0.3's `TASK_STATE_CANCELLED`),
+    /// and the enum numbers as strings (`"4"`). Unknown spellings are `Unknown`.
+    pub fn parse(text: &str) -> TaskState {
+        let t = text.trim();
+        let t = t.strip_prefix("TASK_STATE_").unwrap_or(t);
+        let mut key = [0u8; 24];
+        if t.len() > key.len() {
+            return TaskState::Unknown;
+        }
+        for (k, b) in key.iter_mut().zip(t.bytes()) {
+            *k = match b {
+                b'_' => b'-',
+                b => b.to_ascii_lowercase(),
+            };
+        }
+        match &key[..t.len()] {
+            b"submitted" | b"1" => TaskState::Submitted,
+            b"working" | b"2" => TaskState::Working,
+            b"completed" | b"3" => TaskState::Completed,
+            b"failed" | b"4" => TaskState::Failed,
+            b"canceled" | b"cancelled" | b"5" => TaskState::Canceled,
+            b"input-required" | b"6" => TaskState::InputRequired,
+            b"rejected" | b"7" => TaskState::Rejected,
+            b"auth-required" | b"8" => TaskState::AuthRequired,
+            _ => TaskState::Unknown,
+        }
+    }
+
+    /// Completed, canceled, failed or rejected: the task accepts no more messages.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            TaskState::Completed | TaskState::Canceled | TaskState::Failed | TaskState::Rejected
+        )
+    }
+
+    /// Input-required or auth-required: the turn ends, the task waits for the caller.
+    pub fn is_interrupted(self) -> bool {
+        matches!(self, TaskState::InputRequired | TaskState::AuthRequired)
+    }
+}
+
+/// What the caller should do about an outcome. Exactly one per outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RetryAdvice {
+    /// Success: nothing to do.
+    None,
+    /// The request itself is wrong; retrying cannot help.
+    Never,
+    /// The task is terminal; a retry means a new task (safe only with an idempotency key).
+    NewTask,
+    /// A stream ended before a terminal state and the task id is known: resubscribe or poll,
+    /// never resend the message.
+    Resubscribe,
+    /// Poll the task with get-task.
+    Poll,
+    /// Retry later with backoff, honouring `Retry-After` when given.
+    Backoff,
+    /// The request may or may not have been received: retry only reusing the same messageId
+    /// and idempotency key.
+    UnknownOutcome,
+    /// Credentials are missing or refused.
+    Reauthenticate,
+    /// Client and server speak different protocol versions.
+    FixVersion,
+}
+
+impl RetryAdvice {
+    /// The snake_case word used in JSON output and the outcome table.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RetryAdvice::None => "none",
+            RetryAdvice::Never => "never",
+            RetryAdvice::NewTask => "new_task",
+            RetryAdvice::Resubscribe => "resubscribe",
+            RetryAdvice::Poll => "poll",
+            RetryAdvice::Backoff => "backoff",
+            RetryAdvice::UnknownOutcome => "unknown_outcome",
+            RetryAdvice::Reauthenticate => "reauthenticate",
+            RetryAdvice::FixVersion => "fix_version",
+        }
+    }
+
+    /// Parses the word written by [`RetryAdvice::as_str`].
+    pub fn parse(text: &str) -> Option<RetryAdvice> {
+        Some(match text {
+            "none" => RetryAdvice::None,
+            "never" => RetryAdvice::Never,
+            "new_task" => RetryAdvice::NewTask,
+            "resubscribe" => RetryAdvice::Resubscribe,
+            "poll" => RetryAdvice::Poll,
+            "backoff" => RetryAdvice::Backoff,
+            "unknown_outcome" => RetryAdvice::UnknownOutcome,
+            "reauthenticate" => RetryAdvice::Reauthenticate,
+            "fix_version" => RetryAdvice::FixVersion,
+            _ => return None,
+        })
+    }
+}
+
+/// For a transport outcome: whether the request may have reached the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RequestSent {
+    /// Provably never left the process (connect refused, DNS failure, breaker open).
+    No,
+    /// May have been received (timeout or reset after bytes were written).
+    Unknown,
+}
+
+impl RequestSent {
+    /// `"no"` or `"unknown"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestSent::No => "no",
+            RequestSent::Unknown => "unknown",
+        }
+    }
+}
+
+/// The typed name of an error outcome (protocol, http or transport channel).
+///
+/// Protocol names are the spec's error names without the `Error` suffix; http names describe
+/// the status class; transport names describe what the driver saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ErrorName {
+    // --- protocol channel ---
+    /// -32700: the body was not valid JSON.
+    ParseError,
+    /// -32600: not a valid JSON-RPC request.
+    InvalidRequest,
+    /// -32601: unknown method (often a version mismatch).
+    MethodNotFound,
+    /// -32602: invalid parameters.
+    InvalidParams,
+    /// -32603: internal error.
+    Internal,
+    /// -32001: task not found.
+    TaskNotFound,
+    /// -32002: task cannot be canceled.
+    TaskNotCancelable,
+    /// -32003: push notifications not supported.
+    PushNotificationNotSupported,
+    /// -32004: operation not supported.
+    UnsupportedOperation,
+    /// -32005: content type not supported.
+    ContentTypeNotSupported,
+    /// -32006: the agent produced an invalid response.
+    InvalidAgentResponse,
+    /// -32007: extended agent card not configured (0.3: authenticated extended card).
+    ExtendedAgentCardNotConfigured,
+    /// -32008: a required extension is not supported by the client.
+    ExtensionSupportRequired,
+    /// -32009: protocol version not supported.
+    VersionNotSupported,
+    /// Any other protocol error code.
+    Other,
+    // --- http channel ---
+    /// 401.
+    Unauthenticated,
+    /// 403.
+    Forbidden,
+    /// 404 without a protocol body (wrong URL).
+    NotFound,
+    /// 413.
+    PayloadTooLarge,
+    /// 429.
+    RateLimited,
+    /// 3xx: a redirect, a configuration bug here, never followed.
+    Redirect,
+    /// 502.
+    BadGateway,
+    /// 503.
+    Unavailable,
+    /// 504.
+    GatewayTimeout,
+    /// Any other non-2xx status (408, 500, ...).
+    Http,
+    // --- transport channel ---
+    /// The TCP (or TLS) connection could not be established.
+    ConnectFailed,
+    /// The host name did not resolve.
+    Dns,
+    /// A connect, call or stream-idle deadline expired.
+    Timeout,
+    /// The connection was reset or closed before a complete response.
+    Reset,
+    /// The local circuit breaker refused the call.
+    CircuitOpen,
+    /// The agent card could not be fetched, parsed or validated.
+    CardResolution,
+    /// The response exceeded the configured size limit.
+    ResponseTooLarge,
+    /// TLS failed (certificate, handshake).
+    Tls,
+}
+
+impl ErrorName {
+    /// The name as printed in JSON output (`TaskNotFound`, `BadGateway`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorName::ParseError => "ParseError",
+            ErrorName::InvalidRequest => "InvalidRequest",
+            ErrorName::MethodNotFound => "MethodNotFound",
+            ErrorName::InvalidParams => "InvalidParams",
+            ErrorName::Internal => "Internal",
+            ErrorName::TaskNotFound => "TaskNotFound",
+            ErrorName::TaskNotCancelable => "TaskNotCancelable",
+            ErrorName::PushNotificationNotSupported => "PushNotificationNotSupported",
+            ErrorName::UnsupportedOperation => "UnsupportedOperation",
+            ErrorName::ContentTypeNotSupported => "ContentTypeNotSupported",
+            ErrorName::InvalidAgentResponse => "InvalidAgentResponse",
+            ErrorName::ExtendedAgentCardNotConfigured => "ExtendedAgentCardNotConfigured",
+            ErrorName::ExtensionSupportRequired => "ExtensionSupportRequired",
+            ErrorName::VersionNotSupported => "VersionNotSupported",
+            ErrorName::Other => "Other",
+            ErrorName::Unauthenticated => "Unauthenticated",
+            ErrorName::Forbidden => "Forbidden",
+            ErrorName::NotFound => "NotFound",
+            ErrorName::PayloadTooLarge => "PayloadTooLarge",
+            ErrorName::RateLimited => "RateLimited",
+            ErrorName::Redirect => "Redirect",
+            ErrorName::BadGateway => "BadGateway",
+            ErrorName::Unavailable => "Unavailable",
+            ErrorName::GatewayTimeout => "GatewayTimeout",
+            ErrorName::Http => "Http",
+            ErrorName::ConnectFailed => "ConnectFailed",
+            ErrorName::Dns => "Dns",
+            ErrorName::Timeout => "Timeout",
+            ErrorName::Reset => "Reset",
+            ErrorName::CircuitOpen => "CircuitOpen",
+            ErrorName::CardResolution => "CardResolution",
+            ErrorName::ResponseTooLarge => "ResponseTooLarge",
+            ErrorName::Tls => "Tls",
+        }
+    }
+
+    /// Every name, in declaration order (for tables and bindings).
+    pub const ALL: [ErrorName; 33] = [
+        ErrorName::ParseError,
+        ErrorName::InvalidRequest,
+        ErrorName::MethodNotFound,
+        ErrorName::InvalidParams,
+        ErrorName::Internal,
+        ErrorName::TaskNotFound,
+        ErrorName::TaskNotCancelable,
+        ErrorName::PushNotificationNotSupported,
+        ErrorName::UnsupportedOperation,
+        ErrorName::ContentTypeNotSupported,
+        ErrorName::InvalidAgentResponse,
+        ErrorName::ExtendedAgentCardNotConfigured,
+        ErrorName::ExtensionSupportRequired,
+        ErrorName::VersionNotSupported,
+        ErrorName::Other,
+        ErrorName::Unauthenticated,
+        ErrorName::Forbidden,
+        ErrorName::NotFound,
+        ErrorName::PayloadTooLarge,
+        ErrorName::RateLimited,
+        ErrorName::Redirect,
+        ErrorName::BadGateway,
+        ErrorName::Unavailable,
+        ErrorName::GatewayTimeout,
+        ErrorName::Http,
+        ErrorName::ConnectFailed,
+        ErrorName::Dns,
+        ErrorName::Timeout,
+        ErrorName::Reset,
+        ErrorName::CircuitOpen,
+        ErrorName::CardResolution,
+        ErrorName::ResponseTooLarge,
+        ErrorName::Tls,
+    ];
+
+    /// Parses a name written by [`ErrorName::as_str`].
+    pub fn parse(text: &str) -> Option<ErrorName> {
+        ErrorName::ALL.into_iter().find(|n| n.as_str() == text)
+    }
+}
+
+/// A stable hint the remote appended to its message, e.g. `[retryable=false; reason=quota]`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RemoteHint {
+    /// `retryable=true|false` when present.
+    pub retryable: Option<bool>,
+    /// Every `key=value` pair in order, including `retryable`.
+    pub pairs: Vec<(String, String)>,
+}
+
+/// The outcome of one response, stream or failed call. Exactly one [`Channel`].
+///
+/// Field names follow the keys of `a2a classify` JSON output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The channel.
+    pub channel: Channel,
+    /// The HTTP status, when a response arrived.
+    pub http_status: Option<u16>,
+    /// The protocol error code (JSON-RPC code, or REST `error.code`), when there is one.
+    pub code: Option<i64>,
+    /// The typed error name, for error channels.
+    pub error: Option<ErrorName>,
+    /// The `google.rpc.ErrorInfo` reason, when present.
+    pub reason: Option<String>,
+    /// The error message (protocol or transport), when present.
+    pub message: Option<String>,
+    /// The JSON-RPC `error.data` or REST `details`, as raw JSON text.
+    pub data: Option<String>,
+    /// The normalized task state, for the task channel.
+    pub state: Option<TaskState>,
+    /// Whether the task state is terminal.
+    pub terminal: bool,
+    /// The task id, when known.
+    pub task_id: Option<String>,
+    /// The context id, when known.
+    pub context_id: Option<String>,
+    /// The text of the status message (task) or of the message (message channel).
+    pub text: Option<String>,
+    /// The remote's 12-hex `error_id`, when the text carries one.
+    pub error_id: Option<String>,
+    /// What to do next.
+    pub retry: RetryAdvice,
+    /// `Retry-After` in seconds, when the response gave one.
+    pub retry_after_secs: Option<u64>,
+    /// A version-mismatch or other hint for the caller, or `None`.
+    pub hint: Option<String>,
+    /// The remote's own stable hint (`[retryable=...]`), when present.
+    pub remote_hint: Option<RemoteHint>,
+    /// For the transport channel: whether the request may have been received.
+    pub request_sent: Option<RequestSent>,
+    /// The protocol version the response was read as, when known.
+    pub version: Option<ProtocolVersion>,
+    /// The binding the response was read as, when known.
+    pub binding: Option<Binding>,
+    /// A bounded excerpt of a non-JSON or unexpected body (e.g. a proxy's HTML page).
+    pub body_excerpt: Option<String>,
+}
+
+impl Outcome {
+    /// An outcome in `channel` with every other field empty and advice `none`.
+    pub fn empty(channel: Channel) -> Outcome {
+        Outcome {
+            channel,
+            http_status: None,
+            code: None,
+            error: None,
+            reason: None,
+            message: None,
+            data: None,
+            state: None,
+            terminal: false,
+            task_id: None,
+            context_id: None,
+            text: None,
+            error_id: None,
+            retry: RetryAdvice::None,
+            retry_after_secs: None,
+            hint: None,
+            remote_hint: None,
+            request_sent: None,
+            version: None,
+            binding: None,
+            body_excerpt: None,
+        }
+    }
+
+    /// A transport outcome (produced by a driver, never by the classifier).
+    pub fn transport(
+        error: ErrorName,
+        request_sent: RequestSent,
+        message: impl Into<String>,
+    ) -> Outcome {
+        Outcome {
+            error: Some(error),
+            message: Some(message.into()),
+            request_sent: Some(request_sent),
+            retry: match request_sent {
+                RequestSent::No => RetryAdvice::Backoff,
+                RequestSent::Unknown => RetryAdvice::UnknownOutcome,
+            },
+            ..Outcome::empty(Channel::Transport)
+        }
+    }
+
+    /// Whether this outcome is a success (completed task or direct message).
+    pub fn is_success(&self) -> bool {
+        match self.channel {
+            Channel::Message => true,
+            Channel::Task => self.state == Some(TaskState::Completed),
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_state_spellings() {
+        assert_eq!(TaskState::parse("completed"), TaskState::Completed);
+        assert_eq!(TaskState::parse("input-required"), TaskState::InputRequired);
+        assert_eq!(
+            TaskState::parse("TASK_STATE_INPUT_REQUIRED"),
+            TaskState::InputRequired
+        );
+        assert_eq!(
+            TaskState::parse("TASK_STATE_CANCELLED"),
+            TaskState::Canceled
+        );
+        assert_eq!(TaskState::parse("TASK_STATE_CANCELED"), TaskState::Canceled);
+        assert_eq!(TaskState::parse("auth-required"), TaskState::AuthRequired);
+        assert_eq!(
+            TaskState::parse("TASK_STATE_UNSPECIFIED"),
+            TaskState::Unknown
+        );
+        assert_eq!(TaskState::parse("4"), TaskState::Failed);
+        assert_eq!(
+            TaskState::parse("a-very-long-state-name-that-overflows"),
+            TaskState::Unknown
+        );
+        assert!(TaskState::Rejected.is_terminal());
+        assert!(!TaskState::InputRequired.is_terminal());
+        assert!(TaskState::AuthRequired.is_interrupted());
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for n in ErrorName::ALL {
+            assert_eq!(ErrorName::parse(n.as_str()), Some(n));
+        }
+        for a in [
+            RetryAdvice::None,
+            RetryAdvice::FixVersion,
+            RetryAdvice::UnknownOutcome,
+        ] {
+            assert_eq!(RetryAdvice::parse(a.as_str()), Some(a));
+        }
+    }
+
+    #[test]
+    fn transport_advice_depends_on_request_sent() {
+        let o = Outcome::transport(ErrorName::ConnectFailed, RequestSent::No, "refused");
+        assert_eq!(o.channel, Channel::Transport);
+        assert_eq!(o.retry, RetryAdvice::Backoff);
+        let o = Outcome::transport(ErrorName::Timeout, RequestSent::Unknown, "call timeout");
+        assert_eq!(o.retry, RetryAdvice::UnknownOutcome);
+    }
+}

@@ -1,0 +1,1 @@
+//! C ABI for a2a-core. Placeholder until the C ABI work lands.

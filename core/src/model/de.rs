@@ -38,16 +38,19 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     }
 }
 
-fn cow(s: Option<Str<'_>>) -> Option<Cow<'_, str>> {
+pub(crate) fn cow(s: Option<Str<'_>>) -> Option<Cow<'_, str>> {
     s.map(|s| s.0)
 }
 
-fn cows(v: Option<Vec<Str<'_>>>) -> Vec<Cow<'_, str>> {
+pub(crate) fn cows(v: Option<Vec<Str<'_>>>) -> Vec<Cow<'_, str>> {
     v.map(|v| v.into_iter().map(|s| s.0).collect())
         .unwrap_or_default()
 }
 
-fn required<'a, E: de::Error>(s: Option<Str<'a>>, name: &'static str) -> Result<Cow<'a, str>, E> {
+pub(crate) fn required<'a, E: de::Error>(
+    s: Option<Str<'a>>,
+    name: &'static str,
+) -> Result<Cow<'a, str>, E> {
     s.map(|s| s.0).ok_or_else(|| E::missing_field(name))
 }
 

@@ -32,10 +32,17 @@
 
 mod de;
 pub mod params;
+mod params_de;
 mod ser;
 mod types;
 
-pub use ser::{InForm, ToWire};
+pub use ser::{InForm, ToWire, state_name};
+
+/// Serialization helpers shared with the envelope and server builders.
+pub(crate) mod ser_support {
+    pub(crate) use super::ser::{opt, push_fields, state_name};
+}
+pub use params_de::{ParsedParams, parse_params};
 pub use types::*;
 
 use crate::version::{Binding, ProtocolVersion};

@@ -10,7 +10,8 @@ use serde_json::Value;
 
 fn load(name: &str) -> Vec<Value> {
     let path = format!("{}/../bindings/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("JSON");
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("JSON");
     doc["cases"].as_array().expect("cases").clone()
 }
 
@@ -77,17 +78,20 @@ fn read_check_write(name: &str, typ: &str, json: &[u8], form: Form, expect: &Val
             to_vec(&v, form)
         }
         "list_tasks" => {
-            let v: ListTasksResponse = from_slice(json, form).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let v: ListTasksResponse =
+                from_slice(json, form).unwrap_or_else(|e| panic!("{name}: {e}"));
             check("count", Some(v.tasks.len().to_string()));
             to_vec(&v, form)
         }
         "list_push_configs" => {
-            let v: ListPushConfigsResponse = from_slice(json, form).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let v: ListPushConfigsResponse =
+                from_slice(json, form).unwrap_or_else(|e| panic!("{name}: {e}"));
             check("count", Some(v.configs.len().to_string()));
             to_vec(&v, form)
         }
         "push_config" => {
-            let v: TaskPushNotificationConfig = from_slice(json, form).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let v: TaskPushNotificationConfig =
+                from_slice(json, form).unwrap_or_else(|e| panic!("{name}: {e}"));
             check("task_id", Some(v.task_id.to_string()));
             check("config_id", v.config.id.as_ref().map(|c| c.to_string()));
             to_vec(&v, form)
@@ -106,7 +110,13 @@ fn every_wire_object_reads_and_writes_back_identically() {
         let name = c["name"].as_str().unwrap();
         assert!(c["source"].as_str().is_some_and(|s| !s.is_empty()));
         let json = c["json"].to_string();
-        let got = read_check_write(name, c["type"].as_str().unwrap(), json.as_bytes(), form(c["form"].as_str().unwrap()), &c["expect"]);
+        let got = read_check_write(
+            name,
+            c["type"].as_str().unwrap(),
+            json.as_bytes(),
+            form(c["form"].as_str().unwrap()),
+            &c["expect"],
+        );
         assert_eq!(got, c["json"], "{name}: written form differs");
     }
 }
@@ -118,7 +128,13 @@ fn tolerant_reads_write_the_canonical_form() {
     for c in &cases {
         let name = c["name"].as_str().unwrap();
         let json = c["json"].to_string();
-        let got = read_check_write(name, c["type"].as_str().unwrap(), json.as_bytes(), form(c["form"].as_str().unwrap()), &c["expect"]);
+        let got = read_check_write(
+            name,
+            c["type"].as_str().unwrap(),
+            json.as_bytes(),
+            form(c["form"].as_str().unwrap()),
+            &c["expect"],
+        );
         assert_eq!(got, c["canonical"], "{name}: canonical form differs");
     }
 }
@@ -128,7 +144,9 @@ fn strings_without_escapes_are_borrowed_from_the_input() {
     use std::borrow::Cow;
     let body = br#"{"task":{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","parts":[{"text":"plain text"},{"text":"esc\"aped"},{"data":{"big":[1,2,3]}}]}],"metadata":{"k":"v"}}}"#;
     let r: SendResponse = from_slice(body, Form::V10).unwrap();
-    let SendResponse::Task(t) = r else { panic!("a task") };
+    let SendResponse::Task(t) = r else {
+        panic!("a task")
+    };
     let inside = |s: &str| {
         let (p, b) = (s.as_ptr() as usize, body.as_ptr() as usize);
         p >= b && p + s.len() <= b + body.len()
@@ -140,7 +158,9 @@ fn strings_without_escapes_are_borrowed_from_the_input() {
         other => panic!("borrowed text expected, got {other:?}"),
     }
     // An escaped string cannot be borrowed; it is the only copy.
-    assert!(matches!(&parts[1].content, a2a_core::model::PartContent::Text(Cow::Owned(s)) if s == "esc\"aped"));
+    assert!(
+        matches!(&parts[1].content, a2a_core::model::PartContent::Text(Cow::Owned(s)) if s == "esc\"aped")
+    );
     match &parts[2].content {
         a2a_core::model::PartContent::Data(j) => {
             assert!(matches!(j.0, Cow::Borrowed(_)) && inside(j.get()));
@@ -155,26 +175,47 @@ fn strings_without_escapes_are_borrowed_from_the_input() {
 fn refuses_shapes_no_peer_sends() {
     let bad: &[(&str, Form)] = &[
         (r#"{"kind":"widget","id":"x"}"#, Form::JsonRpc03),
-        (r#"{"task":{"id":"t","status":{"state":"working"}},"message":{"messageId":"m","role":"user","parts":[]}}"#, Form::V10),
-        (r#"{"messageId":"m","role":"user","parts":[{"text":"a","data":{}}]}"#, Form::V10),
-        (r#"{"messageId":"m","role":"user","parts":[{"kind":"data","text":"a"}]}"#, Form::JsonRpc03),
-        (r#"{"messageId":"m","role":"robot","parts":[]}"#, Form::JsonRpc03),
-        (r#"{"statusUpdate":{"taskId":"t","contextId":"c"}}"#, Form::V10),
+        (
+            r#"{"task":{"id":"t","status":{"state":"working"}},"message":{"messageId":"m","role":"user","parts":[]}}"#,
+            Form::V10,
+        ),
+        (
+            r#"{"messageId":"m","role":"user","parts":[{"text":"a","data":{}}]}"#,
+            Form::V10,
+        ),
+        (
+            r#"{"messageId":"m","role":"user","parts":[{"kind":"data","text":"a"}]}"#,
+            Form::JsonRpc03,
+        ),
+        (
+            r#"{"messageId":"m","role":"robot","parts":[]}"#,
+            Form::JsonRpc03,
+        ),
+        (
+            r#"{"statusUpdate":{"taskId":"t","contextId":"c"}}"#,
+            Form::V10,
+        ),
         (r#"[1,2]"#, Form::V10),
         (r#"{"task":"#, Form::V10),
     ];
     for (json, form) in bad {
-        assert!(from_slice::<StreamEvent>(json.as_bytes(), *form).is_err(), "accepted {json}");
+        assert!(
+            from_slice::<StreamEvent>(json.as_bytes(), *form).is_err(),
+            "accepted {json}"
+        );
     }
-    assert!(from_slice::<Message>(br#"{"role":"user","parts":[]}"#, Form::V10).is_err(), "messageId is required");
+    assert!(
+        from_slice::<Message>(br#"{"role":"user","parts":[]}"#, Form::V10).is_err(),
+        "messageId is required"
+    );
 }
 
 #[test]
 fn forms_refuse_values_they_cannot_carry() {
     let mut m = Message::user_text("m", "x");
-    m.parts.push(a2a_core::model::Part::from_content(a2a_core::model::PartContent::Data(
-        a2a_core::model::Json::parse("[1]").unwrap(),
-    )));
+    m.parts.push(a2a_core::model::Part::from_content(
+        a2a_core::model::PartContent::Data(a2a_core::model::Json::parse("[1]").unwrap()),
+    ));
     assert!(to_vec(&m, Form::JsonRpc03).is_err());
     assert!(to_vec(&m, Form::Rest03).is_err());
     assert!(to_vec(&m, Form::V10).is_ok());

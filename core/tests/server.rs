@@ -2,6 +2,9 @@
 //! call; every refusal answers with the code and shape the spec (or the reference peers)
 //! give; result, error and stream bodies match the wire reference §8 examples.
 
+// Case tables are tuples of borrowed headers and bodies; naming each tuple type would not help.
+#![allow(clippy::type_complexity)]
+
 use a2a_core::envelope::{CallOptions, Interface, Method, RpcId, build};
 use a2a_core::model::{
     Form, Message, SendResponse, StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent,

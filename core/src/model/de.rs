@@ -175,7 +175,8 @@ struct PartIn<'a> {
     raw: Option<Str<'a>>,
     #[serde(borrow)]
     url: Option<Str<'a>>,
-    #[serde(borrow)]
+    /// Kept even when `null`: a 1.0 data part may hold a JSON null.
+    #[serde(borrow, default, deserialize_with = "some_json")]
     data: Option<Json<'a>>,
     #[serde(borrow)]
     file: Option<FileIn<'a>>,
@@ -185,6 +186,10 @@ struct PartIn<'a> {
     filename: Option<Str<'a>>,
     #[serde(borrow, rename = "mediaType", alias = "media_type")]
     media_type: Option<Str<'a>>,
+}
+
+fn some_json<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Json<'a>>, D::Error> {
+    Json::deserialize(d).map(Some)
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Part<'a> {
@@ -667,20 +672,20 @@ struct TaskPushIn<'a> {
 /// Splits a 0.3 REST resource name `tasks/{task}/pushNotificationConfigs/{config}` (the
 /// config part optional) into its ids.
 pub(crate) fn split_push_name(name: &str) -> Option<(&str, Option<&str>)> {
+    const COLL: &str = "/pushNotificationConfigs";
     let rest = name.strip_prefix("tasks/")?;
-    let (task, tail) = match rest.split_once('/') {
-        None => return (!rest.is_empty()).then_some((rest, None)),
-        Some(x) => x,
+    let (task, cfg) = match rest.rfind(COLL) {
+        None => (rest, None),
+        Some(i) => {
+            let tail = &rest[i + COLL.len()..];
+            let cfg = match tail {
+                "" | "/" => None,
+                t => Some(t.strip_prefix('/')?),
+            };
+            (&rest[..i], cfg)
+        }
     };
-    if task.is_empty() {
-        return None;
-    }
-    let cfg = tail.strip_prefix("pushNotificationConfigs")?;
-    if cfg.is_empty() || cfg == "/" {
-        return Some((task, None));
-    }
-    let c = cfg.strip_prefix('/')?;
-    (!c.contains('/')).then_some((task, Some(c)))
+    (!task.is_empty()).then_some((task, cfg))
 }
 
 fn sub<'a>(whole: &Cow<'a, str>, part: &str) -> Cow<'a, str> {
@@ -723,7 +728,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for TaskPushNotificationConfig<'a> {
             config.id = name_config_id;
         }
         Ok(TaskPushNotificationConfig {
-            task_id: task_id.ok_or_else(|| D::Error::missing_field("taskId"))?,
+            // Tolerated when absent (REST binds it from the path); servers validate it.
+            task_id: task_id.unwrap_or_default(),
             config,
             tenant: cow(t.tenant),
         })

@@ -143,7 +143,7 @@ pub(crate) fn method_not_found(method: &str, info: &MethodInfo) -> String {
 /// The hint for a 0.3 name that never existed (`tasks/list`).
 pub(crate) fn unknown_03_method(method: &str) -> Option<String> {
     (method == "tasks/list").then(|| {
-        "0.3 has no tasks/list; listing tasks needs 1.0 (ListTasks with A2A-Version: 1.0)"
+        "version mismatch: 0.3 has no tasks/list; change the client: listing tasks needs 1.0 (ListTasks with A2A-Version: 1.0)"
             .to_owned()
     })
 }

@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import logging
 import secrets
+import signal
 import socket
 import sys
 
@@ -288,6 +289,16 @@ async def serve(args: argparse.Namespace) -> None:
         lifespan='off',
     )
     server = uvicorn.Server(config)
+
+    # uvicorn swaps in its own SIGTERM/SIGINT handlers while serving, restores the previous
+    # ones afterwards and re-raises the signal it caught, which would end the process with
+    # status -15. This handler is what it restores: it turns that re-raise (and a signal
+    # during start-up) into a clean shutdown, so SIGTERM exits with status 0.
+    def stop(signum: int, frame: object) -> None:
+        server.should_exit = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
 
     async def announce() -> None:
         while not server.started:

@@ -114,7 +114,7 @@ function sleep(seconds, signal) {
 
 class DeterministicExecutor {
   constructor() {
-    this.running = new Map(); // taskId -> AbortController
+    this.running = new Map(); // taskId -> { abort: AbortController, contextId }
   }
 
   async execute(ctx, bus) {
@@ -202,7 +202,7 @@ class DeterministicExecutor {
 
     status(State.WORKING);
     const abort = new AbortController();
-    this.running.set(taskId, abort);
+    this.running.set(taskId, { abort, contextId });
     try {
       if (head === 'echo') {
         artifact([textPart(rest)], { name: 'echo' });
@@ -244,17 +244,16 @@ class DeterministicExecutor {
   }
 
   async cancelTask(taskId, bus) {
-    const abort = this.running.get(taskId);
-    abort?.abort();
-    // contextId is not passed to cancelTask; the SDK's result manager keys by taskId and
-    // keeps the stored task's contextId.
+    const run = this.running.get(taskId);
+    run?.abort.abort();
+    const contextId = run?.contextId ?? '';
     bus.publish(
       AgentEvent.statusUpdate({
         taskId,
-        contextId: '',
+        contextId,
         status: {
           state: State.CANCELED,
-          message: agentMessage(taskId, '', 'cancelled by request'),
+          message: agentMessage(taskId, contextId, 'cancelled by request'),
           timestamp: new Date().toISOString(),
         },
         metadata: {},

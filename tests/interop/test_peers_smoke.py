@@ -417,6 +417,28 @@ def test_v10_stream_keepalives(peer: Peer) -> None:
     assert text_of(results[-2]['artifactUpdate']['artifact']) == 'slept 2.5 s'
 
 
+def test_v10_stream_ticks(peer: Peer) -> None:
+    """`ticks <n> <s>`: n WORKING status updates with messages "tick i", then COMPLETED."""
+    q = QUIRKS[peer.kind]
+    body = {
+        'jsonrpc': '2.0',
+        'id': 43,
+        'method': 'SendStreamingMessage',
+        'params': {'message': msg10('ticks 3 0.1')},
+    }
+    r, raw = stream_raw(peer, '/', body, V10)
+    results = [e['result'] for e in sse_data(raw, q['sse_eol'])]
+    updates = [x['statusUpdate']['status'] for x in results[1:]]
+    assert [u['state'] for u in updates] == ['TASK_STATE_WORKING'] * 4 + ['TASK_STATE_COMPLETED']
+    assert [text_of(u['message']) for u in updates[1:4]] == ['tick 0', 'tick 1', 'tick 2']
+
+
+def test_v10_unknown_word_completes_with_help(peer: Peer) -> None:
+    task = send10(peer, 'frobnicate now')
+    assert task['status']['state'] == 'TASK_STATE_COMPLETED'
+    assert text_of(task['artifacts'][0]).startswith("unknown command 'frobnicate'; known: echo")
+
+
 def test_v10_stream_without_version_header_is_plain_json(peer: Peer) -> None:
     body = {
         'jsonrpc': '2.0',
@@ -555,6 +577,53 @@ def test_rest_v03_stream_final(peer: Peer) -> None:
     last = events[-1]['statusUpdate']
     assert last['status']['state'] == 'TASK_STATE_COMPLETED'
     assert last['final'] is True
+
+
+def test_jsonrpc_request_content_type(peer: Peer) -> None:
+    """JS refuses a JSON-RPC body that is not labelled application/json; Python does not check."""
+    body = json.dumps(
+        {'jsonrpc': '2.0', 'id': 9, 'method': 'SendMessage', 'params': {'message': msg10('echo ct')}}
+    )
+    r = httpx.post(
+        peer.url + '/',
+        content=body,
+        headers={**V10, 'Content-Type': 'application/x-www-form-urlencoded'},
+        timeout=TIMEOUT,
+    )
+    assert r.status_code == 200
+    if peer.kind == 'python':
+        assert r.json()['result']['task']['status']['state'] == 'TASK_STATE_COMPLETED'
+    else:
+        assert r.json()['error']['code'] == -32005
+
+
+def test_idle_keepalive_connection_is_closed_after_about_5_s(peer: Peer) -> None:
+    """Both servers close an idle HTTP/1.1 keep-alive connection after ~5 s (uvicorn's and
+    Node's default), which bounds how long a client pool may keep one."""
+    import socket
+    from urllib.parse import urlsplit
+
+    u = urlsplit(peer.url)
+    with socket.create_connection((u.hostname, u.port), timeout=10) as sock:
+        sock.sendall(
+            f'GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {u.netloc}\r\n\r\n'.encode()
+        )
+        received = b''
+        while b'\r\n\r\n' not in received:
+            chunk = sock.recv(65536)
+            assert chunk, received
+            received += chunk
+        head, _, rest = received.partition(b'\r\n\r\n')
+        length = int(re.search(rb'(?i)\r\ncontent-length: *(\d+)', head).group(1))
+        while len(rest) < length:
+            chunk = sock.recv(65536)
+            assert chunk
+            rest += chunk
+        assert head.startswith(b'HTTP/1.1 200')
+        t0 = time.monotonic()
+        assert sock.recv(1) == b''  # EOF: the server closed the idle connection
+        idle = time.monotonic() - t0
+    assert 3.0 < idle < 8.0, idle
 
 
 # ------------------------------------------------------------------------ lifecycle

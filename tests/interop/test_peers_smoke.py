@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from launch import Peer, start
+from launch import peer as launch_peer
 
 TIMEOUT = httpx.Timeout(10.0)
 ERROR_ID_TEXT = re.compile(r'^Agent execution failed\. \(error_id: ([0-9a-f]{12})\)$')
@@ -203,6 +204,16 @@ def test_card_of_v10_only_peer(fixture: str, request: pytest.FixtureRequest) -> 
     card = httpx.get(p.url + '/.well-known/agent-card.json', timeout=TIMEOUT).json()
     assert interfaces(card) == expected_interfaces(p.url, ['1.0'])
     assert 'url' not in card and 'protocolVersion' not in card
+
+
+@pytest.mark.parametrize('kind', ['python', 'js'])
+def test_v03_mode_card_lists_only_v03(kind: str) -> None:
+    with launch_peer(kind, '--version', '0.3') as p:
+        card = httpx.get(p.url + '/.well-known/agent-card.json', timeout=TIMEOUT).json()
+        assert interfaces(card) == expected_interfaces(p.url, ['0.3'])
+        assert (card['url'], card['protocolVersion']) == (p.url + '/', '0.3')
+        task = rpc(p, 'message/send', {'message': msg03('echo old')}).json()['result']
+        assert task['status']['state'] == 'completed'
 
 
 # ------------------------------------------------------------------------ JSON-RPC, 1.0
@@ -401,7 +412,7 @@ def test_v10_stream_keepalives(peer: Peer) -> None:
         'jsonrpc': '2.0',
         'id': 42,
         'method': 'SendStreamingMessage',
-        'params': {'message': msg10('slow 2.5')},
+        'params': {'message': msg10('slow 3.5')},
     }
     r, raw = stream_raw(peer, '/', body, V10)
     assert r.status_code == 200
@@ -414,7 +425,7 @@ def test_v10_stream_keepalives(peer: Peer) -> None:
         assert comments == []
     results = [e['result'] for e in sse_data(raw, q['sse_eol'])]
     assert results[-1]['statusUpdate']['status']['state'] == 'TASK_STATE_COMPLETED'
-    assert text_of(results[-2]['artifactUpdate']['artifact']) == 'slept 2.5 s'
+    assert text_of(results[-2]['artifactUpdate']['artifact']) == 'slept 3.5 s'
 
 
 def test_v10_stream_ticks(peer: Peer) -> None:

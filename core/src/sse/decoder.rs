@@ -75,7 +75,7 @@ pub struct Decoder {
     skip_lf: bool,
     /// The unterminated line carried over from earlier chunks (or a completed line handed
     /// out as a comment, cleared on the next call when `line_done`).
-    line: Vec<u8>,
+    pub(crate) line: Vec<u8>,
     /// `line` holds a completed line that an item may still borrow.
     line_done: bool,
     /// Length of the current unterminated line, buffered or skipped.
@@ -598,8 +598,11 @@ impl<'d, 'c> Feed<'d, 'c> {
             if self.pos >= len {
                 return Ok(None);
             }
-            if self.dec.at_start && !self.bom() {
-                return Ok(None);
+            if self.dec.at_start {
+                if !self.bom() {
+                    return Ok(None);
+                }
+                continue;
             }
             if self.dec.skip_lf {
                 self.dec.skip_lf = false;

@@ -35,7 +35,9 @@ pub fn run(mut args: Args) -> i32 {
     let (chunk, config) = match parsed {
         Ok(p) => p,
         Err(msg) => {
-            eprintln!("a2a sse: {msg}\nusage: a2a sse [--chunk N] [--dispatch-at-eof] [--max-line BYTES] [--max-event BYTES]");
+            eprintln!(
+                "a2a sse: {msg}\nusage: a2a sse [--chunk N] [--dispatch-at-eof] [--max-line BYTES] [--max-event BYTES]"
+            );
             return EXIT_USAGE;
         }
     };
@@ -50,7 +52,12 @@ pub fn run(mut args: Args) -> i32 {
 }
 
 /// Decodes `input` to `out`; returns the number of limit errors.
-fn decode(mut input: impl Read, out: impl Write, chunk: Option<usize>, config: Config) -> io::Result<usize> {
+fn decode(
+    mut input: impl Read,
+    out: impl Write,
+    chunk: Option<usize>,
+    config: Config,
+) -> io::Result<usize> {
     let mut out = io::BufWriter::new(out);
     let mut decoder = Decoder::with_config(config);
     let mut buf = vec![0u8; 64 * 1024];
@@ -92,7 +99,11 @@ fn decode(mut input: impl Read, out: impl Write, chunk: Option<usize>, config: C
         eprintln!(
             "a2a sse: end of input inside an event: discarded {} byte(s) of an unterminated line{}{} (--dispatch-at-eof dispatches it)",
             d.partial_line,
-            if d.event { ", an undispatched event" } else { "" },
+            if d.event {
+                ", an undispatched event"
+            } else {
+                ""
+            },
             if d.id { ", an uncommitted id" } else { "" },
         );
     }

@@ -87,15 +87,23 @@ fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The first [`EXCERPT_MAX`] bytes of a body as text (invalid UTF-8 replaced, never split
-/// inside a character).
+/// The start of a body as text, at most [`EXCERPT_MAX`] bytes of UTF-8 (invalid bytes
+/// replaced by U+FFFD; never cut inside a character).
 pub fn excerpt(body: &[u8]) -> String {
-    let mut end = body.len().min(EXCERPT_MAX);
-    // Do not cut a valid multi-byte character in half.
-    while end < body.len() && end > 0 && (body[end] & 0xC0) == 0x80 {
-        end -= 1;
+    let head = &body[..body.len().min(EXCERPT_MAX)];
+    let mut s = String::from_utf8_lossy(head).into_owned();
+    if s.len() > EXCERPT_MAX {
+        let mut end = EXCERPT_MAX;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
     }
-    String::from_utf8_lossy(&body[..end]).into_owned()
+    // A valid character cut at the byte limit became U+FFFD: drop that partial tail.
+    if body.len() > EXCERPT_MAX && s.ends_with('\u{fffd}') && (body[EXCERPT_MAX] & 0xC0) == 0x80 {
+        s.pop();
+    }
+    s
 }
 
 /// A 2xx body that could not be read at all.
@@ -123,7 +131,8 @@ mod tests {
         let body = "é".repeat(400);
         let e = excerpt(body.as_bytes());
         assert!(e.len() <= EXCERPT_MAX);
-        assert!(e.chars().all(|c| c == 'é'));
+        assert!(e.chars().all(|c| c == 'é'), "{e}");
+        assert_eq!(excerpt(&[0xff; 600]).len(), EXCERPT_MAX - EXCERPT_MAX % 3);
         assert_eq!(excerpt(b"\xff\xfeok"), "\u{fffd}\u{fffd}ok");
     }
 

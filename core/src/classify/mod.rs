@@ -159,8 +159,12 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// Classifies one response. Never panics; always returns exactly one channel (never
-/// [`Channel::Transport`], which only drivers produce through [`Outcome::transport`]).
+/// Classifies one response. Never panics; always returns exactly one channel.
+///
+/// A single JSON body never yields [`Channel::Transport`] (drivers produce that through
+/// [`Outcome::transport`]). A whole 2xx `text/event-stream` body is run through the stream
+/// tracker and yields its end-of-stream outcome, which is a transport outcome when the
+/// stream was truncated (closed before a terminal state).
 pub fn classify(info: &ResponseInfo<'_>) -> Outcome {
     let ctx = Ctx::new(info);
     let mut out = if (300..400).contains(&info.status) {

@@ -15,7 +15,7 @@
 //! | transport, `request_sent = no` | `REMOTE_UNAVAILABLE <agent>: the request was not sent (<what happened>)` |
 //! | transport, otherwise | `REMOTE_UNKNOWN <agent>: the request may or may not have been received (<what happened>); the outcome is unknown` |
 //! | protocol | `REMOTE_PROTOCOL_ERROR <agent>: <ErrorName> (code <n>): <remote message>` |
-//! | http | `REMOTE_HTTP_ERROR <agent>: HTTP <status> <ErrorName>` (`; retry after <n> s` when given) |
+//! | http | `REMOTE_HTTP_ERROR <agent>: HTTP <status> <ErrorName>` (the name left out for the generic `Http`; `; retry after <n> s` when given) |
 //! | malformed | `REMOTE_MALFORMED <agent>: the response could not be read as an A2A response` |
 //! | completed task, message | no line (`None`) |
 //!
@@ -156,8 +156,10 @@ pub fn model_text(agent: &str, outcome: &Outcome) -> Option<String> {
                 line.push(' ');
                 line.push_str(&status.to_string());
             }
-            line.push(' ');
-            line.push_str(outcome.error.unwrap_or(ErrorName::Http).as_str());
+            if let Some(name) = outcome.error.filter(|e| *e != ErrorName::Http) {
+                line.push(' ');
+                line.push_str(name.as_str());
+            }
             if let Some(secs) = outcome.retry_after_secs {
                 line.push_str("; retry after ");
                 line.push_str(&secs.to_string());

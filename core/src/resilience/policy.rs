@@ -54,8 +54,8 @@
 //!
 //! # The deadline
 //! `config.deadline` is the caller's overall budget, on the caller's clock. A delayed action is
-//! scheduled only when `now + delay + estimate <= deadline`, where `estimate` is the larger of
-//! `config.attempt_estimate` and the longest attempt observed so far (from
+//! scheduled only when `now + delay + estimate <= deadline`, where `estimate` is the largest of
+//! 1 ms, `config.attempt_estimate` and the longest attempt observed so far (from
 //! [`RetryPolicy::new`] or the scheduled start to the next call of `next`). The jitter ceiling
 //! is shrunk to fit; when even a zero delay (or `Retry-After`) does not fit, the policy gives up
 //! with `DeadlineExhausted` (or `RetryAfterBeyondDeadline`). The guarantee is only as good as
@@ -416,9 +416,13 @@ impl RetryPolicy {
         self.new_tasks
     }
 
-    /// The policy's current estimate of one attempt's duration.
+    /// The policy's current estimate of one attempt's duration: the larger of
+    /// `config.attempt_estimate`, the longest attempt observed, and 1 ms.
     pub fn estimate(&self) -> Millis {
-        self.config.attempt_estimate.max(self.longest_attempt)
+        self.config
+            .attempt_estimate
+            .max(self.longest_attempt)
+            .max(Millis(1))
     }
 
     /// Time left before the deadline at `now` (`None` without a deadline): a caller should

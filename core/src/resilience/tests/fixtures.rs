@@ -123,6 +123,12 @@ fn outcome_of_row(row: &Value) -> Outcome {
 /// `bindings/fixtures/outcomes.json` exists.
 #[test]
 fn outcome_table_model_prefix_and_breaker_columns() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../bindings/fixtures/outcomes.json");
+    assert!(
+        path.exists(),
+        "{} is missing: the outcome table (classify branch) must land for this test to run",
+        path.display()
+    );
     let doc = fixture("outcomes.json");
     let rows = doc["rows"].as_array().expect("rows");
     assert!(!rows.is_empty(), "the outcome table has no rows");

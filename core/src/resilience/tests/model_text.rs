@@ -108,6 +108,10 @@ fn every_channel_and_state() {
             Some("REMOTE_HTTP_ERROR booking: HTTP 401 Unauthenticated"),
         ),
         (
+            http(500, ErrorName::Http, RetryAdvice::Backoff, None),
+            Some("REMOTE_HTTP_ERROR booking: HTTP 500"),
+        ),
+        (
             Outcome {
                 message: Some("result id 7 does not match request id 1".into()),
                 ..Outcome::empty(Channel::Malformed)

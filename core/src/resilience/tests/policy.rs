@@ -497,7 +497,11 @@ fn estimate_is_learnt_from_observed_attempts() {
     let mut p = RetryPolicy::new(c, Millis(0)).unwrap();
     // The first attempt took 8 s: only 7 s are left, less than one more attempt.
     let o = transport(ErrorName::Timeout, RequestSent::Unknown);
-    assert_eq!(p.estimate(), Millis(0));
+    assert_eq!(
+        p.estimate(),
+        Millis(1),
+        "nothing observed yet: the 1 ms floor"
+    );
     assert_eq!(
         p.next(&o, Millis(8_000), 0),
         give_up(GiveUpReason::DeadlineExhausted)

@@ -39,6 +39,15 @@
 //! [`RetryAction::StartNewTask`](super::policy::RetryAction::StartNewTask)), it appends the
 //! generation number as one more part, so the new task gets a new key and messageId.
 //!
+//! # What the protocol says
+//! A2A 1.0 (§3.3.1): get operations are idempotent; Send Message *may* be: "Agents may utilize
+//! the messageId to detect duplicate messages". The `Idempotency-Key` header is not part of
+//! either protocol version (it is a proposal, a2aproject/A2A#1893), so a client sends both: the
+//! stable messageId for agents that deduplicate on it, the header for servers and gateways that
+//! honour it. Either protects a retry only when the server deduplicates; a caller that marks a
+//! call [`CallKind::WithIdempotencyKey`](super::policy::CallKind::WithIdempotencyKey) asserts
+//! that its remote does.
+//!
 //! # The contract for servers
 //! The same `Idempotency-Key` means the same operation: a server that has seen a key must not
 //! perform the operation again, and should answer with the result (or the task) of the first

@@ -18,13 +18,15 @@
 //! | `RetryAfter(delay)` | keep | keep | new | the same message again |
 //! | `Resubscribe { task_id }` | not sent | not sent | new | resubscribe to `task_id` (stream) |
 //! | `Poll { task_id }` | not sent | not sent | new | get-task for `task_id` |
-//! | `StartNewTask { generation }` | new | new | new | the message again, without a task id |
+//! | `StartNewTask { generation }` | new | new | new | the message again, without the ended task's id (same contextId) |
 //!
 //! A resend keeps the messageId and the key so that the server can recognise the repeat; the
 //! JSON-RPC id is per HTTP request and must be new, or an answer to the first attempt could be
 //! taken for an answer to the second. A new task is a new operation: derive the new messageId
 //! and key by appending `generation` as one more part (see [`super::idempotency`]), because the
-//! server would otherwise answer the new task with the failed one.
+//! server would otherwise answer the new task with the failed one; and leave out the ended
+//! task's id, because a terminal task accepts no more messages (A2A 1.0 §3.1.1 answers
+//! `UnsupportedOperationError`; the Python SDK answers `InvalidParams`).
 //!
 //! # From advice to action
 //!

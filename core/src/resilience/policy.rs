@@ -40,6 +40,12 @@
 //! | `unknown_outcome` | `RetryAfter` when [`CallKind::may_repeat`]; otherwise `GiveUp(UnknownOutcomeWithoutKey)`, whose text is exactly "outcome unknown; not retried without an idempotency key" |
 //! | `resubscribe` | `Resubscribe` (or `Poll` when `config.streaming` is false); without a task id, as `unknown_outcome` |
 //! | `poll` | `Poll`; without a task id, as `unknown_outcome` |
+//!
+//! The task id is the outcome's, or else the last one the policy saw in an earlier outcome of
+//! this call, or else the one the caller gave with [`RetryPolicy::set_task_id`] (a caller that
+//! polls or resubscribes to a known task should set it: an error in that call's response, such
+//! as a stream that fails after its snapshot, may not repeat the id). Starting a new task
+//! forgets it.
 //! | `new_task` | `StartNewTask` when `config.max_new_tasks` allows and [`CallKind::may_repeat`]; otherwise `GiveUp(TaskEnded)` or `GiveUp(NewTaskWithoutKey)` |
 //!
 //! Every action with a delay is then checked against the limits, in this order: the attempt
@@ -371,6 +377,8 @@ pub struct RetryPolicy {
     attempt_started: Millis,
     longest_attempt: Millis,
     finished: bool,
+    /// The task this call is about, when known (see the module docs).
+    task_id: Option<String>,
 }
 
 impl RetryPolicy {
@@ -389,6 +397,7 @@ impl RetryPolicy {
             attempt_started: now,
             longest_attempt: Millis::ZERO,
             finished: false,
+            task_id: None,
         })
     }
 
@@ -401,6 +410,18 @@ impl RetryPolicy {
     /// it assumes the attempt started when the last action's delay ended).
     pub fn begin_attempt(&mut self, now: Millis) {
         self.attempt_started = now;
+    }
+
+    /// Tells the policy which task this call is about (for example the task a get-task or a
+    /// resubscribe call names), for outcomes that do not carry the id themselves.
+    pub fn set_task_id(&mut self, task_id: impl Into<String>) {
+        let id = task_id.into();
+        self.task_id = (!id.is_empty()).then_some(id);
+    }
+
+    /// The task id the policy will poll or resubscribe to, when known.
+    pub fn task_id(&self) -> Option<&str> {
+        self.task_id.as_deref()
     }
 
     /// Sends made so far, the first included.
@@ -447,9 +468,18 @@ impl RetryPolicy {
         self.longest_attempt = self
             .longest_attempt
             .max(now.saturating_sub(self.attempt_started));
+        if let Some(id) = outcome.task_id.as_deref().filter(|t| !t.is_empty()) {
+            if self.task_id.as_deref() != Some(id) {
+                self.task_id = Some(id.to_owned());
+            }
+        }
         let action = self.decide(outcome, now, random);
         match &action {
             RetryAction::Done | RetryAction::GiveUp(_) => self.finished = true,
+            RetryAction::StartNewTask { delay, .. } => {
+                self.task_id = None;
+                self.attempt_started = now.saturating_add(*delay);
+            }
             _ => {
                 let delay = action.delay().unwrap_or(Millis::ZERO);
                 self.attempt_started = now.saturating_add(delay);
@@ -459,7 +489,7 @@ impl RetryPolicy {
     }
 
     fn decide(&mut self, outcome: &Outcome, now: Millis, random: u64) -> RetryAction {
-        let task_id = outcome.task_id.as_deref().filter(|t| !t.is_empty());
+        let task_id = self.task_id.clone();
         match outcome.retry {
             RetryAdvice::None => RetryAction::Done,
             RetryAdvice::Never => RetryAction::GiveUp(GiveUpReason::NotRetryable),
@@ -477,7 +507,6 @@ impl RetryPolicy {
             RetryAdvice::UnknownOutcome => self.resend_unknown(outcome, now, random),
             RetryAdvice::Resubscribe | RetryAdvice::Poll => match task_id {
                 Some(id) => {
-                    let id = id.to_owned();
                     let resubscribe =
                         outcome.retry == RetryAdvice::Resubscribe && self.config.streaming;
                     match self.schedule(Step::FollowUp, outcome, now, random) {

@@ -1,10 +1,12 @@
 //! The shared fixtures in `bindings/fixtures/`: idempotency golden vectors and the outcome
 //! table's `model_prefix` and `breaker` columns.
 
-use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, TaskState};
+use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, RetryAdvice, TaskState};
 use crate::resilience::{
-    KeyError, counts_toward_breaker, derive_idempotency_key, derive_message_id, model_prefix,
+    CallKind, GiveUpReason, KeyError, RetryAction, RetryConfig, RetryPolicy, counts_toward_breaker,
+    derive_idempotency_key, derive_message_id, model_prefix,
 };
+use crate::time::Millis;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -157,5 +159,80 @@ fn outcome_table_model_prefix_and_breaker_columns() {
             ));
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The action the advice table in the policy docs prescribes for a first attempt, with room for
+/// every limit: written from the table, not from the code.
+fn prescribed(o: &Outcome, kind: CallKind) -> &'static str {
+    let has_task = o.task_id.as_deref().is_some_and(|t| !t.is_empty());
+    let unknown = if kind.may_repeat() {
+        "retry_after"
+    } else {
+        "give_up:unknown_outcome_without_key"
+    };
+    match o.retry {
+        RetryAdvice::None => "done",
+        RetryAdvice::Never => "give_up:not_retryable",
+        RetryAdvice::Reauthenticate => "give_up:reauthenticate",
+        RetryAdvice::FixVersion => "give_up:fix_version",
+        RetryAdvice::Backoff if o.error == Some(ErrorName::CircuitOpen) => "give_up:circuit_open",
+        RetryAdvice::Backoff => "retry_after",
+        RetryAdvice::UnknownOutcome => unknown,
+        RetryAdvice::Resubscribe if has_task => "resubscribe",
+        RetryAdvice::Poll if has_task => "poll",
+        RetryAdvice::Resubscribe | RetryAdvice::Poll => unknown,
+        RetryAdvice::NewTask if kind.may_repeat() => "start_new_task",
+        RetryAdvice::NewTask => "give_up:new_task_without_key",
+    }
+}
+
+/// Every row of the outcome table through the retry policy, for every kind of call.
+#[test]
+fn outcome_table_through_the_policy() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../bindings/fixtures/outcomes.json");
+    assert!(
+        path.exists(),
+        "{} is missing: the outcome table (classify branch) must land for this test to run",
+        path.display()
+    );
+    let doc = fixture("outcomes.json");
+    let rows = doc["rows"].as_array().expect("rows");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for row in rows {
+        let id = row["id"].as_str().expect("row id");
+        if row["expect"].get("retry").is_none() {
+            continue;
+        }
+        let outcome = outcome_of_row(row);
+        for kind in [
+            CallKind::Read,
+            CallKind::Idempotent,
+            CallKind::WithIdempotencyKey,
+            CallKind::SideEffecting,
+        ] {
+            let config = RetryConfig {
+                kind,
+                max_new_tasks: 1,
+                ..RetryConfig::default()
+            };
+            let mut policy = RetryPolicy::new(config, Millis(0)).expect("valid config");
+            let action = policy.next(&outcome, Millis(10), 0);
+            let got = match &action {
+                RetryAction::GiveUp(r) => format!("give_up:{}", r.code()),
+                other => other.as_str().to_owned(),
+            };
+            let want = prescribed(&outcome, kind);
+            if got != want {
+                failures.push(format!("{id} ({kind:?}): {got}, table says {want}"));
+            }
+            if let RetryAction::GiveUp(GiveUpReason::UnknownOutcomeWithoutKey) = action {
+                assert_eq!(kind, CallKind::SideEffecting, "{id}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 400, "only {checked} row/kind pairs checked");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

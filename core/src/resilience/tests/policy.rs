@@ -719,3 +719,67 @@ fn give_up_reasons_have_distinct_codes_and_texts() {
     assert_eq!(texts.len(), all.len());
     assert!(texts.iter().all(|t| !t.contains('\n')));
 }
+
+#[test]
+fn task_id_is_remembered_set_and_forgotten() {
+    // A stream truncated with the task id, then the resubscribe fails after its snapshot with an
+    // error that does not repeat the id: poll the remembered task.
+    let c = config(CallKind::SideEffecting);
+    let mut p = RetryPolicy::new(c, Millis(0)).unwrap();
+    let truncated = task(TaskState::Working, RetryAdvice::Resubscribe, Some("t-5"));
+    assert_eq!(
+        p.next(&truncated, Millis(10), 0),
+        RetryAction::Resubscribe {
+            task_id: "t-5".into(),
+            delay: Millis(0)
+        }
+    );
+    let crashed = protocol(ErrorName::Internal, -32603, RetryAdvice::Poll, "boom");
+    assert_eq!(
+        p.next(&crashed, Millis(20), 0),
+        RetryAction::Poll {
+            task_id: "t-5".into(),
+            delay: Millis(0)
+        }
+    );
+    assert_eq!(p.task_id(), Some("t-5"));
+
+    // A resubscribe call the caller started itself: it names the task.
+    let mut p = RetryPolicy::new(config(CallKind::Read), Millis(0)).unwrap();
+    p.set_task_id("t-9");
+    let terminal = protocol(
+        ErrorName::UnsupportedOperation,
+        -32004,
+        RetryAdvice::Poll,
+        "done",
+    );
+    assert_eq!(
+        p.next(&terminal, Millis(5), 0),
+        RetryAction::Poll {
+            task_id: "t-9".into(),
+            delay: Millis(0)
+        }
+    );
+
+    // A new task forgets the ended one: a later poll advice without an id is an unknown outcome.
+    let c = RetryConfig {
+        max_new_tasks: 1,
+        ..config(CallKind::WithIdempotencyKey)
+    };
+    let mut p = RetryPolicy::new(c, Millis(0)).unwrap();
+    let failed = task(TaskState::Failed, RetryAdvice::NewTask, Some("t-1"));
+    assert!(matches!(
+        p.next(&failed, Millis(5), 0),
+        RetryAction::StartNewTask { generation: 1, .. }
+    ));
+    assert_eq!(p.task_id(), None);
+    let crashed_before_id = protocol(ErrorName::Internal, -32603, RetryAdvice::Poll, "boom");
+    assert_eq!(
+        p.next(&crashed_before_id, Millis(9), 0),
+        RetryAction::RetryAfter(Millis(0))
+    );
+    // An empty id from the caller is no id.
+    let mut p = RetryPolicy::new(config(CallKind::Read), Millis(0)).unwrap();
+    p.set_task_id("");
+    assert_eq!(p.task_id(), None);
+}

@@ -468,10 +468,10 @@ impl RetryPolicy {
         self.longest_attempt = self
             .longest_attempt
             .max(now.saturating_sub(self.attempt_started));
-        if let Some(id) = outcome.task_id.as_deref().filter(|t| !t.is_empty()) {
-            if self.task_id.as_deref() != Some(id) {
-                self.task_id = Some(id.to_owned());
-            }
+        if let Some(id) = outcome.task_id.as_deref().filter(|t| !t.is_empty())
+            && self.task_id.as_deref() != Some(id)
+        {
+            self.task_id = Some(id.to_owned());
         }
         let action = self.decide(outcome, now, random);
         match &action {

@@ -95,6 +95,27 @@ impl CallKind {
     pub fn may_repeat(self) -> bool {
         !matches!(self, CallKind::SideEffecting)
     }
+
+    /// `"read"`, `"idempotent"`, `"with_idempotency_key"` or `"side_effecting"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallKind::Read => "read",
+            CallKind::Idempotent => "idempotent",
+            CallKind::WithIdempotencyKey => "with_idempotency_key",
+            CallKind::SideEffecting => "side_effecting",
+        }
+    }
+
+    /// Parses a word written by [`CallKind::as_str`].
+    pub fn parse(text: &str) -> Option<CallKind> {
+        Some(match text {
+            "read" => CallKind::Read,
+            "idempotent" => CallKind::Idempotent,
+            "with_idempotency_key" => CallKind::WithIdempotencyKey,
+            "side_effecting" => CallKind::SideEffecting,
+            _ => return None,
+        })
+    }
 }
 
 /// The configuration of a [`RetryPolicy`].
@@ -266,6 +287,17 @@ pub enum IdRule {
     New,
     /// The next request does not carry it.
     NotSent,
+}
+
+impl IdRule {
+    /// `"keep"`, `"new"` or `"not_sent"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IdRule::Keep => "keep",
+            IdRule::New => "new",
+            IdRule::NotSent => "not_sent",
+        }
+    }
 }
 
 /// The ids of the next request, per [`RetryAction`] (see the table in the module docs).

@@ -783,3 +783,18 @@ fn task_id_is_remembered_set_and_forgotten() {
     p.set_task_id("");
     assert_eq!(p.task_id(), None);
 }
+
+#[test]
+fn words_round_trip() {
+    for kind in [
+        CallKind::Read,
+        CallKind::Idempotent,
+        CallKind::WithIdempotencyKey,
+        CallKind::SideEffecting,
+    ] {
+        assert_eq!(CallKind::parse(kind.as_str()), Some(kind));
+    }
+    assert_eq!(CallKind::parse("write"), None);
+    assert_eq!(IdRule::Keep.as_str(), "keep");
+    assert_eq!(IdRule::NotSent.as_str(), "not_sent");
+}

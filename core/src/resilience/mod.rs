@@ -66,7 +66,7 @@ pub use breaker::{
     BreakerConfig, BreakerSnapshot, BreakerState, CircuitBreaker, counts_toward_breaker,
 };
 pub use idempotency::{KeyError, derive_idempotency_key, derive_message_id};
-pub use model_text::{model_prefix, model_text};
+pub use model_text::{MODEL_INSTRUCTION, model_prefix, model_text};
 pub use policy::{CallKind, GiveUpReason, IdRule, NextIds, RetryAction, RetryConfig, RetryPolicy};
 
 /// A retry or breaker configuration value out of range.

@@ -29,7 +29,7 @@
 //! [`MAX_AGENT_CHARS`]) with `...` appended.
 //!
 //! # A recommended instruction for the parent model
-//! Put this sentence in the orchestrating model's instructions:
+//! Put this sentence ([`MODEL_INSTRUCTION`]) in the orchestrating model's instructions:
 //!
 //! > A line that starts with `REMOTE_` reports a call to another agent that did not simply
 //! > succeed. `REMOTE_FAILED`, `REMOTE_REJECTED`, `REMOTE_CANCELED`, `REMOTE_PROTOCOL_ERROR`,
@@ -41,6 +41,9 @@
 //! > success, and quote an `error_id` to the user exactly as written.
 
 use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, TaskState};
+
+/// The recommended instruction for the orchestrating model (the module docs quote it).
+pub const MODEL_INSTRUCTION: &str = "A line that starts with REMOTE_ reports a call to another agent that did not simply succeed. REMOTE_FAILED, REMOTE_REJECTED, REMOTE_CANCELED, REMOTE_PROTOCOL_ERROR, REMOTE_HTTP_ERROR, REMOTE_MALFORMED and REMOTE_UNAVAILABLE mean the work was not done; REMOTE_UNKNOWN means nobody knows yet whether it was done, so never tell the user it succeeded or that it failed, say it is unconfirmed; REMOTE_IN_PROGRESS means it is not finished; REMOTE_NEEDS_INPUT and REMOTE_NEEDS_AUTH mean the agent is waiting for information or credentials you must ask for. Never describe any REMOTE_ line as a success, and quote an error_id to the user exactly as written.";
 
 /// The longest remote-sourced part of a line, in characters, before it is cut.
 pub const MAX_PART_CHARS: usize = 300;

@@ -2,7 +2,7 @@
 
 use super::{http, protocol, task, transport};
 use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, RetryAdvice, TaskState};
-use crate::resilience::model_text::{MAX_AGENT_CHARS, MAX_PART_CHARS};
+use crate::resilience::model_text::{MAX_AGENT_CHARS, MAX_PART_CHARS, MODEL_INSTRUCTION};
 use crate::resilience::{model_prefix, model_text};
 
 fn with_text(mut o: Outcome, text: &str) -> Outcome {
@@ -196,4 +196,33 @@ fn deterministic() {
         model_text("a", &o).unwrap(),
         "REMOTE_PROTOCOL_ERROR a: Other (code -32099): custom"
     );
+}
+
+#[test]
+fn instruction_names_every_prefix() {
+    for prefix in [
+        "REMOTE_FAILED",
+        "REMOTE_UNAVAILABLE",
+        "REMOTE_UNKNOWN",
+        "REMOTE_REJECTED",
+        "REMOTE_CANCELED",
+        "REMOTE_NEEDS_INPUT",
+        "REMOTE_NEEDS_AUTH",
+        "REMOTE_PROTOCOL_ERROR",
+        "REMOTE_HTTP_ERROR",
+        "REMOTE_MALFORMED",
+        "REMOTE_IN_PROGRESS",
+    ] {
+        assert!(MODEL_INSTRUCTION.contains(prefix), "{prefix}");
+    }
+    assert!(!MODEL_INSTRUCTION.contains('\n'));
+    // The module docs quote the same sentence.
+    let doc = include_str!("../model_text.rs");
+    let quoted: String = doc
+        .lines()
+        .filter_map(|l| l.strip_prefix("//! > "))
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('`', "");
+    assert_eq!(quoted, MODEL_INSTRUCTION);
 }

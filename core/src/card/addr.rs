@@ -175,8 +175,14 @@ mod tests {
     #[test]
     fn localhost_names() {
         assert_eq!(classify_domain("localhost"), AddressClass::LocalhostName);
-        assert_eq!(classify_domain("api.localhost"), AddressClass::LocalhostName);
-        assert_eq!(classify_domain("localhost.example.com"), AddressClass::Public);
+        assert_eq!(
+            classify_domain("api.localhost"),
+            AddressClass::LocalhostName
+        );
+        assert_eq!(
+            classify_domain("localhost.example.com"),
+            AddressClass::Public
+        );
         assert_eq!(classify_domain("notlocalhost"), AddressClass::Public);
     }
 }

@@ -111,16 +111,28 @@ pub struct AgentCard {
 }
 
 /// Looks a field up by its camelCase name, then by its ProtoJSON snake_case name.
-pub(crate) fn field<'v>(obj: &'v Map<String, Value>, camel: &str, snake: &str) -> Option<&'v Value> {
-    obj.get(camel).or_else(|| obj.get(snake)).filter(|v| !v.is_null())
+pub(crate) fn field<'v>(
+    obj: &'v Map<String, Value>,
+    camel: &str,
+    snake: &str,
+) -> Option<&'v Value> {
+    obj.get(camel)
+        .or_else(|| obj.get(snake))
+        .filter(|v| !v.is_null())
 }
 
-pub(crate) fn str_field<'v>(obj: &'v Map<String, Value>, camel: &str, snake: &str) -> Option<&'v str> {
+pub(crate) fn str_field<'v>(
+    obj: &'v Map<String, Value>,
+    camel: &str,
+    snake: &str,
+) -> Option<&'v str> {
     field(obj, camel, snake).and_then(Value::as_str)
 }
 
 fn bool_field(obj: &Map<String, Value>, camel: &str, snake: &str) -> bool {
-    field(obj, camel, snake).and_then(Value::as_bool).unwrap_or(false)
+    field(obj, camel, snake)
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
 }
 
 fn interface_list<'v>(
@@ -157,7 +169,9 @@ fn interface_entry<'v>(
 }
 
 fn non_empty(s: Option<&str>) -> Option<String> {
-    s.map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned)
+    s.map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
 }
 
 impl AgentCard {

@@ -191,7 +191,10 @@ fn parse_scheme(v: &Value) -> SecurityScheme {
             metadata_url: owned(str_field(o, "oauth2MetadataUrl", "oauth2_metadata_url")),
         };
     }
-    if let Some(o) = wrapped("openIdConnectSecurityScheme", "open_id_connect_security_scheme") {
+    if let Some(o) = wrapped(
+        "openIdConnectSecurityScheme",
+        "open_id_connect_security_scheme",
+    ) {
         return SecurityScheme::OpenIdConnect {
             discovery_url: str_field(o, "openIdConnectUrl", "open_id_connect_url")
                 .unwrap_or("")
@@ -252,7 +255,12 @@ fn scopes(v: &Value) -> Vec<String> {
         other => Some(other),
     };
     list.and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default()
 }
 

@@ -93,16 +93,14 @@ fn valid_scheme(s: &str) -> bool {
 
 /// One part of a WHATWG IPv4 address: decimal, `0x` hex or leading-zero octal.
 fn ipv4_number(part: &str) -> Option<u64> {
-    let (digits, radix) = if let Some(h) = part
-        .strip_prefix("0x")
-        .or_else(|| part.strip_prefix("0X"))
-    {
-        (h, 16)
-    } else if part.len() > 1 && part.starts_with('0') {
-        (&part[1..], 8)
-    } else {
-        (part, 10)
-    };
+    let (digits, radix) =
+        if let Some(h) = part.strip_prefix("0x").or_else(|| part.strip_prefix("0X")) {
+            (h, 16)
+        } else if part.len() > 1 && part.starts_with('0') {
+            (&part[1..], 8)
+        } else {
+            (part, 10)
+        };
     if digits.is_empty() {
         // "0x" alone is zero in WHATWG.
         return (radix == 16).then_some(0);
@@ -169,7 +167,9 @@ fn parse_host(text: &str) -> Result<Host, UrlError> {
         return Err(UrlError::InvalidHost);
     }
     if last_label_is_numeric(name) {
-        return parse_ipv4(name).map(Host::Ipv4).ok_or(UrlError::InvalidHost);
+        return parse_ipv4(name)
+            .map(Host::Ipv4)
+            .ok_or(UrlError::InvalidHost);
     }
     Ok(Host::Domain(name.to_owned()))
 }
@@ -238,7 +238,11 @@ impl Url {
             userinfo,
             host,
             port,
-            path: if path.is_empty() { "/".to_owned() } else { path.to_owned() },
+            path: if path.is_empty() {
+                "/".to_owned()
+            } else {
+                path.to_owned()
+            },
             query,
             fragment,
         })
@@ -369,9 +373,15 @@ mod tests {
         assert_eq!(u.request_target(), "/a2a/v1?x=1&y");
         assert_eq!(u.origin(), "https://agent.example.com:8443");
         let u = Url::parse("http://h").unwrap();
-        assert_eq!((u.path(), u.port_or_default(), u.authority().as_str()), ("/", Some(80), "h"));
+        assert_eq!(
+            (u.path(), u.port_or_default(), u.authority().as_str()),
+            ("/", Some(80), "h")
+        );
         let u = Url::parse("https://h:443?q").unwrap();
-        assert_eq!((u.path(), u.query(), u.authority().as_str()), ("/", Some("q"), "h"));
+        assert_eq!(
+            (u.path(), u.query(), u.authority().as_str()),
+            ("/", Some("q"), "h")
+        );
         assert_eq!(Url::parse("https://h:/x").unwrap().port(), None);
     }
 
@@ -390,13 +400,34 @@ mod tests {
     fn ip_literals() {
         assert_eq!(host("http://[::1]:8080/"), Host::Ipv6(Ipv6Addr::LOCALHOST));
         assert_eq!(host("http://[0:0::1]/"), Host::Ipv6(Ipv6Addr::LOCALHOST));
-        assert_eq!(host("http://[FE80::1]/"), Host::Ipv6("fe80::1".parse().unwrap()));
-        assert_eq!(host("http://127.1.2.3/"), Host::Ipv4(Ipv4Addr::new(127, 1, 2, 3)));
-        assert_eq!(host("http://127.1/"), Host::Ipv4(Ipv4Addr::new(127, 0, 0, 1)));
-        assert_eq!(host("http://2130706433/"), Host::Ipv4(Ipv4Addr::new(127, 0, 0, 1)));
-        assert_eq!(host("http://0x7f.0.0.1/"), Host::Ipv4(Ipv4Addr::new(127, 0, 0, 1)));
-        assert_eq!(host("http://0177.0.0.1/"), Host::Ipv4(Ipv4Addr::new(127, 0, 0, 1)));
-        assert_eq!(host("http://10.0.0.1./"), Host::Ipv4(Ipv4Addr::new(10, 0, 0, 1)));
+        assert_eq!(
+            host("http://[FE80::1]/"),
+            Host::Ipv6("fe80::1".parse().unwrap())
+        );
+        assert_eq!(
+            host("http://127.1.2.3/"),
+            Host::Ipv4(Ipv4Addr::new(127, 1, 2, 3))
+        );
+        assert_eq!(
+            host("http://127.1/"),
+            Host::Ipv4(Ipv4Addr::new(127, 0, 0, 1))
+        );
+        assert_eq!(
+            host("http://2130706433/"),
+            Host::Ipv4(Ipv4Addr::new(127, 0, 0, 1))
+        );
+        assert_eq!(
+            host("http://0x7f.0.0.1/"),
+            Host::Ipv4(Ipv4Addr::new(127, 0, 0, 1))
+        );
+        assert_eq!(
+            host("http://0177.0.0.1/"),
+            Host::Ipv4(Ipv4Addr::new(127, 0, 0, 1))
+        );
+        assert_eq!(
+            host("http://10.0.0.1./"),
+            Host::Ipv4(Ipv4Addr::new(10, 0, 0, 1))
+        );
         for bad in [
             "http://[::1/",
             "http://[::1]x/",
@@ -432,7 +463,10 @@ mod tests {
     #[test]
     fn malformed() {
         assert_eq!(Url::parse(""), Err(UrlError::Empty));
-        assert_eq!(Url::parse("agent.example.com/x"), Err(UrlError::InvalidScheme));
+        assert_eq!(
+            Url::parse("agent.example.com/x"),
+            Err(UrlError::InvalidScheme)
+        );
         assert_eq!(Url::parse("1http://h/"), Err(UrlError::InvalidScheme));
         assert_eq!(Url::parse("https:h/x"), Err(UrlError::NoAuthority));
         assert_eq!(Url::parse("https:///x"), Err(UrlError::EmptyHost));
@@ -440,7 +474,10 @@ mod tests {
         assert_eq!(Url::parse("https://h:8a/"), Err(UrlError::InvalidPort));
         assert_eq!(Url::parse("https://h:-1/"), Err(UrlError::InvalidPort));
         assert_eq!(Url::parse(" https://h/"), Err(UrlError::InvalidCharacter));
-        assert_eq!(Url::parse("https://h/\r\nx"), Err(UrlError::InvalidCharacter));
+        assert_eq!(
+            Url::parse("https://h/\r\nx"),
+            Err(UrlError::InvalidCharacter)
+        );
     }
 
     #[test]

@@ -7,30 +7,67 @@ use super::date::parse_http_date;
 
 /// One header field as received: the name as sent (compare with
 /// [`str::eq_ignore_ascii_case`]) and the raw value bytes (obs-text is possible).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeaderField {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeaderField<'h> {
     /// Field name, as sent.
-    pub name: String,
+    pub name: &'h str,
     /// Field value, without surrounding whitespace.
-    pub value: Vec<u8>,
+    pub value: &'h [u8],
 }
 
 /// The header fields of a response (or its trailers), in the order received.
+///
+/// Stored in two contiguous buffers (names, values) plus offsets: three allocations per
+/// response whatever the number of fields.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Headers {
-    fields: Vec<HeaderField>,
+    names: String,
+    values: Vec<u8>,
+    /// INVARIANT: each entry is (name start, name end, value start, value end), with the
+    /// name bounds on char boundaries of `names` (whole `&str`s were pushed).
+    fields: Vec<(usize, usize, usize, usize)>,
 }
 
 impl Headers {
-    pub(crate) fn from_httparse(raw: &[httparse::Header<'_>]) -> Headers {
-        Headers {
-            fields: raw
+    /// Builds a header list from (name, value) pairs, e.g. headers read by another HTTP
+    /// stack, so that the same accessors and the classifier can be used on them.
+    pub fn from_pairs<N: AsRef<str>, V: AsRef<[u8]>>(pairs: &[(N, V)]) -> Headers {
+        let mut h = Headers::default();
+        for (n, v) in pairs {
+            h.push(n.as_ref(), v.as_ref());
+        }
+        h
+    }
+
+    fn push(&mut self, name: &str, value: &[u8]) {
+        let (ns, vs) = (self.names.len(), self.values.len());
+        self.names.push_str(name);
+        // An obs-fold (CRLF + whitespace) becomes spaces (RFC 9112 §5.2).
+        self.values.extend(
+            value
                 .iter()
-                .map(|h| HeaderField {
-                    name: h.name.to_owned(),
-                    value: h.value.to_vec(),
-                })
-                .collect(),
+                .map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }),
+        );
+        self.fields
+            .push((ns, self.names.len(), vs, self.values.len()));
+    }
+
+    pub(crate) fn from_httparse(raw: &[httparse::Header<'_>]) -> Headers {
+        let mut h = Headers {
+            names: String::with_capacity(raw.iter().map(|f| f.name.len()).sum()),
+            values: Vec::with_capacity(raw.iter().map(|f| f.value.len()).sum()),
+            fields: Vec::with_capacity(raw.len()),
+        };
+        for f in raw {
+            h.push(f.name, f.value);
+        }
+        h
+    }
+
+    fn field(&self, &(ns, ne, vs, ve): &(usize, usize, usize, usize)) -> HeaderField<'_> {
+        HeaderField {
+            name: self.names.get(ns..ne).unwrap_or(""),
+            value: self.values.get(vs..ve).unwrap_or(&[]),
         }
     }
 
@@ -45,8 +82,8 @@ impl Headers {
     }
 
     /// All fields in the order received.
-    pub fn iter(&self) -> impl Iterator<Item = &HeaderField> {
-        self.fields.iter()
+    pub fn iter(&self) -> impl Iterator<Item = HeaderField<'_>> {
+        self.fields.iter().map(|f| self.field(f))
     }
 
     /// The value of the first field called `name` (case-insensitive).
@@ -64,10 +101,9 @@ impl Headers {
         &'h self,
         name: &'n str,
     ) -> impl Iterator<Item = &'h [u8]> + use<'h, 'n> {
-        self.fields
-            .iter()
+        self.iter()
             .filter(move |f| f.name.eq_ignore_ascii_case(name))
-            .map(|f| f.value.as_slice())
+            .map(|f| f.value)
     }
 
     /// True when some field called `name` holds `token` in its comma-separated list
@@ -221,15 +257,7 @@ mod tests {
             status: 200,
             reason: "OK".into(),
             minor_version: minor,
-            headers: Headers {
-                fields: headers
-                    .iter()
-                    .map(|(n, v)| HeaderField {
-                        name: n.to_string(),
-                        value: v.as_bytes().to_vec(),
-                    })
-                    .collect(),
-            },
+            headers: Headers::from_pairs(headers),
             framing,
         }
     }

@@ -489,9 +489,22 @@ impl ResponseParser {
 
     fn parse_head(&self, buf: &[u8]) -> Result<ResponseHead, ResponseError> {
         let limit = self.limits.max_headers;
-        let mut storage = vec![httparse::EMPTY_HEADER; limit];
-        let mut resp = httparse::Response::new(&mut storage);
-        match resp.parse(buf) {
+        let slots = header_slots(limit, buf.len());
+        let mut stack = [httparse::EMPTY_HEADER; STACK_SLOTS];
+        let mut heap = Vec::new();
+        let storage = if slots <= STACK_SLOTS {
+            &mut stack[..slots]
+        } else {
+            heap.resize(slots, httparse::EMPTY_HEADER);
+            &mut heap[..]
+        };
+        let mut resp = httparse::Response::new(storage);
+        // RFC 9112 §5.2: a user agent must accept obs-fold in a response (and replace it
+        // with spaces, which `Headers::from_httparse` does).
+        let parsed = httparse::ParserConfig::default()
+            .allow_obsolete_multiline_headers_in_responses(true)
+            .parse_response(&mut resp, buf);
+        match parsed {
             Ok(httparse::Status::Complete(n)) if n == buf.len() => {}
             Ok(_) => return Err(ResponseError::Malformed(super::HeadSyntax::NewLine)),
             Err(httparse::Error::TooManyHeaders) => {
@@ -519,8 +532,16 @@ impl ResponseParser {
 
     fn parse_trailers(&self, buf: &[u8]) -> Result<Headers, ResponseError> {
         let limit = self.limits.max_headers;
-        let mut storage = vec![httparse::EMPTY_HEADER; limit];
-        match httparse::parse_headers(buf, &mut storage) {
+        let slots = header_slots(limit, buf.len());
+        let mut stack = [httparse::EMPTY_HEADER; STACK_SLOTS];
+        let mut heap = Vec::new();
+        let storage = if slots <= STACK_SLOTS {
+            &mut stack[..slots]
+        } else {
+            heap.resize(slots, httparse::EMPTY_HEADER);
+            &mut heap[..]
+        };
+        match httparse::parse_headers(buf, storage) {
             Ok(httparse::Status::Complete((n, fields))) if n == buf.len() => {
                 Ok(Headers::from_httparse(fields))
             }
@@ -531,6 +552,16 @@ impl ResponseParser {
             )),
         }
     }
+}
+
+/// Header slots kept on the stack; larger sections use the heap.
+const STACK_SLOTS: usize = 48;
+
+/// Header storage for a section of `len` bytes: a field takes at least 3 bytes (`a:` and
+/// LF), so more slots than `len / 3 + 1` can never be filled. This keeps the allocation
+/// proportional to the input even when the configured limit is huge.
+fn header_slots(limit: usize, len: usize) -> usize {
+    limit.min(len / 3 + 1)
 }
 
 /// `min(remaining, available)` as a `usize` without lossy casts.

@@ -510,6 +510,24 @@ typedef struct a2a_str {
   size_t len;
 } a2a_str;
 
+/*
+ A borrowed byte view: `len` bytes at `ptr`. Not NUL-terminated.
+
+ `ptr` is NULL only when `len` is 0. Functions that return an *optional* view use
+ `ptr == NULL` to mean "absent" and a non-NULL `ptr` with `len == 0` to mean "present and
+ empty". The view's lifetime is stated by the function that returned it.
+ */
+typedef struct a2a_bytes {
+  /*
+   First byte, or NULL when absent.
+   */
+  const uint8_t *ptr;
+  /*
+   Number of bytes.
+   */
+  size_t len;
+} a2a_bytes;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

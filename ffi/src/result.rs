@@ -32,6 +32,8 @@ use crate::view::a2a_str;
 pub enum a2a_result {
     /// Success.
     A2A_OK = 0,
+    /// Not an error: nothing (more) to hand out until more input is fed.
+    A2A_NEED_MORE = 1,
 
     // --- 100–199: arguments and call order ---
     /// A required pointer argument was NULL (or a `(NULL, len > 0)` input pair).
@@ -50,6 +52,22 @@ pub enum a2a_result {
     /// A binding name is neither JSON-RPC nor HTTP+JSON (e.g. `GRPC`).
     A2A_BINDING_UNKNOWN = 202,
 
+    // --- 300–399: SSE ---
+    /// An SSE line was longer than the decoder's `max_line`; the event was discarded.
+    A2A_SSE_LINE_TOO_LONG = 300,
+    /// An SSE event's data grew larger than the decoder's `max_event`; it was discarded.
+    A2A_SSE_EVENT_TOO_LARGE = 301,
+    /// An SSE id contains NUL (a decoder would ignore the whole `id` field).
+    A2A_SSE_ID_NUL = 302,
+    /// An SSE event type to write contains CR or LF.
+    A2A_SSE_EVENT_TYPE_LINE_BREAK = 303,
+    /// An SSE id to write contains CR or LF.
+    A2A_SSE_ID_LINE_BREAK = 304,
+    /// An SSE limit error of a kind newer than this header (see the last error message).
+    A2A_SSE_LIMIT = 305,
+    /// An SSE value that cannot be written, of a kind newer than this header.
+    A2A_SSE_ENCODE = 306,
+
     // --- 999: panic ---
     /// A bug inside the library panicked; the panic was caught at the C boundary. The handle
     /// the call was made on (if any) may only be freed afterwards.
@@ -60,12 +78,20 @@ impl a2a_result {
     /// Every code, for tests and for `a2a_result_describe`.
     pub(crate) const ALL: &'static [a2a_result] = &[
         a2a_result::A2A_OK,
+        a2a_result::A2A_NEED_MORE,
         a2a_result::A2A_NULL_PARAMETER,
         a2a_result::A2A_INVALID_UTF8,
         a2a_result::A2A_INVALID_ARGUMENT,
         a2a_result::A2A_VERSION_MALFORMED,
         a2a_result::A2A_VERSION_UNSUPPORTED,
         a2a_result::A2A_BINDING_UNKNOWN,
+        a2a_result::A2A_SSE_LINE_TOO_LONG,
+        a2a_result::A2A_SSE_EVENT_TOO_LARGE,
+        a2a_result::A2A_SSE_ID_NUL,
+        a2a_result::A2A_SSE_EVENT_TYPE_LINE_BREAK,
+        a2a_result::A2A_SSE_ID_LINE_BREAK,
+        a2a_result::A2A_SSE_LIMIT,
+        a2a_result::A2A_SSE_ENCODE,
         a2a_result::A2A_PANIC,
     ];
 
@@ -73,6 +99,7 @@ impl a2a_result {
     pub(crate) fn describe(self) -> &'static str {
         match self {
             a2a_result::A2A_OK => "ok",
+            a2a_result::A2A_NEED_MORE => "nothing more until more input is fed",
             a2a_result::A2A_NULL_PARAMETER => "a required pointer argument was NULL",
             a2a_result::A2A_INVALID_UTF8 => "a text argument was not valid UTF-8",
             a2a_result::A2A_INVALID_ARGUMENT => "an argument was out of range",
@@ -83,6 +110,17 @@ impl a2a_result {
                 "unsupported protocol version: this core speaks 0.3 and 1.x"
             }
             a2a_result::A2A_BINDING_UNKNOWN => "unknown binding: expected JSONRPC or HTTP+JSON",
+            a2a_result::A2A_SSE_LINE_TOO_LONG => {
+                "SSE line longer than the decoder's max_line; the event was discarded"
+            }
+            a2a_result::A2A_SSE_EVENT_TOO_LARGE => {
+                "SSE event data larger than the decoder's max_event; the event was discarded"
+            }
+            a2a_result::A2A_SSE_ID_NUL => "SSE id contains NUL",
+            a2a_result::A2A_SSE_EVENT_TYPE_LINE_BREAK => "SSE event type contains a line break",
+            a2a_result::A2A_SSE_ID_LINE_BREAK => "SSE id contains a line break",
+            a2a_result::A2A_SSE_LIMIT => "SSE input went over a decoder limit",
+            a2a_result::A2A_SSE_ENCODE => "SSE value cannot be written as it is",
             a2a_result::A2A_PANIC => "internal error: a panic was caught at the C boundary",
         }
     }

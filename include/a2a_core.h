@@ -52,6 +52,10 @@ enum a2a_result
    */
   A2A_OK = 0,
   /*
+   Not an error: nothing (more) to hand out until more input is fed.
+   */
+  A2A_NEED_MORE = 1,
+  /*
    A required pointer argument was NULL (or a `(NULL, len > 0)` input pair).
    */
   A2A_NULL_PARAMETER = 100,
@@ -76,6 +80,34 @@ enum a2a_result
    A binding name is neither JSON-RPC nor HTTP+JSON (e.g. `GRPC`).
    */
   A2A_BINDING_UNKNOWN = 202,
+  /*
+   An SSE line was longer than the decoder's `max_line`; the event was discarded.
+   */
+  A2A_SSE_LINE_TOO_LONG = 300,
+  /*
+   An SSE event's data grew larger than the decoder's `max_event`; it was discarded.
+   */
+  A2A_SSE_EVENT_TOO_LARGE = 301,
+  /*
+   An SSE id contains NUL (a decoder would ignore the whole `id` field).
+   */
+  A2A_SSE_ID_NUL = 302,
+  /*
+   An SSE event type to write contains CR or LF.
+   */
+  A2A_SSE_EVENT_TYPE_LINE_BREAK = 303,
+  /*
+   An SSE id to write contains CR or LF.
+   */
+  A2A_SSE_ID_LINE_BREAK = 304,
+  /*
+   An SSE limit error of a kind newer than this header (see the last error message).
+   */
+  A2A_SSE_LIMIT = 305,
+  /*
+   An SSE value that cannot be written, of a kind newer than this header.
+   */
+  A2A_SSE_ENCODE = 306,
   /*
    A bug inside the library panicked; the panic was caught at the C boundary. The handle
    the call was made on (if any) may only be freed afterwards.

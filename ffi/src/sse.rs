@@ -20,8 +20,6 @@
 //! Limit errors are not fatal: they come back as `A2A_SSE_ITEM_LIMIT_ERROR` items, the
 //! decoder skips the rest of that event and goes on.
 
-use std::ffi::c_char;
-
 use a2a_core::sse::encoder::{self, EncodeError, OutEvent};
 use a2a_core::sse::{self, AtEof, Config, Decoder, Item, LimitError};
 
@@ -79,7 +77,6 @@ pub struct a2a_sse_item {
     /// Limit error: the limit in force, in bytes.
     pub limit: usize,
 }
-
 
 /// The end-of-stream report of `a2a_sse_decoder_finish`.
 #[repr(C)]
@@ -740,5 +737,338 @@ pub extern "C" fn a2a_sse_encoder_last_error(encoder: *const a2a_sse_encoder) ->
     ffi_panic_boundary! {
         let e = try_ref!(encoder);
         if e.last_error.is_empty() { a2a_str::NONE } else { a2a_str::from_str(&e.last_error) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ptr::{null, null_mut};
+
+    fn new_decoder() -> *mut a2a_sse_decoder {
+        let mut d = null_mut();
+        assert_eq!(a2a_sse_decoder_new(&mut d), a2a_result::A2A_OK);
+        d
+    }
+
+    /// Feeds `chunk` and returns the items as owned tuples (kind, type, data, id).
+    fn feed_all(
+        d: *mut a2a_sse_decoder,
+        chunk: &[u8],
+        copy: bool,
+    ) -> Vec<(
+        a2a_sse_item_kind,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        u64,
+    )> {
+        let mut items: *const a2a_sse_item = null();
+        let mut n = usize::MAX;
+        let f = if copy {
+            a2a_sse_decoder_feed_copy
+        } else {
+            a2a_sse_decoder_feed
+        };
+        assert_eq!(
+            f(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
+            a2a_result::A2A_OK
+        );
+        let slice = if n == 0 {
+            assert!(items.is_null());
+            &[][..]
+        } else {
+            unsafe { std::slice::from_raw_parts(items, n) }
+        };
+        slice
+            .iter()
+            .map(|i| unsafe {
+                (
+                    i.kind,
+                    i.event_type.as_slice().map(<[u8]>::to_vec),
+                    i.data.as_slice().map(<[u8]>::to_vec),
+                    i.id.as_slice().map(<[u8]>::to_vec),
+                    i.retry_ms,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn events_split_across_chunks_come_out_whole() {
+        for copy in [false, true] {
+            let d = new_decoder();
+            assert!(feed_all(d, b"id: 7\ndata: hel", copy).is_empty());
+            let items = feed_all(d, b"lo\r\n\n: ping\nretry: 1500\n", copy);
+            assert_eq!(items.len(), 3);
+            assert_eq!(items[0].0, a2a_sse_item_kind::Event);
+            assert_eq!(items[0].1.as_deref(), Some(&b"message"[..]));
+            assert_eq!(items[0].2.as_deref(), Some(&b"hello"[..]));
+            assert_eq!(items[0].3.as_deref(), Some(&b"7"[..]));
+            assert_eq!(items[1].0, a2a_sse_item_kind::Comment);
+            assert_eq!(items[1].2.as_deref(), Some(&b" ping"[..]));
+            assert_eq!(items[2].0, a2a_sse_item_kind::Retry);
+            assert_eq!(items[2].4, 1500);
+            assert!(items[2].2.is_none());
+            let mut r = 0;
+            assert!(a2a_sse_decoder_retry(d, &mut r));
+            assert_eq!(r, 1500);
+            assert_eq!(
+                unsafe { a2a_sse_decoder_last_event_id(d).as_slice() },
+                Some(&b"7"[..])
+            );
+            a2a_sse_decoder_free(d);
+        }
+    }
+
+    #[test]
+    fn zero_copy_views_point_into_the_chunk_and_copy_views_do_not() {
+        let chunk = b"event: update\ndata: {\"a\":1}\n\n".to_vec();
+        let range = chunk.as_ptr_range();
+        for copy in [false, true] {
+            let d = new_decoder();
+            let mut items: *const a2a_sse_item = null();
+            let mut n = 0;
+            let f = if copy {
+                a2a_sse_decoder_feed_copy
+            } else {
+                a2a_sse_decoder_feed
+            };
+            assert_eq!(
+                f(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
+                a2a_result::A2A_OK
+            );
+            assert_eq!(n, 1);
+            let item = unsafe { *items };
+            let inside = range.contains(&item.data.ptr);
+            assert_eq!(inside, !copy, "copy={copy}");
+            assert_eq!(unsafe { item.data.as_slice() }, Some(&b"{\"a\":1}"[..]));
+            assert_eq!(unsafe { item.event_type.as_slice() }, Some(&b"update"[..]));
+            a2a_sse_decoder_free(d);
+        }
+    }
+
+    #[test]
+    fn next_walks_the_items_of_the_last_feed() {
+        let d = new_decoder();
+        let chunk = b"data: a\n\ndata: b\n\n";
+        let (mut items, mut n) = (null(), 0);
+        assert_eq!(
+            a2a_sse_decoder_feed(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(n, 2);
+        let mut item = empty_item();
+        assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
+        assert_eq!(unsafe { item.data.as_slice() }, Some(&b"a"[..]));
+        assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
+        assert_eq!(unsafe { item.data.as_slice() }, Some(&b"b"[..]));
+        assert_eq!(
+            a2a_sse_decoder_next(d, &mut item),
+            a2a_result::A2A_NEED_MORE
+        );
+        assert_eq!(
+            unsafe { item.data.as_slice() },
+            Some(&b"b"[..]),
+            "untouched"
+        );
+        a2a_sse_decoder_free(d);
+    }
+
+    #[test]
+    fn limits_are_reported_as_items_and_decoding_goes_on() {
+        let mut d = null_mut();
+        assert_eq!(
+            a2a_sse_decoder_new_with(8, 1024, a2a_sse_at_eof::Discard as u32, &mut d),
+            a2a_result::A2A_OK
+        );
+        let items = feed_all(d, b"data: far too long\n\ndata: ok\n\n", false);
+        assert_eq!(items[0].0, a2a_sse_item_kind::LimitError);
+        let msg = unsafe { a2a_sse_decoder_last_error(d).as_str() }.unwrap();
+        assert!(msg.contains("max_line"), "{msg}");
+        assert_eq!(items.last().unwrap().2.as_deref(), Some(&b"ok"[..]));
+        // The next mutating call clears the message.
+        feed_all(d, b"", false);
+        assert!(a2a_sse_decoder_last_error(d).ptr.is_null());
+        a2a_sse_decoder_free(d);
+        for (line, event, eof) in [(0, 1, 1), (1, 0, 1), (1, 1, 0), (1, 1, 3)] {
+            let mut d = null_mut();
+            assert_eq!(
+                a2a_sse_decoder_new_with(line, event, eof, &mut d),
+                a2a_result::A2A_INVALID_ARGUMENT
+            );
+            assert!(d.is_null());
+        }
+    }
+
+    #[test]
+    fn limit_item_carries_code_and_limit() {
+        let mut d = null_mut();
+        assert_eq!(
+            a2a_sse_decoder_new_with(1024, 4, a2a_sse_at_eof::Discard as u32, &mut d),
+            a2a_result::A2A_OK
+        );
+        let chunk = b"data: 123\ndata: 456\n\n";
+        let (mut items, mut n) = (null(), 0);
+        a2a_sse_decoder_feed(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n);
+        let all = unsafe { std::slice::from_raw_parts(items, n) };
+        let e = all
+            .iter()
+            .find(|i| i.kind == a2a_sse_item_kind::LimitError)
+            .unwrap();
+        assert_eq!(e.error, a2a_result::A2A_SSE_EVENT_TOO_LARGE);
+        assert_eq!(e.limit, 4);
+        a2a_sse_decoder_free(d);
+    }
+
+    #[test]
+    fn finish_reports_the_discarded_block_or_dispatches_it() {
+        let d = new_decoder();
+        feed_all(d, b"id: 9\ndata: partial", false);
+        let mut f = a2a_sse_finish {
+            has_event: true,
+            event: empty_item(),
+            discarded: false,
+            discarded_partial_line: 0,
+            discarded_event: false,
+            discarded_id: false,
+            error: a2a_result::A2A_PANIC,
+            limit: 0,
+        };
+        assert_eq!(a2a_sse_decoder_finish(d, &mut f), a2a_result::A2A_OK);
+        assert!(!f.has_event);
+        assert!(f.discarded && f.discarded_event && f.discarded_id);
+        assert_eq!(f.discarded_partial_line, "data: partial".len());
+        // Second finish: clean end. Feeding afterwards starts a new stream.
+        assert_eq!(a2a_sse_decoder_finish(d, &mut f), a2a_result::A2A_OK);
+        assert!(!f.discarded);
+        let items = feed_all(d, b"data: again\n\n", true);
+        assert_eq!(items[0].2.as_deref(), Some(&b"again"[..]));
+        a2a_sse_decoder_free(d);
+
+        let mut d = null_mut();
+        a2a_sse_decoder_new_with(64, 64, a2a_sse_at_eof::Dispatch as u32, &mut d);
+        feed_all(d, b"event: x\ndata: tail", false);
+        assert_eq!(a2a_sse_decoder_finish(d, &mut f), a2a_result::A2A_OK);
+        assert!(f.has_event);
+        assert_eq!(unsafe { f.event.data.as_slice() }, Some(&b"tail"[..]));
+        assert_eq!(unsafe { f.event.event_type.as_slice() }, Some(&b"x"[..]));
+        a2a_sse_decoder_free(d);
+    }
+
+    #[test]
+    fn last_event_id_and_reconnect() {
+        let d = new_decoder();
+        assert_eq!(
+            a2a_sse_decoder_set_last_event_id(d, b"a\0b".as_ptr(), 3),
+            a2a_result::A2A_SSE_ID_NUL
+        );
+        assert!(!a2a_sse_decoder_last_error(d).ptr.is_null());
+        assert_eq!(
+            a2a_sse_decoder_set_last_event_id(d, b"42".as_ptr(), 2),
+            a2a_result::A2A_OK
+        );
+        feed_all(d, b"data: x", false);
+        assert_eq!(a2a_sse_decoder_reset_for_reconnect(d), a2a_result::A2A_OK);
+        assert_eq!(
+            unsafe { a2a_sse_decoder_last_event_id(d).as_slice() },
+            Some(&b"42"[..])
+        );
+        let items = feed_all(d, b"\n\ndata: y\n\n", false);
+        assert_eq!(items.len(), 1, "the partial block was forgotten");
+        assert_eq!(items[0].2.as_deref(), Some(&b"y"[..]));
+        a2a_sse_decoder_free(d);
+    }
+
+    #[test]
+    fn null_arguments() {
+        let (mut items, mut n) = (null(), 0);
+        assert_eq!(
+            a2a_sse_decoder_feed(null_mut(), null(), 0, &mut items, &mut n),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        let d = new_decoder();
+        assert_eq!(
+            a2a_sse_decoder_feed(d, null(), 5, &mut items, &mut n),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        assert_eq!(
+            a2a_sse_decoder_feed(d, null(), 0, null_mut(), &mut n),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        assert_eq!(
+            a2a_sse_decoder_feed(d, null(), 0, &mut items, &mut n),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(n, 0);
+        assert_eq!(
+            a2a_sse_decoder_new(null_mut()),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        assert!(a2a_sse_decoder_last_event_id(null()).ptr.is_null());
+        a2a_sse_decoder_free(d);
+        a2a_sse_decoder_free(null_mut());
+    }
+
+    #[test]
+    fn encoder_output_decodes_back() {
+        let mut e = null_mut();
+        assert_eq!(a2a_sse_encoder_new(&mut e), a2a_result::A2A_OK);
+        let data = b"line1\r\nline2";
+        assert_eq!(
+            a2a_sse_encoder_event(
+                e,
+                data.as_ptr(),
+                data.len(),
+                b"t".as_ptr(),
+                1,
+                true,
+                b"5".as_ptr(),
+                1,
+                true,
+                300
+            ),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(
+            a2a_sse_encoder_comment(e, b"hi".as_ptr(), 2),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(a2a_sse_encoder_keep_alive(e), a2a_result::A2A_OK);
+        assert_eq!(
+            a2a_sse_encoder_event(e, null(), 0, null(), 0, true, b"a\nb".as_ptr(), 3, false, 0),
+            a2a_result::A2A_SSE_ID_LINE_BREAK
+        );
+        assert!(!a2a_sse_encoder_last_error(e).ptr.is_null());
+        assert_eq!(
+            a2a_sse_encoder_event(e, null(), 0, b"x\r".as_ptr(), 2, false, null(), 0, false, 0),
+            a2a_result::A2A_SSE_EVENT_TYPE_LINE_BREAK
+        );
+        let out = unsafe { a2a_sse_encoder_output(e).as_slice() }
+            .unwrap()
+            .to_vec();
+        let d = new_decoder();
+        let items = feed_all(d, &out, false);
+        let kinds: Vec<_> = items.iter().map(|i| i.0).collect();
+        assert_eq!(
+            kinds,
+            [
+                a2a_sse_item_kind::Retry,
+                a2a_sse_item_kind::Event,
+                a2a_sse_item_kind::Comment,
+                a2a_sse_item_kind::Comment
+            ]
+        );
+        assert_eq!(items[1].2.as_deref(), Some(&b"line1\nline2"[..]));
+        assert_eq!(items[1].1.as_deref(), Some(&b"t"[..]));
+        assert_eq!(items[1].3.as_deref(), Some(&b"5"[..]));
+        assert_eq!(a2a_sse_encoder_clear(e), a2a_result::A2A_OK);
+        assert_eq!(
+            unsafe { a2a_sse_encoder_output(e).as_slice() },
+            Some(&b""[..])
+        );
+        a2a_sse_decoder_free(d);
+        a2a_sse_encoder_free(e);
+        a2a_sse_encoder_free(null_mut());
     }
 }

@@ -505,6 +505,68 @@ typedef uint32_t a2a_binding;
 #endif // __cplusplus
 
 /*
+ What an `a2a_sse_item` is.
+ */
+enum a2a_sse_item_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A dispatched event: `event_type`, `data` and `id` are set.
+   */
+  A2A_SSE_ITEM_KIND_EVENT = 1,
+  /*
+   A comment line (a liveness signal, e.g. a keep-alive): `data` holds the bytes after
+   the colon, exactly as sent (a leading space is kept).
+   */
+  A2A_SSE_ITEM_KIND_COMMENT = 2,
+  /*
+   A valid `retry` field: `retry_ms` holds the server's new reconnection time.
+   */
+  A2A_SSE_ITEM_KIND_RETRY = 3,
+  /*
+   Input went over a limit: `error` is `A2A_SSE_LINE_TOO_LONG` or
+   `A2A_SSE_EVENT_TOO_LARGE` and `limit` the limit in bytes. Not fatal: the rest of that
+   event is skipped and decoding goes on.
+   */
+  A2A_SSE_ITEM_KIND_LIMIT_ERROR = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_sse_item_kind a2a_sse_item_kind;
+#else
+typedef uint32_t a2a_sse_item_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What `a2a_sse_decoder_finish` does with a block not ended by a blank line.
+ */
+enum a2a_sse_at_eof
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   The WHATWG rule (default): drop it and report what was dropped.
+   */
+  A2A_SSE_AT_EOF_DISCARD = 1,
+  /*
+   Process the unterminated last line and dispatch the block (what the Java,
+   JavaScript and Go A2A SDKs do).
+   */
+  A2A_SSE_AT_EOF_DISPATCH = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_sse_at_eof a2a_sse_at_eof;
+#else
+typedef uint32_t a2a_sse_at_eof;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  One outcome of an A2A call: exactly one channel, the details that channel carries and
  what to do next. Immutable; free with `a2a_outcome_free`.
 
@@ -522,6 +584,30 @@ typedef uint32_t a2a_binding;
  only if the caller synchronises with its `_free`).
  */
 typedef struct a2a_outcome a2a_outcome;
+
+/*
+ An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
+
+ Methods: `a2a_sse_decoder_new`, `a2a_sse_decoder_new_with`, `a2a_sse_decoder_free`,
+ `a2a_sse_decoder_feed`, `a2a_sse_decoder_feed_copy`, `a2a_sse_decoder_next`,
+ `a2a_sse_decoder_finish`, `a2a_sse_decoder_last_event_id`,
+ `a2a_sse_decoder_set_last_event_id`, `a2a_sse_decoder_retry`,
+ `a2a_sse_decoder_reset_for_reconnect`, `a2a_sse_decoder_last_error`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_sse_decoder a2a_sse_decoder;
+
+/*
+ An SSE writer: appends events, comments and keep-alives to a buffer it owns.
+
+ Methods: `a2a_sse_encoder_new`, `a2a_sse_encoder_free`, `a2a_sse_encoder_event`,
+ `a2a_sse_encoder_comment`, `a2a_sse_encoder_keep_alive`, `a2a_sse_encoder_output`,
+ `a2a_sse_encoder_clear`, `a2a_sse_encoder_last_error`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_sse_encoder a2a_sse_encoder;
 
 /*
  A borrowed UTF-8 text view: `len` bytes at `ptr`, always valid UTF-8, never
@@ -559,6 +645,83 @@ typedef struct a2a_bytes {
    */
   size_t len;
 } a2a_bytes;
+
+/*
+ One item decoded from an event stream. Fields that do not apply to `kind` are absent
+ views `(NULL, 0)` or 0. Views are raw bytes (not necessarily UTF-8), never
+ NUL-terminated; their lifetime is stated by the call that produced the item.
+ */
+typedef struct a2a_sse_item {
+  /*
+   What this item is.
+   */
+  a2a_sse_item_kind kind;
+  /*
+   Event: the type (`message` when none was given).
+   */
+  struct a2a_bytes event_type;
+  /*
+   Event: the data lines joined with LF (may be empty). Comment: the comment text.
+   */
+  struct a2a_bytes data;
+  /*
+   Event: the last event ID in effect (empty when none was ever set).
+   */
+  struct a2a_bytes id;
+  /*
+   Retry: the reconnection time in milliseconds.
+   */
+  uint64_t retry_ms;
+  /*
+   Limit error: `A2A_SSE_LINE_TOO_LONG` or `A2A_SSE_EVENT_TOO_LARGE`; else `A2A_OK`.
+   */
+  a2a_result error;
+  /*
+   Limit error: the limit in force, in bytes.
+   */
+  size_t limit;
+} a2a_sse_item;
+
+/*
+ The end-of-stream report of `a2a_sse_decoder_finish`.
+ */
+typedef struct a2a_sse_finish {
+  /*
+   With `A2A_SSE_AT_EOF_DISPATCH`: whether the unterminated block was dispatched as
+   `event`.
+   */
+  bool has_event;
+  /*
+   The dispatched event when `has_event` (kind `A2A_SSE_ITEM_KIND_EVENT`).
+   */
+  struct a2a_sse_item event;
+  /*
+   With `A2A_SSE_AT_EOF_DISCARD`: whether the WHATWG rule dropped anything (false when
+   the stream ended cleanly at a block boundary).
+   */
+  bool discarded;
+  /*
+   Bytes after the last line terminator that were dropped.
+   */
+  size_t discarded_partial_line;
+  /*
+   A blank line at that point would have dispatched an event.
+   */
+  bool discarded_event;
+  /*
+   The dropped block set an event ID that was therefore not committed.
+   */
+  bool discarded_id;
+  /*
+   With dispatch: `A2A_SSE_EVENT_TOO_LARGE` when the last line went over the limit
+   (nothing was dispatched); else `A2A_OK`.
+   */
+  a2a_result error;
+  /*
+   The limit in force when `error` is set.
+   */
+  size_t limit;
+} a2a_sse_finish;
 
 #ifdef __cplusplus
 extern "C" {
@@ -776,6 +939,218 @@ bool a2a_outcome_binding(const struct a2a_outcome *outcome, a2a_binding *out);
  Ownership: the returned text is static; valid forever, never free it.
  */
 struct a2a_str a2a_result_describe(uint32_t code);
+
+/*
+ A new decoder with the default limits (16 MiB lines, 16 MiB events) and the WHATWG
+ end-of-stream rule.
+
+ `out`: receives a new handle the caller owns (free with `a2a_sse_decoder_free`);
+ written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_sse_decoder_new(struct a2a_sse_decoder **out);
+
+/*
+ A new decoder with explicit limits and end-of-stream rule.
+
+ `max_line`: longest line in bytes (every field counts). `max_event`: largest event data
+ in bytes. Memory held by the decoder is bounded by about `max_line + max_event` plus the
+ items of one chunk. `at_eof`: an `a2a_sse_at_eof`. `out`: receives a new handle the
+ caller owns; written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (a limit of 0, or `at_eof` not a
+ member).
+ */
+a2a_result a2a_sse_decoder_new_with(size_t max_line,
+                                    size_t max_event,
+                                    uint32_t at_eof,
+                                    struct a2a_sse_decoder **out);
+
+/*
+ Frees a decoder. NULL is a no-op; must not be called twice. Every view obtained from the
+ decoder becomes invalid.
+ */
+void a2a_sse_decoder_free(struct a2a_sse_decoder *decoder);
+
+/*
+ Decodes a whole chunk of the body (any size, split anywhere; `(NULL, 0)` is an empty
+ chunk) and returns every item it completed, ZERO-COPY.
+
+ `items`/`count`: receive an array of `*count` items owned by the decoder (NULL when
+ `*count` is 0); written on success only. The same items are also returned one by one by
+ `a2a_sse_decoder_next`.
+
+ RETAINS caller memory: values lying whole inside `chunk` are views of `chunk`, so every
+ view in the items is valid only while the caller keeps `chunk` alive and unmodified AND
+ until the next mutating call on the decoder (`a2a_sse_decoder_next` excepted). Values
+ that span chunks are copied into the decoder. Use `a2a_sse_decoder_feed_copy` when the
+ chunk may move or be freed after the call (JNA, cgo).
+
+ Limit errors are reported as `A2A_SSE_ITEM_KIND_LIMIT_ERROR` items (the call still
+ returns `A2A_OK`); `a2a_sse_decoder_last_error` then describes the last one.
+
+ Errors: `A2A_NULL_PARAMETER` (decoder, items or count NULL, or `(NULL, len > 0)`).
+ */
+a2a_result a2a_sse_decoder_feed(struct a2a_sse_decoder *decoder,
+                                const uint8_t *chunk,
+                                size_t chunk_len,
+                                const struct a2a_sse_item **items,
+                                size_t *count);
+
+/*
+ Like `a2a_sse_decoder_feed`, but every value is COPIED into memory the decoder owns:
+ `chunk` is borrowed for the call only and may be freed or moved as soon as it returns.
+ The item views are valid until the next mutating call on the decoder
+ (`a2a_sse_decoder_next` excepted) or its free.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_sse_decoder_feed_copy(struct a2a_sse_decoder *decoder,
+                                     const uint8_t *chunk,
+                                     size_t chunk_len,
+                                     const struct a2a_sse_item **items,
+                                     size_t *count);
+
+/*
+ The next item of the last feed, in order: returns `A2A_OK` and writes `*out`, or
+ `A2A_NEED_MORE` when every item of the last feed was handed out (feed the next chunk).
+
+ `out`: written on success only; its views have the lifetime stated by the feed call
+ that produced them. This call does not invalidate views handed out before.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_sse_decoder_next(struct a2a_sse_decoder *decoder, struct a2a_sse_item *out);
+
+/*
+ Ends the stream (end of the response body) and reports what the end-of-stream rule did.
+ The decoder is then ready for a new stream (feeding again starts one; the last event ID
+ and retry value are kept). Calling it twice is harmless: the second call reports a clean
+ end.
+
+ `out`: written on success only; its event views point into the decoder and are valid
+ until the next mutating call on it. Items of the last feed become invalid.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_sse_decoder_finish(struct a2a_sse_decoder *decoder, struct a2a_sse_finish *out);
+
+/*
+ The last event ID (send it as `Last-Event-ID` when reconnecting; never contains NUL, CR
+ or LF); empty (non-NULL, length 0) when none was set. Absent `(NULL, 0)` only when
+ `decoder` is NULL. The view points into the decoder: valid until the next mutating call.
+ */
+struct a2a_bytes a2a_sse_decoder_last_event_id(const struct a2a_sse_decoder *decoder);
+
+/*
+ Sets the last event ID (for example one persisted by an earlier process). `id`/`id_len`
+ is copied; `(NULL, 0)` clears it.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_SSE_ID_NUL` (the id contains NUL, which the spec
+ ignores; the id is unchanged).
+ */
+a2a_result a2a_sse_decoder_set_last_event_id(struct a2a_sse_decoder *decoder,
+                                             const uint8_t *id,
+                                             size_t id_len);
+
+/*
+ The last valid `retry` value (reconnection time in milliseconds) seen on any stream of
+ this decoder. Returns true and writes `*out` when there is one; false (leaving `*out`
+ untouched) otherwise or when an argument is NULL.
+ */
+bool a2a_sse_decoder_retry(const struct a2a_sse_decoder *decoder, uint64_t *out);
+
+/*
+ Forgets the stream in progress without reporting it, for a new connection; keeps the
+ last event ID and the retry value. Items of the last feed become invalid.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_sse_decoder_reset_for_reconnect(struct a2a_sse_decoder *decoder);
+
+/*
+ A human-readable message for the last error of the most recent mutating call on the
+ decoder (e.g. which limit a line went over); absent `(NULL, 0)` when that call had none
+ or `decoder` is NULL. The view points into the decoder: valid until the next mutating
+ call.
+ */
+struct a2a_str a2a_sse_decoder_last_error(const struct a2a_sse_decoder *decoder);
+
+/*
+ A new encoder with an empty buffer.
+
+ `out`: receives a new handle the caller owns (free with `a2a_sse_encoder_free`);
+ written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_sse_encoder_new(struct a2a_sse_encoder **out);
+
+/*
+ Frees an encoder. NULL is a no-op; must not be called twice.
+ */
+void a2a_sse_encoder_free(struct a2a_sse_encoder *encoder);
+
+/*
+ Appends one event: a `retry:` line when `has_retry`, an `id:` line when `has_id` (an
+ empty id resets the client's last event ID), an `event:` line when `event_type` is not
+ empty, then the data (line breaks in it become separate `data:` lines) and a blank line.
+
+ Every input pair is copied (borrowed for the call only); `(NULL, 0)` is empty.
+
+ Errors (nothing is appended): `A2A_NULL_PARAMETER`, `A2A_SSE_EVENT_TYPE_LINE_BREAK`,
+ `A2A_SSE_ID_LINE_BREAK`, `A2A_SSE_ID_NUL`.
+ */
+a2a_result a2a_sse_encoder_event(struct a2a_sse_encoder *encoder,
+                                 const uint8_t *data,
+                                 size_t data_len,
+                                 const uint8_t *event_type,
+                                 size_t event_type_len,
+                                 bool has_id,
+                                 const uint8_t *id,
+                                 size_t id_len,
+                                 bool has_retry,
+                                 uint64_t retry_ms);
+
+/*
+ Appends a comment (`: text`; a line break starts another comment line). `text` is
+ copied; `(NULL, 0)` writes an empty comment line `:`.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_sse_encoder_comment(struct a2a_sse_encoder *encoder,
+                                   const uint8_t *text,
+                                   size_t text_len);
+
+/*
+ Appends the keep-alive `: keep-alive` and a blank line (send one when nothing was
+ written for a while, so proxies keep a quiet stream open).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_sse_encoder_keep_alive(struct a2a_sse_encoder *encoder);
+
+/*
+ Everything written since the encoder was created or last cleared. The view points into
+ the encoder: valid until the next mutating call. Absent `(NULL, 0)` only when `encoder`
+ is NULL.
+ */
+struct a2a_bytes a2a_sse_encoder_output(const struct a2a_sse_encoder *encoder);
+
+/*
+ Empties the buffer (keeping its capacity), e.g. after the bytes were sent.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_sse_encoder_clear(struct a2a_sse_encoder *encoder);
+
+/*
+ A human-readable message for the error of the most recent mutating call on the encoder;
+ absent `(NULL, 0)` when it had none or `encoder` is NULL. Valid until the next mutating
+ call.
+ */
+struct a2a_str a2a_sse_encoder_last_error(const struct a2a_sse_encoder *encoder);
 
 /*
  Parses a protocol version string (`"0.3"`, `"0.3.0"`, `"1.0"`, `"1.2"`; surrounding ASCII

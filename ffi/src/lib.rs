@@ -36,6 +36,7 @@ pub mod handle;
 pub mod outcome;
 pub mod panic;
 pub mod result;
+pub mod sse;
 pub mod version;
 pub mod view;
 pub mod vocab;

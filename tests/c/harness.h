@@ -41,5 +41,6 @@ void test_core(void);
 void test_vocab(void);
 void test_version(void);
 void test_outcome(void);
+void test_sse(void);
 
 #endif

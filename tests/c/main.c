@@ -23,6 +23,7 @@ int main(void) {
   test_vocab();
   test_version();
   test_outcome();
+  test_sse();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

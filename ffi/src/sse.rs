@@ -745,6 +745,15 @@ mod tests {
     use super::*;
     use std::ptr::{null, null_mut};
 
+    /// An item copied out: (kind, type, data, id, retry).
+    type Owned = (
+        a2a_sse_item_kind,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        u64,
+    );
+
     fn new_decoder() -> *mut a2a_sse_decoder {
         let mut d = null_mut();
         assert_eq!(a2a_sse_decoder_new(&mut d), a2a_result::A2A_OK);
@@ -752,17 +761,7 @@ mod tests {
     }
 
     /// Feeds `chunk` and returns the items as owned tuples (kind, type, data, id).
-    fn feed_all(
-        d: *mut a2a_sse_decoder,
-        chunk: &[u8],
-        copy: bool,
-    ) -> Vec<(
-        a2a_sse_item_kind,
-        Option<Vec<u8>>,
-        Option<Vec<u8>>,
-        Option<Vec<u8>>,
-        u64,
-    )> {
+    fn feed_all(d: *mut a2a_sse_decoder, chunk: &[u8], copy: bool) -> Vec<Owned> {
         let mut items: *const a2a_sse_item = null();
         let mut n = usize::MAX;
         let f = if copy {

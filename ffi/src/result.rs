@@ -34,6 +34,8 @@ pub enum a2a_result {
     A2A_OK = 0,
     /// Not an error: nothing (more) to hand out until more input is fed.
     A2A_NEED_MORE = 1,
+    /// Not an error: the value looked for is absent (not found, not yet due).
+    A2A_NONE = 2,
 
     // --- 100–199: arguments and call order ---
     /// A required pointer argument was NULL (or a `(NULL, len > 0)` input pair).
@@ -79,6 +81,7 @@ impl a2a_result {
     pub(crate) const ALL: &'static [a2a_result] = &[
         a2a_result::A2A_OK,
         a2a_result::A2A_NEED_MORE,
+        a2a_result::A2A_NONE,
         a2a_result::A2A_NULL_PARAMETER,
         a2a_result::A2A_INVALID_UTF8,
         a2a_result::A2A_INVALID_ARGUMENT,
@@ -100,6 +103,7 @@ impl a2a_result {
         match self {
             a2a_result::A2A_OK => "ok",
             a2a_result::A2A_NEED_MORE => "nothing more until more input is fed",
+            a2a_result::A2A_NONE => "no value: not found or not yet due",
             a2a_result::A2A_NULL_PARAMETER => "a required pointer argument was NULL",
             a2a_result::A2A_INVALID_UTF8 => "a text argument was not valid UTF-8",
             a2a_result::A2A_INVALID_ARGUMENT => "an argument was out of range",

@@ -56,6 +56,10 @@ enum a2a_result
    */
   A2A_NEED_MORE = 1,
   /*
+   Not an error: the value looked for is absent (not found, not yet due).
+   */
+  A2A_NONE = 2,
+  /*
    A required pointer argument was NULL (or a `(NULL, len > 0)` input pair).
    */
   A2A_NULL_PARAMETER = 100,
@@ -176,6 +180,10 @@ enum a2a_error_name
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+  /*
+   Not a name: returned only after a caught panic.
+   */
+  A2A_ERROR_NAME_INVALID = 0,
   /*
    -32700: the body was not valid JSON.
    */

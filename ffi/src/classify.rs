@@ -212,7 +212,10 @@ pub extern "C" fn a2a_parse_retry_after(
 /// Whether a `Content-Type` value is `text/event-stream` (parameters and case ignored).
 /// False for NULL with a length, invalid UTF-8 or `(NULL, 0)`.
 #[unsafe(no_mangle)]
-pub extern "C" fn a2a_is_event_stream(content_type: *const c_char, content_type_len: usize) -> bool {
+pub extern "C" fn a2a_is_event_stream(
+    content_type: *const c_char,
+    content_type_len: usize,
+) -> bool {
     ffi_panic_boundary! {
         let ct = try_str!(content_type, content_type_len);
         classify::is_event_stream(Some(ct))
@@ -271,14 +274,18 @@ mod tests {
         assert!(a2a_outcome_state(o, &mut st));
         assert_eq!(st, a2a_task_state::Failed);
         assert!(a2a_outcome_terminal(o));
-        assert_eq!(unsafe { a2a_outcome_error_id(o).as_str() }, Some("3f9c0a7b12de"));
+        assert_eq!(
+            unsafe { a2a_outcome_error_id(o).as_str() },
+            Some("3f9c0a7b12de")
+        );
         assert_eq!(unsafe { a2a_outcome_task_id(o).as_str() }, Some("t-1"));
         a2a_outcome_free(o);
     }
 
     #[test]
     fn json_rpc_error_and_bad_gateway() {
-        let body = br#"{"jsonrpc":"2.0","id":"1","error":{"code":-32001,"message":"Task not found"}}"#;
+        let body =
+            br#"{"jsonrpc":"2.0","id":"1","error":{"code":-32001,"message":"Task not found"}}"#;
         let r = response(200, "application/json", body);
         let mut o = null_mut();
         assert_eq!(a2a_classify(&r, &mut o), a2a_result::A2A_OK);
@@ -322,14 +329,29 @@ mod tests {
     fn error_id_and_helpers() {
         let t = "Agent execution failed. (error_id: 3f9c0a7b12de)";
         let mut v = a2a_str::NONE;
-        assert_eq!(a2a_extract_error_id(t.as_ptr().cast(), t.len(), &mut v), a2a_result::A2A_OK);
+        assert_eq!(
+            a2a_extract_error_id(t.as_ptr().cast(), t.len(), &mut v),
+            a2a_result::A2A_OK
+        );
         assert_eq!(unsafe { v.as_str() }, Some("3f9c0a7b12de"));
-        assert!(t.as_bytes().as_ptr_range().contains(&v.ptr.cast()), "a view into text");
-        assert_eq!(a2a_extract_error_id(b"none".as_ptr().cast(), 4, &mut v), a2a_result::A2A_NONE);
+        assert!(
+            t.as_bytes().as_ptr_range().contains(&v.ptr.cast()),
+            "a view into text"
+        );
+        assert_eq!(
+            a2a_extract_error_id(b"none".as_ptr().cast(), 4, &mut v),
+            a2a_result::A2A_NONE
+        );
         let mut secs = 0;
-        assert_eq!(a2a_parse_retry_after(b"120".as_ptr().cast(), 3, &mut secs), a2a_result::A2A_OK);
+        assert_eq!(
+            a2a_parse_retry_after(b"120".as_ptr().cast(), 3, &mut secs),
+            a2a_result::A2A_OK
+        );
         assert_eq!(secs, 120);
-        assert!(a2a_is_event_stream(b"Text/Event-Stream; charset=utf-8".as_ptr().cast(), 32));
+        assert!(a2a_is_event_stream(
+            b"Text/Event-Stream; charset=utf-8".as_ptr().cast(),
+            32
+        ));
         assert_eq!(a2a_error_name_of_code(-32001), a2a_error_name::TaskNotFound);
         assert_eq!(a2a_error_name_of_code(-1), a2a_error_name::Other);
     }

@@ -1,7 +1,6 @@
 //! The stream tracker: follows one streaming call to its end, with time in milliseconds on
 //! the caller's clock and the idle deadline handed back.
 
-
 use a2a_core::stream::{StreamEndKind, StreamItemKind, StreamTracker};
 use a2a_core::time::Millis;
 
@@ -163,7 +162,10 @@ pub extern "C" fn a2a_stream_tracker_free(tracker: *mut a2a_stream_tracker) {
 ///
 /// Errors: `A2A_NULL_PARAMETER`.
 #[unsafe(no_mangle)]
-pub extern "C" fn a2a_stream_tracker_on_bytes(tracker: *mut a2a_stream_tracker, now_ms: u64) -> a2a_result {
+pub extern "C" fn a2a_stream_tracker_on_bytes(
+    tracker: *mut a2a_stream_tracker,
+    now_ms: u64,
+) -> a2a_result {
     ffi_panic_boundary! {
         try_mut!(tracker).inner.on_bytes(Millis(now_ms));
         a2a_result::A2A_OK
@@ -174,7 +176,10 @@ pub extern "C" fn a2a_stream_tracker_on_bytes(tracker: *mut a2a_stream_tracker, 
 ///
 /// Errors: `A2A_NULL_PARAMETER`.
 #[unsafe(no_mangle)]
-pub extern "C" fn a2a_stream_tracker_on_comment(tracker: *mut a2a_stream_tracker, now_ms: u64) -> a2a_result {
+pub extern "C" fn a2a_stream_tracker_on_comment(
+    tracker: *mut a2a_stream_tracker,
+    now_ms: u64,
+) -> a2a_result {
     ffi_panic_boundary! {
         try_mut!(tracker).inner.on_comment(Millis(now_ms));
         a2a_result::A2A_OK
@@ -364,7 +369,6 @@ pub extern "C" fn a2a_stream_tracker_events(tracker: *const a2a_stream_tracker) 
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,7 +391,10 @@ mod tests {
     #[test]
     fn truncated_stream_advises_resubscribe_and_deadlines_move() {
         let mut t = null_mut();
-        assert_eq!(a2a_stream_tracker_new(&asked(), 1000, 5, &mut t), a2a_result::A2A_OK);
+        assert_eq!(
+            a2a_stream_tracker_new(&asked(), 1000, 5, &mut t),
+            a2a_result::A2A_OK
+        );
         let mut d = 0;
         assert!(a2a_stream_tracker_next_deadline(t, &mut d));
         assert_eq!(d, 1005);
@@ -414,12 +421,21 @@ mod tests {
         a2a_stream_tracker_on_comment(t, 600);
         assert!(a2a_stream_tracker_next_deadline(t, &mut d));
         assert_eq!(d, 1600);
-        assert_eq!(unsafe { a2a_stream_tracker_task_id(t).as_str() }, Some("t-9"));
+        assert_eq!(
+            unsafe { a2a_stream_tracker_task_id(t).as_str() },
+            Some("t-9")
+        );
         assert_eq!(a2a_stream_tracker_events(t), 1);
         let mut o = null_mut();
-        assert_eq!(a2a_stream_tracker_on_timeout(t, 1599, &mut o), a2a_result::A2A_NONE);
+        assert_eq!(
+            a2a_stream_tracker_on_timeout(t, 1599, &mut o),
+            a2a_result::A2A_NONE
+        );
         let mut kind = a2a_stream_end_kind::Completed;
-        assert_eq!(a2a_stream_tracker_finish(t, &mut kind, &mut o), a2a_result::A2A_OK);
+        assert_eq!(
+            a2a_stream_tracker_finish(t, &mut kind, &mut o),
+            a2a_result::A2A_OK
+        );
         assert_eq!(kind, a2a_stream_end_kind::Truncated);
         assert_eq!(a2a_outcome_retry(o), a2a_retry::Resubscribe);
         a2a_outcome_free(o);
@@ -429,9 +445,15 @@ mod tests {
     #[test]
     fn idle_timeout_fires_once_due() {
         let mut t = null_mut();
-        assert_eq!(a2a_stream_tracker_new(null(), 50, 0, &mut t), a2a_result::A2A_OK);
+        assert_eq!(
+            a2a_stream_tracker_new(null(), 50, 0, &mut t),
+            a2a_result::A2A_OK
+        );
         let mut o = null_mut();
-        assert_eq!(a2a_stream_tracker_on_timeout(t, 50, &mut o), a2a_result::A2A_OK);
+        assert_eq!(
+            a2a_stream_tracker_on_timeout(t, 50, &mut o),
+            a2a_result::A2A_OK
+        );
         assert_eq!(a2a_outcome_channel(o), a2a_channel::Transport);
         a2a_outcome_free(o);
         let mut d = 0;

@@ -142,7 +142,10 @@ pub extern "C" fn a2a_tally_total(tally: *const a2a_tally) -> u64 {
 ///
 /// Errors: `A2A_NULL_PARAMETER`.
 #[unsafe(no_mangle)]
-pub extern "C" fn a2a_tally_render_prometheus(tally: *mut a2a_tally, out: *mut a2a_str) -> a2a_result {
+pub extern "C" fn a2a_tally_render_prometheus(
+    tally: *mut a2a_tally,
+    out: *mut a2a_str,
+) -> a2a_result {
     ffi_panic_boundary! {
         let t = try_mut!(tally);
         let out = try_out!(out);
@@ -164,13 +167,39 @@ mod tests {
         let mut t = null_mut();
         assert_eq!(a2a_tally_new(&mut t), a2a_result::A2A_OK);
         let mut o = null_mut();
-        a2a_outcome_transport(a2a_error_name::Timeout as u32, a2a_request_sent::Unknown as u32, null(), 0, &mut o);
+        a2a_outcome_transport(
+            a2a_error_name::Timeout as u32,
+            a2a_request_sent::Unknown as u32,
+            null(),
+            0,
+            &mut o,
+        );
         for _ in 0..2 {
-            assert_eq!(a2a_tally_record(t, b"pl\"an".as_ptr().cast(), 5, b"message/send".as_ptr().cast(), 12, o), a2a_result::A2A_OK);
+            assert_eq!(
+                a2a_tally_record(
+                    t,
+                    b"pl\"an".as_ptr().cast(),
+                    5,
+                    b"message/send".as_ptr().cast(),
+                    12,
+                    o
+                ),
+                a2a_result::A2A_OK
+            );
         }
         let mut n = 0;
         assert_eq!(
-            a2a_tally_count(t, b"pl\"an".as_ptr().cast(), 5, b"message/send".as_ptr().cast(), 12, a2a_channel::Transport as u32, b"Timeout".as_ptr().cast(), 7, &mut n),
+            a2a_tally_count(
+                t,
+                b"pl\"an".as_ptr().cast(),
+                5,
+                b"message/send".as_ptr().cast(),
+                12,
+                a2a_channel::Transport as u32,
+                b"Timeout".as_ptr().cast(),
+                7,
+                &mut n
+            ),
             a2a_result::A2A_OK
         );
         assert_eq!(n, 2);
@@ -180,7 +209,10 @@ mod tests {
         );
         assert_eq!(a2a_tally_total(t), 2);
         let mut text = a2a_str::NONE;
-        assert_eq!(a2a_tally_render_prometheus(t, &mut text), a2a_result::A2A_OK);
+        assert_eq!(
+            a2a_tally_render_prometheus(t, &mut text),
+            a2a_result::A2A_OK
+        );
         let text = unsafe { text.as_str() }.unwrap();
         assert!(text.contains("a2a_outcomes_total{agent=\"pl\\\"an\",method=\"message/send\",channel=\"transport\",code=\"Timeout\"} 2\n"), "{text}");
         a2a_outcome_free(o);

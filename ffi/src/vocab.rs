@@ -102,6 +102,8 @@ pub enum a2a_request_sent {
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum a2a_error_name {
+    /// Not a name: returned only after a caught panic.
+    Invalid = 0,
     /// -32700: the body was not valid JSON.
     ParseError = 1,
     /// -32600: not a valid JSON-RPC request.
@@ -193,6 +195,7 @@ pub enum a2a_binding {
 defaults! {
     a2a_channel => a2a_channel::Invalid,
     a2a_retry => a2a_retry::Invalid,
+    a2a_error_name => a2a_error_name::Invalid,
 }
 
 /// One table per enum: C value <-> core value, so both directions come from one list.

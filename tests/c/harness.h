@@ -30,6 +30,8 @@ extern unsigned long t_failed;
 int t_str_eq(a2a_str v, const char *s);
 /* Whether view `v` holds exactly the bytes `s` (present, same bytes). */
 int t_bytes_eq(a2a_bytes v, const char *s);
+/* Whether view `v` contains the text `s` (searching within v.len only). */
+int t_contains(a2a_str v, const char *s);
 /* Whether `v` is the absent view (NULL, 0). */
 int t_absent(a2a_str v);
 

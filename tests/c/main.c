@@ -16,6 +16,14 @@ int t_bytes_eq(a2a_bytes v, const char *s) {
   return v.ptr != NULL && v.len == n && memcmp(v.ptr, s, n) == 0;
 }
 
+int t_contains(a2a_str v, const char *s) {
+  size_t i, n = strlen(s);
+  if (v.ptr == NULL) return 0;
+  for (i = 0; i + n <= v.len; i++)
+    if (memcmp(v.ptr + i, s, n) == 0) return 1;
+  return 0;
+}
+
 int t_absent(a2a_str v) { return v.ptr == NULL && v.len == 0; }
 
 int main(void) {

@@ -42,8 +42,6 @@ macro_rules! try_ref {
     }};
 }
 
-// Used by the mutable handles (SSE decoder and the rest) as they are exported.
-#[allow(unused_macros)]
 /// `&mut T` from an `a2a_x *` argument, or returns the NULL default of the return type.
 macro_rules! try_mut {
     ($ptr:expr) => {{
@@ -68,7 +66,6 @@ macro_rules! try_out {
     }};
 }
 
-#[allow(unused_imports)]
 pub(crate) use {try_mut, try_out, try_ref};
 
 /// A checked, non-NULL out-parameter. Writing is the last step of a successful call, so

@@ -49,7 +49,6 @@ impl a2a_bytes {
     };
 
     /// A view of `b`; valid as long as `b` is. Never NULL, even for an empty slice.
-    #[allow(dead_code)]
     pub(crate) fn from_slice(b: &[u8]) -> a2a_bytes {
         a2a_bytes {
             ptr: b.as_ptr(),
@@ -62,7 +61,6 @@ impl a2a_bytes {
     /// # Safety
     /// The view must be valid (as stated by the function that returned it).
     #[cfg(test)]
-    #[allow(dead_code)]
     pub(crate) unsafe fn as_slice<'a>(&self) -> Option<&'a [u8]> {
         if self.ptr.is_null() {
             None
@@ -159,7 +157,6 @@ macro_rules! try_input {
     };
 }
 
-#[allow(unused_macros)]
 /// `try_input!(input_bytes(ptr, len))` for a `(const uint8_t *, size_t)` argument pair.
 macro_rules! try_bytes {
     ($ptr:expr, $len:expr) => {
@@ -176,7 +173,6 @@ macro_rules! try_str {
     };
 }
 
-#[allow(unused_imports)]
 pub(crate) use {try_bytes, try_input, try_str};
 
 #[cfg(test)]

@@ -513,6 +513,88 @@ typedef uint32_t a2a_binding;
 #endif // __cplusplus
 
 /*
+ What a stream event carried.
+ */
+enum a2a_stream_item_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A Task snapshot.
+   */
+  A2A_STREAM_ITEM_KIND_TASK = 1,
+  /*
+   A direct Message (ends the stream).
+   */
+  A2A_STREAM_ITEM_KIND_MESSAGE = 2,
+  /*
+   A status update.
+   */
+  A2A_STREAM_ITEM_KIND_STATUS_UPDATE = 3,
+  /*
+   An artifact update.
+   */
+  A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE = 4,
+  /*
+   A protocol error inside the stream.
+   */
+  A2A_STREAM_ITEM_KIND_ERROR = 5,
+  /*
+   An event whose data fits no shape (or answers another request id).
+   */
+  A2A_STREAM_ITEM_KIND_MALFORMED = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_stream_item_kind a2a_stream_item_kind;
+#else
+typedef uint32_t a2a_stream_item_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ How a stream ended.
+ */
+enum a2a_stream_end_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A terminal state or a Message was seen (the task itself may have failed).
+   */
+  A2A_STREAM_END_KIND_COMPLETED = 1,
+  /*
+   An interrupted state (input-required, auth-required) ended the turn.
+   */
+  A2A_STREAM_END_KIND_INTERRUPTED = 2,
+  /*
+   The body ended before a terminal state: the task may still be running (resubscribe).
+   */
+  A2A_STREAM_END_KIND_TRUNCATED = 3,
+  /*
+   A protocol error arrived in the stream (or instead of it).
+   */
+  A2A_STREAM_END_KIND_ERROR = 4,
+  /*
+   The idle timeout expired.
+   */
+  A2A_STREAM_END_KIND_TIMED_OUT = 5,
+  /*
+   The response was not an event stream.
+   */
+  A2A_STREAM_END_KIND_NOT_A_STREAM = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_stream_end_kind a2a_stream_end_kind;
+#else
+typedef uint32_t a2a_stream_end_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  What an `a2a_sse_item` is.
  */
 enum a2a_sse_item_kind
@@ -618,6 +700,34 @@ typedef struct a2a_sse_decoder a2a_sse_decoder;
 typedef struct a2a_sse_encoder a2a_sse_encoder;
 
 /*
+ Tracks one streaming call (`message/stream`, `SendStreamingMessage`, resubscribe) to its
+ end. Feed it the decoded SSE events; it types each one, watches the idle deadline and
+ says how the stream ended.
+
+ Methods: `a2a_stream_tracker_new`, `a2a_stream_tracker_free`,
+ `a2a_stream_tracker_on_bytes`, `a2a_stream_tracker_on_comment`,
+ `a2a_stream_tracker_on_event`, `a2a_stream_tracker_next_deadline`,
+ `a2a_stream_tracker_on_timeout`, `a2a_stream_tracker_on_non_sse_body`,
+ `a2a_stream_tracker_finish`, `a2a_stream_tracker_is_over`,
+ `a2a_stream_tracker_task_id`, `a2a_stream_tracker_last_state`,
+ `a2a_stream_tracker_events`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_stream_tracker a2a_stream_tracker;
+
+/*
+ Outcome counts per (agent, method, channel, code-or-state), rendered in the Prometheus
+ text format as `a2a_outcomes_total`.
+
+ Methods: `a2a_tally_new`, `a2a_tally_free`, `a2a_tally_record`, `a2a_tally_add`,
+ `a2a_tally_count`, `a2a_tally_total`, `a2a_tally_render_prometheus`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_tally a2a_tally;
+
+/*
  A borrowed UTF-8 text view: `len` bytes at `ptr`, always valid UTF-8, never
  NUL-terminated (copy it before using it as a C string).
 
@@ -635,6 +745,116 @@ typedef struct a2a_str {
    */
   size_t len;
 } a2a_str;
+
+/*
+ What the caller asked, each part optional. Read during the call only (nothing retained).
+ */
+typedef struct a2a_asked {
+  /*
+   An `a2a_protocol_version`, or 0 when unknown (detected from the body).
+   */
+  uint32_t version;
+  /*
+   An `a2a_binding`, or 0 when unknown (detected from the body).
+   */
+  uint32_t binding;
+  /*
+   The JSON-RPC method or REST path (`message/send`, `POST /v1/message:send`), UTF-8;
+   `(NULL, 0)` or empty when unknown (retry advice then assumes a side effect).
+   */
+  const char *method;
+  /*
+   Length of `method` in bytes.
+   */
+  size_t method_len;
+  /*
+   The JSON-RPC request id as text (a string id's contents or a number's digits), UTF-8;
+   `(NULL, 0)` or empty when unknown.
+   */
+  const char *request_id;
+  /*
+   Length of `request_id` in bytes.
+   */
+  size_t request_id_len;
+} a2a_asked;
+
+/*
+ One complete HTTP response to classify. Read during the call only (nothing retained).
+ */
+typedef struct a2a_response {
+  /*
+   The HTTP status code.
+   */
+  uint16_t status;
+  /*
+   The `Content-Type` header value, UTF-8; `(NULL, 0)` or empty when absent.
+   */
+  const char *content_type;
+  /*
+   Length of `content_type` in bytes.
+   */
+  size_t content_type_len;
+  /*
+   The `Retry-After` header value, UTF-8; `(NULL, 0)` or empty when absent.
+   */
+  const char *retry_after;
+  /*
+   Length of `retry_after` in bytes.
+   */
+  size_t retry_after_len;
+  /*
+   The complete body (any bytes); `(NULL, 0)` when empty.
+   */
+  const uint8_t *body;
+  /*
+   Length of `body` in bytes.
+   */
+  size_t body_len;
+  /*
+   What was asked.
+   */
+  struct a2a_asked asked;
+} a2a_response;
+
+/*
+ One typed item of a stream, from `a2a_stream_tracker_on_event`.
+ */
+typedef struct a2a_stream_item {
+  /*
+   What the event carried.
+   */
+  a2a_stream_item_kind kind;
+  /*
+   The event classified like a whole response. BORROWED from the tracker: valid until
+   the next mutating call on it; never free it (copy what you need, or read it with the
+   `a2a_outcome_*` accessors before the next call).
+   */
+  const struct a2a_outcome *outcome;
+  /*
+   Whether the 0.3 `final` flag was present (status updates).
+   */
+  bool has_final;
+  /*
+   The 0.3 `final` flag when `has_final`.
+   */
+  bool final_flag;
+  /*
+   Artifact updates: the artifact id (absent view otherwise); valid like `outcome`.
+   */
+  struct a2a_str artifact_id;
+  /*
+   Artifact updates: `append`.
+   */
+  bool append;
+  /*
+   Artifact updates: `lastChunk`.
+   */
+  bool last_chunk;
+  /*
+   Whether this item ends the interaction (stop reading, then call `_finish`).
+   */
+  bool ends_stream;
+} a2a_stream_item;
 
 /*
  A borrowed byte view: `len` bytes at `ptr`. Not NUL-terminated.
@@ -939,6 +1159,66 @@ bool a2a_outcome_version(const struct a2a_outcome *outcome, a2a_protocol_version
 bool a2a_outcome_binding(const struct a2a_outcome *outcome, a2a_binding *out);
 
 /*
+ Classifies one complete response into exactly one outcome (channel, details, advice).
+
+ `response`: read during the call only; every pointer in it follows the `(ptr, len)`
+ input rules. `out`: receives a new outcome the caller owns (free with
+ `a2a_outcome_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8` (a header value or the method/request
+ id), `A2A_INVALID_ARGUMENT` (`asked.version` or `asked.binding` not 0 or a member).
+ The body may be any bytes: invalid JSON or UTF-8 in it is a classification
+ (`A2A_CHANNEL_MALFORMED` or `A2A_CHANNEL_HTTP`), not an error.
+ */
+a2a_result a2a_classify(const struct a2a_response *response, struct a2a_outcome **out);
+
+/*
+ Finds the first ADK error id (twelve lowercase hex digits after `error_id`) in `text`.
+
+ `out`: on `A2A_OK`, a view INTO `text` (valid as long as the caller keeps `text`);
+ written on success only.
+
+ Returns `A2A_OK` when found, `A2A_NONE` when `text` has none. Errors:
+ `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_extract_error_id(const char *text, size_t text_len, struct a2a_str *out);
+
+/*
+ Detects leaked exception detail (`...: java.lang.IllegalStateException: boom`) in a
+ failure text.
+
+ `class`, `message`: on `A2A_OK`, views INTO `text` (valid as long as the caller keeps
+ `text`); both written on success only.
+
+ Returns `A2A_OK` when found, `A2A_NONE` otherwise. Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_leaked_exception(const char *text,
+                                size_t text_len,
+                                struct a2a_str *class_,
+                                struct a2a_str *message);
+
+/*
+ Reads a `Retry-After` value as delta-seconds (`"3"`).
+
+ Returns `A2A_OK` and writes `*secs`, or `A2A_NONE` for an HTTP-date (which needs a
+ clock) or garbage. Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_parse_retry_after(const char *value, size_t value_len, uint64_t *secs);
+
+/*
+ Whether a `Content-Type` value is `text/event-stream` (parameters and case ignored).
+ False for NULL with a length, invalid UTF-8 or `(NULL, 0)`.
+ */
+bool a2a_is_event_stream(const char *content_type, size_t content_type_len);
+
+/*
+ The error name of a JSON-RPC / A2A error code (`-32001` is TaskNotFound; unknown codes
+ are `A2A_ERROR_NAME_OTHER`). Never fails.
+ */
+a2a_error_name a2a_error_name_of_code(int64_t code);
+
+/*
  Static English text for a result code (`"ok"` for `A2A_OK`).
 
  Takes the code as a plain `uint32_t` so any number is safe to pass: an unknown code
@@ -947,6 +1227,190 @@ bool a2a_outcome_binding(const struct a2a_outcome *outcome, a2a_binding *out);
  Ownership: the returned text is static; valid forever, never free it.
  */
 struct a2a_str a2a_result_describe(uint32_t code);
+
+/*
+ A tracker for a call asked as `*asked` (NULL: nothing known), with an idle timeout in
+ milliseconds (0: none), started at `now_ms` on the caller's monotonic clock.
+
+ `asked` is read during the call only (the tracker copies what it keeps). `out`: receives
+ a new handle the caller owns (free with `a2a_stream_tracker_free`); written on success.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ */
+a2a_result a2a_stream_tracker_new(const struct a2a_asked *asked,
+                                  uint64_t idle_timeout_ms,
+                                  uint64_t now_ms,
+                                  struct a2a_stream_tracker **out);
+
+/*
+ Frees a tracker. NULL is a no-op; must not be called twice. Borrowed item outcomes
+ become invalid.
+ */
+void a2a_stream_tracker_free(struct a2a_stream_tracker *tracker);
+
+/*
+ Bytes arrived at `now_ms` (any bytes prove the connection alive; pushes the deadline).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_on_bytes(struct a2a_stream_tracker *tracker, uint64_t now_ms);
+
+/*
+ A comment (keep-alive) arrived at `now_ms`: activity, nothing else.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_on_comment(struct a2a_stream_tracker *tracker, uint64_t now_ms);
+
+/*
+ A decoded SSE event arrived at `now_ms`: its type (`(NULL, 0)` when it had no `event:`
+ field) and data, read during the call only.
+
+ Returns `A2A_OK` and writes `*out` (its `outcome` and `artifact_id` are borrowed from
+ the tracker until the next mutating call), or `A2A_NONE` for an event with empty data
+ (nothing to classify; `*out` untouched).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_on_event(struct a2a_stream_tracker *tracker,
+                                       uint64_t now_ms,
+                                       const uint8_t *event_type,
+                                       size_t event_type_len,
+                                       const uint8_t *data,
+                                       size_t data_len,
+                                       struct a2a_stream_item *out);
+
+/*
+ When the caller must call `a2a_stream_tracker_on_timeout` at the latest, in ms on the
+ caller's clock. Returns true and writes `*out`, or false (leaving `*out` untouched) when
+ there is no idle timeout, the stream has ended, or an argument is NULL.
+ */
+bool a2a_stream_tracker_next_deadline(const struct a2a_stream_tracker *tracker, uint64_t *out);
+
+/*
+ The idle deadline may have passed at `now_ms`. Returns `A2A_OK` and a new transport
+ outcome in `*out` (owned by the caller: free with `a2a_outcome_free`; advice
+ `resubscribe` when the task id is known) when it has, or `A2A_NONE` when `now_ms` is
+ before the deadline or there is none.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_on_timeout(struct a2a_stream_tracker *tracker,
+                                         uint64_t now_ms,
+                                         struct a2a_outcome **out);
+
+/*
+ The response was not `text/event-stream` (an up-front error): classifies it as a whole
+ response and ends the tracker. `response` is read during the call only; its `asked` is
+ ignored (the tracker's own is used). `out`: a new outcome the caller owns.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ */
+a2a_result a2a_stream_tracker_on_non_sse_body(struct a2a_stream_tracker *tracker,
+                                              const struct a2a_response *response,
+                                              struct a2a_outcome **out);
+
+/*
+ The body ended: how the stream ended (`*kind`) and the call's outcome (`*out`, a new
+ outcome the caller owns). Calling it again returns the same end. Both outputs written on
+ success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_finish(struct a2a_stream_tracker *tracker,
+                                     a2a_stream_end_kind *kind,
+                                     struct a2a_outcome **out);
+
+/*
+ Whether the interaction is over (stop reading and close); false when `tracker` is NULL.
+ */
+bool a2a_stream_tracker_is_over(const struct a2a_stream_tracker *tracker);
+
+/*
+ The task id seen so far; absent `(NULL, 0)` when none (or `tracker` is NULL). Valid
+ until the next mutating call on the tracker.
+ */
+struct a2a_str a2a_stream_tracker_task_id(const struct a2a_stream_tracker *tracker);
+
+/*
+ The last task state seen so far. Returns true and writes `*out`, or false (leaving it
+ untouched) when none was seen or an argument is NULL.
+ */
+bool a2a_stream_tracker_last_state(const struct a2a_stream_tracker *tracker, a2a_task_state *out);
+
+/*
+ Events that produced an item so far (0 when `tracker` is NULL).
+ */
+uint64_t a2a_stream_tracker_events(const struct a2a_stream_tracker *tracker);
+
+/*
+ A new empty tally. `out`: a new handle the caller owns (free with `a2a_tally_free`);
+ written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_tally_new(struct a2a_tally **out);
+
+/*
+ Frees a tally. NULL is a no-op; must not be called twice.
+ */
+void a2a_tally_free(struct a2a_tally *tally);
+
+/*
+ Counts one outcome of `method` on `agent` (UTF-8 names, copied).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_tally_record(struct a2a_tally *tally,
+                            const char *agent,
+                            size_t agent_len,
+                            const char *method,
+                            size_t method_len,
+                            const struct a2a_outcome *outcome);
+
+/*
+ Adds `n` to one counter directly (e.g. to merge tallies). Names and `code` are UTF-8,
+ copied; `channel` is an `a2a_channel`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`channel`).
+ */
+a2a_result a2a_tally_add(struct a2a_tally *tally,
+                         const char *agent,
+                         size_t agent_len,
+                         const char *method,
+                         size_t method_len,
+                         uint32_t channel,
+                         const char *code,
+                         size_t code_len,
+                         uint64_t n);
+
+/*
+ The count of one counter (0 when never recorded), written to `*out` on success.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`channel`).
+ */
+a2a_result a2a_tally_count(const struct a2a_tally *tally,
+                           const char *agent,
+                           size_t agent_len,
+                           const char *method,
+                           size_t method_len,
+                           uint32_t channel,
+                           const char *code,
+                           size_t code_len,
+                           uint64_t *out);
+
+/*
+ The total of every counter (0 when `tally` is NULL).
+ */
+uint64_t a2a_tally_total(const struct a2a_tally *tally);
+
+/*
+ Renders the tally in the Prometheus text exposition format (0.0.4). `out`: a view of
+ text held by the tally, valid until the next mutating call on it; written on success.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_tally_render_prometheus(struct a2a_tally *tally, struct a2a_str *out);
 
 /*
  A new decoder with the default limits (16 MiB lines, 16 MiB events) and the WHATWG

@@ -32,11 +32,14 @@ compile_error!(
      with catch_unwind, which does nothing under panic = \"abort\""
 );
 
+pub mod classify;
 pub mod handle;
 pub mod outcome;
 pub mod panic;
 pub mod result;
 pub mod sse;
+pub mod stream;
+pub mod tally;
 pub mod version;
 pub mod view;
 pub mod vocab;

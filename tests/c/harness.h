@@ -44,5 +44,6 @@ void test_vocab(void);
 void test_version(void);
 void test_outcome(void);
 void test_sse(void);
+void test_classify(void);
 
 #endif

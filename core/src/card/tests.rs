@@ -388,6 +388,17 @@ fn validation_details() {
         }
         other => panic!("{other:?}"),
     }
+    // A malformed allow-list entry is reported, not ignored.
+    let bad = Policy {
+        allowed_origins: vec!["not a url".into()],
+        ..Policy::default()
+    };
+    assert_eq!(
+        validate_interface_url("https://other.example.net/", card, &bad)
+            .unwrap_err()
+            .kind(),
+        "invalid_url"
+    );
     // The card URL itself is held to the same rules.
     assert_eq!(
         validate_interface_url("https://h/", "http://h/", &p)

@@ -180,7 +180,7 @@ impl RetryAfter {
 /// The status line and headers of a response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResponseHead {
-    /// Status code (100–999 as httparse accepts three digits).
+    /// Status code: three digits as sent (httparse accepts 000–999).
     pub status: u16,
     /// Reason phrase as sent (may be empty).
     pub reason: String,

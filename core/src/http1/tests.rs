@@ -277,6 +277,41 @@ fn huge_header_limit_does_not_allocate_by_the_limit() {
 }
 
 #[test]
+fn error_kinds_are_distinct() {
+    let all = [
+        ResponseError::Malformed(HeadSyntax::Status),
+        ResponseError::HeadTooLarge { limit: 1 },
+        ResponseError::TooManyHeaders { limit: 1 },
+        ResponseError::TooManyInformational { limit: 1 },
+        ResponseError::UnexpectedUpgrade,
+        ResponseError::InvalidContentLength,
+        ResponseError::ConflictingContentLength,
+        ResponseError::ContentLengthWithTransferEncoding,
+        ResponseError::UnsupportedTransferCoding,
+        ResponseError::InvalidChunkSize,
+        ResponseError::ChunkLineTooLong { limit: 1 },
+        ResponseError::MissingChunkTerminator,
+        ResponseError::MalformedTrailers(HeadSyntax::NewLine),
+        ResponseError::TrailersTooLarge { limit: 1 },
+        ResponseError::TooManyTrailers { limit: 1 },
+        ResponseError::ClosedBeforeResponse,
+        ResponseError::TruncatedHead,
+        ResponseError::TruncatedBody {
+            expected: None,
+            received: 0,
+        },
+    ];
+    let mut kinds: Vec<&str> = all.iter().map(ResponseError::kind).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    assert_eq!(kinds.len(), all.len());
+    assert_eq!(all.iter().filter(|e| e.is_truncation()).count(), 3);
+    for e in all {
+        assert!(!e.to_string().is_empty());
+    }
+}
+
+#[test]
 fn errors_are_sticky() {
     let mut p = ResponseParser::new("GET");
     let e = p.feed(b"HTTP/9.9 200 OK\r\n\r\n").unwrap_err();

@@ -72,7 +72,11 @@ fn bench(c: &mut Criterion) {
             Channel::Protocol,
         ),
     ];
-    assert!((1800..2600).contains(&task.len()), "task body is {} bytes", task.len());
+    assert!(
+        (1800..2600).contains(&task.len()),
+        "task body is {} bytes",
+        task.len()
+    );
 
     let mut g = c.benchmark_group("classify");
     g.warm_up_time(Duration::from_millis(500));
@@ -85,7 +89,10 @@ fn bench(c: &mut Criterion) {
         let o = classify(&info);
         assert_eq!(o.channel, channel, "{name}");
         if channel == Channel::Task {
-            assert!(matches!(o.state, Some(TaskState::Completed | TaskState::Failed)));
+            assert!(matches!(
+                o.state,
+                Some(TaskState::Completed | TaskState::Failed)
+            ));
         }
         assert!(serde_json::from_slice::<serde_json::Value>(body).is_ok());
         g.throughput(Throughput::Bytes(body.len() as u64));

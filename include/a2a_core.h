@@ -73,6 +73,11 @@ enum a2a_result
    */
   A2A_INVALID_ARGUMENT = 102,
   /*
+   The caller's output buffer is too small; the size needed was written to the call's
+   `written` out-parameter (the one output written on an error).
+   */
+  A2A_INSUFFICIENT_SIZE = 103,
+  /*
    A protocol version string is not `MAJOR.MINOR[.PATCH]` in ASCII digits.
    */
   A2A_VERSION_MALFORMED = 200,
@@ -113,6 +118,46 @@ enum a2a_result
    */
   A2A_SSE_ENCODE = 306,
   /*
+   Retry configuration: `max_attempts` is 0 (the first attempt counts).
+   */
+  A2A_CONFIG_ZERO_MAX_ATTEMPTS = 900,
+  /*
+   Retry configuration: `base_delay_ms` is larger than `max_delay_ms`.
+   */
+  A2A_CONFIG_BASE_DELAY_ABOVE_CAP = 901,
+  /*
+   Breaker configuration: `failure_threshold` and `failure_rate_percent` are both 0.
+   */
+  A2A_CONFIG_NO_OPENING_RULE = 902,
+  /*
+   Breaker configuration: `failure_rate_percent` is above 100.
+   */
+  A2A_CONFIG_RATE_OUT_OF_RANGE = 903,
+  /*
+   Breaker configuration: `window_ms` is 0.
+   */
+  A2A_CONFIG_ZERO_WINDOW = 904,
+  /*
+   Breaker configuration: `buckets` is 0 or above 1000.
+   */
+  A2A_CONFIG_BUCKETS_OUT_OF_RANGE = 905,
+  /*
+   Breaker configuration: `half_open_trials` is 0.
+   */
+  A2A_CONFIG_ZERO_HALF_OPEN_TRIALS = 906,
+  /*
+   A configuration value out of range, of a kind newer than this header.
+   */
+  A2A_CONFIG_INVALID = 907,
+  /*
+   Key derivation: no part, or every part empty (every call would share one key).
+   */
+  A2A_KEY_EMPTY_INPUT = 910,
+  /*
+   Key derivation failed for a reason newer than this header.
+   */
+  A2A_KEY_INVALID = 911,
+  /*
    A bug inside the library panicked; the panic was caught at the C boundary. The handle
    the call was made on (if any) may only be freed afterwards.
    */
@@ -123,51 +168,6 @@ enum a2a_result
 typedef enum a2a_result a2a_result;
 #else
 typedef uint32_t a2a_result;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- The channel of an outcome: exactly one per outcome.
- */
-enum a2a_channel
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   Not a channel: returned only for a NULL handle or after a caught panic.
-   */
-  A2A_CHANNEL_INVALID = 0,
-  /*
-   No HTTP response: connect failure, timeout, reset, circuit open, card resolution.
-   */
-  A2A_CHANNEL_TRANSPORT = 1,
-  /*
-   A non-2xx HTTP status whose body carries no protocol error.
-   */
-  A2A_CHANNEL_HTTP = 2,
-  /*
-   A JSON-RPC error object or an HTTP+JSON error body.
-   */
-  A2A_CHANNEL_PROTOCOL = 3,
-  /*
-   A task (or a status update) came back.
-   */
-  A2A_CHANNEL_TASK = 4,
-  /*
-   A direct message reply.
-   */
-  A2A_CHANNEL_MESSAGE = 5,
-  /*
-   A 2xx body that fits neither protocol version's shapes.
-   */
-  A2A_CHANNEL_MALFORMED = 6,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_channel a2a_channel;
-#else
-typedef uint32_t a2a_channel;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -322,6 +322,51 @@ enum a2a_error_name
 typedef enum a2a_error_name a2a_error_name;
 #else
 typedef uint32_t a2a_error_name;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ The channel of an outcome: exactly one per outcome.
+ */
+enum a2a_channel
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Not a channel: returned only for a NULL handle or after a caught panic.
+   */
+  A2A_CHANNEL_INVALID = 0,
+  /*
+   No HTTP response: connect failure, timeout, reset, circuit open, card resolution.
+   */
+  A2A_CHANNEL_TRANSPORT = 1,
+  /*
+   A non-2xx HTTP status whose body carries no protocol error.
+   */
+  A2A_CHANNEL_HTTP = 2,
+  /*
+   A JSON-RPC error object or an HTTP+JSON error body.
+   */
+  A2A_CHANNEL_PROTOCOL = 3,
+  /*
+   A task (or a status update) came back.
+   */
+  A2A_CHANNEL_TASK = 4,
+  /*
+   A direct message reply.
+   */
+  A2A_CHANNEL_MESSAGE = 5,
+  /*
+   A 2xx body that fits neither protocol version's shapes.
+   */
+  A2A_CHANNEL_MALFORMED = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_channel a2a_channel;
+#else
+typedef uint32_t a2a_channel;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -513,6 +558,238 @@ typedef uint32_t a2a_binding;
 #endif // __cplusplus
 
 /*
+ What the caller should do after an attempt.
+ */
+enum a2a_retry_action_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Not an action: returned only in an `a2a_retry_action` never written.
+   */
+  A2A_RETRY_ACTION_KIND_INVALID = 0,
+  /*
+   The call succeeded or reached a final answer: stop.
+   */
+  A2A_RETRY_ACTION_KIND_DONE = 1,
+  /*
+   Resend the same request after `delay_ms` (same messageId and idempotency key).
+   */
+  A2A_RETRY_ACTION_KIND_RETRY_AFTER = 2,
+  /*
+   Resubscribe to `task_id` after `delay_ms` (never resend the message).
+   */
+  A2A_RETRY_ACTION_KIND_RESUBSCRIBE = 3,
+  /*
+   Poll `task_id` with get-task after `delay_ms`.
+   */
+  A2A_RETRY_ACTION_KIND_POLL = 4,
+  /*
+   Start a new task after `delay_ms` (new messageId and key); `generation` counts them.
+   */
+  A2A_RETRY_ACTION_KIND_START_NEW_TASK = 5,
+  /*
+   Stop: `give_up` says why.
+   */
+  A2A_RETRY_ACTION_KIND_GIVE_UP = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_retry_action_kind a2a_retry_action_kind;
+#else
+typedef uint32_t a2a_retry_action_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ Why a retry policy gave up.
+ */
+enum a2a_give_up_reason
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Not a give-up (the action is not `A2A_RETRY_ACTION_KIND_GIVE_UP`).
+   */
+  A2A_GIVE_UP_REASON_NONE = 0,
+  /*
+   The request cannot succeed as sent.
+   */
+  A2A_GIVE_UP_REASON_NOT_RETRYABLE = 1,
+  /*
+   Credentials are missing or refused.
+   */
+  A2A_GIVE_UP_REASON_REAUTHENTICATE = 2,
+  /*
+   Protocol version mismatch.
+   */
+  A2A_GIVE_UP_REASON_FIX_VERSION = 3,
+  /*
+   The remote marked the error not retryable.
+   */
+  A2A_GIVE_UP_REASON_REMOTE_SAYS_NOT_RETRYABLE = 4,
+  /*
+   Outcome unknown and no idempotency key: not resent.
+   */
+  A2A_GIVE_UP_REASON_UNKNOWN_OUTCOME_WITHOUT_KEY = 5,
+  /*
+   The task ended and starting a new task is not enabled.
+   */
+  A2A_GIVE_UP_REASON_TASK_ENDED = 6,
+  /*
+   The task ended; no new task without an idempotency key.
+   */
+  A2A_GIVE_UP_REASON_NEW_TASK_WITHOUT_KEY = 7,
+  /*
+   The circuit breaker is open.
+   */
+  A2A_GIVE_UP_REASON_CIRCUIT_OPEN = 8,
+  /*
+   Retry attempts exhausted.
+   */
+  A2A_GIVE_UP_REASON_ATTEMPTS_EXHAUSTED = 9,
+  /*
+   Resubscribe/poll attempts exhausted.
+   */
+  A2A_GIVE_UP_REASON_FOLLOW_UPS_EXHAUSTED = 10,
+  /*
+   New task attempts exhausted.
+   */
+  A2A_GIVE_UP_REASON_NEW_TASKS_EXHAUSTED = 11,
+  /*
+   No time left before the deadline for another attempt.
+   */
+  A2A_GIVE_UP_REASON_DEADLINE_EXHAUSTED = 12,
+  /*
+   Retry-After leaves no time before the deadline.
+   */
+  A2A_GIVE_UP_REASON_RETRY_AFTER_BEYOND_DEADLINE = 13,
+  /*
+   Retry-After is longer than the configured maximum.
+   */
+  A2A_GIVE_UP_REASON_RETRY_AFTER_TOO_LONG = 14,
+  /*
+   The policy had already finished.
+   */
+  A2A_GIVE_UP_REASON_FINISHED = 15,
+  /*
+   A reason newer than this header (see `give_up_text`).
+   */
+  A2A_GIVE_UP_REASON_OTHER = 99,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_give_up_reason a2a_give_up_reason;
+#else
+typedef uint32_t a2a_give_up_reason;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What to do with an id on the next request.
+ */
+enum a2a_id_rule
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   No next request (done or gave up).
+   */
+  A2A_ID_RULE_NONE = 0,
+  /*
+   Send the same value again.
+   */
+  A2A_ID_RULE_KEEP = 1,
+  /*
+   Send a new value.
+   */
+  A2A_ID_RULE_NEW = 2,
+  /*
+   The next request does not carry this id.
+   */
+  A2A_ID_RULE_NOT_SENT = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_id_rule a2a_id_rule;
+#else
+typedef uint32_t a2a_id_rule;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ The state of a circuit breaker.
+ */
+enum a2a_breaker_state
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Not a state: returned only for a NULL handle or after a caught panic.
+   */
+  A2A_BREAKER_STATE_INVALID = 0,
+  /*
+   Calls pass; failures are counted.
+   */
+  A2A_BREAKER_STATE_CLOSED = 1,
+  /*
+   Calls are refused until the cool-down passes.
+   */
+  A2A_BREAKER_STATE_OPEN = 2,
+  /*
+   A limited number of trial calls decide whether to close.
+   */
+  A2A_BREAKER_STATE_HALF_OPEN = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_breaker_state a2a_breaker_state;
+#else
+typedef uint32_t a2a_breaker_state;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What an `a2a_sse_item` is.
+ */
+enum a2a_sse_item_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A dispatched event: `event_type`, `data` and `id` are set.
+   */
+  A2A_SSE_ITEM_KIND_EVENT = 1,
+  /*
+   A comment line (a liveness signal, e.g. a keep-alive): `data` holds the bytes after
+   the colon, exactly as sent (a leading space is kept).
+   */
+  A2A_SSE_ITEM_KIND_COMMENT = 2,
+  /*
+   A valid `retry` field: `retry_ms` holds the server's new reconnection time.
+   */
+  A2A_SSE_ITEM_KIND_RETRY = 3,
+  /*
+   Input went over a limit: `error` is `A2A_SSE_LINE_TOO_LONG` or
+   `A2A_SSE_EVENT_TOO_LARGE` and `limit` the limit in bytes. Not fatal: the rest of that
+   event is skipped and decoding goes on.
+   */
+  A2A_SSE_ITEM_KIND_LIMIT_ERROR = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_sse_item_kind a2a_sse_item_kind;
+#else
+typedef uint32_t a2a_sse_item_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  What a stream event carried.
  */
 enum a2a_stream_item_kind
@@ -595,42 +872,6 @@ typedef uint32_t a2a_stream_end_kind;
 #endif // __cplusplus
 
 /*
- What an `a2a_sse_item` is.
- */
-enum a2a_sse_item_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   A dispatched event: `event_type`, `data` and `id` are set.
-   */
-  A2A_SSE_ITEM_KIND_EVENT = 1,
-  /*
-   A comment line (a liveness signal, e.g. a keep-alive): `data` holds the bytes after
-   the colon, exactly as sent (a leading space is kept).
-   */
-  A2A_SSE_ITEM_KIND_COMMENT = 2,
-  /*
-   A valid `retry` field: `retry_ms` holds the server's new reconnection time.
-   */
-  A2A_SSE_ITEM_KIND_RETRY = 3,
-  /*
-   Input went over a limit: `error` is `A2A_SSE_LINE_TOO_LONG` or
-   `A2A_SSE_EVENT_TOO_LARGE` and `limit` the limit in bytes. Not fatal: the rest of that
-   event is skipped and decoding goes on.
-   */
-  A2A_SSE_ITEM_KIND_LIMIT_ERROR = 4,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_sse_item_kind a2a_sse_item_kind;
-#else
-typedef uint32_t a2a_sse_item_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
  What `a2a_sse_decoder_finish` does with a block not ended by a blank line.
  */
 enum a2a_sse_at_eof
@@ -657,6 +898,51 @@ typedef uint32_t a2a_sse_at_eof;
 #endif // __cplusplus
 
 /*
+ What kind of call a retry policy guards.
+ */
+enum a2a_call_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A read (get task, get card): always safe to repeat.
+   */
+  A2A_CALL_KIND_READ = 1,
+  /*
+   An operation whose repetition is harmless (cancel).
+   */
+  A2A_CALL_KIND_IDEMPOTENT = 2,
+  /*
+   A side-effecting call sent with an idempotency key (safe to repeat with the same key).
+   */
+  A2A_CALL_KIND_WITH_IDEMPOTENCY_KEY = 3,
+  /*
+   A side-effecting call without a key: never resent when the outcome is unknown.
+   */
+  A2A_CALL_KIND_SIDE_EFFECTING = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_call_kind a2a_call_kind;
+#else
+typedef uint32_t a2a_call_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ A circuit breaker for one remote agent.
+
+ Methods: `a2a_breaker_new`, `a2a_breaker_free`, `a2a_breaker_agent`,
+ `a2a_breaker_allow`, `a2a_breaker_refusal`, `a2a_breaker_record`,
+ `a2a_breaker_record_result`, `a2a_breaker_release`, `a2a_breaker_state_at`,
+ `a2a_breaker_snapshot_at`, `a2a_breaker_reset`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_breaker a2a_breaker;
+
+/*
  One outcome of an A2A call: exactly one channel, the details that channel carries and
  what to do next. Immutable; free with `a2a_outcome_free`.
 
@@ -674,6 +960,20 @@ typedef uint32_t a2a_sse_at_eof;
  only if the caller synchronises with its `_free`).
  */
 typedef struct a2a_outcome a2a_outcome;
+
+/*
+ A retry policy for one logical call. Feed it every attempt's outcome with
+ `a2a_retry_policy_next`; it answers what to do next.
+
+ Methods: `a2a_retry_policy_new`, `a2a_retry_policy_free`,
+ `a2a_retry_policy_begin_attempt`, `a2a_retry_policy_set_task_id`,
+ `a2a_retry_policy_task_id`, `a2a_retry_policy_attempts`, `a2a_retry_policy_follow_ups`,
+ `a2a_retry_policy_new_tasks`, `a2a_retry_policy_estimate`,
+ `a2a_retry_policy_remaining`, `a2a_retry_policy_is_finished`, `a2a_retry_policy_next`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_retry_policy a2a_retry_policy;
 
 /*
  An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
@@ -817,44 +1117,183 @@ typedef struct a2a_response {
 } a2a_response;
 
 /*
- One typed item of a stream, from `a2a_stream_tracker_on_event`.
+ The configuration of a retry policy (milliseconds on the caller's clock). Get the
+ defaults with `a2a_retry_config_default`, then change fields.
  */
-typedef struct a2a_stream_item {
+typedef struct a2a_retry_config {
   /*
-   What the event carried.
+   An `a2a_call_kind`.
    */
-  a2a_stream_item_kind kind;
+  uint32_t kind;
   /*
-   The event classified like a whole response. BORROWED from the tracker: valid until
-   the next mutating call on it; never free it (copy what you need, or read it with the
-   `a2a_outcome_*` accessors before the next call).
+   Sends of the request, the first included (at least 1).
    */
-  const struct a2a_outcome *outcome;
+  uint32_t max_attempts;
   /*
-   Whether the 0.3 `final` flag was present (status updates).
+   Resubscribe and poll calls after the sends.
    */
-  bool has_final;
+  uint32_t max_follow_ups;
   /*
-   The 0.3 `final` flag when `has_final`.
+   New tasks the policy may start after a terminal task (0: never).
    */
-  bool final_flag;
+  uint32_t max_new_tasks;
   /*
-   Artifact updates: the artifact id (absent view otherwise); valid like `outcome`.
+   The backoff ceiling of the first retry.
    */
-  struct a2a_str artifact_id;
+  uint64_t base_delay_ms;
   /*
-   Artifact updates: `append`.
+   The cap on any backoff delay.
    */
-  bool append;
+  uint64_t max_delay_ms;
   /*
-   Artifact updates: `lastChunk`.
+   Whether `Retry-After` is a floor for the delay.
    */
-  bool last_chunk;
+  bool honour_retry_after;
   /*
-   Whether this item ends the interaction (stop reading, then call `_finish`).
+   The longest `Retry-After` the policy will wait for.
    */
-  bool ends_stream;
-} a2a_stream_item;
+  uint64_t max_retry_after_ms;
+  /*
+   Whether `deadline_ms` applies.
+   */
+  bool has_deadline;
+  /*
+   The overall deadline on the caller's clock.
+   */
+  uint64_t deadline_ms;
+  /*
+   The expected duration of one attempt (a floor for the policy's estimate).
+   */
+  uint64_t attempt_estimate_ms;
+  /*
+   Whether the task can be resubscribed to; when false, resubscribe becomes poll.
+   */
+  bool streaming;
+} a2a_retry_config;
+
+/*
+ The next step of a retry policy, from `a2a_retry_policy_next`.
+ */
+typedef struct a2a_retry_action {
+  /*
+   What to do.
+   */
+  a2a_retry_action_kind kind;
+  /*
+   Whether `delay_ms` applies (every kind but done and give-up).
+   */
+  bool has_delay;
+  /*
+   How long to wait before the next request.
+   */
+  uint64_t delay_ms;
+  /*
+   Resubscribe and poll: the task id. Points into the policy: valid until the next
+   mutating call on it.
+   */
+  struct a2a_str task_id;
+  /*
+   Start-new-task: the new task's generation (1 for the first new task).
+   */
+  uint32_t generation;
+  /*
+   Give-up: why.
+   */
+  a2a_give_up_reason give_up;
+  /*
+   Give-up: a static English sentence saying why (absent otherwise).
+   */
+  struct a2a_str give_up_text;
+  /*
+   What to do with the messageId on the next request.
+   */
+  a2a_id_rule message_id;
+  /*
+   What to do with the idempotency key on the next request.
+   */
+  a2a_id_rule idempotency_key;
+  /*
+   What to do with the JSON-RPC id on the next request.
+   */
+  a2a_id_rule jsonrpc_id;
+} a2a_retry_action;
+
+/*
+ The configuration of a circuit breaker. Get the defaults with
+ `a2a_breaker_config_default`, then change fields.
+ */
+typedef struct a2a_breaker_config {
+  /*
+   Open at this many counted failures in the window; 0 disables the count rule.
+   */
+  uint32_t failure_threshold;
+  /*
+   Open at this percentage (1..=100) of counted failures; 0 disables the rate rule.
+   */
+  uint8_t failure_rate_percent;
+  /*
+   The rate rule applies once the window holds this many calls.
+   */
+  uint32_t min_calls;
+  /*
+   The length of the sliding window.
+   */
+  uint64_t window_ms;
+  /*
+   Buckets the window is divided into (1..=1000).
+   */
+  uint16_t buckets;
+  /*
+   How long the breaker stays open before trial calls.
+   */
+  uint64_t cool_down_ms;
+  /*
+   Trial calls in the half-open state; that many successes close it.
+   */
+  uint32_t half_open_trials;
+} a2a_breaker_config;
+
+/*
+ A point-in-time view of a breaker, for metrics and logs.
+ */
+typedef struct a2a_breaker_snapshot {
+  /*
+   The state at `now_ms`.
+   */
+  a2a_breaker_state state;
+  /*
+   Calls recorded in the current window (closed state only).
+   */
+  uint32_t calls_in_window;
+  /*
+   Counted failures in the current window (closed state only).
+   */
+  uint32_t failures_in_window;
+  /*
+   Whether `half_open_at_ms` applies (open state only).
+   */
+  bool has_half_open_at;
+  /*
+   When an open breaker lets trial calls through.
+   */
+  uint64_t half_open_at_ms;
+  /*
+   Trial calls allowed and not yet reported.
+   */
+  uint32_t trials_in_flight;
+  /*
+   Trial calls that succeeded in the current half-open period.
+   */
+  uint32_t trial_successes;
+  /*
+   Times the breaker has opened since it was created.
+   */
+  uint64_t times_opened;
+  /*
+   Calls refused since the breaker was created.
+   */
+  uint64_t refused;
+} a2a_breaker_snapshot;
 
 /*
  A borrowed byte view: `len` bytes at `ptr`. Not NUL-terminated.
@@ -951,6 +1390,46 @@ typedef struct a2a_sse_finish {
   size_t limit;
 } a2a_sse_finish;
 
+/*
+ One typed item of a stream, from `a2a_stream_tracker_on_event`.
+ */
+typedef struct a2a_stream_item {
+  /*
+   What the event carried.
+   */
+  a2a_stream_item_kind kind;
+  /*
+   The event classified like a whole response. BORROWED from the tracker: valid until
+   the next mutating call on it; never free it (copy what you need, or read it with the
+   `a2a_outcome_*` accessors before the next call).
+   */
+  const struct a2a_outcome *outcome;
+  /*
+   Whether the 0.3 `final` flag was present (status updates).
+   */
+  bool has_final;
+  /*
+   The 0.3 `final` flag when `has_final`.
+   */
+  bool final_flag;
+  /*
+   Artifact updates: the artifact id (absent view otherwise); valid like `outcome`.
+   */
+  struct a2a_str artifact_id;
+  /*
+   Artifact updates: `append`.
+   */
+  bool append;
+  /*
+   Artifact updates: `lastChunk`.
+   */
+  bool last_chunk;
+  /*
+   Whether this item ends the interaction (stop reading, then call `_finish`).
+   */
+  bool ends_stream;
+} a2a_stream_item;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -963,6 +1442,66 @@ extern "C" {
  Ownership: static text, valid forever; never free it.
  */
 struct a2a_str a2a_version(void);
+
+/*
+ Classifies one complete response into exactly one outcome (channel, details, advice).
+
+ `response`: read during the call only; every pointer in it follows the `(ptr, len)`
+ input rules. `out`: receives a new outcome the caller owns (free with
+ `a2a_outcome_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8` (a header value or the method/request
+ id), `A2A_INVALID_ARGUMENT` (`asked.version` or `asked.binding` not 0 or a member).
+ The body may be any bytes: invalid JSON or UTF-8 in it is a classification
+ (`A2A_CHANNEL_MALFORMED` or `A2A_CHANNEL_HTTP`), not an error.
+ */
+a2a_result a2a_classify(const struct a2a_response *response, struct a2a_outcome **out);
+
+/*
+ Finds the first ADK error id (twelve lowercase hex digits after `error_id`) in `text`.
+
+ `out`: on `A2A_OK`, a view INTO `text` (valid as long as the caller keeps `text`);
+ written on success only.
+
+ Returns `A2A_OK` when found, `A2A_NONE` when `text` has none. Errors:
+ `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_extract_error_id(const char *text, size_t text_len, struct a2a_str *out);
+
+/*
+ Detects leaked exception detail (`...: java.lang.IllegalStateException: boom`) in a
+ failure text.
+
+ `class`, `message`: on `A2A_OK`, views INTO `text` (valid as long as the caller keeps
+ `text`); both written on success only.
+
+ Returns `A2A_OK` when found, `A2A_NONE` otherwise. Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_leaked_exception(const char *text,
+                                size_t text_len,
+                                struct a2a_str *class_,
+                                struct a2a_str *message);
+
+/*
+ Reads a `Retry-After` value as delta-seconds (`"3"`).
+
+ Returns `A2A_OK` and writes `*secs`, or `A2A_NONE` for an HTTP-date (which needs a
+ clock) or garbage. Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_parse_retry_after(const char *value, size_t value_len, uint64_t *secs);
+
+/*
+ Whether a `Content-Type` value is `text/event-stream` (parameters and case ignored).
+ False for NULL with a length, invalid UTF-8 or `(NULL, 0)`.
+ */
+bool a2a_is_event_stream(const char *content_type, size_t content_type_len);
+
+/*
+ The error name of a JSON-RPC / A2A error code (`-32001` is TaskNotFound; unknown codes
+ are `A2A_ERROR_NAME_OTHER`). Never fails.
+ */
+a2a_error_name a2a_error_name_of_code(int64_t code);
 
 /*
  Builds a transport-channel outcome, for a binding whose HTTP driver is its own: the
@@ -1159,64 +1698,264 @@ bool a2a_outcome_version(const struct a2a_outcome *outcome, a2a_protocol_version
 bool a2a_outcome_binding(const struct a2a_outcome *outcome, a2a_binding *out);
 
 /*
- Classifies one complete response into exactly one outcome (channel, details, advice).
+ Writes the default retry configuration (a read; 3 attempts, 10 follow-ups, no new
+ tasks; backoff 200 ms doubling to 10 s; Retry-After honoured up to 60 s; no deadline) to
+ `*out`.
 
- `response`: read during the call only; every pointer in it follows the `(ptr, len)`
- input rules. `out`: receives a new outcome the caller owns (free with
- `a2a_outcome_free`); written on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8` (a header value or the method/request
- id), `A2A_INVALID_ARGUMENT` (`asked.version` or `asked.binding` not 0 or a member).
- The body may be any bytes: invalid JSON or UTF-8 in it is a classification
- (`A2A_CHANNEL_MALFORMED` or `A2A_CHANNEL_HTTP`), not an error.
+ Errors: `A2A_NULL_PARAMETER`.
  */
-a2a_result a2a_classify(const struct a2a_response *response, struct a2a_outcome **out);
+a2a_result a2a_retry_config_default(struct a2a_retry_config *out);
 
 /*
- Finds the first ADK error id (twelve lowercase hex digits after `error_id`) in `text`.
+ A retry policy with `*config`, its first attempt starting at `now_ms`. `config` is read
+ during the call only. `out`: a new handle the caller owns (free with
+ `a2a_retry_policy_free`); written on success only.
 
- `out`: on `A2A_OK`, a view INTO `text` (valid as long as the caller keeps `text`);
- written on success only.
-
- Returns `A2A_OK` when found, `A2A_NONE` when `text` has none. Errors:
- `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`kind`), `A2A_CONFIG_*` (a field
+ out of range).
  */
-a2a_result a2a_extract_error_id(const char *text, size_t text_len, struct a2a_str *out);
+a2a_result a2a_retry_policy_new(const struct a2a_retry_config *config,
+                                uint64_t now_ms,
+                                struct a2a_retry_policy **out);
 
 /*
- Detects leaked exception detail (`...: java.lang.IllegalStateException: boom`) in a
- failure text.
-
- `class`, `message`: on `A2A_OK`, views INTO `text` (valid as long as the caller keeps
- `text`); both written on success only.
-
- Returns `A2A_OK` when found, `A2A_NONE` otherwise. Errors: `A2A_NULL_PARAMETER`,
- `A2A_INVALID_UTF8`.
+ Frees a retry policy. NULL is a no-op; must not be called twice.
  */
-a2a_result a2a_leaked_exception(const char *text,
-                                size_t text_len,
-                                struct a2a_str *class_,
-                                struct a2a_str *message);
+void a2a_retry_policy_free(struct a2a_retry_policy *policy);
 
 /*
- Reads a `Retry-After` value as delta-seconds (`"3"`).
+ Marks the start of an attempt at `now_ms` (the policy learns how long attempts take).
 
- Returns `A2A_OK` and writes `*secs`, or `A2A_NONE` for an HTTP-date (which needs a
- clock) or garbage. Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ Errors: `A2A_NULL_PARAMETER`.
  */
-a2a_result a2a_parse_retry_after(const char *value, size_t value_len, uint64_t *secs);
-
-/*
- Whether a `Content-Type` value is `text/event-stream` (parameters and case ignored).
- False for NULL with a length, invalid UTF-8 or `(NULL, 0)`.
- */
-bool a2a_is_event_stream(const char *content_type, size_t content_type_len);
+a2a_result a2a_retry_policy_begin_attempt(struct a2a_retry_policy *policy, uint64_t now_ms);
 
 /*
- The error name of a JSON-RPC / A2A error code (`-32001` is TaskNotFound; unknown codes
- are `A2A_ERROR_NAME_OTHER`). Never fails.
+ Records the task id the call created (for resubscribe and poll). UTF-8, copied.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
  */
-a2a_error_name a2a_error_name_of_code(int64_t code);
+a2a_result a2a_retry_policy_set_task_id(struct a2a_retry_policy *policy,
+                                        const char *task_id,
+                                        size_t task_id_len);
+
+/*
+ The task id known to the policy; absent `(NULL, 0)` when none. Valid until the next
+ mutating call on the policy.
+ */
+struct a2a_str a2a_retry_policy_task_id(const struct a2a_retry_policy *policy);
+
+/*
+ Sends of the request so far (0 when `policy` is NULL).
+ */
+uint32_t a2a_retry_policy_attempts(const struct a2a_retry_policy *policy);
+
+/*
+ Resubscribe and poll calls so far (0 when `policy` is NULL).
+ */
+uint32_t a2a_retry_policy_follow_ups(const struct a2a_retry_policy *policy);
+
+/*
+ New tasks started so far (0 when `policy` is NULL).
+ */
+uint32_t a2a_retry_policy_new_tasks(const struct a2a_retry_policy *policy);
+
+/*
+ The policy's estimate of one attempt's duration in ms (0 when `policy` is NULL).
+ */
+uint64_t a2a_retry_policy_estimate(const struct a2a_retry_policy *policy);
+
+/*
+ Time left before the deadline at `now_ms`. Returns true and writes `*out`, or false
+ (leaving it untouched) when there is no deadline or an argument is NULL.
+ */
+bool a2a_retry_policy_remaining(const struct a2a_retry_policy *policy,
+                                uint64_t now_ms,
+                                uint64_t *out);
+
+/*
+ Whether the policy has answered done or give-up (false when `policy` is NULL).
+ */
+bool a2a_retry_policy_is_finished(const struct a2a_retry_policy *policy);
+
+/*
+ Feeds the outcome of the attempt that just ended (at `now_ms`) and writes what to do
+ next to `*out`. `random`: caller-supplied random bits for backoff jitter (the library has
+ no random source). `outcome` is read during the call only. `out.task_id` points into the
+ policy: valid until the next mutating call on it.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_retry_policy_next(struct a2a_retry_policy *policy,
+                                 const struct a2a_outcome *outcome,
+                                 uint64_t now_ms,
+                                 uint64_t random,
+                                 struct a2a_retry_action *out);
+
+/*
+ Writes the default breaker configuration (5 counted failures, or 50% of at least 10
+ calls, within 30 s in 10 buckets open it for 15 s; then 1 trial call decides) to `*out`.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_config_default(struct a2a_breaker_config *out);
+
+/*
+ A breaker for `agent` (UTF-8, copied) with `*config` (read during the call only).
+ `out`: a new handle the caller owns (free with `a2a_breaker_free`); written on success.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_CONFIG_*`.
+ */
+a2a_result a2a_breaker_new(const char *agent,
+                           size_t agent_len,
+                           const struct a2a_breaker_config *config,
+                           struct a2a_breaker **out);
+
+/*
+ Frees a breaker. NULL is a no-op; must not be called twice.
+ */
+void a2a_breaker_free(struct a2a_breaker *breaker);
+
+/*
+ The agent name given at creation; valid until the breaker is freed. Absent when
+ `breaker` is NULL.
+ */
+struct a2a_str a2a_breaker_agent(const struct a2a_breaker *breaker);
+
+/*
+ Whether a call may go out at `now_ms` (in half-open state this takes a trial permit:
+ report the call with `a2a_breaker_record`, or `a2a_breaker_release` if it was never
+ made). False when `breaker` is NULL.
+ */
+bool a2a_breaker_allow(struct a2a_breaker *breaker, uint64_t now_ms);
+
+/*
+ The transport outcome (CircuitOpen, request not sent) to report for a refused call.
+ `out`: a new outcome the caller owns; written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_refusal(const struct a2a_breaker *breaker,
+                               uint64_t now_ms,
+                               struct a2a_outcome **out);
+
+/*
+ Records the outcome of a call that `a2a_breaker_allow` let through (read during the call
+ only).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_record(struct a2a_breaker *breaker,
+                              const struct a2a_outcome *outcome,
+                              uint64_t now_ms);
+
+/*
+ Records a call's result directly: `counted_failure` true for a failure that counts
+ toward opening (see `a2a_counts_toward_breaker`), false for a success.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_record_result(struct a2a_breaker *breaker,
+                                     bool counted_failure,
+                                     uint64_t now_ms);
+
+/*
+ Returns a trial permit taken by `a2a_breaker_allow` for a call that was never made.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_release(struct a2a_breaker *breaker, uint64_t now_ms);
+
+/*
+ The state at `now_ms`; `A2A_BREAKER_STATE_INVALID` when `breaker` is NULL.
+ */
+a2a_breaker_state a2a_breaker_state_at(const struct a2a_breaker *breaker, uint64_t now_ms);
+
+/*
+ Writes a snapshot of the breaker at `now_ms` to `*out`.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_snapshot_at(const struct a2a_breaker *breaker,
+                                   uint64_t now_ms,
+                                   struct a2a_breaker_snapshot *out);
+
+/*
+ Closes the breaker and forgets its window (keeps the lifetime counters).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_reset(struct a2a_breaker *breaker);
+
+/*
+ Whether an outcome counts as a failure toward opening a breaker (false when `outcome`
+ is NULL).
+ */
+bool a2a_counts_toward_breaker(const struct a2a_outcome *outcome);
+
+/*
+ The version 1 idempotency key of the caller's stable inputs (`a2a-ik1-` + 32 lowercase
+ hex digits, 40 bytes): the same parts always give the same key.
+
+ `parts`/`parts_len`: an array of `a2a_bytes` views (read during the call only).
+ `buf`/`buf_len`: the caller's buffer (40 bytes suffice); the key is copied there, not
+ NUL-terminated, and `*written` set to its length. On `A2A_INSUFFICIENT_SIZE` nothing is
+ copied and `*written` is set to the size needed.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_KEY_EMPTY_INPUT` (no part, or all parts empty: every
+ call would share one key), `A2A_INSUFFICIENT_SIZE`.
+ */
+a2a_result a2a_derive_idempotency_key(const struct a2a_bytes *parts,
+                                      size_t parts_len,
+                                      char *buf,
+                                      size_t buf_len,
+                                      size_t *written);
+
+/*
+ The version 1 messageId of the caller's stable inputs: a lowercase RFC 9562 version 8
+ UUID (36 bytes). Arguments and errors as for `a2a_derive_idempotency_key`.
+ */
+a2a_result a2a_derive_message_id(const struct a2a_bytes *parts,
+                                 size_t parts_len,
+                                 char *buf,
+                                 size_t buf_len,
+                                 size_t *written);
+
+/*
+ The one deterministic line the orchestrating model should read for a non-success
+ outcome of a call to `agent` (e.g. `REMOTE_UNKNOWN booking: the request may or may not
+ have been received ...`). `agent` is UTF-8, read during the call only.
+
+ `buf`/`buf_len`/`written`: as for `a2a_derive_idempotency_key` (the line is UTF-8, not
+ NUL-terminated; its length is bounded by the library's part limits).
+
+ Returns `A2A_OK`, or `A2A_NONE` for a success outcome (no line). Errors:
+ `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INSUFFICIENT_SIZE`.
+ */
+a2a_result a2a_model_text(const char *agent,
+                          size_t agent_len,
+                          const struct a2a_outcome *outcome,
+                          char *buf,
+                          size_t buf_len,
+                          size_t *written);
+
+/*
+ The static prefix word of the model text for an outcome (`REMOTE_UNKNOWN`, ...); absent
+ `(NULL, 0)` for a success outcome or a NULL `outcome`.
+ */
+struct a2a_str a2a_model_prefix(const struct a2a_outcome *outcome);
+
+/*
+ The recommended instruction sentence for the orchestrating model (how to read the
+ `REMOTE_` lines of `a2a_model_text`). Static text: valid forever.
+ */
+struct a2a_str a2a_model_instruction(void);
+
+/*
+ Static code word of a give-up reason (`"attempts_exhausted"`, ...); absent `(NULL, 0)`
+ for `A2A_GIVE_UP_REASON_NONE`, `_OTHER` and numbers that are not members.
+ */
+struct a2a_str a2a_give_up_reason_to_str(uint32_t reason);
 
 /*
  Static English text for a result code (`"ok"` for `A2A_OK`).
@@ -1227,190 +1966,6 @@ a2a_error_name a2a_error_name_of_code(int64_t code);
  Ownership: the returned text is static; valid forever, never free it.
  */
 struct a2a_str a2a_result_describe(uint32_t code);
-
-/*
- A tracker for a call asked as `*asked` (NULL: nothing known), with an idle timeout in
- milliseconds (0: none), started at `now_ms` on the caller's monotonic clock.
-
- `asked` is read during the call only (the tracker copies what it keeps). `out`: receives
- a new handle the caller owns (free with `a2a_stream_tracker_free`); written on success.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
- */
-a2a_result a2a_stream_tracker_new(const struct a2a_asked *asked,
-                                  uint64_t idle_timeout_ms,
-                                  uint64_t now_ms,
-                                  struct a2a_stream_tracker **out);
-
-/*
- Frees a tracker. NULL is a no-op; must not be called twice. Borrowed item outcomes
- become invalid.
- */
-void a2a_stream_tracker_free(struct a2a_stream_tracker *tracker);
-
-/*
- Bytes arrived at `now_ms` (any bytes prove the connection alive; pushes the deadline).
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_on_bytes(struct a2a_stream_tracker *tracker, uint64_t now_ms);
-
-/*
- A comment (keep-alive) arrived at `now_ms`: activity, nothing else.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_on_comment(struct a2a_stream_tracker *tracker, uint64_t now_ms);
-
-/*
- A decoded SSE event arrived at `now_ms`: its type (`(NULL, 0)` when it had no `event:`
- field) and data, read during the call only.
-
- Returns `A2A_OK` and writes `*out` (its `outcome` and `artifact_id` are borrowed from
- the tracker until the next mutating call), or `A2A_NONE` for an event with empty data
- (nothing to classify; `*out` untouched).
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_on_event(struct a2a_stream_tracker *tracker,
-                                       uint64_t now_ms,
-                                       const uint8_t *event_type,
-                                       size_t event_type_len,
-                                       const uint8_t *data,
-                                       size_t data_len,
-                                       struct a2a_stream_item *out);
-
-/*
- When the caller must call `a2a_stream_tracker_on_timeout` at the latest, in ms on the
- caller's clock. Returns true and writes `*out`, or false (leaving `*out` untouched) when
- there is no idle timeout, the stream has ended, or an argument is NULL.
- */
-bool a2a_stream_tracker_next_deadline(const struct a2a_stream_tracker *tracker, uint64_t *out);
-
-/*
- The idle deadline may have passed at `now_ms`. Returns `A2A_OK` and a new transport
- outcome in `*out` (owned by the caller: free with `a2a_outcome_free`; advice
- `resubscribe` when the task id is known) when it has, or `A2A_NONE` when `now_ms` is
- before the deadline or there is none.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_on_timeout(struct a2a_stream_tracker *tracker,
-                                         uint64_t now_ms,
-                                         struct a2a_outcome **out);
-
-/*
- The response was not `text/event-stream` (an up-front error): classifies it as a whole
- response and ends the tracker. `response` is read during the call only; its `asked` is
- ignored (the tracker's own is used). `out`: a new outcome the caller owns.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
- */
-a2a_result a2a_stream_tracker_on_non_sse_body(struct a2a_stream_tracker *tracker,
-                                              const struct a2a_response *response,
-                                              struct a2a_outcome **out);
-
-/*
- The body ended: how the stream ended (`*kind`) and the call's outcome (`*out`, a new
- outcome the caller owns). Calling it again returns the same end. Both outputs written on
- success only.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_finish(struct a2a_stream_tracker *tracker,
-                                     a2a_stream_end_kind *kind,
-                                     struct a2a_outcome **out);
-
-/*
- Whether the interaction is over (stop reading and close); false when `tracker` is NULL.
- */
-bool a2a_stream_tracker_is_over(const struct a2a_stream_tracker *tracker);
-
-/*
- The task id seen so far; absent `(NULL, 0)` when none (or `tracker` is NULL). Valid
- until the next mutating call on the tracker.
- */
-struct a2a_str a2a_stream_tracker_task_id(const struct a2a_stream_tracker *tracker);
-
-/*
- The last task state seen so far. Returns true and writes `*out`, or false (leaving it
- untouched) when none was seen or an argument is NULL.
- */
-bool a2a_stream_tracker_last_state(const struct a2a_stream_tracker *tracker, a2a_task_state *out);
-
-/*
- Events that produced an item so far (0 when `tracker` is NULL).
- */
-uint64_t a2a_stream_tracker_events(const struct a2a_stream_tracker *tracker);
-
-/*
- A new empty tally. `out`: a new handle the caller owns (free with `a2a_tally_free`);
- written on success only.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_tally_new(struct a2a_tally **out);
-
-/*
- Frees a tally. NULL is a no-op; must not be called twice.
- */
-void a2a_tally_free(struct a2a_tally *tally);
-
-/*
- Counts one outcome of `method` on `agent` (UTF-8 names, copied).
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
- */
-a2a_result a2a_tally_record(struct a2a_tally *tally,
-                            const char *agent,
-                            size_t agent_len,
-                            const char *method,
-                            size_t method_len,
-                            const struct a2a_outcome *outcome);
-
-/*
- Adds `n` to one counter directly (e.g. to merge tallies). Names and `code` are UTF-8,
- copied; `channel` is an `a2a_channel`.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`channel`).
- */
-a2a_result a2a_tally_add(struct a2a_tally *tally,
-                         const char *agent,
-                         size_t agent_len,
-                         const char *method,
-                         size_t method_len,
-                         uint32_t channel,
-                         const char *code,
-                         size_t code_len,
-                         uint64_t n);
-
-/*
- The count of one counter (0 when never recorded), written to `*out` on success.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`channel`).
- */
-a2a_result a2a_tally_count(const struct a2a_tally *tally,
-                           const char *agent,
-                           size_t agent_len,
-                           const char *method,
-                           size_t method_len,
-                           uint32_t channel,
-                           const char *code,
-                           size_t code_len,
-                           uint64_t *out);
-
-/*
- The total of every counter (0 when `tally` is NULL).
- */
-uint64_t a2a_tally_total(const struct a2a_tally *tally);
-
-/*
- Renders the tally in the Prometheus text exposition format (0.0.4). `out`: a view of
- text held by the tally, valid until the next mutating call on it; written on success.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_tally_render_prometheus(struct a2a_tally *tally, struct a2a_str *out);
 
 /*
  A new decoder with the default limits (16 MiB lines, 16 MiB events) and the WHATWG
@@ -1623,6 +2178,190 @@ a2a_result a2a_sse_encoder_clear(struct a2a_sse_encoder *encoder);
  call.
  */
 struct a2a_str a2a_sse_encoder_last_error(const struct a2a_sse_encoder *encoder);
+
+/*
+ A tracker for a call asked as `*asked` (NULL: nothing known), with an idle timeout in
+ milliseconds (0: none), started at `now_ms` on the caller's monotonic clock.
+
+ `asked` is read during the call only (the tracker copies what it keeps). `out`: receives
+ a new handle the caller owns (free with `a2a_stream_tracker_free`); written on success.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ */
+a2a_result a2a_stream_tracker_new(const struct a2a_asked *asked,
+                                  uint64_t idle_timeout_ms,
+                                  uint64_t now_ms,
+                                  struct a2a_stream_tracker **out);
+
+/*
+ Frees a tracker. NULL is a no-op; must not be called twice. Borrowed item outcomes
+ become invalid.
+ */
+void a2a_stream_tracker_free(struct a2a_stream_tracker *tracker);
+
+/*
+ Bytes arrived at `now_ms` (any bytes prove the connection alive; pushes the deadline).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_on_bytes(struct a2a_stream_tracker *tracker, uint64_t now_ms);
+
+/*
+ A comment (keep-alive) arrived at `now_ms`: activity, nothing else.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_on_comment(struct a2a_stream_tracker *tracker, uint64_t now_ms);
+
+/*
+ A decoded SSE event arrived at `now_ms`: its type (`(NULL, 0)` when it had no `event:`
+ field) and data, read during the call only.
+
+ Returns `A2A_OK` and writes `*out` (its `outcome` and `artifact_id` are borrowed from
+ the tracker until the next mutating call), or `A2A_NONE` for an event with empty data
+ (nothing to classify; `*out` untouched).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_on_event(struct a2a_stream_tracker *tracker,
+                                       uint64_t now_ms,
+                                       const uint8_t *event_type,
+                                       size_t event_type_len,
+                                       const uint8_t *data,
+                                       size_t data_len,
+                                       struct a2a_stream_item *out);
+
+/*
+ When the caller must call `a2a_stream_tracker_on_timeout` at the latest, in ms on the
+ caller's clock. Returns true and writes `*out`, or false (leaving `*out` untouched) when
+ there is no idle timeout, the stream has ended, or an argument is NULL.
+ */
+bool a2a_stream_tracker_next_deadline(const struct a2a_stream_tracker *tracker, uint64_t *out);
+
+/*
+ The idle deadline may have passed at `now_ms`. Returns `A2A_OK` and a new transport
+ outcome in `*out` (owned by the caller: free with `a2a_outcome_free`; advice
+ `resubscribe` when the task id is known) when it has, or `A2A_NONE` when `now_ms` is
+ before the deadline or there is none.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_on_timeout(struct a2a_stream_tracker *tracker,
+                                         uint64_t now_ms,
+                                         struct a2a_outcome **out);
+
+/*
+ The response was not `text/event-stream` (an up-front error): classifies it as a whole
+ response and ends the tracker. `response` is read during the call only; its `asked` is
+ ignored (the tracker's own is used). `out`: a new outcome the caller owns.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ */
+a2a_result a2a_stream_tracker_on_non_sse_body(struct a2a_stream_tracker *tracker,
+                                              const struct a2a_response *response,
+                                              struct a2a_outcome **out);
+
+/*
+ The body ended: how the stream ended (`*kind`) and the call's outcome (`*out`, a new
+ outcome the caller owns). Calling it again returns the same end. Both outputs written on
+ success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_finish(struct a2a_stream_tracker *tracker,
+                                     a2a_stream_end_kind *kind,
+                                     struct a2a_outcome **out);
+
+/*
+ Whether the interaction is over (stop reading and close); false when `tracker` is NULL.
+ */
+bool a2a_stream_tracker_is_over(const struct a2a_stream_tracker *tracker);
+
+/*
+ The task id seen so far; absent `(NULL, 0)` when none (or `tracker` is NULL). Valid
+ until the next mutating call on the tracker.
+ */
+struct a2a_str a2a_stream_tracker_task_id(const struct a2a_stream_tracker *tracker);
+
+/*
+ The last task state seen so far. Returns true and writes `*out`, or false (leaving it
+ untouched) when none was seen or an argument is NULL.
+ */
+bool a2a_stream_tracker_last_state(const struct a2a_stream_tracker *tracker, a2a_task_state *out);
+
+/*
+ Events that produced an item so far (0 when `tracker` is NULL).
+ */
+uint64_t a2a_stream_tracker_events(const struct a2a_stream_tracker *tracker);
+
+/*
+ A new empty tally. `out`: a new handle the caller owns (free with `a2a_tally_free`);
+ written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_tally_new(struct a2a_tally **out);
+
+/*
+ Frees a tally. NULL is a no-op; must not be called twice.
+ */
+void a2a_tally_free(struct a2a_tally *tally);
+
+/*
+ Counts one outcome of `method` on `agent` (UTF-8 names, copied).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_tally_record(struct a2a_tally *tally,
+                            const char *agent,
+                            size_t agent_len,
+                            const char *method,
+                            size_t method_len,
+                            const struct a2a_outcome *outcome);
+
+/*
+ Adds `n` to one counter directly (e.g. to merge tallies). Names and `code` are UTF-8,
+ copied; `channel` is an `a2a_channel`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`channel`).
+ */
+a2a_result a2a_tally_add(struct a2a_tally *tally,
+                         const char *agent,
+                         size_t agent_len,
+                         const char *method,
+                         size_t method_len,
+                         uint32_t channel,
+                         const char *code,
+                         size_t code_len,
+                         uint64_t n);
+
+/*
+ The count of one counter (0 when never recorded), written to `*out` on success.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`channel`).
+ */
+a2a_result a2a_tally_count(const struct a2a_tally *tally,
+                           const char *agent,
+                           size_t agent_len,
+                           const char *method,
+                           size_t method_len,
+                           uint32_t channel,
+                           const char *code,
+                           size_t code_len,
+                           uint64_t *out);
+
+/*
+ The total of every counter (0 when `tally` is NULL).
+ */
+uint64_t a2a_tally_total(const struct a2a_tally *tally);
+
+/*
+ Renders the tally in the Prometheus text exposition format (0.0.4). `out`: a view of
+ text held by the tally, valid until the next mutating call on it; written on success.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_tally_render_prometheus(struct a2a_tally *tally, struct a2a_str *out);
 
 /*
  Parses a protocol version string (`"0.3"`, `"0.3.0"`, `"1.0"`, `"1.2"`; surrounding ASCII

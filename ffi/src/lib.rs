@@ -36,6 +36,7 @@ pub mod classify;
 pub mod handle;
 pub mod outcome;
 pub mod panic;
+pub mod resilience;
 pub mod result;
 pub mod sse;
 pub mod stream;

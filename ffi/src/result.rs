@@ -45,6 +45,9 @@ pub enum a2a_result {
     /// An argument is out of range: an unknown enum number, a length above `SIZE_MAX / 2`,
     /// a limit of zero.
     A2A_INVALID_ARGUMENT = 102,
+    /// The caller's output buffer is too small; the size needed was written to the call's
+    /// `written` out-parameter (the one output written on an error).
+    A2A_INSUFFICIENT_SIZE = 103,
 
     // --- 200–299: shared vocabulary ---
     /// A protocol version string is not `MAJOR.MINOR[.PATCH]` in ASCII digits.
@@ -70,6 +73,28 @@ pub enum a2a_result {
     /// An SSE value that cannot be written, of a kind newer than this header.
     A2A_SSE_ENCODE = 306,
 
+    // --- 900–998: resilience ---
+    /// Retry configuration: `max_attempts` is 0 (the first attempt counts).
+    A2A_CONFIG_ZERO_MAX_ATTEMPTS = 900,
+    /// Retry configuration: `base_delay_ms` is larger than `max_delay_ms`.
+    A2A_CONFIG_BASE_DELAY_ABOVE_CAP = 901,
+    /// Breaker configuration: `failure_threshold` and `failure_rate_percent` are both 0.
+    A2A_CONFIG_NO_OPENING_RULE = 902,
+    /// Breaker configuration: `failure_rate_percent` is above 100.
+    A2A_CONFIG_RATE_OUT_OF_RANGE = 903,
+    /// Breaker configuration: `window_ms` is 0.
+    A2A_CONFIG_ZERO_WINDOW = 904,
+    /// Breaker configuration: `buckets` is 0 or above 1000.
+    A2A_CONFIG_BUCKETS_OUT_OF_RANGE = 905,
+    /// Breaker configuration: `half_open_trials` is 0.
+    A2A_CONFIG_ZERO_HALF_OPEN_TRIALS = 906,
+    /// A configuration value out of range, of a kind newer than this header.
+    A2A_CONFIG_INVALID = 907,
+    /// Key derivation: no part, or every part empty (every call would share one key).
+    A2A_KEY_EMPTY_INPUT = 910,
+    /// Key derivation failed for a reason newer than this header.
+    A2A_KEY_INVALID = 911,
+
     // --- 999: panic ---
     /// A bug inside the library panicked; the panic was caught at the C boundary. The handle
     /// the call was made on (if any) may only be freed afterwards.
@@ -85,6 +110,7 @@ impl a2a_result {
         a2a_result::A2A_NULL_PARAMETER,
         a2a_result::A2A_INVALID_UTF8,
         a2a_result::A2A_INVALID_ARGUMENT,
+        a2a_result::A2A_INSUFFICIENT_SIZE,
         a2a_result::A2A_VERSION_MALFORMED,
         a2a_result::A2A_VERSION_UNSUPPORTED,
         a2a_result::A2A_BINDING_UNKNOWN,
@@ -95,6 +121,16 @@ impl a2a_result {
         a2a_result::A2A_SSE_ID_LINE_BREAK,
         a2a_result::A2A_SSE_LIMIT,
         a2a_result::A2A_SSE_ENCODE,
+        a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS,
+        a2a_result::A2A_CONFIG_BASE_DELAY_ABOVE_CAP,
+        a2a_result::A2A_CONFIG_NO_OPENING_RULE,
+        a2a_result::A2A_CONFIG_RATE_OUT_OF_RANGE,
+        a2a_result::A2A_CONFIG_ZERO_WINDOW,
+        a2a_result::A2A_CONFIG_BUCKETS_OUT_OF_RANGE,
+        a2a_result::A2A_CONFIG_ZERO_HALF_OPEN_TRIALS,
+        a2a_result::A2A_CONFIG_INVALID,
+        a2a_result::A2A_KEY_EMPTY_INPUT,
+        a2a_result::A2A_KEY_INVALID,
         a2a_result::A2A_PANIC,
     ];
 
@@ -107,6 +143,7 @@ impl a2a_result {
             a2a_result::A2A_NULL_PARAMETER => "a required pointer argument was NULL",
             a2a_result::A2A_INVALID_UTF8 => "a text argument was not valid UTF-8",
             a2a_result::A2A_INVALID_ARGUMENT => "an argument was out of range",
+            a2a_result::A2A_INSUFFICIENT_SIZE => "the output buffer is too small",
             a2a_result::A2A_VERSION_MALFORMED => {
                 "malformed protocol version: expected MAJOR.MINOR such as \"1.0\" or \"0.3\""
             }
@@ -125,6 +162,22 @@ impl a2a_result {
             a2a_result::A2A_SSE_ID_LINE_BREAK => "SSE id contains a line break",
             a2a_result::A2A_SSE_LIMIT => "SSE input went over a decoder limit",
             a2a_result::A2A_SSE_ENCODE => "SSE value cannot be written as it is",
+            a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS => {
+                "max_attempts must be at least 1 (the first attempt counts)"
+            }
+            a2a_result::A2A_CONFIG_BASE_DELAY_ABOVE_CAP => "base_delay must not exceed max_delay",
+            a2a_result::A2A_CONFIG_NO_OPENING_RULE => {
+                "failure_threshold and failure_rate_percent are both 0: the breaker could never open"
+            }
+            a2a_result::A2A_CONFIG_RATE_OUT_OF_RANGE => "failure_rate_percent is above 100",
+            a2a_result::A2A_CONFIG_ZERO_WINDOW => "window must be at least 1 ms",
+            a2a_result::A2A_CONFIG_BUCKETS_OUT_OF_RANGE => "buckets is outside 1..=1000",
+            a2a_result::A2A_CONFIG_ZERO_HALF_OPEN_TRIALS => "half_open_trials must be at least 1",
+            a2a_result::A2A_CONFIG_INVALID => "a configuration value is out of range",
+            a2a_result::A2A_KEY_EMPTY_INPUT => {
+                "no stable input: every part is empty, so every call would share one key"
+            }
+            a2a_result::A2A_KEY_INVALID => "the key could not be derived",
             a2a_result::A2A_PANIC => "internal error: a panic was caught at the C boundary",
         }
     }

@@ -45,5 +45,6 @@ void test_version(void);
 void test_outcome(void);
 void test_sse(void);
 void test_classify(void);
+void test_resilience(void);
 
 #endif

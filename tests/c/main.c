@@ -33,6 +33,7 @@ int main(void) {
   test_outcome();
   test_sse();
   test_classify();
+  test_resilience();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

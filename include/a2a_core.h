@@ -118,6 +118,110 @@ enum a2a_result
    */
   A2A_SSE_ENCODE = 306,
   /*
+   HTTP/1.1: HTTP method is empty or not a token.
+   */
+  A2A_HTTP1_METHOD = 500,
+  /*
+   HTTP/1.1: request target is not origin-form or absolute http(s), or holds invalid bytes.
+   */
+  A2A_HTTP1_TARGET = 501,
+  /*
+   HTTP/1.1: Host value is empty or holds characters that cannot appear in an authority.
+   */
+  A2A_HTTP1_HOST = 502,
+  /*
+   HTTP/1.1: a request header name is empty or not a token.
+   */
+  A2A_HTTP1_HEADER_NAME = 503,
+  /*
+   HTTP/1.1: a request header value holds CR, LF, NUL or another control character.
+   */
+  A2A_HTTP1_HEADER_VALUE = 504,
+  /*
+   HTTP/1.1: Host, Content-Length and Transfer-Encoding are written by the serializer.
+   */
+  A2A_HTTP1_RESERVED_HEADER = 505,
+  /*
+   HTTP/1.1: the request cannot be serialized (a reason newer than this header).
+   */
+  A2A_HTTP1_REQUEST_INVALID = 506,
+  /*
+   HTTP/1.1: malformed response status line or header.
+   */
+  A2A_HTTP1_MALFORMED = 520,
+  /*
+   HTTP/1.1: response head larger than the limit.
+   */
+  A2A_HTTP1_HEAD_TOO_LARGE = 521,
+  /*
+   HTTP/1.1: response has more headers than the limit.
+   */
+  A2A_HTTP1_TOO_MANY_HEADERS = 522,
+  /*
+   HTTP/1.1: too many 1xx informational responses.
+   */
+  A2A_HTTP1_TOO_MANY_INFORMATIONAL = 523,
+  /*
+   HTTP/1.1: unexpected 101 Switching Protocols.
+   */
+  A2A_HTTP1_UNEXPECTED_UPGRADE = 524,
+  /*
+   HTTP/1.1: invalid Content-Length value.
+   */
+  A2A_HTTP1_INVALID_CONTENT_LENGTH = 525,
+  /*
+   HTTP/1.1: conflicting Content-Length values.
+   */
+  A2A_HTTP1_CONFLICTING_CONTENT_LENGTH = 526,
+  /*
+   HTTP/1.1: both Transfer-Encoding and Content-Length present.
+   */
+  A2A_HTTP1_CONTENT_LENGTH_WITH_TRANSFER_ENCODING = 527,
+  /*
+   HTTP/1.1: unsupported Transfer-Encoding (only a single chunked).
+   */
+  A2A_HTTP1_UNSUPPORTED_TRANSFER_CODING = 528,
+  /*
+   HTTP/1.1: invalid chunk-size line.
+   */
+  A2A_HTTP1_INVALID_CHUNK_SIZE = 529,
+  /*
+   HTTP/1.1: chunk-size line longer than the limit.
+   */
+  A2A_HTTP1_CHUNK_LINE_TOO_LONG = 530,
+  /*
+   HTTP/1.1: chunk data not followed by CRLF.
+   */
+  A2A_HTTP1_MISSING_CHUNK_TERMINATOR = 531,
+  /*
+   HTTP/1.1: malformed trailer section.
+   */
+  A2A_HTTP1_MALFORMED_TRAILERS = 532,
+  /*
+   HTTP/1.1: trailer section larger than the limit.
+   */
+  A2A_HTTP1_TRAILERS_TOO_LARGE = 533,
+  /*
+   HTTP/1.1: more trailer fields than the limit.
+   */
+  A2A_HTTP1_TOO_MANY_TRAILERS = 534,
+  /*
+   HTTP/1.1: connection closed before any response byte arrived.
+   */
+  A2A_HTTP1_CLOSED_BEFORE_RESPONSE = 535,
+  /*
+   HTTP/1.1: connection closed in the middle of the response head.
+   */
+  A2A_HTTP1_TRUNCATED_HEAD = 536,
+  /*
+   HTTP/1.1: connection closed before the body was complete.
+   */
+  A2A_HTTP1_TRUNCATED_BODY = 537,
+  /*
+   HTTP/1.1: the response cannot be read (a reason newer than this header).
+   */
+  A2A_HTTP1_RESPONSE_INVALID = 538,
+  /*
    Retry configuration: `max_attempts` is 0 (the first attempt counts).
    */
   A2A_CONFIG_ZERO_MAX_ATTEMPTS = 900,
@@ -322,6 +426,73 @@ enum a2a_error_name
 typedef enum a2a_error_name a2a_error_name;
 #else
 typedef uint32_t a2a_error_name;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What one `a2a_http1_response_feed` produced.
+ */
+enum a2a_http1_event
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Nothing more from these bytes: read more, append them after the unconsumed bytes,
+   feed again. Not an error.
+   */
+  A2A_HTTP1_EVENT_NEED_MORE = 1,
+  /*
+   The final status line and headers are complete (`a2a_http1_response_head`).
+   */
+  A2A_HTTP1_EVENT_HEAD = 2,
+  /*
+   Body bytes in `a2a_http1_step.body` (transfer framing removed); feed the rest.
+   */
+  A2A_HTTP1_EVENT_BODY = 3,
+  /*
+   The response is complete; input after `consumed` belongs to the next response.
+   */
+  A2A_HTTP1_EVENT_END = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_http1_event a2a_http1_event;
+#else
+typedef uint32_t a2a_http1_event;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ How a response body is delimited.
+ */
+enum a2a_http1_framing
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   No body (HEAD, 204, 304).
+   */
+  A2A_HTTP1_FRAMING_EMPTY = 1,
+  /*
+   `Content-Length` bytes (`content_length`).
+   */
+  A2A_HTTP1_FRAMING_LENGTH = 2,
+  /*
+   Chunked transfer coding.
+   */
+  A2A_HTTP1_FRAMING_CHUNKED = 3,
+  /*
+   Until the server closes the connection.
+   */
+  A2A_HTTP1_FRAMING_UNTIL_CLOSE = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_http1_framing a2a_http1_framing;
+#else
+typedef uint32_t a2a_http1_framing;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -943,6 +1114,34 @@ typedef uint32_t a2a_call_kind;
 typedef struct a2a_breaker a2a_breaker;
 
 /*
+ A growable byte buffer. Writers append to it; read it with `a2a_buffer_bytes`.
+
+ Methods: `a2a_buffer_new`, `a2a_buffer_free`, `a2a_buffer_bytes`, `a2a_buffer_clear`,
+ `a2a_buffer_last_error`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_buffer a2a_buffer;
+
+/*
+ An incremental HTTP/1.1 response reader (httparse style: "need more" is not an error;
+ rustls-unbuffered style: the caller owns the buffer and drops `consumed` bytes).
+
+ Methods: `a2a_http1_response_new`, `a2a_http1_response_new_with`,
+ `a2a_http1_response_free`, `a2a_http1_response_reset`, `a2a_http1_response_feed`,
+ `a2a_http1_response_finish`, `a2a_http1_response_head`, `a2a_http1_response_header`,
+ `a2a_http1_response_header_get`, `a2a_http1_response_trailer_count`,
+ `a2a_http1_response_trailer`, `a2a_http1_response_body_received`,
+ `a2a_http1_response_informational_skipped`, `a2a_http1_response_is_done`,
+ `a2a_http1_response_reusable`, `a2a_http1_response_last_error`.
+
+ After an error the reader is spent: every later feed returns the same error.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_http1_response a2a_http1_response;
+
+/*
  One outcome of an A2A call: exactly one channel, the details that channel carries and
  what to do next. Immutable; free with `a2a_outcome_free`.
 
@@ -1047,6 +1246,24 @@ typedef struct a2a_str {
 } a2a_str;
 
 /*
+ A borrowed byte view: `len` bytes at `ptr`. Not NUL-terminated.
+
+ `ptr` is NULL only when `len` is 0. Functions that return an *optional* view use
+ `ptr == NULL` to mean "absent" and a non-NULL `ptr` with `len == 0` to mean "present and
+ empty". The view's lifetime is stated by the function that returned it.
+ */
+typedef struct a2a_bytes {
+  /*
+   First byte, or NULL when absent.
+   */
+  const uint8_t *ptr;
+  /*
+   Number of bytes.
+   */
+  size_t len;
+} a2a_bytes;
+
+/*
  What the caller asked, each part optional. Read during the call only (nothing retained).
  */
 typedef struct a2a_asked {
@@ -1115,6 +1332,108 @@ typedef struct a2a_response {
    */
   struct a2a_asked asked;
 } a2a_response;
+
+/*
+ One request header for the serializer: UTF-8 name and value, read during the call only.
+ */
+typedef struct a2a_header {
+  /*
+   The field name.
+   */
+  const char *name;
+  /*
+   Length of `name` in bytes.
+   */
+  size_t name_len;
+  /*
+   The field value.
+   */
+  const char *value;
+  /*
+   Length of `value` in bytes.
+   */
+  size_t value_len;
+} a2a_header;
+
+/*
+ Limits of the response reader (bytes and counts).
+ */
+typedef struct a2a_http1_limits {
+  /*
+   Largest status line plus header block.
+   */
+  size_t max_head_bytes;
+  /*
+   Most header (and trailer) fields.
+   */
+  size_t max_headers;
+  /*
+   Most 1xx informational responses before the final one.
+   */
+  size_t max_informational;
+  /*
+   Longest chunk-size line (with extensions).
+   */
+  size_t max_chunk_line;
+  /*
+   Largest trailer section.
+   */
+  size_t max_trailer_bytes;
+} a2a_http1_limits;
+
+/*
+ The result of one feed: drop `consumed` bytes from the front of your buffer AFTER
+ handling `event` (the body view points into those bytes), before the next feed.
+ */
+typedef struct a2a_http1_step {
+  /*
+   Bytes of the fed input used up.
+   */
+  size_t consumed;
+  /*
+   What happened.
+   */
+  a2a_http1_event event;
+  /*
+   `A2A_HTTP1_EVENT_BODY`: the body bytes, a view INTO the fed input (valid while the
+   caller keeps that input); absent otherwise.
+   */
+  struct a2a_bytes body;
+} a2a_http1_step;
+
+/*
+ The status line and header summary of a response.
+ */
+typedef struct a2a_http1_head {
+  /*
+   Status code.
+   */
+  uint16_t status;
+  /*
+   0 for HTTP/1.0, 1 for HTTP/1.1.
+   */
+  uint8_t minor_version;
+  /*
+   Reason phrase as sent (may be empty); points into the reader.
+   */
+  struct a2a_str reason;
+  /*
+   How the body is delimited.
+   */
+  a2a_http1_framing framing;
+  /*
+   The declared length when `framing` is `A2A_HTTP1_FRAMING_LENGTH`, else 0.
+   */
+  uint64_t content_length;
+  /*
+   Number of header fields (`a2a_http1_response_header`).
+   */
+  size_t header_count;
+  /*
+   Whether the connection may be reused after this response.
+   */
+  bool keep_alive;
+} a2a_http1_head;
 
 /*
  The configuration of a retry policy (milliseconds on the caller's clock). Get the
@@ -1296,24 +1615,6 @@ typedef struct a2a_breaker_snapshot {
 } a2a_breaker_snapshot;
 
 /*
- A borrowed byte view: `len` bytes at `ptr`. Not NUL-terminated.
-
- `ptr` is NULL only when `len` is 0. Functions that return an *optional* view use
- `ptr == NULL` to mean "absent" and a non-NULL `ptr` with `len == 0` to mean "present and
- empty". The view's lifetime is stated by the function that returned it.
- */
-typedef struct a2a_bytes {
-  /*
-   First byte, or NULL when absent.
-   */
-  const uint8_t *ptr;
-  /*
-   Number of bytes.
-   */
-  size_t len;
-} a2a_bytes;
-
-/*
  One item decoded from an event stream. Fields that do not apply to `kind` are absent
  views `(NULL, 0)` or 0. Views are raw bytes (not necessarily UTF-8), never
  NUL-terminated; their lifetime is stated by the call that produced the item.
@@ -1444,6 +1745,40 @@ extern "C" {
 struct a2a_str a2a_version(void);
 
 /*
+ A new empty buffer. `out`: a new handle the caller owns (free with `a2a_buffer_free`);
+ written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_buffer_new(struct a2a_buffer **out);
+
+/*
+ Frees a buffer. NULL is a no-op; must not be called twice.
+ */
+void a2a_buffer_free(struct a2a_buffer *buffer);
+
+/*
+ Everything appended since the buffer was created or cleared. The view points into the
+ buffer: valid until the next mutating call on it. Absent `(NULL, 0)` only when `buffer`
+ is NULL.
+ */
+struct a2a_bytes a2a_buffer_bytes(const struct a2a_buffer *buffer);
+
+/*
+ Empties the buffer, keeping its capacity.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_buffer_clear(struct a2a_buffer *buffer);
+
+/*
+ A human-readable message for the error of the most recent writer call on this buffer
+ (e.g. which header was refused); absent `(NULL, 0)` when it had none or `buffer` is
+ NULL. Valid until the next mutating call.
+ */
+struct a2a_str a2a_buffer_last_error(const struct a2a_buffer *buffer);
+
+/*
  Classifies one complete response into exactly one outcome (channel, details, advice).
 
  `response`: read during the call only; every pointer in it follows the `(ptr, len)`
@@ -1502,6 +1837,213 @@ bool a2a_is_event_stream(const char *content_type, size_t content_type_len);
  are `A2A_ERROR_NAME_OTHER`). Never fails.
  */
 a2a_error_name a2a_error_name_of_code(int64_t code);
+
+/*
+ Appends a whole HTTP/1.1 request to `out`: `METHOD target HTTP/1.1`, `Host`, the
+ caller's headers in order, `Content-Length` (when the body is non-empty or the method is
+ POST, PUT or PATCH), the empty line, then `body`. Anything that could inject a header or
+ a second request is refused.
+
+ Every input is read during the call only (copied into `out`). `method`, `target`,
+ `host` and the headers are UTF-8; `body` any bytes. `written`: receives the number of
+ bytes appended; written on success only.
+
+ Errors (nothing is appended; `a2a_buffer_last_error(out)` names the offending part, e.g.
+ the header index): `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_HTTP1_METHOD`,
+ `A2A_HTTP1_TARGET`, `A2A_HTTP1_HOST`, `A2A_HTTP1_HEADER_NAME`, `A2A_HTTP1_HEADER_VALUE`,
+ `A2A_HTTP1_RESERVED_HEADER` (Host, Content-Length, Transfer-Encoding are written by the
+ serializer).
+ */
+a2a_result a2a_http1_write_request(struct a2a_buffer *out,
+                                   const char *method,
+                                   size_t method_len,
+                                   const char *target,
+                                   size_t target_len,
+                                   const char *host,
+                                   size_t host_len,
+                                   const struct a2a_header *headers,
+                                   size_t headers_len,
+                                   const uint8_t *body,
+                                   size_t body_len,
+                                   size_t *written);
+
+/*
+ Like `a2a_http1_write_request` but appends only the request line and headers, for a
+ body of `body_len` bytes the caller sends itself right after (e.g. a vectored write).
+
+ Errors: as for `a2a_http1_write_request`.
+ */
+a2a_result a2a_http1_write_request_head(struct a2a_buffer *out,
+                                        const char *method,
+                                        size_t method_len,
+                                        const char *target,
+                                        size_t target_len,
+                                        const char *host,
+                                        size_t host_len,
+                                        const struct a2a_header *headers,
+                                        size_t headers_len,
+                                        size_t body_len,
+                                        size_t *written);
+
+/*
+ Appends to `out` the origin-form request target joining an interface URL's path
+ (`/a2a/v1` or `/a2a/v1/`) and a path relative to it (`message:send`,
+ `/tasks/t1?historyLength=2`, `?q=1`, or empty), with exactly one `/` between them.
+ Inputs are UTF-8, read during the call only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_http1_join_target(struct a2a_buffer *out,
+                                 const char *base_path,
+                                 size_t base_path_len,
+                                 const char *relative,
+                                 size_t relative_len);
+
+/*
+ Writes the default reader limits to `*out`.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_http1_limits_default(struct a2a_http1_limits *out);
+
+/*
+ A reader for the response to a request sent with `method` (UTF-8, e.g. `POST`; a
+ response to `HEAD` has no body), with the default limits. `out`: a new handle the caller
+ owns (free with `a2a_http1_response_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_http1_response_new(const char *method,
+                                  size_t method_len,
+                                  struct a2a_http1_response **out);
+
+/*
+ Like `a2a_http1_response_new` with explicit limits (read during the call only).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a limit of 0).
+ */
+a2a_result a2a_http1_response_new_with(const char *method,
+                                       size_t method_len,
+                                       const struct a2a_http1_limits *limits,
+                                       struct a2a_http1_response **out);
+
+/*
+ Frees a reader. NULL is a no-op; must not be called twice.
+ */
+void a2a_http1_response_free(struct a2a_http1_response *response);
+
+/*
+ Prepares the reader for the next response on the same connection, to a request sent
+ with `method`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_http1_response_reset(struct a2a_http1_response *response,
+                                    const char *method,
+                                    size_t method_len);
+
+/*
+ Feeds every unconsumed byte read so far (`(NULL, 0)` is an empty input) and writes one
+ step to `*out`: how many bytes are consumed and what happened. Call again with the rest
+ after `HEAD` and `BODY` (even if the rest is empty); read more after `NEED_MORE`.
+
+ The body view in the step points INTO `input`; the reader keeps no pointer to it.
+
+ Errors (the reader is then spent; `a2a_http1_response_last_error` says what was wrong):
+ `A2A_NULL_PARAMETER`, `A2A_HTTP1_*` response codes (520–538).
+ */
+a2a_result a2a_http1_response_feed(struct a2a_http1_response *response,
+                                   const uint8_t *input,
+                                   size_t input_len,
+                                   struct a2a_http1_step *out);
+
+/*
+ Tells the reader the connection reached end of file: `A2A_OK` for a clean end (a
+ close-delimited body ends this way), or `A2A_HTTP1_CLOSED_BEFORE_RESPONSE` (not a byte
+ arrived: a stale pooled connection), `A2A_HTTP1_TRUNCATED_HEAD`,
+ `A2A_HTTP1_TRUNCATED_BODY`, or the earlier error of a spent reader.
+
+ Errors: also `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_http1_response_finish(struct a2a_http1_response *response);
+
+/*
+ The final response head. Returns `A2A_OK` and writes `*out` (its `reason` points into
+ the reader: valid until the next mutating call), or `A2A_NONE` before the head is
+ complete.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_http1_response_head(const struct a2a_http1_response *response,
+                                   struct a2a_http1_head *out);
+
+/*
+ The `index`-th header field of the final head, in the order received: the name as sent
+ and the raw value bytes (obs-text possible). Views point into the reader: valid until
+ the next mutating call. Both outputs written on success only.
+
+ Returns `A2A_OK`, `A2A_NONE` (no head yet), or `A2A_INVALID_ARGUMENT` (`index` >= the
+ header count). Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_http1_response_header(const struct a2a_http1_response *response,
+                                     size_t index,
+                                     struct a2a_str *name,
+                                     struct a2a_bytes *value);
+
+/*
+ The value of the first header called `name` (case-insensitive, UTF-8). Returns `A2A_OK`
+ and writes `*value` (a view into the reader, valid until the next mutating call), or
+ `A2A_NONE` when there is no such header or no head yet.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_http1_response_header_get(const struct a2a_http1_response *response,
+                                         const char *name,
+                                         size_t name_len,
+                                         struct a2a_bytes *value);
+
+/*
+ Number of trailer fields read after a chunked body (0 when none or `response` is NULL).
+ */
+size_t a2a_http1_response_trailer_count(const struct a2a_http1_response *response);
+
+/*
+ The `index`-th trailer field; as `a2a_http1_response_header`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range).
+ */
+a2a_result a2a_http1_response_trailer(const struct a2a_http1_response *response,
+                                      size_t index,
+                                      struct a2a_str *name,
+                                      struct a2a_bytes *value);
+
+/*
+ Body bytes handed out so far (0 when `response` is NULL).
+ */
+uint64_t a2a_http1_response_body_received(const struct a2a_http1_response *response);
+
+/*
+ 1xx informational responses skipped (0 when `response` is NULL).
+ */
+size_t a2a_http1_response_informational_skipped(const struct a2a_http1_response *response);
+
+/*
+ Whether the response is complete (false when `response` is NULL).
+ */
+bool a2a_http1_response_is_done(const struct a2a_http1_response *response);
+
+/*
+ Whether the connection may carry another request after this complete response (false
+ when `response` is NULL).
+ */
+bool a2a_http1_response_reusable(const struct a2a_http1_response *response);
+
+/*
+ A human-readable message for the error of the most recent mutating call on the reader;
+ absent `(NULL, 0)` when it had none or `response` is NULL. Valid until the next
+ mutating call.
+ */
+struct a2a_str a2a_http1_response_last_error(const struct a2a_http1_response *response);
 
 /*
  Builds a transport-channel outcome, for a binding whose HTTP driver is its own: the

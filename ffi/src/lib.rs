@@ -32,8 +32,10 @@ compile_error!(
      with catch_unwind, which does nothing under panic = \"abort\""
 );
 
+pub mod buffer;
 pub mod classify;
 pub mod handle;
+pub mod http1;
 pub mod outcome;
 pub mod panic;
 pub mod resilience;

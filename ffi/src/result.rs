@@ -73,6 +73,60 @@ pub enum a2a_result {
     /// An SSE value that cannot be written, of a kind newer than this header.
     A2A_SSE_ENCODE = 306,
 
+    // --- 500–599: HTTP/1.1 ---
+    /// HTTP/1.1: HTTP method is empty or not a token.
+    A2A_HTTP1_METHOD = 500,
+    /// HTTP/1.1: request target is not origin-form or absolute http(s), or holds invalid bytes.
+    A2A_HTTP1_TARGET = 501,
+    /// HTTP/1.1: Host value is empty or holds characters that cannot appear in an authority.
+    A2A_HTTP1_HOST = 502,
+    /// HTTP/1.1: a request header name is empty or not a token.
+    A2A_HTTP1_HEADER_NAME = 503,
+    /// HTTP/1.1: a request header value holds CR, LF, NUL or another control character.
+    A2A_HTTP1_HEADER_VALUE = 504,
+    /// HTTP/1.1: Host, Content-Length and Transfer-Encoding are written by the serializer.
+    A2A_HTTP1_RESERVED_HEADER = 505,
+    /// HTTP/1.1: the request cannot be serialized (a reason newer than this header).
+    A2A_HTTP1_REQUEST_INVALID = 506,
+    /// HTTP/1.1: malformed response status line or header.
+    A2A_HTTP1_MALFORMED = 520,
+    /// HTTP/1.1: response head larger than the limit.
+    A2A_HTTP1_HEAD_TOO_LARGE = 521,
+    /// HTTP/1.1: response has more headers than the limit.
+    A2A_HTTP1_TOO_MANY_HEADERS = 522,
+    /// HTTP/1.1: too many 1xx informational responses.
+    A2A_HTTP1_TOO_MANY_INFORMATIONAL = 523,
+    /// HTTP/1.1: unexpected 101 Switching Protocols.
+    A2A_HTTP1_UNEXPECTED_UPGRADE = 524,
+    /// HTTP/1.1: invalid Content-Length value.
+    A2A_HTTP1_INVALID_CONTENT_LENGTH = 525,
+    /// HTTP/1.1: conflicting Content-Length values.
+    A2A_HTTP1_CONFLICTING_CONTENT_LENGTH = 526,
+    /// HTTP/1.1: both Transfer-Encoding and Content-Length present.
+    A2A_HTTP1_CONTENT_LENGTH_WITH_TRANSFER_ENCODING = 527,
+    /// HTTP/1.1: unsupported Transfer-Encoding (only a single chunked).
+    A2A_HTTP1_UNSUPPORTED_TRANSFER_CODING = 528,
+    /// HTTP/1.1: invalid chunk-size line.
+    A2A_HTTP1_INVALID_CHUNK_SIZE = 529,
+    /// HTTP/1.1: chunk-size line longer than the limit.
+    A2A_HTTP1_CHUNK_LINE_TOO_LONG = 530,
+    /// HTTP/1.1: chunk data not followed by CRLF.
+    A2A_HTTP1_MISSING_CHUNK_TERMINATOR = 531,
+    /// HTTP/1.1: malformed trailer section.
+    A2A_HTTP1_MALFORMED_TRAILERS = 532,
+    /// HTTP/1.1: trailer section larger than the limit.
+    A2A_HTTP1_TRAILERS_TOO_LARGE = 533,
+    /// HTTP/1.1: more trailer fields than the limit.
+    A2A_HTTP1_TOO_MANY_TRAILERS = 534,
+    /// HTTP/1.1: connection closed before any response byte arrived.
+    A2A_HTTP1_CLOSED_BEFORE_RESPONSE = 535,
+    /// HTTP/1.1: connection closed in the middle of the response head.
+    A2A_HTTP1_TRUNCATED_HEAD = 536,
+    /// HTTP/1.1: connection closed before the body was complete.
+    A2A_HTTP1_TRUNCATED_BODY = 537,
+    /// HTTP/1.1: the response cannot be read (a reason newer than this header).
+    A2A_HTTP1_RESPONSE_INVALID = 538,
+
     // --- 900–998: resilience ---
     /// Retry configuration: `max_attempts` is 0 (the first attempt counts).
     A2A_CONFIG_ZERO_MAX_ATTEMPTS = 900,
@@ -121,6 +175,32 @@ impl a2a_result {
         a2a_result::A2A_SSE_ID_LINE_BREAK,
         a2a_result::A2A_SSE_LIMIT,
         a2a_result::A2A_SSE_ENCODE,
+        a2a_result::A2A_HTTP1_METHOD,
+        a2a_result::A2A_HTTP1_TARGET,
+        a2a_result::A2A_HTTP1_HOST,
+        a2a_result::A2A_HTTP1_HEADER_NAME,
+        a2a_result::A2A_HTTP1_HEADER_VALUE,
+        a2a_result::A2A_HTTP1_RESERVED_HEADER,
+        a2a_result::A2A_HTTP1_REQUEST_INVALID,
+        a2a_result::A2A_HTTP1_MALFORMED,
+        a2a_result::A2A_HTTP1_HEAD_TOO_LARGE,
+        a2a_result::A2A_HTTP1_TOO_MANY_HEADERS,
+        a2a_result::A2A_HTTP1_TOO_MANY_INFORMATIONAL,
+        a2a_result::A2A_HTTP1_UNEXPECTED_UPGRADE,
+        a2a_result::A2A_HTTP1_INVALID_CONTENT_LENGTH,
+        a2a_result::A2A_HTTP1_CONFLICTING_CONTENT_LENGTH,
+        a2a_result::A2A_HTTP1_CONTENT_LENGTH_WITH_TRANSFER_ENCODING,
+        a2a_result::A2A_HTTP1_UNSUPPORTED_TRANSFER_CODING,
+        a2a_result::A2A_HTTP1_INVALID_CHUNK_SIZE,
+        a2a_result::A2A_HTTP1_CHUNK_LINE_TOO_LONG,
+        a2a_result::A2A_HTTP1_MISSING_CHUNK_TERMINATOR,
+        a2a_result::A2A_HTTP1_MALFORMED_TRAILERS,
+        a2a_result::A2A_HTTP1_TRAILERS_TOO_LARGE,
+        a2a_result::A2A_HTTP1_TOO_MANY_TRAILERS,
+        a2a_result::A2A_HTTP1_CLOSED_BEFORE_RESPONSE,
+        a2a_result::A2A_HTTP1_TRUNCATED_HEAD,
+        a2a_result::A2A_HTTP1_TRUNCATED_BODY,
+        a2a_result::A2A_HTTP1_RESPONSE_INVALID,
         a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS,
         a2a_result::A2A_CONFIG_BASE_DELAY_ABOVE_CAP,
         a2a_result::A2A_CONFIG_NO_OPENING_RULE,
@@ -162,6 +242,54 @@ impl a2a_result {
             a2a_result::A2A_SSE_ID_LINE_BREAK => "SSE id contains a line break",
             a2a_result::A2A_SSE_LIMIT => "SSE input went over a decoder limit",
             a2a_result::A2A_SSE_ENCODE => "SSE value cannot be written as it is",
+            a2a_result::A2A_HTTP1_METHOD => "HTTP method is empty or not a token",
+            a2a_result::A2A_HTTP1_TARGET => {
+                "request target is not origin-form or absolute http(s), or holds invalid bytes"
+            }
+            a2a_result::A2A_HTTP1_HOST => {
+                "Host value is empty or holds characters that cannot appear in an authority"
+            }
+            a2a_result::A2A_HTTP1_HEADER_NAME => "a request header name is empty or not a token",
+            a2a_result::A2A_HTTP1_HEADER_VALUE => {
+                "a request header value holds CR, LF, NUL or another control character"
+            }
+            a2a_result::A2A_HTTP1_RESERVED_HEADER => {
+                "Host, Content-Length and Transfer-Encoding are written by the serializer"
+            }
+            a2a_result::A2A_HTTP1_REQUEST_INVALID => {
+                "the request cannot be serialized (a reason newer than this header)"
+            }
+            a2a_result::A2A_HTTP1_MALFORMED => "malformed response status line or header",
+            a2a_result::A2A_HTTP1_HEAD_TOO_LARGE => "response head larger than the limit",
+            a2a_result::A2A_HTTP1_TOO_MANY_HEADERS => "response has more headers than the limit",
+            a2a_result::A2A_HTTP1_TOO_MANY_INFORMATIONAL => "too many 1xx informational responses",
+            a2a_result::A2A_HTTP1_UNEXPECTED_UPGRADE => "unexpected 101 Switching Protocols",
+            a2a_result::A2A_HTTP1_INVALID_CONTENT_LENGTH => "invalid Content-Length value",
+            a2a_result::A2A_HTTP1_CONFLICTING_CONTENT_LENGTH => "conflicting Content-Length values",
+            a2a_result::A2A_HTTP1_CONTENT_LENGTH_WITH_TRANSFER_ENCODING => {
+                "both Transfer-Encoding and Content-Length present"
+            }
+            a2a_result::A2A_HTTP1_UNSUPPORTED_TRANSFER_CODING => {
+                "unsupported Transfer-Encoding (only a single chunked)"
+            }
+            a2a_result::A2A_HTTP1_INVALID_CHUNK_SIZE => "invalid chunk-size line",
+            a2a_result::A2A_HTTP1_CHUNK_LINE_TOO_LONG => "chunk-size line longer than the limit",
+            a2a_result::A2A_HTTP1_MISSING_CHUNK_TERMINATOR => "chunk data not followed by CRLF",
+            a2a_result::A2A_HTTP1_MALFORMED_TRAILERS => "malformed trailer section",
+            a2a_result::A2A_HTTP1_TRAILERS_TOO_LARGE => "trailer section larger than the limit",
+            a2a_result::A2A_HTTP1_TOO_MANY_TRAILERS => "more trailer fields than the limit",
+            a2a_result::A2A_HTTP1_CLOSED_BEFORE_RESPONSE => {
+                "connection closed before any response byte arrived"
+            }
+            a2a_result::A2A_HTTP1_TRUNCATED_HEAD => {
+                "connection closed in the middle of the response head"
+            }
+            a2a_result::A2A_HTTP1_TRUNCATED_BODY => {
+                "connection closed before the body was complete"
+            }
+            a2a_result::A2A_HTTP1_RESPONSE_INVALID => {
+                "the response cannot be read (a reason newer than this header)"
+            }
             a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS => {
                 "max_attempts must be at least 1 (the first attempt counts)"
             }

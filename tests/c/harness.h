@@ -46,5 +46,6 @@ void test_outcome(void);
 void test_sse(void);
 void test_classify(void);
 void test_resilience(void);
+void test_http1(void);
 
 #endif

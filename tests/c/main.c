@@ -34,6 +34,7 @@ int main(void) {
   test_sse();
   test_classify();
   test_resilience();
+  test_http1();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -222,6 +222,54 @@ enum a2a_result
    */
   A2A_HTTP1_RESPONSE_INVALID = 538,
   /*
+   Card: agent card is not valid JSON.
+   */
+  A2A_CARD_JSON = 700,
+  /*
+   Card: agent card is not a JSON object.
+   */
+  A2A_CARD_NOT_AN_OBJECT = 701,
+  /*
+   Card: an agent card field has the wrong type.
+   */
+  A2A_CARD_INVALID_FIELD = 702,
+  /*
+   Card: an agent card interface entry is malformed.
+   */
+  A2A_CARD_INVALID_INTERFACE = 703,
+  /*
+   Card: no card interface matches the client's versions and bindings.
+   */
+  A2A_CARD_NO_USABLE_INTERFACE = 704,
+  /*
+   Card: a card URL does not parse.
+   */
+  A2A_CARD_INVALID_URL = 705,
+  /*
+   Card: a card URL carries userinfo (user@), which hides the real host.
+   */
+  A2A_CARD_USERINFO_IN_URL = 706,
+  /*
+   Card: plain http refused (allow it explicitly for local development).
+   */
+  A2A_CARD_PLAIN_HTTP = 707,
+  /*
+   Card: unsupported URL scheme (only https, and http when allowed).
+   */
+  A2A_CARD_UNSUPPORTED_SCHEME = 708,
+  /*
+   Card: card URL drift: the interface points at a local or private address while the card came from a public host.
+   */
+  A2A_CARD_URL_DRIFT = 709,
+  /*
+   Card: the interface origin is not the card's origin and not in the allow-list.
+   */
+  A2A_CARD_HOST_MISMATCH = 710,
+  /*
+   Card: the card cannot be used (a reason newer than this header).
+   */
+  A2A_CARD_INVALID = 711,
+  /*
    Retry configuration: `max_attempts` is 0 (the first attempt counts).
    */
   A2A_CONFIG_ZERO_MAX_ATTEMPTS = 900,
@@ -272,6 +320,196 @@ enum a2a_result
 typedef enum a2a_result a2a_result;
 #else
 typedef uint32_t a2a_result;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ Which card shape was read.
+ */
+enum a2a_card_shape
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Only `supportedInterfaces` (a 1.0 card).
+   */
+  A2A_CARD_SHAPE_V10 = 1,
+  /*
+   Only the 0.3 `url` fields.
+   */
+  A2A_CARD_SHAPE_V03 = 2,
+  /*
+   Both (what the Python and JS SDKs serve by default).
+   */
+  A2A_CARD_SHAPE_HYBRID = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_card_shape a2a_card_shape;
+#else
+typedef uint32_t a2a_card_shape;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ Where in the card an interface was declared.
+ */
+enum a2a_interface_list
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   `supportedInterfaces[origin_index]` (1.0).
+   */
+  A2A_INTERFACE_LIST_SUPPORTED_INTERFACES = 1,
+  /*
+   The top-level `url` with `preferredTransport` (0.3).
+   */
+  A2A_INTERFACE_LIST_PREFERRED_URL = 2,
+  /*
+   `additionalInterfaces[origin_index]` (0.3).
+   */
+  A2A_INTERFACE_LIST_ADDITIONAL_INTERFACES = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_interface_list a2a_interface_list;
+#else
+typedef uint32_t a2a_interface_list;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ The two protocol shapes deployed today.
+ */
+enum a2a_protocol_version
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Protocol 0.3 (`message/send`, `kind` discriminators).
+   */
+  A2A_PROTOCOL_VERSION_V03 = 1,
+  /*
+   Protocol 1.x (`SendMessage`, ProtoJSON, `A2A-Version: 1.0`).
+   */
+  A2A_PROTOCOL_VERSION_V10 = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_protocol_version a2a_protocol_version;
+#else
+typedef uint32_t a2a_protocol_version;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ The HTTP binding a call travels over.
+ */
+enum a2a_binding
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   JSON-RPC 2.0 over HTTP POST.
+   */
+  A2A_BINDING_JSON_RPC = 1,
+  /*
+   HTTP+JSON ("REST").
+   */
+  A2A_BINDING_HTTP_JSON = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_binding a2a_binding;
+#else
+typedef uint32_t a2a_binding;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ Whose order wins when several interfaces are usable.
+ */
+enum a2a_selection_order
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   The client's version preference, then binding preference, then card order.
+   */
+  A2A_SELECTION_ORDER_CLIENT_FIRST = 1,
+  /*
+   Card order; the client's lists only filter.
+   */
+  A2A_SELECTION_ORDER_CARD_FIRST = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_selection_order a2a_selection_order;
+#else
+typedef uint32_t a2a_selection_order;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What kind of address a host is.
+ */
+enum a2a_address_class
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A public address or name.
+   */
+  A2A_ADDRESS_CLASS_PUBLIC = 1,
+  /*
+   `localhost` or a name under it.
+   */
+  A2A_ADDRESS_CLASS_LOCALHOST_NAME = 2,
+  /*
+   Loopback.
+   */
+  A2A_ADDRESS_CLASS_LOOPBACK = 3,
+  /*
+   Private (RFC 1918).
+   */
+  A2A_ADDRESS_CLASS_PRIVATE = 4,
+  /*
+   Shared address space (RFC 6598).
+   */
+  A2A_ADDRESS_CLASS_SHARED_ADDRESS_SPACE = 5,
+  /*
+   Link-local.
+   */
+  A2A_ADDRESS_CLASS_LINK_LOCAL = 6,
+  /*
+   IPv6 unique-local.
+   */
+  A2A_ADDRESS_CLASS_UNIQUE_LOCAL = 7,
+  /*
+   Unspecified (0.0.0.0, ::).
+   */
+  A2A_ADDRESS_CLASS_UNSPECIFIED = 8,
+  /*
+   Multicast.
+   */
+  A2A_ADDRESS_CLASS_MULTICAST = 9,
+  /*
+   A class newer than this header.
+   */
+  A2A_ADDRESS_CLASS_OTHER = 99,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_address_class a2a_address_class;
+#else
+typedef uint32_t a2a_address_class;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -679,56 +917,6 @@ typedef uint32_t a2a_request_sent;
 #endif // __cplusplus
 
 /*
- The two protocol shapes deployed today.
- */
-enum a2a_protocol_version
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   Protocol 0.3 (`message/send`, `kind` discriminators).
-   */
-  A2A_PROTOCOL_VERSION_V03 = 1,
-  /*
-   Protocol 1.x (`SendMessage`, ProtoJSON, `A2A-Version: 1.0`).
-   */
-  A2A_PROTOCOL_VERSION_V10 = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_protocol_version a2a_protocol_version;
-#else
-typedef uint32_t a2a_protocol_version;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- The HTTP binding a call travels over.
- */
-enum a2a_binding
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   JSON-RPC 2.0 over HTTP POST.
-   */
-  A2A_BINDING_JSON_RPC = 1,
-  /*
-   HTTP+JSON ("REST").
-   */
-  A2A_BINDING_HTTP_JSON = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_binding a2a_binding;
-#else
-typedef uint32_t a2a_binding;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
  What the caller should do after an attempt.
  */
 enum a2a_retry_action_kind
@@ -1124,6 +1312,17 @@ typedef struct a2a_breaker a2a_breaker;
 typedef struct a2a_buffer a2a_buffer;
 
 /*
+ A parsed agent card plus the results of the calls made on it.
+
+ Methods: `a2a_card_new`, `a2a_card_free`, `a2a_card_parse`, `a2a_card_get_info`,
+ `a2a_card_get_interface`, `a2a_card_select`, `a2a_card_resolve`, `a2a_card_choice_explain`,
+ `a2a_card_validate_interface_url`, `a2a_card_location`, `a2a_card_last_error`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_card a2a_card;
+
+/*
  An incremental HTTP/1.1 response reader (httparse style: "need more" is not an error;
  rustls-unbuffered style: the caller owns the buffer and drops `consumed` bytes).
 
@@ -1262,6 +1461,219 @@ typedef struct a2a_bytes {
    */
   size_t len;
 } a2a_bytes;
+
+/*
+ A summary of a parsed card.
+ */
+typedef struct a2a_card_info {
+  /*
+   `name`.
+   */
+  struct a2a_str name;
+  /*
+   `description` (empty when absent).
+   */
+  struct a2a_str description;
+  /*
+   `version` of the agent (empty when absent).
+   */
+  struct a2a_str version;
+  /*
+   `capabilities.streaming`.
+   */
+  bool streaming;
+  /*
+   `capabilities.pushNotifications`.
+   */
+  bool push_notifications;
+  /*
+   Whether an extended card is offered.
+   */
+  bool extended_card;
+  /*
+   Which shape was read.
+   */
+  a2a_card_shape shape;
+  /*
+   Number of interfaces (`a2a_card_get_interface`).
+   */
+  size_t interface_count;
+} a2a_card_info;
+
+/*
+ One interface a card offers, as declared.
+ */
+typedef struct a2a_card_interface {
+  /*
+   The URL as written.
+   */
+  struct a2a_str url;
+  /*
+   The binding as written (`JSONRPC`, `HTTP+JSON`, `GRPC`, ...).
+   */
+  struct a2a_str binding;
+  /*
+   The declared protocol version; absent when not declared.
+   */
+  struct a2a_str protocol_version;
+  /*
+   The tenant; absent when none.
+   */
+  struct a2a_str tenant;
+  /*
+   Which list declared it.
+   */
+  a2a_interface_list origin_list;
+  /*
+   Position in that list (0 for the preferred URL).
+   */
+  size_t origin_index;
+  /*
+   The binding as an `a2a_binding`, or 0 when this core does not speak it.
+   */
+  uint32_t known_binding;
+  /*
+   The wire version as an `a2a_protocol_version`, or 0 when not one this core speaks.
+   */
+  uint32_t wire_version;
+} a2a_card_interface;
+
+/*
+ The client's preferences for `a2a_card_select` / `a2a_card_resolve`; read during the
+ call only. Pass NULL for the defaults (1.0 then 0.3; JSON-RPC then HTTP+JSON; client
+ order first).
+ */
+typedef struct a2a_card_preferences {
+  /*
+   `a2a_protocol_version` numbers, most preferred first; empty (`NULL, 0`) = default.
+   */
+  const uint32_t *versions;
+  /*
+   Number of `versions`.
+   */
+  size_t versions_len;
+  /*
+   `a2a_binding` numbers, most preferred first; empty = default.
+   */
+  const uint32_t *bindings;
+  /*
+   Number of `bindings`.
+   */
+  size_t bindings_len;
+  /*
+   An `a2a_selection_order`, or 0 for client first.
+   */
+  uint32_t order;
+} a2a_card_preferences;
+
+/*
+ The interface chosen by `a2a_card_select` or `a2a_card_resolve`. Views point into the
+ card handle: valid until the next mutating call on it.
+ */
+typedef struct a2a_card_choice {
+  /*
+   The interface URL as written in the card.
+   */
+  struct a2a_str url;
+  /*
+   The protocol version it is spoken in.
+   */
+  a2a_protocol_version version;
+  /*
+   The version string as declared; absent when not declared.
+   */
+  struct a2a_str declared_version;
+  /*
+   The binding.
+   */
+  a2a_binding binding;
+  /*
+   The tenant; absent when none.
+   */
+  struct a2a_str tenant;
+  /*
+   Index into the card's interfaces (`a2a_card_get_interface`).
+   */
+  size_t index;
+  /*
+   Which list declared it.
+   */
+  a2a_interface_list origin_list;
+  /*
+   Position in that list.
+   */
+  size_t origin_index;
+  /*
+   Rank of the version in the client's list (0 = most preferred).
+   */
+  size_t version_rank;
+  /*
+   Rank of the binding in the client's list.
+   */
+  size_t binding_rank;
+  /*
+   The order that decided.
+   */
+  a2a_selection_order order;
+  /*
+   Interfaces passed over (see `a2a_card_choice_explain`).
+   */
+  size_t skipped_count;
+} a2a_card_choice;
+
+/*
+ What the caller allows beyond the same-origin rule; read during the call only. NULL
+ means https only, no extra origins.
+ */
+typedef struct a2a_card_policy {
+  /*
+   Allow plain `http://` (local development, test servers).
+   */
+  bool allow_http;
+  /*
+   Extra origins the interface may point to (`https://api.example.com:8443`), as an
+   array of UTF-8 views.
+   */
+  const struct a2a_str *allowed_origins;
+  /*
+   Number of `allowed_origins`.
+   */
+  size_t allowed_origins_len;
+} a2a_card_policy;
+
+/*
+ A chosen interface whose URL was validated against the card's URL.
+ */
+typedef struct a2a_card_resolved {
+  /*
+   The chosen interface.
+   */
+  struct a2a_card_choice choice;
+  /*
+   True when the URL has the card's origin, false when the allow-list admitted it.
+   */
+  bool same_origin;
+  /*
+   The validated URL's scheme (`https` or `http`).
+   */
+  struct a2a_str scheme;
+  /*
+   Its host in normal form (lowercase name, or IP address text).
+   */
+  struct a2a_str host;
+  /*
+   Its port (explicit or the scheme's default).
+   */
+  uint16_t port;
+  /*
+   Its path (`/` when empty).
+   */
+  struct a2a_str path;
+  /*
+   What kind of address the host is.
+   */
+  a2a_address_class host_class;
+} a2a_card_resolved;
 
 /*
  What the caller asked, each part optional. Read during the call only (nothing retained).
@@ -1777,6 +2189,128 @@ a2a_result a2a_buffer_clear(struct a2a_buffer *buffer);
  NULL. Valid until the next mutating call.
  */
 struct a2a_str a2a_buffer_last_error(const struct a2a_buffer *buffer);
+
+/*
+ A new, empty card handle (parse a card into it with `a2a_card_parse`, or use it for
+ `a2a_card_location` and `a2a_card_validate_interface_url` alone). `out`: a new handle
+ the caller owns (free with `a2a_card_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_card_new(struct a2a_card **out);
+
+/*
+ Frees a card handle. NULL is a no-op; must not be called twice.
+ */
+void a2a_card_free(struct a2a_card *card);
+
+/*
+ Parses a card body (JSON bytes, read during the call only; both the 0.3 and the 1.0
+ shapes) into the handle, replacing any earlier card and selection.
+
+ Errors (the handle then holds no card; `a2a_card_last_error` says what is wrong, e.g.
+ the JSON line and column or the field): `A2A_NULL_PARAMETER`, `A2A_CARD_JSON`,
+ `A2A_CARD_NOT_AN_OBJECT`, `A2A_CARD_INVALID_FIELD`, `A2A_CARD_INVALID_INTERFACE`.
+ */
+a2a_result a2a_card_parse(struct a2a_card *card, const uint8_t *bytes, size_t bytes_len);
+
+/*
+ A summary of the parsed card. Views point into the handle: valid until the next
+ mutating call. Returns `A2A_OK`, or `A2A_NONE` when no card is parsed.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_card_get_info(const struct a2a_card *card, struct a2a_card_info *out);
+
+/*
+ The `index`-th interface of the parsed card, as declared. Views point into the handle:
+ valid until the next mutating call.
+
+ Returns `A2A_OK`, `A2A_NONE` (no card), or `A2A_INVALID_ARGUMENT` (`index` >= the
+ interface count). Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_card_get_interface(const struct a2a_card *card,
+                                  size_t index,
+                                  struct a2a_card_interface *out);
+
+/*
+ Chooses the interface to use for `prefs` (NULL: defaults). `out`: views into the handle,
+ valid until the next mutating call; written on success only.
+
+ Returns `A2A_OK`, `A2A_NONE` (no card parsed). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_ARGUMENT` (a preference number), `A2A_CARD_NO_USABLE_INTERFACE` (the
+ message lists what the card offers).
+ */
+a2a_result a2a_card_select(struct a2a_card *card,
+                           const struct a2a_card_preferences *prefs,
+                           struct a2a_card_choice *out);
+
+/*
+ Selects an interface for `prefs` (NULL: defaults) and validates its URL against
+ `card_url` (the URL the card was fetched from, after redirects; UTF-8, read during the
+ call only) under `policy` (NULL: https only, same origin only). A chosen interface that
+ fails validation is an error, never a reason to fall back.
+
+ `out`: views into the handle, valid until the next mutating call; written on success.
+
+ Returns `A2A_OK`, `A2A_NONE` (no card parsed). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`, `A2A_CARD_NO_USABLE_INTERFACE`,
+ `A2A_CARD_INVALID_URL`, `A2A_CARD_USERINFO_IN_URL`, `A2A_CARD_PLAIN_HTTP`,
+ `A2A_CARD_UNSUPPORTED_SCHEME`, `A2A_CARD_URL_DRIFT`, `A2A_CARD_HOST_MISMATCH`.
+ */
+a2a_result a2a_card_resolve(struct a2a_card *card,
+                            const char *card_url,
+                            size_t card_url_len,
+                            const struct a2a_card_preferences *prefs,
+                            const struct a2a_card_policy *policy,
+                            struct a2a_card_resolved *out);
+
+/*
+ A one-line explanation of the last successful selection (what was chosen, by which
+ rule, what was skipped and why), for logs. Absent `(NULL, 0)` when there is none. Valid
+ until the next mutating call.
+ */
+struct a2a_str a2a_card_choice_explain(const struct a2a_card *card);
+
+/*
+ Validates an interface URL against the URL its card came from under `policy` (NULL:
+ https only, same origin only), without a parsed card. URLs are UTF-8, read during the
+ call only. `same_origin`: true when it has the card's origin, false when the allow-list
+ admitted it; written on success only.
+
+ Errors (message in `a2a_card_last_error`): `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`,
+ `A2A_CARD_INVALID_URL`, `A2A_CARD_USERINFO_IN_URL`, `A2A_CARD_PLAIN_HTTP`,
+ `A2A_CARD_UNSUPPORTED_SCHEME`, `A2A_CARD_URL_DRIFT`, `A2A_CARD_HOST_MISMATCH`.
+ */
+a2a_result a2a_card_validate_interface_url(struct a2a_card *card,
+                                           const char *interface_url,
+                                           size_t interface_url_len,
+                                           const char *card_url,
+                                           size_t card_url_len,
+                                           const struct a2a_card_policy *policy,
+                                           bool *same_origin);
+
+/*
+ The card URL(s) to fetch for a base URL (`https://h/a2a`) or a full card URL (UTF-8,
+ read during the call only): `primary` first, then `fallback` (absent when none) when
+ the first answers 404. Both views point into the handle: valid until the next mutating
+ call; written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_CARD_INVALID_URL`,
+ `A2A_CARD_USERINFO_IN_URL`, `A2A_CARD_UNSUPPORTED_SCHEME`.
+ */
+a2a_result a2a_card_location(struct a2a_card *card,
+                             const char *input,
+                             size_t input_len,
+                             struct a2a_str *primary,
+                             struct a2a_str *fallback);
+
+/*
+ A human-readable message for the error of the most recent mutating call on the card
+ handle; absent `(NULL, 0)` when it had none or `card` is NULL. Valid until the next
+ mutating call.
+ */
+struct a2a_str a2a_card_last_error(const struct a2a_card *card);
 
 /*
  Classifies one complete response into exactly one outcome (channel, details, advice).

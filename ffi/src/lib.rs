@@ -33,6 +33,7 @@ compile_error!(
 );
 
 pub mod buffer;
+pub mod card;
 pub mod classify;
 pub mod handle;
 pub mod http1;

@@ -127,6 +127,32 @@ pub enum a2a_result {
     /// HTTP/1.1: the response cannot be read (a reason newer than this header).
     A2A_HTTP1_RESPONSE_INVALID = 538,
 
+    // --- 700–799: agent cards ---
+    /// Card: agent card is not valid JSON.
+    A2A_CARD_JSON = 700,
+    /// Card: agent card is not a JSON object.
+    A2A_CARD_NOT_AN_OBJECT = 701,
+    /// Card: an agent card field has the wrong type.
+    A2A_CARD_INVALID_FIELD = 702,
+    /// Card: an agent card interface entry is malformed.
+    A2A_CARD_INVALID_INTERFACE = 703,
+    /// Card: no card interface matches the client's versions and bindings.
+    A2A_CARD_NO_USABLE_INTERFACE = 704,
+    /// Card: a card URL does not parse.
+    A2A_CARD_INVALID_URL = 705,
+    /// Card: a card URL carries userinfo (user@), which hides the real host.
+    A2A_CARD_USERINFO_IN_URL = 706,
+    /// Card: plain http refused (allow it explicitly for local development).
+    A2A_CARD_PLAIN_HTTP = 707,
+    /// Card: unsupported URL scheme (only https, and http when allowed).
+    A2A_CARD_UNSUPPORTED_SCHEME = 708,
+    /// Card: card URL drift: the interface points at a local or private address while the card came from a public host.
+    A2A_CARD_URL_DRIFT = 709,
+    /// Card: the interface origin is not the card's origin and not in the allow-list.
+    A2A_CARD_HOST_MISMATCH = 710,
+    /// Card: the card cannot be used (a reason newer than this header).
+    A2A_CARD_INVALID = 711,
+
     // --- 900–998: resilience ---
     /// Retry configuration: `max_attempts` is 0 (the first attempt counts).
     A2A_CONFIG_ZERO_MAX_ATTEMPTS = 900,
@@ -201,6 +227,18 @@ impl a2a_result {
         a2a_result::A2A_HTTP1_TRUNCATED_HEAD,
         a2a_result::A2A_HTTP1_TRUNCATED_BODY,
         a2a_result::A2A_HTTP1_RESPONSE_INVALID,
+        a2a_result::A2A_CARD_JSON,
+        a2a_result::A2A_CARD_NOT_AN_OBJECT,
+        a2a_result::A2A_CARD_INVALID_FIELD,
+        a2a_result::A2A_CARD_INVALID_INTERFACE,
+        a2a_result::A2A_CARD_NO_USABLE_INTERFACE,
+        a2a_result::A2A_CARD_INVALID_URL,
+        a2a_result::A2A_CARD_USERINFO_IN_URL,
+        a2a_result::A2A_CARD_PLAIN_HTTP,
+        a2a_result::A2A_CARD_UNSUPPORTED_SCHEME,
+        a2a_result::A2A_CARD_URL_DRIFT,
+        a2a_result::A2A_CARD_HOST_MISMATCH,
+        a2a_result::A2A_CARD_INVALID,
         a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS,
         a2a_result::A2A_CONFIG_BASE_DELAY_ABOVE_CAP,
         a2a_result::A2A_CONFIG_NO_OPENING_RULE,
@@ -289,6 +327,32 @@ impl a2a_result {
             }
             a2a_result::A2A_HTTP1_RESPONSE_INVALID => {
                 "the response cannot be read (a reason newer than this header)"
+            }
+            a2a_result::A2A_CARD_JSON => "agent card is not valid JSON",
+            a2a_result::A2A_CARD_NOT_AN_OBJECT => "agent card is not a JSON object",
+            a2a_result::A2A_CARD_INVALID_FIELD => "an agent card field has the wrong type",
+            a2a_result::A2A_CARD_INVALID_INTERFACE => "an agent card interface entry is malformed",
+            a2a_result::A2A_CARD_NO_USABLE_INTERFACE => {
+                "no card interface matches the client's versions and bindings"
+            }
+            a2a_result::A2A_CARD_INVALID_URL => "a card URL does not parse",
+            a2a_result::A2A_CARD_USERINFO_IN_URL => {
+                "a card URL carries userinfo (user@), which hides the real host"
+            }
+            a2a_result::A2A_CARD_PLAIN_HTTP => {
+                "plain http refused (allow it explicitly for local development)"
+            }
+            a2a_result::A2A_CARD_UNSUPPORTED_SCHEME => {
+                "unsupported URL scheme (only https, and http when allowed)"
+            }
+            a2a_result::A2A_CARD_URL_DRIFT => {
+                "card URL drift: the interface points at a local or private address while the card came from a public host"
+            }
+            a2a_result::A2A_CARD_HOST_MISMATCH => {
+                "the interface origin is not the card's origin and not in the allow-list"
+            }
+            a2a_result::A2A_CARD_INVALID => {
+                "the card cannot be used (a reason newer than this header)"
             }
             a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS => {
                 "max_attempts must be at least 1 (the first attempt counts)"

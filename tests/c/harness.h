@@ -47,5 +47,6 @@ void test_sse(void);
 void test_classify(void);
 void test_resilience(void);
 void test_http1(void);
+void test_card(void);
 
 #endif

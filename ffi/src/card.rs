@@ -6,11 +6,11 @@
 
 use std::ffi::c_char;
 
-use a2a_core::card::{
+use a2a::card::{
     AddressClass, AgentCard, CardError, CardShape, Choice, InterfaceOrigin, Policy, Preferences,
     SelectionOrder, Url, card_location, validate_interface_url,
 };
-use a2a_core::version::{Binding, ProtocolVersion};
+use a2a::version::{Binding, ProtocolVersion};
 
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
 use crate::panic::ffi_panic_boundary;

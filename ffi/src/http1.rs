@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use a2a_core::http1::{
+use a2a::http1::{
     self, BodyFraming, Event, Headers, Limits, RequestError, ResponseError, ResponseParser,
 };
 

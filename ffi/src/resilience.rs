@@ -6,12 +6,12 @@
 
 use std::ffi::c_char;
 
-use a2a_core::resilience::{
+use a2a::resilience::{
     BreakerConfig, BreakerState, CallKind, CircuitBreaker, ConfigError, GiveUpReason, IdRule,
     KeyError, MODEL_INSTRUCTION, RetryAction, RetryConfig, RetryPolicy, counts_toward_breaker,
     derive_idempotency_key, derive_message_id, model_prefix, model_text,
 };
-use a2a_core::time::Millis;
+use a2a::time::Millis;
 
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
 use crate::outcome::a2a_outcome;

@@ -427,4 +427,25 @@ mod tests {
         let d = unsafe { a2a_result_describe(12345).as_str() }.unwrap();
         assert_eq!(d, "unknown result code");
     }
+
+    /// Every `a2a_result` constant the committed header declares has its own description
+    /// (so a code added to the enum but missing from `ALL` is caught), numbers unique.
+    #[test]
+    fn every_header_code_is_described() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../include/a2a_core.h");
+        let header = std::fs::read_to_string(path).expect("header exists");
+        let start = header.find("enum a2a_result").expect("a2a_result declared");
+        let end = start + header[start..].find("};").expect("end of enum");
+        let mut seen = HashSet::new();
+        for line in header[start..end].lines() {
+            let Some((name, value)) = line.trim().split_once(" = ") else {
+                continue;
+            };
+            let value: u32 = value.trim_end_matches(',').parse().expect("numeric code");
+            assert!(seen.insert(value), "{name}: number {value} used twice");
+            let d = unsafe { a2a_result_describe(value).as_str() }.unwrap();
+            assert_ne!(d, "unknown result code", "{name} ({value}) has no description");
+        }
+        assert_eq!(seen.len(), a2a_result::ALL.len(), "header and ALL disagree");
+    }
 }

@@ -444,7 +444,10 @@ mod tests {
             let value: u32 = value.trim_end_matches(',').parse().expect("numeric code");
             assert!(seen.insert(value), "{name}: number {value} used twice");
             let d = unsafe { a2a_result_describe(value).as_str() }.unwrap();
-            assert_ne!(d, "unknown result code", "{name} ({value}) has no description");
+            assert_ne!(
+                d, "unknown result code",
+                "{name} ({value}) has no description"
+            );
         }
         assert_eq!(seen.len(), a2a_result::ALL.len(), "header and ALL disagree");
     }

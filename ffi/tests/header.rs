@@ -134,7 +134,10 @@ fn every_declared_name_is_prefixed() {
                 .bytes()
                 .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
         {
-            assert!(name.starts_with("A2A_"), "constant {name} lacks the A2A_ prefix");
+            assert!(
+                name.starts_with("A2A_"),
+                "constant {name} lacks the A2A_ prefix"
+            );
         }
     }
     let fns = declared_functions(&header);
@@ -219,4 +222,3 @@ fn header_functions_equal_exported_symbols() {
     exported.sort();
     assert_eq!(declared, exported);
 }
-

@@ -8,6 +8,7 @@
 mod args;
 mod cmd_classify;
 mod cmd_sse;
+mod fault_server;
 
 use args::{Args, EXIT_USAGE};
 
@@ -30,6 +31,8 @@ fn main() {
         "sse" => cmd_sse::run(args),
         "classify" => cmd_classify::run_classify(args),
         "error-id" => cmd_classify::run_error_id(args),
+        // Hidden: the fault-injecting loopback test server (see fault_server/mod.rs).
+        "fault-server" => fault_server::run(args),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             0

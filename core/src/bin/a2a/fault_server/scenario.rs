@@ -242,6 +242,7 @@ fn rpc(server: &Server, stream: &mut TcpStream, req: &Request, name: &str) -> io
         "idempotency_key": idem,
         "traceparent": req.header("traceparent"),
         "authorization": req.header("authorization").is_some(),
+        "accept_encoding": req.header("accept-encoding"),
     }));
     server.with_counters(name, |c| match call.method.as_str() {
         "message/send" => {

@@ -7,6 +7,7 @@
 
 mod args;
 mod cmd_classify;
+mod cmd_matrix;
 mod cmd_sse;
 mod fault_server;
 
@@ -33,6 +34,8 @@ fn main() {
         "error-id" => cmd_classify::run_error_id(args),
         // Hidden: the fault-injecting loopback test server (see fault_server/mod.rs).
         "fault-server" => fault_server::run(args),
+        // Hidden: the request matrix for the interop tests (not in the usage text).
+        "build-matrix" => cmd_matrix::run(args),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             0

@@ -1,0 +1,77 @@
+//! One complete line: field name/value split and the field rules that need no state.
+
+use memchr::memchr;
+
+/// The field a line names (WHATWG §9.2.6, names compared byte for byte).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Field {
+    /// `data`
+    Data,
+    /// `event`
+    Event,
+    /// `id`
+    Id,
+    /// `retry`
+    Retry,
+    /// Anything else: ignored.
+    Other,
+}
+
+/// A non-empty, non-comment line split into its field and the offset where its value starts
+/// (after the first colon and at most one space); a line without a colon has an empty value.
+#[inline]
+pub(crate) fn split(line: &[u8]) -> (Field, usize) {
+    // Fast path for the dominant shape.
+    if line.len() >= 5 && &line[..5] == b"data:" {
+        return (Field::Data, value_start(line, 4));
+    }
+    let colon = memchr(b':', line);
+    let name = match colon {
+        Some(c) => &line[..c],
+        None => line,
+    };
+    let field = match name {
+        b"data" => Field::Data,
+        b"event" => Field::Event,
+        b"id" => Field::Id,
+        b"retry" => Field::Retry,
+        _ => Field::Other,
+    };
+    match colon {
+        Some(c) => (field, value_start(line, c)),
+        None => (field, line.len()),
+    }
+}
+
+/// Offset of the value for a colon at `colon`: one U+0020 after it is removed.
+#[inline]
+fn value_start(line: &[u8], colon: usize) -> usize {
+    if line.get(colon + 1) == Some(&b' ') {
+        colon + 2
+    } else {
+        colon + 1
+    }
+}
+
+/// A `retry` value: one or more ASCII digits, base 10. Values that do not fit a `u64` are
+/// ignored like any other invalid value (documented choice; the spec leaves it open).
+#[inline]
+pub(crate) fn parse_retry(value: &[u8]) -> Option<u64> {
+    if value.is_empty() {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &b in value {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+    }
+    Some(n)
+}
+
+/// An `id` value is ignored when it contains NUL (WHATWG, whatwg/html PR #2849).
+#[inline]
+pub(crate) fn id_is_valid(value: &[u8]) -> bool {
+    memchr(0, value).is_none()
+}

@@ -132,11 +132,11 @@ fn to_http(req: &HttpRequest, mode: Mode) -> Result<ureq::http::Request<Vec<u8>>
     for (n, v) in &req.headers {
         b = b.header(n.as_str(), v.as_str());
     }
-    if let Mode::Stream { .. } = mode {
-        if req.header("accept-encoding").is_none() {
-            // Compression makes proxies and servers buffer SSE; ask for identity.
-            b = b.header("accept-encoding", "identity");
-        }
+    if let Mode::Stream { .. } = mode
+        && req.header("accept-encoding").is_none()
+    {
+        // Compression makes proxies and servers buffer SSE; ask for identity.
+        b = b.header("accept-encoding", "identity");
     }
     b.body(req.body.clone()).map_err(|e| {
         let mut o = Outcome::transport(

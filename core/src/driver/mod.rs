@@ -18,22 +18,33 @@
 //!   cuts reads at the stream's idle deadline.
 //! - [`exchange`]: one HTTP exchange, every failure mapped to a `transport` outcome.
 //! - [`raw`]: an event-stream body read chunk by chunk with a per-read deadline.
-//! - [`Client`]: configuration, interceptors and the raw exchange; the typed A2A calls are
-//!   built on these layers and the core's envelope, classifier and stream tracker.
+//! - [`Client`]: configuration, card resolution, interceptors, the typed A2A calls
+//!   (`call`: build with the core's envelope, classify with the core's classifier) and
+//!   streams (`stream`: the core's SSE decoder and stream tracker), the tally.
+//!
+//! Failures are values: every call returns an [`Outcome`] (boxing it to shrink `Result`s
+//! would cost an allocation on every failure path for no caller benefit).
+#![allow(clippy::result_large_err, clippy::large_enum_variant)]
 
+mod call;
+mod card;
 mod config;
 mod correlation;
 mod exchange;
 mod io;
 mod raw;
+mod stream;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub use call::{CallOptions, CallResult};
+pub use card::CardResolutionError;
 pub use config::ClientConfig;
 pub use correlation::{Correlation, new_id, new_traceparent};
 pub use exchange::{HttpRequest, HttpResponse};
 pub use raw::{RawStream, ReadEnd};
+pub use stream::{StreamCall, StreamEvent, StreamFinal};
 
 use crate::outcome::Outcome;
 
@@ -46,10 +57,38 @@ pub struct Target {
     pub version: crate::version::ProtocolVersion,
     /// The binding used.
     pub binding: crate::version::Binding,
+    /// The 1.0 tenant from the card's interface (empty or `None` = unset).
+    pub tenant: Option<String>,
     /// The remote agent's name for correlation records and the tally.
     pub agent_name: String,
     /// The card as fetched (raw JSON), when resolved from a card.
     pub card_json: Option<String>,
+    /// The credentials the card asks for; a call carrying none of them is not sent.
+    pub credentials: Option<crate::card::CredentialPlan>,
+}
+
+impl Target {
+    /// A target for a known interface URL (no card): the agent name is the URL's host.
+    pub fn new(
+        url: &str,
+        version: crate::version::ProtocolVersion,
+        binding: crate::version::Binding,
+    ) -> Target {
+        let host = url
+            .split("://")
+            .nth(1)
+            .and_then(|r| r.split(['/', '?']).next())
+            .unwrap_or(url);
+        Target {
+            url: url.to_owned(),
+            version,
+            binding,
+            tenant: None,
+            agent_name: host.to_owned(),
+            card_json: None,
+            credentials: None,
+        }
+    }
 }
 
 /// What an interceptor sees about the call being made.
@@ -84,6 +123,13 @@ pub struct Client {
     agent: ureq::Agent,
     config: ClientConfig,
     interceptors: Vec<Arc<dyn Interceptor>>,
+    /// The resolved target; `None` until the card is resolved (deferred resolution).
+    target: Mutex<Option<Arc<Target>>>,
+    /// What the caller gave: base URL or card URL, for deferred resolution.
+    source: Option<String>,
+    tally: Mutex<crate::tally::Tally>,
+    /// Origin of the driver's `now` for the core's sans-IO state machines.
+    epoch: Instant,
 }
 
 impl std::fmt::Debug for Client {
@@ -103,7 +149,81 @@ impl Client {
             agent: exchange::build_agent(&config),
             config,
             interceptors: Vec::new(),
+            target: Mutex::new(None),
+            source: None,
+            tally: Mutex::new(crate::tally::Tally::new()),
+            epoch: Instant::now(),
         }
+    }
+
+    /// A client for the agent at `url` (its base URL or its card URL): fetches the card,
+    /// validates it and chooses the interface now, unless
+    /// [`ClientConfig::defer_card_resolution`] is set (then on the first call).
+    ///
+    /// # Errors
+    /// [`CardResolutionError`] when the card cannot be fetched (including a redirect, never
+    /// followed), parsed, or offers no usable and valid interface.
+    pub fn new(url: &str, config: ClientConfig) -> Result<Client, CardResolutionError> {
+        let mut client = Client::raw(config);
+        client.source = Some(url.to_owned());
+        if !client.config.defer_card_resolution {
+            let t = client.resolve_card(url)?;
+            *client.target.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(t));
+        }
+        Ok(client)
+    }
+
+    /// A client for a known interface, without fetching a card (the caller vouches for the
+    /// URL, version and binding).
+    pub fn with_target(target: Target, config: ClientConfig) -> Client {
+        let client = Client::raw(config);
+        *client.target.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(target));
+        client
+    }
+
+    /// The target calls go to, resolving a deferred card first.
+    ///
+    /// # Errors
+    /// A `transport` outcome with error `CardResolution` (`request_sent = no`) when the
+    /// card cannot be fetched, parsed or validated, or when the client has no target.
+    pub fn target(&self) -> Result<Arc<Target>, Outcome> {
+        let mut slot = self.target.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = slot.as_ref() {
+            return Ok(Arc::clone(t));
+        }
+        let Some(source) = self.source.as_deref() else {
+            return Err(Outcome::transport(
+                crate::outcome::ErrorName::CardResolution,
+                crate::outcome::RequestSent::No,
+                "this client has no target (built with Client::raw)",
+            ));
+        };
+        let t = Arc::new(self.resolve_card(source).map_err(|e| e.to_outcome())?);
+        *slot = Some(Arc::clone(&t));
+        Ok(t)
+    }
+
+    /// A copy of the per-method tally of every outcome this client produced.
+    pub fn tally(&self) -> crate::tally::Tally {
+        self.tally.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Counts one outcome.
+    pub(crate) fn record(&self, agent: &str, method: crate::envelope::Method, o: &Outcome) {
+        self.tally
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .record(agent, method.name(), o);
+    }
+
+    /// The driver's clock on the core's scale.
+    pub(crate) fn now(&self) -> crate::time::Millis {
+        now_millis(self.epoch)
+    }
+
+    /// The instant a core deadline stands for.
+    pub(crate) fn instant_of(&self, m: crate::time::Millis) -> Instant {
+        self.epoch + Duration::from_millis(m.0)
     }
 
     /// The configuration.
@@ -128,7 +248,7 @@ impl Client {
         request: &HttpRequest,
         timeout: Option<Duration>,
     ) -> Result<HttpResponse, Outcome> {
-        let t = self.call_timeout(timeout);
+        let t = self.call_budget(timeout);
         exchange::unary(
             &self.agent,
             request,
@@ -151,7 +271,7 @@ impl Client {
         timeout: Option<Duration>,
     ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
         let io = io::CallIo::new();
-        let t = self.call_timeout(timeout);
+        let t = self.call_budget(timeout);
         match exchange::open_stream(
             &self.agent,
             request,
@@ -166,13 +286,6 @@ impl Client {
                 reader,
             } => Ok(Ok(RawStream::new(io, reader, status, headers))),
             exchange::Opened::Whole(r) => Ok(Err(r)),
-        }
-    }
-
-    fn call_timeout(&self, budget: Option<Duration>) -> Duration {
-        match budget {
-            Some(b) => b.min(self.config.call_timeout),
-            None => self.config.call_timeout,
         }
     }
 

@@ -66,15 +66,21 @@ pub fn handle(
     name: &str,
 ) -> io::Result<After> {
     let path = req.path.split('?').next().unwrap_or("");
-    if path == "/_counters" || path == "/_counters/" {
-        let body = server.counters_json(None).to_string();
-        http::respond(stream, 200, "application/json", &[], body.as_bytes(), true)?;
-        return Ok(After::KeepOpen);
-    }
-    if let Some(only) = path.strip_prefix("/_counters/") {
-        let body = server.counters_json(Some(only)).to_string();
-        http::respond(stream, 200, "application/json", &[], body.as_bytes(), true)?;
-        return Ok(After::KeepOpen);
+    if path == "/_counters" || path.starts_with("/_counters/") {
+        let only = path.strip_prefix("/_counters/").filter(|s| !s.is_empty());
+        let body = server.counters_json(only).to_string();
+        let close = req
+            .header("connection")
+            .is_some_and(|c| c.eq_ignore_ascii_case("close"));
+        http::respond(
+            stream,
+            200,
+            "application/json",
+            &[],
+            body.as_bytes(),
+            !close,
+        )?;
+        return Ok(if close { After::Close } else { After::KeepOpen });
     }
     if name == "redirect-target" {
         http::respond(

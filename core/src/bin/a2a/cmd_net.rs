@@ -140,7 +140,7 @@ pub fn run(command: &str, mut args: Args) -> i32 {
     };
     let client = match Client::new(&url, c.config.clone()) {
         Ok(client) => client,
-        Err(e) => return card_failure(&c, &e),
+        Err(e) => return card_failure(&c, &url, &e),
     };
     let second = second.unwrap_or_default();
     match command {
@@ -157,17 +157,22 @@ pub fn run(command: &str, mut args: Args) -> i32 {
     }
 }
 
-fn card_failure(c: &Common, e: &CardResolutionError) -> i32 {
+fn card_failure(c: &Common, url: &str, e: &CardResolutionError) -> i32 {
     let o = e.to_outcome();
     if c.json {
         println!("{}", with_correlation(&o, None, &[]));
     } else {
         eprintln!("a2a: card resolution failed: {e}");
     }
-    if c.model_text {
-        if let Some(line) = model_text("agent", &o) {
-            eprintln!("{line}");
-        }
+    let host = url
+        .split("://")
+        .nth(1)
+        .and_then(|r| r.split(['/', '?']).next())
+        .unwrap_or(url);
+    if c.model_text
+        && let Some(line) = model_text(host, &o)
+    {
+        eprintln!("{line}");
     }
     EXIT_TRANSPORT
 }

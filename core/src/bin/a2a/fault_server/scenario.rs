@@ -23,6 +23,7 @@
 //! | `gzip` | stream: the normal sequence sent with `Content-Encoding: gzip` although identity was asked |
 //! | `multiline` | stream: each event's JSON split over several `data:` lines, CRLF line ends, comments between events |
 //! | `big-<bytes>` | send: a completed task whose artifact text is `<bytes>` long |
+//! | `working` | get answers a task still in state `working` |
 //! | `idle1` | normal answers; the connection is closed after 1 s idle instead of 5 s |
 //! | `idem-drop` | send: the first request with a new `Idempotency-Key` (or, without one, messageId) is processed (task created), then the connection is cut before any answer; a repeat with the same key gets that task, completed |
 
@@ -328,6 +329,9 @@ fn rpc(server: &Server, stream: &mut TcpStream, req: &Request, name: &str) -> io
         "tasks/get" => {
             let id = call.task_id();
             let ctx = id.replace("task", "ctx");
+            if name == "working" {
+                return respond_json(stream, &result(&call.id, task(&id, &ctx, "working", None)));
+            }
             let text = if name == "stream-drop" {
                 "part one, part two"
             } else {

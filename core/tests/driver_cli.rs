@@ -237,3 +237,26 @@ fn a_hung_call_exits_3_at_the_timeout_with_remote_unknown() {
     assert_eq!(out.status.code(), Some(3));
     assert!(stderr(&out).contains("REMOTE_UNKNOWN"), "{}", stderr(&out));
 }
+
+#[test]
+fn the_demo_runs_every_step_as_described() {
+    let _g = timing_lock();
+    let t = Instant::now();
+    let out = a2a(&["demo"], &[]);
+    assert!(t.elapsed() < Duration::from_secs(30));
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
+    assert!(text.contains("Every step behaved as described."));
+    // The error_id the client saw is the one the agent logged.
+    let id_line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("error_id: "))
+        .expect("error_id line");
+    let id = id_line.split_whitespace().nth(1).unwrap();
+    assert_eq!(id.len(), 12);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("[agent] ERROR") && l.contains(id))
+    );
+    assert!(text.contains("a2a_outcomes_total{agent=\"demo-agent\",method=\"GetTask\",channel=\"protocol\",code=\"TaskNotFound\"} 1"));
+}

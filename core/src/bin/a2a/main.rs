@@ -11,6 +11,8 @@ mod cmd_matrix;
 #[cfg(feature = "driver")]
 mod cmd_net;
 mod cmd_sse;
+#[cfg(feature = "driver")]
+mod demo;
 mod fault_server;
 
 use args::{Args, EXIT_USAGE};
@@ -21,6 +23,7 @@ commands:
   sse        decode an event stream from standard input, one JSON object per event
   classify   classify a response body from standard input
   error-id   find an ADK error_id in standard input
+  demo       run an embedded agent and show the driver's behaviour (no network)
   card URL              fetch, validate and show an agent card
   send URL TEXT         send a text message and wait for the answer
   stream URL TEXT       send a text message and stream the answer
@@ -46,6 +49,7 @@ fn main() {
         "sse" => cmd_sse::run(args),
         "classify" => cmd_classify::run_classify(args),
         "error-id" => cmd_classify::run_error_id(args),
+        "demo" => demo(args),
         "card" | "send" | "stream" | "get" | "cancel" | "resubscribe" => net(&command, args),
         // Hidden: the fault-injecting loopback test server (see fault_server/mod.rs).
         "fault-server" => fault_server::run(args),
@@ -66,6 +70,19 @@ fn main() {
 #[cfg(feature = "driver")]
 fn net(command: &str, args: Args) -> i32 {
     cmd_net::run(command, args)
+}
+
+#[cfg(feature = "driver")]
+fn demo(args: Args) -> i32 {
+    demo::run(args)
+}
+
+#[cfg(not(feature = "driver"))]
+fn demo(_args: Args) -> i32 {
+    eprintln!(
+        "a2a demo: this a2a was built without the `driver` feature (cargo build --features driver)"
+    );
+    EXIT_USAGE
 }
 
 #[cfg(not(feature = "driver"))]

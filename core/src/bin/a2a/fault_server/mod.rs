@@ -30,7 +30,7 @@
 //! express), after 1 s in the `idle1` scenario.
 
 mod gzip;
-mod http;
+pub(crate) mod http;
 mod scenario;
 
 use std::collections::{BTreeMap, HashMap};

@@ -99,6 +99,8 @@ pub struct Decoder {
     pid_buf: Vec<u8>,
     /// The last event ID string (committed).
     last_id: Vec<u8>,
+    /// (data, type) of the event being handed out by `next_item`.
+    dispatched: (Slot, Slot),
     /// The last valid `retry` value.
     retry: Option<u64>,
     /// `finish` handed out borrows: reset the stream state on the next call.
@@ -141,6 +143,7 @@ impl Decoder {
             pending_id: Slot::Unset,
             pid_buf: Vec::new(),
             last_id: Vec::new(),
+            dispatched: (Slot::Unset, Slot::Unset),
             retry: None,
             needs_reset: false,
             #[cfg(test)]
@@ -551,17 +554,17 @@ enum Step {
 
 /// What `next_item` hands out, as positions (resolved to slices on return).
 #[derive(Debug, Clone, Copy)]
+/// Kept small (it is returned on every call); a dispatched event's slots wait in
+/// `Decoder::dispatched`.
 enum Out {
-    Event(Slot, Slot),
-    Comment(Loc),
+    /// The event described by `Decoder::dispatched`.
+    Event,
+    /// A comment at `chunk[s..e]`.
+    CommentInChunk(usize, usize),
+    /// A comment at `line[s..]`.
+    CommentInLine(usize),
+    /// A retry value.
     Retry(u64),
-}
-
-/// A comment's bytes.
-#[derive(Debug, Clone, Copy)]
-enum Loc {
-    Chunk(usize, usize),
-    Line(usize),
 }
 
 /// One chunk being decoded; created by [`Decoder::feed`].
@@ -605,14 +608,14 @@ impl<'d, 'c> Feed<'d, 'c> {
         let dec = &*self.dec;
         match out {
             Out::Retry(ms) => Item::Retry(ms),
-            Out::Comment(Loc::Chunk(s, e)) => Item::Comment(&chunk[s..e]),
-            Out::Comment(Loc::Line(s)) => Item::Comment(&dec.line[s..]),
-            Out::Event(data, ty) => Item::Event(Event {
-                data: match data {
+            Out::CommentInChunk(s, e) => Item::Comment(&chunk[s..e]),
+            Out::CommentInLine(s) => Item::Comment(&dec.line[s..]),
+            Out::Event => Item::Event(Event {
+                data: match dec.dispatched.0 {
                     Slot::Chunk(s, e) => &chunk[s..e],
                     other => dec.owned_data(other),
                 },
-                event_type: match ty {
+                event_type: match dec.dispatched.1 {
                     Slot::Chunk(s, e) if s < e => &chunk[s..e],
                     other => dec.owned_type(other),
                 },
@@ -714,7 +717,7 @@ impl<'d, 'c> Feed<'d, 'c> {
                         Step::Nothing => {}
                         Step::Comment(off) => {
                             self.eat_idle_blank_line();
-                            return Ok(Some(Out::Comment(Loc::Chunk(start + off, end))));
+                            return Ok(Some(Out::CommentInChunk(start + off, end)));
                         }
                         Step::Retry(ms) => return Ok(Some(Out::Retry(ms))),
                         Step::EndBlock => {
@@ -755,7 +758,7 @@ impl<'d, 'c> Feed<'d, 'c> {
                 dec.line = line;
                 dec.line_done = true;
                 self.eat_idle_blank_line();
-                return Ok(Some(Out::Comment(Loc::Line(off))));
+                return Ok(Some(Out::CommentInLine(off)));
             }
             Ok(Step::Adopt(off)) => {
                 dec.adopt_data(line, off);
@@ -820,10 +823,10 @@ impl<'d, 'c> Feed<'d, 'c> {
         if !self.dec.commit_block_with(self.chunk) {
             return None;
         }
-        let out = Out::Event(self.dec.data, self.dec.event_type);
+        self.dec.dispatched = (self.dec.data, self.dec.event_type);
         self.dec.data = Slot::Unset;
         self.dec.event_type = Slot::Unset;
-        Some(out)
+        Some(Out::Event)
     }
 
     /// At stream start: matches a leading BOM (possibly split across chunks). Returns

@@ -159,6 +159,7 @@ impl Decoder {
     /// Starts feeding one chunk; drain it with [`Feed::next_item`].
     pub fn feed<'d, 'c>(&'d mut self, chunk: &'c [u8]) -> Feed<'d, 'c> {
         self.settle();
+        self.forget_leaked_slots();
         Feed {
             dec: self,
             chunk,
@@ -208,6 +209,7 @@ impl Decoder {
     /// [`Decoder::reset_for_reconnect`]).
     pub fn finish(&mut self) -> Finish<'_> {
         self.settle();
+        self.forget_leaked_slots();
         self.needs_reset = true;
         let bom_bytes = if self.at_start {
             usize::from(self.bom_matched)
@@ -283,6 +285,17 @@ impl Decoder {
                     discarded: None,
                     error: None,
                 }
+            }
+        }
+    }
+
+    /// A [`Feed`] that was leaked (`mem::forget`) never moved its borrowed values into the
+    /// decoder: they index a chunk that is gone. Drop them rather than read the wrong bytes.
+    #[inline(always)]
+    fn forget_leaked_slots(&mut self) {
+        for slot in [&mut self.data, &mut self.event_type, &mut self.pending_id] {
+            if matches!(slot, Slot::Chunk(..)) {
+                *slot = Slot::Unset;
             }
         }
     }
@@ -570,7 +583,8 @@ enum Out {
 /// One chunk being decoded; created by [`Decoder::feed`].
 ///
 /// Call [`Feed::next_item`] until `Ok(None)`. Dropping the feed moves whatever the block in
-/// progress borrows from the chunk into the decoder, so the chunk may be freed afterwards.
+/// progress borrows from the chunk into the decoder, so the chunk may be freed afterwards
+/// (leaking the feed with `mem::forget` loses those values instead).
 #[derive(Debug)]
 pub struct Feed<'d, 'c> {
     dec: &'d mut Decoder,

@@ -415,7 +415,7 @@ impl Decoder {
                     }
                     (Slot::Unset, Origin::Line) => return Ok(Step::Adopt(at)),
                     (Slot::Chunk(s, e), _) => {
-                        // Only reachable inside a feed; the chunk is passed via `first`.
+                        // Only reachable inside a feed: `Feed::advance` joins with its chunk.
                         return Ok(Step::Join(s, e, at));
                     }
                     (Slot::Owned, _) => {

@@ -118,6 +118,38 @@ enum a2a_result
    */
   A2A_SSE_ENCODE = 306,
   /*
+   Request: the call's params are not JSON or not of the method's shape.
+   */
+  A2A_REQUEST_PARAMS = 400,
+  /*
+   Request: the method does not exist in the interface's protocol version.
+   */
+  A2A_REQUEST_NOT_IN_VERSION = 401,
+  /*
+   Request: a JSON-RPC request needs an id.
+   */
+  A2A_REQUEST_MISSING_ID = 402,
+  /*
+   Request: a field of the call cannot travel in this version or binding.
+   */
+  A2A_REQUEST_NOT_REPRESENTABLE = 403,
+  /*
+   Request: a caller header has a bad name or value.
+   */
+  A2A_REQUEST_BAD_HEADER = 404,
+  /*
+   Request: a caller header would override one the builder sets.
+   */
+  A2A_REQUEST_RESERVED_HEADER = 405,
+  /*
+   Request: an extension URI contains a comma or a character a header cannot carry.
+   */
+  A2A_REQUEST_BAD_EXTENSION = 406,
+  /*
+   Request: the request body cannot be written in the interface's form.
+   */
+  A2A_REQUEST_BODY = 407,
+  /*
    HTTP/1.1: HTTP method is empty or not a token.
    */
   A2A_HTTP1_METHOD = 500,
@@ -917,6 +949,67 @@ typedef uint32_t a2a_request_sent;
 #endif // __cplusplus
 
 /*
+ An A2A method, the same for both protocol versions.
+ */
+enum a2a_method
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   0.3 `message/send`, 1.0 `SendMessage`.
+   */
+  A2A_METHOD_SEND_MESSAGE = 1,
+  /*
+   0.3 `message/stream`, 1.0 `SendStreamingMessage`.
+   */
+  A2A_METHOD_SEND_STREAMING_MESSAGE = 2,
+  /*
+   0.3 `tasks/get`, 1.0 `GetTask`.
+   */
+  A2A_METHOD_GET_TASK = 3,
+  /*
+   1.0 `ListTasks` (no 0.3 equivalent).
+   */
+  A2A_METHOD_LIST_TASKS = 4,
+  /*
+   0.3 `tasks/cancel`, 1.0 `CancelTask`.
+   */
+  A2A_METHOD_CANCEL_TASK = 5,
+  /*
+   0.3 `tasks/resubscribe`, 1.0 `SubscribeToTask`.
+   */
+  A2A_METHOD_SUBSCRIBE_TO_TASK = 6,
+  /*
+   0.3 `tasks/pushNotificationConfig/set`, 1.0 `CreateTaskPushNotificationConfig`.
+   */
+  A2A_METHOD_CREATE_PUSH_CONFIG = 7,
+  /*
+   0.3 `tasks/pushNotificationConfig/get`, 1.0 `GetTaskPushNotificationConfig`.
+   */
+  A2A_METHOD_GET_PUSH_CONFIG = 8,
+  /*
+   0.3 `tasks/pushNotificationConfig/list`, 1.0 `ListTaskPushNotificationConfigs`.
+   */
+  A2A_METHOD_LIST_PUSH_CONFIGS = 9,
+  /*
+   0.3 `tasks/pushNotificationConfig/delete`, 1.0 `DeleteTaskPushNotificationConfig`.
+   */
+  A2A_METHOD_DELETE_PUSH_CONFIG = 10,
+  /*
+   0.3 `agent/getAuthenticatedExtendedCard`, 1.0 `GetExtendedAgentCard`.
+   */
+  A2A_METHOD_GET_EXTENDED_AGENT_CARD = 11,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_method a2a_method;
+#else
+typedef uint32_t a2a_method;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  What the caller should do after an attempt.
  */
 enum a2a_retry_action_kind
@@ -1290,6 +1383,35 @@ typedef uint32_t a2a_call_kind;
 #endif // __cplusplus
 
 /*
+ Which JSON-RPC id a request carries.
+ */
+enum a2a_rpc_id_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   No id (HTTP+JSON requests; a JSON-RPC request without one is refused).
+   */
+  A2A_RPC_ID_KIND_NONE = 0,
+  /*
+   A number (`id_number`).
+   */
+  A2A_RPC_ID_KIND_NUMBER = 1,
+  /*
+   A string (`id_string`).
+   */
+  A2A_RPC_ID_KIND_STRING = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_rpc_id_kind a2a_rpc_id_kind;
+#else
+typedef uint32_t a2a_rpc_id_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  A circuit breaker for one remote agent.
 
  Methods: `a2a_breaker_new`, `a2a_breaker_free`, `a2a_breaker_agent`,
@@ -1358,6 +1480,20 @@ typedef struct a2a_http1_response a2a_http1_response;
  only if the caller synchronises with its `_free`).
  */
 typedef struct a2a_outcome a2a_outcome;
+
+/*
+ A built request: send `http_method` to the interface URL joined with `path`, with the
+ headers and the body.
+
+ Methods: `a2a_request_new`, `a2a_request_free`, `a2a_request_build`,
+ `a2a_request_build_text`, `a2a_request_http_method`, `a2a_request_path`,
+ `a2a_request_header_count`, `a2a_request_header`, `a2a_request_body`,
+ `a2a_request_a2a_method`, `a2a_request_rpc_id`, `a2a_request_write_http1`,
+ `a2a_request_last_error`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_request a2a_request;
 
 /*
  A retry policy for one logical call. Feed it every attempt's outcome with
@@ -1846,6 +1982,67 @@ typedef struct a2a_http1_head {
    */
   bool keep_alive;
 } a2a_http1_head;
+
+/*
+ The interface a request goes to; read during the call only.
+ */
+typedef struct a2a_interface {
+  /*
+   An `a2a_protocol_version`.
+   */
+  uint32_t version;
+  /*
+   An `a2a_binding`.
+   */
+  uint32_t binding;
+  /*
+   The 1.0 tenant, copied from the card's interface; `(NULL, 0)` or empty when unset.
+   */
+  const char *tenant;
+  /*
+   Length of `tenant` in bytes.
+   */
+  size_t tenant_len;
+} a2a_interface;
+
+/*
+ Per-call options; read during the call only. NULL options mean no id, no extensions,
+ no extra headers.
+ */
+typedef struct a2a_call_options {
+  /*
+   An `a2a_rpc_id_kind`: which of `id_number` / `id_string` is the JSON-RPC id.
+   */
+  uint32_t id_kind;
+  /*
+   The numeric id when `id_kind` is `A2A_RPC_ID_KIND_NUMBER`.
+   */
+  int64_t id_number;
+  /*
+   The string id (UTF-8) when `id_kind` is `A2A_RPC_ID_KIND_STRING`.
+   */
+  const char *id_string;
+  /*
+   Length of `id_string` in bytes.
+   */
+  size_t id_string_len;
+  /*
+   Extension URIs to activate (`A2A-Extensions` / `X-A2A-Extensions`), UTF-8 views.
+   */
+  const struct a2a_str *extensions;
+  /*
+   Number of `extensions`.
+   */
+  size_t extensions_len;
+  /*
+   Caller headers appended as given (credentials, `traceparent`, `Idempotency-Key`).
+   */
+  const struct a2a_header *headers;
+  /*
+   Number of `headers`.
+   */
+  size_t headers_len;
+} a2a_call_options;
 
 /*
  The configuration of a retry policy (milliseconds on the caller's clock). Get the
@@ -2772,6 +2969,142 @@ bool a2a_outcome_version(const struct a2a_outcome *outcome, a2a_protocol_version
  (leaving `*out` untouched) otherwise or when an argument is NULL.
  */
 bool a2a_outcome_binding(const struct a2a_outcome *outcome, a2a_binding *out);
+
+/*
+ A new, empty request handle (fill it with `a2a_request_build`; reuse it for the next
+ call). `out`: a new handle the caller owns (free with `a2a_request_free`); written on
+ success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_request_new(struct a2a_request **out);
+
+/*
+ Frees a request handle. NULL is a no-op; must not be called twice.
+ */
+void a2a_request_free(struct a2a_request *request);
+
+/*
+ Builds the request for `method` with its parameters `params_json` (a JSON object, read
+ tolerantly: any version's keys; `(NULL, 0)` means no params, e.g. for
+ `GetExtendedAgentCard`) on `*iface`, with `*opts` (NULL: none). Everything is read
+ during the call only; the request is held by the handle (replacing the previous one).
+
+ Errors (the handle then holds no request; `a2a_request_last_error` says why):
+ `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (version, binding,
+ method or id kind not a member), `A2A_REQUEST_PARAMS` (params not JSON or of the wrong
+ shape), `A2A_REQUEST_NOT_IN_VERSION` (e.g. ListTasks on 0.3), `A2A_REQUEST_MISSING_ID`
+ (JSON-RPC without an id), `A2A_REQUEST_NOT_REPRESENTABLE`, `A2A_REQUEST_BAD_HEADER`,
+ `A2A_REQUEST_RESERVED_HEADER`, `A2A_REQUEST_BAD_EXTENSION`, `A2A_REQUEST_BODY`.
+ */
+a2a_result a2a_request_build(struct a2a_request *request,
+                             const struct a2a_interface *iface,
+                             uint32_t method,
+                             const uint8_t *params_json,
+                             size_t params_json_len,
+                             const struct a2a_call_options *opts);
+
+/*
+ Builds a `SendMessage` request with one user text part: `message_id` (reuse it when
+ retrying the same message) and `text`, both UTF-8. Otherwise as `a2a_request_build`.
+ */
+a2a_result a2a_request_build_text(struct a2a_request *request,
+                                  const struct a2a_interface *iface,
+                                  const char *message_id,
+                                  size_t message_id_len,
+                                  const char *text,
+                                  size_t text_len,
+                                  const struct a2a_call_options *opts);
+
+/*
+ The HTTP method (`POST`, `GET`, `DELETE`), static text; absent `(NULL, 0)` when the
+ handle holds no request.
+ */
+struct a2a_str a2a_request_http_method(const struct a2a_request *request);
+
+/*
+ The path relative to the interface URL: empty for JSON-RPC (post to the URL itself),
+ `/...` for HTTP+JSON (append it to the URL's path, e.g. with `a2a_http1_join_target`).
+ Absent when the handle holds no request. Valid until the next mutating call.
+ */
+struct a2a_str a2a_request_path(const struct a2a_request *request);
+
+/*
+ Number of headers (0 when the handle holds no request).
+ */
+size_t a2a_request_header_count(const struct a2a_request *request);
+
+/*
+ The `index`-th header, in order. Views valid until the next mutating call; both written
+ on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range or no
+ request).
+ */
+a2a_result a2a_request_header(const struct a2a_request *request,
+                              size_t index,
+                              struct a2a_str *name,
+                              struct a2a_str *value);
+
+/*
+ The body bytes (empty for GET and DELETE). Absent when the handle holds no request.
+ Valid until the next mutating call.
+ */
+struct a2a_bytes a2a_request_body(const struct a2a_request *request);
+
+/*
+ The A2A method of the built request. Returns true and writes `*out`, or false when the
+ handle holds no request or an argument is NULL.
+ */
+bool a2a_request_a2a_method(const struct a2a_request *request, a2a_method *out);
+
+/*
+ The JSON-RPC id the response must echo, as text (a string id's contents or a number's
+ digits: pass it as `a2a_asked.request_id` to the classifier). Absent for HTTP+JSON or
+ when the handle holds no request. Valid until the next mutating call.
+ */
+struct a2a_str a2a_request_rpc_id(const struct a2a_request *request);
+
+/*
+ Appends the request as HTTP/1.1 to `out`: the target is the interface URL's path
+ `base_path` joined with the request's path, `host` the `Host` value; both UTF-8, read
+ during the call only. `written`: bytes appended, on success only.
+
+ Returns `A2A_NONE` when the handle holds no request. Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`, the `A2A_HTTP1_*` request codes (message in
+ `a2a_buffer_last_error(out)`).
+ */
+a2a_result a2a_request_write_http1(const struct a2a_request *request,
+                                   struct a2a_buffer *out,
+                                   const char *base_path,
+                                   size_t base_path_len,
+                                   const char *host,
+                                   size_t host_len,
+                                   size_t *written);
+
+/*
+ A human-readable message for the error of the most recent build on this handle;
+ absent `(NULL, 0)` when it had none or `request` is NULL. Valid until the next mutating
+ call.
+ */
+struct a2a_str a2a_request_last_error(const struct a2a_request *request);
+
+/*
+ The wire name of `method` in `version` (`message/send` in 0.3, `SendMessage` in 1.0),
+ static text; absent for ListTasks in 0.3 and for numbers that are not members.
+ */
+struct a2a_str a2a_method_jsonrpc_name(uint32_t method, uint32_t version);
+
+/*
+ Reads a JSON-RPC method name of either version (UTF-8). Returns `A2A_OK` and writes
+ `*method` and `*version`, or `A2A_NONE` for an unknown name.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_method_from_jsonrpc_name(const char *name,
+                                        size_t name_len,
+                                        a2a_method *method,
+                                        a2a_protocol_version *version);
 
 /*
  Writes the default retry configuration (a read; 3 attempts, 10 follow-ups, no new

@@ -39,6 +39,7 @@ pub mod handle;
 pub mod http1;
 pub mod outcome;
 pub mod panic;
+pub mod request;
 pub mod resilience;
 pub mod result;
 pub mod sse;

@@ -73,6 +73,24 @@ pub enum a2a_result {
     /// An SSE value that cannot be written, of a kind newer than this header.
     A2A_SSE_ENCODE = 306,
 
+    // --- 400–499: request builders ---
+    /// Request: the call's params are not JSON or not of the method's shape.
+    A2A_REQUEST_PARAMS = 400,
+    /// Request: the method does not exist in the interface's protocol version.
+    A2A_REQUEST_NOT_IN_VERSION = 401,
+    /// Request: a JSON-RPC request needs an id.
+    A2A_REQUEST_MISSING_ID = 402,
+    /// Request: a field of the call cannot travel in this version or binding.
+    A2A_REQUEST_NOT_REPRESENTABLE = 403,
+    /// Request: a caller header has a bad name or value.
+    A2A_REQUEST_BAD_HEADER = 404,
+    /// Request: a caller header would override one the builder sets.
+    A2A_REQUEST_RESERVED_HEADER = 405,
+    /// Request: an extension URI contains a comma or a character a header cannot carry.
+    A2A_REQUEST_BAD_EXTENSION = 406,
+    /// Request: the request body cannot be written in the interface's form.
+    A2A_REQUEST_BODY = 407,
+
     // --- 500–599: HTTP/1.1 ---
     /// HTTP/1.1: HTTP method is empty or not a token.
     A2A_HTTP1_METHOD = 500,
@@ -201,6 +219,14 @@ impl a2a_result {
         a2a_result::A2A_SSE_ID_LINE_BREAK,
         a2a_result::A2A_SSE_LIMIT,
         a2a_result::A2A_SSE_ENCODE,
+        a2a_result::A2A_REQUEST_PARAMS,
+        a2a_result::A2A_REQUEST_NOT_IN_VERSION,
+        a2a_result::A2A_REQUEST_MISSING_ID,
+        a2a_result::A2A_REQUEST_NOT_REPRESENTABLE,
+        a2a_result::A2A_REQUEST_BAD_HEADER,
+        a2a_result::A2A_REQUEST_RESERVED_HEADER,
+        a2a_result::A2A_REQUEST_BAD_EXTENSION,
+        a2a_result::A2A_REQUEST_BODY,
         a2a_result::A2A_HTTP1_METHOD,
         a2a_result::A2A_HTTP1_TARGET,
         a2a_result::A2A_HTTP1_HOST,
@@ -280,6 +306,26 @@ impl a2a_result {
             a2a_result::A2A_SSE_ID_LINE_BREAK => "SSE id contains a line break",
             a2a_result::A2A_SSE_LIMIT => "SSE input went over a decoder limit",
             a2a_result::A2A_SSE_ENCODE => "SSE value cannot be written as it is",
+            a2a_result::A2A_REQUEST_PARAMS => {
+                "the call's params are not JSON or not of the method's shape"
+            }
+            a2a_result::A2A_REQUEST_NOT_IN_VERSION => {
+                "the method does not exist in the interface's protocol version"
+            }
+            a2a_result::A2A_REQUEST_MISSING_ID => "a JSON-RPC request needs an id",
+            a2a_result::A2A_REQUEST_NOT_REPRESENTABLE => {
+                "a field of the call cannot travel in this version or binding"
+            }
+            a2a_result::A2A_REQUEST_BAD_HEADER => "a caller header has a bad name or value",
+            a2a_result::A2A_REQUEST_RESERVED_HEADER => {
+                "a caller header would override one the builder sets"
+            }
+            a2a_result::A2A_REQUEST_BAD_EXTENSION => {
+                "an extension URI contains a comma or a character a header cannot carry"
+            }
+            a2a_result::A2A_REQUEST_BODY => {
+                "the request body cannot be written in the interface's form"
+            }
             a2a_result::A2A_HTTP1_METHOD => "HTTP method is empty or not a token",
             a2a_result::A2A_HTTP1_TARGET => {
                 "request target is not origin-form or absolute http(s), or holds invalid bytes"

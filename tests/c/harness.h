@@ -48,5 +48,6 @@ void test_classify(void);
 void test_resilience(void);
 void test_http1(void);
 void test_card(void);
+void test_request(void);
 
 #endif

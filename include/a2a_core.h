@@ -302,6 +302,22 @@ enum a2a_result
    */
   A2A_CARD_INVALID = 711,
   /*
+   Server: the request is refused: answer it with a2a_server_refusal_response.
+   */
+  A2A_SERVER_REFUSED = 800,
+  /*
+   Server: the reply or event JSON is not the method's result shape or cannot be written.
+   */
+  A2A_SERVER_REPLY = 801,
+  /*
+   Server: a streaming method answers with event frames, not a response.
+   */
+  A2A_SERVER_STREAMING = 802,
+  /*
+   Server: an error_id must be exactly 12 lower-case hex digits.
+   */
+  A2A_SERVER_ERROR_ID = 803,
+  /*
    Retry configuration: `max_attempts` is 0 (the first attempt counts).
    */
   A2A_CONFIG_ZERO_MAX_ATTEMPTS = 900,
@@ -1510,6 +1526,34 @@ typedef struct a2a_request a2a_request;
 typedef struct a2a_retry_policy a2a_retry_policy;
 
 /*
+ One incoming request: parse it with `a2a_server_parse_jsonrpc` or
+ `a2a_server_parse_rest`, read it, then answer it.
+
+ Methods: `a2a_server_request_new`, `a2a_server_request_free`,
+ `a2a_server_parse_jsonrpc`, `a2a_server_parse_rest`, `a2a_server_request_get_info`,
+ `a2a_server_request_params`, `a2a_server_request_extension`,
+ `a2a_server_request_last_error`, `a2a_server_refusal_response`,
+ `a2a_server_result_response`, `a2a_server_error_response`, `a2a_server_event_frame`,
+ `a2a_server_error_frame`, `a2a_server_failed_frame`.
+
+ The handle copies the request's bytes; nothing points into caller memory.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_server_request a2a_server_request;
+
+/*
+ A complete response to write: status, headers, body, and what it answered.
+
+ Methods: `a2a_server_response_new`, `a2a_server_response_free`,
+ `a2a_server_response_status`, `a2a_server_response_header_count`,
+ `a2a_server_response_header`, `a2a_server_response_body`, `a2a_server_response_served`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_server_response a2a_server_response;
+
+/*
  An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
 
  Methods: `a2a_sse_decoder_new`, `a2a_sse_decoder_new_with`, `a2a_sse_decoder_free`,
@@ -2222,6 +2266,73 @@ typedef struct a2a_breaker_snapshot {
    */
   uint64_t refused;
 } a2a_breaker_snapshot;
+
+/*
+ Which protocol versions the server speaks; read during the call only. NULL means both.
+ */
+typedef struct a2a_server_options {
+  /*
+   Serve 0.3 (`message/send`..., REST under `/v1`).
+   */
+  bool v0_3;
+  /*
+   Serve 1.0 (`SendMessage`..., `A2A-Version: 1.0`).
+   */
+  bool v1_0;
+} a2a_server_options;
+
+/*
+ What a successfully parsed request asks. Views point into the request handle: valid
+ until the next mutating call on it.
+ */
+typedef struct a2a_server_request_info {
+  /*
+   The version it is spoken in (answers are written in the same).
+   */
+  a2a_protocol_version version;
+  /*
+   The binding it arrived on.
+   */
+  a2a_binding binding;
+  /*
+   The A2A method.
+   */
+  a2a_method method;
+  /*
+   Whether the method answers with an event stream (write frames, not a response).
+   */
+  bool streaming;
+  /*
+   The JSON-RPC id as text (absent for HTTP+JSON).
+   */
+  struct a2a_str rpc_id;
+  /*
+   The 1.0 tenant, when set.
+   */
+  struct a2a_str tenant;
+  /*
+   Extension URIs the client asked for (`a2a_server_request_extension`).
+   */
+  size_t extension_count;
+} a2a_server_request_info;
+
+/*
+ What a response or frame answered, for the tally (`a2a_tally_add`).
+ */
+typedef struct a2a_served {
+  /*
+   The channel a client classifying the response will see.
+   */
+  a2a_channel channel;
+  /*
+   The tally code label (error name, task state, or `message`).
+   */
+  struct a2a_str code;
+  /*
+   The method's 1.0 name, or `unknown`; static text.
+   */
+  struct a2a_str method;
+} a2a_served;
 
 /*
  One item decoded from an event stream. Fields that do not apply to `kind` are absent
@@ -3375,6 +3486,255 @@ struct a2a_str a2a_give_up_reason_to_str(uint32_t reason);
  Ownership: the returned text is static; valid forever, never free it.
  */
 struct a2a_str a2a_result_describe(uint32_t code);
+
+/*
+ A new, empty request handle (reuse it for every request on a connection). `out`: a new
+ handle the caller owns (free with `a2a_server_request_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_request_new(struct a2a_server_request **out);
+
+/*
+ Frees a request handle. NULL is a no-op; must not be called twice.
+ */
+void a2a_server_request_free(struct a2a_server_request *request);
+
+/*
+ Reads a JSON-RPC request (a POST body on the JSON-RPC interface) with its headers
+ (UTF-8 names and values) under `*opts` (NULL: both versions). Everything is copied.
+
+ Returns `A2A_OK` (read it with `a2a_server_request_get_info` and answer it), or
+ `A2A_SERVER_REFUSED`: the request must be answered with an error, which
+ `a2a_server_refusal_response` writes (wrong version, unknown method, bad params, ...;
+ `a2a_server_request_last_error` has the message). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_server_parse_jsonrpc(struct a2a_server_request *request,
+                                    const struct a2a_header *headers,
+                                    size_t headers_len,
+                                    const uint8_t *body,
+                                    size_t body_len,
+                                    const struct a2a_server_options *opts);
+
+/*
+ Reads an HTTP+JSON request: `verb` (`GET`, `POST`, ...), `target` (path and query
+ relative to the interface URL, e.g. `/acme/tasks/t-1?historyLength=5`), headers and
+ body, under `*opts` (NULL: both versions). Everything is copied. Results as for
+ `a2a_server_parse_jsonrpc` (a known path with the wrong verb is refused with 405).
+ */
+a2a_result a2a_server_parse_rest(struct a2a_server_request *request,
+                                 const char *verb,
+                                 size_t verb_len,
+                                 const char *target,
+                                 size_t target_len,
+                                 const struct a2a_header *headers,
+                                 size_t headers_len,
+                                 const uint8_t *body,
+                                 size_t body_len,
+                                 const struct a2a_server_options *opts);
+
+/*
+ What the parsed request asks. Returns `A2A_OK`, or `A2A_NONE` when no request was
+ parsed successfully. Views valid until the next mutating call.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_request_get_info(const struct a2a_server_request *request,
+                                       struct a2a_server_request_info *out);
+
+/*
+ The call's params as one JSON object in A2A 1.0 ProtoJSON (the same whatever version
+ the request was spoken in; `{}` for methods without params). Absent when no request was
+ parsed. Valid until the next mutating call.
+ */
+struct a2a_bytes a2a_server_request_params(const struct a2a_server_request *request);
+
+/*
+ The `index`-th extension URI the client asked for. Valid until the next mutating call.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range).
+ */
+a2a_result a2a_server_request_extension(const struct a2a_server_request *request,
+                                        size_t index,
+                                        struct a2a_str *out);
+
+/*
+ A human-readable message for the error of the most recent mutating call (the refusal
+ message, or why a reply could not be written); absent when none. Valid until the next
+ mutating call.
+ */
+struct a2a_str a2a_server_request_last_error(const struct a2a_server_request *request);
+
+/*
+ A new, empty response handle. `out`: a new handle the caller owns (free with
+ `a2a_server_response_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_response_new(struct a2a_server_response **out);
+
+/*
+ Frees a response handle. NULL is a no-op; must not be called twice.
+ */
+void a2a_server_response_free(struct a2a_server_response *response);
+
+/*
+ The HTTP status (0 when the handle holds no response or is NULL).
+ */
+uint16_t a2a_server_response_status(const struct a2a_server_response *response);
+
+/*
+ Number of headers (0 when the handle holds no response).
+ */
+size_t a2a_server_response_header_count(const struct a2a_server_response *response);
+
+/*
+ The `index`-th header. Views valid until the next mutating call; written on success.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range).
+ */
+a2a_result a2a_server_response_header(const struct a2a_server_response *response,
+                                      size_t index,
+                                      struct a2a_str *name,
+                                      struct a2a_str *value);
+
+/*
+ The body bytes; absent when the handle holds no response. Valid until the next
+ mutating call.
+ */
+struct a2a_bytes a2a_server_response_body(const struct a2a_server_response *response);
+
+/*
+ What the response answered (channel, tally code, method). Returns `A2A_OK`, or
+ `A2A_NONE` when the handle holds no response.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_response_served(const struct a2a_server_response *response,
+                                      struct a2a_served *out);
+
+/*
+ Writes the error response answering a refused request into `*response` (JSON-RPC
+ errors are HTTP 200; HTTP+JSON errors carry the mapped status). Returns `A2A_OK`, or
+ `A2A_NONE` when the last parse was not refused.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_refusal_response(const struct a2a_server_request *request,
+                                       struct a2a_server_response *response);
+
+/*
+ The success response to the parsed request: `reply_json` is the method's result in A2A
+ 1.0 ProtoJSON (SendMessage: `{"task":...}` or `{"message":...}`; GetTask/CancelTask: a
+ Task; ListTasks: the list response; push config methods: the config or the list;
+ GetExtendedAgentCard: the card JSON; DeletePushConfig: ignored, `(NULL, 0)` is fine),
+ read during the call only and rewritten in the request's version and binding.
+
+ Returns `A2A_OK` (the response is in `*response`), `A2A_NONE` (no request parsed).
+ Errors: `A2A_NULL_PARAMETER`, `A2A_SERVER_STREAMING` (a streaming method: write frames),
+ `A2A_SERVER_REPLY` (the JSON is not the method's result shape or cannot be written in
+ the request's form; message in `a2a_server_request_last_error`).
+ */
+a2a_result a2a_server_result_response(struct a2a_server_request *request,
+                                      const uint8_t *reply_json,
+                                      size_t reply_json_len,
+                                      struct a2a_server_response *response);
+
+/*
+ The error response to a request that was read fine but failed in the handler:
+ `error_name` is a protocol-channel `a2a_error_name` (others become Internal), `message`
+ UTF-8 (empty: the standard message). Written in the request's version and binding.
+
+ Returns `A2A_OK`, `A2A_NONE` (no request parsed). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`error_name`).
+ */
+a2a_result a2a_server_error_response(const struct a2a_server_request *request,
+                                     uint32_t error_name,
+                                     const char *message,
+                                     size_t message_len,
+                                     struct a2a_server_response *response);
+
+/*
+ Appends to `out` the SSE frame of one stream event for the parsed (streaming) request:
+ `event_json` is a StreamResponse in A2A 1.0 ProtoJSON (`{"task":...}`,
+ `{"statusUpdate":...}`, `{"artifactUpdate":...}` or `{"message":...}`), read during the
+ call only and written in the request's version and binding.
+
+ Returns `A2A_OK`, `A2A_NONE` (no request parsed). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_SERVER_REPLY` (not an event, or cannot be written; message in
+ `a2a_buffer_last_error(out)`).
+ */
+a2a_result a2a_server_event_frame(const struct a2a_server_request *request,
+                                  const uint8_t *event_json,
+                                  size_t event_json_len,
+                                  struct a2a_buffer *out);
+
+/*
+ Appends to `out` the frame of an error after the stream started (`error_name`,
+ `message` as for `a2a_server_error_response`).
+
+ Returns `A2A_OK`, `A2A_NONE` (no request parsed). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ */
+a2a_result a2a_server_error_frame(const struct a2a_server_request *request,
+                                  uint32_t error_name,
+                                  const char *message,
+                                  size_t message_len,
+                                  struct a2a_buffer *out);
+
+/*
+ Appends to `out` the frame of the final FAILED status update of a task, with the
+ ADK-style text `Agent execution failed. (error_id: <id>)` (then ` <debug_detail>` when
+ given: only in debug deployments, it may leak internals). `error_id`: exactly 12
+ lower-case hex digits (make one from 6 random bytes; log it beside the real cause).
+ Strings are UTF-8, read during the call only; `(NULL, 0)` detail means none.
+
+ Returns `A2A_OK`, `A2A_NONE` (no request parsed). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`, `A2A_SERVER_ERROR_ID`, `A2A_SERVER_REPLY`.
+ */
+a2a_result a2a_server_failed_frame(const struct a2a_server_request *request,
+                                   const char *task_id,
+                                   size_t task_id_len,
+                                   const char *context_id,
+                                   size_t context_id_len,
+                                   const char *message_id,
+                                   size_t message_id_len,
+                                   const char *error_id,
+                                   size_t error_id_len,
+                                   const char *debug_detail,
+                                   size_t debug_detail_len,
+                                   struct a2a_buffer *out);
+
+/*
+ Appends to `out` the ADK-style FAILED text `Agent execution failed. (error_id: <id>)`
+ (then ` <debug_detail>` when given), for servers writing their own task JSON.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_SERVER_ERROR_ID`.
+ */
+a2a_result a2a_server_failure_text(const char *error_id,
+                                   size_t error_id_len,
+                                   const char *debug_detail,
+                                   size_t debug_detail_len,
+                                   struct a2a_buffer *out);
+
+/*
+ Writes the 12-hex error id of 6 caller-supplied random bytes (`random`: 6 readable
+ bytes; the library has no random source) to `out` (12 writable bytes, not
+ NUL-terminated), on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_error_id_from_random(const uint8_t *random, uint8_t *out);
+
+/*
+ The `index`-th header a streaming response starts with (`Content-Type:
+ text/event-stream`, no caching, no proxy buffering), static text. Returns `A2A_OK`, or
+ `A2A_NONE` past the last one.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_stream_header(size_t index, struct a2a_str *name, struct a2a_str *value);
 
 /*
  A new decoder with the default limits (16 MiB lines, 16 MiB events) and the WHATWG

@@ -42,6 +42,7 @@ pub mod panic;
 pub mod request;
 pub mod resilience;
 pub mod result;
+pub mod server;
 pub mod sse;
 pub mod stream;
 pub mod tally;

@@ -171,6 +171,16 @@ pub enum a2a_result {
     /// Card: the card cannot be used (a reason newer than this header).
     A2A_CARD_INVALID = 711,
 
+    // --- 800–899: server side ---
+    /// Server: the request is refused: answer it with a2a_server_refusal_response.
+    A2A_SERVER_REFUSED = 800,
+    /// Server: the reply or event JSON is not the method's result shape or cannot be written.
+    A2A_SERVER_REPLY = 801,
+    /// Server: a streaming method answers with event frames, not a response.
+    A2A_SERVER_STREAMING = 802,
+    /// Server: an error_id must be exactly 12 lower-case hex digits.
+    A2A_SERVER_ERROR_ID = 803,
+
     // --- 900–998: resilience ---
     /// Retry configuration: `max_attempts` is 0 (the first attempt counts).
     A2A_CONFIG_ZERO_MAX_ATTEMPTS = 900,
@@ -265,6 +275,10 @@ impl a2a_result {
         a2a_result::A2A_CARD_URL_DRIFT,
         a2a_result::A2A_CARD_HOST_MISMATCH,
         a2a_result::A2A_CARD_INVALID,
+        a2a_result::A2A_SERVER_REFUSED,
+        a2a_result::A2A_SERVER_REPLY,
+        a2a_result::A2A_SERVER_STREAMING,
+        a2a_result::A2A_SERVER_ERROR_ID,
         a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS,
         a2a_result::A2A_CONFIG_BASE_DELAY_ABOVE_CAP,
         a2a_result::A2A_CONFIG_NO_OPENING_RULE,
@@ -399,6 +413,18 @@ impl a2a_result {
             }
             a2a_result::A2A_CARD_INVALID => {
                 "the card cannot be used (a reason newer than this header)"
+            }
+            a2a_result::A2A_SERVER_REFUSED => {
+                "the request is refused: answer it with a2a_server_refusal_response"
+            }
+            a2a_result::A2A_SERVER_REPLY => {
+                "the reply or event JSON is not the method's result shape or cannot be written"
+            }
+            a2a_result::A2A_SERVER_STREAMING => {
+                "a streaming method answers with event frames, not a response"
+            }
+            a2a_result::A2A_SERVER_ERROR_ID => {
+                "an error_id must be exactly 12 lower-case hex digits"
             }
             a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS => {
                 "max_attempts must be at least 1 (the first attempt counts)"

@@ -224,3 +224,27 @@ fn header_functions_equal_exported_symbols() {
     exported.sort();
     assert_eq!(declared, exported);
 }
+
+/// No function has the name of a type (C cannot declare both; cbindgen does not notice).
+#[test]
+fn no_function_is_named_like_a_type() {
+    let header = std::fs::read_to_string(header_path()).expect("header exists");
+    let types: std::collections::HashSet<&str> = header
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("typedef struct ")
+                .or_else(|| l.strip_prefix("typedef enum "))
+                .or_else(|| l.strip_prefix("enum "))
+                .or_else(|| l.strip_prefix("} "))
+                .and_then(|r| r.split([' ', ';', '{']).next())
+        })
+        .filter(|n| n.starts_with("a2a_"))
+        .collect();
+    assert!(types.contains("a2a_str"), "parsed types: {types:?}");
+    for f in declared_functions(&header) {
+        assert!(
+            !types.contains(f.as_str()),
+            "function {f} has the name of a type"
+        );
+    }
+}

@@ -49,5 +49,6 @@ void test_resilience(void);
 void test_http1(void);
 void test_card(void);
 void test_request(void);
+void test_server(void);
 
 #endif

@@ -37,6 +37,7 @@ int main(void) {
   test_http1();
   test_card();
   test_request();
+  test_server();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

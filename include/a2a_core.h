@@ -1599,7 +1599,8 @@ typedef struct a2a_stream_tracker a2a_stream_tracker;
  text format as `a2a_outcomes_total`.
 
  Methods: `a2a_tally_new`, `a2a_tally_free`, `a2a_tally_record`, `a2a_tally_add`,
- `a2a_tally_count`, `a2a_tally_total`, `a2a_tally_render_prometheus`.
+ `a2a_tally_count`, `a2a_tally_total`, `a2a_tally_entry_count`, `a2a_tally_get_entry`,
+ `a2a_tally_render_prometheus`.
 
  Threading: `Send`, not thread-safe.
  */
@@ -2450,6 +2451,32 @@ typedef struct a2a_stream_item {
    */
   bool ends_stream;
 } a2a_stream_item;
+
+/*
+ One counter of a tally. Views point into the tally: valid until the next mutating call.
+ */
+typedef struct a2a_tally_entry {
+  /*
+   The remote agent.
+   */
+  struct a2a_str agent;
+  /*
+   The method as recorded.
+   */
+  struct a2a_str method;
+  /*
+   The outcome's channel.
+   */
+  a2a_channel channel;
+  /*
+   The error name, HTTP status or task state.
+   */
+  struct a2a_str code;
+  /*
+   How many outcomes were counted.
+   */
+  uint64_t count;
+} a2a_tally_entry;
 
 #ifdef __cplusplus
 extern "C" {
@@ -4123,6 +4150,22 @@ a2a_result a2a_tally_count(const struct a2a_tally *tally,
  The total of every counter (0 when `tally` is NULL).
  */
 uint64_t a2a_tally_total(const struct a2a_tally *tally);
+
+/*
+ Number of counters (0 when `tally` is NULL).
+ */
+size_t a2a_tally_entry_count(const struct a2a_tally *tally);
+
+/*
+ The `index`-th counter, sorted by agent, method, channel, code (reading them all is
+ quadratic in the number of counters, which stays small: agents x methods x codes).
+ Views point into the tally: valid until the next mutating call; written on success.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range).
+ */
+a2a_result a2a_tally_get_entry(const struct a2a_tally *tally,
+                               size_t index,
+                               struct a2a_tally_entry *out);
 
 /*
  Renders the tally in the Prometheus text exposition format (0.0.4). `out`: a view of

@@ -362,6 +362,10 @@ enum a2a_result
    the call was made on (if any) may only be freed afterwards.
    */
   A2A_PANIC = 999,
+  /*
+   The client could not resolve the agent card (the outcome says why).
+   */
+  A2A_CLIENT_CARD_RESOLUTION = 1000,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -558,6 +562,118 @@ enum a2a_address_class
 typedef enum a2a_address_class a2a_address_class;
 #else
 typedef uint32_t a2a_address_class;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What `a2a_client_stream_next` produced.
+ */
+enum a2a_client_stream_event_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   One typed item in `item`.
+   */
+  A2A_CLIENT_STREAM_EVENT_KIND_ITEM = 1,
+  /*
+   The stream was cut with the task still running; the driver is resubscribing to
+   `task_id` (attempt `attempt`). Never a resend.
+   */
+  A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING = 2,
+  /*
+   The last event: `end_kind` (when a stream was opened) and `outcome`.
+   */
+  A2A_CLIENT_STREAM_EVENT_KIND_END = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_client_stream_event_kind a2a_client_stream_event_kind;
+#else
+typedef uint32_t a2a_client_stream_event_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What a stream event carried.
+ */
+enum a2a_stream_item_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A Task snapshot.
+   */
+  A2A_STREAM_ITEM_KIND_TASK = 1,
+  /*
+   A direct Message (ends the stream).
+   */
+  A2A_STREAM_ITEM_KIND_MESSAGE = 2,
+  /*
+   A status update.
+   */
+  A2A_STREAM_ITEM_KIND_STATUS_UPDATE = 3,
+  /*
+   An artifact update.
+   */
+  A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE = 4,
+  /*
+   A protocol error inside the stream.
+   */
+  A2A_STREAM_ITEM_KIND_ERROR = 5,
+  /*
+   An event whose data fits no shape (or answers another request id).
+   */
+  A2A_STREAM_ITEM_KIND_MALFORMED = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_stream_item_kind a2a_stream_item_kind;
+#else
+typedef uint32_t a2a_stream_item_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ How a stream ended.
+ */
+enum a2a_stream_end_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A terminal state or a Message was seen (the task itself may have failed).
+   */
+  A2A_STREAM_END_KIND_COMPLETED = 1,
+  /*
+   An interrupted state (input-required, auth-required) ended the turn.
+   */
+  A2A_STREAM_END_KIND_INTERRUPTED = 2,
+  /*
+   The body ended before a terminal state: the task may still be running (resubscribe).
+   */
+  A2A_STREAM_END_KIND_TRUNCATED = 3,
+  /*
+   A protocol error arrived in the stream (or instead of it).
+   */
+  A2A_STREAM_END_KIND_ERROR = 4,
+  /*
+   The idle timeout expired.
+   */
+  A2A_STREAM_END_KIND_TIMED_OUT = 5,
+  /*
+   The response was not an event stream.
+   */
+  A2A_STREAM_END_KIND_NOT_A_STREAM = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_stream_end_kind a2a_stream_end_kind;
+#else
+typedef uint32_t a2a_stream_end_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1258,88 +1374,6 @@ typedef uint32_t a2a_sse_item_kind;
 #endif // __cplusplus
 
 /*
- What a stream event carried.
- */
-enum a2a_stream_item_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   A Task snapshot.
-   */
-  A2A_STREAM_ITEM_KIND_TASK = 1,
-  /*
-   A direct Message (ends the stream).
-   */
-  A2A_STREAM_ITEM_KIND_MESSAGE = 2,
-  /*
-   A status update.
-   */
-  A2A_STREAM_ITEM_KIND_STATUS_UPDATE = 3,
-  /*
-   An artifact update.
-   */
-  A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE = 4,
-  /*
-   A protocol error inside the stream.
-   */
-  A2A_STREAM_ITEM_KIND_ERROR = 5,
-  /*
-   An event whose data fits no shape (or answers another request id).
-   */
-  A2A_STREAM_ITEM_KIND_MALFORMED = 6,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_stream_item_kind a2a_stream_item_kind;
-#else
-typedef uint32_t a2a_stream_item_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- How a stream ended.
- */
-enum a2a_stream_end_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   A terminal state or a Message was seen (the task itself may have failed).
-   */
-  A2A_STREAM_END_KIND_COMPLETED = 1,
-  /*
-   An interrupted state (input-required, auth-required) ended the turn.
-   */
-  A2A_STREAM_END_KIND_INTERRUPTED = 2,
-  /*
-   The body ended before a terminal state: the task may still be running (resubscribe).
-   */
-  A2A_STREAM_END_KIND_TRUNCATED = 3,
-  /*
-   A protocol error arrived in the stream (or instead of it).
-   */
-  A2A_STREAM_END_KIND_ERROR = 4,
-  /*
-   The idle timeout expired.
-   */
-  A2A_STREAM_END_KIND_TIMED_OUT = 5,
-  /*
-   The response was not an event stream.
-   */
-  A2A_STREAM_END_KIND_NOT_A_STREAM = 6,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_stream_end_kind a2a_stream_end_kind;
-#else
-typedef uint32_t a2a_stream_end_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
  What `a2a_sse_decoder_finish` does with a block not ended by a blank line.
  */
 enum a2a_sse_at_eof
@@ -1459,6 +1493,35 @@ typedef struct a2a_buffer a2a_buffer;
  Threading: `Send`, not thread-safe.
  */
 typedef struct a2a_card a2a_card;
+
+/*
+ A blocking A2A client (connection pool, resolved target, hooks).
+
+ Methods: `a2a_client_config_default`, `a2a_client_new`, `a2a_client_new_with_target`,
+ `a2a_client_free`, `a2a_client_add_header_hook`, `a2a_client_send_text`,
+ `a2a_client_get_task`, `a2a_client_cancel_task`, `a2a_client_stream_text`,
+ `a2a_client_resubscribe`.
+
+ Threading: unlike other handles a client is thread-safe for its calls (`send`, `get`,
+ `cancel`, streams) — it pools connections — but `a2a_client_add_header_hook` and
+ `a2a_client_free` must not race with anything.
+ */
+typedef struct a2a_client a2a_client;
+
+/*
+ A streaming call being polled with `a2a_client_stream_next`.
+
+ Methods: `a2a_client_stream_text`, `a2a_client_resubscribe`, `a2a_client_stream_next`,
+ `a2a_client_stream_free`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_client_stream a2a_client_stream;
+
+/*
+ Passed to an `a2a_header_hook`; valid only during the callback.
+ */
+typedef struct a2a_header_setter a2a_header_setter;
 
 /*
  An incremental HTTP/1.1 response reader (httparse style: "need more" is not an error;
@@ -1857,6 +1920,221 @@ typedef struct a2a_card_resolved {
 } a2a_card_resolved;
 
 /*
+ Client configuration (milliseconds). Get the defaults with `a2a_client_config_default`
+ (connect 3 s, call 45 s, stream idle 60 s, 32 MiB responses, https only), then change
+ fields. Read during the call only.
+ */
+typedef struct a2a_client_config {
+  /*
+   TCP (and TLS) connect timeout.
+   */
+  uint64_t connect_timeout_ms;
+  /*
+   Whole-call timeout of non-streaming calls.
+   */
+  uint64_t call_timeout_ms;
+  /*
+   Stream idle timeout (no bytes, events or comments for that long).
+   */
+  uint64_t stream_idle_timeout_ms;
+  /*
+   Largest response body read.
+   */
+  uint64_t max_response_bytes;
+  /*
+   Pooled connections are retired after this idle time.
+   */
+  uint64_t pool_idle_timeout_ms;
+  /*
+   Allow plain `http://` (local development).
+   */
+  bool allow_http;
+  /*
+   Extra origins the card's interface may point to (UTF-8 views).
+   */
+  const struct a2a_str *allow_hosts;
+  /*
+   Number of `allow_hosts`.
+   */
+  size_t allow_hosts_len;
+  /*
+   An `a2a_protocol_version` to insist on, or 0 for the card's best.
+   */
+  uint32_t protocol;
+  /*
+   An `a2a_binding` to insist on, or 0 for the card's best.
+   */
+  uint32_t binding;
+  /*
+   Resolve the card on the first call instead of in `a2a_client_new`.
+   */
+  bool defer_card_resolution;
+  /*
+   Resubscribes after a cut stream (0: none).
+   */
+  uint32_t stream_resubscribe_attempts;
+  /*
+   Resends of a send the driver may make itself (only when provably not received).
+   */
+  uint32_t send_retries;
+} a2a_client_config;
+
+/*
+ A callback adding headers to every A2A request of a client (credentials,
+ `traceparent`, routing keys): `userdata` first (as given to `a2a_client_add_header_hook`),
+ then the method name (`message/send`, `SendMessage`, ...; borrowed for the call), then
+ a setter valid only during the callback. It runs on the thread making the call; it is
+ never called for the card fetch or redirects.
+ */
+typedef void (*a2a_header_hook)(void *userdata,
+                                const char *method,
+                                size_t method_len,
+                                struct a2a_header_setter *setter);
+
+/*
+ One request header for the serializer: UTF-8 name and value, read during the call only.
+ */
+typedef struct a2a_header {
+  /*
+   The field name.
+   */
+  const char *name;
+  /*
+   Length of `name` in bytes.
+   */
+  size_t name_len;
+  /*
+   The field value.
+   */
+  const char *value;
+  /*
+   Length of `value` in bytes.
+   */
+  size_t value_len;
+} a2a_header;
+
+/*
+ Per-call options; read during the call only. NULL means none.
+ */
+typedef struct a2a_client_call_options {
+  /*
+   The caller's remaining turn budget in ms (0: none; the call timeout applies).
+   */
+  uint64_t timeout_ms;
+  /*
+   Stream idle timeout for this call in ms (0: the configured one).
+   */
+  uint64_t idle_timeout_ms;
+  /*
+   The `traceparent` to send (empty: a fresh one).
+   */
+  struct a2a_str traceparent;
+  /*
+   The `Idempotency-Key` to send (empty: none).
+   */
+  struct a2a_str idempotency_key;
+  /*
+   The messageId for send and stream calls (empty: a fresh one).
+   */
+  struct a2a_str message_id;
+  /*
+   The context id to continue (empty: none).
+   */
+  struct a2a_str context_id;
+  /*
+   The task id to continue (empty: none).
+   */
+  struct a2a_str task_id;
+  /*
+   Extra headers for this call.
+   */
+  const struct a2a_header *headers;
+  /*
+   Number of `headers`.
+   */
+  size_t headers_len;
+} a2a_client_call_options;
+
+/*
+ One typed item of a stream, from `a2a_stream_tracker_on_event`.
+ */
+typedef struct a2a_stream_item {
+  /*
+   What the event carried.
+   */
+  a2a_stream_item_kind kind;
+  /*
+   The event classified like a whole response. BORROWED from the tracker: valid until
+   the next mutating call on it; never free it (copy what you need, or read it with the
+   `a2a_outcome_*` accessors before the next call).
+   */
+  const struct a2a_outcome *outcome;
+  /*
+   Whether the 0.3 `final` flag was present (status updates).
+   */
+  bool has_final;
+  /*
+   The 0.3 `final` flag when `has_final`.
+   */
+  bool final_flag;
+  /*
+   Artifact updates: the artifact id (absent view otherwise); valid like `outcome`.
+   */
+  struct a2a_str artifact_id;
+  /*
+   Artifact updates: `append`.
+   */
+  bool append;
+  /*
+   Artifact updates: `lastChunk`.
+   */
+  bool last_chunk;
+  /*
+   Whether this item ends the interaction (stop reading, then call `_finish`).
+   */
+  bool ends_stream;
+} a2a_stream_item;
+
+/*
+ One event of a client stream. Views and the borrowed outcome point into the stream
+ handle: valid until the next mutating call on it.
+ */
+typedef struct a2a_client_stream_event {
+  /*
+   What this is.
+   */
+  a2a_client_stream_event_kind kind;
+  /*
+   `ITEM`: the item (its `outcome` is borrowed from the stream handle).
+   */
+  struct a2a_stream_item item;
+  /*
+   `RESUBSCRIBING`: the task id.
+   */
+  struct a2a_str task_id;
+  /*
+   `RESUBSCRIBING`: 1 for the first resubscribe.
+   */
+  uint32_t attempt;
+  /*
+   `END`: whether a stream was opened (`end_kind` applies).
+   */
+  bool has_end_kind;
+  /*
+   `END`: how the last stream ended.
+   */
+  a2a_stream_end_kind end_kind;
+  /*
+   `END`: the call's outcome, borrowed from the stream handle (never free it).
+   */
+  const struct a2a_outcome *outcome;
+  /*
+   `END`: resubscribes made.
+   */
+  uint32_t resubscribes;
+} a2a_client_stream_event;
+
+/*
  What the caller asked, each part optional. Read during the call only (nothing retained).
  */
 typedef struct a2a_asked {
@@ -1925,28 +2203,6 @@ typedef struct a2a_response {
    */
   struct a2a_asked asked;
 } a2a_response;
-
-/*
- One request header for the serializer: UTF-8 name and value, read during the call only.
- */
-typedef struct a2a_header {
-  /*
-   The field name.
-   */
-  const char *name;
-  /*
-   Length of `name` in bytes.
-   */
-  size_t name_len;
-  /*
-   The field value.
-   */
-  const char *value;
-  /*
-   Length of `value` in bytes.
-   */
-  size_t value_len;
-} a2a_header;
 
 /*
  Limits of the response reader (bytes and counts).
@@ -2413,46 +2669,6 @@ typedef struct a2a_sse_finish {
 } a2a_sse_finish;
 
 /*
- One typed item of a stream, from `a2a_stream_tracker_on_event`.
- */
-typedef struct a2a_stream_item {
-  /*
-   What the event carried.
-   */
-  a2a_stream_item_kind kind;
-  /*
-   The event classified like a whole response. BORROWED from the tracker: valid until
-   the next mutating call on it; never free it (copy what you need, or read it with the
-   `a2a_outcome_*` accessors before the next call).
-   */
-  const struct a2a_outcome *outcome;
-  /*
-   Whether the 0.3 `final` flag was present (status updates).
-   */
-  bool has_final;
-  /*
-   The 0.3 `final` flag when `has_final`.
-   */
-  bool final_flag;
-  /*
-   Artifact updates: the artifact id (absent view otherwise); valid like `outcome`.
-   */
-  struct a2a_str artifact_id;
-  /*
-   Artifact updates: `append`.
-   */
-  bool append;
-  /*
-   Artifact updates: `lastChunk`.
-   */
-  bool last_chunk;
-  /*
-   Whether this item ends the interaction (stop reading, then call `_finish`).
-   */
-  bool ends_stream;
-} a2a_stream_item;
-
-/*
  One counter of a tally. Views point into the tally: valid until the next mutating call.
  */
 typedef struct a2a_tally_entry {
@@ -2646,6 +2862,142 @@ a2a_result a2a_card_location(struct a2a_card *card,
  mutating call.
  */
 struct a2a_str a2a_card_last_error(const struct a2a_card *card);
+
+/*
+ Sets header `name` to `value` (UTF-8, copied), replacing any header of that name.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a name that is
+ not a token, or a value with CR, LF or NUL: header injection refused).
+ */
+a2a_result a2a_header_setter_set(struct a2a_header_setter *setter,
+                                 const char *name,
+                                 size_t name_len,
+                                 const char *value,
+                                 size_t value_len);
+
+/*
+ Writes the default client configuration to `*out`.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_client_config_default(struct a2a_client_config *out);
+
+/*
+ A client for an agent given by base URL or card URL (UTF-8): fetches and validates the
+ card now (unless `defer_card_resolution`), with `*config` (NULL: defaults). BLOCKS for
+ the card fetch.
+
+ `out`: a new client the caller owns (free with `a2a_client_free`), on success only.
+ `error`: may be NULL; on `A2A_CLIENT_CARD_RESOLUTION` receives a new transport outcome
+ (CardResolution, with advice and message) the caller owns.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`,
+ `A2A_CLIENT_CARD_RESOLUTION`.
+ */
+a2a_result a2a_client_new(const char *url,
+                          size_t url_len,
+                          const struct a2a_client_config *config,
+                          struct a2a_client **out,
+                          struct a2a_outcome **error);
+
+/*
+ A client for a known interface (no card): `url` (UTF-8) spoken in `version` over
+ `binding`, with `*config` (NULL: defaults). Does no I/O.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ */
+a2a_result a2a_client_new_with_target(const char *url,
+                                      size_t url_len,
+                                      uint32_t version,
+                                      uint32_t binding,
+                                      const struct a2a_client_config *config,
+                                      struct a2a_client **out);
+
+/*
+ Frees a client. NULL is a no-op; must not be called twice. Streams opened on it keep
+ the connection pool alive until they are freed.
+ */
+void a2a_client_free(struct a2a_client *client);
+
+/*
+ Adds a header hook, called for every A2A request in registration order. `userdata` is
+ passed back untouched; it must stay valid (and usable from the threads that make calls)
+ until the client is freed. Hooks must be added before the first stream is opened.
+
+ Errors: `A2A_NULL_PARAMETER` (client or hook NULL), `A2A_INVALID_ARGUMENT` (a stream on
+ this client is still alive).
+ */
+a2a_result a2a_client_add_header_hook(struct a2a_client *client,
+                                      a2a_header_hook hook,
+                                      void *userdata);
+
+/*
+ Sends a user text message (UTF-8) and waits for the answer (BLOCKS, bounded by the call
+ timeout). `out`: the call's outcome, a new handle the caller owns — every failure,
+ including connect errors and timeouts, is an outcome, not an error code.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options).
+ */
+a2a_result a2a_client_send_text(const struct a2a_client *client,
+                                const char *text,
+                                size_t text_len,
+                                const struct a2a_client_call_options *opts,
+                                struct a2a_outcome **out);
+
+/*
+ Reads a task (UTF-8 id); as `a2a_client_send_text`.
+ */
+a2a_result a2a_client_get_task(const struct a2a_client *client,
+                               const char *task_id,
+                               size_t task_id_len,
+                               const struct a2a_client_call_options *opts,
+                               struct a2a_outcome **out);
+
+/*
+ Cancels a task (UTF-8 id); as `a2a_client_send_text`.
+ */
+a2a_result a2a_client_cancel_task(const struct a2a_client *client,
+                                  const char *task_id,
+                                  size_t task_id_len,
+                                  const struct a2a_client_call_options *opts,
+                                  struct a2a_outcome **out);
+
+/*
+ Starts a streaming send of a user text message (UTF-8). Opening is lazy: the request
+ goes out on the first `a2a_client_stream_next`. `out`: a new stream the caller owns
+ (free with `a2a_client_stream_free`).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ */
+a2a_result a2a_client_stream_text(const struct a2a_client *client,
+                                  const char *text,
+                                  size_t text_len,
+                                  const struct a2a_client_call_options *opts,
+                                  struct a2a_client_stream **out);
+
+/*
+ Resubscribes to a running task's events (UTF-8 id); as `a2a_client_stream_text`.
+ */
+a2a_result a2a_client_resubscribe(const struct a2a_client *client,
+                                  const char *task_id,
+                                  size_t task_id_len,
+                                  const struct a2a_client_call_options *opts,
+                                  struct a2a_client_stream **out);
+
+/*
+ Waits for the next event of the stream (BLOCKS, bounded by the idle timeout) and
+ writes it to `*out` (views and the borrowed outcome valid until the next mutating call
+ on the stream). Returns `A2A_OK`, or `A2A_NONE` once the `END` event was handed out.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_client_stream_next(struct a2a_client_stream *stream,
+                                  struct a2a_client_stream_event *out);
+
+/*
+ Frees a stream (closing its connection). NULL is a no-op; must not be called twice.
+ */
+void a2a_client_stream_free(struct a2a_client_stream *stream);
 
 /*
  Classifies one complete response into exactly one outcome (channel, details, advice).

@@ -34,6 +34,9 @@ compile_error!(
 
 pub mod buffer;
 pub mod card;
+#[cfg(feature = "driver")]
+pub mod driver;
+
 pub mod classify;
 pub mod handle;
 pub mod http1;

@@ -18,6 +18,7 @@
 //! | 800–899 | server side |
 //! | 900–998 | resilience |
 //! | 999 | panic |
+//! | 1000–1099 | the reference driver (feature `driver`) |
 
 use crate::panic::ffi_panic_boundary;
 use crate::view::a2a_str;
@@ -207,6 +208,10 @@ pub enum a2a_result {
     /// A bug inside the library panicked; the panic was caught at the C boundary. The handle
     /// the call was made on (if any) may only be freed afterwards.
     A2A_PANIC = 999,
+
+    // --- 1000–1099: the reference driver ---
+    /// The client could not resolve the agent card (the outcome says why).
+    A2A_CLIENT_CARD_RESOLUTION = 1000,
 }
 
 impl a2a_result {
@@ -290,6 +295,7 @@ impl a2a_result {
         a2a_result::A2A_KEY_EMPTY_INPUT,
         a2a_result::A2A_KEY_INVALID,
         a2a_result::A2A_PANIC,
+        a2a_result::A2A_CLIENT_CARD_RESOLUTION,
     ];
 
     /// Static description of the code.
@@ -442,6 +448,9 @@ impl a2a_result {
                 "no stable input: every part is empty, so every call would share one key"
             }
             a2a_result::A2A_KEY_INVALID => "the key could not be derived",
+            a2a_result::A2A_CLIENT_CARD_RESOLUTION => {
+                "the agent card could not be fetched, parsed or validated"
+            }
             a2a_result::A2A_PANIC => "internal error: a panic was caught at the C boundary",
         }
     }

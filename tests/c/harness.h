@@ -50,5 +50,6 @@ void test_http1(void);
 void test_card(void);
 void test_request(void);
 void test_server(void);
+void test_driver(void);
 
 #endif

@@ -38,6 +38,7 @@ int main(void) {
   test_card();
   test_request();
   test_server();
+  test_driver();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

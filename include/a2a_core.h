@@ -38,6 +38,11 @@
 
 
 /*
+ Length of a formatted version-00 `traceparent` value.
+ */
+#define A2A_TRACEPARENT_LEN 55
+
+/*
  The result of a fallible call. `A2A_OK` (0) is success; everything else says what went
  wrong (or, below 100, a non-error status such as "need more input").
 
@@ -89,6 +94,30 @@ enum a2a_result
    A binding name is neither JSON-RPC nor HTTP+JSON (e.g. `GRPC`).
    */
   A2A_BINDING_UNKNOWN = 202,
+  /*
+   Traceparent must be 55 characters: 00-<32 hex>-<16 hex>-<2 hex>.
+   */
+  A2A_TRACEPARENT_LENGTH = 203,
+  /*
+   Traceparent fields must be separated by '-'.
+   */
+  A2A_TRACEPARENT_SEPARATOR = 204,
+  /*
+   Traceparent fields must be lower-case hex.
+   */
+  A2A_TRACEPARENT_HEX = 205,
+  /*
+   Traceparent version ff is invalid.
+   */
+  A2A_TRACEPARENT_VERSION = 206,
+  /*
+   Traceparent trace id is all zero.
+   */
+  A2A_TRACEPARENT_ZERO_TRACE_ID = 207,
+  /*
+   Traceparent parent id is all zero.
+   */
+  A2A_TRACEPARENT_ZERO_PARENT_ID = 208,
   /*
    An SSE line was longer than the decoder's `max_line`; the event was discarded.
    */
@@ -2694,6 +2723,24 @@ typedef struct a2a_tally_entry {
   uint64_t count;
 } a2a_tally_entry;
 
+/*
+ A `traceparent` value. Ids are never all zero in values the library writes.
+ */
+typedef struct a2a_traceparent {
+  /*
+   The 16-byte trace id.
+   */
+  uint8_t trace_id[16];
+  /*
+   The 8-byte parent (span) id.
+   */
+  uint8_t parent_id[8];
+  /*
+   Trace flags; bit 0 is "sampled".
+   */
+  uint8_t flags;
+} a2a_traceparent;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -4526,6 +4573,47 @@ a2a_result a2a_tally_get_entry(const struct a2a_tally *tally,
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_tally_render_prometheus(struct a2a_tally *tally, struct a2a_str *out);
+
+/*
+ Parses a `traceparent` header value (UTF-8, read during the call only; surrounding
+ spaces and tabs ignored; a future version is read by its first 55 characters).
+ `out`: written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_TRACEPARENT_*`.
+ */
+a2a_result a2a_traceparent_parse(const char *text, size_t text_len, struct a2a_traceparent *out);
+
+/*
+ A new trace from 24 caller-supplied random bytes (`random`: 16 for the trace id, 8 for
+ the parent id; the library has no random source). Returns `A2A_OK`, or `A2A_NONE` in
+ the negligible case that an id came out all zero (draw again).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_traceparent_from_random(const uint8_t *random,
+                                       bool sampled,
+                                       struct a2a_traceparent *out);
+
+/*
+ A child in the same trace: same trace id and flags, the caller's new span id
+ (`parent_id`: 8 readable bytes). Returns `A2A_OK`, or `A2A_NONE` when `parent_id` is all
+ zero.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_TRACEPARENT_ZERO_TRACE_ID` (`*parent` has an all-zero
+ trace id).
+ */
+a2a_result a2a_traceparent_child(const struct a2a_traceparent *parent,
+                                 const uint8_t *parent_id,
+                                 struct a2a_traceparent *out);
+
+/*
+ Formats `*tp` as the 55-character header value (`00-<trace>-<parent>-<flags>`) into
+ `out` (55 writable bytes, not NUL-terminated), on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_TRACEPARENT_ZERO_TRACE_ID`,
+ `A2A_TRACEPARENT_ZERO_PARENT_ID`.
+ */
+a2a_result a2a_traceparent_format(const struct a2a_traceparent *tp, uint8_t *out);
 
 /*
  Parses a protocol version string (`"0.3"`, `"0.3.0"`, `"1.0"`, `"1.2"`; surrounding ASCII

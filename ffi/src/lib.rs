@@ -49,6 +49,7 @@ pub mod server;
 pub mod sse;
 pub mod stream;
 pub mod tally;
+pub mod traceparent;
 pub mod version;
 pub mod view;
 pub mod vocab;

@@ -57,6 +57,18 @@ pub enum a2a_result {
     A2A_VERSION_UNSUPPORTED = 201,
     /// A binding name is neither JSON-RPC nor HTTP+JSON (e.g. `GRPC`).
     A2A_BINDING_UNKNOWN = 202,
+    /// Traceparent must be 55 characters: 00-<32 hex>-<16 hex>-<2 hex>.
+    A2A_TRACEPARENT_LENGTH = 203,
+    /// Traceparent fields must be separated by '-'.
+    A2A_TRACEPARENT_SEPARATOR = 204,
+    /// Traceparent fields must be lower-case hex.
+    A2A_TRACEPARENT_HEX = 205,
+    /// Traceparent version ff is invalid.
+    A2A_TRACEPARENT_VERSION = 206,
+    /// Traceparent trace id is all zero.
+    A2A_TRACEPARENT_ZERO_TRACE_ID = 207,
+    /// Traceparent parent id is all zero.
+    A2A_TRACEPARENT_ZERO_PARENT_ID = 208,
 
     // --- 300–399: SSE ---
     /// An SSE line was longer than the decoder's `max_line`; the event was discarded.
@@ -227,6 +239,12 @@ impl a2a_result {
         a2a_result::A2A_VERSION_MALFORMED,
         a2a_result::A2A_VERSION_UNSUPPORTED,
         a2a_result::A2A_BINDING_UNKNOWN,
+        a2a_result::A2A_TRACEPARENT_LENGTH,
+        a2a_result::A2A_TRACEPARENT_SEPARATOR,
+        a2a_result::A2A_TRACEPARENT_HEX,
+        a2a_result::A2A_TRACEPARENT_VERSION,
+        a2a_result::A2A_TRACEPARENT_ZERO_TRACE_ID,
+        a2a_result::A2A_TRACEPARENT_ZERO_PARENT_ID,
         a2a_result::A2A_SSE_LINE_TOO_LONG,
         a2a_result::A2A_SSE_EVENT_TOO_LARGE,
         a2a_result::A2A_SSE_ID_NUL,
@@ -315,6 +333,14 @@ impl a2a_result {
                 "unsupported protocol version: this core speaks 0.3 and 1.x"
             }
             a2a_result::A2A_BINDING_UNKNOWN => "unknown binding: expected JSONRPC or HTTP+JSON",
+            a2a_result::A2A_TRACEPARENT_LENGTH => {
+                "traceparent must be 55 characters: 00-<32 hex>-<16 hex>-<2 hex>"
+            }
+            a2a_result::A2A_TRACEPARENT_SEPARATOR => "traceparent fields must be separated by '-'",
+            a2a_result::A2A_TRACEPARENT_HEX => "traceparent fields must be lower-case hex",
+            a2a_result::A2A_TRACEPARENT_VERSION => "traceparent version ff is invalid",
+            a2a_result::A2A_TRACEPARENT_ZERO_TRACE_ID => "traceparent trace id is all zero",
+            a2a_result::A2A_TRACEPARENT_ZERO_PARENT_ID => "traceparent parent id is all zero",
             a2a_result::A2A_SSE_LINE_TOO_LONG => {
                 "SSE line longer than the decoder's max_line; the event was discarded"
             }

@@ -51,5 +51,6 @@ void test_card(void);
 void test_request(void);
 void test_server(void);
 void test_driver(void);
+void test_traceparent(void);
 
 #endif

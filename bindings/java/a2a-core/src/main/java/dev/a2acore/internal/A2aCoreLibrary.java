@@ -1,0 +1,236 @@
+package dev.a2acore.internal;
+
+import com.sun.jna.Library;
+import com.sun.jna.Pointer;
+import com.sun.jna.Structure;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The raw JNA mapping of {@code include/a2a_core.h}: one method per C function, C types as
+ * JNA types ({@code size_t} as {@link SizeT}, {@code bool} results as {@code byte} because
+ * a C {@code bool} is one byte, enums as {@code int}, out-parameters as {@link Pointer}s to
+ * memory the binding owns). Internal: use the {@code dev.a2acore} API instead.
+ *
+ * <p>Memory rule: no function here is ever given a pointer into the Java heap that the
+ * library could keep. Inputs are native {@link com.sun.jna.Memory} owned by the binding or
+ * arrays JNA copies for the duration of the call, and every view is copied out before the
+ * next call on the same handle.
+ */
+public interface A2aCoreLibrary extends Library {
+
+    /** {@code a2a_str}/{@code a2a_bytes} returned by value. */
+    @Structure.FieldOrder({"ptr", "len"})
+    class View extends Structure implements Structure.ByValue {
+        /** First byte, or NULL when absent. */
+        public Pointer ptr;
+        /** Number of bytes. */
+        public SizeT len;
+
+        /** The view's bytes copied out, or null when absent. */
+        public byte[] bytes() {
+            if (ptr == null) {
+                return null;
+            }
+            long n = len.longValue();
+            return n == 0 ? new byte[0] : ptr.getByteArray(0, Math.toIntExact(n));
+        }
+
+        /** The view decoded as UTF-8, or null when absent. */
+        public String string() {
+            byte[] b = bytes();
+            return b == null ? null : new String(b, StandardCharsets.UTF_8);
+        }
+    }
+
+    /** {@code a2a_sse_finish}, filled by {@code a2a_sse_decoder_finish}. */
+    @Structure.FieldOrder({"has_event", "event", "discarded", "discarded_partial_line",
+        "discarded_event", "discarded_id", "error", "limit"})
+    class SseFinish extends Structure {
+        /** C bool. */
+        public byte has_event;
+        /** The dispatched event. */
+        public Layout.SseItem event;
+        /** C bool. */
+        public byte discarded;
+        /** Dropped partial line bytes. */
+        public SizeT discarded_partial_line;
+        /** C bool. */
+        public byte discarded_event;
+        /** C bool. */
+        public byte discarded_id;
+        /** Limit error of the last line, or 0. */
+        public int error;
+        /** The limit in force. */
+        public SizeT limit;
+    }
+
+    // --- library, results -----------------------------------------------------------
+
+    /** {@code a2a_version}. */
+    View a2a_version();
+
+    /** {@code a2a_result_describe}. */
+    View a2a_result_describe(int code);
+
+    // --- vocabulary -------------------------------------------------------------------
+
+    /** {@code a2a_channel_to_str}. */
+    View a2a_channel_to_str(int channel);
+
+    /** {@code a2a_task_state_to_str}. */
+    View a2a_task_state_to_str(int state);
+
+    /** {@code a2a_task_state_parse}. */
+    int a2a_task_state_parse(byte[] text, SizeT len, Pointer out);
+
+    /** {@code a2a_task_state_is_terminal}. */
+    byte a2a_task_state_is_terminal(int state);
+
+    /** {@code a2a_task_state_is_interrupted}. */
+    byte a2a_task_state_is_interrupted(int state);
+
+    /** {@code a2a_retry_to_str}. */
+    View a2a_retry_to_str(int retry);
+
+    /** {@code a2a_request_sent_to_str}. */
+    View a2a_request_sent_to_str(int sent);
+
+    /** {@code a2a_error_name_to_str}. */
+    View a2a_error_name_to_str(int name);
+
+    /** {@code a2a_error_name_parse}. */
+    int a2a_error_name_parse(byte[] text, SizeT len, Pointer out);
+
+    /** {@code a2a_protocol_version_parse}. */
+    int a2a_protocol_version_parse(byte[] text, SizeT len, Pointer out);
+
+    /** {@code a2a_protocol_version_from_header}. */
+    int a2a_protocol_version_from_header(byte[] value, SizeT len, Pointer out);
+
+    /** {@code a2a_protocol_version_to_str}. */
+    View a2a_protocol_version_to_str(int version);
+
+    /** {@code a2a_protocol_version_header_value}. */
+    View a2a_protocol_version_header_value(int version);
+
+    /** {@code a2a_binding_parse}. */
+    int a2a_binding_parse(byte[] text, SizeT len, Pointer out);
+
+    /** {@code a2a_binding_to_str}. */
+    View a2a_binding_to_str(int binding);
+
+    // --- outcome --------------------------------------------------------------------
+
+    /** {@code a2a_outcome_transport}. */
+    int a2a_outcome_transport(int error, int requestSent, byte[] message, SizeT len, Pointer out);
+
+    /** {@code a2a_outcome_free}. */
+    void a2a_outcome_free(Pointer outcome);
+
+    /** {@code a2a_outcome_channel}. */
+    int a2a_outcome_channel(Pointer outcome);
+
+    /** {@code a2a_outcome_is_success}. */
+    byte a2a_outcome_is_success(Pointer outcome);
+
+    /** {@code a2a_outcome_http_status} (out: uint16). */
+    byte a2a_outcome_http_status(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_code} (out: int64). */
+    byte a2a_outcome_code(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_error_name} (out: uint32). */
+    byte a2a_outcome_error_name(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_reason}. */
+    View a2a_outcome_reason(Pointer outcome);
+
+    /** {@code a2a_outcome_message}. */
+    View a2a_outcome_message(Pointer outcome);
+
+    /** {@code a2a_outcome_data}. */
+    View a2a_outcome_data(Pointer outcome);
+
+    /** {@code a2a_outcome_task_id}. */
+    View a2a_outcome_task_id(Pointer outcome);
+
+    /** {@code a2a_outcome_context_id}. */
+    View a2a_outcome_context_id(Pointer outcome);
+
+    /** {@code a2a_outcome_text}. */
+    View a2a_outcome_text(Pointer outcome);
+
+    /** {@code a2a_outcome_error_id}. */
+    View a2a_outcome_error_id(Pointer outcome);
+
+    /** {@code a2a_outcome_hint}. */
+    View a2a_outcome_hint(Pointer outcome);
+
+    /** {@code a2a_outcome_body_excerpt}. */
+    View a2a_outcome_body_excerpt(Pointer outcome);
+
+    /** {@code a2a_outcome_state} (out: uint32). */
+    byte a2a_outcome_state(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_terminal}. */
+    byte a2a_outcome_terminal(Pointer outcome);
+
+    /** {@code a2a_outcome_retry}. */
+    int a2a_outcome_retry(Pointer outcome);
+
+    /** {@code a2a_outcome_retry_after_secs} (out: uint64). */
+    byte a2a_outcome_retry_after_secs(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_remote_hint_retryable} (out: bool). */
+    byte a2a_outcome_remote_hint_retryable(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_remote_hint_count}. */
+    SizeT a2a_outcome_remote_hint_count(Pointer outcome);
+
+    /** {@code a2a_outcome_remote_hint_pair} (key, value: a2a_str out). */
+    int a2a_outcome_remote_hint_pair(Pointer outcome, SizeT index, Pointer key, Pointer value);
+
+    /** {@code a2a_outcome_request_sent} (out: uint32). */
+    byte a2a_outcome_request_sent(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_version} (out: uint32). */
+    byte a2a_outcome_version(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_binding} (out: uint32). */
+    byte a2a_outcome_binding(Pointer outcome, Pointer out);
+
+    // --- SSE decoder ----------------------------------------------------------------
+
+    /** {@code a2a_sse_decoder_new_with}. */
+    int a2a_sse_decoder_new_with(SizeT maxLine, SizeT maxEvent, int atEof, Pointer out);
+
+    /** {@code a2a_sse_decoder_free}. */
+    void a2a_sse_decoder_free(Pointer decoder);
+
+    /**
+     * {@code a2a_sse_decoder_feed} (zero-copy): called only with a chunk in native memory
+     * the binding owns and keeps unmodified until every item view was copied out.
+     */
+    int a2a_sse_decoder_feed(Pointer decoder, Pointer chunk, SizeT len, Pointer items, Pointer count);
+
+    /** {@code a2a_sse_decoder_feed_copy}. */
+    int a2a_sse_decoder_feed_copy(Pointer decoder, Pointer chunk, SizeT len, Pointer items, Pointer count);
+
+    /** {@code a2a_sse_decoder_finish}. */
+    int a2a_sse_decoder_finish(Pointer decoder, SseFinish out);
+
+    /** {@code a2a_sse_decoder_last_event_id}. */
+    View a2a_sse_decoder_last_event_id(Pointer decoder);
+
+    /** {@code a2a_sse_decoder_set_last_event_id}. */
+    int a2a_sse_decoder_set_last_event_id(Pointer decoder, byte[] id, SizeT len);
+
+    /** {@code a2a_sse_decoder_retry} (out: uint64). */
+    byte a2a_sse_decoder_retry(Pointer decoder, Pointer out);
+
+    /** {@code a2a_sse_decoder_reset_for_reconnect}. */
+    int a2a_sse_decoder_reset_for_reconnect(Pointer decoder);
+
+    /** {@code a2a_sse_decoder_last_error}. */
+    View a2a_sse_decoder_last_error(Pointer decoder);
+}

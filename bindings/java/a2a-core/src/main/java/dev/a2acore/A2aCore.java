@@ -39,6 +39,15 @@ public final class A2aCore {
         return lib;
     }
 
+    /**
+     * Loads the library and checks its version now.
+     *
+     * @throws UnsatisfiedLinkError when it cannot be found or is the wrong version
+     */
+    public static void checkLoaded() {
+        lib();
+    }
+
     /** Static English text for a C result code. */
     static String describe(int code) {
         return LibraryLoader.lib().a2a_result_describe(code).string();

@@ -1,0 +1,154 @@
+package dev.a2acore.a2ajava;
+
+import dev.a2acore.ErrorName;
+import dev.a2acore.Outcome;
+import dev.a2acore.RequestSent;
+import dev.a2acore.RetryAdvice;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * A call through {@link A2aCoreHttpClient} failed without a response the caller can use: a
+ * timeout, a refused or reset connection, a redirect (never followed), a non-2xx status on
+ * a stream, a response over the size limit. It is an {@link IOException}, so a2a-java's
+ * transports wrap it in their own {@code A2AClientException} as the cause; walk the cause
+ * chain to find it.
+ */
+public final class A2aCallException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    /** Which deadline expired, for {@link ErrorName#TIMEOUT}. */
+    public enum Deadline {
+        /** The TCP connection was not established in time. */
+        CONNECT,
+        /** The whole exchange (or, for a stream, the response headers) did not finish in time. */
+        CALL,
+        /** A stream received no bytes (not even a keep-alive comment) for the idle timeout. */
+        STREAM_IDLE
+    }
+
+    private final ErrorName errorName;
+    private final transient Outcome outcome;
+    private final Integer httpStatus;
+    private final String location;
+    private final Deadline deadline;
+    private final RetryAdvice retry;
+    private final RequestSent requestSent;
+    private final String bodyExcerpt;
+
+    private A2aCallException(String message, Throwable cause, ErrorName errorName, Outcome outcome,
+                             Integer httpStatus, String location, Deadline deadline, RetryAdvice retry,
+                             RequestSent requestSent, String bodyExcerpt) {
+        super(message, cause);
+        this.errorName = errorName;
+        this.outcome = outcome;
+        this.httpStatus = httpStatus;
+        this.location = location;
+        this.deadline = deadline;
+        this.retry = retry;
+        this.requestSent = requestSent;
+        this.bodyExcerpt = bodyExcerpt;
+    }
+
+    /** A transport failure: no HTTP response, described by a2a-core's transport outcome. */
+    static A2aCallException transport(Outcome outcome, Deadline deadline, Throwable cause) {
+        return new A2aCallException(outcome.message().orElse(outcome.errorName().map(ErrorName::wireName).orElse("")),
+            cause, outcome.errorName().orElseThrow(), outcome, null, null, deadline, outcome.retry(),
+            outcome.requestSent().orElse(null), null);
+    }
+
+    /**
+     * A redirect the client refused to follow. Retry advice {@code never}: the configured
+     * agent URL is wrong (or something is redirecting calls elsewhere); fix it, do not
+     * follow it automatically.
+     */
+    static A2aCallException redirect(String method, String url, int status, String location) {
+        return new A2aCallException(method + " " + url + ": HTTP " + status + " redirect to "
+            + (location == null ? "(no Location header)" : location) + " not followed", null,
+            ErrorName.REDIRECT, null, status, location, null, RetryAdvice.NEVER, null, null);
+    }
+
+    /** A non-2xx status where a stream was expected. */
+    static A2aCallException httpStatus(String method, String url, int status, String excerpt) {
+        ErrorName name = nameForStatus(status);
+        return new A2aCallException(method + " " + url + ": HTTP " + status
+            + (excerpt == null || excerpt.isEmpty() ? "" : ": " + excerpt), null, name, null, status, null, null,
+            retryForStatus(status), null, excerpt);
+    }
+
+    /** The error name for an HTTP status (the C ABI's http group). */
+    static ErrorName nameForStatus(int status) {
+        switch (status) {
+            case 401: return ErrorName.UNAUTHENTICATED;
+            case 403: return ErrorName.FORBIDDEN;
+            case 404: return ErrorName.NOT_FOUND;
+            case 413: return ErrorName.PAYLOAD_TOO_LARGE;
+            case 429: return ErrorName.RATE_LIMITED;
+            case 502: return ErrorName.BAD_GATEWAY;
+            case 503: return ErrorName.UNAVAILABLE;
+            case 504: return ErrorName.GATEWAY_TIMEOUT;
+            default: return status >= 300 && status < 400 ? ErrorName.REDIRECT : ErrorName.HTTP;
+        }
+    }
+
+    private static RetryAdvice retryForStatus(int status) {
+        if (status == 401 || status == 403) {
+            return RetryAdvice.REAUTHENTICATE;
+        }
+        if (status == 429 || status == 502 || status == 503 || status == 504) {
+            return RetryAdvice.BACKOFF;
+        }
+        return RetryAdvice.NEVER;
+    }
+
+    /** The typed error name ({@code Timeout}, {@code Redirect}, {@code ConnectFailed}, ...). */
+    public ErrorName errorName() {
+        return errorName;
+    }
+
+    /** For transport failures: a2a-core's outcome (channel transport, request_sent, retry advice). */
+    public Optional<Outcome> outcome() {
+        return Optional.ofNullable(outcome);
+    }
+
+    /** The HTTP status, when a response arrived. */
+    public OptionalInt httpStatus() {
+        return httpStatus == null ? OptionalInt.empty() : OptionalInt.of(httpStatus);
+    }
+
+    /** For a redirect: the {@code Location} header, when the response had one. */
+    public Optional<String> location() {
+        return Optional.ofNullable(location);
+    }
+
+    /** For a timeout: which deadline expired. */
+    public Optional<Deadline> deadline() {
+        return Optional.ofNullable(deadline);
+    }
+
+    /** What the caller should do about it. */
+    public RetryAdvice retry() {
+        return retry;
+    }
+
+    /** For transport failures: whether the request may have reached the server. */
+    public Optional<RequestSent> requestSent() {
+        return Optional.ofNullable(requestSent);
+    }
+
+    /** A bounded excerpt of the response body, for a non-2xx stream response. */
+    public Optional<String> bodyExcerpt() {
+        return Optional.ofNullable(bodyExcerpt);
+    }
+
+    /** The first {@code A2aCallException} in a throwable's cause chain (a2a-java wraps it). */
+    public static Optional<A2aCallException> find(Throwable t) {
+        for (int i = 0; t != null && i < 16; i++, t = t.getCause()) {
+            if (t instanceof A2aCallException e) {
+                return Optional.of(e);
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -463,6 +463,75 @@ impl Outcome {
         }
     }
 
+    /// The `a2a` command's exit status for this outcome: 0 completed task or direct
+    /// message; 3 transport, http, malformed (and truncated streams, which are transport
+    /// outcomes); 4 protocol error; 5 failed task; 6 canceled, rejected, input-required or
+    /// auth-required; 7 submitted, working or unknown state.
+    pub fn exit_code(&self) -> i32 {
+        match self.channel {
+            Channel::Transport | Channel::Http | Channel::Malformed => 3,
+            Channel::Protocol => 4,
+            Channel::Message => 0,
+            Channel::Task => match self.state {
+                Some(TaskState::Completed) => 0,
+                Some(TaskState::Failed) => 5,
+                Some(
+                    TaskState::Canceled
+                    | TaskState::Rejected
+                    | TaskState::InputRequired
+                    | TaskState::AuthRequired,
+                ) => 6,
+                Some(TaskState::Submitted | TaskState::Working | TaskState::Unknown) | None => 7,
+            },
+        }
+    }
+
+    /// The outcome as one JSON object with exactly the keys of `a2a classify`, in this order:
+    /// `channel`, `http_status`, `code`, `error`, `reason`, `message`, `state`, `terminal`,
+    /// `task_id`, `context_id`, `text`, `error_id`, `retry`, `hint`.
+    pub fn to_json(&self) -> String {
+        let mut s = String::with_capacity(256);
+        self.write_json_fields(&mut s);
+        s.push('}');
+        s
+    }
+
+    /// Writes `{` and the `a2a classify` keys without the closing `}` (so a caller can add
+    /// keys of its own, as `a2a classify --stream` does for stream items).
+    pub fn write_json_fields(&self, s: &mut String) {
+        fn opt_str(s: &mut String, key: &str, v: Option<&str>) {
+            s.push_str(key);
+            match v {
+                Some(v) => json_string(s, v),
+                None => s.push_str("null"),
+            }
+        }
+        s.push_str("{\"channel\":");
+        json_string(s, self.channel.as_str());
+        s.push_str(",\"http_status\":");
+        match self.http_status {
+            Some(h) => s.push_str(&h.to_string()),
+            None => s.push_str("null"),
+        }
+        s.push_str(",\"code\":");
+        match self.code {
+            Some(c) => s.push_str(&c.to_string()),
+            None => s.push_str("null"),
+        }
+        opt_str(s, ",\"error\":", self.error.map(ErrorName::as_str));
+        opt_str(s, ",\"reason\":", self.reason.as_deref());
+        opt_str(s, ",\"message\":", self.message.as_deref());
+        opt_str(s, ",\"state\":", self.state.map(TaskState::as_str));
+        s.push_str(",\"terminal\":");
+        s.push_str(if self.terminal { "true" } else { "false" });
+        opt_str(s, ",\"task_id\":", self.task_id.as_deref());
+        opt_str(s, ",\"context_id\":", self.context_id.as_deref());
+        opt_str(s, ",\"text\":", self.text.as_deref());
+        opt_str(s, ",\"error_id\":", self.error_id.as_deref());
+        opt_str(s, ",\"retry\":", Some(self.retry.as_str()));
+        opt_str(s, ",\"hint\":", self.hint.as_deref());
+    }
+
     /// Whether this outcome is a success (completed task or direct message).
     pub fn is_success(&self) -> bool {
         match self.channel {
@@ -473,9 +542,60 @@ impl Outcome {
     }
 }
 
+/// Appends `v` as a JSON string literal (quotes, escapes for `"`, `\\` and control
+/// characters).
+pub fn json_string(s: &mut String, v: &str) {
+    s.push('"');
+    for c in v.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            '\r' => s.push_str("\\r"),
+            '\t' => s.push_str("\\t"),
+            c if (c as u32) < 0x20 => s.push_str(&format!("\\u{:04x}", c as u32)),
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_has_exactly_the_cli_keys_and_escapes() {
+        let mut o = Outcome::empty(Channel::Task);
+        o.text = Some("a\"b\\c\n\u{1}é".to_owned());
+        o.state = Some(TaskState::Failed);
+        let j = o.to_json();
+        let v: serde_json::Value = serde_json::from_str(&j).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut want = vec![
+            "channel",
+            "http_status",
+            "code",
+            "error",
+            "reason",
+            "message",
+            "state",
+            "terminal",
+            "task_id",
+            "context_id",
+            "text",
+            "error_id",
+            "retry",
+            "hint",
+        ];
+        let mut got = keys.clone();
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want);
+        assert_eq!(v["text"], "a\"b\\c\n\u{1}é");
+        assert_eq!(v["state"], "failed");
+        assert_eq!(o.exit_code(), 5);
+    }
 
     #[test]
     fn task_state_spellings() {

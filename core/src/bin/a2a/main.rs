@@ -7,6 +7,7 @@
 
 mod args;
 mod cmd_classify;
+mod cmd_matrix;
 mod cmd_sse;
 
 use args::{Args, EXIT_USAGE};
@@ -30,6 +31,8 @@ fn main() {
         "sse" => cmd_sse::run(args),
         "classify" => cmd_classify::run_classify(args),
         "error-id" => cmd_classify::run_error_id(args),
+        // Hidden: the request matrix for the interop tests (not in the usage text).
+        "build-matrix" => cmd_matrix::run(args),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             0

@@ -1,0 +1,97 @@
+//! Retry advice, one rule per row kind of `bindings/fixtures/outcomes.json`.
+
+use crate::outcome::{ErrorName, RemoteHint, RetryAdvice, TaskState};
+
+use super::Ctx;
+
+/// A task state's advice.
+pub(crate) fn task(state: TaskState) -> RetryAdvice {
+    match state {
+        TaskState::Completed | TaskState::InputRequired => RetryAdvice::None,
+        TaskState::Failed | TaskState::Canceled | TaskState::Rejected => RetryAdvice::NewTask,
+        TaskState::AuthRequired => RetryAdvice::Reauthenticate,
+        TaskState::Submitted | TaskState::Working | TaskState::Unknown => RetryAdvice::Poll,
+    }
+}
+
+/// A malformed 2xx body: the server did something, so a send's outcome is unknown; a read
+/// would read the same thing again.
+pub(crate) fn malformed(ctx: &Ctx<'_>) -> RetryAdvice {
+    if ctx.side_effecting() {
+        RetryAdvice::UnknownOutcome
+    } else {
+        RetryAdvice::Never
+    }
+}
+
+/// A 5xx-like failure whose effect is unknown: `unknown_outcome` on a send, `backoff` on a read.
+fn server_side(ctx: &Ctx<'_>) -> RetryAdvice {
+    if ctx.side_effecting() {
+        RetryAdvice::UnknownOutcome
+    } else {
+        RetryAdvice::Backoff
+    }
+}
+
+/// The http channel: the status decides.
+pub(crate) fn http(ctx: &Ctx<'_>, name: ErrorName) -> RetryAdvice {
+    match name {
+        ErrorName::Redirect | ErrorName::NotFound | ErrorName::PayloadTooLarge => {
+            RetryAdvice::Never
+        }
+        ErrorName::Unauthenticated | ErrorName::Forbidden => RetryAdvice::Reauthenticate,
+        ErrorName::RateLimited
+        | ErrorName::BadGateway
+        | ErrorName::Unavailable
+        | ErrorName::GatewayTimeout => RetryAdvice::Backoff,
+        _ if ctx.status == 408 || ctx.status >= 500 => server_side(ctx),
+        _ => RetryAdvice::Never,
+    }
+}
+
+/// What a protocol error means for the caller.
+pub(crate) struct ProtocolFacts<'m> {
+    pub name: ErrorName,
+    pub message: Option<&'m str>,
+    pub version_hint: bool,
+    pub remote_hint: Option<&'m RemoteHint>,
+}
+
+/// The protocol channel: by error name, refined by a version hint, the "terminal state"
+/// wording servers use for messages to finished tasks, and the remote's own hint.
+pub(crate) fn protocol(ctx: &Ctx<'_>, f: &ProtocolFacts<'_>) -> RetryAdvice {
+    if f.version_hint {
+        return RetryAdvice::FixVersion;
+    }
+    let terminal_task = f.message.is_some_and(mentions_terminal_state);
+    let base = match f.name {
+        ErrorName::VersionNotSupported => RetryAdvice::FixVersion,
+        ErrorName::Internal | ErrorName::InvalidAgentResponse => server_side(ctx),
+        ErrorName::UnsupportedOperation | ErrorName::InvalidParams if terminal_task => {
+            if ctx
+                .method
+                .is_some_and(|m| m.kind.is_streaming() && !m.kind.is_side_effecting())
+            {
+                // Subscribing to a finished task: read its final state instead.
+                RetryAdvice::Poll
+            } else {
+                RetryAdvice::NewTask
+            }
+        }
+        ErrorName::Other if ctx.side_effecting() => RetryAdvice::UnknownOutcome,
+        _ => RetryAdvice::Never,
+    };
+    match f.remote_hint.and_then(|h| h.retryable) {
+        Some(false) if base != RetryAdvice::FixVersion => RetryAdvice::Never,
+        Some(true) if base == RetryAdvice::Never => RetryAdvice::Backoff,
+        _ => base,
+    }
+}
+
+/// "Task … is in terminal state: …" (Python), "… is in a terminal state (5) …" (JS).
+fn mentions_terminal_state(message: &str) -> bool {
+    message
+        .as_bytes()
+        .windows(b"terminal state".len())
+        .any(|w| w.eq_ignore_ascii_case(b"terminal state"))
+}

@@ -1,0 +1,224 @@
+//! Classify one response into exactly one [`Outcome`] channel, without I/O.
+//!
+//! ```text
+//! ResponseInfo ──► 3xx? ─────────────────────────────► http (Redirect)
+//!      │
+//!      ├─ text/event-stream (2xx) ──► stream tracker ──► end-of-stream outcome
+//!      │
+//!      └─ body ──► scan (one borrowed pass) ──┬─► error object / REST error body ─► protocol
+//!                                             ├─► non-2xx without one ───────────► http
+//!                                             ├─► Task / status update ──────────► task
+//!                                             ├─► Message ───────────────────────► message
+//!                                             └─► anything else (2xx) ───────────► malformed
+//! ```
+//!
+//! The rules (retry advice, names, hints) follow `bindings/fixtures/outcomes.json`, the one
+//! table every layer tests against. The body is read once with borrowed serde structs that
+//! skip what the outcome does not need (history, artifacts, metadata): no JSON tree is built.
+
+mod advice;
+mod hint;
+mod http;
+mod method;
+mod payload;
+mod protocol;
+pub(crate) mod scan;
+
+pub use hint::parse_remote_hint;
+pub use http::{EXCERPT_MAX, excerpt};
+pub use method::{MethodInfo, MethodKind, method_info};
+pub use protocol::{name_of_code, name_of_reason};
+
+pub(crate) use advice::task as task_advice;
+pub(crate) use http::malformed_unreadable as http_malformed;
+pub(crate) use payload::{Payload, PayloadKind, read as read_payload};
+pub(crate) use protocol::protocol_error as protocol_error_of;
+
+use crate::outcome::{Channel, Outcome};
+use crate::version::{Binding, ProtocolVersion};
+
+/// What the caller asked: each part optional. Unknown parts are detected from the body where
+/// possible (version, binding); an unknown method is treated as side-effecting when retry
+/// advice depends on it (the conservative choice).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Asked<'a> {
+    /// The protocol version the request was sent in.
+    pub version: Option<ProtocolVersion>,
+    /// The binding the request was sent over.
+    pub binding: Option<Binding>,
+    /// The JSON-RPC method name or REST path (`message/send`, `SendMessage`,
+    /// `POST /v1/message:send`, `GET /tasks/t-1`); see [`method_info`].
+    pub method: Option<&'a str>,
+    /// The JSON-RPC request id as text: a string id's contents or a number's digits
+    /// (`"1"` matches both `"id":1` and `"id":"1"`).
+    pub request_id: Option<&'a str>,
+}
+
+/// One HTTP response to classify: status, the headers that matter, the body, what was asked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ResponseInfo<'a> {
+    /// The HTTP status code.
+    pub status: u16,
+    /// The `Content-Type` header value, when present.
+    pub content_type: Option<&'a str>,
+    /// The `Retry-After` header value, when present (delta-seconds are read; an HTTP-date
+    /// cannot be turned into seconds without a clock and is ignored).
+    pub retry_after: Option<&'a str>,
+    /// The complete body.
+    pub body: &'a [u8],
+    /// What was asked.
+    pub asked: Asked<'a>,
+}
+
+impl<'a> ResponseInfo<'a> {
+    /// A response with `status` and `body`, nothing else known.
+    pub fn new(status: u16, body: &'a [u8]) -> ResponseInfo<'a> {
+        ResponseInfo {
+            status,
+            body,
+            ..ResponseInfo::default()
+        }
+    }
+
+    /// Records one response header; keeps those the classifier reads (`Content-Type`,
+    /// `Retry-After`, case-insensitive) and ignores the rest.
+    pub fn header(mut self, name: &str, value: &'a str) -> ResponseInfo<'a> {
+        if name.eq_ignore_ascii_case("content-type") {
+            self.content_type = Some(value);
+        } else if name.eq_ignore_ascii_case("retry-after") {
+            self.retry_after = Some(value);
+        }
+        self
+    }
+
+    /// Sets what was asked.
+    pub fn asked(mut self, asked: Asked<'a>) -> ResponseInfo<'a> {
+        self.asked = asked;
+        self
+    }
+}
+
+/// Whether a `Content-Type` value is `text/event-stream` (parameters and case ignored).
+pub fn is_event_stream(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|ct| {
+        ct.split(';')
+            .next()
+            .is_some_and(|e| e.trim().eq_ignore_ascii_case("text/event-stream"))
+    })
+}
+
+/// Whether a `Content-Type` value is `application/problem+json`.
+pub(crate) fn is_problem_json(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|ct| {
+        ct.split(';')
+            .next()
+            .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/problem+json"))
+    })
+}
+
+/// What the classifier knows about the call while it reads the body.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ctx<'a> {
+    pub status: u16,
+    pub asked: Asked<'a>,
+    pub method: Option<MethodInfo>,
+    pub content_type: Option<&'a str>,
+}
+
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(info: &ResponseInfo<'a>) -> Ctx<'a> {
+        Ctx {
+            status: info.status,
+            asked: info.asked,
+            method: info.asked.method.and_then(method_info),
+            content_type: info.content_type,
+        }
+    }
+
+    /// Whether a repeat could do the work twice. Unknown methods count as side-effecting.
+    pub(crate) fn side_effecting(&self) -> bool {
+        self.method.is_none_or(|m| m.kind.is_side_effecting())
+    }
+
+    /// The version the client spoke: as asked, else the method name's version.
+    pub(crate) fn asked_version(&self) -> Option<ProtocolVersion> {
+        self.asked.version.or_else(|| {
+            self.method
+                .filter(|m| m.binding == Binding::JsonRpc)
+                .map(|m| m.version)
+        })
+    }
+
+    /// The binding the client used: as asked, else the method name's binding.
+    pub(crate) fn asked_binding(&self) -> Option<Binding> {
+        self.asked.binding.or(self.method.map(|m| m.binding))
+    }
+
+    pub(crate) fn is_2xx(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
+/// Classifies one response. Never panics; always returns exactly one channel.
+///
+/// A single JSON body never yields [`Channel::Transport`] (drivers produce that through
+/// [`Outcome::transport`]). A whole 2xx `text/event-stream` body is run through the stream
+/// tracker and yields its end-of-stream outcome, which is a transport outcome when the
+/// stream was truncated (closed before a terminal state).
+pub fn classify(info: &ResponseInfo<'_>) -> Outcome {
+    let ctx = Ctx::new(info);
+    let mut out = if (300..400).contains(&info.status) {
+        http::http_outcome(&ctx, None, info.body)
+    } else if ctx.is_2xx() && is_event_stream(info.content_type) {
+        crate::stream::classify_event_stream(info)
+    } else {
+        classify_body(&ctx, info.body)
+    };
+    out.http_status = Some(info.status);
+    if matches!(out.channel, Channel::Http | Channel::Protocol) {
+        out.retry_after_secs = info.retry_after.and_then(parse_retry_after);
+    }
+    if out.version.is_none() {
+        out.version = ctx.asked_version();
+    }
+    if out.binding.is_none() {
+        out.binding = ctx.asked_binding();
+    }
+    out
+}
+
+/// Classifies one JSON body (a whole response, or one SSE event's data).
+pub(crate) fn classify_body(ctx: &Ctx<'_>, body: &[u8]) -> Outcome {
+    match scan::scan(body) {
+        Err(e) if ctx.is_2xx() => http::malformed_unreadable(ctx, &e, body),
+        Err(_) => http::http_outcome(ctx, None, body),
+        Ok(obj) => {
+            if let Some(o) = protocol::protocol_error(ctx, &obj) {
+                return o;
+            }
+            if !ctx.is_2xx() {
+                return http::http_outcome(ctx, Some(&obj), body);
+            }
+            payload::success(ctx, &obj, body)
+        }
+    }
+}
+
+/// `Retry-After` as delta-seconds (`"3"`); an HTTP-date or garbage gives `None`.
+pub fn parse_retry_after(value: &str) -> Option<u64> {
+    let v = value.trim();
+    if v.is_empty() || v.len() > 19 || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    v.parse().ok()
+}
+
+/// A malformed outcome with a precise reason.
+pub(crate) fn malformed(ctx: &Ctx<'_>, reason: impl Into<String>, body: &[u8]) -> Outcome {
+    Outcome {
+        message: Some(reason.into()),
+        body_excerpt: (!body.is_empty()).then(|| http::excerpt(body)),
+        retry: advice::malformed(ctx),
+        ..Outcome::empty(Channel::Malformed)
+    }
+}

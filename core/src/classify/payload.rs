@@ -1,0 +1,324 @@
+//! Success shapes: a Task, a status update, an artifact update, a Message, or another
+//! method's result; in both versions' shapes, wrapped in JSON-RPC or bare (REST).
+
+use crate::error_id::extract_error_id;
+use crate::outcome::{Channel, Outcome, TaskState};
+use crate::version::{Binding, ProtocolVersion};
+
+use super::method::MethodKind;
+use super::scan::{ErrField, Msg, MsgField, Nested, Obj, StatusField, id_text};
+use super::{Ctx, advice, hint, malformed, protocol};
+
+/// The kind of payload a success body (or stream event) carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PayloadKind {
+    Task,
+    StatusUpdate,
+    ArtifactUpdate,
+    Message,
+    /// A result of a method whose result is neither task nor message.
+    OtherResult,
+}
+
+/// A success payload read out of a body, before it becomes an outcome.
+pub(crate) struct Payload {
+    pub kind: PayloadKind,
+    pub outcome: Outcome,
+    /// 0.3 `final` on a status update.
+    pub final_: Option<bool>,
+    /// Artifact update: (artifact id, append, lastChunk).
+    pub artifact: Option<(Option<String>, bool, bool)>,
+}
+
+/// Classifies a 2xx body that carries no protocol error.
+pub(crate) fn success(ctx: &Ctx<'_>, obj: &Obj<'_>, body: &[u8]) -> Outcome {
+    match read(ctx, obj, body) {
+        Ok(p) => p.outcome,
+        Err(o) => o,
+    }
+}
+
+/// Reads a success payload, or returns the malformed outcome that explains why not.
+pub(crate) fn read(ctx: &Ctx<'_>, obj: &Obj<'_>, body: &[u8]) -> Result<Payload, Outcome> {
+    if matches!(obj.error, ErrField::Obj(_)) {
+        return Err(malformed(ctx, "error object without an integer code", body));
+    }
+    let is_rpc = obj.jsonrpc.0.is_some() || (obj.id.0.is_some() && obj.result.is_present());
+    let (payload_obj, binding) = if is_rpc {
+        match obj.jsonrpc.0.map(|r| r.get()) {
+            Some("\"2.0\"") => {}
+            Some(other) => {
+                return Err(malformed(
+                    ctx,
+                    format!("not JSON-RPC 2.0: jsonrpc is {other}, expected \"2.0\""),
+                    body,
+                ));
+            }
+            None => {
+                return Err(malformed(
+                    ctx,
+                    "not JSON-RPC 2.0: missing \"jsonrpc\"",
+                    body,
+                ));
+            }
+        }
+        if let Some(bad) = protocol::id_problem(ctx, obj, false) {
+            return Err(malformed(ctx, bad, body));
+        }
+        match &obj.result {
+            Nested::Obj(r) => (r.as_ref(), Binding::JsonRpc),
+            Nested::Absent => {
+                return Err(malformed(
+                    ctx,
+                    "JSON-RPC response with neither result nor error",
+                    body,
+                ));
+            }
+            Nested::Null | Nested::Other => {
+                return other_result(ctx, Binding::JsonRpc, body);
+            }
+        }
+    } else {
+        if ctx.asked_binding() == Some(Binding::JsonRpc) {
+            return Err(malformed(
+                ctx,
+                "not a JSON-RPC 2.0 response: no \"jsonrpc\", \"result\" or \"error\"",
+                body,
+            ));
+        }
+        (obj, Binding::HttpJson)
+    };
+    let mut p = shape(ctx, payload_obj, binding, body)?;
+    p.outcome.binding = Some(binding);
+    if binding == Binding::JsonRpc && p.outcome.version.is_none() {
+        // 0.3 JSON-RPC results carry `kind` and kebab-case states; without both it is 1.0.
+        p.outcome.version = Some(ProtocolVersion::V1_0);
+    }
+    if let (Some(asked), Some(seen)) = (ctx.asked_version(), p.outcome.version) {
+        if asked != seen {
+            p.outcome.hint = Some(hint::other_shape(asked, seen));
+        }
+    }
+    Ok(p)
+}
+
+fn other_result(ctx: &Ctx<'_>, binding: Binding, body: &[u8]) -> Result<Payload, Outcome> {
+    let expects_other = ctx.method.is_some_and(|m| {
+        matches!(
+            m.kind,
+            MethodKind::PushConfigCreate
+                | MethodKind::PushConfigGet
+                | MethodKind::PushConfigList
+                | MethodKind::PushConfigDelete
+                | MethodKind::ListTasks
+                | MethodKind::ExtendedCard
+        )
+    });
+    if !expects_other {
+        return Err(malformed(
+            ctx,
+            "result is not a Task or Message object",
+            body,
+        ));
+    }
+    Ok(Payload {
+        kind: PayloadKind::OtherResult,
+        outcome: Outcome {
+            binding: Some(binding),
+            ..Outcome::empty(Channel::Message)
+        },
+        final_: None,
+        artifact: None,
+    })
+}
+
+/// Dispatches on the payload's shape: 1.0 wrappers, 0.3 `kind`, bare Task / Message.
+fn shape(ctx: &Ctx<'_>, p: &Obj<'_>, binding: Binding, body: &[u8]) -> Result<Payload, Outcome> {
+    // 1.0 (and REST) one-key wrappers.
+    let wrapped_version = match binding {
+        Binding::JsonRpc => Some(ProtocolVersion::V1_0),
+        Binding::HttpJson => None,
+    };
+    if let Some(t) = p.task.obj() {
+        return task(ctx, t, PayloadKind::Task, wrapped_version, body);
+    }
+    if let MsgField::Obj(m) = &p.message {
+        return Ok(message(m, wrapped_version));
+    }
+    if let Some(u) = p.status_update.obj() {
+        return task(ctx, u, PayloadKind::StatusUpdate, wrapped_version, body);
+    }
+    if let Some(u) = p.artifact_update.obj() {
+        return task(ctx, u, PayloadKind::ArtifactUpdate, wrapped_version, body);
+    }
+    // 0.3 `kind` discriminators.
+    let v03 = Some(ProtocolVersion::V0_3);
+    match p.kind.get() {
+        Some("task") => return task(ctx, p, PayloadKind::Task, v03, body),
+        Some("status-update") => return task(ctx, p, PayloadKind::StatusUpdate, v03, body),
+        Some("artifact-update") => return task(ctx, p, PayloadKind::ArtifactUpdate, v03, body),
+        Some("message") => return Ok(message(&as_msg(p), v03)),
+        Some(other) => {
+            return Err(malformed(
+                ctx,
+                format!(
+                    "unknown result kind {other:?}: expected task, message, status-update or artifact-update"
+                ),
+                body,
+            ));
+        }
+        None => {}
+    }
+    // Bare Task (1.0 GetTask/CancelTask, REST get) and bare Message.
+    if matches!(p.status, StatusField::Obj(_)) && p.id.0.is_some() {
+        return task(ctx, p, PayloadKind::Task, None, body);
+    }
+    if p.message_id.0.is_some() && (p.parts.present || p.content.present) {
+        return Ok(message(&as_msg(p), None));
+    }
+    if p.task_id.0.is_some() && matches!(p.status, StatusField::Obj(_)) {
+        return task(ctx, p, PayloadKind::StatusUpdate, None, body);
+    }
+    if p.task_id.0.is_some() && p.artifact.is_some() {
+        return task(ctx, p, PayloadKind::ArtifactUpdate, None, body);
+    }
+    other_result(ctx, binding, body).map_err(|_| {
+        malformed(
+            ctx,
+            "result fits neither version: expected a Task, a Message, or a task/status/artifact wrapper",
+            body,
+        )
+    })
+}
+
+fn as_msg<'a>(p: &Obj<'a>) -> Msg<'a> {
+    Msg {
+        kind: p.kind.clone(),
+        message_id: p.message_id.clone(),
+        context_id: p.context_id.clone(),
+        task_id: p.task_id.clone(),
+        role: p.role.clone(),
+        parts: p.parts.clone(),
+        content: p.content.clone(),
+    }
+}
+
+fn message(m: &Msg<'_>, version: Option<ProtocolVersion>) -> Payload {
+    let version = version.or_else(|| {
+        if m.kind.0.is_some()
+            || m.parts.has_kind
+            || m.role.get().is_some_and(|r| !r.starts_with("ROLE_"))
+        {
+            Some(ProtocolVersion::V0_3)
+        } else if m.content.present {
+            Some(ProtocolVersion::V0_3)
+        } else {
+            None
+        }
+    });
+    Payload {
+        kind: PayloadKind::Message,
+        outcome: Outcome {
+            text: m.text().map(str::to_owned),
+            context_id: m.context_id.get().map(str::to_owned),
+            task_id: m.task_id.get().map(str::to_owned),
+            retry: crate::outcome::RetryAdvice::None,
+            version,
+            ..Outcome::empty(Channel::Message)
+        },
+        final_: None,
+        artifact: None,
+    }
+}
+
+/// A Task, status update or artifact update.
+fn task(
+    ctx: &Ctx<'_>,
+    t: &Obj<'_>,
+    kind: PayloadKind,
+    version: Option<ProtocolVersion>,
+    body: &[u8],
+) -> Result<Payload, Outcome> {
+    let task_id = match kind {
+        PayloadKind::Task => t.id.0.and_then(id_text).and_then(Result::ok),
+        _ => t.task_id.0.clone(),
+    };
+    let Some(task_id) = task_id else {
+        let what = match kind {
+            PayloadKind::Task => "task without an id",
+            PayloadKind::StatusUpdate => "status update without a taskId",
+            _ => "artifact update without a taskId",
+        };
+        return Err(malformed(ctx, what, body));
+    };
+    let mut version = version;
+    let mut out = Outcome {
+        task_id: Some(task_id.into_owned()),
+        context_id: t.context_id.get().map(str::to_owned),
+        ..Outcome::empty(Channel::Task)
+    };
+    let mut artifact = None;
+    if kind == PayloadKind::ArtifactUpdate {
+        let Some(a) = &t.artifact else {
+            return Err(malformed(ctx, "artifact update without an artifact", body));
+        };
+        artifact = Some((
+            a.artifact_id.get().map(str::to_owned),
+            t.append.0.unwrap_or(false),
+            t.last_chunk.0.unwrap_or(false),
+        ));
+        if a.parts.has_kind {
+            version = version.or(Some(ProtocolVersion::V0_3));
+        }
+        out.text = a.parts.text.as_deref().map(str::to_owned);
+        out.retry = crate::outcome::RetryAdvice::Poll;
+    } else {
+        let StatusField::Obj(status) = &t.status else {
+            return Err(malformed(ctx, "task without a status object", body));
+        };
+        let Some(state_text) = status.state.get() else {
+            return Err(malformed(ctx, "task status without a state", body));
+        };
+        let state = TaskState::parse(state_text);
+        version = version.or_else(|| version_of_state(state_text));
+        if let MsgField::Obj(m) = &status.message {
+            out.text = m.text().map(str::to_owned);
+            if m.content.present || m.parts.has_kind {
+                version = version.or(Some(ProtocolVersion::V0_3));
+            }
+        }
+        if state == TaskState::Failed {
+            out.error_id = out
+                .text
+                .as_deref()
+                .and_then(extract_error_id)
+                .map(str::to_owned);
+        }
+        out.state = Some(state);
+        out.terminal = state.is_terminal();
+        out.retry = advice::task(state);
+    }
+    if t.final_.0.is_some() {
+        version = version.or(Some(ProtocolVersion::V0_3));
+    }
+    out.version = version;
+    Ok(Payload {
+        kind,
+        outcome: out,
+        final_: t.final_.0,
+        artifact,
+    })
+}
+
+/// 0.3 JSON-RPC spells states in kebab-case; the 0.3 proto spells canceled with two Ls.
+fn version_of_state(state: &str) -> Option<ProtocolVersion> {
+    if state == "TASK_STATE_CANCELLED" {
+        Some(ProtocolVersion::V0_3)
+    } else if state.starts_with("TASK_STATE_") {
+        None
+    } else if state.bytes().all(|b| b.is_ascii_lowercase() || b == b'-') {
+        Some(ProtocolVersion::V0_3)
+    } else {
+        None
+    }
+}

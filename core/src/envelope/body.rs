@@ -1,0 +1,394 @@
+//! Request bodies and REST paths for every call.
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+
+use super::encode::push_encoded;
+use super::{BuildError, HttpMethod, RpcId};
+use crate::model::params::{Call, SendConfiguration, SendMessageParams};
+use crate::model::ser_support::{opt, push_fields, state_name};
+use crate::model::{Form, InForm, ModelError};
+use crate::version::ProtocolVersion;
+
+/// Refuses calls carrying fields the form cannot carry, before anything is written.
+pub(super) fn check(call: &Call<'_>, form: Form) -> Result<(), BuildError> {
+    use BuildError::NotRepresentable as No;
+    let v10 = form == Form::V10;
+    let rest = form == Form::Rest03;
+    match call {
+        Call::GetTask(p) if p.metadata.is_some() && v10 => {
+            Err(No("1.0 GetTask carries no metadata"))
+        }
+        Call::SubscribeToTask(p) if p.metadata.is_some() && v10 => {
+            Err(No("1.0 SubscribeToTask carries no metadata"))
+        }
+        Call::CancelTask(p) if p.metadata.is_some() && rest => {
+            Err(No("0.3 HTTP+JSON cancel carries no metadata"))
+        }
+        Call::GetPushConfig(p) | Call::DeletePushConfig(p) if p.metadata.is_some() && v10 => {
+            Err(No("1.0 push config requests carry no metadata"))
+        }
+        Call::GetPushConfig(p) if p.config_id.is_none() && v10 => {
+            Err(No("1.0 GetTaskPushNotificationConfig needs a config id"))
+        }
+        Call::DeletePushConfig(p) if p.config_id.is_none() => {
+            Err(No("deleting a push config needs a config id"))
+        }
+        Call::ListPushConfigs(p) if p.metadata.is_some() && v10 => {
+            Err(No("1.0 push config requests carry no metadata"))
+        }
+        Call::ListPushConfigs(p) if (p.page_size.is_some() || p.page_token.is_some()) && !v10 => {
+            Err(No("0.3 lists push configs without paging"))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn model_err(e: serde_json::Error) -> BuildError {
+    BuildError::Model(ModelError(e))
+}
+
+/// `{"jsonrpc":"2.0","id":..,"method":..,"params":..}`.
+pub(super) fn jsonrpc(
+    call: &Call<'_>,
+    form: Form,
+    tenant: Option<&str>,
+    id: &RpcId,
+) -> Result<Vec<u8>, BuildError> {
+    struct Envelope<'c, 'a> {
+        call: &'c Call<'a>,
+        form: Form,
+        tenant: Option<&'c str>,
+        id: &'c RpcId,
+    }
+    impl Serialize for Envelope<'_, '_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let name = self
+                .call
+                .method()
+                .jsonrpc_name(self.form.version())
+                .expect("checked by build: the method exists in this version");
+            let mut m = s.serialize_map(None)?;
+            m.serialize_entry("jsonrpc", "2.0")?;
+            m.serialize_entry("id", self.id)?;
+            m.serialize_entry("method", name)?;
+            let no_params =
+                matches!(self.call, Call::GetExtendedAgentCard) && self.tenant.is_none();
+            if !no_params {
+                m.serialize_entry(
+                    "params",
+                    &Params {
+                        call: self.call,
+                        form: self.form,
+                        tenant: self.tenant,
+                    },
+                )?;
+            }
+            m.end()
+        }
+    }
+    serde_json::to_vec(&Envelope {
+        call,
+        form,
+        tenant,
+        id,
+    })
+    .map_err(model_err)
+}
+
+/// JSON-RPC `params` of a call.
+pub(crate) struct Params<'c, 'a> {
+    pub(crate) call: &'c Call<'a>,
+    pub(crate) form: Form,
+    pub(crate) tenant: Option<&'c str>,
+}
+
+impl Serialize for Params<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let form = self.form;
+        let v10 = form == Form::V10;
+        let mut m = s.serialize_map(None)?;
+        if v10 {
+            opt(&mut m, "tenant", self.tenant)?;
+        }
+        match self.call {
+            Call::SendMessage(p) | Call::SendStreamingMessage(p) => send_fields(&mut m, p, form)?,
+            Call::GetTask(p) => {
+                m.serialize_entry("id", &p.id)?;
+                opt(&mut m, "historyLength", p.history_length.as_ref())?;
+                opt(&mut m, "metadata", p.metadata.as_ref())?;
+            }
+            Call::ListTasks(p) => {
+                opt(&mut m, "contextId", p.context_id.as_ref())?;
+                if let Some(st) = p.status {
+                    m.serialize_entry("status", state_name(st, form))?;
+                }
+                opt(&mut m, "pageSize", p.page_size.as_ref())?;
+                opt(&mut m, "pageToken", p.page_token.as_ref())?;
+                opt(&mut m, "historyLength", p.history_length.as_ref())?;
+                opt(
+                    &mut m,
+                    "statusTimestampAfter",
+                    p.status_timestamp_after.as_ref(),
+                )?;
+                opt(&mut m, "includeArtifacts", p.include_artifacts.as_ref())?;
+            }
+            Call::CancelTask(p) | Call::SubscribeToTask(p) => {
+                m.serialize_entry("id", &p.id)?;
+                opt(&mut m, "metadata", p.metadata.as_ref())?;
+            }
+            Call::CreatePushConfig(c) => {
+                m.serialize_entry("taskId", &c.task_id)?;
+                if v10 {
+                    push_fields(&mut m, &c.config, form)?;
+                } else {
+                    m.serialize_entry("pushNotificationConfig", &InForm(&c.config, form))?;
+                }
+            }
+            Call::GetPushConfig(p) | Call::DeletePushConfig(p) => {
+                if v10 {
+                    m.serialize_entry("taskId", &p.task_id)?;
+                    opt(&mut m, "id", p.config_id.as_ref())?;
+                } else {
+                    m.serialize_entry("id", &p.task_id)?;
+                    opt(&mut m, "pushNotificationConfigId", p.config_id.as_ref())?;
+                    opt(&mut m, "metadata", p.metadata.as_ref())?;
+                }
+            }
+            Call::ListPushConfigs(p) => {
+                if v10 {
+                    m.serialize_entry("taskId", &p.task_id)?;
+                    opt(&mut m, "pageSize", p.page_size.as_ref())?;
+                    opt(&mut m, "pageToken", p.page_token.as_ref())?;
+                } else {
+                    m.serialize_entry("id", &p.task_id)?;
+                    opt(&mut m, "metadata", p.metadata.as_ref())?;
+                }
+            }
+            Call::GetExtendedAgentCard => {}
+        }
+        m.end()
+    }
+}
+
+fn send_fields<M: SerializeMap>(
+    m: &mut M,
+    p: &SendMessageParams<'_>,
+    form: Form,
+) -> Result<(), M::Error> {
+    m.serialize_entry("message", &InForm(&p.message, form))?;
+    if let Some(c) = &p.configuration {
+        m.serialize_entry("configuration", &Config(c, form))?;
+    }
+    opt(m, "metadata", p.metadata.as_ref())
+}
+
+struct Config<'c, 'a>(&'c SendConfiguration<'a>, Form);
+
+impl Serialize for Config<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (c, form) = (self.0, self.1);
+        let mut m = s.serialize_map(None)?;
+        if !c.accepted_output_modes.is_empty() {
+            m.serialize_entry("acceptedOutputModes", &c.accepted_output_modes)?;
+        }
+        if let Some(push) = &c.push_notification_config {
+            let key = match form {
+                Form::JsonRpc03 => "pushNotificationConfig",
+                Form::Rest03 => "pushNotification",
+                Form::V10 => "taskPushNotificationConfig",
+            };
+            m.serialize_entry(key, &InForm(push, form))?;
+        }
+        opt(&mut m, "historyLength", c.history_length.as_ref())?;
+        if let Some(b) = c.blocking {
+            if form == Form::V10 {
+                m.serialize_entry("returnImmediately", &!b)?;
+            } else {
+                m.serialize_entry("blocking", &b)?;
+            }
+        }
+        m.end()
+    }
+}
+
+/// Builds a REST path: template with `{id}`/`{configId}` filled in percent-encoded, the
+/// tenant prefix, and query pairs (values percent-encoded).
+fn path(
+    template: &str,
+    tenant: Option<&str>,
+    id: &str,
+    config_id: &str,
+    query: &[(&str, String)],
+) -> String {
+    let mut out = String::with_capacity(template.len() + id.len() + 16);
+    if let Some(t) = tenant {
+        out.push('/');
+        push_encoded(&mut out, t);
+    }
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let close = open + rest[open..].find('}').expect("templates are well formed");
+        match &rest[open + 1..close] {
+            "id" => push_encoded(&mut out, id),
+            "configId" => push_encoded(&mut out, config_id),
+            other => unreachable!("unknown template variable {other}"),
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    for (i, (k, v)) in query.iter().enumerate() {
+        out.push(if i == 0 { '?' } else { '&' });
+        out.push_str(k);
+        out.push('=');
+        push_encoded(&mut out, v);
+    }
+    out
+}
+
+/// The REST verb, path and body of a call.
+pub(super) fn rest(
+    call: &Call<'_>,
+    version: ProtocolVersion,
+    tenant: Option<&str>,
+) -> Result<(HttpMethod, String, Vec<u8>), BuildError> {
+    use BuildError::NotRepresentable as No;
+    let form = Form::new(version, crate::version::Binding::HttpJson);
+    let route = call
+        .method()
+        .rest_route(version)
+        .expect("checked by build: the method exists in this version");
+    let mut query: Vec<(&str, String)> = Vec::new();
+    let (id, config_id): (&str, &str);
+    let mut body = Vec::new();
+    match call {
+        Call::SendMessage(p) | Call::SendStreamingMessage(p) => {
+            (id, config_id) = ("", "");
+            struct Send<'c, 'a>(&'c SendMessageParams<'a>, Form);
+            impl Serialize for Send<'_, '_> {
+                fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    let mut m = s.serialize_map(None)?;
+                    send_fields(&mut m, self.0, self.1)?;
+                    m.end()
+                }
+            }
+            body = serde_json::to_vec(&Send(p, form)).map_err(model_err)?;
+        }
+        Call::GetTask(p) => {
+            if p.metadata.is_some() {
+                return Err(No("GetTask metadata cannot travel in an HTTP+JSON query"));
+            }
+            (id, config_id) = (&p.id, "");
+            if let Some(h) = p.history_length {
+                query.push(("historyLength", h.to_string()));
+            }
+        }
+        Call::ListTasks(p) => {
+            (id, config_id) = ("", "");
+            if let Some(c) = &p.context_id {
+                query.push(("contextId", c.to_string()));
+            }
+            if let Some(st) = p.status {
+                query.push(("status", state_name(st, form).to_owned()));
+            }
+            if let Some(n) = p.page_size {
+                query.push(("pageSize", n.to_string()));
+            }
+            if let Some(t) = &p.page_token {
+                query.push(("pageToken", t.to_string()));
+            }
+            if let Some(n) = p.history_length {
+                query.push(("historyLength", n.to_string()));
+            }
+            if let Some(t) = &p.status_timestamp_after {
+                query.push(("statusTimestampAfter", t.to_string()));
+            }
+            if let Some(b) = p.include_artifacts {
+                query.push(("includeArtifacts", b.to_string()));
+            }
+        }
+        Call::CancelTask(p) => {
+            (id, config_id) = (&p.id, "");
+            body = match (version, &p.metadata) {
+                (ProtocolVersion::V0_3, _) => {
+                    serde_json::to_vec(&serde_json::json!({ "name": format!("tasks/{}", p.id) }))
+                        .map_err(model_err)?
+                }
+                (ProtocolVersion::V1_0, None) => b"{}".to_vec(),
+                (ProtocolVersion::V1_0, Some(meta)) => {
+                    let mut b = b"{\"metadata\":".to_vec();
+                    b.extend_from_slice(meta.get().as_bytes());
+                    b.push(b'}');
+                    b
+                }
+            };
+        }
+        Call::SubscribeToTask(p) => {
+            if p.metadata.is_some() {
+                return Err(No("subscribe over HTTP+JSON carries no metadata"));
+            }
+            (id, config_id) = (&p.id, "");
+        }
+        Call::CreatePushConfig(c) => {
+            (id, config_id) = (&c.task_id, "");
+            body = match version {
+                ProtocolVersion::V0_3 => {
+                    // The body the 0.3 proto's CreateTaskPushNotificationConfigRequest
+                    // reads (what the Python SDK sends and its compat server parses).
+                    struct Create03<'c, 'a>(&'c crate::model::TaskPushNotificationConfig<'a>);
+                    impl Serialize for Create03<'_, '_> {
+                        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                            let c = self.0;
+                            let mut m = s.serialize_map(None)?;
+                            m.serialize_entry("parent", &format!("tasks/{}", c.task_id))?;
+                            opt(&mut m, "configId", c.config.id.as_ref())?;
+                            m.serialize_entry("config", &InForm(c, Form::Rest03))?;
+                            m.end()
+                        }
+                    }
+                    serde_json::to_vec(&Create03(c)).map_err(model_err)?
+                }
+                ProtocolVersion::V1_0 => {
+                    struct Create10<'c, 'a>(&'c crate::model::PushNotificationConfig<'a>);
+                    impl Serialize for Create10<'_, '_> {
+                        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                            let mut m = s.serialize_map(None)?;
+                            push_fields(&mut m, self.0, Form::V10)?;
+                            m.end()
+                        }
+                    }
+                    serde_json::to_vec(&Create10(&c.config)).map_err(model_err)?
+                }
+            };
+        }
+        Call::GetPushConfig(p) | Call::DeletePushConfig(p) => {
+            if p.metadata.is_some() {
+                return Err(No("push config metadata cannot travel over HTTP+JSON"));
+            }
+            let cfg = p
+                .config_id
+                .as_deref()
+                .ok_or(No("HTTP+JSON push config routes need a config id"))?;
+            (id, config_id) = (&p.task_id, cfg);
+        }
+        Call::ListPushConfigs(p) => {
+            if p.metadata.is_some() {
+                return Err(No("push config metadata cannot travel over HTTP+JSON"));
+            }
+            (id, config_id) = (&p.task_id, "");
+            if let Some(n) = p.page_size {
+                query.push(("pageSize", n.to_string()));
+            }
+            if let Some(t) = &p.page_token {
+                query.push(("pageToken", t.to_string()));
+            }
+        }
+        Call::GetExtendedAgentCard => (id, config_id) = ("", ""),
+    }
+    Ok((
+        route.verb,
+        path(route.template, tenant, id, config_id, &query),
+        body,
+    ))
+}

@@ -1,0 +1,99 @@
+//! Percent-encoding of path segments and query values, and header checks.
+
+/// Appends `text` percent-encoded for a path segment or query value (RFC 3986): every byte
+/// outside the unreserved set `A-Z a-z 0-9 - . _ ~` becomes `%XX` (upper-case hex), so `/`,
+/// `:`, `?`, `#`, `%`, `&`, `=` and spaces never change the route.
+pub fn push_encoded(out: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for &b in text.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push('%');
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 15)] as char);
+        }
+    }
+}
+
+/// `text` percent-encoded (see [`push_encoded`]).
+pub fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    push_encoded(&mut out, text);
+    out
+}
+
+/// Decodes `%XX` escapes (and nothing else: `+` stays `+`). `None` for a bad escape or a
+/// result that is not UTF-8.
+pub fn decode(text: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if !text.contains('%') {
+        return Some(std::borrow::Cow::Borrowed(text));
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes.get(i + 1..i + 3)?;
+            let hi = (hex[0] as char).to_digit(16)?;
+            let lo = (hex[1] as char).to_digit(16)?;
+            out.push((hi * 16 + lo) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok().map(std::borrow::Cow::Owned)
+}
+
+/// Whether `name` is an HTTP header name (an RFC 9110 token).
+pub fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Whether `value` can travel as an HTTP header value: no CR, LF or NUL (no header
+/// injection), no other control byte except tab.
+pub fn is_header_value(value: &str) -> bool {
+    value
+        .bytes()
+        .all(|b| b == b'\t' || (b >= 0x20 && b != 0x7f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_everything_outside_unreserved() {
+        assert_eq!(encode("t-1"), "t-1");
+        assert_eq!(encode("a/b:c d"), "a%2Fb%3Ac%20d");
+        assert_eq!(encode("é"), "%C3%A9");
+        assert_eq!(encode("50%&x=y?#"), "50%25%26x%3Dy%3F%23");
+        assert_eq!(encode("A~z._-09"), "A~z._-09");
+    }
+
+    #[test]
+    fn decodes_round_trip_and_rejects_bad_escapes() {
+        for s in ["a/b:c d", "é", "%%", "plain", ""] {
+            assert_eq!(decode(&encode(s)).as_deref(), Some(s));
+        }
+        assert_eq!(decode("%2"), None);
+        assert_eq!(decode("%zz"), None);
+        assert_eq!(decode("%FF"), None);
+        assert_eq!(decode("a+b").as_deref(), Some("a+b"));
+    }
+
+    #[test]
+    fn header_checks() {
+        assert!(is_header_name("Idempotency-Key"));
+        assert!(!is_header_name("Bad Name"));
+        assert!(!is_header_name(""));
+        assert!(is_header_value("Bearer abc\tdef"));
+        assert!(!is_header_value("x\r\nInjected: 1"));
+        assert!(!is_header_value("nul\0"));
+    }
+}

@@ -1,0 +1,135 @@
+//! The A2A object model and its three wire forms.
+//!
+//! One Rust model ([`Message`], [`Part`], [`Task`], [`TaskStatus`], [`Artifact`], the two
+//! update events, push configs, request params in [`params`]) is written and read in each of
+//! the three JSON forms deployed today ([`Form`]):
+//!
+//! | form | used by | shape |
+//! |---|---|---|
+//! | [`Form::JsonRpc03`] | 0.3 JSON-RPC | `kind` discriminators, `completed`/`input-required`, `user`/`agent` |
+//! | [`Form::Rest03`] | 0.3 HTTP+JSON | ProtoJSON of the 0.3 proto: `TASK_STATE_CANCELLED`, message parts under `content`, `{"data":{"data":..}}` |
+//! | [`Form::V10`] | 1.0, both bindings | ProtoJSON: one-key wrappers, `TASK_STATE_CANCELED`, parts by key (`text`/`raw`/`url`/`data`) |
+//!
+//! # Writing
+//! [`to_vec`] / [`write`] emit exactly the form asked for. Fields a form cannot carry are
+//! left out (0.3 has no part-level `mediaType`/`filename` on text and data parts, the 0.3
+//! REST message has no `referenceTaskIds`, 1.0 has no `final`); values a form cannot carry at
+//! all are an error (a non-object data part in 0.3, an unspecified role in 0.3 JSON-RPC, more
+//! than one push authentication scheme in 1.0).
+//!
+//! # Reading
+//! Readers are tolerant, because deployed peers are: they accept every form's spelling of
+//! enums (kebab, `TASK_STATE_*` with one or two L, numbers), camelCase and snake_case keys,
+//! a Message without `kind`, a message with `parts` or `content` (or both: `parts` wins
+//! unless empty), wrappers or `kind`, and ignore unknown fields. The form passed to
+//! [`from_slice`] only settles what is truly ambiguous: in [`Form::Rest03`] a data part's
+//! `{"data":{"data":X}}` means `X`.
+//!
+//! # Zero-copy
+//! Readers borrow every string without escapes and every free-form JSON value (as raw
+//! text) from the input; parse from a `&[u8]` or `&str` that outlives the model. Reading from
+//! an `io::Read` or a `serde_json::Value` is not supported (raw values cannot borrow there).
+
+mod de;
+pub mod params;
+mod params_de;
+mod ser;
+mod types;
+
+pub use ser::{InForm, ToWire, state_name};
+
+/// Serialization helpers shared with the envelope and server builders.
+pub(crate) mod ser_support {
+    pub(crate) use super::ser::{opt, push_fields, state_name};
+}
+pub use params_de::{ParsedParams, parse_params};
+pub use types::*;
+
+use crate::version::{Binding, ProtocolVersion};
+
+/// One of the three JSON wire forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Form {
+    /// 0.3 JSON-RPC (`kind`, kebab-case states, `user`/`agent`).
+    JsonRpc03,
+    /// 0.3 HTTP+JSON (ProtoJSON of the 0.3 proto).
+    Rest03,
+    /// 1.0, both bindings (ProtoJSON of the 1.0 proto).
+    V10,
+}
+
+impl Form {
+    /// The form a version and binding speak.
+    pub fn new(version: ProtocolVersion, binding: Binding) -> Form {
+        match (version, binding) {
+            (ProtocolVersion::V0_3, Binding::JsonRpc) => Form::JsonRpc03,
+            (ProtocolVersion::V0_3, Binding::HttpJson) => Form::Rest03,
+            (ProtocolVersion::V1_0, _) => Form::V10,
+        }
+    }
+
+    /// The protocol version of this form.
+    pub fn version(self) -> ProtocolVersion {
+        match self {
+            Form::JsonRpc03 | Form::Rest03 => ProtocolVersion::V0_3,
+            Form::V10 => ProtocolVersion::V1_0,
+        }
+    }
+
+    /// Every form.
+    pub const ALL: [Form; 3] = [Form::JsonRpc03, Form::Rest03, Form::V10];
+}
+
+/// Why a JSON document could not be read as a model value.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ModelError(#[from] pub serde_json::Error);
+
+impl ModelError {
+    /// Whether the input was not JSON at all (a JSON-RPC -32700), as opposed to JSON of
+    /// the wrong shape (invalid params).
+    pub fn is_syntax(&self) -> bool {
+        matches!(
+            self.0.classify(),
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof
+        )
+    }
+}
+
+/// A model value that can be read from the wire.
+pub trait FromWire<'a>: Sized + serde::Deserialize<'a> {
+    /// Adjusts a tolerant read for what `form` settles (0.3 REST data wrappers).
+    fn settle(&mut self, form: Form);
+}
+
+/// Reads one model value from `json` in `form`, borrowing from `json`.
+pub fn from_slice<'a, T: FromWire<'a>>(json: &'a [u8], form: Form) -> Result<T, ModelError> {
+    let mut value: T = serde_json::from_slice(json)?;
+    value.settle(form);
+    Ok(value)
+}
+
+/// Reads one model value from a raw JSON value in `form`, borrowing from it.
+pub fn from_raw<'a, T: FromWire<'a>>(
+    json: &'a serde_json::value::RawValue,
+    form: Form,
+) -> Result<T, ModelError> {
+    from_slice(json.get().as_bytes(), form)
+}
+
+/// Writes `value` in `form` as compact JSON.
+pub fn to_vec<T: ToWire + ?Sized>(value: &T, form: Form) -> Result<Vec<u8>, ModelError> {
+    let mut out = Vec::new();
+    write(&mut out, value, form)?;
+    Ok(out)
+}
+
+/// Appends `value` in `form` as compact JSON to `out` (on error `out` may hold a prefix).
+pub fn write<T: ToWire + ?Sized>(
+    out: &mut Vec<u8>,
+    value: &T,
+    form: Form,
+) -> Result<(), ModelError> {
+    serde_json::to_writer(out, &InForm(value, form))?;
+    Ok(())
+}

@@ -1,0 +1,37 @@
+//! The server side, for A2A servers embedded in other HTTP stacks.
+//!
+//! # Call order
+//! 1. Read the request: [`parse_jsonrpc`] (a POST on the JSON-RPC interface) or
+//!    [`parse_rest`] (any request under the HTTP+JSON interface). A refused request comes
+//!    back as a [`RequestError`]; answer `err.response()`.
+//! 2. Run the call ([`IncomingRequest::call`]) in your handler.
+//! 3. Answer: [`result_response`] with a [`Reply`], or [`handler_error`] with an
+//!    [`A2aError`]; for streaming methods write [`STREAM_HEADERS`], then one
+//!    [`event_frame`] per event (and [`KeepAlive::COMMENT`] whenever [`KeepAlive`] says
+//!    one is due), then close. An error after the stream started is an [`error_frame`].
+//! 4. Count: every response and frame carries a [`Served`] (method, channel, code) to feed
+//!    [`crate::tally`], so the server's own failure rate is visible even though every
+//!    JSON-RPC error is an HTTP 200.
+//!
+//! Versions follow the spec: the method name and `A2A-Version` decide (absent or empty
+//! means 0.3), and every answer is written in the version and binding of the request.
+
+mod error;
+mod failure;
+mod request;
+mod response;
+mod stream;
+
+pub use error::{A2aError, DOMAIN, PROTOCOL_ERRORS, code_of, default_message};
+pub use failure::{
+    ADMISSION_PREFIX, CANCEL_ORIGIN_KEY, CancelOrigin, ErrorId, FAILED_PREFIX, REQUESTED_TEXT,
+    admission_canceled, cancel_origin, failed_update, failure_text, format_hint, requested_cancel,
+};
+pub use request::{IncomingRequest, RequestError, ServerOptions, parse_jsonrpc, parse_rest};
+pub use response::{
+    Reply, Response, Served, error_response, handler_error, jsonrpc_error_body, rest_error_body,
+    result_response, write_in_form,
+};
+pub use stream::{
+    Frame, KeepAlive, STREAM_HEADERS, error_frame, event_frame, stream_headers, write_event,
+};

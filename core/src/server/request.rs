@@ -1,0 +1,758 @@
+//! Reading an incoming request: JSON-RPC envelope or HTTP+JSON route, version detection,
+//! typed params, and the error to answer when any of it is wrong.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::error::A2aError;
+use crate::envelope::{HttpMethod, Method, RpcId, percent_decode};
+use crate::model::params::{
+    Call, GetTaskParams, ListPushConfigsParams, ListTasksParams, PushConfigRef, TaskIdParams,
+};
+use crate::model::{Form, Json, PartContent, Role, TaskState, parse_params};
+use crate::outcome::ErrorName;
+use crate::version::{Binding, ProtocolVersion};
+
+/// Which protocol versions the server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerOptions {
+    /// Serve 0.3 (method names `message/send`..., REST under `/v1`).
+    pub v0_3: bool,
+    /// Serve 1.0 (`SendMessage`..., `A2A-Version: 1.0`).
+    pub v1_0: bool,
+}
+
+impl Default for ServerOptions {
+    fn default() -> ServerOptions {
+        ServerOptions {
+            v0_3: true,
+            v1_0: true,
+        }
+    }
+}
+
+/// A request read successfully.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IncomingRequest<'a> {
+    /// The protocol version it is spoken in (answer in the same).
+    pub version: ProtocolVersion,
+    /// The binding it arrived on.
+    pub binding: Binding,
+    /// The A2A method.
+    pub method: Method,
+    /// The JSON-RPC id to echo (JSON-RPC only).
+    pub id: Option<RpcId>,
+    /// The typed call.
+    pub call: Call<'a>,
+    /// 1.0 tenant (from params or the REST path), when set.
+    pub tenant: Option<Cow<'a, str>>,
+    /// Extension URIs the client asked for (`A2A-Extensions` / `X-A2A-Extensions`).
+    pub extensions: Vec<String>,
+}
+
+impl IncomingRequest<'_> {
+    /// The JSON form to answer in.
+    pub fn form(&self) -> Form {
+        Form::new(self.version, self.binding)
+    }
+}
+
+/// A request that must be answered with an error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestError {
+    /// The version whose error shape to answer in (1.0 errors carry ErrorInfo).
+    pub version: ProtocolVersion,
+    /// The binding to answer on.
+    pub binding: Binding,
+    /// The JSON-RPC id to echo (`null` when it could not be read).
+    pub id: Option<RpcId>,
+    /// The method, when it was recognised.
+    pub method: Option<Method>,
+    /// The error.
+    pub error: A2aError,
+}
+
+fn header<'h>(headers: &[(&str, &'h str)], name: &str) -> Option<&'h str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| *v)
+}
+
+fn extensions(headers: &[(&str, &str)]) -> Vec<String> {
+    headers
+        .iter()
+        .filter(|(n, _)| {
+            n.eq_ignore_ascii_case("a2a-extensions") || n.eq_ignore_ascii_case("x-a2a-extensions")
+        })
+        .flat_map(|(_, v)| v.split(','))
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .map(str::to_owned)
+        .fold(Vec::new(), |mut acc, e| {
+            if !acc.contains(&e) {
+                acc.push(e);
+            }
+            acc
+        })
+}
+
+/// The version the client asked for: `Ok(version)` or the raw value it sent that this core
+/// does not speak.
+fn requested(value: Option<&str>) -> Result<ProtocolVersion, String> {
+    ProtocolVersion::from_header(value).map_err(|_| value.unwrap_or("").to_owned())
+}
+
+fn unsupported(value: &str) -> A2aError {
+    A2aError::with_message(
+        ErrorName::VersionNotSupported,
+        format!("A2A version {value:?} is not supported; supported versions: 0.3, 1.0"),
+    )
+}
+
+/// Checks what a typed call must carry beyond its JSON shape.
+fn validate(call: &Call<'_>, version: ProtocolVersion) -> Result<(), String> {
+    let nonempty = |s: &str, what: &str| {
+        if s.is_empty() {
+            Err(format!("{what} must not be empty"))
+        } else {
+            Ok(())
+        }
+    };
+    match call {
+        Call::SendMessage(p) | Call::SendStreamingMessage(p) => {
+            let m = &p.message;
+            nonempty(&m.message_id, "message.messageId")?;
+            if m.role == Role::Unspecified {
+                return Err("message.role is required (user or agent)".to_owned());
+            }
+            if m.parts.is_empty() {
+                return Err("message.parts must contain at least one part".to_owned());
+            }
+            if version == ProtocolVersion::V0_3 {
+                for part in &m.parts {
+                    if matches!(&part.content, PartContent::Data(d) if !d.is_object()) {
+                        return Err("a 0.3 data part must be a JSON object".to_owned());
+                    }
+                }
+            }
+            Ok(())
+        }
+        Call::GetTask(p) => nonempty(&p.id, "id"),
+        Call::CancelTask(p) | Call::SubscribeToTask(p) => nonempty(&p.id, "id"),
+        Call::CreatePushConfig(c) => {
+            nonempty(&c.task_id, "taskId")?;
+            nonempty(&c.config.url, "url")
+        }
+        Call::GetPushConfig(p) => {
+            nonempty(&p.task_id, "taskId")?;
+            if version == ProtocolVersion::V1_0 && p.config_id.as_deref().is_none_or(str::is_empty)
+            {
+                return Err("id (the push config id) is required".to_owned());
+            }
+            Ok(())
+        }
+        Call::DeletePushConfig(p) => {
+            nonempty(&p.task_id, "taskId")?;
+            if p.config_id.as_deref().is_none_or(str::is_empty) {
+                return Err("the push config id is required".to_owned());
+            }
+            Ok(())
+        }
+        Call::ListPushConfigs(p) => nonempty(&p.task_id, "taskId"),
+        Call::ListTasks(p) => match p.page_size {
+            Some(n) if !(1..=100).contains(&n) => {
+                Err("pageSize must be between 1 and 100".to_owned())
+            }
+            _ => Ok(()),
+        },
+        Call::GetExtendedAgentCard => Ok(()),
+    }
+}
+
+// ------------------------------------------------------------------------------ JSON-RPC
+
+#[derive(Deserialize)]
+struct EnvelopeIn<'a> {
+    #[serde(borrow, default, deserialize_with = "some_raw")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "some_raw")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "some_raw")]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "some_raw")]
+    params: Option<&'a RawValue>,
+}
+
+fn some_raw<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// Reads a JSON-RPC id: a string or an integer; anything else is refused.
+fn read_id(raw: &RawValue) -> Option<RpcId> {
+    let text = raw.get();
+    if text.starts_with('"') {
+        serde_json::from_str::<String>(text).ok().map(RpcId::String)
+    } else {
+        text.parse::<i64>().ok().map(RpcId::Number)
+    }
+}
+
+/// Reads a JSON-RPC request (`POST` body on a JSON-RPC interface) with its headers.
+///
+/// The version is settled by the method name and the `A2A-Version` header together:
+/// a 1.0 name needs `A2A-Version: 1.x` (absent or empty means 0.3, answered with
+/// VersionNotSupported -32009, as the Python SDK does); a 0.3 name under `A2A-Version: 1.0`
+/// is MethodNotFound in 1.0 (with a message naming the 1.0 method); an unknown header
+/// version is VersionNotSupported.
+pub fn parse_jsonrpc<'a>(
+    headers: &[(&str, &str)],
+    body: &'a [u8],
+    opts: &ServerOptions,
+) -> Result<IncomingRequest<'a>, Box<RequestError>> {
+    let asked = requested(header(headers, "a2a-version"));
+    let err_version = *asked.as_ref().unwrap_or(&ProtocolVersion::V1_0);
+    let fail = |version, id: Option<RpcId>, method, error| {
+        Box::new(RequestError {
+            version,
+            binding: Binding::JsonRpc,
+            id,
+            method,
+            error,
+        })
+    };
+    let env: EnvelopeIn<'a> = match serde_json::from_slice(body) {
+        Ok(e) => e,
+        Err(e) => {
+            let first = body.iter().find(|b| !b.is_ascii_whitespace());
+            let error = if e.is_syntax() || e.is_eof() {
+                A2aError::with_message(ErrorName::ParseError, format!("Invalid JSON payload: {e}"))
+            } else if first == Some(&b'[') {
+                A2aError::with_message(
+                    ErrorName::InvalidRequest,
+                    "Batch requests are not supported",
+                )
+            } else {
+                A2aError::with_message(
+                    ErrorName::InvalidRequest,
+                    format!("Invalid JSON-RPC request: {e}"),
+                )
+            };
+            return Err(fail(err_version, None, None, error));
+        }
+    };
+    let invalid = |m: &str| A2aError::with_message(ErrorName::InvalidRequest, m);
+    let id = match env.id {
+        None => {
+            return Err(fail(
+                err_version,
+                None,
+                None,
+                invalid("Invalid request: A2A requests need an id"),
+            ));
+        }
+        Some(raw) if raw.get() == "null" => {
+            return Err(fail(
+                err_version,
+                None,
+                None,
+                invalid("Invalid request: id must not be null"),
+            ));
+        }
+        Some(raw) => match read_id(raw) {
+            Some(id) => id,
+            None => {
+                return Err(fail(
+                    err_version,
+                    None,
+                    None,
+                    invalid("Invalid request: id must be a string or an integer"),
+                ));
+            }
+        },
+    };
+    if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+        return Err(fail(
+            err_version,
+            Some(id),
+            None,
+            invalid("Invalid request: 'jsonrpc' must be exactly \"2.0\""),
+        ));
+    }
+    let name: Cow<'a, str> = match env
+        .method
+        .map(|m| serde_json::from_str::<Cow<'a, str>>(m.get()))
+    {
+        Some(Ok(n)) => n,
+        _ => {
+            return Err(fail(
+                err_version,
+                Some(id),
+                None,
+                invalid("Invalid request: method must be a string"),
+            ));
+        }
+    };
+    let Some((method, named_version)) = Method::from_jsonrpc_name(&name) else {
+        return Err(fail(
+            err_version,
+            Some(id),
+            None,
+            A2aError::with_message(
+                ErrorName::MethodNotFound,
+                format!("Method not found: {name}"),
+            ),
+        ));
+    };
+    let version = match (named_version, asked) {
+        (_, Err(v)) => {
+            return Err(fail(
+                ProtocolVersion::V1_0,
+                Some(id),
+                Some(method),
+                unsupported(&v),
+            ));
+        }
+        (ProtocolVersion::V1_0, Ok(ProtocolVersion::V1_0)) if opts.v1_0 => ProtocolVersion::V1_0,
+        (ProtocolVersion::V1_0, Ok(ProtocolVersion::V0_3)) if opts.v1_0 => {
+            return Err(fail(
+                ProtocolVersion::V1_0,
+                Some(id),
+                Some(method),
+                A2aError::with_message(
+                    ErrorName::VersionNotSupported,
+                    format!(
+                        "{name} is a 1.0 method but the request carries no A2A-Version header, which means 0.3; send A2A-Version: 1.0"
+                    ),
+                ),
+            ));
+        }
+        (ProtocolVersion::V0_3, Ok(ProtocolVersion::V0_3)) if opts.v0_3 => ProtocolVersion::V0_3,
+        (ProtocolVersion::V0_3, Ok(ProtocolVersion::V1_0)) if opts.v1_0 => {
+            return Err(fail(
+                ProtocolVersion::V1_0,
+                Some(id),
+                Some(method),
+                A2aError::with_message(
+                    ErrorName::MethodNotFound,
+                    format!(
+                        "Method not found: {name} is a 0.3 method; with A2A-Version 1.0 call {}",
+                        method.name()
+                    ),
+                ),
+            ));
+        }
+        (_, Ok(v))
+            if (v == ProtocolVersion::V0_3 && !opts.v0_3)
+                || (v == ProtocolVersion::V1_0 && !opts.v1_0) =>
+        {
+            return Err(fail(v, Some(id), Some(method), unsupported(v.as_str())));
+        }
+        (_, Ok(v)) => {
+            return Err(fail(
+                v,
+                Some(id),
+                Some(method),
+                A2aError::with_message(
+                    ErrorName::MethodNotFound,
+                    format!("Method not found: {name}"),
+                ),
+            ));
+        }
+    };
+    let params = match env.params {
+        Some(p) if p.get().starts_with('{') => Some(p.get().as_bytes()),
+        Some(p) if p.get() == "null" && method == Method::GetExtendedAgentCard => None,
+        None if method == Method::GetExtendedAgentCard => None,
+        None => {
+            return Err(fail(
+                version,
+                Some(id),
+                Some(method),
+                A2aError::with_message(ErrorName::InvalidParams, "params are required"),
+            ));
+        }
+        Some(_) => {
+            return Err(fail(
+                version,
+                Some(id),
+                Some(method),
+                A2aError::with_message(ErrorName::InvalidParams, "params must be a JSON object"),
+            ));
+        }
+    };
+    let form = Form::new(version, Binding::JsonRpc);
+    let parsed = match parse_params(method, params, form) {
+        Ok(p) => p,
+        Err(e) => {
+            return Err(fail(
+                version,
+                Some(id),
+                Some(method),
+                A2aError::with_message(ErrorName::InvalidParams, format!("Invalid params: {e}")),
+            ));
+        }
+    };
+    if let Err(m) = validate(&parsed.call, version) {
+        return Err(fail(
+            version,
+            Some(id),
+            Some(method),
+            A2aError::with_message(ErrorName::InvalidParams, format!("Invalid params: {m}")),
+        ));
+    }
+    Ok(IncomingRequest {
+        version,
+        binding: Binding::JsonRpc,
+        method,
+        id: Some(id),
+        call: parsed.call,
+        tenant: parsed.tenant,
+        extensions: extensions(headers),
+    })
+}
+
+// ------------------------------------------------------------------------------ HTTP+JSON
+
+/// Which route a path names, before the verb is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Send,
+    Stream,
+    ListTasks,
+    Task,
+    Cancel,
+    Subscribe,
+    PushConfigs,
+    PushConfig,
+    Card,
+}
+
+/// Matches the segments after any `/v1` or tenant prefix.
+fn route_of<'p>(segs: &[&'p str], version: ProtocolVersion) -> Option<(Route, &'p str, &'p str)> {
+    Some(match segs {
+        ["message:send"] => (Route::Send, "", ""),
+        ["message:stream"] => (Route::Stream, "", ""),
+        ["tasks"] => (Route::ListTasks, "", ""),
+        ["extendedAgentCard"] if version == ProtocolVersion::V1_0 => (Route::Card, "", ""),
+        ["card"] if version == ProtocolVersion::V0_3 => (Route::Card, "", ""),
+        ["tasks", t] => match t.rsplit_once(':') {
+            Some((id, "cancel")) => (Route::Cancel, id, ""),
+            Some((id, "subscribe")) => (Route::Subscribe, id, ""),
+            _ => (Route::Task, *t, ""),
+        },
+        ["tasks", t, "pushNotificationConfigs"] => (Route::PushConfigs, *t, ""),
+        ["tasks", t, "pushNotificationConfigs", c] => (Route::PushConfig, *t, *c),
+        _ => return None,
+    })
+}
+
+fn method_of(route: Route, verb: Option<HttpMethod>) -> Result<Method, &'static str> {
+    use HttpMethod::{Delete, Get, Post};
+    Ok(match (route, verb) {
+        (Route::Send, Some(Post)) => Method::SendMessage,
+        (Route::Stream, Some(Post)) => Method::SendStreamingMessage,
+        (Route::ListTasks, Some(Get)) => Method::ListTasks,
+        (Route::Task, Some(Get)) => Method::GetTask,
+        (Route::Cancel, Some(Post)) => Method::CancelTask,
+        // Spec text says POST, the proto says GET: accept both.
+        (Route::Subscribe, Some(Post | Get)) => Method::SubscribeToTask,
+        (Route::PushConfigs, Some(Post)) => Method::CreatePushConfig,
+        (Route::PushConfigs, Some(Get)) => Method::ListPushConfigs,
+        (Route::PushConfig, Some(Get)) => Method::GetPushConfig,
+        (Route::PushConfig, Some(Delete)) => Method::DeletePushConfig,
+        (Route::Card, Some(Get)) => Method::GetExtendedAgentCard,
+        (Route::Send | Route::Stream | Route::Cancel, _) => return Err("POST"),
+        (Route::Subscribe, _) => return Err("GET, POST"),
+        (Route::PushConfigs, _) => return Err("GET, POST"),
+        (Route::PushConfig, _) => return Err("GET, DELETE"),
+        (Route::ListTasks | Route::Task | Route::Card, _) => return Err("GET"),
+    })
+}
+
+/// Query pairs, values percent-decoded (`+` is kept literally, as RFC 3986 says).
+fn query_pairs(query: &str) -> Result<Vec<(&str, Cow<'_, str>)>, String> {
+    let mut out = Vec::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let v = percent_decode(v)
+            .ok_or_else(|| format!("bad percent-encoding in query value of {k:?}"))?;
+        out.push((k, v));
+    }
+    Ok(out)
+}
+
+fn q<'q>(pairs: &'q [(&str, Cow<'q, str>)], names: &[&str]) -> Option<&'q str> {
+    pairs
+        .iter()
+        .rev()
+        .find(|(k, _)| names.contains(k))
+        .map(|(_, v)| v.as_ref())
+}
+
+fn q_int(pairs: &[(&str, Cow<'_, str>)], names: &[&str]) -> Result<Option<i32>, String> {
+    q(pairs, names)
+        .map(|v| {
+            v.parse::<i32>()
+                .map_err(|_| format!("{} must be an integer, got {v:?}", names[0]))
+        })
+        .transpose()
+}
+
+fn q_bool(pairs: &[(&str, Cow<'_, str>)], names: &[&str]) -> Result<Option<bool>, String> {
+    q(pairs, names)
+        .map(|v| match v {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(format!("{} must be true or false, got {v:?}", names[0])),
+        })
+        .transpose()
+}
+
+/// Reads an HTTP+JSON request: `verb` (`GET`...), `target` (path and query relative to
+/// the interface URL, e.g. `/acme/tasks/t-1?historyLength=5`), headers and body.
+///
+/// 0.3 routes live under `/v1`; 1.0 routes have no prefix and an optional `/{tenant}`.
+/// The version is the `A2A-Version` header (or query parameter); absent or empty means
+/// 0.3, so a 1.0 route without it is VersionNotSupported (as the Python SDK answers).
+/// Subscribe accepts GET and POST. A known path with the wrong verb is answered 405.
+pub fn parse_rest<'a>(
+    verb: &str,
+    target: &'a str,
+    headers: &[(&str, &str)],
+    body: &'a [u8],
+    opts: &ServerOptions,
+) -> Result<IncomingRequest<'a>, Box<RequestError>> {
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    let fail = |version, method, error| {
+        Box::new(RequestError {
+            version,
+            binding: Binding::HttpJson,
+            id: None,
+            method,
+            error,
+        })
+    };
+    let pairs = match query_pairs(query) {
+        Ok(p) => p,
+        Err(m) => {
+            return Err(fail(
+                ProtocolVersion::V1_0,
+                None,
+                A2aError::with_message(ErrorName::InvalidRequest, m),
+            ));
+        }
+    };
+    let header_version = header(headers, "a2a-version").filter(|v| !v.trim().is_empty());
+    let asked = requested(header_version.or(q(&pairs, &["A2A-Version", "a2a-version"])));
+    let version = match asked {
+        Ok(v) => v,
+        Err(v) => return Err(fail(ProtocolVersion::V1_0, None, unsupported(&v))),
+    };
+    let trimmed = path
+        .strip_suffix('/')
+        .filter(|p| !p.is_empty())
+        .unwrap_or(path);
+    let segs: Vec<&str> = trimmed
+        .strip_prefix('/')
+        .unwrap_or(trimmed)
+        .split('/')
+        .collect();
+    let not_found = |version| {
+        fail(
+            version,
+            None,
+            A2aError::with_message(
+                ErrorName::MethodNotFound,
+                format!("no A2A route {verb} {path}"),
+            ),
+        )
+    };
+    // (route, task id, config id, tenant)
+    let matched = match version {
+        ProtocolVersion::V0_3 => match segs.split_first() {
+            Some((&"v1", rest)) => route_of(rest, version).map(|(r, t, c)| (r, t, c, None)),
+            _ => {
+                let as_v10 = route_of(&segs, ProtocolVersion::V1_0).or_else(|| {
+                    segs.split_first()
+                        .and_then(|(_, rest)| route_of(rest, ProtocolVersion::V1_0))
+                });
+                if as_v10.is_some() && opts.v1_0 {
+                    return Err(fail(
+                        ProtocolVersion::V1_0,
+                        None,
+                        A2aError::with_message(
+                            ErrorName::VersionNotSupported,
+                            "this is a 1.0 route but the request carries no A2A-Version header, which means 0.3; send A2A-Version: 1.0",
+                        ),
+                    ));
+                }
+                None
+            }
+        },
+        ProtocolVersion::V1_0 => route_of(&segs, version)
+            .map(|(r, t, c)| (r, t, c, None))
+            .or_else(|| {
+                let (tenant, rest) = segs.split_first()?;
+                route_of(rest, version).map(|(r, t, c)| (r, t, c, Some(*tenant)))
+            }),
+    };
+    let Some((route, raw_task, raw_cfg, raw_tenant)) = matched else {
+        return Err(not_found(version));
+    };
+    if (version == ProtocolVersion::V0_3 && !opts.v0_3)
+        || (version == ProtocolVersion::V1_0 && !opts.v1_0)
+    {
+        return Err(fail(version, None, unsupported(version.as_str())));
+    }
+    let method = match method_of(route, HttpMethod::parse(verb)) {
+        Ok(m) => m,
+        Err(allow) => {
+            let mut e = A2aError::with_message(
+                ErrorName::MethodNotFound,
+                format!("{verb} is not allowed on {path}"),
+            );
+            e.allow = Some(allow);
+            return Err(fail(version, None, e));
+        }
+    };
+    if route == Route::ListTasks && version == ProtocolVersion::V0_3 {
+        return Err(not_found(version));
+    }
+    let bad = |m: String| {
+        fail(
+            version,
+            Some(method),
+            A2aError::with_message(ErrorName::InvalidParams, m),
+        )
+    };
+    let decode = |s: &'a str, what: &str| -> Result<Cow<'a, str>, Box<RequestError>> {
+        percent_decode(s).ok_or_else(|| {
+            fail(
+                version,
+                Some(method),
+                A2aError::with_message(
+                    ErrorName::InvalidRequest,
+                    format!("bad percent-encoding in {what}"),
+                ),
+            )
+        })
+    };
+    let task_id = decode(raw_task, "the task id")?;
+    let config_id = decode(raw_cfg, "the config id")?;
+    let tenant = raw_tenant.map(|t| decode(t, "the tenant")).transpose()?;
+    let form = Form::new(version, Binding::HttpJson);
+    let body_json = |required: bool| -> Result<Option<&'a [u8]>, Box<RequestError>> {
+        if body.iter().all(u8::is_ascii_whitespace) {
+            if required {
+                return Err(bad("a JSON body is required".to_owned()));
+            }
+            return Ok(None);
+        }
+        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+            return Err(fail(
+                version,
+                Some(method),
+                A2aError::with_message(ErrorName::ParseError, format!("Invalid JSON payload: {e}")),
+            ));
+        }
+        if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return Err(bad("the body must be a JSON object".to_owned()));
+        }
+        Ok(Some(body))
+    };
+    let owned = |c: Cow<'a, str>| c;
+    let call = (|| -> Result<Call<'a>, Box<RequestError>> {
+        Ok(match method {
+            Method::SendMessage | Method::SendStreamingMessage | Method::CreatePushConfig => {
+                let json = body_json(true)?;
+                let mut call = parse_params(method, json, form)
+                    .map_err(|e| bad(format!("Invalid params: {e}")))?
+                    .call;
+                if let Call::CreatePushConfig(c) = &mut call {
+                    c.task_id = owned(task_id.clone());
+                }
+                call
+            }
+            Method::GetTask => Call::GetTask(GetTaskParams {
+                id: task_id.clone(),
+                history_length: q_int(&pairs, &["historyLength", "history_length"]).map_err(bad)?,
+                metadata: None,
+            }),
+            Method::ListTasks => Call::ListTasks(ListTasksParams {
+                context_id: q(&pairs, &["contextId", "context_id"])
+                    .map(|s| Cow::Owned(s.to_owned())),
+                status: q(&pairs, &["status"]).map(TaskState::parse),
+                page_size: q_int(&pairs, &["pageSize", "page_size"]).map_err(bad)?,
+                page_token: q(&pairs, &["pageToken", "page_token"])
+                    .map(|s| Cow::Owned(s.to_owned())),
+                history_length: q_int(&pairs, &["historyLength", "history_length"]).map_err(bad)?,
+                status_timestamp_after: q(
+                    &pairs,
+                    &["statusTimestampAfter", "status_timestamp_after"],
+                )
+                .map(|s| Cow::Owned(s.to_owned())),
+                include_artifacts: q_bool(&pairs, &["includeArtifacts", "include_artifacts"])
+                    .map_err(bad)?,
+            }),
+            Method::CancelTask | Method::SubscribeToTask => {
+                #[derive(Deserialize)]
+                struct Meta<'m> {
+                    #[serde(borrow)]
+                    metadata: Option<Json<'m>>,
+                }
+                let metadata = match body_json(false)? {
+                    Some(b) if method == Method::CancelTask => {
+                        serde_json::from_slice::<Meta<'a>>(b)
+                            .map_err(|e| bad(format!("Invalid params: {e}")))?
+                            .metadata
+                    }
+                    _ => None,
+                };
+                let p = TaskIdParams {
+                    id: task_id.clone(),
+                    metadata,
+                };
+                if method == Method::CancelTask {
+                    Call::CancelTask(p)
+                } else {
+                    Call::SubscribeToTask(p)
+                }
+            }
+            Method::GetPushConfig | Method::DeletePushConfig => {
+                let r = PushConfigRef {
+                    task_id: task_id.clone(),
+                    config_id: Some(config_id.clone()),
+                    metadata: None,
+                };
+                if method == Method::GetPushConfig {
+                    Call::GetPushConfig(r)
+                } else {
+                    Call::DeletePushConfig(r)
+                }
+            }
+            Method::ListPushConfigs => Call::ListPushConfigs(ListPushConfigsParams {
+                task_id: task_id.clone(),
+                page_size: q_int(&pairs, &["pageSize", "page_size"]).map_err(bad)?,
+                page_token: q(&pairs, &["pageToken", "page_token"])
+                    .map(|s| Cow::Owned(s.to_owned())),
+                metadata: None,
+            }),
+            Method::GetExtendedAgentCard => Call::GetExtendedAgentCard,
+        })
+    })()?;
+    if let Err(m) = validate(&call, version) {
+        return Err(bad(format!("Invalid params: {m}")));
+    }
+    Ok(IncomingRequest {
+        version,
+        binding: Binding::HttpJson,
+        method,
+        id: None,
+        call,
+        tenant: tenant.filter(|t| !t.is_empty()),
+        extensions: extensions(headers),
+    })
+}

@@ -1,0 +1,556 @@
+//! Track one streaming call (`message/stream`, `SendStreamingMessage`, resubscribe) to its end,
+//! sans-IO.
+//!
+//! ```text
+//! caller                         StreamTracker
+//!   │ decoded SSE event ─────────► on_event(now, type, data, id) ─► Some(StreamItem)
+//!   │ keep-alive comment ────────► on_comment(now)
+//!   │ any bytes read ────────────► on_bytes(now)
+//!   │ before each read ◄───────── next_deadline()   (idle timeout; comments count)
+//!   │ deadline passed ───────────► on_timeout(now) ─► Some(transport outcome)
+//!   │ end of body ───────────────► finish() ─► StreamEnd { completed | interrupted |
+//!   │                                                      truncated | error | timed out }
+//!   │ not text/event-stream ─────► on_non_sse_body(&response) ─► Outcome
+//! ```
+//!
+//! The interaction is over (see [`StreamTracker::is_over`]) on 0.3 `final: true`; on a
+//! terminal state in either version; on an interrupted state (input-required,
+//! auth-required) in 1.0; on a Message; or on an error event. A body that closes before
+//! that is *truncated*: the task is still running on the server, and the end outcome
+//! carries its id and last state with advice `resubscribe` (never resend the message, which
+//! would start a second task).
+//!
+//! Per event the tracker parses the event's JSON once (borrowed) and updates its own state
+//! in place, reusing its string buffers: it allocates nothing per event beyond the item it
+//! returns.
+
+pub(crate) mod whole;
+
+use crate::classify::scan;
+use crate::classify::{Asked, Ctx, MethodInfo, ResponseInfo, classify, method_info};
+use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, RetryAdvice, TaskState};
+use crate::time::Millis;
+use crate::version::{Binding, ProtocolVersion};
+
+/// What a stream event carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StreamItemKind {
+    /// A Task snapshot.
+    Task,
+    /// A direct Message (ends the stream).
+    Message,
+    /// A status update (0.3 `status-update`, 1.0 `statusUpdate`).
+    StatusUpdate,
+    /// An artifact update (0.3 `artifact-update`, 1.0 `artifactUpdate`).
+    ArtifactUpdate,
+    /// A protocol error inside the stream (`event: error`, or a `data:` error object).
+    Error,
+    /// An event whose data fits no shape (or answers another request id).
+    Malformed,
+}
+
+impl StreamItemKind {
+    /// The lowercase name used in JSON output (`task`, `status-update`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamItemKind::Task => "task",
+            StreamItemKind::Message => "message",
+            StreamItemKind::StatusUpdate => "status-update",
+            StreamItemKind::ArtifactUpdate => "artifact-update",
+            StreamItemKind::Error => "error",
+            StreamItemKind::Malformed => "malformed",
+        }
+    }
+}
+
+/// One typed item of a stream.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamItem {
+    /// What the event carried.
+    pub kind: StreamItemKind,
+    /// The event classified like a whole response (task channel with state for tasks and
+    /// status updates, message, protocol for errors, malformed).
+    pub outcome: Outcome,
+    /// 0.3 `final` of a status update, when present.
+    pub final_flag: Option<bool>,
+    /// Artifact updates: the artifact id.
+    pub artifact_id: Option<String>,
+    /// Artifact updates: `append` (false when absent).
+    pub append: bool,
+    /// Artifact updates: `lastChunk` (false when absent).
+    pub last_chunk: bool,
+    /// Whether this item ends the interaction.
+    pub ends_stream: bool,
+}
+
+/// How a stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StreamEndKind {
+    /// A terminal state or a Message was seen (the task itself may have failed).
+    Completed,
+    /// An interrupted state (input-required, auth-required) ended the turn.
+    Interrupted,
+    /// The body ended before a terminal state: the task may still be running.
+    Truncated,
+    /// A protocol error arrived in the stream (or instead of it).
+    Error,
+    /// The idle timeout expired.
+    TimedOut,
+    /// The response was not an event stream (an up-front error as `application/json`).
+    NotAStream,
+}
+
+impl StreamEndKind {
+    /// The lowercase name (`completed`, `interrupted`, `truncated`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamEndKind::Completed => "completed",
+            StreamEndKind::Interrupted => "interrupted",
+            StreamEndKind::Truncated => "truncated",
+            StreamEndKind::Error => "error",
+            StreamEndKind::TimedOut => "timed_out",
+            StreamEndKind::NotAStream => "not_a_stream",
+        }
+    }
+}
+
+/// The end of a stream: how it ended and the outcome of the whole call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamEnd {
+    /// How it ended.
+    pub kind: StreamEndKind,
+    /// The call's outcome: the last task state (task channel), the message, the error, or a
+    /// transport outcome for truncation and timeout (with task id and last state).
+    pub outcome: Outcome,
+}
+
+/// Tracks one streaming call. See the module docs for the call order.
+#[derive(Debug, Clone)]
+pub struct StreamTracker {
+    version: Option<ProtocolVersion>,
+    binding: Option<Binding>,
+    method: Option<String>,
+    method_info: Option<MethodInfo>,
+    request_id: Option<String>,
+    idle_timeout: Option<Millis>,
+    last_activity: Millis,
+    events: u64,
+    task_id: Option<String>,
+    context_id: Option<String>,
+    text: Option<String>,
+    last_state: Option<TaskState>,
+    seen_version: Option<ProtocolVersion>,
+    seen_binding: Option<Binding>,
+    message_seen: bool,
+    over: bool,
+    error: Option<Outcome>,
+    end: Option<StreamEnd>,
+}
+
+impl StreamTracker {
+    /// A tracker for a call asked as `asked`, with an idle timeout (no bytes, events or
+    /// comments for that long) or `None` for none, started at `now`.
+    pub fn new(asked: Asked<'_>, idle_timeout: Option<Millis>, now: Millis) -> StreamTracker {
+        StreamTracker {
+            version: asked.version,
+            binding: asked.binding,
+            method: asked.method.map(str::to_owned),
+            method_info: asked.method.and_then(method_info),
+            request_id: asked.request_id.map(str::to_owned),
+            idle_timeout,
+            last_activity: now,
+            events: 0,
+            task_id: None,
+            context_id: None,
+            text: None,
+            last_state: None,
+            seen_version: None,
+            seen_binding: None,
+            message_seen: false,
+            over: false,
+            error: None,
+            end: None,
+        }
+    }
+
+    fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            status: 200,
+            asked: Asked {
+                version: self.version,
+                binding: self.binding,
+                method: self.method.as_deref(),
+                request_id: self.request_id.as_deref(),
+            },
+            method: self.method_info,
+            content_type: None,
+        }
+    }
+
+    /// Bytes arrived (any bytes: they prove the connection is alive).
+    pub fn on_bytes(&mut self, now: Millis) {
+        self.last_activity = self.last_activity.max(now);
+    }
+
+    /// A comment line arrived (`: ping`): activity, nothing else.
+    pub fn on_comment(&mut self, now: Millis) {
+        self.on_bytes(now);
+    }
+
+    /// When the caller must call [`StreamTracker::on_timeout`] at the latest, or `None`
+    /// (no idle timeout, or the stream has ended).
+    pub fn next_deadline(&self) -> Option<Millis> {
+        if self.end.is_some() || self.over {
+            return None;
+        }
+        self.idle_timeout
+            .map(|t| self.last_activity.saturating_add(t))
+    }
+
+    /// Whether the interaction is over (the caller may stop reading and close).
+    pub fn is_over(&self) -> bool {
+        self.over || self.end.is_some()
+    }
+
+    /// The task id seen so far.
+    pub fn task_id(&self) -> Option<&str> {
+        self.task_id.as_deref()
+    }
+
+    /// The last task state seen so far.
+    pub fn last_state(&self) -> Option<TaskState> {
+        self.last_state
+    }
+
+    /// Events that produced an item so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// A decoded event: its type (`b""` when it had no `event:` field), its data and its id.
+    /// Returns `None` for an event with empty data (nothing to classify).
+    pub fn on_event(
+        &mut self,
+        now: Millis,
+        event_type: &[u8],
+        data: &[u8],
+        _id: Option<&[u8]>,
+    ) -> Option<StreamItem> {
+        self.on_bytes(now);
+        if data.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        self.events += 1;
+        let item = self.read_event(event_type, data);
+        if item.ends_stream {
+            self.over = true;
+        }
+        Some(item)
+    }
+
+    fn read_event(&mut self, event_type: &[u8], data: &[u8]) -> StreamItem {
+        let ctx = self.ctx();
+        let is_error_event = event_type == b"error";
+        let obj = match scan::scan(data) {
+            Ok(o) => o,
+            Err(e) => {
+                let mut o = crate::classify::http_malformed(&ctx, &e, data);
+                if is_error_event {
+                    o = error_event_without_error(&ctx, data);
+                    return self.error_item(o);
+                }
+                o.task_id.clone_from(&self.task_id);
+                return item(StreamItemKind::Malformed, o);
+            }
+        };
+        if let Some(o) = crate::classify::protocol_error_of(&ctx, &obj) {
+            if o.channel == Channel::Malformed {
+                return item(StreamItemKind::Malformed, o);
+            }
+            return self.error_item(o);
+        }
+        if is_error_event {
+            let o = error_event_without_error(&ctx, data);
+            return self.error_item(o);
+        }
+        match crate::classify::read_payload(&ctx, &obj, data) {
+            Err(o) => item(StreamItemKind::Malformed, o),
+            Ok(p) => self.payload_item(p),
+        }
+    }
+
+    fn error_item(&mut self, mut o: Outcome) -> StreamItem {
+        o.http_status = Some(200);
+        if self.task_id.is_some() {
+            o.task_id.clone_from(&self.task_id);
+            o.context_id.clone_from(&self.context_id);
+            if o.retry == RetryAdvice::UnknownOutcome {
+                // The task exists: read its state instead of resending.
+                o.retry = RetryAdvice::Poll;
+            }
+        }
+        self.error = Some(o.clone());
+        StreamItem {
+            ends_stream: true,
+            ..item(StreamItemKind::Error, o)
+        }
+    }
+
+    fn payload_item(&mut self, p: crate::classify::Payload) -> StreamItem {
+        use crate::classify::PayloadKind as K;
+        let kind = match p.kind {
+            K::Task => StreamItemKind::Task,
+            K::StatusUpdate => StreamItemKind::StatusUpdate,
+            K::ArtifactUpdate => StreamItemKind::ArtifactUpdate,
+            K::Message | K::OtherResult => StreamItemKind::Message,
+        };
+        let o = &p.outcome;
+        if o.version.is_some() {
+            self.seen_version = o.version;
+        }
+        if o.binding.is_some() {
+            self.seen_binding = o.binding;
+        }
+        if kind != StreamItemKind::Message {
+            set(&mut self.task_id, o.task_id.as_deref());
+        }
+        if o.context_id.is_some() {
+            set(&mut self.context_id, o.context_id.as_deref());
+        }
+        let mut ends = false;
+        match kind {
+            StreamItemKind::Message => {
+                self.message_seen = true;
+                set(&mut self.text, o.text.as_deref());
+                ends = true;
+            }
+            StreamItemKind::Task | StreamItemKind::StatusUpdate => {
+                let state = o.state.unwrap_or(TaskState::Unknown);
+                self.last_state = Some(state);
+                set(&mut self.text, o.text.as_deref());
+                let v03 = o.version.or(self.version) == Some(ProtocolVersion::V0_3);
+                ends = state.is_terminal()
+                    || p.final_ == Some(true)
+                    || (!v03 && state.is_interrupted());
+            }
+            _ => {}
+        }
+        let (artifact_id, append, last_chunk) = p.artifact.unwrap_or((None, false, false));
+        StreamItem {
+            kind,
+            outcome: p.outcome,
+            final_flag: p.final_,
+            artifact_id,
+            append,
+            last_chunk,
+            ends_stream: ends,
+        }
+    }
+
+    /// The idle deadline passed: returns the transport outcome (advice `resubscribe` when
+    /// the task id is known), or `None` when `now` is before the deadline or there is none.
+    pub fn on_timeout(&mut self, now: Millis) -> Option<Outcome> {
+        let deadline = self.next_deadline()?;
+        if now < deadline {
+            return None;
+        }
+        let idle = self.idle_timeout.unwrap_or_default().0;
+        let mut o = Outcome::transport(
+            ErrorName::Timeout,
+            RequestSent::Unknown,
+            format!("stream idle timeout: no bytes for {idle} ms"),
+        );
+        self.fill_unfinished(&mut o);
+        self.end = Some(StreamEnd {
+            kind: StreamEndKind::TimedOut,
+            outcome: o.clone(),
+        });
+        Some(o)
+    }
+
+    /// The response was not `text/event-stream` (an up-front error before the first event):
+    /// classifies it as a whole response and ends the tracker.
+    pub fn on_non_sse_body(&mut self, response: &ResponseInfo<'_>) -> Outcome {
+        let asked = Asked {
+            version: self.version,
+            binding: self.binding,
+            method: self.method.as_deref(),
+            request_id: self.request_id.as_deref(),
+        };
+        let o = classify(&ResponseInfo {
+            content_type: response
+                .content_type
+                .filter(|c| !crate::classify::is_event_stream(Some(c))),
+            asked,
+            ..*response
+        });
+        self.end = Some(StreamEnd {
+            kind: StreamEndKind::NotAStream,
+            outcome: o.clone(),
+        });
+        o
+    }
+
+    /// The body ended: how the stream ended and the call's outcome. Calling it again
+    /// returns the same end.
+    pub fn finish(&mut self) -> StreamEnd {
+        if let Some(end) = &self.end {
+            return end.clone();
+        }
+        let end = if let Some(e) = &self.error {
+            StreamEnd {
+                kind: StreamEndKind::Error,
+                outcome: e.clone(),
+            }
+        } else if self.message_seen {
+            let o = Outcome {
+                text: self.text.clone(),
+                context_id: self.context_id.clone(),
+                task_id: self.task_id.clone(),
+                version: self.seen_version.or(self.version),
+                binding: self.seen_binding.or(self.binding),
+                ..Outcome::empty(Channel::Message)
+            };
+            StreamEnd {
+                kind: StreamEndKind::Completed,
+                outcome: o,
+            }
+        } else if let Some(state) = self
+            .last_state
+            .filter(|s| s.is_terminal() || s.is_interrupted())
+        {
+            StreamEnd {
+                kind: if state.is_terminal() {
+                    StreamEndKind::Completed
+                } else {
+                    StreamEndKind::Interrupted
+                },
+                outcome: self.task_outcome(state),
+            }
+        } else {
+            let what = match self.last_state {
+                Some(s) => format!(
+                    "stream closed before a terminal state (last state {})",
+                    s.as_str()
+                ),
+                None if self.events == 0 => "stream closed before any event".to_owned(),
+                None => "stream closed before any task state".to_owned(),
+            };
+            let mut o = Outcome::transport(ErrorName::Reset, RequestSent::Unknown, what);
+            self.fill_unfinished(&mut o);
+            StreamEnd {
+                kind: StreamEndKind::Truncated,
+                outcome: o,
+            }
+        };
+        self.end = Some(end.clone());
+        end
+    }
+
+    fn task_outcome(&self, state: TaskState) -> Outcome {
+        let error_id = (state == TaskState::Failed)
+            .then(|| {
+                self.text
+                    .as_deref()
+                    .and_then(crate::error_id::extract_error_id)
+            })
+            .flatten()
+            .map(str::to_owned);
+        Outcome {
+            state: Some(state),
+            terminal: state.is_terminal(),
+            task_id: self.task_id.clone(),
+            context_id: self.context_id.clone(),
+            text: self.text.clone(),
+            error_id,
+            retry: crate::classify::task_advice(state),
+            version: self.seen_version.or(self.version),
+            binding: self.seen_binding.or(self.binding),
+            ..Outcome::empty(Channel::Task)
+        }
+    }
+
+    /// Task id, context id, last state and advice on a transport outcome of an unfinished
+    /// stream: `resubscribe` when the task id is known.
+    fn fill_unfinished(&self, o: &mut Outcome) {
+        o.task_id.clone_from(&self.task_id);
+        o.context_id.clone_from(&self.context_id);
+        o.state = self.last_state;
+        o.version = self.seen_version.or(self.version);
+        o.binding = self.seen_binding.or(self.binding);
+        o.retry = if self.task_id.is_some() {
+            RetryAdvice::Resubscribe
+        } else if self.method_info.is_none_or(|m| m.kind.is_side_effecting()) {
+            RetryAdvice::UnknownOutcome
+        } else {
+            RetryAdvice::Backoff
+        };
+    }
+}
+
+fn item(kind: StreamItemKind, outcome: Outcome) -> StreamItem {
+    StreamItem {
+        kind,
+        outcome,
+        final_flag: None,
+        artifact_id: None,
+        append: false,
+        last_chunk: false,
+        ends_stream: false,
+    }
+}
+
+/// `event: error` whose data carries no error object: still an error, typed Other.
+fn error_event_without_error(ctx: &Ctx<'_>, data: &[u8]) -> Outcome {
+    let text = crate::classify::excerpt(data);
+    Outcome {
+        error: Some(ErrorName::Other),
+        message: Some(format!("event: error without an error object: {text}")),
+        body_excerpt: Some(text),
+        retry: if ctx.side_effecting() {
+            RetryAdvice::UnknownOutcome
+        } else {
+            RetryAdvice::Never
+        },
+        ..Outcome::empty(Channel::Protocol)
+    }
+}
+
+/// Replaces `slot` with `value`, reusing its allocation when the value changed.
+fn set(slot: &mut Option<String>, value: Option<&str>) {
+    let Some(v) = value else { return };
+    match slot {
+        Some(s) if s == v => {}
+        Some(s) => {
+            s.clear();
+            s.push_str(v);
+        }
+        None => *slot = Some(v.to_owned()),
+    }
+}
+
+/// Runs a complete `text/event-stream` body through a tracker (for [`classify`]).
+pub(crate) fn classify_event_stream(info: &ResponseInfo<'_>) -> Outcome {
+    let mut t = StreamTracker::new(info.asked, None, Millis::ZERO);
+    whole::split(info.body, |p| match p {
+        whole::Piece::Event { event_type, data } => {
+            t.on_event(Millis::ZERO, event_type, data, None);
+        }
+        whole::Piece::Comment => t.on_comment(Millis::ZERO),
+    });
+    t.finish().outcome
+}
+
+/// Runs a complete `text/event-stream` body through a tracker, returning every item and the
+/// end (for tests, captured streams and tools; streaming callers use the tracker directly).
+pub fn track_whole_body(asked: Asked<'_>, body: &[u8]) -> (Vec<StreamItem>, StreamEnd) {
+    let mut t = StreamTracker::new(asked, None, Millis::ZERO);
+    let mut items = Vec::new();
+    whole::split(body, |p| match p {
+        whole::Piece::Event { event_type, data } => {
+            items.extend(t.on_event(Millis::ZERO, event_type, data, None));
+        }
+        whole::Piece::Comment => t.on_comment(Millis::ZERO),
+    });
+    (items, t.finish())
+}

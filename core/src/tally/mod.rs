@@ -1,0 +1,201 @@
+//! Count outcomes per (agent, method, channel, code-or-state), separately from HTTP status,
+//! and render them in the Prometheus text exposition format.
+//!
+//! An HTTP-level dashboard counts a JSON-RPC error inside a 200 response as a success; this
+//! tally counts what actually happened, so the real failure rate of each method of each
+//! remote agent is visible: `a2a_outcomes_total{agent="planner",method="message/send",
+//! channel="protocol",code="TaskNotFound"} 3`.
+//!
+//! The `code` label is, by channel: protocol → the error name (`TaskNotFound`; for `Other`
+//! the numeric code, e.g. `-32050`); http → the status (`503`); task → the state (`failed`);
+//! message → `message`; transport → the error name (`Timeout`); malformed → `malformed`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::outcome::{Channel, ErrorName, Outcome};
+
+/// The metric's name in the exposition.
+pub const METRIC: &str = "a2a_outcomes_total";
+
+/// Outcome counts per (agent, method, channel, code-or-state).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    counts: BTreeMap<String, BTreeMap<String, BTreeMap<(Channel, String), u64>>>,
+}
+
+/// One counter of a [`Tally`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TallyEntry<'a> {
+    /// The remote agent (the caller's name for it).
+    pub agent: &'a str,
+    /// The method (wire name or REST path, as the caller recorded it).
+    pub method: &'a str,
+    /// The outcome's channel.
+    pub channel: Channel,
+    /// The error name, HTTP status or task state (see the module docs).
+    pub code: &'a str,
+    /// How many outcomes were counted.
+    pub count: u64,
+}
+
+/// The `code` label of an outcome (see the module docs).
+pub fn code_label(o: &Outcome) -> String {
+    match o.channel {
+        Channel::Protocol => match (o.error, o.code) {
+            (Some(ErrorName::Other) | None, Some(c)) => c.to_string(),
+            (Some(n), _) => n.as_str().to_owned(),
+            (None, None) => "unknown".to_owned(),
+        },
+        Channel::Http => o
+            .http_status
+            .map_or_else(|| "unknown".to_owned(), |s| s.to_string()),
+        Channel::Task => o.state.map_or("unknown", |s| s.as_str()).to_owned(),
+        Channel::Message => "message".to_owned(),
+        Channel::Transport => o.error.map_or("unknown", ErrorName::as_str).to_owned(),
+        Channel::Malformed => "malformed".to_owned(),
+    }
+}
+
+impl Tally {
+    /// An empty tally.
+    pub fn new() -> Tally {
+        Tally::default()
+    }
+
+    /// Counts one outcome of `method` on `agent`.
+    pub fn record(&mut self, agent: &str, method: &str, outcome: &Outcome) {
+        self.add(agent, method, outcome.channel, &code_label(outcome), 1);
+    }
+
+    /// Adds `n` to one counter directly.
+    pub fn add(&mut self, agent: &str, method: &str, channel: Channel, code: &str, n: u64) {
+        let methods = match self.counts.get_mut(agent) {
+            Some(m) => m,
+            None => self.counts.entry(agent.to_owned()).or_default(),
+        };
+        let codes = match methods.get_mut(method) {
+            Some(c) => c,
+            None => methods.entry(method.to_owned()).or_default(),
+        };
+        *codes.entry((channel, code.to_owned())).or_insert(0) += n;
+    }
+
+    /// The count of one counter (0 when never recorded).
+    pub fn count(&self, agent: &str, method: &str, channel: Channel, code: &str) -> u64 {
+        self.counts
+            .get(agent)
+            .and_then(|m| m.get(method))
+            .and_then(|c| c.get(&(channel, code.to_owned())))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Every counter, sorted by agent, method, channel, code.
+    pub fn entries(&self) -> impl Iterator<Item = TallyEntry<'_>> {
+        self.counts.iter().flat_map(|(agent, methods)| {
+            methods.iter().flat_map(move |(method, codes)| {
+                codes
+                    .iter()
+                    .map(move |((channel, code), count)| TallyEntry {
+                        agent,
+                        method,
+                        channel: *channel,
+                        code,
+                        count: *count,
+                    })
+            })
+        })
+    }
+
+    /// The total of every counter.
+    pub fn total(&self) -> u64 {
+        self.entries().map(|e| e.count).sum()
+    }
+
+    /// Renders the Prometheus text exposition format (version 0.0.4): `# HELP`, `# TYPE`
+    /// and one sample line per counter, label values escaped (`\\`, `\"`, `\n`).
+    pub fn render_prometheus(&self) -> String {
+        let mut s = String::new();
+        s.push_str("# HELP a2a_outcomes_total Outcomes of A2A calls by remote agent, method, channel and error code or task state.\n");
+        s.push_str("# TYPE a2a_outcomes_total counter\n");
+        for e in self.entries() {
+            s.push_str(METRIC);
+            s.push_str("{agent=\"");
+            escape_label(&mut s, e.agent);
+            s.push_str("\",method=\"");
+            escape_label(&mut s, e.method);
+            s.push_str("\",channel=\"");
+            s.push_str(e.channel.as_str());
+            s.push_str("\",code=\"");
+            escape_label(&mut s, e.code);
+            let _ = writeln!(s, "\"}} {}", e.count);
+        }
+        s
+    }
+}
+
+/// Escapes a label value per the text format: backslash, double quote and line feed.
+pub fn escape_label(out: &mut String, v: &str) {
+    for c in v.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{RequestSent, TaskState};
+
+    #[test]
+    fn counts_separately_from_http_status() {
+        let mut t = Tally::new();
+        let mut p = Outcome::empty(Channel::Protocol);
+        p.error = Some(ErrorName::TaskNotFound);
+        p.code = Some(-32001);
+        p.http_status = Some(200);
+        let mut f = Outcome::empty(Channel::Task);
+        f.state = Some(TaskState::Failed);
+        f.http_status = Some(200);
+        let mut other = Outcome::empty(Channel::Protocol);
+        other.error = Some(ErrorName::Other);
+        other.code = Some(-32050);
+        t.record("a", "tasks/get", &p);
+        t.record("a", "tasks/get", &p);
+        t.record("a", "message/send", &f);
+        t.record("a", "message/send", &other);
+        t.record(
+            "b",
+            "message/send",
+            &Outcome::transport(ErrorName::Timeout, RequestSent::Unknown, "t"),
+        );
+        assert_eq!(
+            t.count("a", "tasks/get", Channel::Protocol, "TaskNotFound"),
+            2
+        );
+        assert_eq!(t.count("a", "message/send", Channel::Task, "failed"), 1);
+        assert_eq!(t.count("a", "message/send", Channel::Protocol, "-32050"), 1);
+        assert_eq!(
+            t.count("b", "message/send", Channel::Transport, "Timeout"),
+            1
+        );
+        assert_eq!(t.count("a", "tasks/get", Channel::Http, "200"), 0);
+        assert_eq!(t.total(), 5);
+    }
+
+    #[test]
+    fn exposition_escapes_labels() {
+        let mut t = Tally::new();
+        t.add("we\"ird\\a\ngent", "m", Channel::Http, "503", 7);
+        let s = t.render_prometheus();
+        assert!(s.contains(
+            "a2a_outcomes_total{agent=\"we\\\"ird\\\\a\\ngent\",method=\"m\",channel=\"http\",code=\"503\"} 7\n"
+        ));
+        assert!(s.starts_with("# HELP a2a_outcomes_total "));
+    }
+}

@@ -1,0 +1,1026 @@
+//! Server-side reading and answering: every built request golden reads back as the same
+//! call; every refusal answers with the code and shape the spec (or the reference peers)
+//! give; result, error and stream bodies match the wire reference §8 examples.
+
+// Case tables are tuples of borrowed headers and bodies; naming each tuple type would not help.
+#![allow(clippy::type_complexity)]
+
+use a2a_core::envelope::{CallOptions, Interface, Method, RpcId, build};
+use a2a_core::model::{
+    Form, Message, SendResponse, StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent,
+    from_slice, parse_params,
+};
+use a2a_core::outcome::{Channel, ErrorName};
+use a2a_core::server::{
+    self, A2aError, CancelOrigin, ErrorId, IncomingRequest, KeepAlive, Reply, ServerOptions,
+};
+use a2a_core::time::Millis;
+use a2a_core::version::{Binding, ProtocolVersion};
+use serde_json::{Value, json};
+
+const ALL: ServerOptions = ServerOptions {
+    v0_3: true,
+    v1_0: true,
+};
+
+fn read(
+    req: &a2a_core::envelope::Request,
+    binding: Binding,
+) -> Result<IncomingRequest<'_>, Box<server::RequestError>> {
+    let headers: Vec<(&str, &str)> = req
+        .headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    match binding {
+        Binding::JsonRpc => server::parse_jsonrpc(&headers, &req.body, &ALL),
+        Binding::HttpJson => {
+            let target = if req.path.is_empty() {
+                "/"
+            } else {
+                req.path.as_str()
+            };
+            server::parse_rest(req.method.as_str(), target, &headers, &req.body, &ALL)
+        }
+    }
+}
+
+#[test]
+fn every_built_request_reads_back_as_the_same_call() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../bindings/fixtures/requests.json"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for case in doc["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let version =
+            ProtocolVersion::parse(case["interface"]["version"].as_str().unwrap()).unwrap();
+        let binding = Binding::parse(case["interface"]["binding"].as_str().unwrap()).unwrap();
+        let tenant = case["interface"]["tenant"].as_str().map(str::to_owned);
+        let (method, _) =
+            Method::from_jsonrpc_name(case["call"]["method"].as_str().unwrap()).unwrap();
+        let params = case["call"].get("params").map(|p| p.to_string());
+        let call = parse_params(
+            method,
+            params.as_deref().map(str::as_bytes),
+            Form::new(version, binding),
+        )
+        .unwrap()
+        .call;
+        let iface = Interface {
+            version,
+            binding,
+            tenant: tenant.clone(),
+        };
+        let req = build(
+            &iface,
+            &call,
+            &CallOptions::with_id(RpcId::String("x-1".into())),
+        )
+        .unwrap();
+        let got = read(&req, binding).unwrap_or_else(|e| panic!("{name}: refused: {:?}", e.error));
+        assert_eq!(got.version, version, "{name}");
+        assert_eq!(got.binding, binding, "{name}");
+        assert_eq!(got.method, method, "{name}");
+        assert_eq!(got.tenant.as_deref(), tenant.as_deref(), "{name}: tenant");
+        assert_eq!(got.call, call, "{name}: call");
+        if binding == Binding::JsonRpc {
+            assert_eq!(got.id, Some(RpcId::String("x-1".into())), "{name}");
+        }
+    }
+}
+
+fn rpc(headers: &[(&str, &str)], body: &str) -> (Value, Option<ErrorName>) {
+    match server::parse_jsonrpc(headers, body.as_bytes(), &ALL) {
+        Ok(_) => (Value::Null, None),
+        Err(e) => {
+            let r = e.response();
+            assert_eq!(r.status, 200, "JSON-RPC errors are HTTP 200");
+            assert_eq!(r.served.channel, Channel::Protocol);
+            (serde_json::from_slice(&r.body).unwrap(), Some(e.error.name))
+        }
+    }
+}
+
+const V1: &[(&str, &str)] = &[("A2A-Version", "1.0")];
+
+#[test]
+fn jsonrpc_refusals() {
+    // (headers, body, expected code, expected id)
+    let send10 = r#"{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}}"#;
+    let cases: Vec<(&[(&str, &str)], &str, i64, Value)> = vec![
+        (&[], "{not json", -32700, Value::Null),
+        (&[], "", -32700, Value::Null),
+        (
+            V1,
+            r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}"#,
+            -32700,
+            Value::Null,
+        ),
+        (
+            &[],
+            r#"[{"jsonrpc":"2.0","id":1,"method":"tasks/get"}]"#,
+            -32600,
+            Value::Null,
+        ),
+        (&[], r#""just a string""#, -32600, Value::Null),
+        (
+            &[],
+            r#"{"jsonrpc":"1.0","id":3,"method":"tasks/get","params":{"id":"t"}}"#,
+            -32600,
+            json!(3),
+        ),
+        (
+            &[],
+            r#"{"jsonrpc":"2.0","id":true,"method":"tasks/get","params":{"id":"t"}}"#,
+            -32600,
+            Value::Null,
+        ),
+        (
+            &[],
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"tasks/get","params":{"id":"t"}}"#,
+            -32600,
+            Value::Null,
+        ),
+        (
+            &[],
+            r#"{"jsonrpc":"2.0","method":"tasks/get","params":{"id":"t"}}"#,
+            -32600,
+            Value::Null,
+        ),
+        (
+            &[],
+            r#"{"jsonrpc":"2.0","id":4,"method":5}"#,
+            -32600,
+            json!(4),
+        ),
+        (
+            &[],
+            r#"{"jsonrpc":"2.0","id":4,"method":"foo/bar","params":{}}"#,
+            -32601,
+            json!(4),
+        ),
+        (
+            &[],
+            r#"{"jsonrpc":"2.0","id":4,"method":"tasks/list","params":{}}"#,
+            -32601,
+            json!(4),
+        ),
+        // 1.0 method without A2A-Version: absent means 0.3 -> -32009 (Python SDK behaviour).
+        (&[], send10, -32009, json!(7)),
+        // Unknown version header -> -32009.
+        (&[("a2a-version", "2.0")], send10, -32009, json!(7)),
+        (&[("A2A-Version", "banana")], send10, -32009, json!(7)),
+        // 0.3 name under A2A-Version 1.0: not a 1.0 method.
+        (
+            V1,
+            r#"{"jsonrpc":"2.0","id":"a","method":"message/send","params":{"message":{"messageId":"m","role":"user","parts":[{"kind":"text","text":"hi"}]}}}"#,
+            -32601,
+            json!("a"),
+        ),
+        // invalid params
+        (
+            &[],
+            r#"{"jsonrpc":"2.0","id":12,"method":"message/send","params":{"message":"hi"}}"#,
+            -32602,
+            json!(12),
+        ),
+        (
+            V1,
+            r#"{"jsonrpc":"2.0","id":14,"method":"SendMessage","params":{}}"#,
+            -32602,
+            json!(14),
+        ),
+        (
+            V1,
+            r#"{"jsonrpc":"2.0","id":14,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[]}}}"#,
+            -32602,
+            json!(14),
+        ),
+        (
+            V1,
+            r#"{"jsonrpc":"2.0","id":14,"method":"SendMessage","params":{"message":{"messageId":"m","parts":[{"text":"x"}]}}}"#,
+            -32602,
+            json!(14),
+        ),
+        (
+            V1,
+            r#"{"jsonrpc":"2.0","id":27,"method":"GetTask","params":{"id":"t","historyLength":"abc"}}"#,
+            -32602,
+            json!(27),
+        ),
+        (
+            V1,
+            r#"{"jsonrpc":"2.0","id":27,"method":"GetTask","params":[1]}"#,
+            -32602,
+            json!(27),
+        ),
+        (
+            V1,
+            r#"{"jsonrpc":"2.0","id":27,"method":"GetTask"}"#,
+            -32602,
+            json!(27),
+        ),
+        (
+            V1,
+            r#"{"jsonrpc":"2.0","id":2,"method":"GetTaskPushNotificationConfig","params":{"taskId":"t"}}"#,
+            -32602,
+            json!(2),
+        ),
+        (
+            &[],
+            r#"{"jsonrpc":"2.0","id":2,"method":"message/send","params":{"message":{"messageId":"m","role":"user","parts":[{"kind":"data","data":[1]}]}}}"#,
+            -32602,
+            json!(2),
+        ),
+        (
+            V1,
+            r#"{"jsonrpc":"2.0","id":2,"method":"ListTasks","params":{"pageSize":500}}"#,
+            -32602,
+            json!(2),
+        ),
+    ];
+    for (headers, body, code, id) in cases {
+        let (resp, name) = rpc(headers, body);
+        assert!(name.is_some(), "accepted {body}");
+        assert_eq!(resp["jsonrpc"], "2.0", "{body}");
+        assert_eq!(resp["error"]["code"], json!(code), "{body}: {resp}");
+        assert_eq!(resp["id"], id, "{body}");
+        assert!(
+            resp["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty())
+        );
+        let v10 = headers
+            .iter()
+            .any(|(n, v)| n.eq_ignore_ascii_case("a2a-version") && v.starts_with('1'))
+            || code == -32009;
+        if v10 {
+            assert_eq!(
+                resp["error"]["data"][0]["@type"], "type.googleapis.com/google.rpc.ErrorInfo",
+                "{body}"
+            );
+            assert_eq!(resp["error"]["data"][0]["domain"], "a2a-protocol.org");
+        } else {
+            assert!(
+                resp["error"].get("data").is_none(),
+                "0.3 errors carry no ErrorInfo: {body}"
+            );
+        }
+    }
+}
+
+#[test]
+fn jsonrpc_accepts_what_peers_send() {
+    // 0.3 without kind on the message, numeric and string ids, A2A-Version 1.2, snake_case.
+    let ok: &[(&[(&str, &str)], &str, Method, ProtocolVersion)] = &[
+        (
+            &[],
+            r#"{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"messageId":"m","role":"user","parts":[{"kind":"text","text":"hi"}]}}}"#,
+            Method::SendMessage,
+            ProtocolVersion::V0_3,
+        ),
+        (
+            &[("A2A-Version", "")],
+            r#"{"id":"x","jsonrpc":"2.0","params":{"id":"t"},"method":"tasks/resubscribe"}"#,
+            Method::SubscribeToTask,
+            ProtocolVersion::V0_3,
+        ),
+        (
+            &[("a2a-version", "1.2")],
+            r#"{"jsonrpc":"2.0","id":9,"method":"GetTask","params":{"id":"t","history_length":3}}"#,
+            Method::GetTask,
+            ProtocolVersion::V1_0,
+        ),
+        (
+            V1,
+            r#"{"jsonrpc":"2.0","id":9,"method":"GetExtendedAgentCard","params":null}"#,
+            Method::GetExtendedAgentCard,
+            ProtocolVersion::V1_0,
+        ),
+        (
+            V1,
+            r#"{"jsonrpc":"2.0","id":9,"method":"SendMessage","params":{"message":{"message_id":"m","role":1,"content":[{"text":"x"}]},"unknown":{"a":[]}}}"#,
+            Method::SendMessage,
+            ProtocolVersion::V1_0,
+        ),
+    ];
+    for (headers, body, method, version) in ok {
+        let r = server::parse_jsonrpc(headers, body.as_bytes(), &ALL)
+            .unwrap_or_else(|e| panic!("{body}: {:?}", e.error));
+        assert_eq!((r.method, r.version), (*method, *version), "{body}");
+    }
+    let r = server::parse_jsonrpc(
+        &[
+            ("A2A-Version", "1.0"),
+            ("A2A-Extensions", "https://a/x, https://b/y,https://a/x"),
+        ],
+        br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}"#,
+        &ALL,
+    )
+    .unwrap();
+    assert_eq!(r.extensions, ["https://a/x", "https://b/y"]);
+}
+
+#[test]
+fn jsonrpc_version_switches() {
+    let only03 = ServerOptions {
+        v0_3: true,
+        v1_0: false,
+    };
+    let e = server::parse_jsonrpc(
+        V1,
+        br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}"#,
+        &only03,
+    )
+    .unwrap_err();
+    assert_eq!(e.error.name, ErrorName::VersionNotSupported);
+    let only10 = ServerOptions {
+        v0_3: false,
+        v1_0: true,
+    };
+    let e = server::parse_jsonrpc(
+        &[],
+        br#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}"#,
+        &only10,
+    )
+    .unwrap_err();
+    assert_eq!(e.error.name, ErrorName::VersionNotSupported);
+}
+
+fn rest(
+    verb: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Result<(Method, ProtocolVersion), (u16, Value, Vec<(String, String)>)> {
+    match server::parse_rest(verb, target, headers, body.as_bytes(), &ALL) {
+        Ok(r) => Ok((r.method, r.version)),
+        Err(e) => {
+            let r = e.response();
+            Err((
+                r.status,
+                serde_json::from_slice(&r.body).unwrap(),
+                r.headers,
+            ))
+        }
+    }
+}
+
+#[test]
+fn rest_routes_and_refusals() {
+    assert_eq!(
+        rest("GET", "/tasks/t-1:subscribe", V1, ""),
+        Ok((Method::SubscribeToTask, ProtocolVersion::V1_0))
+    );
+    assert_eq!(
+        rest("POST", "/tasks/t-1:subscribe", V1, ""),
+        Ok((Method::SubscribeToTask, ProtocolVersion::V1_0))
+    );
+    assert_eq!(
+        rest("GET", "/v1/tasks/t-1:subscribe", &[], ""),
+        Ok((Method::SubscribeToTask, ProtocolVersion::V0_3))
+    );
+    assert_eq!(
+        rest("GET", "/tasks?A2A-Version=1.0", &[], ""),
+        Ok((Method::ListTasks, ProtocolVersion::V1_0))
+    );
+    assert_eq!(
+        rest("GET", "/acme/extendedAgentCard/", V1, ""),
+        Ok((Method::GetExtendedAgentCard, ProtocolVersion::V1_0))
+    );
+    assert_eq!(
+        rest("GET", "/v1/card", &[], ""),
+        Ok((Method::GetExtendedAgentCard, ProtocolVersion::V0_3))
+    );
+    // A tenant named v1 under 1.0.
+    assert_eq!(
+        rest("GET", "/v1/tasks/t", V1, ""),
+        Ok((Method::GetTask, ProtocolVersion::V1_0))
+    );
+    let refusals: &[(&str, &str, &[(&str, &str)], &str, u16, &str, &str)] = &[
+        (
+            "POST",
+            "/message:send",
+            &[],
+            r#"{"message":{}}"#,
+            400,
+            "FAILED_PRECONDITION",
+            "VERSION_NOT_SUPPORTED",
+        ),
+        (
+            "POST",
+            "/message:send",
+            &[("A2A-Version", "0.5")],
+            "{}",
+            400,
+            "FAILED_PRECONDITION",
+            "VERSION_NOT_SUPPORTED",
+        ),
+        (
+            "GET",
+            "/tasks/nope/extra/deep",
+            V1,
+            "",
+            404,
+            "NOT_FOUND",
+            "METHOD_NOT_FOUND",
+        ),
+        (
+            "GET",
+            "/v1/tasks",
+            &[],
+            "",
+            404,
+            "NOT_FOUND",
+            "METHOD_NOT_FOUND",
+        ),
+        (
+            "POST",
+            "/message:send",
+            V1,
+            "{\"message\":",
+            400,
+            "INVALID_ARGUMENT",
+            "JSON_PARSE",
+        ),
+        (
+            "POST",
+            "/message:send",
+            V1,
+            "",
+            400,
+            "INVALID_ARGUMENT",
+            "INVALID_PARAMS",
+        ),
+        (
+            "POST",
+            "/message:send",
+            V1,
+            "[]",
+            400,
+            "INVALID_ARGUMENT",
+            "INVALID_PARAMS",
+        ),
+        (
+            "POST",
+            "/message:send",
+            V1,
+            r#"{"message":{"messageId":"m","role":"ROLE_USER"}}"#,
+            400,
+            "INVALID_ARGUMENT",
+            "INVALID_PARAMS",
+        ),
+        (
+            "GET",
+            "/tasks/t?historyLength=x",
+            V1,
+            "",
+            400,
+            "INVALID_ARGUMENT",
+            "INVALID_PARAMS",
+        ),
+        (
+            "GET",
+            "/tasks?includeArtifacts=yes",
+            V1,
+            "",
+            400,
+            "INVALID_ARGUMENT",
+            "INVALID_PARAMS",
+        ),
+        (
+            "GET",
+            "/tasks/t%ZZ",
+            V1,
+            "",
+            400,
+            "INVALID_ARGUMENT",
+            "INVALID_REQUEST",
+        ),
+        (
+            "DELETE",
+            "/message:send",
+            V1,
+            "",
+            405,
+            "UNIMPLEMENTED",
+            "METHOD_NOT_FOUND",
+        ),
+    ];
+    for (verb, target, headers, body, status, grpc, reason) in refusals {
+        let (s, b, h) = rest(verb, target, headers, body).expect_err(target);
+        assert_eq!(s, *status, "{verb} {target}: {b}");
+        assert_eq!(b["error"]["code"], json!(status), "{verb} {target}");
+        assert_eq!(b["error"]["status"], *grpc, "{verb} {target}");
+        assert_eq!(
+            b["error"]["details"][0]["reason"], *reason,
+            "{verb} {target}"
+        );
+        if *status == 405 {
+            assert!(h.iter().any(|(n, v)| n == "Allow" && v == "POST"));
+        }
+    }
+}
+
+#[test]
+fn rest_reads_paths_queries_and_tenants() {
+    let r = server::parse_rest(
+        "GET",
+        "/t%20n/tasks/a%2Fb%3Ac?historyLength=4&x=1",
+        V1,
+        b"",
+        &ALL,
+    )
+    .unwrap();
+    assert_eq!(r.tenant.as_deref(), Some("t n"));
+    match r.call {
+        a2a_core::model::params::Call::GetTask(p) => {
+            assert_eq!(p.id, "a/b:c");
+            assert_eq!(p.history_length, Some(4));
+        }
+        other => panic!("{other:?}"),
+    }
+    let r = server::parse_rest(
+        "POST",
+        "/tasks/t-1:cancel",
+        V1,
+        br#"{"metadata":{"why":"user"}}"#,
+        &ALL,
+    )
+    .unwrap();
+    match r.call {
+        a2a_core::model::params::Call::CancelTask(p) => {
+            assert_eq!(p.metadata.unwrap().get(), r#"{"why":"user"}"#)
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+// ----------------------------------------------------------------------- answering
+
+fn incoming(
+    version: ProtocolVersion,
+    binding: Binding,
+    method: Method,
+    id: Option<RpcId>,
+) -> IncomingRequest<'static> {
+    IncomingRequest {
+        version,
+        binding,
+        method,
+        id,
+        call: a2a_core::model::params::Call::GetExtendedAgentCard,
+        tenant: None,
+        extensions: vec![],
+    }
+}
+
+#[test]
+fn error_bodies_match_the_reference_examples() {
+    // §8.1(c), 0.3 JSON-RPC.
+    let b = server::jsonrpc_error_body(
+        ProtocolVersion::V0_3,
+        Some(&RpcId::Number(3)),
+        &A2aError::new(ErrorName::TaskNotFound),
+    );
+    assert_eq!(
+        serde_json::from_slice::<Value>(&b).unwrap(),
+        json!({"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"Task not found"}})
+    );
+    let b = server::jsonrpc_error_body(
+        ProtocolVersion::V0_3,
+        None,
+        &A2aError::new(ErrorName::ParseError),
+    );
+    assert_eq!(
+        serde_json::from_slice::<Value>(&b).unwrap(),
+        json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Invalid JSON payload"}})
+    );
+    let b = server::jsonrpc_error_body(
+        ProtocolVersion::V0_3,
+        Some(&RpcId::Number(4)),
+        &A2aError::new(ErrorName::MethodNotFound),
+    );
+    assert_eq!(
+        serde_json::from_slice::<Value>(&b).unwrap(),
+        json!({"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found"}})
+    );
+    // §8.3(c), 1.0 JSON-RPC.
+    let b = server::jsonrpc_error_body(
+        ProtocolVersion::V1_0,
+        Some(&RpcId::Number(3)),
+        &A2aError::task_not_found("nonexistent-task-id"),
+    );
+    assert_eq!(
+        serde_json::from_slice::<Value>(&b).unwrap(),
+        json!({"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"Task not found","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org","metadata":{"taskId":"nonexistent-task-id"}}]}})
+    );
+    let b = server::jsonrpc_error_body(
+        ProtocolVersion::V1_0,
+        Some(&RpcId::Number(5)),
+        &A2aError::new(ErrorName::VersionNotSupported),
+    );
+    assert_eq!(
+        serde_json::from_slice::<Value>(&b).unwrap(),
+        json!({"jsonrpc":"2.0","id":5,"error":{"code":-32009,"message":"Version not supported","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org"}]}})
+    );
+    // §8.4(c), 1.0 HTTP+JSON.
+    let e = A2aError::with_message(
+        ErrorName::TaskNotFound,
+        "The specified task ID does not exist or is not accessible",
+    )
+    .meta("taskId", "task-123")
+    .meta("timestamp", "2025-11-09T10:30:00.000Z");
+    let r = server::error_response(
+        ProtocolVersion::V1_0,
+        Binding::HttpJson,
+        None,
+        Some(Method::GetTask),
+        &e,
+    );
+    assert_eq!(r.status, 404);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&r.body).unwrap(),
+        json!({"error":{"code":404,"status":"NOT_FOUND","message":"The specified task ID does not exist or is not accessible","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org","metadata":{"taskId":"task-123","timestamp":"2025-11-09T10:30:00.000Z"}}]}})
+    );
+    assert_eq!(
+        (r.served.channel, r.served.code.as_str(), r.served.method),
+        (Channel::Protocol, "TaskNotFound", Some(Method::GetTask))
+    );
+    let e = A2aError::with_message(
+        ErrorName::VersionNotSupported,
+        "A2A version '0.5' is not supported",
+    );
+    let r = server::error_response(ProtocolVersion::V1_0, Binding::HttpJson, None, None, &e);
+    assert_eq!(r.status, 400);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&r.body).unwrap(),
+        json!({"error":{"code":400,"status":"FAILED_PRECONDITION","message":"A2A version '0.5' is not supported","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org"}]}})
+    );
+}
+
+#[test]
+fn http_status_table_follows_spec_v1_0_1() {
+    // (name, JSON-RPC code, HTTP status, reason) from wire reference §5.4.
+    let table = [
+        (ErrorName::TaskNotFound, -32001, 404, "TASK_NOT_FOUND"),
+        (
+            ErrorName::TaskNotCancelable,
+            -32002,
+            400,
+            "TASK_NOT_CANCELABLE",
+        ),
+        (
+            ErrorName::PushNotificationNotSupported,
+            -32003,
+            400,
+            "PUSH_NOTIFICATION_NOT_SUPPORTED",
+        ),
+        (
+            ErrorName::UnsupportedOperation,
+            -32004,
+            400,
+            "UNSUPPORTED_OPERATION",
+        ),
+        (
+            ErrorName::ContentTypeNotSupported,
+            -32005,
+            400,
+            "CONTENT_TYPE_NOT_SUPPORTED",
+        ),
+        (
+            ErrorName::InvalidAgentResponse,
+            -32006,
+            500,
+            "INVALID_AGENT_RESPONSE",
+        ),
+        (
+            ErrorName::ExtendedAgentCardNotConfigured,
+            -32007,
+            400,
+            "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+        ),
+        (
+            ErrorName::ExtensionSupportRequired,
+            -32008,
+            400,
+            "EXTENSION_SUPPORT_REQUIRED",
+        ),
+        (
+            ErrorName::VersionNotSupported,
+            -32009,
+            400,
+            "VERSION_NOT_SUPPORTED",
+        ),
+        (ErrorName::InvalidParams, -32602, 400, "INVALID_PARAMS"),
+        (ErrorName::MethodNotFound, -32601, 404, "METHOD_NOT_FOUND"),
+        (ErrorName::Internal, -32603, 500, "INTERNAL"),
+    ];
+    for (name, code, status, reason) in table {
+        let e = A2aError::new(name);
+        assert_eq!(
+            (e.code, e.http_status(), e.reason()),
+            (code, status, reason),
+            "{name:?}"
+        );
+    }
+    let e = A2aError::other(-32050, "quota");
+    let r = server::error_response(
+        ProtocolVersion::V1_0,
+        Binding::JsonRpc,
+        Some(&RpcId::Number(1)),
+        None,
+        &e,
+    );
+    assert_eq!(r.served.code, "-32050");
+}
+
+#[test]
+fn results_match_the_reference_examples_and_are_classified() {
+    // §8.1(a) and §8.3(a) send results, rebuilt from the parsed model.
+    let body03 = br#"{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"completed"}}"#;
+    let task: Task = from_slice(body03, Form::JsonRpc03).unwrap();
+    let sr = SendResponse::Task(task);
+    let req = incoming(
+        ProtocolVersion::V0_3,
+        Binding::JsonRpc,
+        Method::SendMessage,
+        Some(RpcId::Number(1)),
+    );
+    let r = server::result_response(&req, Reply::Send(&sr)).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&r.body).unwrap(),
+        json!({"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"completed"}}})
+    );
+    assert_eq!(
+        (r.served.channel, r.served.state),
+        (Channel::Task, Some(TaskState::Completed))
+    );
+    let req = incoming(
+        ProtocolVersion::V1_0,
+        Binding::JsonRpc,
+        Method::SendMessage,
+        Some(RpcId::Number(1)),
+    );
+    let r = server::result_response(&req, Reply::Send(&sr)).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&r.body).unwrap(),
+        json!({"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"}}}})
+    );
+    let req = incoming(
+        ProtocolVersion::V1_0,
+        Binding::HttpJson,
+        Method::SendMessage,
+        None,
+    );
+    let r = server::result_response(&req, Reply::Send(&sr)).unwrap();
+    assert_eq!(
+        r.headers,
+        [("Content-Type".to_owned(), "application/a2a+json".to_owned())]
+    );
+    assert_eq!(
+        serde_json::from_slice::<Value>(&r.body).unwrap(),
+        json!({"task":{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"}}})
+    );
+    // Delete: JSON-RPC null, REST {} (wire reference §5.1).
+    let req = incoming(
+        ProtocolVersion::V0_3,
+        Binding::JsonRpc,
+        Method::DeletePushConfig,
+        Some(RpcId::Number(11)),
+    );
+    let r = server::result_response(&req, Reply::Deleted).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&r.body).unwrap(),
+        json!({"jsonrpc":"2.0","id":11,"result":null})
+    );
+    assert_eq!(r.served.channel, Channel::Message);
+    let req = incoming(
+        ProtocolVersion::V1_0,
+        Binding::HttpJson,
+        Method::DeletePushConfig,
+        None,
+    );
+    assert_eq!(
+        server::result_response(&req, Reply::Deleted).unwrap().body,
+        b"{}"
+    );
+    // A direct message.
+    let m = SendResponse::Message(Message::new(
+        "m-2",
+        a2a_core::model::Role::Agent,
+        vec![a2a_core::model::Part::text("Hi!")],
+    ));
+    let req = incoming(
+        ProtocolVersion::V1_0,
+        Binding::JsonRpc,
+        Method::SendMessage,
+        Some(RpcId::Number(1)),
+    );
+    let r = server::result_response(&req, Reply::Send(&m)).unwrap();
+    assert_eq!(r.served.channel, Channel::Message);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&r.body).unwrap(),
+        json!({"jsonrpc":"2.0","id":1,"result":{"message":{"messageId":"m-2","role":"ROLE_AGENT","parts":[{"text":"Hi!"}]}}})
+    );
+}
+
+#[test]
+fn stream_frames_match_the_reference_examples() {
+    // §8.1(b) last event and §8.3(b) second event, as SSE frames.
+    let ev03: StreamEvent = from_slice(br#"{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"completed","timestamp":"2025-04-02T16:59:35.331Z"},"final":true}"#, Form::JsonRpc03).unwrap();
+    let req = incoming(
+        ProtocolVersion::V0_3,
+        Binding::JsonRpc,
+        Method::SendStreamingMessage,
+        Some(RpcId::Number(2)),
+    );
+    let f = server::event_frame(&req, &ev03).unwrap();
+    let text = std::str::from_utf8(&f.bytes).unwrap();
+    assert!(
+        text.starts_with("data: ") && text.ends_with("\n\n") && text.matches('\n').count() == 2,
+        "{text:?}"
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&text[6..text.len() - 2]).unwrap(),
+        json!({"jsonrpc":"2.0","id":2,"result":{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"completed","timestamp":"2025-04-02T16:59:35.331Z"},"final":true}})
+    );
+    assert_eq!(
+        (f.served.channel, f.served.state),
+        (Channel::Task, Some(TaskState::Completed))
+    );
+    let req = incoming(
+        ProtocolVersion::V1_0,
+        Binding::HttpJson,
+        Method::SubscribeToTask,
+        None,
+    );
+    let f = server::event_frame(&req, &ev03).unwrap();
+    let text = std::str::from_utf8(&f.bytes).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&text[6..text.len() - 2]).unwrap(),
+        json!({"statusUpdate":{"taskId":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED","timestamp":"2025-04-02T16:59:35.331Z"}}})
+    );
+    // Errors after the stream started: 1.0 `event: error`, 0.3 plain data (peer transcripts §1.5).
+    let e = A2aError::with_message(ErrorName::Internal, "boom");
+    let req = incoming(
+        ProtocolVersion::V1_0,
+        Binding::JsonRpc,
+        Method::SendStreamingMessage,
+        Some(RpcId::Number(26)),
+    );
+    let f = server::error_frame(&req, &e);
+    assert!(f.bytes.starts_with(b"event: error\ndata: {"));
+    let req = incoming(
+        ProtocolVersion::V0_3,
+        Binding::JsonRpc,
+        Method::SendStreamingMessage,
+        Some(RpcId::Number(80)),
+    );
+    let f = server::error_frame(&req, &e);
+    assert!(
+        f.bytes
+            .starts_with(b"data: {\"jsonrpc\":\"2.0\",\"id\":80,\"error\":{\"code\":-32603")
+    );
+    assert_eq!(f.served.code, "Internal");
+    // Headers.
+    let h = server::stream_headers();
+    assert!(h.contains(&("Content-Type".into(), "text/event-stream".into())));
+    assert!(h.contains(&("Cache-Control".into(), "no-store".into())));
+    assert!(h.contains(&("X-Accel-Buffering".into(), "no".into())));
+    assert!(
+        !h.iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("content-encoding"))
+    );
+}
+
+#[test]
+fn sse_writer_splits_lines() {
+    let mut out = Vec::new();
+    server::write_event(&mut out, Some("error"), b"a\r\nb\rc\nd");
+    assert_eq!(out, b"event: error\ndata: a\ndata: b\ndata: c\ndata: d\n\n");
+    let mut out = Vec::new();
+    server::write_event(&mut out, None, b"");
+    assert_eq!(out, b"data: \n\n");
+}
+
+#[test]
+fn keep_alive_schedule() {
+    let k = KeepAlive {
+        interval: Millis(15_000),
+    };
+    assert_eq!(k.next_due(Millis(1_000)), Millis(16_000));
+    assert!(!k.is_due(Millis(15_999), Millis(1_000)));
+    assert!(k.is_due(Millis(16_000), Millis(1_000)));
+    assert_eq!(k.wait(Millis(10_000), Millis(1_000)), Millis(6_000));
+    assert_eq!(k.wait(Millis(20_000), Millis(1_000)), Millis(0));
+    assert_eq!(k.next_due(Millis(u64::MAX)), Millis(u64::MAX));
+    assert_eq!(KeepAlive::COMMENT, b": keep-alive\n\n");
+    assert_eq!(KeepAlive::default().interval, Millis(15_000));
+}
+
+#[test]
+fn failed_status_the_adk_way() {
+    let id = ErrorId::from_random([0x7d, 0xac, 0x02, 0xa7, 0x50, 0xa9]);
+    assert_eq!(id.as_str(), "7dac02a750a9");
+    assert_eq!(ErrorId::parse("7dac02a750a9"), Some(id));
+    assert_eq!(ErrorId::parse("7DAC02A750A9"), None);
+    assert_eq!(ErrorId::parse("7dac02a750a"), None);
+    let (ev, used) = server::failed_update("t-1", "c-1", "m-9", id, None, None);
+    assert_eq!(used, id);
+    assert!(ev.is_final);
+    assert_eq!(ev.status.state, TaskState::Failed);
+    // The exact text the peers' `fail` command produces (peer-behaviour §1.4).
+    assert_eq!(
+        ev.status.message.as_ref().unwrap().text().unwrap(),
+        "Agent execution failed. (error_id: 7dac02a750a9)"
+    );
+    let hint = a2a_core::outcome::RemoteHint {
+        retryable: Some(false),
+        pairs: vec![("reason".into(), "quo;ta".into())],
+    };
+    let text = server::failure_text(id, Some("KeyError: 'x'"), Some(&hint));
+    assert_eq!(
+        text,
+        "Agent execution failed. (error_id: 7dac02a750a9) KeyError: 'x' [retryable=false; reason=quo_ta]"
+    );
+    let text = server::failure_text(
+        id,
+        None,
+        Some(&a2a_core::outcome::RemoteHint {
+            retryable: Some(true),
+            pairs: vec![],
+        }),
+    );
+    assert_eq!(
+        text,
+        "Agent execution failed. (error_id: 7dac02a750a9) [retryable=true]"
+    );
+    // Written in 1.0 it is what the 1.0 `fail` transcript shows.
+    let req = incoming(
+        ProtocolVersion::V1_0,
+        Binding::JsonRpc,
+        Method::SendStreamingMessage,
+        Some(RpcId::Number(52)),
+    );
+    let f = server::event_frame(&req, &StreamEvent::StatusUpdate(ev)).unwrap();
+    assert_eq!(f.served.state, Some(TaskState::Failed));
+    let text = std::str::from_utf8(&f.bytes).unwrap();
+    let v: Value = serde_json::from_str(&text[6..text.len() - 2]).unwrap();
+    assert_eq!(
+        v["result"]["statusUpdate"]["status"]["message"]["role"],
+        "ROLE_AGENT"
+    );
+    assert_eq!(
+        v["result"]["statusUpdate"]["status"]["message"]["parts"][0]["text"],
+        "Agent execution failed. (error_id: 7dac02a750a9)"
+    );
+}
+
+#[test]
+fn admission_and_requested_cancels_are_told_apart() {
+    let a = server::admission_canceled("t", "c", "m", "queue full");
+    let r = server::requested_cancel("t", "c", "m");
+    assert_eq!(a.state, TaskState::Canceled);
+    assert_eq!(r.state, TaskState::Canceled);
+    assert_eq!(server::cancel_origin(&a), Some(CancelOrigin::Admission));
+    assert_eq!(server::cancel_origin(&r), Some(CancelOrigin::Requested));
+    assert_eq!(
+        a.message.as_ref().unwrap().text().unwrap(),
+        "Refused before running: queue full"
+    );
+    // Survives every wire form (0.3 JSON-RPC carries message metadata too).
+    for form in Form::ALL {
+        let ev = TaskStatusUpdateEvent {
+            task_id: "t".into(),
+            context_id: "c".into(),
+            status: a.clone(),
+            is_final: true,
+            metadata: None,
+        };
+        let bytes = a2a_core::model::to_vec(&ev, form).unwrap();
+        let back: TaskStatusUpdateEvent = from_slice(&bytes, form).unwrap();
+        assert_eq!(
+            server::cancel_origin(&back.status),
+            Some(CancelOrigin::Admission),
+            "{form:?}"
+        );
+    }
+    // A peer that drops metadata: the text still tells.
+    let mut stripped = a.clone();
+    stripped.message.as_mut().unwrap().metadata = None;
+    assert_eq!(
+        server::cancel_origin(&stripped),
+        Some(CancelOrigin::Admission)
+    );
+    assert_eq!(
+        server::cancel_origin(&TaskStatus::new(TaskState::Canceled)),
+        None
+    );
+    assert_eq!(
+        server::cancel_origin(&TaskStatus::new(TaskState::Failed)),
+        None
+    );
+}

@@ -3,6 +3,8 @@ package dev.a2acore;
 /** A call into liba2a_core failed: carries the C {@code a2a_result} code and its meaning. */
 public class A2aCoreException extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    /** {@code A2A_NONE}: not an error, "nothing found". */
+    public static final int NONE = 2;
     /** {@code A2A_NULL_PARAMETER}. */
     public static final int NULL_PARAMETER = 100;
     /** {@code A2A_INVALID_UTF8}. */

@@ -93,6 +93,11 @@ public final class Outcome {
         return p == null || len == 0 ? "" : new String(p.getByteArray(0, Math.toIntExact(len)), StandardCharsets.UTF_8);
     }
 
+    /** Copies a borrowed native outcome out (the handle stays with its owner). */
+    static Outcome copy(A2aCoreLibrary lib, Pointer handle) {
+        return new Outcome(lib, Objects.requireNonNull(handle, "outcome handle"));
+    }
+
     /** Copies a native outcome out and frees it (the handle is consumed, also on failure). */
     static Outcome consume(A2aCoreLibrary lib, Pointer handle) {
         Objects.requireNonNull(handle, "outcome handle");

@@ -233,4 +233,127 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_sse_decoder_last_error}. */
     View a2a_sse_decoder_last_error(Pointer decoder);
+
+    // --- classify, error ids ----------------------------------------------------------
+
+    /** {@code a2a_asked}, embedded in {@code a2a_response} and passed to the tracker. */
+    @Structure.FieldOrder({"version", "binding", "method", "method_len", "request_id", "request_id_len"})
+    class Asked extends Structure {
+        /** {@code a2a_protocol_version} or 0. */
+        public int version;
+        /** {@code a2a_binding} or 0. */
+        public int binding;
+        /** UTF-8 method (native memory owned by the binding) or NULL. */
+        public Pointer method;
+        /** Its length. */
+        public SizeT method_len;
+        /** UTF-8 request id or NULL. */
+        public Pointer request_id;
+        /** Its length. */
+        public SizeT request_id_len;
+    }
+
+    /** {@code a2a_response}: every pointer is native memory owned by the binding for the call. */
+    @Structure.FieldOrder({"status", "content_type", "content_type_len", "retry_after", "retry_after_len",
+        "body", "body_len", "asked"})
+    class Response extends Structure {
+        /** HTTP status (uint16). */
+        public short status;
+        /** Content-Type value or NULL. */
+        public Pointer content_type;
+        /** Its length. */
+        public SizeT content_type_len;
+        /** Retry-After value or NULL. */
+        public Pointer retry_after;
+        /** Its length. */
+        public SizeT retry_after_len;
+        /** Body bytes or NULL. */
+        public Pointer body;
+        /** Its length. */
+        public SizeT body_len;
+        /** What was asked. */
+        public Asked asked;
+    }
+
+    /** {@code a2a_stream_item}, filled by {@code a2a_stream_tracker_on_event}. */
+    @Structure.FieldOrder({"kind", "outcome", "has_final", "final_flag", "artifact_id", "append", "last_chunk",
+        "ends_stream"})
+    class StreamItem extends Structure {
+        /** {@code a2a_stream_item_kind}. */
+        public int kind;
+        /** Borrowed outcome. */
+        public Pointer outcome;
+        /** C bool. */
+        public byte has_final;
+        /** C bool. */
+        public byte final_flag;
+        /** Artifact id view. */
+        public Layout.BytesView artifact_id;
+        /** C bool. */
+        public byte append;
+        /** C bool. */
+        public byte last_chunk;
+        /** C bool. */
+        public byte ends_stream;
+    }
+
+    /** {@code a2a_classify}. */
+    int a2a_classify(Response response, Pointer out);
+
+    /** {@code a2a_extract_error_id} (out: a2a_str view into {@code text}). */
+    int a2a_extract_error_id(Pointer text, SizeT len, Pointer out);
+
+    /** {@code a2a_leaked_exception} (class, message: a2a_str views into {@code text}). */
+    int a2a_leaked_exception(Pointer text, SizeT len, Pointer cls, Pointer message);
+
+    /** {@code a2a_parse_retry_after} (out: uint64). */
+    int a2a_parse_retry_after(byte[] value, SizeT len, Pointer secs);
+
+    /** {@code a2a_is_event_stream}. */
+    byte a2a_is_event_stream(byte[] contentType, SizeT len);
+
+    /** {@code a2a_error_name_of_code}. */
+    int a2a_error_name_of_code(long code);
+
+    // --- stream tracker ---------------------------------------------------------------
+
+    /** {@code a2a_stream_tracker_new}. */
+    int a2a_stream_tracker_new(Asked asked, long idleTimeoutMs, long nowMs, Pointer out);
+
+    /** {@code a2a_stream_tracker_free}. */
+    void a2a_stream_tracker_free(Pointer tracker);
+
+    /** {@code a2a_stream_tracker_on_bytes}. */
+    int a2a_stream_tracker_on_bytes(Pointer tracker, long nowMs);
+
+    /** {@code a2a_stream_tracker_on_comment}. */
+    int a2a_stream_tracker_on_comment(Pointer tracker, long nowMs);
+
+    /** {@code a2a_stream_tracker_on_event}. */
+    int a2a_stream_tracker_on_event(Pointer tracker, long nowMs, byte[] type, SizeT typeLen, byte[] data,
+                                    SizeT dataLen, StreamItem out);
+
+    /** {@code a2a_stream_tracker_next_deadline} (out: uint64). */
+    byte a2a_stream_tracker_next_deadline(Pointer tracker, Pointer out);
+
+    /** {@code a2a_stream_tracker_on_timeout}. */
+    int a2a_stream_tracker_on_timeout(Pointer tracker, long nowMs, Pointer out);
+
+    /** {@code a2a_stream_tracker_on_non_sse_body}. */
+    int a2a_stream_tracker_on_non_sse_body(Pointer tracker, Response response, Pointer out);
+
+    /** {@code a2a_stream_tracker_finish} (kind: uint32 out, outcome out). */
+    int a2a_stream_tracker_finish(Pointer tracker, Pointer kind, Pointer out);
+
+    /** {@code a2a_stream_tracker_is_over}. */
+    byte a2a_stream_tracker_is_over(Pointer tracker);
+
+    /** {@code a2a_stream_tracker_task_id}. */
+    View a2a_stream_tracker_task_id(Pointer tracker);
+
+    /** {@code a2a_stream_tracker_last_state} (out: uint32). */
+    byte a2a_stream_tracker_last_state(Pointer tracker, Pointer out);
+
+    /** {@code a2a_stream_tracker_events}. */
+    long a2a_stream_tracker_events(Pointer tracker);
 }

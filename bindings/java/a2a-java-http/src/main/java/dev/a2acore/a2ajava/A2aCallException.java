@@ -1,6 +1,8 @@
 package dev.a2acore.a2ajava;
 
+import dev.a2acore.Asked;
 import dev.a2acore.ErrorName;
+import dev.a2acore.Outcomes;
 import dev.a2acore.Outcome;
 import dev.a2acore.RequestSent;
 import dev.a2acore.RetryAdvice;
@@ -59,47 +61,25 @@ public final class A2aCallException extends IOException {
     }
 
     /**
-     * A redirect the client refused to follow. Retry advice {@code never}: the configured
-     * agent URL is wrong (or something is redirecting calls elsewhere); fix it, do not
-     * follow it automatically.
+     * A redirect the client refused to follow, classified by a2a-core (channel http, error
+     * {@code Redirect}, advice {@code never}: the configured agent URL is wrong, or something
+     * is redirecting calls elsewhere; fix it, do not follow it automatically).
      */
     static A2aCallException redirect(String method, String url, int status, String location) {
+        Outcome o = Outcomes.classify(status, null, null, new byte[0], Asked.unknown());
         return new A2aCallException(method + " " + url + ": HTTP " + status + " redirect to "
             + (location == null ? "(no Location header)" : location) + " not followed", null,
-            ErrorName.REDIRECT, null, status, location, null, RetryAdvice.NEVER, null, null);
+            o.errorName().orElse(ErrorName.REDIRECT), o, status, location, null, o.retry(), null, null);
     }
 
-    /** A non-2xx status where a stream was expected. */
-    static A2aCallException httpStatus(String method, String url, int status, String excerpt) {
-        ErrorName name = nameForStatus(status);
+    /** A non-2xx status where a stream was expected, classified by a2a-core from status and body. */
+    static A2aCallException httpStatus(String method, String url, int status, String contentType, String retryAfter,
+                                       byte[] body, String excerpt) {
+        Outcome o = Outcomes.classify(status, contentType, retryAfter, body == null ? new byte[0] : body,
+            Asked.unknown());
         return new A2aCallException(method + " " + url + ": HTTP " + status
-            + (excerpt == null || excerpt.isEmpty() ? "" : ": " + excerpt), null, name, null, status, null, null,
-            retryForStatus(status), null, excerpt);
-    }
-
-    /** The error name for an HTTP status (the C ABI's http group). */
-    static ErrorName nameForStatus(int status) {
-        switch (status) {
-            case 401: return ErrorName.UNAUTHENTICATED;
-            case 403: return ErrorName.FORBIDDEN;
-            case 404: return ErrorName.NOT_FOUND;
-            case 413: return ErrorName.PAYLOAD_TOO_LARGE;
-            case 429: return ErrorName.RATE_LIMITED;
-            case 502: return ErrorName.BAD_GATEWAY;
-            case 503: return ErrorName.UNAVAILABLE;
-            case 504: return ErrorName.GATEWAY_TIMEOUT;
-            default: return status >= 300 && status < 400 ? ErrorName.REDIRECT : ErrorName.HTTP;
-        }
-    }
-
-    private static RetryAdvice retryForStatus(int status) {
-        if (status == 401 || status == 403) {
-            return RetryAdvice.REAUTHENTICATE;
-        }
-        if (status == 429 || status == 502 || status == 503 || status == 504) {
-            return RetryAdvice.BACKOFF;
-        }
-        return RetryAdvice.NEVER;
+            + (excerpt == null || excerpt.isEmpty() ? "" : ": " + excerpt), null,
+            o.errorName().orElse(ErrorName.HTTP), o, status, null, null, o.retry(), null, excerpt);
     }
 
     /** The typed error name ({@code Timeout}, {@code Redirect}, {@code ConnectFailed}, ...). */
@@ -107,9 +87,9 @@ public final class A2aCallException extends IOException {
         return errorName;
     }
 
-    /** For transport failures: a2a-core's outcome (channel transport, request_sent, retry advice). */
-    public Optional<Outcome> outcome() {
-        return Optional.ofNullable(outcome);
+    /** a2a-core's outcome of the failure (channel, error name, request_sent, retry advice). */
+    public Outcome outcome() {
+        return outcome;
     }
 
     /** The HTTP status, when a response arrived. */

@@ -94,7 +94,9 @@ final class SseCall implements BodySubscriber<Void> {
         if (status < 200 || status >= 300) {
             BodyCollector c = new BodyCollector(64 * 1024, this::touch);
             collector = c;
-            c.future().whenComplete((b, t) -> fail(A2aCallException.httpStatus(method, url, status,
+            String ct = info.headers().firstValue("Content-Type").orElse(null);
+            String ra = info.headers().firstValue("Retry-After").orElse(null);
+            c.future().whenComplete((b, t) -> fail(A2aCallException.httpStatus(method, url, status, ct, ra, b,
                 b == null ? null : excerpt(b))));
             return HttpResponse.BodySubscribers.mapping(c, b -> null);
         }

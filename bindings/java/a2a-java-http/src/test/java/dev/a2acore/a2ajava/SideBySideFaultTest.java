@@ -115,7 +115,7 @@ class SideBySideFaultTest {
         assertEquals(java.util.Optional.of(A2aCallException.Deadline.CALL), cause.deadline());
         assertEquals(java.util.Optional.of(RequestSent.UNKNOWN), cause.requestSent());
         assertEquals(RetryAdvice.UNKNOWN_OUTCOME, cause.retry());
-        assertEquals(dev.a2acore.Channel.TRANSPORT, cause.outcome().orElseThrow().channel());
+        assertEquals(dev.a2acore.Channel.TRANSPORT, cause.outcome().channel());
 
         assertFalse(stockCall.isDone(), "stock client returned although the server never answered");
         // Released, the server answers with a JSON-RPC error "released": the stock call

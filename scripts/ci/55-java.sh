@@ -65,4 +65,14 @@ print(f"55-java: {total['tests']} tests ({mods}), {total['failures']} failures, 
 if total["tests"] == 0 or total["failures"] or total["errors"] or total["skipped"]:
     sys.exit(1)
 PY
+# The README's example, compiled and run against the built classes; its output must be
+# exactly what the README shows (examples/Example.expected).
+out=$(mktemp -d)
+mvn -B -q -pl a2a-core dependency:build-classpath -Dmdep.includeScope=runtime -Dmdep.outputFile="$out/cp.txt" >/dev/null
+cp="a2a-core/target/classes:$(cat "$out/cp.txt")"
+javac -d "$out" -cp "$cp" examples/Example.java
+java -cp "$out:$cp" Example > "$out/actual.txt"
+diff -u examples/Example.expected "$out/actual.txt" || { echo "55-java: README example output changed" >&2; exit 1; }
+rm -rf "$out"
+echo "55-java: README example output matches"
 echo "55-java: done in $(( $(date +%s) - started ))s"

@@ -232,6 +232,8 @@ public final class Outcome {
         state.ifPresent(s -> sb.append(", state=").append(s.wireName()));
         requestSent.ifPresent(r -> sb.append(", request_sent=").append(r.wireName()));
         sb.append(", retry=").append(retry.wireName());
+        retryAfterSecs.ifPresent(r -> sb.append(", retry_after_secs=").append(r));
+        errorId.ifPresent(e -> sb.append(", error_id=").append(e));
         message.ifPresent(m -> sb.append(", message=").append(m));
         return sb.append('}').toString();
     }

@@ -53,11 +53,16 @@ public final class A2aCallException extends IOException {
         this.bodyExcerpt = bodyExcerpt;
     }
 
-    /** A transport failure: no HTTP response, described by a2a-core's transport outcome. */
+    /** A transport failure: no (complete) HTTP response, described by a2a-core's transport outcome. */
     static A2aCallException transport(Outcome outcome, Deadline deadline, Throwable cause) {
-        return new A2aCallException(outcome.message().orElse(outcome.errorName().map(ErrorName::wireName).orElse("")),
-            cause, outcome.errorName().orElseThrow(), outcome, null, null, deadline, outcome.retry(),
-            outcome.requestSent().orElse(null), null);
+        return transport(outcome, deadline, cause,
+            outcome.message().orElse(outcome.errorName().map(ErrorName::wireName).orElse("")));
+    }
+
+    /** The same with an explicit message. */
+    static A2aCallException transport(Outcome outcome, Deadline deadline, Throwable cause, String message) {
+        return new A2aCallException(message, cause, outcome.errorName().orElse(ErrorName.RESET), outcome, null, null,
+            deadline, outcome.retry(), outcome.requestSent().orElse(null), null);
     }
 
     /**

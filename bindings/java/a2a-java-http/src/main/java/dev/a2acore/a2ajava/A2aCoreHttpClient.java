@@ -1,5 +1,8 @@
 package dev.a2acore.a2ajava;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.a2acore.Asked;
 import dev.a2acore.ErrorName;
 import dev.a2acore.Outcomes;
 import dev.a2acore.RequestSent;
@@ -261,7 +264,8 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         public CompletableFuture<Void> getAsyncSSE(Consumer<String> messageConsumer, Consumer<Throwable> errorConsumer,
                                                    Runnable completeRunnable) throws IOException {
             return SseCall.start(A2aCoreHttpClient.this, "GET", url,
-                build("GET", HttpRequest.BodyPublishers.noBody(), true), messageConsumer, errorConsumer, completeRunnable);
+                build("GET", HttpRequest.BodyPublishers.noBody(), true), Asked.unknown(), messageConsumer, errorConsumer,
+                completeRunnable);
         }
     }
 
@@ -284,7 +288,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
                                                     Runnable completeRunnable) throws IOException {
             return SseCall.start(A2aCoreHttpClient.this, "POST", url,
                 build("POST", HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8), true),
-                messageConsumer, errorConsumer, completeRunnable);
+                asked(body), messageConsumer, errorConsumer, completeRunnable);
         }
     }
 
@@ -331,6 +335,23 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
             throw A2aCallException.redirect(method, url, status, response.headers().firstValue("Location").orElse(null));
         }
         return new Response(status, new String(response.body(), StandardCharsets.UTF_8));
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What a JSON-RPC request body asks (method and id), for a2a-core's stream tracker. */
+    static Asked asked(String body) {
+        try {
+            JsonNode n = JSON.readTree(body);
+            if (n == null || !n.isObject() || !n.path("jsonrpc").isTextual()) {
+                return Asked.unknown();
+            }
+            JsonNode id = n.get("id");
+            return Asked.jsonRpc(null, n.path("method").isTextual() ? n.get("method").asText() : null,
+                id == null || id.isNull() || id.isContainerNode() ? null : id.asText());
+        } catch (IOException e) {
+            return Asked.unknown();
+        }
     }
 
     static boolean isRedirect(int status) {

@@ -1,12 +1,15 @@
 package dev.a2acore.a2ajava;
 
+import dev.a2acore.Asked;
 import dev.a2acore.ErrorName;
+import dev.a2acore.Outcome;
 import dev.a2acore.Outcomes;
 import dev.a2acore.RequestSent;
 import dev.a2acore.SseDecoder;
 import dev.a2acore.SseEvent;
 import dev.a2acore.SseFinish;
 import dev.a2acore.SseItem;
+import dev.a2acore.StreamTracker;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodySubscriber;
@@ -44,11 +47,13 @@ final class SseCall implements BodySubscriber<Void> {
     private volatile BodyCollector collector;
     private volatile ScheduledFuture<?> watchdog;
     private SseDecoder decoder;
+    private final StreamTracker tracker;
     private byte[] scratch = new byte[8192];
 
-    private SseCall(A2aCoreHttpClient client, String method, String url, Consumer<String> onMessage,
+    private SseCall(A2aCoreHttpClient client, String method, String url, Asked asked, Consumer<String> onMessage,
                     Consumer<Throwable> onError, Runnable onComplete) {
         this.client = client;
+        this.tracker = new StreamTracker(asked, client.streamIdleTimeout, 0);
         this.method = method;
         this.url = url;
         this.onMessage = onMessage;
@@ -57,8 +62,9 @@ final class SseCall implements BodySubscriber<Void> {
     }
 
     static CompletableFuture<Void> start(A2aCoreHttpClient client, String method, String url, HttpRequest request,
-                                         Consumer<String> onMessage, Consumer<Throwable> onError, Runnable onComplete) {
-        SseCall call = new SseCall(client, method, url, onMessage, onError, onComplete);
+                                         Asked asked, Consumer<String> onMessage, Consumer<Throwable> onError,
+                                         Runnable onComplete) {
+        SseCall call = new SseCall(client, method, url, asked, onMessage, onError, onComplete);
         // The caller (a2a-java's SSE listener) cancels this future after a final event.
         call.handle.whenComplete((v, t) -> {
             if (call.handle.isCancelled()) {
@@ -136,6 +142,11 @@ final class SseCall implements BodySubscriber<Void> {
         lastActivity = System.nanoTime();
     }
 
+    /** Milliseconds since the call started: the tracker's clock. */
+    private long nowMs() {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
     private void startWatchdog() {
         long idle = client.streamIdleTimeout.toNanos();
         long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(idle / 4, TimeUnit.SECONDS.toNanos(1)));
@@ -148,8 +159,17 @@ final class SseCall implements BodySubscriber<Void> {
     private void checkIdle() {
         long now = System.nanoTime();
         if (now - lastActivity > client.streamIdleTimeout.toNanos()) {
-            fail(client.timeout(A2aCallException.Deadline.STREAM_IDLE, method + " " + url + ": stream idle for more than "
-                + client.streamIdleTimeout.toMillis() + " ms (no bytes, not even a keep-alive)", null));
+            // The tracker's outcome knows the task: advice resubscribe when its id was seen.
+            Outcome o;
+            try {
+                o = tracker.onTimeout(Math.max(nowMs(), tracker.nextDeadline().orElse(0))).orElse(null);
+            } catch (IllegalStateException closed) {
+                return;
+            }
+            String what = method + " " + url + ": stream idle for more than " + client.streamIdleTimeout.toMillis()
+                + " ms (no bytes, not even a keep-alive)";
+            fail(o == null ? client.timeout(A2aCallException.Deadline.STREAM_IDLE, what, null)
+                : A2aCallException.transport(o, A2aCallException.Deadline.STREAM_IDLE, null, what));
         } else if (client.streamTimeout != null && now - startNanos > client.streamTimeout.toNanos()) {
             fail(client.timeout(A2aCallException.Deadline.CALL, method + " " + url + ": stream longer than "
                 + client.streamTimeout.toMillis() + " ms (stream timeout)", null));
@@ -172,6 +192,7 @@ final class SseCall implements BodySubscriber<Void> {
     public void onNext(List<ByteBuffer> buffers) {
         touch();
         try {
+            tracker.onBytes(nowMs());
             for (ByteBuffer bb : buffers) {
                 int n = bb.remaining();
                 if (scratch.length < n) {
@@ -187,6 +208,7 @@ final class SseCall implements BodySubscriber<Void> {
                 }
                 for (SseItem item : items) {
                     if (item instanceof SseEvent e) {
+                        tracker.onEvent(nowMs(), e);
                         if (!deliver(e.data())) {
                             return;
                         }
@@ -245,6 +267,15 @@ final class SseCall implements BodySubscriber<Void> {
                 method + " " + url + ": stream ended inside an event (" + d.partialLine()
                     + " bytes of an unterminated line" + (d.event() ? ", an undispatched event" : "") + " dropped)"),
                 null, null));
+            return;
+        }
+        StreamTracker.End end = tracker.finish();
+        if (end.kind() == StreamTracker.EndKind.TRUNCATED) {
+            // A clean end of the body before a terminal or interrupted state: the task may
+            // still be running. Say so (advice resubscribe with the task id) instead of
+            // signalling a completion that a2a-java would report as success.
+            fail(A2aCallException.transport(end.outcome(), null, null, method + " " + url + ": "
+                + end.outcome().message().orElse("stream closed before a terminal state")));
             return;
         }
         complete();
@@ -311,5 +342,6 @@ final class SseCall implements BodySubscriber<Void> {
                 decoder.close();
             }
         }
+        tracker.close();
     }
 }

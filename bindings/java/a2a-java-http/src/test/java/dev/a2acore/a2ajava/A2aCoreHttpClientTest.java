@@ -230,14 +230,16 @@ class A2aCoreHttpClientTest {
             ex.getResponseHeaders().add("Content-Type", "text/event-stream");
             ex.sendResponseHeaders(200, 0);
             try (OutputStream out = ex.getResponseBody()) {
-                out.write("retry: 1000\rid: 1\revent: status\rdata: {\"a\":\rdata: 1}\r\r: c\r\rdata: two\r\r"
-                    .getBytes(StandardCharsets.UTF_8));
+                out.write(("retry: 1000\rid: 1\revent: status\rdata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\rdata: "
+                    + "\"result\":{\"kind\":\"status-update\",\"taskId\":\"t\",\"contextId\":\"c\",\r: c\r"
+                    + "data: \"status\":{\"state\":\"completed\"},\"final\":true}}\r\r").getBytes(StandardCharsets.UTF_8));
             }
         });
         Sink s = new Sink();
         s.post(client(), url, "{}");
         s.await();
-        assertEquals(List.of("{\"a\":\n1}", "two"), s.messages);
+        assertEquals(List.of("{\"jsonrpc\":\"2.0\",\"id\":\"1\",\n\"result\":{\"kind\":\"status-update\",\"taskId\":\"t\","
+            + "\"contextId\":\"c\",\n\"status\":{\"state\":\"completed\"},\"final\":true}}"), s.messages);
         assertEquals(1, s.completions.size());
     }
 
@@ -257,6 +259,27 @@ class A2aCoreHttpClientTest {
         A2aCallException e = s.error();
         assertEquals(ErrorName.RESET, e.errorName());
         assertEquals(Optional.of(RequestSent.UNKNOWN), e.requestSent());
+    }
+
+    @Test
+    void streamClosedBeforeATerminalStateIsTruncatedNotCompleted() throws Exception {
+        String url = route("/trunc", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(("data: {\"jsonrpc\":\"2.0\",\"id\":\"9\",\"result\":{\"kind\":\"task\",\"id\":\"t-7\","
+                    + "\"contextId\":\"c-7\",\"status\":{\"state\":\"working\"}}}\n\n").getBytes(StandardCharsets.UTF_8));
+            }
+        });
+        Sink s = new Sink();
+        s.post(client(), url, "{\"jsonrpc\":\"2.0\",\"id\":\"9\",\"method\":\"message/stream\",\"params\":{}}");
+        s.await();
+        assertEquals(1, s.messages.size());
+        A2aCallException e = s.error();
+        assertEquals(ErrorName.RESET, e.errorName());
+        assertEquals(RetryAdvice.RESUBSCRIBE, e.retry());
+        assertEquals(Optional.of("t-7"), e.outcome().taskId());
+        assertEquals(Optional.of(dev.a2acore.TaskState.WORKING), e.outcome().state());
     }
 
     @Test

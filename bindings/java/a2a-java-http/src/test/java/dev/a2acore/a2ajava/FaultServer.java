@@ -25,6 +25,8 @@ import java.util.regex.Pattern;
  *       {@code completed} status update; then the connection closes;</li>
  *   <li>{@code /hang}: reads the request and never answers (until released);</li>
  *   <li>{@code /stall}: starts a stream, sends one event, then nothing (until released);</li>
+ *   <li>{@code /truncated}: a stream of one-line events (task, WORKING) whose body then ends
+ *       cleanly, before any terminal state;</li>
  *   <li>{@code /redirect}: 307 to {@code /elsewhere}, which answers {@code message/send} with a
  *       completed task and counts its hits.</li>
  * </ul>
@@ -52,6 +54,7 @@ final class FaultServer implements AutoCloseable {
         server.createContext("/split", this::split);
         server.createContext("/hang", this::hang);
         server.createContext("/stall", this::stall);
+        server.createContext("/truncated", this::truncated);
         server.createContext("/redirect", this::redirect);
         server.createContext("/elsewhere", this::elsewhere);
         server.start();
@@ -117,6 +120,17 @@ final class FaultServer implements AutoCloseable {
                 out.write(": ping\r\n\r\n".getBytes(StandardCharsets.UTF_8));
                 out.flush();
             }
+        }
+    }
+
+    private void truncated(HttpExchange ex) throws IOException {
+        String id = requestId(ex);
+        String[] events = splitEvents(id);
+        ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+        ex.sendResponseHeaders(200, 0);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(sse(events[0]).getBytes(StandardCharsets.UTF_8));
+            out.write(sse(events[1].replace("\n", "")).getBytes(StandardCharsets.UTF_8));
         }
     }
 

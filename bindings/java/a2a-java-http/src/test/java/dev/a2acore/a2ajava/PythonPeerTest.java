@@ -129,4 +129,12 @@ class PythonPeerTest {
         assertNull(r.endError(), "stream error: " + r.endError());
         assertTrue(r.sawState(TaskState.FAILED), "events: " + r.events);
     }
+
+    @Test
+    void inputRequiredEndsTheTurnCleanly() throws Exception {
+        Recorder r = new Recorder().send(Recorder.client(client(), card, true), "input");
+        assertTrue(r.awaitEnd(20_000), "stream never ended");
+        assertNull(r.endError(), "stream error: " + r.endError());
+        assertTrue(r.sawState(TaskState.INPUT_REQUIRED), "events: " + r.events);
+    }
 }

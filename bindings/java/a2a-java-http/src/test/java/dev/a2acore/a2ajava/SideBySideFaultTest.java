@@ -147,13 +147,37 @@ class SideBySideFaultTest {
         A2aCallException cause = A2aCallException.find(err).orElseThrow(() -> new AssertionError("not ours: " + err, err));
         assertEquals(ErrorName.TIMEOUT, cause.errorName());
         assertEquals(java.util.Optional.of(A2aCallException.Deadline.STREAM_IDLE), cause.deadline());
-        assertEquals(RetryAdvice.UNKNOWN_OUTCOME, cause.retry());
+        // The task id was seen (the first event): resubscribe, never resend.
+        assertEquals(RetryAdvice.RESUBSCRIBE, cause.retry());
+        assertEquals(java.util.Optional.of(FaultServer.TASK_ID), cause.outcome().taskId());
         assertTrue(Recorder.eventually(1_000, () -> ours.signals.size() == 1));
         Thread.sleep(200);
         assertEquals(1, ours.signals.size(), "more than one terminal signal: " + ours.signals);
 
         assertFalse(stock.end.isDone(), "stock client ended the stalled stream: " + stock.signals);
         server.releaseHeld();
+    }
+
+    @Test
+    void truncatedStreamStockReportsSuccessOursSaysResubscribe() throws Exception {
+        String url = server.url() + "/truncated";
+
+        // Stock: the body ends after WORKING; the listener signals a clean end (null), so the
+        // application cannot tell this from a finished task.
+        Recorder stock = new Recorder().send(Recorder.client(new JdkA2AHttpClient(), url, true), "go");
+        assertTrue(stock.awaitEnd(10_000), "stock client: stream never ended");
+        assertEquals(2, stock.events.size(), "stock client events: " + stock.events);
+        assertNull(stock.endError(), "stock client signalled an error: " + stock.endError());
+
+        Recorder ours = new Recorder().send(Recorder.client(ours(), url, true), "go");
+        assertTrue(ours.awaitEnd(10_000), "our client: stream never ended");
+        assertEquals(2, ours.events.size(), "our client events: " + ours.events);
+        A2aCallException cause = A2aCallException.find(ours.endError())
+            .orElseThrow(() -> new AssertionError("not ours: " + ours.endError()));
+        assertEquals(ErrorName.RESET, cause.errorName());
+        assertEquals(RetryAdvice.RESUBSCRIBE, cause.retry());
+        assertEquals(java.util.Optional.of(FaultServer.TASK_ID), cause.outcome().taskId());
+        assertEquals(java.util.Optional.of(dev.a2acore.TaskState.WORKING), cause.outcome().state());
     }
 
     @Test

@@ -11,6 +11,10 @@ public class A2aCoreException extends RuntimeException {
     public static final int INVALID_UTF8 = 101;
     /** {@code A2A_INVALID_ARGUMENT}. */
     public static final int INVALID_ARGUMENT = 102;
+    /** {@code A2A_INSUFFICIENT_SIZE}: a caller buffer was too small. */
+    public static final int INSUFFICIENT_SIZE = 103;
+    /** {@code A2A_KEY_EMPTY_INPUT}: no part, or only empty parts, for a key. */
+    public static final int KEY_EMPTY_INPUT = 910;
     /** {@code A2A_VERSION_MALFORMED}. */
     public static final int VERSION_MALFORMED = 200;
     /** {@code A2A_VERSION_UNSUPPORTED}. */

@@ -5,6 +5,7 @@ import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
 import dev.a2acore.internal.SizeT;
+import java.lang.ref.Cleaner;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -43,8 +44,31 @@ public final class Outcome {
     private final Optional<ProtocolVersion> version;
     private final Optional<Binding> binding;
     private final Optional<String> bodyExcerpt;
+    private final Optional<String> modelPrefix;
+    private final boolean countsTowardBreaker;
+    /** The native outcome, kept for {@link #modelText}; null for borrowed outcomes. */
+    private final Pointer handle;
 
-    private Outcome(A2aCoreLibrary lib, Pointer h) {
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    /** Frees an owned native outcome; never references the Outcome. */
+    private static final class Free implements Runnable {
+        private Pointer handle;
+
+        Free(Pointer handle) {
+            this.handle = handle;
+        }
+
+        @Override
+        public void run() {
+            if (handle != null) {
+                A2aCore.lib().a2a_outcome_free(handle);
+                handle = null;
+            }
+        }
+    }
+
+    private Outcome(A2aCoreLibrary lib, Pointer h, boolean owned) {
         Memory m = new Memory(16);
         channel = Channel.fromCode(lib.a2a_outcome_channel(h))
             .orElseThrow(() -> new IllegalStateException("outcome with an invalid channel"));
@@ -84,6 +108,12 @@ public final class Outcome {
         version = lib.a2a_outcome_version(h, m) != 0 ? ProtocolVersion.fromCode(m.getInt(0)) : Optional.empty();
         binding = lib.a2a_outcome_binding(h, m) != 0 ? Binding.fromCode(m.getInt(0)) : Optional.empty();
         bodyExcerpt = Optional.ofNullable(lib.a2a_outcome_body_excerpt(h).string());
+        modelPrefix = Optional.ofNullable(lib.a2a_model_prefix(h).string());
+        countsTowardBreaker = lib.a2a_counts_toward_breaker(h) != 0;
+        handle = owned ? h : null;
+        if (owned) {
+            CLEANER.register(this, new Free(h));
+        }
     }
 
     private static String viewString(Memory m, int at) {
@@ -95,17 +125,74 @@ public final class Outcome {
 
     /** Copies a borrowed native outcome out (the handle stays with its owner). */
     static Outcome copy(A2aCoreLibrary lib, Pointer handle) {
-        return new Outcome(lib, Objects.requireNonNull(handle, "outcome handle"));
+        return new Outcome(lib, Objects.requireNonNull(handle, "outcome handle"), false);
     }
 
-    /** Copies a native outcome out and frees it (the handle is consumed, also on failure). */
+    /**
+     * Takes ownership of a native outcome: every field is copied out now; the handle is kept
+     * (immutable, read only by {@link #modelText}) and freed by a {@link Cleaner} when this
+     * object becomes unreachable (also if copying fails).
+     */
     static Outcome consume(A2aCoreLibrary lib, Pointer handle) {
         Objects.requireNonNull(handle, "outcome handle");
         try {
-            return new Outcome(lib, handle);
-        } finally {
+            return new Outcome(lib, handle, true);
+        } catch (RuntimeException | Error e) {
             lib.a2a_outcome_free(handle);
+            throw e;
         }
+    }
+
+    /**
+     * The one deterministic line the orchestrating model should read for this outcome of a
+     * call to {@code agent} ({@code REMOTE_UNKNOWN booking: the request may or may not have
+     * been received ...}); empty for a success.
+     *
+     * @throws IllegalStateException for the per-event outcomes of {@link StreamTracker.Item}
+     *     (borrowed from the tracker; use the {@link StreamTracker.End} outcome)
+     */
+    public Optional<String> modelText(String agent) {
+        if (handle == null) {
+            throw new IllegalStateException("model text is not available for a stream item's outcome");
+        }
+        byte[] a = agent.getBytes(StandardCharsets.UTF_8);
+        A2aCoreLibrary lib = A2aCore.lib();
+        int size = 512;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            Memory buf = new Memory(size);
+            Memory written = new Memory(8);
+            int rc;
+            synchronized (this) {
+                rc = lib.a2a_model_text(a, new SizeT(a.length), handle, buf, new SizeT(size), written);
+            }
+            java.lang.ref.Reference.reachabilityFence(this);
+            long n = Native.SIZE_T_SIZE == 8 ? written.getLong(0) : Integer.toUnsignedLong(written.getInt(0));
+            if (rc == A2aCoreException.NONE) {
+                return Optional.empty();
+            }
+            if (rc == A2aCoreException.INSUFFICIENT_SIZE) {
+                size = Math.toIntExact(n);
+                continue;
+            }
+            A2aCoreException.check("a2a_model_text", rc);
+            return Optional.of(new String(buf.getByteArray(0, (int) n), StandardCharsets.UTF_8));
+        }
+        throw new IllegalStateException("a2a_model_text asked for a larger buffer twice");
+    }
+
+    /** The recommended instruction sentence for the orchestrating model (how to read the lines). */
+    public static String modelInstruction() {
+        return A2aCore.lib().a2a_model_instruction().string();
+    }
+
+    /** The prefix word of the model text ({@code REMOTE_UNKNOWN}, ...); empty for a success. */
+    public Optional<String> modelPrefix() {
+        return modelPrefix;
+    }
+
+    /** Whether this outcome counts as a failure toward opening a circuit breaker. */
+    public boolean countsTowardBreaker() {
+        return countsTowardBreaker;
     }
 
     /** The outcome's channel. */

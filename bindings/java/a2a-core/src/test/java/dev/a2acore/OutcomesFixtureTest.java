@@ -21,9 +21,10 @@ import org.junit.jupiter.api.TestFactory;
  * Every row of {@code bindings/fixtures/outcomes.json} (the single outcome table) through
  * {@link Outcomes#classify} or {@link Outcomes#transport}: each {@code expect} key must match
  * the outcome exactly (named like the {@code a2a classify --json} keys), and the
- * {@code hint_contains} / {@code message_contains} substrings must be there. The
- * {@code exit_code}, {@code model_prefix} and {@code breaker} columns belong to the CLI and
- * the resilience layer, which have no C ABI export yet.
+ * {@code hint_contains} / {@code message_contains} substrings must be there, and the
+ * {@code model_prefix} and {@code breaker} columns must match {@link Outcome#modelPrefix()}
+ * and {@link Outcome#countsTowardBreaker()}. The {@code exit_code} column is the CLI's
+ * (no C ABI export).
  */
 class OutcomesFixtureTest {
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
@@ -141,6 +142,17 @@ class OutcomesFixtureTest {
         JsonNode mc = row.get("message_contains");
         if (mc != null && !o.message().orElse("").contains(mc.asText())) {
             failures.add("message " + o.message().orElse("") + " lacks " + mc);
+        }
+        JsonNode prefix = row.get("model_prefix");
+        Optional<String> wantPrefix = prefix == null || prefix.isNull() ? Optional.empty() : Optional.of(prefix.asText());
+        if (!wantPrefix.equals(o.modelPrefix())) {
+            failures.add("model_prefix: want " + wantPrefix + ", got " + o.modelPrefix());
+        }
+        if (wantPrefix.isPresent() && !o.modelText("agent").orElse("").startsWith(wantPrefix.get() + " agent")) {
+            failures.add("model text " + o.modelText("agent") + " does not start with " + wantPrefix.get() + " agent");
+        }
+        if (row.get("breaker").asBoolean() != o.countsTowardBreaker()) {
+            failures.add("breaker: want " + row.get("breaker") + ", got " + o.countsTowardBreaker());
         }
         assertEquals(List.of(), failures, id + " (" + row.get("source").asText() + ")");
     }

@@ -356,4 +356,24 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_stream_tracker_events}. */
     long a2a_stream_tracker_events(Pointer tracker);
+
+    // --- resilience: breaker column, idempotency keys, model text -----------------------
+
+    /** {@code a2a_counts_toward_breaker}. */
+    byte a2a_counts_toward_breaker(Pointer outcome);
+
+    /** {@code a2a_derive_idempotency_key} (parts: array of a2a_bytes; buf: caller buffer). */
+    int a2a_derive_idempotency_key(Pointer parts, SizeT partsLen, Pointer buf, SizeT bufLen, Pointer written);
+
+    /** {@code a2a_derive_message_id}. */
+    int a2a_derive_message_id(Pointer parts, SizeT partsLen, Pointer buf, SizeT bufLen, Pointer written);
+
+    /** {@code a2a_model_text}. */
+    int a2a_model_text(byte[] agent, SizeT agentLen, Pointer outcome, Pointer buf, SizeT bufLen, Pointer written);
+
+    /** {@code a2a_model_prefix}. */
+    View a2a_model_prefix(Pointer outcome);
+
+    /** {@code a2a_model_instruction}. */
+    View a2a_model_instruction();
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Java binding (bindings/java): builds liba2a_core once (debug, as scripts/ci/30-c.sh does),
 # then `mvn -B -q test` over both modules:
-#   a2a-core       JNA binding + the shared fixtures (sse, outcomes, error_ids)
+#   a2a-core       JNA binding + the shared fixtures (sse, outcomes, error_ids, idempotency)
 #   a2a-java-http  drop-in A2AHttpClient for a2a-java 0.3.2.Final: real Python peer tests
 #                  through a2a-java's Client + JSONRPCTransport, side-by-side fault tests
-#                  against the stock JdkA2AHttpClient (loopback only)
+#                  against the stock JdkA2AHttpClient, on the project's `a2a fault-server`
+#                  and on a fault server in the test code (loopback only)
 # Needs JDK 17+ and Maven 3.8+ (installed from Debian when missing and running as root;
 # Maven then downloads the dependencies from Maven Central), and the .venv of
 # scripts/ci/05-setup.sh for the Python a2a-sdk peer.
@@ -35,9 +36,14 @@ if [ ! -x .venv/bin/python ]; then
 fi
 
 cargo build -p a2a-core-ffi
-lib="${CARGO_TARGET_DIR:-$PWD/target}/debug/liba2a_core.so"
+# The project's fault-injecting server (`a2a fault-server`) for ProjectFaultServerTest; the
+# same build 60-interop.sh makes, so that step finds it done.
+cargo build -p a2a-core --features driver --bin a2a
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+lib="$target/debug/liba2a_core.so"
 [ -f "$lib" ] || { echo "55-java: $lib was not built" >&2; exit 1; }
 export A2A_CORE_LIB="$lib"
+export A2A_BIN="$target/debug/a2a"
 echo "55-java: $(java -version 2>&1 | head -n 1), $(mvn -v 2>/dev/null | head -n 1 | sed 's/\x1b\[[0-9;]*m//g'), A2A_CORE_LIB=$A2A_CORE_LIB"
 
 cd bindings/java

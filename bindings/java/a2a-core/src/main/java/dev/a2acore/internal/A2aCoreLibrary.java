@@ -376,4 +376,160 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_model_instruction}. */
     View a2a_model_instruction();
+
+    // --- agent cards ------------------------------------------------------------------
+
+    /** {@code a2a_card_info}. */
+    @Structure.FieldOrder({"name", "description", "version", "streaming", "push_notifications", "extended_card",
+        "shape", "interface_count"})
+    class CardInfo extends Structure {
+        /** View. */
+        public Layout.BytesView name;
+        /** View. */
+        public Layout.BytesView description;
+        /** View. */
+        public Layout.BytesView version;
+        /** C bool. */
+        public byte streaming;
+        /** C bool. */
+        public byte push_notifications;
+        /** C bool. */
+        public byte extended_card;
+        /** {@code a2a_card_shape}. */
+        public int shape;
+        /** Count. */
+        public SizeT interface_count;
+    }
+
+    /** {@code a2a_card_interface}. */
+    @Structure.FieldOrder({"url", "binding", "protocol_version", "tenant", "origin_list", "origin_index",
+        "known_binding", "wire_version"})
+    class CardInterface extends Structure {
+        /** View. */
+        public Layout.BytesView url;
+        /** View. */
+        public Layout.BytesView binding;
+        /** View (absent: not declared). */
+        public Layout.BytesView protocol_version;
+        /** View (absent: none). */
+        public Layout.BytesView tenant;
+        /** {@code a2a_interface_list}. */
+        public int origin_list;
+        /** Position. */
+        public SizeT origin_index;
+        /** {@code a2a_binding} or 0. */
+        public int known_binding;
+        /** {@code a2a_protocol_version} or 0. */
+        public int wire_version;
+    }
+
+    /** {@code a2a_card_preferences}. */
+    @Structure.FieldOrder({"versions", "versions_len", "bindings", "bindings_len", "order"})
+    class CardPreferences extends Structure {
+        /** uint32 array. */
+        public Pointer versions;
+        /** Length. */
+        public SizeT versions_len;
+        /** uint32 array. */
+        public Pointer bindings;
+        /** Length. */
+        public SizeT bindings_len;
+        /** {@code a2a_selection_order} or 0. */
+        public int order;
+    }
+
+    /** {@code a2a_card_choice}. */
+    @Structure.FieldOrder({"url", "version", "declared_version", "binding", "tenant", "index", "origin_list",
+        "origin_index", "version_rank", "binding_rank", "order", "skipped_count"})
+    class CardChoice extends Structure {
+        /** View. */
+        public Layout.BytesView url;
+        /** {@code a2a_protocol_version}. */
+        public int version;
+        /** View. */
+        public Layout.BytesView declared_version;
+        /** {@code a2a_binding}. */
+        public int binding;
+        /** View. */
+        public Layout.BytesView tenant;
+        /** Index. */
+        public SizeT index;
+        /** {@code a2a_interface_list}. */
+        public int origin_list;
+        /** Position. */
+        public SizeT origin_index;
+        /** Rank. */
+        public SizeT version_rank;
+        /** Rank. */
+        public SizeT binding_rank;
+        /** {@code a2a_selection_order}. */
+        public int order;
+        /** Count. */
+        public SizeT skipped_count;
+    }
+
+    /** {@code a2a_card_policy}. */
+    @Structure.FieldOrder({"allow_http", "allowed_origins", "allowed_origins_len"})
+    class CardPolicy extends Structure {
+        /** C bool. */
+        public byte allow_http;
+        /** Array of a2a_str. */
+        public Pointer allowed_origins;
+        /** Length. */
+        public SizeT allowed_origins_len;
+    }
+
+    /** {@code a2a_card_resolved}. */
+    @Structure.FieldOrder({"choice", "same_origin", "scheme", "host", "port", "path", "host_class"})
+    class CardResolved extends Structure {
+        /** The choice. */
+        public CardChoice choice;
+        /** C bool. */
+        public byte same_origin;
+        /** View. */
+        public Layout.BytesView scheme;
+        /** View. */
+        public Layout.BytesView host;
+        /** uint16. */
+        public short port;
+        /** View. */
+        public Layout.BytesView path;
+        /** {@code a2a_address_class}. */
+        public int host_class;
+    }
+
+    /** {@code a2a_card_new}. */
+    int a2a_card_new(Pointer out);
+
+    /** {@code a2a_card_free}. */
+    void a2a_card_free(Pointer card);
+
+    /** {@code a2a_card_parse}. */
+    int a2a_card_parse(Pointer card, byte[] bytes, SizeT len);
+
+    /** {@code a2a_card_get_info}. */
+    int a2a_card_get_info(Pointer card, CardInfo out);
+
+    /** {@code a2a_card_get_interface}. */
+    int a2a_card_get_interface(Pointer card, SizeT index, CardInterface out);
+
+    /** {@code a2a_card_select}. */
+    int a2a_card_select(Pointer card, CardPreferences prefs, CardChoice out);
+
+    /** {@code a2a_card_resolve}. */
+    int a2a_card_resolve(Pointer card, byte[] cardUrl, SizeT len, CardPreferences prefs, CardPolicy policy,
+                         CardResolved out);
+
+    /** {@code a2a_card_choice_explain}. */
+    View a2a_card_choice_explain(Pointer card);
+
+    /** {@code a2a_card_validate_interface_url} (same_origin: bool out). */
+    int a2a_card_validate_interface_url(Pointer card, byte[] url, SizeT urlLen, byte[] cardUrl, SizeT cardUrlLen,
+                                        CardPolicy policy, Pointer sameOrigin);
+
+    /** {@code a2a_card_location} (primary, fallback: a2a_str out). */
+    int a2a_card_location(Pointer card, byte[] input, SizeT len, Pointer primary, Pointer fallback);
+
+    /** {@code a2a_card_last_error}. */
+    View a2a_card_last_error(Pointer card);
 }

@@ -287,31 +287,29 @@ impl Decoder {
     /// Performs clean-ups deferred while items could borrow the buffers.
     #[inline(always)]
     fn settle(&mut self) {
-        if self.line_done || self.needs_reset {
-            self.settle_slow();
-        }
-    }
-
-    #[cold]
-    fn settle_slow(&mut self) {
         if self.line_done {
             self.line.clear();
             self.line_done = false;
         }
         if self.needs_reset {
-            self.needs_reset = false;
-            self.at_start = true;
-            self.bom_matched = 0;
-            self.skip_lf = false;
-            self.line.clear();
-            self.partial_len = 0;
-            self.skip_line = false;
-            self.skip_block = false;
-            self.data = Slot::Unset;
-            self.data_len = 0;
-            self.event_type = Slot::Unset;
-            self.pending_id = Slot::Unset;
+            self.reset_stream();
         }
+    }
+
+    #[cold]
+    fn reset_stream(&mut self) {
+        self.needs_reset = false;
+        self.at_start = true;
+        self.bom_matched = 0;
+        self.skip_lf = false;
+        self.line.clear();
+        self.partial_len = 0;
+        self.skip_line = false;
+        self.skip_block = false;
+        self.data = Slot::Unset;
+        self.data_len = 0;
+        self.event_type = Slot::Unset;
+        self.pending_id = Slot::Unset;
     }
 
     /// Dispatch steps 1–2: commits the pending id; returns whether the block has data to

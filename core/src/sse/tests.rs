@@ -542,7 +542,7 @@ fn reset_for_reconnect_keeps_last_event_id_and_retry_only() {
         ]
     );
     assert!(dec.set_last_event_id(b"42"));
-    assert!(!dec.set_last_event_id(b"4\02"));
+    assert!(!dec.set_last_event_id(b"4\x002"));
     assert!(!dec.set_last_event_id(b"4\n2"));
     assert_eq!(dec.last_event_id(), b"42");
 }

@@ -180,6 +180,11 @@ public final class Outcome {
         throw new IllegalStateException("a2a_model_text asked for a larger buffer twice");
     }
 
+    /** The owned native handle (null for a stream item's borrowed outcome); valid while this object is reachable. */
+    Pointer nativeHandle() {
+        return handle;
+    }
+
     /** The recommended instruction sentence for the orchestrating model (how to read the lines). */
     public static String modelInstruction() {
         return A2aCore.lib().a2a_model_instruction().string();

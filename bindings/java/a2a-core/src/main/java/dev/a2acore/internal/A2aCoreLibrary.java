@@ -532,4 +532,181 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_card_last_error}. */
     View a2a_card_last_error(Pointer card);
+
+    // --- retry policy, circuit breaker ------------------------------------------------
+
+    /** {@code a2a_retry_config}. */
+    @Structure.FieldOrder({"kind", "max_attempts", "max_follow_ups", "max_new_tasks", "base_delay_ms", "max_delay_ms",
+        "honour_retry_after", "max_retry_after_ms", "has_deadline", "deadline_ms", "attempt_estimate_ms", "streaming"})
+    class RetryConfig extends Structure {
+        /** {@code a2a_call_kind}. */
+        public int kind;
+        /** uint32. */
+        public int max_attempts;
+        /** uint32. */
+        public int max_follow_ups;
+        /** uint32. */
+        public int max_new_tasks;
+        /** ms. */
+        public long base_delay_ms;
+        /** ms. */
+        public long max_delay_ms;
+        /** C bool. */
+        public byte honour_retry_after;
+        /** ms. */
+        public long max_retry_after_ms;
+        /** C bool. */
+        public byte has_deadline;
+        /** ms. */
+        public long deadline_ms;
+        /** ms. */
+        public long attempt_estimate_ms;
+        /** C bool. */
+        public byte streaming;
+    }
+
+    /** {@code a2a_retry_action}. */
+    @Structure.FieldOrder({"kind", "has_delay", "delay_ms", "task_id", "generation", "give_up", "give_up_text",
+        "message_id", "idempotency_key", "jsonrpc_id"})
+    class RetryAction extends Structure {
+        /** {@code a2a_retry_action_kind}. */
+        public int kind;
+        /** C bool. */
+        public byte has_delay;
+        /** ms. */
+        public long delay_ms;
+        /** View into the policy. */
+        public Layout.BytesView task_id;
+        /** uint32. */
+        public int generation;
+        /** {@code a2a_give_up_reason}. */
+        public int give_up;
+        /** Static text view. */
+        public Layout.BytesView give_up_text;
+        /** {@code a2a_id_rule}. */
+        public int message_id;
+        /** {@code a2a_id_rule}. */
+        public int idempotency_key;
+        /** {@code a2a_id_rule}. */
+        public int jsonrpc_id;
+    }
+
+    /** {@code a2a_breaker_config}. */
+    @Structure.FieldOrder({"failure_threshold", "failure_rate_percent", "min_calls", "window_ms", "buckets",
+        "cool_down_ms", "half_open_trials"})
+    class BreakerConfig extends Structure {
+        /** uint32. */
+        public int failure_threshold;
+        /** uint8. */
+        public byte failure_rate_percent;
+        /** uint32. */
+        public int min_calls;
+        /** ms. */
+        public long window_ms;
+        /** uint16. */
+        public short buckets;
+        /** ms. */
+        public long cool_down_ms;
+        /** uint32. */
+        public int half_open_trials;
+    }
+
+    /** {@code a2a_breaker_snapshot}. */
+    @Structure.FieldOrder({"state", "calls_in_window", "failures_in_window", "has_half_open_at", "half_open_at_ms",
+        "trials_in_flight", "trial_successes", "times_opened", "refused"})
+    class BreakerSnapshot extends Structure {
+        /** {@code a2a_breaker_state}. */
+        public int state;
+        /** uint32. */
+        public int calls_in_window;
+        /** uint32. */
+        public int failures_in_window;
+        /** C bool. */
+        public byte has_half_open_at;
+        /** ms. */
+        public long half_open_at_ms;
+        /** uint32. */
+        public int trials_in_flight;
+        /** uint32. */
+        public int trial_successes;
+        /** uint64. */
+        public long times_opened;
+        /** uint64. */
+        public long refused;
+    }
+
+    /** {@code a2a_retry_config_default}. */
+    int a2a_retry_config_default(RetryConfig out);
+
+    /** {@code a2a_retry_policy_new}. */
+    int a2a_retry_policy_new(RetryConfig config, long nowMs, Pointer out);
+
+    /** {@code a2a_retry_policy_free}. */
+    void a2a_retry_policy_free(Pointer policy);
+
+    /** {@code a2a_retry_policy_begin_attempt}. */
+    int a2a_retry_policy_begin_attempt(Pointer policy, long nowMs);
+
+    /** {@code a2a_retry_policy_set_task_id}. */
+    int a2a_retry_policy_set_task_id(Pointer policy, byte[] taskId, SizeT len);
+
+    /** {@code a2a_retry_policy_task_id}. */
+    View a2a_retry_policy_task_id(Pointer policy);
+
+    /** {@code a2a_retry_policy_attempts}. */
+    int a2a_retry_policy_attempts(Pointer policy);
+
+    /** {@code a2a_retry_policy_follow_ups}. */
+    int a2a_retry_policy_follow_ups(Pointer policy);
+
+    /** {@code a2a_retry_policy_new_tasks}. */
+    int a2a_retry_policy_new_tasks(Pointer policy);
+
+    /** {@code a2a_retry_policy_estimate}. */
+    long a2a_retry_policy_estimate(Pointer policy);
+
+    /** {@code a2a_retry_policy_remaining} (out: uint64). */
+    byte a2a_retry_policy_remaining(Pointer policy, long nowMs, Pointer out);
+
+    /** {@code a2a_retry_policy_is_finished}. */
+    byte a2a_retry_policy_is_finished(Pointer policy);
+
+    /** {@code a2a_retry_policy_next}. */
+    int a2a_retry_policy_next(Pointer policy, Pointer outcome, long nowMs, long random, RetryAction out);
+
+    /** {@code a2a_breaker_config_default}. */
+    int a2a_breaker_config_default(BreakerConfig out);
+
+    /** {@code a2a_breaker_new}. */
+    int a2a_breaker_new(byte[] agent, SizeT len, BreakerConfig config, Pointer out);
+
+    /** {@code a2a_breaker_free}. */
+    void a2a_breaker_free(Pointer breaker);
+
+    /** {@code a2a_breaker_allow}. */
+    byte a2a_breaker_allow(Pointer breaker, long nowMs);
+
+    /** {@code a2a_breaker_refusal}. */
+    int a2a_breaker_refusal(Pointer breaker, long nowMs, Pointer out);
+
+    /** {@code a2a_breaker_record}. */
+    int a2a_breaker_record(Pointer breaker, Pointer outcome, long nowMs);
+
+    /** {@code a2a_breaker_record_result}. */
+    int a2a_breaker_record_result(Pointer breaker, byte countedFailure, long nowMs);
+
+    /** {@code a2a_breaker_release}. */
+    int a2a_breaker_release(Pointer breaker, long nowMs);
+
+    /** {@code a2a_breaker_state_at}. */
+    int a2a_breaker_state_at(Pointer breaker, long nowMs);
+
+    /** {@code a2a_breaker_snapshot_at}. */
+    int a2a_breaker_snapshot_at(Pointer breaker, long nowMs, BreakerSnapshot out);
+
+    /** {@code a2a_breaker_reset}. */
+    int a2a_breaker_reset(Pointer breaker);
+
+    /** {@code a2a_give_up_reason_to_str}. */
+    View a2a_give_up_reason_to_str(int reason);
 }

@@ -34,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
@@ -303,17 +304,17 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
     private A2AHttpResponse exchange(String method, String url, HttpRequest request)
         throws IOException, InterruptedException {
         long deadline = System.nanoTime() + callTimeout.toNanos();
-        BodyCollector[] collector = new BodyCollector[1];
+        AtomicReference<BodyCollector> collector = new AtomicReference<>();
         CompletableFuture<HttpResponse<byte[]>> f = http.sendAsync(request, info -> {
             BodyCollector c = new BodyCollector(isRedirect(info.statusCode()) ? -1 : maxResponseBytes, () -> {});
-            collector[0] = c;
+            collector.set(c);
             return c;
         });
         HttpResponse<byte[]> response;
         try {
             response = f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            BodyCollector c = collector[0];
+            BodyCollector c = collector.get();
             if (c != null) {
                 c.cancel();
             }
@@ -321,7 +322,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
             throw timeout(A2aCallException.Deadline.CALL, method + " " + url + ": no complete response within "
                 + callTimeout.toMillis() + " ms (call timeout)", e);
         } catch (InterruptedException e) {
-            BodyCollector c = collector[0];
+            BodyCollector c = collector.get();
             if (c != null) {
                 c.cancel();
             }

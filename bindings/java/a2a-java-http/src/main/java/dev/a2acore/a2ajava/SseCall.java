@@ -16,7 +16,6 @@ import java.net.http.HttpResponse.BodySubscriber;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
@@ -46,7 +45,7 @@ final class SseCall implements BodySubscriber<Void> {
     private volatile Flow.Subscription subscription;
     private volatile BodyCollector collector;
     private volatile ScheduledFuture<?> watchdog;
-    private SseDecoder decoder;
+    private volatile SseDecoder decoder;
     private final StreamTracker tracker;
     private byte[] scratch = new byte[8192];
 
@@ -106,8 +105,7 @@ final class SseCall implements BodySubscriber<Void> {
                 b == null ? null : excerpt(b))));
             return HttpResponse.BodySubscribers.mapping(c, b -> null);
         }
-        String type = info.headers().firstValue("Content-Type").orElse("").toLowerCase(Locale.ROOT);
-        if (!type.startsWith("text/event-stream")) {
+        if (!Outcomes.isEventStream(info.headers().firstValue("Content-Type").orElse(null))) {
             // A server may answer a streaming call with one plain JSON-RPC error (the Python
             // and Java reference servers do, with HTTP 200): hand it over as one message.
             BodyCollector c = new BodyCollector(client.maxResponseBytes, this::touch);

@@ -831,3 +831,16 @@ fn find_eol_agrees_with_a_plain_search() {
         }
     }
 }
+
+#[test]
+fn a_leaked_feed_loses_its_borrowed_values_but_never_panics() {
+    let mut dec = Decoder::new();
+    let chunk = b"id: 12345\nevent: long-type-name\ndata: borrowed\n".to_vec();
+    let mut feed = dec.feed(&chunk);
+    assert_eq!(feed.next_item(), Ok(None));
+    std::mem::forget(feed);
+    let mut out = Vec::new();
+    drain(&mut dec.feed(b"data: x\n\n"), &mut out);
+    assert_eq!(out, [message("x")]);
+    assert!(dec.finish().discarded.is_none());
+}

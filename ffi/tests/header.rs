@@ -163,7 +163,11 @@ fn shared_library_exports_only_a2a_symbols() {
     } else {
         "liba2a_core.so"
     });
-    assert!(lib.exists(), "{} not built", lib.display());
+    assert!(
+        lib.exists(),
+        "{} not built: run `cargo build -p a2a-core-ffi` first (scripts/ci/10-rust.sh does)",
+        lib.display()
+    );
     let out = Command::new("nm")
         .args(["-D", "--defined-only"])
         .arg(&lib)

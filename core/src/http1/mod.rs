@@ -1,0 +1,31 @@
+//! Sans-IO HTTP/1.1 framing: requests out as bytes, responses in as bytes.
+//!
+//! This module does no I/O. [`write_request`] turns a built request (method, target, host,
+//! headers, body) into the exact bytes to write, refusing anything that could inject a
+//! header or a second request. [`ResponseParser`] reads a response incrementally from
+//! whatever bytes the caller has read so far, in the style of httparse ("need more bytes" is
+//! not an error) and rustls' unbuffered API (the caller owns the buffer and drops the bytes
+//! reported as consumed): status line and headers (bounded by [`Limits`]), then the body by
+//! `Content-Length`, chunked transfer coding (extensions ignored, trailers read and bounded)
+//! or until the connection closes, with 1xx informational responses skipped and no body for
+//! `HEAD`, 204 and 304. Body bytes are handed out as slices of the caller's buffer, so they
+//! can go straight into the SSE decoder.
+//!
+//! Content codings (`Content-Encoding: gzip`) are not undone here: the head reports them and
+//! the caller decides (streams should be requested with `Accept-Encoding: identity`).
+
+mod date;
+mod error;
+mod head;
+mod request;
+mod response;
+
+pub use error::{HeadSyntax, RequestError, ResponseError};
+pub use head::{BodyFraming, HeaderField, Headers, ResponseHead, RetryAfter};
+pub use request::{
+    interface_target, join_target, write_envelope_request, write_request, write_request_head,
+};
+pub use response::{Event, Limits, ResponseParser, Step};
+
+#[cfg(test)]
+mod tests;

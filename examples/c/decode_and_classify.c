@@ -1,0 +1,142 @@
+/*
+ * decode_and_classify: a2a_core used from C.
+ *
+ * 1. Decodes a captured A2A 0.3 `message/stream` response body (SSE), fed in small chunks
+ *    as a socket would deliver it, with the copying batch call; every event goes to a
+ *    stream tracker, which says how the stream ended.
+ * 2. Classifies a captured non-streaming response (a FAILED task carrying an ADK error_id)
+ *    and prints its outcome.
+ *
+ * Build (from the repository root, after `cargo build -p a2a-core-ffi`):
+ *   cc -std=c99 -Wall -Wextra -pedantic -Iinclude examples/c/decode_and_classify.c \
+ *      -Ltarget/debug -Wl,-rpath,$PWD/target/debug -la2a_core -o decode_and_classify
+ * See ffi/README.md for static linking and pkg-config.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "a2a_core.h"
+
+/* A captured stream: keep-alive comment, a working status update, a completed final one.
+ * (Hand-written in the A2A 0.3 JSON-RPC shape.) */
+static const char STREAM[] =
+    ": keep-alive\n\n"
+    "id: 1\n"
+    "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"status-update\","
+    "\"taskId\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":\"working\"},\"final\":false}}\n\n"
+    "id: 2\n"
+    "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"status-update\","
+    "\"taskId\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":\"completed\"},\"final\":true}}\n\n";
+
+/* A captured non-streaming response: a FAILED task whose text carries the ADK error_id. */
+static const char FAILED[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":{\"kind\":\"task\",\"id\":\"t-2\","
+    "\"contextId\":\"c-2\",\"status\":{\"state\":\"failed\",\"message\":{\"kind\":\"message\","
+    "\"role\":\"agent\",\"messageId\":\"m-1\",\"parts\":[{\"kind\":\"text\","
+    "\"text\":\"Agent execution failed. (error_id: 3f9c0a7b12de)\"}]}}}}";
+
+static void print_view(const char *label, a2a_str v) {
+  if (v.ptr != NULL) printf("  %s: %.*s\n", label, (int)v.len, v.ptr);
+}
+
+static int fail(const char *what, a2a_result r) {
+  a2a_str d = a2a_result_describe(r);
+  fprintf(stderr, "%s failed: %u %.*s\n", what, (unsigned)r, (int)d.len, d.ptr);
+  return 1;
+}
+
+static void print_outcome(const a2a_outcome *o) {
+  a2a_task_state st;
+  a2a_str ch = a2a_channel_to_str(a2a_outcome_channel(o));
+  printf("  channel: %.*s\n", (int)ch.len, ch.ptr);
+  if (a2a_outcome_state(o, &st)) {
+    a2a_str s = a2a_task_state_to_str(st);
+    printf("  state: %.*s\n", (int)s.len, s.ptr);
+  }
+  print_view("task_id", a2a_outcome_task_id(o));
+  print_view("text", a2a_outcome_text(o));
+  print_view("error_id", a2a_outcome_error_id(o));
+  print_view("retry", a2a_retry_to_str(a2a_outcome_retry(o)));
+}
+
+int main(void) {
+  a2a_sse_decoder *dec = NULL;
+  a2a_stream_tracker *tracker = NULL;
+  a2a_outcome *end = NULL, *outcome = NULL;
+  a2a_stream_end_kind end_kind;
+  a2a_asked asked;
+  a2a_response resp;
+  a2a_result r;
+  size_t off, i, len = strlen(STREAM);
+  uint64_t now_ms = 0;
+
+  asked.version = A2A_PROTOCOL_VERSION_V03;
+  asked.binding = A2A_BINDING_JSON_RPC;
+  asked.method = "message/stream";
+  asked.method_len = strlen(asked.method);
+  asked.request_id = "1";
+  asked.request_id_len = 1;
+
+  if ((r = a2a_sse_decoder_new(&dec)) != A2A_OK) return fail("a2a_sse_decoder_new", r);
+  if ((r = a2a_stream_tracker_new(&asked, 30000, now_ms, &tracker)) != A2A_OK)
+    return fail("a2a_stream_tracker_new", r);
+
+  printf("stream:\n");
+  for (off = 0; off < len; off += 37) { /* 37-byte chunks, split anywhere */
+    const a2a_sse_item *items;
+    size_t n, chunk = len - off < 37 ? len - off : 37;
+    now_ms += 10;
+    a2a_stream_tracker_on_bytes(tracker, now_ms);
+    r = a2a_sse_decoder_feed_copy(dec, (const uint8_t *)STREAM + off, chunk, &items, &n);
+    if (r != A2A_OK) return fail("a2a_sse_decoder_feed_copy", r);
+    for (i = 0; i < n; i++) {
+      a2a_stream_item item;
+      if (items[i].kind == A2A_SSE_ITEM_KIND_COMMENT) {
+        a2a_stream_tracker_on_comment(tracker, now_ms);
+        printf("  comment (liveness)\n");
+      } else if (items[i].kind == A2A_SSE_ITEM_KIND_EVENT) {
+        r = a2a_stream_tracker_on_event(tracker, now_ms, items[i].event_type.ptr,
+                                        items[i].event_type.len, items[i].data.ptr,
+                                        items[i].data.len, &item);
+        if (r == A2A_OK) {
+          a2a_task_state st;
+          printf("  event id=%.*s", (int)items[i].id.len, (const char *)items[i].id.ptr);
+          if (a2a_outcome_state(item.outcome, &st)) {
+            a2a_str s = a2a_task_state_to_str(st);
+            printf(" state=%.*s", (int)s.len, s.ptr);
+          }
+          printf("%s\n", item.ends_stream ? " (ends the stream)" : "");
+        }
+      }
+    }
+  }
+  {
+    a2a_sse_finish fin;
+    if ((r = a2a_sse_decoder_finish(dec, &fin)) != A2A_OK) return fail("a2a_sse_decoder_finish", r);
+    if (fin.discarded) printf("  (an unterminated block was discarded)\n");
+  }
+  if ((r = a2a_stream_tracker_finish(tracker, &end_kind, &end)) != A2A_OK)
+    return fail("a2a_stream_tracker_finish", r);
+  printf("stream end: %s\n", end_kind == A2A_STREAM_END_KIND_COMPLETED ? "completed" : "other");
+  print_outcome(end);
+
+  memset(&resp, 0, sizeof resp);
+  resp.status = 200;
+  resp.content_type = "application/json";
+  resp.content_type_len = strlen(resp.content_type);
+  resp.body = (const uint8_t *)FAILED;
+  resp.body_len = strlen(FAILED);
+  resp.asked = asked;
+  resp.asked.method = "message/send";
+  resp.asked.method_len = strlen(resp.asked.method);
+  resp.asked.request_id = "2";
+  if ((r = a2a_classify(&resp, &outcome)) != A2A_OK) return fail("a2a_classify", r);
+  printf("response:\n");
+  print_outcome(outcome);
+
+  a2a_outcome_free(outcome);
+  a2a_outcome_free(end);
+  a2a_stream_tracker_free(tracker);
+  a2a_sse_decoder_free(dec);
+  return 0;
+}

@@ -1,0 +1,563 @@
+//! `a2a_outcome`: an immutable handle on one classified outcome, with accessors.
+//!
+//! Outcomes come from the classifier, the stream tracker and the driver, or are built here
+//! for transport failures (`a2a_outcome_transport`) by bindings whose HTTP driver is their
+//! own. An outcome has no mutating calls: every view an accessor returns stays valid until
+//! `a2a_outcome_free`.
+
+use std::ffi::c_char;
+
+use a2a::outcome::{ErrorName, Outcome};
+
+use crate::handle::{self, Handle, try_out, try_ref};
+use crate::panic::ffi_panic_boundary;
+use crate::result::a2a_result;
+use crate::view::{a2a_str, try_str};
+use crate::vocab::{
+    a2a_binding, a2a_channel, a2a_error_name, a2a_protocol_version, a2a_request_sent, a2a_retry,
+    a2a_task_state,
+};
+
+/// One outcome of an A2A call: exactly one channel, the details that channel carries and
+/// what to do next. Immutable; free with `a2a_outcome_free`.
+///
+/// Methods: `a2a_outcome_transport` (constructor), `a2a_outcome_free`, `a2a_outcome_channel`,
+/// `a2a_outcome_is_success`, `a2a_outcome_http_status`, `a2a_outcome_code`,
+/// `a2a_outcome_error_name`, `a2a_outcome_reason`, `a2a_outcome_message`,
+/// `a2a_outcome_data`, `a2a_outcome_state`, `a2a_outcome_terminal`, `a2a_outcome_task_id`,
+/// `a2a_outcome_context_id`, `a2a_outcome_text`, `a2a_outcome_error_id`,
+/// `a2a_outcome_retry`, `a2a_outcome_retry_after_secs`, `a2a_outcome_hint`,
+/// `a2a_outcome_remote_hint_retryable`, `a2a_outcome_remote_hint_count`,
+/// `a2a_outcome_remote_hint_pair`, `a2a_outcome_request_sent`, `a2a_outcome_version`,
+/// `a2a_outcome_binding`, `a2a_outcome_body_excerpt`.
+///
+/// Threading: `Send`, not thread-safe (an immutable outcome may be read from several threads
+/// only if the caller synchronises with its `_free`).
+pub struct a2a_outcome {
+    pub(crate) inner: Outcome,
+}
+
+impl Handle for a2a_outcome {}
+
+impl a2a_outcome {
+    /// Hands `outcome` to C as a new handle.
+    pub(crate) fn into_raw(outcome: Outcome) -> *mut a2a_outcome {
+        handle::into_raw(a2a_outcome { inner: outcome })
+    }
+}
+
+/// Builds a transport-channel outcome, for a binding whose HTTP driver is its own: the
+/// call produced no HTTP response (connect refused, DNS, timeout, reset, TLS, breaker open,
+/// card resolution, response too large). Retry advice follows `request_sent`: `backoff` when
+/// the request provably never left, `unknown_outcome` otherwise.
+///
+/// `error`: an `a2a_error_name` from the transport group (201–299). `request_sent`: an
+/// `a2a_request_sent`. `message`/`message_len`: UTF-8 detail text, copied (borrowed for the
+/// call only); `(NULL, 0)` is an empty message. `out`: receives a new handle the caller owns
+/// and must free with `a2a_outcome_free`; written on success only.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`error` is
+/// not a transport name or `request_sent` not a member).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_transport(
+    error: u32,
+    request_sent: u32,
+    message: *const c_char,
+    message_len: usize,
+    out: *mut *mut a2a_outcome,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        let message = try_str!(message, message_len);
+        let Some(error) = a2a_error_name::core_from_u32(error).filter(|e| is_transport(*e)) else {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        };
+        let Some(sent) = a2a_request_sent::core_from_u32(request_sent) else {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        };
+        out.set(a2a_outcome::into_raw(Outcome::transport(error, sent, message)));
+        a2a_result::A2A_OK
+    }
+}
+
+fn is_transport(e: ErrorName) -> bool {
+    (a2a_error_name::from_core(e) as u32) >= 201
+}
+
+/// Frees an outcome. NULL is a no-op; must not be called twice. Every view obtained from
+/// the outcome becomes invalid.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_free(outcome: *mut a2a_outcome) {
+    ffi_panic_boundary! {
+        // SAFETY: the header requires a pointer from this library, not yet freed.
+        unsafe { handle::free(outcome) }
+    }
+}
+
+/// The outcome's channel; `A2A_CHANNEL_INVALID` when `outcome` is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_channel(outcome: *const a2a_outcome) -> a2a_channel {
+    ffi_panic_boundary! {
+        a2a_channel::from_core(try_ref!(outcome).inner.channel)
+    }
+}
+
+/// Whether the outcome is a success (a completed task or a direct message); false when
+/// `outcome` is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_is_success(outcome: *const a2a_outcome) -> bool {
+    ffi_panic_boundary! {
+        try_ref!(outcome).inner.is_success()
+    }
+}
+
+/// The HTTP status. Returns true and writes `*out` when the outcome has one; false (and
+/// leaves `*out` untouched) when it has none or an argument is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_http_status(outcome: *const a2a_outcome, out: *mut u16) -> bool {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        match try_ref!(outcome).inner.http_status {
+            Some(v) => { out.set(v); true }
+            None => false,
+        }
+    }
+}
+
+/// The error code (JSON-RPC `error.code` or REST `error.code`). Returns true and writes
+/// `*out` when present; false (leaving `*out` untouched) when absent or an argument is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_code(outcome: *const a2a_outcome, out: *mut i64) -> bool {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        match try_ref!(outcome).inner.code {
+            Some(v) => { out.set(v); true }
+            None => false,
+        }
+    }
+}
+
+/// The typed error name (error channels). Returns true and writes `*out` when present;
+/// false (leaving `*out` untouched) when absent or an argument is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_error_name(
+    outcome: *const a2a_outcome,
+    out: *mut a2a_error_name,
+) -> bool {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        match try_ref!(outcome).inner.error {
+            Some(v) => { out.set(a2a_error_name::from_core(v)); true }
+            None => false,
+        }
+    }
+}
+
+/// The `google.rpc.ErrorInfo` reason.
+///
+/// Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
+/// The view points into the outcome: valid until `a2a_outcome_free`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_reason(outcome: *const a2a_outcome) -> a2a_str {
+    ffi_panic_boundary! {
+        a2a_str::from_opt(try_ref!(outcome).inner.reason.as_deref())
+    }
+}
+
+/// The error message (protocol or transport).
+///
+/// Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
+/// The view points into the outcome: valid until `a2a_outcome_free`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_message(outcome: *const a2a_outcome) -> a2a_str {
+    ffi_panic_boundary! {
+        a2a_str::from_opt(try_ref!(outcome).inner.message.as_deref())
+    }
+}
+
+/// The JSON-RPC `error.data` or REST `details`, as raw JSON text.
+///
+/// Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
+/// The view points into the outcome: valid until `a2a_outcome_free`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_data(outcome: *const a2a_outcome) -> a2a_str {
+    ffi_panic_boundary! {
+        a2a_str::from_opt(try_ref!(outcome).inner.data.as_deref())
+    }
+}
+
+/// The task id.
+///
+/// Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
+/// The view points into the outcome: valid until `a2a_outcome_free`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_task_id(outcome: *const a2a_outcome) -> a2a_str {
+    ffi_panic_boundary! {
+        a2a_str::from_opt(try_ref!(outcome).inner.task_id.as_deref())
+    }
+}
+
+/// The context id.
+///
+/// Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
+/// The view points into the outcome: valid until `a2a_outcome_free`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_context_id(outcome: *const a2a_outcome) -> a2a_str {
+    ffi_panic_boundary! {
+        a2a_str::from_opt(try_ref!(outcome).inner.context_id.as_deref())
+    }
+}
+
+/// The text of the task's status message, or of the direct message.
+///
+/// Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
+/// The view points into the outcome: valid until `a2a_outcome_free`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_text(outcome: *const a2a_outcome) -> a2a_str {
+    ffi_panic_boundary! {
+        a2a_str::from_opt(try_ref!(outcome).inner.text.as_deref())
+    }
+}
+
+/// The remote's 12-hex `error_id`.
+///
+/// Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
+/// The view points into the outcome: valid until `a2a_outcome_free`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_error_id(outcome: *const a2a_outcome) -> a2a_str {
+    ffi_panic_boundary! {
+        a2a_str::from_opt(try_ref!(outcome).inner.error_id.as_deref())
+    }
+}
+
+/// A version-mismatch or other hint for the caller.
+///
+/// Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
+/// The view points into the outcome: valid until `a2a_outcome_free`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_hint(outcome: *const a2a_outcome) -> a2a_str {
+    ffi_panic_boundary! {
+        a2a_str::from_opt(try_ref!(outcome).inner.hint.as_deref())
+    }
+}
+
+/// A bounded excerpt of a non-JSON or unexpected body (e.g. a proxy's HTML page).
+///
+/// Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
+/// The view points into the outcome: valid until `a2a_outcome_free`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_body_excerpt(outcome: *const a2a_outcome) -> a2a_str {
+    ffi_panic_boundary! {
+        a2a_str::from_opt(try_ref!(outcome).inner.body_excerpt.as_deref())
+    }
+}
+
+/// The normalized task state (task channel). Returns true and writes `*out` when present;
+/// false (leaving `*out` untouched) when absent or an argument is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_state(outcome: *const a2a_outcome, out: *mut a2a_task_state) -> bool {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        match try_ref!(outcome).inner.state {
+            Some(v) => { out.set(a2a_task_state::from_core(v)); true }
+            None => false,
+        }
+    }
+}
+
+/// Whether the task state is terminal; false when `outcome` is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_terminal(outcome: *const a2a_outcome) -> bool {
+    ffi_panic_boundary! {
+        try_ref!(outcome).inner.terminal
+    }
+}
+
+/// What to do next; `A2A_RETRY_INVALID` when `outcome` is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_retry(outcome: *const a2a_outcome) -> a2a_retry {
+    ffi_panic_boundary! {
+        a2a_retry::from_core(try_ref!(outcome).inner.retry)
+    }
+}
+
+/// `Retry-After` in seconds. Returns true and writes `*out` when the response gave one;
+/// false (leaving `*out` untouched) otherwise or when an argument is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_retry_after_secs(outcome: *const a2a_outcome, out: *mut u64) -> bool {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        match try_ref!(outcome).inner.retry_after_secs {
+            Some(v) => { out.set(v); true }
+            None => false,
+        }
+    }
+}
+
+/// The `retryable=true|false` flag of the remote's own stable hint (`[retryable=...]`).
+/// Returns true and writes `*out` when the remote gave one; false (leaving `*out`
+/// untouched) otherwise or when an argument is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_remote_hint_retryable(
+    outcome: *const a2a_outcome,
+    out: *mut bool,
+) -> bool {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        match try_ref!(outcome).inner.remote_hint.as_ref().and_then(|h| h.retryable) {
+            Some(v) => { out.set(v); true }
+            None => false,
+        }
+    }
+}
+
+/// Number of `key=value` pairs in the remote's stable hint (0 when there is none or
+/// `outcome` is NULL).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_remote_hint_count(outcome: *const a2a_outcome) -> usize {
+    ffi_panic_boundary! {
+        try_ref!(outcome).inner.remote_hint.as_ref().map_or(0, |h| h.pairs.len())
+    }
+}
+
+/// The `index`-th `key=value` pair of the remote's stable hint, in order.
+///
+/// `key`, `value`: both written on success only; the views point into the outcome and are
+/// valid until `a2a_outcome_free`.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` >= the count).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_remote_hint_pair(
+    outcome: *const a2a_outcome,
+    index: usize,
+    key: *mut a2a_str,
+    value: *mut a2a_str,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let o = try_ref!(outcome);
+        let key = try_out!(key);
+        let value = try_out!(value);
+        match o.inner.remote_hint.as_ref().and_then(|h| h.pairs.get(index)) {
+            Some((k, v)) => {
+                key.set(a2a_str::from_str(k));
+                value.set(a2a_str::from_str(v));
+                a2a_result::A2A_OK
+            }
+            None => a2a_result::A2A_INVALID_ARGUMENT,
+        }
+    }
+}
+
+/// For the transport channel: whether the request may have reached the server. Returns
+/// true and writes `*out` when known; false (leaving `*out` untouched) otherwise or when an
+/// argument is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_request_sent(
+    outcome: *const a2a_outcome,
+    out: *mut a2a_request_sent,
+) -> bool {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        match try_ref!(outcome).inner.request_sent {
+            Some(v) => { out.set(a2a_request_sent::from_core(v)); true }
+            None => false,
+        }
+    }
+}
+
+/// The protocol version the response was read as. Returns true and writes `*out` when
+/// known; false (leaving `*out` untouched) otherwise or when an argument is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_version(
+    outcome: *const a2a_outcome,
+    out: *mut a2a_protocol_version,
+) -> bool {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        match try_ref!(outcome).inner.version {
+            Some(v) => { out.set(a2a_protocol_version::from_core(v)); true }
+            None => false,
+        }
+    }
+}
+
+/// The binding the response was read as. Returns true and writes `*out` when known; false
+/// (leaving `*out` untouched) otherwise or when an argument is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_binding(outcome: *const a2a_outcome, out: *mut a2a_binding) -> bool {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        match try_ref!(outcome).inner.binding {
+            Some(v) => { out.set(a2a_binding::from_core(v)); true }
+            None => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a::outcome::{Channel, RemoteHint, RetryAdvice, TaskState};
+    use std::ptr::{null, null_mut};
+
+    fn s(v: a2a_str) -> Option<&'static str> {
+        unsafe { v.as_str() }
+    }
+
+    #[test]
+    fn transport_outcome_round_trip() {
+        let mut o: *mut a2a_outcome = null_mut();
+        let msg = "connection refused";
+        assert_eq!(
+            a2a_outcome_transport(
+                a2a_error_name::ConnectFailed as u32,
+                a2a_request_sent::No as u32,
+                msg.as_ptr().cast(),
+                msg.len(),
+                &mut o
+            ),
+            a2a_result::A2A_OK
+        );
+        assert!(!o.is_null());
+        assert_eq!(a2a_outcome_channel(o), a2a_channel::Transport);
+        assert_eq!(a2a_outcome_retry(o), a2a_retry::Backoff);
+        assert_eq!(s(a2a_outcome_message(o)), Some(msg));
+        assert_eq!(s(a2a_outcome_task_id(o)), None);
+        let mut sent = a2a_request_sent::Unknown;
+        assert!(a2a_outcome_request_sent(o, &mut sent));
+        assert_eq!(sent, a2a_request_sent::No);
+        let mut status = 7u16;
+        assert!(!a2a_outcome_http_status(o, &mut status));
+        assert_eq!(status, 7);
+        assert!(!a2a_outcome_is_success(o));
+        a2a_outcome_free(o);
+    }
+
+    #[test]
+    fn transport_refuses_non_transport_names_and_bad_numbers() {
+        let mut o: *mut a2a_outcome = null_mut();
+        for (e, sent) in [
+            (a2a_error_name::TaskNotFound as u32, 1),
+            (a2a_error_name::BadGateway as u32, 1),
+            (0, 1),
+            (a2a_error_name::Timeout as u32, 3),
+        ] {
+            assert_eq!(
+                a2a_outcome_transport(e, sent, null(), 0, &mut o),
+                a2a_result::A2A_INVALID_ARGUMENT
+            );
+            assert!(o.is_null(), "out untouched on failure");
+        }
+        assert_eq!(
+            a2a_outcome_transport(203, 2, b"\xc3".as_ptr().cast(), 1, &mut o),
+            a2a_result::A2A_INVALID_UTF8
+        );
+        assert_eq!(
+            a2a_outcome_transport(203, 2, null(), 0, null_mut()),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+    }
+
+    #[test]
+    fn every_accessor_reads_its_field() {
+        let mut inner = Outcome::empty(Channel::Task);
+        inner.http_status = Some(200);
+        inner.code = Some(-32001);
+        inner.error = Some(ErrorName::TaskNotFound);
+        inner.reason = Some("R".into());
+        inner.message = Some("M".into());
+        inner.data = Some("{}".into());
+        inner.state = Some(TaskState::Failed);
+        inner.terminal = true;
+        inner.task_id = Some("t".into());
+        inner.context_id = Some("c".into());
+        inner.text = Some("".into());
+        inner.error_id = Some("0123456789ab".into());
+        inner.retry = RetryAdvice::NewTask;
+        inner.retry_after_secs = Some(30);
+        inner.hint = Some("h".into());
+        inner.remote_hint = Some(RemoteHint {
+            retryable: Some(false),
+            pairs: vec![
+                ("retryable".into(), "false".into()),
+                ("reason".into(), "quota".into()),
+            ],
+        });
+        inner.version = Some(a2a::version::ProtocolVersion::V1_0);
+        inner.binding = Some(a2a::version::Binding::HttpJson);
+        inner.body_excerpt = Some("<html>".into());
+        let o = a2a_outcome::into_raw(inner);
+        let mut u16v = 0;
+        assert!(a2a_outcome_http_status(o, &mut u16v));
+        assert_eq!(u16v, 200);
+        let mut code = 0;
+        assert!(a2a_outcome_code(o, &mut code));
+        assert_eq!(code, -32001);
+        let mut name = a2a_error_name::Other;
+        assert!(a2a_outcome_error_name(o, &mut name));
+        assert_eq!(name, a2a_error_name::TaskNotFound);
+        assert_eq!(s(a2a_outcome_reason(o)), Some("R"));
+        assert_eq!(s(a2a_outcome_message(o)), Some("M"));
+        assert_eq!(s(a2a_outcome_data(o)), Some("{}"));
+        let mut st = a2a_task_state::Unknown;
+        assert!(a2a_outcome_state(o, &mut st));
+        assert_eq!(st, a2a_task_state::Failed);
+        assert!(a2a_outcome_terminal(o));
+        assert_eq!(s(a2a_outcome_task_id(o)), Some("t"));
+        assert_eq!(s(a2a_outcome_context_id(o)), Some("c"));
+        let text = a2a_outcome_text(o);
+        assert!(!text.ptr.is_null(), "present but empty is not absent");
+        assert_eq!(text.len, 0);
+        assert_eq!(s(a2a_outcome_error_id(o)), Some("0123456789ab"));
+        assert_eq!(a2a_outcome_retry(o), a2a_retry::NewTask);
+        let mut ra = 0;
+        assert!(a2a_outcome_retry_after_secs(o, &mut ra));
+        assert_eq!(ra, 30);
+        assert_eq!(s(a2a_outcome_hint(o)), Some("h"));
+        let mut retryable = true;
+        assert!(a2a_outcome_remote_hint_retryable(o, &mut retryable));
+        assert!(!retryable);
+        assert_eq!(a2a_outcome_remote_hint_count(o), 2);
+        let (mut k, mut v) = (a2a_str::NONE, a2a_str::NONE);
+        assert_eq!(
+            a2a_outcome_remote_hint_pair(o, 1, &mut k, &mut v),
+            a2a_result::A2A_OK
+        );
+        assert_eq!((s(k), s(v)), (Some("reason"), Some("quota")));
+        assert_eq!(
+            a2a_outcome_remote_hint_pair(o, 2, &mut k, &mut v),
+            a2a_result::A2A_INVALID_ARGUMENT
+        );
+        let mut ver = a2a_protocol_version::V03;
+        assert!(a2a_outcome_version(o, &mut ver));
+        assert_eq!(ver, a2a_protocol_version::V10);
+        let mut b = a2a_binding::JsonRpc;
+        assert!(a2a_outcome_binding(o, &mut b));
+        assert_eq!(b, a2a_binding::HttpJson);
+        assert_eq!(s(a2a_outcome_body_excerpt(o)), Some("<html>"));
+        let mut sent = a2a_request_sent::No;
+        assert!(!a2a_outcome_request_sent(o, &mut sent));
+        assert!(!a2a_outcome_is_success(o));
+        a2a_outcome_free(o);
+    }
+
+    #[test]
+    fn null_handle_gives_typed_defaults() {
+        assert_eq!(a2a_outcome_channel(null()), a2a_channel::Invalid);
+        assert_eq!(a2a_outcome_retry(null()), a2a_retry::Invalid);
+        assert!(a2a_outcome_message(null()).ptr.is_null());
+        assert!(!a2a_outcome_terminal(null()));
+        assert_eq!(a2a_outcome_remote_hint_count(null()), 0);
+        let mut x = 0u16;
+        assert!(!a2a_outcome_http_status(null(), &mut x));
+        let o = a2a_outcome::into_raw(Outcome::empty(Channel::Http));
+        assert!(!a2a_outcome_http_status(o, null_mut()));
+        let mut k = a2a_str::NONE;
+        assert_eq!(
+            a2a_outcome_remote_hint_pair(o, 0, &mut k, null_mut()),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        a2a_outcome_free(o);
+        a2a_outcome_free(null_mut());
+    }
+}

@@ -1,0 +1,1073 @@
+//! The SSE decoder and encoder (`text/event-stream`).
+//!
+//! # Decoder
+//! One call decodes a whole chunk: `a2a_sse_decoder_feed` (zero-copy) or
+//! `a2a_sse_decoder_feed_copy` (copying) returns every item the chunk completed as an array
+//! of `a2a_sse_item` structs, so a binding makes one foreign call per chunk, not one per
+//! event or field. `a2a_sse_decoder_next` walks the same items one by one for C callers who
+//! prefer a loop.
+//!
+//! Which memory the views point into:
+//! - `a2a_sse_decoder_feed` (zero-copy) RETAINS pointers into the caller's chunk: a value
+//!   that lies whole inside the chunk is handed out as a view of it, so the views are valid
+//!   only while the caller keeps the chunk alive and unmodified, and until the next mutating
+//!   call on the decoder. Values that span chunks (or multi-line data) are copied into the
+//!   decoder.
+//! - `a2a_sse_decoder_feed_copy` copies every value into memory the decoder owns; the
+//!   chunk may be freed or moved as soon as the call returns. Bindings whose runtime moves
+//!   or frees the buffer after the call (JNA, cgo) must use this one.
+//!
+//! Limit errors are not fatal: they come back as `A2A_SSE_ITEM_LIMIT_ERROR` items, the
+//! decoder skips the rest of that event and goes on.
+
+use a2a::sse::encoder::{self, EncodeError, OutEvent};
+use a2a::sse::{self, AtEof, Config, Decoder, Item, LimitError};
+
+use crate::handle::{self, Handle, try_mut, try_out, try_ref};
+use crate::panic::ffi_panic_boundary;
+use crate::result::a2a_result;
+use crate::view::{a2a_bytes, a2a_str, try_bytes};
+
+/// What an `a2a_sse_item` is.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_sse_item_kind {
+    /// A dispatched event: `event_type`, `data` and `id` are set.
+    Event = 1,
+    /// A comment line (a liveness signal, e.g. a keep-alive): `data` holds the bytes after
+    /// the colon, exactly as sent (a leading space is kept).
+    Comment = 2,
+    /// A valid `retry` field: `retry_ms` holds the server's new reconnection time.
+    Retry = 3,
+    /// Input went over a limit: `error` is `A2A_SSE_LINE_TOO_LONG` or
+    /// `A2A_SSE_EVENT_TOO_LARGE` and `limit` the limit in bytes. Not fatal: the rest of that
+    /// event is skipped and decoding goes on.
+    LimitError = 4,
+}
+
+/// What `a2a_sse_decoder_finish` does with a block not ended by a blank line.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_sse_at_eof {
+    /// The WHATWG rule (default): drop it and report what was dropped.
+    Discard = 1,
+    /// Process the unterminated last line and dispatch the block (what the Java,
+    /// JavaScript and Go A2A SDKs do).
+    Dispatch = 2,
+}
+
+/// One item decoded from an event stream. Fields that do not apply to `kind` are absent
+/// views `(NULL, 0)` or 0. Views are raw bytes (not necessarily UTF-8), never
+/// NUL-terminated; their lifetime is stated by the call that produced the item.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct a2a_sse_item {
+    /// What this item is.
+    pub kind: a2a_sse_item_kind,
+    /// Event: the type (`message` when none was given).
+    pub event_type: a2a_bytes,
+    /// Event: the data lines joined with LF (may be empty). Comment: the comment text.
+    pub data: a2a_bytes,
+    /// Event: the last event ID in effect (empty when none was ever set).
+    pub id: a2a_bytes,
+    /// Retry: the reconnection time in milliseconds.
+    pub retry_ms: u64,
+    /// Limit error: `A2A_SSE_LINE_TOO_LONG` or `A2A_SSE_EVENT_TOO_LARGE`; else `A2A_OK`.
+    pub error: a2a_result,
+    /// Limit error: the limit in force, in bytes.
+    pub limit: usize,
+}
+
+/// The end-of-stream report of `a2a_sse_decoder_finish`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct a2a_sse_finish {
+    /// With `A2A_SSE_AT_EOF_DISPATCH`: whether the unterminated block was dispatched as
+    /// `event`.
+    pub has_event: bool,
+    /// The dispatched event when `has_event` (kind `A2A_SSE_ITEM_KIND_EVENT`).
+    pub event: a2a_sse_item,
+    /// With `A2A_SSE_AT_EOF_DISCARD`: whether the WHATWG rule dropped anything (false when
+    /// the stream ended cleanly at a block boundary).
+    pub discarded: bool,
+    /// Bytes after the last line terminator that were dropped.
+    pub discarded_partial_line: usize,
+    /// A blank line at that point would have dispatched an event.
+    pub discarded_event: bool,
+    /// The dropped block set an event ID that was therefore not committed.
+    pub discarded_id: bool,
+    /// With dispatch: `A2A_SSE_EVENT_TOO_LARGE` when the last line went over the limit
+    /// (nothing was dispatched); else `A2A_OK`.
+    pub error: a2a_result,
+    /// The limit in force when `error` is set.
+    pub limit: usize,
+}
+
+/// Where a value recorded during a feed lives: a range of the fed chunk or of the arena.
+#[derive(Debug, Clone, Copy)]
+enum Span {
+    Chunk(usize, usize),
+    Arena(usize, usize),
+}
+
+/// An item recorded by position, turned into views once the arena stops growing.
+#[derive(Debug, Clone, Copy)]
+struct Rec {
+    kind: a2a_sse_item_kind,
+    event_type: Option<Span>,
+    data: Option<Span>,
+    id: Option<Span>,
+    retry_ms: u64,
+    error: a2a_result,
+    limit: usize,
+}
+
+impl Rec {
+    fn new(kind: a2a_sse_item_kind) -> Rec {
+        Rec {
+            kind,
+            event_type: None,
+            data: None,
+            id: None,
+            retry_ms: 0,
+            error: a2a_result::A2A_OK,
+            limit: 0,
+        }
+    }
+}
+
+/// An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
+///
+/// Methods: `a2a_sse_decoder_new`, `a2a_sse_decoder_new_with`, `a2a_sse_decoder_free`,
+/// `a2a_sse_decoder_feed`, `a2a_sse_decoder_feed_copy`, `a2a_sse_decoder_next`,
+/// `a2a_sse_decoder_finish`, `a2a_sse_decoder_last_event_id`,
+/// `a2a_sse_decoder_set_last_event_id`, `a2a_sse_decoder_retry`,
+/// `a2a_sse_decoder_reset_for_reconnect`, `a2a_sse_decoder_last_error`.
+///
+/// Threading: `Send`, not thread-safe.
+pub struct a2a_sse_decoder {
+    decoder: Decoder,
+    /// Copies of values that do not lie in the fed chunk (or all values, when copying).
+    arena: Vec<u8>,
+    recs: Vec<Rec>,
+    /// INVARIANT: built from `recs` after the last feed/finish; its pointers point into
+    /// `arena` (not modified since) or into the caller's chunk of that feed.
+    items: Vec<a2a_sse_item>,
+    /// Next item `a2a_sse_decoder_next` hands out.
+    cursor: usize,
+    last_error: String,
+}
+
+// SAFETY: the raw pointers in `items` point into `arena` (owned by the handle) or into a
+// caller buffer; neither ties the handle to a thread. Concurrent use is excluded by contract.
+unsafe impl Send for a2a_sse_decoder {}
+
+impl Handle for a2a_sse_decoder {}
+
+fn limit_code(e: &LimitError) -> a2a_result {
+    match e {
+        LimitError::LineTooLong { .. } => a2a_result::A2A_SSE_LINE_TOO_LONG,
+        LimitError::EventTooLarge { .. } => a2a_result::A2A_SSE_EVENT_TOO_LARGE,
+        _ => a2a_result::A2A_SSE_LIMIT,
+    }
+}
+
+/// Records `v` as a chunk range (zero-copy) or copies it into the arena.
+fn span(chunk: &[u8], arena: &mut Vec<u8>, v: &[u8], copy: bool) -> Span {
+    if !copy && let Some(off) = sse::offset_within(chunk, v) {
+        return Span::Chunk(off, v.len());
+    }
+    let start = arena.len();
+    arena.extend_from_slice(v);
+    Span::Arena(start, v.len())
+}
+
+fn view(chunk: &[u8], arena: &[u8], s: Option<Span>) -> a2a_bytes {
+    match s {
+        None => a2a_bytes::NONE,
+        Some(Span::Chunk(off, len)) => a2a_bytes::from_slice(&chunk[off..off + len]),
+        Some(Span::Arena(off, len)) => a2a_bytes::from_slice(&arena[off..off + len]),
+    }
+}
+
+impl a2a_sse_decoder {
+    fn from_config(config: Config) -> a2a_sse_decoder {
+        a2a_sse_decoder {
+            decoder: Decoder::with_config(config),
+            arena: Vec::new(),
+            recs: Vec::new(),
+            items: Vec::new(),
+            cursor: 0,
+            last_error: String::new(),
+        }
+    }
+
+    /// Forgets the items of the last call (start of every mutating call).
+    fn begin(&mut self) {
+        self.arena.clear();
+        self.recs.clear();
+        self.items.clear();
+        self.cursor = 0;
+        self.last_error.clear();
+    }
+
+    /// Decodes all of `chunk`, recording every item; `copy` copies every value.
+    fn drain(&mut self, chunk: &[u8], copy: bool) {
+        self.begin();
+        let a2a_sse_decoder {
+            decoder,
+            arena,
+            recs,
+            last_error,
+            ..
+        } = self;
+        let mut feed = decoder.feed(chunk);
+        loop {
+            match feed.next_item() {
+                Ok(None) => break,
+                Ok(Some(Item::Event(e))) => {
+                    let mut r = Rec::new(a2a_sse_item_kind::Event);
+                    r.event_type = Some(span(chunk, arena, e.event_type, copy));
+                    r.data = Some(span(chunk, arena, e.data, copy));
+                    r.id = Some(span(chunk, arena, e.id, copy));
+                    recs.push(r);
+                }
+                Ok(Some(Item::Comment(c))) => {
+                    let mut r = Rec::new(a2a_sse_item_kind::Comment);
+                    r.data = Some(span(chunk, arena, c, copy));
+                    recs.push(r);
+                }
+                Ok(Some(Item::Retry(ms))) => {
+                    let mut r = Rec::new(a2a_sse_item_kind::Retry);
+                    r.retry_ms = ms;
+                    recs.push(r);
+                }
+                Err(e) => {
+                    let mut r = Rec::new(a2a_sse_item_kind::LimitError);
+                    r.error = limit_code(&e);
+                    r.limit = e.limit();
+                    recs.push(r);
+                    *last_error = e.to_string();
+                }
+            }
+        }
+        drop(feed);
+        self.items = self
+            .recs
+            .iter()
+            .map(|r| a2a_sse_item {
+                kind: r.kind,
+                event_type: view(chunk, &self.arena, r.event_type),
+                data: view(chunk, &self.arena, r.data),
+                id: view(chunk, &self.arena, r.id),
+                retry_ms: r.retry_ms,
+                error: r.error,
+                limit: r.limit,
+            })
+            .collect();
+    }
+}
+
+/// A new decoder with the default limits (16 MiB lines, 16 MiB events) and the WHATWG
+/// end-of-stream rule.
+///
+/// `out`: receives a new handle the caller owns (free with `a2a_sse_decoder_free`);
+/// written on success only.
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_new(out: *mut *mut a2a_sse_decoder) -> a2a_result {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        out.set(handle::into_raw(a2a_sse_decoder::from_config(Config::new())));
+        a2a_result::A2A_OK
+    }
+}
+
+/// A new decoder with explicit limits and end-of-stream rule.
+///
+/// `max_line`: longest line in bytes (every field counts). `max_event`: largest event data
+/// in bytes. Memory held by the decoder is bounded by about `max_line + max_event` plus the
+/// items of one chunk. `at_eof`: an `a2a_sse_at_eof`. `out`: receives a new handle the
+/// caller owns; written on success only.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (a limit of 0, or `at_eof` not a
+/// member).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_new_with(
+    max_line: usize,
+    max_event: usize,
+    at_eof: u32,
+    out: *mut *mut a2a_sse_decoder,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        let at_eof = match at_eof {
+            x if x == a2a_sse_at_eof::Discard as u32 => AtEof::Discard,
+            x if x == a2a_sse_at_eof::Dispatch as u32 => AtEof::Dispatch,
+            _ => return a2a_result::A2A_INVALID_ARGUMENT,
+        };
+        if max_line == 0 || max_event == 0 {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        }
+        let config = Config::new()
+            .with_max_line(max_line)
+            .with_max_event(max_event)
+            .with_at_eof(at_eof);
+        out.set(handle::into_raw(a2a_sse_decoder::from_config(config)));
+        a2a_result::A2A_OK
+    }
+}
+
+/// Frees a decoder. NULL is a no-op; must not be called twice. Every view obtained from the
+/// decoder becomes invalid.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_free(decoder: *mut a2a_sse_decoder) {
+    ffi_panic_boundary! {
+        // SAFETY: the header requires a pointer from this library, not yet freed.
+        unsafe { handle::free(decoder) }
+    }
+}
+
+/// Shared body of the two feed calls.
+fn feed(
+    decoder: *mut a2a_sse_decoder,
+    chunk: *const u8,
+    chunk_len: usize,
+    items: *mut *const a2a_sse_item,
+    count: *mut usize,
+    copy: bool,
+) -> a2a_result {
+    let d = try_mut!(decoder);
+    let items = try_out!(items);
+    let count = try_out!(count);
+    let chunk = try_bytes!(chunk, chunk_len);
+    d.drain(chunk, copy);
+    items.set(if d.items.is_empty() {
+        std::ptr::null()
+    } else {
+        d.items.as_ptr()
+    });
+    count.set(d.items.len());
+    a2a_result::A2A_OK
+}
+
+/// Decodes a whole chunk of the body (any size, split anywhere; `(NULL, 0)` is an empty
+/// chunk) and returns every item it completed, ZERO-COPY.
+///
+/// `items`/`count`: receive an array of `*count` items owned by the decoder (NULL when
+/// `*count` is 0); written on success only. The same items are also returned one by one by
+/// `a2a_sse_decoder_next`.
+///
+/// RETAINS caller memory: values lying whole inside `chunk` are views of `chunk`, so every
+/// view in the items is valid only while the caller keeps `chunk` alive and unmodified AND
+/// until the next mutating call on the decoder (`a2a_sse_decoder_next` excepted). Values
+/// that span chunks are copied into the decoder. Use `a2a_sse_decoder_feed_copy` when the
+/// chunk may move or be freed after the call (JNA, cgo).
+///
+/// Limit errors are reported as `A2A_SSE_ITEM_KIND_LIMIT_ERROR` items (the call still
+/// returns `A2A_OK`); `a2a_sse_decoder_last_error` then describes the last one.
+///
+/// Errors: `A2A_NULL_PARAMETER` (decoder, items or count NULL, or `(NULL, len > 0)`).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_feed(
+    decoder: *mut a2a_sse_decoder,
+    chunk: *const u8,
+    chunk_len: usize,
+    items: *mut *const a2a_sse_item,
+    count: *mut usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        feed(decoder, chunk, chunk_len, items, count, false)
+    }
+}
+
+/// Like `a2a_sse_decoder_feed`, but every value is COPIED into memory the decoder owns:
+/// `chunk` is borrowed for the call only and may be freed or moved as soon as it returns.
+/// The item views are valid until the next mutating call on the decoder
+/// (`a2a_sse_decoder_next` excepted) or its free.
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_feed_copy(
+    decoder: *mut a2a_sse_decoder,
+    chunk: *const u8,
+    chunk_len: usize,
+    items: *mut *const a2a_sse_item,
+    count: *mut usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        feed(decoder, chunk, chunk_len, items, count, true)
+    }
+}
+
+/// The next item of the last feed, in order: returns `A2A_OK` and writes `*out`, or
+/// `A2A_NEED_MORE` when every item of the last feed was handed out (feed the next chunk).
+///
+/// `out`: written on success only; its views have the lifetime stated by the feed call
+/// that produced them. This call does not invalidate views handed out before.
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_next(
+    decoder: *mut a2a_sse_decoder,
+    out: *mut a2a_sse_item,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let d = try_mut!(decoder);
+        let out = try_out!(out);
+        match d.items.get(d.cursor) {
+            Some(item) => {
+                out.set(*item);
+                d.cursor += 1;
+                a2a_result::A2A_OK
+            }
+            None => a2a_result::A2A_NEED_MORE,
+        }
+    }
+}
+
+/// Ends the stream (end of the response body) and reports what the end-of-stream rule did.
+/// The decoder is then ready for a new stream (feeding again starts one; the last event ID
+/// and retry value are kept). Calling it twice is harmless: the second call reports a clean
+/// end.
+///
+/// `out`: written on success only; its event views point into the decoder and are valid
+/// until the next mutating call on it. Items of the last feed become invalid.
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_finish(
+    decoder: *mut a2a_sse_decoder,
+    out: *mut a2a_sse_finish,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let d = try_mut!(decoder);
+        let out = try_out!(out);
+        d.begin();
+        let f = d.decoder.finish();
+        let mut event_rec = None;
+        if let Some(e) = f.event {
+            let mut r = Rec::new(a2a_sse_item_kind::Event);
+            r.event_type = Some(span(&[], &mut d.arena, e.event_type, true));
+            r.data = Some(span(&[], &mut d.arena, e.data, true));
+            r.id = Some(span(&[], &mut d.arena, e.id, true));
+            event_rec = Some(r);
+        }
+        let discarded = f.discarded.unwrap_or_default();
+        let (error, limit) = match &f.error {
+            Some(e) => {
+                d.last_error = e.to_string();
+                (limit_code(e), e.limit())
+            }
+            None => (a2a_result::A2A_OK, 0),
+        };
+        let mut report = a2a_sse_finish {
+            has_event: event_rec.is_some(),
+            event: empty_item(),
+            discarded: f.discarded.is_some(),
+            discarded_partial_line: discarded.partial_line,
+            discarded_event: discarded.event,
+            discarded_id: discarded.id,
+            error,
+            limit,
+        };
+        if let Some(r) = event_rec {
+            report.event = a2a_sse_item {
+                kind: r.kind,
+                event_type: view(&[], &d.arena, r.event_type),
+                data: view(&[], &d.arena, r.data),
+                id: view(&[], &d.arena, r.id),
+                retry_ms: 0,
+                error: a2a_result::A2A_OK,
+                limit: 0,
+            };
+        }
+        out.set(report);
+        a2a_result::A2A_OK
+    }
+}
+
+fn empty_item() -> a2a_sse_item {
+    a2a_sse_item {
+        kind: a2a_sse_item_kind::Event,
+        event_type: a2a_bytes::NONE,
+        data: a2a_bytes::NONE,
+        id: a2a_bytes::NONE,
+        retry_ms: 0,
+        error: a2a_result::A2A_OK,
+        limit: 0,
+    }
+}
+
+/// The last event ID (send it as `Last-Event-ID` when reconnecting; never contains NUL, CR
+/// or LF); empty (non-NULL, length 0) when none was set. Absent `(NULL, 0)` only when
+/// `decoder` is NULL. The view points into the decoder: valid until the next mutating call.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_last_event_id(decoder: *const a2a_sse_decoder) -> a2a_bytes {
+    ffi_panic_boundary! {
+        a2a_bytes::from_slice(try_ref!(decoder).decoder.last_event_id())
+    }
+}
+
+/// Sets the last event ID (for example one persisted by an earlier process). `id`/`id_len`
+/// is copied; `(NULL, 0)` clears it.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_SSE_ID_NUL` (the id contains NUL, which the spec
+/// ignores; the id is unchanged).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_set_last_event_id(
+    decoder: *mut a2a_sse_decoder,
+    id: *const u8,
+    id_len: usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let d = try_mut!(decoder);
+        let id = try_bytes!(id, id_len);
+        d.begin();
+        if d.decoder.set_last_event_id(id) {
+            a2a_result::A2A_OK
+        } else {
+            d.last_error = "SSE id contains NUL; ignored as the spec requires".to_owned();
+            a2a_result::A2A_SSE_ID_NUL
+        }
+    }
+}
+
+/// The last valid `retry` value (reconnection time in milliseconds) seen on any stream of
+/// this decoder. Returns true and writes `*out` when there is one; false (leaving `*out`
+/// untouched) otherwise or when an argument is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_retry(decoder: *const a2a_sse_decoder, out: *mut u64) -> bool {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        match try_ref!(decoder).decoder.retry() {
+            Some(ms) => { out.set(ms); true }
+            None => false,
+        }
+    }
+}
+
+/// Forgets the stream in progress without reporting it, for a new connection; keeps the
+/// last event ID and the retry value. Items of the last feed become invalid.
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_reset_for_reconnect(decoder: *mut a2a_sse_decoder) -> a2a_result {
+    ffi_panic_boundary! {
+        let d = try_mut!(decoder);
+        d.begin();
+        d.decoder.reset_for_reconnect();
+        a2a_result::A2A_OK
+    }
+}
+
+/// A human-readable message for the last error of the most recent mutating call on the
+/// decoder (e.g. which limit a line went over); absent `(NULL, 0)` when that call had none
+/// or `decoder` is NULL. The view points into the decoder: valid until the next mutating
+/// call.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_last_error(decoder: *const a2a_sse_decoder) -> a2a_str {
+    ffi_panic_boundary! {
+        let d = try_ref!(decoder);
+        if d.last_error.is_empty() {
+            a2a_str::NONE
+        } else {
+            a2a_str::from_str(&d.last_error)
+        }
+    }
+}
+
+/// An SSE writer: appends events, comments and keep-alives to a buffer it owns.
+///
+/// Methods: `a2a_sse_encoder_new`, `a2a_sse_encoder_free`, `a2a_sse_encoder_event`,
+/// `a2a_sse_encoder_comment`, `a2a_sse_encoder_keep_alive`, `a2a_sse_encoder_output`,
+/// `a2a_sse_encoder_clear`, `a2a_sse_encoder_last_error`.
+///
+/// Threading: `Send`, not thread-safe.
+pub struct a2a_sse_encoder {
+    out: Vec<u8>,
+    last_error: String,
+}
+
+impl Handle for a2a_sse_encoder {}
+
+fn encode_code(e: &EncodeError) -> a2a_result {
+    match e {
+        EncodeError::EventTypeLineBreak => a2a_result::A2A_SSE_EVENT_TYPE_LINE_BREAK,
+        EncodeError::IdLineBreak => a2a_result::A2A_SSE_ID_LINE_BREAK,
+        EncodeError::IdNul => a2a_result::A2A_SSE_ID_NUL,
+        _ => a2a_result::A2A_SSE_ENCODE,
+    }
+}
+
+/// A new encoder with an empty buffer.
+///
+/// `out`: receives a new handle the caller owns (free with `a2a_sse_encoder_free`);
+/// written on success only.
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_encoder_new(out: *mut *mut a2a_sse_encoder) -> a2a_result {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        out.set(handle::into_raw(a2a_sse_encoder { out: Vec::new(), last_error: String::new() }));
+        a2a_result::A2A_OK
+    }
+}
+
+/// Frees an encoder. NULL is a no-op; must not be called twice.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_encoder_free(encoder: *mut a2a_sse_encoder) {
+    ffi_panic_boundary! {
+        // SAFETY: the header requires a pointer from this library, not yet freed.
+        unsafe { handle::free(encoder) }
+    }
+}
+
+/// Appends one event: a `retry:` line when `has_retry`, an `id:` line when `has_id` (an
+/// empty id resets the client's last event ID), an `event:` line when `event_type` is not
+/// empty, then the data (line breaks in it become separate `data:` lines) and a blank line.
+///
+/// Every input pair is copied (borrowed for the call only); `(NULL, 0)` is empty.
+///
+/// Errors (nothing is appended): `A2A_NULL_PARAMETER`, `A2A_SSE_EVENT_TYPE_LINE_BREAK`,
+/// `A2A_SSE_ID_LINE_BREAK`, `A2A_SSE_ID_NUL`.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn a2a_sse_encoder_event(
+    encoder: *mut a2a_sse_encoder,
+    data: *const u8,
+    data_len: usize,
+    event_type: *const u8,
+    event_type_len: usize,
+    has_id: bool,
+    id: *const u8,
+    id_len: usize,
+    has_retry: bool,
+    retry_ms: u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let enc = try_mut!(encoder);
+        let data = try_bytes!(data, data_len);
+        let event_type = try_bytes!(event_type, event_type_len);
+        let id = try_bytes!(id, id_len);
+        enc.last_error.clear();
+        let mut ev = OutEvent::new(data);
+        if !event_type.is_empty() {
+            ev = ev.event_type(event_type);
+        }
+        if has_id {
+            ev = ev.id(id);
+        }
+        if has_retry {
+            ev = ev.retry(retry_ms);
+        }
+        match ev.write_to(&mut enc.out) {
+            Ok(()) => a2a_result::A2A_OK,
+            Err(e) => {
+                enc.last_error = e.to_string();
+                encode_code(&e)
+            }
+        }
+    }
+}
+
+/// Appends a comment (`: text`; a line break starts another comment line). `text` is
+/// copied; `(NULL, 0)` writes an empty comment line `:`.
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_encoder_comment(
+    encoder: *mut a2a_sse_encoder,
+    text: *const u8,
+    text_len: usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let enc = try_mut!(encoder);
+        let text = try_bytes!(text, text_len);
+        enc.last_error.clear();
+        encoder::write_comment(&mut enc.out, text);
+        a2a_result::A2A_OK
+    }
+}
+
+/// Appends the keep-alive `: keep-alive` and a blank line (send one when nothing was
+/// written for a while, so proxies keep a quiet stream open).
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_encoder_keep_alive(encoder: *mut a2a_sse_encoder) -> a2a_result {
+    ffi_panic_boundary! {
+        let enc = try_mut!(encoder);
+        enc.last_error.clear();
+        encoder::write_keep_alive(&mut enc.out);
+        a2a_result::A2A_OK
+    }
+}
+
+/// Everything written since the encoder was created or last cleared. The view points into
+/// the encoder: valid until the next mutating call. Absent `(NULL, 0)` only when `encoder`
+/// is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_encoder_output(encoder: *const a2a_sse_encoder) -> a2a_bytes {
+    ffi_panic_boundary! {
+        a2a_bytes::from_slice(&try_ref!(encoder).out)
+    }
+}
+
+/// Empties the buffer (keeping its capacity), e.g. after the bytes were sent.
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_encoder_clear(encoder: *mut a2a_sse_encoder) -> a2a_result {
+    ffi_panic_boundary! {
+        let enc = try_mut!(encoder);
+        enc.last_error.clear();
+        enc.out.clear();
+        a2a_result::A2A_OK
+    }
+}
+
+/// A human-readable message for the error of the most recent mutating call on the encoder;
+/// absent `(NULL, 0)` when it had none or `encoder` is NULL. Valid until the next mutating
+/// call.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_encoder_last_error(encoder: *const a2a_sse_encoder) -> a2a_str {
+    ffi_panic_boundary! {
+        let e = try_ref!(encoder);
+        if e.last_error.is_empty() { a2a_str::NONE } else { a2a_str::from_str(&e.last_error) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ptr::{null, null_mut};
+
+    /// An item copied out: (kind, type, data, id, retry).
+    type Owned = (
+        a2a_sse_item_kind,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        u64,
+    );
+
+    fn new_decoder() -> *mut a2a_sse_decoder {
+        let mut d = null_mut();
+        assert_eq!(a2a_sse_decoder_new(&mut d), a2a_result::A2A_OK);
+        d
+    }
+
+    /// Feeds `chunk` and returns the items as owned tuples (kind, type, data, id).
+    fn feed_all(d: *mut a2a_sse_decoder, chunk: &[u8], copy: bool) -> Vec<Owned> {
+        let mut items: *const a2a_sse_item = null();
+        let mut n = usize::MAX;
+        let f = if copy {
+            a2a_sse_decoder_feed_copy
+        } else {
+            a2a_sse_decoder_feed
+        };
+        assert_eq!(
+            f(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
+            a2a_result::A2A_OK
+        );
+        let slice = if n == 0 {
+            assert!(items.is_null());
+            &[][..]
+        } else {
+            unsafe { std::slice::from_raw_parts(items, n) }
+        };
+        slice
+            .iter()
+            .map(|i| unsafe {
+                (
+                    i.kind,
+                    i.event_type.as_slice().map(<[u8]>::to_vec),
+                    i.data.as_slice().map(<[u8]>::to_vec),
+                    i.id.as_slice().map(<[u8]>::to_vec),
+                    i.retry_ms,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn events_split_across_chunks_come_out_whole() {
+        for copy in [false, true] {
+            let d = new_decoder();
+            assert!(feed_all(d, b"id: 7\ndata: hel", copy).is_empty());
+            let items = feed_all(d, b"lo\r\n\n: ping\nretry: 1500\n", copy);
+            assert_eq!(items.len(), 3);
+            assert_eq!(items[0].0, a2a_sse_item_kind::Event);
+            assert_eq!(items[0].1.as_deref(), Some(&b"message"[..]));
+            assert_eq!(items[0].2.as_deref(), Some(&b"hello"[..]));
+            assert_eq!(items[0].3.as_deref(), Some(&b"7"[..]));
+            assert_eq!(items[1].0, a2a_sse_item_kind::Comment);
+            assert_eq!(items[1].2.as_deref(), Some(&b" ping"[..]));
+            assert_eq!(items[2].0, a2a_sse_item_kind::Retry);
+            assert_eq!(items[2].4, 1500);
+            assert!(items[2].2.is_none());
+            let mut r = 0;
+            assert!(a2a_sse_decoder_retry(d, &mut r));
+            assert_eq!(r, 1500);
+            assert_eq!(
+                unsafe { a2a_sse_decoder_last_event_id(d).as_slice() },
+                Some(&b"7"[..])
+            );
+            a2a_sse_decoder_free(d);
+        }
+    }
+
+    #[test]
+    fn zero_copy_views_point_into_the_chunk_and_copy_views_do_not() {
+        let chunk = b"event: update\ndata: {\"a\":1}\n\n".to_vec();
+        let range = chunk.as_ptr_range();
+        for copy in [false, true] {
+            let d = new_decoder();
+            let mut items: *const a2a_sse_item = null();
+            let mut n = 0;
+            let f = if copy {
+                a2a_sse_decoder_feed_copy
+            } else {
+                a2a_sse_decoder_feed
+            };
+            assert_eq!(
+                f(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
+                a2a_result::A2A_OK
+            );
+            assert_eq!(n, 1);
+            let item = unsafe { *items };
+            let inside = range.contains(&item.data.ptr);
+            assert_eq!(inside, !copy, "copy={copy}");
+            assert_eq!(unsafe { item.data.as_slice() }, Some(&b"{\"a\":1}"[..]));
+            assert_eq!(unsafe { item.event_type.as_slice() }, Some(&b"update"[..]));
+            a2a_sse_decoder_free(d);
+        }
+    }
+
+    #[test]
+    fn next_walks_the_items_of_the_last_feed() {
+        let d = new_decoder();
+        let chunk = b"data: a\n\ndata: b\n\n";
+        let (mut items, mut n) = (null(), 0);
+        assert_eq!(
+            a2a_sse_decoder_feed(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(n, 2);
+        let mut item = empty_item();
+        assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
+        assert_eq!(unsafe { item.data.as_slice() }, Some(&b"a"[..]));
+        assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
+        assert_eq!(unsafe { item.data.as_slice() }, Some(&b"b"[..]));
+        assert_eq!(
+            a2a_sse_decoder_next(d, &mut item),
+            a2a_result::A2A_NEED_MORE
+        );
+        assert_eq!(
+            unsafe { item.data.as_slice() },
+            Some(&b"b"[..]),
+            "untouched"
+        );
+        a2a_sse_decoder_free(d);
+    }
+
+    #[test]
+    fn limits_are_reported_as_items_and_decoding_goes_on() {
+        let mut d = null_mut();
+        assert_eq!(
+            a2a_sse_decoder_new_with(8, 1024, a2a_sse_at_eof::Discard as u32, &mut d),
+            a2a_result::A2A_OK
+        );
+        let items = feed_all(d, b"data: far too long\n\ndata: ok\n\n", false);
+        assert_eq!(items[0].0, a2a_sse_item_kind::LimitError);
+        let msg = unsafe { a2a_sse_decoder_last_error(d).as_str() }.unwrap();
+        assert!(msg.contains("max_line"), "{msg}");
+        assert_eq!(items.last().unwrap().2.as_deref(), Some(&b"ok"[..]));
+        // The next mutating call clears the message.
+        feed_all(d, b"", false);
+        assert!(a2a_sse_decoder_last_error(d).ptr.is_null());
+        a2a_sse_decoder_free(d);
+        for (line, event, eof) in [(0, 1, 1), (1, 0, 1), (1, 1, 0), (1, 1, 3)] {
+            let mut d = null_mut();
+            assert_eq!(
+                a2a_sse_decoder_new_with(line, event, eof, &mut d),
+                a2a_result::A2A_INVALID_ARGUMENT
+            );
+            assert!(d.is_null());
+        }
+    }
+
+    #[test]
+    fn limit_item_carries_code_and_limit() {
+        let mut d = null_mut();
+        assert_eq!(
+            a2a_sse_decoder_new_with(1024, 4, a2a_sse_at_eof::Discard as u32, &mut d),
+            a2a_result::A2A_OK
+        );
+        let chunk = b"data: 123\ndata: 456\n\n";
+        let (mut items, mut n) = (null(), 0);
+        a2a_sse_decoder_feed(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n);
+        let all = unsafe { std::slice::from_raw_parts(items, n) };
+        let e = all
+            .iter()
+            .find(|i| i.kind == a2a_sse_item_kind::LimitError)
+            .unwrap();
+        assert_eq!(e.error, a2a_result::A2A_SSE_EVENT_TOO_LARGE);
+        assert_eq!(e.limit, 4);
+        a2a_sse_decoder_free(d);
+    }
+
+    #[test]
+    fn finish_reports_the_discarded_block_or_dispatches_it() {
+        let d = new_decoder();
+        feed_all(d, b"id: 9\ndata: partial", false);
+        let mut f = a2a_sse_finish {
+            has_event: true,
+            event: empty_item(),
+            discarded: false,
+            discarded_partial_line: 0,
+            discarded_event: false,
+            discarded_id: false,
+            error: a2a_result::A2A_PANIC,
+            limit: 0,
+        };
+        assert_eq!(a2a_sse_decoder_finish(d, &mut f), a2a_result::A2A_OK);
+        assert!(!f.has_event);
+        assert!(f.discarded && f.discarded_event && f.discarded_id);
+        assert_eq!(f.discarded_partial_line, "data: partial".len());
+        // Second finish: clean end. Feeding afterwards starts a new stream.
+        assert_eq!(a2a_sse_decoder_finish(d, &mut f), a2a_result::A2A_OK);
+        assert!(!f.discarded);
+        let items = feed_all(d, b"data: again\n\n", true);
+        assert_eq!(items[0].2.as_deref(), Some(&b"again"[..]));
+        a2a_sse_decoder_free(d);
+
+        let mut d = null_mut();
+        a2a_sse_decoder_new_with(64, 64, a2a_sse_at_eof::Dispatch as u32, &mut d);
+        feed_all(d, b"event: x\ndata: tail", false);
+        assert_eq!(a2a_sse_decoder_finish(d, &mut f), a2a_result::A2A_OK);
+        assert!(f.has_event);
+        assert_eq!(unsafe { f.event.data.as_slice() }, Some(&b"tail"[..]));
+        assert_eq!(unsafe { f.event.event_type.as_slice() }, Some(&b"x"[..]));
+        a2a_sse_decoder_free(d);
+    }
+
+    #[test]
+    fn last_event_id_and_reconnect() {
+        let d = new_decoder();
+        assert_eq!(
+            a2a_sse_decoder_set_last_event_id(d, b"a\0b".as_ptr(), 3),
+            a2a_result::A2A_SSE_ID_NUL
+        );
+        assert!(!a2a_sse_decoder_last_error(d).ptr.is_null());
+        assert_eq!(
+            a2a_sse_decoder_set_last_event_id(d, b"42".as_ptr(), 2),
+            a2a_result::A2A_OK
+        );
+        feed_all(d, b"data: x", false);
+        assert_eq!(a2a_sse_decoder_reset_for_reconnect(d), a2a_result::A2A_OK);
+        assert_eq!(
+            unsafe { a2a_sse_decoder_last_event_id(d).as_slice() },
+            Some(&b"42"[..])
+        );
+        let items = feed_all(d, b"\n\ndata: y\n\n", false);
+        assert_eq!(items.len(), 1, "the partial block was forgotten");
+        assert_eq!(items[0].2.as_deref(), Some(&b"y"[..]));
+        a2a_sse_decoder_free(d);
+    }
+
+    #[test]
+    fn null_arguments() {
+        let (mut items, mut n) = (null(), 0);
+        assert_eq!(
+            a2a_sse_decoder_feed(null_mut(), null(), 0, &mut items, &mut n),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        let d = new_decoder();
+        assert_eq!(
+            a2a_sse_decoder_feed(d, null(), 5, &mut items, &mut n),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        assert_eq!(
+            a2a_sse_decoder_feed(d, null(), 0, null_mut(), &mut n),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        assert_eq!(
+            a2a_sse_decoder_feed(d, null(), 0, &mut items, &mut n),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(n, 0);
+        assert_eq!(
+            a2a_sse_decoder_new(null_mut()),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        assert!(a2a_sse_decoder_last_event_id(null()).ptr.is_null());
+        a2a_sse_decoder_free(d);
+        a2a_sse_decoder_free(null_mut());
+    }
+
+    #[test]
+    fn encoder_output_decodes_back() {
+        let mut e = null_mut();
+        assert_eq!(a2a_sse_encoder_new(&mut e), a2a_result::A2A_OK);
+        let data = b"line1\r\nline2";
+        assert_eq!(
+            a2a_sse_encoder_event(
+                e,
+                data.as_ptr(),
+                data.len(),
+                b"t".as_ptr(),
+                1,
+                true,
+                b"5".as_ptr(),
+                1,
+                true,
+                300
+            ),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(
+            a2a_sse_encoder_comment(e, b"hi".as_ptr(), 2),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(a2a_sse_encoder_keep_alive(e), a2a_result::A2A_OK);
+        assert_eq!(
+            a2a_sse_encoder_event(e, null(), 0, null(), 0, true, b"a\nb".as_ptr(), 3, false, 0),
+            a2a_result::A2A_SSE_ID_LINE_BREAK
+        );
+        assert!(!a2a_sse_encoder_last_error(e).ptr.is_null());
+        assert_eq!(
+            a2a_sse_encoder_event(e, null(), 0, b"x\r".as_ptr(), 2, false, null(), 0, false, 0),
+            a2a_result::A2A_SSE_EVENT_TYPE_LINE_BREAK
+        );
+        let out = unsafe { a2a_sse_encoder_output(e).as_slice() }
+            .unwrap()
+            .to_vec();
+        let d = new_decoder();
+        let items = feed_all(d, &out, false);
+        let kinds: Vec<_> = items.iter().map(|i| i.0).collect();
+        assert_eq!(
+            kinds,
+            [
+                a2a_sse_item_kind::Retry,
+                a2a_sse_item_kind::Event,
+                a2a_sse_item_kind::Comment,
+                a2a_sse_item_kind::Comment
+            ]
+        );
+        assert_eq!(items[1].2.as_deref(), Some(&b"line1\nline2"[..]));
+        assert_eq!(items[1].1.as_deref(), Some(&b"t"[..]));
+        assert_eq!(items[1].3.as_deref(), Some(&b"5"[..]));
+        assert_eq!(a2a_sse_encoder_clear(e), a2a_result::A2A_OK);
+        assert_eq!(
+            unsafe { a2a_sse_encoder_output(e).as_slice() },
+            Some(&b""[..])
+        );
+        a2a_sse_decoder_free(d);
+        a2a_sse_encoder_free(e);
+        a2a_sse_encoder_free(null_mut());
+    }
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Regenerates include/a2a_core.h from ffi/src with the cbindgen pinned in Cargo.lock
+# (a dev-dependency of a2a-core-ffi), by running the drift test in "bless" mode.
+# No cbindgen binary is needed. Commit the result.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+A2A_BLESS_HEADER=1 cargo test -p a2a-core-ffi --test header committed_header_matches_generated -- --exact
+git --no-pager diff --stat -- include/a2a_core.h || true

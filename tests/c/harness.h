@@ -1,0 +1,52 @@
+/*
+ * Minimal test harness for the C ABI tests (plain C99).
+ *
+ * CHECK(cond) counts a pass or prints the failing line; STR_EQ compares an a2a_str view
+ * with a C string; main() in main.c prints "N passed, M failed" as its last line and
+ * exits non-zero on any failure.
+ */
+#ifndef A2A_TEST_HARNESS_H
+#define A2A_TEST_HARNESS_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "a2a_core.h"
+
+extern unsigned long t_passed;
+extern unsigned long t_failed;
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (cond) {                                                                \
+      t_passed++;                                                              \
+    } else {                                                                   \
+      t_failed++;                                                              \
+      fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);          \
+    }                                                                          \
+  } while (0)
+
+/* Whether view `v` holds exactly the text `s` (present, same bytes). */
+int t_str_eq(a2a_str v, const char *s);
+/* Whether view `v` holds exactly the bytes `s` (present, same bytes). */
+int t_bytes_eq(a2a_bytes v, const char *s);
+/* Whether view `v` contains the text `s` (searching within v.len only). */
+int t_contains(a2a_str v, const char *s);
+/* Whether `v` is the absent view (NULL, 0). */
+int t_absent(a2a_str v);
+
+#define STR_EQ(v, s) CHECK(t_str_eq((v), (s)))
+#define ABSENT(v) CHECK(t_absent(v))
+
+/* One function per exported module. */
+void test_core(void);
+void test_vocab(void);
+void test_version(void);
+void test_outcome(void);
+void test_sse(void);
+void test_classify(void);
+void test_resilience(void);
+void test_http1(void);
+void test_card(void);
+
+#endif

@@ -1,0 +1,41 @@
+/* Runs every C ABI test; the last line of output is "N passed, M failed". */
+#include <stdlib.h>
+
+#include "harness.h"
+
+unsigned long t_passed = 0;
+unsigned long t_failed = 0;
+
+int t_str_eq(a2a_str v, const char *s) {
+  size_t n = strlen(s);
+  return v.ptr != NULL && v.len == n && memcmp(v.ptr, s, n) == 0;
+}
+
+int t_bytes_eq(a2a_bytes v, const char *s) {
+  size_t n = strlen(s);
+  return v.ptr != NULL && v.len == n && memcmp(v.ptr, s, n) == 0;
+}
+
+int t_contains(a2a_str v, const char *s) {
+  size_t i, n = strlen(s);
+  if (v.ptr == NULL) return 0;
+  for (i = 0; i + n <= v.len; i++)
+    if (memcmp(v.ptr + i, s, n) == 0) return 1;
+  return 0;
+}
+
+int t_absent(a2a_str v) { return v.ptr == NULL && v.len == 0; }
+
+int main(void) {
+  test_core();
+  test_vocab();
+  test_version();
+  test_outcome();
+  test_sse();
+  test_classify();
+  test_resilience();
+  test_http1();
+  test_card();
+  printf("%lu passed, %lu failed\n", t_passed, t_failed);
+  return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,327 @@
+/* Classifier, error_id helpers, stream tracker and tally. */
+#include "harness.h"
+
+/* A 0.3 JSON-RPC FAILED task as ADK servers write it (shape from the A2A 0.3 spec,
+ * error_id convention from ADK; hand-written). */
+static const char FAILED_TASK[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"task\",\"id\":\"t-1\","
+    "\"contextId\":\"c-1\",\"status\":{\"state\":\"failed\",\"message\":{\"kind\":\"message\","
+    "\"role\":\"agent\",\"messageId\":\"m\",\"parts\":[{\"kind\":\"text\",\"text\":"
+    "\"Agent execution failed. (error_id: 3f9c0a7b12de)\"}]}}}}";
+
+static const char TASK_NOT_FOUND[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"error\":{\"code\":-32001,\"message\":\"Task not found\"}}";
+
+static a2a_asked asked_send(void) {
+  a2a_asked a;
+  a.version = A2A_PROTOCOL_VERSION_V03;
+  a.binding = A2A_BINDING_JSON_RPC;
+  a.method = "message/send";
+  a.method_len = strlen(a.method);
+  a.request_id = "1";
+  a.request_id_len = 1;
+  return a;
+}
+
+static a2a_response resp(uint16_t status, const char *ct, const char *body) {
+  a2a_response r;
+  r.status = status;
+  r.content_type = ct;
+  r.content_type_len = ct ? strlen(ct) : 0;
+  r.retry_after = NULL;
+  r.retry_after_len = 0;
+  r.body = (const uint8_t *)body;
+  r.body_len = body ? strlen(body) : 0;
+  r.asked = asked_send();
+  return r;
+}
+
+static void classify(void) {
+  a2a_outcome *o = NULL;
+  a2a_task_state st = A2A_TASK_STATE_UNKNOWN;
+  int64_t code = 0;
+  uint64_t secs = 0;
+  a2a_error_name en = A2A_ERROR_NAME_OTHER;
+  a2a_response r = resp(200, "application/json", FAILED_TASK);
+
+  CHECK(a2a_classify(&r, &o) == A2A_OK && o != NULL);
+  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TASK);
+  CHECK(a2a_outcome_state(o, &st) && st == A2A_TASK_STATE_FAILED);
+  CHECK(a2a_outcome_terminal(o));
+  STR_EQ(a2a_outcome_error_id(o), "3f9c0a7b12de");
+  STR_EQ(a2a_outcome_task_id(o), "t-1");
+  STR_EQ(a2a_outcome_context_id(o), "c-1");
+  a2a_outcome_free(o);
+
+  r = resp(200, "application/json", TASK_NOT_FOUND);
+  o = NULL;
+  CHECK(a2a_classify(&r, &o) == A2A_OK);
+  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_PROTOCOL);
+  CHECK(a2a_outcome_code(o, &code) && code == -32001);
+  CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_TASK_NOT_FOUND);
+  STR_EQ(a2a_outcome_message(o), "Task not found");
+  a2a_outcome_free(o);
+
+  /* A proxy's HTML page with Retry-After. */
+  r = resp(503, "text/html", "<html><body>Service Unavailable</body></html>");
+  r.retry_after = "30";
+  r.retry_after_len = 2;
+  o = NULL;
+  CHECK(a2a_classify(&r, &o) == A2A_OK);
+  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_HTTP);
+  CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_UNAVAILABLE);
+  CHECK(a2a_outcome_retry_after_secs(o, &secs) && secs == 30);
+  CHECK(a2a_outcome_retry(o) == A2A_RETRY_BACKOFF);
+  a2a_outcome_free(o);
+
+  /* Empty body, nothing known: (NULL, 0) everywhere is valid. */
+  r = resp(200, NULL, NULL);
+  r.asked.version = 0;
+  r.asked.binding = 0;
+  r.asked.method = NULL;
+  r.asked.method_len = 0;
+  r.asked.request_id = NULL;
+  r.asked.request_id_len = 0;
+  o = NULL;
+  CHECK(a2a_classify(&r, &o) == A2A_OK);
+  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_MALFORMED);
+  a2a_outcome_free(o);
+
+  /* Invalid UTF-8 in the body is a classification, not an error. */
+  r = resp(200, "application/json", "{\"jsonrpc\":\"2.0\",\xff}");
+  o = NULL;
+  CHECK(a2a_classify(&r, &o) == A2A_OK);
+  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_MALFORMED);
+  a2a_outcome_free(o);
+
+  /* Argument errors leave *out untouched. */
+  o = NULL;
+  r = resp(200, "application/json", "{}");
+  r.asked.version = 7;
+  CHECK(a2a_classify(&r, &o) == A2A_INVALID_ARGUMENT);
+  r.asked.version = 0;
+  r.asked.binding = 9;
+  CHECK(a2a_classify(&r, &o) == A2A_INVALID_ARGUMENT);
+  r.asked.binding = 0;
+  r.content_type = "\xff";
+  r.content_type_len = 1;
+  CHECK(a2a_classify(&r, &o) == A2A_INVALID_UTF8);
+  r.content_type = NULL;
+  r.content_type_len = 4;
+  CHECK(a2a_classify(&r, &o) == A2A_NULL_PARAMETER);
+  r = resp(200, "application/json", NULL);
+  r.body_len = 3;
+  CHECK(a2a_classify(&r, &o) == A2A_NULL_PARAMETER);
+  CHECK(a2a_classify(NULL, &o) == A2A_NULL_PARAMETER);
+  r = resp(200, "application/json", "{}");
+  CHECK(a2a_classify(&r, NULL) == A2A_NULL_PARAMETER);
+  CHECK(o == NULL);
+}
+
+static void helpers(void) {
+  const char *t = "Agent execution failed. (error_id: 3f9c0a7b12de)";
+  const char *leak = "failed: java.lang.IllegalStateException: boom";
+  a2a_str v = {NULL, 0}, cls = {NULL, 0}, msg = {NULL, 0};
+  uint64_t secs = 5;
+
+  CHECK(a2a_extract_error_id(t, strlen(t), &v) == A2A_OK);
+  STR_EQ(v, "3f9c0a7b12de");
+  CHECK(v.ptr >= t && v.ptr < t + strlen(t)); /* a view into the caller's text */
+  CHECK(a2a_extract_error_id("error_id: 3F9C0A7B12DE", 22, &v) == A2A_NONE);
+  CHECK(a2a_extract_error_id(NULL, 0, &v) == A2A_NONE);
+  CHECK(a2a_extract_error_id(NULL, 1, &v) == A2A_NULL_PARAMETER);
+  CHECK(a2a_extract_error_id("\xff", 1, &v) == A2A_INVALID_UTF8);
+  CHECK(a2a_extract_error_id(t, strlen(t), NULL) == A2A_NULL_PARAMETER);
+
+  CHECK(a2a_leaked_exception(leak, strlen(leak), &cls, &msg) == A2A_OK);
+  STR_EQ(cls, "java.lang.IllegalStateException");
+  STR_EQ(msg, "boom");
+  CHECK(a2a_leaked_exception("all good", 8, &cls, &msg) == A2A_NONE);
+  CHECK(a2a_leaked_exception(leak, strlen(leak), NULL, &msg) == A2A_NULL_PARAMETER);
+  CHECK(a2a_leaked_exception(leak, strlen(leak), &cls, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_leaked_exception("\xc3", 1, &cls, &msg) == A2A_INVALID_UTF8);
+
+  CHECK(a2a_parse_retry_after("120", 3, &secs) == A2A_OK && secs == 120);
+  CHECK(a2a_parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", 29, &secs) == A2A_NONE);
+  CHECK(a2a_parse_retry_after(NULL, 0, &secs) == A2A_NONE && secs == 120);
+  CHECK(a2a_parse_retry_after("1", 1, NULL) == A2A_NULL_PARAMETER);
+
+  CHECK(a2a_is_event_stream("text/event-stream", 17));
+  CHECK(a2a_is_event_stream("Text/Event-Stream; charset=utf-8", 32));
+  CHECK(!a2a_is_event_stream("application/json", 16));
+  CHECK(!a2a_is_event_stream(NULL, 0));
+  CHECK(!a2a_is_event_stream(NULL, 5));
+  CHECK(!a2a_is_event_stream("\xff", 1));
+
+  CHECK(a2a_error_name_of_code(-32001) == A2A_ERROR_NAME_TASK_NOT_FOUND);
+  CHECK(a2a_error_name_of_code(-32601) == A2A_ERROR_NAME_METHOD_NOT_FOUND);
+  CHECK(a2a_error_name_of_code(12345) == A2A_ERROR_NAME_OTHER);
+}
+
+static const char STATUS_WORKING[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"status-update\",\"taskId\":\"t-9\","
+    "\"contextId\":\"c\",\"status\":{\"state\":\"working\"},\"final\":false}}";
+static const char STATUS_DONE[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"status-update\",\"taskId\":\"t-9\","
+    "\"contextId\":\"c\",\"status\":{\"state\":\"completed\"},\"final\":true}}";
+
+static void tracker(void) {
+  a2a_stream_tracker *t = NULL;
+  a2a_asked a = asked_send();
+  a2a_stream_item item;
+  a2a_outcome *o = NULL;
+  a2a_stream_end_kind kind = A2A_STREAM_END_KIND_ERROR;
+  a2a_task_state st = A2A_TASK_STATE_UNKNOWN;
+  uint64_t deadline = 0;
+  a2a_response r;
+
+  a.method = "message/stream";
+  a.method_len = strlen(a.method);
+  CHECK(a2a_stream_tracker_new(&a, 1000, 5, &t) == A2A_OK && t != NULL);
+  CHECK(a2a_stream_tracker_next_deadline(t, &deadline) && deadline == 1005);
+  CHECK(!a2a_stream_tracker_is_over(t));
+  ABSENT(a2a_stream_tracker_task_id(t));
+  CHECK(!a2a_stream_tracker_last_state(t, &st));
+
+  CHECK(a2a_stream_tracker_on_event(t, 100, NULL, 0, (const uint8_t *)STATUS_WORKING,
+                                    strlen(STATUS_WORKING), &item) == A2A_OK);
+  CHECK(item.kind == A2A_STREAM_ITEM_KIND_STATUS_UPDATE);
+  CHECK(item.has_final && !item.final_flag && !item.ends_stream);
+  CHECK(a2a_outcome_channel(item.outcome) == A2A_CHANNEL_TASK);
+  ABSENT(item.artifact_id);
+  CHECK(a2a_stream_tracker_next_deadline(t, &deadline) && deadline == 1100);
+  CHECK(a2a_stream_tracker_on_comment(t, 600) == A2A_OK);
+  CHECK(a2a_stream_tracker_next_deadline(t, &deadline) && deadline == 1600);
+  CHECK(a2a_stream_tracker_on_bytes(t, 700) == A2A_OK);
+  CHECK(a2a_stream_tracker_next_deadline(t, &deadline) && deadline == 1700);
+  /* An event with empty data classifies nothing. */
+  CHECK(a2a_stream_tracker_on_event(t, 700, (const uint8_t *)"ping", 4, NULL, 0, &item) ==
+        A2A_NONE);
+  CHECK(a2a_stream_tracker_on_timeout(t, 1699, &o) == A2A_NONE && o == NULL);
+  CHECK(a2a_stream_tracker_on_event(t, 800, NULL, 0, (const uint8_t *)STATUS_DONE,
+                                    strlen(STATUS_DONE), &item) == A2A_OK);
+  CHECK(item.ends_stream && item.final_flag);
+  CHECK(a2a_stream_tracker_is_over(t));
+  CHECK(!a2a_stream_tracker_next_deadline(t, &deadline));
+  STR_EQ(a2a_stream_tracker_task_id(t), "t-9");
+  CHECK(a2a_stream_tracker_last_state(t, &st) && st == A2A_TASK_STATE_COMPLETED);
+  CHECK(a2a_stream_tracker_events(t) == 2);
+  CHECK(a2a_stream_tracker_finish(t, &kind, &o) == A2A_OK);
+  CHECK(kind == A2A_STREAM_END_KIND_COMPLETED);
+  CHECK(a2a_outcome_is_success(o));
+  a2a_outcome_free(o);
+  /* Finish again: the same end. */
+  o = NULL;
+  CHECK(a2a_stream_tracker_finish(t, &kind, &o) == A2A_OK && kind == A2A_STREAM_END_KIND_COMPLETED);
+  a2a_outcome_free(o);
+  a2a_stream_tracker_free(t);
+
+  /* Truncated: the body ends while working; resubscribe, never resend. */
+  t = NULL;
+  CHECK(a2a_stream_tracker_new(&a, 0, 0, &t) == A2A_OK);
+  CHECK(!a2a_stream_tracker_next_deadline(t, &deadline)); /* no idle timeout */
+  CHECK(a2a_stream_tracker_on_event(t, 1, (const uint8_t *)"message", 7,
+                                    (const uint8_t *)STATUS_WORKING, strlen(STATUS_WORKING),
+                                    &item) == A2A_OK);
+  o = NULL;
+  CHECK(a2a_stream_tracker_finish(t, &kind, &o) == A2A_OK);
+  CHECK(kind == A2A_STREAM_END_KIND_TRUNCATED);
+  CHECK(a2a_outcome_retry(o) == A2A_RETRY_RESUBSCRIBE);
+  STR_EQ(a2a_outcome_task_id(o), "t-9");
+  a2a_outcome_free(o);
+  a2a_stream_tracker_free(t);
+
+  /* Idle timeout, nothing known about the call (asked NULL). */
+  t = NULL;
+  CHECK(a2a_stream_tracker_new(NULL, 50, 0, &t) == A2A_OK);
+  o = NULL;
+  CHECK(a2a_stream_tracker_on_timeout(t, 50, &o) == A2A_OK && o != NULL);
+  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TRANSPORT);
+  a2a_outcome_free(o);
+  o = NULL;
+  CHECK(a2a_stream_tracker_finish(t, &kind, &o) == A2A_OK && kind == A2A_STREAM_END_KIND_TIMED_OUT);
+  a2a_outcome_free(o);
+  a2a_stream_tracker_free(t);
+
+  /* Not an event stream: an up-front JSON error. */
+  t = NULL;
+  CHECK(a2a_stream_tracker_new(&a, 0, 0, &t) == A2A_OK);
+  r = resp(200, "application/json", TASK_NOT_FOUND);
+  o = NULL;
+  CHECK(a2a_stream_tracker_on_non_sse_body(t, &r, &o) == A2A_OK);
+  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_PROTOCOL);
+  a2a_outcome_free(o);
+  o = NULL;
+  CHECK(a2a_stream_tracker_finish(t, &kind, &o) == A2A_OK && kind == A2A_STREAM_END_KIND_NOT_A_STREAM);
+  a2a_outcome_free(o);
+  r.content_type = "\xff";
+  r.content_type_len = 1;
+  CHECK(a2a_stream_tracker_on_non_sse_body(t, &r, &o) == A2A_INVALID_UTF8);
+  CHECK(a2a_stream_tracker_on_non_sse_body(t, NULL, &o) == A2A_NULL_PARAMETER);
+  CHECK(a2a_stream_tracker_on_non_sse_body(t, &r, NULL) == A2A_NULL_PARAMETER);
+  a2a_stream_tracker_free(t);
+
+  /* NULL and bad arguments. */
+  a.version = 5;
+  t = NULL;
+  CHECK(a2a_stream_tracker_new(&a, 0, 0, &t) == A2A_INVALID_ARGUMENT && t == NULL);
+  CHECK(a2a_stream_tracker_new(NULL, 0, 0, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_stream_tracker_on_bytes(NULL, 0) == A2A_NULL_PARAMETER);
+  CHECK(a2a_stream_tracker_on_comment(NULL, 0) == A2A_NULL_PARAMETER);
+  CHECK(a2a_stream_tracker_on_event(NULL, 0, NULL, 0, NULL, 0, &item) == A2A_NULL_PARAMETER);
+  CHECK(a2a_stream_tracker_on_timeout(NULL, 0, &o) == A2A_NULL_PARAMETER);
+  CHECK(a2a_stream_tracker_finish(NULL, &kind, &o) == A2A_NULL_PARAMETER);
+  CHECK(!a2a_stream_tracker_next_deadline(NULL, &deadline));
+  CHECK(!a2a_stream_tracker_is_over(NULL));
+  ABSENT(a2a_stream_tracker_task_id(NULL));
+  CHECK(!a2a_stream_tracker_last_state(NULL, &st));
+  CHECK(a2a_stream_tracker_events(NULL) == 0);
+  a2a_stream_tracker_free(NULL);
+}
+
+static void tally(void) {
+  a2a_tally *t = NULL;
+  a2a_outcome *o = NULL;
+  a2a_str text = {NULL, 0};
+  uint64_t n = 99;
+  const char *want =
+      "a2a_outcomes_total{agent=\"pl\\\"an\",method=\"message/send\",channel=\"transport\","
+      "code=\"Timeout\"} 2\n";
+
+  CHECK(a2a_tally_new(&t) == A2A_OK && t != NULL);
+  CHECK(a2a_tally_new(NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_outcome_transport(A2A_ERROR_NAME_TIMEOUT, A2A_REQUEST_SENT_UNKNOWN, NULL, 0, &o) ==
+        A2A_OK);
+  CHECK(a2a_tally_record(t, "pl\"an", 5, "message/send", 12, o) == A2A_OK);
+  CHECK(a2a_tally_record(t, "pl\"an", 5, "message/send", 12, o) == A2A_OK);
+  CHECK(a2a_tally_record(t, "x", 1, "y", 1, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_tally_record(t, "\xff", 1, "y", 1, o) == A2A_INVALID_UTF8);
+  CHECK(a2a_tally_count(t, "pl\"an", 5, "message/send", 12, A2A_CHANNEL_TRANSPORT, "Timeout", 7,
+                        &n) == A2A_OK && n == 2);
+  CHECK(a2a_tally_count(t, "nobody", 6, "m", 1, A2A_CHANNEL_HTTP, "503", 3, &n) == A2A_OK && n == 0);
+  CHECK(a2a_tally_count(t, NULL, 0, NULL, 0, 42, NULL, 0, &n) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_tally_count(t, NULL, 0, NULL, 0, A2A_CHANNEL_HTTP, NULL, 0, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_tally_add(t, "b", 1, "tasks/get", 9, A2A_CHANNEL_HTTP, "503", 3, 5) == A2A_OK);
+  CHECK(a2a_tally_add(t, "b", 1, "tasks/get", 9, A2A_CHANNEL_INVALID, "503", 3, 5) ==
+        A2A_INVALID_ARGUMENT);
+  CHECK(a2a_tally_add(t, "b", 1, "tasks/get", 9, A2A_CHANNEL_HTTP, "\xfe", 1, 5) == A2A_INVALID_UTF8);
+  CHECK(a2a_tally_total(t) == 7);
+  CHECK(a2a_tally_render_prometheus(t, &text) == A2A_OK);
+  /* The view is not NUL-terminated: t_contains searches within its length only. */
+  CHECK(t_contains(text, "# TYPE a2a_outcomes_total counter\n"));
+  CHECK(t_contains(text, want));
+  CHECK(a2a_tally_render_prometheus(t, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_tally_render_prometheus(NULL, &text) == A2A_NULL_PARAMETER);
+  CHECK(a2a_tally_total(NULL) == 0);
+  CHECK(a2a_tally_add(NULL, NULL, 0, NULL, 0, 1, NULL, 0, 1) == A2A_NULL_PARAMETER);
+  a2a_outcome_free(o);
+  a2a_tally_free(t);
+  a2a_tally_free(NULL);
+}
+
+void test_classify(void) {
+  classify();
+  helpers();
+  tracker();
+  tally();
+}

@@ -1,0 +1,306 @@
+/* SSE decoder (zero-copy and copying batch calls, next, finish, limits, ids, reconnect,
+ * use after finish) and encoder (round trip through the decoder, refusals). */
+#include <stdlib.h>
+
+#include "harness.h"
+
+static int bytes_is(a2a_bytes v, const char *s) { return t_bytes_eq(v, s); }
+
+static void batch_zero_copy(void) {
+  a2a_sse_decoder *d = NULL;
+  const a2a_sse_item *items = NULL;
+  size_t n = 99;
+  const char *c1 = "id: 7\ndata: hel";
+  const char *c2 = "lo\r\n\n: ping\nretry: 1500\nevent: update\ndata: {\"a\":1}\n\n";
+  uint64_t retry = 0;
+
+  CHECK(a2a_sse_decoder_new(&d) == A2A_OK && d != NULL);
+  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)c1, strlen(c1), &items, &n) == A2A_OK);
+  CHECK(n == 0 && items == NULL);
+  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)c2, strlen(c2), &items, &n) == A2A_OK);
+  CHECK(n == 4);
+  if (n == 4) {
+    CHECK(items[0].kind == A2A_SSE_ITEM_KIND_EVENT);
+    CHECK(bytes_is(items[0].event_type, "message"));
+    CHECK(bytes_is(items[0].data, "hello"));
+    CHECK(bytes_is(items[0].id, "7"));
+    CHECK(items[1].kind == A2A_SSE_ITEM_KIND_COMMENT);
+    CHECK(bytes_is(items[1].data, " ping"));
+    CHECK(items[1].event_type.ptr == NULL && items[1].id.ptr == NULL);
+    CHECK(items[2].kind == A2A_SSE_ITEM_KIND_RETRY && items[2].retry_ms == 1500);
+    CHECK(items[3].kind == A2A_SSE_ITEM_KIND_EVENT);
+    CHECK(bytes_is(items[3].event_type, "update"));
+    CHECK(bytes_is(items[3].data, "{\"a\":1}"));
+    /* Zero-copy: a value whole inside the chunk is a view of the chunk. */
+    CHECK((const char *)items[3].data.ptr >= c2 &&
+          (const char *)items[3].data.ptr < c2 + strlen(c2));
+  }
+  CHECK(a2a_sse_decoder_retry(d, &retry) && retry == 1500);
+  CHECK(bytes_is(a2a_sse_decoder_last_event_id(d), "7"));
+  ABSENT(a2a_sse_decoder_last_error(d));
+  a2a_sse_decoder_free(d);
+}
+
+static void batch_copy_survives_freeing_the_chunk(void) {
+  a2a_sse_decoder *d = NULL;
+  const a2a_sse_item *items = NULL;
+  size_t n = 0;
+  const char *text = "data: first\n\ndata: line1\ndata: line2\n\n";
+  size_t len = strlen(text);
+  uint8_t *chunk = malloc(len);
+  a2a_sse_item it;
+
+  CHECK(chunk != NULL);
+  if (chunk == NULL) return;
+  memcpy(chunk, text, len);
+  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(a2a_sse_decoder_feed_copy(d, chunk, len, &items, &n) == A2A_OK);
+  /* The copying call keeps no pointer into the chunk: free and scribble over it. */
+  memset(chunk, 'X', len);
+  free(chunk);
+  CHECK(n == 2);
+  if (n == 2) {
+    CHECK(bytes_is(items[0].data, "first"));
+    CHECK(bytes_is(items[1].data, "line1\nline2"));
+  }
+  /* next walks the same items, then says NEED_MORE. */
+  CHECK(a2a_sse_decoder_next(d, &it) == A2A_OK && bytes_is(it.data, "first"));
+  CHECK(a2a_sse_decoder_next(d, &it) == A2A_OK && bytes_is(it.data, "line1\nline2"));
+  CHECK(a2a_sse_decoder_next(d, &it) == A2A_NEED_MORE);
+  CHECK(bytes_is(it.data, "line1\nline2")); /* untouched */
+  CHECK(a2a_sse_decoder_next(d, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_next(NULL, &it) == A2A_NULL_PARAMETER);
+  a2a_sse_decoder_free(d);
+}
+
+static void byte_by_byte_equals_whole(void) {
+  const char *s = "\xef\xbb\xbf" "event: e\r\ndata: a\r\ndata: b\r\n\r\nid: 3\rdata: c\r\r";
+  size_t len = strlen(s), i, events = 0;
+  a2a_sse_decoder *d = NULL;
+  const a2a_sse_item *items = NULL;
+  size_t n = 0;
+  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  for (i = 0; i < len; i++) {
+    CHECK(a2a_sse_decoder_feed_copy(d, (const uint8_t *)s + i, 1, &items, &n) == A2A_OK);
+    if (n == 1 && items[0].kind == A2A_SSE_ITEM_KIND_EVENT) {
+      events++;
+      if (events == 1) {
+        CHECK(bytes_is(items[0].event_type, "e"));
+        CHECK(bytes_is(items[0].data, "a\nb"));
+      } else {
+        CHECK(bytes_is(items[0].data, "c"));
+        CHECK(bytes_is(items[0].id, "3"));
+      }
+    }
+  }
+  CHECK(events == 2);
+  a2a_sse_decoder_free(d);
+}
+
+static void invalid_utf8_is_bytes(void) {
+  a2a_sse_decoder *d = NULL;
+  const a2a_sse_item *items = NULL;
+  size_t n = 0;
+  const char *s = "data: \xff\xfe\xc3\n\n";
+  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)s, strlen(s), &items, &n) == A2A_OK);
+  CHECK(n == 1 && items[0].data.len == 3 && memcmp(items[0].data.ptr, "\xff\xfe\xc3", 3) == 0);
+  a2a_sse_decoder_free(d);
+}
+
+static void limits(void) {
+  a2a_sse_decoder *d = NULL;
+  const a2a_sse_item *items = NULL;
+  size_t n = 0;
+  const char *s = "data: far too long\n\ndata: ok\n\n";
+  const char *big = "data: 123\ndata: 456\n\n";
+  a2a_str msg;
+
+  CHECK(a2a_sse_decoder_new_with(8, 1024, A2A_SSE_AT_EOF_DISCARD, &d) == A2A_OK);
+  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)s, strlen(s), &items, &n) == A2A_OK);
+  CHECK(n == 2);
+  if (n == 2) {
+    CHECK(items[0].kind == A2A_SSE_ITEM_KIND_LIMIT_ERROR);
+    CHECK(items[0].error == A2A_SSE_LINE_TOO_LONG && items[0].limit == 8);
+    CHECK(items[1].kind == A2A_SSE_ITEM_KIND_EVENT && bytes_is(items[1].data, "ok"));
+  }
+  msg = a2a_sse_decoder_last_error(d);
+  CHECK(msg.ptr != NULL && msg.len > 0);
+  /* The next mutating call clears it. */
+  CHECK(a2a_sse_decoder_feed(d, NULL, 0, &items, &n) == A2A_OK && n == 0);
+  ABSENT(a2a_sse_decoder_last_error(d));
+  a2a_sse_decoder_free(d);
+
+  d = NULL;
+  CHECK(a2a_sse_decoder_new_with(1024, 4, A2A_SSE_AT_EOF_DISCARD, &d) == A2A_OK);
+  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)big, strlen(big), &items, &n) == A2A_OK);
+  CHECK(n >= 1 && items[0].kind == A2A_SSE_ITEM_KIND_LIMIT_ERROR &&
+        items[0].error == A2A_SSE_EVENT_TOO_LARGE && items[0].limit == 4);
+  a2a_sse_decoder_free(d);
+
+  d = NULL;
+  CHECK(a2a_sse_decoder_new_with(0, 10, A2A_SSE_AT_EOF_DISCARD, &d) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_sse_decoder_new_with(10, 0, A2A_SSE_AT_EOF_DISCARD, &d) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_sse_decoder_new_with(10, 10, 0, &d) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_sse_decoder_new_with(10, 10, 3, &d) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_sse_decoder_new_with(10, 10, A2A_SSE_AT_EOF_DISPATCH, NULL) == A2A_NULL_PARAMETER);
+  CHECK(d == NULL);
+}
+
+static void finish_and_use_after_finish(void) {
+  a2a_sse_decoder *d = NULL;
+  const a2a_sse_item *items = NULL;
+  size_t n = 0;
+  a2a_sse_finish f;
+  const char *partial = "id: 9\ndata: partial";
+  const char *again = "data: again\n\n";
+
+  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)partial, strlen(partial), &items, &n) == A2A_OK);
+  CHECK(n == 0);
+  CHECK(a2a_sse_decoder_finish(d, &f) == A2A_OK);
+  CHECK(!f.has_event && f.discarded && f.discarded_event && f.discarded_id);
+  CHECK(f.discarded_partial_line == strlen("data: partial"));
+  CHECK(f.error == A2A_OK);
+  /* The id of the dropped block was not committed. */
+  CHECK(a2a_sse_decoder_last_event_id(d).len == 0);
+  /* Finishing again reports a clean end; feeding after finish starts a new stream. */
+  CHECK(a2a_sse_decoder_finish(d, &f) == A2A_OK && !f.discarded);
+  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)again, strlen(again), &items, &n) == A2A_OK);
+  CHECK(n == 1 && bytes_is(items[0].data, "again"));
+  CHECK(a2a_sse_decoder_finish(d, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_finish(NULL, &f) == A2A_NULL_PARAMETER);
+  a2a_sse_decoder_free(d);
+
+  d = NULL;
+  CHECK(a2a_sse_decoder_new_with(64, 64, A2A_SSE_AT_EOF_DISPATCH, &d) == A2A_OK);
+  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)"event: x\ndata: tail", 19, &items, &n) == A2A_OK);
+  CHECK(a2a_sse_decoder_finish(d, &f) == A2A_OK);
+  CHECK(f.has_event && f.event.kind == A2A_SSE_ITEM_KIND_EVENT);
+  CHECK(bytes_is(f.event.data, "tail") && bytes_is(f.event.event_type, "x"));
+  a2a_sse_decoder_free(d);
+}
+
+static void ids_and_reconnect(void) {
+  a2a_sse_decoder *d = NULL;
+  const a2a_sse_item *items = NULL;
+  size_t n = 0;
+  uint64_t retry = 77;
+
+  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(!a2a_sse_decoder_retry(d, &retry) && retry == 77);
+  CHECK(!a2a_sse_decoder_retry(d, NULL));
+  CHECK(a2a_sse_decoder_set_last_event_id(d, (const uint8_t *)"a\0b", 3) == A2A_SSE_ID_NUL);
+  CHECK(a2a_sse_decoder_last_error(d).len > 0);
+  CHECK(a2a_sse_decoder_set_last_event_id(d, (const uint8_t *)"42", 2) == A2A_OK);
+  CHECK(bytes_is(a2a_sse_decoder_last_event_id(d), "42"));
+  CHECK(a2a_sse_decoder_set_last_event_id(d, NULL, 2) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)"data: x", 7, &items, &n) == A2A_OK);
+  CHECK(a2a_sse_decoder_reset_for_reconnect(d) == A2A_OK);
+  CHECK(bytes_is(a2a_sse_decoder_last_event_id(d), "42"));
+  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)"\n\ndata: y\n\n", 11, &items, &n) == A2A_OK);
+  CHECK(n == 1 && bytes_is(items[0].data, "y") && bytes_is(items[0].id, "42"));
+  CHECK(a2a_sse_decoder_set_last_event_id(d, NULL, 0) == A2A_OK);
+  CHECK(a2a_sse_decoder_last_event_id(d).len == 0);
+  a2a_sse_decoder_free(d);
+
+  CHECK(a2a_sse_decoder_reset_for_reconnect(NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_set_last_event_id(NULL, NULL, 0) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_last_event_id(NULL).ptr == NULL);
+  ABSENT(a2a_sse_decoder_last_error(NULL));
+  CHECK(!a2a_sse_decoder_retry(NULL, &retry));
+}
+
+static void null_arguments(void) {
+  a2a_sse_decoder *d = NULL;
+  const a2a_sse_item *items = NULL;
+  size_t n = 0;
+  CHECK(a2a_sse_decoder_new(NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed(NULL, NULL, 0, &items, &n) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed_copy(NULL, NULL, 0, &items, &n) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(a2a_sse_decoder_feed(d, NULL, 1, &items, &n) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed_copy(d, NULL, 1, &items, &n) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed(d, NULL, 0, NULL, &n) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed_copy(d, NULL, 0, &items, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed_copy(d, NULL, 0, &items, &n) == A2A_OK && n == 0);
+  a2a_sse_decoder_free(d);
+  a2a_sse_decoder_free(NULL);
+}
+
+static void encoder(void) {
+  a2a_sse_encoder *e = NULL;
+  a2a_sse_decoder *d = NULL;
+  const a2a_sse_item *items = NULL;
+  size_t n = 0;
+  a2a_bytes out;
+  const char *data = "line1\r\nline2";
+
+  CHECK(a2a_sse_encoder_new(&e) == A2A_OK && e != NULL);
+  CHECK(a2a_sse_encoder_new(NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_encoder_output(e).ptr != NULL && a2a_sse_encoder_output(e).len == 0);
+  CHECK(a2a_sse_encoder_event(e, (const uint8_t *)data, strlen(data), (const uint8_t *)"t", 1,
+                              true, (const uint8_t *)"5", 1, true, 300) == A2A_OK);
+  CHECK(a2a_sse_encoder_comment(e, (const uint8_t *)"hi", 2) == A2A_OK);
+  CHECK(a2a_sse_encoder_comment(e, NULL, 0) == A2A_OK);
+  CHECK(a2a_sse_encoder_keep_alive(e) == A2A_OK);
+  /* An empty data event with no type, id or retry. */
+  CHECK(a2a_sse_encoder_event(e, NULL, 0, NULL, 0, false, NULL, 0, false, 0) == A2A_OK);
+  /* Refusals append nothing. */
+  out = a2a_sse_encoder_output(e);
+  n = out.len;
+  CHECK(a2a_sse_encoder_event(e, NULL, 0, NULL, 0, true, (const uint8_t *)"a\nb", 3, false, 0) ==
+        A2A_SSE_ID_LINE_BREAK);
+  CHECK(a2a_sse_encoder_last_error(e).len > 0);
+  CHECK(a2a_sse_encoder_event(e, NULL, 0, (const uint8_t *)"x\r", 2, false, NULL, 0, false, 0) ==
+        A2A_SSE_EVENT_TYPE_LINE_BREAK);
+  CHECK(a2a_sse_encoder_event(e, NULL, 0, NULL, 0, true, (const uint8_t *)"a\0b", 3, false, 0) ==
+        A2A_SSE_ID_NUL);
+  CHECK(a2a_sse_encoder_event(e, NULL, 1, NULL, 0, false, NULL, 0, false, 0) ==
+        A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_encoder_output(e).len == n);
+  CHECK(a2a_sse_encoder_keep_alive(e) == A2A_OK);
+  ABSENT(a2a_sse_encoder_last_error(e));
+
+  /* Round trip through the decoder. */
+  out = a2a_sse_encoder_output(e);
+  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(a2a_sse_decoder_feed_copy(d, out.ptr, out.len, &items, &n) == A2A_OK);
+  CHECK(n == 7);
+  if (n == 7) {
+    CHECK(items[0].kind == A2A_SSE_ITEM_KIND_RETRY && items[0].retry_ms == 300);
+    CHECK(items[1].kind == A2A_SSE_ITEM_KIND_EVENT);
+    CHECK(bytes_is(items[1].data, "line1\nline2") && bytes_is(items[1].event_type, "t") &&
+          bytes_is(items[1].id, "5"));
+    CHECK(items[2].kind == A2A_SSE_ITEM_KIND_COMMENT && bytes_is(items[2].data, " hi"));
+    CHECK(items[3].kind == A2A_SSE_ITEM_KIND_COMMENT && items[3].data.len == 0);
+    CHECK(items[4].kind == A2A_SSE_ITEM_KIND_COMMENT && bytes_is(items[4].data, " keep-alive"));
+    CHECK(items[5].kind == A2A_SSE_ITEM_KIND_EVENT && items[5].data.len == 0 &&
+          bytes_is(items[5].event_type, "message"));
+  }
+  a2a_sse_decoder_free(d);
+
+  CHECK(a2a_sse_encoder_clear(e) == A2A_OK);
+  CHECK(a2a_sse_encoder_output(e).len == 0);
+  a2a_sse_encoder_free(e);
+  a2a_sse_encoder_free(NULL);
+  CHECK(a2a_sse_encoder_event(NULL, NULL, 0, NULL, 0, false, NULL, 0, false, 0) ==
+        A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_encoder_comment(NULL, NULL, 0) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_encoder_keep_alive(NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_encoder_clear(NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_encoder_output(NULL).ptr == NULL);
+  ABSENT(a2a_sse_encoder_last_error(NULL));
+}
+
+void test_sse(void) {
+  batch_zero_copy();
+  batch_copy_survives_freeing_the_chunk();
+  byte_by_byte_equals_whole();
+  invalid_utf8_is_bytes();
+  limits();
+  finish_and_use_after_finish();
+  ids_and_reconnect();
+  null_arguments();
+  encoder();
+}

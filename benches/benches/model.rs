@@ -29,18 +29,23 @@ fn read(c: &mut Criterion) {
     g.bench_function("a2a_core::model (borrowed)", |b| {
         b.iter(|| {
             let r: SendResponse = from_slice(black_box(&body), Form::V10).unwrap();
-            let SendResponse::Task(t) = r else { panic!("a task") };
+            let SendResponse::Task(t) = r else {
+                panic!("a task")
+            };
             assert_eq!(t.artifacts.len(), 256);
             t.artifacts.len()
         })
     });
-    g.bench_function("serde_json::Value (floor: a tree, every string copied)", |b| {
-        b.iter(|| {
-            let v: serde_json::Value = serde_json::from_slice(black_box(&body)).unwrap();
-            assert_eq!(v["task"]["artifacts"].as_array().unwrap().len(), 256);
-            v
-        })
-    });
+    g.bench_function(
+        "serde_json::Value (floor: a tree, every string copied)",
+        |b| {
+            b.iter(|| {
+                let v: serde_json::Value = serde_json::from_slice(black_box(&body)).unwrap();
+                assert_eq!(v["task"]["artifacts"].as_array().unwrap().len(), 256);
+                v
+            })
+        },
+    );
     g.finish();
     // §8.1(b): the `result` of a 0.3 stream event.
     let result: &[u8] = br#"{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"working"},"final":false}"#;
@@ -67,7 +72,12 @@ fn write_and_build(c: &mut Criterion) {
     let call = text_message("9229e770-767c-417b-a0b0-f0741243c589", "tell me a joke");
     c.bench_function("build SendMessage (1.0 JSON-RPC)", |b| {
         b.iter(|| {
-            let req = build(&iface, black_box(&call), &CallOptions::with_id(RpcId::Number(1))).unwrap();
+            let req = build(
+                &iface,
+                black_box(&call),
+                &CallOptions::with_id(RpcId::Number(1)),
+            )
+            .unwrap();
             assert_eq!(req.headers.len(), 2);
             req
         })

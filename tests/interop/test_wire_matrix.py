@@ -381,3 +381,80 @@ def test_the_python_server_reads_every_request(py_peer: Any, matrix: list[dict[s
                     reasons = {d.get('reason') for d in err.get('details', []) if isinstance(d, dict)}
                     assert not (reasons & _REST_SHAPE_REASONS), f'{where}: {status} {answer}'
     assert checked >= 85  # 106 requests, 19 left out as explained above
+
+
+def _model_read(form: str, typ: str, value: Any) -> dict[str, Any]:
+    out = subprocess.run([A2A_BIN, 'model-read', '--form', form, '--type', typ], input=json.dumps(value).encode(),
+                         capture_output=True, timeout=30)
+    assert out.returncode == 0, f'{form} {typ}: {out.stderr.decode()} for {json.dumps(value)[:300]}'
+    return json.loads(out.stdout)
+
+
+def _state(value: str) -> str:
+    return value.removeprefix('TASK_STATE_').lower().replace('_', '-').replace('cancelled', 'canceled')
+
+
+@pytest.mark.parametrize('version,binding', [('0.3', 'JSONRPC'), ('0.3', 'HTTP+JSON'), ('1.0', 'JSONRPC'), ('1.0', 'HTTP+JSON')])
+def test_the_model_reads_what_the_python_server_answers(py_peer: Any, version: str, binding: str) -> None:
+    """Sends `echo`, `fail` and `stream 2` to the reference server and reads every answer
+    (send results and stream events) with the model's readers; the kind, state and text
+    must be what the server sent, and the value written back must be accepted by the SDK's
+    own types for that version and binding."""
+    import httpx
+
+    form = {('0.3', 'JSONRPC'): 'jsonrpc-0.3', ('0.3', 'HTTP+JSON'): 'rest-0.3'}.get((version, binding), '1.0')
+    headers = {'Content-Type': 'application/json'}
+    if version == '1.0':
+        headers['A2A-Version'] = '1.0'
+
+    def message(text: str, n: int) -> dict[str, Any]:
+        if form == 'jsonrpc-0.3':
+            return {'kind': 'message', 'messageId': f'mr-{n}', 'role': 'user', 'parts': [{'kind': 'text', 'text': text}]}
+        key = 'content' if form == 'rest-0.3' else 'parts'
+        return {'messageId': f'mr-{n}', 'role': 'ROLE_USER', key: [{'text': text}]}
+
+    def call(text: str, n: int, stream: bool) -> tuple[list[Any], str]:
+        if binding == 'JSONRPC':
+            method = {('0.3', False): 'message/send', ('0.3', True): 'message/stream'}.get((version, stream), 'SendStreamingMessage' if stream else 'SendMessage')
+            url, body = py_peer.url + '/', {'jsonrpc': '2.0', 'id': n, 'method': method, 'params': {'message': message(text, n)}}
+        else:
+            prefix = '/rest/v1' if version == '0.3' else '/rest'
+            url, body = py_peer.url + prefix + ('/message:stream' if stream else '/message:send'), {'message': message(text, n)}
+        with httpx.Client(timeout=20.0) as client:
+            r = client.post(url, headers=headers, content=json.dumps(body).encode())
+        assert r.status_code in (200, 201), r.text
+        docs = [json.loads(l[5:]) for l in r.text.splitlines() if l.startswith('data:')] if stream else [r.json()]
+        if binding == 'JSONRPC':
+            assert all('result' in d for d in docs), docs
+            docs = [d['result'] for d in docs]
+        return docs, 'event' if stream else 'send'
+
+    checks = 0
+    for n, (text, stream) in enumerate([('echo hello', False), ('fail', False), ('stream 2', True)], start=1):
+        docs, typ = call(text, n, stream)
+        for doc in docs:
+            got = _model_read(form, typ, doc)
+            # The server's own view of the same document, read by hand.
+            inner = doc
+            if form != 'jsonrpc-0.3':
+                (key, inner), = doc.items()
+            status = inner.get('status')
+            if status is not None:
+                assert got['state'] == _state(status['state']), (text, doc)
+            if status is not None and status.get('message'):
+                parts = status['message'].get('parts') or status['message'].get('content')
+                assert got['text'] == '\n'.join(p['text'] for p in parts if 'text' in p)
+            if text == 'fail':
+                assert got['state'] == 'failed' and 'error_id: ' in got['text']
+            # What the model writes back, the SDK reads.
+            w = got['rewritten']
+            if form == '1.0':
+                _parse(w, pb10.StreamResponse)
+            elif form == 'rest-0.3':
+                _parse(w, pb03.StreamResponse)
+            else:
+                kind = {'task': t03.Task, 'message': t03.Message, 'status-update': t03.TaskStatusUpdateEvent,
+                        'artifact-update': t03.TaskArtifactUpdateEvent}[w['kind']]
+                kind.model_validate(w)
+            checks += 1
+    assert checks >= 5

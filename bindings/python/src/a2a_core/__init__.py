@@ -1,0 +1,119 @@
+"""a2a-core for Python: the A2A protocol core (SSE decoding, outcome classification,
+stream tracking) over its C ABI, with ctypes.
+
+The shared library is found through `$A2A_CORE_LIB` or the repository's Cargo build
+(see README); `a2a_core.library_path()` says which file was loaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import _lib
+from .errors import (
+    A2AError,
+    BindingUnknownError,
+    InvalidArgumentError,
+    InvalidUtf8Error,
+    NullParameterError,
+    PanicError,
+    SseError,
+    SseEventTooLargeError,
+    SseLimitError,
+    SseLineTooLongError,
+    SseValueError,
+    VersionError,
+    VersionMalformedError,
+    VersionUnsupportedError,
+)
+from ._lib import LibraryNotFoundError
+from .outcome import (
+    JSON_KEYS,
+    Outcome,
+    classify,
+    extract_error_id,
+    is_event_stream,
+    leaked_exception,
+    parse_retry_after,
+)
+from .sse import Comment, Discarded, Event, Finish, Item, RetryItem, SseDecoder, SseEncoder
+from .stream import StreamEnd, StreamItem, StreamTracker
+from .tally import Tally
+from .vocab import (
+    Binding,
+    Channel,
+    ErrorName,
+    ProtocolVersion,
+    RequestSent,
+    Retry,
+    StreamEndKind,
+    StreamItemKind,
+    TaskState,
+    parse_binding,
+    parse_protocol_version,
+    parse_task_state,
+)
+
+__version__ = '0.1.0'
+
+
+def library_version() -> str:
+    """The loaded library's version (`MAJOR.MINOR.PATCH`)."""
+    return _lib.view_str(_lib.lib.a2a_version()) or ''
+
+
+def library_path() -> Path:
+    """The shared library file this package loaded."""
+    return _lib.LIB_PATH
+
+
+__all__ = [
+    'A2AError',
+    'Binding',
+    'BindingUnknownError',
+    'Channel',
+    'Comment',
+    'Discarded',
+    'ErrorName',
+    'Event',
+    'Finish',
+    'InvalidArgumentError',
+    'InvalidUtf8Error',
+    'Item',
+    'JSON_KEYS',
+    'LibraryNotFoundError',
+    'NullParameterError',
+    'Outcome',
+    'PanicError',
+    'ProtocolVersion',
+    'RequestSent',
+    'Retry',
+    'RetryItem',
+    'SseDecoder',
+    'SseEncoder',
+    'SseError',
+    'SseEventTooLargeError',
+    'SseLimitError',
+    'SseLineTooLongError',
+    'SseValueError',
+    'StreamEnd',
+    'StreamEndKind',
+    'StreamItem',
+    'StreamItemKind',
+    'StreamTracker',
+    'Tally',
+    'TaskState',
+    'VersionError',
+    'VersionMalformedError',
+    'VersionUnsupportedError',
+    'classify',
+    'extract_error_id',
+    'is_event_stream',
+    'leaked_exception',
+    'library_path',
+    'library_version',
+    'parse_binding',
+    'parse_protocol_version',
+    'parse_retry_after',
+    'parse_task_state',
+]

@@ -1,0 +1,332 @@
+"""Loading liba2a_core and declaring the C functions this package calls (ctypes).
+
+Nothing here is public API. Every function gets explicit `argtypes`/`restype`, so a wrong
+argument type fails in Python instead of corrupting memory, and structs mirror
+include/a2a_core.h field for field (tests/test_abi.py checks the header against them).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from ctypes import (  # noqa: F401
+    POINTER,
+    Structure,
+    c_bool,
+    c_char_p,
+    c_int64,
+    c_size_t,
+    c_uint16,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
+from pathlib import Path
+
+ENV_VAR = 'A2A_CORE_LIB'
+
+if sys.platform == 'darwin':
+    LIB_FILE = 'liba2a_core.dylib'
+elif sys.platform == 'win32':
+    LIB_FILE = 'a2a_core.dll'
+else:
+    LIB_FILE = 'liba2a_core.so'
+
+
+class LibraryNotFoundError(ImportError):
+    """liba2a_core could not be found or loaded; the message says where it looked."""
+
+
+# --- structs (field order and types exactly as in include/a2a_core.h) ---------------------
+
+
+class Str(Structure):
+    """`a2a_str`: UTF-8 view, `ptr == NULL` means absent."""
+
+    _fields_ = [('ptr', c_void_p), ('len', c_size_t)]
+
+
+class Bytes(Structure):
+    """`a2a_bytes`: byte view, `ptr == NULL` means absent."""
+
+    _fields_ = [('ptr', c_void_p), ('len', c_size_t)]
+
+
+class Asked(Structure):
+    """`a2a_asked`."""
+
+    _fields_ = [
+        ('version', c_uint32),
+        ('binding', c_uint32),
+        ('method', c_char_p),
+        ('method_len', c_size_t),
+        ('request_id', c_char_p),
+        ('request_id_len', c_size_t),
+    ]
+
+
+class Response(Structure):
+    """`a2a_response`."""
+
+    _fields_ = [
+        ('status', c_uint16),
+        ('content_type', c_char_p),
+        ('content_type_len', c_size_t),
+        ('retry_after', c_char_p),
+        ('retry_after_len', c_size_t),
+        ('body', c_char_p),
+        ('body_len', c_size_t),
+        ('asked', Asked),
+    ]
+
+
+class SseItem(Structure):
+    """`a2a_sse_item`."""
+
+    _fields_ = [
+        ('kind', c_uint32),
+        ('event_type', Bytes),
+        ('data', Bytes),
+        ('id', Bytes),
+        ('retry_ms', c_uint64),
+        ('error', c_uint32),
+        ('limit', c_size_t),
+    ]
+
+
+class SseFinish(Structure):
+    """`a2a_sse_finish`."""
+
+    _fields_ = [
+        ('has_event', c_bool),
+        ('event', SseItem),
+        ('discarded', c_bool),
+        ('discarded_partial_line', c_size_t),
+        ('discarded_event', c_bool),
+        ('discarded_id', c_bool),
+        ('error', c_uint32),
+        ('limit', c_size_t),
+    ]
+
+
+class StreamItem(Structure):
+    """`a2a_stream_item`."""
+
+    _fields_ = [
+        ('kind', c_uint32),
+        ('outcome', c_void_p),
+        ('has_final', c_bool),
+        ('final_flag', c_bool),
+        ('artifact_id', Str),
+        ('append', c_bool),
+        ('last_chunk', c_bool),
+        ('ends_stream', c_bool),
+    ]
+
+
+# --- locating the library ------------------------------------------------------------------
+
+
+def _candidate_roots() -> list[Path]:
+    """Directories that may be the repository root: cwd and this file's location, upwards."""
+    roots: list[Path] = []
+    for start in (Path.cwd(), Path(__file__).resolve().parent):
+        for d in (start, *start.parents):
+            if (d / 'Cargo.toml').is_file() and (d / 'ffi').is_dir() and d not in roots:
+                roots.append(d)
+    return roots
+
+
+def _cargo_candidates(root: Path) -> list[Path]:
+    target = os.environ.get('CARGO_TARGET_DIR')
+    tdir = (root / target) if target else (root / 'target')
+    return [tdir / profile / LIB_FILE for profile in ('release', 'debug')]
+
+
+def find_library() -> Path:
+    """The path of the shared library this package loads (see README: Finding the library).
+
+    1. `$A2A_CORE_LIB`: the library file itself, or a directory holding it.
+    2. A Cargo build of the repository (found from the working directory or from this
+       package's location, walking upwards to the directory with `Cargo.toml` and `ffi/`):
+       `$CARGO_TARGET_DIR` or `target/`, profile `release` or `debug`; when both exist,
+       the one built last.
+    """
+    looked: list[str] = []
+    explicit = os.environ.get(ENV_VAR)
+    if explicit:
+        p = Path(explicit)
+        if p.is_dir():
+            p = p / LIB_FILE
+        if p.is_file():
+            return p
+        raise LibraryNotFoundError(f'${ENV_VAR}={explicit!r}: no such file ({p})')
+    for root in _candidate_roots():
+        found = [p for p in _cargo_candidates(root) if p.is_file()]
+        looked.extend(str(p) for p in _cargo_candidates(root))
+        if found:
+            return max(found, key=lambda p: p.stat().st_mtime)
+    hint = ', '.join(looked) if looked else 'no Cargo workspace above the working directory'
+    raise LibraryNotFoundError(
+        f'{LIB_FILE} not found. Build it with `cargo build -p a2a-core-ffi` (or --release) '
+        f'in the a2a-core repository, or set ${ENV_VAR} to its path. Looked at: {hint}'
+    )
+
+
+def _load() -> tuple[ctypes.CDLL, Path]:
+    path = find_library()
+    try:
+        return ctypes.CDLL(str(path)), path
+    except OSError as e:
+        raise LibraryNotFoundError(f'cannot load {path}: {e}') from e
+
+
+lib, LIB_PATH = _load()
+
+_P = POINTER
+u8p = c_char_p  # const uint8_t * / const char *: bytes passed without a copy
+vp = c_void_p
+
+
+def _decl(name: str, restype: object, *argtypes: object) -> None:
+    try:
+        f = getattr(lib, name)
+    except AttributeError:
+        raise LibraryNotFoundError(
+            f'{LIB_PATH} has no symbol {name}: it was built from older sources than this '
+            f'package; rebuild it (cargo build -p a2a-core-ffi)'
+        ) from None
+    f.restype = restype
+    f.argtypes = list(argtypes)
+
+
+# version / vocabulary
+_decl('a2a_version', Str)
+_decl('a2a_result_describe', Str, c_uint32)
+_decl('a2a_protocol_version_parse', c_uint32, u8p, c_size_t, _P(c_uint32))
+_decl('a2a_version_number_parse', c_uint32, u8p, c_size_t, _P(c_uint32), _P(c_uint32))
+_decl('a2a_protocol_version_from_header', c_uint32, u8p, c_size_t, _P(c_uint32))
+_decl('a2a_protocol_version_to_str', Str, c_uint32)
+_decl('a2a_protocol_version_header_value', Str, c_uint32)
+_decl('a2a_binding_parse', c_uint32, u8p, c_size_t, _P(c_uint32))
+_decl('a2a_binding_to_str', Str, c_uint32)
+_decl('a2a_channel_to_str', Str, c_uint32)
+_decl('a2a_task_state_to_str', Str, c_uint32)
+_decl('a2a_task_state_parse', c_uint32, u8p, c_size_t, _P(c_uint32))
+_decl('a2a_task_state_is_terminal', c_bool, c_uint32)
+_decl('a2a_task_state_is_interrupted', c_bool, c_uint32)
+_decl('a2a_retry_to_str', Str, c_uint32)
+_decl('a2a_request_sent_to_str', Str, c_uint32)
+_decl('a2a_error_name_to_str', Str, c_uint32)
+_decl('a2a_error_name_parse', c_uint32, u8p, c_size_t, _P(c_uint32))
+_decl('a2a_error_name_of_code', c_uint32, c_int64)
+
+# outcome
+_decl('a2a_outcome_transport', c_uint32, c_uint32, c_uint32, u8p, c_size_t, _P(vp))
+_decl('a2a_outcome_free', None, vp)
+_decl('a2a_outcome_channel', c_uint32, vp)
+_decl('a2a_outcome_is_success', c_bool, vp)
+_decl('a2a_outcome_http_status', c_bool, vp, _P(c_uint16))
+_decl('a2a_outcome_code', c_bool, vp, _P(c_int64))
+_decl('a2a_outcome_error_name', c_bool, vp, _P(c_uint32))
+for _f in ('reason', 'message', 'data', 'task_id', 'context_id', 'text', 'error_id', 'hint',
+           'body_excerpt'):
+    _decl(f'a2a_outcome_{_f}', Str, vp)
+_decl('a2a_outcome_state', c_bool, vp, _P(c_uint32))
+_decl('a2a_outcome_terminal', c_bool, vp)
+_decl('a2a_outcome_retry', c_uint32, vp)
+_decl('a2a_outcome_retry_after_secs', c_bool, vp, _P(c_uint64))
+_decl('a2a_outcome_remote_hint_retryable', c_bool, vp, _P(c_bool))
+_decl('a2a_outcome_remote_hint_count', c_size_t, vp)
+_decl('a2a_outcome_remote_hint_pair', c_uint32, vp, c_size_t, _P(Str), _P(Str))
+_decl('a2a_outcome_request_sent', c_bool, vp, _P(c_uint32))
+_decl('a2a_outcome_version', c_bool, vp, _P(c_uint32))
+_decl('a2a_outcome_binding', c_bool, vp, _P(c_uint32))
+
+# classify and helpers
+_decl('a2a_classify', c_uint32, _P(Response), _P(vp))
+_decl('a2a_extract_error_id', c_uint32, u8p, c_size_t, _P(Str))
+_decl('a2a_leaked_exception', c_uint32, u8p, c_size_t, _P(Str), _P(Str))
+_decl('a2a_parse_retry_after', c_uint32, u8p, c_size_t, _P(c_uint64))
+_decl('a2a_is_event_stream', c_bool, u8p, c_size_t)
+
+# stream tracker
+_decl('a2a_stream_tracker_new', c_uint32, _P(Asked), c_uint64, c_uint64, _P(vp))
+_decl('a2a_stream_tracker_free', None, vp)
+_decl('a2a_stream_tracker_on_bytes', c_uint32, vp, c_uint64)
+_decl('a2a_stream_tracker_on_comment', c_uint32, vp, c_uint64)
+_decl('a2a_stream_tracker_on_event', c_uint32, vp, c_uint64, u8p, c_size_t, u8p, c_size_t,
+      _P(StreamItem))
+_decl('a2a_stream_tracker_next_deadline', c_bool, vp, _P(c_uint64))
+_decl('a2a_stream_tracker_on_timeout', c_uint32, vp, c_uint64, _P(vp))
+_decl('a2a_stream_tracker_on_non_sse_body', c_uint32, vp, _P(Response), _P(vp))
+_decl('a2a_stream_tracker_finish', c_uint32, vp, _P(c_uint32), _P(vp))
+_decl('a2a_stream_tracker_is_over', c_bool, vp)
+_decl('a2a_stream_tracker_task_id', Str, vp)
+_decl('a2a_stream_tracker_last_state', c_bool, vp, _P(c_uint32))
+_decl('a2a_stream_tracker_events', c_uint64, vp)
+
+# tally
+_decl('a2a_tally_new', c_uint32, _P(vp))
+_decl('a2a_tally_free', None, vp)
+_decl('a2a_tally_record', c_uint32, vp, u8p, c_size_t, u8p, c_size_t, vp)
+_decl('a2a_tally_add', c_uint32, vp, u8p, c_size_t, u8p, c_size_t, c_uint32, u8p, c_size_t,
+      c_uint64)
+_decl('a2a_tally_count', c_uint32, vp, u8p, c_size_t, u8p, c_size_t, c_uint32, u8p, c_size_t,
+      _P(c_uint64))
+_decl('a2a_tally_total', c_uint64, vp)
+_decl('a2a_tally_render_prometheus', c_uint32, vp, _P(Str))
+
+# SSE decoder / encoder
+_decl('a2a_sse_decoder_new', c_uint32, _P(vp))
+_decl('a2a_sse_decoder_new_with', c_uint32, c_size_t, c_size_t, c_uint32, _P(vp))
+_decl('a2a_sse_decoder_free', None, vp)
+_decl('a2a_sse_decoder_feed_copy', c_uint32, vp, u8p, c_size_t, _P(vp), _P(c_size_t))
+_decl('a2a_sse_decoder_finish', c_uint32, vp, _P(SseFinish))
+_decl('a2a_sse_decoder_last_event_id', Bytes, vp)
+_decl('a2a_sse_decoder_set_last_event_id', c_uint32, vp, u8p, c_size_t)
+_decl('a2a_sse_decoder_retry', c_bool, vp, _P(c_uint64))
+_decl('a2a_sse_decoder_reset_for_reconnect', c_uint32, vp)
+_decl('a2a_sse_decoder_last_error', Str, vp)
+_decl('a2a_sse_encoder_new', c_uint32, _P(vp))
+_decl('a2a_sse_encoder_free', None, vp)
+_decl('a2a_sse_encoder_event', c_uint32, vp, u8p, c_size_t, u8p, c_size_t, c_bool, u8p,
+      c_size_t, c_bool, c_uint64)
+_decl('a2a_sse_encoder_comment', c_uint32, vp, u8p, c_size_t)
+_decl('a2a_sse_encoder_keep_alive', c_uint32, vp)
+_decl('a2a_sse_encoder_output', Bytes, vp)
+_decl('a2a_sse_encoder_clear', c_uint32, vp)
+_decl('a2a_sse_encoder_last_error', Str, vp)
+
+#: Functions of the header this package deliberately does not bind, with the reason
+#: (tests/test_abi.py fails on any other unbound function).
+NOT_BOUND = {
+    'a2a_sse_decoder_feed': 'zero-copy: retains pointers into the chunk (memory rule); '
+    'feed_copy is used instead',
+    'a2a_sse_decoder_next': 'feed_copy already returns the whole batch',
+}
+
+string_at = ctypes.string_at
+
+
+def view_bytes(v: Str | Bytes) -> bytes | None:
+    """Copies a view out (None when absent)."""
+    if not v.ptr:
+        return None
+    return string_at(v.ptr, v.len) if v.len else b''
+
+
+def view_str(v: Str | Bytes) -> str | None:
+    """Copies a UTF-8 view out as str (None when absent)."""
+    if not v.ptr:
+        return None
+    return string_at(v.ptr, v.len).decode('utf-8', 'replace') if v.len else ''
+
+
+def enc(s: str | bytes | None) -> tuple[bytes | None, int]:
+    """A (ptr, len) input pair from text: `(None, 0)` for None."""
+    if s is None:
+        return None, 0
+    b = s.encode('utf-8') if isinstance(s, str) else bytes(s)
+    return b, len(b)

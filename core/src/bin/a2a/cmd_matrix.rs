@@ -25,8 +25,20 @@ struct Variant {
 }
 
 const VARIANTS: [Variant; 3] = [
-    Variant { name: "plain", task: "t-1", config: "cfg-1", tenant: None, text: "c-1" },
-    Variant { name: "tenant", task: "t-1", config: "cfg-1", tenant: Some("acme"), text: "c-1" },
+    Variant {
+        name: "plain",
+        task: "t-1",
+        config: "cfg-1",
+        tenant: None,
+        text: "c-1",
+    },
+    Variant {
+        name: "tenant",
+        task: "t-1",
+        config: "cfg-1",
+        tenant: Some("acme"),
+        text: "c-1",
+    },
     Variant {
         name: "encoded",
         task: "t/1 ü?#%",
@@ -41,14 +53,20 @@ fn rich_message(v: &Variant, version: ProtocolVersion) -> Message<'static> {
     let mut file_bytes = Part::from_content(PartContent::Bytes(Cow::Borrowed("aGVsbG8=")));
     file_bytes.media_type = Some(Cow::Borrowed("text/plain"));
     file_bytes.filename = Some(Cow::Borrowed("hello.txt"));
-    let mut file_url = Part::from_content(PartContent::Url(Cow::Borrowed("https://files.example.com/report.pdf")));
+    let mut file_url = Part::from_content(PartContent::Url(Cow::Borrowed(
+        "https://files.example.com/report.pdf",
+    )));
     file_url.media_type = Some(Cow::Borrowed("application/pdf"));
     let data = Part::from_content(PartContent::Data(
         Json::from_value(&json!({"city": "Zürich", "days": [1, 2]})).expect("static JSON"),
     ));
     let mut text = Part::text("tell me a \"joke\"\nplease");
     text.metadata = Some(meta.clone());
-    let mut m = Message::new("msg-0001", Role::User, vec![text, file_bytes, file_url, data]);
+    let mut m = Message::new(
+        "msg-0001",
+        Role::User,
+        vec![text, file_bytes, file_url, data],
+    );
     m.context_id = Some(Cow::Owned(v.text.to_owned()));
     m.task_id = Some(Cow::Owned(v.task.to_owned()));
     m.extensions = vec![Cow::Borrowed("https://example.com/ext/geo/v1")];
@@ -83,7 +101,10 @@ fn call(method: Method, v: &Variant, version: ProtocolVersion, binding: Binding)
     let send = || SendMessageParams {
         message: rich_message(v, version),
         configuration: Some(SendConfiguration {
-            accepted_output_modes: vec![Cow::Borrowed("text/plain"), Cow::Borrowed("application/json")],
+            accepted_output_modes: vec![
+                Cow::Borrowed("text/plain"),
+                Cow::Borrowed("application/json"),
+            ],
             history_length: Some(5),
             push_notification_config: Some(push(v, version)),
             blocking: Some(false),
@@ -109,7 +130,11 @@ fn call(method: Method, v: &Variant, version: ProtocolVersion, binding: Binding)
         }),
         Method::CancelTask => Call::CancelTask(TaskIdParams {
             id: task(),
-            metadata: if version == ProtocolVersion::V0_3 && binding == Binding::HttpJson { None } else { meta() },
+            metadata: if version == ProtocolVersion::V0_3 && binding == Binding::HttpJson {
+                None
+            } else {
+                meta()
+            },
         }),
         Method::SubscribeToTask => Call::SubscribeToTask(TaskIdParams {
             id: task(),
@@ -135,7 +160,11 @@ fn call(method: Method, v: &Variant, version: ProtocolVersion, binding: Binding)
         Method::ListPushConfigs => Call::ListPushConfigs(ListPushConfigsParams {
             task_id: task(),
             page_size: if v10 { Some(20) } else { None },
-            page_token: if v10 { Some(Cow::Owned(v.text.to_owned())) } else { None },
+            page_token: if v10 {
+                Some(Cow::Owned(v.text.to_owned()))
+            } else {
+                None
+            },
             metadata: if rpc03 { meta() } else { None },
         }),
         Method::GetExtendedAgentCard => Call::GetExtendedAgentCard,
@@ -173,7 +202,11 @@ pub fn run(args: Args) -> i32 {
                     let req = match build(&iface, &c, &CallOptions::with_id(RpcId::Number(n))) {
                         Ok(r) => r,
                         Err(e) => {
-                            eprintln!("a2a build-matrix: {} {version} {binding} {}: {e}", method.name(), v.name);
+                            eprintln!(
+                                "a2a build-matrix: {} {version} {binding} {}: {e}",
+                                method.name(),
+                                v.name
+                            );
                             return 1;
                         }
                     };

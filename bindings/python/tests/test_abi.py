@@ -86,3 +86,19 @@ def test_struct_sizes_are_plausible() -> None:
     if ctypes.sizeof(ctypes.c_void_p) == 8:
         assert ctypes.sizeof(_lib.SseItem) == 80
         assert ctypes.sizeof(_lib.Response) == 96
+
+
+def test_resilience_enum_numbers_match_header() -> None:
+    from a2a_core import resilience as r
+
+    c = header_constants()
+    tables = [
+        ({m: n for m, n in r._CALL_KIND.items()}, 'A2A_CALL_KIND_'),
+        ({m: n for n, m in r._ACTION.items()}, 'A2A_RETRY_ACTION_KIND_'),
+        ({m: n for n, m in r._ID_RULE.items()}, 'A2A_ID_RULE_'),
+        ({m: n for n, m in r._BREAKER_STATE.items()}, 'A2A_BREAKER_STATE_'),
+    ]
+    for table, prefix in tables:
+        assert set(table) == set(type(next(iter(table))))
+        for member, n in table.items():
+            assert c.get(prefix + member.name) == n, prefix + member.name

@@ -125,6 +125,72 @@ class StreamItem(Structure):
     ]
 
 
+class RetryConfig(Structure):
+    """`a2a_retry_config`."""
+
+    _fields_ = [
+        ('kind', c_uint32),
+        ('max_attempts', c_uint32),
+        ('max_follow_ups', c_uint32),
+        ('max_new_tasks', c_uint32),
+        ('base_delay_ms', c_uint64),
+        ('max_delay_ms', c_uint64),
+        ('honour_retry_after', c_bool),
+        ('max_retry_after_ms', c_uint64),
+        ('has_deadline', c_bool),
+        ('deadline_ms', c_uint64),
+        ('attempt_estimate_ms', c_uint64),
+        ('streaming', c_bool),
+    ]
+
+
+class RetryAction(Structure):
+    """`a2a_retry_action`."""
+
+    _fields_ = [
+        ('kind', c_uint32),
+        ('has_delay', c_bool),
+        ('delay_ms', c_uint64),
+        ('task_id', Str),
+        ('generation', c_uint32),
+        ('give_up', c_uint32),
+        ('give_up_text', Str),
+        ('message_id', c_uint32),
+        ('idempotency_key', c_uint32),
+        ('jsonrpc_id', c_uint32),
+    ]
+
+
+class BreakerConfig(Structure):
+    """`a2a_breaker_config`."""
+
+    _fields_ = [
+        ('failure_threshold', c_uint32),
+        ('failure_rate_percent', ctypes.c_uint8),
+        ('min_calls', c_uint32),
+        ('window_ms', c_uint64),
+        ('buckets', c_uint16),
+        ('cool_down_ms', c_uint64),
+        ('half_open_trials', c_uint32),
+    ]
+
+
+class BreakerSnapshot(Structure):
+    """`a2a_breaker_snapshot`."""
+
+    _fields_ = [
+        ('state', c_uint32),
+        ('calls_in_window', c_uint32),
+        ('failures_in_window', c_uint32),
+        ('has_half_open_at', c_bool),
+        ('half_open_at_ms', c_uint64),
+        ('trials_in_flight', c_uint32),
+        ('trial_successes', c_uint32),
+        ('times_opened', c_uint64),
+        ('refused', c_uint64),
+    ]
+
+
 # --- locating the library ------------------------------------------------------------------
 
 
@@ -299,6 +365,41 @@ _decl('a2a_sse_encoder_output', Bytes, vp)
 _decl('a2a_sse_encoder_clear', c_uint32, vp)
 _decl('a2a_sse_encoder_last_error', Str, vp)
 
+# resilience: retry policy, circuit breaker, keys, model text
+_decl('a2a_retry_config_default', c_uint32, _P(RetryConfig))
+_decl('a2a_retry_policy_new', c_uint32, _P(RetryConfig), c_uint64, _P(vp))
+_decl('a2a_retry_policy_free', None, vp)
+_decl('a2a_retry_policy_begin_attempt', c_uint32, vp, c_uint64)
+_decl('a2a_retry_policy_set_task_id', c_uint32, vp, u8p, c_size_t)
+_decl('a2a_retry_policy_task_id', Str, vp)
+_decl('a2a_retry_policy_attempts', c_uint32, vp)
+_decl('a2a_retry_policy_follow_ups', c_uint32, vp)
+_decl('a2a_retry_policy_new_tasks', c_uint32, vp)
+_decl('a2a_retry_policy_estimate', c_uint64, vp)
+_decl('a2a_retry_policy_remaining', c_bool, vp, c_uint64, _P(c_uint64))
+_decl('a2a_retry_policy_is_finished', c_bool, vp)
+_decl('a2a_retry_policy_next', c_uint32, vp, vp, c_uint64, c_uint64, _P(RetryAction))
+_decl('a2a_breaker_config_default', c_uint32, _P(BreakerConfig))
+_decl('a2a_breaker_new', c_uint32, u8p, c_size_t, _P(BreakerConfig), _P(vp))
+_decl('a2a_breaker_free', None, vp)
+_decl('a2a_breaker_agent', Str, vp)
+_decl('a2a_breaker_allow', c_bool, vp, c_uint64)
+_decl('a2a_breaker_refusal', c_uint32, vp, c_uint64, _P(vp))
+_decl('a2a_breaker_record', c_uint32, vp, vp, c_uint64)
+_decl('a2a_breaker_record_result', c_uint32, vp, c_bool, c_uint64)
+_decl('a2a_breaker_release', c_uint32, vp, c_uint64)
+_decl('a2a_breaker_state_at', c_uint32, vp, c_uint64)
+_decl('a2a_breaker_snapshot_at', c_uint32, vp, c_uint64, _P(BreakerSnapshot))
+_decl('a2a_breaker_reset', c_uint32, vp)
+_decl('a2a_counts_toward_breaker', c_bool, vp)
+_decl('a2a_derive_idempotency_key', c_uint32, _P(Bytes), c_size_t, vp, c_size_t,
+      _P(c_size_t))
+_decl('a2a_derive_message_id', c_uint32, _P(Bytes), c_size_t, vp, c_size_t, _P(c_size_t))
+_decl('a2a_model_text', c_uint32, u8p, c_size_t, vp, vp, c_size_t, _P(c_size_t))
+_decl('a2a_model_prefix', Str, vp)
+_decl('a2a_model_instruction', Str)
+_decl('a2a_give_up_reason_to_str', Str, c_uint32)
+
 #: Functions of the header this package deliberately does not bind, with the reason
 #: (tests/test_abi.py fails on any other unbound function).
 NOT_BOUND = {
@@ -306,6 +407,26 @@ NOT_BOUND = {
     'feed_copy is used instead',
     'a2a_sse_decoder_next': 'feed_copy already returns the whole batch',
 }
+# HTTP/1.1 framing and its byte buffer: Python callers have an HTTP stack (httpx, urllib3);
+# the binding exposes what sits above HTTP.
+NOT_BOUND.update(
+    {
+        name: 'HTTP/1.1 framing: Python callers use their own HTTP stack'
+        for name in (
+            'a2a_http1_join_target', 'a2a_http1_limits_default',
+            'a2a_http1_response_body_received', 'a2a_http1_response_feed',
+            'a2a_http1_response_finish', 'a2a_http1_response_free', 'a2a_http1_response_head',
+            'a2a_http1_response_header', 'a2a_http1_response_header_get',
+            'a2a_http1_response_informational_skipped', 'a2a_http1_response_is_done',
+            'a2a_http1_response_last_error', 'a2a_http1_response_new',
+            'a2a_http1_response_new_with', 'a2a_http1_response_reset',
+            'a2a_http1_response_reusable', 'a2a_http1_response_trailer',
+            'a2a_http1_response_trailer_count', 'a2a_http1_write_request',
+            'a2a_http1_write_request_head', 'a2a_buffer_bytes', 'a2a_buffer_clear',
+            'a2a_buffer_free', 'a2a_buffer_last_error', 'a2a_buffer_new',
+        )
+    }
+)
 
 string_at = ctypes.string_at
 

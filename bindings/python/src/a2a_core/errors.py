@@ -73,6 +73,22 @@ class SseValueError(SseError, ValueError):
     """A value cannot be written or set (NUL or line break in an id or event type)."""
 
 
+class ConfigError(A2AError, ValueError):
+    """A2A_CONFIG_*: a retry or breaker configuration field is out of range."""
+
+
+class KeyInputError(A2AError, ValueError):
+    """A2A_KEY_*: the inputs of a key derivation are refused (e.g. all parts empty)."""
+
+
+class CardError(A2AError, ValueError):
+    """A2A_CARD_*: an agent card could not be read, or no interface of it is usable."""
+
+
+class Http1Error(A2AError, ValueError):
+    """A2A_HTTP1_*: HTTP/1.1 framing errors (not bound by this package)."""
+
+
 class PanicError(A2AError):
     """A2A_PANIC: a bug inside the library was caught; the handle is unusable."""
 
@@ -84,6 +100,7 @@ RESULT_NAMES: dict[int, str] = {
     100: 'A2A_NULL_PARAMETER',
     101: 'A2A_INVALID_UTF8',
     102: 'A2A_INVALID_ARGUMENT',
+    103: 'A2A_INSUFFICIENT_SIZE',
     200: 'A2A_VERSION_MALFORMED',
     201: 'A2A_VERSION_UNSUPPORTED',
     202: 'A2A_BINDING_UNKNOWN',
@@ -94,6 +111,54 @@ RESULT_NAMES: dict[int, str] = {
     304: 'A2A_SSE_ID_LINE_BREAK',
     305: 'A2A_SSE_LIMIT',
     306: 'A2A_SSE_ENCODE',
+    500: 'A2A_HTTP1_METHOD',
+    501: 'A2A_HTTP1_TARGET',
+    502: 'A2A_HTTP1_HOST',
+    503: 'A2A_HTTP1_HEADER_NAME',
+    504: 'A2A_HTTP1_HEADER_VALUE',
+    505: 'A2A_HTTP1_RESERVED_HEADER',
+    506: 'A2A_HTTP1_REQUEST_INVALID',
+    520: 'A2A_HTTP1_MALFORMED',
+    521: 'A2A_HTTP1_HEAD_TOO_LARGE',
+    522: 'A2A_HTTP1_TOO_MANY_HEADERS',
+    523: 'A2A_HTTP1_TOO_MANY_INFORMATIONAL',
+    524: 'A2A_HTTP1_UNEXPECTED_UPGRADE',
+    525: 'A2A_HTTP1_INVALID_CONTENT_LENGTH',
+    526: 'A2A_HTTP1_CONFLICTING_CONTENT_LENGTH',
+    527: 'A2A_HTTP1_CONTENT_LENGTH_WITH_TRANSFER_ENCODING',
+    528: 'A2A_HTTP1_UNSUPPORTED_TRANSFER_CODING',
+    529: 'A2A_HTTP1_INVALID_CHUNK_SIZE',
+    530: 'A2A_HTTP1_CHUNK_LINE_TOO_LONG',
+    531: 'A2A_HTTP1_MISSING_CHUNK_TERMINATOR',
+    532: 'A2A_HTTP1_MALFORMED_TRAILERS',
+    533: 'A2A_HTTP1_TRAILERS_TOO_LARGE',
+    534: 'A2A_HTTP1_TOO_MANY_TRAILERS',
+    535: 'A2A_HTTP1_CLOSED_BEFORE_RESPONSE',
+    536: 'A2A_HTTP1_TRUNCATED_HEAD',
+    537: 'A2A_HTTP1_TRUNCATED_BODY',
+    538: 'A2A_HTTP1_RESPONSE_INVALID',
+    700: 'A2A_CARD_JSON',
+    701: 'A2A_CARD_NOT_AN_OBJECT',
+    702: 'A2A_CARD_INVALID_FIELD',
+    703: 'A2A_CARD_INVALID_INTERFACE',
+    704: 'A2A_CARD_NO_USABLE_INTERFACE',
+    705: 'A2A_CARD_INVALID_URL',
+    706: 'A2A_CARD_USERINFO_IN_URL',
+    707: 'A2A_CARD_PLAIN_HTTP',
+    708: 'A2A_CARD_UNSUPPORTED_SCHEME',
+    709: 'A2A_CARD_URL_DRIFT',
+    710: 'A2A_CARD_HOST_MISMATCH',
+    711: 'A2A_CARD_INVALID',
+    900: 'A2A_CONFIG_ZERO_MAX_ATTEMPTS',
+    901: 'A2A_CONFIG_BASE_DELAY_ABOVE_CAP',
+    902: 'A2A_CONFIG_NO_OPENING_RULE',
+    903: 'A2A_CONFIG_RATE_OUT_OF_RANGE',
+    904: 'A2A_CONFIG_ZERO_WINDOW',
+    905: 'A2A_CONFIG_BUCKETS_OUT_OF_RANGE',
+    906: 'A2A_CONFIG_ZERO_HALF_OPEN_TRIALS',
+    907: 'A2A_CONFIG_INVALID',
+    910: 'A2A_KEY_EMPTY_INPUT',
+    911: 'A2A_KEY_INVALID',
     999: 'A2A_PANIC',
 }
 
@@ -131,6 +196,14 @@ def error_for(code: int, message: str | None = None) -> A2AError:
 def _range_class(code: int) -> type[A2AError]:
     if 300 <= code < 400:
         return SseError
+    if 500 <= code < 600:
+        return Http1Error
+    if 700 <= code < 800:
+        return CardError
+    if 900 <= code < 910:
+        return ConfigError
+    if 910 <= code < 920:
+        return KeyInputError
     return A2AError
 
 

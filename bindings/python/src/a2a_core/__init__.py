@@ -10,6 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import _lib
+from .card import (
+    AgentCard,
+    CardChoice,
+    CardInfo,
+    CardInterface,
+    ResolvedInterface,
+    card_location,
+    validate_interface_url,
+)
 from .errors import (
     A2AError,
     BindingUnknownError,
@@ -91,6 +100,7 @@ def library_path() -> Path:
 __all__ = [
     'A2AError',
     'ActionKind',
+    'AgentCard',
     'Binding',
     'BindingUnknownError',
     'Breaker',
@@ -98,7 +108,10 @@ __all__ = [
     'BreakerSnapshot',
     'BreakerState',
     'CallKind',
+    'CardChoice',
     'CardError',
+    'CardInfo',
+    'CardInterface',
     'Channel',
     'Comment',
     'ConfigError',
@@ -119,6 +132,7 @@ __all__ = [
     'PanicError',
     'ProtocolVersion',
     'RequestSent',
+    'ResolvedInterface',
     'Retry',
     'RetryAction',
     'RetryConfig',
@@ -141,6 +155,7 @@ __all__ = [
     'VersionError',
     'VersionMalformedError',
     'VersionUnsupportedError',
+    'card_location',
     'classify',
     'counts_toward_breaker',
     'derive_idempotency_key',
@@ -156,4 +171,5 @@ __all__ = [
     'parse_protocol_version',
     'parse_retry_after',
     'parse_task_state',
+    'validate_interface_url',
 ]

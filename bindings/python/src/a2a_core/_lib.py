@@ -191,6 +191,91 @@ class BreakerSnapshot(Structure):
     ]
 
 
+class CardInfo(Structure):
+    """`a2a_card_info`."""
+
+    _fields_ = [
+        ('name', Str),
+        ('description', Str),
+        ('version', Str),
+        ('streaming', c_bool),
+        ('push_notifications', c_bool),
+        ('extended_card', c_bool),
+        ('shape', c_uint32),
+        ('interface_count', c_size_t),
+    ]
+
+
+class CardInterface(Structure):
+    """`a2a_card_interface`."""
+
+    _fields_ = [
+        ('url', Str),
+        ('binding', Str),
+        ('protocol_version', Str),
+        ('tenant', Str),
+        ('origin_list', c_uint32),
+        ('origin_index', c_size_t),
+        ('known_binding', c_uint32),
+        ('wire_version', c_uint32),
+    ]
+
+
+class CardPreferences(Structure):
+    """`a2a_card_preferences`."""
+
+    _fields_ = [
+        ('versions', POINTER(c_uint32)),
+        ('versions_len', c_size_t),
+        ('bindings', POINTER(c_uint32)),
+        ('bindings_len', c_size_t),
+        ('order', c_uint32),
+    ]
+
+
+class CardChoice(Structure):
+    """`a2a_card_choice`."""
+
+    _fields_ = [
+        ('url', Str),
+        ('version', c_uint32),
+        ('declared_version', Str),
+        ('binding', c_uint32),
+        ('tenant', Str),
+        ('index', c_size_t),
+        ('origin_list', c_uint32),
+        ('origin_index', c_size_t),
+        ('version_rank', c_size_t),
+        ('binding_rank', c_size_t),
+        ('order', c_uint32),
+        ('skipped_count', c_size_t),
+    ]
+
+
+class CardPolicy(Structure):
+    """`a2a_card_policy`."""
+
+    _fields_ = [
+        ('allow_http', c_bool),
+        ('allowed_origins', POINTER(Str)),
+        ('allowed_origins_len', c_size_t),
+    ]
+
+
+class CardResolved(Structure):
+    """`a2a_card_resolved`."""
+
+    _fields_ = [
+        ('choice', CardChoice),
+        ('same_origin', c_bool),
+        ('scheme', Str),
+        ('host', Str),
+        ('port', c_uint16),
+        ('path', Str),
+        ('host_class', c_uint32),
+    ]
+
+
 # --- locating the library ------------------------------------------------------------------
 
 
@@ -399,6 +484,21 @@ _decl('a2a_model_text', c_uint32, u8p, c_size_t, vp, vp, c_size_t, _P(c_size_t))
 _decl('a2a_model_prefix', Str, vp)
 _decl('a2a_model_instruction', Str)
 _decl('a2a_give_up_reason_to_str', Str, c_uint32)
+
+# agent cards
+_decl('a2a_card_new', c_uint32, _P(vp))
+_decl('a2a_card_free', None, vp)
+_decl('a2a_card_parse', c_uint32, vp, u8p, c_size_t)
+_decl('a2a_card_get_info', c_uint32, vp, _P(CardInfo))
+_decl('a2a_card_get_interface', c_uint32, vp, c_size_t, _P(CardInterface))
+_decl('a2a_card_select', c_uint32, vp, _P(CardPreferences), _P(CardChoice))
+_decl('a2a_card_resolve', c_uint32, vp, u8p, c_size_t, _P(CardPreferences), _P(CardPolicy),
+      _P(CardResolved))
+_decl('a2a_card_choice_explain', Str, vp)
+_decl('a2a_card_validate_interface_url', c_uint32, vp, u8p, c_size_t, u8p, c_size_t,
+      _P(CardPolicy), _P(c_bool))
+_decl('a2a_card_location', c_uint32, vp, u8p, c_size_t, _P(Str), _P(Str))
+_decl('a2a_card_last_error', Str, vp)
 
 #: Functions of the header this package deliberately does not bind, with the reason
 #: (tests/test_abi.py fails on any other unbound function).

@@ -82,7 +82,13 @@ class KeyInputError(A2AError, ValueError):
 
 
 class CardError(A2AError, ValueError):
-    """A2A_CARD_*: an agent card could not be read, or no interface of it is usable."""
+    """A2A_CARD_*: an agent card could not be read, or no interface of it is usable.
+    `kind` is the core's stable word (`no_usable_interface`, `plain_http`, ...)."""
+
+    @property
+    def kind(self) -> str:
+        """The stable snake_case kind of the error (as in bindings/fixtures/cards.json)."""
+        return CARD_KINDS.get(self.code, 'invalid')
 
 
 class Http1Error(A2AError, ValueError):
@@ -92,6 +98,20 @@ class Http1Error(A2AError, ValueError):
 class PanicError(A2AError):
     """A2A_PANIC: a bug inside the library was caught; the handle is unusable."""
 
+
+CARD_KINDS: dict[int, str] = {
+    700: 'json',
+    701: 'not_an_object',
+    702: 'invalid_field',
+    703: 'invalid_interface',
+    704: 'no_usable_interface',
+    705: 'invalid_url',
+    706: 'userinfo_in_url',
+    707: 'plain_http',
+    708: 'unsupported_scheme',
+    709: 'card_url_drift',
+    710: 'host_mismatch',
+}
 
 RESULT_NAMES: dict[int, str] = {
     0: 'A2A_OK',

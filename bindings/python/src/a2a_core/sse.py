@@ -96,6 +96,10 @@ _FAST_LAYOUT = ctypes.sizeof(_lib.SseItem) == 80 and [
     getattr(_lib.SseItem, f[0]).offset for f in _FIELDS
 ] == [0, 8, 24, 40, 56, 64, 72] and struct.calcsize('Q') == 8
 _ITEM_SIZE = ctypes.sizeof(_lib.SseItem)
+# kind, (type ptr, len), (data ptr, len), (id ptr, len), retry_ms, error, limit
+_ITEM_STRUCT = struct.Struct('=I4xQQQQQQQI4xQ')
+_FAST_LAYOUT = _FAST_LAYOUT and _ITEM_STRUCT.size == 80
+_SMALL_BATCH = 12
 _add = operator.add
 _string_at = ctypes.string_at
 
@@ -204,7 +208,7 @@ class SseDecoder:
         if not n:
             return []
         if _FAST_LAYOUT:
-            events = self._events_fast(n)
+            events = self._events_small(n) if n <= _SMALL_BATCH else self._events_fast(n)
             if events is not None:
                 return events
         out: list[Event] = []
@@ -219,6 +223,30 @@ class SseDecoder:
         `comments` and `errors` are updated as by `feed`."""
         n = self._feed_raw(chunk)
         return self._collect(n) if n else []
+
+    def _events_small(self, n: int) -> list[Event] | None:
+        """The batch path for a few items: the same tiling rule as `_events_fast`, checked
+        in one pass over the unpacked structs (fewer fixed costs than the list operations,
+        which pay off from a dozen events per chunk on)."""
+        rows = list(_ITEM_STRUCT.iter_unpack(_string_at(self._items.value, n * 80)))
+        base = pos = rows[0][1]
+        for kind, tp, tl, dp, dl, ip, il, _r, _e, _l in rows:
+            if kind != _EVENT or tp != pos or dp != tp + tl or ip != dp + dl:
+                return None
+            pos = ip + il
+        block = _string_at(base, pos - base) if pos != base else b''
+        if block.isascii():
+            t = block.decode('ascii')
+            return [
+                Event(t[tp - base : dp - base], t[dp - base : ip - base],
+                      t[ip - base : ip - base + il] if il else '')
+                for _k, tp, _tl, dp, _dl, ip, il, _r, _e, _l in rows
+            ]
+        return [
+            Event(_text(block[tp - base : dp - base]), _text(block[dp - base : ip - base]),
+                  _text(block[ip - base : ip - base + il]) if il else '')
+            for _k, tp, _tl, dp, _dl, ip, il, _r, _e, _l in rows
+        ]
 
     def _events_fast(self, n: int) -> list[Event] | None:
         """All-event batches whose values tile one block of library memory: one copy of the

@@ -228,7 +228,7 @@ class SseDecoder:
         """The batch path for a few items: the same tiling rule as `_events_fast`, checked
         in one pass over the unpacked structs (fewer fixed costs than the list operations,
         which pay off from a dozen events per chunk on)."""
-        rows = list(_ITEM_STRUCT.iter_unpack(_string_at(self._items.value, n * 80)))
+        rows = list(_ITEM_STRUCT.iter_unpack(_string_at(self._items.value or 0, n * 80)))
         base = pos = rows[0][1]
         for kind, tp, tl, dp, dl, ip, il, _r, _e, _l in rows:
             if kind != _EVENT or tp != pos or dp != tp + tl or ip != dp + dl:
@@ -251,7 +251,7 @@ class SseDecoder:
     def _events_fast(self, n: int) -> list[Event] | None:
         """All-event batches whose values tile one block of library memory: one copy of the
         item array, one copy of the values, slicing. None: use the general path."""
-        raw = _string_at(self._items.value, n * 80)
+        raw = _string_at(self._items.value or 0, n * 80)
         kinds = memoryview(raw).cast('I')[0::20]
         if kinds.tolist().count(_EVENT) != n:
             return None

@@ -125,11 +125,13 @@ class StreamTracker:
     ) -> StreamItem | None:
         """A decoded event arrived: an `Event`, or its data with an optional type. Returns
         the typed item, or None for an event with empty data (nothing to classify)."""
+        etype: str | bytes | None = type
+        data: str | bytes
         if isinstance(event, Event):
-            type, data = event.type, event.data
+            etype, data = event.type, event.data
         else:
             data = event
-        t, tn = _lib.enc(type)
+        t, tn = _lib.enc(etype)
         d, dn = _lib.enc(data)
         out = _lib.StreamItem()
         rc = _lib.lib.a2a_stream_tracker_on_event(

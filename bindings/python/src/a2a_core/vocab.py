@@ -8,6 +8,7 @@ Each member compares equal to its word (`Channel.TASK == 'task'`), prints as it
 
 from __future__ import annotations
 
+import ctypes
 from enum import Enum
 from typing import TypeVar
 
@@ -189,7 +190,7 @@ _TO_STR = {
     ProtocolVersion: ('a2a_protocol_version_to_str', range(1, 8)),
     Binding: ('a2a_binding_to_str', range(1, 8)),
 }
-_FIXED = {
+_FIXED: dict[type[_Word], dict[_Word, int]] = {
     StreamItemKind: dict(zip(StreamItemKind, range(1, 7))),
     StreamEndKind: dict(zip(StreamEndKind, range(1, 7))),
 }
@@ -229,8 +230,8 @@ def _num(cls: type[E]) -> dict[E, int]:
 
 def _parse(fname: str, cls: type[E], text: str) -> E:
     b, n = _lib.enc(text)
-    out = _lib.c_uint32()
-    check(getattr(_lib.lib, fname)(b, n, _lib.ctypes.byref(out)))
+    out = ctypes.c_uint32()
+    check(getattr(_lib.lib, fname)(b, n, ctypes.byref(out)))
     return _word(cls, out.value)
 
 

@@ -273,3 +273,33 @@ def test_tally() -> None:
     assert t.total == 4
     text = t.render_prometheus()
     assert 'a2a_outcomes_total{' in text and 'planner' in text
+
+
+@pytest.mark.parametrize('seed', range(20))
+def test_batch_paths_agree_with_the_field_by_field_path(seed: int) -> None:
+    """The small and the large batch paths against the general one, on the same feed (the
+    views of one feed stay valid until the next call on the decoder)."""
+    from a2a_core import sse
+
+    rng = random.Random(1000 + seed)
+    events = [
+        (rng.choice([None, 'x', 'é']), ''.join(rng.choice('ab€ \n') for _ in range(rng.randint(0, 30))),
+         rng.choice([None, '', '7']))
+        for _ in range(rng.randint(1, 40))
+    ]
+    raw = _encode(events, '\n')
+    d = SseDecoder()
+    i = 0
+    while i < len(raw):
+        n_bytes = rng.choice([5, 50, 400, 5000])
+        n = d._feed_raw(raw[i : i + n_bytes])
+        i += n_bytes
+        if not n:
+            continue
+        general = [it for it in d._collect(n) if type(it) is Event]
+        if len(general) == n:  # all items are events: the batch paths apply
+            small = d._events_small(n)
+            fast = d._events_fast(n)
+            assert small is not None and fast is not None  # the library's values tile
+            assert small == general and fast == general
+    assert sse._FAST_LAYOUT

@@ -100,6 +100,8 @@ _ITEM_SIZE = ctypes.sizeof(_lib.SseItem)
 _ITEM_STRUCT = struct.Struct('=I4xQQQQQQQI4xQ')
 _FAST_LAYOUT = _FAST_LAYOUT and _ITEM_STRUCT.size == 80
 _SMALL_BATCH = 12
+# ctypes.string_at takes the size as a C int.
+_MAX_COPY = 2**31 - 1
 _add = operator.add
 _string_at = ctypes.string_at
 
@@ -234,6 +236,8 @@ class SseDecoder:
             if kind != _EVENT or tp != pos or dp != tp + tl or ip != dp + dl:
                 return None
             pos = ip + il
+        if pos - base > _MAX_COPY:
+            return None
         block = _string_at(base, pos - base) if pos != base else b''
         if block.isascii():
             t = block.decode('ascii')
@@ -268,6 +272,8 @@ class SseDecoder:
             return None
         base = tp[0]
         total = ie[-1] - base
+        if total > _MAX_COPY:
+            return None
         block = _string_at(base, total) if total else b''
         if block.isascii():
             t = block.decode('ascii')

@@ -102,3 +102,15 @@ def test_resilience_enum_numbers_match_header() -> None:
         assert set(table) == set(type(next(iter(table))))
         for member, n in table.items():
             assert c.get(prefix + member.name) == n, prefix + member.name
+
+
+def test_driver_and_request_enum_numbers_match_header() -> None:
+    from a2a_core import client, request
+
+    c = header_constants()
+    for member, n in request._METHOD_NUM.items():
+        assert c.get('A2A_METHOD_' + member.name) == n, member.name
+    assert c['A2A_CLIENT_STREAM_EVENT_KIND_ITEM'] == client._ITEM
+    assert c['A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING'] == client._RESUBSCRIBING
+    assert c['A2A_CLIENT_STREAM_EVENT_KIND_END'] == client._END
+    assert c['A2A_CLIENT_CARD_RESOLUTION'] == client._CARD_RESOLUTION

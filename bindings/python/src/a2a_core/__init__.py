@@ -19,16 +19,19 @@ from .card import (
     card_location,
     validate_interface_url,
 )
+from .client import Client, ClientStreamEnd, HeaderHook, Resubscribing, StreamEvent
 from .errors import (
     A2AError,
     BindingUnknownError,
     CardError,
+    CardResolutionError,
     ConfigError,
     InvalidArgumentError,
     KeyInputError,
     InvalidUtf8Error,
     NullParameterError,
     PanicError,
+    RequestError,
     SseError,
     SseEventTooLargeError,
     SseLimitError,
@@ -37,6 +40,7 @@ from .errors import (
     VersionError,
     VersionMalformedError,
     VersionUnsupportedError,
+    TraceparentError,
 )
 from ._lib import LibraryNotFoundError
 from .outcome import (
@@ -47,6 +51,13 @@ from .outcome import (
     is_event_stream,
     leaked_exception,
     parse_retry_after,
+)
+from .request import (
+    Method,
+    Request,
+    build_request,
+    build_text_request,
+    method_from_jsonrpc_name,
 )
 from .resilience import (
     MODEL_INSTRUCTION,
@@ -69,6 +80,7 @@ from .resilience import (
 from .sse import Comment, Discarded, Event, Finish, Item, RetryItem, SseDecoder, SseEncoder
 from .stream import StreamEnd, StreamItem, StreamTracker
 from .tally import Tally
+from .traceparent import Traceparent
 from .vocab import (
     Binding,
     Channel,
@@ -112,13 +124,17 @@ __all__ = [
     'CardError',
     'CardInfo',
     'CardInterface',
+    'CardResolutionError',
     'Channel',
+    'Client',
+    'ClientStreamEnd',
     'Comment',
     'ConfigError',
     'Discarded',
     'ErrorName',
     'Event',
     'Finish',
+    'HeaderHook',
     'IdRule',
     'InvalidArgumentError',
     'InvalidUtf8Error',
@@ -127,12 +143,16 @@ __all__ = [
     'KeyInputError',
     'LibraryNotFoundError',
     'MODEL_INSTRUCTION',
+    'Method',
     'NullParameterError',
     'Outcome',
     'PanicError',
     'ProtocolVersion',
+    'Request',
+    'RequestError',
     'RequestSent',
     'ResolvedInterface',
+    'Resubscribing',
     'Retry',
     'RetryAction',
     'RetryConfig',
@@ -147,14 +167,19 @@ __all__ = [
     'SseValueError',
     'StreamEnd',
     'StreamEndKind',
+    'StreamEvent',
     'StreamItem',
     'StreamItemKind',
     'StreamTracker',
     'Tally',
     'TaskState',
+    'Traceparent',
+    'TraceparentError',
     'VersionError',
     'VersionMalformedError',
     'VersionUnsupportedError',
+    'build_request',
+    'build_text_request',
     'card_location',
     'classify',
     'counts_toward_breaker',
@@ -165,6 +190,7 @@ __all__ = [
     'leaked_exception',
     'library_path',
     'library_version',
+    'method_from_jsonrpc_name',
     'model_prefix',
     'model_text',
     'parse_binding',

@@ -73,6 +73,21 @@ class SseValueError(SseError, ValueError):
     """A value cannot be written or set (NUL or line break in an id or event type)."""
 
 
+class TraceparentError(A2AError, ValueError):
+    """A2A_TRACEPARENT_*: a `traceparent` value is malformed (or has an all-zero id)."""
+
+
+class RequestError(A2AError, ValueError):
+    """A2A_REQUEST_*: a request cannot be built (params, method not in the version, ...)."""
+
+
+class CardResolutionError(A2AError):
+    """A2A_CLIENT_CARD_RESOLUTION: the client could not fetch or validate the agent card;
+    `outcome` is the transport outcome (CardResolution) with the library's advice."""
+
+    outcome: object = None
+
+
 class ConfigError(A2AError, ValueError):
     """A2A_CONFIG_*: a retry or breaker configuration field is out of range."""
 
@@ -124,6 +139,12 @@ RESULT_NAMES: dict[int, str] = {
     200: 'A2A_VERSION_MALFORMED',
     201: 'A2A_VERSION_UNSUPPORTED',
     202: 'A2A_BINDING_UNKNOWN',
+    203: 'A2A_TRACEPARENT_LENGTH',
+    204: 'A2A_TRACEPARENT_SEPARATOR',
+    205: 'A2A_TRACEPARENT_HEX',
+    206: 'A2A_TRACEPARENT_VERSION',
+    207: 'A2A_TRACEPARENT_ZERO_TRACE_ID',
+    208: 'A2A_TRACEPARENT_ZERO_PARENT_ID',
     300: 'A2A_SSE_LINE_TOO_LONG',
     301: 'A2A_SSE_EVENT_TOO_LARGE',
     302: 'A2A_SSE_ID_NUL',
@@ -131,6 +152,14 @@ RESULT_NAMES: dict[int, str] = {
     304: 'A2A_SSE_ID_LINE_BREAK',
     305: 'A2A_SSE_LIMIT',
     306: 'A2A_SSE_ENCODE',
+    400: 'A2A_REQUEST_PARAMS',
+    401: 'A2A_REQUEST_NOT_IN_VERSION',
+    402: 'A2A_REQUEST_MISSING_ID',
+    403: 'A2A_REQUEST_NOT_REPRESENTABLE',
+    404: 'A2A_REQUEST_BAD_HEADER',
+    405: 'A2A_REQUEST_RESERVED_HEADER',
+    406: 'A2A_REQUEST_BAD_EXTENSION',
+    407: 'A2A_REQUEST_BODY',
     500: 'A2A_HTTP1_METHOD',
     501: 'A2A_HTTP1_TARGET',
     502: 'A2A_HTTP1_HOST',
@@ -169,6 +198,10 @@ RESULT_NAMES: dict[int, str] = {
     709: 'A2A_CARD_URL_DRIFT',
     710: 'A2A_CARD_HOST_MISMATCH',
     711: 'A2A_CARD_INVALID',
+    800: 'A2A_SERVER_REFUSED',
+    801: 'A2A_SERVER_REPLY',
+    802: 'A2A_SERVER_STREAMING',
+    803: 'A2A_SERVER_ERROR_ID',
     900: 'A2A_CONFIG_ZERO_MAX_ATTEMPTS',
     901: 'A2A_CONFIG_BASE_DELAY_ABOVE_CAP',
     902: 'A2A_CONFIG_NO_OPENING_RULE',
@@ -180,6 +213,7 @@ RESULT_NAMES: dict[int, str] = {
     910: 'A2A_KEY_EMPTY_INPUT',
     911: 'A2A_KEY_INVALID',
     999: 'A2A_PANIC',
+    1000: 'A2A_CLIENT_CARD_RESOLUTION',
 }
 
 _CLASSES: dict[int, type[A2AError]] = {
@@ -216,6 +250,12 @@ def error_for(code: int, message: str | None = None) -> A2AError:
 def _range_class(code: int) -> type[A2AError]:
     if 300 <= code < 400:
         return SseError
+    if 203 <= code < 300:
+        return TraceparentError
+    if 400 <= code < 500:
+        return RequestError
+    if code == 1000:
+        return CardResolutionError
     if 500 <= code < 600:
         return Http1Error
     if 700 <= code < 800:

@@ -112,7 +112,7 @@ class Outcome:
     binding: Binding | None = None
     #: A bounded excerpt of an unexpected body (e.g. a proxy's HTML page).
     body_excerpt: str | None = None
-    _owned: _OwnedOutcome | None = field(default=None, repr=False, compare=False)
+    _owned: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
     def _from_ptr(cls, ptr: int, owned: bool) -> Outcome:
@@ -213,7 +213,7 @@ class Outcome:
                 'this Outcome has no library handle (it was copied from a stream item); '
                 'use the outcome of StreamTracker.finish() or of classify()'
             )
-        return self._owned.ptr
+        return int(self._owned.ptr)
 
 
 def _response(

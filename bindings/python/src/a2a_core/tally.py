@@ -8,7 +8,7 @@ import ctypes
 from . import _lib
 from .errors import check
 from .outcome import Outcome
-from .vocab import Channel, _num
+from .vocab import Channel, _num, _word
 
 __all__ = ['Tally']
 
@@ -69,6 +69,17 @@ class Tally:
     def total(self) -> int:
         """The sum of every counter."""
         return int(_lib.lib.a2a_tally_total(self._handle()))
+
+    def entries(self) -> list[tuple[str, str, Channel, str, int]]:
+        """Every counter as (agent, method, channel, code, count), sorted."""
+        h = self._handle()
+        out = []
+        e = _lib.TallyEntry()
+        for i in range(_lib.lib.a2a_tally_entry_count(h)):
+            check(_lib.lib.a2a_tally_get_entry(h, i, ctypes.byref(e)))
+            out.append((_lib.view_str(e.agent) or '', _lib.view_str(e.method) or '',
+                        _word(Channel, e.channel), _lib.view_str(e.code) or '', int(e.count)))
+        return out
 
     def render_prometheus(self) -> str:
         """The Prometheus text exposition (0.0.4)."""

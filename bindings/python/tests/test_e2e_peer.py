@@ -1,8 +1,9 @@
 """End to end against the real Python a2a-sdk 1.3.0 server (tests/peers/python, started
-on 127.0.0.1 by tests/peers/launch.py): requests go out with httpx (the driver's C API is
-not exported yet, so there is no a2a_core.Client), the raw response bytes go through
-SseDecoder + StreamTracker (streams) or classify (whole responses), and the outcomes are
-those the peer's documented behaviour says (tests/peers/README.md)."""
+on 127.0.0.1 by tests/peers/launch.py), the way a caller with its own HTTP stack uses the
+core: requests go out with httpx, the raw response bytes go through SseDecoder +
+StreamTracker (streams) or classify (whole responses), and the outcomes are those the
+peer's documented behaviour says (tests/peers/README.md). The driver's Client is tested in
+test_client_peer.py."""
 
 from __future__ import annotations
 

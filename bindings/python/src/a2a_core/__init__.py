@@ -1,5 +1,6 @@
-"""a2a-core for Python: the A2A protocol core (SSE decoding, outcome classification,
-stream tracking) over its C ABI, with ctypes.
+"""a2a-core for Python: the A2A protocol core over its C ABI, with ctypes: the blocking
+Client, request builders, SSE decoding, outcome classification, stream tracking, retry
+policy, circuit breaker, idempotency keys, model-facing failure text, agent cards.
 
 The shared library is found through `$A2A_CORE_LIB` or the repository's Cargo build
 (see README); `a2a_core.library_path()` says which file was loaded.

@@ -250,6 +250,8 @@ class Client:
         headers and the exception is raised when the call returns. Add hooks before the
         first stream is opened."""
 
+        slot = self._hook_error  # not self: no reference cycle through the callback
+
         def trampoline(_userdata: int | None, method: int | None, method_len: int,
                        setter: int | None) -> None:
             try:
@@ -262,8 +264,8 @@ class Client:
                     if rc:
                         raise error_for(rc, f'header {k!r} refused by the library')
             except BaseException as e:  # noqa: BLE001 - must not unwind into C
-                if getattr(self._hook_error, 'error', None) is None:
-                    self._hook_error.error = e
+                if getattr(slot, 'error', None) is None:
+                    slot.error = e
 
         cb = _lib.HeaderHook(trampoline)
         check(_lib.lib.a2a_client_add_header_hook(self._handle(), cb, None))

@@ -595,6 +595,49 @@ typedef uint32_t a2a_address_class;
 #endif // __cplusplus
 
 /*
+ What the caller must present for one security scheme of a card.
+ */
+enum a2a_card_credential_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   `Authorization: Bearer <token>` (HTTP `Bearer`, OAuth 2.0 or OpenID Connect;
+   `bearer_source` says which).
+   */
+  A2A_CARD_CREDENTIAL_KIND_BEARER_TOKEN = 1,
+  /*
+   An API key in a header, query parameter or cookie (`api_key_location`, `name`).
+   */
+  A2A_CARD_CREDENTIAL_KIND_API_KEY = 2,
+  /*
+   `Authorization: Basic <base64(user:password)>`.
+   */
+  A2A_CARD_CREDENTIAL_KIND_BASIC = 3,
+  /*
+   Another HTTP auth scheme, `Authorization: <http_scheme> ...`.
+   */
+  A2A_CARD_CREDENTIAL_KIND_OTHER_HTTP = 4,
+  /*
+   A client certificate (mutual TLS); no header.
+   */
+  A2A_CARD_CREDENTIAL_KIND_CLIENT_CERTIFICATE = 5,
+  /*
+   The requirement names a scheme the card does not declare, or one of a type this
+   library does not know.
+   */
+  A2A_CARD_CREDENTIAL_KIND_UNKNOWN = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_card_credential_kind a2a_card_credential_kind;
+#else
+typedef uint32_t a2a_card_credential_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  What `a2a_client_stream_next` produced.
  */
 enum a2a_client_stream_event_kind
@@ -1517,7 +1560,9 @@ typedef struct a2a_buffer a2a_buffer;
 
  Methods: `a2a_card_new`, `a2a_card_free`, `a2a_card_parse`, `a2a_card_get_info`,
  `a2a_card_get_interface`, `a2a_card_select`, `a2a_card_resolve`, `a2a_card_choice_explain`,
- `a2a_card_validate_interface_url`, `a2a_card_location`, `a2a_card_last_error`.
+ `a2a_card_validate_interface_url`, `a2a_card_location`, `a2a_card_last_error`,
+ `a2a_card_credentials`, `a2a_card_credential_alternative`, `a2a_card_credential_need`,
+ `a2a_card_credential_scope`.
 
  Threading: `Send`, not thread-safe.
  */
@@ -1582,7 +1627,7 @@ typedef struct a2a_http1_response a2a_http1_response;
  `a2a_outcome_retry`, `a2a_outcome_retry_after_secs`, `a2a_outcome_hint`,
  `a2a_outcome_remote_hint_retryable`, `a2a_outcome_remote_hint_count`,
  `a2a_outcome_remote_hint_pair`, `a2a_outcome_request_sent`, `a2a_outcome_version`,
- `a2a_outcome_binding`, `a2a_outcome_body_excerpt`.
+ `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`.
 
  Threading: `Send`, not thread-safe (an immutable outcome may be read from several threads
  only if the caller synchronises with its `_free`).
@@ -1947,6 +1992,69 @@ typedef struct a2a_card_resolved {
    */
   a2a_address_class host_class;
 } a2a_card_resolved;
+
+/*
+ The shape of a card's credential plan (`a2a_card_credentials`): alternatives, any one
+ of which satisfies the card; each lists needs that must all be met.
+ */
+typedef struct a2a_card_credentials {
+  /*
+   Number of alternatives (satisfy any one). 0: the card asks for no credential.
+   An alternative with no needs means anonymous access is one option.
+   */
+  size_t alternative_count;
+  /*
+   False when the card declares schemes but states no requirement, so each declared
+   scheme is offered as an alternative on its own (a guess; many deployed cards do
+   this).
+   */
+  bool stated;
+} a2a_card_credentials;
+
+/*
+ One credential a card asks for (`a2a_card_credential_need`). Views point into the card
+ handle: valid until the next mutating call on it.
+ */
+typedef struct a2a_card_credential_need {
+  /*
+   The scheme name in the card.
+   */
+  struct a2a_str scheme;
+  /*
+   What to present.
+   */
+  a2a_card_credential_kind kind;
+  /*
+   Bearer token: an `a2a_card_bearer_source`; else 0.
+   */
+  uint32_t bearer_source;
+  /*
+   Bearer token: `bearerFormat` (e.g. `JWT`); absent when not declared.
+   */
+  struct a2a_str bearer_format;
+  /*
+   API key: an `a2a_card_api_key_location`; else 0.
+   */
+  uint32_t api_key_location;
+  /*
+   API key: the header, query parameter or cookie name; else absent.
+   */
+  struct a2a_str api_key_name;
+  /*
+   Other HTTP scheme: the scheme as declared; else absent.
+   */
+  struct a2a_str http_scheme;
+  /*
+   The header the credential travels in (`Authorization`, or the API key's header
+   name); absent when it travels in no header (query, cookie, client certificate,
+   unknown).
+   */
+  struct a2a_str header_name;
+  /*
+   Number of OAuth scopes requested (`a2a_card_credential_scope`).
+   */
+  size_t scope_count;
+} a2a_card_credential_need;
 
 /*
  Client configuration (milliseconds). Get the defaults with `a2a_client_config_default`
@@ -2904,6 +3012,52 @@ a2a_result a2a_card_location(struct a2a_card *card,
                              struct a2a_str *fallback);
 
 /*
+ Which credentials the parsed card asks for (from `securitySchemes` with `security`
+ (0.3) or `securityRequirements` (1.0)): the number of alternatives and whether the card
+ stated them. Read each alternative with `a2a_card_credential_alternative` and
+ `a2a_card_credential_need`. `out`: written on success only.
+
+ Returns `A2A_OK`, or `A2A_NONE` when no card is parsed. Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_card_credentials(const struct a2a_card *card, struct a2a_card_credentials *out);
+
+/*
+ The number of credentials alternative `alternative` of the parsed card's plan needs (all
+ of them must be presented; 0: anonymous access). `need_count`: written on success only.
+
+ Returns `A2A_OK`, `A2A_NONE` (no card), or `A2A_INVALID_ARGUMENT` (`alternative` >= the
+ alternative count). Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_card_credential_alternative(const struct a2a_card *card,
+                                           size_t alternative,
+                                           size_t *need_count);
+
+/*
+ Credential `index` of alternative `alternative` of the parsed card's plan. `out`: views
+ into the handle, valid until the next mutating call; written on success only.
+
+ Returns `A2A_OK`, `A2A_NONE` (no card), or `A2A_INVALID_ARGUMENT` (an index out of
+ range). Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_card_credential_need(const struct a2a_card *card,
+                                    size_t alternative,
+                                    size_t index,
+                                    struct a2a_card_credential_need *out);
+
+/*
+ OAuth scope `scope` of credential `index` of alternative `alternative`. `out`: a view
+ into the handle, valid until the next mutating call; written on success only.
+
+ Returns `A2A_OK`, `A2A_NONE` (no card), or `A2A_INVALID_ARGUMENT` (an index out of
+ range). Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_card_credential_scope(const struct a2a_card *card,
+                                     size_t alternative,
+                                     size_t index,
+                                     size_t scope,
+                                     struct a2a_str *out);
+
+/*
  A human-readable message for the error of the most recent mutating call on the card
  handle; absent `(NULL, 0)` when it had none or `card` is NULL. Valid until the next
  mutating call.
@@ -3506,6 +3660,15 @@ bool a2a_outcome_version(const struct a2a_outcome *outcome, a2a_protocol_version
  (leaving `*out` untouched) otherwise or when an argument is NULL.
  */
 bool a2a_outcome_binding(const struct a2a_outcome *outcome, a2a_binding *out);
+
+/*
+ The exit status the `a2a` command-line tool gives this outcome, so that a binding's
+ own tools can report the same: 0 success (a message, or a COMPLETED task), 3 transport,
+ HTTP or malformed response, 4 protocol error, 5 FAILED task, 6 CANCELED, REJECTED,
+ INPUT_REQUIRED or AUTH_REQUIRED task, 7 a task not in a final state (SUBMITTED,
+ WORKING, unknown). Returns -1 when `outcome` is NULL (or on a panic).
+ */
+int32_t a2a_outcome_exit_code(const struct a2a_outcome *outcome);
 
 /*
  A new, empty request handle (fill it with `a2a_request_build`; reuse it for the next

@@ -7,7 +7,8 @@
 use std::ffi::c_char;
 
 use a2a::card::{
-    AddressClass, AgentCard, CardError, CardShape, Choice, InterfaceOrigin, Policy, Preferences,
+    AddressClass, AgentCard, ApiKeyLocation, BearerSource, CardError, CardShape, Choice,
+    Credential, CredentialNeed, CredentialPlan, InterfaceOrigin, Policy, Preferences,
     SelectionOrder, Url, card_location, validate_interface_url,
 };
 use a2a::version::{Binding, ProtocolVersion};
@@ -76,6 +77,91 @@ pub enum a2a_address_class {
     Multicast = 9,
     /// A class newer than this header.
     Other = 99,
+}
+
+/// What the caller must present for one security scheme of a card.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_card_credential_kind {
+    /// `Authorization: Bearer <token>` (HTTP `Bearer`, OAuth 2.0 or OpenID Connect;
+    /// `bearer_source` says which).
+    BearerToken = 1,
+    /// An API key in a header, query parameter or cookie (`api_key_location`, `name`).
+    ApiKey = 2,
+    /// `Authorization: Basic <base64(user:password)>`.
+    Basic = 3,
+    /// Another HTTP auth scheme, `Authorization: <http_scheme> ...`.
+    OtherHttp = 4,
+    /// A client certificate (mutual TLS); no header.
+    ClientCertificate = 5,
+    /// The requirement names a scheme the card does not declare, or one of a type this
+    /// library does not know.
+    Unknown = 6,
+}
+
+/// How a bearer token is obtained.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_card_bearer_source {
+    /// An HTTP `Bearer` scheme: a token the caller already has.
+    Http = 1,
+    /// An OAuth 2.0 flow.
+    Oauth2 = 2,
+    /// OpenID Connect.
+    OpenIdConnect = 3,
+}
+
+/// Where an API key travels.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_card_api_key_location {
+    /// In a request header (`name` is the header name).
+    Header = 1,
+    /// In the query string.
+    Query = 2,
+    /// In a cookie.
+    Cookie = 3,
+}
+
+/// The shape of a card's credential plan (`a2a_card_credentials`): alternatives, any one
+/// of which satisfies the card; each lists needs that must all be met.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct a2a_card_credentials {
+    /// Number of alternatives (satisfy any one). 0: the card asks for no credential.
+    /// An alternative with no needs means anonymous access is one option.
+    pub alternative_count: usize,
+    /// False when the card declares schemes but states no requirement, so each declared
+    /// scheme is offered as an alternative on its own (a guess; many deployed cards do
+    /// this).
+    pub stated: bool,
+}
+
+/// One credential a card asks for (`a2a_card_credential_need`). Views point into the card
+/// handle: valid until the next mutating call on it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct a2a_card_credential_need {
+    /// The scheme name in the card.
+    pub scheme: a2a_str,
+    /// What to present.
+    pub kind: a2a_card_credential_kind,
+    /// Bearer token: an `a2a_card_bearer_source`; else 0.
+    pub bearer_source: u32,
+    /// Bearer token: `bearerFormat` (e.g. `JWT`); absent when not declared.
+    pub bearer_format: a2a_str,
+    /// API key: an `a2a_card_api_key_location`; else 0.
+    pub api_key_location: u32,
+    /// API key: the header, query parameter or cookie name; else absent.
+    pub api_key_name: a2a_str,
+    /// Other HTTP scheme: the scheme as declared; else absent.
+    pub http_scheme: a2a_str,
+    /// The header the credential travels in (`Authorization`, or the API key's header
+    /// name); absent when it travels in no header (query, cookie, client certificate,
+    /// unknown).
+    pub header_name: a2a_str,
+    /// Number of OAuth scopes requested (`a2a_card_credential_scope`).
+    pub scope_count: usize,
 }
 
 /// A summary of a parsed card.
@@ -333,11 +419,15 @@ unsafe fn policy_from(p: *const a2a_card_policy) -> Result<Policy, a2a_result> {
 ///
 /// Methods: `a2a_card_new`, `a2a_card_free`, `a2a_card_parse`, `a2a_card_get_info`,
 /// `a2a_card_get_interface`, `a2a_card_select`, `a2a_card_resolve`, `a2a_card_choice_explain`,
-/// `a2a_card_validate_interface_url`, `a2a_card_location`, `a2a_card_last_error`.
+/// `a2a_card_validate_interface_url`, `a2a_card_location`, `a2a_card_last_error`,
+/// `a2a_card_credentials`, `a2a_card_credential_alternative`, `a2a_card_credential_need`,
+/// `a2a_card_credential_scope`.
 ///
 /// Threading: `Send`, not thread-safe.
 pub struct a2a_card {
     card: Option<AgentCard>,
+    /// The credential plan of `card`, computed when it was parsed.
+    plan: Option<CredentialPlan>,
     choice: Option<Choice>,
     explain: String,
     url: Option<Url>,
@@ -388,6 +478,7 @@ pub extern "C" fn a2a_card_new(out: *mut *mut a2a_card) -> a2a_result {
         let out = try_out!(out);
         out.set(handle::into_raw(a2a_card {
             card: None,
+            plan: None,
             choice: None,
             explain: String::new(),
             url: None,
@@ -425,10 +516,12 @@ pub extern "C" fn a2a_card_parse(
         let bytes = try_bytes!(bytes, bytes_len);
         c.last_error.clear();
         c.card = None;
+        c.plan = None;
         c.choice = None;
         c.url = None;
         match AgentCard::parse(bytes) {
             Ok(parsed) => {
+                c.plan = Some(parsed.credentials());
                 c.card = Some(parsed);
                 a2a_result::A2A_OK
             }
@@ -675,6 +768,161 @@ pub extern "C" fn a2a_card_location(
     }
 }
 
+/// Which credentials the parsed card asks for (from `securitySchemes` with `security`
+/// (0.3) or `securityRequirements` (1.0)): the number of alternatives and whether the card
+/// stated them. Read each alternative with `a2a_card_credential_alternative` and
+/// `a2a_card_credential_need`. `out`: written on success only.
+///
+/// Returns `A2A_OK`, or `A2A_NONE` when no card is parsed. Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_card_credentials(
+    card: *const a2a_card,
+    out: *mut a2a_card_credentials,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let c = try_ref!(card);
+        let out = try_out!(out);
+        let Some(plan) = c.plan.as_ref() else {
+            return a2a_result::A2A_NONE;
+        };
+        out.set(a2a_card_credentials {
+            alternative_count: plan.alternatives.len(),
+            stated: plan.stated,
+        });
+        a2a_result::A2A_OK
+    }
+}
+
+/// The number of credentials alternative `alternative` of the parsed card's plan needs (all
+/// of them must be presented; 0: anonymous access). `need_count`: written on success only.
+///
+/// Returns `A2A_OK`, `A2A_NONE` (no card), or `A2A_INVALID_ARGUMENT` (`alternative` >= the
+/// alternative count). Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_card_credential_alternative(
+    card: *const a2a_card,
+    alternative: usize,
+    need_count: *mut usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let c = try_ref!(card);
+        let need_count = try_out!(need_count);
+        let Some(plan) = c.plan.as_ref() else {
+            return a2a_result::A2A_NONE;
+        };
+        let Some(alt) = plan.alternatives.get(alternative) else {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        };
+        need_count.set(alt.len());
+        a2a_result::A2A_OK
+    }
+}
+
+fn need_of(c: &a2a_card, alternative: usize, index: usize) -> Result<&CredentialNeed, a2a_result> {
+    let plan = c.plan.as_ref().ok_or(a2a_result::A2A_NONE)?;
+    plan.alternatives
+        .get(alternative)
+        .and_then(|alt| alt.get(index))
+        .ok_or(a2a_result::A2A_INVALID_ARGUMENT)
+}
+
+fn need_c(n: &CredentialNeed) -> a2a_card_credential_need {
+    let mut out = a2a_card_credential_need {
+        scheme: a2a_str::from_str(&n.scheme),
+        kind: a2a_card_credential_kind::Unknown,
+        bearer_source: 0,
+        bearer_format: a2a_str::NONE,
+        api_key_location: 0,
+        api_key_name: a2a_str::NONE,
+        http_scheme: a2a_str::NONE,
+        header_name: a2a_str::from_opt(n.credential.header_name()),
+        scope_count: n.scopes.len(),
+    };
+    match &n.credential {
+        Credential::BearerToken { source, format } => {
+            out.kind = a2a_card_credential_kind::BearerToken;
+            out.bearer_source = match source {
+                BearerSource::Http => a2a_card_bearer_source::Http,
+                BearerSource::OAuth2 => a2a_card_bearer_source::Oauth2,
+                BearerSource::OpenIdConnect => a2a_card_bearer_source::OpenIdConnect,
+            } as u32;
+            out.bearer_format = a2a_str::from_opt(format.as_deref());
+        }
+        Credential::ApiKey { location, name } => {
+            out.kind = a2a_card_credential_kind::ApiKey;
+            out.api_key_location = match location {
+                ApiKeyLocation::Header => a2a_card_api_key_location::Header,
+                ApiKeyLocation::Query => a2a_card_api_key_location::Query,
+                ApiKeyLocation::Cookie => a2a_card_api_key_location::Cookie,
+            } as u32;
+            out.api_key_name = a2a_str::from_str(name);
+        }
+        Credential::Basic => out.kind = a2a_card_credential_kind::Basic,
+        Credential::OtherHttp { scheme } => {
+            out.kind = a2a_card_credential_kind::OtherHttp;
+            out.http_scheme = a2a_str::from_str(scheme);
+        }
+        Credential::ClientCertificate => out.kind = a2a_card_credential_kind::ClientCertificate,
+        // Unknown, and kinds newer than this ABI.
+        _ => {}
+    }
+    out
+}
+
+/// Credential `index` of alternative `alternative` of the parsed card's plan. `out`: views
+/// into the handle, valid until the next mutating call; written on success only.
+///
+/// Returns `A2A_OK`, `A2A_NONE` (no card), or `A2A_INVALID_ARGUMENT` (an index out of
+/// range). Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_card_credential_need(
+    card: *const a2a_card,
+    alternative: usize,
+    index: usize,
+    out: *mut a2a_card_credential_need,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let c = try_ref!(card);
+        let out = try_out!(out);
+        match need_of(c, alternative, index) {
+            Ok(n) => {
+                out.set(need_c(n));
+                a2a_result::A2A_OK
+            }
+            Err(code) => code,
+        }
+    }
+}
+
+/// OAuth scope `scope` of credential `index` of alternative `alternative`. `out`: a view
+/// into the handle, valid until the next mutating call; written on success only.
+///
+/// Returns `A2A_OK`, `A2A_NONE` (no card), or `A2A_INVALID_ARGUMENT` (an index out of
+/// range). Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_card_credential_scope(
+    card: *const a2a_card,
+    alternative: usize,
+    index: usize,
+    scope: usize,
+    out: *mut a2a_str,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let c = try_ref!(card);
+        let out = try_out!(out);
+        match need_of(c, alternative, index) {
+            Ok(n) => match n.scopes.get(scope) {
+                Some(s) => {
+                    out.set(a2a_str::from_str(s));
+                    a2a_result::A2A_OK
+                }
+                None => a2a_result::A2A_INVALID_ARGUMENT,
+            },
+            Err(code) => code,
+        }
+    }
+}
+
 /// A human-readable message for the error of the most recent mutating call on the card
 /// handle; absent `(NULL, 0)` when it had none or `card` is NULL. Valid until the next
 /// mutating call.
@@ -749,6 +997,197 @@ mod tests {
             a2a_card_get_info(c, info.as_mut_ptr()),
             a2a_result::A2A_NONE
         );
+        a2a_card_free(c);
+    }
+
+    fn s(v: a2a_str) -> Option<&'static str> {
+        unsafe { v.as_str() }
+    }
+
+    /// The fixture's word for a need (`cards.json` note): bearer | basic |
+    /// client_certificate | api_key:<in>:<name> | other_http:<scheme> | unknown.
+    fn word(n: &a2a_card_credential_need) -> String {
+        match n.kind {
+            a2a_card_credential_kind::BearerToken => "bearer".into(),
+            a2a_card_credential_kind::Basic => "basic".into(),
+            a2a_card_credential_kind::ClientCertificate => "client_certificate".into(),
+            a2a_card_credential_kind::ApiKey => {
+                let loc = match n.api_key_location {
+                    x if x == a2a_card_api_key_location::Header as u32 => "header",
+                    x if x == a2a_card_api_key_location::Query as u32 => "query",
+                    x if x == a2a_card_api_key_location::Cookie as u32 => "cookie",
+                    x => panic!("location {x}"),
+                };
+                format!("api_key:{loc}:{}", s(n.api_key_name).unwrap())
+            }
+            a2a_card_credential_kind::OtherHttp => {
+                format!("other_http:{}", s(n.http_scheme).unwrap())
+            }
+            a2a_card_credential_kind::Unknown => "unknown".into(),
+        }
+    }
+
+    fn plan_words(c: *const a2a_card) -> Vec<Vec<String>> {
+        let mut plan = a2a_card_credentials {
+            alternative_count: usize::MAX,
+            stated: false,
+        };
+        assert_eq!(a2a_card_credentials(c, &mut plan), a2a_result::A2A_OK);
+        let mut out = Vec::new();
+        for alt in 0..plan.alternative_count {
+            let mut n = usize::MAX;
+            assert_eq!(
+                a2a_card_credential_alternative(c, alt, &mut n),
+                a2a_result::A2A_OK
+            );
+            let mut words = Vec::new();
+            for i in 0..n {
+                let mut need = std::mem::MaybeUninit::<a2a_card_credential_need>::uninit();
+                assert_eq!(
+                    a2a_card_credential_need(c, alt, i, need.as_mut_ptr()),
+                    a2a_result::A2A_OK
+                );
+                words.push(word(&unsafe { need.assume_init() }));
+            }
+            out.push(words);
+        }
+        let mut n = 0;
+        assert_eq!(
+            a2a_card_credential_alternative(c, plan.alternative_count, &mut n),
+            a2a_result::A2A_INVALID_ARGUMENT
+        );
+        out
+    }
+
+    /// The `credentials` column of `bindings/fixtures/cards.json` (derived by hand from the
+    /// cited rules) through the C accessors.
+    #[test]
+    fn credentials_column_of_the_card_fixtures() {
+        let doc: serde_json::Value =
+            serde_json::from_str(include_str!("../../bindings/fixtures/cards.json")).unwrap();
+        let mut checked = 0;
+        for case in doc["cases"].as_array().unwrap() {
+            let Some(want) = case.get("credentials") else {
+                continue;
+            };
+            let body = serde_json::to_vec(&case["card"]).unwrap();
+            let mut c = null_mut();
+            assert_eq!(a2a_card_new(&mut c), a2a_result::A2A_OK);
+            assert_eq!(
+                a2a_card_parse(c, body.as_ptr(), body.len()),
+                a2a_result::A2A_OK
+            );
+            let want: Vec<Vec<String>> = serde_json::from_value(want.clone()).unwrap();
+            assert_eq!(plan_words(c), want, "{}", case["name"]);
+            a2a_card_free(c);
+            checked += 1;
+        }
+        assert!(checked >= 4);
+    }
+
+    #[test]
+    fn credential_need_details_scopes_and_edges() {
+        let card = br#"{"url":"https://h/a2a","securitySchemes":{
+            "key":{"type":"apiKey","in":"header","name":"X-API-Key"},
+            "q":{"type":"apiKey","in":"query","name":"api_key"},
+            "oauth":{"type":"oauth2","flows":{"clientCredentials":{"tokenUrl":"https://h/t","scopes":{}}}},
+            "jwt":{"type":"http","scheme":"Bearer","bearerFormat":"JWT"},
+            "dig":{"type":"http","scheme":"Digest"}},
+            "security":[{"key":[]},{"oauth":["read","write"],"q":[]},{"jwt":[],"dig":[],"gone":[]},{}]}"#;
+        let mut c = null_mut();
+        assert_eq!(a2a_card_new(&mut c), a2a_result::A2A_OK);
+        // No card yet.
+        let mut plan = a2a_card_credentials {
+            alternative_count: 7,
+            stated: true,
+        };
+        assert_eq!(a2a_card_credentials(c, &mut plan), a2a_result::A2A_NONE);
+        assert_eq!(plan.alternative_count, 7, "untouched");
+        let mut n = 0;
+        assert_eq!(
+            a2a_card_credential_alternative(c, 0, &mut n),
+            a2a_result::A2A_NONE
+        );
+        assert_eq!(
+            a2a_card_parse(c, card.as_ptr(), card.len()),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(a2a_card_credentials(c, &mut plan), a2a_result::A2A_OK);
+        assert_eq!(plan.alternative_count, 4);
+        assert!(plan.stated);
+        assert_eq!(
+            plan_words(c),
+            [
+                vec!["api_key:header:X-API-Key"],
+                vec!["bearer", "api_key:query:api_key"],
+                // Scheme names of one requirement come in name order (a JSON object).
+                vec!["other_http:Digest", "unknown", "bearer"],
+                vec![],
+            ]
+        );
+        let need = |alt, i| {
+            let mut need = std::mem::MaybeUninit::<a2a_card_credential_need>::uninit();
+            assert_eq!(
+                a2a_card_credential_need(c, alt, i, need.as_mut_ptr()),
+                a2a_result::A2A_OK
+            );
+            unsafe { need.assume_init() }
+        };
+        let key = need(0, 0);
+        assert_eq!(s(key.scheme), Some("key"));
+        assert_eq!(s(key.header_name), Some("X-API-Key"));
+        assert_eq!(key.bearer_source, 0);
+        assert!(key.bearer_format.ptr.is_null() && key.http_scheme.ptr.is_null());
+        let oauth = need(1, 0);
+        assert_eq!(oauth.bearer_source, a2a_card_bearer_source::Oauth2 as u32);
+        assert_eq!(s(oauth.header_name), Some("Authorization"));
+        assert_eq!(oauth.scope_count, 2);
+        let mut scope = a2a_str::NONE;
+        assert_eq!(
+            a2a_card_credential_scope(c, 1, 0, 1, &mut scope),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(s(scope), Some("write"));
+        assert_eq!(
+            a2a_card_credential_scope(c, 1, 0, 2, &mut scope),
+            a2a_result::A2A_INVALID_ARGUMENT
+        );
+        let query = need(1, 1);
+        assert_eq!(
+            query.api_key_location,
+            a2a_card_api_key_location::Query as u32
+        );
+        assert!(
+            query.header_name.ptr.is_null(),
+            "a query key travels in no header"
+        );
+        let jwt = need(2, 2);
+        assert_eq!(jwt.bearer_source, a2a_card_bearer_source::Http as u32);
+        assert_eq!(s(jwt.bearer_format), Some("JWT"));
+        assert_eq!(s(need(2, 1).scheme), Some("gone"));
+        let mut out = std::mem::MaybeUninit::<a2a_card_credential_need>::uninit();
+        assert_eq!(
+            a2a_card_credential_need(c, 3, 0, out.as_mut_ptr()),
+            a2a_result::A2A_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            a2a_card_credential_need(null(), 0, 0, out.as_mut_ptr()),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        assert_eq!(
+            a2a_card_credentials(c, null_mut()),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        assert_eq!(
+            a2a_card_credential_scope(c, 0, 0, 0, null_mut()),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        // A failed parse forgets the plan.
+        assert_eq!(
+            a2a_card_parse(c, b"[".as_ptr(), 1),
+            a2a_result::A2A_CARD_JSON
+        );
+        assert_eq!(a2a_card_credentials(c, &mut plan), a2a_result::A2A_NONE);
         a2a_card_free(c);
     }
 }

@@ -29,7 +29,7 @@ use crate::vocab::{
 /// `a2a_outcome_retry`, `a2a_outcome_retry_after_secs`, `a2a_outcome_hint`,
 /// `a2a_outcome_remote_hint_retryable`, `a2a_outcome_remote_hint_count`,
 /// `a2a_outcome_remote_hint_pair`, `a2a_outcome_request_sent`, `a2a_outcome_version`,
-/// `a2a_outcome_binding`, `a2a_outcome_body_excerpt`.
+/// `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`.
 ///
 /// Threading: `Send`, not thread-safe (an immutable outcome may be read from several threads
 /// only if the caller synchronises with its `_free`).
@@ -394,6 +394,18 @@ pub extern "C" fn a2a_outcome_binding(outcome: *const a2a_outcome, out: *mut a2a
     }
 }
 
+/// The exit status the `a2a` command-line tool gives this outcome, so that a binding's
+/// own tools can report the same: 0 success (a message, or a COMPLETED task), 3 transport,
+/// HTTP or malformed response, 4 protocol error, 5 FAILED task, 6 CANCELED, REJECTED,
+/// INPUT_REQUIRED or AUTH_REQUIRED task, 7 a task not in a final state (SUBMITTED,
+/// WORKING, unknown). Returns -1 when `outcome` is NULL (or on a panic).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_exit_code(outcome: *const a2a_outcome) -> i32 {
+    ffi_panic_boundary! {
+        try_ref!(outcome).inner.exit_code()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -559,5 +571,133 @@ mod tests {
         );
         a2a_outcome_free(o);
         a2a_outcome_free(null_mut());
+    }
+
+    /// Decodes standard base64 (the fixture's `body_base64`); a test helper, no padding
+    /// errors expected in a fixture.
+    fn base64(s: &str) -> Vec<u8> {
+        let val = |c: u8| match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => panic!("not base64: {c}"),
+        };
+        let digits: Vec<u8> = s.bytes().filter(|&c| c != b'=').map(val).collect();
+        let mut out = Vec::new();
+        for q in digits.chunks(4) {
+            let n = q.iter().fold(0u32, |acc, &d| acc << 6 | u32::from(d)) << (6 * (4 - q.len()));
+            out.extend_from_slice(&n.to_be_bytes()[1..q.len()]);
+        }
+        out
+    }
+
+    /// Every row of `bindings/fixtures/outcomes.json` through `a2a_classify` (or
+    /// `a2a_outcome_transport`): `a2a_outcome_exit_code` equals the row's `exit_code`
+    /// column (the CLI's exit status, derived by hand from the outcome table).
+    #[test]
+    fn exit_code_column_of_the_outcome_table() {
+        use crate::classify::{a2a_asked, a2a_classify, a2a_response};
+        use crate::version::{a2a_binding_parse, a2a_protocol_version_parse};
+        use crate::vocab::a2a_error_name_parse;
+        let doc: serde_json::Value =
+            serde_json::from_str(include_str!("../../bindings/fixtures/outcomes.json")).unwrap();
+        let rows = doc["rows"].as_array().unwrap();
+        assert!(rows.len() >= 150);
+        let mut seen = std::collections::BTreeSet::new();
+        for row in rows {
+            let id = row["id"].as_str().unwrap();
+            let input = &row["input"];
+            let mut o: *mut a2a_outcome = null_mut();
+            if let Some(t) = input.get("transport") {
+                let name = t["error"].as_str().unwrap();
+                let mut error = a2a_error_name::Invalid;
+                assert_eq!(
+                    a2a_error_name_parse(name.as_ptr().cast(), name.len(), &mut error),
+                    a2a_result::A2A_OK,
+                    "{id}"
+                );
+                let sent = match t["request_sent"].as_str().unwrap() {
+                    "no" => a2a_request_sent::No,
+                    "unknown" => a2a_request_sent::Unknown,
+                    other => panic!("{id}: request_sent {other}"),
+                };
+                let msg = t["message"].as_str().unwrap_or("");
+                assert_eq!(
+                    a2a_outcome_transport(
+                        error as u32,
+                        sent as u32,
+                        msg.as_ptr().cast(),
+                        msg.len(),
+                        &mut o
+                    ),
+                    a2a_result::A2A_OK,
+                    "{id}"
+                );
+            } else {
+                let text = |k: &str| {
+                    input
+                        .get(k)
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or("")
+                };
+                let mut version = 0u32;
+                if !text("version").is_empty() {
+                    let v = text("version");
+                    let mut pv = crate::vocab::a2a_protocol_version::V10;
+                    assert_eq!(
+                        a2a_protocol_version_parse(v.as_ptr().cast(), v.len(), &mut pv),
+                        a2a_result::A2A_OK
+                    );
+                    version = pv as u32;
+                }
+                let mut binding = 0u32;
+                if !text("binding").is_empty() {
+                    let b = text("binding");
+                    let mut pb = crate::vocab::a2a_binding::JsonRpc;
+                    assert_eq!(
+                        a2a_binding_parse(b.as_ptr().cast(), b.len(), &mut pb),
+                        a2a_result::A2A_OK
+                    );
+                    binding = pb as u32;
+                }
+                let body = match input.get("body_base64") {
+                    Some(b) => base64(b.as_str().unwrap()),
+                    None => text("body").as_bytes().to_vec(),
+                };
+                let retry_after = input["headers"]
+                    .get("Retry-After")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("");
+                let (ct, method, rid) = (text("content_type"), text("method"), text("request_id"));
+                let response = a2a_response {
+                    status: u16::try_from(input["status"].as_u64().unwrap()).unwrap(),
+                    content_type: ct.as_ptr().cast(),
+                    content_type_len: ct.len(),
+                    retry_after: retry_after.as_ptr().cast(),
+                    retry_after_len: retry_after.len(),
+                    body: body.as_ptr(),
+                    body_len: body.len(),
+                    asked: a2a_asked {
+                        version,
+                        binding,
+                        method: method.as_ptr().cast(),
+                        method_len: method.len(),
+                        request_id: rid.as_ptr().cast(),
+                        request_id_len: rid.len(),
+                    },
+                };
+                assert_eq!(a2a_classify(&response, &mut o), a2a_result::A2A_OK, "{id}");
+            }
+            let want = row["exit_code"].as_i64().unwrap();
+            let got = a2a_outcome_exit_code(o);
+            assert_eq!(i64::from(got), want, "{id}");
+            seen.insert(got);
+            a2a_outcome_free(o);
+        }
+        // The table reaches every status the CLI can give an outcome.
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), [0, 3, 4, 5, 6, 7]);
+        assert_eq!(a2a_outcome_exit_code(null()), -1);
     }
 }

@@ -70,6 +70,8 @@ defaults! {
     u16 => 0,
     u32 => 0,
     u64 => 0,
+    // -1: no valid value is negative (`a2a_outcome_exit_code`).
+    i32 => -1,
     i64 => 0,
     usize => 0,
     a2a_str => a2a_str::NONE,

@@ -1694,7 +1694,8 @@ typedef struct a2a_server_response a2a_server_response;
  An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
 
  Methods: `a2a_sse_decoder_new`, `a2a_sse_decoder_new_with`, `a2a_sse_decoder_free`,
- `a2a_sse_decoder_feed`, `a2a_sse_decoder_feed_copy`, `a2a_sse_decoder_next`,
+ `a2a_sse_decoder_feed`, `a2a_sse_decoder_feed_copy`, `a2a_sse_decoder_feed_packed`,
+ `a2a_sse_decoder_next`,
  `a2a_sse_decoder_finish`, `a2a_sse_decoder_last_event_id`,
  `a2a_sse_decoder_set_last_event_id`, `a2a_sse_decoder_retry`,
  `a2a_sse_decoder_reset_for_reconnect`, `a2a_sse_decoder_last_error`.
@@ -2763,6 +2764,64 @@ typedef struct a2a_sse_item {
    */
   size_t limit;
 } a2a_sse_item;
+
+/*
+ The result of `a2a_sse_decoder_feed_packed`: every event one chunk completed, in one
+ buffer, plus every item of the feed. Everything points into the decoder and is valid
+ until the next mutating call on it (`a2a_sse_decoder_next` excepted) or its free.
+
+ Layout (GUARANTEED): `bytes` holds, for event 0, 1, ..., `event_count - 1` in stream
+ order, its type, its data and its id, back to back with no gaps and nothing else.
+ `offsets` holds `3 * event_count + 1` byte offsets into `bytes`: `offsets[0] == 0`,
+ `offsets[3 * event_count] == bytes.len`, and event `i` has
+ - type = `[offsets[3i], offsets[3i+1])`,
+ - data = `[offsets[3i+1], offsets[3i+2])`,
+ - id   = `[offsets[3i+2], offsets[3i+3])` (empty when no id was ever set).
+
+ So a binding copies `bytes` once and slices it. `text_offsets`, when not NULL, holds
+ the same `3 * event_count + 1` boundaries counted in the requested text unit; it is
+ given only when every value of every event is valid UTF-8 on its own (so decoding
+ `bytes` as a whole and slicing the text by `text_offsets` gives exactly each value
+ decoded alone), and may be the very same array as `offsets` (when `bytes` is ASCII).
+ */
+typedef struct a2a_sse_packed {
+  /*
+   The values of all events, back to back (non-NULL, possibly empty).
+   */
+  struct a2a_bytes bytes;
+  /*
+   `3 * event_count + 1` byte offsets into `bytes` (never NULL; `{0}` when no events).
+   */
+  const uint64_t *offsets;
+  /*
+   The same boundaries in the requested text unit, or NULL (unit `NONE`, or some value
+   is not valid UTF-8: then decode each value from its byte range).
+   */
+  const uint64_t *text_offsets;
+  /*
+   Number of events.
+   */
+  size_t event_count;
+  /*
+   Number of comment lines (keep-alives) among the items.
+   */
+  size_t comment_count;
+  /*
+   Number of limit errors among the items (`a2a_sse_decoder_last_error` describes the
+   last one).
+   */
+  size_t limit_error_count;
+  /*
+   Every item of the feed in stream order (events, comments, retry values, limit
+   errors), as `a2a_sse_decoder_feed_copy` returns them; event views point into
+   `bytes`. NULL when `item_count` is 0.
+   */
+  const struct a2a_sse_item *items;
+  /*
+   Number of items.
+   */
+  size_t item_count;
+} a2a_sse_packed;
 
 /*
  The end-of-stream report of `a2a_sse_decoder_finish`.
@@ -4396,6 +4455,29 @@ a2a_result a2a_sse_decoder_feed_copy(struct a2a_sse_decoder *decoder,
                                      size_t chunk_len,
                                      const struct a2a_sse_item **items,
                                      size_t *count);
+
+/*
+ Like `a2a_sse_decoder_feed_copy` (the chunk is COPIED: borrowed for the call only, may
+ be freed or moved as soon as it returns), and lays out every event the chunk completed
+ in ONE buffer the decoder owns, so that a binding copies the whole batch once and
+ slices it: see `a2a_sse_packed` for the guaranteed layout.
+
+ `text_unit`: an `a2a_sse_text_unit`; with `CODE_POINTS` or `UTF16` the library also
+ gives the boundaries in that unit when every value is valid UTF-8 (a binding then
+ decodes the whole buffer once and slices the text). `out`: written on success only;
+ everything in it points into the decoder and is valid until the next mutating call on
+ it (`a2a_sse_decoder_next`, which walks the same items, excepted) or its free.
+
+ Limit errors are items (`limit_error_count`), not a failed call.
+
+ Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`),
+ `A2A_INVALID_ARGUMENT` (`text_unit` not a member; nothing is decoded).
+ */
+a2a_result a2a_sse_decoder_feed_packed(struct a2a_sse_decoder *decoder,
+                                       const uint8_t *chunk,
+                                       size_t chunk_len,
+                                       uint32_t text_unit,
+                                       struct a2a_sse_packed *out);
 
 /*
  The next item of the last feed, in order: returns `A2A_OK` and writes `*out`, or

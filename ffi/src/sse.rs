@@ -17,6 +17,11 @@
 //!   chunk may be freed or moved as soon as the call returns. Bindings whose runtime moves
 //!   or frees the buffer after the call (JNA, cgo) must use this one.
 //!
+//! - `a2a_sse_decoder_feed_packed` copies too, and lays the events out for bindings that
+//!   copy a whole batch at once: every event's type, data and id back to back in one buffer
+//!   the decoder owns, with an array of boundary offsets (and, on request, the same
+//!   boundaries counted in code points or UTF-16 units). The layout is part of the ABI.
+//!
 //! Limit errors are not fatal: they come back as `A2A_SSE_ITEM_LIMIT_ERROR` items, the
 //! decoder skips the rest of that event and goes on.
 
@@ -103,11 +108,79 @@ pub struct a2a_sse_finish {
     pub limit: usize,
 }
 
-/// Where a value recorded during a feed lives: a range of the fed chunk or of the arena.
+/// In which unit `a2a_sse_decoder_feed_packed` also counts the event boundaries, for
+/// bindings whose strings are indexed by something other than bytes.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_sse_text_unit {
+    /// Byte offsets only; `text_offsets` is NULL.
+    None = 1,
+    /// Unicode code points (Python `str` indices).
+    CodePoints = 2,
+    /// UTF-16 code units (Java, JavaScript, C# string indices).
+    Utf16 = 3,
+}
+
+/// The result of `a2a_sse_decoder_feed_packed`: every event one chunk completed, in one
+/// buffer, plus every item of the feed. Everything points into the decoder and is valid
+/// until the next mutating call on it (`a2a_sse_decoder_next` excepted) or its free.
+///
+/// Layout (GUARANTEED): `bytes` holds, for event 0, 1, ..., `event_count - 1` in stream
+/// order, its type, its data and its id, back to back with no gaps and nothing else.
+/// `offsets` holds `3 * event_count + 1` byte offsets into `bytes`: `offsets[0] == 0`,
+/// `offsets[3 * event_count] == bytes.len`, and event `i` has
+/// - type = `[offsets[3i], offsets[3i+1])`,
+/// - data = `[offsets[3i+1], offsets[3i+2])`,
+/// - id   = `[offsets[3i+2], offsets[3i+3])` (empty when no id was ever set).
+///
+/// So a binding copies `bytes` once and slices it. `text_offsets`, when not NULL, holds
+/// the same `3 * event_count + 1` boundaries counted in the requested text unit; it is
+/// given only when every value of every event is valid UTF-8 on its own (so decoding
+/// `bytes` as a whole and slicing the text by `text_offsets` gives exactly each value
+/// decoded alone), and may be the very same array as `offsets` (when `bytes` is ASCII).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct a2a_sse_packed {
+    /// The values of all events, back to back (non-NULL, possibly empty).
+    pub bytes: a2a_bytes,
+    /// `3 * event_count + 1` byte offsets into `bytes` (never NULL; `{0}` when no events).
+    pub offsets: *const u64,
+    /// The same boundaries in the requested text unit, or NULL (unit `NONE`, or some value
+    /// is not valid UTF-8: then decode each value from its byte range).
+    pub text_offsets: *const u64,
+    /// Number of events.
+    pub event_count: usize,
+    /// Number of comment lines (keep-alives) among the items.
+    pub comment_count: usize,
+    /// Number of limit errors among the items (`a2a_sse_decoder_last_error` describes the
+    /// last one).
+    pub limit_error_count: usize,
+    /// Every item of the feed in stream order (events, comments, retry values, limit
+    /// errors), as `a2a_sse_decoder_feed_copy` returns them; event views point into
+    /// `bytes`. NULL when `item_count` is 0.
+    pub items: *const a2a_sse_item,
+    /// Number of items.
+    pub item_count: usize,
+}
+
+/// How a feed keeps the values it hands out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Views into the chunk where possible.
+    ZeroCopy,
+    /// Every value copied into the arena.
+    Copy,
+    /// Event values copied back to back into `packed`; other values into the arena.
+    Packed,
+}
+
+/// Where a value recorded during a feed lives: a range of the fed chunk, of the arena, or
+/// of the packed buffer.
 #[derive(Debug, Clone, Copy)]
 enum Span {
     Chunk(usize, usize),
     Arena(usize, usize),
+    Packed(usize, usize),
 }
 
 /// An item recorded by position, turned into views once the arena stops growing.
@@ -139,7 +212,8 @@ impl Rec {
 /// An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
 ///
 /// Methods: `a2a_sse_decoder_new`, `a2a_sse_decoder_new_with`, `a2a_sse_decoder_free`,
-/// `a2a_sse_decoder_feed`, `a2a_sse_decoder_feed_copy`, `a2a_sse_decoder_next`,
+/// `a2a_sse_decoder_feed`, `a2a_sse_decoder_feed_copy`, `a2a_sse_decoder_feed_packed`,
+/// `a2a_sse_decoder_next`,
 /// `a2a_sse_decoder_finish`, `a2a_sse_decoder_last_event_id`,
 /// `a2a_sse_decoder_set_last_event_id`, `a2a_sse_decoder_retry`,
 /// `a2a_sse_decoder_reset_for_reconnect`, `a2a_sse_decoder_last_error`.
@@ -149,6 +223,12 @@ pub struct a2a_sse_decoder {
     decoder: Decoder,
     /// Copies of values that do not lie in the fed chunk (or all values, when copying).
     arena: Vec<u8>,
+    /// Packed feed: the event values back to back (see `a2a_sse_packed`).
+    packed: Vec<u8>,
+    /// Packed feed: the `3n + 1` byte boundaries of `packed`.
+    offsets: Vec<u64>,
+    /// Packed feed: the same boundaries in the requested text unit (empty when none).
+    text_offsets: Vec<u64>,
     recs: Vec<Rec>,
     /// INVARIANT: built from `recs` after the last feed/finish; its pointers point into
     /// `arena` (not modified since) or into the caller's chunk of that feed.
@@ -182,12 +262,55 @@ fn span(chunk: &[u8], arena: &mut Vec<u8>, v: &[u8], copy: bool) -> Span {
     Span::Arena(start, v.len())
 }
 
-fn view(chunk: &[u8], arena: &[u8], s: Option<Span>) -> a2a_bytes {
+/// Appends `v` to the packed buffer and its end to the boundaries.
+fn pack(packed: &mut Vec<u8>, offsets: &mut Vec<u64>, v: &[u8]) -> Span {
+    let start = packed.len();
+    packed.extend_from_slice(v);
+    offsets.push(packed.len() as u64);
+    Span::Packed(start, v.len())
+}
+
+fn view(chunk: &[u8], arena: &[u8], packed: &[u8], s: Option<Span>) -> a2a_bytes {
     match s {
         None => a2a_bytes::NONE,
         Some(Span::Chunk(off, len)) => a2a_bytes::from_slice(&chunk[off..off + len]),
         Some(Span::Arena(off, len)) => a2a_bytes::from_slice(&arena[off..off + len]),
+        Some(Span::Packed(off, len)) => a2a_bytes::from_slice(&packed[off..off + len]),
     }
+}
+
+/// Text length of valid UTF-8 `v` in `unit`.
+fn text_len(v: &str, unit: a2a_sse_text_unit) -> u64 {
+    let n = match unit {
+        a2a_sse_text_unit::CodePoints => v.chars().count(),
+        a2a_sse_text_unit::Utf16 => v.chars().map(char::len_utf16).sum(),
+        a2a_sse_text_unit::None => v.len(),
+    };
+    n as u64
+}
+
+/// The boundaries of `packed` (byte `offsets`) counted in `unit`, or None when some value
+/// is not valid UTF-8 on its own.
+fn text_boundaries(
+    packed: &[u8],
+    offsets: &[u64],
+    unit: a2a_sse_text_unit,
+    out: &mut Vec<u64>,
+) -> bool {
+    out.clear();
+    out.push(0);
+    let mut total = 0u64;
+    for w in offsets.windows(2) {
+        // Offsets are ends of values appended to `packed`: in range and increasing.
+        let value = &packed[w[0] as usize..w[1] as usize];
+        let Ok(text) = std::str::from_utf8(value) else {
+            out.clear();
+            return false;
+        };
+        total += text_len(text, unit);
+        out.push(total);
+    }
+    true
 }
 
 impl a2a_sse_decoder {
@@ -195,6 +318,9 @@ impl a2a_sse_decoder {
         a2a_sse_decoder {
             decoder: Decoder::with_config(config),
             arena: Vec::new(),
+            packed: Vec::new(),
+            offsets: Vec::new(),
+            text_offsets: Vec::new(),
             recs: Vec::new(),
             items: Vec::new(),
             cursor: 0,
@@ -205,31 +331,46 @@ impl a2a_sse_decoder {
     /// Forgets the items of the last call (start of every mutating call).
     fn begin(&mut self) {
         self.arena.clear();
+        self.packed.clear();
+        self.offsets.clear();
+        self.text_offsets.clear();
         self.recs.clear();
         self.items.clear();
         self.cursor = 0;
         self.last_error.clear();
     }
 
-    /// Decodes all of `chunk`, recording every item; `copy` copies every value.
-    fn drain(&mut self, chunk: &[u8], copy: bool) {
+    /// Decodes all of `chunk`, recording every item, keeping values as `mode` says.
+    fn drain(&mut self, chunk: &[u8], mode: Mode) {
         self.begin();
+        let copy = mode != Mode::ZeroCopy;
         let a2a_sse_decoder {
             decoder,
             arena,
+            packed,
+            offsets,
             recs,
             last_error,
             ..
         } = self;
+        if mode == Mode::Packed {
+            offsets.push(0);
+        }
         let mut feed = decoder.feed(chunk);
         loop {
             match feed.next_item() {
                 Ok(None) => break,
                 Ok(Some(Item::Event(e))) => {
                     let mut r = Rec::new(a2a_sse_item_kind::Event);
-                    r.event_type = Some(span(chunk, arena, e.event_type, copy));
-                    r.data = Some(span(chunk, arena, e.data, copy));
-                    r.id = Some(span(chunk, arena, e.id, copy));
+                    if mode == Mode::Packed {
+                        r.event_type = Some(pack(packed, offsets, e.event_type));
+                        r.data = Some(pack(packed, offsets, e.data));
+                        r.id = Some(pack(packed, offsets, e.id));
+                    } else {
+                        r.event_type = Some(span(chunk, arena, e.event_type, copy));
+                        r.data = Some(span(chunk, arena, e.data, copy));
+                        r.id = Some(span(chunk, arena, e.id, copy));
+                    }
                     recs.push(r);
                 }
                 Ok(Some(Item::Comment(c))) => {
@@ -257,9 +398,9 @@ impl a2a_sse_decoder {
             .iter()
             .map(|r| a2a_sse_item {
                 kind: r.kind,
-                event_type: view(chunk, &self.arena, r.event_type),
-                data: view(chunk, &self.arena, r.data),
-                id: view(chunk, &self.arena, r.id),
+                event_type: view(chunk, &self.arena, &self.packed, r.event_type),
+                data: view(chunk, &self.arena, &self.packed, r.data),
+                id: view(chunk, &self.arena, &self.packed, r.id),
                 retry_ms: r.retry_ms,
                 error: r.error,
                 limit: r.limit,
@@ -336,13 +477,13 @@ fn feed(
     chunk_len: usize,
     items: *mut *const a2a_sse_item,
     count: *mut usize,
-    copy: bool,
+    mode: Mode,
 ) -> a2a_result {
     let d = try_mut!(decoder);
     let items = try_out!(items);
     let count = try_out!(count);
     let chunk = try_bytes!(chunk, chunk_len);
-    d.drain(chunk, copy);
+    d.drain(chunk, mode);
     items.set(if d.items.is_empty() {
         std::ptr::null()
     } else {
@@ -378,7 +519,7 @@ pub extern "C" fn a2a_sse_decoder_feed(
     count: *mut usize,
 ) -> a2a_result {
     ffi_panic_boundary! {
-        feed(decoder, chunk, chunk_len, items, count, false)
+        feed(decoder, chunk, chunk_len, items, count, Mode::ZeroCopy)
     }
 }
 
@@ -397,7 +538,66 @@ pub extern "C" fn a2a_sse_decoder_feed_copy(
     count: *mut usize,
 ) -> a2a_result {
     ffi_panic_boundary! {
-        feed(decoder, chunk, chunk_len, items, count, true)
+        feed(decoder, chunk, chunk_len, items, count, Mode::Copy)
+    }
+}
+
+/// Like `a2a_sse_decoder_feed_copy` (the chunk is COPIED: borrowed for the call only, may
+/// be freed or moved as soon as it returns), and lays out every event the chunk completed
+/// in ONE buffer the decoder owns, so that a binding copies the whole batch once and
+/// slices it: see `a2a_sse_packed` for the guaranteed layout.
+///
+/// `text_unit`: an `a2a_sse_text_unit`; with `CODE_POINTS` or `UTF16` the library also
+/// gives the boundaries in that unit when every value is valid UTF-8 (a binding then
+/// decodes the whole buffer once and slices the text). `out`: written on success only;
+/// everything in it points into the decoder and is valid until the next mutating call on
+/// it (`a2a_sse_decoder_next`, which walks the same items, excepted) or its free.
+///
+/// Limit errors are items (`limit_error_count`), not a failed call.
+///
+/// Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`),
+/// `A2A_INVALID_ARGUMENT` (`text_unit` not a member; nothing is decoded).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_sse_decoder_feed_packed(
+    decoder: *mut a2a_sse_decoder,
+    chunk: *const u8,
+    chunk_len: usize,
+    text_unit: u32,
+    out: *mut a2a_sse_packed,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let d = try_mut!(decoder);
+        let out = try_out!(out);
+        let chunk = try_bytes!(chunk, chunk_len);
+        let unit = match text_unit {
+            x if x == a2a_sse_text_unit::None as u32 => a2a_sse_text_unit::None,
+            x if x == a2a_sse_text_unit::CodePoints as u32 => a2a_sse_text_unit::CodePoints,
+            x if x == a2a_sse_text_unit::Utf16 as u32 => a2a_sse_text_unit::Utf16,
+            _ => return a2a_result::A2A_INVALID_ARGUMENT,
+        };
+        d.drain(chunk, Mode::Packed);
+        let event_count = (d.offsets.len() - 1) / 3;
+        let text_offsets = if unit == a2a_sse_text_unit::None {
+            std::ptr::null()
+        } else if d.packed.is_ascii() {
+            d.offsets.as_ptr()
+        } else if text_boundaries(&d.packed, &d.offsets, unit, &mut d.text_offsets) {
+            d.text_offsets.as_ptr()
+        } else {
+            std::ptr::null()
+        };
+        let count = |k| d.items.iter().filter(|i| i.kind == k).count();
+        out.set(a2a_sse_packed {
+            bytes: a2a_bytes::from_slice(&d.packed),
+            offsets: d.offsets.as_ptr(),
+            text_offsets,
+            event_count,
+            comment_count: count(a2a_sse_item_kind::Comment),
+            limit_error_count: count(a2a_sse_item_kind::LimitError),
+            items: if d.items.is_empty() { std::ptr::null() } else { d.items.as_ptr() },
+            item_count: d.items.len(),
+        });
+        a2a_result::A2A_OK
     }
 }
 
@@ -475,9 +675,9 @@ pub extern "C" fn a2a_sse_decoder_finish(
         if let Some(r) = event_rec {
             report.event = a2a_sse_item {
                 kind: r.kind,
-                event_type: view(&[], &d.arena, r.event_type),
-                data: view(&[], &d.arena, r.data),
-                id: view(&[], &d.arena, r.id),
+                event_type: view(&[], &d.arena, &[], r.event_type),
+                data: view(&[], &d.arena, &[], r.data),
+                id: view(&[], &d.arena, &[], r.id),
                 retry_ms: 0,
                 error: a2a_result::A2A_OK,
                 limit: 0,
@@ -1069,5 +1269,306 @@ mod tests {
         a2a_sse_decoder_free(d);
         a2a_sse_encoder_free(e);
         a2a_sse_encoder_free(null_mut());
+    }
+
+    /// One packed feed copied out: events (type, data, id) read through the GUARANTEED
+    /// layout, the text-offset array (None when NULL) and the packed struct.
+    struct Packed {
+        events: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+        text: Option<Vec<u64>>,
+        same_array: bool,
+        raw: a2a_sse_packed,
+    }
+
+    fn feed_packed(d: *mut a2a_sse_decoder, chunk: &[u8], unit: a2a_sse_text_unit) -> Packed {
+        let mut out = std::mem::MaybeUninit::<a2a_sse_packed>::uninit();
+        assert_eq!(
+            a2a_sse_decoder_feed_packed(
+                d,
+                chunk.as_ptr(),
+                chunk.len(),
+                unit as u32,
+                out.as_mut_ptr()
+            ),
+            a2a_result::A2A_OK
+        );
+        let p = unsafe { out.assume_init() };
+        let bytes = unsafe { p.bytes.as_slice() }.expect("bytes is never absent");
+        let offsets = unsafe { std::slice::from_raw_parts(p.offsets, 3 * p.event_count + 1) };
+        // The layout promise: starts at 0, ends at the buffer's end, never decreases.
+        assert_eq!(offsets[0], 0);
+        assert_eq!(offsets[3 * p.event_count], bytes.len() as u64);
+        assert!(offsets.windows(2).all(|w| w[0] <= w[1]));
+        let value = |k: usize| bytes[offsets[k] as usize..offsets[k + 1] as usize].to_vec();
+        let events = (0..p.event_count)
+            .map(|i| (value(3 * i), value(3 * i + 1), value(3 * i + 2)))
+            .collect();
+        let text = (!p.text_offsets.is_null()).then(|| {
+            unsafe { std::slice::from_raw_parts(p.text_offsets, 3 * p.event_count + 1) }.to_vec()
+        });
+        Packed {
+            events,
+            text,
+            same_array: p.text_offsets == p.offsets,
+            raw: p,
+        }
+    }
+
+    /// A small deterministic generator (xorshift64*) for the stream tests.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// A random stream: events with types, ids, multi-line and non-ASCII data, comments,
+    /// retry fields, CR / LF / CRLF, invalid UTF-8, and one over-long line.
+    fn random_stream(rng: &mut Rng) -> Vec<u8> {
+        let pieces: [&[u8]; 12] = [
+            b"data: hello",
+            b"data: \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80",
+            b"event: update",
+            b"id: 42",
+            b"id",
+            b": keep-alive",
+            b"retry: 1500",
+            b"data",
+            b"data: \xff\xfe bad",
+            b"data: line2",
+            b"event: \xe2\x82\xac",
+            b"unknown: x",
+        ];
+        let ends: [&[u8]; 3] = [b"\n", b"\r\n", b"\r"];
+        let mut out = Vec::new();
+        for _ in 0..rng.below(40) {
+            for _ in 0..=rng.below(3) {
+                out.extend_from_slice(pieces[rng.below(pieces.len())]);
+                out.extend_from_slice(ends[rng.below(3)]);
+            }
+            if rng.below(20) == 0 {
+                out.extend_from_slice(&[b'x'; 300]);
+                out.extend_from_slice(b"\n");
+            }
+            out.extend_from_slice(ends[rng.below(3)]);
+        }
+        out
+    }
+
+    /// The packed call gives, chunk for chunk, exactly the items of the copying call, its
+    /// events laid out as promised; the text offsets agree with decoding each value alone.
+    #[test]
+    fn packed_feed_equals_copying_feed_on_random_streams() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for round in 0..300 {
+            let stream = random_stream(&mut rng);
+            let new = || {
+                let mut d = null_mut();
+                a2a_sse_decoder_new_with(256, 4096, a2a_sse_at_eof::Discard as u32, &mut d);
+                d
+            };
+            let (a, b) = (new(), new());
+            let mut pos = 0;
+            while pos < stream.len() {
+                let n = 1 + rng.below(if round % 3 == 0 { 4 } else { 200 });
+                let chunk = &stream[pos..(pos + n).min(stream.len())];
+                pos += chunk.len();
+                let want = feed_all(a, chunk, true);
+                let unit = [
+                    a2a_sse_text_unit::None,
+                    a2a_sse_text_unit::CodePoints,
+                    a2a_sse_text_unit::Utf16,
+                ][round % 3];
+                let got = feed_packed(b, chunk, unit);
+                // The items of the packed call equal those of the copying call.
+                let items = if got.raw.item_count == 0 {
+                    &[][..]
+                } else {
+                    unsafe { std::slice::from_raw_parts(got.raw.items, got.raw.item_count) }
+                };
+                assert_eq!(got.raw.item_count, want.len());
+                if want.is_empty() {
+                    assert!(got.raw.items.is_null());
+                }
+                for (i, w) in items.iter().zip(&want) {
+                    assert_eq!(i.kind, w.0);
+                    assert_eq!(unsafe { i.data.as_slice() }.map(<[u8]>::to_vec), w.2);
+                    assert_eq!(i.retry_ms, w.4);
+                }
+                let events: Vec<_> = want
+                    .iter()
+                    .filter(|w| w.0 == a2a_sse_item_kind::Event)
+                    .map(|w| {
+                        (
+                            w.1.clone().unwrap(),
+                            w.2.clone().unwrap(),
+                            w.3.clone().unwrap(),
+                        )
+                    })
+                    .collect();
+                assert_eq!(got.events, events, "round {round}");
+                let kinds = |k| want.iter().filter(|w| w.0 == k).count();
+                assert_eq!(got.raw.comment_count, kinds(a2a_sse_item_kind::Comment));
+                assert_eq!(
+                    got.raw.limit_error_count,
+                    kinds(a2a_sse_item_kind::LimitError)
+                );
+                // Text offsets: present iff asked for and every value is UTF-8 on its own.
+                let all_utf8 = events
+                    .iter()
+                    .all(|(t, d, i)| [t, d, i].iter().all(|v| std::str::from_utf8(v).is_ok()));
+                if unit == a2a_sse_text_unit::None || !all_utf8 {
+                    assert!(got.text.is_none());
+                    continue;
+                }
+                let text = got.text.unwrap();
+                let whole: String = events
+                    .iter()
+                    .flat_map(|(t, d, i)| [t, d, i])
+                    .map(|v| std::str::from_utf8(v).unwrap())
+                    .collect();
+                let units: Vec<u16> = whole.encode_utf16().collect();
+                let chars: Vec<char> = whole.chars().collect();
+                for (k, (t, d, i)) in events.iter().enumerate() {
+                    for (j, v) in [t, d, i].into_iter().enumerate() {
+                        let (lo, hi) = (text[3 * k + j] as usize, text[3 * k + j + 1] as usize);
+                        let v = std::str::from_utf8(v).unwrap();
+                        if unit == a2a_sse_text_unit::Utf16 {
+                            assert_eq!(String::from_utf16(&units[lo..hi]).unwrap(), v);
+                        } else {
+                            assert_eq!(chars[lo..hi].iter().collect::<String>(), v);
+                        }
+                    }
+                }
+                assert_eq!(got.same_array, whole.is_ascii());
+            }
+            a2a_sse_decoder_free(a);
+            a2a_sse_decoder_free(b);
+        }
+    }
+
+    #[test]
+    fn packed_text_offsets_count_code_points_and_utf16_units() {
+        // "é" is 2 bytes / 1 code point / 1 UTF-16 unit; U+1F600 is 4 / 1 / 2.
+        let chunk = "event: é\ndata: a😀b\nid: ü\n\ndata: x\n\n".as_bytes();
+        let d = new_decoder();
+        let p = feed_packed(d, chunk, a2a_sse_text_unit::CodePoints);
+        assert_eq!(p.raw.event_count, 2);
+        assert_eq!(p.text.as_deref(), Some(&[0, 1, 4, 5, 12, 13, 14][..]));
+        assert!(!p.same_array);
+        let d2 = new_decoder();
+        let p = feed_packed(d2, chunk, a2a_sse_text_unit::Utf16);
+        assert_eq!(p.text.as_deref(), Some(&[0, 1, 5, 6, 13, 14, 15][..]));
+        // (The last event ID "ü" persists on d2: a fresh decoder for an ASCII batch.)
+        let d3 = new_decoder();
+        let p = feed_packed(d3, b"data: plain\n\n", a2a_sse_text_unit::Utf16);
+        a2a_sse_decoder_free(d3);
+        assert!(p.same_array, "ASCII: the text offsets are the byte offsets");
+        assert_eq!(p.text.as_deref(), Some(&[0, 7, 12, 12][..]));
+        // A value that is not UTF-8 on its own: no text offsets, bytes still exact.
+        let p = feed_packed(d2, b"data: \xe2\x82\n\n", a2a_sse_text_unit::CodePoints);
+        assert!(p.text.is_none());
+        assert_eq!(p.events[0].1, b"\xe2\x82");
+        // A type ending in a lead byte and data starting with continuation bytes would be
+        // valid UTF-8 together: still refused, each value must be valid alone.
+        let p = feed_packed(
+            d2,
+            b"event: \xe2\ndata: \x82\xac\n\n",
+            a2a_sse_text_unit::CodePoints,
+        );
+        assert!(p.text.is_none());
+        assert_eq!(p.events[0].0, b"\xe2");
+        a2a_sse_decoder_free(d);
+        a2a_sse_decoder_free(d2);
+    }
+
+    #[test]
+    fn packed_feed_keeps_no_pointer_into_the_chunk_and_next_walks_its_items() {
+        let d = new_decoder();
+        let mut chunk = b"id: 1\ndata: first\n\n: ping\nretry: 10\ndata: sec".to_vec();
+        let range = chunk.as_ptr_range();
+        let p = feed_packed(d, &chunk, a2a_sse_text_unit::None);
+        assert!(!range.contains(&p.raw.bytes.ptr));
+        chunk.fill(b'#');
+        drop(chunk);
+        let bytes = unsafe { p.raw.bytes.as_slice() }.unwrap();
+        assert_eq!(bytes, b"messagefirst1");
+        assert_eq!(
+            (p.raw.event_count, p.raw.comment_count, p.raw.item_count),
+            (1, 1, 3)
+        );
+        let mut item = empty_item();
+        assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
+        assert_eq!(
+            item.data.ptr,
+            unsafe { p.raw.bytes.ptr.add(7) },
+            "event views point into bytes"
+        );
+        assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
+        assert_eq!(item.kind, a2a_sse_item_kind::Comment);
+        assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
+        assert_eq!(item.retry_ms, 10);
+        assert_eq!(
+            a2a_sse_decoder_next(d, &mut item),
+            a2a_result::A2A_NEED_MORE
+        );
+        // The rest of a split event arrives in the next feed; empty feeds are empty batches.
+        let p = feed_packed(d, b"ond\n\n", a2a_sse_text_unit::CodePoints);
+        assert_eq!(
+            p.events,
+            [(b"message".to_vec(), b"second".to_vec(), b"1".to_vec())]
+        );
+        let p = feed_packed(d, b"", a2a_sse_text_unit::CodePoints);
+        assert_eq!((p.raw.event_count, p.raw.item_count), (0, 0));
+        assert!(p.raw.items.is_null());
+        assert_eq!(p.text.as_deref(), Some(&[0][..]));
+        assert_eq!(p.raw.bytes.len, 0);
+        a2a_sse_decoder_free(d);
+    }
+
+    #[test]
+    fn packed_feed_limits_and_arguments() {
+        let mut d = null_mut();
+        a2a_sse_decoder_new_with(8, 1024, a2a_sse_at_eof::Discard as u32, &mut d);
+        let p = feed_packed(
+            d,
+            b"data: far too long\n\ndata: ok\n\n",
+            a2a_sse_text_unit::None,
+        );
+        assert_eq!(p.raw.limit_error_count, 1);
+        assert_eq!(
+            p.events,
+            [(b"message".to_vec(), b"ok".to_vec(), Vec::new())]
+        );
+        assert!(!a2a_sse_decoder_last_error(d).ptr.is_null());
+        let mut out = std::mem::MaybeUninit::<a2a_sse_packed>::uninit();
+        for unit in [0, 4, u32::MAX] {
+            assert_eq!(
+                a2a_sse_decoder_feed_packed(d, b"data: x\n\n".as_ptr(), 9, unit, out.as_mut_ptr()),
+                a2a_result::A2A_INVALID_ARGUMENT
+            );
+        }
+        // Nothing was decoded by the refused calls.
+        let p = feed_packed(d, b"", a2a_sse_text_unit::None);
+        assert_eq!(p.raw.event_count, 0);
+        assert_eq!(
+            a2a_sse_decoder_feed_packed(d, null(), 3, 1, out.as_mut_ptr()),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        assert_eq!(
+            a2a_sse_decoder_feed_packed(d, null(), 0, 1, null_mut()),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        assert_eq!(
+            a2a_sse_decoder_feed_packed(null_mut(), null(), 0, 1, out.as_mut_ptr()),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        a2a_sse_decoder_free(d);
     }
 }

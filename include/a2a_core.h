@@ -1534,6 +1534,94 @@ typedef uint32_t a2a_rpc_id_kind;
 #endif // __cplusplus
 
 /*
+ In which unit `a2a_sse_decoder_feed_packed` also counts the event boundaries, for
+ bindings whose strings are indexed by something other than bytes.
+ */
+enum a2a_sse_text_unit
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Byte offsets only; `text_offsets` is NULL.
+   */
+  A2A_SSE_TEXT_UNIT_NONE = 1,
+  /*
+   Unicode code points (Python `str` indices).
+   */
+  A2A_SSE_TEXT_UNIT_CODE_POINTS = 2,
+  /*
+   UTF-16 code units (Java, JavaScript, C# string indices).
+   */
+  A2A_SSE_TEXT_UNIT_UTF16 = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_sse_text_unit a2a_sse_text_unit;
+#else
+typedef uint32_t a2a_sse_text_unit;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ How a bearer token is obtained.
+ */
+enum a2a_card_bearer_source
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   An HTTP `Bearer` scheme: a token the caller already has.
+   */
+  A2A_CARD_BEARER_SOURCE_HTTP = 1,
+  /*
+   An OAuth 2.0 flow.
+   */
+  A2A_CARD_BEARER_SOURCE_OAUTH2 = 2,
+  /*
+   OpenID Connect.
+   */
+  A2A_CARD_BEARER_SOURCE_OPEN_ID_CONNECT = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_card_bearer_source a2a_card_bearer_source;
+#else
+typedef uint32_t a2a_card_bearer_source;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ Where an API key travels.
+ */
+enum a2a_card_api_key_location
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   In a request header (`name` is the header name).
+   */
+  A2A_CARD_API_KEY_LOCATION_HEADER = 1,
+  /*
+   In the query string.
+   */
+  A2A_CARD_API_KEY_LOCATION_QUERY = 2,
+  /*
+   In a cookie.
+   */
+  A2A_CARD_API_KEY_LOCATION_COOKIE = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_card_api_key_location a2a_card_api_key_location;
+#else
+typedef uint32_t a2a_card_api_key_location;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  A circuit breaker for one remote agent.
 
  Methods: `a2a_breaker_new`, `a2a_breaker_free`, `a2a_breaker_agent`,
@@ -1998,7 +2086,7 @@ typedef struct a2a_card_resolved {
  The shape of a card's credential plan (`a2a_card_credentials`): alternatives, any one
  of which satisfies the card; each lists needs that must all be met.
  */
-typedef struct a2a_card_credentials {
+typedef struct a2a_card_credential_plan {
   /*
    Number of alternatives (satisfy any one). 0: the card asks for no credential.
    An alternative with no needs means anonymous access is one option.
@@ -2010,13 +2098,13 @@ typedef struct a2a_card_credentials {
    this).
    */
   bool stated;
-} a2a_card_credentials;
+} a2a_card_credential_plan;
 
 /*
  One credential a card asks for (`a2a_card_credential_need`). Views point into the card
  handle: valid until the next mutating call on it.
  */
-typedef struct a2a_card_credential_need {
+typedef struct a2a_card_credential {
   /*
    The scheme name in the card.
    */
@@ -2055,7 +2143,7 @@ typedef struct a2a_card_credential_need {
    Number of OAuth scopes requested (`a2a_card_credential_scope`).
    */
   size_t scope_count;
-} a2a_card_credential_need;
+} a2a_card_credential;
 
 /*
  Client configuration (milliseconds). Get the defaults with `a2a_client_config_default`
@@ -3078,7 +3166,7 @@ a2a_result a2a_card_location(struct a2a_card *card,
 
  Returns `A2A_OK`, or `A2A_NONE` when no card is parsed. Errors: `A2A_NULL_PARAMETER`.
  */
-a2a_result a2a_card_credentials(const struct a2a_card *card, struct a2a_card_credentials *out);
+a2a_result a2a_card_credentials(const struct a2a_card *card, struct a2a_card_credential_plan *out);
 
 /*
  The number of credentials alternative `alternative` of the parsed card's plan needs (all
@@ -3101,7 +3189,7 @@ a2a_result a2a_card_credential_alternative(const struct a2a_card *card,
 a2a_result a2a_card_credential_need(const struct a2a_card *card,
                                     size_t alternative,
                                     size_t index,
-                                    struct a2a_card_credential_need *out);
+                                    struct a2a_card_credential *out);
 
 /*
  OAuth scope `scope` of credential `index` of alternative `alternative`. `out`: a view

@@ -127,7 +127,7 @@ pub enum a2a_card_api_key_location {
 /// of which satisfies the card; each lists needs that must all be met.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
-pub struct a2a_card_credentials {
+pub struct a2a_card_credential_plan {
     /// Number of alternatives (satisfy any one). 0: the card asks for no credential.
     /// An alternative with no needs means anonymous access is one option.
     pub alternative_count: usize,
@@ -141,7 +141,7 @@ pub struct a2a_card_credentials {
 /// handle: valid until the next mutating call on it.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
-pub struct a2a_card_credential_need {
+pub struct a2a_card_credential {
     /// The scheme name in the card.
     pub scheme: a2a_str,
     /// What to present.
@@ -777,7 +777,7 @@ pub extern "C" fn a2a_card_location(
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_card_credentials(
     card: *const a2a_card,
-    out: *mut a2a_card_credentials,
+    out: *mut a2a_card_credential_plan,
 ) -> a2a_result {
     ffi_panic_boundary! {
         let c = try_ref!(card);
@@ -785,7 +785,7 @@ pub extern "C" fn a2a_card_credentials(
         let Some(plan) = c.plan.as_ref() else {
             return a2a_result::A2A_NONE;
         };
-        out.set(a2a_card_credentials {
+        out.set(a2a_card_credential_plan {
             alternative_count: plan.alternatives.len(),
             stated: plan.stated,
         });
@@ -826,8 +826,8 @@ fn need_of(c: &a2a_card, alternative: usize, index: usize) -> Result<&Credential
         .ok_or(a2a_result::A2A_INVALID_ARGUMENT)
 }
 
-fn need_c(n: &CredentialNeed) -> a2a_card_credential_need {
-    let mut out = a2a_card_credential_need {
+fn need_c(n: &CredentialNeed) -> a2a_card_credential {
+    let mut out = a2a_card_credential {
         scheme: a2a_str::from_str(&n.scheme),
         kind: a2a_card_credential_kind::Unknown,
         bearer_source: 0,
@@ -879,7 +879,7 @@ pub extern "C" fn a2a_card_credential_need(
     card: *const a2a_card,
     alternative: usize,
     index: usize,
-    out: *mut a2a_card_credential_need,
+    out: *mut a2a_card_credential,
 ) -> a2a_result {
     ffi_panic_boundary! {
         let c = try_ref!(card);
@@ -1006,7 +1006,7 @@ mod tests {
 
     /// The fixture's word for a need (`cards.json` note): bearer | basic |
     /// client_certificate | api_key:<in>:<name> | other_http:<scheme> | unknown.
-    fn word(n: &a2a_card_credential_need) -> String {
+    fn word(n: &a2a_card_credential) -> String {
         match n.kind {
             a2a_card_credential_kind::BearerToken => "bearer".into(),
             a2a_card_credential_kind::Basic => "basic".into(),
@@ -1028,7 +1028,7 @@ mod tests {
     }
 
     fn plan_words(c: *const a2a_card) -> Vec<Vec<String>> {
-        let mut plan = a2a_card_credentials {
+        let mut plan = a2a_card_credential_plan {
             alternative_count: usize::MAX,
             stated: false,
         };
@@ -1042,7 +1042,7 @@ mod tests {
             );
             let mut words = Vec::new();
             for i in 0..n {
-                let mut need = std::mem::MaybeUninit::<a2a_card_credential_need>::uninit();
+                let mut need = std::mem::MaybeUninit::<a2a_card_credential>::uninit();
                 assert_eq!(
                     a2a_card_credential_need(c, alt, i, need.as_mut_ptr()),
                     a2a_result::A2A_OK
@@ -1097,7 +1097,7 @@ mod tests {
         let mut c = null_mut();
         assert_eq!(a2a_card_new(&mut c), a2a_result::A2A_OK);
         // No card yet.
-        let mut plan = a2a_card_credentials {
+        let mut plan = a2a_card_credential_plan {
             alternative_count: 7,
             stated: true,
         };
@@ -1126,7 +1126,7 @@ mod tests {
             ]
         );
         let need = |alt, i| {
-            let mut need = std::mem::MaybeUninit::<a2a_card_credential_need>::uninit();
+            let mut need = std::mem::MaybeUninit::<a2a_card_credential>::uninit();
             assert_eq!(
                 a2a_card_credential_need(c, alt, i, need.as_mut_ptr()),
                 a2a_result::A2A_OK
@@ -1165,7 +1165,7 @@ mod tests {
         assert_eq!(jwt.bearer_source, a2a_card_bearer_source::Http as u32);
         assert_eq!(s(jwt.bearer_format), Some("JWT"));
         assert_eq!(s(need(2, 1).scheme), Some("gone"));
-        let mut out = std::mem::MaybeUninit::<a2a_card_credential_need>::uninit();
+        let mut out = std::mem::MaybeUninit::<a2a_card_credential>::uninit();
         assert_eq!(
             a2a_card_credential_need(c, 3, 0, out.as_mut_ptr()),
             a2a_result::A2A_INVALID_ARGUMENT

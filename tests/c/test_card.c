@@ -200,7 +200,114 @@ static void location(void) {
   }
 }
 
+/* A 0.3 card with OpenAPI-style schemes and requirements (a2a-wire.md §3: security is an
+ * OR of ANDs); hand-written. Scheme names of one requirement come back in name order. */
+static const char CARD_SECURED[] =
+    "{\"url\":\"https://agent.example.com/a2a\",\"securitySchemes\":{"
+    "\"key\":{\"type\":\"apiKey\",\"in\":\"header\",\"name\":\"X-API-Key\"},"
+    "\"oauth\":{\"type\":\"oauth2\",\"flows\":{\"clientCredentials\":{\"tokenUrl\":\"https://a/t\","
+    "\"scopes\":{}}}},"
+    "\"jwt\":{\"type\":\"http\",\"scheme\":\"bearer\",\"bearerFormat\":\"JWT\"},"
+    "\"basic\":{\"type\":\"http\",\"scheme\":\"Basic\"},"
+    "\"cookie\":{\"type\":\"apiKey\",\"in\":\"cookie\",\"name\":\"sid\"},"
+    "\"dig\":{\"type\":\"http\",\"scheme\":\"Digest\"},"
+    "\"mtls\":{\"type\":\"mutualTLS\"}},"
+    "\"security\":[{\"key\":[]},{\"oauth\":[\"read\",\"write\"]},{\"basic\":[],\"mtls\":[]},"
+    "{\"cookie\":[],\"dig\":[],\"jwt\":[],\"nope\":[]},{}]}";
+
+static const char CARD_UNSTATED[] =
+    "{\"url\":\"https://h/\",\"securitySchemes\":{\"b\":{\"type\":\"http\",\"scheme\":\"Bearer\"}}}";
+
+static void credentials(void) {
+  a2a_card *c = NULL;
+  a2a_card_credential_plan plan = {7, true};
+  a2a_card_credential need;
+  a2a_str scope = {NULL, 0};
+  size_t n = 99;
+
+  CHECK(a2a_card_new(&c) == A2A_OK);
+  CHECK(a2a_card_credentials(c, &plan) == A2A_NONE && plan.alternative_count == 7);
+  CHECK(a2a_card_credential_alternative(c, 0, &n) == A2A_NONE && n == 99);
+  CHECK(a2a_card_credential_need(c, 0, 0, &need) == A2A_NONE);
+  CHECK(a2a_card_credential_scope(c, 0, 0, 0, &scope) == A2A_NONE);
+  CHECK(a2a_card_parse(c, (const uint8_t *)CARD_SECURED, strlen(CARD_SECURED)) == A2A_OK);
+  CHECK(a2a_card_credentials(c, &plan) == A2A_OK);
+  CHECK(plan.alternative_count == 5 && plan.stated);
+
+  CHECK(a2a_card_credential_alternative(c, 0, &n) == A2A_OK && n == 1);
+  CHECK(a2a_card_credential_need(c, 0, 0, &need) == A2A_OK);
+  STR_EQ(need.scheme, "key");
+  CHECK(need.kind == A2A_CARD_CREDENTIAL_KIND_API_KEY);
+  CHECK(need.api_key_location == A2A_CARD_API_KEY_LOCATION_HEADER);
+  STR_EQ(need.api_key_name, "X-API-Key");
+  STR_EQ(need.header_name, "X-API-Key");
+  CHECK(need.bearer_source == 0 && need.scope_count == 0);
+  ABSENT(need.bearer_format);
+  ABSENT(need.http_scheme);
+
+  CHECK(a2a_card_credential_alternative(c, 1, &n) == A2A_OK && n == 1);
+  CHECK(a2a_card_credential_need(c, 1, 0, &need) == A2A_OK);
+  CHECK(need.kind == A2A_CARD_CREDENTIAL_KIND_BEARER_TOKEN);
+  CHECK(need.bearer_source == A2A_CARD_BEARER_SOURCE_OAUTH2);
+  STR_EQ(need.header_name, "Authorization");
+  CHECK(need.scope_count == 2);
+  CHECK(a2a_card_credential_scope(c, 1, 0, 0, &scope) == A2A_OK);
+  STR_EQ(scope, "read");
+  CHECK(a2a_card_credential_scope(c, 1, 0, 1, &scope) == A2A_OK);
+  STR_EQ(scope, "write");
+  CHECK(a2a_card_credential_scope(c, 1, 0, 2, &scope) == A2A_INVALID_ARGUMENT);
+  STR_EQ(scope, "write"); /* untouched */
+  CHECK(a2a_card_credential_scope(c, 1, 0, 0, NULL) == A2A_NULL_PARAMETER);
+
+  CHECK(a2a_card_credential_alternative(c, 2, &n) == A2A_OK && n == 2);
+  CHECK(a2a_card_credential_need(c, 2, 0, &need) == A2A_OK);
+  CHECK(need.kind == A2A_CARD_CREDENTIAL_KIND_BASIC);
+  STR_EQ(need.header_name, "Authorization");
+  CHECK(a2a_card_credential_need(c, 2, 1, &need) == A2A_OK);
+  CHECK(need.kind == A2A_CARD_CREDENTIAL_KIND_CLIENT_CERTIFICATE);
+  ABSENT(need.header_name);
+
+  CHECK(a2a_card_credential_alternative(c, 3, &n) == A2A_OK && n == 4);
+  CHECK(a2a_card_credential_need(c, 3, 0, &need) == A2A_OK);
+  CHECK(need.kind == A2A_CARD_CREDENTIAL_KIND_API_KEY);
+  CHECK(need.api_key_location == A2A_CARD_API_KEY_LOCATION_COOKIE);
+  ABSENT(need.header_name);
+  CHECK(a2a_card_credential_need(c, 3, 1, &need) == A2A_OK);
+  CHECK(need.kind == A2A_CARD_CREDENTIAL_KIND_OTHER_HTTP);
+  STR_EQ(need.http_scheme, "Digest");
+  CHECK(a2a_card_credential_need(c, 3, 2, &need) == A2A_OK);
+  CHECK(need.kind == A2A_CARD_CREDENTIAL_KIND_BEARER_TOKEN);
+  CHECK(need.bearer_source == A2A_CARD_BEARER_SOURCE_HTTP);
+  STR_EQ(need.bearer_format, "JWT");
+  CHECK(a2a_card_credential_need(c, 3, 3, &need) == A2A_OK);
+  CHECK(need.kind == A2A_CARD_CREDENTIAL_KIND_UNKNOWN);
+  STR_EQ(need.scheme, "nope");
+  CHECK(a2a_card_credential_need(c, 3, 4, &need) == A2A_INVALID_ARGUMENT);
+  STR_EQ(need.scheme, "nope"); /* untouched */
+
+  /* An empty requirement: anonymous access is one option. */
+  CHECK(a2a_card_credential_alternative(c, 4, &n) == A2A_OK && n == 0);
+  CHECK(a2a_card_credential_alternative(c, 5, &n) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_card_credential_need(c, 5, 0, &need) == A2A_INVALID_ARGUMENT);
+
+  /* Schemes without requirements: each scheme is one alternative, stated false. */
+  CHECK(a2a_card_parse(c, (const uint8_t *)CARD_V10, strlen(CARD_V10)) == A2A_OK);
+  CHECK(a2a_card_credentials(c, &plan) == A2A_OK && plan.alternative_count == 0);
+  CHECK(a2a_card_parse(c, (const uint8_t *)CARD_UNSTATED, strlen(CARD_UNSTATED)) == A2A_OK);
+  CHECK(a2a_card_credentials(c, &plan) == A2A_OK && plan.alternative_count == 1 && !plan.stated);
+
+  CHECK(a2a_card_credentials(NULL, &plan) == A2A_NULL_PARAMETER);
+  CHECK(a2a_card_credentials(c, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_card_credential_alternative(NULL, 0, &n) == A2A_NULL_PARAMETER);
+  CHECK(a2a_card_credential_alternative(c, 0, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_card_credential_need(NULL, 0, 0, &need) == A2A_NULL_PARAMETER);
+  CHECK(a2a_card_credential_need(c, 0, 0, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_card_credential_scope(NULL, 0, 0, 0, &scope) == A2A_NULL_PARAMETER);
+  a2a_card_free(c);
+}
+
 void test_card(void) {
+  credentials();
   parse_and_read();
   select_and_resolve();
   location();

@@ -36,6 +36,44 @@ static a2a_response resp(uint16_t status, const char *ct, const char *body) {
   return r;
 }
 
+/* The CLI exit status of outcomes of every channel (values from the outcome table's
+ * exit_code column: 0 success, 3 transport/http/malformed, 4 protocol, 5 failed, 6
+ * canceled/rejected/input/auth, 7 not final). */
+static int exit_of(uint16_t status, const char *ct, const char *body) {
+  a2a_outcome *o = NULL;
+  a2a_response r = resp(status, ct, body);
+  int code = -2;
+  if (a2a_classify(&r, &o) == A2A_OK) code = a2a_outcome_exit_code(o);
+  a2a_outcome_free(o);
+  return code;
+}
+
+static void exit_codes(void) {
+  a2a_outcome *o = NULL;
+  CHECK(exit_of(200, "application/json", FAILED_TASK) == 5);
+  CHECK(exit_of(200, "application/json", TASK_NOT_FOUND) == 4);
+  CHECK(exit_of(404, "text/html", "<html>Not Found</html>") == 3);
+  CHECK(exit_of(200, "application/json", "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":") == 3);
+  CHECK(exit_of(200, "application/json",
+                "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"message\","
+                "\"role\":\"agent\",\"messageId\":\"m\",\"parts\":[{\"kind\":\"text\","
+                "\"text\":\"hi\"}]}}") == 0);
+  CHECK(exit_of(200, "application/json",
+                "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"task\",\"id\":\"t\","
+                "\"contextId\":\"c\",\"status\":{\"state\":\"completed\"}}}") == 0);
+  CHECK(exit_of(200, "application/json",
+                "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"task\",\"id\":\"t\","
+                "\"contextId\":\"c\",\"status\":{\"state\":\"input-required\"}}}") == 6);
+  CHECK(exit_of(200, "application/json",
+                "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"task\",\"id\":\"t\","
+                "\"contextId\":\"c\",\"status\":{\"state\":\"working\"}}}") == 7);
+  CHECK(a2a_outcome_transport(A2A_ERROR_NAME_CONNECT_FAILED, A2A_REQUEST_SENT_NO, NULL, 0, &o) ==
+        A2A_OK);
+  CHECK(a2a_outcome_exit_code(o) == 3);
+  a2a_outcome_free(o);
+  CHECK(a2a_outcome_exit_code(NULL) == -1);
+}
+
 static void classify(void) {
   a2a_outcome *o = NULL;
   a2a_task_state st = A2A_TASK_STATE_UNKNOWN;
@@ -336,6 +374,7 @@ static void tally(void) {
 }
 
 void test_classify(void) {
+  exit_codes();
   classify();
   helpers();
   tracker();

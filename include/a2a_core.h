@@ -1534,36 +1534,6 @@ typedef uint32_t a2a_rpc_id_kind;
 #endif // __cplusplus
 
 /*
- In which unit `a2a_sse_decoder_feed_packed` also counts the event boundaries, for
- bindings whose strings are indexed by something other than bytes.
- */
-enum a2a_sse_text_unit
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   Byte offsets only; `text_offsets` is NULL.
-   */
-  A2A_SSE_TEXT_UNIT_NONE = 1,
-  /*
-   Unicode code points (Python `str` indices).
-   */
-  A2A_SSE_TEXT_UNIT_CODE_POINTS = 2,
-  /*
-   UTF-16 code units (Java, JavaScript, C# string indices).
-   */
-  A2A_SSE_TEXT_UNIT_UTF16 = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_sse_text_unit a2a_sse_text_unit;
-#else
-typedef uint32_t a2a_sse_text_unit;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
  How a bearer token is obtained.
  */
 enum a2a_card_bearer_source
@@ -2859,33 +2829,31 @@ typedef struct a2a_sse_item {
  until the next mutating call on it (`a2a_sse_decoder_next` excepted) or its free.
 
  Layout (GUARANTEED): `bytes` holds, for event 0, 1, ..., `event_count - 1` in stream
- order, its type, its data and its id, back to back with no gaps and nothing else.
- `offsets` holds `3 * event_count + 1` byte offsets into `bytes`: `offsets[0] == 0`,
- `offsets[3 * event_count] == bytes.len`, and event `i` has
- - type = `[offsets[3i], offsets[3i+1])`,
- - data = `[offsets[3i+1], offsets[3i+2])`,
- - id   = `[offsets[3i+2], offsets[3i+3])` (empty when no id was ever set).
+ order, its type, its data and its id, EACH FOLLOWED BY ONE CR byte (`'\r'`, 0x0D), back
+ to back, and nothing else. A CR never occurs inside a decoded value (the decoder ends
+ every line at CR), so it is an unambiguous terminator. Value `k` is the type (`k = 3i`),
+ data (`3i + 1`) or id (`3i + 2`, empty when no id was ever set) of event `i`.
+ `offsets` holds `3 * event_count + 1` byte offsets: value `k` is
+ `[offsets[k], offsets[k + 1] - 1)` (its CR is at `offsets[k + 1] - 1`), `offsets[0] == 0`
+ and `offsets[3 * event_count] == bytes.len`.
 
- So a binding copies `bytes` once and slices it. `text_offsets`, when not NULL, holds
- the same `3 * event_count + 1` boundaries counted in the requested text unit; it is
- given only when every value of every event is valid UTF-8 on its own (so decoding
- `bytes` as a whole and slicing the text by `text_offsets` gives exactly each value
- decoded alone), and may be the very same array as `offsets` (when `bytes` is ASCII).
+ So a binding copies `bytes` once and slices it by `offsets`, or decodes it as a whole
+ and splits the text at CR: `3 * event_count` values and one final empty piece. Splitting
+ decoded text is exact even for invalid UTF-8: CR is ASCII, never part of a multi-byte
+ sequence, and a decoder that replaces invalid sequences (WHATWG / Unicode "maximal
+ subpart" practice, as Python, Java and Go do) never swallows an ASCII byte, so each
+ piece equals that value decoded alone.
  */
 typedef struct a2a_sse_packed {
   /*
-   The values of all events, back to back (non-NULL, possibly empty).
+   The values of all events, each ended by CR, back to back (non-NULL, possibly empty).
    */
   struct a2a_bytes bytes;
   /*
-   `3 * event_count + 1` byte offsets into `bytes` (never NULL; `{0}` when no events).
+   `3 * event_count + 1` byte offsets into `bytes`: where each value starts, then the
+   end (never NULL; `{0}` when there are no events).
    */
   const uint64_t *offsets;
-  /*
-   The same boundaries in the requested text unit, or NULL (unit `NONE`, or some value
-   is not valid UTF-8: then decode each value from its byte range).
-   */
-  const uint64_t *text_offsets;
   /*
    Number of events.
    */
@@ -4548,23 +4516,20 @@ a2a_result a2a_sse_decoder_feed_copy(struct a2a_sse_decoder *decoder,
  Like `a2a_sse_decoder_feed_copy` (the chunk is COPIED: borrowed for the call only, may
  be freed or moved as soon as it returns), and lays out every event the chunk completed
  in ONE buffer the decoder owns, so that a binding copies the whole batch once and
- slices it: see `a2a_sse_packed` for the guaranteed layout.
+ slices it (or decodes it once and splits it at CR): see `a2a_sse_packed` for the
+ guaranteed layout.
 
- `text_unit`: an `a2a_sse_text_unit`; with `CODE_POINTS` or `UTF16` the library also
- gives the boundaries in that unit when every value is valid UTF-8 (a binding then
- decodes the whole buffer once and slices the text). `out`: written on success only;
- everything in it points into the decoder and is valid until the next mutating call on
- it (`a2a_sse_decoder_next`, which walks the same items, excepted) or its free.
+ `out`: written on success only; everything in it points into the decoder and is valid
+ until the next mutating call on it (`a2a_sse_decoder_next`, which walks the same items,
+ excepted) or its free.
 
  Limit errors are items (`limit_error_count`), not a failed call.
 
- Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`),
- `A2A_INVALID_ARGUMENT` (`text_unit` not a member; nothing is decoded).
+ Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`).
  */
 a2a_result a2a_sse_decoder_feed_packed(struct a2a_sse_decoder *decoder,
                                        const uint8_t *chunk,
                                        size_t chunk_len,
-                                       uint32_t text_unit,
                                        struct a2a_sse_packed *out);
 
 /*

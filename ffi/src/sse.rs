@@ -18,9 +18,9 @@
 //!   or frees the buffer after the call (JNA, cgo) must use this one.
 //!
 //! - `a2a_sse_decoder_feed_packed` copies too, and lays the events out for bindings that
-//!   copy a whole batch at once: every event's type, data and id back to back in one buffer
-//!   the decoder owns, with an array of boundary offsets (and, on request, the same
-//!   boundaries counted in code points or UTF-16 units). The layout is part of the ABI.
+//!   copy a whole batch at once: every event's type, data and id, each ended by a CR, back
+//!   to back in one buffer the decoder owns, with an array of start offsets. The layout is
+//!   part of the ABI.
 //!
 //! Limit errors are not fatal: they come back as `A2A_SSE_ITEM_LIMIT_ERROR` items, the
 //! decoder skips the rest of that event and goes on.
@@ -108,46 +108,33 @@ pub struct a2a_sse_finish {
     pub limit: usize,
 }
 
-/// In which unit `a2a_sse_decoder_feed_packed` also counts the event boundaries, for
-/// bindings whose strings are indexed by something other than bytes.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum a2a_sse_text_unit {
-    /// Byte offsets only; `text_offsets` is NULL.
-    None = 1,
-    /// Unicode code points (Python `str` indices).
-    CodePoints = 2,
-    /// UTF-16 code units (Java, JavaScript, C# string indices).
-    Utf16 = 3,
-}
-
 /// The result of `a2a_sse_decoder_feed_packed`: every event one chunk completed, in one
 /// buffer, plus every item of the feed. Everything points into the decoder and is valid
 /// until the next mutating call on it (`a2a_sse_decoder_next` excepted) or its free.
 ///
 /// Layout (GUARANTEED): `bytes` holds, for event 0, 1, ..., `event_count - 1` in stream
-/// order, its type, its data and its id, back to back with no gaps and nothing else.
-/// `offsets` holds `3 * event_count + 1` byte offsets into `bytes`: `offsets[0] == 0`,
-/// `offsets[3 * event_count] == bytes.len`, and event `i` has
-/// - type = `[offsets[3i], offsets[3i+1])`,
-/// - data = `[offsets[3i+1], offsets[3i+2])`,
-/// - id   = `[offsets[3i+2], offsets[3i+3])` (empty when no id was ever set).
+/// order, its type, its data and its id, EACH FOLLOWED BY ONE CR byte (`'\r'`, 0x0D), back
+/// to back, and nothing else. A CR never occurs inside a decoded value (the decoder ends
+/// every line at CR), so it is an unambiguous terminator. Value `k` is the type (`k = 3i`),
+/// data (`3i + 1`) or id (`3i + 2`, empty when no id was ever set) of event `i`.
+/// `offsets` holds `3 * event_count + 1` byte offsets: value `k` is
+/// `[offsets[k], offsets[k + 1] - 1)` (its CR is at `offsets[k + 1] - 1`), `offsets[0] == 0`
+/// and `offsets[3 * event_count] == bytes.len`.
 ///
-/// So a binding copies `bytes` once and slices it. `text_offsets`, when not NULL, holds
-/// the same `3 * event_count + 1` boundaries counted in the requested text unit; it is
-/// given only when every value of every event is valid UTF-8 on its own (so decoding
-/// `bytes` as a whole and slicing the text by `text_offsets` gives exactly each value
-/// decoded alone), and may be the very same array as `offsets` (when `bytes` is ASCII).
+/// So a binding copies `bytes` once and slices it by `offsets`, or decodes it as a whole
+/// and splits the text at CR: `3 * event_count` values and one final empty piece. Splitting
+/// decoded text is exact even for invalid UTF-8: CR is ASCII, never part of a multi-byte
+/// sequence, and a decoder that replaces invalid sequences (WHATWG / Unicode "maximal
+/// subpart" practice, as Python, Java and Go do) never swallows an ASCII byte, so each
+/// piece equals that value decoded alone.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct a2a_sse_packed {
-    /// The values of all events, back to back (non-NULL, possibly empty).
+    /// The values of all events, each ended by CR, back to back (non-NULL, possibly empty).
     pub bytes: a2a_bytes,
-    /// `3 * event_count + 1` byte offsets into `bytes` (never NULL; `{0}` when no events).
+    /// `3 * event_count + 1` byte offsets into `bytes`: where each value starts, then the
+    /// end (never NULL; `{0}` when there are no events).
     pub offsets: *const u64,
-    /// The same boundaries in the requested text unit, or NULL (unit `NONE`, or some value
-    /// is not valid UTF-8: then decode each value from its byte range).
-    pub text_offsets: *const u64,
     /// Number of events.
     pub event_count: usize,
     /// Number of comment lines (keep-alives) among the items.
@@ -223,12 +210,10 @@ pub struct a2a_sse_decoder {
     decoder: Decoder,
     /// Copies of values that do not lie in the fed chunk (or all values, when copying).
     arena: Vec<u8>,
-    /// Packed feed: the event values back to back (see `a2a_sse_packed`).
+    /// Packed feed: the event values, each ended by CR (see `a2a_sse_packed`).
     packed: Vec<u8>,
-    /// Packed feed: the `3n + 1` byte boundaries of `packed`.
+    /// Packed feed: the `3n + 1` start offsets of the values in `packed`, then its end.
     offsets: Vec<u64>,
-    /// Packed feed: the same boundaries in the requested text unit (empty when none).
-    text_offsets: Vec<u64>,
     recs: Vec<Rec>,
     /// INVARIANT: built from `recs` after the last feed/finish; its pointers point into
     /// `arena` (not modified since) or into the caller's chunk of that feed.
@@ -262,10 +247,13 @@ fn span(chunk: &[u8], arena: &mut Vec<u8>, v: &[u8], copy: bool) -> Span {
     Span::Arena(start, v.len())
 }
 
-/// Appends `v` to the packed buffer and its end to the boundaries.
+/// Appends `v` and its CR terminator to the packed buffer, and the next start offset.
 fn pack(packed: &mut Vec<u8>, offsets: &mut Vec<u64>, v: &[u8]) -> Span {
+    // The decoder ends lines at CR, so no value holds one: the terminator is unambiguous.
+    debug_assert!(!v.contains(&b'\r'));
     let start = packed.len();
     packed.extend_from_slice(v);
+    packed.push(b'\r');
     offsets.push(packed.len() as u64);
     Span::Packed(start, v.len())
 }
@@ -279,40 +267,6 @@ fn view(chunk: &[u8], arena: &[u8], packed: &[u8], s: Option<Span>) -> a2a_bytes
     }
 }
 
-/// Text length of valid UTF-8 `v` in `unit`.
-fn text_len(v: &str, unit: a2a_sse_text_unit) -> u64 {
-    let n = match unit {
-        a2a_sse_text_unit::CodePoints => v.chars().count(),
-        a2a_sse_text_unit::Utf16 => v.chars().map(char::len_utf16).sum(),
-        a2a_sse_text_unit::None => v.len(),
-    };
-    n as u64
-}
-
-/// The boundaries of `packed` (byte `offsets`) counted in `unit`, or None when some value
-/// is not valid UTF-8 on its own.
-fn text_boundaries(
-    packed: &[u8],
-    offsets: &[u64],
-    unit: a2a_sse_text_unit,
-    out: &mut Vec<u64>,
-) -> bool {
-    out.clear();
-    out.push(0);
-    let mut total = 0u64;
-    for w in offsets.windows(2) {
-        // Offsets are ends of values appended to `packed`: in range and increasing.
-        let value = &packed[w[0] as usize..w[1] as usize];
-        let Ok(text) = std::str::from_utf8(value) else {
-            out.clear();
-            return false;
-        };
-        total += text_len(text, unit);
-        out.push(total);
-    }
-    true
-}
-
 impl a2a_sse_decoder {
     fn from_config(config: Config) -> a2a_sse_decoder {
         a2a_sse_decoder {
@@ -320,7 +274,6 @@ impl a2a_sse_decoder {
             arena: Vec::new(),
             packed: Vec::new(),
             offsets: Vec::new(),
-            text_offsets: Vec::new(),
             recs: Vec::new(),
             items: Vec::new(),
             cursor: 0,
@@ -333,7 +286,6 @@ impl a2a_sse_decoder {
         self.arena.clear();
         self.packed.clear();
         self.offsets.clear();
-        self.text_offsets.clear();
         self.recs.clear();
         self.items.clear();
         self.cursor = 0;
@@ -545,53 +497,33 @@ pub extern "C" fn a2a_sse_decoder_feed_copy(
 /// Like `a2a_sse_decoder_feed_copy` (the chunk is COPIED: borrowed for the call only, may
 /// be freed or moved as soon as it returns), and lays out every event the chunk completed
 /// in ONE buffer the decoder owns, so that a binding copies the whole batch once and
-/// slices it: see `a2a_sse_packed` for the guaranteed layout.
+/// slices it (or decodes it once and splits it at CR): see `a2a_sse_packed` for the
+/// guaranteed layout.
 ///
-/// `text_unit`: an `a2a_sse_text_unit`; with `CODE_POINTS` or `UTF16` the library also
-/// gives the boundaries in that unit when every value is valid UTF-8 (a binding then
-/// decodes the whole buffer once and slices the text). `out`: written on success only;
-/// everything in it points into the decoder and is valid until the next mutating call on
-/// it (`a2a_sse_decoder_next`, which walks the same items, excepted) or its free.
+/// `out`: written on success only; everything in it points into the decoder and is valid
+/// until the next mutating call on it (`a2a_sse_decoder_next`, which walks the same items,
+/// excepted) or its free.
 ///
 /// Limit errors are items (`limit_error_count`), not a failed call.
 ///
-/// Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`),
-/// `A2A_INVALID_ARGUMENT` (`text_unit` not a member; nothing is decoded).
+/// Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_sse_decoder_feed_packed(
     decoder: *mut a2a_sse_decoder,
     chunk: *const u8,
     chunk_len: usize,
-    text_unit: u32,
     out: *mut a2a_sse_packed,
 ) -> a2a_result {
     ffi_panic_boundary! {
         let d = try_mut!(decoder);
         let out = try_out!(out);
         let chunk = try_bytes!(chunk, chunk_len);
-        let unit = match text_unit {
-            x if x == a2a_sse_text_unit::None as u32 => a2a_sse_text_unit::None,
-            x if x == a2a_sse_text_unit::CodePoints as u32 => a2a_sse_text_unit::CodePoints,
-            x if x == a2a_sse_text_unit::Utf16 as u32 => a2a_sse_text_unit::Utf16,
-            _ => return a2a_result::A2A_INVALID_ARGUMENT,
-        };
         d.drain(chunk, Mode::Packed);
-        let event_count = (d.offsets.len() - 1) / 3;
-        let text_offsets = if unit == a2a_sse_text_unit::None {
-            std::ptr::null()
-        } else if d.packed.is_ascii() {
-            d.offsets.as_ptr()
-        } else if text_boundaries(&d.packed, &d.offsets, unit, &mut d.text_offsets) {
-            d.text_offsets.as_ptr()
-        } else {
-            std::ptr::null()
-        };
         let count = |k| d.items.iter().filter(|i| i.kind == k).count();
         out.set(a2a_sse_packed {
             bytes: a2a_bytes::from_slice(&d.packed),
             offsets: d.offsets.as_ptr(),
-            text_offsets,
-            event_count,
+            event_count: (d.offsets.len() - 1) / 3,
             comment_count: count(a2a_sse_item_kind::Comment),
             limit_error_count: count(a2a_sse_item_kind::LimitError),
             items: if d.items.is_empty() { std::ptr::null() } else { d.items.as_ptr() },
@@ -1271,45 +1203,42 @@ mod tests {
         a2a_sse_encoder_free(null_mut());
     }
 
-    /// One packed feed copied out: events (type, data, id) read through the GUARANTEED
-    /// layout, the text-offset array (None when NULL) and the packed struct.
+    /// One packed feed copied out: the events read through the GUARANTEED layout (offsets,
+    /// CR terminators) and the packed struct.
     struct Packed {
         events: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
-        text: Option<Vec<u64>>,
-        same_array: bool,
+        bytes: Vec<u8>,
         raw: a2a_sse_packed,
     }
 
-    fn feed_packed(d: *mut a2a_sse_decoder, chunk: &[u8], unit: a2a_sse_text_unit) -> Packed {
+    fn feed_packed(d: *mut a2a_sse_decoder, chunk: &[u8]) -> Packed {
         let mut out = std::mem::MaybeUninit::<a2a_sse_packed>::uninit();
         assert_eq!(
-            a2a_sse_decoder_feed_packed(
-                d,
-                chunk.as_ptr(),
-                chunk.len(),
-                unit as u32,
-                out.as_mut_ptr()
-            ),
+            a2a_sse_decoder_feed_packed(d, chunk.as_ptr(), chunk.len(), out.as_mut_ptr()),
             a2a_result::A2A_OK
         );
         let p = unsafe { out.assume_init() };
         let bytes = unsafe { p.bytes.as_slice() }.expect("bytes is never absent");
         let offsets = unsafe { std::slice::from_raw_parts(p.offsets, 3 * p.event_count + 1) };
-        // The layout promise: starts at 0, ends at the buffer's end, never decreases.
+        // The layout promise: starts at 0, ends at the buffer's end, every value ended by
+        // a CR and containing none.
         assert_eq!(offsets[0], 0);
         assert_eq!(offsets[3 * p.event_count], bytes.len() as u64);
-        assert!(offsets.windows(2).all(|w| w[0] <= w[1]));
-        let value = |k: usize| bytes[offsets[k] as usize..offsets[k + 1] as usize].to_vec();
+        assert_eq!(
+            bytes.iter().filter(|&&b| b == b'\r').count(),
+            3 * p.event_count
+        );
+        for w in offsets.windows(2) {
+            assert!(w[0] < w[1]);
+            assert_eq!(bytes[w[1] as usize - 1], b'\r');
+        }
+        let value = |k: usize| bytes[offsets[k] as usize..offsets[k + 1] as usize - 1].to_vec();
         let events = (0..p.event_count)
             .map(|i| (value(3 * i), value(3 * i + 1), value(3 * i + 2)))
             .collect();
-        let text = (!p.text_offsets.is_null()).then(|| {
-            unsafe { std::slice::from_raw_parts(p.text_offsets, 3 * p.event_count + 1) }.to_vec()
-        });
         Packed {
             events,
-            text,
-            same_array: p.text_offsets == p.offsets,
+            bytes: bytes.to_vec(),
             raw: p,
         }
     }
@@ -1329,9 +1258,9 @@ mod tests {
     }
 
     /// A random stream: events with types, ids, multi-line and non-ASCII data, comments,
-    /// retry fields, CR / LF / CRLF, invalid UTF-8, and one over-long line.
+    /// retry fields, CR / LF / CRLF, invalid and truncated UTF-8, and over-long lines.
     fn random_stream(rng: &mut Rng) -> Vec<u8> {
-        let pieces: [&[u8]; 12] = [
+        let pieces: [&[u8]; 14] = [
             b"data: hello",
             b"data: \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80",
             b"event: update",
@@ -1343,6 +1272,8 @@ mod tests {
             b"data: \xff\xfe bad",
             b"data: line2",
             b"event: \xe2\x82\xac",
+            b"event: \xe2\x82",
+            b"id: \xf0\x9f",
             b"unknown: x",
         ];
         let ends: [&[u8]; 3] = [b"\n", b"\r\n", b"\r"];
@@ -1362,10 +1293,12 @@ mod tests {
     }
 
     /// The packed call gives, chunk for chunk, exactly the items of the copying call, its
-    /// events laid out as promised; the text offsets agree with decoding each value alone.
+    /// events laid out as promised; decoding the whole buffer lossily and splitting it at
+    /// CR gives each value decoded lossily on its own.
     #[test]
     fn packed_feed_equals_copying_feed_on_random_streams() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut non_utf8_batches = 0;
         for round in 0..300 {
             let stream = random_stream(&mut rng);
             let new = || {
@@ -1380,25 +1313,20 @@ mod tests {
                 let chunk = &stream[pos..(pos + n).min(stream.len())];
                 pos += chunk.len();
                 let want = feed_all(a, chunk, true);
-                let unit = [
-                    a2a_sse_text_unit::None,
-                    a2a_sse_text_unit::CodePoints,
-                    a2a_sse_text_unit::Utf16,
-                ][round % 3];
-                let got = feed_packed(b, chunk, unit);
+                let got = feed_packed(b, chunk);
                 // The items of the packed call equal those of the copying call.
                 let items = if got.raw.item_count == 0 {
+                    assert!(got.raw.items.is_null());
                     &[][..]
                 } else {
                     unsafe { std::slice::from_raw_parts(got.raw.items, got.raw.item_count) }
                 };
-                assert_eq!(got.raw.item_count, want.len());
-                if want.is_empty() {
-                    assert!(got.raw.items.is_null());
-                }
+                assert_eq!(items.len(), want.len());
                 for (i, w) in items.iter().zip(&want) {
                     assert_eq!(i.kind, w.0);
+                    assert_eq!(unsafe { i.event_type.as_slice() }.map(<[u8]>::to_vec), w.1);
                     assert_eq!(unsafe { i.data.as_slice() }.map(<[u8]>::to_vec), w.2);
+                    assert_eq!(unsafe { i.id.as_slice() }.map(<[u8]>::to_vec), w.3);
                     assert_eq!(i.retry_ms, w.4);
                 }
                 let events: Vec<_> = want
@@ -1419,73 +1347,47 @@ mod tests {
                     got.raw.limit_error_count,
                     kinds(a2a_sse_item_kind::LimitError)
                 );
-                // Text offsets: present iff asked for and every value is UTF-8 on its own.
-                let all_utf8 = events
-                    .iter()
-                    .all(|(t, d, i)| [t, d, i].iter().all(|v| std::str::from_utf8(v).is_ok()));
-                if unit == a2a_sse_text_unit::None || !all_utf8 {
-                    assert!(got.text.is_none());
-                    continue;
-                }
-                let text = got.text.unwrap();
-                let whole: String = events
+                // Decode once, split at CR == decode each value alone.
+                let whole = String::from_utf8_lossy(&got.bytes);
+                let pieces: Vec<&str> = whole.split('\r').collect();
+                assert_eq!(pieces.len(), 3 * events.len() + 1);
+                assert_eq!(pieces.last(), Some(&""));
+                let alone: Vec<String> = events
                     .iter()
                     .flat_map(|(t, d, i)| [t, d, i])
-                    .map(|v| std::str::from_utf8(v).unwrap())
+                    .map(|v| String::from_utf8_lossy(v).into_owned())
                     .collect();
-                let units: Vec<u16> = whole.encode_utf16().collect();
-                let chars: Vec<char> = whole.chars().collect();
-                for (k, (t, d, i)) in events.iter().enumerate() {
-                    for (j, v) in [t, d, i].into_iter().enumerate() {
-                        let (lo, hi) = (text[3 * k + j] as usize, text[3 * k + j + 1] as usize);
-                        let v = std::str::from_utf8(v).unwrap();
-                        if unit == a2a_sse_text_unit::Utf16 {
-                            assert_eq!(String::from_utf16(&units[lo..hi]).unwrap(), v);
-                        } else {
-                            assert_eq!(chars[lo..hi].iter().collect::<String>(), v);
-                        }
-                    }
+                assert_eq!(pieces[..pieces.len() - 1], alone[..]);
+                if std::str::from_utf8(&got.bytes).is_err() {
+                    non_utf8_batches += 1;
                 }
-                assert_eq!(got.same_array, whole.is_ascii());
             }
             a2a_sse_decoder_free(a);
             a2a_sse_decoder_free(b);
         }
+        assert!(non_utf8_batches > 20, "the generator reaches invalid UTF-8");
     }
 
     #[test]
-    fn packed_text_offsets_count_code_points_and_utf16_units() {
-        // "é" is 2 bytes / 1 code point / 1 UTF-16 unit; U+1F600 is 4 / 1 / 2.
-        let chunk = "event: é\ndata: a😀b\nid: ü\n\ndata: x\n\n".as_bytes();
+    fn packed_layout_of_a_known_batch() {
         let d = new_decoder();
-        let p = feed_packed(d, chunk, a2a_sse_text_unit::CodePoints);
+        let chunk = "event: é\ndata: a😀b\ndata: 2\nid: ü\n\ndata: x\n\n".as_bytes();
+        let p = feed_packed(d, chunk);
         assert_eq!(p.raw.event_count, 2);
-        assert_eq!(p.text.as_deref(), Some(&[0, 1, 4, 5, 12, 13, 14][..]));
-        assert!(!p.same_array);
-        let d2 = new_decoder();
-        let p = feed_packed(d2, chunk, a2a_sse_text_unit::Utf16);
-        assert_eq!(p.text.as_deref(), Some(&[0, 1, 5, 6, 13, 14, 15][..]));
-        // (The last event ID "ü" persists on d2: a fresh decoder for an ASCII batch.)
-        let d3 = new_decoder();
-        let p = feed_packed(d3, b"data: plain\n\n", a2a_sse_text_unit::Utf16);
-        a2a_sse_decoder_free(d3);
-        assert!(p.same_array, "ASCII: the text offsets are the byte offsets");
-        assert_eq!(p.text.as_deref(), Some(&[0, 7, 12, 12][..]));
-        // A value that is not UTF-8 on its own: no text offsets, bytes still exact.
-        let p = feed_packed(d2, b"data: \xe2\x82\n\n", a2a_sse_text_unit::CodePoints);
-        assert!(p.text.is_none());
-        assert_eq!(p.events[0].1, b"\xe2\x82");
-        // A type ending in a lead byte and data starting with continuation bytes would be
-        // valid UTF-8 together: still refused, each value must be valid alone.
-        let p = feed_packed(
-            d2,
-            b"event: \xe2\ndata: \x82\xac\n\n",
-            a2a_sse_text_unit::CodePoints,
-        );
-        assert!(p.text.is_none());
+        assert_eq!(p.bytes, "é\ra😀b\n2\rü\rmessage\rx\rü\r".as_bytes());
+        let offsets = unsafe { std::slice::from_raw_parts(p.raw.offsets, 7) };
+        assert_eq!(offsets, [0, 3, 12, 15, 23, 25, 28]);
+        // A value that is not UTF-8 on its own stays exact bytes.
+        let p = feed_packed(d, b"event: \xe2\ndata: \x82\xac\n\n");
         assert_eq!(p.events[0].0, b"\xe2");
+        assert_eq!(p.events[0].1, b"\x82\xac");
+        assert_eq!(
+            String::from_utf8_lossy(&p.bytes)
+                .split('\r')
+                .collect::<Vec<_>>(),
+            ["\u{FFFD}", "\u{FFFD}\u{FFFD}", "ü", ""]
+        );
         a2a_sse_decoder_free(d);
-        a2a_sse_decoder_free(d2);
     }
 
     #[test]
@@ -1493,12 +1395,12 @@ mod tests {
         let d = new_decoder();
         let mut chunk = b"id: 1\ndata: first\n\n: ping\nretry: 10\ndata: sec".to_vec();
         let range = chunk.as_ptr_range();
-        let p = feed_packed(d, &chunk, a2a_sse_text_unit::None);
+        let p = feed_packed(d, &chunk);
         assert!(!range.contains(&p.raw.bytes.ptr));
         chunk.fill(b'#');
         drop(chunk);
         let bytes = unsafe { p.raw.bytes.as_slice() }.unwrap();
-        assert_eq!(bytes, b"messagefirst1");
+        assert_eq!(bytes, b"message\rfirst\r1\r");
         assert_eq!(
             (p.raw.event_count, p.raw.comment_count, p.raw.item_count),
             (1, 1, 3)
@@ -1507,9 +1409,10 @@ mod tests {
         assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
         assert_eq!(
             item.data.ptr,
-            unsafe { p.raw.bytes.ptr.add(7) },
+            unsafe { p.raw.bytes.ptr.add(8) },
             "event views point into bytes"
         );
+        assert_eq!(item.data.len, 5);
         assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
         assert_eq!(item.kind, a2a_sse_item_kind::Comment);
         assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
@@ -1519,15 +1422,14 @@ mod tests {
             a2a_result::A2A_NEED_MORE
         );
         // The rest of a split event arrives in the next feed; empty feeds are empty batches.
-        let p = feed_packed(d, b"ond\n\n", a2a_sse_text_unit::CodePoints);
+        let p = feed_packed(d, b"ond\n\n");
         assert_eq!(
             p.events,
             [(b"message".to_vec(), b"second".to_vec(), b"1".to_vec())]
         );
-        let p = feed_packed(d, b"", a2a_sse_text_unit::CodePoints);
+        let p = feed_packed(d, b"");
         assert_eq!((p.raw.event_count, p.raw.item_count), (0, 0));
-        assert!(p.raw.items.is_null());
-        assert_eq!(p.text.as_deref(), Some(&[0][..]));
+        assert!(p.raw.items.is_null() && !p.raw.bytes.ptr.is_null());
         assert_eq!(p.raw.bytes.len, 0);
         a2a_sse_decoder_free(d);
     }
@@ -1536,11 +1438,7 @@ mod tests {
     fn packed_feed_limits_and_arguments() {
         let mut d = null_mut();
         a2a_sse_decoder_new_with(8, 1024, a2a_sse_at_eof::Discard as u32, &mut d);
-        let p = feed_packed(
-            d,
-            b"data: far too long\n\ndata: ok\n\n",
-            a2a_sse_text_unit::None,
-        );
+        let p = feed_packed(d, b"data: far too long\n\ndata: ok\n\n");
         assert_eq!(p.raw.limit_error_count, 1);
         assert_eq!(
             p.events,
@@ -1548,25 +1446,16 @@ mod tests {
         );
         assert!(!a2a_sse_decoder_last_error(d).ptr.is_null());
         let mut out = std::mem::MaybeUninit::<a2a_sse_packed>::uninit();
-        for unit in [0, 4, u32::MAX] {
-            assert_eq!(
-                a2a_sse_decoder_feed_packed(d, b"data: x\n\n".as_ptr(), 9, unit, out.as_mut_ptr()),
-                a2a_result::A2A_INVALID_ARGUMENT
-            );
-        }
-        // Nothing was decoded by the refused calls.
-        let p = feed_packed(d, b"", a2a_sse_text_unit::None);
-        assert_eq!(p.raw.event_count, 0);
         assert_eq!(
-            a2a_sse_decoder_feed_packed(d, null(), 3, 1, out.as_mut_ptr()),
+            a2a_sse_decoder_feed_packed(d, null(), 3, out.as_mut_ptr()),
             a2a_result::A2A_NULL_PARAMETER
         );
         assert_eq!(
-            a2a_sse_decoder_feed_packed(d, null(), 0, 1, null_mut()),
+            a2a_sse_decoder_feed_packed(d, null(), 0, null_mut()),
             a2a_result::A2A_NULL_PARAMETER
         );
         assert_eq!(
-            a2a_sse_decoder_feed_packed(null_mut(), null(), 0, 1, out.as_mut_ptr()),
+            a2a_sse_decoder_feed_packed(null_mut(), null(), 0, out.as_mut_ptr()),
             a2a_result::A2A_NULL_PARAMETER
         );
         a2a_sse_decoder_free(d);

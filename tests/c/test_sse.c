@@ -73,11 +73,12 @@ static void batch_copy_survives_freeing_the_chunk(void) {
   a2a_sse_decoder_free(d);
 }
 
-/* Event i's value k (0 type, 1 data, 2 id) of a packed batch, by the guaranteed layout. */
+/* Event i's value k (0 type, 1 data, 2 id) of a packed batch, by the guaranteed layout:
+ * value j is [offsets[j], offsets[j + 1] - 1), ended by a CR. */
 static int packed_value_is(const a2a_sse_packed *p, size_t i, size_t k, const char *s) {
   uint64_t lo = p->offsets[3 * i + k], hi = p->offsets[3 * i + k + 1];
   size_t n = strlen(s);
-  return hi >= lo && hi - lo == n && hi <= p->bytes.len &&
+  return hi > lo && hi - 1 - lo == n && hi <= p->bytes.len && p->bytes.ptr[hi - 1] == '\r' &&
          memcmp(p->bytes.ptr + lo, s, n) == 0;
 }
 
@@ -87,9 +88,8 @@ static void batch_packed(void) {
   a2a_sse_item it;
   const char *c1 = "id: 7\ndata: hel";
   const char *c2 = "lo\r\n\n: ping\nretry: 1500\nevent: update\ndata: {\"a\":1}\ndata: x\n\n";
-  /* "é" is 2 bytes, 1 code point, 1 UTF-16 unit; U+1F600 is 4 bytes, 1, 2. */
-  const char *utf = "event: \xc3\xa9\ndata: a\xf0\x9f\x98\x80" "b\n\n";
-  size_t len = strlen(c2), i;
+  const char *want = "message\rhello\r7\rupdate\r{\"a\":1}\nx\r7\r";
+  size_t len = strlen(c2), i, crs = 0;
   uint8_t *chunk = malloc(len);
   uint64_t retry = 0;
 
@@ -97,33 +97,30 @@ static void batch_packed(void) {
   if (chunk == NULL) return;
   memcpy(chunk, c2, len);
   CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
-  CHECK(a2a_sse_decoder_feed_packed(d, (const uint8_t *)c1, strlen(c1), A2A_SSE_TEXT_UNIT_NONE,
-                                    &p) == A2A_OK);
+  CHECK(a2a_sse_decoder_feed_packed(d, (const uint8_t *)c1, strlen(c1), &p) == A2A_OK);
   CHECK(p.event_count == 0 && p.item_count == 0 && p.items == NULL);
   CHECK(p.offsets != NULL && p.offsets[0] == 0 && p.bytes.ptr != NULL && p.bytes.len == 0);
-  CHECK(p.text_offsets == NULL);
-  CHECK(a2a_sse_decoder_feed_packed(d, chunk, len, A2A_SSE_TEXT_UNIT_CODE_POINTS, &p) == A2A_OK);
+  CHECK(a2a_sse_decoder_feed_packed(d, chunk, len, &p) == A2A_OK);
   /* Copied: free and scribble over the chunk before reading anything. */
   memset(chunk, 'X', len);
   free(chunk);
   CHECK(p.event_count == 2 && p.item_count == 4 && p.comment_count == 1 &&
         p.limit_error_count == 0);
   if (p.event_count == 2) {
-    /* The layout: type, data, id of each event back to back, nothing else. */
-    CHECK(p.bytes.len == strlen("messagehello7update{\"a\":1}\nx7"));
-    CHECK(p.offsets[6] == p.bytes.len);
+    /* The layout: type, data, id of each event, each ended by CR, nothing else. */
+    CHECK(p.bytes.len == strlen(want) && memcmp(p.bytes.ptr, want, p.bytes.len) == 0);
+    CHECK(p.offsets[0] == 0 && p.offsets[6] == p.bytes.len);
+    for (i = 0; i < p.bytes.len; i++) crs += p.bytes.ptr[i] == '\r';
+    CHECK(crs == 6);
     CHECK(packed_value_is(&p, 0, 0, "message"));
     CHECK(packed_value_is(&p, 0, 1, "hello"));
     CHECK(packed_value_is(&p, 0, 2, "7"));
     CHECK(packed_value_is(&p, 1, 0, "update"));
     CHECK(packed_value_is(&p, 1, 1, "{\"a\":1}\nx"));
     CHECK(packed_value_is(&p, 1, 2, "7"));
-    CHECK(memcmp(p.bytes.ptr, "messagehello7update{\"a\":1}\nx7", p.bytes.len) == 0);
-    /* ASCII: the code-point boundaries are the byte boundaries (the same array). */
-    CHECK(p.text_offsets == p.offsets);
-    for (i = 0; i < 6; i++) CHECK(p.offsets[i] <= p.offsets[i + 1]);
     /* The items, in stream order; event views point into the packed bytes. */
-    CHECK(p.items[0].kind == A2A_SSE_ITEM_KIND_EVENT && p.items[0].data.ptr == p.bytes.ptr + 7);
+    CHECK(p.items[0].kind == A2A_SSE_ITEM_KIND_EVENT && p.items[0].data.ptr == p.bytes.ptr + 8);
+    CHECK(p.items[0].data.len == 5);
     CHECK(p.items[1].kind == A2A_SSE_ITEM_KIND_COMMENT && bytes_is(p.items[1].data, " ping"));
     CHECK(p.items[2].kind == A2A_SSE_ITEM_KIND_RETRY && p.items[2].retry_ms == 1500);
     CHECK(p.items[3].kind == A2A_SSE_ITEM_KIND_EVENT);
@@ -133,39 +130,27 @@ static void batch_packed(void) {
   CHECK(a2a_sse_decoder_next(d, &it) == A2A_OK && it.kind == A2A_SSE_ITEM_KIND_COMMENT);
   CHECK(a2a_sse_decoder_retry(d, &retry) && retry == 1500);
 
-  /* Non-ASCII: boundaries in code points and in UTF-16 units. */
+  /* An empty id and invalid UTF-8 stay exact bytes; the CR still ends each value. */
   CHECK(a2a_sse_decoder_set_last_event_id(d, NULL, 0) == A2A_OK);
-  CHECK(a2a_sse_decoder_feed_packed(d, (const uint8_t *)utf, strlen(utf),
-                                    A2A_SSE_TEXT_UNIT_CODE_POINTS, &p) == A2A_OK);
-  CHECK(p.event_count == 1 && p.text_offsets != NULL && p.text_offsets != p.offsets);
-  if (p.event_count == 1 && p.text_offsets != NULL) {
-    CHECK(p.offsets[1] == 2 && p.offsets[2] == 8 && p.offsets[3] == 8);
-    CHECK(p.text_offsets[0] == 0 && p.text_offsets[1] == 1 && p.text_offsets[2] == 4 &&
-          p.text_offsets[3] == 4);
-  }
-  CHECK(a2a_sse_decoder_feed_packed(d, (const uint8_t *)utf, strlen(utf), A2A_SSE_TEXT_UNIT_UTF16,
-                                    &p) == A2A_OK);
-  CHECK(p.text_offsets != NULL && p.text_offsets[2] == 5 && p.text_offsets[3] == 5);
-  /* Invalid UTF-8 in a value: no text boundaries, the bytes are exact. */
-  CHECK(a2a_sse_decoder_feed_packed(d, (const uint8_t *)"data: \xff\xfe\n\n", 10,
-                                    A2A_SSE_TEXT_UNIT_UTF16, &p) == A2A_OK);
-  CHECK(p.event_count == 1 && p.text_offsets == NULL && packed_value_is(&p, 0, 1, "\xff\xfe"));
+  CHECK(a2a_sse_decoder_feed_packed(d, (const uint8_t *)"data: \xff\xfe\n\n", 10, &p) == A2A_OK);
+  CHECK(p.event_count == 1 && packed_value_is(&p, 0, 1, "\xff\xfe"));
+  CHECK(packed_value_is(&p, 0, 2, "") && p.bytes.len == 12);
   a2a_sse_decoder_free(d);
 
   /* Limits are items, counted. */
   d = NULL;
   CHECK(a2a_sse_decoder_new_with(8, 1024, A2A_SSE_AT_EOF_DISCARD, &d) == A2A_OK);
   CHECK(a2a_sse_decoder_feed_packed(d, (const uint8_t *)"data: far too long\n\ndata: ok\n\n", 30,
-                                    A2A_SSE_TEXT_UNIT_NONE, &p) == A2A_OK);
+                                    &p) == A2A_OK);
   CHECK(p.limit_error_count == 1 && p.event_count == 1 && p.item_count == 2);
+  CHECK(p.items[0].kind == A2A_SSE_ITEM_KIND_LIMIT_ERROR);
   CHECK(packed_value_is(&p, 0, 1, "ok"));
   CHECK(a2a_sse_decoder_last_error(d).len > 0);
   /* Refusals. */
-  CHECK(a2a_sse_decoder_feed_packed(d, NULL, 0, 0, &p) == A2A_INVALID_ARGUMENT);
-  CHECK(a2a_sse_decoder_feed_packed(d, NULL, 0, 4, &p) == A2A_INVALID_ARGUMENT);
-  CHECK(a2a_sse_decoder_feed_packed(d, NULL, 1, A2A_SSE_TEXT_UNIT_NONE, &p) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_feed_packed(d, NULL, 0, A2A_SSE_TEXT_UNIT_NONE, NULL) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_feed_packed(NULL, NULL, 0, A2A_SSE_TEXT_UNIT_NONE, &p) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed_packed(d, NULL, 1, &p) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed_packed(d, NULL, 0, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed_packed(NULL, NULL, 0, &p) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed_packed(d, NULL, 0, &p) == A2A_OK && p.event_count == 0);
   a2a_sse_decoder_free(d);
 }
 
@@ -177,8 +162,7 @@ static void packed_byte_by_byte(void) {
   a2a_sse_packed p;
   CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
   for (i = 0; i < len; i++) {
-    CHECK(a2a_sse_decoder_feed_packed(d, (const uint8_t *)s + i, 1, A2A_SSE_TEXT_UNIT_UTF16, &p) ==
-          A2A_OK);
+    CHECK(a2a_sse_decoder_feed_packed(d, (const uint8_t *)s + i, 1, &p) == A2A_OK);
     if (p.event_count == 1) {
       events++;
       if (events == 1) {

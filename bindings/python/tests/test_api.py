@@ -4,6 +4,7 @@ the stream tracker's clock and deadlines, the encoder, the tally."""
 
 from __future__ import annotations
 
+import ctypes
 import random
 
 import pytest
@@ -276,30 +277,41 @@ def test_tally() -> None:
 
 
 @pytest.mark.parametrize('seed', range(20))
-def test_batch_paths_agree_with_the_field_by_field_path(seed: int) -> None:
-    """The small and the large batch paths against the general one, on the same feed (the
-    views of one feed stay valid until the next call on the decoder)."""
+def test_packed_path_agrees_with_the_field_by_field_path(seed: int) -> None:
+    """The packed buffer split at CR against the same feed's items read field by field
+    through their views (both stay valid until the next call on the decoder), with
+    invalid and truncated UTF-8, comments and retry values mixed in; and against the
+    layout the ABI guarantees (offsets: value k is [offsets[k], offsets[k+1] - 1), ended
+    by CR)."""
     from a2a_core import sse
 
     rng = random.Random(1000 + seed)
-    events = [
-        (rng.choice([None, 'x', 'é']), ''.join(rng.choice('ab€ \n') for _ in range(rng.randint(0, 30))),
-         rng.choice([None, '', '7']))
-        for _ in range(rng.randint(1, 40))
-    ]
-    raw = _encode(events, '\n')
+    raw = b''
+    for _ in range(rng.randint(1, 40)):
+        typ = rng.choice([b'', b'event: x\n', b'event: \xc3\xa9\n', b'event: \xe2\x82\n'])
+        data = b''.join(rng.choice([b'a', b'b', b'\xe2\x82\xac', b' ', b'\xff', b'\xf0\x9f'])
+                        for _ in range(rng.randint(0, 30)))
+        ident = rng.choice([b'', b'id: 7\n', b'id\n', b'id: \xc3\n'])
+        extra = rng.choice([b'', b': ping\n', b'retry: 5\n'])
+        raw += typ + ident + extra + b'data: ' + data + rng.choice([b'\n', b'\r\n', b'\r']) + b'\n'
     d = SseDecoder()
-    i = 0
+    i = seen = 0
     while i < len(raw):
         n_bytes = rng.choice([5, 50, 400, 5000])
-        n = d._feed_raw(raw[i : i + n_bytes])
+        w = d._feed_packed(raw[i : i + n_bytes])
         i += n_bytes
-        if not n:
+        bp, bl, op, n, _nc, _nl, ip, ni = w
+        if not ni:
             continue
-        general = [it for it in d._collect(n) if type(it) is Event]
-        if len(general) == n:  # all items are events: the batch paths apply
-            small = d._events_small(n)
-            fast = d._events_fast(n)
-            assert small is not None and fast is not None  # the library's values tile
-            assert small == general and fast == general
-    assert sse._FAST_LAYOUT
+        fast = sse._events(bp, bl, n) if n else []
+        general = [d._item_at(ip, k) for k in range(ni)]
+        assert [e for e in general if type(e) is Event] == fast
+        block = ctypes.string_at(bp, bl)
+        offsets = memoryview(ctypes.string_at(op, 8 * (3 * n + 1))).cast('Q').tolist()
+        assert offsets[0] == 0 and offsets[-1] == bl and block.count(b'\r') == 3 * n
+        values = [block[offsets[k] : offsets[k + 1] - 1].decode('utf-8', 'replace')
+                  for k in range(3 * n)]
+        assert [tuple(values[3 * k : 3 * k + 3]) for k in range(n)] == fast
+        seen += n
+    assert seen > 0
+    assert sse._WORDS  # the eight-word read is the path measured on this platform

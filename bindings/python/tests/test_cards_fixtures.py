@@ -1,6 +1,6 @@
 """bindings/fixtures/cards.json through AgentCard.resolve: the chosen interface (url,
-version, binding, tenant, where it was declared) or the error kind. The `credentials`
-column is not checked: the C ABI does not export the card's security requirements yet."""
+version, binding, tenant, where it was declared) or the error kind; and the `credentials`
+column through AgentCard.credentials()."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from conftest import load
 from a2a_core import AgentCard, CardError, card_location, validate_interface_url
 
 CASES = load('cards.json')['cases']
+CREDENTIAL_CASES = [c for c in CASES if 'credentials' in c]
 
 
 def test_fixture_is_substantial() -> None:
@@ -45,6 +46,46 @@ def test_case(case: dict[str, Any]) -> None:
         assert c.origin == want['origin']
     assert c.explanation.startswith('chose ')
     assert card.info.interfaces[c.index].url == c.url
+
+
+@pytest.mark.parametrize('case', CREDENTIAL_CASES, ids=[c['name'] for c in CREDENTIAL_CASES])
+def test_credentials(case: dict[str, Any]) -> None:
+    plan = AgentCard(json.dumps(case['card'])).credentials()
+    assert [[n.word for n in alt] for alt in plan.alternatives] == case['credentials']
+    for alt in plan.alternatives:
+        for n in alt:
+            assert n.scheme
+            # What travels in a header says which one.
+            if n.kind in ('bearer', 'basic', 'other_http'):
+                assert n.header_name == 'Authorization'
+            elif n.kind == 'api_key':
+                assert n.header_name == (n.api_key_name if n.api_key_location == 'header' else None)
+            else:
+                assert n.header_name is None
+
+
+def test_credentials_details() -> None:
+    assert len(CREDENTIAL_CASES) >= 4
+    card = AgentCard(json.dumps({
+        'url': 'https://h/a2a',
+        'securitySchemes': {
+            'oauth': {'type': 'oauth2', 'flows': {'clientCredentials': {'tokenUrl': 'https://h/t', 'scopes': {}}}},
+            'jwt': {'type': 'http', 'scheme': 'Bearer', 'bearerFormat': 'JWT'},
+            'q': {'type': 'apiKey', 'in': 'query', 'name': 'key'},
+        },
+        'security': [{'oauth': ['read', 'write']}, {'jwt': [], 'q': []}, {}],
+    }))
+    plan = card.credentials()
+    assert plan.stated
+    (oauth,), (jwt, q), anonymous = plan.alternatives
+    assert (oauth.kind, oauth.bearer_source, oauth.scopes) == ('bearer', 'oauth2', ('read', 'write'))
+    assert (jwt.bearer_source, jwt.bearer_format, jwt.header_name) == ('http', 'JWT', 'Authorization')
+    assert (q.word, q.header_name) == ('api_key:query:key', None)
+    assert anonymous == ()
+    # Schemes without requirements: each one offered alone, not stated.
+    plan = AgentCard('{"url":"https://h/","securitySchemes":{"b":{"type":"http","scheme":"Basic"}}}').credentials()
+    assert not plan.stated and [[n.word for n in a] for a in plan.alternatives] == [['basic']]
+    assert AgentCard('{"url":"https://h/"}').credentials().alternatives == ()
 
 
 def test_location_and_validation() -> None:

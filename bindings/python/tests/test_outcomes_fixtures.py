@@ -1,7 +1,7 @@
 """bindings/fixtures/outcomes.json (the single outcome table) through `classify` /
-`Outcome.transport`: every expected key of every row, the hint and message substrings; and
-every text/event-stream row a second time through SseDecoder + StreamTracker, chunk by
-chunk, whose end-of-stream outcome must agree with the row."""
+`Outcome.transport`: every expected key of every row, the exit code, the hint and message
+substrings; and every text/event-stream row a second time through SseDecoder +
+StreamTracker, chunk by chunk, whose end-of-stream outcome must agree with the row."""
 
 from __future__ import annotations
 
@@ -69,6 +69,7 @@ def test_row(row: dict[str, Any]) -> None:
     # to_json is the same object, as the CLI prints it
     assert json.loads(o.to_json()) == d
     check_expect(row, d)
+    assert o.exit_code == row['exit_code'], f'{row["id"]}: exit {o.exit_code}, want {row["exit_code"]}'
     for part in row.get('hint_contains', []):
         assert part in (o.hint or ''), f'{row["id"]}: hint {o.hint!r} lacks {part!r}'
     if 'message_contains' in row:
@@ -101,6 +102,7 @@ def test_stream_row_through_decoder_and_tracker(row: dict[str, Any], chunk: int)
     end = tracker.finish()
     # The tracker does not see the HTTP status (the CLI adds it the same way).
     check_expect(row, end.outcome.to_dict(), skip=('http_status',))
+    assert end.outcome.exit_code == row['exit_code'], row['id']
     assert tracker.events == len(items)
     assert end.kind in ('completed', 'interrupted', 'truncated', 'error', 'timed_out')
     assert tracker.finish().kind == end.kind  # idempotent

@@ -15,6 +15,7 @@ from ctypes import (  # noqa: F401
     Structure,
     c_bool,
     c_char_p,
+    c_int32,
     c_int64,
     c_size_t,
     c_uint16,
@@ -92,6 +93,20 @@ class SseItem(Structure):
         ('retry_ms', c_uint64),
         ('error', c_uint32),
         ('limit', c_size_t),
+    ]
+
+
+class SsePacked(Structure):
+    """`a2a_sse_packed`."""
+
+    _fields_ = [
+        ('bytes', Bytes),
+        ('offsets', c_void_p),
+        ('event_count', c_size_t),
+        ('comment_count', c_size_t),
+        ('limit_error_count', c_size_t),
+        ('items', c_void_p),
+        ('item_count', c_size_t),
     ]
 
 
@@ -203,6 +218,28 @@ class CardInfo(Structure):
         ('extended_card', c_bool),
         ('shape', c_uint32),
         ('interface_count', c_size_t),
+    ]
+
+
+class CardCredentialPlan(Structure):
+    """`a2a_card_credential_plan`."""
+
+    _fields_ = [('alternative_count', c_size_t), ('stated', c_bool)]
+
+
+class CardCredential(Structure):
+    """`a2a_card_credential`."""
+
+    _fields_ = [
+        ('scheme', Str),
+        ('kind', c_uint32),
+        ('bearer_source', c_uint32),
+        ('bearer_format', Str),
+        ('api_key_location', c_uint32),
+        ('api_key_name', Str),
+        ('http_scheme', Str),
+        ('header_name', Str),
+        ('scope_count', c_size_t),
     ]
 
 
@@ -508,6 +545,7 @@ _decl('a2a_outcome_remote_hint_pair', c_uint32, vp, c_size_t, _P(Str), _P(Str))
 _decl('a2a_outcome_request_sent', c_bool, vp, _P(c_uint32))
 _decl('a2a_outcome_version', c_bool, vp, _P(c_uint32))
 _decl('a2a_outcome_binding', c_bool, vp, _P(c_uint32))
+_decl('a2a_outcome_exit_code', c_int32, vp)
 
 # classify and helpers
 _decl('a2a_classify', c_uint32, _P(Response), _P(vp))
@@ -547,7 +585,7 @@ _decl('a2a_tally_render_prometheus', c_uint32, vp, _P(Str))
 _decl('a2a_sse_decoder_new', c_uint32, _P(vp))
 _decl('a2a_sse_decoder_new_with', c_uint32, c_size_t, c_size_t, c_uint32, _P(vp))
 _decl('a2a_sse_decoder_free', None, vp)
-_decl('a2a_sse_decoder_feed_copy', c_uint32, vp, u8p, c_size_t, _P(vp), _P(c_size_t))
+_decl('a2a_sse_decoder_feed_packed', c_uint32, vp, u8p, c_size_t, _P(SsePacked))
 _decl('a2a_sse_decoder_finish', c_uint32, vp, _P(SseFinish))
 _decl('a2a_sse_decoder_last_event_id', Bytes, vp)
 _decl('a2a_sse_decoder_set_last_event_id', c_uint32, vp, u8p, c_size_t)
@@ -613,6 +651,10 @@ _decl('a2a_card_validate_interface_url', c_uint32, vp, u8p, c_size_t, u8p, c_siz
       _P(CardPolicy), _P(c_bool))
 _decl('a2a_card_location', c_uint32, vp, u8p, c_size_t, _P(Str), _P(Str))
 _decl('a2a_card_last_error', Str, vp)
+_decl('a2a_card_credentials', c_uint32, vp, _P(CardCredentialPlan))
+_decl('a2a_card_credential_alternative', c_uint32, vp, c_size_t, _P(c_size_t))
+_decl('a2a_card_credential_need', c_uint32, vp, c_size_t, c_size_t, _P(CardCredential))
+_decl('a2a_card_credential_scope', c_uint32, vp, c_size_t, c_size_t, c_size_t, _P(Str))
 
 # the reference driver (blocking client)
 _decl('a2a_client_config_default', c_uint32, _P(ClientConfig))
@@ -661,8 +703,9 @@ _decl('a2a_tally_get_entry', c_uint32, vp, c_size_t, _P(TallyEntry))
 #: (tests/test_abi.py fails on any other unbound function).
 NOT_BOUND = {
     'a2a_sse_decoder_feed': 'zero-copy: retains pointers into the chunk (memory rule); '
-    'feed_copy is used instead',
-    'a2a_sse_decoder_next': 'feed_copy already returns the whole batch',
+    'feed_packed is used instead',
+    'a2a_sse_decoder_feed_copy': 'feed_packed copies too and gives the events as one buffer',
+    'a2a_sse_decoder_next': 'feed_packed already returns the whole batch',
 }
 # HTTP/1.1 framing and its byte buffer: Python callers have an HTTP stack (httpx, urllib3);
 # the binding exposes what sits above HTTP.

@@ -14,6 +14,8 @@ from .vocab import Binding, ProtocolVersion, _num, _word, parse_binding, parse_p
 
 __all__ = [
     'AgentCard',
+    'CredentialNeed',
+    'CredentialPlan',
     'CardChoice',
     'CardInfo',
     'CardInterface',
@@ -105,6 +107,59 @@ class ResolvedInterface:
     host_class: str
 
 
+_CREDENTIAL_KINDS = {1: 'bearer', 2: 'api_key', 3: 'basic', 4: 'other_http',
+                     5: 'client_certificate', 6: 'unknown'}
+_BEARER_SOURCES = {1: 'http', 2: 'oauth2', 3: 'openid_connect'}
+_KEY_LOCATIONS = {1: 'header', 2: 'query', 3: 'cookie'}
+
+
+@dataclass(frozen=True, slots=True)
+class CredentialNeed:
+    """One credential a card asks for."""
+
+    #: The scheme name in the card.
+    scheme: str
+    #: `bearer`, `api_key`, `basic`, `other_http`, `client_certificate` or `unknown` (the
+    #: requirement names a scheme the card does not declare, or one of unknown type).
+    kind: str
+    #: Bearer: how the token is obtained (`http`, `oauth2`, `openid_connect`).
+    bearer_source: str | None = None
+    #: Bearer: `bearerFormat` (e.g. `JWT`).
+    bearer_format: str | None = None
+    #: API key: `header`, `query` or `cookie`.
+    api_key_location: str | None = None
+    #: API key: the header, query parameter or cookie name.
+    api_key_name: str | None = None
+    #: Other HTTP scheme: the scheme as declared.
+    http_scheme: str | None = None
+    #: The header the credential travels in (`Authorization` or the API key's header).
+    header_name: str | None = None
+    #: OAuth scopes requested.
+    scopes: tuple[str, ...] = ()
+
+    @property
+    def word(self) -> str:
+        """`bearer`, `basic`, `client_certificate`, `api_key:<in>:<name>`,
+        `other_http:<scheme>` or `unknown` (the words of bindings/fixtures/cards.json)."""
+        if self.kind == 'api_key':
+            return f'api_key:{self.api_key_location}:{self.api_key_name}'
+        if self.kind == 'other_http':
+            return f'other_http:{self.http_scheme}'
+        return self.kind
+
+
+@dataclass(frozen=True, slots=True)
+class CredentialPlan:
+    """What a card asks the client to present: alternatives (satisfy any one), each a
+    tuple of needs that must all be met. No alternatives: no credential needed; an empty
+    alternative: anonymous access is one option."""
+
+    alternatives: tuple[tuple[CredentialNeed, ...], ...]
+    #: False when the card declares schemes but no requirement, so each scheme is offered
+    #: as an alternative on its own (a guess; many deployed cards do this).
+    stated: bool
+
+
 class _Prefs:
     """Keeps the C arrays of a preferences/policy struct alive during a call."""
 
@@ -184,6 +239,37 @@ class AgentCard:
             extended_card=bool(i.extended_card), shape=_SHAPES.get(i.shape, str(i.shape)),
             interfaces=tuple(ifaces),
         )
+
+    def credentials(self) -> CredentialPlan:
+        """Which credentials the card asks for (`securitySchemes` with `security` in 0.3,
+        `securityRequirements` in 1.0)."""
+        L, ref, s = _lib.lib, ctypes.byref, _lib.view_str
+        plan = _lib.CardCredentialPlan()
+        check(L.a2a_card_credentials(self._h, ref(plan)))
+        alternatives = []
+        n, need, scope = ctypes.c_size_t(), _lib.CardCredential(), _lib.Str()
+        for a in range(plan.alternative_count):
+            check(L.a2a_card_credential_alternative(self._h, a, ref(n)))
+            needs = []
+            for i in range(n.value):
+                check(L.a2a_card_credential_need(self._h, a, i, ref(need)))
+                scopes = []
+                for k in range(need.scope_count):
+                    check(L.a2a_card_credential_scope(self._h, a, i, k, ref(scope)))
+                    scopes.append(s(scope) or '')
+                needs.append(CredentialNeed(
+                    scheme=s(need.scheme) or '',
+                    kind=_CREDENTIAL_KINDS.get(need.kind, 'unknown'),
+                    bearer_source=_BEARER_SOURCES.get(need.bearer_source),
+                    bearer_format=s(need.bearer_format),
+                    api_key_location=_KEY_LOCATIONS.get(need.api_key_location),
+                    api_key_name=s(need.api_key_name),
+                    http_scheme=s(need.http_scheme),
+                    header_name=s(need.header_name),
+                    scopes=tuple(scopes),
+                ))
+            alternatives.append(tuple(needs))
+        return CredentialPlan(tuple(alternatives), bool(plan.stated))
 
     def _choice(self, c: _lib.CardChoice) -> CardChoice:
         s = _lib.view_str

@@ -112,6 +112,10 @@ class Outcome:
     binding: Binding | None = None
     #: A bounded excerpt of an unexpected body (e.g. a proxy's HTML page).
     body_excerpt: str | None = None
+    #: The exit status `a2a` gives this outcome: 0 success, 3 transport / HTTP / malformed,
+    #: 4 protocol error, 5 FAILED, 6 canceled / rejected / input or auth required, 7 not
+    #: final.
+    exit_code: int = 0
     _owned: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -170,6 +174,7 @@ class Outcome:
             version=version,
             binding=binding,
             body_excerpt=s(L.a2a_outcome_body_excerpt(ptr)),
+            exit_code=int(L.a2a_outcome_exit_code(ptr)),
             _owned=holder,
         )
 

@@ -1,18 +1,19 @@
 """Server-Sent Events: `SseDecoder` (bytes in, `Event` objects out) and `SseEncoder`.
 
-`SseDecoder.feed` makes ONE foreign call per chunk, the library's copying batch call
-(`a2a_sse_decoder_feed_copy`): the library copies every value it hands back into memory it
-owns, so it never keeps a pointer into Python memory. Everything it returns is copied out
-into Python objects before `feed` returns (the views die at the next call on the decoder).
+`SseDecoder.feed` makes ONE foreign call per chunk, the library's packed batch call
+(`a2a_sse_decoder_feed_packed`): the library copies the chunk's events into one buffer it
+owns (every type, data and id ended by a CR, a byte no decoded value contains), so it never
+keeps a pointer into Python memory, and the binding copies that buffer once, decodes it once
+and splits it at CR. Everything is copied into Python objects before `feed` returns (the
+library's buffer dies at the next call on the decoder).
 """
 
 from __future__ import annotations
 
 import ctypes
-import operator
-import struct
 from dataclasses import dataclass
-from typing import Union
+from itertools import repeat
+from typing import NamedTuple, Union
 
 from . import _lib
 from .errors import (
@@ -38,11 +39,11 @@ _EVENT, _COMMENT, _RETRY, _LIMIT = 1, 2, 3, 4
 _DISCARD, _DISPATCH = 1, 2
 
 
-@dataclass(slots=True)
-class Event:
+class Event(NamedTuple):
     """One dispatched event. `type` is `message` when the stream named none; `id` is the
     last event ID in effect (empty when none was ever set). Text is UTF-8 decoded with
-    U+FFFD for invalid bytes."""
+    U+FFFD for invalid bytes. An immutable named tuple: `Event('message', 'x', '')`,
+    `ev.data`, and it unpacks as `type, data, id = ev`."""
 
     type: str
     data: str
@@ -89,21 +90,23 @@ class Finish:
 
 Item = Union[Event, Comment, RetryItem, SseLimitError]
 
-# The item array is read with one memory copy and unpacked as 64-bit words when the struct
-# has the layout of every 64-bit platform's C ABI (checked here, else field by field).
-_FIELDS = _lib.SseItem._fields_
-_FAST_LAYOUT = ctypes.sizeof(_lib.SseItem) == 80 and [
-    getattr(_lib.SseItem, f[0]).offset for f in _FIELDS
-] == [0, 8, 24, 40, 56, 64, 72] and struct.calcsize('Q') == 8
+# The packed struct is read as eight machine words in one slice of a ctypes array laid over
+# it, when it has the layout of every 64-bit platform's C ABI (checked here, else by field):
+# bytes.ptr, bytes.len, offsets, event_count, comment_count, limit_error_count, items,
+# item_count.
+_P = _lib.SsePacked
+_WORDS = ctypes.sizeof(_P) == 64 and ctypes.sizeof(ctypes.c_size_t) == 8 and [
+    _P.bytes.offset, _P.offsets.offset, _P.event_count.offset, _P.comment_count.offset,
+    _P.limit_error_count.offset, _P.items.offset, _P.item_count.offset,
+] == [0, 16, 24, 32, 40, 48, 56]
 _ITEM_SIZE = ctypes.sizeof(_lib.SseItem)
-# kind, (type ptr, len), (data ptr, len), (id ptr, len), retry_ms, error, limit
-_ITEM_STRUCT = struct.Struct('=I4xQQQQQQQI4xQ')
-_FAST_LAYOUT = _FAST_LAYOUT and _ITEM_STRUCT.size == 80
-_SMALL_BATCH = 12
+# Item kinds are read as the first uint32 of each item, in one copy of the item array.
+_KIND_STRIDE = _ITEM_SIZE // 4 if _lib.SseItem.kind.offset == 0 and _ITEM_SIZE % 4 == 0 else 0
 # ctypes.string_at takes the size as a C int.
 _MAX_COPY = 2**31 - 1
-_add = operator.add
 _string_at = ctypes.string_at
+_tuple_new = tuple.__new__
+_feed_packed = _lib.lib.a2a_sse_decoder_feed_packed
 
 
 def _limit_error(code: int, limit: int, message: str | None) -> SseLimitError:
@@ -118,6 +121,20 @@ def _text(b: bytes) -> str:
     return b.decode('utf-8', 'replace')
 
 
+def _copy(ptr: int, size: int) -> bytes:
+    if size <= _MAX_COPY:
+        return _string_at(ptr, size)
+    return bytes((ctypes.c_char * size).from_address(ptr))
+
+
+def _events(ptr: int, size: int, n: int) -> list[Event]:
+    """The `n` events of a packed buffer: one copy, one decode, one split at CR (exact: CR
+    is in no value, and lossy UTF-8 decoding never swallows an ASCII byte, so each piece
+    equals its value decoded alone), then one tuple per event, all in C loops."""
+    parts = iter(_copy(ptr, size).decode('utf-8', 'replace').split('\r'))
+    return list(map(_tuple_new, repeat(Event, n), zip(parts, parts, parts)))
+
+
 class SseDecoder:
     """An incremental SSE decoder (WHATWG event-stream interpretation), bounded by limits.
 
@@ -130,10 +147,9 @@ class SseDecoder:
 
     __slots__ = (
         '_h',
-        '_items',
-        '_count',
-        '_ref_items',
-        '_ref_count',
+        '_packed',
+        '_ref_packed',
+        '_words',
         'comments',
         'errors',
         '__weakref__',
@@ -162,10 +178,9 @@ class SseDecoder:
             at_eof = _DISPATCH if dispatch_at_eof else _DISCARD
             check(_lib.lib.a2a_sse_decoder_new_with(ml, me, at_eof, ctypes.byref(h)))
         self._h = h.value or 0
-        self._items = ctypes.c_void_p()
-        self._count = ctypes.c_size_t()
-        self._ref_items = ctypes.byref(self._items)
-        self._ref_count = ctypes.byref(self._count)
+        self._packed = _P()
+        self._ref_packed = ctypes.byref(self._packed)
+        self._words = (ctypes.c_uint64 * 8).from_buffer(self._packed) if _WORDS else None
         #: Comment lines seen so far (keep-alives).
         self.comments = 0
         #: Limit errors seen so far, in order (not raised: decoding went on).
@@ -194,128 +209,104 @@ class SseDecoder:
     def _last_error(self) -> str | None:
         return _lib.view_str(_lib.lib.a2a_sse_decoder_last_error(self._h))
 
-    def _feed_raw(self, chunk: bytes | bytearray | memoryview) -> int:
-        if not isinstance(chunk, bytes):
+    def _feed_packed(self, chunk: bytes | bytearray | memoryview) -> list[int]:
+        """One packed feed: [bytes ptr, bytes len, offsets, events, comments, limit errors,
+        items ptr, items]. Counts the comments and records the limit errors."""
+        if type(chunk) is not bytes:
             chunk = bytes(chunk)
-        rc = _lib.lib.a2a_sse_decoder_feed_copy(
-            self._handle(), chunk, len(chunk), self._ref_items, self._ref_count
-        )
+        rc = _feed_packed(self._h or self._handle(), chunk, len(chunk), self._ref_packed)
         if rc:
             raise error_for(rc, self._last_error())
-        return self._count.value
+        if self._words is not None:
+            w = self._words[:]
+        else:
+            p = self._packed
+            w = [p.bytes.ptr or 0, p.bytes.len, p.offsets or 0, p.event_count,
+                 p.comment_count, p.limit_error_count, p.items or 0, p.item_count]
+        if w[4]:
+            self.comments += w[4]
+        if w[5]:
+            self._record_errors(w[6], w[7])
+        return w
 
     def feed(self, chunk: bytes | bytearray | memoryview) -> list[Event]:
         """Decodes one chunk of the body; returns the events it completed, in order."""
-        n = self._feed_raw(chunk)
-        if not n:
-            return []
-        if _FAST_LAYOUT:
-            events = self._events_small(n) if n <= _SMALL_BATCH else self._events_fast(n)
-            if events is not None:
-                return events
-        out: list[Event] = []
-        for it in self._collect(n):
-            if type(it) is Event:
-                out.append(it)
-        return out
+        # The body of _feed_packed, inlined: this is the per-chunk hot path.
+        if type(chunk) is not bytes:
+            chunk = bytes(chunk)
+        rc = _feed_packed(self._h or self._handle(), chunk, len(chunk), self._ref_packed)
+        if rc:
+            raise error_for(rc, self._last_error())
+        if self._words is None:
+            p = self._packed
+            bp, bl, n, nc, nl = p.bytes.ptr or 0, p.bytes.len, p.event_count, p.comment_count, \
+                p.limit_error_count
+            ip, ni = p.items or 0, p.item_count
+        else:
+            bp, bl, _o, n, nc, nl, ip, ni = self._words[:]
+        if nc:
+            self.comments += nc
+        if nl:
+            self._record_errors(ip, ni)
+        return _events(bp, bl, n) if n else []
 
     def feed_items(self, chunk: bytes | bytearray | memoryview) -> list[Item]:
         """Like `feed`, but returns every item in stream order: `Event`, `Comment`,
         `RetryItem` and `SseLimitError` (an exception instance, not raised). The decoder's
         `comments` and `errors` are updated as by `feed`."""
-        n = self._feed_raw(chunk)
-        return self._collect(n) if n else []
-
-    def _events_small(self, n: int) -> list[Event] | None:
-        """The batch path for a few items: the same tiling rule as `_events_fast`, checked
-        in one pass over the unpacked structs (fewer fixed costs than the list operations,
-        which pay off from a dozen events per chunk on)."""
-        rows = list(_ITEM_STRUCT.iter_unpack(_string_at(self._items.value or 0, n * 80)))
-        base = pos = rows[0][1]
-        for kind, tp, tl, dp, dl, ip, il, _r, _e, _l in rows:
-            if kind != _EVENT or tp != pos or dp != tp + tl or ip != dp + dl:
-                return None
-            pos = ip + il
-        if pos - base > _MAX_COPY:
-            return None
-        block = _string_at(base, pos - base) if pos != base else b''
-        if block.isascii():
-            t = block.decode('ascii')
-            return [
-                Event(t[tp - base : dp - base], t[dp - base : ip - base],
-                      t[ip - base : ip - base + il] if il else '')
-                for _k, tp, _tl, dp, _dl, ip, il, _r, _e, _l in rows
-            ]
-        return [
-            Event(_text(block[tp - base : dp - base]), _text(block[dp - base : ip - base]),
-                  _text(block[ip - base : ip - base + il]) if il else '')
-            for _k, tp, _tl, dp, _dl, ip, il, _r, _e, _l in rows
-        ]
-
-    def _events_fast(self, n: int) -> list[Event] | None:
-        """All-event batches whose values tile one block of library memory: one copy of the
-        item array, one copy of the values, slicing. None: use the general path."""
-        raw = _string_at(self._items.value or 0, n * 80)
-        kinds = memoryview(raw).cast('I')[0::20]
-        if kinds.tolist().count(_EVENT) != n:
-            return None
-        w = memoryview(raw).cast('Q')
-        tp, tl, dp, dl, ip, il = (w[k::10].tolist() for k in range(1, 7))
-        te = list(map(_add, tp, tl))
-        de = list(map(_add, dp, dl))
-        ie = list(map(_add, ip, il))
-        # Every value must start exactly where the previous one ended (type, data, id, next
-        # event's type, ...). Then every byte between the first start and the last end
-        # belongs to a view this call handed out, and one copy of that block reads only
-        # memory the library vouched for. Otherwise: the general path.
-        if te != dp or de != ip or ie[:-1] != tp[1:]:
-            return None
-        base = tp[0]
-        total = ie[-1] - base
-        if total > _MAX_COPY:
-            return None
-        block = _string_at(base, total) if total else b''
-        if block.isascii():
-            t = block.decode('ascii')
-            return [
-                Event(t[a - base : c - base], t[c - base : e - base],
-                      t[e - base : g - base] if e != g else '')
-                for a, c, e, g in zip(tp, dp, ip, ie)
-            ]
-        return [
-            Event(_text(block[a - base : c - base]), _text(block[c - base : e - base]),
-                  _text(block[e - base : g - base]) if e != g else '')
-            for a, c, e, g in zip(tp, dp, ip, ie)
-        ]
-
-    def _collect(self, n: int) -> list[Item]:
-        """Every item of the last feed, field by field (the general path)."""
-        arr = ctypes.cast(self._items, ctypes.POINTER(_lib.SseItem * n)).contents
+        bp, bl, _o, n, _nc, _nl, ip, ni = self._feed_packed(chunk)
+        events = _events(bp, bl, n) if n else []
+        if ni == n:
+            return events  # type: ignore[return-value]
+        next_event = iter(events).__next__
         out: list[Item] = []
-        last_error = None
-        for it in arr:
-            k = it.kind
-            if k == _EVENT:
-                out.append(_event(it))
-            elif k == _COMMENT:
-                self.comments += 1
-                out.append(Comment(_view_text(it.data)))
-            elif k == _RETRY:
-                out.append(RetryItem(int(it.retry_ms)))
-            elif k == _LIMIT:
-                if last_error is None:
-                    last_error = self._last_error()
-                err = _limit_error(it.error, int(it.limit), None)
-                self.errors.append(err)
-                out.append(err)
-        # The library keeps the message of the last limit error only; give it to that one.
-        if last_error is not None:
-            for e in reversed(out):
-                if isinstance(e, SseLimitError):
-                    e.args = (f'{last_error} ({e.name})',)
-                    e.message = last_error
-                    break
+        errors = iter(self.errors[len(self.errors) - _nl :]).__next__
+        for k, kind in enumerate(self._kinds(ip, ni)):
+            if kind == _EVENT:
+                out.append(next_event())
+            elif kind == _LIMIT:
+                out.append(errors())
+            else:
+                it = self._item_at(ip, k)
+                if it is not None:
+                    out.append(it)
         return out
+
+    @staticmethod
+    def _kinds(ip: int, ni: int) -> list[int]:
+        """The kind of each item of the last feed."""
+        if _KIND_STRIDE:
+            return memoryview(_copy(ip, ni * _ITEM_SIZE)).cast('I')[0::_KIND_STRIDE].tolist()
+        return [_lib.SseItem.from_address(ip + k * _ITEM_SIZE).kind for k in range(ni)]
+
+    @staticmethod
+    def _item_at(ip: int, k: int) -> Item | None:
+        """Item `k` of the last feed, field by field (comments and retry values; events too,
+        for the tests that compare the two paths). None for a limit error."""
+        it = _lib.SseItem.from_address(ip + k * _ITEM_SIZE)
+        kind = it.kind
+        if kind == _EVENT:
+            return _event(it)
+        if kind == _COMMENT:
+            return Comment(_view_text(it.data))
+        if kind == _RETRY:
+            return RetryItem(int(it.retry_ms))
+        return None
+
+    def _record_errors(self, ip: int, ni: int) -> None:
+        """Appends the limit errors among the items of the last feed to `errors`; the
+        library keeps the message of the last one only, which goes to that one."""
+        new = []
+        for k, kind in enumerate(self._kinds(ip, ni)):
+            if kind == _LIMIT:
+                it = _lib.SseItem.from_address(ip + k * _ITEM_SIZE)
+                new.append(_limit_error(it.error, int(it.limit), None))
+        message = self._last_error()
+        if new and message is not None:
+            last = new[-1]
+            last.args = (f'{message} ({last.name})',)
+            last.message = message
+        self.errors.extend(new)
 
     def finish(self) -> Finish:
         """Ends the stream (end of the response body) and reports what the end-of-stream

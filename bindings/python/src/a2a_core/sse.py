@@ -130,9 +130,19 @@ def _copy(ptr: int, size: int) -> bytes:
 def _events(ptr: int, size: int, n: int) -> list[Event]:
     """The `n` events of a packed buffer: one copy, one decode, one split at CR (exact: CR
     is in no value, and lossy UTF-8 decoding never swallows an ASCII byte, so each piece
-    equals its value decoded alone), then one tuple per event, all in C loops."""
-    parts = iter(_copy(ptr, size).decode('utf-8', 'replace').split('\r'))
-    return list(map(_tuple_new, repeat(Event, n), zip(parts, parts, parts)))
+    equals its value decoded alone), then one tuple per event, all in C loops. When every
+    event of the batch has the same type (nearly always `message`) or the same id, the
+    events share one `str` for it instead of holding equal copies (less memory kept alive,
+    which is most of the cost of keeping events)."""
+    parts = _copy(ptr, size).decode('utf-8', 'replace').split('\r')
+    types, datas, ids = parts[0::3], parts[1::3], parts[2::3]
+    first = types[0]
+    if types.count(first) == n:
+        types = repeat(first, n)  # type: ignore[assignment]
+    first = ids[0]
+    if ids.count(first) == n:
+        ids = repeat(first, n)  # type: ignore[assignment]
+    return list(map(_tuple_new, repeat(Event, n), zip(types, datas, ids)))
 
 
 class SseDecoder:

@@ -11,6 +11,7 @@ library's buffer dies at the next call on the decoder).
 from __future__ import annotations
 
 import ctypes
+import struct
 from dataclasses import dataclass
 from itertools import repeat
 from typing import NamedTuple, Union
@@ -107,6 +108,15 @@ _MAX_COPY = 2**31 - 1
 _string_at = ctypes.string_at
 _tuple_new = tuple.__new__
 _feed_packed = _lib.lib.a2a_sse_decoder_feed_packed
+# The per-chunk hot path calls the same function through a prototype without argtypes,
+# with arguments already of the C types (c_void_p handle, bytes, c_size_t, byref of the
+# struct): ctypes then skips its per-argument conversion, about a third of the call's cost.
+# A second CDLL object of the same file (dlopen returns the same library) keeps the checked
+# declaration of `_lib` intact for every other caller.
+_feed_packed_raw = ctypes.CDLL(str(_lib.LIB_PATH)).a2a_sse_decoder_feed_packed
+_feed_packed_raw.restype = ctypes.c_uint32
+_size_t = ctypes.c_size_t
+_unpack_words = struct.Struct('8Q').unpack if _WORDS and struct.calcsize('8Q') == 64 else None
 
 
 def _limit_error(code: int, limit: int, message: str | None) -> SseLimitError:
@@ -157,6 +167,7 @@ class SseDecoder:
 
     __slots__ = (
         '_h',
+        '_hv',
         '_packed',
         '_ref_packed',
         '_words',
@@ -188,6 +199,7 @@ class SseDecoder:
             at_eof = _DISPATCH if dispatch_at_eof else _DISCARD
             check(_lib.lib.a2a_sse_decoder_new_with(ml, me, at_eof, ctypes.byref(h)))
         self._h = h.value or 0
+        self._hv = ctypes.c_void_p(self._h)
         self._packed = _P()
         self._ref_packed = ctypes.byref(self._packed)
         self._words = (ctypes.c_uint64 * 8).from_buffer(self._packed) if _WORDS else None
@@ -244,10 +256,14 @@ class SseDecoder:
         # The body of _feed_packed, inlined: this is the per-chunk hot path.
         if type(chunk) is not bytes:
             chunk = bytes(chunk)
-        rc = _feed_packed(self._h or self._handle(), chunk, len(chunk), self._ref_packed)
+        if not self._h:
+            raise ValueError('the decoder is closed')
+        rc = _feed_packed_raw(self._hv, chunk, _size_t(len(chunk)), self._ref_packed)
         if rc:
             raise error_for(rc, self._last_error())
-        if self._words is None:
+        if _unpack_words is not None:
+            bp, bl, _o, n, nc, nl, ip, ni = _unpack_words(self._packed)
+        elif self._words is None:
             p = self._packed
             bp, bl, n, nc, nl = p.bytes.ptr or 0, p.bytes.len, p.event_count, p.comment_count, \
                 p.limit_error_count

@@ -8,7 +8,12 @@
 mod args;
 mod cmd_classify;
 mod cmd_matrix;
+#[cfg(feature = "driver")]
+mod cmd_net;
 mod cmd_sse;
+#[cfg(feature = "driver")]
+mod demo;
+mod fault_server;
 
 use args::{Args, EXIT_USAGE};
 
@@ -18,6 +23,19 @@ commands:
   sse        decode an event stream from standard input, one JSON object per event
   classify   classify a response body from standard input
   error-id   find an ADK error_id in standard input
+  demo       run an embedded agent and show the driver's behaviour (no network)
+  card URL              fetch, validate and show an agent card
+  send URL TEXT         send a text message and wait for the answer
+  stream URL TEXT       send a text message and stream the answer
+  get URL TASK_ID       read a task
+  cancel URL TASK_ID    cancel a task
+  resubscribe URL TASK_ID   stream a task's events again
+
+network options (card, send, stream, get, cancel, resubscribe):
+  --protocol 0.3|1.0  --binding jsonrpc|http+json  --connect-timeout S  --timeout S
+  --idle-timeout S  --header 'Name: value' (repeatable)  --bearer-env VAR
+  --context-id ID  --task-id ID  --json  --allow-http  --allow-host HOST (repeatable)
+  --retries N  --idempotency-key K  --resubscribes N  --model-text
 ";
 
 fn main() {
@@ -31,6 +49,10 @@ fn main() {
         "sse" => cmd_sse::run(args),
         "classify" => cmd_classify::run_classify(args),
         "error-id" => cmd_classify::run_error_id(args),
+        "demo" => demo(args),
+        "card" | "send" | "stream" | "get" | "cancel" | "resubscribe" => net(&command, args),
+        // Hidden: the fault-injecting loopback test server (see fault_server/mod.rs).
+        "fault-server" => fault_server::run(args),
         // Hidden: the request matrix for the interop tests (not in the usage text).
         "build-matrix" => cmd_matrix::run(args),
         "-h" | "--help" | "help" => {
@@ -43,4 +65,30 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+#[cfg(feature = "driver")]
+fn net(command: &str, args: Args) -> i32 {
+    cmd_net::run(command, args)
+}
+
+#[cfg(feature = "driver")]
+fn demo(args: Args) -> i32 {
+    demo::run(args)
+}
+
+#[cfg(not(feature = "driver"))]
+fn demo(_args: Args) -> i32 {
+    eprintln!(
+        "a2a demo: this a2a was built without the `driver` feature (cargo build --features driver)"
+    );
+    EXIT_USAGE
+}
+
+#[cfg(not(feature = "driver"))]
+fn net(command: &str, _args: Args) -> i32 {
+    eprintln!(
+        "a2a {command}: this a2a was built without the `driver` feature (cargo build --features driver)"
+    );
+    EXIT_USAGE
 }

@@ -1,0 +1,519 @@
+//! `a2a card|send|stream|get|cancel|resubscribe`: the driver on the command line.
+//!
+//! Human output by default: the agent's text (artifacts and messages) on standard output as
+//! it arrives; state changes, the error_id of a FAILED task and recovery steps on standard
+//! error (with a progress line for long streams when standard error is a terminal).
+//! `--json` prints the outcome object exactly as `a2a classify` does, plus `correlation`;
+//! streams print one object per item and one for the end. The exit status is the outcome's
+//! (see `main.rs`).
+
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use a2a_core::driver::{
+    CallOptions, CallResult, CardResolutionError, Client, ClientConfig, Correlation, StreamCall,
+    StreamEvent, StreamFinal,
+};
+use a2a_core::outcome::{Channel, Outcome, TaskState};
+use a2a_core::resilience::model_text;
+use a2a_core::stream::{StreamItem, StreamItemKind};
+use a2a_core::version::{Binding, ProtocolVersion};
+use serde_json::Value;
+
+use crate::args::{Args, EXIT_USAGE};
+
+/// Exit status for a failure of the command itself (card resolution, transport...): the
+/// outcome table's 3.
+const EXIT_TRANSPORT: i32 = 3;
+
+/// Options shared by every network subcommand.
+struct Common {
+    config: ClientConfig,
+    opts: CallOptions,
+    json: bool,
+    model_text: bool,
+}
+
+fn seconds(args: &mut Args, name: &str) -> Result<Option<Duration>, String> {
+    match args.value(name)? {
+        None => Ok(None),
+        Some(v) => {
+            let s: f64 = v
+                .parse()
+                .map_err(|_| format!("{name}: {v:?} is not a number of seconds"))?;
+            if !s.is_finite() || s <= 0.0 || s > 86_400.0 {
+                return Err(format!("{name}: {v:?} must be between 0 and 86400 seconds"));
+            }
+            Ok(Some(Duration::from_secs_f64(s)))
+        }
+    }
+}
+
+fn common(args: &mut Args) -> Result<Common, String> {
+    let mut config = ClientConfig::default();
+    if let Some(p) = args.value("--protocol")? {
+        config.protocol = Some(match p.as_str() {
+            "0.3" => ProtocolVersion::V0_3,
+            "1.0" => ProtocolVersion::V1_0,
+            other => return Err(format!("--protocol: {other:?} (expected 0.3 or 1.0)")),
+        });
+    }
+    if let Some(b) = args.value("--binding")? {
+        config.binding = Some(match b.to_ascii_lowercase().as_str() {
+            "jsonrpc" | "json-rpc" => Binding::JsonRpc,
+            "http+json" | "rest" => Binding::HttpJson,
+            other => {
+                return Err(format!(
+                    "--binding: {other:?} (expected jsonrpc or http+json)"
+                ));
+            }
+        });
+    }
+    if let Some(d) = seconds(args, "--connect-timeout")? {
+        config.connect_timeout = d;
+    }
+    if let Some(d) = seconds(args, "--timeout")? {
+        config.call_timeout = d;
+    }
+    if let Some(d) = seconds(args, "--idle-timeout")? {
+        config.stream_idle_timeout = d;
+    }
+    config.allow_http = args.flag("--allow-http");
+    config.allow_hosts = args.values("--allow-host")?;
+    if let Some(n) = args.parsed::<u32>("--retries")? {
+        config.send_retries = n;
+    }
+    if let Some(n) = args.parsed::<u32>("--resubscribes")? {
+        config.stream_resubscribe_attempts = n;
+    }
+    config.defer_card_resolution = false;
+    let mut opts = CallOptions::default();
+    for h in args.values("--header")? {
+        let (n, v) = h
+            .split_once(':')
+            .ok_or_else(|| format!("--header {h:?}: expected 'Name: value'"))?;
+        opts.headers
+            .push((n.trim().to_owned(), v.trim().to_owned()));
+    }
+    if let Some(var) = args.value("--bearer-env")? {
+        let token = std::env::var(&var)
+            .map_err(|_| format!("--bearer-env: environment variable {var} is not set"))?;
+        if token.trim().is_empty() {
+            return Err(format!("--bearer-env: environment variable {var} is empty"));
+        }
+        opts.headers.push((
+            "Authorization".to_owned(),
+            format!("Bearer {}", token.trim()),
+        ));
+    }
+    opts.context_id = args.value("--context-id")?;
+    opts.task_id = args.value("--task-id")?;
+    opts.idempotency_key = args.value("--idempotency-key")?;
+    let json = args.flag("--json");
+    let model_text = args.flag("--model-text");
+    Ok(Common {
+        config,
+        opts,
+        json,
+        model_text,
+    })
+}
+
+/// Runs one of the network subcommands (`command` is its name).
+pub fn run(command: &str, mut args: Args) -> i32 {
+    let parsed = (|| -> Result<(Common, String, Option<String>), String> {
+        let c = common(&mut args)?;
+        let url = args.positional("URL")?;
+        let second = match command {
+            "card" => None,
+            "send" | "stream" => Some(args.positional("TEXT")?),
+            _ => Some(args.positional("TASK_ID")?),
+        };
+        Ok((c, url, second))
+    })();
+    let (c, url, second) = match parsed.and_then(|p| args.finish().map(|_| p)) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("a2a {command}: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let client = match Client::new(&url, c.config.clone()) {
+        Ok(client) => client,
+        Err(e) => return card_failure(&c, &url, &e),
+    };
+    let second = second.unwrap_or_default();
+    match command {
+        "card" => card(&c, &client),
+        "send" => unary(&c, &client, client.send_text(&second, &c.opts)),
+        "get" => unary(&c, &client, client.get_task(&second, &c.opts)),
+        "cancel" => unary(&c, &client, client.cancel_task(&second, &c.opts)),
+        "stream" => stream(&c, client.stream_text(&second, &c.opts)),
+        "resubscribe" => stream(&c, client.resubscribe(&second, &c.opts)),
+        other => {
+            eprintln!("a2a: unknown command {other:?}");
+            EXIT_USAGE
+        }
+    }
+}
+
+fn card_failure(c: &Common, url: &str, e: &CardResolutionError) -> i32 {
+    let o = e.to_outcome();
+    if c.json {
+        println!("{}", with_correlation(&o, None, &[]));
+    } else {
+        eprintln!("a2a: card resolution failed: {e}");
+    }
+    let host = url
+        .split("://")
+        .nth(1)
+        .and_then(|r| r.split(['/', '?']).next())
+        .unwrap_or(url);
+    if c.model_text
+        && let Some(line) = model_text(host, &o)
+    {
+        eprintln!("{line}");
+    }
+    EXIT_TRANSPORT
+}
+
+fn card(c: &Common, client: &Client) -> i32 {
+    let t = match client.target() {
+        Ok(t) => t,
+        Err(o) => {
+            eprintln!("a2a card: {}", o.message.as_deref().unwrap_or("no target"));
+            return o.exit_code();
+        }
+    };
+    let card: Value = t
+        .card_json
+        .as_deref()
+        .and_then(|j| serde_json::from_str(j).ok())
+        .unwrap_or(Value::Null);
+    if c.json {
+        let v = serde_json::json!({
+            "agent": t.agent_name, "url": t.url, "version": t.version.as_str(),
+            "binding": binding_name(t.binding), "tenant": t.tenant, "card": card,
+        });
+        println!("{v}");
+    } else {
+        println!(
+            "{}\n  interface: {} ({} {})",
+            t.agent_name,
+            t.url,
+            binding_name(t.binding),
+            t.version
+        );
+        if let Some(d) = card.get("description").and_then(Value::as_str) {
+            println!("  description: {d}");
+        }
+        if let Some(skills) = card.get("skills").and_then(Value::as_array) {
+            for s in skills {
+                println!(
+                    "  skill: {} — {}",
+                    s.get("name").and_then(Value::as_str).unwrap_or("?"),
+                    s.get("description").and_then(Value::as_str).unwrap_or("")
+                );
+            }
+        }
+        if let Some(plan) = &t.credentials
+            && !plan.alternatives.is_empty()
+        {
+            let names: Vec<String> = plan
+                .alternatives
+                .iter()
+                .map(|a| {
+                    a.iter()
+                        .map(|n| n.scheme.clone())
+                        .collect::<Vec<_>>()
+                        .join(" + ")
+                })
+                .collect();
+            println!("  credentials: {}", names.join(" or "));
+        }
+    }
+    0
+}
+
+fn binding_name(b: Binding) -> &'static str {
+    match b {
+        Binding::JsonRpc => "JSON-RPC",
+        _ => "HTTP+JSON",
+    }
+}
+
+fn unary(c: &Common, client: &Client, r: CallResult) -> i32 {
+    let agent = client
+        .target()
+        .map(|t| t.agent_name.clone())
+        .unwrap_or_default();
+    if c.json {
+        println!(
+            "{}",
+            with_correlation(&r.outcome, Some(&r.correlation), &[])
+        );
+    } else {
+        let body = r
+            .response
+            .as_ref()
+            .and_then(|resp| serde_json::from_slice::<Value>(&resp.body).ok());
+        let texts = body.as_ref().map(agent_texts).unwrap_or_default();
+        let mut out = std::io::stdout().lock();
+        for t in &texts {
+            let _ = writeln!(out, "{t}");
+        }
+        if texts.is_empty()
+            && r.outcome.channel == Channel::Message
+            && let Some(t) = &r.outcome.text
+        {
+            let _ = writeln!(out, "{t}");
+        }
+        report(&r.outcome, &r.correlation);
+    }
+    if c.model_text
+        && let Some(line) = model_text(&agent, &r.outcome)
+    {
+        eprintln!("{line}");
+    }
+    r.outcome.exit_code()
+}
+
+/// State, error_id and failure detail on standard error.
+fn report(o: &Outcome, k: &Correlation) {
+    match o.channel {
+        Channel::Task => {
+            let state = o.state.map_or("unknown", TaskState::as_str);
+            let task = o.task_id.as_deref().unwrap_or("?");
+            eprintln!("task {task}: {state}");
+            if o.state == Some(TaskState::Failed) {
+                if let Some(t) = &o.text {
+                    eprintln!("  {t}");
+                }
+                if let Some(id) = &o.error_id {
+                    eprintln!("  error_id: {id}");
+                }
+            } else if o
+                .state
+                .is_some_and(|s| s.is_interrupted() || s == TaskState::Rejected)
+                && let Some(t) = &o.text
+            {
+                eprintln!("  {t}");
+            }
+        }
+        Channel::Message => {}
+        _ => {
+            let what = o.error.map_or(o.channel.as_str(), |e| e.as_str());
+            eprintln!(
+                "{} {what}: {} (retry: {})",
+                o.channel.as_str(),
+                o.message
+                    .as_deref()
+                    .or(o.body_excerpt.as_deref())
+                    .unwrap_or(""),
+                o.retry.as_str()
+            );
+            if let Some(h) = &o.hint {
+                eprintln!("  hint: {h}");
+            }
+        }
+    }
+    eprintln!(
+        "  traceparent {}  jsonrpc id {}  {} ms",
+        k.traceparent,
+        k.jsonrpc_id.as_deref().unwrap_or("-"),
+        k.elapsed.as_millis()
+    );
+}
+
+fn stream(c: &Common, s: StreamCall<'_>) -> i32 {
+    let progress = !c.json && std::io::stderr().is_terminal();
+    let started = Instant::now();
+    let mut events = 0u64;
+    let mut last_state: Option<TaskState> = None;
+    let mut open_line = false;
+    let mut out = std::io::stdout();
+    let mut agent = String::new();
+    for ev in s {
+        match ev {
+            StreamEvent::Item(item) => {
+                events += 1;
+                if c.json {
+                    println!("{}", item_json(&item));
+                    continue;
+                }
+                human_item(&item, &mut out, &mut open_line, &mut last_state);
+                if progress {
+                    eprint!(
+                        "\r\x1b[2K… {events} events, {:.1} s",
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+            }
+            StreamEvent::Resubscribing { task_id, attempt } => {
+                if c.json {
+                    println!(
+                        "{}",
+                        serde_json::json!({"resubscribing": task_id, "attempt": attempt})
+                    );
+                } else {
+                    eprintln!("stream cut; resubscribing to task {task_id} (attempt {attempt})");
+                }
+            }
+            StreamEvent::End(end) => {
+                agent = end.correlation.agent.clone();
+                if progress {
+                    eprint!("\r\x1b[2K");
+                }
+                if open_line {
+                    let _ = writeln!(out);
+                }
+                return finish_stream(c, &end, &agent);
+            }
+        }
+    }
+    let _ = agent;
+    EXIT_TRANSPORT
+}
+
+fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
+    if c.json {
+        let kind = end.kind.map_or("not_opened", |k| k.as_str());
+        println!(
+            "{}",
+            with_correlation(
+                &end.outcome,
+                Some(&end.correlation),
+                &[
+                    ("end", Value::from(kind)),
+                    ("resubscribes", Value::from(end.resubscribes)),
+                    ("fetched_by_get", Value::from(end.fetched_by_get)),
+                ]
+            )
+        );
+    } else {
+        if end.fetched_by_get
+            && let Some(body) = &end.task_body
+            && let Ok(v) = serde_json::from_slice::<Value>(body)
+        {
+            for t in agent_texts(&v) {
+                println!("{t}");
+            }
+        }
+        eprintln!("stream {}", end.kind.map_or("not opened", |k| k.as_str()));
+        report(&end.outcome, &end.correlation);
+    }
+    if c.model_text
+        && let Some(line) = model_text(agent, &end.outcome)
+    {
+        eprintln!("{line}");
+    }
+    end.outcome.exit_code()
+}
+
+fn human_item(
+    item: &StreamItem,
+    out: &mut std::io::Stdout,
+    open_line: &mut bool,
+    last_state: &mut Option<TaskState>,
+) {
+    match item.kind {
+        StreamItemKind::ArtifactUpdate => {
+            if let Some(t) = &item.outcome.text {
+                let _ = write!(out, "{t}");
+                *open_line = !t.ends_with('\n');
+                if item.last_chunk && *open_line {
+                    let _ = writeln!(out);
+                    *open_line = false;
+                }
+                let _ = out.flush();
+            }
+        }
+        StreamItemKind::Message => {
+            if let Some(t) = &item.outcome.text {
+                let _ = writeln!(out, "{t}");
+                let _ = out.flush();
+            }
+        }
+        StreamItemKind::Task | StreamItemKind::StatusUpdate => {
+            if item.outcome.state != *last_state {
+                *last_state = item.outcome.state;
+                if let Some(s) = item.outcome.state {
+                    eprintln!("[{}]", s.as_str());
+                }
+            }
+        }
+        StreamItemKind::Error | StreamItemKind::Malformed => {
+            eprintln!(
+                "[{}] {}",
+                item.kind.as_str(),
+                item.outcome.message.as_deref().unwrap_or("")
+            );
+        }
+    }
+}
+
+fn item_json(item: &StreamItem) -> String {
+    let mut s = String::with_capacity(256);
+    item.outcome.write_json_fields(&mut s);
+    let extra = serde_json::json!({
+        "item": item.kind.as_str(),
+        "final": item.final_flag,
+        "artifact_id": item.artifact_id,
+        "append": item.append,
+        "last_chunk": item.last_chunk,
+        "ends_stream": item.ends_stream,
+    });
+    if let Value::Object(m) = extra {
+        for (k, v) in m {
+            s.push_str(&format!(",{}:{}", Value::from(k), v));
+        }
+    }
+    s.push('}');
+    s
+}
+
+fn correlation_json(k: &Correlation) -> Value {
+    serde_json::json!({
+        "agent": k.agent, "method": k.method, "jsonrpc_id": k.jsonrpc_id,
+        "message_id": k.message_id, "task_id": k.task_id, "context_id": k.context_id,
+        "error_id": k.error_id, "traceparent": k.traceparent,
+        "idempotency_key": k.idempotency_key,
+        "elapsed_ms": k.elapsed.as_millis() as u64, "attempts": k.attempts,
+    })
+}
+
+/// The `a2a classify` object with `correlation` (and any extra keys) appended.
+fn with_correlation(o: &Outcome, k: Option<&Correlation>, extra: &[(&str, Value)]) -> String {
+    let mut s = String::with_capacity(512);
+    o.write_json_fields(&mut s);
+    for (key, v) in extra {
+        s.push_str(&format!(",{}:{}", Value::from(*key), v));
+    }
+    s.push_str(",\"correlation\":");
+    s.push_str(&k.map_or(Value::Null, correlation_json).to_string());
+    s.push('}');
+    s
+}
+
+/// The agent's text in a response: artifact parts of a task, parts of a message, in either
+/// version's shape (JSON-RPC `result`, 1.0 one-key wrappers).
+fn agent_texts(v: &Value) -> Vec<String> {
+    let v = v.get("result").unwrap_or(v);
+    let v = v.get("task").or_else(|| v.get("message")).unwrap_or(v);
+    let mut out = Vec::new();
+    let mut parts_text = |parts: Option<&Value>| {
+        for p in parts.and_then(Value::as_array).into_iter().flatten() {
+            if let Some(t) = p.get("text").and_then(Value::as_str) {
+                out.push(t.to_owned());
+            }
+        }
+    };
+    if let Some(arts) = v.get("artifacts").and_then(Value::as_array) {
+        for a in arts {
+            parts_text(a.get("parts"));
+        }
+    } else if v.get("parts").is_some() || v.get("content").is_some() {
+        parts_text(v.get("parts").or_else(|| v.get("content")));
+    }
+    out
+}

@@ -1,0 +1,439 @@
+//! The demo's embedded A2A agent, built on the core's server side
+//! ([`a2a_core::server`]): it parses requests with `parse_jsonrpc`, answers with
+//! `result_response`/`handler_error`, streams with `event_frame`, fails tasks with
+//! `failed_update` (an ADK-style error_id it logs beside the real cause) and counts what it
+//! served in its own tally. JSON-RPC, protocol 1.0 and 0.3, on 127.0.0.1.
+//!
+//! It answers by the first word of the message text: `echo <x>` (or anything else) →
+//! completed task with `<x>`; `fail` → FAILED with a fresh error_id; `slow` → never answers
+//! (holds the connection); on a stream, `count <n>` → n artifact chunks, `drop` → the first
+//! chunk, then the connection is cut (resubscribe sends the rest).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::io;
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use a2a_core::model::params::Call;
+use a2a_core::model::{
+    Artifact, Part, SendResponse, StreamEvent, Task, TaskArtifactUpdateEvent, TaskState,
+    TaskStatus, TaskStatusUpdateEvent,
+};
+use a2a_core::server::{
+    A2aError, ErrorId, IncomingRequest, Reply, ServerOptions, event_frame, failed_update,
+    handler_error, parse_jsonrpc, result_response,
+};
+use a2a_core::tally::Tally;
+
+use crate::fault_server::http::{self, Request, Sse};
+
+/// The running agent.
+pub struct Agent {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    state: Arc<Shared>,
+}
+
+#[derive(Default)]
+struct Shared {
+    /// Lines the agent logged (the operator's view).
+    log: Mutex<Vec<String>>,
+    /// Task id → final state and text.
+    tasks: Mutex<HashMap<String, (TaskState, String)>>,
+    /// What the agent served, counted the server's way.
+    tally: Mutex<Tally>,
+    next: Mutex<u64>,
+}
+
+fn random_bytes() -> [u8; 6] {
+    let mut h = RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    let b = h.finish().to_le_bytes();
+    [b[0], b[1], b[2], b[3], b[4], b[5]]
+}
+
+impl Agent {
+    /// Starts the agent on a free loopback port.
+    pub fn start() -> io::Result<Agent> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let base = format!("http://{}", listener.local_addr()?);
+        let state = Arc::new(Shared::default());
+        let shared = Arc::clone(&state);
+        let card = card(&base);
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(stream) = conn else { continue };
+                let shared = Arc::clone(&shared);
+                let card = card.clone();
+                std::thread::spawn(move || serve(&shared, &card, stream));
+            }
+        });
+        Ok(Agent { base, state })
+    }
+
+    /// The lines the agent logged so far.
+    pub fn log(&self) -> Vec<String> {
+        self.state
+            .log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The agent's own tally (what it served).
+    pub fn tally(&self) -> Tally {
+        self.state
+            .tally
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+fn card(base: &str) -> String {
+    serde_json::json!({
+        "name": "demo-agent",
+        "description": "a2a-core's embedded demo agent",
+        "version": "1.0.0",
+        "supportedInterfaces": [
+            {"url": format!("{base}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": format!("{base}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
+        ],
+        "capabilities": {"streaming": true, "pushNotifications": false},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "demo", "name": "Demo", "description": "echo, fail, slow, count, drop", "tags": ["demo"]}]
+    })
+    .to_string()
+}
+
+fn serve(shared: &Shared, card: &str, mut stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    let mut buf = Vec::new();
+    loop {
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+        let Ok(Some(req)) = http::read_request(&mut stream, &mut buf) else {
+            return;
+        };
+        let _ = stream.set_read_timeout(None);
+        let keep = if req.path.ends_with("/.well-known/agent-card.json") {
+            http::respond(
+                &mut stream,
+                200,
+                "application/json",
+                &[],
+                card.as_bytes(),
+                true,
+            )
+            .is_ok()
+        } else if req.method == "POST" && req.path == "/a2a" {
+            handle(shared, &mut stream, &req).unwrap_or(false)
+        } else {
+            http::respond(&mut stream, 404, "text/plain", &[], b"not found\n", true).is_ok()
+        };
+        if !keep {
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+            return;
+        }
+    }
+}
+
+fn count(shared: &Shared, served: &a2a_core::server::Served) {
+    shared.tally.lock().unwrap_or_else(|e| e.into_inner()).add(
+        "demo-agent",
+        served.method_label(),
+        served.channel,
+        &served.code,
+        1,
+    );
+}
+
+fn new_ids(shared: &Shared) -> (String, String) {
+    let mut n = shared.next.lock().unwrap_or_else(|e| e.into_inner());
+    *n += 1;
+    (format!("t-{n}"), format!("c-{n}"))
+}
+
+fn text_task<'a>(id: &str, ctx: &str, state: TaskState, text: Option<&str>) -> Task<'a> {
+    Task {
+        id: Cow::Owned(id.to_owned()),
+        context_id: Cow::Owned(ctx.to_owned()),
+        status: TaskStatus::new(state),
+        artifacts: text.map(|t| vec![artifact(t)]).unwrap_or_default(),
+        history: Vec::new(),
+        metadata: None,
+    }
+}
+
+fn artifact<'a>(text: &str) -> Artifact<'a> {
+    Artifact {
+        artifact_id: Cow::Borrowed("answer"),
+        name: Some(Cow::Borrowed("answer")),
+        description: None,
+        parts: vec![Part::text(text.to_owned())],
+        metadata: None,
+        extensions: Vec::new(),
+    }
+}
+
+/// Writes a complete response; returns whether to keep the connection.
+fn send(
+    stream: &mut TcpStream,
+    shared: &Shared,
+    r: &a2a_core::server::Response,
+) -> io::Result<bool> {
+    count(shared, &r.served);
+    let ct = r
+        .headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+        .map_or("application/json", |(_, v)| v.as_str());
+    http::respond(stream, r.status, ct, &[], &r.body, true)?;
+    Ok(true)
+}
+
+fn handle(shared: &Shared, stream: &mut TcpStream, req: &Request) -> io::Result<bool> {
+    let headers: Vec<(&str, &str)> = req
+        .headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    let incoming = match parse_jsonrpc(&headers, &req.body, &ServerOptions::default()) {
+        Ok(r) => r,
+        Err(e) => return send(stream, shared, &e.response()),
+    };
+    match &incoming.call {
+        Call::SendMessage(p) => {
+            let text = first_text(&p.message.parts);
+            let (word, rest) = text.split_once(' ').unwrap_or((&text, ""));
+            let (id, ctx) = new_ids(shared);
+            match word {
+                "slow" => {
+                    log(shared, format!("[agent] {id}: working on a slow request…"));
+                    http::hold_until_peer_closes(stream, Duration::from_secs(30));
+                    Ok(false)
+                }
+                "fail" => {
+                    let (update, error_id) = failed_update(
+                        id.clone(),
+                        ctx.clone(),
+                        format!("m-{id}"),
+                        ErrorId::from_random(random_bytes()),
+                        None,
+                        None,
+                    );
+                    log(
+                        shared,
+                        format!(
+                            "[agent] ERROR task {id}: ConnectionRefusedError: inventory database unreachable (error_id: {error_id})"
+                        ),
+                    );
+                    remember(shared, &id, TaskState::Failed, "");
+                    let task = Task {
+                        status: update.status,
+                        ..text_task(&id, &ctx, TaskState::Failed, None)
+                    };
+                    let r = result_response(&incoming, Reply::Send(&SendResponse::Task(task)))
+                        .map_err(io::Error::other)?;
+                    send(stream, shared, &r)
+                }
+                _ => {
+                    let answer = if word == "echo" { rest } else { text.as_str() };
+                    remember(shared, &id, TaskState::Completed, answer);
+                    let task = text_task(&id, &ctx, TaskState::Completed, Some(answer));
+                    let r = result_response(&incoming, Reply::Send(&SendResponse::Task(task)))
+                        .map_err(io::Error::other)?;
+                    send(stream, shared, &r)
+                }
+            }
+        }
+        Call::GetTask(p) => {
+            let known = shared
+                .tasks
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(p.id.as_ref())
+                .cloned();
+            match known {
+                Some((state, text)) => {
+                    let ctx = p.id.replace("t-", "c-");
+                    let task = text_task(
+                        &p.id,
+                        &ctx,
+                        state,
+                        Some(&text).filter(|t| !t.is_empty()).map(|t| t.as_str()),
+                    );
+                    let r =
+                        result_response(&incoming, Reply::Task(&task)).map_err(io::Error::other)?;
+                    send(stream, shared, &r)
+                }
+                None => send(
+                    stream,
+                    shared,
+                    &handler_error(&incoming, &A2aError::task_not_found(&p.id)),
+                ),
+            }
+        }
+        Call::SendStreamingMessage(p) => {
+            let text = first_text(&p.message.parts);
+            let (id, ctx) = new_ids(shared);
+            stream_task(shared, stream, &incoming, &id, &ctx, &text)
+        }
+        Call::SubscribeToTask(p) => {
+            let id = p.id.to_string();
+            let ctx = id.replace("t-", "c-");
+            let mut sse = Sse::start(stream)?;
+            let rest = "and the rest, after the cut.";
+            frame(
+                shared,
+                &mut sse,
+                &incoming,
+                &chunk_event(&id, &ctx, rest, true, true),
+            )?;
+            frame(
+                shared,
+                &mut sse,
+                &incoming,
+                &status_event(&id, &ctx, TaskState::Completed, true),
+            )?;
+            remember(shared, &id, TaskState::Completed, rest);
+            sse.finish()?;
+            Ok(true)
+        }
+        _ => send(
+            stream,
+            shared,
+            &handler_error(
+                &incoming,
+                &A2aError::new(a2a_core::outcome::ErrorName::UnsupportedOperation),
+            ),
+        ),
+    }
+}
+
+fn first_text(parts: &[Part<'_>]) -> String {
+    parts
+        .iter()
+        .find_map(|p| match &p.content {
+            a2a_core::model::PartContent::Text(t) => Some(t.to_string()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+fn log(shared: &Shared, line: String) {
+    shared
+        .log
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(line);
+}
+
+fn remember(shared: &Shared, id: &str, state: TaskState, text: &str) {
+    shared
+        .tasks
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(id.to_owned(), (state, text.to_owned()));
+}
+
+fn status_event<'a>(id: &str, ctx: &str, state: TaskState, last: bool) -> StreamEvent<'a> {
+    StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+        task_id: Cow::Owned(id.to_owned()),
+        context_id: Cow::Owned(ctx.to_owned()),
+        status: TaskStatus::new(state),
+        is_final: last,
+        metadata: None,
+    })
+}
+
+fn chunk_event<'a>(id: &str, ctx: &str, text: &str, append: bool, last: bool) -> StreamEvent<'a> {
+    StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+        task_id: Cow::Owned(id.to_owned()),
+        context_id: Cow::Owned(ctx.to_owned()),
+        artifact: artifact(text),
+        append,
+        last_chunk: last,
+        metadata: None,
+    })
+}
+
+fn frame(
+    shared: &Shared,
+    sse: &mut Sse<'_>,
+    req: &IncomingRequest<'_>,
+    ev: &StreamEvent<'_>,
+) -> io::Result<()> {
+    let f = event_frame(req, ev).map_err(io::Error::other)?;
+    if ev.state().is_some_and(|s| s.is_terminal()) {
+        count(shared, &f.served);
+    }
+    sse.raw(&f.bytes)
+}
+
+fn stream_task(
+    shared: &Shared,
+    stream: &mut TcpStream,
+    req: &IncomingRequest<'_>,
+    id: &str,
+    ctx: &str,
+    text: &str,
+) -> io::Result<bool> {
+    let (word, rest) = text.split_once(' ').unwrap_or((text, ""));
+    let mut sse = Sse::start(stream)?;
+    frame(
+        shared,
+        &mut sse,
+        req,
+        &StreamEvent::Task(text_task(id, ctx, TaskState::Submitted, None)),
+    )?;
+    frame(
+        shared,
+        &mut sse,
+        req,
+        &status_event(id, ctx, TaskState::Working, false),
+    )?;
+    if word == "drop" {
+        frame(
+            shared,
+            &mut sse,
+            req,
+            &chunk_event(id, ctx, "The first half arrives, ", false, false),
+        )?;
+        log(
+            shared,
+            format!("[agent] {id}: connection cut mid-stream (the task keeps running)"),
+        );
+        sse.drop_connection();
+        return Ok(false);
+    }
+    let n: usize = rest.trim().parse().unwrap_or(3).clamp(1, 50);
+    for i in 0..n {
+        std::thread::sleep(Duration::from_millis(120));
+        let piece = format!("chunk {} of {n}. ", i + 1);
+        frame(
+            shared,
+            &mut sse,
+            req,
+            &chunk_event(id, ctx, &piece, i > 0, i + 1 == n),
+        )?;
+    }
+    frame(
+        shared,
+        &mut sse,
+        req,
+        &status_event(id, ctx, TaskState::Completed, true),
+    )?;
+    remember(shared, id, TaskState::Completed, "streamed");
+    sse.finish()?;
+    Ok(true)
+}

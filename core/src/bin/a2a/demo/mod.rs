@@ -1,0 +1,269 @@
+//! `a2a demo`: the README's main-job command. Starts an embedded A2A agent on 127.0.0.1
+//! (built on the core's server side, see [`agent`]) and drives it with the reference
+//! driver through every failure mode the project exists for, explaining each. No network
+//! beyond loopback; finishes in a few seconds. Exit status 0 when every step produced the
+//! outcome it demonstrates, 1 otherwise.
+
+mod agent;
+
+use std::time::{Duration, Instant};
+
+use a2a_core::driver::{CallOptions, Client, ClientConfig, StreamEvent};
+use a2a_core::outcome::{Channel, ErrorName, Outcome, RequestSent, TaskState};
+use a2a_core::resilience::model_text;
+use a2a_core::stream::{StreamEndKind, StreamItemKind};
+
+use crate::args::{Args, EXIT_USAGE};
+
+struct Step {
+    name: &'static str,
+    elapsed: Duration,
+    ok: bool,
+}
+
+fn heading(n: usize, title: &str) {
+    println!("\n── {n}. {title}");
+}
+
+fn show(o: &Outcome) -> String {
+    let mut s = format!("channel={}", o.channel.as_str());
+    if let Some(h) = o.http_status {
+        s.push_str(&format!(" http={h}"));
+    }
+    if let Some(e) = o.error {
+        s.push_str(&format!(" error={}", e.as_str()));
+    }
+    if let Some(st) = o.state {
+        s.push_str(&format!(" state={}", st.as_str()));
+    }
+    if let Some(r) = o.request_sent {
+        s.push_str(&format!(" request_sent={}", r.as_str()));
+    }
+    s.push_str(&format!(" retry={}", o.retry.as_str()));
+    s
+}
+
+/// Runs `a2a demo`.
+pub fn run(args: Args) -> i32 {
+    if let Err(e) = args.finish() {
+        eprintln!("a2a demo: {e}\nusage: a2a demo");
+        return EXIT_USAGE;
+    }
+    let agent = match agent::Agent::start() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("a2a demo: cannot start the embedded agent: {e}");
+            return 1;
+        }
+    };
+    println!(
+        "a2a demo — an embedded A2A agent is listening on {} (loopback only).",
+        agent.base
+    );
+    println!("The client is a2a-core's reference driver with short demo timeouts:");
+    println!("connect 1 s, call 1.5 s, stream idle 3 s, one automatic resubscribe.");
+    let config = ClientConfig {
+        allow_http: true,
+        connect_timeout: Duration::from_secs(1),
+        call_timeout: Duration::from_millis(1500),
+        stream_idle_timeout: Duration::from_secs(3),
+        stream_resubscribe_attempts: 1,
+        ..ClientConfig::default()
+    };
+    let t = Instant::now();
+    let client = match Client::new(&agent.base, config) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("a2a demo: card resolution failed: {e}");
+            return 1;
+        }
+    };
+    let target = client.target().expect("resolved at construction");
+    println!(
+        "Card fetched and validated in {} ms: {} speaks protocol {} over JSON-RPC at {}.",
+        t.elapsed().as_millis(),
+        target.agent_name,
+        target.version,
+        target.url
+    );
+    let mut steps = Vec::new();
+    let opts = CallOptions::default();
+
+    heading(1, "A completed send");
+    let r = client.send_text("echo hello from a2a-core", &opts);
+    let text = r
+        .response
+        .as_ref()
+        .and_then(|resp| serde_json::from_slice::<serde_json::Value>(&resp.body).ok())
+        .and_then(|v| {
+            v.pointer("/result/task/artifacts/0/parts/0/text")
+                .and_then(|t| t.as_str().map(str::to_owned))
+        })
+        .unwrap_or_default();
+    println!("   agent says: {text:?}");
+    println!("   outcome:    {}", show(&r.outcome));
+    println!(
+        "   traceparent {} (the agent can log the same one)",
+        r.correlation.traceparent
+    );
+    steps.push(Step {
+        name: "completed send",
+        elapsed: r.correlation.elapsed,
+        ok: r.outcome.is_success() && text == "hello from a2a-core",
+    });
+
+    heading(2, "A stream: items arrive as the agent produces them");
+    let t = Instant::now();
+    let mut chunks = 0;
+    let mut ok = false;
+    print!("   ");
+    for ev in client.stream_text("count 4", &opts).take(1000) {
+        match ev {
+            StreamEvent::Item(i) if i.kind == StreamItemKind::ArtifactUpdate => {
+                chunks += 1;
+                print!("{}", i.outcome.text.unwrap_or_default());
+                let _ = std::io::Write::flush(&mut std::io::stdout());
+            }
+            StreamEvent::End(end) => {
+                println!(
+                    "\n   end: {} — {}",
+                    end.kind.map_or("-", |k| k.as_str()),
+                    show(&end.outcome)
+                );
+                ok = end.kind == Some(StreamEndKind::Completed) && chunks == 4;
+            }
+            _ => {}
+        }
+    }
+    steps.push(Step {
+        name: "stream",
+        elapsed: t.elapsed(),
+        ok,
+    });
+
+    heading(
+        3,
+        "A task that FAILED: neither an HTTP error nor a protocol error",
+    );
+    let r = client.send_text("fail", &opts);
+    println!("   outcome:  {}", show(&r.outcome));
+    println!("   status:   {}", r.outcome.text.as_deref().unwrap_or(""));
+    let id = r.outcome.error_id.clone().unwrap_or_default();
+    println!("   error_id: {id}  (fresh each run)");
+    let logged = agent
+        .log()
+        .into_iter()
+        .find(|l| !id.is_empty() && l.contains(&id));
+    println!("   the agent's log, found by that id:");
+    println!("   {}", logged.as_deref().unwrap_or("(not found)"));
+    if let Some(line) = model_text(&target.agent_name, &r.outcome) {
+        println!("   what the orchestrating model reads: {line}");
+    }
+    steps.push(Step {
+        name: "failed task + error_id",
+        elapsed: r.correlation.elapsed,
+        ok: r.outcome.state == Some(TaskState::Failed) && logged.is_some(),
+    });
+
+    heading(4, "A JSON-RPC error inside an HTTP 200");
+    let r = client.get_task("t-does-not-exist", &opts);
+    println!("   outcome: {}", show(&r.outcome));
+    println!("   An HTTP dashboard counts this call as a success; the tally counts TaskNotFound.");
+    steps.push(Step {
+        name: "error in HTTP 200",
+        elapsed: r.correlation.elapsed,
+        ok: r.outcome.http_status == Some(200)
+            && r.outcome.channel == Channel::Protocol
+            && r.outcome.error == Some(ErrorName::TaskNotFound),
+    });
+
+    heading(
+        5,
+        "A hung call, cut by the call timeout (1.5 s) instead of hanging the turn",
+    );
+    let r = client.send_text("slow", &opts);
+    println!(
+        "   after {} ms: {}",
+        r.correlation.elapsed.as_millis(),
+        show(&r.outcome)
+    );
+    if let Some(line) = model_text(&target.agent_name, &r.outcome) {
+        println!("   what the orchestrating model reads: {line}");
+    }
+    println!("   (the request was written, so it may have been received: never resent blindly)");
+    steps.push(Step {
+        name: "hung call cut",
+        elapsed: r.correlation.elapsed,
+        ok: r.outcome.error == Some(ErrorName::Timeout)
+            && r.outcome.request_sent == Some(RequestSent::Unknown)
+            && r.correlation.elapsed < Duration::from_secs(4),
+    });
+
+    heading(
+        6,
+        "A dropped stream, recovered by resubscribing (the message is not resent)",
+    );
+    let t = Instant::now();
+    let mut ok = false;
+    print!("   ");
+    for ev in client.stream_text("drop", &opts).take(1000) {
+        match ev {
+            StreamEvent::Item(i) if i.kind == StreamItemKind::ArtifactUpdate => {
+                print!("{}", i.outcome.text.unwrap_or_default());
+            }
+            StreamEvent::Resubscribing { task_id, attempt } => {
+                print!("\n   [stream cut; resubscribing to {task_id}, attempt {attempt}]\n   ");
+            }
+            StreamEvent::End(end) => {
+                println!(
+                    "\n   end: {} after {} resubscribe — {}",
+                    end.kind.map_or("-", |k| k.as_str()),
+                    end.resubscribes,
+                    show(&end.outcome)
+                );
+                ok = end.kind == Some(StreamEndKind::Completed) && end.resubscribes == 1;
+            }
+            _ => {}
+        }
+    }
+    steps.push(Step {
+        name: "dropped stream resubscribed",
+        elapsed: t.elapsed(),
+        ok,
+    });
+
+    println!("\n── Timings");
+    for s in &steps {
+        println!(
+            "   {:<30} {:>6} ms  {}",
+            s.name,
+            s.elapsed.as_millis(),
+            if s.ok { "as expected" } else { "UNEXPECTED" }
+        );
+    }
+    println!("\n── The client's tally (Prometheus text), per method and outcome");
+    for line in client
+        .tally()
+        .render_prometheus()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+    {
+        println!("   {line}");
+    }
+    println!("\n── The agent's own tally (what it served)");
+    for line in agent
+        .tally()
+        .render_prometheus()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+    {
+        println!("   {line}");
+    }
+    if steps.iter().all(|s| s.ok) {
+        println!("\nEvery step behaved as described.");
+        0
+    } else {
+        println!("\nSome steps did not behave as described (marked UNEXPECTED).");
+        1
+    }
+}

@@ -1,0 +1,254 @@
+//! `a2a fault-server`: a loopback A2A test server that misbehaves on demand.
+//!
+//! Real servers do not hang, redirect, stall or cut streams when a test asks them to; this
+//! one does, so the driver (and every binding) can prove how it copes. It speaks protocol
+//! 0.3 over JSON-RPC (the shapes of `a2a-wire.md` §8.1), std-only, one thread per connection.
+//!
+//! # Contract
+//! `a2a fault-server [--port N] [--exit-on-eof]` binds `127.0.0.1:N` (0 = any free port) and
+//! prints two lines on standard output, then serves until killed (or, with `--exit-on-eof`,
+//! until its standard input closes):
+//! ```text
+//! FULL http://127.0.0.1:<p2>     a listener whose accept queue is full: connects time out
+//! READY http://127.0.0.1:<p>
+//! ```
+//! Every scenario lives under its own path prefix `/<scenario>/`; its agent card is at
+//! `/<scenario>/.well-known/agent-card.json` (and `agent.json`) and names the JSON-RPC
+//! interface `http://127.0.0.1:<p>/<scenario>/a2a` unless the scenario says otherwise.
+//! A message whose text starts with `fail` yields a FAILED task with an ADK-style error_id
+//! in every scenario that answers normally. See [`scenario`] for the list.
+//!
+//! `GET /_counters` returns `{"scenarios":{"<name>":{counters}},"seen":[...]}`: per scenario
+//! `requests`, `connections`, `cards`, `messages` (message/send + message/stream), `sends`,
+//! `streams`, `resubscribes`, `gets`, `cancels`, `other`; `seen` lists every JSON-RPC call
+//! with `scenario`, `method`, `id` (the JSON-RPC id as JSON), `message_id`,
+//! `idempotency_key`, `traceparent`, `accept_encoding` and `authorization` (whether the header was present;
+//! its value is never recorded). `GET /_counters/<scenario>` returns one scenario's
+//! counters with its own `seen` list.
+//!
+//! Connections are kept alive between requests and closed after 5 s idle (like uvicorn and
+//! express), after 1 s in the `idle1` scenario.
+
+mod gzip;
+pub(crate) mod http;
+mod scenario;
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::BufRead;
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::args::{Args, EXIT_USAGE};
+
+/// Counters kept per scenario.
+#[derive(Default, Clone)]
+struct Counters {
+    requests: u64,
+    connections: u64,
+    cards: u64,
+    messages: u64,
+    sends: u64,
+    streams: u64,
+    resubscribes: u64,
+    gets: u64,
+    cancels: u64,
+    other: u64,
+}
+
+impl Counters {
+    fn to_json(&self) -> Value {
+        json!({
+            "requests": self.requests, "connections": self.connections, "cards": self.cards,
+            "messages": self.messages, "sends": self.sends, "streams": self.streams,
+            "resubscribes": self.resubscribes, "gets": self.gets, "cancels": self.cancels,
+            "other": self.other,
+        })
+    }
+}
+
+/// What the server remembers across requests.
+#[derive(Default)]
+struct State {
+    counters: BTreeMap<String, Counters>,
+    seen: Vec<Value>,
+    /// Idempotency key (or messageId) → task id, for `idem-drop`.
+    processed: HashMap<String, String>,
+    next_task: u64,
+}
+
+/// The shared server.
+pub struct Server {
+    /// `http://127.0.0.1:<port>`.
+    base: String,
+    state: Mutex<State>,
+}
+
+impl Server {
+    fn with_counters<R>(&self, scenario: &str, f: impl FnOnce(&mut Counters) -> R) -> R {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        f(st.counters.entry(scenario.to_owned()).or_default())
+    }
+
+    fn record_seen(&self, entry: Value) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.seen.push(entry);
+    }
+
+    fn new_task_id(&self) -> (String, String) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.next_task += 1;
+        (
+            format!("task-{}", st.next_task),
+            format!("ctx-{}", st.next_task),
+        )
+    }
+
+    /// Remembers `key` as processed into `task`; returns the task already stored for it.
+    fn process_once(&self, key: &str, task: &str) -> Option<String> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match st.processed.get(key) {
+            Some(t) => Some(t.clone()),
+            None => {
+                st.processed.insert(key.to_owned(), task.to_owned());
+                None
+            }
+        }
+    }
+
+    fn counters_json(&self, only: Option<&str>) -> Value {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match only {
+            Some(name) => {
+                let c = st.counters.get(name).cloned().unwrap_or_default();
+                let seen: Vec<&Value> = st.seen.iter().filter(|s| s["scenario"] == name).collect();
+                let mut v = c.to_json();
+                v["seen"] = json!(seen);
+                v
+            }
+            None => {
+                let scenarios: serde_json::Map<String, Value> = st
+                    .counters
+                    .iter()
+                    .map(|(k, c)| (k.clone(), c.to_json()))
+                    .collect();
+                json!({"scenarios": scenarios, "seen": st.seen})
+            }
+        }
+    }
+}
+
+/// Runs `a2a fault-server`.
+pub fn run(mut args: Args) -> i32 {
+    let parsed = (|| -> Result<(u16, bool), String> {
+        let port = args.parsed::<u16>("--port")?.unwrap_or(0);
+        let exit_on_eof = args.flag("--exit-on-eof");
+        Ok((port, exit_on_eof))
+    })();
+    let (port, exit_on_eof) = match parsed.and_then(|p| args.finish().map(|_| p)) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("a2a fault-server: {e}\nusage: a2a fault-server [--port N] [--exit-on-eof]");
+            return EXIT_USAGE;
+        }
+    };
+    let listener = match TcpListener::bind(("127.0.0.1", port)) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("a2a fault-server: cannot bind 127.0.0.1:{port}: {e}");
+            return 1;
+        }
+    };
+    let addr = listener
+        .local_addr()
+        .expect("bound listener has an address");
+    let (full_url, _full_listener, _fillers) = match full_backlog() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("a2a fault-server: cannot build the full-backlog listener: {e}");
+            return 1;
+        }
+    };
+    let server = Arc::new(Server {
+        base: format!("http://{addr}"),
+        state: Mutex::new(State::default()),
+    });
+    println!("FULL {full_url}");
+    println!("READY {}", server.base);
+    if exit_on_eof {
+        std::thread::spawn(|| {
+            let stdin = std::io::stdin();
+            let mut line = String::new();
+            while matches!(stdin.lock().read_line(&mut line), Ok(n) if n > 0) {
+                line.clear();
+            }
+            std::process::exit(0);
+        });
+    }
+    for conn in listener.incoming() {
+        let Ok(stream) = conn else { continue };
+        let server = Arc::clone(&server);
+        std::thread::spawn(move || serve_connection(&server, stream));
+    }
+    0
+}
+
+/// A listener on 127.0.0.1 whose accept queue is filled by connections nobody accepts, so
+/// that a further connect times out (Linux drops SYNs to a listener with a full queue).
+///
+/// Returns its URL and the objects that must stay alive for it to stay full.
+fn full_backlog() -> std::io::Result<(String, TcpListener, Vec<TcpStream>)> {
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    let addr = listener.local_addr()?;
+    let mut fillers = Vec::new();
+    // std listens with a backlog of 128; the bound keeps this finite whatever the OS does.
+    for _ in 0..4096 {
+        match TcpStream::connect_timeout(&addr, Duration::from_millis(150)) {
+            Ok(s) => fillers.push(s),
+            Err(_) => return Ok((format!("http://{addr}"), listener, fillers)),
+        }
+    }
+    Err(std::io::Error::other(
+        "the accept queue never filled (4096 connections accepted by the kernel)",
+    ))
+}
+
+/// Serves requests on one connection until it closes, goes idle or a scenario cuts it.
+fn serve_connection(server: &Server, mut stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    let mut buf = Vec::new();
+    let mut idle = Duration::from_secs(5);
+    let mut first = true;
+    loop {
+        let _ = stream.set_read_timeout(Some(idle));
+        let req = match http::read_request(&mut stream, &mut buf) {
+            Ok(Some(r)) => r,
+            _ => return,
+        };
+        let name = scenario::name_of(&req.path).to_owned();
+        if !name.starts_with('_') {
+            server.with_counters(&name, |c| {
+                c.requests += 1;
+                if first {
+                    c.connections += 1;
+                }
+            });
+            first = false;
+        }
+        let _ = stream.set_read_timeout(None);
+        match scenario::handle(server, &mut stream, &req, &name) {
+            Ok(scenario::After::KeepOpen) => {}
+            Ok(scenario::After::Close) | Err(_) => {
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+                return;
+            }
+        }
+        idle = if name == "idle1" {
+            Duration::from_secs(1)
+        } else {
+            Duration::from_secs(5)
+        };
+    }
+}

@@ -1,0 +1,563 @@
+//! The fault server's scenarios, selected by the first path segment.
+//!
+//! | scenario | behaviour |
+//! |---|---|
+//! | `ok` (or any unknown name) | a well-behaved 0.3 JSON-RPC agent: send → completed task echoing the text, stream → submitted, working, artifact, completed (`final`), get → completed, cancel → canceled, resubscribe → artifact + completed |
+//! | `hang` | the card is served; every JSON-RPC call is read and never answered (held open until the client closes, at most 120 s) |
+//! | `status-<code>` | every JSON-RPC call answers HTTP `<code>` with a `text/plain` body (503 adds `Retry-After: 1`) |
+//! | `status-<code>-rpc` | HTTP `<code>` with a JSON-RPC error body (-32603, the request's id) |
+//! | `html502` | HTTP 502 with an nginx-style HTML page |
+//! | `redirect` | every JSON-RPC call answers `302` to `/redirect-target/a2a` (the card's interface URL redirects) |
+//! | `redirect-target` | counts requests and answers 404: a client that follows redirects shows up here |
+//! | `card-302` | the card request itself answers `302` to `/redirect-target/.well-known/agent-card.json` |
+//! | `card-otherhost` | the card names `https://agent.other.example/a2a` |
+//! | `card-localhost` | the card names `http://localhost:<port>/card-localhost/a2a` |
+//! | `card-private` | the card names `http://10.1.2.3/a2a` |
+//! | `secured` | the card asks for a bearer token (`securitySchemes`); calls without `Authorization` get 401 |
+//! | `stream-drop` | stream: submitted, working, first artifact chunk, then the connection is cut (no terminating chunk); resubscribe sends the last chunk and completed |
+//! | `stream-finished` | stream: submitted, working, then cut; resubscribe answers -32001 TaskNotFound (the task finished meanwhile); get answers the completed task |
+//! | `stall` | stream: submitted, working, then silence (no keep-alives) until the client closes |
+//! | `keepalive-<every_ms>-<for_ms>` | stream: submitted, then only `: keep-alive` comments every `every_ms` for `for_ms`, then artifact + completed |
+//! | `flow-<every_ms>-<for_ms>` | stream: submitted, then a working status update every `every_ms` for `for_ms`, then artifact + completed |
+//! | `burst-<n>` | stream: submitted, `n` artifact chunks and completed, all in one TCP write (a buffering proxy) |
+//! | `gzip` | stream: the normal sequence sent with `Content-Encoding: gzip` although identity was asked |
+//! | `multiline` | stream: each event's JSON split over several `data:` lines, CRLF line ends, comments between events |
+//! | `big-<bytes>` | send: a completed task whose artifact text is `<bytes>` long |
+//! | `working` | get answers a task still in state `working` |
+//! | `idle1` | normal answers; the connection is closed after 1 s idle instead of 5 s |
+//! | `idem-drop` | send: the first request with a new `Idempotency-Key` (or, without one, messageId) is processed (task created), then the connection is cut before any answer; a repeat with the same key gets that task, completed |
+
+use std::io;
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::http::{self, Request, Sse};
+use super::{Server, gzip};
+
+/// What to do with the connection after a response.
+pub enum After {
+    /// Read the next request (HTTP keep-alive).
+    KeepOpen,
+    /// Close it.
+    Close,
+}
+
+/// The scenario named by a request path (`/<scenario>/...`); `""` for the root.
+pub fn name_of(path: &str) -> &str {
+    let p = path.split('?').next().unwrap_or("");
+    p.trim_start_matches('/').split('/').next().unwrap_or("")
+}
+
+/// Parses `<prefix><a>-<b>` into two numbers.
+fn two_numbers(name: &str, prefix: &str) -> Option<(u64, u64)> {
+    let rest = name.strip_prefix(prefix)?;
+    let (a, b) = rest.split_once('-')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+const ERROR_ID: &str = "0f1e2d3c4b5a";
+
+/// Handles one request.
+pub fn handle(
+    server: &Server,
+    stream: &mut TcpStream,
+    req: &Request,
+    name: &str,
+) -> io::Result<After> {
+    let path = req.path.split('?').next().unwrap_or("");
+    if path == "/_counters" || path.starts_with("/_counters/") {
+        let only = path.strip_prefix("/_counters/").filter(|s| !s.is_empty());
+        let body = server.counters_json(only).to_string();
+        let close = req
+            .header("connection")
+            .is_some_and(|c| c.eq_ignore_ascii_case("close"));
+        http::respond(
+            stream,
+            200,
+            "application/json",
+            &[],
+            body.as_bytes(),
+            !close,
+        )?;
+        return Ok(if close { After::Close } else { After::KeepOpen });
+    }
+    if name == "redirect-target" {
+        http::respond(
+            stream,
+            404,
+            "text/plain",
+            &[],
+            b"redirect target: not found\n",
+            true,
+        )?;
+        return Ok(After::KeepOpen);
+    }
+    let rest = path
+        .trim_start_matches('/')
+        .split_once('/')
+        .map(|(_, r)| r)
+        .unwrap_or("");
+    if rest == ".well-known/agent-card.json" || rest == ".well-known/agent.json" {
+        server.with_counters(name, |c| c.cards += 1);
+        return card(server, stream, name);
+    }
+    if req.method != "POST" {
+        http::respond(stream, 404, "text/plain", &[], b"not found\n", true)?;
+        return Ok(After::KeepOpen);
+    }
+    rpc(server, stream, req, name)
+}
+
+/// Serves the scenario's agent card (protocol 0.3).
+fn card(server: &Server, stream: &mut TcpStream, name: &str) -> io::Result<After> {
+    let port = server.base.rsplit(':').next().unwrap_or("0");
+    let url = match name {
+        "card-302" => {
+            let loc = format!(
+                "{}/redirect-target/.well-known/agent-card.json",
+                server.base
+            );
+            http::respond(stream, 302, "text/plain", &[("location", loc)], b"", true)?;
+            return Ok(After::KeepOpen);
+        }
+        "card-otherhost" => "https://agent.other.example/a2a".to_owned(),
+        "card-localhost" => format!("http://localhost:{port}/card-localhost/a2a"),
+        "card-private" => "http://10.1.2.3/a2a".to_owned(),
+        _ => format!("{}/{name}/a2a", server.base),
+    };
+    let mut card = json!({
+        "protocolVersion": "0.3.0",
+        "name": format!("fault {name}"),
+        "description": "a2a-core fault-injecting test agent",
+        "url": url,
+        "preferredTransport": "JSONRPC",
+        "version": "1.0.0",
+        "capabilities": {"streaming": true, "pushNotifications": false},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "fault", "name": "Fault", "description": "misbehaves on demand", "tags": ["test"]}],
+    });
+    if name == "secured" {
+        card["securitySchemes"] = json!({"bearer": {"type": "http", "scheme": "bearer"}});
+        card["security"] = json!([{"bearer": []}]);
+    }
+    http::respond(
+        stream,
+        200,
+        "application/json",
+        &[],
+        card.to_string().as_bytes(),
+        true,
+    )?;
+    Ok(After::KeepOpen)
+}
+
+/// The parts of a JSON-RPC request the scenarios look at.
+struct Call {
+    id: Value,
+    method: String,
+    params: Value,
+}
+
+impl Call {
+    fn text(&self) -> String {
+        self.params["message"]["parts"]
+            .as_array()
+            .and_then(|parts| parts.iter().find_map(|p| p["text"].as_str()))
+            .unwrap_or("")
+            .to_owned()
+    }
+    fn message_id(&self) -> Option<&str> {
+        self.params["message"]["messageId"].as_str()
+    }
+    fn task_id(&self) -> String {
+        self.params["id"]
+            .as_str()
+            .or_else(|| self.params["taskId"].as_str())
+            .unwrap_or("task-unknown")
+            .to_owned()
+    }
+}
+
+fn result(id: &Value, result: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
+}
+
+fn error(id: &Value, code: i64, message: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
+}
+
+fn status(state: &str) -> Value {
+    json!({"state": state, "timestamp": "2026-11-30T00:00:00.000Z"})
+}
+
+fn agent_message(text: &str) -> Value {
+    json!({"kind": "message", "role": "agent", "messageId": "m-agent",
+           "parts": [{"kind": "text", "text": text}]})
+}
+
+fn task(id: &str, ctx: &str, state: &str, artifact: Option<&str>) -> Value {
+    let mut t = json!({"kind": "task", "id": id, "contextId": ctx, "status": status(state)});
+    if let Some(text) = artifact {
+        t["artifacts"] = json!([{"artifactId": "a-1", "name": "echo",
+                                 "parts": [{"kind": "text", "text": text}]}]);
+    }
+    t
+}
+
+fn failed_task(id: &str, ctx: &str) -> Value {
+    let mut t = task(id, ctx, "failed", None);
+    t["status"]["message"] =
+        agent_message(&format!("Agent execution failed. (error_id: {ERROR_ID})"));
+    t
+}
+
+fn status_update(id: &str, ctx: &str, state: &str, last: bool) -> Value {
+    json!({"kind": "status-update", "taskId": id, "contextId": ctx, "status": status(state), "final": last})
+}
+
+fn artifact_update(id: &str, ctx: &str, text: &str, append: bool, last: bool) -> Value {
+    json!({"kind": "artifact-update", "taskId": id, "contextId": ctx,
+           "artifact": {"artifactId": "a-1", "parts": [{"kind": "text", "text": text}]},
+           "append": append, "lastChunk": last})
+}
+
+fn respond_json(stream: &mut TcpStream, body: &str) -> io::Result<After> {
+    http::respond(stream, 200, "application/json", &[], body.as_bytes(), true)?;
+    Ok(After::KeepOpen)
+}
+
+/// Handles a JSON-RPC call.
+fn rpc(server: &Server, stream: &mut TcpStream, req: &Request, name: &str) -> io::Result<After> {
+    let parsed: Option<Value> = serde_json::from_slice(&req.body).ok();
+    let Some(v) = parsed else {
+        return respond_json(stream, &error(&Value::Null, -32700, "Invalid JSON payload"));
+    };
+    let call = Call {
+        id: v.get("id").cloned().unwrap_or(Value::Null),
+        method: v["method"].as_str().unwrap_or("").to_owned(),
+        params: v.get("params").cloned().unwrap_or(Value::Null),
+    };
+    let idem = req.header("idempotency-key").map(str::to_owned);
+    server.record_seen(json!({
+        "scenario": name,
+        "method": call.method,
+        "id": call.id,
+        "message_id": call.message_id(),
+        "idempotency_key": idem,
+        "traceparent": req.header("traceparent"),
+        "authorization": req.header("authorization").is_some(),
+        "accept_encoding": req.header("accept-encoding"),
+    }));
+    server.with_counters(name, |c| match call.method.as_str() {
+        "message/send" => {
+            c.messages += 1;
+            c.sends += 1;
+        }
+        "message/stream" => {
+            c.messages += 1;
+            c.streams += 1;
+        }
+        "tasks/resubscribe" => c.resubscribes += 1,
+        "tasks/get" => c.gets += 1,
+        "tasks/cancel" => c.cancels += 1,
+        _ => c.other += 1,
+    });
+
+    // Scenarios that answer every call the same way.
+    match name {
+        "hang" => {
+            http::hold_until_peer_closes(stream, Duration::from_secs(120));
+            return Ok(After::Close);
+        }
+        "html502" => {
+            let page = b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
+            http::respond(stream, 502, "text/html", &[], page, true)?;
+            return Ok(After::KeepOpen);
+        }
+        "redirect" => {
+            let loc = format!("{}/redirect-target/a2a", server.base);
+            http::respond(stream, 302, "text/plain", &[("location", loc)], b"", true)?;
+            return Ok(After::KeepOpen);
+        }
+        "secured" if req.header("authorization").is_none() => {
+            http::respond(
+                stream,
+                401,
+                "text/plain",
+                &[("www-authenticate", "Bearer".to_owned())],
+                b"missing bearer token\n",
+                true,
+            )?;
+            return Ok(After::KeepOpen);
+        }
+        _ => {}
+    }
+    if let Some(spec) = name.strip_prefix("status-") {
+        let (code, rpc_body) = match spec.strip_suffix("-rpc") {
+            Some(c) => (c, true),
+            None => (spec, false),
+        };
+        let code: u16 = code.parse().unwrap_or(500);
+        let mut extra = Vec::new();
+        if code == 503 {
+            extra.push(("retry-after", "1".to_owned()));
+        }
+        if rpc_body {
+            let body = error(&call.id, -32603, &format!("fault server answered {code}"));
+            http::respond(
+                stream,
+                code,
+                "application/json",
+                &extra,
+                body.as_bytes(),
+                true,
+            )?;
+        } else {
+            let body = format!("{code} {}\n", http::reason(code));
+            http::respond(stream, code, "text/plain", &extra, body.as_bytes(), true)?;
+        }
+        return Ok(After::KeepOpen);
+    }
+
+    match call.method.as_str() {
+        "message/send" => send(server, stream, req, name, &call, idem),
+        "message/stream" => message_stream(server, stream, name, &call),
+        "tasks/resubscribe" => resubscribe(stream, name, &call),
+        "tasks/get" => {
+            let id = call.task_id();
+            let ctx = id.replace("task", "ctx");
+            if name == "working" {
+                return respond_json(stream, &result(&call.id, task(&id, &ctx, "working", None)));
+            }
+            let text = if name == "stream-drop" {
+                "part one, part two"
+            } else {
+                "done"
+            };
+            respond_json(
+                stream,
+                &result(&call.id, task(&id, &ctx, "completed", Some(text))),
+            )
+        }
+        "tasks/cancel" => {
+            let id = call.task_id();
+            let ctx = id.replace("task", "ctx");
+            respond_json(stream, &result(&call.id, task(&id, &ctx, "canceled", None)))
+        }
+        m if m.starts_with("tasks/pushNotificationConfig/") => respond_json(
+            stream,
+            &error(&call.id, -32003, "Push Notification is not supported"),
+        ),
+        "agent/getAuthenticatedExtendedCard" => respond_json(
+            stream,
+            &error(
+                &call.id,
+                -32007,
+                "Authenticated Extended Card is not configured",
+            ),
+        ),
+        _ => respond_json(stream, &error(&call.id, -32601, "Method not found")),
+    }
+}
+
+fn send(
+    server: &Server,
+    stream: &mut TcpStream,
+    req: &Request,
+    name: &str,
+    call: &Call,
+    idem: Option<String>,
+) -> io::Result<After> {
+    let _ = req;
+    let (id, ctx) = server.new_task_id();
+    let text = call.text();
+    if name == "idem-drop" {
+        let key = idem
+            .or_else(|| call.message_id().map(str::to_owned))
+            .unwrap_or_default();
+        return match server.process_once(&key, &id) {
+            None => Ok(After::Close), // processed; the answer is never written
+            Some(done) => {
+                let ctx = done.replace("task", "ctx");
+                respond_json(
+                    stream,
+                    &result(&call.id, task(&done, &ctx, "completed", Some(&text))),
+                )
+            }
+        };
+    }
+    if let Some(n) = name
+        .strip_prefix("big-")
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let big = "x".repeat(n);
+        return respond_json(
+            stream,
+            &result(&call.id, task(&id, &ctx, "completed", Some(&big))),
+        );
+    }
+    let body = if text.starts_with("fail") {
+        failed_task(&id, &ctx)
+    } else {
+        task(&id, &ctx, "completed", Some(&text))
+    };
+    respond_json(stream, &result(&call.id, body))
+}
+
+fn message_stream(
+    server: &Server,
+    stream: &mut TcpStream,
+    name: &str,
+    call: &Call,
+) -> io::Result<After> {
+    let (id, ctx) = server.new_task_id();
+    let text = call.text();
+    let rid = &call.id;
+    let ev = |v: Value| result(rid, v);
+    let submitted = ev(task(&id, &ctx, "submitted", None));
+    let working = ev(status_update(&id, &ctx, "working", false));
+    let completed = ev(status_update(&id, &ctx, "completed", true));
+
+    if name == "gzip" {
+        let mut body = String::new();
+        for e in [
+            &submitted,
+            &working,
+            &ev(artifact_update(&id, &ctx, &text, false, true)),
+            &completed,
+        ] {
+            body.push_str(&format!("data: {e}\n\n"));
+        }
+        let gz = gzip::gzip_stored(body.as_bytes());
+        http::respond(
+            stream,
+            200,
+            "text/event-stream",
+            &[
+                ("content-encoding", "gzip".to_owned()),
+                ("cache-control", "no-store".to_owned()),
+            ],
+            &gz,
+            true,
+        )?;
+        return Ok(After::KeepOpen);
+    }
+    if name == "multiline" {
+        let mut sse = Sse::start(stream)?;
+        for e in [
+            &submitted,
+            &working,
+            &ev(artifact_update(&id, &ctx, &text, false, true)),
+            &completed,
+        ] {
+            // Split the JSON at its commas: every piece is a `data:` line; the decoder joins
+            // them with LF, which JSON treats as whitespace between tokens.
+            let mut block = String::from(": split event follows\r\n");
+            for piece in e.split_inclusive(',') {
+                block.push_str("data: ");
+                block.push_str(piece);
+                block.push_str("\r\n");
+            }
+            block.push_str("\r\n");
+            sse.raw(block.as_bytes())?;
+        }
+        sse.finish()?;
+        return Ok(After::KeepOpen);
+    }
+    if let Some(n) = name
+        .strip_prefix("burst-")
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let mut sse = Sse::start(stream)?;
+        let mut all = format!("data: {submitted}\n\n");
+        for i in 0..n {
+            let chunk = ev(artifact_update(
+                &id,
+                &ctx,
+                &format!("chunk {i};"),
+                i > 0,
+                i + 1 == n,
+            ));
+            all.push_str(&format!("data: {chunk}\n\n"));
+        }
+        all.push_str(&format!("data: {completed}\n\n"));
+        sse.raw(all.as_bytes())?;
+        sse.finish()?;
+        return Ok(After::KeepOpen);
+    }
+
+    let mut sse = Sse::start(stream)?;
+    sse.event(&submitted)?;
+    match name {
+        "stream-drop" => {
+            sse.event(&working)?;
+            sse.event(&ev(artifact_update(&id, &ctx, "part one, ", false, false)))?;
+            sse.drop_connection();
+            return Ok(After::Close);
+        }
+        "stream-finished" => {
+            sse.event(&working)?;
+            sse.drop_connection();
+            return Ok(After::Close);
+        }
+        "stall" => {
+            sse.event(&working)?;
+            sse.stall(Duration::from_secs(120));
+            return Ok(After::Close);
+        }
+        _ => {}
+    }
+    if let Some((every, total)) = two_numbers(name, "keepalive-") {
+        let end = Instant::now() + Duration::from_millis(total);
+        while Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(every.max(1)));
+            sse.comment("keep-alive")?;
+        }
+    } else if let Some((every, total)) = two_numbers(name, "flow-") {
+        let end = Instant::now() + Duration::from_millis(total);
+        while Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(every.max(1)));
+            sse.event(&working)?;
+        }
+    } else {
+        sse.event(&working)?;
+    }
+    if text.starts_with("fail") {
+        let mut fin = status_update(&id, &ctx, "failed", true);
+        fin["status"]["message"] =
+            agent_message(&format!("Agent execution failed. (error_id: {ERROR_ID})"));
+        sse.event(&ev(fin))?;
+    } else {
+        sse.event(&ev(artifact_update(&id, &ctx, &text, false, true)))?;
+        sse.event(&completed)?;
+    }
+    sse.finish()?;
+    Ok(After::KeepOpen)
+}
+
+fn resubscribe(stream: &mut TcpStream, name: &str, call: &Call) -> io::Result<After> {
+    let id = call.task_id();
+    let ctx = id.replace("task", "ctx");
+    if name == "stream-finished" {
+        return respond_json(stream, &error(&call.id, -32001, "Task not found"));
+    }
+    let mut sse = Sse::start(stream)?;
+    let text = if name == "stream-drop" {
+        "part two"
+    } else {
+        "done"
+    };
+    sse.event(&result(
+        &call.id,
+        artifact_update(&id, &ctx, text, true, true),
+    ))?;
+    sse.event(&result(
+        &call.id,
+        status_update(&id, &ctx, "completed", true),
+    ))?;
+    sse.finish()?;
+    Ok(After::KeepOpen)
+}

@@ -1,1 +1,0 @@
-//! Placeholder: implemented in its own change.

@@ -1,0 +1,399 @@
+//! One HTTP exchange through ureq, configured the way A2A needs it: no redirects followed,
+//! 4xx/5xx returned as responses (their JSON-RPC bodies must reach the classifier), bounded
+//! bodies, identity encoding on streams, and every failure turned into a precise
+//! `transport` outcome.
+
+use std::io::Read;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ureq::unversioned::resolver::DefaultResolver;
+use ureq::unversioned::transport::{Connector, RustlsConnector, TcpConnector};
+
+use super::config::ClientConfig;
+use super::io::{CallIo, Watch};
+use crate::outcome::{ErrorName, Outcome, RequestSent, RetryAdvice};
+
+/// One HTTP request as the driver sends it (the plain value the envelope builders produce,
+/// with the path already joined to the interface URL).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    /// `GET`, `POST`, `DELETE`.
+    pub method: String,
+    /// The absolute URL.
+    pub url: String,
+    /// Headers in order; a later header with the same name is sent as well (use
+    /// [`HttpRequest::set_header`] to replace).
+    pub headers: Vec<(String, String)>,
+    /// The body (empty for `GET`).
+    pub body: Vec<u8>,
+}
+
+impl HttpRequest {
+    /// Sets `name` to `value`, replacing every existing header of that name
+    /// (case-insensitive).
+    pub fn set_header(&mut self, name: &str, value: &str) {
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.headers.push((name.to_owned(), value.to_owned()));
+    }
+
+    /// The first value of `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        header_in(&self.headers, name)
+    }
+}
+
+/// A complete HTTP response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpResponse {
+    /// The status code.
+    pub status: u16,
+    /// Header names lower-cased, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body, decoded when the server compressed it.
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    /// The first value of `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        header_in(&self.headers, name)
+    }
+
+    /// The `Content-Type` header, if any.
+    pub fn content_type(&self) -> Option<&str> {
+        self.header("content-type")
+    }
+}
+
+fn header_in<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// Builds the ureq agent: TCP, then TLS (rustls), then the [`Watch`] wrapper; no redirects,
+/// statuses as responses, pooled connections dropped before servers close them.
+pub(crate) fn build_agent(cfg: &ClientConfig) -> ureq::Agent {
+    let config = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .user_agent(cfg.user_agent.as_str())
+        .timeout_connect(Some(cfg.connect_timeout))
+        .max_idle_age(cfg.pool_idle_timeout)
+        .max_idle_connections_per_host(4)
+        .https_only(!cfg.allow_http)
+        .build();
+    let connector =
+        ().chain(TcpConnector::default())
+            .chain(RustlsConnector::default())
+            .chain(Watch);
+    ureq::Agent::with_parts(config, connector, DefaultResolver::default())
+}
+
+/// How long the call may take and how the body is read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Mode {
+    /// Whole-call deadline and a body size limit.
+    Unary {
+        /// Deadline for the whole exchange.
+        timeout: Duration,
+        /// Body limit in bytes.
+        limit: u64,
+    },
+    /// A stream: the response head must arrive within `head_timeout`; the body has no total
+    /// deadline (the idle deadline is set per read through [`CallIo`]).
+    Stream {
+        /// Deadline for connect + send + response head.
+        head_timeout: Duration,
+    },
+}
+
+/// A stream response that is an event stream, or anything else read whole.
+pub(crate) enum Opened {
+    /// 2xx `text/event-stream`: read events from `reader`.
+    Events {
+        /// Status code.
+        status: u16,
+        /// Headers.
+        headers: Vec<(String, String)>,
+        /// The body, decoded if the server compressed it anyway.
+        reader: ureq::BodyReader<'static>,
+    },
+    /// Any other response (an error status, a JSON-RPC error as `application/json`).
+    Whole(HttpResponse),
+}
+
+fn to_http(req: &HttpRequest, mode: Mode) -> Result<ureq::http::Request<Vec<u8>>, Outcome> {
+    let mut b = ureq::http::Request::builder()
+        .method(req.method.as_str())
+        .uri(req.url.as_str());
+    for (n, v) in &req.headers {
+        b = b.header(n.as_str(), v.as_str());
+    }
+    if let Mode::Stream { .. } = mode
+        && req.header("accept-encoding").is_none()
+    {
+        // Compression makes proxies and servers buffer SSE; ask for identity.
+        b = b.header("accept-encoding", "identity");
+    }
+    b.body(req.body.clone()).map_err(|e| {
+        let mut o = Outcome::transport(
+            ErrorName::InvalidRequest,
+            RequestSent::No,
+            format!("request not sent: invalid request line or header: {e}"),
+        );
+        o.retry = RetryAdvice::Never;
+        o
+    })
+}
+
+fn collect_headers(parts: &ureq::http::response::Parts) -> Vec<(String, String)> {
+    parts
+        .headers
+        .iter()
+        .map(|(n, v)| {
+            (
+                n.as_str().to_ascii_lowercase(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
+}
+
+fn millis(d: Duration) -> u128 {
+    d.as_millis()
+}
+
+/// Runs one exchange. The caller has entered `io` ([`CallIo::enter`]).
+fn run(
+    agent: &ureq::Agent,
+    req: &HttpRequest,
+    mode: Mode,
+    connect_timeout: Duration,
+    io: &Arc<CallIo>,
+) -> Result<ureq::http::Response<ureq::Body>, Outcome> {
+    let request = to_http(req, mode)?;
+    let configured = agent.configure_request(request);
+    let configured = match mode {
+        Mode::Unary { timeout, .. } => configured
+            .timeout_global(Some(timeout))
+            .timeout_connect(Some(connect_timeout.min(timeout))),
+        Mode::Stream { head_timeout } => configured
+            .timeout_connect(Some(connect_timeout.min(head_timeout)))
+            .timeout_send_request(Some(head_timeout))
+            .timeout_send_body(Some(head_timeout))
+            .timeout_recv_response(Some(head_timeout)),
+    };
+    agent
+        .run(configured.build())
+        .map_err(|e| transport_outcome(&e, io, mode, connect_timeout))
+}
+
+/// A non-streaming exchange: the whole response, or a transport outcome.
+pub(crate) fn unary(
+    agent: &ureq::Agent,
+    req: &HttpRequest,
+    timeout: Duration,
+    connect_timeout: Duration,
+    limit: u64,
+) -> Result<HttpResponse, Outcome> {
+    let io = CallIo::new();
+    let _entered = io.enter();
+    let mode = Mode::Unary { timeout, limit };
+    let response = run(agent, req, mode, connect_timeout, &io)?;
+    let (parts, mut body) = response.into_parts();
+    let headers = collect_headers(&parts);
+    let bytes = body
+        .with_config()
+        .limit(limit)
+        .read_to_vec()
+        .map_err(|e| transport_outcome(&e, &io, mode, connect_timeout))?;
+    Ok(HttpResponse {
+        status: parts.status.as_u16(),
+        headers,
+        body: bytes,
+    })
+}
+
+/// Opens a stream: an event-stream body to read incrementally, or the whole response.
+pub(crate) fn open_stream(
+    agent: &ureq::Agent,
+    req: &HttpRequest,
+    head_timeout: Duration,
+    connect_timeout: Duration,
+    limit: u64,
+    io: &Arc<CallIo>,
+) -> Result<Opened, Outcome> {
+    let _entered = io.enter();
+    let mode = Mode::Stream { head_timeout };
+    let response = run(agent, req, mode, connect_timeout, io)?;
+    let (parts, body) = response.into_parts();
+    let headers = collect_headers(&parts);
+    let status = parts.status.as_u16();
+    let is_sse = header_in(&headers, "content-type")
+        .map(|ct| {
+            ct.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case("text/event-stream")
+        })
+        .unwrap_or(false);
+    if (200..300).contains(&status) && is_sse {
+        return Ok(Opened::Events {
+            status,
+            headers,
+            reader: body.into_with_config().reader(),
+        });
+    }
+    // Not an event stream: read it whole (bounded by the head timeout) and classify it.
+    io.set_deadline(Some(Instant::now() + head_timeout));
+    let mut bytes = Vec::new();
+    let read = body
+        .into_with_config()
+        .limit(limit)
+        .reader()
+        .read_to_end(&mut bytes);
+    io.clear_deadline();
+    match read {
+        Ok(_) => Ok(Opened::Whole(HttpResponse {
+            status,
+            headers,
+            body: bytes,
+        })),
+        Err(e) => Err(read_error_outcome(&e, io, head_timeout)),
+    }
+}
+
+/// Maps an error from reading a body (`std::io::Error` wrapping a `ureq::Error`).
+pub(crate) fn read_error_outcome(e: &std::io::Error, io: &CallIo, idle: Duration) -> Outcome {
+    if io.idle_fired() {
+        return Outcome::transport(
+            ErrorName::Timeout,
+            RequestSent::Unknown,
+            format!("no data for {} ms (idle timeout)", millis(idle)),
+        );
+    }
+    if let Some(inner) = e.get_ref().and_then(|i| i.downcast_ref::<ureq::Error>()) {
+        return transport_outcome(inner, io, Mode::Stream { head_timeout: idle }, idle);
+    }
+    reset(
+        io,
+        format!("connection failed while reading the response: {e}"),
+    )
+}
+
+fn reset(io: &CallIo, message: String) -> Outcome {
+    if io.wrote() {
+        Outcome::transport(ErrorName::Reset, RequestSent::Unknown, message)
+    } else {
+        Outcome::transport(ErrorName::ConnectFailed, RequestSent::No, message)
+    }
+}
+
+fn sent(io: &CallIo) -> RequestSent {
+    if io.wrote() {
+        RequestSent::Unknown
+    } else {
+        RequestSent::No
+    }
+}
+
+/// Maps a ureq error to a `transport` outcome, deciding `request_sent` from whether any
+/// request byte was written.
+pub(crate) fn transport_outcome(
+    e: &ureq::Error,
+    io: &CallIo,
+    mode: Mode,
+    connect_timeout: Duration,
+) -> Outcome {
+    use std::io::ErrorKind;
+    match e {
+        ureq::Error::Timeout(t) => {
+            if io.idle_fired() {
+                return Outcome::transport(
+                    ErrorName::Timeout,
+                    RequestSent::Unknown,
+                    "stream idle timeout".to_owned(),
+                );
+            }
+            let message = match (t, mode) {
+                (ureq::Timeout::Connect, _) if !io.wrote() => {
+                    format!("connect timeout after {} ms", millis(connect_timeout))
+                }
+                (_, Mode::Unary { timeout, .. }) => {
+                    format!("call timeout after {} ms ({t})", millis(timeout))
+                }
+                (_, Mode::Stream { head_timeout }) => {
+                    format!("no response head within {} ms ({t})", millis(head_timeout))
+                }
+            };
+            Outcome::transport(ErrorName::Timeout, sent(io), message)
+        }
+        ureq::Error::HostNotFound => Outcome::transport(
+            ErrorName::Dns,
+            RequestSent::No,
+            "host name did not resolve".to_owned(),
+        ),
+        ureq::Error::ConnectionFailed => Outcome::transport(
+            ErrorName::ConnectFailed,
+            RequestSent::No,
+            "connection failed".to_owned(),
+        ),
+        ureq::Error::BodyExceedsLimit(n) => {
+            let limit = match mode {
+                Mode::Unary { limit, .. } => limit,
+                Mode::Stream { .. } => *n,
+            };
+            let mut o = Outcome::transport(
+                ErrorName::ResponseTooLarge,
+                RequestSent::Unknown,
+                format!("response body larger than the {limit}-byte limit"),
+            );
+            // The server answered: the request was received, and the same call would
+            // produce the same body.
+            o.retry = RetryAdvice::Never;
+            o
+        }
+        ureq::Error::Io(ioe) => match ioe.kind() {
+            ErrorKind::ConnectionRefused if !io.wrote() => Outcome::transport(
+                ErrorName::ConnectFailed,
+                RequestSent::No,
+                format!("connection refused: {ioe}"),
+            ),
+            ErrorKind::TimedOut | ErrorKind::WouldBlock => {
+                Outcome::transport(ErrorName::Timeout, sent(io), format!("timed out: {ioe}"))
+            }
+            _ => reset(io, format!("connection failed: {ioe}")),
+        },
+        ureq::Error::Tls(m) => Outcome::transport(ErrorName::Tls, sent(io), format!("TLS: {m}")),
+        ureq::Error::Rustls(r) => Outcome::transport(ErrorName::Tls, sent(io), format!("TLS: {r}")),
+        ureq::Error::TlsRequired => Outcome::transport(
+            ErrorName::Tls,
+            RequestSent::No,
+            "plain http refused (allow_http is off)".to_owned(),
+        ),
+        ureq::Error::RequireHttpsOnly(m) => {
+            let mut o = Outcome::transport(
+                ErrorName::InvalidRequest,
+                RequestSent::No,
+                format!("plain http refused (allow_http is off): {m}"),
+            );
+            o.retry = RetryAdvice::Never;
+            o
+        }
+        ureq::Error::BadUri(m) => {
+            let mut o = Outcome::transport(
+                ErrorName::InvalidRequest,
+                RequestSent::No,
+                format!("invalid URL: {m}"),
+            );
+            o.retry = RetryAdvice::Never;
+            o
+        }
+        ureq::Error::Protocol(p) => reset(io, format!("malformed HTTP response: {p}")),
+        other => reset(io, format!("HTTP failure: {other}")),
+    }
+}

@@ -1,0 +1,304 @@
+//! The blocking reference driver (feature `driver`): a small ureq client that drives the
+//! sans-IO core correctly.
+//!
+//! # What it fixes by default
+//! Stock HTTP clients wait forever, follow redirects, turn JSON-RPC errors in 4xx/5xx
+//! bodies into exceptions, gzip event streams and replay requests on stale connections.
+//! This driver: connect timeout 3 s, whole-call timeout 45 s (or the caller's remaining
+//! turn budget), a stream idle timeout (60 s) measured by the core's tracker with no total
+//! limit on streams, redirects never followed (reported as `http`/`Redirect`, card fetch
+//! included), every status handed to the classifier, identity encoding asked on streams
+//! (a gzipped stream is decoded, never passed on as garbage), bounded response bodies,
+//! pooled connections retired (3 s) before servers close them (5 s), and no request ever
+//! re-sent by itself: a failure after bytes were written is reported as
+//! `request_sent = unknown` instead.
+//!
+//! # Layers
+//! - [`io`]: a ureq transport wrapper that records whether request bytes were written and
+//!   cuts reads at the stream's idle deadline.
+//! - [`exchange`]: one HTTP exchange, every failure mapped to a `transport` outcome.
+//! - [`raw`]: an event-stream body read chunk by chunk with a per-read deadline.
+//! - [`Client`]: configuration, card resolution, interceptors, the typed A2A calls
+//!   (`call`: build with the core's envelope, classify with the core's classifier) and
+//!   streams (`stream`: the core's SSE decoder and stream tracker), the tally.
+//!
+//! Failures are values: every call returns an [`Outcome`] (boxing it to shrink `Result`s
+//! would cost an allocation on every failure path for no caller benefit).
+#![allow(clippy::result_large_err, clippy::large_enum_variant)]
+
+mod call;
+mod card;
+mod config;
+mod correlation;
+mod exchange;
+mod io;
+mod raw;
+mod stream;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub use call::{CallOptions, CallResult};
+pub use card::CardResolutionError;
+pub use config::ClientConfig;
+pub use correlation::{Correlation, new_id, new_traceparent};
+pub use exchange::{HttpRequest, HttpResponse};
+pub use raw::{RawStream, ReadEnd};
+pub use stream::{StreamCall, StreamEvent, StreamFinal};
+
+use crate::outcome::Outcome;
+
+/// The interface a client talks to, chosen from the card (or given directly).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The interface URL (requests are sent here and nowhere else).
+    pub url: String,
+    /// The protocol version spoken.
+    pub version: crate::version::ProtocolVersion,
+    /// The binding used.
+    pub binding: crate::version::Binding,
+    /// The 1.0 tenant from the card's interface (empty or `None` = unset).
+    pub tenant: Option<String>,
+    /// The remote agent's name for correlation records and the tally.
+    pub agent_name: String,
+    /// The card as fetched (raw JSON), when resolved from a card.
+    pub card_json: Option<String>,
+    /// The credentials the card asks for; a call carrying none of them is not sent.
+    pub credentials: Option<crate::card::CredentialPlan>,
+}
+
+impl Target {
+    /// A target for a known interface URL (no card): the agent name is the URL's host.
+    pub fn new(
+        url: &str,
+        version: crate::version::ProtocolVersion,
+        binding: crate::version::Binding,
+    ) -> Target {
+        let host = url
+            .split("://")
+            .nth(1)
+            .and_then(|r| r.split(['/', '?']).next())
+            .unwrap_or(url);
+        Target {
+            url: url.to_owned(),
+            version,
+            binding,
+            tenant: None,
+            agent_name: host.to_owned(),
+            card_json: None,
+            credentials: None,
+        }
+    }
+}
+
+/// What an interceptor sees about the call being made.
+#[derive(Debug)]
+pub struct RequestContext<'a> {
+    /// The protocol method (`message/send`, `SendMessage`, ...).
+    pub method: &'a str,
+    /// The interface and card the call goes to.
+    pub target: &'a Target,
+}
+
+/// An ordered request hook: adds or replaces headers (credentials, `traceparent`, routing
+/// keys) on every A2A call. Interceptors only ever see requests to the validated interface
+/// URL: the card fetch and redirects (never followed) do not reach them.
+pub trait Interceptor: Send + Sync {
+    /// Called once per HTTP request, in registration order.
+    fn on_request(&self, ctx: &RequestContext<'_>, request: &mut HttpRequest);
+}
+
+impl<F> Interceptor for F
+where
+    F: Fn(&RequestContext<'_>, &mut HttpRequest) + Send + Sync,
+{
+    fn on_request(&self, ctx: &RequestContext<'_>, request: &mut HttpRequest) {
+        self(ctx, request)
+    }
+}
+
+/// The blocking A2A client. One per process is enough: it pools connections and is
+/// `Send + Sync`.
+pub struct Client {
+    agent: ureq::Agent,
+    config: ClientConfig,
+    interceptors: Vec<Arc<dyn Interceptor>>,
+    /// The resolved target; `None` until the card is resolved (deferred resolution).
+    target: Mutex<Option<Arc<Target>>>,
+    /// What the caller gave: base URL or card URL, for deferred resolution.
+    source: Option<String>,
+    tally: Mutex<crate::tally::Tally>,
+    /// Origin of the driver's `now` for the core's sans-IO state machines.
+    epoch: Instant,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("config", &self.config)
+            .field("interceptors", &self.interceptors.len())
+            .finish()
+    }
+}
+
+impl Client {
+    /// A client with `config` and no target: use [`Client::exchange`] and
+    /// [`Client::open_stream`] directly.
+    pub fn raw(config: ClientConfig) -> Client {
+        Client {
+            agent: exchange::build_agent(&config),
+            config,
+            interceptors: Vec::new(),
+            target: Mutex::new(None),
+            source: None,
+            tally: Mutex::new(crate::tally::Tally::new()),
+            epoch: Instant::now(),
+        }
+    }
+
+    /// A client for the agent at `url` (its base URL or its card URL): fetches the card,
+    /// validates it and chooses the interface now, unless
+    /// [`ClientConfig::defer_card_resolution`] is set (then on the first call).
+    ///
+    /// # Errors
+    /// [`CardResolutionError`] when the card cannot be fetched (including a redirect, never
+    /// followed), parsed, or offers no usable and valid interface.
+    pub fn new(url: &str, config: ClientConfig) -> Result<Client, CardResolutionError> {
+        let mut client = Client::raw(config);
+        client.source = Some(url.to_owned());
+        if !client.config.defer_card_resolution {
+            let t = client.resolve_card(url)?;
+            *client.target.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(t));
+        }
+        Ok(client)
+    }
+
+    /// A client for a known interface, without fetching a card (the caller vouches for the
+    /// URL, version and binding).
+    pub fn with_target(target: Target, config: ClientConfig) -> Client {
+        let client = Client::raw(config);
+        *client.target.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(target));
+        client
+    }
+
+    /// The target calls go to, resolving a deferred card first.
+    ///
+    /// # Errors
+    /// A `transport` outcome with error `CardResolution` (`request_sent = no`) when the
+    /// card cannot be fetched, parsed or validated, or when the client has no target.
+    pub fn target(&self) -> Result<Arc<Target>, Outcome> {
+        let mut slot = self.target.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = slot.as_ref() {
+            return Ok(Arc::clone(t));
+        }
+        let Some(source) = self.source.as_deref() else {
+            return Err(Outcome::transport(
+                crate::outcome::ErrorName::CardResolution,
+                crate::outcome::RequestSent::No,
+                "this client has no target (built with Client::raw)",
+            ));
+        };
+        let t = Arc::new(self.resolve_card(source).map_err(|e| e.to_outcome())?);
+        *slot = Some(Arc::clone(&t));
+        Ok(t)
+    }
+
+    /// A copy of the per-method tally of every outcome this client produced.
+    pub fn tally(&self) -> crate::tally::Tally {
+        self.tally.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Counts one outcome.
+    pub(crate) fn record(&self, agent: &str, method: crate::envelope::Method, o: &Outcome) {
+        self.tally
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .record(agent, method.name(), o);
+    }
+
+    /// The driver's clock on the core's scale.
+    pub(crate) fn now(&self) -> crate::time::Millis {
+        now_millis(self.epoch)
+    }
+
+    /// The instant a core deadline stands for.
+    pub(crate) fn instant_of(&self, m: crate::time::Millis) -> Instant {
+        self.epoch + Duration::from_millis(m.0)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    /// Appends an interceptor (run after those added before it).
+    pub fn add_interceptor(&mut self, hook: impl Interceptor + 'static) {
+        self.interceptors.push(Arc::new(hook));
+    }
+
+    /// Sends one request and reads the whole response, under the whole-call timeout
+    /// (`timeout`, or the configured one when `None`; the shorter wins) and the body limit.
+    /// No interceptor runs. Non-2xx statuses and 3xx are responses, not errors.
+    ///
+    /// # Errors
+    /// A `transport` outcome: connect failure (`request_sent = no`), timeout or reset
+    /// (`unknown` once bytes were written), body over the limit.
+    pub fn exchange(
+        &self,
+        request: &HttpRequest,
+        timeout: Option<Duration>,
+    ) -> Result<HttpResponse, Outcome> {
+        let t = self.call_budget(timeout);
+        exchange::unary(
+            &self.agent,
+            request,
+            t,
+            self.config.connect_timeout,
+            self.config.max_response_bytes,
+        )
+    }
+
+    /// Sends a streaming request and returns the open event stream, or the whole response
+    /// when the server answered anything but a 2xx `text/event-stream` (for example a
+    /// JSON-RPC error as `application/json`). The response head must arrive within the
+    /// call timeout; the body has no total deadline.
+    ///
+    /// # Errors
+    /// A `transport` outcome, as for [`Client::exchange`].
+    pub fn open_stream(
+        &self,
+        request: &HttpRequest,
+        timeout: Option<Duration>,
+    ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
+        let io = io::CallIo::new();
+        let t = self.call_budget(timeout);
+        match exchange::open_stream(
+            &self.agent,
+            request,
+            t,
+            self.config.connect_timeout,
+            self.config.max_response_bytes,
+            &io,
+        )? {
+            exchange::Opened::Events {
+                status,
+                headers,
+                reader,
+            } => Ok(Ok(RawStream::new(io, reader, status, headers))),
+            exchange::Opened::Whole(r) => Ok(Err(r)),
+        }
+    }
+
+    /// Runs the interceptors on a request to `target`.
+    fn intercept(&self, method: &str, target: &Target, request: &mut HttpRequest) {
+        let ctx = RequestContext { method, target };
+        for hook in &self.interceptors {
+            hook.on_request(&ctx, request);
+        }
+    }
+}
+
+/// Milliseconds since `epoch` on the driver's monotonic clock, for the core's `now`.
+pub(crate) fn now_millis(epoch: Instant) -> crate::time::Millis {
+    crate::time::Millis(epoch.elapsed().as_millis().min(u128::from(u64::MAX)) as u64)
+}

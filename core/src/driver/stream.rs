@@ -1,0 +1,430 @@
+//! Streaming calls: the body is read chunk by chunk (each read bounded by the tracker's
+//! idle deadline), fed to the core's SSE decoder, whose events and keep-alives drive the
+//! core's stream tracker; the iterator yields typed items and ends with the tracker's
+//! end-of-stream outcome.
+//!
+//! ```text
+//! open ──► read_chunk(deadline = tracker.next_deadline())
+//!            │ bytes ──► decoder ──► events ──► tracker.on_event ──► Item
+//!            │                   └─► comments ──► tracker.on_comment
+//!            │ clean end / cut ──► tracker.finish()
+//!            │ deadline passed ──► tracker.on_timeout(now)
+//!            ▼
+//!          end: completed | interrupted | error | not a stream ──► End
+//!               truncated | timed out, task id known, resubscribes left
+//!                 ──► Resubscribing ──► open(resubscribe) ──► (loop)
+//!                       answered TaskNotFound / UnsupportedOperation
+//!                         ──► get task once ──► End
+//! ```
+//!
+//! The message is never sent again: recovery resubscribes to the task the first stream
+//! created, or reads it.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use super::Client;
+use super::call::{CallOptions, Prepared, fill_correlation, user_message};
+use super::correlation::{Correlation, new_traceparent};
+use super::raw::{RawStream, ReadEnd};
+use crate::classify::ResponseInfo;
+use crate::model::params::{Call, SendMessageParams, TaskIdParams};
+use crate::outcome::{Channel, ErrorName, Outcome, TaskState};
+use crate::sse::{Decoder, Item};
+use crate::stream::{StreamEnd, StreamEndKind, StreamItem, StreamTracker};
+use crate::time::Millis;
+
+/// What a stream yields.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    /// One typed item (task, message, status update, artifact update, error).
+    Item(StreamItem),
+    /// The stream was cut or went idle with the task still running; the driver is
+    /// resubscribing to `task_id` (attempt `attempt`, counting from 1). Never a resend.
+    Resubscribing {
+        /// The task resubscribed to.
+        task_id: String,
+        /// 1 for the first resubscribe.
+        attempt: u32,
+    },
+    /// The last event: how the call ended.
+    End(StreamFinal),
+}
+
+/// How a streaming call ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamFinal {
+    /// How the last stream ended; `None` when no stream was opened (the request failed:
+    /// the outcome is a `transport` one).
+    pub kind: Option<StreamEndKind>,
+    /// The call's outcome.
+    pub outcome: Outcome,
+    /// The ids to log on both sides (task id and context id as seen on the stream).
+    pub correlation: Correlation,
+    /// Resubscribes made.
+    pub resubscribes: u32,
+    /// Whether the final outcome came from the one get-task fallback (the task had
+    /// finished when the driver came back for it).
+    pub fetched_by_get: bool,
+    /// The get-task response body, when [`StreamFinal::fetched_by_get`].
+    pub task_body: Option<Vec<u8>>,
+}
+
+/// An open stream being read.
+struct Open {
+    raw: RawStream,
+    decoder: Decoder,
+    tracker: StreamTracker,
+    prepared: Prepared,
+    /// Whether this connection is a resubscribe (its failure may fall back to get-task).
+    resubscribe: bool,
+}
+
+/// A streaming call in progress: an iterator of [`StreamEvent`]s ending with
+/// [`StreamEvent::End`]. Every read is bounded by the idle timeout; there is no total
+/// timeout. Dropping it closes the connection.
+pub struct StreamCall<'c> {
+    client: &'c Client,
+    opts: CallOptions,
+    open: Option<Open>,
+    pending: VecDeque<StreamEvent>,
+    correlation: Correlation,
+    started: Instant,
+    idle: Duration,
+    resubscribes: u32,
+    finished: bool,
+}
+
+impl std::fmt::Debug for StreamCall<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamCall")
+            .field("correlation", &self.correlation)
+            .field("resubscribes", &self.resubscribes)
+            .field("finished", &self.finished)
+            .finish()
+    }
+}
+
+impl Client {
+    /// Starts a streaming call: `SendStreamingMessage` (0.3 `message/stream`) or
+    /// `SubscribeToTask` (0.3 `tasks/resubscribe`). Other calls end at once with an
+    /// `InvalidRequest` outcome.
+    pub fn stream_call(&self, call: &Call<'_>, opts: &CallOptions) -> StreamCall<'_> {
+        let mut s = StreamCall::new(self, opts);
+        if let Call::SendStreamingMessage(p) = call {
+            s.correlation.message_id = Some(p.message.message_id.to_string());
+            s.correlation.context_id = p.message.context_id.as_deref().map(str::to_owned);
+            s.correlation.task_id = p.message.task_id.as_deref().map(str::to_owned);
+        }
+        if let Call::SubscribeToTask(p) = call {
+            s.correlation.task_id = Some(p.id.to_string());
+        }
+        s.correlation.method = call.method().name().to_owned();
+        s.start(call, false);
+        s
+    }
+
+    /// Sends a user text message as a stream (`message/stream`, `SendStreamingMessage`).
+    pub fn stream_text(&self, text: &str, opts: &CallOptions) -> StreamCall<'_> {
+        let message = user_message(text, opts);
+        self.stream_call(
+            &Call::SendStreamingMessage(SendMessageParams::new(message)),
+            opts,
+        )
+    }
+
+    /// Streams a task's events again (`tasks/resubscribe`, `SubscribeToTask`).
+    pub fn resubscribe(&self, task_id: &str, opts: &CallOptions) -> StreamCall<'_> {
+        self.stream_call(&Call::SubscribeToTask(TaskIdParams::new(task_id)), opts)
+    }
+}
+
+impl<'c> StreamCall<'c> {
+    fn new(client: &'c Client, opts: &CallOptions) -> StreamCall<'c> {
+        let traceparent = opts.traceparent.clone().unwrap_or_else(new_traceparent);
+        StreamCall {
+            client,
+            opts: CallOptions {
+                traceparent: Some(traceparent.clone()),
+                ..opts.clone()
+            },
+            open: None,
+            pending: VecDeque::new(),
+            correlation: Correlation {
+                traceparent,
+                idempotency_key: opts.idempotency_key.clone(),
+                attempts: 1,
+                ..Correlation::default()
+            },
+            started: Instant::now(),
+            idle: opts
+                .idle_timeout
+                .unwrap_or(client.config.stream_idle_timeout),
+            resubscribes: 0,
+            finished: false,
+        }
+    }
+
+    /// The correlation record so far (complete in [`StreamFinal`]).
+    pub fn correlation(&self) -> &Correlation {
+        &self.correlation
+    }
+
+    /// Sends `call` and installs the stream, or ends the call.
+    fn start(&mut self, call: &Call<'_>, resubscribe: bool) {
+        let traceparent = self.correlation.traceparent.clone();
+        let prepared = match self.client.prepare(call, &self.opts, &traceparent) {
+            Ok(p) => p,
+            Err(o) => return self.finish(None, o),
+        };
+        self.correlation.agent = prepared.target.agent_name.clone();
+        if !resubscribe {
+            self.correlation.jsonrpc_id = prepared.rpc_id.clone();
+        }
+        let now = self.client.now();
+        let mut tracker = StreamTracker::new(
+            prepared.asked(),
+            Some(Millis(self.idle.as_millis() as u64)),
+            now,
+        );
+        match self.client.open_stream(&prepared.http, self.opts.timeout) {
+            Err(mut o) => {
+                o.version = Some(prepared.target.version);
+                o.binding = Some(prepared.target.binding);
+                self.client
+                    .record(&prepared.target.agent_name, prepared.method, &o);
+                self.after_failure(o, resubscribe);
+            }
+            Ok(Err(whole)) => {
+                let mut info = ResponseInfo::new(whole.status, &whole.body);
+                for (n, v) in &whole.headers {
+                    info = info.header(n, v);
+                }
+                let o = tracker.on_non_sse_body(&info);
+                self.client
+                    .record(&prepared.target.agent_name, prepared.method, &o);
+                if resubscribe && finished_meanwhile(&o) {
+                    return self.fall_back_to_get();
+                }
+                self.finish(Some(StreamEndKind::NotAStream), o);
+            }
+            Ok(Ok(raw)) => {
+                self.open = Some(Open {
+                    raw,
+                    decoder: Decoder::new(),
+                    tracker,
+                    prepared,
+                    resubscribe,
+                });
+            }
+        }
+    }
+
+    /// Reads once from the open stream and queues what it produced.
+    fn step(&mut self) {
+        let Some(open) = self.open.as_mut() else {
+            return;
+        };
+        let deadline = open
+            .tracker
+            .next_deadline()
+            .map(|m| self.client.instant_of(m));
+        let read = open.raw.read_chunk(deadline);
+        let now = self.client.now();
+        let end = match read {
+            Ok(Some(bytes)) => {
+                open.tracker.on_bytes(now);
+                let mut feed = open.decoder.feed(bytes);
+                loop {
+                    match feed.next_item() {
+                        Ok(Some(Item::Event(ev))) => {
+                            let id = (!ev.id.is_empty()).then_some(ev.id);
+                            if let Some(item) =
+                                open.tracker.on_event(now, ev.event_type, ev.data, id)
+                            {
+                                note_ids(&mut self.correlation, &item.outcome);
+                                self.pending.push_back(StreamEvent::Item(item));
+                            }
+                        }
+                        Ok(Some(Item::Comment(_))) => open.tracker.on_comment(now),
+                        Ok(Some(Item::Retry(_))) => {}
+                        Ok(None) => break,
+                        // An event over the decoder's limit is skipped; the tracker's
+                        // outcome still reflects every event that fit.
+                        Err(_) => {}
+                    }
+                }
+                open.tracker.is_over().then(|| open.tracker.finish())
+            }
+            Ok(None) => {
+                let _ = open.decoder.finish();
+                Some(open.tracker.finish())
+            }
+            Err(ReadEnd::Idle) => {
+                if open.tracker.on_timeout(now).is_none() {
+                    // The driver's clock and the tracker's agree to the millisecond; if
+                    // rounding left `now` a hair early, the deadline itself has passed.
+                    let at = open.tracker.next_deadline().unwrap_or(now);
+                    let _ = open.tracker.on_timeout(at);
+                }
+                Some(open.tracker.finish())
+            }
+            Err(ReadEnd::Failed(o)) => {
+                let mut end = open.tracker.finish();
+                if end.kind == StreamEndKind::Truncated && open.tracker.task_id().is_none() {
+                    // Cut before any task id: nothing to resubscribe to; the transport
+                    // failure (request_sent = unknown) says what happened.
+                    end.outcome = Outcome {
+                        version: end.outcome.version,
+                        binding: end.outcome.binding,
+                        ..o
+                    };
+                }
+                Some(end)
+            }
+        };
+        if let Some(end) = end {
+            self.conclude(end);
+        }
+    }
+
+    /// One connection's stream ended: count it, then recover or finish.
+    fn conclude(&mut self, end: StreamEnd) {
+        let Some(open) = self.open.take() else {
+            return;
+        };
+        let p = &open.prepared;
+        self.client
+            .record(&p.target.agent_name, p.method, &end.outcome);
+        if open.resubscribe && end.kind == StreamEndKind::Error && finished_meanwhile(&end.outcome)
+        {
+            // The resubscribe stream itself said the task is gone: read it once.
+            return self.fall_back_to_get();
+        }
+        if matches!(end.kind, StreamEndKind::Truncated | StreamEndKind::TimedOut) {
+            let task = open
+                .tracker
+                .task_id()
+                .map(str::to_owned)
+                .or_else(|| end.outcome.task_id.clone());
+            if let Some(task_id) = task
+                && self.resubscribes < self.client.config.stream_resubscribe_attempts
+            {
+                return self.resubscribe_to(task_id);
+            }
+        }
+        self.finish(Some(end.kind), end.outcome);
+    }
+
+    /// A request failed before a stream opened.
+    fn after_failure(&mut self, o: Outcome, resubscribe: bool) {
+        if resubscribe
+            && let Some(task_id) = self.correlation.task_id.clone()
+            && self.resubscribes < self.client.config.stream_resubscribe_attempts
+        {
+            return self.resubscribe_to(task_id);
+        }
+        self.finish(None, o);
+    }
+
+    fn resubscribe_to(&mut self, task_id: String) {
+        self.resubscribes += 1;
+        self.correlation.attempts += 1;
+        self.correlation.task_id = Some(task_id.clone());
+        self.pending.push_back(StreamEvent::Resubscribing {
+            task_id: task_id.clone(),
+            attempt: self.resubscribes,
+        });
+        let call = Call::SubscribeToTask(TaskIdParams::new(task_id));
+        self.start(&call, true);
+    }
+
+    /// The task finished while the driver was away: read it once, report its state.
+    fn fall_back_to_get(&mut self) {
+        let Some(task_id) = self.correlation.task_id.clone() else {
+            return self.finish(
+                None,
+                Outcome::transport(
+                    ErrorName::Reset,
+                    crate::outcome::RequestSent::Unknown,
+                    "stream ended and the task id is unknown",
+                ),
+            );
+        };
+        let opts = CallOptions {
+            traceparent: Some(self.correlation.traceparent.clone()),
+            headers: self.opts.headers.clone(),
+            timeout: self.opts.timeout,
+            ..CallOptions::default()
+        };
+        let r = self.client.get_task(&task_id, &opts);
+        self.correlation.attempts += 1;
+        let kind = match r.outcome.state {
+            Some(s) if s.is_terminal() => Some(StreamEndKind::Completed),
+            Some(s) if s.is_interrupted() => Some(StreamEndKind::Interrupted),
+            Some(TaskState::Submitted | TaskState::Working) => Some(StreamEndKind::Truncated),
+            _ if r.outcome.channel == Channel::Protocol => Some(StreamEndKind::Error),
+            _ => None,
+        };
+        self.finish_with(kind, r.outcome, true, r.response.map(|resp| resp.body));
+    }
+
+    fn finish(&mut self, kind: Option<StreamEndKind>, outcome: Outcome) {
+        self.finish_with(kind, outcome, false, None);
+    }
+
+    fn finish_with(
+        &mut self,
+        kind: Option<StreamEndKind>,
+        outcome: Outcome,
+        fetched_by_get: bool,
+        task_body: Option<Vec<u8>>,
+    ) {
+        self.open = None;
+        fill_correlation(&mut self.correlation, &outcome);
+        self.correlation.elapsed = self.started.elapsed();
+        self.pending.push_back(StreamEvent::End(StreamFinal {
+            kind,
+            outcome,
+            correlation: self.correlation.clone(),
+            resubscribes: self.resubscribes,
+            fetched_by_get,
+            task_body,
+        }));
+        self.finished = true;
+    }
+}
+
+/// A resubscribe refused because the task is gone or finished: read it instead.
+fn finished_meanwhile(o: &Outcome) -> bool {
+    o.channel == Channel::Protocol
+        && matches!(
+            o.error,
+            Some(ErrorName::TaskNotFound | ErrorName::UnsupportedOperation)
+        )
+}
+
+fn note_ids(c: &mut Correlation, o: &Outcome) {
+    if c.task_id.is_none() {
+        c.task_id = o.task_id.clone();
+    }
+    if c.context_id.is_none() {
+        c.context_id = o.context_id.clone();
+    }
+}
+
+impl Iterator for StreamCall<'_> {
+    type Item = StreamEvent;
+
+    fn next(&mut self) -> Option<StreamEvent> {
+        loop {
+            if let Some(e) = self.pending.pop_front() {
+                return Some(e);
+            }
+            if self.finished || self.open.is_none() {
+                return None;
+            }
+            self.step();
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! Shared helpers for the driver tests: the fault server as a child process, its counters,
+//! and a lock that runs timing-sensitive tests one at a time.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Timing tests take this lock so they do not compete for the two cores.
+static TIMING: Mutex<()> = Mutex::new(());
+
+/// Serializes timing-sensitive tests.
+pub fn timing_lock() -> MutexGuard<'static, ()> {
+    TIMING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A running `a2a fault-server`, killed on drop.
+pub struct FaultServer {
+    child: Child,
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    /// The full-backlog listener's URL.
+    pub full: String,
+}
+
+impl FaultServer {
+    /// Starts the server and waits (at most 20 s) for its READY line.
+    pub fn start() -> FaultServer {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+            .args(["fault-server", "--port", "0", "--exit-on-eof"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn a2a fault-server");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            let mut full = String::new();
+            while let Some(Ok(line)) = lines.next() {
+                if let Some(u) = line.strip_prefix("FULL ") {
+                    full = u.to_owned();
+                }
+                if let Some(u) = line.strip_prefix("READY ") {
+                    let _ = tx.send((u.to_owned(), full.clone()));
+                    break;
+                }
+            }
+        });
+        let (base, full) = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("fault server printed READY within 20 s");
+        FaultServer { child, base, full }
+    }
+
+    /// The URL of a scenario's JSON-RPC interface.
+    pub fn a2a(&self, scenario: &str) -> String {
+        format!("{}/{scenario}/a2a", self.base)
+    }
+
+    /// The base URL of a scenario (its card is under it).
+    pub fn agent(&self, scenario: &str) -> String {
+        format!("{}/{scenario}", self.base)
+    }
+
+    /// One scenario's counters (`GET /_counters/<scenario>`), read with a plain socket so
+    /// the driver under test is not involved.
+    pub fn counters(&self, scenario: &str) -> serde_json::Value {
+        let addr = self.base.trim_start_matches("http://");
+        let mut s = TcpStream::connect(addr).expect("connect to fault server");
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            s,
+            "GET /_counters/{scenario} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let body = text.split_once("\r\n\r\n").expect("head and body").1;
+        serde_json::from_str(body).expect("counters are JSON")
+    }
+}
+
+impl Drop for FaultServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A JSON-RPC 0.3 `message/send` (or `message/stream`) request body.
+pub fn rpc_message(method: &str, id: &str, message_id: &str, text: &str) -> Vec<u8> {
+    serde_json::json!({
+        "jsonrpc": "2.0", "id": id, "method": method,
+        "params": {"message": {"kind": "message", "messageId": message_id, "role": "user",
+                               "parts": [{"kind": "text", "text": text}]}}
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// Asserts `elapsed` lies in `[low, high]`.
+pub fn assert_between(elapsed: Duration, low: Duration, high: Duration, what: &str) {
+    assert!(
+        elapsed >= low && elapsed <= high,
+        "{what}: took {elapsed:?}, expected between {low:?} and {high:?}"
+    );
+}
+
+/// Now, for elapsed-time checks.
+pub fn now() -> Instant {
+    Instant::now()
+}

@@ -1,0 +1,487 @@
+//! Typed non-streaming calls through the driver against the fault server: card resolution,
+//! classification through the driver, correlation records, interceptors, credentials,
+//! opt-in send retries with the same messageId and idempotency key, and the tally.
+#![cfg(feature = "driver")]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use a2a_core::driver::{CallOptions, CardResolutionError, Client, ClientConfig, Target};
+use a2a_core::outcome::{Channel, ErrorName, RequestSent, RetryAdvice, TaskState};
+use a2a_core::resilience::model_text;
+use a2a_core::version::{Binding, ProtocolVersion};
+use common::{FaultServer, assert_between, timing_lock};
+
+fn config() -> ClientConfig {
+    ClientConfig {
+        allow_http: true,
+        connect_timeout: Duration::from_secs(2),
+        call_timeout: Duration::from_secs(10),
+        ..ClientConfig::default()
+    }
+}
+
+fn client(fs: &FaultServer, scenario: &str) -> Client {
+    Client::new(&fs.agent(scenario), config()).expect("card resolves")
+}
+
+#[test]
+fn card_resolution_picks_the_cards_interface() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let t = c.target().unwrap();
+    assert_eq!(t.url, fs.a2a("ok"));
+    assert_eq!(t.version, ProtocolVersion::V0_3);
+    assert_eq!(t.binding, Binding::JsonRpc);
+    assert_eq!(t.agent_name, "fault ok");
+    assert_eq!(fs.counters("ok")["cards"], 1);
+}
+
+#[test]
+fn a_completed_send_with_its_correlation_record() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let r = c.send_text("hello there", &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Task);
+    assert_eq!(r.outcome.state, Some(TaskState::Completed));
+    assert!(r.outcome.is_success());
+    let seen = &fs.counters("ok")["seen"][0];
+    let k = &r.correlation;
+    assert_eq!(k.agent, "fault ok");
+    assert_eq!(k.method, "SendMessage");
+    assert_eq!(Some(seen["id"].as_str().unwrap()), k.jsonrpc_id.as_deref());
+    assert_eq!(
+        Some(seen["message_id"].as_str().unwrap()),
+        k.message_id.as_deref()
+    );
+    assert_eq!(seen["traceparent"].as_str().unwrap(), k.traceparent);
+    assert!(k.traceparent.starts_with("00-") && k.traceparent.len() == 55);
+    assert!(k.task_id.as_deref().unwrap().starts_with("task-"));
+    assert!(k.context_id.as_deref().unwrap().starts_with("ctx-"));
+    assert_eq!(k.attempts, 1);
+    assert!(k.elapsed > Duration::ZERO);
+    let body = String::from_utf8(r.response.unwrap().body).unwrap();
+    assert!(body.contains("hello there"));
+}
+
+#[test]
+fn caller_ids_are_sent_as_given() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let opts = CallOptions {
+        message_id: Some("msg-fixed-1".into()),
+        traceparent: Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".into()),
+        idempotency_key: Some("key-1".into()),
+        ..CallOptions::default()
+    };
+    let r = c.send_text("x", &opts);
+    let seen = &fs.counters("ok")["seen"][0];
+    assert_eq!(seen["message_id"], "msg-fixed-1");
+    assert_eq!(seen["idempotency_key"], "key-1");
+    assert_eq!(seen["traceparent"], opts.traceparent.clone().unwrap());
+    assert_eq!(r.correlation.message_id.as_deref(), Some("msg-fixed-1"));
+    assert_eq!(r.correlation.idempotency_key.as_deref(), Some("key-1"));
+}
+
+#[test]
+fn a_failed_task_carries_its_error_id() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let r = c.send_text("fail please", &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Task);
+    assert_eq!(r.outcome.state, Some(TaskState::Failed));
+    assert_eq!(r.outcome.error_id.as_deref(), Some("0f1e2d3c4b5a"));
+    assert_eq!(r.correlation.error_id.as_deref(), Some("0f1e2d3c4b5a"));
+    let line = model_text("fault ok", &r.outcome).unwrap();
+    assert!(line.starts_with("REMOTE_FAILED fault ok"), "{line}");
+}
+
+#[test]
+fn get_and_cancel() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let r = c.get_task("task-77", &CallOptions::default());
+    assert_eq!(r.outcome.state, Some(TaskState::Completed));
+    assert_eq!(r.outcome.task_id.as_deref(), Some("task-77"));
+    assert_eq!(r.correlation.method, "GetTask");
+    let r = c.cancel_task("task-77", &CallOptions::default());
+    assert_eq!(r.outcome.state, Some(TaskState::Canceled));
+    assert!(r.outcome.terminal);
+    let k = fs.counters("ok");
+    assert_eq!(k["gets"], 1);
+    assert_eq!(k["cancels"], 1);
+}
+
+#[test]
+fn unsupported_methods_are_protocol_errors_or_not_sent() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let r = c.list_push_configs("task-1", &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Protocol);
+    assert_eq!(
+        r.outcome.error,
+        Some(ErrorName::PushNotificationNotSupported)
+    );
+    let r = c.get_push_config("task-1", Some("cfg-1"), &CallOptions::default());
+    assert_eq!(
+        r.outcome.error,
+        Some(ErrorName::PushNotificationNotSupported)
+    );
+    let r = c.delete_push_config("task-1", "cfg-1", &CallOptions::default());
+    assert_eq!(
+        r.outcome.error,
+        Some(ErrorName::PushNotificationNotSupported)
+    );
+    let r = c.extended_card(&CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Protocol);
+    assert_eq!(
+        r.outcome.error,
+        Some(ErrorName::ExtendedAgentCardNotConfigured)
+    );
+    // ListTasks does not exist in 0.3: refused before anything is sent.
+    let before = fs.counters("ok")["requests"].as_u64().unwrap();
+    let r = c.list_tasks(&Default::default(), &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Transport);
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::No));
+    assert_eq!(r.outcome.retry, RetryAdvice::Never);
+    assert_eq!(fs.counters("ok")["requests"].as_u64().unwrap(), before);
+}
+
+#[test]
+fn http_statuses_reach_the_classifier() {
+    let fs = FaultServer::start();
+    let cases: [(&str, Channel, Option<ErrorName>, RetryAdvice); 8] = [
+        (
+            "status-401",
+            Channel::Http,
+            Some(ErrorName::Unauthenticated),
+            RetryAdvice::Reauthenticate,
+        ),
+        (
+            "status-403",
+            Channel::Http,
+            Some(ErrorName::Forbidden),
+            RetryAdvice::Reauthenticate,
+        ),
+        (
+            "status-413",
+            Channel::Http,
+            Some(ErrorName::PayloadTooLarge),
+            RetryAdvice::Never,
+        ),
+        (
+            "status-502",
+            Channel::Http,
+            Some(ErrorName::BadGateway),
+            RetryAdvice::Backoff,
+        ),
+        (
+            "status-503",
+            Channel::Http,
+            Some(ErrorName::Unavailable),
+            RetryAdvice::Backoff,
+        ),
+        (
+            "html502",
+            Channel::Http,
+            Some(ErrorName::BadGateway),
+            RetryAdvice::Backoff,
+        ),
+        (
+            "redirect",
+            Channel::Http,
+            Some(ErrorName::Redirect),
+            RetryAdvice::Never,
+        ),
+        (
+            "status-503-rpc",
+            Channel::Protocol,
+            Some(ErrorName::Internal),
+            RetryAdvice::UnknownOutcome,
+        ),
+    ];
+    for (scenario, channel, error, retry) in cases {
+        let c = client(&fs, scenario);
+        let r = c.send_text("x", &CallOptions::default());
+        assert_eq!(r.outcome.channel, channel, "{scenario}: {:?}", r.outcome);
+        assert_eq!(r.outcome.error, error, "{scenario}");
+        assert_eq!(r.outcome.retry, retry, "{scenario}");
+        assert!(r.outcome.http_status.is_some(), "{scenario}");
+    }
+    let r = client(&fs, "html502").send_text("x", &CallOptions::default());
+    assert!(
+        r.outcome
+            .body_excerpt
+            .unwrap_or_default()
+            .contains("502 Bad Gateway")
+    );
+    let r = client(&fs, "status-503").send_text("x", &CallOptions::default());
+    assert_eq!(r.outcome.retry_after_secs, Some(1));
+    assert_eq!(fs.counters("redirect-target")["requests"], 0);
+}
+
+#[test]
+fn a_redirected_card_is_not_followed() {
+    let fs = FaultServer::start();
+    let err = Client::new(&fs.agent("card-302"), config()).unwrap_err();
+    match &err {
+        CardResolutionError::Status {
+            status,
+            location,
+            outcome,
+            ..
+        } => {
+            assert_eq!(*status, 302);
+            assert!(location.as_deref().unwrap().contains("/redirect-target/"));
+            assert_eq!(outcome.error, Some(ErrorName::Redirect));
+        }
+        other => panic!("expected a status error, got {other:?}"),
+    }
+    assert_eq!(err.kind(), "redirect");
+    let o = err.to_outcome();
+    assert_eq!(o.channel, Channel::Transport);
+    assert_eq!(o.error, Some(ErrorName::CardResolution));
+    assert_eq!(o.request_sent, Some(RequestSent::No));
+    assert_eq!(fs.counters("redirect-target")["requests"], 0);
+}
+
+#[test]
+fn cards_naming_another_host_are_refused() {
+    let fs = FaultServer::start();
+    for (scenario, kinds) in [
+        ("card-otherhost", &["host_mismatch"][..]),
+        ("card-localhost", &["host_mismatch", "card_url_drift"][..]),
+        ("card-private", &["host_mismatch", "card_url_drift"][..]),
+    ] {
+        let err = Client::new(&fs.agent(scenario), config()).unwrap_err();
+        assert!(
+            matches!(err, CardResolutionError::Card { .. }),
+            "{scenario}: {err:?}"
+        );
+        assert!(kinds.contains(&err.kind()), "{scenario}: {}", err.kind());
+        assert_eq!(fs.counters(scenario)["messages"], 0);
+    }
+}
+
+#[test]
+fn an_allow_listed_host_is_accepted() {
+    let fs = FaultServer::start();
+    let port = fs.base.rsplit(':').next().unwrap();
+    let c = Client::new(
+        &fs.agent("card-localhost"),
+        ClientConfig {
+            allow_hosts: vec![format!("http://localhost:{port}")],
+            ..config()
+        },
+    )
+    .expect("allow-listed origin");
+    assert!(c.target().unwrap().url.starts_with("http://localhost:"));
+}
+
+#[test]
+fn deferred_card_resolution_fails_on_the_first_call() {
+    let fs = FaultServer::start();
+    let c = Client::new(
+        &fs.agent("card-otherhost"),
+        ClientConfig {
+            defer_card_resolution: true,
+            ..config()
+        },
+    )
+    .expect("construction does not fetch");
+    assert_eq!(fs.counters("card-otherhost")["cards"], 0);
+    let r = c.send_text("x", &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Transport);
+    assert_eq!(r.outcome.error, Some(ErrorName::CardResolution));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::No));
+    assert!(
+        model_text("planner", &r.outcome)
+            .unwrap()
+            .starts_with("REMOTE_UNAVAILABLE")
+    );
+}
+
+#[test]
+fn credentials_come_from_interceptors_and_a_missing_one_is_not_sent() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "secured");
+    let r = c.send_text("x", &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Transport);
+    assert_eq!(r.outcome.error, Some(ErrorName::Unauthenticated));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::No));
+    assert_eq!(r.outcome.retry, RetryAdvice::Reauthenticate);
+    assert_eq!(fs.counters("secured")["messages"], 0);
+
+    let mut c = client(&fs, "secured");
+    let seen_methods = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen_methods.clone();
+    c.add_interceptor(
+        move |ctx: &a2a_core::driver::RequestContext<'_>,
+              req: &mut a2a_core::driver::HttpRequest| {
+            log.lock()
+                .unwrap()
+                .push((ctx.method.to_owned(), ctx.target.agent_name.clone()));
+            req.set_header("Authorization", "Bearer t0ken");
+        },
+    );
+    // A second interceptor runs after the first and can replace what it set.
+    c.add_interceptor(
+        |_: &a2a_core::driver::RequestContext<'_>, req: &mut a2a_core::driver::HttpRequest| {
+            req.set_header("X-Route", "blue");
+        },
+    );
+    let r = c.send_text("x", &CallOptions::default());
+    assert_eq!(
+        r.outcome.state,
+        Some(TaskState::Completed),
+        "{:?}",
+        r.outcome
+    );
+    assert_eq!(fs.counters("secured")["seen"][0]["authorization"], true);
+    assert_eq!(
+        seen_methods.lock().unwrap().as_slice(),
+        &[("SendMessage".to_owned(), "fault secured".to_owned())]
+    );
+}
+
+#[test]
+fn a_hung_send_times_out_with_an_unknown_outcome() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = Client::new(
+        &fs.agent("hang"),
+        ClientConfig {
+            call_timeout: Duration::from_secs(1),
+            ..config()
+        },
+    )
+    .unwrap();
+    let t = Instant::now();
+    let r = c.send_text("x", &CallOptions::default());
+    assert_between(
+        t.elapsed(),
+        Duration::from_millis(900),
+        Duration::from_secs(4),
+        "send",
+    );
+    assert_eq!(r.outcome.error, Some(ErrorName::Timeout));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::Unknown));
+    assert!(
+        model_text("fault hang", &r.outcome)
+            .unwrap()
+            .starts_with("REMOTE_UNKNOWN")
+    );
+    assert_eq!(fs.counters("hang")["sends"], 1);
+}
+
+#[test]
+fn connect_refused_is_remote_unavailable() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let c = Client::with_target(
+        Target::new(
+            &format!("http://127.0.0.1:{port}/a2a"),
+            ProtocolVersion::V0_3,
+            Binding::JsonRpc,
+        ),
+        config(),
+    );
+    let r = c.send_text("x", &CallOptions::default());
+    assert_eq!(r.outcome.error, Some(ErrorName::ConnectFailed));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::No));
+    let line = model_text("billing", &r.outcome).unwrap();
+    assert!(line.starts_with("REMOTE_UNAVAILABLE billing"), "{line}");
+}
+
+#[test]
+fn a_send_dropped_after_processing_is_retried_with_the_same_key_and_message_id() {
+    let fs = FaultServer::start();
+    let c = Client::new(
+        &fs.agent("idem-drop"),
+        ClientConfig {
+            send_retries: 2,
+            ..config()
+        },
+    )
+    .unwrap();
+    let opts = CallOptions {
+        idempotency_key: Some("conv-7:book:flight-42".into()),
+        ..CallOptions::default()
+    };
+    let r = c.send_text("book it", &opts);
+    assert_eq!(
+        r.outcome.state,
+        Some(TaskState::Completed),
+        "{:?}",
+        r.outcome
+    );
+    assert_eq!(r.correlation.attempts, 2);
+    let seen = fs.counters("idem-drop")["seen"].as_array().unwrap().clone();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0]["idempotency_key"], "conv-7:book:flight-42");
+    assert_eq!(seen[1]["idempotency_key"], "conv-7:book:flight-42");
+    assert_eq!(seen[0]["message_id"], seen[1]["message_id"]);
+    assert_ne!(seen[0]["id"], seen[1]["id"]);
+    assert_eq!(seen[1]["id"].as_str(), r.correlation.jsonrpc_id.as_deref());
+    // The first attempt alone: outcome unknown.
+    let first = Client::new(&fs.agent("idem-drop"), config())
+        .unwrap()
+        .send_text(
+            "book another",
+            &CallOptions {
+                idempotency_key: Some("conv-7:book:flight-43".into()),
+                ..CallOptions::default()
+            },
+        );
+    assert_eq!(first.outcome.request_sent, Some(RequestSent::Unknown));
+    assert!(
+        model_text("travel", &first.outcome)
+            .unwrap()
+            .starts_with("REMOTE_UNKNOWN")
+    );
+}
+
+#[test]
+fn without_an_idempotency_key_an_unknown_outcome_is_not_retried() {
+    let fs = FaultServer::start();
+    let c = Client::new(
+        &fs.agent("idem-drop"),
+        ClientConfig {
+            send_retries: 3,
+            ..config()
+        },
+    )
+    .unwrap();
+    let r = c.send_text("book it", &CallOptions::default());
+    assert_eq!(r.outcome.retry, RetryAdvice::UnknownOutcome);
+    assert_eq!(r.correlation.attempts, 1);
+    assert_eq!(fs.counters("idem-drop")["sends"], 1);
+}
+
+#[test]
+fn the_tally_counts_per_method_and_outcome() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    c.send_text("a", &CallOptions::default());
+    c.send_text("fail", &CallOptions::default());
+    c.send_text("b", &CallOptions::default());
+    c.get_task("task-1", &CallOptions::default());
+    let t = c.tally();
+    assert_eq!(
+        t.count("fault ok", "SendMessage", Channel::Task, "completed"),
+        2
+    );
+    assert_eq!(
+        t.count("fault ok", "SendMessage", Channel::Task, "failed"),
+        1
+    );
+    assert_eq!(
+        t.count("fault ok", "GetTask", Channel::Task, "completed"),
+        1
+    );
+    assert_eq!(t.total(), 4);
+    assert!(t.render_prometheus().contains("a2a_outcomes_total{"));
+}

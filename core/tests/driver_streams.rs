@@ -1,0 +1,374 @@
+//! Streaming calls through the driver against the fault server: typed items, idle timeout
+//! through the core's tracker, no total timeout, resubscribe instead of resend, the one
+//! get-task fallback, bursts, gzip and split events.
+#![cfg(feature = "driver")]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use a2a_core::driver::{CallOptions, Client, ClientConfig, StreamEvent, StreamFinal};
+use a2a_core::outcome::{Channel, ErrorName, RequestSent, RetryAdvice, TaskState};
+use a2a_core::stream::{StreamEndKind, StreamItem, StreamItemKind};
+use common::{FaultServer, assert_between, timing_lock};
+
+fn config() -> ClientConfig {
+    ClientConfig {
+        allow_http: true,
+        connect_timeout: Duration::from_secs(2),
+        call_timeout: Duration::from_secs(10),
+        stream_idle_timeout: Duration::from_secs(5),
+        ..ClientConfig::default()
+    }
+}
+
+fn client_with(fs: &FaultServer, scenario: &str, config: ClientConfig) -> Client {
+    Client::new(&fs.agent(scenario), config).expect("card resolves")
+}
+
+/// Runs a stream to its end (bounded: at most 10 000 events).
+fn collect(c: &Client, text: &str) -> (Vec<StreamItem>, Vec<(String, u32)>, StreamFinal) {
+    let mut items = Vec::new();
+    let mut resubs = Vec::new();
+    for ev in c.stream_text(text, &CallOptions::default()).take(10_000) {
+        match ev {
+            StreamEvent::Item(i) => items.push(i),
+            StreamEvent::Resubscribing { task_id, attempt } => resubs.push((task_id, attempt)),
+            StreamEvent::End(f) => return (items, resubs, f),
+        }
+    }
+    panic!("stream ended without an End event");
+}
+
+#[test]
+fn a_stream_yields_typed_items_and_ends_completed() {
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "ok", config());
+    let (items, resubs, end) = collect(&c, "hello");
+    let kinds: Vec<StreamItemKind> = items.iter().map(|i| i.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            StreamItemKind::Task,
+            StreamItemKind::StatusUpdate,
+            StreamItemKind::ArtifactUpdate,
+            StreamItemKind::StatusUpdate
+        ]
+    );
+    assert!(items[3].ends_stream);
+    assert!(resubs.is_empty());
+    assert_eq!(end.kind, Some(StreamEndKind::Completed));
+    assert_eq!(end.outcome.state, Some(TaskState::Completed));
+    let k = &end.correlation;
+    assert_eq!(k.method, "SendStreamingMessage");
+    assert!(k.task_id.as_deref().unwrap().starts_with("task-"));
+    assert!(k.context_id.is_some());
+    let seen = &fs.counters("ok")["seen"][0];
+    assert_eq!(seen["method"], "message/stream");
+    assert_eq!(seen["accept_encoding"], "identity");
+    assert_eq!(seen["id"].as_str(), k.jsonrpc_id.as_deref());
+    assert_eq!(seen["message_id"].as_str(), k.message_id.as_deref());
+    assert_eq!(seen["traceparent"].as_str(), Some(k.traceparent.as_str()));
+    assert_eq!(
+        c.tally().count(
+            "fault ok",
+            "SendStreamingMessage",
+            Channel::Task,
+            "completed"
+        ),
+        1
+    );
+}
+
+#[test]
+fn a_dropped_stream_is_truncated_with_resubscribe_advice_by_default() {
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "stream-drop", config());
+    let (items, resubs, end) = collect(&c, "go");
+    assert_eq!(items.len(), 3);
+    assert!(resubs.is_empty(), "resubscribing is off by default");
+    assert_eq!(end.kind, Some(StreamEndKind::Truncated));
+    assert_eq!(end.outcome.retry, RetryAdvice::Resubscribe);
+    assert!(end.outcome.task_id.as_deref().unwrap().starts_with("task-"));
+    let k = fs.counters("stream-drop");
+    assert_eq!(k["messages"], 1);
+    assert_eq!(k["resubscribes"], 0);
+}
+
+#[test]
+fn a_dropped_stream_is_resumed_by_resubscribing_never_by_resending() {
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "stream-drop",
+        ClientConfig {
+            stream_resubscribe_attempts: 2,
+            ..config()
+        },
+    );
+    let (items, resubs, end) = collect(&c, "go");
+    assert_eq!(resubs.len(), 1);
+    assert_eq!(
+        Some(resubs[0].0.as_str()),
+        end.correlation.task_id.as_deref()
+    );
+    assert_eq!(resubs[0].1, 1);
+    let texts: Vec<String> = items
+        .iter()
+        .filter(|i| i.kind == StreamItemKind::ArtifactUpdate)
+        .map(|i| i.artifact_id.clone().unwrap_or_default())
+        .collect();
+    assert_eq!(texts.len(), 2, "first chunk before the drop, last after");
+    assert_eq!(end.kind, Some(StreamEndKind::Completed));
+    assert_eq!(end.outcome.state, Some(TaskState::Completed));
+    assert_eq!(end.resubscribes, 1);
+    assert!(!end.fetched_by_get);
+    let k = fs.counters("stream-drop");
+    assert_eq!(k["messages"], 1, "the message was sent exactly once");
+    assert_eq!(k["resubscribes"], 1);
+    let seen = k["seen"].as_array().unwrap();
+    assert_eq!(seen[1]["method"], "tasks/resubscribe");
+    assert_eq!(seen[0]["traceparent"], seen[1]["traceparent"]);
+}
+
+#[test]
+fn a_task_finished_meanwhile_is_read_once_with_get() {
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "stream-finished",
+        ClientConfig {
+            stream_resubscribe_attempts: 3,
+            ..config()
+        },
+    );
+    let (_items, resubs, end) = collect(&c, "go");
+    assert_eq!(resubs.len(), 1);
+    assert!(end.fetched_by_get);
+    assert_eq!(end.kind, Some(StreamEndKind::Completed));
+    assert_eq!(end.outcome.state, Some(TaskState::Completed));
+    assert!(
+        String::from_utf8_lossy(end.task_body.as_deref().unwrap()).contains("done"),
+        "the task's final artifacts come back"
+    );
+    let k = fs.counters("stream-finished");
+    assert_eq!(k["messages"], 1);
+    assert_eq!(k["resubscribes"], 1);
+    assert_eq!(k["gets"], 1, "get-task once, no loop");
+}
+
+#[test]
+fn a_stalled_stream_is_cut_at_the_idle_timeout() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "stall",
+        ClientConfig {
+            stream_idle_timeout: Duration::from_secs(1),
+            ..config()
+        },
+    );
+    let t = Instant::now();
+    let (items, _, end) = collect(&c, "go");
+    assert_between(
+        t.elapsed(),
+        Duration::from_millis(900),
+        Duration::from_secs(4),
+        "idle",
+    );
+    assert_eq!(items.len(), 2);
+    assert_eq!(end.kind, Some(StreamEndKind::TimedOut));
+    assert_eq!(end.outcome.channel, Channel::Transport);
+    assert_eq!(end.outcome.error, Some(ErrorName::Timeout));
+    assert_eq!(end.outcome.request_sent, Some(RequestSent::Unknown));
+    assert_eq!(end.outcome.retry, RetryAdvice::Resubscribe);
+    assert!(end.outcome.task_id.is_some());
+}
+
+#[test]
+fn a_per_call_idle_timeout_overrides_the_clients() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "stall", config()); // 5 s configured
+    let t = Instant::now();
+    let end = c
+        .stream_text(
+            "go",
+            &CallOptions {
+                idle_timeout: Some(Duration::from_millis(700)),
+                ..CallOptions::default()
+            },
+        )
+        .take(100)
+        .find_map(|e| match e {
+            StreamEvent::End(f) => Some(f),
+            _ => None,
+        })
+        .unwrap();
+    assert_between(
+        t.elapsed(),
+        Duration::from_millis(600),
+        Duration::from_secs(3),
+        "idle",
+    );
+    assert_eq!(end.kind, Some(StreamEndKind::TimedOut));
+}
+
+#[test]
+fn a_stalled_stream_is_recovered_by_resubscribing() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "stall",
+        ClientConfig {
+            stream_idle_timeout: Duration::from_secs(1),
+            stream_resubscribe_attempts: 1,
+            ..config()
+        },
+    );
+    let (_, resubs, end) = collect(&c, "go");
+    assert_eq!(resubs.len(), 1);
+    assert_eq!(end.kind, Some(StreamEndKind::Completed));
+    let k = fs.counters("stall");
+    assert_eq!(k["messages"], 1);
+    assert_eq!(k["resubscribes"], 1);
+}
+
+#[test]
+fn keep_alives_for_three_idle_timeouts_keep_the_stream() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "keepalive-250-3000",
+        ClientConfig {
+            stream_idle_timeout: Duration::from_secs(1),
+            ..config()
+        },
+    );
+    let t = Instant::now();
+    let (items, _, end) = collect(&c, "go");
+    assert!(t.elapsed() >= Duration::from_millis(2900));
+    assert_eq!(
+        end.kind,
+        Some(StreamEndKind::Completed),
+        "{:?}",
+        end.outcome
+    );
+    assert_eq!(items.last().unwrap().kind, StreamItemKind::StatusUpdate);
+}
+
+#[test]
+fn a_stream_outlives_the_call_timeout_while_events_flow() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "flow-200-3000",
+        ClientConfig {
+            call_timeout: Duration::from_secs(1),
+            stream_idle_timeout: Duration::from_secs(1),
+            ..config()
+        },
+    );
+    let t = Instant::now();
+    let (items, _, end) = collect(&c, "go");
+    assert!(t.elapsed() >= Duration::from_millis(2900));
+    assert!(items.len() >= 10, "{} items", items.len());
+    assert_eq!(end.kind, Some(StreamEndKind::Completed));
+}
+
+#[test]
+fn a_burst_of_events_is_parsed_in_order() {
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "burst-200", config());
+    let (items, _, end) = collect(&c, "go");
+    assert_eq!(items.len(), 202);
+    let artifacts: Vec<&StreamItem> = items
+        .iter()
+        .filter(|i| i.kind == StreamItemKind::ArtifactUpdate)
+        .collect();
+    assert_eq!(artifacts.len(), 200);
+    assert!(!artifacts[0].append);
+    assert!(artifacts[1..].iter().all(|a| a.append));
+    assert!(artifacts[199].last_chunk);
+    assert!(artifacts[..199].iter().all(|a| !a.last_chunk));
+    assert_eq!(end.kind, Some(StreamEndKind::Completed));
+}
+
+#[test]
+fn a_gzipped_stream_is_decoded() {
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "gzip", config());
+    let (items, _, end) = collect(&c, "zipped");
+    assert_eq!(items.len(), 4);
+    assert_eq!(end.kind, Some(StreamEndKind::Completed));
+}
+
+#[test]
+fn events_split_over_data_lines_with_crlf_and_comments_are_whole() {
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "multiline", config());
+    let (items, _, end) = collect(&c, "split");
+    assert_eq!(items.len(), 4);
+    assert!(items.iter().all(|i| i.kind != StreamItemKind::Malformed));
+    assert_eq!(end.kind, Some(StreamEndKind::Completed));
+}
+
+#[test]
+fn an_error_instead_of_a_stream_is_classified() {
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "status-503-rpc", config());
+    let (items, _, end) = collect(&c, "go");
+    assert!(items.is_empty());
+    assert_eq!(end.kind, Some(StreamEndKind::NotAStream));
+    assert_eq!(end.outcome.channel, Channel::Protocol);
+    let c = client_with(&fs, "redirect", config());
+    let (_, _, end) = collect(&c, "go");
+    assert_eq!(end.outcome.error, Some(ErrorName::Redirect));
+    assert_eq!(fs.counters("redirect-target")["requests"], 0);
+}
+
+#[test]
+fn a_stream_that_never_answers_is_cut_at_the_call_timeout() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "hang",
+        ClientConfig {
+            call_timeout: Duration::from_secs(1),
+            ..config()
+        },
+    );
+    let t = Instant::now();
+    let (_, _, end) = collect(&c, "go");
+    assert_between(
+        t.elapsed(),
+        Duration::from_millis(900),
+        Duration::from_secs(4),
+        "head",
+    );
+    assert_eq!(end.kind, None);
+    assert_eq!(end.outcome.error, Some(ErrorName::Timeout));
+    assert_eq!(end.outcome.request_sent, Some(RequestSent::Unknown));
+}
+
+#[test]
+fn resubscribe_by_task_id() {
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "ok", config());
+    let events: Vec<StreamEvent> = c
+        .resubscribe("task-5", &CallOptions::default())
+        .take(100)
+        .collect();
+    let Some(StreamEvent::End(end)) = events.last() else {
+        panic!("no end");
+    };
+    assert_eq!(end.kind, Some(StreamEndKind::Completed));
+    assert_eq!(end.correlation.method, "SubscribeToTask");
+    assert_eq!(end.correlation.task_id.as_deref(), Some("task-5"));
+    assert_eq!(fs.counters("ok")["resubscribes"], 1);
+}

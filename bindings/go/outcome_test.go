@@ -168,6 +168,25 @@ func TestOutcomeTable(t *testing.T) {
 					t.Errorf("RetryAfter %v, header %q", o.RetryAfter, r)
 				}
 			}
+			// The resilience columns of the table, through the C ABI.
+			wantPrefix := ""
+			if row.ModelPrefix != nil {
+				wantPrefix = *row.ModelPrefix
+			}
+			if got := o.ModelPrefix(); got != wantPrefix {
+				t.Errorf("model_prefix %q, want %q", got, wantPrefix)
+			}
+			line, hasLine, err := ModelText("planner", o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hasLine != (wantPrefix != "") || hasLine && !strings.HasPrefix(line, wantPrefix+" planner: ") {
+				t.Errorf("model text %q (%v) for prefix %q", line, hasLine, wantPrefix)
+			}
+			if counts, err := o.CountsTowardBreaker(); err != nil || counts != row.Breaker {
+				t.Errorf("breaker %v (%v), want %v", counts, err, row.Breaker)
+			}
+			// exit_code is not checked: the C ABI exports no exit code (it is the CLI's).
 			// A success needs no action; interrupted states need none either but are no
 			// success.
 			if o.Success && o.Retry != RetryNone {

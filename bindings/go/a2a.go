@@ -60,7 +60,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	if e.Detail != "" {
+	if e.Detail != "" && e.Detail != e.Code.Error() {
 		return fmt.Sprintf("a2a: %s: %s (%s)", e.Op, e.Detail, e.Code.Error())
 	}
 	return fmt.Sprintf("a2a: %s: %s", e.Op, e.Code.Error())

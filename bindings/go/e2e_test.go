@@ -432,6 +432,83 @@ func TestE2EPythonPeer(t *testing.T) {
 		}
 	})
 
+	t.Run("raw TCP: the library's HTTP/1.1 writer and reader, decoder and tracker", func(t *testing.T) {
+		// No net/http: the request is serialized by AppendRequest, the response read by
+		// ResponseReader from 37-byte socket reads, its body fed to the decoder.
+		r := newRPC(V10, "SendStreamingMessage", message(V10, "stream 2"))
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": r.id, "method": r.method, "params": r.params})
+		req, err := AppendRequest(nil, "POST", v10.Path, fmt.Sprintf("%s:%d", v10.Host, v10.Port),
+			[]Header{{"Content-Type", "application/json"}, {"Accept", "text/event-stream"}, {"A2A-Version", "1.0"}}, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := net.DialTimeout("tcp", fmt.Sprintf("%s:%d", v10.Host, v10.Port), 3*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(20 * time.Second))
+		if _, err := conn.Write(req); err != nil {
+			t.Fatal(err)
+		}
+		rr, _ := NewResponseReader("POST", nil)
+		defer rr.Close()
+		dec, _ := NewDecoder(nil)
+		defer dec.Close()
+		tr, _ := NewStreamTracker(r.asked(), 10*time.Second, time.Now())
+		defer tr.Close()
+		var pending []byte
+		var kinds []string
+		read := make([]byte, 37)
+		for !rr.IsDone() && !tr.IsOver() {
+			n, rerr := conn.Read(read)
+			now := time.Now()
+			pending = append(pending, read[:n]...)
+			for {
+				st, err := rr.Feed(pending)
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch st.Event {
+				case HTTP1HeadDone:
+					head, _ := rr.Head()
+					if ct, _ := head.Get("content-type"); head.Status != 200 || !IsEventStream(ct) || head.Framing != FramingChunked {
+						t.Fatalf("head %+v", head)
+					}
+				case HTTP1Body:
+					tr.OnBytes(now)
+					evs, err := dec.Feed(st.Body)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, ev := range evs {
+						if it, _ := tr.OnSSE(now, ev); it != nil {
+							kinds = append(kinds, it.Kind.String())
+						}
+					}
+				}
+				pending = pending[st.Consumed:]
+				if st.Event == HTTP1NeedMore || st.Event == HTTP1End {
+					break
+				}
+			}
+			if rerr != nil {
+				if err := rr.Finish(); err != nil && !tr.IsOver() {
+					t.Fatalf("read %v; reader %v", rerr, err)
+				}
+				break
+			}
+		}
+		end, o, err := tr.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		if end != EndCompleted || !o.Success || strings.Join(kinds, " ") != "task status-update artifact-update artifact-update status-update" {
+			t.Fatalf("end %v %+v items %v", end, o, kinds)
+		}
+	})
+
 	t.Run("connect refused is REMOTE_UNAVAILABLE and opens the breaker", func(t *testing.T) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

@@ -29,23 +29,23 @@ type Code uint32
 
 // Result codes of the C ABI (a2a_result) that Go callers may meet.
 const (
-	CodeOK                  Code = C.A2A_OK
-	CodeNeedMore            Code = C.A2A_NEED_MORE
-	CodeNone                Code = C.A2A_NONE
-	CodeNullParameter       Code = C.A2A_NULL_PARAMETER
-	CodeInvalidUTF8         Code = C.A2A_INVALID_UTF8
-	CodeInvalidArgument     Code = C.A2A_INVALID_ARGUMENT
-	CodeVersionMalformed    Code = C.A2A_VERSION_MALFORMED
-	CodeVersionUnsupported  Code = C.A2A_VERSION_UNSUPPORTED
-	CodeBindingUnknown      Code = C.A2A_BINDING_UNKNOWN
-	CodeSSELineTooLong      Code = C.A2A_SSE_LINE_TOO_LONG
-	CodeSSEEventTooLarge    Code = C.A2A_SSE_EVENT_TOO_LARGE
-	CodeSSEIDNul            Code = C.A2A_SSE_ID_NUL
-	CodeSSEEventTypeLineBrk Code = C.A2A_SSE_EVENT_TYPE_LINE_BREAK
-	CodeSSEIDLineBreak      Code = C.A2A_SSE_ID_LINE_BREAK
-	CodeSSELimit            Code = C.A2A_SSE_LIMIT
-	CodeSSEEncode           Code = C.A2A_SSE_ENCODE
-	CodePanic               Code = C.A2A_PANIC
+	CodeOK                    Code = C.A2A_OK
+	CodeNeedMore              Code = C.A2A_NEED_MORE
+	CodeNone                  Code = C.A2A_NONE
+	CodeNullParameter         Code = C.A2A_NULL_PARAMETER
+	CodeInvalidUTF8           Code = C.A2A_INVALID_UTF8
+	CodeInvalidArgument       Code = C.A2A_INVALID_ARGUMENT
+	CodeVersionMalformed      Code = C.A2A_VERSION_MALFORMED
+	CodeVersionUnsupported    Code = C.A2A_VERSION_UNSUPPORTED
+	CodeBindingUnknown        Code = C.A2A_BINDING_UNKNOWN
+	CodeSSELineTooLong        Code = C.A2A_SSE_LINE_TOO_LONG
+	CodeSSEEventTooLarge      Code = C.A2A_SSE_EVENT_TOO_LARGE
+	CodeSSEIDNul              Code = C.A2A_SSE_ID_NUL
+	CodeSSEEventTypeLineBreak Code = C.A2A_SSE_EVENT_TYPE_LINE_BREAK
+	CodeSSEIDLineBreak        Code = C.A2A_SSE_ID_LINE_BREAK
+	CodeSSELimit              Code = C.A2A_SSE_LIMIT
+	CodeSSEEncode             Code = C.A2A_SSE_ENCODE
+	CodePanic                 Code = C.A2A_PANIC
 )
 
 // Error returns the library's static description of the code.

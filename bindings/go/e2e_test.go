@@ -275,7 +275,7 @@ func TestE2EPythonPeer(t *testing.T) {
 		r.a2aVersion = ""
 		o := call(t, v10.URL, r)
 		record(r.method, o)
-		if o.Channel != ChannelProtocol || o.Error != ErrVersionNotSupported || *o.Code != -32009 ||
+		if o.Channel != ChannelProtocol || o.Error != NameVersionNotSupported || *o.Code != -32009 ||
 			o.Retry != RetryFixVersion || o.Hint == nil || *o.HTTPStatus != 200 {
 			t.Fatalf("%+v", o)
 		}
@@ -294,7 +294,7 @@ func TestE2EPythonPeer(t *testing.T) {
 		r := newRPC(V03, "tasks/get", map[string]any{"id": "no-such-task"})
 		o := call(t, v03.URL, r)
 		record(r.method, o)
-		if o.Channel != ChannelProtocol || o.Error != ErrTaskNotFound || o.Retry != RetryNever {
+		if o.Channel != ChannelProtocol || o.Error != NameTaskNotFound || o.Retry != RetryNever {
 			t.Fatalf("%+v", o)
 		}
 		p, _ := NewRetryPolicy(DefaultRetryConfig(CallRead), time.Now())
@@ -366,7 +366,7 @@ func TestE2EPythonPeer(t *testing.T) {
 		r := newRPC(V10, "SendStreamingMessage", message(V10, "stream 1"))
 		r.a2aVersion = ""
 		res := stream(t, v10.URL, r, 10*time.Second)
-		if res.end != EndNotAStream || res.outcome.Error != ErrVersionNotSupported || res.outcome.Retry != RetryFixVersion {
+		if res.end != EndNotAStream || res.outcome.Error != NameVersionNotSupported || res.outcome.Retry != RetryFixVersion {
 			t.Fatalf("end %v %+v", res.end, res.outcome)
 		}
 	})
@@ -423,7 +423,7 @@ func TestE2EPythonPeer(t *testing.T) {
 		}
 		defer o.Close()
 		id, _ := tr.TaskID()
-		if o.Channel != ChannelTransport || o.Error != ErrTimeout || o.Retry != RetryResubscribe ||
+		if o.Channel != ChannelTransport || o.Error != NameTimeout || o.Retry != RetryResubscribe ||
 			o.TaskID == nil || *o.TaskID != id || o.ModelPrefix() != "REMOTE_UNKNOWN" {
 			t.Fatalf("timeout outcome %+v", o)
 		}
@@ -527,7 +527,7 @@ func TestE2EPythonPeer(t *testing.T) {
 			if derr == nil {
 				t.Skip("something listens on the released port")
 			}
-			o, err := NewTransportOutcome(ErrConnectFailed, RequestSentNo, derr.Error())
+			o, err := NewTransportOutcome(NameConnectFailed, RequestSentNo, derr.Error())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -202,7 +202,7 @@ func fillAsked(pin *runtime.Pinner, a *C.struct_a2a_asked, asked *Asked) {
 }
 
 // NewTransportOutcome builds a transport-channel outcome for a call that produced no HTTP
-// response (error is one of the transport names, ErrConnectFailed ... ErrTLS).
+// response (error is one of the transport names, NameConnectFailed ... NameTLS).
 func NewTransportOutcome(name ErrorName, sent RequestSent, message string) (*Outcome, error) {
 	p, n := cText(message)
 	var h *C.a2a_outcome

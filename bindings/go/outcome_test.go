@@ -210,7 +210,7 @@ func TestClassifyArgumentErrors(t *testing.T) {
 	if _, err := Classify(Response{Status: 70000}); !errors.Is(err, CodeInvalidArgument) {
 		t.Fatalf("status 70000: %v", err)
 	}
-	if _, err := NewTransportOutcome(ErrTaskNotFound, RequestSentNo, ""); !errors.Is(err, CodeInvalidArgument) {
+	if _, err := NewTransportOutcome(NameTaskNotFound, RequestSentNo, ""); !errors.Is(err, CodeInvalidArgument) {
 		t.Fatalf("protocol name as transport: %v", err)
 	}
 	// Any body bytes are a classification, never an error or a crash.
@@ -239,7 +239,7 @@ func TestOutcomeCloseKeepsFieldsAndSharesHandle(t *testing.T) {
 		t.Fatal("closing a copy must close the shared handle")
 	}
 	o.Close() // harmless twice
-	if o.Channel != ChannelHTTP || o.Error != ErrUnavailable || o.Retry != RetryBackoff ||
+	if o.Channel != ChannelHTTP || o.Error != NameUnavailable || o.Retry != RetryBackoff ||
 		*o.HTTPStatus != 503 || o.RetryAfter == nil || o.RetryAfter.Seconds() != 7 {
 		t.Fatalf("fields after Close: %+v", o)
 	}
@@ -266,7 +266,7 @@ func TestVocabularyRoundTrips(t *testing.T) {
 			}
 		}
 	}
-	if ErrorNameOfCode(-32001) != ErrTaskNotFound || ErrorNameOfCode(1) != ErrOther {
+	if ErrorNameOfCode(-32001) != NameTaskNotFound || ErrorNameOfCode(1) != NameOther {
 		t.Error("ErrorNameOfCode")
 	}
 	if _, err := ParseErrorName("taskNotFound"); !errors.Is(err, CodeInvalidArgument) {

@@ -86,13 +86,13 @@ func classifyBody(t *testing.T, status int, method, body string) *Outcome {
 }
 
 func TestModelTextLines(t *testing.T) {
-	refused := transport(t, ErrConnectFailed, RequestSentNo, "connection refused")
+	refused := transport(t, NameConnectFailed, RequestSentNo, "connection refused")
 	defer refused.Close()
 	line, ok, err := ModelText("booking", refused)
 	if err != nil || !ok || !strings.HasPrefix(line, "REMOTE_UNAVAILABLE booking: the request was not sent") {
 		t.Errorf("connect refused: %q %v %v", line, ok, err)
 	}
-	timeout := transport(t, ErrTimeout, RequestSentUnknown, "call timeout after 45000 ms")
+	timeout := transport(t, NameTimeout, RequestSentUnknown, "call timeout after 45000 ms")
 	defer timeout.Close()
 	line, _, _ = ModelText("booking", timeout)
 	if !strings.HasPrefix(line, "REMOTE_UNKNOWN booking: the request may or may not have been received") ||
@@ -131,7 +131,7 @@ func TestModelTextLines(t *testing.T) {
 
 func TestRetryPolicyUnknownOutcome(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	reset := transport(t, ErrReset, RequestSentUnknown, "connection reset by peer")
+	reset := transport(t, NameReset, RequestSentUnknown, "connection reset by peer")
 	defer reset.Close()
 
 	// Side-effecting without a key: never resent.
@@ -212,7 +212,7 @@ func TestRetryPolicyDeadlineAndRetryAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	reset := transport(t, ErrReset, RequestSentUnknown, "reset")
+	reset := transport(t, NameReset, RequestSentUnknown, "reset")
 	defer reset.Close()
 	if a, _ := r.NextWithRandom(reset, t0.Add(time.Second), 0); a.Kind != ActionGiveUp || a.GiveUp != GiveUpDeadlineExhausted {
 		t.Fatalf("deadline: %+v", a)
@@ -269,7 +269,7 @@ func TestBreakerSimulatedClock(t *testing.T) {
 		t.Fatalf("agent %q", b.Agent())
 	}
 	t0 := time.Unix(0, 0)
-	down := transport(t, ErrConnectFailed, RequestSentNo, "connection refused")
+	down := transport(t, NameConnectFailed, RequestSentNo, "connection refused")
 	defer down.Close()
 	notFound := classifyBody(t, 200, "tasks/get", `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}`)
 	defer notFound.Close()
@@ -299,7 +299,7 @@ func TestBreakerSimulatedClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ref.Close()
-	if ref.Channel != ChannelTransport || ref.Error != ErrCircuitOpen || ref.RequestSent != RequestSentNo ||
+	if ref.Channel != ChannelTransport || ref.Error != NameCircuitOpen || ref.RequestSent != RequestSentNo ||
 		ref.ModelPrefix() != "REMOTE_UNAVAILABLE" {
 		t.Fatalf("refusal %+v", ref)
 	}

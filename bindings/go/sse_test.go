@@ -286,7 +286,7 @@ func TestEncoderRoundTripsThroughDecoder(t *testing.T) {
 	if err := e.Event(OutEvent{Data: []byte("d"), ID: &bad}); !errors.Is(err, CodeSSEIDLineBreak) {
 		t.Fatalf("id with LF: %v", err)
 	}
-	if err := e.Event(OutEvent{Data: []byte("d"), Type: "a\rb"}); !errors.Is(err, CodeSSEEventTypeLineBrk) {
+	if err := e.Event(OutEvent{Data: []byte("d"), Type: "a\rb"}); !errors.Is(err, CodeSSEEventTypeLineBreak) {
 		t.Fatalf("type with CR: %v", err)
 	}
 	out := e.Bytes()

@@ -96,39 +96,39 @@ type ErrorName uint32
 
 // Error names (a2a_error_name): protocol 1-99, http 101-199, transport 201-299.
 const (
-	ErrParseError                     ErrorName = C.A2A_ERROR_NAME_PARSE_ERROR
-	ErrInvalidRequest                 ErrorName = C.A2A_ERROR_NAME_INVALID_REQUEST
-	ErrMethodNotFound                 ErrorName = C.A2A_ERROR_NAME_METHOD_NOT_FOUND
-	ErrInvalidParams                  ErrorName = C.A2A_ERROR_NAME_INVALID_PARAMS
-	ErrInternal                       ErrorName = C.A2A_ERROR_NAME_INTERNAL
-	ErrTaskNotFound                   ErrorName = C.A2A_ERROR_NAME_TASK_NOT_FOUND
-	ErrTaskNotCancelable              ErrorName = C.A2A_ERROR_NAME_TASK_NOT_CANCELABLE
-	ErrPushNotificationNotSupported   ErrorName = C.A2A_ERROR_NAME_PUSH_NOTIFICATION_NOT_SUPPORTED
-	ErrUnsupportedOperation           ErrorName = C.A2A_ERROR_NAME_UNSUPPORTED_OPERATION
-	ErrContentTypeNotSupported        ErrorName = C.A2A_ERROR_NAME_CONTENT_TYPE_NOT_SUPPORTED
-	ErrInvalidAgentResponse           ErrorName = C.A2A_ERROR_NAME_INVALID_AGENT_RESPONSE
-	ErrExtendedAgentCardNotConfigured ErrorName = C.A2A_ERROR_NAME_EXTENDED_AGENT_CARD_NOT_CONFIGURED
-	ErrExtensionSupportRequired       ErrorName = C.A2A_ERROR_NAME_EXTENSION_SUPPORT_REQUIRED
-	ErrVersionNotSupported            ErrorName = C.A2A_ERROR_NAME_VERSION_NOT_SUPPORTED
-	ErrOther                          ErrorName = C.A2A_ERROR_NAME_OTHER
-	ErrUnauthenticated                ErrorName = C.A2A_ERROR_NAME_UNAUTHENTICATED
-	ErrForbidden                      ErrorName = C.A2A_ERROR_NAME_FORBIDDEN
-	ErrNotFound                       ErrorName = C.A2A_ERROR_NAME_NOT_FOUND
-	ErrPayloadTooLarge                ErrorName = C.A2A_ERROR_NAME_PAYLOAD_TOO_LARGE
-	ErrRateLimited                    ErrorName = C.A2A_ERROR_NAME_RATE_LIMITED
-	ErrRedirect                       ErrorName = C.A2A_ERROR_NAME_REDIRECT
-	ErrBadGateway                     ErrorName = C.A2A_ERROR_NAME_BAD_GATEWAY
-	ErrUnavailable                    ErrorName = C.A2A_ERROR_NAME_UNAVAILABLE
-	ErrGatewayTimeout                 ErrorName = C.A2A_ERROR_NAME_GATEWAY_TIMEOUT
-	ErrHTTP                           ErrorName = C.A2A_ERROR_NAME_HTTP
-	ErrConnectFailed                  ErrorName = C.A2A_ERROR_NAME_CONNECT_FAILED
-	ErrDNS                            ErrorName = C.A2A_ERROR_NAME_DNS
-	ErrTimeout                        ErrorName = C.A2A_ERROR_NAME_TIMEOUT
-	ErrReset                          ErrorName = C.A2A_ERROR_NAME_RESET
-	ErrCircuitOpen                    ErrorName = C.A2A_ERROR_NAME_CIRCUIT_OPEN
-	ErrCardResolution                 ErrorName = C.A2A_ERROR_NAME_CARD_RESOLUTION
-	ErrResponseTooLarge               ErrorName = C.A2A_ERROR_NAME_RESPONSE_TOO_LARGE
-	ErrTLS                            ErrorName = C.A2A_ERROR_NAME_TLS
+	NameParseError                     ErrorName = C.A2A_ERROR_NAME_PARSE_ERROR
+	NameInvalidRequest                 ErrorName = C.A2A_ERROR_NAME_INVALID_REQUEST
+	NameMethodNotFound                 ErrorName = C.A2A_ERROR_NAME_METHOD_NOT_FOUND
+	NameInvalidParams                  ErrorName = C.A2A_ERROR_NAME_INVALID_PARAMS
+	NameInternal                       ErrorName = C.A2A_ERROR_NAME_INTERNAL
+	NameTaskNotFound                   ErrorName = C.A2A_ERROR_NAME_TASK_NOT_FOUND
+	NameTaskNotCancelable              ErrorName = C.A2A_ERROR_NAME_TASK_NOT_CANCELABLE
+	NamePushNotificationNotSupported   ErrorName = C.A2A_ERROR_NAME_PUSH_NOTIFICATION_NOT_SUPPORTED
+	NameUnsupportedOperation           ErrorName = C.A2A_ERROR_NAME_UNSUPPORTED_OPERATION
+	NameContentTypeNotSupported        ErrorName = C.A2A_ERROR_NAME_CONTENT_TYPE_NOT_SUPPORTED
+	NameInvalidAgentResponse           ErrorName = C.A2A_ERROR_NAME_INVALID_AGENT_RESPONSE
+	NameExtendedAgentCardNotConfigured ErrorName = C.A2A_ERROR_NAME_EXTENDED_AGENT_CARD_NOT_CONFIGURED
+	NameExtensionSupportRequired       ErrorName = C.A2A_ERROR_NAME_EXTENSION_SUPPORT_REQUIRED
+	NameVersionNotSupported            ErrorName = C.A2A_ERROR_NAME_VERSION_NOT_SUPPORTED
+	NameOther                          ErrorName = C.A2A_ERROR_NAME_OTHER
+	NameUnauthenticated                ErrorName = C.A2A_ERROR_NAME_UNAUTHENTICATED
+	NameForbidden                      ErrorName = C.A2A_ERROR_NAME_FORBIDDEN
+	NameNotFound                       ErrorName = C.A2A_ERROR_NAME_NOT_FOUND
+	NamePayloadTooLarge                ErrorName = C.A2A_ERROR_NAME_PAYLOAD_TOO_LARGE
+	NameRateLimited                    ErrorName = C.A2A_ERROR_NAME_RATE_LIMITED
+	NameRedirect                       ErrorName = C.A2A_ERROR_NAME_REDIRECT
+	NameBadGateway                     ErrorName = C.A2A_ERROR_NAME_BAD_GATEWAY
+	NameUnavailable                    ErrorName = C.A2A_ERROR_NAME_UNAVAILABLE
+	NameGatewayTimeout                 ErrorName = C.A2A_ERROR_NAME_GATEWAY_TIMEOUT
+	NameHTTP                           ErrorName = C.A2A_ERROR_NAME_HTTP
+	NameConnectFailed                  ErrorName = C.A2A_ERROR_NAME_CONNECT_FAILED
+	NameDNS                            ErrorName = C.A2A_ERROR_NAME_DNS
+	NameTimeout                        ErrorName = C.A2A_ERROR_NAME_TIMEOUT
+	NameReset                          ErrorName = C.A2A_ERROR_NAME_RESET
+	NameCircuitOpen                    ErrorName = C.A2A_ERROR_NAME_CIRCUIT_OPEN
+	NameCardResolution                 ErrorName = C.A2A_ERROR_NAME_CARD_RESOLUTION
+	NameResponseTooLarge               ErrorName = C.A2A_ERROR_NAME_RESPONSE_TOO_LARGE
+	NameTLS                            ErrorName = C.A2A_ERROR_NAME_TLS
 )
 
 // String is the name as in JSON output ("TaskNotFound", "BadGateway", ...); "" for none.
@@ -144,7 +144,7 @@ func ParseErrorName(s string) (ErrorName, error) {
 	return ErrorName(out), nil
 }
 
-// ErrorNameOfCode names a JSON-RPC / A2A error code (unknown codes are ErrOther).
+// ErrorNameOfCode names a JSON-RPC / A2A error code (unknown codes are NameOther).
 func ErrorNameOfCode(code int64) ErrorName {
 	return ErrorName(C.a2a_error_name_of_code(C.int64_t(code)))
 }

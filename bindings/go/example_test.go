@@ -20,5 +20,5 @@ func Example() {
 	fmt.Println(line)
 	// Output:
 	// task failed new_task 3f9c0a7b12de
-	// REMOTE_FAILED booking: Agent execution failed. (error_id: 3f9c0a7b12de) (error_id: 3f9c0a7b12de)
+	// REMOTE_FAILED booking: Agent execution failed. (error_id: 3f9c0a7b12de)
 }

@@ -66,8 +66,9 @@ type Outcome struct {
 
 // outcomeRef owns one library outcome; a cleanup frees it if Close was never called.
 type outcomeRef struct {
-	h       *C.a2a_outcome
-	cleanup runtime.Cleanup
+	h        *C.a2a_outcome
+	borrowed bool // owned by a stream handle, which invalidates it; never freed here
+	cleanup  runtime.Cleanup
 }
 
 // readOutcome copies every field of a library outcome into Go memory.
@@ -151,7 +152,7 @@ func ownOutcome(h *C.a2a_outcome) *Outcome {
 // Close frees the library's outcome handle (the fields stay readable). Calling it twice,
 // or on an Outcome without a handle, is harmless.
 func (o *Outcome) Close() error {
-	if o.ref != nil && o.ref.h != nil {
+	if o.ref != nil && o.ref.h != nil && !o.ref.borrowed {
 		o.ref.cleanup.Stop()
 		C.a2a_outcome_free(o.ref.h)
 		o.ref.h = nil

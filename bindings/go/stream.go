@@ -161,6 +161,11 @@ func (t *StreamTracker) OnEvent(now time.Time, eventType string, data []byte) (*
 	default:
 		return nil, codeErr("StreamTracker.OnEvent", r)
 	}
+	return readStreamItem(&it), nil
+}
+
+// readStreamItem copies a library stream item (its outcome without a handle).
+func readStreamItem(it *C.struct_a2a_stream_item) *StreamItem {
 	item := &StreamItem{
 		Kind:       StreamItemKind(it.kind),
 		Outcome:    readOutcome(it.outcome),
@@ -173,7 +178,7 @@ func (t *StreamTracker) OnEvent(now time.Time, eventType string, data []byte) (*
 		f := bool(it.final_flag)
 		item.Final = &f
 	}
-	return item, nil
+	return item
 }
 
 // OnSSE routes one decoder Event: an event to OnEvent, a comment to OnComment, a retry

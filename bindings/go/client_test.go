@@ -16,15 +16,26 @@ import (
 // A local JSON-RPC 0.3 endpoint that records what the driver sends and answers with a
 // completed task (shape of a2a-wire.md §8.1(a)'s response).
 type recorder struct {
-	mu   sync.Mutex
-	reqs []*http.Request
-	body [][]byte
+	mu      sync.Mutex
+	headers []http.Header
+	body    [][]byte
+}
+
+// get returns the i-th request's headers and body (under the lock: the handler runs on
+// another goroutine, and the happens-before through the C call is invisible to -race).
+func (r *recorder) get(i int) (http.Header, []byte, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i >= len(r.headers) {
+		return nil, nil, len(r.headers)
+	}
+	return r.headers[i], r.body[i], len(r.headers)
 }
 
 func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	b, _ := io.ReadAll(req.Body)
 	r.mu.Lock()
-	r.reqs = append(r.reqs, req)
+	r.headers = append(r.headers, req.Header.Clone())
 	r.body = append(r.body, b)
 	r.mu.Unlock()
 	var in struct {
@@ -75,10 +86,10 @@ func TestClientHeaderHooksAndOptions(t *testing.T) {
 	if o.Channel != ChannelTask || !o.Success || *o.TaskID != "t-1" {
 		t.Fatalf("outcome %+v", o)
 	}
-	if len(rec.reqs) != 1 {
-		t.Fatalf("%d requests", len(rec.reqs))
+	h, body0, n := rec.get(0)
+	if n != 1 {
+		t.Fatalf("%d requests", n)
 	}
-	h := rec.reqs[0].Header
 	if h.Get("Authorization") != "Bearer from-hook" || h.Get("X-Route") != "second" || h.Get("X-Call") != "yes" ||
 		h.Get("Idempotency-Key") != "a2a-ik1-0fdda6d44efd6b946c79c5d7ece05eec" ||
 		h.Get("Traceparent") != "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" || h.Get("X-Evil") != "" || h.Get("Injected") != "" {
@@ -102,14 +113,15 @@ func TestClientHeaderHooksAndOptions(t *testing.T) {
 			} `json:"message"`
 		} `json:"params"`
 	}
-	json.Unmarshal(rec.body[0], &body)
+	json.Unmarshal(body0, &body)
 	if body.Params.Message.MessageID != "m-fixed" {
-		t.Fatalf("messageId %s", rec.body[0])
+		t.Fatalf("messageId %s", body0)
 	}
 	// A fresh traceparent per call when none is given.
 	o2, _ := c.GetTask("t-1", nil)
 	defer o2.Close()
-	if tp := rec.reqs[1].Header.Get("Traceparent"); len(tp) != 55 || tp == rec.reqs[0].Header.Get("Traceparent") {
+	h1, _, _ := rec.get(1)
+	if tp := h1.Get("Traceparent"); len(tp) != 55 || tp == h.Get("Traceparent") {
 		t.Fatalf("generated traceparent %q", tp)
 	}
 	if len(methods) != 2 || !isMethod(methods[1], MethodGetTask) {

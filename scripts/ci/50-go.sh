@@ -4,7 +4,8 @@
 # bindings/go runs `go vet ./...` and `go test ./...` (the shared fixtures plus the
 # end-to-end test against the real Python a2a-sdk peer, started by tests/peers/launch.py
 # with --ping 1), once more with GOEXPERIMENT=cgocheck2 (the runtime checks every pointer
-# the binding hands to C: the memory rule of the C ABI), and the decoder benchmark once.
+# the binding hands to C: the memory rule of the C ABI), once with -race, and the decoder
+# benchmark once.
 #
 # Needs: scripts/ci/05-setup.sh (.venv with the Python peer), a C compiler for cgo, and Go
 # >= 1.24. When no such Go is installed, the go1.24 toolchain is fetched as the Go module
@@ -103,6 +104,8 @@ echo "--- go test (fixtures + end-to-end against the Python a2a-sdk peer)"
 "${launch[@]}" env CI=true A2A_PEER_PING=1 "$GO" test "${tags[@]}" -count=1 ./...
 echo "--- go test with GOEXPERIMENT=cgocheck2 (every pointer passed to C is checked)"
 "${launch[@]}" env CI=true A2A_PEER_PING=1 GOEXPERIMENT=cgocheck2 "$GO" test "${tags[@]}" -count=1 ./...
+echo "--- go test -race (the driver client's calls and hooks run across goroutines)"
+"${launch[@]}" env CI=true A2A_PEER_PING=1 "$GO" test "${tags[@]}" -race -count=1 ./...
 echo "--- benchmark (one short run: a smoke test, not a measurement)"
 "$GO" test "${tags[@]}" -run '^$' -bench . -benchtime 200x ./...
 echo "Go binding: all checks passed"

@@ -22,3 +22,23 @@ func Example() {
 	// task failed new_task 3f9c0a7b12de
 	// REMOTE_FAILED booking: Agent execution failed. (error_id: 3f9c0a7b12de)
 }
+
+// The reference driver: resolve the agent's card, add credentials to every call, send,
+// and hand the orchestrating model one line when the call did not simply succeed.
+// (Compiled by go test; run against a live agent.)
+func ExampleClient() {
+	c, err := a2a.NewClient("https://agent.example.com", nil)
+	if err != nil {
+		fmt.Println(err) // *a2a.CardResolutionError: the card could not be resolved
+		return
+	}
+	defer c.Close()
+	c.AddHeaderHook(func(method string, h *a2a.HeaderSetter) { h.Set("Authorization", "Bearer "+token()) })
+	o, _ := c.SendText("book a table for two", &a2a.ClientCallOptions{IdempotencyKey: "a2a-ik1-0fdda6d44efd6b946c79c5d7ece05eec"})
+	defer o.Close()
+	if line, failed, _ := a2a.ModelText("booking", o); failed {
+		fmt.Println(line) // e.g. REMOTE_UNKNOWN booking: the request may or may not have been received ...
+	}
+}
+
+func token() string { return "secret-from-your-vault" }

@@ -128,6 +128,8 @@ pub struct Client {
     /// What the caller gave: base URL or card URL, for deferred resolution.
     source: Option<String>,
     tally: Mutex<crate::tally::Tally>,
+    /// The opt-in circuit breaker (see [`ClientConfig::breaker`]).
+    breaker: Mutex<Option<crate::resilience::CircuitBreaker>>,
     /// Origin of the driver's `now` for the core's sans-IO state machines.
     epoch: Instant,
 }
@@ -152,6 +154,7 @@ impl Client {
             target: Mutex::new(None),
             source: None,
             tally: Mutex::new(crate::tally::Tally::new()),
+            breaker: Mutex::new(None),
             epoch: Instant::now(),
         }
     }
@@ -201,6 +204,60 @@ impl Client {
         let t = Arc::new(self.resolve_card(source).map_err(|e| e.to_outcome())?);
         *slot = Some(Arc::clone(&t));
         Ok(t)
+    }
+
+    /// Asks the breaker (if any) whether a call may go out; the refusal outcome if not.
+    pub(crate) fn breaker_allows(&self, agent: &str) -> Result<(), Outcome> {
+        let Some(config) = self.config.breaker else {
+            return Ok(());
+        };
+        let now = self.now();
+        let mut slot = self.breaker.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            match crate::resilience::CircuitBreaker::new(agent, config) {
+                Ok(b) => *slot = Some(b),
+                Err(e) => {
+                    let mut o = Outcome::transport(
+                        crate::outcome::ErrorName::InvalidRequest,
+                        crate::outcome::RequestSent::No,
+                        format!("request not sent: invalid breaker configuration: {e}"),
+                    );
+                    o.retry = crate::outcome::RetryAdvice::Never;
+                    return Err(o);
+                }
+            }
+        }
+        let b = slot.as_mut().expect("set above");
+        if b.allow(now) {
+            Ok(())
+        } else {
+            Err(b.refusal(now))
+        }
+    }
+
+    /// Reports a call's outcome to the breaker (if any).
+    pub(crate) fn breaker_record(&self, o: &Outcome) {
+        if self.config.breaker.is_none() {
+            return;
+        }
+        let now = self.now();
+        if let Some(b) = self
+            .breaker
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+        {
+            b.record(o, now);
+        }
+    }
+
+    /// Whether the breaker is open now (`None` without a breaker), for metrics.
+    pub fn breaker_state(&self) -> Option<crate::resilience::BreakerState> {
+        self.breaker
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|b| b.state(self.now()))
     }
 
     /// A copy of the per-method tally of every outcome this client produced.

@@ -181,6 +181,11 @@ impl<'c> StreamCall<'c> {
         if !resubscribe {
             self.correlation.jsonrpc_id = prepared.rpc_id.clone();
         }
+        if let Err(o) = self.client.breaker_allows(&prepared.target.agent_name) {
+            self.client
+                .record(&prepared.target.agent_name, prepared.method, &o);
+            return self.finish(None, o);
+        }
         let now = self.client.now();
         let mut tracker = StreamTracker::new(
             prepared.asked(),
@@ -193,6 +198,7 @@ impl<'c> StreamCall<'c> {
                 o.binding = Some(prepared.target.binding);
                 self.client
                     .record(&prepared.target.agent_name, prepared.method, &o);
+                self.client.breaker_record(&o);
                 self.after_failure(o, resubscribe);
             }
             Ok(Err(whole)) => {
@@ -203,6 +209,7 @@ impl<'c> StreamCall<'c> {
                 let o = tracker.on_non_sse_body(&info);
                 self.client
                     .record(&prepared.target.agent_name, prepared.method, &o);
+                self.client.breaker_record(&o);
                 if resubscribe && finished_meanwhile(&o) {
                     return self.fall_back_to_get();
                 }
@@ -296,6 +303,7 @@ impl<'c> StreamCall<'c> {
         let p = &open.prepared;
         self.client
             .record(&p.target.agent_name, p.method, &end.outcome);
+        self.client.breaker_record(&end.outcome);
         if open.resubscribe && end.kind == StreamEndKind::Error && finished_meanwhile(&end.outcome)
         {
             // The resubscribe stream itself said the task is gone: read it once.

@@ -86,7 +86,9 @@ fn common(args: &mut Args) -> Result<Common, String> {
     if let Some(n) = args.parsed::<u32>("--resubscribes")? {
         config.stream_resubscribe_attempts = n;
     }
-    config.defer_card_resolution = false;
+    if args.flag("--breaker") {
+        config.breaker = Some(a2a_core::resilience::BreakerConfig::default());
+    }
     let mut opts = CallOptions::default();
     for h in args.values("--header")? {
         let (n, v) = h

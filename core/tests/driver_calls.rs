@@ -313,7 +313,7 @@ fn credentials_come_from_interceptors_and_a_missing_one_is_not_sent() {
     assert_eq!(r.outcome.retry, RetryAdvice::Reauthenticate);
     assert_eq!(fs.counters("secured")["messages"], 0);
 
-    let mut c = client(&fs, "secured");
+    let c = client(&fs, "secured");
     let seen_methods = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = seen_methods.clone();
     c.add_interceptor(

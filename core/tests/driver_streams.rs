@@ -372,3 +372,23 @@ fn resubscribe_by_task_id() {
     assert_eq!(end.correlation.task_id.as_deref(), Some("task-5"));
     assert_eq!(fs.counters("ok")["resubscribes"], 1);
 }
+
+#[test]
+fn a_stream_outlives_its_client_handle_and_moves_across_threads() {
+    fn assert_send_static<T: Send + 'static>() {}
+    fn assert_sync<T: Sync>() {}
+    assert_send_static::<a2a_core::driver::StreamCall>();
+    assert_send_static::<Client>();
+    assert_sync::<Client>();
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "burst-5", config());
+    let s = c.stream_text("go", &CallOptions::default());
+    drop(c);
+    let events: Vec<StreamEvent> = std::thread::spawn(move || s.take(100).collect())
+        .join()
+        .unwrap();
+    assert_eq!(events.len(), 8, "task, 5 chunks, completed, end");
+    assert!(
+        matches!(events.last(), Some(StreamEvent::End(f)) if f.kind == Some(StreamEndKind::Completed))
+    );
+}

@@ -173,7 +173,7 @@ impl Client {
         }
         let budget = self.call_budget(opts.timeout);
         let retries = if call.method() == Method::SendMessage {
-            self.config.send_retries
+            self.inner.config.send_retries
         } else {
             0
         };
@@ -277,8 +277,8 @@ impl Client {
     /// whichever is shorter.
     pub(crate) fn call_budget(&self, budget: Option<Duration>) -> Duration {
         match budget {
-            Some(b) => b.min(self.config.call_timeout),
-            None => self.config.call_timeout,
+            Some(b) => b.min(self.inner.config.call_timeout),
+            None => self.inner.config.call_timeout,
         }
     }
 

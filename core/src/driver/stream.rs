@@ -83,8 +83,8 @@ struct Open {
 /// A streaming call in progress: an iterator of [`StreamEvent`]s ending with
 /// [`StreamEvent::End`]. Every read is bounded by the idle timeout; there is no total
 /// timeout. Dropping it closes the connection.
-pub struct StreamCall<'c> {
-    client: &'c Client,
+pub struct StreamCall {
+    client: Client,
     opts: CallOptions,
     open: Option<Open>,
     pending: VecDeque<StreamEvent>,
@@ -95,7 +95,7 @@ pub struct StreamCall<'c> {
     finished: bool,
 }
 
-impl std::fmt::Debug for StreamCall<'_> {
+impl std::fmt::Debug for StreamCall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StreamCall")
             .field("correlation", &self.correlation)
@@ -109,7 +109,7 @@ impl Client {
     /// Starts a streaming call: `SendStreamingMessage` (0.3 `message/stream`) or
     /// `SubscribeToTask` (0.3 `tasks/resubscribe`). Other calls end at once with an
     /// `InvalidRequest` outcome.
-    pub fn stream_call(&self, call: &Call<'_>, opts: &CallOptions) -> StreamCall<'_> {
+    pub fn stream_call(&self, call: &Call<'_>, opts: &CallOptions) -> StreamCall {
         let mut s = StreamCall::new(self, opts);
         if let Call::SendStreamingMessage(p) = call {
             s.correlation.message_id = Some(p.message.message_id.to_string());
@@ -125,7 +125,7 @@ impl Client {
     }
 
     /// Sends a user text message as a stream (`message/stream`, `SendStreamingMessage`).
-    pub fn stream_text(&self, text: &str, opts: &CallOptions) -> StreamCall<'_> {
+    pub fn stream_text(&self, text: &str, opts: &CallOptions) -> StreamCall {
         let message = user_message(text, opts);
         self.stream_call(
             &Call::SendStreamingMessage(SendMessageParams::new(message)),
@@ -134,16 +134,16 @@ impl Client {
     }
 
     /// Streams a task's events again (`tasks/resubscribe`, `SubscribeToTask`).
-    pub fn resubscribe(&self, task_id: &str, opts: &CallOptions) -> StreamCall<'_> {
+    pub fn resubscribe(&self, task_id: &str, opts: &CallOptions) -> StreamCall {
         self.stream_call(&Call::SubscribeToTask(TaskIdParams::new(task_id)), opts)
     }
 }
 
-impl<'c> StreamCall<'c> {
-    fn new(client: &'c Client, opts: &CallOptions) -> StreamCall<'c> {
+impl StreamCall {
+    fn new(client: &Client, opts: &CallOptions) -> StreamCall {
         let traceparent = opts.traceparent.clone().unwrap_or_else(new_traceparent);
         StreamCall {
-            client,
+            client: client.clone(),
             opts: CallOptions {
                 traceparent: Some(traceparent.clone()),
                 ..opts.clone()
@@ -159,7 +159,7 @@ impl<'c> StreamCall<'c> {
             started: Instant::now(),
             idle: opts
                 .idle_timeout
-                .unwrap_or(client.config.stream_idle_timeout),
+                .unwrap_or(client.inner.config.stream_idle_timeout),
             resubscribes: 0,
             finished: false,
         }
@@ -316,7 +316,7 @@ impl<'c> StreamCall<'c> {
                 .map(str::to_owned)
                 .or_else(|| end.outcome.task_id.clone());
             if let Some(task_id) = task
-                && self.resubscribes < self.client.config.stream_resubscribe_attempts
+                && self.resubscribes < self.client.inner.config.stream_resubscribe_attempts
             {
                 return self.resubscribe_to(task_id);
             }
@@ -328,7 +328,7 @@ impl<'c> StreamCall<'c> {
     fn after_failure(&mut self, o: Outcome, resubscribe: bool) {
         if resubscribe
             && let Some(task_id) = self.correlation.task_id.clone()
-            && self.resubscribes < self.client.config.stream_resubscribe_attempts
+            && self.resubscribes < self.client.inner.config.stream_resubscribe_attempts
         {
             return self.resubscribe_to(task_id);
         }
@@ -421,7 +421,7 @@ fn note_ids(c: &mut Correlation, o: &Outcome) {
     }
 }
 
-impl Iterator for StreamCall<'_> {
+impl Iterator for StreamCall {
     type Item = StreamEvent;
 
     fn next(&mut self) -> Option<StreamEvent> {

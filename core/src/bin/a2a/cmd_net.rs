@@ -327,7 +327,7 @@ fn report(o: &Outcome, k: &Correlation) {
     );
 }
 
-fn stream(c: &Common, s: StreamCall<'_>) -> i32 {
+fn stream(c: &Common, s: StreamCall) -> i32 {
     let progress = !c.json && std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut events = 0u64;

@@ -73,6 +73,11 @@ enum a2a_result
    */
   A2A_INVALID_ARGUMENT = 102,
   /*
+   The caller's output buffer is too small; the size needed was written to the call's
+   `written` out-parameter (the one output written on an error).
+   */
+  A2A_INSUFFICIENT_SIZE = 103,
+  /*
    A protocol version string is not `MAJOR.MINOR[.PATCH]` in ASCII digits.
    */
   A2A_VERSION_MALFORMED = 200,
@@ -113,6 +118,198 @@ enum a2a_result
    */
   A2A_SSE_ENCODE = 306,
   /*
+   HTTP/1.1: HTTP method is empty or not a token.
+   */
+  A2A_HTTP1_METHOD = 500,
+  /*
+   HTTP/1.1: request target is not origin-form or absolute http(s), or holds invalid bytes.
+   */
+  A2A_HTTP1_TARGET = 501,
+  /*
+   HTTP/1.1: Host value is empty or holds characters that cannot appear in an authority.
+   */
+  A2A_HTTP1_HOST = 502,
+  /*
+   HTTP/1.1: a request header name is empty or not a token.
+   */
+  A2A_HTTP1_HEADER_NAME = 503,
+  /*
+   HTTP/1.1: a request header value holds CR, LF, NUL or another control character.
+   */
+  A2A_HTTP1_HEADER_VALUE = 504,
+  /*
+   HTTP/1.1: Host, Content-Length and Transfer-Encoding are written by the serializer.
+   */
+  A2A_HTTP1_RESERVED_HEADER = 505,
+  /*
+   HTTP/1.1: the request cannot be serialized (a reason newer than this header).
+   */
+  A2A_HTTP1_REQUEST_INVALID = 506,
+  /*
+   HTTP/1.1: malformed response status line or header.
+   */
+  A2A_HTTP1_MALFORMED = 520,
+  /*
+   HTTP/1.1: response head larger than the limit.
+   */
+  A2A_HTTP1_HEAD_TOO_LARGE = 521,
+  /*
+   HTTP/1.1: response has more headers than the limit.
+   */
+  A2A_HTTP1_TOO_MANY_HEADERS = 522,
+  /*
+   HTTP/1.1: too many 1xx informational responses.
+   */
+  A2A_HTTP1_TOO_MANY_INFORMATIONAL = 523,
+  /*
+   HTTP/1.1: unexpected 101 Switching Protocols.
+   */
+  A2A_HTTP1_UNEXPECTED_UPGRADE = 524,
+  /*
+   HTTP/1.1: invalid Content-Length value.
+   */
+  A2A_HTTP1_INVALID_CONTENT_LENGTH = 525,
+  /*
+   HTTP/1.1: conflicting Content-Length values.
+   */
+  A2A_HTTP1_CONFLICTING_CONTENT_LENGTH = 526,
+  /*
+   HTTP/1.1: both Transfer-Encoding and Content-Length present.
+   */
+  A2A_HTTP1_CONTENT_LENGTH_WITH_TRANSFER_ENCODING = 527,
+  /*
+   HTTP/1.1: unsupported Transfer-Encoding (only a single chunked).
+   */
+  A2A_HTTP1_UNSUPPORTED_TRANSFER_CODING = 528,
+  /*
+   HTTP/1.1: invalid chunk-size line.
+   */
+  A2A_HTTP1_INVALID_CHUNK_SIZE = 529,
+  /*
+   HTTP/1.1: chunk-size line longer than the limit.
+   */
+  A2A_HTTP1_CHUNK_LINE_TOO_LONG = 530,
+  /*
+   HTTP/1.1: chunk data not followed by CRLF.
+   */
+  A2A_HTTP1_MISSING_CHUNK_TERMINATOR = 531,
+  /*
+   HTTP/1.1: malformed trailer section.
+   */
+  A2A_HTTP1_MALFORMED_TRAILERS = 532,
+  /*
+   HTTP/1.1: trailer section larger than the limit.
+   */
+  A2A_HTTP1_TRAILERS_TOO_LARGE = 533,
+  /*
+   HTTP/1.1: more trailer fields than the limit.
+   */
+  A2A_HTTP1_TOO_MANY_TRAILERS = 534,
+  /*
+   HTTP/1.1: connection closed before any response byte arrived.
+   */
+  A2A_HTTP1_CLOSED_BEFORE_RESPONSE = 535,
+  /*
+   HTTP/1.1: connection closed in the middle of the response head.
+   */
+  A2A_HTTP1_TRUNCATED_HEAD = 536,
+  /*
+   HTTP/1.1: connection closed before the body was complete.
+   */
+  A2A_HTTP1_TRUNCATED_BODY = 537,
+  /*
+   HTTP/1.1: the response cannot be read (a reason newer than this header).
+   */
+  A2A_HTTP1_RESPONSE_INVALID = 538,
+  /*
+   Card: agent card is not valid JSON.
+   */
+  A2A_CARD_JSON = 700,
+  /*
+   Card: agent card is not a JSON object.
+   */
+  A2A_CARD_NOT_AN_OBJECT = 701,
+  /*
+   Card: an agent card field has the wrong type.
+   */
+  A2A_CARD_INVALID_FIELD = 702,
+  /*
+   Card: an agent card interface entry is malformed.
+   */
+  A2A_CARD_INVALID_INTERFACE = 703,
+  /*
+   Card: no card interface matches the client's versions and bindings.
+   */
+  A2A_CARD_NO_USABLE_INTERFACE = 704,
+  /*
+   Card: a card URL does not parse.
+   */
+  A2A_CARD_INVALID_URL = 705,
+  /*
+   Card: a card URL carries userinfo (user@), which hides the real host.
+   */
+  A2A_CARD_USERINFO_IN_URL = 706,
+  /*
+   Card: plain http refused (allow it explicitly for local development).
+   */
+  A2A_CARD_PLAIN_HTTP = 707,
+  /*
+   Card: unsupported URL scheme (only https, and http when allowed).
+   */
+  A2A_CARD_UNSUPPORTED_SCHEME = 708,
+  /*
+   Card: card URL drift: the interface points at a local or private address while the card came from a public host.
+   */
+  A2A_CARD_URL_DRIFT = 709,
+  /*
+   Card: the interface origin is not the card's origin and not in the allow-list.
+   */
+  A2A_CARD_HOST_MISMATCH = 710,
+  /*
+   Card: the card cannot be used (a reason newer than this header).
+   */
+  A2A_CARD_INVALID = 711,
+  /*
+   Retry configuration: `max_attempts` is 0 (the first attempt counts).
+   */
+  A2A_CONFIG_ZERO_MAX_ATTEMPTS = 900,
+  /*
+   Retry configuration: `base_delay_ms` is larger than `max_delay_ms`.
+   */
+  A2A_CONFIG_BASE_DELAY_ABOVE_CAP = 901,
+  /*
+   Breaker configuration: `failure_threshold` and `failure_rate_percent` are both 0.
+   */
+  A2A_CONFIG_NO_OPENING_RULE = 902,
+  /*
+   Breaker configuration: `failure_rate_percent` is above 100.
+   */
+  A2A_CONFIG_RATE_OUT_OF_RANGE = 903,
+  /*
+   Breaker configuration: `window_ms` is 0.
+   */
+  A2A_CONFIG_ZERO_WINDOW = 904,
+  /*
+   Breaker configuration: `buckets` is 0 or above 1000.
+   */
+  A2A_CONFIG_BUCKETS_OUT_OF_RANGE = 905,
+  /*
+   Breaker configuration: `half_open_trials` is 0.
+   */
+  A2A_CONFIG_ZERO_HALF_OPEN_TRIALS = 906,
+  /*
+   A configuration value out of range, of a kind newer than this header.
+   */
+  A2A_CONFIG_INVALID = 907,
+  /*
+   Key derivation: no part, or every part empty (every call would share one key).
+   */
+  A2A_KEY_EMPTY_INPUT = 910,
+  /*
+   Key derivation failed for a reason newer than this header.
+   */
+  A2A_KEY_INVALID = 911,
+  /*
    A bug inside the library panicked; the panic was caught at the C boundary. The handle
    the call was made on (if any) may only be freed afterwards.
    */
@@ -127,47 +324,192 @@ typedef uint32_t a2a_result;
 #endif // __cplusplus
 
 /*
- The channel of an outcome: exactly one per outcome.
+ Which card shape was read.
  */
-enum a2a_channel
+enum a2a_card_shape
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /*
-   Not a channel: returned only for a NULL handle or after a caught panic.
+   Only `supportedInterfaces` (a 1.0 card).
    */
-  A2A_CHANNEL_INVALID = 0,
+  A2A_CARD_SHAPE_V10 = 1,
   /*
-   No HTTP response: connect failure, timeout, reset, circuit open, card resolution.
+   Only the 0.3 `url` fields.
    */
-  A2A_CHANNEL_TRANSPORT = 1,
+  A2A_CARD_SHAPE_V03 = 2,
   /*
-   A non-2xx HTTP status whose body carries no protocol error.
+   Both (what the Python and JS SDKs serve by default).
    */
-  A2A_CHANNEL_HTTP = 2,
-  /*
-   A JSON-RPC error object or an HTTP+JSON error body.
-   */
-  A2A_CHANNEL_PROTOCOL = 3,
-  /*
-   A task (or a status update) came back.
-   */
-  A2A_CHANNEL_TASK = 4,
-  /*
-   A direct message reply.
-   */
-  A2A_CHANNEL_MESSAGE = 5,
-  /*
-   A 2xx body that fits neither protocol version's shapes.
-   */
-  A2A_CHANNEL_MALFORMED = 6,
+  A2A_CARD_SHAPE_HYBRID = 3,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
-typedef enum a2a_channel a2a_channel;
+typedef enum a2a_card_shape a2a_card_shape;
 #else
-typedef uint32_t a2a_channel;
+typedef uint32_t a2a_card_shape;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ Where in the card an interface was declared.
+ */
+enum a2a_interface_list
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   `supportedInterfaces[origin_index]` (1.0).
+   */
+  A2A_INTERFACE_LIST_SUPPORTED_INTERFACES = 1,
+  /*
+   The top-level `url` with `preferredTransport` (0.3).
+   */
+  A2A_INTERFACE_LIST_PREFERRED_URL = 2,
+  /*
+   `additionalInterfaces[origin_index]` (0.3).
+   */
+  A2A_INTERFACE_LIST_ADDITIONAL_INTERFACES = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_interface_list a2a_interface_list;
+#else
+typedef uint32_t a2a_interface_list;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ The two protocol shapes deployed today.
+ */
+enum a2a_protocol_version
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Protocol 0.3 (`message/send`, `kind` discriminators).
+   */
+  A2A_PROTOCOL_VERSION_V03 = 1,
+  /*
+   Protocol 1.x (`SendMessage`, ProtoJSON, `A2A-Version: 1.0`).
+   */
+  A2A_PROTOCOL_VERSION_V10 = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_protocol_version a2a_protocol_version;
+#else
+typedef uint32_t a2a_protocol_version;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ The HTTP binding a call travels over.
+ */
+enum a2a_binding
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   JSON-RPC 2.0 over HTTP POST.
+   */
+  A2A_BINDING_JSON_RPC = 1,
+  /*
+   HTTP+JSON ("REST").
+   */
+  A2A_BINDING_HTTP_JSON = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_binding a2a_binding;
+#else
+typedef uint32_t a2a_binding;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ Whose order wins when several interfaces are usable.
+ */
+enum a2a_selection_order
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   The client's version preference, then binding preference, then card order.
+   */
+  A2A_SELECTION_ORDER_CLIENT_FIRST = 1,
+  /*
+   Card order; the client's lists only filter.
+   */
+  A2A_SELECTION_ORDER_CARD_FIRST = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_selection_order a2a_selection_order;
+#else
+typedef uint32_t a2a_selection_order;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What kind of address a host is.
+ */
+enum a2a_address_class
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A public address or name.
+   */
+  A2A_ADDRESS_CLASS_PUBLIC = 1,
+  /*
+   `localhost` or a name under it.
+   */
+  A2A_ADDRESS_CLASS_LOCALHOST_NAME = 2,
+  /*
+   Loopback.
+   */
+  A2A_ADDRESS_CLASS_LOOPBACK = 3,
+  /*
+   Private (RFC 1918).
+   */
+  A2A_ADDRESS_CLASS_PRIVATE = 4,
+  /*
+   Shared address space (RFC 6598).
+   */
+  A2A_ADDRESS_CLASS_SHARED_ADDRESS_SPACE = 5,
+  /*
+   Link-local.
+   */
+  A2A_ADDRESS_CLASS_LINK_LOCAL = 6,
+  /*
+   IPv6 unique-local.
+   */
+  A2A_ADDRESS_CLASS_UNIQUE_LOCAL = 7,
+  /*
+   Unspecified (0.0.0.0, ::).
+   */
+  A2A_ADDRESS_CLASS_UNSPECIFIED = 8,
+  /*
+   Multicast.
+   */
+  A2A_ADDRESS_CLASS_MULTICAST = 9,
+  /*
+   A class newer than this header.
+   */
+  A2A_ADDRESS_CLASS_OTHER = 99,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_address_class a2a_address_class;
+#else
+typedef uint32_t a2a_address_class;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -326,6 +668,118 @@ typedef uint32_t a2a_error_name;
 #endif // __cplusplus
 
 /*
+ What one `a2a_http1_response_feed` produced.
+ */
+enum a2a_http1_event
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Nothing more from these bytes: read more, append them after the unconsumed bytes,
+   feed again. Not an error.
+   */
+  A2A_HTTP1_EVENT_NEED_MORE = 1,
+  /*
+   The final status line and headers are complete (`a2a_http1_response_head`).
+   */
+  A2A_HTTP1_EVENT_HEAD = 2,
+  /*
+   Body bytes in `a2a_http1_step.body` (transfer framing removed); feed the rest.
+   */
+  A2A_HTTP1_EVENT_BODY = 3,
+  /*
+   The response is complete; input after `consumed` belongs to the next response.
+   */
+  A2A_HTTP1_EVENT_END = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_http1_event a2a_http1_event;
+#else
+typedef uint32_t a2a_http1_event;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ How a response body is delimited.
+ */
+enum a2a_http1_framing
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   No body (HEAD, 204, 304).
+   */
+  A2A_HTTP1_FRAMING_EMPTY = 1,
+  /*
+   `Content-Length` bytes (`content_length`).
+   */
+  A2A_HTTP1_FRAMING_LENGTH = 2,
+  /*
+   Chunked transfer coding.
+   */
+  A2A_HTTP1_FRAMING_CHUNKED = 3,
+  /*
+   Until the server closes the connection.
+   */
+  A2A_HTTP1_FRAMING_UNTIL_CLOSE = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_http1_framing a2a_http1_framing;
+#else
+typedef uint32_t a2a_http1_framing;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ The channel of an outcome: exactly one per outcome.
+ */
+enum a2a_channel
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Not a channel: returned only for a NULL handle or after a caught panic.
+   */
+  A2A_CHANNEL_INVALID = 0,
+  /*
+   No HTTP response: connect failure, timeout, reset, circuit open, card resolution.
+   */
+  A2A_CHANNEL_TRANSPORT = 1,
+  /*
+   A non-2xx HTTP status whose body carries no protocol error.
+   */
+  A2A_CHANNEL_HTTP = 2,
+  /*
+   A JSON-RPC error object or an HTTP+JSON error body.
+   */
+  A2A_CHANNEL_PROTOCOL = 3,
+  /*
+   A task (or a status update) came back.
+   */
+  A2A_CHANNEL_TASK = 4,
+  /*
+   A direct message reply.
+   */
+  A2A_CHANNEL_MESSAGE = 5,
+  /*
+   A 2xx body that fits neither protocol version's shapes.
+   */
+  A2A_CHANNEL_MALFORMED = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_channel a2a_channel;
+#else
+typedef uint32_t a2a_channel;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  Task state, normalized across protocol versions. The numbers are those of the A2A 1.0
  `TaskState` enum (`UNKNOWN` is its `TASK_STATE_UNSPECIFIED`).
  */
@@ -463,52 +917,234 @@ typedef uint32_t a2a_request_sent;
 #endif // __cplusplus
 
 /*
- The two protocol shapes deployed today.
+ What the caller should do after an attempt.
  */
-enum a2a_protocol_version
+enum a2a_retry_action_kind
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /*
-   Protocol 0.3 (`message/send`, `kind` discriminators).
+   Not an action: returned only in an `a2a_retry_action` never written.
    */
-  A2A_PROTOCOL_VERSION_V03 = 1,
+  A2A_RETRY_ACTION_KIND_INVALID = 0,
   /*
-   Protocol 1.x (`SendMessage`, ProtoJSON, `A2A-Version: 1.0`).
+   The call succeeded or reached a final answer: stop.
    */
-  A2A_PROTOCOL_VERSION_V10 = 2,
+  A2A_RETRY_ACTION_KIND_DONE = 1,
+  /*
+   Resend the same request after `delay_ms` (same messageId and idempotency key).
+   */
+  A2A_RETRY_ACTION_KIND_RETRY_AFTER = 2,
+  /*
+   Resubscribe to `task_id` after `delay_ms` (never resend the message).
+   */
+  A2A_RETRY_ACTION_KIND_RESUBSCRIBE = 3,
+  /*
+   Poll `task_id` with get-task after `delay_ms`.
+   */
+  A2A_RETRY_ACTION_KIND_POLL = 4,
+  /*
+   Start a new task after `delay_ms` (new messageId and key); `generation` counts them.
+   */
+  A2A_RETRY_ACTION_KIND_START_NEW_TASK = 5,
+  /*
+   Stop: `give_up` says why.
+   */
+  A2A_RETRY_ACTION_KIND_GIVE_UP = 6,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
-typedef enum a2a_protocol_version a2a_protocol_version;
+typedef enum a2a_retry_action_kind a2a_retry_action_kind;
 #else
-typedef uint32_t a2a_protocol_version;
+typedef uint32_t a2a_retry_action_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
 /*
- The HTTP binding a call travels over.
+ Why a retry policy gave up.
  */
-enum a2a_binding
+enum a2a_give_up_reason
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /*
-   JSON-RPC 2.0 over HTTP POST.
+   Not a give-up (the action is not `A2A_RETRY_ACTION_KIND_GIVE_UP`).
    */
-  A2A_BINDING_JSON_RPC = 1,
+  A2A_GIVE_UP_REASON_NONE = 0,
   /*
-   HTTP+JSON ("REST").
+   The request cannot succeed as sent.
    */
-  A2A_BINDING_HTTP_JSON = 2,
+  A2A_GIVE_UP_REASON_NOT_RETRYABLE = 1,
+  /*
+   Credentials are missing or refused.
+   */
+  A2A_GIVE_UP_REASON_REAUTHENTICATE = 2,
+  /*
+   Protocol version mismatch.
+   */
+  A2A_GIVE_UP_REASON_FIX_VERSION = 3,
+  /*
+   The remote marked the error not retryable.
+   */
+  A2A_GIVE_UP_REASON_REMOTE_SAYS_NOT_RETRYABLE = 4,
+  /*
+   Outcome unknown and no idempotency key: not resent.
+   */
+  A2A_GIVE_UP_REASON_UNKNOWN_OUTCOME_WITHOUT_KEY = 5,
+  /*
+   The task ended and starting a new task is not enabled.
+   */
+  A2A_GIVE_UP_REASON_TASK_ENDED = 6,
+  /*
+   The task ended; no new task without an idempotency key.
+   */
+  A2A_GIVE_UP_REASON_NEW_TASK_WITHOUT_KEY = 7,
+  /*
+   The circuit breaker is open.
+   */
+  A2A_GIVE_UP_REASON_CIRCUIT_OPEN = 8,
+  /*
+   Retry attempts exhausted.
+   */
+  A2A_GIVE_UP_REASON_ATTEMPTS_EXHAUSTED = 9,
+  /*
+   Resubscribe/poll attempts exhausted.
+   */
+  A2A_GIVE_UP_REASON_FOLLOW_UPS_EXHAUSTED = 10,
+  /*
+   New task attempts exhausted.
+   */
+  A2A_GIVE_UP_REASON_NEW_TASKS_EXHAUSTED = 11,
+  /*
+   No time left before the deadline for another attempt.
+   */
+  A2A_GIVE_UP_REASON_DEADLINE_EXHAUSTED = 12,
+  /*
+   Retry-After leaves no time before the deadline.
+   */
+  A2A_GIVE_UP_REASON_RETRY_AFTER_BEYOND_DEADLINE = 13,
+  /*
+   Retry-After is longer than the configured maximum.
+   */
+  A2A_GIVE_UP_REASON_RETRY_AFTER_TOO_LONG = 14,
+  /*
+   The policy had already finished.
+   */
+  A2A_GIVE_UP_REASON_FINISHED = 15,
+  /*
+   A reason newer than this header (see `give_up_text`).
+   */
+  A2A_GIVE_UP_REASON_OTHER = 99,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
-typedef enum a2a_binding a2a_binding;
+typedef enum a2a_give_up_reason a2a_give_up_reason;
 #else
-typedef uint32_t a2a_binding;
+typedef uint32_t a2a_give_up_reason;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What to do with an id on the next request.
+ */
+enum a2a_id_rule
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   No next request (done or gave up).
+   */
+  A2A_ID_RULE_NONE = 0,
+  /*
+   Send the same value again.
+   */
+  A2A_ID_RULE_KEEP = 1,
+  /*
+   Send a new value.
+   */
+  A2A_ID_RULE_NEW = 2,
+  /*
+   The next request does not carry this id.
+   */
+  A2A_ID_RULE_NOT_SENT = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_id_rule a2a_id_rule;
+#else
+typedef uint32_t a2a_id_rule;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ The state of a circuit breaker.
+ */
+enum a2a_breaker_state
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Not a state: returned only for a NULL handle or after a caught panic.
+   */
+  A2A_BREAKER_STATE_INVALID = 0,
+  /*
+   Calls pass; failures are counted.
+   */
+  A2A_BREAKER_STATE_CLOSED = 1,
+  /*
+   Calls are refused until the cool-down passes.
+   */
+  A2A_BREAKER_STATE_OPEN = 2,
+  /*
+   A limited number of trial calls decide whether to close.
+   */
+  A2A_BREAKER_STATE_HALF_OPEN = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_breaker_state a2a_breaker_state;
+#else
+typedef uint32_t a2a_breaker_state;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What an `a2a_sse_item` is.
+ */
+enum a2a_sse_item_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A dispatched event: `event_type`, `data` and `id` are set.
+   */
+  A2A_SSE_ITEM_KIND_EVENT = 1,
+  /*
+   A comment line (a liveness signal, e.g. a keep-alive): `data` holds the bytes after
+   the colon, exactly as sent (a leading space is kept).
+   */
+  A2A_SSE_ITEM_KIND_COMMENT = 2,
+  /*
+   A valid `retry` field: `retry_ms` holds the server's new reconnection time.
+   */
+  A2A_SSE_ITEM_KIND_RETRY = 3,
+  /*
+   Input went over a limit: `error` is `A2A_SSE_LINE_TOO_LONG` or
+   `A2A_SSE_EVENT_TOO_LARGE` and `limit` the limit in bytes. Not fatal: the rest of that
+   event is skipped and decoding goes on.
+   */
+  A2A_SSE_ITEM_KIND_LIMIT_ERROR = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_sse_item_kind a2a_sse_item_kind;
+#else
+typedef uint32_t a2a_sse_item_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -595,42 +1231,6 @@ typedef uint32_t a2a_stream_end_kind;
 #endif // __cplusplus
 
 /*
- What an `a2a_sse_item` is.
- */
-enum a2a_sse_item_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   A dispatched event: `event_type`, `data` and `id` are set.
-   */
-  A2A_SSE_ITEM_KIND_EVENT = 1,
-  /*
-   A comment line (a liveness signal, e.g. a keep-alive): `data` holds the bytes after
-   the colon, exactly as sent (a leading space is kept).
-   */
-  A2A_SSE_ITEM_KIND_COMMENT = 2,
-  /*
-   A valid `retry` field: `retry_ms` holds the server's new reconnection time.
-   */
-  A2A_SSE_ITEM_KIND_RETRY = 3,
-  /*
-   Input went over a limit: `error` is `A2A_SSE_LINE_TOO_LONG` or
-   `A2A_SSE_EVENT_TOO_LARGE` and `limit` the limit in bytes. Not fatal: the rest of that
-   event is skipped and decoding goes on.
-   */
-  A2A_SSE_ITEM_KIND_LIMIT_ERROR = 4,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_sse_item_kind a2a_sse_item_kind;
-#else
-typedef uint32_t a2a_sse_item_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
  What `a2a_sse_decoder_finish` does with a block not ended by a blank line.
  */
 enum a2a_sse_at_eof
@@ -657,6 +1257,90 @@ typedef uint32_t a2a_sse_at_eof;
 #endif // __cplusplus
 
 /*
+ What kind of call a retry policy guards.
+ */
+enum a2a_call_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A read (get task, get card): always safe to repeat.
+   */
+  A2A_CALL_KIND_READ = 1,
+  /*
+   An operation whose repetition is harmless (cancel).
+   */
+  A2A_CALL_KIND_IDEMPOTENT = 2,
+  /*
+   A side-effecting call sent with an idempotency key (safe to repeat with the same key).
+   */
+  A2A_CALL_KIND_WITH_IDEMPOTENCY_KEY = 3,
+  /*
+   A side-effecting call without a key: never resent when the outcome is unknown.
+   */
+  A2A_CALL_KIND_SIDE_EFFECTING = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_call_kind a2a_call_kind;
+#else
+typedef uint32_t a2a_call_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ A circuit breaker for one remote agent.
+
+ Methods: `a2a_breaker_new`, `a2a_breaker_free`, `a2a_breaker_agent`,
+ `a2a_breaker_allow`, `a2a_breaker_refusal`, `a2a_breaker_record`,
+ `a2a_breaker_record_result`, `a2a_breaker_release`, `a2a_breaker_state_at`,
+ `a2a_breaker_snapshot_at`, `a2a_breaker_reset`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_breaker a2a_breaker;
+
+/*
+ A growable byte buffer. Writers append to it; read it with `a2a_buffer_bytes`.
+
+ Methods: `a2a_buffer_new`, `a2a_buffer_free`, `a2a_buffer_bytes`, `a2a_buffer_clear`,
+ `a2a_buffer_last_error`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_buffer a2a_buffer;
+
+/*
+ A parsed agent card plus the results of the calls made on it.
+
+ Methods: `a2a_card_new`, `a2a_card_free`, `a2a_card_parse`, `a2a_card_get_info`,
+ `a2a_card_get_interface`, `a2a_card_select`, `a2a_card_resolve`, `a2a_card_choice_explain`,
+ `a2a_card_validate_interface_url`, `a2a_card_location`, `a2a_card_last_error`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_card a2a_card;
+
+/*
+ An incremental HTTP/1.1 response reader (httparse style: "need more" is not an error;
+ rustls-unbuffered style: the caller owns the buffer and drops `consumed` bytes).
+
+ Methods: `a2a_http1_response_new`, `a2a_http1_response_new_with`,
+ `a2a_http1_response_free`, `a2a_http1_response_reset`, `a2a_http1_response_feed`,
+ `a2a_http1_response_finish`, `a2a_http1_response_head`, `a2a_http1_response_header`,
+ `a2a_http1_response_header_get`, `a2a_http1_response_trailer_count`,
+ `a2a_http1_response_trailer`, `a2a_http1_response_body_received`,
+ `a2a_http1_response_informational_skipped`, `a2a_http1_response_is_done`,
+ `a2a_http1_response_reusable`, `a2a_http1_response_last_error`.
+
+ After an error the reader is spent: every later feed returns the same error.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_http1_response a2a_http1_response;
+
+/*
  One outcome of an A2A call: exactly one channel, the details that channel carries and
  what to do next. Immutable; free with `a2a_outcome_free`.
 
@@ -674,6 +1358,20 @@ typedef uint32_t a2a_sse_at_eof;
  only if the caller synchronises with its `_free`).
  */
 typedef struct a2a_outcome a2a_outcome;
+
+/*
+ A retry policy for one logical call. Feed it every attempt's outcome with
+ `a2a_retry_policy_next`; it answers what to do next.
+
+ Methods: `a2a_retry_policy_new`, `a2a_retry_policy_free`,
+ `a2a_retry_policy_begin_attempt`, `a2a_retry_policy_set_task_id`,
+ `a2a_retry_policy_task_id`, `a2a_retry_policy_attempts`, `a2a_retry_policy_follow_ups`,
+ `a2a_retry_policy_new_tasks`, `a2a_retry_policy_estimate`,
+ `a2a_retry_policy_remaining`, `a2a_retry_policy_is_finished`, `a2a_retry_policy_next`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_retry_policy a2a_retry_policy;
 
 /*
  An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
@@ -747,6 +1445,237 @@ typedef struct a2a_str {
 } a2a_str;
 
 /*
+ A borrowed byte view: `len` bytes at `ptr`. Not NUL-terminated.
+
+ `ptr` is NULL only when `len` is 0. Functions that return an *optional* view use
+ `ptr == NULL` to mean "absent" and a non-NULL `ptr` with `len == 0` to mean "present and
+ empty". The view's lifetime is stated by the function that returned it.
+ */
+typedef struct a2a_bytes {
+  /*
+   First byte, or NULL when absent.
+   */
+  const uint8_t *ptr;
+  /*
+   Number of bytes.
+   */
+  size_t len;
+} a2a_bytes;
+
+/*
+ A summary of a parsed card.
+ */
+typedef struct a2a_card_info {
+  /*
+   `name`.
+   */
+  struct a2a_str name;
+  /*
+   `description` (empty when absent).
+   */
+  struct a2a_str description;
+  /*
+   `version` of the agent (empty when absent).
+   */
+  struct a2a_str version;
+  /*
+   `capabilities.streaming`.
+   */
+  bool streaming;
+  /*
+   `capabilities.pushNotifications`.
+   */
+  bool push_notifications;
+  /*
+   Whether an extended card is offered.
+   */
+  bool extended_card;
+  /*
+   Which shape was read.
+   */
+  a2a_card_shape shape;
+  /*
+   Number of interfaces (`a2a_card_get_interface`).
+   */
+  size_t interface_count;
+} a2a_card_info;
+
+/*
+ One interface a card offers, as declared.
+ */
+typedef struct a2a_card_interface {
+  /*
+   The URL as written.
+   */
+  struct a2a_str url;
+  /*
+   The binding as written (`JSONRPC`, `HTTP+JSON`, `GRPC`, ...).
+   */
+  struct a2a_str binding;
+  /*
+   The declared protocol version; absent when not declared.
+   */
+  struct a2a_str protocol_version;
+  /*
+   The tenant; absent when none.
+   */
+  struct a2a_str tenant;
+  /*
+   Which list declared it.
+   */
+  a2a_interface_list origin_list;
+  /*
+   Position in that list (0 for the preferred URL).
+   */
+  size_t origin_index;
+  /*
+   The binding as an `a2a_binding`, or 0 when this core does not speak it.
+   */
+  uint32_t known_binding;
+  /*
+   The wire version as an `a2a_protocol_version`, or 0 when not one this core speaks.
+   */
+  uint32_t wire_version;
+} a2a_card_interface;
+
+/*
+ The client's preferences for `a2a_card_select` / `a2a_card_resolve`; read during the
+ call only. Pass NULL for the defaults (1.0 then 0.3; JSON-RPC then HTTP+JSON; client
+ order first).
+ */
+typedef struct a2a_card_preferences {
+  /*
+   `a2a_protocol_version` numbers, most preferred first; empty (`NULL, 0`) = default.
+   */
+  const uint32_t *versions;
+  /*
+   Number of `versions`.
+   */
+  size_t versions_len;
+  /*
+   `a2a_binding` numbers, most preferred first; empty = default.
+   */
+  const uint32_t *bindings;
+  /*
+   Number of `bindings`.
+   */
+  size_t bindings_len;
+  /*
+   An `a2a_selection_order`, or 0 for client first.
+   */
+  uint32_t order;
+} a2a_card_preferences;
+
+/*
+ The interface chosen by `a2a_card_select` or `a2a_card_resolve`. Views point into the
+ card handle: valid until the next mutating call on it.
+ */
+typedef struct a2a_card_choice {
+  /*
+   The interface URL as written in the card.
+   */
+  struct a2a_str url;
+  /*
+   The protocol version it is spoken in.
+   */
+  a2a_protocol_version version;
+  /*
+   The version string as declared; absent when not declared.
+   */
+  struct a2a_str declared_version;
+  /*
+   The binding.
+   */
+  a2a_binding binding;
+  /*
+   The tenant; absent when none.
+   */
+  struct a2a_str tenant;
+  /*
+   Index into the card's interfaces (`a2a_card_get_interface`).
+   */
+  size_t index;
+  /*
+   Which list declared it.
+   */
+  a2a_interface_list origin_list;
+  /*
+   Position in that list.
+   */
+  size_t origin_index;
+  /*
+   Rank of the version in the client's list (0 = most preferred).
+   */
+  size_t version_rank;
+  /*
+   Rank of the binding in the client's list.
+   */
+  size_t binding_rank;
+  /*
+   The order that decided.
+   */
+  a2a_selection_order order;
+  /*
+   Interfaces passed over (see `a2a_card_choice_explain`).
+   */
+  size_t skipped_count;
+} a2a_card_choice;
+
+/*
+ What the caller allows beyond the same-origin rule; read during the call only. NULL
+ means https only, no extra origins.
+ */
+typedef struct a2a_card_policy {
+  /*
+   Allow plain `http://` (local development, test servers).
+   */
+  bool allow_http;
+  /*
+   Extra origins the interface may point to (`https://api.example.com:8443`), as an
+   array of UTF-8 views.
+   */
+  const struct a2a_str *allowed_origins;
+  /*
+   Number of `allowed_origins`.
+   */
+  size_t allowed_origins_len;
+} a2a_card_policy;
+
+/*
+ A chosen interface whose URL was validated against the card's URL.
+ */
+typedef struct a2a_card_resolved {
+  /*
+   The chosen interface.
+   */
+  struct a2a_card_choice choice;
+  /*
+   True when the URL has the card's origin, false when the allow-list admitted it.
+   */
+  bool same_origin;
+  /*
+   The validated URL's scheme (`https` or `http`).
+   */
+  struct a2a_str scheme;
+  /*
+   Its host in normal form (lowercase name, or IP address text).
+   */
+  struct a2a_str host;
+  /*
+   Its port (explicit or the scheme's default).
+   */
+  uint16_t port;
+  /*
+   Its path (`/` when empty).
+   */
+  struct a2a_str path;
+  /*
+   What kind of address the host is.
+   */
+  a2a_address_class host_class;
+} a2a_card_resolved;
+
+/*
  What the caller asked, each part optional. Read during the call only (nothing retained).
  */
 typedef struct a2a_asked {
@@ -817,62 +1746,285 @@ typedef struct a2a_response {
 } a2a_response;
 
 /*
- One typed item of a stream, from `a2a_stream_tracker_on_event`.
+ One request header for the serializer: UTF-8 name and value, read during the call only.
  */
-typedef struct a2a_stream_item {
+typedef struct a2a_header {
   /*
-   What the event carried.
+   The field name.
    */
-  a2a_stream_item_kind kind;
+  const char *name;
   /*
-   The event classified like a whole response. BORROWED from the tracker: valid until
-   the next mutating call on it; never free it (copy what you need, or read it with the
-   `a2a_outcome_*` accessors before the next call).
+   Length of `name` in bytes.
    */
-  const struct a2a_outcome *outcome;
+  size_t name_len;
   /*
-   Whether the 0.3 `final` flag was present (status updates).
+   The field value.
    */
-  bool has_final;
+  const char *value;
   /*
-   The 0.3 `final` flag when `has_final`.
+   Length of `value` in bytes.
    */
-  bool final_flag;
-  /*
-   Artifact updates: the artifact id (absent view otherwise); valid like `outcome`.
-   */
-  struct a2a_str artifact_id;
-  /*
-   Artifact updates: `append`.
-   */
-  bool append;
-  /*
-   Artifact updates: `lastChunk`.
-   */
-  bool last_chunk;
-  /*
-   Whether this item ends the interaction (stop reading, then call `_finish`).
-   */
-  bool ends_stream;
-} a2a_stream_item;
+  size_t value_len;
+} a2a_header;
 
 /*
- A borrowed byte view: `len` bytes at `ptr`. Not NUL-terminated.
-
- `ptr` is NULL only when `len` is 0. Functions that return an *optional* view use
- `ptr == NULL` to mean "absent" and a non-NULL `ptr` with `len == 0` to mean "present and
- empty". The view's lifetime is stated by the function that returned it.
+ Limits of the response reader (bytes and counts).
  */
-typedef struct a2a_bytes {
+typedef struct a2a_http1_limits {
   /*
-   First byte, or NULL when absent.
+   Largest status line plus header block.
    */
-  const uint8_t *ptr;
+  size_t max_head_bytes;
   /*
-   Number of bytes.
+   Most header (and trailer) fields.
    */
-  size_t len;
-} a2a_bytes;
+  size_t max_headers;
+  /*
+   Most 1xx informational responses before the final one.
+   */
+  size_t max_informational;
+  /*
+   Longest chunk-size line (with extensions).
+   */
+  size_t max_chunk_line;
+  /*
+   Largest trailer section.
+   */
+  size_t max_trailer_bytes;
+} a2a_http1_limits;
+
+/*
+ The result of one feed: drop `consumed` bytes from the front of your buffer AFTER
+ handling `event` (the body view points into those bytes), before the next feed.
+ */
+typedef struct a2a_http1_step {
+  /*
+   Bytes of the fed input used up.
+   */
+  size_t consumed;
+  /*
+   What happened.
+   */
+  a2a_http1_event event;
+  /*
+   `A2A_HTTP1_EVENT_BODY`: the body bytes, a view INTO the fed input (valid while the
+   caller keeps that input); absent otherwise.
+   */
+  struct a2a_bytes body;
+} a2a_http1_step;
+
+/*
+ The status line and header summary of a response.
+ */
+typedef struct a2a_http1_head {
+  /*
+   Status code.
+   */
+  uint16_t status;
+  /*
+   0 for HTTP/1.0, 1 for HTTP/1.1.
+   */
+  uint8_t minor_version;
+  /*
+   Reason phrase as sent (may be empty); points into the reader.
+   */
+  struct a2a_str reason;
+  /*
+   How the body is delimited.
+   */
+  a2a_http1_framing framing;
+  /*
+   The declared length when `framing` is `A2A_HTTP1_FRAMING_LENGTH`, else 0.
+   */
+  uint64_t content_length;
+  /*
+   Number of header fields (`a2a_http1_response_header`).
+   */
+  size_t header_count;
+  /*
+   Whether the connection may be reused after this response.
+   */
+  bool keep_alive;
+} a2a_http1_head;
+
+/*
+ The configuration of a retry policy (milliseconds on the caller's clock). Get the
+ defaults with `a2a_retry_config_default`, then change fields.
+ */
+typedef struct a2a_retry_config {
+  /*
+   An `a2a_call_kind`.
+   */
+  uint32_t kind;
+  /*
+   Sends of the request, the first included (at least 1).
+   */
+  uint32_t max_attempts;
+  /*
+   Resubscribe and poll calls after the sends.
+   */
+  uint32_t max_follow_ups;
+  /*
+   New tasks the policy may start after a terminal task (0: never).
+   */
+  uint32_t max_new_tasks;
+  /*
+   The backoff ceiling of the first retry.
+   */
+  uint64_t base_delay_ms;
+  /*
+   The cap on any backoff delay.
+   */
+  uint64_t max_delay_ms;
+  /*
+   Whether `Retry-After` is a floor for the delay.
+   */
+  bool honour_retry_after;
+  /*
+   The longest `Retry-After` the policy will wait for.
+   */
+  uint64_t max_retry_after_ms;
+  /*
+   Whether `deadline_ms` applies.
+   */
+  bool has_deadline;
+  /*
+   The overall deadline on the caller's clock.
+   */
+  uint64_t deadline_ms;
+  /*
+   The expected duration of one attempt (a floor for the policy's estimate).
+   */
+  uint64_t attempt_estimate_ms;
+  /*
+   Whether the task can be resubscribed to; when false, resubscribe becomes poll.
+   */
+  bool streaming;
+} a2a_retry_config;
+
+/*
+ The next step of a retry policy, from `a2a_retry_policy_next`.
+ */
+typedef struct a2a_retry_action {
+  /*
+   What to do.
+   */
+  a2a_retry_action_kind kind;
+  /*
+   Whether `delay_ms` applies (every kind but done and give-up).
+   */
+  bool has_delay;
+  /*
+   How long to wait before the next request.
+   */
+  uint64_t delay_ms;
+  /*
+   Resubscribe and poll: the task id. Points into the policy: valid until the next
+   mutating call on it.
+   */
+  struct a2a_str task_id;
+  /*
+   Start-new-task: the new task's generation (1 for the first new task).
+   */
+  uint32_t generation;
+  /*
+   Give-up: why.
+   */
+  a2a_give_up_reason give_up;
+  /*
+   Give-up: a static English sentence saying why (absent otherwise).
+   */
+  struct a2a_str give_up_text;
+  /*
+   What to do with the messageId on the next request.
+   */
+  a2a_id_rule message_id;
+  /*
+   What to do with the idempotency key on the next request.
+   */
+  a2a_id_rule idempotency_key;
+  /*
+   What to do with the JSON-RPC id on the next request.
+   */
+  a2a_id_rule jsonrpc_id;
+} a2a_retry_action;
+
+/*
+ The configuration of a circuit breaker. Get the defaults with
+ `a2a_breaker_config_default`, then change fields.
+ */
+typedef struct a2a_breaker_config {
+  /*
+   Open at this many counted failures in the window; 0 disables the count rule.
+   */
+  uint32_t failure_threshold;
+  /*
+   Open at this percentage (1..=100) of counted failures; 0 disables the rate rule.
+   */
+  uint8_t failure_rate_percent;
+  /*
+   The rate rule applies once the window holds this many calls.
+   */
+  uint32_t min_calls;
+  /*
+   The length of the sliding window.
+   */
+  uint64_t window_ms;
+  /*
+   Buckets the window is divided into (1..=1000).
+   */
+  uint16_t buckets;
+  /*
+   How long the breaker stays open before trial calls.
+   */
+  uint64_t cool_down_ms;
+  /*
+   Trial calls in the half-open state; that many successes close it.
+   */
+  uint32_t half_open_trials;
+} a2a_breaker_config;
+
+/*
+ A point-in-time view of a breaker, for metrics and logs.
+ */
+typedef struct a2a_breaker_snapshot {
+  /*
+   The state at `now_ms`.
+   */
+  a2a_breaker_state state;
+  /*
+   Calls recorded in the current window (closed state only).
+   */
+  uint32_t calls_in_window;
+  /*
+   Counted failures in the current window (closed state only).
+   */
+  uint32_t failures_in_window;
+  /*
+   Whether `half_open_at_ms` applies (open state only).
+   */
+  bool has_half_open_at;
+  /*
+   When an open breaker lets trial calls through.
+   */
+  uint64_t half_open_at_ms;
+  /*
+   Trial calls allowed and not yet reported.
+   */
+  uint32_t trials_in_flight;
+  /*
+   Trial calls that succeeded in the current half-open period.
+   */
+  uint32_t trial_successes;
+  /*
+   Times the breaker has opened since it was created.
+   */
+  uint64_t times_opened;
+  /*
+   Calls refused since the breaker was created.
+   */
+  uint64_t refused;
+} a2a_breaker_snapshot;
 
 /*
  One item decoded from an event stream. Fields that do not apply to `kind` are absent
@@ -951,6 +2103,46 @@ typedef struct a2a_sse_finish {
   size_t limit;
 } a2a_sse_finish;
 
+/*
+ One typed item of a stream, from `a2a_stream_tracker_on_event`.
+ */
+typedef struct a2a_stream_item {
+  /*
+   What the event carried.
+   */
+  a2a_stream_item_kind kind;
+  /*
+   The event classified like a whole response. BORROWED from the tracker: valid until
+   the next mutating call on it; never free it (copy what you need, or read it with the
+   `a2a_outcome_*` accessors before the next call).
+   */
+  const struct a2a_outcome *outcome;
+  /*
+   Whether the 0.3 `final` flag was present (status updates).
+   */
+  bool has_final;
+  /*
+   The 0.3 `final` flag when `has_final`.
+   */
+  bool final_flag;
+  /*
+   Artifact updates: the artifact id (absent view otherwise); valid like `outcome`.
+   */
+  struct a2a_str artifact_id;
+  /*
+   Artifact updates: `append`.
+   */
+  bool append;
+  /*
+   Artifact updates: `lastChunk`.
+   */
+  bool last_chunk;
+  /*
+   Whether this item ends the interaction (stop reading, then call `_finish`).
+   */
+  bool ends_stream;
+} a2a_stream_item;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -963,6 +2155,429 @@ extern "C" {
  Ownership: static text, valid forever; never free it.
  */
 struct a2a_str a2a_version(void);
+
+/*
+ A new empty buffer. `out`: a new handle the caller owns (free with `a2a_buffer_free`);
+ written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_buffer_new(struct a2a_buffer **out);
+
+/*
+ Frees a buffer. NULL is a no-op; must not be called twice.
+ */
+void a2a_buffer_free(struct a2a_buffer *buffer);
+
+/*
+ Everything appended since the buffer was created or cleared. The view points into the
+ buffer: valid until the next mutating call on it. Absent `(NULL, 0)` only when `buffer`
+ is NULL.
+ */
+struct a2a_bytes a2a_buffer_bytes(const struct a2a_buffer *buffer);
+
+/*
+ Empties the buffer, keeping its capacity.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_buffer_clear(struct a2a_buffer *buffer);
+
+/*
+ A human-readable message for the error of the most recent writer call on this buffer
+ (e.g. which header was refused); absent `(NULL, 0)` when it had none or `buffer` is
+ NULL. Valid until the next mutating call.
+ */
+struct a2a_str a2a_buffer_last_error(const struct a2a_buffer *buffer);
+
+/*
+ A new, empty card handle (parse a card into it with `a2a_card_parse`, or use it for
+ `a2a_card_location` and `a2a_card_validate_interface_url` alone). `out`: a new handle
+ the caller owns (free with `a2a_card_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_card_new(struct a2a_card **out);
+
+/*
+ Frees a card handle. NULL is a no-op; must not be called twice.
+ */
+void a2a_card_free(struct a2a_card *card);
+
+/*
+ Parses a card body (JSON bytes, read during the call only; both the 0.3 and the 1.0
+ shapes) into the handle, replacing any earlier card and selection.
+
+ Errors (the handle then holds no card; `a2a_card_last_error` says what is wrong, e.g.
+ the JSON line and column or the field): `A2A_NULL_PARAMETER`, `A2A_CARD_JSON`,
+ `A2A_CARD_NOT_AN_OBJECT`, `A2A_CARD_INVALID_FIELD`, `A2A_CARD_INVALID_INTERFACE`.
+ */
+a2a_result a2a_card_parse(struct a2a_card *card, const uint8_t *bytes, size_t bytes_len);
+
+/*
+ A summary of the parsed card. Views point into the handle: valid until the next
+ mutating call. Returns `A2A_OK`, or `A2A_NONE` when no card is parsed.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_card_get_info(const struct a2a_card *card, struct a2a_card_info *out);
+
+/*
+ The `index`-th interface of the parsed card, as declared. Views point into the handle:
+ valid until the next mutating call.
+
+ Returns `A2A_OK`, `A2A_NONE` (no card), or `A2A_INVALID_ARGUMENT` (`index` >= the
+ interface count). Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_card_get_interface(const struct a2a_card *card,
+                                  size_t index,
+                                  struct a2a_card_interface *out);
+
+/*
+ Chooses the interface to use for `prefs` (NULL: defaults). `out`: views into the handle,
+ valid until the next mutating call; written on success only.
+
+ Returns `A2A_OK`, `A2A_NONE` (no card parsed). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_ARGUMENT` (a preference number), `A2A_CARD_NO_USABLE_INTERFACE` (the
+ message lists what the card offers).
+ */
+a2a_result a2a_card_select(struct a2a_card *card,
+                           const struct a2a_card_preferences *prefs,
+                           struct a2a_card_choice *out);
+
+/*
+ Selects an interface for `prefs` (NULL: defaults) and validates its URL against
+ `card_url` (the URL the card was fetched from, after redirects; UTF-8, read during the
+ call only) under `policy` (NULL: https only, same origin only). A chosen interface that
+ fails validation is an error, never a reason to fall back.
+
+ `out`: views into the handle, valid until the next mutating call; written on success.
+
+ Returns `A2A_OK`, `A2A_NONE` (no card parsed). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`, `A2A_CARD_NO_USABLE_INTERFACE`,
+ `A2A_CARD_INVALID_URL`, `A2A_CARD_USERINFO_IN_URL`, `A2A_CARD_PLAIN_HTTP`,
+ `A2A_CARD_UNSUPPORTED_SCHEME`, `A2A_CARD_URL_DRIFT`, `A2A_CARD_HOST_MISMATCH`.
+ */
+a2a_result a2a_card_resolve(struct a2a_card *card,
+                            const char *card_url,
+                            size_t card_url_len,
+                            const struct a2a_card_preferences *prefs,
+                            const struct a2a_card_policy *policy,
+                            struct a2a_card_resolved *out);
+
+/*
+ A one-line explanation of the last successful selection (what was chosen, by which
+ rule, what was skipped and why), for logs. Absent `(NULL, 0)` when there is none. Valid
+ until the next mutating call.
+ */
+struct a2a_str a2a_card_choice_explain(const struct a2a_card *card);
+
+/*
+ Validates an interface URL against the URL its card came from under `policy` (NULL:
+ https only, same origin only), without a parsed card. URLs are UTF-8, read during the
+ call only. `same_origin`: true when it has the card's origin, false when the allow-list
+ admitted it; written on success only.
+
+ Errors (message in `a2a_card_last_error`): `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`,
+ `A2A_CARD_INVALID_URL`, `A2A_CARD_USERINFO_IN_URL`, `A2A_CARD_PLAIN_HTTP`,
+ `A2A_CARD_UNSUPPORTED_SCHEME`, `A2A_CARD_URL_DRIFT`, `A2A_CARD_HOST_MISMATCH`.
+ */
+a2a_result a2a_card_validate_interface_url(struct a2a_card *card,
+                                           const char *interface_url,
+                                           size_t interface_url_len,
+                                           const char *card_url,
+                                           size_t card_url_len,
+                                           const struct a2a_card_policy *policy,
+                                           bool *same_origin);
+
+/*
+ The card URL(s) to fetch for a base URL (`https://h/a2a`) or a full card URL (UTF-8,
+ read during the call only): `primary` first, then `fallback` (absent when none) when
+ the first answers 404. Both views point into the handle: valid until the next mutating
+ call; written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_CARD_INVALID_URL`,
+ `A2A_CARD_USERINFO_IN_URL`, `A2A_CARD_UNSUPPORTED_SCHEME`.
+ */
+a2a_result a2a_card_location(struct a2a_card *card,
+                             const char *input,
+                             size_t input_len,
+                             struct a2a_str *primary,
+                             struct a2a_str *fallback);
+
+/*
+ A human-readable message for the error of the most recent mutating call on the card
+ handle; absent `(NULL, 0)` when it had none or `card` is NULL. Valid until the next
+ mutating call.
+ */
+struct a2a_str a2a_card_last_error(const struct a2a_card *card);
+
+/*
+ Classifies one complete response into exactly one outcome (channel, details, advice).
+
+ `response`: read during the call only; every pointer in it follows the `(ptr, len)`
+ input rules. `out`: receives a new outcome the caller owns (free with
+ `a2a_outcome_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8` (a header value or the method/request
+ id), `A2A_INVALID_ARGUMENT` (`asked.version` or `asked.binding` not 0 or a member).
+ The body may be any bytes: invalid JSON or UTF-8 in it is a classification
+ (`A2A_CHANNEL_MALFORMED` or `A2A_CHANNEL_HTTP`), not an error.
+ */
+a2a_result a2a_classify(const struct a2a_response *response, struct a2a_outcome **out);
+
+/*
+ Finds the first ADK error id (twelve lowercase hex digits after `error_id`) in `text`.
+
+ `out`: on `A2A_OK`, a view INTO `text` (valid as long as the caller keeps `text`);
+ written on success only.
+
+ Returns `A2A_OK` when found, `A2A_NONE` when `text` has none. Errors:
+ `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_extract_error_id(const char *text, size_t text_len, struct a2a_str *out);
+
+/*
+ Detects leaked exception detail (`...: java.lang.IllegalStateException: boom`) in a
+ failure text.
+
+ `class`, `message`: on `A2A_OK`, views INTO `text` (valid as long as the caller keeps
+ `text`); both written on success only.
+
+ Returns `A2A_OK` when found, `A2A_NONE` otherwise. Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_leaked_exception(const char *text,
+                                size_t text_len,
+                                struct a2a_str *class_,
+                                struct a2a_str *message);
+
+/*
+ Reads a `Retry-After` value as delta-seconds (`"3"`).
+
+ Returns `A2A_OK` and writes `*secs`, or `A2A_NONE` for an HTTP-date (which needs a
+ clock) or garbage. Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_parse_retry_after(const char *value, size_t value_len, uint64_t *secs);
+
+/*
+ Whether a `Content-Type` value is `text/event-stream` (parameters and case ignored).
+ False for NULL with a length, invalid UTF-8 or `(NULL, 0)`.
+ */
+bool a2a_is_event_stream(const char *content_type, size_t content_type_len);
+
+/*
+ The error name of a JSON-RPC / A2A error code (`-32001` is TaskNotFound; unknown codes
+ are `A2A_ERROR_NAME_OTHER`). Never fails.
+ */
+a2a_error_name a2a_error_name_of_code(int64_t code);
+
+/*
+ Appends a whole HTTP/1.1 request to `out`: `METHOD target HTTP/1.1`, `Host`, the
+ caller's headers in order, `Content-Length` (when the body is non-empty or the method is
+ POST, PUT or PATCH), the empty line, then `body`. Anything that could inject a header or
+ a second request is refused.
+
+ Every input is read during the call only (copied into `out`). `method`, `target`,
+ `host` and the headers are UTF-8; `body` any bytes. `written`: receives the number of
+ bytes appended; written on success only.
+
+ Errors (nothing is appended; `a2a_buffer_last_error(out)` names the offending part, e.g.
+ the header index): `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_HTTP1_METHOD`,
+ `A2A_HTTP1_TARGET`, `A2A_HTTP1_HOST`, `A2A_HTTP1_HEADER_NAME`, `A2A_HTTP1_HEADER_VALUE`,
+ `A2A_HTTP1_RESERVED_HEADER` (Host, Content-Length, Transfer-Encoding are written by the
+ serializer).
+ */
+a2a_result a2a_http1_write_request(struct a2a_buffer *out,
+                                   const char *method,
+                                   size_t method_len,
+                                   const char *target,
+                                   size_t target_len,
+                                   const char *host,
+                                   size_t host_len,
+                                   const struct a2a_header *headers,
+                                   size_t headers_len,
+                                   const uint8_t *body,
+                                   size_t body_len,
+                                   size_t *written);
+
+/*
+ Like `a2a_http1_write_request` but appends only the request line and headers, for a
+ body of `body_len` bytes the caller sends itself right after (e.g. a vectored write).
+
+ Errors: as for `a2a_http1_write_request`.
+ */
+a2a_result a2a_http1_write_request_head(struct a2a_buffer *out,
+                                        const char *method,
+                                        size_t method_len,
+                                        const char *target,
+                                        size_t target_len,
+                                        const char *host,
+                                        size_t host_len,
+                                        const struct a2a_header *headers,
+                                        size_t headers_len,
+                                        size_t body_len,
+                                        size_t *written);
+
+/*
+ Appends to `out` the origin-form request target joining an interface URL's path
+ (`/a2a/v1` or `/a2a/v1/`) and a path relative to it (`message:send`,
+ `/tasks/t1?historyLength=2`, `?q=1`, or empty), with exactly one `/` between them.
+ Inputs are UTF-8, read during the call only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_http1_join_target(struct a2a_buffer *out,
+                                 const char *base_path,
+                                 size_t base_path_len,
+                                 const char *relative,
+                                 size_t relative_len);
+
+/*
+ Writes the default reader limits to `*out`.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_http1_limits_default(struct a2a_http1_limits *out);
+
+/*
+ A reader for the response to a request sent with `method` (UTF-8, e.g. `POST`; a
+ response to `HEAD` has no body), with the default limits. `out`: a new handle the caller
+ owns (free with `a2a_http1_response_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_http1_response_new(const char *method,
+                                  size_t method_len,
+                                  struct a2a_http1_response **out);
+
+/*
+ Like `a2a_http1_response_new` with explicit limits (read during the call only).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a limit of 0).
+ */
+a2a_result a2a_http1_response_new_with(const char *method,
+                                       size_t method_len,
+                                       const struct a2a_http1_limits *limits,
+                                       struct a2a_http1_response **out);
+
+/*
+ Frees a reader. NULL is a no-op; must not be called twice.
+ */
+void a2a_http1_response_free(struct a2a_http1_response *response);
+
+/*
+ Prepares the reader for the next response on the same connection, to a request sent
+ with `method`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_http1_response_reset(struct a2a_http1_response *response,
+                                    const char *method,
+                                    size_t method_len);
+
+/*
+ Feeds every unconsumed byte read so far (`(NULL, 0)` is an empty input) and writes one
+ step to `*out`: how many bytes are consumed and what happened. Call again with the rest
+ after `HEAD` and `BODY` (even if the rest is empty); read more after `NEED_MORE`.
+
+ The body view in the step points INTO `input`; the reader keeps no pointer to it.
+
+ Errors (the reader is then spent; `a2a_http1_response_last_error` says what was wrong):
+ `A2A_NULL_PARAMETER`, `A2A_HTTP1_*` response codes (520–538).
+ */
+a2a_result a2a_http1_response_feed(struct a2a_http1_response *response,
+                                   const uint8_t *input,
+                                   size_t input_len,
+                                   struct a2a_http1_step *out);
+
+/*
+ Tells the reader the connection reached end of file: `A2A_OK` for a clean end (a
+ close-delimited body ends this way), or `A2A_HTTP1_CLOSED_BEFORE_RESPONSE` (not a byte
+ arrived: a stale pooled connection), `A2A_HTTP1_TRUNCATED_HEAD`,
+ `A2A_HTTP1_TRUNCATED_BODY`, or the earlier error of a spent reader.
+
+ Errors: also `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_http1_response_finish(struct a2a_http1_response *response);
+
+/*
+ The final response head. Returns `A2A_OK` and writes `*out` (its `reason` points into
+ the reader: valid until the next mutating call), or `A2A_NONE` before the head is
+ complete.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_http1_response_head(const struct a2a_http1_response *response,
+                                   struct a2a_http1_head *out);
+
+/*
+ The `index`-th header field of the final head, in the order received: the name as sent
+ and the raw value bytes (obs-text possible). Views point into the reader: valid until
+ the next mutating call. Both outputs written on success only.
+
+ Returns `A2A_OK`, `A2A_NONE` (no head yet), or `A2A_INVALID_ARGUMENT` (`index` >= the
+ header count). Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_http1_response_header(const struct a2a_http1_response *response,
+                                     size_t index,
+                                     struct a2a_str *name,
+                                     struct a2a_bytes *value);
+
+/*
+ The value of the first header called `name` (case-insensitive, UTF-8). Returns `A2A_OK`
+ and writes `*value` (a view into the reader, valid until the next mutating call), or
+ `A2A_NONE` when there is no such header or no head yet.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_http1_response_header_get(const struct a2a_http1_response *response,
+                                         const char *name,
+                                         size_t name_len,
+                                         struct a2a_bytes *value);
+
+/*
+ Number of trailer fields read after a chunked body (0 when none or `response` is NULL).
+ */
+size_t a2a_http1_response_trailer_count(const struct a2a_http1_response *response);
+
+/*
+ The `index`-th trailer field; as `a2a_http1_response_header`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range).
+ */
+a2a_result a2a_http1_response_trailer(const struct a2a_http1_response *response,
+                                      size_t index,
+                                      struct a2a_str *name,
+                                      struct a2a_bytes *value);
+
+/*
+ Body bytes handed out so far (0 when `response` is NULL).
+ */
+uint64_t a2a_http1_response_body_received(const struct a2a_http1_response *response);
+
+/*
+ 1xx informational responses skipped (0 when `response` is NULL).
+ */
+size_t a2a_http1_response_informational_skipped(const struct a2a_http1_response *response);
+
+/*
+ Whether the response is complete (false when `response` is NULL).
+ */
+bool a2a_http1_response_is_done(const struct a2a_http1_response *response);
+
+/*
+ Whether the connection may carry another request after this complete response (false
+ when `response` is NULL).
+ */
+bool a2a_http1_response_reusable(const struct a2a_http1_response *response);
+
+/*
+ A human-readable message for the error of the most recent mutating call on the reader;
+ absent `(NULL, 0)` when it had none or `response` is NULL. Valid until the next
+ mutating call.
+ */
+struct a2a_str a2a_http1_response_last_error(const struct a2a_http1_response *response);
 
 /*
  Builds a transport-channel outcome, for a binding whose HTTP driver is its own: the
@@ -1159,64 +2774,264 @@ bool a2a_outcome_version(const struct a2a_outcome *outcome, a2a_protocol_version
 bool a2a_outcome_binding(const struct a2a_outcome *outcome, a2a_binding *out);
 
 /*
- Classifies one complete response into exactly one outcome (channel, details, advice).
+ Writes the default retry configuration (a read; 3 attempts, 10 follow-ups, no new
+ tasks; backoff 200 ms doubling to 10 s; Retry-After honoured up to 60 s; no deadline) to
+ `*out`.
 
- `response`: read during the call only; every pointer in it follows the `(ptr, len)`
- input rules. `out`: receives a new outcome the caller owns (free with
- `a2a_outcome_free`); written on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8` (a header value or the method/request
- id), `A2A_INVALID_ARGUMENT` (`asked.version` or `asked.binding` not 0 or a member).
- The body may be any bytes: invalid JSON or UTF-8 in it is a classification
- (`A2A_CHANNEL_MALFORMED` or `A2A_CHANNEL_HTTP`), not an error.
+ Errors: `A2A_NULL_PARAMETER`.
  */
-a2a_result a2a_classify(const struct a2a_response *response, struct a2a_outcome **out);
+a2a_result a2a_retry_config_default(struct a2a_retry_config *out);
 
 /*
- Finds the first ADK error id (twelve lowercase hex digits after `error_id`) in `text`.
+ A retry policy with `*config`, its first attempt starting at `now_ms`. `config` is read
+ during the call only. `out`: a new handle the caller owns (free with
+ `a2a_retry_policy_free`); written on success only.
 
- `out`: on `A2A_OK`, a view INTO `text` (valid as long as the caller keeps `text`);
- written on success only.
-
- Returns `A2A_OK` when found, `A2A_NONE` when `text` has none. Errors:
- `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`kind`), `A2A_CONFIG_*` (a field
+ out of range).
  */
-a2a_result a2a_extract_error_id(const char *text, size_t text_len, struct a2a_str *out);
+a2a_result a2a_retry_policy_new(const struct a2a_retry_config *config,
+                                uint64_t now_ms,
+                                struct a2a_retry_policy **out);
 
 /*
- Detects leaked exception detail (`...: java.lang.IllegalStateException: boom`) in a
- failure text.
-
- `class`, `message`: on `A2A_OK`, views INTO `text` (valid as long as the caller keeps
- `text`); both written on success only.
-
- Returns `A2A_OK` when found, `A2A_NONE` otherwise. Errors: `A2A_NULL_PARAMETER`,
- `A2A_INVALID_UTF8`.
+ Frees a retry policy. NULL is a no-op; must not be called twice.
  */
-a2a_result a2a_leaked_exception(const char *text,
-                                size_t text_len,
-                                struct a2a_str *class_,
-                                struct a2a_str *message);
+void a2a_retry_policy_free(struct a2a_retry_policy *policy);
 
 /*
- Reads a `Retry-After` value as delta-seconds (`"3"`).
+ Marks the start of an attempt at `now_ms` (the policy learns how long attempts take).
 
- Returns `A2A_OK` and writes `*secs`, or `A2A_NONE` for an HTTP-date (which needs a
- clock) or garbage. Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ Errors: `A2A_NULL_PARAMETER`.
  */
-a2a_result a2a_parse_retry_after(const char *value, size_t value_len, uint64_t *secs);
-
-/*
- Whether a `Content-Type` value is `text/event-stream` (parameters and case ignored).
- False for NULL with a length, invalid UTF-8 or `(NULL, 0)`.
- */
-bool a2a_is_event_stream(const char *content_type, size_t content_type_len);
+a2a_result a2a_retry_policy_begin_attempt(struct a2a_retry_policy *policy, uint64_t now_ms);
 
 /*
- The error name of a JSON-RPC / A2A error code (`-32001` is TaskNotFound; unknown codes
- are `A2A_ERROR_NAME_OTHER`). Never fails.
+ Records the task id the call created (for resubscribe and poll). UTF-8, copied.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
  */
-a2a_error_name a2a_error_name_of_code(int64_t code);
+a2a_result a2a_retry_policy_set_task_id(struct a2a_retry_policy *policy,
+                                        const char *task_id,
+                                        size_t task_id_len);
+
+/*
+ The task id known to the policy; absent `(NULL, 0)` when none. Valid until the next
+ mutating call on the policy.
+ */
+struct a2a_str a2a_retry_policy_task_id(const struct a2a_retry_policy *policy);
+
+/*
+ Sends of the request so far (0 when `policy` is NULL).
+ */
+uint32_t a2a_retry_policy_attempts(const struct a2a_retry_policy *policy);
+
+/*
+ Resubscribe and poll calls so far (0 when `policy` is NULL).
+ */
+uint32_t a2a_retry_policy_follow_ups(const struct a2a_retry_policy *policy);
+
+/*
+ New tasks started so far (0 when `policy` is NULL).
+ */
+uint32_t a2a_retry_policy_new_tasks(const struct a2a_retry_policy *policy);
+
+/*
+ The policy's estimate of one attempt's duration in ms (0 when `policy` is NULL).
+ */
+uint64_t a2a_retry_policy_estimate(const struct a2a_retry_policy *policy);
+
+/*
+ Time left before the deadline at `now_ms`. Returns true and writes `*out`, or false
+ (leaving it untouched) when there is no deadline or an argument is NULL.
+ */
+bool a2a_retry_policy_remaining(const struct a2a_retry_policy *policy,
+                                uint64_t now_ms,
+                                uint64_t *out);
+
+/*
+ Whether the policy has answered done or give-up (false when `policy` is NULL).
+ */
+bool a2a_retry_policy_is_finished(const struct a2a_retry_policy *policy);
+
+/*
+ Feeds the outcome of the attempt that just ended (at `now_ms`) and writes what to do
+ next to `*out`. `random`: caller-supplied random bits for backoff jitter (the library has
+ no random source). `outcome` is read during the call only. `out.task_id` points into the
+ policy: valid until the next mutating call on it.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_retry_policy_next(struct a2a_retry_policy *policy,
+                                 const struct a2a_outcome *outcome,
+                                 uint64_t now_ms,
+                                 uint64_t random,
+                                 struct a2a_retry_action *out);
+
+/*
+ Writes the default breaker configuration (5 counted failures, or 50% of at least 10
+ calls, within 30 s in 10 buckets open it for 15 s; then 1 trial call decides) to `*out`.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_config_default(struct a2a_breaker_config *out);
+
+/*
+ A breaker for `agent` (UTF-8, copied) with `*config` (read during the call only).
+ `out`: a new handle the caller owns (free with `a2a_breaker_free`); written on success.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_CONFIG_*`.
+ */
+a2a_result a2a_breaker_new(const char *agent,
+                           size_t agent_len,
+                           const struct a2a_breaker_config *config,
+                           struct a2a_breaker **out);
+
+/*
+ Frees a breaker. NULL is a no-op; must not be called twice.
+ */
+void a2a_breaker_free(struct a2a_breaker *breaker);
+
+/*
+ The agent name given at creation; valid until the breaker is freed. Absent when
+ `breaker` is NULL.
+ */
+struct a2a_str a2a_breaker_agent(const struct a2a_breaker *breaker);
+
+/*
+ Whether a call may go out at `now_ms` (in half-open state this takes a trial permit:
+ report the call with `a2a_breaker_record`, or `a2a_breaker_release` if it was never
+ made). False when `breaker` is NULL.
+ */
+bool a2a_breaker_allow(struct a2a_breaker *breaker, uint64_t now_ms);
+
+/*
+ The transport outcome (CircuitOpen, request not sent) to report for a refused call.
+ `out`: a new outcome the caller owns; written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_refusal(const struct a2a_breaker *breaker,
+                               uint64_t now_ms,
+                               struct a2a_outcome **out);
+
+/*
+ Records the outcome of a call that `a2a_breaker_allow` let through (read during the call
+ only).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_record(struct a2a_breaker *breaker,
+                              const struct a2a_outcome *outcome,
+                              uint64_t now_ms);
+
+/*
+ Records a call's result directly: `counted_failure` true for a failure that counts
+ toward opening (see `a2a_counts_toward_breaker`), false for a success.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_record_result(struct a2a_breaker *breaker,
+                                     bool counted_failure,
+                                     uint64_t now_ms);
+
+/*
+ Returns a trial permit taken by `a2a_breaker_allow` for a call that was never made.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_release(struct a2a_breaker *breaker, uint64_t now_ms);
+
+/*
+ The state at `now_ms`; `A2A_BREAKER_STATE_INVALID` when `breaker` is NULL.
+ */
+a2a_breaker_state a2a_breaker_state_at(const struct a2a_breaker *breaker, uint64_t now_ms);
+
+/*
+ Writes a snapshot of the breaker at `now_ms` to `*out`.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_snapshot_at(const struct a2a_breaker *breaker,
+                                   uint64_t now_ms,
+                                   struct a2a_breaker_snapshot *out);
+
+/*
+ Closes the breaker and forgets its window (keeps the lifetime counters).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_breaker_reset(struct a2a_breaker *breaker);
+
+/*
+ Whether an outcome counts as a failure toward opening a breaker (false when `outcome`
+ is NULL).
+ */
+bool a2a_counts_toward_breaker(const struct a2a_outcome *outcome);
+
+/*
+ The version 1 idempotency key of the caller's stable inputs (`a2a-ik1-` + 32 lowercase
+ hex digits, 40 bytes): the same parts always give the same key.
+
+ `parts`/`parts_len`: an array of `a2a_bytes` views (read during the call only).
+ `buf`/`buf_len`: the caller's buffer (40 bytes suffice); the key is copied there, not
+ NUL-terminated, and `*written` set to its length. On `A2A_INSUFFICIENT_SIZE` nothing is
+ copied and `*written` is set to the size needed.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_KEY_EMPTY_INPUT` (no part, or all parts empty: every
+ call would share one key), `A2A_INSUFFICIENT_SIZE`.
+ */
+a2a_result a2a_derive_idempotency_key(const struct a2a_bytes *parts,
+                                      size_t parts_len,
+                                      char *buf,
+                                      size_t buf_len,
+                                      size_t *written);
+
+/*
+ The version 1 messageId of the caller's stable inputs: a lowercase RFC 9562 version 8
+ UUID (36 bytes). Arguments and errors as for `a2a_derive_idempotency_key`.
+ */
+a2a_result a2a_derive_message_id(const struct a2a_bytes *parts,
+                                 size_t parts_len,
+                                 char *buf,
+                                 size_t buf_len,
+                                 size_t *written);
+
+/*
+ The one deterministic line the orchestrating model should read for a non-success
+ outcome of a call to `agent` (e.g. `REMOTE_UNKNOWN booking: the request may or may not
+ have been received ...`). `agent` is UTF-8, read during the call only.
+
+ `buf`/`buf_len`/`written`: as for `a2a_derive_idempotency_key` (the line is UTF-8, not
+ NUL-terminated; its length is bounded by the library's part limits).
+
+ Returns `A2A_OK`, or `A2A_NONE` for a success outcome (no line). Errors:
+ `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INSUFFICIENT_SIZE`.
+ */
+a2a_result a2a_model_text(const char *agent,
+                          size_t agent_len,
+                          const struct a2a_outcome *outcome,
+                          char *buf,
+                          size_t buf_len,
+                          size_t *written);
+
+/*
+ The static prefix word of the model text for an outcome (`REMOTE_UNKNOWN`, ...); absent
+ `(NULL, 0)` for a success outcome or a NULL `outcome`.
+ */
+struct a2a_str a2a_model_prefix(const struct a2a_outcome *outcome);
+
+/*
+ The recommended instruction sentence for the orchestrating model (how to read the
+ `REMOTE_` lines of `a2a_model_text`). Static text: valid forever.
+ */
+struct a2a_str a2a_model_instruction(void);
+
+/*
+ Static code word of a give-up reason (`"attempts_exhausted"`, ...); absent `(NULL, 0)`
+ for `A2A_GIVE_UP_REASON_NONE`, `_OTHER` and numbers that are not members.
+ */
+struct a2a_str a2a_give_up_reason_to_str(uint32_t reason);
 
 /*
  Static English text for a result code (`"ok"` for `A2A_OK`).
@@ -1227,190 +3042,6 @@ a2a_error_name a2a_error_name_of_code(int64_t code);
  Ownership: the returned text is static; valid forever, never free it.
  */
 struct a2a_str a2a_result_describe(uint32_t code);
-
-/*
- A tracker for a call asked as `*asked` (NULL: nothing known), with an idle timeout in
- milliseconds (0: none), started at `now_ms` on the caller's monotonic clock.
-
- `asked` is read during the call only (the tracker copies what it keeps). `out`: receives
- a new handle the caller owns (free with `a2a_stream_tracker_free`); written on success.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
- */
-a2a_result a2a_stream_tracker_new(const struct a2a_asked *asked,
-                                  uint64_t idle_timeout_ms,
-                                  uint64_t now_ms,
-                                  struct a2a_stream_tracker **out);
-
-/*
- Frees a tracker. NULL is a no-op; must not be called twice. Borrowed item outcomes
- become invalid.
- */
-void a2a_stream_tracker_free(struct a2a_stream_tracker *tracker);
-
-/*
- Bytes arrived at `now_ms` (any bytes prove the connection alive; pushes the deadline).
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_on_bytes(struct a2a_stream_tracker *tracker, uint64_t now_ms);
-
-/*
- A comment (keep-alive) arrived at `now_ms`: activity, nothing else.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_on_comment(struct a2a_stream_tracker *tracker, uint64_t now_ms);
-
-/*
- A decoded SSE event arrived at `now_ms`: its type (`(NULL, 0)` when it had no `event:`
- field) and data, read during the call only.
-
- Returns `A2A_OK` and writes `*out` (its `outcome` and `artifact_id` are borrowed from
- the tracker until the next mutating call), or `A2A_NONE` for an event with empty data
- (nothing to classify; `*out` untouched).
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_on_event(struct a2a_stream_tracker *tracker,
-                                       uint64_t now_ms,
-                                       const uint8_t *event_type,
-                                       size_t event_type_len,
-                                       const uint8_t *data,
-                                       size_t data_len,
-                                       struct a2a_stream_item *out);
-
-/*
- When the caller must call `a2a_stream_tracker_on_timeout` at the latest, in ms on the
- caller's clock. Returns true and writes `*out`, or false (leaving `*out` untouched) when
- there is no idle timeout, the stream has ended, or an argument is NULL.
- */
-bool a2a_stream_tracker_next_deadline(const struct a2a_stream_tracker *tracker, uint64_t *out);
-
-/*
- The idle deadline may have passed at `now_ms`. Returns `A2A_OK` and a new transport
- outcome in `*out` (owned by the caller: free with `a2a_outcome_free`; advice
- `resubscribe` when the task id is known) when it has, or `A2A_NONE` when `now_ms` is
- before the deadline or there is none.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_on_timeout(struct a2a_stream_tracker *tracker,
-                                         uint64_t now_ms,
-                                         struct a2a_outcome **out);
-
-/*
- The response was not `text/event-stream` (an up-front error): classifies it as a whole
- response and ends the tracker. `response` is read during the call only; its `asked` is
- ignored (the tracker's own is used). `out`: a new outcome the caller owns.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
- */
-a2a_result a2a_stream_tracker_on_non_sse_body(struct a2a_stream_tracker *tracker,
-                                              const struct a2a_response *response,
-                                              struct a2a_outcome **out);
-
-/*
- The body ended: how the stream ended (`*kind`) and the call's outcome (`*out`, a new
- outcome the caller owns). Calling it again returns the same end. Both outputs written on
- success only.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_finish(struct a2a_stream_tracker *tracker,
-                                     a2a_stream_end_kind *kind,
-                                     struct a2a_outcome **out);
-
-/*
- Whether the interaction is over (stop reading and close); false when `tracker` is NULL.
- */
-bool a2a_stream_tracker_is_over(const struct a2a_stream_tracker *tracker);
-
-/*
- The task id seen so far; absent `(NULL, 0)` when none (or `tracker` is NULL). Valid
- until the next mutating call on the tracker.
- */
-struct a2a_str a2a_stream_tracker_task_id(const struct a2a_stream_tracker *tracker);
-
-/*
- The last task state seen so far. Returns true and writes `*out`, or false (leaving it
- untouched) when none was seen or an argument is NULL.
- */
-bool a2a_stream_tracker_last_state(const struct a2a_stream_tracker *tracker, a2a_task_state *out);
-
-/*
- Events that produced an item so far (0 when `tracker` is NULL).
- */
-uint64_t a2a_stream_tracker_events(const struct a2a_stream_tracker *tracker);
-
-/*
- A new empty tally. `out`: a new handle the caller owns (free with `a2a_tally_free`);
- written on success only.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_tally_new(struct a2a_tally **out);
-
-/*
- Frees a tally. NULL is a no-op; must not be called twice.
- */
-void a2a_tally_free(struct a2a_tally *tally);
-
-/*
- Counts one outcome of `method` on `agent` (UTF-8 names, copied).
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
- */
-a2a_result a2a_tally_record(struct a2a_tally *tally,
-                            const char *agent,
-                            size_t agent_len,
-                            const char *method,
-                            size_t method_len,
-                            const struct a2a_outcome *outcome);
-
-/*
- Adds `n` to one counter directly (e.g. to merge tallies). Names and `code` are UTF-8,
- copied; `channel` is an `a2a_channel`.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`channel`).
- */
-a2a_result a2a_tally_add(struct a2a_tally *tally,
-                         const char *agent,
-                         size_t agent_len,
-                         const char *method,
-                         size_t method_len,
-                         uint32_t channel,
-                         const char *code,
-                         size_t code_len,
-                         uint64_t n);
-
-/*
- The count of one counter (0 when never recorded), written to `*out` on success.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`channel`).
- */
-a2a_result a2a_tally_count(const struct a2a_tally *tally,
-                           const char *agent,
-                           size_t agent_len,
-                           const char *method,
-                           size_t method_len,
-                           uint32_t channel,
-                           const char *code,
-                           size_t code_len,
-                           uint64_t *out);
-
-/*
- The total of every counter (0 when `tally` is NULL).
- */
-uint64_t a2a_tally_total(const struct a2a_tally *tally);
-
-/*
- Renders the tally in the Prometheus text exposition format (0.0.4). `out`: a view of
- text held by the tally, valid until the next mutating call on it; written on success.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_tally_render_prometheus(struct a2a_tally *tally, struct a2a_str *out);
 
 /*
  A new decoder with the default limits (16 MiB lines, 16 MiB events) and the WHATWG
@@ -1623,6 +3254,190 @@ a2a_result a2a_sse_encoder_clear(struct a2a_sse_encoder *encoder);
  call.
  */
 struct a2a_str a2a_sse_encoder_last_error(const struct a2a_sse_encoder *encoder);
+
+/*
+ A tracker for a call asked as `*asked` (NULL: nothing known), with an idle timeout in
+ milliseconds (0: none), started at `now_ms` on the caller's monotonic clock.
+
+ `asked` is read during the call only (the tracker copies what it keeps). `out`: receives
+ a new handle the caller owns (free with `a2a_stream_tracker_free`); written on success.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ */
+a2a_result a2a_stream_tracker_new(const struct a2a_asked *asked,
+                                  uint64_t idle_timeout_ms,
+                                  uint64_t now_ms,
+                                  struct a2a_stream_tracker **out);
+
+/*
+ Frees a tracker. NULL is a no-op; must not be called twice. Borrowed item outcomes
+ become invalid.
+ */
+void a2a_stream_tracker_free(struct a2a_stream_tracker *tracker);
+
+/*
+ Bytes arrived at `now_ms` (any bytes prove the connection alive; pushes the deadline).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_on_bytes(struct a2a_stream_tracker *tracker, uint64_t now_ms);
+
+/*
+ A comment (keep-alive) arrived at `now_ms`: activity, nothing else.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_on_comment(struct a2a_stream_tracker *tracker, uint64_t now_ms);
+
+/*
+ A decoded SSE event arrived at `now_ms`: its type (`(NULL, 0)` when it had no `event:`
+ field) and data, read during the call only.
+
+ Returns `A2A_OK` and writes `*out` (its `outcome` and `artifact_id` are borrowed from
+ the tracker until the next mutating call), or `A2A_NONE` for an event with empty data
+ (nothing to classify; `*out` untouched).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_on_event(struct a2a_stream_tracker *tracker,
+                                       uint64_t now_ms,
+                                       const uint8_t *event_type,
+                                       size_t event_type_len,
+                                       const uint8_t *data,
+                                       size_t data_len,
+                                       struct a2a_stream_item *out);
+
+/*
+ When the caller must call `a2a_stream_tracker_on_timeout` at the latest, in ms on the
+ caller's clock. Returns true and writes `*out`, or false (leaving `*out` untouched) when
+ there is no idle timeout, the stream has ended, or an argument is NULL.
+ */
+bool a2a_stream_tracker_next_deadline(const struct a2a_stream_tracker *tracker, uint64_t *out);
+
+/*
+ The idle deadline may have passed at `now_ms`. Returns `A2A_OK` and a new transport
+ outcome in `*out` (owned by the caller: free with `a2a_outcome_free`; advice
+ `resubscribe` when the task id is known) when it has, or `A2A_NONE` when `now_ms` is
+ before the deadline or there is none.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_on_timeout(struct a2a_stream_tracker *tracker,
+                                         uint64_t now_ms,
+                                         struct a2a_outcome **out);
+
+/*
+ The response was not `text/event-stream` (an up-front error): classifies it as a whole
+ response and ends the tracker. `response` is read during the call only; its `asked` is
+ ignored (the tracker's own is used). `out`: a new outcome the caller owns.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ */
+a2a_result a2a_stream_tracker_on_non_sse_body(struct a2a_stream_tracker *tracker,
+                                              const struct a2a_response *response,
+                                              struct a2a_outcome **out);
+
+/*
+ The body ended: how the stream ended (`*kind`) and the call's outcome (`*out`, a new
+ outcome the caller owns). Calling it again returns the same end. Both outputs written on
+ success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_stream_tracker_finish(struct a2a_stream_tracker *tracker,
+                                     a2a_stream_end_kind *kind,
+                                     struct a2a_outcome **out);
+
+/*
+ Whether the interaction is over (stop reading and close); false when `tracker` is NULL.
+ */
+bool a2a_stream_tracker_is_over(const struct a2a_stream_tracker *tracker);
+
+/*
+ The task id seen so far; absent `(NULL, 0)` when none (or `tracker` is NULL). Valid
+ until the next mutating call on the tracker.
+ */
+struct a2a_str a2a_stream_tracker_task_id(const struct a2a_stream_tracker *tracker);
+
+/*
+ The last task state seen so far. Returns true and writes `*out`, or false (leaving it
+ untouched) when none was seen or an argument is NULL.
+ */
+bool a2a_stream_tracker_last_state(const struct a2a_stream_tracker *tracker, a2a_task_state *out);
+
+/*
+ Events that produced an item so far (0 when `tracker` is NULL).
+ */
+uint64_t a2a_stream_tracker_events(const struct a2a_stream_tracker *tracker);
+
+/*
+ A new empty tally. `out`: a new handle the caller owns (free with `a2a_tally_free`);
+ written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_tally_new(struct a2a_tally **out);
+
+/*
+ Frees a tally. NULL is a no-op; must not be called twice.
+ */
+void a2a_tally_free(struct a2a_tally *tally);
+
+/*
+ Counts one outcome of `method` on `agent` (UTF-8 names, copied).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_tally_record(struct a2a_tally *tally,
+                            const char *agent,
+                            size_t agent_len,
+                            const char *method,
+                            size_t method_len,
+                            const struct a2a_outcome *outcome);
+
+/*
+ Adds `n` to one counter directly (e.g. to merge tallies). Names and `code` are UTF-8,
+ copied; `channel` is an `a2a_channel`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`channel`).
+ */
+a2a_result a2a_tally_add(struct a2a_tally *tally,
+                         const char *agent,
+                         size_t agent_len,
+                         const char *method,
+                         size_t method_len,
+                         uint32_t channel,
+                         const char *code,
+                         size_t code_len,
+                         uint64_t n);
+
+/*
+ The count of one counter (0 when never recorded), written to `*out` on success.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`channel`).
+ */
+a2a_result a2a_tally_count(const struct a2a_tally *tally,
+                           const char *agent,
+                           size_t agent_len,
+                           const char *method,
+                           size_t method_len,
+                           uint32_t channel,
+                           const char *code,
+                           size_t code_len,
+                           uint64_t *out);
+
+/*
+ The total of every counter (0 when `tally` is NULL).
+ */
+uint64_t a2a_tally_total(const struct a2a_tally *tally);
+
+/*
+ Renders the tally in the Prometheus text exposition format (0.0.4). `out`: a view of
+ text held by the tally, valid until the next mutating call on it; written on success.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_tally_render_prometheus(struct a2a_tally *tally, struct a2a_str *out);
 
 /*
  Parses a protocol version string (`"0.3"`, `"0.3.0"`, `"1.0"`, `"1.2"`; surrounding ASCII

@@ -897,13 +897,44 @@ fn stream_frames_match_the_reference_examples() {
 }
 
 #[test]
-fn sse_writer_splits_lines() {
+fn sse_frames_decode_back_with_the_sse_decoder() {
     let mut out = Vec::new();
     server::write_event(&mut out, Some("error"), b"a\r\nb\rc\nd");
     assert_eq!(out, b"event: error\ndata: a\ndata: b\ndata: c\ndata: d\n\n");
-    let mut out = Vec::new();
-    server::write_event(&mut out, None, b"");
-    assert_eq!(out, b"data: \n\n");
+    server::write_event(&mut out, Some("bad\r\ntype"), b"");
+    out.extend_from_slice(KeepAlive::COMMENT);
+    let req = incoming(
+        ProtocolVersion::V1_0,
+        Binding::JsonRpc,
+        Method::SendStreamingMessage,
+        Some(RpcId::String("s-1".into())),
+    );
+    let ev: StreamEvent = from_slice(br#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}"#, Form::V10).unwrap();
+    out.extend_from_slice(&server::event_frame(&req, &ev).unwrap().bytes);
+    let mut dec = a2a_core::sse::Decoder::new();
+    let mut feed = dec.feed(&out);
+    let mut events = Vec::new();
+    let mut comments = 0;
+    while let Some(item) = feed.next_item().unwrap() {
+        match item {
+            a2a_core::sse::Item::Event(e) => events.push((
+                e.event_type_lossy().into_owned(),
+                e.data_lossy().into_owned(),
+            )),
+            a2a_core::sse::Item::Comment(_) => comments += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(comments, 1);
+    assert_eq!(events.len(), 3);
+    assert_eq!(events[0], ("error".to_owned(), "a\nb\nc\nd".to_owned()));
+    assert_eq!(events[1], ("badtype".to_owned(), String::new()));
+    assert_eq!(events[2].0, "message");
+    let v: Value = serde_json::from_str(&events[2].1).unwrap();
+    assert_eq!(
+        v,
+        json!({"jsonrpc":"2.0","id":"s-1","result":{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}})
+    );
 }
 
 #[test]

@@ -384,7 +384,7 @@ fn config_of((max_line, max_event, dispatch): (usize, usize, bool)) -> Config {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
     fn decoder_matches_the_oracle_on_streams(input in stream(), cfg in configs(), cuts in prop::collection::vec(0usize..400, 0..12)) {

@@ -494,4 +494,29 @@ proptest! {
         info.content_type = Some("text/event-stream");
         check_outcome(&classify(&info), true)?;
     }
+
+    #[test]
+    fn whole_body_reader_agrees_with_the_incremental_decoder(
+        events in prop::collection::vec(
+            (
+                prop::sample::select(vec!["", "event: error\n", ": ping\n", "id: 7\n", "retry: 5\n"]),
+                vocab_body(),
+                prop::sample::select(vec!["\n", "\r\n", "\r"]),
+            ),
+            0..6,
+        ),
+        chunk in 1usize..40,
+    ) {
+        let mut body = String::new();
+        for (prefix, data, eol) in &events {
+            body.push_str(&prefix.replace('\n', eol));
+            body.push_str("data: ");
+            body.push_str(data);
+            body.push_str(eol);
+            body.push_str(eol);
+        }
+        let incremental = track(ASK_10, body.as_bytes(), chunk);
+        let whole = a2a_core::stream::track_whole_body(ASK_10, body.as_bytes());
+        prop_assert_eq!(incremental, whole);
+    }
 }

@@ -3,8 +3,8 @@
 
 use std::ffi::c_char;
 
-use a2a_core::classify::{self, Asked, ResponseInfo};
-use a2a_core::error_id;
+use a2a::classify::{self, Asked, ResponseInfo};
+use a2a::error_id;
 
 use crate::handle::{try_out, try_ref};
 use crate::outcome::a2a_outcome;

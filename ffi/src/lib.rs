@@ -32,10 +32,14 @@ compile_error!(
      with catch_unwind, which does nothing under panic = \"abort\""
 );
 
+pub mod buffer;
+pub mod card;
 pub mod classify;
 pub mod handle;
+pub mod http1;
 pub mod outcome;
 pub mod panic;
+pub mod resilience;
 pub mod result;
 pub mod sse;
 pub mod stream;

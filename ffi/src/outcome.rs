@@ -7,7 +7,7 @@
 
 use std::ffi::c_char;
 
-use a2a_core::outcome::{ErrorName, Outcome};
+use a2a::outcome::{ErrorName, Outcome};
 
 use crate::handle::{self, Handle, try_out, try_ref};
 use crate::panic::ffi_panic_boundary;
@@ -397,7 +397,7 @@ pub extern "C" fn a2a_outcome_binding(outcome: *const a2a_outcome, out: *mut a2a
 #[cfg(test)]
 mod tests {
     use super::*;
-    use a2a_core::outcome::{Channel, RemoteHint, RetryAdvice, TaskState};
+    use a2a::outcome::{Channel, RemoteHint, RetryAdvice, TaskState};
     use std::ptr::{null, null_mut};
 
     fn s(v: a2a_str) -> Option<&'static str> {
@@ -483,8 +483,8 @@ mod tests {
                 ("reason".into(), "quota".into()),
             ],
         });
-        inner.version = Some(a2a_core::version::ProtocolVersion::V1_0);
-        inner.binding = Some(a2a_core::version::Binding::HttpJson);
+        inner.version = Some(a2a::version::ProtocolVersion::V1_0);
+        inner.binding = Some(a2a::version::Binding::HttpJson);
         inner.body_excerpt = Some("<html>".into());
         let o = a2a_outcome::into_raw(inner);
         let mut u16v = 0;

@@ -45,6 +45,9 @@ pub enum a2a_result {
     /// An argument is out of range: an unknown enum number, a length above `SIZE_MAX / 2`,
     /// a limit of zero.
     A2A_INVALID_ARGUMENT = 102,
+    /// The caller's output buffer is too small; the size needed was written to the call's
+    /// `written` out-parameter (the one output written on an error).
+    A2A_INSUFFICIENT_SIZE = 103,
 
     // --- 200–299: shared vocabulary ---
     /// A protocol version string is not `MAJOR.MINOR[.PATCH]` in ASCII digits.
@@ -70,6 +73,108 @@ pub enum a2a_result {
     /// An SSE value that cannot be written, of a kind newer than this header.
     A2A_SSE_ENCODE = 306,
 
+    // --- 500–599: HTTP/1.1 ---
+    /// HTTP/1.1: HTTP method is empty or not a token.
+    A2A_HTTP1_METHOD = 500,
+    /// HTTP/1.1: request target is not origin-form or absolute http(s), or holds invalid bytes.
+    A2A_HTTP1_TARGET = 501,
+    /// HTTP/1.1: Host value is empty or holds characters that cannot appear in an authority.
+    A2A_HTTP1_HOST = 502,
+    /// HTTP/1.1: a request header name is empty or not a token.
+    A2A_HTTP1_HEADER_NAME = 503,
+    /// HTTP/1.1: a request header value holds CR, LF, NUL or another control character.
+    A2A_HTTP1_HEADER_VALUE = 504,
+    /// HTTP/1.1: Host, Content-Length and Transfer-Encoding are written by the serializer.
+    A2A_HTTP1_RESERVED_HEADER = 505,
+    /// HTTP/1.1: the request cannot be serialized (a reason newer than this header).
+    A2A_HTTP1_REQUEST_INVALID = 506,
+    /// HTTP/1.1: malformed response status line or header.
+    A2A_HTTP1_MALFORMED = 520,
+    /// HTTP/1.1: response head larger than the limit.
+    A2A_HTTP1_HEAD_TOO_LARGE = 521,
+    /// HTTP/1.1: response has more headers than the limit.
+    A2A_HTTP1_TOO_MANY_HEADERS = 522,
+    /// HTTP/1.1: too many 1xx informational responses.
+    A2A_HTTP1_TOO_MANY_INFORMATIONAL = 523,
+    /// HTTP/1.1: unexpected 101 Switching Protocols.
+    A2A_HTTP1_UNEXPECTED_UPGRADE = 524,
+    /// HTTP/1.1: invalid Content-Length value.
+    A2A_HTTP1_INVALID_CONTENT_LENGTH = 525,
+    /// HTTP/1.1: conflicting Content-Length values.
+    A2A_HTTP1_CONFLICTING_CONTENT_LENGTH = 526,
+    /// HTTP/1.1: both Transfer-Encoding and Content-Length present.
+    A2A_HTTP1_CONTENT_LENGTH_WITH_TRANSFER_ENCODING = 527,
+    /// HTTP/1.1: unsupported Transfer-Encoding (only a single chunked).
+    A2A_HTTP1_UNSUPPORTED_TRANSFER_CODING = 528,
+    /// HTTP/1.1: invalid chunk-size line.
+    A2A_HTTP1_INVALID_CHUNK_SIZE = 529,
+    /// HTTP/1.1: chunk-size line longer than the limit.
+    A2A_HTTP1_CHUNK_LINE_TOO_LONG = 530,
+    /// HTTP/1.1: chunk data not followed by CRLF.
+    A2A_HTTP1_MISSING_CHUNK_TERMINATOR = 531,
+    /// HTTP/1.1: malformed trailer section.
+    A2A_HTTP1_MALFORMED_TRAILERS = 532,
+    /// HTTP/1.1: trailer section larger than the limit.
+    A2A_HTTP1_TRAILERS_TOO_LARGE = 533,
+    /// HTTP/1.1: more trailer fields than the limit.
+    A2A_HTTP1_TOO_MANY_TRAILERS = 534,
+    /// HTTP/1.1: connection closed before any response byte arrived.
+    A2A_HTTP1_CLOSED_BEFORE_RESPONSE = 535,
+    /// HTTP/1.1: connection closed in the middle of the response head.
+    A2A_HTTP1_TRUNCATED_HEAD = 536,
+    /// HTTP/1.1: connection closed before the body was complete.
+    A2A_HTTP1_TRUNCATED_BODY = 537,
+    /// HTTP/1.1: the response cannot be read (a reason newer than this header).
+    A2A_HTTP1_RESPONSE_INVALID = 538,
+
+    // --- 700–799: agent cards ---
+    /// Card: agent card is not valid JSON.
+    A2A_CARD_JSON = 700,
+    /// Card: agent card is not a JSON object.
+    A2A_CARD_NOT_AN_OBJECT = 701,
+    /// Card: an agent card field has the wrong type.
+    A2A_CARD_INVALID_FIELD = 702,
+    /// Card: an agent card interface entry is malformed.
+    A2A_CARD_INVALID_INTERFACE = 703,
+    /// Card: no card interface matches the client's versions and bindings.
+    A2A_CARD_NO_USABLE_INTERFACE = 704,
+    /// Card: a card URL does not parse.
+    A2A_CARD_INVALID_URL = 705,
+    /// Card: a card URL carries userinfo (user@), which hides the real host.
+    A2A_CARD_USERINFO_IN_URL = 706,
+    /// Card: plain http refused (allow it explicitly for local development).
+    A2A_CARD_PLAIN_HTTP = 707,
+    /// Card: unsupported URL scheme (only https, and http when allowed).
+    A2A_CARD_UNSUPPORTED_SCHEME = 708,
+    /// Card: card URL drift: the interface points at a local or private address while the card came from a public host.
+    A2A_CARD_URL_DRIFT = 709,
+    /// Card: the interface origin is not the card's origin and not in the allow-list.
+    A2A_CARD_HOST_MISMATCH = 710,
+    /// Card: the card cannot be used (a reason newer than this header).
+    A2A_CARD_INVALID = 711,
+
+    // --- 900–998: resilience ---
+    /// Retry configuration: `max_attempts` is 0 (the first attempt counts).
+    A2A_CONFIG_ZERO_MAX_ATTEMPTS = 900,
+    /// Retry configuration: `base_delay_ms` is larger than `max_delay_ms`.
+    A2A_CONFIG_BASE_DELAY_ABOVE_CAP = 901,
+    /// Breaker configuration: `failure_threshold` and `failure_rate_percent` are both 0.
+    A2A_CONFIG_NO_OPENING_RULE = 902,
+    /// Breaker configuration: `failure_rate_percent` is above 100.
+    A2A_CONFIG_RATE_OUT_OF_RANGE = 903,
+    /// Breaker configuration: `window_ms` is 0.
+    A2A_CONFIG_ZERO_WINDOW = 904,
+    /// Breaker configuration: `buckets` is 0 or above 1000.
+    A2A_CONFIG_BUCKETS_OUT_OF_RANGE = 905,
+    /// Breaker configuration: `half_open_trials` is 0.
+    A2A_CONFIG_ZERO_HALF_OPEN_TRIALS = 906,
+    /// A configuration value out of range, of a kind newer than this header.
+    A2A_CONFIG_INVALID = 907,
+    /// Key derivation: no part, or every part empty (every call would share one key).
+    A2A_KEY_EMPTY_INPUT = 910,
+    /// Key derivation failed for a reason newer than this header.
+    A2A_KEY_INVALID = 911,
+
     // --- 999: panic ---
     /// A bug inside the library panicked; the panic was caught at the C boundary. The handle
     /// the call was made on (if any) may only be freed afterwards.
@@ -85,6 +190,7 @@ impl a2a_result {
         a2a_result::A2A_NULL_PARAMETER,
         a2a_result::A2A_INVALID_UTF8,
         a2a_result::A2A_INVALID_ARGUMENT,
+        a2a_result::A2A_INSUFFICIENT_SIZE,
         a2a_result::A2A_VERSION_MALFORMED,
         a2a_result::A2A_VERSION_UNSUPPORTED,
         a2a_result::A2A_BINDING_UNKNOWN,
@@ -95,6 +201,54 @@ impl a2a_result {
         a2a_result::A2A_SSE_ID_LINE_BREAK,
         a2a_result::A2A_SSE_LIMIT,
         a2a_result::A2A_SSE_ENCODE,
+        a2a_result::A2A_HTTP1_METHOD,
+        a2a_result::A2A_HTTP1_TARGET,
+        a2a_result::A2A_HTTP1_HOST,
+        a2a_result::A2A_HTTP1_HEADER_NAME,
+        a2a_result::A2A_HTTP1_HEADER_VALUE,
+        a2a_result::A2A_HTTP1_RESERVED_HEADER,
+        a2a_result::A2A_HTTP1_REQUEST_INVALID,
+        a2a_result::A2A_HTTP1_MALFORMED,
+        a2a_result::A2A_HTTP1_HEAD_TOO_LARGE,
+        a2a_result::A2A_HTTP1_TOO_MANY_HEADERS,
+        a2a_result::A2A_HTTP1_TOO_MANY_INFORMATIONAL,
+        a2a_result::A2A_HTTP1_UNEXPECTED_UPGRADE,
+        a2a_result::A2A_HTTP1_INVALID_CONTENT_LENGTH,
+        a2a_result::A2A_HTTP1_CONFLICTING_CONTENT_LENGTH,
+        a2a_result::A2A_HTTP1_CONTENT_LENGTH_WITH_TRANSFER_ENCODING,
+        a2a_result::A2A_HTTP1_UNSUPPORTED_TRANSFER_CODING,
+        a2a_result::A2A_HTTP1_INVALID_CHUNK_SIZE,
+        a2a_result::A2A_HTTP1_CHUNK_LINE_TOO_LONG,
+        a2a_result::A2A_HTTP1_MISSING_CHUNK_TERMINATOR,
+        a2a_result::A2A_HTTP1_MALFORMED_TRAILERS,
+        a2a_result::A2A_HTTP1_TRAILERS_TOO_LARGE,
+        a2a_result::A2A_HTTP1_TOO_MANY_TRAILERS,
+        a2a_result::A2A_HTTP1_CLOSED_BEFORE_RESPONSE,
+        a2a_result::A2A_HTTP1_TRUNCATED_HEAD,
+        a2a_result::A2A_HTTP1_TRUNCATED_BODY,
+        a2a_result::A2A_HTTP1_RESPONSE_INVALID,
+        a2a_result::A2A_CARD_JSON,
+        a2a_result::A2A_CARD_NOT_AN_OBJECT,
+        a2a_result::A2A_CARD_INVALID_FIELD,
+        a2a_result::A2A_CARD_INVALID_INTERFACE,
+        a2a_result::A2A_CARD_NO_USABLE_INTERFACE,
+        a2a_result::A2A_CARD_INVALID_URL,
+        a2a_result::A2A_CARD_USERINFO_IN_URL,
+        a2a_result::A2A_CARD_PLAIN_HTTP,
+        a2a_result::A2A_CARD_UNSUPPORTED_SCHEME,
+        a2a_result::A2A_CARD_URL_DRIFT,
+        a2a_result::A2A_CARD_HOST_MISMATCH,
+        a2a_result::A2A_CARD_INVALID,
+        a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS,
+        a2a_result::A2A_CONFIG_BASE_DELAY_ABOVE_CAP,
+        a2a_result::A2A_CONFIG_NO_OPENING_RULE,
+        a2a_result::A2A_CONFIG_RATE_OUT_OF_RANGE,
+        a2a_result::A2A_CONFIG_ZERO_WINDOW,
+        a2a_result::A2A_CONFIG_BUCKETS_OUT_OF_RANGE,
+        a2a_result::A2A_CONFIG_ZERO_HALF_OPEN_TRIALS,
+        a2a_result::A2A_CONFIG_INVALID,
+        a2a_result::A2A_KEY_EMPTY_INPUT,
+        a2a_result::A2A_KEY_INVALID,
         a2a_result::A2A_PANIC,
     ];
 
@@ -107,6 +261,7 @@ impl a2a_result {
             a2a_result::A2A_NULL_PARAMETER => "a required pointer argument was NULL",
             a2a_result::A2A_INVALID_UTF8 => "a text argument was not valid UTF-8",
             a2a_result::A2A_INVALID_ARGUMENT => "an argument was out of range",
+            a2a_result::A2A_INSUFFICIENT_SIZE => "the output buffer is too small",
             a2a_result::A2A_VERSION_MALFORMED => {
                 "malformed protocol version: expected MAJOR.MINOR such as \"1.0\" or \"0.3\""
             }
@@ -125,6 +280,96 @@ impl a2a_result {
             a2a_result::A2A_SSE_ID_LINE_BREAK => "SSE id contains a line break",
             a2a_result::A2A_SSE_LIMIT => "SSE input went over a decoder limit",
             a2a_result::A2A_SSE_ENCODE => "SSE value cannot be written as it is",
+            a2a_result::A2A_HTTP1_METHOD => "HTTP method is empty or not a token",
+            a2a_result::A2A_HTTP1_TARGET => {
+                "request target is not origin-form or absolute http(s), or holds invalid bytes"
+            }
+            a2a_result::A2A_HTTP1_HOST => {
+                "Host value is empty or holds characters that cannot appear in an authority"
+            }
+            a2a_result::A2A_HTTP1_HEADER_NAME => "a request header name is empty or not a token",
+            a2a_result::A2A_HTTP1_HEADER_VALUE => {
+                "a request header value holds CR, LF, NUL or another control character"
+            }
+            a2a_result::A2A_HTTP1_RESERVED_HEADER => {
+                "Host, Content-Length and Transfer-Encoding are written by the serializer"
+            }
+            a2a_result::A2A_HTTP1_REQUEST_INVALID => {
+                "the request cannot be serialized (a reason newer than this header)"
+            }
+            a2a_result::A2A_HTTP1_MALFORMED => "malformed response status line or header",
+            a2a_result::A2A_HTTP1_HEAD_TOO_LARGE => "response head larger than the limit",
+            a2a_result::A2A_HTTP1_TOO_MANY_HEADERS => "response has more headers than the limit",
+            a2a_result::A2A_HTTP1_TOO_MANY_INFORMATIONAL => "too many 1xx informational responses",
+            a2a_result::A2A_HTTP1_UNEXPECTED_UPGRADE => "unexpected 101 Switching Protocols",
+            a2a_result::A2A_HTTP1_INVALID_CONTENT_LENGTH => "invalid Content-Length value",
+            a2a_result::A2A_HTTP1_CONFLICTING_CONTENT_LENGTH => "conflicting Content-Length values",
+            a2a_result::A2A_HTTP1_CONTENT_LENGTH_WITH_TRANSFER_ENCODING => {
+                "both Transfer-Encoding and Content-Length present"
+            }
+            a2a_result::A2A_HTTP1_UNSUPPORTED_TRANSFER_CODING => {
+                "unsupported Transfer-Encoding (only a single chunked)"
+            }
+            a2a_result::A2A_HTTP1_INVALID_CHUNK_SIZE => "invalid chunk-size line",
+            a2a_result::A2A_HTTP1_CHUNK_LINE_TOO_LONG => "chunk-size line longer than the limit",
+            a2a_result::A2A_HTTP1_MISSING_CHUNK_TERMINATOR => "chunk data not followed by CRLF",
+            a2a_result::A2A_HTTP1_MALFORMED_TRAILERS => "malformed trailer section",
+            a2a_result::A2A_HTTP1_TRAILERS_TOO_LARGE => "trailer section larger than the limit",
+            a2a_result::A2A_HTTP1_TOO_MANY_TRAILERS => "more trailer fields than the limit",
+            a2a_result::A2A_HTTP1_CLOSED_BEFORE_RESPONSE => {
+                "connection closed before any response byte arrived"
+            }
+            a2a_result::A2A_HTTP1_TRUNCATED_HEAD => {
+                "connection closed in the middle of the response head"
+            }
+            a2a_result::A2A_HTTP1_TRUNCATED_BODY => {
+                "connection closed before the body was complete"
+            }
+            a2a_result::A2A_HTTP1_RESPONSE_INVALID => {
+                "the response cannot be read (a reason newer than this header)"
+            }
+            a2a_result::A2A_CARD_JSON => "agent card is not valid JSON",
+            a2a_result::A2A_CARD_NOT_AN_OBJECT => "agent card is not a JSON object",
+            a2a_result::A2A_CARD_INVALID_FIELD => "an agent card field has the wrong type",
+            a2a_result::A2A_CARD_INVALID_INTERFACE => "an agent card interface entry is malformed",
+            a2a_result::A2A_CARD_NO_USABLE_INTERFACE => {
+                "no card interface matches the client's versions and bindings"
+            }
+            a2a_result::A2A_CARD_INVALID_URL => "a card URL does not parse",
+            a2a_result::A2A_CARD_USERINFO_IN_URL => {
+                "a card URL carries userinfo (user@), which hides the real host"
+            }
+            a2a_result::A2A_CARD_PLAIN_HTTP => {
+                "plain http refused (allow it explicitly for local development)"
+            }
+            a2a_result::A2A_CARD_UNSUPPORTED_SCHEME => {
+                "unsupported URL scheme (only https, and http when allowed)"
+            }
+            a2a_result::A2A_CARD_URL_DRIFT => {
+                "card URL drift: the interface points at a local or private address while the card came from a public host"
+            }
+            a2a_result::A2A_CARD_HOST_MISMATCH => {
+                "the interface origin is not the card's origin and not in the allow-list"
+            }
+            a2a_result::A2A_CARD_INVALID => {
+                "the card cannot be used (a reason newer than this header)"
+            }
+            a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS => {
+                "max_attempts must be at least 1 (the first attempt counts)"
+            }
+            a2a_result::A2A_CONFIG_BASE_DELAY_ABOVE_CAP => "base_delay must not exceed max_delay",
+            a2a_result::A2A_CONFIG_NO_OPENING_RULE => {
+                "failure_threshold and failure_rate_percent are both 0: the breaker could never open"
+            }
+            a2a_result::A2A_CONFIG_RATE_OUT_OF_RANGE => "failure_rate_percent is above 100",
+            a2a_result::A2A_CONFIG_ZERO_WINDOW => "window must be at least 1 ms",
+            a2a_result::A2A_CONFIG_BUCKETS_OUT_OF_RANGE => "buckets is outside 1..=1000",
+            a2a_result::A2A_CONFIG_ZERO_HALF_OPEN_TRIALS => "half_open_trials must be at least 1",
+            a2a_result::A2A_CONFIG_INVALID => "a configuration value is out of range",
+            a2a_result::A2A_KEY_EMPTY_INPUT => {
+                "no stable input: every part is empty, so every call would share one key"
+            }
+            a2a_result::A2A_KEY_INVALID => "the key could not be derived",
             a2a_result::A2A_PANIC => "internal error: a panic was caught at the C boundary",
         }
     }
@@ -181,5 +426,29 @@ mod tests {
     fn unknown_code_has_a_description() {
         let d = unsafe { a2a_result_describe(12345).as_str() }.unwrap();
         assert_eq!(d, "unknown result code");
+    }
+
+    /// Every `a2a_result` constant the committed header declares has its own description
+    /// (so a code added to the enum but missing from `ALL` is caught), numbers unique.
+    #[test]
+    fn every_header_code_is_described() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../include/a2a_core.h");
+        let header = std::fs::read_to_string(path).expect("header exists");
+        let start = header.find("enum a2a_result").expect("a2a_result declared");
+        let end = start + header[start..].find("};").expect("end of enum");
+        let mut seen = HashSet::new();
+        for line in header[start..end].lines() {
+            let Some((name, value)) = line.trim().split_once(" = ") else {
+                continue;
+            };
+            let value: u32 = value.trim_end_matches(',').parse().expect("numeric code");
+            assert!(seen.insert(value), "{name}: number {value} used twice");
+            let d = unsafe { a2a_result_describe(value).as_str() }.unwrap();
+            assert_ne!(
+                d, "unknown result code",
+                "{name} ({value}) has no description"
+            );
+        }
+        assert_eq!(seen.len(), a2a_result::ALL.len(), "header and ALL disagree");
     }
 }

@@ -20,8 +20,8 @@
 //! Limit errors are not fatal: they come back as `A2A_SSE_ITEM_LIMIT_ERROR` items, the
 //! decoder skips the rest of that event and goes on.
 
-use a2a_core::sse::encoder::{self, EncodeError, OutEvent};
-use a2a_core::sse::{self, AtEof, Config, Decoder, Item, LimitError};
+use a2a::sse::encoder::{self, EncodeError, OutEvent};
+use a2a::sse::{self, AtEof, Config, Decoder, Item, LimitError};
 
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
 use crate::panic::ffi_panic_boundary;

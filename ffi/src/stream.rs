@@ -1,8 +1,8 @@
 //! The stream tracker: follows one streaming call to its end, with time in milliseconds on
 //! the caller's clock and the idle deadline handed back.
 
-use a2a_core::stream::{StreamEndKind, StreamItemKind, StreamTracker};
-use a2a_core::time::Millis;
+use a2a::stream::{StreamEndKind, StreamItemKind, StreamTracker};
+use a2a::time::Millis;
 
 use crate::classify::{a2a_asked, a2a_response, asked_from, response_from};
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};

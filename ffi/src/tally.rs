@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use a2a_core::tally::Tally;
+use a2a::tally::Tally;
 
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
 use crate::outcome::a2a_outcome;

@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use a2a_core::version::{Binding, ProtocolVersion, VersionError, VersionNumber};
+use a2a::version::{Binding, ProtocolVersion, VersionError, VersionNumber};
 
 use crate::handle::try_out;
 use crate::panic::ffi_panic_boundary;

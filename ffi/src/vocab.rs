@@ -7,8 +7,8 @@
 //! (any number is safe to pass; unknown numbers are refused with `A2A_INVALID_ARGUMENT` or
 //! yield an absent view), because a C caller can put any value in an enum variable.
 
-use a2a_core::outcome::{Channel, ErrorName, RequestSent, RetryAdvice, TaskState};
-use a2a_core::version::{Binding, ProtocolVersion};
+use a2a::outcome::{Channel, ErrorName, RequestSent, RetryAdvice, TaskState};
+use a2a::version::{Binding, ProtocolVersion};
 
 use crate::handle::try_out;
 use crate::panic::{defaults, ffi_panic_boundary};

@@ -127,11 +127,17 @@ fn every_declared_name_is_prefixed() {
                 "macro {name} lacks the A2A_ prefix"
             );
         }
-        // Enum members.
-        if l.starts_with("A2A_")
-            || (l.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && l.contains(" = "))
+        // Enum members: `NAME = value,` with NAME in upper case.
+        if let Some((name, _)) = l.split_once(" = ")
+            && !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
         {
-            assert!(l.starts_with("A2A_"), "constant {l} lacks the A2A_ prefix");
+            assert!(
+                name.starts_with("A2A_"),
+                "constant {name} lacks the A2A_ prefix"
+            );
         }
     }
     let fns = declared_functions(&header);

@@ -45,5 +45,8 @@ void test_version(void);
 void test_outcome(void);
 void test_sse(void);
 void test_classify(void);
+void test_resilience(void);
+void test_http1(void);
+void test_card(void);
 
 #endif

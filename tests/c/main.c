@@ -33,6 +33,9 @@ int main(void) {
   test_outcome();
   test_sse();
   test_classify();
+  test_resilience();
+  test_http1();
+  test_card();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -57,12 +57,17 @@ impl AgentInterface {
         Binding::parse(&self.binding)
     }
 
-    /// The wire shape of this interface: `1.x` → 1.0; `0.3` → 0.3; no version → 0.3 (a
-    /// legacy card); `0.2.x` → 0.3 (pre-0.3 agents speak the same JSON-RPC methods);
-    /// anything else is `None`.
+    /// The wire shape of this interface: `1.x` → 1.0; `0.3` → 0.3; `0.2.x` → 0.3 (pre-0.3
+    /// agents speak the same JSON-RPC methods); anything else is `None`. Without a version,
+    /// a `supportedInterfaces` entry is taken as 1.0 (the field is required there; a2a-java
+    /// defaults it to 1.0) and a legacy `url`/`additionalInterfaces` entry as 0.3 (the
+    /// Python SDK's card resolver does the same).
     pub fn wire_version(&self) -> Option<ProtocolVersion> {
         let Some(text) = &self.protocol_version else {
-            return Some(ProtocolVersion::V0_3);
+            return Some(match self.origin {
+                InterfaceOrigin::SupportedInterfaces(_) => ProtocolVersion::V1_0,
+                _ => ProtocolVersion::V0_3,
+            });
         };
         let n = VersionNumber::parse(text).ok()?;
         match (n.major, n.minor) {

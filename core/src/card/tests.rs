@@ -126,6 +126,29 @@ fn shared_fixtures() {
 }
 
 #[test]
+fn shared_location_fixtures() {
+    let doc: Value = serde_json::from_str(FIXTURES).unwrap();
+    let cases = doc["locations"].as_array().unwrap();
+    assert!(cases.len() >= 10);
+    for case in cases {
+        let input = case["input"].as_str().unwrap();
+        assert!(case["source"].as_str().is_some_and(|s| !s.is_empty()));
+        match (card_location(input), case["error"].as_str()) {
+            (Ok(loc), None) => {
+                assert_eq!(loc.primary, case["primary"].as_str().unwrap(), "{input}");
+                assert_eq!(
+                    loc.fallback.as_deref(),
+                    case["fallback"].as_str(),
+                    "{input}"
+                );
+            }
+            (Err(e), Some(kind)) => assert_eq!(e.kind(), kind, "{input}"),
+            (got, _) => panic!("{input}: got {got:?}, expected {case}"),
+        }
+    }
+}
+
+#[test]
 fn hybrid_card_interfaces_are_merged_without_duplicates() {
     let card = AgentCard::parse(
         br#"{"name":"h","supportedInterfaces":[
@@ -186,6 +209,16 @@ fn legacy_versions_and_snake_case() {
         )
     );
     assert!(card.streaming && card.extended_card && !card.push_notifications);
+    // Unversioned entries: 1.0 in supportedInterfaces, 0.3 in the legacy fields.
+    let card = AgentCard::parse(
+        br#"{"supportedInterfaces":[{"url":"https://h/new"}],"url":"https://h/old"}"#,
+    )
+    .unwrap();
+    let v: Vec<_> = card.interfaces.iter().map(|i| i.wire_version()).collect();
+    assert_eq!(
+        v,
+        vec![Some(ProtocolVersion::V1_0), Some(ProtocolVersion::V0_3)]
+    );
     // A pre-0.3 card (0.2.x, no preferredTransport) is spoken as 0.3 JSON-RPC.
     let card = AgentCard::parse(br#"{"protocolVersion":"0.2.9","url":"https://h/rpc"}"#).unwrap();
     assert_eq!(card.shape, CardShape::V0_3);
@@ -388,6 +421,17 @@ fn validation_details() {
         }
         other => panic!("{other:?}"),
     }
+    // A malformed allow-list entry is reported, not ignored.
+    let bad = Policy {
+        allowed_origins: vec!["not a url".into()],
+        ..Policy::default()
+    };
+    assert_eq!(
+        validate_interface_url("https://other.example.net/", card, &bad)
+            .unwrap_err()
+            .kind(),
+        "invalid_url"
+    );
     // The card URL itself is held to the same rules.
     assert_eq!(
         validate_interface_url("https://h/", "http://h/", &p)

@@ -41,6 +41,21 @@ pub enum UrlError {
     InvalidPort,
 }
 
+impl UrlError {
+    /// A stable snake_case name for the error kind.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            UrlError::Empty => "empty",
+            UrlError::InvalidCharacter => "invalid_character",
+            UrlError::InvalidScheme => "invalid_scheme",
+            UrlError::NoAuthority => "no_authority",
+            UrlError::EmptyHost => "empty_host",
+            UrlError::InvalidHost => "invalid_host",
+            UrlError::InvalidPort => "invalid_port",
+        }
+    }
+}
+
 /// A host in normal form.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Host {

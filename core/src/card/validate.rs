@@ -65,7 +65,8 @@ fn check_scheme(url: &Url, text: &str, policy: &Policy) -> Result<(), CardError>
 /// # Errors
 /// [`CardError::InvalidUrl`], [`CardError::UserinfoInUrl`], [`CardError::PlainHttp`],
 /// [`CardError::UnsupportedScheme`], [`CardError::CardUrlDrift`] or
-/// [`CardError::HostMismatch`], in the order described in the module docs.
+/// [`CardError::HostMismatch`], in the order described in the module docs (an invalid
+/// allow-list entry is reported as [`CardError::InvalidUrl`] when it is reached).
 pub fn validate_interface_url(
     interface_url: &str,
     card_url: &str,
@@ -92,7 +93,15 @@ pub fn validate_interface_url(
         });
     }
     for allowed in &policy.allowed_origins {
-        if Url::parse(allowed).is_ok_and(|a| a.userinfo().is_none() && a.same_origin(&iface)) {
+        // A malformed allow-list entry is the caller's configuration error: say so rather
+        // than ignore it.
+        let a = parse(allowed)?;
+        if a.userinfo().is_some() {
+            return Err(CardError::UserinfoInUrl {
+                url: allowed.clone(),
+            });
+        }
+        if a.same_origin(&iface) {
             return Ok(ValidatedUrl {
                 url: iface,
                 same_origin: false,

@@ -34,45 +34,49 @@ pub(crate) struct Payload {
 pub(crate) fn success(ctx: &Ctx<'_>, obj: &Obj<'_>, body: &[u8]) -> Outcome {
     match read(ctx, obj, body) {
         Ok(p) => p.outcome,
-        Err(o) => o,
+        Err(o) => *o,
     }
 }
 
 /// Reads a success payload, or returns the malformed outcome that explains why not.
-pub(crate) fn read(ctx: &Ctx<'_>, obj: &Obj<'_>, body: &[u8]) -> Result<Payload, Outcome> {
+pub(crate) fn read(ctx: &Ctx<'_>, obj: &Obj<'_>, body: &[u8]) -> Result<Payload, Box<Outcome>> {
     if matches!(obj.error, ErrField::Obj(_)) {
-        return Err(malformed(ctx, "error object without an integer code", body));
+        return Err(Box::new(malformed(
+            ctx,
+            "error object without an integer code",
+            body,
+        )));
     }
     let is_rpc = obj.jsonrpc.0.is_some() || (obj.id.0.is_some() && obj.result.is_present());
     let (payload_obj, binding) = if is_rpc {
         match obj.jsonrpc.0.map(|r| r.get()) {
             Some("\"2.0\"") => {}
             Some(other) => {
-                return Err(malformed(
+                return Err(Box::new(malformed(
                     ctx,
                     format!("not JSON-RPC 2.0: jsonrpc is {other}, expected \"2.0\""),
                     body,
-                ));
+                )));
             }
             None => {
-                return Err(malformed(
+                return Err(Box::new(malformed(
                     ctx,
                     "not JSON-RPC 2.0: missing \"jsonrpc\"",
                     body,
-                ));
+                )));
             }
         }
         if let Some(bad) = protocol::id_problem(ctx, obj, false) {
-            return Err(malformed(ctx, bad, body));
+            return Err(Box::new(malformed(ctx, bad, body)));
         }
         match &obj.result {
             Nested::Obj(r) => (r.as_ref(), Binding::JsonRpc),
             Nested::Absent => {
-                return Err(malformed(
+                return Err(Box::new(malformed(
                     ctx,
                     "JSON-RPC response with neither result nor error",
                     body,
-                ));
+                )));
             }
             Nested::Null | Nested::Other => {
                 return other_result(ctx, Binding::JsonRpc, body);
@@ -80,11 +84,11 @@ pub(crate) fn read(ctx: &Ctx<'_>, obj: &Obj<'_>, body: &[u8]) -> Result<Payload,
         }
     } else {
         if ctx.asked_binding() == Some(Binding::JsonRpc) {
-            return Err(malformed(
+            return Err(Box::new(malformed(
                 ctx,
                 "not a JSON-RPC 2.0 response: no \"jsonrpc\", \"result\" or \"error\"",
                 body,
-            ));
+            )));
         }
         (obj, Binding::HttpJson)
     };
@@ -94,15 +98,15 @@ pub(crate) fn read(ctx: &Ctx<'_>, obj: &Obj<'_>, body: &[u8]) -> Result<Payload,
         // 0.3 JSON-RPC results carry `kind` and kebab-case states; without both it is 1.0.
         p.outcome.version = Some(ProtocolVersion::V1_0);
     }
-    if let (Some(asked), Some(seen)) = (ctx.asked_version(), p.outcome.version) {
-        if asked != seen {
-            p.outcome.hint = Some(hint::other_shape(asked, seen));
-        }
+    if let (Some(asked), Some(seen)) = (ctx.asked_version(), p.outcome.version)
+        && asked != seen
+    {
+        p.outcome.hint = Some(hint::other_shape(asked, seen));
     }
     Ok(p)
 }
 
-fn other_result(ctx: &Ctx<'_>, binding: Binding, body: &[u8]) -> Result<Payload, Outcome> {
+fn other_result(ctx: &Ctx<'_>, binding: Binding, body: &[u8]) -> Result<Payload, Box<Outcome>> {
     let expects_other = ctx.method.is_some_and(|m| {
         matches!(
             m.kind,
@@ -115,11 +119,11 @@ fn other_result(ctx: &Ctx<'_>, binding: Binding, body: &[u8]) -> Result<Payload,
         )
     });
     if !expects_other {
-        return Err(malformed(
+        return Err(Box::new(malformed(
             ctx,
             "result is not a Task or Message object",
             body,
-        ));
+        )));
     }
     Ok(Payload {
         kind: PayloadKind::OtherResult,
@@ -133,7 +137,12 @@ fn other_result(ctx: &Ctx<'_>, binding: Binding, body: &[u8]) -> Result<Payload,
 }
 
 /// Dispatches on the payload's shape: 1.0 wrappers, 0.3 `kind`, bare Task / Message.
-fn shape(ctx: &Ctx<'_>, p: &Obj<'_>, binding: Binding, body: &[u8]) -> Result<Payload, Outcome> {
+fn shape(
+    ctx: &Ctx<'_>,
+    p: &Obj<'_>,
+    binding: Binding,
+    body: &[u8],
+) -> Result<Payload, Box<Outcome>> {
     // 1.0 (and REST) one-key wrappers.
     let wrapped_version = match binding {
         Binding::JsonRpc => Some(ProtocolVersion::V1_0),
@@ -159,13 +168,13 @@ fn shape(ctx: &Ctx<'_>, p: &Obj<'_>, binding: Binding, body: &[u8]) -> Result<Pa
         Some("artifact-update") => return task(ctx, p, PayloadKind::ArtifactUpdate, v03, body),
         Some("message") => return Ok(message(&as_msg(p), v03)),
         Some(other) => {
-            return Err(malformed(
+            return Err(Box::new(malformed(
                 ctx,
                 format!(
                     "unknown result kind {other:?}: expected task, message, status-update or artifact-update"
                 ),
                 body,
-            ));
+            )));
         }
         None => {}
     }
@@ -183,11 +192,11 @@ fn shape(ctx: &Ctx<'_>, p: &Obj<'_>, binding: Binding, body: &[u8]) -> Result<Pa
         return task(ctx, p, PayloadKind::ArtifactUpdate, None, body);
     }
     other_result(ctx, binding, body).map_err(|_| {
-        malformed(
+        Box::new(malformed(
             ctx,
             "result fits neither version: expected a Task, a Message, or a task/status/artifact wrapper",
             body,
-        )
+        ))
     })
 }
 
@@ -205,16 +214,11 @@ fn as_msg<'a>(p: &Obj<'a>) -> Msg<'a> {
 
 fn message(m: &Msg<'_>, version: Option<ProtocolVersion>) -> Payload {
     let version = version.or_else(|| {
-        if m.kind.0.is_some()
+        let v03 = m.kind.0.is_some()
             || m.parts.has_kind
-            || m.role.get().is_some_and(|r| !r.starts_with("ROLE_"))
-        {
-            Some(ProtocolVersion::V0_3)
-        } else if m.content.present {
-            Some(ProtocolVersion::V0_3)
-        } else {
-            None
-        }
+            || m.content.present
+            || m.role.get().is_some_and(|r| !r.starts_with("ROLE_"));
+        v03.then_some(ProtocolVersion::V0_3)
     });
     Payload {
         kind: PayloadKind::Message,
@@ -238,7 +242,7 @@ fn task(
     kind: PayloadKind,
     version: Option<ProtocolVersion>,
     body: &[u8],
-) -> Result<Payload, Outcome> {
+) -> Result<Payload, Box<Outcome>> {
     let task_id = match kind {
         PayloadKind::Task => t.id.0.and_then(id_text).and_then(Result::ok),
         _ => t.task_id.0.clone(),
@@ -249,7 +253,7 @@ fn task(
             PayloadKind::StatusUpdate => "status update without a taskId",
             _ => "artifact update without a taskId",
         };
-        return Err(malformed(ctx, what, body));
+        return Err(Box::new(malformed(ctx, what, body)));
     };
     let mut version = version;
     let mut out = Outcome {
@@ -260,7 +264,11 @@ fn task(
     let mut artifact = None;
     if kind == PayloadKind::ArtifactUpdate {
         let Some(a) = &t.artifact else {
-            return Err(malformed(ctx, "artifact update without an artifact", body));
+            return Err(Box::new(malformed(
+                ctx,
+                "artifact update without an artifact",
+                body,
+            )));
         };
         artifact = Some((
             a.artifact_id.get().map(str::to_owned),
@@ -274,10 +282,18 @@ fn task(
         out.retry = crate::outcome::RetryAdvice::Poll;
     } else {
         let StatusField::Obj(status) = &t.status else {
-            return Err(malformed(ctx, "task without a status object", body));
+            return Err(Box::new(malformed(
+                ctx,
+                "task without a status object",
+                body,
+            )));
         };
         let Some(state_text) = status.state.get() else {
-            return Err(malformed(ctx, "task status without a state", body));
+            return Err(Box::new(malformed(
+                ctx,
+                "task status without a state",
+                body,
+            )));
         };
         let state = TaskState::parse(state_text);
         version = version.or_else(|| version_of_state(state_text));

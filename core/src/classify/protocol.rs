@@ -106,10 +106,10 @@ pub(crate) fn protocol_error(ctx: &Ctx<'_>, obj: &Obj<'_>) -> Option<Outcome> {
                 let info = e.data.0.map(scan::error_info).unwrap_or_default();
                 let reason = info.reason.map(|r| r.into_owned());
                 let mut name = name_of_code(code);
-                if name == ErrorName::Other {
-                    if let Some(n) = reason.as_deref().and_then(name_of_reason) {
-                        name = n;
-                    }
+                if name == ErrorName::Other
+                    && let Some(n) = reason.as_deref().and_then(name_of_reason)
+                {
+                    name = n;
                 }
                 let data_is_array = e.data.0.is_some_and(|d| d.get().starts_with('['));
                 Found {

@@ -168,7 +168,59 @@ pub enum ResponseError {
     },
 }
 
+impl RequestError {
+    /// A stable snake_case name for the error kind (fixtures, logs, the C ABI).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RequestError::Method => "method",
+            RequestError::Target => "target",
+            RequestError::Host => "host",
+            RequestError::HeaderName { .. } => "header_name",
+            RequestError::HeaderValue { .. } => "header_value",
+            RequestError::ReservedHeader { .. } => "reserved_header",
+        }
+    }
+}
+
 impl ResponseError {
+    /// A stable snake_case name for the error kind (fixtures, logs, the C ABI).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ResponseError::Malformed(_) => "malformed_head",
+            ResponseError::HeadTooLarge { .. } => "head_too_large",
+            ResponseError::TooManyHeaders { .. } => "too_many_headers",
+            ResponseError::TooManyInformational { .. } => "too_many_informational",
+            ResponseError::UnexpectedUpgrade => "unexpected_upgrade",
+            ResponseError::InvalidContentLength => "invalid_content_length",
+            ResponseError::ConflictingContentLength => "conflicting_content_length",
+            ResponseError::ContentLengthWithTransferEncoding => {
+                "content_length_with_transfer_encoding"
+            }
+            ResponseError::UnsupportedTransferCoding => "unsupported_transfer_coding",
+            ResponseError::InvalidChunkSize => "invalid_chunk_size",
+            ResponseError::ChunkLineTooLong { .. } => "chunk_line_too_long",
+            ResponseError::MissingChunkTerminator => "missing_chunk_terminator",
+            ResponseError::MalformedTrailers(_) => "malformed_trailers",
+            ResponseError::TrailersTooLarge { .. } => "trailers_too_large",
+            ResponseError::TooManyTrailers { .. } => "too_many_trailers",
+            ResponseError::ClosedBeforeResponse => "closed_before_response",
+            ResponseError::TruncatedHead => "truncated_head",
+            ResponseError::TruncatedBody { .. } => "truncated_body",
+        }
+    }
+
+    /// True for the errors caused by the connection closing early (`ClosedBeforeResponse`,
+    /// `TruncatedHead`, `TruncatedBody`): transport failures for the caller, as opposed to
+    /// a server that answered with malformed or over-limit framing.
+    pub fn is_truncation(&self) -> bool {
+        matches!(
+            self,
+            ResponseError::ClosedBeforeResponse
+                | ResponseError::TruncatedHead
+                | ResponseError::TruncatedBody { .. }
+        )
+    }
+
     pub(crate) fn from_httparse(e: httparse::Error) -> HeadSyntax {
         match e {
             httparse::Error::Version => HeadSyntax::Version,

@@ -180,7 +180,7 @@ impl RetryAfter {
 /// The status line and headers of a response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResponseHead {
-    /// Status code (100–999 as httparse accepts three digits).
+    /// Status code: three digits as sent (httparse accepts 000–999).
     pub status: u16,
     /// Reason phrase as sent (may be empty).
     pub reason: String,
@@ -210,6 +210,15 @@ impl ResponseHead {
     /// `Retry-After`, parsed (see [`RetryAfter::parse`]); `None` when absent or unreadable.
     pub fn retry_after(&self) -> Option<RetryAfter> {
         self.headers.get("retry-after").and_then(RetryAfter::parse)
+    }
+
+    /// `Retry-After` in seconds: delta-seconds as given; an HTTP-date only when the caller
+    /// passes its wall-clock time in Unix seconds (`None` otherwise, and when absent).
+    pub fn retry_after_secs(&self, now_unix_seconds: Option<u64>) -> Option<u64> {
+        match self.retry_after()? {
+            RetryAfter::Seconds(s) => Some(s),
+            at @ RetryAfter::At { .. } => now_unix_seconds.map(|now| at.seconds_from(now)),
+        }
     }
 
     /// `Content-Encoding` as sent (e.g. `gzip`); `None` when absent. A compressed body must
@@ -312,6 +321,19 @@ mod tests {
         assert_eq!(h.content_encoding(), Some("gzip"));
         assert_eq!(h.location(), Some("https://elsewhere/"));
         assert_eq!(h.retry_after(), Some(RetryAfter::Seconds(7)));
+        assert_eq!(h.retry_after_secs(None), Some(7));
+        let d = head(
+            1,
+            BodyFraming::Empty,
+            &[("retry-after", "Thu, 01 Jan 1970 00:01:40 GMT")],
+        );
+        assert_eq!(d.retry_after_secs(None), None);
+        assert_eq!(d.retry_after_secs(Some(40)), Some(60));
+        assert_eq!(d.retry_after_secs(Some(400)), Some(0));
+        assert_eq!(
+            head(1, BodyFraming::Empty, &[]).retry_after_secs(Some(1)),
+            None
+        );
         assert_eq!(h.content_length(), None);
         assert_eq!(h.headers.len(), 4);
         assert_eq!(h.headers.get("CONTENT-ENCODING"), Some(&b"gzip"[..]));

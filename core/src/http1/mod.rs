@@ -22,7 +22,9 @@ mod response;
 
 pub use error::{HeadSyntax, RequestError, ResponseError};
 pub use head::{BodyFraming, HeaderField, Headers, ResponseHead, RetryAfter};
-pub use request::{join_target, write_request, write_request_head};
+pub use request::{
+    interface_target, join_target, write_envelope_request, write_request, write_request_head,
+};
 pub use response::{Event, Limits, ResponseParser, Step};
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 //! `Transfer-Encoding`) are written by the serializer only.
 
 use super::error::RequestError;
+use crate::card::Url;
+use crate::envelope::Request;
 
 /// `tchar` of RFC 9110 §5.6.2: the characters allowed in a token (method, header name).
 pub(crate) fn is_tchar(b: u8) -> bool {
@@ -124,6 +126,53 @@ pub fn write_request<N: AsRef<str>, V: AsRef<str>>(
     let head = write_request_head(out, method, target, host, headers, body.len())?;
     out.extend_from_slice(body);
     Ok(head + body.len())
+}
+
+/// The origin-form request target for `relative` (an envelope path: empty for JSON-RPC,
+/// `/…` for HTTP+JSON) under the interface URL `url`: the URL's path joined as in
+/// [`join_target`], and the URL's own query (rare) kept, joined with `&` to a query in
+/// `relative`.
+pub fn interface_target(url: &Url, relative: &str) -> String {
+    let (rel_path, rel_query) = match relative.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (relative, None),
+    };
+    let mut target = join_target(url.path(), rel_path);
+    match (url.query().filter(|q| !q.is_empty()), rel_query) {
+        (Some(a), Some(b)) => {
+            target.push('?');
+            target.push_str(a);
+            target.push('&');
+            target.push_str(b);
+        }
+        (Some(q), None) | (None, Some(q)) => {
+            target.push('?');
+            target.push_str(q);
+        }
+        (None, None) => {}
+    }
+    target
+}
+
+/// Serializes a request built by [`crate::envelope::build`] for the interface at `url`
+/// (the validated URL from [`crate::card::AgentCard::resolve`]): target from
+/// [`interface_target`], `Host` from [`Url::authority`], then as [`write_request`].
+///
+/// # Errors
+/// As [`write_request`]; `out` is left exactly as it was.
+pub fn write_envelope_request(
+    out: &mut Vec<u8>,
+    request: &Request,
+    url: &Url,
+) -> Result<usize, RequestError> {
+    write_request(
+        out,
+        request.method.as_str(),
+        &interface_target(url, &request.path),
+        &url.authority(),
+        &request.headers,
+        &request.body,
+    )
 }
 
 /// Joins the path of an interface URL (`base_path`, e.g. `/a2a/v1` or `/a2a/v1/`) and a path
@@ -271,6 +320,61 @@ mod tests {
             );
         }
         assert!(write("GET", "/", "[::1]:8080", &[], b"").is_ok());
+    }
+
+    #[test]
+    fn envelope_requests_are_written_under_the_interface_url() {
+        use crate::envelope::{CallOptions, Interface, RpcId, build};
+        use crate::model::params::{Call, TaskIdParams};
+        use crate::version::{Binding, ProtocolVersion};
+        let url = Url::parse("https://Agent.Example.com:8443/a2a/rest/").unwrap();
+        let mut iface = Interface::new(ProtocolVersion::V1_0, Binding::HttpJson);
+        iface.tenant = Some("acme".into());
+        let call = Call::CancelTask(TaskIdParams::new("t/1"));
+        let opts = CallOptions {
+            headers: &[("Authorization", "Bearer x")],
+            ..CallOptions::with_id(RpcId::Number(1))
+        };
+        let req = build(&iface, &call, &opts).unwrap();
+        let mut out = Vec::new();
+        let n = write_envelope_request(&mut out, &req, &url).unwrap();
+        assert_eq!(n, out.len());
+        let text = String::from_utf8(out).unwrap();
+        let head = text.split("\r\n\r\n").next().unwrap();
+        assert!(
+            head.starts_with("POST /a2a/rest/acme/tasks/t%2F1:cancel HTTP/1.1\r\nHost: agent.example.com:8443\r\n"),
+            "{head}"
+        );
+        assert!(head.contains("\r\nA2A-Version: 1.0\r\n"), "{head}");
+        assert!(head.contains("\r\nAuthorization: Bearer x\r\n"), "{head}");
+        assert!(text.ends_with(std::str::from_utf8(&req.body).unwrap()));
+
+        // JSON-RPC posts to the interface URL itself.
+        let rpc = Interface::new(ProtocolVersion::V0_3, Binding::JsonRpc);
+        let req = build(&rpc, &call, &CallOptions::with_id(RpcId::Number(7))).unwrap();
+        let mut out = Vec::new();
+        write_envelope_request(
+            &mut out,
+            &req,
+            &Url::parse("http://127.0.0.1:18901/").unwrap(),
+        )
+        .unwrap();
+        assert!(out.starts_with(b"POST / HTTP/1.1\r\nHost: 127.0.0.1:18901\r\n"));
+    }
+
+    #[test]
+    fn interface_target_merges_queries() {
+        let u = |s: &str| Url::parse(s).unwrap();
+        assert_eq!(
+            interface_target(&u("https://h/rest"), "/tasks?a=1"),
+            "/rest/tasks?a=1"
+        );
+        assert_eq!(
+            interface_target(&u("https://h/rest?k=v"), "/tasks?a=1"),
+            "/rest/tasks?k=v&a=1"
+        );
+        assert_eq!(interface_target(&u("https://h/rpc?k=v"), ""), "/rpc?k=v");
+        assert_eq!(interface_target(&u("https://h"), ""), "/");
     }
 
     #[test]

@@ -277,6 +277,41 @@ fn huge_header_limit_does_not_allocate_by_the_limit() {
 }
 
 #[test]
+fn error_kinds_are_distinct() {
+    let all = [
+        ResponseError::Malformed(HeadSyntax::Status),
+        ResponseError::HeadTooLarge { limit: 1 },
+        ResponseError::TooManyHeaders { limit: 1 },
+        ResponseError::TooManyInformational { limit: 1 },
+        ResponseError::UnexpectedUpgrade,
+        ResponseError::InvalidContentLength,
+        ResponseError::ConflictingContentLength,
+        ResponseError::ContentLengthWithTransferEncoding,
+        ResponseError::UnsupportedTransferCoding,
+        ResponseError::InvalidChunkSize,
+        ResponseError::ChunkLineTooLong { limit: 1 },
+        ResponseError::MissingChunkTerminator,
+        ResponseError::MalformedTrailers(HeadSyntax::NewLine),
+        ResponseError::TrailersTooLarge { limit: 1 },
+        ResponseError::TooManyTrailers { limit: 1 },
+        ResponseError::ClosedBeforeResponse,
+        ResponseError::TruncatedHead,
+        ResponseError::TruncatedBody {
+            expected: None,
+            received: 0,
+        },
+    ];
+    let mut kinds: Vec<&str> = all.iter().map(ResponseError::kind).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    assert_eq!(kinds.len(), all.len());
+    assert_eq!(all.iter().filter(|e| e.is_truncation()).count(), 3);
+    for e in all {
+        assert!(!e.to_string().is_empty());
+    }
+}
+
+#[test]
 fn errors_are_sticky() {
     let mut p = ResponseParser::new("GET");
     let e = p.feed(b"HTTP/9.9 200 OK\r\n\r\n").unwrap_err();
@@ -676,4 +711,99 @@ proptest! {
         let b = drive("GET", small, &wire, &read_sizes);
         prop_assert_eq!(a, b);
     }
+}
+
+/// A Python-server-like stream (CRLF, a `: ping` comment), one SSE line group per chunk,
+/// with a chunk boundary inside an event and one inside a CRLF.
+const PY_STREAM: &[u8] = b"HTTP/1.1 200 OK\r\n\
+content-type: text/event-stream; charset=utf-8\r\n\
+cache-control: no-store\r\n\
+transfer-encoding: chunked\r\n\r\n\
+2a\r\ndata: {\"task\": {\"state\": \"SUBMITTED\"}}\r\n\r\n\r\n\
+f\r\n: ping - 2026\r\n\r\n\
+15\r\ndata: {\"statusUpdate\"\r\n\
+1a\r\n: {\"state\": \"WORKING\"}}\r\n\r\r\n\
+1\r\n\n\r\n\
+0\r\n\r\n";
+
+/// Events (data) and comments the stream carries, written out by hand.
+fn py_stream_expected() -> Vec<String> {
+    vec![
+        "event {\"task\": {\"state\": \"SUBMITTED\"}}".to_string(),
+        "comment  ping - 2026".to_string(),
+        "event {\"statusUpdate\": {\"state\": \"WORKING\"}}".to_string(),
+    ]
+}
+
+fn decode_items(decoder: &mut crate::sse::Decoder, body: &[u8], out: &mut Vec<String>) {
+    let mut feed = decoder.feed(body);
+    while let Some(item) = feed.next_item().expect("within SSE limits") {
+        match item {
+            crate::sse::Item::Event(e) => out.push(format!("event {}", e.data_lossy())),
+            crate::sse::Item::Comment(c) => {
+                out.push(format!("comment {}", String::from_utf8_lossy(c)))
+            }
+            crate::sse::Item::Retry(_) => {}
+        }
+    }
+}
+
+#[test]
+fn chunked_sse_into_the_real_decoder_split_at_every_byte() {
+    for cut in 0..=PY_STREAM.len() {
+        let mut p = ResponseParser::new("POST");
+        let mut decoder = crate::sse::Decoder::new();
+        let mut items = Vec::new();
+        let mut buf: Vec<u8> = Vec::new();
+        let mut ended = false;
+        for piece in [&PY_STREAM[..cut], &PY_STREAM[cut..]] {
+            buf.extend_from_slice(piece);
+            loop {
+                let step = p.feed(&buf).unwrap();
+                if let Event::Body(b) = step.event {
+                    decode_items(&mut decoder, b, &mut items);
+                }
+                let (more, end) = (step.event == Event::NeedMore, step.event == Event::End);
+                let n = step.consumed;
+                buf.drain(..n);
+                ended |= end;
+                if more || end {
+                    break;
+                }
+            }
+        }
+        assert!(ended, "cut {cut}");
+        assert!(decoder.finish().discarded.is_none());
+        assert_eq!(items, py_stream_expected(), "cut at {cut}");
+    }
+}
+
+#[test]
+fn first_event_is_decoded_before_the_response_ends_and_borrows_the_socket_buffer() {
+    // Only the head and the first chunk have arrived.
+    let end_of_first = PY_STREAM
+        .windows(7)
+        .position(|w| w == b"\r\n\r\n\r\nf")
+        .unwrap()
+        + 6;
+    let arrived = &PY_STREAM[..end_of_first];
+    let mut p = ResponseParser::new("POST");
+    let head = p.feed(arrived).unwrap();
+    assert_eq!(head.event, Event::Head);
+    assert!(p.head().unwrap().is_media_type("text/event-stream"));
+    let step = p.feed(&arrived[head.consumed..]).unwrap();
+    let Event::Body(body) = step.event else {
+        panic!("expected body, got {:?}", step.event)
+    };
+    let mut decoder = crate::sse::Decoder::new();
+    let mut feed = decoder.feed(body);
+    let Some(crate::sse::Item::Event(e)) = feed.next_item().unwrap() else {
+        panic!("the first event is complete")
+    };
+    assert_eq!(e.data, b"{\"task\": {\"state\": \"SUBMITTED\"}}");
+    // Zero-copy end to end: the event's data is a view of the bytes read from the socket.
+    assert!(arrived.as_ptr_range().contains(&e.data.as_ptr()));
+    drop(feed);
+    assert!(!p.is_done(), "the response is still open");
+    assert_eq!(p.feed(&[]).unwrap().event, Event::NeedMore);
 }

@@ -13,6 +13,27 @@
 //!    [`crate::tally`], so the server's own failure rate is visible even though every
 //!    JSON-RPC error is an HTTP 200.
 //!
+//! ```
+//! use a2a_core::model::{Message, Part, Role, SendResponse};
+//! use a2a_core::model::params::Call;
+//! use a2a_core::server::{self, Reply, ServerOptions};
+//!
+//! let body = br#"{"jsonrpc":"2.0","id":1,"method":"SendMessage",
+//!     "params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hi"}]}}}"#;
+//! let headers = [("Content-Type", "application/json"), ("A2A-Version", "1.0")];
+//! let response = match server::parse_jsonrpc(&headers, body, &ServerOptions::default()) {
+//!     Err(refused) => refused.response(),
+//!     Ok(req) => {
+//!         let Call::SendMessage(p) = &req.call else { unreachable!() };
+//!         let text = p.message.text().unwrap_or_default();
+//!         let reply = SendResponse::Message(Message::new("m-2", Role::Agent, vec![Part::text(text)]));
+//!         server::result_response(&req, Reply::Send(&reply)).unwrap()
+//!     }
+//! };
+//! assert_eq!(response.status, 200);
+//! assert_eq!(response.served.code, "message");
+//! ```
+//!
 //! Versions follow the spec: the method name and `A2A-Version` decide (absent or empty
 //! means 0.3), and every answer is written in the version and binding of the request.
 

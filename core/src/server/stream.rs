@@ -9,6 +9,7 @@ use super::request::IncomingRequest;
 use super::response::{Served, jsonrpc_error_body, rest_error_body};
 use crate::model::{InForm, ModelError, StreamEvent};
 use crate::outcome::{Channel, ErrorName};
+use crate::sse::encoder::OutEvent;
 use crate::time::Millis;
 use crate::version::{Binding, ProtocolVersion};
 
@@ -30,37 +31,16 @@ pub fn stream_headers() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Appends one SSE event: an optional `event:` line, then `data` split into one `data:`
-/// line per line of it (CR, LF and CRLF all end a line, as decoders read them), then the
-/// blank line that dispatches it.
+/// Appends one SSE event with [`crate::sse`]'s encoder: an optional `event:` line (line
+/// breaks removed), then `data` as one `data:` line per line of it (CR, LF and CRLF all
+/// end a line, as decoders read them), then the blank line that dispatches it.
 pub fn write_event(out: &mut Vec<u8>, event_type: Option<&str>, data: &[u8]) {
-    if let Some(t) = event_type {
-        out.extend_from_slice(b"event: ");
-        out.extend(t.bytes().filter(|b| *b != b'\r' && *b != b'\n'));
-        out.push(b'\n');
-    }
-    let mut rest = data;
-    loop {
-        out.extend_from_slice(b"data: ");
-        match rest.iter().position(|b| *b == b'\r' || *b == b'\n') {
-            Some(i) => {
-                out.extend_from_slice(&rest[..i]);
-                out.push(b'\n');
-                let skip = if rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n') {
-                    2
-                } else {
-                    1
-                };
-                rest = &rest[i + skip..];
-            }
-            None => {
-                out.extend_from_slice(rest);
-                out.push(b'\n');
-                break;
-            }
-        }
-    }
-    out.push(b'\n');
+    let clean: Option<Vec<u8>> =
+        event_type.map(|t| t.bytes().filter(|b| *b != b'\r' && *b != b'\n').collect());
+    let mut ev = OutEvent::new(data);
+    ev.event_type = clean.as_deref();
+    ev.write_to(out)
+        .expect("no id is set and the event type has no line break");
 }
 
 /// One SSE frame and what it reports.
@@ -149,7 +129,7 @@ impl Default for KeepAlive {
 
 impl KeepAlive {
     /// The comment to write: an SSE comment line and a blank line.
-    pub const COMMENT: &'static [u8] = b": keep-alive\n\n";
+    pub const COMMENT: &'static [u8] = crate::sse::encoder::KEEP_ALIVE;
 
     /// When the next comment is due, given the last write (event or comment).
     pub fn next_due(&self, last_write: Millis) -> Millis {

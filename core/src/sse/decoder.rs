@@ -4,7 +4,7 @@ use std::mem;
 
 use memchr::memchr2;
 
-use super::line::{Field, id_is_valid, parse_retry, split};
+use super::line::{Field, find_eol, id_is_valid, parse_retry, split};
 use super::{AtEof, Config, Discarded, Event, Finish, Item, LimitError};
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
@@ -285,8 +285,15 @@ impl Decoder {
     }
 
     /// Performs clean-ups deferred while items could borrow the buffers.
-    #[inline]
+    #[inline(always)]
     fn settle(&mut self) {
+        if self.line_done || self.needs_reset {
+            self.settle_slow();
+        }
+    }
+
+    #[cold]
+    fn settle_slow(&mut self) {
         if self.line_done {
             self.line.clear();
             self.line_done = false;
@@ -449,7 +456,23 @@ impl Decoder {
     }
 
     /// Moves values that borrow the chunk into the decoder's buffers (end of a feed).
+    #[inline]
     fn stash(&mut self, chunk: &[u8]) {
+        if matches!(
+            (self.data, self.event_type, self.pending_id),
+            (
+                Slot::Unset | Slot::Owned,
+                Slot::Unset | Slot::Owned,
+                Slot::Unset | Slot::Owned
+            )
+        ) {
+            return;
+        }
+        self.stash_slow(chunk);
+    }
+
+    #[cold]
+    fn stash_slow(&mut self, chunk: &[u8]) {
         if let Slot::Chunk(s, e) = self.data {
             self.data_buf.clear();
             self.data_buf.extend_from_slice(&chunk[s..e]);
@@ -469,7 +492,18 @@ impl Decoder {
     }
 
     /// Appends bytes of an unterminated line, enforcing `max_line` without ever holding more.
+    #[inline]
     fn grow_line(&mut self, bytes: &[u8]) -> Result<(), LimitError> {
+        let needed = self.line.len() + bytes.len();
+        if needed <= self.line.capacity() && needed <= self.config.max_line {
+            self.line.extend_from_slice(bytes);
+            return Ok(());
+        }
+        self.grow_line_slow(bytes)
+    }
+
+    #[cold]
+    fn grow_line_slow(&mut self, bytes: &[u8]) -> Result<(), LimitError> {
         let needed = self.line.len() + bytes.len();
         if needed > self.config.max_line {
             self.line.clear();
@@ -567,6 +601,7 @@ impl<'d, 'c> Feed<'d, 'c> {
         self.chunk
     }
 
+    #[inline(always)]
     fn resolve(&self, out: Out) -> Item<'_> {
         let chunk = self.chunk;
         let dec = &*self.dec;
@@ -620,7 +655,7 @@ impl<'d, 'c> Feed<'d, 'c> {
             // A blank line is the most common line after a data line: test it before memchr.
             let found = match rest[0] {
                 b'\n' | b'\r' => Some(0),
-                _ => memchr2(b'\n', b'\r', rest),
+                _ => find_eol(rest),
             };
             match found {
                 None => {
@@ -680,6 +715,7 @@ impl<'d, 'c> Feed<'d, 'c> {
                     match step {
                         Step::Nothing => {}
                         Step::Comment(off) => {
+                            self.eat_idle_blank_line();
                             return Ok(Some(Out::Comment(Loc::Chunk(start + off, end))));
                         }
                         Step::Retry(ms) => return Ok(Some(Out::Retry(ms))),
@@ -720,6 +756,7 @@ impl<'d, 'c> Feed<'d, 'c> {
                 // The comment borrows the line buffer: clear it on the next call.
                 dec.line = line;
                 dec.line_done = true;
+                self.eat_idle_blank_line();
                 return Ok(Some(Out::Comment(Loc::Line(off))));
             }
             Ok(Step::Adopt(off)) => {
@@ -748,6 +785,35 @@ impl<'d, 'c> Feed<'d, 'c> {
         dec.data_buf.extend_from_slice(value);
         dec.data_off = 0;
         dec.data = Slot::Owned;
+    }
+
+    /// After a comment (a keep-alive is almost always `:...` and a blank line): when the
+    /// block holds nothing, a blank line that follows at once in this chunk can have no
+    /// effect but clearing the type, so consume it now and save a round trip.
+    #[inline]
+    fn eat_idle_blank_line(&mut self) {
+        let dec = &mut *self.dec;
+        if dec.data != Slot::Unset || dec.pending_id != Slot::Unset || dec.skip_block {
+            return;
+        }
+        let chunk = self.chunk;
+        match chunk.get(self.pos) {
+            Some(b'\n') => self.pos += 1,
+            Some(b'\r') => {
+                self.pos += 1;
+                match chunk.get(self.pos) {
+                    Some(b'\n') => self.pos += 1,
+                    Some(_) => {}
+                    None => dec.skip_lf = true,
+                }
+            }
+            _ => return,
+        }
+        #[cfg(test)]
+        {
+            dec.scanned += 1;
+        }
+        dec.event_type = Slot::Unset;
     }
 
     /// A blank line: dispatch (WHATWG "dispatch the event").
@@ -794,6 +860,7 @@ impl<'d, 'c> Feed<'d, 'c> {
 }
 
 impl Drop for Feed<'_, '_> {
+    #[inline]
     fn drop(&mut self) {
         self.dec.stash(self.chunk);
     }

@@ -1,6 +1,6 @@
 //! One complete line: field name/value split and the field rules that need no state.
 
-use memchr::memchr;
+use memchr::{memchr, memchr2};
 
 /// The field a line names (WHATWG §9.2.6, names compared byte for byte).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,4 +74,41 @@ pub(crate) fn parse_retry(value: &[u8]) -> Option<u64> {
 #[inline]
 pub(crate) fn id_is_valid(value: &[u8]) -> bool {
     memchr(0, value).is_none()
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Bytes searched word by word before handing over to `memchr2`: short lines (keep-alives,
+/// small token events) end before it, and `memchr2`'s per-call setup would cost more than
+/// the whole scan.
+const SHORT: usize = 64;
+
+/// Position of the first CR or LF in `hay`.
+///
+/// The first [`SHORT`] bytes are scanned 8 at a time with a SWAR test (the lowest flagged
+/// byte of `(x - 0x01..) & !x & 0x80..` is exactly the first zero byte of `x`, and a zero
+/// byte of `w ^ 0x0A..` or `w ^ 0x0D..` is an LF or CR of `w`); longer lines go to `memchr2`.
+#[inline]
+pub(crate) fn find_eol(hay: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i + 8 <= hay.len() && i < SHORT {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&hay[i..i + 8]);
+        let w = u64::from_le_bytes(word);
+        let lf = w ^ (LO * u64::from(b'\n'));
+        let cr = w ^ (LO * u64::from(b'\r'));
+        let hits = (lf.wrapping_sub(LO) & !lf & HI) | (cr.wrapping_sub(LO) & !cr & HI);
+        if hits != 0 {
+            return Some(i + (hits.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    if i < SHORT {
+        return hay[i..]
+            .iter()
+            .position(|&b| b == b'\n' || b == b'\r')
+            .map(|p| p + i);
+    }
+    memchr2(b'\n', b'\r', &hay[i..]).map(|p| p + i)
 }

@@ -800,3 +800,34 @@ fn encoder_comments_and_keep_alives() {
         ]
     );
 }
+
+#[test]
+fn find_eol_agrees_with_a_plain_search() {
+    // The word-at-a-time search must find the first CR or LF at every offset and length.
+    for len in 0..80 {
+        for at in 0..=len {
+            for (t, other) in [
+                (b'\n', None),
+                (b'\r', None),
+                (b'\n', Some(b'\r')),
+                (b'\r', Some(b'\n')),
+            ] {
+                let mut hay = vec![b'a'; len];
+                // Bytes that are near CR/LF in value must not match.
+                for (i, b) in hay.iter_mut().enumerate() {
+                    *b = [b'a', 0x0B, 0x0C, 0x09, 0x8A, 0x8D, 0x00, 0xFF][i % 8];
+                }
+                if at < len {
+                    hay[at] = t;
+                    if let Some(o) = other
+                        && at + 1 < len
+                    {
+                        hay[at + 1] = o;
+                    }
+                }
+                let plain = hay.iter().position(|&b| b == b'\n' || b == b'\r');
+                assert_eq!(super::line::find_eol(&hay), plain, "len {len} at {at}");
+            }
+        }
+    }
+}

@@ -274,7 +274,7 @@ impl StreamTracker {
             return self.error_item(o);
         }
         match crate::classify::read_payload(&ctx, &obj, data) {
-            Err(o) => item(StreamItemKind::Malformed, o),
+            Err(o) => item(StreamItemKind::Malformed, *o),
             Ok(p) => self.payload_item(p),
         }
     }

@@ -21,8 +21,11 @@ pub const METRIC: &str = "a2a_outcomes_total";
 /// Outcome counts per (agent, method, channel, code-or-state).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
-    counts: BTreeMap<String, BTreeMap<String, BTreeMap<(Channel, String), u64>>>,
+    counts: BTreeMap<String, Methods>,
 }
+
+/// Per method of one agent: counts per (channel, code).
+type Methods = BTreeMap<String, BTreeMap<(Channel, String), u64>>;
 
 /// One counter of a [`Tally`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

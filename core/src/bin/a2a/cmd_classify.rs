@@ -178,10 +178,10 @@ fn run_stream(o: &Opts, mut input: impl Read, out: impl Write) -> io::Result<i32
         out.flush()?;
     }
     let finish = decoder.finish();
-    if let Some(ev) = finish.event {
-        if let Some(item) = tracker.on_event(now(), ev.event_type, ev.data, Some(ev.id)) {
-            write_item(&mut out, &item)?;
-        }
+    if let Some(ev) = finish.event
+        && let Some(item) = tracker.on_event(now(), ev.event_type, ev.data, Some(ev.id))
+    {
+        write_item(&mut out, &item)?;
     }
     let end = tracker.finish();
     let mut outcome = end.outcome;

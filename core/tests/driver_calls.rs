@@ -549,3 +549,25 @@ fn an_invalid_caller_traceparent_is_refused_before_sending() {
     assert_eq!(r.outcome.request_sent, Some(RequestSent::No));
     assert_eq!(fs.counters("ok")["messages"], 0);
 }
+
+#[test]
+fn a_request_lost_on_a_reused_connection_is_reported_not_replayed() {
+    let fs = FaultServer::start();
+    // The card fetch is the first request on the pooled connection; the send reuses it and
+    // the server closes it after reading the request.
+    let c = client(&fs, "drop-second");
+    let r = c.send_text("x", &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Transport, "{:?}", r.outcome);
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::Unknown));
+    assert_eq!(r.outcome.retry, RetryAdvice::UnknownOutcome);
+    let k = fs.counters("drop-second");
+    assert_eq!(
+        k["sends"], 1,
+        "the POST was not replayed on a new connection"
+    );
+    assert_eq!(k["connections"], 1);
+    // The next call opens a fresh connection and succeeds.
+    let r = c.send_text("y", &CallOptions::default());
+    assert_eq!(r.outcome.state, Some(TaskState::Completed));
+    assert_eq!(fs.counters("drop-second")["sends"], 2);
+}

@@ -221,6 +221,7 @@ fn serve_connection(server: &Server, mut stream: TcpStream) {
     let mut buf = Vec::new();
     let mut idle = Duration::from_secs(5);
     let mut first = true;
+    let mut nth = 0u64;
     loop {
         let _ = stream.set_read_timeout(Some(idle));
         let req = match http::read_request(&mut stream, &mut buf) {
@@ -238,7 +239,8 @@ fn serve_connection(server: &Server, mut stream: TcpStream) {
             first = false;
         }
         let _ = stream.set_read_timeout(None);
-        match scenario::handle(server, &mut stream, &req, &name) {
+        nth += 1;
+        match scenario::handle(server, &mut stream, &req, &name, nth) {
             Ok(scenario::After::KeepOpen) => {}
             Ok(scenario::After::Close) | Err(_) => {
                 let _ = stream.shutdown(std::net::Shutdown::Both);

@@ -24,6 +24,7 @@
 //! | `multiline` | stream: each event's JSON split over several `data:` lines, CRLF line ends, comments between events |
 //! | `big-<bytes>` | send: a completed task whose artifact text is `<bytes>` long |
 //! | `working` | get answers a task still in state `working` |
+//! | `drop-second` | the first request on each connection is answered normally; a later request on the same (kept-alive) connection is read, counted and then the connection is closed without an answer |
 //! | `idle1` | normal answers; the connection is closed after 1 s idle instead of 5 s |
 //! | `idem-drop` | send: the first request with a new `Idempotency-Key` (or, without one, messageId) is processed (task created), then the connection is cut before any answer; a repeat with the same key gets that task, completed |
 
@@ -65,6 +66,7 @@ pub fn handle(
     stream: &mut TcpStream,
     req: &Request,
     name: &str,
+    nth: u64,
 ) -> io::Result<After> {
     let path = req.path.split('?').next().unwrap_or("");
     if path == "/_counters" || path.starts_with("/_counters/") {
@@ -107,7 +109,7 @@ pub fn handle(
         http::respond(stream, 404, "text/plain", &[], b"not found\n", true)?;
         return Ok(After::KeepOpen);
     }
-    rpc(server, stream, req, name)
+    rpc(server, stream, req, name, nth)
 }
 
 /// Serves the scenario's agent card (protocol 0.3).
@@ -230,7 +232,13 @@ fn respond_json(stream: &mut TcpStream, body: &str) -> io::Result<After> {
 }
 
 /// Handles a JSON-RPC call.
-fn rpc(server: &Server, stream: &mut TcpStream, req: &Request, name: &str) -> io::Result<After> {
+fn rpc(
+    server: &Server,
+    stream: &mut TcpStream,
+    req: &Request,
+    name: &str,
+    nth: u64,
+) -> io::Result<After> {
     let parsed: Option<Value> = serde_json::from_slice(&req.body).ok();
     let Some(v) = parsed else {
         return respond_json(stream, &error(&Value::Null, -32700, "Invalid JSON payload"));
@@ -267,6 +275,11 @@ fn rpc(server: &Server, stream: &mut TcpStream, req: &Request, name: &str) -> io
     });
 
     // Scenarios that answer every call the same way.
+    if name == "drop-second" && nth >= 2 {
+        // A request on a reused connection is read, then the connection is closed without
+        // an answer: a client that replays POSTs on stale connections sends it again.
+        return Ok(After::Close);
+    }
     match name {
         "hang" => {
             http::hold_until_peer_closes(stream, Duration::from_secs(120));

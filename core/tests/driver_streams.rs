@@ -392,3 +392,15 @@ fn a_stream_outlives_its_client_handle_and_moves_across_threads() {
         matches!(events.last(), Some(StreamEvent::End(f)) if f.kind == Some(StreamEndKind::Completed))
     );
 }
+
+#[test]
+fn a_body_in_an_encoding_the_driver_cannot_decode_is_refused_not_parsed() {
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "brotli", config());
+    let (items, _, end) = collect(&c, "go");
+    assert!(items.is_empty(), "no garbage items: {items:?}");
+    assert_eq!(end.kind, None);
+    assert_eq!(end.outcome.channel, Channel::Malformed);
+    assert_eq!(end.outcome.http_status, Some(200));
+    assert!(end.outcome.message.as_deref().unwrap().contains("\"br\""));
+}

@@ -21,6 +21,7 @@
 //! | `flow-<every_ms>-<for_ms>` | stream: submitted, then a working status update every `every_ms` for `for_ms`, then artifact + completed |
 //! | `burst-<n>` | stream: submitted, `n` artifact chunks and completed, all in one TCP write (a buffering proxy) |
 //! | `gzip` | stream: the normal sequence sent with `Content-Encoding: gzip` although identity was asked |
+//! | `brotli` | stream: bytes labelled `Content-Encoding: br` (an encoding the driver does not decode) |
 //! | `multiline` | stream: each event's JSON split over several `data:` lines, CRLF line ends, comments between events |
 //! | `big-<bytes>` | send: a completed task whose artifact text is `<bytes>` long |
 //! | `working` | get answers a task still in state `working` |
@@ -454,6 +455,20 @@ fn message_stream(
                 ("cache-control", "no-store".to_owned()),
             ],
             &gz,
+            true,
+        )?;
+        return Ok(After::KeepOpen);
+    }
+    if name == "brotli" {
+        // Bytes labelled `br` (not real brotli): a client that does not decode them must not
+        // pass them on as events.
+        let body = b"\x1b\x2f\x00\xf8\x25\x62\x2e\x9b\x01 not an event stream in clear";
+        http::respond(
+            stream,
+            200,
+            "text/event-stream",
+            &[("content-encoding", "br".to_owned())],
+            body,
             true,
         )?;
         return Ok(After::KeepOpen);

@@ -213,7 +213,13 @@ fn bearer_token_from_the_environment_is_sent_and_never_printed() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!stdout(&out).contains(secret) && !stderr(&out).contains(secret));
-    assert_eq!(fs.counters("secured")["seen"][0]["authorization"], true);
+    let k = fs.counters("secured");
+    assert_eq!(k["seen"][0]["authorization"], true);
+    assert!(k["cards"].as_u64().unwrap() >= 2);
+    assert_eq!(
+        k["cards_with_authorization"], 0,
+        "the card fetch never carries credentials"
+    );
 }
 
 #[test]

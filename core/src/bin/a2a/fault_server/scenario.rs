@@ -103,7 +103,13 @@ pub fn handle(
         .map(|(_, r)| r)
         .unwrap_or("");
     if rest == ".well-known/agent-card.json" || rest == ".well-known/agent.json" {
-        server.with_counters(name, |c| c.cards += 1);
+        let auth = req.header("authorization").is_some();
+        server.with_counters(name, |c| {
+            c.cards += 1;
+            if auth {
+                c.cards_with_authorization += 1;
+            }
+        });
         return card(server, stream, name);
     }
     if req.method != "POST" {

@@ -14,6 +14,12 @@ pub const ERROR_ID_LEN: usize = 12;
 
 const KEY: &[u8] = b"error_id";
 
+/// Built once: constructing a substring searcher costs more than scanning a short text.
+static KEY_FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(KEY));
+static COLON_SPACE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b": "));
+
 /// Finds the first ADK error id in `text`: `error_id: 3f9c0a7b12de`, `error_id=3f9c0a7b12de`,
 /// `[error_id=3f9c0a7b12de]`, also with quotes around key or value (`"error_id": "…"`).
 ///
@@ -22,7 +28,7 @@ const KEY: &[u8] = b"error_id";
 /// Returns a slice of `text`.
 pub fn extract_error_id(text: &str) -> Option<&str> {
     let bytes = text.as_bytes();
-    let finder = memchr::memmem::Finder::new(KEY);
+    let finder = &*KEY_FINDER;
     let mut from = 0;
     while let Some(at) = finder.find(&bytes[from..]) {
         let start = from + at;
@@ -85,7 +91,7 @@ pub struct LeakedException<'a> {
 /// package-qualified name (`com.acme.Boom`). Returns the first such suffix.
 pub fn leaked_exception(text: &str) -> Option<LeakedException<'_>> {
     let b = text.as_bytes();
-    let finder = memchr::memmem::Finder::new(b": ");
+    let finder = &*COLON_SPACE;
     let mut from = 0;
     while let Some(at) = finder.find(&b[from..]) {
         let start = from + at + 2;

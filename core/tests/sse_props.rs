@@ -176,17 +176,14 @@ impl State {
                 self.data.extend_from_slice(value);
                 self.data.push(b'\n');
             }
-            b"id" => {
-                if !value.contains(&0) {
-                    self.id_buffer = value.to_vec();
-                    self.id_set = true;
-                }
+            b"id" if !value.contains(&0) => {
+                self.id_buffer = value.to_vec();
+                self.id_set = true;
             }
-            b"retry" => {
-                if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-                    if let Ok(n) = std::str::from_utf8(value).expect("digits").parse::<u64>() {
-                        out.push(Got::Retry(n));
-                    }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                // Base 10; values that do not fit a u64 are ignored (this crate's documented rule).
+                if let Ok(n) = std::str::from_utf8(value).expect("digits").parse::<u64>() {
+                    out.push(Got::Retry(n));
                 }
             }
             _ => {}

@@ -190,6 +190,18 @@ pub fn classify(info: &ResponseInfo<'_>) -> Outcome {
 /// Classifies one JSON body (a whole response, or one SSE event's data).
 pub(crate) fn classify_body(ctx: &Ctx<'_>, body: &[u8]) -> Outcome {
     match scan::scan(body) {
+        Err(scan::ScanError::Empty)
+            if ctx.is_2xx()
+                && ctx
+                    .method
+                    .is_some_and(|m| m.kind == MethodKind::PushConfigDelete) =>
+        {
+            // REST delete may answer 200/204 with no body: a success without a result.
+            Outcome {
+                binding: Some(Binding::HttpJson),
+                ..Outcome::empty(Channel::Message)
+            }
+        }
         Err(e) if ctx.is_2xx() => http::malformed_unreadable(ctx, &e, body),
         Err(_) => http::http_outcome(ctx, None, body),
         Ok(obj) => {

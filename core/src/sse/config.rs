@@ -80,6 +80,10 @@ impl Config {
 /// Not fatal: the decoder has already dropped what it held of the event in progress, skips
 /// the rest of that event (through its blank line) and decodes the next one. Keep calling
 /// [`Feed::next_item`](super::Feed::next_item).
+///
+/// Lines of that event before the error keep their effect (a `retry` was applied, an `id` is
+/// committed when the event's blank line arrives, as for any block that dispatches nothing);
+/// lines after it, up to the blank line, are ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LimitError {

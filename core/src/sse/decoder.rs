@@ -99,6 +99,8 @@ pub struct Decoder {
     pid_buf: Vec<u8>,
     /// The last event ID string (committed).
     last_id: Vec<u8>,
+    /// (data, type) of the event being handed out by `next_item`.
+    dispatched: (Slot, Slot),
     /// The last valid `retry` value.
     retry: Option<u64>,
     /// `finish` handed out borrows: reset the stream state on the next call.
@@ -141,6 +143,7 @@ impl Decoder {
             pending_id: Slot::Unset,
             pid_buf: Vec::new(),
             last_id: Vec::new(),
+            dispatched: (Slot::Unset, Slot::Unset),
             retry: None,
             needs_reset: false,
             #[cfg(test)]
@@ -156,6 +159,7 @@ impl Decoder {
     /// Starts feeding one chunk; drain it with [`Feed::next_item`].
     pub fn feed<'d, 'c>(&'d mut self, chunk: &'c [u8]) -> Feed<'d, 'c> {
         self.settle();
+        self.forget_leaked_slots();
         Feed {
             dec: self,
             chunk,
@@ -205,6 +209,7 @@ impl Decoder {
     /// [`Decoder::reset_for_reconnect`]).
     pub fn finish(&mut self) -> Finish<'_> {
         self.settle();
+        self.forget_leaked_slots();
         self.needs_reset = true;
         let bom_bytes = if self.at_start {
             usize::from(self.bom_matched)
@@ -284,34 +289,43 @@ impl Decoder {
         }
     }
 
-    /// Performs clean-ups deferred while items could borrow the buffers.
+    /// A [`Feed`] that was leaked (`mem::forget`) never moved its borrowed values into the
+    /// decoder: they index a chunk that is gone. Drop them rather than read the wrong bytes.
     #[inline(always)]
-    fn settle(&mut self) {
-        if self.line_done || self.needs_reset {
-            self.settle_slow();
+    fn forget_leaked_slots(&mut self) {
+        for slot in [&mut self.data, &mut self.event_type, &mut self.pending_id] {
+            if matches!(slot, Slot::Chunk(..)) {
+                *slot = Slot::Unset;
+            }
         }
     }
 
-    #[cold]
-    fn settle_slow(&mut self) {
+    /// Performs clean-ups deferred while items could borrow the buffers.
+    #[inline(always)]
+    fn settle(&mut self) {
         if self.line_done {
             self.line.clear();
             self.line_done = false;
         }
         if self.needs_reset {
-            self.needs_reset = false;
-            self.at_start = true;
-            self.bom_matched = 0;
-            self.skip_lf = false;
-            self.line.clear();
-            self.partial_len = 0;
-            self.skip_line = false;
-            self.skip_block = false;
-            self.data = Slot::Unset;
-            self.data_len = 0;
-            self.event_type = Slot::Unset;
-            self.pending_id = Slot::Unset;
+            self.reset_stream();
         }
+    }
+
+    #[cold]
+    fn reset_stream(&mut self) {
+        self.needs_reset = false;
+        self.at_start = true;
+        self.bom_matched = 0;
+        self.skip_lf = false;
+        self.line.clear();
+        self.partial_len = 0;
+        self.skip_line = false;
+        self.skip_block = false;
+        self.data = Slot::Unset;
+        self.data_len = 0;
+        self.event_type = Slot::Unset;
+        self.pending_id = Slot::Unset;
     }
 
     /// Dispatch steps 1–2: commits the pending id; returns whether the block has data to
@@ -401,7 +415,7 @@ impl Decoder {
                     }
                     (Slot::Unset, Origin::Line) => return Ok(Step::Adopt(at)),
                     (Slot::Chunk(s, e), _) => {
-                        // Only reachable inside a feed; the chunk is passed via `first`.
+                        // Only reachable inside a feed: `Feed::advance` joins with its chunk.
                         return Ok(Step::Join(s, e, at));
                     }
                     (Slot::Owned, _) => {
@@ -553,23 +567,24 @@ enum Step {
 
 /// What `next_item` hands out, as positions (resolved to slices on return).
 #[derive(Debug, Clone, Copy)]
+/// Kept small (it is returned on every call); a dispatched event's slots wait in
+/// `Decoder::dispatched`.
 enum Out {
-    Event(Slot, Slot),
-    Comment(Loc),
+    /// The event described by `Decoder::dispatched`.
+    Event,
+    /// A comment at `chunk[s..e]`.
+    CommentInChunk(usize, usize),
+    /// A comment at `line[s..]`.
+    CommentInLine(usize),
+    /// A retry value.
     Retry(u64),
-}
-
-/// A comment's bytes.
-#[derive(Debug, Clone, Copy)]
-enum Loc {
-    Chunk(usize, usize),
-    Line(usize),
 }
 
 /// One chunk being decoded; created by [`Decoder::feed`].
 ///
 /// Call [`Feed::next_item`] until `Ok(None)`. Dropping the feed moves whatever the block in
-/// progress borrows from the chunk into the decoder, so the chunk may be freed afterwards.
+/// progress borrows from the chunk into the decoder, so the chunk may be freed afterwards
+/// (leaking the feed with `mem::forget` loses those values instead).
 #[derive(Debug)]
 pub struct Feed<'d, 'c> {
     dec: &'d mut Decoder,
@@ -607,14 +622,14 @@ impl<'d, 'c> Feed<'d, 'c> {
         let dec = &*self.dec;
         match out {
             Out::Retry(ms) => Item::Retry(ms),
-            Out::Comment(Loc::Chunk(s, e)) => Item::Comment(&chunk[s..e]),
-            Out::Comment(Loc::Line(s)) => Item::Comment(&dec.line[s..]),
-            Out::Event(data, ty) => Item::Event(Event {
-                data: match data {
+            Out::CommentInChunk(s, e) => Item::Comment(&chunk[s..e]),
+            Out::CommentInLine(s) => Item::Comment(&dec.line[s..]),
+            Out::Event => Item::Event(Event {
+                data: match dec.dispatched.0 {
                     Slot::Chunk(s, e) => &chunk[s..e],
                     other => dec.owned_data(other),
                 },
-                event_type: match ty {
+                event_type: match dec.dispatched.1 {
                     Slot::Chunk(s, e) if s < e => &chunk[s..e],
                     other => dec.owned_type(other),
                 },
@@ -716,7 +731,7 @@ impl<'d, 'c> Feed<'d, 'c> {
                         Step::Nothing => {}
                         Step::Comment(off) => {
                             self.eat_idle_blank_line();
-                            return Ok(Some(Out::Comment(Loc::Chunk(start + off, end))));
+                            return Ok(Some(Out::CommentInChunk(start + off, end)));
                         }
                         Step::Retry(ms) => return Ok(Some(Out::Retry(ms))),
                         Step::EndBlock => {
@@ -757,7 +772,7 @@ impl<'d, 'c> Feed<'d, 'c> {
                 dec.line = line;
                 dec.line_done = true;
                 self.eat_idle_blank_line();
-                return Ok(Some(Out::Comment(Loc::Line(off))));
+                return Ok(Some(Out::CommentInLine(off)));
             }
             Ok(Step::Adopt(off)) => {
                 dec.adopt_data(line, off);
@@ -822,10 +837,10 @@ impl<'d, 'c> Feed<'d, 'c> {
         if !self.dec.commit_block_with(self.chunk) {
             return None;
         }
-        let out = Out::Event(self.dec.data, self.dec.event_type);
+        self.dec.dispatched = (self.dec.data, self.dec.event_type);
         self.dec.data = Slot::Unset;
         self.dec.event_type = Slot::Unset;
-        Some(out)
+        Some(Out::Event)
     }
 
     /// At stream start: matches a leading BOM (possibly split across chunks). Returns

@@ -542,7 +542,7 @@ fn reset_for_reconnect_keeps_last_event_id_and_retry_only() {
         ]
     );
     assert!(dec.set_last_event_id(b"42"));
-    assert!(!dec.set_last_event_id(b"4\02"));
+    assert!(!dec.set_last_event_id(b"4\x002"));
     assert!(!dec.set_last_event_id(b"4\n2"));
     assert_eq!(dec.last_event_id(), b"42");
 }
@@ -830,4 +830,17 @@ fn find_eol_agrees_with_a_plain_search() {
             }
         }
     }
+}
+
+#[test]
+fn a_leaked_feed_loses_its_borrowed_values_but_never_panics() {
+    let mut dec = Decoder::new();
+    let chunk = b"id: 12345\nevent: long-type-name\ndata: borrowed\n".to_vec();
+    let mut feed = dec.feed(&chunk);
+    assert_eq!(feed.next_item(), Ok(None));
+    std::mem::forget(feed);
+    let mut out = Vec::new();
+    drain(&mut dec.feed(b"data: x\n\n"), &mut out);
+    assert_eq!(out, [message("x")]);
+    assert!(dec.finish().discarded.is_none());
 }

@@ -14,13 +14,35 @@
 //! `request_sent = unknown` instead.
 //!
 //! # Layers
-//! - [`io`]: a ureq transport wrapper that records whether request bytes were written and
+//! - `io`: a ureq transport wrapper that records whether request bytes were written and
 //!   cuts reads at the stream's idle deadline.
-//! - [`exchange`]: one HTTP exchange, every failure mapped to a `transport` outcome.
-//! - [`raw`]: an event-stream body read chunk by chunk with a per-read deadline.
+//! - `exchange`: one HTTP exchange, every failure mapped to a `transport` outcome.
+//! - `raw` ([`RawStream`]): an event-stream body read chunk by chunk with a per-read deadline.
 //! - [`Client`]: configuration, card resolution, interceptors, the typed A2A calls
 //!   (`call`: build with the core's envelope, classify with the core's classifier) and
 //!   streams (`stream`: the core's SSE decoder and stream tracker), the tally.
+//!
+//! # Example
+//! ```no_run
+//! use a2a_core::driver::{CallOptions, Client, ClientConfig, HttpRequest, RequestContext, StreamEvent};
+//!
+//! // Fetches, validates and chooses the interface now (a failure is a CardResolutionError).
+//! let client = Client::new("https://agent.example.com", ClientConfig::default())?;
+//! // Credentials travel only to the validated interface host.
+//! client.add_interceptor(|_ctx: &RequestContext<'_>, req: &mut HttpRequest| {
+//!     req.set_header("Authorization", "Bearer <token from the caller's cache>");
+//! });
+//! let r = client.send_text("hello", &CallOptions::default());
+//! println!("{} (traceparent {})", r.outcome.to_json(), r.correlation.traceparent);
+//! for event in client.stream_text("write a report", &CallOptions::default()) {
+//!     match event {
+//!         StreamEvent::Item(item) => println!("{}", item.outcome.text.unwrap_or_default()),
+//!         StreamEvent::Resubscribing { task_id, .. } => eprintln!("resuming {task_id}"),
+//!         StreamEvent::End(end) => std::process::exit(end.outcome.exit_code()),
+//!     }
+//! }
+//! # Ok::<(), a2a_core::driver::CardResolutionError>(())
+//! ```
 //!
 //! Failures are values: every call returns an [`Outcome`] (boxing it to shrink `Result`s
 //! would cost an allocation on every failure path for no caller benefit).

@@ -296,6 +296,24 @@ impl Client {
         }
     }
 
+    /// Returns the breaker's trial permit of a call abandoned before its outcome was known
+    /// (a stream dropped by the caller mid-way): neither a success nor a failure.
+    pub(crate) fn breaker_release(&self) {
+        if self.inner.config.breaker.is_none() {
+            return;
+        }
+        let now = self.now();
+        if let Some(b) = self
+            .inner
+            .breaker
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+        {
+            b.release(now);
+        }
+    }
+
     /// Whether the breaker is open now (`None` without a breaker), for metrics.
     pub fn breaker_state(&self) -> Option<crate::resilience::BreakerState> {
         self.inner

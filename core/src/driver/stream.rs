@@ -421,6 +421,16 @@ fn note_ids(c: &mut Correlation, o: &Outcome) {
     }
 }
 
+impl Drop for StreamCall {
+    /// A stream abandoned before its end gives back the breaker's trial permit (a
+    /// half-open breaker would otherwise wait forever for an outcome that never comes).
+    fn drop(&mut self) {
+        if self.open.is_some() {
+            self.client.breaker_release();
+        }
+    }
+}
+
 impl Iterator for StreamCall {
     type Item = StreamEvent;
 

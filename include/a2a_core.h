@@ -38,6 +38,11 @@
 
 
 /*
+ Length of a formatted version-00 `traceparent` value.
+ */
+#define A2A_TRACEPARENT_LEN 55
+
+/*
  The result of a fallible call. `A2A_OK` (0) is success; everything else says what went
  wrong (or, below 100, a non-error status such as "need more input").
 
@@ -90,6 +95,30 @@ enum a2a_result
    */
   A2A_BINDING_UNKNOWN = 202,
   /*
+   Traceparent must be 55 characters: 00-<32 hex>-<16 hex>-<2 hex>.
+   */
+  A2A_TRACEPARENT_LENGTH = 203,
+  /*
+   Traceparent fields must be separated by '-'.
+   */
+  A2A_TRACEPARENT_SEPARATOR = 204,
+  /*
+   Traceparent fields must be lower-case hex.
+   */
+  A2A_TRACEPARENT_HEX = 205,
+  /*
+   Traceparent version ff is invalid.
+   */
+  A2A_TRACEPARENT_VERSION = 206,
+  /*
+   Traceparent trace id is all zero.
+   */
+  A2A_TRACEPARENT_ZERO_TRACE_ID = 207,
+  /*
+   Traceparent parent id is all zero.
+   */
+  A2A_TRACEPARENT_ZERO_PARENT_ID = 208,
+  /*
    An SSE line was longer than the decoder's `max_line`; the event was discarded.
    */
   A2A_SSE_LINE_TOO_LONG = 300,
@@ -117,6 +146,38 @@ enum a2a_result
    An SSE value that cannot be written, of a kind newer than this header.
    */
   A2A_SSE_ENCODE = 306,
+  /*
+   Request: the call's params are not JSON or not of the method's shape.
+   */
+  A2A_REQUEST_PARAMS = 400,
+  /*
+   Request: the method does not exist in the interface's protocol version.
+   */
+  A2A_REQUEST_NOT_IN_VERSION = 401,
+  /*
+   Request: a JSON-RPC request needs an id.
+   */
+  A2A_REQUEST_MISSING_ID = 402,
+  /*
+   Request: a field of the call cannot travel in this version or binding.
+   */
+  A2A_REQUEST_NOT_REPRESENTABLE = 403,
+  /*
+   Request: a caller header has a bad name or value.
+   */
+  A2A_REQUEST_BAD_HEADER = 404,
+  /*
+   Request: a caller header would override one the builder sets.
+   */
+  A2A_REQUEST_RESERVED_HEADER = 405,
+  /*
+   Request: an extension URI contains a comma or a character a header cannot carry.
+   */
+  A2A_REQUEST_BAD_EXTENSION = 406,
+  /*
+   Request: the request body cannot be written in the interface's form.
+   */
+  A2A_REQUEST_BODY = 407,
   /*
    HTTP/1.1: HTTP method is empty or not a token.
    */
@@ -270,6 +331,22 @@ enum a2a_result
    */
   A2A_CARD_INVALID = 711,
   /*
+   Server: the request is refused: answer it with a2a_server_refusal_response.
+   */
+  A2A_SERVER_REFUSED = 800,
+  /*
+   Server: the reply or event JSON is not the method's result shape or cannot be written.
+   */
+  A2A_SERVER_REPLY = 801,
+  /*
+   Server: a streaming method answers with event frames, not a response.
+   */
+  A2A_SERVER_STREAMING = 802,
+  /*
+   Server: an error_id must be exactly 12 lower-case hex digits.
+   */
+  A2A_SERVER_ERROR_ID = 803,
+  /*
    Retry configuration: `max_attempts` is 0 (the first attempt counts).
    */
   A2A_CONFIG_ZERO_MAX_ATTEMPTS = 900,
@@ -314,6 +391,10 @@ enum a2a_result
    the call was made on (if any) may only be freed afterwards.
    */
   A2A_PANIC = 999,
+  /*
+   The client could not resolve the agent card (the outcome says why).
+   */
+  A2A_CLIENT_CARD_RESOLUTION = 1000,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -510,6 +591,118 @@ enum a2a_address_class
 typedef enum a2a_address_class a2a_address_class;
 #else
 typedef uint32_t a2a_address_class;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What `a2a_client_stream_next` produced.
+ */
+enum a2a_client_stream_event_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   One typed item in `item`.
+   */
+  A2A_CLIENT_STREAM_EVENT_KIND_ITEM = 1,
+  /*
+   The stream was cut with the task still running; the driver is resubscribing to
+   `task_id` (attempt `attempt`). Never a resend.
+   */
+  A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING = 2,
+  /*
+   The last event: `end_kind` (when a stream was opened) and `outcome`.
+   */
+  A2A_CLIENT_STREAM_EVENT_KIND_END = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_client_stream_event_kind a2a_client_stream_event_kind;
+#else
+typedef uint32_t a2a_client_stream_event_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What a stream event carried.
+ */
+enum a2a_stream_item_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A Task snapshot.
+   */
+  A2A_STREAM_ITEM_KIND_TASK = 1,
+  /*
+   A direct Message (ends the stream).
+   */
+  A2A_STREAM_ITEM_KIND_MESSAGE = 2,
+  /*
+   A status update.
+   */
+  A2A_STREAM_ITEM_KIND_STATUS_UPDATE = 3,
+  /*
+   An artifact update.
+   */
+  A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE = 4,
+  /*
+   A protocol error inside the stream.
+   */
+  A2A_STREAM_ITEM_KIND_ERROR = 5,
+  /*
+   An event whose data fits no shape (or answers another request id).
+   */
+  A2A_STREAM_ITEM_KIND_MALFORMED = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_stream_item_kind a2a_stream_item_kind;
+#else
+typedef uint32_t a2a_stream_item_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ How a stream ended.
+ */
+enum a2a_stream_end_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   A terminal state or a Message was seen (the task itself may have failed).
+   */
+  A2A_STREAM_END_KIND_COMPLETED = 1,
+  /*
+   An interrupted state (input-required, auth-required) ended the turn.
+   */
+  A2A_STREAM_END_KIND_INTERRUPTED = 2,
+  /*
+   The body ended before a terminal state: the task may still be running (resubscribe).
+   */
+  A2A_STREAM_END_KIND_TRUNCATED = 3,
+  /*
+   A protocol error arrived in the stream (or instead of it).
+   */
+  A2A_STREAM_END_KIND_ERROR = 4,
+  /*
+   The idle timeout expired.
+   */
+  A2A_STREAM_END_KIND_TIMED_OUT = 5,
+  /*
+   The response was not an event stream.
+   */
+  A2A_STREAM_END_KIND_NOT_A_STREAM = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_stream_end_kind a2a_stream_end_kind;
+#else
+typedef uint32_t a2a_stream_end_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -917,6 +1110,67 @@ typedef uint32_t a2a_request_sent;
 #endif // __cplusplus
 
 /*
+ An A2A method, the same for both protocol versions.
+ */
+enum a2a_method
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   0.3 `message/send`, 1.0 `SendMessage`.
+   */
+  A2A_METHOD_SEND_MESSAGE = 1,
+  /*
+   0.3 `message/stream`, 1.0 `SendStreamingMessage`.
+   */
+  A2A_METHOD_SEND_STREAMING_MESSAGE = 2,
+  /*
+   0.3 `tasks/get`, 1.0 `GetTask`.
+   */
+  A2A_METHOD_GET_TASK = 3,
+  /*
+   1.0 `ListTasks` (no 0.3 equivalent).
+   */
+  A2A_METHOD_LIST_TASKS = 4,
+  /*
+   0.3 `tasks/cancel`, 1.0 `CancelTask`.
+   */
+  A2A_METHOD_CANCEL_TASK = 5,
+  /*
+   0.3 `tasks/resubscribe`, 1.0 `SubscribeToTask`.
+   */
+  A2A_METHOD_SUBSCRIBE_TO_TASK = 6,
+  /*
+   0.3 `tasks/pushNotificationConfig/set`, 1.0 `CreateTaskPushNotificationConfig`.
+   */
+  A2A_METHOD_CREATE_PUSH_CONFIG = 7,
+  /*
+   0.3 `tasks/pushNotificationConfig/get`, 1.0 `GetTaskPushNotificationConfig`.
+   */
+  A2A_METHOD_GET_PUSH_CONFIG = 8,
+  /*
+   0.3 `tasks/pushNotificationConfig/list`, 1.0 `ListTaskPushNotificationConfigs`.
+   */
+  A2A_METHOD_LIST_PUSH_CONFIGS = 9,
+  /*
+   0.3 `tasks/pushNotificationConfig/delete`, 1.0 `DeleteTaskPushNotificationConfig`.
+   */
+  A2A_METHOD_DELETE_PUSH_CONFIG = 10,
+  /*
+   0.3 `agent/getAuthenticatedExtendedCard`, 1.0 `GetExtendedAgentCard`.
+   */
+  A2A_METHOD_GET_EXTENDED_AGENT_CARD = 11,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_method a2a_method;
+#else
+typedef uint32_t a2a_method;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  What the caller should do after an attempt.
  */
 enum a2a_retry_action_kind
@@ -1149,88 +1403,6 @@ typedef uint32_t a2a_sse_item_kind;
 #endif // __cplusplus
 
 /*
- What a stream event carried.
- */
-enum a2a_stream_item_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   A Task snapshot.
-   */
-  A2A_STREAM_ITEM_KIND_TASK = 1,
-  /*
-   A direct Message (ends the stream).
-   */
-  A2A_STREAM_ITEM_KIND_MESSAGE = 2,
-  /*
-   A status update.
-   */
-  A2A_STREAM_ITEM_KIND_STATUS_UPDATE = 3,
-  /*
-   An artifact update.
-   */
-  A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE = 4,
-  /*
-   A protocol error inside the stream.
-   */
-  A2A_STREAM_ITEM_KIND_ERROR = 5,
-  /*
-   An event whose data fits no shape (or answers another request id).
-   */
-  A2A_STREAM_ITEM_KIND_MALFORMED = 6,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_stream_item_kind a2a_stream_item_kind;
-#else
-typedef uint32_t a2a_stream_item_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- How a stream ended.
- */
-enum a2a_stream_end_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   A terminal state or a Message was seen (the task itself may have failed).
-   */
-  A2A_STREAM_END_KIND_COMPLETED = 1,
-  /*
-   An interrupted state (input-required, auth-required) ended the turn.
-   */
-  A2A_STREAM_END_KIND_INTERRUPTED = 2,
-  /*
-   The body ended before a terminal state: the task may still be running (resubscribe).
-   */
-  A2A_STREAM_END_KIND_TRUNCATED = 3,
-  /*
-   A protocol error arrived in the stream (or instead of it).
-   */
-  A2A_STREAM_END_KIND_ERROR = 4,
-  /*
-   The idle timeout expired.
-   */
-  A2A_STREAM_END_KIND_TIMED_OUT = 5,
-  /*
-   The response was not an event stream.
-   */
-  A2A_STREAM_END_KIND_NOT_A_STREAM = 6,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_stream_end_kind a2a_stream_end_kind;
-#else
-typedef uint32_t a2a_stream_end_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
  What `a2a_sse_decoder_finish` does with a block not ended by a blank line.
  */
 enum a2a_sse_at_eof
@@ -1290,6 +1462,35 @@ typedef uint32_t a2a_call_kind;
 #endif // __cplusplus
 
 /*
+ Which JSON-RPC id a request carries.
+ */
+enum a2a_rpc_id_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   No id (HTTP+JSON requests; a JSON-RPC request without one is refused).
+   */
+  A2A_RPC_ID_KIND_NONE = 0,
+  /*
+   A number (`id_number`).
+   */
+  A2A_RPC_ID_KIND_NUMBER = 1,
+  /*
+   A string (`id_string`).
+   */
+  A2A_RPC_ID_KIND_STRING = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_rpc_id_kind a2a_rpc_id_kind;
+#else
+typedef uint32_t a2a_rpc_id_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  A circuit breaker for one remote agent.
 
  Methods: `a2a_breaker_new`, `a2a_breaker_free`, `a2a_breaker_agent`,
@@ -1321,6 +1522,35 @@ typedef struct a2a_buffer a2a_buffer;
  Threading: `Send`, not thread-safe.
  */
 typedef struct a2a_card a2a_card;
+
+/*
+ A blocking A2A client (connection pool, resolved target, hooks).
+
+ Methods: `a2a_client_config_default`, `a2a_client_new`, `a2a_client_new_with_target`,
+ `a2a_client_free`, `a2a_client_add_header_hook`, `a2a_client_send_text`,
+ `a2a_client_get_task`, `a2a_client_cancel_task`, `a2a_client_stream_text`,
+ `a2a_client_resubscribe`.
+
+ Threading: unlike other handles a client is thread-safe for its calls (`send`, `get`,
+ `cancel`, streams) — it pools connections — but `a2a_client_add_header_hook` and
+ `a2a_client_free` must not race with anything.
+ */
+typedef struct a2a_client a2a_client;
+
+/*
+ A streaming call being polled with `a2a_client_stream_next`.
+
+ Methods: `a2a_client_stream_text`, `a2a_client_resubscribe`, `a2a_client_stream_next`,
+ `a2a_client_stream_free`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_client_stream a2a_client_stream;
+
+/*
+ Passed to an `a2a_header_hook`; valid only during the callback.
+ */
+typedef struct a2a_header_setter a2a_header_setter;
 
 /*
  An incremental HTTP/1.1 response reader (httparse style: "need more" is not an error;
@@ -1360,6 +1590,20 @@ typedef struct a2a_http1_response a2a_http1_response;
 typedef struct a2a_outcome a2a_outcome;
 
 /*
+ A built request: send `http_method` to the interface URL joined with `path`, with the
+ headers and the body.
+
+ Methods: `a2a_request_new`, `a2a_request_free`, `a2a_request_build`,
+ `a2a_request_build_text`, `a2a_request_http_method`, `a2a_request_path`,
+ `a2a_request_header_count`, `a2a_request_header`, `a2a_request_body`,
+ `a2a_request_a2a_method`, `a2a_request_rpc_id`, `a2a_request_write_http1`,
+ `a2a_request_last_error`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_request a2a_request;
+
+/*
  A retry policy for one logical call. Feed it every attempt's outcome with
  `a2a_retry_policy_next`; it answers what to do next.
 
@@ -1372,6 +1616,34 @@ typedef struct a2a_outcome a2a_outcome;
  Threading: `Send`, not thread-safe.
  */
 typedef struct a2a_retry_policy a2a_retry_policy;
+
+/*
+ One incoming request: parse it with `a2a_server_parse_jsonrpc` or
+ `a2a_server_parse_rest`, read it, then answer it.
+
+ Methods: `a2a_server_request_new`, `a2a_server_request_free`,
+ `a2a_server_parse_jsonrpc`, `a2a_server_parse_rest`, `a2a_server_request_get_info`,
+ `a2a_server_request_params`, `a2a_server_request_extension`,
+ `a2a_server_request_last_error`, `a2a_server_refusal_response`,
+ `a2a_server_result_response`, `a2a_server_error_response`, `a2a_server_event_frame`,
+ `a2a_server_error_frame`, `a2a_server_failed_frame`.
+
+ The handle copies the request's bytes; nothing points into caller memory.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_server_request a2a_server_request;
+
+/*
+ A complete response to write: status, headers, body, and what it answered.
+
+ Methods: `a2a_server_response_new`, `a2a_server_response_free`,
+ `a2a_server_response_status`, `a2a_server_response_header_count`,
+ `a2a_server_response_header`, `a2a_server_response_body`, `a2a_server_response_served`.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_server_response a2a_server_response;
 
 /*
  An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
@@ -1419,7 +1691,8 @@ typedef struct a2a_stream_tracker a2a_stream_tracker;
  text format as `a2a_outcomes_total`.
 
  Methods: `a2a_tally_new`, `a2a_tally_free`, `a2a_tally_record`, `a2a_tally_add`,
- `a2a_tally_count`, `a2a_tally_total`, `a2a_tally_render_prometheus`.
+ `a2a_tally_count`, `a2a_tally_total`, `a2a_tally_entry_count`, `a2a_tally_get_entry`,
+ `a2a_tally_render_prometheus`.
 
  Threading: `Send`, not thread-safe.
  */
@@ -1676,6 +1949,221 @@ typedef struct a2a_card_resolved {
 } a2a_card_resolved;
 
 /*
+ Client configuration (milliseconds). Get the defaults with `a2a_client_config_default`
+ (connect 3 s, call 45 s, stream idle 60 s, 32 MiB responses, https only), then change
+ fields. Read during the call only.
+ */
+typedef struct a2a_client_config {
+  /*
+   TCP (and TLS) connect timeout.
+   */
+  uint64_t connect_timeout_ms;
+  /*
+   Whole-call timeout of non-streaming calls.
+   */
+  uint64_t call_timeout_ms;
+  /*
+   Stream idle timeout (no bytes, events or comments for that long).
+   */
+  uint64_t stream_idle_timeout_ms;
+  /*
+   Largest response body read.
+   */
+  uint64_t max_response_bytes;
+  /*
+   Pooled connections are retired after this idle time.
+   */
+  uint64_t pool_idle_timeout_ms;
+  /*
+   Allow plain `http://` (local development).
+   */
+  bool allow_http;
+  /*
+   Extra origins the card's interface may point to (UTF-8 views).
+   */
+  const struct a2a_str *allow_hosts;
+  /*
+   Number of `allow_hosts`.
+   */
+  size_t allow_hosts_len;
+  /*
+   An `a2a_protocol_version` to insist on, or 0 for the card's best.
+   */
+  uint32_t protocol;
+  /*
+   An `a2a_binding` to insist on, or 0 for the card's best.
+   */
+  uint32_t binding;
+  /*
+   Resolve the card on the first call instead of in `a2a_client_new`.
+   */
+  bool defer_card_resolution;
+  /*
+   Resubscribes after a cut stream (0: none).
+   */
+  uint32_t stream_resubscribe_attempts;
+  /*
+   Resends of a send the driver may make itself (only when provably not received).
+   */
+  uint32_t send_retries;
+} a2a_client_config;
+
+/*
+ A callback adding headers to every A2A request of a client (credentials,
+ `traceparent`, routing keys): `userdata` first (as given to `a2a_client_add_header_hook`),
+ then the method name (`message/send`, `SendMessage`, ...; borrowed for the call), then
+ a setter valid only during the callback. It runs on the thread making the call; it is
+ never called for the card fetch or redirects.
+ */
+typedef void (*a2a_header_hook)(void *userdata,
+                                const char *method,
+                                size_t method_len,
+                                struct a2a_header_setter *setter);
+
+/*
+ One request header for the serializer: UTF-8 name and value, read during the call only.
+ */
+typedef struct a2a_header {
+  /*
+   The field name.
+   */
+  const char *name;
+  /*
+   Length of `name` in bytes.
+   */
+  size_t name_len;
+  /*
+   The field value.
+   */
+  const char *value;
+  /*
+   Length of `value` in bytes.
+   */
+  size_t value_len;
+} a2a_header;
+
+/*
+ Per-call options; read during the call only. NULL means none.
+ */
+typedef struct a2a_client_call_options {
+  /*
+   The caller's remaining turn budget in ms (0: none; the call timeout applies).
+   */
+  uint64_t timeout_ms;
+  /*
+   Stream idle timeout for this call in ms (0: the configured one).
+   */
+  uint64_t idle_timeout_ms;
+  /*
+   The `traceparent` to send (empty: a fresh one).
+   */
+  struct a2a_str traceparent;
+  /*
+   The `Idempotency-Key` to send (empty: none).
+   */
+  struct a2a_str idempotency_key;
+  /*
+   The messageId for send and stream calls (empty: a fresh one).
+   */
+  struct a2a_str message_id;
+  /*
+   The context id to continue (empty: none).
+   */
+  struct a2a_str context_id;
+  /*
+   The task id to continue (empty: none).
+   */
+  struct a2a_str task_id;
+  /*
+   Extra headers for this call.
+   */
+  const struct a2a_header *headers;
+  /*
+   Number of `headers`.
+   */
+  size_t headers_len;
+} a2a_client_call_options;
+
+/*
+ One typed item of a stream, from `a2a_stream_tracker_on_event`.
+ */
+typedef struct a2a_stream_item {
+  /*
+   What the event carried.
+   */
+  a2a_stream_item_kind kind;
+  /*
+   The event classified like a whole response. BORROWED from the tracker: valid until
+   the next mutating call on it; never free it (copy what you need, or read it with the
+   `a2a_outcome_*` accessors before the next call).
+   */
+  const struct a2a_outcome *outcome;
+  /*
+   Whether the 0.3 `final` flag was present (status updates).
+   */
+  bool has_final;
+  /*
+   The 0.3 `final` flag when `has_final`.
+   */
+  bool final_flag;
+  /*
+   Artifact updates: the artifact id (absent view otherwise); valid like `outcome`.
+   */
+  struct a2a_str artifact_id;
+  /*
+   Artifact updates: `append`.
+   */
+  bool append;
+  /*
+   Artifact updates: `lastChunk`.
+   */
+  bool last_chunk;
+  /*
+   Whether this item ends the interaction (stop reading, then call `_finish`).
+   */
+  bool ends_stream;
+} a2a_stream_item;
+
+/*
+ One event of a client stream. Views and the borrowed outcome point into the stream
+ handle: valid until the next mutating call on it.
+ */
+typedef struct a2a_client_stream_event {
+  /*
+   What this is.
+   */
+  a2a_client_stream_event_kind kind;
+  /*
+   `ITEM`: the item (its `outcome` is borrowed from the stream handle).
+   */
+  struct a2a_stream_item item;
+  /*
+   `RESUBSCRIBING`: the task id.
+   */
+  struct a2a_str task_id;
+  /*
+   `RESUBSCRIBING`: 1 for the first resubscribe.
+   */
+  uint32_t attempt;
+  /*
+   `END`: whether a stream was opened (`end_kind` applies).
+   */
+  bool has_end_kind;
+  /*
+   `END`: how the last stream ended.
+   */
+  a2a_stream_end_kind end_kind;
+  /*
+   `END`: the call's outcome, borrowed from the stream handle (never free it).
+   */
+  const struct a2a_outcome *outcome;
+  /*
+   `END`: resubscribes made.
+   */
+  uint32_t resubscribes;
+} a2a_client_stream_event;
+
+/*
  What the caller asked, each part optional. Read during the call only (nothing retained).
  */
 typedef struct a2a_asked {
@@ -1744,28 +2232,6 @@ typedef struct a2a_response {
    */
   struct a2a_asked asked;
 } a2a_response;
-
-/*
- One request header for the serializer: UTF-8 name and value, read during the call only.
- */
-typedef struct a2a_header {
-  /*
-   The field name.
-   */
-  const char *name;
-  /*
-   Length of `name` in bytes.
-   */
-  size_t name_len;
-  /*
-   The field value.
-   */
-  const char *value;
-  /*
-   Length of `value` in bytes.
-   */
-  size_t value_len;
-} a2a_header;
 
 /*
  Limits of the response reader (bytes and counts).
@@ -1846,6 +2312,67 @@ typedef struct a2a_http1_head {
    */
   bool keep_alive;
 } a2a_http1_head;
+
+/*
+ The interface a request goes to; read during the call only.
+ */
+typedef struct a2a_interface {
+  /*
+   An `a2a_protocol_version`.
+   */
+  uint32_t version;
+  /*
+   An `a2a_binding`.
+   */
+  uint32_t binding;
+  /*
+   The 1.0 tenant, copied from the card's interface; `(NULL, 0)` or empty when unset.
+   */
+  const char *tenant;
+  /*
+   Length of `tenant` in bytes.
+   */
+  size_t tenant_len;
+} a2a_interface;
+
+/*
+ Per-call options; read during the call only. NULL options mean no id, no extensions,
+ no extra headers.
+ */
+typedef struct a2a_call_options {
+  /*
+   An `a2a_rpc_id_kind`: which of `id_number` / `id_string` is the JSON-RPC id.
+   */
+  uint32_t id_kind;
+  /*
+   The numeric id when `id_kind` is `A2A_RPC_ID_KIND_NUMBER`.
+   */
+  int64_t id_number;
+  /*
+   The string id (UTF-8) when `id_kind` is `A2A_RPC_ID_KIND_STRING`.
+   */
+  const char *id_string;
+  /*
+   Length of `id_string` in bytes.
+   */
+  size_t id_string_len;
+  /*
+   Extension URIs to activate (`A2A-Extensions` / `X-A2A-Extensions`), UTF-8 views.
+   */
+  const struct a2a_str *extensions;
+  /*
+   Number of `extensions`.
+   */
+  size_t extensions_len;
+  /*
+   Caller headers appended as given (credentials, `traceparent`, `Idempotency-Key`).
+   */
+  const struct a2a_header *headers;
+  /*
+   Number of `headers`.
+   */
+  size_t headers_len;
+} a2a_call_options;
 
 /*
  The configuration of a retry policy (milliseconds on the caller's clock). Get the
@@ -2027,6 +2554,73 @@ typedef struct a2a_breaker_snapshot {
 } a2a_breaker_snapshot;
 
 /*
+ Which protocol versions the server speaks; read during the call only. NULL means both.
+ */
+typedef struct a2a_server_options {
+  /*
+   Serve 0.3 (`message/send`..., REST under `/v1`).
+   */
+  bool v0_3;
+  /*
+   Serve 1.0 (`SendMessage`..., `A2A-Version: 1.0`).
+   */
+  bool v1_0;
+} a2a_server_options;
+
+/*
+ What a successfully parsed request asks. Views point into the request handle: valid
+ until the next mutating call on it.
+ */
+typedef struct a2a_server_request_info {
+  /*
+   The version it is spoken in (answers are written in the same).
+   */
+  a2a_protocol_version version;
+  /*
+   The binding it arrived on.
+   */
+  a2a_binding binding;
+  /*
+   The A2A method.
+   */
+  a2a_method method;
+  /*
+   Whether the method answers with an event stream (write frames, not a response).
+   */
+  bool streaming;
+  /*
+   The JSON-RPC id as text (absent for HTTP+JSON).
+   */
+  struct a2a_str rpc_id;
+  /*
+   The 1.0 tenant, when set.
+   */
+  struct a2a_str tenant;
+  /*
+   Extension URIs the client asked for (`a2a_server_request_extension`).
+   */
+  size_t extension_count;
+} a2a_server_request_info;
+
+/*
+ What a response or frame answered, for the tally (`a2a_tally_add`).
+ */
+typedef struct a2a_served {
+  /*
+   The channel a client classifying the response will see.
+   */
+  a2a_channel channel;
+  /*
+   The tally code label (error name, task state, or `message`).
+   */
+  struct a2a_str code;
+  /*
+   The method's 1.0 name, or `unknown`; static text.
+   */
+  struct a2a_str method;
+} a2a_served;
+
+/*
  One item decoded from an event stream. Fields that do not apply to `kind` are absent
  views `(NULL, 0)` or 0. Views are raw bytes (not necessarily UTF-8), never
  NUL-terminated; their lifetime is stated by the call that produced the item.
@@ -2104,44 +2698,48 @@ typedef struct a2a_sse_finish {
 } a2a_sse_finish;
 
 /*
- One typed item of a stream, from `a2a_stream_tracker_on_event`.
+ One counter of a tally. Views point into the tally: valid until the next mutating call.
  */
-typedef struct a2a_stream_item {
+typedef struct a2a_tally_entry {
   /*
-   What the event carried.
+   The remote agent.
    */
-  a2a_stream_item_kind kind;
+  struct a2a_str agent;
   /*
-   The event classified like a whole response. BORROWED from the tracker: valid until
-   the next mutating call on it; never free it (copy what you need, or read it with the
-   `a2a_outcome_*` accessors before the next call).
+   The method as recorded.
    */
-  const struct a2a_outcome *outcome;
+  struct a2a_str method;
   /*
-   Whether the 0.3 `final` flag was present (status updates).
+   The outcome's channel.
    */
-  bool has_final;
+  a2a_channel channel;
   /*
-   The 0.3 `final` flag when `has_final`.
+   The error name, HTTP status or task state.
    */
-  bool final_flag;
+  struct a2a_str code;
   /*
-   Artifact updates: the artifact id (absent view otherwise); valid like `outcome`.
+   How many outcomes were counted.
    */
-  struct a2a_str artifact_id;
+  uint64_t count;
+} a2a_tally_entry;
+
+/*
+ A `traceparent` value. Ids are never all zero in values the library writes.
+ */
+typedef struct a2a_traceparent {
   /*
-   Artifact updates: `append`.
+   The 16-byte trace id.
    */
-  bool append;
+  uint8_t trace_id[16];
   /*
-   Artifact updates: `lastChunk`.
+   The 8-byte parent (span) id.
    */
-  bool last_chunk;
+  uint8_t parent_id[8];
   /*
-   Whether this item ends the interaction (stop reading, then call `_finish`).
+   Trace flags; bit 0 is "sampled".
    */
-  bool ends_stream;
-} a2a_stream_item;
+  uint8_t flags;
+} a2a_traceparent;
 
 #ifdef __cplusplus
 extern "C" {
@@ -2311,6 +2909,142 @@ a2a_result a2a_card_location(struct a2a_card *card,
  mutating call.
  */
 struct a2a_str a2a_card_last_error(const struct a2a_card *card);
+
+/*
+ Sets header `name` to `value` (UTF-8, copied), replacing any header of that name.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a name that is
+ not a token, or a value with CR, LF or NUL: header injection refused).
+ */
+a2a_result a2a_header_setter_set(struct a2a_header_setter *setter,
+                                 const char *name,
+                                 size_t name_len,
+                                 const char *value,
+                                 size_t value_len);
+
+/*
+ Writes the default client configuration to `*out`.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_client_config_default(struct a2a_client_config *out);
+
+/*
+ A client for an agent given by base URL or card URL (UTF-8): fetches and validates the
+ card now (unless `defer_card_resolution`), with `*config` (NULL: defaults). BLOCKS for
+ the card fetch.
+
+ `out`: a new client the caller owns (free with `a2a_client_free`), on success only.
+ `error`: may be NULL; on `A2A_CLIENT_CARD_RESOLUTION` receives a new transport outcome
+ (CardResolution, with advice and message) the caller owns.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`,
+ `A2A_CLIENT_CARD_RESOLUTION`.
+ */
+a2a_result a2a_client_new(const char *url,
+                          size_t url_len,
+                          const struct a2a_client_config *config,
+                          struct a2a_client **out,
+                          struct a2a_outcome **error);
+
+/*
+ A client for a known interface (no card): `url` (UTF-8) spoken in `version` over
+ `binding`, with `*config` (NULL: defaults). Does no I/O.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ */
+a2a_result a2a_client_new_with_target(const char *url,
+                                      size_t url_len,
+                                      uint32_t version,
+                                      uint32_t binding,
+                                      const struct a2a_client_config *config,
+                                      struct a2a_client **out);
+
+/*
+ Frees a client. NULL is a no-op; must not be called twice. Streams opened on it keep
+ the connection pool alive until they are freed.
+ */
+void a2a_client_free(struct a2a_client *client);
+
+/*
+ Adds a header hook, called for every A2A request in registration order. `userdata` is
+ passed back untouched; it must stay valid (and usable from the threads that make calls)
+ until the client is freed. Hooks must be added before the first stream is opened.
+
+ Errors: `A2A_NULL_PARAMETER` (client or hook NULL), `A2A_INVALID_ARGUMENT` (a stream on
+ this client is still alive).
+ */
+a2a_result a2a_client_add_header_hook(struct a2a_client *client,
+                                      a2a_header_hook hook,
+                                      void *userdata);
+
+/*
+ Sends a user text message (UTF-8) and waits for the answer (BLOCKS, bounded by the call
+ timeout). `out`: the call's outcome, a new handle the caller owns — every failure,
+ including connect errors and timeouts, is an outcome, not an error code.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options).
+ */
+a2a_result a2a_client_send_text(const struct a2a_client *client,
+                                const char *text,
+                                size_t text_len,
+                                const struct a2a_client_call_options *opts,
+                                struct a2a_outcome **out);
+
+/*
+ Reads a task (UTF-8 id); as `a2a_client_send_text`.
+ */
+a2a_result a2a_client_get_task(const struct a2a_client *client,
+                               const char *task_id,
+                               size_t task_id_len,
+                               const struct a2a_client_call_options *opts,
+                               struct a2a_outcome **out);
+
+/*
+ Cancels a task (UTF-8 id); as `a2a_client_send_text`.
+ */
+a2a_result a2a_client_cancel_task(const struct a2a_client *client,
+                                  const char *task_id,
+                                  size_t task_id_len,
+                                  const struct a2a_client_call_options *opts,
+                                  struct a2a_outcome **out);
+
+/*
+ Starts a streaming send of a user text message (UTF-8). Opening is lazy: the request
+ goes out on the first `a2a_client_stream_next`. `out`: a new stream the caller owns
+ (free with `a2a_client_stream_free`).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ */
+a2a_result a2a_client_stream_text(const struct a2a_client *client,
+                                  const char *text,
+                                  size_t text_len,
+                                  const struct a2a_client_call_options *opts,
+                                  struct a2a_client_stream **out);
+
+/*
+ Resubscribes to a running task's events (UTF-8 id); as `a2a_client_stream_text`.
+ */
+a2a_result a2a_client_resubscribe(const struct a2a_client *client,
+                                  const char *task_id,
+                                  size_t task_id_len,
+                                  const struct a2a_client_call_options *opts,
+                                  struct a2a_client_stream **out);
+
+/*
+ Waits for the next event of the stream (BLOCKS, bounded by the idle timeout) and
+ writes it to `*out` (views and the borrowed outcome valid until the next mutating call
+ on the stream). Returns `A2A_OK`, or `A2A_NONE` once the `END` event was handed out.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_client_stream_next(struct a2a_client_stream *stream,
+                                  struct a2a_client_stream_event *out);
+
+/*
+ Frees a stream (closing its connection). NULL is a no-op; must not be called twice.
+ */
+void a2a_client_stream_free(struct a2a_client_stream *stream);
 
 /*
  Classifies one complete response into exactly one outcome (channel, details, advice).
@@ -2774,6 +3508,142 @@ bool a2a_outcome_version(const struct a2a_outcome *outcome, a2a_protocol_version
 bool a2a_outcome_binding(const struct a2a_outcome *outcome, a2a_binding *out);
 
 /*
+ A new, empty request handle (fill it with `a2a_request_build`; reuse it for the next
+ call). `out`: a new handle the caller owns (free with `a2a_request_free`); written on
+ success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_request_new(struct a2a_request **out);
+
+/*
+ Frees a request handle. NULL is a no-op; must not be called twice.
+ */
+void a2a_request_free(struct a2a_request *request);
+
+/*
+ Builds the request for `method` with its parameters `params_json` (a JSON object, read
+ tolerantly: any version's keys; `(NULL, 0)` means no params, e.g. for
+ `GetExtendedAgentCard`) on `*iface`, with `*opts` (NULL: none). Everything is read
+ during the call only; the request is held by the handle (replacing the previous one).
+
+ Errors (the handle then holds no request; `a2a_request_last_error` says why):
+ `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (version, binding,
+ method or id kind not a member), `A2A_REQUEST_PARAMS` (params not JSON or of the wrong
+ shape), `A2A_REQUEST_NOT_IN_VERSION` (e.g. ListTasks on 0.3), `A2A_REQUEST_MISSING_ID`
+ (JSON-RPC without an id), `A2A_REQUEST_NOT_REPRESENTABLE`, `A2A_REQUEST_BAD_HEADER`,
+ `A2A_REQUEST_RESERVED_HEADER`, `A2A_REQUEST_BAD_EXTENSION`, `A2A_REQUEST_BODY`.
+ */
+a2a_result a2a_request_build(struct a2a_request *request,
+                             const struct a2a_interface *iface,
+                             uint32_t method,
+                             const uint8_t *params_json,
+                             size_t params_json_len,
+                             const struct a2a_call_options *opts);
+
+/*
+ Builds a `SendMessage` request with one user text part: `message_id` (reuse it when
+ retrying the same message) and `text`, both UTF-8. Otherwise as `a2a_request_build`.
+ */
+a2a_result a2a_request_build_text(struct a2a_request *request,
+                                  const struct a2a_interface *iface,
+                                  const char *message_id,
+                                  size_t message_id_len,
+                                  const char *text,
+                                  size_t text_len,
+                                  const struct a2a_call_options *opts);
+
+/*
+ The HTTP method (`POST`, `GET`, `DELETE`), static text; absent `(NULL, 0)` when the
+ handle holds no request.
+ */
+struct a2a_str a2a_request_http_method(const struct a2a_request *request);
+
+/*
+ The path relative to the interface URL: empty for JSON-RPC (post to the URL itself),
+ `/...` for HTTP+JSON (append it to the URL's path, e.g. with `a2a_http1_join_target`).
+ Absent when the handle holds no request. Valid until the next mutating call.
+ */
+struct a2a_str a2a_request_path(const struct a2a_request *request);
+
+/*
+ Number of headers (0 when the handle holds no request).
+ */
+size_t a2a_request_header_count(const struct a2a_request *request);
+
+/*
+ The `index`-th header, in order. Views valid until the next mutating call; both written
+ on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range or no
+ request).
+ */
+a2a_result a2a_request_header(const struct a2a_request *request,
+                              size_t index,
+                              struct a2a_str *name,
+                              struct a2a_str *value);
+
+/*
+ The body bytes (empty for GET and DELETE). Absent when the handle holds no request.
+ Valid until the next mutating call.
+ */
+struct a2a_bytes a2a_request_body(const struct a2a_request *request);
+
+/*
+ The A2A method of the built request. Returns true and writes `*out`, or false when the
+ handle holds no request or an argument is NULL.
+ */
+bool a2a_request_a2a_method(const struct a2a_request *request, a2a_method *out);
+
+/*
+ The JSON-RPC id the response must echo, as text (a string id's contents or a number's
+ digits: pass it as `a2a_asked.request_id` to the classifier). Absent for HTTP+JSON or
+ when the handle holds no request. Valid until the next mutating call.
+ */
+struct a2a_str a2a_request_rpc_id(const struct a2a_request *request);
+
+/*
+ Appends the request as HTTP/1.1 to `out`: the target is the interface URL's path
+ `base_path` joined with the request's path, `host` the `Host` value; both UTF-8, read
+ during the call only. `written`: bytes appended, on success only.
+
+ Returns `A2A_NONE` when the handle holds no request. Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`, the `A2A_HTTP1_*` request codes (message in
+ `a2a_buffer_last_error(out)`).
+ */
+a2a_result a2a_request_write_http1(const struct a2a_request *request,
+                                   struct a2a_buffer *out,
+                                   const char *base_path,
+                                   size_t base_path_len,
+                                   const char *host,
+                                   size_t host_len,
+                                   size_t *written);
+
+/*
+ A human-readable message for the error of the most recent build on this handle;
+ absent `(NULL, 0)` when it had none or `request` is NULL. Valid until the next mutating
+ call.
+ */
+struct a2a_str a2a_request_last_error(const struct a2a_request *request);
+
+/*
+ The wire name of `method` in `version` (`message/send` in 0.3, `SendMessage` in 1.0),
+ static text; absent for ListTasks in 0.3 and for numbers that are not members.
+ */
+struct a2a_str a2a_method_jsonrpc_name(uint32_t method, uint32_t version);
+
+/*
+ Reads a JSON-RPC method name of either version (UTF-8). Returns `A2A_OK` and writes
+ `*method` and `*version`, or `A2A_NONE` for an unknown name.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_method_from_jsonrpc_name(const char *name,
+                                        size_t name_len,
+                                        a2a_method *method,
+                                        a2a_protocol_version *version);
+
+/*
  Writes the default retry configuration (a read; 3 attempts, 10 follow-ups, no new
  tasks; backoff 200 ms doubling to 10 s; Retry-After honoured up to 60 s; no deadline) to
  `*out`.
@@ -3042,6 +3912,255 @@ struct a2a_str a2a_give_up_reason_to_str(uint32_t reason);
  Ownership: the returned text is static; valid forever, never free it.
  */
 struct a2a_str a2a_result_describe(uint32_t code);
+
+/*
+ A new, empty request handle (reuse it for every request on a connection). `out`: a new
+ handle the caller owns (free with `a2a_server_request_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_request_new(struct a2a_server_request **out);
+
+/*
+ Frees a request handle. NULL is a no-op; must not be called twice.
+ */
+void a2a_server_request_free(struct a2a_server_request *request);
+
+/*
+ Reads a JSON-RPC request (a POST body on the JSON-RPC interface) with its headers
+ (UTF-8 names and values) under `*opts` (NULL: both versions). Everything is copied.
+
+ Returns `A2A_OK` (read it with `a2a_server_request_get_info` and answer it), or
+ `A2A_SERVER_REFUSED`: the request must be answered with an error, which
+ `a2a_server_refusal_response` writes (wrong version, unknown method, bad params, ...;
+ `a2a_server_request_last_error` has the message). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_server_parse_jsonrpc(struct a2a_server_request *request,
+                                    const struct a2a_header *headers,
+                                    size_t headers_len,
+                                    const uint8_t *body,
+                                    size_t body_len,
+                                    const struct a2a_server_options *opts);
+
+/*
+ Reads an HTTP+JSON request: `verb` (`GET`, `POST`, ...), `target` (path and query
+ relative to the interface URL, e.g. `/acme/tasks/t-1?historyLength=5`), headers and
+ body, under `*opts` (NULL: both versions). Everything is copied. Results as for
+ `a2a_server_parse_jsonrpc` (a known path with the wrong verb is refused with 405).
+ */
+a2a_result a2a_server_parse_rest(struct a2a_server_request *request,
+                                 const char *verb,
+                                 size_t verb_len,
+                                 const char *target,
+                                 size_t target_len,
+                                 const struct a2a_header *headers,
+                                 size_t headers_len,
+                                 const uint8_t *body,
+                                 size_t body_len,
+                                 const struct a2a_server_options *opts);
+
+/*
+ What the parsed request asks. Returns `A2A_OK`, or `A2A_NONE` when no request was
+ parsed successfully. Views valid until the next mutating call.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_request_get_info(const struct a2a_server_request *request,
+                                       struct a2a_server_request_info *out);
+
+/*
+ The call's params as one JSON object in A2A 1.0 ProtoJSON (the same whatever version
+ the request was spoken in; `{}` for methods without params). Absent when no request was
+ parsed. Valid until the next mutating call.
+ */
+struct a2a_bytes a2a_server_request_params(const struct a2a_server_request *request);
+
+/*
+ The `index`-th extension URI the client asked for. Valid until the next mutating call.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range).
+ */
+a2a_result a2a_server_request_extension(const struct a2a_server_request *request,
+                                        size_t index,
+                                        struct a2a_str *out);
+
+/*
+ A human-readable message for the error of the most recent mutating call (the refusal
+ message, or why a reply could not be written); absent when none. Valid until the next
+ mutating call.
+ */
+struct a2a_str a2a_server_request_last_error(const struct a2a_server_request *request);
+
+/*
+ A new, empty response handle. `out`: a new handle the caller owns (free with
+ `a2a_server_response_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_response_new(struct a2a_server_response **out);
+
+/*
+ Frees a response handle. NULL is a no-op; must not be called twice.
+ */
+void a2a_server_response_free(struct a2a_server_response *response);
+
+/*
+ The HTTP status (0 when the handle holds no response or is NULL).
+ */
+uint16_t a2a_server_response_status(const struct a2a_server_response *response);
+
+/*
+ Number of headers (0 when the handle holds no response).
+ */
+size_t a2a_server_response_header_count(const struct a2a_server_response *response);
+
+/*
+ The `index`-th header. Views valid until the next mutating call; written on success.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range).
+ */
+a2a_result a2a_server_response_header(const struct a2a_server_response *response,
+                                      size_t index,
+                                      struct a2a_str *name,
+                                      struct a2a_str *value);
+
+/*
+ The body bytes; absent when the handle holds no response. Valid until the next
+ mutating call.
+ */
+struct a2a_bytes a2a_server_response_body(const struct a2a_server_response *response);
+
+/*
+ What the response answered (channel, tally code, method). Returns `A2A_OK`, or
+ `A2A_NONE` when the handle holds no response.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_response_served(const struct a2a_server_response *response,
+                                      struct a2a_served *out);
+
+/*
+ Writes the error response answering a refused request into `*response` (JSON-RPC
+ errors are HTTP 200; HTTP+JSON errors carry the mapped status). Returns `A2A_OK`, or
+ `A2A_NONE` when the last parse was not refused.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_refusal_response(const struct a2a_server_request *request,
+                                       struct a2a_server_response *response);
+
+/*
+ The success response to the parsed request: `reply_json` is the method's result in A2A
+ 1.0 ProtoJSON (SendMessage: `{"task":...}` or `{"message":...}`; GetTask/CancelTask: a
+ Task; ListTasks: the list response; push config methods: the config or the list;
+ GetExtendedAgentCard: the card JSON; DeletePushConfig: ignored, `(NULL, 0)` is fine),
+ read during the call only and rewritten in the request's version and binding.
+
+ Returns `A2A_OK` (the response is in `*response`), `A2A_NONE` (no request parsed).
+ Errors: `A2A_NULL_PARAMETER`, `A2A_SERVER_STREAMING` (a streaming method: write frames),
+ `A2A_SERVER_REPLY` (the JSON is not the method's result shape or cannot be written in
+ the request's form; message in `a2a_server_request_last_error`).
+ */
+a2a_result a2a_server_result_response(struct a2a_server_request *request,
+                                      const uint8_t *reply_json,
+                                      size_t reply_json_len,
+                                      struct a2a_server_response *response);
+
+/*
+ The error response to a request that was read fine but failed in the handler:
+ `error_name` is a protocol-channel `a2a_error_name` (others become Internal), `message`
+ UTF-8 (empty: the standard message). Written in the request's version and binding.
+
+ Returns `A2A_OK`, `A2A_NONE` (no request parsed). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`error_name`).
+ */
+a2a_result a2a_server_error_response(const struct a2a_server_request *request,
+                                     uint32_t error_name,
+                                     const char *message,
+                                     size_t message_len,
+                                     struct a2a_server_response *response);
+
+/*
+ Appends to `out` the SSE frame of one stream event for the parsed (streaming) request:
+ `event_json` is a StreamResponse in A2A 1.0 ProtoJSON (`{"task":...}`,
+ `{"statusUpdate":...}`, `{"artifactUpdate":...}` or `{"message":...}`), read during the
+ call only and written in the request's version and binding.
+
+ Returns `A2A_OK`, `A2A_NONE` (no request parsed). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_SERVER_REPLY` (not an event, or cannot be written; message in
+ `a2a_buffer_last_error(out)`).
+ */
+a2a_result a2a_server_event_frame(const struct a2a_server_request *request,
+                                  const uint8_t *event_json,
+                                  size_t event_json_len,
+                                  struct a2a_buffer *out);
+
+/*
+ Appends to `out` the frame of an error after the stream started (`error_name`,
+ `message` as for `a2a_server_error_response`).
+
+ Returns `A2A_OK`, `A2A_NONE` (no request parsed). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ */
+a2a_result a2a_server_error_frame(const struct a2a_server_request *request,
+                                  uint32_t error_name,
+                                  const char *message,
+                                  size_t message_len,
+                                  struct a2a_buffer *out);
+
+/*
+ Appends to `out` the frame of the final FAILED status update of a task, with the
+ ADK-style text `Agent execution failed. (error_id: <id>)` (then ` <debug_detail>` when
+ given: only in debug deployments, it may leak internals). `error_id`: exactly 12
+ lower-case hex digits (make one from 6 random bytes; log it beside the real cause).
+ Strings are UTF-8, read during the call only; `(NULL, 0)` detail means none.
+
+ Returns `A2A_OK`, `A2A_NONE` (no request parsed). Errors: `A2A_NULL_PARAMETER`,
+ `A2A_INVALID_UTF8`, `A2A_SERVER_ERROR_ID`, `A2A_SERVER_REPLY`.
+ */
+a2a_result a2a_server_failed_frame(const struct a2a_server_request *request,
+                                   const char *task_id,
+                                   size_t task_id_len,
+                                   const char *context_id,
+                                   size_t context_id_len,
+                                   const char *message_id,
+                                   size_t message_id_len,
+                                   const char *error_id,
+                                   size_t error_id_len,
+                                   const char *debug_detail,
+                                   size_t debug_detail_len,
+                                   struct a2a_buffer *out);
+
+/*
+ Appends to `out` the ADK-style FAILED text `Agent execution failed. (error_id: <id>)`
+ (then ` <debug_detail>` when given), for servers writing their own task JSON.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_SERVER_ERROR_ID`.
+ */
+a2a_result a2a_server_failure_text(const char *error_id,
+                                   size_t error_id_len,
+                                   const char *debug_detail,
+                                   size_t debug_detail_len,
+                                   struct a2a_buffer *out);
+
+/*
+ Writes the 12-hex error id of 6 caller-supplied random bytes (`random`: 6 readable
+ bytes; the library has no random source) to `out` (12 writable bytes, not
+ NUL-terminated), on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_error_id_from_random(const uint8_t *random, uint8_t *out);
+
+/*
+ The `index`-th header a streaming response starts with (`Content-Type:
+ text/event-stream`, no caching, no proxy buffering), static text. Returns `A2A_OK`, or
+ `A2A_NONE` past the last one.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_server_stream_header(size_t index, struct a2a_str *name, struct a2a_str *value);
 
 /*
  A new decoder with the default limits (16 MiB lines, 16 MiB events) and the WHATWG
@@ -3432,12 +4551,69 @@ a2a_result a2a_tally_count(const struct a2a_tally *tally,
 uint64_t a2a_tally_total(const struct a2a_tally *tally);
 
 /*
+ Number of counters (0 when `tally` is NULL).
+ */
+size_t a2a_tally_entry_count(const struct a2a_tally *tally);
+
+/*
+ The `index`-th counter, sorted by agent, method, channel, code (reading them all is
+ quadratic in the number of counters, which stays small: agents x methods x codes).
+ Views point into the tally: valid until the next mutating call; written on success.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range).
+ */
+a2a_result a2a_tally_get_entry(const struct a2a_tally *tally,
+                               size_t index,
+                               struct a2a_tally_entry *out);
+
+/*
  Renders the tally in the Prometheus text exposition format (0.0.4). `out`: a view of
  text held by the tally, valid until the next mutating call on it; written on success.
 
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_tally_render_prometheus(struct a2a_tally *tally, struct a2a_str *out);
+
+/*
+ Parses a `traceparent` header value (UTF-8, read during the call only; surrounding
+ spaces and tabs ignored; a future version is read by its first 55 characters).
+ `out`: written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_TRACEPARENT_*`.
+ */
+a2a_result a2a_traceparent_parse(const char *text, size_t text_len, struct a2a_traceparent *out);
+
+/*
+ A new trace from 24 caller-supplied random bytes (`random`: 16 for the trace id, 8 for
+ the parent id; the library has no random source). Returns `A2A_OK`, or `A2A_NONE` in
+ the negligible case that an id came out all zero (draw again).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_traceparent_from_random(const uint8_t *random,
+                                       bool sampled,
+                                       struct a2a_traceparent *out);
+
+/*
+ A child in the same trace: same trace id and flags, the caller's new span id
+ (`parent_id`: 8 readable bytes). Returns `A2A_OK`, or `A2A_NONE` when `parent_id` is all
+ zero.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_TRACEPARENT_ZERO_TRACE_ID` (`*parent` has an all-zero
+ trace id).
+ */
+a2a_result a2a_traceparent_child(const struct a2a_traceparent *parent,
+                                 const uint8_t *parent_id,
+                                 struct a2a_traceparent *out);
+
+/*
+ Formats `*tp` as the 55-character header value (`00-<trace>-<parent>-<flags>`) into
+ `out` (55 writable bytes, not NUL-terminated), on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_TRACEPARENT_ZERO_TRACE_ID`,
+ `A2A_TRACEPARENT_ZERO_PARENT_ID`.
+ */
+a2a_result a2a_traceparent_format(const struct a2a_traceparent *tp, uint8_t *out);
 
 /*
  Parses a protocol version string (`"0.3"`, `"0.3.0"`, `"1.0"`, `"1.2"`; surrounding ASCII

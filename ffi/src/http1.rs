@@ -57,7 +57,7 @@ pub(crate) unsafe fn headers_from<'a>(
         .collect()
 }
 
-fn request_code(e: &RequestError) -> a2a_result {
+pub(crate) fn request_code(e: &RequestError) -> a2a_result {
     match e {
         RequestError::Method => a2a_result::A2A_HTTP1_METHOD,
         RequestError::Target => a2a_result::A2A_HTTP1_TARGET,

@@ -34,16 +34,22 @@ compile_error!(
 
 pub mod buffer;
 pub mod card;
+#[cfg(feature = "driver")]
+pub mod driver;
+
 pub mod classify;
 pub mod handle;
 pub mod http1;
 pub mod outcome;
 pub mod panic;
+pub mod request;
 pub mod resilience;
 pub mod result;
+pub mod server;
 pub mod sse;
 pub mod stream;
 pub mod tally;
+pub mod traceparent;
 pub mod version;
 pub mod view;
 pub mod vocab;

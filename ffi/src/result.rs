@@ -18,6 +18,7 @@
 //! | 800–899 | server side |
 //! | 900–998 | resilience |
 //! | 999 | panic |
+//! | 1000–1099 | the reference driver (feature `driver`) |
 
 use crate::panic::ffi_panic_boundary;
 use crate::view::a2a_str;
@@ -56,6 +57,18 @@ pub enum a2a_result {
     A2A_VERSION_UNSUPPORTED = 201,
     /// A binding name is neither JSON-RPC nor HTTP+JSON (e.g. `GRPC`).
     A2A_BINDING_UNKNOWN = 202,
+    /// Traceparent must be 55 characters: 00-<32 hex>-<16 hex>-<2 hex>.
+    A2A_TRACEPARENT_LENGTH = 203,
+    /// Traceparent fields must be separated by '-'.
+    A2A_TRACEPARENT_SEPARATOR = 204,
+    /// Traceparent fields must be lower-case hex.
+    A2A_TRACEPARENT_HEX = 205,
+    /// Traceparent version ff is invalid.
+    A2A_TRACEPARENT_VERSION = 206,
+    /// Traceparent trace id is all zero.
+    A2A_TRACEPARENT_ZERO_TRACE_ID = 207,
+    /// Traceparent parent id is all zero.
+    A2A_TRACEPARENT_ZERO_PARENT_ID = 208,
 
     // --- 300–399: SSE ---
     /// An SSE line was longer than the decoder's `max_line`; the event was discarded.
@@ -72,6 +85,24 @@ pub enum a2a_result {
     A2A_SSE_LIMIT = 305,
     /// An SSE value that cannot be written, of a kind newer than this header.
     A2A_SSE_ENCODE = 306,
+
+    // --- 400–499: request builders ---
+    /// Request: the call's params are not JSON or not of the method's shape.
+    A2A_REQUEST_PARAMS = 400,
+    /// Request: the method does not exist in the interface's protocol version.
+    A2A_REQUEST_NOT_IN_VERSION = 401,
+    /// Request: a JSON-RPC request needs an id.
+    A2A_REQUEST_MISSING_ID = 402,
+    /// Request: a field of the call cannot travel in this version or binding.
+    A2A_REQUEST_NOT_REPRESENTABLE = 403,
+    /// Request: a caller header has a bad name or value.
+    A2A_REQUEST_BAD_HEADER = 404,
+    /// Request: a caller header would override one the builder sets.
+    A2A_REQUEST_RESERVED_HEADER = 405,
+    /// Request: an extension URI contains a comma or a character a header cannot carry.
+    A2A_REQUEST_BAD_EXTENSION = 406,
+    /// Request: the request body cannot be written in the interface's form.
+    A2A_REQUEST_BODY = 407,
 
     // --- 500–599: HTTP/1.1 ---
     /// HTTP/1.1: HTTP method is empty or not a token.
@@ -153,6 +184,16 @@ pub enum a2a_result {
     /// Card: the card cannot be used (a reason newer than this header).
     A2A_CARD_INVALID = 711,
 
+    // --- 800–899: server side ---
+    /// Server: the request is refused: answer it with a2a_server_refusal_response.
+    A2A_SERVER_REFUSED = 800,
+    /// Server: the reply or event JSON is not the method's result shape or cannot be written.
+    A2A_SERVER_REPLY = 801,
+    /// Server: a streaming method answers with event frames, not a response.
+    A2A_SERVER_STREAMING = 802,
+    /// Server: an error_id must be exactly 12 lower-case hex digits.
+    A2A_SERVER_ERROR_ID = 803,
+
     // --- 900–998: resilience ---
     /// Retry configuration: `max_attempts` is 0 (the first attempt counts).
     A2A_CONFIG_ZERO_MAX_ATTEMPTS = 900,
@@ -179,6 +220,10 @@ pub enum a2a_result {
     /// A bug inside the library panicked; the panic was caught at the C boundary. The handle
     /// the call was made on (if any) may only be freed afterwards.
     A2A_PANIC = 999,
+
+    // --- 1000–1099: the reference driver ---
+    /// The client could not resolve the agent card (the outcome says why).
+    A2A_CLIENT_CARD_RESOLUTION = 1000,
 }
 
 impl a2a_result {
@@ -194,6 +239,12 @@ impl a2a_result {
         a2a_result::A2A_VERSION_MALFORMED,
         a2a_result::A2A_VERSION_UNSUPPORTED,
         a2a_result::A2A_BINDING_UNKNOWN,
+        a2a_result::A2A_TRACEPARENT_LENGTH,
+        a2a_result::A2A_TRACEPARENT_SEPARATOR,
+        a2a_result::A2A_TRACEPARENT_HEX,
+        a2a_result::A2A_TRACEPARENT_VERSION,
+        a2a_result::A2A_TRACEPARENT_ZERO_TRACE_ID,
+        a2a_result::A2A_TRACEPARENT_ZERO_PARENT_ID,
         a2a_result::A2A_SSE_LINE_TOO_LONG,
         a2a_result::A2A_SSE_EVENT_TOO_LARGE,
         a2a_result::A2A_SSE_ID_NUL,
@@ -201,6 +252,14 @@ impl a2a_result {
         a2a_result::A2A_SSE_ID_LINE_BREAK,
         a2a_result::A2A_SSE_LIMIT,
         a2a_result::A2A_SSE_ENCODE,
+        a2a_result::A2A_REQUEST_PARAMS,
+        a2a_result::A2A_REQUEST_NOT_IN_VERSION,
+        a2a_result::A2A_REQUEST_MISSING_ID,
+        a2a_result::A2A_REQUEST_NOT_REPRESENTABLE,
+        a2a_result::A2A_REQUEST_BAD_HEADER,
+        a2a_result::A2A_REQUEST_RESERVED_HEADER,
+        a2a_result::A2A_REQUEST_BAD_EXTENSION,
+        a2a_result::A2A_REQUEST_BODY,
         a2a_result::A2A_HTTP1_METHOD,
         a2a_result::A2A_HTTP1_TARGET,
         a2a_result::A2A_HTTP1_HOST,
@@ -239,6 +298,10 @@ impl a2a_result {
         a2a_result::A2A_CARD_URL_DRIFT,
         a2a_result::A2A_CARD_HOST_MISMATCH,
         a2a_result::A2A_CARD_INVALID,
+        a2a_result::A2A_SERVER_REFUSED,
+        a2a_result::A2A_SERVER_REPLY,
+        a2a_result::A2A_SERVER_STREAMING,
+        a2a_result::A2A_SERVER_ERROR_ID,
         a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS,
         a2a_result::A2A_CONFIG_BASE_DELAY_ABOVE_CAP,
         a2a_result::A2A_CONFIG_NO_OPENING_RULE,
@@ -250,6 +313,7 @@ impl a2a_result {
         a2a_result::A2A_KEY_EMPTY_INPUT,
         a2a_result::A2A_KEY_INVALID,
         a2a_result::A2A_PANIC,
+        a2a_result::A2A_CLIENT_CARD_RESOLUTION,
     ];
 
     /// Static description of the code.
@@ -269,6 +333,14 @@ impl a2a_result {
                 "unsupported protocol version: this core speaks 0.3 and 1.x"
             }
             a2a_result::A2A_BINDING_UNKNOWN => "unknown binding: expected JSONRPC or HTTP+JSON",
+            a2a_result::A2A_TRACEPARENT_LENGTH => {
+                "traceparent must be 55 characters: 00-<32 hex>-<16 hex>-<2 hex>"
+            }
+            a2a_result::A2A_TRACEPARENT_SEPARATOR => "traceparent fields must be separated by '-'",
+            a2a_result::A2A_TRACEPARENT_HEX => "traceparent fields must be lower-case hex",
+            a2a_result::A2A_TRACEPARENT_VERSION => "traceparent version ff is invalid",
+            a2a_result::A2A_TRACEPARENT_ZERO_TRACE_ID => "traceparent trace id is all zero",
+            a2a_result::A2A_TRACEPARENT_ZERO_PARENT_ID => "traceparent parent id is all zero",
             a2a_result::A2A_SSE_LINE_TOO_LONG => {
                 "SSE line longer than the decoder's max_line; the event was discarded"
             }
@@ -280,6 +352,26 @@ impl a2a_result {
             a2a_result::A2A_SSE_ID_LINE_BREAK => "SSE id contains a line break",
             a2a_result::A2A_SSE_LIMIT => "SSE input went over a decoder limit",
             a2a_result::A2A_SSE_ENCODE => "SSE value cannot be written as it is",
+            a2a_result::A2A_REQUEST_PARAMS => {
+                "the call's params are not JSON or not of the method's shape"
+            }
+            a2a_result::A2A_REQUEST_NOT_IN_VERSION => {
+                "the method does not exist in the interface's protocol version"
+            }
+            a2a_result::A2A_REQUEST_MISSING_ID => "a JSON-RPC request needs an id",
+            a2a_result::A2A_REQUEST_NOT_REPRESENTABLE => {
+                "a field of the call cannot travel in this version or binding"
+            }
+            a2a_result::A2A_REQUEST_BAD_HEADER => "a caller header has a bad name or value",
+            a2a_result::A2A_REQUEST_RESERVED_HEADER => {
+                "a caller header would override one the builder sets"
+            }
+            a2a_result::A2A_REQUEST_BAD_EXTENSION => {
+                "an extension URI contains a comma or a character a header cannot carry"
+            }
+            a2a_result::A2A_REQUEST_BODY => {
+                "the request body cannot be written in the interface's form"
+            }
             a2a_result::A2A_HTTP1_METHOD => "HTTP method is empty or not a token",
             a2a_result::A2A_HTTP1_TARGET => {
                 "request target is not origin-form or absolute http(s), or holds invalid bytes"
@@ -354,6 +446,18 @@ impl a2a_result {
             a2a_result::A2A_CARD_INVALID => {
                 "the card cannot be used (a reason newer than this header)"
             }
+            a2a_result::A2A_SERVER_REFUSED => {
+                "the request is refused: answer it with a2a_server_refusal_response"
+            }
+            a2a_result::A2A_SERVER_REPLY => {
+                "the reply or event JSON is not the method's result shape or cannot be written"
+            }
+            a2a_result::A2A_SERVER_STREAMING => {
+                "a streaming method answers with event frames, not a response"
+            }
+            a2a_result::A2A_SERVER_ERROR_ID => {
+                "an error_id must be exactly 12 lower-case hex digits"
+            }
             a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS => {
                 "max_attempts must be at least 1 (the first attempt counts)"
             }
@@ -370,6 +474,9 @@ impl a2a_result {
                 "no stable input: every part is empty, so every call would share one key"
             }
             a2a_result::A2A_KEY_INVALID => "the key could not be derived",
+            a2a_result::A2A_CLIENT_CARD_RESOLUTION => {
+                "the agent card could not be fetched, parsed or validated"
+            }
             a2a_result::A2A_PANIC => "internal error: a panic was caught at the C boundary",
         }
     }

@@ -59,7 +59,7 @@ fn item_kind(k: StreamItemKind) -> a2a_stream_item_kind {
     }
 }
 
-fn end_kind(k: StreamEndKind) -> a2a_stream_end_kind {
+pub(crate) fn end_kind(k: StreamEndKind) -> a2a_stream_end_kind {
     match k {
         StreamEndKind::Completed => a2a_stream_end_kind::Completed,
         StreamEndKind::Interrupted => a2a_stream_end_kind::Interrupted,
@@ -92,6 +92,45 @@ pub struct a2a_stream_item {
     pub last_chunk: bool,
     /// Whether this item ends the interaction (stop reading, then call `_finish`).
     pub ends_stream: bool,
+}
+
+/// Turns a core item into its C struct; the outcome and artifact id are stored in the
+/// caller's slots (which the struct's pointers then borrow).
+pub(crate) fn item_c(
+    item: a2a::stream::StreamItem,
+    outcome_slot: &mut Option<a2a_outcome>,
+    artifact_slot: &mut Option<String>,
+) -> a2a_stream_item {
+    let kind = item_kind(item.kind);
+    *artifact_slot = item.artifact_id;
+    let outcome: &a2a_outcome = outcome_slot.insert(a2a_outcome {
+        inner: item.outcome,
+    });
+    a2a_stream_item {
+        kind,
+        outcome: outcome as *const a2a_outcome,
+        has_final: item.final_flag.is_some(),
+        final_flag: item.final_flag.unwrap_or(false),
+        artifact_id: a2a_str::from_opt(artifact_slot.as_deref()),
+        append: item.append,
+        last_chunk: item.last_chunk,
+        ends_stream: item.ends_stream,
+    }
+}
+
+/// An item with no content (only ever returned beside a different event kind).
+#[cfg_attr(not(feature = "driver"), allow(dead_code))]
+pub(crate) fn empty_item() -> a2a_stream_item {
+    a2a_stream_item {
+        kind: a2a_stream_item_kind::Malformed,
+        outcome: std::ptr::null(),
+        has_final: false,
+        final_flag: false,
+        artifact_id: a2a_str::NONE,
+        append: false,
+        last_chunk: false,
+        ends_stream: false,
+    }
 }
 
 /// Tracks one streaming call (`message/stream`, `SendStreamingMessage`, resubscribe) to its
@@ -214,21 +253,7 @@ pub extern "C" fn a2a_stream_tracker_on_event(
         let Some(item) = t.inner.on_event(Millis(now_ms), event_type, data, None) else {
             return a2a_result::A2A_NONE;
         };
-        let kind = item_kind(item.kind);
-        let (final_flag, append, last_chunk, ends) =
-            (item.final_flag, item.append, item.last_chunk, item.ends_stream);
-        t.item_artifact = item.artifact_id;
-        let outcome: &a2a_outcome = t.item_outcome.insert(a2a_outcome { inner: item.outcome });
-        out.set(a2a_stream_item {
-            kind,
-            outcome: outcome as *const a2a_outcome,
-            has_final: final_flag.is_some(),
-            final_flag: final_flag.unwrap_or(false),
-            artifact_id: a2a_str::from_opt(t.item_artifact.as_deref()),
-            append,
-            last_chunk,
-            ends_stream: ends,
-        });
+        out.set(item_c(item, &mut t.item_outcome, &mut t.item_artifact));
         a2a_result::A2A_OK
     }
 }

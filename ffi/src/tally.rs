@@ -11,11 +11,28 @@ use crate::result::a2a_result;
 use crate::view::{a2a_str, try_str};
 use crate::vocab::a2a_channel;
 
+/// One counter of a tally. Views point into the tally: valid until the next mutating call.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct a2a_tally_entry {
+    /// The remote agent.
+    pub agent: a2a_str,
+    /// The method as recorded.
+    pub method: a2a_str,
+    /// The outcome's channel.
+    pub channel: a2a_channel,
+    /// The error name, HTTP status or task state.
+    pub code: a2a_str,
+    /// How many outcomes were counted.
+    pub count: u64,
+}
+
 /// Outcome counts per (agent, method, channel, code-or-state), rendered in the Prometheus
 /// text format as `a2a_outcomes_total`.
 ///
 /// Methods: `a2a_tally_new`, `a2a_tally_free`, `a2a_tally_record`, `a2a_tally_add`,
-/// `a2a_tally_count`, `a2a_tally_total`, `a2a_tally_render_prometheus`.
+/// `a2a_tally_count`, `a2a_tally_total`, `a2a_tally_entry_count`, `a2a_tally_get_entry`,
+/// `a2a_tally_render_prometheus`.
 ///
 /// Threading: `Send`, not thread-safe.
 pub struct a2a_tally {
@@ -134,6 +151,44 @@ pub extern "C" fn a2a_tally_count(
 pub extern "C" fn a2a_tally_total(tally: *const a2a_tally) -> u64 {
     ffi_panic_boundary! {
         try_ref!(tally).inner.total()
+    }
+}
+
+/// Number of counters (0 when `tally` is NULL).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_tally_entry_count(tally: *const a2a_tally) -> usize {
+    ffi_panic_boundary! {
+        try_ref!(tally).inner.entries().count()
+    }
+}
+
+/// The `index`-th counter, sorted by agent, method, channel, code (reading them all is
+/// quadratic in the number of counters, which stays small: agents x methods x codes).
+/// Views point into the tally: valid until the next mutating call; written on success.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_tally_get_entry(
+    tally: *const a2a_tally,
+    index: usize,
+    out: *mut a2a_tally_entry,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let t = try_ref!(tally);
+        let out = try_out!(out);
+        match t.inner.entries().nth(index) {
+            Some(e) => {
+                out.set(a2a_tally_entry {
+                    agent: a2a_str::from_str(e.agent),
+                    method: a2a_str::from_str(e.method),
+                    channel: a2a_channel::from_core(e.channel),
+                    code: a2a_str::from_str(e.code),
+                    count: e.count,
+                });
+                a2a_result::A2A_OK
+            }
+            None => a2a_result::A2A_INVALID_ARGUMENT,
+        }
     }
 }
 

@@ -3,4 +3,7 @@
 set -euo pipefail
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --all-features -- -D warnings
+# The C library first: ffi/tests/header.rs inspects the built liba2a_core.so (exported
+# symbols), which `cargo test` alone does not produce.
+cargo build -p a2a-core-ffi --all-features
 cargo test --workspace --all-features

@@ -66,7 +66,7 @@ UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   run asan-ubsan "$out/test_asan"
 
 # (c) valgrind on the uninstrumented static build.
-run valgrind valgrind -q --error-exitcode=1 --leak-check=full "$out/test_static"
+run valgrind valgrind -q --error-exitcode=1 --leak-check=full --suppressions=tests/c/valgrind.supp "$out/test_static"
 
 # Every function the header declares is called somewhere in tests/c/*.c.
 declared=$(grep -E '^[a-z].*\(' include/a2a_core.h | grep -v '^typedef' \

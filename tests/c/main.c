@@ -36,6 +36,10 @@ int main(void) {
   test_resilience();
   test_http1();
   test_card();
+  test_request();
+  test_server();
+  test_driver();
+  test_traceparent();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -306,6 +306,22 @@ static void tally(void) {
         A2A_INVALID_ARGUMENT);
   CHECK(a2a_tally_add(t, "b", 1, "tasks/get", 9, A2A_CHANNEL_HTTP, "\xfe", 1, 5) == A2A_INVALID_UTF8);
   CHECK(a2a_tally_total(t) == 7);
+  CHECK(a2a_tally_entry_count(t) == 2);
+  {
+    a2a_tally_entry e;
+    CHECK(a2a_tally_get_entry(t, 0, &e) == A2A_OK);
+    STR_EQ(e.agent, "b");
+    STR_EQ(e.method, "tasks/get");
+    CHECK(e.channel == A2A_CHANNEL_HTTP && e.count == 5);
+    STR_EQ(e.code, "503");
+    CHECK(a2a_tally_get_entry(t, 1, &e) == A2A_OK);
+    STR_EQ(e.agent, "pl\"an");
+    CHECK(e.channel == A2A_CHANNEL_TRANSPORT && e.count == 2);
+    CHECK(a2a_tally_get_entry(t, 2, &e) == A2A_INVALID_ARGUMENT);
+    CHECK(a2a_tally_get_entry(t, 0, NULL) == A2A_NULL_PARAMETER);
+    CHECK(a2a_tally_get_entry(NULL, 0, &e) == A2A_NULL_PARAMETER);
+    CHECK(a2a_tally_entry_count(NULL) == 0);
+  }
   CHECK(a2a_tally_render_prometheus(t, &text) == A2A_OK);
   /* The view is not NUL-terminated: t_contains searches within its length only. */
   CHECK(t_contains(text, "# TYPE a2a_outcomes_total counter\n"));

@@ -202,8 +202,11 @@ fn transport_phrase(error: Option<ErrorName>) -> &'static str {
     }
 }
 
+/// Appends ` (label: id)` unless the line already carries exactly that `(label: id)` (an ADK
+/// status text ends with its own `(error_id: …)`; saying it twice only adds noise).
 fn push_id(line: &mut String, label: &str, id: Option<&str>) {
-    if let Some(id) = id.filter(|i| !i.trim().is_empty()) {
+    let already = |i: &str| line.contains(&format!("({label}: {i})"));
+    if let Some(id) = id.filter(|i| !i.trim().is_empty() && !already(i)) {
         line.push_str(" (");
         line.push_str(label);
         line.push_str(": ");

@@ -55,6 +55,7 @@ fn main() {
         "fault-server" => fault_server::run(args),
         // Hidden: the request matrix for the interop tests (not in the usage text).
         "build-matrix" => cmd_matrix::run(args),
+        "model-read" => cmd_matrix::run_model_read(args),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             0

@@ -34,6 +34,18 @@ fn every_channel_and_state() {
             Some("REMOTE_FAILED booking: the task failed"),
         ),
         (
+            {
+                // ADK's own status text already ends with the id in the same form.
+                let mut adk = with_text(
+                    task(TaskState::Failed, RetryAdvice::NewTask, Some("t")),
+                    "Agent execution failed. (error_id: ced9b82969a8)",
+                );
+                adk.error_id = Some("ced9b82969a8".into());
+                adk
+            },
+            Some("REMOTE_FAILED booking: Agent execution failed. (error_id: ced9b82969a8)"),
+        ),
+        (
             with_text(
                 task(TaskState::Rejected, RetryAdvice::Never, Some("t")),
                 "no flights on that date",

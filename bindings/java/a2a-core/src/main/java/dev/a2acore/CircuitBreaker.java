@@ -1,0 +1,143 @@
+package dev.a2acore;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.SizeT;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+import java.nio.charset.StandardCharsets;
+import java.util.OptionalLong;
+
+/**
+ * A sans-IO circuit breaker for one remote agent (closed / open / half-open), opened by a
+ * count or rate of counted failures (transport, HTTP 5xx, timeouts; protocol errors and
+ * failed tasks do not count) in a sliding window, on the caller's clock (ms). When
+ * {@link #allow} says no, report {@link #refusal} (a transport outcome naming the breaker,
+ * request not sent). {@link #close()} frees it; every method is synchronized.
+ */
+public final class CircuitBreaker implements AutoCloseable {
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    /** The breaker's state. */
+    public enum State {
+        /** Calls pass; failures are counted. */
+        CLOSED,
+        /** Calls are refused until the cool-down passes. */
+        OPEN,
+        /** A limited number of trial calls decide whether to close. */
+        HALF_OPEN
+    }
+
+    /** Configuration; start from {@link #defaults()}. */
+    public record Config(int failureThreshold, int failureRatePercent, int minCalls, long windowMs, int buckets,
+                         long coolDownMs, int halfOpenTrials) {
+        /** 5 counted failures, or 50% of at least 10 calls, in 30 s (10 buckets) open it for 15 s; 1 trial call. */
+        public static Config defaults() {
+            A2aCoreLibrary.BreakerConfig c = new A2aCoreLibrary.BreakerConfig();
+            A2aCoreException.check("a2a_breaker_config_default", A2aCore.lib().a2a_breaker_config_default(c));
+            c.read();
+            return new Config(c.failure_threshold, Byte.toUnsignedInt(c.failure_rate_percent), c.min_calls, c.window_ms,
+                Short.toUnsignedInt(c.buckets), c.cool_down_ms, c.half_open_trials);
+        }
+    }
+
+    /** A point-in-time view, for metrics and logs. */
+    public record Snapshot(State state, int callsInWindow, int failuresInWindow, OptionalLong halfOpenAtMs,
+                           int trialsInFlight, int trialSuccesses, long timesOpened, long refused) {}
+
+    private static final class Handle implements Runnable {
+        Pointer handle;
+
+        @Override
+        public void run() {
+            if (handle != null) {
+                A2aCore.lib().a2a_breaker_free(handle);
+                handle = null;
+            }
+        }
+    }
+
+    private final A2aCoreLibrary lib;
+    private final Handle state = new Handle();
+    private final Cleaner.Cleanable cleanable;
+
+    /** A breaker for {@code agent}. */
+    public CircuitBreaker(String agent, Config config) {
+        lib = A2aCore.lib();
+        A2aCoreLibrary.BreakerConfig c = new A2aCoreLibrary.BreakerConfig();
+        c.failure_threshold = config.failureThreshold();
+        c.failure_rate_percent = (byte) config.failureRatePercent();
+        c.min_calls = config.minCalls();
+        c.window_ms = config.windowMs();
+        c.buckets = (short) config.buckets();
+        c.cool_down_ms = config.coolDownMs();
+        c.half_open_trials = config.halfOpenTrials();
+        byte[] a = agent.getBytes(StandardCharsets.UTF_8);
+        Memory out = new Memory(Native.POINTER_SIZE);
+        A2aCoreException.check("a2a_breaker_new", lib.a2a_breaker_new(a, new SizeT(a.length), c, out));
+        state.handle = out.getPointer(0);
+        cleanable = CLEANER.register(this, state);
+    }
+
+    private Pointer h() {
+        if (state.handle == null) {
+            throw new IllegalStateException("CircuitBreaker is closed");
+        }
+        return state.handle;
+    }
+
+    /** Whether a call may go out now (half-open: takes a trial permit; report it or {@link #release}). */
+    public synchronized boolean allow(long nowMs) {
+        return lib.a2a_breaker_allow(h(), nowMs) != 0;
+    }
+
+    /** The transport outcome (CircuitOpen, request not sent) for a refused call. */
+    public synchronized Outcome refusal(long nowMs) {
+        Memory out = new Memory(Native.POINTER_SIZE);
+        A2aCoreException.check("a2a_breaker_refusal", lib.a2a_breaker_refusal(h(), nowMs, out));
+        return Outcome.consume(lib, out.getPointer(0));
+    }
+
+    /** Records the outcome of a call {@link #allow} let through. */
+    public synchronized void record(Outcome outcome, long nowMs) {
+        Pointer o = outcome.nativeHandle();
+        int rc = o != null ? lib.a2a_breaker_record(h(), o, nowMs)
+            : lib.a2a_breaker_record_result(h(), (byte) (outcome.countsTowardBreaker() ? 1 : 0), nowMs);
+        Reference.reachabilityFence(outcome);
+        A2aCoreException.check("a2a_breaker_record", rc);
+    }
+
+    /** Returns a trial permit for a call that was never made. */
+    public synchronized void release(long nowMs) {
+        A2aCoreException.check("a2a_breaker_release", lib.a2a_breaker_release(h(), nowMs));
+    }
+
+    /** The state now. */
+    public synchronized State state(long nowMs) {
+        int s = lib.a2a_breaker_state_at(h(), nowMs);
+        return State.values()[s - 1];
+    }
+
+    /** A snapshot now. */
+    public synchronized Snapshot snapshot(long nowMs) {
+        A2aCoreLibrary.BreakerSnapshot s = new A2aCoreLibrary.BreakerSnapshot();
+        A2aCoreException.check("a2a_breaker_snapshot_at", lib.a2a_breaker_snapshot_at(h(), nowMs, s));
+        s.read();
+        return new Snapshot(State.values()[s.state - 1], s.calls_in_window, s.failures_in_window,
+            s.has_half_open_at != 0 ? OptionalLong.of(s.half_open_at_ms) : OptionalLong.empty(), s.trials_in_flight,
+            s.trial_successes, s.times_opened, s.refused);
+    }
+
+    /** Closes the breaker and forgets its window (keeps the lifetime counters). */
+    public synchronized void reset() {
+        A2aCoreException.check("a2a_breaker_reset", lib.a2a_breaker_reset(h()));
+    }
+
+    /** Frees the breaker; idempotent. */
+    @Override
+    public synchronized void close() {
+        cleanable.clean();
+    }
+}

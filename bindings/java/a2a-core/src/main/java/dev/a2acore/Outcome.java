@@ -1,0 +1,332 @@
+package dev.a2acore;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.SizeT;
+import java.lang.ref.Cleaner;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * One outcome of an A2A call: exactly one {@link Channel}, the details that channel
+ * carries, and what to do next ({@link #retry()}). Immutable: every field is copied out of
+ * the native {@code a2a_outcome} when it is made, so there is nothing to close.
+ */
+public final class Outcome {
+    private final Channel channel;
+    private final boolean success;
+    private final OptionalInt httpStatus;
+    private final OptionalLong code;
+    private final Optional<ErrorName> errorName;
+    private final Optional<String> reason;
+    private final Optional<String> message;
+    private final Optional<String> data;
+    private final Optional<TaskState> state;
+    private final boolean terminal;
+    private final Optional<String> taskId;
+    private final Optional<String> contextId;
+    private final Optional<String> text;
+    private final Optional<String> errorId;
+    private final RetryAdvice retry;
+    private final OptionalLong retryAfterSecs;
+    private final Optional<String> hint;
+    private final Optional<Boolean> remoteHintRetryable;
+    private final Map<String, String> remoteHint;
+    private final Optional<RequestSent> requestSent;
+    private final Optional<ProtocolVersion> version;
+    private final Optional<Binding> binding;
+    private final Optional<String> bodyExcerpt;
+    private final Optional<String> modelPrefix;
+    private final boolean countsTowardBreaker;
+    /** The native outcome, kept for {@link #modelText}; null for borrowed outcomes. */
+    private final Pointer handle;
+
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    /** Frees an owned native outcome; never references the Outcome. */
+    private static final class Free implements Runnable {
+        private Pointer handle;
+
+        Free(Pointer handle) {
+            this.handle = handle;
+        }
+
+        @Override
+        public void run() {
+            if (handle != null) {
+                A2aCore.lib().a2a_outcome_free(handle);
+                handle = null;
+            }
+        }
+    }
+
+    private Outcome(A2aCoreLibrary lib, Pointer h, boolean owned) {
+        Memory m = new Memory(16);
+        channel = Channel.fromCode(lib.a2a_outcome_channel(h))
+            .orElseThrow(() -> new IllegalStateException("outcome with an invalid channel"));
+        success = lib.a2a_outcome_is_success(h) != 0;
+        httpStatus = lib.a2a_outcome_http_status(h, m) != 0
+            ? OptionalInt.of(Short.toUnsignedInt(m.getShort(0))) : OptionalInt.empty();
+        code = lib.a2a_outcome_code(h, m) != 0 ? OptionalLong.of(m.getLong(0)) : OptionalLong.empty();
+        errorName = lib.a2a_outcome_error_name(h, m) != 0 ? ErrorName.fromCode(m.getInt(0)) : Optional.empty();
+        reason = Optional.ofNullable(lib.a2a_outcome_reason(h).string());
+        message = Optional.ofNullable(lib.a2a_outcome_message(h).string());
+        data = Optional.ofNullable(lib.a2a_outcome_data(h).string());
+        state = lib.a2a_outcome_state(h, m) != 0 ? TaskState.fromCode(m.getInt(0)) : Optional.empty();
+        terminal = lib.a2a_outcome_terminal(h) != 0;
+        taskId = Optional.ofNullable(lib.a2a_outcome_task_id(h).string());
+        contextId = Optional.ofNullable(lib.a2a_outcome_context_id(h).string());
+        text = Optional.ofNullable(lib.a2a_outcome_text(h).string());
+        errorId = Optional.ofNullable(lib.a2a_outcome_error_id(h).string());
+        retry = RetryAdvice.fromCode(lib.a2a_outcome_retry(h))
+            .orElseThrow(() -> new IllegalStateException("outcome with an invalid retry advice"));
+        retryAfterSecs = lib.a2a_outcome_retry_after_secs(h, m) != 0 ? OptionalLong.of(m.getLong(0)) : OptionalLong.empty();
+        hint = Optional.ofNullable(lib.a2a_outcome_hint(h).string());
+        remoteHintRetryable = lib.a2a_outcome_remote_hint_retryable(h, m) != 0
+            ? Optional.of(m.getByte(0) != 0) : Optional.empty();
+        long n = lib.a2a_outcome_remote_hint_count(h).longValue();
+        Map<String, String> pairs = new LinkedHashMap<>();
+        if (n > 0) {
+            int viewSize = Native.POINTER_SIZE + Native.SIZE_T_SIZE;
+            Memory kv = new Memory(2L * viewSize);
+            for (long i = 0; i < n; i++) {
+                A2aCoreException.check("a2a_outcome_remote_hint_pair",
+                    lib.a2a_outcome_remote_hint_pair(h, new SizeT(i), kv, kv.share(viewSize)));
+                pairs.put(viewString(kv, 0), viewString(kv, viewSize));
+            }
+        }
+        remoteHint = Collections.unmodifiableMap(pairs);
+        requestSent = lib.a2a_outcome_request_sent(h, m) != 0 ? RequestSent.fromCode(m.getInt(0)) : Optional.empty();
+        version = lib.a2a_outcome_version(h, m) != 0 ? ProtocolVersion.fromCode(m.getInt(0)) : Optional.empty();
+        binding = lib.a2a_outcome_binding(h, m) != 0 ? Binding.fromCode(m.getInt(0)) : Optional.empty();
+        bodyExcerpt = Optional.ofNullable(lib.a2a_outcome_body_excerpt(h).string());
+        modelPrefix = Optional.ofNullable(lib.a2a_model_prefix(h).string());
+        countsTowardBreaker = lib.a2a_counts_toward_breaker(h) != 0;
+        handle = owned ? h : null;
+        if (owned) {
+            CLEANER.register(this, new Free(h));
+        }
+    }
+
+    private static String viewString(Memory m, int at) {
+        Pointer p = m.getPointer(at);
+        long len = Native.SIZE_T_SIZE == 8 ? m.getLong(at + Native.POINTER_SIZE)
+            : Integer.toUnsignedLong(m.getInt(at + Native.POINTER_SIZE));
+        return p == null || len == 0 ? "" : new String(p.getByteArray(0, Math.toIntExact(len)), StandardCharsets.UTF_8);
+    }
+
+    /** Copies a borrowed native outcome out (the handle stays with its owner). */
+    static Outcome copy(A2aCoreLibrary lib, Pointer handle) {
+        return new Outcome(lib, Objects.requireNonNull(handle, "outcome handle"), false);
+    }
+
+    /**
+     * Takes ownership of a native outcome: every field is copied out now; the handle is kept
+     * (immutable, read only by {@link #modelText}) and freed by a {@link Cleaner} when this
+     * object becomes unreachable (also if copying fails).
+     */
+    static Outcome consume(A2aCoreLibrary lib, Pointer handle) {
+        Objects.requireNonNull(handle, "outcome handle");
+        try {
+            return new Outcome(lib, handle, true);
+        } catch (RuntimeException | Error e) {
+            lib.a2a_outcome_free(handle);
+            throw e;
+        }
+    }
+
+    /**
+     * The one deterministic line the orchestrating model should read for this outcome of a
+     * call to {@code agent} ({@code REMOTE_UNKNOWN booking: the request may or may not have
+     * been received ...}); empty for a success.
+     *
+     * @throws IllegalStateException for the per-event outcomes of {@link StreamTracker.Item}
+     *     (borrowed from the tracker; use the {@link StreamTracker.End} outcome)
+     */
+    public Optional<String> modelText(String agent) {
+        if (handle == null) {
+            throw new IllegalStateException("model text is not available for a stream item's outcome");
+        }
+        byte[] a = agent.getBytes(StandardCharsets.UTF_8);
+        A2aCoreLibrary lib = A2aCore.lib();
+        int size = 512;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            Memory buf = new Memory(size);
+            Memory written = new Memory(8);
+            int rc;
+            synchronized (this) {
+                rc = lib.a2a_model_text(a, new SizeT(a.length), handle, buf, new SizeT(size), written);
+            }
+            java.lang.ref.Reference.reachabilityFence(this);
+            long n = Native.SIZE_T_SIZE == 8 ? written.getLong(0) : Integer.toUnsignedLong(written.getInt(0));
+            if (rc == A2aCoreException.NONE) {
+                return Optional.empty();
+            }
+            if (rc == A2aCoreException.INSUFFICIENT_SIZE) {
+                size = Math.toIntExact(n);
+                continue;
+            }
+            A2aCoreException.check("a2a_model_text", rc);
+            return Optional.of(new String(buf.getByteArray(0, (int) n), StandardCharsets.UTF_8));
+        }
+        throw new IllegalStateException("a2a_model_text asked for a larger buffer twice");
+    }
+
+    /** The owned native handle (null for a stream item's borrowed outcome); valid while this object is reachable. */
+    Pointer nativeHandle() {
+        return handle;
+    }
+
+    /** The recommended instruction sentence for the orchestrating model (how to read the lines). */
+    public static String modelInstruction() {
+        return A2aCore.lib().a2a_model_instruction().string();
+    }
+
+    /** The prefix word of the model text ({@code REMOTE_UNKNOWN}, ...); empty for a success. */
+    public Optional<String> modelPrefix() {
+        return modelPrefix;
+    }
+
+    /** Whether this outcome counts as a failure toward opening a circuit breaker. */
+    public boolean countsTowardBreaker() {
+        return countsTowardBreaker;
+    }
+
+    /** The outcome's channel. */
+    public Channel channel() {
+        return channel;
+    }
+
+    /** Whether the outcome is a success (a completed task or a direct message). */
+    public boolean isSuccess() {
+        return success;
+    }
+
+    /** The HTTP status, when there was a response. */
+    public OptionalInt httpStatus() {
+        return httpStatus;
+    }
+
+    /** The error code (JSON-RPC {@code error.code} or REST {@code error.code}). */
+    public OptionalLong code() {
+        return code;
+    }
+
+    /** The typed error name (error channels). */
+    public Optional<ErrorName> errorName() {
+        return errorName;
+    }
+
+    /** The {@code google.rpc.ErrorInfo} reason. */
+    public Optional<String> reason() {
+        return reason;
+    }
+
+    /** The error message (protocol or transport). */
+    public Optional<String> message() {
+        return message;
+    }
+
+    /** The JSON-RPC {@code error.data} or REST {@code details}, as raw JSON text. */
+    public Optional<String> data() {
+        return data;
+    }
+
+    /** The normalized task state (task channel). */
+    public Optional<TaskState> state() {
+        return state;
+    }
+
+    /** Whether the task state is terminal. */
+    public boolean isTerminal() {
+        return terminal;
+    }
+
+    /** The task id. */
+    public Optional<String> taskId() {
+        return taskId;
+    }
+
+    /** The context id. */
+    public Optional<String> contextId() {
+        return contextId;
+    }
+
+    /** The text of the task's status message, or of the direct message. */
+    public Optional<String> text() {
+        return text;
+    }
+
+    /** The remote's 12-hex {@code error_id}. */
+    public Optional<String> errorId() {
+        return errorId;
+    }
+
+    /** What to do next. */
+    public RetryAdvice retry() {
+        return retry;
+    }
+
+    /** {@code Retry-After} in seconds, when the response gave one. */
+    public OptionalLong retryAfterSecs() {
+        return retryAfterSecs;
+    }
+
+    /** A version-mismatch or other hint for the caller. */
+    public Optional<String> hint() {
+        return hint;
+    }
+
+    /** The {@code retryable} flag of the remote's own stable hint. */
+    public Optional<Boolean> remoteHintRetryable() {
+        return remoteHintRetryable;
+    }
+
+    /** The {@code key=value} pairs of the remote's stable hint, in order. */
+    public Map<String, String> remoteHint() {
+        return remoteHint;
+    }
+
+    /** For the transport channel: whether the request may have reached the server. */
+    public Optional<RequestSent> requestSent() {
+        return requestSent;
+    }
+
+    /** The protocol version the response was read as. */
+    public Optional<ProtocolVersion> version() {
+        return version;
+    }
+
+    /** The binding the response was read as. */
+    public Optional<Binding> binding() {
+        return binding;
+    }
+
+    /** A bounded excerpt of a non-JSON or unexpected body. */
+    public Optional<String> bodyExcerpt() {
+        return bodyExcerpt;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("Outcome{channel=").append(channel.wireName());
+        httpStatus.ifPresent(s -> sb.append(", http_status=").append(s));
+        code.ifPresent(c -> sb.append(", code=").append(c));
+        errorName.ifPresent(e -> sb.append(", error=").append(e.wireName()));
+        state.ifPresent(s -> sb.append(", state=").append(s.wireName()));
+        requestSent.ifPresent(r -> sb.append(", request_sent=").append(r.wireName()));
+        sb.append(", retry=").append(retry.wireName());
+        retryAfterSecs.ifPresent(r -> sb.append(", retry_after_secs=").append(r));
+        errorId.ifPresent(e -> sb.append(", error_id=").append(e));
+        message.ifPresent(m -> sb.append(", message=").append(m));
+        return sb.append('}').toString();
+    }
+}

@@ -1,0 +1,712 @@
+package dev.a2acore.internal;
+
+import com.sun.jna.Library;
+import com.sun.jna.Pointer;
+import com.sun.jna.Structure;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The raw JNA mapping of {@code include/a2a_core.h}: one method per C function, C types as
+ * JNA types ({@code size_t} as {@link SizeT}, {@code bool} results as {@code byte} because
+ * a C {@code bool} is one byte, enums as {@code int}, out-parameters as {@link Pointer}s to
+ * memory the binding owns). Internal: use the {@code dev.a2acore} API instead.
+ *
+ * <p>Memory rule: no function here is ever given a pointer into the Java heap that the
+ * library could keep. Inputs are native {@link com.sun.jna.Memory} owned by the binding or
+ * arrays JNA copies for the duration of the call, and every view is copied out before the
+ * next call on the same handle.
+ */
+public interface A2aCoreLibrary extends Library {
+
+    /** {@code a2a_str}/{@code a2a_bytes} returned by value. */
+    @Structure.FieldOrder({"ptr", "len"})
+    class View extends Structure implements Structure.ByValue {
+        /** First byte, or NULL when absent. */
+        public Pointer ptr;
+        /** Number of bytes. */
+        public SizeT len;
+
+        /** The view's bytes copied out, or null when absent. */
+        public byte[] bytes() {
+            if (ptr == null) {
+                return null;
+            }
+            long n = len.longValue();
+            return n == 0 ? new byte[0] : ptr.getByteArray(0, Math.toIntExact(n));
+        }
+
+        /** The view decoded as UTF-8, or null when absent. */
+        public String string() {
+            byte[] b = bytes();
+            return b == null ? null : new String(b, StandardCharsets.UTF_8);
+        }
+    }
+
+    /** {@code a2a_sse_finish}, filled by {@code a2a_sse_decoder_finish}. */
+    @Structure.FieldOrder({"has_event", "event", "discarded", "discarded_partial_line",
+        "discarded_event", "discarded_id", "error", "limit"})
+    class SseFinish extends Structure {
+        /** C bool. */
+        public byte has_event;
+        /** The dispatched event. */
+        public Layout.SseItem event;
+        /** C bool. */
+        public byte discarded;
+        /** Dropped partial line bytes. */
+        public SizeT discarded_partial_line;
+        /** C bool. */
+        public byte discarded_event;
+        /** C bool. */
+        public byte discarded_id;
+        /** Limit error of the last line, or 0. */
+        public int error;
+        /** The limit in force. */
+        public SizeT limit;
+    }
+
+    // --- library, results -----------------------------------------------------------
+
+    /** {@code a2a_version}. */
+    View a2a_version();
+
+    /** {@code a2a_result_describe}. */
+    View a2a_result_describe(int code);
+
+    // --- vocabulary -------------------------------------------------------------------
+
+    /** {@code a2a_channel_to_str}. */
+    View a2a_channel_to_str(int channel);
+
+    /** {@code a2a_task_state_to_str}. */
+    View a2a_task_state_to_str(int state);
+
+    /** {@code a2a_task_state_parse}. */
+    int a2a_task_state_parse(byte[] text, SizeT len, Pointer out);
+
+    /** {@code a2a_task_state_is_terminal}. */
+    byte a2a_task_state_is_terminal(int state);
+
+    /** {@code a2a_task_state_is_interrupted}. */
+    byte a2a_task_state_is_interrupted(int state);
+
+    /** {@code a2a_retry_to_str}. */
+    View a2a_retry_to_str(int retry);
+
+    /** {@code a2a_request_sent_to_str}. */
+    View a2a_request_sent_to_str(int sent);
+
+    /** {@code a2a_error_name_to_str}. */
+    View a2a_error_name_to_str(int name);
+
+    /** {@code a2a_error_name_parse}. */
+    int a2a_error_name_parse(byte[] text, SizeT len, Pointer out);
+
+    /** {@code a2a_protocol_version_parse}. */
+    int a2a_protocol_version_parse(byte[] text, SizeT len, Pointer out);
+
+    /** {@code a2a_protocol_version_from_header}. */
+    int a2a_protocol_version_from_header(byte[] value, SizeT len, Pointer out);
+
+    /** {@code a2a_protocol_version_to_str}. */
+    View a2a_protocol_version_to_str(int version);
+
+    /** {@code a2a_protocol_version_header_value}. */
+    View a2a_protocol_version_header_value(int version);
+
+    /** {@code a2a_binding_parse}. */
+    int a2a_binding_parse(byte[] text, SizeT len, Pointer out);
+
+    /** {@code a2a_binding_to_str}. */
+    View a2a_binding_to_str(int binding);
+
+    // --- outcome --------------------------------------------------------------------
+
+    /** {@code a2a_outcome_transport}. */
+    int a2a_outcome_transport(int error, int requestSent, byte[] message, SizeT len, Pointer out);
+
+    /** {@code a2a_outcome_free}. */
+    void a2a_outcome_free(Pointer outcome);
+
+    /** {@code a2a_outcome_channel}. */
+    int a2a_outcome_channel(Pointer outcome);
+
+    /** {@code a2a_outcome_is_success}. */
+    byte a2a_outcome_is_success(Pointer outcome);
+
+    /** {@code a2a_outcome_http_status} (out: uint16). */
+    byte a2a_outcome_http_status(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_code} (out: int64). */
+    byte a2a_outcome_code(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_error_name} (out: uint32). */
+    byte a2a_outcome_error_name(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_reason}. */
+    View a2a_outcome_reason(Pointer outcome);
+
+    /** {@code a2a_outcome_message}. */
+    View a2a_outcome_message(Pointer outcome);
+
+    /** {@code a2a_outcome_data}. */
+    View a2a_outcome_data(Pointer outcome);
+
+    /** {@code a2a_outcome_task_id}. */
+    View a2a_outcome_task_id(Pointer outcome);
+
+    /** {@code a2a_outcome_context_id}. */
+    View a2a_outcome_context_id(Pointer outcome);
+
+    /** {@code a2a_outcome_text}. */
+    View a2a_outcome_text(Pointer outcome);
+
+    /** {@code a2a_outcome_error_id}. */
+    View a2a_outcome_error_id(Pointer outcome);
+
+    /** {@code a2a_outcome_hint}. */
+    View a2a_outcome_hint(Pointer outcome);
+
+    /** {@code a2a_outcome_body_excerpt}. */
+    View a2a_outcome_body_excerpt(Pointer outcome);
+
+    /** {@code a2a_outcome_state} (out: uint32). */
+    byte a2a_outcome_state(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_terminal}. */
+    byte a2a_outcome_terminal(Pointer outcome);
+
+    /** {@code a2a_outcome_retry}. */
+    int a2a_outcome_retry(Pointer outcome);
+
+    /** {@code a2a_outcome_retry_after_secs} (out: uint64). */
+    byte a2a_outcome_retry_after_secs(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_remote_hint_retryable} (out: bool). */
+    byte a2a_outcome_remote_hint_retryable(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_remote_hint_count}. */
+    SizeT a2a_outcome_remote_hint_count(Pointer outcome);
+
+    /** {@code a2a_outcome_remote_hint_pair} (key, value: a2a_str out). */
+    int a2a_outcome_remote_hint_pair(Pointer outcome, SizeT index, Pointer key, Pointer value);
+
+    /** {@code a2a_outcome_request_sent} (out: uint32). */
+    byte a2a_outcome_request_sent(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_version} (out: uint32). */
+    byte a2a_outcome_version(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_binding} (out: uint32). */
+    byte a2a_outcome_binding(Pointer outcome, Pointer out);
+
+    // --- SSE decoder ----------------------------------------------------------------
+
+    /** {@code a2a_sse_decoder_new_with}. */
+    int a2a_sse_decoder_new_with(SizeT maxLine, SizeT maxEvent, int atEof, Pointer out);
+
+    /** {@code a2a_sse_decoder_free}. */
+    void a2a_sse_decoder_free(Pointer decoder);
+
+    /**
+     * {@code a2a_sse_decoder_feed} (zero-copy): called only with a chunk in native memory
+     * the binding owns and keeps unmodified until every item view was copied out.
+     */
+    int a2a_sse_decoder_feed(Pointer decoder, Pointer chunk, SizeT len, Pointer items, Pointer count);
+
+    /** {@code a2a_sse_decoder_feed_copy}. */
+    int a2a_sse_decoder_feed_copy(Pointer decoder, Pointer chunk, SizeT len, Pointer items, Pointer count);
+
+    /** {@code a2a_sse_decoder_finish}. */
+    int a2a_sse_decoder_finish(Pointer decoder, SseFinish out);
+
+    /** {@code a2a_sse_decoder_last_event_id}. */
+    View a2a_sse_decoder_last_event_id(Pointer decoder);
+
+    /** {@code a2a_sse_decoder_set_last_event_id}. */
+    int a2a_sse_decoder_set_last_event_id(Pointer decoder, byte[] id, SizeT len);
+
+    /** {@code a2a_sse_decoder_retry} (out: uint64). */
+    byte a2a_sse_decoder_retry(Pointer decoder, Pointer out);
+
+    /** {@code a2a_sse_decoder_reset_for_reconnect}. */
+    int a2a_sse_decoder_reset_for_reconnect(Pointer decoder);
+
+    /** {@code a2a_sse_decoder_last_error}. */
+    View a2a_sse_decoder_last_error(Pointer decoder);
+
+    // --- classify, error ids ----------------------------------------------------------
+
+    /** {@code a2a_asked}, embedded in {@code a2a_response} and passed to the tracker. */
+    @Structure.FieldOrder({"version", "binding", "method", "method_len", "request_id", "request_id_len"})
+    class Asked extends Structure {
+        /** {@code a2a_protocol_version} or 0. */
+        public int version;
+        /** {@code a2a_binding} or 0. */
+        public int binding;
+        /** UTF-8 method (native memory owned by the binding) or NULL. */
+        public Pointer method;
+        /** Its length. */
+        public SizeT method_len;
+        /** UTF-8 request id or NULL. */
+        public Pointer request_id;
+        /** Its length. */
+        public SizeT request_id_len;
+    }
+
+    /** {@code a2a_response}: every pointer is native memory owned by the binding for the call. */
+    @Structure.FieldOrder({"status", "content_type", "content_type_len", "retry_after", "retry_after_len",
+        "body", "body_len", "asked"})
+    class Response extends Structure {
+        /** HTTP status (uint16). */
+        public short status;
+        /** Content-Type value or NULL. */
+        public Pointer content_type;
+        /** Its length. */
+        public SizeT content_type_len;
+        /** Retry-After value or NULL. */
+        public Pointer retry_after;
+        /** Its length. */
+        public SizeT retry_after_len;
+        /** Body bytes or NULL. */
+        public Pointer body;
+        /** Its length. */
+        public SizeT body_len;
+        /** What was asked. */
+        public Asked asked;
+    }
+
+    /** {@code a2a_stream_item}, filled by {@code a2a_stream_tracker_on_event}. */
+    @Structure.FieldOrder({"kind", "outcome", "has_final", "final_flag", "artifact_id", "append", "last_chunk",
+        "ends_stream"})
+    class StreamItem extends Structure {
+        /** {@code a2a_stream_item_kind}. */
+        public int kind;
+        /** Borrowed outcome. */
+        public Pointer outcome;
+        /** C bool. */
+        public byte has_final;
+        /** C bool. */
+        public byte final_flag;
+        /** Artifact id view. */
+        public Layout.BytesView artifact_id;
+        /** C bool. */
+        public byte append;
+        /** C bool. */
+        public byte last_chunk;
+        /** C bool. */
+        public byte ends_stream;
+    }
+
+    /** {@code a2a_classify}. */
+    int a2a_classify(Response response, Pointer out);
+
+    /** {@code a2a_extract_error_id} (out: a2a_str view into {@code text}). */
+    int a2a_extract_error_id(Pointer text, SizeT len, Pointer out);
+
+    /** {@code a2a_leaked_exception} (class, message: a2a_str views into {@code text}). */
+    int a2a_leaked_exception(Pointer text, SizeT len, Pointer cls, Pointer message);
+
+    /** {@code a2a_parse_retry_after} (out: uint64). */
+    int a2a_parse_retry_after(byte[] value, SizeT len, Pointer secs);
+
+    /** {@code a2a_is_event_stream}. */
+    byte a2a_is_event_stream(byte[] contentType, SizeT len);
+
+    /** {@code a2a_error_name_of_code}. */
+    int a2a_error_name_of_code(long code);
+
+    // --- stream tracker ---------------------------------------------------------------
+
+    /** {@code a2a_stream_tracker_new}. */
+    int a2a_stream_tracker_new(Asked asked, long idleTimeoutMs, long nowMs, Pointer out);
+
+    /** {@code a2a_stream_tracker_free}. */
+    void a2a_stream_tracker_free(Pointer tracker);
+
+    /** {@code a2a_stream_tracker_on_bytes}. */
+    int a2a_stream_tracker_on_bytes(Pointer tracker, long nowMs);
+
+    /** {@code a2a_stream_tracker_on_comment}. */
+    int a2a_stream_tracker_on_comment(Pointer tracker, long nowMs);
+
+    /** {@code a2a_stream_tracker_on_event}. */
+    int a2a_stream_tracker_on_event(Pointer tracker, long nowMs, byte[] type, SizeT typeLen, byte[] data,
+                                    SizeT dataLen, StreamItem out);
+
+    /** {@code a2a_stream_tracker_next_deadline} (out: uint64). */
+    byte a2a_stream_tracker_next_deadline(Pointer tracker, Pointer out);
+
+    /** {@code a2a_stream_tracker_on_timeout}. */
+    int a2a_stream_tracker_on_timeout(Pointer tracker, long nowMs, Pointer out);
+
+    /** {@code a2a_stream_tracker_on_non_sse_body}. */
+    int a2a_stream_tracker_on_non_sse_body(Pointer tracker, Response response, Pointer out);
+
+    /** {@code a2a_stream_tracker_finish} (kind: uint32 out, outcome out). */
+    int a2a_stream_tracker_finish(Pointer tracker, Pointer kind, Pointer out);
+
+    /** {@code a2a_stream_tracker_is_over}. */
+    byte a2a_stream_tracker_is_over(Pointer tracker);
+
+    /** {@code a2a_stream_tracker_task_id}. */
+    View a2a_stream_tracker_task_id(Pointer tracker);
+
+    /** {@code a2a_stream_tracker_last_state} (out: uint32). */
+    byte a2a_stream_tracker_last_state(Pointer tracker, Pointer out);
+
+    /** {@code a2a_stream_tracker_events}. */
+    long a2a_stream_tracker_events(Pointer tracker);
+
+    // --- resilience: breaker column, idempotency keys, model text -----------------------
+
+    /** {@code a2a_counts_toward_breaker}. */
+    byte a2a_counts_toward_breaker(Pointer outcome);
+
+    /** {@code a2a_derive_idempotency_key} (parts: array of a2a_bytes; buf: caller buffer). */
+    int a2a_derive_idempotency_key(Pointer parts, SizeT partsLen, Pointer buf, SizeT bufLen, Pointer written);
+
+    /** {@code a2a_derive_message_id}. */
+    int a2a_derive_message_id(Pointer parts, SizeT partsLen, Pointer buf, SizeT bufLen, Pointer written);
+
+    /** {@code a2a_model_text}. */
+    int a2a_model_text(byte[] agent, SizeT agentLen, Pointer outcome, Pointer buf, SizeT bufLen, Pointer written);
+
+    /** {@code a2a_model_prefix}. */
+    View a2a_model_prefix(Pointer outcome);
+
+    /** {@code a2a_model_instruction}. */
+    View a2a_model_instruction();
+
+    // --- agent cards ------------------------------------------------------------------
+
+    /** {@code a2a_card_info}. */
+    @Structure.FieldOrder({"name", "description", "version", "streaming", "push_notifications", "extended_card",
+        "shape", "interface_count"})
+    class CardInfo extends Structure {
+        /** View. */
+        public Layout.BytesView name;
+        /** View. */
+        public Layout.BytesView description;
+        /** View. */
+        public Layout.BytesView version;
+        /** C bool. */
+        public byte streaming;
+        /** C bool. */
+        public byte push_notifications;
+        /** C bool. */
+        public byte extended_card;
+        /** {@code a2a_card_shape}. */
+        public int shape;
+        /** Count. */
+        public SizeT interface_count;
+    }
+
+    /** {@code a2a_card_interface}. */
+    @Structure.FieldOrder({"url", "binding", "protocol_version", "tenant", "origin_list", "origin_index",
+        "known_binding", "wire_version"})
+    class CardInterface extends Structure {
+        /** View. */
+        public Layout.BytesView url;
+        /** View. */
+        public Layout.BytesView binding;
+        /** View (absent: not declared). */
+        public Layout.BytesView protocol_version;
+        /** View (absent: none). */
+        public Layout.BytesView tenant;
+        /** {@code a2a_interface_list}. */
+        public int origin_list;
+        /** Position. */
+        public SizeT origin_index;
+        /** {@code a2a_binding} or 0. */
+        public int known_binding;
+        /** {@code a2a_protocol_version} or 0. */
+        public int wire_version;
+    }
+
+    /** {@code a2a_card_preferences}. */
+    @Structure.FieldOrder({"versions", "versions_len", "bindings", "bindings_len", "order"})
+    class CardPreferences extends Structure {
+        /** uint32 array. */
+        public Pointer versions;
+        /** Length. */
+        public SizeT versions_len;
+        /** uint32 array. */
+        public Pointer bindings;
+        /** Length. */
+        public SizeT bindings_len;
+        /** {@code a2a_selection_order} or 0. */
+        public int order;
+    }
+
+    /** {@code a2a_card_choice}. */
+    @Structure.FieldOrder({"url", "version", "declared_version", "binding", "tenant", "index", "origin_list",
+        "origin_index", "version_rank", "binding_rank", "order", "skipped_count"})
+    class CardChoice extends Structure {
+        /** View. */
+        public Layout.BytesView url;
+        /** {@code a2a_protocol_version}. */
+        public int version;
+        /** View. */
+        public Layout.BytesView declared_version;
+        /** {@code a2a_binding}. */
+        public int binding;
+        /** View. */
+        public Layout.BytesView tenant;
+        /** Index. */
+        public SizeT index;
+        /** {@code a2a_interface_list}. */
+        public int origin_list;
+        /** Position. */
+        public SizeT origin_index;
+        /** Rank. */
+        public SizeT version_rank;
+        /** Rank. */
+        public SizeT binding_rank;
+        /** {@code a2a_selection_order}. */
+        public int order;
+        /** Count. */
+        public SizeT skipped_count;
+    }
+
+    /** {@code a2a_card_policy}. */
+    @Structure.FieldOrder({"allow_http", "allowed_origins", "allowed_origins_len"})
+    class CardPolicy extends Structure {
+        /** C bool. */
+        public byte allow_http;
+        /** Array of a2a_str. */
+        public Pointer allowed_origins;
+        /** Length. */
+        public SizeT allowed_origins_len;
+    }
+
+    /** {@code a2a_card_resolved}. */
+    @Structure.FieldOrder({"choice", "same_origin", "scheme", "host", "port", "path", "host_class"})
+    class CardResolved extends Structure {
+        /** The choice. */
+        public CardChoice choice;
+        /** C bool. */
+        public byte same_origin;
+        /** View. */
+        public Layout.BytesView scheme;
+        /** View. */
+        public Layout.BytesView host;
+        /** uint16. */
+        public short port;
+        /** View. */
+        public Layout.BytesView path;
+        /** {@code a2a_address_class}. */
+        public int host_class;
+    }
+
+    /** {@code a2a_card_new}. */
+    int a2a_card_new(Pointer out);
+
+    /** {@code a2a_card_free}. */
+    void a2a_card_free(Pointer card);
+
+    /** {@code a2a_card_parse}. */
+    int a2a_card_parse(Pointer card, byte[] bytes, SizeT len);
+
+    /** {@code a2a_card_get_info}. */
+    int a2a_card_get_info(Pointer card, CardInfo out);
+
+    /** {@code a2a_card_get_interface}. */
+    int a2a_card_get_interface(Pointer card, SizeT index, CardInterface out);
+
+    /** {@code a2a_card_select}. */
+    int a2a_card_select(Pointer card, CardPreferences prefs, CardChoice out);
+
+    /** {@code a2a_card_resolve}. */
+    int a2a_card_resolve(Pointer card, byte[] cardUrl, SizeT len, CardPreferences prefs, CardPolicy policy,
+                         CardResolved out);
+
+    /** {@code a2a_card_choice_explain}. */
+    View a2a_card_choice_explain(Pointer card);
+
+    /** {@code a2a_card_validate_interface_url} (same_origin: bool out). */
+    int a2a_card_validate_interface_url(Pointer card, byte[] url, SizeT urlLen, byte[] cardUrl, SizeT cardUrlLen,
+                                        CardPolicy policy, Pointer sameOrigin);
+
+    /** {@code a2a_card_location} (primary, fallback: a2a_str out). */
+    int a2a_card_location(Pointer card, byte[] input, SizeT len, Pointer primary, Pointer fallback);
+
+    /** {@code a2a_card_last_error}. */
+    View a2a_card_last_error(Pointer card);
+
+    // --- retry policy, circuit breaker ------------------------------------------------
+
+    /** {@code a2a_retry_config}. */
+    @Structure.FieldOrder({"kind", "max_attempts", "max_follow_ups", "max_new_tasks", "base_delay_ms", "max_delay_ms",
+        "honour_retry_after", "max_retry_after_ms", "has_deadline", "deadline_ms", "attempt_estimate_ms", "streaming"})
+    class RetryConfig extends Structure {
+        /** {@code a2a_call_kind}. */
+        public int kind;
+        /** uint32. */
+        public int max_attempts;
+        /** uint32. */
+        public int max_follow_ups;
+        /** uint32. */
+        public int max_new_tasks;
+        /** ms. */
+        public long base_delay_ms;
+        /** ms. */
+        public long max_delay_ms;
+        /** C bool. */
+        public byte honour_retry_after;
+        /** ms. */
+        public long max_retry_after_ms;
+        /** C bool. */
+        public byte has_deadline;
+        /** ms. */
+        public long deadline_ms;
+        /** ms. */
+        public long attempt_estimate_ms;
+        /** C bool. */
+        public byte streaming;
+    }
+
+    /** {@code a2a_retry_action}. */
+    @Structure.FieldOrder({"kind", "has_delay", "delay_ms", "task_id", "generation", "give_up", "give_up_text",
+        "message_id", "idempotency_key", "jsonrpc_id"})
+    class RetryAction extends Structure {
+        /** {@code a2a_retry_action_kind}. */
+        public int kind;
+        /** C bool. */
+        public byte has_delay;
+        /** ms. */
+        public long delay_ms;
+        /** View into the policy. */
+        public Layout.BytesView task_id;
+        /** uint32. */
+        public int generation;
+        /** {@code a2a_give_up_reason}. */
+        public int give_up;
+        /** Static text view. */
+        public Layout.BytesView give_up_text;
+        /** {@code a2a_id_rule}. */
+        public int message_id;
+        /** {@code a2a_id_rule}. */
+        public int idempotency_key;
+        /** {@code a2a_id_rule}. */
+        public int jsonrpc_id;
+    }
+
+    /** {@code a2a_breaker_config}. */
+    @Structure.FieldOrder({"failure_threshold", "failure_rate_percent", "min_calls", "window_ms", "buckets",
+        "cool_down_ms", "half_open_trials"})
+    class BreakerConfig extends Structure {
+        /** uint32. */
+        public int failure_threshold;
+        /** uint8. */
+        public byte failure_rate_percent;
+        /** uint32. */
+        public int min_calls;
+        /** ms. */
+        public long window_ms;
+        /** uint16. */
+        public short buckets;
+        /** ms. */
+        public long cool_down_ms;
+        /** uint32. */
+        public int half_open_trials;
+    }
+
+    /** {@code a2a_breaker_snapshot}. */
+    @Structure.FieldOrder({"state", "calls_in_window", "failures_in_window", "has_half_open_at", "half_open_at_ms",
+        "trials_in_flight", "trial_successes", "times_opened", "refused"})
+    class BreakerSnapshot extends Structure {
+        /** {@code a2a_breaker_state}. */
+        public int state;
+        /** uint32. */
+        public int calls_in_window;
+        /** uint32. */
+        public int failures_in_window;
+        /** C bool. */
+        public byte has_half_open_at;
+        /** ms. */
+        public long half_open_at_ms;
+        /** uint32. */
+        public int trials_in_flight;
+        /** uint32. */
+        public int trial_successes;
+        /** uint64. */
+        public long times_opened;
+        /** uint64. */
+        public long refused;
+    }
+
+    /** {@code a2a_retry_config_default}. */
+    int a2a_retry_config_default(RetryConfig out);
+
+    /** {@code a2a_retry_policy_new}. */
+    int a2a_retry_policy_new(RetryConfig config, long nowMs, Pointer out);
+
+    /** {@code a2a_retry_policy_free}. */
+    void a2a_retry_policy_free(Pointer policy);
+
+    /** {@code a2a_retry_policy_begin_attempt}. */
+    int a2a_retry_policy_begin_attempt(Pointer policy, long nowMs);
+
+    /** {@code a2a_retry_policy_set_task_id}. */
+    int a2a_retry_policy_set_task_id(Pointer policy, byte[] taskId, SizeT len);
+
+    /** {@code a2a_retry_policy_task_id}. */
+    View a2a_retry_policy_task_id(Pointer policy);
+
+    /** {@code a2a_retry_policy_attempts}. */
+    int a2a_retry_policy_attempts(Pointer policy);
+
+    /** {@code a2a_retry_policy_follow_ups}. */
+    int a2a_retry_policy_follow_ups(Pointer policy);
+
+    /** {@code a2a_retry_policy_new_tasks}. */
+    int a2a_retry_policy_new_tasks(Pointer policy);
+
+    /** {@code a2a_retry_policy_estimate}. */
+    long a2a_retry_policy_estimate(Pointer policy);
+
+    /** {@code a2a_retry_policy_remaining} (out: uint64). */
+    byte a2a_retry_policy_remaining(Pointer policy, long nowMs, Pointer out);
+
+    /** {@code a2a_retry_policy_is_finished}. */
+    byte a2a_retry_policy_is_finished(Pointer policy);
+
+    /** {@code a2a_retry_policy_next}. */
+    int a2a_retry_policy_next(Pointer policy, Pointer outcome, long nowMs, long random, RetryAction out);
+
+    /** {@code a2a_breaker_config_default}. */
+    int a2a_breaker_config_default(BreakerConfig out);
+
+    /** {@code a2a_breaker_new}. */
+    int a2a_breaker_new(byte[] agent, SizeT len, BreakerConfig config, Pointer out);
+
+    /** {@code a2a_breaker_free}. */
+    void a2a_breaker_free(Pointer breaker);
+
+    /** {@code a2a_breaker_allow}. */
+    byte a2a_breaker_allow(Pointer breaker, long nowMs);
+
+    /** {@code a2a_breaker_refusal}. */
+    int a2a_breaker_refusal(Pointer breaker, long nowMs, Pointer out);
+
+    /** {@code a2a_breaker_record}. */
+    int a2a_breaker_record(Pointer breaker, Pointer outcome, long nowMs);
+
+    /** {@code a2a_breaker_record_result}. */
+    int a2a_breaker_record_result(Pointer breaker, byte countedFailure, long nowMs);
+
+    /** {@code a2a_breaker_release}. */
+    int a2a_breaker_release(Pointer breaker, long nowMs);
+
+    /** {@code a2a_breaker_state_at}. */
+    int a2a_breaker_state_at(Pointer breaker, long nowMs);
+
+    /** {@code a2a_breaker_snapshot_at}. */
+    int a2a_breaker_snapshot_at(Pointer breaker, long nowMs, BreakerSnapshot out);
+
+    /** {@code a2a_breaker_reset}. */
+    int a2a_breaker_reset(Pointer breaker);
+
+    /** {@code a2a_give_up_reason_to_str}. */
+    View a2a_give_up_reason_to_str(int reason);
+}

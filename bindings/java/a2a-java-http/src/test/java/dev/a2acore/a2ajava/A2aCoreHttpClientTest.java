@@ -1,0 +1,324 @@
+package dev.a2acore.a2ajava;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import dev.a2acore.Channel;
+import dev.a2acore.ErrorName;
+import dev.a2acore.RequestSent;
+import dev.a2acore.RetryAdvice;
+import io.a2a.client.http.A2AHttpResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link A2aCoreHttpClient} on its own (no a2a-java client): every failure mode and signal. */
+class A2aCoreHttpClientTest {
+    private HttpServer server;
+    private final CountDownLatch release = new CountDownLatch(1);
+    private final Map<String, String> seenHeaders = new ConcurrentHashMap<>();
+
+    @BeforeEach
+    void start() throws IOException {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        server.setExecutor(Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "test-server");
+            t.setDaemon(true);
+            return t;
+        }));
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        release.countDown();
+        server.stop(0);
+    }
+
+    private String route(String path, HttpHandler h) {
+        server.createContext(path, h);
+        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    private static void send(HttpExchange ex, int status, String contentType, String body) throws IOException {
+        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        if (contentType != null) {
+            ex.getResponseHeaders().add("Content-Type", contentType);
+        }
+        ex.sendResponseHeaders(status, b.length == 0 ? -1 : b.length);
+        if (b.length > 0) {
+            ex.getResponseBody().write(b);
+        }
+        ex.close();
+    }
+
+    private void hold() {
+        try {
+            release.await(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static A2aCoreHttpClient client() {
+        return A2aCoreHttpClient.builder().connectTimeout(Duration.ofSeconds(2)).callTimeout(Duration.ofMillis(700))
+            .streamIdleTimeout(Duration.ofMillis(700)).maxResponseBytes(1024).build();
+    }
+
+    /** Records one stream: messages, errors, completions. */
+    private static final class Sink {
+        final List<String> messages = Collections.synchronizedList(new ArrayList<>());
+        final List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+        final List<Boolean> completions = Collections.synchronizedList(new ArrayList<>());
+        final CompletableFuture<Void> ended = new CompletableFuture<>();
+
+        CompletableFuture<Void> post(A2aCoreHttpClient c, String url, String body) throws Exception {
+            return c.createPost().url(url).body(body).postAsyncSSE(messages::add, t -> {
+                errors.add(t);
+                ended.complete(null);
+            }, () -> {
+                completions.add(true);
+                ended.complete(null);
+            });
+        }
+
+        void await() throws Exception {
+            ended.get(10, TimeUnit.SECONDS);
+            Thread.sleep(100);
+            assertEquals(1, errors.size() + completions.size(), "exactly one terminal signal: " + errors + completions);
+        }
+
+        A2aCallException error() {
+            assertEquals(1, errors.size(), "errors: " + errors);
+            return A2aCallException.find(errors.get(0)).orElseThrow(() -> new AssertionError(errors.get(0)));
+        }
+    }
+
+    @Test
+    void connectRefusedFailsFastNotSent() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        A2aCallException e = assertThrows(A2aCallException.class,
+            () -> client().createPost().url("http://127.0.0.1:" + port + "/").body("{}").post());
+        assertEquals(ErrorName.CONNECT_FAILED, e.errorName());
+        assertEquals(Optional.of(RequestSent.NO), e.requestSent());
+        assertEquals(RetryAdvice.BACKOFF, e.retry());
+        assertEquals(Channel.TRANSPORT, e.outcome().channel());
+    }
+
+    @Test
+    void bodyThatNeverFinishesHitsTheCallTimeout() throws Exception {
+        // Headers arrive at once (HttpRequest.timeout stops there); the body never completes.
+        String url = route("/slow-body", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "application/json");
+            ex.sendResponseHeaders(200, 100);
+            ex.getResponseBody().write("{\"jsonrpc\"".getBytes(StandardCharsets.UTF_8));
+            ex.getResponseBody().flush();
+            hold();
+            ex.close();
+        });
+        long t0 = System.nanoTime();
+        A2aCallException e = assertThrows(A2aCallException.class, () -> client().createPost().url(url).body("{}").post());
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(ms >= 650 && ms < 3_000, "took " + ms + " ms");
+        assertEquals(ErrorName.TIMEOUT, e.errorName());
+        assertEquals(Optional.of(A2aCallException.Deadline.CALL), e.deadline());
+        assertEquals(RetryAdvice.UNKNOWN_OUTCOME, e.retry());
+    }
+
+    @Test
+    void responseOverTheLimitFails() throws Exception {
+        String url = route("/big", ex -> send(ex, 200, "application/json", "x".repeat(5000)));
+        A2aCallException e = assertThrows(A2aCallException.class, () -> client().createGet().url(url).get());
+        assertEquals(ErrorName.RESPONSE_TOO_LARGE, e.errorName());
+    }
+
+    @Test
+    void plainNon2xxIsReturnedAsIs() throws Exception {
+        String url = route("/500", ex -> send(ex, 500, "text/plain", "oops"));
+        A2AHttpResponse r = client().createDelete().url(url).delete();
+        assertEquals(500, r.status());
+        assertEquals("oops", r.body());
+        assertTrue(!r.success());
+    }
+
+    @Test
+    void redirectOnGetIsRefusedWithLocation() throws Exception {
+        String url = route("/card", ex -> {
+            ex.getResponseHeaders().add("Location", "http://127.0.0.1:1/elsewhere");
+            send(ex, 302, null, "");
+        });
+        A2aCallException e = assertThrows(A2aCallException.class, () -> client().createGet().url(url).get());
+        assertEquals(ErrorName.REDIRECT, e.errorName());
+        assertEquals(302, e.httpStatus().getAsInt());
+        assertEquals(Optional.of("http://127.0.0.1:1/elsewhere"), e.location());
+        assertEquals(Channel.HTTP, e.outcome().channel());
+        assertEquals(RetryAdvice.NEVER, e.retry());
+    }
+
+    @Test
+    void headerHooksSetHeadersOnEveryRequest() throws Exception {
+        String url = route("/hdr", ex -> {
+            ex.getRequestHeaders().forEach((k, v) -> seenHeaders.put(k.toLowerCase(), v.get(0)));
+            send(ex, 200, "application/json", "{}");
+        });
+        A2aCoreHttpClient c = A2aCoreHttpClient.builder()
+            .headerHook((m, u, h) -> h.put("Authorization", "Bearer t0ken"))
+            .headerHook((m, u, h) -> h.put("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
+            .build();
+        c.createPost().url(url).addHeader("X-A", "1").body("{}").post();
+        assertEquals("Bearer t0ken", seenHeaders.get("authorization"));
+        assertEquals("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", seenHeaders.get("traceparent"));
+        assertEquals("1", seenHeaders.get("x-a"));
+    }
+
+    @Test
+    void streamNon2xxIsOneErrorClassifiedWithRetryAfter() throws Exception {
+        String url = route("/busy", ex -> {
+            ex.getResponseHeaders().add("Retry-After", "7");
+            send(ex, 503, "text/html", "<html>busy</html>");
+        });
+        Sink s = new Sink();
+        s.post(client(), url, "{}");
+        s.await();
+        A2aCallException e = s.error();
+        assertEquals(503, e.httpStatus().getAsInt());
+        assertEquals(ErrorName.UNAVAILABLE, e.errorName());
+        assertEquals(RetryAdvice.BACKOFF, e.retry());
+        assertEquals(7, e.outcome().retryAfterSecs().getAsLong());
+        assertEquals(Optional.of("<html>busy</html>"), e.bodyExcerpt());
+        assertTrue(s.messages.isEmpty());
+    }
+
+    @Test
+    void streamAnsweredWithPlainJsonIsOneMessageThenComplete() throws Exception {
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"error\":{\"code\":-32009,\"message\":\"version\"}}";
+        String url = route("/json", ex -> send(ex, 200, "application/json", body));
+        Sink s = new Sink();
+        s.post(client(), url, "{}");
+        s.await();
+        assertEquals(List.of(body), s.messages);
+        assertEquals(1, s.completions.size());
+    }
+
+    @Test
+    void streamWithCrOnlyEndingsAndFieldsIsDecoded() throws Exception {
+        String url = route("/cr", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(("retry: 1000\rid: 1\revent: status\rdata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\rdata: "
+                    + "\"result\":{\"kind\":\"status-update\",\"taskId\":\"t\",\"contextId\":\"c\",\r: c\r"
+                    + "data: \"status\":{\"state\":\"completed\"},\"final\":true}}\r\r").getBytes(StandardCharsets.UTF_8));
+            }
+        });
+        Sink s = new Sink();
+        s.post(client(), url, "{}");
+        s.await();
+        assertEquals(List.of("{\"jsonrpc\":\"2.0\",\"id\":\"1\",\n\"result\":{\"kind\":\"status-update\",\"taskId\":\"t\","
+            + "\"contextId\":\"c\",\n\"status\":{\"state\":\"completed\"},\"final\":true}}"), s.messages);
+        assertEquals(1, s.completions.size());
+    }
+
+    @Test
+    void streamEndingInsideAnEventIsAnError() throws Exception {
+        String url = route("/cut", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write("data: one\n\ndata: {\"half\":".getBytes(StandardCharsets.UTF_8));
+            }
+        });
+        Sink s = new Sink();
+        s.post(client(), url, "{}");
+        s.await();
+        assertEquals(List.of("one"), s.messages);
+        A2aCallException e = s.error();
+        assertEquals(ErrorName.RESET, e.errorName());
+        assertEquals(Optional.of(RequestSent.UNKNOWN), e.requestSent());
+    }
+
+    @Test
+    void streamClosedBeforeATerminalStateIsTruncatedNotCompleted() throws Exception {
+        String url = route("/trunc", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(("data: {\"jsonrpc\":\"2.0\",\"id\":\"9\",\"result\":{\"kind\":\"task\",\"id\":\"t-7\","
+                    + "\"contextId\":\"c-7\",\"status\":{\"state\":\"working\"}}}\n\n").getBytes(StandardCharsets.UTF_8));
+            }
+        });
+        Sink s = new Sink();
+        s.post(client(), url, "{\"jsonrpc\":\"2.0\",\"id\":\"9\",\"method\":\"message/stream\",\"params\":{}}");
+        s.await();
+        assertEquals(1, s.messages.size());
+        A2aCallException e = s.error();
+        assertEquals(ErrorName.RESET, e.errorName());
+        assertEquals(RetryAdvice.RESUBSCRIBE, e.retry());
+        assertEquals(Optional.of("t-7"), e.outcome().taskId());
+        assertEquals(Optional.of(dev.a2acore.TaskState.WORKING), e.outcome().state());
+    }
+
+    @Test
+    void cancellingAfterTheFinalEventCompletesOnceAndCloses() throws Exception {
+        CountDownLatch closed = new CountDownLatch(1);
+        String url = route("/final", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            OutputStream out = ex.getResponseBody();
+            try {
+                out.write("data: final\n\n".getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                // Keep writing keep-alives until the client closes the connection.
+                for (int i = 0; i < 200; i++) {
+                    Thread.sleep(50);
+                    out.write(": ka\n\n".getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                }
+            } catch (IOException | InterruptedException gone) {
+                closed.countDown();
+            } finally {
+                ex.close();
+            }
+        });
+        A2aCoreHttpClient c = client();
+        List<String> msgs = Collections.synchronizedList(new ArrayList<>());
+        List<Object> signals = Collections.synchronizedList(new ArrayList<>());
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Void>[] ref = new CompletableFuture[1];
+        CountDownLatch got = new CountDownLatch(1);
+        ref[0] = c.createPost().url(url).body("{}").postAsyncSSE(m -> {
+            msgs.add(m);
+            got.countDown();
+        }, signals::add, () -> signals.add("complete"));
+        assertTrue(got.await(5, TimeUnit.SECONDS));
+        ref[0].cancel(true);
+        assertTrue(closed.await(5, TimeUnit.SECONDS), "connection not closed after cancel");
+        Thread.sleep(1_000);
+        assertEquals(List.of("final"), msgs);
+        assertEquals(List.of("complete"), signals, "exactly one clean completion, no error");
+    }
+}

@@ -1,0 +1,116 @@
+package dev.a2acore.a2ajava;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real Python a2a-sdk 1.3.0 peer ({@code tests/peers/python/peer.py}) on 127.0.0.1: the
+ * URL from {@code A2A_PEER_URL_PYTHON} when the tests run under {@code tests/peers/launch.py},
+ * else started here ({@code A2A_PEER_PYTHON} or {@code .venv/bin/python}, {@code --port 0})
+ * and read from its {@code READY <url>} line. A missing interpreter is a failure, not a skip
+ * ({@code scripts/ci/05-setup.sh} makes the venv).
+ */
+final class PythonPeer implements AutoCloseable {
+    private static final long READY_MS = 30_000;
+
+    final String url;
+    private final Process process;
+    private final Path log;
+
+    private PythonPeer(String url, Process process, Path log) {
+        this.url = url;
+        this.process = process;
+        this.log = log;
+    }
+
+    static PythonPeer start(String... options) throws Exception {
+        String given = System.getenv("A2A_PEER_URL_PYTHON");
+        if (given != null && !given.isEmpty() && options.length == 0) {
+            return new PythonPeer(given.replaceAll("/+$", ""), null, null);
+        }
+        Path root = repoRoot();
+        String python = System.getenv("A2A_PEER_PYTHON");
+        if (python == null || python.isEmpty()) {
+            python = root.resolve(".venv").resolve("bin").resolve("python").toString();
+        }
+        if (!new File(python).canExecute()) {
+            throw new AssertionError("Python peer interpreter " + python + " missing: run scripts/ci/05-setup.sh");
+        }
+        List<String> cmd = new ArrayList<>(List.of(python, root.resolve("tests/peers/python/peer.py").toString(),
+            "--host", "127.0.0.1", "--port", "0"));
+        cmd.addAll(List.of(options));
+        Path log = Files.createTempFile("a2a-java-peer", ".log");
+        Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+        CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    if (line.startsWith("READY ")) {
+                        return line.substring(6).trim();
+                    }
+                }
+                return null;
+            } catch (IOException e) {
+                return null;
+            }
+        });
+        String url;
+        try {
+            url = ready.get(READY_MS, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            url = null;
+        }
+        if (url == null) {
+            p.destroyForcibly();
+            throw new AssertionError("Python peer did not print READY within " + READY_MS + " ms; stderr:\n"
+                + Files.readString(log));
+        }
+        return new PythonPeer(url, p, log);
+    }
+
+    private static Path repoRoot() {
+        String prop = System.getProperty("a2a.repo.root");
+        if (prop != null && Files.isDirectory(Paths.get(prop, "tests", "peers"))) {
+            return Paths.get(prop).toAbsolutePath().normalize();
+        }
+        Path p = Paths.get("").toAbsolutePath();
+        for (int i = 0; p != null && i < 8; i++, p = p.getParent()) {
+            if (Files.isDirectory(p.resolve("tests").resolve("peers"))) {
+                return p;
+            }
+        }
+        throw new AssertionError("tests/peers not found above " + Paths.get("").toAbsolutePath());
+    }
+
+    /** The peer's standard error so far (for failure messages). */
+    String stderr() {
+        try {
+            return log == null ? "" : Files.readString(log);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        if (!process.waitFor(5, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(5, TimeUnit.SECONDS);
+        }
+        Files.deleteIfExists(log);
+    }
+}

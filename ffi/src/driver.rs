@@ -1,0 +1,715 @@
+//! The blocking reference driver (built with the `driver` feature, the default): a client
+//! with safe timeouts that resolves the card, sends calls, polls streams item by item, and
+//! lets the caller add headers through a C callback.
+//!
+//! Unlike the rest of the library these calls do network I/O and block the calling thread
+//! (bounded by the configured timeouts).
+
+use std::ffi::{c_char, c_void};
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a::driver::{self, Client, ClientConfig, StreamCall, StreamEvent, Target};
+
+use crate::handle::{self, Handle, try_mut, try_out, try_ref};
+use crate::http1::{a2a_header, headers_from};
+use crate::outcome::a2a_outcome;
+use crate::panic::ffi_panic_boundary;
+use crate::result::a2a_result;
+use crate::stream::{a2a_stream_end_kind, a2a_stream_item, end_kind, item_c};
+use crate::view::{a2a_str, input_str, try_input, try_str};
+use crate::vocab::{a2a_binding, a2a_protocol_version};
+
+/// Client configuration (milliseconds). Get the defaults with `a2a_client_config_default`
+/// (connect 3 s, call 45 s, stream idle 60 s, 32 MiB responses, https only), then change
+/// fields. Read during the call only.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct a2a_client_config {
+    /// TCP (and TLS) connect timeout.
+    pub connect_timeout_ms: u64,
+    /// Whole-call timeout of non-streaming calls.
+    pub call_timeout_ms: u64,
+    /// Stream idle timeout (no bytes, events or comments for that long).
+    pub stream_idle_timeout_ms: u64,
+    /// Largest response body read.
+    pub max_response_bytes: u64,
+    /// Pooled connections are retired after this idle time.
+    pub pool_idle_timeout_ms: u64,
+    /// Allow plain `http://` (local development).
+    pub allow_http: bool,
+    /// Extra origins the card's interface may point to (UTF-8 views).
+    pub allow_hosts: *const a2a_str,
+    /// Number of `allow_hosts`.
+    pub allow_hosts_len: usize,
+    /// An `a2a_protocol_version` to insist on, or 0 for the card's best.
+    pub protocol: u32,
+    /// An `a2a_binding` to insist on, or 0 for the card's best.
+    pub binding: u32,
+    /// Resolve the card on the first call instead of in `a2a_client_new`.
+    pub defer_card_resolution: bool,
+    /// Resubscribes after a cut stream (0: none).
+    pub stream_resubscribe_attempts: u32,
+    /// Resends of a send the driver may make itself (only when provably not received).
+    pub send_retries: u32,
+}
+
+/// Per-call options; read during the call only. NULL means none.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct a2a_client_call_options {
+    /// The caller's remaining turn budget in ms (0: none; the call timeout applies).
+    pub timeout_ms: u64,
+    /// Stream idle timeout for this call in ms (0: the configured one).
+    pub idle_timeout_ms: u64,
+    /// The `traceparent` to send (empty: a fresh one).
+    pub traceparent: a2a_str,
+    /// The `Idempotency-Key` to send (empty: none).
+    pub idempotency_key: a2a_str,
+    /// The messageId for send and stream calls (empty: a fresh one).
+    pub message_id: a2a_str,
+    /// The context id to continue (empty: none).
+    pub context_id: a2a_str,
+    /// The task id to continue (empty: none).
+    pub task_id: a2a_str,
+    /// Extra headers for this call.
+    pub headers: *const a2a_header,
+    /// Number of `headers`.
+    pub headers_len: usize,
+}
+
+/// What `a2a_client_stream_next` produced.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_client_stream_event_kind {
+    /// One typed item in `item`.
+    Item = 1,
+    /// The stream was cut with the task still running; the driver is resubscribing to
+    /// `task_id` (attempt `attempt`). Never a resend.
+    Resubscribing = 2,
+    /// The last event: `end_kind` (when a stream was opened) and `outcome`.
+    End = 3,
+}
+
+/// One event of a client stream. Views and the borrowed outcome point into the stream
+/// handle: valid until the next mutating call on it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct a2a_client_stream_event {
+    /// What this is.
+    pub kind: a2a_client_stream_event_kind,
+    /// `ITEM`: the item (its `outcome` is borrowed from the stream handle).
+    pub item: a2a_stream_item,
+    /// `RESUBSCRIBING`: the task id.
+    pub task_id: a2a_str,
+    /// `RESUBSCRIBING`: 1 for the first resubscribe.
+    pub attempt: u32,
+    /// `END`: whether a stream was opened (`end_kind` applies).
+    pub has_end_kind: bool,
+    /// `END`: how the last stream ended.
+    pub end_kind: a2a_stream_end_kind,
+    /// `END`: the call's outcome, borrowed from the stream handle (never free it).
+    pub outcome: *const a2a_outcome,
+    /// `END`: resubscribes made.
+    pub resubscribes: u32,
+}
+
+/// A callback adding headers to every A2A request of a client (credentials,
+/// `traceparent`, routing keys): `userdata` first (as given to `a2a_client_add_header_hook`),
+/// then the method name (`message/send`, `SendMessage`, ...; borrowed for the call), then
+/// a setter valid only during the callback. It runs on the thread making the call; it is
+/// never called for the card fetch or redirects.
+pub type a2a_header_hook = Option<
+    unsafe extern "C" fn(
+        userdata: *mut c_void,
+        method: *const c_char,
+        method_len: usize,
+        setter: *mut a2a_header_setter,
+    ),
+>;
+
+/// Passed to an `a2a_header_hook`; valid only during the callback.
+pub struct a2a_header_setter {
+    request: *mut driver::HttpRequest,
+}
+
+/// Sets header `name` to `value` (UTF-8, copied), replacing any header of that name.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a name that is
+/// not a token, or a value with CR, LF or NUL: header injection refused).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_header_setter_set(
+    setter: *mut a2a_header_setter,
+    name: *const c_char,
+    name_len: usize,
+    value: *const c_char,
+    value_len: usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_mut!(setter);
+        let name = try_str!(name, name_len);
+        let value = try_str!(value, value_len);
+        let token = !name.is_empty()
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        if !token || value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        }
+        // SAFETY: the setter only exists during the hook, while `request` is borrowed
+        // mutably by the driver for exactly that call.
+        unsafe { (*s.request).set_header(name, value) };
+        a2a_result::A2A_OK
+    }
+}
+
+/// The hook and its userdata, shared with the driver's threads.
+struct Hook {
+    f: unsafe extern "C" fn(*mut c_void, *const c_char, usize, *mut a2a_header_setter),
+    userdata: *mut c_void,
+}
+
+// SAFETY: the header documents that the hook may run on any thread that makes a call on
+// the client and that the caller keeps `userdata` valid and usable from those threads.
+unsafe impl Send for Hook {}
+// SAFETY: as above; the library never touches `userdata` itself.
+unsafe impl Sync for Hook {}
+
+impl driver::Interceptor for Hook {
+    fn on_request(&self, ctx: &driver::RequestContext<'_>, req: &mut driver::HttpRequest) {
+        let mut setter = a2a_header_setter {
+            request: req as *mut driver::HttpRequest,
+        };
+        // SAFETY: the callback contract is documented on a2a_header_hook; the method text
+        // and the setter outlive the call.
+        unsafe {
+            (self.f)(
+                self.userdata,
+                ctx.method.as_ptr().cast(),
+                ctx.method.len(),
+                &mut setter,
+            )
+        };
+    }
+}
+
+/// A blocking A2A client (connection pool, resolved target, hooks).
+///
+/// Methods: `a2a_client_config_default`, `a2a_client_new`, `a2a_client_new_with_target`,
+/// `a2a_client_free`, `a2a_client_add_header_hook`, `a2a_client_send_text`,
+/// `a2a_client_get_task`, `a2a_client_cancel_task`, `a2a_client_stream_text`,
+/// `a2a_client_resubscribe`.
+///
+/// Threading: unlike other handles a client is thread-safe for its calls (`send`, `get`,
+/// `cancel`, streams) — it pools connections — but `a2a_client_add_header_hook` and
+/// `a2a_client_free` must not race with anything.
+pub struct a2a_client {
+    inner: Arc<Client>,
+}
+
+impl Handle for a2a_client {}
+
+fn duration(ms: u64) -> Duration {
+    Duration::from_millis(ms)
+}
+
+fn config_c(c: &ClientConfig) -> a2a_client_config {
+    a2a_client_config {
+        connect_timeout_ms: c.connect_timeout.as_millis() as u64,
+        call_timeout_ms: c.call_timeout.as_millis() as u64,
+        stream_idle_timeout_ms: c.stream_idle_timeout.as_millis() as u64,
+        max_response_bytes: c.max_response_bytes,
+        pool_idle_timeout_ms: c.pool_idle_timeout.as_millis() as u64,
+        allow_http: c.allow_http,
+        allow_hosts: std::ptr::null(),
+        allow_hosts_len: 0,
+        protocol: c
+            .protocol
+            .map_or(0, |p| a2a_protocol_version::from_core(p) as u32),
+        binding: c.binding.map_or(0, |b| a2a_binding::from_core(b) as u32),
+        defer_card_resolution: c.defer_card_resolution,
+        stream_resubscribe_attempts: c.stream_resubscribe_attempts,
+        send_retries: c.send_retries,
+    }
+}
+
+/// # Safety
+/// `c`, when non-NULL, must be readable with valid views.
+unsafe fn config_from(c: *const a2a_client_config) -> Result<ClientConfig, a2a_result> {
+    let mut cfg = ClientConfig::default();
+    if c.is_null() {
+        return Ok(cfg);
+    }
+    // SAFETY: non-NULL, readable by contract.
+    let c = unsafe { &*c };
+    cfg.connect_timeout = duration(c.connect_timeout_ms);
+    cfg.call_timeout = duration(c.call_timeout_ms);
+    cfg.stream_idle_timeout = duration(c.stream_idle_timeout_ms);
+    cfg.max_response_bytes = c.max_response_bytes;
+    cfg.pool_idle_timeout = duration(c.pool_idle_timeout_ms);
+    cfg.allow_http = c.allow_http;
+    if c.allow_hosts_len > 0 {
+        if c.allow_hosts.is_null() {
+            return Err(a2a_result::A2A_NULL_PARAMETER);
+        }
+        if c.allow_hosts_len > isize::MAX as usize / std::mem::size_of::<a2a_str>() {
+            return Err(a2a_result::A2A_INVALID_ARGUMENT);
+        }
+        // SAFETY: non-NULL, size checked, readable by contract.
+        for v in unsafe { std::slice::from_raw_parts(c.allow_hosts, c.allow_hosts_len) } {
+            // SAFETY: forwarded contract.
+            cfg.allow_hosts
+                .push(unsafe { input_str(v.ptr, v.len) }?.to_owned());
+        }
+    }
+    cfg.protocol = match c.protocol {
+        0 => None,
+        n => Some(a2a_protocol_version::core_from_u32(n).ok_or(a2a_result::A2A_INVALID_ARGUMENT)?),
+    };
+    cfg.binding = match c.binding {
+        0 => None,
+        n => Some(a2a_binding::core_from_u32(n).ok_or(a2a_result::A2A_INVALID_ARGUMENT)?),
+    };
+    cfg.defer_card_resolution = c.defer_card_resolution;
+    cfg.stream_resubscribe_attempts = c.stream_resubscribe_attempts;
+    cfg.send_retries = c.send_retries;
+    Ok(cfg)
+}
+
+/// # Safety
+/// `v` must satisfy the input rules.
+unsafe fn opt_string(v: &a2a_str) -> Result<Option<String>, a2a_result> {
+    // SAFETY: forwarded contract.
+    let s = unsafe { input_str(v.ptr, v.len) }?;
+    Ok((!s.is_empty()).then(|| s.to_owned()))
+}
+
+/// # Safety
+/// `o`, when non-NULL, must be readable with valid views.
+unsafe fn call_options_from(
+    o: *const a2a_client_call_options,
+) -> Result<driver::CallOptions, a2a_result> {
+    let mut opts = driver::CallOptions::default();
+    if o.is_null() {
+        return Ok(opts);
+    }
+    // SAFETY: non-NULL, readable by contract.
+    let o = unsafe { &*o };
+    opts.timeout = (o.timeout_ms > 0).then(|| duration(o.timeout_ms));
+    opts.idle_timeout = (o.idle_timeout_ms > 0).then(|| duration(o.idle_timeout_ms));
+    // SAFETY: forwarded contract (every view and the header array in `o`).
+    unsafe {
+        opts.traceparent = opt_string(&o.traceparent)?;
+        opts.idempotency_key = opt_string(&o.idempotency_key)?;
+        opts.message_id = opt_string(&o.message_id)?;
+        opts.context_id = opt_string(&o.context_id)?;
+        opts.task_id = opt_string(&o.task_id)?;
+        opts.headers = headers_from(o.headers, o.headers_len)?
+            .into_iter()
+            .map(|(n, v)| (n.to_owned(), v.to_owned()))
+            .collect();
+    }
+    Ok(opts)
+}
+
+/// Writes the default client configuration to `*out`.
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_default(out: *mut a2a_client_config) -> a2a_result {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        out.set(config_c(&ClientConfig::default()));
+        a2a_result::A2A_OK
+    }
+}
+
+/// A client for an agent given by base URL or card URL (UTF-8): fetches and validates the
+/// card now (unless `defer_card_resolution`), with `*config` (NULL: defaults). BLOCKS for
+/// the card fetch.
+///
+/// `out`: a new client the caller owns (free with `a2a_client_free`), on success only.
+/// `error`: may be NULL; on `A2A_CLIENT_CARD_RESOLUTION` receives a new transport outcome
+/// (CardResolution, with advice and message) the caller owns.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`,
+/// `A2A_CLIENT_CARD_RESOLUTION`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_new(
+    url: *const c_char,
+    url_len: usize,
+    config: *const a2a_client_config,
+    out: *mut *mut a2a_client,
+    error: *mut *mut a2a_outcome,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        let url = try_str!(url, url_len);
+        // SAFETY: the header requires `config` to be NULL or a readable config.
+        let cfg = try_input!(unsafe { config_from(config) });
+        match Client::new(url, cfg) {
+            Ok(c) => {
+                out.set(handle::into_raw(a2a_client { inner: Arc::new(c) }));
+                a2a_result::A2A_OK
+            }
+            Err(e) => {
+                if !error.is_null() {
+                    // SAFETY: non-NULL; the header requires a writable pointer.
+                    unsafe { error.write(a2a_outcome::into_raw(e.to_outcome())) };
+                }
+                a2a_result::A2A_CLIENT_CARD_RESOLUTION
+            }
+        }
+    }
+}
+
+/// A client for a known interface (no card): `url` (UTF-8) spoken in `version` over
+/// `binding`, with `*config` (NULL: defaults). Does no I/O.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_new_with_target(
+    url: *const c_char,
+    url_len: usize,
+    version: u32,
+    binding: u32,
+    config: *const a2a_client_config,
+    out: *mut *mut a2a_client,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let out = try_out!(out);
+        let url = try_str!(url, url_len);
+        // SAFETY: the header requires `config` to be NULL or a readable config.
+        let cfg = try_input!(unsafe { config_from(config) });
+        let (Some(v), Some(b)) = (a2a_protocol_version::core_from_u32(version), a2a_binding::core_from_u32(binding)) else {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        };
+        let client = Client::with_target(Target::new(url, v, b), cfg);
+        out.set(handle::into_raw(a2a_client { inner: Arc::new(client) }));
+        a2a_result::A2A_OK
+    }
+}
+
+/// Frees a client. NULL is a no-op; must not be called twice. Streams opened on it keep
+/// the connection pool alive until they are freed.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_free(client: *mut a2a_client) {
+    ffi_panic_boundary! {
+        // SAFETY: the header requires a pointer from this library, not yet freed.
+        unsafe { handle::free(client) }
+    }
+}
+
+/// Adds a header hook, called for every A2A request in registration order. `userdata` is
+/// passed back untouched; it must stay valid (and usable from the threads that make calls)
+/// until the client is freed. Hooks must be added before the first stream is opened.
+///
+/// Errors: `A2A_NULL_PARAMETER` (client or hook NULL), `A2A_INVALID_ARGUMENT` (a stream on
+/// this client is still alive).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_add_header_hook(
+    client: *mut a2a_client,
+    hook: a2a_header_hook,
+    userdata: *mut c_void,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let c = try_mut!(client);
+        let Some(f) = hook else {
+            return a2a_result::A2A_NULL_PARAMETER;
+        };
+        let Some(inner) = Arc::get_mut(&mut c.inner) else {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        };
+        inner.add_interceptor(Hook { f, userdata });
+        a2a_result::A2A_OK
+    }
+}
+
+/// Shared body of the three non-streaming calls.
+fn call(
+    client: *const a2a_client,
+    text: *const c_char,
+    text_len: usize,
+    opts: *const a2a_client_call_options,
+    out: *mut *mut a2a_outcome,
+    f: impl FnOnce(&Client, &str, &driver::CallOptions) -> driver::CallResult,
+) -> a2a_result {
+    let c = try_ref!(client);
+    let out = try_out!(out);
+    let text = try_str!(text, text_len);
+    // SAFETY: the header requires `opts` to be NULL or readable options.
+    let o = try_input!(unsafe { call_options_from(opts) });
+    out.set(a2a_outcome::into_raw(f(&c.inner, text, &o).outcome));
+    a2a_result::A2A_OK
+}
+
+/// Sends a user text message (UTF-8) and waits for the answer (BLOCKS, bounded by the call
+/// timeout). `out`: the call's outcome, a new handle the caller owns — every failure,
+/// including connect errors and timeouts, is an outcome, not an error code.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_send_text(
+    client: *const a2a_client,
+    text: *const c_char,
+    text_len: usize,
+    opts: *const a2a_client_call_options,
+    out: *mut *mut a2a_outcome,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        call(client, text, text_len, opts, out, |c, t, o| c.send_text(t, o))
+    }
+}
+
+/// Reads a task (UTF-8 id); as `a2a_client_send_text`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_get_task(
+    client: *const a2a_client,
+    task_id: *const c_char,
+    task_id_len: usize,
+    opts: *const a2a_client_call_options,
+    out: *mut *mut a2a_outcome,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        call(client, task_id, task_id_len, opts, out, |c, t, o| c.get_task(t, o))
+    }
+}
+
+/// Cancels a task (UTF-8 id); as `a2a_client_send_text`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_cancel_task(
+    client: *const a2a_client,
+    task_id: *const c_char,
+    task_id_len: usize,
+    opts: *const a2a_client_call_options,
+    out: *mut *mut a2a_outcome,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        call(client, task_id, task_id_len, opts, out, |c, t, o| c.cancel_task(t, o))
+    }
+}
+
+/// A streaming call being polled with `a2a_client_stream_next`.
+///
+/// Methods: `a2a_client_stream_text`, `a2a_client_resubscribe`, `a2a_client_stream_next`,
+/// `a2a_client_stream_free`.
+///
+/// Threading: `Send`, not thread-safe.
+pub struct a2a_client_stream {
+    /// INVARIANT: borrows the client kept alive by `client` (declared after it so it is
+    /// dropped first).
+    call: StreamCall<'static>,
+    item_outcome: Option<a2a_outcome>,
+    item_artifact: Option<String>,
+    task_id: String,
+    done: bool,
+    /// Keeps the client alive for `call` (never read).
+    _client: Arc<Client>,
+}
+
+impl Handle for a2a_client_stream {}
+
+fn open_stream(
+    client: *const a2a_client,
+    text: *const c_char,
+    text_len: usize,
+    opts: *const a2a_client_call_options,
+    out: *mut *mut a2a_client_stream,
+    resubscribe: bool,
+) -> a2a_result {
+    let c = try_ref!(client);
+    let out = try_out!(out);
+    let text = try_str!(text, text_len);
+    // SAFETY: the header requires `opts` to be NULL or readable options.
+    let o = try_input!(unsafe { call_options_from(opts) });
+    let arc = Arc::clone(&c.inner);
+    // SAFETY: the stream handle owns a clone of the Arc, so the Client outlives the
+    // StreamCall (dropped first, see the field order); the Client is never mutated while a
+    // clone exists (`a2a_client_add_header_hook` refuses with Arc::get_mut).
+    let client_ref: &'static Client = unsafe { &*Arc::as_ptr(&arc) };
+    let call = if resubscribe {
+        client_ref.resubscribe(text, &o)
+    } else {
+        client_ref.stream_text(text, &o)
+    };
+    out.set(handle::into_raw(a2a_client_stream {
+        call,
+        item_outcome: None,
+        item_artifact: None,
+        task_id: String::new(),
+        done: false,
+        _client: arc,
+    }));
+    a2a_result::A2A_OK
+}
+
+/// Starts a streaming send of a user text message (UTF-8). Opening is lazy: the request
+/// goes out on the first `a2a_client_stream_next`. `out`: a new stream the caller owns
+/// (free with `a2a_client_stream_free`).
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_stream_text(
+    client: *const a2a_client,
+    text: *const c_char,
+    text_len: usize,
+    opts: *const a2a_client_call_options,
+    out: *mut *mut a2a_client_stream,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        open_stream(client, text, text_len, opts, out, false)
+    }
+}
+
+/// Resubscribes to a running task's events (UTF-8 id); as `a2a_client_stream_text`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_resubscribe(
+    client: *const a2a_client,
+    task_id: *const c_char,
+    task_id_len: usize,
+    opts: *const a2a_client_call_options,
+    out: *mut *mut a2a_client_stream,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        open_stream(client, task_id, task_id_len, opts, out, true)
+    }
+}
+
+/// Waits for the next event of the stream (BLOCKS, bounded by the idle timeout) and
+/// writes it to `*out` (views and the borrowed outcome valid until the next mutating call
+/// on the stream). Returns `A2A_OK`, or `A2A_NONE` once the `END` event was handed out.
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_stream_next(
+    stream: *mut a2a_client_stream,
+    out: *mut a2a_client_stream_event,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_mut!(stream);
+        let out = try_out!(out);
+        if s.done {
+            return a2a_result::A2A_NONE;
+        }
+        s.item_outcome = None;
+        s.item_artifact = None;
+        let Some(ev) = s.call.next() else {
+            s.done = true;
+            return a2a_result::A2A_NONE;
+        };
+        let mut e = a2a_client_stream_event {
+            kind: a2a_client_stream_event_kind::End,
+            item: crate::stream::empty_item(),
+            task_id: a2a_str::NONE,
+            attempt: 0,
+            has_end_kind: false,
+            end_kind: a2a_stream_end_kind::Error,
+            outcome: std::ptr::null(),
+            resubscribes: 0,
+        };
+        match ev {
+            StreamEvent::Item(item) => {
+                e.kind = a2a_client_stream_event_kind::Item;
+                e.item = item_c(item, &mut s.item_outcome, &mut s.item_artifact);
+            }
+            StreamEvent::Resubscribing { task_id, attempt } => {
+                e.kind = a2a_client_stream_event_kind::Resubscribing;
+                s.task_id = task_id;
+                e.task_id = a2a_str::from_str(&s.task_id);
+                e.attempt = attempt;
+            }
+            StreamEvent::End(fin) => {
+                s.done = true;
+                e.has_end_kind = fin.kind.is_some();
+                if let Some(k) = fin.kind {
+                    e.end_kind = end_kind(k);
+                }
+                e.resubscribes = fin.resubscribes;
+                let o: &a2a_outcome = s.item_outcome.insert(a2a_outcome { inner: fin.outcome });
+                e.outcome = o as *const a2a_outcome;
+            }
+        }
+        out.set(e);
+        a2a_result::A2A_OK
+    }
+}
+
+/// Frees a stream (closing its connection). NULL is a no-op; must not be called twice.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_stream_free(stream: *mut a2a_client_stream) {
+    ffi_panic_boundary! {
+        // SAFETY: the header requires a pointer from this library, not yet freed.
+        unsafe { handle::free(stream) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::*;
+    use crate::vocab::{a2a_channel, a2a_error_name, a2a_request_sent};
+    use std::ptr::{null, null_mut};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    unsafe extern "C" fn hook(
+        ud: *mut c_void,
+        method: *const c_char,
+        len: usize,
+        s: *mut a2a_header_setter,
+    ) {
+        // SAFETY: the test passes a live AtomicUsize; the method view is valid for the call.
+        let (count, m) = unsafe {
+            (
+                &*(ud as *const AtomicUsize),
+                std::slice::from_raw_parts(method.cast::<u8>(), len),
+            )
+        };
+        assert!(m == b"SendMessage" || m == b"message/send", "{m:?}");
+        count.fetch_add(1, Ordering::SeqCst);
+        assert_eq!(
+            a2a_header_setter_set(s, b"X-Key".as_ptr().cast(), 5, b"v".as_ptr().cast(), 1),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(
+            a2a_header_setter_set(s, b"X-Key".as_ptr().cast(), 5, b"a\nb".as_ptr().cast(), 3),
+            a2a_result::A2A_INVALID_ARGUMENT
+        );
+    }
+
+    #[test]
+    fn refused_connection_is_a_transport_outcome_and_hooks_run() {
+        let mut cfg = std::mem::MaybeUninit::<a2a_client_config>::uninit();
+        assert_eq!(
+            a2a_client_config_default(cfg.as_mut_ptr()),
+            a2a_result::A2A_OK
+        );
+        // SAFETY: written on A2A_OK.
+        let mut cfg = unsafe { cfg.assume_init() };
+        assert_eq!(cfg.connect_timeout_ms, 3000);
+        cfg.allow_http = true;
+        let url = "http://127.0.0.1:1/a2a";
+        let mut c = null_mut();
+        assert_eq!(
+            a2a_client_new_with_target(url.as_ptr().cast(), url.len(), 1, 1, &cfg, &mut c),
+            a2a_result::A2A_OK
+        );
+        let count = AtomicUsize::new(0);
+        assert_eq!(
+            a2a_client_add_header_hook(c, Some(hook), &count as *const _ as *mut c_void),
+            a2a_result::A2A_OK
+        );
+        let mut o = null_mut();
+        assert_eq!(
+            a2a_client_send_text(c, b"hi".as_ptr().cast(), 2, null(), &mut o),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(count.load(Ordering::SeqCst), 1);
+        assert_eq!(a2a_outcome_channel(o), a2a_channel::Transport);
+        let mut name = a2a_error_name::Other;
+        assert!(a2a_outcome_error_name(o, &mut name));
+        assert_eq!(name, a2a_error_name::ConnectFailed);
+        let mut sent = a2a_request_sent::Unknown;
+        assert!(a2a_outcome_request_sent(o, &mut sent));
+        assert_eq!(sent, a2a_request_sent::No);
+        a2a_outcome_free(o);
+        a2a_client_free(c);
+    }
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Java binding (bindings/java): builds liba2a_core once (debug, as scripts/ci/30-c.sh does),
+# then `mvn -B -q test` over both modules:
+#   a2a-core       JNA binding + the shared fixtures (sse, outcomes, error_ids, idempotency)
+#   a2a-java-http  drop-in A2AHttpClient for a2a-java 0.3.2.Final: real Python peer tests
+#                  through a2a-java's Client + JSONRPCTransport, side-by-side fault tests
+#                  against the stock JdkA2AHttpClient, on the project's `a2a fault-server`
+#                  and on a fault server in the test code (loopback only)
+# Needs JDK 17+ and Maven 3.8+ (installed from Debian when missing and running as root;
+# Maven then downloads the dependencies from Maven Central), and the .venv of
+# scripts/ci/05-setup.sh for the Python a2a-sdk peer.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+started=$(date +%s)
+
+java_major() {
+  java -version 2>&1 | sed -nE 's/.*version "([0-9]+)(\.[0-9]+)*.*/\1/p' | head -n 1
+}
+if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1 \
+   || [ "$(java_major)" -lt 17 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "55-java: installing openjdk-17-jdk-headless and maven from Debian"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless maven >/dev/null
+  fi
+fi
+command -v mvn >/dev/null 2>&1 || { echo "55-java: Maven is required" >&2; exit 1; }
+major=$(java_major)
+if [ -z "$major" ] || [ "$major" -lt 17 ]; then
+  echo "55-java: JDK 17 or newer is required (found: $(java -version 2>&1 | head -n 1))" >&2
+  exit 1
+fi
+if [ ! -x .venv/bin/python ]; then
+  echo "55-java: .venv is missing (the Python a2a-sdk peer): run scripts/ci/05-setup.sh" >&2
+  exit 1
+fi
+
+cargo build -p a2a-core-ffi
+# The project's fault-injecting server (`a2a fault-server`) for ProjectFaultServerTest; the
+# same build 60-interop.sh makes, so that step finds it done.
+cargo build -p a2a-core --features driver --bin a2a
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+lib="$target/debug/liba2a_core.so"
+[ -f "$lib" ] || { echo "55-java: $lib was not built" >&2; exit 1; }
+export A2A_CORE_LIB="$lib"
+export A2A_BIN="$target/debug/a2a"
+echo "55-java: $(java -version 2>&1 | head -n 1), $(mvn -v 2>/dev/null | head -n 1 | sed 's/\x1b\[[0-9;]*m//g'), A2A_CORE_LIB=$A2A_CORE_LIB"
+
+cd bindings/java
+rm -rf a2a-core/target/surefire-reports a2a-java-http/target/surefire-reports
+mvn -B -q test
+
+# Summary from the Surefire reports; a skipped test counts as a failure here.
+python3 - <<'PY'
+import glob, sys
+import xml.etree.ElementTree as ET
+total = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+per = {}
+for f in sorted(glob.glob("*/target/surefire-reports/TEST-*.xml")):
+    r = ET.parse(f).getroot()
+    mod = f.split("/")[0]
+    for k in total:
+        n = int(r.get(k, 0))
+        total[k] += n
+        per.setdefault(mod, 0)
+        if k == "tests":
+            per[mod] += n
+mods = ", ".join(f"{m}: {n}" for m, n in per.items())
+print(f"55-java: {total['tests']} tests ({mods}), {total['failures']} failures, "
+      f"{total['errors']} errors, {total['skipped']} skipped")
+if total["tests"] == 0 or total["failures"] or total["errors"] or total["skipped"]:
+    sys.exit(1)
+PY
+# The README's example, compiled and run against the built classes; its output must be
+# exactly what the README shows (examples/Example.expected).
+out=$(mktemp -d)
+mvn -B -q -pl a2a-core dependency:build-classpath -Dmdep.includeScope=runtime -Dmdep.outputFile="$out/cp.txt" >/dev/null
+cp="a2a-core/target/classes:$(cat "$out/cp.txt")"
+javac -d "$out" -cp "$cp" examples/Example.java
+java -cp "$out:$cp" Example > "$out/actual.txt"
+diff -u examples/Example.expected "$out/actual.txt" || { echo "55-java: README example output changed" >&2; exit 1; }
+rm -rf "$out"
+echo "55-java: README example output matches"
+echo "55-java: done in $(( $(date +%s) - started ))s"

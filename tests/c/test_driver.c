@@ -1,0 +1,136 @@
+/* The reference driver, without a server: a refused loopback connection (port 1) is a
+ * transport outcome with request_sent = no, header hooks run once per request, streams end
+ * with the same outcome, and card resolution failures come back as outcomes. */
+#include "harness.h"
+
+struct hook_state {
+  int calls;
+  int set_ok;
+  int refused;
+  int method_ok;
+};
+
+static void hook(void *userdata, const char *method, size_t method_len, a2a_header_setter *setter) {
+  struct hook_state *st = (struct hook_state *)userdata;
+  a2a_str m;
+  m.ptr = method;
+  m.len = method_len;
+  st->calls++;
+  st->method_ok = t_str_eq(m, "SendMessage") || t_str_eq(m, "message/send") ||
+                  t_str_eq(m, "GetTask") || t_str_eq(m, "tasks/get") ||
+                  t_str_eq(m, "SendStreamingMessage") || t_str_eq(m, "message/stream");
+  st->set_ok = a2a_header_setter_set(setter, "Authorization", 13, "Bearer t0k", 10) == A2A_OK;
+  st->refused = a2a_header_setter_set(setter, "X-Evil", 6, "a\r\nb", 4) == A2A_INVALID_ARGUMENT &&
+                a2a_header_setter_set(setter, "Bad Name", 8, "v", 1) == A2A_INVALID_ARGUMENT &&
+                a2a_header_setter_set(setter, NULL, 3, "v", 1) == A2A_NULL_PARAMETER;
+}
+
+static void check_refused(const a2a_outcome *o) {
+  a2a_error_name en = A2A_ERROR_NAME_OTHER;
+  a2a_request_sent rs = A2A_REQUEST_SENT_UNKNOWN;
+  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TRANSPORT);
+  CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_CONNECT_FAILED);
+  CHECK(a2a_outcome_request_sent(o, &rs) && rs == A2A_REQUEST_SENT_NO);
+  CHECK(a2a_outcome_retry(o) == A2A_RETRY_BACKOFF);
+}
+
+void test_driver(void) {
+  a2a_client_config cfg;
+  a2a_client_call_options opts;
+  a2a_client *c = NULL;
+  a2a_client_stream *s = NULL;
+  a2a_client_stream_event ev;
+  a2a_outcome *o = NULL, *err = NULL;
+  struct hook_state st = {0, 0, 0, 0};
+  const char *url = "http://127.0.0.1:1/a2a";
+  int events = 0;
+
+  CHECK(a2a_client_config_default(&cfg) == A2A_OK);
+  CHECK(cfg.connect_timeout_ms == 3000 && !cfg.allow_http && cfg.protocol == 0);
+  CHECK(a2a_client_config_default(NULL) == A2A_NULL_PARAMETER);
+  cfg.allow_http = true;
+  CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V03, A2A_BINDING_JSON_RPC,
+                                   &cfg, &c) == A2A_OK && c != NULL);
+  CHECK(a2a_client_add_header_hook(c, hook, &st) == A2A_OK);
+  CHECK(a2a_client_add_header_hook(c, NULL, &st) == A2A_NULL_PARAMETER);
+
+  CHECK(a2a_client_send_text(c, "hi", 2, NULL, &o) == A2A_OK && o != NULL);
+  check_refused(o);
+  CHECK(st.calls == 1 && st.set_ok && st.refused && st.method_ok);
+  a2a_outcome_free(o);
+
+  memset(&opts, 0, sizeof opts);
+  opts.timeout_ms = 5000;
+  opts.message_id.ptr = "m-1";
+  opts.message_id.len = 3;
+  o = NULL;
+  CHECK(a2a_client_get_task(c, "t-1", 3, &opts, &o) == A2A_OK);
+  check_refused(o);
+  a2a_outcome_free(o);
+  o = NULL;
+  CHECK(a2a_client_cancel_task(c, "t-1", 3, &opts, &o) == A2A_OK);
+  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TRANSPORT);
+  a2a_outcome_free(o);
+  CHECK(st.calls == 3);
+
+  /* A stream that cannot open ends at once with the same outcome; no stream end kind. */
+  CHECK(a2a_client_stream_text(c, "go", 2, &opts, &s) == A2A_OK && s != NULL);
+  /* Hooks cannot be added while a stream holds the client. */
+  CHECK(a2a_client_add_header_hook(c, hook, &st) == A2A_INVALID_ARGUMENT);
+  while (a2a_client_stream_next(s, &ev) == A2A_OK && events < 10) {
+    events++;
+    if (ev.kind == A2A_CLIENT_STREAM_EVENT_KIND_END) {
+      CHECK(!ev.has_end_kind);
+      check_refused(ev.outcome);
+    }
+  }
+  CHECK(events == 1);
+  CHECK(a2a_client_stream_next(s, &ev) == A2A_NONE); /* use after end */
+  CHECK(a2a_client_stream_next(s, NULL) == A2A_NULL_PARAMETER);
+  a2a_client_stream_free(s);
+  s = NULL;
+  CHECK(a2a_client_resubscribe(c, "t-1", 3, NULL, &s) == A2A_OK);
+  CHECK(a2a_client_stream_next(s, &ev) == A2A_OK && ev.kind == A2A_CLIENT_STREAM_EVENT_KIND_END);
+  a2a_client_stream_free(s);
+
+  /* Argument errors. */
+  CHECK(a2a_client_send_text(c, "\xff", 1, NULL, &o) == A2A_INVALID_UTF8);
+  CHECK(a2a_client_send_text(c, "hi", 2, NULL, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_client_send_text(NULL, "hi", 2, NULL, &o) == A2A_NULL_PARAMETER);
+  opts.headers = NULL;
+  opts.headers_len = 2;
+  CHECK(a2a_client_get_task(c, "t", 1, &opts, &o) == A2A_NULL_PARAMETER);
+  CHECK(a2a_client_stream_text(c, "go", 2, &opts, &s) == A2A_NULL_PARAMETER);
+  CHECK(a2a_client_resubscribe(NULL, "t", 1, NULL, &s) == A2A_NULL_PARAMETER);
+  CHECK(a2a_client_cancel_task(c, NULL, 1, NULL, &o) == A2A_NULL_PARAMETER);
+  CHECK(a2a_client_stream_next(NULL, &ev) == A2A_NULL_PARAMETER);
+  a2a_client_free(c);
+  a2a_client_free(NULL);
+  a2a_client_stream_free(NULL);
+
+  c = NULL;
+  CHECK(a2a_client_new_with_target(url, strlen(url), 7, A2A_BINDING_JSON_RPC, &cfg, &c) ==
+        A2A_INVALID_ARGUMENT);
+  cfg.protocol = 9;
+  CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V03, A2A_BINDING_JSON_RPC,
+                                   &cfg, &c) == A2A_INVALID_ARGUMENT);
+  CHECK(c == NULL);
+
+  /* Card resolution fails (refused) and says why as an outcome. */
+  CHECK(a2a_client_config_default(&cfg) == A2A_OK);
+  cfg.allow_http = true;
+  CHECK(a2a_client_new("http://127.0.0.1:1/", 19, &cfg, &c, &err) == A2A_CLIENT_CARD_RESOLUTION);
+  CHECK(c == NULL && err != NULL);
+  {
+    a2a_error_name en = A2A_ERROR_NAME_OTHER;
+    CHECK(a2a_outcome_error_name(err, &en) && en == A2A_ERROR_NAME_CARD_RESOLUTION);
+    CHECK(a2a_outcome_message(err).len > 0);
+  }
+  a2a_outcome_free(err);
+  CHECK(a2a_client_new("http://127.0.0.1:1/", 19, &cfg, &c, NULL) == A2A_CLIENT_CARD_RESOLUTION);
+  cfg.defer_card_resolution = true; /* no I/O now */
+  CHECK(a2a_client_new("http://127.0.0.1:1/", 19, &cfg, &c, NULL) == A2A_OK && c != NULL);
+  a2a_client_free(c);
+  CHECK(a2a_client_new("\xff", 1, &cfg, &c, NULL) == A2A_INVALID_UTF8);
+  CHECK(a2a_client_new("x", 1, &cfg, NULL, NULL) == A2A_NULL_PARAMETER);
+}

@@ -500,6 +500,9 @@ pub struct a2a_client_stream {
     item_artifact: Option<String>,
     task_id: String,
     done: bool,
+    /// Marks the client as in use by a stream: `a2a_client_add_header_hook` refuses (via
+    /// `Arc::get_mut`) while any stream handle is alive, as the header documents.
+    _client: Arc<Client>,
 }
 
 impl Handle for a2a_client_stream {}
@@ -529,6 +532,7 @@ fn open_stream(
         item_artifact: None,
         task_id: String::new(),
         done: false,
+        _client: Arc::clone(&c.inner),
     }));
     a2a_result::A2A_OK
 }

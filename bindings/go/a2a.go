@@ -59,6 +59,7 @@ type Error struct {
 	Detail string // the handle's last-error message, or empty
 }
 
+// Error formats the operation, the detail and the code.
 func (e *Error) Error() string {
 	if e.Detail != "" && e.Detail != e.Code.Error() {
 		return fmt.Sprintf("a2a: %s: %s (%s)", e.Op, e.Detail, e.Code.Error())

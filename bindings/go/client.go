@@ -82,6 +82,7 @@ type CardResolutionError struct {
 	Outcome *Outcome
 }
 
+// Error says that card resolution failed, with the outcome's message.
 func (e *CardResolutionError) Error() string {
 	msg := ""
 	if e.Outcome != nil && e.Outcome.Message != nil {

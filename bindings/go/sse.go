@@ -38,6 +38,7 @@ type LimitError struct {
 	Limit int  // the limit in force, in bytes
 }
 
+// Error names the limit and its size.
 func (e *LimitError) Error() string {
 	return fmt.Sprintf("a2a: SSE %s (limit %d bytes)", e.Code.Error(), e.Limit)
 }

@@ -2,12 +2,12 @@
 # Go binding (bindings/go): builds liba2a_core exactly as scripts/ci/30-c.sh does
 # (`cargo build -p a2a-core-ffi`, debug, in ${CARGO_TARGET_DIR:-target}), then in
 # bindings/go runs `go vet ./...` and `go test ./...` (the shared fixtures plus the
-# end-to-end test against the real Python a2a-sdk peer, started by tests/peers/launch.py
-# with --ping 1), once more with GOEXPERIMENT=cgocheck2 (the runtime checks every pointer
+# end-to-end tests against the real Python a2a-sdk peer and the JS @a2a-js/sdk peer,
+# started by tests/peers/launch.py, the Python one with --ping 1), once more with GOEXPERIMENT=cgocheck2 (the runtime checks every pointer
 # the binding hands to C: the memory rule of the C ABI), once with -race, and the decoder
 # benchmark once.
 #
-# Needs: scripts/ci/05-setup.sh (.venv with the Python peer), a C compiler for cgo, and Go
+# Needs: scripts/ci/05-setup.sh (.venv with the Python peer, the JS peer's node_modules), a C compiler for cgo, and Go
 # >= 1.24. When no such Go is installed, the go1.24 toolchain is fetched as the Go module
 # golang.org/toolchain from the Go module proxy (what `go` itself does for GOTOOLCHAIN)
 # into build/go-toolchain, checked against a pinned SHA-256.
@@ -22,8 +22,8 @@ if ! need cc; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq build-essential >/dev/null
 fi
-if [ ! -x .venv/bin/python ]; then
-  echo "50-go: .venv is missing: run scripts/ci/05-setup.sh" >&2
+if [ ! -x .venv/bin/python ] || [ ! -d tests/peers/js/node_modules/@a2a-js/sdk ]; then
+  echo "50-go: .venv or the JS peer's node_modules is missing: run scripts/ci/05-setup.sh" >&2
   exit 1
 fi
 
@@ -99,13 +99,15 @@ if [ -n "$fmt_out" ]; then
   echo "50-go: gofmt would change:"; echo "$fmt_out"; exit 1
 fi
 
-launch=("$root/.venv/bin/python" "$root/tests/peers/launch.py" python --ping 1 --)
+# Both real peers: the Python one (with 1 s keep-alives) for the full end-to-end tests, the
+# JS one for the driver client's cross-check (A2A_REQUIRE_JS_PEER makes its absence fail).
+launch=("$root/.venv/bin/python" "$root/tests/peers/launch.py" python,js --ping 1 --)
 echo "--- go test (fixtures + end-to-end against the Python a2a-sdk peer)"
-"${launch[@]}" env CI=true A2A_PEER_PING=1 "$GO" test "${tags[@]}" -count=1 ./...
+"${launch[@]}" env CI=true A2A_PEER_PING=1 A2A_REQUIRE_JS_PEER=1 "$GO" test "${tags[@]}" -count=1 ./...
 echo "--- go test with GOEXPERIMENT=cgocheck2 (every pointer passed to C is checked)"
-"${launch[@]}" env CI=true A2A_PEER_PING=1 GOEXPERIMENT=cgocheck2 "$GO" test "${tags[@]}" -count=1 ./...
+"${launch[@]}" env CI=true A2A_PEER_PING=1 A2A_REQUIRE_JS_PEER=1 GOEXPERIMENT=cgocheck2 "$GO" test "${tags[@]}" -count=1 ./...
 echo "--- go test -race (the driver client's calls and hooks run across goroutines)"
-"${launch[@]}" env CI=true A2A_PEER_PING=1 "$GO" test "${tags[@]}" -race -count=1 ./...
+"${launch[@]}" env CI=true A2A_PEER_PING=1 A2A_REQUIRE_JS_PEER=1 "$GO" test "${tags[@]}" -race -count=1 ./...
 echo "--- benchmark (one short run: a smoke test, not a measurement)"
 "$GO" test "${tags[@]}" -run '^$' -bench . -benchtime 200x ./...
 echo "Go binding: all checks passed"

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Go binding (bindings/go): builds liba2a_core exactly as scripts/ci/30-c.sh does
 # (`cargo build -p a2a-core-ffi`, debug, in ${CARGO_TARGET_DIR:-target}), then in
-# bindings/go runs `go vet ./...` and `go test ./...` (the shared fixtures plus the
-# end-to-end tests against the real Python a2a-sdk peer and the JS @a2a-js/sdk peer,
-# started by tests/peers/launch.py, the Python one with --ping 1), once more with GOEXPERIMENT=cgocheck2 (the runtime checks every pointer
-# the binding hands to C: the memory rule of the C ABI), once with -race, and the decoder
-# benchmark once.
+# bindings/go runs `go vet ./...`, a gofmt check, and `go test ./...` (the shared fixtures
+# plus the end-to-end tests against the real Python a2a-sdk peer and the JS @a2a-js/sdk
+# peer, started by tests/peers/launch.py, the Python one with --ping 1); then the tests
+# once more with GOEXPERIMENT=cgocheck2 (the runtime checks every pointer the binding
+# hands to C: the memory rule of the C ABI), once with -race, and the decoder benchmark
+# once (a smoke run).
 #
-# Needs: scripts/ci/05-setup.sh (.venv with the Python peer, the JS peer's node_modules), a C compiler for cgo, and Go
-# >= 1.24. When no such Go is installed, the go1.24 toolchain is fetched as the Go module
-# golang.org/toolchain from the Go module proxy (what `go` itself does for GOTOOLCHAIN)
-# into build/go-toolchain, checked against a pinned SHA-256.
+# Needs: scripts/ci/05-setup.sh (.venv with the Python peer, the JS peer's node_modules),
+# a C compiler for cgo (installed from Debian when missing), and Go >= 1.24. When no such
+# Go is installed, the go1.24 toolchain is fetched as the Go module golang.org/toolchain
+# from the Go module proxy (what `go` itself does for GOTOOLCHAIN) into
+# build/go-toolchain, checked against a pinned SHA-256.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD

@@ -104,7 +104,7 @@ fi
 # Both real peers: the Python one (with 1 s keep-alives) for the full end-to-end tests, the
 # JS one for the driver client's cross-check (A2A_REQUIRE_JS_PEER makes its absence fail).
 launch=("$root/.venv/bin/python" "$root/tests/peers/launch.py" python,js --ping 1 --)
-echo "--- go test (fixtures + end-to-end against the Python a2a-sdk peer)"
+echo "--- go test (fixtures + end-to-end against the Python and JS peers)"
 "${launch[@]}" env CI=true A2A_PEER_PING=1 A2A_REQUIRE_JS_PEER=1 "$GO" test "${tags[@]}" -count=1 ./...
 echo "--- go test with GOEXPERIMENT=cgocheck2 (every pointer passed to C is checked)"
 "${launch[@]}" env CI=true A2A_PEER_PING=1 A2A_REQUIRE_JS_PEER=1 GOEXPERIMENT=cgocheck2 "$GO" test "${tags[@]}" -count=1 ./...

@@ -1,0 +1,29 @@
+package dev.a2acore;
+
+/**
+ * Adds headers to every A2A request an {@link A2aClient} makes (credentials,
+ * {@code traceparent}, routing keys). Runs on the thread making the call, for every
+ * request including the driver's own resubscribes and resends; never for the card fetch.
+ * It must not block for long (the call's timeout is running).
+ */
+@FunctionalInterface
+public interface HeaderHook {
+    /**
+     * Called before a request goes out.
+     *
+     * @param method the wire method name ({@code message/send}, {@code SendMessage}, ...)
+     * @param headers sets headers on this request; valid only during the call
+     */
+    void addHeaders(String method, Headers headers);
+
+    /** Sets headers on the request being made. */
+    interface Headers {
+        /**
+         * Sets {@code name} to {@code value}, replacing any header of that name.
+         *
+         * @throws IllegalArgumentException when the library refuses it (a name that is not a
+         *     token, a value with CR, LF or NUL: header injection)
+         */
+        void set(String name, String value);
+    }
+}

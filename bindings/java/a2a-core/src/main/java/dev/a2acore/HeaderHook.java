@@ -11,7 +11,8 @@ public interface HeaderHook {
     /**
      * Called before a request goes out.
      *
-     * @param method the wire method name ({@code message/send}, {@code SendMessage}, ...)
+     * @param method the operation as the driver names it: its 1.0 name ({@code SendMessage},
+     *     {@code GetTask}, {@code SendStreamingMessage}, ...), also on a 0.3 interface
      * @param headers sets headers on this request; valid only during the call
      */
     void addHeaders(String method, Headers headers);

@@ -17,8 +17,9 @@ import java.util.stream.StreamSupport;
  * with exactly one {@link ClientStreamEvent.End} (the call's outcome: completed,
  * interrupted, failed, timed out, connect refused...). {@code hasNext}/{@code next} BLOCK,
  * bounded by the idle timeout; the request goes out on the first of them. Every event is
- * copied out before the next call. Not thread-safe (one consumer); {@link #close()} may be
- * called from another thread only between calls. A {@link Cleaner} frees it if dropped.
+ * copied out before the next call. One consumer; {@link #close()} from another thread waits
+ * for a {@code next} in progress (at most the idle timeout: the C ABI cannot interrupt a
+ * blocked read, nor free a stream during one). A {@link Cleaner} frees it if dropped.
  */
 public final class ClientStream implements AutoCloseable, Iterator<ClientStreamEvent> {
     private static final Cleaner CLEANER = Cleaner.create();
@@ -128,7 +129,7 @@ public final class ClientStream implements AutoCloseable, Iterator<ClientStreamE
 
     /** Frees the stream and closes its connection; idempotent. */
     @Override
-    public void close() {
+    public synchronized void close() {
         cleanable.clean();
     }
 }

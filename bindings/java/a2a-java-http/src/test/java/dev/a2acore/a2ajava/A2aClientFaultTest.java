@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -93,6 +94,55 @@ class A2aClientFaultTest {
             assertEquals(TRACEPARENT, s.get("traceparent").asText(), s.toString());
         }
         assertEquals("message/stream", seen.get(2).get("method").asText());
+    }
+
+    @Test
+    void callOptionsReachTheWire() throws Exception {
+        try (A2aClient c = builder("idle1").build()) {
+            Outcome o = c.send("echo options", CallOptions.none().withIdempotencyKey("a2a-ik1-java-test")
+                .withMessageId("java-message-1").withTraceparent(TRACEPARENT).withTimeout(Duration.ofSeconds(5)));
+            assertEquals(TaskState.COMPLETED, o.state().orElseThrow(), o.toString());
+            try (ClientStream s = c.stream("echo streamed", CallOptions.none().withMessageId("java-message-2"))) {
+                List<ClientStreamEvent> events = s.stream().collect(java.util.stream.Collectors.toList());
+                assertInstanceOf(ClientStreamEvent.End.class, events.get(events.size() - 1));
+                assertEquals(1, events.stream().filter(e -> e instanceof ClientStreamEvent.End).count());
+            }
+        }
+        JsonNode seen = server.counters("idle1").get("seen");
+        assertEquals(2, seen.size(), seen.toString());
+        assertEquals("message/send", seen.get(0).get("method").asText());
+        assertEquals("a2a-ik1-java-test", seen.get(0).get("idempotency_key").asText(), seen.toString());
+        assertEquals("java-message-1", seen.get(0).get("message_id").asText(), seen.toString());
+        assertEquals(TRACEPARENT, seen.get(0).get("traceparent").asText(), seen.toString());
+        assertEquals("message/stream", seen.get(1).get("method").asText());
+        assertEquals("java-message-2", seen.get(1).get("message_id").asText(), seen.toString());
+        assertTrue(seen.get(1).get("idempotency_key").isNull(), "no key unless asked: " + seen);
+        String fresh = seen.get(1).get("traceparent").asText();
+        assertTrue(fresh.matches("00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]") && !fresh.equals(TRACEPARENT),
+            "a fresh traceparent per call: " + fresh);
+    }
+
+    @Test
+    void oneClientServesConcurrentCalls() throws Exception {
+        try (A2aClient c = builder("ok").build()) {
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+            try {
+                List<java.util.concurrent.Future<Outcome>> fs = new ArrayList<>();
+                for (int i = 0; i < 16; i++) {
+                    String text = "echo parallel " + i;
+                    fs.add(pool.submit(() -> c.send(text)));
+                }
+                Set<String> tasks = new java.util.HashSet<>();
+                for (java.util.concurrent.Future<Outcome> f : fs) {
+                    Outcome o = f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    assertEquals(TaskState.COMPLETED, o.state().orElseThrow(), o.toString());
+                    tasks.add(o.taskId().orElseThrow());
+                }
+                assertEquals(16, tasks.size(), "one task per call");
+            } finally {
+                pool.shutdownNow();
+            }
+        }
     }
 
     @Test

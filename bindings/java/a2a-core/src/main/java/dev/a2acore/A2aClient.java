@@ -274,6 +274,9 @@ public final class A2aClient implements AutoCloseable {
 
         /** Largest response body read (default 32 MiB). */
         public Builder maxResponseBytes(long n) {
+            if (n <= 0) {
+                throw new IllegalArgumentException("maxResponseBytes must be positive: " + n);
+            }
             maxResponseBytes = n;
             return this;
         }
@@ -327,12 +330,18 @@ public final class A2aClient implements AutoCloseable {
 
         /** Resubscribes after a cut stream (0: none). */
         public Builder streamResubscribeAttempts(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("streamResubscribeAttempts must not be negative: " + n);
+            }
             streamResubscribeAttempts = n;
             return this;
         }
 
         /** Resends of a send the driver may make itself (only when provably not received). */
         public Builder sendRetries(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("sendRetries must not be negative: " + n);
+            }
             sendRetries = n;
             return this;
         }
@@ -417,6 +426,31 @@ public final class A2aClient implements AutoCloseable {
         }
     }
 
+    /** The setter handed to a hook; dead once the hook returned (the native setter is gone). */
+    private static final class SetterView implements HeaderHook.Headers {
+        private final A2aCoreLibrary lib;
+        Pointer setter;
+
+        SetterView(A2aCoreLibrary lib, Pointer setter) {
+            this.lib = lib;
+            this.setter = setter;
+        }
+
+        @Override
+        public void set(String name, String value) {
+            Pointer s = setter;
+            if (s == null) {
+                throw new IllegalStateException("Headers used after the hook returned");
+            }
+            byte[] nb = name.getBytes(StandardCharsets.UTF_8);
+            byte[] vb = value.getBytes(StandardCharsets.UTF_8);
+            int rc = lib.a2a_header_setter_set(s, nb, new SizeT(nb.length), vb, new SizeT(vb.length));
+            if (rc != 0) {
+                throw new IllegalArgumentException("header " + name + " refused: " + A2aCore.describe(rc));
+            }
+        }
+    }
+
     /** {@code A2A_CLIENT_CARD_RESOLUTION}. */
     private static final int CARD_RESOLUTION = 1000;
 
@@ -427,14 +461,12 @@ public final class A2aClient implements AutoCloseable {
                 long n = methodLen.longValue();
                 String m = n == 0 || method == null ? ""
                     : new String(method.getByteArray(0, Math.toIntExact(n)), StandardCharsets.UTF_8);
-                hook.addHeaders(m, (name, value) -> {
-                    byte[] nb = name.getBytes(StandardCharsets.UTF_8);
-                    byte[] vb = value.getBytes(StandardCharsets.UTF_8);
-                    int rc = lib.a2a_header_setter_set(setter, nb, new SizeT(nb.length), vb, new SizeT(vb.length));
-                    if (rc != 0) {
-                        throw new IllegalArgumentException("header " + name + " refused: " + A2aCore.describe(rc));
-                    }
-                });
+                SetterView headers = new SetterView(lib, setter);
+                try {
+                    hook.addHeaders(m, headers);
+                } finally {
+                    headers.setter = null;
+                }
             } catch (Throwable t) {
                 Throwable prev = hooks.failure.get();
                 if (prev == null) {

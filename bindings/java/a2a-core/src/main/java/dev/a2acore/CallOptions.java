@@ -11,8 +11,8 @@ import java.util.Optional;
  * Per-call options of an {@link A2aClient} call; immutable, built with the {@code with...}
  * methods from {@link #none()}.
  *
- * @param timeout the caller's remaining turn budget (empty: the client's call timeout)
- * @param idleTimeout the stream idle timeout of this call (empty: the client's)
+ * @param timeout the caller's remaining turn budget (empty: the client's call timeout; positive)
+ * @param idleTimeout the stream idle timeout of this call (empty: the client's; positive)
  * @param traceparent the {@code traceparent} to send (empty: a fresh one)
  * @param idempotencyKey the {@code Idempotency-Key} to send (empty: none)
  * @param messageId the messageId of a send or stream (empty: a fresh one; reuse it on a retry)

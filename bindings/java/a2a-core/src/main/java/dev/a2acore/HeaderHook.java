@@ -24,6 +24,7 @@ public interface HeaderHook {
          *
          * @throws IllegalArgumentException when the library refuses it (a name that is not a
          *     token, a value with CR, LF or NUL: header injection)
+         * @throws IllegalStateException when called after the hook returned
          */
         void set(String name, String value);
     }

@@ -171,6 +171,22 @@ class A2aClientFaultTest {
     }
 
     @Test
+    void headersKeptPastTheHookAreDead() {
+        List<dev.a2acore.HeaderHook.Headers> kept = new ArrayList<>();
+        try (A2aClient c = builder("ok").headerHook((method, h) -> kept.add(h)).build()) {
+            assertEquals(TaskState.COMPLETED, c.send("echo x").state().orElseThrow());
+        }
+        assertEquals(1, kept.size());
+        assertThrows(IllegalStateException.class, () -> kept.get(0).set("X-Late", "1"));
+        assertThrows(IllegalArgumentException.class, () -> A2aClient.builder("https://a.example").sendRetries(-1));
+        try (A2aClient c = A2aClient.builder("http://127.0.0.1:9/a2a").allowHttp(true)
+            .knownTarget(ProtocolVersion.V03, Binding.JSON_RPC).build()) {
+            assertThrows(IllegalArgumentException.class,
+                () -> c.send("x", CallOptions.none().withTimeout(Duration.ZERO)));
+        }
+    }
+
+    @Test
     void aCutStreamIsResubscribedNeverResent() throws Exception {
         try (A2aClient c = builder("stream-drop").streamResubscribeAttempts(2).build();
              ClientStream s = c.stream("echo cut")) {

@@ -36,3 +36,8 @@ pub mod version;
 
 #[cfg(feature = "driver")]
 pub mod driver;
+
+/// The README's Rust examples, compiled and run as doctests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExamples;

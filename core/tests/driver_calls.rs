@@ -313,7 +313,7 @@ fn credentials_come_from_interceptors_and_a_missing_one_is_not_sent() {
     assert_eq!(r.outcome.retry, RetryAdvice::Reauthenticate);
     assert_eq!(fs.counters("secured")["messages"], 0);
 
-    let mut c = client(&fs, "secured");
+    let c = client(&fs, "secured");
     let seen_methods = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = seen_methods.clone();
     c.add_interceptor(
@@ -484,4 +484,90 @@ fn the_tally_counts_per_method_and_outcome() {
     );
     assert_eq!(t.total(), 4);
     assert!(t.render_prometheus().contains("a2a_outcomes_total{"));
+}
+
+#[test]
+fn an_open_breaker_fails_fast_without_sending() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = Client::new(
+        &fs.agent("hang"),
+        ClientConfig {
+            call_timeout: Duration::from_millis(300),
+            breaker: Some(a2a_core::resilience::BreakerConfig {
+                failure_threshold: 2,
+                cool_down: a2a_core::time::Millis(60_000),
+                ..Default::default()
+            }),
+            ..config()
+        },
+    )
+    .unwrap();
+    for _ in 0..2 {
+        let r = c.send_text("x", &CallOptions::default());
+        assert_eq!(r.outcome.error, Some(ErrorName::Timeout));
+    }
+    let t = Instant::now();
+    let r = c.send_text("x", &CallOptions::default());
+    assert!(t.elapsed() < Duration::from_millis(100));
+    assert_eq!(r.outcome.error, Some(ErrorName::CircuitOpen));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::No));
+    assert!(
+        model_text("fault hang", &r.outcome)
+            .unwrap()
+            .starts_with("REMOTE_UNAVAILABLE")
+    );
+    assert_eq!(fs.counters("hang")["sends"], 2, "the third call never left");
+    assert_eq!(
+        c.breaker_state(),
+        Some(a2a_core::resilience::BreakerState::Open)
+    );
+    assert_eq!(
+        c.tally().count(
+            "fault hang",
+            "SendMessage",
+            Channel::Transport,
+            "CircuitOpen"
+        ),
+        1
+    );
+}
+
+#[test]
+fn an_invalid_caller_traceparent_is_refused_before_sending() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let r = c.send_text(
+        "x",
+        &CallOptions {
+            traceparent: Some("00-not-a-trace-01".into()),
+            ..CallOptions::default()
+        },
+    );
+    assert_eq!(r.outcome.channel, Channel::Transport);
+    assert_eq!(r.outcome.error, Some(ErrorName::InvalidRequest));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::No));
+    assert_eq!(fs.counters("ok")["messages"], 0);
+}
+
+#[test]
+fn a_request_lost_on_a_reused_connection_is_reported_not_replayed() {
+    let fs = FaultServer::start();
+    // The card fetch is the first request on the pooled connection; the send reuses it and
+    // the server closes it after reading the request.
+    let c = client(&fs, "drop-second");
+    let r = c.send_text("x", &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Transport, "{:?}", r.outcome);
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::Unknown));
+    assert_eq!(r.outcome.retry, RetryAdvice::UnknownOutcome);
+    let k = fs.counters("drop-second");
+    assert_eq!(
+        k["sends"], 1,
+        "the POST was not replayed on a new connection"
+    );
+    assert_eq!(k["connections"], 1);
+    // The next call opens a fresh connection and succeeds.
+    let r = c.send_text("y", &CallOptions::default());
+    assert_eq!(r.outcome.state, Some(TaskState::Completed));
+    assert_eq!(fs.counters("drop-second")["sends"], 2);
 }

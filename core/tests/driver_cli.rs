@@ -213,7 +213,13 @@ fn bearer_token_from_the_environment_is_sent_and_never_printed() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!stdout(&out).contains(secret) && !stderr(&out).contains(secret));
-    assert_eq!(fs.counters("secured")["seen"][0]["authorization"], true);
+    let k = fs.counters("secured");
+    assert_eq!(k["seen"][0]["authorization"], true);
+    assert!(k["cards"].as_u64().unwrap() >= 2);
+    assert_eq!(
+        k["cards_with_authorization"], 0,
+        "the card fetch never carries credentials"
+    );
 }
 
 #[test]
@@ -259,4 +265,33 @@ fn the_demo_runs_every_step_as_described() {
             .any(|l| l.contains("[agent] ERROR") && l.contains(id))
     );
     assert!(text.contains("a2a_outcomes_total{agent=\"demo-agent\",method=\"GetTask\",channel=\"protocol\",code=\"TaskNotFound\"} 1"));
+}
+
+#[test]
+fn retries_reuse_the_idempotency_key_and_message_id() {
+    let fs = FaultServer::start();
+    let out = a2a(
+        &[
+            "send",
+            &fs.agent("idem-drop"),
+            "book",
+            "--allow-http",
+            "--retries",
+            "2",
+            "--idempotency-key",
+            "k-cli-1",
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["correlation"]["attempts"], 2);
+    assert_eq!(v["correlation"]["idempotency_key"], "k-cli-1");
+    let seen = fs.counters("idem-drop")["seen"].as_array().unwrap().clone();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0]["message_id"], seen[1]["message_id"]);
+    assert_eq!(seen[0]["idempotency_key"], "k-cli-1");
+    assert_eq!(seen[1]["idempotency_key"], "k-cli-1");
+    assert_ne!(seen[0]["id"], seen[1]["id"]);
 }

@@ -372,3 +372,76 @@ fn resubscribe_by_task_id() {
     assert_eq!(end.correlation.task_id.as_deref(), Some("task-5"));
     assert_eq!(fs.counters("ok")["resubscribes"], 1);
 }
+
+#[test]
+fn a_stream_outlives_its_client_handle_and_moves_across_threads() {
+    fn assert_send_static<T: Send + 'static>() {}
+    fn assert_sync<T: Sync>() {}
+    assert_send_static::<a2a_core::driver::StreamCall>();
+    assert_send_static::<Client>();
+    assert_sync::<Client>();
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "burst-5", config());
+    let s = c.stream_text("go", &CallOptions::default());
+    drop(c);
+    let events: Vec<StreamEvent> = std::thread::spawn(move || s.take(100).collect())
+        .join()
+        .unwrap();
+    assert_eq!(events.len(), 8, "task, 5 chunks, completed, end");
+    assert!(
+        matches!(events.last(), Some(StreamEvent::End(f)) if f.kind == Some(StreamEndKind::Completed))
+    );
+}
+
+#[test]
+fn a_body_in_an_encoding_the_driver_cannot_decode_is_refused_not_parsed() {
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "brotli", config());
+    let (items, _, end) = collect(&c, "go");
+    assert!(items.is_empty(), "no garbage items: {items:?}");
+    assert_eq!(end.kind, None);
+    assert_eq!(end.outcome.channel, Channel::Malformed);
+    assert_eq!(end.outcome.http_status, Some(200));
+    assert!(end.outcome.message.as_deref().unwrap().contains("\"br\""));
+}
+
+#[test]
+fn an_abandoned_stream_returns_the_breakers_trial_permit() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "stream-drop",
+        ClientConfig {
+            breaker: Some(a2a_core::resilience::BreakerConfig {
+                failure_threshold: 1,
+                failure_rate_percent: 0,
+                half_open_trials: 1,
+                cool_down: a2a_core::time::Millis(200),
+                ..Default::default()
+            }),
+            ..config()
+        },
+    );
+    // A cut stream is a counted failure: the breaker opens.
+    let (_, _, end) = collect(&c, "x");
+    assert_eq!(end.kind, Some(StreamEndKind::Truncated));
+    assert_eq!(
+        c.breaker_state(),
+        Some(a2a_core::resilience::BreakerState::Open)
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    // Half-open: the single trial permit goes to this stream, which the caller abandons.
+    let mut s = c.stream_text("x", &CallOptions::default());
+    assert!(matches!(s.next(), Some(StreamEvent::Item(_))));
+    drop(s);
+    // The permit came back: the next call is allowed (not refused as CircuitOpen).
+    let r = c.send_text("x", &CallOptions::default());
+    assert_ne!(
+        r.outcome.error,
+        Some(ErrorName::CircuitOpen),
+        "{:?}",
+        r.outcome
+    );
+    assert_eq!(r.outcome.state, Some(TaskState::Completed));
+}

@@ -272,6 +272,50 @@ fn jsonrpc_refusals() {
 }
 
 #[test]
+fn invalid_params_carry_a_bad_request_detail() {
+    // As the Python SDK answers (peer transcripts §1.3): ErrorInfo INVALID_PARAMS, then
+    // google.rpc.BadRequest with the field.
+    let (resp, _) = rpc(
+        V1,
+        r#"{"jsonrpc":"2.0","id":14,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[]}}}"#,
+    );
+    let data = &resp["error"]["data"];
+    assert_eq!(data[0]["reason"], "INVALID_PARAMS");
+    assert_eq!(
+        data[1]["@type"],
+        "type.googleapis.com/google.rpc.BadRequest"
+    );
+    assert_eq!(data[1]["fieldViolations"][0]["field"], "message.parts");
+    let (s, b, _) = rest(
+        "POST",
+        "/message:send",
+        V1,
+        r#"{"message":{"messageId":"m","parts":[{"text":"x"}]}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(s, 400);
+    assert_eq!(
+        b["error"]["details"][1]["fieldViolations"][0]["field"],
+        "message.role"
+    );
+    // 0.3 JSON-RPC errors carry no data at all.
+    let (resp, _) = rpc(
+        &[],
+        r#"{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"messageId":"m","role":"user","parts":[]}}}"#,
+    );
+    assert!(resp["error"].get("data").is_none());
+    // The spec's §8.3(c) example carries BadRequest alone; ours leads with ErrorInfo.
+    let e = A2aError::new(ErrorName::InvalidParams)
+        .violation("message.parts", "At least one part is required");
+    let b = server::jsonrpc_error_body(ProtocolVersion::V1_0, Some(&RpcId::Number(4)), &e);
+    let v: Value = serde_json::from_slice(&b).unwrap();
+    assert_eq!(
+        v["error"]["data"][1],
+        json!({"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"message.parts","description":"At least one part is required"}]})
+    );
+}
+
+#[test]
 fn jsonrpc_accepts_what_peers_send() {
     // 0.3 without kind on the message, numeric and string ids, A2A-Version 1.2, snake_case.
     let ok: &[(&[(&str, &str)], &str, Method, ProtocolVersion)] = &[

@@ -48,6 +48,11 @@ pub struct ClientConfig {
     /// The name the tally and correlation records use for the remote agent. Default: the
     /// card's `name`, or the URL's host when there is no card.
     pub agent_name: Option<String>,
+    /// An opt-in circuit breaker for this agent (the core's
+    /// [`crate::resilience::CircuitBreaker`]): while open, calls fail at once with a
+    /// `transport`/`CircuitOpen` outcome (`request_sent = no`) instead of costing a timeout.
+    /// Default `None` (off).
+    pub breaker: Option<crate::resilience::BreakerConfig>,
     /// The `User-Agent` header.
     pub user_agent: String,
 }
@@ -68,6 +73,7 @@ impl Default for ClientConfig {
             stream_resubscribe_attempts: 0,
             send_retries: 0,
             agent_name: None,
+            breaker: None,
             user_agent: concat!("a2a-core/", env!("CARGO_PKG_VERSION")).to_owned(),
         }
     }

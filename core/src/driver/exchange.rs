@@ -191,7 +191,28 @@ fn run(
         .map_err(|e| transport_outcome(&e, io, mode, connect_timeout))
 }
 
-/// A non-streaming exchange: the whole response, or a transport outcome.
+/// A body still encoded after ureq's decoding (ureq decodes gzip and strips the header;
+/// any other `Content-Encoding` would reach the caller as compressed bytes): refused with a
+/// clear outcome instead of being handed on as garbage.
+fn refuse_undecoded(status: u16, headers: &[(String, String)]) -> Result<(), Outcome> {
+    let Some(enc) = header_in(headers, "content-encoding") else {
+        return Ok(());
+    };
+    if enc.trim().is_empty() || enc.trim().eq_ignore_ascii_case("identity") {
+        return Ok(());
+    }
+    let mut o = Outcome::empty(crate::outcome::Channel::Malformed);
+    o.http_status = Some(status);
+    o.message = Some(format!(
+        "response body uses Content-Encoding {:?}, which this driver does not decode (it asks for gzip or identity); refused instead of passing compressed bytes on",
+        enc.trim()
+    ));
+    o.retry = RetryAdvice::Never;
+    Err(o)
+}
+
+/// A non-streaming exchange: the whole response, or a transport outcome (or a malformed
+/// one for a body in an encoding the driver cannot decode).
 pub(crate) fn unary(
     agent: &ureq::Agent,
     req: &HttpRequest,
@@ -205,6 +226,7 @@ pub(crate) fn unary(
     let response = run(agent, req, mode, connect_timeout, &io)?;
     let (parts, mut body) = response.into_parts();
     let headers = collect_headers(&parts);
+    refuse_undecoded(parts.status.as_u16(), &headers)?;
     let bytes = body
         .with_config()
         .limit(limit)
@@ -232,6 +254,7 @@ pub(crate) fn open_stream(
     let (parts, body) = response.into_parts();
     let headers = collect_headers(&parts);
     let status = parts.status.as_u16();
+    refuse_undecoded(status, &headers)?;
     let is_sse = header_in(&headers, "content-type")
         .map(|ct| {
             ct.split(';')

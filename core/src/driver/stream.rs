@@ -83,8 +83,8 @@ struct Open {
 /// A streaming call in progress: an iterator of [`StreamEvent`]s ending with
 /// [`StreamEvent::End`]. Every read is bounded by the idle timeout; there is no total
 /// timeout. Dropping it closes the connection.
-pub struct StreamCall<'c> {
-    client: &'c Client,
+pub struct StreamCall {
+    client: Client,
     opts: CallOptions,
     open: Option<Open>,
     pending: VecDeque<StreamEvent>,
@@ -95,7 +95,7 @@ pub struct StreamCall<'c> {
     finished: bool,
 }
 
-impl std::fmt::Debug for StreamCall<'_> {
+impl std::fmt::Debug for StreamCall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StreamCall")
             .field("correlation", &self.correlation)
@@ -109,7 +109,7 @@ impl Client {
     /// Starts a streaming call: `SendStreamingMessage` (0.3 `message/stream`) or
     /// `SubscribeToTask` (0.3 `tasks/resubscribe`). Other calls end at once with an
     /// `InvalidRequest` outcome.
-    pub fn stream_call(&self, call: &Call<'_>, opts: &CallOptions) -> StreamCall<'_> {
+    pub fn stream_call(&self, call: &Call<'_>, opts: &CallOptions) -> StreamCall {
         let mut s = StreamCall::new(self, opts);
         if let Call::SendStreamingMessage(p) = call {
             s.correlation.message_id = Some(p.message.message_id.to_string());
@@ -125,7 +125,7 @@ impl Client {
     }
 
     /// Sends a user text message as a stream (`message/stream`, `SendStreamingMessage`).
-    pub fn stream_text(&self, text: &str, opts: &CallOptions) -> StreamCall<'_> {
+    pub fn stream_text(&self, text: &str, opts: &CallOptions) -> StreamCall {
         let message = user_message(text, opts);
         self.stream_call(
             &Call::SendStreamingMessage(SendMessageParams::new(message)),
@@ -134,16 +134,16 @@ impl Client {
     }
 
     /// Streams a task's events again (`tasks/resubscribe`, `SubscribeToTask`).
-    pub fn resubscribe(&self, task_id: &str, opts: &CallOptions) -> StreamCall<'_> {
+    pub fn resubscribe(&self, task_id: &str, opts: &CallOptions) -> StreamCall {
         self.stream_call(&Call::SubscribeToTask(TaskIdParams::new(task_id)), opts)
     }
 }
 
-impl<'c> StreamCall<'c> {
-    fn new(client: &'c Client, opts: &CallOptions) -> StreamCall<'c> {
+impl StreamCall {
+    fn new(client: &Client, opts: &CallOptions) -> StreamCall {
         let traceparent = opts.traceparent.clone().unwrap_or_else(new_traceparent);
         StreamCall {
-            client,
+            client: client.clone(),
             opts: CallOptions {
                 traceparent: Some(traceparent.clone()),
                 ..opts.clone()
@@ -159,7 +159,7 @@ impl<'c> StreamCall<'c> {
             started: Instant::now(),
             idle: opts
                 .idle_timeout
-                .unwrap_or(client.config.stream_idle_timeout),
+                .unwrap_or(client.inner.config.stream_idle_timeout),
             resubscribes: 0,
             finished: false,
         }
@@ -181,6 +181,11 @@ impl<'c> StreamCall<'c> {
         if !resubscribe {
             self.correlation.jsonrpc_id = prepared.rpc_id.clone();
         }
+        if let Err(o) = self.client.breaker_allows(&prepared.target.agent_name) {
+            self.client
+                .record(&prepared.target.agent_name, prepared.method, &o);
+            return self.finish(None, o);
+        }
         let now = self.client.now();
         let mut tracker = StreamTracker::new(
             prepared.asked(),
@@ -193,6 +198,7 @@ impl<'c> StreamCall<'c> {
                 o.binding = Some(prepared.target.binding);
                 self.client
                     .record(&prepared.target.agent_name, prepared.method, &o);
+                self.client.breaker_record(&o);
                 self.after_failure(o, resubscribe);
             }
             Ok(Err(whole)) => {
@@ -203,6 +209,7 @@ impl<'c> StreamCall<'c> {
                 let o = tracker.on_non_sse_body(&info);
                 self.client
                     .record(&prepared.target.agent_name, prepared.method, &o);
+                self.client.breaker_record(&o);
                 if resubscribe && finished_meanwhile(&o) {
                     return self.fall_back_to_get();
                 }
@@ -296,6 +303,7 @@ impl<'c> StreamCall<'c> {
         let p = &open.prepared;
         self.client
             .record(&p.target.agent_name, p.method, &end.outcome);
+        self.client.breaker_record(&end.outcome);
         if open.resubscribe && end.kind == StreamEndKind::Error && finished_meanwhile(&end.outcome)
         {
             // The resubscribe stream itself said the task is gone: read it once.
@@ -308,7 +316,7 @@ impl<'c> StreamCall<'c> {
                 .map(str::to_owned)
                 .or_else(|| end.outcome.task_id.clone());
             if let Some(task_id) = task
-                && self.resubscribes < self.client.config.stream_resubscribe_attempts
+                && self.resubscribes < self.client.inner.config.stream_resubscribe_attempts
             {
                 return self.resubscribe_to(task_id);
             }
@@ -320,7 +328,7 @@ impl<'c> StreamCall<'c> {
     fn after_failure(&mut self, o: Outcome, resubscribe: bool) {
         if resubscribe
             && let Some(task_id) = self.correlation.task_id.clone()
-            && self.resubscribes < self.client.config.stream_resubscribe_attempts
+            && self.resubscribes < self.client.inner.config.stream_resubscribe_attempts
         {
             return self.resubscribe_to(task_id);
         }
@@ -413,7 +421,17 @@ fn note_ids(c: &mut Correlation, o: &Outcome) {
     }
 }
 
-impl Iterator for StreamCall<'_> {
+impl Drop for StreamCall {
+    /// A stream abandoned before its end gives back the breaker's trial permit (a
+    /// half-open breaker would otherwise wait forever for an outcome that never comes).
+    fn drop(&mut self) {
+        if self.open.is_some() {
+            self.client.breaker_release();
+        }
+    }
+}
+
+impl Iterator for StreamCall {
     type Item = StreamEvent;
 
     fn next(&mut self) -> Option<StreamEvent> {

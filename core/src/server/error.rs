@@ -16,6 +16,9 @@ pub struct A2aError {
     pub message: String,
     /// ErrorInfo metadata (string map), e.g. `taskId`.
     pub metadata: Vec<(String, String)>,
+    /// `google.rpc.BadRequest` field violations `(field, description)`, sent as a second
+    /// detail after the ErrorInfo (as the Python SDK does for invalid params).
+    pub violations: Vec<(String, String)>,
     /// For `MethodNotFound` over HTTP+JSON when the path exists with another verb: the
     /// verbs allowed (answered as 405 with `Allow`).
     pub allow: Option<&'static str>,
@@ -37,6 +40,7 @@ impl A2aError {
             code: code_of(name).expect("protocol names have codes"),
             message: default_message(name).to_owned(),
             metadata: Vec::new(),
+            violations: Vec::new(),
             allow: None,
         }
     }
@@ -56,6 +60,7 @@ impl A2aError {
             code,
             message: message.into(),
             metadata: Vec::new(),
+            violations: Vec::new(),
             allow: None,
         }
     }
@@ -63,6 +68,16 @@ impl A2aError {
     /// Adds one ErrorInfo metadata entry.
     pub fn meta(mut self, key: impl Into<String>, value: impl Into<String>) -> A2aError {
         self.metadata.push((key.into(), value.into()));
+        self
+    }
+
+    /// Adds one BadRequest field violation (`message.parts`, "must not be empty").
+    pub fn violation(
+        mut self,
+        field: impl Into<String>,
+        description: impl Into<String>,
+    ) -> A2aError {
+        self.violations.push((field.into(), description.into()));
         self
     }
 

@@ -112,11 +112,14 @@ fn unsupported(value: &str) -> A2aError {
     )
 }
 
+/// A field that is missing or wrong: `(field path, description)`.
+type Violation = (&'static str, &'static str);
+
 /// Checks what a typed call must carry beyond its JSON shape.
-fn validate(call: &Call<'_>, version: ProtocolVersion) -> Result<(), String> {
-    let nonempty = |s: &str, what: &str| {
+fn validate(call: &Call<'_>, version: ProtocolVersion) -> Result<(), Violation> {
+    let nonempty = |s: &str, field: &'static str| {
         if s.is_empty() {
-            Err(format!("{what} must not be empty"))
+            Err((field, "must not be empty"))
         } else {
             Ok(())
         }
@@ -126,17 +129,17 @@ fn validate(call: &Call<'_>, version: ProtocolVersion) -> Result<(), String> {
             let m = &p.message;
             nonempty(&m.message_id, "message.messageId")?;
             if m.role == Role::Unspecified {
-                return Err("message.role is required (user or agent)".to_owned());
+                return Err(("message.role", "is required (user or agent)"));
             }
             if m.parts.is_empty() {
-                return Err("message.parts must contain at least one part".to_owned());
+                return Err(("message.parts", "must contain at least one part"));
             }
-            if version == ProtocolVersion::V0_3 {
-                for part in &m.parts {
-                    if matches!(&part.content, PartContent::Data(d) if !d.is_object()) {
-                        return Err("a 0.3 data part must be a JSON object".to_owned());
-                    }
-                }
+            if version == ProtocolVersion::V0_3
+                && m.parts
+                    .iter()
+                    .any(|p| matches!(&p.content, PartContent::Data(d) if !d.is_object()))
+            {
+                return Err(("message.parts", "a 0.3 data part must be a JSON object"));
             }
             Ok(())
         }
@@ -150,26 +153,33 @@ fn validate(call: &Call<'_>, version: ProtocolVersion) -> Result<(), String> {
             nonempty(&p.task_id, "taskId")?;
             if version == ProtocolVersion::V1_0 && p.config_id.as_deref().is_none_or(str::is_empty)
             {
-                return Err("id (the push config id) is required".to_owned());
+                return Err(("id", "the push config id is required"));
             }
             Ok(())
         }
         Call::DeletePushConfig(p) => {
             nonempty(&p.task_id, "taskId")?;
             if p.config_id.as_deref().is_none_or(str::is_empty) {
-                return Err("the push config id is required".to_owned());
+                return Err(("id", "the push config id is required"));
             }
             Ok(())
         }
         Call::ListPushConfigs(p) => nonempty(&p.task_id, "taskId"),
         Call::ListTasks(p) => match p.page_size {
-            Some(n) if !(1..=100).contains(&n) => {
-                Err("pageSize must be between 1 and 100".to_owned())
-            }
+            Some(n) if !(1..=100).contains(&n) => Err(("pageSize", "must be between 1 and 100")),
             _ => Ok(()),
         },
         Call::GetExtendedAgentCard => Ok(()),
     }
+}
+
+/// The InvalidParams error of a violation.
+fn invalid_params(v: Violation) -> A2aError {
+    A2aError::with_message(
+        ErrorName::InvalidParams,
+        format!("Invalid params: {} {}", v.0, v.1),
+    )
+    .violation(v.0, v.1)
 }
 
 // ------------------------------------------------------------------------------ JSON-RPC
@@ -395,13 +405,8 @@ pub fn parse_jsonrpc<'a>(
             ));
         }
     };
-    if let Err(m) = validate(&parsed.call, version) {
-        return Err(fail(
-            version,
-            Some(id),
-            Some(method),
-            A2aError::with_message(ErrorName::InvalidParams, format!("Invalid params: {m}")),
-        ));
+    if let Err(v) = validate(&parsed.call, version) {
+        return Err(fail(version, Some(id), Some(method), invalid_params(v)));
     }
     Ok(IncomingRequest {
         version,
@@ -743,8 +748,8 @@ pub fn parse_rest<'a>(
             Method::GetExtendedAgentCard => Call::GetExtendedAgentCard,
         })
     })()?;
-    if let Err(m) = validate(&call, version) {
-        return Err(bad(format!("Invalid params: {m}")));
+    if let Err(v) = validate(&call, version) {
+        return Err(fail(version, Some(method), invalid_params(v)));
     }
     Ok(IncomingRequest {
         version,

@@ -182,7 +182,8 @@ pub fn result_response(
     })
 }
 
-/// The 1.0 `data`/`details` array: one `google.rpc.ErrorInfo`.
+/// The 1.0 `data`/`details` array: a `google.rpc.ErrorInfo`, then a `google.rpc.BadRequest`
+/// when there are field violations.
 struct Details<'e>(&'e A2aError);
 
 impl Serialize for Details<'_> {
@@ -206,8 +207,33 @@ impl Serialize for Details<'_> {
                 m.end()
             }
         }
-        let mut seq = s.serialize_seq(Some(1))?;
+        struct BadRequest<'e>(&'e [(String, String)]);
+        impl Serialize for BadRequest<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                struct Violation<'e>(&'e (String, String));
+                impl Serialize for Violation<'_> {
+                    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                        let mut m = s.serialize_map(Some(2))?;
+                        m.serialize_entry("field", &self.0.0)?;
+                        m.serialize_entry("description", &self.0.1)?;
+                        m.end()
+                    }
+                }
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("@type", "type.googleapis.com/google.rpc.BadRequest")?;
+                m.serialize_entry(
+                    "fieldViolations",
+                    &self.0.iter().map(Violation).collect::<Vec<_>>(),
+                )?;
+                m.end()
+            }
+        }
+        let n = if self.0.violations.is_empty() { 1 } else { 2 };
+        let mut seq = s.serialize_seq(Some(n))?;
         seq.serialize_element(&Info(self.0))?;
+        if n == 2 {
+            seq.serialize_element(&BadRequest(&self.0.violations))?;
+        }
         seq.end()
     }
 }

@@ -1,4 +1,4 @@
-//! `a2a build-matrix` (hidden): every method of both versions over both bindings, in three
+//! `a2a build-matrix` and `a2a model-read` (hidden). build-matrix: every method of both versions over both bindings, in three
 //! variants (plain ids, a tenant, ids and query values that need percent-encoding), built
 //! with the envelope builders and written as one JSON object per line. The interop tests
 //! (`tests/interop/test_wire_matrix.py`) validate each line with the Python `a2a-sdk`'s own
@@ -241,4 +241,98 @@ pub fn run(args: Args) -> i32 {
         }
     }
     0
+}
+
+/// Runs `a2a model-read --form jsonrpc-0.3|rest-0.3|1.0 --type send|event|task` (hidden):
+/// reads one JSON value from standard input with the model's readers and writes
+/// `{"kind","state","text","rewritten"}` (the value written back in the same form), for the
+/// interop tests that feed it what the real servers answer.
+pub fn run_model_read(mut args: Args) -> i32 {
+    let usage = |e: String| {
+        eprintln!("a2a model-read: {e}");
+        EXIT_USAGE
+    };
+    let form = match args.value("--form") {
+        Ok(Some(f)) => match f.as_str() {
+            "jsonrpc-0.3" => Form::JsonRpc03,
+            "rest-0.3" => Form::Rest03,
+            "1.0" => Form::V10,
+            other => return usage(format!("unknown form {other:?}")),
+        },
+        Ok(None) => return usage("--form is required".into()),
+        Err(e) => return usage(e),
+    };
+    let typ = match args.value("--type") {
+        Ok(Some(t)) => t,
+        Ok(None) => return usage("--type is required".into()),
+        Err(e) => return usage(e),
+    };
+    if let Err(e) = args.finish() {
+        return usage(e);
+    }
+    let mut input = Vec::new();
+    if std::io::Read::read_to_end(&mut std::io::stdin(), &mut input).is_err() {
+        return 1;
+    }
+    let summary = |kind: &str,
+                   state: Option<TaskState>,
+                   text: Option<String>,
+                   rewritten: Result<Vec<u8>, ModelError>| {
+        let rewritten: Value = match rewritten {
+            Ok(b) => serde_json::from_slice(&b).expect("writers write JSON"),
+            Err(e) => return Err(e.to_string()),
+        };
+        Ok(
+            json!({"kind": kind, "state": state.map(TaskState::as_str), "text": text, "rewritten": rewritten}),
+        )
+    };
+    let status_text = |s: &TaskStatus<'_>| s.message.as_ref().and_then(|m| m.text());
+    let result = match typ.as_str() {
+        "send" => match from_slice::<SendResponse>(&input, form) {
+            Ok(SendResponse::Task(t)) => summary(
+                "task",
+                Some(t.status.state),
+                status_text(&t.status),
+                to_vec(&SendResponse::Task(t.clone()), form),
+            ),
+            Ok(SendResponse::Message(m)) => summary("message", None, m.text(), to_vec(&m, form)),
+            Err(e) => Err(e.to_string()),
+        },
+        "event" => match from_slice::<StreamEvent>(&input, form) {
+            Ok(ev) => {
+                let text = match &ev {
+                    StreamEvent::Task(t) => status_text(&t.status),
+                    StreamEvent::Message(m) => m.text(),
+                    StreamEvent::StatusUpdate(u) => status_text(&u.status),
+                    StreamEvent::ArtifactUpdate(a) => a
+                        .artifact
+                        .parts
+                        .iter()
+                        .find_map(|p| p.as_text().map(str::to_owned)),
+                };
+                summary(ev.kind(), ev.state(), text, to_vec(&ev, form))
+            }
+            Err(e) => Err(e.to_string()),
+        },
+        "task" => match from_slice::<Task>(&input, form) {
+            Ok(t) => summary(
+                "task",
+                Some(t.status.state),
+                status_text(&t.status),
+                to_vec(&t, form),
+            ),
+            Err(e) => Err(e.to_string()),
+        },
+        other => return usage(format!("unknown type {other:?}")),
+    };
+    match result {
+        Ok(v) => {
+            println!("{v}");
+            0
+        }
+        Err(e) => {
+            eprintln!("a2a model-read: {e}");
+            1
+        }
+    }
 }

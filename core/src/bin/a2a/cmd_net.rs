@@ -86,7 +86,9 @@ fn common(args: &mut Args) -> Result<Common, String> {
     if let Some(n) = args.parsed::<u32>("--resubscribes")? {
         config.stream_resubscribe_attempts = n;
     }
-    config.defer_card_resolution = false;
+    if args.flag("--breaker") {
+        config.breaker = Some(a2a_core::resilience::BreakerConfig::default());
+    }
     let mut opts = CallOptions::default();
     for h in args.values("--header")? {
         let (n, v) = h
@@ -325,7 +327,7 @@ fn report(o: &Outcome, k: &Correlation) {
     );
 }
 
-fn stream(c: &Common, s: StreamCall<'_>) -> i32 {
+fn stream(c: &Common, s: StreamCall) -> i32 {
     let progress = !c.json && std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut events = 0u64;

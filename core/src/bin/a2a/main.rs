@@ -35,7 +35,7 @@ network options (card, send, stream, get, cancel, resubscribe):
   --protocol 0.3|1.0  --binding jsonrpc|http+json  --connect-timeout S  --timeout S
   --idle-timeout S  --header 'Name: value' (repeatable)  --bearer-env VAR
   --context-id ID  --task-id ID  --json  --allow-http  --allow-host HOST (repeatable)
-  --retries N  --idempotency-key K  --resubscribes N  --model-text
+  --retries N  --idempotency-key K  --resubscribes N  --model-text  --breaker
 ";
 
 fn main() {
@@ -55,6 +55,7 @@ fn main() {
         "fault-server" => fault_server::run(args),
         // Hidden: the request matrix for the interop tests (not in the usage text).
         "build-matrix" => cmd_matrix::run(args),
+        "model-read" => cmd_matrix::run_model_read(args),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             0

@@ -21,9 +21,11 @@
 //! | `flow-<every_ms>-<for_ms>` | stream: submitted, then a working status update every `every_ms` for `for_ms`, then artifact + completed |
 //! | `burst-<n>` | stream: submitted, `n` artifact chunks and completed, all in one TCP write (a buffering proxy) |
 //! | `gzip` | stream: the normal sequence sent with `Content-Encoding: gzip` although identity was asked |
+//! | `brotli` | stream: bytes labelled `Content-Encoding: br` (an encoding the driver does not decode) |
 //! | `multiline` | stream: each event's JSON split over several `data:` lines, CRLF line ends, comments between events |
 //! | `big-<bytes>` | send: a completed task whose artifact text is `<bytes>` long |
 //! | `working` | get answers a task still in state `working` |
+//! | `drop-second` | the first request on each connection is answered normally; a later request on the same (kept-alive) connection is read, counted and then the connection is closed without an answer |
 //! | `idle1` | normal answers; the connection is closed after 1 s idle instead of 5 s |
 //! | `idem-drop` | send: the first request with a new `Idempotency-Key` (or, without one, messageId) is processed (task created), then the connection is cut before any answer; a repeat with the same key gets that task, completed |
 
@@ -65,6 +67,7 @@ pub fn handle(
     stream: &mut TcpStream,
     req: &Request,
     name: &str,
+    nth: u64,
 ) -> io::Result<After> {
     let path = req.path.split('?').next().unwrap_or("");
     if path == "/_counters" || path.starts_with("/_counters/") {
@@ -100,14 +103,20 @@ pub fn handle(
         .map(|(_, r)| r)
         .unwrap_or("");
     if rest == ".well-known/agent-card.json" || rest == ".well-known/agent.json" {
-        server.with_counters(name, |c| c.cards += 1);
+        let auth = req.header("authorization").is_some();
+        server.with_counters(name, |c| {
+            c.cards += 1;
+            if auth {
+                c.cards_with_authorization += 1;
+            }
+        });
         return card(server, stream, name);
     }
     if req.method != "POST" {
         http::respond(stream, 404, "text/plain", &[], b"not found\n", true)?;
         return Ok(After::KeepOpen);
     }
-    rpc(server, stream, req, name)
+    rpc(server, stream, req, name, nth)
 }
 
 /// Serves the scenario's agent card (protocol 0.3).
@@ -230,7 +239,13 @@ fn respond_json(stream: &mut TcpStream, body: &str) -> io::Result<After> {
 }
 
 /// Handles a JSON-RPC call.
-fn rpc(server: &Server, stream: &mut TcpStream, req: &Request, name: &str) -> io::Result<After> {
+fn rpc(
+    server: &Server,
+    stream: &mut TcpStream,
+    req: &Request,
+    name: &str,
+    nth: u64,
+) -> io::Result<After> {
     let parsed: Option<Value> = serde_json::from_slice(&req.body).ok();
     let Some(v) = parsed else {
         return respond_json(stream, &error(&Value::Null, -32700, "Invalid JSON payload"));
@@ -267,6 +282,11 @@ fn rpc(server: &Server, stream: &mut TcpStream, req: &Request, name: &str) -> io
     });
 
     // Scenarios that answer every call the same way.
+    if name == "drop-second" && nth >= 2 {
+        // A request on a reused connection is read, then the connection is closed without
+        // an answer: a client that replays POSTs on stale connections sends it again.
+        return Ok(After::Close);
+    }
     match name {
         "hang" => {
             http::hold_until_peer_closes(stream, Duration::from_secs(120));
@@ -441,6 +461,20 @@ fn message_stream(
                 ("cache-control", "no-store".to_owned()),
             ],
             &gz,
+            true,
+        )?;
+        return Ok(After::KeepOpen);
+    }
+    if name == "brotli" {
+        // Bytes labelled `br` (not real brotli): a client that does not decode them must not
+        // pass them on as events.
+        let body = b"\x1b\x2f\x00\xf8\x25\x62\x2e\x9b\x01 not an event stream in clear";
+        http::respond(
+            stream,
+            200,
+            "text/event-stream",
+            &[("content-encoding", "br".to_owned())],
+            body,
             true,
         )?;
         return Ok(After::KeepOpen);

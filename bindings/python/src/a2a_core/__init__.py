@@ -1,0 +1,202 @@
+"""a2a-core for Python: the A2A protocol core over its C ABI, with ctypes: the blocking
+Client, request builders, SSE decoding, outcome classification, stream tracking, retry
+policy, circuit breaker, idempotency keys, model-facing failure text, agent cards.
+
+The shared library is found through `$A2A_CORE_LIB` or the repository's Cargo build
+(see README); `a2a_core.library_path()` says which file was loaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import _lib
+from .card import (
+    AgentCard,
+    CardChoice,
+    CardInfo,
+    CardInterface,
+    ResolvedInterface,
+    card_location,
+    validate_interface_url,
+)
+from .client import Client, ClientStreamEnd, HeaderHook, Resubscribing, StreamEvent
+from .errors import (
+    A2AError,
+    BindingUnknownError,
+    CardError,
+    CardResolutionError,
+    ConfigError,
+    InvalidArgumentError,
+    KeyInputError,
+    InvalidUtf8Error,
+    NullParameterError,
+    PanicError,
+    RequestError,
+    SseError,
+    SseEventTooLargeError,
+    SseLimitError,
+    SseLineTooLongError,
+    SseValueError,
+    VersionError,
+    VersionMalformedError,
+    VersionUnsupportedError,
+    TraceparentError,
+)
+from ._lib import LibraryNotFoundError
+from .outcome import (
+    JSON_KEYS,
+    Outcome,
+    classify,
+    extract_error_id,
+    is_event_stream,
+    leaked_exception,
+    parse_retry_after,
+)
+from .request import (
+    Method,
+    Request,
+    build_request,
+    build_text_request,
+    method_from_jsonrpc_name,
+)
+from .resilience import (
+    MODEL_INSTRUCTION,
+    ActionKind,
+    Breaker,
+    BreakerConfig,
+    BreakerSnapshot,
+    BreakerState,
+    CallKind,
+    IdRule,
+    RetryAction,
+    RetryConfig,
+    RetryPolicy,
+    counts_toward_breaker,
+    derive_idempotency_key,
+    derive_message_id,
+    model_prefix,
+    model_text,
+)
+from .sse import Comment, Discarded, Event, Finish, Item, RetryItem, SseDecoder, SseEncoder
+from .stream import StreamEnd, StreamItem, StreamTracker
+from .tally import Tally
+from .traceparent import Traceparent
+from .vocab import (
+    Binding,
+    Channel,
+    ErrorName,
+    ProtocolVersion,
+    RequestSent,
+    Retry,
+    StreamEndKind,
+    StreamItemKind,
+    TaskState,
+    parse_binding,
+    parse_protocol_version,
+    parse_task_state,
+)
+
+__version__ = '0.1.0'
+
+
+def library_version() -> str:
+    """The loaded library's version (`MAJOR.MINOR.PATCH`)."""
+    return _lib.view_str(_lib.lib.a2a_version()) or ''
+
+
+def library_path() -> Path:
+    """The shared library file this package loaded."""
+    return _lib.LIB_PATH
+
+
+__all__ = [
+    'A2AError',
+    'ActionKind',
+    'AgentCard',
+    'Binding',
+    'BindingUnknownError',
+    'Breaker',
+    'BreakerConfig',
+    'BreakerSnapshot',
+    'BreakerState',
+    'CallKind',
+    'CardChoice',
+    'CardError',
+    'CardInfo',
+    'CardInterface',
+    'CardResolutionError',
+    'Channel',
+    'Client',
+    'ClientStreamEnd',
+    'Comment',
+    'ConfigError',
+    'Discarded',
+    'ErrorName',
+    'Event',
+    'Finish',
+    'HeaderHook',
+    'IdRule',
+    'InvalidArgumentError',
+    'InvalidUtf8Error',
+    'Item',
+    'JSON_KEYS',
+    'KeyInputError',
+    'LibraryNotFoundError',
+    'MODEL_INSTRUCTION',
+    'Method',
+    'NullParameterError',
+    'Outcome',
+    'PanicError',
+    'ProtocolVersion',
+    'Request',
+    'RequestError',
+    'RequestSent',
+    'ResolvedInterface',
+    'Resubscribing',
+    'Retry',
+    'RetryAction',
+    'RetryConfig',
+    'RetryItem',
+    'RetryPolicy',
+    'SseDecoder',
+    'SseEncoder',
+    'SseError',
+    'SseEventTooLargeError',
+    'SseLimitError',
+    'SseLineTooLongError',
+    'SseValueError',
+    'StreamEnd',
+    'StreamEndKind',
+    'StreamEvent',
+    'StreamItem',
+    'StreamItemKind',
+    'StreamTracker',
+    'Tally',
+    'TaskState',
+    'Traceparent',
+    'TraceparentError',
+    'VersionError',
+    'VersionMalformedError',
+    'VersionUnsupportedError',
+    'build_request',
+    'build_text_request',
+    'card_location',
+    'classify',
+    'counts_toward_breaker',
+    'derive_idempotency_key',
+    'derive_message_id',
+    'extract_error_id',
+    'is_event_stream',
+    'leaked_exception',
+    'library_path',
+    'library_version',
+    'method_from_jsonrpc_name',
+    'model_prefix',
+    'model_text',
+    'parse_binding',
+    'parse_protocol_version',
+    'parse_retry_after',
+    'parse_task_state',
+    'validate_interface_url',
+]

@@ -1,0 +1,402 @@
+"""The reference driver's blocking `Client`: card resolution, send / get / cancel, streams
+(with resubscription after a cut) and resubscribe, with header hooks for credentials and
+`traceparent`. Every failure of a call, connect errors and timeouts included, is an
+`Outcome`, never an exception; exceptions are for wrong arguments.
+
+The client is thread-safe for its calls (it pools connections); `add_header_hook` must not
+race with calls. A stream is used by one thread.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Union
+
+from . import _lib
+from .errors import CardResolutionError, check, error_for
+from .outcome import Outcome
+from .stream import StreamItem
+from .vocab import (
+    Binding,
+    ProtocolVersion,
+    StreamEndKind,
+    StreamItemKind,
+    _num,
+    _word,
+    parse_binding,
+    parse_protocol_version,
+)
+
+__all__ = ['Client', 'ClientStreamEnd', 'HeaderHook', 'Resubscribing', 'StreamEvent']
+
+#: A header hook: called with the A2A method name (`message/send`, `SendMessage`, ...) for
+#: every A2A request (never for the card fetch); returns the headers to set (a mapping or
+#: pairs), or None.
+HeaderHook = Callable[[str], Union[Mapping[str, str], Iterable[tuple[str, str]], None]]
+
+_ITEM, _RESUBSCRIBING, _END = 1, 2, 3
+_CARD_RESOLUTION = 1000
+_NONE = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Resubscribing:
+    """The stream was cut with the task still running; the driver is resubscribing
+    (never resending)."""
+
+    task_id: str
+    attempt: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClientStreamEnd:
+    """The last event of a client stream: how the last stream ended (None when none was
+    opened, e.g. a connect failure) and the call's outcome (usable with model_text,
+    Breaker.record, RetryPolicy.next)."""
+
+    kind: StreamEndKind | None
+    outcome: Outcome
+    resubscribes: int
+
+
+StreamEvent = Union[StreamItem, Resubscribing, ClientStreamEnd]
+
+
+def _str_view(b: bytes | None) -> _lib.Str:
+    if not b:
+        return _lib.Str()
+    return _lib.Str(ctypes.cast(ctypes.c_char_p(b), ctypes.c_void_p).value, len(b))
+
+
+class _Options:
+    """Keeps the memory of an `a2a_client_call_options` alive during a call."""
+
+    def __init__(
+        self,
+        timeout_ms: int | None,
+        idle_timeout_ms: int | None,
+        traceparent: str | None,
+        idempotency_key: str | None,
+        message_id: str | None,
+        context_id: str | None,
+        task_id: str | None,
+        headers: Mapping[str, str] | Sequence[tuple[str, str]] | None,
+    ) -> None:
+        enc = [
+            (v or '').encode('utf-8')
+            for v in (traceparent, idempotency_key, message_id, context_id, task_id)
+        ]
+        pairs = list(headers.items() if isinstance(headers, Mapping) else headers or ())
+        self.keep: list[bytes] = list(enc)
+        harr = (_lib.Header * max(len(pairs), 1))()
+        for i, (name, value) in enumerate(pairs):
+            n, v = name.encode('utf-8'), value.encode('utf-8')
+            self.keep += [n, v]
+            harr[i] = _lib.Header(n, len(n), v, len(v))
+        self.harr = harr
+        self.c = _lib.ClientCallOptions(
+            timeout_ms or 0, idle_timeout_ms or 0, *(_str_view(b) for b in enc),
+            harr if pairs else None, len(pairs),
+        )
+
+
+class _StreamHandle:
+    """Owns one `a2a_client_stream *`; freed once, when collected or closed."""
+
+    __slots__ = ('ptr',)
+
+    def __init__(self, ptr: int) -> None:
+        self.ptr = ptr
+
+    def free(self) -> None:
+        ptr, self.ptr = self.ptr, 0
+        if ptr:
+            _lib.lib.a2a_client_stream_free(ptr)
+
+    def __del__(self) -> None:
+        self.free()
+
+
+class _EndOutcome:
+    """The END outcome is borrowed from its stream handle: keeping the (spent) stream alive
+    keeps the outcome valid, so it can be passed back to the library."""
+
+    __slots__ = ('ptr', 'stream')
+
+    def __init__(self, ptr: int, stream: _StreamHandle) -> None:
+        self.ptr = ptr
+        self.stream = stream
+
+
+class Client:
+    """A blocking A2A client for one agent.
+
+    `Client(url)` fetches and validates the agent card now (BLOCKS; raises
+    CardResolutionError with `.outcome` when that fails) unless
+    `defer_card_resolution=True`; `Client.with_target(url, version, binding)` talks to a
+    known interface without a card. Options default to the library's (connect 3 s, call
+    45 s, stream idle 60 s, 32 MiB responses, https only).
+    """
+
+    __slots__ = ('_h', '_hooks', '_hook_error', '__weakref__')
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        connect_timeout_ms: int | None = None,
+        call_timeout_ms: int | None = None,
+        stream_idle_timeout_ms: int | None = None,
+        max_response_bytes: int | None = None,
+        pool_idle_timeout_ms: int | None = None,
+        allow_http: bool = False,
+        allow_hosts: Sequence[str] = (),
+        protocol: str | ProtocolVersion | None = None,
+        binding: str | Binding | None = None,
+        defer_card_resolution: bool = False,
+        stream_resubscribe_attempts: int | None = None,
+        send_retries: int | None = None,
+        header_hooks: Sequence[HeaderHook] = (),
+        _target: tuple[ProtocolVersion, Binding] | None = None,
+    ) -> None:
+        self._h = 0
+        self._hooks: list[object] = []
+        self._hook_error = threading.local()
+        cfg = _lib.ClientConfig()
+        check(_lib.lib.a2a_client_config_default(ctypes.byref(cfg)))
+        for name, value in (
+            ('connect_timeout_ms', connect_timeout_ms),
+            ('call_timeout_ms', call_timeout_ms),
+            ('stream_idle_timeout_ms', stream_idle_timeout_ms),
+            ('max_response_bytes', max_response_bytes),
+            ('pool_idle_timeout_ms', pool_idle_timeout_ms),
+            ('stream_resubscribe_attempts', stream_resubscribe_attempts),
+            ('send_retries', send_retries),
+        ):
+            if value is not None:
+                setattr(cfg, name, value)
+        cfg.allow_http = allow_http
+        cfg.defer_card_resolution = defer_card_resolution
+        hosts = [h.encode('utf-8') for h in allow_hosts]
+        harr = (_lib.Str * max(len(hosts), 1))(*(_str_view(h) for h in hosts))
+        cfg.allow_hosts = harr if hosts else None
+        cfg.allow_hosts_len = len(hosts)
+        if protocol is not None:
+            cfg.protocol = _num(ProtocolVersion)[parse_protocol_version(protocol)]
+        if binding is not None:
+            cfg.binding = _num(Binding)[parse_binding(binding)]
+        u, un = _lib.enc(url)
+        h = ctypes.c_void_p()
+        if _target is not None:
+            v, b = _target
+            check(_lib.lib.a2a_client_new_with_target(
+                u, un, _num(ProtocolVersion)[v], _num(Binding)[b], ctypes.byref(cfg),
+                ctypes.byref(h)))
+        else:
+            err = ctypes.c_void_p()
+            rc = _lib.lib.a2a_client_new(u, un, ctypes.byref(cfg), ctypes.byref(h),
+                                         ctypes.byref(err))
+            if rc == _CARD_RESOLUTION:
+                outcome = Outcome._from_ptr(err.value or 0, owned=True) if err.value else None
+                e = error_for(rc, outcome.message if outcome else None)
+                assert isinstance(e, CardResolutionError)
+                e.outcome = outcome
+                raise e
+            check(rc)
+        self._h = h.value or 0
+        for hook in header_hooks:
+            self.add_header_hook(hook)
+
+    @classmethod
+    def with_target(
+        cls,
+        url: str,
+        version: str | ProtocolVersion,
+        binding: str | Binding,
+        **options: object,
+    ) -> Client:
+        """A client for a known interface URL spoken in `version` over `binding` (no card,
+        no I/O until the first call)."""
+        target = (parse_protocol_version(version), parse_binding(binding))
+        return cls(url, _target=target, **options)  # type: ignore[arg-type]
+
+    def __del__(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Frees the client (open streams keep the connection pool alive until freed)."""
+        h, self._h = getattr(self, '_h', 0), 0
+        if h:
+            _lib.lib.a2a_client_free(h)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _handle(self) -> int:
+        if not self._h:
+            raise ValueError('the client is closed')
+        return self._h
+
+    def add_header_hook(self, hook: HeaderHook) -> None:
+        """Adds a hook called for every A2A request, in registration order (credentials,
+        `traceparent`, routing keys). It runs on the calling thread. The library cannot
+        abort a request from a hook: if the hook raises, the request goes out without its
+        headers and the exception is raised when the call returns. Add hooks before the
+        first stream is opened."""
+
+        slot = self._hook_error  # not self: no reference cycle through the callback
+
+        def trampoline(_userdata: int | None, method: int | None, method_len: int,
+                       setter: int | None) -> None:
+            try:
+                name = ctypes.string_at(method, method_len).decode('utf-8') if method else ''
+                headers = hook(name)
+                pairs = headers.items() if isinstance(headers, Mapping) else headers or ()
+                for k, v in pairs:
+                    kb, vb = k.encode('utf-8'), v.encode('utf-8')
+                    rc = _lib.lib.a2a_header_setter_set(setter, kb, len(kb), vb, len(vb))
+                    if rc:
+                        raise error_for(rc, f'header {k!r} refused by the library')
+            except BaseException as e:  # noqa: BLE001 - must not unwind into C
+                if getattr(slot, 'error', None) is None:
+                    slot.error = e
+
+        cb = _lib.HeaderHook(trampoline)
+        check(_lib.lib.a2a_client_add_header_hook(self._handle(), cb, None))
+        self._hooks.append(cb)  # the C side keeps the pointer: keep the callback alive
+
+    def _raise_hook_error(self) -> None:
+        e = getattr(self._hook_error, 'error', None)
+        if e is not None:
+            self._hook_error.error = None
+            raise e
+
+    def _call(self, fname: str, arg: str, opts: _Options) -> Outcome:
+        a, an = _lib.enc(arg)
+        out = ctypes.c_void_p()
+        self._hook_error.error = None
+        rc = getattr(_lib.lib, fname)(self._handle(), a, an, ctypes.byref(opts.c),
+                                      ctypes.byref(out))
+        outcome = Outcome._from_ptr(out.value or 0, owned=True) if rc == 0 else None
+        self._raise_hook_error()
+        check(rc)
+        assert outcome is not None
+        return outcome
+
+    def send(
+        self,
+        text: str,
+        *,
+        timeout_ms: int | None = None,
+        traceparent: str | None = None,
+        idempotency_key: str | None = None,
+        message_id: str | None = None,
+        context_id: str | None = None,
+        task_id: str | None = None,
+        headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+    ) -> Outcome:
+        """Sends a user text message and waits for the answer (BLOCKS, bounded by the call
+        timeout or `timeout_ms`, the caller's remaining turn budget)."""
+        opts = _Options(timeout_ms, None, traceparent, idempotency_key, message_id,
+                        context_id, task_id, headers)
+        return self._call('a2a_client_send_text', text, opts)
+
+    def get(self, task_id: str, *, timeout_ms: int | None = None,
+            traceparent: str | None = None,
+            headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None) -> Outcome:
+        """Reads a task."""
+        opts = _Options(timeout_ms, None, traceparent, None, None, None, None, headers)
+        return self._call('a2a_client_get_task', task_id, opts)
+
+    def cancel(self, task_id: str, *, timeout_ms: int | None = None,
+               traceparent: str | None = None,
+               headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None) -> Outcome:
+        """Cancels a task."""
+        opts = _Options(timeout_ms, None, traceparent, None, None, None, None, headers)
+        return self._call('a2a_client_cancel_task', task_id, opts)
+
+    def stream(
+        self,
+        text: str,
+        *,
+        idle_timeout_ms: int | None = None,
+        traceparent: str | None = None,
+        idempotency_key: str | None = None,
+        message_id: str | None = None,
+        context_id: str | None = None,
+        task_id: str | None = None,
+        headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+    ) -> Iterator[StreamEvent]:
+        """A streaming send: a generator of `StreamItem`s (and `Resubscribing` notices when
+        the driver resubscribes after a cut), ending with one `ClientStreamEnd`. The request
+        goes out on the first `next()`. Closing the generator early closes the stream."""
+        opts = _Options(None, idle_timeout_ms, traceparent, idempotency_key, message_id,
+                        context_id, task_id, headers)
+        return self._stream('a2a_client_stream_text', text, opts)
+
+    def resubscribe(
+        self,
+        task_id: str,
+        *,
+        idle_timeout_ms: int | None = None,
+        traceparent: str | None = None,
+        headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+    ) -> Iterator[StreamEvent]:
+        """Resubscribes to a running task's events; as `stream`."""
+        opts = _Options(None, idle_timeout_ms, traceparent, None, None, None, None, headers)
+        return self._stream('a2a_client_resubscribe', task_id, opts)
+
+    def _stream(self, fname: str, arg: str, opts: _Options) -> Iterator[StreamEvent]:
+        a, an = _lib.enc(arg)
+        out = ctypes.c_void_p()
+        check(getattr(_lib.lib, fname)(self._handle(), a, an, ctypes.byref(opts.c),
+                                       ctypes.byref(out)))
+        handle = _StreamHandle(out.value or 0)
+        return self._events(handle, opts)
+
+    def _events(self, handle: _StreamHandle, opts: _Options) -> Iterator[StreamEvent]:
+        ev = _lib.ClientStreamEvent()
+        ended = False
+        try:
+            while True:
+                self._hook_error.error = None
+                rc = _lib.lib.a2a_client_stream_next(handle.ptr, ctypes.byref(ev))
+                self._raise_hook_error()
+                if rc == _NONE:
+                    return
+                check(rc)
+                if ev.kind == _ITEM:
+                    it = ev.item
+                    yield StreamItem(
+                        kind=_word(StreamItemKind, it.kind),
+                        outcome=Outcome._from_ptr(it.outcome, owned=False),
+                        final=bool(it.final_flag) if it.has_final else None,
+                        artifact_id=_lib.view_str(it.artifact_id),
+                        append=bool(it.append),
+                        last_chunk=bool(it.last_chunk),
+                        ends_stream=bool(it.ends_stream),
+                    )
+                elif ev.kind == _RESUBSCRIBING:
+                    yield Resubscribing(_lib.view_str(ev.task_id) or '', int(ev.attempt))
+                elif ev.kind == _END:
+                    ended = True
+                    outcome = Outcome._from_ptr(ev.outcome, owned=False)
+                    # keep the spent stream alive as long as the outcome: its handle stays valid
+                    object.__setattr__(outcome, '_owned', _EndOutcome(ev.outcome, handle))
+                    kind = _word(StreamEndKind, ev.end_kind) if ev.has_end_kind else None
+                    yield ClientStreamEnd(kind, outcome, int(ev.resubscribes))
+                    return
+                else:
+                    raise error_for(102, f'unknown client stream event kind {ev.kind}')
+        finally:
+            del opts
+            if not ended:
+                handle.free()
+
+

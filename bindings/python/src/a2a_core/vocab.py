@@ -1,0 +1,255 @@
+"""The shared vocabulary as `str` enums whose values are the library's own words.
+
+Each member compares equal to its word (`Channel.TASK == 'task'`), prints as it
+(`str(Channel.TASK) == 'task'`) and serialises as it in JSON, exactly as the `a2a` CLI's
+`--json` output writes it. The numbers of the C ABI are mapped by asking the library
+(`a2a_*_to_str`), never by a table kept here.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from enum import Enum
+from typing import TypeVar
+
+from . import _lib
+from .errors import check
+
+__all__ = [
+    'Binding',
+    'Channel',
+    'ErrorName',
+    'ProtocolVersion',
+    'RequestSent',
+    'Retry',
+    'StreamEndKind',
+    'StreamItemKind',
+    'TaskState',
+    'parse_binding',
+    'parse_protocol_version',
+    'parse_task_state',
+]
+
+
+class _Word(str, Enum):
+    def __str__(self) -> str:
+        return str(self.value)
+
+    __format__ = str.__format__  # type: ignore[assignment]
+
+
+class Channel(_Word):
+    """The channel of an outcome: exactly one per outcome."""
+
+    TRANSPORT = 'transport'
+    HTTP = 'http'
+    PROTOCOL = 'protocol'
+    TASK = 'task'
+    MESSAGE = 'message'
+    MALFORMED = 'malformed'
+
+
+class TaskState(_Word):
+    """Task state, normalized across protocol versions."""
+
+    UNKNOWN = 'unknown'
+    SUBMITTED = 'submitted'
+    WORKING = 'working'
+    COMPLETED = 'completed'
+    FAILED = 'failed'
+    CANCELED = 'canceled'
+    INPUT_REQUIRED = 'input-required'
+    REJECTED = 'rejected'
+    AUTH_REQUIRED = 'auth-required'
+
+    @property
+    def terminal(self) -> bool:
+        """Completed, canceled, failed or rejected."""
+        return bool(_lib.lib.a2a_task_state_is_terminal(_num(TaskState)[self]))
+
+    @property
+    def interrupted(self) -> bool:
+        """Input-required or auth-required: the turn ends, the task waits for the caller."""
+        return bool(_lib.lib.a2a_task_state_is_interrupted(_num(TaskState)[self]))
+
+
+class Retry(_Word):
+    """What the caller should do about an outcome."""
+
+    NONE = 'none'
+    NEVER = 'never'
+    NEW_TASK = 'new_task'
+    RESUBSCRIBE = 'resubscribe'
+    POLL = 'poll'
+    BACKOFF = 'backoff'
+    UNKNOWN_OUTCOME = 'unknown_outcome'
+    REAUTHENTICATE = 'reauthenticate'
+    FIX_VERSION = 'fix_version'
+
+
+class RequestSent(_Word):
+    """For a transport outcome: whether the request may have reached the server."""
+
+    NO = 'no'
+    UNKNOWN = 'unknown'
+
+
+class ErrorName(_Word):
+    """The typed name of an error outcome."""
+
+    PARSE_ERROR = 'ParseError'
+    INVALID_REQUEST = 'InvalidRequest'
+    METHOD_NOT_FOUND = 'MethodNotFound'
+    INVALID_PARAMS = 'InvalidParams'
+    INTERNAL = 'Internal'
+    TASK_NOT_FOUND = 'TaskNotFound'
+    TASK_NOT_CANCELABLE = 'TaskNotCancelable'
+    PUSH_NOTIFICATION_NOT_SUPPORTED = 'PushNotificationNotSupported'
+    UNSUPPORTED_OPERATION = 'UnsupportedOperation'
+    CONTENT_TYPE_NOT_SUPPORTED = 'ContentTypeNotSupported'
+    INVALID_AGENT_RESPONSE = 'InvalidAgentResponse'
+    EXTENDED_AGENT_CARD_NOT_CONFIGURED = 'ExtendedAgentCardNotConfigured'
+    EXTENSION_SUPPORT_REQUIRED = 'ExtensionSupportRequired'
+    VERSION_NOT_SUPPORTED = 'VersionNotSupported'
+    OTHER = 'Other'
+    UNAUTHENTICATED = 'Unauthenticated'
+    FORBIDDEN = 'Forbidden'
+    NOT_FOUND = 'NotFound'
+    PAYLOAD_TOO_LARGE = 'PayloadTooLarge'
+    RATE_LIMITED = 'RateLimited'
+    REDIRECT = 'Redirect'
+    BAD_GATEWAY = 'BadGateway'
+    UNAVAILABLE = 'Unavailable'
+    GATEWAY_TIMEOUT = 'GatewayTimeout'
+    HTTP = 'Http'
+    CONNECT_FAILED = 'ConnectFailed'
+    DNS = 'Dns'
+    TIMEOUT = 'Timeout'
+    RESET = 'Reset'
+    CIRCUIT_OPEN = 'CircuitOpen'
+    CARD_RESOLUTION = 'CardResolution'
+    RESPONSE_TOO_LARGE = 'ResponseTooLarge'
+    TLS = 'Tls'
+
+    @classmethod
+    def of_code(cls, code: int) -> ErrorName:
+        """The name of a JSON-RPC / A2A error code (unknown codes are `OTHER`)."""
+        return _word(cls, _lib.lib.a2a_error_name_of_code(code))
+
+
+class ProtocolVersion(_Word):
+    """The two protocol shapes deployed today."""
+
+    V03 = '0.3'
+    V10 = '1.0'
+
+    @property
+    def header_value(self) -> str | None:
+        """The `A2A-Version` header a client sends (None for 0.3, which sends none)."""
+        return _lib.view_str(_lib.lib.a2a_protocol_version_header_value(_num(ProtocolVersion)[self]))
+
+
+class Binding(_Word):
+    """The HTTP binding a call travels over (card transport names)."""
+
+    JSONRPC = 'JSONRPC'
+    HTTP_JSON = 'HTTP+JSON'
+
+
+class StreamItemKind(_Word):
+    """What a stream event carried."""
+
+    TASK = 'task'
+    MESSAGE = 'message'
+    STATUS_UPDATE = 'status-update'
+    ARTIFACT_UPDATE = 'artifact-update'
+    ERROR = 'error'
+    MALFORMED = 'malformed'
+
+
+class StreamEndKind(_Word):
+    """How a stream ended."""
+
+    COMPLETED = 'completed'
+    INTERRUPTED = 'interrupted'
+    TRUNCATED = 'truncated'
+    ERROR = 'error'
+    TIMED_OUT = 'timed_out'
+    NOT_A_STREAM = 'not_a_stream'
+
+
+# Numbers of the C enums. The library names them (a2a_*_to_str); the two stream enums have
+# no to_str function, so their numbers are those of include/a2a_core.h (checked by
+# tests/test_abi.py against the header).
+_TO_STR = {
+    Channel: ('a2a_channel_to_str', range(1, 16)),
+    TaskState: ('a2a_task_state_to_str', range(0, 16)),
+    Retry: ('a2a_retry_to_str', range(1, 16)),
+    RequestSent: ('a2a_request_sent_to_str', range(1, 8)),
+    ErrorName: ('a2a_error_name_to_str', range(1, 300)),
+    ProtocolVersion: ('a2a_protocol_version_to_str', range(1, 8)),
+    Binding: ('a2a_binding_to_str', range(1, 8)),
+}
+_FIXED: dict[type[_Word], dict[_Word, int]] = {
+    StreamItemKind: dict(zip(StreamItemKind, range(1, 7))),
+    StreamEndKind: dict(zip(StreamEndKind, range(1, 7))),
+}
+
+E = TypeVar('E', bound=_Word)
+_BY_NUM: dict[type, dict[int, _Word]] = {}
+_BY_MEMBER: dict[type, dict[_Word, int]] = {}
+
+
+def _build() -> None:
+    for cls, (fname, numbers) in _TO_STR.items():
+        f = getattr(_lib.lib, fname)
+        by_num: dict[int, _Word] = {}
+        for n in numbers:
+            w = _lib.view_str(f(n))
+            if w is not None:
+                by_num[n] = cls(w)  # ValueError here: the library has a word this enum lacks
+        _BY_NUM[cls] = by_num
+        _BY_MEMBER[cls] = {m: n for n, m in by_num.items()}
+    for cls, table in _FIXED.items():
+        _BY_MEMBER[cls] = dict(table)
+        _BY_NUM[cls] = {n: m for m, n in table.items()}
+
+
+_build()
+
+
+def _word(cls: type[E], n: int) -> E:
+    """The member for C number `n`."""
+    return _BY_NUM[cls][n]  # type: ignore[return-value]
+
+
+def _num(cls: type[E]) -> dict[E, int]:
+    """Member -> C number."""
+    return _BY_MEMBER[cls]  # type: ignore[return-value]
+
+
+def _parse(fname: str, cls: type[E], text: str) -> E:
+    b, n = _lib.enc(text)
+    out = ctypes.c_uint32()
+    check(getattr(_lib.lib, fname)(b, n, ctypes.byref(out)))
+    return _word(cls, out.value)
+
+
+def parse_protocol_version(text: str | ProtocolVersion) -> ProtocolVersion:
+    """`"0.3"`, `"0.3.0"`, `"1.0"`, `"1.2"` -> the protocol shape (raises VersionError)."""
+    if isinstance(text, ProtocolVersion):
+        return text
+    return _parse('a2a_protocol_version_parse', ProtocolVersion, text)
+
+
+def parse_binding(text: str | Binding) -> Binding:
+    """`jsonrpc`, `JSONRPC`, `http+json`, `rest` -> the binding (raises BindingUnknownError)."""
+    if isinstance(text, Binding):
+        return text
+    return _parse('a2a_binding_parse', Binding, text)
+
+
+def parse_task_state(text: str) -> TaskState:
+    """Every deployed spelling (`input-required`, `TASK_STATE_CANCELLED`, `"4"`); unknown
+    spellings give `TaskState.UNKNOWN`."""
+    return _parse('a2a_task_state_parse', TaskState, text)

@@ -1,0 +1,116 @@
+"""The binding against include/a2a_core.h: every function the header declares is bound (or
+listed in `_lib.NOT_BOUND` with a reason), every enum number this package maps equals the
+header's, every result code has a name, and the loaded library is the header's version."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import REPO
+
+import a2a_core
+from a2a_core import _lib, errors, vocab
+
+HEADER = (REPO / 'include' / 'a2a_core.h').read_text(encoding='utf-8')
+
+
+def header_functions() -> set[str]:
+    names = set()
+    for line in HEADER.splitlines():
+        if re.match(r'^[a-z].*\(', line) and not line.startswith('typedef'):
+            m = re.search(r'([A-Za-z0-9_]+)\(', line)
+            assert m
+            names.add(m.group(1))
+    return names
+
+
+def header_constants() -> dict[str, int]:
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r'^\s+(A2A_[A-Z0-9_]+) = (\d+),', HEADER, re.M)}
+
+
+def test_every_header_function_is_bound_or_excused() -> None:
+    declared = header_functions()
+    assert len(declared) > 80
+    bound = {n for n in declared if getattr(_lib.lib, n).argtypes is not None}
+    missing = declared - bound - set(_lib.NOT_BOUND)
+    assert not missing, f'functions of the header this package does not bind: {sorted(missing)}'
+    assert set(_lib.NOT_BOUND) <= declared
+
+
+def test_version_matches_header() -> None:
+    parts = dict(re.findall(r'#define A2A_VERSION_(MAJOR|MINOR|PATCH) (\d+)', HEADER))
+    want = f'{parts["MAJOR"]}.{parts["MINOR"]}.{parts["PATCH"]}'
+    assert a2a_core.library_version() == want
+
+
+def test_result_codes_match_header() -> None:
+    block = re.search(r'enum a2a_result\n.*?\{(.*?)\};', HEADER, re.S)
+    assert block
+    names = dict(re.findall(r'(A2A_[A-Z0-9_]+) = (\d+)', block.group(1)))
+    assert {int(v): k for k, v in names.items()} == errors.RESULT_NAMES
+    for code in errors.RESULT_NAMES:
+        assert errors.describe(code) not in ('', 'unknown result code')
+
+
+@pytest.mark.parametrize(
+    ('cls', 'prefix'),
+    [
+        (vocab.StreamItemKind, 'A2A_STREAM_ITEM_KIND_'),
+        (vocab.StreamEndKind, 'A2A_STREAM_END_KIND_'),
+        (vocab.Channel, 'A2A_CHANNEL_'),
+        (vocab.Retry, 'A2A_RETRY_'),
+        (vocab.TaskState, 'A2A_TASK_STATE_'),
+    ],
+)
+def test_enum_numbers_match_header(cls: type, prefix: str) -> None:
+    c = header_constants()
+    table = vocab._num(cls)
+    assert set(table) == set(cls), f'{cls.__name__}: members without a C number'
+    for member, n in table.items():
+        cname = prefix + member.name
+        assert c.get(cname) == n, f'{cls.__name__}.{member.name}: {n} vs header {c.get(cname)}'
+
+
+def test_every_library_word_is_a_member() -> None:
+    # _build() maps every number the library names; each enum must cover all of them.
+    for cls in (vocab.Channel, vocab.TaskState, vocab.Retry, vocab.RequestSent,
+                vocab.ErrorName, vocab.ProtocolVersion, vocab.Binding):
+        assert set(vocab._num(cls)) == set(cls), cls.__name__
+
+
+def test_struct_sizes_are_plausible() -> None:
+    import ctypes
+
+    # a2a_sse_item on a 64-bit C ABI: u32 kind, 3 views, u64, u32, size_t = 80 bytes
+    if ctypes.sizeof(ctypes.c_void_p) == 8:
+        assert ctypes.sizeof(_lib.SseItem) == 80
+        assert ctypes.sizeof(_lib.Response) == 96
+
+
+def test_resilience_enum_numbers_match_header() -> None:
+    from a2a_core import resilience as r
+
+    c = header_constants()
+    tables = [
+        ({m: n for m, n in r._CALL_KIND.items()}, 'A2A_CALL_KIND_'),
+        ({m: n for n, m in r._ACTION.items()}, 'A2A_RETRY_ACTION_KIND_'),
+        ({m: n for n, m in r._ID_RULE.items()}, 'A2A_ID_RULE_'),
+        ({m: n for n, m in r._BREAKER_STATE.items()}, 'A2A_BREAKER_STATE_'),
+    ]
+    for table, prefix in tables:
+        assert set(table) == set(type(next(iter(table))))
+        for member, n in table.items():
+            assert c.get(prefix + member.name) == n, prefix + member.name
+
+
+def test_driver_and_request_enum_numbers_match_header() -> None:
+    from a2a_core import client, request
+
+    c = header_constants()
+    for member, n in request._METHOD_NUM.items():
+        assert c.get('A2A_METHOD_' + member.name) == n, member.name
+    assert c['A2A_CLIENT_STREAM_EVENT_KIND_ITEM'] == client._ITEM
+    assert c['A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING'] == client._RESUBSCRIBING
+    assert c['A2A_CLIENT_STREAM_EVENT_KIND_END'] == client._END
+    assert c['A2A_CLIENT_CARD_RESOLUTION'] == client._CARD_RESOLUTION

@@ -1,0 +1,219 @@
+"""The driver's blocking Client (a2a_core.Client) end to end: against the real Python
+a2a-sdk 1.3.0 server (tests/peers/python) for send, stream, get, cancel and resubscribe;
+against a stdlib HTTP server that records what arrives, for the header hooks and call
+options; and against a refused port, for the transport outcomes."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import re
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import REPO
+
+from a2a_core import (
+    Breaker,
+    BreakerConfig,
+    CardResolutionError,
+    Client,
+    ClientStreamEnd,
+    StreamItem,
+    Traceparent,
+    derive_idempotency_key,
+    model_text,
+)
+
+sys.path.insert(0, str(REPO / 'tests' / 'peers'))
+from launch import Peer, peer  # noqa: E402
+
+FAST = {'connect_timeout_ms': 3000, 'call_timeout_ms': 20000, 'stream_idle_timeout_ms': 20000}
+
+
+@pytest.fixture(scope='module')
+def py_peer() -> Iterator[Peer]:
+    with peer('python', '--ping', '1', '--cancel-wait', '30') as p:
+        yield p
+
+
+@pytest.fixture(scope='module')
+def client(py_peer: Peer) -> Iterator[Client]:
+    with Client(py_peer.url, allow_http=True, **FAST) as c:
+        yield c
+
+
+def split(events: list[Any]) -> tuple[list[StreamItem], ClientStreamEnd]:
+    assert isinstance(events[-1], ClientStreamEnd)
+    assert all(not isinstance(e, ClientStreamEnd) for e in events[:-1])
+    return [e for e in events if isinstance(e, StreamItem)], events[-1]
+
+
+def test_send_echo_and_get(client: Client) -> None:
+    o = client.send('echo hi')
+    assert o.channel == 'task' and o.state == 'completed' and o.success
+    assert o.version == '1.0'  # the card's best
+    assert o.task_id
+    got = client.get(o.task_id)
+    assert got.state == 'completed' and got.task_id == o.task_id
+    missing = client.get('no-such-task')
+    assert missing.channel == 'protocol' and missing.error == 'TaskNotFound'
+
+
+def test_send_fail_error_id_is_the_one_the_peer_logged(client: Client, py_peer: Peer) -> None:
+    o = client.send('fail')
+    assert o.state == 'failed' and o.retry == 'new_task'
+    assert o.error_id and re.fullmatch(r'[0-9a-f]{12}', o.error_id)
+    deadline = time.monotonic() + 5
+    while f'error_id={o.error_id}' not in py_peer.stderr() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert f'error_id={o.error_id}' in py_peer.stderr()
+    assert (model_text('py-peer', o) or '').startswith('REMOTE_FAILED py-peer: ')
+
+
+def test_stream_completes_and_the_end_outcome_is_usable(client: Client) -> None:
+    items, end = split(list(client.stream('stream 3')))
+    assert [i.kind for i in items] == ['task', 'status-update', 'artifact-update',
+                                       'artifact-update', 'artifact-update', 'status-update']
+    assert [i.artifact_id for i in items if i.kind == 'artifact-update'] == [
+        'chunk-0', 'chunk-1', 'chunk-2']
+    assert end.kind == 'completed' and end.outcome.success and end.resubscribes == 0
+    # the END outcome keeps its library handle: it goes back into the library
+    assert model_text('py-peer', end.outcome) is None
+    b = Breaker('py-peer', BreakerConfig(), clock=lambda: 0)
+    assert b.allow()
+    b.record(end.outcome)
+
+
+def test_cancel_a_running_task_while_streaming(client: Client) -> None:
+    events = []
+    gen = client.stream('cancel-me')
+    for ev in gen:
+        events.append(ev)
+        if isinstance(ev, StreamItem) and ev.outcome.state == 'working':
+            assert ev.outcome.task_id
+            c = client.cancel(ev.outcome.task_id)
+            assert c.state == 'canceled'
+    items, end = split(events)
+    assert end.outcome.state == 'canceled' and end.kind == 'completed'
+    assert (model_text('py-peer', end.outcome) or '').startswith('REMOTE_CANCELED')
+
+
+def test_resubscribe_after_leaving_a_stream(client: Client) -> None:
+    gen = client.stream('ticks 3 0.4')
+    first = next(gen)
+    assert isinstance(first, StreamItem) and first.outcome.task_id
+    task_id = first.outcome.task_id
+    gen.close()  # closes the stream; the task goes on
+    items, end = split(list(client.resubscribe(task_id)))
+    assert items, 'resubscribe delivered no events'
+    assert end.outcome.task_id == task_id
+    assert end.outcome.state == 'completed' and end.kind == 'completed'
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    """Answers every JSON-RPC POST with a completed 1.0 task; records the requests."""
+
+    seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers['Content-Length'])))
+        Recorder.seen.append(({k.lower(): v for k, v in self.headers.items()}, body))
+        reply = json.dumps({'jsonrpc': '2.0', 'id': body['id'], 'result': {'task': {
+            'id': 't-1', 'contextId': 'c-1', 'status': {'state': 'TASK_STATE_COMPLETED'}}}})
+        data = reply.encode()
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture()
+def recorder() -> Iterator[str]:
+    Recorder.seen = []
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Recorder)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield f'http://127.0.0.1:{srv.server_address[1]}/'
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_header_hooks_and_call_options_reach_the_wire(recorder: str) -> None:
+    calls: list[str] = []
+    trace = Traceparent.new()
+
+    def credentials(method: str) -> dict[str, str]:
+        calls.append(method)
+        return {'Authorization': 'Bearer s3cret'}
+
+    def tracing(method: str) -> list[tuple[str, str]]:
+        return [('traceparent', str(trace.child()))]
+
+    key = derive_idempotency_key('conv-1', 'book', '{"to":"LIS"}')
+    with Client.with_target(recorder, '1.0', 'jsonrpc', allow_http=True,
+                            header_hooks=[credentials, tracing], **FAST) as c:
+        o = c.send('book it', idempotency_key=key, message_id='m-fixed',
+                   headers={'X-Tenant': 'acme'})
+    assert o.state == 'completed' and o.success
+    assert calls == ['SendMessage']
+    headers, body = Recorder.seen[-1]
+    assert headers['authorization'] == 'Bearer s3cret'
+    sent = Traceparent.parse(headers['traceparent'])
+    assert sent.trace_id == trace.trace_id and sent.parent_id != trace.parent_id
+    assert headers['idempotency-key'] == key
+    assert headers['x-tenant'] == 'acme'
+    assert headers['a2a-version'] == '1.0'
+    assert body['method'] == 'SendMessage'
+    assert body['params']['message']['messageId'] == 'm-fixed'
+
+
+def test_a_failing_hook_is_raised_after_the_call(recorder: str) -> None:
+    def broken(method: str) -> None:
+        raise RuntimeError('vault unreachable')
+
+    with Client.with_target(recorder, '1.0', 'jsonrpc', allow_http=True,
+                            header_hooks=[broken], **FAST) as c:
+        with pytest.raises(RuntimeError, match='vault unreachable'):
+            c.send('x')
+        headers, _ = Recorder.seen[-1]
+        assert 'authorization' not in headers
+
+
+def refused_port() -> int:
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_connect_refused_is_an_outcome_not_an_exception() -> None:
+    url = f'http://127.0.0.1:{refused_port()}/'
+    with Client.with_target(url, '1.0', 'jsonrpc', allow_http=True, **FAST) as c:
+        o = c.send('hello')
+        assert o.channel == 'transport' and o.error == 'ConnectFailed'
+        assert o.request_sent == 'no'
+        assert (model_text('remote', o) or '').startswith('REMOTE_UNAVAILABLE remote: ')
+        items, end = split(list(c.stream('hello')))
+        assert not items and end.kind is None and end.outcome.error == 'ConnectFailed'
+
+
+def test_card_resolution_failure_carries_its_outcome() -> None:
+    with pytest.raises(CardResolutionError) as e:
+        Client(f'http://127.0.0.1:{refused_port()}', allow_http=True, **FAST)
+    o = e.value.outcome
+    assert o is not None and o.channel == 'transport' and o.error == 'CardResolution'
+    with pytest.raises(CardResolutionError):
+        Client('http://example.invalid/')  # plain http refused before any I/O

@@ -1,0 +1,106 @@
+"""bindings/fixtures/outcomes.json (the single outcome table) through `classify` /
+`Outcome.transport`: every expected key of every row, the hint and message substrings; and
+every text/event-stream row a second time through SseDecoder + StreamTracker, chunk by
+chunk, whose end-of-stream outcome must agree with the row."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from conftest import body_of, load
+
+from a2a_core import (
+    JSON_KEYS,
+    Outcome,
+    SseDecoder,
+    StreamTracker,
+    classify,
+    is_event_stream,
+)
+
+ROWS = load('outcomes.json')['rows']
+STREAM_ROWS = [
+    r
+    for r in ROWS
+    if 'transport' not in r['input']
+    and 200 <= r['input']['status'] < 300
+    and is_event_stream(r['input'].get('content_type'))
+]
+
+
+def run(row: dict[str, Any]) -> Outcome:
+    inp = row['input']
+    if 'transport' in inp:
+        t = inp['transport']
+        return Outcome.transport(t['error'], t['request_sent'], t['message'])
+    return classify(
+        inp['status'],
+        body_of(inp),
+        content_type=inp.get('content_type'),
+        version=inp.get('version'),
+        binding=inp.get('binding'),
+        method=inp.get('method'),
+        request_id=inp.get('request_id'),
+        headers=inp.get('headers'),
+    )
+
+
+def check_expect(row: dict[str, Any], got: dict[str, Any], skip: tuple[str, ...] = ()) -> None:
+    for k, want in row['expect'].items():
+        if k in skip:
+            continue
+        assert got[k] == want, f'{row["id"]}: {k}: want {want!r}, got {got[k]!r}'
+
+
+def test_table_is_substantial() -> None:
+    assert len(ROWS) >= 150
+    assert len({r['id'] for r in ROWS}) == len(ROWS)
+    assert all(r.get('source') for r in ROWS)
+    assert len(STREAM_ROWS) >= 20
+
+
+@pytest.mark.parametrize('row', ROWS, ids=[r['id'] for r in ROWS])
+def test_row(row: dict[str, Any]) -> None:
+    o = run(row)
+    d = o.to_dict()
+    assert list(d) == list(JSON_KEYS)
+    # to_json is the same object, as the CLI prints it
+    assert json.loads(o.to_json()) == d
+    check_expect(row, d)
+    for part in row.get('hint_contains', []):
+        assert part in (o.hint or ''), f'{row["id"]}: hint {o.hint!r} lacks {part!r}'
+    if 'message_contains' in row:
+        assert row['message_contains'] in (o.message or ''), row['id']
+    # typed view of the same values
+    assert o.channel == d['channel']
+    assert (o.state is None) == (d['state'] is None)
+    assert o.success == (o.channel == 'message' or o.state == 'completed')
+
+
+@pytest.mark.parametrize('row', STREAM_ROWS, ids=[r['id'] for r in STREAM_ROWS])
+@pytest.mark.parametrize('chunk', [1, 7, 1 << 20])
+def test_stream_row_through_decoder_and_tracker(row: dict[str, Any], chunk: int) -> None:
+    inp = row['input']
+    body = body_of(inp)
+    tracker = StreamTracker(
+        version=inp.get('version'),
+        binding=inp.get('binding'),
+        method=inp.get('method'),
+        request_id=inp.get('request_id'),
+        now_ms=0,
+    )
+    decoder = SseDecoder()
+    items = []
+    for i in range(0, len(body), chunk):
+        items += tracker.on_chunk(decoder, body[i : i + chunk], now_ms=i)
+        if tracker.is_over:
+            break
+    tracker.on_finish(decoder, now_ms=len(body))
+    end = tracker.finish()
+    # The tracker does not see the HTTP status (the CLI adds it the same way).
+    check_expect(row, end.outcome.to_dict(), skip=('http_status',))
+    assert tracker.events == len(items)
+    assert end.kind in ('completed', 'interrupted', 'truncated', 'error', 'timed_out')
+    assert tracker.finish().kind == end.kind  # idempotent

@@ -1,0 +1,172 @@
+//! `into_owned`: the same values, no longer borrowing the input buffer.
+
+use std::borrow::Cow;
+
+use super::types::*;
+
+fn s(c: Cow<'_, str>) -> Cow<'static, str> {
+    Cow::Owned(c.into_owned())
+}
+
+fn os(c: Option<Cow<'_, str>>) -> Option<Cow<'static, str>> {
+    c.map(s)
+}
+
+fn vs(v: Vec<Cow<'_, str>>) -> Vec<Cow<'static, str>> {
+    v.into_iter().map(s).collect()
+}
+
+fn oj(j: Option<Json<'_>>) -> Option<Json<'static>> {
+    j.map(Json::into_owned)
+}
+
+impl Part<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> Part<'static> {
+        Part {
+            content: match self.content {
+                PartContent::Text(t) => PartContent::Text(s(t)),
+                PartContent::Bytes(b) => PartContent::Bytes(s(b)),
+                PartContent::Url(u) => PartContent::Url(s(u)),
+                PartContent::Data(d) => PartContent::Data(d.into_owned()),
+            },
+            media_type: os(self.media_type),
+            filename: os(self.filename),
+            metadata: oj(self.metadata),
+        }
+    }
+}
+
+impl Message<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> Message<'static> {
+        Message {
+            message_id: s(self.message_id),
+            role: self.role,
+            parts: self.parts.into_iter().map(Part::into_owned).collect(),
+            context_id: os(self.context_id),
+            task_id: os(self.task_id),
+            reference_task_ids: vs(self.reference_task_ids),
+            extensions: vs(self.extensions),
+            metadata: oj(self.metadata),
+        }
+    }
+}
+
+impl TaskStatus<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> TaskStatus<'static> {
+        TaskStatus {
+            state: self.state,
+            message: self.message.map(|m| Box::new(m.into_owned())),
+            timestamp: os(self.timestamp),
+        }
+    }
+}
+
+impl Artifact<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> Artifact<'static> {
+        Artifact {
+            artifact_id: s(self.artifact_id),
+            name: os(self.name),
+            description: os(self.description),
+            parts: self.parts.into_iter().map(Part::into_owned).collect(),
+            metadata: oj(self.metadata),
+            extensions: vs(self.extensions),
+        }
+    }
+}
+
+impl Task<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> Task<'static> {
+        Task {
+            id: s(self.id),
+            context_id: s(self.context_id),
+            status: self.status.into_owned(),
+            artifacts: self
+                .artifacts
+                .into_iter()
+                .map(Artifact::into_owned)
+                .collect(),
+            history: self.history.into_iter().map(Message::into_owned).collect(),
+            metadata: oj(self.metadata),
+        }
+    }
+}
+
+impl TaskStatusUpdateEvent<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> TaskStatusUpdateEvent<'static> {
+        TaskStatusUpdateEvent {
+            task_id: s(self.task_id),
+            context_id: s(self.context_id),
+            status: self.status.into_owned(),
+            is_final: self.is_final,
+            metadata: oj(self.metadata),
+        }
+    }
+}
+
+impl TaskArtifactUpdateEvent<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> TaskArtifactUpdateEvent<'static> {
+        TaskArtifactUpdateEvent {
+            task_id: s(self.task_id),
+            context_id: s(self.context_id),
+            artifact: self.artifact.into_owned(),
+            append: self.append,
+            last_chunk: self.last_chunk,
+            metadata: oj(self.metadata),
+        }
+    }
+}
+
+impl StreamEvent<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> StreamEvent<'static> {
+        match self {
+            StreamEvent::Task(t) => StreamEvent::Task(t.into_owned()),
+            StreamEvent::Message(m) => StreamEvent::Message(m.into_owned()),
+            StreamEvent::StatusUpdate(u) => StreamEvent::StatusUpdate(u.into_owned()),
+            StreamEvent::ArtifactUpdate(a) => StreamEvent::ArtifactUpdate(a.into_owned()),
+        }
+    }
+}
+
+impl SendResponse<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> SendResponse<'static> {
+        match self {
+            SendResponse::Task(t) => SendResponse::Task(t.into_owned()),
+            SendResponse::Message(m) => SendResponse::Message(m.into_owned()),
+        }
+    }
+}
+
+impl PushNotificationConfig<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> PushNotificationConfig<'static> {
+        PushNotificationConfig {
+            id: os(self.id),
+            url: s(self.url),
+            token: os(self.token),
+            authentication: self.authentication.map(|a| PushAuthentication {
+                schemes: vs(a.schemes),
+                credentials: os(a.credentials),
+            }),
+        }
+    }
+}
+
+impl TaskPushNotificationConfig<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> TaskPushNotificationConfig<'static> {
+        TaskPushNotificationConfig {
+            task_id: s(self.task_id),
+            config: self.config.into_owned(),
+            tenant: os(self.tenant),
+        }
+    }
+}

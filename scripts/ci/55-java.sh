@@ -86,6 +86,8 @@ cp="a2a-core/target/classes:$(cat "$out/cp.txt")"
 javac -d "$out" -cp "$cp" examples/Example.java
 java -cp "$out:$cp" Example > "$out/actual.txt"
 diff -u examples/Example.expected "$out/actual.txt" || { echo "55-java: README example output changed" >&2; exit 1; }
+# The README's A2aClient example needs an agent: compiled only, so the README cannot drift.
+javac -d "$out" -cp "$cp" examples/ClientExample.java
 rm -rf "$out"
 echo "55-java: README example output matches"
 echo "55-java: done in $(( $(date +%s) - started ))s"

@@ -445,3 +445,66 @@ fn an_abandoned_stream_returns_the_breakers_trial_permit() {
     );
     assert_eq!(r.outcome.state, Some(TaskState::Completed));
 }
+
+#[test]
+fn an_event_over_the_size_limit_is_reported_never_skipped_silently() {
+    let fs = FaultServer::start();
+    // bigevent: one 5000-byte data line; bigmulti: many short lines adding up to 5000 bytes
+    // (the decoder's line limit and event limit respectively).
+    for scenario in ["bigevent-5000", "bigmulti-5000"] {
+        let c = client_with(
+            &fs,
+            scenario,
+            ClientConfig {
+                max_event_bytes: 1000,
+                ..config()
+            },
+        );
+        let (items, _, end) = collect(&c, "go");
+        let kinds: Vec<StreamItemKind> = items.iter().map(|i| i.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                StreamItemKind::Task,
+                StreamItemKind::StatusUpdate,
+                StreamItemKind::Malformed,
+                StreamItemKind::ArtifactUpdate,
+                StreamItemKind::StatusUpdate,
+            ],
+            "{scenario}"
+        );
+        let dropped = &items[2].outcome;
+        assert_eq!(dropped.channel, Channel::Malformed);
+        let msg = dropped.message.as_deref().unwrap();
+        assert!(
+            msg.contains("dropped") && msg.contains("1000-byte"),
+            "{scenario}: {msg}"
+        );
+        assert!(!items[2].ends_stream);
+        // The task exists and holds what the event carried: read it, never resend.
+        assert_eq!(dropped.task_id.as_deref(), end.outcome.task_id.as_deref());
+        assert!(dropped.task_id.is_some());
+        assert_eq!(dropped.retry, RetryAdvice::Poll);
+        // The events after it still arrive, and the end says how many were lost.
+        assert_eq!(items[3].outcome.text.as_deref(), Some("tail"));
+        assert_eq!(end.kind, Some(StreamEndKind::Completed));
+        assert_eq!(end.outcome.state, Some(TaskState::Completed));
+        assert_eq!(end.dropped_events, 1, "{scenario}");
+    }
+    // Under the default limit the same streams arrive whole, nothing dropped.
+    for scenario in ["bigevent-5000", "bigmulti-5000"] {
+        let c = client_with(&fs, scenario, config());
+        let (items, _, end) = collect(&c, "go");
+        assert!(items.iter().all(|i| i.kind != StreamItemKind::Malformed));
+        let big = items
+            .iter()
+            .find(|i| i.kind == StreamItemKind::ArtifactUpdate)
+            .unwrap();
+        // (the parts of bigmulti are joined with LF in the item's text)
+        let text = big.outcome.text.as_deref().unwrap().replace('\n', "");
+        assert_eq!(text.len(), 5000, "{scenario}");
+        assert!(text.bytes().all(|b| b == b'x'));
+        assert_eq!(end.dropped_events, 0);
+        assert_eq!(end.kind, Some(StreamEndKind::Completed));
+    }
+}

@@ -19,6 +19,8 @@
 //! | `stall` | stream: submitted, working, then silence (no keep-alives) until the client closes |
 //! | `keepalive-<every_ms>-<for_ms>` | stream: submitted, then only `: keep-alive` comments every `every_ms` for `for_ms`, then artifact + completed |
 //! | `flow-<every_ms>-<for_ms>` | stream: submitted, then a working status update every `every_ms` for `for_ms`, then artifact + completed |
+//! | `bigevent-<bytes>` | stream: submitted, working, an artifact chunk whose text is `<bytes>` long (one `data:` line), a second chunk `tail`, completed: a client with a smaller event limit must say it dropped one |
+//! | `bigmulti-<bytes>` | as `bigevent-<bytes>`, but the big chunk carries its text in parts of 100 characters and its JSON is split over many short `data:` lines (at the commas): the event, not any line, is over the limit |
 //! | `burst-<n>` | stream: submitted, `n` artifact chunks and completed, all in one TCP write (a buffering proxy) |
 //! | `gzip` | stream: the normal sequence sent with `Content-Encoding: gzip` although identity was asked |
 //! | `brotli` | stream: bytes labelled `Content-Encoding: br` (an encoding the driver does not decode) |
@@ -265,6 +267,7 @@ fn rpc(
         "traceparent": req.header("traceparent"),
         "authorization": req.header("authorization").is_some(),
         "accept_encoding": req.header("accept-encoding"),
+        "a2a_version": req.header("a2a-version"),
     }));
     server.with_counters(name, |c| match call.method.as_str() {
         "message/send" => {
@@ -498,6 +501,45 @@ fn message_stream(
             block.push_str("\r\n");
             sse.raw(block.as_bytes())?;
         }
+        sse.finish()?;
+        return Ok(After::KeepOpen);
+    }
+    if let Some(n) = name
+        .strip_prefix("bigevent-")
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let mut sse = Sse::start(stream)?;
+        sse.event(&submitted)?;
+        sse.event(&working)?;
+        let big = "x".repeat(n);
+        sse.event(&ev(artifact_update(&id, &ctx, &big, false, false)))?;
+        sse.event(&ev(artifact_update(&id, &ctx, "tail", true, true)))?;
+        sse.event(&completed)?;
+        sse.finish()?;
+        return Ok(After::KeepOpen);
+    }
+    if let Some(n) = name
+        .strip_prefix("bigmulti-")
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let mut sse = Sse::start(stream)?;
+        sse.event(&submitted)?;
+        sse.event(&working)?;
+        let mut big = artifact_update(&id, &ctx, "", false, false);
+        let parts: Vec<Value> = (0..n.div_ceil(100))
+            .map(|i| json!({"kind": "text", "text": "x".repeat(100.min(n - i * 100))}))
+            .collect();
+        big["artifact"]["parts"] = Value::Array(parts);
+        let mut block = String::new();
+        for piece in ev(big).split_inclusive(',') {
+            block.push_str("data: ");
+            block.push_str(piece);
+            block.push('\n');
+        }
+        block.push('\n');
+        sse.raw(block.as_bytes())?;
+        sse.event(&ev(artifact_update(&id, &ctx, "tail", true, true)))?;
+        sse.event(&completed)?;
         sse.finish()?;
         return Ok(After::KeepOpen);
     }

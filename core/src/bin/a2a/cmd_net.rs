@@ -397,15 +397,59 @@ fn report(o: &Outcome, k: &Correlation) {
     );
 }
 
+/// A stream must run this long before the progress line appears ("long streams").
+const PROGRESS_AFTER: Duration = Duration::from_secs(1);
+
+/// The progress line on standard error (only when it is a terminal and `--json` is off):
+/// `… <n> events, <s> s` redrawn in place, erased before any other output so that state
+/// lines and the agent's text are never mixed into it.
+struct Progress {
+    on: bool,
+    /// Standard output is the same kind of terminal: a partial text line there must not be
+    /// erased by redrawing.
+    stdout_tty: bool,
+    shown: bool,
+    started: Instant,
+}
+
+impl Progress {
+    fn new(on: bool) -> Progress {
+        Progress {
+            on,
+            stdout_tty: std::io::stdout().is_terminal(),
+            shown: false,
+            started: Instant::now(),
+        }
+    }
+
+    /// Erases the line if it is drawn.
+    fn clear(&mut self) {
+        if self.shown {
+            eprint!("\r\x1b[2K");
+            self.shown = false;
+        }
+    }
+
+    /// Draws the line once the stream has run for [`PROGRESS_AFTER`].
+    fn draw(&mut self, events: u64, open_line: bool) {
+        let elapsed = self.started.elapsed();
+        if !self.on || elapsed < PROGRESS_AFTER || (open_line && self.stdout_tty) {
+            return;
+        }
+        eprint!("\r\x1b[2K… {events} events, {:.1} s", elapsed.as_secs_f64());
+        let _ = std::io::stderr().flush();
+        self.shown = true;
+    }
+}
+
 fn stream(c: &Common, s: StreamCall) -> i32 {
-    let progress = !c.json && std::io::stderr().is_terminal();
-    let started = Instant::now();
+    let mut progress = Progress::new(!c.json && std::io::stderr().is_terminal());
     let mut events = 0u64;
     let mut last_state: Option<TaskState> = None;
     let mut open_line = false;
     let mut out = std::io::stdout();
-    let mut agent = String::new();
     for ev in s {
+        progress.clear();
         match ev {
             StreamEvent::Item(item) => {
                 events += 1;
@@ -414,12 +458,7 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
                     continue;
                 }
                 human_item(&item, &mut out, &mut open_line, &mut last_state);
-                if progress {
-                    eprint!(
-                        "\r\x1b[2K… {events} events, {:.1} s",
-                        started.elapsed().as_secs_f64()
-                    );
-                }
+                progress.draw(events, open_line);
             }
             StreamEvent::Resubscribing { task_id, attempt } => {
                 if c.json {
@@ -432,18 +471,14 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
                 }
             }
             StreamEvent::End(end) => {
-                agent = end.correlation.agent.clone();
-                if progress {
-                    eprint!("\r\x1b[2K");
-                }
                 if open_line {
                     let _ = writeln!(out);
                 }
+                let agent = end.correlation.agent.clone();
                 return finish_stream(c, &end, &agent);
             }
         }
     }
-    let _ = agent;
     EXIT_TRANSPORT
 }
 

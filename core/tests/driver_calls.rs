@@ -571,3 +571,50 @@ fn a_request_lost_on_a_reused_connection_is_reported_not_replayed() {
     assert_eq!(r.outcome.state, Some(TaskState::Completed));
     assert_eq!(fs.counters("drop-second")["sends"], 2);
 }
+
+#[test]
+fn json_rpc_bodies_in_error_statuses_are_protocol_outcomes() {
+    // Issue 5: 401/403/413/502/503 with a JSON-RPC body: the body wins (protocol channel),
+    // the HTTP status is kept beside it. (Without a body: http_statuses_reach_the_classifier.)
+    let fs = FaultServer::start();
+    for code in [401u16, 403, 413, 502, 503] {
+        let scenario = format!("status-{code}-rpc");
+        let r = client(&fs, &scenario).send_text("x", &CallOptions::default());
+        assert_eq!(
+            r.outcome.channel,
+            Channel::Protocol,
+            "{scenario}: {:?}",
+            r.outcome
+        );
+        assert_eq!(r.outcome.code, Some(-32603), "{scenario}");
+        assert_eq!(r.outcome.error, Some(ErrorName::Internal), "{scenario}");
+        assert_eq!(r.outcome.http_status, Some(code), "{scenario}");
+        assert_eq!(
+            r.outcome.message.as_deref(),
+            Some(format!("fault server answered {code}").as_str())
+        );
+    }
+}
+
+#[test]
+fn a_response_over_the_body_limit_is_refused_through_the_driver() {
+    let fs = FaultServer::start();
+    let c = Client::new(
+        &fs.agent("big-100000"),
+        ClientConfig {
+            max_response_bytes: 16 * 1024,
+            ..config()
+        },
+    )
+    .expect("the card fits the limit");
+    let r = c.send_text("x", &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Transport, "{:?}", r.outcome);
+    assert_eq!(r.outcome.error, Some(ErrorName::ResponseTooLarge));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::Unknown));
+    assert!(r.outcome.message.as_deref().unwrap().contains("16384"));
+    assert_eq!(
+        fs.counters("big-100000")["sends"],
+        1,
+        "sent once, not retried"
+    );
+}

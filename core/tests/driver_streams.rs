@@ -508,3 +508,35 @@ fn an_event_over_the_size_limit_is_reported_never_skipped_silently() {
         assert_eq!(end.kind, Some(StreamEndKind::Completed));
     }
 }
+
+#[test]
+fn a_drop_after_the_final_event_is_a_completed_stream_not_a_resubscribe() {
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "final-drop",
+        ClientConfig {
+            stream_resubscribe_attempts: 2,
+            ..config()
+        },
+    );
+    let (items, resubs, end) = collect(&c, "all of it");
+    assert!(resubs.is_empty(), "{resubs:?}");
+    assert_eq!(
+        end.kind,
+        Some(StreamEndKind::Completed),
+        "{:?}",
+        end.outcome
+    );
+    assert_eq!(end.outcome.state, Some(TaskState::Completed));
+    assert_eq!(end.resubscribes, 0);
+    assert!(
+        items
+            .iter()
+            .any(|i| i.outcome.text.as_deref() == Some("all of it"))
+    );
+    let k = fs.counters("final-drop");
+    assert_eq!(k["streams"], 1);
+    assert_eq!(k["resubscribes"], 0);
+    assert_eq!(k["gets"], 0);
+}

@@ -16,6 +16,7 @@
 //! | `secured` | the card asks for a bearer token (`securitySchemes`); calls without `Authorization` get 401 |
 //! | `stream-drop` | stream: submitted, working, first artifact chunk, then the connection is cut (no terminating chunk); resubscribe sends the last chunk and completed |
 //! | `stream-finished` | stream: submitted, working, then cut; resubscribe answers -32001 TaskNotFound (the task finished meanwhile); get answers the completed task |
+//! | `final-drop` | stream: the normal sequence through the final `completed` event, then the connection is cut without the terminating chunk (a proxy or server closing hard after the last event) |
 //! | `stall` | stream: submitted, working, then silence (no keep-alives) until the client closes |
 //! | `keepalive-<every_ms>-<for_ms>` | stream: submitted, then only `: keep-alive` comments every `every_ms` for `for_ms`, then artifact + completed |
 //! | `flow-<every_ms>-<for_ms>` | stream: submitted, then a working status update every `every_ms` for `for_ms`, then artifact + completed |
@@ -576,6 +577,13 @@ fn message_stream(
         }
         "stream-finished" => {
             sse.event(&working)?;
+            sse.drop_connection();
+            return Ok(After::Close);
+        }
+        "final-drop" => {
+            sse.event(&working)?;
+            sse.event(&ev(artifact_update(&id, &ctx, &text, false, true)))?;
+            sse.event(&completed)?;
             sse.drop_connection();
             return Ok(After::Close);
         }

@@ -375,7 +375,9 @@ fn a_progress_line_for_long_streams_when_stderr_is_a_terminal() {
 fn bad_options_are_usage_errors_and_send_nothing() {
     let fs = FaultServer::start();
     let ok = fs.agent("ok");
-    let cases: Vec<(Vec<&str>, Vec<(&str, &str)>, &str)> = vec![
+    /// Extra arguments, environment, and what standard error must say.
+    type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: Vec<Case<'_>> = vec![
         (vec!["--header", "Bad Name: v"], vec![], "invalid header"),
         (vec!["--header", "X-Ok: a\rb"], vec![], "invalid header"),
         (vec!["--header", ": empty name"], vec![], "invalid header"),

@@ -540,3 +540,32 @@ fn a_drop_after_the_final_event_is_a_completed_stream_not_a_resubscribe() {
     assert_eq!(k["resubscribes"], 0);
     assert_eq!(k["gets"], 0);
 }
+
+#[test]
+fn opening_a_stream_sends_the_request_before_the_first_next() {
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "ok", config());
+    let mut s = c.stream_text("eager", &CallOptions::default());
+    // Nothing has been read from the iterator yet; the server already has the request.
+    assert_eq!(fs.counters("ok")["streams"], 1);
+    assert!(matches!(s.next(), Some(StreamEvent::Item(_))));
+    // A failed open is the first (and only) event: the End.
+    let dead = Client::with_target(
+        a2a_core::driver::Target::new(
+            "http://127.0.0.1:9/a2a",
+            a2a_core::version::ProtocolVersion::V0_3,
+            a2a_core::version::Binding::JsonRpc,
+        ),
+        config(),
+    );
+    let mut s = dead.stream_text("x", &CallOptions::default());
+    match s.next() {
+        Some(StreamEvent::End(end)) => {
+            assert_eq!(end.kind, None);
+            assert_eq!(end.outcome.channel, Channel::Transport);
+            assert_eq!(end.outcome.request_sent, Some(RequestSent::No));
+        }
+        other => panic!("expected the End event first, got {other:?}"),
+    }
+    assert!(s.next().is_none());
+}

@@ -116,6 +116,12 @@ impl Client {
     /// Starts a streaming call: `SendStreamingMessage` (0.3 `message/stream`) or
     /// `SubscribeToTask` (0.3 `tasks/resubscribe`). Other calls end at once with an
     /// `InvalidRequest` outcome.
+    ///
+    /// Opening is eager: before this returns, a deferred card is resolved, the request is
+    /// sent and the response head awaited (bounded by the call budget: `opts.timeout` or the
+    /// call timeout, the shorter), and a response that is not an event stream is read whole.
+    /// A failure there is not an error of this function: it is the stream's
+    /// [`StreamEvent::End`], handed out by the first `next()`.
     pub fn stream_call(&self, call: &Call<'_>, opts: &CallOptions) -> StreamCall {
         let mut s = StreamCall::new(self, opts);
         if let Call::SendStreamingMessage(p) = call {

@@ -618,3 +618,45 @@ fn a_response_over_the_body_limit_is_refused_through_the_driver() {
         "sent once, not retried"
     );
 }
+
+#[test]
+fn two_sends_six_seconds_apart_on_one_client_both_succeed_without_replay() {
+    // Issue 5, literally: the server closes idle connections after 5 s (like uvicorn and
+    // Node); the default pool retires them after 3 s. The second send, 6 s later, goes on a
+    // fresh connection; each send reaches the server exactly once. (The case where the pool
+    // still holds a connection the server has already closed is
+    // driver_transport::a_connection_the_server_closed_is_not_reused_and_nothing_is_replayed,
+    // with a 1 s server keep-alive; a request lost on a reused connection is
+    // a_request_lost_on_a_reused_connection_is_reported_not_replayed.)
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    assert_eq!(
+        config().pool_idle_timeout,
+        Duration::from_secs(3),
+        "the default"
+    );
+    let c = client(&fs, "ok");
+    let first = c.send_text("one", &CallOptions::default());
+    assert_eq!(first.outcome.state, Some(TaskState::Completed));
+    std::thread::sleep(Duration::from_secs(6));
+    let second = c.send_text("two", &CallOptions::default());
+    assert_eq!(
+        second.outcome.state,
+        Some(TaskState::Completed),
+        "{:?}",
+        second.outcome
+    );
+    assert_eq!(second.correlation.attempts, 1);
+    let k = fs.counters("ok");
+    assert_eq!(k["sends"], 2, "no replay");
+    // The card and the first send shared one connection; the second send opened another.
+    assert_eq!(k["connections"], 2);
+    let ids: Vec<&str> = k["seen"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["message_id"].as_str())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    assert_ne!(ids[0], ids[1]);
+}

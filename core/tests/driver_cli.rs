@@ -335,6 +335,17 @@ fn a2a_on_a_terminal(args: &[&str]) -> (String, Option<i32>) {
     (String::from_utf8_lossy(&bytes).into_owned(), status.code())
 }
 
+/// The lines a terminal shows at the end: for each line, what follows its last `\r` (a
+/// carriage return rewinds; `ESC[2K` erases the line).
+fn visible_lines(tty: &str) -> Vec<String> {
+    tty.split("\r\n")
+        .map(|l| {
+            let l = l.rsplit('\r').next().unwrap_or("");
+            l.strip_prefix("\x1b[2K").unwrap_or(l).to_owned()
+        })
+        .collect()
+}
+
 #[test]
 fn a_progress_line_for_long_streams_when_stderr_is_a_terminal() {
     let _g = timing_lock();
@@ -352,9 +363,49 @@ fn a_progress_line_for_long_streams_when_stderr_is_a_terminal() {
         .collect();
     assert!(counts.len() >= 3, "{tty:?}");
     assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
-    // Erased before other output: the agent's text and the end report are whole lines.
-    assert!(tty.contains("\r\x1b[2Kgo on\r\n"), "{tty:?}");
-    assert!(tty.contains("\r\x1b[2Kstream completed\r\n"), "{tty:?}");
+    // Erased before other output: what the terminal finally shows (each line after its last
+    // carriage return + erase) is the agent's text and the reports as whole lines, and no
+    // progress line is left behind.
+    let visible = visible_lines(&tty);
+    assert!(visible.iter().any(|l| l == "go on"), "{visible:?}");
+    assert!(
+        visible.iter().any(|l| l == "stream completed"),
+        "{visible:?}"
+    );
+    assert!(
+        visible.iter().all(|l| !l.contains(" events, ")),
+        "{visible:?}"
+    );
+
+    // A quiet stream (a task working for 2.5 s with keep-alives only) still shows the line,
+    // its seconds moving while the event count stands.
+    let quiet = fs.agent("keepalive-250-2500");
+    let (tty, code) = a2a_on_a_terminal(&["stream", &quiet, "quiet", "--allow-http"]);
+    assert_eq!(code, Some(0), "{tty}");
+    let quiet_lines: Vec<(u64, f64)> = tty
+        .split("\r\x1b[2K… ")
+        .skip(1)
+        .filter_map(|s| {
+            let (n, rest) = s.split_once(" events, ")?;
+            Some((n.parse().ok()?, rest.split(" s").next()?.parse().ok()?))
+        })
+        .collect();
+    let one_event: Vec<f64> = quiet_lines
+        .iter()
+        .filter(|(n, _)| *n == 1)
+        .map(|(_, s)| *s)
+        .collect();
+    assert!(one_event.len() >= 3, "{tty:?}");
+    assert!(
+        one_event.last().unwrap() - one_event[0] >= 0.7,
+        "{one_event:?}"
+    );
+    let visible = visible_lines(&tty);
+    assert!(visible.iter().any(|l| l == "quiet"), "{visible:?}");
+    assert!(
+        visible.iter().all(|l| !l.contains(" events, ")),
+        "{visible:?}"
+    );
 
     // A short stream shows no progress line, even on a terminal.
     let (tty, code) = a2a_on_a_terminal(&["stream", &fs.agent("ok"), "quick", "--allow-http"]);

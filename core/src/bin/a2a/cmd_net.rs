@@ -399,66 +399,117 @@ fn report(o: &Outcome, k: &Correlation) {
 
 /// A stream must run this long before the progress line appears ("long streams").
 const PROGRESS_AFTER: Duration = Duration::from_secs(1);
+/// How often the progress line is redrawn while the stream is quiet.
+const PROGRESS_TICK: Duration = Duration::from_millis(250);
+
+/// What the progress line shows, shared with the ticker thread.
+struct ProgressState {
+    /// The line is on the terminal now.
+    shown: bool,
+    events: u64,
+    /// A partial line of the agent's text is pending on standard output.
+    open_line: bool,
+    done: bool,
+}
 
 /// The progress line on standard error (only when it is a terminal and `--json` is off):
-/// `… <n> events, <s> s` redrawn in place, erased before any other output so that state
-/// lines and the agent's text are never mixed into it.
+/// `… <n> events, <s> s`, redrawn in place after each event and every 250 ms while the
+/// stream is quiet (a long task sends keep-alives, not events). Every other output is written
+/// under the same lock after erasing the line, so state lines and the agent's text are never
+/// mixed into it, and a partial text line on a terminal standard output is never erased.
 struct Progress {
-    on: bool,
-    /// Standard output is the same kind of terminal: a partial text line there must not be
-    /// erased by redrawing.
-    stdout_tty: bool,
-    shown: bool,
-    started: Instant,
+    shared: std::sync::Arc<(std::sync::Mutex<ProgressState>, std::sync::Condvar)>,
+    ticker: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Erases the line if it is drawn.
+fn progress_clear(st: &mut ProgressState) {
+    if st.shown {
+        eprint!("\r\x1b[2K");
+        let _ = std::io::stderr().flush();
+        st.shown = false;
+    }
+}
+
+/// Draws the line once the stream has run for [`PROGRESS_AFTER`].
+fn progress_draw(st: &mut ProgressState, started: Instant, stdout_tty: bool) {
+    let elapsed = started.elapsed();
+    if st.done || elapsed < PROGRESS_AFTER || (st.open_line && stdout_tty) {
+        return;
+    }
+    eprint!(
+        "\r\x1b[2K… {} events, {:.1} s",
+        st.events,
+        elapsed.as_secs_f64()
+    );
+    let _ = std::io::stderr().flush();
+    st.shown = true;
 }
 
 impl Progress {
-    fn new(on: bool) -> Progress {
-        Progress {
-            on,
-            stdout_tty: std::io::stdout().is_terminal(),
-            shown: false,
-            started: Instant::now(),
-        }
+    fn start(on: bool) -> Progress {
+        let shared = std::sync::Arc::new((
+            std::sync::Mutex::new(ProgressState {
+                shown: false,
+                events: 0,
+                open_line: false,
+                done: false,
+            }),
+            std::sync::Condvar::new(),
+        ));
+        let ticker = on.then(|| {
+            let shared = std::sync::Arc::clone(&shared);
+            let started = Instant::now();
+            let stdout_tty = std::io::stdout().is_terminal();
+            std::thread::spawn(move || {
+                let (lock, cv) = &*shared;
+                let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
+                while !st.done {
+                    progress_draw(&mut st, started, stdout_tty);
+                    st = cv
+                        .wait_timeout(st, PROGRESS_TICK)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+            })
+        });
+        Progress { shared, ticker }
     }
 
-    /// Erases the line if it is drawn.
-    fn clear(&mut self) {
-        if self.shown {
-            eprint!("\r\x1b[2K");
-            self.shown = false;
-        }
+    /// Locks the terminal for other output, the progress line erased.
+    fn output(&self) -> std::sync::MutexGuard<'_, ProgressState> {
+        let mut st = self.shared.0.lock().unwrap_or_else(|e| e.into_inner());
+        progress_clear(&mut st);
+        st
     }
 
-    /// Draws the line once the stream has run for [`PROGRESS_AFTER`].
-    fn draw(&mut self, events: u64, open_line: bool) {
-        let elapsed = self.started.elapsed();
-        if !self.on || elapsed < PROGRESS_AFTER || (open_line && self.stdout_tty) {
-            return;
+    /// Erases the line for good and stops the ticker.
+    fn stop(mut self) {
+        {
+            let mut st = self.output();
+            st.done = true;
         }
-        eprint!("\r\x1b[2K… {events} events, {:.1} s", elapsed.as_secs_f64());
-        let _ = std::io::stderr().flush();
-        self.shown = true;
+        self.shared.1.notify_all();
+        if let Some(t) = self.ticker.take() {
+            let _ = t.join();
+        }
     }
 }
 
 fn stream(c: &Common, s: StreamCall) -> i32 {
-    let mut progress = Progress::new(!c.json && std::io::stderr().is_terminal());
-    let mut events = 0u64;
+    let progress = Progress::start(!c.json && std::io::stderr().is_terminal());
     let mut last_state: Option<TaskState> = None;
-    let mut open_line = false;
     let mut out = std::io::stdout();
     for ev in s {
-        progress.clear();
+        let mut st = progress.output();
         match ev {
             StreamEvent::Item(item) => {
-                events += 1;
+                st.events += 1;
                 if c.json {
                     println!("{}", item_json(&item));
                     continue;
                 }
-                human_item(&item, &mut out, &mut open_line, &mut last_state);
-                progress.draw(events, open_line);
+                human_item(&item, &mut out, &mut st.open_line, &mut last_state);
             }
             StreamEvent::Resubscribing { task_id, attempt } => {
                 if c.json {
@@ -471,14 +522,17 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
                 }
             }
             StreamEvent::End(end) => {
-                if open_line {
+                if st.open_line {
                     let _ = writeln!(out);
                 }
+                drop(st);
+                progress.stop();
                 let agent = end.correlation.agent.clone();
                 return finish_stream(c, &end, &agent);
             }
         }
     }
+    progress.stop();
     EXIT_TRANSPORT
 }
 

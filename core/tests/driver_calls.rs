@@ -571,3 +571,92 @@ fn a_request_lost_on_a_reused_connection_is_reported_not_replayed() {
     assert_eq!(r.outcome.state, Some(TaskState::Completed));
     assert_eq!(fs.counters("drop-second")["sends"], 2);
 }
+
+#[test]
+fn json_rpc_bodies_in_error_statuses_are_protocol_outcomes() {
+    // Issue 5: 401/403/413/502/503 with a JSON-RPC body: the body wins (protocol channel),
+    // the HTTP status is kept beside it. (Without a body: http_statuses_reach_the_classifier.)
+    let fs = FaultServer::start();
+    for code in [401u16, 403, 413, 502, 503] {
+        let scenario = format!("status-{code}-rpc");
+        let r = client(&fs, &scenario).send_text("x", &CallOptions::default());
+        assert_eq!(
+            r.outcome.channel,
+            Channel::Protocol,
+            "{scenario}: {:?}",
+            r.outcome
+        );
+        assert_eq!(r.outcome.code, Some(-32603), "{scenario}");
+        assert_eq!(r.outcome.error, Some(ErrorName::Internal), "{scenario}");
+        assert_eq!(r.outcome.http_status, Some(code), "{scenario}");
+        assert_eq!(
+            r.outcome.message.as_deref(),
+            Some(format!("fault server answered {code}").as_str())
+        );
+    }
+}
+
+#[test]
+fn a_response_over_the_body_limit_is_refused_through_the_driver() {
+    let fs = FaultServer::start();
+    let c = Client::new(
+        &fs.agent("big-100000"),
+        ClientConfig {
+            max_response_bytes: 16 * 1024,
+            ..config()
+        },
+    )
+    .expect("the card fits the limit");
+    let r = c.send_text("x", &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Transport, "{:?}", r.outcome);
+    assert_eq!(r.outcome.error, Some(ErrorName::ResponseTooLarge));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::Unknown));
+    assert!(r.outcome.message.as_deref().unwrap().contains("16384"));
+    assert_eq!(
+        fs.counters("big-100000")["sends"],
+        1,
+        "sent once, not retried"
+    );
+}
+
+#[test]
+fn two_sends_six_seconds_apart_on_one_client_both_succeed_without_replay() {
+    // Issue 5, literally: the server closes idle connections after 5 s (like uvicorn and
+    // Node); the default pool retires them after 3 s. The second send, 6 s later, goes on a
+    // fresh connection; each send reaches the server exactly once. (The case where the pool
+    // still holds a connection the server has already closed is
+    // driver_transport::a_connection_the_server_closed_is_not_reused_and_nothing_is_replayed,
+    // with a 1 s server keep-alive; a request lost on a reused connection is
+    // a_request_lost_on_a_reused_connection_is_reported_not_replayed.)
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    assert_eq!(
+        config().pool_idle_timeout,
+        Duration::from_secs(3),
+        "the default"
+    );
+    let c = client(&fs, "ok");
+    let first = c.send_text("one", &CallOptions::default());
+    assert_eq!(first.outcome.state, Some(TaskState::Completed));
+    std::thread::sleep(Duration::from_secs(6));
+    let second = c.send_text("two", &CallOptions::default());
+    assert_eq!(
+        second.outcome.state,
+        Some(TaskState::Completed),
+        "{:?}",
+        second.outcome
+    );
+    assert_eq!(second.correlation.attempts, 1);
+    let k = fs.counters("ok");
+    assert_eq!(k["sends"], 2, "no replay");
+    // The card and the first send shared one connection; the second send opened another.
+    assert_eq!(k["connections"], 2);
+    let ids: Vec<&str> = k["seen"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["message_id"].as_str())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    assert_ne!(ids[0], ids[1]);
+}

@@ -208,3 +208,86 @@ def test_js_silence_hits_the_idle_timeout(a2a_bin: str, js_peer) -> None:
     assert items[-1]['end'] == 'timed_out'
     assert items[-1]['retry'] == 'resubscribe'
     assert time.monotonic() - t < 2.9
+
+
+def interface(url: str, binding: str) -> str:
+    """The peer's interface URL for a binding (both peers: JSON-RPC on `/`, REST on `/rest`)."""
+    base = url.rstrip('/')
+    return base + '/' if binding == 'jsonrpc' else base + '/rest'
+
+
+def last_json(r: subprocess.CompletedProcess[str]) -> dict:
+    assert r.stdout.strip(), f'no output; exit {r.returncode}; stderr {r.stderr[-500:]}'
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize('binding', BINDINGS)
+@pytest.mark.parametrize('sub', ['send', 'stream'])
+def test_a_03_call_to_a_10_only_server_is_a_version_error(
+        a2a_bin: str, py_peer_v1, js_peer_v1, sub: str, binding: str) -> None:
+    """Issue 5: a 0.3 call to a server in 1.0-only mode ends in a protocol outcome with a
+    version hint (exit 4), never a hang or a generic error. The card of a 1.0-only peer
+    offers no 0.3 interface (test_version_mismatch_is_reported_not_hung), so `--no-card`
+    sends the 0.3 request to the interface directly. What each peer answers (transcribed in
+    tests/peers/README.md): Python JSON-RPC -32601 Method not found, Python REST 400
+    VERSION_NOT_SUPPORTED, JS -32009 / 400 VERSION_NOT_SUPPORTED."""
+    want = {
+        ('python', 'jsonrpc'): 'MethodNotFound',
+        ('python', 'http+json'): 'VersionNotSupported',
+        ('js', 'jsonrpc'): 'VersionNotSupported',
+        ('js', 'http+json'): 'VersionNotSupported',
+    }
+    for kind, p in (('python', py_peer_v1), ('js', js_peer_v1)):
+        t = time.monotonic()
+        r = run(a2a_bin, sub, interface(p.url, binding), 'echo x', '--no-card', '--protocol', '0.3',
+                '--binding', binding, '--allow-http', '--json', timeout=15)
+        out = last_json(r)
+        where = f'{kind} {binding} {sub}: {out}'
+        assert r.returncode == 4, where
+        assert out['channel'] == 'protocol', where
+        assert out['error'] == want[(kind, binding)], where
+        assert out['retry'] == 'fix_version', where
+        assert 'version mismatch' in (out['hint'] or ''), where
+        if sub == 'stream':
+            assert out['end'] == 'not_a_stream', where
+        assert time.monotonic() - t < 10, where
+
+
+@pytest.mark.parametrize('binding', BINDINGS)
+@pytest.mark.parametrize('sub', ['send', 'stream'])
+def test_a_10_call_without_the_version_header(a2a_bin: str, py_peer, js_peer, sub: str, binding: str) -> None:
+    """Issue 5: a 1.0 call without `A2A-Version` (`--no-version-header`, a testing aid that
+    reproduces clients that omit it). The Python server reads it as 0.3 and refuses it with
+    VERSION_NOT_SUPPORTED on both bindings: a protocol outcome with a hint naming the header
+    (exit 4). The JS server (both versions) answers JSON-RPC with -32601 `Method not found:
+    SendMessage` (a protocol outcome with a version hint), but its REST routes accept 1.0
+    without the header: the call completes (exit 0). Asserted as each really behaves."""
+    for kind, p in (('python', py_peer), ('js', js_peer)):
+        t = time.monotonic()
+        r = run(a2a_bin, sub, p.url, 'echo no header', '--protocol', '1.0', '--binding', binding,
+                '--allow-http', '--no-version-header', '--json', timeout=15)
+        out = last_json(r)
+        where = f'{kind} {binding} {sub}: {out}'
+        if kind == 'js' and binding == 'http+json':
+            assert r.returncode == 0, where
+            assert out['channel'] == 'task' and out['state'] == 'completed', where
+            continue
+        assert r.returncode == 4, where
+        assert out['channel'] == 'protocol', where
+        assert out['retry'] == 'fix_version', where
+        hint = out['hint'] or ''
+        assert 'version mismatch' in hint, where
+        if kind == 'python':
+            assert out['error'] == 'VersionNotSupported', where
+            assert 'A2A-Version: 1.0' in hint, where
+        else:
+            assert out['error'] == 'MethodNotFound', where
+            assert 'A2A-Version' in hint, where
+        if sub == 'stream':
+            assert out['end'] == 'not_a_stream', where
+        assert time.monotonic() - t < 10, where
+    # Control: the same calls with the header succeed on both peers.
+    for p in (py_peer, js_peer):
+        r = run(a2a_bin, sub, p.url, 'echo with header', '--protocol', '1.0', '--binding', binding,
+                '--allow-http', '--json', timeout=15)
+        assert r.returncode == 0, f'{p.url} {binding} {sub}: {r.stdout[-400:]} {r.stderr[-400:]}'

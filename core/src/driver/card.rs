@@ -72,6 +72,13 @@ impl CardResolutionError {
             o.http_status = outcome.http_status;
             o.body_excerpt = outcome.body_excerpt.clone();
         }
+        if self.kind() == "plain_http" {
+            o.hint = Some(
+                "plain http is refused unless the client allows it (ClientConfig::allow_http), \
+                 for local development only"
+                    .to_owned(),
+            );
+        }
         o
     }
 
@@ -96,6 +103,18 @@ impl Client {
             error,
         })?;
         let mut url = loc.primary.clone();
+        if !self.inner.config.allow_http
+            && url
+                .get(..7)
+                .is_some_and(|p| p.eq_ignore_ascii_case("http://"))
+        {
+            // Refused before any byte goes out, as the card's own error (retry: never),
+            // not as a fetch failure a caller might back off and retry.
+            return Err(CardResolutionError::Card {
+                error: CardError::PlainHttp { url: url.clone() },
+                url,
+            });
+        }
         let mut response = self.fetch_card(&url)?;
         if response.status == 404
             && let Some(fallback) = &loc.fallback

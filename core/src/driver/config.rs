@@ -24,6 +24,11 @@ pub struct ClientConfig {
     /// Largest response body read for a non-streaming call (after decompression).
     /// Default 32 MiB: a task with file parts travels base64-encoded in one body.
     pub max_response_bytes: u64,
+    /// Largest SSE event (its data) and line a stream accepts. Default 16 MiB (the core's
+    /// decoder default: one base64 file part in one event). A bigger event is dropped, the
+    /// stream goes on, and the caller sees a `malformed` item saying so and
+    /// [`super::StreamFinal::dropped_events`]; memory stays bounded by about twice this.
+    pub max_event_bytes: usize,
     /// How long an idle pooled connection may be reused. Default 3 s: both reference servers
     /// close idle connections after about 5 s, and a request written onto a connection the
     /// server is closing may or may not have been processed.
@@ -64,6 +69,7 @@ impl Default for ClientConfig {
             call_timeout: Duration::from_secs(45),
             stream_idle_timeout: Duration::from_secs(60),
             max_response_bytes: 32 * 1024 * 1024,
+            max_event_bytes: crate::sse::DEFAULT_MAX_EVENT,
             pool_idle_timeout: Duration::from_secs(3),
             allow_http: false,
             allow_hosts: Vec::new(),

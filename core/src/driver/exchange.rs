@@ -37,6 +37,16 @@ impl HttpRequest {
         self.headers.push((name.to_owned(), value.to_owned()));
     }
 
+    /// Removes every header named `name` (case-insensitive); returns how many were removed.
+    /// An interceptor may drop a header the builder set, e.g. `A2A-Version` to reproduce a
+    /// client that omits it (a testing and compatibility aid: a 1.0 call without it is read
+    /// as 0.3 by the servers).
+    pub fn remove_header(&mut self, name: &str) -> usize {
+        let before = self.headers.len();
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        before - self.headers.len()
+    }
+
     /// The first value of `name` (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
         header_in(&self.headers, name)
@@ -405,6 +415,11 @@ pub(crate) fn transport_outcome(
                 format!("plain http refused (allow_http is off): {m}"),
             );
             o.retry = RetryAdvice::Never;
+            o.hint = Some(
+                "plain http is refused unless the client allows it (ClientConfig::allow_http), \
+                 for local development only"
+                    .to_owned(),
+            );
             o
         }
         ureq::Error::BadUri(m) => {

@@ -29,9 +29,9 @@ use super::correlation::{Correlation, new_traceparent};
 use super::raw::{RawStream, ReadEnd};
 use crate::classify::ResponseInfo;
 use crate::model::params::{Call, SendMessageParams, TaskIdParams};
-use crate::outcome::{Channel, ErrorName, Outcome, TaskState};
-use crate::sse::{Decoder, Item};
-use crate::stream::{StreamEnd, StreamEndKind, StreamItem, StreamTracker};
+use crate::outcome::{Channel, ErrorName, Outcome, RetryAdvice, TaskState};
+use crate::sse::{Config as SseConfig, Decoder, Item};
+use crate::stream::{StreamEnd, StreamEndKind, StreamItem, StreamItemKind, StreamTracker};
 use crate::time::Millis;
 
 /// What a stream yields.
@@ -68,6 +68,11 @@ pub struct StreamFinal {
     pub fetched_by_get: bool,
     /// The get-task response body, when [`StreamFinal::fetched_by_get`].
     pub task_body: Option<Vec<u8>>,
+    /// Events dropped because they exceeded [`super::ClientConfig::max_event_bytes`] (each
+    /// was also reported as a [`StreamItemKind::Malformed`] item when it happened). Nonzero
+    /// means the items seen are incomplete even if the call completed: read the task
+    /// (`get`) for its full result; never resend the message.
+    pub dropped_events: u32,
 }
 
 /// An open stream being read.
@@ -92,6 +97,8 @@ pub struct StreamCall {
     started: Instant,
     idle: Duration,
     resubscribes: u32,
+    /// Events dropped over the size limit, across every connection of this call.
+    dropped_events: u32,
     finished: bool,
 }
 
@@ -109,6 +116,12 @@ impl Client {
     /// Starts a streaming call: `SendStreamingMessage` (0.3 `message/stream`) or
     /// `SubscribeToTask` (0.3 `tasks/resubscribe`). Other calls end at once with an
     /// `InvalidRequest` outcome.
+    ///
+    /// Opening is eager: before this returns, a deferred card is resolved, the request is
+    /// sent and the response head awaited (bounded by the call budget: `opts.timeout` or the
+    /// call timeout, the shorter), and a response that is not an event stream is read whole.
+    /// A failure there is not an error of this function: it is the stream's
+    /// [`StreamEvent::End`], handed out by the first `next()`.
     pub fn stream_call(&self, call: &Call<'_>, opts: &CallOptions) -> StreamCall {
         let mut s = StreamCall::new(self, opts);
         if let Call::SendStreamingMessage(p) = call {
@@ -161,6 +174,7 @@ impl StreamCall {
                 .idle_timeout
                 .unwrap_or(client.inner.config.stream_idle_timeout),
             resubscribes: 0,
+            dropped_events: 0,
             finished: false,
         }
     }
@@ -216,9 +230,16 @@ impl StreamCall {
                 self.finish(Some(StreamEndKind::NotAStream), o);
             }
             Ok(Ok(raw)) => {
+                let limit = self.client.inner.config.max_event_bytes;
                 self.open = Some(Open {
                     raw,
-                    decoder: Decoder::new(),
+                    // The line limit leaves room for the `data: ` prefix, so that a one-line
+                    // event is measured by its data like any other.
+                    decoder: Decoder::with_config(
+                        SseConfig::new()
+                            .with_max_event(limit)
+                            .with_max_line(limit.saturating_add(64)),
+                    ),
                     tracker,
                     prepared,
                     resubscribe,
@@ -256,9 +277,19 @@ impl StreamCall {
                         Ok(Some(Item::Comment(_))) => open.tracker.on_comment(now),
                         Ok(Some(Item::Retry(_))) => {}
                         Ok(None) => break,
-                        // An event over the decoder's limit is skipped; the tracker's
-                        // outcome still reflects every event that fit.
-                        Err(_) => {}
+                        // The decoder dropped an event over its limit and goes on with the
+                        // next one; the caller learns of it now, never silently.
+                        Err(_limit_error) => {
+                            self.dropped_events = self.dropped_events.saturating_add(1);
+                            let limit = self.client.inner.config.max_event_bytes;
+                            let item = dropped_item(
+                                limit,
+                                &open.tracker,
+                                self.correlation.context_id.as_deref(),
+                                &open.prepared,
+                            );
+                            self.pending.push_back(StreamEvent::Item(item));
+                        }
                     }
                 }
                 open.tracker.is_over().then(|| open.tracker.finish())
@@ -398,8 +429,49 @@ impl StreamCall {
             resubscribes: self.resubscribes,
             fetched_by_get,
             task_body,
+            dropped_events: self.dropped_events,
         }));
         self.finished = true;
+    }
+}
+
+/// The item reporting an event the decoder dropped for exceeding its limit: `malformed`,
+/// not ending the stream; advice `poll` when the task id is known (the task holds what the
+/// event carried), else `never` (the same request would produce the same event).
+fn dropped_item(
+    limit: usize,
+    tracker: &StreamTracker,
+    context_id: Option<&str>,
+    p: &Prepared,
+) -> StreamItem {
+    let mut o = Outcome::empty(Channel::Malformed);
+    o.http_status = Some(200);
+    o.message = Some(format!(
+        "SSE event dropped: larger than the {limit}-byte event size limit (max_event_bytes); the stream goes on without it{}",
+        if tracker.task_id().is_some() {
+            "; read the task for its full result"
+        } else {
+            ""
+        }
+    ));
+    o.task_id = tracker.task_id().map(str::to_owned);
+    o.context_id = context_id.map(str::to_owned);
+    o.state = tracker.last_state();
+    o.retry = if o.task_id.is_some() {
+        RetryAdvice::Poll
+    } else {
+        RetryAdvice::Never
+    };
+    o.version = Some(p.target.version);
+    o.binding = Some(p.target.binding);
+    StreamItem {
+        kind: StreamItemKind::Malformed,
+        outcome: o,
+        final_flag: None,
+        artifact_id: None,
+        append: false,
+        last_chunk: false,
+        ends_stream: false,
     }
 }
 

@@ -22,7 +22,7 @@
 //! `requests`, `connections`, `cards`, `cards_with_authorization`, `messages` (message/send + message/stream), `sends`,
 //! `streams`, `resubscribes`, `gets`, `cancels`, `other`; `seen` lists every JSON-RPC call
 //! with `scenario`, `method`, `id` (the JSON-RPC id as JSON), `message_id`,
-//! `idempotency_key`, `traceparent`, `accept_encoding` and `authorization` (whether the header was present;
+//! `idempotency_key`, `traceparent`, `accept_encoding`, `a2a_version` and `authorization` (whether the header was present;
 //! its value is never recorded). `GET /_counters/<scenario>` returns one scenario's
 //! counters with its own `seen` list.
 //!

@@ -16,9 +16,12 @@
 //! | `secured` | the card asks for a bearer token (`securitySchemes`); calls without `Authorization` get 401 |
 //! | `stream-drop` | stream: submitted, working, first artifact chunk, then the connection is cut (no terminating chunk); resubscribe sends the last chunk and completed |
 //! | `stream-finished` | stream: submitted, working, then cut; resubscribe answers -32001 TaskNotFound (the task finished meanwhile); get answers the completed task |
+//! | `final-drop` | stream: the normal sequence through the final `completed` event, then the connection is cut without the terminating chunk (a proxy or server closing hard after the last event) |
 //! | `stall` | stream: submitted, working, then silence (no keep-alives) until the client closes |
 //! | `keepalive-<every_ms>-<for_ms>` | stream: submitted, then only `: keep-alive` comments every `every_ms` for `for_ms`, then artifact + completed |
 //! | `flow-<every_ms>-<for_ms>` | stream: submitted, then a working status update every `every_ms` for `for_ms`, then artifact + completed |
+//! | `bigevent-<bytes>` | stream: submitted, working, an artifact chunk whose text is `<bytes>` long (one `data:` line), a second chunk `tail`, completed: a client with a smaller event limit must say it dropped one |
+//! | `bigmulti-<bytes>` | as `bigevent-<bytes>`, but the big chunk carries its text in parts of 100 characters and its JSON is split over many short `data:` lines (at the commas): the event, not any line, is over the limit |
 //! | `burst-<n>` | stream: submitted, `n` artifact chunks and completed, all in one TCP write (a buffering proxy) |
 //! | `gzip` | stream: the normal sequence sent with `Content-Encoding: gzip` although identity was asked |
 //! | `brotli` | stream: bytes labelled `Content-Encoding: br` (an encoding the driver does not decode) |
@@ -265,6 +268,7 @@ fn rpc(
         "traceparent": req.header("traceparent"),
         "authorization": req.header("authorization").is_some(),
         "accept_encoding": req.header("accept-encoding"),
+        "a2a_version": req.header("a2a-version"),
     }));
     server.with_counters(name, |c| match call.method.as_str() {
         "message/send" => {
@@ -502,6 +506,45 @@ fn message_stream(
         return Ok(After::KeepOpen);
     }
     if let Some(n) = name
+        .strip_prefix("bigevent-")
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let mut sse = Sse::start(stream)?;
+        sse.event(&submitted)?;
+        sse.event(&working)?;
+        let big = "x".repeat(n);
+        sse.event(&ev(artifact_update(&id, &ctx, &big, false, false)))?;
+        sse.event(&ev(artifact_update(&id, &ctx, "tail", true, true)))?;
+        sse.event(&completed)?;
+        sse.finish()?;
+        return Ok(After::KeepOpen);
+    }
+    if let Some(n) = name
+        .strip_prefix("bigmulti-")
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let mut sse = Sse::start(stream)?;
+        sse.event(&submitted)?;
+        sse.event(&working)?;
+        let mut big = artifact_update(&id, &ctx, "", false, false);
+        let parts: Vec<Value> = (0..n.div_ceil(100))
+            .map(|i| json!({"kind": "text", "text": "x".repeat(100.min(n - i * 100))}))
+            .collect();
+        big["artifact"]["parts"] = Value::Array(parts);
+        let mut block = String::new();
+        for piece in ev(big).split_inclusive(',') {
+            block.push_str("data: ");
+            block.push_str(piece);
+            block.push('\n');
+        }
+        block.push('\n');
+        sse.raw(block.as_bytes())?;
+        sse.event(&ev(artifact_update(&id, &ctx, "tail", true, true)))?;
+        sse.event(&completed)?;
+        sse.finish()?;
+        return Ok(After::KeepOpen);
+    }
+    if let Some(n) = name
         .strip_prefix("burst-")
         .and_then(|n| n.parse::<usize>().ok())
     {
@@ -534,6 +577,13 @@ fn message_stream(
         }
         "stream-finished" => {
             sse.event(&working)?;
+            sse.drop_connection();
+            return Ok(After::Close);
+        }
+        "final-drop" => {
+            sse.event(&working)?;
+            sse.event(&ev(artifact_update(&id, &ctx, &text, false, true)))?;
+            sse.event(&completed)?;
             sse.drop_connection();
             return Ok(After::Close);
         }

@@ -3279,9 +3279,13 @@ a2a_result a2a_client_cancel_task(const struct a2a_client *client,
                                   struct a2a_outcome **out);
 
 /*
- Starts a streaming send of a user text message (UTF-8). Opening is lazy: the request
- goes out on the first `a2a_client_stream_next`. `out`: a new stream the caller owns
- (free with `a2a_client_stream_free`).
+ Starts a streaming send of a user text message (UTF-8). Opening is eager: this call
+ resolves a deferred card, sends the request and BLOCKS until the response head arrives
+ (bounded by the call timeout, or `opts`' timeout if shorter); a response that is not an
+ event stream is read whole. It returns `A2A_OK` even when the call failed (connect
+ failure, timeout, card resolution, breaker open, an up-front JSON-RPC error): the failure
+ is the stream's `END` event, handed out by the first `a2a_client_stream_next`. `out`: a
+ new stream the caller owns (free with `a2a_client_stream_free`).
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
  */

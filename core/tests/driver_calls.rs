@@ -313,7 +313,7 @@ fn credentials_come_from_interceptors_and_a_missing_one_is_not_sent() {
     assert_eq!(r.outcome.retry, RetryAdvice::Reauthenticate);
     assert_eq!(fs.counters("secured")["messages"], 0);
 
-    let mut c = client(&fs, "secured");
+    let c = client(&fs, "secured");
     let seen_methods = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = seen_methods.clone();
     c.add_interceptor(
@@ -484,4 +484,179 @@ fn the_tally_counts_per_method_and_outcome() {
     );
     assert_eq!(t.total(), 4);
     assert!(t.render_prometheus().contains("a2a_outcomes_total{"));
+}
+
+#[test]
+fn an_open_breaker_fails_fast_without_sending() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = Client::new(
+        &fs.agent("hang"),
+        ClientConfig {
+            call_timeout: Duration::from_millis(300),
+            breaker: Some(a2a_core::resilience::BreakerConfig {
+                failure_threshold: 2,
+                cool_down: a2a_core::time::Millis(60_000),
+                ..Default::default()
+            }),
+            ..config()
+        },
+    )
+    .unwrap();
+    for _ in 0..2 {
+        let r = c.send_text("x", &CallOptions::default());
+        assert_eq!(r.outcome.error, Some(ErrorName::Timeout));
+    }
+    let t = Instant::now();
+    let r = c.send_text("x", &CallOptions::default());
+    assert!(t.elapsed() < Duration::from_millis(100));
+    assert_eq!(r.outcome.error, Some(ErrorName::CircuitOpen));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::No));
+    assert!(
+        model_text("fault hang", &r.outcome)
+            .unwrap()
+            .starts_with("REMOTE_UNAVAILABLE")
+    );
+    assert_eq!(fs.counters("hang")["sends"], 2, "the third call never left");
+    assert_eq!(
+        c.breaker_state(),
+        Some(a2a_core::resilience::BreakerState::Open)
+    );
+    assert_eq!(
+        c.tally().count(
+            "fault hang",
+            "SendMessage",
+            Channel::Transport,
+            "CircuitOpen"
+        ),
+        1
+    );
+}
+
+#[test]
+fn an_invalid_caller_traceparent_is_refused_before_sending() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let r = c.send_text(
+        "x",
+        &CallOptions {
+            traceparent: Some("00-not-a-trace-01".into()),
+            ..CallOptions::default()
+        },
+    );
+    assert_eq!(r.outcome.channel, Channel::Transport);
+    assert_eq!(r.outcome.error, Some(ErrorName::InvalidRequest));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::No));
+    assert_eq!(fs.counters("ok")["messages"], 0);
+}
+
+#[test]
+fn a_request_lost_on_a_reused_connection_is_reported_not_replayed() {
+    let fs = FaultServer::start();
+    // The card fetch is the first request on the pooled connection; the send reuses it and
+    // the server closes it after reading the request.
+    let c = client(&fs, "drop-second");
+    let r = c.send_text("x", &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Transport, "{:?}", r.outcome);
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::Unknown));
+    assert_eq!(r.outcome.retry, RetryAdvice::UnknownOutcome);
+    let k = fs.counters("drop-second");
+    assert_eq!(
+        k["sends"], 1,
+        "the POST was not replayed on a new connection"
+    );
+    assert_eq!(k["connections"], 1);
+    // The next call opens a fresh connection and succeeds.
+    let r = c.send_text("y", &CallOptions::default());
+    assert_eq!(r.outcome.state, Some(TaskState::Completed));
+    assert_eq!(fs.counters("drop-second")["sends"], 2);
+}
+
+#[test]
+fn json_rpc_bodies_in_error_statuses_are_protocol_outcomes() {
+    // Issue 5: 401/403/413/502/503 with a JSON-RPC body: the body wins (protocol channel),
+    // the HTTP status is kept beside it. (Without a body: http_statuses_reach_the_classifier.)
+    let fs = FaultServer::start();
+    for code in [401u16, 403, 413, 502, 503] {
+        let scenario = format!("status-{code}-rpc");
+        let r = client(&fs, &scenario).send_text("x", &CallOptions::default());
+        assert_eq!(
+            r.outcome.channel,
+            Channel::Protocol,
+            "{scenario}: {:?}",
+            r.outcome
+        );
+        assert_eq!(r.outcome.code, Some(-32603), "{scenario}");
+        assert_eq!(r.outcome.error, Some(ErrorName::Internal), "{scenario}");
+        assert_eq!(r.outcome.http_status, Some(code), "{scenario}");
+        assert_eq!(
+            r.outcome.message.as_deref(),
+            Some(format!("fault server answered {code}").as_str())
+        );
+    }
+}
+
+#[test]
+fn a_response_over_the_body_limit_is_refused_through_the_driver() {
+    let fs = FaultServer::start();
+    let c = Client::new(
+        &fs.agent("big-100000"),
+        ClientConfig {
+            max_response_bytes: 16 * 1024,
+            ..config()
+        },
+    )
+    .expect("the card fits the limit");
+    let r = c.send_text("x", &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Transport, "{:?}", r.outcome);
+    assert_eq!(r.outcome.error, Some(ErrorName::ResponseTooLarge));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::Unknown));
+    assert!(r.outcome.message.as_deref().unwrap().contains("16384"));
+    assert_eq!(
+        fs.counters("big-100000")["sends"],
+        1,
+        "sent once, not retried"
+    );
+}
+
+#[test]
+fn two_sends_six_seconds_apart_on_one_client_both_succeed_without_replay() {
+    // Issue 5, literally: the server closes idle connections after 5 s (like uvicorn and
+    // Node); the default pool retires them after 3 s. The second send, 6 s later, goes on a
+    // fresh connection; each send reaches the server exactly once. (The case where the pool
+    // still holds a connection the server has already closed is
+    // driver_transport::a_connection_the_server_closed_is_not_reused_and_nothing_is_replayed,
+    // with a 1 s server keep-alive; a request lost on a reused connection is
+    // a_request_lost_on_a_reused_connection_is_reported_not_replayed.)
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    assert_eq!(
+        config().pool_idle_timeout,
+        Duration::from_secs(3),
+        "the default"
+    );
+    let c = client(&fs, "ok");
+    let first = c.send_text("one", &CallOptions::default());
+    assert_eq!(first.outcome.state, Some(TaskState::Completed));
+    std::thread::sleep(Duration::from_secs(6));
+    let second = c.send_text("two", &CallOptions::default());
+    assert_eq!(
+        second.outcome.state,
+        Some(TaskState::Completed),
+        "{:?}",
+        second.outcome
+    );
+    assert_eq!(second.correlation.attempts, 1);
+    let k = fs.counters("ok");
+    assert_eq!(k["sends"], 2, "no replay");
+    // The card and the first send shared one connection; the second send opened another.
+    assert_eq!(k["connections"], 2);
+    let ids: Vec<&str> = k["seen"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["message_id"].as_str())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    assert_ne!(ids[0], ids[1]);
 }

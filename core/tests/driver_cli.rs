@@ -213,7 +213,13 @@ fn bearer_token_from_the_environment_is_sent_and_never_printed() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!stdout(&out).contains(secret) && !stderr(&out).contains(secret));
-    assert_eq!(fs.counters("secured")["seen"][0]["authorization"], true);
+    let k = fs.counters("secured");
+    assert_eq!(k["seen"][0]["authorization"], true);
+    assert!(k["cards"].as_u64().unwrap() >= 2);
+    assert_eq!(
+        k["cards_with_authorization"], 0,
+        "the card fetch never carries credentials"
+    );
 }
 
 #[test]
@@ -259,4 +265,297 @@ fn the_demo_runs_every_step_as_described() {
             .any(|l| l.contains("[agent] ERROR") && l.contains(id))
     );
     assert!(text.contains("a2a_outcomes_total{agent=\"demo-agent\",method=\"GetTask\",channel=\"protocol\",code=\"TaskNotFound\"} 1"));
+}
+
+#[test]
+fn retries_reuse_the_idempotency_key_and_message_id() {
+    let fs = FaultServer::start();
+    let out = a2a(
+        &[
+            "send",
+            &fs.agent("idem-drop"),
+            "book",
+            "--allow-http",
+            "--retries",
+            "2",
+            "--idempotency-key",
+            "k-cli-1",
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["correlation"]["attempts"], 2);
+    assert_eq!(v["correlation"]["idempotency_key"], "k-cli-1");
+    let seen = fs.counters("idem-drop")["seen"].as_array().unwrap().clone();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0]["message_id"], seen[1]["message_id"]);
+    assert_eq!(seen[0]["idempotency_key"], "k-cli-1");
+    assert_eq!(seen[1]["idempotency_key"], "k-cli-1");
+    assert_ne!(seen[0]["id"], seen[1]["id"]);
+}
+
+/// Runs `a2a args...` under `script` (util-linux), which gives it a pseudo-terminal for
+/// standard output and standard error; returns the terminal's bytes and the exit status.
+/// Bounded: killed after 30 s.
+fn a2a_on_a_terminal(args: &[&str]) -> (String, Option<i32>) {
+    let bin = env!("CARGO_BIN_EXE_a2a");
+    let mut cmd = format!("'{bin}'");
+    for a in args {
+        assert!(!a.contains('\''), "test arguments carry no quote");
+        cmd.push_str(&format!(" '{a}'"));
+    }
+    let mut child = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("`script` (util-linux, Debian's essential bsdutils) runs the CLI on a pty");
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut v);
+        v
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("a2a {args:?} on a pty did not finish within 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let bytes = reader.join().unwrap();
+    (String::from_utf8_lossy(&bytes).into_owned(), status.code())
+}
+
+/// The lines a terminal shows at the end: for each line, what follows its last `\r` (a
+/// carriage return rewinds; `ESC[2K` erases the line).
+fn visible_lines(tty: &str) -> Vec<String> {
+    tty.split("\r\n")
+        .map(|l| {
+            let l = l.rsplit('\r').next().unwrap_or("");
+            l.strip_prefix("\x1b[2K").unwrap_or(l).to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn a_progress_line_for_long_streams_when_stderr_is_a_terminal() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    // A working update every 200 ms for 2.5 s: a long stream.
+    let long = fs.agent("flow-200-2500");
+    let (tty, code) = a2a_on_a_terminal(&["stream", &long, "go on", "--allow-http"]);
+    assert_eq!(code, Some(0), "{tty}");
+    // Redrawn in place (carriage return + erase line), counting events and seconds.
+    assert!(tty.contains("\r\x1b[2K… "), "{tty:?}");
+    let counts: Vec<u64> = tty
+        .split("\r\x1b[2K… ")
+        .skip(1)
+        .filter_map(|s| s.split(" events, ").next()?.parse().ok())
+        .collect();
+    assert!(counts.len() >= 3, "{tty:?}");
+    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+    // Erased before other output: what the terminal finally shows (each line after its last
+    // carriage return + erase) is the agent's text and the reports as whole lines, and no
+    // progress line is left behind.
+    let visible = visible_lines(&tty);
+    assert!(visible.iter().any(|l| l == "go on"), "{visible:?}");
+    assert!(
+        visible.iter().any(|l| l == "stream completed"),
+        "{visible:?}"
+    );
+    assert!(
+        visible.iter().all(|l| !l.contains(" events, ")),
+        "{visible:?}"
+    );
+
+    // A quiet stream (a task working for 2.5 s with keep-alives only) still shows the line,
+    // its seconds moving while the event count stands.
+    let quiet = fs.agent("keepalive-250-2500");
+    let (tty, code) = a2a_on_a_terminal(&["stream", &quiet, "quiet", "--allow-http"]);
+    assert_eq!(code, Some(0), "{tty}");
+    let quiet_lines: Vec<(u64, f64)> = tty
+        .split("\r\x1b[2K… ")
+        .skip(1)
+        .filter_map(|s| {
+            let (n, rest) = s.split_once(" events, ")?;
+            Some((n.parse().ok()?, rest.split(" s").next()?.parse().ok()?))
+        })
+        .collect();
+    let one_event: Vec<f64> = quiet_lines
+        .iter()
+        .filter(|(n, _)| *n == 1)
+        .map(|(_, s)| *s)
+        .collect();
+    assert!(one_event.len() >= 3, "{tty:?}");
+    assert!(
+        one_event.last().unwrap() - one_event[0] >= 0.7,
+        "{one_event:?}"
+    );
+    let visible = visible_lines(&tty);
+    assert!(visible.iter().any(|l| l == "quiet"), "{visible:?}");
+    assert!(
+        visible.iter().all(|l| !l.contains(" events, ")),
+        "{visible:?}"
+    );
+
+    // A short stream shows no progress line, even on a terminal.
+    let (tty, code) = a2a_on_a_terminal(&["stream", &fs.agent("ok"), "quick", "--allow-http"]);
+    assert_eq!(code, Some(0), "{tty}");
+    assert!(!tty.contains(" events, "), "{tty:?}");
+    assert!(tty.contains("quick"));
+
+    // Not a terminal (a pipe), or --json: never.
+    let out = a2a(&["stream", &long, "go on", "--allow-http"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!stderr(&out).contains('\x1b'), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "go on\n");
+    let (tty, _) = a2a_on_a_terminal(&["stream", &long, "go on", "--allow-http", "--json"]);
+    assert!(!tty.contains(" events, "), "{tty:?}");
+}
+
+#[test]
+fn bad_options_are_usage_errors_and_send_nothing() {
+    let fs = FaultServer::start();
+    let ok = fs.agent("ok");
+    /// Extra arguments, environment, and what standard error must say.
+    type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: Vec<Case<'_>> = vec![
+        (vec!["--header", "Bad Name: v"], vec![], "invalid header"),
+        (vec!["--header", "X-Ok: a\rb"], vec![], "invalid header"),
+        (vec!["--header", ": empty name"], vec![], "invalid header"),
+        (
+            vec!["--header", "Accept: text/html"],
+            vec![],
+            "set by the builder",
+        ),
+        (
+            vec!["--header", "A2A-Version: 0.3"],
+            vec![],
+            "set by the builder",
+        ),
+        (
+            vec!["--bearer-env", "A2A_TEST_TOKEN_NL"],
+            vec![("A2A_TEST_TOKEN_NL", "abc\ndef")],
+            "control character",
+        ),
+        (
+            vec!["--idempotency-key", "k\n1"],
+            vec![],
+            "--idempotency-key",
+        ),
+        (vec!["--max-event", "0"], vec![], "--max-event"),
+        (vec!["--no-card"], vec![], "needs --protocol"),
+    ];
+    for (extra, env, says) in cases {
+        let mut args = vec!["send", ok.as_str(), "x", "--allow-http"];
+        args.extend(extra.iter().copied());
+        let out = a2a(&args, &env);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+        assert!(
+            !stderr(&out).contains("def"),
+            "a token is never echoed: {}",
+            stderr(&out)
+        );
+    }
+    // Plain http with --no-card needs --allow-http (said before anything is sent).
+    let out = a2a(
+        &["send", &fs.a2a("ok"), "x", "--no-card", "--protocol", "0.3"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--allow-http"), "{}", stderr(&out));
+    let out = a2a(&["card", &ok, "--allow-http", "--no-card"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        fs.counters("ok")["requests"],
+        0,
+        "nothing reached the server"
+    );
+}
+
+#[test]
+fn a_plain_http_card_says_how_to_allow_it() {
+    let fs = FaultServer::start();
+    let out = a2a(&["card", &fs.agent("ok")], &[]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = stderr(&out);
+    assert!(err.contains("plain http refused"), "{err}");
+    assert!(
+        err.contains("hint:") && err.contains("--allow-http"),
+        "{err}"
+    );
+    let out = a2a(&["send", &fs.agent("ok"), "x", "--json"], &[]);
+    assert_eq!(out.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["error"], "CardResolution");
+    assert_eq!(v["retry"], "never", "a refused scheme is not worth a retry");
+    assert!(v["hint"].as_str().unwrap().contains("--allow-http"), "{v}");
+    assert_eq!(
+        fs.counters("ok")["requests"],
+        0,
+        "refused before any byte went out"
+    );
+}
+
+#[test]
+fn no_card_and_no_version_header() {
+    let fs = FaultServer::start();
+    // --no-card: URL is the interface; no card request.
+    let out = a2a(
+        &[
+            "send",
+            &fs.a2a("ok"),
+            "hello",
+            "--no-card",
+            "--protocol",
+            "0.3",
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "hello\n");
+    let k = fs.counters("ok");
+    assert_eq!(k["cards"], 0);
+    assert_eq!(k["sends"], 1);
+    assert_eq!(k["seen"][0]["a2a_version"], serde_json::Value::Null);
+    // A 1.0 call carries A2A-Version: 1.0, unless --no-version-header removes it. (The fault
+    // server speaks 0.3: both answer MethodNotFound, which carries a version hint.)
+    for (flag, want) in [
+        (None, serde_json::json!("1.0")),
+        (Some("--no-version-header"), serde_json::Value::Null),
+    ] {
+        let mut args = vec![
+            "send",
+            "",
+            "hello",
+            "--no-card",
+            "--protocol",
+            "1.0",
+            "--allow-http",
+            "--json",
+        ];
+        let url = fs.a2a("v1probe");
+        args[1] = &url;
+        args.extend(flag);
+        let out = a2a(&args, &[]);
+        assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        assert_eq!(v["error"], "MethodNotFound");
+        assert!(v["hint"].as_str().unwrap().contains("version"), "{v}");
+        let seen = fs.counters("v1probe")["seen"].clone();
+        let last = seen.as_array().unwrap().last().unwrap();
+        assert_eq!(last["method"], "SendMessage");
+        assert_eq!(last["a2a_version"], want, "{flag:?}");
+    }
 }

@@ -372,3 +372,200 @@ fn resubscribe_by_task_id() {
     assert_eq!(end.correlation.task_id.as_deref(), Some("task-5"));
     assert_eq!(fs.counters("ok")["resubscribes"], 1);
 }
+
+#[test]
+fn a_stream_outlives_its_client_handle_and_moves_across_threads() {
+    fn assert_send_static<T: Send + 'static>() {}
+    fn assert_sync<T: Sync>() {}
+    assert_send_static::<a2a_core::driver::StreamCall>();
+    assert_send_static::<Client>();
+    assert_sync::<Client>();
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "burst-5", config());
+    let s = c.stream_text("go", &CallOptions::default());
+    drop(c);
+    let events: Vec<StreamEvent> = std::thread::spawn(move || s.take(100).collect())
+        .join()
+        .unwrap();
+    assert_eq!(events.len(), 8, "task, 5 chunks, completed, end");
+    assert!(
+        matches!(events.last(), Some(StreamEvent::End(f)) if f.kind == Some(StreamEndKind::Completed))
+    );
+}
+
+#[test]
+fn a_body_in_an_encoding_the_driver_cannot_decode_is_refused_not_parsed() {
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "brotli", config());
+    let (items, _, end) = collect(&c, "go");
+    assert!(items.is_empty(), "no garbage items: {items:?}");
+    assert_eq!(end.kind, None);
+    assert_eq!(end.outcome.channel, Channel::Malformed);
+    assert_eq!(end.outcome.http_status, Some(200));
+    assert!(end.outcome.message.as_deref().unwrap().contains("\"br\""));
+}
+
+#[test]
+fn an_abandoned_stream_returns_the_breakers_trial_permit() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "stream-drop",
+        ClientConfig {
+            breaker: Some(a2a_core::resilience::BreakerConfig {
+                failure_threshold: 1,
+                failure_rate_percent: 0,
+                half_open_trials: 1,
+                cool_down: a2a_core::time::Millis(200),
+                ..Default::default()
+            }),
+            ..config()
+        },
+    );
+    // A cut stream is a counted failure: the breaker opens.
+    let (_, _, end) = collect(&c, "x");
+    assert_eq!(end.kind, Some(StreamEndKind::Truncated));
+    assert_eq!(
+        c.breaker_state(),
+        Some(a2a_core::resilience::BreakerState::Open)
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    // Half-open: the single trial permit goes to this stream, which the caller abandons.
+    let mut s = c.stream_text("x", &CallOptions::default());
+    assert!(matches!(s.next(), Some(StreamEvent::Item(_))));
+    drop(s);
+    // The permit came back: the next call is allowed (not refused as CircuitOpen).
+    let r = c.send_text("x", &CallOptions::default());
+    assert_ne!(
+        r.outcome.error,
+        Some(ErrorName::CircuitOpen),
+        "{:?}",
+        r.outcome
+    );
+    assert_eq!(r.outcome.state, Some(TaskState::Completed));
+}
+
+#[test]
+fn an_event_over_the_size_limit_is_reported_never_skipped_silently() {
+    let fs = FaultServer::start();
+    // bigevent: one 5000-byte data line; bigmulti: many short lines adding up to 5000 bytes
+    // (the decoder's line limit and event limit respectively).
+    for scenario in ["bigevent-5000", "bigmulti-5000"] {
+        let c = client_with(
+            &fs,
+            scenario,
+            ClientConfig {
+                max_event_bytes: 1000,
+                ..config()
+            },
+        );
+        let (items, _, end) = collect(&c, "go");
+        let kinds: Vec<StreamItemKind> = items.iter().map(|i| i.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                StreamItemKind::Task,
+                StreamItemKind::StatusUpdate,
+                StreamItemKind::Malformed,
+                StreamItemKind::ArtifactUpdate,
+                StreamItemKind::StatusUpdate,
+            ],
+            "{scenario}"
+        );
+        let dropped = &items[2].outcome;
+        assert_eq!(dropped.channel, Channel::Malformed);
+        let msg = dropped.message.as_deref().unwrap();
+        assert!(
+            msg.contains("dropped") && msg.contains("1000-byte"),
+            "{scenario}: {msg}"
+        );
+        assert!(!items[2].ends_stream);
+        // The task exists and holds what the event carried: read it, never resend.
+        assert_eq!(dropped.task_id.as_deref(), end.outcome.task_id.as_deref());
+        assert!(dropped.task_id.is_some());
+        assert_eq!(dropped.retry, RetryAdvice::Poll);
+        // The events after it still arrive, and the end says how many were lost.
+        assert_eq!(items[3].outcome.text.as_deref(), Some("tail"));
+        assert_eq!(end.kind, Some(StreamEndKind::Completed));
+        assert_eq!(end.outcome.state, Some(TaskState::Completed));
+        assert_eq!(end.dropped_events, 1, "{scenario}");
+    }
+    // Under the default limit the same streams arrive whole, nothing dropped.
+    for scenario in ["bigevent-5000", "bigmulti-5000"] {
+        let c = client_with(&fs, scenario, config());
+        let (items, _, end) = collect(&c, "go");
+        assert!(items.iter().all(|i| i.kind != StreamItemKind::Malformed));
+        let big = items
+            .iter()
+            .find(|i| i.kind == StreamItemKind::ArtifactUpdate)
+            .unwrap();
+        // (the parts of bigmulti are joined with LF in the item's text)
+        let text = big.outcome.text.as_deref().unwrap().replace('\n', "");
+        assert_eq!(text.len(), 5000, "{scenario}");
+        assert!(text.bytes().all(|b| b == b'x'));
+        assert_eq!(end.dropped_events, 0);
+        assert_eq!(end.kind, Some(StreamEndKind::Completed));
+    }
+}
+
+#[test]
+fn a_drop_after_the_final_event_is_a_completed_stream_not_a_resubscribe() {
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "final-drop",
+        ClientConfig {
+            stream_resubscribe_attempts: 2,
+            ..config()
+        },
+    );
+    let (items, resubs, end) = collect(&c, "all of it");
+    assert!(resubs.is_empty(), "{resubs:?}");
+    assert_eq!(
+        end.kind,
+        Some(StreamEndKind::Completed),
+        "{:?}",
+        end.outcome
+    );
+    assert_eq!(end.outcome.state, Some(TaskState::Completed));
+    assert_eq!(end.resubscribes, 0);
+    assert!(
+        items
+            .iter()
+            .any(|i| i.outcome.text.as_deref() == Some("all of it"))
+    );
+    let k = fs.counters("final-drop");
+    assert_eq!(k["streams"], 1);
+    assert_eq!(k["resubscribes"], 0);
+    assert_eq!(k["gets"], 0);
+}
+
+#[test]
+fn opening_a_stream_sends_the_request_before_the_first_next() {
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "ok", config());
+    let mut s = c.stream_text("eager", &CallOptions::default());
+    // Nothing has been read from the iterator yet; the server already has the request.
+    assert_eq!(fs.counters("ok")["streams"], 1);
+    assert!(matches!(s.next(), Some(StreamEvent::Item(_))));
+    // A failed open is the first (and only) event: the End.
+    let dead = Client::with_target(
+        a2a_core::driver::Target::new(
+            "http://127.0.0.1:9/a2a",
+            a2a_core::version::ProtocolVersion::V0_3,
+            a2a_core::version::Binding::JsonRpc,
+        ),
+        config(),
+    );
+    let mut s = dead.stream_text("x", &CallOptions::default());
+    match s.next() {
+        Some(StreamEvent::End(end)) => {
+            assert_eq!(end.kind, None);
+            assert_eq!(end.outcome.channel, Channel::Transport);
+            assert_eq!(end.outcome.request_sent, Some(RequestSent::No));
+        }
+        other => panic!("expected the End event first, got {other:?}"),
+    }
+    assert!(s.next().is_none());
+}

@@ -494,14 +494,14 @@ pub extern "C" fn a2a_client_cancel_task(
 ///
 /// Threading: `Send`, not thread-safe.
 pub struct a2a_client_stream {
-    /// INVARIANT: borrows the client kept alive by `client` (declared after it so it is
-    /// dropped first).
-    call: StreamCall<'static>,
+    /// Owns a clone of the client (a cheap handle), so it outlives the `a2a_client`.
+    call: StreamCall,
     item_outcome: Option<a2a_outcome>,
     item_artifact: Option<String>,
     task_id: String,
     done: bool,
-    /// Keeps the client alive for `call` (never read).
+    /// Marks the client as in use by a stream: `a2a_client_add_header_hook` refuses (via
+    /// `Arc::get_mut`) while any stream handle is alive, as the header documents.
     _client: Arc<Client>,
 }
 
@@ -520,15 +520,11 @@ fn open_stream(
     let text = try_str!(text, text_len);
     // SAFETY: the header requires `opts` to be NULL or readable options.
     let o = try_input!(unsafe { call_options_from(opts) });
-    let arc = Arc::clone(&c.inner);
-    // SAFETY: the stream handle owns a clone of the Arc, so the Client outlives the
-    // StreamCall (dropped first, see the field order); the Client is never mutated while a
-    // clone exists (`a2a_client_add_header_hook` refuses with Arc::get_mut).
-    let client_ref: &'static Client = unsafe { &*Arc::as_ptr(&arc) };
+    // The StreamCall holds its own clone of the client handle: no borrow to keep alive.
     let call = if resubscribe {
-        client_ref.resubscribe(text, &o)
+        c.inner.resubscribe(text, &o)
     } else {
-        client_ref.stream_text(text, &o)
+        c.inner.stream_text(text, &o)
     };
     out.set(handle::into_raw(a2a_client_stream {
         call,
@@ -536,14 +532,18 @@ fn open_stream(
         item_artifact: None,
         task_id: String::new(),
         done: false,
-        _client: arc,
+        _client: Arc::clone(&c.inner),
     }));
     a2a_result::A2A_OK
 }
 
-/// Starts a streaming send of a user text message (UTF-8). Opening is lazy: the request
-/// goes out on the first `a2a_client_stream_next`. `out`: a new stream the caller owns
-/// (free with `a2a_client_stream_free`).
+/// Starts a streaming send of a user text message (UTF-8). Opening is eager: this call
+/// resolves a deferred card, sends the request and BLOCKS until the response head arrives
+/// (bounded by the call timeout, or `opts`' timeout if shorter); a response that is not an
+/// event stream is read whole. It returns `A2A_OK` even when the call failed (connect
+/// failure, timeout, card resolution, breaker open, an up-front JSON-RPC error): the failure
+/// is the stream's `END` event, handed out by the first `a2a_client_stream_next`. `out`: a
+/// new stream the caller owns (free with `a2a_client_stream_free`).
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
 #[unsafe(no_mangle)]

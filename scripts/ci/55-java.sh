@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Java binding (bindings/java): builds liba2a_core once (debug, as scripts/ci/30-c.sh does),
 # then `mvn -B -q test` over both modules:
-#   a2a-core       JNA binding + the shared fixtures (sse, outcomes, error_ids, idempotency)
-#   a2a-java-http  drop-in A2AHttpClient for a2a-java 0.3.2.Final: real Python peer tests
+#   a2a-core       JNA binding + the shared fixtures (sse, outcomes, error_ids, idempotency,
+#                  cards, requests), tally, SSE encoder
+#   a2a-java-http  the driver's A2aClient against the real Python and JS peers and the
+#                  fault server; drop-in A2AHttpClient for a2a-java 0.3.2.Final: real Python peer tests
 #                  through a2a-java's Client + JSONRPCTransport, side-by-side fault tests
 #                  against the stock JdkA2AHttpClient, on the project's `a2a fault-server`
 #                  and on a fault server in the test code (loopback only)
 # Needs JDK 17+ and Maven 3.8+ (installed from Debian when missing and running as root;
 # Maven then downloads the dependencies from Maven Central), and the .venv of
-# scripts/ci/05-setup.sh for the Python a2a-sdk peer.
+# scripts/ci/05-setup.sh for the Python a2a-sdk peer, and its npm ci of tests/peers/js for
+# the JS peer.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 started=$(date +%s)
@@ -32,6 +35,10 @@ if [ -z "$major" ] || [ "$major" -lt 17 ]; then
 fi
 if [ ! -x .venv/bin/python ]; then
   echo "55-java: .venv is missing (the Python a2a-sdk peer): run scripts/ci/05-setup.sh" >&2
+  exit 1
+fi
+if [ ! -d tests/peers/js/node_modules ] || ! command -v node >/dev/null 2>&1; then
+  echo "55-java: node or tests/peers/js/node_modules is missing (the JS peer): run scripts/ci/05-setup.sh" >&2
   exit 1
 fi
 
@@ -79,6 +86,8 @@ cp="a2a-core/target/classes:$(cat "$out/cp.txt")"
 javac -d "$out" -cp "$cp" examples/Example.java
 java -cp "$out:$cp" Example > "$out/actual.txt"
 diff -u examples/Example.expected "$out/actual.txt" || { echo "55-java: README example output changed" >&2; exit 1; }
+# The README's A2aClient example needs an agent: compiled only, so the README cannot drift.
+javac -d "$out" -cp "$cp" examples/ClientExample.java
 rm -rf "$out"
 echo "55-java: README example output matches"
 echo "55-java: done in $(( $(date +%s) - started ))s"

@@ -238,8 +238,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Parts<'a> {
                     present: true,
                     ..Parts::default()
                 };
-                while let Some(part) = seq.next_element::<PartOrOther<'a>>()? {
-                    let PartOrOther(Some(part)) = part else {
+                while let Some(part) = seq.next_element::<ObjectOr<Part<'a>>>()? {
+                    let ObjectOr(Some(part)) = part else {
                         continue;
                     };
                     out.has_kind |= part.kind.0;
@@ -268,27 +268,28 @@ impl<'de: 'a, 'a> Deserialize<'de> for Parts<'a> {
     }
 }
 
-/// A part that is an object, or `None` for anything else in the array.
-struct PartOrOther<'a>(Option<Part<'a>>);
+/// An array element read as `T` when it is an object, or `None` for any other JSON value
+/// (skipped without error): deployed peers put strings and nulls where objects belong.
+struct ObjectOr<T>(Option<T>);
 
-impl<'de: 'a, 'a> Deserialize<'de> for PartOrOther<'a> {
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOr<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = PartOrOther<'a>;
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = ObjectOr<T>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PartOrOther<'a>, A::Error> {
-                Part::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(|p| PartOrOther(Some(p)))
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ObjectOr<T>, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|t| ObjectOr(Some(t)))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<PartOrOther<'a>, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ObjectOr<T>, A::Error> {
                 drain_seq(seq)?;
-                Ok(PartOrOther(None))
+                Ok(ObjectOr(None))
             }
-            lenient_rest!(PartOrOther(None));
-            lenient_strings!(PartOrOther(None));
+            lenient_rest!(ObjectOr(None));
+            lenient_strings!(ObjectOr(None));
         }
         d.deserialize_any(V(std::marker::PhantomData))
     }
@@ -693,11 +694,11 @@ pub(crate) fn error_info<'a>(raw: &'a RawValue) -> ErrorInfo<'a> {
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ErrorInfo<'a>, A::Error> {
             let mut found = ErrorInfo::default();
-            while let Some(item) = seq.next_element::<DetailOrOther<'a>>()? {
+            while let Some(item) = seq.next_element::<ObjectOr<Detail<'a>>>()? {
                 if found.reason.is_some() {
                     continue;
                 }
-                if let DetailOrOther(Some(d)) = item {
+                if let ObjectOr(Some(d)) = item {
                     let is_info =
                         d.ty.get()
                             .is_none_or(|t| t.ends_with("google.rpc.ErrorInfo"));
@@ -718,31 +719,6 @@ pub(crate) fn error_info<'a>(raw: &'a RawValue) -> ErrorInfo<'a> {
     let mut de = serde_json::Deserializer::from_str(raw.get());
     de.deserialize_any(V(std::marker::PhantomData))
         .unwrap_or_default()
-}
-
-struct DetailOrOther<'a>(Option<Detail<'a>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for DetailOrOther<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = DetailOrOther<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<DetailOrOther<'a>, A::Error> {
-                Detail::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(|d| DetailOrOther(Some(d)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<DetailOrOther<'a>, A::Error> {
-                drain_seq(seq)?;
-                Ok(DetailOrOther(None))
-            }
-            lenient_rest!(DetailOrOther(None));
-            lenient_strings!(DetailOrOther(None));
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
-    }
 }
 
 /// The id of a JSON-RPC response as text: a string's contents or a number's digits.

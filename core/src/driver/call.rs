@@ -94,6 +94,11 @@ impl Client {
         opts: &CallOptions,
         traceparent: &str,
     ) -> Result<Prepared, Outcome> {
+        if let Err(e) = crate::traceparent::TraceParent::parse(traceparent) {
+            return Err(invalid(format!(
+                "request not sent: invalid traceparent {traceparent:?}: {e}"
+            )));
+        }
         let target = self.target()?;
         let iface = Interface {
             version: target.version,
@@ -168,7 +173,7 @@ impl Client {
         }
         let budget = self.call_budget(opts.timeout);
         let retries = if call.method() == Method::SendMessage {
-            self.config.send_retries
+            self.inner.config.send_retries
         } else {
             0
         };
@@ -244,6 +249,10 @@ impl Client {
         };
         correlation.agent = prepared.target.agent_name.clone();
         correlation.jsonrpc_id = prepared.rpc_id.clone();
+        if let Err(o) = self.breaker_allows(&prepared.target.agent_name) {
+            self.record(&prepared.target.agent_name, prepared.method, &o);
+            return (o, None);
+        }
         let result = self.exchange(&prepared.http, Some(budget));
         let (outcome, response) = match result {
             Ok(resp) => {
@@ -260,6 +269,7 @@ impl Client {
             }
         };
         self.record(&prepared.target.agent_name, prepared.method, &outcome);
+        self.breaker_record(&outcome);
         (outcome, response)
     }
 
@@ -267,8 +277,8 @@ impl Client {
     /// whichever is shorter.
     pub(crate) fn call_budget(&self, budget: Option<Duration>) -> Duration {
         match budget {
-            Some(b) => b.min(self.config.call_timeout),
-            None => self.config.call_timeout,
+            Some(b) => b.min(self.inner.config.call_timeout),
+            None => self.inner.config.call_timeout,
         }
     }
 

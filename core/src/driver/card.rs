@@ -72,6 +72,13 @@ impl CardResolutionError {
             o.http_status = outcome.http_status;
             o.body_excerpt = outcome.body_excerpt.clone();
         }
+        if self.kind() == "plain_http" {
+            o.hint = Some(
+                "plain http is refused unless the client allows it (ClientConfig::allow_http), \
+                 for local development only"
+                    .to_owned(),
+            );
+        }
         o
     }
 
@@ -96,6 +103,18 @@ impl Client {
             error,
         })?;
         let mut url = loc.primary.clone();
+        if !self.inner.config.allow_http
+            && url
+                .get(..7)
+                .is_some_and(|p| p.eq_ignore_ascii_case("http://"))
+        {
+            // Refused before any byte goes out, as the card's own error (retry: never),
+            // not as a fetch failure a caller might back off and retry.
+            return Err(CardResolutionError::Card {
+                error: CardError::PlainHttp { url: url.clone() },
+                url,
+            });
+        }
         let mut response = self.fetch_card(&url)?;
         if response.status == 404
             && let Some(fallback) = &loc.fallback
@@ -130,6 +149,7 @@ impl Client {
             binding: resolved.choice.binding,
             tenant: resolved.choice.tenant.clone(),
             agent_name: self
+                .inner
                 .config
                 .agent_name
                 .clone()
@@ -148,7 +168,7 @@ impl Client {
         };
         self.exchange(
             &request,
-            Some(self.config.call_timeout.min(Duration::from_secs(30))),
+            Some(self.inner.config.call_timeout.min(Duration::from_secs(30))),
         )
         .map_err(|outcome| CardResolutionError::Fetch {
             url: url.to_owned(),
@@ -158,10 +178,10 @@ impl Client {
 
     fn preferences(&self) -> Preferences {
         let mut p = Preferences::default();
-        if let Some(v) = self.config.protocol {
+        if let Some(v) = self.inner.config.protocol {
             p.versions = vec![v];
         }
-        if let Some(b) = self.config.binding {
+        if let Some(b) = self.inner.config.binding {
             p.bindings = vec![b];
         }
         p
@@ -169,18 +189,18 @@ impl Client {
 
     fn policy(&self) -> Policy {
         let mut allowed_origins = Vec::new();
-        for h in &self.config.allow_hosts {
+        for h in &self.inner.config.allow_hosts {
             if h.contains("://") {
                 allowed_origins.push(h.clone());
             } else {
                 allowed_origins.push(format!("https://{h}"));
-                if self.config.allow_http {
+                if self.inner.config.allow_http {
                     allowed_origins.push(format!("http://{h}"));
                 }
             }
         }
         Policy {
-            allow_http: self.config.allow_http,
+            allow_http: self.inner.config.allow_http,
             allowed_origins,
         }
     }

@@ -24,6 +24,11 @@ pub struct ClientConfig {
     /// Largest response body read for a non-streaming call (after decompression).
     /// Default 32 MiB: a task with file parts travels base64-encoded in one body.
     pub max_response_bytes: u64,
+    /// Largest SSE event (its data) and line a stream accepts. Default 16 MiB (the core's
+    /// decoder default: one base64 file part in one event). A bigger event is dropped, the
+    /// stream goes on, and the caller sees a `malformed` item saying so and
+    /// [`super::StreamFinal::dropped_events`]; memory stays bounded by about twice this.
+    pub max_event_bytes: usize,
     /// How long an idle pooled connection may be reused. Default 3 s: both reference servers
     /// close idle connections after about 5 s, and a request written onto a connection the
     /// server is closing may or may not have been processed.
@@ -48,6 +53,11 @@ pub struct ClientConfig {
     /// The name the tally and correlation records use for the remote agent. Default: the
     /// card's `name`, or the URL's host when there is no card.
     pub agent_name: Option<String>,
+    /// An opt-in circuit breaker for this agent (the core's
+    /// [`crate::resilience::CircuitBreaker`]): while open, calls fail at once with a
+    /// `transport`/`CircuitOpen` outcome (`request_sent = no`) instead of costing a timeout.
+    /// Default `None` (off).
+    pub breaker: Option<crate::resilience::BreakerConfig>,
     /// The `User-Agent` header.
     pub user_agent: String,
 }
@@ -59,6 +69,7 @@ impl Default for ClientConfig {
             call_timeout: Duration::from_secs(45),
             stream_idle_timeout: Duration::from_secs(60),
             max_response_bytes: 32 * 1024 * 1024,
+            max_event_bytes: crate::sse::DEFAULT_MAX_EVENT,
             pool_idle_timeout: Duration::from_secs(3),
             allow_http: false,
             allow_hosts: Vec::new(),
@@ -68,6 +79,7 @@ impl Default for ClientConfig {
             stream_resubscribe_attempts: 0,
             send_retries: 0,
             agent_name: None,
+            breaker: None,
             user_agent: concat!("a2a-core/", env!("CARGO_PKG_VERSION")).to_owned(),
         }
     }

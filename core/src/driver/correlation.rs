@@ -62,9 +62,18 @@ pub(crate) fn random_hex(bytes: usize) -> String {
     }
 }
 
-/// A fresh W3C `traceparent` (version 00, sampled): `00-<32 hex>-<16 hex>-01`.
+/// A fresh W3C `traceparent` (version 00, sampled): `00-<32 hex>-<16 hex>-01`, built by
+/// the core's [`crate::traceparent::TraceParent`] from random bytes drawn here.
 pub fn new_traceparent() -> String {
-    format!("00-{}-{}-01", random_hex(16), random_hex(8))
+    loop {
+        let mut random = [0u8; 24];
+        for chunk in random.chunks_mut(8) {
+            chunk.copy_from_slice(&random_u64().to_le_bytes());
+        }
+        if let Some(t) = crate::traceparent::TraceParent::from_random(random, true) {
+            return t.to_string();
+        }
+    }
 }
 
 /// A fresh id for messageIds and JSON-RPC ids: 32 lowercase hex digits in UUID layout.

@@ -37,6 +37,16 @@ impl HttpRequest {
         self.headers.push((name.to_owned(), value.to_owned()));
     }
 
+    /// Removes every header named `name` (case-insensitive); returns how many were removed.
+    /// An interceptor may drop a header the builder set, e.g. `A2A-Version` to reproduce a
+    /// client that omits it (a testing and compatibility aid: a 1.0 call without it is read
+    /// as 0.3 by the servers).
+    pub fn remove_header(&mut self, name: &str) -> usize {
+        let before = self.headers.len();
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        before - self.headers.len()
+    }
+
     /// The first value of `name` (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
         header_in(&self.headers, name)
@@ -191,7 +201,28 @@ fn run(
         .map_err(|e| transport_outcome(&e, io, mode, connect_timeout))
 }
 
-/// A non-streaming exchange: the whole response, or a transport outcome.
+/// A body still encoded after ureq's decoding (ureq decodes gzip and strips the header;
+/// any other `Content-Encoding` would reach the caller as compressed bytes): refused with a
+/// clear outcome instead of being handed on as garbage.
+fn refuse_undecoded(status: u16, headers: &[(String, String)]) -> Result<(), Outcome> {
+    let Some(enc) = header_in(headers, "content-encoding") else {
+        return Ok(());
+    };
+    if enc.trim().is_empty() || enc.trim().eq_ignore_ascii_case("identity") {
+        return Ok(());
+    }
+    let mut o = Outcome::empty(crate::outcome::Channel::Malformed);
+    o.http_status = Some(status);
+    o.message = Some(format!(
+        "response body uses Content-Encoding {:?}, which this driver does not decode (it asks for gzip or identity); refused instead of passing compressed bytes on",
+        enc.trim()
+    ));
+    o.retry = RetryAdvice::Never;
+    Err(o)
+}
+
+/// A non-streaming exchange: the whole response, or a transport outcome (or a malformed
+/// one for a body in an encoding the driver cannot decode).
 pub(crate) fn unary(
     agent: &ureq::Agent,
     req: &HttpRequest,
@@ -205,6 +236,7 @@ pub(crate) fn unary(
     let response = run(agent, req, mode, connect_timeout, &io)?;
     let (parts, mut body) = response.into_parts();
     let headers = collect_headers(&parts);
+    refuse_undecoded(parts.status.as_u16(), &headers)?;
     let bytes = body
         .with_config()
         .limit(limit)
@@ -232,6 +264,7 @@ pub(crate) fn open_stream(
     let (parts, body) = response.into_parts();
     let headers = collect_headers(&parts);
     let status = parts.status.as_u16();
+    refuse_undecoded(status, &headers)?;
     let is_sse = header_in(&headers, "content-type")
         .map(|ct| {
             ct.split(';')
@@ -382,6 +415,11 @@ pub(crate) fn transport_outcome(
                 format!("plain http refused (allow_http is off): {m}"),
             );
             o.retry = RetryAdvice::Never;
+            o.hint = Some(
+                "plain http is refused unless the client allows it (ClientConfig::allow_http), \
+                 for local development only"
+                    .to_owned(),
+            );
             o
         }
         ureq::Error::BadUri(m) => {

@@ -14,13 +14,35 @@
 //! `request_sent = unknown` instead.
 //!
 //! # Layers
-//! - [`io`]: a ureq transport wrapper that records whether request bytes were written and
+//! - `io`: a ureq transport wrapper that records whether request bytes were written and
 //!   cuts reads at the stream's idle deadline.
-//! - [`exchange`]: one HTTP exchange, every failure mapped to a `transport` outcome.
-//! - [`raw`]: an event-stream body read chunk by chunk with a per-read deadline.
+//! - `exchange`: one HTTP exchange, every failure mapped to a `transport` outcome.
+//! - `raw` ([`RawStream`]): an event-stream body read chunk by chunk with a per-read deadline.
 //! - [`Client`]: configuration, card resolution, interceptors, the typed A2A calls
 //!   (`call`: build with the core's envelope, classify with the core's classifier) and
 //!   streams (`stream`: the core's SSE decoder and stream tracker), the tally.
+//!
+//! # Example
+//! ```no_run
+//! use a2a_core::driver::{CallOptions, Client, ClientConfig, HttpRequest, RequestContext, StreamEvent};
+//!
+//! // Fetches, validates and chooses the interface now (a failure is a CardResolutionError).
+//! let client = Client::new("https://agent.example.com", ClientConfig::default())?;
+//! // Credentials travel only to the validated interface host.
+//! client.add_interceptor(|_ctx: &RequestContext<'_>, req: &mut HttpRequest| {
+//!     req.set_header("Authorization", "Bearer <token from the caller's cache>");
+//! });
+//! let r = client.send_text("hello", &CallOptions::default());
+//! println!("{} (traceparent {})", r.outcome.to_json(), r.correlation.traceparent);
+//! for event in client.stream_text("write a report", &CallOptions::default()) {
+//!     match event {
+//!         StreamEvent::Item(item) => println!("{}", item.outcome.text.unwrap_or_default()),
+//!         StreamEvent::Resubscribing { task_id, .. } => eprintln!("resuming {task_id}"),
+//!         StreamEvent::End(end) => std::process::exit(end.outcome.exit_code()),
+//!     }
+//! }
+//! # Ok::<(), a2a_core::driver::CardResolutionError>(())
+//! ```
 //!
 //! Failures are values: every call returns an [`Outcome`] (boxing it to shrink `Result`s
 //! would cost an allocation on every failure path for no caller benefit).
@@ -117,17 +139,25 @@ where
     }
 }
 
-/// The blocking A2A client. One per process is enough: it pools connections and is
-/// `Send + Sync`.
+/// The blocking A2A client for one remote agent. It pools connections, is `Send + Sync`,
+/// and clones cheaply (clones share the pool, the target, the interceptors, the tally and
+/// the breaker); a [`StreamCall`] holds a clone, so it may outlive the handle it came from.
+#[derive(Clone)]
 pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     agent: ureq::Agent,
     config: ClientConfig,
-    interceptors: Vec<Arc<dyn Interceptor>>,
+    interceptors: Mutex<Vec<Arc<dyn Interceptor>>>,
     /// The resolved target; `None` until the card is resolved (deferred resolution).
     target: Mutex<Option<Arc<Target>>>,
     /// What the caller gave: base URL or card URL, for deferred resolution.
     source: Option<String>,
     tally: Mutex<crate::tally::Tally>,
+    /// The opt-in circuit breaker (see [`ClientConfig::breaker`]).
+    breaker: Mutex<Option<crate::resilience::CircuitBreaker>>,
     /// Origin of the driver's `now` for the core's sans-IO state machines.
     epoch: Instant,
 }
@@ -135,8 +165,11 @@ pub struct Client {
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
-            .field("config", &self.config)
-            .field("interceptors", &self.interceptors.len())
+            .field("config", &self.inner.config)
+            .field(
+                "interceptors",
+                &self.inner.interceptors.lock().map_or(0, |v| v.len()),
+            )
             .finish()
     }
 }
@@ -145,14 +178,21 @@ impl Client {
     /// A client with `config` and no target: use [`Client::exchange`] and
     /// [`Client::open_stream`] directly.
     pub fn raw(config: ClientConfig) -> Client {
+        Client::build(config, None)
+    }
+
+    fn build(config: ClientConfig, source: Option<String>) -> Client {
         Client {
-            agent: exchange::build_agent(&config),
-            config,
-            interceptors: Vec::new(),
-            target: Mutex::new(None),
-            source: None,
-            tally: Mutex::new(crate::tally::Tally::new()),
-            epoch: Instant::now(),
+            inner: Arc::new(Inner {
+                agent: exchange::build_agent(&config),
+                config,
+                interceptors: Mutex::new(Vec::new()),
+                target: Mutex::new(None),
+                source,
+                tally: Mutex::new(crate::tally::Tally::new()),
+                breaker: Mutex::new(None),
+                epoch: Instant::now(),
+            }),
         }
     }
 
@@ -164,11 +204,14 @@ impl Client {
     /// [`CardResolutionError`] when the card cannot be fetched (including a redirect, never
     /// followed), parsed, or offers no usable and valid interface.
     pub fn new(url: &str, config: ClientConfig) -> Result<Client, CardResolutionError> {
-        let mut client = Client::raw(config);
-        client.source = Some(url.to_owned());
-        if !client.config.defer_card_resolution {
+        let client = Client::build(config, Some(url.to_owned()));
+        if !client.inner.config.defer_card_resolution {
             let t = client.resolve_card(url)?;
-            *client.target.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(t));
+            *client
+                .inner
+                .target
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(t));
         }
         Ok(client)
     }
@@ -177,7 +220,11 @@ impl Client {
     /// URL, version and binding).
     pub fn with_target(target: Target, config: ClientConfig) -> Client {
         let client = Client::raw(config);
-        *client.target.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(target));
+        *client
+            .inner
+            .target
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(target));
         client
     }
 
@@ -187,11 +234,11 @@ impl Client {
     /// A `transport` outcome with error `CardResolution` (`request_sent = no`) when the
     /// card cannot be fetched, parsed or validated, or when the client has no target.
     pub fn target(&self) -> Result<Arc<Target>, Outcome> {
-        let mut slot = self.target.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self.inner.target.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = slot.as_ref() {
             return Ok(Arc::clone(t));
         }
-        let Some(source) = self.source.as_deref() else {
+        let Some(source) = self.inner.source.as_deref() else {
             return Err(Outcome::transport(
                 crate::outcome::ErrorName::CardResolution,
                 crate::outcome::RequestSent::No,
@@ -203,14 +250,93 @@ impl Client {
         Ok(t)
     }
 
+    /// Asks the breaker (if any) whether a call may go out; the refusal outcome if not.
+    pub(crate) fn breaker_allows(&self, agent: &str) -> Result<(), Outcome> {
+        let Some(config) = self.inner.config.breaker else {
+            return Ok(());
+        };
+        let now = self.now();
+        let mut slot = self.inner.breaker.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            match crate::resilience::CircuitBreaker::new(agent, config) {
+                Ok(b) => *slot = Some(b),
+                Err(e) => {
+                    let mut o = Outcome::transport(
+                        crate::outcome::ErrorName::InvalidRequest,
+                        crate::outcome::RequestSent::No,
+                        format!("request not sent: invalid breaker configuration: {e}"),
+                    );
+                    o.retry = crate::outcome::RetryAdvice::Never;
+                    return Err(o);
+                }
+            }
+        }
+        let b = slot.as_mut().expect("set above");
+        if b.allow(now) {
+            Ok(())
+        } else {
+            Err(b.refusal(now))
+        }
+    }
+
+    /// Reports a call's outcome to the breaker (if any).
+    pub(crate) fn breaker_record(&self, o: &Outcome) {
+        if self.inner.config.breaker.is_none() {
+            return;
+        }
+        let now = self.now();
+        if let Some(b) = self
+            .inner
+            .breaker
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+        {
+            b.record(o, now);
+        }
+    }
+
+    /// Returns the breaker's trial permit of a call abandoned before its outcome was known
+    /// (a stream dropped by the caller mid-way): neither a success nor a failure.
+    pub(crate) fn breaker_release(&self) {
+        if self.inner.config.breaker.is_none() {
+            return;
+        }
+        let now = self.now();
+        if let Some(b) = self
+            .inner
+            .breaker
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+        {
+            b.release(now);
+        }
+    }
+
+    /// Whether the breaker is open now (`None` without a breaker), for metrics.
+    pub fn breaker_state(&self) -> Option<crate::resilience::BreakerState> {
+        self.inner
+            .breaker
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|b| b.state(self.now()))
+    }
+
     /// A copy of the per-method tally of every outcome this client produced.
     pub fn tally(&self) -> crate::tally::Tally {
-        self.tally.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.inner
+            .tally
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Counts one outcome.
     pub(crate) fn record(&self, agent: &str, method: crate::envelope::Method, o: &Outcome) {
-        self.tally
+        self.inner
+            .tally
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .record(agent, method.name(), o);
@@ -218,22 +344,27 @@ impl Client {
 
     /// The driver's clock on the core's scale.
     pub(crate) fn now(&self) -> crate::time::Millis {
-        now_millis(self.epoch)
+        now_millis(self.inner.epoch)
     }
 
     /// The instant a core deadline stands for.
     pub(crate) fn instant_of(&self, m: crate::time::Millis) -> Instant {
-        self.epoch + Duration::from_millis(m.0)
+        self.inner.epoch + Duration::from_millis(m.0)
     }
 
     /// The configuration.
     pub fn config(&self) -> &ClientConfig {
-        &self.config
+        &self.inner.config
     }
 
-    /// Appends an interceptor (run after those added before it).
-    pub fn add_interceptor(&mut self, hook: impl Interceptor + 'static) {
-        self.interceptors.push(Arc::new(hook));
+    /// Appends an interceptor (run after those added before it, for every later call of
+    /// this client and its clones).
+    pub fn add_interceptor(&self, hook: impl Interceptor + 'static) {
+        self.inner
+            .interceptors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Arc::new(hook));
     }
 
     /// Sends one request and reads the whole response, under the whole-call timeout
@@ -250,11 +381,11 @@ impl Client {
     ) -> Result<HttpResponse, Outcome> {
         let t = self.call_budget(timeout);
         exchange::unary(
-            &self.agent,
+            &self.inner.agent,
             request,
             t,
-            self.config.connect_timeout,
-            self.config.max_response_bytes,
+            self.inner.config.connect_timeout,
+            self.inner.config.max_response_bytes,
         )
     }
 
@@ -273,11 +404,11 @@ impl Client {
         let io = io::CallIo::new();
         let t = self.call_budget(timeout);
         match exchange::open_stream(
-            &self.agent,
+            &self.inner.agent,
             request,
             t,
-            self.config.connect_timeout,
-            self.config.max_response_bytes,
+            self.inner.config.connect_timeout,
+            self.inner.config.max_response_bytes,
             &io,
         )? {
             exchange::Opened::Events {
@@ -292,7 +423,13 @@ impl Client {
     /// Runs the interceptors on a request to `target`.
     fn intercept(&self, method: &str, target: &Target, request: &mut HttpRequest) {
         let ctx = RequestContext { method, target };
-        for hook in &self.interceptors {
+        let hooks = self
+            .inner
+            .interceptors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        for hook in &hooks {
             hook.on_request(&ctx, request);
         }
     }

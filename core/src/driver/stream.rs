@@ -29,9 +29,9 @@ use super::correlation::{Correlation, new_traceparent};
 use super::raw::{RawStream, ReadEnd};
 use crate::classify::ResponseInfo;
 use crate::model::params::{Call, SendMessageParams, TaskIdParams};
-use crate::outcome::{Channel, ErrorName, Outcome, TaskState};
-use crate::sse::{Decoder, Item};
-use crate::stream::{StreamEnd, StreamEndKind, StreamItem, StreamTracker};
+use crate::outcome::{Channel, ErrorName, Outcome, RetryAdvice, TaskState};
+use crate::sse::{Config as SseConfig, Decoder, Item};
+use crate::stream::{StreamEnd, StreamEndKind, StreamItem, StreamItemKind, StreamTracker};
 use crate::time::Millis;
 
 /// What a stream yields.
@@ -68,6 +68,11 @@ pub struct StreamFinal {
     pub fetched_by_get: bool,
     /// The get-task response body, when [`StreamFinal::fetched_by_get`].
     pub task_body: Option<Vec<u8>>,
+    /// Events dropped because they exceeded [`super::ClientConfig::max_event_bytes`] (each
+    /// was also reported as a [`StreamItemKind::Malformed`] item when it happened). Nonzero
+    /// means the items seen are incomplete even if the call completed: read the task
+    /// (`get`) for its full result; never resend the message.
+    pub dropped_events: u32,
 }
 
 /// An open stream being read.
@@ -83,8 +88,8 @@ struct Open {
 /// A streaming call in progress: an iterator of [`StreamEvent`]s ending with
 /// [`StreamEvent::End`]. Every read is bounded by the idle timeout; there is no total
 /// timeout. Dropping it closes the connection.
-pub struct StreamCall<'c> {
-    client: &'c Client,
+pub struct StreamCall {
+    client: Client,
     opts: CallOptions,
     open: Option<Open>,
     pending: VecDeque<StreamEvent>,
@@ -92,10 +97,12 @@ pub struct StreamCall<'c> {
     started: Instant,
     idle: Duration,
     resubscribes: u32,
+    /// Events dropped over the size limit, across every connection of this call.
+    dropped_events: u32,
     finished: bool,
 }
 
-impl std::fmt::Debug for StreamCall<'_> {
+impl std::fmt::Debug for StreamCall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StreamCall")
             .field("correlation", &self.correlation)
@@ -109,7 +116,13 @@ impl Client {
     /// Starts a streaming call: `SendStreamingMessage` (0.3 `message/stream`) or
     /// `SubscribeToTask` (0.3 `tasks/resubscribe`). Other calls end at once with an
     /// `InvalidRequest` outcome.
-    pub fn stream_call(&self, call: &Call<'_>, opts: &CallOptions) -> StreamCall<'_> {
+    ///
+    /// Opening is eager: before this returns, a deferred card is resolved, the request is
+    /// sent and the response head awaited (bounded by the call budget: `opts.timeout` or the
+    /// call timeout, the shorter), and a response that is not an event stream is read whole.
+    /// A failure there is not an error of this function: it is the stream's
+    /// [`StreamEvent::End`], handed out by the first `next()`.
+    pub fn stream_call(&self, call: &Call<'_>, opts: &CallOptions) -> StreamCall {
         let mut s = StreamCall::new(self, opts);
         if let Call::SendStreamingMessage(p) = call {
             s.correlation.message_id = Some(p.message.message_id.to_string());
@@ -125,7 +138,7 @@ impl Client {
     }
 
     /// Sends a user text message as a stream (`message/stream`, `SendStreamingMessage`).
-    pub fn stream_text(&self, text: &str, opts: &CallOptions) -> StreamCall<'_> {
+    pub fn stream_text(&self, text: &str, opts: &CallOptions) -> StreamCall {
         let message = user_message(text, opts);
         self.stream_call(
             &Call::SendStreamingMessage(SendMessageParams::new(message)),
@@ -134,16 +147,16 @@ impl Client {
     }
 
     /// Streams a task's events again (`tasks/resubscribe`, `SubscribeToTask`).
-    pub fn resubscribe(&self, task_id: &str, opts: &CallOptions) -> StreamCall<'_> {
+    pub fn resubscribe(&self, task_id: &str, opts: &CallOptions) -> StreamCall {
         self.stream_call(&Call::SubscribeToTask(TaskIdParams::new(task_id)), opts)
     }
 }
 
-impl<'c> StreamCall<'c> {
-    fn new(client: &'c Client, opts: &CallOptions) -> StreamCall<'c> {
+impl StreamCall {
+    fn new(client: &Client, opts: &CallOptions) -> StreamCall {
         let traceparent = opts.traceparent.clone().unwrap_or_else(new_traceparent);
         StreamCall {
-            client,
+            client: client.clone(),
             opts: CallOptions {
                 traceparent: Some(traceparent.clone()),
                 ..opts.clone()
@@ -159,8 +172,9 @@ impl<'c> StreamCall<'c> {
             started: Instant::now(),
             idle: opts
                 .idle_timeout
-                .unwrap_or(client.config.stream_idle_timeout),
+                .unwrap_or(client.inner.config.stream_idle_timeout),
             resubscribes: 0,
+            dropped_events: 0,
             finished: false,
         }
     }
@@ -181,6 +195,11 @@ impl<'c> StreamCall<'c> {
         if !resubscribe {
             self.correlation.jsonrpc_id = prepared.rpc_id.clone();
         }
+        if let Err(o) = self.client.breaker_allows(&prepared.target.agent_name) {
+            self.client
+                .record(&prepared.target.agent_name, prepared.method, &o);
+            return self.finish(None, o);
+        }
         let now = self.client.now();
         let mut tracker = StreamTracker::new(
             prepared.asked(),
@@ -193,6 +212,7 @@ impl<'c> StreamCall<'c> {
                 o.binding = Some(prepared.target.binding);
                 self.client
                     .record(&prepared.target.agent_name, prepared.method, &o);
+                self.client.breaker_record(&o);
                 self.after_failure(o, resubscribe);
             }
             Ok(Err(whole)) => {
@@ -203,15 +223,23 @@ impl<'c> StreamCall<'c> {
                 let o = tracker.on_non_sse_body(&info);
                 self.client
                     .record(&prepared.target.agent_name, prepared.method, &o);
+                self.client.breaker_record(&o);
                 if resubscribe && finished_meanwhile(&o) {
                     return self.fall_back_to_get();
                 }
                 self.finish(Some(StreamEndKind::NotAStream), o);
             }
             Ok(Ok(raw)) => {
+                let limit = self.client.inner.config.max_event_bytes;
                 self.open = Some(Open {
                     raw,
-                    decoder: Decoder::new(),
+                    // The line limit leaves room for the `data: ` prefix, so that a one-line
+                    // event is measured by its data like any other.
+                    decoder: Decoder::with_config(
+                        SseConfig::new()
+                            .with_max_event(limit)
+                            .with_max_line(limit.saturating_add(64)),
+                    ),
                     tracker,
                     prepared,
                     resubscribe,
@@ -249,9 +277,19 @@ impl<'c> StreamCall<'c> {
                         Ok(Some(Item::Comment(_))) => open.tracker.on_comment(now),
                         Ok(Some(Item::Retry(_))) => {}
                         Ok(None) => break,
-                        // An event over the decoder's limit is skipped; the tracker's
-                        // outcome still reflects every event that fit.
-                        Err(_) => {}
+                        // The decoder dropped an event over its limit and goes on with the
+                        // next one; the caller learns of it now, never silently.
+                        Err(_limit_error) => {
+                            self.dropped_events = self.dropped_events.saturating_add(1);
+                            let limit = self.client.inner.config.max_event_bytes;
+                            let item = dropped_item(
+                                limit,
+                                &open.tracker,
+                                self.correlation.context_id.as_deref(),
+                                &open.prepared,
+                            );
+                            self.pending.push_back(StreamEvent::Item(item));
+                        }
                     }
                 }
                 open.tracker.is_over().then(|| open.tracker.finish())
@@ -296,6 +334,7 @@ impl<'c> StreamCall<'c> {
         let p = &open.prepared;
         self.client
             .record(&p.target.agent_name, p.method, &end.outcome);
+        self.client.breaker_record(&end.outcome);
         if open.resubscribe && end.kind == StreamEndKind::Error && finished_meanwhile(&end.outcome)
         {
             // The resubscribe stream itself said the task is gone: read it once.
@@ -308,7 +347,7 @@ impl<'c> StreamCall<'c> {
                 .map(str::to_owned)
                 .or_else(|| end.outcome.task_id.clone());
             if let Some(task_id) = task
-                && self.resubscribes < self.client.config.stream_resubscribe_attempts
+                && self.resubscribes < self.client.inner.config.stream_resubscribe_attempts
             {
                 return self.resubscribe_to(task_id);
             }
@@ -320,7 +359,7 @@ impl<'c> StreamCall<'c> {
     fn after_failure(&mut self, o: Outcome, resubscribe: bool) {
         if resubscribe
             && let Some(task_id) = self.correlation.task_id.clone()
-            && self.resubscribes < self.client.config.stream_resubscribe_attempts
+            && self.resubscribes < self.client.inner.config.stream_resubscribe_attempts
         {
             return self.resubscribe_to(task_id);
         }
@@ -390,8 +429,49 @@ impl<'c> StreamCall<'c> {
             resubscribes: self.resubscribes,
             fetched_by_get,
             task_body,
+            dropped_events: self.dropped_events,
         }));
         self.finished = true;
+    }
+}
+
+/// The item reporting an event the decoder dropped for exceeding its limit: `malformed`,
+/// not ending the stream; advice `poll` when the task id is known (the task holds what the
+/// event carried), else `never` (the same request would produce the same event).
+fn dropped_item(
+    limit: usize,
+    tracker: &StreamTracker,
+    context_id: Option<&str>,
+    p: &Prepared,
+) -> StreamItem {
+    let mut o = Outcome::empty(Channel::Malformed);
+    o.http_status = Some(200);
+    o.message = Some(format!(
+        "SSE event dropped: larger than the {limit}-byte event size limit (max_event_bytes); the stream goes on without it{}",
+        if tracker.task_id().is_some() {
+            "; read the task for its full result"
+        } else {
+            ""
+        }
+    ));
+    o.task_id = tracker.task_id().map(str::to_owned);
+    o.context_id = context_id.map(str::to_owned);
+    o.state = tracker.last_state();
+    o.retry = if o.task_id.is_some() {
+        RetryAdvice::Poll
+    } else {
+        RetryAdvice::Never
+    };
+    o.version = Some(p.target.version);
+    o.binding = Some(p.target.binding);
+    StreamItem {
+        kind: StreamItemKind::Malformed,
+        outcome: o,
+        final_flag: None,
+        artifact_id: None,
+        append: false,
+        last_chunk: false,
+        ends_stream: false,
     }
 }
 
@@ -413,7 +493,17 @@ fn note_ids(c: &mut Correlation, o: &Outcome) {
     }
 }
 
-impl Iterator for StreamCall<'_> {
+impl Drop for StreamCall {
+    /// A stream abandoned before its end gives back the breaker's trial permit (a
+    /// half-open breaker would otherwise wait forever for an outcome that never comes).
+    fn drop(&mut self) {
+        if self.open.is_some() {
+            self.client.breaker_release();
+        }
+    }
+}
+
+impl Iterator for StreamCall {
     type Item = StreamEvent;
 
     fn next(&mut self) -> Option<StreamEvent> {

@@ -277,12 +277,7 @@ pub fn build(
         headers.push((name.to_owned(), opts.extensions.join(",")));
     }
     for (name, value) in opts.headers {
-        if !encode::is_header_name(name) || !encode::is_header_value(value) {
-            return Err(BuildError::BadHeader((*name).to_owned()));
-        }
-        if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name)) {
-            return Err(BuildError::ReservedHeader((*name).to_owned()));
-        }
+        check_header(name, value)?;
         headers.push(((*name).to_owned(), (*value).to_owned()));
     }
     Ok(Request {
@@ -293,6 +288,23 @@ pub fn build(
         a2a_method: method,
         rpc_id,
     })
+}
+
+/// Checks a caller header the way [`build`] does: the name must be an HTTP token, the value
+/// must carry no CR, LF, NUL or other control byte, and the name must not be one the
+/// builder sets itself (`Content-Type`, `Accept`, `A2A-Version`, ...). Front ends (the CLI)
+/// call it to refuse a bad header as a usage error before anything is built.
+///
+/// # Errors
+/// [`BuildError::BadHeader`] or [`BuildError::ReservedHeader`].
+pub fn check_header(name: &str, value: &str) -> Result<(), BuildError> {
+    if !encode::is_header_name(name) || !encode::is_header_value(value) {
+        return Err(BuildError::BadHeader(name.to_owned()));
+    }
+    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name)) {
+        return Err(BuildError::ReservedHeader(name.to_owned()));
+    }
+    Ok(())
 }
 
 /// A user text message ready to send: `SendMessage` with one text part and the caller's

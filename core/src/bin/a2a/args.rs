@@ -75,6 +75,14 @@ impl Args {
         }
     }
 
+    /// The next positional argument, left in place.
+    pub fn peek_positional(&self) -> Option<&str> {
+        self.rest
+            .iter()
+            .find(|a| !a.starts_with("--"))
+            .map(String::as_str)
+    }
+
     /// Fails when anything was not consumed.
     pub fn finish(self) -> Result<(), String> {
         match self.rest.front() {

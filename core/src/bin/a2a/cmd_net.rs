@@ -11,9 +11,10 @@ use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use a2a_core::driver::{
-    CallOptions, CallResult, CardResolutionError, Client, ClientConfig, Correlation, StreamCall,
-    StreamEvent, StreamFinal,
+    CallOptions, CallResult, CardResolutionError, Client, ClientConfig, Correlation, HttpRequest,
+    RequestContext, StreamCall, StreamEvent, StreamFinal, Target,
 };
+use a2a_core::envelope::check_header;
 use a2a_core::outcome::{Channel, Outcome, TaskState};
 use a2a_core::resilience::model_text;
 use a2a_core::stream::{StreamItem, StreamItemKind};
@@ -32,6 +33,10 @@ struct Common {
     opts: CallOptions,
     json: bool,
     model_text: bool,
+    /// `--no-card`: URL is the interface itself; no card is fetched.
+    no_card: bool,
+    /// `--no-version-header`: 1.0 requests go out without `A2A-Version`.
+    no_version_header: bool,
 }
 
 fn seconds(args: &mut Args, name: &str) -> Result<Option<Duration>, String> {
@@ -83,17 +88,28 @@ fn common(args: &mut Args) -> Result<Common, String> {
     if let Some(n) = args.parsed::<u32>("--retries")? {
         config.send_retries = n;
     }
+    if let Some(n) = args.parsed::<usize>("--max-event")? {
+        if n == 0 {
+            return Err("--max-event: must be at least 1 byte".to_owned());
+        }
+        config.max_event_bytes = n;
+    }
     if let Some(n) = args.parsed::<u32>("--resubscribes")? {
         config.stream_resubscribe_attempts = n;
     }
-    config.defer_card_resolution = false;
+    if args.flag("--breaker") {
+        config.breaker = Some(a2a_core::resilience::BreakerConfig::default());
+    }
     let mut opts = CallOptions::default();
     for h in args.values("--header")? {
         let (n, v) = h
             .split_once(':')
             .ok_or_else(|| format!("--header {h:?}: expected 'Name: value'"))?;
-        opts.headers
-            .push((n.trim().to_owned(), v.trim().to_owned()));
+        let (n, v) = (n.trim(), v.trim());
+        // The envelope's own rule, checked now: a bad header is the user's mistake (exit 2),
+        // not a transport outcome of a request that was never built.
+        check_header(n, v).map_err(|e| format!("--header {h:?}: {e}"))?;
+        opts.headers.push((n.to_owned(), v.to_owned()));
     }
     if let Some(var) = args.value("--bearer-env")? {
         let token = std::env::var(&var)
@@ -101,6 +117,12 @@ fn common(args: &mut Args) -> Result<Common, String> {
         if token.trim().is_empty() {
             return Err(format!("--bearer-env: environment variable {var} is empty"));
         }
+        // The token itself is never echoed, not even in this error.
+        check_header("Authorization", token.trim()).map_err(|_| {
+            format!(
+                "--bearer-env: environment variable {var} holds a control character (CR, LF, NUL...) that no header may carry"
+            )
+        })?;
         opts.headers.push((
             "Authorization".to_owned(),
             format!("Bearer {}", token.trim()),
@@ -109,13 +131,37 @@ fn common(args: &mut Args) -> Result<Common, String> {
     opts.context_id = args.value("--context-id")?;
     opts.task_id = args.value("--task-id")?;
     opts.idempotency_key = args.value("--idempotency-key")?;
+    if let Some(k) = &opts.idempotency_key {
+        check_header("Idempotency-Key", k).map_err(|e| format!("--idempotency-key: {e}"))?;
+        if k.is_empty() {
+            return Err("--idempotency-key: empty".to_owned());
+        }
+    }
     let json = args.flag("--json");
     let model_text = args.flag("--model-text");
+    let no_card = args.flag("--no-card");
+    if no_card && config.protocol.is_none() {
+        return Err(
+            "--no-card needs --protocol 0.3|1.0 (there is no card to choose from)".to_owned(),
+        );
+    }
+    if no_card
+        && !config.allow_http
+        && let Some(url) = args.peek_positional()
+        && url
+            .get(..7)
+            .is_some_and(|p| p.eq_ignore_ascii_case("http://"))
+    {
+        return Err(format!("--no-card: {ALLOW_HTTP_HINT}"));
+    }
+    let no_version_header = args.flag("--no-version-header");
     Ok(Common {
         config,
         opts,
         json,
         model_text,
+        no_card,
+        no_version_header,
     })
 }
 
@@ -124,6 +170,9 @@ pub fn run(command: &str, mut args: Args) -> i32 {
     let parsed = (|| -> Result<(Common, String, Option<String>), String> {
         let c = common(&mut args)?;
         let url = args.positional("URL")?;
+        if c.no_card && command == "card" {
+            return Err("--no-card: `a2a card` reads the card; drop --no-card".to_owned());
+        }
         let second = match command {
             "card" => None,
             "send" | "stream" => Some(args.positional("TEXT")?),
@@ -138,10 +187,23 @@ pub fn run(command: &str, mut args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let client = match Client::new(&url, c.config.clone()) {
-        Ok(client) => client,
-        Err(e) => return card_failure(&c, &url, &e),
+    let client = if c.no_card {
+        let version = c.config.protocol.unwrap_or(ProtocolVersion::V1_0);
+        let binding = c.config.binding.unwrap_or(Binding::JsonRpc);
+        Client::with_target(Target::new(&url, version, binding), c.config.clone())
+    } else {
+        match Client::new(&url, c.config.clone()) {
+            Ok(client) => client,
+            Err(e) => return card_failure(&c, &url, &e),
+        }
     };
+    if c.no_version_header {
+        // A testing and compatibility aid: reproduces a client that omits the header (the
+        // servers then read a 1.0 call as 0.3 and answer with a version error).
+        client.add_interceptor(|_: &RequestContext<'_>, req: &mut HttpRequest| {
+            req.remove_header("A2A-Version");
+        });
+    }
     let second = second.unwrap_or_default();
     match command {
         "card" => card(&c, &client),
@@ -157,12 +219,22 @@ pub fn run(command: &str, mut args: Args) -> i32 {
     }
 }
 
+/// The CLI's wording of the plain-http refusal (the library's names the config field).
+const ALLOW_HTTP_HINT: &str =
+    "plain http is refused by default; pass --allow-http to allow it (local development only)";
+
 fn card_failure(c: &Common, url: &str, e: &CardResolutionError) -> i32 {
-    let o = e.to_outcome();
+    let mut o = e.to_outcome();
+    if e.kind() == "plain_http" {
+        o.hint = Some(ALLOW_HTTP_HINT.to_owned());
+    }
     if c.json {
         println!("{}", with_correlation(&o, None, &[]));
     } else {
         eprintln!("a2a: card resolution failed: {e}");
+        if let Some(h) = &o.hint {
+            eprintln!("  hint: {h}");
+        }
     }
     let host = url
         .split("://")
@@ -325,29 +397,119 @@ fn report(o: &Outcome, k: &Correlation) {
     );
 }
 
-fn stream(c: &Common, s: StreamCall<'_>) -> i32 {
-    let progress = !c.json && std::io::stderr().is_terminal();
-    let started = Instant::now();
-    let mut events = 0u64;
+/// A stream must run this long before the progress line appears ("long streams").
+const PROGRESS_AFTER: Duration = Duration::from_secs(1);
+/// How often the progress line is redrawn while the stream is quiet.
+const PROGRESS_TICK: Duration = Duration::from_millis(250);
+
+/// What the progress line shows, shared with the ticker thread.
+struct ProgressState {
+    /// The line is on the terminal now.
+    shown: bool,
+    events: u64,
+    /// A partial line of the agent's text is pending on standard output.
+    open_line: bool,
+    done: bool,
+}
+
+/// The progress line on standard error (only when it is a terminal and `--json` is off):
+/// `… <n> events, <s> s`, redrawn in place after each event and every 250 ms while the
+/// stream is quiet (a long task sends keep-alives, not events). Every other output is written
+/// under the same lock after erasing the line, so state lines and the agent's text are never
+/// mixed into it, and a partial text line on a terminal standard output is never erased.
+struct Progress {
+    shared: std::sync::Arc<(std::sync::Mutex<ProgressState>, std::sync::Condvar)>,
+    ticker: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Erases the line if it is drawn.
+fn progress_clear(st: &mut ProgressState) {
+    if st.shown {
+        eprint!("\r\x1b[2K");
+        let _ = std::io::stderr().flush();
+        st.shown = false;
+    }
+}
+
+/// Draws the line once the stream has run for [`PROGRESS_AFTER`].
+fn progress_draw(st: &mut ProgressState, started: Instant, stdout_tty: bool) {
+    let elapsed = started.elapsed();
+    if st.done || elapsed < PROGRESS_AFTER || (st.open_line && stdout_tty) {
+        return;
+    }
+    eprint!(
+        "\r\x1b[2K… {} events, {:.1} s",
+        st.events,
+        elapsed.as_secs_f64()
+    );
+    let _ = std::io::stderr().flush();
+    st.shown = true;
+}
+
+impl Progress {
+    fn start(on: bool) -> Progress {
+        let shared = std::sync::Arc::new((
+            std::sync::Mutex::new(ProgressState {
+                shown: false,
+                events: 0,
+                open_line: false,
+                done: false,
+            }),
+            std::sync::Condvar::new(),
+        ));
+        let ticker = on.then(|| {
+            let shared = std::sync::Arc::clone(&shared);
+            let started = Instant::now();
+            let stdout_tty = std::io::stdout().is_terminal();
+            std::thread::spawn(move || {
+                let (lock, cv) = &*shared;
+                let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
+                while !st.done {
+                    progress_draw(&mut st, started, stdout_tty);
+                    st = cv
+                        .wait_timeout(st, PROGRESS_TICK)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+            })
+        });
+        Progress { shared, ticker }
+    }
+
+    /// Locks the terminal for other output, the progress line erased.
+    fn output(&self) -> std::sync::MutexGuard<'_, ProgressState> {
+        let mut st = self.shared.0.lock().unwrap_or_else(|e| e.into_inner());
+        progress_clear(&mut st);
+        st
+    }
+
+    /// Erases the line for good and stops the ticker.
+    fn stop(mut self) {
+        {
+            let mut st = self.output();
+            st.done = true;
+        }
+        self.shared.1.notify_all();
+        if let Some(t) = self.ticker.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn stream(c: &Common, s: StreamCall) -> i32 {
+    let progress = Progress::start(!c.json && std::io::stderr().is_terminal());
     let mut last_state: Option<TaskState> = None;
-    let mut open_line = false;
     let mut out = std::io::stdout();
-    let mut agent = String::new();
     for ev in s {
+        let mut st = progress.output();
         match ev {
             StreamEvent::Item(item) => {
-                events += 1;
+                st.events += 1;
                 if c.json {
                     println!("{}", item_json(&item));
                     continue;
                 }
-                human_item(&item, &mut out, &mut open_line, &mut last_state);
-                if progress {
-                    eprint!(
-                        "\r\x1b[2K… {events} events, {:.1} s",
-                        started.elapsed().as_secs_f64()
-                    );
-                }
+                human_item(&item, &mut out, &mut st.open_line, &mut last_state);
             }
             StreamEvent::Resubscribing { task_id, attempt } => {
                 if c.json {
@@ -360,18 +522,17 @@ fn stream(c: &Common, s: StreamCall<'_>) -> i32 {
                 }
             }
             StreamEvent::End(end) => {
-                agent = end.correlation.agent.clone();
-                if progress {
-                    eprint!("\r\x1b[2K");
-                }
-                if open_line {
+                if st.open_line {
                     let _ = writeln!(out);
                 }
+                drop(st);
+                progress.stop();
+                let agent = end.correlation.agent.clone();
                 return finish_stream(c, &end, &agent);
             }
         }
     }
-    let _ = agent;
+    progress.stop();
     EXIT_TRANSPORT
 }
 
@@ -387,6 +548,7 @@ fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
                     ("end", Value::from(kind)),
                     ("resubscribes", Value::from(end.resubscribes)),
                     ("fetched_by_get", Value::from(end.fetched_by_get)),
+                    ("dropped_events", Value::from(end.dropped_events)),
                 ]
             )
         );
@@ -400,6 +562,17 @@ fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
             }
         }
         eprintln!("stream {}", end.kind.map_or("not opened", |k| k.as_str()));
+        if end.dropped_events > 0 {
+            eprintln!(
+                "  warning: {} event(s) dropped for exceeding the event size limit (--max-event); the output above is incomplete{}",
+                end.dropped_events,
+                end.correlation
+                    .task_id
+                    .as_deref()
+                    .map(|t| format!(": `a2a get` task {t} for the full result"))
+                    .unwrap_or_default()
+            );
+        }
         report(&end.outcome, &end.correlation);
     }
     if c.model_text

@@ -19,10 +19,10 @@
 //! in every scenario that answers normally. See [`scenario`] for the list.
 //!
 //! `GET /_counters` returns `{"scenarios":{"<name>":{counters}},"seen":[...]}`: per scenario
-//! `requests`, `connections`, `cards`, `messages` (message/send + message/stream), `sends`,
+//! `requests`, `connections`, `cards`, `cards_with_authorization`, `messages` (message/send + message/stream), `sends`,
 //! `streams`, `resubscribes`, `gets`, `cancels`, `other`; `seen` lists every JSON-RPC call
 //! with `scenario`, `method`, `id` (the JSON-RPC id as JSON), `message_id`,
-//! `idempotency_key`, `traceparent`, `accept_encoding` and `authorization` (whether the header was present;
+//! `idempotency_key`, `traceparent`, `accept_encoding`, `a2a_version` and `authorization` (whether the header was present;
 //! its value is never recorded). `GET /_counters/<scenario>` returns one scenario's
 //! counters with its own `seen` list.
 //!
@@ -49,6 +49,8 @@ struct Counters {
     requests: u64,
     connections: u64,
     cards: u64,
+    /// Card requests that carried an `Authorization` header (credentials must never go there).
+    cards_with_authorization: u64,
     messages: u64,
     sends: u64,
     streams: u64,
@@ -62,6 +64,7 @@ impl Counters {
     fn to_json(&self) -> Value {
         json!({
             "requests": self.requests, "connections": self.connections, "cards": self.cards,
+            "cards_with_authorization": self.cards_with_authorization,
             "messages": self.messages, "sends": self.sends, "streams": self.streams,
             "resubscribes": self.resubscribes, "gets": self.gets, "cancels": self.cancels,
             "other": self.other,
@@ -221,6 +224,7 @@ fn serve_connection(server: &Server, mut stream: TcpStream) {
     let mut buf = Vec::new();
     let mut idle = Duration::from_secs(5);
     let mut first = true;
+    let mut nth = 0u64;
     loop {
         let _ = stream.set_read_timeout(Some(idle));
         let req = match http::read_request(&mut stream, &mut buf) {
@@ -238,7 +242,8 @@ fn serve_connection(server: &Server, mut stream: TcpStream) {
             first = false;
         }
         let _ = stream.set_read_timeout(None);
-        match scenario::handle(server, &mut stream, &req, &name) {
+        nth += 1;
+        match scenario::handle(server, &mut stream, &req, &name, nth) {
             Ok(scenario::After::KeepOpen) => {}
             Ok(scenario::After::Close) | Err(_) => {
                 let _ = stream.shutdown(std::net::Shutdown::Both);

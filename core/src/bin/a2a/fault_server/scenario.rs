@@ -16,14 +16,19 @@
 //! | `secured` | the card asks for a bearer token (`securitySchemes`); calls without `Authorization` get 401 |
 //! | `stream-drop` | stream: submitted, working, first artifact chunk, then the connection is cut (no terminating chunk); resubscribe sends the last chunk and completed |
 //! | `stream-finished` | stream: submitted, working, then cut; resubscribe answers -32001 TaskNotFound (the task finished meanwhile); get answers the completed task |
+//! | `final-drop` | stream: the normal sequence through the final `completed` event, then the connection is cut without the terminating chunk (a proxy or server closing hard after the last event) |
 //! | `stall` | stream: submitted, working, then silence (no keep-alives) until the client closes |
 //! | `keepalive-<every_ms>-<for_ms>` | stream: submitted, then only `: keep-alive` comments every `every_ms` for `for_ms`, then artifact + completed |
 //! | `flow-<every_ms>-<for_ms>` | stream: submitted, then a working status update every `every_ms` for `for_ms`, then artifact + completed |
+//! | `bigevent-<bytes>` | stream: submitted, working, an artifact chunk whose text is `<bytes>` long (one `data:` line), a second chunk `tail`, completed: a client with a smaller event limit must say it dropped one |
+//! | `bigmulti-<bytes>` | as `bigevent-<bytes>`, but the big chunk carries its text in parts of 100 characters and its JSON is split over many short `data:` lines (at the commas): the event, not any line, is over the limit |
 //! | `burst-<n>` | stream: submitted, `n` artifact chunks and completed, all in one TCP write (a buffering proxy) |
 //! | `gzip` | stream: the normal sequence sent with `Content-Encoding: gzip` although identity was asked |
+//! | `brotli` | stream: bytes labelled `Content-Encoding: br` (an encoding the driver does not decode) |
 //! | `multiline` | stream: each event's JSON split over several `data:` lines, CRLF line ends, comments between events |
 //! | `big-<bytes>` | send: a completed task whose artifact text is `<bytes>` long |
 //! | `working` | get answers a task still in state `working` |
+//! | `drop-second` | the first request on each connection is answered normally; a later request on the same (kept-alive) connection is read, counted and then the connection is closed without an answer |
 //! | `idle1` | normal answers; the connection is closed after 1 s idle instead of 5 s |
 //! | `idem-drop` | send: the first request with a new `Idempotency-Key` (or, without one, messageId) is processed (task created), then the connection is cut before any answer; a repeat with the same key gets that task, completed |
 
@@ -65,6 +70,7 @@ pub fn handle(
     stream: &mut TcpStream,
     req: &Request,
     name: &str,
+    nth: u64,
 ) -> io::Result<After> {
     let path = req.path.split('?').next().unwrap_or("");
     if path == "/_counters" || path.starts_with("/_counters/") {
@@ -100,14 +106,20 @@ pub fn handle(
         .map(|(_, r)| r)
         .unwrap_or("");
     if rest == ".well-known/agent-card.json" || rest == ".well-known/agent.json" {
-        server.with_counters(name, |c| c.cards += 1);
+        let auth = req.header("authorization").is_some();
+        server.with_counters(name, |c| {
+            c.cards += 1;
+            if auth {
+                c.cards_with_authorization += 1;
+            }
+        });
         return card(server, stream, name);
     }
     if req.method != "POST" {
         http::respond(stream, 404, "text/plain", &[], b"not found\n", true)?;
         return Ok(After::KeepOpen);
     }
-    rpc(server, stream, req, name)
+    rpc(server, stream, req, name, nth)
 }
 
 /// Serves the scenario's agent card (protocol 0.3).
@@ -230,7 +242,13 @@ fn respond_json(stream: &mut TcpStream, body: &str) -> io::Result<After> {
 }
 
 /// Handles a JSON-RPC call.
-fn rpc(server: &Server, stream: &mut TcpStream, req: &Request, name: &str) -> io::Result<After> {
+fn rpc(
+    server: &Server,
+    stream: &mut TcpStream,
+    req: &Request,
+    name: &str,
+    nth: u64,
+) -> io::Result<After> {
     let parsed: Option<Value> = serde_json::from_slice(&req.body).ok();
     let Some(v) = parsed else {
         return respond_json(stream, &error(&Value::Null, -32700, "Invalid JSON payload"));
@@ -250,6 +268,7 @@ fn rpc(server: &Server, stream: &mut TcpStream, req: &Request, name: &str) -> io
         "traceparent": req.header("traceparent"),
         "authorization": req.header("authorization").is_some(),
         "accept_encoding": req.header("accept-encoding"),
+        "a2a_version": req.header("a2a-version"),
     }));
     server.with_counters(name, |c| match call.method.as_str() {
         "message/send" => {
@@ -267,6 +286,11 @@ fn rpc(server: &Server, stream: &mut TcpStream, req: &Request, name: &str) -> io
     });
 
     // Scenarios that answer every call the same way.
+    if name == "drop-second" && nth >= 2 {
+        // A request on a reused connection is read, then the connection is closed without
+        // an answer: a client that replays POSTs on stale connections sends it again.
+        return Ok(After::Close);
+    }
     match name {
         "hang" => {
             http::hold_until_peer_closes(stream, Duration::from_secs(120));
@@ -445,6 +469,20 @@ fn message_stream(
         )?;
         return Ok(After::KeepOpen);
     }
+    if name == "brotli" {
+        // Bytes labelled `br` (not real brotli): a client that does not decode them must not
+        // pass them on as events.
+        let body = b"\x1b\x2f\x00\xf8\x25\x62\x2e\x9b\x01 not an event stream in clear";
+        http::respond(
+            stream,
+            200,
+            "text/event-stream",
+            &[("content-encoding", "br".to_owned())],
+            body,
+            true,
+        )?;
+        return Ok(After::KeepOpen);
+    }
     if name == "multiline" {
         let mut sse = Sse::start(stream)?;
         for e in [
@@ -464,6 +502,45 @@ fn message_stream(
             block.push_str("\r\n");
             sse.raw(block.as_bytes())?;
         }
+        sse.finish()?;
+        return Ok(After::KeepOpen);
+    }
+    if let Some(n) = name
+        .strip_prefix("bigevent-")
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let mut sse = Sse::start(stream)?;
+        sse.event(&submitted)?;
+        sse.event(&working)?;
+        let big = "x".repeat(n);
+        sse.event(&ev(artifact_update(&id, &ctx, &big, false, false)))?;
+        sse.event(&ev(artifact_update(&id, &ctx, "tail", true, true)))?;
+        sse.event(&completed)?;
+        sse.finish()?;
+        return Ok(After::KeepOpen);
+    }
+    if let Some(n) = name
+        .strip_prefix("bigmulti-")
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let mut sse = Sse::start(stream)?;
+        sse.event(&submitted)?;
+        sse.event(&working)?;
+        let mut big = artifact_update(&id, &ctx, "", false, false);
+        let parts: Vec<Value> = (0..n.div_ceil(100))
+            .map(|i| json!({"kind": "text", "text": "x".repeat(100.min(n - i * 100))}))
+            .collect();
+        big["artifact"]["parts"] = Value::Array(parts);
+        let mut block = String::new();
+        for piece in ev(big).split_inclusive(',') {
+            block.push_str("data: ");
+            block.push_str(piece);
+            block.push('\n');
+        }
+        block.push('\n');
+        sse.raw(block.as_bytes())?;
+        sse.event(&ev(artifact_update(&id, &ctx, "tail", true, true)))?;
+        sse.event(&completed)?;
         sse.finish()?;
         return Ok(After::KeepOpen);
     }
@@ -500,6 +577,13 @@ fn message_stream(
         }
         "stream-finished" => {
             sse.event(&working)?;
+            sse.drop_connection();
+            return Ok(After::Close);
+        }
+        "final-drop" => {
+            sse.event(&working)?;
+            sse.event(&ev(artifact_update(&id, &ctx, &text, false, true)))?;
+            sse.event(&completed)?;
             sse.drop_connection();
             return Ok(After::Close);
         }

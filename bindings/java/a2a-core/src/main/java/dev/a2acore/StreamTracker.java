@@ -169,14 +169,15 @@ public final class StreamTracker implements AutoCloseable {
         }
         A2aCoreException.check("a2a_stream_tracker_on_event", rc);
         it.read();
-        Optional<String> artifact = Optional.empty();
-        if (it.artifact_id != null && it.artifact_id.ptr != null) {
-            long n = it.artifact_id.len.longValue();
-            artifact = Optional.of(n == 0 ? "" : new String(it.artifact_id.ptr.getByteArray(0, (int) n), StandardCharsets.UTF_8));
-        }
-        return Optional.of(new Item(ItemKind.of(it.kind), Outcome.copy(lib, it.outcome),
-            it.has_final != 0 ? Optional.of(it.final_flag != 0) : Optional.empty(), artifact, it.append != 0,
-            it.last_chunk != 0, it.ends_stream != 0));
+        return Optional.of(itemOf(lib, it));
+    }
+
+    /** Copies a filled {@code a2a_stream_item} (its outcome is borrowed) into an {@link Item}. */
+    static Item itemOf(A2aCoreLibrary lib, A2aCoreLibrary.StreamItem it) {
+        String artifact = dev.a2acore.internal.Layout.string(it.artifact_id);
+        return new Item(ItemKind.of(it.kind), Outcome.copy(lib, it.outcome),
+            it.has_final != 0 ? Optional.of(it.final_flag != 0) : Optional.empty(), Optional.ofNullable(artifact),
+            it.append != 0, it.last_chunk != 0, it.ends_stream != 0);
     }
 
     /** When {@link #onTimeout} must be called at the latest; empty without idle timeout or after the end. */

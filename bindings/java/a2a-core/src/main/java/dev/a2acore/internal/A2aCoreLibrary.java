@@ -709,4 +709,299 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_give_up_reason_to_str}. */
     View a2a_give_up_reason_to_str(int reason);
+
+    // --- driver client ----------------------------------------------------------------
+
+    /** {@code a2a_client_config}. */
+    @Structure.FieldOrder({"connect_timeout_ms", "call_timeout_ms", "stream_idle_timeout_ms", "max_response_bytes",
+        "pool_idle_timeout_ms", "allow_http", "allow_hosts", "allow_hosts_len", "protocol", "binding",
+        "defer_card_resolution", "stream_resubscribe_attempts", "send_retries"})
+    class ClientConfig extends Structure {
+        /** ms. */
+        public long connect_timeout_ms;
+        /** ms. */
+        public long call_timeout_ms;
+        /** ms. */
+        public long stream_idle_timeout_ms;
+        /** Bytes. */
+        public long max_response_bytes;
+        /** ms. */
+        public long pool_idle_timeout_ms;
+        /** C bool. */
+        public byte allow_http;
+        /** Array of a2a_str (native memory owned by the binding for the call). */
+        public Pointer allow_hosts;
+        /** Length. */
+        public SizeT allow_hosts_len;
+        /** {@code a2a_protocol_version} or 0. */
+        public int protocol;
+        /** {@code a2a_binding} or 0. */
+        public int binding;
+        /** C bool. */
+        public byte defer_card_resolution;
+        /** uint32. */
+        public int stream_resubscribe_attempts;
+        /** uint32. */
+        public int send_retries;
+    }
+
+    /** {@code a2a_client_call_options}: every pointer is native memory owned by the binding for the call. */
+    @Structure.FieldOrder({"timeout_ms", "idle_timeout_ms", "traceparent", "idempotency_key", "message_id",
+        "context_id", "task_id", "headers", "headers_len"})
+    class ClientCallOptions extends Structure {
+        /** ms, 0: none. */
+        public long timeout_ms;
+        /** ms, 0: configured. */
+        public long idle_timeout_ms;
+        /** View. */
+        public Layout.BytesView traceparent;
+        /** View. */
+        public Layout.BytesView idempotency_key;
+        /** View. */
+        public Layout.BytesView message_id;
+        /** View. */
+        public Layout.BytesView context_id;
+        /** View. */
+        public Layout.BytesView task_id;
+        /** Array of a2a_header. */
+        public Pointer headers;
+        /** Length. */
+        public SizeT headers_len;
+    }
+
+    /** {@code a2a_client_stream_event}, filled by {@code a2a_client_stream_next}. */
+    @Structure.FieldOrder({"kind", "item", "task_id", "attempt", "has_end_kind", "end_kind", "outcome",
+        "resubscribes"})
+    class ClientStreamEvent extends Structure {
+        /** {@code a2a_client_stream_event_kind}. */
+        public int kind;
+        /** ITEM: the item. */
+        public StreamItem item;
+        /** RESUBSCRIBING: the task id. */
+        public Layout.BytesView task_id;
+        /** RESUBSCRIBING: attempt. */
+        public int attempt;
+        /** C bool. */
+        public byte has_end_kind;
+        /** {@code a2a_stream_end_kind}. */
+        public int end_kind;
+        /** END: borrowed outcome. */
+        public Pointer outcome;
+        /** END: resubscribes made. */
+        public int resubscribes;
+    }
+
+    /** {@code a2a_header_hook}: must never throw into native code. */
+    interface HeaderHookCallback extends com.sun.jna.Callback {
+        /** Called on the thread making the call; {@code setter} is valid only during the call. */
+        void invoke(Pointer userdata, Pointer method, SizeT methodLen, Pointer setter);
+    }
+
+    /** {@code a2a_client_config_default}. */
+    int a2a_client_config_default(ClientConfig out);
+
+    /** {@code a2a_client_new} (out: client, error: outcome). */
+    int a2a_client_new(byte[] url, SizeT len, ClientConfig config, Pointer out, Pointer error);
+
+    /** {@code a2a_client_new_with_target}. */
+    int a2a_client_new_with_target(byte[] url, SizeT len, int version, int binding, ClientConfig config, Pointer out);
+
+    /** {@code a2a_client_free}. */
+    void a2a_client_free(Pointer client);
+
+    /** {@code a2a_client_add_header_hook}. */
+    int a2a_client_add_header_hook(Pointer client, HeaderHookCallback hook, Pointer userdata);
+
+    /** {@code a2a_header_setter_set}. */
+    int a2a_header_setter_set(Pointer setter, byte[] name, SizeT nameLen, byte[] value, SizeT valueLen);
+
+    /** {@code a2a_client_send_text}. */
+    int a2a_client_send_text(Pointer client, byte[] text, SizeT len, ClientCallOptions opts, Pointer out);
+
+    /** {@code a2a_client_get_task}. */
+    int a2a_client_get_task(Pointer client, byte[] taskId, SizeT len, ClientCallOptions opts, Pointer out);
+
+    /** {@code a2a_client_cancel_task}. */
+    int a2a_client_cancel_task(Pointer client, byte[] taskId, SizeT len, ClientCallOptions opts, Pointer out);
+
+    /** {@code a2a_client_stream_text}. */
+    int a2a_client_stream_text(Pointer client, byte[] text, SizeT len, ClientCallOptions opts, Pointer out);
+
+    /** {@code a2a_client_resubscribe}. */
+    int a2a_client_resubscribe(Pointer client, byte[] taskId, SizeT len, ClientCallOptions opts, Pointer out);
+
+    /** {@code a2a_client_stream_next}. */
+    int a2a_client_stream_next(Pointer stream, ClientStreamEvent out);
+
+    /** {@code a2a_client_stream_free}. */
+    void a2a_client_stream_free(Pointer stream);
+
+    // --- request builders -------------------------------------------------------------
+
+    /** {@code a2a_interface}. */
+    @Structure.FieldOrder({"version", "binding", "tenant", "tenant_len"})
+    class Interface extends Structure {
+        /** {@code a2a_protocol_version}. */
+        public int version;
+        /** {@code a2a_binding}. */
+        public int binding;
+        /** UTF-8 tenant or NULL. */
+        public Pointer tenant;
+        /** Length. */
+        public SizeT tenant_len;
+    }
+
+    /** {@code a2a_call_options}: every pointer is native memory owned by the binding for the call. */
+    @Structure.FieldOrder({"id_kind", "id_number", "id_string", "id_string_len", "extensions", "extensions_len",
+        "headers", "headers_len"})
+    class CallOptions extends Structure {
+        /** {@code a2a_rpc_id_kind}. */
+        public int id_kind;
+        /** int64. */
+        public long id_number;
+        /** UTF-8. */
+        public Pointer id_string;
+        /** Length. */
+        public SizeT id_string_len;
+        /** Array of a2a_str. */
+        public Pointer extensions;
+        /** Length. */
+        public SizeT extensions_len;
+        /** Array of a2a_header. */
+        public Pointer headers;
+        /** Length. */
+        public SizeT headers_len;
+    }
+
+    /** {@code a2a_request_new}. */
+    int a2a_request_new(Pointer out);
+
+    /** {@code a2a_request_free}. */
+    void a2a_request_free(Pointer request);
+
+    /** {@code a2a_request_build}. */
+    int a2a_request_build(Pointer request, Interface iface, int method, byte[] params, SizeT len, CallOptions opts);
+
+    /** {@code a2a_request_build_text}. */
+    int a2a_request_build_text(Pointer request, Interface iface, byte[] messageId, SizeT idLen, byte[] text,
+                               SizeT textLen, CallOptions opts);
+
+    /** {@code a2a_request_http_method}. */
+    View a2a_request_http_method(Pointer request);
+
+    /** {@code a2a_request_path}. */
+    View a2a_request_path(Pointer request);
+
+    /** {@code a2a_request_header_count}. */
+    SizeT a2a_request_header_count(Pointer request);
+
+    /** {@code a2a_request_header} (name, value: a2a_str out). */
+    int a2a_request_header(Pointer request, SizeT index, Pointer name, Pointer value);
+
+    /** {@code a2a_request_body}. */
+    View a2a_request_body(Pointer request);
+
+    /** {@code a2a_request_a2a_method} (out: uint32). */
+    byte a2a_request_a2a_method(Pointer request, Pointer out);
+
+    /** {@code a2a_request_rpc_id}. */
+    View a2a_request_rpc_id(Pointer request);
+
+    /** {@code a2a_request_write_http1} (written: size_t out). */
+    int a2a_request_write_http1(Pointer request, Pointer buffer, byte[] basePath, SizeT basePathLen, byte[] host,
+                                SizeT hostLen, Pointer written);
+
+    /** {@code a2a_request_last_error}. */
+    View a2a_request_last_error(Pointer request);
+
+    /** {@code a2a_method_jsonrpc_name}. */
+    View a2a_method_jsonrpc_name(int method, int version);
+
+    /** {@code a2a_method_from_jsonrpc_name} (method, version: uint32 out). */
+    int a2a_method_from_jsonrpc_name(byte[] name, SizeT len, Pointer method, Pointer version);
+
+    /** {@code a2a_buffer_new}. */
+    int a2a_buffer_new(Pointer out);
+
+    /** {@code a2a_buffer_free}. */
+    void a2a_buffer_free(Pointer buffer);
+
+    /** {@code a2a_buffer_bytes}. */
+    View a2a_buffer_bytes(Pointer buffer);
+
+    /** {@code a2a_buffer_last_error}. */
+    View a2a_buffer_last_error(Pointer buffer);
+
+    // --- SSE encoder ------------------------------------------------------------------
+
+    /** {@code a2a_sse_encoder_new}. */
+    int a2a_sse_encoder_new(Pointer out);
+
+    /** {@code a2a_sse_encoder_free}. */
+    void a2a_sse_encoder_free(Pointer encoder);
+
+    /** {@code a2a_sse_encoder_event}. */
+    int a2a_sse_encoder_event(Pointer encoder, byte[] data, SizeT dataLen, byte[] type, SizeT typeLen, byte hasId,
+                              byte[] id, SizeT idLen, byte hasRetry, long retryMs);
+
+    /** {@code a2a_sse_encoder_comment}. */
+    int a2a_sse_encoder_comment(Pointer encoder, byte[] text, SizeT len);
+
+    /** {@code a2a_sse_encoder_keep_alive}. */
+    int a2a_sse_encoder_keep_alive(Pointer encoder);
+
+    /** {@code a2a_sse_encoder_output}. */
+    View a2a_sse_encoder_output(Pointer encoder);
+
+    /** {@code a2a_sse_encoder_clear}. */
+    int a2a_sse_encoder_clear(Pointer encoder);
+
+    /** {@code a2a_sse_encoder_last_error}. */
+    View a2a_sse_encoder_last_error(Pointer encoder);
+
+    // --- tally ------------------------------------------------------------------------
+
+    /** {@code a2a_tally_entry}. */
+    @Structure.FieldOrder({"agent", "method", "channel", "code", "count"})
+    class TallyEntry extends Structure {
+        /** View. */
+        public Layout.BytesView agent;
+        /** View. */
+        public Layout.BytesView method;
+        /** {@code a2a_channel}. */
+        public int channel;
+        /** View. */
+        public Layout.BytesView code;
+        /** uint64. */
+        public long count;
+    }
+
+    /** {@code a2a_tally_new}. */
+    int a2a_tally_new(Pointer out);
+
+    /** {@code a2a_tally_free}. */
+    void a2a_tally_free(Pointer tally);
+
+    /** {@code a2a_tally_record}. */
+    int a2a_tally_record(Pointer tally, byte[] agent, SizeT agentLen, byte[] method, SizeT methodLen, Pointer outcome);
+
+    /** {@code a2a_tally_add}. */
+    int a2a_tally_add(Pointer tally, byte[] agent, SizeT agentLen, byte[] method, SizeT methodLen, int channel,
+                      byte[] code, SizeT codeLen, long n);
+
+    /** {@code a2a_tally_count} (out: uint64). */
+    int a2a_tally_count(Pointer tally, byte[] agent, SizeT agentLen, byte[] method, SizeT methodLen, int channel,
+                        byte[] code, SizeT codeLen, Pointer out);
+
+    /** {@code a2a_tally_total}. */
+    long a2a_tally_total(Pointer tally);
+
+    /** {@code a2a_tally_entry_count}. */
+    SizeT a2a_tally_entry_count(Pointer tally);
+
+    /** {@code a2a_tally_get_entry}. */
+    int a2a_tally_get_entry(Pointer tally, SizeT index, TallyEntry out);
+
+    /** {@code a2a_tally_render_prometheus} (out: a2a_str). */
+    int a2a_tally_render_prometheus(Pointer tally, Pointer out);
 }

@@ -81,4 +81,38 @@ public final class Layout {
     public static long sizeT(Pointer p, long at) {
         return SIZE_T == 8 ? p.getLong(at) : Integer.toUnsignedLong(p.getInt(at));
     }
+
+    /** Writes a {@code size_t} to native memory. */
+    public static void setSizeT(Pointer p, long at, long value) {
+        if (SIZE_T == 8) {
+            p.setLong(at, value);
+        } else {
+            p.setInt(at, Math.toIntExact(value));
+        }
+    }
+
+    /** Reads an {@code a2a_str}/{@code a2a_bytes} view stored at {@code at} as bytes (null when absent). */
+    public static byte[] viewBytes(Pointer p, long at) {
+        Pointer data = p.getPointer(at);
+        if (data == null) {
+            return null;
+        }
+        long n = sizeT(p, at + PTR);
+        return n == 0 ? new byte[0] : data.getByteArray(0, Math.toIntExact(n));
+    }
+
+    /** A view structure's bytes (null when absent). */
+    public static byte[] bytes(BytesView v) {
+        if (v == null || v.ptr == null) {
+            return null;
+        }
+        long n = v.len.longValue();
+        return n == 0 ? new byte[0] : v.ptr.getByteArray(0, Math.toIntExact(n));
+    }
+
+    /** A view structure decoded as UTF-8 (null when absent). */
+    public static String string(BytesView v) {
+        byte[] b = bytes(v);
+        return b == null ? null : new String(b, java.nio.charset.StandardCharsets.UTF_8);
+    }
 }

@@ -5,6 +5,7 @@ import com.sun.jna.Pointer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Native copies of call arguments, owned by the binding and kept alive (by this object)
@@ -57,6 +58,67 @@ public final class NativeArgs {
         r.retry_after_len = new SizeT(ra == null ? 0 : ra.length);
         r.body = bytes(body);
         r.body_len = new SizeT(body == null ? 0 : body.length);
+    }
+
+    /** Fills a view with a native UTF-8 copy of {@code text} (absent for null, present-empty for ""). */
+    public void view(Layout.BytesView v, String text) {
+        if (text == null) {
+            v.ptr = null;
+            v.len = new SizeT(0);
+            return;
+        }
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        if (b.length == 0) {
+            Memory m = new Memory(1);
+            keep.add(m);
+            v.ptr = m;
+        } else {
+            v.ptr = bytes(b);
+        }
+        v.len = new SizeT(b.length);
+    }
+
+    /** A native array of {@code a2a_str} views of {@code texts} (NULL for an empty list). */
+    public Pointer strArray(List<String> texts) {
+        if (texts == null || texts.isEmpty()) {
+            return null;
+        }
+        int size = Layout.PTR + Layout.SIZE_T;
+        Memory arr = new Memory((long) size * texts.size());
+        keep.add(arr);
+        for (int i = 0; i < texts.size(); i++) {
+            byte[] b = texts.get(i).getBytes(StandardCharsets.UTF_8);
+            Pointer p = b.length == 0 ? placeholder() : bytes(b);
+            arr.setPointer((long) i * size, p);
+            Layout.setSizeT(arr, (long) i * size + Layout.PTR, b.length);
+        }
+        return arr;
+    }
+
+    /** A native array of {@code a2a_header} (name, value) pairs (NULL for an empty list). */
+    public Pointer headerArray(List<Map.Entry<String, String>> headers) {
+        if (headers == null || headers.isEmpty()) {
+            return null;
+        }
+        int size = 2 * (Layout.PTR + Layout.SIZE_T);
+        Memory arr = new Memory((long) size * headers.size());
+        keep.add(arr);
+        for (int i = 0; i < headers.size(); i++) {
+            long at = (long) i * size;
+            byte[] n = headers.get(i).getKey().getBytes(StandardCharsets.UTF_8);
+            byte[] v = headers.get(i).getValue().getBytes(StandardCharsets.UTF_8);
+            arr.setPointer(at, n.length == 0 ? placeholder() : bytes(n));
+            Layout.setSizeT(arr, at + Layout.PTR, n.length);
+            arr.setPointer(at + Layout.PTR + Layout.SIZE_T, v.length == 0 ? placeholder() : bytes(v));
+            Layout.setSizeT(arr, at + 2L * Layout.PTR + Layout.SIZE_T, v.length);
+        }
+        return arr;
+    }
+
+    private Pointer placeholder() {
+        Memory m = new Memory(1);
+        keep.add(m);
+        return m;
     }
 
     /** Keeps the memory reachable until here (call after the foreign call). */

@@ -1,0 +1,196 @@
+package a2a
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A local JSON-RPC 0.3 endpoint that records what the driver sends and answers with a
+// completed task (shape of a2a-wire.md §8.1(a)'s response).
+type recorder struct {
+	mu      sync.Mutex
+	headers []http.Header
+	body    [][]byte
+}
+
+// get returns the i-th request's headers and body (under the lock: the handler runs on
+// another goroutine, and the happens-before through the C call is invisible to -race).
+func (r *recorder) get(i int) (http.Header, []byte, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i >= len(r.headers) {
+		return nil, nil, len(r.headers)
+	}
+	return r.headers[i], r.body[i], len(r.headers)
+}
+
+func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	b, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	r.headers = append(r.headers, req.Header.Clone())
+	r.body = append(r.body, b)
+	r.mu.Unlock()
+	var in struct {
+		ID json.RawMessage `json:"id"`
+	}
+	json.Unmarshal(b, &in)
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(in.ID)+`,"result":{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"completed"}}}`)
+}
+
+func TestClientHeaderHooksAndOptions(t *testing.T) {
+	rec := &recorder{}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	cfg := DefaultClientConfig()
+	cfg.AllowHTTP = true
+	if cfg.ConnectTimeout != 3*time.Second || cfg.CallTimeout != 45*time.Second {
+		t.Fatalf("defaults %+v", cfg)
+	}
+	c, err := NewClientWithTarget(srv.URL+"/rpc", V03, JSONRPC, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var methods []string
+	var setErr error
+	if err := c.AddHeaderHook(func(method string, h *HeaderSetter) {
+		methods = append(methods, method)
+		h.Set("Authorization", "Bearer from-hook")
+		h.Set("X-Route", "first")
+		setErr = h.Set("X-Evil", "a\r\nInjected: 1")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddHeaderHook(func(method string, h *HeaderSetter) { h.Set("X-Route", "second") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddHeaderHook(func(string, *HeaderSetter) { panic("hook bug") }); err != nil {
+		t.Fatal(err)
+	}
+	o, err := c.SendText("hello", &ClientCallOptions{IdempotencyKey: "a2a-ik1-0fdda6d44efd6b946c79c5d7ece05eec",
+		MessageID: "m-fixed", Traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+		Headers: []Header{{"X-Call", "yes"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if o.Channel != ChannelTask || !o.Success || *o.TaskID != "t-1" {
+		t.Fatalf("outcome %+v", o)
+	}
+	h, body0, n := rec.get(0)
+	if n != 1 {
+		t.Fatalf("%d requests", n)
+	}
+	if h.Get("Authorization") != "Bearer from-hook" || h.Get("X-Route") != "second" || h.Get("X-Call") != "yes" ||
+		h.Get("Idempotency-Key") != "a2a-ik1-0fdda6d44efd6b946c79c5d7ece05eec" ||
+		h.Get("Traceparent") != "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" || h.Get("X-Evil") != "" || h.Get("Injected") != "" {
+		t.Fatalf("headers %v", h)
+	}
+	if !errors.Is(setErr, CodeInvalidArgument) {
+		t.Fatalf("injection through the setter: %v", setErr)
+	}
+	// The hook sees the method's wire name of either version (the header allows both).
+	isMethod := func(name string, want Method) bool { m, _, ok := MethodFromJSONRPCName(name); return ok && m == want }
+	if len(methods) != 1 || !isMethod(methods[0], MethodSendMessage) {
+		t.Fatalf("hook saw %v", methods)
+	}
+	if n, last := c.HookPanics(); n != 1 || last != "hook bug" {
+		t.Fatalf("hook panics %d %q", n, last)
+	}
+	var body struct {
+		Params struct {
+			Message struct {
+				MessageID string `json:"messageId"`
+			} `json:"message"`
+		} `json:"params"`
+	}
+	json.Unmarshal(body0, &body)
+	if body.Params.Message.MessageID != "m-fixed" {
+		t.Fatalf("messageId %s", body0)
+	}
+	// A fresh traceparent per call when none is given.
+	o2, _ := c.GetTask("t-1", nil)
+	defer o2.Close()
+	h1, _, _ := rec.get(1)
+	if tp := h1.Get("Traceparent"); len(tp) != 55 || tp == h.Get("Traceparent") {
+		t.Fatalf("generated traceparent %q", tp)
+	}
+	if len(methods) != 2 || !isMethod(methods[1], MethodGetTask) {
+		t.Fatalf("hook saw %v", methods)
+	}
+	c.Close()
+	c.Close()
+	if _, err := c.SendText("x", nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+	if err := c.AddHeaderHook(func(string, *HeaderSetter) {}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("hook after Close: %v", err)
+	}
+}
+
+func TestClientTransportOutcomes(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg := DefaultClientConfig()
+	cfg.AllowHTTP = true
+	cfg.ConnectTimeout = time.Second
+	c, err := NewClientWithTarget("http://"+addr+"/", V10, JSONRPC, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	o, err := c.SendText("hi", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if o.Channel != ChannelTransport || o.Error != NameConnectFailed || o.RequestSent != RequestSentNo || o.ModelPrefix() != "REMOTE_UNAVAILABLE" {
+		t.Fatalf("connect refused %+v", o)
+	}
+	// A server that accepts and never answers: the call timeout, outcome unknown.
+	hang, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer hang.Close()
+	go func() {
+		for {
+			conn, err := hang.Accept()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+		}
+	}()
+	cfg.CallTimeout = 300 * time.Millisecond
+	h, _ := NewClientWithTarget("http://"+hang.Addr().String()+"/", V10, JSONRPC, &cfg)
+	defer h.Close()
+	start := time.Now()
+	o2, _ := h.SendText("hi", nil)
+	defer o2.Close()
+	if o2.Channel != ChannelTransport || o2.Error != NameTimeout || o2.RequestSent != RequestSentUnknown ||
+		o2.Retry != RetryUnknownOutcome || time.Since(start) > 5*time.Second {
+		t.Fatalf("hung call after %v: %+v", time.Since(start), o2)
+	}
+	if line, _, _ := ModelText("hung", o2); !strings.HasPrefix(line, "REMOTE_UNKNOWN hung:") {
+		t.Fatalf("model text %q", line)
+	}
+	// https only by default: a plain-http card URL fails construction with the outcome.
+	_, err = NewClient("http://"+addr+"/", nil)
+	var cre *CardResolutionError
+	if !errors.As(err, &cre) || !errors.Is(err, CodeClientCardResolution) || cre.Outcome.Error != NameCardResolution ||
+		cre.Outcome.RequestSent != RequestSentNo {
+		t.Fatalf("card resolution: %v", err)
+	}
+	cre.Outcome.Close()
+}

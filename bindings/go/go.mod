@@ -1,0 +1,3 @@
+module a2a.local/a2a
+
+go 1.24

@@ -1,0 +1,252 @@
+package a2a
+
+/*
+#include "a2a_core.h"
+*/
+import "C"
+
+import (
+	"encoding/json"
+	"runtime"
+	"time"
+)
+
+// Asked is what the caller asked; every part is optional (zero: detect from the body).
+type Asked struct {
+	Version   ProtocolVersion // 0 when unknown
+	Binding   Binding         // 0 when unknown
+	Method    string          // JSON-RPC method or REST path ("" when unknown: a send is assumed)
+	RequestID string          // JSON-RPC id as text (a string id's contents or a number's digits)
+}
+
+// Response is one complete HTTP response to classify.
+type Response struct {
+	Status      int
+	ContentType string // the Content-Type header ("" when absent)
+	RetryAfter  string // the Retry-After header ("" when absent)
+	Body        []byte
+	Asked       Asked
+}
+
+// RemoteHintPair is one key=value pair of the remote's stable hint ("[retryable=false; ...]").
+type RemoteHintPair struct{ Key, Value string }
+
+// Outcome is the outcome of one A2A call: exactly one channel, the details it carries and
+// what to do next. The exported fields are copies (named like the `a2a classify --json`
+// keys) and stay readable after Close; copies of an Outcome share its handle. An Outcome returned by Classify, by a tracker's
+// Finish/OnTimeout/OnNonSSEBody or by NewTransportOutcome also owns the library's outcome
+// handle, which Tally.Record (and the resilience calls) read; Close frees it.
+type Outcome struct {
+	Channel     Channel
+	HTTPStatus  *int
+	Code        *int64
+	Error       ErrorName // 0 when the outcome is no error
+	Reason      *string   // ErrorInfo reason
+	Message     *string   // protocol or transport error message
+	Data        *string   // JSON-RPC error.data or REST details, raw JSON text
+	State       *TaskState
+	Terminal    bool
+	TaskID      *string
+	ContextID   *string
+	Text        *string // the status message text, or the direct message's text
+	ErrorID     *string // the remote's 12-hex error_id
+	Retry       Retry
+	RetryAfter  *time.Duration // from Retry-After (delta-seconds)
+	Hint        *string        // version-mismatch or other hint
+	Retryable   *bool          // the remote hint's retryable flag
+	RemoteHint  []RemoteHintPair
+	RequestSent RequestSent     // transport channel only
+	Version     ProtocolVersion // as read (0: unknown)
+	Binding     Binding         // as read (0: unknown)
+	BodyExcerpt *string         // bounded excerpt of a non-JSON or unexpected body
+	Success     bool            // a completed task or a direct message
+
+	ref *outcomeRef // the library's handle, shared by copies of this Outcome
+}
+
+// outcomeRef owns one library outcome; a cleanup frees it if Close was never called.
+type outcomeRef struct {
+	h        *C.a2a_outcome
+	borrowed bool // owned by a stream handle, which invalidates it; never freed here
+	cleanup  runtime.Cleanup
+}
+
+// readOutcome copies every field of a library outcome into Go memory.
+func readOutcome(h *C.a2a_outcome) Outcome {
+	o := Outcome{
+		Channel:     Channel(C.a2a_outcome_channel(h)),
+		Success:     bool(C.a2a_outcome_is_success(h)),
+		Reason:      goOptStr(C.a2a_outcome_reason(h)),
+		Message:     goOptStr(C.a2a_outcome_message(h)),
+		Data:        goOptStr(C.a2a_outcome_data(h)),
+		TaskID:      goOptStr(C.a2a_outcome_task_id(h)),
+		ContextID:   goOptStr(C.a2a_outcome_context_id(h)),
+		Text:        goOptStr(C.a2a_outcome_text(h)),
+		ErrorID:     goOptStr(C.a2a_outcome_error_id(h)),
+		Hint:        goOptStr(C.a2a_outcome_hint(h)),
+		BodyExcerpt: goOptStr(C.a2a_outcome_body_excerpt(h)),
+		Terminal:    bool(C.a2a_outcome_terminal(h)),
+		Retry:       Retry(C.a2a_outcome_retry(h)),
+	}
+	var status C.uint16_t
+	if C.a2a_outcome_http_status(h, &status) {
+		v := int(status)
+		o.HTTPStatus = &v
+	}
+	var code C.int64_t
+	if C.a2a_outcome_code(h, &code) {
+		v := int64(code)
+		o.Code = &v
+	}
+	var name C.a2a_error_name
+	if C.a2a_outcome_error_name(h, &name) {
+		o.Error = ErrorName(name)
+	}
+	var state C.a2a_task_state
+	if C.a2a_outcome_state(h, &state) {
+		v := TaskState(state)
+		o.State = &v
+	}
+	var secs C.uint64_t
+	if C.a2a_outcome_retry_after_secs(h, &secs) {
+		v := time.Duration(secs) * time.Second
+		o.RetryAfter = &v
+	}
+	var retryable C.bool
+	if C.a2a_outcome_remote_hint_retryable(h, &retryable) {
+		v := bool(retryable)
+		o.Retryable = &v
+	}
+	if n := int(C.a2a_outcome_remote_hint_count(h)); n > 0 {
+		o.RemoteHint = make([]RemoteHintPair, 0, n)
+		for i := range n {
+			var k, v C.struct_a2a_str
+			if C.a2a_outcome_remote_hint_pair(h, C.size_t(i), &k, &v) == C.A2A_OK {
+				o.RemoteHint = append(o.RemoteHint, RemoteHintPair{goStr(k), goStr(v)})
+			}
+		}
+	}
+	var sent C.a2a_request_sent
+	if C.a2a_outcome_request_sent(h, &sent) {
+		o.RequestSent = RequestSent(sent)
+	}
+	var ver C.a2a_protocol_version
+	if C.a2a_outcome_version(h, &ver) {
+		o.Version = ProtocolVersion(ver)
+	}
+	var bind C.a2a_binding
+	if C.a2a_outcome_binding(h, &bind) {
+		o.Binding = Binding(bind)
+	}
+	return o
+}
+
+// ownOutcome copies an owned library outcome and keeps the handle in the result.
+func ownOutcome(h *C.a2a_outcome) *Outcome {
+	o := readOutcome(h)
+	o.ref = &outcomeRef{h: h}
+	o.ref.cleanup = runtime.AddCleanup(o.ref, func(h *C.a2a_outcome) { C.a2a_outcome_free(h) }, h)
+	return &o
+}
+
+// Close frees the library's outcome handle (the fields stay readable). Calling it twice,
+// or on an Outcome without a handle, is harmless.
+func (o *Outcome) Close() error {
+	if o.ref != nil && o.ref.h != nil && !o.ref.borrowed {
+		o.ref.cleanup.Stop()
+		C.a2a_outcome_free(o.ref.h)
+		o.ref.h = nil
+	}
+	return nil
+}
+
+// handle returns the live handle or ErrClosed (also for outcomes copied from stream items,
+// which never own one).
+func (o *Outcome) handle() (*C.a2a_outcome, error) {
+	if o == nil || o.ref == nil || o.ref.h == nil {
+		return nil, ErrClosed
+	}
+	return o.ref.h, nil
+}
+
+// Classify classifies one complete response into exactly one outcome. The body may be
+// any bytes (invalid JSON is a classification, not an error); errors are for invalid
+// arguments (a header, method or request id that is not UTF-8, an unknown enum number).
+func Classify(r Response) (*Outcome, error) {
+	if r.Status < 0 || r.Status > 0xFFFF {
+		return nil, &Error{Op: "Classify", Code: CodeInvalidArgument, Detail: "status out of range"}
+	}
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	var resp C.struct_a2a_response
+	fillResponse(&pin, &resp, &r)
+	fillAsked(&pin, &resp.asked, &r.Asked)
+	var h *C.a2a_outcome
+	if rc := C.a2a_classify(&resp, &h); rc != C.A2A_OK {
+		return nil, codeErr("Classify", rc)
+	}
+	return ownOutcome(h), nil
+}
+
+func fillResponse(pin *runtime.Pinner, resp *C.struct_a2a_response, r *Response) {
+	resp.status = C.uint16_t(r.Status)
+	resp.content_type, resp.content_type_len = pinText(pin, r.ContentType)
+	resp.retry_after, resp.retry_after_len = pinText(pin, r.RetryAfter)
+	resp.body, resp.body_len = pinBytes(pin, r.Body)
+}
+
+func fillAsked(pin *runtime.Pinner, a *C.struct_a2a_asked, asked *Asked) {
+	a.version = C.uint32_t(asked.Version)
+	a.binding = C.uint32_t(asked.Binding)
+	a.method, a.method_len = pinText(pin, asked.Method)
+	a.request_id, a.request_id_len = pinText(pin, asked.RequestID)
+}
+
+// NewTransportOutcome builds a transport-channel outcome for a call that produced no HTTP
+// response (error is one of the transport names, NameConnectFailed ... NameTLS).
+func NewTransportOutcome(name ErrorName, sent RequestSent, message string) (*Outcome, error) {
+	p, n := cText(message)
+	var h *C.a2a_outcome
+	if r := C.a2a_outcome_transport(C.uint32_t(name), C.uint32_t(sent), p, n, &h); r != C.A2A_OK {
+		return nil, codeErr("NewTransportOutcome", r)
+	}
+	return ownOutcome(h), nil
+}
+
+// cliJSON is the `a2a classify --json` object, keys in the CLI's order.
+type cliJSON struct {
+	Channel    string  `json:"channel"`
+	HTTPStatus *int    `json:"http_status"`
+	Code       *int64  `json:"code"`
+	Error      *string `json:"error"`
+	Reason     *string `json:"reason"`
+	Message    *string `json:"message"`
+	State      *string `json:"state"`
+	Terminal   bool    `json:"terminal"`
+	TaskID     *string `json:"task_id"`
+	ContextID  *string `json:"context_id"`
+	Text       *string `json:"text"`
+	ErrorID    *string `json:"error_id"`
+	Retry      string  `json:"retry"`
+	Hint       *string `json:"hint"`
+}
+
+// MarshalJSON writes the object `a2a classify --json` prints (the same keys, null for
+// absent values).
+func (o *Outcome) MarshalJSON() ([]byte, error) {
+	j := cliJSON{
+		Channel: o.Channel.String(), HTTPStatus: o.HTTPStatus, Code: o.Code,
+		Reason: o.Reason, Message: o.Message, Terminal: o.Terminal, TaskID: o.TaskID,
+		ContextID: o.ContextID, Text: o.Text, ErrorID: o.ErrorID, Retry: o.Retry.String(),
+		Hint: o.Hint,
+	}
+	if o.Error != 0 {
+		s := o.Error.String()
+		j.Error = &s
+	}
+	if o.State != nil {
+		s := o.State.String()
+		j.State = &s
+	}
+	return json.Marshal(j)
+}

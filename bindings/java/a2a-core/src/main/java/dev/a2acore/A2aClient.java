@@ -1,0 +1,480 @@
+package dev.a2acore;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.NativeArgs;
+import dev.a2acore.internal.SizeT;
+import java.lang.ref.Cleaner;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * The project's blocking A2A driver (the C ABI's {@code a2a_client}): card resolution and
+ * validation, connect/call/idle timeouts, no redirects, pooled connections, stream
+ * tracking with resubscribe after a cut, header hooks. Every failure (connect refused,
+ * timeout, HTTP status, JSON-RPC error, FAILED task) is an {@link Outcome}, not an exception.
+ *
+ * <pre>{@code
+ * try (A2aClient c = A2aClient.builder("https://agent.example").headerHook(
+ *         (method, h) -> h.set("Authorization", "Bearer " + vault.token())).build()) {
+ *     Outcome o = c.send("echo hi");
+ *     try (ClientStream s = c.stream("stream 3")) {
+ *         s.forEachRemaining(System.out::println);     // items, then one End
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: calls and streams may run from several threads at once (the library
+ * pools connections); {@link #close()} waits for calls in flight. Hooks are installed by
+ * the builder, before any call, so they never race with one. A stream outlives
+ * {@code close()} (it keeps the pool and the hooks alive until it is closed).
+ */
+public final class A2aClient implements AutoCloseable {
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    /** Frees the native client; never references the A2aClient. */
+    private static final class State implements Runnable {
+        Pointer handle;
+
+        @Override
+        public void run() {
+            if (handle != null) {
+                A2aCore.lib().a2a_client_free(handle);
+                handle = null;
+            }
+        }
+    }
+
+    /**
+     * The installed hooks: the JNA callback objects are strongly referenced here (the library
+     * keeps their native trampolines for the client's lifetime) and by every stream.
+     */
+    static final class Hooks {
+        final List<A2aCoreLibrary.HeaderHookCallback> callbacks = new ArrayList<>();
+        /** What a hook threw on the current thread during the current foreign call. */
+        final ThreadLocal<Throwable> failure = new ThreadLocal<>();
+
+        /** Rethrows a hook failure of this thread's last foreign call, with the call's outcome. */
+        void check(Outcome outcome) {
+            Throwable t = failure.get();
+            if (t != null) {
+                failure.remove();
+                throw new HeaderHookException(t, outcome);
+            }
+        }
+    }
+
+    private final A2aCoreLibrary lib;
+    private final State state = new State();
+    private final Cleaner.Cleanable cleanable;
+    private final Hooks hooks;
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+
+    private A2aClient(A2aCoreLibrary lib, Pointer handle, Hooks hooks) {
+        this.lib = lib;
+        this.state.handle = handle;
+        this.hooks = hooks;
+        this.cleanable = CLEANER.register(this, state);
+    }
+
+    /** A builder for an agent given by base URL or card URL (the card is fetched and validated). */
+    public static Builder builder(String url) {
+        return new Builder(url);
+    }
+
+    /** Sends a user text message and waits for the answer (bounded by the call timeout). */
+    public Outcome send(String text) {
+        return send(text, CallOptions.none());
+    }
+
+    /** Sends a user text message with per-call options. */
+    public Outcome send(String text, CallOptions options) {
+        return call(Call.SEND, text, options);
+    }
+
+    /** Reads a task. */
+    public Outcome get(String taskId) {
+        return get(taskId, CallOptions.none());
+    }
+
+    /** Reads a task with per-call options. */
+    public Outcome get(String taskId, CallOptions options) {
+        return call(Call.GET, taskId, options);
+    }
+
+    /** Cancels a task. */
+    public Outcome cancel(String taskId) {
+        return cancel(taskId, CallOptions.none());
+    }
+
+    /** Cancels a task with per-call options. */
+    public Outcome cancel(String taskId, CallOptions options) {
+        return call(Call.CANCEL, taskId, options);
+    }
+
+    /** Starts a streaming send (the request goes out on the first {@code hasNext}/{@code next}). */
+    public ClientStream stream(String text) {
+        return stream(text, CallOptions.none());
+    }
+
+    /** Starts a streaming send with per-call options. */
+    public ClientStream stream(String text, CallOptions options) {
+        return openStream(false, text, options);
+    }
+
+    /** Resubscribes to a running task's events. */
+    public ClientStream resubscribe(String taskId) {
+        return resubscribe(taskId, CallOptions.none());
+    }
+
+    /** Resubscribes with per-call options. */
+    public ClientStream resubscribe(String taskId, CallOptions options) {
+        return openStream(true, taskId, options);
+    }
+
+    private enum Call { SEND, GET, CANCEL }
+
+    private Outcome call(Call which, String text, CallOptions options) {
+        Objects.requireNonNull(text, "text");
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        NativeArgs args = new NativeArgs();
+        A2aCoreLibrary.ClientCallOptions o = options(args, options);
+        Memory out = new Memory(Native.POINTER_SIZE);
+        out.setPointer(0, null);
+        int rc;
+        lock.readLock().lock();
+        try {
+            Pointer h = handle();
+            rc = switch (which) {
+                case SEND -> lib.a2a_client_send_text(h, b, new SizeT(b.length), o, out);
+                case GET -> lib.a2a_client_get_task(h, b, new SizeT(b.length), o, out);
+                case CANCEL -> lib.a2a_client_cancel_task(h, b, new SizeT(b.length), o, out);
+            };
+        } finally {
+            lock.readLock().unlock();
+            args.release();
+        }
+        if (rc != 0) {
+            hooks.failure.remove();
+            throw new A2aCoreException("a2a_client_" + which.name().toLowerCase(java.util.Locale.ROOT), rc, null);
+        }
+        Outcome outcome = Outcome.consume(lib, out.getPointer(0));
+        hooks.check(outcome);
+        return outcome;
+    }
+
+    private ClientStream openStream(boolean resubscribe, String text, CallOptions options) {
+        Objects.requireNonNull(text, "text");
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        NativeArgs args = new NativeArgs();
+        A2aCoreLibrary.ClientCallOptions o = options(args, options);
+        Memory out = new Memory(Native.POINTER_SIZE);
+        int rc;
+        lock.readLock().lock();
+        try {
+            Pointer h = handle();
+            rc = resubscribe ? lib.a2a_client_resubscribe(h, b, new SizeT(b.length), o, out)
+                : lib.a2a_client_stream_text(h, b, new SizeT(b.length), o, out);
+        } finally {
+            lock.readLock().unlock();
+            args.release();
+        }
+        A2aCoreException.check(resubscribe ? "a2a_client_resubscribe" : "a2a_client_stream_text", rc);
+        return new ClientStream(lib, out.getPointer(0), hooks);
+    }
+
+    private static A2aCoreLibrary.ClientCallOptions options(NativeArgs args, CallOptions c) {
+        if (c == null || c.equals(CallOptions.none())) {
+            return null;
+        }
+        A2aCoreLibrary.ClientCallOptions o = new A2aCoreLibrary.ClientCallOptions();
+        o.timeout_ms = c.timeout().map(A2aClient::millis).orElse(0L);
+        o.idle_timeout_ms = c.idleTimeout().map(A2aClient::millis).orElse(0L);
+        args.view(o.traceparent, c.traceparent().orElse(null));
+        args.view(o.idempotency_key, c.idempotencyKey().orElse(null));
+        args.view(o.message_id, c.messageId().orElse(null));
+        args.view(o.context_id, c.contextId().orElse(null));
+        args.view(o.task_id, c.taskId().orElse(null));
+        o.headers = args.headerArray(c.headers());
+        o.headers_len = new SizeT(c.headers().size());
+        return o;
+    }
+
+    /** A positive duration in ms (at least 1: 0 means "none" in the C ABI). */
+    static long millis(Duration d) {
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException("duration must be positive: " + d);
+        }
+        return Math.max(1, d.toMillis());
+    }
+
+    private Pointer handle() {
+        if (state.handle == null) {
+            throw new IllegalStateException("A2aClient is closed");
+        }
+        return state.handle;
+    }
+
+    /** Frees the client after the calls in flight; idempotent. Open streams stay usable. */
+    @Override
+    public void close() {
+        lock.writeLock().lock();
+        try {
+            cleanable.clean();
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** Builds an {@link A2aClient}; unset fields keep the library's defaults. */
+    public static final class Builder {
+        private final String url;
+        private Duration connectTimeout;
+        private Duration callTimeout;
+        private Duration streamIdleTimeout;
+        private Long maxResponseBytes;
+        private Duration poolIdleTimeout;
+        private boolean allowHttp;
+        private final List<String> allowHosts = new ArrayList<>();
+        private ProtocolVersion protocol;
+        private Binding binding;
+        private boolean deferCardResolution;
+        private Integer streamResubscribeAttempts;
+        private Integer sendRetries;
+        private final List<HeaderHook> hooks = new ArrayList<>();
+        private boolean knownTarget;
+
+        private Builder(String url) {
+            this.url = Objects.requireNonNull(url, "url");
+        }
+
+        /** TCP (and TLS) connect timeout (default 3 s). */
+        public Builder connectTimeout(Duration d) {
+            connectTimeout = d;
+            return this;
+        }
+
+        /** Whole-call timeout of non-streaming calls (default 45 s). */
+        public Builder callTimeout(Duration d) {
+            callTimeout = d;
+            return this;
+        }
+
+        /** Stream idle timeout: no bytes, events or comments for that long (default 60 s). */
+        public Builder streamIdleTimeout(Duration d) {
+            streamIdleTimeout = d;
+            return this;
+        }
+
+        /** Largest response body read (default 32 MiB). */
+        public Builder maxResponseBytes(long n) {
+            if (n <= 0) {
+                throw new IllegalArgumentException("maxResponseBytes must be positive: " + n);
+            }
+            maxResponseBytes = n;
+            return this;
+        }
+
+        /** Pooled connections are retired after this idle time. */
+        public Builder poolIdleTimeout(Duration d) {
+            poolIdleTimeout = d;
+            return this;
+        }
+
+        /** Allows plain {@code http://} (local development; default https only). */
+        public Builder allowHttp(boolean allow) {
+            allowHttp = allow;
+            return this;
+        }
+
+        /** An extra origin the card's interface may point to. */
+        public Builder allowHost(String origin) {
+            allowHosts.add(Objects.requireNonNull(origin));
+            return this;
+        }
+
+        /** Insists on a protocol version (default: the card's best). */
+        public Builder protocol(ProtocolVersion v) {
+            protocol = v;
+            return this;
+        }
+
+        /** Insists on a binding (default: the card's best). */
+        public Builder binding(Binding b) {
+            binding = b;
+            return this;
+        }
+
+        /**
+         * No card: {@code url} is the interface itself, spoken in {@code version} over
+         * {@code binding} (no I/O in {@link #build()}).
+         */
+        public Builder knownTarget(ProtocolVersion version, Binding binding) {
+            this.protocol = Objects.requireNonNull(version);
+            this.binding = Objects.requireNonNull(binding);
+            this.knownTarget = true;
+            return this;
+        }
+
+        /** Resolves the card on the first call instead of in {@link #build()}. */
+        public Builder deferCardResolution(boolean defer) {
+            deferCardResolution = defer;
+            return this;
+        }
+
+        /** Resubscribes after a cut stream (0: none). */
+        public Builder streamResubscribeAttempts(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("streamResubscribeAttempts must not be negative: " + n);
+            }
+            streamResubscribeAttempts = n;
+            return this;
+        }
+
+        /** Resends of a send the driver may make itself (only when provably not received). */
+        public Builder sendRetries(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("sendRetries must not be negative: " + n);
+            }
+            sendRetries = n;
+            return this;
+        }
+
+        /** Adds a header hook (run for every A2A request, in the order added). */
+        public Builder headerHook(HeaderHook hook) {
+            hooks.add(Objects.requireNonNull(hook));
+            return this;
+        }
+
+        /**
+         * Makes the client: fetches and validates the card now (BLOCKS) unless
+         * {@link #deferCardResolution} or {@link #knownTarget}.
+         *
+         * @throws CardResolutionException when the card cannot be fetched or validated
+         * @throws A2aCoreException for an invalid configuration or URL
+         */
+        public A2aClient build() {
+            A2aCoreLibrary lib = A2aCore.lib();
+            A2aCoreLibrary.ClientConfig c = new A2aCoreLibrary.ClientConfig();
+            A2aCoreException.check("a2a_client_config_default", lib.a2a_client_config_default(c));
+            c.read();
+            if (connectTimeout != null) {
+                c.connect_timeout_ms = millis(connectTimeout);
+            }
+            if (callTimeout != null) {
+                c.call_timeout_ms = millis(callTimeout);
+            }
+            if (streamIdleTimeout != null) {
+                c.stream_idle_timeout_ms = millis(streamIdleTimeout);
+            }
+            if (maxResponseBytes != null) {
+                c.max_response_bytes = maxResponseBytes;
+            }
+            if (poolIdleTimeout != null) {
+                c.pool_idle_timeout_ms = millis(poolIdleTimeout);
+            }
+            c.allow_http = (byte) (allowHttp ? 1 : 0);
+            NativeArgs args = new NativeArgs();
+            c.allow_hosts = args.strArray(allowHosts);
+            c.allow_hosts_len = new SizeT(allowHosts.size());
+            c.protocol = protocol == null ? 0 : protocol.code();
+            c.binding = binding == null ? 0 : binding.code();
+            c.defer_card_resolution = (byte) (deferCardResolution ? 1 : 0);
+            if (streamResubscribeAttempts != null) {
+                c.stream_resubscribe_attempts = streamResubscribeAttempts;
+            }
+            if (sendRetries != null) {
+                c.send_retries = sendRetries;
+            }
+            byte[] u = url.getBytes(StandardCharsets.UTF_8);
+            Memory out = new Memory(Native.POINTER_SIZE);
+            Memory err = new Memory(Native.POINTER_SIZE);
+            err.setPointer(0, null);
+            int rc;
+            try {
+                rc = knownTarget
+                    ? lib.a2a_client_new_with_target(u, new SizeT(u.length), protocol.code(), binding.code(), c, out)
+                    : lib.a2a_client_new(u, new SizeT(u.length), c, out, err);
+            } finally {
+                args.release();
+            }
+            if (rc == CARD_RESOLUTION) {
+                Pointer e = err.getPointer(0);
+                if (e != null) {
+                    throw new CardResolutionException(Outcome.consume(lib, e));
+                }
+            }
+            A2aCoreException.check(knownTarget ? "a2a_client_new_with_target" : "a2a_client_new", rc);
+            Pointer h = out.getPointer(0);
+            Hooks installed = new Hooks();
+            for (HeaderHook hook : hooks) {
+                A2aCoreLibrary.HeaderHookCallback cb = callback(lib, hook, installed);
+                int hrc = lib.a2a_client_add_header_hook(h, cb, null);
+                if (hrc != 0) {
+                    lib.a2a_client_free(h);
+                    throw new A2aCoreException("a2a_client_add_header_hook", hrc, null);
+                }
+                installed.callbacks.add(cb);
+            }
+            return new A2aClient(lib, h, installed);
+        }
+    }
+
+    /** The setter handed to a hook; dead once the hook returned (the native setter is gone). */
+    private static final class SetterView implements HeaderHook.Headers {
+        private final A2aCoreLibrary lib;
+        Pointer setter;
+
+        SetterView(A2aCoreLibrary lib, Pointer setter) {
+            this.lib = lib;
+            this.setter = setter;
+        }
+
+        @Override
+        public void set(String name, String value) {
+            Pointer s = setter;
+            if (s == null) {
+                throw new IllegalStateException("Headers used after the hook returned");
+            }
+            byte[] nb = name.getBytes(StandardCharsets.UTF_8);
+            byte[] vb = value.getBytes(StandardCharsets.UTF_8);
+            int rc = lib.a2a_header_setter_set(s, nb, new SizeT(nb.length), vb, new SizeT(vb.length));
+            if (rc != 0) {
+                throw new IllegalArgumentException("header " + name + " refused: " + A2aCore.describe(rc));
+            }
+        }
+    }
+
+    /** {@code A2A_CLIENT_CARD_RESOLUTION}. */
+    private static final int CARD_RESOLUTION = 1000;
+
+    /** The native trampoline of one hook: never lets an exception reach native code. */
+    private static A2aCoreLibrary.HeaderHookCallback callback(A2aCoreLibrary lib, HeaderHook hook, Hooks hooks) {
+        return (userdata, method, methodLen, setter) -> {
+            try {
+                long n = methodLen.longValue();
+                String m = n == 0 || method == null ? ""
+                    : new String(method.getByteArray(0, Math.toIntExact(n)), StandardCharsets.UTF_8);
+                SetterView headers = new SetterView(lib, setter);
+                try {
+                    hook.addHeaders(m, headers);
+                } finally {
+                    headers.setter = null;
+                }
+            } catch (Throwable t) {
+                Throwable prev = hooks.failure.get();
+                if (prev == null) {
+                    hooks.failure.set(t);
+                } else if (prev != t) {
+                    prev.addSuppressed(t);
+                }
+            }
+        };
+    }
+}

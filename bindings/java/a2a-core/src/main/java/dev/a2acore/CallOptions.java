@@ -1,0 +1,95 @@
+package dev.a2acore;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Per-call options of an {@link A2aClient} call; immutable, built with the {@code with...}
+ * methods from {@link #none()}.
+ *
+ * @param timeout the caller's remaining turn budget (empty: the client's call timeout; positive)
+ * @param idleTimeout the stream idle timeout of this call (empty: the client's; positive)
+ * @param traceparent the {@code traceparent} to send (empty: a fresh one)
+ * @param idempotencyKey the {@code Idempotency-Key} to send (empty: none)
+ * @param messageId the messageId of a send or stream (empty: a fresh one; reuse it on a retry)
+ * @param contextId the context to continue
+ * @param taskId the task to continue (e.g. answering input-required)
+ * @param headers extra headers for this call, in order
+ */
+public record CallOptions(Optional<Duration> timeout, Optional<Duration> idleTimeout, Optional<String> traceparent,
+                          Optional<String> idempotencyKey, Optional<String> messageId, Optional<String> contextId,
+                          Optional<String> taskId, List<Map.Entry<String, String>> headers) {
+
+    private static final CallOptions NONE = new CallOptions(Optional.empty(), Optional.empty(), Optional.empty(),
+        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of());
+
+    /** Checks and copies. */
+    public CallOptions {
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(idleTimeout, "idleTimeout");
+        Objects.requireNonNull(traceparent, "traceparent");
+        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        Objects.requireNonNull(messageId, "messageId");
+        Objects.requireNonNull(contextId, "contextId");
+        Objects.requireNonNull(taskId, "taskId");
+        headers = List.copyOf(headers);
+    }
+
+    /** No options: the client's defaults. */
+    public static CallOptions none() {
+        return NONE;
+    }
+
+    /** With a turn budget. */
+    public CallOptions withTimeout(Duration d) {
+        return new CallOptions(Optional.of(d), idleTimeout, traceparent, idempotencyKey, messageId, contextId, taskId,
+            headers);
+    }
+
+    /** With a stream idle timeout. */
+    public CallOptions withIdleTimeout(Duration d) {
+        return new CallOptions(timeout, Optional.of(d), traceparent, idempotencyKey, messageId, contextId, taskId,
+            headers);
+    }
+
+    /** With a {@code traceparent}. */
+    public CallOptions withTraceparent(String v) {
+        return new CallOptions(timeout, idleTimeout, Optional.of(v), idempotencyKey, messageId, contextId, taskId,
+            headers);
+    }
+
+    /** With an {@code Idempotency-Key}. */
+    public CallOptions withIdempotencyKey(String v) {
+        return new CallOptions(timeout, idleTimeout, traceparent, Optional.of(v), messageId, contextId, taskId,
+            headers);
+    }
+
+    /** With a messageId. */
+    public CallOptions withMessageId(String v) {
+        return new CallOptions(timeout, idleTimeout, traceparent, idempotencyKey, Optional.of(v), contextId, taskId,
+            headers);
+    }
+
+    /** Continuing a context. */
+    public CallOptions withContextId(String v) {
+        return new CallOptions(timeout, idleTimeout, traceparent, idempotencyKey, messageId, Optional.of(v), taskId,
+            headers);
+    }
+
+    /** Continuing a task. */
+    public CallOptions withTaskId(String v) {
+        return new CallOptions(timeout, idleTimeout, traceparent, idempotencyKey, messageId, contextId, Optional.of(v),
+            headers);
+    }
+
+    /** With one more header. */
+    public CallOptions withHeader(String name, String value) {
+        List<Map.Entry<String, String>> h = new ArrayList<>(headers);
+        h.add(Map.entry(name, value));
+        return new CallOptions(timeout, idleTimeout, traceparent, idempotencyKey, messageId, contextId, taskId, h);
+    }
+}

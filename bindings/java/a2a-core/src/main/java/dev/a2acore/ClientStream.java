@@ -1,0 +1,135 @@
+package dev.a2acore;
+
+import com.sun.jna.Pointer;
+import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Layout;
+import java.lang.ref.Cleaner;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+
+/**
+ * A streaming call of an {@link A2aClient}: an iterator of typed events that always ends
+ * with exactly one {@link ClientStreamEvent.End} (the call's outcome: completed,
+ * interrupted, failed, timed out, connect refused...). {@code hasNext}/{@code next} BLOCK,
+ * bounded by the idle timeout; the request goes out on the first of them. Every event is
+ * copied out before the next call. One consumer; {@link #close()} from another thread waits
+ * for a {@code next} in progress (at most the idle timeout: the C ABI cannot interrupt a
+ * blocked read, nor free a stream during one). A {@link Cleaner} frees it if dropped.
+ */
+public final class ClientStream implements AutoCloseable, Iterator<ClientStreamEvent> {
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    private static final class State implements Runnable {
+        Pointer handle;
+
+        @Override
+        public void run() {
+            if (handle != null) {
+                A2aCore.lib().a2a_client_stream_free(handle);
+                handle = null;
+            }
+        }
+    }
+
+    private final A2aCoreLibrary lib;
+    private final State state = new State();
+    private final Cleaner.Cleanable cleanable;
+    /** Keeps the hooks' JNA callbacks alive while the stream may resubscribe. */
+    private final A2aClient.Hooks hooks;
+    private ClientStreamEvent pending;
+    private boolean ended;
+
+    ClientStream(A2aCoreLibrary lib, Pointer handle, A2aClient.Hooks hooks) {
+        this.lib = lib;
+        this.state.handle = handle;
+        this.hooks = hooks;
+        this.cleanable = CLEANER.register(this, state);
+    }
+
+    /** Whether another event follows (BLOCKS for it). */
+    @Override
+    public synchronized boolean hasNext() {
+        if (pending != null) {
+            return true;
+        }
+        if (ended) {
+            return false;
+        }
+        pending = poll();
+        return pending != null;
+    }
+
+    /** The next event (BLOCKS for it). */
+    @Override
+    public synchronized ClientStreamEvent next() {
+        if (!hasNext()) {
+            throw new NoSuchElementException("the stream ended");
+        }
+        ClientStreamEvent e = pending;
+        pending = null;
+        return e;
+    }
+
+    /** The events as a sequential {@link Stream}; closing it closes this stream. */
+    public Stream<ClientStreamEvent> stream() {
+        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(this, Spliterator.ORDERED | Spliterator.NONNULL),
+            false).onClose(this::close);
+    }
+
+    /** Reads to the end and returns the {@link ClientStreamEvent.End}. */
+    public synchronized ClientStreamEvent.End drain() {
+        ClientStreamEvent last = null;
+        while (hasNext()) {
+            last = next();
+        }
+        if (last instanceof ClientStreamEvent.End end) {
+            return end;
+        }
+        throw new IllegalStateException("the stream's End was already consumed");
+    }
+
+    private ClientStreamEvent poll() {
+        if (state.handle == null) {
+            throw new IllegalStateException("ClientStream is closed");
+        }
+        A2aCoreLibrary.ClientStreamEvent ev = new A2aCoreLibrary.ClientStreamEvent();
+        int rc = lib.a2a_client_stream_next(state.handle, ev);
+        Throwable hookFailure = hooks.failure.get();
+        if (hookFailure != null) {
+            hooks.failure.remove();
+            ended = true;
+            close();
+            throw new HeaderHookException(hookFailure, null);
+        }
+        if (rc == A2aCoreException.NONE) {
+            ended = true;
+            return null;
+        }
+        A2aCoreException.check("a2a_client_stream_next", rc);
+        ev.read();
+        switch (ev.kind) {
+            case 1:
+                return new ClientStreamEvent.Item(StreamTracker.itemOf(lib, ev.item));
+            case 2:
+                return new ClientStreamEvent.Resubscribing(Layout.string(ev.task_id), ev.attempt);
+            case 3:
+                ended = true;
+                return new ClientStreamEvent.End(
+                    ev.has_end_kind != 0 ? Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : Optional.empty(),
+                    Outcome.copy(lib, ev.outcome), ev.resubscribes);
+            default:
+                throw new IllegalStateException("unknown client stream event kind " + ev.kind);
+        }
+    }
+
+    /** Frees the stream and closes its connection; idempotent. */
+    @Override
+    public synchronized void close() {
+        cleanable.clean();
+    }
+}

@@ -1,0 +1,32 @@
+package dev.a2acore;
+
+import java.util.Optional;
+
+/** One event of an {@link A2aClient} stream: items, resubscribe notices, and exactly one {@link End} last. */
+public sealed interface ClientStreamEvent {
+    /**
+     * One typed item of the stream. Its outcome is a copy; {@code modelText} is not
+     * available on it (use the {@link End} outcome).
+     *
+     * @param item the classified event
+     */
+    record Item(StreamTracker.Item item) implements ClientStreamEvent {}
+
+    /**
+     * The stream was cut with the task still running; the driver is resubscribing (never a resend).
+     *
+     * @param taskId the task
+     * @param attempt 1 for the first resubscribe
+     */
+    record Resubscribing(String taskId, int attempt) implements ClientStreamEvent {}
+
+    /**
+     * The last event.
+     *
+     * @param endKind how the last stream ended (empty when no stream was opened, e.g. connect refused)
+     * @param outcome the call's outcome
+     * @param resubscribes resubscribes made
+     */
+    record End(Optional<StreamTracker.EndKind> endKind, Outcome outcome, int resubscribes)
+        implements ClientStreamEvent {}
+}

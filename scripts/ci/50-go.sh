@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Go binding (bindings/go): builds liba2a_core exactly as scripts/ci/30-c.sh does
+# (`cargo build -p a2a-core-ffi`, debug, in ${CARGO_TARGET_DIR:-target}), then in
+# bindings/go runs `go vet ./...`, a gofmt check, and `go test ./...` (the shared fixtures
+# plus the end-to-end tests against the real Python a2a-sdk peer and the JS @a2a-js/sdk
+# peer, started by tests/peers/launch.py, the Python one with --ping 1); then the tests
+# once more with GOEXPERIMENT=cgocheck2 (the runtime checks every pointer the binding
+# hands to C: the memory rule of the C ABI), once with -race, and the decoder benchmark
+# once (a smoke run).
+#
+# Needs: scripts/ci/05-setup.sh (.venv with the Python peer, the JS peer's node_modules),
+# a C compiler for cgo (installed from Debian when missing), and Go >= 1.24. When no such
+# Go is installed, the go1.24 toolchain is fetched as the Go module golang.org/toolchain
+# from the Go module proxy (what `go` itself does for GOTOOLCHAIN) into
+# build/go-toolchain, checked against a pinned SHA-256.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+
+need() { command -v "$1" >/dev/null 2>&1; }
+if ! need cc; then
+  echo "50-go: installing a C compiler for cgo"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq build-essential >/dev/null
+fi
+if [ ! -x .venv/bin/python ] || [ ! -d tests/peers/js/node_modules/@a2a-js/sdk ]; then
+  echo "50-go: .venv or the JS peer's node_modules is missing: run scripts/ci/05-setup.sh" >&2
+  exit 1
+fi
+
+# --- Go >= 1.24 -----------------------------------------------------------------------
+go_ok() {
+  local v
+  v=$("$1" env GOVERSION 2>/dev/null) || return 1   # e.g. go1.26.8
+  v=${v#go}
+  local major=${v%%.*} rest=${v#*.}
+  local minor=${rest%%[.a-z]*}
+  [ "$major" -gt 1 ] || { [ "$major" -eq 1 ] && [ "$minor" -ge 24 ]; }
+}
+GO=""
+if need go && go_ok go; then
+  GO=$(command -v go)
+else
+  TC_VERSION=1.24.11
+  case "$(uname -m)" in
+    x86_64) TC_ARCH=amd64; TC_SHA256=8a9685c09d449928863152512648530dafde05e7d41fcbb21baba3a852e84ef4 ;;
+    *) echo "50-go: no Go >= 1.24 installed and no pinned toolchain for $(uname -m); install Go >= 1.24" >&2; exit 1 ;;
+  esac
+  tc_dir="$root/build/go-toolchain/go$TC_VERSION"
+  if [ ! -x "$tc_dir/bin/go" ]; then
+    proxy=${GOPROXY:-https://proxy.golang.org}; proxy=${proxy%%,*}
+    [ "$proxy" = direct ] || [ "$proxy" = off ] && proxy=https://proxy.golang.org
+    zip="$root/build/go-toolchain/go$TC_VERSION.zip"
+    mkdir -p "$root/build/go-toolchain"
+    echo "50-go: fetching golang.org/toolchain v0.0.1-go$TC_VERSION.linux-$TC_ARCH from $proxy"
+    curl -sfSL -o "$zip" "$proxy/golang.org/toolchain/@v/v0.0.1-go$TC_VERSION.linux-$TC_ARCH.zip"
+    echo "$TC_SHA256  $zip" | sha256sum -c --quiet -
+    rm -rf "$tc_dir.tmp" && mkdir -p "$tc_dir.tmp"
+    python3 - "$zip" "$tc_dir.tmp" <<'PY'
+import sys, zipfile, os
+zf, dest = zipfile.ZipFile(sys.argv[1]), sys.argv[2]
+for info in zf.infolist():
+    name = info.filename.split('/', 2)[-1] if info.filename.count('/') >= 2 else None
+    if not name or name.endswith('/'):
+        continue
+    path = os.path.join(dest, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with zf.open(info) as src, open(path, 'wb') as out:
+        out.write(src.read())
+    if name.startswith('bin/') or name.startswith('pkg/tool/'):
+        os.chmod(path, 0o755)
+PY
+    mv "$tc_dir.tmp" "$tc_dir"
+    rm -f "$zip"
+  fi
+  GO="$tc_dir/bin/go"
+  export GOROOT="$tc_dir"
+fi
+export GOTOOLCHAIN=local   # never switch toolchains behind our back
+export GOFLAGS=-mod=mod    # the module has no dependencies; nothing to verify against go.sum
+echo "50-go: $("$GO" version)"
+
+# --- the library, as 30-c.sh builds it --------------------------------------------------
+cargo build -p a2a-core-ffi
+target_dir="${CARGO_TARGET_DIR:-target}"
+case "$target_dir" in /*) ;; *) target_dir="$root/$target_dir" ;; esac
+lib_dir="$target_dir/debug"
+tags=()
+if [ "$lib_dir" != "$root/target/debug" ]; then
+  # The default #cgo flags point at <repo>/target/debug; elsewhere, say where it is.
+  tags=(-tags a2a_system)
+  export CGO_LDFLAGS="-L$lib_dir -Wl,-rpath,$lib_dir ${CGO_LDFLAGS:-}"
+fi
+export CGO_ENABLED=1
+
+cd bindings/go
+"$GO" vet "${tags[@]}" ./...
+fmt_out=$("$(dirname "$GO")/gofmt" -l .)
+if [ -n "$fmt_out" ]; then
+  echo "50-go: gofmt would change:"; echo "$fmt_out"; exit 1
+fi
+
+# Both real peers: the Python one (with 1 s keep-alives) for the full end-to-end tests, the
+# JS one for the driver client's cross-check (A2A_REQUIRE_JS_PEER makes its absence fail).
+launch=("$root/.venv/bin/python" "$root/tests/peers/launch.py" python,js --ping 1 --)
+echo "--- go test (fixtures + end-to-end against the Python and JS peers)"
+"${launch[@]}" env CI=true A2A_PEER_PING=1 A2A_REQUIRE_JS_PEER=1 "$GO" test "${tags[@]}" -count=1 ./...
+echo "--- go test with GOEXPERIMENT=cgocheck2 (every pointer passed to C is checked)"
+"${launch[@]}" env CI=true A2A_PEER_PING=1 A2A_REQUIRE_JS_PEER=1 GOEXPERIMENT=cgocheck2 "$GO" test "${tags[@]}" -count=1 ./...
+echo "--- go test -race (the driver client's calls and hooks run across goroutines)"
+"${launch[@]}" env CI=true A2A_PEER_PING=1 A2A_REQUIRE_JS_PEER=1 "$GO" test "${tags[@]}" -race -count=1 ./...
+echo "--- benchmark (one short run: a smoke test, not a measurement)"
+"$GO" test "${tags[@]}" -run '^$' -bench . -benchtime 200x ./...
+echo "Go binding: all checks passed"

@@ -65,7 +65,7 @@ pub use card::CardResolutionError;
 pub use config::ClientConfig;
 pub use correlation::{Correlation, new_id, new_traceparent};
 pub use exchange::{HttpRequest, HttpResponse};
-pub use raw::{RawStream, ReadEnd};
+pub use raw::{AbortHandle, RawStream, ReadEnd};
 pub use stream::{StreamCall, StreamEvent, StreamFinal};
 
 use crate::outcome::Outcome;
@@ -379,6 +379,21 @@ impl Client {
         request: &HttpRequest,
         timeout: Option<Duration>,
     ) -> Result<HttpResponse, Outcome> {
+        self.exchange_abortable(request, timeout, &AbortHandle::new())
+    }
+
+    /// [`Client::exchange`], abortable from another thread through `abort` (a fresh
+    /// [`AbortHandle`] for this call; an abort before the call starts makes it fail
+    /// without sending).
+    ///
+    /// # Errors
+    /// As [`Client::exchange`]; an aborted call fails with a `transport` `Reset` outcome.
+    pub fn exchange_abortable(
+        &self,
+        request: &HttpRequest,
+        timeout: Option<Duration>,
+        abort: &AbortHandle,
+    ) -> Result<HttpResponse, Outcome> {
         let t = self.call_budget(timeout);
         exchange::unary(
             &self.inner.agent,
@@ -386,6 +401,7 @@ impl Client {
             t,
             self.inner.config.connect_timeout,
             self.inner.config.max_response_bytes,
+            abort.io(),
         )
     }
 
@@ -401,7 +417,21 @@ impl Client {
         request: &HttpRequest,
         timeout: Option<Duration>,
     ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
-        let io = io::CallIo::new();
+        self.open_stream_abortable(request, timeout, &AbortHandle::new())
+    }
+
+    /// [`Client::open_stream`], abortable from another thread through `abort` while the
+    /// head is awaited and afterwards (the returned [`RawStream`] shares the handle).
+    ///
+    /// # Errors
+    /// As [`Client::open_stream`]; an aborted call fails with a `transport` `Reset` outcome.
+    pub fn open_stream_abortable(
+        &self,
+        request: &HttpRequest,
+        timeout: Option<Duration>,
+        abort: &AbortHandle,
+    ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
+        let io = Arc::clone(abort.io());
         let t = self.call_budget(timeout);
         match exchange::open_stream(
             &self.inner.agent,

@@ -495,3 +495,188 @@ pub extern "C" fn a2a_raw_stream_free(stream: *mut a2a_raw_stream) {
         unsafe { handle::free(stream) }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{a2a_outcome_error_name, a2a_outcome_free, a2a_outcome_request_sent};
+    use crate::vocab::{a2a_error_name, a2a_request_sent};
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::TcpListener;
+    use std::ptr::{null, null_mut};
+
+    /// A one-connection loopback server: reads the request head, writes `reply`, then
+    /// holds the connection open (at most 10 s) so the client's next read blocks.
+    fn serve_once(reply: &'static [u8]) -> String {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/a2a", l.local_addr().unwrap());
+        std::thread::spawn(move || {
+            let (s, _) = l.accept().unwrap();
+            let mut r = BufReader::new(s.try_clone().unwrap());
+            let mut line = String::new();
+            while r.read_line(&mut line).unwrap_or(0) > 0 && line != "\r\n" {
+                line.clear();
+            }
+            (&s).write_all(reply).unwrap();
+            let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
+            let mut sink = [0u8; 64];
+            let _ = std::io::Read::read(&mut &s, &mut sink);
+        });
+        url
+    }
+
+    fn client() -> *mut a2a_client {
+        let mut cfg = std::mem::MaybeUninit::<a2a_client_config>::uninit();
+        assert_eq!(
+            crate::driver::a2a_client_config_default(cfg.as_mut_ptr()),
+            a2a_result::A2A_OK
+        );
+        // SAFETY: written on A2A_OK.
+        let mut cfg = unsafe { cfg.assume_init() };
+        cfg.allow_http = true;
+        let mut c = null_mut();
+        assert_eq!(a2a_client_new_raw(&cfg, &mut c), a2a_result::A2A_OK);
+        c
+    }
+
+    #[test]
+    fn a_blocked_stream_read_is_aborted_from_another_thread() {
+        let url = serve_once(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n6\r\ndata: \r\n",
+        );
+        let c = client();
+        let mut s = null_mut();
+        assert_eq!(
+            a2a_client_open_stream(
+                c,
+                b"POST".as_ptr().cast(),
+                4,
+                url.as_ptr().cast(),
+                url.len(),
+                null(),
+                0,
+                null(),
+                0,
+                5000,
+                null(),
+                &mut s,
+                null_mut(),
+            ),
+            a2a_result::A2A_OK
+        );
+        assert!(a2a_raw_stream_is_event_stream(s));
+        assert_eq!(a2a_raw_response_status(a2a_raw_stream_head(s)), 200);
+        let mut chunk = a2a_bytes::NONE;
+        assert_eq!(
+            a2a_raw_stream_read(s, 5000, &mut chunk, null_mut()),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(unsafe { chunk.as_slice() }, Some(&b"data: "[..]));
+        // The raw pointer crosses threads as an address; the stream outlives the join.
+        let addr = s as usize;
+        let aborter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            a2a_raw_stream_abort(addr as *const a2a_raw_stream);
+            Instant::now()
+        });
+        let mut err = null_mut();
+        assert_eq!(
+            a2a_raw_stream_read(s, 20_000, &mut chunk, &mut err),
+            a2a_result::A2A_CLIENT_TRANSPORT
+        );
+        let returned = Instant::now();
+        let aborted_at = aborter.join().unwrap();
+        assert!(returned.saturating_duration_since(aborted_at) < Duration::from_millis(500));
+        let mut name = a2a_error_name::Other;
+        assert!(a2a_outcome_error_name(err, &mut name));
+        assert_eq!(name, a2a_error_name::Reset);
+        let mut sent = a2a_request_sent::No;
+        assert!(a2a_outcome_request_sent(err, &mut sent));
+        assert_eq!(sent, a2a_request_sent::Unknown);
+        a2a_outcome_free(err);
+        assert_eq!(
+            a2a_raw_stream_read(s, 20_000, &mut chunk, null_mut()),
+            a2a_result::A2A_NONE
+        );
+        a2a_raw_stream_free(s);
+        crate::driver::a2a_client_free(c);
+    }
+
+    #[test]
+    fn an_exchange_returns_status_headers_and_body_and_a_triggered_abort_sends_nothing() {
+        let url = serve_once(b"HTTP/1.1 404 Not Found\r\ncontent-type: text/plain\r\nx-a: b\r\ncontent-length: 4\r\n\r\nnope");
+        let c = client();
+        let mut r = null_mut();
+        let h = a2a_header {
+            name: b"X-Test".as_ptr().cast(),
+            name_len: 6,
+            value: b"1".as_ptr().cast(),
+            value_len: 1,
+        };
+        assert_eq!(
+            a2a_client_exchange(
+                c,
+                b"GET".as_ptr().cast(),
+                3,
+                url.as_ptr().cast(),
+                url.len(),
+                &h,
+                1,
+                null(),
+                0,
+                0,
+                null(),
+                &mut r,
+                null_mut(),
+            ),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(a2a_raw_response_status(r), 404);
+        assert_eq!(
+            unsafe { a2a_raw_response_body(r).as_slice() },
+            Some(&b"nope"[..])
+        );
+        let (mut n, mut v) = (a2a_str::NONE, a2a_str::NONE);
+        let found = (0..a2a_raw_response_header_count(r)).any(|i| {
+            assert_eq!(
+                a2a_raw_response_header(r, i, &mut n, &mut v),
+                a2a_result::A2A_OK
+            );
+            unsafe { n.as_str() == Some("x-a") && v.as_str() == Some("b") }
+        });
+        assert!(found);
+        a2a_raw_response_free(r);
+
+        let mut ab = null_mut();
+        assert_eq!(a2a_abort_new(&mut ab), a2a_result::A2A_OK);
+        a2a_abort_trigger(ab);
+        assert!(a2a_abort_is_triggered(ab));
+        let mut err = null_mut();
+        let mut r = null_mut();
+        assert_eq!(
+            a2a_client_exchange(
+                c,
+                b"GET".as_ptr().cast(),
+                3,
+                url.as_ptr().cast(),
+                url.len(),
+                null(),
+                0,
+                null(),
+                0,
+                0,
+                ab,
+                &mut r,
+                &mut err,
+            ),
+            a2a_result::A2A_CLIENT_TRANSPORT
+        );
+        assert!(r.is_null());
+        let mut sent = a2a_request_sent::Unknown;
+        assert!(a2a_outcome_request_sent(err, &mut sent));
+        assert_eq!(sent, a2a_request_sent::No);
+        a2a_outcome_free(err);
+        a2a_abort_free(ab);
+        crate::driver::a2a_client_free(c);
+    }
+}

@@ -14,10 +14,12 @@
 //! `request_sent = unknown` instead.
 //!
 //! # Layers
-//! - `io`: a ureq transport wrapper that records whether request bytes were written and
-//!   cuts reads at the stream's idle deadline.
+//! - `io`: a ureq transport wrapper that records whether request bytes were written, cuts
+//!   reads at the stream's idle deadline, and lets another thread abort a call
+//!   ([`AbortHandle`]: the socket is shut down, so a blocked read returns at once).
 //! - `exchange`: one HTTP exchange, every failure mapped to a `transport` outcome.
-//! - `raw` ([`RawStream`]): an event-stream body read chunk by chunk with a per-read deadline.
+//! - `raw` ([`RawStream`], [`AbortHandle`]): an event-stream body read chunk by chunk with a
+//!   per-read deadline, abortable from another thread.
 //! - [`Client`]: configuration, card resolution, interceptors, the typed A2A calls
 //!   (`call`: build with the core's envelope, classify with the core's classifier) and
 //!   streams (`stream`: the core's SSE decoder and stream tracker), the tally.

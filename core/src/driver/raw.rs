@@ -12,9 +12,12 @@ use crate::outcome::Outcome;
 /// Aborts a call from any thread: shuts the call's TCP connection down, so a read or
 /// write blocked on it returns promptly and the call fails with a `transport` `Reset`
 /// outcome ("aborted by the caller"; `request_sent = unknown` once request bytes were
-/// written, `no` before). Cheap to clone; aborting twice, or after the call ended, does
-/// nothing (the connection of a finished call is never touched, even when it went back
-/// to the pool).
+/// written, `no` before). Cheap to clone; aborting twice, or after the call returned,
+/// does nothing: a call forgets its connection before it returns (also when the
+/// connection went back to the pool). An abort racing with the very end of a call may
+/// still shut down the connection it was returning to the pool; the pool then finds it
+/// closed and drops it (a call that took it from the pool in that same instant fails
+/// with a reset).
 ///
 /// An abort during the TCP connect itself takes effect when the connect returns (at the
 /// latest at the connect timeout): the operating system's blocking connect cannot be

@@ -161,6 +161,8 @@ public final class RawHttp implements AutoCloseable {
                 abort == null ? null : abort.pointer(), out, err);
         } finally {
             args.release();
+            // The client must stay reachable (not freed by a Cleaner) during the native call.
+            java.lang.ref.Reference.reachabilityFence(this);
         }
         failOn(rc, err, "a2a_client_exchange");
         Pointer r = out.getPointer(0);
@@ -231,6 +233,8 @@ public final class RawHttp implements AutoCloseable {
                 abort == null ? null : abort.pointer(), out, err);
         } finally {
             args.release();
+            // The client must stay reachable (not freed by a Cleaner) during the native call.
+            java.lang.ref.Reference.reachabilityFence(this);
         }
         failOn(rc, err, "a2a_client_open_stream");
         Pointer s = out.getPointer(0);

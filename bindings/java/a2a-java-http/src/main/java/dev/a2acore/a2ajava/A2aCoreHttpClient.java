@@ -299,6 +299,9 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
             response = http.exchange(r.method(), r.url(), r.headers(), r.body(), null, null);
         } catch (RawHttp.TransportException e) {
             throw map(r.method(), r.url(), e);
+        } finally {
+            // Keeps this client (whose Cleaner frees the native client) alive during the call.
+            java.lang.ref.Reference.reachabilityFence(this);
         }
         int status = response.status();
         if (isRedirect(status)) {

@@ -118,6 +118,8 @@ final class SseCall implements Runnable {
             }
             abort.close();
             tracker.close();
+            // Keeps the client (whose Cleaner frees the native client) alive until here.
+            java.lang.ref.Reference.reachabilityFence(client);
         }
     }
 

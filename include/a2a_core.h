@@ -395,6 +395,11 @@ enum a2a_result
    The client could not resolve the agent card (the outcome says why).
    */
   A2A_CLIENT_CARD_RESOLUTION = 1000,
+  /*
+   A raw exchange or stream failed in transport (connect, timeout, reset, idle cut,
+   abort, body over the limit): the outcome says how.
+   */
+  A2A_CLIENT_TRANSPORT = 1001,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1592,6 +1597,20 @@ typedef uint32_t a2a_card_api_key_location;
 #endif // __cplusplus
 
 /*
+ A thread-safe abort switch for one raw call (`a2a_client_exchange` or
+ `a2a_client_open_stream`): `a2a_abort_trigger` from any thread shuts the call's
+ connection down.
+
+ Methods: `a2a_abort_new`, `a2a_abort_trigger`, `a2a_abort_is_triggered`,
+ `a2a_abort_free`.
+
+ Threading: thread-safe (`trigger` and `is_triggered` may race with each other and with
+ the call it was given to); only `a2a_abort_free` must not race with anything. A call
+ keeps its own reference, so the abort may be freed before the call or stream ends.
+ */
+typedef struct a2a_abort a2a_abort;
+
+/*
  A circuit breaker for one remote agent.
 
  Methods: `a2a_breaker_new`, `a2a_breaker_free`, `a2a_breaker_agent`,
@@ -1691,6 +1710,33 @@ typedef struct a2a_http1_response a2a_http1_response;
  only if the caller synchronises with its `_free`).
  */
 typedef struct a2a_outcome a2a_outcome;
+
+/*
+ A complete HTTP response (status, headers with lower-cased names in arrival order,
+ body decoded when the server gzipped it).
+
+ Methods: `a2a_raw_response_status`, `a2a_raw_response_header_count`,
+ `a2a_raw_response_header`, `a2a_raw_response_body`, `a2a_raw_response_free`.
+
+ Threading: immutable, so its `const` functions may be called from several threads.
+ Views into it are valid until it is freed.
+ */
+typedef struct a2a_raw_response a2a_raw_response;
+
+/*
+ An open response body read chunk by chunk: an event stream (2xx `text/event-stream`)
+ to feed to an `a2a_sse_decoder`, or any other response already read whole (its body in
+ the head, and `a2a_raw_stream_read` returns `A2A_NONE` at once).
+
+ Methods: `a2a_client_open_stream`, `a2a_raw_stream_head`,
+ `a2a_raw_stream_is_event_stream`, `a2a_raw_stream_read`, `a2a_raw_stream_abort`,
+ `a2a_raw_stream_free`.
+
+ Threading: `Send`, not thread-safe, with one exception: `a2a_raw_stream_abort` may be
+ called from another thread while a read is in progress (never concurrently with
+ `a2a_raw_stream_free`).
+ */
+typedef struct a2a_raw_stream a2a_raw_stream;
 
 /*
  A built request: send `http_method` to the interface URL joined with `path`, with the
@@ -3318,6 +3364,185 @@ a2a_result a2a_client_stream_next(struct a2a_client_stream *stream,
  Frees a stream (closing its connection). NULL is a no-op; must not be called twice.
  */
 void a2a_client_stream_free(struct a2a_client_stream *stream);
+
+/*
+ A new, untriggered abort switch for one call. `out`: a new handle the caller owns
+ (free with `a2a_abort_free`).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_abort_new(struct a2a_abort **out);
+
+/*
+ Aborts the call the switch was given to: an exchange or stream read blocked in another
+ thread returns promptly with `A2A_CLIENT_TRANSPORT`; a call not started yet fails
+ without sending. During the TCP connect itself the abort takes effect when the connect
+ returns (at the latest at the connect timeout). Triggering twice, or after the call
+ ended, does nothing. MAY be called from any thread, concurrently with the call. NULL is
+ a no-op.
+ */
+void a2a_abort_trigger(const struct a2a_abort *abort);
+
+/*
+ Whether `a2a_abort_trigger` was called (false for NULL). May be called from any thread.
+ */
+bool a2a_abort_is_triggered(const struct a2a_abort *abort);
+
+/*
+ Frees an abort switch. NULL is a no-op; must not be called twice, nor while another
+ thread may still trigger it.
+ */
+void a2a_abort_free(struct a2a_abort *abort);
+
+/*
+ A client with `*config` (NULL: defaults) and no target, for the raw calls only (the
+ typed calls on it return a `CardResolution` outcome). Does no I/O. `out`: a new client
+ the caller owns (free with `a2a_client_free`).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (config).
+ */
+a2a_result a2a_client_new_raw(const struct a2a_client_config *config, struct a2a_client **out);
+
+/*
+ The HTTP status (0 for NULL).
+ */
+uint16_t a2a_raw_response_status(const struct a2a_raw_response *response);
+
+/*
+ The number of header fields (0 for NULL).
+ */
+size_t a2a_raw_response_header_count(const struct a2a_raw_response *response);
+
+/*
+ Writes header field `index` (0-based, arrival order): its lower-cased name and its
+ value (UTF-8; bytes that were not UTF-8 replaced by U+FFFD), views valid until the
+ response (or the stream owning it) is freed.
+
+ Errors: `A2A_NULL_PARAMETER`; `A2A_NONE` when `index` is past the last header.
+ */
+a2a_result a2a_raw_response_header(const struct a2a_raw_response *response,
+                                   size_t index,
+                                   struct a2a_str *name,
+                                   struct a2a_str *value);
+
+/*
+ The body (never NULL for a live response, possibly empty; the absent view for NULL),
+ valid until the response (or the stream owning it) is freed.
+ */
+struct a2a_bytes a2a_raw_response_body(const struct a2a_raw_response *response);
+
+/*
+ Frees a response. NULL is a no-op; must not be called twice. Never call it on the head
+ borrowed from a stream (`a2a_raw_stream_head`).
+ */
+void a2a_raw_response_free(struct a2a_raw_response *response);
+
+/*
+ Sends one request (`method`, absolute `url`, `headers`, `body`; all copied) and reads
+ the whole response. BLOCKS, bounded by the whole-call timeout: `timeout_ms`, or the
+ client's call timeout when 0 (the shorter wins), and by the client's body limit.
+ Redirects are never followed; every status is a response. `abort` may be NULL; when
+ given, `a2a_abort_trigger` on it from another thread ends the call promptly.
+
+ `out`: on `A2A_OK`, a new response the caller owns (free with `a2a_raw_response_free`).
+ `error`: may be NULL; on `A2A_CLIENT_TRANSPORT` receives a new `transport` outcome the
+ caller owns (free with `a2a_outcome_free`): connect failure (`request_sent = no`),
+ timeout, reset or abort (`unknown` once request bytes were written), body over the
+ limit, invalid method, URL or header.
+
+ Thread-safe on the client (calls share its connection pool).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (empty method
+ or URL), `A2A_CLIENT_TRANSPORT`.
+ */
+a2a_result a2a_client_exchange(const struct a2a_client *client,
+                               const char *method,
+                               size_t method_len,
+                               const char *url,
+                               size_t url_len,
+                               const struct a2a_header *headers,
+                               size_t headers_len,
+                               const uint8_t *body,
+                               size_t body_len,
+                               uint64_t timeout_ms,
+                               const struct a2a_abort *abort,
+                               struct a2a_raw_response **out,
+                               struct a2a_outcome **error);
+
+/*
+ Sends a streaming request (as `a2a_client_exchange`; add `Accept: text/event-stream`
+ yourself) and returns once the response head arrived. BLOCKS, bounded by `timeout_ms`
+ (0: the client's call timeout) for connect, send and head; the body has no total
+ deadline, only the per-read idle deadline of `a2a_raw_stream_read`. `abort` may be
+ NULL; when given, triggering it ends the open or any later read (as does
+ `a2a_raw_stream_abort`).
+
+ `out`: on `A2A_OK`, a new stream the caller owns (free with `a2a_raw_stream_free`).
+ `error`: may be NULL; on `A2A_CLIENT_TRANSPORT` receives a new `transport` outcome the
+ caller owns.
+
+ Errors: as `a2a_client_exchange`.
+ */
+a2a_result a2a_client_open_stream(const struct a2a_client *client,
+                                  const char *method,
+                                  size_t method_len,
+                                  const char *url,
+                                  size_t url_len,
+                                  const struct a2a_header *headers,
+                                  size_t headers_len,
+                                  const uint8_t *body,
+                                  size_t body_len,
+                                  uint64_t timeout_ms,
+                                  const struct a2a_abort *abort,
+                                  struct a2a_raw_stream **out,
+                                  struct a2a_outcome **error);
+
+/*
+ The response head: status and headers (its body is empty for an event stream, the
+ whole body otherwise). Borrowed: valid until the stream is freed; never free it. NULL
+ for NULL.
+ */
+const struct a2a_raw_response *a2a_raw_stream_head(const struct a2a_raw_stream *stream);
+
+/*
+ Whether the response is a 2xx `text/event-stream` whose body `a2a_raw_stream_read`
+ delivers (false for NULL).
+ */
+bool a2a_raw_stream_is_event_stream(const struct a2a_raw_stream *stream);
+
+/*
+ Waits for the next bytes of the body (BLOCKS at most `idle_timeout_ms`, or the
+ client's stream idle timeout when 0, measured from this call) and writes them to
+ `*chunk` (never empty; valid until the next `a2a_raw_stream_read` or
+ `a2a_raw_stream_free`).
+
+ Returns `A2A_OK` with a chunk; `A2A_NONE` once the body ended cleanly (and on every
+ call after the end or a failure); `A2A_CLIENT_TRANSPORT` when no byte came within the
+ idle timeout (`transport` `Timeout`), the connection broke (`Reset`, including a
+ chunked body cut short), or the stream was aborted (`Reset`, "aborted by the caller");
+ then `error`, when non-NULL, receives a new outcome the caller owns.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_CLIENT_TRANSPORT`.
+ */
+a2a_result a2a_raw_stream_read(struct a2a_raw_stream *stream,
+                               uint64_t idle_timeout_ms,
+                               struct a2a_bytes *chunk,
+                               struct a2a_outcome **error);
+
+/*
+ Aborts the stream: a read blocked in another thread returns promptly with
+ `A2A_CLIENT_TRANSPORT` (a `Reset` outcome, "aborted by the caller"), and later reads
+ return `A2A_NONE`. MAY be called from another thread while a read is in progress, but
+ not concurrently with `a2a_raw_stream_free`. NULL is a no-op.
+ */
+void a2a_raw_stream_abort(const struct a2a_raw_stream *stream);
+
+/*
+ Frees a stream (closing its connection; a stream read to its end leaves the connection
+ to the pool). NULL is a no-op; must not be called twice, nor while another thread is
+ reading or aborting it. The head borrowed from it becomes invalid.
+ */
+void a2a_raw_stream_free(struct a2a_raw_stream *stream);
 
 /*
  Classifies one complete response into exactly one outcome (channel, details, advice).

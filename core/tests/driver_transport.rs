@@ -7,7 +7,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use a2a_core::driver::{Client, ClientConfig, HttpRequest, ReadEnd};
+use a2a_core::driver::{AbortHandle, Client, ClientConfig, HttpRequest, ReadEnd};
 use a2a_core::outcome::{Channel, ErrorName, RequestSent, RetryAdvice};
 use common::{FaultServer, assert_between, rpc_message, timing_lock};
 
@@ -304,6 +304,132 @@ fn stalled_stream_is_cut_at_the_idle_deadline() {
         "idle cut",
     );
     assert!(String::from_utf8_lossy(&got).contains("\"working\""));
+}
+
+/// Aborts `handle` from another thread after `after`; returns when it was aborted.
+fn abort_later(handle: AbortHandle, after: Duration) -> std::thread::JoinHandle<Instant> {
+    std::thread::spawn(move || {
+        std::thread::sleep(after);
+        handle.abort();
+        Instant::now()
+    })
+}
+
+#[test]
+fn a_read_blocked_on_a_stalled_stream_is_aborted_from_another_thread() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let client = Client::raw(config());
+    let mut s = client
+        .open_stream(&stream_req(&fs.a2a("stall")), None)
+        .unwrap()
+        .unwrap();
+    // Read what the server sends before it stalls (no deadline: only the abort can end
+    // the blocked read).
+    let mut got = Vec::new();
+    while !String::from_utf8_lossy(&got).contains("\"working\"") {
+        match s.read_chunk(Some(Instant::now() + Duration::from_secs(5))) {
+            Ok(Some(b)) => got.extend_from_slice(b),
+            other => panic!("the stall scenario sends a working event first: {other:?}"),
+        }
+    }
+    let handle = s.abort_handle();
+    assert!(!handle.is_aborted());
+    let aborter = abort_later(handle.clone(), Duration::from_millis(300));
+    let end = s.read_chunk(None).map(|c| c.map(<[u8]>::to_vec));
+    let returned = Instant::now();
+    let aborted_at = aborter.join().unwrap();
+    let ReadEnd::Failed(o) = end.unwrap_err() else {
+        panic!("an aborted read is a failure, not an idle cut")
+    };
+    assert_eq!(o.channel, Channel::Transport);
+    assert_eq!(o.error, Some(ErrorName::Reset));
+    assert_eq!(o.request_sent, Some(RequestSent::Unknown));
+    assert_eq!(o.retry, RetryAdvice::UnknownOutcome);
+    assert!(o.message.as_deref().unwrap_or("").contains("aborted"));
+    assert!(handle.is_aborted());
+    eprintln!(
+        "stream read returned {:?} after the abort",
+        returned.saturating_duration_since(aborted_at)
+    );
+    assert_between(
+        returned.saturating_duration_since(aborted_at),
+        Duration::ZERO,
+        Duration::from_millis(500),
+        "blocked read returns after the abort",
+    );
+    // The stream stays ended; aborting again is harmless.
+    handle.abort();
+    assert_eq!(s.read_chunk(None), Ok(None));
+}
+
+#[test]
+fn an_exchange_waiting_for_a_hung_server_is_aborted_from_another_thread() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let client = Client::raw(config()); // 10 s call timeout
+    let abort = AbortHandle::new();
+    let aborter = abort_later(abort.clone(), Duration::from_millis(300));
+    let t = Instant::now();
+    let err = client
+        .exchange_abortable(&post(&fs.a2a("hang"), send_body("x")), None, &abort)
+        .unwrap_err();
+    let returned = Instant::now();
+    let aborted_at = aborter.join().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    eprintln!(
+        "exchange returned {:?} after the abort",
+        returned.saturating_duration_since(aborted_at)
+    );
+    assert_between(
+        returned.saturating_duration_since(aborted_at),
+        Duration::ZERO,
+        Duration::from_millis(500),
+        "blocked exchange returns after the abort",
+    );
+    assert_eq!(err.error, Some(ErrorName::Reset));
+    assert_eq!(err.request_sent, Some(RequestSent::Unknown));
+    assert_eq!(fs.counters("hang")["sends"], 1);
+}
+
+#[test]
+fn an_abort_before_the_call_sends_nothing() {
+    let fs = FaultServer::start();
+    let client = Client::raw(config());
+    let abort = AbortHandle::new();
+    abort.abort();
+    let err = client
+        .exchange_abortable(&post(&fs.a2a("hang"), send_body("x")), None, &abort)
+        .unwrap_err();
+    assert_eq!(err.error, Some(ErrorName::Reset));
+    assert_eq!(err.request_sent, Some(RequestSent::No));
+    assert_eq!(err.retry, RetryAdvice::Backoff);
+    assert_eq!(fs.counters("hang")["sends"], 0);
+    let err = client
+        .open_stream_abortable(&stream_req(&fs.a2a("stall")), None, &abort)
+        .unwrap_err();
+    assert_eq!(err.request_sent, Some(RequestSent::No));
+}
+
+#[test]
+fn an_abort_after_the_call_ended_leaves_the_pooled_connection_alone() {
+    let fs = FaultServer::start();
+    let client = Client::raw(config());
+    let abort = AbortHandle::new();
+    let ok = client
+        .exchange_abortable(&post(&fs.a2a("ok"), send_body("one")), None, &abort)
+        .unwrap();
+    assert_eq!(ok.status, 200);
+    abort.abort();
+    let again = client
+        .exchange(&post(&fs.a2a("ok"), send_body("two")), None)
+        .unwrap();
+    assert_eq!(again.status, 200);
+    assert_eq!(
+        fs.counters("ok")["connections"],
+        1,
+        "the connection was reused"
+    );
 }
 
 #[test]

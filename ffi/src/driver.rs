@@ -202,7 +202,7 @@ impl driver::Interceptor for Hook {
 /// `cancel`, streams) — it pools connections — but `a2a_client_add_header_hook` and
 /// `a2a_client_free` must not race with anything.
 pub struct a2a_client {
-    inner: Arc<Client>,
+    pub(crate) inner: Arc<Client>,
 }
 
 impl Handle for a2a_client {}
@@ -233,7 +233,7 @@ fn config_c(c: &ClientConfig) -> a2a_client_config {
 
 /// # Safety
 /// `c`, when non-NULL, must be readable with valid views.
-unsafe fn config_from(c: *const a2a_client_config) -> Result<ClientConfig, a2a_result> {
+pub(crate) unsafe fn config_from(c: *const a2a_client_config) -> Result<ClientConfig, a2a_result> {
     let mut cfg = ClientConfig::default();
     if c.is_null() {
         return Ok(cfg);

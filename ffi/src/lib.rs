@@ -36,6 +36,8 @@ pub mod buffer;
 pub mod card;
 #[cfg(feature = "driver")]
 pub mod driver;
+#[cfg(feature = "driver")]
+pub mod driver_raw;
 
 pub mod classify;
 pub mod handle;

@@ -224,6 +224,9 @@ pub enum a2a_result {
     // --- 1000–1099: the reference driver ---
     /// The client could not resolve the agent card (the outcome says why).
     A2A_CLIENT_CARD_RESOLUTION = 1000,
+    /// A raw exchange or stream failed in transport (connect, timeout, reset, idle cut,
+    /// abort, body over the limit): the outcome says how.
+    A2A_CLIENT_TRANSPORT = 1001,
 }
 
 impl a2a_result {
@@ -314,6 +317,7 @@ impl a2a_result {
         a2a_result::A2A_KEY_INVALID,
         a2a_result::A2A_PANIC,
         a2a_result::A2A_CLIENT_CARD_RESOLUTION,
+        a2a_result::A2A_CLIENT_TRANSPORT,
     ];
 
     /// Static description of the code.
@@ -476,6 +480,9 @@ impl a2a_result {
             a2a_result::A2A_KEY_INVALID => "the key could not be derived",
             a2a_result::A2A_CLIENT_CARD_RESOLUTION => {
                 "the agent card could not be fetched, parsed or validated"
+            }
+            a2a_result::A2A_CLIENT_TRANSPORT => {
+                "the exchange failed in transport (connect, timeout, reset, abort)"
             }
             a2a_result::A2A_PANIC => "internal error: a panic was caught at the C boundary",
         }

@@ -18,6 +18,9 @@ if ! need cc || ! need valgrind || ! need nm; then
 fi
 
 cargo build -p a2a-core-ffi
+# The project's fault server (tests/c/test_driver_raw.c talks to it): started once, its base
+# URL passed in A2A_TEST_FAULT_URL, stopped (by its pid) when this script exits.
+cargo build -p a2a-core --features driver --bin a2a
 target_dir="${CARGO_TARGET_DIR:-target}"
 lib_dir="$target_dir/debug"
 out="build/c"
@@ -25,7 +28,7 @@ mkdir -p "$out"
 
 # Native libraries a Rust staticlib needs on Linux (`--print native-static-libs`).
 static_libs="-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc"
-cflags="-std=c99 -Wall -Wextra -Werror -pedantic -g -Iinclude -Itests/c"
+cflags="-pthread -std=c99 -Wall -Wextra -Werror -pedantic -g -Iinclude -Itests/c"
 sources=(tests/c/*.c)
 
 run() {
@@ -41,6 +44,18 @@ run() {
   # The last line must be exactly "N passed, 0 failed".
   tail -n 1 "$log" | grep -Eq '^[0-9]+ passed, 0 failed$' || { cat "$log"; echo "FAILED: $name"; exit 1; }
 }
+
+fault_log="$out/fault-server.out"
+"${target_dir}/debug/a2a" fault-server --port 0 >"$fault_log" 2>"$out/fault-server.err" &
+fault_pid=$!
+trap 'kill "$fault_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 1 200); do
+  grep -q '^READY ' "$fault_log" 2>/dev/null && break
+  sleep 0.1
+done
+A2A_TEST_FAULT_URL=$(sed -n 's/^READY //p' "$fault_log")
+[ -n "$A2A_TEST_FAULT_URL" ] || { cat "$out/fault-server.err"; echo "FAILED: fault server did not start within 20 s"; exit 1; }
+export A2A_TEST_FAULT_URL
 
 # (a) normal builds: static and shared.
 cc $cflags "${sources[@]}" "$lib_dir/liba2a_core.a" $static_libs -o "$out/test_static"

@@ -51,6 +51,7 @@ void test_card(void);
 void test_request(void);
 void test_server(void);
 void test_driver(void);
+void test_driver_raw(void);
 void test_traceparent(void);
 
 #endif

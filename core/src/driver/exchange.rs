@@ -83,7 +83,7 @@ fn header_in<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str>
         .map(|(_, v)| v.as_str())
 }
 
-/// Builds the ureq agent: TCP, then TLS (rustls), then the [`Watch`] wrapper; no redirects,
+/// Builds the ureq agent: TCP, then TLS (rustls), inside the [`Watch`] wrapper; no redirects,
 /// statuses as responses, pooled connections dropped before servers close them.
 pub(crate) fn build_agent(cfg: &ClientConfig) -> ureq::Agent {
     let config = ureq::Agent::config_builder()
@@ -95,10 +95,10 @@ pub(crate) fn build_agent(cfg: &ClientConfig) -> ureq::Agent {
         .max_idle_connections_per_host(4)
         .https_only(!cfg.allow_http)
         .build();
-    let connector =
+    let connector = Watch(
         ().chain(TcpConnector::default())
-            .chain(RustlsConnector::default())
-            .chain(Watch);
+            .chain(RustlsConnector::default()),
+    );
     ureq::Agent::with_parts(config, connector, DefaultResolver::default())
 }
 
@@ -229,21 +229,30 @@ pub(crate) fn unary(
     timeout: Duration,
     connect_timeout: Duration,
     limit: u64,
+    io: &Arc<CallIo>,
 ) -> Result<HttpResponse, Outcome> {
-    let io = CallIo::new();
     let _entered = io.enter();
     let mode = Mode::Unary { timeout, limit };
-    let response = run(agent, req, mode, connect_timeout, &io)?;
-    let (parts, mut body) = response.into_parts();
-    let headers = collect_headers(&parts);
-    refuse_undecoded(parts.status.as_u16(), &headers)?;
-    let bytes = body
-        .with_config()
-        .limit(limit)
-        .read_to_vec()
-        .map_err(|e| transport_outcome(&e, &io, mode, connect_timeout))?;
+    let response = run(agent, req, mode, connect_timeout, io);
+    let response = response.and_then(|r| {
+        let (parts, mut body) = r.into_parts();
+        let headers = collect_headers(&parts);
+        refuse_undecoded(parts.status.as_u16(), &headers)?;
+        let bytes = body
+            .with_config()
+            .limit(limit)
+            .read_to_vec()
+            .map_err(|e| transport_outcome(&e, io, mode, connect_timeout))?;
+        Ok((parts.status.as_u16(), headers, bytes))
+    });
+    io.detach();
+    // A shut-down socket may read as a clean end: an aborted call never succeeds.
+    if io.aborted() {
+        return Err(aborted_outcome(io));
+    }
+    let (status, headers, bytes) = response?;
     Ok(HttpResponse {
-        status: parts.status.as_u16(),
+        status,
         headers,
         body: bytes,
     })
@@ -260,6 +269,28 @@ pub(crate) fn open_stream(
 ) -> Result<Opened, Outcome> {
     let _entered = io.enter();
     let mode = Mode::Stream { head_timeout };
+    let opened = open_inner(agent, req, mode, limit, connect_timeout, io);
+    if io.aborted() {
+        io.detach();
+        return Err(aborted_outcome(io));
+    }
+    if !matches!(opened, Ok(Opened::Events { .. })) {
+        io.detach();
+    }
+    opened
+}
+
+fn open_inner(
+    agent: &ureq::Agent,
+    req: &HttpRequest,
+    mode: Mode,
+    limit: u64,
+    connect_timeout: Duration,
+    io: &Arc<CallIo>,
+) -> Result<Opened, Outcome> {
+    let Mode::Stream { head_timeout } = mode else {
+        unreachable!("open_inner is only called in stream mode")
+    };
     let response = run(agent, req, mode, connect_timeout, io)?;
     let (parts, body) = response.into_parts();
     let headers = collect_headers(&parts);
@@ -302,6 +333,9 @@ pub(crate) fn open_stream(
 
 /// Maps an error from reading a body (`std::io::Error` wrapping a `ureq::Error`).
 pub(crate) fn read_error_outcome(e: &std::io::Error, io: &CallIo, idle: Duration) -> Outcome {
+    if io.aborted() {
+        return aborted_outcome(io);
+    }
     if io.idle_fired() {
         return Outcome::transport(
             ErrorName::Timeout,
@@ -315,6 +349,16 @@ pub(crate) fn read_error_outcome(e: &std::io::Error, io: &CallIo, idle: Duration
     reset(
         io,
         format!("connection failed while reading the response: {e}"),
+    )
+}
+
+/// The outcome of a call aborted by the caller ([`super::AbortHandle`]): a `transport`
+/// `Reset` the caller chose, so no retry advice beyond what `request_sent` allows.
+pub(crate) fn aborted_outcome(io: &CallIo) -> Outcome {
+    Outcome::transport(
+        ErrorName::Reset,
+        sent(io),
+        "aborted by the caller (connection shut down)".to_owned(),
     )
 }
 
@@ -343,6 +387,9 @@ pub(crate) fn transport_outcome(
     connect_timeout: Duration,
 ) -> Outcome {
     use std::io::ErrorKind;
+    if io.aborted() {
+        return aborted_outcome(io);
+    }
     match e {
         ureq::Error::Timeout(t) => {
             if io.idle_fired() {

@@ -9,14 +9,25 @@
 //! around each blocking ureq operation ([`CallIo::enter`]): ureq is blocking, so every
 //! transport method of a call runs on the thread that entered it, and a stream iterator
 //! moved to another thread re-enters before each read.
+//!
+//! (3) It also lets another thread abort a call ([`AbortHandle`]): the wrapper learns the
+//! TCP socket's shutdown handle when the connection is made (by wrapping ureq's
+//! `register_shutdown` hook) and attaches it to the current call before every write and
+//! read, so an abort shuts the socket down and a read blocked on it returns at once.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
 use ureq::unversioned::transport::time::Duration as UreqDuration;
-use ureq::unversioned::transport::{Buffers, ConnectionDetails, Connector, NextTimeout, Transport};
+use ureq::unversioned::transport::{
+    Buffers, ConnectionDetails, Connector, NextTimeout, ShutdownHandle, Transport,
+};
+
+/// The socket of the connection a call uses, as ureq's shutdown handle (weak: the
+/// connection closes as usual when its transport is dropped).
+type Socket = Weak<dyn ShutdownHandle>;
 
 /// Per-call I/O state shared between the driver and the transport.
 #[derive(Debug, Default)]
@@ -27,6 +38,10 @@ pub(crate) struct CallIo {
     idle_fired: AtomicBool,
     /// When the next read must give up (the stream's idle deadline), if any.
     deadline: Mutex<Option<Instant>>,
+    /// Set by [`CallIo::abort`]; never cleared.
+    aborted: AtomicBool,
+    /// The socket the call is using now (`None` before connecting and once detached).
+    socket: Mutex<Option<Socket>>,
 }
 
 thread_local! {
@@ -76,6 +91,43 @@ impl CallIo {
         *self.deadline.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
+    /// Whether the call was aborted.
+    pub(crate) fn aborted(&self) -> bool {
+        self.aborted.load(Ordering::SeqCst)
+    }
+
+    /// Aborts the call: marks it and shuts its socket down, so a write or read blocked on
+    /// it (in any thread) returns; a call not yet connected fails as soon as it connects.
+    pub(crate) fn abort(&self) {
+        self.aborted.store(true, Ordering::SeqCst);
+        let socket = self.socket.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(s) = socket.and_then(|w| w.upgrade()) {
+            s.shutdown();
+        }
+    }
+
+    /// Records the socket the call now uses; shuts it down at once when already aborted.
+    fn attach(&self, socket: &Socket) {
+        let mut slot = self.socket.lock().unwrap_or_else(|e| e.into_inner());
+        if self.aborted() {
+            slot.take();
+            drop(slot);
+            if let Some(s) = socket.upgrade() {
+                s.shutdown();
+            }
+            return;
+        }
+        if !slot.as_ref().is_some_and(|w| Weak::ptr_eq(w, socket)) {
+            *slot = Some(socket.clone());
+        }
+    }
+
+    /// Forgets the socket: the call is over and the connection may go back to the pool,
+    /// where a late abort must not reach it.
+    pub(crate) fn detach(&self) {
+        self.socket.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
     fn deadline(&self) -> Option<Instant> {
         *self.deadline.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -85,19 +137,47 @@ fn current() -> Option<Arc<CallIo>> {
     CURRENT.with(|c| c.borrow().clone())
 }
 
-/// The connector placed last in the chain (after TCP and TLS): wraps what they produced.
-#[derive(Debug, Default)]
-pub(crate) struct Watch;
+/// The connector wrapping the whole chain (TCP, then TLS): it hands the chain a
+/// `register_shutdown` hook that also keeps the new socket's shutdown handle, and wraps
+/// what the chain produced with it.
+#[derive(Debug)]
+pub(crate) struct Watch<C>(pub(crate) C);
 
-impl<In: Transport> Connector<In> for Watch {
-    type Out = Watched<In>;
+impl<C: Connector<()>> Connector<()> for Watch<C> {
+    type Out = Watched<C::Out>;
 
     fn connect(
         &self,
-        _details: &ConnectionDetails,
-        chained: Option<In>,
+        details: &ConnectionDetails,
+        chained: Option<()>,
     ) -> Result<Option<Self::Out>, ureq::Error> {
-        Ok(chained.map(|inner| Watched { inner }))
+        let seen: Arc<Mutex<Option<Socket>>> = Arc::new(Mutex::new(None));
+        let keep = Arc::clone(&seen);
+        let register = Arc::clone(&details.register_shutdown);
+        let io = current();
+        let hook = move |socket: Socket| {
+            // Attached now, before TLS: an abort during the handshake reaches it.
+            if let Some(io) = &io {
+                io.attach(&socket);
+            }
+            *keep.lock().unwrap_or_else(|e| e.into_inner()) = Some(socket.clone());
+            register(socket)
+        };
+        let ours = ConnectionDetails {
+            uri: details.uri,
+            addrs: details.addrs.clone(),
+            config: details.config,
+            request_level: details.request_level,
+            resolver: details.resolver,
+            now: details.now,
+            timeout: details.timeout,
+            current_time: Arc::clone(&details.current_time),
+            run_connector: Arc::clone(&details.run_connector),
+            register_shutdown: Arc::new(hook),
+        };
+        let out = self.0.connect(&ours, chained)?;
+        let socket = seen.lock().unwrap_or_else(|e| e.into_inner()).take();
+        Ok(out.map(|inner| Watched { inner, socket }))
     }
 }
 
@@ -108,6 +188,30 @@ impl<In: Transport> Connector<In> for Watch {
 #[derive(Debug)]
 pub(crate) struct Watched<T> {
     inner: T,
+    /// The TCP socket under `inner`, when the chain registered one.
+    socket: Option<Socket>,
+}
+
+impl<T> Watched<T> {
+    /// Attaches the socket to the current call; an error when the call was aborted.
+    fn check_in(&self, io: Option<&Arc<CallIo>>) -> Result<(), ureq::Error> {
+        let Some(io) = io else { return Ok(()) };
+        if let Some(s) = &self.socket {
+            io.attach(s);
+        }
+        if io.aborted() {
+            return Err(aborted_error());
+        }
+        Ok(())
+    }
+}
+
+/// The error a transport operation of an aborted call fails with.
+fn aborted_error() -> ureq::Error {
+    ureq::Error::Io(std::io::Error::new(
+        std::io::ErrorKind::ConnectionAborted,
+        "aborted by the caller",
+    ))
 }
 
 impl<T: Transport> Transport for Watched<T> {
@@ -116,7 +220,9 @@ impl<T: Transport> Transport for Watched<T> {
     }
 
     fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
-        if let Some(io) = current() {
+        let io = current();
+        self.check_in(io.as_ref())?;
+        if let Some(io) = &io {
             io.wrote.store(true, Ordering::SeqCst);
         }
         self.inner.transmit_output(amount, timeout)
@@ -124,6 +230,7 @@ impl<T: Transport> Transport for Watched<T> {
 
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
         let io = current();
+        self.check_in(io.as_ref())?;
         let deadline = io.as_ref().and_then(|io| io.deadline());
         let Some(deadline) = deadline else {
             return self.inner.await_input(timeout);

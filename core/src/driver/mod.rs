@@ -14,10 +14,12 @@
 //! `request_sent = unknown` instead.
 //!
 //! # Layers
-//! - `io`: a ureq transport wrapper that records whether request bytes were written and
-//!   cuts reads at the stream's idle deadline.
+//! - `io`: a ureq transport wrapper that records whether request bytes were written, cuts
+//!   reads at the stream's idle deadline, and lets another thread abort a call
+//!   ([`AbortHandle`]: the socket is shut down, so a blocked read returns at once).
 //! - `exchange`: one HTTP exchange, every failure mapped to a `transport` outcome.
-//! - `raw` ([`RawStream`]): an event-stream body read chunk by chunk with a per-read deadline.
+//! - `raw` ([`RawStream`], [`AbortHandle`]): an event-stream body read chunk by chunk with a
+//!   per-read deadline, abortable from another thread.
 //! - [`Client`]: configuration, card resolution, interceptors, the typed A2A calls
 //!   (`call`: build with the core's envelope, classify with the core's classifier) and
 //!   streams (`stream`: the core's SSE decoder and stream tracker), the tally.
@@ -65,7 +67,7 @@ pub use card::CardResolutionError;
 pub use config::ClientConfig;
 pub use correlation::{Correlation, new_id, new_traceparent};
 pub use exchange::{HttpRequest, HttpResponse};
-pub use raw::{RawStream, ReadEnd};
+pub use raw::{AbortHandle, RawStream, ReadEnd};
 pub use stream::{StreamCall, StreamEvent, StreamFinal};
 
 use crate::outcome::Outcome;
@@ -379,6 +381,21 @@ impl Client {
         request: &HttpRequest,
         timeout: Option<Duration>,
     ) -> Result<HttpResponse, Outcome> {
+        self.exchange_abortable(request, timeout, &AbortHandle::new())
+    }
+
+    /// [`Client::exchange`], abortable from another thread through `abort` (a fresh
+    /// [`AbortHandle`] for this call; an abort before the call starts makes it fail
+    /// without sending).
+    ///
+    /// # Errors
+    /// As [`Client::exchange`]; an aborted call fails with a `transport` `Reset` outcome.
+    pub fn exchange_abortable(
+        &self,
+        request: &HttpRequest,
+        timeout: Option<Duration>,
+        abort: &AbortHandle,
+    ) -> Result<HttpResponse, Outcome> {
         let t = self.call_budget(timeout);
         exchange::unary(
             &self.inner.agent,
@@ -386,6 +403,7 @@ impl Client {
             t,
             self.inner.config.connect_timeout,
             self.inner.config.max_response_bytes,
+            abort.io(),
         )
     }
 
@@ -401,7 +419,21 @@ impl Client {
         request: &HttpRequest,
         timeout: Option<Duration>,
     ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
-        let io = io::CallIo::new();
+        self.open_stream_abortable(request, timeout, &AbortHandle::new())
+    }
+
+    /// [`Client::open_stream`], abortable from another thread through `abort` while the
+    /// head is awaited and afterwards (the returned [`RawStream`] shares the handle).
+    ///
+    /// # Errors
+    /// As [`Client::open_stream`]; an aborted call fails with a `transport` `Reset` outcome.
+    pub fn open_stream_abortable(
+        &self,
+        request: &HttpRequest,
+        timeout: Option<Duration>,
+        abort: &AbortHandle,
+    ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
+        let io = Arc::clone(abort.io());
         let t = self.call_budget(timeout);
         match exchange::open_stream(
             &self.inner.agent,

@@ -5,9 +5,63 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::exchange::read_error_outcome;
+use super::exchange::{aborted_outcome, read_error_outcome};
 use super::io::CallIo;
 use crate::outcome::Outcome;
+
+/// Aborts a call from any thread: shuts the call's TCP connection down, so a read or
+/// write blocked on it returns promptly and the call fails with a `transport` `Reset`
+/// outcome ("aborted by the caller"; `request_sent = unknown` once request bytes were
+/// written, `no` before). Cheap to clone; aborting twice, or after the call returned,
+/// does nothing: a call forgets its connection before it returns (also when the
+/// connection went back to the pool). An abort racing with the very end of a call may
+/// still shut down the connection it was returning to the pool; the pool then finds it
+/// closed and drops it (a call that took it from the pool in that same instant fails
+/// with a reset).
+///
+/// An abort during the TCP connect itself takes effect when the connect returns (at the
+/// latest at the connect timeout): the operating system's blocking connect cannot be
+/// interrupted, and the socket does not exist before it.
+#[derive(Clone)]
+pub struct AbortHandle {
+    io: Arc<CallIo>,
+}
+
+impl std::fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AbortHandle")
+            .field("aborted", &self.io.aborted())
+            .finish()
+    }
+}
+
+impl Default for AbortHandle {
+    fn default() -> Self {
+        AbortHandle::new()
+    }
+}
+
+impl AbortHandle {
+    /// A handle for a call not started yet: pass it to [`super::Client::exchange_abortable`]
+    /// or [`super::Client::open_stream_abortable`]. One handle per call.
+    pub fn new() -> AbortHandle {
+        AbortHandle { io: CallIo::new() }
+    }
+
+    /// Aborts the call (see the type's documentation). Safe from any thread, any time.
+    pub fn abort(&self) {
+        self.io.abort();
+    }
+
+    /// Whether [`AbortHandle::abort`] was called.
+    pub fn is_aborted(&self) -> bool {
+        self.io.aborted()
+    }
+
+    pub(crate) fn io(&self) -> &Arc<CallIo> {
+        &self.io
+    }
+}
 
 /// An open event-stream body.
 ///
@@ -60,15 +114,26 @@ impl RawStream {
         }
     }
 
+    /// A handle that aborts this stream from another thread: a [`RawStream::read_chunk`]
+    /// blocked in one thread returns `Err(ReadEnd::Failed(..))` with the aborted outcome.
+    pub fn abort_handle(&self) -> AbortHandle {
+        AbortHandle {
+            io: Arc::clone(&self.io),
+        }
+    }
+
     /// Reads the next bytes of the body, waiting at most until `deadline`.
     ///
     /// `Ok(Some(bytes))` with at least one byte; `Ok(None)` once the body ended cleanly
     /// (and on every later call); `Err(ReadEnd::Idle)` when the deadline passed first;
     /// `Err(ReadEnd::Failed)` when the connection broke, including a chunked body cut
-    /// before its last chunk.
+    /// before its last chunk, and when the stream was aborted ([`RawStream::abort_handle`]).
     pub fn read_chunk(&mut self, deadline: Option<Instant>) -> Result<Option<&[u8]>, ReadEnd> {
         if self.done {
             return Ok(None);
+        }
+        if self.io.aborted() {
+            return Err(self.end_aborted());
         }
         let _entered = self.io.enter();
         self.io.set_deadline(deadline);
@@ -79,14 +144,21 @@ impl RawStream {
             }
         };
         self.io.clear_deadline();
+        // A shut-down socket may read as a clean end (or as a short read): once aborted,
+        // the stream ends with the aborted outcome whatever the read returned.
+        if self.io.aborted() {
+            return Err(self.end_aborted());
+        }
         match r {
             Ok(0) => {
                 self.done = true;
+                self.io.detach();
                 Ok(None)
             }
             Ok(n) => Ok(Some(&self.buf[..n])),
             Err(e) => {
                 self.done = true;
+                self.io.detach();
                 if self.io.idle_fired() {
                     Err(ReadEnd::Idle)
                 } else {
@@ -98,5 +170,18 @@ impl RawStream {
                 }
             }
         }
+    }
+
+    fn end_aborted(&mut self) -> ReadEnd {
+        self.done = true;
+        self.io.detach();
+        ReadEnd::Failed(aborted_outcome(&self.io))
+    }
+}
+
+impl Drop for RawStream {
+    fn drop(&mut self) {
+        // The connection is closed or pooled from here on: a late abort must not reach it.
+        self.io.detach();
     }
 }

@@ -707,6 +707,22 @@ NOT_BOUND = {
     'a2a_sse_decoder_feed_copy': 'feed_packed copies too and gives the events as one buffer',
     'a2a_sse_decoder_next': 'feed_packed already returns the whole batch',
 }
+# The driver's raw HTTP layer (ffi/src/driver_raw.rs): made for bindings that plug the driver
+# under another SDK's HTTP interface (a2a-java's A2AHttpClient); Python callers who want raw
+# HTTP have their own stack (httpx), and `Client` covers the A2A calls.
+NOT_BOUND.update(
+    {
+        name: 'driver raw HTTP layer: Python callers use Client or their own HTTP stack'
+        for name in (
+            'a2a_client_new_raw', 'a2a_client_exchange', 'a2a_client_open_stream',
+            'a2a_abort_new', 'a2a_abort_trigger', 'a2a_abort_is_triggered', 'a2a_abort_free',
+            'a2a_raw_response_status', 'a2a_raw_response_header_count',
+            'a2a_raw_response_header', 'a2a_raw_response_body', 'a2a_raw_response_free',
+            'a2a_raw_stream_head', 'a2a_raw_stream_is_event_stream', 'a2a_raw_stream_read',
+            'a2a_raw_stream_abort', 'a2a_raw_stream_free',
+        )
+    }
+)
 # HTTP/1.1 framing and its byte buffer: Python callers have an HTTP stack (httpx, urllib3);
 # the binding exposes what sits above HTTP.
 NOT_BOUND.update(

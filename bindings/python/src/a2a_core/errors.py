@@ -214,6 +214,7 @@ RESULT_NAMES: dict[int, str] = {
     911: 'A2A_KEY_INVALID',
     999: 'A2A_PANIC',
     1000: 'A2A_CLIENT_CARD_RESOLUTION',
+    1001: 'A2A_CLIENT_TRANSPORT',
 }
 
 _CLASSES: dict[int, type[A2AError]] = {

@@ -1004,4 +1004,61 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_tally_render_prometheus} (out: a2a_str). */
     int a2a_tally_render_prometheus(Pointer tally, Pointer out);
+
+    // --- the driver's raw layer (ffi/src/driver_raw.rs) ---------------------------------
+
+    /** {@code a2a_client_new_raw} (out: client). */
+    int a2a_client_new_raw(ClientConfig config, Pointer out);
+
+    /** {@code a2a_abort_new} (out: abort). */
+    int a2a_abort_new(Pointer out);
+
+    /** {@code a2a_abort_trigger}: may be called from any thread. */
+    void a2a_abort_trigger(Pointer abort);
+
+    /** {@code a2a_abort_is_triggered} (C bool). */
+    byte a2a_abort_is_triggered(Pointer abort);
+
+    /** {@code a2a_abort_free}. */
+    void a2a_abort_free(Pointer abort);
+
+    /** {@code a2a_client_exchange} (out: response, error: outcome). */
+    int a2a_client_exchange(Pointer client, byte[] method, SizeT methodLen, byte[] url, SizeT urlLen, Pointer headers,
+                            SizeT headersLen, Pointer body, SizeT bodyLen, long timeoutMs, Pointer abort, Pointer out,
+                            Pointer error);
+
+    /** {@code a2a_client_open_stream} (out: stream, error: outcome). */
+    int a2a_client_open_stream(Pointer client, byte[] method, SizeT methodLen, byte[] url, SizeT urlLen,
+                               Pointer headers, SizeT headersLen, Pointer body, SizeT bodyLen, long timeoutMs,
+                               Pointer abort, Pointer out, Pointer error);
+
+    /** {@code a2a_raw_response_status}. */
+    short a2a_raw_response_status(Pointer response);
+
+    /** {@code a2a_raw_response_header_count}. */
+    SizeT a2a_raw_response_header_count(Pointer response);
+
+    /** {@code a2a_raw_response_header} (name, value: a2a_str out-parameters). */
+    int a2a_raw_response_header(Pointer response, SizeT index, Pointer name, Pointer value);
+
+    /** {@code a2a_raw_response_body}. */
+    View a2a_raw_response_body(Pointer response);
+
+    /** {@code a2a_raw_response_free}. */
+    void a2a_raw_response_free(Pointer response);
+
+    /** {@code a2a_raw_stream_head} (borrowed response). */
+    Pointer a2a_raw_stream_head(Pointer stream);
+
+    /** {@code a2a_raw_stream_is_event_stream} (C bool). */
+    byte a2a_raw_stream_is_event_stream(Pointer stream);
+
+    /** {@code a2a_raw_stream_read} (chunk: a2a_bytes out-parameter, error: outcome). */
+    int a2a_raw_stream_read(Pointer stream, long idleTimeoutMs, Pointer chunk, Pointer error);
+
+    /** {@code a2a_raw_stream_abort}: may be called from another thread during a read. */
+    void a2a_raw_stream_abort(Pointer stream);
+
+    /** {@code a2a_raw_stream_free}. */
+    void a2a_raw_stream_free(Pointer stream);
 }

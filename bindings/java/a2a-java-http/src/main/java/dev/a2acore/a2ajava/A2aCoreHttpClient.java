@@ -7,18 +7,13 @@ import dev.a2acore.ErrorName;
 import dev.a2acore.Outcomes;
 import dev.a2acore.RequestSent;
 import dev.a2acore.SseConfig;
+import dev.a2acore.Outcome;
+import dev.a2acore.RawHttp;
 import io.a2a.client.http.A2AHttpClient;
 import io.a2a.client.http.A2AHttpResponse;
 import java.io.IOException;
-import java.net.ConnectException;
+import java.lang.ref.Cleaner;
 import java.net.URI;
-import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
-import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,18 +21,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLHandshakeException;
 
 /**
  * A drop-in {@link A2AHttpClient} for a2a-java 0.3.x (the version ADK-Java pins), to pass to
@@ -60,8 +45,12 @@ import javax.net.ssl.SSLHandshakeException;
  *   <li>optional {@link HeaderHook}s that set headers (credentials, {@code traceparent}) on
  *       every request.</li>
  * </ul>
- * Transport: {@link java.net.http.HttpClient} (HTTP/1.1, {@code Redirect.NEVER}); the body
- * bytes of a stream go to a2a-core's SSE decoder through JNA.
+ * Transport: a2a-core's driver through JNA ({@link RawHttp}: {@code a2a_client_exchange},
+ * {@code a2a_client_open_stream}, {@code a2a_raw_stream_read}), which owns the connect and
+ * call timeouts, the per-read idle deadline, the body limit and never follows redirects;
+ * the body bytes of a stream go to a2a-core's SSE decoder. A plain call blocks the calling
+ * thread (a2a-java's synchronous API); a stream is read on one daemon thread per stream,
+ * and cancelling its future aborts the connection at once ({@code a2a_raw_stream_abort}).
  */
 public final class A2aCoreHttpClient implements A2AHttpClient {
     /** Default connect timeout. */
@@ -73,13 +62,9 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
     /** Default limit on a plain response body. */
     public static final long DEFAULT_MAX_RESPONSE_BYTES = 16L * 1024 * 1024;
 
-    static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "a2a-core-stream-watchdog");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final Cleaner CLEANER = Cleaner.create();
 
-    final HttpClient http;
+    final RawHttp http;
     final Duration connectTimeout;
     final Duration callTimeout;
     final Duration streamIdleTimeout;
@@ -104,11 +89,11 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         // Load liba2a_core now: a missing or mismatched library fails here, on the caller's
         // thread, not later inside an HTTP callback.
         dev.a2acore.A2aCore.checkLoaded();
-        this.http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .connectTimeout(connectTimeout)
-            .build();
+        this.http = new RawHttp(connectTimeout, callTimeout, streamIdleTimeout, maxResponseBytes, true);
+        // The native client (its connection pool) is freed once this client and every stream
+        // using it are unreachable: A2AHttpClient has no close().
+        RawHttp native_ = this.http;
+        CLEANER.register(this, native_::close);
     }
 
     /** A builder with the defaults. */
@@ -235,12 +220,16 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
             return (T) this;
         }
 
-        HttpRequest build(String method, HttpRequest.BodyPublisher body, boolean sse) throws IOException {
+        /** The request as sent: the URL checked, hooks run, headers in order. */
+        Req build(String method, String body, boolean sse) throws IOException {
             URI uri;
             try {
                 uri = URI.create(url);
             } catch (IllegalArgumentException e) {
                 throw new IOException("invalid URL " + url + ": " + e.getMessage(), e);
+            }
+            if (uri.getScheme() == null || uri.getHost() == null) {
+                throw new IOException("invalid URL " + url + ": not absolute");
             }
             Map<String, String> h = new LinkedHashMap<>(headers);
             if (sse && h.keySet().stream().noneMatch("Accept"::equalsIgnoreCase)) {
@@ -249,24 +238,25 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
             for (HeaderHook hook : hooks) {
                 hook.apply(method, uri, h);
             }
-            HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(callTimeout).method(method, body);
-            h.forEach(b::header);
-            return b.build();
+            return new Req(method, url, List.copyOf(h.entrySet().stream().map(e -> Map.entry(e.getKey(), e.getValue()))
+                .toList()), body == null ? null : body.getBytes(StandardCharsets.UTF_8));
         }
     }
+
+    /** One request for the driver. */
+    record Req(String method, String url, List<Map.Entry<String, String>> headers, byte[] body) {}
 
     private final class Get extends Base<GetBuilder> implements GetBuilder {
         @Override
         public A2AHttpResponse get() throws IOException, InterruptedException {
-            return exchange("GET", url, build("GET", HttpRequest.BodyPublishers.noBody(), false));
+            return exchange(build("GET", null, false));
         }
 
         @Override
         public CompletableFuture<Void> getAsyncSSE(Consumer<String> messageConsumer, Consumer<Throwable> errorConsumer,
                                                    Runnable completeRunnable) throws IOException {
-            return SseCall.start(A2aCoreHttpClient.this, "GET", url,
-                build("GET", HttpRequest.BodyPublishers.noBody(), true), Asked.unknown(), messageConsumer, errorConsumer,
-                completeRunnable);
+            return SseCall.start(A2aCoreHttpClient.this, build("GET", null, true), Asked.unknown(), messageConsumer,
+                errorConsumer, completeRunnable);
         }
     }
 
@@ -281,59 +271,41 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
 
         @Override
         public A2AHttpResponse post() throws IOException, InterruptedException {
-            return exchange("POST", url, build("POST", HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8), false));
+            return exchange(build("POST", body, false));
         }
 
         @Override
         public CompletableFuture<Void> postAsyncSSE(Consumer<String> messageConsumer, Consumer<Throwable> errorConsumer,
                                                     Runnable completeRunnable) throws IOException {
-            return SseCall.start(A2aCoreHttpClient.this, "POST", url,
-                build("POST", HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8), true),
-                asked(body), messageConsumer, errorConsumer, completeRunnable);
+            return SseCall.start(A2aCoreHttpClient.this, build("POST", body, true), asked(body), messageConsumer,
+                errorConsumer, completeRunnable);
         }
     }
 
     private final class Delete extends Base<DeleteBuilder> implements DeleteBuilder {
         @Override
         public A2AHttpResponse delete() throws IOException, InterruptedException {
-            return exchange("DELETE", url, build("DELETE", HttpRequest.BodyPublishers.noBody(), false));
+            return exchange(build("DELETE", null, false));
         }
     }
 
     /** One plain exchange under the call deadline (headers and body), never following a 3xx. */
-    private A2AHttpResponse exchange(String method, String url, HttpRequest request)
-        throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + callTimeout.toNanos();
-        AtomicReference<BodyCollector> collector = new AtomicReference<>();
-        CompletableFuture<HttpResponse<byte[]>> f = http.sendAsync(request, info -> {
-            BodyCollector c = new BodyCollector(isRedirect(info.statusCode()) ? -1 : maxResponseBytes, () -> {});
-            collector.set(c);
-            return c;
-        });
-        HttpResponse<byte[]> response;
-        try {
-            response = f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            BodyCollector c = collector.get();
-            if (c != null) {
-                c.cancel();
-            }
-            f.cancel(true);
-            throw timeout(A2aCallException.Deadline.CALL, method + " " + url + ": no complete response within "
-                + callTimeout.toMillis() + " ms (call timeout)", e);
-        } catch (InterruptedException e) {
-            BodyCollector c = collector.get();
-            if (c != null) {
-                c.cancel();
-            }
-            f.cancel(true);
-            throw e;
-        } catch (ExecutionException e) {
-            throw map(method, url, e.getCause());
+    private A2AHttpResponse exchange(Req r) throws IOException, InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
         }
-        int status = response.statusCode();
+        RawHttp.Response response;
+        try {
+            response = http.exchange(r.method(), r.url(), r.headers(), r.body(), null, null);
+        } catch (RawHttp.TransportException e) {
+            throw map(r.method(), r.url(), e);
+        } finally {
+            // Keeps this client (whose Cleaner frees the native client) alive during the call.
+            java.lang.ref.Reference.reachabilityFence(this);
+        }
+        int status = response.status();
         if (isRedirect(status)) {
-            throw A2aCallException.redirect(method, url, status, response.headers().firstValue("Location").orElse(null));
+            throw A2aCallException.redirect(r.method(), r.url(), status, response.header("location").orElse(null));
         }
         return new Response(status, new String(response.body(), StandardCharsets.UTF_8));
     }
@@ -364,52 +336,18 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         return A2aCallException.transport(Outcomes.transport(ErrorName.TIMEOUT, sent, message), which, cause);
     }
 
-    /** Maps a failure of the JDK client to a typed transport failure. */
-    A2aCallException map(String method, String url, Throwable t) {
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
+    /**
+     * Maps the driver's transport outcome to a typed failure: which deadline fired is read
+     * from the outcome (a connect timeout never sent the request).
+     */
+    A2aCallException map(String method, String url, RawHttp.TransportException e) {
+        Outcome o = e.outcome();
+        A2aCallException.Deadline which = null;
+        if (o.errorName().orElse(null) == ErrorName.TIMEOUT) {
+            String m = o.message().orElse("");
+            which = m.contains("connect timeout") ? A2aCallException.Deadline.CONNECT
+                : m.contains("idle") ? A2aCallException.Deadline.STREAM_IDLE : A2aCallException.Deadline.CALL;
         }
-        if (t instanceof A2aCallException e) {
-            return e;
-        }
-        String what = method + " " + url + ": ";
-        if (t instanceof HttpConnectTimeoutException) {
-            return timeout(A2aCallException.Deadline.CONNECT, what + "not connected within "
-                + connectTimeout.toMillis() + " ms (connect timeout)", t);
-        }
-        if (t instanceof HttpTimeoutException) {
-            return timeout(A2aCallException.Deadline.CALL, what + "no response within "
-                + callTimeout.toMillis() + " ms (call timeout)", t);
-        }
-        if (t instanceof BodyCollector.TooLarge) {
-            return A2aCallException.transport(Outcomes.transport(ErrorName.RESPONSE_TOO_LARGE, RequestSent.UNKNOWN,
-                what + t.getMessage()), null, t);
-        }
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof ConnectException) {
-                return A2aCallException.transport(Outcomes.transport(ErrorName.CONNECT_FAILED, RequestSent.NO,
-                    what + "connection failed" + (c.getMessage() == null ? "" : ": " + c.getMessage())), null, t);
-            }
-            if (c instanceof UnknownHostException || c instanceof UnresolvedAddressException) {
-                return A2aCallException.transport(Outcomes.transport(ErrorName.DNS, RequestSent.NO,
-                    what + "host did not resolve"), null, t);
-            }
-            if (c instanceof SSLHandshakeException) {
-                return A2aCallException.transport(Outcomes.transport(ErrorName.TLS, RequestSent.NO,
-                    what + "TLS handshake failed: " + c.getMessage()), null, t);
-            }
-            if (c instanceof SSLException) {
-                return A2aCallException.transport(Outcomes.transport(ErrorName.TLS, RequestSent.UNKNOWN,
-                    what + "TLS failed: " + c.getMessage()), null, t);
-            }
-        }
-        if (t instanceof CancellationException) {
-            return A2aCallException.transport(Outcomes.transport(ErrorName.RESET, RequestSent.UNKNOWN,
-                what + "cancelled"), null, t);
-        }
-        return A2aCallException.transport(Outcomes.transport(ErrorName.RESET, RequestSent.UNKNOWN,
-            what + "connection closed before a complete response"
-                + (t.getMessage() == null ? "" : " (" + t.getClass().getSimpleName() + ": " + t.getMessage() + ")")),
-            null, t);
+        return A2aCallException.transport(o, which, e, method + " " + url + ": " + o.message().orElse("transport failure"));
     }
 }

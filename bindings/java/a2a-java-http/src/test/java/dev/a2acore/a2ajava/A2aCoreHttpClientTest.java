@@ -321,4 +321,95 @@ class A2aCoreHttpClientTest {
         assertEquals(List.of("final"), msgs);
         assertEquals(List.of("complete"), signals, "exactly one clean completion, no error");
     }
+
+    /** The stream reader threads alive now (one per stream in flight). */
+    private static java.util.Set<Thread> sseThreads() {
+        java.util.Set<Thread> out = new java.util.HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("a2a-core-sse-") && t.isAlive()) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void cancellingAStalledStreamAbortsTheBlockedReadAtOnce() throws Exception {
+        String url = route("/stalled", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            ex.getResponseBody().write("data: first\n\n".getBytes(StandardCharsets.UTF_8));
+            ex.getResponseBody().flush();
+            hold();
+            ex.close();
+        });
+        // Idle timeout far beyond the test's bounds: only the abort can end the blocked read.
+        A2aCoreHttpClient c = A2aCoreHttpClient.builder().streamIdleTimeout(Duration.ofSeconds(60)).build();
+        List<Object> signals = Collections.synchronizedList(new ArrayList<>());
+        CompletableFuture<Thread> reader = new CompletableFuture<>();
+        CompletableFuture<Void> f = c.createPost().url(url).body("{}").postAsyncSSE(
+            m -> reader.complete(Thread.currentThread()), signals::add, () -> signals.add("complete"));
+        Thread t = reader.get(5, TimeUnit.SECONDS);
+        Thread.sleep(200); // the reader is now blocked in the native read
+        long t0 = System.nanoTime();
+        f.cancel(true);
+        t.join(2_000);
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(!t.isAlive(), "reader thread still blocked after cancel");
+        assertTrue(ms < 1_000, "reader returned " + ms + " ms after cancel");
+        Thread.sleep(200);
+        assertEquals(List.of("complete"), signals, "exactly one clean completion, no error");
+    }
+
+    @Test
+    void cancellingBeforeTheResponseHeadAbortsTheOpen() throws Exception {
+        CountDownLatch arrived = new CountDownLatch(1);
+        String url = route("/no-head", ex -> {
+            arrived.countDown();
+            hold();
+            ex.close();
+        });
+        java.util.Set<Thread> before = sseThreads();
+        A2aCoreHttpClient c = A2aCoreHttpClient.builder().callTimeout(Duration.ofSeconds(30)).build();
+        List<Object> signals = Collections.synchronizedList(new ArrayList<>());
+        CompletableFuture<Void> f = c.createPost().url(url).body("{}").postAsyncSSE(signals::add, signals::add,
+            () -> signals.add("complete"));
+        assertTrue(arrived.await(5, TimeUnit.SECONDS));
+        java.util.Set<Thread> mine = sseThreads();
+        mine.removeAll(before);
+        assertEquals(1, mine.size(), "one reader thread per stream: " + mine);
+        Thread t = mine.iterator().next();
+        Thread.sleep(200);
+        long t0 = System.nanoTime();
+        f.cancel(true);
+        t.join(2_000);
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(!t.isAlive() && ms < 1_000, "open returned " + ms + " ms after cancel");
+        assertEquals(List.of("complete"), signals);
+    }
+
+    @Test
+    void rawExchangeWithATriggeredAbortSendsNothing() throws Exception {
+        List<String> hits = Collections.synchronizedList(new ArrayList<>());
+        String url = route("/counted", ex -> {
+            hits.add(ex.getRequestURI().getPath());
+            send(ex, 200, "application/json", "{}");
+        });
+        try (dev.a2acore.RawHttp raw = new dev.a2acore.RawHttp(Duration.ofSeconds(2), Duration.ofSeconds(5),
+                 Duration.ofSeconds(5), 1024, true);
+             dev.a2acore.RawHttp.Abort abort = new dev.a2acore.RawHttp.Abort()) {
+            dev.a2acore.RawHttp.Response ok = raw.exchange("GET", url, List.of(Map.entry("X-A", "1")), null, null,
+                null);
+            assertEquals(200, ok.status());
+            assertEquals(Optional.of("application/json"), ok.header("Content-Type"));
+            assertEquals("{}", new String(ok.body(), StandardCharsets.UTF_8));
+            abort.trigger();
+            assertTrue(abort.triggered());
+            dev.a2acore.RawHttp.TransportException e = assertThrows(dev.a2acore.RawHttp.TransportException.class,
+                () -> raw.exchange("GET", url, List.of(), null, null, abort));
+            assertEquals(Optional.of(ErrorName.RESET), e.outcome().errorName());
+            assertEquals(Optional.of(RequestSent.NO), e.outcome().requestSent());
+        }
+        assertEquals(List.of("/counted"), hits);
+    }
 }

@@ -1,0 +1,345 @@
+package dev.a2acore;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Layout;
+import dev.a2acore.internal.NativeArgs;
+import dev.a2acore.internal.SizeT;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The driver's raw HTTP layer ({@code a2a_client_exchange}, {@code a2a_client_open_stream},
+ * {@code a2a_raw_stream_read}): one HTTP exchange, or a response body read chunk by chunk,
+ * on the driver's connection pool, with its connect and call timeouts, redirects never
+ * followed (a 3xx is a response), every status a response, bounded bodies and a per-read
+ * idle deadline on streams. Header hooks do not run here: the caller sends its headers.
+ *
+ * <p>Threading: a {@code RawHttp} is thread-safe for its calls; {@link #close} must not race
+ * with them. Calls BLOCK the calling thread; {@link Abort#trigger} (from any thread) makes
+ * a blocked call return promptly with a {@link TransportException}.
+ */
+public final class RawHttp implements AutoCloseable {
+    /** {@code A2A_CLIENT_TRANSPORT}. */
+    private static final int TRANSPORT = 1001;
+
+    private final A2aCoreLibrary lib;
+    private Pointer handle;
+
+    /**
+     * A raw client.
+     *
+     * @param connectTimeout TCP (and TLS) connect timeout
+     * @param callTimeout whole exchange; for a stream, until the response head
+     * @param streamIdleTimeout default per-read idle deadline of streams
+     * @param maxResponseBytes largest body read whole
+     * @param allowHttp whether plain {@code http://} is allowed
+     */
+    public RawHttp(Duration connectTimeout, Duration callTimeout, Duration streamIdleTimeout, long maxResponseBytes,
+                   boolean allowHttp) {
+        lib = A2aCore.lib();
+        A2aCoreLibrary.ClientConfig c = new A2aCoreLibrary.ClientConfig();
+        A2aCoreException.check("a2a_client_config_default", lib.a2a_client_config_default(c));
+        c.read();
+        c.connect_timeout_ms = connectTimeout.toMillis();
+        c.call_timeout_ms = callTimeout.toMillis();
+        c.stream_idle_timeout_ms = streamIdleTimeout.toMillis();
+        c.max_response_bytes = maxResponseBytes;
+        c.allow_http = (byte) (allowHttp ? 1 : 0);
+        Memory out = new Memory(Native.POINTER_SIZE);
+        A2aCoreException.check("a2a_client_new_raw", lib.a2a_client_new_raw(c, out));
+        handle = out.getPointer(0);
+    }
+
+    /** A failure in transport (connect, timeout, reset, idle cut, abort, body over the limit). */
+    public static final class TransportException extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final transient Outcome outcome;
+
+        TransportException(Outcome outcome) {
+            super(outcome.message().orElse("transport failure"));
+            this.outcome = outcome;
+        }
+
+        /** The driver's {@code transport} outcome. */
+        public Outcome outcome() {
+            return outcome;
+        }
+    }
+
+    /** A complete response (header names lower-cased, in arrival order). */
+    public record Response(int status, List<Map.Entry<String, String>> headers, byte[] body) {
+        /** The first value of header {@code name} (case-insensitive). */
+        public Optional<String> header(String name) {
+            return headers.stream().filter(e -> e.getKey().equalsIgnoreCase(name)).map(Map.Entry::getValue)
+                .findFirst();
+        }
+    }
+
+    /**
+     * A thread-safe abort switch for one call: {@link #trigger} from any thread ends the call
+     * (a blocked exchange or read returns promptly with a {@link TransportException}).
+     */
+    public static final class Abort implements AutoCloseable {
+        private final A2aCoreLibrary lib;
+        private Pointer handle;
+
+        /** A new, untriggered switch. */
+        public Abort() {
+            lib = A2aCore.lib();
+            Memory out = new Memory(Native.POINTER_SIZE);
+            A2aCoreException.check("a2a_abort_new", lib.a2a_abort_new(out));
+            handle = out.getPointer(0);
+        }
+
+        /** Aborts the call (no-op once closed or already triggered). Any thread. */
+        public synchronized void trigger() {
+            if (handle != null) {
+                lib.a2a_abort_trigger(handle);
+            }
+        }
+
+        /** Whether {@link #trigger} was called. */
+        public synchronized boolean triggered() {
+            return handle != null && lib.a2a_abort_is_triggered(handle) != 0;
+        }
+
+        synchronized Pointer pointer() {
+            if (handle == null) {
+                throw new IllegalStateException("abort switch closed");
+            }
+            return handle;
+        }
+
+        /** Frees the switch (a call given it keeps its own reference). */
+        @Override
+        public synchronized void close() {
+            if (handle != null) {
+                lib.a2a_abort_free(handle);
+                handle = null;
+            }
+        }
+    }
+
+    private synchronized Pointer client() {
+        if (handle == null) {
+            throw new IllegalStateException("RawHttp closed");
+        }
+        return handle;
+    }
+
+    /**
+     * Sends one request and reads the whole response (BLOCKS, bounded by {@code timeout}
+     * or the call timeout, whichever is shorter).
+     *
+     * @param timeout null for the configured call timeout
+     * @param abort null for none
+     * @throws TransportException on a transport failure (the outcome says which)
+     */
+    public Response exchange(String method, String url, List<Map.Entry<String, String>> headers, byte[] body,
+                             Duration timeout, Abort abort) throws TransportException {
+        Pointer c = client();
+        NativeArgs args = new NativeArgs();
+        Memory out = new Memory(Native.POINTER_SIZE);
+        Memory err = new Memory(Native.POINTER_SIZE);
+        out.setPointer(0, null);
+        err.setPointer(0, null);
+        byte[] m = method.getBytes(StandardCharsets.UTF_8);
+        byte[] u = url.getBytes(StandardCharsets.UTF_8);
+        int rc;
+        try {
+            rc = lib.a2a_client_exchange(c, m, new SizeT(m.length), u, new SizeT(u.length),
+                args.headerArray(headers), new SizeT(headers == null ? 0 : headers.size()), args.bytes(body),
+                new SizeT(body == null ? 0 : body.length), timeout == null ? 0 : Math.max(1, timeout.toMillis()),
+                abort == null ? null : abort.pointer(), out, err);
+        } finally {
+            args.release();
+            // The client must stay reachable (not freed by a Cleaner) during the native call.
+            java.lang.ref.Reference.reachabilityFence(this);
+        }
+        failOn(rc, err, "a2a_client_exchange");
+        Pointer r = out.getPointer(0);
+        try {
+            return response(r, true);
+        } finally {
+            lib.a2a_raw_response_free(r);
+        }
+    }
+
+    private void failOn(int rc, Memory err, String function) throws TransportException {
+        if (rc == TRANSPORT) {
+            Pointer e = err.getPointer(0);
+            throw new TransportException(e == null
+                ? Outcomes.transport(ErrorName.RESET, RequestSent.UNKNOWN, "transport failure")
+                : Outcome.consume(lib, e));
+        }
+        A2aCoreException.check(function, rc);
+    }
+
+    private Response response(Pointer r, boolean withBody) {
+        int status = Short.toUnsignedInt(lib.a2a_raw_response_status(r));
+        long n = lib.a2a_raw_response_header_count(r).longValue();
+        List<Map.Entry<String, String>> headers = new ArrayList<>((int) n);
+        Memory name = new Memory(Layout.PTR + Layout.SIZE_T);
+        Memory value = new Memory(Layout.PTR + Layout.SIZE_T);
+        for (long i = 0; i < n; i++) {
+            A2aCoreException.check("a2a_raw_response_header",
+                lib.a2a_raw_response_header(r, new SizeT(i), name, value));
+            headers.add(Map.entry(view(name), view(value)));
+        }
+        byte[] body = withBody ? lib.a2a_raw_response_body(r).bytes() : null;
+        return new Response(status, List.copyOf(headers), body == null ? new byte[0] : body);
+    }
+
+    private static String view(Memory m) {
+        return new String(bytes(m), StandardCharsets.UTF_8);
+    }
+
+    private static byte[] bytes(Memory m) {
+        Pointer p = m.getPointer(0);
+        long len = Layout.sizeT(m, Layout.PTR);
+        return p == null || len == 0 ? new byte[0] : p.getByteArray(0, Math.toIntExact(len));
+    }
+
+    /**
+     * Sends a streaming request and returns once the response head arrived (BLOCKS,
+     * bounded by {@code timeout} or the call timeout).
+     *
+     * @param abort null for none; triggering it ends the open or any later read
+     * @throws TransportException on a transport failure
+     */
+    public Stream openStream(String method, String url, List<Map.Entry<String, String>> headers, byte[] body,
+                             Duration timeout, Abort abort) throws TransportException {
+        Pointer c = client();
+        NativeArgs args = new NativeArgs();
+        Memory out = new Memory(Native.POINTER_SIZE);
+        Memory err = new Memory(Native.POINTER_SIZE);
+        out.setPointer(0, null);
+        err.setPointer(0, null);
+        byte[] m = method.getBytes(StandardCharsets.UTF_8);
+        byte[] u = url.getBytes(StandardCharsets.UTF_8);
+        int rc;
+        try {
+            rc = lib.a2a_client_open_stream(c, m, new SizeT(m.length), u, new SizeT(u.length),
+                args.headerArray(headers), new SizeT(headers == null ? 0 : headers.size()), args.bytes(body),
+                new SizeT(body == null ? 0 : body.length), timeout == null ? 0 : Math.max(1, timeout.toMillis()),
+                abort == null ? null : abort.pointer(), out, err);
+        } finally {
+            args.release();
+            // The client must stay reachable (not freed by a Cleaner) during the native call.
+            java.lang.ref.Reference.reachabilityFence(this);
+        }
+        failOn(rc, err, "a2a_client_open_stream");
+        Pointer s = out.getPointer(0);
+        try {
+            Response head = response(lib.a2a_raw_stream_head(s), true);
+            return new Stream(lib, s, head, lib.a2a_raw_stream_is_event_stream(s) != 0);
+        } catch (RuntimeException | Error e) {
+            lib.a2a_raw_stream_free(s);
+            throw e;
+        }
+    }
+
+    /**
+     * An open response: its head, and for an event stream the body read chunk by chunk.
+     * Not thread-safe, except {@link #abort}, which may be called from another thread
+     * while a {@link #read} blocks.
+     */
+    public static final class Stream implements AutoCloseable {
+        private final A2aCoreLibrary lib;
+        private final Response head;
+        private final boolean eventStream;
+        private final Memory chunk = new Memory(Layout.PTR + Layout.SIZE_T);
+        private final Memory err = new Memory(Native.POINTER_SIZE);
+        private final Object life = new Object();
+        private Pointer handle;
+
+        Stream(A2aCoreLibrary lib, Pointer handle, Response head, boolean eventStream) {
+            this.lib = lib;
+            this.handle = handle;
+            this.head = head;
+            this.eventStream = eventStream;
+        }
+
+        /** Status and headers; the whole body when the response is not an event stream. */
+        public Response head() {
+            return head;
+        }
+
+        /** Whether the response is a 2xx {@code text/event-stream} read with {@link #read}. */
+        public boolean isEventStream() {
+            return eventStream;
+        }
+
+        private Pointer pointer() {
+            synchronized (life) {
+                if (handle == null) {
+                    throw new IllegalStateException("stream closed");
+                }
+                return handle;
+            }
+        }
+
+        /**
+         * The next bytes of the body (BLOCKS at most {@code idle}; null: the configured
+         * idle timeout), or null once the body ended cleanly.
+         *
+         * @throws TransportException on an idle cut ({@code Timeout}), a broken connection
+         *     or an abort ({@code Reset})
+         */
+        public byte[] read(Duration idle) throws TransportException {
+            Pointer s = pointer();
+            err.setPointer(0, null);
+            int rc = lib.a2a_raw_stream_read(s, idle == null ? 0 : Math.max(1, idle.toMillis()), chunk, err);
+            if (rc == A2aCoreException.NONE) {
+                return null;
+            }
+            if (rc == TRANSPORT) {
+                Pointer e = err.getPointer(0);
+                throw new TransportException(e == null
+                    ? Outcomes.transport(ErrorName.RESET, RequestSent.UNKNOWN, "transport failure")
+                    : Outcome.consume(lib, e));
+            }
+            A2aCoreException.check("a2a_raw_stream_read", rc);
+            return bytes(chunk);
+        }
+
+        /** Aborts the stream; a read blocked in another thread returns. Any thread; no-op once closed. */
+        public void abort() {
+            synchronized (life) {
+                if (handle != null) {
+                    lib.a2a_raw_stream_abort(handle);
+                }
+            }
+        }
+
+        /** Frees the stream (closing its connection). Call it after the last read returned. */
+        @Override
+        public void close() {
+            Pointer h;
+            synchronized (life) {
+                h = handle;
+                handle = null;
+            }
+            if (h != null) {
+                lib.a2a_raw_stream_free(h);
+            }
+        }
+    }
+
+    /** Frees the client (streams opened on it keep the pool alive until they are closed). */
+    @Override
+    public synchronized void close() {
+        if (handle != null) {
+            lib.a2a_client_free(handle);
+            handle = null;
+        }
+    }
+}

@@ -505,6 +505,39 @@ impl Decoder {
         }
     }
 
+    /// The unterminated line (its start held in `line`, `bytes` the rest of the chunk) is a
+    /// comment: it began with a colon in an earlier chunk, or begins with one here.
+    #[inline]
+    fn comment_in_progress(&self, bytes: &[u8]) -> bool {
+        match self.line.first() {
+            Some(&b) => b == b':',
+            None => bytes.first() == Some(&b':'),
+        }
+    }
+
+    /// Holds an unterminated comment line without its text: its colon marks it as a comment
+    /// in `line`, and `partial_len` (already counting `bytes`) enforces `max_line`.
+    #[inline]
+    fn hold_comment(&mut self) -> Result<(), LimitError> {
+        if self.partial_len > self.config.max_line {
+            return Err(self.partial_line_too_long());
+        }
+        if self.line.is_empty() {
+            self.line.push(b':');
+        }
+        Ok(())
+    }
+
+    /// The unterminated line went over `max_line`: drop it, skip it to its end.
+    #[cold]
+    fn partial_line_too_long(&mut self) -> LimitError {
+        self.line.clear();
+        self.skip_line = true;
+        self.limit_hit(LimitError::LineTooLong {
+            limit: self.config.max_line,
+        })
+    }
+
     /// Appends bytes of an unterminated line, enforcing `max_line` without ever holding more.
     #[inline]
     fn grow_line(&mut self, bytes: &[u8]) -> Result<(), LimitError> {
@@ -520,11 +553,7 @@ impl Decoder {
     fn grow_line_slow(&mut self, bytes: &[u8]) -> Result<(), LimitError> {
         let needed = self.line.len() + bytes.len();
         if needed > self.config.max_line {
-            self.line.clear();
-            self.skip_line = true;
-            return Err(self.limit_hit(LimitError::LineTooLong {
-                limit: self.config.max_line,
-            }));
+            return Err(self.partial_line_too_long());
         }
         if needed > self.line.capacity() {
             // Grow geometrically, but never past the limit.
@@ -688,6 +717,10 @@ impl<'d, 'c> Feed<'d, 'c> {
                         self.dec.skip_line = true;
                         continue;
                     }
+                    if !self.dec.config.comment_text && self.dec.comment_in_progress(rest) {
+                        self.dec.hold_comment()?;
+                        continue;
+                    }
                     self.dec.grow_line(rest)?;
                 }
                 Some(i) => {
@@ -707,14 +740,14 @@ impl<'d, 'c> Feed<'d, 'c> {
                         }
                     }
                     self.pos = next;
-                    let spanning = self.dec.partial_len > 0;
+                    let held = self.dec.partial_len;
                     self.dec.partial_len = 0;
                     if self.dec.skip_line {
                         self.dec.skip_line = false;
                         continue;
                     }
-                    let step = if spanning {
-                        if let Some(out) = self.spanning_line(start, end)? {
+                    let step = if held > 0 {
+                        if let Some(out) = self.spanning_line(held, start, end)? {
                             return Ok(Some(out));
                         }
                         continue;
@@ -731,7 +764,12 @@ impl<'d, 'c> Feed<'d, 'c> {
                         Step::Nothing => {}
                         Step::Comment(off) => {
                             self.eat_idle_blank_line();
-                            return Ok(Some(Out::CommentInChunk(start + off, end)));
+                            let from = if self.dec.config.comment_text {
+                                start + off
+                            } else {
+                                end
+                            };
+                            return Ok(Some(Out::CommentInChunk(from, end)));
                         }
                         Step::Retry(ms) => return Ok(Some(Out::Retry(ms))),
                         Step::EndBlock => {
@@ -748,8 +786,13 @@ impl<'d, 'c> Feed<'d, 'c> {
         }
     }
 
-    /// A line that began in an earlier chunk ends at `chunk[..end]`.
-    fn spanning_line(&mut self, start: usize, end: usize) -> Result<Option<Out>, LimitError> {
+    /// A line that began in an earlier chunk (`held` bytes of it) ends at `chunk[start..end]`.
+    fn spanning_line(
+        &mut self,
+        held: usize,
+        start: usize,
+        end: usize,
+    ) -> Result<Option<Out>, LimitError> {
         let chunk = self.chunk;
         let dec = &mut *self.dec;
         if dec.skip_block {
@@ -757,11 +800,17 @@ impl<'d, 'c> Feed<'d, 'c> {
             dec.line.clear();
             return Ok(None);
         }
-        if dec.line.len() + (end - start) > dec.config.max_line {
+        if held + (end - start) > dec.config.max_line {
             dec.line.clear();
             return Err(dec.limit_hit(LimitError::LineTooLong {
                 limit: dec.config.max_line,
             }));
+        }
+        if !dec.config.comment_text && dec.line.first() == Some(&b':') {
+            // A comment without its text: only its colon was held.
+            dec.line.clear();
+            self.eat_idle_blank_line();
+            return Ok(Some(Out::CommentInChunk(end, end)));
         }
         dec.line.extend_from_slice(&chunk[start..end]);
         let mut line = mem::take(&mut dec.line);

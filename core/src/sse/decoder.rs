@@ -772,6 +772,17 @@ impl<'d, 'c> Feed<'d, 'c> {
                         continue;
                     }
                     let step = if held > 0 {
+                        if self.dec.line.first() == Some(&b':')
+                            && !self.dec.config.comment_text
+                            && !self.dec.skip_block
+                            && held + i <= self.dec.config.max_line
+                        {
+                            // A comment that spanned chunks, without its text (only its
+                            // colon was held): the keep-alive path, kept inline.
+                            self.dec.line.clear();
+                            self.eat_idle_blank_line();
+                            return Ok(Some(Out::CommentInChunk(end, end)));
+                        }
                         if let Some(out) = self.spanning_line(held, start, end)? {
                             return Ok(Some(out));
                         }
@@ -830,12 +841,6 @@ impl<'d, 'c> Feed<'d, 'c> {
             return Err(dec.limit_hit(LimitError::LineTooLong {
                 limit: dec.config.max_line,
             }));
-        }
-        if !dec.config.comment_text && dec.line.first() == Some(&b':') {
-            // A comment without its text: only its colon was held.
-            dec.line.clear();
-            self.eat_idle_blank_line();
-            return Ok(Some(Out::CommentInChunk(end, end)));
         }
         dec.line.extend_from_slice(&chunk[start..end]);
         let mut line = mem::take(&mut dec.line);

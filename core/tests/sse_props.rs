@@ -369,8 +369,10 @@ fn configs() -> impl Strategy<Value = (usize, usize, bool)> {
     )
 }
 
+/// The oracle reports comment text, so the decoder is asked for it.
 fn config_of((max_line, max_event, dispatch): (usize, usize, bool)) -> Config {
     Config::new()
+        .with_comment_text(true)
         .with_max_line(max_line)
         .with_max_event(max_event)
         .with_at_eof(if dispatch {
@@ -395,6 +397,23 @@ proptest! {
         let expected = oracle(&input, cfg.0, cfg.1, cfg.2);
         prop_assert_eq!(&decode(&input, &[], config_of(cfg)), &expected, "whole");
         prop_assert_eq!(&decode(&input, &cuts, config_of(cfg)), &expected, "cuts {:?}", cuts);
+    }
+
+    #[test]
+    fn without_comment_text_only_the_comment_text_differs(input in stream(), noise in noise(), cfg in configs(), cuts in prop::collection::vec(0usize..400, 0..12)) {
+        for input in [&input, &noise] {
+            let (mut items, end) = decode(input, &[], config_of(cfg));
+            for item in &mut items {
+                if let Got::Comment(text) = item {
+                    text.clear();
+                }
+            }
+            let expected = (items, end);
+            let off = config_of(cfg).with_comment_text(false);
+            prop_assert_eq!(&decode(input, &cuts, off), &expected, "cuts {:?}", cuts);
+            let ones: Vec<usize> = (1..input.len()).collect();
+            prop_assert_eq!(&decode(input, &ones, off), &expected, "1-byte chunks");
+        }
     }
 
     #[test]

@@ -372,7 +372,9 @@ impl a2a_sse_decoder {
 pub extern "C" fn a2a_sse_decoder_new(out: *mut *mut a2a_sse_decoder) -> a2a_result {
     ffi_panic_boundary! {
         let out = try_out!(out);
-        out.set(handle::into_raw(a2a_sse_decoder::from_config(Config::new())));
+        // The C ABI reports comment text (its callers may show or log it).
+        let config = Config::new().with_comment_text(true);
+        out.set(handle::into_raw(a2a_sse_decoder::from_config(config)));
         a2a_result::A2A_OK
     }
 }
@@ -404,6 +406,7 @@ pub extern "C" fn a2a_sse_decoder_new_with(
             return a2a_result::A2A_INVALID_ARGUMENT;
         }
         let config = Config::new()
+            .with_comment_text(true)
             .with_max_line(max_line)
             .with_max_event(max_event)
             .with_at_eof(at_eof);

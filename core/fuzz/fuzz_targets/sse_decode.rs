@@ -11,11 +11,13 @@ fuzz_target!(|data: &[u8]| {
     if data.len() < 4 {
         return;
     }
-    // Header: max_line, max_event (small, so limits are hit), flags, number of chunk sizes.
+    // Header: max_line, max_event (small, so limits are hit), flags (bit 0: dispatch at EOF,
+    // bit 1: comment text), number of chunk sizes.
     let config = Config::new()
         .with_max_line(usize::from(data[0] % 48))
         .with_max_event(usize::from(data[1] % 48))
-        .with_at_eof(if data[2] & 1 == 1 { AtEof::Dispatch } else { AtEof::Discard });
+        .with_at_eof(if data[2] & 1 == 1 { AtEof::Dispatch } else { AtEof::Discard })
+        .with_comment_text(data[2] & 2 == 2);
     let n_sizes = usize::from(data[3] % 8).min(data.len() - 4);
     let sizes = &data[4..4 + n_sizes];
     let input = &data[4 + n_sizes..];

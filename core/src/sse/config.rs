@@ -38,6 +38,12 @@ pub struct Config {
     pub max_event: usize,
     /// End-of-stream rule. Default [`AtEof::Discard`] (WHATWG).
     pub at_eof: AtEof,
+    /// Hand out the text of comment lines in [`Item::Comment`](super::Item::Comment).
+    /// Default `false`: A2A servers send comments only as keep-alives, so every comment is
+    /// still reported (as a liveness signal) but with empty text, and a comment line that
+    /// spans chunks is never copied or held in memory (it still counts for `max_line`).
+    /// Set it for a general-purpose client that shows or logs comments.
+    pub comment_text: bool,
 }
 
 impl Default for Config {
@@ -47,12 +53,13 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The defaults: 16 MiB lines, 16 MiB events, WHATWG end of stream.
+    /// The defaults: 16 MiB lines, 16 MiB events, WHATWG end of stream, no comment text.
     pub const fn new() -> Config {
         Config {
             max_line: DEFAULT_MAX_LINE,
             max_event: DEFAULT_MAX_EVENT,
             at_eof: AtEof::Discard,
+            comment_text: false,
         }
     }
 
@@ -71,6 +78,12 @@ impl Config {
     /// Sets [`Config::at_eof`].
     pub const fn with_at_eof(mut self, at_eof: AtEof) -> Config {
         self.at_eof = at_eof;
+        self
+    }
+
+    /// Sets [`Config::comment_text`].
+    pub const fn with_comment_text(mut self, on: bool) -> Config {
+        self.comment_text = on;
         self
     }
 }

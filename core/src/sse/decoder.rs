@@ -105,6 +105,8 @@ pub struct Decoder {
     retry: Option<u64>,
     /// `finish` handed out borrows: reset the stream state on the next call.
     needs_reset: bool,
+    /// A [`Feed`] was created and not dropped (it is alive, or it was leaked).
+    feeding: bool,
     /// Bytes examined by the terminator search (test-only proof of linear scanning).
     #[cfg(test)]
     pub(crate) scanned: usize,
@@ -146,6 +148,7 @@ impl Decoder {
             dispatched: (Slot::Unset, Slot::Unset),
             retry: None,
             needs_reset: false,
+            feeding: false,
             #[cfg(test)]
             scanned: 0,
         }
@@ -157,9 +160,11 @@ impl Decoder {
     }
 
     /// Starts feeding one chunk; drain it with [`Feed::next_item`].
+    #[inline]
     pub fn feed<'d, 'c>(&'d mut self, chunk: &'c [u8]) -> Feed<'d, 'c> {
         self.settle();
         self.forget_leaked_slots();
+        self.feeding = true;
         Feed {
             dec: self,
             chunk,
@@ -293,6 +298,14 @@ impl Decoder {
     /// decoder: they index a chunk that is gone. Drop them rather than read the wrong bytes.
     #[inline(always)]
     fn forget_leaked_slots(&mut self) {
+        if self.feeding {
+            self.forget_leaked_slots_slow();
+        }
+    }
+
+    #[cold]
+    fn forget_leaked_slots_slow(&mut self) {
+        self.feeding = false;
         for slot in [&mut self.data, &mut self.event_type, &mut self.pending_id] {
             if matches!(slot, Slot::Chunk(..)) {
                 *slot = Slot::Unset;
@@ -330,6 +343,7 @@ impl Decoder {
 
     /// Dispatch steps 1–2: commits the pending id; returns whether the block has data to
     /// dispatch (if not, the data and type buffers are cleared).
+    #[inline]
     fn commit_block_with(&mut self, chunk: &[u8]) -> bool {
         match self.pending_id {
             Slot::Unset => {}
@@ -505,6 +519,56 @@ impl Decoder {
         }
     }
 
+    /// The chunk ended inside a line: `bytes` (not empty) is the part of it in this chunk.
+    /// Holds what the line will need (nothing when skipped, a marker for a comment without
+    /// text, else the bytes).
+    #[inline]
+    fn hold_partial(&mut self, bytes: &[u8]) -> Result<(), LimitError> {
+        self.partial_len += bytes.len();
+        if self.skip_line | self.skip_block {
+            // In a skipped block a non-empty line cannot end it: drop the line.
+            self.skip_line = true;
+            return Ok(());
+        }
+        if !self.config.comment_text && self.comment_in_progress(bytes) {
+            return self.hold_comment();
+        }
+        self.grow_line(bytes)
+    }
+
+    /// The unterminated line (its start held in `line`, `bytes` the rest of the chunk) is a
+    /// comment: it began with a colon in an earlier chunk, or begins with one here.
+    #[inline]
+    fn comment_in_progress(&self, bytes: &[u8]) -> bool {
+        match self.line.first() {
+            Some(&b) => b == b':',
+            None => bytes.first() == Some(&b':'),
+        }
+    }
+
+    /// Holds an unterminated comment line without its text: its colon marks it as a comment
+    /// in `line`, and `partial_len` (already counting `bytes`) enforces `max_line`.
+    #[inline]
+    fn hold_comment(&mut self) -> Result<(), LimitError> {
+        if self.partial_len > self.config.max_line {
+            return Err(self.partial_line_too_long());
+        }
+        if self.line.is_empty() {
+            self.line.push(b':');
+        }
+        Ok(())
+    }
+
+    /// The unterminated line went over `max_line`: drop it, skip it to its end.
+    #[cold]
+    fn partial_line_too_long(&mut self) -> LimitError {
+        self.line.clear();
+        self.skip_line = true;
+        self.limit_hit(LimitError::LineTooLong {
+            limit: self.config.max_line,
+        })
+    }
+
     /// Appends bytes of an unterminated line, enforcing `max_line` without ever holding more.
     #[inline]
     fn grow_line(&mut self, bytes: &[u8]) -> Result<(), LimitError> {
@@ -520,11 +584,7 @@ impl Decoder {
     fn grow_line_slow(&mut self, bytes: &[u8]) -> Result<(), LimitError> {
         let needed = self.line.len() + bytes.len();
         if needed > self.config.max_line {
-            self.line.clear();
-            self.skip_line = true;
-            return Err(self.limit_hit(LimitError::LineTooLong {
-                limit: self.config.max_line,
-            }));
+            return Err(self.partial_line_too_long());
         }
         if needed > self.line.capacity() {
             // Grow geometrically, but never past the limit.
@@ -643,18 +703,23 @@ impl<'d, 'c> Feed<'d, 'c> {
     fn advance(&mut self) -> Result<Option<Out>, LimitError> {
         let chunk = self.chunk;
         let len = chunk.len();
-        self.dec.settle();
+        // `needs_reset` is never set while a feed is alive: only the line may need clearing.
+        if self.dec.line_done {
+            self.dec.line.clear();
+            self.dec.line_done = false;
+        }
         loop {
             if self.pos >= len {
                 return Ok(None);
             }
-            if self.dec.at_start {
-                if !self.bom() {
-                    return Ok(None);
+            // One test for the two rare states of a line start.
+            if self.dec.at_start | self.dec.skip_lf {
+                if self.dec.at_start {
+                    if !self.bom() {
+                        return Ok(None);
+                    }
+                    continue;
                 }
-                continue;
-            }
-            if self.dec.skip_lf {
                 self.dec.skip_lf = false;
                 #[cfg(test)]
                 {
@@ -678,17 +743,10 @@ impl<'d, 'c> Feed<'d, 'c> {
                     {
                         self.dec.scanned += rest.len();
                     }
+                    // The chunk ends inside a line (every chunk but the last of a long line).
                     self.pos = len;
-                    self.dec.partial_len += rest.len();
-                    if self.dec.skip_line {
-                        continue;
-                    }
-                    if self.dec.skip_block {
-                        // A non-empty line cannot end the skipped block: drop it.
-                        self.dec.skip_line = true;
-                        continue;
-                    }
-                    self.dec.grow_line(rest)?;
+                    self.dec.hold_partial(rest)?;
+                    return Ok(None);
                 }
                 Some(i) => {
                     #[cfg(test)]
@@ -707,14 +765,25 @@ impl<'d, 'c> Feed<'d, 'c> {
                         }
                     }
                     self.pos = next;
-                    let spanning = self.dec.partial_len > 0;
+                    let held = self.dec.partial_len;
                     self.dec.partial_len = 0;
                     if self.dec.skip_line {
                         self.dec.skip_line = false;
                         continue;
                     }
-                    let step = if spanning {
-                        if let Some(out) = self.spanning_line(start, end)? {
+                    let step = if held > 0 {
+                        if self.dec.line.first() == Some(&b':')
+                            && !self.dec.config.comment_text
+                            && !self.dec.skip_block
+                            && held + i <= self.dec.config.max_line
+                        {
+                            // A comment that spanned chunks, without its text (only its
+                            // colon was held): the keep-alive path, kept inline.
+                            self.dec.line.clear();
+                            self.eat_idle_blank_line();
+                            return Ok(Some(Out::CommentInChunk(end, end)));
+                        }
+                        if let Some(out) = self.spanning_line(held, start, end)? {
                             return Ok(Some(out));
                         }
                         continue;
@@ -731,7 +800,12 @@ impl<'d, 'c> Feed<'d, 'c> {
                         Step::Nothing => {}
                         Step::Comment(off) => {
                             self.eat_idle_blank_line();
-                            return Ok(Some(Out::CommentInChunk(start + off, end)));
+                            let from = if self.dec.config.comment_text {
+                                start + off
+                            } else {
+                                end
+                            };
+                            return Ok(Some(Out::CommentInChunk(from, end)));
                         }
                         Step::Retry(ms) => return Ok(Some(Out::Retry(ms))),
                         Step::EndBlock => {
@@ -748,8 +822,13 @@ impl<'d, 'c> Feed<'d, 'c> {
         }
     }
 
-    /// A line that began in an earlier chunk ends at `chunk[..end]`.
-    fn spanning_line(&mut self, start: usize, end: usize) -> Result<Option<Out>, LimitError> {
+    /// A line that began in an earlier chunk (`held` bytes of it) ends at `chunk[start..end]`.
+    fn spanning_line(
+        &mut self,
+        held: usize,
+        start: usize,
+        end: usize,
+    ) -> Result<Option<Out>, LimitError> {
         let chunk = self.chunk;
         let dec = &mut *self.dec;
         if dec.skip_block {
@@ -757,7 +836,7 @@ impl<'d, 'c> Feed<'d, 'c> {
             dec.line.clear();
             return Ok(None);
         }
-        if dec.line.len() + (end - start) > dec.config.max_line {
+        if held + (end - start) > dec.config.max_line {
             dec.line.clear();
             return Err(dec.limit_hit(LimitError::LineTooLong {
                 limit: dec.config.max_line,
@@ -877,6 +956,7 @@ impl<'d, 'c> Feed<'d, 'c> {
 impl Drop for Feed<'_, '_> {
     #[inline]
     fn drop(&mut self) {
+        self.dec.feeding = false;
         self.dec.stash(self.chunk);
     }
 }

@@ -9,8 +9,10 @@ use std::str::Utf8Error;
 pub enum Item<'a> {
     /// A dispatched event (a block ended by a blank line, with at least one `data` field).
     Event(Event<'a>),
-    /// A comment line (`:` first): the bytes after the colon, exactly as sent (a leading
-    /// space is kept). Servers send these as keep-alives: treat one as a liveness signal.
+    /// A comment line (`:` first). Servers send these as keep-alives: treat one as a
+    /// liveness signal. With [`Config::comment_text`](super::Config::comment_text) set, the
+    /// bytes after the colon exactly as sent (a leading space is kept); otherwise (the
+    /// default) always empty.
     Comment(&'a [u8]),
     /// A valid `retry` field: the server's new reconnection time in milliseconds. Applied
     /// when the line is read (not at dispatch), as the spec says; also kept in

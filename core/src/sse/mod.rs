@@ -13,7 +13,8 @@
 //!   line without a colon is a field with an empty value; one space after the colon is
 //!   removed; a block without `data` dispatches nothing, while `data:` alone dispatches an
 //!   event with empty data;
-//! - comments are reported as [`Item::Comment`] (liveness signals), never as events;
+//! - comments are reported as [`Item::Comment`] (liveness signals), never as events; their
+//!   text only with [`Config::comment_text`];
 //! - at the end of the stream an unterminated block is discarded and reported, or
 //!   dispatched with [`AtEof::Dispatch`];
 //! - lines and events are bounded by [`Config`]; input over a limit yields a

@@ -61,7 +61,25 @@ fn run(input: &[u8]) -> Vec<Got> {
     run_with(Config::new(), input).0
 }
 
+/// Decodes with comment text on (returned), and checks every chunking of the default
+/// (comment text off) gives the same items with every comment's text empty.
 fn run_with(config: Config, input: &[u8]) -> (Vec<Got>, Option<Discarded>, Option<Got>) {
+    let whole = run_chunkings(config.with_comment_text(true), input);
+    let (mut items, discarded, last) = whole.clone();
+    for item in &mut items {
+        if let Got::Comment(text) = item {
+            text.clear();
+        }
+    }
+    assert_eq!(
+        run_chunkings(config.with_comment_text(false), input),
+        (items, discarded, last),
+        "without comment text: {input:?}"
+    );
+    whole
+}
+
+fn run_chunkings(config: Config, input: &[u8]) -> (Vec<Got>, Option<Discarded>, Option<Got>) {
     let whole = run_cuts(config, input, &[]);
     for i in 0..=input.len() {
         assert_eq!(
@@ -635,12 +653,55 @@ fn single_line_fields_borrow_the_chunk() {
 #[test]
 fn comments_borrow_the_chunk_too() {
     let chunk = b": keep-alive\n".to_vec();
-    let mut dec = Decoder::new();
+    let mut dec = Decoder::with_config(Config::new().with_comment_text(true));
     let mut feed = dec.feed(&chunk);
     let Ok(Some(Item::Comment(c))) = feed.next_item() else {
         panic!("comment")
     };
     assert_eq!(offset_within(&chunk, c), Some(1));
+}
+
+#[test]
+fn comment_text_is_off_by_default_and_a_spanning_comment_is_not_held() {
+    // A2A comments are keep-alives: reported, but without text, and never buffered.
+    assert!(!Config::new().comment_text);
+    let mut dec = Decoder::new();
+    let mut out = Vec::new();
+    drain(&mut dec.feed(b": keep"), &mut out);
+    assert!(dec.line.len() <= 1, "held {:?}", dec.line);
+    drain(&mut dec.feed(b"-alive, a long one"), &mut out);
+    assert!(dec.line.len() <= 1, "held {:?}", dec.line);
+    drain(&mut dec.feed(b"\n\n:x\ndata: y\n\n"), &mut out);
+    assert_eq!(
+        out,
+        [
+            Got::Comment("".into()),
+            Got::Comment("".into()),
+            message("y")
+        ]
+    );
+    assert!(dec.finish().discarded.is_none());
+}
+
+#[test]
+fn a_comment_without_text_still_counts_for_max_line() {
+    // The same limit error at the same point as with text, for any chunking (`run_with`).
+    let config = Config::new().with_max_line(8);
+    let (got, ..) = run_with(config, b": 123456789\ndata: a\n\n:1234567\ndata: b\n\n");
+    assert_eq!(
+        got,
+        [
+            Got::Err("max_line"),
+            Got::Comment("1234567".into()),
+            message("b")
+        ]
+    );
+    // Unterminated at the end: the partial comment is reported as discarded bytes.
+    let (_, discarded, _) = run_with(Config::new(), b"data: a\n\n: tail");
+    assert_eq!(
+        discarded.map(|d| (d.partial_line, d.event, d.id)),
+        Some((6, false, false))
+    );
 }
 
 #[test]
@@ -730,7 +791,7 @@ fn stopping_early_and_refeeding_the_rest_loses_nothing() {
 // ---- encoder ----
 
 fn decode_all(bytes: &[u8]) -> Vec<Got> {
-    let mut dec = Decoder::new();
+    let mut dec = Decoder::with_config(Config::new().with_comment_text(true));
     let mut out = Vec::new();
     drain(&mut dec.feed(bytes), &mut out);
     out

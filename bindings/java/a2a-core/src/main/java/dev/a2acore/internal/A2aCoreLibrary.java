@@ -219,6 +219,9 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_sse_decoder_feed_copy}. */
     int a2a_sse_decoder_feed_copy(Pointer decoder, Pointer chunk, SizeT len, Pointer items, Pointer count);
 
+    /** {@code a2a_sse_decoder_feed_packed} (out: an {@code a2a_sse_packed}, see {@link Layout}). */
+    int a2a_sse_decoder_feed_packed(Pointer decoder, Pointer chunk, SizeT len, Pointer out);
+
     /** {@code a2a_sse_decoder_finish}. */
     int a2a_sse_decoder_finish(Pointer decoder, SseFinish out);
 

@@ -376,3 +376,171 @@ func CardLocation(input string) (primary, fallback string, err error) {
 	}
 	return goStr(pr), goStr(fb), nil
 }
+
+// CredentialKind says what the caller must present for one security scheme of a card.
+type CredentialKind uint32
+
+// Credential kinds (a2a_card_credential_kind).
+const (
+	CredentialBearer            CredentialKind = C.A2A_CARD_CREDENTIAL_KIND_BEARER_TOKEN       // Authorization: Bearer (BearerSource says how it is obtained)
+	CredentialAPIKey            CredentialKind = C.A2A_CARD_CREDENTIAL_KIND_API_KEY            // an API key in a header, query parameter or cookie
+	CredentialBasic             CredentialKind = C.A2A_CARD_CREDENTIAL_KIND_BASIC              // Authorization: Basic
+	CredentialOtherHTTP         CredentialKind = C.A2A_CARD_CREDENTIAL_KIND_OTHER_HTTP         // Authorization: <HTTPScheme> ...
+	CredentialClientCertificate CredentialKind = C.A2A_CARD_CREDENTIAL_KIND_CLIENT_CERTIFICATE // mutual TLS; no header
+	CredentialUnknown           CredentialKind = C.A2A_CARD_CREDENTIAL_KIND_UNKNOWN            // an undeclared scheme, or one of unknown type
+)
+
+// String is the word of bindings/fixtures/cards.json ("bearer", "api_key", "basic",
+// "other_http", "client_certificate", "unknown").
+func (k CredentialKind) String() string {
+	switch k {
+	case CredentialBearer:
+		return "bearer"
+	case CredentialAPIKey:
+		return "api_key"
+	case CredentialBasic:
+		return "basic"
+	case CredentialOtherHTTP:
+		return "other_http"
+	case CredentialClientCertificate:
+		return "client_certificate"
+	case CredentialUnknown:
+		return "unknown"
+	}
+	return fmt.Sprintf("CredentialKind(%d)", uint32(k))
+}
+
+// BearerSource says how a bearer token is obtained (0 for other kinds).
+type BearerSource uint32
+
+// Bearer sources (a2a_card_bearer_source).
+const (
+	BearerHTTP          BearerSource = C.A2A_CARD_BEARER_SOURCE_HTTP            // an HTTP Bearer scheme: a token the caller has
+	BearerOAuth2        BearerSource = C.A2A_CARD_BEARER_SOURCE_OAUTH2          // an OAuth 2.0 flow
+	BearerOpenIDConnect BearerSource = C.A2A_CARD_BEARER_SOURCE_OPEN_ID_CONNECT // OpenID Connect
+)
+
+// String is "http", "oauth2", "openid_connect", or "" for the zero value.
+func (s BearerSource) String() string {
+	switch s {
+	case BearerHTTP:
+		return "http"
+	case BearerOAuth2:
+		return "oauth2"
+	case BearerOpenIDConnect:
+		return "openid_connect"
+	case 0:
+		return ""
+	}
+	return fmt.Sprintf("BearerSource(%d)", uint32(s))
+}
+
+// APIKeyLocation says where an API key travels (0 for other kinds).
+type APIKeyLocation uint32
+
+// API key locations (a2a_card_api_key_location).
+const (
+	APIKeyHeader APIKeyLocation = C.A2A_CARD_API_KEY_LOCATION_HEADER // a request header (APIKeyName is its name)
+	APIKeyQuery  APIKeyLocation = C.A2A_CARD_API_KEY_LOCATION_QUERY  // the query string
+	APIKeyCookie APIKeyLocation = C.A2A_CARD_API_KEY_LOCATION_COOKIE // a cookie
+)
+
+// String is "header", "query", "cookie", or "" for the zero value.
+func (l APIKeyLocation) String() string {
+	switch l {
+	case APIKeyHeader:
+		return "header"
+	case APIKeyQuery:
+		return "query"
+	case APIKeyCookie:
+		return "cookie"
+	case 0:
+		return ""
+	}
+	return fmt.Sprintf("APIKeyLocation(%d)", uint32(l))
+}
+
+// CredentialNeed is one credential a card asks for. String fields are "" when the
+// card does not declare them or they do not apply to the kind.
+type CredentialNeed struct {
+	Scheme         string         // the scheme name in the card
+	Kind           CredentialKind // what to present
+	BearerSource   BearerSource   // bearer: how the token is obtained
+	BearerFormat   string         // bearer: bearerFormat (e.g. "JWT")
+	APIKeyLocation APIKeyLocation // API key: header, query or cookie
+	APIKeyName     string         // API key: the header, query parameter or cookie name
+	HTTPScheme     string         // other HTTP scheme: the scheme as declared
+	HeaderName     string         // the header it travels in ("Authorization" or the API key's header); "" for none
+	Scopes         []string       // OAuth scopes requested
+}
+
+// Word is the word of bindings/fixtures/cards.json: "bearer", "basic",
+// "client_certificate", "api_key:<in>:<name>", "other_http:<scheme>" or "unknown".
+func (n CredentialNeed) Word() string {
+	switch n.Kind {
+	case CredentialAPIKey:
+		return "api_key:" + n.APIKeyLocation.String() + ":" + n.APIKeyName
+	case CredentialOtherHTTP:
+		return "other_http:" + n.HTTPScheme
+	}
+	return n.Kind.String()
+}
+
+// CredentialPlan is what a card asks the client to present: alternatives (satisfy any
+// one), each a list of needs that must all be met. No alternatives: no credential is
+// needed; an empty alternative: anonymous access is one option.
+type CredentialPlan struct {
+	Alternatives [][]CredentialNeed
+	// Stated is false when the card declares schemes but states no requirement, so each
+	// declared scheme is offered as an alternative on its own (a guess; many deployed
+	// cards do this).
+	Stated bool
+}
+
+// Credentials reads the card's credential plan (from securitySchemes with security
+// (0.3) or securityRequirements (1.0)), copied into Go memory.
+func (c *Card) Credentials() (CredentialPlan, error) {
+	if c.h == nil {
+		return CredentialPlan{}, ErrClosed
+	}
+	var plan C.struct_a2a_card_credential_plan
+	if r := C.a2a_card_credentials(c.h, &plan); r != C.A2A_OK {
+		return CredentialPlan{}, codeErr("Card.Credentials", r)
+	}
+	out := CredentialPlan{Stated: bool(plan.stated)}
+	if plan.alternative_count == 0 {
+		return out, nil
+	}
+	out.Alternatives = make([][]CredentialNeed, int(plan.alternative_count))
+	for a := range out.Alternatives {
+		var count C.size_t
+		if r := C.a2a_card_credential_alternative(c.h, C.size_t(a), &count); r != C.A2A_OK {
+			return CredentialPlan{}, codeErr("Card.Credentials", r)
+		}
+		needs := make([]CredentialNeed, int(count))
+		for i := range needs {
+			var n C.struct_a2a_card_credential
+			if r := C.a2a_card_credential_need(c.h, C.size_t(a), C.size_t(i), &n); r != C.A2A_OK {
+				return CredentialPlan{}, codeErr("Card.Credentials", r)
+			}
+			needs[i] = CredentialNeed{
+				Scheme: goStr(n.scheme), Kind: CredentialKind(n.kind),
+				BearerSource: BearerSource(n.bearer_source), BearerFormat: goStr(n.bearer_format),
+				APIKeyLocation: APIKeyLocation(n.api_key_location), APIKeyName: goStr(n.api_key_name),
+				HTTPScheme: goStr(n.http_scheme), HeaderName: goStr(n.header_name),
+			}
+			if n.scope_count > 0 {
+				needs[i].Scopes = make([]string, int(n.scope_count))
+				for s := range needs[i].Scopes {
+					var v C.struct_a2a_str
+					if r := C.a2a_card_credential_scope(c.h, C.size_t(a), C.size_t(i), C.size_t(s), &v); r != C.A2A_OK {
+						return CredentialPlan{}, codeErr("Card.Credentials", r)
+					}
+					needs[i].Scopes[s] = goStr(v)
+				}
+			}
+		}
+		out.Alternatives[a] = needs
+	}
+	return out, nil
+}

@@ -3,6 +3,7 @@ package a2a
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -31,6 +32,7 @@ func TestCardFixtures(t *testing.T) {
 				Tenant  *string `json:"tenant"`
 				Origin  *string `json:"origin"`
 			} `json:"expect"`
+			Credentials *[][]string `json:"credentials"`
 		} `json:"cases"`
 		Locations []struct {
 			Input    string  `json:"input"`
@@ -44,6 +46,7 @@ func TestCardFixtures(t *testing.T) {
 	if len(fx.Cases) < 40 || len(fx.Locations) < 10 {
 		t.Fatalf("cards.json lost cases: %d, %d", len(fx.Cases), len(fx.Locations))
 	}
+	credentialCases := 0
 	for _, c := range fx.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			if c.Source == "" {
@@ -54,6 +57,10 @@ func TestCardFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer card.Close()
+			if c.Credentials != nil {
+				credentialCases++
+				checkCredentials(t, card, *c.Credentials)
+			}
 			var prefs CardPreferences
 			for _, v := range c.Preferences.Versions {
 				pv, err := ParseProtocolVersion(v)
@@ -111,6 +118,9 @@ func TestCardFixtures(t *testing.T) {
 				t.Errorf("choice index %d not the chosen interface in %+v (%v)", got.Index, info.Interfaces, err)
 			}
 		})
+	}
+	if credentialCases < 4 {
+		t.Errorf("only %d cases with a credentials column", credentialCases)
 	}
 	for _, l := range fx.Locations {
 		if l.Source == "" {
@@ -171,5 +181,111 @@ func TestCardParseErrorsAndValidation(t *testing.T) {
 	card.Close()
 	if _, err := card.Info(); !errors.Is(err, ErrClosed) {
 		t.Errorf("after Close: %v", err)
+	}
+}
+
+// checkCredentials compares a card's plan with the fixture's words and checks that each
+// need says which header (if any) it travels in.
+func checkCredentials(t *testing.T, card *Card, want [][]string) {
+	t.Helper()
+	plan, err := card.Credentials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := [][]string{}
+	for _, alt := range plan.Alternatives {
+		words := []string{}
+		for _, n := range alt {
+			words = append(words, n.Word())
+			if n.Scheme == "" {
+				t.Errorf("need %+v without a scheme name", n)
+			}
+			wantHeader := ""
+			switch n.Kind {
+			case CredentialBearer, CredentialBasic, CredentialOtherHTTP:
+				wantHeader = "Authorization"
+			case CredentialAPIKey:
+				if n.APIKeyLocation == APIKeyHeader {
+					wantHeader = n.APIKeyName
+				}
+			}
+			if n.HeaderName != wantHeader {
+				t.Errorf("%s: header %q, want %q", n.Word(), n.HeaderName, wantHeader)
+			}
+		}
+		got = append(got, words)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("credentials %q, want %q", got, want)
+	}
+}
+
+func TestCardCredentialDetails(t *testing.T) {
+	card, err := ParseCard([]byte(`{"url":"https://h/a2a",
+		"securitySchemes":{
+			"oauth":{"type":"oauth2","flows":{"clientCredentials":{"tokenUrl":"https://h/t","scopes":{}}}},
+			"jwt":{"type":"http","scheme":"Bearer","bearerFormat":"JWT"},
+			"q":{"type":"apiKey","in":"query","name":"key"},
+			"sig":{"type":"http","scheme":"HOBA"}},
+		"security":[{"oauth":["read","write"]},{"jwt":[],"q":[]},{"sig":[]},{"nope":[]},{}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer card.Close()
+	plan, err := card.Credentials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plan.Stated || len(plan.Alternatives) != 5 {
+		t.Fatalf("plan %+v", plan)
+	}
+	alts := plan.Alternatives
+	oauth := alts[0][0]
+	if len(alts[0]) != 1 || oauth.Kind != CredentialBearer || oauth.BearerSource != BearerOAuth2 ||
+		!reflect.DeepEqual(oauth.Scopes, []string{"read", "write"}) || oauth.Scheme != "oauth" {
+		t.Errorf("oauth %+v", alts[0])
+	}
+	if len(alts[1]) != 2 {
+		t.Fatalf("jwt+q %+v", alts[1])
+	}
+	jwt, q := alts[1][0], alts[1][1]
+	if jwt.BearerSource != BearerHTTP || jwt.BearerFormat != "JWT" || jwt.HeaderName != "Authorization" || jwt.Scopes != nil {
+		t.Errorf("jwt %+v", jwt)
+	}
+	if q.Word() != "api_key:query:key" || q.HeaderName != "" || q.APIKeyLocation.String() != "query" {
+		t.Errorf("q %+v", q)
+	}
+	if w := alts[2][0].Word(); w != "other_http:HOBA" {
+		t.Errorf("other http %q", w)
+	}
+	if n := alts[3][0]; n.Kind != CredentialUnknown || n.Word() != "unknown" || n.Scheme != "nope" || n.HeaderName != "" {
+		t.Errorf("undeclared scheme %+v", n)
+	}
+	if len(alts[4]) != 0 {
+		t.Errorf("anonymous alternative %+v", alts[4])
+	}
+
+	// Schemes without a requirement: each offered alone, not stated.
+	card2, err := ParseCard([]byte(`{"url":"https://h/","securitySchemes":{"b":{"type":"http","scheme":"Basic"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer card2.Close()
+	if plan, err := card2.Credentials(); err != nil || plan.Stated || len(plan.Alternatives) != 1 ||
+		len(plan.Alternatives[0]) != 1 || plan.Alternatives[0][0].Word() != "basic" {
+		t.Errorf("unstated plan %+v (%v)", plan, err)
+	}
+	// No schemes: nothing needed.
+	card3, err := ParseCard([]byte(`{"url":"https://h/"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer card3.Close()
+	if plan, err := card3.Credentials(); err != nil || plan.Alternatives != nil {
+		t.Errorf("plan of a card without schemes %+v (%v)", plan, err)
+	}
+	card3.Close()
+	if _, err := card3.Credentials(); !errors.Is(err, ErrClosed) {
+		t.Errorf("closed card: %v", err)
 	}
 }

@@ -60,6 +60,11 @@ type Outcome struct {
 	Binding     Binding         // as read (0: unknown)
 	BodyExcerpt *string         // bounded excerpt of a non-JSON or unexpected body
 	Success     bool            // a completed task or a direct message
+	// ExitCode is the exit status the `a2a` command-line tool gives this outcome (the
+	// `exit_code` column of outcomes.json): 0 success, 3 transport, HTTP or malformed,
+	// 4 protocol error, 5 FAILED task, 6 CANCELED, REJECTED, INPUT_REQUIRED or
+	// AUTH_REQUIRED task, 7 a task not in a final state.
+	ExitCode int
 
 	ref *outcomeRef // the library's handle, shared by copies of this Outcome
 }
@@ -87,6 +92,7 @@ func readOutcome(h *C.a2a_outcome) Outcome {
 		BodyExcerpt: goOptStr(C.a2a_outcome_body_excerpt(h)),
 		Terminal:    bool(C.a2a_outcome_terminal(h)),
 		Retry:       Retry(C.a2a_outcome_retry(h)),
+		ExitCode:    int(C.a2a_outcome_exit_code(h)),
 	}
 	var status C.uint16_t
 	if C.a2a_outcome_http_status(h, &status) {

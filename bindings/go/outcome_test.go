@@ -32,7 +32,7 @@ type outcomeRow struct {
 	Expect          map[string]any `json:"expect"`
 	HintContains    []string       `json:"hint_contains"`
 	MessageContains *string        `json:"message_contains"`
-	ExitCode        int            `json:"exit_code"`
+	ExitCode        *int           `json:"exit_code"`
 	ModelPrefix     *string        `json:"model_prefix"`
 	Breaker         bool           `json:"breaker"`
 }
@@ -186,7 +186,11 @@ func TestOutcomeTable(t *testing.T) {
 			if counts, err := o.CountsTowardBreaker(); err != nil || counts != row.Breaker {
 				t.Errorf("breaker %v (%v), want %v", counts, err, row.Breaker)
 			}
-			// exit_code is not checked: the C ABI exports no exit code (it is the CLI's).
+			if row.ExitCode == nil {
+				t.Error("row without exit_code")
+			} else if o.ExitCode != *row.ExitCode {
+				t.Errorf("exit_code %d, want %d", o.ExitCode, *row.ExitCode)
+			}
 			// A success needs no action; interrupted states need none either but are no
 			// success.
 			if o.Success && o.Retry != RetryNone {

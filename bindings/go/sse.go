@@ -110,7 +110,7 @@ func (d *Decoder) Close() error {
 
 // Feed decodes a chunk of the body (any size, split anywhere) and returns every item it
 // completed, copied into Go memory (the chunk is read during the call only, through the
-// library's copying batch call: one foreign call per chunk).
+// library's packed batch call: one foreign call and one copy per chunk).
 //
 // A non-nil error of type *LimitError (several are joined with errors.Join) means an
 // event went over a limit and was dropped; the returned events are complete and valid
@@ -119,72 +119,64 @@ func (d *Decoder) Feed(chunk []byte) ([]Event, error) {
 	if d.h == nil {
 		return nil, ErrClosed
 	}
-	var items *C.struct_a2a_sse_item
-	var count C.size_t
+	var pk C.struct_a2a_sse_packed
 	p, n := cBytes(chunk)
-	r := C.a2a_sse_decoder_feed_copy(d.h, p, n, &items, &count)
+	r := C.a2a_sse_decoder_feed_packed(d.h, p, n, &pk)
 	runtime.KeepAlive(chunk)
 	if r != C.A2A_OK {
 		return nil, mkErr("Decoder.Feed", r, C.a2a_sse_decoder_last_error(d.h))
 	}
-	if count == 0 {
+	if pk.item_count == 0 {
 		return nil, nil
 	}
-	return copyItems(unsafe.Slice(items, int(count)))
+	return unpack(&pk)
 }
 
-// copyItems copies the items' views into two Go allocations (one for the string fields,
-// one for the data) so a chunk of many events costs a few allocations, not one per field.
-func copyItems(src []C.struct_a2a_sse_item) ([]Event, error) {
-	strLen, dataLen, n := 0, 0, 0
-	for i := range src {
-		switch src[i].kind {
-		case C.A2A_SSE_ITEM_KIND_EVENT:
-			if !isMessage(src[i].event_type) {
-				strLen += int(src[i].event_type.len)
+// unpack copies a packed batch into ONE Go allocation (the events' values, then the
+// comments' text) and slices it: the events' types, data and ids are cut at the packed
+// offsets (each value is followed by one CR, see a2a_sse_packed), so a chunk of many
+// events costs one copy and two allocations (that buffer and the []Event). The buffer is
+// never written after this function, so the strings over it are immutable.
+func unpack(pk *C.struct_a2a_sse_packed) ([]Event, error) {
+	items := unsafe.Slice(pk.items, int(pk.item_count))
+	packedLen := int(pk.bytes.len)
+	total := packedLen
+	if pk.comment_count > 0 {
+		for i := range items {
+			if items[i].kind == C.A2A_SSE_ITEM_KIND_COMMENT {
+				total += int(items[i].data.len)
 			}
-			strLen += int(src[i].id.len)
-			dataLen += int(src[i].data.len)
-			n++
-		case C.A2A_SSE_ITEM_KIND_COMMENT:
-			dataLen += int(src[i].data.len)
-			n++
-		case C.A2A_SSE_ITEM_KIND_RETRY:
-			n++
 		}
 	}
-	out := make([]Event, 0, n)
-	strs := make([]byte, 0, strLen)
-	data := make([]byte, 0, dataLen)
-	var errs []error
-	// takeStr appends a view to strs and returns a string over the appended bytes; strs
-	// never reallocates (its capacity is exact) and is never written again.
-	takeStr := func(b C.struct_a2a_bytes) string {
-		if b.len == 0 {
+	buf := make([]byte, total)
+	copy(buf, unsafe.Slice((*byte)(unsafe.Pointer(pk.bytes.ptr)), packedLen))
+	offs := unsafe.Slice((*uint64)(unsafe.Pointer(pk.offsets)), 3*int(pk.event_count)+1)
+	// value k is buf[offs[k] : offs[k+1]-1]; capacity is cut so an append copies.
+	value := func(k int) []byte {
+		end := offs[k+1] - 1
+		return buf[offs[k]:end:end]
+	}
+	str := func(k int) string {
+		v := value(k)
+		if len(v) == 0 {
 			return ""
 		}
-		start := len(strs)
-		strs = append(strs, unsafe.Slice((*byte)(unsafe.Pointer(b.ptr)), int(b.len))...)
-		return unsafe.String(&strs[start], int(b.len))
+		return unsafe.String(&v[0], len(v))
 	}
-	takeData := func(b C.struct_a2a_bytes) []byte {
-		start := len(data)
-		if b.len > 0 {
-			data = append(data, unsafe.Slice((*byte)(unsafe.Pointer(b.ptr)), int(b.len))...)
-		}
-		return data[start:len(data):len(data)]
-	}
-	for i := range src {
-		it := &src[i]
+	out := make([]Event, 0, len(items)-int(pk.limit_error_count))
+	var errs []error
+	ev, free := 0, packedLen
+	for i := range items {
+		it := &items[i]
 		switch it.kind {
 		case C.A2A_SSE_ITEM_KIND_EVENT:
-			typ := "message"
-			if !isMessage(it.event_type) {
-				typ = takeStr(it.event_type)
-			}
-			out = append(out, Event{Kind: KindEvent, Type: typ, Data: takeData(it.data), ID: takeStr(it.id)})
+			k := 3 * ev
+			ev++
+			out = append(out, Event{Kind: KindEvent, Type: str(k), Data: value(k + 1), ID: str(k + 2)})
 		case C.A2A_SSE_ITEM_KIND_COMMENT:
-			out = append(out, Event{Kind: KindComment, Data: takeData(it.data)})
+			n := copy(buf[free:], unsafe.Slice((*byte)(unsafe.Pointer(it.data.ptr)), int(it.data.len)))
+			out = append(out, Event{Kind: KindComment, Data: buf[free : free+n : free+n]})
+			free += n
 		case C.A2A_SSE_ITEM_KIND_RETRY:
 			out = append(out, Event{Kind: KindRetry, RetryMS: uint64(it.retry_ms)})
 		case C.A2A_SSE_ITEM_KIND_LIMIT_ERROR:
@@ -195,10 +187,6 @@ func copyItems(src []C.struct_a2a_sse_item) ([]Event, error) {
 		out = nil
 	}
 	return out, errors.Join(errs...)
-}
-
-func isMessage(b C.struct_a2a_bytes) bool {
-	return b.len == 7 && string(unsafe.Slice((*byte)(unsafe.Pointer(b.ptr)), 7)) == "message"
 }
 
 // Discarded describes what the WHATWG end-of-stream rule dropped.

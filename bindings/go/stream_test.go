@@ -71,6 +71,9 @@ func TestOutcomeTableStreamsThroughDecoderAndTracker(t *testing.T) {
 					t.Errorf("%s: got %#v, want %#v", k, got[k], want)
 				}
 			}
+			if o.ExitCode != *row.ExitCode {
+				t.Errorf("exit_code %d, want %d", o.ExitCode, *row.ExitCode)
+			}
 		})
 	}
 	if n < 20 {

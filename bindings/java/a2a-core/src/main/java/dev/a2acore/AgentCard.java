@@ -78,6 +78,100 @@ public final class AgentCard implements AutoCloseable {
     /** The card URL(s) to fetch: {@code primary}, then {@code fallback} when the first answers 404. */
     public record Location(String primary, Optional<String> fallback) {}
 
+    /** What the caller must present for one security scheme ({@code a2a_card_credential_kind}). */
+    public enum CredentialKind {
+        /** {@code Authorization: Bearer <token>} (HTTP Bearer, OAuth 2.0 or OpenID Connect: see {@link CredentialNeed#bearerSource()}). */
+        BEARER("bearer"),
+        /** An API key in a header, query parameter or cookie. */
+        API_KEY("api_key"),
+        /** {@code Authorization: Basic <base64(user:password)>}. */
+        BASIC("basic"),
+        /** Another HTTP auth scheme, {@code Authorization: <scheme> ...}. */
+        OTHER_HTTP("other_http"),
+        /** A client certificate (mutual TLS); no header. */
+        CLIENT_CERTIFICATE("client_certificate"),
+        /** The requirement names a scheme the card does not declare, or one of a type the library does not know. */
+        UNKNOWN("unknown");
+
+        private final String wireName;
+
+        CredentialKind(String wireName) {
+            this.wireName = wireName;
+        }
+
+        /** The word of {@code bindings/fixtures/cards.json} ({@code bearer}, {@code api_key}, ...). */
+        public String wireName() {
+            return wireName;
+        }
+    }
+
+    /** How a bearer token is obtained ({@code a2a_card_bearer_source}). */
+    public enum BearerSource {
+        /** An HTTP {@code Bearer} scheme: a token the caller already has. */
+        HTTP,
+        /** An OAuth 2.0 flow. */
+        OAUTH2,
+        /** OpenID Connect. */
+        OPENID_CONNECT
+    }
+
+    /** Where an API key travels ({@code a2a_card_api_key_location}). */
+    public enum ApiKeyLocation {
+        /** A request header ({@link CredentialNeed#apiKeyName()} is its name). */
+        HEADER,
+        /** The query string. */
+        QUERY,
+        /** A cookie. */
+        COOKIE;
+
+        /** {@code header}, {@code query} or {@code cookie}. */
+        public String wireName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * One credential a card asks for.
+     *
+     * @param scheme the scheme name in the card
+     * @param bearerSource bearer tokens: how the token is obtained
+     * @param bearerFormat bearer tokens: {@code bearerFormat} (e.g. {@code JWT}) when declared
+     * @param apiKeyLocation API keys: header, query or cookie
+     * @param apiKeyName API keys: the header, query parameter or cookie name
+     * @param httpScheme other HTTP schemes: the scheme as declared
+     * @param headerName the header the credential travels in ({@code Authorization} or the API
+     *     key's header); empty when it travels in none (query, cookie, client certificate, unknown)
+     * @param scopes OAuth scopes requested
+     */
+    public record CredentialNeed(String scheme, CredentialKind kind, Optional<BearerSource> bearerSource,
+                                 Optional<String> bearerFormat, Optional<ApiKeyLocation> apiKeyLocation,
+                                 Optional<String> apiKeyName, Optional<String> httpScheme, Optional<String> headerName,
+                                 List<String> scopes) {
+        /**
+         * The word of {@code bindings/fixtures/cards.json}: {@code bearer}, {@code basic},
+         * {@code client_certificate}, {@code api_key:<in>:<name>}, {@code other_http:<scheme>}
+         * or {@code unknown}.
+         */
+        public String word() {
+            return switch (kind) {
+                case API_KEY -> "api_key:" + apiKeyLocation.map(ApiKeyLocation::wireName).orElse("")
+                    + ":" + apiKeyName.orElse("");
+                case OTHER_HTTP -> "other_http:" + httpScheme.orElse("");
+                default -> kind.wireName();
+            };
+        }
+    }
+
+    /**
+     * What a card asks the client to present: alternatives (satisfy any one), each a list of
+     * needs that must all be met. No alternatives: no credential is needed; an empty
+     * alternative: anonymous access is one option.
+     *
+     * @param stated false when the card declares schemes but states no requirement, so each
+     *     declared scheme is offered as an alternative on its own (a guess; many deployed cards do this)
+     */
+    public record CredentialPlan(List<List<CredentialNeed>> alternatives, boolean stated) {}
+
     private static final class State implements Runnable {
         Pointer handle;
 
@@ -196,6 +290,62 @@ public final class AgentCard implements AutoCloseable {
         r.read();
         return new Resolved(choice(r.choice), r.same_origin != 0, str(r.scheme).orElse(""), str(r.host).orElse(""),
             Short.toUnsignedInt(r.port), str(r.path).orElse("/"));
+    }
+
+    /**
+     * Which credentials the card asks for, from {@code securitySchemes} with {@code security}
+     * (0.3) or {@code securityRequirements} (1.0).
+     */
+    public synchronized CredentialPlan credentials() {
+        Pointer h = h();
+        A2aCoreLibrary.CardCredentialPlan plan = new A2aCoreLibrary.CardCredentialPlan();
+        check("a2a_card_credentials", lib.a2a_card_credentials(h, plan));
+        plan.read();
+        long alternatives = plan.alternative_count.longValue();
+        List<List<CredentialNeed>> alts = new ArrayList<>(Math.toIntExact(alternatives));
+        Memory count = new Memory(Native.SIZE_T_SIZE);
+        Memory view = new Memory(Native.POINTER_SIZE + Native.SIZE_T_SIZE);
+        for (long a = 0; a < alternatives; a++) {
+            check("a2a_card_credential_alternative", lib.a2a_card_credential_alternative(h, new SizeT(a), count));
+            long needs = Layout.sizeT(count, 0);
+            List<CredentialNeed> alt = new ArrayList<>(Math.toIntExact(needs));
+            for (long i = 0; i < needs; i++) {
+                A2aCoreLibrary.CardCredential c = new A2aCoreLibrary.CardCredential();
+                check("a2a_card_credential_need", lib.a2a_card_credential_need(h, new SizeT(a), new SizeT(i), c));
+                c.read();
+                long scopeCount = c.scope_count.longValue();
+                List<String> scopes = new ArrayList<>(Math.toIntExact(scopeCount));
+                for (long k = 0; k < scopeCount; k++) {
+                    check("a2a_card_credential_scope",
+                        lib.a2a_card_credential_scope(h, new SizeT(a), new SizeT(i), new SizeT(k), view));
+                    scopes.add(viewAt(view, 0).orElse(""));
+                }
+                alt.add(new CredentialNeed(str(c.scheme).orElse(""), credentialKind(c.kind),
+                    enumOf(BearerSource.values(), c.bearer_source, "bearer source"), str(c.bearer_format),
+                    enumOf(ApiKeyLocation.values(), c.api_key_location, "API key location"), str(c.api_key_name),
+                    str(c.http_scheme), str(c.header_name), List.copyOf(scopes)));
+            }
+            alts.add(List.copyOf(alt));
+        }
+        return new CredentialPlan(List.copyOf(alts), plan.stated != 0);
+    }
+
+    private static CredentialKind credentialKind(int code) {
+        if (code < 1 || code > CredentialKind.values().length) {
+            throw new IllegalStateException("a2a_card_credential_need returned an unknown kind " + code);
+        }
+        return CredentialKind.values()[code - 1];
+    }
+
+    /** The C numbering of these enums starts at 1 in declaration order; 0 means "not this kind". */
+    private static <E> Optional<E> enumOf(E[] values, int code, String what) {
+        if (code == 0) {
+            return Optional.empty();
+        }
+        if (code < 0 || code > values.length) {
+            throw new IllegalStateException("a2a_card_credential_need returned an unknown " + what + " " + code);
+        }
+        return Optional.of(values[code - 1]);
     }
 
     /** A one-line explanation of the last successful selection, for logs. */

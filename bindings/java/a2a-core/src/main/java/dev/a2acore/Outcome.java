@@ -46,6 +46,7 @@ public final class Outcome {
     private final Optional<String> bodyExcerpt;
     private final Optional<String> modelPrefix;
     private final boolean countsTowardBreaker;
+    private final int exitCode;
     /** The native outcome, kept for {@link #modelText}; null for borrowed outcomes. */
     private final Pointer handle;
 
@@ -110,6 +111,7 @@ public final class Outcome {
         bodyExcerpt = Optional.ofNullable(lib.a2a_outcome_body_excerpt(h).string());
         modelPrefix = Optional.ofNullable(lib.a2a_model_prefix(h).string());
         countsTowardBreaker = lib.a2a_counts_toward_breaker(h) != 0;
+        exitCode = lib.a2a_outcome_exit_code(h);
         handle = owned ? h : null;
         if (owned) {
             CLEANER.register(this, new Free(h));
@@ -198,6 +200,17 @@ public final class Outcome {
     /** Whether this outcome counts as a failure toward opening a circuit breaker. */
     public boolean countsTowardBreaker() {
         return countsTowardBreaker;
+    }
+
+    /**
+     * The exit status the {@code a2a} command-line tool gives this outcome (the
+     * {@code exit_code} column of {@code outcomes.json}), so that Java tools can report the
+     * same: 0 success (a message or a COMPLETED task), 3 transport, HTTP or malformed
+     * response, 4 protocol error, 5 FAILED task, 6 CANCELED, REJECTED, INPUT_REQUIRED or
+     * AUTH_REQUIRED task, 7 a task not in a final state.
+     */
+    public int exitCode() {
+        return exitCode;
     }
 
     /** The outcome's channel. */

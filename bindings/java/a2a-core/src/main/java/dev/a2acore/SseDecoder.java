@@ -21,16 +21,16 @@ import java.util.OptionalLong;
  * {@link #finish()} at the end of the body.
  *
  * <p>One foreign call per chunk: the chunk is copied once into native memory this object
- * owns (so the library never sees the Java heap), decoded with the batch call, and every
- * item is copied out into Java objects before the call returns. Not thread-safe in the
+ * owns (so the library never sees the Java heap), decoded with the packed batch call, and
+ * the events' values come back with one bulk read of the packed buffer and one of its
+ * offsets (the item array is read only when the chunk also completed comments, retry
+ * fields or limit errors); every item is a Java object before the call returns. Not thread-safe in the
  * sense of interleaved streams, but every method is synchronized so that {@link #close()}
  * from another thread (a watchdog) is safe. {@link #close()} frees the native handle; a
  * {@link Cleaner} frees it if the object is dropped unclosed.
  */
 public final class SseDecoder implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
-    private static final int ITEMS_OFF = 0;
-    private static final int COUNT_OFF = 8;
 
     /** Native state, freed by close() or by the cleaner; never references the decoder. */
     private static final class State implements Runnable {
@@ -50,10 +50,15 @@ public final class SseDecoder implements AutoCloseable {
     private final A2aCoreLibrary lib;
     private final State state = new State();
     private final Cleaner.Cleanable cleanable;
-    private final Memory out = new Memory(16);
+    private final Memory out = new Memory(Layout.PACKED_SIZE);
     private final SseConfig config;
     private boolean poisoned;
     private byte[] itemScratch = new byte[0];
+    /** The last packed feed's values and offsets (copied out; reused across feeds). */
+    private byte[] values = new byte[4096];
+    private long[] offsets = new long[64];
+    private String lastType;
+    private String lastId;
 
     /** A decoder with the default limits (16 MiB) and the WHATWG end-of-stream rule. */
     public SseDecoder() {
@@ -84,15 +89,16 @@ public final class SseDecoder implements AutoCloseable {
     }
 
     /** Decodes {@code len} bytes of {@code chunk} from {@code off} and returns the events they completed. */
-    public List<SseEvent> feed(byte[] chunk, int off, int len) {
-        List<SseItem> items = feedItems(chunk, off, len);
-        List<SseEvent> events = new ArrayList<>(items.size());
-        for (SseItem item : items) {
-            if (item instanceof SseEvent e) {
-                events.add(e);
-            }
+    public synchronized List<SseEvent> feed(byte[] chunk, int off, int len) {
+        int events = feedPacked(chunk, off, len);
+        if (events == 0) {
+            return Collections.emptyList();
         }
-        return events;
+        List<SseEvent> result = new ArrayList<>(events);
+        for (int i = 0; i < events; i++) {
+            result.add(event(i));
+        }
+        return result;
     }
 
     /** Decodes a chunk and returns every item it completed, in order. */
@@ -102,6 +108,54 @@ public final class SseDecoder implements AutoCloseable {
 
     /** Decodes {@code len} bytes of {@code chunk} from {@code off} and returns every item they completed, in order. */
     public synchronized List<SseItem> feedItems(byte[] chunk, int off, int len) {
+        int events = feedPacked(chunk, off, len);
+        long count = Layout.sizeT(out, Layout.PACKED_ITEM_COUNT);
+        if (count == 0) {
+            return Collections.emptyList();
+        }
+        List<SseItem> result = new ArrayList<>(Math.toIntExact(count));
+        if (count == events) {
+            // Events only (the common case): the packed values say everything.
+            for (int i = 0; i < events; i++) {
+                result.add(event(i));
+            }
+            return result;
+        }
+        // Comments, retry fields or limit errors among them: walk the items for the order.
+        Pointer items = out.getPointer(Layout.PACKED_ITEMS);
+        int bytes = Math.toIntExact(count * Layout.ITEM_SIZE);
+        if (itemScratch.length < bytes) {
+            itemScratch = new byte[Math.max(bytes, itemScratch.length * 2)];
+        }
+        items.read(0, itemScratch, 0, bytes);
+        ByteBuffer bb = ByteBuffer.wrap(itemScratch, 0, bytes).order(ByteOrder.nativeOrder());
+        int event = 0;
+        for (int i = 0; i < count; i++) {
+            int at = i * Layout.ITEM_SIZE;
+            int kind = bb.getInt(at + Layout.ITEM_KIND);
+            switch (kind) {
+                case 1 -> result.add(event(event++));
+                case 2 -> result.add(new SseItem.Comment(nativeString(bb, at + Layout.ITEM_DATA)));
+                case 3 -> result.add(new SseItem.Retry(bb.getLong(at + Layout.ITEM_RETRY)));
+                case 4 -> result.add(new SseItem.LimitError(
+                    SseItem.SseLimit.fromResult(bb.getInt(at + Layout.ITEM_ERROR)), Layout.sizeT(bb, at + Layout.ITEM_LIMIT)));
+                default -> throw new IllegalStateException("a2a_sse_decoder_feed_packed returned an item of unknown kind " + kind);
+            }
+        }
+        if (event != events) {
+            throw new IllegalStateException("a2a_sse_decoder_feed_packed: " + event + " event items for " + events + " events");
+        }
+        return result;
+    }
+
+    /**
+     * One foreign call: copies the chunk into native memory this decoder owns, decodes it
+     * with {@code a2a_sse_decoder_feed_packed}, and reads the packed values and their offsets
+     * with one bulk read each (see {@code a2a_sse_packed} in the C header: every event's type,
+     * data and id, each followed by one CR, and {@code 3n + 1} start offsets). Returns the
+     * number of events; {@link #event} then builds them.
+     */
+    private int feedPacked(byte[] chunk, int off, int len) {
         if (off < 0 || len < 0 || off + len > chunk.length) {
             throw new IndexOutOfBoundsException("off=" + off + " len=" + len + " length=" + chunk.length);
         }
@@ -118,27 +172,69 @@ public final class SseDecoder implements AutoCloseable {
         if (len > 0) {
             buf.write(0, chunk, off, len);
         }
-        // Zero-copy feed over native memory this decoder owns and keeps unmodified until
-        // every view below has been copied out (the next feed overwrites it).
-        int rc = lib.a2a_sse_decoder_feed(handle, buf, new SizeT(len), out.share(ITEMS_OFF), out.share(COUNT_OFF));
-        checkRc("a2a_sse_decoder_feed", rc);
-        long count = Layout.sizeT(out, COUNT_OFF);
-        if (count == 0) {
-            return Collections.emptyList();
+        checkRc("a2a_sse_decoder_feed_packed", lib.a2a_sse_decoder_feed_packed(handle, buf, new SizeT(len), out));
+        int events = Math.toIntExact(Layout.sizeT(out, Layout.PACKED_EVENT_COUNT));
+        if (events == 0) {
+            return 0;
         }
-        Pointer items = out.getPointer(ITEMS_OFF);
-        int bytes = Math.toIntExact(count * Layout.ITEM_SIZE);
-        if (itemScratch.length < bytes) {
-            itemScratch = new byte[Math.max(bytes, itemScratch.length * 2)];
+        int total = Math.toIntExact(Layout.sizeT(out, Layout.PACKED_BYTES + Layout.PTR));
+        if (values.length < total) {
+            values = new byte[Math.max(total, values.length * 2)];
         }
-        items.read(0, itemScratch, 0, bytes);
-        ByteBuffer bb = ByteBuffer.wrap(itemScratch, 0, bytes).order(ByteOrder.nativeOrder());
-        long base = Pointer.nativeValue(buf);
-        List<SseItem> result = new ArrayList<>((int) count);
-        for (int i = 0; i < count; i++) {
-            result.add(readItem(bb, i * Layout.ITEM_SIZE, chunk, off, len, base));
+        out.getPointer(Layout.PACKED_BYTES).read(0, values, 0, total);
+        int n = Math.addExact(Math.multiplyExact(3, events), 1);
+        if (offsets.length < n) {
+            offsets = new long[Math.max(n, offsets.length * 2)];
         }
-        return result;
+        out.getPointer(Layout.PACKED_OFFSETS).read(0, offsets, 0, n);
+        if (offsets[0] != 0 || offsets[n - 1] != total) {
+            throw new IllegalStateException("a2a_sse_decoder_feed_packed: offsets do not span the values");
+        }
+        lastType = null;
+        lastId = null;
+        return events;
+    }
+
+    /** Event {@code i} of the last packed feed; a type or id equal to the previous event's is shared, not decoded again. */
+    private SseEvent event(int i) {
+        int k = 3 * i;
+        String type = value(k, lastType);
+        lastType = type;
+        String data = value(k + 1, null);
+        String id = value(k + 2, lastId);
+        lastId = id;
+        return new SseEvent(type, data, id);
+    }
+
+    /** Value {@code k}: bytes {@code [offsets[k], offsets[k + 1] - 1)} (the CR excluded), decoded as UTF-8. */
+    private String value(int k, String previous) {
+        int from = (int) offsets[k];
+        int to = (int) offsets[k + 1] - 1;
+        int n = to - from;
+        if (n < 0 || to > values.length) {
+            throw new IllegalStateException("a2a_sse_decoder_feed_packed: offsets out of order");
+        }
+        if (n == 0) {
+            return "";
+        }
+        if (n == 7 && isMessage(values, from)) {
+            return "message";
+        }
+        if (previous != null && previous.length() == n && sameAscii(previous, values, from)) {
+            return previous;
+        }
+        return new String(values, from, n, StandardCharsets.UTF_8);
+    }
+
+    /** Whether {@code s} (of length n) is exactly the ASCII bytes at {@code from}. */
+    private static boolean sameAscii(String s, byte[] b, int from) {
+        for (int j = 0; j < s.length(); j++) {
+            char c = s.charAt(j);
+            if (c >= 0x80 || b[from + j] != (byte) c) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -220,45 +316,19 @@ public final class SseDecoder implements AutoCloseable {
         throw new A2aCoreException(function, rc, detail);
     }
 
-    private SseItem readItem(ByteBuffer bb, int at, byte[] chunk, int off, int len, long base) {
-        int kind = bb.getInt(at + Layout.ITEM_KIND);
-        switch (kind) {
-            case 1:
-                return new SseEvent(view(bb, at + Layout.ITEM_TYPE, chunk, off, len, base),
-                    view(bb, at + Layout.ITEM_DATA, chunk, off, len, base),
-                    view(bb, at + Layout.ITEM_ID, chunk, off, len, base));
-            case 2:
-                return new SseItem.Comment(view(bb, at + Layout.ITEM_DATA, chunk, off, len, base));
-            case 3:
-                return new SseItem.Retry(bb.getLong(at + Layout.ITEM_RETRY));
-            case 4:
-                return new SseItem.LimitError(SseItem.SseLimit.fromResult(bb.getInt(at + Layout.ITEM_ERROR)),
-                    Layout.sizeT(bb, at + Layout.ITEM_LIMIT));
-            default:
-                throw new IllegalStateException("a2a_sse_decoder_feed returned an item of unknown kind " + kind);
-        }
-    }
-
-    /** Copies a view out: from the Java chunk when it lies inside the fed bytes, else from native memory. */
-    private static String view(ByteBuffer bb, int at, byte[] chunk, int off, int len, long base) {
+    /** Copies a view of native memory out as UTF-8 (empty when absent). */
+    private static String nativeString(ByteBuffer bb, int at) {
         long ptr = Layout.address(bb, at);
         long n = Layout.sizeT(bb, at + Layout.PTR);
         if (ptr == 0 || n == 0) {
             return "";
         }
-        long rel = ptr - base;
-        if (rel >= 0 && rel + n <= len) {
-            return new String(chunk, off + (int) rel, (int) n, StandardCharsets.UTF_8);
-        }
-        if (n == 7) {
-            byte[] b = new Pointer(ptr).getByteArray(0, 7);
-            return isMessage(b) ? "message" : new String(b, StandardCharsets.UTF_8);
-        }
         return new String(new Pointer(ptr).getByteArray(0, Math.toIntExact(n)), StandardCharsets.UTF_8);
     }
 
-    private static boolean isMessage(byte[] b) {
-        return b[0] == 'm' && b[1] == 'e' && b[2] == 's' && b[3] == 's' && b[4] == 'a' && b[5] == 'g' && b[6] == 'e';
+    private static boolean isMessage(byte[] b, int at) {
+        return b[at] == 'm' && b[at + 1] == 'e' && b[at + 2] == 's' && b[at + 3] == 's' && b[at + 4] == 'a'
+            && b[at + 5] == 'g' && b[at + 6] == 'e';
     }
 
     private static String string(Layout.BytesView v) {

@@ -1,6 +1,7 @@
 package dev.a2acore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,8 +17,8 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * Every case of {@code bindings/fixtures/cards.json} through {@link AgentCard#resolve}: the
- * chosen URL, version, binding, tenant and origin, or the error kind. The
- * {@code credentials} column has no C ABI export and is not checked here.
+ * chosen URL, version, binding, tenant and origin, or the error kind; and the
+ * {@code credentials} column through {@link AgentCard#credentials()}.
  */
 class CardsFixtureTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -27,10 +28,95 @@ class CardsFixtureTest {
         JsonNode cases = Fixtures.load("cards.json").get("cases");
         assertTrue(cases.size() >= 40, "cards.json shrank to " + cases.size());
         List<DynamicTest> tests = new ArrayList<>();
+        int withCredentials = 0;
         for (JsonNode c : cases) {
             tests.add(DynamicTest.dynamicTest(c.get("name").asText(), () -> check(c)));
+            if (c.has("credentials")) {
+                withCredentials++;
+                tests.add(DynamicTest.dynamicTest(c.get("name").asText() + " (credentials)", () -> checkCredentials(c)));
+            }
         }
+        assertTrue(withCredentials >= 4, "cards.json has only " + withCredentials + " credentials cases");
         return tests.stream();
+    }
+
+    /** The plan's words against the column, and which header each need travels in. */
+    private static void checkCredentials(JsonNode c) throws Exception {
+        String name = c.get("name").asText() + " (" + c.get("source").asText() + ")";
+        List<List<String>> want = new ArrayList<>();
+        for (JsonNode alt : c.get("credentials")) {
+            List<String> words = new ArrayList<>();
+            alt.forEach(w -> words.add(w.asText()));
+            want.add(words);
+        }
+        try (AgentCard card = AgentCard.parse(JSON.writeValueAsBytes(c.get("card")))) {
+            AgentCard.CredentialPlan plan = card.credentials();
+            List<List<String>> got = new ArrayList<>();
+            for (List<AgentCard.CredentialNeed> alt : plan.alternatives()) {
+                List<String> words = new ArrayList<>();
+                for (AgentCard.CredentialNeed n : alt) {
+                    words.add(n.word());
+                    assertFalse(n.scheme().isEmpty(), name + ": need without a scheme name");
+                    Optional<String> header = switch (n.kind()) {
+                        case BEARER, BASIC, OTHER_HTTP -> Optional.of("Authorization");
+                        case API_KEY -> n.apiKeyLocation().orElseThrow() == AgentCard.ApiKeyLocation.HEADER
+                            ? n.apiKeyName() : Optional.empty();
+                        default -> Optional.empty();
+                    };
+                    assertEquals(header, n.headerName(), name + ": header of " + n.word());
+                }
+                got.add(words);
+            }
+            assertEquals(want, got, name);
+        }
+    }
+
+    @Test
+    void credentialDetails() {
+        String json = "{\"url\":\"https://h/a2a\",\"securitySchemes\":{"
+            + "\"oauth\":{\"type\":\"oauth2\",\"flows\":{\"clientCredentials\":{\"tokenUrl\":\"https://h/t\",\"scopes\":{}}}},"
+            + "\"jwt\":{\"type\":\"http\",\"scheme\":\"Bearer\",\"bearerFormat\":\"JWT\"},"
+            + "\"q\":{\"type\":\"apiKey\",\"in\":\"query\",\"name\":\"key\"},"
+            + "\"sig\":{\"type\":\"http\",\"scheme\":\"HOBA\"}},"
+            + "\"security\":[{\"oauth\":[\"read\",\"write\"]},{\"jwt\":[],\"q\":[]},{\"sig\":[]},{\"nope\":[]},{}]}";
+        try (AgentCard card = AgentCard.parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+            AgentCard.CredentialPlan plan = card.credentials();
+            assertTrue(plan.stated());
+            List<List<AgentCard.CredentialNeed>> alts = plan.alternatives();
+            assertEquals(5, alts.size());
+            AgentCard.CredentialNeed oauth = alts.get(0).get(0);
+            assertEquals(AgentCard.CredentialKind.BEARER, oauth.kind());
+            assertEquals(Optional.of(AgentCard.BearerSource.OAUTH2), oauth.bearerSource());
+            assertEquals(List.of("read", "write"), oauth.scopes());
+            assertEquals("oauth", oauth.scheme());
+            assertEquals(2, alts.get(1).size());
+            AgentCard.CredentialNeed jwt = alts.get(1).get(0);
+            assertEquals(Optional.of(AgentCard.BearerSource.HTTP), jwt.bearerSource());
+            assertEquals(Optional.of("JWT"), jwt.bearerFormat());
+            assertEquals(Optional.of("Authorization"), jwt.headerName());
+            assertEquals(List.of(), jwt.scopes());
+            AgentCard.CredentialNeed q = alts.get(1).get(1);
+            assertEquals("api_key:query:key", q.word());
+            assertEquals(Optional.empty(), q.headerName());
+            assertEquals("other_http:HOBA", alts.get(2).get(0).word());
+            AgentCard.CredentialNeed nope = alts.get(3).get(0);
+            assertEquals(AgentCard.CredentialKind.UNKNOWN, nope.kind());
+            assertEquals("nope", nope.scheme());
+            assertEquals(Optional.empty(), nope.headerName());
+            assertEquals(List.of(), alts.get(4));
+        }
+        // Schemes without a requirement: each offered alone, not stated.
+        try (AgentCard card = AgentCard.parse(
+                "{\"url\":\"https://h/\",\"securitySchemes\":{\"b\":{\"type\":\"http\",\"scheme\":\"Basic\"}}}".getBytes())) {
+            AgentCard.CredentialPlan plan = card.credentials();
+            assertFalse(plan.stated());
+            assertEquals(1, plan.alternatives().size());
+            assertEquals("basic", plan.alternatives().get(0).get(0).word());
+        }
+        AgentCard none = AgentCard.parse("{\"url\":\"https://h/\"}".getBytes());
+        assertEquals(List.of(), none.credentials().alternatives());
+        none.close();
+        assertThrows(IllegalStateException.class, none::credentials);
     }
 
     private static void check(JsonNode c) throws Exception {

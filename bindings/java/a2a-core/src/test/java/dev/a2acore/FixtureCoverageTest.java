@@ -21,7 +21,7 @@ class FixtureCoverageTest {
         "outcomes.json", "OutcomesFixtureTest",
         "error_ids.json", "ErrorIdsFixtureTest",
         "idempotency.json", "IdempotencyFixtureTest",
-        "cards.json", "CardsFixtureTest (credentials column not exported)",
+        "cards.json", "CardsFixtureTest",
         "requests.json", "RequestsFixtureTest");
 
     /** Not reachable through the C ABI yet (no export for what they test). */

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.TestFactory;
  * the outcome exactly (named like the {@code a2a classify --json} keys), and the
  * {@code hint_contains} / {@code message_contains} substrings must be there, and the
  * {@code model_prefix} and {@code breaker} columns must match {@link Outcome#modelPrefix()}
- * and {@link Outcome#countsTowardBreaker()}. The {@code exit_code} column is the CLI's
- * (no C ABI export).
+ * and {@link Outcome#countsTowardBreaker()}, and the {@code exit_code} column
+ * {@link Outcome#exitCode()}.
  */
 class OutcomesFixtureTest {
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
@@ -153,6 +153,12 @@ class OutcomesFixtureTest {
         }
         if (row.get("breaker").asBoolean() != o.countsTowardBreaker()) {
             failures.add("breaker: want " + row.get("breaker") + ", got " + o.countsTowardBreaker());
+        }
+        JsonNode exit = row.get("exit_code");
+        if (exit == null || !exit.isInt()) {
+            failures.add("row without an integer exit_code");
+        } else if (exit.asInt() != o.exitCode()) {
+            failures.add("exit_code: want " + exit + ", got " + o.exitCode());
         }
         assertEquals(List.of(), failures, id + " (" + row.get("source").asText() + ")");
     }

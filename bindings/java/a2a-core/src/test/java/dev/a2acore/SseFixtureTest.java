@@ -14,7 +14,8 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * Every case of {@code bindings/fixtures/sse.json}, fed whole, split into two chunks at every
  * byte offset, and in 1-byte chunks: each must give exactly the expected events, comment
- * count, retries, limit errors, finish report and last event ID.
+ * count, retries, limit errors, finish report and last event ID; and through {@code feed}
+ * (events only), whole and split at every byte.
  */
 class SseFixtureTest {
 
@@ -43,6 +44,16 @@ class SseFixtureTest {
                 int[] sizes = new int[input.length];
                 java.util.Arrays.fill(sizes, 1);
                 check(c, run(config, input, sizes), "1-byte chunks");
+            }));
+            // feed() (events only) reads no item array: the same events, whole and split.
+            tests.add(DynamicTest.dynamicTest(name + " [feed: whole and split at every byte]", () -> {
+                List<SseEvent> expected = new ArrayList<>();
+                c.get("events").forEach(e -> expected.add(event(e)));
+                assertEquals(expected, runEvents(config, input, new int[] {input.length}), name + " (feed, whole)");
+                for (int at = 0; at <= input.length; at++) {
+                    assertEquals(expected, runEvents(config, input, new int[] {at, input.length - at}),
+                        name + " (feed, split at " + at + ")");
+                }
             }));
         }
         if (tests.isEmpty()) {
@@ -93,6 +104,18 @@ class SseFixtureTest {
             }
             SseFinish finish = d.finish();
             return new Run(events, comments, retries, errors, finish, d.lastEventId());
+        }
+    }
+
+    private static List<SseEvent> runEvents(SseConfig config, byte[] input, int[] sizes) {
+        try (SseDecoder d = new SseDecoder(config)) {
+            List<SseEvent> events = new ArrayList<>();
+            int off = 0;
+            for (int size : sizes) {
+                events.addAll(d.feed(input, off, size));
+                off += size;
+            }
+            return events;
         }
     }
 

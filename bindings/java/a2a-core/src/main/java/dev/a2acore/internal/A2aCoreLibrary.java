@@ -169,6 +169,9 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_outcome_body_excerpt}. */
     View a2a_outcome_body_excerpt(Pointer outcome);
 
+    /** {@code a2a_outcome_exit_code} (-1 for NULL). */
+    int a2a_outcome_exit_code(Pointer outcome);
+
     /** {@code a2a_outcome_state} (out: uint32). */
     byte a2a_outcome_state(Pointer outcome, Pointer out);
 
@@ -215,6 +218,9 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_sse_decoder_feed_copy}. */
     int a2a_sse_decoder_feed_copy(Pointer decoder, Pointer chunk, SizeT len, Pointer items, Pointer count);
+
+    /** {@code a2a_sse_decoder_feed_packed} (out: an {@code a2a_sse_packed}, see {@link Layout}). */
+    int a2a_sse_decoder_feed_packed(Pointer decoder, Pointer chunk, SizeT len, Pointer out);
 
     /** {@code a2a_sse_decoder_finish}. */
     int a2a_sse_decoder_finish(Pointer decoder, SseFinish out);
@@ -498,6 +504,39 @@ public interface A2aCoreLibrary extends Library {
         public int host_class;
     }
 
+    /** {@code a2a_card_credential_plan}. */
+    @Structure.FieldOrder({"alternative_count", "stated"})
+    class CardCredentialPlan extends Structure {
+        /** Number of alternatives. */
+        public SizeT alternative_count;
+        /** C bool. */
+        public byte stated;
+    }
+
+    /** {@code a2a_card_credential}. */
+    @Structure.FieldOrder({"scheme", "kind", "bearer_source", "bearer_format", "api_key_location", "api_key_name",
+        "http_scheme", "header_name", "scope_count"})
+    class CardCredential extends Structure {
+        /** View. */
+        public Layout.BytesView scheme;
+        /** {@code a2a_card_credential_kind}. */
+        public int kind;
+        /** {@code a2a_card_bearer_source} or 0. */
+        public int bearer_source;
+        /** View (absent: not declared). */
+        public Layout.BytesView bearer_format;
+        /** {@code a2a_card_api_key_location} or 0. */
+        public int api_key_location;
+        /** View (absent: not an API key). */
+        public Layout.BytesView api_key_name;
+        /** View (absent: not another HTTP scheme). */
+        public Layout.BytesView http_scheme;
+        /** View (absent: no header). */
+        public Layout.BytesView header_name;
+        /** Number of OAuth scopes. */
+        public SizeT scope_count;
+    }
+
     /** {@code a2a_card_new}. */
     int a2a_card_new(Pointer out);
 
@@ -522,6 +561,18 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_card_choice_explain}. */
     View a2a_card_choice_explain(Pointer card);
+
+    /** {@code a2a_card_credentials}. */
+    int a2a_card_credentials(Pointer card, CardCredentialPlan out);
+
+    /** {@code a2a_card_credential_alternative} (need_count: size_t out). */
+    int a2a_card_credential_alternative(Pointer card, SizeT alternative, Pointer needCount);
+
+    /** {@code a2a_card_credential_need}. */
+    int a2a_card_credential_need(Pointer card, SizeT alternative, SizeT index, CardCredential out);
+
+    /** {@code a2a_card_credential_scope} (out: a2a_str). */
+    int a2a_card_credential_scope(Pointer card, SizeT alternative, SizeT index, SizeT scope, Pointer out);
 
     /** {@code a2a_card_validate_interface_url} (same_origin: bool out). */
     int a2a_card_validate_interface_url(Pointer card, byte[] url, SizeT urlLen, byte[] cardUrl, SizeT cardUrlLen,

@@ -6,7 +6,7 @@ import com.sun.jna.Structure;
 import java.nio.ByteBuffer;
 
 /**
- * Field offsets of the C structs this binding reads in bulk ({@code a2a_sse_item}), taken from
+ * Field offsets of the C structs this binding reads in bulk ({@code a2a_sse_item}, {@code a2a_sse_packed}), taken from
  * JNA's layout of the same declaration so they are right on every platform JNA supports.
  */
 public final class Layout {
@@ -43,6 +43,49 @@ public final class Layout {
             return fieldOffset(field);
         }
     }
+
+    /** JNA mirror of {@code a2a_sse_packed}, used only for its layout. */
+    @Structure.FieldOrder({"bytes", "offsets", "event_count", "comment_count", "limit_error_count", "items",
+        "item_count"})
+    public static class SsePacked extends Structure {
+        /** The events' values, each ended by CR. */
+        public BytesView bytes;
+        /** {@code 3 * event_count + 1} uint64 offsets. */
+        public Pointer offsets;
+        /** Number of events. */
+        public SizeT event_count;
+        /** Number of comments. */
+        public SizeT comment_count;
+        /** Number of limit errors. */
+        public SizeT limit_error_count;
+        /** Every item of the feed. */
+        public Pointer items;
+        /** Number of items. */
+        public SizeT item_count;
+
+        int offsetOf(String field) {
+            return fieldOffset(field);
+        }
+    }
+
+    private static final SsePacked PACKED = new SsePacked();
+
+    /** {@code sizeof(a2a_sse_packed)}. */
+    public static final int PACKED_SIZE = PACKED.size();
+    /** Offset of {@code bytes}. */
+    public static final int PACKED_BYTES = PACKED.offsetOf("bytes");
+    /** Offset of {@code offsets}. */
+    public static final int PACKED_OFFSETS = PACKED.offsetOf("offsets");
+    /** Offset of {@code event_count}. */
+    public static final int PACKED_EVENT_COUNT = PACKED.offsetOf("event_count");
+    /** Offset of {@code comment_count}. */
+    public static final int PACKED_COMMENT_COUNT = PACKED.offsetOf("comment_count");
+    /** Offset of {@code limit_error_count}. */
+    public static final int PACKED_LIMIT_ERROR_COUNT = PACKED.offsetOf("limit_error_count");
+    /** Offset of {@code items}. */
+    public static final int PACKED_ITEMS = PACKED.offsetOf("items");
+    /** Offset of {@code item_count}. */
+    public static final int PACKED_ITEM_COUNT = PACKED.offsetOf("item_count");
 
     private static final SseItem ITEM = new SseItem();
 

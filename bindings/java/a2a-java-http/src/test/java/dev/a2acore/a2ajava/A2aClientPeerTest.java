@@ -29,13 +29,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code cancel-me}), get and cancel. Each test runs on both peers.
  */
 class A2aClientPeerTest {
-    private static PythonPeer python;
-    private static JsPeer js;
+    private static Peer python;
+    private static Peer js;
 
     @BeforeAll
     static void start() throws Exception {
-        python = PythonPeer.start("--ping", "1", "--cancel-wait", "20");
-        js = JsPeer.start("--cancel-wait", "20");
+        python = Peer.python("--ping", "1", "--cancel-wait", "20");
+        js = Peer.js("--cancel-wait", "20");
     }
 
     @AfterAll

@@ -33,12 +33,12 @@ import org.junit.jupiter.api.Test;
  * Agent words: tests/peers/README.md.
  */
 class PythonPeerTest {
-    private static PythonPeer peer;
+    private static Peer peer;
     private static AgentCard card;
 
     @BeforeAll
     static void start() throws Exception {
-        peer = PythonPeer.start("--ping", "1");
+        peer = Peer.python("--ping", "1");
         card = new A2ACardResolver(client(), peer.url).getAgentCard();
     }
 

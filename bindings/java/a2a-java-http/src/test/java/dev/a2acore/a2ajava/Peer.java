@@ -1,6 +1,7 @@
 package dev.a2acore.a2ajava;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -13,30 +14,42 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The real JS {@code @a2a-js/sdk} 1.3.0 peer ({@code tests/peers/js/peer.mjs}) on 127.0.0.1:
- * the URL from {@code A2A_PEER_URL_JS} when the tests run under {@code tests/peers/launch.py},
- * else started here ({@code A2A_PEER_NODE} or {@code node}, {@code --port 0}) and read from its
- * {@code READY <url>} line. Missing {@code node_modules} is a failure, not a skip
- * ({@code scripts/ci/05-setup.sh} runs {@code npm ci}).
+ * A real A2A peer from {@code tests/peers} on 127.0.0.1: the Python a2a-sdk 1.3.0 server
+ * ({@code tests/peers/python/peer.py}) or the JS {@code @a2a-js/sdk} 1.3.0 server
+ * ({@code tests/peers/js/peer.mjs}). The URL comes from {@code A2A_PEER_URL_PYTHON} /
+ * {@code A2A_PEER_URL_JS} when the tests run under {@code tests/peers/launch.py} (and no
+ * options are asked for); otherwise the peer is started here with {@code --port 0} and its
+ * {@code READY <url>} line is read. A missing interpreter or {@code node_modules} is a failure,
+ * not a skip ({@code scripts/ci/05-setup.sh} installs both).
  */
-final class JsPeer implements AutoCloseable {
+final class Peer implements AutoCloseable {
     private static final long READY_MS = 30_000;
 
     final String url;
     private final Process process;
     private final Path log;
 
-    private JsPeer(String url, Process process, Path log) {
+    private Peer(String url, Process process, Path log) {
         this.url = url;
         this.process = process;
         this.log = log;
     }
 
-    static JsPeer start(String... options) throws Exception {
-        String given = System.getenv("A2A_PEER_URL_JS");
-        if (given != null && !given.isEmpty() && options.length == 0) {
-            return new JsPeer(given.replaceAll("/+$", ""), null, null);
+    /** The Python a2a-sdk peer ({@code A2A_PEER_PYTHON} or {@code .venv/bin/python}). */
+    static Peer python(String... options) throws Exception {
+        Path root = repoRoot();
+        String python = System.getenv("A2A_PEER_PYTHON");
+        if (python == null || python.isEmpty()) {
+            python = root.resolve(".venv").resolve("bin").resolve("python").toString();
         }
+        if (!new File(python).canExecute()) {
+            throw new AssertionError("Python peer interpreter " + python + " missing: run scripts/ci/05-setup.sh");
+        }
+        return start("Python", "A2A_PEER_URL_PYTHON", List.of(python, root.resolve("tests/peers/python/peer.py").toString()), options);
+    }
+
+    /** The JS @a2a-js/sdk peer ({@code A2A_PEER_NODE} or {@code node}). */
+    static Peer js(String... options) throws Exception {
         Path root = repoRoot();
         String node = System.getenv("A2A_PEER_NODE");
         if (node == null || node.isEmpty()) {
@@ -45,10 +58,18 @@ final class JsPeer implements AutoCloseable {
         if (!Files.isDirectory(root.resolve("tests/peers/js/node_modules"))) {
             throw new AssertionError("tests/peers/js/node_modules missing: run scripts/ci/05-setup.sh (npm ci)");
         }
-        List<String> cmd = new ArrayList<>(List.of(node, root.resolve("tests/peers/js/peer.mjs").toString(),
-            "--host", "127.0.0.1", "--port", "0"));
+        return start("JS", "A2A_PEER_URL_JS", List.of(node, root.resolve("tests/peers/js/peer.mjs").toString()), options);
+    }
+
+    private static Peer start(String name, String urlVariable, List<String> command, String... options) throws Exception {
+        String given = System.getenv(urlVariable);
+        if (given != null && !given.isEmpty() && options.length == 0) {
+            return new Peer(given.replaceAll("/+$", ""), null, null);
+        }
+        List<String> cmd = new ArrayList<>(command);
+        cmd.addAll(List.of("--host", "127.0.0.1", "--port", "0"));
         cmd.addAll(List.of(options));
-        Path log = Files.createTempFile("a2a-java-jspeer", ".log");
+        Path log = Files.createTempFile("a2a-java-peer", ".log");
         Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
         CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
@@ -71,10 +92,10 @@ final class JsPeer implements AutoCloseable {
         }
         if (url == null) {
             p.destroyForcibly();
-            throw new AssertionError("JS peer did not print READY within " + READY_MS + " ms; stderr:\n"
+            throw new AssertionError(name + " peer did not print READY within " + READY_MS + " ms; stderr:\n"
                 + Files.readString(log));
         }
-        return new JsPeer(url, p, log);
+        return new Peer(url, p, log);
     }
 
     private static Path repoRoot() {

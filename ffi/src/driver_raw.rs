@@ -286,12 +286,8 @@ pub extern "C" fn a2a_client_exchange(
         let req = try_input!(unsafe {
             request_from(method, method_len, url, url_len, headers, headers_len, body, body_len)
         });
-        let abort = if abort.is_null() {
-            AbortHandle::new()
-        } else {
-            // SAFETY: non-NULL; the header requires a live abort switch.
-            unsafe { &*abort }.inner.clone()
-        };
+        // SAFETY: the header requires `abort` to be NULL or a live abort switch.
+        let abort = unsafe { abort_or_new(abort) };
         match c.inner.exchange_abortable(&req, budget(timeout_ms), &abort) {
             Ok(r) => {
                 out.set(handle::into_raw(a2a_raw_response::from_core(r)));
@@ -373,12 +369,8 @@ pub extern "C" fn a2a_client_open_stream(
         let req = try_input!(unsafe {
             request_from(method, method_len, url, url_len, headers, headers_len, body, body_len)
         });
-        let abort = if abort.is_null() {
-            AbortHandle::new()
-        } else {
-            // SAFETY: non-NULL; the header requires a live abort switch.
-            unsafe { &*abort }.inner.clone()
-        };
+        // SAFETY: the header requires `abort` to be NULL or a live abort switch.
+        let abort = unsafe { abort_or_new(abort) };
         let idle = c.inner.config().stream_idle_timeout;
         let (head, body) = match c.inner.open_stream_abortable(&req, budget(timeout_ms), &abort) {
             Ok(Ok(s)) => (
@@ -493,6 +485,19 @@ pub extern "C" fn a2a_raw_stream_free(stream: *mut a2a_raw_stream) {
     ffi_panic_boundary! {
         // SAFETY: the header requires a pointer from this library, not yet freed.
         unsafe { handle::free(stream) }
+    }
+}
+
+/// The caller's abort switch, or a fresh one nobody else can trigger when `abort` is NULL.
+///
+/// # Safety
+/// `abort` is NULL or points to a live `a2a_abort`.
+unsafe fn abort_or_new(abort: *const a2a_abort) -> AbortHandle {
+    if abort.is_null() {
+        AbortHandle::new()
+    } else {
+        // SAFETY: non-NULL, and live by the caller's contract.
+        unsafe { &*abort }.inner.clone()
     }
 }
 

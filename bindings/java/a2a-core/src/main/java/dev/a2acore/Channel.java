@@ -1,7 +1,7 @@
 package dev.a2acore;
 
 /** The channel of an outcome: exactly one per outcome. */
-public enum Channel {
+public enum Channel implements NativeEnum {
     /** No HTTP response: connect failure, timeout, reset, circuit open, card resolution. */
     TRANSPORT(1, "transport"),
     /** A non-2xx HTTP status whose body carries no protocol error. */
@@ -24,32 +24,24 @@ public enum Channel {
     }
 
     /** The number of this value in the C ABI. */
+    @Override
     public int code() {
         return code;
     }
 
     /** The name used in JSON output and the fixtures (the C ABI's {@code _to_str}). */
+    @Override
     public String wireName() {
         return wireName;
     }
 
     /** The value with this C ABI number. */
     public static java.util.Optional<Channel> fromCode(int code) {
-        for (Channel v : values()) {
-            if (v.code == code) {
-                return java.util.Optional.of(v);
-            }
-        }
-        return java.util.Optional.empty();
+        return NativeEnum.byCode(values(), code);
     }
 
     /** The value with this wire name. */
     public static java.util.Optional<Channel> fromWireName(String name) {
-        for (Channel v : values()) {
-            if (v.wireName.equals(name)) {
-                return java.util.Optional.of(v);
-            }
-        }
-        return java.util.Optional.empty();
+        return NativeEnum.byWireName(values(), name);
     }
 }

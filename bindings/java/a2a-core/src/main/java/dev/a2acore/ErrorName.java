@@ -3,7 +3,7 @@ package dev.a2acore;
 import java.util.Optional;
 
 /** The typed name of an error outcome: protocol names 1-99, http 101-199, transport 201-299. */
-public enum ErrorName {
+public enum ErrorName implements NativeEnum {
     /** -32700: the body was not valid JSON. */
     PARSE_ERROR(1, "ParseError"),
     /** -32600: not a valid JSON-RPC request. */
@@ -80,11 +80,13 @@ public enum ErrorName {
     }
 
     /** The number of this value in the C ABI. */
+    @Override
     public int code() {
         return code;
     }
 
     /** The name used in JSON output and the fixtures ({@code TaskNotFound}, {@code Timeout}). */
+    @Override
     public String wireName() {
         return wireName;
     }
@@ -96,21 +98,11 @@ public enum ErrorName {
 
     /** The value with this C ABI number. */
     public static Optional<ErrorName> fromCode(int code) {
-        for (ErrorName v : values()) {
-            if (v.code == code) {
-                return Optional.of(v);
-            }
-        }
-        return Optional.empty();
+        return NativeEnum.byCode(values(), code);
     }
 
     /** The value with this wire name (exact, case-sensitive). */
     public static Optional<ErrorName> fromWireName(String name) {
-        for (ErrorName v : values()) {
-            if (v.wireName.equals(name)) {
-                return Optional.of(v);
-            }
-        }
-        return Optional.empty();
+        return NativeEnum.byWireName(values(), name);
     }
 }

@@ -1,7 +1,7 @@
 package dev.a2acore;
 
 /** The two protocol shapes deployed today. */
-public enum ProtocolVersion {
+public enum ProtocolVersion implements NativeEnum {
     /** Protocol 0.3 (message/send, kind discriminators). */
     V03(1, "0.3"),
     /** Protocol 1.x (SendMessage, ProtoJSON, A2A-Version: 1.0). */
@@ -16,32 +16,24 @@ public enum ProtocolVersion {
     }
 
     /** The number of this value in the C ABI. */
+    @Override
     public int code() {
         return code;
     }
 
     /** The name used in JSON output and the fixtures (the C ABI's {@code _to_str}). */
+    @Override
     public String wireName() {
         return wireName;
     }
 
     /** The value with this C ABI number. */
     public static java.util.Optional<ProtocolVersion> fromCode(int code) {
-        for (ProtocolVersion v : values()) {
-            if (v.code == code) {
-                return java.util.Optional.of(v);
-            }
-        }
-        return java.util.Optional.empty();
+        return NativeEnum.byCode(values(), code);
     }
 
     /** The value with this wire name. */
     public static java.util.Optional<ProtocolVersion> fromWireName(String name) {
-        for (ProtocolVersion v : values()) {
-            if (v.wireName.equals(name)) {
-                return java.util.Optional.of(v);
-            }
-        }
-        return java.util.Optional.empty();
+        return NativeEnum.byWireName(values(), name);
     }
 }

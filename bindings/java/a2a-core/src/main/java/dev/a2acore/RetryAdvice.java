@@ -1,7 +1,7 @@
 package dev.a2acore;
 
 /** What the caller should do about an outcome. */
-public enum RetryAdvice {
+public enum RetryAdvice implements NativeEnum {
     /** Success: nothing to do. */
     NONE(1, "none"),
     /** The request itself is wrong; retrying cannot help. */
@@ -30,32 +30,24 @@ public enum RetryAdvice {
     }
 
     /** The number of this value in the C ABI. */
+    @Override
     public int code() {
         return code;
     }
 
     /** The name used in JSON output and the fixtures (the C ABI's {@code _to_str}). */
+    @Override
     public String wireName() {
         return wireName;
     }
 
     /** The value with this C ABI number. */
     public static java.util.Optional<RetryAdvice> fromCode(int code) {
-        for (RetryAdvice v : values()) {
-            if (v.code == code) {
-                return java.util.Optional.of(v);
-            }
-        }
-        return java.util.Optional.empty();
+        return NativeEnum.byCode(values(), code);
     }
 
     /** The value with this wire name. */
     public static java.util.Optional<RetryAdvice> fromWireName(String name) {
-        for (RetryAdvice v : values()) {
-            if (v.wireName.equals(name)) {
-                return java.util.Optional.of(v);
-            }
-        }
-        return java.util.Optional.empty();
+        return NativeEnum.byWireName(values(), name);
     }
 }

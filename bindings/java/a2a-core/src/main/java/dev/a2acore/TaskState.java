@@ -1,7 +1,7 @@
 package dev.a2acore;
 
 /** Task state, normalized across protocol versions (numbers of the A2A 1.0 enum). */
-public enum TaskState {
+public enum TaskState implements NativeEnum {
     /** Unknown or unspecified state. */
     UNKNOWN(0, "unknown"),
     /** Accepted, not yet running. */
@@ -30,33 +30,25 @@ public enum TaskState {
     }
 
     /** The number of this value in the C ABI. */
+    @Override
     public int code() {
         return code;
     }
 
     /** The name used in JSON output and the fixtures (the C ABI's {@code _to_str}). */
+    @Override
     public String wireName() {
         return wireName;
     }
 
     /** The value with this C ABI number. */
     public static java.util.Optional<TaskState> fromCode(int code) {
-        for (TaskState v : values()) {
-            if (v.code == code) {
-                return java.util.Optional.of(v);
-            }
-        }
-        return java.util.Optional.empty();
+        return NativeEnum.byCode(values(), code);
     }
 
     /** The value with this wire name. */
     public static java.util.Optional<TaskState> fromWireName(String name) {
-        for (TaskState v : values()) {
-            if (v.wireName.equals(name)) {
-                return java.util.Optional.of(v);
-            }
-        }
-        return java.util.Optional.empty();
+        return NativeEnum.byWireName(values(), name);
     }
 
     /** Whether the state is terminal (completed, canceled, failed, rejected). */

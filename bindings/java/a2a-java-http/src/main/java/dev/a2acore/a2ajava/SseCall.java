@@ -179,7 +179,7 @@ final class SseCall implements Runnable {
                     }
                     return;
                 }
-                fail(client.map(method, url, e));
+                failCut(e);
                 return;
             }
             if (chunk == null) {
@@ -221,6 +221,27 @@ final class SseCall implements Runnable {
         A2aCallException cause = A2aCallException.protocol(method, url, status, o,
             excerpt(json.getBytes(StandardCharsets.UTF_8)));
         fail(A2aJavaSignals.jsonRpcError(json, cause).<Throwable>map(e -> e).orElse(cause));
+    }
+
+    /**
+     * The connection failed while reading the body. Once the task id was seen, the task
+     * exists on the server: a2a-core's tracker judges the stream truncated (advice
+     * {@code resubscribe} with the task id and last state) instead of the bare transport
+     * outcome (advice {@code unknown_outcome}, which would invite sending the message again).
+     */
+    private void failCut(RawHttp.TransportException e) {
+        A2aCallException bare = client.map(method, url, e);
+        if (tracker.taskId().isEmpty()) {
+            fail(bare);
+            return;
+        }
+        StreamTracker.End end = tracker.finish();
+        if (end.kind() != StreamTracker.EndKind.TRUNCATED) {
+            fail(bare);
+            return;
+        }
+        fail(A2aCallException.transport(end.outcome(), null, e, bare.getMessage() + "; "
+            + end.outcome().message().orElse("stream cut before a terminal state")));
     }
 
     private void failIdle() {

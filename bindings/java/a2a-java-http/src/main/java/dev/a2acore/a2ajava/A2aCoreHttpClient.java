@@ -43,9 +43,19 @@ import java.util.function.Consumer;
  *       event; a non-SSE 2xx body (an up-front JSON-RPC error) is delivered as one message;</li>
  *   <li>an idle watchdog on streams: no bytes (not even a keep-alive comment) for the idle
  *       timeout fails the stream with {@link ErrorName#TIMEOUT};</li>
- *   <li>exactly one terminal signal per stream: {@code completeRunnable} on a clean end (or
- *       when the caller cancels the returned future after its final event), or
- *       {@code errorConsumer} with an {@link A2aCallException} saying what went wrong;</li>
+ *   <li>exactly one terminal signal per stream, also as the application sees it through
+ *       a2a-java's {@code Client}: {@code completeRunnable} on a clean end (or when the caller
+ *       cancels the returned future after its final event), else {@code errorConsumer} once;
+ *       a JSON-RPC error in or instead of the stream ends it through {@code errorConsumer}
+ *       with the typed {@code JSONRPCError} a2a-java would make (a2a-java's listener, handed
+ *       the error as a message, would report it and then the clean end as a second signal);</li>
+ *   <li>every failure classified by a2a-core as an {@link A2aCallException} in the cause
+ *       chain of what a2a-java throws or hands the error handler, plain calls included: a
+ *       non-2xx answer to a JSON-RPC call throws it from {@code post()} (a2a-java's transport
+ *       would keep only the status), a JSON-RPC error answer throws the
+ *       {@code A2AClientException} the transport would, with it as the root cause;</li>
+ *   <li>401/403 give the stock client's {@link IOException} and messages, the classified
+ *       failure (advice {@code reauthenticate}) as its cause;</li>
  *   <li>optional {@link HeaderHook}s that set headers (credentials, {@code traceparent}) on
  *       every request.</li>
  * </ul>

@@ -40,7 +40,7 @@ import java.util.function.Consumer;
  *       ({@link ErrorName#REDIRECT}) carrying the status and {@code Location};</li>
  *   <li>SSE through a2a-core's decoder: {@code data:} lines of one event are joined, CR, LF
  *       and CRLF line ends, comments, {@code id:} and {@code retry:} handled, one message per
- *       event; a non-SSE 2xx body (an up-front JSON-RPC error) is delivered as one message;</li>
+ *       event; a non-SSE 2xx body other than a JSON-RPC error is delivered as one message;</li>
  *   <li>an idle watchdog on streams: no bytes (not even a keep-alive comment) for the idle
  *       timeout fails the stream with {@link ErrorName#TIMEOUT};</li>
  *   <li>exactly one terminal signal per stream, also as the application sees it through
@@ -351,7 +351,8 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         if (jsonRpc) {
             Outcome o = Outcomes.classify(status, response.header("content-type").orElse(null),
                 response.header("retry-after").orElse(null), body, posted);
-            if (o.channel() == Channel.PROTOCOL) {
+            // MALFORMED too: an error with a wrong id is still an error to a2a-java's transport.
+            if (o.channel() == Channel.PROTOCOL || o.channel() == Channel.MALFORMED) {
                 A2aCallException cause = A2aCallException.protocol(r.method(), r.url(), status, o, SseCall.excerpt(body));
                 Optional<JSONRPCError> error = A2aJavaSignals.jsonRpcError(text, cause);
                 if (error.isPresent()) {

@@ -123,8 +123,7 @@ final class SseCall implements Runnable {
                 String text = new String(b, StandardCharsets.UTF_8);
                 Outcome o = tracker.onNonSseBody(status, head.header("content-type").orElse(null),
                     head.header("retry-after").orElse(null), b);
-                if (o.channel() == Channel.PROTOCOL) {
-                    failJsonRpc(text, o, status);
+                if (endedByJsonRpcError(text, o, status, o.channel() == Channel.PROTOCOL)) {
                     return;
                 }
                 if (!text.isBlank() && !deliver(text)) {
@@ -191,9 +190,8 @@ final class SseCall implements Runnable {
             for (SseItem item : items) {
                 if (item instanceof SseEvent e) {
                     Optional<StreamTracker.Item> classified = tracker.onEvent(nowMs(), e);
-                    if (classified.isPresent() && classified.get().kind() == StreamTracker.ItemKind.ERROR) {
-                        // A JSON-RPC error event ends the stream: one error signal, no completion after it.
-                        failJsonRpc(e.data(), classified.get().outcome(), 200);
+                    if (classified.isPresent() && endedByJsonRpcError(e.data(), classified.get().outcome(), 200,
+                        classified.get().kind() == StreamTracker.ItemKind.ERROR)) {
                         return;
                     }
                     if (!deliver(e.data())) {
@@ -211,16 +209,27 @@ final class SseCall implements Runnable {
     }
 
     /**
-     * Ends the stream with a JSON-RPC error: the typed {@code JSONRPCError} a2a-java's listener
-     * would have made of it, its cause the classified failure, through the error consumer
-     * (so a2a-java's listener closes the stream and signals nothing more). Handed to the
-     * listener as a message instead, the error would reach the application first and then
-     * the {@code null} of the clean end that follows it.
+     * Ends the stream when {@code json} is a JSON-RPC error (a2a-core says so, or a2a-java's
+     * listener would take it for one: an {@code error} member in a message a2a-core judged
+     * malformed, e.g. for a wrong id): the typed {@code JSONRPCError} the listener would have
+     * made of it, its cause the classified failure, through the error consumer (so the
+     * listener closes the stream and signals nothing more). Handed to the listener as a
+     * message instead, the error would reach the application first and then the
+     * {@code null} of the clean end that follows it. False (nothing done) when it is not
+     * an error and {@code isError} is false.
      */
-    private void failJsonRpc(String json, Outcome o, int status) {
+    private boolean endedByJsonRpcError(String json, Outcome o, int status, boolean isError) {
+        if (!isError && o.channel() != Channel.MALFORMED) {
+            return false;
+        }
         A2aCallException cause = A2aCallException.protocol(method, url, status, o,
             excerpt(json.getBytes(StandardCharsets.UTF_8)));
-        fail(A2aJavaSignals.jsonRpcError(json, cause).<Throwable>map(e -> e).orElse(cause));
+        Optional<io.a2a.spec.JSONRPCError> typed = A2aJavaSignals.jsonRpcError(json, cause);
+        if (typed.isEmpty() && !isError) {
+            return false;
+        }
+        fail(typed.<Throwable>map(e -> e).orElse(cause));
+        return true;
     }
 
     /**

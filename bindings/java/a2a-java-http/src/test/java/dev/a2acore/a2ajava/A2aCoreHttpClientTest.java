@@ -275,6 +275,33 @@ class A2aCoreHttpClientTest {
     }
 
     @Test
+    void errorsWithAWrongIdAreStillOneTypedErrorJudgedMalformed() throws Exception {
+        // a2a-core judges an error answering another id malformed; a2a-java takes it for an
+        // error all the same: one signal on a stream, the transport's exception on a plain call.
+        String error = "{\"jsonrpc\":\"2.0\",\"id\":\"99\",\"error\":{\"code\":-32001,\"message\":\"Task not found\"}}";
+        String sse = route("/wrong-id-sse", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(("data: " + error + "\n\n").getBytes(StandardCharsets.UTF_8));
+            }
+        });
+        Sink s = new Sink();
+        s.post(client(), sse, "{\"jsonrpc\":\"2.0\",\"id\":\"4\",\"method\":\"tasks/resubscribe\",\"params\":{\"id\":\"t\"}}");
+        s.await();
+        assertInstanceOf(TaskNotFoundError.class, s.errors.get(0));
+        assertEquals(Channel.MALFORMED, s.error().outcome().channel());
+        assertTrue(s.messages.isEmpty());
+
+        String plain = route("/wrong-id", ex -> send(ex, 200, "application/json", error));
+        A2AClientException e = assertThrows(A2AClientException.class, () -> client().createPost().url(plain)
+            .body("{\"jsonrpc\":\"2.0\",\"id\":\"4\",\"method\":\"tasks/get\",\"params\":{\"id\":\"t\"}}").post());
+        assertEquals("Task not found", e.getMessage());
+        assertInstanceOf(TaskNotFoundError.class, e.getCause());
+        assertEquals(Channel.MALFORMED, A2aCallException.find(e).orElseThrow().outcome().channel());
+    }
+
+    @Test
     void streamUnauthorizedKeepsTheStockMessageWithTheOutcomeAsCause() throws Exception {
         String url = route("/401", ex -> {
             ex.getResponseHeaders().add("WWW-Authenticate", "Bearer");

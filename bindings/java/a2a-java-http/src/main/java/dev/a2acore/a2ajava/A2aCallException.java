@@ -11,11 +11,12 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * A call through {@link A2aCoreHttpClient} failed without a response the caller can use: a
- * timeout, a refused or reset connection, a redirect (never followed), a non-2xx status on
- * a stream, a response over the size limit. It is an {@link IOException}, so a2a-java's
- * transports wrap it in their own {@code A2AClientException} as the cause; walk the cause
- * chain to find it.
+ * A call through {@link A2aCoreHttpClient} failed, classified by a2a-core: a timeout, a
+ * refused or reset connection, a redirect (never followed), a non-2xx status, a JSON-RPC
+ * error, a stream cut or truncated, a response over the size limit. It is an
+ * {@link IOException}; a2a-java wraps it (in {@code A2AClientException}, or it is the cause
+ * of the {@code JSONRPCError} or of the stock client's authentication {@code IOException}):
+ * {@link #find} walks the cause chain to it.
  */
 public final class A2aCallException extends IOException {
     private static final long serialVersionUID = 1L;
@@ -77,14 +78,30 @@ public final class A2aCallException extends IOException {
             o.errorName().orElse(ErrorName.REDIRECT), o, status, location, null, o.retry(), null, null);
     }
 
-    /** A non-2xx status where a stream was expected, classified by a2a-core from status and body. */
-    static A2aCallException httpStatus(String method, String url, int status, String contentType, String retryAfter,
-                                       byte[] body, String excerpt) {
-        Outcome o = Outcomes.classify(status, contentType, retryAfter, body == null ? new byte[0] : body,
-            Asked.unknown());
-        return new A2aCallException(method + " " + url + ": HTTP " + status
+    /**
+     * A non-2xx status, classified by a2a-core from status, headers and body. {@code words}
+     * opens the message with what a2a-java itself would have said (the transport's
+     * {@code "Request failed 502"} for a plain call, {@code JdkA2AHttpClient}'s
+     * {@code "Request failed with status 502"} for a stream), so code that matches on
+     * those words keeps working; the request and a body excerpt follow.
+     */
+    static A2aCallException httpStatus(String words, String method, String url, int status, String contentType,
+                                       String retryAfter, byte[] body, String excerpt, Asked asked) {
+        Outcome o = Outcomes.classify(status, contentType, retryAfter, body == null ? new byte[0] : body, asked);
+        return new A2aCallException(words + ": " + method + " " + url
             + (excerpt == null || excerpt.isEmpty() ? "" : ": " + excerpt), null,
             o.errorName().orElse(ErrorName.HTTP), o, status, null, null, o.retry(), null, excerpt);
+    }
+
+    /**
+     * A JSON-RPC error answer (HTTP 2xx with an {@code error} member, or an error event in
+     * a stream), classified by a2a-core: channel protocol, the code's name, retry advice.
+     */
+    static A2aCallException protocol(String method, String url, int status, Outcome o, String excerpt) {
+        String what = o.code().isPresent() ? "JSON-RPC error " + o.code().getAsLong() : "JSON-RPC error";
+        return new A2aCallException(method + " " + url + ": " + what
+            + o.message().map(m -> " " + m).orElse(""), null, o.errorName().orElse(ErrorName.OTHER), o, status,
+            null, null, o.retry(), null, excerpt);
     }
 
     /** The typed error name ({@code Timeout}, {@code Redirect}, {@code ConnectFailed}, ...). */

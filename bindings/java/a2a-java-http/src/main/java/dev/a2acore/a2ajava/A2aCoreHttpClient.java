@@ -3,6 +3,8 @@ package dev.a2acore.a2ajava;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.a2acore.Asked;
+import dev.a2acore.Binding;
+import dev.a2acore.Channel;
 import dev.a2acore.ErrorName;
 import dev.a2acore.Outcomes;
 import dev.a2acore.RequestSent;
@@ -11,6 +13,7 @@ import dev.a2acore.Outcome;
 import dev.a2acore.RawHttp;
 import io.a2a.client.http.A2AHttpClient;
 import io.a2a.client.http.A2AHttpResponse;
+import io.a2a.spec.JSONRPCError;
 import java.io.IOException;
 import java.lang.ref.Cleaner;
 import java.net.URI;
@@ -21,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -36,12 +40,22 @@ import java.util.function.Consumer;
  *       ({@link ErrorName#REDIRECT}) carrying the status and {@code Location};</li>
  *   <li>SSE through a2a-core's decoder: {@code data:} lines of one event are joined, CR, LF
  *       and CRLF line ends, comments, {@code id:} and {@code retry:} handled, one message per
- *       event; a non-SSE 2xx body (an up-front JSON-RPC error) is delivered as one message;</li>
+ *       event; a non-SSE 2xx body other than a JSON-RPC error is delivered as one message;</li>
  *   <li>an idle watchdog on streams: no bytes (not even a keep-alive comment) for the idle
  *       timeout fails the stream with {@link ErrorName#TIMEOUT};</li>
- *   <li>exactly one terminal signal per stream: {@code completeRunnable} on a clean end (or
- *       when the caller cancels the returned future after its final event), or
- *       {@code errorConsumer} with an {@link A2aCallException} saying what went wrong;</li>
+ *   <li>exactly one terminal signal per stream, also as the application sees it through
+ *       a2a-java's {@code Client}: {@code completeRunnable} on a clean end (or when the caller
+ *       cancels the returned future after its final event), else {@code errorConsumer} once;
+ *       a JSON-RPC error in or instead of the stream ends it through {@code errorConsumer}
+ *       with the typed {@code JSONRPCError} a2a-java would make (a2a-java's listener, handed
+ *       the error as a message, would report it and then the clean end as a second signal);</li>
+ *   <li>every failure classified by a2a-core as an {@link A2aCallException} in the cause
+ *       chain of what a2a-java throws or hands the error handler, plain calls included: a
+ *       non-2xx answer to a JSON-RPC call throws it from {@code post()} (a2a-java's transport
+ *       would keep only the status), a JSON-RPC error answer throws the
+ *       {@code A2AClientException} the transport would, with it as the root cause;</li>
+ *   <li>401/403 give the stock client's {@link IOException} and messages, the classified
+ *       failure (advice {@code reauthenticate}) as its cause;</li>
  *   <li>optional {@link HeaderHook}s that set headers (credentials, {@code traceparent}) on
  *       every request.</li>
  * </ul>
@@ -249,7 +263,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
     private final class Get extends Base<GetBuilder> implements GetBuilder {
         @Override
         public A2AHttpResponse get() throws IOException, InterruptedException {
-            return exchange(build("GET", null, false));
+            return exchange(build("GET", null, false), null);
         }
 
         @Override
@@ -271,7 +285,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
 
         @Override
         public A2AHttpResponse post() throws IOException, InterruptedException {
-            return exchange(build("POST", body, false));
+            return exchange(build("POST", body, false), asked(body));
         }
 
         @Override
@@ -285,12 +299,26 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
     private final class Delete extends Base<DeleteBuilder> implements DeleteBuilder {
         @Override
         public A2AHttpResponse delete() throws IOException, InterruptedException {
-            return exchange(build("DELETE", null, false));
+            return exchange(build("DELETE", null, false), null);
         }
     }
 
-    /** One plain exchange under the call deadline (headers and body), never following a 3xx. */
-    private A2AHttpResponse exchange(Req r) throws IOException, InterruptedException {
+    /**
+     * One plain exchange under the call deadline (headers and body), never following a 3xx.
+     * {@code posted} is what a POST's body asks (null for GET and DELETE). What a2a-java gets:
+     * <ul>
+     *   <li>a POST answered 401/403: the stock client's {@link IOException} (same message),
+     *       the classified failure ({@code reauthenticate}) as its cause;</li>
+     *   <li>a JSON-RPC POST answered non-2xx: {@link A2aCallException} ("Request failed 502:
+     *       ..."): {@code JSONRPCTransport} would keep only the status and drop the body;</li>
+     *   <li>a JSON-RPC POST answered 2xx with a JSON-RPC error: the {@code A2AClientException}
+     *       {@code JSONRPCTransport} would throw for it (same message, same typed
+     *       {@code JSONRPCError} cause), the classified failure as that error's cause;</li>
+     *   <li>anything else (a success, the card's GET, a REST call, whose callers read status
+     *       and body themselves): the response as it came.</li>
+     * </ul>
+     */
+    private A2AHttpResponse exchange(Req r, Asked posted) throws IOException, InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
@@ -307,7 +335,32 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         if (isRedirect(status)) {
             throw A2aCallException.redirect(r.method(), r.url(), status, response.header("location").orElse(null));
         }
-        return new Response(status, new String(response.body(), StandardCharsets.UTF_8));
+        byte[] body = response.body();
+        String text = new String(body, StandardCharsets.UTF_8);
+        if (posted == null) {
+            return new Response(status, text);
+        }
+        boolean jsonRpc = posted.binding().filter(b -> b == Binding.JSON_RPC).isPresent();
+        boolean success = status >= 200 && status < 300;
+        if (A2aJavaSignals.isAuthStatus(status) || (jsonRpc && !success)) {
+            A2aCallException e = A2aCallException.httpStatus("Request failed " + status, r.method(), r.url(), status,
+                response.header("content-type").orElse(null), response.header("retry-after").orElse(null), body,
+                SseCall.excerpt(body), posted);
+            throw A2aJavaSignals.isAuthStatus(status) ? A2aJavaSignals.authFailure(status, e) : e;
+        }
+        if (jsonRpc) {
+            Outcome o = Outcomes.classify(status, response.header("content-type").orElse(null),
+                response.header("retry-after").orElse(null), body, posted);
+            // MALFORMED too: an error with a wrong id is still an error to a2a-java's transport.
+            if (o.channel() == Channel.PROTOCOL || o.channel() == Channel.MALFORMED) {
+                A2aCallException cause = A2aCallException.protocol(r.method(), r.url(), status, o, SseCall.excerpt(body));
+                Optional<JSONRPCError> error = A2aJavaSignals.jsonRpcError(text, cause);
+                if (error.isPresent()) {
+                    throw A2aJavaSignals.asTransportThrows(error.get());
+                }
+            }
+        }
+        return new Response(status, text);
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();

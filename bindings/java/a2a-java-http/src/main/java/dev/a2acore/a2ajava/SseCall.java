@@ -1,6 +1,7 @@
 package dev.a2acore.a2ajava;
 
 import dev.a2acore.Asked;
+import dev.a2acore.Channel;
 import dev.a2acore.ErrorName;
 import dev.a2acore.Outcome;
 import dev.a2acore.Outcomes;
@@ -14,6 +15,8 @@ import dev.a2acore.StreamTracker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -42,6 +45,13 @@ final class SseCall implements Runnable {
     private final AtomicBoolean finished = new AtomicBoolean();
     private final long startNanos = System.nanoTime();
     private final StreamTracker tracker;
+    private final Asked asked;
+    /**
+     * Opened when {@link #start} has returned: a2a-java's transport stores the returned future
+     * right after, and its SSE listener cancels that stored future on a final event (a null
+     * one if the event came first), so nothing is delivered before.
+     */
+    private final CountDownLatch returned = new CountDownLatch(1);
     /** Aborts the open and every read; freed by the reader thread under its own lock. */
     private final RawHttp.Abort abort = new RawHttp.Abort();
 
@@ -50,6 +60,7 @@ final class SseCall implements Runnable {
         this.client = client;
         this.req = req;
         this.tracker = new StreamTracker(asked, client.streamIdleTimeout, 0);
+        this.asked = asked;
         this.method = req.method();
         this.url = req.url();
         this.onMessage = onMessage;
@@ -68,8 +79,12 @@ final class SseCall implements Runnable {
         });
         Thread t = new Thread(call, "a2a-core-sse-" + COUNT.incrementAndGet());
         t.setDaemon(true);
-        t.start();
-        return call.handle;
+        try {
+            t.start();
+            return call.handle;
+        } finally {
+            call.returned.countDown();
+        }
     }
 
     @Override
@@ -93,14 +108,24 @@ final class SseCall implements Runnable {
             }
             if (status < 200 || status >= 300) {
                 byte[] b = head.body();
-                fail(A2aCallException.httpStatus(method, url, status, head.header("content-type").orElse(null),
-                    head.header("retry-after").orElse(null), b, excerpt(b)));
+                // JdkA2AHttpClient's words for a non-2xx stream, then what it dropped.
+                A2aCallException e = A2aCallException.httpStatus("Request failed with status " + status, method, url,
+                    status, head.header("content-type").orElse(null), head.header("retry-after").orElse(null), b,
+                    excerpt(b), asked);
+                fail(A2aJavaSignals.isAuthStatus(status) ? A2aJavaSignals.authFailure(status, e) : e);
                 return;
             }
             if (!stream.isEventStream()) {
                 // A server may answer a streaming call with one plain JSON-RPC error (the Python
-                // and Java reference servers do, with HTTP 200): hand it over as one message.
-                String text = new String(head.body(), StandardCharsets.UTF_8);
+                // and Java reference servers do, with HTTP 200): that error is the stream's one
+                // terminal signal. Any other body is handed over as one message.
+                byte[] b = head.body();
+                String text = new String(b, StandardCharsets.UTF_8);
+                Outcome o = tracker.onNonSseBody(status, head.header("content-type").orElse(null),
+                    head.header("retry-after").orElse(null), b);
+                if (endedByJsonRpcError(text, o, status, o.channel() == Channel.PROTOCOL)) {
+                    return;
+                }
                 if (!text.isBlank() && !deliver(text)) {
                     return;
                 }
@@ -153,7 +178,7 @@ final class SseCall implements Runnable {
                     }
                     return;
                 }
-                fail(client.map(method, url, e));
+                failCut(e);
                 return;
             }
             if (chunk == null) {
@@ -164,7 +189,11 @@ final class SseCall implements Runnable {
             List<SseItem> items = decoder.feedItems(chunk, 0, chunk.length);
             for (SseItem item : items) {
                 if (item instanceof SseEvent e) {
-                    tracker.onEvent(nowMs(), e);
+                    Optional<StreamTracker.Item> classified = tracker.onEvent(nowMs(), e);
+                    if (classified.isPresent() && endedByJsonRpcError(e.data(), classified.get().outcome(), 200,
+                        classified.get().kind() == StreamTracker.ItemKind.ERROR)) {
+                        return;
+                    }
                     if (!deliver(e.data())) {
                         return;
                     }
@@ -177,6 +206,51 @@ final class SseCall implements Runnable {
                 // Comments and retry fields: liveness only (the read itself).
             }
         }
+    }
+
+    /**
+     * Ends the stream when {@code json} is a JSON-RPC error (a2a-core says so, or a2a-java's
+     * listener would take it for one: an {@code error} member in a message a2a-core judged
+     * malformed, e.g. for a wrong id): the typed {@code JSONRPCError} the listener would have
+     * made of it, its cause the classified failure, through the error consumer (so the
+     * listener closes the stream and signals nothing more). Handed to the listener as a
+     * message instead, the error would reach the application first and then the
+     * {@code null} of the clean end that follows it. False (nothing done) when it is not
+     * an error and {@code isError} is false.
+     */
+    private boolean endedByJsonRpcError(String json, Outcome o, int status, boolean isError) {
+        if (!isError && o.channel() != Channel.MALFORMED) {
+            return false;
+        }
+        A2aCallException cause = A2aCallException.protocol(method, url, status, o,
+            excerpt(json.getBytes(StandardCharsets.UTF_8)));
+        Optional<io.a2a.spec.JSONRPCError> typed = A2aJavaSignals.jsonRpcError(json, cause);
+        if (typed.isEmpty() && !isError) {
+            return false;
+        }
+        fail(typed.<Throwable>map(e -> e).orElse(cause));
+        return true;
+    }
+
+    /**
+     * The connection failed while reading the body. Once the task id was seen, the task
+     * exists on the server: a2a-core's tracker judges the stream truncated (advice
+     * {@code resubscribe} with the task id and last state) instead of the bare transport
+     * outcome (advice {@code unknown_outcome}, which would invite sending the message again).
+     */
+    private void failCut(RawHttp.TransportException e) {
+        A2aCallException bare = client.map(method, url, e);
+        if (tracker.taskId().isEmpty()) {
+            fail(bare);
+            return;
+        }
+        StreamTracker.End end = tracker.finish();
+        if (end.kind() != StreamTracker.EndKind.TRUNCATED) {
+            fail(bare);
+            return;
+        }
+        fail(A2aCallException.transport(end.outcome(), null, e, bare.getMessage() + "; "
+            + end.outcome().message().orElse("stream cut before a terminal state")));
     }
 
     private void failIdle() {
@@ -215,7 +289,8 @@ final class SseCall implements Runnable {
         complete();
     }
 
-    private static String excerpt(byte[] b) {
+    /** A bounded excerpt of a body, for messages and {@link A2aCallException#bodyExcerpt()}. */
+    static String excerpt(byte[] b) {
         String s = new String(b, 0, Math.min(b.length, EXCERPT), StandardCharsets.UTF_8).strip();
         return b.length > EXCERPT ? s + "..." : s;
     }
@@ -230,6 +305,7 @@ final class SseCall implements Runnable {
         if (finished.get()) {
             return false;
         }
+        awaitReturned();
         try {
             onMessage.accept(data);
         } catch (RuntimeException e) {
@@ -237,6 +313,15 @@ final class SseCall implements Runnable {
             return false;
         }
         return !finished.get();
+    }
+
+    /** Waits (bounded: start() returns right after starting this thread) until start() has returned. */
+    private void awaitReturned() {
+        try {
+            returned.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     // --- terminal signals ----------------------------------------------------------------
@@ -256,6 +341,7 @@ final class SseCall implements Runnable {
         if (!finished.compareAndSet(false, true)) {
             return;
         }
+        awaitReturned();
         try {
             onError.accept(error);
         } finally {

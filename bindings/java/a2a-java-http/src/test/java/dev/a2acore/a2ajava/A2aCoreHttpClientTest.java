@@ -1,6 +1,7 @@
 package dev.a2acore.a2ajava;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,10 @@ import dev.a2acore.ErrorName;
 import dev.a2acore.RequestSent;
 import dev.a2acore.RetryAdvice;
 import io.a2a.client.http.A2AHttpResponse;
+import io.a2a.common.A2AErrorMessages;
+import io.a2a.spec.A2AClientException;
+import io.a2a.spec.InvalidRequestError;
+import io.a2a.spec.TaskNotFoundError;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -214,14 +219,156 @@ class A2aCoreHttpClientTest {
     }
 
     @Test
-    void streamAnsweredWithPlainJsonIsOneMessageThenComplete() throws Exception {
-        String body = "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"error\":{\"code\":-32009,\"message\":\"version\"}}";
+    void streamAnsweredWithPlainJsonErrorIsOneTypedErrorNoCompletion() throws Exception {
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"error\":{\"code\":-32001,\"message\":\"Task not found\"}}";
         String url = route("/json", ex -> send(ex, 200, "application/json", body));
         Sink s = new Sink();
-        s.post(client(), url, "{}");
+        s.post(client(), url, "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"tasks/resubscribe\",\"params\":{\"id\":\"t\"}}");
+        s.await();
+        assertTrue(s.messages.isEmpty(), "messages: " + s.messages);
+        assertTrue(s.completions.isEmpty(), "a completion after the error");
+        // The typed error a2a-java's listener would make, the classified failure as its cause.
+        TaskNotFoundError typed = assertInstanceOf(TaskNotFoundError.class, s.errors.get(0));
+        assertEquals("Task not found", typed.getMessage());
+        A2aCallException e = s.error();
+        assertEquals(Channel.PROTOCOL, e.outcome().channel());
+        assertEquals(ErrorName.TASK_NOT_FOUND, e.errorName());
+        assertEquals(-32001L, e.outcome().code().getAsLong());
+        assertEquals(200, e.httpStatus().getAsInt());
+        assertEquals(Optional.of(body), e.bodyExcerpt());
+    }
+
+    @Test
+    void streamAnsweredWithPlainJsonResultIsOneMessageThenComplete() throws Exception {
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"message\",\"messageId\":\"m\","
+            + "\"role\":\"agent\",\"parts\":[{\"kind\":\"text\",\"text\":\"hi\"}]}}";
+        String url = route("/json-result", ex -> send(ex, 200, "application/json", body));
+        Sink s = new Sink();
+        s.post(client(), url, "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"message/stream\",\"params\":{}}");
         s.await();
         assertEquals(List.of(body), s.messages);
         assertEquals(1, s.completions.size());
+    }
+
+    @Test
+    void streamErrorEventEndsTheStreamWithOneTypedError() throws Exception {
+        String url = route("/sse-error", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(("data: {\"jsonrpc\":\"2.0\",\"id\":\"3\",\"result\":{\"kind\":\"task\",\"id\":\"t-1\","
+                    + "\"contextId\":\"c\",\"status\":{\"state\":\"working\"}}}\n\n"
+                    + "data: {\"jsonrpc\":\"2.0\",\"id\":\"3\",\"error\":{\"code\":-32603,\"message\":\"boom\"}}\n\n"
+                    + "data: {\"jsonrpc\":\"2.0\",\"id\":\"3\",\"result\":{\"kind\":\"task\",\"id\":\"t-1\","
+                    + "\"contextId\":\"c\",\"status\":{\"state\":\"working\"}}}\n\n").getBytes(StandardCharsets.UTF_8));
+            }
+        });
+        Sink s = new Sink();
+        s.post(client(), url, "{\"jsonrpc\":\"2.0\",\"id\":\"3\",\"method\":\"message/stream\",\"params\":{}}");
+        s.await();
+        assertEquals(1, s.messages.size(), "nothing after the error event: " + s.messages);
+        io.a2a.spec.InternalError typed = assertInstanceOf(io.a2a.spec.InternalError.class, s.errors.get(0));
+        assertEquals("boom", typed.getMessage());
+        A2aCallException e = s.error();
+        assertEquals(ErrorName.INTERNAL, e.errorName());
+        assertEquals(-32603L, e.outcome().code().getAsLong());
+    }
+
+    @Test
+    void errorsWithAWrongIdAreStillOneTypedErrorJudgedMalformed() throws Exception {
+        // a2a-core judges an error answering another id malformed; a2a-java takes it for an
+        // error all the same: one signal on a stream, the transport's exception on a plain call.
+        String error = "{\"jsonrpc\":\"2.0\",\"id\":\"99\",\"error\":{\"code\":-32001,\"message\":\"Task not found\"}}";
+        String sse = route("/wrong-id-sse", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(("data: " + error + "\n\n").getBytes(StandardCharsets.UTF_8));
+            }
+        });
+        Sink s = new Sink();
+        s.post(client(), sse, "{\"jsonrpc\":\"2.0\",\"id\":\"4\",\"method\":\"tasks/resubscribe\",\"params\":{\"id\":\"t\"}}");
+        s.await();
+        assertInstanceOf(TaskNotFoundError.class, s.errors.get(0));
+        assertEquals(Channel.MALFORMED, s.error().outcome().channel());
+        assertTrue(s.messages.isEmpty());
+
+        String plain = route("/wrong-id", ex -> send(ex, 200, "application/json", error));
+        A2AClientException e = assertThrows(A2AClientException.class, () -> client().createPost().url(plain)
+            .body("{\"jsonrpc\":\"2.0\",\"id\":\"4\",\"method\":\"tasks/get\",\"params\":{\"id\":\"t\"}}").post());
+        assertEquals("Task not found", e.getMessage());
+        assertInstanceOf(TaskNotFoundError.class, e.getCause());
+        assertEquals(Channel.MALFORMED, A2aCallException.find(e).orElseThrow().outcome().channel());
+    }
+
+    @Test
+    void streamUnauthorizedKeepsTheStockMessageWithTheOutcomeAsCause() throws Exception {
+        String url = route("/401", ex -> {
+            ex.getResponseHeaders().add("WWW-Authenticate", "Bearer");
+            send(ex, 401, "text/plain", "token expired");
+        });
+        Sink s = new Sink();
+        s.post(client(), url, "{}");
+        s.await();
+        Throwable t = s.errors.get(0);
+        assertEquals(IOException.class, t.getClass());
+        assertEquals(A2AErrorMessages.AUTHENTICATION_FAILED, t.getMessage());
+        A2aCallException e = s.error();
+        assertEquals(ErrorName.UNAUTHENTICATED, e.errorName());
+        assertEquals(RetryAdvice.REAUTHENTICATE, e.retry());
+        assertEquals(Optional.of("token expired"), e.bodyExcerpt());
+    }
+
+    @Test
+    void plainJsonRpcNon2xxThrowsClassifiedWithTheBody() throws Exception {
+        String url = route("/502", ex -> {
+            ex.getResponseHeaders().add("Retry-After", "3");
+            send(ex, 503, "text/html", "<html>busy</html>");
+        });
+        A2aCallException e = assertThrows(A2aCallException.class, () -> client().createPost().url(url)
+            .body("{\"jsonrpc\":\"2.0\",\"id\":\"5\",\"method\":\"tasks/get\",\"params\":{\"id\":\"t\"}}").post());
+        assertTrue(e.getMessage().startsWith("Request failed 503: POST " + url), e.getMessage());
+        assertEquals(503, e.httpStatus().getAsInt());
+        assertEquals(ErrorName.UNAVAILABLE, e.errorName());
+        assertEquals(RetryAdvice.BACKOFF, e.retry());
+        assertEquals(3, e.outcome().retryAfterSecs().getAsLong());
+        assertEquals(Optional.of("<html>busy</html>"), e.bodyExcerpt());
+    }
+
+    @Test
+    void plainJsonRpcErrorThrowsWhatTheTransportWouldWithTheOutcome() throws Exception {
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":\"6\",\"error\":{\"code\":-32600,\"message\":\"Invalid Request\","
+            + "\"data\":\"params.message missing\"}}";
+        String url = route("/rpc-error", ex -> send(ex, 200, "application/json", body));
+        A2AClientException e = assertThrows(A2AClientException.class, () -> client().createPost().url(url)
+            .body("{\"jsonrpc\":\"2.0\",\"id\":\"6\",\"method\":\"message/send\",\"params\":{}}").post());
+        // JSONRPCTransport.unmarshalResponse's message and cause type.
+        assertEquals("Invalid Request: params.message missing", e.getMessage());
+        assertInstanceOf(InvalidRequestError.class, e.getCause());
+        A2aCallException c = A2aCallException.find(e).orElseThrow(() -> new AssertionError(e));
+        assertEquals(Channel.PROTOCOL, c.outcome().channel());
+        assertEquals(ErrorName.INVALID_REQUEST, c.errorName());
+        assertEquals(RetryAdvice.NEVER, c.retry());
+    }
+
+    @Test
+    void plainPostForbiddenKeepsTheStockException() throws Exception {
+        String url = route("/403", ex -> send(ex, 403, "text/plain", "Forbidden"));
+        IOException e = assertThrows(IOException.class, () -> client().createPost().url(url).body("{}").post());
+        assertEquals(IOException.class, e.getClass());
+        assertEquals(A2AErrorMessages.AUTHORIZATION_FAILED, e.getMessage());
+        A2aCallException c = A2aCallException.find(e).orElseThrow(() -> new AssertionError(e));
+        assertEquals(ErrorName.FORBIDDEN, c.errorName());
+        assertEquals(RetryAdvice.REAUTHENTICATE, c.retry());
+    }
+
+    @Test
+    void plainNonJsonRpcPostNon2xxIsReturnedAsIs() throws Exception {
+        // A REST call (RestTransport reads status and body itself): untouched.
+        String url = route("/rest404", ex -> send(ex, 404, "application/json", "{\"error\":{\"code\":404}}"));
+        A2AHttpResponse r = client().createPost().url(url).body("{\"message\":{}}").post();
+        assertEquals(404, r.status());
+        assertEquals("{\"error\":{\"code\":404}}", r.body());
     }
 
     @Test

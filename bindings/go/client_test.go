@@ -14,7 +14,7 @@ import (
 )
 
 // A local JSON-RPC 0.3 endpoint that records what the driver sends and answers with a
-// completed task (shape of a2a-wire.md §8.1(a)'s response).
+// completed task (shape of docs/wire.md §8.1 (a)'s response).
 type recorder struct {
 	mu      sync.Mutex
 	headers []http.Header

@@ -1,5 +1,5 @@
 //! Golden tests of the object model: every case in `bindings/fixtures/wire_objects.json`
-//! (A2A wire reference §8 payloads) reads, meets its expectations and writes back as the
+//! (the payloads of docs/wire.md §8) reads, meets its expectations and writes back as the
 //! same JSON value; every case in `wire_tolerance.json` reads and writes the canonical form.
 
 use a2a_core::model::{

@@ -200,7 +200,7 @@ static void location(void) {
   }
 }
 
-/* A 0.3 card with OpenAPI-style schemes and requirements (a2a-wire.md §3: security is an
+/* A 0.3 card with OpenAPI-style schemes and requirements (docs/wire.md §3: security is an
  * OR of ANDs); hand-written. Scheme names of one requirement come back in name order. */
 static const char CARD_SECURED[] =
     "{\"url\":\"https://agent.example.com/a2a\",\"securitySchemes\":{"

@@ -100,7 +100,7 @@ class RequestsFixtureTest {
         return m;
     }
 
-    /** Hand derivation: a 0.3 JSON-RPC message/send of one user text part (wire reference §8.1 shape). */
+    /** Hand derivation: a 0.3 JSON-RPC message/send of one user text part (docs/wire.md §8.1 shape). */
     @Test
     void textBuilderAndHttp1Writer() throws Exception {
         try (RequestBuilder b = new RequestBuilder()) {

@@ -240,7 +240,7 @@ mod tests {
 
     fn asked(method: &'static str) -> a2a_asked {
         a2a_asked {
-            version: a2a_protocol_version::V03 as u32,
+            version: a2a_protocol_version::V0_3 as u32,
             binding: a2a_binding::JsonRpc as u32,
             method: method.as_ptr().cast(),
             method_len: method.len(),

@@ -29,7 +29,7 @@ class StreamTrackerTest {
         + "\"Agent execution failed. (error_id: 7dac02a750a9)\"}]}},\"final\":true}}";
 
     private static Asked asked() {
-        return Asked.jsonRpc(ProtocolVersion.V03, "message/stream", "1");
+        return Asked.jsonRpc(ProtocolVersion.V0_3, "message/stream", "1");
     }
 
     @Test

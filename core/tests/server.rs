@@ -785,7 +785,7 @@ fn http_status_table_follows_spec_v1_0_1() {
 fn results_match_the_reference_examples_and_are_classified() {
     // §8.1(a) and §8.3(a) send results, rebuilt from the parsed model.
     let body03 = br#"{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"completed"}}"#;
-    let task: Task = from_slice(body03, Form::JsonRpc03).unwrap();
+    let task: Task = from_slice(body03, Form::JsonRpcV0_3).unwrap();
     let sr = SendResponse::Task(task);
     let req = incoming(
         ProtocolVersion::V0_3,
@@ -874,7 +874,7 @@ fn results_match_the_reference_examples_and_are_classified() {
 #[test]
 fn stream_frames_match_the_reference_examples() {
     // §8.1(b) last event and §8.3(b) second event, as SSE frames.
-    let ev03: StreamEvent = from_slice(br#"{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"completed","timestamp":"2025-04-02T16:59:35.331Z"},"final":true}"#, Form::JsonRpc03).unwrap();
+    let ev03: StreamEvent = from_slice(br#"{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"completed","timestamp":"2025-04-02T16:59:35.331Z"},"final":true}"#, Form::JsonRpcV0_3).unwrap();
     let req = incoming(
         ProtocolVersion::V0_3,
         Binding::JsonRpc,
@@ -953,7 +953,7 @@ fn sse_frames_decode_back_with_the_sse_decoder() {
         Method::SendStreamingMessage,
         Some(RpcId::String("s-1".into())),
     );
-    let ev: StreamEvent = from_slice(br#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}"#, Form::V10).unwrap();
+    let ev: StreamEvent = from_slice(br#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}"#, Form::V1_0).unwrap();
     out.extend_from_slice(&server::event_frame(&req, &ev).unwrap().bytes);
     let mut dec = a2a_core::sse::Decoder::new();
     let mut feed = dec.feed(&out);

@@ -36,6 +36,13 @@
 #define A2A_VERSION_MINOR 1
 #define A2A_VERSION_PATCH 0
 
+/* Deprecated names (before 0.1.0's naming scheme V<major>_<minor>, shared by every binding);
+   they still compile and will be removed in a later release. */
+#define A2A_PROTOCOL_VERSION_V03 A2A_PROTOCOL_VERSION_V0_3
+#define A2A_PROTOCOL_VERSION_V10 A2A_PROTOCOL_VERSION_V1_0
+#define A2A_CARD_SHAPE_V03 A2A_CARD_SHAPE_V0_3
+#define A2A_CARD_SHAPE_V10 A2A_CARD_SHAPE_V1_0
+
 
 /*
  Length of a formatted version-00 `traceparent` value.
@@ -418,13 +425,14 @@ enum a2a_card_shape
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /*
-   Only `supportedInterfaces` (a 1.0 card).
+   Only `supportedInterfaces` (a 1.0 card). Old name `A2A_CARD_SHAPE_V10`: a deprecated
+   alias.
    */
-  A2A_CARD_SHAPE_V10 = 1,
+  A2A_CARD_SHAPE_V1_0 = 1,
   /*
-   Only the 0.3 `url` fields.
+   Only the 0.3 `url` fields. Old name `A2A_CARD_SHAPE_V03`: a deprecated alias.
    */
-  A2A_CARD_SHAPE_V03 = 2,
+  A2A_CARD_SHAPE_V0_3 = 2,
   /*
    Both (what the Python and JS SDKs serve by default).
    */
@@ -476,13 +484,15 @@ enum a2a_protocol_version
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /*
-   Protocol 0.3 (`message/send`, `kind` discriminators).
+   Protocol 0.3 (`message/send`, `kind` discriminators). The old name
+   `A2A_PROTOCOL_VERSION_V03` remains as a deprecated alias.
    */
-  A2A_PROTOCOL_VERSION_V03 = 1,
+  A2A_PROTOCOL_VERSION_V0_3 = 1,
   /*
-   Protocol 1.x (`SendMessage`, ProtoJSON, `A2A-Version: 1.0`).
+   Protocol 1.x (`SendMessage`, ProtoJSON, `A2A-Version: 1.0`). The old name
+   `A2A_PROTOCOL_VERSION_V10` remains as a deprecated alias.
    */
-  A2A_PROTOCOL_VERSION_V10 = 2,
+  A2A_PROTOCOL_VERSION_V1_0 = 2,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

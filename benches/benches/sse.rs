@@ -1,6 +1,7 @@
-//! SSE decoding: a2a-core against sse-core, eventsource-stream and the memchr2 floor, on the
-//! scenarios of reference/sse.md §4.3 (with the CRLF and CR-only variants of small events and
-//! a 256 KiB line), each whole, in 1460-byte chunks and in 4-byte chunks.
+//! SSE decoding: a2a-core against sse-core, eventsource-stream and the memchr2 floor, on
+//! scenarios shaped like sse-core's and sse-stream's published benchmarks (with the CRLF and
+//! CR-only variants of small events and a 256 KiB line), each whole, in 1460-byte chunks and
+//! in 4-byte chunks.
 //!
 //! Every benchmark asserts the number of events it decoded. Run:
 //! `cargo bench -p a2a-benches --bench sse -- --warm-up-time 1 --measurement-time 2`
@@ -83,7 +84,7 @@ fn scenarios() -> Vec<Scenario> {
             comments: 200_000,
             es_events: 0,
         },
-        // reference/sse.md §4.3: CRLF and CR-only variants of small events.
+        // CRLF and CR-only variants of small events (line endings: docs/sse.md §1.3).
         Scenario {
             name: "small-crlf",
             input: b"data: {\"t\":\"a\"}\r\n\r\n".repeat(100_000),
@@ -97,7 +98,7 @@ fn scenarios() -> Vec<Scenario> {
             events: 100_000,
             comments: 0,
             // eventsource-stream holds back a CR that ends its input (an LF might follow)
-            // and never dispatches the last event: reference/sse.md §1.3.
+            // and never dispatches the last event: docs/sse.md §1.3.
             es_events: 99_999,
         },
         // eventsource-parser's huge-line-drip: one 256 KiB data line (here also whole and in

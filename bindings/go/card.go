@@ -16,9 +16,17 @@ type CardShape uint32
 
 // Card shapes (a2a_card_shape).
 const (
-	CardV10    CardShape = C.A2A_CARD_SHAPE_V10    // supportedInterfaces only
-	CardV03    CardShape = C.A2A_CARD_SHAPE_V03    // the 0.3 url fields only
+	CardV1_0   CardShape = C.A2A_CARD_SHAPE_V1_0   // supportedInterfaces only
+	CardV0_3   CardShape = C.A2A_CARD_SHAPE_V0_3   // the 0.3 url fields only
 	CardHybrid CardShape = C.A2A_CARD_SHAPE_HYBRID // both (the SDKs' default)
+)
+
+// Card shape names before the V<major>_<minor> scheme.
+const (
+	// Deprecated: use CardV1_0.
+	CardV10 = CardV1_0
+	// Deprecated: use CardV0_3.
+	CardV03 = CardV0_3
 )
 
 // InterfaceList says where in the card an interface was declared.
@@ -109,7 +117,7 @@ func CardErrorKind(err error) string {
 // CardInterface is one interface a card offers, as declared.
 type CardInterface struct {
 	URL             string
-	Binding         string  // as written (JSONRPC, HTTP+JSON, GRPC, ...)
+	Binding         string  // as written (JSON_RPC, HTTP+JSON, GRPC, ...)
 	ProtocolVersion *string // as declared
 	Tenant          *string
 	List            InterfaceList

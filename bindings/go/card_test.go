@@ -168,11 +168,11 @@ func TestCardParseErrorsAndValidation(t *testing.T) {
 	}
 	defer card.Close()
 	info, err := card.Info()
-	if err != nil || info.Name != "n" || !info.Streaming || info.Shape != CardV03 || len(info.Interfaces) != 1 ||
-		info.Interfaces[0].WireVersion != V03 || info.Interfaces[0].KnownBinding != JSONRPC {
+	if err != nil || info.Name != "n" || !info.Streaming || info.Shape != CardV0_3 || len(info.Interfaces) != 1 ||
+		info.Interfaces[0].WireVersion != V0_3 || info.Interfaces[0].KnownBinding != JSON_RPC {
 		t.Fatalf("info %+v %v", info, err)
 	}
-	if _, err := card.Select(&CardPreferences{Versions: []ProtocolVersion{V10}}); !errors.Is(err, CodeCardNoUsableInterface) {
+	if _, err := card.Select(&CardPreferences{Versions: []ProtocolVersion{V1_0}}); !errors.Is(err, CodeCardNoUsableInterface) {
 		t.Errorf("1.0 only from a 0.3 card: %v", err)
 	}
 	if ch, err := card.Select(nil); err != nil || ch.URL != "https://a.example/rpc" || ch.Origin() != "url/preferredTransport" {

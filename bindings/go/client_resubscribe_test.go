@@ -52,7 +52,7 @@ func TestClientResubscribesAfterACutStream(t *testing.T) {
 	cfg := DefaultClientConfig()
 	cfg.AllowHTTP = true
 	cfg.StreamResubscribeAttempts = 1
-	c, err := NewClientWithTarget(srv.URL+"/", V10, JSONRPC, &cfg)
+	c, err := NewClientWithTarget(srv.URL+"/", V1_0, JSON_RPC, &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // A local JSON-RPC 0.3 endpoint that records what the driver sends and answers with a
-// completed task (shape of a2a-wire.md §8.1(a)'s response).
+// completed task (shape of docs/wire.md §8.1 (a)'s response).
 type recorder struct {
 	mu      sync.Mutex
 	headers []http.Header
@@ -55,7 +55,7 @@ func TestClientHeaderHooksAndOptions(t *testing.T) {
 	if cfg.ConnectTimeout != 3*time.Second || cfg.CallTimeout != 45*time.Second {
 		t.Fatalf("defaults %+v", cfg)
 	}
-	c, err := NewClientWithTarget(srv.URL+"/rpc", V03, JSONRPC, &cfg)
+	c, err := NewClientWithTarget(srv.URL+"/rpc", V0_3, JSON_RPC, &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestClientTransportOutcomes(t *testing.T) {
 	cfg := DefaultClientConfig()
 	cfg.AllowHTTP = true
 	cfg.ConnectTimeout = time.Second
-	c, err := NewClientWithTarget("http://"+addr+"/", V10, JSONRPC, &cfg)
+	c, err := NewClientWithTarget("http://"+addr+"/", V1_0, JSON_RPC, &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestClientTransportOutcomes(t *testing.T) {
 		}
 	}()
 	cfg.CallTimeout = 300 * time.Millisecond
-	h, _ := NewClientWithTarget("http://"+hang.Addr().String()+"/", V10, JSONRPC, &cfg)
+	h, _ := NewClientWithTarget("http://"+hang.Addr().String()+"/", V1_0, JSON_RPC, &cfg)
 	defer h.Close()
 	start := time.Now()
 	o2, _ := h.SendText("hi", nil)

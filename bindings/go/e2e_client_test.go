@@ -37,7 +37,7 @@ func TestE2EDriverClientPythonPeer(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer o.Close()
-		if o.Channel != ChannelTask || !o.Success || *o.State != StateCompleted || o.Version != V10 {
+		if o.Channel != ChannelTask || !o.Success || *o.State != StateCompleted || o.Version != V1_0 {
 			t.Fatalf("%+v", o)
 		}
 		tally.Record("py", "SendMessage", o)

@@ -60,7 +60,7 @@ func newRPC(v ProtocolVersion, method string, params any) rpc {
 }
 
 func (r rpc) asked() Asked {
-	return Asked{Version: r.version, Binding: JSONRPC, Method: r.method, RequestID: fmt.Sprint(r.id)}
+	return Asked{Version: r.version, Binding: JSON_RPC, Method: r.method, RequestID: fmt.Sprint(r.id)}
 }
 
 func (r rpc) post(t *testing.T, url string) *http.Response {
@@ -89,7 +89,7 @@ func (r rpc) post(t *testing.T, url string) *http.Response {
 
 func message(v ProtocolVersion, text string) map[string]any {
 	id := fmt.Sprintf("go-%d-%d", time.Now().UnixNano(), rpcID.Add(1))
-	if v == V03 {
+	if v == V0_3 {
 		return map[string]any{"message": map[string]any{"kind": "message", "role": "user", "messageId": id,
 			"parts": []any{map[string]any{"kind": "text", "text": text}}}}
 	}
@@ -224,12 +224,12 @@ func TestE2EPythonPeer(t *testing.T) {
 		t.Fatalf("an http card URL without AllowHTTP: %v", err)
 	}
 	policy := &CardPolicy{AllowHTTP: true}
-	v10, err := card.Resolve(cardURL, &CardPreferences{Versions: []ProtocolVersion{V10}, Bindings: []Binding{JSONRPC}}, policy)
-	if err != nil || v10.Version != V10 || v10.Binding != JSONRPC || !v10.SameOrigin || v10.HostClass != AddressLoopback {
+	v10, err := card.Resolve(cardURL, &CardPreferences{Versions: []ProtocolVersion{V1_0}, Bindings: []Binding{JSON_RPC}}, policy)
+	if err != nil || v10.Version != V1_0 || v10.Binding != JSON_RPC || !v10.SameOrigin || v10.HostClass != AddressLoopback {
 		t.Fatalf("1.0 JSON-RPC interface: %+v %v", v10, err)
 	}
-	v03, err := card.Resolve(cardURL, &CardPreferences{Versions: []ProtocolVersion{V03}, Bindings: []Binding{JSONRPC}}, policy)
-	if err != nil || v03.Version != V03 {
+	v03, err := card.Resolve(cardURL, &CardPreferences{Versions: []ProtocolVersion{V0_3}, Bindings: []Binding{JSON_RPC}}, policy)
+	if err != nil || v03.Version != V0_3 {
 		t.Fatalf("0.3 JSON-RPC interface: %+v %v", v03, err)
 	}
 	tally, _ := NewTally()
@@ -241,11 +241,11 @@ func TestE2EPythonPeer(t *testing.T) {
 	}
 
 	t.Run("1.0 SendMessage echo completes", func(t *testing.T) {
-		r := newRPC(V10, "SendMessage", message(V10, "echo hello"))
+		r := newRPC(V1_0, "SendMessage", message(V1_0, "echo hello"))
 		o := call(t, v10.URL, r)
 		record(r.method, o)
 		if o.Channel != ChannelTask || *o.State != StateCompleted || !o.Success || o.Retry != RetryNone ||
-			o.TaskID == nil || o.Version != V10 {
+			o.TaskID == nil || o.Version != V1_0 {
 			t.Fatalf("%+v", o)
 		}
 		if _, ok, _ := ModelText("py-peer", o); ok {
@@ -254,7 +254,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	})
 
 	t.Run("0.3 message/send fail carries an error_id", func(t *testing.T) {
-		r := newRPC(V03, "message/send", message(V03, "fail"))
+		r := newRPC(V0_3, "message/send", message(V0_3, "fail"))
 		o := call(t, v03.URL, r)
 		record(r.method, o)
 		if o.Channel != ChannelTask || *o.State != StateFailed || !o.Terminal || o.Retry != RetryNewTask ||
@@ -274,7 +274,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	})
 
 	t.Run("1.0 method without A2A-Version is a version mismatch", func(t *testing.T) {
-		r := newRPC(V10, "SendMessage", message(V10, "echo x"))
+		r := newRPC(V1_0, "SendMessage", message(V1_0, "echo x"))
 		r.a2aVersion = ""
 		o := call(t, v10.URL, r)
 		record(r.method, o)
@@ -285,7 +285,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	})
 
 	t.Run("0.3 method with A2A-Version 1.0 is a version mismatch, not an internal error", func(t *testing.T) {
-		r := newRPC(V03, "message/send", message(V03, "echo x"))
+		r := newRPC(V0_3, "message/send", message(V0_3, "echo x"))
 		r.a2aVersion = "1.0"
 		o := call(t, v03.URL, r)
 		if o.Channel != ChannelProtocol || *o.Code != -32603 || o.Retry != RetryFixVersion || o.Hint == nil {
@@ -294,7 +294,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	})
 
 	t.Run("tasks/get of an unknown task", func(t *testing.T) {
-		r := newRPC(V03, "tasks/get", map[string]any{"id": "no-such-task"})
+		r := newRPC(V0_3, "tasks/get", map[string]any{"id": "no-such-task"})
 		o := call(t, v03.URL, r)
 		record(r.method, o)
 		if o.Channel != ChannelProtocol || o.Error != NameTaskNotFound || o.Retry != RetryNever {
@@ -308,7 +308,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	})
 
 	t.Run("a direct message reply", func(t *testing.T) {
-		r := newRPC(V10, "SendMessage", message(V10, "message hi there"))
+		r := newRPC(V1_0, "SendMessage", message(V1_0, "message hi there"))
 		o := call(t, v10.URL, r)
 		record(r.method, o)
 		if o.Channel != ChannelMessage || !o.Success || o.Text == nil || *o.Text != "hi there" {
@@ -317,7 +317,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	})
 
 	t.Run("0.3 message/stream stream 3", func(t *testing.T) {
-		r := newRPC(V03, "message/stream", message(V03, "stream 3"))
+		r := newRPC(V0_3, "message/stream", message(V0_3, "stream 3"))
 		res := stream(t, v03.URL, r, 10*time.Second)
 		record(r.method, res.outcome)
 		var kinds []string
@@ -345,7 +345,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	})
 
 	t.Run("1.0 SendStreamingMessage input ends interrupted", func(t *testing.T) {
-		r := newRPC(V10, "SendStreamingMessage", message(V10, "input"))
+		r := newRPC(V1_0, "SendStreamingMessage", message(V1_0, "input"))
 		res := stream(t, v10.URL, r, 10*time.Second)
 		record(r.method, res.outcome)
 		if res.end != EndInterrupted || *res.outcome.State != StateInputRequired || res.outcome.TaskID == nil {
@@ -357,7 +357,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	})
 
 	t.Run("1.0 SendStreamingMessage crash is an error event", func(t *testing.T) {
-		r := newRPC(V10, "SendStreamingMessage", message(V10, "crash"))
+		r := newRPC(V1_0, "SendStreamingMessage", message(V1_0, "crash"))
 		res := stream(t, v10.URL, r, 10*time.Second)
 		record(r.method, res.outcome)
 		if res.end != EndError || res.outcome.Channel != ChannelProtocol || *res.outcome.Code != -32603 {
@@ -366,7 +366,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	})
 
 	t.Run("streaming without A2A-Version answers plain JSON", func(t *testing.T) {
-		r := newRPC(V10, "SendStreamingMessage", message(V10, "stream 1"))
+		r := newRPC(V1_0, "SendStreamingMessage", message(V1_0, "stream 1"))
 		r.a2aVersion = ""
 		res := stream(t, v10.URL, r, 10*time.Second)
 		if res.end != EndNotAStream || res.outcome.Error != NameVersionNotSupported || res.outcome.Retry != RetryFixVersion {
@@ -377,7 +377,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	t.Run("keep-alive comments during a slow stream", func(t *testing.T) {
 		// The peer runs with --ping 1 under scripts/ci/50-go.sh; with the SDK's default
 		// (15 s) there is no comment within 2.5 s, so only count when one is expected.
-		r := newRPC(V10, "SendStreamingMessage", message(V10, "slow 2.5"))
+		r := newRPC(V1_0, "SendStreamingMessage", message(V1_0, "slow 2.5"))
 		res := stream(t, v10.URL, r, 10*time.Second)
 		if res.end != EndCompleted || !res.outcome.Success {
 			t.Fatalf("end %v %+v", res.end, res.outcome)
@@ -389,7 +389,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	})
 
 	t.Run("a stalled stream times out through the tracker", func(t *testing.T) {
-		r := newRPC(V10, "SendStreamingMessage", message(V10, "slow 3"))
+		r := newRPC(V1_0, "SendStreamingMessage", message(V1_0, "slow 3"))
 		resp := r.post(t, v10.URL)
 		defer resp.Body.Close()
 		start := time.Now()
@@ -438,7 +438,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	t.Run("raw TCP: the library's HTTP/1.1 writer and reader, decoder and tracker", func(t *testing.T) {
 		// No net/http: the request is serialized by AppendRequest, the response read by
 		// ResponseReader from 37-byte socket reads, its body fed to the decoder.
-		r := newRPC(V10, "SendStreamingMessage", message(V10, "stream 2"))
+		r := newRPC(V1_0, "SendStreamingMessage", message(V1_0, "stream 2"))
 		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": r.id, "method": r.method, "params": r.params})
 		req, err := AppendRequest(nil, "POST", v10.Path, fmt.Sprintf("%s:%d", v10.Host, v10.Port),
 			[]Header{{"Content-Type", "application/json"}, {"Accept", "text/event-stream"}, {"A2A-Version", "1.0"}}, body)

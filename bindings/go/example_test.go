@@ -13,7 +13,7 @@ func Example() {
 	defer dec.Close()
 	events, _ := dec.Feed([]byte(`data: {"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t1","contextId":"c1","status":{"state":"failed","message":{"kind":"message","role":"agent","messageId":"m1","parts":[{"kind":"text","text":"Agent execution failed. (error_id: 3f9c0a7b12de)"}]}}}}` + "\r\n\r\n"))
 	o, _ := a2a.Classify(a2a.Response{Status: 200, ContentType: "application/json", Body: events[0].Data,
-		Asked: a2a.Asked{Version: a2a.V03, Binding: a2a.JSONRPC, Method: "message/send", RequestID: "1"}})
+		Asked: a2a.Asked{Version: a2a.V0_3, Binding: a2a.JSON_RPC, Method: "message/send", RequestID: "1"}})
 	defer o.Close()
 	line, _, _ := a2a.ModelText("booking", o)
 	fmt.Println(o.Channel, *o.State, o.Retry, *o.ErrorID)

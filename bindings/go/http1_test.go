@@ -48,7 +48,7 @@ func TestAppendRequest(t *testing.T) {
 	}
 }
 
-// A chunked SSE response as the Python peer sends it (peer-behaviour.md §1.5 head and
+// A chunked SSE response as the Python peer sends it (docs/peers.md §1.5 head and
 // framing; the chunk sizes hand-computed).
 const chunkedResponse = "HTTP/1.1 200 OK\r\ncache-control: no-store\r\ncontent-type: text/event-stream; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n" +
 	"d\r\ndata: one\r\n\r\n\r\n" +

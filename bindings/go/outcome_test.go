@@ -276,7 +276,7 @@ func TestVocabularyRoundTrips(t *testing.T) {
 	if _, err := ParseErrorName("taskNotFound"); !errors.Is(err, CodeInvalidArgument) {
 		t.Error("ParseErrorName is case-sensitive")
 	}
-	if v, err := ParseProtocolVersion(" 1.2 "); err != nil || v != V10 || v.String() != "1.0" || v.HeaderValue() != "1.0" {
+	if v, err := ParseProtocolVersion(" 1.2 "); err != nil || v != V1_0 || v.String() != "1.0" || v.HeaderValue() != "1.0" {
 		t.Errorf("1.2: %v %v", v, err)
 	}
 	if _, err := ParseProtocolVersion("2.0"); !errors.Is(err, CodeVersionUnsupported) {
@@ -285,13 +285,13 @@ func TestVocabularyRoundTrips(t *testing.T) {
 	if _, err := ParseProtocolVersion("x"); !errors.Is(err, CodeVersionMalformed) {
 		t.Errorf("x: %v", err)
 	}
-	if v, err := ProtocolVersionFromHeader(""); err != nil || v != V03 || V03.HeaderValue() != "" {
+	if v, err := ProtocolVersionFromHeader(""); err != nil || v != V0_3 || V0_3.HeaderValue() != "" {
 		t.Errorf("absent header: %v %v", v, err)
 	}
 	if ma, mi, err := ParseVersionNumber("3.14.1"); err != nil || ma != 3 || mi != 14 {
 		t.Errorf("3.14.1: %d %d %v", ma, mi, err)
 	}
-	if b, err := ParseBinding("rest"); err != nil || b != HTTPJSON || b.String() != "HTTP+JSON" {
+	if b, err := ParseBinding("rest"); err != nil || b != HTTP_JSON || b.String() != "HTTP+JSON" {
 		t.Errorf("rest: %v %v", b, err)
 	}
 	if _, err := ParseBinding("GRPC"); !errors.Is(err, CodeBindingUnknown) {

@@ -86,7 +86,7 @@ type BuiltRequest struct {
 // Asked is what to tell the classifier and the tracker about this request.
 func (r *BuiltRequest) Asked(iface Interface) Asked {
 	a := Asked{Version: iface.Version, Binding: iface.Binding, RequestID: r.RPCID}
-	if iface.Binding == JSONRPC {
+	if iface.Binding == JSON_RPC {
 		a.Method = r.Method.JSONRPCName(iface.Version)
 	} else {
 		a.Method = r.HTTPMethod + " " + r.Path
@@ -206,7 +206,7 @@ func NumberID(id int64) *int64 { return &id }
 
 // String formats the method with its 1.0 name.
 func (m Method) String() string {
-	if s := m.JSONRPCName(V10); s != "" {
+	if s := m.JSONRPCName(V1_0); s != "" {
 		return s
 	}
 	return "Method(" + strconv.Itoa(int(m)) + ")"

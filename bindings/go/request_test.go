@@ -96,7 +96,7 @@ func TestRequestFixtures(t *testing.T) {
 			} else if !jsonEqual(t, req.Body, c.Expect.Body) {
 				t.Errorf("body %s\nwant %s", req.Body, c.Expect.Body)
 			}
-			if iface.Binding == JSONRPC && req.RPCID == "" {
+			if iface.Binding == JSON_RPC && req.RPCID == "" {
 				t.Error("a JSON-RPC request without an rpc id")
 			}
 		})
@@ -124,7 +124,7 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 }
 
 func TestBuildTextMessageAndErrors(t *testing.T) {
-	iface := Interface{Version: V10, Binding: JSONRPC}
+	iface := Interface{Version: V1_0, Binding: JSON_RPC}
 	req, err := BuildTextMessage(iface, "m-1", "echo hi", &CallOptions{ID: NumberID(7), Headers: []Header{{"Idempotency-Key", "a2a-ik1-x"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +149,7 @@ func TestBuildTextMessageAndErrors(t *testing.T) {
 		body.Params.Message.Role != "ROLE_USER" || body.Params.Message.Parts[0].Text != "echo hi" || req.RPCID != "7" {
 		t.Fatalf("built %s", req.Body)
 	}
-	if a := req.Asked(iface); a.Method != "SendMessage" || a.RequestID != "7" || a.Version != V10 {
+	if a := req.Asked(iface); a.Method != "SendMessage" || a.RequestID != "7" || a.Version != V1_0 {
 		t.Fatalf("asked %+v", a)
 	}
 	if v, ok := headerValue(req.Headers, "a2a-version"); !ok || v != "1.0" {
@@ -162,7 +162,7 @@ func TestBuildTextMessageAndErrors(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(wire, []byte("POST /a2a HTTP/1.1\r\nHost: agent.example.com\r\n")) || !bytes.HasSuffix(wire, req.Body) {
 		t.Fatalf("http1 %q %v", wire, err)
 	}
-	if _, err := BuildRequest(Interface{Version: V03, Binding: JSONRPC}, MethodListTasks, []byte(`{}`), &CallOptions{ID: NumberID(1)}); !errors.Is(err, CodeRequestNotInVersion) {
+	if _, err := BuildRequest(Interface{Version: V0_3, Binding: JSON_RPC}, MethodListTasks, []byte(`{}`), &CallOptions{ID: NumberID(1)}); !errors.Is(err, CodeRequestNotInVersion) {
 		t.Errorf("ListTasks on 0.3: %v", err)
 	}
 	if _, err := BuildRequest(iface, MethodGetTask, []byte(`{"id":"t"}`), nil); !errors.Is(err, CodeRequestMissingID) {
@@ -174,10 +174,10 @@ func TestBuildTextMessageAndErrors(t *testing.T) {
 	if _, err := BuildTextMessage(iface, "m", "x", &CallOptions{ID: NumberID(1), Headers: []Header{{"Content-Length", "1"}}}); !errors.Is(err, CodeRequestReservedHeader) {
 		t.Errorf("reserved header: %v", err)
 	}
-	if m, v, ok := MethodFromJSONRPCName("tasks/resubscribe"); !ok || m != MethodSubscribeToTask || v != V03 || m.JSONRPCName(V10) != "SubscribeToTask" {
+	if m, v, ok := MethodFromJSONRPCName("tasks/resubscribe"); !ok || m != MethodSubscribeToTask || v != V0_3 || m.JSONRPCName(V1_0) != "SubscribeToTask" {
 		t.Errorf("tasks/resubscribe: %v %v %v", m, v, ok)
 	}
-	if MethodListTasks.JSONRPCName(V03) != "" {
+	if MethodListTasks.JSONRPCName(V0_3) != "" {
 		t.Error("no ListTasks in 0.3")
 	}
 }

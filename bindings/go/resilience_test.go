@@ -78,7 +78,7 @@ func transport(t *testing.T, name ErrorName, sent RequestSent, msg string) *Outc
 func classifyBody(t *testing.T, status int, method, body string) *Outcome {
 	t.Helper()
 	o, err := Classify(Response{Status: status, ContentType: "application/json", Body: []byte(body),
-		Asked: Asked{Version: V03, Binding: JSONRPC, Method: method, RequestID: "1"}})
+		Asked: Asked{Version: V0_3, Binding: JSON_RPC, Method: method, RequestID: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestRetryPolicyResubscribeKeepsTaskID(t *testing.T) {
 		t.Fatalf("TaskID %q %v", id, ok)
 	}
 	// A stream that timed out after the task id came back: resubscribe, never resend.
-	tr, _ := NewStreamTracker(Asked{Version: V03, Binding: JSONRPC, Method: "message/stream", RequestID: "1"}, time.Second, t0)
+	tr, _ := NewStreamTracker(Asked{Version: V0_3, Binding: JSON_RPC, Method: "message/stream", RequestID: "1"}, time.Second, t0)
 	defer tr.Close()
 	if _, err := tr.OnEvent(t0, "", []byte(`{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"task-9","contextId":"c","status":{"state":"working"}}}`)); err != nil {
 		t.Fatal(err)

@@ -21,14 +21,18 @@ const (
 
 // ServerOptions says which protocol versions a server speaks (nil: both).
 type ServerOptions struct {
-	V03, V10 bool
+	V0_3, V1_0 bool
+	// Deprecated: use V0_3 (either one set means 0.3 is served).
+	V03 bool
+	// Deprecated: use V1_0 (either one set means 1.0 is served).
+	V10 bool
 }
 
 func cServerOptions(o *ServerOptions) *C.struct_a2a_server_options {
 	if o == nil {
 		return nil
 	}
-	return &C.struct_a2a_server_options{v0_3: C.bool(o.V03), v1_0: C.bool(o.V10)}
+	return &C.struct_a2a_server_options{v0_3: C.bool(o.V0_3 || o.V03), v1_0: C.bool(o.V1_0 || o.V10)}
 }
 
 // ServerRequestInfo is what a parsed request asks.

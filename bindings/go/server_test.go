@@ -117,8 +117,8 @@ func TestServerSideRoundTripThroughTheDriver(t *testing.T) {
 		version ProtocolVersion
 		binding Binding
 	}{
-		{srv.URL + "/", V03, JSONRPC}, {srv.URL + "/", V10, JSONRPC},
-		{srv.URL + "/rest", V03, HTTPJSON}, {srv.URL + "/rest", V10, HTTPJSON},
+		{srv.URL + "/", V0_3, JSON_RPC}, {srv.URL + "/", V1_0, JSON_RPC},
+		{srv.URL + "/rest", V0_3, HTTP_JSON}, {srv.URL + "/rest", V1_0, HTTP_JSON},
 	} {
 		name := target.version.String() + " " + target.binding.String()
 		c, err := NewClientWithTarget(target.url, target.version, target.binding, &cfg)
@@ -168,7 +168,7 @@ func TestServerSideRoundTripThroughTheDriver(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	o, _ := Classify(Response{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body,
-		Asked: Asked{Version: V10, Binding: JSONRPC, Method: "SendMessage", RequestID: "3"}})
+		Asked: Asked{Version: V1_0, Binding: JSON_RPC, Method: "SendMessage", RequestID: "3"}})
 	defer o.Close()
 	if o.Channel != ChannelProtocol || o.Error != NameVersionNotSupported || o.Retry != RetryFixVersion {
 		t.Fatalf("refusal classified as %+v (%s)", o, body)
@@ -195,7 +195,7 @@ func TestServerHelpers(t *testing.T) {
 	if len(hs) == 0 || !strings.EqualFold(hs[0].Name, "Content-Type") || !IsEventStream(hs[0].Value) {
 		t.Fatalf("stream headers %v", hs)
 	}
-	req, err := ParseJSONRPC(nil, []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}`), &ServerOptions{V10: true})
+	req, err := ParseJSONRPC(nil, []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}`), &ServerOptions{V1_0: true})
 	if !errors.Is(err, CodeServerRefused) || req == nil {
 		t.Fatalf("0.3 method on a 1.0-only server: %v", err)
 	}
@@ -213,7 +213,7 @@ func TestServerHelpers(t *testing.T) {
 	}
 	defer ok.Close()
 	info, _ := ok.Info()
-	if info.Method != MethodGetTask || info.Version != V03 || info.RPCID != "x" || info.Streaming {
+	if info.Method != MethodGetTask || info.Version != V0_3 || info.RPCID != "x" || info.Streaming {
 		t.Fatalf("info %+v", info)
 	}
 	if !strings.Contains(string(ok.Params()), `"historyLength"`) {

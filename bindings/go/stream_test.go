@@ -91,7 +91,7 @@ func deref(s *string) string {
 
 func TestStreamTrackerLifecycle(t *testing.T) {
 	t0 := time.Unix(100, 0)
-	tr, err := NewStreamTracker(Asked{Version: V10, Binding: JSONRPC, Method: "SendStreamingMessage", RequestID: "9"}, 2*time.Second, t0)
+	tr, err := NewStreamTracker(Asked{Version: V1_0, Binding: JSON_RPC, Method: "SendStreamingMessage", RequestID: "9"}, 2*time.Second, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

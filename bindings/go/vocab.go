@@ -153,10 +153,19 @@ func ErrorNameOfCode(code int64) ErrorName {
 // (detect from the body).
 type ProtocolVersion uint32
 
-// Protocol versions (a2a_protocol_version).
+// Protocol versions (a2a_protocol_version), named V<major>_<minor> in every binding (Rust
+// ProtocolVersion::V1_0, C A2A_PROTOCOL_VERSION_V1_0, Python and Java ProtocolVersion.V1_0).
 const (
-	V03 ProtocolVersion = C.A2A_PROTOCOL_VERSION_V03 // 0.3: message/send, kind discriminators
-	V10 ProtocolVersion = C.A2A_PROTOCOL_VERSION_V10 // 1.x: SendMessage, A2A-Version: 1.0
+	V0_3 ProtocolVersion = C.A2A_PROTOCOL_VERSION_V0_3 // 0.3: message/send, kind discriminators
+	V1_0 ProtocolVersion = C.A2A_PROTOCOL_VERSION_V1_0 // 1.x: SendMessage, A2A-Version: 1.0
+)
+
+// Names before the V<major>_<minor> scheme.
+const (
+	// Deprecated: use V0_3.
+	V03 = V0_3
+	// Deprecated: use V1_0.
+	V10 = V1_0
 )
 
 // String is "0.3" or "1.0" ("" for the zero value).
@@ -203,10 +212,19 @@ func ParseVersionNumber(s string) (major, minor uint32, err error) {
 // Binding is the HTTP binding of a call; the zero value means "unknown".
 type Binding uint32
 
-// Bindings (a2a_binding).
+// Bindings (a2a_binding), named JSON_RPC and HTTP_JSON in every binding (Rust
+// Binding::JsonRpc, C A2A_BINDING_JSON_RPC, Python and Java Binding.JSON_RPC).
 const (
-	JSONRPC  Binding = C.A2A_BINDING_JSON_RPC  // JSON-RPC 2.0 over HTTP POST
-	HTTPJSON Binding = C.A2A_BINDING_HTTP_JSON // HTTP+JSON ("REST")
+	JSON_RPC  Binding = C.A2A_BINDING_JSON_RPC  // JSON-RPC 2.0 over HTTP POST
+	HTTP_JSON Binding = C.A2A_BINDING_HTTP_JSON // HTTP+JSON ("REST")
+)
+
+// Names before the JSON_RPC / HTTP_JSON scheme.
+const (
+	// Deprecated: use JSON_RPC.
+	JSONRPC = JSON_RPC
+	// Deprecated: use HTTP_JSON.
+	HTTPJSON = HTTP_JSON
 )
 
 // String is the card transport name, "JSONRPC" or "HTTP+JSON" ("" for the zero value).

@@ -1,5 +1,5 @@
 //! Golden tests of the object model: every case in `bindings/fixtures/wire_objects.json`
-//! (A2A wire reference §8 payloads) reads, meets its expectations and writes back as the
+//! (the payloads of docs/wire.md §8) reads, meets its expectations and writes back as the
 //! same JSON value; every case in `wire_tolerance.json` reads and writes the canonical form.
 
 use a2a_core::model::{
@@ -17,9 +17,9 @@ fn load(name: &str) -> Vec<Value> {
 
 fn form(name: &str) -> Form {
     match name {
-        "jsonrpc-0.3" => Form::JsonRpc03,
-        "rest-0.3" => Form::Rest03,
-        "1.0" => Form::V10,
+        "jsonrpc-0.3" => Form::JsonRpcV0_3,
+        "rest-0.3" => Form::RestV0_3,
+        "1.0" => Form::V1_0,
         other => panic!("unknown form {other}"),
     }
 }
@@ -143,7 +143,7 @@ fn tolerant_reads_write_the_canonical_form() {
 fn strings_without_escapes_are_borrowed_from_the_input() {
     use std::borrow::Cow;
     let body = br#"{"task":{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","parts":[{"text":"plain text"},{"text":"esc\"aped"},{"data":{"big":[1,2,3]}}]}],"metadata":{"k":"v"}}}"#;
-    let r: SendResponse = from_slice(body, Form::V10).unwrap();
+    let r: SendResponse = from_slice(body, Form::V1_0).unwrap();
     let SendResponse::Task(t) = r else {
         panic!("a task")
     };
@@ -174,29 +174,29 @@ fn strings_without_escapes_are_borrowed_from_the_input() {
 #[test]
 fn refuses_shapes_no_peer_sends() {
     let bad: &[(&str, Form)] = &[
-        (r#"{"kind":"widget","id":"x"}"#, Form::JsonRpc03),
+        (r#"{"kind":"widget","id":"x"}"#, Form::JsonRpcV0_3),
         (
             r#"{"task":{"id":"t","status":{"state":"working"}},"message":{"messageId":"m","role":"user","parts":[]}}"#,
-            Form::V10,
+            Form::V1_0,
         ),
         (
             r#"{"messageId":"m","role":"user","parts":[{"text":"a","data":{}}]}"#,
-            Form::V10,
+            Form::V1_0,
         ),
         (
             r#"{"messageId":"m","role":"user","parts":[{"kind":"data","text":"a"}]}"#,
-            Form::JsonRpc03,
+            Form::JsonRpcV0_3,
         ),
         (
             r#"{"messageId":"m","role":"robot","parts":[]}"#,
-            Form::JsonRpc03,
+            Form::JsonRpcV0_3,
         ),
         (
             r#"{"statusUpdate":{"taskId":"t","contextId":"c"}}"#,
-            Form::V10,
+            Form::V1_0,
         ),
-        (r#"[1,2]"#, Form::V10),
-        (r#"{"task":"#, Form::V10),
+        (r#"[1,2]"#, Form::V1_0),
+        (r#"{"task":"#, Form::V1_0),
     ];
     for (json, form) in bad {
         assert!(
@@ -205,7 +205,7 @@ fn refuses_shapes_no_peer_sends() {
         );
     }
     assert!(
-        from_slice::<Message>(br#"{"role":"user","parts":[]}"#, Form::V10).is_err(),
+        from_slice::<Message>(br#"{"role":"user","parts":[]}"#, Form::V1_0).is_err(),
         "messageId is required"
     );
 }
@@ -216,9 +216,26 @@ fn forms_refuse_values_they_cannot_carry() {
     m.parts.push(a2a_core::model::Part::from_content(
         a2a_core::model::PartContent::Data(a2a_core::model::Json::parse("[1]").unwrap()),
     ));
-    assert!(to_vec(&m, Form::JsonRpc03).is_err());
-    assert!(to_vec(&m, Form::Rest03).is_err());
-    assert!(to_vec(&m, Form::V10).is_ok());
+    assert!(to_vec(&m, Form::JsonRpcV0_3).is_err());
+    assert!(to_vec(&m, Form::RestV0_3).is_err());
+    assert!(to_vec(&m, Form::V1_0).is_ok());
     let m = Message::new("m", a2a_core::model::Role::Unspecified, vec![]);
-    assert!(to_vec(&m, Form::JsonRpc03).is_err());
+    assert!(to_vec(&m, Form::JsonRpcV0_3).is_err());
+}
+
+/// The form names before the `V<major>_<minor>` scheme still compile, as values and as
+/// patterns, and mean the same forms.
+#[test]
+#[allow(deprecated)]
+fn deprecated_form_names_are_aliases() {
+    use a2a_core::version::{Binding, ProtocolVersion};
+    assert_eq!(Form::JsonRpc03, Form::JsonRpcV0_3);
+    assert_eq!(Form::Rest03, Form::RestV0_3);
+    assert_eq!(Form::V10, Form::V1_0);
+    let form = Form::new(ProtocolVersion::V1_0, Binding::HttpJson);
+    assert!(matches!(form, Form::V10));
+    assert!(!matches!(
+        Form::new(ProtocolVersion::V0_3, Binding::HttpJson),
+        Form::JsonRpc03
+    ));
 }

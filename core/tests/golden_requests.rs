@@ -1,5 +1,5 @@
 //! Golden tests: every case in `bindings/fixtures/requests.json` (transcribed from the A2A
-//! wire reference §8 examples, plus hand-derived rule cases) is built and compared as JSON.
+//! examples of docs/wire.md §8, plus hand-derived rule cases) is built and compared as JSON.
 
 use a2a_core::envelope::{CallOptions, Interface, Method, RpcId, build};
 use a2a_core::model::{Form, parse_params};

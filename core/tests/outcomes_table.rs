@@ -72,7 +72,7 @@ fn run(row: &Value) -> Outcome {
     classify(&info)
 }
 
-/// The model-facing prefix by the rules of OUTCOMES_SCHEMA.md.
+/// The model-facing prefix by the rules of docs/outcomes.md §5.
 fn prefix(o: &Outcome) -> Option<&'static str> {
     match o.channel {
         Channel::Transport => Some(match o.request_sent {

@@ -64,7 +64,7 @@ fn meta() -> impl Strategy<Value = Option<Json<'static>>> {
 }
 
 fn part(form: Form) -> BoxedStrategy<Part<'static>> {
-    let v10 = form == Form::V10;
+    let v10 = form == Form::V1_0;
     let content = prop_oneof![
         text().prop_map(PartContent::Text),
         "[A-Za-z0-9+/]{0,8}={0,2}".prop_map(|s| PartContent::Bytes(Cow::Owned(s))),
@@ -90,7 +90,7 @@ fn part(form: Form) -> BoxedStrategy<Part<'static>> {
 }
 
 fn role(form: Form) -> BoxedStrategy<Role> {
-    if form == Form::JsonRpc03 {
+    if form == Form::JsonRpcV0_3 {
         prop_oneof![Just(Role::User), Just(Role::Agent)].boxed()
     } else {
         prop_oneof![Just(Role::User), Just(Role::Agent), Just(Role::Unspecified)].boxed()
@@ -116,7 +116,7 @@ fn message(form: Form) -> BoxedStrategy<Message<'static>> {
                     parts,
                     context_id,
                     task_id,
-                    reference_task_ids: if form == Form::Rest03 { vec![] } else { refs },
+                    reference_task_ids: if form == Form::RestV0_3 { vec![] } else { refs },
                     extensions,
                     metadata,
                 }
@@ -207,7 +207,7 @@ fn event(form: Form) -> BoxedStrategy<StreamEvent<'static>> {
                     task_id,
                     context_id,
                     status,
-                    is_final: f && form != Form::V10,
+                    is_final: f && form != Form::V1_0,
                     metadata,
                 })
             }
@@ -237,7 +237,7 @@ fn event(form: Form) -> BoxedStrategy<StreamEvent<'static>> {
 }
 
 fn push(form: Form) -> BoxedStrategy<PushNotificationConfig<'static>> {
-    let schemes = if form == Form::V10 {
+    let schemes = if form == Form::V1_0 {
         prop::collection::vec(text(), 1..=1).boxed()
     } else {
         prop::collection::vec(text(), 0..3).boxed()
@@ -266,14 +266,18 @@ fn task_push(form: Form) -> BoxedStrategy<TaskPushNotificationConfig<'static>> {
             move |(task_id, config, tenant)| TaskPushNotificationConfig {
                 task_id,
                 config,
-                tenant: if form == Form::V10 { tenant } else { None },
+                tenant: if form == Form::V1_0 { tenant } else { None },
             },
         )
         .boxed()
 }
 
 fn form() -> impl Strategy<Value = Form> {
-    prop_oneof![Just(Form::JsonRpc03), Just(Form::Rest03), Just(Form::V10)]
+    prop_oneof![
+        Just(Form::JsonRpcV0_3),
+        Just(Form::RestV0_3),
+        Just(Form::V1_0)
+    ]
 }
 
 proptest! {
@@ -380,7 +384,7 @@ fn call_strategy()
         .prop_flat_map(|(version, binding)| {
             let form = Form::new(version, binding);
             let v10 = version == ProtocolVersion::V1_0;
-            let rpc03 = form == Form::JsonRpc03;
+            let rpc03 = form == Form::JsonRpcV0_3;
             let rest = binding == Binding::HttpJson;
             let sendable = message(form).prop_filter("servers need parts and a role", |m| {
                 !m.parts.is_empty() && m.role != Role::Unspecified && !m.message_id.is_empty()
@@ -436,7 +440,7 @@ fn call_strategy()
                     })
                 },
             );
-            let cancel = (id(), meta_if(form != Form::Rest03), any::<bool>()).prop_map(
+            let cancel = (id(), meta_if(form != Form::RestV0_3), any::<bool>()).prop_map(
                 move |(id, metadata, sub)| {
                     if sub {
                         Call::SubscribeToTask(TaskIdParams {

@@ -1,6 +1,6 @@
 //! Server-side reading and answering: every built request golden reads back as the same
 //! call; every refusal answers with the code and shape the spec (or the reference peers)
-//! give; result, error and stream bodies match the wire reference §8 examples.
+//! give; result, error and stream bodies match the examples of docs/wire.md §8.
 
 // Case tables are tuples of borrowed headers and bodies; naming each tuple type would not help.
 #![allow(clippy::type_complexity)]
@@ -707,7 +707,7 @@ fn error_bodies_match_the_reference_examples() {
 
 #[test]
 fn http_status_table_follows_spec_v1_0_1() {
-    // (name, JSON-RPC code, HTTP status, reason) from wire reference §5.4.
+    // (name, JSON-RPC code, HTTP status, reason) from docs/wire.md §5.4.
     let table = [
         (ErrorName::TaskNotFound, -32001, 404, "TASK_NOT_FOUND"),
         (
@@ -785,7 +785,7 @@ fn http_status_table_follows_spec_v1_0_1() {
 fn results_match_the_reference_examples_and_are_classified() {
     // §8.1(a) and §8.3(a) send results, rebuilt from the parsed model.
     let body03 = br#"{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"completed"}}"#;
-    let task: Task = from_slice(body03, Form::JsonRpc03).unwrap();
+    let task: Task = from_slice(body03, Form::JsonRpcV0_3).unwrap();
     let sr = SendResponse::Task(task);
     let req = incoming(
         ProtocolVersion::V0_3,
@@ -828,7 +828,7 @@ fn results_match_the_reference_examples_and_are_classified() {
         serde_json::from_slice::<Value>(&r.body).unwrap(),
         json!({"task":{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"}}})
     );
-    // Delete: JSON-RPC null, REST {} (wire reference §5.1).
+    // Delete: JSON-RPC null, REST {} (docs/wire.md §5.1).
     let req = incoming(
         ProtocolVersion::V0_3,
         Binding::JsonRpc,
@@ -874,7 +874,7 @@ fn results_match_the_reference_examples_and_are_classified() {
 #[test]
 fn stream_frames_match_the_reference_examples() {
     // §8.1(b) last event and §8.3(b) second event, as SSE frames.
-    let ev03: StreamEvent = from_slice(br#"{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"completed","timestamp":"2025-04-02T16:59:35.331Z"},"final":true}"#, Form::JsonRpc03).unwrap();
+    let ev03: StreamEvent = from_slice(br#"{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"completed","timestamp":"2025-04-02T16:59:35.331Z"},"final":true}"#, Form::JsonRpcV0_3).unwrap();
     let req = incoming(
         ProtocolVersion::V0_3,
         Binding::JsonRpc,
@@ -953,7 +953,7 @@ fn sse_frames_decode_back_with_the_sse_decoder() {
         Method::SendStreamingMessage,
         Some(RpcId::String("s-1".into())),
     );
-    let ev: StreamEvent = from_slice(br#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}"#, Form::V10).unwrap();
+    let ev: StreamEvent = from_slice(br#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}"#, Form::V1_0).unwrap();
     out.extend_from_slice(&server::event_frame(&req, &ev).unwrap().bytes);
     let mut dec = a2a_core::sse::Decoder::new();
     let mut feed = dec.feed(&out);
@@ -1007,7 +1007,7 @@ fn failed_status_the_adk_way() {
     assert_eq!(used, id);
     assert!(ev.is_final);
     assert_eq!(ev.status.state, TaskState::Failed);
-    // The exact text the peers' `fail` command produces (peer-behaviour §1.4).
+    // The exact text the peers' `fail` command produces (docs/peers.md §1.4).
     assert_eq!(
         ev.status.message.as_ref().unwrap().text().unwrap(),
         "Agent execution failed. (error_id: 7dac02a750a9)"

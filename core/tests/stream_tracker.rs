@@ -41,7 +41,7 @@ fn track(asked: Asked<'_>, body: &[u8], chunk: usize) -> (Vec<StreamItem>, Strea
     (items, t.finish())
 }
 
-// The 'stream 3' interaction of peer-behaviour.md §1.5 (Python: CRLF, spaced JSON, result
+// The 'stream 3' interaction of docs/peers.md §1.5 (Python: CRLF, spaced JSON, result
 // before id, a ping) and §2 (JS: LF, compact, jsonrpc first, metadata {} and mediaType, no
 // pings), with the same ids written out in both.
 const TID: &str = "0939c926-0000-4000-8000-000000000009";

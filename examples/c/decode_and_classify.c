@@ -70,7 +70,7 @@ int main(void) {
   size_t off, i, len = strlen(STREAM);
   uint64_t now_ms = 0;
 
-  asked.version = A2A_PROTOCOL_VERSION_V03;
+  asked.version = A2A_PROTOCOL_VERSION_V0_3;
   asked.binding = A2A_BINDING_JSON_RPC;
   asked.method = "message/stream";
   asked.method_len = strlen(asked.method);

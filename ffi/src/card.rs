@@ -23,10 +23,11 @@ use crate::vocab::{a2a_binding, a2a_protocol_version};
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum a2a_card_shape {
-    /// Only `supportedInterfaces` (a 1.0 card).
-    V10 = 1,
-    /// Only the 0.3 `url` fields.
-    V03 = 2,
+    /// Only `supportedInterfaces` (a 1.0 card). Old name `A2A_CARD_SHAPE_V10`: a deprecated
+    /// alias.
+    V1_0 = 1,
+    /// Only the 0.3 `url` fields. Old name `A2A_CARD_SHAPE_V03`: a deprecated alias.
+    V0_3 = 2,
     /// Both (what the Python and JS SDKs serve by default).
     Hybrid = 3,
 }
@@ -550,8 +551,8 @@ pub extern "C" fn a2a_card_get_info(card: *const a2a_card, out: *mut a2a_card_in
             push_notifications: k.push_notifications,
             extended_card: k.extended_card,
             shape: match k.shape {
-                CardShape::V1_0 => a2a_card_shape::V10,
-                CardShape::V0_3 => a2a_card_shape::V03,
+                CardShape::V1_0 => a2a_card_shape::V1_0,
+                CardShape::V0_3 => a2a_card_shape::V0_3,
                 CardShape::Hybrid => a2a_card_shape::Hybrid,
             },
             interface_count: k.interfaces.len(),
@@ -965,7 +966,7 @@ mod tests {
         );
         // SAFETY: written on A2A_OK.
         let mut r = unsafe { r.assume_init() };
-        assert_eq!(r.choice.version, a2a_protocol_version::V10);
+        assert_eq!(r.choice.version, a2a_protocol_version::V1_0);
         assert_eq!(r.choice.binding, a2a_binding::JsonRpc);
         assert_eq!(unsafe { r.path.as_str() }, Some("/a2a/v1"));
         assert_eq!(r.port, 443);

@@ -240,7 +240,7 @@ mod tests {
 
     fn asked(method: &'static str) -> a2a_asked {
         a2a_asked {
-            version: a2a_protocol_version::V03 as u32,
+            version: a2a_protocol_version::V0_3 as u32,
             binding: a2a_binding::JsonRpc as u32,
             method: method.as_ptr().cast(),
             method_len: method.len(),
@@ -264,7 +264,7 @@ mod tests {
 
     #[test]
     fn failed_task_with_error_id() {
-        // A 0.3 JSON-RPC FAILED task as ADK writes it (a2a-wire.md §8 shape, hand-written).
+        // A 0.3 JSON-RPC FAILED task as ADK writes it (docs/wire.md §8 shape, hand-written).
         let body = br#"{"jsonrpc":"2.0","id":"1","result":{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"failed","message":{"kind":"message","role":"agent","messageId":"m","parts":[{"kind":"text","text":"Agent execution failed. (error_id: 3f9c0a7b12de)"}]}}}}"#;
         let r = response(200, "application/json", body);
         let mut o = null_mut();

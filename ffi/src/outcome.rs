@@ -540,9 +540,9 @@ mod tests {
             a2a_outcome_remote_hint_pair(o, 2, &mut k, &mut v),
             a2a_result::A2A_INVALID_ARGUMENT
         );
-        let mut ver = a2a_protocol_version::V03;
+        let mut ver = a2a_protocol_version::V0_3;
         assert!(a2a_outcome_version(o, &mut ver));
-        assert_eq!(ver, a2a_protocol_version::V10);
+        assert_eq!(ver, a2a_protocol_version::V1_0);
         let mut b = a2a_binding::JsonRpc;
         assert!(a2a_outcome_binding(o, &mut b));
         assert_eq!(b, a2a_binding::HttpJson);
@@ -645,7 +645,7 @@ mod tests {
                 let mut version = 0u32;
                 if !text("version").is_empty() {
                     let v = text("version");
-                    let mut pv = crate::vocab::a2a_protocol_version::V10;
+                    let mut pv = crate::vocab::a2a_protocol_version::V1_0;
                     assert_eq!(
                         a2a_protocol_version_parse(v.as_ptr().cast(), v.len(), &mut pv),
                         a2a_result::A2A_OK

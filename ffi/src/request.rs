@@ -557,7 +557,7 @@ mod tests {
             headers_len: 0,
         };
         let params = br#"{"id":"t-1"}"#;
-        let i = iface(a2a_protocol_version::V03, a2a_binding::JsonRpc);
+        let i = iface(a2a_protocol_version::V0_3, a2a_binding::JsonRpc);
         assert_eq!(
             a2a_request_build(
                 r,
@@ -577,7 +577,7 @@ mod tests {
         assert_eq!(v["id"], 7);
         assert_eq!(v["params"]["id"], "t-1");
         assert_eq!(s(a2a_request_rpc_id(r)), Some("7"));
-        let i = iface(a2a_protocol_version::V10, a2a_binding::HttpJson);
+        let i = iface(a2a_protocol_version::V1_0, a2a_binding::HttpJson);
         assert_eq!(
             a2a_request_build(
                 r,
@@ -593,7 +593,7 @@ mod tests {
         assert_eq!(s(a2a_request_path(r)), Some("/tasks/t-1"));
         assert!(s(a2a_request_rpc_id(r)).is_none());
         // JSON-RPC without id; ListTasks on 0.3.
-        let i = iface(a2a_protocol_version::V10, a2a_binding::JsonRpc);
+        let i = iface(a2a_protocol_version::V1_0, a2a_binding::JsonRpc);
         assert_eq!(
             a2a_request_build(
                 r,
@@ -610,7 +610,7 @@ mod tests {
             s(a2a_request_path(r)).is_none(),
             "no request after a failure"
         );
-        let i = iface(a2a_protocol_version::V03, a2a_binding::HttpJson);
+        let i = iface(a2a_protocol_version::V0_3, a2a_binding::HttpJson);
         assert_eq!(
             a2a_request_build(r, &i, a2a_method::ListTasks as u32, null(), 0, null()),
             a2a_result::A2A_REQUEST_NOT_IN_VERSION

@@ -885,7 +885,7 @@ mod tests {
         );
         // SAFETY: written on A2A_OK.
         let info = unsafe { info.assume_init() };
-        assert_eq!(info.version, a2a_protocol_version::V03);
+        assert_eq!(info.version, a2a_protocol_version::V0_3);
         assert_eq!(info.method, a2a_method::SendMessage);
         assert_eq!(unsafe { info.rpc_id.as_str() }, Some("r1"));
         let params: serde_json::Value =

@@ -404,7 +404,7 @@ mod tests {
     fn asked() -> a2a_asked {
         let m = "message/stream";
         a2a_asked {
-            version: a2a_protocol_version::V03 as u32,
+            version: a2a_protocol_version::V0_3 as u32,
             binding: a2a_binding::JsonRpc as u32,
             method: m.as_ptr().cast(),
             method_len: m.len(),

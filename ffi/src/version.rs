@@ -161,7 +161,7 @@ mod tests {
     use super::*;
 
     fn parse(t: &str) -> Result<a2a_protocol_version, a2a_result> {
-        let mut out = a2a_protocol_version::V03;
+        let mut out = a2a_protocol_version::V0_3;
         match a2a_protocol_version_parse(t.as_ptr().cast(), t.len(), &mut out) {
             a2a_result::A2A_OK => Ok(out),
             e => Err(e),
@@ -170,8 +170,8 @@ mod tests {
 
     #[test]
     fn versions() {
-        assert_eq!(parse("1.2"), Ok(a2a_protocol_version::V10));
-        assert_eq!(parse("0.3.0"), Ok(a2a_protocol_version::V03));
+        assert_eq!(parse("1.2"), Ok(a2a_protocol_version::V1_0));
+        assert_eq!(parse("0.3.0"), Ok(a2a_protocol_version::V0_3));
         assert_eq!(parse("2.0"), Err(a2a_result::A2A_VERSION_UNSUPPORTED));
         assert_eq!(parse("v1"), Err(a2a_result::A2A_VERSION_MALFORMED));
         assert_eq!(parse(""), Err(a2a_result::A2A_VERSION_MALFORMED));
@@ -186,16 +186,16 @@ mod tests {
             a2a_result::A2A_VERSION_MALFORMED
         );
         assert_eq!((maj, min), (3, 14), "outputs untouched on failure");
-        let mut v = a2a_protocol_version::V10;
+        let mut v = a2a_protocol_version::V1_0;
         assert_eq!(
             a2a_protocol_version_from_header(std::ptr::null(), 0, &mut v),
             a2a_result::A2A_OK
         );
-        assert_eq!(v, a2a_protocol_version::V03);
-        let h = a2a_protocol_version_header_value(a2a_protocol_version::V10 as u32);
+        assert_eq!(v, a2a_protocol_version::V0_3);
+        let h = a2a_protocol_version_header_value(a2a_protocol_version::V1_0 as u32);
         assert_eq!(unsafe { h.as_str() }, Some("1.0"));
         assert!(
-            a2a_protocol_version_header_value(a2a_protocol_version::V03 as u32)
+            a2a_protocol_version_header_value(a2a_protocol_version::V0_3 as u32)
                 .ptr
                 .is_null()
         );

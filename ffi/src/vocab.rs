@@ -176,10 +176,12 @@ pub enum a2a_error_name {
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum a2a_protocol_version {
-    /// Protocol 0.3 (`message/send`, `kind` discriminators).
-    V03 = 1,
-    /// Protocol 1.x (`SendMessage`, ProtoJSON, `A2A-Version: 1.0`).
-    V10 = 2,
+    /// Protocol 0.3 (`message/send`, `kind` discriminators). The old name
+    /// `A2A_PROTOCOL_VERSION_V03` remains as a deprecated alias.
+    V0_3 = 1,
+    /// Protocol 1.x (`SendMessage`, ProtoJSON, `A2A-Version: 1.0`). The old name
+    /// `A2A_PROTOCOL_VERSION_V10` remains as a deprecated alias.
+    V1_0 = 2,
 }
 
 /// The HTTP binding a call travels over.
@@ -294,8 +296,8 @@ mapping!(a2a_error_name, ErrorName, [
 ]);
 
 mapping!(a2a_protocol_version, ProtocolVersion, [
-    V03 <=> ProtocolVersion::V0_3,
-    V10 <=> ProtocolVersion::V1_0,
+    V0_3 <=> ProtocolVersion::V0_3,
+    V1_0 <=> ProtocolVersion::V1_0,
 ]);
 
 mapping!(a2a_binding, Binding, [

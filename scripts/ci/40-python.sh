@@ -2,7 +2,8 @@
 # Python binding (bindings/python): builds liba2a_core like 30-c.sh (debug), installs the
 # package into the repository's .venv (made by 05-setup.sh) the way users install it
 # (`pip install ./bindings/python`), and runs its pytest suite: every shared fixture, the
-# header coverage check, the API tests, and the end-to-end tests against the real Python
+# header coverage check, the struct layout check (every ctypes mirror against the C
+# compiler's sizeof/offsetof of include/a2a_core.h, via scripts/c-layout.py), the API tests, and the end-to-end tests against the real Python
 # a2a-sdk server (tests/peers, started on 127.0.0.1 by the tests).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -2,7 +2,9 @@
 # Java binding (bindings/java): builds liba2a_core once (debug, as scripts/ci/30-c.sh does),
 # then `mvn -B -q test` over both modules:
 #   a2a-core       JNA binding + the shared fixtures (sse, outcomes, error_ids, idempotency,
-#                  cards, requests), tally, SSE encoder
+#                  cards, requests), tally, SSE encoder, and LayoutTest: every JNA Structure
+#                  against the C compiler's sizeof/offsetof of include/a2a_core.h
+#                  (scripts/c-layout.py, run with the .venv's python and the system cc)
 #   a2a-java-http  the driver's A2aClient against the real Python and JS peers and the
 #                  fault server; drop-in A2AHttpClient for a2a-java 0.3.2.Final: real Python peer tests
 #                  through a2a-java's Client + JSONRPCTransport, side-by-side fault tests

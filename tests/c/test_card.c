@@ -36,24 +36,24 @@ static void parse_and_read(void) {
   STR_EQ(info.description, "echoes");
   STR_EQ(info.version, "2.1");
   CHECK(info.streaming && !info.push_notifications && !info.extended_card);
-  CHECK(info.shape == A2A_CARD_SHAPE_V10 && info.interface_count == 2);
+  CHECK(info.shape == A2A_CARD_SHAPE_V1_0 && info.interface_count == 2);
   CHECK(a2a_card_get_interface(c, 0, &i) == A2A_OK);
   STR_EQ(i.url, "https://agent.example.com/a2a/v1");
   STR_EQ(i.binding, "JSONRPC");
   STR_EQ(i.protocol_version, "1.0");
   ABSENT(i.tenant);
   CHECK(i.origin_list == A2A_INTERFACE_LIST_SUPPORTED_INTERFACES && i.origin_index == 0);
-  CHECK(i.known_binding == A2A_BINDING_JSON_RPC && i.wire_version == A2A_PROTOCOL_VERSION_V10);
+  CHECK(i.known_binding == A2A_BINDING_JSON_RPC && i.wire_version == A2A_PROTOCOL_VERSION_V1_0);
   CHECK(a2a_card_get_interface(c, 1, &i) == A2A_OK);
   STR_EQ(i.binding, "GRPC");
   CHECK(i.known_binding == 0); /* not a binding this core speaks */
   CHECK(a2a_card_get_interface(c, 2, &i) == A2A_INVALID_ARGUMENT);
 
   CHECK(a2a_card_parse(c, (const uint8_t *)CARD_V03, strlen(CARD_V03)) == A2A_OK);
-  CHECK(a2a_card_get_info(c, &info) == A2A_OK && info.shape == A2A_CARD_SHAPE_V03);
+  CHECK(a2a_card_get_info(c, &info) == A2A_OK && info.shape == A2A_CARD_SHAPE_V0_3);
   CHECK(info.interface_count == 2);
   CHECK(a2a_card_get_interface(c, 0, &i) == A2A_OK && i.origin_list == A2A_INTERFACE_LIST_PREFERRED_URL);
-  CHECK(i.wire_version == A2A_PROTOCOL_VERSION_V03);
+  CHECK(i.wire_version == A2A_PROTOCOL_VERSION_V0_3);
   CHECK(a2a_card_get_interface(c, 1, &i) == A2A_OK &&
         i.origin_list == A2A_INTERFACE_LIST_ADDITIONAL_INTERFACES && i.origin_index == 0);
   CHECK(i.known_binding == A2A_BINDING_HTTP_JSON);
@@ -79,7 +79,7 @@ static void select_and_resolve(void) {
   a2a_card_preferences prefs;
   a2a_card_policy pol;
   a2a_str origins[1];
-  uint32_t versions[1] = {A2A_PROTOCOL_VERSION_V03};
+  uint32_t versions[1] = {A2A_PROTOCOL_VERSION_V0_3};
   uint32_t bad[1] = {42};
   bool same = false;
   const char *drift_card =
@@ -93,7 +93,7 @@ static void select_and_resolve(void) {
   CHECK(a2a_card_parse(c, (const uint8_t *)CARD_V10, strlen(CARD_V10)) == A2A_OK);
   CHECK(a2a_card_select(c, NULL, &ch) == A2A_OK);
   STR_EQ(ch.url, "https://agent.example.com/a2a/v1");
-  CHECK(ch.version == A2A_PROTOCOL_VERSION_V10 && ch.binding == A2A_BINDING_JSON_RPC);
+  CHECK(ch.version == A2A_PROTOCOL_VERSION_V1_0 && ch.binding == A2A_BINDING_JSON_RPC);
   STR_EQ(ch.declared_version, "1.0");
   CHECK(ch.index == 0 && ch.order == A2A_SELECTION_ORDER_CLIENT_FIRST && ch.skipped_count == 1);
   CHECK(t_contains(a2a_card_choice_explain(c), "skipped #1"));
@@ -200,7 +200,7 @@ static void location(void) {
   }
 }
 
-/* A 0.3 card with OpenAPI-style schemes and requirements (a2a-wire.md §3: security is an
+/* A 0.3 card with OpenAPI-style schemes and requirements (docs/wire.md §3: security is an
  * OR of ANDs); hand-written. Scheme names of one requirement come back in name order. */
 static const char CARD_SECURED[] =
     "{\"url\":\"https://agent.example.com/a2a\",\"securitySchemes\":{"

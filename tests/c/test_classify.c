@@ -14,7 +14,7 @@ static const char TASK_NOT_FOUND[] =
 
 static a2a_asked asked_send(void) {
   a2a_asked a;
-  a.version = A2A_PROTOCOL_VERSION_V03;
+  a.version = A2A_PROTOCOL_VERSION_V0_3;
   a.binding = A2A_BINDING_JSON_RPC;
   a.method = "message/send";
   a.method_len = strlen(a.method);

@@ -49,7 +49,7 @@ void test_driver(void) {
   CHECK(cfg.connect_timeout_ms == 3000 && !cfg.allow_http && cfg.protocol == 0);
   CHECK(a2a_client_config_default(NULL) == A2A_NULL_PARAMETER);
   cfg.allow_http = true;
-  CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V03, A2A_BINDING_JSON_RPC,
+  CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V0_3, A2A_BINDING_JSON_RPC,
                                    &cfg, &c) == A2A_OK && c != NULL);
   CHECK(a2a_client_add_header_hook(c, hook, &st) == A2A_OK);
   CHECK(a2a_client_add_header_hook(c, NULL, &st) == A2A_NULL_PARAMETER);
@@ -112,7 +112,7 @@ void test_driver(void) {
   CHECK(a2a_client_new_with_target(url, strlen(url), 7, A2A_BINDING_JSON_RPC, &cfg, &c) ==
         A2A_INVALID_ARGUMENT);
   cfg.protocol = 9;
-  CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V03, A2A_BINDING_JSON_RPC,
+  CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V0_3, A2A_BINDING_JSON_RPC,
                                    &cfg, &c) == A2A_INVALID_ARGUMENT);
   CHECK(c == NULL);
 

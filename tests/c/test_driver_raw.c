@@ -306,7 +306,7 @@ static void test_send_ok(const char *base) {
   CHECK(a2a_client_config_default(&cfg) == A2A_OK);
   cfg.allow_http = true;
   url(base, "/ok/a2a");
-  CHECK(a2a_client_new_with_target(url_buf, strlen(url_buf), A2A_PROTOCOL_VERSION_V03,
+  CHECK(a2a_client_new_with_target(url_buf, strlen(url_buf), A2A_PROTOCOL_VERSION_V0_3,
                                    A2A_BINDING_JSON_RPC, &cfg, &c) == A2A_OK);
   CHECK(a2a_client_send_text(c, "hello there", 11, NULL, &o) == A2A_OK && o != NULL);
   CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TASK);

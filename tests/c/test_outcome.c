@@ -10,7 +10,7 @@ static void null_handle(void) {
   a2a_error_name en = A2A_ERROR_NAME_OTHER;
   a2a_task_state st = A2A_TASK_STATE_WORKING;
   a2a_request_sent rs = A2A_REQUEST_SENT_NO;
-  a2a_protocol_version v = A2A_PROTOCOL_VERSION_V03;
+  a2a_protocol_version v = A2A_PROTOCOL_VERSION_V0_3;
   a2a_binding b = A2A_BINDING_JSON_RPC;
   a2a_str k, val;
 
@@ -50,7 +50,7 @@ static void transport(void) {
   a2a_error_name en = A2A_ERROR_NAME_OTHER;
   a2a_task_state st = A2A_TASK_STATE_WORKING;
   a2a_request_sent rs = A2A_REQUEST_SENT_NO;
-  a2a_protocol_version v = A2A_PROTOCOL_VERSION_V03;
+  a2a_protocol_version v = A2A_PROTOCOL_VERSION_V0_3;
   a2a_binding b = A2A_BINDING_JSON_RPC;
   a2a_str k = {NULL, 0}, val = {NULL, 0};
   const char *msg = "read timed out after 30000 ms";
@@ -74,7 +74,7 @@ static void transport(void) {
   CHECK(a2a_outcome_remote_hint_pair(o, 0, &k, &val) == A2A_INVALID_ARGUMENT);
   CHECK(k.ptr == NULL && val.ptr == NULL);
   CHECK(a2a_outcome_remote_hint_pair(o, 0, NULL, &val) == A2A_NULL_PARAMETER);
-  CHECK(!a2a_outcome_version(o, &v) && v == A2A_PROTOCOL_VERSION_V03);
+  CHECK(!a2a_outcome_version(o, &v) && v == A2A_PROTOCOL_VERSION_V0_3);
   CHECK(!a2a_outcome_binding(o, &b) && b == A2A_BINDING_JSON_RPC);
   ABSENT(a2a_outcome_reason(o));
   ABSENT(a2a_outcome_data(o));

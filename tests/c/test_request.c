@@ -57,13 +57,13 @@ static void every_method(void) {
   size_t built = 0;
   CHECK(a2a_request_new(&r) == A2A_OK && r != NULL);
   for (m = A2A_METHOD_SEND_MESSAGE; m <= A2A_METHOD_GET_EXTENDED_AGENT_CARD; m++) {
-    for (v = A2A_PROTOCOL_VERSION_V03; v <= A2A_PROTOCOL_VERSION_V10; v++) {
+    for (v = A2A_PROTOCOL_VERSION_V0_3; v <= A2A_PROTOCOL_VERSION_V1_0; v++) {
       for (b = A2A_BINDING_JSON_RPC; b <= A2A_BINDING_HTTP_JSON; b++) {
         a2a_interface i = iface(v, b);
         const char *p = params_of(m);
         a2a_result res = a2a_request_build(r, &i, m, (const uint8_t *)p, p ? strlen(p) : 0, &o);
         a2a_method got;
-        if (m == A2A_METHOD_LIST_TASKS && v == A2A_PROTOCOL_VERSION_V03) {
+        if (m == A2A_METHOD_LIST_TASKS && v == A2A_PROTOCOL_VERSION_V0_3) {
           CHECK(res == A2A_REQUEST_NOT_IN_VERSION);
           continue;
         }
@@ -88,7 +88,7 @@ static void every_method(void) {
           CHECK(a2a_request_path(r).len > 0 && a2a_request_path(r).ptr[0] == '/');
           ABSENT(a2a_request_rpc_id(r));
         }
-        CHECK(has_header(r, "A2A-Version", "1.0") == (v == A2A_PROTOCOL_VERSION_V10));
+        CHECK(has_header(r, "A2A-Version", "1.0") == (v == A2A_PROTOCOL_VERSION_V1_0));
         if (m == A2A_METHOD_SEND_STREAMING_MESSAGE || m == A2A_METHOD_SUBSCRIBE_TO_TASK)
           CHECK(has_header(r, "Accept", "text/event-stream"));
       }
@@ -101,7 +101,7 @@ static void every_method(void) {
 static void text_and_options(void) {
   a2a_request *r = NULL;
   a2a_buffer *buf = NULL;
-  a2a_interface i = iface(A2A_PROTOCOL_VERSION_V10, A2A_BINDING_HTTP_JSON);
+  a2a_interface i = iface(A2A_PROTOCOL_VERSION_V1_0, A2A_BINDING_HTTP_JSON);
   a2a_call_options o;
   a2a_str exts[2];
   a2a_header hs[2];
@@ -175,13 +175,13 @@ static void text_and_options(void) {
   o.id_kind = A2A_RPC_ID_KIND_STRING;
   o.id_string = "req-1";
   o.id_string_len = 5;
-  i = iface(A2A_PROTOCOL_VERSION_V03, A2A_BINDING_JSON_RPC);
+  i = iface(A2A_PROTOCOL_VERSION_V0_3, A2A_BINDING_JSON_RPC);
   CHECK(a2a_request_build_text(r, &i, "m", 1, "x", 1, &o) == A2A_OK);
   STR_EQ(a2a_request_rpc_id(r), "req-1");
   i.tenant = "acme"; /* 0.3 has no tenant */
   i.tenant_len = 4;
   CHECK(a2a_request_build_text(r, &i, "m", 1, "x", 1, &o) == A2A_REQUEST_NOT_REPRESENTABLE);
-  i = iface(A2A_PROTOCOL_VERSION_V10, A2A_BINDING_JSON_RPC);
+  i = iface(A2A_PROTOCOL_VERSION_V1_0, A2A_BINDING_JSON_RPC);
   CHECK(a2a_request_build_text(r, &i, "m", 1, "x", 1, NULL) == A2A_REQUEST_MISSING_ID);
   CHECK(a2a_request_build(r, &i, A2A_METHOD_GET_TASK, (const uint8_t *)"{\"id\":", 6, &o) ==
         A2A_REQUEST_PARAMS);
@@ -191,9 +191,9 @@ static void text_and_options(void) {
   CHECK(a2a_request_build(r, &i, 12, NULL, 0, &o) == A2A_INVALID_ARGUMENT);
   i.version = 9;
   CHECK(a2a_request_build(r, &i, A2A_METHOD_GET_TASK, NULL, 0, &o) == A2A_INVALID_ARGUMENT);
-  i = iface(A2A_PROTOCOL_VERSION_V10, 0);
+  i = iface(A2A_PROTOCOL_VERSION_V1_0, 0);
   CHECK(a2a_request_build_text(r, &i, "m", 1, "x", 1, &o) == A2A_INVALID_ARGUMENT);
-  i = iface(A2A_PROTOCOL_VERSION_V10, A2A_BINDING_JSON_RPC);
+  i = iface(A2A_PROTOCOL_VERSION_V1_0, A2A_BINDING_JSON_RPC);
   CHECK(a2a_request_build_text(r, &i, "\xff", 1, "x", 1, &o) == A2A_INVALID_UTF8);
   CHECK(a2a_request_build(r, &i, A2A_METHOD_GET_TASK, NULL, 3, &o) == A2A_NULL_PARAMETER);
   CHECK(a2a_request_build(r, NULL, A2A_METHOD_GET_TASK, NULL, 0, &o) == A2A_NULL_PARAMETER);
@@ -212,18 +212,18 @@ static void text_and_options(void) {
   CHECK(a2a_request_header(NULL, 0, &hn, &hv) == A2A_NULL_PARAMETER);
 
   /* Method names. */
-  STR_EQ(a2a_method_jsonrpc_name(A2A_METHOD_SEND_MESSAGE, A2A_PROTOCOL_VERSION_V03), "message/send");
-  STR_EQ(a2a_method_jsonrpc_name(A2A_METHOD_SUBSCRIBE_TO_TASK, A2A_PROTOCOL_VERSION_V03),
+  STR_EQ(a2a_method_jsonrpc_name(A2A_METHOD_SEND_MESSAGE, A2A_PROTOCOL_VERSION_V0_3), "message/send");
+  STR_EQ(a2a_method_jsonrpc_name(A2A_METHOD_SUBSCRIBE_TO_TASK, A2A_PROTOCOL_VERSION_V0_3),
          "tasks/resubscribe");
-  STR_EQ(a2a_method_jsonrpc_name(A2A_METHOD_CREATE_PUSH_CONFIG, A2A_PROTOCOL_VERSION_V10),
+  STR_EQ(a2a_method_jsonrpc_name(A2A_METHOD_CREATE_PUSH_CONFIG, A2A_PROTOCOL_VERSION_V1_0),
          "CreateTaskPushNotificationConfig");
-  ABSENT(a2a_method_jsonrpc_name(A2A_METHOD_LIST_TASKS, A2A_PROTOCOL_VERSION_V03));
-  ABSENT(a2a_method_jsonrpc_name(0, A2A_PROTOCOL_VERSION_V10));
+  ABSENT(a2a_method_jsonrpc_name(A2A_METHOD_LIST_TASKS, A2A_PROTOCOL_VERSION_V0_3));
+  ABSENT(a2a_method_jsonrpc_name(0, A2A_PROTOCOL_VERSION_V1_0));
   ABSENT(a2a_method_jsonrpc_name(A2A_METHOD_GET_TASK, 0));
   CHECK(a2a_method_from_jsonrpc_name("tasks/cancel", 12, &m, &pv) == A2A_OK);
-  CHECK(m == A2A_METHOD_CANCEL_TASK && pv == A2A_PROTOCOL_VERSION_V03);
+  CHECK(m == A2A_METHOD_CANCEL_TASK && pv == A2A_PROTOCOL_VERSION_V0_3);
   CHECK(a2a_method_from_jsonrpc_name("ListTasks", 9, &m, &pv) == A2A_OK);
-  CHECK(m == A2A_METHOD_LIST_TASKS && pv == A2A_PROTOCOL_VERSION_V10);
+  CHECK(m == A2A_METHOD_LIST_TASKS && pv == A2A_PROTOCOL_VERSION_V1_0);
   CHECK(a2a_method_from_jsonrpc_name("tasks/nope", 10, &m, &pv) == A2A_NONE);
   CHECK(a2a_method_from_jsonrpc_name("\xff", 1, &m, &pv) == A2A_INVALID_UTF8);
   CHECK(a2a_method_from_jsonrpc_name("ListTasks", 9, NULL, &pv) == A2A_NULL_PARAMETER);

@@ -56,7 +56,7 @@ static void jsonrpc(void) {
   hs[2] = hdr("A2A-Extensions", "https://ext.example/a");
   CHECK(a2a_server_parse_jsonrpc(r, hs, 3, (const uint8_t *)v10, strlen(v10), NULL) == A2A_OK);
   CHECK(a2a_server_request_get_info(r, &info) == A2A_OK);
-  CHECK(info.version == A2A_PROTOCOL_VERSION_V10 && info.binding == A2A_BINDING_JSON_RPC);
+  CHECK(info.version == A2A_PROTOCOL_VERSION_V1_0 && info.binding == A2A_BINDING_JSON_RPC);
   CHECK(info.method == A2A_METHOD_SEND_MESSAGE && !info.streaming);
   STR_EQ(info.rpc_id, "1");
   ABSENT(info.tenant);
@@ -96,7 +96,7 @@ static void jsonrpc(void) {
 
   /* 0.3, answered in 0.3 (kebab-case state, kind discriminator). */
   CHECK(a2a_server_parse_jsonrpc(r, hs, 1, (const uint8_t *)v03, strlen(v03), NULL) == A2A_OK);
-  CHECK(a2a_server_request_get_info(r, &info) == A2A_OK && info.version == A2A_PROTOCOL_VERSION_V03);
+  CHECK(a2a_server_request_get_info(r, &info) == A2A_OK && info.version == A2A_PROTOCOL_VERSION_V0_3);
   STR_EQ(info.rpc_id, "r1");
   CHECK(a2a_server_result_response(r, (const uint8_t *)reply_task, strlen(reply_task), resp) == A2A_OK);
   CHECK(t_contains(body_str(resp), "\"state\":\"completed\""));

@@ -2,21 +2,21 @@
 #include "harness.h"
 
 void test_version(void) {
-  a2a_protocol_version v = A2A_PROTOCOL_VERSION_V03;
+  a2a_protocol_version v = A2A_PROTOCOL_VERSION_V0_3;
   a2a_binding b = A2A_BINDING_JSON_RPC;
   uint32_t major = 99, minor = 99;
 
   CHECK(a2a_protocol_version_parse("1.2", 3, &v) == A2A_OK);
-  CHECK(v == A2A_PROTOCOL_VERSION_V10);
+  CHECK(v == A2A_PROTOCOL_VERSION_V1_0);
   CHECK(a2a_protocol_version_parse(" 0.3.0 ", 7, &v) == A2A_OK);
-  CHECK(v == A2A_PROTOCOL_VERSION_V03);
+  CHECK(v == A2A_PROTOCOL_VERSION_V0_3);
   CHECK(a2a_protocol_version_parse("2.0", 3, &v) == A2A_VERSION_UNSUPPORTED);
   CHECK(a2a_protocol_version_parse("1.x", 3, &v) == A2A_VERSION_MALFORMED);
   CHECK(a2a_protocol_version_parse(NULL, 0, &v) == A2A_VERSION_MALFORMED);
   CHECK(a2a_protocol_version_parse(NULL, 1, &v) == A2A_NULL_PARAMETER);
   CHECK(a2a_protocol_version_parse("1.\x80", 3, &v) == A2A_INVALID_UTF8);
   CHECK(a2a_protocol_version_parse("1.0", 3, NULL) == A2A_NULL_PARAMETER);
-  CHECK(v == A2A_PROTOCOL_VERSION_V03);
+  CHECK(v == A2A_PROTOCOL_VERSION_V0_3);
 
   CHECK(a2a_version_number_parse("1.25", 4, &major, &minor) == A2A_OK);
   CHECK(major == 1 && minor == 25);
@@ -26,19 +26,19 @@ void test_version(void) {
   CHECK(a2a_version_number_parse("1.0", 3, &major, NULL) == A2A_NULL_PARAMETER);
 
   /* Absent (NULL, 0) or empty header: 0.3. */
-  v = A2A_PROTOCOL_VERSION_V10;
+  v = A2A_PROTOCOL_VERSION_V1_0;
   CHECK(a2a_protocol_version_from_header(NULL, 0, &v) == A2A_OK);
-  CHECK(v == A2A_PROTOCOL_VERSION_V03);
+  CHECK(v == A2A_PROTOCOL_VERSION_V0_3);
   CHECK(a2a_protocol_version_from_header("1.0", 3, &v) == A2A_OK);
-  CHECK(v == A2A_PROTOCOL_VERSION_V10);
+  CHECK(v == A2A_PROTOCOL_VERSION_V1_0);
   CHECK(a2a_protocol_version_from_header("9.9", 3, &v) == A2A_VERSION_UNSUPPORTED);
   CHECK(a2a_protocol_version_from_header("1.0", 3, NULL) == A2A_NULL_PARAMETER);
 
-  STR_EQ(a2a_protocol_version_to_str(A2A_PROTOCOL_VERSION_V03), "0.3");
-  STR_EQ(a2a_protocol_version_to_str(A2A_PROTOCOL_VERSION_V10), "1.0");
+  STR_EQ(a2a_protocol_version_to_str(A2A_PROTOCOL_VERSION_V0_3), "0.3");
+  STR_EQ(a2a_protocol_version_to_str(A2A_PROTOCOL_VERSION_V1_0), "1.0");
   ABSENT(a2a_protocol_version_to_str(0));
-  STR_EQ(a2a_protocol_version_header_value(A2A_PROTOCOL_VERSION_V10), "1.0");
-  ABSENT(a2a_protocol_version_header_value(A2A_PROTOCOL_VERSION_V03));
+  STR_EQ(a2a_protocol_version_header_value(A2A_PROTOCOL_VERSION_V1_0), "1.0");
+  ABSENT(a2a_protocol_version_header_value(A2A_PROTOCOL_VERSION_V0_3));
   ABSENT(a2a_protocol_version_header_value(3));
 
   CHECK(a2a_binding_parse("json-rpc", 8, &b) == A2A_OK);
@@ -53,4 +53,10 @@ void test_version(void) {
   STR_EQ(a2a_binding_to_str(A2A_BINDING_JSON_RPC), "JSONRPC");
   STR_EQ(a2a_binding_to_str(A2A_BINDING_HTTP_JSON), "HTTP+JSON");
   ABSENT(a2a_binding_to_str(0));
+
+  /* The names before the V<major>_<minor> scheme still compile (deprecated aliases). */
+  CHECK(A2A_PROTOCOL_VERSION_V03 == A2A_PROTOCOL_VERSION_V0_3);
+  CHECK(A2A_PROTOCOL_VERSION_V10 == A2A_PROTOCOL_VERSION_V1_0);
+  CHECK(A2A_CARD_SHAPE_V03 == A2A_CARD_SHAPE_V0_3);
+  CHECK(A2A_CARD_SHAPE_V10 == A2A_CARD_SHAPE_V1_0);
 }

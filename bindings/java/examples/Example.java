@@ -8,6 +8,6 @@ public class Example {
             for (SseItem item : decoder.feedItems(chunk)) System.out.println(item);
         }
         System.out.println(ErrorIds.extract("Agent execution failed. (error_id: 7dac02a750a9)"));
-        System.out.println(Outcomes.classify(503, "text/html", "5", new byte[0], Asked.jsonRpc(ProtocolVersion.V03, "message/send", "1")));
+        System.out.println(Outcomes.classify(503, "text/html", "5", new byte[0], Asked.jsonRpc(ProtocolVersion.V0_3, "message/send", "1")));
     }
 }

@@ -44,9 +44,13 @@ def test_version_errors_are_typed_with_library_message() -> None:
     with pytest.raises(ValueError):  # the typed errors are ValueErrors too
         classify(200, b'{}', version='0.x')
     assert a2a_core.parse_protocol_version('0.3.0') == '0.3'
-    assert a2a_core.parse_protocol_version(' 1.2 ') == a2a_core.ProtocolVersion.V10
-    assert a2a_core.ProtocolVersion.V10.header_value == '1.0'
-    assert a2a_core.ProtocolVersion.V03.header_value is None
+    assert a2a_core.parse_protocol_version(' 1.2 ') == a2a_core.ProtocolVersion.V1_0
+    assert a2a_core.ProtocolVersion.V1_0.header_value == '1.0'
+    assert a2a_core.ProtocolVersion.V0_3.header_value is None
+    # The names before the V<major>_<minor> scheme are aliases of the same members.
+    assert a2a_core.ProtocolVersion.V10 is a2a_core.ProtocolVersion.V1_0
+    assert a2a_core.ProtocolVersion.V03 is a2a_core.ProtocolVersion.V0_3
+    assert list(a2a_core.ProtocolVersion) == [a2a_core.ProtocolVersion.V0_3, a2a_core.ProtocolVersion.V1_0]
 
 
 def test_binding_and_state_parsing() -> None:
@@ -54,7 +58,8 @@ def test_binding_and_state_parsing() -> None:
         a2a_core.parse_binding('GRPC')
     assert 'JSONRPC' in e.value.message
     assert a2a_core.parse_binding('rest') == 'HTTP+JSON'
-    assert a2a_core.parse_binding('json-rpc') is a2a_core.Binding.JSONRPC
+    assert a2a_core.parse_binding('json-rpc') is a2a_core.Binding.JSON_RPC
+    assert a2a_core.Binding.JSONRPC is a2a_core.Binding.JSON_RPC  # deprecated alias
     assert a2a_core.parse_task_state('TASK_STATE_CANCELLED') == 'canceled'
     assert a2a_core.parse_task_state('4') == 'failed'
     assert a2a_core.parse_task_state('nonsense') == 'unknown'

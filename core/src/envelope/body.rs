@@ -13,8 +13,8 @@ use crate::version::ProtocolVersion;
 /// Refuses calls carrying fields the form cannot carry, before anything is written.
 pub(super) fn check(call: &Call<'_>, form: Form) -> Result<(), BuildError> {
     use BuildError::NotRepresentable as No;
-    let v10 = form == Form::V10;
-    let rest = form == Form::Rest03;
+    let v10 = form == Form::V1_0;
+    let rest = form == Form::RestV0_3;
     match call {
         Call::GetTask(p) if p.metadata.is_some() && v10 => {
             Err(No("1.0 GetTask carries no metadata"))
@@ -106,7 +106,7 @@ pub(crate) struct Params<'c, 'a> {
 impl Serialize for Params<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let form = self.form;
-        let v10 = form == Form::V10;
+        let v10 = form == Form::V1_0;
         let mut m = s.serialize_map(None)?;
         if v10 {
             opt(&mut m, "tenant", self.tenant)?;
@@ -194,15 +194,15 @@ impl Serialize for Config<'_, '_> {
         }
         if let Some(push) = &c.push_notification_config {
             let key = match form {
-                Form::JsonRpc03 => "pushNotificationConfig",
-                Form::Rest03 => "pushNotification",
-                Form::V10 => "taskPushNotificationConfig",
+                Form::JsonRpcV0_3 => "pushNotificationConfig",
+                Form::RestV0_3 => "pushNotification",
+                Form::V1_0 => "taskPushNotificationConfig",
             };
             m.serialize_entry(key, &InForm(push, form))?;
         }
         opt(&mut m, "historyLength", c.history_length.as_ref())?;
         if let Some(b) = c.blocking {
-            if form == Form::V10 {
+            if form == Form::V1_0 {
                 m.serialize_entry("returnImmediately", &!b)?;
             } else {
                 m.serialize_entry("blocking", &b)?;
@@ -343,7 +343,7 @@ pub(super) fn rest(
                             let mut m = s.serialize_map(None)?;
                             m.serialize_entry("parent", &format!("tasks/{}", c.task_id))?;
                             opt(&mut m, "configId", c.config.id.as_ref())?;
-                            m.serialize_entry("config", &InForm(c, Form::Rest03))?;
+                            m.serialize_entry("config", &InForm(c, Form::RestV0_3))?;
                             m.end()
                         }
                     }
@@ -354,7 +354,7 @@ pub(super) fn rest(
                     impl Serialize for Create10<'_, '_> {
                         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                             let mut m = s.serialize_map(None)?;
-                            push_fields(&mut m, self.0, Form::V10)?;
+                            push_fields(&mut m, self.0, Form::V1_0)?;
                             m.end()
                         }
                     }

@@ -796,7 +796,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for ListPushConfigsResponse<'a> {
 
 /// Unwraps the 0.3 REST `DataPart` message: `{"data":{"data":X}}` reads as `X`.
 fn settle_parts(parts: &mut [Part<'_>], form: Form) {
-    if form != Form::Rest03 {
+    if form != Form::RestV0_3 {
         return;
     }
     for part in parts {

@@ -6,9 +6,9 @@
 //!
 //! | form | used by | shape |
 //! |---|---|---|
-//! | [`Form::JsonRpc03`] | 0.3 JSON-RPC | `kind` discriminators, `completed`/`input-required`, `user`/`agent` |
-//! | [`Form::Rest03`] | 0.3 HTTP+JSON | ProtoJSON of the 0.3 proto: `TASK_STATE_CANCELLED`, message parts under `content`, `{"data":{"data":..}}` |
-//! | [`Form::V10`] | 1.0, both bindings | ProtoJSON: one-key wrappers, `TASK_STATE_CANCELED`, parts by key (`text`/`raw`/`url`/`data`) |
+//! | [`Form::JsonRpcV0_3`] | 0.3 JSON-RPC | `kind` discriminators, `completed`/`input-required`, `user`/`agent` |
+//! | [`Form::RestV0_3`] | 0.3 HTTP+JSON | ProtoJSON of the 0.3 proto: `TASK_STATE_CANCELLED`, message parts under `content`, `{"data":{"data":..}}` |
+//! | [`Form::V1_0`] | 1.0, both bindings | ProtoJSON: one-key wrappers, `TASK_STATE_CANCELED`, parts by key (`text`/`raw`/`url`/`data`) |
 //!
 //! # Writing
 //! [`to_vec`] / [`write`] emit exactly the form asked for. Fields a form cannot carry are
@@ -22,7 +22,7 @@
 //! enums (kebab, `TASK_STATE_*` with one or two L, numbers), camelCase and snake_case keys,
 //! a Message without `kind`, a message with `parts` or `content` (or both: `parts` wins
 //! unless empty), wrappers or `kind`, and ignore unknown fields. The form passed to
-//! [`from_slice`] only settles what is truly ambiguous: in [`Form::Rest03`] a data part's
+//! [`from_slice`] only settles what is truly ambiguous: in [`Form::RestV0_3`] a data part's
 //! `{"data":{"data":X}}` means `X`.
 //!
 //! # Zero-copy
@@ -48,37 +48,51 @@ pub use types::*;
 
 use crate::version::{Binding, ProtocolVersion};
 
-/// One of the three JSON wire forms.
+/// One of the three JSON wire forms (versions named `V<major>_<minor>`, as in
+/// [`ProtocolVersion`] and every binding).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Form {
     /// 0.3 JSON-RPC (`kind`, kebab-case states, `user`/`agent`).
-    JsonRpc03,
+    JsonRpcV0_3,
     /// 0.3 HTTP+JSON (ProtoJSON of the 0.3 proto).
-    Rest03,
+    RestV0_3,
     /// 1.0, both bindings (ProtoJSON of the 1.0 proto).
-    V10,
+    V1_0,
+}
+
+#[allow(non_upper_case_globals)]
+impl Form {
+    /// The name before the naming scheme.
+    #[deprecated(note = "use Form::JsonRpcV0_3")]
+    pub const JsonRpc03: Form = Form::JsonRpcV0_3;
+    /// The name before the naming scheme.
+    #[deprecated(note = "use Form::RestV0_3")]
+    pub const Rest03: Form = Form::RestV0_3;
+    /// The name before the naming scheme.
+    #[deprecated(note = "use Form::V1_0")]
+    pub const V10: Form = Form::V1_0;
 }
 
 impl Form {
     /// The form a version and binding speak.
     pub fn new(version: ProtocolVersion, binding: Binding) -> Form {
         match (version, binding) {
-            (ProtocolVersion::V0_3, Binding::JsonRpc) => Form::JsonRpc03,
-            (ProtocolVersion::V0_3, Binding::HttpJson) => Form::Rest03,
-            (ProtocolVersion::V1_0, _) => Form::V10,
+            (ProtocolVersion::V0_3, Binding::JsonRpc) => Form::JsonRpcV0_3,
+            (ProtocolVersion::V0_3, Binding::HttpJson) => Form::RestV0_3,
+            (ProtocolVersion::V1_0, _) => Form::V1_0,
         }
     }
 
     /// The protocol version of this form.
     pub fn version(self) -> ProtocolVersion {
         match self {
-            Form::JsonRpc03 | Form::Rest03 => ProtocolVersion::V0_3,
-            Form::V10 => ProtocolVersion::V1_0,
+            Form::JsonRpcV0_3 | Form::RestV0_3 => ProtocolVersion::V0_3,
+            Form::V1_0 => ProtocolVersion::V1_0,
         }
     }
 
     /// Every form.
-    pub const ALL: [Form; 3] = [Form::JsonRpc03, Form::Rest03, Form::V10];
+    pub const ALL: [Form; 3] = [Form::JsonRpcV0_3, Form::RestV0_3, Form::V1_0];
 }
 
 /// Why a JSON document could not be read as a model value.

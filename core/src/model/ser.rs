@@ -82,14 +82,14 @@ pub(crate) fn nonempty<M: SerializeMap, T: Serialize>(
 /// The wire name of a task state in a form.
 pub fn state_name(state: TaskState, form: Form) -> &'static str {
     match form {
-        Form::JsonRpc03 => state.as_str(),
-        Form::Rest03 | Form::V10 => match state {
+        Form::JsonRpcV0_3 => state.as_str(),
+        Form::RestV0_3 | Form::V1_0 => match state {
             TaskState::Submitted => "TASK_STATE_SUBMITTED",
             TaskState::Working => "TASK_STATE_WORKING",
             TaskState::InputRequired => "TASK_STATE_INPUT_REQUIRED",
             TaskState::AuthRequired => "TASK_STATE_AUTH_REQUIRED",
             TaskState::Completed => "TASK_STATE_COMPLETED",
-            TaskState::Canceled if form == Form::Rest03 => "TASK_STATE_CANCELLED",
+            TaskState::Canceled if form == Form::RestV0_3 => "TASK_STATE_CANCELLED",
             TaskState::Canceled => "TASK_STATE_CANCELED",
             TaskState::Failed => "TASK_STATE_FAILED",
             TaskState::Rejected => "TASK_STATE_REJECTED",
@@ -100,9 +100,9 @@ pub fn state_name(state: TaskState, form: Form) -> &'static str {
 
 fn role_name<E: serde::ser::Error>(role: Role, form: Form) -> Result<&'static str, E> {
     Ok(match (form, role) {
-        (Form::JsonRpc03, Role::User) => "user",
-        (Form::JsonRpc03, Role::Agent) => "agent",
-        (Form::JsonRpc03, Role::Unspecified) => {
+        (Form::JsonRpcV0_3, Role::User) => "user",
+        (Form::JsonRpcV0_3, Role::Agent) => "agent",
+        (Form::JsonRpcV0_3, Role::Unspecified) => {
             return Err(E::custom("0.3 JSON-RPC has no unspecified role"));
         }
         (_, Role::User) => "ROLE_USER",
@@ -133,7 +133,7 @@ impl Serialize for File03<'_, '_> {
             filename,
             ..
         } = self.0;
-        let rest = self.1 == Form::Rest03;
+        let rest = self.1 == Form::RestV0_3;
         let mut m = s.serialize_map(None)?;
         match content {
             PartContent::Url(u) => {
@@ -154,7 +154,7 @@ impl ToWire for Part<'_> {
     fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         match form {
-            Form::JsonRpc03 => match &self.content {
+            Form::JsonRpcV0_3 => match &self.content {
                 PartContent::Text(t) => {
                     m.serialize_entry("kind", "text")?;
                     m.serialize_entry("text", t)?;
@@ -171,7 +171,7 @@ impl ToWire for Part<'_> {
                     m.serialize_entry("data", d)?;
                 }
             },
-            Form::Rest03 => match &self.content {
+            Form::RestV0_3 => match &self.content {
                 PartContent::Text(t) => m.serialize_entry("text", t)?,
                 PartContent::Bytes(_) | PartContent::Url(_) => {
                     m.serialize_entry("file", &File03(self, form))?
@@ -183,7 +183,7 @@ impl ToWire for Part<'_> {
                     m.serialize_entry("data", &DataWrap(d))?;
                 }
             },
-            Form::V10 => {
+            Form::V1_0 => {
                 match &self.content {
                     PartContent::Text(t) => m.serialize_entry("text", t)?,
                     PartContent::Bytes(b) => m.serialize_entry("raw", b)?,
@@ -202,12 +202,12 @@ impl ToWire for Part<'_> {
 impl ToWire for Message<'_> {
     fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if form == Form::JsonRpc03 {
+        if form == Form::JsonRpcV0_3 {
             m.serialize_entry("kind", "message")?;
         }
         m.serialize_entry("messageId", &self.message_id)?;
         m.serialize_entry("role", role_name::<S::Error>(self.role, form)?)?;
-        let parts_key = if form == Form::Rest03 {
+        let parts_key = if form == Form::RestV0_3 {
             "content"
         } else {
             "parts"
@@ -215,7 +215,7 @@ impl ToWire for Message<'_> {
         m.serialize_entry(parts_key, &Seq(&self.parts, form))?;
         opt(&mut m, "contextId", self.context_id.as_ref())?;
         opt(&mut m, "taskId", self.task_id.as_ref())?;
-        if form != Form::Rest03 {
+        if form != Form::RestV0_3 {
             nonempty(&mut m, "referenceTaskIds", &self.reference_task_ids)?;
         }
         nonempty(&mut m, "extensions", &self.extensions)?;
@@ -252,11 +252,11 @@ impl ToWire for Artifact<'_> {
 impl ToWire for Task<'_> {
     fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if form == Form::JsonRpc03 {
+        if form == Form::JsonRpcV0_3 {
             m.serialize_entry("kind", "task")?;
         }
         m.serialize_entry("id", &self.id)?;
-        if form == Form::JsonRpc03 || !self.context_id.is_empty() {
+        if form == Form::JsonRpcV0_3 || !self.context_id.is_empty() {
             m.serialize_entry("contextId", &self.context_id)?;
         }
         m.serialize_entry("status", &InForm(&self.status, form))?;
@@ -274,15 +274,15 @@ impl ToWire for Task<'_> {
 impl ToWire for TaskStatusUpdateEvent<'_> {
     fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if form == Form::JsonRpc03 {
+        if form == Form::JsonRpcV0_3 {
             m.serialize_entry("kind", "status-update")?;
         }
         m.serialize_entry("taskId", &self.task_id)?;
         m.serialize_entry("contextId", &self.context_id)?;
         m.serialize_entry("status", &InForm(&self.status, form))?;
         match form {
-            Form::JsonRpc03 => m.serialize_entry("final", &self.is_final)?,
-            Form::Rest03 if self.is_final => m.serialize_entry("final", &true)?,
+            Form::JsonRpcV0_3 => m.serialize_entry("final", &self.is_final)?,
+            Form::RestV0_3 if self.is_final => m.serialize_entry("final", &true)?,
             _ => {}
         }
         opt(&mut m, "metadata", self.metadata.as_ref())?;
@@ -293,17 +293,17 @@ impl ToWire for TaskStatusUpdateEvent<'_> {
 impl ToWire for TaskArtifactUpdateEvent<'_> {
     fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if form == Form::JsonRpc03 {
+        if form == Form::JsonRpcV0_3 {
             m.serialize_entry("kind", "artifact-update")?;
         }
         m.serialize_entry("taskId", &self.task_id)?;
         m.serialize_entry("contextId", &self.context_id)?;
         m.serialize_entry("artifact", &InForm(&self.artifact, form))?;
         // 0.3 JSON-RPC peers write both flags always; ProtoJSON omits false.
-        if form == Form::JsonRpc03 || self.append {
+        if form == Form::JsonRpcV0_3 || self.append {
             m.serialize_entry("append", &self.append)?;
         }
-        if form == Form::JsonRpc03 || self.last_chunk {
+        if form == Form::JsonRpcV0_3 || self.last_chunk {
             m.serialize_entry("lastChunk", &self.last_chunk)?;
         }
         opt(&mut m, "metadata", self.metadata.as_ref())?;
@@ -317,7 +317,7 @@ fn wrapped<S: Serializer, T: ToWire>(
     v: &T,
     form: Form,
 ) -> Result<S::Ok, S::Error> {
-    if form == Form::JsonRpc03 {
+    if form == Form::JsonRpcV0_3 {
         return v.write_form(form, s);
     }
     let mut m = s.serialize_map(Some(1))?;
@@ -351,7 +351,7 @@ struct Auth<'v, 'a>(&'v PushAuthentication<'a>, Form);
 impl Serialize for Auth<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if self.1 == Form::V10 {
+        if self.1 == Form::V1_0 {
             match self.0.schemes.as_slice() {
                 [one] => m.serialize_entry("scheme", one)?,
                 _ => {
@@ -403,16 +403,16 @@ impl ToWire for TaskPushNotificationConfig<'_> {
     fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         match form {
-            Form::JsonRpc03 => {
+            Form::JsonRpcV0_3 => {
                 m.serialize_entry("taskId", &self.task_id)?;
                 m.serialize_entry("pushNotificationConfig", &InForm(&self.config, form))?;
             }
-            Form::Rest03 => {
+            Form::RestV0_3 => {
                 let name = push_name(&self.task_id, self.config.id.as_deref());
                 m.serialize_entry("name", &name)?;
                 m.serialize_entry("pushNotificationConfig", &InForm(&self.config, form))?;
             }
-            Form::V10 => {
+            Form::V1_0 => {
                 opt(&mut m, "tenant", self.tenant.as_ref())?;
                 m.serialize_entry("taskId", &self.task_id)?;
                 push_fields(&mut m, &self.config, form)?;
@@ -437,7 +437,7 @@ impl ToWire for ListTasksResponse<'_> {
 impl ToWire for ListPushConfigsResponse<'_> {
     /// 0.3 JSON-RPC: a bare array; otherwise `{"configs":[..],"nextPageToken"?}`.
     fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
-        if form == Form::JsonRpc03 {
+        if form == Form::JsonRpcV0_3 {
             return Seq(&self.configs, form).serialize(s);
         }
         let mut m = s.serialize_map(None)?;

@@ -1,5 +1,5 @@
 //! Unit tests of the SSE layer, one per rule of WHATWG §9.2.5–9.2.6 and per pitfall of
-//! `reference/sse.md` §5 (the issue numbers are named on each test).
+//! `docs/sse.md` §5 (the issue numbers are named on each test).
 
 use super::encoder::{EncodeError, OutEvent, write_comment, write_keep_alive};
 use super::*;
@@ -137,7 +137,7 @@ fn every_pair_of_terminators_contains_a_blank_line() {
 
 #[test]
 fn cr_at_chunk_end_swallows_lf_of_next_non_empty_chunk() {
-    // sse.md §1.3 and eventsource-parser#17: CRLF split across chunks must not add a blank line.
+    // docs/sse.md §1.3 and eventsource-parser#17: CRLF split across chunks must not add a blank line.
     let (got, ..) = run_cuts(Config::new(), b"data: a\r\ndata: b\r\n\r\n", &[8, 8, 8, 17]);
     assert_eq!(got, [message("a\nb")]);
     // Empty chunks between the CR and the LF do not consume the swallow.

@@ -138,10 +138,17 @@ class ErrorName(_Word):
 
 
 class ProtocolVersion(_Word):
-    """The two protocol shapes deployed today."""
+    """The two protocol shapes deployed today.
 
-    V03 = '0.3'
-    V10 = '1.0'
+    Named `V<major>_<minor>` in every binding (Rust `ProtocolVersion::V1_0`, C
+    `A2A_PROTOCOL_VERSION_V1_0`, Go `V1_0`, Java `ProtocolVersion.V1_0`). `V03` and `V10` are
+    deprecated aliases of the same members, kept so that older code still runs.
+    """
+
+    V0_3 = '0.3'
+    V1_0 = '1.0'
+    V03 = '0.3'  # deprecated alias of V0_3
+    V10 = '1.0'  # deprecated alias of V1_0
 
     @property
     def header_value(self) -> str | None:
@@ -150,10 +157,15 @@ class ProtocolVersion(_Word):
 
 
 class Binding(_Word):
-    """The HTTP binding a call travels over (card transport names)."""
+    """The HTTP binding a call travels over (card transport names).
 
-    JSONRPC = 'JSONRPC'
+    Named `JSON_RPC` / `HTTP_JSON` in every binding (Rust `Binding::JsonRpc`, C
+    `A2A_BINDING_JSON_RPC`). `JSONRPC` is a deprecated alias of `JSON_RPC`.
+    """
+
+    JSON_RPC = 'JSONRPC'
     HTTP_JSON = 'HTTP+JSON'
+    JSONRPC = 'JSONRPC'  # deprecated alias of JSON_RPC
 
 
 class StreamItemKind(_Word):

@@ -2,7 +2,7 @@
 //!
 //! Real servers do not hang, redirect, stall or cut streams when a test asks them to; this
 //! one does, so the driver (and every binding) can prove how it copes. It speaks protocol
-//! 0.3 over JSON-RPC (the shapes of `a2a-wire.md` §8.1), std-only, one thread per connection.
+//! 0.3 over JSON-RPC (the shapes of `docs/wire.md` §8.1), std-only, one thread per connection.
 //!
 //! # Contract
 //! `a2a fault-server [--port N] [--exit-on-eof]` binds `127.0.0.1:N` (0 = any free port) and

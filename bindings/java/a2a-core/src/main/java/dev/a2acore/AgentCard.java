@@ -24,11 +24,27 @@ public final class AgentCard implements AutoCloseable {
     /** Which card shape was read. */
     public enum Shape {
         /** 1.0 ({@code supportedInterfaces}). */
-        V10,
+        V1_0,
         /** 0.3 ({@code url} + {@code preferredTransport}). */
-        V03,
+        V0_3,
         /** Both. */
-        HYBRID
+        HYBRID;
+
+        /**
+         * The name before the naming scheme.
+         *
+         * @deprecated use {@link #V1_0}
+         */
+        @Deprecated
+        public static final Shape V10 = V1_0;
+
+        /**
+         * The name before the naming scheme.
+         *
+         * @deprecated use {@link #V0_3}
+         */
+        @Deprecated
+        public static final Shape V03 = V0_3;
     }
 
     /** Whether the client's or the card's order decides. */

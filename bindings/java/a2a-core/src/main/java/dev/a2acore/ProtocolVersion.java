@@ -1,11 +1,30 @@
 package dev.a2acore;
 
-/** The two protocol shapes deployed today. */
+/**
+ * The two protocol shapes deployed today, named {@code V<major>_<minor>} in every binding (Rust
+ * {@code ProtocolVersion::V1_0}, C {@code A2A_PROTOCOL_VERSION_V1_0}, Go and Python {@code V1_0}).
+ */
 public enum ProtocolVersion implements NativeEnum {
     /** Protocol 0.3 (message/send, kind discriminators). */
-    V03(1, "0.3"),
+    V0_3(1, "0.3"),
     /** Protocol 1.x (SendMessage, ProtoJSON, A2A-Version: 1.0). */
-    V10(2, "1.0");
+    V1_0(2, "1.0");
+
+    /**
+     * The name before the naming scheme.
+     *
+     * @deprecated use {@link #V0_3}
+     */
+    @Deprecated
+    public static final ProtocolVersion V03 = V0_3;
+
+    /**
+     * The name before the naming scheme.
+     *
+     * @deprecated use {@link #V1_0}
+     */
+    @Deprecated
+    public static final ProtocolVersion V10 = V1_0;
 
     private final int code;
     private final String wireName;

@@ -187,8 +187,8 @@ public final class RawHttp implements AutoCloseable {
         int status = Short.toUnsignedInt(lib.a2a_raw_response_status(r));
         long n = lib.a2a_raw_response_header_count(r).longValue();
         List<Map.Entry<String, String>> headers = new ArrayList<>((int) n);
-        Memory name = new Memory(Layout.PTR + Layout.SIZE_T);
-        Memory value = new Memory(Layout.PTR + Layout.SIZE_T);
+        Memory name = new Memory(Layout.VIEW_SIZE);
+        Memory value = new Memory(Layout.VIEW_SIZE);
         for (long i = 0; i < n; i++) {
             A2aCoreException.check("a2a_raw_response_header",
                 lib.a2a_raw_response_header(r, new SizeT(i), name, value));
@@ -204,7 +204,7 @@ public final class RawHttp implements AutoCloseable {
 
     private static byte[] bytes(Memory m) {
         Pointer p = m.getPointer(0);
-        long len = Layout.sizeT(m, Layout.PTR);
+        long len = Layout.sizeT(m, Layout.VIEW_LEN);
         return p == null || len == 0 ? new byte[0] : p.getByteArray(0, Math.toIntExact(len));
     }
 
@@ -256,7 +256,7 @@ public final class RawHttp implements AutoCloseable {
         private final A2aCoreLibrary lib;
         private final Response head;
         private final boolean eventStream;
-        private final Memory chunk = new Memory(Layout.PTR + Layout.SIZE_T);
+        private final Memory chunk = new Memory(Layout.VIEW_SIZE);
         private final Memory err = new Memory(Native.POINTER_SIZE);
         private final Object life = new Object();
         private Pointer handle;

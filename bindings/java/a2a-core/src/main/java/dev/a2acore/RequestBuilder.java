@@ -206,7 +206,7 @@ public final class RequestBuilder implements AutoCloseable {
         String httpMethod = lib.a2a_request_http_method(h).string();
         String path = lib.a2a_request_path(h).string();
         long n = lib.a2a_request_header_count(h).longValue();
-        int view = Layout.PTR + Layout.SIZE_T;
+        int view = Layout.VIEW_SIZE;
         Memory kv = new Memory(2L * view);
         List<Map.Entry<String, String>> headers = new ArrayList<>();
         for (long i = 0; i < n; i++) {

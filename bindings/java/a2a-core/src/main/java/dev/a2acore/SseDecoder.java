@@ -177,7 +177,7 @@ public final class SseDecoder implements AutoCloseable {
         if (events == 0) {
             return 0;
         }
-        int total = Math.toIntExact(Layout.sizeT(out, Layout.PACKED_BYTES + Layout.PTR));
+        int total = Math.toIntExact(Layout.sizeT(out, Layout.PACKED_BYTES + Layout.VIEW_LEN));
         if (values.length < total) {
             values = new byte[Math.max(total, values.length * 2)];
         }
@@ -319,7 +319,7 @@ public final class SseDecoder implements AutoCloseable {
     /** Copies a view of native memory out as UTF-8 (empty when absent). */
     private static String nativeString(ByteBuffer bb, int at) {
         long ptr = Layout.address(bb, at);
-        long n = Layout.sizeT(bb, at + Layout.PTR);
+        long n = Layout.sizeT(bb, at + Layout.VIEW_LEN);
         if (ptr == 0 || n == 0) {
             return "";
         }

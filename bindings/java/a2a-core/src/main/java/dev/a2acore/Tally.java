@@ -116,7 +116,7 @@ public final class Tally implements AutoCloseable {
 
     /** The Prometheus text exposition (0.0.4). */
     public synchronized String renderPrometheus() {
-        Memory out = new Memory(Layout.PTR + Layout.SIZE_T);
+        Memory out = new Memory(Layout.VIEW_SIZE);
         A2aCoreException.check("a2a_tally_render_prometheus", lib.a2a_tally_render_prometheus(h(), out));
         byte[] b = Layout.viewBytes(out, 0);
         return b == null ? "" : new String(b, StandardCharsets.UTF_8);

@@ -167,7 +167,7 @@ class CardsFixtureTest {
             AgentCard.Info info = card.info();
             assertEquals("Echo", info.name());
             assertTrue(info.streaming());
-            assertEquals(AgentCard.Shape.V03, info.shape());
+            assertEquals(AgentCard.Shape.V0_3, info.shape());
             List<AgentCard.Interface> ifs = card.interfaces();
             assertEquals(1, ifs.size());
             assertEquals("https://agent.example.com/a2a", ifs.get(0).url());

@@ -53,7 +53,7 @@ class RequestsFixtureTest {
         String methodName = c.get("call").get("method").asText();
         A2aMethod method = A2aMethod.fromJsonRpcName(methodName)
             .orElseThrow(() -> new AssertionError("unknown method " + methodName));
-        assertEquals(Optional.of(methodName), method.jsonRpcName(ProtocolVersion.V10), "1.0 name round trip");
+        assertEquals(Optional.of(methodName), method.jsonRpcName(ProtocolVersion.V1_0), "1.0 name round trip");
         JsonNode params = c.get("call").get("params");
         String paramsJson = params == null || params.isNull() ? null : JSON.writeValueAsString(params);
         JsonNode id = c.get("id");
@@ -100,11 +100,11 @@ class RequestsFixtureTest {
         return m;
     }
 
-    /** Hand derivation: a 0.3 JSON-RPC message/send of one user text part (wire reference §8.1 shape). */
+    /** Hand derivation: a 0.3 JSON-RPC message/send of one user text part (docs/wire.md §8.1 shape). */
     @Test
     void textBuilderAndHttp1Writer() throws Exception {
         try (RequestBuilder b = new RequestBuilder()) {
-            Request r = b.buildText(RequestBuilder.Target.of(ProtocolVersion.V03, Binding.JSON_RPC), "m-1",
+            Request r = b.buildText(RequestBuilder.Target.of(ProtocolVersion.V0_3, Binding.JSON_RPC), "m-1",
                 "hello \"world\"", RequestBuilder.Options.id(7L));
             assertEquals("POST", r.httpMethod());
             assertEquals("", r.path());
@@ -119,7 +119,7 @@ class RequestsFixtureTest {
             assertEquals("user", msg.get("role").asText());
             assertEquals("hello \"world\"", msg.get("parts").get(0).get("text").asText());
             assertEquals(Optional.of("application/json"), r.header("content-type"));
-            Asked asked = r.asked(ProtocolVersion.V03, Binding.JSON_RPC);
+            Asked asked = r.asked(ProtocolVersion.V0_3, Binding.JSON_RPC);
             assertEquals(Optional.of("message/send"), asked.method());
             assertEquals(Optional.of("7"), asked.requestId());
 
@@ -139,7 +139,7 @@ class RequestsFixtureTest {
     @Test
     void refusalsAreTyped() {
         try (RequestBuilder b = new RequestBuilder()) {
-            RequestBuilder.Target v03 = RequestBuilder.Target.of(ProtocolVersion.V03, Binding.JSON_RPC);
+            RequestBuilder.Target v03 = RequestBuilder.Target.of(ProtocolVersion.V0_3, Binding.JSON_RPC);
             RequestBuilder.BuildException notInVersion = assertThrows(RequestBuilder.BuildException.class,
                 () -> b.build(v03, A2aMethod.LIST_TASKS, "{}", RequestBuilder.Options.id(1L)));
             assertEquals(401, notInVersion.code(), notInVersion.getMessage());
@@ -156,7 +156,7 @@ class RequestsFixtureTest {
             assertThrows(IllegalStateException.class, () -> b.writeHttp1("/", "h"), "nothing built after a refusal");
             assertEquals(Optional.empty(), A2aMethod.fromJsonRpcName("tasks/nope"));
             assertEquals(Optional.of(A2aMethod.SEND_MESSAGE), A2aMethod.fromJsonRpcName("message/send"));
-            assertEquals(Optional.empty(), A2aMethod.LIST_TASKS.jsonRpcName(ProtocolVersion.V03));
+            assertEquals(Optional.empty(), A2aMethod.LIST_TASKS.jsonRpcName(ProtocolVersion.V0_3));
         }
     }
 }

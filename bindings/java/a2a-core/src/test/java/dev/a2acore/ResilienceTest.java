@@ -22,7 +22,7 @@ class ResilienceTest {
 
     private static Outcome completed() {
         return Outcomes.classify(200, "application/json", null, COMPLETED.getBytes(),
-            Asked.jsonRpc(ProtocolVersion.V03, "message/send", "1"));
+            Asked.jsonRpc(ProtocolVersion.V0_3, "message/send", "1"));
     }
 
     private static Outcome timeout() {

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link StreamTracker} over the C ABI. Events are 0.3 JSON-RPC stream results shaped like
- * the Python a2a-sdk 1.3.0 transcripts (peer-behaviour.md §1, 0.3 message/stream);
+ * the Python a2a-sdk 1.3.0 transcripts (docs/peers.md §1, 0.3 message/stream);
  * expectations follow the tracker's documented rules (a2a_core.h).
  */
 class StreamTrackerTest {
@@ -29,7 +29,7 @@ class StreamTrackerTest {
         + "\"Agent execution failed. (error_id: 7dac02a750a9)\"}]}},\"final\":true}}";
 
     private static Asked asked() {
-        return Asked.jsonRpc(ProtocolVersion.V03, "message/stream", "1");
+        return Asked.jsonRpc(ProtocolVersion.V0_3, "message/stream", "1");
     }
 
     @Test

@@ -19,14 +19,14 @@ import org.junit.jupiter.api.Test;
 class TallyTest {
     private static Outcome rpc(String json) {
         return Outcomes.classify(200, "application/json", null, json.getBytes(StandardCharsets.UTF_8),
-            Asked.jsonRpc(ProtocolVersion.V03, "message/send", "1"));
+            Asked.jsonRpc(ProtocolVersion.V0_3, "message/send", "1"));
     }
 
     @Test
     void countsByChannelAndCode() {
         try (Tally t = new Tally()) {
             Outcome unavailable = Outcomes.classify(503, "text/html", "5", new byte[0],
-                Asked.jsonRpc(ProtocolVersion.V03, "message/send", "1"));
+                Asked.jsonRpc(ProtocolVersion.V0_3, "message/send", "1"));
             Outcome notFound = rpc("{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"error\":{\"code\":-32001,\"message\":\"nope\"}}");
             Outcome failed = rpc("{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"task\",\"id\":\"t\","
                 + "\"contextId\":\"c\",\"status\":{\"state\":\"failed\"}}}");
@@ -74,7 +74,7 @@ class TallyTest {
     @Test
     void borrowedOutcomesAreRefusedAndClosedTalliesToo() {
         Tally t = new Tally();
-        try (StreamTracker tr = new StreamTracker(Asked.jsonRpc(ProtocolVersion.V03, "message/stream", "1"),
+        try (StreamTracker tr = new StreamTracker(Asked.jsonRpc(ProtocolVersion.V0_3, "message/stream", "1"),
             Duration.ofSeconds(1), 0)) {
             StreamTracker.Item item = tr.onEvent(1, null, "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":"
                 + "\"status-update\",\"taskId\":\"t\",\"contextId\":\"c\",\"status\":{\"state\":\"working\"},"

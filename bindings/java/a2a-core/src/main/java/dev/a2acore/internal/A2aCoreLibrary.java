@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_str}/{@code a2a_bytes} returned by value. */
+    @CStruct({"a2a_str", "a2a_bytes"})
     @Structure.FieldOrder({"ptr", "len"})
     class View extends Structure implements Structure.ByValue {
         /** First byte, or NULL when absent. */
@@ -43,6 +44,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_sse_finish}, filled by {@code a2a_sse_decoder_finish}. */
+    @CStruct("a2a_sse_finish")
     @Structure.FieldOrder({"has_event", "event", "discarded", "discarded_partial_line",
         "discarded_event", "discarded_id", "error", "limit"})
     class SseFinish extends Structure {
@@ -243,6 +245,7 @@ public interface A2aCoreLibrary extends Library {
     // --- classify, error ids ----------------------------------------------------------
 
     /** {@code a2a_asked}, embedded in {@code a2a_response} and passed to the tracker. */
+    @CStruct("a2a_asked")
     @Structure.FieldOrder({"version", "binding", "method", "method_len", "request_id", "request_id_len"})
     class Asked extends Structure {
         /** {@code a2a_protocol_version} or 0. */
@@ -260,6 +263,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_response}: every pointer is native memory owned by the binding for the call. */
+    @CStruct("a2a_response")
     @Structure.FieldOrder({"status", "content_type", "content_type_len", "retry_after", "retry_after_len",
         "body", "body_len", "asked"})
     class Response extends Structure {
@@ -282,6 +286,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_stream_item}, filled by {@code a2a_stream_tracker_on_event}. */
+    @CStruct("a2a_stream_item")
     @Structure.FieldOrder({"kind", "outcome", "has_final", "final_flag", "artifact_id", "append", "last_chunk",
         "ends_stream"})
     class StreamItem extends Structure {
@@ -386,6 +391,7 @@ public interface A2aCoreLibrary extends Library {
     // --- agent cards ------------------------------------------------------------------
 
     /** {@code a2a_card_info}. */
+    @CStruct("a2a_card_info")
     @Structure.FieldOrder({"name", "description", "version", "streaming", "push_notifications", "extended_card",
         "shape", "interface_count"})
     class CardInfo extends Structure {
@@ -408,6 +414,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_card_interface}. */
+    @CStruct("a2a_card_interface")
     @Structure.FieldOrder({"url", "binding", "protocol_version", "tenant", "origin_list", "origin_index",
         "known_binding", "wire_version"})
     class CardInterface extends Structure {
@@ -430,6 +437,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_card_preferences}. */
+    @CStruct("a2a_card_preferences")
     @Structure.FieldOrder({"versions", "versions_len", "bindings", "bindings_len", "order"})
     class CardPreferences extends Structure {
         /** uint32 array. */
@@ -445,6 +453,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_card_choice}. */
+    @CStruct("a2a_card_choice")
     @Structure.FieldOrder({"url", "version", "declared_version", "binding", "tenant", "index", "origin_list",
         "origin_index", "version_rank", "binding_rank", "order", "skipped_count"})
     class CardChoice extends Structure {
@@ -475,6 +484,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_card_policy}. */
+    @CStruct("a2a_card_policy")
     @Structure.FieldOrder({"allow_http", "allowed_origins", "allowed_origins_len"})
     class CardPolicy extends Structure {
         /** C bool. */
@@ -486,6 +496,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_card_resolved}. */
+    @CStruct("a2a_card_resolved")
     @Structure.FieldOrder({"choice", "same_origin", "scheme", "host", "port", "path", "host_class"})
     class CardResolved extends Structure {
         /** The choice. */
@@ -505,6 +516,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_card_credential_plan}. */
+    @CStruct("a2a_card_credential_plan")
     @Structure.FieldOrder({"alternative_count", "stated"})
     class CardCredentialPlan extends Structure {
         /** Number of alternatives. */
@@ -514,6 +526,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_card_credential}. */
+    @CStruct("a2a_card_credential")
     @Structure.FieldOrder({"scheme", "kind", "bearer_source", "bearer_format", "api_key_location", "api_key_name",
         "http_scheme", "header_name", "scope_count"})
     class CardCredential extends Structure {
@@ -587,6 +600,7 @@ public interface A2aCoreLibrary extends Library {
     // --- retry policy, circuit breaker ------------------------------------------------
 
     /** {@code a2a_retry_config}. */
+    @CStruct("a2a_retry_config")
     @Structure.FieldOrder({"kind", "max_attempts", "max_follow_ups", "max_new_tasks", "base_delay_ms", "max_delay_ms",
         "honour_retry_after", "max_retry_after_ms", "has_deadline", "deadline_ms", "attempt_estimate_ms", "streaming"})
     class RetryConfig extends Structure {
@@ -617,6 +631,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_retry_action}. */
+    @CStruct("a2a_retry_action")
     @Structure.FieldOrder({"kind", "has_delay", "delay_ms", "task_id", "generation", "give_up", "give_up_text",
         "message_id", "idempotency_key", "jsonrpc_id"})
     class RetryAction extends Structure {
@@ -643,6 +658,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_breaker_config}. */
+    @CStruct("a2a_breaker_config")
     @Structure.FieldOrder({"failure_threshold", "failure_rate_percent", "min_calls", "window_ms", "buckets",
         "cool_down_ms", "half_open_trials"})
     class BreakerConfig extends Structure {
@@ -663,6 +679,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_breaker_snapshot}. */
+    @CStruct("a2a_breaker_snapshot")
     @Structure.FieldOrder({"state", "calls_in_window", "failures_in_window", "has_half_open_at", "half_open_at_ms",
         "trials_in_flight", "trial_successes", "times_opened", "refused"})
     class BreakerSnapshot extends Structure {
@@ -764,6 +781,7 @@ public interface A2aCoreLibrary extends Library {
     // --- driver client ----------------------------------------------------------------
 
     /** {@code a2a_client_config}. */
+    @CStruct("a2a_client_config")
     @Structure.FieldOrder({"connect_timeout_ms", "call_timeout_ms", "stream_idle_timeout_ms", "max_response_bytes",
         "pool_idle_timeout_ms", "allow_http", "allow_hosts", "allow_hosts_len", "protocol", "binding",
         "defer_card_resolution", "stream_resubscribe_attempts", "send_retries"})
@@ -797,6 +815,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_client_call_options}: every pointer is native memory owned by the binding for the call. */
+    @CStruct("a2a_client_call_options")
     @Structure.FieldOrder({"timeout_ms", "idle_timeout_ms", "traceparent", "idempotency_key", "message_id",
         "context_id", "task_id", "headers", "headers_len"})
     class ClientCallOptions extends Structure {
@@ -821,6 +840,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_client_stream_event}, filled by {@code a2a_client_stream_next}. */
+    @CStruct("a2a_client_stream_event")
     @Structure.FieldOrder({"kind", "item", "task_id", "attempt", "has_end_kind", "end_kind", "outcome",
         "resubscribes"})
     class ClientStreamEvent extends Structure {
@@ -890,6 +910,7 @@ public interface A2aCoreLibrary extends Library {
     // --- request builders -------------------------------------------------------------
 
     /** {@code a2a_interface}. */
+    @CStruct("a2a_interface")
     @Structure.FieldOrder({"version", "binding", "tenant", "tenant_len"})
     class Interface extends Structure {
         /** {@code a2a_protocol_version}. */
@@ -903,6 +924,7 @@ public interface A2aCoreLibrary extends Library {
     }
 
     /** {@code a2a_call_options}: every pointer is native memory owned by the binding for the call. */
+    @CStruct("a2a_call_options")
     @Structure.FieldOrder({"id_kind", "id_number", "id_string", "id_string_len", "extensions", "extensions_len",
         "headers", "headers_len"})
     class CallOptions extends Structure {
@@ -1013,6 +1035,7 @@ public interface A2aCoreLibrary extends Library {
     // --- tally ------------------------------------------------------------------------
 
     /** {@code a2a_tally_entry}. */
+    @CStruct("a2a_tally_entry")
     @Structure.FieldOrder({"agent", "method", "channel", "code", "count"})
     class TallyEntry extends Structure {
         /** View. */

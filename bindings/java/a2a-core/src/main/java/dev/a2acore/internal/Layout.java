@@ -6,22 +6,47 @@ import com.sun.jna.Structure;
 import java.nio.ByteBuffer;
 
 /**
- * Field offsets of the C structs this binding reads in bulk ({@code a2a_sse_item}, {@code a2a_sse_packed}), taken from
+ * Field offsets of the C structs this binding reads or writes in bulk ({@code a2a_sse_item}, {@code a2a_sse_packed},
+ * arrays of {@code a2a_str} and {@code a2a_header}), taken from
  * JNA's layout of the same declaration so they are right on every platform JNA supports.
  */
 public final class Layout {
     private Layout() {}
 
     /** JNA mirror of {@code a2a_bytes}, used only for its layout. */
+    @CStruct("a2a_bytes")
     @Structure.FieldOrder({"ptr", "len"})
     public static class BytesView extends Structure {
         /** First byte, or NULL when absent. */
         public Pointer ptr;
         /** Number of bytes. */
         public SizeT len;
+
+        int offsetOf(String field) {
+            return fieldOffset(field);
+        }
+    }
+
+    /** JNA mirror of {@code a2a_header}, used only for its layout (arrays of headers are written by hand). */
+    @CStruct("a2a_header")
+    @Structure.FieldOrder({"name", "name_len", "value", "value_len"})
+    public static class HeaderView extends Structure {
+        /** The field name. */
+        public Pointer name;
+        /** Length of {@code name}. */
+        public SizeT name_len;
+        /** The field value. */
+        public Pointer value;
+        /** Length of {@code value}. */
+        public SizeT value_len;
+
+        int offsetOf(String field) {
+            return fieldOffset(field);
+        }
     }
 
     /** JNA mirror of {@code a2a_sse_item}, used only for its layout. */
+    @CStruct("a2a_sse_item")
     @Structure.FieldOrder({"kind", "event_type", "data", "id", "retry_ms", "error", "limit"})
     public static class SseItem extends Structure {
         /** {@code a2a_sse_item_kind}. */
@@ -45,6 +70,7 @@ public final class Layout {
     }
 
     /** JNA mirror of {@code a2a_sse_packed}, used only for its layout. */
+    @CStruct("a2a_sse_packed")
     @Structure.FieldOrder({"bytes", "offsets", "event_count", "comment_count", "limit_error_count", "items",
         "item_count"})
     public static class SsePacked extends Structure {
@@ -67,6 +93,24 @@ public final class Layout {
             return fieldOffset(field);
         }
     }
+
+    private static final BytesView VIEW = new BytesView();
+
+    /** {@code sizeof(a2a_str)} and {@code sizeof(a2a_bytes)} (one layout). */
+    public static final int VIEW_SIZE = VIEW.size();
+    /** Offset of a view's {@code len}. */
+    public static final int VIEW_LEN = VIEW.offsetOf("len");
+
+    private static final HeaderView HEADER = new HeaderView();
+
+    /** {@code sizeof(a2a_header)}. */
+    public static final int HEADER_SIZE = HEADER.size();
+    /** Offset of {@code name_len}. */
+    public static final int HEADER_NAME_LEN = HEADER.offsetOf("name_len");
+    /** Offset of {@code value}. */
+    public static final int HEADER_VALUE = HEADER.offsetOf("value");
+    /** Offset of {@code value_len}. */
+    public static final int HEADER_VALUE_LEN = HEADER.offsetOf("value_len");
 
     private static final SsePacked PACKED = new SsePacked();
 
@@ -140,7 +184,7 @@ public final class Layout {
         if (data == null) {
             return null;
         }
-        long n = sizeT(p, at + PTR);
+        long n = sizeT(p, at + VIEW_LEN);
         return n == 0 ? new byte[0] : data.getByteArray(0, Math.toIntExact(n));
     }
 

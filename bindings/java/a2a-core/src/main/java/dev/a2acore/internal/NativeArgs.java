@@ -83,14 +83,14 @@ public final class NativeArgs {
         if (texts == null || texts.isEmpty()) {
             return null;
         }
-        int size = Layout.PTR + Layout.SIZE_T;
+        int size = Layout.VIEW_SIZE;
         Memory arr = new Memory((long) size * texts.size());
         keep.add(arr);
         for (int i = 0; i < texts.size(); i++) {
             byte[] b = texts.get(i).getBytes(StandardCharsets.UTF_8);
             Pointer p = b.length == 0 ? placeholder() : bytes(b);
             arr.setPointer((long) i * size, p);
-            Layout.setSizeT(arr, (long) i * size + Layout.PTR, b.length);
+            Layout.setSizeT(arr, (long) i * size + Layout.VIEW_LEN, b.length);
         }
         return arr;
     }
@@ -100,7 +100,7 @@ public final class NativeArgs {
         if (headers == null || headers.isEmpty()) {
             return null;
         }
-        int size = 2 * (Layout.PTR + Layout.SIZE_T);
+        int size = Layout.HEADER_SIZE;
         Memory arr = new Memory((long) size * headers.size());
         keep.add(arr);
         for (int i = 0; i < headers.size(); i++) {
@@ -108,9 +108,9 @@ public final class NativeArgs {
             byte[] n = headers.get(i).getKey().getBytes(StandardCharsets.UTF_8);
             byte[] v = headers.get(i).getValue().getBytes(StandardCharsets.UTF_8);
             arr.setPointer(at, n.length == 0 ? placeholder() : bytes(n));
-            Layout.setSizeT(arr, at + Layout.PTR, n.length);
-            arr.setPointer(at + Layout.PTR + Layout.SIZE_T, v.length == 0 ? placeholder() : bytes(v));
-            Layout.setSizeT(arr, at + 2L * Layout.PTR + Layout.SIZE_T, v.length);
+            Layout.setSizeT(arr, at + Layout.HEADER_NAME_LEN, n.length);
+            arr.setPointer(at + Layout.HEADER_VALUE, v.length == 0 ? placeholder() : bytes(v));
+            Layout.setSizeT(arr, at + Layout.HEADER_VALUE_LEN, v.length);
         }
         return arr;
     }

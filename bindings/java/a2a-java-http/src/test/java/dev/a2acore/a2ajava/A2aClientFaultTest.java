@@ -180,7 +180,7 @@ class A2aClientFaultTest {
         assertThrows(IllegalStateException.class, () -> kept.get(0).set("X-Late", "1"));
         assertThrows(IllegalArgumentException.class, () -> A2aClient.builder("https://a.example").sendRetries(-1));
         try (A2aClient c = A2aClient.builder("http://127.0.0.1:9/a2a").allowHttp(true)
-            .knownTarget(ProtocolVersion.V03, Binding.JSON_RPC).build()) {
+            .knownTarget(ProtocolVersion.V0_3, Binding.JSON_RPC).build()) {
             assertThrows(IllegalArgumentException.class,
                 () -> c.send("x", CallOptions.none().withTimeout(Duration.ZERO)));
         }
@@ -237,7 +237,7 @@ class A2aClientFaultTest {
             port = s.getLocalPort();
         }
         try (A2aClient c = A2aClient.builder("http://127.0.0.1:" + port + "/a2a").allowHttp(true)
-            .knownTarget(ProtocolVersion.V03, Binding.JSON_RPC).build()) {
+            .knownTarget(ProtocolVersion.V0_3, Binding.JSON_RPC).build()) {
             Outcome o = c.send("echo nobody");
             assertEquals(Channel.TRANSPORT, o.channel());
             assertEquals(ErrorName.CONNECT_FAILED, o.errorName().orElseThrow(), o.toString());

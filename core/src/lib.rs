@@ -15,6 +15,35 @@
 //!    [`error_id`] finds the remote's error id; [`tally`] counts outcomes.
 //! 4. [`resilience`] decides what to do next (retry, resubscribe, give up) and what the
 //!    orchestrating model should read.
+//!
+//! # Module graph
+//! Each top-level module and the modules it uses (`crate::` paths), from the top of the data
+//! path down to the shared vocabulary (versions and bindings, methods, URLs) at the bottom.
+//! There is no cycle: `core/tests/module_graph.rs` reads the imports, fails on a cycle and
+//! checks that this block is the real graph. `method` and `url` are private; their types are
+//! public as [`envelope::Method`] and [`card::Url`]. [`stream`] is the public home of the
+//! stream tracker, which lives inside [`classify`] (a whole event-stream body is classified
+//! through it).
+//! ```text
+//! driver      -> card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
+//! http1       -> envelope, model, sse, url, version
+//! server      -> envelope, model, outcome, sse, time, version
+//! envelope    -> method, model, version
+//! stream      -> classify
+//! classify    -> error_id, outcome, time, version
+//! model       -> method, outcome, version
+//! resilience  -> outcome, time
+//! tally       -> outcome
+//! card        -> url, version
+//! method      -> version
+//! outcome     -> version
+//! error_id    -> (nothing)
+//! sse         -> (nothing)
+//! time        -> (nothing)
+//! traceparent -> (nothing)
+//! url         -> (nothing)
+//! version     -> (nothing)
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -23,6 +52,8 @@ pub mod classify;
 pub mod envelope;
 pub mod error_id;
 pub mod http1;
+// Shared vocabulary at the bottom of the graph, public through `envelope` and `card`.
+mod method;
 pub mod model;
 pub mod outcome;
 pub mod resilience;
@@ -32,6 +63,7 @@ pub mod stream;
 pub mod tally;
 pub mod time;
 pub mod traceparent;
+mod url;
 pub mod version;
 
 #[cfg(feature = "driver")]

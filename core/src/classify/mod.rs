@@ -23,6 +23,8 @@ mod method;
 mod payload;
 mod protocol;
 pub(crate) mod scan;
+pub(crate) mod stream;
+mod whole;
 
 pub use hint::parse_remote_hint;
 pub use http::{EXCERPT_MAX, excerpt};
@@ -170,7 +172,7 @@ pub fn classify(info: &ResponseInfo<'_>) -> Outcome {
     let mut out = if (300..400).contains(&info.status) {
         http::http_outcome(&ctx, None, info.body)
     } else if ctx.is_2xx() && is_event_stream(info.content_type) {
-        crate::stream::classify_event_stream(info)
+        stream::classify_event_stream(info)
     } else {
         classify_body(&ctx, info.body)
     };

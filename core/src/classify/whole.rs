@@ -1,4 +1,4 @@
-//! A whole-body SSE splitter for [`crate::classify::classify`] when a complete
+//! A whole-body SSE splitter for [`classify`](super::classify) when a complete
 //! `text/event-stream` body is handed over at once (tables, captured streams). Incremental
 //! decoding with limits is [`crate::sse`]'s job; this reader follows the same WHATWG field
 //! rules (CRLF, LF or CR line ends; `:` comments; `data` lines joined with `\n`; an optional

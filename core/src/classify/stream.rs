@@ -1,33 +1,10 @@
-//! Track one streaming call (`message/stream`, `SendStreamingMessage`, resubscribe) to its end,
-//! sans-IO.
-//!
-//! ```text
-//! caller                         StreamTracker
-//!   │ decoded SSE event ─────────► on_event(now, type, data, id) ─► Some(StreamItem)
-//!   │ keep-alive comment ────────► on_comment(now)
-//!   │ any bytes read ────────────► on_bytes(now)
-//!   │ before each read ◄───────── next_deadline()   (idle timeout; comments count)
-//!   │ deadline passed ───────────► on_timeout(now) ─► Some(transport outcome)
-//!   │ end of body ───────────────► finish() ─► StreamEnd { completed | interrupted |
-//!   │                                                      truncated | error | timed out }
-//!   │ not text/event-stream ─────► on_non_sse_body(&response) ─► Outcome
-//! ```
-//!
-//! The interaction is over (see [`StreamTracker::is_over`]) on 0.3 `final: true`; on a
-//! terminal state in either version; on an interrupted state (input-required,
-//! auth-required) in 1.0; on a Message; or on an error event. A body that closes before
-//! that is *truncated*: the task is still running on the server, and the end outcome
-//! carries its id and last state with advice `resubscribe` (never resend the message, which
-//! would start a second task).
-//!
-//! Per event the tracker parses the event's JSON once (borrowed) and updates its own state
-//! in place, reusing its string buffers: it allocates nothing per event beyond the item it
-//! returns.
+//! The stream tracker (public as [`crate::stream`]): the classifier applied event by event.
+//! It lives inside `classify` because each needs the other: the tracker reads every event
+//! with the classifier's body reader, and [`classify`](super::classify) runs a whole
+//! `text/event-stream` body through the tracker.
 
-pub(crate) mod whole;
-
-use crate::classify::scan;
-use crate::classify::{Asked, Ctx, MethodInfo, ResponseInfo, classify, method_info};
+use super::whole;
+use super::{Asked, Ctx, MethodInfo, ResponseInfo, classify, method_info, scan};
 use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, RetryAdvice, TaskState};
 use crate::time::Millis;
 use crate::version::{Binding, ProtocolVersion};
@@ -254,7 +231,7 @@ impl StreamTracker {
         let obj = match scan::scan(data) {
             Ok(o) => o,
             Err(e) => {
-                let mut o = crate::classify::http_malformed(&ctx, &e, data);
+                let mut o = super::http_malformed(&ctx, &e, data);
                 if is_error_event {
                     o = error_event_without_error(&ctx, data);
                     return self.error_item(o);
@@ -263,7 +240,7 @@ impl StreamTracker {
                 return item(StreamItemKind::Malformed, o);
             }
         };
-        if let Some(o) = crate::classify::protocol_error_of(&ctx, &obj) {
+        if let Some(o) = super::protocol_error_of(&ctx, &obj) {
             if o.channel == Channel::Malformed {
                 return item(StreamItemKind::Malformed, o);
             }
@@ -273,7 +250,7 @@ impl StreamTracker {
             let o = error_event_without_error(&ctx, data);
             return self.error_item(o);
         }
-        match crate::classify::read_payload(&ctx, &obj, data) {
+        match super::read_payload(&ctx, &obj, data) {
             Err(o) => item(StreamItemKind::Malformed, *o),
             Ok(p) => self.payload_item(p),
         }
@@ -296,8 +273,8 @@ impl StreamTracker {
         }
     }
 
-    fn payload_item(&mut self, p: crate::classify::Payload) -> StreamItem {
-        use crate::classify::PayloadKind as K;
+    fn payload_item(&mut self, p: super::Payload) -> StreamItem {
+        use super::PayloadKind as K;
         let kind = match p.kind {
             K::Task => StreamItemKind::Task,
             K::StatusUpdate => StreamItemKind::StatusUpdate,
@@ -380,7 +357,7 @@ impl StreamTracker {
         let o = classify(&ResponseInfo {
             content_type: response
                 .content_type
-                .filter(|c| !crate::classify::is_event_stream(Some(c))),
+                .filter(|c| !super::is_event_stream(Some(c))),
             asked,
             ..*response
         });
@@ -463,7 +440,7 @@ impl StreamTracker {
             context_id: self.context_id.clone(),
             text: self.text.clone(),
             error_id,
-            retry: crate::classify::task_advice(state),
+            retry: super::task_advice(state),
             version: self.seen_version.or(self.version),
             binding: self.seen_binding.or(self.binding),
             ..Outcome::empty(Channel::Task)
@@ -502,7 +479,7 @@ fn item(kind: StreamItemKind, outcome: Outcome) -> StreamItem {
 
 /// `event: error` whose data carries no error object: still an error, typed Other.
 fn error_event_without_error(ctx: &Ctx<'_>, data: &[u8]) -> Outcome {
-    let text = crate::classify::excerpt(data);
+    let text = super::excerpt(data);
     Outcome {
         error: Some(ErrorName::Other),
         message: Some(format!("event: error without an error object: {text}")),

@@ -26,11 +26,11 @@
 //! through it).
 //! ```text
 //! driver      -> card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
-//! http1       -> envelope, model, sse, url, version
+//! http1       -> envelope, model, sse, time, url, version
 //! server      -> envelope, model, outcome, sse, time, version
 //! envelope    -> method, model, version
 //! stream      -> classify
-//! classify    -> error_id, outcome, time, version
+//! classify    -> error_id, outcome, sse, time, version
 //! model       -> method, outcome, version
 //! resilience  -> outcome, time
 //! tally       -> outcome

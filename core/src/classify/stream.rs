@@ -3,9 +3,9 @@
 //! with the classifier's body reader, and [`classify`](super::classify) runs a whole
 //! `text/event-stream` body through the tracker.
 
-use super::whole;
 use super::{Asked, Ctx, MethodInfo, ResponseInfo, classify, method_info, scan};
 use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, RetryAdvice, TaskState};
+use crate::sse::{Decoder, Item, LimitError};
 use crate::time::Millis;
 use crate::version::{Binding, ProtocolVersion};
 
@@ -449,6 +449,33 @@ impl StreamTracker {
 
     /// Task id, context id, last state and advice on a transport outcome of an unfinished
     /// stream: `resubscribe` when the task id is known.
+    /// The outcome of an event the SSE decoder dropped over a limit: `malformed`, naming
+    /// the limit; advice `poll` when the task id is known (the task holds what the event
+    /// carried), else `never` (the same request would produce the same event).
+    fn dropped_event(&self, limit: &LimitError) -> Outcome {
+        let mut o = Outcome::empty(Channel::Malformed);
+        o.http_status = Some(200);
+        o.message = Some(format!(
+            "SSE event dropped: {limit}{}",
+            if self.task_id.is_some() {
+                "; read the task for its full result"
+            } else {
+                ""
+            }
+        ));
+        o.task_id.clone_from(&self.task_id);
+        o.context_id.clone_from(&self.context_id);
+        o.state = self.last_state;
+        o.version = self.seen_version.or(self.version);
+        o.binding = self.seen_binding.or(self.binding);
+        o.retry = if self.task_id.is_some() {
+            RetryAdvice::Poll
+        } else {
+            RetryAdvice::Never
+        };
+        o
+    }
+
     fn fill_unfinished(&self, o: &mut Outcome) {
         o.task_id.clone_from(&self.task_id);
         o.context_id.clone_from(&self.context_id);
@@ -506,28 +533,63 @@ fn set(slot: &mut Option<String>, value: Option<&str>) {
     }
 }
 
-/// Runs a complete `text/event-stream` body through a tracker (for [`classify`]).
+/// Runs a complete `text/event-stream` body through a tracker (for [`classify`]): its one
+/// outcome is the end-of-stream outcome, except that an event the decoder dropped over a
+/// limit makes it `malformed` (content was lost: never a success), unless the stream ended
+/// with an error event, which is reported as such.
 pub(crate) fn classify_event_stream(info: &ResponseInfo<'_>) -> Outcome {
-    let mut t = StreamTracker::new(info.asked, None, Millis::ZERO);
-    whole::split(info.body, |p| match p {
-        whole::Piece::Event { event_type, data } => {
-            t.on_event(Millis::ZERO, event_type, data, None);
+    let mut first_drop = None;
+    let end = run_whole_body(info.asked, info.body, |item, dropped| {
+        if dropped && first_drop.is_none() {
+            first_drop = Some(item.outcome);
         }
-        whole::Piece::Comment => t.on_comment(Millis::ZERO),
     });
-    t.finish().outcome
+    match first_drop {
+        Some(dropped) if end.kind != StreamEndKind::Error => dropped,
+        _ => end.outcome,
+    }
 }
 
 /// Runs a complete `text/event-stream` body through a tracker, returning every item and the
 /// end (for tests, captured streams and tools; streaming callers use the tracker directly).
+///
+/// The body is decoded by [`crate::sse::Decoder`] with its default limits
+/// ([`crate::sse::DEFAULT_MAX_LINE`], [`crate::sse::DEFAULT_MAX_EVENT`]) and the WHATWG
+/// end-of-stream rule (an unterminated last block is dropped). An event dropped over a
+/// limit becomes a [`StreamItemKind::Malformed`] item in its place, as the driver reports
+/// one; the end is the tracker's.
 pub fn track_whole_body(asked: Asked<'_>, body: &[u8]) -> (Vec<StreamItem>, StreamEnd) {
-    let mut t = StreamTracker::new(asked, None, Millis::ZERO);
     let mut items = Vec::new();
-    whole::split(body, |p| match p {
-        whole::Piece::Event { event_type, data } => {
-            items.extend(t.on_event(Millis::ZERO, event_type, data, None));
+    let end = run_whole_body(asked, body, |item, _| items.push(item));
+    (items, end)
+}
+
+/// Decodes `body` with the SSE decoder and feeds the tracker; calls `f` with every item and
+/// whether it stands for an event the decoder dropped over a limit.
+fn run_whole_body(asked: Asked<'_>, body: &[u8], mut f: impl FnMut(StreamItem, bool)) -> StreamEnd {
+    let mut t = StreamTracker::new(asked, None, Millis::ZERO);
+    let mut decoder = Decoder::new();
+    {
+        let mut feed = decoder.feed(body);
+        loop {
+            match feed.next_item() {
+                Ok(Some(Item::Event(ev))) => {
+                    let id = (!ev.id.is_empty()).then_some(ev.id);
+                    if let Some(i) = t.on_event(Millis::ZERO, ev.event_type, ev.data, id) {
+                        f(i, false);
+                    }
+                }
+                Ok(Some(Item::Comment(_))) => t.on_comment(Millis::ZERO),
+                Ok(Some(Item::Retry(_))) => {}
+                Ok(None) => break,
+                Err(limit) => f(
+                    item(StreamItemKind::Malformed, t.dropped_event(&limit)),
+                    true,
+                ),
+            }
         }
-        whole::Piece::Comment => t.on_comment(Millis::ZERO),
-    });
-    (items, t.finish())
+    }
+    // The WHATWG rule drops an unterminated last block, as a stream that closed mid-event.
+    let _ = decoder.finish();
+    t.finish()
 }

@@ -5,6 +5,8 @@
 //! card-resolution or truncated-stream outcome; 4 protocol error; 5 task failed;
 //! 6 task canceled, rejected, input-required or auth-required; 7 task still submitted or working.
 
+// `positional` and `peek_positional` serve only the network commands of the `driver` feature.
+#[cfg_attr(not(feature = "driver"), allow(dead_code))]
 mod args;
 mod cmd_classify;
 #[cfg(feature = "driver")]

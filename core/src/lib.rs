@@ -16,6 +16,14 @@
 //! 4. [`resilience`] decides what to do next (retry, resubscribe, give up) and what the
 //!    orchestrating model should read.
 //!
+//! # Features
+//! The parser and classifier ([`sse`], [`classify`], [`stream`], [`outcome`], [`error_id`],
+//! [`tally`], [`time`], [`traceparent`], [`version`]) are always built. Optional, on by
+//! default: `model` (the typed model and `envelope`), `http1` (needs `model`), `card`,
+//! `server` (needs `model`), `resilience`. Opt-in: `driver` (needs `model`, `card`,
+//! `resilience`, and `server` for the `a2a demo` agent). `scripts/ci/12-features.sh` checks
+//! every combination.
+//!
 //! # Module graph
 //! Each top-level module and the modules it uses (`crate::` paths), from the top of the data
 //! path down to the shared vocabulary (versions and bindings, methods, URLs) at the bottom.
@@ -47,22 +55,30 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "card")]
 pub mod card;
 pub mod classify;
+#[cfg(feature = "model")]
 pub mod envelope;
 pub mod error_id;
+#[cfg(feature = "http1")]
 pub mod http1;
 // Shared vocabulary at the bottom of the graph, public through `envelope` and `card`.
+#[cfg(feature = "model")]
 mod method;
+#[cfg(feature = "model")]
 pub mod model;
 pub mod outcome;
+#[cfg(feature = "resilience")]
 pub mod resilience;
+#[cfg(feature = "server")]
 pub mod server;
 pub mod sse;
 pub mod stream;
 pub mod tally;
 pub mod time;
 pub mod traceparent;
+#[cfg(any(feature = "card", feature = "http1"))]
 mod url;
 pub mod version;
 
@@ -70,6 +86,12 @@ pub mod version;
 pub mod driver;
 
 /// The README's Rust examples, compiled and run as doctests so that they stay true.
-#[cfg(doctest)]
+#[cfg(all(
+    doctest,
+    feature = "model",
+    feature = "card",
+    feature = "server",
+    feature = "resilience"
+))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeExamples;

@@ -3,7 +3,7 @@
 //! ```text
 //! ResponseInfo ──► 3xx? ─────────────────────────────► http (Redirect)
 //!      │
-//!      ├─ text/event-stream (2xx) ──► stream tracker ──► end-of-stream outcome
+//!      ├─ text/event-stream (2xx) ──► sse::Decoder ──► stream tracker ──► end-of-stream outcome
 //!      │
 //!      └─ body ──► scan (one borrowed pass) ──┬─► error object / REST error body ─► protocol
 //!                                             ├─► non-2xx without one ───────────► http
@@ -173,9 +173,11 @@ impl<'a> Ctx<'a> {
 /// Classifies one response. Never panics; always returns exactly one channel.
 ///
 /// A single JSON body never yields [`Channel::Transport`] (drivers produce that through
-/// [`Outcome::transport`]). A whole 2xx `text/event-stream` body is run through the stream
-/// tracker and yields its end-of-stream outcome, which is a transport outcome when the
-/// stream was truncated (closed before a terminal state).
+/// [`Outcome::transport`]). A whole 2xx `text/event-stream` body is decoded by
+/// [`crate::sse::Decoder`] (default limits), run through the stream tracker and yields its
+/// end-of-stream outcome, which is a transport outcome when the stream was truncated (closed
+/// before a terminal state), and `malformed` when the decoder dropped an event over a limit
+/// (unless the stream ended with an error event).
 pub fn classify(info: &ResponseInfo<'_>) -> Outcome {
     let ctx = Ctx::new(info);
     let mut out = if (300..400).contains(&info.status) {

@@ -2454,6 +2454,12 @@ typedef struct a2a_response {
    What was asked.
    */
   struct a2a_asked asked;
+  /*
+   The caller's wall-clock time in seconds since the Unix epoch, or 0 when unknown.
+   Needed only to turn a `Retry-After` HTTP-date into seconds to wait (any of the three
+   RFC 9110 forms); delta-seconds are read without it. Appended last (ABI growth rule).
+   */
+  uint64_t now_unix_seconds;
 } a2a_response;
 
 /*
@@ -3598,7 +3604,8 @@ a2a_result a2a_leaked_exception(const char *text,
  Reads a `Retry-After` value as delta-seconds (`"3"`).
 
  Returns `A2A_OK` and writes `*secs`, or `A2A_NONE` for an HTTP-date (which needs a
- clock) or garbage. Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ clock: `a2a_classify` reads one when `a2a_response.now_unix_seconds` is set) or garbage.
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
  */
 a2a_result a2a_parse_retry_after(const char *value, size_t value_len, uint64_t *secs);
 

@@ -26,6 +26,9 @@ type Response struct {
 	RetryAfter  string // the Retry-After header ("" when absent)
 	Body        []byte
 	Asked       Asked
+	// Now is the caller's wall clock, needed only to turn a Retry-After HTTP-date (any of
+	// the three RFC 9110 forms) into Outcome.RetryAfter; the zero Time means no clock.
+	Now time.Time
 }
 
 // RemoteHintPair is one key=value pair of the remote's stable hint ("[retryable=false; ...]").
@@ -51,7 +54,7 @@ type Outcome struct {
 	Text        *string // the status message text, or the direct message's text
 	ErrorID     *string // the remote's 12-hex error_id
 	Retry       Retry
-	RetryAfter  *time.Duration // from Retry-After (delta-seconds)
+	RetryAfter  *time.Duration // from Retry-After (delta-seconds, or an HTTP-date with Response.Now)
 	Hint        *string        // version-mismatch or other hint
 	Retryable   *bool          // the remote hint's retryable flag
 	RemoteHint  []RemoteHintPair
@@ -199,6 +202,10 @@ func fillResponse(pin *runtime.Pinner, resp *C.struct_a2a_response, r *Response)
 	resp.content_type, resp.content_type_len = pinText(pin, r.ContentType)
 	resp.retry_after, resp.retry_after_len = pinText(pin, r.RetryAfter)
 	resp.body, resp.body_len = pinBytes(pin, r.Body)
+	resp.now_unix_seconds = 0 // no clock
+	if !r.Now.IsZero() && r.Now.Unix() > 0 {
+		resp.now_unix_seconds = C.uint64_t(r.Now.Unix())
+	}
 }
 
 func fillAsked(pin *runtime.Pinner, a *C.struct_a2a_asked, asked *Asked) {

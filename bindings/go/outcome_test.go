@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 type outcomeRow struct {
@@ -28,13 +29,23 @@ type outcomeRow struct {
 		Headers     map[string]string `json:"headers"`
 		Body        *string           `json:"body"`
 		BodyBase64  *string           `json:"body_base64"`
+		BodyRepeat  *struct {
+			Head  string `json:"head"`
+			Fill  string `json:"fill"`
+			Count int    `json:"count"`
+			Tail  string `json:"tail"`
+		} `json:"body_repeat"`
+		NowUnixSeconds *int64 `json:"now_unix_seconds"`
 	} `json:"input"`
-	Expect          map[string]any `json:"expect"`
-	HintContains    []string       `json:"hint_contains"`
-	MessageContains *string        `json:"message_contains"`
-	ExitCode        *int           `json:"exit_code"`
-	ModelPrefix     *string        `json:"model_prefix"`
-	Breaker         bool           `json:"breaker"`
+	// RetryAfterSecs is the optional retry_after_secs column: absent (not checked), null
+	// (no readable Retry-After) or seconds.
+	RetryAfterSecs  json.RawMessage `json:"retry_after_secs"`
+	Expect          map[string]any  `json:"expect"`
+	HintContains    []string        `json:"hint_contains"`
+	MessageContains *string         `json:"message_contains"`
+	ExitCode        *int            `json:"exit_code"`
+	ModelPrefix     *string         `json:"model_prefix"`
+	Breaker         bool            `json:"breaker"`
 }
 
 func loadOutcomeRows(t *testing.T) []outcomeRow {
@@ -73,8 +84,14 @@ func outcomeOfRow(t *testing.T, row outcomeRow) *Outcome {
 		if r.Body, err = base64.StdEncoding.DecodeString(*in.BodyBase64); err != nil {
 			t.Fatal(err)
 		}
+	case in.BodyRepeat != nil:
+		rep := in.BodyRepeat
+		r.Body = []byte(rep.Head + strings.Repeat(rep.Fill, rep.Count) + rep.Tail)
 	default:
 		t.Fatal("row without body")
+	}
+	if in.NowUnixSeconds != nil {
+		r.Now = time.Unix(*in.NowUnixSeconds, 0)
 	}
 	if in.ContentType != nil {
 		r.ContentType = *in.ContentType
@@ -163,7 +180,18 @@ func TestOutcomeTable(t *testing.T) {
 					t.Errorf("message %v lacks %q", o.Message, *p)
 				}
 			}
-			if r := row.Input.Headers["Retry-After"]; r != "" {
+			if len(row.RetryAfterSecs) > 0 {
+				var want *int64
+				if err := json.Unmarshal(row.RetryAfterSecs, &want); err != nil {
+					t.Fatal(err)
+				}
+				switch {
+				case want == nil && o.RetryAfter != nil:
+					t.Errorf("RetryAfter %v, want none", *o.RetryAfter)
+				case want != nil && (o.RetryAfter == nil || *o.RetryAfter != time.Duration(*want)*time.Second):
+					t.Errorf("RetryAfter %v, want %ds", o.RetryAfter, *want)
+				}
+			} else if r := row.Input.Headers["Retry-After"]; r != "" {
 				if d, ok := ParseRetryAfter(r); !ok || o.RetryAfter == nil || *o.RetryAfter != d {
 					t.Errorf("RetryAfter %v, header %q", o.RetryAfter, r)
 				}

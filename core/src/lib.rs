@@ -15,29 +15,83 @@
 //!    [`error_id`] finds the remote's error id; [`tally`] counts outcomes.
 //! 4. [`resilience`] decides what to do next (retry, resubscribe, give up) and what the
 //!    orchestrating model should read.
+//!
+//! # Features
+//! The parser and classifier ([`sse`], [`classify`], [`stream`], [`outcome`], [`error_id`],
+//! [`tally`], [`time`], [`traceparent`], [`version`]) are always built. Optional, on by
+//! default: `model` (the typed model and `envelope`), `http1` (needs `model`), `card`,
+//! `server` (needs `model`), `resilience`. Opt-in: `driver` (needs `model`, `card`,
+//! `resilience`, and `server` for the `a2a demo` agent). `scripts/ci/12-features.sh` checks
+//! every combination.
+//!
+//! # Module graph
+//! Each top-level module and the modules it uses (`crate::` paths), from the top of the data
+//! path down to the shared vocabulary (versions and bindings, methods, URLs) at the bottom.
+//! There is no cycle: `core/tests/module_graph.rs` reads the imports, fails on a cycle and
+//! checks that this block is the real graph. `method` and `url` are private; their types are
+//! public as [`envelope::Method`] and [`card::Url`]. [`stream`] is the public home of the
+//! stream tracker, which lives inside [`classify`] (a whole event-stream body is classified
+//! through it).
+//! ```text
+//! driver      -> card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
+//! http1       -> envelope, model, sse, time, url, version
+//! server      -> envelope, model, outcome, sse, time, version
+//! envelope    -> method, model, version
+//! stream      -> classify
+//! classify    -> error_id, outcome, sse, time, version
+//! model       -> method, outcome, version
+//! resilience  -> outcome, time
+//! tally       -> outcome
+//! card        -> url, version
+//! method      -> version
+//! outcome     -> version
+//! error_id    -> (nothing)
+//! sse         -> (nothing)
+//! time        -> (nothing)
+//! traceparent -> (nothing)
+//! url         -> (nothing)
+//! version     -> (nothing)
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "card")]
 pub mod card;
 pub mod classify;
+#[cfg(feature = "model")]
 pub mod envelope;
 pub mod error_id;
+#[cfg(feature = "http1")]
 pub mod http1;
+// Shared vocabulary at the bottom of the graph, public through `envelope` and `card`.
+#[cfg(feature = "model")]
+mod method;
+#[cfg(feature = "model")]
 pub mod model;
 pub mod outcome;
+#[cfg(feature = "resilience")]
 pub mod resilience;
+#[cfg(feature = "server")]
 pub mod server;
 pub mod sse;
 pub mod stream;
 pub mod tally;
 pub mod time;
 pub mod traceparent;
+#[cfg(any(feature = "card", feature = "http1"))]
+mod url;
 pub mod version;
 
 #[cfg(feature = "driver")]
 pub mod driver;
 
 /// The README's Rust examples, compiled and run as doctests so that they stay true.
-#[cfg(doctest)]
+#[cfg(all(
+    doctest,
+    feature = "model",
+    feature = "card",
+    feature = "server",
+    feature = "resilience"
+))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeExamples;

@@ -228,3 +228,23 @@ fn error_id_fixture_through_the_binary() {
         }
     }
 }
+
+#[test]
+fn test_tooling_is_not_a_command_of_the_shipped_binary() {
+    // The fault server, the request matrix and the model reader live in the unpublished
+    // `a2a-testkit` binary (testkit/): the `a2a` users install does not know them.
+    for command in ["fault-server", "build-matrix", "model-read"] {
+        let (code, out, err) = a2a(&[command, "--port", "0"], b"");
+        assert_eq!(code, 2, "a2a {command}: {err}");
+        assert!(out.is_empty(), "a2a {command} wrote {out:?}");
+        assert!(
+            err.contains(&format!("a2a: unknown command \"{command}\"")),
+            "a2a {command}: {err}"
+        );
+    }
+    let (code, usage, _) = a2a(&["--help"], b"");
+    assert_eq!(code, 0);
+    for hidden in ["fault-server", "build-matrix", "model-read"] {
+        assert!(!usage.contains(hidden), "usage mentions {hidden}: {usage}");
+    }
+}

@@ -53,7 +53,7 @@ fn run(row: &Value) -> Outcome {
     let body: Vec<u8> = match (input.get("body"), input.get("body_base64")) {
         (Some(Value::String(b)), _) => b.as_bytes().to_vec(),
         (_, Some(Value::String(b))) => b64(b),
-        _ => panic!("row without body"),
+        _ => body_repeat(&input["body_repeat"]),
     };
     let s = |k: &str| input.get(k).and_then(Value::as_str);
     let asked = Asked {
@@ -69,7 +69,18 @@ fn run(row: &Value) -> Outcome {
             info = info.header(k, v.as_str().unwrap());
         }
     }
+    info.now_unix_seconds = input.get("now_unix_seconds").map(|n| n.as_u64().unwrap());
     classify(&info)
+}
+
+/// A `body_repeat` input: `head`, then `fill` `count` times, then `tail`.
+fn body_repeat(r: &Value) -> Vec<u8> {
+    let text = |k: &str| r[k].as_str().unwrap_or_else(|| panic!("body_repeat.{k}"));
+    let count = usize::try_from(r["count"].as_u64().expect("body_repeat.count")).unwrap();
+    let mut body = text("head").as_bytes().to_vec();
+    body.extend(text("fill").as_bytes().repeat(count));
+    body.extend_from_slice(text("tail").as_bytes());
+    body
 }
 
 /// The model-facing prefix by the rules of docs/outcomes.md §5.
@@ -140,6 +151,14 @@ fn every_row_of_the_outcome_table() {
             if !m.contains(p) {
                 failures.push(format!("{id}: message {m:?} lacks {p:?}"));
             }
+        }
+        if let Some(want) = row.get("retry_after_secs")
+            && *want != serde_json::json!(o.retry_after_secs)
+        {
+            failures.push(format!(
+                "{id}: retry_after_secs want {want}, got {:?}",
+                o.retry_after_secs
+            ));
         }
         if row["exit_code"].as_i64() != Some(i64::from(o.exit_code())) {
             failures.push(format!(

@@ -289,6 +289,94 @@ fn non_sse_answer_to_a_streaming_call_is_classified() {
     assert_eq!(t.finish().kind, StreamEndKind::NotAStream);
 }
 
+/// A whole body goes through the SSE decoder: CRLF, CR and LF line ends, comments,
+/// multi-line data, an optional space after the colon, an unterminated last block dropped.
+#[test]
+fn whole_bodies_follow_the_decoders_framing() {
+    let task = r#"{"jsonrpc":"2.0","id":"41","result":{"task":{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_WORKING"}}}}"#;
+    let done = r#"{"jsonrpc":"2.0","id":"41","result":{"statusUpdate":{"taskId":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"}}}}"#;
+    // Two data lines joined with a LF between JSON tokens: still the same JSON.
+    let (a, b) = done.split_at(done.find(r#""result""#).unwrap());
+    let body = format!(
+        "\u{feff}: ping\r\n\r\nevent: message\r\ndata:{task}\r\n\r\ndata: {a}\rdata:{b}\r\r"
+    );
+    let (items, end) = a2a_core::stream::track_whole_body(ASK_10, body.as_bytes());
+    let kinds: Vec<_> = items.iter().map(|i| i.kind).collect();
+    assert_eq!(kinds, [StreamItemKind::Task, StreamItemKind::StatusUpdate]);
+    assert_eq!(end.kind, StreamEndKind::Completed, "{end:?}");
+    // The completion in an unterminated last block is dropped (WHATWG): truncated.
+    let cut = format!("data: {task}\n\ndata: {done}\n");
+    let (items, end) = a2a_core::stream::track_whole_body(ASK_10, cut.as_bytes());
+    assert_eq!(items.len(), 1);
+    assert_eq!(end.kind, StreamEndKind::Truncated, "{end:?}");
+    let info = ResponseInfo::new(200, cut.as_bytes())
+        .header("Content-Type", "text/event-stream")
+        .asked(ASK_10);
+    let o = classify(&info);
+    assert_eq!(o.channel, Channel::Transport);
+    assert_eq!(o.task_id.as_deref(), Some("t-1"));
+    assert_eq!(o.retry, RetryAdvice::Resubscribe);
+}
+
+/// An event over the decoder's limits in a whole body: dropped, reported in its place, and
+/// the one outcome of `classify` is malformed (never a success, content was lost), unless
+/// the stream ended with an error event.
+#[test]
+fn whole_bodies_get_the_decoders_limits() {
+    let task = r#"data: {"jsonrpc":"2.0","id":"41","result":{"task":{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_WORKING"}}}}"#;
+    let done = r#"data: {"jsonrpc":"2.0","id":"41","result":{"statusUpdate":{"taskId":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"}}}}"#;
+    let big = format!("data: {}", "x".repeat(a2a_core::sse::DEFAULT_MAX_LINE));
+    let body = format!("{task}\n\n{big}\n\n{done}\n\n");
+    let (items, end) = a2a_core::stream::track_whole_body(ASK_10, body.as_bytes());
+    let kinds: Vec<_> = items.iter().map(|i| i.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            StreamItemKind::Task,
+            StreamItemKind::Malformed,
+            StreamItemKind::StatusUpdate
+        ]
+    );
+    let dropped = &items[1].outcome;
+    assert!(
+        dropped.message.as_deref().unwrap().contains("max_line"),
+        "{dropped:?}"
+    );
+    assert_eq!(dropped.retry, RetryAdvice::Poll);
+    assert_eq!(end.kind, StreamEndKind::Completed);
+    let info = ResponseInfo::new(200, body.as_bytes())
+        .header("Content-Type", "text/event-stream")
+        .asked(ASK_10);
+    let o = classify(&info);
+    assert_eq!(o.channel, Channel::Malformed, "{o:?}");
+    assert!(!o.is_success());
+    assert_eq!(o.task_id.as_deref(), Some("t-1"));
+    assert_eq!(o.state, Some(TaskState::Working));
+    assert_eq!(o.retry, RetryAdvice::Poll);
+    assert_eq!(o.http_status, Some(200));
+    // Data over max_event across several lines: the other limit, the same rule.
+    let half = "y".repeat(a2a_core::sse::DEFAULT_MAX_EVENT / 2 + 1);
+    let body = format!("data: {half}\ndata: {half}\n\n");
+    let o = classify(
+        &ResponseInfo::new(200, body.as_bytes())
+            .header("Content-Type", "text/event-stream")
+            .asked(ASK_10),
+    );
+    assert_eq!(o.channel, Channel::Malformed);
+    assert!(o.message.as_deref().unwrap().contains("max_event"), "{o:?}");
+    assert_eq!(o.retry, RetryAdvice::Never);
+    // An error event after the drop is what the caller must see.
+    let err = r#"event: error
+data: {"jsonrpc":"2.0","id":"41","error":{"code":-32603,"message":"boom"}}"#;
+    let body = format!("{task}\n\n{big}\n\n{err}\n\n");
+    let o = classify(
+        &ResponseInfo::new(200, body.as_bytes())
+            .header("Content-Type", "text/event-stream")
+            .asked(ASK_10),
+    );
+    assert_eq!(o.channel, Channel::Protocol, "{o:?}");
+}
+
 #[test]
 fn error_id_fixture() {
     let cases: Value = serde_json::from_str(include_str!(concat!(

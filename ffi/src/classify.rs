@@ -53,6 +53,10 @@ pub struct a2a_response {
     pub body_len: usize,
     /// What was asked.
     pub asked: a2a_asked,
+    /// The caller's wall-clock time in seconds since the Unix epoch, or 0 when unknown.
+    /// Needed only to turn a `Retry-After` HTTP-date into seconds to wait (any of the three
+    /// RFC 9110 forms); delta-seconds are read without it. Appended last (ABI growth rule).
+    pub now_unix_seconds: u64,
 }
 
 /// An optional UTF-8 input: `None` when empty.
@@ -101,6 +105,7 @@ pub(crate) unsafe fn response_from<'a>(r: &a2a_response) -> Result<ResponseInfo<
             retry_after: opt_str(r.retry_after, r.retry_after_len)?,
             body: input_bytes(r.body, r.body_len)?,
             asked: asked_from(&r.asked)?,
+            now_unix_seconds: (r.now_unix_seconds != 0).then_some(r.now_unix_seconds),
         })
     }
 }
@@ -189,7 +194,8 @@ pub extern "C" fn a2a_leaked_exception(
 /// Reads a `Retry-After` value as delta-seconds (`"3"`).
 ///
 /// Returns `A2A_OK` and writes `*secs`, or `A2A_NONE` for an HTTP-date (which needs a
-/// clock) or garbage. Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+/// clock: `a2a_classify` reads one when `a2a_response.now_unix_seconds` is set) or garbage.
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_parse_retry_after(
     value: *const c_char,
@@ -259,6 +265,7 @@ mod tests {
             body: body.as_ptr(),
             body_len: body.len(),
             asked: asked("message/send"),
+            now_unix_seconds: 0,
         }
     }
 

@@ -662,9 +662,14 @@ mod tests {
                     );
                     binding = pb as u32;
                 }
-                let body = match input.get("body_base64") {
-                    Some(b) => base64(b.as_str().unwrap()),
-                    None => text("body").as_bytes().to_vec(),
+                let body = match (input.get("body_base64"), input.get("body_repeat")) {
+                    (Some(b), _) => base64(b.as_str().unwrap()),
+                    (None, Some(r)) => {
+                        let t = |k: &str| r[k].as_str().unwrap().as_bytes();
+                        let count = usize::try_from(r["count"].as_u64().unwrap()).unwrap();
+                        [t("head"), &t("fill").repeat(count), t("tail")].concat()
+                    }
+                    (None, None) => text("body").as_bytes().to_vec(),
                 };
                 let retry_after = input["headers"]
                     .get("Retry-After")
@@ -687,8 +692,14 @@ mod tests {
                         request_id: rid.as_ptr().cast(),
                         request_id_len: rid.len(),
                     },
+                    now_unix_seconds: input["now_unix_seconds"].as_u64().unwrap_or(0),
                 };
                 assert_eq!(a2a_classify(&response, &mut o), a2a_result::A2A_OK, "{id}");
+                if let Some(want) = row.get("retry_after_secs") {
+                    let mut secs = 0u64;
+                    let got = a2a_outcome_retry_after_secs(o, &mut secs).then_some(secs);
+                    assert_eq!(*want, serde_json::json!(got), "{id}: retry_after_secs");
+                }
             }
             let want = row["exit_code"].as_i64().unwrap();
             let got = a2a_outcome_exit_code(o);

@@ -26,7 +26,7 @@
 //! decoder skips the rest of that event and goes on.
 
 use a2a::sse::encoder::{self, EncodeError, OutEvent};
-use a2a::sse::{self, AtEof, Config, Decoder, Item, LimitError};
+use a2a::sse::{AtEof, Config, Decoder, Item, LimitError};
 
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
 use crate::panic::ffi_panic_boundary;
@@ -237,9 +237,24 @@ fn limit_code(e: &LimitError) -> a2a_result {
     }
 }
 
+/// Where `inner` starts inside `outer`, if it lies wholly inside it (by address).
+///
+/// For callers that keep positions rather than borrows (a C ABI batching the events of one
+/// chunk): an event value that lies inside the fed chunk is a view of it; any other value
+/// lives in the decoder's buffers and must be copied before the next call.
+fn offset_within(outer: &[u8], inner: &[u8]) -> Option<usize> {
+    let start = outer.as_ptr() as usize;
+    let at = inner.as_ptr() as usize;
+    if at >= start && at + inner.len() <= start + outer.len() && !outer.is_empty() {
+        Some(at - start)
+    } else {
+        None
+    }
+}
+
 /// Records `v` as a chunk range (zero-copy) or copies it into the arena.
 fn span(chunk: &[u8], arena: &mut Vec<u8>, v: &[u8], copy: bool) -> Span {
-    if !copy && let Some(off) = sse::offset_within(chunk, v) {
+    if !copy && let Some(off) = offset_within(chunk, v) {
         return Span::Chunk(off, v.len());
     }
     let start = arena.len();

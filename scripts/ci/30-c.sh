@@ -18,9 +18,10 @@ if ! need cc || ! need valgrind || ! need nm; then
 fi
 
 cargo build -p a2a-core-ffi
-# The project's fault server (tests/c/test_driver_raw.c talks to it): started once, its base
-# URL passed in A2A_TEST_FAULT_URL, stopped (by its pid) when this script exits.
-cargo build -p a2a-core --features driver --bin a2a
+# The project's fault server (`a2a-testkit fault-server`, testkit/; tests/c/test_driver_raw.c
+# talks to it): started once, its base URL passed in A2A_TEST_FAULT_URL, stopped (by its
+# pid) when this script exits.
+cargo build -p a2a-testkit
 target_dir="${CARGO_TARGET_DIR:-target}"
 lib_dir="$target_dir/debug"
 out="build/c"
@@ -46,7 +47,7 @@ run() {
 }
 
 fault_log="$out/fault-server.out"
-"${target_dir}/debug/a2a" fault-server --port 0 >"$fault_log" 2>"$out/fault-server.err" &
+"${target_dir}/debug/a2a-testkit" fault-server --port 0 >"$fault_log" 2>"$out/fault-server.err" &
 fault_pid=$!
 trap 'kill "$fault_pid" 2>/dev/null || true' EXIT
 for _ in $(seq 1 200); do

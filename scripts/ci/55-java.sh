@@ -8,7 +8,7 @@
 #   a2a-java-http  the driver's A2aClient against the real Python and JS peers and the
 #                  fault server; drop-in A2AHttpClient for a2a-java 0.3.2.Final: real Python peer tests
 #                  through a2a-java's Client + JSONRPCTransport, side-by-side fault tests
-#                  against the stock JdkA2AHttpClient, on the project's `a2a fault-server`
+#                  against the stock JdkA2AHttpClient, on the project's `a2a-testkit fault-server`
 #                  and on a fault server in the test code (loopback only)
 # Needs JDK 17+ and Maven 3.8+ (installed from Debian when missing and running as root;
 # Maven then downloads the dependencies from Maven Central), and the .venv of
@@ -45,14 +45,14 @@ if [ ! -d tests/peers/js/node_modules ] || ! command -v node >/dev/null 2>&1; th
 fi
 
 cargo build -p a2a-core-ffi
-# The project's fault-injecting server (`a2a fault-server`) for ProjectFaultServerTest; the
-# same build 60-interop.sh makes, so that step finds it done.
-cargo build -p a2a-core --features driver --bin a2a
+# The project's fault-injecting server (`a2a-testkit fault-server`, testkit/) for
+# ProjectFaultServerTest and A2aClientFaultTest, found through A2A_TESTKIT_BIN.
+cargo build -p a2a-testkit
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 lib="$target/debug/liba2a_core.so"
 [ -f "$lib" ] || { echo "55-java: $lib was not built" >&2; exit 1; }
 export A2A_CORE_LIB="$lib"
-export A2A_BIN="$target/debug/a2a"
+export A2A_TESTKIT_BIN="$target/debug/a2a-testkit"
 echo "55-java: $(java -version 2>&1 | head -n 1), $(mvn -v 2>/dev/null | head -n 1 | sed 's/\x1b\[[0-9;]*m//g'), A2A_CORE_LIB=$A2A_CORE_LIB"
 
 cd bindings/java

@@ -33,6 +33,7 @@ static a2a_response resp(uint16_t status, const char *ct, const char *body) {
   r.body = (const uint8_t *)body;
   r.body_len = body ? strlen(body) : 0;
   r.asked = asked_send();
+  r.now_unix_seconds = 0; /* no wall clock */
   return r;
 }
 
@@ -110,6 +111,32 @@ static void classify(void) {
   CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_UNAVAILABLE);
   CHECK(a2a_outcome_retry_after_secs(o, &secs) && secs == 30);
   CHECK(a2a_outcome_retry(o) == A2A_RETRY_BACKOFF);
+  a2a_outcome_free(o);
+
+  /* Retry-After as an HTTP-date (each RFC 9110 form): seconds only with the caller's clock. */
+  r.retry_after = "Sun, 06 Nov 1994 08:49:37 GMT";
+  r.retry_after_len = strlen(r.retry_after);
+  o = NULL;
+  CHECK(a2a_classify(&r, &o) == A2A_OK);
+  CHECK(!a2a_outcome_retry_after_secs(o, &secs));
+  a2a_outcome_free(o);
+  r.now_unix_seconds = 784111777 - 45;
+  o = NULL;
+  CHECK(a2a_classify(&r, &o) == A2A_OK);
+  CHECK(a2a_outcome_retry_after_secs(o, &secs) && secs == 45);
+  a2a_outcome_free(o);
+  r.retry_after = "Sunday, 06-Nov-94 08:49:37 GMT";
+  r.retry_after_len = strlen(r.retry_after);
+  o = NULL;
+  CHECK(a2a_classify(&r, &o) == A2A_OK);
+  CHECK(a2a_outcome_retry_after_secs(o, &secs) && secs == 45);
+  a2a_outcome_free(o);
+  r.retry_after = "Sun Nov  6 08:49:37 1994";
+  r.retry_after_len = strlen(r.retry_after);
+  r.now_unix_seconds = 784111777 + 10; /* already past: retry now */
+  o = NULL;
+  CHECK(a2a_classify(&r, &o) == A2A_OK);
+  CHECK(a2a_outcome_retry_after_secs(o, &secs) && secs == 0);
   a2a_outcome_free(o);
 
   /* Empty body, nothing known: (NULL, 0) everywhere is valid. */

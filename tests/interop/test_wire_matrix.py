@@ -1,6 +1,6 @@
 """Cross-check of the request builders against the Python `a2a-sdk`'s own types.
 
-`a2a build-matrix` (a hidden subcommand) builds every method of both protocol versions over
+`a2a-testkit build-matrix` (test tooling, testkit/) builds every method of both protocol versions over
 both bindings, in three variants (plain ids; a tenant; ids, tenant and query values that
 need percent-encoding), and writes one JSON object per request. Each one is validated here
 with the reference SDK's types (a2a-sdk 1.3.0):
@@ -11,7 +11,7 @@ with the reference SDK's types (a2a-sdk 1.3.0):
 * 0.3 HTTP+JSON bodies: `json_format` into the SDK's 0.3 compat protobuf messages.
 
 Paths are percent-decoded and compared with the ids the matrix was built from. The binary is
-found through $A2A_BIN (default: target/debug/a2a).
+found through $A2A_TESTKIT_BIN (default: target/debug/a2a-testkit).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from a2a.compat.v0_3 import types as t03
 from a2a.types import a2a_pb2 as pb10
 
 ROOT = Path(__file__).resolve().parents[2]
-A2A_BIN = os.environ.get('A2A_BIN') or str(ROOT / 'target' / 'debug' / 'a2a')
+TESTKIT_BIN = os.environ.get('A2A_TESTKIT_BIN') or str(ROOT / 'target' / 'debug' / 'a2a-testkit')
 
 METHODS_10 = [
     'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask',
@@ -90,9 +90,10 @@ ROUTES_03['GetExtendedAgentCard'] = ('GET', '/v1/card')
 
 @pytest.fixture(scope='module')
 def matrix() -> list[dict[str, Any]]:
-    if not Path(A2A_BIN).exists():
-        pytest.fail(f'the a2a binary is missing at {A2A_BIN}: cargo build -p a2a-core --bin a2a, or set A2A_BIN')
-    out = subprocess.run([A2A_BIN, 'build-matrix'], capture_output=True, check=True, timeout=60)
+    if not Path(TESTKIT_BIN).exists():
+        pytest.fail(f'the a2a-testkit binary is missing at {TESTKIT_BIN}: cargo build -p a2a-testkit, '
+                    'or set A2A_TESTKIT_BIN')
+    out = subprocess.run([TESTKIT_BIN, 'build-matrix'], capture_output=True, check=True, timeout=60)
     return [json.loads(line) for line in out.stdout.decode().splitlines() if line.strip()]
 
 
@@ -384,7 +385,7 @@ def test_the_python_server_reads_every_request(py_peer: Any, matrix: list[dict[s
 
 
 def _model_read(form: str, typ: str, value: Any) -> dict[str, Any]:
-    out = subprocess.run([A2A_BIN, 'model-read', '--form', form, '--type', typ], input=json.dumps(value).encode(),
+    out = subprocess.run([TESTKIT_BIN, 'model-read', '--form', form, '--type', typ], input=json.dumps(value).encode(),
                          capture_output=True, timeout=30)
     assert out.returncode == 0, f'{form} {typ}: {out.stderr.decode()} for {json.dumps(value)[:300]}'
     return json.loads(out.stdout)

@@ -18,7 +18,11 @@ def load(name: str) -> Any:
 
 
 def body_of(inp: dict[str, Any]) -> bytes:
-    """An outcome row's body: `body` (UTF-8 text) or `body_base64`."""
+    """An outcome row's body: `body` (UTF-8 text), `body_base64`, or `body_repeat`
+    (head + fill * count + tail, for bodies too large to write out)."""
     if 'body_base64' in inp:
         return base64.b64decode(inp['body_base64'])
+    if 'body_repeat' in inp:
+        r = inp['body_repeat']
+        return (r['head'] + r['fill'] * r['count'] + r['tail']).encode('utf-8')
     return inp['body'].encode('utf-8')

@@ -85,7 +85,8 @@ def test_struct_sizes_are_plausible() -> None:
     # a2a_sse_item on a 64-bit C ABI: u32 kind, 3 views, u64, u32, size_t = 80 bytes
     if ctypes.sizeof(ctypes.c_void_p) == 8:
         assert ctypes.sizeof(_lib.SseItem) == 80
-        assert ctypes.sizeof(_lib.Response) == 96
+        # a2a_response: 96 bytes up to `asked`, then the appended u64 now_unix_seconds
+        assert ctypes.sizeof(_lib.Response) == 104
 
 
 def test_resilience_enum_numbers_match_header() -> None:

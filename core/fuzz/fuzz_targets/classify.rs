@@ -78,8 +78,8 @@ fuzz_target!(|input: &[u8]| {
     if end.binding.is_none() {
         end.binding = o.binding;
     }
-    // The whole-body reader and the incremental decoder agree (within the decoder's default
-    // limits, which fuzz inputs do not reach).
+    // classify (the decoder over the whole body at once) and the decoder fed in 7-byte chunks
+    // agree (within the decoder's default limits, which fuzz inputs do not reach).
     assert_eq!(end.channel, o.channel);
     assert_eq!(end.state, o.state);
     assert_eq!(end.task_id, o.task_id);

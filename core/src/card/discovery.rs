@@ -7,7 +7,7 @@
 //! in several SDKs. A full card URL (one ending in `.json`) is used as given.
 
 use super::CardError;
-use super::url::Url;
+use crate::url::Url;
 
 /// The card path defined by A2A 0.3 and 1.0.
 pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-card.json";

@@ -24,15 +24,14 @@
 //! # Ok::<(), a2a_core::card::CardError>(())
 //! ```
 
-mod addr;
 mod discovery;
 mod parse;
 mod security;
 mod select;
-mod url;
 mod validate;
 
-pub use addr::{AddressClass, classify_ip, classify_ipv4, classify_ipv6};
+pub use crate::url::addr::{AddressClass, classify_ip, classify_ipv4, classify_ipv6};
+pub use crate::url::{Host, Url, UrlError};
 pub use discovery::{CardLocation, LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH, card_location};
 pub use parse::{AgentCard, AgentInterface, CardShape, InterfaceOrigin};
 pub use security::{
@@ -40,7 +39,6 @@ pub use security::{
     SecurityScheme,
 };
 pub use select::{Choice, Preferences, SelectionOrder, SkipReason, Skipped};
-pub use url::{Host, Url, UrlError};
 pub use validate::{Policy, ValidatedUrl, validate_interface_url};
 
 /// Why a card could not be used.

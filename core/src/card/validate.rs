@@ -18,7 +18,7 @@
 //! with [`classify_ip`](super::classify_ip).
 
 use super::CardError;
-use super::url::Url;
+use crate::url::Url;
 
 /// What the caller allows beyond the same-origin rule.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

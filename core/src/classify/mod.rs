@@ -3,7 +3,7 @@
 //! ```text
 //! ResponseInfo ──► 3xx? ─────────────────────────────► http (Redirect)
 //!      │
-//!      ├─ text/event-stream (2xx) ──► stream tracker ──► end-of-stream outcome
+//!      ├─ text/event-stream (2xx) ──► sse::Decoder ──► stream tracker ──► end-of-stream outcome
 //!      │
 //!      └─ body ──► scan (one borrowed pass) ──┬─► error object / REST error body ─► protocol
 //!                                             ├─► non-2xx without one ───────────► http
@@ -23,6 +23,7 @@ mod method;
 mod payload;
 mod protocol;
 pub(crate) mod scan;
+pub(crate) mod stream;
 
 pub use hint::parse_remote_hint;
 pub use http::{EXCERPT_MAX, excerpt};
@@ -61,13 +62,17 @@ pub struct ResponseInfo<'a> {
     pub status: u16,
     /// The `Content-Type` header value, when present.
     pub content_type: Option<&'a str>,
-    /// The `Retry-After` header value, when present (delta-seconds are read; an HTTP-date
-    /// cannot be turned into seconds without a clock and is ignored).
+    /// The `Retry-After` header value, when present: delta-seconds, or an HTTP-date in any
+    /// of the three forms of RFC 9110 §5.6.7, which is turned into seconds only when
+    /// [`ResponseInfo::now_unix_seconds`] is known (see [`crate::time::RetryAfter`]).
     pub retry_after: Option<&'a str>,
     /// The complete body.
     pub body: &'a [u8],
     /// What was asked.
     pub asked: Asked<'a>,
+    /// The caller's wall-clock time in seconds since the Unix epoch, when it has one: needed
+    /// only to turn a `Retry-After` HTTP-date into seconds to wait (the core reads no clock).
+    pub now_unix_seconds: Option<u64>,
 }
 
 impl<'a> ResponseInfo<'a> {
@@ -94,6 +99,12 @@ impl<'a> ResponseInfo<'a> {
     /// Sets what was asked.
     pub fn asked(mut self, asked: Asked<'a>) -> ResponseInfo<'a> {
         self.asked = asked;
+        self
+    }
+
+    /// Sets the caller's wall-clock time (Unix seconds), for a `Retry-After` HTTP-date.
+    pub fn now_unix_seconds(mut self, now: u64) -> ResponseInfo<'a> {
+        self.now_unix_seconds = Some(now);
         self
     }
 }
@@ -162,21 +173,25 @@ impl<'a> Ctx<'a> {
 /// Classifies one response. Never panics; always returns exactly one channel.
 ///
 /// A single JSON body never yields [`Channel::Transport`] (drivers produce that through
-/// [`Outcome::transport`]). A whole 2xx `text/event-stream` body is run through the stream
-/// tracker and yields its end-of-stream outcome, which is a transport outcome when the
-/// stream was truncated (closed before a terminal state).
+/// [`Outcome::transport`]). A whole 2xx `text/event-stream` body is decoded by
+/// [`crate::sse::Decoder`] (default limits), run through the stream tracker and yields its
+/// end-of-stream outcome, which is a transport outcome when the stream was truncated (closed
+/// before a terminal state), and `malformed` when the decoder dropped an event over a limit
+/// (unless the stream ended with an error event).
 pub fn classify(info: &ResponseInfo<'_>) -> Outcome {
     let ctx = Ctx::new(info);
     let mut out = if (300..400).contains(&info.status) {
         http::http_outcome(&ctx, None, info.body)
     } else if ctx.is_2xx() && is_event_stream(info.content_type) {
-        crate::stream::classify_event_stream(info)
+        stream::classify_event_stream(info)
     } else {
         classify_body(&ctx, info.body)
     };
     out.http_status = Some(info.status);
     if matches!(out.channel, Channel::Http | Channel::Protocol) {
-        out.retry_after_secs = info.retry_after.and_then(parse_retry_after);
+        out.retry_after_secs = info
+            .retry_after
+            .and_then(|v| crate::time::retry_after_secs(v.as_bytes(), info.now_unix_seconds));
     }
     if out.version.is_none() {
         out.version = ctx.asked_version();
@@ -216,13 +231,12 @@ pub(crate) fn classify_body(ctx: &Ctx<'_>, body: &[u8]) -> Outcome {
     }
 }
 
-/// `Retry-After` as delta-seconds (`"3"`); an HTTP-date or garbage gives `None`.
+/// `Retry-After` as seconds without a clock: delta-seconds (`"3"`, saturating at
+/// `u64::MAX`); an HTTP-date or garbage gives `None`. The same reader as
+/// [`classify`]'s; with the caller's wall clock use [`crate::time::retry_after_secs`],
+/// which also reads HTTP-dates.
 pub fn parse_retry_after(value: &str) -> Option<u64> {
-    let v = value.trim();
-    if v.is_empty() || v.len() > 19 || !v.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    v.parse().ok()
+    crate::time::retry_after_secs(value.as_bytes(), None)
 }
 
 /// A malformed outcome with a precise reason.

@@ -23,12 +23,11 @@
 
 mod body;
 mod encode;
-mod method;
 
 use std::fmt;
 
+pub use crate::method::{HttpMethod, Method, RestRoute};
 pub use encode::{decode as percent_decode, encode as percent_encode};
-pub use method::{HttpMethod, Method, RestRoute};
 
 use crate::model::params::Call;
 use crate::model::{Form, ModelError};

@@ -3,7 +3,7 @@
 //! the driver need (content type, `Retry-After`, `Location`, `Content-Encoding`,
 //! keep-alive).
 
-use super::date::parse_http_date;
+use crate::time::RetryAfter;
 
 /// One header field as received: the name as sent (compare with
 /// [`str::eq_ignore_ascii_case`]) and the raw value bytes (obs-text is possible).
@@ -140,43 +140,6 @@ pub enum BodyFraming {
     UntilClose,
 }
 
-/// A `Retry-After` value (RFC 9110 §10.2.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RetryAfter {
-    /// Delta-seconds: wait this many seconds.
-    Seconds(u64),
-    /// An HTTP-date, as seconds since the Unix epoch (UTC). The core has no clock: subtract
-    /// the caller's wall-clock time with [`RetryAfter::seconds_from`].
-    At {
-        /// Seconds since 1970-01-01T00:00:00Z.
-        unix_seconds: u64,
-    },
-}
-
-impl RetryAfter {
-    /// Parses delta-seconds (saturating at `u64::MAX`) or an IMF-fixdate
-    /// (`Sun, 06 Nov 1994 08:49:37 GMT`); anything else is `None`.
-    pub fn parse(value: &[u8]) -> Option<RetryAfter> {
-        let v = trim_ows(value);
-        if !v.is_empty() && v.iter().all(u8::is_ascii_digit) {
-            let secs = v.iter().try_fold(0u64, |acc, &d| {
-                acc.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-            });
-            return Some(RetryAfter::Seconds(secs.unwrap_or(u64::MAX)));
-        }
-        parse_http_date(v).map(|unix_seconds| RetryAfter::At { unix_seconds })
-    }
-
-    /// Seconds to wait, given the caller's current wall-clock time in Unix seconds
-    /// (zero when the date has passed).
-    pub fn seconds_from(self, now_unix_seconds: u64) -> u64 {
-        match self {
-            RetryAfter::Seconds(s) => s,
-            RetryAfter::At { unix_seconds } => unix_seconds.saturating_sub(now_unix_seconds),
-        }
-    }
-}
-
 /// The status line and headers of a response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResponseHead {
@@ -212,13 +175,13 @@ impl ResponseHead {
         self.headers.get("retry-after").and_then(RetryAfter::parse)
     }
 
-    /// `Retry-After` in seconds: delta-seconds as given; an HTTP-date only when the caller
-    /// passes its wall-clock time in Unix seconds (`None` otherwise, and when absent).
+    /// `Retry-After` in seconds: delta-seconds as given; an HTTP-date (any of the three
+    /// forms) only when the caller passes its wall-clock time in Unix seconds (`None`
+    /// otherwise, and when absent). The same reader as the classifier's
+    /// ([`crate::time::retry_after_secs`]).
     pub fn retry_after_secs(&self, now_unix_seconds: Option<u64>) -> Option<u64> {
-        match self.retry_after()? {
-            RetryAfter::Seconds(s) => Some(s),
-            at @ RetryAfter::At { .. } => now_unix_seconds.map(|now| at.seconds_from(now)),
-        }
+        let v = self.headers.get("retry-after")?;
+        crate::time::retry_after_secs(v, now_unix_seconds)
     }
 
     /// `Content-Encoding` as sent (e.g. `gzip`); `None` when absent. A compressed body must
@@ -269,29 +232,6 @@ mod tests {
             headers: Headers::from_pairs(headers),
             framing,
         }
-    }
-
-    #[test]
-    fn retry_after_forms() {
-        assert_eq!(RetryAfter::parse(b"120"), Some(RetryAfter::Seconds(120)));
-        assert_eq!(RetryAfter::parse(b" 0 "), Some(RetryAfter::Seconds(0)));
-        assert_eq!(
-            RetryAfter::parse(b"99999999999999999999999"),
-            Some(RetryAfter::Seconds(u64::MAX))
-        );
-        assert_eq!(
-            RetryAfter::parse(b"Sun, 06 Nov 1994 08:49:37 GMT"),
-            Some(RetryAfter::At {
-                unix_seconds: 784_111_777
-            })
-        );
-        assert_eq!(RetryAfter::parse(b"-1"), None);
-        assert_eq!(RetryAfter::parse(b"1.5"), None);
-        assert_eq!(RetryAfter::parse(b""), None);
-        assert_eq!(RetryAfter::parse(b"soon"), None);
-        let at = RetryAfter::At { unix_seconds: 1000 };
-        assert_eq!(at.seconds_from(990), 10);
-        assert_eq!(at.seconds_from(2000), 0);
     }
 
     #[test]

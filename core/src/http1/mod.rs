@@ -14,14 +14,14 @@
 //! Content codings (`Content-Encoding: gzip`) are not undone here: the head reports them and
 //! the caller decides (streams should be requested with `Accept-Encoding: identity`).
 
-mod date;
 mod error;
 mod head;
 mod request;
 mod response;
 
+pub use crate::time::RetryAfter;
 pub use error::{HeadSyntax, RequestError, ResponseError};
-pub use head::{BodyFraming, HeaderField, Headers, ResponseHead, RetryAfter};
+pub use head::{BodyFraming, HeaderField, Headers, ResponseHead};
 pub use request::{
     interface_target, join_target, write_envelope_request, write_request, write_request_head,
 };

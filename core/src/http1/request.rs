@@ -7,8 +7,8 @@
 //! `Transfer-Encoding`) are written by the serializer only.
 
 use super::error::RequestError;
-use crate::card::Url;
 use crate::envelope::Request;
+use crate::url::Url;
 
 /// `tchar` of RFC 9110 §5.6.2: the characters allowed in a token (method, header name).
 pub(crate) fn is_tchar(b: u8) -> bool {

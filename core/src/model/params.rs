@@ -146,8 +146,8 @@ pub enum Call<'a> {
 
 impl Call<'_> {
     /// The method this call invokes.
-    pub fn method(&self) -> crate::envelope::Method {
-        use crate::envelope::Method as M;
+    pub fn method(&self) -> crate::method::Method {
+        use crate::method::Method as M;
         match self {
             Call::SendMessage(_) => M::SendMessage,
             Call::SendStreamingMessage(_) => M::SendStreamingMessage,

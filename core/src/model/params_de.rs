@@ -6,7 +6,7 @@ use super::de::{Int, StateIn, Str, cow, cows, int, required, split_push_name};
 use super::params::*;
 use super::types::*;
 use super::{Form, FromWire, ModelError};
-use crate::envelope::Method;
+use crate::method::Method;
 
 #[derive(serde::Deserialize)]
 struct ConfigIn<'a> {

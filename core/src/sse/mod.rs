@@ -39,18 +39,3 @@ mod tests;
 pub use config::{AtEof, Config, DEFAULT_MAX_EVENT, DEFAULT_MAX_LINE, LimitError};
 pub use decoder::{Decoder, Feed};
 pub use item::{Discarded, Event, Finish, Item};
-
-/// Where `inner` starts inside `outer`, if it lies wholly inside it (by address).
-///
-/// For callers that keep positions rather than borrows (a C ABI batching the events of one
-/// chunk): an event value that lies inside the fed chunk is a view of it; any other value
-/// lives in the decoder's buffers and must be copied before the next call.
-pub fn offset_within(outer: &[u8], inner: &[u8]) -> Option<usize> {
-    let start = outer.as_ptr() as usize;
-    let at = inner.as_ptr() as usize;
-    if at >= start && at + inner.len() <= start + outer.len() && !outer.is_empty() {
-        Some(at - start)
-    } else {
-        None
-    }
-}

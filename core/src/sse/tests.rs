@@ -4,6 +4,16 @@
 use super::encoder::{EncodeError, OutEvent, write_comment, write_keep_alive};
 use super::*;
 
+/// Where `inner` starts inside `outer` by address, if it lies wholly inside it: proves a
+/// value borrows the fed chunk (the C ABI's zero-copy feed relies on this; it has its own copy
+/// of this helper in ffi/src/sse.rs).
+fn offset_within(outer: &[u8], inner: &[u8]) -> Option<usize> {
+    let start = outer.as_ptr() as usize;
+    let at = inner.as_ptr() as usize;
+    (at >= start && at + inner.len() <= start + outer.len() && !outer.is_empty())
+        .then(|| at - start)
+}
+
 /// What a test sees: events as (type, data, id), comments, retries and errors, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Got {

@@ -1,9 +1,17 @@
 //! Shared helpers for the driver tests: the fault server as a child process, its counters,
 //! and a lock that runs timing-sensitive tests one at a time.
+//!
+//! The fault server is `a2a-testkit fault-server`, a binary of the unpublished `testkit/`
+//! workspace member. Cargo hands a test only the binaries of its own package
+//! (`CARGO_BIN_EXE_*`), so [`testkit_bin`] finds it the way the CI scripts do:
+//! `$A2A_TESTKIT_BIN`, else beside this package's `a2a` binary (same target directory and
+//! profile). `cargo test --workspace` builds it; for this package alone run
+//! `cargo build -p a2a-testkit` first.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -16,7 +24,23 @@ pub fn timing_lock() -> MutexGuard<'static, ()> {
     TIMING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A running `a2a fault-server`, killed on drop.
+/// The `a2a-testkit` binary: `$A2A_TESTKIT_BIN` if set, else the one built beside `a2a`.
+pub fn testkit_bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("A2A_TESTKIT_BIN").filter(|p| !p.is_empty()) {
+        return PathBuf::from(path);
+    }
+    let beside = std::path::Path::new(env!("CARGO_BIN_EXE_a2a"))
+        .with_file_name(format!("a2a-testkit{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        beside.is_file(),
+        "the fault server {} is not built: run `cargo build -p a2a-testkit` \
+         (`cargo test --workspace` builds it) or set A2A_TESTKIT_BIN",
+        beside.display()
+    );
+    beside
+}
+
+/// A running `a2a-testkit fault-server`, killed on drop.
 pub struct FaultServer {
     child: Child,
     /// `http://127.0.0.1:<port>`.
@@ -28,13 +52,13 @@ pub struct FaultServer {
 impl FaultServer {
     /// Starts the server and waits (at most 20 s) for its READY line.
     pub fn start() -> FaultServer {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        let mut child = Command::new(testkit_bin())
             .args(["fault-server", "--port", "0", "--exit-on-eof"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .expect("spawn a2a fault-server");
+            .expect("spawn a2a-testkit fault-server");
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {

@@ -79,6 +79,7 @@ class Response(Structure):
         ('body', c_char_p),
         ('body_len', c_size_t),
         ('asked', Asked),
+        ('now_unix_seconds', c_uint64),
     ]
 
 

@@ -228,9 +228,13 @@ def _response(
     retry_after: str | None,
     asked: _lib.Asked,
     keep: list[object],
+    now_unix_seconds: int | None = None,
 ) -> _lib.Response:
     if not 0 <= status <= 0xFFFF:
         raise ValueError(f'status {status} is not an HTTP status')
+    now = 0 if now_unix_seconds is None else int(now_unix_seconds)
+    if not 0 <= now < 1 << 64:
+        raise ValueError(f'now_unix_seconds {now_unix_seconds} is out of range')
     if isinstance(body, str):
         body = body.encode('utf-8')
     elif not isinstance(body, bytes):
@@ -238,7 +242,7 @@ def _response(
     ct, ctn = _lib.enc(content_type)
     ra, ran = _lib.enc(retry_after)
     keep.extend((body, ct, ra))
-    return _lib.Response(status, ct, ctn, ra, ran, body, len(body), asked)
+    return _lib.Response(status, ct, ctn, ra, ran, body, len(body), asked, now)
 
 
 def _asked(
@@ -280,6 +284,7 @@ def classify(
     *,
     retry_after: str | None = None,
     headers: Mapping[str, str] | None = None,
+    now_unix_seconds: int | None = None,
 ) -> Outcome:
     """Classifies one complete HTTP response into exactly one Outcome.
 
@@ -287,13 +292,17 @@ def classify(
     asked; None means "detect from the body". `method` is the JSON-RPC method or REST path
     (None: retry advice assumes a side effect); `request_id` the JSON-RPC id. `headers`
     (any mapping, e.g. httpx's) supplies `Content-Type` and `Retry-After` when the explicit
-    arguments are None. A whole `text/event-stream` body is classified by its end-of-stream
-    outcome. Invalid JSON or UTF-8 in the body is a classification, never an exception.
+    arguments are None. `now_unix_seconds` is your wall clock (e.g. `int(time.time())`),
+    needed only to turn a `Retry-After` HTTP-date into `Outcome.retry_after` seconds; None
+    (or 0) means no clock. A whole `text/event-stream` body is classified by its
+    end-of-stream outcome (decoded with the SSE decoder's limits: an event over them makes
+    the outcome `malformed`). Invalid JSON or UTF-8 in the body is a classification, never
+    an exception.
     """
     content_type, retry_after = _headers(headers, content_type, retry_after)
     keep: list[object] = []
     asked = _asked(version, binding, method, request_id, keep)
-    resp = _response(status, body, content_type, retry_after, asked, keep)
+    resp = _response(status, body, content_type, retry_after, asked, keep, now_unix_seconds)
     out = ctypes.c_void_p()
     check(_lib.lib.a2a_classify(ctypes.byref(resp), ctypes.byref(out)))
     return Outcome._from_ptr(out.value or 0, owned=True)
@@ -323,7 +332,8 @@ def leaked_exception(text: str) -> tuple[str, str] | None:
 
 
 def parse_retry_after(value: str) -> int | None:
-    """A `Retry-After` value as delta-seconds; None for an HTTP-date or garbage."""
+    """A `Retry-After` value as delta-seconds; None for an HTTP-date (pass it to `classify`
+    with `now_unix_seconds`) or garbage."""
     b, n = _lib.enc(value)
     out = ctypes.c_uint64()
     rc = _lib.lib.a2a_parse_retry_after(b, n, ctypes.byref(out))

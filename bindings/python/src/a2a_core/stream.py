@@ -203,11 +203,14 @@ class StreamTracker:
         body: bytes | str,
         content_type: str | None = None,
         retry_after: str | None = None,
+        now_unix_seconds: int | None = None,
     ) -> Outcome:
         """The response was not `text/event-stream` (an up-front error): classifies it as a
-        whole response and ends the tracker."""
+        whole response and ends the tracker. `now_unix_seconds` as for `classify`."""
         keep: list[object] = []
-        resp = _response(status, body, content_type, retry_after, _lib.Asked(), keep)
+        resp = _response(
+            status, body, content_type, retry_after, _lib.Asked(), keep, now_unix_seconds
+        )
         out = ctypes.c_void_p()
         check(
             _lib.lib.a2a_stream_tracker_on_non_sse_body(

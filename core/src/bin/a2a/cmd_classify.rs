@@ -138,6 +138,11 @@ fn run_whole(o: &Opts, mut input: impl Read, mut out: impl Write) -> io::Result<
         retry_after: o.retry_after.as_deref(),
         body: &body,
         asked: asked(o),
+        // The CLI has a clock: a Retry-After HTTP-date becomes seconds from now.
+        now_unix_seconds: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_secs()),
     };
     let outcome = classify(&info);
     writeln!(out, "{}", outcome.to_json())?;

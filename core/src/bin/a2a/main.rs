@@ -5,15 +5,20 @@
 //! card-resolution or truncated-stream outcome; 4 protocol error; 5 task failed;
 //! 6 task canceled, rejected, input-required or auth-required; 7 task still submitted or working.
 
+// `positional` and `peek_positional` serve only the network commands of the `driver` feature.
+#[cfg_attr(not(feature = "driver"), allow(dead_code))]
 mod args;
 mod cmd_classify;
-mod cmd_matrix;
 #[cfg(feature = "driver")]
 mod cmd_net;
 mod cmd_sse;
 #[cfg(feature = "driver")]
 mod demo;
-mod fault_server;
+// Shared with `a2a-testkit fault-server` (testkit/ includes this file), which uses the parts
+// the demo does not.
+#[cfg(feature = "driver")]
+#[allow(dead_code)]
+mod loopback_http;
 
 use args::{Args, EXIT_USAGE};
 
@@ -54,11 +59,6 @@ fn main() {
         "error-id" => cmd_classify::run_error_id(args),
         "demo" => demo(args),
         "card" | "send" | "stream" | "get" | "cancel" | "resubscribe" => net(&command, args),
-        // Hidden: the fault-injecting loopback test server (see fault_server/mod.rs).
-        "fault-server" => fault_server::run(args),
-        // Hidden: the request matrix for the interop tests (not in the usage text).
-        "build-matrix" => cmd_matrix::run(args),
-        "model-read" => cmd_matrix::run_model_read(args),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             0

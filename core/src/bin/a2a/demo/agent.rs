@@ -29,7 +29,7 @@ use a2a_core::server::{
 };
 use a2a_core::tally::Tally;
 
-use crate::fault_server::http::{self, Request, Sse};
+use crate::loopback_http::{self as http, Request, Sse};
 
 /// The running agent.
 pub struct Agent {

@@ -42,13 +42,34 @@ public final class Outcomes {
      * @param asked what the call asked
      */
     public static Outcome classify(int status, String contentType, String retryAfter, byte[] body, Asked asked) {
+        return classify(status, contentType, retryAfter, body, asked, OptionalLong.empty());
+    }
+
+    /**
+     * Classifies one complete HTTP response into exactly one outcome, with the caller's wall clock.
+     *
+     * @param status the HTTP status
+     * @param contentType the {@code Content-Type} value, or null when absent
+     * @param retryAfter the {@code Retry-After} value, or null when absent
+     * @param body the complete body (any bytes; invalid JSON is a classification, not an error)
+     * @param asked what the call asked
+     * @param nowUnixSeconds the wall clock in Unix seconds (e.g. {@code Instant.now().getEpochSecond()}),
+     *     needed only to turn a {@code Retry-After} HTTP-date into {@link Outcome#retryAfterSecs()};
+     *     empty (or 0) for no clock
+     */
+    public static Outcome classify(int status, String contentType, String retryAfter, byte[] body, Asked asked,
+        OptionalLong nowUnixSeconds) {
         if (status < 0 || status > 0xFFFF) {
             throw new IllegalArgumentException("HTTP status out of range: " + status);
+        }
+        if (nowUnixSeconds.isPresent() && nowUnixSeconds.getAsLong() < 0) {
+            throw new IllegalArgumentException("nowUnixSeconds before 1970: " + nowUnixSeconds.getAsLong());
         }
         A2aCoreLibrary lib = A2aCore.lib();
         NativeArgs args = new NativeArgs();
         A2aCoreLibrary.Response r = new A2aCoreLibrary.Response();
         args.response(r, status, contentType, retryAfter, body);
+        r.now_unix_seconds = nowUnixSeconds.orElse(0);
         args.asked(r.asked, asked.version().map(ProtocolVersion::code).orElse(0),
             asked.binding().map(Binding::code).orElse(0), asked.method().orElse(null), asked.requestId().orElse(null));
         Memory out = new Memory(Native.POINTER_SIZE);
@@ -63,7 +84,10 @@ public final class Outcomes {
         return classify(status, contentType, null, body.getBytes(StandardCharsets.UTF_8), Asked.unknown());
     }
 
-    /** A {@code Retry-After} value as delta-seconds; empty for an HTTP-date or garbage. */
+    /**
+     * A {@code Retry-After} value as delta-seconds; empty for an HTTP-date (classify with a clock
+     * to read one) or garbage.
+     */
     public static OptionalLong parseRetryAfter(String value) {
         byte[] b = value.getBytes(StandardCharsets.UTF_8);
         Memory out = new Memory(8);

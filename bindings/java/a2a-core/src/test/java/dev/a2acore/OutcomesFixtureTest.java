@@ -13,6 +13,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -48,6 +49,7 @@ class OutcomesFixtureTest {
             return Outcomes.transport(name, sent, t.get("message").asText());
         }
         byte[] body = input.has("body_base64") ? Base64.getDecoder().decode(input.get("body_base64").asText())
+            : input.has("body_repeat") ? repeat(input.get("body_repeat"))
             : input.get("body").asText().getBytes(StandardCharsets.UTF_8);
         String retryAfter = null;
         JsonNode headers = input.get("headers");
@@ -65,8 +67,17 @@ class OutcomesFixtureTest {
                 : b.equalsIgnoreCase("http+json") || b.equalsIgnoreCase("rest") ? Binding.HTTP_JSON
                 : failBinding(b)),
             text(input, "method"), text(input, "request_id"));
+        OptionalLong now = input.hasNonNull("now_unix_seconds")
+            ? OptionalLong.of(input.get("now_unix_seconds").asLong()) : OptionalLong.empty();
         return Outcomes.classify(input.get("status").asInt(), text(input, "content_type").orElse(null), retryAfter,
-            body, asked);
+            body, asked, now);
+    }
+
+    /** A {@code body_repeat} input: head, fill repeated count times, tail (UTF-8). */
+    private static byte[] repeat(JsonNode r) {
+        String s = r.get("head").asText() + r.get("fill").asText().repeat(r.get("count").asInt())
+            + r.get("tail").asText();
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     private static Binding failBinding(String b) {
@@ -138,6 +149,13 @@ class OutcomesFixtureTest {
                     failures.add("hint " + hint + " lacks " + p);
                 }
             });
+        }
+        JsonNode ras = row.get("retry_after_secs");
+        if (ras != null) {
+            OptionalLong want = ras.isNull() ? OptionalLong.empty() : OptionalLong.of(ras.asLong());
+            if (!want.equals(o.retryAfterSecs())) {
+                failures.add("retry_after_secs: want " + want + ", got " + o.retryAfterSecs());
+            }
         }
         JsonNode mc = row.get("message_contains");
         if (mc != null && !o.message().orElse("").contains(mc.asText())) {

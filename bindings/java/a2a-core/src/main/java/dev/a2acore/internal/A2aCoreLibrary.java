@@ -265,7 +265,7 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_response}: every pointer is native memory owned by the binding for the call. */
     @CStruct("a2a_response")
     @Structure.FieldOrder({"status", "content_type", "content_type_len", "retry_after", "retry_after_len",
-        "body", "body_len", "asked"})
+        "body", "body_len", "asked", "now_unix_seconds"})
     class Response extends Structure {
         /** HTTP status (uint16). */
         public short status;
@@ -283,6 +283,8 @@ public interface A2aCoreLibrary extends Library {
         public SizeT body_len;
         /** What was asked. */
         public Asked asked;
+        /** The caller's wall clock in Unix seconds, 0 when unknown (uint64; for a Retry-After HTTP-date). */
+        public long now_unix_seconds;
     }
 
     /** {@code a2a_stream_item}, filled by {@code a2a_stream_tracker_on_event}. */

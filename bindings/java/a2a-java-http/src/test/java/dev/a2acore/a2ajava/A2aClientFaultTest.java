@@ -33,8 +33,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link A2aClient} against the project's {@code a2a fault-server} (contract in
- * core/src/bin/a2a/fault_server/mod.rs): header hooks seen by the server (its {@code seen}
+ * {@link A2aClient} against the project's {@code a2a-testkit fault-server} (contract in
+ * testkit/src/fault_server/mod.rs): header hooks seen by the server (its {@code seen}
  * log and the {@code secured} scenario's 401 without {@code Authorization}), a hook that
  * throws, resubscribe after a cut stream, explicit resubscribe, a stalled stream, a connect
  * refused, a card refused by the https-only default.

@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
 
 /**
  * A tiny fault-injecting A2A 0.3 JSON-RPC server on 127.0.0.1 for the side-by-side tests
- * (the project's {@code a2a fault-server} had not landed when these were written):
+ * (the project's fault server, now {@code a2a-testkit fault-server}, had not landed when these were written):
  * <ul>
  *   <li>{@code /split}: a {@code message/stream} answer whose events are pretty-printed JSON
  *       (one object over several {@code data:} lines, as sse-starlette writes data holding

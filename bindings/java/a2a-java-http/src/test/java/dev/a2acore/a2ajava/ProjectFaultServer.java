@@ -18,9 +18,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The project's fault-injecting server, {@code a2a fault-server --port 0 --exit-on-eof}
- * (binary from {@code A2A_BIN}, else {@code target/debug/a2a} of the checkout, built by
- * {@code scripts/ci/55-java.sh}); 127.0.0.1 only. A missing binary is a failure, not a skip.
+ * The project's fault-injecting server, {@code a2a-testkit fault-server --port 0 --exit-on-eof}
+ * (the test tooling of testkit/; binary from {@code A2A_TESTKIT_BIN}, else
+ * {@code target/debug/a2a-testkit} of the checkout, built by {@code scripts/ci/55-java.sh});
+ * 127.0.0.1 only. A missing binary is a failure, not a skip.
  */
 final class ProjectFaultServer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -35,14 +36,14 @@ final class ProjectFaultServer implements AutoCloseable {
     }
 
     static ProjectFaultServer start() throws Exception {
-        String bin = System.getenv("A2A_BIN");
+        String bin = System.getenv("A2A_TESTKIT_BIN");
         if (bin == null || bin.isEmpty()) {
             String target = System.getenv("CARGO_TARGET_DIR");
             Path t = target == null || target.isEmpty() ? repoRoot().resolve("target") : Paths.get(target);
-            bin = t.resolve("debug").resolve("a2a").toString();
+            bin = t.resolve("debug").resolve("a2a-testkit").toString();
         }
         if (!new File(bin).canExecute()) {
-            throw new AssertionError("a2a binary " + bin + " missing: cargo build -p a2a-core --features driver --bin a2a");
+            throw new AssertionError("a2a-testkit binary " + bin + " missing: cargo build -p a2a-testkit");
         }
         Path log = Files.createTempFile("a2a-fault-server", ".log");
         Process p = new ProcessBuilder(bin, "fault-server", "--port", "0", "--exit-on-eof").redirectError(log.toFile())
@@ -68,7 +69,7 @@ final class ProjectFaultServer implements AutoCloseable {
         }
         if (url == null) {
             p.destroyForcibly();
-            throw new AssertionError("a2a fault-server did not print READY: " + Files.readString(log));
+            throw new AssertionError("a2a-testkit fault-server did not print READY: " + Files.readString(log));
         }
         return new ProjectFaultServer(url.replaceAll("/+$", ""), p, log);
     }

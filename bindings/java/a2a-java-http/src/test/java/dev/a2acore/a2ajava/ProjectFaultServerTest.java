@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The fault cases of issue 7 against the project's own fault-injecting server
- * ({@code a2a fault-server}: scenarios {@code multiline}, {@code hang}, {@code stall},
+ * ({@code a2a-testkit fault-server}: scenarios {@code multiline}, {@code hang}, {@code stall},
  * {@code redirect}), through a2a-java 0.3.2's {@link Client} + {@code JSONRPCTransport}, with
  * the stock {@link JdkA2AHttpClient} and with {@link A2aCoreHttpClient} side by side.
  */

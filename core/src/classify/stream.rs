@@ -1,34 +1,11 @@
-//! Track one streaming call (`message/stream`, `SendStreamingMessage`, resubscribe) to its end,
-//! sans-IO.
-//!
-//! ```text
-//! caller                         StreamTracker
-//!   │ decoded SSE event ─────────► on_event(now, type, data, id) ─► Some(StreamItem)
-//!   │ keep-alive comment ────────► on_comment(now)
-//!   │ any bytes read ────────────► on_bytes(now)
-//!   │ before each read ◄───────── next_deadline()   (idle timeout; comments count)
-//!   │ deadline passed ───────────► on_timeout(now) ─► Some(transport outcome)
-//!   │ end of body ───────────────► finish() ─► StreamEnd { completed | interrupted |
-//!   │                                                      truncated | error | timed out }
-//!   │ not text/event-stream ─────► on_non_sse_body(&response) ─► Outcome
-//! ```
-//!
-//! The interaction is over (see [`StreamTracker::is_over`]) on 0.3 `final: true`; on a
-//! terminal state in either version; on an interrupted state (input-required,
-//! auth-required) in 1.0; on a Message; or on an error event. A body that closes before
-//! that is *truncated*: the task is still running on the server, and the end outcome
-//! carries its id and last state with advice `resubscribe` (never resend the message, which
-//! would start a second task).
-//!
-//! Per event the tracker parses the event's JSON once (borrowed) and updates its own state
-//! in place, reusing its string buffers: it allocates nothing per event beyond the item it
-//! returns.
+//! The stream tracker (public as [`crate::stream`]): the classifier applied event by event.
+//! It lives inside `classify` because each needs the other: the tracker reads every event
+//! with the classifier's body reader, and [`classify`](super::classify) runs a whole
+//! `text/event-stream` body through the tracker.
 
-pub(crate) mod whole;
-
-use crate::classify::scan;
-use crate::classify::{Asked, Ctx, MethodInfo, ResponseInfo, classify, method_info};
+use super::{Asked, Ctx, MethodInfo, ResponseInfo, classify, method_info, scan};
 use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, RetryAdvice, TaskState};
+use crate::sse::{Decoder, Item, LimitError};
 use crate::time::Millis;
 use crate::version::{Binding, ProtocolVersion};
 
@@ -254,7 +231,7 @@ impl StreamTracker {
         let obj = match scan::scan(data) {
             Ok(o) => o,
             Err(e) => {
-                let mut o = crate::classify::http_malformed(&ctx, &e, data);
+                let mut o = super::http_malformed(&ctx, &e, data);
                 if is_error_event {
                     o = error_event_without_error(&ctx, data);
                     return self.error_item(o);
@@ -263,7 +240,7 @@ impl StreamTracker {
                 return item(StreamItemKind::Malformed, o);
             }
         };
-        if let Some(o) = crate::classify::protocol_error_of(&ctx, &obj) {
+        if let Some(o) = super::protocol_error_of(&ctx, &obj) {
             if o.channel == Channel::Malformed {
                 return item(StreamItemKind::Malformed, o);
             }
@@ -273,7 +250,7 @@ impl StreamTracker {
             let o = error_event_without_error(&ctx, data);
             return self.error_item(o);
         }
-        match crate::classify::read_payload(&ctx, &obj, data) {
+        match super::read_payload(&ctx, &obj, data) {
             Err(o) => item(StreamItemKind::Malformed, *o),
             Ok(p) => self.payload_item(p),
         }
@@ -296,8 +273,8 @@ impl StreamTracker {
         }
     }
 
-    fn payload_item(&mut self, p: crate::classify::Payload) -> StreamItem {
-        use crate::classify::PayloadKind as K;
+    fn payload_item(&mut self, p: super::Payload) -> StreamItem {
+        use super::PayloadKind as K;
         let kind = match p.kind {
             K::Task => StreamItemKind::Task,
             K::StatusUpdate => StreamItemKind::StatusUpdate,
@@ -380,7 +357,7 @@ impl StreamTracker {
         let o = classify(&ResponseInfo {
             content_type: response
                 .content_type
-                .filter(|c| !crate::classify::is_event_stream(Some(c))),
+                .filter(|c| !super::is_event_stream(Some(c))),
             asked,
             ..*response
         });
@@ -463,7 +440,7 @@ impl StreamTracker {
             context_id: self.context_id.clone(),
             text: self.text.clone(),
             error_id,
-            retry: crate::classify::task_advice(state),
+            retry: super::task_advice(state),
             version: self.seen_version.or(self.version),
             binding: self.seen_binding.or(self.binding),
             ..Outcome::empty(Channel::Task)
@@ -472,6 +449,33 @@ impl StreamTracker {
 
     /// Task id, context id, last state and advice on a transport outcome of an unfinished
     /// stream: `resubscribe` when the task id is known.
+    /// The outcome of an event the SSE decoder dropped over a limit: `malformed`, naming
+    /// the limit; advice `poll` when the task id is known (the task holds what the event
+    /// carried), else `never` (the same request would produce the same event).
+    fn dropped_event(&self, limit: &LimitError) -> Outcome {
+        let mut o = Outcome::empty(Channel::Malformed);
+        o.http_status = Some(200);
+        o.message = Some(format!(
+            "SSE event dropped: {limit}{}",
+            if self.task_id.is_some() {
+                "; read the task for its full result"
+            } else {
+                ""
+            }
+        ));
+        o.task_id.clone_from(&self.task_id);
+        o.context_id.clone_from(&self.context_id);
+        o.state = self.last_state;
+        o.version = self.seen_version.or(self.version);
+        o.binding = self.seen_binding.or(self.binding);
+        o.retry = if self.task_id.is_some() {
+            RetryAdvice::Poll
+        } else {
+            RetryAdvice::Never
+        };
+        o
+    }
+
     fn fill_unfinished(&self, o: &mut Outcome) {
         o.task_id.clone_from(&self.task_id);
         o.context_id.clone_from(&self.context_id);
@@ -502,7 +506,7 @@ fn item(kind: StreamItemKind, outcome: Outcome) -> StreamItem {
 
 /// `event: error` whose data carries no error object: still an error, typed Other.
 fn error_event_without_error(ctx: &Ctx<'_>, data: &[u8]) -> Outcome {
-    let text = crate::classify::excerpt(data);
+    let text = super::excerpt(data);
     Outcome {
         error: Some(ErrorName::Other),
         message: Some(format!("event: error without an error object: {text}")),
@@ -529,28 +533,63 @@ fn set(slot: &mut Option<String>, value: Option<&str>) {
     }
 }
 
-/// Runs a complete `text/event-stream` body through a tracker (for [`classify`]).
+/// Runs a complete `text/event-stream` body through a tracker (for [`classify`]): its one
+/// outcome is the end-of-stream outcome, except that an event the decoder dropped over a
+/// limit makes it `malformed` (content was lost: never a success), unless the stream ended
+/// with an error event, which is reported as such.
 pub(crate) fn classify_event_stream(info: &ResponseInfo<'_>) -> Outcome {
-    let mut t = StreamTracker::new(info.asked, None, Millis::ZERO);
-    whole::split(info.body, |p| match p {
-        whole::Piece::Event { event_type, data } => {
-            t.on_event(Millis::ZERO, event_type, data, None);
+    let mut first_drop = None;
+    let end = run_whole_body(info.asked, info.body, |item, dropped| {
+        if dropped && first_drop.is_none() {
+            first_drop = Some(item.outcome);
         }
-        whole::Piece::Comment => t.on_comment(Millis::ZERO),
     });
-    t.finish().outcome
+    match first_drop {
+        Some(dropped) if end.kind != StreamEndKind::Error => dropped,
+        _ => end.outcome,
+    }
 }
 
 /// Runs a complete `text/event-stream` body through a tracker, returning every item and the
 /// end (for tests, captured streams and tools; streaming callers use the tracker directly).
+///
+/// The body is decoded by [`crate::sse::Decoder`] with its default limits
+/// ([`crate::sse::DEFAULT_MAX_LINE`], [`crate::sse::DEFAULT_MAX_EVENT`]) and the WHATWG
+/// end-of-stream rule (an unterminated last block is dropped). An event dropped over a
+/// limit becomes a [`StreamItemKind::Malformed`] item in its place, as the driver reports
+/// one; the end is the tracker's.
 pub fn track_whole_body(asked: Asked<'_>, body: &[u8]) -> (Vec<StreamItem>, StreamEnd) {
-    let mut t = StreamTracker::new(asked, None, Millis::ZERO);
     let mut items = Vec::new();
-    whole::split(body, |p| match p {
-        whole::Piece::Event { event_type, data } => {
-            items.extend(t.on_event(Millis::ZERO, event_type, data, None));
+    let end = run_whole_body(asked, body, |item, _| items.push(item));
+    (items, end)
+}
+
+/// Decodes `body` with the SSE decoder and feeds the tracker; calls `f` with every item and
+/// whether it stands for an event the decoder dropped over a limit.
+fn run_whole_body(asked: Asked<'_>, body: &[u8], mut f: impl FnMut(StreamItem, bool)) -> StreamEnd {
+    let mut t = StreamTracker::new(asked, None, Millis::ZERO);
+    let mut decoder = Decoder::new();
+    {
+        let mut feed = decoder.feed(body);
+        loop {
+            match feed.next_item() {
+                Ok(Some(Item::Event(ev))) => {
+                    let id = (!ev.id.is_empty()).then_some(ev.id);
+                    if let Some(i) = t.on_event(Millis::ZERO, ev.event_type, ev.data, id) {
+                        f(i, false);
+                    }
+                }
+                Ok(Some(Item::Comment(_))) => t.on_comment(Millis::ZERO),
+                Ok(Some(Item::Retry(_))) => {}
+                Ok(None) => break,
+                Err(limit) => f(
+                    item(StreamItemKind::Malformed, t.dropped_event(&limit)),
+                    true,
+                ),
+            }
         }
-        whole::Piece::Comment => t.on_comment(Millis::ZERO),
-    });
-    (items, t.finish())
+    }
+    // The WHATWG rule drops an unterminated last block, as a stream that closed mid-event.
+    let _ = decoder.finish();
+    t.finish()
 }

@@ -1,4 +1,4 @@
-//! `a2a build-matrix` and `a2a model-read` (hidden). build-matrix: every method of both versions over both bindings, in three
+//! `a2a-testkit build-matrix` and `a2a-testkit model-read`. build-matrix: every method of both versions over both bindings, in three
 //! variants (plain ids, a tenant, ids and query values that need percent-encoding), built
 //! with the envelope builders and written as one JSON object per line. The interop tests
 //! (`tests/interop/test_wire_matrix.py`) validate each line with the Python `a2a-sdk`'s own
@@ -171,10 +171,10 @@ fn call(method: Method, v: &Variant, version: ProtocolVersion, binding: Binding)
     }
 }
 
-/// Runs `a2a build-matrix`: writes the matrix to standard output.
+/// Runs `a2a-testkit build-matrix`: writes the matrix to standard output.
 pub fn run(args: Args) -> i32 {
     if let Err(e) = args.finish() {
-        eprintln!("a2a build-matrix: {e}");
+        eprintln!("a2a-testkit build-matrix: {e}");
         return EXIT_USAGE;
     }
     let stdout = std::io::stdout();
@@ -203,7 +203,7 @@ pub fn run(args: Args) -> i32 {
                         Ok(r) => r,
                         Err(e) => {
                             eprintln!(
-                                "a2a build-matrix: {} {version} {binding} {}: {e}",
+                                "a2a-testkit build-matrix: {} {version} {binding} {}: {e}",
                                 method.name(),
                                 v.name
                             );
@@ -243,13 +243,13 @@ pub fn run(args: Args) -> i32 {
     0
 }
 
-/// Runs `a2a model-read --form jsonrpc-0.3|rest-0.3|1.0 --type send|event|task` (hidden):
+/// Runs `a2a-testkit model-read --form jsonrpc-0.3|rest-0.3|1.0 --type send|event|task`:
 /// reads one JSON value from standard input with the model's readers and writes
 /// `{"kind","state","text","rewritten"}` (the value written back in the same form), for the
 /// interop tests that feed it what the real servers answer.
 pub fn run_model_read(mut args: Args) -> i32 {
     let usage = |e: String| {
-        eprintln!("a2a model-read: {e}");
+        eprintln!("a2a-testkit model-read: {e}");
         EXIT_USAGE
     };
     let form = match args.value("--form") {
@@ -331,7 +331,7 @@ pub fn run_model_read(mut args: Args) -> i32 {
             0
         }
         Err(e) => {
-            eprintln!("a2a model-read: {e}");
+            eprintln!("a2a-testkit model-read: {e}");
             1
         }
     }

@@ -11,7 +11,9 @@
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::addr::{AddressClass, classify_domain, classify_ipv4, classify_ipv6};
+pub(crate) mod addr;
+
+use addr::{AddressClass, classify_domain, classify_ipv4, classify_ipv6};
 
 /// Why a URL was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

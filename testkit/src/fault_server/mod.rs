@@ -1,11 +1,11 @@
-//! `a2a fault-server`: a loopback A2A test server that misbehaves on demand.
+//! `a2a-testkit fault-server`: a loopback A2A test server that misbehaves on demand.
 //!
 //! Real servers do not hang, redirect, stall or cut streams when a test asks them to; this
 //! one does, so the driver (and every binding) can prove how it copes. It speaks protocol
 //! 0.3 over JSON-RPC (the shapes of `docs/wire.md` §8.1), std-only, one thread per connection.
 //!
 //! # Contract
-//! `a2a fault-server [--port N] [--exit-on-eof]` binds `127.0.0.1:N` (0 = any free port) and
+//! `a2a-testkit fault-server [--port N] [--exit-on-eof]` binds `127.0.0.1:N` (0 = any free port) and
 //! prints two lines on standard output, then serves until killed (or, with `--exit-on-eof`,
 //! until its standard input closes):
 //! ```text
@@ -30,6 +30,9 @@
 //! express), after 1 s in the `idle1` scenario.
 
 mod gzip;
+// The loopback HTTP/1.1 plumbing the `a2a demo` agent also serves with: one copy, kept with
+// the shipped binary that needs it.
+#[path = "../../../core/src/bin/a2a/loopback_http.rs"]
 pub(crate) mod http;
 mod scenario;
 
@@ -143,7 +146,7 @@ impl Server {
     }
 }
 
-/// Runs `a2a fault-server`.
+/// Runs `a2a-testkit fault-server`.
 pub fn run(mut args: Args) -> i32 {
     let parsed = (|| -> Result<(u16, bool), String> {
         let port = args.parsed::<u16>("--port")?.unwrap_or(0);
@@ -153,14 +156,16 @@ pub fn run(mut args: Args) -> i32 {
     let (port, exit_on_eof) = match parsed.and_then(|p| args.finish().map(|_| p)) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("a2a fault-server: {e}\nusage: a2a fault-server [--port N] [--exit-on-eof]");
+            eprintln!(
+                "a2a-testkit fault-server: {e}\nusage: a2a-testkit fault-server [--port N] [--exit-on-eof]"
+            );
             return EXIT_USAGE;
         }
     };
     let listener = match TcpListener::bind(("127.0.0.1", port)) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("a2a fault-server: cannot bind 127.0.0.1:{port}: {e}");
+            eprintln!("a2a-testkit fault-server: cannot bind 127.0.0.1:{port}: {e}");
             return 1;
         }
     };
@@ -170,7 +175,7 @@ pub fn run(mut args: Args) -> i32 {
     let (full_url, _full_listener, _fillers) = match full_backlog() {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("a2a fault-server: cannot build the full-backlog listener: {e}");
+            eprintln!("a2a-testkit fault-server: cannot build the full-backlog listener: {e}");
             return 1;
         }
     };

@@ -104,6 +104,7 @@ pub fn classify_ipv6(ip: Ipv6Addr) -> AddressClass {
 }
 
 /// Classifies an IP address (for example one a host name resolved to).
+#[cfg_attr(not(feature = "card"), allow(dead_code))] // public only through `card`
 pub fn classify_ip(ip: IpAddr) -> AddressClass {
     match ip {
         IpAddr::V4(v4) => classify_ipv4(v4),

@@ -1,4 +1,5 @@
-//! The fault server's HTTP/1.1 plumbing: read one request (httparse), write responses and
+//! Loopback HTTP/1.1 plumbing of the `a2a demo` agent and of `a2a-testkit fault-server`
+//! (which includes this file): read one request (httparse), write responses and
 //! event streams. Deliberately small and std-only; it only has to be correct for loopback
 //! tests, not fast.
 

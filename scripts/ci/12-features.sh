@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Cargo features of a2a-core (core/Cargo.toml): the parser and classifier are always built;
+# `model`, `http1`, `card`, `server`, `resilience` (the default) and `driver` are optional.
+# Checks the library and the `a2a` binary for every combination of the five default features
+# (32, `cargo check`, warnings are errors), each of them with `driver` on top, and builds the
+# two ends (nothing optional; everything) so an embedder's smallest and largest builds link.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+started=$(date +%s)
+features=(model http1 card server resilience)
+check() {
+  local label=$1; shift
+  local log
+  if ! log=$(cargo check -q -p a2a-core --lib --bins --message-format short "$@" 2>&1); then
+    echo "$log"; echo "12-features: FAILED: $label"; exit 1
+  fi
+  if grep -E '^(warning|error)' <<<"$log"; then
+    echo "12-features: FAILED (warnings): $label"; exit 1
+  fi
+}
+n=0
+for ((mask = 0; mask < 1 << ${#features[@]}; mask++)); do
+  set_=()
+  for i in "${!features[@]}"; do
+    (( mask & (1 << i) )) && set_+=("${features[$i]}")
+  done
+  list=$(IFS=,; echo "${set_[*]}")
+  check "[$list]" --no-default-features --features "$list"
+  check "[$list,driver]" --no-default-features --features "${list:+$list,}driver"
+  n=$((n + 2))
+done
+echo "12-features: $n combinations check without warnings"
+cargo build -q -p a2a-core --no-default-features
+cargo build -q -p a2a-core --all-features
+echo "12-features: built with no optional feature and with all; done in $(( $(date +%s) - started ))s"

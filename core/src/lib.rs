@@ -13,11 +13,14 @@
 //! 2. [`sse`] decodes an event stream; [`stream`] tracks a streaming call to its end.
 //! 3. [`classify`] turns a response into exactly one [`outcome::Outcome`];
 //!    [`error_id`] finds the remote's error id; [`tally`] counts outcomes.
-//! 4. [`resilience`] decides what to do next (retry, resubscribe, give up) and what the
+//! 4. [`answer`] reads the agent's answer (task, message, artifacts, every part kind) into
+//!    one normalized model, assembles streamed artifacts and renders it as canonical JSON.
+//! 5. [`resilience`] decides what to do next (retry, resubscribe, give up) and what the
 //!    orchestrating model should read.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod answer;
 pub mod card;
 pub mod classify;
 pub mod envelope;

@@ -569,3 +569,50 @@ fn opening_a_stream_sends_the_request_before_the_first_next() {
     }
     assert!(s.next().is_none());
 }
+
+#[test]
+fn the_end_hands_over_the_assembled_answer_and_counts_unreadable_events() {
+    use a2a_core::model::SendResponse;
+    let fs = common::FaultServer::start();
+    let cfg = a2a_core::driver::ClientConfig {
+        allow_http: true,
+        ..a2a_core::driver::ClientConfig::default()
+    };
+    let c = a2a_core::driver::Client::new(&fs.agent("burst-3"), cfg.clone()).unwrap();
+    let mut items_with_event = 0;
+    let mut end = None;
+    for ev in c.stream_text("x", &a2a_core::driver::CallOptions::default()) {
+        match ev {
+            a2a_core::driver::StreamEvent::Item(i) => {
+                items_with_event += usize::from(i.event.is_some())
+            }
+            a2a_core::driver::StreamEvent::End(e) => end = Some(e),
+            _ => {}
+        }
+    }
+    let end = end.unwrap();
+    assert_eq!(items_with_event, 5);
+    assert_eq!(end.exit_code(), 0);
+    let Some(SendResponse::Task(t)) = &end.answer else {
+        panic!("a task")
+    };
+    assert_eq!(t.artifacts.len(), 1);
+    assert_eq!(t.artifacts[0].parts.len(), 3);
+
+    let c = a2a_core::driver::Client::new(&fs.agent("badevent"), cfg).unwrap();
+    let end = c
+        .stream_text("hello", &a2a_core::driver::CallOptions::default())
+        .find_map(|e| match e {
+            a2a_core::driver::StreamEvent::End(e) => Some(e),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(end.unreadable_events, 1);
+    assert!(end.lost_content());
+    assert_eq!(
+        end.outcome.exit_code(),
+        0,
+        "the outcome still reports the completed state"
+    );
+    assert_eq!(end.exit_code(), 3);
+}

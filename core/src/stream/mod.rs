@@ -81,6 +81,9 @@ pub struct StreamItem {
     pub last_chunk: bool,
     /// Whether this item ends the interaction.
     pub ends_stream: bool,
+    /// The event as the normalized model ([`crate::answer::read_event`]). The tracker
+    /// leaves it `None` (it reads only what the outcome needs); the driver fills it.
+    pub event: Option<Box<crate::model::StreamEvent<'static>>>,
 }
 
 /// How a stream ended.
@@ -344,6 +347,7 @@ impl StreamTracker {
             append,
             last_chunk,
             ends_stream: ends,
+            event: None,
         }
     }
 
@@ -497,6 +501,7 @@ fn item(kind: StreamItemKind, outcome: Outcome) -> StreamItem {
         append: false,
         last_chunk: false,
         ends_stream: false,
+        event: None,
     }
 }
 

@@ -30,6 +30,12 @@
 //! | `working` | get answers a task still in state `working` |
 //! | `drop-second` | the first request on each connection is answered normally; a later request on the same (kept-alive) connection is read, counted and then the connection is closed without an answer |
 //! | `idle1` | normal answers; the connection is closed after 1 s idle instead of 5 s |
+//! | `badutf8` | send: a completed task whose artifact text holds a byte that is not UTF-8 |
+//! | `badbytes` | send: a completed task whose artifact has a file part whose bytes are not base64 |
+//! | `mirror` | send: a completed task whose artifact carries the user's parts and message metadata back as sent |
+//! | `evilname` | send: a completed task whose file parts are named `../../escaped.txt`, `/tmp/abs.txt`, `..\\..\\win.txt`, and one has no name |
+//! | `parts` | send: a completed task whose artifact carries every part kind (the echoed text, data, file bytes, file URI) |
+//! | `badevent` | stream: submitted, working, an artifact update whose file bytes are not base64, the echo artifact, completed |
 //! | `idem-drop` | send: the first request with a new `Idempotency-Key` (or, without one, messageId) is processed (task created), then the connection is cut before any answer; a repeat with the same key gets that task, completed |
 
 use std::io;
@@ -423,6 +429,53 @@ fn send(
             &result(&call.id, task(&id, &ctx, "completed", Some(&big))),
         );
     }
+    if name == "badutf8" {
+        // An artifact whose text holds a byte that is not UTF-8: the answer cannot be read.
+        let body = result(&call.id, task(&id, &ctx, "completed", Some("BAD")));
+        let mut bytes = body.into_bytes();
+        if let Some(at) = bytes.windows(3).position(|w| w == b"BAD") {
+            bytes[at + 1] = 0xFF;
+        }
+        http::respond(stream, 200, "application/json", &[], &bytes, true)?;
+        return Ok(After::KeepOpen);
+    }
+    if name == "badbytes" {
+        let mut t = task(&id, &ctx, "completed", Some(&text));
+        t["artifacts"][0]["parts"]
+            .as_array_mut()
+            .expect("parts")
+            .push(json!({"kind": "file", "file": {"bytes": "not base64!", "name": "x.bin"}}));
+        return respond_json(stream, &result(&call.id, t));
+    }
+    if name == "mirror" {
+        // The user's parts and message metadata back, as they came (0.3 JSON-RPC shapes).
+        let mut t = task(&id, &ctx, "completed", Some(""));
+        t["artifacts"][0]["parts"] = call.params["message"]["parts"].clone();
+        t["artifacts"][0]["metadata"] = call.params["message"]["metadata"].clone();
+        return respond_json(stream, &result(&call.id, t));
+    }
+    if name == "evilname" {
+        // File names that try to leave an output directory, and one without a name.
+        let mut t = task(&id, &ctx, "completed", Some(""));
+        t["artifacts"][0]["parts"] = json!([
+            {"kind": "file", "file": {"bytes": "MQ==", "name": "../../escaped.txt"}},
+            {"kind": "file", "file": {"bytes": "Mg==", "name": "/tmp/abs.txt"}},
+            {"kind": "file", "file": {"bytes": "Mw==", "name": "..\\..\\win.txt"}},
+            {"kind": "file", "file": {"bytes": "NA==", "mimeType": "image/png"}}
+        ]);
+        return respond_json(stream, &result(&call.id, t));
+    }
+    if name == "parts" {
+        // Every part kind in one answer (the echo text first).
+        let mut t = task(&id, &ctx, "completed", Some(&text));
+        t["artifacts"][0]["parts"] = json!([
+            {"kind": "text", "text": text},
+            {"kind": "data", "data": {"answer": 42, "list": [1, 2]}},
+            {"kind": "file", "file": {"bytes": "aGVsbG8gZmlsZQo=", "mimeType": "text/plain", "name": "hello.txt"}},
+            {"kind": "file", "file": {"uri": "https://files.example/r.pdf", "mimeType": "application/pdf"}}
+        ]);
+        return respond_json(stream, &result(&call.id, t));
+    }
     let body = if text.starts_with("fail") {
         failed_task(&id, &ctx)
     } else {
@@ -568,6 +621,18 @@ fn message_stream(
 
     let mut sse = Sse::start(stream)?;
     sse.event(&submitted)?;
+    if name == "badevent" {
+        // One artifact update whose file bytes are not base64, between readable events.
+        sse.event(&working)?;
+        let mut bad = artifact_update(&id, &ctx, "", false, false);
+        bad["artifact"]["artifactId"] = json!("a-bad");
+        bad["artifact"]["parts"] = json!([{"kind": "file", "file": {"bytes": "not base64!"}}]);
+        sse.event(&ev(bad))?;
+        sse.event(&ev(artifact_update(&id, &ctx, &text, false, true)))?;
+        sse.event(&completed)?;
+        sse.finish()?;
+        return Ok(After::KeepOpen);
+    }
     match name {
         "stream-drop" => {
             sse.event(&working)?;

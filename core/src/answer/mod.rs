@@ -166,6 +166,40 @@ fn check_json(j: Option<&Json<'_>>, at: impl FnOnce() -> String) -> Result<(), C
     }
 }
 
+/// Reads a whole `text/event-stream` body (a captured stream) and assembles its events into
+/// the final answer; the first event that cannot be read is an error naming it
+/// (`event 3: ...`). Events with empty data are skipped, as the stream tracker does.
+pub fn read_event_stream(
+    body: &[u8],
+    version: ProtocolVersion,
+    binding: Binding,
+) -> Result<Option<SendResponse<'static>>, ContentError> {
+    let mut asm = Assembler::new();
+    let mut n = 0usize;
+    let mut failed: Option<ContentError> = None;
+    crate::stream::whole::split(body, |p| {
+        if let crate::stream::whole::Piece::Event { data, .. } = p {
+            if failed.is_some() || data.iter().all(u8::is_ascii_whitespace) {
+                return;
+            }
+            n += 1;
+            match read_event(data, version, binding) {
+                Ok(ev) => asm.push(&ev),
+                Err(e) => {
+                    failed = Some(ContentError {
+                        what: e.what,
+                        at: format!("event {n}: {}", e.at),
+                    })
+                }
+            }
+        }
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(asm.finish()),
+    }
+}
+
 fn check_parts(parts: &[Part<'_>], at: &str) -> Result<(), ContentError> {
     for (i, p) in parts.iter().enumerate() {
         if let Some(Err(mut e)) = file_bytes(p) {

@@ -372,6 +372,8 @@ class ClientStreamEvent(Structure):
         ('end_kind', c_uint32),
         ('outcome', c_void_p),
         ('resubscribes', c_uint32),
+        ('dropped_events', c_uint32),
+        ('unreadable_events', c_uint32),
     ]
 
 

@@ -319,6 +319,9 @@ type ClientStreamEvent struct {
 	End          StreamEnd   // StreamEventEnd, when a stream was opened (else 0)
 	Outcome      *Outcome    // StreamEventEnd: the call's outcome (see ClientStream.Next)
 	Resubscribes uint32      // StreamEventEnd
+	// StreamEventEnd: events dropped over the size limit and events that could not be
+	// read. Nonzero: the answer (Outcome.Result) is incomplete even if the call completed.
+	DroppedEvents, UnreadableEvents uint32
 }
 
 // ClientStream is a streaming call of a Client; read it with Next until the end event.
@@ -398,6 +401,8 @@ func (s *ClientStream) Next() (ClientStreamEvent, error) {
 			out.End = StreamEnd(ev.end_kind)
 		}
 		out.Resubscribes = uint32(ev.resubscribes)
+		out.DroppedEvents = uint32(ev.dropped_events)
+		out.UnreadableEvents = uint32(ev.unreadable_events)
 		if ev.outcome != nil {
 			o := readOutcome(ev.outcome)
 			s.end = &outcomeRef{h: ev.outcome, borrowed: true}

@@ -13,10 +13,11 @@ import ctypes
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from . import _lib
 from .errors import CardResolutionError, check, error_for
+from .answer import Part, message_json
 from .outcome import Outcome
 from .stream import StreamItem
 from .vocab import (
@@ -60,6 +61,21 @@ class ClientStreamEnd:
     kind: StreamEndKind | None
     outcome: Outcome
     resubscribes: int
+    #: Events dropped over the size limit and events that could not be read: nonzero means
+    #: the answer is incomplete even when the outcome says completed.
+    dropped_events: int = 0
+    unreadable_events: int = 0
+
+    @property
+    def answer(self) -> Any:
+        """The answer put together from the stream (the final Task with its artifacts
+        assembled, or the Message); None when there was none."""
+        return self.outcome.result
+
+    @property
+    def lost_content(self) -> bool:
+        """Whether an event was dropped or could not be read."""
+        return self.dropped_events > 0 or self.unreadable_events > 0
 
 
 StreamEvent = Union[StreamItem, Resubscribing, ClientStreamEnd]
@@ -101,6 +117,14 @@ class _Options:
             timeout_ms or 0, idle_timeout_ms or 0, *(_str_view(b) for b in enc),
             harr if pairs else None, len(pairs),
         )
+
+
+def _message(text: str | None, parts: Sequence[Part | str] | None,
+             metadata: Mapping[str, Any] | None) -> str:
+    all_parts: list[Part | str] = ([text] if text is not None else []) + list(parts or ())
+    if not all_parts:
+        raise ValueError('nothing to send: give text or parts')
+    return message_json(all_parts, metadata)
 
 
 class _StreamHandle:
@@ -291,8 +315,10 @@ class Client:
 
     def send(
         self,
-        text: str,
+        text: str | None = None,
         *,
+        parts: Sequence[Part | str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
         timeout_ms: int | None = None,
         traceparent: str | None = None,
         idempotency_key: str | None = None,
@@ -301,11 +327,15 @@ class Client:
         task_id: str | None = None,
         headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
     ) -> Outcome:
-        """Sends a user text message and waits for the answer (BLOCKS, bounded by the call
-        timeout or `timeout_ms`, the caller's remaining turn budget)."""
+        """Sends a user message and waits for the answer (BLOCKS, bounded by the call
+        timeout or `timeout_ms`, the caller's remaining turn budget): `text`, and/or
+        `parts` (TextPart, DataPart, FilePart; a str is a text part) after it, with message
+        `metadata`. The answer is `outcome.result` (a Task or Message, typed)."""
         opts = _Options(timeout_ms, None, traceparent, idempotency_key, message_id,
                         context_id, task_id, headers)
-        return self._call('a2a_client_send_text', text, opts)
+        if parts is None and metadata is None and text is not None:
+            return self._call('a2a_client_send_text', text, opts)
+        return self._call('a2a_client_send_message', _message(text, parts, metadata), opts)
 
     def get(self, task_id: str, *, timeout_ms: int | None = None,
             traceparent: str | None = None,
@@ -323,8 +353,10 @@ class Client:
 
     def stream(
         self,
-        text: str,
+        text: str | None = None,
         *,
+        parts: Sequence[Part | str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
         idle_timeout_ms: int | None = None,
         traceparent: str | None = None,
         idempotency_key: str | None = None,
@@ -338,7 +370,9 @@ class Client:
         goes out on the first `next()`. Closing the generator early closes the stream."""
         opts = _Options(None, idle_timeout_ms, traceparent, idempotency_key, message_id,
                         context_id, task_id, headers)
-        return self._stream('a2a_client_stream_text', text, opts)
+        if parts is None and metadata is None and text is not None:
+            return self._stream('a2a_client_stream_text', text, opts)
+        return self._stream('a2a_client_stream_message', _message(text, parts, metadata), opts)
 
     def resubscribe(
         self,
@@ -390,7 +424,8 @@ class Client:
                     # keep the spent stream alive as long as the outcome: its handle stays valid
                     object.__setattr__(outcome, '_owned', _EndOutcome(ev.outcome, handle))
                     kind = _word(StreamEndKind, ev.end_kind) if ev.has_end_kind else None
-                    yield ClientStreamEnd(kind, outcome, int(ev.resubscribes))
+                    yield ClientStreamEnd(kind, outcome, int(ev.resubscribes),
+                                          int(ev.dropped_events), int(ev.unreadable_events))
                     return
                 else:
                     raise error_for(102, f'unknown client stream event kind {ev.kind}')

@@ -544,7 +544,7 @@ fn read_item(item: &mut StreamItem, data: &[u8], p: &Prepared, assembler: &mut A
             item.event = Some(Box::new(ev.into_owned()));
         }
         Err(e) => {
-            let what = format!("a {} event", item.kind.as_str());
+            let what = format!("the {} event", item.kind.as_str());
             let mut o = unreadable(&item.outcome, &e, &what);
             o.http_status = Some(200);
             item.kind = StreamItemKind::Malformed;

@@ -2305,6 +2305,17 @@ typedef struct a2a_client_call_options {
    Number of `headers`.
    */
   size_t headers_len;
+  /*
+   Whether `history_length` is set. `false` (as in a zeroed struct) leaves the history
+   to the agent; `true` with `history_length` 0 asks for no history at all.
+   */
+  bool has_history_length;
+  /*
+   When `has_history_length`: how many history messages the answer's task should carry
+   (A2A `historyLength`; send, stream and get; at most `INT32_MAX`, larger is
+   `A2A_INVALID_ARGUMENT`). Ignored otherwise.
+   */
+  uint32_t history_length;
 } a2a_client_call_options;
 
 /*

@@ -124,3 +124,59 @@ func TestPeersAnswerEveryPartKind(t *testing.T) {
 		}
 	}
 }
+
+// TestPeersHistoryLength: ClientCallOptions.HistoryLength (A2A historyLength) reaches each
+// real peer in every version and binding: a task with three history messages (input, the
+// agent's question, the follow-up) comes back whole when unset and with the last one when
+// 1; a 1.0 send with 0 carries none (0 is not unset); a negative length is refused.
+func TestPeersHistoryLength(t *testing.T) {
+	for kind, url := range answerPeers(t) {
+		for _, v := range []ProtocolVersion{V03, V10} {
+			for _, b := range []Binding{JSONRPC, HTTPJSON} {
+				t.Run(kind+"/"+v.String()+"/"+b.String(), func(t *testing.T) {
+					cfg := DefaultClientConfig()
+					cfg.AllowHTTP, cfg.Protocol, cfg.Binding = true, v, b
+					cfg.CallTimeout = 20 * time.Second
+					c, err := NewClient(url+"/", &cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer c.Close()
+					first, err := c.SendText("input", nil)
+					if err != nil || first.Result == nil || first.Result.Task == nil {
+						t.Fatalf("%v %+v", err, first)
+					}
+					id := first.Result.Task.ID
+					if o, err := c.SendText("more", &ClientCallOptions{TaskID: id}); err != nil || o.Result == nil || o.Result.Task == nil || o.Result.Task.Status.State != "completed" {
+						t.Fatalf("%v %+v", err, o)
+					}
+					history := func(n *int) []Message {
+						o, err := c.GetTask(id, &ClientCallOptions{HistoryLength: n})
+						if err != nil || o.Result == nil || o.Result.Task == nil {
+							t.Fatalf("%v %+v", err, o)
+						}
+						return o.Result.Task.History
+					}
+					if h := history(nil); len(h) != 3 {
+						t.Errorf("unset: %d history messages, want 3", len(h))
+					}
+					one := 1
+					if h := history(&one); len(h) != 1 || h[0].Parts[0].Text != "more" {
+						t.Errorf("historyLength 1: %+v", h)
+					}
+					if v == V10 {
+						zero := 0
+						o, err := c.SendText("echo x", &ClientCallOptions{HistoryLength: &zero})
+						if err != nil || o.Result == nil || o.Result.Task == nil || len(o.Result.Task.History) != 0 {
+							t.Errorf("historyLength 0: %v %+v", err, o)
+						}
+					}
+					neg := -1
+					if _, err := c.GetTask(id, &ClientCallOptions{HistoryLength: &neg}); err == nil {
+						t.Error("a negative history length was not refused")
+					}
+				})
+			}
+		}
+	}
+}

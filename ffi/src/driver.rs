@@ -76,6 +76,13 @@ pub struct a2a_client_call_options {
     pub headers: *const a2a_header,
     /// Number of `headers`.
     pub headers_len: usize,
+    /// Whether `history_length` is set. `false` (as in a zeroed struct) leaves the history
+    /// to the agent; `true` with `history_length` 0 asks for no history at all.
+    pub has_history_length: bool,
+    /// When `has_history_length`: how many history messages the answer's task should carry
+    /// (A2A `historyLength`; send, stream and get; at most `INT32_MAX`, larger is
+    /// `A2A_INVALID_ARGUMENT`). Ignored otherwise.
+    pub history_length: u32,
 }
 
 /// What `a2a_client_stream_next` produced.
@@ -301,6 +308,10 @@ unsafe fn call_options_from(
     let o = unsafe { &*o };
     opts.timeout = (o.timeout_ms > 0).then(|| duration(o.timeout_ms));
     opts.idle_timeout = (o.idle_timeout_ms > 0).then(|| duration(o.idle_timeout_ms));
+    if o.has_history_length {
+        let n = i32::try_from(o.history_length).map_err(|_| a2a_result::A2A_INVALID_ARGUMENT)?;
+        opts.history_length = Some(n);
+    }
     // SAFETY: forwarded contract (every view and the header array in `o`).
     unsafe {
         opts.traceparent = opt_string(&o.traceparent)?;

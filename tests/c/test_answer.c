@@ -5,6 +5,7 @@
  * hold their events; an unreadable answer as a malformed outcome and an unreadable stream
  * event counted; a2a_answer_read on a body and on a whole event stream; refusals. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 
@@ -66,6 +67,40 @@ static void test_send_message(const char *base) {
   CHECK(t_contains(a2a_outcome_message(o), "at artifacts[0].parts[1].bytes"));
   CHECK(a2a_outcome_result_json(o, &json) == A2A_NONE);
   a2a_outcome_free(o);
+  a2a_client_free(c);
+}
+
+/* historyLength through a2a_client_call_options: the fault server's `history` agent keeps
+ * the last N of its three history messages when asked; unset (a zeroed struct) is not 0. */
+static void test_history_length(const char *base) {
+  a2a_client *c = client_for(base, "history");
+  a2a_client_call_options opts;
+  a2a_outcome *o = NULL;
+  a2a_str json = {NULL, 0};
+  memset(&opts, 0, sizeof opts);
+  CHECK(a2a_client_get_task(c, "task-h", 6, &opts, &o) == A2A_OK);
+  CHECK(a2a_outcome_result_json(o, &json) == A2A_OK);
+  CHECK(t_contains(json, "hist-1") && t_contains(json, "hist-2") && t_contains(json, "hist-3"));
+  a2a_outcome_free(o);
+  opts.has_history_length = true;
+  opts.history_length = 1;
+  o = NULL;
+  CHECK(a2a_client_get_task(c, "task-h", 6, &opts, &o) == A2A_OK);
+  CHECK(a2a_outcome_result_json(o, &json) == A2A_OK);
+  CHECK(!t_contains(json, "hist-1") && !t_contains(json, "hist-2") && t_contains(json, "hist-3"));
+  a2a_outcome_free(o);
+  opts.history_length = 0;
+  o = NULL;
+  CHECK(a2a_client_send_text(c, "hi", 2, &opts, &o) == A2A_OK);
+  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TASK);
+  CHECK(a2a_outcome_result_json(o, &json) == A2A_OK);
+  CHECK(!t_contains(json, "hist-"));
+  a2a_outcome_free(o);
+  /* More than INT32_MAX is refused before anything is sent. */
+  opts.history_length = 0x80000000u;
+  o = NULL;
+  CHECK(a2a_client_get_task(c, "task-h", 6, &opts, &o) == A2A_INVALID_ARGUMENT);
+  CHECK(o == NULL);
   a2a_client_free(c);
 }
 
@@ -153,5 +188,6 @@ void test_answer(void) {
   CHECK(base != NULL && base[0] != '\0');
   if (base == NULL || base[0] == '\0') return;
   test_send_message(base);
+  test_history_length(base);
   test_stream_message(base);
 }

@@ -106,3 +106,29 @@ def test_a_direct_message_is_the_answer(any_peer: Peer) -> None:
         o = c.send('message hi there')
         assert isinstance(o.result, Message) and o.result.role == 'agent'
         assert o.result.text == 'hi there'
+
+
+@pytest.mark.parametrize('version,binding', COMBOS)
+def test_history_length_trims_the_tasks_history(any_peer: Peer, version: str,
+                                                binding: str) -> None:
+    """`history_length` (A2A historyLength) reaches the peer: a task with three history
+    messages (input, the agent's question, the follow-up) comes back with all three when
+    unset and with the last one when 1; a send of 1.0 with 0 carries none (0 is not unset)."""
+    with Client(any_peer.url, allow_http=True, protocol=version, binding=binding, **FAST) as c:
+        first = c.send('input')
+        assert first.state == 'input-required'
+        assert isinstance(first.result, Task)
+        task_id = first.result.id
+        assert c.send('more', task_id=task_id).state == 'completed'
+        full = c.get(task_id).result
+        assert isinstance(full, Task) and len(full.history) == 3
+        one = c.get(task_id, history_length=1).result
+        assert isinstance(one, Task) and len(one.history) == 1
+        assert one.history[0].text == 'more'
+        if version == '1.0':
+            default = c.send('echo x').result
+            none = c.send('echo x', history_length=0).result
+            assert isinstance(default, Task) and len(default.history) >= 1
+            assert isinstance(none, Task) and none.history == ()
+        with pytest.raises(ValueError):
+            c.get(task_id, history_length=-1)

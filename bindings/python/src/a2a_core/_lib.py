@@ -357,6 +357,8 @@ class ClientCallOptions(Structure):
         ('task_id', Str),
         ('headers', POINTER(Header)),
         ('headers_len', c_size_t),
+        ('has_history_length', c_bool),
+        ('history_length', c_uint32),
     ]
 
 

@@ -100,7 +100,10 @@ class _Options:
         context_id: str | None,
         task_id: str | None,
         headers: Mapping[str, str] | Sequence[tuple[str, str]] | None,
+        history_length: int | None = None,
     ) -> None:
+        if history_length is not None and not 0 <= history_length <= 0x7FFFFFFF:
+            raise ValueError('history_length must be between 0 and 2**31-1')
         enc = [
             (v or '').encode('utf-8')
             for v in (traceparent, idempotency_key, message_id, context_id, task_id)
@@ -116,6 +119,7 @@ class _Options:
         self.c = _lib.ClientCallOptions(
             timeout_ms or 0, idle_timeout_ms or 0, *(_str_view(b) for b in enc),
             harr if pairs else None, len(pairs),
+            history_length is not None, history_length or 0,
         )
 
 
@@ -326,22 +330,28 @@ class Client:
         context_id: str | None = None,
         task_id: str | None = None,
         headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+        history_length: int | None = None,
     ) -> Outcome:
         """Sends a user message and waits for the answer (BLOCKS, bounded by the call
         timeout or `timeout_ms`, the caller's remaining turn budget): `text`, and/or
         `parts` (TextPart, DataPart, FilePart; a str is a text part) after it, with message
-        `metadata`. The answer is `outcome.result` (a Task or Message, typed)."""
+        `metadata`. The answer is `outcome.result` (a Task or Message, typed), carrying
+        `history_length` history messages when given (A2A `historyLength`; None leaves it
+        to the agent, 0 asks for none)."""
         opts = _Options(timeout_ms, None, traceparent, idempotency_key, message_id,
-                        context_id, task_id, headers)
+                        context_id, task_id, headers, history_length)
         if parts is None and metadata is None and text is not None:
             return self._call('a2a_client_send_text', text, opts)
         return self._call('a2a_client_send_message', _message(text, parts, metadata), opts)
 
     def get(self, task_id: str, *, timeout_ms: int | None = None,
             traceparent: str | None = None,
-            headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None) -> Outcome:
-        """Reads a task."""
-        opts = _Options(timeout_ms, None, traceparent, None, None, None, None, headers)
+            headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+            history_length: int | None = None) -> Outcome:
+        """Reads a task, with `history_length` history messages when given (A2A
+        `historyLength`; None leaves it to the agent, 0 asks for none)."""
+        opts = _Options(timeout_ms, None, traceparent, None, None, None, None, headers,
+                        history_length)
         return self._call('a2a_client_get_task', task_id, opts)
 
     def cancel(self, task_id: str, *, timeout_ms: int | None = None,
@@ -364,12 +374,14 @@ class Client:
         context_id: str | None = None,
         task_id: str | None = None,
         headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+        history_length: int | None = None,
     ) -> Iterator[StreamEvent]:
         """A streaming send: a generator of `StreamItem`s (and `Resubscribing` notices when
         the driver resubscribes after a cut), ending with one `ClientStreamEnd`. The request
-        goes out on the first `next()`. Closing the generator early closes the stream."""
+        goes out on the first `next()`. Closing the generator early closes the stream.
+        `history_length` asks for that many history messages (A2A `historyLength`)."""
         opts = _Options(None, idle_timeout_ms, traceparent, idempotency_key, message_id,
-                        context_id, task_id, headers)
+                        context_id, task_id, headers, history_length)
         if parts is None and metadata is None and text is not None:
             return self._stream('a2a_client_stream_text', text, opts)
         return self._stream('a2a_client_stream_message', _message(text, parts, metadata), opts)

@@ -225,6 +225,21 @@ fn task(id: &str, ctx: &str, state: &str, artifact: Option<&str>) -> Value {
     t
 }
 
+/// Gives `t` the history `hist-1`, `hist-2`, `hist-3` (user, agent, user), trimmed to the
+/// last `n` messages when the request asked for `historyLength` (`n`), as the SDK servers do.
+fn with_history(mut t: Value, n: Option<u64>) -> Value {
+    let all: Vec<Value> = (1..=3)
+        .map(|i| {
+            let role = if i == 2 { "agent" } else { "user" };
+            json!({"kind": "message", "role": role, "messageId": format!("m-hist-{i}"),
+                   "parts": [{"kind": "text", "text": format!("hist-{i}")}]})
+        })
+        .collect();
+    let keep = n.map_or(all.len(), |n| all.len().min(n as usize));
+    t["history"] = Value::Array(all[all.len() - keep..].to_vec());
+    t
+}
+
 fn failed_task(id: &str, ctx: &str) -> Value {
     let mut t = task(id, ctx, "failed", None);
     t["status"]["message"] =
@@ -362,6 +377,12 @@ fn rpc(
             if name == "working" {
                 return respond_json(stream, &result(&call.id, task(&id, &ctx, "working", None)));
             }
+            if name == "history" {
+                // Honours `historyLength` (the history trimmed to its last N messages).
+                let n = call.params["historyLength"].as_u64();
+                let t = with_history(task(&id, &ctx, "completed", Some("done")), n);
+                return respond_json(stream, &result(&call.id, t));
+            }
             let text = if name == "stream-drop" {
                 "part one, part two"
             } else {
@@ -445,6 +466,12 @@ fn send(
             .as_array_mut()
             .expect("parts")
             .push(json!({"kind": "file", "file": {"bytes": "not base64!", "name": "x.bin"}}));
+        return respond_json(stream, &result(&call.id, t));
+    }
+    if name == "history" {
+        // Honours `configuration.historyLength` (the history trimmed to its last N messages).
+        let n = call.params["configuration"]["historyLength"].as_u64();
+        let t = with_history(task(&id, &ctx, "completed", Some(&text)), n);
         return respond_json(stream, &result(&call.id, t));
     }
     if name == "mirror" {

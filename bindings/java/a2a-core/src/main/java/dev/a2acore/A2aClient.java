@@ -224,6 +224,10 @@ public final class A2aClient implements AutoCloseable {
         args.view(o.task_id, c.taskId().orElse(null));
         o.headers = args.headerArray(c.headers());
         o.headers_len = new SizeT(c.headers().size());
+        if (c.historyLength().isPresent()) {
+            o.has_history_length = 1;
+            o.history_length = c.historyLength().getAsInt();
+        }
         return o;
     }
 

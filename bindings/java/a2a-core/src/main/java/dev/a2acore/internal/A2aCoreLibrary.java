@@ -798,7 +798,7 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_client_call_options}: every pointer is native memory owned by the binding for the call. */
     @Structure.FieldOrder({"timeout_ms", "idle_timeout_ms", "traceparent", "idempotency_key", "message_id",
-        "context_id", "task_id", "headers", "headers_len"})
+        "context_id", "task_id", "headers", "headers_len", "has_history_length", "history_length"})
     class ClientCallOptions extends Structure {
         /** ms, 0: none. */
         public long timeout_ms;
@@ -818,6 +818,10 @@ public interface A2aCoreLibrary extends Library {
         public Pointer headers;
         /** Length. */
         public SizeT headers_len;
+        /** Whether {@code history_length} is set (C {@code bool}: one byte). */
+        public byte has_history_length;
+        /** uint32, when {@code has_history_length}. */
+        public int history_length;
     }
 
     /** {@code a2a_client_stream_event}, filled by {@code a2a_client_stream_next}. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.a2acore.A2aClient;
 import dev.a2acore.Answer;
@@ -123,5 +124,32 @@ class AnswerPeerTest {
                 assertEquals(send.size(), t.artifacts().get(0).parts().size());
             }
         }
+    }
+
+    /**
+     * {@link CallOptions#withHistoryLength} (A2A historyLength) reaches the peer: a task with
+     * three history messages (input, the agent's question, the follow-up) comes back whole when
+     * unset and with the last one when 1; a 1.0 send with 0 carries none (0 is not unset).
+     */
+    @ParameterizedTest
+    @MethodSource("combos")
+    void historyLengthTrimsTheTasksHistory(String kind, ProtocolVersion v, Binding b) {
+        try (A2aClient c = client(kind, v, b)) {
+            Outcome first = c.send("input");
+            String id = first.result().flatMap(Answer::task).orElseThrow(() -> new AssertionError(first.toString()))
+                .id();
+            Outcome more = c.send("more", CallOptions.none().withTaskId(id));
+            assertEquals("completed", more.result().flatMap(Answer::task).orElseThrow().status().state());
+            assertEquals(3, c.get(id).result().flatMap(Answer::task).orElseThrow().history().size());
+            List<Answer.Message> one = c.get(id, CallOptions.none().withHistoryLength(1)).result()
+                .flatMap(Answer::task).orElseThrow().history();
+            assertEquals(1, one.size());
+            assertEquals("more", one.get(0).text().orElseThrow());
+            if (v == ProtocolVersion.V10) {
+                Outcome none = c.send("echo x", CallOptions.none().withHistoryLength(0));
+                assertEquals(List.of(), none.result().flatMap(Answer::task).orElseThrow().history());
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> CallOptions.none().withHistoryLength(-1));
     }
 }

@@ -616,3 +616,35 @@ fn the_end_hands_over_the_assembled_answer_and_counts_unreadable_events() {
     );
     assert_eq!(end.exit_code(), 3);
 }
+
+#[test]
+fn events_before_a_bad_chunk_size_in_the_same_read_are_delivered() {
+    // The fault server writes three whole events and then a chunk-size line that is not
+    // hex in one TCP write, and cuts the connection. The events were fully received: each
+    // is delivered; the framing error then ends the stream as a cut one (the task is still
+    // working), which loses the rest of the answer: exit 3, never success.
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "badchunk", config());
+    let (items, resubs, end) = collect(&c, "before the break");
+    let kinds: Vec<_> = items.iter().map(|i| i.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            StreamItemKind::Task,
+            StreamItemKind::StatusUpdate,
+            StreamItemKind::ArtifactUpdate
+        ],
+        "{items:?}"
+    );
+    assert_eq!(items[2].outcome.text.as_deref(), Some("before the break"));
+    let Some(a2a_core::model::SendResponse::Task(t)) = &end.answer else {
+        panic!("the answer so far: {:?}", end.answer)
+    };
+    assert_eq!(t.artifacts.len(), 1, "the artifact event arrived");
+    assert!(resubs.is_empty());
+    assert_eq!(end.kind, Some(StreamEndKind::Truncated));
+    assert_eq!(end.outcome.state, Some(TaskState::Working));
+    assert_eq!(end.outcome.retry, RetryAdvice::Resubscribe);
+    assert_eq!(end.exit_code(), 3, "{:?}", end.outcome);
+    assert_eq!(fs.counters("badchunk")["messages"], 1);
+}

@@ -646,6 +646,23 @@ fn message_stream(
         return Ok(After::KeepOpen);
     }
 
+    if name == "badchunk" {
+        // Three whole events, then a chunk-size line that is not hex, all in one TCP write;
+        // the connection is then cut. The events were fully received: they must be read.
+        let mut sse = Sse::start(stream)?;
+        let mut all = Vec::new();
+        for e in [
+            &submitted,
+            &working,
+            &ev(artifact_update(&id, &ctx, &text, false, true)),
+        ] {
+            all.extend_from_slice(&Sse::chunk(format!("data: {e}\n\n").as_bytes()));
+        }
+        all.extend_from_slice(b"zz-not-hex\r\ndata: lost\n\n\r\n");
+        sse.unframed(&all)?;
+        sse.drop_connection();
+        return Ok(After::Close);
+    }
     let mut sse = Sse::start(stream)?;
     sse.event(&submitted)?;
     if name == "badevent" {

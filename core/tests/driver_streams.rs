@@ -648,3 +648,28 @@ fn events_before_a_bad_chunk_size_in_the_same_read_are_delivered() {
     assert_eq!(end.exit_code(), 3, "{:?}", end.outcome);
     assert_eq!(fs.counters("badchunk")["messages"], 1);
 }
+
+#[test]
+fn gzipped_events_before_a_bad_chunk_size_are_delivered() {
+    // The same break inside a gzip-encoded stream: ureq still decodes the gzip member (cut
+    // before its trailer), and the events it holds are delivered before the framing error.
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "badchunk-gzip", config());
+    let (items, _, end) = collect(&c, "zipped, then broken");
+    let kinds: Vec<_> = items.iter().map(|i| i.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            StreamItemKind::Task,
+            StreamItemKind::StatusUpdate,
+            StreamItemKind::ArtifactUpdate
+        ],
+        "{items:?}"
+    );
+    assert_eq!(
+        items[2].outcome.text.as_deref(),
+        Some("zipped, then broken")
+    );
+    assert_eq!(end.kind, Some(StreamEndKind::Truncated));
+    assert_eq!(end.exit_code(), 3, "{:?}", end.outcome);
+}

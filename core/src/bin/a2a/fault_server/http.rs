@@ -181,6 +181,11 @@ impl<'a> Sse<'a> {
         self.unframed(&Self::chunk(bytes))
     }
 
+    /// Continues a chunked body whose head the caller wrote.
+    pub fn resume(stream: &'a mut TcpStream) -> Sse<'a> {
+        Sse { stream }
+    }
+
     /// Encodes `bytes` as one chunk without writing it (for several chunks in one write).
     pub fn chunk(bytes: &[u8]) -> Vec<u8> {
         let mut out = format!("{:x}\r\n", bytes.len()).into_bytes();

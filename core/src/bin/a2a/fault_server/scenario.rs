@@ -38,7 +38,7 @@
 //! | `badevent` | stream: submitted, working, an artifact update whose file bytes are not base64, the echo artifact, completed |
 //! | `idem-drop` | send: the first request with a new `Idempotency-Key` (or, without one, messageId) is processed (task created), then the connection is cut before any answer; a repeat with the same key gets that task, completed |
 
-use std::io;
+use std::io::{self, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -646,19 +646,38 @@ fn message_stream(
         return Ok(After::KeepOpen);
     }
 
-    if name == "badchunk" {
+    if name == "badchunk" || name == "badchunk-gzip" {
         // Three whole events, then a chunk-size line that is not hex, all in one TCP write;
         // the connection is then cut. The events were fully received: they must be read.
-        let mut sse = Sse::start(stream)?;
-        let mut all = Vec::new();
+        // `badchunk-gzip`: the events are one gzip member (its trailer never comes) in one
+        // chunk, with `Content-Encoding: gzip`.
+        let mut events = Vec::new();
         for e in [
             &submitted,
             &working,
             &ev(artifact_update(&id, &ctx, &text, false, true)),
         ] {
-            all.extend_from_slice(&Sse::chunk(format!("data: {e}\n\n").as_bytes()));
+            events.push(format!("data: {e}\n\n").into_bytes());
+        }
+        let mut all = Vec::new();
+        if name == "badchunk-gzip" {
+            stream.write_all(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                  content-encoding: gzip\r\ntransfer-encoding: chunked\r\n\r\n",
+            )?;
+            let gz = gzip::gzip_stored(&events.concat());
+            all.extend_from_slice(&Sse::chunk(&gz[..gz.len() - 8]));
+        } else {
+            for e in &events {
+                all.extend_from_slice(&Sse::chunk(e));
+            }
         }
         all.extend_from_slice(b"zz-not-hex\r\ndata: lost\n\n\r\n");
+        let mut sse = if name == "badchunk-gzip" {
+            Sse::resume(stream)
+        } else {
+            Sse::start(stream)?
+        };
         sse.unframed(&all)?;
         sse.drop_connection();
         return Ok(After::Close);

@@ -645,6 +645,12 @@ fn events_before_a_bad_chunk_size_in_the_same_read_are_delivered() {
     assert_eq!(end.kind, Some(StreamEndKind::Truncated));
     assert_eq!(end.outcome.state, Some(TaskState::Working));
     assert_eq!(end.outcome.retry, RetryAdvice::Resubscribe);
+    assert_eq!(end.outcome.channel, Channel::Transport);
+    let said = end.outcome.message.as_deref().unwrap_or_default();
+    assert!(
+        said.contains("last state working") && said.contains("chunk length"),
+        "{said}"
+    );
     assert_eq!(end.exit_code(), 3, "{:?}", end.outcome);
     assert_eq!(fs.counters("badchunk")["messages"], 1);
 }

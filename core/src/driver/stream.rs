@@ -366,6 +366,11 @@ impl StreamCall {
                         binding: end.outcome.binding,
                         ..o
                     };
+                } else if end.kind == StreamEndKind::Truncated
+                    && let (Some(said), Some(cause)) = (&end.outcome.message, &o.message)
+                {
+                    // Say why the connection ended (a reset, a chunk-framing error).
+                    end.outcome.message = Some(format!("{said}: {cause}"));
                 }
                 Some(end)
             }

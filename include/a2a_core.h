@@ -407,6 +407,15 @@ enum a2a_result
    abort, body over the limit): the outcome says how.
    */
   A2A_CLIENT_TRANSPORT = 1001,
+  /*
+   The agent's answer could not be read (see the last error: what and where).
+   */
+  A2A_ANSWER_UNREADABLE = 1100,
+  /*
+   A message to send is not the canonical `{"parts":[...],"metadata":{...}}` shape (no
+   part, an unknown kind, file bytes not base64, ...).
+   */
+  A2A_ANSWER_MESSAGE = 1101,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1660,8 +1669,8 @@ typedef struct a2a_card a2a_card;
 
  Methods: `a2a_client_config_default`, `a2a_client_new`, `a2a_client_new_with_target`,
  `a2a_client_free`, `a2a_client_add_header_hook`, `a2a_client_send_text`,
- `a2a_client_get_task`, `a2a_client_cancel_task`, `a2a_client_stream_text`,
- `a2a_client_resubscribe`.
+ `a2a_client_send_message`, `a2a_client_get_task`, `a2a_client_cancel_task`,
+ `a2a_client_stream_text`, `a2a_client_stream_message`, `a2a_client_resubscribe`.
 
  Threading: unlike other handles a client is thread-safe for its calls (`send`, `get`,
  `cancel`, streams) — it pools connections — but `a2a_client_add_header_hook` and
@@ -1714,7 +1723,8 @@ typedef struct a2a_http1_response a2a_http1_response;
  `a2a_outcome_retry`, `a2a_outcome_retry_after_secs`, `a2a_outcome_hint`,
  `a2a_outcome_remote_hint_retryable`, `a2a_outcome_remote_hint_count`,
  `a2a_outcome_remote_hint_pair`, `a2a_outcome_request_sent`, `a2a_outcome_version`,
- `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`.
+ `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`,
+ `a2a_outcome_result_json` (the answer, when the client returned one).
 
  Threading: `Send`, not thread-safe (an immutable outcome may be read from several threads
  only if the caller synchronises with its `_free`).
@@ -2305,6 +2315,17 @@ typedef struct a2a_client_call_options {
    Number of `headers`.
    */
   size_t headers_len;
+  /*
+   Whether `history_length` is set. `false` (as in a zeroed struct) leaves the history
+   to the agent; `true` with `history_length` 0 asks for no history at all.
+   */
+  bool has_history_length;
+  /*
+   When `has_history_length`: how many history messages the answer's task should carry
+   (A2A `historyLength`; send, stream and get; at most `INT32_MAX`, larger is
+   `A2A_INVALID_ARGUMENT`). Ignored otherwise.
+   */
+  uint32_t history_length;
 } a2a_client_call_options;
 
 /*
@@ -2384,6 +2405,16 @@ typedef struct a2a_client_stream_event {
    `END`: resubscribes made.
    */
   uint32_t resubscribes;
+  /*
+   `END`: events dropped for exceeding the event size limit (each was also an item of
+   kind malformed). Nonzero: the answer is incomplete even if the call completed.
+   */
+  uint32_t dropped_events;
+  /*
+   `END`: events that arrived whole but could not be read (each was also an item of
+   kind malformed saying what and where). Nonzero: the answer is incomplete.
+   */
+  uint32_t unreadable_events;
 } a2a_client_stream_event;
 
 /*
@@ -3040,6 +3071,40 @@ extern "C" {
 struct a2a_str a2a_version(void);
 
 /*
+ The canonical JSON of the answer an outcome carries (see `ffi/README.md` for its shape),
+ written to `*out` as a view into the outcome: valid as long as the outcome (for an
+ outcome borrowed from a stream, until the stream's next mutating call).
+
+ Returns `A2A_OK`, or `A2A_NONE` (leaving `*out` untouched) when the outcome carries no
+ answer: an outcome of another call, a failure, or one the classifier built.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_outcome_result_json(const struct a2a_outcome *outcome, struct a2a_str *out);
+
+/*
+ Reads the agent's answer from a body received in `version` (an `a2a_protocol_version`)
+ over `binding` (an `a2a_binding`) and appends its canonical JSON to `out`. With
+ `is_stream` false, `body` is the whole response of a send, get or cancel call (JSON-RPC
+ response or HTTP+JSON body); with `is_stream` true, it is a whole `text/event-stream`
+ body, whose events are put together (artifact chunks with `append`) into the final
+ answer. `body` is read during the call only.
+
+ Returns `A2A_OK`, or `A2A_NONE` (nothing appended) for a stream without any event.
+
+ Errors (nothing appended; `a2a_buffer_last_error(out)` says what could not be read and
+ where, e.g. `invalid base64 in file bytes (...) at artifacts[0].parts[2].bytes`):
+ `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (version or binding not a member),
+ `A2A_ANSWER_UNREADABLE`.
+ */
+a2a_result a2a_answer_read(const uint8_t *body,
+                           size_t body_len,
+                           uint32_t version,
+                           uint32_t binding,
+                           bool is_stream,
+                           struct a2a_buffer *out);
+
+/*
  A new empty buffer. `out`: a new handle the caller owns (free with `a2a_buffer_free`);
  written on success only.
 
@@ -3310,9 +3375,29 @@ a2a_result a2a_client_add_header_hook(struct a2a_client *client,
                                       void *userdata);
 
 /*
+ Sends a user message of any parts and waits for the answer (BLOCKS, bounded by the call
+ timeout). `message` is UTF-8 JSON, read during the call only:
+ `{"parts":[part,...],"metadata":{...}}` with at least one part, each
+ `{"kind":"text","text":..}`, `{"kind":"data","data":<any JSON>}`,
+ `{"kind":"file","bytes":"<base64>"}` or `{"kind":"file","uri":".."}`, optionally with
+ `media_type`, `name` and `metadata` (the shape `a2a_outcome_result_json` renders parts
+ in). File URIs are passed on, never fetched. `out`: the call's outcome, a new handle the
+ caller owns, carrying the answer (`a2a_outcome_result_json`).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options),
+ `A2A_ANSWER_MESSAGE` (the message is not of that shape; nothing is sent).
+ */
+a2a_result a2a_client_send_message(const struct a2a_client *client,
+                                   const char *message,
+                                   size_t message_len,
+                                   const struct a2a_client_call_options *opts,
+                                   struct a2a_outcome **out);
+
+/*
  Sends a user text message (UTF-8) and waits for the answer (BLOCKS, bounded by the call
  timeout). `out`: the call's outcome, a new handle the caller owns — every failure,
- including connect errors and timeouts, is an outcome, not an error code.
+ including connect errors and timeouts, is an outcome, not an error code. The outcome
+ carries the agent's answer (`a2a_outcome_result_json`), also for get and cancel.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options).
  */
@@ -3356,6 +3441,21 @@ a2a_result a2a_client_stream_text(const struct a2a_client *client,
                                   size_t text_len,
                                   const struct a2a_client_call_options *opts,
                                   struct a2a_client_stream **out);
+
+/*
+ Starts a streaming send of a user message of any parts (`message` as for
+ `a2a_client_send_message`); otherwise as `a2a_client_stream_text`. The `END` event's
+ outcome carries the answer put together from the stream (`a2a_outcome_result_json`),
+ each item's outcome the event it was.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`,
+ `A2A_ANSWER_MESSAGE` (nothing is sent).
+ */
+a2a_result a2a_client_stream_message(const struct a2a_client *client,
+                                     const char *message,
+                                     size_t message_len,
+                                     const struct a2a_client_call_options *opts,
+                                     struct a2a_client_stream **out);
 
 /*
  Resubscribes to a running task's events (UTF-8 id); as `a2a_client_stream_text`.

@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / 'bindings' / 'fixtures'
-TARGETS = ['sse_decode', 'sse_roundtrip', 'http1_response', 'card_parse', 'classify', 'server_request']
+TARGETS = ['answer_read', 'sse_decode', 'sse_roundtrip', 'http1_response', 'card_parse', 'classify', 'server_request']
 
 
 def load(name: str) -> dict:
@@ -93,6 +93,17 @@ def seeds() -> dict[str, list[bytes]]:
     for wire in ('wire_objects.json', 'wire_tolerance.json'):
         for case in load(wire)['cases']:
             s['server_request'].append(b'\x00\n' + json.dumps(case['json']).encode())
+    # answer_read: the bytes are read both as a result body and as a whole event stream.
+    answers = load('answers.json')
+    for case in answers['results']:
+        s['answer_read'].append(json.dumps(case['body']).encode())
+    for case in answers['unreadable']:
+        if 'body_b64' in case:
+            s['answer_read'].append(base64.b64decode(case['body_b64']))
+        else:
+            s['answer_read'].append(case['body_text'].encode())
+    for case in answers['streams']:
+        s['answer_read'].append(''.join(f'data: {e}\n\n' for e in case['events']).encode())
     return s
 
 

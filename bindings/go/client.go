@@ -10,6 +10,7 @@ import "C"
 
 import (
 	"errors"
+	"math"
 	"runtime"
 	"runtime/cgo"
 	"sync"
@@ -240,6 +241,10 @@ type ClientCallOptions struct {
 	ContextID      string
 	TaskID         string
 	Headers        []Header
+	// HistoryLength asks for that many history messages in the answer's task (A2A
+	// historyLength; SendText, SendMessage, streams and GetTask). nil leaves it to the
+	// agent; a pointer to 0 asks for none. Negative or above math.MaxInt32 is an error.
+	HistoryLength *int
 }
 
 func cClientCallOptions(pin *runtime.Pinner, o *ClientCallOptions) *C.struct_a2a_client_call_options {
@@ -254,6 +259,15 @@ func cClientCallOptions(pin *runtime.Pinner, o *ClientCallOptions) *C.struct_a2a
 	set(&c.context_id, o.ContextID)
 	set(&c.task_id, o.TaskID)
 	c.headers, c.headers_len = cHeaders(pin, o.Headers)
+	if n := o.HistoryLength; n != nil {
+		c.has_history_length = true
+		switch {
+		case *n < 0 || int64(*n) > math.MaxInt32:
+			c.history_length = math.MaxInt32 + 1 // refused by the library: A2A_INVALID_ARGUMENT
+		default:
+			c.history_length = C.uint32_t(*n)
+		}
+	}
 	return c
 }
 
@@ -319,6 +333,9 @@ type ClientStreamEvent struct {
 	End          StreamEnd   // StreamEventEnd, when a stream was opened (else 0)
 	Outcome      *Outcome    // StreamEventEnd: the call's outcome (see ClientStream.Next)
 	Resubscribes uint32      // StreamEventEnd
+	// StreamEventEnd: events dropped over the size limit and events that could not be
+	// read. Nonzero: the answer (Outcome.Result) is incomplete even if the call completed.
+	DroppedEvents, UnreadableEvents uint32
 }
 
 // ClientStream is a streaming call of a Client; read it with Next until the end event.
@@ -398,6 +415,8 @@ func (s *ClientStream) Next() (ClientStreamEvent, error) {
 			out.End = StreamEnd(ev.end_kind)
 		}
 		out.Resubscribes = uint32(ev.resubscribes)
+		out.DroppedEvents = uint32(ev.dropped_events)
+		out.UnreadableEvents = uint32(ev.unreadable_events)
 		if ev.outcome != nil {
 			o := readOutcome(ev.outcome)
 			s.end = &outcomeRef{h: ev.outcome, borrowed: true}

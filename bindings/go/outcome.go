@@ -68,6 +68,10 @@ type Outcome struct {
 	// 4 protocol error, 5 FAILED task, 6 CANCELED, REJECTED, INPUT_REQUIRED or
 	// AUTH_REQUIRED task, 7 a task not in a final state.
 	ExitCode int
+	// Result is the agent's answer, typed: the task or message a client send, get or
+	// cancel returned; a stream item's event; a stream end's assembled answer. nil for
+	// other outcomes.
+	Result *Answer
 
 	ref *outcomeRef // the library's handle, shared by copies of this Outcome
 }
@@ -96,6 +100,7 @@ func readOutcome(h *C.a2a_outcome) Outcome {
 		Terminal:    bool(C.a2a_outcome_terminal(h)),
 		Retry:       Retry(C.a2a_outcome_retry(h)),
 		ExitCode:    int(C.a2a_outcome_exit_code(h)),
+		Result:      readResult(h),
 	}
 	var status C.uint16_t
 	if C.a2a_outcome_http_status(h, &status) {

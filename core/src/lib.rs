@@ -13,7 +13,9 @@
 //! 2. [`sse`] decodes an event stream; [`stream`] tracks a streaming call to its end.
 //! 3. [`classify`] turns a response into exactly one [`outcome::Outcome`];
 //!    [`error_id`] finds the remote's error id; [`tally`] counts outcomes.
-//! 4. [`resilience`] decides what to do next (retry, resubscribe, give up) and what the
+//! 4. [`answer`] reads the agent's answer (task, message, artifacts, every part kind) into
+//!    one normalized model, assembles streamed artifacts and renders it as canonical JSON.
+//! 5. [`resilience`] decides what to do next (retry, resubscribe, give up) and what the
 //!    orchestrating model should read.
 //!
 //! # Features
@@ -33,12 +35,13 @@
 //! stream tracker, which lives inside [`classify`] (a whole event-stream body is classified
 //! through it).
 //! ```text
-//! driver      -> card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
+//! driver      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
 //! http1       -> envelope, model, sse, time, url, version
 //! server      -> envelope, model, outcome, sse, time, version
-//! envelope    -> method, model, version
 //! stream      -> classify
-//! classify    -> error_id, outcome, sse, time, version
+//! answer      -> model, outcome, sse, version
+//! classify    -> error_id, model, outcome, sse, time, version
+//! envelope    -> method, model, version
 //! model       -> method, outcome, version
 //! resilience  -> outcome, time
 //! tally       -> outcome
@@ -55,6 +58,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "model")]
+pub mod answer;
 #[cfg(feature = "card")]
 pub mod card;
 pub mod classify;

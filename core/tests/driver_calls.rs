@@ -660,3 +660,53 @@ fn two_sends_six_seconds_apart_on_one_client_both_succeed_without_replay() {
     assert_eq!(ids.len(), 2);
     assert_ne!(ids[0], ids[1]);
 }
+
+#[test]
+fn send_parts_returns_the_answer_with_every_part_kind() {
+    use a2a_core::model::{Json, Part, PartContent, SendResponse};
+    let fs = FaultServer::start();
+    let c = client(&fs, "mirror");
+    let parts = vec![
+        Part::text("hi"),
+        Part::from_content(PartContent::Data(Json::parse(r#"{"a":[1,2]}"#).unwrap())),
+        Part {
+            filename: Some("f.bin".into()),
+            media_type: Some("application/octet-stream".into()),
+            ..Part::from_content(PartContent::Bytes("AAEC/w==".into()))
+        },
+        Part::from_content(PartContent::Url("https://files.example/x".into())),
+    ];
+    let meta = Json::parse(r#"{"k":"v"}"#).unwrap();
+    let r = c.send_parts(parts.clone(), Some(meta.clone()), &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Task);
+    let Some(SendResponse::Task(t)) = &r.answer else {
+        panic!("a task answer: {:?}", r.outcome)
+    };
+    assert_eq!(t.artifacts[0].parts, parts);
+    assert_eq!(t.artifacts[0].metadata, Some(meta));
+    let bytes = a2a_core::answer::file_bytes(&t.artifacts[0].parts[2])
+        .unwrap()
+        .unwrap();
+    assert_eq!(bytes, [0, 1, 2, 255]);
+    // Get and cancel carry the answer too; other calls do not.
+    let g = client(&fs, "ok").get_task("task-1", &CallOptions::default());
+    assert!(matches!(g.answer, Some(SendResponse::Task(_))));
+}
+
+#[test]
+fn an_unreadable_answer_is_a_malformed_outcome_not_an_empty_success() {
+    let fs = FaultServer::start();
+    let r = client(&fs, "badbytes").send_text("x", &CallOptions::default());
+    assert_eq!(r.outcome.channel, Channel::Malformed);
+    assert_eq!(r.outcome.exit_code(), 3);
+    assert_eq!(r.outcome.retry, RetryAdvice::Poll);
+    assert_eq!(r.outcome.state, Some(TaskState::Completed));
+    assert!(r.answer.is_none());
+    assert!(
+        r.outcome
+            .message
+            .as_deref()
+            .unwrap()
+            .ends_with("at artifacts[0].parts[1].bytes")
+    );
+}

@@ -559,3 +559,315 @@ fn no_card_and_no_version_header() {
         assert_eq!(last["a2a_version"], want, "{flag:?}");
     }
 }
+
+fn json_line(o: &Output) -> serde_json::Value {
+    let out = stdout(o);
+    let last = out
+        .lines()
+        .last()
+        .unwrap_or_else(|| panic!("no output: {}", stderr(o)));
+    serde_json::from_str(last).expect("one JSON object per line")
+}
+
+#[test]
+fn every_part_kind_is_sent_in_order_and_comes_back_as_the_result() {
+    let fs = FaultServer::start();
+    let dir = std::env::temp_dir().join(format!("a2a-cli-parts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("note.txt");
+    std::fs::write(&file, b"file body\n").unwrap();
+    let file_arg = file.to_str().unwrap().to_owned();
+    let custom = format!("{file_arg};type=text/x-note");
+    let url = fs.agent("mirror");
+    let out = a2a(
+        &[
+            "send",
+            &url,
+            "--data",
+            r#"{"n":1}"#,
+            "hello",
+            "--file-url",
+            "https://files.example/a.pdf;type=application/pdf",
+            "--file",
+            &file_arg,
+            "--file",
+            &custom,
+            "--metadata",
+            r#"{"trace":"t1"}"#,
+            "--json",
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json_line(&out);
+    // The existing keys keep their place; `result` comes after every one of them.
+    let line = stdout(&out);
+    assert!(
+        line.trim_end()
+            .ends_with(&format!("}},\"result\":{}}}", v["result"])),
+        "{line}"
+    );
+    let r = &v["result"];
+    assert_eq!(r["kind"], "task");
+    assert_eq!(r["status"]["state"], "completed");
+    assert_eq!(r["text"], "hello");
+    let parts = r["artifacts"][0]["parts"].as_array().unwrap();
+    let kinds: Vec<&str> = parts.iter().map(|p| p["kind"].as_str().unwrap()).collect();
+    // TEXT first, then the flags in command-line order.
+    assert_eq!(kinds, ["text", "data", "file", "file", "file"]);
+    assert_eq!(parts[1]["data"], serde_json::json!({"n": 1}));
+    assert_eq!(parts[2]["uri"], "https://files.example/a.pdf");
+    assert_eq!(parts[2]["media_type"], "application/pdf");
+    assert_eq!(parts[3]["name"], "note.txt");
+    assert_eq!(parts[3]["media_type"], "text/plain");
+    assert_eq!(parts[3]["size"], 10);
+    assert_eq!(parts[4]["media_type"], "text/x-note");
+    assert_eq!(
+        r["artifacts"][0]["metadata"],
+        serde_json::json!({"trace": "t1"})
+    );
+    // The outcome's own `text` keeps its meaning (status or message text: none here).
+    assert_eq!(v["text"], serde_json::Value::Null);
+
+    // Human output prints every part; --output-dir saves inline files, never overwriting
+    // without --force, clashing names numbered.
+    let saved = dir.join("out");
+    std::fs::create_dir_all(&saved).unwrap();
+    let saved_arg = saved.to_str().unwrap().to_owned();
+    let human = a2a(
+        &[
+            "send",
+            &url,
+            "hi",
+            "--data",
+            r#"{"k":[1,2]}"#,
+            "--file",
+            &file_arg,
+            "--file",
+            &file_arg,
+            "--output-dir",
+            &saved_arg,
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(human.status.code(), Some(0), "{}", stderr(&human));
+    let text = stdout(&human);
+    assert!(
+        text.starts_with("hi\n{\n  \"k\": [\n    1,\n    2\n  ]\n}\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[file] note.txt (text/plain, 10 bytes) saved to"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(saved.join("note.txt")).unwrap(),
+        b"file body\n"
+    );
+    assert_eq!(
+        std::fs::read(saved.join("note-1.txt")).unwrap(),
+        b"file body\n"
+    );
+    let again = a2a(
+        &[
+            "send",
+            &url,
+            "--file",
+            &file_arg,
+            "--output-dir",
+            &saved_arg,
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(again.status.code(), Some(3), "{}", stdout(&again));
+    assert!(
+        stderr(&again).contains("exists (use --force to overwrite)"),
+        "{}",
+        stderr(&again)
+    );
+    let forced = a2a(
+        &[
+            "send",
+            &url,
+            "--file",
+            &file_arg,
+            "--output-dir",
+            &saved_arg,
+            "--force",
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_agent_chosen_file_name_never_leaves_the_output_directory() {
+    let fs = FaultServer::start();
+    let dir = std::env::temp_dir().join(format!("a2a-cli-escape-{}", std::process::id()));
+    let inner = dir.join("a").join("b");
+    std::fs::create_dir_all(&inner).unwrap();
+    let out = a2a(
+        &[
+            "send",
+            &fs.agent("evilname"),
+            "x",
+            "--output-dir",
+            inner.to_str().unwrap(),
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut names: Vec<String> = std::fs::read_dir(&inner)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["abs.txt", "escaped.txt", "part-4.png", "win.txt"],
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(std::fs::read(inner.join("escaped.txt")).unwrap(), b"1");
+    assert!(!dir.join("escaped.txt").exists());
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "only a/ in the parent"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn no_part_at_all_is_a_usage_error() {
+    let out = a2a(&["send", "http://127.0.0.1:1/", "--allow-http"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("nothing to send"), "{}", stderr(&out));
+    let bad = a2a(
+        &[
+            "send",
+            "http://127.0.0.1:1/",
+            "--data",
+            "{nope",
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("--data"), "{}", stderr(&bad));
+}
+
+#[test]
+fn an_unreadable_answer_is_malformed_exit_3_and_says_where() {
+    let fs = FaultServer::start();
+    for (scenario, at) in [
+        ("badutf8", "response body line 1 column"),
+        ("badbytes", "at artifacts[0].parts[1].bytes"),
+    ] {
+        let out = a2a(
+            &["send", &fs.agent(scenario), "hi", "--json", "--allow-http"],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(3), "{scenario}");
+        let v = json_line(&out);
+        assert_eq!(v["channel"], "malformed", "{scenario}");
+        let msg = v["message"].as_str().unwrap();
+        assert!(
+            msg.starts_with("the agent's answer could not be read: "),
+            "{msg}"
+        );
+        assert!(msg.contains(at), "{scenario}: {msg}");
+        assert_eq!(v["retry"], "poll", "{scenario}: the task exists");
+        assert_eq!(v["result"], serde_json::Value::Null);
+        let human = a2a(&["send", &fs.agent(scenario), "hi", "--allow-http"], &[]);
+        assert_eq!(human.status.code(), Some(3));
+        assert!(
+            stderr(&human).contains("could not be read"),
+            "{}",
+            stderr(&human)
+        );
+    }
+}
+
+#[test]
+fn a_stream_that_lost_an_event_exits_3_reporting_its_last_state() {
+    let fs = FaultServer::start();
+    let out = a2a(
+        &[
+            "stream",
+            &fs.agent("badevent"),
+            "hello",
+            "--json",
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let bad: Vec<&serde_json::Value> = lines.iter().filter(|l| l["item"] == "malformed").collect();
+    assert_eq!(bad.len(), 1);
+    assert!(
+        bad[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("at artifact.parts[0].bytes")
+    );
+    let end = lines.last().unwrap();
+    assert_eq!(end["end"], "completed");
+    assert_eq!(end["state"], "completed");
+    assert_eq!(end["unreadable_events"], 1);
+    assert_eq!(end["dropped_events"], 0);
+    assert_eq!(end["result"]["artifacts"][0]["parts"][0]["text"], "hello");
+    let raw = stdout(&out);
+    assert!(
+        raw.trim_end().ends_with(&format!(
+            "}},\"unreadable_events\":1,\"result\":{}}}",
+            end["result"]
+        )),
+        "{raw}"
+    );
+    let human = a2a(
+        &["stream", &fs.agent("badevent"), "hello", "--allow-http"],
+        &[],
+    );
+    assert_eq!(human.status.code(), Some(3));
+    assert_eq!(stdout(&human), "hello\n");
+    assert!(
+        stderr(&human).contains("1 event(s) could not be read"),
+        "{}",
+        stderr(&human)
+    );
+}
+
+#[test]
+fn a_stream_result_puts_appended_chunks_together() {
+    let fs = FaultServer::start();
+    let out = a2a(
+        &[
+            "stream",
+            &fs.agent("burst-5"),
+            "x",
+            "--json",
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let end = json_line(&out);
+    let parts = end["result"]["artifacts"][0]["parts"].as_array().unwrap();
+    let texts: Vec<&str> = parts.iter().map(|p| p["text"].as_str().unwrap()).collect();
+    assert_eq!(
+        texts,
+        ["chunk 0;", "chunk 1;", "chunk 2;", "chunk 3;", "chunk 4;"]
+    );
+    assert_eq!(end["result"]["status"]["state"], "completed");
+}

@@ -569,3 +569,113 @@ fn opening_a_stream_sends_the_request_before_the_first_next() {
     }
     assert!(s.next().is_none());
 }
+
+#[test]
+fn the_end_hands_over_the_assembled_answer_and_counts_unreadable_events() {
+    use a2a_core::model::SendResponse;
+    let fs = common::FaultServer::start();
+    let cfg = a2a_core::driver::ClientConfig {
+        allow_http: true,
+        ..a2a_core::driver::ClientConfig::default()
+    };
+    let c = a2a_core::driver::Client::new(&fs.agent("burst-3"), cfg.clone()).unwrap();
+    let mut items_with_event = 0;
+    let mut end = None;
+    for ev in c.stream_text("x", &a2a_core::driver::CallOptions::default()) {
+        match ev {
+            a2a_core::driver::StreamEvent::Item(i) => {
+                items_with_event += usize::from(i.event.is_some())
+            }
+            a2a_core::driver::StreamEvent::End(e) => end = Some(e),
+            _ => {}
+        }
+    }
+    let end = end.unwrap();
+    assert_eq!(items_with_event, 5);
+    assert_eq!(end.exit_code(), 0);
+    let Some(SendResponse::Task(t)) = &end.answer else {
+        panic!("a task")
+    };
+    assert_eq!(t.artifacts.len(), 1);
+    assert_eq!(t.artifacts[0].parts.len(), 3);
+
+    let c = a2a_core::driver::Client::new(&fs.agent("badevent"), cfg).unwrap();
+    let end = c
+        .stream_text("hello", &a2a_core::driver::CallOptions::default())
+        .find_map(|e| match e {
+            a2a_core::driver::StreamEvent::End(e) => Some(e),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(end.unreadable_events, 1);
+    assert!(end.lost_content());
+    assert_eq!(
+        end.outcome.exit_code(),
+        0,
+        "the outcome still reports the completed state"
+    );
+    assert_eq!(end.exit_code(), 3);
+}
+
+#[test]
+fn events_before_a_bad_chunk_size_in_the_same_read_are_delivered() {
+    // The fault server writes three whole events and then a chunk-size line that is not
+    // hex in one TCP write, and cuts the connection. The events were fully received: each
+    // is delivered; the framing error then ends the stream as a cut one (the task is still
+    // working), which loses the rest of the answer: exit 3, never success.
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "badchunk", config());
+    let (items, resubs, end) = collect(&c, "before the break");
+    let kinds: Vec<_> = items.iter().map(|i| i.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            StreamItemKind::Task,
+            StreamItemKind::StatusUpdate,
+            StreamItemKind::ArtifactUpdate
+        ],
+        "{items:?}"
+    );
+    assert_eq!(items[2].outcome.text.as_deref(), Some("before the break"));
+    let Some(a2a_core::model::SendResponse::Task(t)) = &end.answer else {
+        panic!("the answer so far: {:?}", end.answer)
+    };
+    assert_eq!(t.artifacts.len(), 1, "the artifact event arrived");
+    assert!(resubs.is_empty());
+    assert_eq!(end.kind, Some(StreamEndKind::Truncated));
+    assert_eq!(end.outcome.state, Some(TaskState::Working));
+    assert_eq!(end.outcome.retry, RetryAdvice::Resubscribe);
+    assert_eq!(end.outcome.channel, Channel::Transport);
+    let said = end.outcome.message.as_deref().unwrap_or_default();
+    assert!(
+        said.contains("last state working") && said.contains("chunk length"),
+        "{said}"
+    );
+    assert_eq!(end.exit_code(), 3, "{:?}", end.outcome);
+    assert_eq!(fs.counters("badchunk")["messages"], 1);
+}
+
+#[test]
+fn gzipped_events_before_a_bad_chunk_size_are_delivered() {
+    // The same break inside a gzip-encoded stream: ureq still decodes the gzip member (cut
+    // before its trailer), and the events it holds are delivered before the framing error.
+    let fs = FaultServer::start();
+    let c = client_with(&fs, "badchunk-gzip", config());
+    let (items, _, end) = collect(&c, "zipped, then broken");
+    let kinds: Vec<_> = items.iter().map(|i| i.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            StreamItemKind::Task,
+            StreamItemKind::StatusUpdate,
+            StreamItemKind::ArtifactUpdate
+        ],
+        "{items:?}"
+    );
+    assert_eq!(
+        items[2].outcome.text.as_deref(),
+        Some("zipped, then broken")
+    );
+    assert_eq!(end.kind, Some(StreamEndKind::Truncated));
+    assert_eq!(end.exit_code(), 3, "{:?}", end.outcome);
+}

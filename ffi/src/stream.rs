@@ -103,8 +103,13 @@ pub(crate) fn item_c(
 ) -> a2a_stream_item {
     let kind = item_kind(item.kind);
     *artifact_slot = item.artifact_id;
+    let result = item
+        .event
+        .as_deref()
+        .map(|ev| a2a::answer::event_to_json(ev).to_string());
     let outcome: &a2a_outcome = outcome_slot.insert(a2a_outcome {
         inner: item.outcome,
+        result,
     });
     a2a_stream_item {
         kind,

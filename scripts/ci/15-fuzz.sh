@@ -34,6 +34,7 @@ echo "15-fuzz: $(cargo fuzz --version), $(rustc --version)"
 # shared, heavily loaded two-core machine (load 16: sse_decode 1.9k/s, sse_roundtrip 4.2k/s,
 # http1_response 4.3k/s, card_parse 3.4k/s, classify 0.8k/s, server_request 0.9k/s).
 declare -A RUNS=(
+  [answer_read]=40000
   [sse_decode]=140000
   [sse_roundtrip]=300000
   [http1_response]=300000

@@ -52,6 +52,7 @@ void test_request(void);
 void test_server(void);
 void test_driver(void);
 void test_driver_raw(void);
+void test_answer(void);
 void test_traceparent(void);
 
 #endif

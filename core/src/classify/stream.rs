@@ -58,6 +58,10 @@ pub struct StreamItem {
     pub last_chunk: bool,
     /// Whether this item ends the interaction.
     pub ends_stream: bool,
+    /// The event as the normalized model ([`crate::answer::read_event`]). The tracker
+    /// leaves it `None` (it reads only what the outcome needs); the driver fills it.
+    #[cfg(feature = "model")]
+    pub event: Option<Box<crate::model::StreamEvent<'static>>>,
 }
 
 /// How a stream ended.
@@ -321,6 +325,8 @@ impl StreamTracker {
             append,
             last_chunk,
             ends_stream: ends,
+            #[cfg(feature = "model")]
+            event: None,
         }
     }
 
@@ -501,6 +507,8 @@ fn item(kind: StreamItemKind, outcome: Outcome) -> StreamItem {
         append: false,
         last_chunk: false,
         ends_stream: false,
+        #[cfg(feature = "model")]
+        event: None,
     }
 }
 

@@ -11,8 +11,8 @@ use super::{Client, Target};
 use crate::classify::{Asked, ResponseInfo, classify};
 use crate::envelope::{self, Interface, Method, RpcId};
 use crate::model::params::{Call, GetTaskParams, SendMessageParams, TaskIdParams};
-use crate::model::{Message, params};
-use crate::outcome::{ErrorName, Outcome, RequestSent, RetryAdvice};
+use crate::model::{Json, Message, Part, SendResponse, params};
+use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, RetryAdvice};
 use crate::resilience::policy::{CallKind, RetryAction, RetryConfig, RetryPolicy};
 use crate::time::Millis;
 use crate::version::Binding;
@@ -38,6 +38,9 @@ pub struct CallOptions {
     pub task_id: Option<String>,
     /// Extra headers for this call (checked by the envelope: no CR/LF, no reserved names).
     pub headers: Vec<(String, String)>,
+    /// How many history messages the answer's task should carry (send, stream and get;
+    /// `historyLength`); `None` leaves it to the agent.
+    pub history_length: Option<i32>,
 }
 
 /// The result of one non-streaming call.
@@ -49,6 +52,11 @@ pub struct CallResult {
     pub correlation: Correlation,
     /// The HTTP response, when one arrived (the body carries artifacts, cards, lists).
     pub response: Option<HttpResponse>,
+    /// The agent's answer, normalized ([`crate::answer`]): the task (status, artifacts,
+    /// history) or message a send, get or cancel returned. `None` for other calls and for
+    /// outcomes without one; an answer that could not be read is never `None` with a
+    /// success outcome: the outcome is `malformed` instead, saying what and where.
+    pub answer: Option<SendResponse<'static>>,
 }
 
 /// A call ready to go out: the HTTP request and what the classifier must know.
@@ -185,7 +193,7 @@ impl Client {
                 p.begin_attempt(self.now());
             }
             let left = budget.saturating_sub(started.elapsed());
-            let (outcome, response) =
+            let (outcome, response, answer) =
                 self.call_once(call, opts, &traceparent, left, &mut correlation);
             correlation.attempts = attempt;
             let action = policy
@@ -201,6 +209,7 @@ impl Client {
                 outcome,
                 correlation,
                 response,
+                answer,
             };
         }
     }
@@ -234,7 +243,7 @@ impl Client {
         RetryPolicy::new(config, now).ok()
     }
 
-    /// One attempt: prepare (fresh JSON-RPC id), exchange, classify, count.
+    /// One attempt: prepare (fresh JSON-RPC id), exchange, classify, read the answer, count.
     fn call_once(
         &self,
         call: &Call<'_>,
@@ -242,25 +251,25 @@ impl Client {
         traceparent: &str,
         budget: Duration,
         correlation: &mut Correlation,
-    ) -> (Outcome, Option<HttpResponse>) {
+    ) -> (Outcome, Option<HttpResponse>, Option<SendResponse<'static>>) {
         let prepared = match self.prepare(call, opts, traceparent) {
             Ok(p) => p,
-            Err(o) => return (o, None),
+            Err(o) => return (o, None, None),
         };
         correlation.agent = prepared.target.agent_name.clone();
         correlation.jsonrpc_id = prepared.rpc_id.clone();
         if let Err(o) = self.breaker_allows(&prepared.target.agent_name) {
             self.record(&prepared.target.agent_name, prepared.method, &o);
-            return (o, None);
+            return (o, None, None);
         }
         let result = self.exchange(&prepared.http, Some(budget));
-        let (outcome, response) = match result {
+        let (mut outcome, response) = match result {
             Ok(resp) => {
                 let mut info = ResponseInfo::new(resp.status, &resp.body).asked(prepared.asked());
                 for (n, v) in &resp.headers {
                     info = info.header(n, v);
                 }
-                (classify(&info), Some(resp.clone()))
+                (classify(&info), Some(resp))
             }
             Err(mut o) => {
                 o.version = Some(prepared.target.version);
@@ -268,9 +277,15 @@ impl Client {
                 (o, None)
             }
         };
+        let answer = match &response {
+            Some(resp) if answers(prepared.method, &outcome) => {
+                read_answer(&resp.body, &prepared.target, &mut outcome)
+            }
+            _ => None,
+        };
         self.record(&prepared.target.agent_name, prepared.method, &outcome);
         self.breaker_record(&outcome);
-        (outcome, response)
+        (outcome, response, answer)
     }
 
     /// The call budget: the caller's remaining turn budget or the configured call timeout,
@@ -285,16 +300,28 @@ impl Client {
     /// Sends a user text message (`message/send`, `SendMessage`) and waits for the answer.
     /// The messageId is `opts.message_id` or a fresh one (reported in the correlation).
     pub fn send_text(&self, text: &str, opts: &CallOptions) -> CallResult {
-        let message = user_message(text, opts);
-        self.call(&Call::SendMessage(SendMessageParams::new(message)), opts)
+        self.send_parts(vec![Part::text(text)], None, opts)
     }
 
-    /// Reads a task (`tasks/get`, `GetTask`).
+    /// Sends a user message of any parts (text, data, file bytes, file URL; at least one)
+    /// with optional message metadata, and waits for the answer. File URLs are passed on,
+    /// never fetched.
+    pub fn send_parts(
+        &self,
+        parts: Vec<Part<'_>>,
+        metadata: Option<Json<'_>>,
+        opts: &CallOptions,
+    ) -> CallResult {
+        let message = user_message(parts, metadata, opts);
+        self.call(&Call::SendMessage(send_params(message, opts)), opts)
+    }
+
+    /// Reads a task (`tasks/get`, `GetTask`), with `opts.history_length` history messages.
     pub fn get_task(&self, task_id: &str, opts: &CallOptions) -> CallResult {
         self.call(
             &Call::GetTask(GetTaskParams {
                 id: Cow::Borrowed(task_id),
-                history_length: None,
+                history_length: opts.history_length,
                 metadata: None,
             }),
             opts,
@@ -378,16 +405,79 @@ impl Client {
     }
 }
 
-/// A user text message carrying the options' ids.
-pub(crate) fn user_message<'a>(text: &'a str, opts: &'a CallOptions) -> Message<'a> {
+/// A user message of `parts` carrying the options' ids.
+pub(crate) fn user_message<'a>(
+    parts: Vec<Part<'a>>,
+    metadata: Option<Json<'a>>,
+    opts: &'a CallOptions,
+) -> Message<'a> {
     let id = opts
         .message_id
         .as_deref()
         .map(Cow::Borrowed)
         .unwrap_or_else(|| Cow::Owned(new_id()));
-    let mut m = Message::user_text(id, text);
+    let mut m = Message::new(id, crate::model::Role::User, parts);
     m.context_id = opts.context_id.as_deref().map(Cow::Borrowed);
     m.task_id = opts.task_id.as_deref().map(Cow::Borrowed);
+    m.metadata = metadata;
+    m
+}
+
+/// Send params for `message`, asking for `opts.history_length` history messages.
+pub(crate) fn send_params<'a>(message: Message<'a>, opts: &CallOptions) -> SendMessageParams<'a> {
+    let mut p = SendMessageParams::new(message);
+    if let Some(n) = opts.history_length {
+        p.configuration = Some(params::SendConfiguration {
+            history_length: Some(n),
+            ..params::SendConfiguration::default()
+        });
+    }
+    p
+}
+
+/// Whether a call's outcome carries an answer to read: a task or message from send, get or
+/// cancel.
+fn answers(method: Method, o: &Outcome) -> bool {
+    matches!(
+        method,
+        Method::SendMessage | Method::GetTask | Method::CancelTask
+    ) && matches!(o.channel, Channel::Task | Channel::Message)
+}
+
+/// Reads the answer from a response body the classifier accepted; content that cannot be
+/// read turns the outcome into a `malformed` one that says what and where (never an empty
+/// success).
+pub(crate) fn read_answer(
+    body: &[u8],
+    target: &Target,
+    outcome: &mut Outcome,
+) -> Option<SendResponse<'static>> {
+    match crate::answer::read_result(body, target.version, target.binding) {
+        Ok(r) => Some(r.into_owned()),
+        Err(e) => {
+            *outcome = unreadable(outcome, &e, "the agent's answer");
+            None
+        }
+    }
+}
+
+/// The `malformed` outcome of content that could not be read, keeping the ids and last
+/// state the classifier saw; advice `poll` when the task is known (read it again), else
+/// `never`.
+pub(crate) fn unreadable(o: &Outcome, e: &crate::answer::ContentError, what: &str) -> Outcome {
+    let mut m = Outcome::empty(Channel::Malformed);
+    m.http_status = o.http_status;
+    m.message = Some(format!("{what} could not be read: {e}"));
+    m.task_id.clone_from(&o.task_id);
+    m.context_id.clone_from(&o.context_id);
+    m.state = o.state;
+    m.version = o.version;
+    m.binding = o.binding;
+    m.retry = if m.task_id.is_some() {
+        RetryAdvice::Poll
+    } else {
+        RetryAdvice::Never
+    };
     m
 }
 

@@ -14,6 +14,9 @@
 //! TCP socket's shutdown handle when the connection is made (by wrapping ureq's
 //! `register_shutdown` hook) and attaches it to the current call before every write and
 //! read, so an abort shuts the socket down and a read blocked on it returns at once.
+//!
+//! Under the wrapper, every transport is a [`LineFed`] one: it shows ureq its input a line
+//! at a time, so a chunk-framing error never discards the chunks received before it.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +24,8 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
 use ureq::unversioned::transport::time::Duration as UreqDuration;
+
+use super::linefed::LineFed;
 use ureq::unversioned::transport::{
     Buffers, ConnectionDetails, Connector, NextTimeout, ShutdownHandle, Transport,
 };
@@ -144,7 +149,7 @@ fn current() -> Option<Arc<CallIo>> {
 pub(crate) struct Watch<C>(pub(crate) C);
 
 impl<C: Connector<()>> Connector<()> for Watch<C> {
-    type Out = Watched<C::Out>;
+    type Out = Watched<LineFed<C::Out>>;
 
     fn connect(
         &self,
@@ -177,7 +182,14 @@ impl<C: Connector<()>> Connector<()> for Watch<C> {
         };
         let out = self.0.connect(&ours, chained)?;
         let socket = seen.lock().unwrap_or_else(|e| e.into_inner()).take();
-        Ok(out.map(|inner| Watched { inner, socket }))
+        let (input, output) = (
+            details.config.input_buffer_size(),
+            details.config.output_buffer_size(),
+        );
+        Ok(out.map(|inner| Watched {
+            inner: LineFed::new(inner, input, output),
+            socket,
+        }))
     }
 }
 

@@ -56,6 +56,7 @@ mod config;
 mod correlation;
 mod exchange;
 mod io;
+mod linefed;
 mod raw;
 mod stream;
 

@@ -24,11 +24,13 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use super::Client;
-use super::call::{CallOptions, Prepared, fill_correlation, user_message};
+use super::call::{CallOptions, Prepared, fill_correlation, send_params, unreadable, user_message};
 use super::correlation::{Correlation, new_traceparent};
 use super::raw::{RawStream, ReadEnd};
+use crate::answer::Assembler;
 use crate::classify::ResponseInfo;
-use crate::model::params::{Call, SendMessageParams, TaskIdParams};
+use crate::model::params::{Call, TaskIdParams};
+use crate::model::{Json, Part, SendResponse};
 use crate::outcome::{Channel, ErrorName, Outcome, RetryAdvice, TaskState};
 use crate::sse::{Config as SseConfig, Decoder, Item};
 use crate::stream::{StreamEnd, StreamEndKind, StreamItem, StreamItemKind, StreamTracker};
@@ -73,6 +75,31 @@ pub struct StreamFinal {
     /// means the items seen are incomplete even if the call completed: read the task
     /// (`get`) for its full result; never resend the message.
     pub dropped_events: u32,
+    /// Events that arrived whole but could not be read (not JSON, no known shape, content
+    /// such as file bytes that does not decode); each was also reported as a
+    /// [`StreamItemKind::Malformed`] item saying what and where. Nonzero means the answer is
+    /// incomplete, as for `dropped_events`.
+    pub unreadable_events: u32,
+    /// The answer put together from the stream's events ([`crate::answer::Assembler`]): the
+    /// final task with its artifacts assembled (`append`), or the message; from the get-task
+    /// fallback's body when [`StreamFinal::fetched_by_get`].
+    pub answer: Option<SendResponse<'static>>,
+}
+
+impl StreamFinal {
+    /// Whether content was lost: an event dropped over the size limit or unreadable.
+    pub fn lost_content(&self) -> bool {
+        self.dropped_events > 0 || self.unreadable_events > 0
+    }
+
+    /// The call's exit status: the outcome's, except that a stream that lost content and
+    /// would otherwise report success exits 3 (the outcome still reports the last state).
+    pub fn exit_code(&self) -> i32 {
+        match self.outcome.exit_code() {
+            0 if self.lost_content() => 3,
+            code => code,
+        }
+    }
 }
 
 /// An open stream being read.
@@ -99,6 +126,10 @@ pub struct StreamCall {
     resubscribes: u32,
     /// Events dropped over the size limit, across every connection of this call.
     dropped_events: u32,
+    /// Events that could not be read, across every connection of this call.
+    unreadable_events: u32,
+    /// The answer being put together.
+    assembler: Assembler,
     finished: bool,
 }
 
@@ -139,9 +170,20 @@ impl Client {
 
     /// Sends a user text message as a stream (`message/stream`, `SendStreamingMessage`).
     pub fn stream_text(&self, text: &str, opts: &CallOptions) -> StreamCall {
-        let message = user_message(text, opts);
+        self.stream_parts(vec![Part::text(text)], None, opts)
+    }
+
+    /// Sends a user message of any parts (at least one) with optional message metadata as
+    /// a stream; as [`Client::send_parts`].
+    pub fn stream_parts(
+        &self,
+        parts: Vec<Part<'_>>,
+        metadata: Option<Json<'_>>,
+        opts: &CallOptions,
+    ) -> StreamCall {
+        let message = user_message(parts, metadata, opts);
         self.stream_call(
-            &Call::SendStreamingMessage(SendMessageParams::new(message)),
+            &Call::SendStreamingMessage(send_params(message, opts)),
             opts,
         )
     }
@@ -175,6 +217,8 @@ impl StreamCall {
                 .unwrap_or(client.inner.config.stream_idle_timeout),
             resubscribes: 0,
             dropped_events: 0,
+            unreadable_events: 0,
+            assembler: Assembler::new(),
             finished: false,
         }
     }
@@ -267,10 +311,15 @@ impl StreamCall {
                     match feed.next_item() {
                         Ok(Some(Item::Event(ev))) => {
                             let id = (!ev.id.is_empty()).then_some(ev.id);
-                            if let Some(item) =
+                            if let Some(mut item) =
                                 open.tracker.on_event(now, ev.event_type, ev.data, id)
                             {
                                 note_ids(&mut self.correlation, &item.outcome);
+                                read_item(&mut item, ev.data, &open.prepared, &mut self.assembler);
+                                if item.kind == StreamItemKind::Malformed {
+                                    self.unreadable_events =
+                                        self.unreadable_events.saturating_add(1);
+                                }
                                 self.pending.push_back(StreamEvent::Item(item));
                             }
                         }
@@ -317,6 +366,11 @@ impl StreamCall {
                         binding: end.outcome.binding,
                         ..o
                     };
+                } else if end.kind == StreamEndKind::Truncated
+                    && let (Some(said), Some(cause)) = (&end.outcome.message, &o.message)
+                {
+                    // Say why the connection ended (a reset, a chunk-framing error).
+                    end.outcome.message = Some(format!("{said}: {cause}"));
                 }
                 Some(end)
             }
@@ -398,6 +452,9 @@ impl StreamCall {
         };
         let r = self.client.get_task(&task_id, &opts);
         self.correlation.attempts += 1;
+        if let Some(a) = r.answer.clone() {
+            self.assembler.replace(a);
+        }
         let kind = match r.outcome.state {
             Some(s) if s.is_terminal() => Some(StreamEndKind::Completed),
             Some(s) if s.is_interrupted() => Some(StreamEndKind::Interrupted),
@@ -430,6 +487,8 @@ impl StreamCall {
             fetched_by_get,
             task_body,
             dropped_events: self.dropped_events,
+            unreadable_events: self.unreadable_events,
+            answer: std::mem::take(&mut self.assembler).finish(),
         }));
         self.finished = true;
     }
@@ -472,6 +531,31 @@ fn dropped_item(
         append: false,
         last_chunk: false,
         ends_stream: false,
+        event: None,
+    }
+}
+
+/// Reads the model of an event the tracker accepted (task, message, status or artifact
+/// update), attaches it to the item and feeds the assembler; an event whose content cannot
+/// be read becomes a `malformed` item saying what and where (its state, already counted by
+/// the tracker, stays in the outcome).
+fn read_item(item: &mut StreamItem, data: &[u8], p: &Prepared, assembler: &mut Assembler) {
+    if matches!(item.kind, StreamItemKind::Error | StreamItemKind::Malformed) {
+        return;
+    }
+    match crate::answer::read_event(data, p.target.version, p.target.binding) {
+        Ok(ev) => {
+            assembler.push(&ev);
+            item.event = Some(Box::new(ev.into_owned()));
+        }
+        Err(e) => {
+            let what = format!("the {} event", item.kind.as_str());
+            let mut o = unreadable(&item.outcome, &e, &what);
+            o.http_status = Some(200);
+            item.kind = StreamItemKind::Malformed;
+            item.outcome = o;
+            item.ends_stream = false;
+        }
     }
 }
 

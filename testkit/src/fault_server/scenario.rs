@@ -30,9 +30,15 @@
 //! | `working` | get answers a task still in state `working` |
 //! | `drop-second` | the first request on each connection is answered normally; a later request on the same (kept-alive) connection is read, counted and then the connection is closed without an answer |
 //! | `idle1` | normal answers; the connection is closed after 1 s idle instead of 5 s |
+//! | `badutf8` | send: a completed task whose artifact text holds a byte that is not UTF-8 |
+//! | `badbytes` | send: a completed task whose artifact has a file part whose bytes are not base64 |
+//! | `mirror` | send: a completed task whose artifact carries the user's parts and message metadata back as sent |
+//! | `evilname` | send: a completed task whose file parts are named `../../escaped.txt`, `/tmp/abs.txt`, `..\\..\\win.txt`, and one has no name |
+//! | `parts` | send: a completed task whose artifact carries every part kind (the echoed text, data, file bytes, file URI) |
+//! | `badevent` | stream: submitted, working, an artifact update whose file bytes are not base64, the echo artifact, completed |
 //! | `idem-drop` | send: the first request with a new `Idempotency-Key` (or, without one, messageId) is processed (task created), then the connection is cut before any answer; a repeat with the same key gets that task, completed |
 
-use std::io;
+use std::io::{self, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -219,6 +225,21 @@ fn task(id: &str, ctx: &str, state: &str, artifact: Option<&str>) -> Value {
     t
 }
 
+/// Gives `t` the history `hist-1`, `hist-2`, `hist-3` (user, agent, user), trimmed to the
+/// last `n` messages when the request asked for `historyLength` (`n`), as the SDK servers do.
+fn with_history(mut t: Value, n: Option<u64>) -> Value {
+    let all: Vec<Value> = (1..=3)
+        .map(|i| {
+            let role = if i == 2 { "agent" } else { "user" };
+            json!({"kind": "message", "role": role, "messageId": format!("m-hist-{i}"),
+                   "parts": [{"kind": "text", "text": format!("hist-{i}")}]})
+        })
+        .collect();
+    let keep = n.map_or(all.len(), |n| all.len().min(n as usize));
+    t["history"] = Value::Array(all[all.len() - keep..].to_vec());
+    t
+}
+
 fn failed_task(id: &str, ctx: &str) -> Value {
     let mut t = task(id, ctx, "failed", None);
     t["status"]["message"] =
@@ -356,6 +377,12 @@ fn rpc(
             if name == "working" {
                 return respond_json(stream, &result(&call.id, task(&id, &ctx, "working", None)));
             }
+            if name == "history" {
+                // Honours `historyLength` (the history trimmed to its last N messages).
+                let n = call.params["historyLength"].as_u64();
+                let t = with_history(task(&id, &ctx, "completed", Some("done")), n);
+                return respond_json(stream, &result(&call.id, t));
+            }
             let text = if name == "stream-drop" {
                 "part one, part two"
             } else {
@@ -422,6 +449,59 @@ fn send(
             stream,
             &result(&call.id, task(&id, &ctx, "completed", Some(&big))),
         );
+    }
+    if name == "badutf8" {
+        // An artifact whose text holds a byte that is not UTF-8: the answer cannot be read.
+        let body = result(&call.id, task(&id, &ctx, "completed", Some("BAD")));
+        let mut bytes = body.into_bytes();
+        if let Some(at) = bytes.windows(3).position(|w| w == b"BAD") {
+            bytes[at + 1] = 0xFF;
+        }
+        http::respond(stream, 200, "application/json", &[], &bytes, true)?;
+        return Ok(After::KeepOpen);
+    }
+    if name == "badbytes" {
+        let mut t = task(&id, &ctx, "completed", Some(&text));
+        t["artifacts"][0]["parts"]
+            .as_array_mut()
+            .expect("parts")
+            .push(json!({"kind": "file", "file": {"bytes": "not base64!", "name": "x.bin"}}));
+        return respond_json(stream, &result(&call.id, t));
+    }
+    if name == "history" {
+        // Honours `configuration.historyLength` (the history trimmed to its last N messages).
+        let n = call.params["configuration"]["historyLength"].as_u64();
+        let t = with_history(task(&id, &ctx, "completed", Some(&text)), n);
+        return respond_json(stream, &result(&call.id, t));
+    }
+    if name == "mirror" {
+        // The user's parts and message metadata back, as they came (0.3 JSON-RPC shapes).
+        let mut t = task(&id, &ctx, "completed", Some(""));
+        t["artifacts"][0]["parts"] = call.params["message"]["parts"].clone();
+        t["artifacts"][0]["metadata"] = call.params["message"]["metadata"].clone();
+        return respond_json(stream, &result(&call.id, t));
+    }
+    if name == "evilname" {
+        // File names that try to leave an output directory, and one without a name.
+        let mut t = task(&id, &ctx, "completed", Some(""));
+        t["artifacts"][0]["parts"] = json!([
+            {"kind": "file", "file": {"bytes": "MQ==", "name": "../../escaped.txt"}},
+            {"kind": "file", "file": {"bytes": "Mg==", "name": "/tmp/abs.txt"}},
+            {"kind": "file", "file": {"bytes": "Mw==", "name": "..\\..\\win.txt"}},
+            {"kind": "file", "file": {"bytes": "NA==", "mimeType": "image/png"}}
+        ]);
+        return respond_json(stream, &result(&call.id, t));
+    }
+    if name == "parts" {
+        // Every part kind in one answer (the echo text first).
+        let mut t = task(&id, &ctx, "completed", Some(&text));
+        t["artifacts"][0]["parts"] = json!([
+            {"kind": "text", "text": text},
+            {"kind": "data", "data": {"answer": 42, "list": [1, 2]}},
+            {"kind": "file", "file": {"bytes": "aGVsbG8gZmlsZQo=", "mimeType": "text/plain", "name": "hello.txt"}},
+            {"kind": "file", "file": {"uri": "https://files.example/r.pdf", "mimeType": "application/pdf"}}
+        ]);
+        return respond_json(stream, &result(&call.id, t));
     }
     let body = if text.starts_with("fail") {
         failed_task(&id, &ctx)
@@ -566,8 +646,56 @@ fn message_stream(
         return Ok(After::KeepOpen);
     }
 
+    if name == "badchunk" || name == "badchunk-gzip" {
+        // Three whole events, then a chunk-size line that is not hex, all in one TCP write;
+        // the connection is then cut. The events were fully received: they must be read.
+        // `badchunk-gzip`: the events are one gzip member (its trailer never comes) in one
+        // chunk, with `Content-Encoding: gzip`.
+        let mut events = Vec::new();
+        for e in [
+            &submitted,
+            &working,
+            &ev(artifact_update(&id, &ctx, &text, false, true)),
+        ] {
+            events.push(format!("data: {e}\n\n").into_bytes());
+        }
+        let mut all = Vec::new();
+        if name == "badchunk-gzip" {
+            stream.write_all(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                  content-encoding: gzip\r\ntransfer-encoding: chunked\r\n\r\n",
+            )?;
+            let gz = gzip::gzip_stored(&events.concat());
+            all.extend_from_slice(&Sse::chunk(&gz[..gz.len() - 8]));
+        } else {
+            for e in &events {
+                all.extend_from_slice(&Sse::chunk(e));
+            }
+        }
+        all.extend_from_slice(b"zz-not-hex\r\ndata: lost\n\n\r\n");
+        let mut sse = if name == "badchunk-gzip" {
+            Sse::resume(stream)
+        } else {
+            Sse::start(stream)?
+        };
+        sse.unframed(&all)?;
+        sse.drop_connection();
+        return Ok(After::Close);
+    }
     let mut sse = Sse::start(stream)?;
     sse.event(&submitted)?;
+    if name == "badevent" {
+        // One artifact update whose file bytes are not base64, between readable events.
+        sse.event(&working)?;
+        let mut bad = artifact_update(&id, &ctx, "", false, false);
+        bad["artifact"]["artifactId"] = json!("a-bad");
+        bad["artifact"]["parts"] = json!([{"kind": "file", "file": {"bytes": "not base64!"}}]);
+        sse.event(&ev(bad))?;
+        sse.event(&ev(artifact_update(&id, &ctx, &text, false, true)))?;
+        sse.event(&completed)?;
+        sse.finish()?;
+        return Ok(After::KeepOpen);
+    }
     match name {
         "stream-drop" => {
             sse.event(&working)?;

@@ -133,12 +133,12 @@ class DeterministicExecutor {
           metadata: {},
         }),
       );
-    const artifact = (parts, { artifactId = randomUUID(), name, append = false, lastChunk = true }) =>
+    const artifact = (parts, { artifactId = randomUUID(), name, append = false, lastChunk = true, metadata = {} }) =>
       bus.publish(
         AgentEvent.artifactUpdate({
           taskId,
           contextId,
-          artifact: { artifactId, name, description: '', parts, metadata: {}, extensions: [] },
+          artifact: { artifactId, name, description: '', parts, metadata, extensions: [] },
           append,
           lastChunk,
           metadata: {},
@@ -206,6 +206,20 @@ class DeterministicExecutor {
     try {
       if (head === 'echo') {
         artifact([textPart(rest)], { name: 'echo' });
+      } else if (head === 'parts') {
+        // One of every part kind: text, data, file bytes, file URL.
+        artifact(
+          [
+            textPart(rest || 'every part kind'),
+            { content: { $case: 'data', value: { answer: 42, items: ['a', 'b'], ok: true } }, mediaType: 'application/json', filename: '', metadata: {} },
+            { content: { $case: 'raw', value: Buffer.from('hello file\n') }, mediaType: 'text/plain', filename: 'hello.txt', metadata: {} },
+            { content: { $case: 'url', value: 'https://files.example/report.pdf' }, mediaType: 'application/pdf', filename: 'report.pdf', metadata: {} },
+          ],
+          { name: 'parts' },
+        );
+      } else if (head === 'mirror') {
+        // The user's parts and message metadata back, as the SDK read them.
+        artifact(message?.parts ?? [], { name: 'mirror', metadata: message?.metadata ?? {} });
       } else if (head === 'slow') {
         await sleep(number(restWords[0], 1, 0, MAX_SLEEP_SECONDS), abort.signal);
         if (abort.signal.aborted) return;
@@ -231,7 +245,7 @@ class DeterministicExecutor {
         artifact(
           [
             textPart(
-              `unknown command '${head}'; known: echo fail crash slow stream ticks input reject cancel-me message`,
+              `unknown command '${head}'; known: echo fail crash slow stream ticks input reject cancel-me message parts mirror`,
             ),
           ],
           { name: 'unknown' },

@@ -37,6 +37,7 @@ import sys
 
 import uvicorn
 from sse_starlette.sse import EventSourceResponse
+from google.protobuf import json_format, struct_pb2
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
@@ -163,6 +164,28 @@ class DeterministicExecutor(AgentExecutor):
 
         if head == 'echo':
             await updater.add_artifact([text_part(rest)], name='echo', last_chunk=True)
+        elif head == 'parts':
+            # One of every part kind: text, data, file bytes, file URL.
+            data = struct_pb2.Value()
+            json_format.ParseDict({'answer': 42, 'items': ['a', 'b'], 'ok': True}, data)
+            await updater.add_artifact(
+                [
+                    text_part(rest or 'every part kind'),
+                    Part(data=data, media_type='application/json'),
+                    Part(raw=b'hello file\n', filename='hello.txt', media_type='text/plain'),
+                    Part(url='https://files.example/report.pdf', filename='report.pdf',
+                         media_type='application/pdf'),
+                ],
+                name='parts',
+                last_chunk=True,
+            )
+        elif head == 'mirror':
+            # The user's parts and message metadata back, as the SDK read them.
+            assert context.message is not None
+            metadata = json_format.MessageToDict(context.message.metadata) or None
+            await updater.add_artifact(
+                list(context.message.parts), name='mirror', metadata=metadata, last_chunk=True
+            )
         elif head == 'slow':
             seconds = number(rest, 1.0, 0.0, MAX_SLEEP_SECONDS)
             await asyncio.sleep(seconds)
@@ -200,7 +223,7 @@ class DeterministicExecutor(AgentExecutor):
                 [
                     text_part(
                         f'unknown command {head!r}; known: echo fail crash slow stream '
-                        'ticks input reject cancel-me message'
+                        'ticks input reject cancel-me message parts mirror'
                     )
                 ],
                 name='unknown',
@@ -232,7 +255,7 @@ def build_card(base_url: str, version: str) -> AgentCard:
     return AgentCard(
         name='py-deterministic-peer',
         description='Deterministic test agent (a2a-core interop tests): '
-        'echo, fail, crash, slow, stream, ticks, input, reject, cancel-me, message',
+        'echo, fail, crash, slow, stream, ticks, input, reject, cancel-me, message, parts, mirror',
         version='1.0.0',
         supported_interfaces=interfaces,
         capabilities=AgentCapabilities(streaming=True, push_notifications=False),

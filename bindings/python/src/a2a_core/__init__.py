@@ -22,6 +22,21 @@ from .card import (
     card_location,
     validate_interface_url,
 )
+from .answer import (
+    Answer,
+    Artifact,
+    ArtifactUpdate,
+    DataPart,
+    FilePart,
+    Message,
+    Part,
+    StatusUpdate,
+    Task,
+    TaskStatus,
+    TextPart,
+    UnreadableAnswerError,
+    read_answer,
+)
 from .client import Client, ClientStreamEnd, HeaderHook, Resubscribing, StreamEvent
 from .errors import (
     A2AError,
@@ -114,6 +129,19 @@ def library_path() -> Path:
 
 __all__ = [
     'A2AError',
+    'Answer',
+    'Artifact',
+    'ArtifactUpdate',
+    'DataPart',
+    'FilePart',
+    'Message',
+    'Part',
+    'StatusUpdate',
+    'Task',
+    'TaskStatus',
+    'TextPart',
+    'UnreadableAnswerError',
+    'read_answer',
     'ActionKind',
     'AgentCard',
     'Binding',

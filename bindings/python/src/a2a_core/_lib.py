@@ -358,6 +358,8 @@ class ClientCallOptions(Structure):
         ('task_id', Str),
         ('headers', POINTER(Header)),
         ('headers_len', c_size_t),
+        ('has_history_length', c_bool),
+        ('history_length', c_uint32),
     ]
 
 
@@ -373,6 +375,8 @@ class ClientStreamEvent(Structure):
         ('end_kind', c_uint32),
         ('outcome', c_void_p),
         ('resubscribes', c_uint32),
+        ('dropped_events', c_uint32),
+        ('unreadable_events', c_uint32),
     ]
 
 
@@ -665,11 +669,18 @@ _decl('a2a_client_new_with_target', c_uint32, u8p, c_size_t, c_uint32, c_uint32,
 _decl('a2a_client_free', None, vp)
 _decl('a2a_client_add_header_hook', c_uint32, vp, HeaderHook, vp)
 _decl('a2a_header_setter_set', c_uint32, vp, u8p, c_size_t, u8p, c_size_t)
-for _f in ('send_text', 'get_task', 'cancel_task'):
+for _f in ('send_text', 'send_message', 'get_task', 'cancel_task'):
     _decl(f'a2a_client_{_f}', c_uint32, vp, u8p, c_size_t, _P(ClientCallOptions), _P(vp))
-for _f in ('stream_text', 'resubscribe'):
+for _f in ('stream_text', 'stream_message', 'resubscribe'):
     _decl(f'a2a_client_{_f}', c_uint32, vp, u8p, c_size_t, _P(ClientCallOptions), _P(vp))
 _decl('a2a_client_stream_next', c_uint32, vp, _P(ClientStreamEvent))
+# the answer (ffi/src/answer.rs): one canonical JSON rendering
+_decl('a2a_outcome_result_json', c_uint32, vp, _P(Str))
+_decl('a2a_answer_read', c_uint32, u8p, c_size_t, c_uint32, c_uint32, c_bool, vp)
+_decl('a2a_buffer_new', c_uint32, _P(vp))
+_decl('a2a_buffer_free', None, vp)
+_decl('a2a_buffer_bytes', Bytes, vp)
+_decl('a2a_buffer_last_error', Str, vp)
 _decl('a2a_client_stream_free', None, vp)
 
 # request builders
@@ -739,9 +750,7 @@ NOT_BOUND.update(
             'a2a_http1_response_new_with', 'a2a_http1_response_reset',
             'a2a_http1_response_reusable', 'a2a_http1_response_trailer',
             'a2a_http1_response_trailer_count', 'a2a_http1_write_request',
-            'a2a_http1_write_request_head', 'a2a_buffer_bytes', 'a2a_buffer_clear',
-            'a2a_buffer_free', 'a2a_buffer_last_error', 'a2a_buffer_new',
-            'a2a_request_write_http1',
+            'a2a_http1_write_request_head', 'a2a_buffer_clear', 'a2a_request_write_http1',
         )
     }
 )

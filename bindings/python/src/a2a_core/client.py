@@ -13,10 +13,11 @@ import ctypes
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from . import _lib
 from .errors import CardResolutionError, check, error_for
+from .answer import Part, message_json
 from .outcome import Outcome
 from .stream import StreamItem
 from .vocab import (
@@ -60,6 +61,21 @@ class ClientStreamEnd:
     kind: StreamEndKind | None
     outcome: Outcome
     resubscribes: int
+    #: Events dropped over the size limit and events that could not be read: nonzero means
+    #: the answer is incomplete even when the outcome says completed.
+    dropped_events: int = 0
+    unreadable_events: int = 0
+
+    @property
+    def answer(self) -> Any:
+        """The answer put together from the stream (the final Task with its artifacts
+        assembled, or the Message); None when there was none."""
+        return self.outcome.result
+
+    @property
+    def lost_content(self) -> bool:
+        """Whether an event was dropped or could not be read."""
+        return self.dropped_events > 0 or self.unreadable_events > 0
 
 
 StreamEvent = Union[StreamItem, Resubscribing, ClientStreamEnd]
@@ -84,7 +100,10 @@ class _Options:
         context_id: str | None,
         task_id: str | None,
         headers: Mapping[str, str] | Sequence[tuple[str, str]] | None,
+        history_length: int | None = None,
     ) -> None:
+        if history_length is not None and not 0 <= history_length <= 0x7FFFFFFF:
+            raise ValueError('history_length must be between 0 and 2**31-1')
         enc = [
             (v or '').encode('utf-8')
             for v in (traceparent, idempotency_key, message_id, context_id, task_id)
@@ -100,7 +119,16 @@ class _Options:
         self.c = _lib.ClientCallOptions(
             timeout_ms or 0, idle_timeout_ms or 0, *(_str_view(b) for b in enc),
             harr if pairs else None, len(pairs),
+            history_length is not None, history_length or 0,
         )
+
+
+def _message(text: str | None, parts: Sequence[Part | str] | None,
+             metadata: Mapping[str, Any] | None) -> str:
+    all_parts: list[Part | str] = ([text] if text is not None else []) + list(parts or ())
+    if not all_parts:
+        raise ValueError('nothing to send: give text or parts')
+    return message_json(all_parts, metadata)
 
 
 class _StreamHandle:
@@ -291,8 +319,10 @@ class Client:
 
     def send(
         self,
-        text: str,
+        text: str | None = None,
         *,
+        parts: Sequence[Part | str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
         timeout_ms: int | None = None,
         traceparent: str | None = None,
         idempotency_key: str | None = None,
@@ -300,18 +330,28 @@ class Client:
         context_id: str | None = None,
         task_id: str | None = None,
         headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+        history_length: int | None = None,
     ) -> Outcome:
-        """Sends a user text message and waits for the answer (BLOCKS, bounded by the call
-        timeout or `timeout_ms`, the caller's remaining turn budget)."""
+        """Sends a user message and waits for the answer (BLOCKS, bounded by the call
+        timeout or `timeout_ms`, the caller's remaining turn budget): `text`, and/or
+        `parts` (TextPart, DataPart, FilePart; a str is a text part) after it, with message
+        `metadata`. The answer is `outcome.result` (a Task or Message, typed), carrying
+        `history_length` history messages when given (A2A `historyLength`; None leaves it
+        to the agent, 0 asks for none)."""
         opts = _Options(timeout_ms, None, traceparent, idempotency_key, message_id,
-                        context_id, task_id, headers)
-        return self._call('a2a_client_send_text', text, opts)
+                        context_id, task_id, headers, history_length)
+        if parts is None and metadata is None and text is not None:
+            return self._call('a2a_client_send_text', text, opts)
+        return self._call('a2a_client_send_message', _message(text, parts, metadata), opts)
 
     def get(self, task_id: str, *, timeout_ms: int | None = None,
             traceparent: str | None = None,
-            headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None) -> Outcome:
-        """Reads a task."""
-        opts = _Options(timeout_ms, None, traceparent, None, None, None, None, headers)
+            headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+            history_length: int | None = None) -> Outcome:
+        """Reads a task, with `history_length` history messages when given (A2A
+        `historyLength`; None leaves it to the agent, 0 asks for none)."""
+        opts = _Options(timeout_ms, None, traceparent, None, None, None, None, headers,
+                        history_length)
         return self._call('a2a_client_get_task', task_id, opts)
 
     def cancel(self, task_id: str, *, timeout_ms: int | None = None,
@@ -323,8 +363,10 @@ class Client:
 
     def stream(
         self,
-        text: str,
+        text: str | None = None,
         *,
+        parts: Sequence[Part | str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
         idle_timeout_ms: int | None = None,
         traceparent: str | None = None,
         idempotency_key: str | None = None,
@@ -332,13 +374,17 @@ class Client:
         context_id: str | None = None,
         task_id: str | None = None,
         headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+        history_length: int | None = None,
     ) -> Iterator[StreamEvent]:
         """A streaming send: a generator of `StreamItem`s (and `Resubscribing` notices when
         the driver resubscribes after a cut), ending with one `ClientStreamEnd`. The request
-        goes out on the first `next()`. Closing the generator early closes the stream."""
+        goes out on the first `next()`. Closing the generator early closes the stream.
+        `history_length` asks for that many history messages (A2A `historyLength`)."""
         opts = _Options(None, idle_timeout_ms, traceparent, idempotency_key, message_id,
-                        context_id, task_id, headers)
-        return self._stream('a2a_client_stream_text', text, opts)
+                        context_id, task_id, headers, history_length)
+        if parts is None and metadata is None and text is not None:
+            return self._stream('a2a_client_stream_text', text, opts)
+        return self._stream('a2a_client_stream_message', _message(text, parts, metadata), opts)
 
     def resubscribe(
         self,
@@ -390,7 +436,8 @@ class Client:
                     # keep the spent stream alive as long as the outcome: its handle stays valid
                     object.__setattr__(outcome, '_owned', _EndOutcome(ev.outcome, handle))
                     kind = _word(StreamEndKind, ev.end_kind) if ev.has_end_kind else None
-                    yield ClientStreamEnd(kind, outcome, int(ev.resubscribes))
+                    yield ClientStreamEnd(kind, outcome, int(ev.resubscribes),
+                                          int(ev.dropped_events), int(ev.unreadable_events))
                     return
                 else:
                     raise error_for(102, f'unknown client stream event kind {ev.kind}')

@@ -215,6 +215,8 @@ RESULT_NAMES: dict[int, str] = {
     999: 'A2A_PANIC',
     1000: 'A2A_CLIENT_CARD_RESOLUTION',
     1001: 'A2A_CLIENT_TRANSPORT',
+    1100: 'A2A_ANSWER_UNREADABLE',
+    1101: 'A2A_ANSWER_MESSAGE',
 }
 
 _CLASSES: dict[int, type[A2AError]] = {

@@ -59,6 +59,12 @@ JSON_KEYS = (
 )
 
 
+def _result_of(ptr: int) -> Any:
+    from .answer import _result_of as read
+
+    return read(ptr)
+
+
 class _OwnedOutcome:
     """Owns one `a2a_outcome *`; frees it exactly once when collected."""
 
@@ -116,6 +122,10 @@ class Outcome:
     #: 4 protocol error, 5 FAILED, 6 canceled / rejected / input or auth required, 7 not
     #: final.
     exit_code: int = 0
+    #: The agent's answer, typed (`a2a_core.answer`): the Task or Message a client send,
+    #: get or cancel returned; a stream item's event; a stream end's assembled answer.
+    #: None for other outcomes. `outcome.result.text` is the answer's text.
+    result: Any = None
     _owned: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -175,6 +185,7 @@ class Outcome:
             binding=binding,
             body_excerpt=s(L.a2a_outcome_body_excerpt(ptr)),
             exit_code=int(L.a2a_outcome_exit_code(ptr)),
+            result=_result_of(ptr),
             _owned=holder,
         )
 

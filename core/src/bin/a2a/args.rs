@@ -51,6 +51,43 @@ impl Args {
         Ok(out)
     }
 
+    /// Takes every `--name VALUE` and `--name=VALUE` of any of `names`, in command-line
+    /// order, with the name it came with.
+    pub fn values_in_order<'n>(
+        &mut self,
+        names: &[&'n str],
+    ) -> Result<Vec<(&'n str, String)>, String> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.rest.len() {
+            let arg = &self.rest[i];
+            let hit = names.iter().find_map(|n| {
+                if arg == n {
+                    Some((*n, None))
+                } else {
+                    arg.strip_prefix(n)
+                        .and_then(|r| r.strip_prefix('='))
+                        .map(|v| (*n, Some(v.to_owned())))
+                }
+            });
+            match hit {
+                Some((n, Some(v))) => {
+                    self.rest.remove(i);
+                    out.push((n, v));
+                }
+                Some((n, None)) => {
+                    self.rest.remove(i);
+                    match self.rest.remove(i) {
+                        Some(v) => out.push((n, v)),
+                        None => return Err(format!("{n} needs a value")),
+                    }
+                }
+                None => i += 1,
+            }
+        }
+        Ok(out)
+    }
+
     /// Takes the last `--name VALUE` if present.
     pub fn value(&mut self, name: &str) -> Result<Option<String>, String> {
         Ok(self.values(name)?.pop())

@@ -22,6 +22,7 @@ use a2a_core::version::{Binding, ProtocolVersion};
 use serde_json::Value;
 
 use crate::args::{Args, EXIT_USAGE};
+use crate::cmd_answer::{self, Outgoing};
 
 /// Exit status for a failure of the command itself (card resolution, transport...): the
 /// outcome table's 3.
@@ -37,6 +38,8 @@ struct Common {
     no_card: bool,
     /// `--no-version-header`: 1.0 requests go out without `A2A-Version`.
     no_version_header: bool,
+    /// `--output-dir` (and `--force`): where inline files of the answer are written.
+    output_dir: std::cell::RefCell<Option<cmd_answer::OutputDir>>,
 }
 
 fn seconds(args: &mut Args, name: &str) -> Result<Option<Duration>, String> {
@@ -155,6 +158,13 @@ fn common(args: &mut Args) -> Result<Common, String> {
         return Err(format!("--no-card: {ALLOW_HTTP_HINT}"));
     }
     let no_version_header = args.flag("--no-version-header");
+    if let Some(n) = args.parsed::<i32>("--history")? {
+        if n < 0 {
+            return Err("--history: must be 0 or more".to_owned());
+        }
+        opts.history_length = Some(n);
+    }
+    let output_dir = std::cell::RefCell::new(cmd_answer::output_dir(args)?);
     Ok(Common {
         config,
         opts,
@@ -162,25 +172,39 @@ fn common(args: &mut Args) -> Result<Common, String> {
         model_text,
         no_card,
         no_version_header,
+        output_dir,
     })
 }
 
 /// Runs one of the network subcommands (`command` is its name).
 pub fn run(command: &str, mut args: Args) -> i32 {
-    let parsed = (|| -> Result<(Common, String, Option<String>), String> {
+    type Parsed = (Common, String, Option<String>, Option<Outgoing>);
+    let parsed = (|| -> Result<Parsed, String> {
         let c = common(&mut args)?;
+        let sends = matches!(command, "send" | "stream");
+        let flags = sends
+            .then(|| cmd_answer::outgoing_flags(&mut args))
+            .transpose()?;
         let url = args.positional("URL")?;
         if c.no_card && command == "card" {
             return Err("--no-card: `a2a card` reads the card; drop --no-card".to_owned());
         }
         let second = match command {
             "card" => None,
-            "send" | "stream" => Some(args.positional("TEXT")?),
+            "send" | "stream" => args
+                .peek_positional()
+                .is_some()
+                .then(|| args.positional("TEXT"))
+                .transpose()?,
             _ => Some(args.positional("TASK_ID")?),
         };
-        Ok((c, url, second))
+        let outgoing = match flags {
+            Some(f) => Some(f.with_text(second.clone())?),
+            None => None,
+        };
+        Ok((c, url, second, outgoing))
     })();
-    let (c, url, second) = match parsed.and_then(|p| args.finish().map(|_| p)) {
+    let (c, url, second, outgoing) = match parsed.and_then(|p| args.finish().map(|_| p)) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("a2a {command}: {e}");
@@ -205,12 +229,13 @@ pub fn run(command: &str, mut args: Args) -> i32 {
         });
     }
     let second = second.unwrap_or_default();
+    let (parts, metadata) = outgoing.map_or((Vec::new(), None), |o| (o.parts, o.metadata));
     match command {
         "card" => card(&c, &client),
-        "send" => unary(&c, &client, client.send_text(&second, &c.opts)),
+        "send" => unary(&c, &client, client.send_parts(parts, metadata, &c.opts)),
         "get" => unary(&c, &client, client.get_task(&second, &c.opts)),
         "cancel" => unary(&c, &client, client.cancel_task(&second, &c.opts)),
-        "stream" => stream(&c, client.stream_text(&second, &c.opts)),
+        "stream" => stream(&c, client.stream_parts(parts, metadata, &c.opts)),
         "resubscribe" => stream(&c, client.resubscribe(&second, &c.opts)),
         other => {
             eprintln!("a2a: unknown command {other:?}");
@@ -319,26 +344,23 @@ fn unary(c: &Common, client: &Client, r: CallResult) -> i32 {
         .target()
         .map(|t| t.agent_name.clone())
         .unwrap_or_default();
+    let mut code = r.outcome.exit_code();
     if c.json {
         println!(
             "{}",
-            with_correlation(&r.outcome, Some(&r.correlation), &[])
+            with_answer(
+                with_correlation(&r.outcome, Some(&r.correlation), &[]),
+                &[],
+                r.answer.as_ref().map(a2a_core::answer::to_json)
+            )
         );
     } else {
-        let body = r
-            .response
-            .as_ref()
-            .and_then(|resp| serde_json::from_slice::<Value>(&resp.body).ok());
-        let texts = body.as_ref().map(agent_texts).unwrap_or_default();
         let mut out = std::io::stdout().lock();
-        for t in &texts {
-            let _ = writeln!(out, "{t}");
-        }
-        if texts.is_empty()
-            && r.outcome.channel == Channel::Message
-            && let Some(t) = &r.outcome.text
+        if let Some(a) = &r.answer
+            && let Err(e) = cmd_answer::print_answer(&mut out, a, &mut c.output_dir.borrow_mut())
         {
-            let _ = writeln!(out, "{t}");
+            eprintln!("a2a: {e}");
+            code = code.max(EXIT_TRANSPORT);
         }
         report(&r.outcome, &r.correlation);
     }
@@ -347,7 +369,7 @@ fn unary(c: &Common, client: &Client, r: CallResult) -> i32 {
     {
         eprintln!("{line}");
     }
-    r.outcome.exit_code()
+    code
 }
 
 /// State, error_id and failure detail on standard error.
@@ -500,6 +522,8 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
     let progress = Progress::start(!c.json && std::io::stderr().is_terminal());
     let mut last_state: Option<TaskState> = None;
     let mut out = std::io::stdout();
+    let mut parts_seen = 0usize;
+    let mut save_failed = false;
     for ev in s {
         let mut st = progress.output();
         match ev {
@@ -509,7 +533,17 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
                     println!("{}", item_json(&item));
                     continue;
                 }
-                human_item(&item, &mut out, &mut st.open_line, &mut last_state);
+                if let Err(e) = human_item(
+                    c,
+                    &item,
+                    &mut out,
+                    &mut st.open_line,
+                    &mut last_state,
+                    &mut parts_seen,
+                ) {
+                    eprintln!("a2a: {e}");
+                    save_failed = true;
+                }
             }
             StreamEvent::Resubscribing { task_id, attempt } => {
                 if c.json {
@@ -528,7 +562,12 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
                 drop(st);
                 progress.stop();
                 let agent = end.correlation.agent.clone();
-                return finish_stream(c, &end, &agent);
+                let code = finish_stream(c, &end, &agent);
+                return if save_failed {
+                    code.max(EXIT_TRANSPORT)
+                } else {
+                    code
+                };
             }
         }
     }
@@ -541,27 +580,44 @@ fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
         let kind = end.kind.map_or("not_opened", |k| k.as_str());
         println!(
             "{}",
-            with_correlation(
-                &end.outcome,
-                Some(&end.correlation),
-                &[
-                    ("end", Value::from(kind)),
-                    ("resubscribes", Value::from(end.resubscribes)),
-                    ("fetched_by_get", Value::from(end.fetched_by_get)),
-                    ("dropped_events", Value::from(end.dropped_events)),
-                ]
+            with_answer(
+                with_correlation(
+                    &end.outcome,
+                    Some(&end.correlation),
+                    &[
+                        ("end", Value::from(kind)),
+                        ("resubscribes", Value::from(end.resubscribes)),
+                        ("fetched_by_get", Value::from(end.fetched_by_get)),
+                        ("dropped_events", Value::from(end.dropped_events)),
+                    ]
+                ),
+                &[("unreadable_events", Value::from(end.unreadable_events))],
+                end.answer.as_ref().map(a2a_core::answer::to_json)
             )
         );
     } else {
         if end.fetched_by_get
-            && let Some(body) = &end.task_body
-            && let Ok(v) = serde_json::from_slice::<Value>(body)
+            && let Some(a) = &end.answer
+            && let Err(e) = cmd_answer::print_answer(
+                &mut std::io::stdout().lock(),
+                a,
+                &mut c.output_dir.borrow_mut(),
+            )
         {
-            for t in agent_texts(&v) {
-                println!("{t}");
-            }
+            eprintln!("a2a: {e}");
         }
         eprintln!("stream {}", end.kind.map_or("not opened", |k| k.as_str()));
+        if end.unreadable_events > 0 {
+            eprintln!(
+                "  warning: {} event(s) could not be read (see the [malformed] lines above); the answer is incomplete{}",
+                end.unreadable_events,
+                end.correlation
+                    .task_id
+                    .as_deref()
+                    .map(|t| format!(": `a2a get` task {t} for the full result"))
+                    .unwrap_or_default()
+            );
+        }
         if end.dropped_events > 0 {
             eprintln!(
                 "  warning: {} event(s) dropped for exceeding the event size limit (--max-event); the output above is incomplete{}",
@@ -580,32 +636,54 @@ fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
     {
         eprintln!("{line}");
     }
-    end.outcome.exit_code()
+    end.exit_code()
 }
 
+/// Prints one stream item for a human: text chunks as they come (a line ends with the
+/// artifact's last chunk), data and file parts on lines of their own; states on standard
+/// error.
 fn human_item(
+    c: &Common,
     item: &StreamItem,
     out: &mut std::io::Stdout,
     open_line: &mut bool,
     last_state: &mut Option<TaskState>,
-) {
+    parts_seen: &mut usize,
+) -> Result<(), String> {
     match item.kind {
-        StreamItemKind::ArtifactUpdate => {
-            if let Some(t) = &item.outcome.text {
-                let _ = write!(out, "{t}");
-                *open_line = !t.ends_with('\n');
-                if item.last_chunk && *open_line {
-                    let _ = writeln!(out);
-                    *open_line = false;
+        StreamItemKind::ArtifactUpdate | StreamItemKind::Message => {
+            let parts = item
+                .event
+                .as_deref()
+                .map_or(&[][..], cmd_answer::event_parts);
+            let message = item.kind == StreamItemKind::Message;
+            for p in parts {
+                if let Some(t) = p.as_text() {
+                    let _ = write!(out, "{t}");
+                    *open_line = !t.ends_with('\n');
+                    if message && *open_line {
+                        let _ = writeln!(out);
+                        *open_line = false;
+                    }
+                    *parts_seen += 1;
+                } else {
+                    if *open_line {
+                        let _ = writeln!(out);
+                        *open_line = false;
+                    }
+                    cmd_answer::print_parts(
+                        out,
+                        std::slice::from_ref(p),
+                        &mut c.output_dir.borrow_mut(),
+                        parts_seen,
+                    )?;
                 }
-                let _ = out.flush();
             }
-        }
-        StreamItemKind::Message => {
-            if let Some(t) = &item.outcome.text {
-                let _ = writeln!(out, "{t}");
-                let _ = out.flush();
+            if item.last_chunk && *open_line {
+                let _ = writeln!(out);
+                *open_line = false;
             }
+            let _ = out.flush();
         }
         StreamItemKind::Task | StreamItemKind::StatusUpdate => {
             if item.outcome.state != *last_state {
@@ -623,6 +701,7 @@ fn human_item(
             );
         }
     }
+    Ok(())
 }
 
 fn item_json(item: &StreamItem) -> String {
@@ -642,7 +721,27 @@ fn item_json(item: &StreamItem) -> String {
         }
     }
     s.push('}');
-    s
+    with_answer(
+        s,
+        &[],
+        item.event.as_deref().map(a2a_core::answer::event_to_json),
+    )
+}
+
+/// Appends, after every existing key of a `--json` object, the answer's keys: `extra`, then
+/// `result` (the normalized answer, or the stream item's event; `null` when there is none).
+/// The one place the answer enters the CLI's JSON.
+fn with_answer(mut json: String, extra: &[(&str, Value)], result: Option<Value>) -> String {
+    if json.ends_with('}') {
+        json.pop();
+        for (key, v) in extra {
+            json.push_str(&format!(",{}:{}", Value::from(*key), v));
+        }
+        json.push_str(",\"result\":");
+        json.push_str(&result.unwrap_or(Value::Null).to_string());
+        json.push('}');
+    }
+    json
 }
 
 fn correlation_json(k: &Correlation) -> Value {
@@ -666,27 +765,4 @@ fn with_correlation(o: &Outcome, k: Option<&Correlation>, extra: &[(&str, Value)
     s.push_str(&k.map_or(Value::Null, correlation_json).to_string());
     s.push('}');
     s
-}
-
-/// The agent's text in a response: artifact parts of a task, parts of a message, in either
-/// version's shape (JSON-RPC `result`, 1.0 one-key wrappers).
-fn agent_texts(v: &Value) -> Vec<String> {
-    let v = v.get("result").unwrap_or(v);
-    let v = v.get("task").or_else(|| v.get("message")).unwrap_or(v);
-    let mut out = Vec::new();
-    let mut parts_text = |parts: Option<&Value>| {
-        for p in parts.and_then(Value::as_array).into_iter().flatten() {
-            if let Some(t) = p.get("text").and_then(Value::as_str) {
-                out.push(t.to_owned());
-            }
-        }
-    };
-    if let Some(arts) = v.get("artifacts").and_then(Value::as_array) {
-        for a in arts {
-            parts_text(a.get("parts"));
-        }
-    } else if v.get("parts").is_some() || v.get("content").is_some() {
-        parts_text(v.get("parts").or_else(|| v.get("content")));
-    }
-    out
 }

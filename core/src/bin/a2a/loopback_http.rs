@@ -179,10 +179,25 @@ impl<'a> Sse<'a> {
         if bytes.is_empty() {
             return Ok(());
         }
+        self.unframed(&Self::chunk(bytes))
+    }
+
+    /// Continues a chunked body whose head the caller wrote.
+    pub fn resume(stream: &'a mut TcpStream) -> Sse<'a> {
+        Sse { stream }
+    }
+
+    /// Encodes `bytes` as one chunk without writing it (for several chunks in one write).
+    pub fn chunk(bytes: &[u8]) -> Vec<u8> {
         let mut out = format!("{:x}\r\n", bytes.len()).into_bytes();
         out.extend_from_slice(bytes);
         out.extend_from_slice(b"\r\n");
-        self.stream.write_all(&out)?;
+        out
+    }
+
+    /// Writes `bytes` as they are, outside any chunk framing (one TCP write).
+    pub fn unframed(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.stream.write_all(bytes)?;
         self.stream.flush()
     }
 

@@ -8,6 +8,8 @@
 // `positional` and `peek_positional` serve only the network commands of the `driver` feature.
 #[cfg_attr(not(feature = "driver"), allow(dead_code))]
 mod args;
+#[cfg(feature = "driver")]
+mod cmd_answer;
 mod cmd_classify;
 #[cfg(feature = "driver")]
 mod cmd_net;
@@ -30,8 +32,8 @@ commands:
   error-id   find an ADK error_id in standard input
   demo       run an embedded agent and show the driver's behaviour (no network)
   card URL              fetch, validate and show an agent card
-  send URL TEXT         send a text message and wait for the answer
-  stream URL TEXT       send a text message and stream the answer
+  send URL [TEXT]       send a message and wait for the answer
+  stream URL [TEXT]     send a message and stream the answer
   get URL TASK_ID       read a task
   cancel URL TASK_ID    cancel a task
   resubscribe URL TASK_ID   stream a task's events again
@@ -44,6 +46,14 @@ network options (card, send, stream, get, cancel, resubscribe):
   --max-event BYTES (stream event size limit, default 16 MiB)
   --no-card (URL is the interface itself; needs --protocol)
   --no-version-header (testing/compat aid: 1.0 requests without A2A-Version)
+
+message and answer options (send, stream; --history also get):
+  --data JSON (repeatable: a data part)  --file PATH[;type=TYPE] (repeatable: file bytes,
+  media type from the extension unless given)  --file-url URL[;type=TYPE] (repeatable: a
+  file by reference, never fetched)  --metadata JSON (message metadata object)
+  parts go out in command-line order, TEXT first; at least one part is needed
+  --history N (history messages in the answer's task)
+  --output-dir DIR (write the answer's inline files there; never outside it)  --force
 ";
 
 fn main() {

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -98,6 +99,20 @@ public final class A2aClient implements AutoCloseable {
         return call(Call.SEND, text, options);
     }
 
+    /**
+     * Sends a user message of any parts (text, data, file bytes, file URI) with message
+     * metadata (may be empty) and waits for the answer ({@link Outcome#result()}).
+     */
+    public Outcome send(List<Answer.Part> parts, Map<String, Object> metadata, CallOptions options) {
+        return call(Call.SEND_MESSAGE, Answer.messageJson(parts, metadata), options);
+    }
+
+    /** Starts a streaming send of a message of any parts; as {@link #stream(String, CallOptions)}. */
+    public ClientStream stream(List<Answer.Part> parts, Map<String, Object> metadata, CallOptions options) {
+        String json = Answer.messageJson(parts, metadata);
+        return openStream(Open.MESSAGE, json, options);
+    }
+
     /** Reads a task. */
     public Outcome get(String taskId) {
         return get(taskId, CallOptions.none());
@@ -125,7 +140,7 @@ public final class A2aClient implements AutoCloseable {
 
     /** Starts a streaming send with per-call options. */
     public ClientStream stream(String text, CallOptions options) {
-        return openStream(false, text, options);
+        return openStream(Open.TEXT, text, options);
     }
 
     /** Resubscribes to a running task's events. */
@@ -135,10 +150,12 @@ public final class A2aClient implements AutoCloseable {
 
     /** Resubscribes with per-call options. */
     public ClientStream resubscribe(String taskId, CallOptions options) {
-        return openStream(true, taskId, options);
+        return openStream(Open.RESUBSCRIBE, taskId, options);
     }
 
-    private enum Call { SEND, GET, CANCEL }
+    private enum Call { SEND, SEND_MESSAGE, GET, CANCEL }
+
+    private enum Open { TEXT, MESSAGE, RESUBSCRIBE }
 
     private Outcome call(Call which, String text, CallOptions options) {
         Objects.requireNonNull(text, "text");
@@ -153,6 +170,7 @@ public final class A2aClient implements AutoCloseable {
             Pointer h = handle();
             rc = switch (which) {
                 case SEND -> lib.a2a_client_send_text(h, b, new SizeT(b.length), o, out);
+                case SEND_MESSAGE -> lib.a2a_client_send_message(h, b, new SizeT(b.length), o, out);
                 case GET -> lib.a2a_client_get_task(h, b, new SizeT(b.length), o, out);
                 case CANCEL -> lib.a2a_client_cancel_task(h, b, new SizeT(b.length), o, out);
             };
@@ -169,7 +187,7 @@ public final class A2aClient implements AutoCloseable {
         return outcome;
     }
 
-    private ClientStream openStream(boolean resubscribe, String text, CallOptions options) {
+    private ClientStream openStream(Open which, String text, CallOptions options) {
         Objects.requireNonNull(text, "text");
         byte[] b = text.getBytes(StandardCharsets.UTF_8);
         NativeArgs args = new NativeArgs();
@@ -179,13 +197,16 @@ public final class A2aClient implements AutoCloseable {
         lock.readLock().lock();
         try {
             Pointer h = handle();
-            rc = resubscribe ? lib.a2a_client_resubscribe(h, b, new SizeT(b.length), o, out)
-                : lib.a2a_client_stream_text(h, b, new SizeT(b.length), o, out);
+            rc = switch (which) {
+                case RESUBSCRIBE -> lib.a2a_client_resubscribe(h, b, new SizeT(b.length), o, out);
+                case MESSAGE -> lib.a2a_client_stream_message(h, b, new SizeT(b.length), o, out);
+                case TEXT -> lib.a2a_client_stream_text(h, b, new SizeT(b.length), o, out);
+            };
         } finally {
             lock.readLock().unlock();
             args.release();
         }
-        A2aCoreException.check(resubscribe ? "a2a_client_resubscribe" : "a2a_client_stream_text", rc);
+        A2aCoreException.check("a2a_client_" + which.name().toLowerCase(java.util.Locale.ROOT), rc);
         return new ClientStream(lib, out.getPointer(0), hooks);
     }
 
@@ -203,6 +224,10 @@ public final class A2aClient implements AutoCloseable {
         args.view(o.task_id, c.taskId().orElse(null));
         o.headers = args.headerArray(c.headers());
         o.headers_len = new SizeT(c.headers().size());
+        if (c.historyLength().isPresent()) {
+            o.has_history_length = 1;
+            o.history_length = c.historyLength().getAsInt();
+        }
         return o;
     }
 

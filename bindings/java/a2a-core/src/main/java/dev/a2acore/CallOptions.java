@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Per-call options of an {@link A2aClient} call; immutable, built with the {@code with...}
@@ -19,13 +20,16 @@ import java.util.Optional;
  * @param contextId the context to continue
  * @param taskId the task to continue (e.g. answering input-required)
  * @param headers extra headers for this call, in order
+ * @param historyLength how many history messages the answer's task should carry (A2A
+ *     {@code historyLength}; send, stream and get): empty leaves it to the agent, 0 asks for none
  */
 public record CallOptions(Optional<Duration> timeout, Optional<Duration> idleTimeout, Optional<String> traceparent,
                           Optional<String> idempotencyKey, Optional<String> messageId, Optional<String> contextId,
-                          Optional<String> taskId, List<Map.Entry<String, String>> headers) {
+                          Optional<String> taskId, List<Map.Entry<String, String>> headers,
+                          OptionalInt historyLength) {
 
     private static final CallOptions NONE = new CallOptions(Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of());
+        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of(), OptionalInt.empty());
 
     /** Checks and copies. */
     public CallOptions {
@@ -36,7 +40,30 @@ public record CallOptions(Optional<Duration> timeout, Optional<Duration> idleTim
         Objects.requireNonNull(messageId, "messageId");
         Objects.requireNonNull(contextId, "contextId");
         Objects.requireNonNull(taskId, "taskId");
+        Objects.requireNonNull(historyLength, "historyLength");
+        if (historyLength.isPresent() && historyLength.getAsInt() < 0) {
+            throw new IllegalArgumentException("historyLength must not be negative: " + historyLength.getAsInt());
+        }
         headers = List.copyOf(headers);
+    }
+
+    /**
+     * Without a history length (the components before {@code historyLength} was added).
+     *
+     * @param timeout see the record
+     * @param idleTimeout see the record
+     * @param traceparent see the record
+     * @param idempotencyKey see the record
+     * @param messageId see the record
+     * @param contextId see the record
+     * @param taskId see the record
+     * @param headers see the record
+     */
+    public CallOptions(Optional<Duration> timeout, Optional<Duration> idleTimeout, Optional<String> traceparent,
+                       Optional<String> idempotencyKey, Optional<String> messageId, Optional<String> contextId,
+                       Optional<String> taskId, List<Map.Entry<String, String>> headers) {
+        this(timeout, idleTimeout, traceparent, idempotencyKey, messageId, contextId, taskId, headers,
+            OptionalInt.empty());
     }
 
     /** No options: the client's defaults. */
@@ -47,49 +74,56 @@ public record CallOptions(Optional<Duration> timeout, Optional<Duration> idleTim
     /** With a turn budget. */
     public CallOptions withTimeout(Duration d) {
         return new CallOptions(Optional.of(d), idleTimeout, traceparent, idempotencyKey, messageId, contextId, taskId,
-            headers);
+            headers, historyLength);
     }
 
     /** With a stream idle timeout. */
     public CallOptions withIdleTimeout(Duration d) {
         return new CallOptions(timeout, Optional.of(d), traceparent, idempotencyKey, messageId, contextId, taskId,
-            headers);
+            headers, historyLength);
     }
 
     /** With a {@code traceparent}. */
     public CallOptions withTraceparent(String v) {
         return new CallOptions(timeout, idleTimeout, Optional.of(v), idempotencyKey, messageId, contextId, taskId,
-            headers);
+            headers, historyLength);
     }
 
     /** With an {@code Idempotency-Key}. */
     public CallOptions withIdempotencyKey(String v) {
         return new CallOptions(timeout, idleTimeout, traceparent, Optional.of(v), messageId, contextId, taskId,
-            headers);
+            headers, historyLength);
     }
 
     /** With a messageId. */
     public CallOptions withMessageId(String v) {
         return new CallOptions(timeout, idleTimeout, traceparent, idempotencyKey, Optional.of(v), contextId, taskId,
-            headers);
+            headers, historyLength);
     }
 
     /** Continuing a context. */
     public CallOptions withContextId(String v) {
         return new CallOptions(timeout, idleTimeout, traceparent, idempotencyKey, messageId, Optional.of(v), taskId,
-            headers);
+            headers, historyLength);
     }
 
     /** Continuing a task. */
     public CallOptions withTaskId(String v) {
         return new CallOptions(timeout, idleTimeout, traceparent, idempotencyKey, messageId, contextId, Optional.of(v),
-            headers);
+            headers, historyLength);
     }
 
     /** With one more header. */
     public CallOptions withHeader(String name, String value) {
         List<Map.Entry<String, String>> h = new ArrayList<>(headers);
         h.add(Map.entry(name, value));
-        return new CallOptions(timeout, idleTimeout, traceparent, idempotencyKey, messageId, contextId, taskId, h);
+        return new CallOptions(timeout, idleTimeout, traceparent, idempotencyKey, messageId, contextId, taskId, h,
+            historyLength);
+    }
+
+    /** Asking for {@code n} history messages in the answer's task (0: none). */
+    public CallOptions withHistoryLength(int n) {
+        return new CallOptions(timeout, idleTimeout, traceparent, idempotencyKey, messageId, contextId, taskId,
+            headers, OptionalInt.of(n));
     }
 }

@@ -121,7 +121,7 @@ public final class ClientStream implements AutoCloseable, Iterator<ClientStreamE
                 ended = true;
                 return new ClientStreamEvent.End(
                     ev.has_end_kind != 0 ? Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : Optional.empty(),
-                    Outcome.copy(lib, ev.outcome), ev.resubscribes);
+                    Outcome.copy(lib, ev.outcome), ev.resubscribes, ev.dropped_events, ev.unreadable_events);
             default:
                 throw new IllegalStateException("unknown client stream event kind " + ev.kind);
         }

@@ -26,7 +26,20 @@ public sealed interface ClientStreamEvent {
      * @param endKind how the last stream ended (empty when no stream was opened, e.g. connect refused)
      * @param outcome the call's outcome
      * @param resubscribes resubscribes made
+     * @param droppedEvents events dropped over the size limit
+     * @param unreadableEvents events that could not be read (nonzero, like droppedEvents:
+     *     the answer is incomplete even when the outcome says completed)
      */
-    record End(Optional<StreamTracker.EndKind> endKind, Outcome outcome, int resubscribes)
-        implements ClientStreamEvent {}
+    record End(Optional<StreamTracker.EndKind> endKind, Outcome outcome, int resubscribes,
+               int droppedEvents, int unreadableEvents) implements ClientStreamEvent {
+        /** The answer put together from the stream, when there is one. */
+        public Optional<Answer> answer() {
+            return outcome.result();
+        }
+
+        /** Whether an event was dropped or could not be read. */
+        public boolean lostContent() {
+            return droppedEvents > 0 || unreadableEvents > 0;
+        }
+    }
 }

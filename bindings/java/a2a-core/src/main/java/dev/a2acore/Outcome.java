@@ -47,6 +47,7 @@ public final class Outcome {
     private final Optional<String> modelPrefix;
     private final boolean countsTowardBreaker;
     private final int exitCode;
+    private final Optional<Answer> result;
     /** The native outcome, kept for {@link #modelText}; null for borrowed outcomes. */
     private final Pointer handle;
 
@@ -112,6 +113,7 @@ public final class Outcome {
         modelPrefix = Optional.ofNullable(lib.a2a_model_prefix(h).string());
         countsTowardBreaker = lib.a2a_counts_toward_breaker(h) != 0;
         exitCode = lib.a2a_outcome_exit_code(h);
+        result = Answer.ofOutcome(lib, h);
         handle = owned ? h : null;
         if (owned) {
             CLEANER.register(this, new Free(h));
@@ -211,6 +213,15 @@ public final class Outcome {
      */
     public int exitCode() {
         return exitCode;
+    }
+
+    /**
+     * The agent's answer, typed: the task or message a client send, get or cancel
+     * returned; a stream item's event; a stream end's answer put together from the stream.
+     * Empty for other outcomes. {@code result().flatMap(Answer::text)} is the answer's text.
+     */
+    public Optional<Answer> result() {
+        return result;
     }
 
     /** The outcome's channel. */

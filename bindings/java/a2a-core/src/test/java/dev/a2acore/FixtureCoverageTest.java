@@ -22,7 +22,8 @@ class FixtureCoverageTest {
         "error_ids.json", "ErrorIdsFixtureTest",
         "idempotency.json", "IdempotencyFixtureTest",
         "cards.json", "CardsFixtureTest",
-        "requests.json", "RequestsFixtureTest");
+        "requests.json", "RequestsFixtureTest",
+        "answers.json", "AnswersFixtureTest");
 
     /** Not reachable through the C ABI yet (no export for what they test). */
     private static final Map<String, String> NOT_EXPORTED = Map.of(

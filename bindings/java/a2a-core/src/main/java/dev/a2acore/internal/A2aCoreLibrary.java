@@ -819,7 +819,7 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_client_call_options}: every pointer is native memory owned by the binding for the call. */
     @CStruct("a2a_client_call_options")
     @Structure.FieldOrder({"timeout_ms", "idle_timeout_ms", "traceparent", "idempotency_key", "message_id",
-        "context_id", "task_id", "headers", "headers_len"})
+        "context_id", "task_id", "headers", "headers_len", "has_history_length", "history_length"})
     class ClientCallOptions extends Structure {
         /** ms, 0: none. */
         public long timeout_ms;
@@ -839,12 +839,16 @@ public interface A2aCoreLibrary extends Library {
         public Pointer headers;
         /** Length. */
         public SizeT headers_len;
+        /** Whether {@code history_length} is set (C {@code bool}: one byte). */
+        public byte has_history_length;
+        /** uint32, when {@code has_history_length}. */
+        public int history_length;
     }
 
     /** {@code a2a_client_stream_event}, filled by {@code a2a_client_stream_next}. */
     @CStruct("a2a_client_stream_event")
     @Structure.FieldOrder({"kind", "item", "task_id", "attempt", "has_end_kind", "end_kind", "outcome",
-        "resubscribes"})
+        "resubscribes", "dropped_events", "unreadable_events"})
     class ClientStreamEvent extends Structure {
         /** {@code a2a_client_stream_event_kind}. */
         public int kind;
@@ -862,6 +866,10 @@ public interface A2aCoreLibrary extends Library {
         public Pointer outcome;
         /** END: resubscribes made. */
         public int resubscribes;
+        /** END: events dropped over the size limit. */
+        public int dropped_events;
+        /** END: events that could not be read. */
+        public int unreadable_events;
     }
 
     /** {@code a2a_header_hook}: must never throw into native code. */
@@ -902,6 +910,18 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_client_resubscribe}. */
     int a2a_client_resubscribe(Pointer client, byte[] taskId, SizeT len, ClientCallOptions opts, Pointer out);
+
+    /** {@code a2a_client_send_message} (UTF-8 JSON message). */
+    int a2a_client_send_message(Pointer client, byte[] message, SizeT len, ClientCallOptions opts, Pointer out);
+
+    /** {@code a2a_client_stream_message} (UTF-8 JSON message). */
+    int a2a_client_stream_message(Pointer client, byte[] message, SizeT len, ClientCallOptions opts, Pointer out);
+
+    /** {@code a2a_outcome_result_json}: A2A_OK with the view, A2A_NONE without an answer. */
+    int a2a_outcome_result_json(Pointer outcome, Layout.BytesView out);
+
+    /** {@code a2a_answer_read}. */
+    int a2a_answer_read(byte[] body, SizeT len, int version, int binding, boolean isStream, Pointer buffer);
 
     /** {@code a2a_client_stream_next}. */
     int a2a_client_stream_next(Pointer stream, ClientStreamEvent out);

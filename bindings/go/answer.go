@@ -1,0 +1,338 @@
+package a2a
+
+/*
+#include <stdlib.h>
+#include "a2a_core.h"
+*/
+import "C"
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+)
+
+// CodeAnswerUnreadable: the agent's answer could not be read (ReadAnswer's error says
+// what and where). CodeAnswerMessage: a message to send is not of the canonical shape.
+const (
+	CodeAnswerUnreadable Code = C.A2A_ANSWER_UNREADABLE
+	CodeAnswerMessage    Code = C.A2A_ANSWER_MESSAGE
+)
+
+// Part is one part of a message or artifact: Kind "text" (Text), "data" (Data: any JSON
+// value, decoded into Go values) or "file" (Bytes, decoded; or URI, never fetched), each
+// with an optional media type, name and metadata.
+type Part struct {
+	Kind      string
+	Text      string
+	Data      any
+	Bytes     []byte // file bytes, decoded (nil for a file by URI)
+	URI       string
+	MediaType string
+	Name      string
+	Metadata  map[string]any
+}
+
+// TextPart is a text part.
+func TextPart(text string) Part { return Part{Kind: "text", Text: text} }
+
+// DataPart is a structured data part (any JSON value; a 0.3 peer only carries objects).
+func DataPart(data any) Part { return Part{Kind: "data", Data: data} }
+
+// FilePart is a file part with inline bytes.
+func FilePart(name, mediaType string, data []byte) Part {
+	return Part{Kind: "file", Name: name, MediaType: mediaType, Bytes: data}
+}
+
+// FileURIPart is a file part by reference (the library passes the URI on, never fetches it).
+func FileURIPart(uri, mediaType string) Part {
+	return Part{Kind: "file", URI: uri, MediaType: mediaType}
+}
+
+type partJSON struct {
+	Kind      string          `json:"kind"`
+	Text      *string         `json:"text,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Bytes     *string         `json:"bytes,omitempty"`
+	URI       *string         `json:"uri,omitempty"`
+	MediaType *string         `json:"media_type,omitempty"`
+	Name      *string         `json:"name,omitempty"`
+	Metadata  map[string]any  `json:"metadata,omitempty"`
+}
+
+func optStr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// decodeBase64 accepts standard or URL-safe base64, padded or not (as ProtoJSON readers do).
+func decodeBase64(s string) ([]byte, error) {
+	s = strings.TrimRight(s, "=")
+	if b, err := base64.RawStdEncoding.DecodeString(s); err == nil {
+		return b, nil
+	}
+	return base64.RawURLEncoding.DecodeString(s)
+}
+
+// UnmarshalJSON reads a part in the canonical shape.
+func (p *Part) UnmarshalJSON(b []byte) error {
+	var j partJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*p = Part{Kind: j.Kind, Text: optStr(j.Text), URI: optStr(j.URI), MediaType: optStr(j.MediaType),
+		Name: optStr(j.Name), Metadata: j.Metadata}
+	if j.Kind == "data" {
+		if err := json.Unmarshal(j.Data, &p.Data); err != nil {
+			return err
+		}
+	}
+	if j.Bytes != nil {
+		data, err := decodeBase64(*j.Bytes)
+		if err != nil {
+			return fmt.Errorf("a2a: file bytes: %w", err)
+		}
+		p.Bytes = data
+	}
+	return nil
+}
+
+// MarshalJSON writes a part in the canonical shape (what SendMessage sends).
+func (p Part) MarshalJSON() ([]byte, error) {
+	j := partJSON{Kind: p.Kind, Metadata: p.Metadata}
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	j.MediaType, j.Name = opt(p.MediaType), opt(p.Name)
+	switch p.Kind {
+	case "text":
+		j.Text = &p.Text
+	case "data":
+		d, err := json.Marshal(p.Data)
+		if err != nil {
+			return nil, err
+		}
+		j.Data = d
+	case "file":
+		if p.URI != "" {
+			j.URI = &p.URI
+		} else {
+			b := base64.StdEncoding.EncodeToString(p.Bytes)
+			j.Bytes = &b
+		}
+	default:
+		return nil, fmt.Errorf("a2a: unknown part kind %q", p.Kind)
+	}
+	return json.Marshal(j)
+}
+
+func joinText(parts []Part) *string {
+	var texts []string
+	for _, p := range parts {
+		if p.Kind == "text" {
+			texts = append(texts, p.Text)
+		}
+	}
+	if texts == nil {
+		return nil
+	}
+	s := strings.Join(texts, "\n")
+	return &s
+}
+
+// Message is a message: the agent's direct answer, a status message, a history entry.
+type Message struct {
+	MessageID string         `json:"message_id"`
+	Role      string         `json:"role"` // "user", "agent" or "unspecified"
+	ContextID *string        `json:"context_id"`
+	TaskID    *string        `json:"task_id"`
+	Parts     []Part         `json:"parts"`
+	Metadata  map[string]any `json:"metadata"`
+}
+
+// Text is the message's text parts joined with newlines (nil without a text part).
+func (m *Message) Text() *string { return joinText(m.Parts) }
+
+// TaskStatus is a task's state (the CLI's words: "completed", "input-required", ...), the
+// agent's status message and its timestamp.
+type TaskStatus struct {
+	State     string   `json:"state"`
+	Message   *Message `json:"message"`
+	Timestamp *string  `json:"timestamp"`
+}
+
+// Artifact is an output of a task.
+type Artifact struct {
+	ArtifactID  string         `json:"artifact_id"`
+	Name        *string        `json:"name"`
+	Description *string        `json:"description"`
+	Parts       []Part         `json:"parts"`
+	Metadata    map[string]any `json:"metadata"`
+}
+
+// Task is a task: its status, its artifacts (put together when streamed) and history.
+type Task struct {
+	ID        string         `json:"id"`
+	ContextID *string        `json:"context_id"`
+	Status    TaskStatus     `json:"status"`
+	Artifacts []Artifact     `json:"artifacts"`
+	History   []Message      `json:"history"`
+	Metadata  map[string]any `json:"metadata"`
+}
+
+// Answer is the agent's answer, the same whatever the protocol version and binding:
+// Kind "task" (Task) or "message" (Message); for a stream item, also "status-update" or
+// "artifact-update" (Update). Text is the answer's text: text parts joined with "\n",
+// the artifacts' first, else the status message's or the message's.
+type Answer struct {
+	Kind    string
+	Task    *Task
+	Message *Message
+	Update  *Update
+	Text    *string
+}
+
+// Update is a stream item's event: a status change or an artifact (chunk).
+type Update struct {
+	TaskID    string         `json:"task_id"`
+	ContextID *string        `json:"context_id"`
+	Status    *TaskStatus    `json:"status"`
+	Final     bool           `json:"final"`
+	Artifact  *Artifact      `json:"artifact"`
+	Append    bool           `json:"append"`
+	LastChunk bool           `json:"last_chunk"`
+	Metadata  map[string]any `json:"metadata"`
+}
+
+// Parts is every part of the answer: a task's artifacts' parts in order, a message's parts.
+func (a *Answer) Parts() []Part {
+	switch {
+	case a.Task != nil:
+		var out []Part
+		for _, art := range a.Task.Artifacts {
+			out = append(out, art.Parts...)
+		}
+		return out
+	case a.Message != nil:
+		return a.Message.Parts
+	case a.Update != nil && a.Update.Artifact != nil:
+		return a.Update.Artifact.Parts
+	}
+	return nil
+}
+
+// UnmarshalJSON reads the canonical JSON of an answer.
+func (a *Answer) UnmarshalJSON(b []byte) error {
+	var head struct {
+		Kind string  `json:"kind"`
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return err
+	}
+	*a = Answer{Kind: head.Kind, Text: head.Text}
+	switch head.Kind {
+	case "task":
+		a.Task = new(Task)
+		return json.Unmarshal(b, a.Task)
+	case "message":
+		a.Message = new(Message)
+		return json.Unmarshal(b, a.Message)
+	case "status-update", "artifact-update":
+		a.Update = new(Update)
+		return json.Unmarshal(b, a.Update)
+	}
+	return fmt.Errorf("a2a: unknown answer kind %q", head.Kind)
+}
+
+// readResult reads the answer an outcome carries (nil when none).
+func readResult(h *C.a2a_outcome) *Answer {
+	var v C.struct_a2a_str
+	if C.a2a_outcome_result_json(h, &v) != C.A2A_OK {
+		return nil
+	}
+	var a Answer
+	if err := json.Unmarshal([]byte(goStr(v)), &a); err != nil {
+		// The library renders valid canonical JSON; a failure here is a binding bug.
+		panic(fmt.Sprintf("a2a: answer JSON from the library does not read: %v", err))
+	}
+	return &a
+}
+
+// ErrNothingToSend is returned by SendMessage and StreamMessage without any part.
+var ErrNothingToSend = errors.New("a2a: nothing to send: give at least one part")
+
+func messageJSON(parts []Part, metadata map[string]any) (string, error) {
+	if len(parts) == 0 {
+		return "", ErrNothingToSend
+	}
+	doc := struct {
+		Parts    []Part         `json:"parts"`
+		Metadata map[string]any `json:"metadata,omitempty"`
+	}{parts, metadata}
+	b, err := json.Marshal(doc)
+	return string(b), err
+}
+
+// SendMessage sends a user message of any parts (text, data, file bytes, file URI) with
+// optional message metadata and waits for the answer (BLOCKS, bounded by the call
+// timeout); the answer is the outcome's Result.
+func (c *Client) SendMessage(parts []Part, metadata map[string]any, opts *ClientCallOptions) (*Outcome, error) {
+	msg, err := messageJSON(parts, metadata)
+	if err != nil {
+		return nil, err
+	}
+	return c.call("Client.SendMessage", msg, opts, sendMessageC)
+}
+
+// sendMessageC is a2a_client_send_message as a clientCall.
+func sendMessageC(h *C.a2a_client, p *C.char, n C.size_t, o *C.struct_a2a_client_call_options, out **C.a2a_outcome) C.a2a_result {
+	return C.a2a_client_send_message(h, p, n, o, out)
+}
+
+// StreamMessage starts a streaming send of a user message of any parts; as StreamText.
+// The end event's Outcome.Result is the answer put together from the stream.
+func (c *Client) StreamMessage(parts []Part, metadata map[string]any, opts *ClientCallOptions) (*ClientStream, error) {
+	msg, err := messageJSON(parts, metadata)
+	if err != nil {
+		return nil, err
+	}
+	return c.stream("Client.StreamMessage", msg, opts, func(h *C.a2a_client, p *C.char, n C.size_t, o *C.struct_a2a_client_call_options, out **C.a2a_client_stream) C.a2a_result {
+		return C.a2a_client_stream_message(h, p, n, o, out)
+	})
+}
+
+// ReadAnswer reads the answer in a body you received yourself: a send, get or cancel
+// response, or (stream true) a whole text/event-stream body whose events are put
+// together. It returns nil, nil for a stream without events, and an error wrapping
+// CodeAnswerUnreadable that says what could not be read and where.
+func ReadAnswer(body []byte, version ProtocolVersion, binding Binding, stream bool) (*Answer, error) {
+	var buf *C.a2a_buffer
+	if r := C.a2a_buffer_new(&buf); r != C.A2A_OK {
+		return nil, codeErr("ReadAnswer", r)
+	}
+	defer C.a2a_buffer_free(buf)
+	bp, bn := cBytes(body)
+	r := C.a2a_answer_read(bp, bn, C.uint32_t(version), C.uint32_t(binding), C.bool(stream), buf)
+	runtime.KeepAlive(body)
+	switch r {
+	case C.A2A_OK:
+	case C.A2A_NONE:
+		return nil, nil
+	default:
+		return nil, mkErr("ReadAnswer", r, C.a2a_buffer_last_error(buf))
+	}
+	var a Answer
+	if err := json.Unmarshal(goBytes(C.a2a_buffer_bytes(buf)), &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}

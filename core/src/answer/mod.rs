@@ -1,0 +1,652 @@
+//! The answer: what the remote agent returned, normalized, whatever the version and binding.
+//!
+//! The object model in [`crate::model`] already reads every wire form into one set of types
+//! ([`Task`], [`Message`], [`Artifact`], [`Part`] = text | data | file bytes | file URL, with
+//! metadata). This module turns a response body or a stream into those values and renders
+//! them in one canonical JSON shape, so that the CLI (`--json` `result`), the C ABI and every
+//! binding hand the caller the same answer:
+//!
+//! - [`read_result`]: the result of `SendMessage`, `GetTask` or `CancelTask` from a whole
+//!   response body (JSON-RPC `result` or the HTTP+JSON body), borrowing from the body, then
+//!   checked ([`check`]): every file's bytes must be valid base64. Content that cannot be
+//!   read is a [`ContentError`] that says what and where — never an empty answer.
+//! - [`read_event`]: one stream event's data.
+//! - [`Assembler`]: a stream's events put together — status updates replace the status,
+//!   artifact updates with `append` extend the artifact of the same id, without `append`
+//!   they replace it — so the end of a stream hands over the final task with its artifacts
+//!   whole (the official SDKs' client-side rule).
+//! - [`to_json`] / [`event_to_json`]: the canonical rendering (below); [`text`]: the answer's
+//!   text (text parts joined with `\n`, the artifacts' first, else the message's).
+//! - [`message_from_json`]: a message to send, from the same canonical part shape.
+//!
+//! # Canonical JSON
+//! Keys are snake_case and always present (`null` when absent):
+//!
+//! ```text
+//! task:     {"kind":"task","id","context_id","status":{"state","message","timestamp"},
+//!            "artifacts":[artifact],"history":[message],"metadata","text"}
+//! message:  {"kind":"message","message_id","role","context_id","task_id","parts":[part],
+//!            "metadata","text"}
+//! artifact: {"artifact_id","name","description","parts":[part],"metadata"}
+//! part:     {"kind":"text","text",...} | {"kind":"data","data":<any JSON>,...}
+//!         | {"kind":"file","bytes":"<base64>","size":<decoded length>,...}
+//!         | {"kind":"file","uri",...}        each with "media_type","name","metadata"
+//! ```
+//!
+//! Stream events add `status-update` (`task_id`, `context_id`, `status`, `final`,
+//! `metadata`) and `artifact-update` (`task_id`, `context_id`, `artifact`, `append`,
+//! `last_chunk`, `metadata`).
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::model::{
+    self, Artifact, Form, Json, Message, Part, PartContent, Role, SendResponse, StreamEvent, Task,
+    TaskArtifactUpdateEvent, TaskStatus,
+};
+use crate::outcome::TaskState;
+use crate::version::{Binding, ProtocolVersion};
+
+#[cfg(test)]
+mod tests;
+
+/// Content of a result that could not be read: what, and where in the result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what} at {at}")]
+pub struct ContentError {
+    /// What could not be read (`invalid base64 in file bytes`, the JSON parser's message).
+    pub what: String,
+    /// Where: a path into the result (`artifacts[0].parts[1].bytes`) or a position in the
+    /// body (`body line 1 column 40`).
+    pub at: String,
+}
+
+fn json_error(e: &serde_json::Error, what: &str) -> ContentError {
+    let msg = e.to_string();
+    // serde_json appends " at line L column C"; keep the message and the position apart.
+    let text = msg
+        .rsplit_once(" at line ")
+        .map_or(msg.as_str(), |(head, _)| head)
+        .to_owned();
+    ContentError {
+        what: text,
+        at: format!("{what} line {} column {}", e.line(), e.column()),
+    }
+}
+
+/// The standard base64 decoder of file parts (the `base64` crate; padding optional, since
+/// ProtoJSON writers differ), also accepting the URL-safe alphabet ProtoJSON allows.
+fn decode_base64(text: &str) -> Result<Vec<u8>, base64::DecodeError> {
+    use base64::engine::DecodePaddingMode;
+    use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+    const CFG: GeneralPurposeConfig =
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    const STD: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::STANDARD, CFG);
+    const URL: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::URL_SAFE, CFG);
+    STD.decode(text)
+        .or_else(|e| URL.decode(text).map_err(|_| e))
+}
+
+/// Decodes a file part's base64 bytes.
+pub fn file_bytes(part: &Part<'_>) -> Option<Result<Vec<u8>, ContentError>> {
+    match &part.content {
+        PartContent::Bytes(b) => Some(decode_base64(b).map_err(|e| ContentError {
+            what: format!("invalid base64 in file bytes ({e})"),
+            at: "bytes".to_owned(),
+        })),
+        _ => None,
+    }
+}
+
+/// Encodes file bytes as the standard base64 text a part carries.
+pub fn encode_bytes(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// The part of a body that carries the result: JSON-RPC `result`, else the body itself.
+fn result_slice(body: &[u8], binding: Binding) -> Result<&[u8], ContentError> {
+    if binding != Binding::JsonRpc {
+        return Ok(body);
+    }
+    #[derive(serde::Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        result: Option<&'a RawValue>,
+    }
+    let env: Envelope<'_> =
+        serde_json::from_slice(body).map_err(|e| json_error(&e, "response body"))?;
+    env.result.map(|r| r.get().as_bytes()).ok_or(ContentError {
+        what: "no result".to_owned(),
+        at: "the JSON-RPC response".to_owned(),
+    })
+}
+
+/// Reads the task or message a send, get or cancel call returned, borrowing from `body`,
+/// and checks its content ([`check`]).
+pub fn read_result(
+    body: &[u8],
+    version: ProtocolVersion,
+    binding: Binding,
+) -> Result<SendResponse<'_>, ContentError> {
+    let json = result_slice(body, binding)?;
+    let r: SendResponse<'_> = model::from_slice(json, Form::new(version, binding))
+        .map_err(|e| json_error(&e.0, "result"))?;
+    check(&r)?;
+    Ok(r)
+}
+
+/// Reads one stream event's data (a JSON-RPC response in JSON-RPC, the event in HTTP+JSON),
+/// borrowing from `data`, and checks its content.
+pub fn read_event(
+    data: &[u8],
+    version: ProtocolVersion,
+    binding: Binding,
+) -> Result<StreamEvent<'_>, ContentError> {
+    let json = result_slice(data, binding)?;
+    let ev: StreamEvent<'_> = model::from_slice(json, Form::new(version, binding))
+        .map_err(|e| json_error(&e.0, "event"))?;
+    check_event(&ev)?;
+    Ok(ev)
+}
+
+/// A raw JSON value the reader kept as text must also parse as a tree (the raw reader does
+/// not apply serde_json's nesting limit; the rendering does).
+fn check_json(j: Option<&Json<'_>>, at: impl FnOnce() -> String) -> Result<(), ContentError> {
+    match j {
+        Some(j) => serde_json::from_str::<Value>(j.get())
+            .map(|_| ())
+            .map_err(|e| ContentError {
+                what: json_error(&e, "").what,
+                at: at(),
+            }),
+        None => Ok(()),
+    }
+}
+
+/// Reads a whole `text/event-stream` body (a captured stream) and assembles its events into
+/// the final answer; the first event that cannot be read is an error naming it
+/// (`event 3: ...`). Events with empty data are skipped, as the stream tracker does.
+pub fn read_event_stream(
+    body: &[u8],
+    version: ProtocolVersion,
+    binding: Binding,
+) -> Result<Option<SendResponse<'static>>, ContentError> {
+    let mut asm = Assembler::new();
+    let mut n = 0usize;
+    // The one SSE parser, with its default limits; an event dropped over a limit is content
+    // that could not be read, so it fails the read like an unreadable event.
+    let mut decoder = crate::sse::Decoder::new();
+    let mut feed = decoder.feed(body);
+    loop {
+        match feed.next_item() {
+            Ok(Some(crate::sse::Item::Event(ev))) => {
+                if ev.data.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                n += 1;
+                match read_event(ev.data, version, binding) {
+                    Ok(read) => asm.push(&read),
+                    Err(e) => {
+                        return Err(ContentError {
+                            what: e.what,
+                            at: format!("event {n}: {}", e.at),
+                        });
+                    }
+                }
+            }
+            Ok(Some(_)) => {}
+            Ok(None) => break,
+            Err(limit) => {
+                return Err(ContentError {
+                    what: limit.to_string(),
+                    at: format!("event {}", n + 1),
+                });
+            }
+        }
+    }
+    Ok(asm.finish())
+}
+
+fn check_parts(parts: &[Part<'_>], at: &str) -> Result<(), ContentError> {
+    for (i, p) in parts.iter().enumerate() {
+        if let Some(Err(mut e)) = file_bytes(p) {
+            e.at = format!("{at}[{i}].bytes");
+            return Err(e);
+        }
+        if let PartContent::Data(d) = &p.content {
+            check_json(Some(d), || format!("{at}[{i}].data"))?;
+        }
+        check_json(p.metadata.as_ref(), || format!("{at}[{i}].metadata"))?;
+    }
+    Ok(())
+}
+
+fn check_message(m: &Message<'_>, at: &str) -> Result<(), ContentError> {
+    check_json(m.metadata.as_ref(), || format!("{at}metadata"))?;
+    check_parts(&m.parts, &format!("{at}parts"))
+}
+
+fn check_artifact(a: &Artifact<'_>, at: &str) -> Result<(), ContentError> {
+    check_json(a.metadata.as_ref(), || format!("{at}.metadata"))?;
+    check_parts(&a.parts, &format!("{at}.parts"))
+}
+
+fn check_task(t: &Task<'_>) -> Result<(), ContentError> {
+    if let Some(m) = &t.status.message {
+        check_message(m, "status.message.")?;
+    }
+    check_json(t.metadata.as_ref(), || "metadata".to_owned())?;
+    for (i, a) in t.artifacts.iter().enumerate() {
+        check_artifact(a, &format!("artifacts[{i}]"))?;
+    }
+    for (i, m) in t.history.iter().enumerate() {
+        check_message(m, &format!("history[{i}]."))?;
+    }
+    Ok(())
+}
+
+/// Checks what the model reader leaves open: every file part's bytes decode as base64.
+pub fn check(r: &SendResponse<'_>) -> Result<(), ContentError> {
+    match r {
+        SendResponse::Task(t) => check_task(t),
+        SendResponse::Message(m) => check_message(m, ""),
+    }
+}
+
+fn check_event(ev: &StreamEvent<'_>) -> Result<(), ContentError> {
+    match ev {
+        StreamEvent::Task(t) => check_task(t),
+        StreamEvent::Message(m) => check_message(m, ""),
+        StreamEvent::StatusUpdate(u) => match &u.status.message {
+            Some(m) => check_message(m, "status.message."),
+            None => Ok(()),
+        },
+        StreamEvent::ArtifactUpdate(a) => check_artifact(&a.artifact, "artifact"),
+    }
+}
+
+/// The answer's text: the text parts of the task's artifacts joined with `\n`, else those
+/// of its status message; for a message, its text parts. `None` when there is no text part.
+pub fn text(r: &SendResponse<'_>) -> Option<String> {
+    match r {
+        SendResponse::Message(m) => m.text(),
+        SendResponse::Task(t) => {
+            let texts: Vec<&str> = t
+                .artifacts
+                .iter()
+                .flat_map(|a| a.parts.iter().filter_map(Part::as_text))
+                .collect();
+            if texts.is_empty() {
+                t.status.message.as_ref().and_then(|m| m.text())
+            } else {
+                Some(texts.join("\n"))
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------ rendering
+
+fn s(v: &Option<Cow<'_, str>>) -> Value {
+    v.as_deref().map_or(Value::Null, Value::from)
+}
+
+fn meta(v: &Option<Json<'_>>) -> Value {
+    v.as_ref().map_or(Value::Null, Json::to_value)
+}
+
+/// One part in the canonical shape.
+pub fn part_to_json(p: &Part<'_>) -> Value {
+    let mut m = Map::new();
+    match &p.content {
+        PartContent::Text(t) => {
+            m.insert("kind".into(), "text".into());
+            m.insert("text".into(), Value::from(&**t));
+        }
+        PartContent::Data(d) => {
+            m.insert("kind".into(), "data".into());
+            m.insert("data".into(), d.to_value());
+        }
+        PartContent::Bytes(b) => {
+            m.insert("kind".into(), "file".into());
+            m.insert("bytes".into(), Value::from(&**b));
+            let size = decode_base64(b).map_or(Value::Null, |v| Value::from(v.len()));
+            m.insert("size".into(), size);
+        }
+        PartContent::Url(u) => {
+            m.insert("kind".into(), "file".into());
+            m.insert("uri".into(), Value::from(&**u));
+        }
+    }
+    m.insert("media_type".into(), s(&p.media_type));
+    m.insert("name".into(), s(&p.filename));
+    m.insert("metadata".into(), meta(&p.metadata));
+    Value::Object(m)
+}
+
+fn parts(ps: &[Part<'_>]) -> Value {
+    Value::Array(ps.iter().map(part_to_json).collect())
+}
+
+fn role(r: Role) -> &'static str {
+    match r {
+        Role::User => "user",
+        Role::Agent => "agent",
+        Role::Unspecified => "unspecified",
+    }
+}
+
+/// A message in the canonical shape.
+pub fn message_to_json(m: &Message<'_>) -> Value {
+    serde_json::json!({
+        "kind": "message",
+        "message_id": &*m.message_id,
+        "role": role(m.role),
+        "context_id": s(&m.context_id),
+        "task_id": s(&m.task_id),
+        "parts": parts(&m.parts),
+        "metadata": meta(&m.metadata),
+        "text": m.text(),
+    })
+}
+
+fn status_to_json(st: &TaskStatus<'_>) -> Value {
+    serde_json::json!({
+        "state": st.state.as_str(),
+        "message": st.message.as_deref().map_or(Value::Null, message_to_json),
+        "timestamp": s(&st.timestamp),
+    })
+}
+
+/// An artifact in the canonical shape.
+pub fn artifact_to_json(a: &Artifact<'_>) -> Value {
+    serde_json::json!({
+        "artifact_id": &*a.artifact_id,
+        "name": s(&a.name),
+        "description": s(&a.description),
+        "parts": parts(&a.parts),
+        "metadata": meta(&a.metadata),
+    })
+}
+
+fn task_to_json(t: &Task<'_>, text: Option<String>) -> Value {
+    serde_json::json!({
+        "kind": "task",
+        "id": &*t.id,
+        "context_id": (!t.context_id.is_empty()).then_some(&*t.context_id),
+        "status": status_to_json(&t.status),
+        "artifacts": t.artifacts.iter().map(artifact_to_json).collect::<Vec<_>>(),
+        "history": t.history.iter().map(message_to_json).collect::<Vec<_>>(),
+        "metadata": meta(&t.metadata),
+        "text": text,
+    })
+}
+
+/// The answer in the canonical shape (see the module docs).
+pub fn to_json(r: &SendResponse<'_>) -> Value {
+    match r {
+        SendResponse::Message(m) => message_to_json(m),
+        SendResponse::Task(t) => task_to_json(t, text(r)),
+    }
+}
+
+/// One stream event in the canonical shape.
+pub fn event_to_json(ev: &StreamEvent<'_>) -> Value {
+    match ev {
+        StreamEvent::Task(t) => {
+            let r = SendResponse::Task(t.clone());
+            to_json(&r)
+        }
+        StreamEvent::Message(m) => message_to_json(m),
+        StreamEvent::StatusUpdate(u) => serde_json::json!({
+            "kind": "status-update",
+            "task_id": &*u.task_id,
+            "context_id": (!u.context_id.is_empty()).then_some(&*u.context_id),
+            "status": status_to_json(&u.status),
+            "final": u.is_final,
+            "metadata": meta(&u.metadata),
+        }),
+        StreamEvent::ArtifactUpdate(a) => serde_json::json!({
+            "kind": "artifact-update",
+            "task_id": &*a.task_id,
+            "context_id": (!a.context_id.is_empty()).then_some(&*a.context_id),
+            "artifact": artifact_to_json(&a.artifact),
+            "append": a.append,
+            "last_chunk": a.last_chunk,
+            "metadata": meta(&a.metadata),
+        }),
+    }
+}
+
+// -------------------------------------------------------------------------------- sending
+
+/// Why a message to send could not be built from its canonical JSON.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PartsError(pub String);
+
+fn opt_str(o: &Map<String, Value>, key: &str, at: &str) -> Result<Option<String>, PartsError> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(v)) => Ok(Some(v.clone())),
+        Some(_) => Err(PartsError(format!("{at}.{key}: expected a string"))),
+    }
+}
+
+fn opt_meta(o: &Map<String, Value>, at: &str) -> Result<Option<Json<'static>>, PartsError> {
+    match o.get("metadata") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v @ Value::Object(_)) => Json::from_value(v)
+            .map(Some)
+            .map_err(|e| PartsError(format!("{at}.metadata: {e}"))),
+        Some(_) => Err(PartsError(format!("{at}.metadata: expected an object"))),
+    }
+}
+
+/// One part from its canonical JSON (`kind` text, data or file; a file carries `bytes`
+/// (base64) or `uri`, optionally `media_type`, `name`; any part `metadata`).
+pub fn part_from_json(v: &Value, at: &str) -> Result<Part<'static>, PartsError> {
+    let o = v
+        .as_object()
+        .ok_or_else(|| PartsError(format!("{at}: expected an object")))?;
+    let kind = opt_str(o, "kind", at)?.unwrap_or_default();
+    let content = match kind.as_str() {
+        "text" => PartContent::Text(Cow::Owned(
+            opt_str(o, "text", at)?
+                .ok_or_else(|| PartsError(format!("{at}: a text part needs \"text\"")))?,
+        )),
+        "data" => {
+            let d = o
+                .get("data")
+                .ok_or_else(|| PartsError(format!("{at}: a data part needs \"data\"")))?;
+            PartContent::Data(
+                Json::from_value(d).map_err(|e| PartsError(format!("{at}.data: {e}")))?,
+            )
+        }
+        "file" => match (opt_str(o, "bytes", at)?, opt_str(o, "uri", at)?) {
+            (Some(b), None) => {
+                decode_base64(&b)
+                    .map_err(|e| PartsError(format!("{at}.bytes: invalid base64 ({e})")))?;
+                PartContent::Bytes(Cow::Owned(b))
+            }
+            (None, Some(u)) => PartContent::Url(Cow::Owned(u)),
+            _ => {
+                return Err(PartsError(format!(
+                    "{at}: a file part needs exactly one of \"bytes\" and \"uri\""
+                )));
+            }
+        },
+        other => {
+            return Err(PartsError(format!(
+                "{at}.kind: {other:?} (expected text, data or file)"
+            )));
+        }
+    };
+    Ok(Part {
+        content,
+        media_type: opt_str(o, "media_type", at)?.map(Cow::Owned),
+        filename: opt_str(o, "name", at)?.map(Cow::Owned),
+        metadata: opt_meta(o, at)?,
+    })
+}
+
+/// The parts and metadata of a message to send, from `{"parts":[part,...],"metadata":{..}}`
+/// (canonical part shape; at least one part).
+pub fn message_from_json(
+    json: &str,
+) -> Result<(Vec<Part<'static>>, Option<Json<'static>>), PartsError> {
+    let v: Value = serde_json::from_str(json).map_err(|e| PartsError(format!("message: {e}")))?;
+    let o = v
+        .as_object()
+        .ok_or_else(|| PartsError("message: expected an object".to_owned()))?;
+    let list = o
+        .get("parts")
+        .and_then(Value::as_array)
+        .ok_or_else(|| PartsError("message: \"parts\" must be an array".to_owned()))?;
+    if list.is_empty() {
+        return Err(PartsError("message: no parts".to_owned()));
+    }
+    let parts = list
+        .iter()
+        .enumerate()
+        .map(|(i, p)| part_from_json(p, &format!("parts[{i}]")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((parts, opt_meta(o, "message")?))
+}
+
+// ------------------------------------------------------------------------------- assembly
+
+/// Puts a stream's events together into the final answer (see the module docs).
+#[derive(Debug, Clone, Default)]
+pub struct Assembler {
+    answer: Option<SendResponse<'static>>,
+    events: u64,
+}
+
+fn empty_task(id: &str, context_id: &str) -> Task<'static> {
+    Task {
+        id: Cow::Owned(id.to_owned()),
+        context_id: Cow::Owned(context_id.to_owned()),
+        status: TaskStatus::new(TaskState::Unknown),
+        artifacts: Vec::new(),
+        history: Vec::new(),
+        metadata: None,
+    }
+}
+
+/// Adds or extends one artifact by id.
+fn apply_artifact(artifacts: &mut Vec<Artifact<'static>>, a: Artifact<'static>, append: bool) {
+    match artifacts
+        .iter_mut()
+        .find(|x| x.artifact_id == a.artifact_id)
+    {
+        Some(x) if append => {
+            x.parts.extend(a.parts);
+            if a.name.is_some() {
+                x.name = a.name;
+            }
+            if a.description.is_some() {
+                x.description = a.description;
+            }
+            if a.metadata.is_some() {
+                x.metadata = a.metadata;
+            }
+            for e in a.extensions {
+                if !x.extensions.contains(&e) {
+                    x.extensions.push(e);
+                }
+            }
+        }
+        Some(x) => *x = a,
+        None => artifacts.push(a),
+    }
+}
+
+impl Assembler {
+    /// An assembler that has seen nothing.
+    pub fn new() -> Assembler {
+        Assembler::default()
+    }
+
+    /// Events applied so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    fn task_mut(&mut self, id: &str, context_id: &str) -> &mut Task<'static> {
+        if !matches!(self.answer, Some(SendResponse::Task(_))) {
+            self.answer = Some(SendResponse::Task(empty_task(id, context_id)));
+        }
+        match &mut self.answer {
+            Some(SendResponse::Task(t)) => {
+                if t.context_id.is_empty() && !context_id.is_empty() {
+                    t.context_id = Cow::Owned(context_id.to_owned());
+                }
+                t
+            }
+            _ => unreachable!("set just above"),
+        }
+    }
+
+    /// Applies one event (copied: the assembler owns what it keeps).
+    pub fn push(&mut self, ev: &StreamEvent<'_>) {
+        self.events += 1;
+        match ev.clone().into_owned() {
+            StreamEvent::Task(snapshot) => {
+                let (id, ctx) = (snapshot.id.clone(), snapshot.context_id.clone());
+                let t = self.task_mut(&id, &ctx);
+                let mut kept = std::mem::take(&mut t.artifacts);
+                for a in snapshot.artifacts {
+                    apply_artifact(&mut kept, a, false);
+                }
+                let history = if snapshot.history.is_empty() {
+                    std::mem::take(&mut t.history)
+                } else {
+                    snapshot.history
+                };
+                *t = Task {
+                    artifacts: kept,
+                    history,
+                    ..snapshot
+                };
+            }
+            StreamEvent::Message(m) => match &mut self.answer {
+                Some(SendResponse::Task(t)) => t.history.push(m),
+                _ => self.answer = Some(SendResponse::Message(m)),
+            },
+            StreamEvent::StatusUpdate(u) => {
+                let t = self.task_mut(&u.task_id, &u.context_id);
+                t.status = u.status;
+            }
+            StreamEvent::ArtifactUpdate(a) => {
+                let TaskArtifactUpdateEvent {
+                    task_id,
+                    context_id,
+                    artifact,
+                    append,
+                    ..
+                } = a;
+                let t = self.task_mut(&task_id, &context_id);
+                apply_artifact(&mut t.artifacts, artifact, append);
+            }
+        }
+    }
+
+    /// The answer so far: the task with its artifacts put together, or the message.
+    pub fn answer(&self) -> Option<&SendResponse<'static>> {
+        self.answer.as_ref()
+    }
+
+    /// Replaces the answer with a whole one read afterwards (the driver's get-task fallback).
+    pub fn replace(&mut self, r: SendResponse<'static>) {
+        self.answer = Some(r);
+    }
+
+    /// The answer, consuming the assembler.
+    pub fn finish(self) -> Option<SendResponse<'static>> {
+        self.answer
+    }
+}

@@ -1,0 +1,149 @@
+use std::borrow::Cow;
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::model::TaskArtifactUpdateEvent;
+
+fn chunk(id: &str, text: &str, append: bool, last: bool) -> StreamEvent<'static> {
+    StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+        task_id: Cow::Borrowed("t"),
+        context_id: Cow::Borrowed("c"),
+        artifact: Artifact {
+            artifact_id: Cow::Owned(id.to_owned()),
+            name: None,
+            description: None,
+            parts: vec![Part::text(text.to_owned())],
+            metadata: None,
+            extensions: Vec::new(),
+        },
+        append,
+        last_chunk: last,
+        metadata: None,
+    })
+}
+
+#[test]
+fn an_artifact_sent_again_without_append_replaces_the_old_one() {
+    let mut a = Assembler::new();
+    a.push(&chunk("x", "old", false, false));
+    a.push(&chunk("x", "more", true, false));
+    a.push(&chunk("x", "new", false, true));
+    let Some(SendResponse::Task(t)) = a.answer() else {
+        panic!("a task")
+    };
+    assert_eq!(t.artifacts.len(), 1);
+    assert_eq!(t.artifacts[0].parts, vec![Part::text("new")]);
+    assert_eq!(t.id, "t");
+    assert_eq!(t.context_id, "c");
+}
+
+#[test]
+fn a_task_snapshot_keeps_artifacts_assembled_before_it() {
+    let mut a = Assembler::new();
+    a.push(&chunk("x", "one", false, false));
+    let snap = read_event(
+        br#"{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}"#,
+        ProtocolVersion::V1_0,
+        Binding::HttpJson,
+    )
+    .unwrap();
+    a.push(&snap);
+    let r = a.finish().unwrap();
+    let SendResponse::Task(t) = &r else { panic!() };
+    assert_eq!(t.status.state, TaskState::Completed);
+    assert_eq!(text(&r).as_deref(), Some("one"));
+}
+
+#[test]
+fn a_direct_message_is_the_answer_of_a_stream_without_a_task() {
+    let ev = read_event(
+        br#"{"jsonrpc":"2.0","id":1,"result":{"kind":"message","role":"agent","messageId":"m","parts":[{"kind":"text","text":"hi"}]}}"#,
+        ProtocolVersion::V0_3,
+        Binding::JsonRpc,
+    )
+    .unwrap();
+    let mut a = Assembler::new();
+    a.push(&ev);
+    let r = a.finish().unwrap();
+    assert_eq!(to_json(&r)["text"], "hi");
+    assert_eq!(to_json(&r)["kind"], "message");
+}
+
+#[test]
+fn the_text_falls_back_to_the_status_message() {
+    let body = br#"{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t","status":{"state":"TASK_STATE_INPUT_REQUIRED","message":{"messageId":"q","role":"ROLE_AGENT","parts":[{"text":"which city?"}]}}}}}"#;
+    let r = read_result(body, ProtocolVersion::V1_0, Binding::JsonRpc).unwrap();
+    assert_eq!(text(&r).as_deref(), Some("which city?"));
+    let j = to_json(&r);
+    assert_eq!(j["status"]["state"], "input-required");
+    assert_eq!(j["context_id"], Value::Null);
+}
+
+#[test]
+fn a_json_rpc_body_without_result_is_unreadable() {
+    let e = read_result(
+        br#"{"jsonrpc":"2.0","id":1}"#,
+        ProtocolVersion::V1_0,
+        Binding::JsonRpc,
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "no result at the JSON-RPC response");
+}
+
+#[test]
+fn file_bytes_decode_padded_unpadded_and_url_safe() {
+    for b64 in ["aGk/Pw==", "aGk/Pw", "aGk_Pw"] {
+        let p = Part::from_content(PartContent::Bytes(Cow::Borrowed(b64)));
+        assert_eq!(file_bytes(&p).unwrap().unwrap(), b"hi??", "{b64}");
+    }
+    let bad = Part::from_content(PartContent::Bytes(Cow::Borrowed("a*b")));
+    assert!(file_bytes(&bad).unwrap().is_err());
+    assert_eq!(encode_bytes(b"hi??"), "aGk/Pw==");
+}
+
+#[test]
+fn a_rendered_part_reads_back_as_the_same_part() {
+    let parts = vec![
+        Part::text("t"),
+        Part {
+            media_type: Some("application/json".into()),
+            ..Part::from_content(PartContent::Data(Json::parse(r#"[1,{"a":null}]"#).unwrap()))
+        },
+        Part {
+            filename: Some("f.bin".into()),
+            metadata: Some(Json::parse(r#"{"m":1}"#).unwrap()),
+            ..Part::from_content(PartContent::Bytes("AAEC".into()))
+        },
+        Part::from_content(PartContent::Url("https://x/y".into())),
+    ];
+    for p in parts {
+        let back = part_from_json(&part_to_json(&p), "p").unwrap();
+        assert_eq!(back, p);
+    }
+}
+
+proptest! {
+    /// However a text artifact is cut into appended chunks, the assembled artifact holds
+    /// every chunk in order, and the answer's text is the chunks joined with newlines.
+    #[test]
+    fn appended_chunks_assemble_in_order(chunks in proptest::collection::vec("[a-z ]{0,8}", 1..12),
+                                         other in proptest::option::of(0usize..12)) {
+        let mut a = Assembler::new();
+        for (i, c) in chunks.iter().enumerate() {
+            a.push(&chunk("a", c, i > 0, i + 1 == chunks.len()));
+            if other == Some(i) {
+                a.push(&chunk("b", "side", false, true));
+            }
+        }
+        let r = a.finish().unwrap();
+        let SendResponse::Task(t) = &r else { panic!("a task") };
+        let got: Vec<&str> = t.artifacts[0].parts.iter().filter_map(Part::as_text).collect();
+        prop_assert_eq!(&got, &chunks.iter().map(String::as_str).collect::<Vec<_>>());
+        let want_b = other.is_some_and(|o| o < chunks.len());
+        prop_assert_eq!(t.artifacts.len(), 1 + usize::from(want_b));
+        let mut all = chunks.clone();
+        if want_b { all.push("side".into()); }
+        prop_assert_eq!(text(&r), Some(all.join("\n")));
+    }
+}

@@ -32,7 +32,7 @@ type ClientConfig struct {
 	Binding                   Binding
 	DeferCardResolution       bool   // resolve the card on the first call
 	StreamResubscribeAttempts uint32 // resubscribes after a cut stream (0: none)
-	SendRetries               uint32 // resends of a send, only when provably not received
+	SendRetries               uint32 // resends of a send: without an idempotency key only after proof of non-receipt (connect failure, 429, 503 with Retry-After), never after a 502/504 or timeout
 }
 
 // DefaultClientConfig is the driver's default (3 s connect, 45 s call, 60 s stream idle,

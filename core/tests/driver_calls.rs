@@ -174,7 +174,7 @@ fn http_statuses_reach_the_classifier() {
             "status-502",
             Channel::Http,
             Some(ErrorName::BadGateway),
-            RetryAdvice::Backoff,
+            RetryAdvice::UnknownOutcome,
         ),
         (
             "status-503",
@@ -186,7 +186,7 @@ fn http_statuses_reach_the_classifier() {
             "html502",
             Channel::Http,
             Some(ErrorName::BadGateway),
-            RetryAdvice::Backoff,
+            RetryAdvice::UnknownOutcome,
         ),
         (
             "redirect",
@@ -459,6 +459,70 @@ fn without_an_idempotency_key_an_unknown_outcome_is_not_retried() {
     assert_eq!(r.outcome.retry, RetryAdvice::UnknownOutcome);
     assert_eq!(r.correlation.attempts, 1);
     assert_eq!(fs.counters("idem-drop")["sends"], 1);
+}
+
+/// Issue 12: a gateway's 502/504 (or a 503 without `Retry-After`) may come after the upstream
+/// did the work: a send is resent only with an idempotency key, always with the same messageId
+/// and key; a status that proves non-receipt (429, 503 with `Retry-After`) is resent as is.
+#[test]
+fn gateway_errors_on_a_send_are_resent_only_with_a_key() {
+    let fs = FaultServer::start();
+    let retrying = |scenario: &str| {
+        Client::new(
+            &fs.agent(scenario),
+            ClientConfig {
+                send_retries: 2,
+                ..config()
+            },
+        )
+        .unwrap()
+    };
+    for scenario in ["status-502", "html502", "status-504", "status-503-bare"] {
+        let r = retrying(scenario).send_text("book seat 12A", &CallOptions::default());
+        assert_eq!(r.outcome.retry, RetryAdvice::UnknownOutcome, "{scenario}");
+        assert_eq!(r.correlation.attempts, 1, "{scenario}");
+        assert_eq!(
+            fs.counters(scenario)["sends"],
+            1,
+            "{scenario}: resent without a key"
+        );
+        let line = model_text("booking", &r.outcome).unwrap();
+        assert!(line.starts_with("REMOTE_UNKNOWN booking: HTTP "), "{line}");
+        assert!(line.ends_with("the outcome is unknown"), "{line}");
+    }
+    for scenario in ["status-502", "status-504"] {
+        let opts = CallOptions {
+            idempotency_key: Some(format!("conv-9:book:{scenario}")),
+            ..CallOptions::default()
+        };
+        let r = retrying(scenario).send_text("book seat 12A", &opts);
+        assert_eq!(r.correlation.attempts, 3, "{scenario}");
+        let seen = fs.counters(scenario)["seen"].as_array().unwrap().clone();
+        let keyed: Vec<_> = seen
+            .iter()
+            .filter(|s| s["idempotency_key"] == format!("conv-9:book:{scenario}").as_str())
+            .collect();
+        assert_eq!(keyed.len(), 3, "{scenario}");
+        assert!(
+            keyed
+                .iter()
+                .all(|s| s["message_id"] == keyed[0]["message_id"])
+        );
+        assert_ne!(keyed[0]["id"], keyed[1]["id"]);
+        assert_ne!(keyed[1]["id"], keyed[2]["id"]);
+    }
+    // 429 and 503 with Retry-After prove the request was not processed: resent without a key.
+    for scenario in ["status-429", "status-503"] {
+        let r = retrying(scenario).send_text("book seat 12A", &CallOptions::default());
+        assert_eq!(r.outcome.retry, RetryAdvice::Backoff, "{scenario}");
+        assert_eq!(r.correlation.attempts, 3, "{scenario}");
+        let seen = fs.counters(scenario)["seen"].as_array().unwrap().clone();
+        assert_eq!(seen.len(), 3, "{scenario}");
+        assert!(
+            seen.iter()
+                .all(|s| s["message_id"] == seen[0]["message_id"])
+        );
+    }
 }
 
 #[test]

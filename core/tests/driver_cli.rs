@@ -296,6 +296,45 @@ fn retries_reuse_the_idempotency_key_and_message_id() {
     assert_ne!(seen[0]["id"], seen[1]["id"]);
 }
 
+/// Issue 12: `a2a send --retries 2` against a gateway's 502 sends once without a key (the
+/// upstream may have done the work) and says REMOTE_UNKNOWN; with a key it resends the same
+/// message with the same key.
+#[test]
+fn a_gateway_error_is_not_resent_without_a_key() {
+    let fs = FaultServer::start();
+    let agent = fs.agent("status-502");
+    let base = ["send", &agent, "book", "--allow-http", "--retries", "2"];
+    let mut args = base.to_vec();
+    args.extend(["--json", "--model-text"]);
+    let out = a2a(&args, &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["retry"], "unknown_outcome");
+    assert_eq!(v["correlation"]["attempts"], 1);
+    assert_eq!(fs.counters("status-502")["sends"], 1);
+    assert!(
+        stderr(&out).contains("REMOTE_UNKNOWN ") && stderr(&out).contains("the outcome is unknown"),
+        "{}",
+        stderr(&out)
+    );
+    let mut args = base.to_vec();
+    args.extend(["--idempotency-key", "k-cli-502", "--json"]);
+    let out = a2a(&args, &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["correlation"]["attempts"], 3);
+    let seen = fs.counters("status-502")["seen"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(seen.len(), 4);
+    assert!(
+        seen[1..].iter().all(
+            |s| s["idempotency_key"] == "k-cli-502" && s["message_id"] == seen[1]["message_id"]
+        )
+    );
+}
+
 /// Runs `a2a args...` under `script` (util-linux), which gives it a pseudo-terminal for
 /// standard output and standard error; returns the terminal's bytes and the exit status.
 /// Bounded: killed after 30 s.

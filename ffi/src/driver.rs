@@ -50,7 +50,11 @@ pub struct a2a_client_config {
     pub defer_card_resolution: bool,
     /// Resubscribes after a cut stream (0: none).
     pub stream_resubscribe_attempts: u32,
-    /// Resends of a send the driver may make itself (only when provably not received).
+    /// Resends of a send the driver may make itself (0: none). Always the same messageId and
+    /// idempotency key, a new JSON-RPC id. Without an idempotency key a send is resent only
+    /// when the request provably did not reach the agent (connect failure, a refusal before
+    /// the request was written, 429, 503 with `Retry-After`); after a 502, 504, other 5xx, a
+    /// timeout after writing or a dropped connection (the outcome is unknown) only with a key.
     pub send_retries: u32,
 }
 

@@ -191,6 +191,55 @@ def test_a_failing_hook_is_raised_after_the_call(recorder: str) -> None:
         assert 'authorization' not in headers
 
 
+class Gateway(http.server.BaseHTTPRequestHandler):
+    """A gateway in front of an agent that did the work: answers every POST with `status`
+    and records each request's Idempotency-Key and messageId."""
+
+    status = 502
+    seen: list[tuple[str | None, str]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers['Content-Length'])))
+        Gateway.seen.append((self.headers.get('Idempotency-Key'),
+                             body['params']['message']['messageId']))
+        data = b'gateway says no\n'
+        self.send_response(Gateway.status)
+        self.send_header('Content-Type', 'text/plain')
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize('status', [502, 504, 429])
+def test_gateway_errors_are_resent_only_with_a_key(status: int) -> None:
+    # Issue 12: a 502/504 may come after the upstream did the work: never resent without an
+    # idempotency key (REMOTE_UNKNOWN); with a key, resent with the same key and messageId.
+    # A 429 is a refusal before processing: resent as is.
+    Gateway.status, Gateway.seen = status, []
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Gateway)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        url = f'http://127.0.0.1:{srv.server_address[1]}/'
+        with Client.with_target(url, '1.0', 'jsonrpc', allow_http=True, send_retries=2,
+                                **FAST) as c:
+            o = c.send('book seat 12A')
+            if status == 429:
+                assert o.retry == 'backoff' and len(Gateway.seen) == 3
+                return
+            assert o.retry == 'unknown_outcome' and len(Gateway.seen) == 1
+            line = model_text('booking', o) or ''
+            assert line.startswith(f'REMOTE_UNKNOWN booking: HTTP {status}'), line
+            c.send('book seat 12A', idempotency_key='py-gw-key')
+        assert len(Gateway.seen) == 4
+        assert all(k == 'py-gw-key' and m == Gateway.seen[1][1] for k, m in Gateway.seen[1:])
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
 def refused_port() -> int:
     s = socket.socket()
     s.bind(('127.0.0.1', 0))

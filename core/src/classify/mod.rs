@@ -123,6 +123,8 @@ pub(crate) struct Ctx<'a> {
     pub asked: Asked<'a>,
     pub method: Option<MethodInfo>,
     pub content_type: Option<&'a str>,
+    /// The response carried a `Retry-After` the classifier can read (delta-seconds).
+    pub retry_after: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -132,6 +134,7 @@ impl<'a> Ctx<'a> {
             asked: info.asked,
             method: info.asked.method.and_then(method_info),
             content_type: info.content_type,
+            retry_after: info.retry_after.and_then(parse_retry_after).is_some(),
         }
     }
 

@@ -47,8 +47,12 @@ pub struct ClientConfig {
     /// After a stream drop or idle timeout with a known task id: how many times to
     /// resubscribe (never resending the message). Default 0 (off).
     pub stream_resubscribe_attempts: u32,
-    /// Opt-in retries of `send` after `unknown_outcome` or `backoff` outcomes, always with
-    /// the same messageId (and idempotency key). Default 0 (off).
+    /// Opt-in resends of `send`, always with the same messageId (and idempotency key) and a
+    /// new JSON-RPC id. After `backoff` (the request provably did not reach the agent: connect
+    /// failure, 429, 503 with `Retry-After`) always; after `unknown_outcome` (502, 504, other
+    /// 5xx, a timeout after writing, a dropped connection) only with
+    /// [`super::CallOptions::idempotency_key`], so a resend can never book twice. Default 0
+    /// (off).
     pub send_retries: u32,
     /// The name the tally and correlation records use for the remote agent. Default: the
     /// card's `name`, or the URL's host when there is no card.

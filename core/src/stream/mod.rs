@@ -184,6 +184,7 @@ impl StreamTracker {
             },
             method: self.method_info,
             content_type: None,
+            retry_after: false,
         }
     }
 

@@ -37,6 +37,9 @@ network options (card, send, stream, get, cancel, resubscribe):
   --context-id ID  --task-id ID  --json  --allow-http  --allow-host HOST (repeatable)
   --retries N  --idempotency-key K  --resubscribes N  --model-text  --breaker
   --max-event BYTES (stream event size limit, default 16 MiB)
+  --retries N resends a send: without --idempotency-key only when the request provably did
+    not reach the agent (connect failure, 429, 503 with Retry-After); after 502, 504, other
+    5xx, a timeout or a dropped connection (outcome unknown) only with a key
   --no-card (URL is the interface itself; needs --protocol)
   --no-version-header (testing/compat aid: 1.0 requests without A2A-Version)
 ";

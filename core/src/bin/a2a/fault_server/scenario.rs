@@ -5,6 +5,7 @@
 //! | `ok` (or any unknown name) | a well-behaved 0.3 JSON-RPC agent: send → completed task echoing the text, stream → submitted, working, artifact, completed (`final`), get → completed, cancel → canceled, resubscribe → artifact + completed |
 //! | `hang` | the card is served; every JSON-RPC call is read and never answered (held open until the client closes, at most 120 s) |
 //! | `status-<code>` | every JSON-RPC call answers HTTP `<code>` with a `text/plain` body (503 adds `Retry-After: 1`) |
+//! | `status-<code>-bare` | as `status-<code>`, never with `Retry-After` (a proxy's 503) |
 //! | `status-<code>-rpc` | HTTP `<code>` with a JSON-RPC error body (-32603, the request's id) |
 //! | `html502` | HTTP 502 with an nginx-style HTML page |
 //! | `redirect` | every JSON-RPC call answers `302` to `/redirect-target/a2a` (the card's interface URL redirects) |
@@ -324,9 +325,13 @@ fn rpc(
             Some(c) => (c, true),
             None => (spec, false),
         };
+        let (code, bare) = match code.strip_suffix("-bare") {
+            Some(c) => (c, true),
+            None => (code, false),
+        };
         let code: u16 = code.parse().unwrap_or(500);
         let mut extra = Vec::new();
-        if code == 503 {
+        if code == 503 && !bare {
             extra.push(("retry-after", "1".to_owned()));
         }
         if rpc_body {

@@ -337,7 +337,12 @@ public final class A2aClient implements AutoCloseable {
             return this;
         }
 
-        /** Resends of a send the driver may make itself (only when provably not received). */
+        /**
+         * Resends of a send the driver may make itself, always with the same messageId and
+         * idempotency key: without a key only when the request provably did not reach the agent
+         * (connect failure, 429, 503 with {@code Retry-After}); after a 502, 504, other 5xx, a
+         * timeout or a dropped connection (the outcome is unknown) only with a key.
+         */
         public Builder sendRetries(int n) {
             if (n < 0) {
                 throw new IllegalArgumentException("sendRetries must not be negative: " + n);

@@ -61,6 +61,34 @@ class A2aClientFaultTest {
 
     private static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
+    /**
+     * Issue 12: a gateway's 502 may come after the upstream did the work, so with
+     * {@code sendRetries(2)} a send without an idempotency key goes out once (REMOTE_UNKNOWN);
+     * with a key it is resent twice with the same key and messageId.
+     */
+    @Test
+    void aGatewayErrorIsResentOnlyWithAKey() throws Exception {
+        try (A2aClient c = builder("status-502").sendRetries(2).build()) {
+            Outcome o = c.send("book seat 12A");
+            assertEquals(RetryAdvice.UNKNOWN_OUTCOME, o.retry(), o.toString());
+            assertEquals(1, server.counters("status-502").get("sends").asInt());
+            assertTrue(o.modelText("booking").orElseThrow().startsWith("REMOTE_UNKNOWN booking: HTTP 502"));
+            Outcome keyed = c.send("book seat 12A", CallOptions.none().withIdempotencyKey("java-502-key"));
+            assertEquals(RetryAdvice.UNKNOWN_OUTCOME, keyed.retry(), keyed.toString());
+        }
+        JsonNode seen = server.counters("status-502").get("seen");
+        assertEquals(4, seen.size(), seen.toString());
+        for (int i = 1; i < 4; i++) {
+            assertEquals("java-502-key", seen.get(i).get("idempotency_key").asText());
+            assertEquals(seen.get(1).get("message_id"), seen.get(i).get("message_id"));
+        }
+        try (A2aClient c = builder("status-429").sendRetries(2).build()) {
+            Outcome o = c.send("book seat 12B");
+            assertEquals(RetryAdvice.BACKOFF, o.retry(), o.toString());
+        }
+        assertEquals(3, server.counters("status-429").get("sends").asInt(), "429 proves non-receipt: resent");
+    }
+
     @Test
     void hooksAddHeadersTheServerSees() throws Exception {
         List<String> methods = Collections.synchronizedList(new ArrayList<>());

@@ -1704,7 +1704,8 @@ typedef struct a2a_http1_response a2a_http1_response;
  `a2a_outcome_retry`, `a2a_outcome_retry_after_secs`, `a2a_outcome_hint`,
  `a2a_outcome_remote_hint_retryable`, `a2a_outcome_remote_hint_count`,
  `a2a_outcome_remote_hint_pair`, `a2a_outcome_request_sent`, `a2a_outcome_version`,
- `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`.
+ `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`,
+ `a2a_outcome_leaked_detail`, `a2a_outcome_cancel_origin`.
 
  Threading: `Send`, not thread-safe (an immutable outcome may be read from several threads
  only if the caller synchronises with its `_free`).
@@ -3954,6 +3955,20 @@ bool a2a_outcome_state(const struct a2a_outcome *outcome, a2a_task_state *out);
 bool a2a_outcome_terminal(const struct a2a_outcome *outcome);
 
 /*
+ Whether a FAILED status text carries exception detail beyond its error id (ADK's debug
+ errors); the model text then carries only the error id. False when `outcome` is NULL.
+ */
+bool a2a_outcome_leaked_detail(const struct a2a_outcome *outcome);
+
+/*
+ For a CANCELED task, who canceled it: `"requested"` (this client sent CancelTask for it,
+ or the server marked it so), `"remote"` or `"admission"` (refused before it ran, by the
+ server's marker). A static string (valid for the life of the program); absent (NULL
+ pointer) for other outcomes or a NULL `outcome`.
+ */
+struct a2a_str a2a_outcome_cancel_origin(const struct a2a_outcome *outcome);
+
+/*
  What to do next; `A2A_RETRY_INVALID` when `outcome` is NULL.
  */
 a2a_retry a2a_outcome_retry(const struct a2a_outcome *outcome);
@@ -4622,7 +4637,7 @@ a2a_result a2a_server_error_frame(const struct a2a_server_request *request,
 
 /*
  Appends to `out` the frame of the final FAILED status update of a task, with the
- ADK-style text `Agent execution failed. (error_id: <id>)` (then ` <debug_detail>` when
+ ADK-style text `Agent execution failed. (error_id: <id>)` (then `: <debug_detail>` when
  given: only in debug deployments, it may leak internals). `error_id`: exactly 12
  lower-case hex digits (make one from 6 random bytes; log it beside the real cause).
  Strings are UTF-8, read during the call only; `(NULL, 0)` detail means none.
@@ -4645,7 +4660,7 @@ a2a_result a2a_server_failed_frame(const struct a2a_server_request *request,
 
 /*
  Appends to `out` the ADK-style FAILED text `Agent execution failed. (error_id: <id>)`
- (then ` <debug_detail>` when given), for servers writing their own task JSON.
+ (then `: <debug_detail>` when given), for servers writing their own task JSON.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_SERVER_ERROR_ID`.
  */

@@ -7,8 +7,10 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use a2a_core::driver::{CallOptions, CardResolutionError, Client, ClientConfig, Target};
-use a2a_core::outcome::{Channel, ErrorName, RequestSent, RetryAdvice, TaskState};
+use a2a_core::driver::{
+    CallOptions, CardResolutionError, Client, ClientConfig, StreamEvent, Target,
+};
+use a2a_core::outcome::{CancelOrigin, Channel, ErrorName, RequestSent, RetryAdvice, TaskState};
 use a2a_core::resilience::model_text;
 use a2a_core::version::{Binding, ProtocolVersion};
 use common::{FaultServer, assert_between, timing_lock};
@@ -523,6 +525,87 @@ fn gateway_errors_on_a_send_are_resent_only_with_a_key() {
                 .all(|s| s["message_id"] == seen[0]["message_id"])
         );
     }
+}
+
+/// Issue 12: the seeds' `[retryable=false; contact=...]` on a FAILED status means never; ADK's
+/// debug detail is flagged, counted, and kept out of the model text (only the error id).
+#[test]
+fn remote_hints_and_leaked_detail_on_failed_tasks() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let r = c.send_text("fail-leak-hint", &CallOptions::default());
+    let o = &r.outcome;
+    assert_eq!(o.state, Some(TaskState::Failed));
+    assert_eq!(o.retry, RetryAdvice::Never, "{o:?}");
+    let hint = o.remote_hint.as_ref().expect("remote hint");
+    assert_eq!(hint.retryable, Some(false));
+    assert!(
+        hint.pairs
+            .contains(&("contact".into(), "payments-oncall".into()))
+    );
+    assert!(o.leaked_detail);
+    assert_eq!(o.error_id.as_deref(), Some("0f1e2d3c4b5a"));
+    let line = model_text("payments", o).unwrap();
+    assert_eq!(
+        line,
+        "REMOTE_FAILED payments: the task failed (error_id: 0f1e2d3c4b5a); the remote asks not to retry"
+    );
+    let json: serde_json::Value = serde_json::from_str(&o.to_json()).unwrap();
+    assert_eq!(json["leaked_detail"], true);
+    assert_eq!(json["remote_hint"]["contact"], "payments-oncall");
+    assert_eq!(c.tally().leaked("fault ok"), 1);
+    assert!(
+        c.tally()
+            .render_prometheus()
+            .contains("a2a_leaked_detail_total{agent=\"fault ok\"} 1")
+    );
+    // The hint alone: never, text kept; no leak.
+    let r = c.send_text("fail-hint", &CallOptions::default());
+    assert_eq!(r.outcome.retry, RetryAdvice::Never);
+    assert!(!r.outcome.leaked_detail);
+    assert!(
+        model_text("payments", &r.outcome)
+            .unwrap()
+            .contains("[retryable=false; contact=payments-oncall]")
+    );
+    // The same through a stream.
+    let end = c
+        .stream_text("fail-leak", &CallOptions::default())
+        .take(100)
+        .find_map(|e| match e {
+            StreamEvent::End(f) => Some(f),
+            _ => None,
+        })
+        .expect("an End event");
+    assert!(end.outcome.leaked_detail, "{:?}", end.outcome);
+    assert!(
+        !model_text("payments", &end.outcome)
+            .unwrap()
+            .contains("IllegalState")
+    );
+    assert_eq!(c.tally().leaked("fault ok"), 2);
+}
+
+/// Issue 12: an ADK admission cancel carries no marker; the client tells a cancel it asked
+/// for (`requested`) from one it did not (`remote`); this project's server marker refines it.
+#[test]
+fn cancel_origin_requested_remote_or_admission() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let r = c.send_text("cancel-remote", &CallOptions::default());
+    assert_eq!(r.outcome.state, Some(TaskState::Canceled));
+    assert_eq!(r.outcome.cancel_origin, Some(CancelOrigin::Remote));
+    let r = c.send_text("cancel-admission", &CallOptions::default());
+    assert_eq!(r.outcome.cancel_origin, Some(CancelOrigin::Admission));
+    let r = c.cancel_task("task-77", &CallOptions::default());
+    assert_eq!(r.outcome.cancel_origin, Some(CancelOrigin::Requested));
+    // Reading the task this client canceled later still says requested.
+    let json: serde_json::Value = serde_json::from_str(&r.outcome.to_json()).unwrap();
+    assert_eq!(json["cancel_origin"], "requested");
+    // Another client did not ask: remote.
+    let other = client(&fs, "ok");
+    let r = other.send_text("cancel-remote", &CallOptions::default());
+    assert_eq!(r.outcome.cancel_origin, Some(CancelOrigin::Remote));
 }
 
 #[test]

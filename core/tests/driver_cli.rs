@@ -335,6 +335,47 @@ fn a_gateway_error_is_not_resent_without_a_key() {
     );
 }
 
+/// Issue 12: a FAILED status with ADK's debug detail and the seeds' hint: --json carries the
+/// appended keys, standard error a warning, the model line only the error id.
+#[test]
+fn leaked_detail_and_remote_hint_on_the_command_line() {
+    let fs = FaultServer::start();
+    let out = a2a(
+        &[
+            "send",
+            &fs.agent("ok"),
+            "fail-leak-hint",
+            "--allow-http",
+            "--json",
+            "--model-text",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["retry"], "never");
+    assert_eq!(v["leaked_detail"], true);
+    assert_eq!(
+        v["remote_hint"],
+        serde_json::json!({"retryable": "false", "contact": "payments-oncall"})
+    );
+    assert_eq!(v["cancel_origin"], serde_json::Value::Null);
+    // The appended keys come after the existing ones, before correlation.
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    let at = |k: &str| keys.iter().position(|x| *x == k).unwrap();
+    assert!(at("hint") < at("remote_hint") && at("cancel_origin") < at("correlation"));
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: ") && err.contains("leaked exception detail"),
+        "{err}"
+    );
+    let model = err.lines().find(|l| l.starts_with("REMOTE_")).unwrap();
+    assert_eq!(
+        model,
+        "REMOTE_FAILED fault ok: the task failed (error_id: 0f1e2d3c4b5a); the remote asks not to retry"
+    );
+}
+
 /// Runs `a2a args...` under `script` (util-linux), which gives it a pseudo-terminal for
 /// standard output and standard error; returns the terminal's bytes and the exit status.
 /// Bounded: killed after 30 s.

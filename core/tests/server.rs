@@ -1019,7 +1019,7 @@ fn failed_status_the_adk_way() {
     let text = server::failure_text(id, Some("KeyError: 'x'"), Some(&hint));
     assert_eq!(
         text,
-        "Agent execution failed. (error_id: 7dac02a750a9) KeyError: 'x' [retryable=false; reason=quo_ta]"
+        "Agent execution failed. (error_id: 7dac02a750a9): KeyError: 'x' [retryable=false; reason=quo_ta]"
     );
     let text = server::failure_text(
         id,

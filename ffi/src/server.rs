@@ -725,7 +725,7 @@ fn error_id_from(text: &str) -> Result<ErrorId, a2a_result> {
 }
 
 /// Appends to `out` the frame of the final FAILED status update of a task, with the
-/// ADK-style text `Agent execution failed. (error_id: <id>)` (then ` <debug_detail>` when
+/// ADK-style text `Agent execution failed. (error_id: <id>)` (then `: <debug_detail>` when
 /// given: only in debug deployments, it may leak internals). `error_id`: exactly 12
 /// lower-case hex digits (make one from 6 random bytes; log it beside the real cause).
 /// Strings are UTF-8, read during the call only; `(NULL, 0)` detail means none.
@@ -783,7 +783,7 @@ pub extern "C" fn a2a_server_failed_frame(
 }
 
 /// Appends to `out` the ADK-style FAILED text `Agent execution failed. (error_id: <id>)`
-/// (then ` <debug_detail>` when given), for servers writing their own task JSON.
+/// (then `: <debug_detail>` when given), for servers writing their own task JSON.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_SERVER_ERROR_ID`.
 #[unsafe(no_mangle)]

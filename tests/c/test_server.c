@@ -198,7 +198,7 @@ static void rest_and_streams(void) {
   CHECK(a2a_server_failed_frame(r, "t", 1, "c", 1, "m", 1, "3f9c", 4, NULL, 5, b) == A2A_NULL_PARAMETER);
   CHECK(a2a_buffer_clear(b) == A2A_OK);
   CHECK(a2a_server_failure_text("3f9c0a7b12de", 12, "ValueError: x", 13, b) == A2A_OK);
-  CHECK(t_str_eq(buf_str(b), "Agent execution failed. (error_id: 3f9c0a7b12de) ValueError: x"));
+  CHECK(t_str_eq(buf_str(b), "Agent execution failed. (error_id: 3f9c0a7b12de): ValueError: x"));
   CHECK(a2a_server_failure_text("nothex!!!!!!", 12, NULL, 0, b) == A2A_SERVER_ERROR_ID);
   CHECK(a2a_server_failure_text("3f9c0a7b12de", 12, NULL, 0, NULL) == A2A_NULL_PARAMETER);
 

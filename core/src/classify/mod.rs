@@ -31,7 +31,7 @@ pub use protocol::{name_of_code, name_of_reason};
 
 pub(crate) use advice::task as task_advice;
 pub(crate) use http::malformed_unreadable as http_malformed;
-pub(crate) use payload::{Payload, PayloadKind, read as read_payload};
+pub(crate) use payload::{Payload, PayloadKind, read as read_payload, status_text_facts};
 pub(crate) use protocol::protocol_error as protocol_error_of;
 
 use crate::outcome::{Channel, Outcome};

@@ -167,6 +167,9 @@ impl Client {
             method: call.method().name().to_owned(),
             ..Correlation::default()
         };
+        if let Call::CancelTask(p) = call {
+            self.note_cancel_sent(&p.id);
+        }
         if let Call::SendMessage(p) | Call::SendStreamingMessage(p) = call {
             correlation.message_id = Some(p.message.message_id.to_string());
             correlation.context_id = p.message.context_id.as_deref().map(str::to_owned);
@@ -197,6 +200,8 @@ impl Client {
                 continue;
             }
             correlation.elapsed = started.elapsed();
+            let mut outcome = outcome;
+            self.settle_cancel_origin(&mut outcome);
             fill_correlation(&mut correlation, &outcome);
             return CallResult {
                 outcome,

@@ -267,9 +267,10 @@ impl StreamCall {
                     match feed.next_item() {
                         Ok(Some(Item::Event(ev))) => {
                             let id = (!ev.id.is_empty()).then_some(ev.id);
-                            if let Some(item) =
+                            if let Some(mut item) =
                                 open.tracker.on_event(now, ev.event_type, ev.data, id)
                             {
+                                self.client.settle_cancel_origin(&mut item.outcome);
                                 note_ids(&mut self.correlation, &item.outcome);
                                 self.pending.push_back(StreamEvent::Item(item));
                             }
@@ -415,10 +416,11 @@ impl StreamCall {
     fn finish_with(
         &mut self,
         kind: Option<StreamEndKind>,
-        outcome: Outcome,
+        mut outcome: Outcome,
         fetched_by_get: bool,
         task_body: Option<Vec<u8>>,
     ) {
+        self.client.settle_cancel_origin(&mut outcome);
         self.open = None;
         fill_correlation(&mut self.correlation, &outcome);
         self.correlation.elapsed = self.started.elapsed();

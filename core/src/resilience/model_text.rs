@@ -7,6 +7,7 @@
 //! | outcome | line |
 //! |---|---|
 //! | task `failed` | `REMOTE_FAILED <agent>: <status text> (error_id: <id>)` |
+//! | task `failed` with `leaked_detail` | `REMOTE_FAILED <agent>: the task failed (error_id: <id>)` (the leaked exception detail is never repeated) |
 //! | task `rejected` | `REMOTE_REJECTED <agent>: the task was rejected: <status text>` |
 //! | task `canceled` | `REMOTE_CANCELED <agent>: the task was canceled: <status text>` |
 //! | task `input-required` | `REMOTE_NEEDS_INPUT <agent>: <status text> (task_id: <id>)` |
@@ -104,8 +105,11 @@ pub fn model_text(agent: &str, outcome: &Outcome) -> Option<String> {
                 TaskState::Completed => unreachable!("a completed task is a success"),
                 TaskState::Failed => {
                     match text {
-                        Some(t) => push_clean(&mut line, t, MAX_PART_CHARS),
-                        None => line.push_str("the task failed"),
+                        // Leaked exception detail never reaches the model: only the error id.
+                        Some(t) if !outcome.leaked_detail => {
+                            push_clean(&mut line, t, MAX_PART_CHARS)
+                        }
+                        _ => line.push_str("the task failed"),
                     }
                     push_id(&mut line, "error_id", outcome.error_id.as_deref());
                 }

@@ -449,26 +449,19 @@ impl StreamTracker {
     }
 
     fn task_outcome(&self, state: TaskState) -> Outcome {
-        let error_id = (state == TaskState::Failed)
-            .then(|| {
-                self.text
-                    .as_deref()
-                    .and_then(crate::error_id::extract_error_id)
-            })
-            .flatten()
-            .map(str::to_owned);
-        Outcome {
+        let mut o = Outcome {
             state: Some(state),
             terminal: state.is_terminal(),
             task_id: self.task_id.clone(),
             context_id: self.context_id.clone(),
             text: self.text.clone(),
-            error_id,
             retry: crate::classify::task_advice(state),
             version: self.seen_version.or(self.version),
             binding: self.seen_binding.or(self.binding),
             ..Outcome::empty(Channel::Task)
-        }
+        };
+        crate::classify::status_text_facts(&mut o);
+        o
     }
 
     /// Task id, context id, last state and advice on a transport outcome of an unfinished

@@ -533,7 +533,7 @@ _decl('a2a_outcome_http_status', c_bool, vp, _P(c_uint16))
 _decl('a2a_outcome_code', c_bool, vp, _P(c_int64))
 _decl('a2a_outcome_error_name', c_bool, vp, _P(c_uint32))
 for _f in ('reason', 'message', 'data', 'task_id', 'context_id', 'text', 'error_id', 'hint',
-           'body_excerpt'):
+           'body_excerpt', 'cancel_origin'):
     _decl(f'a2a_outcome_{_f}', Str, vp)
 _decl('a2a_outcome_state', c_bool, vp, _P(c_uint32))
 _decl('a2a_outcome_terminal', c_bool, vp)
@@ -546,6 +546,7 @@ _decl('a2a_outcome_request_sent', c_bool, vp, _P(c_uint32))
 _decl('a2a_outcome_version', c_bool, vp, _P(c_uint32))
 _decl('a2a_outcome_binding', c_bool, vp, _P(c_uint32))
 _decl('a2a_outcome_exit_code', c_int32, vp)
+_decl('a2a_outcome_leaked_detail', c_bool, vp)
 
 # classify and helpers
 _decl('a2a_classify', c_uint32, _P(Response), _P(vp))

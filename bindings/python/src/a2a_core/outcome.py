@@ -56,6 +56,9 @@ JSON_KEYS = (
     'error_id',
     'retry',
     'hint',
+    'remote_hint',
+    'leaked_detail',
+    'cancel_origin',
 )
 
 
@@ -77,8 +80,8 @@ class _OwnedOutcome:
 class Outcome:
     """One outcome of an A2A call: exactly one channel, its details and what to do next.
 
-    The first fourteen attributes are the keys of `a2a classify --json`, with the same
-    values (enums compare equal to the CLI's words).
+    The attributes named in `JSON_KEYS` are the keys of `a2a classify --json`, with the same
+    values (enums compare equal to the CLI's words; `remote_hint` becomes an object).
     """
 
     channel: Channel
@@ -116,6 +119,12 @@ class Outcome:
     #: 4 protocol error, 5 FAILED, 6 canceled / rejected / input or auth required, 7 not
     #: final.
     exit_code: int = 0
+    #: A FAILED status text carries exception detail beyond its error id (ADK's debug
+    #: errors); `model_text` then carries only the error id.
+    leaked_detail: bool = False
+    #: For a CANCELED task: 'requested' (this client sent CancelTask, or the server marked it
+    #: so), 'remote' or 'admission' (the server's marker).
+    cancel_origin: str | None = None
     _owned: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -175,6 +184,8 @@ class Outcome:
             binding=binding,
             body_excerpt=s(L.a2a_outcome_body_excerpt(ptr)),
             exit_code=int(L.a2a_outcome_exit_code(ptr)),
+            leaked_detail=bool(L.a2a_outcome_leaked_detail(ptr)),
+            cancel_origin=s(L.a2a_outcome_cancel_origin(ptr)),
             _owned=holder,
         )
 
@@ -204,6 +215,12 @@ class Outcome:
         out: dict[str, Any] = {}
         for k in JSON_KEYS:
             v = getattr(self, k)
+            if k == 'remote_hint':
+                hint: dict[str, str] = {}
+                for hk, hv in self.remote_hint:
+                    hint.setdefault(hk, hv)  # the first of a repeated key, as the CLI writes
+                out[k] = hint or None
+                continue
             out[k] = v.value if hasattr(v, 'value') and not isinstance(v, bool) else v
         return out
 

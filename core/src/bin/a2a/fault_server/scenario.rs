@@ -2,7 +2,7 @@
 //!
 //! | scenario | behaviour |
 //! |---|---|
-//! | `ok` (or any unknown name) | a well-behaved 0.3 JSON-RPC agent: send → completed task echoing the text, stream → submitted, working, artifact, completed (`final`), get → completed, cancel → canceled, resubscribe → artifact + completed |
+//! | `ok` (or any unknown name) | a well-behaved 0.3 JSON-RPC agent: send → completed task echoing the text (a text starting with `fail` → FAILED with an ADK error_id; `fail-leak…` adds ADK's debug exception detail, `…-hint` the stable hint `[retryable=false; contact=payments-oncall]`; `cancel-admission` → CANCELED with this project's admission marker, `cancel-remote` → CANCELED without a marker), stream → submitted, working, artifact, completed (`final`), get → completed, cancel → canceled, resubscribe → artifact + completed |
 //! | `hang` | the card is served; every JSON-RPC call is read and never answered (held open until the client closes, at most 120 s) |
 //! | `status-<code>` | every JSON-RPC call answers HTTP `<code>` with a `text/plain` body (503 adds `Retry-After: 1`) |
 //! | `status-<code>-bare` | as `status-<code>`, never with `Retry-After` (a proxy's 503) |
@@ -220,10 +220,37 @@ fn task(id: &str, ctx: &str, state: &str, artifact: Option<&str>) -> Value {
     t
 }
 
-fn failed_task(id: &str, ctx: &str) -> Value {
+/// The FAILED status text for a send text starting with `fail`: `fail-leak` adds ADK's
+/// debug detail (`: <ExceptionClass>: <message>`), `fail-hint` the seeds' stable hint, and
+/// `fail-leak-hint` both.
+fn failure_text(text: &str) -> String {
+    let mut t = format!("Agent execution failed. (error_id: {ERROR_ID})");
+    if text.starts_with("fail-leak") {
+        t.push_str(": java.lang.IllegalStateException: card 4111111111111111 declined by upstream");
+    }
+    if text.ends_with("-hint") {
+        t.push_str(" [retryable=false; contact=payments-oncall]");
+    }
+    t
+}
+
+fn failed_task_text(id: &str, ctx: &str, text: &str) -> Value {
     let mut t = task(id, ctx, "failed", None);
-    t["status"]["message"] =
-        agent_message(&format!("Agent execution failed. (error_id: {ERROR_ID})"));
+    t["status"]["message"] = agent_message(&failure_text(text));
+    t
+}
+
+/// A CANCELED task: `cancel-admission` with this project's server marker (the text prefix
+/// of `server::admission_canceled`), `cancel-remote` with no marker (an ADK agent's
+/// before-execute check).
+fn canceled_task(id: &str, ctx: &str, text: &str) -> Value {
+    let mut t = task(id, ctx, "canceled", None);
+    let msg = if text == "cancel-admission" {
+        "Refused before running: queue full"
+    } else {
+        "The task was canceled."
+    };
+    t["status"]["message"] = agent_message(msg);
     t
 }
 
@@ -429,7 +456,9 @@ fn send(
         );
     }
     let body = if text.starts_with("fail") {
-        failed_task(&id, &ctx)
+        failed_task_text(&id, &ctx, &text)
+    } else if text.starts_with("cancel-") {
+        canceled_task(&id, &ctx, &text)
     } else {
         task(&id, &ctx, "completed", Some(&text))
     };
@@ -616,8 +645,7 @@ fn message_stream(
     }
     if text.starts_with("fail") {
         let mut fin = status_update(&id, &ctx, "failed", true);
-        fin["status"]["message"] =
-            agent_message(&format!("Agent execution failed. (error_id: {ERROR_ID})"));
+        fin["status"]["message"] = agent_message(&failure_text(&text));
         sse.event(&ev(fin))?;
     } else {
         sse.event(&ev(artifact_update(&id, &ctx, &text, false, true)))?;

@@ -172,6 +172,12 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_outcome_exit_code} (-1 for NULL). */
     int a2a_outcome_exit_code(Pointer outcome);
 
+    /** {@code a2a_outcome_leaked_detail}. */
+    byte a2a_outcome_leaked_detail(Pointer outcome);
+
+    /** {@code a2a_outcome_cancel_origin} (a static string; NULL view when absent). */
+    View a2a_outcome_cancel_origin(Pointer outcome);
+
     /** {@code a2a_outcome_state} (out: uint32). */
     byte a2a_outcome_state(Pointer outcome, Pointer out);
 

@@ -2163,9 +2163,45 @@ typedef struct a2a_card_credential {
 } a2a_card_credential;
 
 /*
+ The configuration of a circuit breaker. Get the defaults with
+ `a2a_breaker_config_default`, then change fields.
+ */
+typedef struct a2a_breaker_config {
+  /*
+   Open at this many counted failures in the window; 0 disables the count rule.
+   */
+  uint32_t failure_threshold;
+  /*
+   Open at this percentage (1..=100) of counted failures; 0 disables the rate rule.
+   */
+  uint8_t failure_rate_percent;
+  /*
+   The rate rule applies once the window holds this many calls.
+   */
+  uint32_t min_calls;
+  /*
+   The length of the sliding window.
+   */
+  uint64_t window_ms;
+  /*
+   Buckets the window is divided into (1..=1000).
+   */
+  uint16_t buckets;
+  /*
+   How long the breaker stays open before trial calls.
+   */
+  uint64_t cool_down_ms;
+  /*
+   Trial calls in the half-open state; that many successes close it.
+   */
+  uint32_t half_open_trials;
+} a2a_breaker_config;
+
+/*
  Client configuration (milliseconds). Get the defaults with `a2a_client_config_default`
- (connect 3 s, call 45 s, stream idle 60 s, 32 MiB responses, https only), then change
- fields. Read during the call only.
+ (connect 3 s, call 45 s, stream idle 60 s, 32 MiB responses, https only, the card's
+ interface order, no breaker), then change fields. Read during the call only. Fields are
+ only ever appended.
  */
 typedef struct a2a_client_config {
   /*
@@ -2224,6 +2260,23 @@ typedef struct a2a_client_config {
    timeout after writing or a dropped connection (the outcome is unknown) only with a key.
    */
   uint32_t send_retries;
+  /*
+   Whose order picks the interface among the card's usable ones: false (the default) the
+   card's (its `preferredTransport` / first `supportedInterfaces` entry), true the
+   client's (1.0 then 0.3, JSON-RPC then HTTP+JSON). `protocol` and `binding` win over both.
+   */
+  bool prefer_client_order;
+  /*
+   Turns on the client's circuit breaker (false: off, the default): one breaker per
+   client, i.e. per agent, shared by every thread using the client. While open, calls fail
+   at once with a transport `CircuitOpen` outcome (`request_sent` no).
+   */
+  bool breaker_enabled;
+  /*
+   The breaker's configuration when `breaker_enabled` (`a2a_client_config_default` fills
+   it with `a2a_breaker_config_default`'s values).
+   */
+  struct a2a_breaker_config breaker;
 } a2a_client_config;
 
 /*
@@ -2693,41 +2746,6 @@ typedef struct a2a_retry_action {
    */
   a2a_id_rule jsonrpc_id;
 } a2a_retry_action;
-
-/*
- The configuration of a circuit breaker. Get the defaults with
- `a2a_breaker_config_default`, then change fields.
- */
-typedef struct a2a_breaker_config {
-  /*
-   Open at this many counted failures in the window; 0 disables the count rule.
-   */
-  uint32_t failure_threshold;
-  /*
-   Open at this percentage (1..=100) of counted failures; 0 disables the rate rule.
-   */
-  uint8_t failure_rate_percent;
-  /*
-   The rate rule applies once the window holds this many calls.
-   */
-  uint32_t min_calls;
-  /*
-   The length of the sliding window.
-   */
-  uint64_t window_ms;
-  /*
-   Buckets the window is divided into (1..=1000).
-   */
-  uint16_t buckets;
-  /*
-   How long the breaker stays open before trial calls.
-   */
-  uint64_t cool_down_ms;
-  /*
-   Trial calls in the half-open state; that many successes close it.
-   */
-  uint32_t half_open_trials;
-} a2a_breaker_config;
 
 /*
  A point-in-time view of a breaker, for metrics and logs.

@@ -3,6 +3,7 @@ package a2a
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -278,5 +279,59 @@ func TestClientGatewayErrorsAreResentOnlyWithAKey(t *testing.T) {
 		o.Close()
 		c.Close()
 		srv.Close()
+	}
+}
+
+// Issue 12: the breaker in the client config. After 2 counted failures (HTTP 500) the agent
+// is not called again; goroutines sharing the client share its breaker.
+func TestClientBreakerOpensAndIsSharedByGoroutines(t *testing.T) {
+	g := &gateway{status: 500}
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	cfg := DefaultClientConfig()
+	cfg.AllowHTTP = true
+	b := DefaultBreakerConfig()
+	b.FailureThreshold, b.CoolDown = 2, time.Minute
+	cfg.Breaker = &b
+	c, err := NewClientWithTarget(srv.URL+"/rpc", V03, JSONRPC, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 2 {
+		o, err := c.SendText("x", nil)
+		if err != nil || o.Channel != ChannelHTTP {
+			t.Fatalf("%v %+v", err, o)
+		}
+		o.Close()
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o, err := c.SendText("x", nil)
+			if err != nil || o.Error != NameCircuitOpen || o.RequestSent != RequestSentNo {
+				errs <- fmt.Sprintf("%v %+v", err, o)
+			}
+			if o != nil {
+				o.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if keys, _ := g.seen(); len(keys) != 2 {
+		t.Fatalf("%d requests reached the agent, want 2", len(keys))
+	}
+	bad := DefaultBreakerConfig()
+	bad.FailureThreshold, bad.FailureRatePercent = 0, 0
+	cfg.Breaker = &bad
+	if _, err := NewClientWithTarget(srv.URL+"/rpc", V03, JSONRPC, &cfg); !errors.Is(err, CodeInvalidArgument) {
+		t.Fatalf("invalid breaker config: %v", err)
 	}
 }

@@ -509,6 +509,11 @@ fn bad_options_are_usage_errors_and_send_nothing() {
     /// Extra arguments, environment, and what standard error must say.
     type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
     let cases: Vec<Case<'_>> = vec![
+        (
+            vec!["--prefer", "server"],
+            vec![],
+            "expected card or client",
+        ),
         (vec!["--header", "Bad Name: v"], vec![], "invalid header"),
         (vec!["--header", "X-Ok: a\rb"], vec![], "invalid header"),
         (vec!["--header", ": empty name"], vec![], "invalid header"),

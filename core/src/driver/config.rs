@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::card::SelectionOrder;
 use crate::version::{Binding, ProtocolVersion};
 
 /// How a [`super::Client`] connects, times out and recovers.
@@ -37,9 +38,9 @@ pub struct ClientConfig {
     pub allow_http: bool,
     /// Hosts (besides the card's own) an interface URL may name. Default empty.
     pub allow_hosts: Vec<String>,
-    /// Protocol version to use; `None` picks the best the card offers.
+    /// Protocol version to use; `None` lets [`ClientConfig::prefer`] pick among the card's.
     pub protocol: Option<ProtocolVersion>,
-    /// Binding to use; `None` picks JSON-RPC, then HTTP+JSON, as the card offers.
+    /// Binding to use; `None` lets [`ClientConfig::prefer`] pick among the card's.
     pub binding: Option<Binding>,
     /// Resolve the card on the first call instead of in [`super::Client::new`], so an
     /// optional specialist can degrade instead of stopping the caller's start-up.
@@ -64,6 +65,13 @@ pub struct ClientConfig {
     pub breaker: Option<crate::resilience::BreakerConfig>,
     /// The `User-Agent` header.
     pub user_agent: String,
+    /// Whose order picks the interface when the card offers several the client can speak.
+    /// Default [`SelectionOrder::CardFirst`]: the card's order, so its `preferredTransport`
+    /// (0.3) or first `supportedInterfaces` entry (1.0) wins, as the spec and the seeds say
+    /// clients should. [`SelectionOrder::ClientFirst`] restores the client's order (1.0 then
+    /// 0.3, JSON-RPC then HTTP+JSON). [`ClientConfig::protocol`] and [`ClientConfig::binding`]
+    /// win over both (they filter).
+    pub prefer: SelectionOrder,
 }
 
 impl Default for ClientConfig {
@@ -85,6 +93,7 @@ impl Default for ClientConfig {
             agent_name: None,
             breaker: None,
             user_agent: concat!("a2a-core/", env!("CARGO_PKG_VERSION")).to_owned(),
+            prefer: SelectionOrder::CardFirst,
         }
     }
 }

@@ -341,6 +341,9 @@ class ClientConfig(Structure):
         ('defer_card_resolution', c_bool),
         ('stream_resubscribe_attempts', c_uint32),
         ('send_retries', c_uint32),
+        ('prefer_client_order', c_bool),
+        ('breaker_enabled', c_bool),
+        ('breaker', BreakerConfig),
     ]
 
 

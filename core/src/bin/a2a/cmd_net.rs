@@ -74,6 +74,13 @@ fn common(args: &mut Args) -> Result<Common, String> {
             }
         });
     }
+    if let Some(p) = args.value("--prefer")? {
+        config.prefer = match p.as_str() {
+            "card" => a2a_core::card::SelectionOrder::CardFirst,
+            "client" => a2a_core::card::SelectionOrder::ClientFirst,
+            other => return Err(format!("--prefer: {other:?} (expected card or client)")),
+        };
+    }
     if let Some(d) = seconds(args, "--connect-timeout")? {
         config.connect_timeout = d;
     }

@@ -33,6 +33,8 @@ commands:
 
 network options (card, send, stream, get, cancel, resubscribe):
   --protocol 0.3|1.0  --binding jsonrpc|http+json  --connect-timeout S  --timeout S
+  --prefer card|client (whose order picks the interface: the card's, i.e. its
+    preferredTransport, by default; --protocol and --binding win over both)
   --idle-timeout S  --header 'Name: value' (repeatable)  --bearer-env VAR
   --context-id ID  --task-id ID  --json  --allow-http  --allow-host HOST (repeatable)
   --retries N  --idempotency-key K  --resubscribes N  --model-text  --breaker

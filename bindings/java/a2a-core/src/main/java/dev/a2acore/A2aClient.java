@@ -247,6 +247,8 @@ public final class A2aClient implements AutoCloseable {
         private boolean deferCardResolution;
         private Integer streamResubscribeAttempts;
         private Integer sendRetries;
+        private boolean preferClientOrder;
+        private CircuitBreaker.Config breaker;
         private final List<HeaderHook> hooks = new ArrayList<>();
         private boolean knownTarget;
 
@@ -351,6 +353,26 @@ public final class A2aClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Picks the interface in the library's order (1.0 then 0.3, JSON-RPC then HTTP+JSON)
+         * instead of the card's (its preferredTransport first, the default); {@link #protocol}
+         * and {@link #binding} win over both.
+         */
+        public Builder preferClientOrder(boolean on) {
+            preferClientOrder = on;
+            return this;
+        }
+
+        /**
+         * Turns on the client's circuit breaker: one per client (per agent), shared by every
+         * thread using it; while open, calls fail at once with a transport CircuitOpen outcome,
+         * not sent. An invalid configuration fails {@link #build()}.
+         */
+        public Builder breaker(CircuitBreaker.Config config) {
+            breaker = java.util.Objects.requireNonNull(config, "config");
+            return this;
+        }
+
         /** Adds a header hook (run for every A2A request, in the order added). */
         public Builder headerHook(HeaderHook hook) {
             hooks.add(Objects.requireNonNull(hook));
@@ -396,6 +418,11 @@ public final class A2aClient implements AutoCloseable {
             }
             if (sendRetries != null) {
                 c.send_retries = sendRetries;
+            }
+            c.prefer_client_order = (byte) (preferClientOrder ? 1 : 0);
+            if (breaker != null) {
+                c.breaker_enabled = 1;
+                breaker.fill(c.breaker);
             }
             byte[] u = url.getBytes(StandardCharsets.UTF_8);
             Memory out = new Memory(Native.POINTER_SIZE);

@@ -1774,6 +1774,7 @@ typedef struct a2a_retry_policy a2a_retry_policy;
  Methods: `a2a_server_request_new`, `a2a_server_request_free`,
  `a2a_server_parse_jsonrpc`, `a2a_server_parse_rest`, `a2a_server_request_get_info`,
  `a2a_server_request_params`, `a2a_server_request_extension`,
+ `a2a_server_request_traceparent`, `a2a_server_request_idempotency_key`,
  `a2a_server_request_last_error`, `a2a_server_refusal_response`,
  `a2a_server_result_response`, `a2a_server_error_response`, `a2a_server_event_frame`,
  `a2a_server_error_frame`, `a2a_server_failed_frame`.
@@ -4530,6 +4531,19 @@ a2a_result a2a_server_request_extension(const struct a2a_server_request *request
                                         struct a2a_str *out);
 
 /*
+ The caller's W3C `traceparent` when it sent a valid one; absent otherwise or when no
+ request was parsed. Valid until the next mutating call.
+ */
+struct a2a_str a2a_server_request_traceparent(const struct a2a_server_request *request);
+
+/*
+ The caller's `Idempotency-Key` (trimmed) when it sent a non-empty one: the same key means
+ the same operation. Absent otherwise or when no request was parsed. Valid until the next
+ mutating call.
+ */
+struct a2a_str a2a_server_request_idempotency_key(const struct a2a_server_request *request);
+
+/*
  A human-readable message for the error of the most recent mutating call (the refusal
  message, or why a reply could not be written); absent when none. Valid until the next
  mutating call.
@@ -4705,6 +4719,26 @@ a2a_result a2a_server_error_id_from_random(const uint8_t *random, uint8_t *out);
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_server_stream_header(size_t index, struct a2a_str *name, struct a2a_str *value);
+
+/*
+ The keep-alive schedule of a quiet stream (sans-IO, like the core's `KeepAlive`): whether
+ a `: keep-alive` comment ([`a2a_server_keepalive_comment`]) is due at `now_ms`, given the
+ time of the stream's last write (event or comment) on the caller's clock. `interval_ms`:
+ the silence allowed (0: the default, 15 s, what the Python SDK's SSE layer uses; load
+ balancers often cut streams after 30–60 s of silence). `wait_ms`, when non-NULL, receives
+ how long the caller may sleep before the next comment is due (0 when one is due now).
+ After writing a comment, pass `now_ms` as the last write.
+ */
+bool a2a_server_keepalive_due(uint64_t interval_ms,
+                              uint64_t now_ms,
+                              uint64_t last_write_ms,
+                              uint64_t *wait_ms);
+
+/*
+ The keep-alive comment to write on a quiet stream (an SSE comment line and a blank line).
+ Static bytes, valid for the life of the program.
+ */
+struct a2a_bytes a2a_server_keepalive_comment(void);
 
 /*
  A new decoder with the default limits (16 MiB lines, 16 MiB events) and the WHATWG

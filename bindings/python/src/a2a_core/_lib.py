@@ -757,6 +757,8 @@ NOT_BOUND.update(
             'a2a_server_error_response', 'a2a_server_event_frame', 'a2a_server_failed_frame',
             'a2a_server_failure_text', 'a2a_server_parse_jsonrpc', 'a2a_server_parse_rest',
             'a2a_server_refusal_response', 'a2a_server_request_extension',
+            'a2a_server_request_traceparent', 'a2a_server_request_idempotency_key',
+            'a2a_server_keepalive_due', 'a2a_server_keepalive_comment',
             'a2a_server_request_free', 'a2a_server_request_get_info',
             'a2a_server_request_last_error', 'a2a_server_request_new',
             'a2a_server_request_params', 'a2a_server_response_body',

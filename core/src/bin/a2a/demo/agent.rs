@@ -24,10 +24,11 @@ use a2a_core::model::{
     TaskStatus, TaskStatusUpdateEvent,
 };
 use a2a_core::server::{
-    A2aError, ErrorId, IncomingRequest, Reply, ServerOptions, event_frame, failed_update,
-    handler_error, parse_jsonrpc, result_response,
+    A2aError, CardBuilder, CardSkill, ErrorId, IncomingRequest, Reply, ServerOptions, event_frame,
+    failed_update, handler_error, parse_jsonrpc, result_response,
 };
 use a2a_core::tally::Tally;
+use a2a_core::version::{Binding, ProtocolVersion};
 
 use crate::fault_server::http::{self, Request, Sse};
 
@@ -100,20 +101,33 @@ impl Agent {
 }
 
 fn card(base: &str) -> String {
-    serde_json::json!({
-        "name": "demo-agent",
-        "description": "a2a-core's embedded demo agent",
-        "version": "1.0.0",
-        "supportedInterfaces": [
-            {"url": format!("{base}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-            {"url": format!("{base}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
-        ],
-        "capabilities": {"streaming": true, "pushNotifications": false},
-        "defaultInputModes": ["text/plain"],
-        "defaultOutputModes": ["text/plain"],
-        "skills": [{"id": "demo", "name": "Demo", "description": "echo, fail, slow, count, drop", "tags": ["demo"]}]
-    })
-    .to_string()
+    // Both versions' fields (1.0 supportedInterfaces; 0.3 url, preferredTransport,
+    // protocolVersion), so 0.3 clients such as the official Go SDK can pick an interface.
+    let mut skill = CardSkill::new(
+        "demo",
+        "Demo",
+        "Answers by the first word of a send: `echo <text>` completes with <text>, `fail` fails \
+         with an ADK-style error_id, `slow` never answers (a timeout); anything else is echoed. \
+         Streams: `count <n>` sends n artifact chunks, `drop` cuts the stream after the first \
+         chunk (resubscribe sends the rest).",
+        &["demo"],
+    );
+    skill.examples = vec!["echo hello".to_owned(), "fail".to_owned()];
+    CardBuilder::new("demo-agent", "a2a-core's embedded demo agent", "1.0.0")
+        .interface(
+            &format!("{base}/a2a"),
+            ProtocolVersion::V1_0,
+            Binding::JsonRpc,
+        )
+        .interface(
+            &format!("{base}/a2a"),
+            ProtocolVersion::V0_3,
+            Binding::JsonRpc,
+        )
+        .streaming(true)
+        .skill(skill)
+        .to_json()
+        .expect("the demo card is valid")
 }
 
 fn serve(shared: &Shared, card: &str, mut stream: TcpStream) {

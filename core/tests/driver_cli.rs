@@ -644,3 +644,68 @@ fn no_card_and_no_version_header() {
         assert_eq!(last["a2a_version"], want, "{flag:?}");
     }
 }
+
+/// Issue 12: `a2a demo --serve` keeps the embedded agent running on loopback, prints
+/// `READY <url>`, answers the driver in both versions, and exits 0 on SIGTERM.
+#[test]
+fn demo_serve_answers_until_sigterm_then_exits_0() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["demo", "--serve"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn a2a demo --serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("READY ")
+        .expect("READY <url>")
+        .to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    for protocol in ["1.0", "0.3"] {
+        let out = a2a(
+            &[
+                "send",
+                &url,
+                "echo hi there",
+                "--allow-http",
+                "--protocol",
+                protocol,
+            ],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(0), "{protocol}: {}", stderr(&out));
+        assert_eq!(stdout(&out).trim(), "hi there");
+    }
+    let out = a2a(&["card", &url, "--allow-http", "--json"], &[]);
+    let card: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert!(card.to_string().contains("preferredTransport"), "{card}");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "a2a demo --serve did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(
+        err.contains("echo <text>") && err.contains("a2a_outcomes_total"),
+        "{err}"
+    );
+}

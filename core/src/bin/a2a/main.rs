@@ -24,6 +24,9 @@ commands:
   classify   classify a response body from standard input
   error-id   find an ADK error_id in standard input
   demo       run an embedded agent and show the driver's behaviour (no network)
+  demo --serve [--port N]   keep the embedded agent running on 127.0.0.1 (default port 0:
+             a free one); prints READY <url>, the words it answers on stderr; exits 0 on
+             SIGTERM
   card URL              fetch, validate and show an agent card
   send URL TEXT         send a text message and wait for the answer
   stream URL TEXT       send a text message and stream the answer

@@ -51,7 +51,7 @@ fn show(o: &Outcome) -> String {
 /// What `a2a demo --serve` prints about the words the agent answers.
 pub const WORDS: &str = "The agent answers by the first word of the message text:
   echo <text>   send: a completed task whose artifact is <text> (any other text is echoed whole)
-  fail          send: a FAILED task with an ADK-style error_id (the agent logs the cause)
+  fail          send: a FAILED task with an ADK-style error_id
   slow          send: never answered (the connection is held): the caller times out
   count <n>     stream: n artifact chunks, then completed
   drop          stream: the first chunk, then the connection is cut (resubscribe sends the rest)

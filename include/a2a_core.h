@@ -1725,6 +1725,7 @@ typedef struct a2a_http1_response a2a_http1_response;
  `a2a_outcome_remote_hint_pair`, `a2a_outcome_request_sent`, `a2a_outcome_version`,
  `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`,
  `a2a_outcome_result_json` (the answer, when the client returned one).
+ `a2a_outcome_leaked_detail`, `a2a_outcome_cancel_origin`.
 
  Threading: `Send`, not thread-safe (an immutable outcome may be read from several threads
  only if the caller synchronises with its `_free`).
@@ -1793,6 +1794,7 @@ typedef struct a2a_retry_policy a2a_retry_policy;
  Methods: `a2a_server_request_new`, `a2a_server_request_free`,
  `a2a_server_parse_jsonrpc`, `a2a_server_parse_rest`, `a2a_server_request_get_info`,
  `a2a_server_request_params`, `a2a_server_request_extension`,
+ `a2a_server_request_traceparent`, `a2a_server_request_idempotency_key`,
  `a2a_server_request_last_error`, `a2a_server_refusal_response`,
  `a2a_server_result_response`, `a2a_server_error_response`, `a2a_server_event_frame`,
  `a2a_server_error_frame`, `a2a_server_failed_frame`.
@@ -2182,9 +2184,45 @@ typedef struct a2a_card_credential {
 } a2a_card_credential;
 
 /*
+ The configuration of a circuit breaker. Get the defaults with
+ `a2a_breaker_config_default`, then change fields.
+ */
+typedef struct a2a_breaker_config {
+  /*
+   Open at this many counted failures in the window; 0 disables the count rule.
+   */
+  uint32_t failure_threshold;
+  /*
+   Open at this percentage (1..=100) of counted failures; 0 disables the rate rule.
+   */
+  uint8_t failure_rate_percent;
+  /*
+   The rate rule applies once the window holds this many calls.
+   */
+  uint32_t min_calls;
+  /*
+   The length of the sliding window.
+   */
+  uint64_t window_ms;
+  /*
+   Buckets the window is divided into (1..=1000).
+   */
+  uint16_t buckets;
+  /*
+   How long the breaker stays open before trial calls.
+   */
+  uint64_t cool_down_ms;
+  /*
+   Trial calls in the half-open state; that many successes close it.
+   */
+  uint32_t half_open_trials;
+} a2a_breaker_config;
+
+/*
  Client configuration (milliseconds). Get the defaults with `a2a_client_config_default`
- (connect 3 s, call 45 s, stream idle 60 s, 32 MiB responses, https only), then change
- fields. Read during the call only.
+ (connect 3 s, call 45 s, stream idle 60 s, 32 MiB responses, https only, the card's
+ interface order, no breaker), then change fields. Read during the call only. Fields are
+ only ever appended.
  */
 typedef struct a2a_client_config {
   /*
@@ -2236,9 +2274,30 @@ typedef struct a2a_client_config {
    */
   uint32_t stream_resubscribe_attempts;
   /*
-   Resends of a send the driver may make itself (only when provably not received).
+   Resends of a send the driver may make itself (0: none). Always the same messageId and
+   idempotency key, a new JSON-RPC id. Without an idempotency key a send is resent only
+   when the request provably did not reach the agent (connect failure, a refusal before
+   the request was written, 429, 503 with `Retry-After`); after a 502, 504, other 5xx, a
+   timeout after writing or a dropped connection (the outcome is unknown) only with a key.
    */
   uint32_t send_retries;
+  /*
+   Whose order picks the interface among the card's usable ones: false (the default) the
+   card's (its `preferredTransport` / first `supportedInterfaces` entry), true the
+   client's (1.0 then 0.3, JSON-RPC then HTTP+JSON). `protocol` and `binding` win over both.
+   */
+  bool prefer_client_order;
+  /*
+   Turns on the client's circuit breaker (false: off, the default): one breaker per
+   client, i.e. per agent, shared by every thread using the client. While open, calls fail
+   at once with a transport `CircuitOpen` outcome (`request_sent` no).
+   */
+  bool breaker_enabled;
+  /*
+   The breaker's configuration when `breaker_enabled` (`a2a_client_config_default` fills
+   it with `a2a_breaker_config_default`'s values).
+   */
+  struct a2a_breaker_config breaker;
 } a2a_client_config;
 
 /*
@@ -2735,41 +2794,6 @@ typedef struct a2a_retry_action {
    */
   a2a_id_rule jsonrpc_id;
 } a2a_retry_action;
-
-/*
- The configuration of a circuit breaker. Get the defaults with
- `a2a_breaker_config_default`, then change fields.
- */
-typedef struct a2a_breaker_config {
-  /*
-   Open at this many counted failures in the window; 0 disables the count rule.
-   */
-  uint32_t failure_threshold;
-  /*
-   Open at this percentage (1..=100) of counted failures; 0 disables the rate rule.
-   */
-  uint8_t failure_rate_percent;
-  /*
-   The rate rule applies once the window holds this many calls.
-   */
-  uint32_t min_calls;
-  /*
-   The length of the sliding window.
-   */
-  uint64_t window_ms;
-  /*
-   Buckets the window is divided into (1..=1000).
-   */
-  uint16_t buckets;
-  /*
-   How long the breaker stays open before trial calls.
-   */
-  uint64_t cool_down_ms;
-  /*
-   Trial calls in the half-open state; that many successes close it.
-   */
-  uint32_t half_open_trials;
-} a2a_breaker_config;
 
 /*
  A point-in-time view of a breaker, for metrics and logs.
@@ -4067,6 +4091,20 @@ bool a2a_outcome_state(const struct a2a_outcome *outcome, a2a_task_state *out);
 bool a2a_outcome_terminal(const struct a2a_outcome *outcome);
 
 /*
+ Whether a FAILED status text carries exception detail beyond its error id (ADK's debug
+ errors); the model text then carries only the error id. False when `outcome` is NULL.
+ */
+bool a2a_outcome_leaked_detail(const struct a2a_outcome *outcome);
+
+/*
+ For a CANCELED task, who canceled it: `"requested"` (this client sent CancelTask for it,
+ or the server marked it so), `"remote"` or `"admission"` (refused before it ran, by the
+ server's marker). A static string (valid for the life of the program); absent (NULL
+ pointer) for other outcomes or a NULL `outcome`.
+ */
+struct a2a_str a2a_outcome_cancel_origin(const struct a2a_outcome *outcome);
+
+/*
  What to do next; `A2A_RETRY_INVALID` when `outcome` is NULL.
  */
 a2a_retry a2a_outcome_retry(const struct a2a_outcome *outcome);
@@ -4610,6 +4648,19 @@ a2a_result a2a_server_request_extension(const struct a2a_server_request *request
                                         struct a2a_str *out);
 
 /*
+ The caller's W3C `traceparent` when it sent a valid one; absent otherwise or when no
+ request was parsed. Valid until the next mutating call.
+ */
+struct a2a_str a2a_server_request_traceparent(const struct a2a_server_request *request);
+
+/*
+ The caller's `Idempotency-Key` (trimmed) when it sent a non-empty one: the same key means
+ the same operation. Absent otherwise or when no request was parsed. Valid until the next
+ mutating call.
+ */
+struct a2a_str a2a_server_request_idempotency_key(const struct a2a_server_request *request);
+
+/*
  A human-readable message for the error of the most recent mutating call (the refusal
  message, or why a reply could not be written); absent when none. Valid until the next
  mutating call.
@@ -4735,7 +4786,7 @@ a2a_result a2a_server_error_frame(const struct a2a_server_request *request,
 
 /*
  Appends to `out` the frame of the final FAILED status update of a task, with the
- ADK-style text `Agent execution failed. (error_id: <id>)` (then ` <debug_detail>` when
+ ADK-style text `Agent execution failed. (error_id: <id>)` (then `: <debug_detail>` when
  given: only in debug deployments, it may leak internals). `error_id`: exactly 12
  lower-case hex digits (make one from 6 random bytes; log it beside the real cause).
  Strings are UTF-8, read during the call only; `(NULL, 0)` detail means none.
@@ -4758,7 +4809,7 @@ a2a_result a2a_server_failed_frame(const struct a2a_server_request *request,
 
 /*
  Appends to `out` the ADK-style FAILED text `Agent execution failed. (error_id: <id>)`
- (then ` <debug_detail>` when given), for servers writing their own task JSON.
+ (then `: <debug_detail>` when given), for servers writing their own task JSON.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_SERVER_ERROR_ID`.
  */
@@ -4785,6 +4836,26 @@ a2a_result a2a_server_error_id_from_random(const uint8_t *random, uint8_t *out);
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_server_stream_header(size_t index, struct a2a_str *name, struct a2a_str *value);
+
+/*
+ The keep-alive schedule of a quiet stream (sans-IO, like the core's `KeepAlive`): whether
+ a `: keep-alive` comment ([`a2a_server_keepalive_comment`]) is due at `now_ms`, given the
+ time of the stream's last write (event or comment) on the caller's clock. `interval_ms`:
+ the silence allowed (0: the default, 15 s, what the Python SDK's SSE layer uses; load
+ balancers often cut streams after 30–60 s of silence). `wait_ms`, when non-NULL, receives
+ how long the caller may sleep before the next comment is due (0 when one is due now).
+ After writing a comment, pass `now_ms` as the last write.
+ */
+bool a2a_server_keepalive_due(uint64_t interval_ms,
+                              uint64_t now_ms,
+                              uint64_t last_write_ms,
+                              uint64_t *wait_ms);
+
+/*
+ The keep-alive comment to write on a quiet stream (an SSE comment line and a blank line).
+ Static bytes, valid for the life of the program.
+ */
+struct a2a_bytes a2a_server_keepalive_comment(void);
 
 /*
  A new decoder with the default limits (16 MiB lines, 16 MiB events) and the WHATWG

@@ -33,7 +33,15 @@ type ClientConfig struct {
 	Binding                   Binding
 	DeferCardResolution       bool   // resolve the card on the first call
 	StreamResubscribeAttempts uint32 // resubscribes after a cut stream (0: none)
-	SendRetries               uint32 // resends of a send, only when provably not received
+	SendRetries               uint32 // resends of a send: without an idempotency key only after proof of non-receipt (connect failure, 429, 503 with Retry-After), never after a 502/504 or timeout
+	// PreferClientOrder picks the interface in the library's order (1.0 then 0.3, JSON-RPC
+	// then HTTP+JSON) instead of the card's (its preferredTransport first, the default);
+	// Protocol and Binding win over both.
+	PreferClientOrder bool
+	// Breaker, when set, turns on the client's circuit breaker: one per client (per agent),
+	// shared by every goroutine using it; while open, calls fail at once with a transport
+	// CircuitOpen outcome, not sent.
+	Breaker *BreakerConfig
 }
 
 // DefaultClientConfig is the driver's default (3 s connect, 45 s call, 60 s stream idle,
@@ -48,6 +56,7 @@ func DefaultClientConfig() ClientConfig {
 		Protocol: ProtocolVersion(c.protocol), Binding: Binding(c.binding),
 		DeferCardResolution:       bool(c.defer_card_resolution),
 		StreamResubscribeAttempts: uint32(c.stream_resubscribe_attempts), SendRetries: uint32(c.send_retries),
+		PreferClientOrder: bool(c.prefer_client_order),
 	}
 }
 
@@ -62,6 +71,11 @@ func cClientConfig(pin *runtime.Pinner, cfg *ClientConfig) *C.struct_a2a_client_
 		protocol: C.uint32_t(cfg.Protocol), binding: C.uint32_t(cfg.Binding),
 		defer_card_resolution:       C.bool(cfg.DeferCardResolution),
 		stream_resubscribe_attempts: C.uint32_t(cfg.StreamResubscribeAttempts), send_retries: C.uint32_t(cfg.SendRetries),
+		prefer_client_order: C.bool(cfg.PreferClientOrder),
+	}
+	if cfg.Breaker != nil {
+		c.breaker_enabled = true
+		c.breaker = cfg.Breaker.c()
 	}
 	if len(cfg.AllowHosts) > 0 {
 		views := make([]C.struct_a2a_str, len(cfg.AllowHosts))

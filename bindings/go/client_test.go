@@ -3,6 +3,7 @@ package a2a
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -193,4 +194,144 @@ func TestClientTransportOutcomes(t *testing.T) {
 		t.Fatalf("card resolution: %v", err)
 	}
 	cre.Outcome.Close()
+}
+
+// A gateway in front of an agent that did the work: it answers every POST with a status
+// (502 by default) and records the Idempotency-Key and messageId of each request.
+type gateway struct {
+	mu     sync.Mutex
+	status int
+	keys   []string
+	msgIDs []string
+}
+
+func (g *gateway) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	b, _ := io.ReadAll(req.Body)
+	var in struct {
+		Params struct {
+			Message struct {
+				MessageID string `json:"messageId"`
+			} `json:"message"`
+		} `json:"params"`
+	}
+	json.Unmarshal(b, &in)
+	g.mu.Lock()
+	g.keys = append(g.keys, req.Header.Get("Idempotency-Key"))
+	g.msgIDs = append(g.msgIDs, in.Params.Message.MessageID)
+	status := g.status
+	g.mu.Unlock()
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(status)
+	io.WriteString(w, "gateway says no\n")
+}
+
+func (g *gateway) seen() ([]string, []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]string(nil), g.keys...), append([]string(nil), g.msgIDs...)
+}
+
+// Issue 12: with SendRetries 2, a 502/504 on a send is never resent without an idempotency
+// key (the upstream may have done the work: REMOTE_UNKNOWN); with a key it is resent with the
+// same key and messageId; a 429 (refused before processing) is resent as is.
+func TestClientGatewayErrorsAreResentOnlyWithAKey(t *testing.T) {
+	for _, status := range []int{502, 504, 429} {
+		g := &gateway{status: status}
+		srv := httptest.NewServer(g)
+		cfg := DefaultClientConfig()
+		cfg.AllowHTTP = true
+		cfg.SendRetries = 2
+		c, err := NewClientWithTarget(srv.URL+"/rpc", V03, JSONRPC, &cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := c.SendText("book seat 12A", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, _ := g.seen()
+		if status == 429 {
+			if o.Retry != RetryBackoff || len(keys) != 3 {
+				t.Fatalf("429: retry %v, %d requests, want backoff and 3", o.Retry, len(keys))
+			}
+		} else {
+			if o.Retry != RetryUnknownOutcome || len(keys) != 1 {
+				t.Fatalf("%d without a key: retry %v, %d requests, want unknown_outcome and 1", status, o.Retry, len(keys))
+			}
+			if line, ok, err := ModelText("booking", o); err != nil || !ok || !strings.HasPrefix(line, "REMOTE_UNKNOWN booking: HTTP ") {
+				t.Fatalf("model text %q %v %v", line, ok, err)
+			}
+			o2, err := c.SendText("book seat 12A", &ClientCallOptions{IdempotencyKey: "go-gw-key"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o2.Close()
+			keys, ids := g.seen()
+			if len(keys) != 4 {
+				t.Fatalf("%d with a key: %d requests, want 1+3", status, len(keys))
+			}
+			for i := 1; i < 4; i++ {
+				if keys[i] != "go-gw-key" || ids[i] != ids[1] || ids[i] == "" {
+					t.Fatalf("%d resend %d: key %q messageId %q (first %q)", status, i, keys[i], ids[i], ids[1])
+				}
+			}
+		}
+		o.Close()
+		c.Close()
+		srv.Close()
+	}
+}
+
+// Issue 12: the breaker in the client config. After 2 counted failures (HTTP 500) the agent
+// is not called again; goroutines sharing the client share its breaker.
+func TestClientBreakerOpensAndIsSharedByGoroutines(t *testing.T) {
+	g := &gateway{status: 500}
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	cfg := DefaultClientConfig()
+	cfg.AllowHTTP = true
+	b := DefaultBreakerConfig()
+	b.FailureThreshold, b.CoolDown = 2, time.Minute
+	cfg.Breaker = &b
+	c, err := NewClientWithTarget(srv.URL+"/rpc", V03, JSONRPC, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 2 {
+		o, err := c.SendText("x", nil)
+		if err != nil || o.Channel != ChannelHTTP {
+			t.Fatalf("%v %+v", err, o)
+		}
+		o.Close()
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o, err := c.SendText("x", nil)
+			if err != nil || o.Error != NameCircuitOpen || o.RequestSent != RequestSentNo {
+				errs <- fmt.Sprintf("%v %+v", err, o)
+			}
+			if o != nil {
+				o.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if keys, _ := g.seen(); len(keys) != 2 {
+		t.Fatalf("%d requests reached the agent, want 2", len(keys))
+	}
+	bad := DefaultBreakerConfig()
+	bad.FailureThreshold, bad.FailureRatePercent = 0, 0
+	cfg.Breaker = &bad
+	if _, err := NewClientWithTarget(srv.URL+"/rpc", V03, JSONRPC, &cfg); !errors.Is(err, CodeInvalidArgument) {
+		t.Fatalf("invalid breaker config: %v", err)
+	}
 }

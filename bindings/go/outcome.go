@@ -8,6 +8,7 @@ import "C"
 import (
 	"encoding/json"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -63,6 +64,12 @@ type Outcome struct {
 	Binding     Binding         // as read (0: unknown)
 	BodyExcerpt *string         // bounded excerpt of a non-JSON or unexpected body
 	Success     bool            // a completed task or a direct message
+	// LeakedDetail: a FAILED status text carries exception detail beyond its error id
+	// (ADK's debug errors); ModelText then carries only the error id.
+	LeakedDetail bool
+	// CancelOrigin of a CANCELED task: "requested" (this client sent CancelTask, or the
+	// server marked it so), "remote" or "admission" (the server's marker); nil otherwise.
+	CancelOrigin *string
 	// ExitCode is the exit status the `a2a` command-line tool gives this outcome (the
 	// `exit_code` column of outcomes.json): 0 success, 3 transport, HTTP or malformed,
 	// 4 protocol error, 5 FAILED task, 6 CANCELED, REJECTED, INPUT_REQUIRED or
@@ -102,6 +109,8 @@ func readOutcome(h *C.a2a_outcome) Outcome {
 		ExitCode:    int(C.a2a_outcome_exit_code(h)),
 		Result:      readResult(h),
 	}
+	o.LeakedDetail = bool(C.a2a_outcome_leaked_detail(h))
+	o.CancelOrigin = goOptStr(C.a2a_outcome_cancel_origin(h))
 	var status C.uint16_t
 	if C.a2a_outcome_http_status(h, &status) {
 		v := int(status)
@@ -247,6 +256,37 @@ type cliJSON struct {
 	ErrorID    *string `json:"error_id"`
 	Retry      string  `json:"retry"`
 	Hint       *string `json:"hint"`
+	// RemoteHint is the pairs as one object in the remote's order (first of a repeated key).
+	RemoteHint   json.RawMessage `json:"remote_hint"`
+	LeakedDetail bool            `json:"leaked_detail"`
+	CancelOrigin *string         `json:"cancel_origin"`
+}
+
+// remoteHintJSON writes the remote hint's pairs as one JSON object in order, keeping the
+// first of a repeated key (as the CLI does); null when there is no hint.
+func remoteHintJSON(pairs []RemoteHintPair) json.RawMessage {
+	if len(pairs) == 0 {
+		return json.RawMessage("null")
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	seen := map[string]bool{}
+	for _, p := range pairs {
+		if seen[p.Key] {
+			continue
+		}
+		if len(seen) > 0 {
+			b.WriteByte(',')
+		}
+		seen[p.Key] = true
+		k, _ := json.Marshal(p.Key)
+		v, _ := json.Marshal(p.Value)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return json.RawMessage(b.String())
 }
 
 // MarshalJSON writes the object `a2a classify --json` prints (the same keys, null for
@@ -256,7 +296,8 @@ func (o *Outcome) MarshalJSON() ([]byte, error) {
 		Channel: o.Channel.String(), HTTPStatus: o.HTTPStatus, Code: o.Code,
 		Reason: o.Reason, Message: o.Message, Terminal: o.Terminal, TaskID: o.TaskID,
 		ContextID: o.ContextID, Text: o.Text, ErrorID: o.ErrorID, Retry: o.Retry.String(),
-		Hint: o.Hint,
+		Hint: o.Hint, RemoteHint: remoteHintJSON(o.RemoteHint), LeakedDetail: o.LeakedDetail,
+		CancelOrigin: o.CancelOrigin,
 	}
 	if o.Error != 0 {
 		s := o.Error.String()

@@ -427,6 +427,15 @@ func DefaultBreakerConfig() BreakerConfig {
 	}
 }
 
+// c is the C mirror of the configuration.
+func (cfg BreakerConfig) c() C.struct_a2a_breaker_config {
+	return C.struct_a2a_breaker_config{
+		failure_threshold: C.uint32_t(cfg.FailureThreshold), failure_rate_percent: C.uint8_t(cfg.FailureRatePercent),
+		min_calls: C.uint32_t(cfg.MinCalls), window_ms: durMS(cfg.Window), buckets: C.uint16_t(cfg.Buckets),
+		cool_down_ms: durMS(cfg.CoolDown), half_open_trials: C.uint32_t(cfg.HalfOpenTrials),
+	}
+}
+
 // BreakerState is closed, open or half-open.
 type BreakerState uint32
 
@@ -465,11 +474,7 @@ type Breaker struct {
 
 // NewBreaker returns a closed breaker for agent.
 func NewBreaker(agent string, cfg BreakerConfig) (*Breaker, error) {
-	c := C.struct_a2a_breaker_config{
-		failure_threshold: C.uint32_t(cfg.FailureThreshold), failure_rate_percent: C.uint8_t(cfg.FailureRatePercent),
-		min_calls: C.uint32_t(cfg.MinCalls), window_ms: durMS(cfg.Window), buckets: C.uint16_t(cfg.Buckets),
-		cool_down_ms: durMS(cfg.CoolDown), half_open_trials: C.uint32_t(cfg.HalfOpenTrials),
-	}
+	c := cfg.c()
 	ap, an := cText(agent)
 	var h *C.a2a_breaker
 	if r := C.a2a_breaker_new(ap, an, &c, &h); r != C.A2A_OK {

@@ -8,6 +8,7 @@ import "C"
 import (
 	"crypto/rand"
 	"runtime"
+	"time"
 	"unsafe"
 )
 
@@ -44,6 +45,11 @@ type ServerRequestInfo struct {
 	RPCID      string // "" for HTTP+JSON
 	Tenant     string
 	Extensions []string // extension URIs the client asked for
+	// Traceparent is the caller's W3C traceparent when it sent a valid one ("" otherwise).
+	Traceparent string
+	// IdempotencyKey is the caller's Idempotency-Key, trimmed ("" when none): the same key
+	// means the same operation, so answer a repeat with the first result.
+	IdempotencyKey string
 }
 
 // ServerRequest is one A2A request read by a server.
@@ -148,7 +154,9 @@ func (s *ServerRequest) Info() (ServerRequestInfo, bool) {
 		return ServerRequestInfo{}, false
 	}
 	info := ServerRequestInfo{Version: ProtocolVersion(i.version), Binding: Binding(i.binding),
-		Method: Method(i.method), Streaming: bool(i.streaming), RPCID: goStr(i.rpc_id), Tenant: goStr(i.tenant)}
+		Method: Method(i.method), Streaming: bool(i.streaming), RPCID: goStr(i.rpc_id), Tenant: goStr(i.tenant),
+		Traceparent:    goStr(C.a2a_server_request_traceparent(s.h)),
+		IdempotencyKey: goStr(C.a2a_server_request_idempotency_key(s.h))}
 	for k := range int(i.extension_count) {
 		var e C.struct_a2a_str
 		if C.a2a_server_request_extension(s.h, C.size_t(k), &e) == C.A2A_OK {
@@ -321,3 +329,17 @@ func StreamHeaders() []Header {
 		out = append(out, Header{goStr(n), goStr(v)})
 	}
 }
+
+// KeepAliveDue says whether a keep-alive comment (KeepAliveComment) is due on a quiet
+// stream at now, given its last write (event or comment) on the caller's clock, and how long
+// the caller may sleep before the next one. interval 0 is the default, 15 s. After writing a
+// comment, pass now as the last write.
+func KeepAliveDue(interval, now, lastWrite time.Duration) (due bool, wait time.Duration) {
+	var w C.uint64_t
+	due = bool(C.a2a_server_keepalive_due(durMS(interval), durMS(now), durMS(lastWrite), &w))
+	return due, time.Duration(w) * time.Millisecond
+}
+
+// KeepAliveComment is the comment to write on a quiet stream (an SSE comment line and a
+// blank line).
+func KeepAliveComment() []byte { return goBytes(C.a2a_server_keepalive_comment()) }

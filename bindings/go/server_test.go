@@ -219,10 +219,37 @@ func TestServerHelpers(t *testing.T) {
 	if !strings.Contains(string(ok.Params()), `"historyLength"`) {
 		t.Fatalf("params %s", ok.Params())
 	}
+	if info.Traceparent != "" || info.IdempotencyKey != "" {
+		t.Fatalf("no trace or key was sent: %+v", info)
+	}
+	// Issue 12: the caller's traceparent and Idempotency-Key reach the server.
+	tp := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	keyed, err := ParseJSONRPC([]Header{{"traceparent", tp}, {"Idempotency-Key", "conv-9:book:12A"}},
+		[]byte(`{"jsonrpc":"2.0","id":"y","method":"tasks/get","params":{"id":"t"}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keyed.Close()
+	if ki, _ := keyed.Info(); ki.Traceparent != tp || ki.IdempotencyKey != "conv-9:book:12A" {
+		t.Fatalf("info %+v", ki)
+	}
 	if _, err := ok.ResultResponse([]byte(`{"not":"a task"}`)); !errors.Is(err, CodeServerReply) {
 		t.Fatalf("wrong reply shape: %v", err)
 	}
 	if _, err := ok.RefusalResponse(); !errors.Is(err, CodeNone) {
 		t.Fatalf("refusal of an accepted request: %v", err)
+	}
+}
+
+// Issue 12: the keep-alive schedule through the C ABI.
+func TestKeepAliveSchedule(t *testing.T) {
+	if due, wait := KeepAliveDue(0, time.Second, 0); due || wait != 14*time.Second {
+		t.Fatalf("default: %v %v", due, wait)
+	}
+	if due, wait := KeepAliveDue(500*time.Millisecond, 2*time.Second, 1500*time.Millisecond); !due || wait != 0 {
+		t.Fatalf("due: %v %v", due, wait)
+	}
+	if c := KeepAliveComment(); len(c) < 3 || c[0] != ':' || c[len(c)-1] != '\n' {
+		t.Fatalf("comment %q", c)
 	}
 }

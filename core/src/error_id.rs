@@ -7,7 +7,10 @@
 //! debug setting on, the text also carries `: <ExceptionClass>: <message>`;
 //! [`leaked_exception`] detects that so an operator can alert on servers leaking internals.
 //!
-//! Both functions scan once, left to right, without a regex engine: linear in the text.
+//! [`leaked_detail`] answers the question a client acts on: does a FAILED text carry detail
+//! beyond its error id (then the orchestrating model must see only the id).
+//!
+//! The functions scan once, left to right, without a regex engine: linear in the text.
 
 /// Length of an ADK error id in hex digits.
 pub const ERROR_ID_LEN: usize = 12;
@@ -144,6 +147,37 @@ fn is_exception_class(class: &str) -> bool {
     suffix || qualified
 }
 
+/// Whether a FAILED status text carries exception detail beyond its error id: ADK's debug
+/// shape `(error_id: <id>): <detail>` (what this crate's own server writes when given debug
+/// detail: [`crate::server::failure_text`]), or a `: <ExceptionClass>: <message>` suffix
+/// anywhere ([`leaked_exception`]). A trailing stable hint (`[retryable=false; ...]`) alone is
+/// not detail.
+pub fn leaked_detail(text: &str) -> bool {
+    if leaked_exception(text).is_some() {
+        return true;
+    }
+    let Some(id) = extract_error_id(text) else {
+        return false;
+    };
+    // `id` is a slice of `text`: what follows it, after the closing parenthesis.
+    let end = id.as_ptr() as usize - text.as_ptr() as usize + id.len();
+    let rest = text[end..].strip_prefix(')').unwrap_or(&text[end..]);
+    let Some(detail) = rest.trim_start().strip_prefix(':') else {
+        return false;
+    };
+    let detail = detail.trim();
+    let without_hint = match detail.rfind('[') {
+        Some(i)
+            if detail.ends_with(']')
+                && crate::outcome::RemoteHint::parse(&detail[i..]).is_some() =>
+        {
+            detail[..i].trim()
+        }
+        _ => detail,
+    };
+    !without_hint.is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +217,24 @@ mod tests {
             extract_error_id("error_id: nope; error_id=0123456789ab)"),
             Some("0123456789ab")
         );
+    }
+
+    #[test]
+    fn leaked_detail_after_the_error_id() {
+        let adk = "Agent execution failed. (error_id: 3f9c0a7b12de): java.lang.IllegalStateException: boom";
+        assert!(super::leaked_detail(adk));
+        // The project's own server, debug detail given: the same shape.
+        assert!(super::leaked_detail(
+            "Agent execution failed. (error_id: 3f9c0a7b12de): disk full on /var/lib/x [retryable=false]"
+        ));
+        assert!(!super::leaked_detail(
+            "Agent execution failed. (error_id: 3f9c0a7b12de)"
+        ));
+        assert!(!super::leaked_detail(
+            "Agent execution failed. (error_id: 3f9c0a7b12de) [retryable=false; contact=payments-oncall]"
+        ));
+        assert!(!super::leaked_detail("Card declined [retryable=false]"));
+        assert!(super::leaked_detail("failed: ValueError: bad input"));
     }
 
     #[test]

@@ -37,18 +37,18 @@
 //! ```text
 //! driver      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
 //! http1       -> envelope, model, sse, time, url, version
-//! server      -> envelope, model, outcome, sse, time, version
+//! server      -> card, envelope, model, outcome, sse, time, traceparent, version
 //! stream      -> classify
 //! answer      -> model, outcome, sse, version
 //! classify    -> error_id, model, outcome, sse, time, version
 //! envelope    -> method, model, version
+//! error_id    -> outcome
 //! model       -> method, outcome, version
 //! resilience  -> outcome, time
 //! tally       -> outcome
 //! card        -> url, version
 //! method      -> version
 //! outcome     -> version
-//! error_id    -> (nothing)
 //! sse         -> (nothing)
 //! time        -> (nothing)
 //! traceparent -> (nothing)

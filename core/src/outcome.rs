@@ -368,6 +368,53 @@ pub struct RemoteHint {
     pub pairs: Vec<(String, String)>,
 }
 
+/// Where a CANCELED task's cancel came from, as the client sees it.
+///
+/// The seeds: callers of an ADK agent see no error marker on an admission cancel (a
+/// before-execute check that cancels the task), so a client tells cancels apart by what it
+/// did itself: [`CancelOrigin::Requested`] when this client sent `CancelTask` for the task,
+/// else [`CancelOrigin::Remote`]. A server built with this crate marks its cancels
+/// ([`CANCEL_ORIGIN_KEY`] metadata, [`ADMISSION_PREFIX`] / [`REQUESTED_TEXT`] text), which
+/// refines `Remote` into [`CancelOrigin::Admission`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CancelOrigin {
+    /// Refused before it ran (admission control: queue full, quota, shutdown).
+    Admission,
+    /// Canceled because a client asked (`CancelTask`).
+    Requested,
+    /// Canceled by the remote side, for a reason it did not mark.
+    Remote,
+}
+
+impl CancelOrigin {
+    /// `"admission"`, `"requested"` or `"remote"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancelOrigin::Admission => "admission",
+            CancelOrigin::Requested => "requested",
+            CancelOrigin::Remote => "remote",
+        }
+    }
+
+    /// Reads the marker a server built with this crate writes into a CANCELED status text.
+    pub fn from_status_text(text: &str) -> Option<CancelOrigin> {
+        if text.starts_with(ADMISSION_PREFIX) {
+            Some(CancelOrigin::Admission)
+        } else if text == REQUESTED_TEXT {
+            Some(CancelOrigin::Requested)
+        } else {
+            None
+        }
+    }
+}
+
+/// Status-message metadata key naming the origin of a CANCELED status.
+pub const CANCEL_ORIGIN_KEY: &str = "a2aCoreCancelOrigin";
+/// Text prefix of an admission refusal.
+pub const ADMISSION_PREFIX: &str = "Refused before running:";
+/// Text of a requested cancel.
+pub const REQUESTED_TEXT: &str = "Canceled by request.";
+
 /// The outcome of one response, stream or failed call. Exactly one [`Channel`].
 ///
 /// Field names follow the keys of `a2a classify` JSON output.
@@ -415,6 +462,13 @@ pub struct Outcome {
     pub binding: Option<Binding>,
     /// A bounded excerpt of a non-JSON or unexpected body (e.g. a proxy's HTML page).
     pub body_excerpt: Option<String>,
+    /// A FAILED status text carries exception detail beyond its error id (ADK's debug
+    /// errors: `(error_id: …): ExceptionClass: message`); [`crate::resilience::model_text`]
+    /// then leaves the text out and keeps only the error id.
+    pub leaked_detail: bool,
+    /// For a CANCELED task: who canceled it (the server's marker when present; the driver
+    /// sets `requested` or `remote` from what it sent).
+    pub cancel_origin: Option<CancelOrigin>,
 }
 
 impl Outcome {
@@ -442,6 +496,8 @@ impl Outcome {
             version: None,
             binding: None,
             body_excerpt: None,
+            leaked_detail: false,
+            cancel_origin: None,
         }
     }
 
@@ -488,7 +544,9 @@ impl Outcome {
 
     /// The outcome as one JSON object with exactly the keys of `a2a classify`, in this order:
     /// `channel`, `http_status`, `code`, `error`, `reason`, `message`, `state`, `terminal`,
-    /// `task_id`, `context_id`, `text`, `error_id`, `retry`, `hint`.
+    /// `task_id`, `context_id`, `text`, `error_id`, `retry`, `hint`, `remote_hint` (the
+    /// remote's `[key=value]` pairs as an object, the first of a repeated key kept, or null),
+    /// `leaked_detail`, `cancel_origin`.
     pub fn to_json(&self) -> String {
         let mut s = String::with_capacity(256);
         self.write_json_fields(&mut s);
@@ -530,6 +588,34 @@ impl Outcome {
         opt_str(s, ",\"error_id\":", self.error_id.as_deref());
         opt_str(s, ",\"retry\":", Some(self.retry.as_str()));
         opt_str(s, ",\"hint\":", self.hint.as_deref());
+        s.push_str(",\"remote_hint\":");
+        match &self.remote_hint {
+            None => s.push_str("null"),
+            Some(h) => {
+                s.push('{');
+                let mut written: Vec<&str> = Vec::with_capacity(h.pairs.len());
+                for (k, v) in &h.pairs {
+                    if written.contains(&k.as_str()) {
+                        continue;
+                    }
+                    if !written.is_empty() {
+                        s.push(',');
+                    }
+                    written.push(k);
+                    json_string(s, k);
+                    s.push(':');
+                    json_string(s, v);
+                }
+                s.push('}');
+            }
+        }
+        s.push_str(",\"leaked_detail\":");
+        s.push_str(if self.leaked_detail { "true" } else { "false" });
+        opt_str(
+            s,
+            ",\"cancel_origin\":",
+            self.cancel_origin.map(CancelOrigin::as_str),
+        );
     }
 
     /// Whether this outcome is a success (completed task or direct message).
@@ -560,6 +646,55 @@ pub fn json_string(s: &mut String, v: &str) {
     s.push('"');
 }
 
+impl RemoteHint {
+    /// Parses a stable hint a remote appends to its message: `[retryable=false; reason=quota]`.
+    /// The bracket group must start with a `key=value` pair; pairs are separated by `;` (or `,`),
+    /// keys and values are trimmed. `retryable` is read as a boolean. The last such group wins.
+    pub fn parse(message: &str) -> Option<RemoteHint> {
+        let mut found = None;
+        let mut rest = message;
+        while let Some(open) = rest.find('[') {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find(']') else { break };
+            let inner = &after[..close];
+            if let Some(h) = parse_remote_hint_group(inner) {
+                found = Some(h);
+            }
+            rest = &after[close + 1..];
+        }
+        found
+    }
+}
+
+/// One `[key=value; ...]` group of a remote hint; `None` unless it names `retryable`.
+fn parse_remote_hint_group(inner: &str) -> Option<RemoteHint> {
+    let mut hint = RemoteHint::default();
+    for pair in inner.split([';', ',']) {
+        let pair = pair.trim();
+        if pair.is_empty() {
+            continue;
+        }
+        let (k, v) = pair.split_once('=')?;
+        let (k, v) = (k.trim(), v.trim());
+        if k.is_empty()
+            || !k
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+        {
+            return None;
+        }
+        if k == "retryable" {
+            hint.retryable = match v {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            };
+        }
+        hint.pairs.push((k.to_owned(), v.to_owned()));
+    }
+    (!hint.pairs.is_empty() && hint.pairs.iter().any(|(k, _)| k == "retryable")).then_some(hint)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -587,6 +722,9 @@ mod tests {
             "error_id",
             "retry",
             "hint",
+            "remote_hint",
+            "leaked_detail",
+            "cancel_origin",
         ];
         let mut got = keys.clone();
         got.sort_unstable();

@@ -7,8 +7,10 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use a2a_core::driver::{CallOptions, CardResolutionError, Client, ClientConfig, Target};
-use a2a_core::outcome::{Channel, ErrorName, RequestSent, RetryAdvice, TaskState};
+use a2a_core::driver::{
+    CallOptions, CardResolutionError, Client, ClientConfig, StreamEvent, Target,
+};
+use a2a_core::outcome::{CancelOrigin, Channel, ErrorName, RequestSent, RetryAdvice, TaskState};
 use a2a_core::resilience::model_text;
 use a2a_core::version::{Binding, ProtocolVersion};
 use common::{FaultServer, assert_between, timing_lock};
@@ -174,7 +176,7 @@ fn http_statuses_reach_the_classifier() {
             "status-502",
             Channel::Http,
             Some(ErrorName::BadGateway),
-            RetryAdvice::Backoff,
+            RetryAdvice::UnknownOutcome,
         ),
         (
             "status-503",
@@ -186,7 +188,7 @@ fn http_statuses_reach_the_classifier() {
             "html502",
             Channel::Http,
             Some(ErrorName::BadGateway),
-            RetryAdvice::Backoff,
+            RetryAdvice::UnknownOutcome,
         ),
         (
             "redirect",
@@ -459,6 +461,151 @@ fn without_an_idempotency_key_an_unknown_outcome_is_not_retried() {
     assert_eq!(r.outcome.retry, RetryAdvice::UnknownOutcome);
     assert_eq!(r.correlation.attempts, 1);
     assert_eq!(fs.counters("idem-drop")["sends"], 1);
+}
+
+/// Issue 12: a gateway's 502/504 (or a 503 without `Retry-After`) may come after the upstream
+/// did the work: a send is resent only with an idempotency key, always with the same messageId
+/// and key; a status that proves non-receipt (429, 503 with `Retry-After`) is resent as is.
+#[test]
+fn gateway_errors_on_a_send_are_resent_only_with_a_key() {
+    let fs = FaultServer::start();
+    let retrying = |scenario: &str| {
+        Client::new(
+            &fs.agent(scenario),
+            ClientConfig {
+                send_retries: 2,
+                ..config()
+            },
+        )
+        .unwrap()
+    };
+    for scenario in ["status-502", "html502", "status-504", "status-503-bare"] {
+        let r = retrying(scenario).send_text("book seat 12A", &CallOptions::default());
+        assert_eq!(r.outcome.retry, RetryAdvice::UnknownOutcome, "{scenario}");
+        assert_eq!(r.correlation.attempts, 1, "{scenario}");
+        assert_eq!(
+            fs.counters(scenario)["sends"],
+            1,
+            "{scenario}: resent without a key"
+        );
+        let line = model_text("booking", &r.outcome).unwrap();
+        assert!(line.starts_with("REMOTE_UNKNOWN booking: HTTP "), "{line}");
+        assert!(line.ends_with("the outcome is unknown"), "{line}");
+    }
+    for scenario in ["status-502", "status-504"] {
+        let opts = CallOptions {
+            idempotency_key: Some(format!("conv-9:book:{scenario}")),
+            ..CallOptions::default()
+        };
+        let r = retrying(scenario).send_text("book seat 12A", &opts);
+        assert_eq!(r.correlation.attempts, 3, "{scenario}");
+        let seen = fs.counters(scenario)["seen"].as_array().unwrap().clone();
+        let keyed: Vec<_> = seen
+            .iter()
+            .filter(|s| s["idempotency_key"] == format!("conv-9:book:{scenario}").as_str())
+            .collect();
+        assert_eq!(keyed.len(), 3, "{scenario}");
+        assert!(
+            keyed
+                .iter()
+                .all(|s| s["message_id"] == keyed[0]["message_id"])
+        );
+        assert_ne!(keyed[0]["id"], keyed[1]["id"]);
+        assert_ne!(keyed[1]["id"], keyed[2]["id"]);
+    }
+    // 429 and 503 with Retry-After prove the request was not processed: resent without a key.
+    for scenario in ["status-429", "status-503"] {
+        let r = retrying(scenario).send_text("book seat 12A", &CallOptions::default());
+        assert_eq!(r.outcome.retry, RetryAdvice::Backoff, "{scenario}");
+        assert_eq!(r.correlation.attempts, 3, "{scenario}");
+        let seen = fs.counters(scenario)["seen"].as_array().unwrap().clone();
+        assert_eq!(seen.len(), 3, "{scenario}");
+        assert!(
+            seen.iter()
+                .all(|s| s["message_id"] == seen[0]["message_id"])
+        );
+    }
+}
+
+/// Issue 12: the seeds' `[retryable=false; contact=...]` on a FAILED status means never; ADK's
+/// debug detail is flagged, counted, and kept out of the model text (only the error id).
+#[test]
+fn remote_hints_and_leaked_detail_on_failed_tasks() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let r = c.send_text("fail-leak-hint", &CallOptions::default());
+    let o = &r.outcome;
+    assert_eq!(o.state, Some(TaskState::Failed));
+    assert_eq!(o.retry, RetryAdvice::Never, "{o:?}");
+    let hint = o.remote_hint.as_ref().expect("remote hint");
+    assert_eq!(hint.retryable, Some(false));
+    assert!(
+        hint.pairs
+            .contains(&("contact".into(), "payments-oncall".into()))
+    );
+    assert!(o.leaked_detail);
+    assert_eq!(o.error_id.as_deref(), Some("0f1e2d3c4b5a"));
+    let line = model_text("payments", o).unwrap();
+    assert_eq!(
+        line,
+        "REMOTE_FAILED payments: the task failed (error_id: 0f1e2d3c4b5a); the remote asks not to retry"
+    );
+    let json: serde_json::Value = serde_json::from_str(&o.to_json()).unwrap();
+    assert_eq!(json["leaked_detail"], true);
+    assert_eq!(json["remote_hint"]["contact"], "payments-oncall");
+    assert_eq!(c.tally().leaked("fault ok"), 1);
+    assert!(
+        c.tally()
+            .render_prometheus()
+            .contains("a2a_leaked_detail_total{agent=\"fault ok\"} 1")
+    );
+    // The hint alone: never, text kept; no leak.
+    let r = c.send_text("fail-hint", &CallOptions::default());
+    assert_eq!(r.outcome.retry, RetryAdvice::Never);
+    assert!(!r.outcome.leaked_detail);
+    assert!(
+        model_text("payments", &r.outcome)
+            .unwrap()
+            .contains("[retryable=false; contact=payments-oncall]")
+    );
+    // The same through a stream.
+    let end = c
+        .stream_text("fail-leak", &CallOptions::default())
+        .take(100)
+        .find_map(|e| match e {
+            StreamEvent::End(f) => Some(f),
+            _ => None,
+        })
+        .expect("an End event");
+    assert!(end.outcome.leaked_detail, "{:?}", end.outcome);
+    assert!(
+        !model_text("payments", &end.outcome)
+            .unwrap()
+            .contains("IllegalState")
+    );
+    assert_eq!(c.tally().leaked("fault ok"), 2);
+}
+
+/// Issue 12: an ADK admission cancel carries no marker; the client tells a cancel it asked
+/// for (`requested`) from one it did not (`remote`); this project's server marker refines it.
+#[test]
+fn cancel_origin_requested_remote_or_admission() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let r = c.send_text("cancel-remote", &CallOptions::default());
+    assert_eq!(r.outcome.state, Some(TaskState::Canceled));
+    assert_eq!(r.outcome.cancel_origin, Some(CancelOrigin::Remote));
+    let r = c.send_text("cancel-admission", &CallOptions::default());
+    assert_eq!(r.outcome.cancel_origin, Some(CancelOrigin::Admission));
+    let r = c.cancel_task("task-77", &CallOptions::default());
+    assert_eq!(r.outcome.cancel_origin, Some(CancelOrigin::Requested));
+    // Reading the task this client canceled later still says requested.
+    let json: serde_json::Value = serde_json::from_str(&r.outcome.to_json()).unwrap();
+    assert_eq!(json["cancel_origin"], "requested");
+    // Another client did not ask: remote.
+    let other = client(&fs, "ok");
+    let r = other.send_text("cancel-remote", &CallOptions::default());
+    assert_eq!(r.outcome.cancel_origin, Some(CancelOrigin::Remote));
 }
 
 #[test]

@@ -296,6 +296,86 @@ fn retries_reuse_the_idempotency_key_and_message_id() {
     assert_ne!(seen[0]["id"], seen[1]["id"]);
 }
 
+/// Issue 12: `a2a send --retries 2` against a gateway's 502 sends once without a key (the
+/// upstream may have done the work) and says REMOTE_UNKNOWN; with a key it resends the same
+/// message with the same key.
+#[test]
+fn a_gateway_error_is_not_resent_without_a_key() {
+    let fs = FaultServer::start();
+    let agent = fs.agent("status-502");
+    let base = ["send", &agent, "book", "--allow-http", "--retries", "2"];
+    let mut args = base.to_vec();
+    args.extend(["--json", "--model-text"]);
+    let out = a2a(&args, &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["retry"], "unknown_outcome");
+    assert_eq!(v["correlation"]["attempts"], 1);
+    assert_eq!(fs.counters("status-502")["sends"], 1);
+    assert!(
+        stderr(&out).contains("REMOTE_UNKNOWN ") && stderr(&out).contains("the outcome is unknown"),
+        "{}",
+        stderr(&out)
+    );
+    let mut args = base.to_vec();
+    args.extend(["--idempotency-key", "k-cli-502", "--json"]);
+    let out = a2a(&args, &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["correlation"]["attempts"], 3);
+    let seen = fs.counters("status-502")["seen"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(seen.len(), 4);
+    assert!(
+        seen[1..].iter().all(
+            |s| s["idempotency_key"] == "k-cli-502" && s["message_id"] == seen[1]["message_id"]
+        )
+    );
+}
+
+/// Issue 12: a FAILED status with ADK's debug detail and the seeds' hint: --json carries the
+/// appended keys, standard error a warning, the model line only the error id.
+#[test]
+fn leaked_detail_and_remote_hint_on_the_command_line() {
+    let fs = FaultServer::start();
+    let out = a2a(
+        &[
+            "send",
+            &fs.agent("ok"),
+            "fail-leak-hint",
+            "--allow-http",
+            "--json",
+            "--model-text",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["retry"], "never");
+    assert_eq!(v["leaked_detail"], true);
+    assert_eq!(
+        v["remote_hint"],
+        serde_json::json!({"retryable": "false", "contact": "payments-oncall"})
+    );
+    assert_eq!(v["cancel_origin"], serde_json::Value::Null);
+    // The appended keys come after the existing ones, before correlation.
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    let at = |k: &str| keys.iter().position(|x| *x == k).unwrap();
+    assert!(at("hint") < at("remote_hint") && at("cancel_origin") < at("correlation"));
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: ") && err.contains("leaked exception detail"),
+        "{err}"
+    );
+    let model = err.lines().find(|l| l.starts_with("REMOTE_")).unwrap();
+    assert_eq!(
+        model,
+        "REMOTE_FAILED fault ok: the task failed (error_id: 0f1e2d3c4b5a); the remote asks not to retry"
+    );
+}
+
 /// Runs `a2a args...` under `script` (util-linux), which gives it a pseudo-terminal for
 /// standard output and standard error; returns the terminal's bytes and the exit status.
 /// Bounded: killed after 30 s.
@@ -429,6 +509,11 @@ fn bad_options_are_usage_errors_and_send_nothing() {
     /// Extra arguments, environment, and what standard error must say.
     type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
     let cases: Vec<Case<'_>> = vec![
+        (
+            vec!["--prefer", "server"],
+            vec![],
+            "expected card or client",
+        ),
         (vec!["--header", "Bad Name: v"], vec![], "invalid header"),
         (vec!["--header", "X-Ok: a\rb"], vec![], "invalid header"),
         (vec!["--header", ": empty name"], vec![], "invalid header"),
@@ -870,4 +955,69 @@ fn a_stream_result_puts_appended_chunks_together() {
         ["chunk 0;", "chunk 1;", "chunk 2;", "chunk 3;", "chunk 4;"]
     );
     assert_eq!(end["result"]["status"]["state"], "completed");
+}
+
+/// Issue 12: `a2a demo --serve` keeps the embedded agent running on loopback, prints
+/// `READY <url>`, answers the driver in both versions, and exits 0 on SIGTERM.
+#[test]
+fn demo_serve_answers_until_sigterm_then_exits_0() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["demo", "--serve"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn a2a demo --serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("READY ")
+        .expect("READY <url>")
+        .to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    for protocol in ["1.0", "0.3"] {
+        let out = a2a(
+            &[
+                "send",
+                &url,
+                "echo hi there",
+                "--allow-http",
+                "--protocol",
+                protocol,
+            ],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(0), "{protocol}: {}", stderr(&out));
+        assert_eq!(stdout(&out).trim(), "hi there");
+    }
+    let out = a2a(&["card", &url, "--allow-http", "--json"], &[]);
+    let card: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert!(card.to_string().contains("preferredTransport"), "{card}");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "a2a demo --serve did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(
+        err.contains("echo <text>") && err.contains("a2a_outcomes_total"),
+        "{err}"
+    );
 }

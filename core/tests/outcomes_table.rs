@@ -4,7 +4,9 @@
 //! rules here too, so a typo in the table cannot wait for the resilience layer to find it.
 
 use a2a_core::classify::{Asked, ResponseInfo, classify};
-use a2a_core::outcome::{Channel, ErrorName, Outcome, RequestSent, TaskState};
+use a2a_core::outcome::{Channel, ErrorName, Outcome, RequestSent, RetryAdvice, TaskState};
+use a2a_core::resilience::{CallKind, RetryAction, RetryConfig, RetryPolicy};
+use a2a_core::time::Millis;
 use a2a_core::version::{Binding, ProtocolVersion};
 use serde_json::Value;
 
@@ -85,6 +87,9 @@ fn body_repeat(r: &Value) -> Vec<u8> {
 
 /// The model-facing prefix by the rules of docs/outcomes.md §5.
 fn prefix(o: &Outcome) -> Option<&'static str> {
+    if o.channel != Channel::Transport && o.retry == RetryAdvice::UnknownOutcome {
+        return Some("REMOTE_UNKNOWN");
+    }
     match o.channel {
         Channel::Transport => Some(match o.request_sent {
             Some(RequestSent::No) => "REMOTE_UNAVAILABLE",
@@ -104,6 +109,20 @@ fn prefix(o: &Outcome) -> Option<&'static str> {
             _ => Some("REMOTE_IN_PROGRESS"),
         },
     }
+}
+
+/// Whether a send retry policy of `kind` (the driver's: 3 attempts, no deadline) resends the
+/// same message after `o`.
+fn resends(o: &Outcome, kind: CallKind) -> bool {
+    let config = RetryConfig {
+        kind,
+        max_attempts: 3,
+        max_follow_ups: 0,
+        streaming: false,
+        ..RetryConfig::default()
+    };
+    let mut p = RetryPolicy::new(config, Millis(0)).unwrap();
+    matches!(p.next(o, Millis(1), 0), RetryAction::RetryAfter(_))
 }
 
 fn breaker(o: &Outcome) -> bool {
@@ -173,6 +192,16 @@ fn every_row_of_the_outcome_table() {
                 row["model_prefix"],
                 prefix(&o)
             ));
+        }
+        if let Some(r) = row.get("resend") {
+            for (col, kind) in [
+                ("without_key", CallKind::SideEffecting),
+                ("with_key", CallKind::WithIdempotencyKey),
+            ] {
+                if r[col].as_bool() != Some(resends(&o, kind)) {
+                    failures.push(format!("{id}: resend {col} want {}", r[col]));
+                }
+            }
         }
         if row["breaker"].as_bool() != Some(breaker(&o)) {
             failures.push(format!(

@@ -105,6 +105,42 @@ fn rpc(headers: &[(&str, &str)], body: &str) -> (Value, Option<ErrorName>) {
 
 const V1: &[(&str, &str)] = &[("A2A-Version", "1.0")];
 
+/// Issue 12: the request carries the caller's traceparent (valid ones only) and its
+/// Idempotency-Key, on both bindings.
+#[test]
+fn incoming_requests_expose_traceparent_and_idempotency_key() {
+    let tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let body = r#"{"jsonrpc":"2.0","id":"1","method":"SendMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"book"}]}}}"#;
+    let headers = [
+        ("A2A-Version", "1.0"),
+        ("Traceparent", tp),
+        ("Idempotency-Key", " conv-9:book:12A "),
+    ];
+    let r = server::parse_jsonrpc(&headers, body.as_bytes(), &ALL).unwrap();
+    assert_eq!(r.traceparent.as_deref(), Some(tp));
+    assert_eq!(r.idempotency_key.as_deref(), Some("conv-9:book:12A"));
+    // An invalid traceparent is dropped (W3C: start a new trace); an empty key is no key.
+    let bad = [
+        ("A2A-Version", "1.0"),
+        ("traceparent", "00-zzzz-00f067aa0ba902b7-01"),
+        ("idempotency-key", "  "),
+    ];
+    let r = server::parse_jsonrpc(&bad, body.as_bytes(), &ALL).unwrap();
+    assert_eq!((r.traceparent, r.idempotency_key), (None, None));
+    let rest_body =
+        r#"{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"book"}]}}"#;
+    let r = server::parse_rest(
+        "POST",
+        "/message:send",
+        &headers,
+        rest_body.as_bytes(),
+        &ALL,
+    )
+    .unwrap();
+    assert_eq!(r.traceparent.as_deref(), Some(tp));
+    assert_eq!(r.idempotency_key.as_deref(), Some("conv-9:book:12A"));
+}
+
 #[test]
 fn jsonrpc_refusals() {
     // (headers, body, expected code, expected id)
@@ -618,6 +654,8 @@ fn incoming(
         call: a2a_core::model::params::Call::GetExtendedAgentCard,
         tenant: None,
         extensions: vec![],
+        traceparent: None,
+        idempotency_key: None,
     }
 }
 
@@ -1019,7 +1057,7 @@ fn failed_status_the_adk_way() {
     let text = server::failure_text(id, Some("KeyError: 'x'"), Some(&hint));
     assert_eq!(
         text,
-        "Agent execution failed. (error_id: 7dac02a750a9) KeyError: 'x' [retryable=false; reason=quo_ta]"
+        "Agent execution failed. (error_id: 7dac02a750a9): KeyError: 'x' [retryable=false; reason=quo_ta]"
     );
     let text = server::failure_text(
         id,

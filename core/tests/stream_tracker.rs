@@ -522,7 +522,7 @@ fn check_outcome(o: &a2a_core::outcome::Outcome, stream: bool) -> Result<(), Tes
     prop_assert!([0, 3, 4, 5, 6, 7].contains(&o.exit_code()));
     let v: Value =
         serde_json::from_str(&o.to_json()).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert_eq!(v.as_object().unwrap().len(), 14);
+    prop_assert_eq!(v.as_object().unwrap().len(), 17);
     prop_assert_eq!(v["channel"].as_str(), Some(o.channel.as_str()));
     if let Some(e) = &o.body_excerpt {
         prop_assert!(e.len() <= a2a_core::classify::EXCERPT_MAX);

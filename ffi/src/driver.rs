@@ -9,20 +9,23 @@ use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 use std::time::Duration;
 
+use a2a::card::SelectionOrder;
 use a2a::driver::{self, Client, ClientConfig, StreamCall, StreamEvent, Target};
 
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
 use crate::http1::{a2a_header, headers_from};
 use crate::outcome::a2a_outcome;
 use crate::panic::ffi_panic_boundary;
+use crate::resilience::a2a_breaker_config;
 use crate::result::a2a_result;
 use crate::stream::{a2a_stream_end_kind, a2a_stream_item, end_kind, item_c};
 use crate::view::{a2a_str, input_str, try_input, try_str};
 use crate::vocab::{a2a_binding, a2a_protocol_version};
 
 /// Client configuration (milliseconds). Get the defaults with `a2a_client_config_default`
-/// (connect 3 s, call 45 s, stream idle 60 s, 32 MiB responses, https only), then change
-/// fields. Read during the call only.
+/// (connect 3 s, call 45 s, stream idle 60 s, 32 MiB responses, https only, the card's
+/// interface order, no breaker), then change fields. Read during the call only. Fields are
+/// only ever appended.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct a2a_client_config {
@@ -50,8 +53,23 @@ pub struct a2a_client_config {
     pub defer_card_resolution: bool,
     /// Resubscribes after a cut stream (0: none).
     pub stream_resubscribe_attempts: u32,
-    /// Resends of a send the driver may make itself (only when provably not received).
+    /// Resends of a send the driver may make itself (0: none). Always the same messageId and
+    /// idempotency key, a new JSON-RPC id. Without an idempotency key a send is resent only
+    /// when the request provably did not reach the agent (connect failure, a refusal before
+    /// the request was written, 429, 503 with `Retry-After`); after a 502, 504, other 5xx, a
+    /// timeout after writing or a dropped connection (the outcome is unknown) only with a key.
     pub send_retries: u32,
+    /// Whose order picks the interface among the card's usable ones: false (the default) the
+    /// card's (its `preferredTransport` / first `supportedInterfaces` entry), true the
+    /// client's (1.0 then 0.3, JSON-RPC then HTTP+JSON). `protocol` and `binding` win over both.
+    pub prefer_client_order: bool,
+    /// Turns on the client's circuit breaker (false: off, the default): one breaker per
+    /// client, i.e. per agent, shared by every thread using the client. While open, calls fail
+    /// at once with a transport `CircuitOpen` outcome (`request_sent` no).
+    pub breaker_enabled: bool,
+    /// The breaker's configuration when `breaker_enabled` (`a2a_client_config_default` fills
+    /// it with `a2a_breaker_config_default`'s values).
+    pub breaker: a2a_breaker_config,
 }
 
 /// Per-call options; read during the call only. NULL means none.
@@ -241,6 +259,9 @@ fn config_c(c: &ClientConfig) -> a2a_client_config {
         defer_card_resolution: c.defer_card_resolution,
         stream_resubscribe_attempts: c.stream_resubscribe_attempts,
         send_retries: c.send_retries,
+        prefer_client_order: c.prefer == SelectionOrder::ClientFirst,
+        breaker_enabled: c.breaker.is_some(),
+        breaker: crate::resilience::breaker_config_c(&c.breaker.unwrap_or_default()),
     }
 }
 
@@ -284,6 +305,19 @@ pub(crate) unsafe fn config_from(c: *const a2a_client_config) -> Result<ClientCo
     cfg.defer_card_resolution = c.defer_card_resolution;
     cfg.stream_resubscribe_attempts = c.stream_resubscribe_attempts;
     cfg.send_retries = c.send_retries;
+    cfg.prefer = if c.prefer_client_order {
+        SelectionOrder::ClientFirst
+    } else {
+        SelectionOrder::CardFirst
+    };
+    if c.breaker_enabled {
+        let b = crate::resilience::breaker_config_core(&c.breaker);
+        // Refused here, not on the first call: a configuration error is the caller's.
+        if a2a::resilience::CircuitBreaker::new("config", b).is_err() {
+            return Err(a2a_result::A2A_INVALID_ARGUMENT);
+        }
+        cfg.breaker = Some(b);
+    }
     Ok(cfg)
 }
 

@@ -31,6 +31,7 @@ use crate::vocab::{
 /// `a2a_outcome_remote_hint_pair`, `a2a_outcome_request_sent`, `a2a_outcome_version`,
 /// `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`,
 /// `a2a_outcome_result_json` (the answer, when the client returned one).
+/// `a2a_outcome_leaked_detail`, `a2a_outcome_cancel_origin`.
 ///
 /// Threading: `Send`, not thread-safe (an immutable outcome may be read from several threads
 /// only if the caller synchronises with its `_free`).
@@ -281,6 +282,29 @@ pub extern "C" fn a2a_outcome_state(outcome: *const a2a_outcome, out: *mut a2a_t
 pub extern "C" fn a2a_outcome_terminal(outcome: *const a2a_outcome) -> bool {
     ffi_panic_boundary! {
         try_ref!(outcome).inner.terminal
+    }
+}
+
+/// Whether a FAILED status text carries exception detail beyond its error id (ADK's debug
+/// errors); the model text then carries only the error id. False when `outcome` is NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_leaked_detail(outcome: *const a2a_outcome) -> bool {
+    ffi_panic_boundary! {
+        try_ref!(outcome).inner.leaked_detail
+    }
+}
+
+/// For a CANCELED task, who canceled it: `"requested"` (this client sent CancelTask for it,
+/// or the server marked it so), `"remote"` or `"admission"` (refused before it ran, by the
+/// server's marker). A static string (valid for the life of the program); absent (NULL
+/// pointer) for other outcomes or a NULL `outcome`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_cancel_origin(outcome: *const a2a_outcome) -> a2a_str {
+    ffi_panic_boundary! {
+        match try_ref!(outcome).inner.cancel_origin {
+            Some(c) => a2a_str::from_static(c.as_str()),
+            None => a2a_str::from_opt(None),
+        }
     }
 }
 

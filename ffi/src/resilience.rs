@@ -330,7 +330,7 @@ fn retry_config_core(c: &a2a_retry_config) -> Option<RetryConfig> {
     })
 }
 
-fn breaker_config_c(c: &BreakerConfig) -> a2a_breaker_config {
+pub(crate) fn breaker_config_c(c: &BreakerConfig) -> a2a_breaker_config {
     a2a_breaker_config {
         failure_threshold: c.failure_threshold,
         failure_rate_percent: c.failure_rate_percent,
@@ -342,7 +342,7 @@ fn breaker_config_c(c: &BreakerConfig) -> a2a_breaker_config {
     }
 }
 
-fn breaker_config_core(c: &a2a_breaker_config) -> BreakerConfig {
+pub(crate) fn breaker_config_core(c: &a2a_breaker_config) -> BreakerConfig {
     BreakerConfig {
         failure_threshold: c.failure_threshold,
         failure_rate_percent: c.failure_rate_percent,

@@ -8,6 +8,8 @@
 
 use std::ffi::c_char;
 
+use a2a::time::Millis;
+
 use a2a::envelope::{self, CallOptions, Interface, Method, RpcId};
 use a2a::model::{
     self, Form, ListPushConfigsResponse, ListTasksResponse, SendResponse, StreamEvent, Task,
@@ -81,6 +83,7 @@ enum Source {
 /// Methods: `a2a_server_request_new`, `a2a_server_request_free`,
 /// `a2a_server_parse_jsonrpc`, `a2a_server_parse_rest`, `a2a_server_request_get_info`,
 /// `a2a_server_request_params`, `a2a_server_request_extension`,
+/// `a2a_server_request_traceparent`, `a2a_server_request_idempotency_key`,
 /// `a2a_server_request_last_error`, `a2a_server_refusal_response`,
 /// `a2a_server_result_response`, `a2a_server_error_response`, `a2a_server_event_frame`,
 /// `a2a_server_error_frame`, `a2a_server_failed_frame`.
@@ -101,6 +104,8 @@ pub struct a2a_server_request {
     tenant: Option<String>,
     extensions: Vec<String>,
     params: Vec<u8>,
+    traceparent: Option<String>,
+    idempotency_key: Option<String>,
     refusal: Option<Box<RequestError>>,
     last_error: String,
 }
@@ -115,6 +120,8 @@ impl a2a_server_request {
         self.tenant = None;
         self.extensions.clear();
         self.params.clear();
+        self.traceparent = None;
+        self.idempotency_key = None;
         self.last_error.clear();
     }
 
@@ -152,6 +159,8 @@ impl a2a_server_request {
                 self.tenant = s.tenant;
                 self.extensions = s.extensions;
                 self.params = s.params;
+                self.traceparent = s.traceparent;
+                self.idempotency_key = s.idempotency_key;
                 a2a_result::A2A_OK
             }
             Err(e) => {
@@ -171,6 +180,8 @@ struct Summary {
     tenant: Option<String>,
     extensions: Vec<String>,
     params: Vec<u8>,
+    traceparent: Option<String>,
+    idempotency_key: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -203,6 +214,8 @@ fn summarize(req: &IncomingRequest<'_>) -> Summary {
         tenant: req.tenant.as_deref().map(str::to_owned),
         extensions: req.extensions.clone(),
         params: canonical_params(req),
+        traceparent: req.traceparent.clone(),
+        idempotency_key: req.idempotency_key.clone(),
     }
 }
 
@@ -238,6 +251,8 @@ pub extern "C" fn a2a_server_request_new(out: *mut *mut a2a_server_request) -> a
             rpc_id: None,
             tenant: None,
             extensions: Vec::new(),
+            traceparent: None,
+            idempotency_key: None,
             params: Vec::new(),
             refusal: None,
             last_error: String::new(),
@@ -384,6 +399,29 @@ pub extern "C" fn a2a_server_request_extension(
             Some(e) => { out.set(a2a_str::from_str(e)); a2a_result::A2A_OK }
             None => a2a_result::A2A_INVALID_ARGUMENT,
         }
+    }
+}
+
+/// The caller's W3C `traceparent` when it sent a valid one; absent otherwise or when no
+/// request was parsed. Valid until the next mutating call.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_server_request_traceparent(request: *const a2a_server_request) -> a2a_str {
+    ffi_panic_boundary! {
+        let r = try_ref!(request);
+        a2a_str::from_opt(r.traceparent.as_deref().filter(|_| r.parsed))
+    }
+}
+
+/// The caller's `Idempotency-Key` (trimmed) when it sent a non-empty one: the same key means
+/// the same operation. Absent otherwise or when no request was parsed. Valid until the next
+/// mutating call.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_server_request_idempotency_key(
+    request: *const a2a_server_request,
+) -> a2a_str {
+    ffi_panic_boundary! {
+        let r = try_ref!(request);
+        a2a_str::from_opt(r.idempotency_key.as_deref().filter(|_| r.parsed))
     }
 }
 
@@ -725,7 +763,7 @@ fn error_id_from(text: &str) -> Result<ErrorId, a2a_result> {
 }
 
 /// Appends to `out` the frame of the final FAILED status update of a task, with the
-/// ADK-style text `Agent execution failed. (error_id: <id>)` (then ` <debug_detail>` when
+/// ADK-style text `Agent execution failed. (error_id: <id>)` (then `: <debug_detail>` when
 /// given: only in debug deployments, it may leak internals). `error_id`: exactly 12
 /// lower-case hex digits (make one from 6 random bytes; log it beside the real cause).
 /// Strings are UTF-8, read during the call only; `(NULL, 0)` detail means none.
@@ -783,7 +821,7 @@ pub extern "C" fn a2a_server_failed_frame(
 }
 
 /// Appends to `out` the ADK-style FAILED text `Agent execution failed. (error_id: <id>)`
-/// (then ` <debug_detail>` when given), for servers writing their own task JSON.
+/// (then `: <debug_detail>` when given), for servers writing their own task JSON.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_SERVER_ERROR_ID`.
 #[unsafe(no_mangle)]
@@ -850,6 +888,44 @@ pub extern "C" fn a2a_server_stream_header(
             }
             None => a2a_result::A2A_NONE,
         }
+    }
+}
+
+/// The keep-alive schedule of a quiet stream (sans-IO, like the core's `KeepAlive`): whether
+/// a `: keep-alive` comment ([`a2a_server_keepalive_comment`]) is due at `now_ms`, given the
+/// time of the stream's last write (event or comment) on the caller's clock. `interval_ms`:
+/// the silence allowed (0: the default, 15 s, what the Python SDK's SSE layer uses; load
+/// balancers often cut streams after 30–60 s of silence). `wait_ms`, when non-NULL, receives
+/// how long the caller may sleep before the next comment is due (0 when one is due now).
+/// After writing a comment, pass `now_ms` as the last write.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_server_keepalive_due(
+    interval_ms: u64,
+    now_ms: u64,
+    last_write_ms: u64,
+    wait_ms: *mut u64,
+) -> bool {
+    ffi_panic_boundary! {
+        let k = if interval_ms == 0 {
+            server::KeepAlive::default()
+        } else {
+            server::KeepAlive { interval: Millis(interval_ms) }
+        };
+        let (now, last) = (Millis(now_ms), Millis(last_write_ms));
+        if !wait_ms.is_null() {
+            let out = try_out!(wait_ms);
+            out.set(k.wait(now, last).0);
+        }
+        k.is_due(now, last)
+    }
+}
+
+/// The keep-alive comment to write on a quiet stream (an SSE comment line and a blank line).
+/// Static bytes, valid for the life of the program.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_server_keepalive_comment() -> a2a_bytes {
+    ffi_panic_boundary! {
+        a2a_bytes::from_slice(server::KeepAlive::COMMENT)
     }
 }
 

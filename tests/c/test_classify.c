@@ -3,6 +3,15 @@
 
 /* A 0.3 JSON-RPC FAILED task as ADK servers write it (shape from the A2A 0.3 spec,
  * error_id convention from ADK; hand-written). */
+static const char LEAKED_TASK[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"task\",\"id\":\"t-2\",\"contextId\":\"c-1\","
+    "\"status\":{\"state\":\"failed\",\"message\":{\"kind\":\"message\",\"messageId\":\"m\",\"role\":\"agent\","
+    "\"parts\":[{\"kind\":\"text\",\"text\":\"Agent execution failed. (error_id: 3f9c0a7b12de): "
+    "java.lang.IllegalStateException: card 4111 declined [retryable=false; contact=payments-oncall]\"}]}}}}";
+static const char ADMISSION_TASK[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"task\",\"id\":\"t-3\",\"contextId\":\"c-1\","
+    "\"status\":{\"state\":\"canceled\",\"message\":{\"kind\":\"message\",\"messageId\":\"m\",\"role\":\"agent\","
+    "\"parts\":[{\"kind\":\"text\",\"text\":\"Refused before running: queue full\"}]}}}}";
 static const char FAILED_TASK[] =
     "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"task\",\"id\":\"t-1\","
     "\"contextId\":\"c-1\",\"status\":{\"state\":\"failed\",\"message\":{\"kind\":\"message\","
@@ -90,6 +99,23 @@ static void classify(void) {
   STR_EQ(a2a_outcome_error_id(o), "3f9c0a7b12de");
   STR_EQ(a2a_outcome_task_id(o), "t-1");
   STR_EQ(a2a_outcome_context_id(o), "c-1");
+  CHECK(!a2a_outcome_leaked_detail(o));
+  ABSENT(a2a_outcome_cancel_origin(o));
+  a2a_outcome_free(o);
+
+  /* Issue 12: ADK's debug shape leaks detail; the remote's hint says never retry. */
+  r = resp(200, "application/json", LEAKED_TASK);
+  o = NULL;
+  CHECK(a2a_classify(&r, &o) == A2A_OK);
+  CHECK(a2a_outcome_leaked_detail(o));
+  CHECK(a2a_outcome_retry(o) == A2A_RETRY_NEVER);
+  STR_EQ(a2a_outcome_error_id(o), "3f9c0a7b12de");
+  a2a_outcome_free(o);
+  r = resp(200, "application/json", ADMISSION_TASK);
+  o = NULL;
+  CHECK(a2a_classify(&r, &o) == A2A_OK);
+  STR_EQ(a2a_outcome_cancel_origin(o), "admission");
+  CHECK(!a2a_outcome_leaked_detail(o));
   a2a_outcome_free(o);
 
   r = resp(200, "application/json", TASK_NOT_FOUND);

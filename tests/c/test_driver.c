@@ -47,6 +47,8 @@ void test_driver(void) {
 
   CHECK(a2a_client_config_default(&cfg) == A2A_OK);
   CHECK(cfg.connect_timeout_ms == 3000 && !cfg.allow_http && cfg.protocol == 0);
+  /* Appended fields: the card's order, no breaker (its defaults filled in). */
+  CHECK(!cfg.prefer_client_order && !cfg.breaker_enabled && cfg.breaker.failure_threshold == 5);
   CHECK(a2a_client_config_default(NULL) == A2A_NULL_PARAMETER);
   cfg.allow_http = true;
   CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V0_3, A2A_BINDING_JSON_RPC,
@@ -115,6 +117,39 @@ void test_driver(void) {
   CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V0_3, A2A_BINDING_JSON_RPC,
                                    &cfg, &c) == A2A_INVALID_ARGUMENT);
   CHECK(c == NULL);
+
+  /* Issue 12: the client's breaker. Two refused connects open it; the third call is not
+   * sent. An invalid breaker configuration is refused when the client is made. */
+  CHECK(a2a_client_config_default(&cfg) == A2A_OK);
+  cfg.allow_http = true;
+  cfg.breaker_enabled = true;
+  cfg.breaker.failure_threshold = 2;
+  cfg.breaker.cool_down_ms = 60000;
+  c = NULL;
+  CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V03, A2A_BINDING_JSON_RPC,
+                                   &cfg, &c) == A2A_OK);
+  {
+    int i;
+    a2a_error_name en = A2A_ERROR_NAME_OTHER;
+    a2a_request_sent rs = A2A_REQUEST_SENT_UNKNOWN;
+    for (i = 0; i < 2; i++) {
+      o = NULL;
+      CHECK(a2a_client_send_text(c, "x", 1, NULL, &o) == A2A_OK);
+      CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_CONNECT_FAILED);
+      a2a_outcome_free(o);
+    }
+    o = NULL;
+    CHECK(a2a_client_send_text(c, "x", 1, NULL, &o) == A2A_OK);
+    CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_CIRCUIT_OPEN);
+    CHECK(a2a_outcome_request_sent(o, &rs) && rs == A2A_REQUEST_SENT_NO);
+    a2a_outcome_free(o);
+  }
+  a2a_client_free(c);
+  cfg.breaker.failure_threshold = 0;
+  cfg.breaker.failure_rate_percent = 0;
+  c = NULL;
+  CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V03, A2A_BINDING_JSON_RPC,
+                                   &cfg, &c) == A2A_INVALID_ARGUMENT && c == NULL);
 
   /* Card resolution fails (refused) and says why as an outcome. */
   CHECK(a2a_client_config_default(&cfg) == A2A_OK);

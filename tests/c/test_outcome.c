@@ -38,6 +38,8 @@ static void null_handle(void) {
   ABSENT(a2a_outcome_error_id(NULL));
   ABSENT(a2a_outcome_hint(NULL));
   ABSENT(a2a_outcome_body_excerpt(NULL));
+  CHECK(!a2a_outcome_leaked_detail(NULL));
+  ABSENT(a2a_outcome_cancel_origin(NULL));
   a2a_outcome_free(NULL); /* a no-op */
 }
 
@@ -84,6 +86,8 @@ static void transport(void) {
   ABSENT(a2a_outcome_error_id(o));
   ABSENT(a2a_outcome_hint(o));
   ABSENT(a2a_outcome_body_excerpt(o));
+  CHECK(!a2a_outcome_leaked_detail(o));
+  ABSENT(a2a_outcome_cancel_origin(o));
   /* NULL out-parameters on a live handle. */
   CHECK(!a2a_outcome_error_name(o, NULL));
   CHECK(!a2a_outcome_request_sent(o, NULL));

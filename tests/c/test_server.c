@@ -50,6 +50,29 @@ static void jsonrpc(void) {
   CHECK(a2a_server_refusal_response(r, resp) == A2A_NONE);
   CHECK(a2a_server_response_status(resp) == 0 && a2a_server_response_body(resp).ptr == NULL);
   CHECK(a2a_server_response_served(resp, &served) == A2A_NONE);
+  ABSENT(a2a_server_request_traceparent(r));
+  ABSENT(a2a_server_request_idempotency_key(r));
+  ABSENT(a2a_server_request_traceparent(NULL));
+  ABSENT(a2a_server_request_idempotency_key(NULL));
+
+  /* Issue 12: the keep-alive schedule (default 15 s) and its comment. */
+  {
+    uint64_t wait = 7;
+    a2a_bytes k = a2a_server_keepalive_comment();
+    CHECK(!a2a_server_keepalive_due(0, 1000, 0, &wait) && wait == 14000);
+    CHECK(a2a_server_keepalive_due(0, 15000, 0, &wait) && wait == 0);
+    CHECK(a2a_server_keepalive_due(500, 2000, 1500, NULL));
+    CHECK(!a2a_server_keepalive_due(500, 1800, 1500, &wait) && wait == 200);
+    CHECK(k.ptr != NULL && k.len >= 3 && k.ptr[0] == ':' && k.ptr[k.len - 1] == '\n');
+  }
+
+  /* Issue 12: the caller's traceparent and Idempotency-Key. */
+  hs[0] = hdr("A2A-Version", "1.0");
+  hs[1] = hdr("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+  hs[2] = hdr("Idempotency-Key", "conv-9:book:12A");
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 3, (const uint8_t *)v10, strlen(v10), NULL) == A2A_OK);
+  STR_EQ(a2a_server_request_traceparent(r), "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+  STR_EQ(a2a_server_request_idempotency_key(r), "conv-9:book:12A");
 
   hs[0] = hdr("Content-Type", "application/json");
   hs[1] = hdr("A2A-Version", "1.0");
@@ -61,6 +84,8 @@ static void jsonrpc(void) {
   STR_EQ(info.rpc_id, "1");
   ABSENT(info.tenant);
   CHECK(info.extension_count == 1);
+  ABSENT(a2a_server_request_traceparent(r)); /* none sent this time */
+  ABSENT(a2a_server_request_idempotency_key(r));
   CHECK(a2a_server_request_extension(r, 0, &ext) == A2A_OK);
   STR_EQ(ext, "https://ext.example/a");
   CHECK(a2a_server_request_extension(r, 1, &ext) == A2A_INVALID_ARGUMENT);
@@ -198,7 +223,7 @@ static void rest_and_streams(void) {
   CHECK(a2a_server_failed_frame(r, "t", 1, "c", 1, "m", 1, "3f9c", 4, NULL, 5, b) == A2A_NULL_PARAMETER);
   CHECK(a2a_buffer_clear(b) == A2A_OK);
   CHECK(a2a_server_failure_text("3f9c0a7b12de", 12, "ValueError: x", 13, b) == A2A_OK);
-  CHECK(t_str_eq(buf_str(b), "Agent execution failed. (error_id: 3f9c0a7b12de) ValueError: x"));
+  CHECK(t_str_eq(buf_str(b), "Agent execution failed. (error_id: 3f9c0a7b12de): ValueError: x"));
   CHECK(a2a_server_failure_text("nothex!!!!!!", 12, NULL, 0, b) == A2A_SERVER_ERROR_ID);
   CHECK(a2a_server_failure_text("3f9c0a7b12de", 12, NULL, 0, NULL) == A2A_NULL_PARAMETER);
 

@@ -18,12 +18,14 @@ from typing import Any
 import pytest
 from conftest import REPO
 
+import a2a_core
 from a2a_core import (
     Breaker,
     BreakerConfig,
     CardResolutionError,
     Client,
     ClientStreamEnd,
+    Outcome,
     StreamItem,
     Traceparent,
     derive_idempotency_key,
@@ -191,6 +193,55 @@ def test_a_failing_hook_is_raised_after_the_call(recorder: str) -> None:
         assert 'authorization' not in headers
 
 
+class Gateway(http.server.BaseHTTPRequestHandler):
+    """A gateway in front of an agent that did the work: answers every POST with `status`
+    and records each request's Idempotency-Key and messageId."""
+
+    status = 502
+    seen: list[tuple[str | None, str]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers['Content-Length'])))
+        Gateway.seen.append((self.headers.get('Idempotency-Key'),
+                             body['params']['message']['messageId']))
+        data = b'gateway says no\n'
+        self.send_response(Gateway.status)
+        self.send_header('Content-Type', 'text/plain')
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize('status', [502, 504, 429])
+def test_gateway_errors_are_resent_only_with_a_key(status: int) -> None:
+    # Issue 12: a 502/504 may come after the upstream did the work: never resent without an
+    # idempotency key (REMOTE_UNKNOWN); with a key, resent with the same key and messageId.
+    # A 429 is a refusal before processing: resent as is.
+    Gateway.status, Gateway.seen = status, []
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Gateway)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        url = f'http://127.0.0.1:{srv.server_address[1]}/'
+        with Client.with_target(url, '1.0', 'jsonrpc', allow_http=True, send_retries=2,
+                                **FAST) as c:
+            o = c.send('book seat 12A')
+            if status == 429:
+                assert o.retry == 'backoff' and len(Gateway.seen) == 3
+                return
+            assert o.retry == 'unknown_outcome' and len(Gateway.seen) == 1
+            line = model_text('booking', o) or ''
+            assert line.startswith(f'REMOTE_UNKNOWN booking: HTTP {status}'), line
+            c.send('book seat 12A', idempotency_key='py-gw-key')
+        assert len(Gateway.seen) == 4
+        assert all(k == 'py-gw-key' and m == Gateway.seen[1][1] for k, m in Gateway.seen[1:])
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
 def refused_port() -> int:
     s = socket.socket()
     s.bind(('127.0.0.1', 0))
@@ -217,3 +268,86 @@ def test_card_resolution_failure_carries_its_outcome() -> None:
     assert o is not None and o.channel == 'transport' and o.error == 'CardResolution'
     with pytest.raises(CardResolutionError):
         Client('http://example.invalid/')  # plain http refused before any I/O
+
+
+class TwoInterfaces(http.server.BaseHTTPRequestHandler):
+    """A 1.0 card listing HTTP+JSON before JSON-RPC (the card's preferred transport first);
+    every call answers 500, and the request paths are recorded."""
+
+    paths: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        base = f'http://127.0.0.1:{self.server.server_address[1]}'
+        card = {'name': 'two', 'description': 'two interfaces', 'version': '1',
+                'supportedInterfaces': [
+                    {'url': base + '/rest', 'protocolBinding': 'HTTP+JSON', 'protocolVersion': '1.0'},
+                    {'url': base + '/rpc', 'protocolBinding': 'JSONRPC', 'protocolVersion': '1.0'}],
+                'capabilities': {}, 'defaultInputModes': ['text/plain'],
+                'defaultOutputModes': ['text/plain'], 'skills': []}
+        data = json.dumps(card).encode()
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self.rfile.read(int(self.headers['Content-Length']))
+        TwoInterfaces.paths.append(self.path)
+        data = b'internal error\n'
+        self.send_response(500)
+        self.send_header('Content-Type', 'text/plain')
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture()
+def two_interfaces() -> Iterator[str]:
+    TwoInterfaces.paths = []
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), TwoInterfaces)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f'http://127.0.0.1:{srv.server_address[1]}'
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_the_cards_order_wins_unless_the_client_prefers_its_own(two_interfaces: str) -> None:
+    # Issue 12: the card's preferred (first) interface by default; prefer='client' restores
+    # the library's order (JSON-RPC first); binding= wins over both.
+    with Client(two_interfaces, allow_http=True, **FAST) as c:
+        c.send('x')
+    with Client(two_interfaces, allow_http=True, prefer='client', **FAST) as c:
+        c.send('x')
+    with Client(two_interfaces, allow_http=True, binding='jsonrpc', **FAST) as c:
+        c.send('x')
+    assert [p.split('/')[1] for p in TwoInterfaces.paths] == ['rest', 'rpc', 'rpc']
+    with pytest.raises(ValueError):
+        Client(two_interfaces, allow_http=True, prefer='server')
+
+
+def test_the_clients_breaker_opens_and_is_shared_by_threads(two_interfaces: str) -> None:
+    # Issue 12: the breaker in the C ABI client config: after 2 counted failures (HTTP 500)
+    # the agent is not called again; every thread using the client sees the same breaker.
+    cfg = a2a_core.BreakerConfig(failure_threshold=2, cool_down_ms=60_000)
+    with Client(two_interfaces, allow_http=True, breaker=cfg, **FAST) as c:
+        first = [c.send('x') for _ in range(2)]
+        assert all(o.channel == 'http' and o.http_status == 500 for o in first)
+        results: list[Outcome] = []
+        threads = [threading.Thread(target=lambda: results.append(c.send('x'))) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=30)
+        assert len(results) == 4
+        assert all(o.error == 'CircuitOpen' and o.request_sent == 'no' for o in results)
+        assert (model_text('two', results[0]) or '').startswith('REMOTE_UNAVAILABLE two: ')
+    assert len(TwoInterfaces.paths) == 2
+    with pytest.raises(a2a_core.A2AError):
+        Client(two_interfaces, allow_http=True, breaker=a2a_core.BreakerConfig(
+            failure_threshold=0, failure_rate_percent=0), **FAST)

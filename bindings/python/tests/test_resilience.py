@@ -67,6 +67,36 @@ def test_row_model_prefix_and_breaker(row: dict[str, Any]) -> None:
         assert '\n' not in line
 
 
+RESEND_ROWS = [r for r in ROWS if 'resend' in r]
+
+
+@pytest.mark.parametrize('row', RESEND_ROWS, ids=[r['id'] for r in RESEND_ROWS])
+def test_row_resend_column(row: dict[str, Any]) -> None:
+    # Issue 12: a send is resent without a key only after proof of non-receipt.
+    o = run(row)
+    for col, kind in (('without_key', 'side_effecting'), ('with_key', 'with_idempotency_key')):
+        p = RetryPolicy(RetryConfig(kind, max_attempts=3, max_follow_ups=0), now_ms=0)
+        a = p.next(o, now_ms=1, random_bits=0)
+        assert (a.kind == 'retry_after') == row['resend'][col], f'{row["id"]}: {col} {a}'
+        if a.kind == 'retry_after':
+            assert a.message_id == 'keep' and a.idempotency_key == 'keep'
+
+
+def test_resend_rows_cover_every_gateway_status() -> None:
+    statuses = {r['input'].get('status') for r in RESEND_ROWS}
+    assert {408, 429, 500, 502, 503, 504} <= statuses
+
+
+def test_model_text_gateway_error_on_a_send_is_unknown() -> None:
+    o = classify(502, b'<html><title>502 Bad Gateway</title></html>', 'text/html',
+                 method='SendMessage')
+    assert o.retry == 'unknown_outcome'
+    line = model_text('booking', o)
+    assert line is not None and line.startswith('REMOTE_UNKNOWN booking: HTTP 502')
+    assert line.endswith('the outcome is unknown')
+    assert 'do not send the same request again yourself' in a2a_core.MODEL_INSTRUCTION
+
+
 def test_model_text_transport_wording() -> None:
     unknown = model_text('booking', Outcome.transport('Timeout', 'unknown', 'read timed out'))
     assert unknown is not None and unknown.startswith('REMOTE_UNKNOWN booking: ')

@@ -1,5 +1,5 @@
 //! Fuzz the classifier and the stream tracker: arbitrary bytes must never panic, always give
-//! exactly one channel with a valid exit code and a JSON rendering with the CLI's 14 keys,
+//! exactly one channel with a valid exit code and a JSON rendering with the CLI's 17 keys,
 //! and a whole event-stream body must give the same end outcome as the tracker fed event by
 //! event through the incremental SSE decoder in pieces.
 //!
@@ -48,7 +48,7 @@ fuzz_target!(|input: &[u8]| {
     let o = classify(&info);
     assert!([0, 3, 4, 5, 6, 7].contains(&o.exit_code()));
     let json: serde_json::Value = serde_json::from_str(&o.to_json()).expect("to_json is JSON");
-    assert_eq!(json.as_object().map(|m| m.len()), Some(14));
+    assert_eq!(json.as_object().map(|m| m.len()), Some(17));
     let sse = stream && (200..300).contains(&status);
     if !sse {
         assert_ne!(o.channel, Channel::Transport);

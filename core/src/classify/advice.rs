@@ -33,17 +33,29 @@ fn server_side(ctx: &Ctx<'_>) -> RetryAdvice {
     }
 }
 
-/// The http channel: the status decides.
+/// The http channel: the status decides, and for a side-effecting call (a send) whether the
+/// status proves that the request was not processed.
+///
+/// | status | read | send |
+/// |---|---|---|
+/// | 3xx, 404, 413, other 4xx | `never` | `never` |
+/// | 401, 403 | `reauthenticate` | `reauthenticate` |
+/// | 429 | `backoff` | `backoff`: a rate limiter refuses before the agent sees the request |
+/// | 503 with `Retry-After` | `backoff` | `backoff`: the server says it is not taking requests now |
+/// | 503 without `Retry-After` | `backoff` | `unknown_outcome`: a proxy's or an overloaded app's 503 does not say whether the agent ran |
+/// | 502, 504 | `backoff` | `unknown_outcome`: a gateway answered; the upstream may have done the work |
+/// | 408, 500 and other 5xx | `backoff` | `unknown_outcome` |
+///
+/// A driver resends a send after `backoff` as is, and after `unknown_outcome` only with an
+/// idempotency key (always the same messageId and key): a gateway error can never book twice.
 pub(crate) fn http(ctx: &Ctx<'_>, name: ErrorName) -> RetryAdvice {
     match name {
         ErrorName::Redirect | ErrorName::NotFound | ErrorName::PayloadTooLarge => {
             RetryAdvice::Never
         }
         ErrorName::Unauthenticated | ErrorName::Forbidden => RetryAdvice::Reauthenticate,
-        ErrorName::RateLimited
-        | ErrorName::BadGateway
-        | ErrorName::Unavailable
-        | ErrorName::GatewayTimeout => RetryAdvice::Backoff,
+        ErrorName::RateLimited => RetryAdvice::Backoff,
+        ErrorName::Unavailable if ctx.retry_after => RetryAdvice::Backoff,
         _ if ctx.status == 408 || ctx.status >= 500 => server_side(ctx),
         _ => RetryAdvice::Never,
     }

@@ -5,50 +5,10 @@ use crate::version::ProtocolVersion;
 
 use super::method::MethodInfo;
 
-/// Parses a stable hint a remote appends to its message: `[retryable=false; reason=quota]`.
-/// The bracket group must start with a `key=value` pair; pairs are separated by `;` (or `,`),
-/// keys and values are trimmed. `retryable` is read as a boolean. The last such group wins.
+/// Parses a stable hint a remote appends to its message: `[retryable=false; reason=quota]`
+/// (the rules: [`RemoteHint::parse`]).
 pub fn parse_remote_hint(message: &str) -> Option<RemoteHint> {
-    let mut found = None;
-    let mut rest = message;
-    while let Some(open) = rest.find('[') {
-        let after = &rest[open + 1..];
-        let Some(close) = after.find(']') else { break };
-        let inner = &after[..close];
-        if let Some(h) = parse_group(inner) {
-            found = Some(h);
-        }
-        rest = &after[close + 1..];
-    }
-    found
-}
-
-fn parse_group(inner: &str) -> Option<RemoteHint> {
-    let mut hint = RemoteHint::default();
-    for pair in inner.split([';', ',']) {
-        let pair = pair.trim();
-        if pair.is_empty() {
-            continue;
-        }
-        let (k, v) = pair.split_once('=')?;
-        let (k, v) = (k.trim(), v.trim());
-        if k.is_empty()
-            || !k
-                .bytes()
-                .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
-        {
-            return None;
-        }
-        if k == "retryable" {
-            hint.retryable = match v {
-                "true" => Some(true),
-                "false" => Some(false),
-                _ => None,
-            };
-        }
-        hint.pairs.push((k.to_owned(), v.to_owned()));
-    }
-    (!hint.pairs.is_empty() && hint.pairs.iter().any(|(k, _)| k == "retryable")).then_some(hint)
+    RemoteHint::parse(message)
 }
 
 /// Reads "A2A version 'X' is not supported … Expected version 'Y'" (Python) and

@@ -32,7 +32,7 @@ pub use protocol::{name_of_code, name_of_reason};
 
 pub(crate) use advice::task as task_advice;
 pub(crate) use http::malformed_unreadable as http_malformed;
-pub(crate) use payload::{Payload, PayloadKind, read as read_payload};
+pub(crate) use payload::{Payload, PayloadKind, read as read_payload, status_text_facts};
 pub(crate) use protocol::protocol_error as protocol_error_of;
 
 use crate::outcome::{Channel, Outcome};
@@ -134,6 +134,9 @@ pub(crate) struct Ctx<'a> {
     pub asked: Asked<'a>,
     pub method: Option<MethodInfo>,
     pub content_type: Option<&'a str>,
+    /// The response carried a valid `Retry-After` (delta-seconds or an HTTP-date, with or
+    /// without the caller's clock): the server stated when to come back.
+    pub retry_after: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -143,6 +146,10 @@ impl<'a> Ctx<'a> {
             asked: info.asked,
             method: info.asked.method.and_then(method_info),
             content_type: info.content_type,
+            retry_after: info
+                .retry_after
+                .and_then(|v| crate::time::RetryAfter::parse(v.as_bytes()))
+                .is_some(),
         }
     }
 

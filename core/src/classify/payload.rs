@@ -1,8 +1,8 @@
 //! Success shapes: a Task, a status update, an artifact update, a Message, or another
 //! method's result; in both versions' shapes, wrapped in JSON-RPC or bare (REST).
 
-use crate::error_id::extract_error_id;
-use crate::outcome::{Channel, Outcome, TaskState};
+use crate::error_id::{extract_error_id, leaked_detail};
+use crate::outcome::{CancelOrigin, Channel, Outcome, TaskState};
 use crate::version::{Binding, ProtocolVersion};
 
 use super::method::MethodKind;
@@ -303,16 +303,10 @@ fn task(
                 version = version.or(Some(ProtocolVersion::V0_3));
             }
         }
-        if state == TaskState::Failed {
-            out.error_id = out
-                .text
-                .as_deref()
-                .and_then(extract_error_id)
-                .map(str::to_owned);
-        }
         out.state = Some(state);
         out.terminal = state.is_terminal();
         out.retry = advice::task(state);
+        status_text_facts(&mut out);
     }
     if t.final_.0.is_some() {
         version = version.or(Some(ProtocolVersion::V0_3));
@@ -324,6 +318,29 @@ fn task(
         final_: t.final_.0,
         artifact,
     })
+}
+
+/// What a task's status text says beyond the state, for a task or status update whose
+/// `state`, `text` and `retry` are set (shared by the classifier and the stream tracker):
+/// a FAILED text's `error_id` and `leaked_detail`; a CANCELED text's marker
+/// (`cancel_origin`); a terminal text's stable hint (`remote_hint`), whose `retryable=false`
+/// (the seeds' `[retryable=false; contact=payments-oncall]`) turns the advice into never.
+pub(crate) fn status_text_facts(out: &mut Outcome) {
+    let Some(state) = out.state else { return };
+    let text = out.text.as_deref();
+    if state == TaskState::Failed {
+        out.error_id = text.and_then(extract_error_id).map(str::to_owned);
+        out.leaked_detail = text.is_some_and(leaked_detail);
+    }
+    if state == TaskState::Canceled {
+        out.cancel_origin = text.and_then(CancelOrigin::from_status_text);
+    }
+    if state.is_terminal() {
+        out.remote_hint = text.and_then(hint::parse_remote_hint);
+        if out.remote_hint.as_ref().and_then(|h| h.retryable) == Some(false) {
+            out.retry = crate::outcome::RetryAdvice::Never;
+        }
+    }
 }
 
 /// 0.3 JSON-RPC spells states in kebab-case; the 0.3 proto spells canceled with two Ls.

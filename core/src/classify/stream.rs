@@ -165,6 +165,7 @@ impl StreamTracker {
             },
             method: self.method_info,
             content_type: None,
+            retry_after: false,
         }
     }
 
@@ -431,30 +432,21 @@ impl StreamTracker {
     }
 
     fn task_outcome(&self, state: TaskState) -> Outcome {
-        let error_id = (state == TaskState::Failed)
-            .then(|| {
-                self.text
-                    .as_deref()
-                    .and_then(crate::error_id::extract_error_id)
-            })
-            .flatten()
-            .map(str::to_owned);
-        Outcome {
+        let mut o = Outcome {
             state: Some(state),
             terminal: state.is_terminal(),
             task_id: self.task_id.clone(),
             context_id: self.context_id.clone(),
             text: self.text.clone(),
-            error_id,
-            retry: super::task_advice(state),
+            retry: crate::classify::task_advice(state),
             version: self.seen_version.or(self.version),
             binding: self.seen_binding.or(self.binding),
             ..Outcome::empty(Channel::Task)
-        }
+        };
+        crate::classify::status_text_facts(&mut o);
+        o
     }
 
-    /// Task id, context id, last state and advice on a transport outcome of an unfinished
-    /// stream: `resubscribe` when the task id is known.
     /// The outcome of an event the SSE decoder dropped over a limit: `malformed`, naming
     /// the limit; advice `poll` when the task id is known (the task holds what the event
     /// carried), else `never` (the same request would produce the same event).
@@ -482,6 +474,8 @@ impl StreamTracker {
         o
     }
 
+    /// Task id, context id, last state and advice on a transport outcome of an unfinished
+    /// stream: `resubscribe` when the task id is known.
     fn fill_unfinished(&self, o: &mut Outcome) {
         o.task_id.clone_from(&self.task_id);
         o.context_id.clone_from(&self.context_id);

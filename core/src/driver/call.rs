@@ -163,8 +163,9 @@ impl Client {
     /// Runs any non-streaming call (send, get, list, cancel, push configs, extended card).
     ///
     /// A `SendMessage` is retried only when [`super::ClientConfig::send_retries`] is above 0,
-    /// only after `unknown_outcome` or `backoff` outcomes, inside the call's budget, and
-    /// always with the same messageId and idempotency key (a new JSON-RPC id).
+    /// inside the call's budget, always with the same messageId and idempotency key (a new
+    /// JSON-RPC id): after `backoff` (provably not received), and after `unknown_outcome`
+    /// (a 502/504, a timeout after writing, a dropped connection) only with an idempotency key.
     pub fn call(&self, call: &Call<'_>, opts: &CallOptions) -> CallResult {
         let started = Instant::now();
         let traceparent = opts.traceparent.clone().unwrap_or_else(new_traceparent);
@@ -174,6 +175,9 @@ impl Client {
             method: call.method().name().to_owned(),
             ..Correlation::default()
         };
+        if let Call::CancelTask(p) = call {
+            self.note_cancel_sent(&p.id);
+        }
         if let Call::SendMessage(p) | Call::SendStreamingMessage(p) = call {
             correlation.message_id = Some(p.message.message_id.to_string());
             correlation.context_id = p.message.context_id.as_deref().map(str::to_owned);
@@ -204,6 +208,8 @@ impl Client {
                 continue;
             }
             correlation.elapsed = started.elapsed();
+            let mut outcome = outcome;
+            self.settle_cancel_origin(&mut outcome);
             fill_correlation(&mut correlation, &outcome);
             return CallResult {
                 outcome,

@@ -184,6 +184,7 @@ impl Client {
         if let Some(b) = self.inner.config.binding {
             p.bindings = vec![b];
         }
+        p.order = self.inner.config.prefer;
         p
     }
 

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::card::SelectionOrder;
 use crate::version::{Binding, ProtocolVersion};
 
 /// How a [`super::Client`] connects, times out and recovers.
@@ -37,9 +38,9 @@ pub struct ClientConfig {
     pub allow_http: bool,
     /// Hosts (besides the card's own) an interface URL may name. Default empty.
     pub allow_hosts: Vec<String>,
-    /// Protocol version to use; `None` picks the best the card offers.
+    /// Protocol version to use; `None` lets [`ClientConfig::prefer`] pick among the card's.
     pub protocol: Option<ProtocolVersion>,
-    /// Binding to use; `None` picks JSON-RPC, then HTTP+JSON, as the card offers.
+    /// Binding to use; `None` lets [`ClientConfig::prefer`] pick among the card's.
     pub binding: Option<Binding>,
     /// Resolve the card on the first call instead of in [`super::Client::new`], so an
     /// optional specialist can degrade instead of stopping the caller's start-up.
@@ -47,8 +48,12 @@ pub struct ClientConfig {
     /// After a stream drop or idle timeout with a known task id: how many times to
     /// resubscribe (never resending the message). Default 0 (off).
     pub stream_resubscribe_attempts: u32,
-    /// Opt-in retries of `send` after `unknown_outcome` or `backoff` outcomes, always with
-    /// the same messageId (and idempotency key). Default 0 (off).
+    /// Opt-in resends of `send`, always with the same messageId (and idempotency key) and a
+    /// new JSON-RPC id. After `backoff` (the request provably did not reach the agent: connect
+    /// failure, 429, 503 with `Retry-After`) always; after `unknown_outcome` (502, 504, other
+    /// 5xx, a timeout after writing, a dropped connection) only with
+    /// [`super::CallOptions::idempotency_key`], so a resend can never book twice. Default 0
+    /// (off).
     pub send_retries: u32,
     /// The name the tally and correlation records use for the remote agent. Default: the
     /// card's `name`, or the URL's host when there is no card.
@@ -60,6 +65,13 @@ pub struct ClientConfig {
     pub breaker: Option<crate::resilience::BreakerConfig>,
     /// The `User-Agent` header.
     pub user_agent: String,
+    /// Whose order picks the interface when the card offers several the client can speak.
+    /// Default [`SelectionOrder::CardFirst`]: the card's order, so its `preferredTransport`
+    /// (0.3) or first `supportedInterfaces` entry (1.0) wins, as the spec and the seeds say
+    /// clients should. [`SelectionOrder::ClientFirst`] restores the client's order (1.0 then
+    /// 0.3, JSON-RPC then HTTP+JSON). [`ClientConfig::protocol`] and [`ClientConfig::binding`]
+    /// win over both (they filter).
+    pub prefer: SelectionOrder,
 }
 
 impl Default for ClientConfig {
@@ -81,6 +93,7 @@ impl Default for ClientConfig {
             agent_name: None,
             breaker: None,
             user_agent: concat!("a2a-core/", env!("CARGO_PKG_VERSION")).to_owned(),
+            prefer: SelectionOrder::CardFirst,
         }
     }
 }

@@ -163,7 +163,13 @@ struct Inner {
     breaker: Mutex<Option<crate::resilience::CircuitBreaker>>,
     /// Origin of the driver's `now` for the core's sans-IO state machines.
     epoch: Instant,
+    /// The last [`CANCELS_REMEMBERED`] task ids this client sent `CancelTask` for (to tell a
+    /// requested cancel from a remote one).
+    canceled: Mutex<std::collections::VecDeque<String>>,
 }
+
+/// How many task ids a client remembers having canceled.
+const CANCELS_REMEMBERED: usize = 256;
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -195,6 +201,7 @@ impl Client {
                 tally: Mutex::new(crate::tally::Tally::new()),
                 breaker: Mutex::new(None),
                 epoch: Instant::now(),
+                canceled: Mutex::new(std::collections::VecDeque::new()),
             }),
         }
     }
@@ -334,6 +341,43 @@ impl Client {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// Remembers that this client is canceling `task_id` (bounded: the oldest is forgotten).
+    pub(crate) fn note_cancel_sent(&self, task_id: &str) {
+        let mut c = self
+            .inner
+            .canceled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if !c.iter().any(|t| t == task_id) {
+            if c.len() == CANCELS_REMEMBERED {
+                c.pop_front();
+            }
+            c.push_back(task_id.to_owned());
+        }
+    }
+
+    /// Sets `cancel_origin` of a CANCELED outcome that the server did not mark: `requested`
+    /// when this client sent `CancelTask` for the task, else `remote` (the seeds: an ADK
+    /// agent's admission cancel carries no error marker).
+    pub(crate) fn settle_cancel_origin(&self, o: &mut Outcome) {
+        if o.state != Some(crate::outcome::TaskState::Canceled) || o.cancel_origin.is_some() {
+            return;
+        }
+        let ours = o.task_id.as_deref().is_some_and(|t| {
+            self.inner
+                .canceled
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .any(|c| c == t)
+        });
+        o.cancel_origin = Some(if ours {
+            crate::outcome::CancelOrigin::Requested
+        } else {
+            crate::outcome::CancelOrigin::Remote
+        });
     }
 
     /// Counts one outcome.

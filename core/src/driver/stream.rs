@@ -314,6 +314,7 @@ impl StreamCall {
                             if let Some(mut item) =
                                 open.tracker.on_event(now, ev.event_type, ev.data, id)
                             {
+                                self.client.settle_cancel_origin(&mut item.outcome);
                                 note_ids(&mut self.correlation, &item.outcome);
                                 read_item(&mut item, ev.data, &open.prepared, &mut self.assembler);
                                 if item.kind == StreamItemKind::Malformed {
@@ -472,10 +473,11 @@ impl StreamCall {
     fn finish_with(
         &mut self,
         kind: Option<StreamEndKind>,
-        outcome: Outcome,
+        mut outcome: Outcome,
         fetched_by_get: bool,
         task_body: Option<Vec<u8>>,
     ) {
+        self.client.settle_cancel_origin(&mut outcome);
         self.open = None;
         fill_correlation(&mut self.correlation, &outcome);
         self.correlation.elapsed = self.started.elapsed();

@@ -7,6 +7,7 @@
 //! | outcome | line |
 //! |---|---|
 //! | task `failed` | `REMOTE_FAILED <agent>: <status text> (error_id: <id>)` |
+//! | task `failed` with `leaked_detail` | `REMOTE_FAILED <agent>: the task failed (error_id: <id>)` (the leaked exception detail is never repeated) |
 //! | task `rejected` | `REMOTE_REJECTED <agent>: the task was rejected: <status text>` |
 //! | task `canceled` | `REMOTE_CANCELED <agent>: the task was canceled: <status text>` |
 //! | task `input-required` | `REMOTE_NEEDS_INPUT <agent>: <status text> (task_id: <id>)` |
@@ -17,7 +18,11 @@
 //! | protocol | `REMOTE_PROTOCOL_ERROR <agent>: <ErrorName> (code <n>): <remote message>` |
 //! | http | `REMOTE_HTTP_ERROR <agent>: HTTP <status> <ErrorName>` (the name left out for the generic `Http`; `; retry after <n> s` when given) |
 //! | malformed | `REMOTE_MALFORMED <agent>: the response could not be read as an A2A response` |
+//! | protocol, http or malformed with advice `unknown_outcome` (a send answered 502, 504, 500, a 503 without `Retry-After`, an internal error, an unreadable 2xx) | `REMOTE_UNKNOWN <agent>: ` + the line above without its prefix + `; the outcome is unknown` |
 //! | completed task, message | no line (`None`) |
+//!
+//! When the remote's own hint says `retryable=false` (`[retryable=false; contact=...]` in an
+//! error message or a FAILED status text), the line ends with `; the remote asks not to retry`.
 //!
 //! Parts in `<...>` that are missing are left out with their punctuation (a failed task without
 //! a status message reads `the task failed`). The line never carries detail beyond what the
@@ -35,15 +40,17 @@
 //! > succeed. `REMOTE_FAILED`, `REMOTE_REJECTED`, `REMOTE_CANCELED`, `REMOTE_PROTOCOL_ERROR`,
 //! > `REMOTE_HTTP_ERROR`, `REMOTE_MALFORMED` and `REMOTE_UNAVAILABLE` mean the work was not done;
 //! > `REMOTE_UNKNOWN` means nobody knows yet whether it was done, so never tell the user it
-//! > succeeded or that it failed, say it is unconfirmed; `REMOTE_IN_PROGRESS` means it is not
+//! > succeeded or that it failed, say it is unconfirmed, and do not send the same request again
+//! > yourself, because it could then be done twice; `REMOTE_IN_PROGRESS` means it is not
 //! > finished; `REMOTE_NEEDS_INPUT` and `REMOTE_NEEDS_AUTH` mean the agent is waiting for
-//! > information or credentials you must ask for. Never describe any `REMOTE_` line as a
-//! > success, and quote an `error_id` to the user exactly as written.
+//! > information or credentials you must ask for. When a line says the remote asks not to retry,
+//! > do not send that request again. Never describe any `REMOTE_` line as a success, and quote an
+//! > `error_id` to the user exactly as written.
 
-use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, TaskState};
+use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, RetryAdvice, TaskState};
 
 /// The recommended instruction for the orchestrating model (the module docs quote it).
-pub const MODEL_INSTRUCTION: &str = "A line that starts with REMOTE_ reports a call to another agent that did not simply succeed. REMOTE_FAILED, REMOTE_REJECTED, REMOTE_CANCELED, REMOTE_PROTOCOL_ERROR, REMOTE_HTTP_ERROR, REMOTE_MALFORMED and REMOTE_UNAVAILABLE mean the work was not done; REMOTE_UNKNOWN means nobody knows yet whether it was done, so never tell the user it succeeded or that it failed, say it is unconfirmed; REMOTE_IN_PROGRESS means it is not finished; REMOTE_NEEDS_INPUT and REMOTE_NEEDS_AUTH mean the agent is waiting for information or credentials you must ask for. Never describe any REMOTE_ line as a success, and quote an error_id to the user exactly as written.";
+pub const MODEL_INSTRUCTION: &str = "A line that starts with REMOTE_ reports a call to another agent that did not simply succeed. REMOTE_FAILED, REMOTE_REJECTED, REMOTE_CANCELED, REMOTE_PROTOCOL_ERROR, REMOTE_HTTP_ERROR, REMOTE_MALFORMED and REMOTE_UNAVAILABLE mean the work was not done; REMOTE_UNKNOWN means nobody knows yet whether it was done, so never tell the user it succeeded or that it failed, say it is unconfirmed, and do not send the same request again yourself, because it could then be done twice; REMOTE_IN_PROGRESS means it is not finished; REMOTE_NEEDS_INPUT and REMOTE_NEEDS_AUTH mean the agent is waiting for information or credentials you must ask for. When a line says the remote asks not to retry, do not send that request again. Never describe any REMOTE_ line as a success, and quote an error_id to the user exactly as written.";
 
 /// The longest remote-sourced part of a line, in characters, before it is cut.
 pub const MAX_PART_CHARS: usize = 300;
@@ -69,6 +76,9 @@ pub fn model_prefix(outcome: &Outcome) -> Option<&'static str> {
             Some(RequestSent::No) => "REMOTE_UNAVAILABLE",
             Some(RequestSent::Unknown) | None => "REMOTE_UNKNOWN",
         },
+        // An answer that does not say whether a send was processed (a gateway's 502/504, an
+        // internal error, an unreadable 2xx): the outcome is unknown, whatever the channel.
+        _ if outcome.retry == RetryAdvice::UnknownOutcome => "REMOTE_UNKNOWN",
         Channel::Protocol => "REMOTE_PROTOCOL_ERROR",
         Channel::Http => "REMOTE_HTTP_ERROR",
         Channel::Malformed => "REMOTE_MALFORMED",
@@ -95,8 +105,11 @@ pub fn model_text(agent: &str, outcome: &Outcome) -> Option<String> {
                 TaskState::Completed => unreachable!("a completed task is a success"),
                 TaskState::Failed => {
                     match text {
-                        Some(t) => push_clean(&mut line, t, MAX_PART_CHARS),
-                        None => line.push_str("the task failed"),
+                        // Leaked exception detail never reaches the model: only the error id.
+                        Some(t) if !outcome.leaked_detail => {
+                            push_clean(&mut line, t, MAX_PART_CHARS)
+                        }
+                        _ => line.push_str("the task failed"),
                     }
                     push_id(&mut line, "error_id", outcome.error_id.as_deref());
                 }
@@ -172,6 +185,16 @@ pub fn model_text(agent: &str, outcome: &Outcome) -> Option<String> {
         Channel::Malformed => {
             line.push_str("the response could not be read as an A2A response");
         }
+    }
+    if outcome.channel != Channel::Transport && outcome.retry == RetryAdvice::UnknownOutcome {
+        line.push_str("; the outcome is unknown");
+    }
+    if outcome
+        .remote_hint
+        .as_ref()
+        .is_some_and(|h| h.retryable == Some(false))
+    {
+        line.push_str("; the remote asks not to retry");
     }
     Some(line)
 }

@@ -96,8 +96,9 @@ pub fn format_hint(hint: &RemoteHint) -> String {
     format!("[{}]", body.join("; "))
 }
 
-/// `Agent execution failed. (error_id: <id>)`, then ` <detail>` only when the caller passes
-/// debug detail, then ` <hint>` when given.
+/// `Agent execution failed. (error_id: <id>)`, then `: <detail>` only when the caller passes
+/// debug detail (ADK's debug shape, `: <ExceptionClass>: <message>`, which clients flag as
+/// `leaked_detail`), then ` <hint>` when given.
 pub fn failure_text(
     error_id: ErrorId,
     debug_detail: Option<&str>,
@@ -105,7 +106,7 @@ pub fn failure_text(
 ) -> String {
     let mut text = format!("{FAILED_PREFIX} (error_id: {error_id})");
     if let Some(d) = debug_detail.map(str::trim).filter(|d| !d.is_empty()) {
-        text.push(' ');
+        text.push_str(": ");
         text.push_str(d);
     }
     if let Some(h) = hint {
@@ -164,21 +165,8 @@ pub fn failed_update<'a>(
     )
 }
 
-/// Where a CANCELED status came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CancelOrigin {
-    /// Refused before it ran (admission control: queue full, quota, shutdown).
-    Admission,
-    /// Canceled because a client asked (`CancelTask`).
-    Requested,
-}
-
-/// Status-message metadata key naming the origin of a CANCELED status.
-pub const CANCEL_ORIGIN_KEY: &str = "a2aCoreCancelOrigin";
-/// Text prefix of an admission refusal.
-pub const ADMISSION_PREFIX: &str = "Refused before running:";
-/// Text of a requested cancel.
-pub const REQUESTED_TEXT: &str = "Canceled by request.";
+// The cancel vocabulary lives in `outcome` (the client's classifier reads the same marker).
+pub use crate::outcome::{ADMISSION_PREFIX, CANCEL_ORIGIN_KEY, CancelOrigin, REQUESTED_TEXT};
 
 fn origin_meta(origin: &str) -> Json<'static> {
     Json::from_value(&serde_json::json!({ CANCEL_ORIGIN_KEY: origin })).expect("static JSON")

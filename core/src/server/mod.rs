@@ -34,15 +34,21 @@
 //! assert_eq!(response.served.code, "message");
 //! ```
 //!
+//! The card: [`CardBuilder`] writes one card with the 1.0 `supportedInterfaces` and the 0.3
+//! fields (`url`, `preferredTransport`, `protocolVersion`, `additionalInterfaces`) for the
+//! same interfaces, so clients of both versions can pick an interface.
+//!
 //! Versions follow the spec: the method name and `A2A-Version` decide (absent or empty
 //! means 0.3), and every answer is written in the version and binding of the request.
 
+mod card;
 mod error;
 mod failure;
 mod request;
 mod response;
 mod stream;
 
+pub use card::{CARD_PROTOCOL_VERSION_0_3, CardBuildError, CardBuilder, CardSkill};
 pub use error::{A2aError, DOMAIN, PROTOCOL_ERRORS, code_of, default_message};
 pub use failure::{
     ADMISSION_PREFIX, CANCEL_ORIGIN_KEY, CancelOrigin, ErrorId, FAILED_PREFIX, REQUESTED_TEXT,

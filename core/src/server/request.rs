@@ -50,6 +50,13 @@ pub struct IncomingRequest<'a> {
     pub tenant: Option<Cow<'a, str>>,
     /// Extension URIs the client asked for (`A2A-Extensions` / `X-A2A-Extensions`).
     pub extensions: Vec<String>,
+    /// The caller's W3C `traceparent`, when it sent a valid one (an invalid one is dropped,
+    /// as the W3C rule says: the server then starts a new trace). Log it beside the task.
+    pub traceparent: Option<String>,
+    /// The caller's `Idempotency-Key` (trimmed; absent when empty): the same key means the
+    /// same operation, so a server that stores it can answer a repeat with the first result
+    /// instead of doing the work twice.
+    pub idempotency_key: Option<String>,
 }
 
 impl IncomingRequest<'_> {
@@ -79,6 +86,20 @@ fn header<'h>(headers: &[(&str, &'h str)], name: &str) -> Option<&'h str> {
         .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case(name))
         .map(|(_, v)| *v)
+}
+
+/// The `traceparent` header when it is a valid W3C trace context.
+fn traceparent(headers: &[(&str, &str)]) -> Option<String> {
+    let v = header(headers, "traceparent")?.trim();
+    crate::traceparent::TraceParent::parse(v)
+        .ok()
+        .map(|_| v.to_owned())
+}
+
+/// The `Idempotency-Key` header, trimmed, when not empty.
+fn idempotency_key(headers: &[(&str, &str)]) -> Option<String> {
+    let v = header(headers, "idempotency-key")?.trim();
+    (!v.is_empty()).then(|| v.to_owned())
 }
 
 fn extensions(headers: &[(&str, &str)]) -> Vec<String> {
@@ -416,6 +437,8 @@ pub fn parse_jsonrpc<'a>(
         call: parsed.call,
         tenant: parsed.tenant,
         extensions: extensions(headers),
+        traceparent: traceparent(headers),
+        idempotency_key: idempotency_key(headers),
     })
 }
 
@@ -759,5 +782,7 @@ pub fn parse_rest<'a>(
         call,
         tenant: tenant.filter(|t| !t.is_empty()),
         extensions: extensions(headers),
+        traceparent: traceparent(headers),
+        idempotency_key: idempotency_key(headers),
     })
 }

@@ -9,6 +9,10 @@
 //! The `code` label is, by channel: protocol → the error name (`TaskNotFound`; for `Other`
 //! the numeric code, e.g. `-32050`); http → the status (`503`); task → the state (`failed`);
 //! message → `message`; transport → the error name (`Timeout`); malformed → `malformed`.
+//!
+//! FAILED statuses that leak exception detail (`Outcome::leaked_detail`, ADK's debug errors)
+//! are counted per agent as well, so an operator can alert on a remote leaking internals:
+//! `a2a_leaked_detail_total{agent="payments"} 1`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -17,11 +21,15 @@ use crate::outcome::{Channel, ErrorName, Outcome};
 
 /// The metric's name in the exposition.
 pub const METRIC: &str = "a2a_outcomes_total";
+/// The name of the leaked-detail counter in the exposition.
+pub const LEAKED_METRIC: &str = "a2a_leaked_detail_total";
 
 /// Outcome counts per (agent, method, channel, code-or-state).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
     counts: BTreeMap<String, Methods>,
+    /// Outcomes with `leaked_detail`, per agent.
+    leaked: BTreeMap<String, u64>,
 }
 
 /// Per method of one agent: counts per (channel, code).
@@ -69,6 +77,14 @@ impl Tally {
     /// Counts one outcome of `method` on `agent`.
     pub fn record(&mut self, agent: &str, method: &str, outcome: &Outcome) {
         self.add(agent, method, outcome.channel, &code_label(outcome), 1);
+        if outcome.leaked_detail {
+            *self.leaked.entry(agent.to_owned()).or_insert(0) += 1;
+        }
+    }
+
+    /// How many recorded outcomes of `agent` leaked exception detail.
+    pub fn leaked(&self, agent: &str) -> u64 {
+        self.leaked.get(agent).copied().unwrap_or(0)
     }
 
     /// Adds `n` to one counter directly.
@@ -133,6 +149,16 @@ impl Tally {
             s.push_str("\",code=\"");
             escape_label(&mut s, e.code);
             let _ = writeln!(s, "\"}} {}", e.count);
+        }
+        if !self.leaked.is_empty() {
+            s.push_str("# HELP a2a_leaked_detail_total FAILED statuses that carried exception detail beyond their error id, by remote agent.\n");
+            s.push_str("# TYPE a2a_leaked_detail_total counter\n");
+            for (agent, n) in &self.leaked {
+                s.push_str(LEAKED_METRIC);
+                s.push_str("{agent=\"");
+                escape_label(&mut s, agent);
+                let _ = writeln!(s, "\"}} {n}");
+            }
         }
         s
     }

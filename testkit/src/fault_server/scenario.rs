@@ -2,9 +2,10 @@
 //!
 //! | scenario | behaviour |
 //! |---|---|
-//! | `ok` (or any unknown name) | a well-behaved 0.3 JSON-RPC agent: send → completed task echoing the text, stream → submitted, working, artifact, completed (`final`), get → completed, cancel → canceled, resubscribe → artifact + completed |
+//! | `ok` (or any unknown name) | a well-behaved 0.3 JSON-RPC agent: send → completed task echoing the text (a text starting with `fail` → FAILED with an ADK error_id; `fail-leak…` adds ADK's debug exception detail, `…-hint` the stable hint `[retryable=false; contact=payments-oncall]`; `cancel-admission` → CANCELED with this project's admission marker, `cancel-remote` → CANCELED without a marker), stream → submitted, working, artifact, completed (`final`), get → completed, cancel → canceled, resubscribe → artifact + completed |
 //! | `hang` | the card is served; every JSON-RPC call is read and never answered (held open until the client closes, at most 120 s) |
 //! | `status-<code>` | every JSON-RPC call answers HTTP `<code>` with a `text/plain` body (503 adds `Retry-After: 1`) |
+//! | `status-<code>-bare` | as `status-<code>`, never with `Retry-After` (a proxy's 503) |
 //! | `status-<code>-rpc` | HTTP `<code>` with a JSON-RPC error body (-32603, the request's id) |
 //! | `html502` | HTTP 502 with an nginx-style HTML page |
 //! | `redirect` | every JSON-RPC call answers `302` to `/redirect-target/a2a` (the card's interface URL redirects) |
@@ -240,10 +241,37 @@ fn with_history(mut t: Value, n: Option<u64>) -> Value {
     t
 }
 
-fn failed_task(id: &str, ctx: &str) -> Value {
+/// The FAILED status text for a send text starting with `fail`: `fail-leak` adds ADK's
+/// debug detail (`: <ExceptionClass>: <message>`), `fail-hint` the seeds' stable hint, and
+/// `fail-leak-hint` both.
+fn failure_text(text: &str) -> String {
+    let mut t = format!("Agent execution failed. (error_id: {ERROR_ID})");
+    if text.starts_with("fail-leak") {
+        t.push_str(": java.lang.IllegalStateException: card 4111111111111111 declined by upstream");
+    }
+    if text.ends_with("-hint") {
+        t.push_str(" [retryable=false; contact=payments-oncall]");
+    }
+    t
+}
+
+fn failed_task_text(id: &str, ctx: &str, text: &str) -> Value {
     let mut t = task(id, ctx, "failed", None);
-    t["status"]["message"] =
-        agent_message(&format!("Agent execution failed. (error_id: {ERROR_ID})"));
+    t["status"]["message"] = agent_message(&failure_text(text));
+    t
+}
+
+/// A CANCELED task: `cancel-admission` with this project's server marker (the text prefix
+/// of `server::admission_canceled`), `cancel-remote` with no marker (an ADK agent's
+/// before-execute check).
+fn canceled_task(id: &str, ctx: &str, text: &str) -> Value {
+    let mut t = task(id, ctx, "canceled", None);
+    let msg = if text == "cancel-admission" {
+        "Refused before running: queue full"
+    } else {
+        "The task was canceled."
+    };
+    t["status"]["message"] = agent_message(msg);
     t
 }
 
@@ -345,9 +373,13 @@ fn rpc(
             Some(c) => (c, true),
             None => (spec, false),
         };
+        let (code, bare) = match code.strip_suffix("-bare") {
+            Some(c) => (c, true),
+            None => (code, false),
+        };
         let code: u16 = code.parse().unwrap_or(500);
         let mut extra = Vec::new();
-        if code == 503 {
+        if code == 503 && !bare {
             extra.push(("retry-after", "1".to_owned()));
         }
         if rpc_body {
@@ -504,7 +536,9 @@ fn send(
         return respond_json(stream, &result(&call.id, t));
     }
     let body = if text.starts_with("fail") {
-        failed_task(&id, &ctx)
+        failed_task_text(&id, &ctx, &text)
+    } else if text.starts_with("cancel-") {
+        canceled_task(&id, &ctx, &text)
     } else {
         task(&id, &ctx, "completed", Some(&text))
     };
@@ -739,8 +773,7 @@ fn message_stream(
     }
     if text.starts_with("fail") {
         let mut fin = status_update(&id, &ctx, "failed", true);
-        fin["status"]["message"] =
-            agent_message(&format!("Agent execution failed. (error_id: {ERROR_ID})"));
+        fin["status"]["message"] = agent_message(&failure_text(&text));
         sse.event(&ev(fin))?;
     } else {
         sse.event(&ev(artifact_update(&id, &ctx, &text, false, true)))?;

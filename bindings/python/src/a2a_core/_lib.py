@@ -342,6 +342,9 @@ class ClientConfig(Structure):
         ('defer_card_resolution', c_bool),
         ('stream_resubscribe_attempts', c_uint32),
         ('send_retries', c_uint32),
+        ('prefer_client_order', c_bool),
+        ('breaker_enabled', c_bool),
+        ('breaker', BreakerConfig),
     ]
 
 
@@ -538,7 +541,7 @@ _decl('a2a_outcome_http_status', c_bool, vp, _P(c_uint16))
 _decl('a2a_outcome_code', c_bool, vp, _P(c_int64))
 _decl('a2a_outcome_error_name', c_bool, vp, _P(c_uint32))
 for _f in ('reason', 'message', 'data', 'task_id', 'context_id', 'text', 'error_id', 'hint',
-           'body_excerpt'):
+           'body_excerpt', 'cancel_origin'):
     _decl(f'a2a_outcome_{_f}', Str, vp)
 _decl('a2a_outcome_state', c_bool, vp, _P(c_uint32))
 _decl('a2a_outcome_terminal', c_bool, vp)
@@ -551,6 +554,7 @@ _decl('a2a_outcome_request_sent', c_bool, vp, _P(c_uint32))
 _decl('a2a_outcome_version', c_bool, vp, _P(c_uint32))
 _decl('a2a_outcome_binding', c_bool, vp, _P(c_uint32))
 _decl('a2a_outcome_exit_code', c_int32, vp)
+_decl('a2a_outcome_leaked_detail', c_bool, vp)
 
 # classify and helpers
 _decl('a2a_classify', c_uint32, _P(Response), _P(vp))
@@ -763,6 +767,8 @@ NOT_BOUND.update(
             'a2a_server_error_response', 'a2a_server_event_frame', 'a2a_server_failed_frame',
             'a2a_server_failure_text', 'a2a_server_parse_jsonrpc', 'a2a_server_parse_rest',
             'a2a_server_refusal_response', 'a2a_server_request_extension',
+            'a2a_server_request_traceparent', 'a2a_server_request_idempotency_key',
+            'a2a_server_keepalive_due', 'a2a_server_keepalive_comment',
             'a2a_server_request_free', 'a2a_server_request_get_info',
             'a2a_server_request_last_error', 'a2a_server_request_new',
             'a2a_server_request_params', 'a2a_server_response_body',

@@ -19,6 +19,7 @@ from . import _lib
 from .errors import CardResolutionError, check, error_for
 from .answer import Part, message_json
 from .outcome import Outcome
+from .resilience import BreakerConfig
 from .stream import StreamItem
 from .vocab import (
     Binding,
@@ -167,6 +168,15 @@ class Client:
     `defer_card_resolution=True`; `Client.with_target(url, version, binding)` talks to a
     known interface without a card. Options default to the library's (connect 3 s, call
     45 s, stream idle 60 s, 32 MiB responses, https only).
+
+    `prefer='card'` (the default) picks the interface in the card's order (its
+    preferredTransport first); `'client'` in the library's (1.0 then 0.3, JSON-RPC then
+    HTTP+JSON); `protocol=` and `binding=` win over both. `breaker=BreakerConfig(...)` turns
+    on the client's circuit breaker: one per client (per agent), shared by every thread using
+    it; while open, calls fail at once with a transport `CircuitOpen` outcome, not sent.
+    `send_retries` resends a send with the same messageId and key: without `idempotency_key`
+    only after proof of non-receipt (connect failure, 429, 503 with Retry-After), never
+    after a 502/504 or a timeout.
     """
 
     __slots__ = ('_h', '_hooks', '_hook_error', '__weakref__')
@@ -188,6 +198,8 @@ class Client:
         stream_resubscribe_attempts: int | None = None,
         send_retries: int | None = None,
         header_hooks: Sequence[HeaderHook] = (),
+        prefer: str = 'card',
+        breaker: BreakerConfig | None = None,
         _target: tuple[ProtocolVersion, Binding] | None = None,
     ) -> None:
         self._h = 0
@@ -208,6 +220,12 @@ class Client:
                 setattr(cfg, name, value)
         cfg.allow_http = allow_http
         cfg.defer_card_resolution = defer_card_resolution
+        if prefer not in ('card', 'client'):
+            raise ValueError(f"prefer must be 'card' or 'client', not {prefer!r}")
+        cfg.prefer_client_order = prefer == 'client'
+        if breaker is not None:
+            cfg.breaker_enabled = True
+            cfg.breaker = breaker._c()
         hosts = [h.encode('utf-8') for h in allow_hosts]
         harr = (_lib.Str * max(len(hosts), 1))(*(_str_view(h) for h in hosts))
         cfg.allow_hosts = harr if hosts else None

@@ -56,6 +56,9 @@ JSON_KEYS = (
     'error_id',
     'retry',
     'hint',
+    'remote_hint',
+    'leaked_detail',
+    'cancel_origin',
 )
 
 
@@ -83,8 +86,8 @@ class _OwnedOutcome:
 class Outcome:
     """One outcome of an A2A call: exactly one channel, its details and what to do next.
 
-    The first fourteen attributes are the keys of `a2a classify --json`, with the same
-    values (enums compare equal to the CLI's words).
+    The attributes named in `JSON_KEYS` are the keys of `a2a classify --json`, with the same
+    values (enums compare equal to the CLI's words; `remote_hint` becomes an object).
     """
 
     channel: Channel
@@ -126,6 +129,12 @@ class Outcome:
     #: get or cancel returned; a stream item's event; a stream end's assembled answer.
     #: None for other outcomes. `outcome.result.text` is the answer's text.
     result: Any = None
+    #: A FAILED status text carries exception detail beyond its error id (ADK's debug
+    #: errors); `model_text` then carries only the error id.
+    leaked_detail: bool = False
+    #: For a CANCELED task: 'requested' (this client sent CancelTask, or the server marked it
+    #: so), 'remote' or 'admission' (the server's marker).
+    cancel_origin: str | None = None
     _owned: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -186,6 +195,8 @@ class Outcome:
             body_excerpt=s(L.a2a_outcome_body_excerpt(ptr)),
             exit_code=int(L.a2a_outcome_exit_code(ptr)),
             result=_result_of(ptr),
+            leaked_detail=bool(L.a2a_outcome_leaked_detail(ptr)),
+            cancel_origin=s(L.a2a_outcome_cancel_origin(ptr)),
             _owned=holder,
         )
 
@@ -215,6 +226,12 @@ class Outcome:
         out: dict[str, Any] = {}
         for k in JSON_KEYS:
             v = getattr(self, k)
+            if k == 'remote_hint':
+                hint: dict[str, str] = {}
+                for hk, hv in self.remote_hint:
+                    hint.setdefault(hk, hv)  # the first of a repeated key, as the CLI writes
+                out[k] = hint or None
+                continue
             out[k] = v.value if hasattr(v, 'value') and not isinstance(v, bool) else v
         return out
 

@@ -77,6 +77,13 @@ fn common(args: &mut Args) -> Result<Common, String> {
             }
         });
     }
+    if let Some(p) = args.value("--prefer")? {
+        config.prefer = match p.as_str() {
+            "card" => a2a_core::card::SelectionOrder::CardFirst,
+            "client" => a2a_core::card::SelectionOrder::ClientFirst,
+            other => return Err(format!("--prefer: {other:?} (expected card or client)")),
+        };
+    }
     if let Some(d) = seconds(args, "--connect-timeout")? {
         config.connect_timeout = d;
     }
@@ -364,12 +371,27 @@ fn unary(c: &Common, client: &Client, r: CallResult) -> i32 {
         }
         report(&r.outcome, &r.correlation);
     }
+    warn_leak(&agent, &r.outcome);
     if c.model_text
         && let Some(line) = model_text(&agent, &r.outcome)
     {
         eprintln!("{line}");
     }
     code
+}
+
+/// A FAILED status that leaks exception detail: a warning on standard error in every mode
+/// (the model text already leaves the detail out), so the remote's operator can be told.
+fn warn_leak(agent: &str, o: &Outcome) {
+    if o.leaked_detail {
+        eprintln!(
+            "warning: {agent} leaked exception detail in a FAILED status{}; the model text carries only the error id: tell the agent's operator",
+            o.error_id
+                .as_deref()
+                .map(|id| format!(" (error_id {id})"))
+                .unwrap_or_default()
+        );
+    }
 }
 
 /// State, error_id and failure detail on standard error.
@@ -385,6 +407,13 @@ fn report(o: &Outcome, k: &Correlation) {
                 }
                 if let Some(id) = &o.error_id {
                     eprintln!("  error_id: {id}");
+                }
+            } else if o.state == Some(TaskState::Canceled) {
+                if let Some(origin) = o.cancel_origin {
+                    eprintln!("  canceled: {}", origin.as_str());
+                }
+                if let Some(t) = &o.text {
+                    eprintln!("  {t}");
                 }
             } else if o
                 .state
@@ -410,6 +439,18 @@ fn report(o: &Outcome, k: &Correlation) {
                 eprintln!("  hint: {h}");
             }
         }
+    }
+    if let Some(h) = &o.remote_hint {
+        let pairs: Vec<String> = h.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        eprintln!(
+            "  remote hint: {}{}",
+            pairs.join("; "),
+            if h.retryable == Some(false) {
+                " (the remote asks not to retry)"
+            } else {
+                ""
+            }
+        );
     }
     eprintln!(
         "  traceparent {}  jsonrpc id {}  {} ms",
@@ -631,6 +672,7 @@ fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
         }
         report(&end.outcome, &end.correlation);
     }
+    warn_leak(agent, &end.outcome);
     if c.model_text
         && let Some(line) = model_text(agent, &end.outcome)
     {

@@ -31,6 +31,9 @@ commands:
   classify   classify a response body from standard input
   error-id   find an ADK error_id in standard input
   demo       run an embedded agent and show the driver's behaviour (no network)
+  demo --serve [--port N]   keep the embedded agent running on 127.0.0.1 (default port 0:
+             a free one); prints READY <url>, the words it answers on stderr; exits 0 on
+             SIGTERM
   card URL              fetch, validate and show an agent card
   send URL [TEXT]       send a message and wait for the answer
   stream URL [TEXT]     send a message and stream the answer
@@ -40,10 +43,15 @@ commands:
 
 network options (card, send, stream, get, cancel, resubscribe):
   --protocol 0.3|1.0  --binding jsonrpc|http+json  --connect-timeout S  --timeout S
+  --prefer card|client (whose order picks the interface: the card's, i.e. its
+    preferredTransport, by default; --protocol and --binding win over both)
   --idle-timeout S  --header 'Name: value' (repeatable)  --bearer-env VAR
   --context-id ID  --task-id ID  --json  --allow-http  --allow-host HOST (repeatable)
   --retries N  --idempotency-key K  --resubscribes N  --model-text  --breaker
   --max-event BYTES (stream event size limit, default 16 MiB)
+  --retries N resends a send: without --idempotency-key only when the request provably did
+    not reach the agent (connect failure, 429, 503 with Retry-After); after 502, 504, other
+    5xx, a timeout or a dropped connection (outcome unknown) only with a key
   --no-card (URL is the interface itself; needs --protocol)
   --no-version-header (testing/compat aid: 1.0 requests without A2A-Version)
 

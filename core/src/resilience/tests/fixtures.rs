@@ -73,7 +73,7 @@ fn idempotency_golden_vectors() {
 }
 
 /// The outcome a row describes, built from the row itself (not from the classifier): the
-/// channel, state and error from `expect`, the status from `input` or `expect`, and for
+/// channel, state, error and retry advice from `expect`, the status from `input` or `expect`, and for
 /// transport rows the driver's error and `request_sent`.
 fn outcome_of_row(row: &Value) -> Outcome {
     let id = row["id"].as_str().unwrap_or("?");
@@ -109,6 +109,9 @@ fn outcome_of_row(row: &Value) -> Outcome {
         .get("state")
         .and_then(Value::as_str)
         .map(TaskState::parse);
+    if let Some(r) = expect.get("retry").and_then(Value::as_str) {
+        o.retry = RetryAdvice::parse(r).unwrap_or_else(|| panic!("row {id}: retry {r}"));
+    }
     if let Some(t) = transport {
         o.request_sent = match t.get("request_sent").and_then(Value::as_str) {
             Some("no") => Some(RequestSent::No),

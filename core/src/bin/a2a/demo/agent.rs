@@ -24,10 +24,11 @@ use a2a_core::model::{
     TaskStatus, TaskStatusUpdateEvent,
 };
 use a2a_core::server::{
-    A2aError, ErrorId, IncomingRequest, Reply, ServerOptions, event_frame, failed_update,
-    handler_error, parse_jsonrpc, result_response,
+    A2aError, CardBuilder, CardSkill, ErrorId, IncomingRequest, Reply, ServerOptions, event_frame,
+    failed_update, handler_error, parse_jsonrpc, result_response,
 };
 use a2a_core::tally::Tally;
+use a2a_core::version::{Binding, ProtocolVersion};
 
 use crate::loopback_http::{self as http, Request, Sse};
 
@@ -64,7 +65,12 @@ fn random_bytes() -> [u8; 6] {
 impl Agent {
     /// Starts the agent on a free loopback port.
     pub fn start() -> io::Result<Agent> {
-        let listener = TcpListener::bind("127.0.0.1:0")?;
+        Agent::start_on(0)
+    }
+
+    /// Starts the agent on 127.0.0.1:`port` (0: a free port). Loopback only, always.
+    pub fn start_on(port: u16) -> io::Result<Agent> {
+        let listener = TcpListener::bind(("127.0.0.1", port))?;
         let base = format!("http://{}", listener.local_addr()?);
         let state = Arc::new(Shared::default());
         let shared = Arc::clone(&state);
@@ -100,20 +106,33 @@ impl Agent {
 }
 
 fn card(base: &str) -> String {
-    serde_json::json!({
-        "name": "demo-agent",
-        "description": "a2a-core's embedded demo agent",
-        "version": "1.0.0",
-        "supportedInterfaces": [
-            {"url": format!("{base}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-            {"url": format!("{base}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
-        ],
-        "capabilities": {"streaming": true, "pushNotifications": false},
-        "defaultInputModes": ["text/plain"],
-        "defaultOutputModes": ["text/plain"],
-        "skills": [{"id": "demo", "name": "Demo", "description": "echo, fail, slow, count, drop", "tags": ["demo"]}]
-    })
-    .to_string()
+    // Both versions' fields (1.0 supportedInterfaces; 0.3 url, preferredTransport,
+    // protocolVersion), so 0.3 clients such as the official Go SDK can pick an interface.
+    let mut skill = CardSkill::new(
+        "demo",
+        "Demo",
+        "Answers by the first word of a send: `echo <text>` completes with <text>, `fail` fails \
+         with an ADK-style error_id, `slow` never answers (a timeout); anything else is echoed. \
+         Streams: `count <n>` sends n artifact chunks, `drop` cuts the stream after the first \
+         chunk (resubscribe sends the rest).",
+        &["demo"],
+    );
+    skill.examples = vec!["echo hello".to_owned(), "fail".to_owned()];
+    CardBuilder::new("demo-agent", "a2a-core's embedded demo agent", "1.0.0")
+        .interface(
+            &format!("{base}/a2a"),
+            ProtocolVersion::V1_0,
+            Binding::JsonRpc,
+        )
+        .interface(
+            &format!("{base}/a2a"),
+            ProtocolVersion::V0_3,
+            Binding::JsonRpc,
+        )
+        .streaming(true)
+        .skill(skill)
+        .to_json()
+        .expect("the demo card is valid")
 }
 
 fn serve(shared: &Shared, card: &str, mut stream: TcpStream) {
@@ -330,20 +349,42 @@ fn first_text(parts: &[Part<'_>]) -> String {
         .unwrap_or_default()
 }
 
+/// The most log lines kept (`a2a demo --serve` runs for as long as it is left running).
+const MAX_LOG_LINES: usize = 1000;
+/// The most tasks remembered for get and resubscribe; past it the oldest half is forgotten
+/// (bounded memory for a long-running `--serve`).
+const MAX_TASKS: usize = 10_000;
+
 fn log(shared: &Shared, line: String) {
-    shared
-        .log
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(line);
+    let mut l = shared.log.lock().unwrap_or_else(|e| e.into_inner());
+    if l.len() >= MAX_LOG_LINES {
+        l.drain(..MAX_LOG_LINES / 2);
+    }
+    l.push(line);
 }
 
 fn remember(shared: &Shared, id: &str, state: TaskState, text: &str) {
-    shared
-        .tasks
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(id.to_owned(), (state, text.to_owned()));
+    let mut t = shared.tasks.lock().unwrap_or_else(|e| e.into_inner());
+    if t.len() >= MAX_TASKS {
+        // Task ids are `t-<n>`: keep the newer half.
+        let mut ids: Vec<(u64, String)> = t
+            .keys()
+            .map(|k| {
+                (
+                    k.rsplit('-')
+                        .next()
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or(0),
+                    k.clone(),
+                )
+            })
+            .collect();
+        ids.sort_unstable();
+        for (_, k) in ids.iter().take(MAX_TASKS / 2) {
+            t.remove(k);
+        }
+    }
+    t.insert(id.to_owned(), (state, text.to_owned()));
 }
 
 fn status_event<'a>(id: &str, ctx: &str, state: TaskState, last: bool) -> StreamEvent<'a> {

@@ -3,6 +3,11 @@
 //! driver through every failure mode the project exists for, explaining each. No network
 //! beyond loopback; finishes in a few seconds. Exit status 0 when every step produced the
 //! outcome it demonstrates, 1 otherwise.
+//!
+//! `a2a demo --serve [--port N]` keeps the same agent running on 127.0.0.1 (port N, default
+//! 0: a free one) for other clients to be pointed at: it prints `READY <url>` on standard
+//! output, the words it answers ([`WORDS`]) on standard error, and exits 0 on SIGTERM or
+//! SIGINT.
 
 mod agent;
 
@@ -43,11 +48,73 @@ fn show(o: &Outcome) -> String {
     s
 }
 
+/// What `a2a demo --serve` prints about the words the agent answers.
+pub const WORDS: &str = "The agent answers by the first word of the message text:
+  echo <text>   send: a completed task whose artifact is <text> (any other text is echoed whole)
+  fail          send: a FAILED task with an ADK-style error_id
+  slow          send: never answered (the connection is held): the caller times out
+  count <n>     stream: n artifact chunks, then completed
+  drop          stream: the first chunk, then the connection is cut (resubscribe sends the rest)
+get, cancel and resubscribe work on the tasks it made; everything is JSON-RPC, protocol 1.0
+and 0.3 (the card lists both).";
+
+/// `a2a demo --serve [--port N]`: keeps the embedded agent running on 127.0.0.1 until SIGTERM
+/// or SIGINT (then exit 0), for other clients to be pointed at. Prints `READY <url>`.
+fn serve(port: u16) -> i32 {
+    use std::io::Write;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        // signal-hook: a safe API that only sets the flag from the handler.
+        if let Err(e) = signal_hook::flag::register(sig, Arc::clone(&stop)) {
+            eprintln!("a2a demo --serve: cannot handle signal {sig}: {e}");
+            return 1;
+        }
+    }
+    let agent = match agent::Agent::start_on(port) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("a2a demo --serve: cannot listen on 127.0.0.1:{port}: {e}");
+            return 1;
+        }
+    };
+    eprintln!("{WORDS}");
+    eprintln!("Agent card: {}/.well-known/agent-card.json", agent.base);
+    println!("READY {}", agent.base);
+    let _ = std::io::stdout().flush();
+    while !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!("a2a demo --serve: stopping; what the agent served:");
+    for line in agent.tally().render_prometheus().lines() {
+        if !line.starts_with('#') {
+            eprintln!("  {line}");
+        }
+    }
+    0
+}
+
 /// Runs `a2a demo`.
-pub fn run(args: Args) -> i32 {
+pub fn run(mut args: Args) -> i32 {
+    let serve_mode = args.flag("--serve");
+    let port = match args.parsed::<u16>("--port") {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("a2a demo: {e}\nusage: a2a demo [--serve [--port N]]");
+            return EXIT_USAGE;
+        }
+    };
     if let Err(e) = args.finish() {
-        eprintln!("a2a demo: {e}\nusage: a2a demo");
+        eprintln!("a2a demo: {e}\nusage: a2a demo [--serve [--port N]]");
         return EXIT_USAGE;
+    }
+    if port.is_some() && !serve_mode {
+        eprintln!("a2a demo: --port needs --serve\nusage: a2a demo [--serve [--port N]]");
+        return EXIT_USAGE;
+    }
+    if serve_mode {
+        return serve(port.unwrap_or(0));
     }
     let agent = match agent::Agent::start() {
         Ok(a) => a,

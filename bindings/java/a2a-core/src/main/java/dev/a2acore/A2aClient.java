@@ -272,6 +272,8 @@ public final class A2aClient implements AutoCloseable {
         private boolean deferCardResolution;
         private Integer streamResubscribeAttempts;
         private Integer sendRetries;
+        private boolean preferClientOrder;
+        private CircuitBreaker.Config breaker;
         private final List<HeaderHook> hooks = new ArrayList<>();
         private boolean knownTarget;
 
@@ -362,12 +364,37 @@ public final class A2aClient implements AutoCloseable {
             return this;
         }
 
-        /** Resends of a send the driver may make itself (only when provably not received). */
+        /**
+         * Resends of a send the driver may make itself, always with the same messageId and
+         * idempotency key: without a key only when the request provably did not reach the agent
+         * (connect failure, 429, 503 with {@code Retry-After}); after a 502, 504, other 5xx, a
+         * timeout or a dropped connection (the outcome is unknown) only with a key.
+         */
         public Builder sendRetries(int n) {
             if (n < 0) {
                 throw new IllegalArgumentException("sendRetries must not be negative: " + n);
             }
             sendRetries = n;
+            return this;
+        }
+
+        /**
+         * Picks the interface in the library's order (1.0 then 0.3, JSON-RPC then HTTP+JSON)
+         * instead of the card's (its preferredTransport first, the default); {@link #protocol}
+         * and {@link #binding} win over both.
+         */
+        public Builder preferClientOrder(boolean on) {
+            preferClientOrder = on;
+            return this;
+        }
+
+        /**
+         * Turns on the client's circuit breaker: one per client (per agent), shared by every
+         * thread using it; while open, calls fail at once with a transport CircuitOpen outcome,
+         * not sent. An invalid configuration fails {@link #build()}.
+         */
+        public Builder breaker(CircuitBreaker.Config config) {
+            breaker = java.util.Objects.requireNonNull(config, "config");
             return this;
         }
 
@@ -416,6 +443,11 @@ public final class A2aClient implements AutoCloseable {
             }
             if (sendRetries != null) {
                 c.send_retries = sendRetries;
+            }
+            c.prefer_client_order = (byte) (preferClientOrder ? 1 : 0);
+            if (breaker != null) {
+                c.breaker_enabled = 1;
+                breaker.fill(c.breaker);
             }
             byte[] u = url.getBytes(StandardCharsets.UTF_8);
             Memory out = new Memory(Native.POINTER_SIZE);

@@ -41,6 +41,17 @@ public final class CircuitBreaker implements AutoCloseable {
             return new Config(c.failure_threshold, Byte.toUnsignedInt(c.failure_rate_percent), c.min_calls, c.window_ms,
                 Short.toUnsignedInt(c.buckets), c.cool_down_ms, c.half_open_trials);
         }
+
+        /** Copies this configuration into the C mirror {@code c}. */
+        void fill(A2aCoreLibrary.BreakerConfig c) {
+            c.failure_threshold = failureThreshold;
+            c.failure_rate_percent = (byte) failureRatePercent;
+            c.min_calls = minCalls;
+            c.window_ms = windowMs;
+            c.buckets = (short) buckets;
+            c.cool_down_ms = coolDownMs;
+            c.half_open_trials = halfOpenTrials;
+        }
     }
 
     /** A point-in-time view, for metrics and logs. */
@@ -67,13 +78,7 @@ public final class CircuitBreaker implements AutoCloseable {
     public CircuitBreaker(String agent, Config config) {
         lib = A2aCore.lib();
         A2aCoreLibrary.BreakerConfig c = new A2aCoreLibrary.BreakerConfig();
-        c.failure_threshold = config.failureThreshold();
-        c.failure_rate_percent = (byte) config.failureRatePercent();
-        c.min_calls = config.minCalls();
-        c.window_ms = config.windowMs();
-        c.buckets = (short) config.buckets();
-        c.cool_down_ms = config.coolDownMs();
-        c.half_open_trials = config.halfOpenTrials();
+        config.fill(c);
         byte[] a = agent.getBytes(StandardCharsets.UTF_8);
         Memory out = new Memory(Native.POINTER_SIZE);
         A2aCoreException.check("a2a_breaker_new", lib.a2a_breaker_new(a, new SizeT(a.length), c, out));
@@ -107,6 +112,16 @@ public final class CircuitBreaker implements AutoCloseable {
             : lib.a2a_breaker_record_result(h(), (byte) (outcome.countsTowardBreaker() ? 1 : 0), nowMs);
         Reference.reachabilityFence(outcome);
         A2aCoreException.check("a2a_breaker_record", rc);
+    }
+
+    /**
+     * Records a call {@link #allow} let through by whether it counts as a failure (see
+     * {@link Outcome#countsTowardBreaker()}), for callers without an outcome (a stream that
+     * opened: a success).
+     */
+    public synchronized void recordResult(boolean countedFailure, long nowMs) {
+        A2aCoreException.check("a2a_breaker_record_result",
+            lib.a2a_breaker_record_result(h(), (byte) (countedFailure ? 1 : 0), nowMs));
     }
 
     /** Returns a trial permit for a call that was never made. */

@@ -44,6 +44,8 @@ public final class Outcome {
     private final Optional<ProtocolVersion> version;
     private final Optional<Binding> binding;
     private final Optional<String> bodyExcerpt;
+    private final boolean leakedDetail;
+    private final Optional<String> cancelOrigin;
     private final Optional<String> modelPrefix;
     private final boolean countsTowardBreaker;
     private final int exitCode;
@@ -102,7 +104,8 @@ public final class Outcome {
             for (long i = 0; i < n; i++) {
                 A2aCoreException.check("a2a_outcome_remote_hint_pair",
                     lib.a2a_outcome_remote_hint_pair(h, new SizeT(i), kv, kv.share(viewSize)));
-                pairs.put(viewString(kv, 0), viewString(kv, viewSize));
+                // The first of a repeated key, as the CLI's JSON writes it.
+                pairs.putIfAbsent(viewString(kv, 0), viewString(kv, viewSize));
             }
         }
         remoteHint = Collections.unmodifiableMap(pairs);
@@ -110,6 +113,8 @@ public final class Outcome {
         version = lib.a2a_outcome_version(h, m) != 0 ? ProtocolVersion.fromCode(m.getInt(0)) : Optional.empty();
         binding = lib.a2a_outcome_binding(h, m) != 0 ? Binding.fromCode(m.getInt(0)) : Optional.empty();
         bodyExcerpt = Optional.ofNullable(lib.a2a_outcome_body_excerpt(h).string());
+        leakedDetail = lib.a2a_outcome_leaked_detail(h) != 0;
+        cancelOrigin = Optional.ofNullable(lib.a2a_outcome_cancel_origin(h).string());
         modelPrefix = Optional.ofNullable(lib.a2a_model_prefix(h).string());
         countsTowardBreaker = lib.a2a_counts_toward_breaker(h) != 0;
         exitCode = lib.a2a_outcome_exit_code(h);
@@ -337,6 +342,22 @@ public final class Outcome {
     /** A bounded excerpt of a non-JSON or unexpected body. */
     public Optional<String> bodyExcerpt() {
         return bodyExcerpt;
+    }
+
+    /**
+     * Whether a FAILED status text carries exception detail beyond its error id (ADK's debug
+     * errors); {@link #modelText} then carries only the error id.
+     */
+    public boolean leakedDetail() {
+        return leakedDetail;
+    }
+
+    /**
+     * For a CANCELED task, who canceled it: {@code "requested"} (this client sent CancelTask,
+     * or the server marked it so), {@code "remote"} or {@code "admission"} (the server's marker).
+     */
+    public Optional<String> cancelOrigin() {
+        return cancelOrigin;
     }
 
     @Override

@@ -106,6 +106,14 @@ class OutcomesFixtureTest {
         putText(n, "context_id", o.contextId());
         putText(n, "text", o.text());
         putText(n, "error_id", o.errorId());
+        if (o.remoteHint().isEmpty()) {
+            n.putNull("remote_hint");
+        } else {
+            ObjectNode h = n.putObject("remote_hint");
+            o.remoteHint().forEach(h::put);
+        }
+        n.put("leaked_detail", o.leakedDetail());
+        putText(n, "cancel_origin", o.cancelOrigin());
         return n;
     }
 

@@ -174,6 +174,12 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_outcome_exit_code} (-1 for NULL). */
     int a2a_outcome_exit_code(Pointer outcome);
 
+    /** {@code a2a_outcome_leaked_detail}. */
+    byte a2a_outcome_leaked_detail(Pointer outcome);
+
+    /** {@code a2a_outcome_cancel_origin} (a static string; NULL view when absent). */
+    View a2a_outcome_cancel_origin(Pointer outcome);
+
     /** {@code a2a_outcome_state} (out: uint32). */
     byte a2a_outcome_state(Pointer outcome, Pointer out);
 
@@ -786,7 +792,8 @@ public interface A2aCoreLibrary extends Library {
     @CStruct("a2a_client_config")
     @Structure.FieldOrder({"connect_timeout_ms", "call_timeout_ms", "stream_idle_timeout_ms", "max_response_bytes",
         "pool_idle_timeout_ms", "allow_http", "allow_hosts", "allow_hosts_len", "protocol", "binding",
-        "defer_card_resolution", "stream_resubscribe_attempts", "send_retries"})
+        "defer_card_resolution", "stream_resubscribe_attempts", "send_retries", "prefer_client_order",
+        "breaker_enabled", "breaker"})
     class ClientConfig extends Structure {
         /** ms. */
         public long connect_timeout_ms;
@@ -814,6 +821,12 @@ public interface A2aCoreLibrary extends Library {
         public int stream_resubscribe_attempts;
         /** uint32. */
         public int send_retries;
+        /** C bool. */
+        public byte prefer_client_order;
+        /** C bool. */
+        public byte breaker_enabled;
+        /** {@code a2a_breaker_config}, embedded by value. */
+        public BreakerConfig breaker = new BreakerConfig();
     }
 
     /** {@code a2a_client_call_options}: every pointer is native memory owned by the binding for the call. */

@@ -57,7 +57,14 @@ import java.util.function.Consumer;
  *   <li>401/403 give the stock client's {@link IOException} and messages, the classified
  *       failure (advice {@code reauthenticate}) as its cause;</li>
  *   <li>optional {@link HeaderHook}s that set headers (credentials, {@code traceparent}) on
- *       every request.</li>
+ *       every request;</li>
+ *   <li>no blind resend: a request is sent once; a 502/504, a timeout or a dropped connection
+ *       is reported (its outcome says {@code unknown_outcome} for a send), never replayed, so a
+ *       gateway error cannot book twice (a2a-java decides about retries, with the messageId);</li>
+ *   <li>an optional circuit breaker ({@link Builder#breaker}): one per agent (per origin,
+ *       {@code scheme://host:port}), shared by every thread and transport using this client;
+ *       while open, requests fail at once with an {@link A2aCallException}
+ *       ({@link ErrorName#CIRCUIT_OPEN}, request not sent) instead of costing a timeout.</li>
  * </ul>
  * Transport: a2a-core's driver through JNA ({@link RawHttp}: {@code a2a_client_exchange},
  * {@code a2a_client_open_stream}, {@code a2a_raw_stream_read}), which owns the connect and
@@ -86,6 +93,10 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
     final long maxResponseBytes;
     final SseConfig sseConfig;
     private final List<HeaderHook> hooks;
+    private final dev.a2acore.CircuitBreaker.Config breakerConfig;
+    private final java.util.concurrent.ConcurrentHashMap<String, dev.a2acore.CircuitBreaker> breakers =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    private final long epochNanos = System.nanoTime();
 
     /** A client with the default timeouts and no header hooks. */
     public A2aCoreHttpClient() {
@@ -100,6 +111,11 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         this.maxResponseBytes = b.maxResponseBytes;
         this.sseConfig = b.sseConfig;
         this.hooks = List.copyOf(b.hooks);
+        this.breakerConfig = b.breaker;
+        if (breakerConfig != null) {
+            // An invalid configuration fails here, not on the first request.
+            new dev.a2acore.CircuitBreaker("config", breakerConfig).close();
+        }
         // Load liba2a_core now: a missing or mismatched library fails here, on the caller's
         // thread, not later inside an HTTP callback.
         dev.a2acore.A2aCore.checkLoaded();
@@ -124,6 +140,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         private long maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
         private SseConfig sseConfig = SseConfig.defaults();
         private final List<HeaderHook> hooks = new ArrayList<>();
+        private dev.a2acore.CircuitBreaker.Config breaker;
 
         private Builder() {}
 
@@ -169,6 +186,15 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         /** Adds a hook run on every request, in the order added. */
         public Builder headerHook(HeaderHook hook) {
             hooks.add(Objects.requireNonNull(hook));
+            return this;
+        }
+
+        /**
+         * Turns on a circuit breaker per agent (per origin): while open, requests to that agent
+         * fail at once with {@link ErrorName#CIRCUIT_OPEN} (request not sent).
+         */
+        public Builder breaker(dev.a2acore.CircuitBreaker.Config config) {
+            breaker = Objects.requireNonNull(config, "config");
             return this;
         }
 
@@ -303,6 +329,29 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         }
     }
 
+    /** The breaker of the agent at {@code url} (its origin), or null when breakers are off. */
+    dev.a2acore.CircuitBreaker breakerFor(String url) {
+        if (breakerConfig == null) {
+            return null;
+        }
+        URI u = URI.create(url);
+        String origin = u.getScheme() + "://" + u.getHost() + ":" + u.getPort();
+        return breakers.computeIfAbsent(origin, o -> new dev.a2acore.CircuitBreaker(o, breakerConfig));
+    }
+
+    /** The breakers' clock: monotonic milliseconds since this client was built. */
+    long nowMs() {
+        return (System.nanoTime() - epochNanos) / 1_000_000L;
+    }
+
+    /** Asks the agent's breaker; throws the refusal when it is open. */
+    void admit(dev.a2acore.CircuitBreaker b, String method, String url) throws A2aCallException {
+        if (b != null && !b.allow(nowMs())) {
+            throw A2aCallException.transport(b.refusal(nowMs()), null, null,
+                method + " " + url + ": circuit breaker open; request not sent");
+        }
+    }
+
     /**
      * One plain exchange under the call deadline (headers and body), never following a 3xx.
      * {@code posted} is what a POST's body asks (null for GET and DELETE). What a2a-java gets:
@@ -322,16 +371,31 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
+        dev.a2acore.CircuitBreaker b = breakerFor(r.url());
+        admit(b, r.method(), r.url());
         RawHttp.Response response;
         try {
             response = http.exchange(r.method(), r.url(), r.headers(), r.body(), null, null);
         } catch (RawHttp.TransportException e) {
+            if (b != null) {
+                b.record(e.outcome(), nowMs());
+            }
             throw map(r.method(), r.url(), e);
+        } catch (RuntimeException e) {
+            if (b != null) {
+                b.release(nowMs());
+            }
+            throw e;
         } finally {
             // Keeps this client (whose Cleaner frees the native client) alive during the call.
             java.lang.ref.Reference.reachabilityFence(this);
         }
         int status = response.status();
+        if (b != null) {
+            b.record(Outcomes.classify(status, response.header("content-type").orElse(null),
+                response.header("retry-after").orElse(null), response.body(),
+                r.body() == null ? Asked.unknown() : asked(new String(r.body(), StandardCharsets.UTF_8))), nowMs());
+        }
         if (isRedirect(status)) {
             throw A2aCallException.redirect(r.method(), r.url(), status, response.header("location").orElse(null));
         }

@@ -94,14 +94,40 @@ final class SseCall implements Runnable {
             if (finished.get()) {
                 return;
             }
+            dev.a2acore.CircuitBreaker breaker = client.breakerFor(url);
+            try {
+                client.admit(breaker, method, url);
+            } catch (A2aCallException refused) {
+                fail(refused);
+                return;
+            }
             try {
                 stream = client.http.openStream(method, url, req.headers(), req.body(), null, abort);
             } catch (RawHttp.TransportException e) {
+                if (breaker != null) {
+                    breaker.record(e.outcome(), client.nowMs());
+                }
                 fail(client.map(method, url, e));
                 return;
+            } catch (RuntimeException e) {
+                if (breaker != null) {
+                    breaker.release(client.nowMs());
+                }
+                throw e;
             }
             RawHttp.Response head = stream.head();
             int status = head.status();
+            if (breaker != null) {
+                // The stream opened: 2xx is a success for the breaker (what follows is the
+                // stream's own story); other statuses as a2a-core classifies them.
+                if (status >= 200 && status < 300) {
+                    breaker.recordResult(false, client.nowMs());
+                } else {
+                    breaker.record(dev.a2acore.Outcomes.classify(status, head.header("content-type").orElse(null),
+                        head.header("retry-after").orElse(null), head.body(), dev.a2acore.Asked.unknown()),
+                        client.nowMs());
+                }
+            }
             if (A2aCoreHttpClient.isRedirect(status)) {
                 fail(A2aCallException.redirect(method, url, status, head.header("location").orElse(null)));
                 return;

@@ -12,6 +12,7 @@ import dev.a2acore.Binding;
 import dev.a2acore.CallOptions;
 import dev.a2acore.CardResolutionException;
 import dev.a2acore.Channel;
+import dev.a2acore.CircuitBreaker;
 import dev.a2acore.ClientStream;
 import dev.a2acore.ClientStreamEvent;
 import dev.a2acore.ErrorName;
@@ -60,6 +61,68 @@ class A2aClientFaultTest {
     }
 
     private static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+    /**
+     * Issue 12: a gateway's 502 may come after the upstream did the work, so with
+     * {@code sendRetries(2)} a send without an idempotency key goes out once (REMOTE_UNKNOWN);
+     * with a key it is resent twice with the same key and messageId.
+     */
+    @Test
+    void aGatewayErrorIsResentOnlyWithAKey() throws Exception {
+        try (A2aClient c = builder("status-502").sendRetries(2).build()) {
+            Outcome o = c.send("book seat 12A");
+            assertEquals(RetryAdvice.UNKNOWN_OUTCOME, o.retry(), o.toString());
+            assertEquals(1, server.counters("status-502").get("sends").asInt());
+            assertTrue(o.modelText("booking").orElseThrow().startsWith("REMOTE_UNKNOWN booking: HTTP 502"));
+            Outcome keyed = c.send("book seat 12A", CallOptions.none().withIdempotencyKey("java-502-key"));
+            assertEquals(RetryAdvice.UNKNOWN_OUTCOME, keyed.retry(), keyed.toString());
+        }
+        JsonNode seen = server.counters("status-502").get("seen");
+        assertEquals(4, seen.size(), seen.toString());
+        for (int i = 1; i < 4; i++) {
+            assertEquals("java-502-key", seen.get(i).get("idempotency_key").asText());
+            assertEquals(seen.get(1).get("message_id"), seen.get(i).get("message_id"));
+        }
+        try (A2aClient c = builder("status-429").sendRetries(2).build()) {
+            Outcome o = c.send("book seat 12B");
+            assertEquals(RetryAdvice.BACKOFF, o.retry(), o.toString());
+        }
+        assertEquals(3, server.counters("status-429").get("sends").asInt(), "429 proves non-receipt: resent");
+    }
+
+    /**
+     * Issue 12: the breaker in the client config. After 2 counted failures (HTTP 500) the
+     * agent is not called again; threads sharing the client share its breaker.
+     */
+    @Test
+    void theClientsBreakerOpensAndIsSharedByThreads() throws Exception {
+        CircuitBreaker.Config d = CircuitBreaker.Config.defaults();
+        CircuitBreaker.Config cfg = new CircuitBreaker.Config(2, d.failureRatePercent(), d.minCalls(), d.windowMs(),
+            d.buckets(), 60_000, d.halfOpenTrials());
+        try (A2aClient c = builder("status-500").breaker(cfg).build()) {
+            assertEquals(Channel.HTTP, c.send("a").channel());
+            assertEquals(Channel.HTTP, c.send("b").channel());
+            List<Outcome> results = Collections.synchronizedList(new ArrayList<>());
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                Thread t = new Thread(() -> results.add(c.send("c")));
+                threads.add(t);
+                t.start();
+            }
+            for (Thread t : threads) {
+                t.join(30_000);
+            }
+            assertEquals(4, results.size());
+            for (Outcome o : results) {
+                assertEquals(ErrorName.CIRCUIT_OPEN, o.errorName().orElseThrow(), o.toString());
+                assertEquals(RequestSent.NO, o.requestSent().orElseThrow());
+            }
+        }
+        assertEquals(2, server.counters("status-500").get("sends").asInt(), "the open breaker sent nothing");
+        CircuitBreaker.Config bad = new CircuitBreaker.Config(0, 0, d.minCalls(), d.windowMs(), d.buckets(),
+            d.coolDownMs(), d.halfOpenTrials());
+        assertThrows(RuntimeException.class, () -> builder("status-500").breaker(bad).build());
+    }
 
     @Test
     void hooksAddHeadersTheServerSees() throws Exception {

@@ -896,9 +896,17 @@ enum a2a_error_name
    */
   A2A_ERROR_NAME_RESPONSE_TOO_LARGE = 207,
   /*
-   TLS failed (certificate, handshake).
+   TLS failed (certificate, handshake); the outcome's reason names the cause.
    */
   A2A_ERROR_NAME_TLS = 208,
+  /*
+   The proxy refused the tunnel (CONNECT answered 407 or another non-2xx).
+   */
+  A2A_ERROR_NAME_PROXY = 209,
+  /*
+   The host resolved only to addresses refused for this agent (DNS rebinding).
+   */
+  A2A_ERROR_NAME_ADDRESS_REFUSED = 210,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -139,7 +139,11 @@ impl Client {
         };
         self.intercept(method.name(), &target, &mut http);
         if let Some(plan) = &target.credentials
-            && let Some(o) = super::card::missing_credential(plan, &http)
+            && let Some(o) = super::card::missing_credential(
+                plan,
+                &http,
+                self.inner.config.client_cert_file.is_some(),
+            )
         {
             return Err(o);
         }

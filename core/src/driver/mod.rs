@@ -54,10 +54,13 @@ mod call;
 mod card;
 mod config;
 mod correlation;
+mod dns;
 mod exchange;
 mod io;
+mod proxy;
 mod raw;
 mod stream;
+mod tls;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -66,6 +69,7 @@ pub use call::{CallOptions, CallResult};
 pub use card::CardResolutionError;
 pub use config::ClientConfig;
 pub use correlation::{Correlation, new_id, new_traceparent};
+pub use dns::Resolve;
 pub use exchange::{HttpRequest, HttpResponse};
 pub use raw::{AbortHandle, RawStream, ReadEnd};
 pub use stream::{StreamCall, StreamEvent, StreamFinal};
@@ -151,6 +155,13 @@ pub struct Client {
 
 struct Inner {
     agent: ureq::Agent,
+    /// The proxies chosen from the configuration and the environment.
+    proxies: proxy::Proxies,
+    /// What the resolver checks (set by card resolution).
+    guard: dns::Guard,
+    /// Why the configuration cannot be used (a missing CA file, a bad proxy URL): every
+    /// call fails with it, nothing is sent.
+    setup_error: Option<Outcome>,
     config: ClientConfig,
     interceptors: Mutex<Vec<Arc<dyn Interceptor>>>,
     /// The resolved target; `None` until the card is resolved (deferred resolution).
@@ -184,9 +195,32 @@ impl Client {
     }
 
     fn build(config: ClientConfig, source: Option<String>) -> Client {
+        let guard = dns::Guard::default();
+        let built = exchange::build_agent(&config, guard.clone())
+            .and_then(|agent| Ok((agent, proxy::Proxies::from_config(&config)?)));
+        let (agent, proxies, setup_error) = match built {
+            Ok((agent, proxies)) => (agent, proxies, None),
+            Err(e) => {
+                let mut o = Outcome::transport(
+                    crate::outcome::ErrorName::InvalidRequest,
+                    crate::outcome::RequestSent::No,
+                    format!("request not sent: the client configuration cannot be used: {e}"),
+                );
+                o.retry = crate::outcome::RetryAdvice::Never;
+                // Never used: every call returns the error first.
+                let idle = ureq::Agent::config_builder()
+                    .proxy(None)
+                    .build()
+                    .new_agent();
+                (idle, proxy::Proxies::default(), Some(o))
+            }
+        };
         Client {
             inner: Arc::new(Inner {
-                agent: exchange::build_agent(&config),
+                agent,
+                proxies,
+                guard,
+                setup_error,
                 config,
                 interceptors: Mutex::new(Vec::new()),
                 target: Mutex::new(None),
@@ -396,9 +430,12 @@ impl Client {
         timeout: Option<Duration>,
         abort: &AbortHandle,
     ) -> Result<HttpResponse, Outcome> {
+        if let Some(o) = &self.inner.setup_error {
+            return Err(o.clone());
+        }
         let t = self.call_budget(timeout);
         exchange::unary(
-            &self.inner.agent,
+            self.net(),
             request,
             t,
             self.inner.config.connect_timeout,
@@ -433,10 +470,13 @@ impl Client {
         timeout: Option<Duration>,
         abort: &AbortHandle,
     ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
+        if let Some(o) = &self.inner.setup_error {
+            return Err(o.clone());
+        }
         let io = Arc::clone(abort.io());
         let t = self.call_budget(timeout);
         match exchange::open_stream(
-            &self.inner.agent,
+            self.net(),
             request,
             t,
             self.inner.config.connect_timeout,
@@ -449,6 +489,14 @@ impl Client {
                 reader,
             } => Ok(Ok(RawStream::new(io, reader, status, headers))),
             exchange::Opened::Whole(r) => Ok(Err(r)),
+        }
+    }
+
+    /// What exchanges go through.
+    fn net(&self) -> exchange::Net<'_> {
+        exchange::Net {
+            agent: &self.inner.agent,
+            proxies: &self.inner.proxies,
         }
     }
 

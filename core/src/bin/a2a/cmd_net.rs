@@ -85,6 +85,25 @@ fn common(args: &mut Args) -> Result<Common, String> {
     }
     config.allow_http = args.flag("--allow-http");
     config.allow_hosts = args.values("--allow-host")?;
+    // TLS files are checked now: a missing file is the user's mistake (exit 2).
+    let file = |args: &mut Args, name: &str| -> Result<Option<std::path::PathBuf>, String> {
+        match args.value(name)? {
+            None => Ok(None),
+            Some(f) => {
+                std::fs::metadata(&f).map_err(|e| format!("{name} {f}: {e}"))?;
+                Ok(Some(f.into()))
+            }
+        }
+    };
+    config.ca_file = file(args, "--cacert")?;
+    config.client_cert_file = file(args, "--cert")?;
+    config.client_key_file = file(args, "--key")?;
+    if config.client_cert_file.is_some() != config.client_key_file.is_some() {
+        return Err("--cert and --key go together".to_owned());
+    }
+    config.proxy = args.value("--proxy")?;
+    config.no_proxy = args.value("--noproxy")?;
+    config.resolve = args.values("--resolve")?;
     if let Some(n) = args.parsed::<u32>("--retries")? {
         config.send_retries = n;
     }

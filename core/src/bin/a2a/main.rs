@@ -37,6 +37,8 @@ network options (card, send, stream, get, cancel, resubscribe):
   --context-id ID  --task-id ID  --json  --allow-http  --allow-host HOST (repeatable)
   --retries N  --idempotency-key K  --resubscribes N  --model-text  --breaker
   --max-event BYTES (stream event size limit, default 16 MiB)
+  --cacert FILE (PEM CAs replacing the system trust store)  --cert FILE --key FILE
+  --proxy URL (\"\" for none)  --noproxy LIST  --resolve HOST:PORT:ADDR[,ADDR] (repeatable)
   --no-card (URL is the interface itself; needs --protocol)
   --no-version-header (testing/compat aid: 1.0 requests without A2A-Version)
 ";

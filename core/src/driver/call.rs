@@ -38,6 +38,9 @@ pub struct CallOptions {
     pub task_id: Option<String>,
     /// Extra headers for this call (checked by the envelope: no CR/LF, no reserved names).
     pub headers: Vec<(String, String)>,
+    /// An absolute total deadline for the whole call (a command's start plus its
+    /// `--max-time`): as [`super::ClientConfig::max_time`], the earlier wins.
+    pub deadline: Option<Instant>,
 }
 
 /// The result of one non-streaming call.
@@ -175,7 +178,13 @@ impl Client {
             correlation.context_id = p.message.context_id.as_deref().map(str::to_owned);
             correlation.task_id = p.message.task_id.as_deref().map(str::to_owned);
         }
-        let budget = self.call_budget(opts.timeout);
+        let total = self.total_from(started, opts);
+        let _within = super::within(total);
+        let mut budget = self.call_budget(opts.timeout);
+        if let Some(t) = total {
+            // Retries stop at the total deadline too.
+            budget = budget.min(t.saturating_duration_since(started));
+        }
         let retries = if call.method() == Method::SendMessage {
             self.inner.config.send_retries
         } else {

@@ -111,6 +111,14 @@ impl Client {
     /// Fetches and validates the card behind `source` (a base URL or a card URL) and
     /// returns the interface to use.
     pub(crate) fn resolve_card(&self, source: &str) -> Result<Target, CardResolutionError> {
+        // The card fetch is bounded by max_time on its own, and by the enclosing call's
+        // total deadline when resolution was deferred to that call.
+        let _within = super::within(
+            self.inner
+                .config
+                .max_time
+                .map(|m| std::time::Instant::now() + m),
+        );
         let loc = card::card_location(source).map_err(|error| CardResolutionError::Location {
             url: source.to_owned(),
             error,

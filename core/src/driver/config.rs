@@ -20,7 +20,8 @@ pub struct ClientConfig {
     pub call_timeout: Duration,
     /// Stream idle timeout: no byte and no keep-alive comment for this long ends the stream
     /// with a `transport`/`Timeout` outcome. Default 60 s (the rule: twice the server's
-    /// longest quiet period; the Python SDK pings every 15 s). Streams have no total timeout.
+    /// longest quiet period; the Python SDK pings every 15 s). Streams have no total timeout
+    /// unless [`ClientConfig::max_time`] sets one.
     pub stream_idle_timeout: Duration,
     /// Largest response body read for a non-streaming call (after decompression).
     /// Default 32 MiB: a task with file parts travels base64-encoded in one body.

@@ -83,6 +83,9 @@ fn common(args: &mut Args) -> Result<Common, String> {
     if let Some(d) = seconds(args, "--idle-timeout")? {
         config.stream_idle_timeout = d;
     }
+    // The whole command (card, call, retries, resubscribes, stream) ends by then.
+    let max_time = seconds(args, "--max-time")?;
+    config.max_time = max_time;
     config.allow_http = args.flag("--allow-http");
     config.allow_hosts = args.values("--allow-host")?;
     // TLS files are checked now: a missing file is the user's mistake (exit 2).
@@ -147,6 +150,7 @@ fn common(args: &mut Args) -> Result<Common, String> {
             format!("Bearer {}", token.trim()),
         ));
     }
+    opts.deadline = max_time.map(|d| Instant::now() + d);
     opts.context_id = args.value("--context-id")?;
     opts.task_id = args.value("--task-id")?;
     opts.idempotency_key = args.value("--idempotency-key")?;

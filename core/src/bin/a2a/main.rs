@@ -33,7 +33,8 @@ commands:
 
 network options (card, send, stream, get, cancel, resubscribe):
   --protocol 0.3|1.0  --binding jsonrpc|http+json  --connect-timeout S  --timeout S
-  --idle-timeout S  --header 'Name: value' (repeatable)  --bearer-env VAR
+  --idle-timeout S  --max-time S (whole command; streams have no total limit without it)
+  --header 'Name: value' (repeatable)  --bearer-env VAR
   --context-id ID  --task-id ID  --json  --allow-http  --allow-host HOST (repeatable)
   --retries N  --idempotency-key K  --resubscribes N  --model-text  --breaker
   --max-event BYTES (stream event size limit, default 16 MiB)

@@ -341,6 +341,15 @@ class ClientConfig(Structure):
         ('defer_card_resolution', c_bool),
         ('stream_resubscribe_attempts', c_uint32),
         ('send_retries', c_uint32),
+        ('ca_file', Str),
+        ('client_cert_file', Str),
+        ('client_key_file', Str),
+        ('proxy', Str),
+        ('proxy_disabled', c_bool),
+        ('no_proxy', Str),
+        ('resolve', POINTER(Str)),
+        ('resolve_len', c_size_t),
+        ('max_time_ms', c_uint64),
     ]
 
 

@@ -415,6 +415,18 @@ fn client_certificates_are_presented_and_their_absence_is_named() {
         &url,
     );
     assert_eq!(o.reason.as_deref(), Some("client_cert_refused"), "{o:?}");
+    // A key that is not the certificate's: a configuration error before anything is sent
+    // (ureq would panic on it).
+    let o = Client::raw(ClientConfig {
+        client_cert_file: Some(client.cert_file.clone()),
+        client_key_file: Some(stranger.key_file.clone()),
+        ..base()
+    })
+    .exchange(&get(&url), None)
+    .unwrap_err();
+    assert_eq!(o.error, Some(ErrorName::InvalidRequest), "{o:?}");
+    assert_eq!(o.request_sent, Some(RequestSent::No));
+    assert!(o.message.unwrap().contains("cannot use them"));
 }
 
 #[test]

@@ -54,6 +54,13 @@ pub(crate) fn tls_config(cfg: &ClientConfig) -> Result<TlsConfig, String> {
                     key.display()
                 ));
             };
+            check_client_cert(&chain, key).map_err(|e| {
+                format!(
+                    "client certificate {} with key {}: {e}",
+                    cert.display(),
+                    key.display()
+                )
+            })?;
             Some(ClientCert::new_with_certs(&chain, key_der))
         }
     };
@@ -61,6 +68,28 @@ pub(crate) fn tls_config(cfg: &ClientConfig) -> Result<TlsConfig, String> {
         .root_certs(roots)
         .client_cert(client_cert)
         .build())
+}
+
+/// Whether rustls accepts `chain` and `key` as a client certificate, checked the way ureq
+/// loads them (ureq treats a refusal there as a bug and panics; here it is the caller's
+/// configuration error, reported before anything is sent).
+fn check_client_cert(chain: &[Certificate<'static>], key_file: &Path) -> Result<(), String> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let certs: Vec<CertificateDer<'static>> = chain
+        .iter()
+        .map(|c| CertificateDer::from(c.der().to_vec()))
+        .collect();
+    let key = PrivateKeyDer::from_pem_file(key_file).map_err(|e| e.to_string())?;
+    rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| e.to_string())?
+    .with_root_certificates(rustls::RootCertStore::empty())
+    .with_client_auth_cert(certs, key)
+    .map(|_| ())
+    .map_err(|e| format!("the TLS library cannot use them: {e}"))
 }
 
 type Pem = (Vec<Certificate<'static>>, Vec<PrivateKey<'static>>);

@@ -18,6 +18,7 @@ import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.security.interfaces.ECPrivateKey;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Enumeration;
@@ -144,9 +145,81 @@ final class JvmNetwork implements AutoCloseable {
             for (Certificate c : chain) {
                 certs.append(pem("CERTIFICATE", c.getEncoded()));
             }
-            return new String[] {certs.toString(), pem("PRIVATE KEY", key.getEncoded())};
+            byte[] pkcs8 = key instanceof ECPrivateKey ec
+                ? ecPkcs8WithPublicKey(ec, chain[0].getPublicKey().getEncoded())
+                : key.getEncoded();
+            return new String[] {certs.toString(), pem("PRIVATE KEY", pkcs8)};
         }
         return null;
+    }
+
+    /**
+     * The JDK writes an EC private key's PKCS#8 without the public key, which the native TLS
+     * library (rustls with ring) requires; this is the same key as OpenSSL writes it:
+     * {@code PrivateKeyInfo{0, AlgorithmIdentifier, OCTET STRING(ECPrivateKey{1, d, [1] Q})}},
+     * with the algorithm identifier and the public point taken from the certificate's
+     * SubjectPublicKeyInfo ({@code SEQUENCE{AlgorithmIdentifier, BIT STRING}}).
+     */
+    static byte[] ecPkcs8WithPublicKey(ECPrivateKey key, byte[] spki) {
+        int[] outer = header(spki, 0);                 // SPKI SEQUENCE
+        int algAt = outer[0];
+        int[] alg = header(spki, algAt);              // AlgorithmIdentifier
+        int bitsAt = alg[0] + alg[1];
+        int[] bits = header(spki, bitsAt);            // BIT STRING with the point
+        byte[] algId = java.util.Arrays.copyOfRange(spki, algAt, bitsAt);
+        byte[] point = java.util.Arrays.copyOfRange(spki, bitsAt, bits[0] + bits[1]);
+        int size = (key.getParams().getCurve().getField().getFieldSize() + 7) / 8;
+        byte[] d = key.getS().toByteArray();
+        byte[] fixed = new byte[size];
+        int n = Math.min(d.length, size);
+        System.arraycopy(d, d.length - n, fixed, size - n, n);
+        byte[] ecPrivateKey = tlv(0x30, concat(new byte[] {0x02, 0x01, 0x01}, tlv(0x04, fixed), tlv(0xa1, point)));
+        return tlv(0x30, concat(new byte[] {0x02, 0x01, 0x00}, algId, tlv(0x04, ecPrivateKey)));
+    }
+
+    /** [content offset, content length] of the DER element at {@code at}. */
+    private static int[] header(byte[] der, int at) {
+        int len = der[at + 1] & 0xff;
+        int off = at + 2;
+        if (len >= 0x80) {
+            int count = len & 0x7f;
+            len = 0;
+            for (int i = 0; i < count; i++) {
+                len = (len << 8) | (der[off + i] & 0xff);
+            }
+            off += count;
+        }
+        if (off + len > der.length) {
+            throw new IllegalArgumentException("truncated DER");
+        }
+        return new int[] {off, len};
+    }
+
+    private static byte[] tlv(int tag, byte[] content) {
+        int len = content.length;
+        byte[] head;
+        if (len < 0x80) {
+            head = new byte[] {(byte) tag, (byte) len};
+        } else if (len < 0x100) {
+            head = new byte[] {(byte) tag, (byte) 0x81, (byte) len};
+        } else {
+            head = new byte[] {(byte) tag, (byte) 0x82, (byte) (len >> 8), (byte) len};
+        }
+        return concat(head, content);
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        int total = 0;
+        for (byte[] p : parts) {
+            total += p.length;
+        }
+        byte[] out = new byte[total];
+        int at = 0;
+        for (byte[] p : parts) {
+            System.arraycopy(p, 0, out, at, p.length);
+            at += p.length;
+        }
+        return out;
     }
 
     private static String pem(String kind, byte[] der) {

@@ -76,6 +76,16 @@ class JvmNetworkTest {
         keytool("-importcert", "-alias", "agent", "-file", "agent.cer", "-keystore", "agent.p12", "-storepass", PW);
         keytool("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore", "trust.p12",
             "-storepass", PW);
+        // A client certificate from the same CA, in a key store of its own.
+        keytool("-genkeypair", "-alias", "client", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
+            "CN=client", "-validity", "2", "-keystore", "client.p12", "-storepass", PW);
+        keytool("-certreq", "-alias", "client", "-keystore", "client.p12", "-storepass", PW, "-file", "client.csr");
+        keytool("-gencert", "-alias", "ca", "-keystore", "ca.p12", "-storepass", PW, "-infile", "client.csr",
+            "-outfile", "client.cer", "-rfc", "-validity", "2", "-ext", "eku=clientAuth");
+        keytool("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore", "client.p12",
+            "-storepass", PW);
+        keytool("-importcert", "-alias", "client", "-file", "client.cer", "-keystore", "client.p12",
+            "-storepass", PW);
 
         KeyStore ks = KeyStore.getInstance("PKCS12");
         try (InputStream in = Files.newInputStream(dir.resolve("agent.p12"))) {
@@ -135,6 +145,64 @@ class JvmNetworkTest {
             }
             System.clearProperty("javax.net.ssl.trustStorePassword");
             System.clearProperty("javax.net.ssl.trustStoreType");
+        }
+    }
+
+    @Test
+    void theDropInPresentsTheJvmKeyStoreCertificate() throws Exception {
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(dir.resolve("agent.p12"))) {
+            ks.load(in, PW.toCharArray());
+        }
+        KeyStore ts = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(dir.resolve("trust.p12"))) {
+            ts.load(in, PW.toCharArray());
+        }
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(ks, PW.toCharArray());
+        javax.net.ssl.TrustManagerFactory tmf =
+            javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(ts);
+        SSLContext ssl = SSLContext.getInstance("TLS");
+        ssl.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+        HttpsServer mtls = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        mtls.setHttpsConfigurator(new HttpsConfigurator(ssl) {
+            @Override
+            public void configure(com.sun.net.httpserver.HttpsParameters params) {
+                javax.net.ssl.SSLParameters p = getSSLContext().getDefaultSSLParameters();
+                p.setNeedClientAuth(true);
+                params.setSSLParameters(p);
+            }
+        });
+        mtls.createContext("/", ex -> {
+            byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, body.length);
+            try (OutputStream o = ex.getResponseBody()) {
+                o.write(body);
+            }
+        });
+        mtls.start();
+        String murl = "https://localhost:" + mtls.getAddress().getPort() + "/";
+        try {
+            System.setProperty("javax.net.ssl.trustStore", dir.resolve("trust.p12").toString());
+            System.setProperty("javax.net.ssl.trustStorePassword", PW);
+            System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
+            // Without a key store the JDK server ends the TLS 1.3 session (it closes without an
+            // alert the client gets to read, so this one is a reset rather than
+            // client_cert_refused, which the Rust, Python and Go tests see from rustls, OpenSSL
+            // and Go servers).
+            assertThrows(A2aCallException.class,
+                () -> A2aCoreHttpClient.builder().build().createGet().url(murl).get());
+            System.setProperty("javax.net.ssl.keyStore", dir.resolve("client.p12").toString());
+            System.setProperty("javax.net.ssl.keyStorePassword", PW);
+            System.setProperty("javax.net.ssl.keyStoreType", "PKCS12");
+            assertEquals(200, A2aCoreHttpClient.builder().build().createGet().url(murl).get().status());
+        } finally {
+            mtls.stop(0);
+            for (String k : List.of("trustStore", "trustStorePassword", "trustStoreType", "keyStore",
+                "keyStorePassword", "keyStoreType")) {
+                System.clearProperty("javax.net.ssl." + k);
+            }
         }
     }
 

@@ -380,6 +380,19 @@ fn certificate_failures_name_their_cause() {
     let o = tls_failure(cfg(), &agent.url("localhost"));
     assert_eq!(o.reason.as_deref(), Some("name_mismatch"), "{o:?}");
     assert_eq!(agent.handshakes_ok.load(Ordering::SeqCst), 0);
+    // Not a TLS server at all (a plain HTTP answer to the ClientHello): a handshake failure.
+    let plain = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = plain.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        if let Ok((mut s, _)) = plain.accept() {
+            let _ = s.set_read_timeout(Some(WAIT));
+            let mut buf = [0u8; 512];
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
+        }
+    });
+    let o = tls_failure(cfg(), &format!("https://localhost:{port}/"));
+    assert_eq!(o.reason.as_deref(), Some("handshake"), "{o:?}");
 }
 
 #[test]
@@ -531,6 +544,16 @@ fn a_connect_proxy_tunnels_with_and_without_credentials() {
     .unwrap();
     assert_eq!(r.status, 200);
     assert!(bypassed.seen().is_empty());
+    // A proxy that is not there: a connect failure that names the proxy, nothing sent.
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("http://127.0.0.1:{}", closed.local_addr().unwrap().port());
+    drop(closed);
+    let o = Client::raw(via(dead))
+        .exchange(&get(&url), None)
+        .unwrap_err();
+    assert_eq!(o.error, Some(ErrorName::ConnectFailed), "{o:?}");
+    assert_eq!(o.request_sent, Some(RequestSent::No));
+    assert!(o.message.unwrap().starts_with("proxy 127.0.0.1:"));
 }
 
 /// A resolver whose answers change between calls (first the card's, then the rebound one).

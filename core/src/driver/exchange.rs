@@ -215,7 +215,19 @@ fn run(
         if let ureq::Error::ConnectProxyFailed(m) = &e {
             return super::proxy::refused_outcome(m, proxy.as_ref());
         }
-        transport_outcome(&e, io, mode, connect_timeout)
+        let mut o = transport_outcome(&e, io, mode, connect_timeout);
+        // Behind a CONNECT proxy every local connection is the proxy's: say so.
+        if let Some(p) = &proxy
+            && matches!(o.error, Some(ErrorName::ConnectFailed | ErrorName::Dns))
+        {
+            o.message = Some(format!(
+                "proxy {}:{} could not be reached: {}",
+                p.host(),
+                p.port(),
+                o.message.as_deref().unwrap_or("connection failed")
+            ));
+        }
+        o
     })
 }
 

@@ -544,6 +544,29 @@ fn a_connect_proxy_tunnels_with_and_without_credentials() {
     .unwrap();
     assert_eq!(r.status, 200);
     assert!(bypassed.seen().is_empty());
+    // A proxy that accepts and never answers CONNECT: the connect timeout covers that leg.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_url = format!("http://127.0.0.1:{}", silent.local_addr().unwrap().port());
+    let held = std::thread::spawn(move || {
+        let conn = silent.accept();
+        std::thread::sleep(Duration::from_secs(3));
+        drop(conn);
+    });
+    let started = std::time::Instant::now();
+    let o = Client::raw(ClientConfig {
+        connect_timeout: Duration::from_millis(700),
+        ..via(silent_url)
+    })
+    .exchange(&get(&url), None)
+    .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(o.error, Some(ErrorName::Timeout), "{o:?}");
+    assert_eq!(o.request_sent, Some(RequestSent::No), "{o:?}");
+    held.join().unwrap();
     // A proxy that is not there: a connect failure that names the proxy, nothing sent.
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let dead = format!("http://127.0.0.1:{}", closed.local_addr().unwrap().port());
@@ -671,6 +694,12 @@ fn cli_trust_store_cacert_client_certificates() {
     );
     assert_eq!((code, &o["text"]), (0, &serde_json::json!("pong")), "{o}");
     let (code, o) = a2a(&["send", &url, "ping", "--cacert", s(&pki.ca_file())], &[]);
+    assert_eq!((code, &o["text"]), (0, &serde_json::json!("pong")), "{o}");
+    // And SSL_CERT_DIR (a directory of PEM files).
+    let certs = pki.dir.join("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    std::fs::copy(pki.ca_file(), certs.join("test-ca.pem")).unwrap();
+    let (code, o) = a2a(&["send", &url, "ping"], &[("SSL_CERT_DIR", s(&certs))]);
     assert_eq!((code, &o["text"]), (0, &serde_json::json!("pong")), "{o}");
     let mtls = TlsAgent::start(&leaf, Some(&pki), "localhost");
     let client = pki.leaf("client", &["client"], true, None);

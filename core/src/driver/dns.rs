@@ -18,6 +18,11 @@
 //! Refused addresses are skipped; when none is left the call fails before connecting with
 //! a `transport`/`AddressRefused` outcome (`request_sent = no`, retry `never`).
 //!
+//! Limits: the check runs when a connection is made, so calls that reuse the card fetch's
+//! pooled connection go where the card came from; a card host that answered both public
+//! and internal addresses counts as public, and its card fetch (not filtered: the caller
+//! named that URL) may have connected to an internal one listed first.
+//!
 //! Answers come from the system (ureq's resolver), from `ClientConfig::resolve` (curl's
 //! `--resolve HOST:PORT:ADDR[,ADDR...]`), or from an injected [`Resolve`].
 

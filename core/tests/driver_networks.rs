@@ -695,6 +695,12 @@ fn cli_trust_store_cacert_client_certificates() {
     assert_eq!((code, &o["text"]), (0, &serde_json::json!("pong")), "{o}");
     let (code, o) = a2a(&["send", &url, "ping", "--cacert", s(&pki.ca_file())], &[]);
     assert_eq!((code, &o["text"]), (0, &serde_json::json!("pong")), "{o}");
+    // A system store with no CA at all (an empty SSL_CERT_FILE) is an unknown issuer too.
+    let empty = pki.dir.join("empty.pem");
+    std::fs::write(&empty, "").unwrap();
+    let (code, o) = a2a(&["send", &url, "ping"], &[("SSL_CERT_FILE", s(&empty))]);
+    assert_eq!(code, 3, "{o}");
+    assert_eq!(o["reason"], "unknown_issuer", "{o}");
     // And SSL_CERT_DIR (a directory of PEM files).
     let certs = pki.dir.join("certs");
     std::fs::create_dir_all(&certs).unwrap();

@@ -137,6 +137,9 @@ pub(crate) fn reason(e: &rustls::Error) -> &'static str {
             // actionable causes above; the message carries rustls's words.
             _ => "handshake",
         },
+        // The system store holds no CA at all (rustls-platform-verifier's words): nothing
+        // can be trusted, which is what unknown_issuer's hint addresses.
+        rustls::Error::General(m) if m.contains("No CA certificates") => "unknown_issuer",
         // Alerts the server sends about certificates concern ours: it asked for a client
         // certificate and got none, or refused the one it got.
         rustls::Error::AlertReceived(

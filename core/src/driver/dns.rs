@@ -10,18 +10,19 @@
 //! - the card counts as internal (an intranet card: everything allowed) when its URL names
 //!   an internal host, or when every address its host resolved to when it was fetched is
 //!   internal;
-//! - an interface host the caller allows (`allow_hosts`, `--allow-host`) is not checked;
+//! - a host the caller allows (`allow_hosts`, `--allow-host`) is not checked (neither as
+//!   the interface nor as the card's host);
 //! - a target the caller named directly (no card: `Client::with_target`, `--no-card`) is
-//!   not checked, nor is the card fetch itself (the caller chose that URL);
+//!   not checked, nor is a card fetch from an all-internal host (the caller chose it);
 //! - behind a proxy the proxy resolves the name, so the check is the proxy's.
 //!
 //! Refused addresses are skipped; when none is left the call fails before connecting with
 //! a `transport`/`AddressRefused` outcome (`request_sent = no`, retry `never`).
 //!
-//! Limits: the check runs when a connection is made, so calls that reuse the card fetch's
-//! pooled connection go where the card came from; a card host that answered both public
-//! and internal addresses counts as public, and its card fetch (not filtered: the caller
-//! named that URL) may have connected to an internal one listed first.
+//! A card host that answers both public and internal addresses is a public host: its
+//! internal addresses are skipped for the card fetch as well (so the card, and the pooled
+//! connection the first calls reuse, never come from one). The check runs when a
+//! connection is made: calls reusing a pooled connection go where it already leads.
 //!
 //! Answers come from the system (ureq's resolver), from `ClientConfig::resolve` (curl's
 //! `--resolve HOST:PORT:ADDR[,ADDR...]`), or from an injected [`Resolve`].
@@ -192,6 +193,8 @@ impl Refused {
 /// the guard applied.
 pub(crate) struct Guarded {
     fixed: Vec<Fixed>,
+    /// The hosts of `allow_hosts`: the caller vouches for them.
+    allowed: Vec<String>,
     custom: Option<Arc<dyn Resolve>>,
     system: DefaultResolver,
     guard: Guard,
@@ -210,10 +213,18 @@ impl Guarded {
     /// The resolver for `resolve` entries and an optional injected resolver.
     pub(crate) fn new(
         resolve: &[String],
+        allow_hosts: &[String],
         custom: Option<Arc<dyn Resolve>>,
         guard: Guard,
     ) -> Result<Guarded, String> {
         Ok(Guarded {
+            allowed: allow_hosts
+                .iter()
+                .map(|h| {
+                    let rest = h.split_once("://").map_or(h.as_str(), |(_, r)| r);
+                    norm(super::proxy::host_of(rest))
+                })
+                .collect(),
             fixed: resolve
                 .iter()
                 .map(|e| parse_fixed(e))
@@ -274,10 +285,15 @@ impl Resolver for Guarded {
         let mut refused = Vec::new();
         {
             let mut s = self.guard.state();
+            let mut checked = s.checked_host.as_deref() == Some(name.as_str());
             if s.card_host.as_deref() == Some(name.as_str()) && !addrs.is_empty() {
-                s.card_resolved_internal = addrs.iter().all(|a| classify_ip(a.ip()).is_internal());
+                let all_internal = addrs.iter().all(|a| classify_ip(a.ip()).is_internal());
+                s.card_resolved_internal = all_internal;
+                // A host with a public address is a public host: its internal answers are
+                // refused for the card fetch too, so the card (and the pooled connection
+                // the first calls reuse) never comes from one.
+                checked |= !all_internal && !self.allowed.contains(&name);
             }
-            let checked = s.checked_host.as_deref() == Some(name.as_str());
             for a in addrs {
                 let class = classify_ip(a.ip());
                 if checked && class.is_internal() {
@@ -309,7 +325,7 @@ mod tests {
         let guard = Guard::default();
         let custom: Arc<dyn Resolve> = Arc::new(move |_: &str, _: u16| Ok(answers.clone()));
         (
-            Guarded::new(&[], Some(custom), guard.clone()).unwrap(),
+            Guarded::new(&[], &[], Some(custom), guard.clone()).unwrap(),
             guard,
         )
     }
@@ -391,7 +407,11 @@ mod tests {
             "8.8.8.8".parse().unwrap(),
         ]);
         guard.begin_card("agent.example");
-        run(&r, "https://agent.example/").unwrap();
+        // The card fetch itself skips the internal answer of a public host.
+        assert_eq!(
+            run(&r, "https://agent.example/").unwrap(),
+            vec!["8.8.8.8:443".parse::<SocketAddr>().unwrap()]
+        );
         guard.finish_card(AddressClass::Public, "agent.example", false);
         assert_eq!(run(&r, "https://agent.example/").unwrap().len(), 1);
     }

@@ -94,7 +94,8 @@ pub(crate) fn build_agent(
     guard: super::dns::Guard,
 ) -> Result<ureq::Agent, String> {
     let tls = super::tls::tls_config(cfg)?;
-    let resolver = super::dns::Guarded::new(&cfg.resolve, cfg.resolver.clone(), guard)?;
+    let resolver =
+        super::dns::Guarded::new(&cfg.resolve, &cfg.allow_hosts, cfg.resolver.clone(), guard)?;
     let config = ureq::Agent::config_builder()
         // Proxies are chosen per request (curl's rules, see `proxy`), never by ureq from
         // the environment.

@@ -915,9 +915,17 @@ enum a2a_error_name
    */
   A2A_ERROR_NAME_RESPONSE_TOO_LARGE = 207,
   /*
-   TLS failed (certificate, handshake).
+   TLS failed (certificate, handshake); the outcome's reason names the cause.
    */
   A2A_ERROR_NAME_TLS = 208,
+  /*
+   The proxy refused the tunnel (CONNECT answered 407 or another non-2xx).
+   */
+  A2A_ERROR_NAME_PROXY = 209,
+  /*
+   The host resolved only to addresses refused for this agent (DNS rebinding).
+   */
+  A2A_ERROR_NAME_ADDRESS_REFUSED = 210,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -2298,6 +2306,48 @@ typedef struct a2a_client_config {
    it with `a2a_breaker_config_default`'s values).
    */
   struct a2a_breaker_config breaker;
+  /*
+   A PEM file of CA certificates replacing the system trust store (curl's `--cacert`);
+   empty: the system store, honouring `SSL_CERT_FILE` and `SSL_CERT_DIR`.
+   */
+  struct a2a_str ca_file;
+  /*
+   A PEM client certificate chain for mutual TLS (empty: none); needs
+   `client_key_file`. It also satisfies a card's `mutualTLS` scheme.
+   */
+  struct a2a_str client_cert_file;
+  /*
+   The PEM private key of `client_cert_file` (empty: none).
+   */
+  struct a2a_str client_key_file;
+  /*
+   The proxy for every URL (curl's `--proxy`, `http://[user:password@]host:port`);
+   empty: from the environment (`https_proxy`, `HTTPS_PROXY`, `http_proxy`,
+   `all_proxy`, `ALL_PROXY`, with curl's rules).
+   */
+  struct a2a_str proxy;
+  /*
+   Never use a proxy, whatever `proxy` and the environment say.
+   */
+  bool proxy_disabled;
+  /*
+   Hosts reached without the proxy (curl's `--noproxy` list); empty: from `no_proxy` /
+   `NO_PROXY`.
+   */
+  struct a2a_str no_proxy;
+  /*
+   Fixed resolutions `HOST:PORT:ADDR[,ADDR...]` (curl's `--resolve`; UTF-8 views).
+   */
+  const struct a2a_str *resolve;
+  /*
+   Number of `resolve`.
+   */
+  size_t resolve_len;
+  /*
+   A total deadline per call in ms (card fetch, retries, resubscribes, a whole
+   stream; curl's `--max-time`); 0: none (streams have no total limit).
+   */
+  uint64_t max_time_ms;
 } a2a_client_config;
 
 /*

@@ -42,6 +42,25 @@ type ClientConfig struct {
 	// shared by every goroutine using it; while open, calls fail at once with a transport
 	// CircuitOpen outcome, not sent.
 	Breaker *BreakerConfig
+	// CAFile: PEM CA certificates replacing the system trust store (curl's --cacert); "":
+	// the system store, honouring SSL_CERT_FILE and SSL_CERT_DIR.
+	CAFile string
+	// ClientCertFile and ClientKeyFile: a PEM client certificate chain and its key for
+	// mutual TLS (they also satisfy a card's mutualTLS scheme).
+	ClientCertFile string
+	ClientKeyFile  string
+	// Proxy: the proxy for every URL (curl's --proxy); "": from the environment with
+	// curl's rules (https_proxy, HTTPS_PROXY, http_proxy, all_proxy, ALL_PROXY).
+	Proxy string
+	// ProxyDisabled: never a proxy, whatever Proxy and the environment say.
+	ProxyDisabled bool
+	// NoProxy: hosts reached directly (curl's --noproxy); "": from no_proxy / NO_PROXY.
+	NoProxy string
+	// Resolve: fixed resolutions HOST:PORT:ADDR[,ADDR...] (curl's --resolve).
+	Resolve []string
+	// MaxTime: a total deadline per call (card fetch, retries, resubscribes, a whole
+	// stream); 0: none (streams have no total limit).
+	MaxTime time.Duration
 }
 
 // DefaultClientConfig is the driver's default (3 s connect, 45 s call, 60 s stream idle,
@@ -57,6 +76,7 @@ func DefaultClientConfig() ClientConfig {
 		DeferCardResolution:       bool(c.defer_card_resolution),
 		StreamResubscribeAttempts: uint32(c.stream_resubscribe_attempts), SendRetries: uint32(c.send_retries),
 		PreferClientOrder: bool(c.prefer_client_order),
+		ProxyDisabled: bool(c.proxy_disabled), MaxTime: msDur(c.max_time_ms),
 	}
 }
 
@@ -85,6 +105,21 @@ func cClientConfig(pin *runtime.Pinner, cfg *ClientConfig) *C.struct_a2a_client_
 		pin.Pin(&views[0])
 		c.allow_hosts, c.allow_hosts_len = &views[0], C.size_t(len(views))
 	}
+	c.ca_file.ptr, c.ca_file.len = pinText(pin, cfg.CAFile)
+	c.client_cert_file.ptr, c.client_cert_file.len = pinText(pin, cfg.ClientCertFile)
+	c.client_key_file.ptr, c.client_key_file.len = pinText(pin, cfg.ClientKeyFile)
+	c.proxy.ptr, c.proxy.len = pinText(pin, cfg.Proxy)
+	c.proxy_disabled = C.bool(cfg.ProxyDisabled)
+	c.no_proxy.ptr, c.no_proxy.len = pinText(pin, cfg.NoProxy)
+	if len(cfg.Resolve) > 0 {
+		views := make([]C.struct_a2a_str, len(cfg.Resolve))
+		for i, r := range cfg.Resolve {
+			views[i].ptr, views[i].len = pinText(pin, r)
+		}
+		pin.Pin(&views[0])
+		c.resolve, c.resolve_len = &views[0], C.size_t(len(views))
+	}
+	c.max_time_ms = durMS(cfg.MaxTime)
 	return c
 }
 

@@ -129,6 +129,8 @@ const (
 	NameCardResolution                 ErrorName = C.A2A_ERROR_NAME_CARD_RESOLUTION
 	NameResponseTooLarge               ErrorName = C.A2A_ERROR_NAME_RESPONSE_TOO_LARGE
 	NameTLS                            ErrorName = C.A2A_ERROR_NAME_TLS
+	NameProxy                          ErrorName = C.A2A_ERROR_NAME_PROXY
+	NameAddressRefused                 ErrorName = C.A2A_ERROR_NAME_ADDRESS_REFUSED
 )
 
 // String is the name as in JSON output ("TaskNotFound", "BadGateway", ...); "" for none.

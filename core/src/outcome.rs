@@ -272,8 +272,14 @@ pub enum ErrorName {
     CardResolution,
     /// The response exceeded the configured size limit.
     ResponseTooLarge,
-    /// TLS failed (certificate, handshake).
+    /// TLS failed (certificate, handshake); `reason` names the cause.
     Tls,
+    /// The proxy refused the tunnel (CONNECT answered 407 or another non-2xx); `reason`
+    /// is `auth_required` or `connect_refused`.
+    Proxy,
+    /// Every address the host resolved to is one the card rules refuse for this card
+    /// (DNS rebinding to loopback, link-local or private addresses).
+    AddressRefused,
 }
 
 impl ErrorName {
@@ -313,11 +319,13 @@ impl ErrorName {
             ErrorName::CardResolution => "CardResolution",
             ErrorName::ResponseTooLarge => "ResponseTooLarge",
             ErrorName::Tls => "Tls",
+            ErrorName::Proxy => "Proxy",
+            ErrorName::AddressRefused => "AddressRefused",
         }
     }
 
     /// Every name, in declaration order (for tables and bindings).
-    pub const ALL: [ErrorName; 33] = [
+    pub const ALL: [ErrorName; 35] = [
         ErrorName::ParseError,
         ErrorName::InvalidRequest,
         ErrorName::MethodNotFound,
@@ -351,6 +359,8 @@ impl ErrorName {
         ErrorName::CardResolution,
         ErrorName::ResponseTooLarge,
         ErrorName::Tls,
+        ErrorName::Proxy,
+        ErrorName::AddressRefused,
     ];
 
     /// Parses a name written by [`ErrorName::as_str`].
@@ -511,9 +521,11 @@ impl Outcome {
             error: Some(error),
             message: Some(message.into()),
             request_sent: Some(request_sent),
-            retry: match request_sent {
-                RequestSent::No => RetryAdvice::Backoff,
-                RequestSent::Unknown => RetryAdvice::UnknownOutcome,
+            retry: match (error, request_sent) {
+                // A refused address stays refused until the caller allows the host.
+                (ErrorName::AddressRefused, _) => RetryAdvice::Never,
+                (_, RequestSent::No) => RetryAdvice::Backoff,
+                (_, RequestSent::Unknown) => RetryAdvice::UnknownOutcome,
             },
             ..Outcome::empty(Channel::Transport)
         }

@@ -129,7 +129,12 @@ fn breaker(o: &Outcome) -> bool {
     match o.channel {
         Channel::Transport => !matches!(
             o.error,
-            Some(ErrorName::CircuitOpen | ErrorName::CardResolution)
+            Some(
+                ErrorName::CircuitOpen
+                    | ErrorName::CardResolution
+                    | ErrorName::Proxy
+                    | ErrorName::AddressRefused
+            )
         ),
         Channel::Http => matches!(o.http_status, Some(408 | 500 | 502 | 503 | 504)),
         _ => false,

@@ -70,6 +70,30 @@ pub struct a2a_client_config {
     /// The breaker's configuration when `breaker_enabled` (`a2a_client_config_default` fills
     /// it with `a2a_breaker_config_default`'s values).
     pub breaker: a2a_breaker_config,
+    /// A PEM file of CA certificates replacing the system trust store (curl's `--cacert`);
+    /// empty: the system store, honouring `SSL_CERT_FILE` and `SSL_CERT_DIR`.
+    pub ca_file: a2a_str,
+    /// A PEM client certificate chain for mutual TLS (empty: none); needs
+    /// `client_key_file`. It also satisfies a card's `mutualTLS` scheme.
+    pub client_cert_file: a2a_str,
+    /// The PEM private key of `client_cert_file` (empty: none).
+    pub client_key_file: a2a_str,
+    /// The proxy for every URL (curl's `--proxy`, `http://[user:password@]host:port`);
+    /// empty: from the environment (`https_proxy`, `HTTPS_PROXY`, `http_proxy`,
+    /// `all_proxy`, `ALL_PROXY`, with curl's rules).
+    pub proxy: a2a_str,
+    /// Never use a proxy, whatever `proxy` and the environment say.
+    pub proxy_disabled: bool,
+    /// Hosts reached without the proxy (curl's `--noproxy` list); empty: from `no_proxy` /
+    /// `NO_PROXY`.
+    pub no_proxy: a2a_str,
+    /// Fixed resolutions `HOST:PORT:ADDR[,ADDR...]` (curl's `--resolve`; UTF-8 views).
+    pub resolve: *const a2a_str,
+    /// Number of `resolve`.
+    pub resolve_len: usize,
+    /// A total deadline per call in ms (card fetch, retries, resubscribes, a whole
+    /// stream; curl's `--max-time`); 0: none (streams have no total limit).
+    pub max_time_ms: u64,
 }
 
 /// Per-call options; read during the call only. NULL means none.
@@ -262,6 +286,15 @@ fn config_c(c: &ClientConfig) -> a2a_client_config {
         prefer_client_order: c.prefer == SelectionOrder::ClientFirst,
         breaker_enabled: c.breaker.is_some(),
         breaker: crate::resilience::breaker_config_c(&c.breaker.unwrap_or_default()),
+        ca_file: a2a_str::NONE,
+        client_cert_file: a2a_str::NONE,
+        client_key_file: a2a_str::NONE,
+        proxy: a2a_str::NONE,
+        proxy_disabled: false,
+        no_proxy: a2a_str::NONE,
+        resolve: std::ptr::null(),
+        resolve_len: 0,
+        max_time_ms: c.max_time.map_or(0, |d| d.as_millis() as u64),
     }
 }
 
@@ -318,6 +351,33 @@ pub(crate) unsafe fn config_from(c: *const a2a_client_config) -> Result<ClientCo
         }
         cfg.breaker = Some(b);
     }
+    // SAFETY: forwarded contract (every view in `c`).
+    unsafe {
+        cfg.ca_file = opt_string(&c.ca_file)?.map(Into::into);
+        cfg.client_cert_file = opt_string(&c.client_cert_file)?.map(Into::into);
+        cfg.client_key_file = opt_string(&c.client_key_file)?.map(Into::into);
+        cfg.proxy = if c.proxy_disabled {
+            Some(String::new())
+        } else {
+            opt_string(&c.proxy)?
+        };
+        cfg.no_proxy = opt_string(&c.no_proxy)?;
+    }
+    if c.resolve_len > 0 {
+        if c.resolve.is_null() {
+            return Err(a2a_result::A2A_NULL_PARAMETER);
+        }
+        if c.resolve_len > isize::MAX as usize / std::mem::size_of::<a2a_str>() {
+            return Err(a2a_result::A2A_INVALID_ARGUMENT);
+        }
+        // SAFETY: non-NULL, size checked, readable by contract.
+        for v in unsafe { std::slice::from_raw_parts(c.resolve, c.resolve_len) } {
+            // SAFETY: forwarded contract.
+            cfg.resolve
+                .push(unsafe { input_str(v.ptr, v.len) }?.to_owned());
+        }
+    }
+    cfg.max_time = (c.max_time_ms > 0).then(|| duration(c.max_time_ms));
     Ok(cfg)
 }
 

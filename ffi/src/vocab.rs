@@ -168,8 +168,12 @@ pub enum a2a_error_name {
     CardResolution = 206,
     /// The response exceeded the configured size limit.
     ResponseTooLarge = 207,
-    /// TLS failed (certificate, handshake).
+    /// TLS failed (certificate, handshake); the outcome's reason names the cause.
     Tls = 208,
+    /// The proxy refused the tunnel (CONNECT answered 407 or another non-2xx).
+    Proxy = 209,
+    /// The host resolved only to addresses refused for this agent (DNS rebinding).
+    AddressRefused = 210,
 }
 
 /// The two protocol shapes deployed today.
@@ -293,6 +297,8 @@ mapping!(a2a_error_name, ErrorName, [
     CardResolution <=> ErrorName::CardResolution,
     ResponseTooLarge <=> ErrorName::ResponseTooLarge,
     Tls <=> ErrorName::Tls,
+    Proxy <=> ErrorName::Proxy,
+    AddressRefused <=> ErrorName::AddressRefused,
 ]);
 
 mapping!(a2a_protocol_version, ProtocolVersion, [

@@ -168,4 +168,35 @@ void test_driver(void) {
   a2a_client_free(c);
   CHECK(a2a_client_new("\xff", 1, &cfg, &c, NULL) == A2A_INVALID_UTF8);
   CHECK(a2a_client_new("x", 1, &cfg, NULL, NULL) == A2A_NULL_PARAMETER);
+
+  /* Network settings (appended fields): zero defaults; a CA file that cannot be read is an
+     outcome on every call, nothing sent; a resolve list needs its array. */
+  CHECK(a2a_client_config_default(&cfg) == A2A_OK);
+  CHECK(cfg.max_time_ms == 0 && !cfg.proxy_disabled && cfg.ca_file.len == 0 &&
+        cfg.client_cert_file.len == 0 && cfg.proxy.len == 0 && cfg.resolve_len == 0);
+  cfg.allow_http = true;
+  cfg.proxy_disabled = true;
+  cfg.max_time_ms = 5000;
+  cfg.ca_file.ptr = "/nonexistent/ca.pem";
+  cfg.ca_file.len = strlen(cfg.ca_file.ptr);
+  {
+    a2a_str entries[1];
+    a2a_error_name en = A2A_ERROR_NAME_OTHER;
+    entries[0].ptr = "agent.test:443:127.0.0.1";
+    entries[0].len = strlen(entries[0].ptr);
+    cfg.resolve = entries;
+    cfg.resolve_len = 1;
+    c = NULL;
+    CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V03,
+                                     A2A_BINDING_JSON_RPC, &cfg, &c) == A2A_OK);
+    o = NULL;
+    CHECK(a2a_client_send_text(c, "hi", 2, NULL, &o) == A2A_OK && o != NULL);
+    CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_INVALID_REQUEST);
+    CHECK(a2a_outcome_message(o).len > 0);
+    a2a_outcome_free(o);
+    a2a_client_free(c);
+    cfg.resolve = NULL;
+    CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V03,
+                                     A2A_BINDING_JSON_RPC, &cfg, &c) == A2A_NULL_PARAMETER);
+  }
 }

@@ -41,6 +41,9 @@ pub struct CallOptions {
     /// How many history messages the answer's task should carry (send, stream and get;
     /// `historyLength`); `None` leaves it to the agent.
     pub history_length: Option<i32>,
+    /// An absolute total deadline for the whole call (a command's start plus its
+    /// `--max-time`): as [`super::ClientConfig::max_time`], the earlier wins.
+    pub deadline: Option<Instant>,
 }
 
 /// The result of one non-streaming call.
@@ -147,7 +150,11 @@ impl Client {
         };
         self.intercept(method.name(), &target, &mut http);
         if let Some(plan) = &target.credentials
-            && let Some(o) = super::card::missing_credential(plan, &http)
+            && let Some(o) = super::card::missing_credential(
+                plan,
+                &http,
+                self.inner.config.client_cert_file.is_some(),
+            )
         {
             return Err(o);
         }
@@ -183,7 +190,13 @@ impl Client {
             correlation.context_id = p.message.context_id.as_deref().map(str::to_owned);
             correlation.task_id = p.message.task_id.as_deref().map(str::to_owned);
         }
-        let budget = self.call_budget(opts.timeout);
+        let total = self.total_from(started, opts);
+        let _within = super::within(total);
+        let mut budget = self.call_budget(opts.timeout);
+        if let Some(t) = total {
+            // Retries stop at the total deadline too.
+            budget = budget.min(t.saturating_duration_since(started));
+        }
         let retries = if call.method() == Method::SendMessage {
             self.inner.config.send_retries
         } else {

@@ -57,10 +57,23 @@ pub enum CardResolutionError {
 }
 
 impl CardResolutionError {
-    /// The error as a `transport` outcome with error `CardResolution`: nothing was sent to
+    /// The error as a `transport` outcome with error `CardResolution` (a fetch that failed
+    /// with `Tls`, `Proxy` or `AddressRefused` keeps that error): nothing was sent to
     /// the agent. Retry advice: `backoff` when the fetch failed or the server answered 5xx,
     /// `never` when the card itself is wrong (a redirect, a bad interface, a 4xx).
     pub fn to_outcome(&self) -> Outcome {
+        // A card that could not be fetched because of TLS, the proxy or a refused address
+        // keeps that error, its reason and its hint: they say what to change.
+        if let CardResolutionError::Fetch { outcome, .. } = self
+            && matches!(
+                outcome.error,
+                Some(ErrorName::Tls | ErrorName::Proxy | ErrorName::AddressRefused)
+            )
+        {
+            let mut o = outcome.clone();
+            o.message = Some(self.to_string());
+            return o;
+        }
         let mut o =
             Outcome::transport(ErrorName::CardResolution, RequestSent::No, self.to_string());
         o.retry = match self {
@@ -98,6 +111,14 @@ impl Client {
     /// Fetches and validates the card behind `source` (a base URL or a card URL) and
     /// returns the interface to use.
     pub(crate) fn resolve_card(&self, source: &str) -> Result<Target, CardResolutionError> {
+        // The card fetch is bounded by max_time on its own, and by the enclosing call's
+        // total deadline when resolution was deferred to that call.
+        let _within = super::within(
+            self.inner
+                .config
+                .max_time
+                .map(|m| std::time::Instant::now() + m),
+        );
         let loc = card::card_location(source).map_err(|error| CardResolutionError::Location {
             url: source.to_owned(),
             error,
@@ -115,6 +136,10 @@ impl Client {
                 url,
             });
         }
+        let card_host = url
+            .split_once("://")
+            .map_or("", |(_, r)| super::proxy::host_of(r));
+        self.inner.guard.begin_card(card_host);
         let mut response = self.fetch_card(&url)?;
         if response.status == 404
             && let Some(fallback) = &loc.fallback
@@ -143,6 +168,22 @@ impl Client {
         let resolved = card
             .resolve(&url, &self.preferences(), &self.policy())
             .map_err(card_err)?;
+        // Arm the rebinding check of the interface's resolved addresses (see `dns`).
+        let card_class = card::Url::parse(&url)
+            .map(|u| u.host().class())
+            .unwrap_or(card::AddressClass::Public);
+        let iface_host = resolved
+            .choice
+            .url
+            .split_once("://")
+            .map_or("", |(_, r)| super::proxy::host_of(r));
+        let allowed = self.inner.config.allow_hosts.iter().any(|h| {
+            let rest = h.split_once("://").map_or(h.as_str(), |(_, r)| r);
+            super::proxy::host_of(rest).eq_ignore_ascii_case(iface_host)
+        });
+        self.inner
+            .guard
+            .finish_card(card_class, iface_host, allowed);
         Ok(Target {
             url: resolved.choice.url.clone(),
             version: resolved.choice.version,
@@ -208,15 +249,21 @@ impl Client {
 }
 
 /// When the card asks for credentials and the request carries none of them: the outcome to
-/// return instead of sending an unauthenticated call.
-pub(crate) fn missing_credential(plan: &CredentialPlan, request: &HttpRequest) -> Option<Outcome> {
+/// return instead of sending an unauthenticated call. A `mutualTLS` scheme is satisfied by
+/// the client certificate of the configuration (`has_client_cert`).
+pub(crate) fn missing_credential(
+    plan: &CredentialPlan,
+    request: &HttpRequest,
+    has_client_cert: bool,
+) -> Option<Outcome> {
     if plan.alternatives.is_empty() || !plan.stated {
         return None;
     }
     let satisfied = plan.alternatives.iter().any(|alt| {
         alt.iter().all(|need| match need.credential.header_name() {
             Some(h) => request.header(h).is_some(),
-            // Query, cookie, mTLS credentials: not visible here; trust the caller.
+            None if need.credential == card::Credential::ClientCertificate => has_client_cert,
+            // Query and cookie credentials: not visible here; trust the caller.
             None => true,
         })
     });
@@ -243,7 +290,7 @@ pub(crate) fn missing_credential(plan: &CredentialPlan, request: &HttpRequest) -
         ErrorName::Unauthenticated,
         RequestSent::No,
         format!(
-            "not sent: the agent card requires credentials ({}) and the request carries none; add a header or an interceptor",
+            "not sent: the agent card requires credentials ({}) and the request carries none; add a header or an interceptor (a client certificate: --cert FILE --key FILE)",
             wanted.join(" or ")
         ),
     );

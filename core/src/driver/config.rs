@@ -1,5 +1,6 @@
 //! Client configuration with the defaults a production caller would pick.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::card::SelectionOrder;
@@ -9,7 +10,7 @@ use crate::version::{Binding, ProtocolVersion};
 ///
 /// Every default is chosen for an agent calling another agent inside a user's turn; see
 /// each field. Build with [`ClientConfig::default`] and change what you need.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ClientConfig {
     /// TCP (and TLS) connect timeout. Default 3 s: a healthy peer on any network answers a
     /// SYN in well under a second; a dead one should cost little.
@@ -20,7 +21,8 @@ pub struct ClientConfig {
     pub call_timeout: Duration,
     /// Stream idle timeout: no byte and no keep-alive comment for this long ends the stream
     /// with a `transport`/`Timeout` outcome. Default 60 s (the rule: twice the server's
-    /// longest quiet period; the Python SDK pings every 15 s). Streams have no total timeout.
+    /// longest quiet period; the Python SDK pings every 15 s). Streams have no total timeout
+    /// unless [`ClientConfig::max_time`] sets one.
     pub stream_idle_timeout: Duration,
     /// Largest response body read for a non-streaming call (after decompression).
     /// Default 32 MiB: a task with file parts travels base64-encoded in one body.
@@ -72,6 +74,36 @@ pub struct ClientConfig {
     /// 0.3, JSON-RPC then HTTP+JSON). [`ClientConfig::protocol`] and [`ClientConfig::binding`]
     /// win over both (they filter).
     pub prefer: SelectionOrder,
+    /// Trust anchors for TLS. `None` (default): the system trust store, honouring
+    /// `SSL_CERT_FILE` and `SSL_CERT_DIR` as OpenSSL, Python and Go do. `Some(file)`: only
+    /// the CA certificates in this PEM file, replacing the system store (curl's `--cacert`).
+    pub ca_file: Option<PathBuf>,
+    /// A client certificate chain (PEM) presented when a server asks for one (mutual TLS;
+    /// it also satisfies a card's `mutualTLS` scheme). Needs [`ClientConfig::client_key_file`].
+    pub client_cert_file: Option<PathBuf>,
+    /// The private key (PEM: PKCS#8, PKCS#1 or SEC1) of [`ClientConfig::client_cert_file`].
+    pub client_key_file: Option<PathBuf>,
+    /// The proxy for every URL, as curl's `--proxy` (`http://[user:password@]host:port`, or
+    /// `https://` for TLS to the proxy). `None` (default): from the environment, as curl
+    /// reads it (`https_proxy`/`HTTPS_PROXY` for https URLs, `http_proxy` for http URLs,
+    /// lowercase only, then `all_proxy`/`ALL_PROXY`). `Some("")`: no proxy at all.
+    pub proxy: Option<String>,
+    /// Hosts reached without the proxy, as curl's `--noproxy` (comma-separated names,
+    /// domain suffixes, IP addresses or CIDR ranges; `*` for all). `None` (default): from
+    /// `no_proxy`/`NO_PROXY`.
+    pub no_proxy: Option<String>,
+    /// Fixed name resolutions, as curl's `--resolve HOST:PORT:ADDR[,ADDR...]` (`*` as PORT
+    /// for any port): these answers replace DNS for that host and port. Default empty.
+    pub resolve: Vec<String>,
+    /// A resolver used instead of the system's (service discovery, tests). Its answers go
+    /// through the same address checks as DNS answers. Default `None`.
+    pub resolver: Option<std::sync::Arc<dyn super::dns::Resolve>>,
+    /// A total deadline for each call of this client (curl's `--max-time`): the card
+    /// resolution it triggers, its retries, resubscribes and a whole stream. On expiry the
+    /// outcome is `transport`/`Timeout` with `request_sent = unknown`, and nothing is
+    /// resent. Default `None`: calls are bounded by [`ClientConfig::call_timeout`] and
+    /// streams by the idle timeout only.
+    pub max_time: Option<Duration>,
 }
 
 impl Default for ClientConfig {
@@ -94,6 +126,49 @@ impl Default for ClientConfig {
             breaker: None,
             user_agent: concat!("a2a-core/", env!("CARGO_PKG_VERSION")).to_owned(),
             prefer: SelectionOrder::CardFirst,
+            ca_file: None,
+            client_cert_file: None,
+            client_key_file: None,
+            proxy: None,
+            no_proxy: None,
+            resolve: Vec::new(),
+            resolver: None,
+            max_time: None,
         }
+    }
+}
+
+impl std::fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("connect_timeout", &self.connect_timeout)
+            .field("call_timeout", &self.call_timeout)
+            .field("stream_idle_timeout", &self.stream_idle_timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("max_event_bytes", &self.max_event_bytes)
+            .field("pool_idle_timeout", &self.pool_idle_timeout)
+            .field("allow_http", &self.allow_http)
+            .field("allow_hosts", &self.allow_hosts)
+            .field("protocol", &self.protocol)
+            .field("binding", &self.binding)
+            .field("defer_card_resolution", &self.defer_card_resolution)
+            .field(
+                "stream_resubscribe_attempts",
+                &self.stream_resubscribe_attempts,
+            )
+            .field("send_retries", &self.send_retries)
+            .field("agent_name", &self.agent_name)
+            .field("breaker", &self.breaker)
+            .field("user_agent", &self.user_agent)
+            .field("ca_file", &self.ca_file)
+            .field("client_cert_file", &self.client_cert_file)
+            .field("client_key_file", &self.client_key_file)
+            // Credentials in a proxy URL are never printed.
+            .field("proxy", &self.proxy.as_deref().map(super::proxy::redact))
+            .field("no_proxy", &self.no_proxy)
+            .field("resolve", &self.resolve)
+            .field("resolver", &self.resolver.as_ref().map(|_| "custom"))
+            .field("max_time", &self.max_time)
+            .finish()
     }
 }

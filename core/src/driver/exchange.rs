@@ -7,8 +7,9 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ureq::unversioned::resolver::DefaultResolver;
-use ureq::unversioned::transport::{Connector, RustlsConnector, TcpConnector};
+use ureq::unversioned::transport::{
+    ConnectProxyConnector, Connector, RustlsConnector, TcpConnector,
+};
 
 use super::config::ClientConfig;
 use super::io::{CallIo, Watch};
@@ -83,10 +84,23 @@ fn header_in<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str>
         .map(|(_, v)| v.as_str())
 }
 
-/// Builds the ureq agent: TCP, then TLS (rustls), inside the [`Watch`] wrapper; no redirects,
-/// statuses as responses, pooled connections dropped before servers close them.
-pub(crate) fn build_agent(cfg: &ClientConfig) -> ureq::Agent {
+/// Builds the ureq agent: a CONNECT tunnel when the request names a proxy, TCP, then TLS
+/// (rustls, with the trust and client certificate of [`super::tls`]), inside the [`Watch`]
+/// wrapper; names resolved by [`super::dns`]; no redirects, statuses as responses, pooled
+/// connections dropped before servers close them. The error says why the configuration's
+/// files or resolutions cannot be used.
+pub(crate) fn build_agent(
+    cfg: &ClientConfig,
+    guard: super::dns::Guard,
+) -> Result<ureq::Agent, String> {
+    let tls = super::tls::tls_config(cfg)?;
+    let resolver =
+        super::dns::Guarded::new(&cfg.resolve, &cfg.allow_hosts, cfg.resolver.clone(), guard)?;
     let config = ureq::Agent::config_builder()
+        // Proxies are chosen per request (curl's rules, see `proxy`), never by ureq from
+        // the environment.
+        .proxy(None)
+        .tls_config(tls)
         .http_status_as_error(false)
         .max_redirects(0)
         .user_agent(cfg.user_agent.as_str())
@@ -96,10 +110,11 @@ pub(crate) fn build_agent(cfg: &ClientConfig) -> ureq::Agent {
         .https_only(!cfg.allow_http)
         .build();
     let connector = Watch(
-        ().chain(TcpConnector::default())
+        ().chain(ConnectProxyConnector::default())
+            .chain(TcpConnector::default())
             .chain(RustlsConnector::default()),
     );
-    ureq::Agent::with_parts(config, connector, DefaultResolver::default())
+    Ok(ureq::Agent::with_parts(config, connector, resolver))
 }
 
 /// How long the call may take and how the body is read.
@@ -178,14 +193,15 @@ fn millis(d: Duration) -> u128 {
 
 /// Runs one exchange. The caller has entered `io` ([`CallIo::enter`]).
 fn run(
-    agent: &ureq::Agent,
+    net: &Net<'_>,
     req: &HttpRequest,
     mode: Mode,
     connect_timeout: Duration,
     io: &Arc<CallIo>,
 ) -> Result<ureq::http::Response<ureq::Body>, Outcome> {
     let request = to_http(req, mode)?;
-    let configured = agent.configure_request(request);
+    let proxy = net.proxies.for_url(&req.url);
+    let configured = net.agent.configure_request(request).proxy(proxy.clone());
     let configured = match mode {
         Mode::Unary { timeout, .. } => configured
             .timeout_global(Some(timeout))
@@ -196,9 +212,33 @@ fn run(
             .timeout_send_body(Some(head_timeout))
             .timeout_recv_response(Some(head_timeout)),
     };
-    agent
-        .run(configured.build())
-        .map_err(|e| transport_outcome(&e, io, mode, connect_timeout))
+    net.agent.run(configured.build()).map_err(|e| {
+        if let ureq::Error::ConnectProxyFailed(m) = &e {
+            return super::proxy::refused_outcome(m, proxy.as_ref());
+        }
+        let mut o = transport_outcome(&e, io, mode, connect_timeout);
+        // Behind a CONNECT proxy every local connection is the proxy's: say so.
+        if let Some(p) = &proxy
+            && matches!(o.error, Some(ErrorName::ConnectFailed | ErrorName::Dns))
+        {
+            o.message = Some(format!(
+                "proxy {}:{} could not be reached: {}",
+                p.host(),
+                p.port(),
+                o.message.as_deref().unwrap_or("connection failed")
+            ));
+        }
+        o
+    })
+}
+
+/// What an exchange goes through: the agent and the client's proxies.
+#[derive(Clone, Copy)]
+pub(crate) struct Net<'a> {
+    /// The ureq agent (pool, TLS, resolver).
+    pub(crate) agent: &'a ureq::Agent,
+    /// The proxies, chosen per URL.
+    pub(crate) proxies: &'a super::proxy::Proxies,
 }
 
 /// A body still encoded after ureq's decoding (ureq decodes gzip and strips the header;
@@ -224,7 +264,7 @@ fn refuse_undecoded(status: u16, headers: &[(String, String)]) -> Result<(), Out
 /// A non-streaming exchange: the whole response, or a transport outcome (or a malformed
 /// one for a body in an encoding the driver cannot decode).
 pub(crate) fn unary(
-    agent: &ureq::Agent,
+    net: Net<'_>,
     req: &HttpRequest,
     timeout: Duration,
     connect_timeout: Duration,
@@ -233,7 +273,7 @@ pub(crate) fn unary(
 ) -> Result<HttpResponse, Outcome> {
     let _entered = io.enter();
     let mode = Mode::Unary { timeout, limit };
-    let response = run(agent, req, mode, connect_timeout, io);
+    let response = run(&net, req, mode, connect_timeout, io);
     let response = response.and_then(|r| {
         let (parts, mut body) = r.into_parts();
         let headers = collect_headers(&parts);
@@ -260,7 +300,7 @@ pub(crate) fn unary(
 
 /// Opens a stream: an event-stream body to read incrementally, or the whole response.
 pub(crate) fn open_stream(
-    agent: &ureq::Agent,
+    net: Net<'_>,
     req: &HttpRequest,
     head_timeout: Duration,
     connect_timeout: Duration,
@@ -269,7 +309,7 @@ pub(crate) fn open_stream(
 ) -> Result<Opened, Outcome> {
     let _entered = io.enter();
     let mode = Mode::Stream { head_timeout };
-    let opened = open_inner(agent, req, mode, limit, connect_timeout, io);
+    let opened = open_inner(&net, req, mode, limit, connect_timeout, io);
     if io.aborted() {
         io.detach();
         return Err(aborted_outcome(io));
@@ -281,7 +321,7 @@ pub(crate) fn open_stream(
 }
 
 fn open_inner(
-    agent: &ureq::Agent,
+    net: &Net<'_>,
     req: &HttpRequest,
     mode: Mode,
     limit: u64,
@@ -291,7 +331,7 @@ fn open_inner(
     let Mode::Stream { head_timeout } = mode else {
         unreachable!("open_inner is only called in stream mode")
     };
-    let response = run(agent, req, mode, connect_timeout, io)?;
+    let response = run(net, req, mode, connect_timeout, io)?;
     let (parts, body) = response.into_parts();
     let headers = collect_headers(&parts);
     let status = parts.status.as_u16();
@@ -390,7 +430,18 @@ pub(crate) fn transport_outcome(
     if io.aborted() {
         return aborted_outcome(io);
     }
+    if let Some(tls) = super::tls::rustls_error(e) {
+        return super::tls::outcome(tls);
+    }
+    if let ureq::Error::Io(ioe) = e
+        && let Some(refused) = ioe
+            .get_ref()
+            .and_then(|i| i.downcast_ref::<super::dns::Refused>())
+    {
+        return refused.outcome();
+    }
     match e {
+        ureq::Error::ConnectProxyFailed(m) => super::proxy::refused_outcome(m, None),
         ureq::Error::Timeout(t) => {
             if io.idle_fired() {
                 return Outcome::transport(
@@ -448,8 +499,11 @@ pub(crate) fn transport_outcome(
             }
             _ => reset(io, format!("connection failed: {ioe}")),
         },
-        ureq::Error::Tls(m) => Outcome::transport(ErrorName::Tls, sent(io), format!("TLS: {m}")),
-        ureq::Error::Rustls(r) => Outcome::transport(ErrorName::Tls, sent(io), format!("TLS: {r}")),
+        ureq::Error::Tls(m) => {
+            let mut o = Outcome::transport(ErrorName::Tls, RequestSent::No, format!("TLS: {m}"));
+            o.reason = Some("handshake".to_owned());
+            o
+        }
         ureq::Error::TlsRequired => Outcome::transport(
             ErrorName::Tls,
             RequestSent::No,

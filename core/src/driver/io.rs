@@ -51,6 +51,30 @@ pub(crate) struct CallIo {
 
 thread_local! {
     static CURRENT: RefCell<Option<Arc<CallIo>>> = const { RefCell::new(None) };
+    /// How many [`Watch::connect`] calls are running on this thread: more than one means
+    /// the chain is connecting to a CONNECT proxy for the outer connection.
+    static CONNECTING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Leaves one level of [`CONNECTING`] on drop.
+struct Connecting;
+
+impl Connecting {
+    /// Enters one level; true when this is the outermost connection (the target's).
+    fn enter() -> (Connecting, bool) {
+        let depth = CONNECTING.with(|c| {
+            let d = c.get();
+            c.set(d + 1);
+            d
+        });
+        (Connecting, depth == 0)
+    }
+}
+
+impl Drop for Connecting {
+    fn drop(&mut self) {
+        CONNECTING.with(|c| c.set(c.get().saturating_sub(1)));
+    }
 }
 
 /// Restores the previous thread-local call on drop.
@@ -156,6 +180,7 @@ impl<C: Connector<()>> Connector<()> for Watch<C> {
         details: &ConnectionDetails,
         chained: Option<()>,
     ) -> Result<Option<Self::Out>, ureq::Error> {
+        let (_level, outermost) = Connecting::enter();
         let seen: Arc<Mutex<Option<Socket>>> = Arc::new(Mutex::new(None));
         let keep = Arc::clone(&seen);
         let register = Arc::clone(&details.register_shutdown);
@@ -189,6 +214,7 @@ impl<C: Connector<()>> Connector<()> for Watch<C> {
         Ok(out.map(|inner| Watched {
             inner: LineFed::new(inner, input, output),
             socket,
+            request_bytes: outermost,
         }))
     }
 }
@@ -202,6 +228,9 @@ pub(crate) struct Watched<T> {
     inner: T,
     /// The TCP socket under `inner`, when the chain registered one.
     socket: Option<Socket>,
+    /// False for the connection to a CONNECT proxy: the `CONNECT` line written on it is
+    /// not the request (a refused tunnel has sent nothing to the agent).
+    request_bytes: bool,
 }
 
 impl<T> Watched<T> {
@@ -234,7 +263,9 @@ impl<T: Transport> Transport for Watched<T> {
     fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
         let io = current();
         self.check_in(io.as_ref())?;
-        if let Some(io) = &io {
+        if let Some(io) = &io
+            && self.request_bytes
+        {
             io.wrote.store(true, Ordering::SeqCst);
         }
         self.inner.transmit_output(amount, timeout)

@@ -6,12 +6,21 @@
 //! bodies into exceptions, gzip event streams and replay requests on stale connections.
 //! This driver: connect timeout 3 s, whole-call timeout 45 s (or the caller's remaining
 //! turn budget), a stream idle timeout (60 s) measured by the core's tracker with no total
-//! limit on streams, redirects never followed (reported as `http`/`Redirect`, card fetch
+//! limit on streams unless `max_time` asks for one, redirects never followed (reported as `http`/`Redirect`, card fetch
 //! included), every status handed to the classifier, identity encoding asked on streams
 //! (a gzipped stream is decoded, never passed on as garbage), bounded response bodies,
 //! pooled connections retired (3 s) before servers close them (5 s), and no request ever
 //! re-sent by itself: a failure after bytes were written is reported as
 //! `request_sent = unknown` instead.
+//!
+//! # Networks
+//! - `tls`: the system trust store (`SSL_CERT_FILE`/`SSL_CERT_DIR` honoured), a CA file
+//!   instead (`ca_file`), a client certificate (`client_cert_file`/`client_key_file`);
+//!   failures are `transport`/`Tls` with a `reason` and a hint.
+//! - `proxy`: curl's proxy variables and rules, CONNECT tunnels, `transport`/`Proxy`.
+//! - `dns`: the card's address rules applied to resolved addresses (rebinding),
+//!   `transport`/`AddressRefused`; fixed answers (`resolve`) or an injected [`Resolve`].
+//! - a total deadline per call ([`ClientConfig::max_time`], [`CallOptions::deadline`]).
 //!
 //! # Layers
 //! - `io`: a ureq transport wrapper that records whether request bytes were written, cuts
@@ -54,11 +63,14 @@ mod call;
 mod card;
 mod config;
 mod correlation;
+mod dns;
 mod exchange;
 mod io;
 mod linefed;
+mod proxy;
 mod raw;
 mod stream;
+mod tls;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -67,6 +79,7 @@ pub use call::{CallOptions, CallResult};
 pub use card::CardResolutionError;
 pub use config::ClientConfig;
 pub use correlation::{Correlation, new_id, new_traceparent};
+pub use dns::Resolve;
 pub use exchange::{HttpRequest, HttpResponse};
 pub use raw::{AbortHandle, RawStream, ReadEnd};
 pub use stream::{StreamCall, StreamEvent, StreamFinal};
@@ -152,6 +165,13 @@ pub struct Client {
 
 struct Inner {
     agent: ureq::Agent,
+    /// The proxies chosen from the configuration and the environment.
+    proxies: proxy::Proxies,
+    /// What the resolver checks (set by card resolution).
+    guard: dns::Guard,
+    /// Why the configuration cannot be used (a missing CA file, a bad proxy URL): every
+    /// call fails with it, nothing is sent.
+    setup_error: Option<Outcome>,
     config: ClientConfig,
     interceptors: Mutex<Vec<Arc<dyn Interceptor>>>,
     /// The resolved target; `None` until the card is resolved (deferred resolution).
@@ -191,9 +211,32 @@ impl Client {
     }
 
     fn build(config: ClientConfig, source: Option<String>) -> Client {
+        let guard = dns::Guard::default();
+        let built = exchange::build_agent(&config, guard.clone())
+            .and_then(|agent| Ok((agent, proxy::Proxies::from_config(&config)?)));
+        let (agent, proxies, setup_error) = match built {
+            Ok((agent, proxies)) => (agent, proxies, None),
+            Err(e) => {
+                let mut o = Outcome::transport(
+                    crate::outcome::ErrorName::InvalidRequest,
+                    crate::outcome::RequestSent::No,
+                    format!("request not sent: the client configuration cannot be used: {e}"),
+                );
+                o.retry = crate::outcome::RetryAdvice::Never;
+                // Never used: every call returns the error first.
+                let idle = ureq::Agent::config_builder()
+                    .proxy(None)
+                    .build()
+                    .new_agent();
+                (idle, proxy::Proxies::default(), Some(o))
+            }
+        };
         Client {
             inner: Arc::new(Inner {
-                agent: exchange::build_agent(&config),
+                agent,
+                proxies,
+                guard,
+                setup_error,
                 config,
                 interceptors: Mutex::new(Vec::new()),
                 target: Mutex::new(None),
@@ -399,6 +442,16 @@ impl Client {
         self.inner.epoch + Duration::from_millis(m.0)
     }
 
+    /// The total deadline of an operation starting at `start` ([`ClientConfig::max_time`]
+    /// and [`CallOptions::deadline`], the earlier).
+    pub(crate) fn total_from(&self, start: Instant, opts: &CallOptions) -> Option<Instant> {
+        let own = self.inner.config.max_time.map(|m| start + m);
+        match (own, opts.deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// The configuration.
     pub fn config(&self) -> &ClientConfig {
         &self.inner.config
@@ -441,15 +494,20 @@ impl Client {
         timeout: Option<Duration>,
         abort: &AbortHandle,
     ) -> Result<HttpResponse, Outcome> {
-        let t = self.call_budget(timeout);
+        if let Some(o) = &self.inner.setup_error {
+            return Err(o.clone());
+        }
+        let total = total_deadline();
+        let t = cap(self.call_budget(timeout), total)?;
         exchange::unary(
-            &self.inner.agent,
+            self.net(),
             request,
             t,
             self.inner.config.connect_timeout,
             self.inner.config.max_response_bytes,
             abort.io(),
         )
+        .map_err(|o| past(o, total))
     }
 
     /// Sends a streaming request and returns the open event stream, or the whole response
@@ -478,22 +536,36 @@ impl Client {
         timeout: Option<Duration>,
         abort: &AbortHandle,
     ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
+        if let Some(o) = &self.inner.setup_error {
+            return Err(o.clone());
+        }
         let io = Arc::clone(abort.io());
-        let t = self.call_budget(timeout);
+        let total = total_deadline();
+        let t = cap(self.call_budget(timeout), total)?;
         match exchange::open_stream(
-            &self.inner.agent,
+            self.net(),
             request,
             t,
             self.inner.config.connect_timeout,
             self.inner.config.max_response_bytes,
             &io,
-        )? {
+        )
+        .map_err(|o| past(o, total))?
+        {
             exchange::Opened::Events {
                 status,
                 headers,
                 reader,
             } => Ok(Ok(RawStream::new(io, reader, status, headers))),
             exchange::Opened::Whole(r) => Ok(Err(r)),
+        }
+    }
+
+    /// What exchanges go through.
+    fn net(&self) -> exchange::Net<'_> {
+        exchange::Net {
+            agent: &self.inner.agent,
+            proxies: &self.inner.proxies,
         }
     }
 
@@ -509,6 +581,79 @@ impl Client {
         for hook in &hooks {
             hook.on_request(&ctx, request);
         }
+    }
+}
+
+thread_local! {
+    /// The total deadline of the operation running on this thread (see
+    /// [`ClientConfig::max_time`]): every exchange under it, the card fetch included, is
+    /// cut there.
+    static TOTAL: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
+}
+
+/// Restores the enclosing total deadline on drop.
+pub(crate) struct Within(Option<Instant>);
+
+impl Drop for Within {
+    fn drop(&mut self) {
+        TOTAL.with(|t| t.set(self.0));
+    }
+}
+
+/// Bounds what runs on this thread until the guard drops by `deadline` (the earlier of it
+/// and an enclosing one).
+pub(crate) fn within(deadline: Option<Instant>) -> Within {
+    let prev = TOTAL.with(|t| t.get());
+    let now = match (prev, deadline) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    TOTAL.with(|t| t.set(now));
+    Within(prev)
+}
+
+/// The total deadline in force on this thread.
+pub(crate) fn total_deadline() -> Option<Instant> {
+    TOTAL.with(|t| t.get())
+}
+
+/// The outcome of an operation cut by its total deadline: `transport`/`Timeout`, and
+/// `request_sent = unknown` (an attempt may have been received); nothing is resent.
+pub(crate) fn max_time_outcome() -> Outcome {
+    let mut o = Outcome::transport(
+        crate::outcome::ErrorName::Timeout,
+        crate::outcome::RequestSent::Unknown,
+        "total deadline expired (max_time, --max-time): the call was cut and nothing was resent",
+    );
+    o.hint = Some(
+        "the whole call (card, retries, resubscribes, stream) has a total deadline: raise --max-time (ClientConfig::max_time) or check the task with get-task before sending again"
+            .to_owned(),
+    );
+    o
+}
+
+/// `budget` shortened to what is left before `total`; the max-time outcome when nothing is.
+fn cap(budget: Duration, total: Option<Instant>) -> Result<Duration, Outcome> {
+    let Some(total) = total else {
+        return Ok(budget);
+    };
+    let left = total.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(max_time_outcome());
+    }
+    Ok(budget.min(left))
+}
+
+/// A timeout at or after `total` is the total deadline's.
+fn past(o: Outcome, total: Option<Instant>) -> Outcome {
+    match total {
+        Some(t)
+            if o.error == Some(crate::outcome::ErrorName::Timeout)
+                && Instant::now() + Duration::from_millis(5) >= t =>
+        {
+            max_time_outcome()
+        }
+        _ => o,
     }
 }
 

@@ -114,7 +114,8 @@ struct Open {
 
 /// A streaming call in progress: an iterator of [`StreamEvent`]s ending with
 /// [`StreamEvent::End`]. Every read is bounded by the idle timeout; there is no total
-/// timeout. Dropping it closes the connection.
+/// timeout unless [`super::ClientConfig::max_time`] or [`CallOptions::deadline`] sets one.
+/// Dropping it closes the connection.
 pub struct StreamCall {
     client: Client,
     opts: CallOptions,
@@ -122,6 +123,8 @@ pub struct StreamCall {
     pending: VecDeque<StreamEvent>,
     correlation: Correlation,
     started: Instant,
+    /// The total deadline (max_time, `CallOptions::deadline`), if any.
+    total: Option<Instant>,
     idle: Duration,
     resubscribes: u32,
     /// Events dropped over the size limit, across every connection of this call.
@@ -212,6 +215,7 @@ impl StreamCall {
                 ..Correlation::default()
             },
             started: Instant::now(),
+            total: client.total_from(Instant::now(), opts),
             idle: opts
                 .idle_timeout
                 .unwrap_or(client.inner.config.stream_idle_timeout),
@@ -230,6 +234,7 @@ impl StreamCall {
 
     /// Sends `call` and installs the stream, or ends the call.
     fn start(&mut self, call: &Call<'_>, resubscribe: bool) {
+        let _within = super::within(self.total);
         let traceparent = self.correlation.traceparent.clone();
         let prepared = match self.client.prepare(call, &self.opts, &traceparent) {
             Ok(p) => p,
@@ -297,11 +302,25 @@ impl StreamCall {
         let Some(open) = self.open.as_mut() else {
             return;
         };
-        let deadline = open
+        let idle_at = open
             .tracker
             .next_deadline()
             .map(|m| self.client.instant_of(m));
+        let deadline = match (idle_at, self.total) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let read = open.raw.read_chunk(deadline);
+        if matches!(read, Err(ReadEnd::Idle)) && self.total.is_some_and(|t| Instant::now() >= t) {
+            // The total deadline, not the idle one: end here, never resubscribe.
+            let p = &open.prepared;
+            let mut o = super::max_time_outcome();
+            o.version = Some(p.target.version);
+            o.binding = Some(p.target.binding);
+            o.task_id = open.tracker.task_id().map(str::to_owned);
+            self.client.record(&p.target.agent_name, p.method, &o);
+            return self.finish(Some(StreamEndKind::TimedOut), o);
+        }
         let now = self.client.now();
         let end = match read {
             Ok(Some(bytes)) => {
@@ -403,6 +422,7 @@ impl StreamCall {
                 .or_else(|| end.outcome.task_id.clone());
             if let Some(task_id) = task
                 && self.resubscribes < self.client.inner.config.stream_resubscribe_attempts
+                && !self.expired()
             {
                 return self.resubscribe_to(task_id);
             }
@@ -415,6 +435,7 @@ impl StreamCall {
         if resubscribe
             && let Some(task_id) = self.correlation.task_id.clone()
             && self.resubscribes < self.client.inner.config.stream_resubscribe_attempts
+            && !self.expired()
         {
             return self.resubscribe_to(task_id);
         }
@@ -449,6 +470,7 @@ impl StreamCall {
             traceparent: Some(self.correlation.traceparent.clone()),
             headers: self.opts.headers.clone(),
             timeout: self.opts.timeout,
+            deadline: self.total,
             ..CallOptions::default()
         };
         let r = self.client.get_task(&task_id, &opts);
@@ -464,6 +486,11 @@ impl StreamCall {
             _ => None,
         };
         self.finish_with(kind, r.outcome, true, r.response.map(|resp| resp.body));
+    }
+
+    /// Whether the total deadline has passed.
+    fn expired(&self) -> bool {
+        self.total.is_some_and(|t| Instant::now() >= t)
     }
 
     fn finish(&mut self, kind: Option<StreamEndKind>, outcome: Outcome) {

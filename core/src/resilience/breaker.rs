@@ -44,14 +44,20 @@ pub const MAX_BUCKETS: u16 = 1000;
 /// outcome table).
 ///
 /// True for the transport channel (except [`ErrorName::CircuitOpen`], the breaker's own
-/// refusal, and [`ErrorName::CardResolution`]), for HTTP 5xx and for HTTP 408. False for
+/// refusal, [`ErrorName::CardResolution`], and the local refusals [`ErrorName::Proxy`] (the
+/// proxy, not the agent, said no) and [`ErrorName::AddressRefused`]), for HTTP 5xx and for HTTP 408. False for
 /// everything else: protocol errors and task states (the remote is up), 429 (the remote is up
 /// and asks us to slow down), other 4xx, malformed bodies and successes.
 pub fn counts_toward_breaker(outcome: &Outcome) -> bool {
     match outcome.channel {
         Channel::Transport => !matches!(
             outcome.error,
-            Some(ErrorName::CircuitOpen | ErrorName::CardResolution)
+            Some(
+                ErrorName::CircuitOpen
+                    | ErrorName::CardResolution
+                    | ErrorName::Proxy
+                    | ErrorName::AddressRefused
+            )
         ),
         Channel::Http => matches!(outcome.http_status, Some(408 | 500..=599)),
         Channel::Protocol | Channel::Task | Channel::Message | Channel::Malformed => false,

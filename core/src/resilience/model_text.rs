@@ -221,6 +221,8 @@ fn transport_phrase(error: Option<ErrorName>) -> &'static str {
         Some(ErrorName::CardResolution) => "the agent card could not be resolved",
         Some(ErrorName::ResponseTooLarge) => "the response was too large",
         Some(ErrorName::Tls) => "TLS failed",
+        Some(ErrorName::Proxy) => "the proxy refused the tunnel",
+        Some(ErrorName::AddressRefused) => "the host resolved to an address refused for this agent",
         _ => "transport error",
     }
 }

@@ -345,6 +345,15 @@ class ClientConfig(Structure):
         ('prefer_client_order', c_bool),
         ('breaker_enabled', c_bool),
         ('breaker', BreakerConfig),
+        ('ca_file', Str),
+        ('client_cert_file', Str),
+        ('client_key_file', Str),
+        ('proxy', Str),
+        ('proxy_disabled', c_bool),
+        ('no_proxy', Str),
+        ('resolve', POINTER(Str)),
+        ('resolve_len', c_size_t),
+        ('max_time_ms', c_uint64),
     ]
 
 

@@ -177,6 +177,11 @@ class Client:
     `send_retries` resends a send with the same messageId and key: without `idempotency_key`
     only after proof of non-receipt (connect failure, 429, 503 with Retry-After), never
     after a 502/504 or a timeout.
+    Networks: `ca_file` (PEM CAs replacing the system trust store, which honours
+    SSL_CERT_FILE / SSL_CERT_DIR), `client_cert_file` + `client_key_file` (mutual TLS),
+    `proxy` (None: the environment with curl's rules; "": none), `no_proxy` (curl's list),
+    `resolve` (curl's HOST:PORT:ADDR entries), `max_time_ms` (a total deadline per call,
+    card fetch, retries, resubscribes and streams included).
     """
 
     __slots__ = ('_h', '_hooks', '_hook_error', '__weakref__')
@@ -197,6 +202,13 @@ class Client:
         defer_card_resolution: bool = False,
         stream_resubscribe_attempts: int | None = None,
         send_retries: int | None = None,
+        ca_file: str | None = None,
+        client_cert_file: str | None = None,
+        client_key_file: str | None = None,
+        proxy: str | None = None,
+        no_proxy: str | None = None,
+        resolve: Sequence[str] = (),
+        max_time_ms: int | None = None,
         header_hooks: Sequence[HeaderHook] = (),
         prefer: str = 'card',
         breaker: BreakerConfig | None = None,
@@ -230,6 +242,30 @@ class Client:
         harr = (_lib.Str * max(len(hosts), 1))(*(_str_view(h) for h in hosts))
         cfg.allow_hosts = harr if hosts else None
         cfg.allow_hosts_len = len(hosts)
+        # Network settings. The encoded strings below stay referenced until the library
+        # has copied them (during the constructor call).
+        keep: list[bytes] = []
+
+        def view(text: str | None) -> _lib.Str:
+            if not text:
+                return _lib.Str()
+            b = text.encode('utf-8')
+            keep.append(b)
+            return _str_view(b)
+
+        cfg.ca_file = view(ca_file)
+        cfg.client_cert_file = view(client_cert_file)
+        cfg.client_key_file = view(client_key_file)
+        # None: from the environment (curl's variables); "": never a proxy.
+        cfg.proxy_disabled = proxy == ''
+        cfg.proxy = view(proxy)
+        cfg.no_proxy = view(no_proxy)
+        entries = [e.encode('utf-8') for e in resolve]
+        rarr = (_lib.Str * max(len(entries), 1))(*(_str_view(e) for e in entries))
+        cfg.resolve = rarr if entries else None
+        cfg.resolve_len = len(entries)
+        if max_time_ms is not None:
+            cfg.max_time_ms = max_time_ms
         if protocol is not None:
             cfg.protocol = _num(ProtocolVersion)[parse_protocol_version(protocol)]
         if binding is not None:

@@ -130,6 +130,8 @@ class ErrorName(_Word):
     CARD_RESOLUTION = 'CardResolution'
     RESPONSE_TOO_LARGE = 'ResponseTooLarge'
     TLS = 'Tls'
+    PROXY = 'Proxy'
+    ADDRESS_REFUSED = 'AddressRefused'
 
     @classmethod
     def of_code(cls, code: int) -> ErrorName:

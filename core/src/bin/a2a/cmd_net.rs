@@ -93,8 +93,30 @@ fn common(args: &mut Args) -> Result<Common, String> {
     if let Some(d) = seconds(args, "--idle-timeout")? {
         config.stream_idle_timeout = d;
     }
+    // The whole command (card, call, retries, resubscribes, stream) ends by then.
+    let max_time = seconds(args, "--max-time")?;
+    config.max_time = max_time;
     config.allow_http = args.flag("--allow-http");
     config.allow_hosts = args.values("--allow-host")?;
+    // TLS files are checked now: a missing file is the user's mistake (exit 2).
+    let file = |args: &mut Args, name: &str| -> Result<Option<std::path::PathBuf>, String> {
+        match args.value(name)? {
+            None => Ok(None),
+            Some(f) => {
+                std::fs::metadata(&f).map_err(|e| format!("{name} {f}: {e}"))?;
+                Ok(Some(f.into()))
+            }
+        }
+    };
+    config.ca_file = file(args, "--cacert")?;
+    config.client_cert_file = file(args, "--cert")?;
+    config.client_key_file = file(args, "--key")?;
+    if config.client_cert_file.is_some() != config.client_key_file.is_some() {
+        return Err("--cert and --key go together".to_owned());
+    }
+    config.proxy = args.value("--proxy")?;
+    config.no_proxy = args.value("--noproxy")?;
+    config.resolve = args.values("--resolve")?;
     if let Some(n) = args.parsed::<u32>("--retries")? {
         config.send_retries = n;
     }
@@ -138,6 +160,7 @@ fn common(args: &mut Args) -> Result<Common, String> {
             format!("Bearer {}", token.trim()),
         ));
     }
+    opts.deadline = max_time.map(|d| Instant::now() + d);
     opts.context_id = args.value("--context-id")?;
     opts.task_id = args.value("--task-id")?;
     opts.idempotency_key = args.value("--idempotency-key")?;

@@ -45,13 +45,16 @@ network options (card, send, stream, get, cancel, resubscribe):
   --protocol 0.3|1.0  --binding jsonrpc|http+json  --connect-timeout S  --timeout S
   --prefer card|client (whose order picks the interface: the card's, i.e. its
     preferredTransport, by default; --protocol and --binding win over both)
-  --idle-timeout S  --header 'Name: value' (repeatable)  --bearer-env VAR
+  --idle-timeout S  --max-time S (whole command; streams have no total limit without it)
+  --header 'Name: value' (repeatable)  --bearer-env VAR
   --context-id ID  --task-id ID  --json  --allow-http  --allow-host HOST (repeatable)
   --retries N  --idempotency-key K  --resubscribes N  --model-text  --breaker
   --max-event BYTES (stream event size limit, default 16 MiB)
   --retries N resends a send: without --idempotency-key only when the request provably did
     not reach the agent (connect failure, 429, 503 with Retry-After); after 502, 504, other
     5xx, a timeout or a dropped connection (outcome unknown) only with a key
+  --cacert FILE (PEM CAs replacing the system trust store)  --cert FILE --key FILE
+  --proxy URL (\"\" for none)  --noproxy LIST  --resolve HOST:PORT:ADDR[,ADDR] (repeatable)
   --no-card (URL is the interface itself; needs --protocol)
   --no-version-header (testing/compat aid: 1.0 requests without A2A-Version)
 

@@ -274,6 +274,14 @@ public final class A2aClient implements AutoCloseable {
         private Integer sendRetries;
         private boolean preferClientOrder;
         private CircuitBreaker.Config breaker;
+        private String caFile;
+        private String clientCertFile;
+        private String clientKeyFile;
+        private String proxy;
+        private boolean proxyDisabled;
+        private String noProxy;
+        private final List<String> resolve = new ArrayList<>();
+        private Duration maxTime;
         private final List<HeaderHook> hooks = new ArrayList<>();
         private boolean knownTarget;
 
@@ -389,12 +397,65 @@ public final class A2aClient implements AutoCloseable {
         }
 
         /**
+         * A PEM file of CA certificates replacing the system trust store (curl's
+         * {@code --cacert}); default: the system store, honouring {@code SSL_CERT_FILE} and
+         * {@code SSL_CERT_DIR}.
+         */
+        public Builder caFile(String path) {
+            caFile = path;
+            return this;
+        }
+
+        /**
          * Turns on the client's circuit breaker: one per client (per agent), shared by every
          * thread using it; while open, calls fail at once with a transport CircuitOpen outcome,
          * not sent. An invalid configuration fails {@link #build()}.
          */
         public Builder breaker(CircuitBreaker.Config config) {
             breaker = java.util.Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /**
+         * A PEM client certificate chain and its PEM private key for mutual TLS (they also
+         * satisfy a card's {@code mutualTLS} scheme).
+         */
+        public Builder clientCertificate(String certFile, String keyFile) {
+            clientCertFile = Objects.requireNonNull(certFile, "certFile");
+            clientKeyFile = Objects.requireNonNull(keyFile, "keyFile");
+            return this;
+        }
+
+        /**
+         * The proxy for every URL ({@code http://[user:password@]host:port}, curl's
+         * {@code --proxy}); {@code ""} for none. Default: the environment with curl's rules
+         * ({@code https_proxy}, {@code HTTPS_PROXY}, {@code http_proxy}, {@code all_proxy}).
+         */
+        public Builder proxy(String url) {
+            Objects.requireNonNull(url, "url");
+            proxyDisabled = url.isEmpty();
+            proxy = url.isEmpty() ? null : url;
+            return this;
+        }
+
+        /** Hosts reached without the proxy (curl's {@code --noproxy} list; default: {@code no_proxy}). */
+        public Builder noProxy(String list) {
+            noProxy = list;
+            return this;
+        }
+
+        /** A fixed resolution {@code HOST:PORT:ADDR[,ADDR...]} (curl's {@code --resolve}). */
+        public Builder resolve(String entry) {
+            resolve.add(Objects.requireNonNull(entry));
+            return this;
+        }
+
+        /**
+         * A total deadline per call: card fetch, retries, resubscribes and a whole stream
+         * (curl's {@code --max-time}). Default: none (streams have no total limit).
+         */
+        public Builder maxTime(Duration d) {
+            maxTime = d;
             return this;
         }
 
@@ -448,6 +509,17 @@ public final class A2aClient implements AutoCloseable {
             if (breaker != null) {
                 c.breaker_enabled = 1;
                 breaker.fill(c.breaker);
+            }
+            args.view(c.ca_file, caFile);
+            args.view(c.client_cert_file, clientCertFile);
+            args.view(c.client_key_file, clientKeyFile);
+            args.view(c.proxy, proxy);
+            c.proxy_disabled = (byte) (proxyDisabled ? 1 : 0);
+            args.view(c.no_proxy, noProxy);
+            c.resolve = args.strArray(resolve);
+            c.resolve_len = new SizeT(resolve.size());
+            if (maxTime != null) {
+                c.max_time_ms = millis(maxTime);
             }
             byte[] u = url.getBytes(StandardCharsets.UTF_8);
             Memory out = new Memory(Native.POINTER_SIZE);

@@ -68,8 +68,12 @@ public enum ErrorName implements NativeEnum {
     CARD_RESOLUTION(206, "CardResolution"),
     /** The response exceeded the configured size limit. */
     RESPONSE_TOO_LARGE(207, "ResponseTooLarge"),
-    /** TLS failed (certificate, handshake). */
-    TLS(208, "Tls");
+    /** TLS failed (certificate, handshake); the outcome's reason names the cause. */
+    TLS(208, "Tls"),
+    /** The proxy refused the tunnel (CONNECT answered 407 or another non-2xx). */
+    PROXY(209, "Proxy"),
+    /** The host resolved only to addresses refused for this agent (DNS rebinding). */
+    ADDRESS_REFUSED(210, "AddressRefused");
 
     private final int code;
     private final String wireName;

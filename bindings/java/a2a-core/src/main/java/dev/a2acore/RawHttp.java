@@ -44,6 +44,21 @@ public final class RawHttp implements AutoCloseable {
      */
     public RawHttp(Duration connectTimeout, Duration callTimeout, Duration streamIdleTimeout, long maxResponseBytes,
                    boolean allowHttp) {
+        this(connectTimeout, callTimeout, streamIdleTimeout, maxResponseBytes, allowHttp, Network.DEFAULTS);
+    }
+
+    /**
+     * A raw client with network settings (trust, client certificate, proxy).
+     *
+     * @param connectTimeout TCP (and TLS) connect timeout
+     * @param callTimeout whole exchange; for a stream, until the response head
+     * @param streamIdleTimeout default per-read idle deadline of streams
+     * @param maxResponseBytes largest body read whole
+     * @param allowHttp whether plain {@code http://} is allowed
+     * @param network trust, client certificate and proxy (files are read during this call)
+     */
+    public RawHttp(Duration connectTimeout, Duration callTimeout, Duration streamIdleTimeout, long maxResponseBytes,
+                   boolean allowHttp, Network network) {
         lib = A2aCore.lib();
         A2aCoreLibrary.ClientConfig c = new A2aCoreLibrary.ClientConfig();
         A2aCoreException.check("a2a_client_config_default", lib.a2a_client_config_default(c));
@@ -53,9 +68,34 @@ public final class RawHttp implements AutoCloseable {
         c.stream_idle_timeout_ms = streamIdleTimeout.toMillis();
         c.max_response_bytes = maxResponseBytes;
         c.allow_http = (byte) (allowHttp ? 1 : 0);
-        Memory out = new Memory(Native.POINTER_SIZE);
-        A2aCoreException.check("a2a_client_new_raw", lib.a2a_client_new_raw(c, out));
-        handle = out.getPointer(0);
+        NativeArgs args = new NativeArgs();
+        try {
+            args.view(c.ca_file, network.caFile());
+            args.view(c.client_cert_file, network.clientCertFile());
+            args.view(c.client_key_file, network.clientKeyFile());
+            args.view(c.proxy, network.proxy() == null || network.proxy().isEmpty() ? null : network.proxy());
+            c.proxy_disabled = (byte) ("".equals(network.proxy()) ? 1 : 0);
+            args.view(c.no_proxy, network.noProxy());
+            Memory out = new Memory(Native.POINTER_SIZE);
+            A2aCoreException.check("a2a_client_new_raw", lib.a2a_client_new_raw(c, out));
+            handle = out.getPointer(0);
+        } finally {
+            args.release();
+        }
+    }
+
+    /**
+     * Network settings of a raw client. Files are PEM and read when the client is built.
+     *
+     * @param caFile CA certificates replacing the system trust store, or null for the system store
+     * @param clientCertFile client certificate chain for mutual TLS, or null
+     * @param clientKeyFile its private key, or null
+     * @param proxy proxy URL for every request; null: from the environment (curl's rules); "": none
+     * @param noProxy hosts reached directly (curl's list), or null for the environment's
+     */
+    public record Network(String caFile, String clientCertFile, String clientKeyFile, String proxy, String noProxy) {
+        /** The library's defaults: the system trust store, proxies from the environment. */
+        public static final Network DEFAULTS = new Network(null, null, null, null, null);
     }
 
     /** A failure in transport (connect, timeout, reset, idle cut, abort, body over the limit). */

@@ -793,7 +793,7 @@ public interface A2aCoreLibrary extends Library {
     @Structure.FieldOrder({"connect_timeout_ms", "call_timeout_ms", "stream_idle_timeout_ms", "max_response_bytes",
         "pool_idle_timeout_ms", "allow_http", "allow_hosts", "allow_hosts_len", "protocol", "binding",
         "defer_card_resolution", "stream_resubscribe_attempts", "send_retries", "prefer_client_order",
-        "breaker_enabled", "breaker"})
+        "breaker_enabled", "breaker", "ca_file", "client_cert_file", "client_key_file", "proxy", "proxy_disabled", "no_proxy", "resolve", "resolve_len", "max_time_ms"})
     class ClientConfig extends Structure {
         /** ms. */
         public long connect_timeout_ms;
@@ -827,6 +827,24 @@ public interface A2aCoreLibrary extends Library {
         public byte breaker_enabled;
         /** {@code a2a_breaker_config}, embedded by value. */
         public BreakerConfig breaker = new BreakerConfig();
+        /** View: PEM CA file replacing the system trust store (empty: the system store). */
+        public Layout.BytesView ca_file;
+        /** View: PEM client certificate chain (empty: none). */
+        public Layout.BytesView client_cert_file;
+        /** View: its PEM private key. */
+        public Layout.BytesView client_key_file;
+        /** View: proxy URL for every request (empty: from the environment). */
+        public Layout.BytesView proxy;
+        /** C bool: never a proxy. */
+        public byte proxy_disabled;
+        /** View: no-proxy list (empty: from the environment). */
+        public Layout.BytesView no_proxy;
+        /** Array of a2a_str HOST:PORT:ADDR entries (native memory owned by the binding for the call). */
+        public Pointer resolve;
+        /** Length. */
+        public SizeT resolve_len;
+        /** ms, 0: no total deadline. */
+        public long max_time_ms;
     }
 
     /** {@code a2a_client_call_options}: every pointer is native memory owned by the binding for the call. */

@@ -65,6 +65,11 @@ import java.util.function.Consumer;
  *       {@code scheme://host:port}), shared by every thread and transport using this client;
  *       while open, requests fail at once with an {@link A2aCallException}
  *       ({@link ErrorName#CIRCUIT_OPEN}, request not sent) instead of costing a timeout.</li>
+ *   <li>the JVM's network settings: its trust store ({@code javax.net.ssl.trustStore} or the
+ *       default {@code cacerts}), its key store for client certificates
+ *       ({@code javax.net.ssl.keyStore}) and its proxy choice ({@code ProxySelector.getDefault()},
+ *       {@code http.nonProxyHosts}), read when the client is built ({@link Builder#network}
+ *       to set them instead).</li>
  * </ul>
  * Transport: a2a-core's driver through JNA ({@link RawHttp}: {@code a2a_client_exchange},
  * {@code a2a_client_open_stream}, {@code a2a_raw_stream_read}), which owns the connect and
@@ -119,7 +124,16 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         // Load liba2a_core now: a missing or mismatched library fails here, on the caller's
         // thread, not later inside an HTTP callback.
         dev.a2acore.A2aCore.checkLoaded();
-        this.http = new RawHttp(connectTimeout, callTimeout, streamIdleTimeout, maxResponseBytes, true);
+        if (b.network != null) {
+            this.http = new RawHttp(connectTimeout, callTimeout, streamIdleTimeout, maxResponseBytes, true, b.network);
+        } else {
+            // The JVM's trust store, key store and proxy choice, read now (see JvmNetwork); the
+            // temporary PEM files are deleted once the native client has read them.
+            try (JvmNetwork jvm = JvmNetwork.current()) {
+                this.http = new RawHttp(connectTimeout, callTimeout, streamIdleTimeout, maxResponseBytes, true,
+                    jvm.network);
+            }
+        }
         // The native client (its connection pool) is freed once this client and every stream
         // using it are unreachable: A2AHttpClient has no close().
         RawHttp native_ = this.http;
@@ -141,8 +155,18 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         private SseConfig sseConfig = SseConfig.defaults();
         private final List<HeaderHook> hooks = new ArrayList<>();
         private dev.a2acore.CircuitBreaker.Config breaker;
+        private RawHttp.Network network;
 
         private Builder() {}
+
+        /**
+         * Network settings instead of the JVM's (default: the JVM's trust store, key store
+         * and default proxy selector, read when the client is built).
+         */
+        public Builder network(RawHttp.Network settings) {
+            network = Objects.requireNonNull(settings);
+            return this;
+        }
 
         /** TCP connect timeout (default 10 s). */
         public Builder connectTimeout(Duration d) {

@@ -21,7 +21,7 @@ use a2a_core::stream::{StreamItem, StreamItemKind};
 use a2a_core::version::{Binding, ProtocolVersion};
 use serde_json::Value;
 
-use crate::args::{Args, EXIT_USAGE};
+use crate::args::{Args, EXIT_USAGE, outln, stdout_failed, usage_error};
 
 /// Exit status for a failure of the command itself (card resolution, transport...): the
 /// outcome table's 3.
@@ -169,7 +169,9 @@ fn common(args: &mut Args) -> Result<Common, String> {
 pub fn run(command: &str, mut args: Args) -> i32 {
     let parsed = (|| -> Result<(Common, String, Option<String>), String> {
         let c = common(&mut args)?;
+        args.no_unknown_options()?;
         let url = args.positional("URL")?;
+        check_url(&url)?;
         if c.no_card && command == "card" {
             return Err("--no-card: `a2a card` reads the card; drop --no-card".to_owned());
         }
@@ -182,10 +184,7 @@ pub fn run(command: &str, mut args: Args) -> i32 {
     })();
     let (c, url, second) = match parsed.and_then(|p| args.finish().map(|_| p)) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("a2a {command}: {e}");
-            return EXIT_USAGE;
-        }
+        Err(e) => return usage_error(command, &e),
     };
     let client = if c.no_card {
         let version = c.config.protocol.unwrap_or(ProtocolVersion::V1_0);
@@ -219,6 +218,19 @@ pub fn run(command: &str, mut args: Args) -> i32 {
     }
 }
 
+/// A URL that does not parse, or whose scheme is not http(s), is the user's mistake: a usage
+/// error before anything is sent. (Plain http stays the policy refusal of exit 3.)
+fn check_url(url: &str) -> Result<(), String> {
+    let parsed = a2a_core::card::Url::parse(url).map_err(|e| format!("URL {url:?}: {e}"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!(
+            "URL {url:?}: scheme {:?} is not http or https",
+            parsed.scheme()
+        ));
+    }
+    Ok(())
+}
+
 /// The CLI's wording of the plain-http refusal (the library's names the config field).
 const ALLOW_HTTP_HINT: &str =
     "plain http is refused by default; pass --allow-http to allow it (local development only)";
@@ -229,7 +241,7 @@ fn card_failure(c: &Common, url: &str, e: &CardResolutionError) -> i32 {
         o.hint = Some(ALLOW_HTTP_HINT.to_owned());
     }
     if c.json {
-        println!("{}", with_correlation(&o, None, &[]));
+        outln!("{}", with_correlation(&o, None, &[]));
     } else {
         eprintln!("a2a: card resolution failed: {e}");
         if let Some(h) = &o.hint {
@@ -267,9 +279,9 @@ fn card(c: &Common, client: &Client) -> i32 {
             "agent": t.agent_name, "url": t.url, "version": t.version.as_str(),
             "binding": binding_name(t.binding), "tenant": t.tenant, "card": card,
         });
-        println!("{v}");
+        outln!("{v}");
     } else {
-        println!(
+        outln!(
             "{}\n  interface: {} ({} {})",
             t.agent_name,
             t.url,
@@ -277,11 +289,11 @@ fn card(c: &Common, client: &Client) -> i32 {
             t.version
         );
         if let Some(d) = card.get("description").and_then(Value::as_str) {
-            println!("  description: {d}");
+            outln!("  description: {d}");
         }
         if let Some(skills) = card.get("skills").and_then(Value::as_array) {
             for s in skills {
-                println!(
+                outln!(
                     "  skill: {} — {}",
                     s.get("name").and_then(Value::as_str).unwrap_or("?"),
                     s.get("description").and_then(Value::as_str).unwrap_or("")
@@ -301,7 +313,7 @@ fn card(c: &Common, client: &Client) -> i32 {
                         .join(" + ")
                 })
                 .collect();
-            println!("  credentials: {}", names.join(" or "));
+            outln!("  credentials: {}", names.join(" or "));
         }
     }
     0
@@ -320,7 +332,7 @@ fn unary(c: &Common, client: &Client, r: CallResult) -> i32 {
         .map(|t| t.agent_name.clone())
         .unwrap_or_default();
     if c.json {
-        println!(
+        outln!(
             "{}",
             with_correlation(&r.outcome, Some(&r.correlation), &[])
         );
@@ -330,15 +342,14 @@ fn unary(c: &Common, client: &Client, r: CallResult) -> i32 {
             .as_ref()
             .and_then(|resp| serde_json::from_slice::<Value>(&resp.body).ok());
         let texts = body.as_ref().map(agent_texts).unwrap_or_default();
-        let mut out = std::io::stdout().lock();
         for t in &texts {
-            let _ = writeln!(out, "{t}");
+            outln!("{t}");
         }
         if texts.is_empty()
             && r.outcome.channel == Channel::Message
             && let Some(t) = &r.outcome.text
         {
-            let _ = writeln!(out, "{t}");
+            outln!("{t}");
         }
         report(&r.outcome, &r.correlation);
     }
@@ -502,34 +513,44 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
     let mut out = std::io::stdout();
     for ev in s {
         let mut st = progress.output();
-        match ev {
+        let written = match ev {
             StreamEvent::Item(item) => {
                 st.events += 1;
                 if c.json {
-                    println!("{}", item_json(&item));
-                    continue;
+                    writeln!(out, "{}", item_json(&item)).and_then(|()| out.flush())
+                } else {
+                    human_item(&item, &mut out, &mut st.open_line, &mut last_state)
                 }
-                human_item(&item, &mut out, &mut st.open_line, &mut last_state);
             }
             StreamEvent::Resubscribing { task_id, attempt } => {
                 if c.json {
-                    println!(
+                    writeln!(
+                        out,
                         "{}",
                         serde_json::json!({"resubscribing": task_id, "attempt": attempt})
-                    );
+                    )
+                    .and_then(|()| out.flush())
                 } else {
                     eprintln!("stream cut; resubscribing to task {task_id} (attempt {attempt})");
+                    Ok(())
                 }
             }
             StreamEvent::End(end) => {
                 if st.open_line {
-                    let _ = writeln!(out);
+                    writeln!(out).unwrap_or_else(|e| stdout_failed(&e));
                 }
                 drop(st);
                 progress.stop();
                 let agent = end.correlation.agent.clone();
                 return finish_stream(c, &end, &agent);
             }
+        };
+        if let Err(e) = written {
+            // The reader is gone (`| head -1`): stop here, quietly; the stream is dropped
+            // with the process, and no resubscription or retry starts.
+            drop(st);
+            progress.stop();
+            stdout_failed(&e);
         }
     }
     progress.stop();
@@ -539,7 +560,7 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
 fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
     if c.json {
         let kind = end.kind.map_or("not_opened", |k| k.as_str());
-        println!(
+        outln!(
             "{}",
             with_correlation(
                 &end.outcome,
@@ -558,7 +579,7 @@ fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
             && let Ok(v) = serde_json::from_slice::<Value>(body)
         {
             for t in agent_texts(&v) {
-                println!("{t}");
+                outln!("{t}");
             }
         }
         eprintln!("stream {}", end.kind.map_or("not opened", |k| k.as_str()));
@@ -588,23 +609,23 @@ fn human_item(
     out: &mut std::io::Stdout,
     open_line: &mut bool,
     last_state: &mut Option<TaskState>,
-) {
+) -> std::io::Result<()> {
     match item.kind {
         StreamItemKind::ArtifactUpdate => {
             if let Some(t) = &item.outcome.text {
-                let _ = write!(out, "{t}");
+                write!(out, "{t}")?;
                 *open_line = !t.ends_with('\n');
                 if item.last_chunk && *open_line {
-                    let _ = writeln!(out);
+                    writeln!(out)?;
                     *open_line = false;
                 }
-                let _ = out.flush();
+                out.flush()?;
             }
         }
         StreamItemKind::Message => {
             if let Some(t) = &item.outcome.text {
-                let _ = writeln!(out, "{t}");
-                let _ = out.flush();
+                writeln!(out, "{t}")?;
+                out.flush()?;
             }
         }
         StreamItemKind::Task | StreamItemKind::StatusUpdate => {
@@ -623,6 +644,7 @@ fn human_item(
             );
         }
     }
+    Ok(())
 }
 
 fn item_json(item: &StreamItem) -> String {

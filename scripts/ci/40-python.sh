@@ -42,8 +42,9 @@ python3 -m venv "$work/venv"
 "$work/venv/bin/python" -m build --sdist --outdir "$work/dist" bindings/python >"$work/sdist.log" 2>&1 \
   || { cat "$work/sdist.log"; exit 1; }
 sdist=$(ls "$work"/dist/a2a_core_native-*.tar.gz)
+listing=$(tar -tzf "$sdist")   # (not piped into grep -q: tar would die of SIGPIPE)
 for f in rust/Cargo.toml rust/Cargo.lock rust/README.md rust/ffi/Cargo.toml rust/ffi/src/lib.rs rust/core/src/lib.rs setup.py; do
-  tar -tzf "$sdist" | grep -q "^a2a_core_native-[^/]*/$f$" || { echo "40-python: the sdist lacks $f" >&2; exit 1; }
+  grep -q "^a2a_core_native-[^/]*/$f$" <<<"$listing" || { echo "40-python: the sdist lacks $f" >&2; exit 1; }
 done
 # Built away from the checkout (from the unpacked sdist), sharing only Cargo's target
 # directory so that the dependencies compiled above are reused.

@@ -100,7 +100,7 @@ m2="$HOME/.m2/repository"   # Maven's default local repository
 for a in a2a-core a2a-java-http; do
   [ -f "$m2/dev/a2acore/$a/0.1.0/$a-0.1.0.jar" ] || { echo "55-java: $a-0.1.0.jar is not installed" >&2; exit 1; }
 done
-jar tf "$m2/dev/a2acore/a2a-core/0.1.0/a2a-core-0.1.0.jar" | grep -qx 'linux-x86-64/liba2a_core.so' \
+grep -qx 'linux-x86-64/liba2a_core.so' <<<"$(jar tf "$m2/dev/a2acore/a2a-core/0.1.0/a2a-core-0.1.0.jar")" \
   || { echo "55-java: the a2a-core jar does not bundle linux-x86-64/liba2a_core.so" >&2; exit 1; }
 user=$(mktemp -d)
 mkdir -p "$user/src/main/java"

@@ -111,7 +111,8 @@ cat > "$user/pom.xml" <<'EOM'
   <artifactId>first</artifactId>
   <version>1</version>
   <properties>
-    <maven.compiler.release>17</maven.compiler.release>
+    <maven.compiler.source>17</maven.compiler.source>
+    <maven.compiler.target>17</maven.compiler.target>
     <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
   </properties>
   <dependencies>

@@ -17,6 +17,11 @@ fi
 started=$(date +%s)
 root=$PWD
 
+# The package's distribution name was `a2a-core` before it became `a2a-core-native`: a .venv
+# made then still has it, owning the same a2a_core/ files.
+if .venv/bin/python -m pip show -q a2a-core >/dev/null 2>&1; then
+  .venv/bin/python -m pip uninstall --disable-pip-version-check -y -q a2a-core
+fi
 .venv/bin/python -m pip install --disable-pip-version-check -q ./bindings/python
 # From outside the repository, no variable: the library inside the installed package.
 (cd /tmp && env -u A2A_CORE_LIB "$root/.venv/bin/python" -c '

@@ -7,10 +7,18 @@
 // same handle. Handles (Decoder, StreamTracker, Tally, Outcome, ...) are freed by Close;
 // a cleanup attached to each one frees it when it becomes unreachable, as a safety net
 // only. A handle is not safe for concurrent use; distinct handles are independent.
+//
+// Linking (one build tag picks the library; see README, "Install"):
+//   - -tags a2a_pkgconfig: the installed library (scripts/install), through
+//     `#cgo pkg-config: a2a_core`, header included; -tags a2a_pkgconfig_static links its
+//     archive (a2a_core-static), so the program needs no liba2a_core at run time.
+//   - no tag (development in a checkout): <repo>/target/release, the build of
+//     `cargo build -p a2a-core-ffi --release`, with the repository's header.
+//   - -tags a2a_debug: <repo>/target/debug, only when asked for by name (CI does).
+//   - -tags a2a_system: nothing of ours but the header; CGO_LDFLAGS says where the library is.
 package a2a
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include
 #include <stdlib.h>
 #include "a2a_core.h"
 */

@@ -159,7 +159,7 @@ func stream(t *testing.T, url string, r rpc, idle time.Duration) streamResult {
 				if err := tr.OnBytes(now); err != nil {
 					t.Fatal(err)
 				}
-				evs, err := dec.Feed(buf[:n])
+				evs, err := dec.FeedItems(buf[:n])
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -64,8 +64,9 @@ type DecoderConfig struct {
 
 // Decoder is an incremental SSE decoder (WHATWG event stream interpretation).
 type Decoder struct {
-	h       *C.a2a_sse_decoder
-	cleanup runtime.Cleanup
+	h        *C.a2a_sse_decoder
+	cleanup  runtime.Cleanup
+	comments int
 }
 
 const defaultLimit = 16 << 20
@@ -108,14 +109,31 @@ func (d *Decoder) Close() error {
 	return nil
 }
 
-// Feed decodes a chunk of the body (any size, split anywhere) and returns every item it
-// completed, copied into Go memory (the chunk is read during the call only, through the
-// library's packed batch call: one foreign call and one copy per chunk).
+// Feed decodes a chunk of the body (any size, split anywhere) and returns the events it
+// completed (Kind is always KindEvent), copied into Go memory (the chunk is read during the
+// call only, through the library's packed batch call: one foreign call and one copy per
+// chunk). Comments (keep-alives) are counted (Comments) and a valid retry field is kept
+// (Retry), as the Python and Java bindings do; FeedItems returns all of them in stream order.
 //
 // A non-nil error of type *LimitError (several are joined with errors.Join) means an
 // event went over a limit and was dropped; the returned events are complete and valid
 // and the decoder goes on. Any other error means the decoder cannot be used further.
 func (d *Decoder) Feed(chunk []byte) ([]Event, error) {
+	return d.feed(chunk, true)
+}
+
+// FeedItems is Feed returning every item the chunk completed, in stream order: events,
+// comments (KindComment, with their text) and retry fields (KindRetry).
+func (d *Decoder) FeedItems(chunk []byte) ([]Event, error) {
+	return d.feed(chunk, false)
+}
+
+// Comments is the number of comment lines (keep-alives) decoded so far.
+func (d *Decoder) Comments() int {
+	return d.comments
+}
+
+func (d *Decoder) feed(chunk []byte, eventsOnly bool) ([]Event, error) {
 	if d.h == nil {
 		return nil, ErrClosed
 	}
@@ -126,10 +144,11 @@ func (d *Decoder) Feed(chunk []byte) ([]Event, error) {
 	if r != C.A2A_OK {
 		return nil, mkErr("Decoder.Feed", r, C.a2a_sse_decoder_last_error(d.h))
 	}
+	d.comments += int(pk.comment_count)
 	if pk.item_count == 0 {
 		return nil, nil
 	}
-	return unpack(&pk)
+	return unpack(&pk, eventsOnly)
 }
 
 // unpack copies a packed batch into ONE Go allocation (the events' values, then the
@@ -137,11 +156,12 @@ func (d *Decoder) Feed(chunk []byte) ([]Event, error) {
 // offsets (each value is followed by one CR, see a2a_sse_packed), so a chunk of many
 // events costs one copy and two allocations (that buffer and the []Event). The buffer is
 // never written after this function, so the strings over it are immutable.
-func unpack(pk *C.struct_a2a_sse_packed) ([]Event, error) {
+// With eventsOnly, comments and retry fields are left out (and comments are not copied).
+func unpack(pk *C.struct_a2a_sse_packed, eventsOnly bool) ([]Event, error) {
 	items := unsafe.Slice(pk.items, int(pk.item_count))
 	packedLen := int(pk.bytes.len)
 	total := packedLen
-	if pk.comment_count > 0 {
+	if pk.comment_count > 0 && !eventsOnly {
 		for i := range items {
 			if items[i].kind == C.A2A_SSE_ITEM_KIND_COMMENT {
 				total += int(items[i].data.len)
@@ -174,10 +194,16 @@ func unpack(pk *C.struct_a2a_sse_packed) ([]Event, error) {
 			ev++
 			out = append(out, Event{Kind: KindEvent, Type: str(k), Data: value(k + 1), ID: str(k + 2)})
 		case C.A2A_SSE_ITEM_KIND_COMMENT:
+			if eventsOnly {
+				continue
+			}
 			n := copy(buf[free:], unsafe.Slice((*byte)(unsafe.Pointer(it.data.ptr)), int(it.data.len)))
 			out = append(out, Event{Kind: KindComment, Data: buf[free : free+n : free+n]})
 			free += n
 		case C.A2A_SSE_ITEM_KIND_RETRY:
+			if eventsOnly {
+				continue
+			}
 			out = append(out, Event{Kind: KindRetry, RetryMS: uint64(it.retry_ms)})
 		case C.A2A_SSE_ITEM_KIND_LIMIT_ERROR:
 			errs = append(errs, &LimitError{Code: Code(it.error), Limit: int(it.limit)})

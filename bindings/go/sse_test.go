@@ -55,7 +55,7 @@ func runSSE(t *testing.T, input []byte, cfg DecoderConfig, cuts []int) sseResult
 		// Feed a fresh copy that is overwritten right after the call: the decoder must
 		// not keep pointers into Go memory.
 		chunk := bytes.Clone(input[prev:c])
-		evs, err := d.Feed(chunk)
+		evs, err := d.FeedItems(chunk)
 		for i := range chunk {
 			chunk[i] = 0xAA
 		}
@@ -203,7 +203,7 @@ func TestDecoderCopiesAndLifetimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	a, err := d.Feed([]byte("event: status\nid: 7\ndata: one\n\n: ping\nretry: 250\n"))
+	a, err := d.FeedItems([]byte("event: status\nid: 7\ndata: one\n\n: ping\nretry: 250\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestEncoderRoundTripsThroughDecoder(t *testing.T) {
 	out := e.Bytes()
 	d, _ := NewDecoder(nil)
 	defer d.Close()
-	evs, err := d.Feed(out)
+	evs, err := d.FeedItems(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,5 +307,52 @@ func TestEncoderRoundTripsThroughDecoder(t *testing.T) {
 	}
 	if err := e.Clear(); err != nil || len(e.Bytes()) != 0 {
 		t.Fatalf("Clear: %v %q", err, e.Bytes())
+	}
+}
+
+// Feed returns events only, like the Python and Java bindings' feed: a keep-alive never
+// reaches code that decodes every event's data as JSON; comments are counted, the retry
+// value kept, and FeedItems has them all in order.
+func TestFeedReturnsEventsOnly(t *testing.T) {
+	input := []byte(": keep-alive\n\nretry: 300\ndata: {\"a\":1}\n\n: ping\n\ndata: {\"b\":2}\n\n:\n\n")
+	d, err := NewDecoder(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var got []Event
+	for i := range input { // one byte at a time: comments split across feeds too
+		evs, err := d.Feed(input[i : i+1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, evs...)
+	}
+	want := []Event{
+		{Kind: KindEvent, Type: "message", Data: []byte(`{"a":1}`)},
+		{Kind: KindEvent, Type: "message", Data: []byte(`{"b":2}`)},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Feed gave %+v", got)
+	}
+	if d.Comments() != 3 {
+		t.Fatalf("Comments() = %d, want 3", d.Comments())
+	}
+	if ms, ok := d.Retry(); !ok || ms != 300 {
+		t.Fatalf("Retry() = %d, %v", ms, ok)
+	}
+	d2, _ := NewDecoder(nil)
+	defer d2.Close()
+	items, err := d2.FeedItems(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []EventKind
+	for _, it := range items {
+		kinds = append(kinds, it.Kind)
+	}
+	wantKinds := []EventKind{KindComment, KindRetry, KindEvent, KindComment, KindEvent, KindComment}
+	if !reflect.DeepEqual(kinds, wantKinds) {
+		t.Fatalf("FeedItems kinds %v", kinds)
 	}
 }

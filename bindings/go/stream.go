@@ -181,7 +181,7 @@ func readStreamItem(it *C.struct_a2a_stream_item) *StreamItem {
 	return item
 }
 
-// OnSSE routes one decoder Event: an event to OnEvent, a comment to OnComment, a retry
+// OnSSE routes one item of Decoder.FeedItems: an event to OnEvent, a comment to OnComment, a retry
 // field to OnBytes (activity). Only events can yield an item.
 func (t *StreamTracker) OnSSE(now time.Time, ev Event) (*StreamItem, error) {
 	switch ev.Kind {

@@ -50,7 +50,7 @@ fn row_args(input: &Value) -> Vec<String> {
         }
     };
     opt("--content-type", "content_type");
-    opt("--version", "version");
+    opt("--protocol", "version");
     opt("--binding", "binding");
     opt("--method", "method");
     opt("--request-id", "request_id");
@@ -206,7 +206,7 @@ fn usage_errors_exit_2() {
         let (code, out, err) = a2a(args, b"");
         assert_eq!(code, 2, "{args:?}");
         assert!(out.is_empty(), "{args:?}");
-        assert!(err.contains("usage"), "{args:?}: {err}");
+        assert!(err.contains("--help"), "{args:?}: {err}");
     }
 }
 

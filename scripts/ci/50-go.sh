@@ -6,7 +6,10 @@
 # peer, started by tests/peers/launch.py, the Python one with --ping 1); then the tests
 # once more with GOEXPERIMENT=cgocheck2 (the runtime checks every pointer the binding
 # hands to C: the memory rule of the C ABI), once with -race, and the decoder benchmark
-# once (a smoke run).
+# once (a smoke run). Last, a module of the user's own, outside the repository (a `replace`
+# line onto bindings/go), built against the scripts/install layout in a temporary prefix
+# through pkg-config, with -tags a2a_pkgconfig (shared) and -tags a2a_pkgconfig_static, and
+# run both ways.
 #
 # Needs: scripts/ci/05-setup.sh (.venv with the Python peer, the JS peer's node_modules),
 # a C compiler for cgo (installed from Debian when missing), and Go >= 1.24. When no such
@@ -86,9 +89,10 @@ cargo build -p a2a-core-ffi
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$root/$target_dir" ;; esac
 lib_dir="$target_dir/debug"
-tags=()
+# The debug build is linked only when named: -tags a2a_debug (<repo>/target/debug).
+tags=(-tags a2a_debug)
 if [ "$lib_dir" != "$root/target/debug" ]; then
-  # The default #cgo flags point at <repo>/target/debug; elsewhere, say where it is.
+  # Elsewhere, say where it is.
   tags=(-tags a2a_system)
   export CGO_LDFLAGS="-L$lib_dir -Wl,-rpath,$lib_dir ${CGO_LDFLAGS:-}"
 fi
@@ -112,4 +116,65 @@ echo "--- go test -race (the driver client's calls and hooks run across goroutin
 "${launch[@]}" env CI=true A2A_PEER_PING=1 A2A_REQUIRE_JS_PEER=1 "$GO" test "${tags[@]}" -race -count=1 ./...
 echo "--- benchmark (one short run: a smoke test, not a measurement)"
 "$GO" test "${tags[@]}" -run '^$' -bench . -benchtime 200x ./...
+
+echo "--- a module of the user's own against the installed library (pkg-config)"
+cd "$root"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+scripts/install --prefix "$work/prefix" >/dev/null 2>"$work/install.log" || { cat "$work/install.log"; exit 1; }
+mkdir "$work/first"
+cat > "$work/first/go.mod" <<EOM
+module example.com/first
+
+go 1.24
+
+require a2a.local/a2a v0.0.0
+
+replace a2a.local/a2a => $root/bindings/go
+EOM
+cat > "$work/first/main.go" <<'EOM'
+package main
+
+import (
+	"fmt"
+	"log"
+
+	a2a "a2a.local/a2a"
+)
+
+func main() {
+	dec, err := a2a.NewDecoder(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer dec.Close()
+	events, err := dec.Feed([]byte(": keep-alive\n\ndata: {\"kind\":\"status-update\",\"final\":true}\n\n"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, ev := range events {
+		fmt.Printf("%s %s\n", ev.Type, ev.Data)
+	}
+	fmt.Println("keep-alives:", dec.Comments(), "library:", a2a.LibraryVersion())
+}
+EOM
+(
+  cd "$work/first"
+  unset CGO_LDFLAGS
+  export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
+  [ "$("$GO" list -tags a2a_pkgconfig -f '{{join .CgoPkgConfig " "}}' a2a.local/a2a)" = a2a_core ] \
+    || { echo "50-go: -tags a2a_pkgconfig does not link through pkg-config" >&2; exit 1; }
+  CGO_LDFLAGS="-Wl,-rpath,$work/prefix/lib" "$GO" build -tags a2a_pkgconfig -o first-shared .
+  "$GO" build -tags a2a_pkgconfig_static -o first-static .
+  readelf -d first-shared | grep -q 'NEEDED.*\[liba2a_core.so.0.1\]' || { echo "50-go: first-shared does not load liba2a_core.so.0.1" >&2; exit 1; }
+  if readelf -d first-static | grep -q 'NEEDED.*liba2a_core'; then echo "50-go: first-static needs the shared library" >&2; exit 1; fi
+  ./first-shared > shared.out
+  mv "$work/prefix" "$work/prefix.away"   # the static one needs nothing from the prefix
+  ./first-static > static.out
+  mv "$work/prefix.away" "$work/prefix"
+  cat shared.out
+  cmp -s shared.out static.out || { diff -u shared.out static.out; exit 1; }
+  grep -q '^message {"kind":"status-update","final":true}$' shared.out
+  grep -q '^keep-alives: 1 ' shared.out
+)
 echo "Go binding: all checks passed"

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Java binding (bindings/java): builds liba2a_core once (debug, as scripts/ci/30-c.sh does),
-# then `mvn -B -q test` over both modules:
+# then `mvn -B -q install -Ppeers` over both modules (the build also compiles the release
+# library and bundles it in a2a-core's jar at linux-x86-64/liba2a_core.so; the tests load the
+# debug one, named in A2A_CORE_LIB; the `peers` profile adds the tests that need the peers and
+# the `a2a` binary, which a plain `mvn install` on a fresh clone leaves out):
 #   a2a-core       JNA binding + the shared fixtures (sse, outcomes, error_ids, idempotency,
 #                  cards, requests), tally, SSE encoder, and LayoutTest: every JNA Structure
 #                  against the C compiler's sizeof/offsetof of include/a2a_core.h
@@ -57,7 +60,7 @@ echo "55-java: $(java -version 2>&1 | head -n 1), $(mvn -v 2>/dev/null | head -n
 
 cd bindings/java
 rm -rf a2a-core/target/surefire-reports a2a-java-http/target/surefire-reports
-mvn -B -q test
+mvn -B -q install -Ppeers
 
 # Summary from the Surefire reports; a skipped test counts as a failure here.
 python3 - <<'PY'
@@ -92,4 +95,62 @@ diff -u examples/Example.expected "$out/actual.txt" || { echo "55-java: README e
 javac -d "$out" -cp "$cp" examples/ClientExample.java
 rm -rf "$out"
 echo "55-java: README example output matches"
+
+# Both artifacts are installed, the core jar carries the library, and a Maven project of the
+# user's own (outside the repository) depending on it runs with no variable set.
+m2="$HOME/.m2/repository"   # Maven's default local repository
+for a in a2a-core a2a-java-http; do
+  [ -f "$m2/dev/a2acore/$a/0.1.0/$a-0.1.0.jar" ] || { echo "55-java: $a-0.1.0.jar is not installed" >&2; exit 1; }
+done
+grep -qx 'linux-x86-64/liba2a_core.so' <<<"$(jar tf "$m2/dev/a2acore/a2a-core/0.1.0/a2a-core-0.1.0.jar")" \
+  || { echo "55-java: the a2a-core jar does not bundle linux-x86-64/liba2a_core.so" >&2; exit 1; }
+user=$(mktemp -d)
+mkdir -p "$user/src/main/java"
+cat > "$user/pom.xml" <<'EOM'
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId>
+  <artifactId>first</artifactId>
+  <version>1</version>
+  <properties>
+    <maven.compiler.source>17</maven.compiler.source>
+    <maven.compiler.target>17</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>dev.a2acore</groupId>
+      <artifactId>a2a-core</artifactId>
+      <version>0.1.0</version>
+    </dependency>
+  </dependencies>
+</project>
+EOM
+cat > "$user/src/main/java/First.java" <<'EOM'
+import dev.a2acore.A2aCore;
+import dev.a2acore.SseDecoder;
+import dev.a2acore.SseEvent;
+import java.nio.charset.StandardCharsets;
+
+public class First {
+    public static void main(String[] args) {
+        try (SseDecoder decoder = new SseDecoder()) {
+            byte[] chunk = ": keep-alive\n\ndata: {\"kind\":\"status-update\",\"final\":true}\n\n"
+                .getBytes(StandardCharsets.UTF_8);
+            for (SseEvent event : decoder.feed(chunk)) {
+                System.out.println(event.type() + " " + event.data());
+            }
+        }
+        System.out.println("liba2a_core " + A2aCore.version() + " from " + A2aCore.libraryPath());
+    }
+}
+EOM
+(cd "$user" && mvn -B -q package dependency:build-classpath -Dmdep.outputFile=cp.txt >/dev/null \
+  && env -u A2A_CORE_LIB -u A2A_BIN java -cp "target/classes:$(cat cp.txt)" First) > "$user/out.txt"
+cat "$user/out.txt"
+grep -qx 'message {"kind":"status-update","final":true}' "$user/out.txt" \
+  || { echo "55-java: the user project's output is wrong" >&2; exit 1; }
+grep -q "^liba2a_core 0.1.0 from " "$user/out.txt" && ! grep -q "$PWD/../../target" "$user/out.txt" \
+  || { echo "55-java: the user project did not load the bundled library" >&2; exit 1; }
+rm -rf "$user"
 echo "55-java: done in $(( $(date +%s) - started ))s"

@@ -12,7 +12,7 @@
 
 // The argument reader of the `a2a` binary, shared rather than copied (the core takes no CLI
 // dependency, and neither does its test tooling). Not every method is used here.
-#[allow(dead_code)]
+#[allow(dead_code, unused_macros, unused_imports, unexpected_cfgs)]
 #[path = "../../core/src/bin/a2a/args.rs"]
 mod args;
 mod cmd_matrix;

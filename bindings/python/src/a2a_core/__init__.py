@@ -2,8 +2,9 @@
 Client, request builders, SSE decoding, outcome classification, stream tracking, retry
 policy, circuit breaker, idempotency keys, model-facing failure text, agent cards.
 
-The shared library is found through `$A2A_CORE_LIB` or the repository's Cargo build
-(see README); `a2a_core.library_path()` says which file was loaded.
+The shared library is `$A2A_CORE_LIB` when set, else the one bundled in the package, else
+(in a checkout) the repository's release build (see README); `a2a_core.library_path()` says
+which file was loaded.
 """
 
 from __future__ import annotations

@@ -457,22 +457,33 @@ def _candidate_roots() -> list[Path]:
     return roots
 
 
-def _cargo_candidates(root: Path) -> list[Path]:
+def _release_build(root: Path) -> Path:
     target = os.environ.get('CARGO_TARGET_DIR')
     tdir = (root / target) if target else (root / 'target')
-    return [tdir / profile / LIB_FILE for profile in ('release', 'debug')]
+    return tdir / 'release' / LIB_FILE
+
+
+#: The library inside the installed package (put there by the wheel build, setup.py).
+BUNDLED = Path(__file__).resolve().parent / LIB_FILE
+
+BUILD_HINT = (
+    'install the package with its library (`pip install ./bindings/python` from an a2a-core '
+    'checkout builds and bundles it), build it with `cargo build -p a2a-core-ffi --release`, '
+    f'or set ${ENV_VAR} to the library file'
+)
 
 
 def find_library() -> Path:
     """The path of the shared library this package loads (see README: Finding the library).
 
-    1. `$A2A_CORE_LIB`: the library file itself, or a directory holding it.
-    2. A Cargo build of the repository (found from the working directory or from this
-       package's location, walking upwards to the directory with `Cargo.toml` and `ffi/`):
-       `$CARGO_TARGET_DIR` or `target/`, profile `release` or `debug`; when both exist,
-       the one built last.
+    The rule every binding of a2a-core follows:
+    1. `$A2A_CORE_LIB`: the library file itself, or a directory holding it (the only way to
+       load a debug build: CI names its build this way).
+    2. The library bundled in this package (`a2a_core/liba2a_core.so`, from the wheel).
+    3. For development in a checkout: the repository's release build, found from the working
+       directory or this package's location (walking up to the directory with `Cargo.toml`
+       and `ffi/`), in `$CARGO_TARGET_DIR` or `target/`. Never the debug build.
     """
-    looked: list[str] = []
     explicit = os.environ.get(ENV_VAR)
     if explicit:
         p = Path(explicit)
@@ -481,15 +492,16 @@ def find_library() -> Path:
         if p.is_file():
             return p
         raise LibraryNotFoundError(f'${ENV_VAR}={explicit!r}: no such file ({p})')
+    if BUNDLED.is_file():
+        return BUNDLED
+    looked = [str(BUNDLED)]
     for root in _candidate_roots():
-        found = [p for p in _cargo_candidates(root) if p.is_file()]
-        looked.extend(str(p) for p in _cargo_candidates(root))
-        if found:
-            return max(found, key=lambda p: p.stat().st_mtime)
-    hint = ', '.join(looked) if looked else 'no Cargo workspace above the working directory'
+        p = _release_build(root)
+        if p.is_file():
+            return p
+        looked.append(str(p))
     raise LibraryNotFoundError(
-        f'{LIB_FILE} not found. Build it with `cargo build -p a2a-core-ffi` (or --release) '
-        f'in the a2a-core repository, or set ${ENV_VAR} to its path. Looked at: {hint}'
+        f'{LIB_FILE} not found: {BUILD_HINT}. Looked at: {", ".join(looked)}'
     )
 
 
@@ -514,7 +526,7 @@ def _decl(name: str, restype: object, *argtypes: object) -> None:
     except AttributeError:
         raise LibraryNotFoundError(
             f'{LIB_PATH} has no symbol {name}: it was built from older sources than this '
-            f'package; rebuild it (cargo build -p a2a-core-ffi)'
+            f'package; rebuild it (cargo build -p a2a-core-ffi --release, or reinstall the package)'
         ) from None
     f.restype = restype
     f.argtypes = list(argtypes)

@@ -1,6 +1,7 @@
 //! A small command-line argument reader (the core takes no CLI dependency).
 
 use std::collections::VecDeque;
+use std::io::{self, Write};
 
 /// Exit status for a usage error, stable and documented in the README.
 pub const EXIT_USAGE: i32 = 2;
@@ -105,6 +106,7 @@ impl Args {
     }
 
     /// Takes the next positional argument.
+    #[cfg_attr(not(feature = "driver"), allow(dead_code))]
     pub fn positional(&mut self, what: &str) -> Result<String, String> {
         match self.rest.iter().position(|a| !a.starts_with("--")) {
             Some(i) => Ok(self.rest.remove(i).expect("index from position")),
@@ -120,11 +122,96 @@ impl Args {
             .map(String::as_str)
     }
 
+    /// Whether `-h` or `--help` is among the arguments (help wins over everything else,
+    /// as in git and curl).
+    pub fn wants_help(&self) -> bool {
+        self.rest.iter().any(|a| a == "-h" || a == "--help")
+    }
+
+    /// Fails on the first remaining `--option`: call it once every known option is taken,
+    /// before the positionals, so a mistyped option is named instead of being read as a
+    /// value or reported as a missing argument.
+    pub fn no_unknown_options(&self) -> Result<(), String> {
+        match self.rest.iter().find(|a| is_option(a)) {
+            Some(a) => Err(unknown_option(a)),
+            None => Ok(()),
+        }
+    }
+
     /// Fails when anything was not consumed.
     pub fn finish(self) -> Result<(), String> {
         match self.rest.front() {
             None => Ok(()),
+            Some(a) if is_option(a) => Err(unknown_option(a)),
             Some(a) => Err(format!("unexpected argument {a:?}")),
         }
     }
+}
+
+/// `--name` or `--name=value` (a lone `-` or `--` is not an option).
+fn is_option(a: &str) -> bool {
+    a.len() > 2 && a.starts_with("--")
+}
+
+fn unknown_option(a: &str) -> String {
+    let name = a.split_once('=').map_or(a, |(n, _)| n);
+    format!("unknown option {name}")
+}
+
+/// Reports a usage error of `a2a <command>` the way every subcommand does (the message, then
+/// where the help is) and returns [`EXIT_USAGE`].
+pub fn usage_error(command: &str, msg: &str) -> i32 {
+    eprintln!("a2a {command}: {msg}\nTry 'a2a {command} --help' for more information.");
+    EXIT_USAGE
+}
+
+/// Exit status when standard output was closed under the command (`a2a stream … | head -1`):
+/// 128 + SIGPIPE, what a shell reports for a program that the signal ended.
+pub const EXIT_CLOSED_STDOUT: i32 = 141;
+
+/// Ends the process after a failed write to standard output: silently with
+/// [`EXIT_CLOSED_STDOUT`] when the reader went away (a broken pipe is the reader's choice,
+/// not an error), else with the error on standard error and exit 3. Exiting at once is the
+/// point: no further call goes out, no retry or resubscription starts.
+pub fn stdout_failed(e: &io::Error) -> ! {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        std::process::exit(EXIT_CLOSED_STDOUT);
+    }
+    eprintln!("a2a: cannot write to standard output: {e}");
+    std::process::exit(3);
+}
+
+/// Writes to standard output and flushes; any failure ends the process ([`stdout_failed`]).
+pub fn out(args: std::fmt::Arguments<'_>) {
+    let mut o = io::stdout().lock();
+    if let Err(e) = o.write_fmt(args).and_then(|()| o.flush()) {
+        stdout_failed(&e);
+    }
+}
+
+/// `println!` for standard output that ends the process quietly when the reader is gone.
+macro_rules! outln {
+    ($($t:tt)*) => {
+        $crate::args::out(format_args!("{}\n", format_args!($($t)*)))
+    };
+}
+pub(crate) use outln;
+
+/// A safety net for output written with `println!` (e.g. by `a2a demo`): std panics with
+/// "failed printing to stdout" when the reader is gone; that panic becomes the same quiet
+/// exit 141 as [`stdout_failed`]. Every other panic goes to the default hook.
+pub fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(EXIT_CLOSED_STDOUT);
+        }
+        default(info);
+    }));
 }

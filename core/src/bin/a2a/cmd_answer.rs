@@ -238,12 +238,12 @@ pub fn print_parts(
         *counter += 1;
         match &p.content {
             PartContent::Text(t) => {
-                let _ = writeln!(out, "{t}");
+                writeln!(out, "{t}").unwrap_or_else(|e| crate::args::stdout_failed(&e));
             }
             PartContent::Data(d) => {
                 let pretty = serde_json::to_string_pretty(&d.to_value())
                     .unwrap_or_else(|_| d.get().to_owned());
-                let _ = writeln!(out, "{pretty}");
+                writeln!(out, "{pretty}").unwrap_or_else(|e| crate::args::stdout_failed(&e));
             }
             PartContent::Bytes(_) | PartContent::Url(_) => {
                 let name = p.filename.as_deref().unwrap_or("(unnamed)");
@@ -260,7 +260,7 @@ pub fn print_parts(
                     }
                     (_, _) => format!("[file] {name} ({media}, unreadable bytes)"),
                 };
-                let _ = writeln!(out, "{line}");
+                writeln!(out, "{line}").unwrap_or_else(|e| crate::args::stdout_failed(&e));
             }
         }
     }

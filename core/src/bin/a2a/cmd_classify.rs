@@ -1,11 +1,13 @@
 //! `a2a classify` and `a2a error-id`.
 //!
-//! `a2a classify --status CODE [--content-type TYPE] [--version 0.3|1.0]
+//! `a2a classify --status CODE [--content-type TYPE] [--protocol 0.3|1.0]
 //! [--binding jsonrpc|http+json] [--method NAME] [--request-id ID] [--header 'Name: value']...
 //! [--stream]` reads a response body from standard input and prints one JSON object with the
 //! keys of [`a2a_core::outcome::Outcome::to_json`]; the exit status is the outcome's
 //! (0 completed or message, 3 transport/http/malformed/truncated, 4 protocol, 5 failed,
 //! 6 canceled/rejected/input-required/auth-required, 7 submitted/working; 2 usage).
+//! `--version` is the old spelling of `--protocol`, still accepted (`a2a --version` is the
+//! program's version).
 //!
 //! With `--stream` the body is fed through the SSE decoder and the stream tracker as it is
 //! read: one object per stream item (with an extra key `"item"`: `task`, `message`,
@@ -27,9 +29,7 @@ use a2a_core::stream::{StreamItem, StreamTracker};
 use a2a_core::time::Millis;
 use a2a_core::version::{Binding, ProtocolVersion};
 
-use crate::args::{Args, EXIT_USAGE};
-
-const USAGE: &str = "usage: a2a classify --status CODE [--content-type TYPE] [--version 0.3|1.0] [--binding jsonrpc|http+json] [--method NAME] [--request-id ID] [--header 'Name: value']... [--stream] < body";
+use crate::args::{Args, EXIT_CLOSED_STDOUT, outln, usage_error};
 
 struct Opts {
     status: u16,
@@ -51,9 +51,11 @@ fn parse(mut args: Args) -> Result<Opts, String> {
         return Err(format!("--status {status}: not an HTTP status"));
     }
     let mut content_type = args.value("--content-type")?;
-    let version = match args.value("--version")? {
+    // `--protocol`, as the network commands spell it; `--version` is the old spelling.
+    let old = args.value("--version")?.map(|v| ("--version", v));
+    let version = match args.value("--protocol")?.map(|v| ("--protocol", v)).or(old) {
         None => None,
-        Some(v) => Some(ProtocolVersion::parse(&v).map_err(|e| format!("--version: {e}"))?),
+        Some((name, v)) => Some(ProtocolVersion::parse(&v).map_err(|e| format!("{name}: {e}"))?),
     };
     let binding = match args.value("--binding")? {
         None => None,
@@ -93,10 +95,7 @@ fn parse(mut args: Args) -> Result<Opts, String> {
 pub fn run_classify(args: Args) -> i32 {
     let opts = match parse(args) {
         Ok(o) => o,
-        Err(msg) => {
-            eprintln!("a2a classify: {msg}\n{USAGE}");
-            return EXIT_USAGE;
-        }
+        Err(msg) => return usage_error("classify", &msg),
     };
     let result = if opts.stream && should_stream(&opts) {
         run_stream(&opts, io::stdin().lock(), io::stdout().lock())
@@ -105,7 +104,8 @@ pub fn run_classify(args: Args) -> i32 {
     };
     match result {
         Ok(code) => code,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
+        // The reader went away (`| head -1`): stop quietly.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_CLOSED_STDOUT,
         Err(e) => {
             eprintln!("a2a classify: {e}");
             3
@@ -215,8 +215,7 @@ fn write_item(out: &mut impl Write, item: &StreamItem) -> io::Result<()> {
 /// Runs `a2a error-id`.
 pub fn run_error_id(args: Args) -> i32 {
     if let Err(msg) = args.finish() {
-        eprintln!("a2a error-id: {msg}\nusage: a2a error-id < text");
-        return EXIT_USAGE;
+        return usage_error("error-id", &msg);
     }
     let mut text = Vec::new();
     if let Err(e) = io::stdin().lock().read_to_end(&mut text) {
@@ -226,7 +225,7 @@ pub fn run_error_id(args: Args) -> i32 {
     let text = String::from_utf8_lossy(&text);
     match extract_error_id(&text) {
         Some(id) => {
-            println!("{id}");
+            outln!("{id}");
             0
         }
         None => 1,

@@ -21,7 +21,7 @@ use a2a_core::stream::{StreamItem, StreamItemKind};
 use a2a_core::version::{Binding, ProtocolVersion};
 use serde_json::Value;
 
-use crate::args::{Args, EXIT_USAGE};
+use crate::args::{Args, EXIT_USAGE, outln, stdout_failed, usage_error};
 use crate::cmd_answer::{self, Outgoing};
 
 /// Exit status for a failure of the command itself (card resolution, transport...): the
@@ -215,7 +215,9 @@ pub fn run(command: &str, mut args: Args) -> i32 {
         let flags = sends
             .then(|| cmd_answer::outgoing_flags(&mut args))
             .transpose()?;
+        args.no_unknown_options()?;
         let url = args.positional("URL")?;
+        check_url(&url)?;
         if c.no_card && command == "card" {
             return Err("--no-card: `a2a card` reads the card; drop --no-card".to_owned());
         }
@@ -236,10 +238,7 @@ pub fn run(command: &str, mut args: Args) -> i32 {
     })();
     let (c, url, second, outgoing) = match parsed.and_then(|p| args.finish().map(|_| p)) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("a2a {command}: {e}");
-            return EXIT_USAGE;
-        }
+        Err(e) => return usage_error(command, &e),
     };
     let client = if c.no_card {
         let version = c.config.protocol.unwrap_or(ProtocolVersion::V1_0);
@@ -274,6 +273,19 @@ pub fn run(command: &str, mut args: Args) -> i32 {
     }
 }
 
+/// A URL that does not parse, or whose scheme is not http(s), is the user's mistake: a usage
+/// error before anything is sent. (Plain http stays the policy refusal of exit 3.)
+fn check_url(url: &str) -> Result<(), String> {
+    let parsed = a2a_core::card::Url::parse(url).map_err(|e| format!("URL {url:?}: {e}"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!(
+            "URL {url:?}: scheme {:?} is not http or https",
+            parsed.scheme()
+        ));
+    }
+    Ok(())
+}
+
 /// The CLI's wording of the plain-http refusal (the library's names the config field).
 const ALLOW_HTTP_HINT: &str =
     "plain http is refused by default; pass --allow-http to allow it (local development only)";
@@ -284,7 +296,7 @@ fn card_failure(c: &Common, url: &str, e: &CardResolutionError) -> i32 {
         o.hint = Some(ALLOW_HTTP_HINT.to_owned());
     }
     if c.json {
-        println!("{}", with_correlation(&o, None, &[]));
+        outln!("{}", with_correlation(&o, None, &[]));
     } else {
         eprintln!("a2a: card resolution failed: {e}");
         if let Some(h) = &o.hint {
@@ -322,9 +334,9 @@ fn card(c: &Common, client: &Client) -> i32 {
             "agent": t.agent_name, "url": t.url, "version": t.version.as_str(),
             "binding": binding_name(t.binding), "tenant": t.tenant, "card": card,
         });
-        println!("{v}");
+        outln!("{v}");
     } else {
-        println!(
+        outln!(
             "{}\n  interface: {} ({} {})",
             t.agent_name,
             t.url,
@@ -332,11 +344,11 @@ fn card(c: &Common, client: &Client) -> i32 {
             t.version
         );
         if let Some(d) = card.get("description").and_then(Value::as_str) {
-            println!("  description: {d}");
+            outln!("  description: {d}");
         }
         if let Some(skills) = card.get("skills").and_then(Value::as_array) {
             for s in skills {
-                println!(
+                outln!(
                     "  skill: {} — {}",
                     s.get("name").and_then(Value::as_str).unwrap_or("?"),
                     s.get("description").and_then(Value::as_str).unwrap_or("")
@@ -356,7 +368,7 @@ fn card(c: &Common, client: &Client) -> i32 {
                         .join(" + ")
                 })
                 .collect();
-            println!("  credentials: {}", names.join(" or "));
+            outln!("  credentials: {}", names.join(" or "));
         }
     }
     0
@@ -376,7 +388,7 @@ fn unary(c: &Common, client: &Client, r: CallResult) -> i32 {
         .unwrap_or_default();
     let mut code = r.outcome.exit_code();
     if c.json {
-        println!(
+        outln!(
             "{}",
             with_answer(
                 with_correlation(&r.outcome, Some(&r.correlation), &[]),
@@ -590,38 +602,44 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
     let mut save_failed = false;
     for ev in s {
         let mut st = progress.output();
-        match ev {
+        let written = match ev {
             StreamEvent::Item(item) => {
                 st.events += 1;
                 if c.json {
-                    println!("{}", item_json(&item));
-                    continue;
-                }
-                if let Err(e) = human_item(
-                    c,
-                    &item,
-                    &mut out,
-                    &mut st.open_line,
-                    &mut last_state,
-                    &mut parts_seen,
-                ) {
-                    eprintln!("a2a: {e}");
-                    save_failed = true;
+                    writeln!(out, "{}", item_json(&item)).and_then(|()| out.flush())
+                } else {
+                    // Writes to standard output end the process quietly when the reader is
+                    // gone (`checked`); what comes back is a file that could not be saved.
+                    if let Err(e) = human_item(
+                        c,
+                        &item,
+                        &mut out,
+                        &mut st.open_line,
+                        &mut last_state,
+                        &mut parts_seen,
+                    ) {
+                        eprintln!("a2a: {e}");
+                        save_failed = true;
+                    }
+                    Ok(())
                 }
             }
             StreamEvent::Resubscribing { task_id, attempt } => {
                 if c.json {
-                    println!(
+                    writeln!(
+                        out,
                         "{}",
                         serde_json::json!({"resubscribing": task_id, "attempt": attempt})
-                    );
+                    )
+                    .and_then(|()| out.flush())
                 } else {
                     eprintln!("stream cut; resubscribing to task {task_id} (attempt {attempt})");
+                    Ok(())
                 }
             }
             StreamEvent::End(end) => {
                 if st.open_line {
-                    let _ = writeln!(out);
+                    writeln!(out).unwrap_or_else(|e| stdout_failed(&e));
                 }
                 drop(st);
                 progress.stop();
@@ -633,6 +651,13 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
                     code
                 };
             }
+        };
+        if let Err(e) = written {
+            // The reader is gone (`| head -1`): stop here, quietly; the stream is dropped
+            // with the process, and no resubscription or retry starts.
+            drop(st);
+            progress.stop();
+            stdout_failed(&e);
         }
     }
     progress.stop();
@@ -642,7 +667,7 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
 fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
     if c.json {
         let kind = end.kind.map_or("not_opened", |k| k.as_str());
-        println!(
+        outln!(
             "{}",
             with_answer(
                 with_correlation(
@@ -707,6 +732,14 @@ fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
 /// Prints one stream item for a human: text chunks as they come (a line ends with the
 /// artifact's last chunk), data and file parts on lines of their own; states on standard
 /// error.
+/// A write to standard output: a reader that went away (`| head -1`) ends the command here,
+/// quietly, with no further call ([`stdout_failed`]).
+fn checked(r: std::io::Result<()>) {
+    if let Err(e) = r {
+        stdout_failed(&e);
+    }
+}
+
 fn human_item(
     c: &Common,
     item: &StreamItem,
@@ -724,16 +757,16 @@ fn human_item(
             let message = item.kind == StreamItemKind::Message;
             for p in parts {
                 if let Some(t) = p.as_text() {
-                    let _ = write!(out, "{t}");
+                    checked(write!(out, "{t}"));
                     *open_line = !t.ends_with('\n');
                     if message && *open_line {
-                        let _ = writeln!(out);
+                        checked(writeln!(out));
                         *open_line = false;
                     }
                     *parts_seen += 1;
                 } else {
                     if *open_line {
-                        let _ = writeln!(out);
+                        checked(writeln!(out));
                         *open_line = false;
                     }
                     cmd_answer::print_parts(
@@ -745,10 +778,10 @@ fn human_item(
                 }
             }
             if item.last_chunk && *open_line {
-                let _ = writeln!(out);
+                checked(writeln!(out));
                 *open_line = false;
             }
-            let _ = out.flush();
+            checked(out.flush());
         }
         StreamItemKind::Task | StreamItemKind::StatusUpdate => {
             if item.outcome.state != *last_state {

@@ -10,7 +10,7 @@ use std::io::{self, Read, Write};
 
 use a2a_core::sse::{AtEof, Config, Decoder, Event, Item};
 
-use crate::args::{Args, EXIT_USAGE};
+use crate::args::{Args, EXIT_CLOSED_STDOUT, usage_error};
 
 /// Runs `a2a sse`.
 pub fn run(mut args: Args) -> i32 {
@@ -34,16 +34,12 @@ pub fn run(mut args: Args) -> i32 {
     })();
     let (chunk, config) = match parsed {
         Ok(p) => p,
-        Err(msg) => {
-            eprintln!(
-                "a2a sse: {msg}\nusage: a2a sse [--chunk N] [--dispatch-at-eof] [--max-line BYTES] [--max-event BYTES]"
-            );
-            return EXIT_USAGE;
-        }
+        Err(msg) => return usage_error("sse", &msg),
     };
     match decode(io::stdin().lock(), io::stdout().lock(), chunk, config) {
         Ok(limit_errors) => i32::from(limit_errors > 0),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
+        // The reader went away (`| head -1`): stop quietly.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_CLOSED_STDOUT,
         Err(e) => {
             eprintln!("a2a sse: {e}");
             3

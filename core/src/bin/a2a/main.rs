@@ -3,7 +3,8 @@
 //! Exit status (stable): 0 task completed or direct message reply; 1 `a2a sse` saw a limit
 //! error, or `a2a error-id` found no id; 2 usage error; 3 transport, http, malformed,
 //! card-resolution or truncated-stream outcome; 4 protocol error; 5 task failed;
-//! 6 task canceled, rejected, input-required or auth-required; 7 task still submitted or working.
+//! 6 task canceled, rejected, input-required or auth-required; 7 task still submitted or working;
+//! 141 standard output closed by its reader (`a2a stream … | head -1`), quietly.
 
 // `positional` and `peek_positional` serve only the network commands of the `driver` feature.
 #[cfg_attr(not(feature = "driver"), allow(dead_code))]
@@ -22,9 +23,11 @@ mod demo;
 #[allow(dead_code)]
 mod loopback_http;
 
-use args::{Args, EXIT_USAGE};
+use args::{Args, EXIT_USAGE, outln};
 
 const USAGE: &str = "usage: a2a <command> [options]
+       a2a <command> --help    options of one command
+       a2a --version
 
 commands:
   sse        decode an event stream from standard input, one JSON object per event
@@ -41,51 +44,210 @@ commands:
   cancel URL TASK_ID    cancel a task
   resubscribe URL TASK_ID   stream a task's events again
 
-network options (card, send, stream, get, cancel, resubscribe):
-  --protocol 0.3|1.0  --binding jsonrpc|http+json  --connect-timeout S  --timeout S
-  --prefer card|client (whose order picks the interface: the card's, i.e. its
-    preferredTransport, by default; --protocol and --binding win over both)
-  --idle-timeout S  --max-time S (whole command; streams have no total limit without it)
-  --header 'Name: value' (repeatable)  --bearer-env VAR
-  --context-id ID  --task-id ID  --json  --allow-http  --allow-host HOST (repeatable)
-  --retries N  --idempotency-key K  --resubscribes N  --model-text  --breaker
-  --max-event BYTES (stream event size limit, default 16 MiB)
-  --retries N resends a send: without --idempotency-key only when the request provably did
-    not reach the agent (connect failure, 429, 503 with Retry-After); after 502, 504, other
-    5xx, a timeout or a dropped connection (outcome unknown) only with a key
-  --cacert FILE (PEM CAs replacing the system trust store)  --cert FILE --key FILE
-  --proxy URL (\"\" for none)  --noproxy LIST  --resolve HOST:PORT:ADDR[,ADDR] (repeatable)
-  --no-card (URL is the interface itself; needs --protocol)
-  --no-version-header (testing/compat aid: 1.0 requests without A2A-Version)
-
-message and answer options (send, stream; --history also get):
-  --data JSON (repeatable: a data part)  --file PATH[;type=TYPE] (repeatable: file bytes,
-  media type from the extension unless given)  --file-url URL[;type=TYPE] (repeatable: a
-  file by reference, never fetched)  --metadata JSON (message metadata object)
-  parts go out in command-line order, TEXT first; at least one part is needed
-  --history N (history messages in the answer's task)
-  --output-dir DIR (write the answer's inline files there; never outside it)  --force
+exit status: 0 completed task or message reply; 1 `sse` limit error or no error id;
+  2 usage error (nothing sent); 3 transport, http, malformed, card resolution, truncated
+  stream, refused by policy; 4 protocol error; 5 task failed; 6 task canceled, rejected,
+  input-required or auth-required; 7 task still submitted or working; 141 standard output
+  closed by its reader
 ";
 
+/// `a2a sse --help`.
+const HELP_SSE: &str = "usage: a2a sse [options] < stream
+
+Decodes a text/event-stream from standard input and prints one JSON object per event:
+{\"type\":..,\"data\":..,\"id\":..}. A limit error is reported on standard error, decoding
+goes on, and the exit status is 1.
+
+options:
+  --chunk N            feed the decoder N bytes at a time (default: as read)
+  --dispatch-at-eof    dispatch an unterminated last event at end of input
+  --max-line BYTES     longest line accepted
+  --max-event BYTES    largest event accepted
+  -h, --help           this help
+";
+
+/// `a2a classify --help`.
+const HELP_CLASSIFY: &str = "usage: a2a classify --status CODE [options] < body
+
+Classifies an A2A response body read from standard input and prints the outcome as one JSON
+object; the exit status is the outcome's (see `a2a --help`).
+
+options:
+  --status CODE             HTTP status of the response (required)
+  --content-type TYPE       its Content-Type
+  --protocol 0.3|1.0        protocol version of the request (`--version` is an old alias)
+  --binding jsonrpc|http+json   binding of the request
+  --method NAME             the JSON-RPC method asked
+  --request-id ID           the JSON-RPC id asked
+  --header 'Name: value'    a response header (Content-Type, Retry-After); repeatable
+  --stream                  decode an event stream item by item, one object per item, then
+                            the end-of-stream outcome
+  -h, --help                this help
+";
+
+/// `a2a error-id --help`.
+const HELP_ERROR_ID: &str = "usage: a2a error-id < text
+
+Prints the ADK error_id found in the text on standard input (exit 0), or nothing (exit 1).
+
+options:
+  -h, --help   this help
+";
+
+/// `a2a demo --help`.
+const HELP_DEMO: &str = "usage: a2a demo [--serve [--port N]]
+
+Runs an embedded agent on the loopback interface and shows, step by step, what the driver
+does with it (retries, streams, failures). Sends nothing off this machine.
+
+options:
+  --serve      keep the embedded agent running on 127.0.0.1 instead: prints READY <url>,
+               lists the words it answers on standard error, exits 0 on SIGTERM
+  --port N     the port for --serve (default 0: a free one)
+  -h, --help   this help
+";
+
+/// The options every network command takes, for their help.
+const NET_OPTIONS: &str = "options:
+  --protocol 0.3|1.0          protocol version (default: the card's choice)
+  --binding jsonrpc|http+json binding (default: the card's choice)
+  --no-card                   URL is the interface itself, no card is fetched (needs --protocol)
+  --connect-timeout S         connect timeout in seconds
+  --timeout S                 timeout of the whole call in seconds
+  --idle-timeout S            longest silence on a stream in seconds
+  --header 'Name: value'      an extra request header; repeatable
+  --bearer-env VAR            send `Authorization: Bearer $VAR` (the token is never printed)
+  --context-id ID             continue this context
+  --task-id ID                continue this task
+  --max-time S                a total deadline for the whole command (card, retries,
+                              resubscribes, a stream); streams have no total limit without it
+  --prefer card|client        whose order picks the interface: the card's (its
+                              preferredTransport) by default; --protocol and --binding win
+  --idempotency-key K         send this Idempotency-Key (kept across retries)
+  --retries N                 resends of a send: without --idempotency-key only when the
+                              request provably did not reach the agent (connect failure, 429,
+                              503 with Retry-After); after 502, 504, other 5xx, a timeout or a
+                              dropped connection (outcome unknown) only with a key
+  --resubscribes N            resubscriptions after a stream is cut
+  --breaker                   a circuit breaker over the calls
+  --max-event BYTES           largest stream event accepted (default 16 MiB)
+  --allow-http                allow plain http (local development only)
+  --allow-host HOST           a host besides the card's own an interface may name, and whose
+                              internal addresses are accepted; repeatable
+  --cacert FILE               PEM CA certificates replacing the system trust store
+  --cert FILE --key FILE      a client certificate for mutual TLS
+  --proxy URL                 the proxy for every URL (\"\" for none; default: https_proxy,
+                              http_proxy, all_proxy with curl's rules)
+  --noproxy LIST              hosts reached without the proxy (default: no_proxy)
+  --resolve HOST:PORT:ADDR[,ADDR]  fixed name resolution, as curl's; repeatable
+  --json                      the outcome as the JSON object of `a2a classify`, with
+                              `correlation`; streams: one object per item, then the end
+  --model-text                also print the one-line failure text for a model
+  --no-version-header         1.0 requests without A2A-Version (a testing aid)
+  -h, --help                  this help
+
+message and answer options (send, stream; --history also get):
+  --data JSON                 a data part; repeatable
+  --file PATH[;type=TYPE]     a file part with the file's bytes (media type from the
+                              extension unless given); repeatable
+  --file-url URL[;type=TYPE]  a file part by reference (never fetched); repeatable
+  --metadata JSON             the message's metadata object
+                              parts go out in command-line order, TEXT first; at least one
+  --history N                 history messages in the answer's task
+  --output-dir DIR            write the answer's inline files there (never outside it)
+  --force                     overwrite existing files in --output-dir
+
+URL is the agent's base URL or the URL of its card; a URL that does not parse or is not
+http(s) is a usage error (exit 2, nothing sent).
+";
+
+/// `a2a <network command> --help`: what it does, then the shared options.
+fn net_help(command: &str) -> Option<String> {
+    let (synopsis, what) = match command {
+        "card" => (
+            "card URL",
+            "Fetches, validates and shows the agent card behind URL.",
+        ),
+        "send" => (
+            "send URL [TEXT]",
+            "Sends a message (TEXT and the parts of --data, --file, --file-url) and waits for the answer: the agent's text on standard\noutput, the task state on standard error.",
+        ),
+        "stream" => (
+            "stream URL [TEXT]",
+            "Sends a message (TEXT and the parts of --data, --file, --file-url) and streams the answer as it arrives.",
+        ),
+        "get" => ("get URL TASK_ID", "Reads a task."),
+        "cancel" => ("cancel URL TASK_ID", "Cancels a task."),
+        "resubscribe" => ("resubscribe URL TASK_ID", "Streams a task's events again."),
+        _ => return None,
+    };
+    Some(format!(
+        "usage: a2a {synopsis} [options]\n\n{what}\n\n{NET_OPTIONS}"
+    ))
+}
+
+/// The help of a documented subcommand, `None` for anything else.
+fn help_of(command: &str) -> Option<String> {
+    match command {
+        "sse" => Some(HELP_SSE.to_owned()),
+        "classify" => Some(HELP_CLASSIFY.to_owned()),
+        "error-id" => Some(HELP_ERROR_ID.to_owned()),
+        "demo" => Some(HELP_DEMO.to_owned()),
+        other => net_help(other),
+    }
+}
+
+/// `a2a --version`: the version, and whether the network commands are built in.
+fn version_line() -> String {
+    let v = env!("CARGO_PKG_VERSION");
+    if cfg!(feature = "driver") {
+        format!("a2a {v}")
+    } else {
+        format!("a2a {v} (built without the `driver` feature: no network commands)")
+    }
+}
+
 fn main() {
+    args::quiet_on_closed_stdout();
     let mut argv = std::env::args().skip(1);
     let Some(command) = argv.next() else {
         eprint!("{USAGE}");
         std::process::exit(EXIT_USAGE);
     };
     let args = Args::new(argv);
+    if args.wants_help()
+        && let Some(help) = help_of(&command)
+    {
+        outln!("{}", help.trim_end());
+        std::process::exit(0);
+    }
     let code = match command.as_str() {
         "sse" => cmd_sse::run(args),
         "classify" => cmd_classify::run_classify(args),
         "error-id" => cmd_classify::run_error_id(args),
         "demo" => demo(args),
         "card" | "send" | "stream" | "get" | "cancel" | "resubscribe" => net(&command, args),
-        "-h" | "--help" | "help" => {
-            print!("{USAGE}");
+        "-h" | "--help" | "help" => match args.peek_positional().and_then(help_of) {
+            // `a2a help send`, as git has it.
+            Some(help) => {
+                outln!("{}", help.trim_end());
+                0
+            }
+            None => {
+                outln!("{}", USAGE.trim_end());
+                0
+            }
+        },
+        "-V" | "--version" => {
+            outln!("{}", version_line());
             0
         }
+        other if other.starts_with('-') => {
+            eprintln!("a2a: unknown option {other}\nTry 'a2a --help' for more information.");
+            EXIT_USAGE
+        }
         other => {
-            eprintln!("a2a: unknown command {other:?}\n\n{USAGE}");
+            eprintln!("a2a: unknown command {other:?}\nTry 'a2a --help' for the list of commands.");
             EXIT_USAGE
         }
     };

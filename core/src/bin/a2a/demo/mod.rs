@@ -18,7 +18,7 @@ use a2a_core::outcome::{Channel, ErrorName, Outcome, RequestSent, TaskState};
 use a2a_core::resilience::model_text;
 use a2a_core::stream::{StreamEndKind, StreamItemKind};
 
-use crate::args::{Args, EXIT_USAGE};
+use crate::args::Args;
 
 struct Step {
     name: &'static str,
@@ -100,18 +100,13 @@ pub fn run(mut args: Args) -> i32 {
     let serve_mode = args.flag("--serve");
     let port = match args.parsed::<u16>("--port") {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("a2a demo: {e}\nusage: a2a demo [--serve [--port N]]");
-            return EXIT_USAGE;
-        }
+        Err(e) => return crate::args::usage_error("demo", &e),
     };
     if let Err(e) = args.finish() {
-        eprintln!("a2a demo: {e}\nusage: a2a demo [--serve [--port N]]");
-        return EXIT_USAGE;
+        return crate::args::usage_error("demo", &e);
     }
     if port.is_some() && !serve_mode {
-        eprintln!("a2a demo: --port needs --serve\nusage: a2a demo [--serve [--port N]]");
-        return EXIT_USAGE;
+        return crate::args::usage_error("demo", "--port needs --serve");
     }
     if serve_mode {
         return serve(port.unwrap_or(0));

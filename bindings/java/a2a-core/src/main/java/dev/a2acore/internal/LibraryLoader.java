@@ -1,24 +1,31 @@
 package dev.a2acore.internal;
 
 import com.sun.jna.Native;
+import com.sun.jna.Platform;
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Finds and loads liba2a_core once per JVM.
+ * Finds and loads liba2a_core once per JVM, by the rule every binding of a2a-core follows:
  *
- * <p>Order: the system property {@code A2A_CORE_LIB}, then the environment variable
- * {@code A2A_CORE_LIB} (a path to the library file, or to a directory holding it); else the
- * Cargo target directory ({@code CARGO_TARGET_DIR}, or {@code target/} of the a2a-core
- * checkout found from the system property {@code a2a.repo.root} or by walking up from the
- * working directory), taking the newer of {@code debug/} and {@code release/}; else JNA's
- * own search ({@code jna.library.path}, the system library path) for {@code a2a_core}.
+ * <ol>
+ *   <li>{@code A2A_CORE_LIB}: the system property, else the environment variable (a path to
+ *       the library file, or to a directory holding it). The only way to load a debug build.
+ *   <li>The library bundled in this jar, at JNA's resource path ({@code linux-x86-64/liba2a_core.so};
+ *       the Maven build puts the release library there), extracted by JNA.
+ *   <li>For development in a checkout: the repository's release build, {@code release/} of
+ *       {@code CARGO_TARGET_DIR} or of {@code target/} of the a2a-core checkout found from the
+ *       system property {@code a2a.repo.root} or by walking up from the working directory.
+ *       Never {@code debug/}.
+ * </ol>
+ *
+ * <p>Otherwise an {@link UnsatisfiedLinkError} that names the variable and the build command.
  */
 public final class LibraryLoader {
     /** Name of the system property and environment variable naming the library. */
@@ -37,18 +44,25 @@ public final class LibraryLoader {
         return Holder.LOADED.lib();
     }
 
-    /** Where the library was loaded from (a file path, or the bare name for JNA's search). */
+    /** Where the library was loaded from (for the bundled one: the file JNA extracted it to). */
     public static String path() {
         return Holder.LOADED.path();
     }
 
     private static Loaded load() {
+        String chosen = find();
+        A2aCoreLibrary lib = Native.load(chosen, A2aCoreLibrary.class,
+            Map.of(com.sun.jna.Library.OPTION_STRING_ENCODING, "UTF-8"));
+        return new Loaded(lib, chosen);
+    }
+
+    /** The absolute path of the library to load, by the rule above. */
+    static String find() {
         String fileName = System.mapLibraryName("a2a_core");
         String explicit = System.getProperty(ENV);
         if (explicit == null || explicit.isEmpty()) {
             explicit = System.getenv(ENV);
         }
-        String chosen;
         if (explicit != null && !explicit.isEmpty()) {
             File f = new File(explicit);
             if (f.isDirectory()) {
@@ -57,45 +71,46 @@ public final class LibraryLoader {
             if (!f.isFile()) {
                 throw new UnsatisfiedLinkError(ENV + "=" + explicit + ": no such library file " + f);
             }
-            chosen = f.getAbsolutePath();
-        } else {
-            chosen = fromCargo(fileName);
-            if (chosen == null) {
-                chosen = "a2a_core";
+            return f.getAbsolutePath();
+        }
+        List<String> looked = new ArrayList<>();
+        String resource = Platform.RESOURCE_PREFIX + "/" + fileName;
+        if (LibraryLoader.class.getClassLoader().getResource(resource) != null) {
+            try {
+                File extracted = Native.extractFromResourcePath("/" + resource, LibraryLoader.class.getClassLoader());
+                return extracted.getAbsolutePath();
+            } catch (IOException e) {
+                UnsatisfiedLinkError err = new UnsatisfiedLinkError(
+                    "cannot extract the bundled " + resource + ": " + e.getMessage());
+                err.initCause(e);
+                throw err;
             }
         }
-        A2aCoreLibrary lib = Native.load(chosen, A2aCoreLibrary.class,
-            Map.of(com.sun.jna.Library.OPTION_STRING_ENCODING, "UTF-8"));
-        return new Loaded(lib, chosen);
+        looked.add("classpath:" + resource);
+        for (Path p : releaseBuilds(fileName)) {
+            if (Files.isRegularFile(p)) {
+                return p.toAbsolutePath().normalize().toString();
+            }
+            looked.add(p.toString());
+        }
+        throw new UnsatisfiedLinkError(fileName + " not found: use the a2a-core jar built by Maven"
+            + " (it bundles the library for " + Platform.RESOURCE_PREFIX + " when built there), build it with"
+            + " `cargo build -p a2a-core-ffi --release` in the a2a-core checkout, or set " + ENV
+            + " (system property or environment variable) to the library file. Looked at: "
+            + String.join(", ", looked));
     }
 
-    private static String fromCargo(String fileName) {
-        List<Path> targets = new ArrayList<>();
+    private static List<Path> releaseBuilds(String fileName) {
+        List<Path> out = new ArrayList<>();
         String cargoTarget = System.getenv("CARGO_TARGET_DIR");
         if (cargoTarget != null && !cargoTarget.isEmpty()) {
-            targets.add(Paths.get(cargoTarget));
+            out.add(Paths.get(cargoTarget).resolve("release").resolve(fileName));
         }
         Path root = repoRoot();
         if (root != null) {
-            targets.add(root.resolve("target"));
+            out.add(root.resolve("target").resolve("release").resolve(fileName));
         }
-        List<Path> found = new ArrayList<>();
-        for (Path t : targets) {
-            for (String profile : new String[] {"debug", "release"}) {
-                Path p = t.resolve(profile).resolve(fileName);
-                if (Files.isRegularFile(p)) {
-                    found.add(p);
-                }
-            }
-            if (!found.isEmpty()) {
-                break;
-            }
-        }
-        if (found.isEmpty()) {
-            return null;
-        }
-        Collections.sort(found, (a, b) -> Long.compare(b.toFile().lastModified(), a.toFile().lastModified()));
-        return found.get(0).toAbsolutePath().normalize().toString();
+        return out;
     }
 
     private static Path repoRoot() {

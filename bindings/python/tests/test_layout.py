@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib
+import importlib.util
 import inspect
 import json
 import pkgutil
@@ -45,6 +46,11 @@ def mirrors() -> dict[type, str]:
     """Every ctypes Structure the package defines, with the C struct its docstring names."""
     found: dict[type, str] = {}
     for info in pkgutil.walk_packages(a2a_core.__path__, 'a2a_core.'):
+        # Python sources only: an installed package also carries the C library itself
+        # (liba2a_core.so), which is loaded through ctypes, never imported.
+        spec = importlib.util.find_spec(info.name)
+        if spec is None or not (spec.origin or '').endswith('.py'):
+            continue
         mod = importlib.import_module(info.name)
         for _, cls in inspect.getmembers(mod, inspect.isclass):
             if issubclass(cls, (ctypes.Structure, ctypes.Union)) and cls.__module__ == mod.__name__:

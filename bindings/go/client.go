@@ -76,7 +76,7 @@ func DefaultClientConfig() ClientConfig {
 		DeferCardResolution:       bool(c.defer_card_resolution),
 		StreamResubscribeAttempts: uint32(c.stream_resubscribe_attempts), SendRetries: uint32(c.send_retries),
 		PreferClientOrder: bool(c.prefer_client_order),
-		ProxyDisabled: bool(c.proxy_disabled), MaxTime: msDur(c.max_time_ms),
+		ProxyDisabled:     bool(c.proxy_disabled), MaxTime: msDur(c.max_time_ms),
 	}
 }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.a2acore.CircuitBreaker;
 import dev.a2acore.ErrorName;
+import dev.a2acore.RetryAdvice;
 import dev.a2acore.RequestSent;
 import io.a2a.client.http.A2AHttpResponse;
 import org.junit.jupiter.api.AfterAll;
@@ -37,8 +38,11 @@ class DropInResilienceTest {
     @Test
     void aGatewayErrorIsReportedNotResent() throws Exception {
         A2aCoreHttpClient http = new A2aCoreHttpClient();
-        A2AHttpResponse r = http.createPost().url(server.rpc("status-502")).body(SEND).post();
-        assertEquals(502, r.status());
+        // A JSON-RPC call answered non-2xx reaches the caller as the classified outcome.
+        A2aCallException e = assertThrows(A2aCallException.class,
+            () -> http.createPost().url(server.rpc("status-502")).body(SEND).post());
+        assertEquals(502, e.httpStatus().getAsInt());
+        assertEquals(RetryAdvice.UNKNOWN_OUTCOME, e.retry());
         assertEquals(1, server.counters("status-502").get("sends").asInt(), "sent once, never replayed");
     }
 
@@ -48,7 +52,9 @@ class DropInResilienceTest {
         A2aCoreHttpClient http = A2aCoreHttpClient.builder().breaker(new CircuitBreaker.Config(2,
             d.failureRatePercent(), d.minCalls(), d.windowMs(), d.buckets(), 60_000, d.halfOpenTrials())).build();
         for (int i = 0; i < 2; i++) {
-            assertEquals(500, http.createPost().url(server.rpc("status-500")).body(SEND).post().status());
+            A2aCallException failed = assertThrows(A2aCallException.class,
+                () -> http.createPost().url(server.rpc("status-500")).body(SEND).post());
+            assertEquals(500, failed.httpStatus().getAsInt());
         }
         A2aCallException e = assertThrows(A2aCallException.class,
             () -> http.createPost().url(server.rpc("status-500")).body(SEND).post());

@@ -421,7 +421,9 @@ class SideBySideEndingsTest {
         A2aCallException c = assertInstanceOf(A2aCallException.class, t);
         assertTrue(c.getMessage().startsWith("Request failed with status 502: POST " + url), c.getMessage());
         assertEquals(ErrorName.BAD_GATEWAY, c.errorName());
-        assertEquals(RetryAdvice.BACKOFF, c.retry());
+        // A 502 on a send: a gateway may have forwarded it, so the outcome is unknown (never
+        // resent without an idempotency key; docs/outcomes.md section 6).
+        assertEquals(RetryAdvice.UNKNOWN_OUTCOME, c.retry());
         assertTrue(c.bodyExcerpt().orElse("").contains("502 Bad Gateway"), c.bodyExcerpt().toString());
     }
 
@@ -562,7 +564,9 @@ class SideBySideEndingsTest {
         assertTrue(ours.thrown().getMessage().contains("Request failed 502"), ours.thrown().getMessage());
         A2aCallException c = assertInstanceOf(A2aCallException.class, ours.thrown().getCause());
         assertEquals(ErrorName.BAD_GATEWAY, c.errorName());
-        assertEquals(RetryAdvice.BACKOFF, c.retry());
+        // A 502 on a send: a gateway may have forwarded it, so the outcome is unknown (never
+        // resent without an idempotency key; docs/outcomes.md section 6).
+        assertEquals(RetryAdvice.UNKNOWN_OUTCOME, c.retry());
         assertEquals(502, c.httpStatus().getAsInt());
         assertTrue(c.bodyExcerpt().orElse("").contains("<h1>502 Bad Gateway</h1>"), c.bodyExcerpt().toString());
     }

@@ -45,6 +45,8 @@ def mirrors() -> dict[type, str]:
     """Every ctypes Structure the package defines, with the C struct its docstring names."""
     found: dict[type, str] = {}
     for info in pkgutil.walk_packages(a2a_core.__path__, 'a2a_core.'):
+        if info.name.rsplit('.', 1)[-1].startswith('liba2a_core'):
+            continue  # the C library an installed wheel bundles: a .so, not a Python module
         mod = importlib.import_module(info.name)
         for _, cls in inspect.getmembers(mod, inspect.isclass):
             if issubclass(cls, (ctypes.Structure, ctypes.Union)) and cls.__module__ == mod.__name__:

@@ -428,7 +428,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         if (posted == null) {
             return new Response(status, text);
         }
-        boolean jsonRpc = posted.binding().filter(b -> b == Binding.JSON_RPC).isPresent();
+        boolean jsonRpc = posted.binding().filter(bd -> bd == Binding.JSON_RPC).isPresent();
         boolean success = status >= 200 && status < 300;
         if (A2aJavaSignals.isAuthStatus(status) || (jsonRpc && !success)) {
             A2aCallException e = A2aCallException.httpStatus("Request failed " + status, r.method(), r.url(), status,

@@ -870,50 +870,46 @@ mod tests {
 
     #[test]
     fn events_split_across_chunks_come_out_whole() {
-        {
-            let d = new_decoder();
-            assert!(feed_all(d, b"id: 7\ndata: hel").is_empty());
-            let items = feed_all(d, b"lo\r\n\n: ping\nretry: 1500\n");
-            assert_eq!(items.len(), 3);
-            assert_eq!(items[0].0, a2a_sse_item_kind::Event);
-            assert_eq!(items[0].1.as_deref(), Some(&b"message"[..]));
-            assert_eq!(items[0].2.as_deref(), Some(&b"hello"[..]));
-            assert_eq!(items[0].3.as_deref(), Some(&b"7"[..]));
-            assert_eq!(items[1].0, a2a_sse_item_kind::Comment);
-            assert_eq!(items[1].2.as_deref(), Some(&b" ping"[..]));
-            assert_eq!(items[2].0, a2a_sse_item_kind::Retry);
-            assert_eq!(items[2].4, 1500);
-            assert!(items[2].2.is_none());
-            let mut r = 0;
-            assert!(a2a_sse_decoder_retry(d, &mut r));
-            assert_eq!(r, 1500);
-            assert_eq!(
-                unsafe { a2a_sse_decoder_last_event_id(d).as_slice() },
-                Some(&b"7"[..])
-            );
-            a2a_sse_decoder_free(d);
-        }
+        let d = new_decoder();
+        assert!(feed_all(d, b"id: 7\ndata: hel").is_empty());
+        let items = feed_all(d, b"lo\r\n\n: ping\nretry: 1500\n");
+        assert_eq!(items.len(), 3);
+        assert_eq!(items[0].0, a2a_sse_item_kind::Event);
+        assert_eq!(items[0].1.as_deref(), Some(&b"message"[..]));
+        assert_eq!(items[0].2.as_deref(), Some(&b"hello"[..]));
+        assert_eq!(items[0].3.as_deref(), Some(&b"7"[..]));
+        assert_eq!(items[1].0, a2a_sse_item_kind::Comment);
+        assert_eq!(items[1].2.as_deref(), Some(&b" ping"[..]));
+        assert_eq!(items[2].0, a2a_sse_item_kind::Retry);
+        assert_eq!(items[2].4, 1500);
+        assert!(items[2].2.is_none());
+        let mut r = 0;
+        assert!(a2a_sse_decoder_retry(d, &mut r));
+        assert_eq!(r, 1500);
+        assert_eq!(
+            unsafe { a2a_sse_decoder_last_event_id(d).as_slice() },
+            Some(&b"7"[..])
+        );
+        a2a_sse_decoder_free(d);
     }
 
     #[test]
     fn zero_copy_views_point_into_the_chunk() {
         let chunk = b"event: update\ndata: {\"a\":1}\n\n".to_vec();
         let range = chunk.as_ptr_range();
-        {
-            let d = new_decoder();
-            let mut items: *const a2a_sse_item = null();
-            let mut n = 0;
-            assert_eq!(
-                a2a_sse_decoder_feed(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
-                a2a_result::A2A_OK
-            );
-            assert_eq!(n, 1);
-            let item = unsafe { *items };
-            assert!(range.contains(&item.data.ptr));
-            assert_eq!(unsafe { item.data.as_slice() }, Some(&b"{\"a\":1}"[..]));
-            assert_eq!(unsafe { item.event_type.as_slice() }, Some(&b"update"[..]));
-            a2a_sse_decoder_free(d);
-        }
+        let d = new_decoder();
+        let mut items: *const a2a_sse_item = null();
+        let mut n = 0;
+        assert_eq!(
+            a2a_sse_decoder_feed(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(n, 1);
+        let item = unsafe { *items };
+        assert!(range.contains(&item.data.ptr));
+        assert_eq!(unsafe { item.data.as_slice() }, Some(&b"{\"a\":1}"[..]));
+        assert_eq!(unsafe { item.event_type.as_slice() }, Some(&b"update"[..]));
+        a2a_sse_decoder_free(d);
     }
 
     #[test]

@@ -1417,7 +1417,7 @@ enum a2a_breaker_state
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /*
-   Not a state: returned only for a NULL handle or after a caught panic.
+   Not a state: the zero value, never reported for a breaker.
    */
   A2A_BREAKER_STATE_INVALID = 0,
   /*
@@ -1642,8 +1642,8 @@ typedef struct a2a_abort a2a_abort;
 
  Methods: `a2a_breaker_new`, `a2a_breaker_free`, `a2a_breaker_agent`,
  `a2a_breaker_allow`, `a2a_breaker_refusal`, `a2a_breaker_record`,
- `a2a_breaker_record_result`, `a2a_breaker_release`, `a2a_breaker_state_at`,
- `a2a_breaker_snapshot_at`, `a2a_breaker_reset`.
+ `a2a_breaker_release`, `a2a_breaker_snapshot_at` (its `state` is the state now),
+ `a2a_breaker_reset`.
 
  Threading: `Send`, not thread-safe.
  */
@@ -1705,8 +1705,7 @@ typedef struct a2a_header_setter a2a_header_setter;
  An incremental HTTP/1.1 response reader (httparse style: "need more" is not an error;
  rustls-unbuffered style: the caller owns the buffer and drops `consumed` bytes).
 
- Methods: `a2a_http1_response_new`, `a2a_http1_response_new_with`,
- `a2a_http1_response_free`, `a2a_http1_response_reset`, `a2a_http1_response_feed`,
+ Methods: `a2a_http1_response_new_with`, `a2a_http1_response_free`, `a2a_http1_response_reset`, `a2a_http1_response_feed`,
  `a2a_http1_response_finish`, `a2a_http1_response_head`, `a2a_http1_response_header`,
  `a2a_http1_response_header_get`, `a2a_http1_response_trailer_count`,
  `a2a_http1_response_trailer`, `a2a_http1_response_body_received`,
@@ -1757,9 +1756,9 @@ typedef struct a2a_raw_response a2a_raw_response;
  to feed to an `a2a_sse_decoder`, or any other response already read whole (its body in
  the head, and `a2a_raw_stream_read` returns `A2A_NONE` at once).
 
- Methods: `a2a_client_open_stream`, `a2a_raw_stream_head`,
- `a2a_raw_stream_is_event_stream`, `a2a_raw_stream_read`, `a2a_raw_stream_abort`,
- `a2a_raw_stream_free`.
+ Methods: `a2a_client_open_stream`, `a2a_raw_stream_head` (an event stream is a 2xx head
+ whose first `Content-Type` passes `a2a_is_event_stream`), `a2a_raw_stream_read`,
+ `a2a_raw_stream_abort`, `a2a_raw_stream_free`.
 
  Threading: `Send`, not thread-safe, with one exception: `a2a_raw_stream_abort` may be
  called from another thread while a read is in progress (never concurrently with
@@ -1774,8 +1773,7 @@ typedef struct a2a_raw_stream a2a_raw_stream;
  Methods: `a2a_request_new`, `a2a_request_free`, `a2a_request_build`,
  `a2a_request_build_text`, `a2a_request_http_method`, `a2a_request_path`,
  `a2a_request_header_count`, `a2a_request_header`, `a2a_request_body`,
- `a2a_request_a2a_method`, `a2a_request_rpc_id`, `a2a_request_write_http1`,
- `a2a_request_last_error`.
+ `a2a_request_a2a_method`, `a2a_request_rpc_id`, `a2a_request_last_error`.
 
  Threading: `Send`, not thread-safe.
  */
@@ -1827,9 +1825,8 @@ typedef struct a2a_server_response a2a_server_response;
 /*
  An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
 
- Methods: `a2a_sse_decoder_new`, `a2a_sse_decoder_new_with`, `a2a_sse_decoder_free`,
- `a2a_sse_decoder_feed`, `a2a_sse_decoder_feed_copy`, `a2a_sse_decoder_feed_packed`,
- `a2a_sse_decoder_next`,
+ Methods: `a2a_sse_decoder_new_with`, `a2a_sse_decoder_free`,
+ `a2a_sse_decoder_feed`, `a2a_sse_decoder_feed_packed`,
  `a2a_sse_decoder_finish`, `a2a_sse_decoder_last_event_id`,
  `a2a_sse_decoder_set_last_event_id`, `a2a_sse_decoder_retry`,
  `a2a_sse_decoder_reset_for_reconnect`, `a2a_sse_decoder_last_error`.
@@ -2993,7 +2990,7 @@ typedef struct a2a_sse_item {
 /*
  The result of `a2a_sse_decoder_feed_packed`: every event one chunk completed, in one
  buffer, plus every item of the feed. Everything points into the decoder and is valid
- until the next mutating call on it (`a2a_sse_decoder_next` excepted) or its free.
+ until the next mutating call on it or its free.
 
  Layout (GUARANTEED): `bytes` holds, for event 0, 1, ..., `event_count - 1` in stream
  order, its type, its data and its id, EACH FOLLOWED BY ONE CR byte (`'\r'`, 0x0D), back
@@ -3036,7 +3033,7 @@ typedef struct a2a_sse_packed {
   size_t limit_error_count;
   /*
    Every item of the feed in stream order (events, comments, retry values, limit
-   errors), as `a2a_sse_decoder_feed_copy` returns them; event views point into
+   errors), as `a2a_sse_decoder_feed` returns them; event views point into
    `bytes`. NULL when `item_count` is 0.
    */
   const struct a2a_sse_item *items;
@@ -3695,12 +3692,6 @@ a2a_result a2a_client_open_stream(const struct a2a_client *client,
 const struct a2a_raw_response *a2a_raw_stream_head(const struct a2a_raw_stream *stream);
 
 /*
- Whether the response is a 2xx `text/event-stream` whose body `a2a_raw_stream_read`
- delivers (false for NULL).
- */
-bool a2a_raw_stream_is_event_stream(const struct a2a_raw_stream *stream);
-
-/*
  Waits for the next bytes of the body (BLOCKS at most `idle_timeout_ms`, or the
  client's stream idle timeout when 0, measured from this call) and writes them to
  `*chunk` (never empty; valid until the next `a2a_raw_stream_read` or
@@ -3773,15 +3764,6 @@ a2a_result a2a_leaked_exception(const char *text,
                                 size_t text_len,
                                 struct a2a_str *class_,
                                 struct a2a_str *message);
-
-/*
- Reads a `Retry-After` value as delta-seconds (`"3"`).
-
- Returns `A2A_OK` and writes `*secs`, or `A2A_NONE` for an HTTP-date (which needs a
- clock: `a2a_classify` reads one when `a2a_response.now_unix_seconds` is set) or garbage.
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
- */
-a2a_result a2a_parse_retry_after(const char *value, size_t value_len, uint64_t *secs);
 
 /*
  Whether a `Content-Type` value is `text/event-stream` (parameters and case ignored).
@@ -3865,17 +3847,9 @@ a2a_result a2a_http1_limits_default(struct a2a_http1_limits *out);
 
 /*
  A reader for the response to a request sent with `method` (UTF-8, e.g. `POST`; a
- response to `HEAD` has no body), with the default limits. `out`: a new handle the caller
- owns (free with `a2a_http1_response_free`); written on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
- */
-a2a_result a2a_http1_response_new(const char *method,
-                                  size_t method_len,
-                                  struct a2a_http1_response **out);
-
-/*
- Like `a2a_http1_response_new` with explicit limits (read during the call only).
+ response to `HEAD` has no body), with `*limits` (read during the call only; start from
+ `a2a_http1_limits_default`). `out`: a new handle the caller owns (free with
+ `a2a_http1_response_free`); written on success only.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a limit of 0).
  */
@@ -4315,23 +4289,6 @@ bool a2a_request_a2a_method(const struct a2a_request *request, a2a_method *out);
 struct a2a_str a2a_request_rpc_id(const struct a2a_request *request);
 
 /*
- Appends the request as HTTP/1.1 to `out`: the target is the interface URL's path
- `base_path` joined with the request's path, `host` the `Host` value; both UTF-8, read
- during the call only. `written`: bytes appended, on success only.
-
- Returns `A2A_NONE` when the handle holds no request. Errors: `A2A_NULL_PARAMETER`,
- `A2A_INVALID_UTF8`, the `A2A_HTTP1_*` request codes (message in
- `a2a_buffer_last_error(out)`).
- */
-a2a_result a2a_request_write_http1(const struct a2a_request *request,
-                                   struct a2a_buffer *out,
-                                   const char *base_path,
-                                   size_t base_path_len,
-                                   const char *host,
-                                   size_t host_len,
-                                   size_t *written);
-
-/*
  A human-readable message for the error of the most recent build on this handle;
  absent `(NULL, 0)` when it had none or `request` is NULL. Valid until the next mutating
  call.
@@ -4508,26 +4465,11 @@ a2a_result a2a_breaker_record(struct a2a_breaker *breaker,
                               uint64_t now_ms);
 
 /*
- Records a call's result directly: `counted_failure` true for a failure that counts
- toward opening (see `a2a_counts_toward_breaker`), false for a success.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_breaker_record_result(struct a2a_breaker *breaker,
-                                     bool counted_failure,
-                                     uint64_t now_ms);
-
-/*
  Returns a trial permit taken by `a2a_breaker_allow` for a call that was never made.
 
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_breaker_release(struct a2a_breaker *breaker, uint64_t now_ms);
-
-/*
- The state at `now_ms`; `A2A_BREAKER_STATE_INVALID` when `breaker` is NULL.
- */
-a2a_breaker_state a2a_breaker_state_at(const struct a2a_breaker *breaker, uint64_t now_ms);
 
 /*
  Writes a snapshot of the breaker at `now_ms` to `*out`.
@@ -4908,18 +4850,8 @@ bool a2a_server_keepalive_due(uint64_t interval_ms,
 struct a2a_bytes a2a_server_keepalive_comment(void);
 
 /*
- A new decoder with the default limits (16 MiB lines, 16 MiB events) and the WHATWG
- end-of-stream rule.
-
- `out`: receives a new handle the caller owns (free with `a2a_sse_decoder_free`);
- written on success only.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_sse_decoder_new(struct a2a_sse_decoder **out);
-
-/*
- A new decoder with explicit limits and end-of-stream rule.
+ A new decoder with explicit limits and end-of-stream rule (the core's defaults: 16 MiB
+ lines, 16 MiB events, `A2A_SSE_AT_EOF_DISCARD`, the WHATWG rule).
 
  `max_line`: longest line in bytes (every field counts). `max_event`: largest event data
  in bytes. Memory held by the decoder is bounded by about `max_line + max_event` plus the
@@ -4945,14 +4877,13 @@ void a2a_sse_decoder_free(struct a2a_sse_decoder *decoder);
  chunk) and returns every item it completed, ZERO-COPY.
 
  `items`/`count`: receive an array of `*count` items owned by the decoder (NULL when
- `*count` is 0); written on success only. The same items are also returned one by one by
- `a2a_sse_decoder_next`.
+ `*count` is 0); written on success only.
 
  RETAINS caller memory: values lying whole inside `chunk` are views of `chunk`, so every
  view in the items is valid only while the caller keeps `chunk` alive and unmodified AND
- until the next mutating call on the decoder (`a2a_sse_decoder_next` excepted). Values
- that span chunks are copied into the decoder. Use `a2a_sse_decoder_feed_copy` when the
- chunk may move or be freed after the call (JNA, cgo).
+ until the next mutating call on the decoder. Values that span chunks are copied into the
+ decoder. Use `a2a_sse_decoder_feed_packed` when the chunk may move or be freed after the
+ call (JNA, cgo, ctypes).
 
  Limit errors are reported as `A2A_SSE_ITEM_KIND_LIMIT_ERROR` items (the call still
  returns `A2A_OK`); `a2a_sse_decoder_last_error` then describes the last one.
@@ -4966,29 +4897,15 @@ a2a_result a2a_sse_decoder_feed(struct a2a_sse_decoder *decoder,
                                 size_t *count);
 
 /*
- Like `a2a_sse_decoder_feed`, but every value is COPIED into memory the decoder owns:
- `chunk` is borrowed for the call only and may be freed or moved as soon as it returns.
- The item views are valid until the next mutating call on the decoder
- (`a2a_sse_decoder_next` excepted) or its free.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_sse_decoder_feed_copy(struct a2a_sse_decoder *decoder,
-                                     const uint8_t *chunk,
-                                     size_t chunk_len,
-                                     const struct a2a_sse_item **items,
-                                     size_t *count);
-
-/*
- Like `a2a_sse_decoder_feed_copy` (the chunk is COPIED: borrowed for the call only, may
- be freed or moved as soon as it returns), and lays out every event the chunk completed
+ Like `a2a_sse_decoder_feed`, but every value is COPIED into memory the decoder owns (the
+ chunk is borrowed for the call only, may be freed or moved as soon as it returns), and
+ lays out every event the chunk completed
  in ONE buffer the decoder owns, so that a binding copies the whole batch once and
  slices it (or decodes it once and splits it at CR): see `a2a_sse_packed` for the
  guaranteed layout.
 
  `out`: written on success only; everything in it points into the decoder and is valid
- until the next mutating call on it (`a2a_sse_decoder_next`, which walks the same items,
- excepted) or its free.
+ until the next mutating call on it or its free.
 
  Limit errors are items (`limit_error_count`), not a failed call.
 
@@ -4998,17 +4915,6 @@ a2a_result a2a_sse_decoder_feed_packed(struct a2a_sse_decoder *decoder,
                                        const uint8_t *chunk,
                                        size_t chunk_len,
                                        struct a2a_sse_packed *out);
-
-/*
- The next item of the last feed, in order: returns `A2A_OK` and writes `*out`, or
- `A2A_NEED_MORE` when every item of the last feed was handed out (feed the next chunk).
-
- `out`: written on success only; its views have the lifetime stated by the feed call
- that produced them. This call does not invalidate views handed out before.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_sse_decoder_next(struct a2a_sse_decoder *decoder, struct a2a_sse_item *out);
 
 /*
  Ends the stream (end of the response body) and reports what the end-of-stream rule did.

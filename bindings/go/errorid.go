@@ -51,12 +51,17 @@ func LeakedException(text string) (class, message string, ok bool) {
 // ParseRetryAfter reads a Retry-After value in delta-seconds ("3"); ok is false for an
 // HTTP-date (which needs a clock) or garbage.
 func ParseRetryAfter(value string) (d time.Duration, ok bool) {
-	p, n := cText(value)
-	var secs C.uint64_t
-	if C.a2a_parse_retry_after(p, n, &secs) != C.A2A_OK {
+	// The library reads Retry-After in one place, the classifier: an HTTP error with no
+	// body and this header, classified without a clock, carries exactly its delta-seconds.
+	o, err := Classify(Response{Status: 503, RetryAfter: value})
+	if err != nil {
 		return 0, false
 	}
-	return time.Duration(secs) * time.Second, true
+	defer o.Close()
+	if o.RetryAfter == nil {
+		return 0, false
+	}
+	return *o.RetryAfter, true
 }
 
 // IsEventStream reports whether a Content-Type value is text/event-stream.

@@ -214,13 +214,16 @@ func NewResponseReader(method string, limits *HTTP1Limits) (*ResponseReader, err
 	mp, mn := cText(method)
 	var h *C.a2a_http1_response
 	var r C.a2a_result
+	var l C.struct_a2a_http1_limits
 	if limits == nil {
-		r = C.a2a_http1_response_new(mp, mn, &h)
+		if r = C.a2a_http1_limits_default(&l); r != C.A2A_OK {
+			return nil, codeErr("NewResponseReader", r)
+		}
 	} else {
-		l := C.struct_a2a_http1_limits{C.size_t(limits.MaxHeadBytes), C.size_t(limits.MaxHeaders),
+		l = C.struct_a2a_http1_limits{C.size_t(limits.MaxHeadBytes), C.size_t(limits.MaxHeaders),
 			C.size_t(limits.MaxInformational), C.size_t(limits.MaxChunkLine), C.size_t(limits.MaxTrailerBytes)}
-		r = C.a2a_http1_response_new_with(mp, mn, &l, &h)
 	}
+	r = C.a2a_http1_response_new_with(mp, mn, &l, &h)
 	if r != C.A2A_OK {
 		return nil, codeErr("NewResponseReader", r)
 	}

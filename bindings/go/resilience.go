@@ -9,6 +9,7 @@ import "C"
 import (
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -548,10 +549,58 @@ func (b *Breaker) RecordResult(countedFailure bool, now time.Time) error {
 	if b.h == nil {
 		return ErrClosed
 	}
-	if r := C.a2a_breaker_record_result(b.h, C.bool(countedFailure), b.ms(now)); r != C.A2A_OK {
+	o, err := resultOutcome(countedFailure)
+	if err != nil {
+		return err
+	}
+	oh, err := o.handle()
+	if err != nil {
+		return err
+	}
+	r := C.a2a_breaker_record(b.h, oh, b.ms(now))
+	runtime.KeepAlive(o)
+	if r != C.A2A_OK {
 		return codeErr("Breaker.RecordResult", r)
 	}
 	return nil
+}
+
+// resultOutcomes are one outcome per breaker effect, made once and never closed:
+// RecordResult records one of them with a2a_breaker_record, which records exactly
+// a2a_counts_toward_breaker(outcome). [1] counts (an HTTP 503), [0] is a success (a
+// JSON-RPC reply carrying a message).
+var resultOutcomes = sync.OnceValues(func() ([2]*Outcome, error) {
+	failure, err := Classify(Response{Status: 503})
+	if err != nil {
+		return [2]*Outcome{}, err
+	}
+	success, err := Classify(Response{Status: 200, ContentType: "application/json",
+		Body: []byte(`{"jsonrpc":"2.0","id":1,"result":{"kind":"message","messageId":"m","role":"agent","parts":[]}}`)})
+	if err != nil {
+		return [2]*Outcome{}, err
+	}
+	for i, o := range [2]*Outcome{success, failure} {
+		h, err := o.handle()
+		if err != nil {
+			return [2]*Outcome{}, err
+		}
+		if bool(C.a2a_counts_toward_breaker(h)) != (i == 1) {
+			return [2]*Outcome{}, &Error{Op: "Breaker.RecordResult", Code: CodeInvalidArgument,
+				Detail: "the library classified the breaker outcome unexpectedly"}
+		}
+	}
+	return [2]*Outcome{success, failure}, nil
+})
+
+func resultOutcome(countedFailure bool) (*Outcome, error) {
+	pair, err := resultOutcomes()
+	if err != nil {
+		return nil, err
+	}
+	if countedFailure {
+		return pair[1], nil
+	}
+	return pair[0], nil
 }
 
 // Release returns a trial permit taken by Allow for a call that was never made.
@@ -567,10 +616,11 @@ func (b *Breaker) Release(now time.Time) error {
 
 // State is the state at now.
 func (b *Breaker) State(now time.Time) BreakerState {
-	if b.h == nil {
+	s, err := b.Snapshot(now)
+	if err != nil {
 		return 0
 	}
-	return BreakerState(C.a2a_breaker_state_at(b.h, b.ms(now)))
+	return s.State
 }
 
 // Snapshot is a view of the breaker at now.

@@ -319,6 +319,19 @@ func TestBreakerSimulatedClock(t *testing.T) {
 	if err := b.RecordResult(false, half); err != nil || b.State(half) != BreakerClosed {
 		t.Fatalf("a successful trial closes it: %v", b.State(half))
 	}
+	// RecordResult(true) is a counted failure: three of them open it again.
+	for i := range 3 {
+		now := half.Add(time.Duration(i) * time.Millisecond)
+		if !b.Allow(now) {
+			t.Fatalf("refused before the threshold at %d", i)
+		}
+		if err := b.RecordResult(true, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if again := half.Add(3 * time.Millisecond); b.State(again) != BreakerOpen {
+		t.Fatalf("three counted results: state %v", b.State(again))
+	}
 	if err := b.Reset(); err != nil {
 		t.Fatal(err)
 	}

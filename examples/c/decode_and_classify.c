@@ -2,7 +2,7 @@
  * decode_and_classify: a2a_core used from C.
  *
  * 1. Decodes a captured A2A 0.3 `message/stream` response body (SSE), fed in small chunks
- *    as a socket would deliver it, with the copying batch call; every event goes to a
+ *    as a socket would deliver it, with the zero-copy batch call; every event goes to a
  *    stream tracker, which says how the stream ended.
  * 2. Classifies a captured non-streaming response (a FAILED task carrying an ADK error_id)
  *    and prints its outcome.
@@ -77,7 +77,9 @@ int main(void) {
   asked.request_id = "1";
   asked.request_id_len = 1;
 
-  if ((r = a2a_sse_decoder_new(&dec)) != A2A_OK) return fail("a2a_sse_decoder_new", r);
+  /* The core's default limits (16 MiB lines and events) and the WHATWG end-of-stream rule. */
+  r = a2a_sse_decoder_new_with((size_t)16 << 20, (size_t)16 << 20, A2A_SSE_AT_EOF_DISCARD, &dec);
+  if (r != A2A_OK) return fail("a2a_sse_decoder_new_with", r);
   if ((r = a2a_stream_tracker_new(&asked, 30000, now_ms, &tracker)) != A2A_OK)
     return fail("a2a_stream_tracker_new", r);
 
@@ -87,8 +89,9 @@ int main(void) {
     size_t n, chunk = len - off < 37 ? len - off : 37;
     now_ms += 10;
     a2a_stream_tracker_on_bytes(tracker, now_ms);
-    r = a2a_sse_decoder_feed_copy(dec, (const uint8_t *)STREAM + off, chunk, &items, &n);
-    if (r != A2A_OK) return fail("a2a_sse_decoder_feed_copy", r);
+    /* Zero-copy: the views point into STREAM, which outlives every item. */
+    r = a2a_sse_decoder_feed(dec, (const uint8_t *)STREAM + off, chunk, &items, &n);
+    if (r != A2A_OK) return fail("a2a_sse_decoder_feed", r);
     for (i = 0; i < n; i++) {
       a2a_stream_item item;
       if (items[i].kind == A2A_SSE_ITEM_KIND_COMMENT) {

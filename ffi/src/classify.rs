@@ -191,30 +191,6 @@ pub extern "C" fn a2a_leaked_exception(
     }
 }
 
-/// Reads a `Retry-After` value as delta-seconds (`"3"`).
-///
-/// Returns `A2A_OK` and writes `*secs`, or `A2A_NONE` for an HTTP-date (which needs a
-/// clock: `a2a_classify` reads one when `a2a_response.now_unix_seconds` is set) or garbage.
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_parse_retry_after(
-    value: *const c_char,
-    value_len: usize,
-    secs: *mut u64,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let secs = try_out!(secs);
-        let value = try_str!(value, value_len);
-        match classify::parse_retry_after(value) {
-            Some(s) => {
-                secs.set(s);
-                a2a_result::A2A_OK
-            }
-            None => a2a_result::A2A_NONE,
-        }
-    }
-}
-
 /// Whether a `Content-Type` value is `text/event-stream` (parameters and case ignored).
 /// False for NULL with a length, invalid UTF-8 or `(NULL, 0)`.
 #[unsafe(no_mangle)]
@@ -349,12 +325,6 @@ mod tests {
             a2a_extract_error_id(b"none".as_ptr().cast(), 4, &mut v),
             a2a_result::A2A_NONE
         );
-        let mut secs = 0;
-        assert_eq!(
-            a2a_parse_retry_after(b"120".as_ptr().cast(), 3, &mut secs),
-            a2a_result::A2A_OK
-        );
-        assert_eq!(secs, 120);
         assert!(a2a_is_event_stream(
             b"Text/Event-Stream; charset=utf-8".as_ptr().cast(),
             32

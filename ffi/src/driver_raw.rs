@@ -302,16 +302,15 @@ pub extern "C" fn a2a_client_exchange(
 /// to feed to an `a2a_sse_decoder`, or any other response already read whole (its body in
 /// the head, and `a2a_raw_stream_read` returns `A2A_NONE` at once).
 ///
-/// Methods: `a2a_client_open_stream`, `a2a_raw_stream_head`,
-/// `a2a_raw_stream_is_event_stream`, `a2a_raw_stream_read`, `a2a_raw_stream_abort`,
-/// `a2a_raw_stream_free`.
+/// Methods: `a2a_client_open_stream`, `a2a_raw_stream_head` (an event stream is a 2xx head
+/// whose first `Content-Type` passes `a2a_is_event_stream`), `a2a_raw_stream_read`,
+/// `a2a_raw_stream_abort`, `a2a_raw_stream_free`.
 ///
 /// Threading: `Send`, not thread-safe, with one exception: `a2a_raw_stream_abort` may be
 /// called from another thread while a read is in progress (never concurrently with
 /// `a2a_raw_stream_free`).
 pub struct a2a_raw_stream {
     head: a2a_raw_response,
-    events: bool,
     abort: AbortHandle,
     idle: Duration,
     /// Read under a lock so that the stream is only ever borrowed shared, which lets
@@ -381,7 +380,6 @@ pub extern "C" fn a2a_client_open_stream(
             Err(o) => return transport_failure(error, o),
         };
         out.set(handle::into_raw(a2a_raw_stream {
-            events: body.is_some(),
             head,
             abort,
             idle,
@@ -398,15 +396,6 @@ pub extern "C" fn a2a_client_open_stream(
 pub extern "C" fn a2a_raw_stream_head(stream: *const a2a_raw_stream) -> *const a2a_raw_response {
     ffi_panic_boundary! {
         &try_ref!(stream).head as *const a2a_raw_response
-    }
-}
-
-/// Whether the response is a 2xx `text/event-stream` whose body `a2a_raw_stream_read`
-/// delivers (false for NULL).
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_raw_stream_is_event_stream(stream: *const a2a_raw_stream) -> bool {
-    ffi_panic_boundary! {
-        try_ref!(stream).events
     }
 }
 
@@ -569,7 +558,10 @@ mod tests {
             ),
             a2a_result::A2A_OK
         );
-        assert!(a2a_raw_stream_is_event_stream(s));
+        assert!(
+            unsafe { (*s).state.lock().unwrap().body.is_some() },
+            "an event stream"
+        );
         assert_eq!(a2a_raw_response_status(a2a_raw_stream_head(s)), 200);
         let mut chunk = a2a_bytes::NONE;
         assert_eq!(

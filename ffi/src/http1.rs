@@ -296,8 +296,7 @@ pub struct a2a_http1_head {
 /// An incremental HTTP/1.1 response reader (httparse style: "need more" is not an error;
 /// rustls-unbuffered style: the caller owns the buffer and drops `consumed` bytes).
 ///
-/// Methods: `a2a_http1_response_new`, `a2a_http1_response_new_with`,
-/// `a2a_http1_response_free`, `a2a_http1_response_reset`, `a2a_http1_response_feed`,
+/// Methods: `a2a_http1_response_new_with`, `a2a_http1_response_free`, `a2a_http1_response_reset`, `a2a_http1_response_feed`,
 /// `a2a_http1_response_finish`, `a2a_http1_response_head`, `a2a_http1_response_header`,
 /// `a2a_http1_response_header_get`, `a2a_http1_response_trailer_count`,
 /// `a2a_http1_response_trailer`, `a2a_http1_response_body_received`,
@@ -337,28 +336,9 @@ pub extern "C" fn a2a_http1_limits_default(out: *mut a2a_http1_limits) -> a2a_re
 }
 
 /// A reader for the response to a request sent with `method` (UTF-8, e.g. `POST`; a
-/// response to `HEAD` has no body), with the default limits. `out`: a new handle the caller
-/// owns (free with `a2a_http1_response_free`); written on success only.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_http1_response_new(
-    method: *const c_char,
-    method_len: usize,
-    out: *mut *mut a2a_http1_response,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let out = try_out!(out);
-        let method = try_str!(method, method_len);
-        out.set(handle::into_raw(a2a_http1_response {
-            inner: ResponseParser::new(method),
-            last_error: String::new(),
-        }));
-        a2a_result::A2A_OK
-    }
-}
-
-/// Like `a2a_http1_response_new` with explicit limits (read during the call only).
+/// response to `HEAD` has no body), with `*limits` (read during the call only; start from
+/// `a2a_http1_limits_default`). `out`: a new handle the caller owns (free with
+/// `a2a_http1_response_free`); written on success only.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a limit of 0).
 #[unsafe(no_mangle)]
@@ -725,9 +705,11 @@ mod tests {
     #[test]
     fn chunked_response_body_views_point_into_input() {
         let wire = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/event-stream\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
+        let mut limits = unsafe { std::mem::zeroed::<a2a_http1_limits>() };
+        assert_eq!(a2a_http1_limits_default(&mut limits), a2a_result::A2A_OK);
         let mut r = null_mut();
         assert_eq!(
-            a2a_http1_response_new(b"POST".as_ptr().cast(), 4, &mut r),
+            a2a_http1_response_new_with(b"POST".as_ptr().cast(), 4, &limits, &mut r),
             a2a_result::A2A_OK
         );
         let mut start = 0;

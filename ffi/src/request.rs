@@ -3,15 +3,14 @@
 //! The call's parameters come in as JSON (any version's keys are read tolerantly, so a
 //! binding can keep one canonical form, e.g. A2A 1.0 ProtoJSON) and the request comes out
 //! as plain values: HTTP method, path relative to the interface URL, headers and body.
-//! `a2a_request_write_http1` serializes it for an HTTP/1.1 connection.
+//! `a2a_http1_join_target` and `a2a_http1_write_request` serialize it for an HTTP/1.1
+//! connection.
 
 use std::ffi::c_char;
 
 use a2a::envelope::{self, CallOptions, Interface, Method, Request, RpcId};
-use a2a::http1;
 use a2a::model::{self, Form};
 
-use crate::buffer::a2a_buffer;
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
 use crate::http1::{a2a_header, headers_from};
 use crate::panic::ffi_panic_boundary;
@@ -205,8 +204,7 @@ unsafe fn opts_from<'a>(o: *const a2a_call_options) -> Result<Opts<'a>, a2a_resu
 /// Methods: `a2a_request_new`, `a2a_request_free`, `a2a_request_build`,
 /// `a2a_request_build_text`, `a2a_request_http_method`, `a2a_request_path`,
 /// `a2a_request_header_count`, `a2a_request_header`, `a2a_request_body`,
-/// `a2a_request_a2a_method`, `a2a_request_rpc_id`, `a2a_request_write_http1`,
-/// `a2a_request_last_error`.
+/// `a2a_request_a2a_method`, `a2a_request_rpc_id`, `a2a_request_last_error`.
 ///
 /// Threading: `Send`, not thread-safe.
 pub struct a2a_request {
@@ -430,47 +428,6 @@ pub extern "C" fn a2a_request_rpc_id(request: *const a2a_request) -> a2a_str {
         match r.req.as_ref().and_then(|q| q.rpc_id.as_ref()) {
             Some(_) => a2a_str::from_str(&r.rpc_id_text),
             None => a2a_str::NONE,
-        }
-    }
-}
-
-/// Appends the request as HTTP/1.1 to `out`: the target is the interface URL's path
-/// `base_path` joined with the request's path, `host` the `Host` value; both UTF-8, read
-/// during the call only. `written`: bytes appended, on success only.
-///
-/// Returns `A2A_NONE` when the handle holds no request. Errors: `A2A_NULL_PARAMETER`,
-/// `A2A_INVALID_UTF8`, the `A2A_HTTP1_*` request codes (message in
-/// `a2a_buffer_last_error(out)`).
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_request_write_http1(
-    request: *const a2a_request,
-    out: *mut a2a_buffer,
-    base_path: *const c_char,
-    base_path_len: usize,
-    host: *const c_char,
-    host_len: usize,
-    written: *mut usize,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let r = try_ref!(request);
-        let buf = try_mut!(out);
-        let written = try_out!(written);
-        let base = try_str!(base_path, base_path_len);
-        let host = try_str!(host, host_len);
-        let Some(req) = r.req.as_ref() else {
-            return a2a_result::A2A_NONE;
-        };
-        let target = http1::join_target(base, &req.path);
-        match http1::write_request(&mut buf.bytes, req.method.as_str(), &target, host, &req.headers, &req.body) {
-            Ok(n) => {
-                buf.set_error(None);
-                written.set(n);
-                a2a_result::A2A_OK
-            }
-            Err(e) => {
-                buf.set_error(Some(e.to_string()));
-                crate::http1::request_code(&e)
-            }
         }
     }
 }

@@ -111,7 +111,7 @@ pub enum a2a_id_rule {
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum a2a_breaker_state {
-    /// Not a state: returned only for a NULL handle or after a caught panic.
+    /// Not a state: the zero value, never reported for a breaker.
     Invalid = 0,
     /// Calls pass; failures are counted.
     Closed = 1,
@@ -600,8 +600,8 @@ pub extern "C" fn a2a_breaker_config_default(out: *mut a2a_breaker_config) -> a2
 ///
 /// Methods: `a2a_breaker_new`, `a2a_breaker_free`, `a2a_breaker_agent`,
 /// `a2a_breaker_allow`, `a2a_breaker_refusal`, `a2a_breaker_record`,
-/// `a2a_breaker_record_result`, `a2a_breaker_release`, `a2a_breaker_state_at`,
-/// `a2a_breaker_snapshot_at`, `a2a_breaker_reset`.
+/// `a2a_breaker_release`, `a2a_breaker_snapshot_at` (its `state` is the state now),
+/// `a2a_breaker_reset`.
 ///
 /// Threading: `Send`, not thread-safe.
 pub struct a2a_breaker {
@@ -699,22 +699,6 @@ pub extern "C" fn a2a_breaker_record(
     }
 }
 
-/// Records a call's result directly: `counted_failure` true for a failure that counts
-/// toward opening (see `a2a_counts_toward_breaker`), false for a success.
-///
-/// Errors: `A2A_NULL_PARAMETER`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_breaker_record_result(
-    breaker: *mut a2a_breaker,
-    counted_failure: bool,
-    now_ms: u64,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        try_mut!(breaker).inner.record_result(counted_failure, Millis(now_ms));
-        a2a_result::A2A_OK
-    }
-}
-
 /// Returns a trial permit taken by `a2a_breaker_allow` for a call that was never made.
 ///
 /// Errors: `A2A_NULL_PARAMETER`.
@@ -723,17 +707,6 @@ pub extern "C" fn a2a_breaker_release(breaker: *mut a2a_breaker, now_ms: u64) ->
     ffi_panic_boundary! {
         try_mut!(breaker).inner.release(Millis(now_ms));
         a2a_result::A2A_OK
-    }
-}
-
-/// The state at `now_ms`; `A2A_BREAKER_STATE_INVALID` when `breaker` is NULL.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_breaker_state_at(
-    breaker: *const a2a_breaker,
-    now_ms: u64,
-) -> a2a_breaker_state {
-    ffi_panic_boundary! {
-        breaker_state_c(try_ref!(breaker).inner.state(Millis(now_ms)))
     }
 }
 
@@ -1109,25 +1082,37 @@ mod tests {
             assert!(a2a_breaker_allow(b, t));
             assert_eq!(a2a_breaker_record(b, o, t), a2a_result::A2A_OK);
         }
-        assert_eq!(a2a_breaker_state_at(b, 30), a2a_breaker_state::Open);
+        let mut snap = unsafe { std::mem::zeroed::<a2a_breaker_snapshot>() };
+        assert_eq!(
+            a2a_breaker_snapshot_at(b, 30, &mut snap),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(snap.state, a2a_breaker_state::Open);
         assert!(!a2a_breaker_allow(b, 30));
         let mut r = null_mut();
         assert_eq!(a2a_breaker_refusal(b, 30, &mut r), a2a_result::A2A_OK);
         let mut name = a2a_error_name::Other;
         assert!(a2a_outcome_error_name(r, &mut name));
         assert_eq!(name, a2a_error_name::CircuitOpen);
-        let mut snap = unsafe { std::mem::zeroed::<a2a_breaker_snapshot>() };
         assert_eq!(
             a2a_breaker_snapshot_at(b, 30, &mut snap),
             a2a_result::A2A_OK
         );
+        assert_eq!(snap.state, a2a_breaker_state::Open);
         assert_eq!(snap.times_opened, 1);
         assert_eq!(snap.refused, 1);
         assert!(snap.has_half_open_at);
         assert_eq!(unsafe { a2a_breaker_agent(b).as_str() }, Some("agent"));
         assert_eq!(a2a_breaker_reset(b), a2a_result::A2A_OK);
-        assert_eq!(a2a_breaker_state_at(b, 31), a2a_breaker_state::Closed);
-        assert_eq!(a2a_breaker_state_at(null(), 31), a2a_breaker_state::Invalid);
+        assert_eq!(
+            a2a_breaker_snapshot_at(b, 31, &mut snap),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(snap.state, a2a_breaker_state::Closed);
+        assert_eq!(
+            a2a_breaker_snapshot_at(null(), 31, &mut snap),
+            a2a_result::A2A_NULL_PARAMETER
+        );
         a2a_outcome_free(r);
         a2a_outcome_free(o);
         a2a_breaker_free(b);

@@ -2,10 +2,9 @@
 //!
 //! # Decoder
 //! One call decodes a whole chunk: `a2a_sse_decoder_feed` (zero-copy) or
-//! `a2a_sse_decoder_feed_copy` (copying) returns every item the chunk completed as an array
-//! of `a2a_sse_item` structs, so a binding makes one foreign call per chunk, not one per
-//! event or field. `a2a_sse_decoder_next` walks the same items one by one for C callers who
-//! prefer a loop.
+//! `a2a_sse_decoder_feed_packed` (copying) returns every item the chunk completed as an
+//! array of `a2a_sse_item` structs, so a binding makes one foreign call per chunk, not one
+//! per event or field.
 //!
 //! Which memory the views point into:
 //! - `a2a_sse_decoder_feed` (zero-copy) RETAINS pointers into the caller's chunk: a value
@@ -13,14 +12,12 @@
 //!   only while the caller keeps the chunk alive and unmodified, and until the next mutating
 //!   call on the decoder. Values that span chunks (or multi-line data) are copied into the
 //!   decoder.
-//! - `a2a_sse_decoder_feed_copy` copies every value into memory the decoder owns; the
+//! - `a2a_sse_decoder_feed_packed` copies every value into memory the decoder owns; the
 //!   chunk may be freed or moved as soon as the call returns. Bindings whose runtime moves
-//!   or frees the buffer after the call (JNA, cgo) must use this one.
-//!
-//! - `a2a_sse_decoder_feed_packed` copies too, and lays the events out for bindings that
-//!   copy a whole batch at once: every event's type, data and id, each ended by a CR, back
-//!   to back in one buffer the decoder owns, with an array of start offsets. The layout is
-//!   part of the ABI.
+//!   or frees the buffer after the call (JNA, cgo, ctypes) must use this one. It lays the
+//!   events out for bindings that copy a whole batch at once: every event's type, data and
+//!   id, each ended by a CR, back to back in one buffer the decoder owns, with an array of
+//!   start offsets. The layout is part of the ABI.
 //!
 //! Limit errors are not fatal: they come back as `A2A_SSE_ITEM_LIMIT_ERROR` items, the
 //! decoder skips the rest of that event and goes on.
@@ -110,7 +107,7 @@ pub struct a2a_sse_finish {
 
 /// The result of `a2a_sse_decoder_feed_packed`: every event one chunk completed, in one
 /// buffer, plus every item of the feed. Everything points into the decoder and is valid
-/// until the next mutating call on it (`a2a_sse_decoder_next` excepted) or its free.
+/// until the next mutating call on it or its free.
 ///
 /// Layout (GUARANTEED): `bytes` holds, for event 0, 1, ..., `event_count - 1` in stream
 /// order, its type, its data and its id, EACH FOLLOWED BY ONE CR byte (`'\r'`, 0x0D), back
@@ -143,7 +140,7 @@ pub struct a2a_sse_packed {
     /// last one).
     pub limit_error_count: usize,
     /// Every item of the feed in stream order (events, comments, retry values, limit
-    /// errors), as `a2a_sse_decoder_feed_copy` returns them; event views point into
+    /// errors), as `a2a_sse_decoder_feed` returns them; event views point into
     /// `bytes`. NULL when `item_count` is 0.
     pub items: *const a2a_sse_item,
     /// Number of items.
@@ -155,8 +152,6 @@ pub struct a2a_sse_packed {
 enum Mode {
     /// Views into the chunk where possible.
     ZeroCopy,
-    /// Every value copied into the arena.
-    Copy,
     /// Event values copied back to back into `packed`; other values into the arena.
     Packed,
 }
@@ -198,9 +193,8 @@ impl Rec {
 
 /// An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
 ///
-/// Methods: `a2a_sse_decoder_new`, `a2a_sse_decoder_new_with`, `a2a_sse_decoder_free`,
-/// `a2a_sse_decoder_feed`, `a2a_sse_decoder_feed_copy`, `a2a_sse_decoder_feed_packed`,
-/// `a2a_sse_decoder_next`,
+/// Methods: `a2a_sse_decoder_new_with`, `a2a_sse_decoder_free`,
+/// `a2a_sse_decoder_feed`, `a2a_sse_decoder_feed_packed`,
 /// `a2a_sse_decoder_finish`, `a2a_sse_decoder_last_event_id`,
 /// `a2a_sse_decoder_set_last_event_id`, `a2a_sse_decoder_retry`,
 /// `a2a_sse_decoder_reset_for_reconnect`, `a2a_sse_decoder_last_error`.
@@ -208,7 +202,7 @@ impl Rec {
 /// Threading: `Send`, not thread-safe.
 pub struct a2a_sse_decoder {
     decoder: Decoder,
-    /// Copies of values that do not lie in the fed chunk (or all values, when copying).
+    /// Copies of values that do not lie in the fed chunk (and the comments of a packed feed).
     arena: Vec<u8>,
     /// Packed feed: the event values, each ended by CR (see `a2a_sse_packed`).
     packed: Vec<u8>,
@@ -218,8 +212,6 @@ pub struct a2a_sse_decoder {
     /// INVARIANT: built from `recs` after the last feed/finish; its pointers point into
     /// `arena` (not modified since) or into the caller's chunk of that feed.
     items: Vec<a2a_sse_item>,
-    /// Next item `a2a_sse_decoder_next` hands out.
-    cursor: usize,
     last_error: String,
 }
 
@@ -291,7 +283,6 @@ impl a2a_sse_decoder {
             offsets: Vec::new(),
             recs: Vec::new(),
             items: Vec::new(),
-            cursor: 0,
             last_error: String::new(),
         }
     }
@@ -303,7 +294,6 @@ impl a2a_sse_decoder {
         self.offsets.clear();
         self.recs.clear();
         self.items.clear();
-        self.cursor = 0;
         self.last_error.clear();
     }
 
@@ -376,25 +366,8 @@ impl a2a_sse_decoder {
     }
 }
 
-/// A new decoder with the default limits (16 MiB lines, 16 MiB events) and the WHATWG
-/// end-of-stream rule.
-///
-/// `out`: receives a new handle the caller owns (free with `a2a_sse_decoder_free`);
-/// written on success only.
-///
-/// Errors: `A2A_NULL_PARAMETER`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_sse_decoder_new(out: *mut *mut a2a_sse_decoder) -> a2a_result {
-    ffi_panic_boundary! {
-        let out = try_out!(out);
-        // The C ABI reports comment text (its callers may show or log it).
-        let config = Config::new().with_comment_text(true);
-        out.set(handle::into_raw(a2a_sse_decoder::from_config(config)));
-        a2a_result::A2A_OK
-    }
-}
-
-/// A new decoder with explicit limits and end-of-stream rule.
+/// A new decoder with explicit limits and end-of-stream rule (the core's defaults: 16 MiB
+/// lines, 16 MiB events, `A2A_SSE_AT_EOF_DISCARD`, the WHATWG rule).
 ///
 /// `max_line`: longest line in bytes (every field counts). `max_event`: largest event data
 /// in bytes. Memory held by the decoder is bounded by about `max_line + max_event` plus the
@@ -440,7 +413,7 @@ pub extern "C" fn a2a_sse_decoder_free(decoder: *mut a2a_sse_decoder) {
     }
 }
 
-/// Shared body of the two feed calls.
+/// Body of the zero-copy feed call.
 fn feed(
     decoder: *mut a2a_sse_decoder,
     chunk: *const u8,
@@ -467,14 +440,13 @@ fn feed(
 /// chunk) and returns every item it completed, ZERO-COPY.
 ///
 /// `items`/`count`: receive an array of `*count` items owned by the decoder (NULL when
-/// `*count` is 0); written on success only. The same items are also returned one by one by
-/// `a2a_sse_decoder_next`.
+/// `*count` is 0); written on success only.
 ///
 /// RETAINS caller memory: values lying whole inside `chunk` are views of `chunk`, so every
 /// view in the items is valid only while the caller keeps `chunk` alive and unmodified AND
-/// until the next mutating call on the decoder (`a2a_sse_decoder_next` excepted). Values
-/// that span chunks are copied into the decoder. Use `a2a_sse_decoder_feed_copy` when the
-/// chunk may move or be freed after the call (JNA, cgo).
+/// until the next mutating call on the decoder. Values that span chunks are copied into the
+/// decoder. Use `a2a_sse_decoder_feed_packed` when the chunk may move or be freed after the
+/// call (JNA, cgo, ctypes).
 ///
 /// Limit errors are reported as `A2A_SSE_ITEM_KIND_LIMIT_ERROR` items (the call still
 /// returns `A2A_OK`); `a2a_sse_decoder_last_error` then describes the last one.
@@ -493,34 +465,15 @@ pub extern "C" fn a2a_sse_decoder_feed(
     }
 }
 
-/// Like `a2a_sse_decoder_feed`, but every value is COPIED into memory the decoder owns:
-/// `chunk` is borrowed for the call only and may be freed or moved as soon as it returns.
-/// The item views are valid until the next mutating call on the decoder
-/// (`a2a_sse_decoder_next` excepted) or its free.
-///
-/// Errors: `A2A_NULL_PARAMETER`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_sse_decoder_feed_copy(
-    decoder: *mut a2a_sse_decoder,
-    chunk: *const u8,
-    chunk_len: usize,
-    items: *mut *const a2a_sse_item,
-    count: *mut usize,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        feed(decoder, chunk, chunk_len, items, count, Mode::Copy)
-    }
-}
-
-/// Like `a2a_sse_decoder_feed_copy` (the chunk is COPIED: borrowed for the call only, may
-/// be freed or moved as soon as it returns), and lays out every event the chunk completed
+/// Like `a2a_sse_decoder_feed`, but every value is COPIED into memory the decoder owns (the
+/// chunk is borrowed for the call only, may be freed or moved as soon as it returns), and
+/// lays out every event the chunk completed
 /// in ONE buffer the decoder owns, so that a binding copies the whole batch once and
 /// slices it (or decodes it once and splits it at CR): see `a2a_sse_packed` for the
 /// guaranteed layout.
 ///
 /// `out`: written on success only; everything in it points into the decoder and is valid
-/// until the next mutating call on it (`a2a_sse_decoder_next`, which walks the same items,
-/// excepted) or its free.
+/// until the next mutating call on it or its free.
 ///
 /// Limit errors are items (`limit_error_count`), not a failed call.
 ///
@@ -548,32 +501,6 @@ pub extern "C" fn a2a_sse_decoder_feed_packed(
             item_count: d.items.len(),
         });
         a2a_result::A2A_OK
-    }
-}
-
-/// The next item of the last feed, in order: returns `A2A_OK` and writes `*out`, or
-/// `A2A_NEED_MORE` when every item of the last feed was handed out (feed the next chunk).
-///
-/// `out`: written on success only; its views have the lifetime stated by the feed call
-/// that produced them. This call does not invalidate views handed out before.
-///
-/// Errors: `A2A_NULL_PARAMETER`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_sse_decoder_next(
-    decoder: *mut a2a_sse_decoder,
-    out: *mut a2a_sse_item,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let d = try_mut!(decoder);
-        let out = try_out!(out);
-        match d.items.get(d.cursor) {
-            Some(item) => {
-                out.set(*item);
-                d.cursor += 1;
-                a2a_result::A2A_OK
-            }
-            None => a2a_result::A2A_NEED_MORE,
-        }
     }
 }
 
@@ -906,21 +833,19 @@ mod tests {
 
     fn new_decoder() -> *mut a2a_sse_decoder {
         let mut d = null_mut();
-        assert_eq!(a2a_sse_decoder_new(&mut d), a2a_result::A2A_OK);
+        assert_eq!(
+            a2a_sse_decoder_new_with(16 << 20, 16 << 20, a2a_sse_at_eof::Discard as u32, &mut d),
+            a2a_result::A2A_OK
+        );
         d
     }
 
-    /// Feeds `chunk` and returns the items as owned tuples (kind, type, data, id).
-    fn feed_all(d: *mut a2a_sse_decoder, chunk: &[u8], copy: bool) -> Vec<Owned> {
+    /// Feeds `chunk` (zero-copy) and returns the items as owned tuples (kind, type, data, id).
+    fn feed_all(d: *mut a2a_sse_decoder, chunk: &[u8]) -> Vec<Owned> {
         let mut items: *const a2a_sse_item = null();
         let mut n = usize::MAX;
-        let f = if copy {
-            a2a_sse_decoder_feed_copy
-        } else {
-            a2a_sse_decoder_feed
-        };
         assert_eq!(
-            f(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
+            a2a_sse_decoder_feed(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
             a2a_result::A2A_OK
         );
         let slice = if n == 0 {
@@ -945,82 +870,45 @@ mod tests {
 
     #[test]
     fn events_split_across_chunks_come_out_whole() {
-        for copy in [false, true] {
-            let d = new_decoder();
-            assert!(feed_all(d, b"id: 7\ndata: hel", copy).is_empty());
-            let items = feed_all(d, b"lo\r\n\n: ping\nretry: 1500\n", copy);
-            assert_eq!(items.len(), 3);
-            assert_eq!(items[0].0, a2a_sse_item_kind::Event);
-            assert_eq!(items[0].1.as_deref(), Some(&b"message"[..]));
-            assert_eq!(items[0].2.as_deref(), Some(&b"hello"[..]));
-            assert_eq!(items[0].3.as_deref(), Some(&b"7"[..]));
-            assert_eq!(items[1].0, a2a_sse_item_kind::Comment);
-            assert_eq!(items[1].2.as_deref(), Some(&b" ping"[..]));
-            assert_eq!(items[2].0, a2a_sse_item_kind::Retry);
-            assert_eq!(items[2].4, 1500);
-            assert!(items[2].2.is_none());
-            let mut r = 0;
-            assert!(a2a_sse_decoder_retry(d, &mut r));
-            assert_eq!(r, 1500);
-            assert_eq!(
-                unsafe { a2a_sse_decoder_last_event_id(d).as_slice() },
-                Some(&b"7"[..])
-            );
-            a2a_sse_decoder_free(d);
-        }
+        let d = new_decoder();
+        assert!(feed_all(d, b"id: 7\ndata: hel").is_empty());
+        let items = feed_all(d, b"lo\r\n\n: ping\nretry: 1500\n");
+        assert_eq!(items.len(), 3);
+        assert_eq!(items[0].0, a2a_sse_item_kind::Event);
+        assert_eq!(items[0].1.as_deref(), Some(&b"message"[..]));
+        assert_eq!(items[0].2.as_deref(), Some(&b"hello"[..]));
+        assert_eq!(items[0].3.as_deref(), Some(&b"7"[..]));
+        assert_eq!(items[1].0, a2a_sse_item_kind::Comment);
+        assert_eq!(items[1].2.as_deref(), Some(&b" ping"[..]));
+        assert_eq!(items[2].0, a2a_sse_item_kind::Retry);
+        assert_eq!(items[2].4, 1500);
+        assert!(items[2].2.is_none());
+        let mut r = 0;
+        assert!(a2a_sse_decoder_retry(d, &mut r));
+        assert_eq!(r, 1500);
+        assert_eq!(
+            unsafe { a2a_sse_decoder_last_event_id(d).as_slice() },
+            Some(&b"7"[..])
+        );
+        a2a_sse_decoder_free(d);
     }
 
     #[test]
-    fn zero_copy_views_point_into_the_chunk_and_copy_views_do_not() {
+    fn zero_copy_views_point_into_the_chunk() {
         let chunk = b"event: update\ndata: {\"a\":1}\n\n".to_vec();
         let range = chunk.as_ptr_range();
-        for copy in [false, true] {
-            let d = new_decoder();
-            let mut items: *const a2a_sse_item = null();
-            let mut n = 0;
-            let f = if copy {
-                a2a_sse_decoder_feed_copy
-            } else {
-                a2a_sse_decoder_feed
-            };
-            assert_eq!(
-                f(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
-                a2a_result::A2A_OK
-            );
-            assert_eq!(n, 1);
-            let item = unsafe { *items };
-            let inside = range.contains(&item.data.ptr);
-            assert_eq!(inside, !copy, "copy={copy}");
-            assert_eq!(unsafe { item.data.as_slice() }, Some(&b"{\"a\":1}"[..]));
-            assert_eq!(unsafe { item.event_type.as_slice() }, Some(&b"update"[..]));
-            a2a_sse_decoder_free(d);
-        }
-    }
-
-    #[test]
-    fn next_walks_the_items_of_the_last_feed() {
         let d = new_decoder();
-        let chunk = b"data: a\n\ndata: b\n\n";
-        let (mut items, mut n) = (null(), 0);
+        let mut items: *const a2a_sse_item = null();
+        let mut n = 0;
         assert_eq!(
             a2a_sse_decoder_feed(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
             a2a_result::A2A_OK
         );
-        assert_eq!(n, 2);
-        let mut item = empty_item();
-        assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
-        assert_eq!(unsafe { item.data.as_slice() }, Some(&b"a"[..]));
-        assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
-        assert_eq!(unsafe { item.data.as_slice() }, Some(&b"b"[..]));
-        assert_eq!(
-            a2a_sse_decoder_next(d, &mut item),
-            a2a_result::A2A_NEED_MORE
-        );
-        assert_eq!(
-            unsafe { item.data.as_slice() },
-            Some(&b"b"[..]),
-            "untouched"
-        );
+        assert_eq!(n, 1);
+        let item = unsafe { *items };
+        assert!(range.contains(&item.data.ptr));
+        assert_eq!(unsafe { item.data.as_slice() }, Some(&b"{\"a\":1}"[..]));
+        assert_eq!(unsafe { item.event_type.as_slice() }, Some(&b"update"[..]));
         a2a_sse_decoder_free(d);
     }
 
@@ -1031,13 +919,13 @@ mod tests {
             a2a_sse_decoder_new_with(8, 1024, a2a_sse_at_eof::Discard as u32, &mut d),
             a2a_result::A2A_OK
         );
-        let items = feed_all(d, b"data: far too long\n\ndata: ok\n\n", false);
+        let items = feed_all(d, b"data: far too long\n\ndata: ok\n\n");
         assert_eq!(items[0].0, a2a_sse_item_kind::LimitError);
         let msg = unsafe { a2a_sse_decoder_last_error(d).as_str() }.unwrap();
         assert!(msg.contains("max_line"), "{msg}");
         assert_eq!(items.last().unwrap().2.as_deref(), Some(&b"ok"[..]));
         // The next mutating call clears the message.
-        feed_all(d, b"", false);
+        feed_all(d, b"");
         assert!(a2a_sse_decoder_last_error(d).ptr.is_null());
         a2a_sse_decoder_free(d);
         for (line, event, eof) in [(0, 1, 1), (1, 0, 1), (1, 1, 0), (1, 1, 3)] {
@@ -1073,7 +961,7 @@ mod tests {
     #[test]
     fn finish_reports_the_discarded_block_or_dispatches_it() {
         let d = new_decoder();
-        feed_all(d, b"id: 9\ndata: partial", false);
+        feed_all(d, b"id: 9\ndata: partial");
         let mut f = a2a_sse_finish {
             has_event: true,
             event: empty_item(),
@@ -1091,13 +979,13 @@ mod tests {
         // Second finish: clean end. Feeding afterwards starts a new stream.
         assert_eq!(a2a_sse_decoder_finish(d, &mut f), a2a_result::A2A_OK);
         assert!(!f.discarded);
-        let items = feed_all(d, b"data: again\n\n", true);
+        let items = feed_all(d, b"data: again\n\n");
         assert_eq!(items[0].2.as_deref(), Some(&b"again"[..]));
         a2a_sse_decoder_free(d);
 
         let mut d = null_mut();
         a2a_sse_decoder_new_with(64, 64, a2a_sse_at_eof::Dispatch as u32, &mut d);
-        feed_all(d, b"event: x\ndata: tail", false);
+        feed_all(d, b"event: x\ndata: tail");
         assert_eq!(a2a_sse_decoder_finish(d, &mut f), a2a_result::A2A_OK);
         assert!(f.has_event);
         assert_eq!(unsafe { f.event.data.as_slice() }, Some(&b"tail"[..]));
@@ -1117,13 +1005,13 @@ mod tests {
             a2a_sse_decoder_set_last_event_id(d, b"42".as_ptr(), 2),
             a2a_result::A2A_OK
         );
-        feed_all(d, b"data: x", false);
+        feed_all(d, b"data: x");
         assert_eq!(a2a_sse_decoder_reset_for_reconnect(d), a2a_result::A2A_OK);
         assert_eq!(
             unsafe { a2a_sse_decoder_last_event_id(d).as_slice() },
             Some(&b"42"[..])
         );
-        let items = feed_all(d, b"\n\ndata: y\n\n", false);
+        let items = feed_all(d, b"\n\ndata: y\n\n");
         assert_eq!(items.len(), 1, "the partial block was forgotten");
         assert_eq!(items[0].2.as_deref(), Some(&b"y"[..]));
         a2a_sse_decoder_free(d);
@@ -1151,7 +1039,7 @@ mod tests {
         );
         assert_eq!(n, 0);
         assert_eq!(
-            a2a_sse_decoder_new(null_mut()),
+            a2a_sse_decoder_new_with(1, 1, a2a_sse_at_eof::Discard as u32, null_mut()),
             a2a_result::A2A_NULL_PARAMETER
         );
         assert!(a2a_sse_decoder_last_event_id(null()).ptr.is_null());
@@ -1197,7 +1085,7 @@ mod tests {
             .unwrap()
             .to_vec();
         let d = new_decoder();
-        let items = feed_all(d, &out, false);
+        let items = feed_all(d, &out);
         let kinds: Vec<_> = items.iter().map(|i| i.0).collect();
         assert_eq!(
             kinds,
@@ -1310,11 +1198,11 @@ mod tests {
         out
     }
 
-    /// The packed call gives, chunk for chunk, exactly the items of the copying call, its
+    /// The packed call gives, chunk for chunk, exactly the items of the zero-copy call, its
     /// events laid out as promised; decoding the whole buffer lossily and splitting it at
     /// CR gives each value decoded lossily on its own.
     #[test]
-    fn packed_feed_equals_copying_feed_on_random_streams() {
+    fn packed_feed_equals_zero_copy_feed_on_random_streams() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let mut non_utf8_batches = 0;
         for round in 0..300 {
@@ -1330,9 +1218,9 @@ mod tests {
                 let n = 1 + rng.below(if round % 3 == 0 { 4 } else { 200 });
                 let chunk = &stream[pos..(pos + n).min(stream.len())];
                 pos += chunk.len();
-                let want = feed_all(a, chunk, true);
+                let want = feed_all(a, chunk);
                 let got = feed_packed(b, chunk);
-                // The items of the packed call equal those of the copying call.
+                // The items of the packed call equal those of the zero-copy call.
                 let items = if got.raw.item_count == 0 {
                     assert!(got.raw.items.is_null());
                     &[][..]
@@ -1409,7 +1297,7 @@ mod tests {
     }
 
     #[test]
-    fn packed_feed_keeps_no_pointer_into_the_chunk_and_next_walks_its_items() {
+    fn packed_feed_keeps_no_pointer_into_the_chunk_and_lists_its_items() {
         let d = new_decoder();
         let mut chunk = b"id: 1\ndata: first\n\n: ping\nretry: 10\ndata: sec".to_vec();
         let range = chunk.as_ptr_range();
@@ -1423,22 +1311,15 @@ mod tests {
             (p.raw.event_count, p.raw.comment_count, p.raw.item_count),
             (1, 1, 3)
         );
-        let mut item = empty_item();
-        assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
+        let items = unsafe { std::slice::from_raw_parts(p.raw.items, p.raw.item_count) };
         assert_eq!(
-            item.data.ptr,
+            items[0].data.ptr,
             unsafe { p.raw.bytes.ptr.add(8) },
             "event views point into bytes"
         );
-        assert_eq!(item.data.len, 5);
-        assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
-        assert_eq!(item.kind, a2a_sse_item_kind::Comment);
-        assert_eq!(a2a_sse_decoder_next(d, &mut item), a2a_result::A2A_OK);
-        assert_eq!(item.retry_ms, 10);
-        assert_eq!(
-            a2a_sse_decoder_next(d, &mut item),
-            a2a_result::A2A_NEED_MORE
-        );
+        assert_eq!(items[0].data.len, 5);
+        assert_eq!(items[1].kind, a2a_sse_item_kind::Comment);
+        assert_eq!(items[2].retry_ms, 10);
         // The rest of a split event arrives in the next feed; empty feeds are empty batches.
         let p = feed_packed(d, b"ond\n\n");
         assert_eq!(

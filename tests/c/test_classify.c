@@ -232,10 +232,28 @@ static void helpers(void) {
   CHECK(a2a_leaked_exception(leak, strlen(leak), &cls, NULL) == A2A_NULL_PARAMETER);
   CHECK(a2a_leaked_exception("\xc3", 1, &cls, &msg) == A2A_INVALID_UTF8);
 
-  CHECK(a2a_parse_retry_after("120", 3, &secs) == A2A_OK && secs == 120);
-  CHECK(a2a_parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", 29, &secs) == A2A_NONE);
-  CHECK(a2a_parse_retry_after(NULL, 0, &secs) == A2A_NONE && secs == 120);
-  CHECK(a2a_parse_retry_after("1", 1, NULL) == A2A_NULL_PARAMETER);
+  /* A Retry-After value alone (what a2a_parse_retry_after did before it was removed): an
+   * HTTP error with no body, then a2a_outcome_retry_after_secs. */
+  {
+    const char *values[] = {"120", "Wed, 21 Oct 2015 07:28:00 GMT", "soon", "", "-1"};
+    const int ok[] = {1, 0, 0, 0, 0};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+      a2a_response r = resp(503, NULL, NULL);
+      a2a_outcome *o = NULL;
+      r.retry_after = values[i];
+      r.retry_after_len = strlen(values[i]);
+      secs = 5;
+      CHECK(a2a_classify(&r, &o) == A2A_OK);
+      CHECK(a2a_outcome_retry_after_secs(o, &secs) == ok[i]);
+      CHECK(ok[i] ? secs == 120 : secs == 5);
+      a2a_outcome_free(o);
+    }
+    a2a_response r = resp(503, NULL, NULL);
+    a2a_outcome *o = NULL;
+    r.retry_after = "\xff";
+    r.retry_after_len = 1;
+    CHECK(a2a_classify(&r, &o) == A2A_INVALID_UTF8 && o == NULL);
+  }
 
   CHECK(a2a_is_event_stream("text/event-stream", 17));
   CHECK(a2a_is_event_stream("Text/Event-Stream; charset=utf-8", 32));

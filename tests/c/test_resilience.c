@@ -114,11 +114,29 @@ static void policy(void) {
   a2a_outcome_free(o);
 }
 
+/* A successful call's outcome: a JSON-RPC reply carrying a message (not counted). */
+static a2a_outcome *success_outcome(void) {
+  static const char body[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\"message\","
+                             "\"messageId\":\"m1\",\"role\":\"agent\",\"parts\":[]}}";
+  a2a_response r;
+  a2a_outcome *o = NULL;
+  memset(&r, 0, sizeof r);
+  r.status = 200;
+  r.content_type = "application/json";
+  r.content_type_len = strlen(r.content_type);
+  r.body = (const uint8_t *)body;
+  r.body_len = strlen(body);
+  CHECK(a2a_classify(&r, &o) == A2A_OK);
+  CHECK(!a2a_counts_toward_breaker(o));
+  return o;
+}
+
 static void breaker(void) {
   a2a_breaker_config bc;
   a2a_breaker *b = NULL;
   a2a_breaker_snapshot s;
   a2a_outcome *o = timeout_outcome();
+  a2a_outcome *ok = success_outcome();
   a2a_outcome *refusal = NULL;
   a2a_error_name en = A2A_ERROR_NAME_OTHER;
   a2a_request_sent rs = A2A_REQUEST_SENT_UNKNOWN;
@@ -135,8 +153,8 @@ static void breaker(void) {
   CHECK(a2a_breaker_allow(b, 10));
   CHECK(a2a_breaker_record(b, o, 10) == A2A_OK);
   CHECK(a2a_breaker_allow(b, 20));
-  CHECK(a2a_breaker_record_result(b, true, 20) == A2A_OK);
-  CHECK(a2a_breaker_state_at(b, 30) == A2A_BREAKER_STATE_OPEN);
+  CHECK(a2a_breaker_record(b, o, 20) == A2A_OK);
+  CHECK(a2a_breaker_snapshot_at(b, 30, &s) == A2A_OK && s.state == A2A_BREAKER_STATE_OPEN);
   CHECK(!a2a_breaker_allow(b, 30));
   CHECK(a2a_breaker_refusal(b, 30, &refusal) == A2A_OK);
   CHECK(a2a_outcome_error_name(refusal, &en) && en == A2A_ERROR_NAME_CIRCUIT_OPEN);
@@ -146,12 +164,13 @@ static void breaker(void) {
   CHECK(s.state == A2A_BREAKER_STATE_OPEN && s.times_opened == 1 && s.refused == 1);
   CHECK(s.has_half_open_at && s.half_open_at_ms == 1020);
   /* After the cool-down: half-open, one trial; releasing it returns the permit. */
-  CHECK(a2a_breaker_state_at(b, 1020) == A2A_BREAKER_STATE_HALF_OPEN);
+  CHECK(a2a_breaker_snapshot_at(b, 1020, &s) == A2A_OK && s.state == A2A_BREAKER_STATE_HALF_OPEN);
   CHECK(a2a_breaker_allow(b, 1020));
   CHECK(a2a_breaker_release(b, 1021) == A2A_OK);
   CHECK(a2a_breaker_allow(b, 1022));
-  CHECK(a2a_breaker_record_result(b, false, 1023) == A2A_OK);
-  CHECK(a2a_breaker_state_at(b, 1024) == A2A_BREAKER_STATE_CLOSED);
+  CHECK(a2a_breaker_record(b, ok, 1023) == A2A_OK);
+  CHECK(a2a_breaker_snapshot_at(b, 1024, &s) == A2A_OK && s.state == A2A_BREAKER_STATE_CLOSED);
+  CHECK(a2a_breaker_record(b, NULL, 1025) == A2A_NULL_PARAMETER);
   CHECK(a2a_breaker_reset(b) == A2A_OK);
   a2a_breaker_free(b);
 
@@ -180,14 +199,13 @@ static void breaker(void) {
   CHECK(!a2a_breaker_allow(NULL, 0));
   CHECK(a2a_breaker_refusal(NULL, 0, &refusal) == A2A_NULL_PARAMETER);
   CHECK(a2a_breaker_record(NULL, o, 0) == A2A_NULL_PARAMETER);
-  CHECK(a2a_breaker_record_result(NULL, true, 0) == A2A_NULL_PARAMETER);
   CHECK(a2a_breaker_release(NULL, 0) == A2A_NULL_PARAMETER);
-  CHECK(a2a_breaker_state_at(NULL, 0) == A2A_BREAKER_STATE_INVALID);
   CHECK(a2a_breaker_snapshot_at(NULL, 0, &s) == A2A_NULL_PARAMETER);
   CHECK(a2a_breaker_reset(NULL) == A2A_NULL_PARAMETER);
   ABSENT(a2a_breaker_agent(NULL));
   a2a_breaker_free(NULL);
   a2a_outcome_free(o);
+  a2a_outcome_free(ok);
 }
 
 static void keys_and_text(void) {

@@ -1,10 +1,16 @@
-/* SSE decoder (zero-copy, copying and packed batch calls, next, finish, limits, ids, reconnect,
- * use after finish) and encoder (round trip through the decoder, refusals). */
+/* SSE decoder (zero-copy and packed batch calls, finish, limits, ids, reconnect, use after
+ * finish) and encoder (round trip through the decoder, refusals). */
 #include <stdlib.h>
 
 #include "harness.h"
 
 static int bytes_is(a2a_bytes v, const char *s) { return t_bytes_eq(v, s); }
+
+/* A decoder with the core's default limits (16 MiB lines and events) and the WHATWG
+ * end-of-stream rule. */
+static a2a_result new_default(a2a_sse_decoder **d) {
+  return a2a_sse_decoder_new_with((size_t)16 << 20, (size_t)16 << 20, A2A_SSE_AT_EOF_DISCARD, d);
+}
 
 static void batch_zero_copy(void) {
   a2a_sse_decoder *d = NULL;
@@ -14,7 +20,7 @@ static void batch_zero_copy(void) {
   const char *c2 = "lo\r\n\n: ping\nretry: 1500\nevent: update\ndata: {\"a\":1}\n\n";
   uint64_t retry = 0;
 
-  CHECK(a2a_sse_decoder_new(&d) == A2A_OK && d != NULL);
+  CHECK(new_default(&d) == A2A_OK && d != NULL);
   CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)c1, strlen(c1), &items, &n) == A2A_OK);
   CHECK(n == 0 && items == NULL);
   CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)c2, strlen(c2), &items, &n) == A2A_OK);
@@ -43,33 +49,24 @@ static void batch_zero_copy(void) {
 
 static void batch_copy_survives_freeing_the_chunk(void) {
   a2a_sse_decoder *d = NULL;
-  const a2a_sse_item *items = NULL;
-  size_t n = 0;
+  a2a_sse_packed p;
   const char *text = "data: first\n\ndata: line1\ndata: line2\n\n";
   size_t len = strlen(text);
   uint8_t *chunk = malloc(len);
-  a2a_sse_item it;
 
   CHECK(chunk != NULL);
   if (chunk == NULL) return;
   memcpy(chunk, text, len);
-  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
-  CHECK(a2a_sse_decoder_feed_copy(d, chunk, len, &items, &n) == A2A_OK);
-  /* The copying call keeps no pointer into the chunk: free and scribble over it. */
+  CHECK(new_default(&d) == A2A_OK);
+  CHECK(a2a_sse_decoder_feed_packed(d, chunk, len, &p) == A2A_OK);
+  /* The packed call keeps no pointer into the chunk: free and scribble over it. */
   memset(chunk, 'X', len);
   free(chunk);
-  CHECK(n == 2);
-  if (n == 2) {
-    CHECK(bytes_is(items[0].data, "first"));
-    CHECK(bytes_is(items[1].data, "line1\nline2"));
+  CHECK(p.item_count == 2);
+  if (p.item_count == 2) {
+    CHECK(bytes_is(p.items[0].data, "first"));
+    CHECK(bytes_is(p.items[1].data, "line1\nline2"));
   }
-  /* next walks the same items, then says NEED_MORE. */
-  CHECK(a2a_sse_decoder_next(d, &it) == A2A_OK && bytes_is(it.data, "first"));
-  CHECK(a2a_sse_decoder_next(d, &it) == A2A_OK && bytes_is(it.data, "line1\nline2"));
-  CHECK(a2a_sse_decoder_next(d, &it) == A2A_NEED_MORE);
-  CHECK(bytes_is(it.data, "line1\nline2")); /* untouched */
-  CHECK(a2a_sse_decoder_next(d, NULL) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_next(NULL, &it) == A2A_NULL_PARAMETER);
   a2a_sse_decoder_free(d);
 }
 
@@ -85,7 +82,6 @@ static int packed_value_is(const a2a_sse_packed *p, size_t i, size_t k, const ch
 static void batch_packed(void) {
   a2a_sse_decoder *d = NULL;
   a2a_sse_packed p;
-  a2a_sse_item it;
   const char *c1 = "id: 7\ndata: hel";
   const char *c2 = "lo\r\n\n: ping\nretry: 1500\nevent: update\ndata: {\"a\":1}\ndata: x\n\n";
   const char *want = "message\rhello\r7\rupdate\r{\"a\":1}\nx\r7\r";
@@ -96,7 +92,7 @@ static void batch_packed(void) {
   CHECK(chunk != NULL);
   if (chunk == NULL) return;
   memcpy(chunk, c2, len);
-  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(new_default(&d) == A2A_OK);
   CHECK(a2a_sse_decoder_feed_packed(d, (const uint8_t *)c1, strlen(c1), &p) == A2A_OK);
   CHECK(p.event_count == 0 && p.item_count == 0 && p.items == NULL);
   CHECK(p.offsets != NULL && p.offsets[0] == 0 && p.bytes.ptr != NULL && p.bytes.len == 0);
@@ -125,9 +121,6 @@ static void batch_packed(void) {
     CHECK(p.items[2].kind == A2A_SSE_ITEM_KIND_RETRY && p.items[2].retry_ms == 1500);
     CHECK(p.items[3].kind == A2A_SSE_ITEM_KIND_EVENT);
   }
-  /* next walks the same items. */
-  CHECK(a2a_sse_decoder_next(d, &it) == A2A_OK && bytes_is(it.data, "hello"));
-  CHECK(a2a_sse_decoder_next(d, &it) == A2A_OK && it.kind == A2A_SSE_ITEM_KIND_COMMENT);
   CHECK(a2a_sse_decoder_retry(d, &retry) && retry == 1500);
 
   /* An empty id and invalid UTF-8 stay exact bytes; the CR still ends each value. */
@@ -160,7 +153,7 @@ static void packed_byte_by_byte(void) {
   size_t len = strlen(s), i, events = 0;
   a2a_sse_decoder *d = NULL;
   a2a_sse_packed p;
-  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(new_default(&d) == A2A_OK);
   for (i = 0; i < len; i++) {
     CHECK(a2a_sse_decoder_feed_packed(d, (const uint8_t *)s + i, 1, &p) == A2A_OK);
     if (p.event_count == 1) {
@@ -182,9 +175,9 @@ static void byte_by_byte_equals_whole(void) {
   a2a_sse_decoder *d = NULL;
   const a2a_sse_item *items = NULL;
   size_t n = 0;
-  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(new_default(&d) == A2A_OK);
   for (i = 0; i < len; i++) {
-    CHECK(a2a_sse_decoder_feed_copy(d, (const uint8_t *)s + i, 1, &items, &n) == A2A_OK);
+    CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)s + i, 1, &items, &n) == A2A_OK);
     if (n == 1 && items[0].kind == A2A_SSE_ITEM_KIND_EVENT) {
       events++;
       if (events == 1) {
@@ -205,7 +198,7 @@ static void invalid_utf8_is_bytes(void) {
   const a2a_sse_item *items = NULL;
   size_t n = 0;
   const char *s = "data: \xff\xfe\xc3\n\n";
-  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(new_default(&d) == A2A_OK);
   CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)s, strlen(s), &items, &n) == A2A_OK);
   CHECK(n == 1 && items[0].data.len == 3 && memcmp(items[0].data.ptr, "\xff\xfe\xc3", 3) == 0);
   a2a_sse_decoder_free(d);
@@ -258,7 +251,7 @@ static void finish_and_use_after_finish(void) {
   const char *partial = "id: 9\ndata: partial";
   const char *again = "data: again\n\n";
 
-  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(new_default(&d) == A2A_OK);
   CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)partial, strlen(partial), &items, &n) == A2A_OK);
   CHECK(n == 0);
   CHECK(a2a_sse_decoder_finish(d, &f) == A2A_OK);
@@ -290,7 +283,7 @@ static void ids_and_reconnect(void) {
   size_t n = 0;
   uint64_t retry = 77;
 
-  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(new_default(&d) == A2A_OK);
   CHECK(!a2a_sse_decoder_retry(d, &retry) && retry == 77);
   CHECK(!a2a_sse_decoder_retry(d, NULL));
   CHECK(a2a_sse_decoder_set_last_event_id(d, (const uint8_t *)"a\0b", 3) == A2A_SSE_ID_NUL);
@@ -318,15 +311,13 @@ static void null_arguments(void) {
   a2a_sse_decoder *d = NULL;
   const a2a_sse_item *items = NULL;
   size_t n = 0;
-  CHECK(a2a_sse_decoder_new(NULL) == A2A_NULL_PARAMETER);
+  CHECK(new_default(NULL) == A2A_NULL_PARAMETER);
   CHECK(a2a_sse_decoder_feed(NULL, NULL, 0, &items, &n) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_feed_copy(NULL, NULL, 0, &items, &n) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
+  CHECK(new_default(&d) == A2A_OK);
   CHECK(a2a_sse_decoder_feed(d, NULL, 1, &items, &n) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_feed_copy(d, NULL, 1, &items, &n) == A2A_NULL_PARAMETER);
   CHECK(a2a_sse_decoder_feed(d, NULL, 0, NULL, &n) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_feed_copy(d, NULL, 0, &items, NULL) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_feed_copy(d, NULL, 0, &items, &n) == A2A_OK && n == 0);
+  CHECK(a2a_sse_decoder_feed(d, NULL, 0, &items, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed(d, NULL, 0, &items, &n) == A2A_OK && n == 0);
   a2a_sse_decoder_free(d);
   a2a_sse_decoder_free(NULL);
 }
@@ -367,8 +358,8 @@ static void encoder(void) {
 
   /* Round trip through the decoder. */
   out = a2a_sse_encoder_output(e);
-  CHECK(a2a_sse_decoder_new(&d) == A2A_OK);
-  CHECK(a2a_sse_decoder_feed_copy(d, out.ptr, out.len, &items, &n) == A2A_OK);
+  CHECK(new_default(&d) == A2A_OK);
+  CHECK(a2a_sse_decoder_feed(d, out.ptr, out.len, &items, &n) == A2A_OK);
   CHECK(n == 7);
   if (n == 7) {
     CHECK(items[0].kind == A2A_SSE_ITEM_KIND_RETRY && items[0].retry_ms == 300);

@@ -179,6 +179,11 @@ def test_breaker_opens_refuses_and_half_opens() -> None:
     b.record_result(False)
     assert b.state() == 'closed'
     assert b.snapshot().times_opened == 1
+    # record_result(True) is a counted failure: two of them open it again.
+    for _ in range(2):
+        assert b.allow()
+        b.record_result(True)
+    assert b.state() == 'open' and b.snapshot().times_opened == 2
     b.reset()
 
 

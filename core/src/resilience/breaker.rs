@@ -326,7 +326,7 @@ impl CircuitBreaker {
     }
 
     /// Reports a call by its breaker effect alone: `counted_failure` as decided by
-    /// [`counts_toward_breaker`] (for callers, such as the C ABI, that hold no [`Outcome`]).
+    /// [`counts_toward_breaker`] (for callers that hold no [`Outcome`]).
     pub fn record_result(&mut self, counted_failure: bool, now: Millis) {
         let effect = if counted_failure {
             Effect::Failure

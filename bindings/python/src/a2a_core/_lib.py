@@ -581,7 +581,6 @@ _decl('a2a_outcome_leaked_detail', c_bool, vp)
 _decl('a2a_classify', c_uint32, _P(Response), _P(vp))
 _decl('a2a_extract_error_id', c_uint32, u8p, c_size_t, _P(Str))
 _decl('a2a_leaked_exception', c_uint32, u8p, c_size_t, _P(Str), _P(Str))
-_decl('a2a_parse_retry_after', c_uint32, u8p, c_size_t, _P(c_uint64))
 _decl('a2a_is_event_stream', c_bool, u8p, c_size_t)
 
 # stream tracker
@@ -612,7 +611,6 @@ _decl('a2a_tally_total', c_uint64, vp)
 _decl('a2a_tally_render_prometheus', c_uint32, vp, _P(Str))
 
 # SSE decoder / encoder
-_decl('a2a_sse_decoder_new', c_uint32, _P(vp))
 _decl('a2a_sse_decoder_new_with', c_uint32, c_size_t, c_size_t, c_uint32, _P(vp))
 _decl('a2a_sse_decoder_free', None, vp)
 _decl('a2a_sse_decoder_feed_packed', c_uint32, vp, u8p, c_size_t, _P(SsePacked))
@@ -653,9 +651,7 @@ _decl('a2a_breaker_agent', Str, vp)
 _decl('a2a_breaker_allow', c_bool, vp, c_uint64)
 _decl('a2a_breaker_refusal', c_uint32, vp, c_uint64, _P(vp))
 _decl('a2a_breaker_record', c_uint32, vp, vp, c_uint64)
-_decl('a2a_breaker_record_result', c_uint32, vp, c_bool, c_uint64)
 _decl('a2a_breaker_release', c_uint32, vp, c_uint64)
-_decl('a2a_breaker_state_at', c_uint32, vp, c_uint64)
 _decl('a2a_breaker_snapshot_at', c_uint32, vp, c_uint64, _P(BreakerSnapshot))
 _decl('a2a_breaker_reset', c_uint32, vp)
 _decl('a2a_counts_toward_breaker', c_bool, vp)
@@ -741,8 +737,6 @@ _decl('a2a_tally_get_entry', c_uint32, vp, c_size_t, _P(TallyEntry))
 NOT_BOUND = {
     'a2a_sse_decoder_feed': 'zero-copy: retains pointers into the chunk (memory rule); '
     'feed_packed is used instead',
-    'a2a_sse_decoder_feed_copy': 'feed_packed copies too and gives the events as one buffer',
-    'a2a_sse_decoder_next': 'feed_packed already returns the whole batch',
 }
 # The driver's raw HTTP layer (ffi/src/driver_raw.rs): made for bindings that plug the driver
 # under another SDK's HTTP interface (a2a-java's A2AHttpClient); Python callers who want raw
@@ -755,7 +749,7 @@ NOT_BOUND.update(
             'a2a_abort_new', 'a2a_abort_trigger', 'a2a_abort_is_triggered', 'a2a_abort_free',
             'a2a_raw_response_status', 'a2a_raw_response_header_count',
             'a2a_raw_response_header', 'a2a_raw_response_body', 'a2a_raw_response_free',
-            'a2a_raw_stream_head', 'a2a_raw_stream_is_event_stream', 'a2a_raw_stream_read',
+            'a2a_raw_stream_head', 'a2a_raw_stream_read',
             'a2a_raw_stream_abort', 'a2a_raw_stream_free',
         )
     }
@@ -771,11 +765,10 @@ NOT_BOUND.update(
             'a2a_http1_response_finish', 'a2a_http1_response_free', 'a2a_http1_response_head',
             'a2a_http1_response_header', 'a2a_http1_response_header_get',
             'a2a_http1_response_informational_skipped', 'a2a_http1_response_is_done',
-            'a2a_http1_response_last_error', 'a2a_http1_response_new',
-            'a2a_http1_response_new_with', 'a2a_http1_response_reset',
+            'a2a_http1_response_last_error', 'a2a_http1_response_new_with', 'a2a_http1_response_reset',
             'a2a_http1_response_reusable', 'a2a_http1_response_trailer',
             'a2a_http1_response_trailer_count', 'a2a_http1_write_request',
-            'a2a_http1_write_request_head', 'a2a_buffer_clear', 'a2a_request_write_http1',
+            'a2a_http1_write_request_head', 'a2a_buffer_clear',
         )
     }
 )

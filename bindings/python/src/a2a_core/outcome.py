@@ -362,13 +362,9 @@ def leaked_exception(text: str) -> tuple[str, str] | None:
 def parse_retry_after(value: str) -> int | None:
     """A `Retry-After` value as delta-seconds; None for an HTTP-date (pass it to `classify`
     with `now_unix_seconds`) or garbage."""
-    b, n = _lib.enc(value)
-    out = ctypes.c_uint64()
-    rc = _lib.lib.a2a_parse_retry_after(b, n, ctypes.byref(out))
-    if rc == 2:
-        return None
-    check(rc)
-    return out.value
+    # The library reads Retry-After in one place, the classifier: an HTTP error with no body
+    # and this header, classified without a clock, carries exactly its delta-seconds.
+    return classify(503, b'', retry_after=value).retry_after
 
 
 def is_event_stream(content_type: str | None) -> bool:

@@ -311,6 +311,34 @@ class BreakerSnapshot:
     refused: int
 
 
+
+#: One outcome per breaker effect, made once: `record_result` records one of them with
+#: `a2a_breaker_record` (which records exactly `a2a_counts_toward_breaker(outcome)`).
+_RESULT_OUTCOMES: dict[bool, Outcome] = {}
+
+
+def _result_outcome(counted_failure: bool) -> Outcome:
+    """An outcome that counts toward opening a breaker exactly when `counted_failure`: an
+    HTTP 503 (counted) or a JSON-RPC reply carrying a message (a success)."""
+    o = _RESULT_OUTCOMES.get(counted_failure)
+    if o is None:
+        from .outcome import classify
+
+        if counted_failure:
+            o = classify(503, b'')
+        else:
+            o = classify(
+                200,
+                b'{"jsonrpc":"2.0","id":1,"result":{"kind":"message","messageId":"m",'
+                b'"role":"agent","parts":[]}}',
+                'application/json',
+            )
+        if bool(_lib.lib.a2a_counts_toward_breaker(o._ptr())) != counted_failure:
+            raise RuntimeError('the library classified the breaker outcome unexpectedly')
+        o = _RESULT_OUTCOMES.setdefault(counted_failure, o)
+    return o
+
+
 class Breaker:
     """A circuit breaker for one remote agent: ask `allow()` before each call, `record()`
     its outcome after; a refused call gets `refusal()` (transport, CircuitOpen, not sent)."""
@@ -372,8 +400,8 @@ class Breaker:
 
     def record_result(self, counted_failure: bool, now_ms: int | None = None) -> None:
         """Records a call's result directly (True: a failure that counts toward opening)."""
-        check(_lib.lib.a2a_breaker_record_result(self._handle(), counted_failure,
-                                                 self._now(now_ms)))
+        check(_lib.lib.a2a_breaker_record(self._handle(), _result_outcome(counted_failure)._ptr(),
+                                          self._now(now_ms)))
 
     def release(self, now_ms: int | None = None) -> None:
         """Returns a trial permit for a call that was never made."""
@@ -381,7 +409,7 @@ class Breaker:
 
     def state(self, now_ms: int | None = None) -> BreakerState:
         """The state at `now_ms`."""
-        return _BREAKER_STATE[_lib.lib.a2a_breaker_state_at(self._handle(), self._now(now_ms))]
+        return self.snapshot(now_ms).state
 
     def snapshot(self, now_ms: int | None = None) -> BreakerSnapshot:
         """A snapshot for metrics."""

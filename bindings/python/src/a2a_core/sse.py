@@ -188,16 +188,13 @@ class SseDecoder:
         instead of dropping it (the WHATWG rule)."""
         self._h = 0
         h = ctypes.c_void_p()
-        if max_line is None and max_event is None and not dispatch_at_eof:
-            check(_lib.lib.a2a_sse_decoder_new(ctypes.byref(h)))
-        else:
-            big = 16 * 1024 * 1024
-            ml = big if max_line is None else max_line
-            me = big if max_event is None else max_event
-            if ml <= 0 or me <= 0:
-                raise ValueError('max_line and max_event must be positive')
-            at_eof = _DISPATCH if dispatch_at_eof else _DISCARD
-            check(_lib.lib.a2a_sse_decoder_new_with(ml, me, at_eof, ctypes.byref(h)))
+        big = 16 * 1024 * 1024
+        ml = big if max_line is None else max_line
+        me = big if max_event is None else max_event
+        if ml <= 0 or me <= 0:
+            raise ValueError('max_line and max_event must be positive')
+        at_eof = _DISPATCH if dispatch_at_eof else _DISCARD
+        check(_lib.lib.a2a_sse_decoder_new_with(ml, me, at_eof, ctypes.byref(h)))
         self._h = h.value or 0
         self._hv = ctypes.c_void_p(self._h)
         self._packed = _P()

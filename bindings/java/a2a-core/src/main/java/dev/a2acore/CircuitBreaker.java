@@ -108,8 +108,11 @@ public final class CircuitBreaker implements AutoCloseable {
     /** Records the outcome of a call {@link #allow} let through. */
     public synchronized void record(Outcome outcome, long nowMs) {
         Pointer o = outcome.nativeHandle();
-        int rc = o != null ? lib.a2a_breaker_record(h(), o, nowMs)
-            : lib.a2a_breaker_record_result(h(), (byte) (outcome.countsTowardBreaker() ? 1 : 0), nowMs);
+        if (o == null) {
+            recordResult(outcome.countsTowardBreaker(), nowMs);
+            return;
+        }
+        int rc = lib.a2a_breaker_record(h(), o, nowMs);
         Reference.reachabilityFence(outcome);
         A2aCoreException.check("a2a_breaker_record", rc);
     }
@@ -120,8 +123,36 @@ public final class CircuitBreaker implements AutoCloseable {
      * opened: a success).
      */
     public synchronized void recordResult(boolean countedFailure, long nowMs) {
-        A2aCoreException.check("a2a_breaker_record_result",
-            lib.a2a_breaker_record_result(h(), (byte) (countedFailure ? 1 : 0), nowMs));
+        Outcome o = ResultOutcomes.of(countedFailure);
+        int rc = lib.a2a_breaker_record(h(), o.nativeHandle(), nowMs);
+        Reference.reachabilityFence(o);
+        A2aCoreException.check("a2a_breaker_record", rc);
+    }
+
+    /**
+     * One outcome per breaker effect, made once and kept for the life of the class:
+     * {@link #recordResult} records one of them with {@code a2a_breaker_record}, which records
+     * exactly {@code a2a_counts_toward_breaker(outcome)}.
+     */
+    private static final class ResultOutcomes {
+        /** An HTTP 503: counts toward opening. */
+        static final Outcome FAILURE = check(Outcomes.classify(503, null, null, new byte[0], Asked.unknown()), true);
+        /** A JSON-RPC reply carrying a message: a success. */
+        static final Outcome SUCCESS = check(Outcomes.classify(200, "application/json", null,
+            ("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\"message\",\"messageId\":\"m\","
+                + "\"role\":\"agent\",\"parts\":[]}}").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            Asked.unknown()), false);
+
+        private static Outcome check(Outcome o, boolean counted) {
+            if (o.nativeHandle() == null || o.countsTowardBreaker() != counted) {
+                throw new IllegalStateException("the library classified the breaker outcome unexpectedly");
+            }
+            return o;
+        }
+
+        static Outcome of(boolean countedFailure) {
+            return countedFailure ? FAILURE : SUCCESS;
+        }
     }
 
     /** Returns a trial permit for a call that was never made. */
@@ -131,8 +162,7 @@ public final class CircuitBreaker implements AutoCloseable {
 
     /** The state now. */
     public synchronized State state(long nowMs) {
-        int s = lib.a2a_breaker_state_at(h(), nowMs);
-        return State.values()[s - 1];
+        return snapshot(nowMs).state();
     }
 
     /** A snapshot now. */

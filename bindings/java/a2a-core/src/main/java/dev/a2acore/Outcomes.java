@@ -89,14 +89,9 @@ public final class Outcomes {
      * to read one) or garbage.
      */
     public static OptionalLong parseRetryAfter(String value) {
-        byte[] b = value.getBytes(StandardCharsets.UTF_8);
-        Memory out = new Memory(8);
-        int rc = A2aCore.lib().a2a_parse_retry_after(b, new SizeT(b.length), out);
-        if (rc == A2aCoreException.NONE) {
-            return OptionalLong.empty();
-        }
-        A2aCoreException.check("a2a_parse_retry_after", rc);
-        return OptionalLong.of(out.getLong(0));
+        // The library reads Retry-After in one place, the classifier: an HTTP error with no
+        // body and this header, classified without a clock, carries exactly its delta-seconds.
+        return classify(503, null, value, new byte[0], Asked.unknown()).retryAfterSecs();
     }
 
     /** Whether a {@code Content-Type} value is {@code text/event-stream} (parameters and case ignored). */

@@ -280,7 +280,11 @@ public final class RawHttp implements AutoCloseable {
         Pointer s = out.getPointer(0);
         try {
             Response head = response(lib.a2a_raw_stream_head(s), true);
-            return new Stream(lib, s, head, lib.a2a_raw_stream_is_event_stream(s) != 0);
+            // An event stream: a 2xx head whose first Content-Type is text/event-stream (what the
+            // driver decided when it kept the body open).
+            boolean events = head.status() >= 200 && head.status() <= 299
+                && Outcomes.isEventStream(head.header("content-type").orElse(null));
+            return new Stream(lib, s, head, events);
         } catch (RuntimeException | Error e) {
             lib.a2a_raw_stream_free(s);
             throw e;

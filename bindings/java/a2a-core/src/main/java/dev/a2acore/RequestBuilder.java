@@ -144,21 +144,41 @@ public final class RequestBuilder implements AutoCloseable {
      * @throws IllegalStateException when nothing was built
      */
     public synchronized byte[] writeHttp1(String basePath, String host) {
+        if (lib.a2a_request_path(h()).string() == null) {
+            throw new IllegalStateException("no request was built");
+        }
+        Request r = read(h());
+        byte[] b = basePath.getBytes(StandardCharsets.UTF_8);
+        byte[] hb = host.getBytes(StandardCharsets.UTF_8);
+        byte[] m = r.httpMethod().getBytes(StandardCharsets.UTF_8);
+        byte[] p = r.path().getBytes(StandardCharsets.UTF_8);
+        byte[] target = buffer(buf -> A2aCoreException.check("a2a_http1_join_target",
+            lib.a2a_http1_join_target(buf, b, new SizeT(b.length), p, new SizeT(p.length))));
+        NativeArgs args = new NativeArgs();
+        try {
+            return buffer(buf -> {
+                Memory written = new Memory(Native.SIZE_T_SIZE);
+                int rc = lib.a2a_http1_write_request(buf, m, new SizeT(m.length), target, new SizeT(target.length), hb,
+                    new SizeT(hb.length), args.headerArray(r.headers()), new SizeT(r.headers().size()), r.body(),
+                    new SizeT(r.body().length), written);
+                if (rc != 0) {
+                    throw new A2aCoreException("a2a_http1_write_request", rc, lib.a2a_buffer_last_error(buf).string());
+                }
+            });
+        } finally {
+            args.release();
+        }
+    }
+
+    /** Runs {@code write} on a new library buffer and returns what it holds then. */
+    private byte[] buffer(java.util.function.Consumer<Pointer> write) {
         Memory out = new Memory(Native.POINTER_SIZE);
         A2aCoreException.check("a2a_buffer_new", lib.a2a_buffer_new(out));
         Pointer buf = out.getPointer(0);
         try {
-            byte[] b = basePath.getBytes(StandardCharsets.UTF_8);
-            byte[] hb = host.getBytes(StandardCharsets.UTF_8);
-            Memory written = new Memory(Native.SIZE_T_SIZE);
-            int rc = lib.a2a_request_write_http1(h(), buf, b, new SizeT(b.length), hb, new SizeT(hb.length), written);
-            if (rc == A2aCoreException.NONE) {
-                throw new IllegalStateException("no request was built");
-            }
-            if (rc != 0) {
-                throw new A2aCoreException("a2a_request_write_http1", rc, lib.a2a_buffer_last_error(buf).string());
-            }
-            return lib.a2a_buffer_bytes(buf).bytes();
+            write.accept(buf);
+            byte[] bytes = lib.a2a_buffer_bytes(buf).bytes();
+            return bytes == null ? new byte[0] : bytes;
         } finally {
             lib.a2a_buffer_free(buf);
         }
@@ -203,6 +223,11 @@ public final class RequestBuilder implements AutoCloseable {
         if (rc != 0) {
             throw new BuildException(function, rc, lib.a2a_request_last_error(h).string());
         }
+        return read(h);
+    }
+
+    /** The request the handle holds, copied out. */
+    private Request read(Pointer h) {
         String httpMethod = lib.a2a_request_http_method(h).string();
         String path = lib.a2a_request_path(h).string();
         long n = lib.a2a_request_header_count(h).longValue();

@@ -104,6 +104,16 @@ class ResilienceTest {
             CircuitBreaker.Snapshot s = b.snapshot(1_021);
             assertEquals(1, s.timesOpened());
             assertTrue(s.refused() >= 2, s.toString());
+            // recordResult: false is a success, true a counted failure (three open it again).
+            assertTrue(b.allow(1_022));
+            b.recordResult(false, 1_022);
+            assertEquals(0, b.snapshot(1_022).failuresInWindow());
+            for (int i = 1_023; i < 1_026; i++) {
+                assertTrue(b.allow(i));
+                b.recordResult(true, i);
+            }
+            assertEquals(CircuitBreaker.State.OPEN, b.state(1_026));
+            assertEquals(2, b.snapshot(1_026).timesOpened());
         }
     }
 }

@@ -224,9 +224,6 @@ public interface A2aCoreLibrary extends Library {
      */
     int a2a_sse_decoder_feed(Pointer decoder, Pointer chunk, SizeT len, Pointer items, Pointer count);
 
-    /** {@code a2a_sse_decoder_feed_copy}. */
-    int a2a_sse_decoder_feed_copy(Pointer decoder, Pointer chunk, SizeT len, Pointer items, Pointer count);
-
     /** {@code a2a_sse_decoder_feed_packed} (out: an {@code a2a_sse_packed}, see {@link Layout}). */
     int a2a_sse_decoder_feed_packed(Pointer decoder, Pointer chunk, SizeT len, Pointer out);
 
@@ -324,9 +321,6 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_leaked_exception} (class, message: a2a_str views into {@code text}). */
     int a2a_leaked_exception(Pointer text, SizeT len, Pointer cls, Pointer message);
-
-    /** {@code a2a_parse_retry_after} (out: uint64). */
-    int a2a_parse_retry_after(byte[] value, SizeT len, Pointer secs);
 
     /** {@code a2a_is_event_stream}. */
     byte a2a_is_event_stream(byte[] contentType, SizeT len);
@@ -768,14 +762,8 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_breaker_record}. */
     int a2a_breaker_record(Pointer breaker, Pointer outcome, long nowMs);
 
-    /** {@code a2a_breaker_record_result}. */
-    int a2a_breaker_record_result(Pointer breaker, byte countedFailure, long nowMs);
-
     /** {@code a2a_breaker_release}. */
     int a2a_breaker_release(Pointer breaker, long nowMs);
-
-    /** {@code a2a_breaker_state_at}. */
-    int a2a_breaker_state_at(Pointer breaker, long nowMs);
 
     /** {@code a2a_breaker_snapshot_at}. */
     int a2a_breaker_snapshot_at(Pointer breaker, long nowMs, BreakerSnapshot out);
@@ -1033,9 +1021,13 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_request_rpc_id}. */
     View a2a_request_rpc_id(Pointer request);
 
-    /** {@code a2a_request_write_http1} (written: size_t out). */
-    int a2a_request_write_http1(Pointer request, Pointer buffer, byte[] basePath, SizeT basePathLen, byte[] host,
-                                SizeT hostLen, Pointer written);
+    /** {@code a2a_http1_join_target}. */
+    int a2a_http1_join_target(Pointer buffer, byte[] basePath, SizeT basePathLen, byte[] relative, SizeT relativeLen);
+
+    /** {@code a2a_http1_write_request} (headers: an {@code a2a_header} array, written: size_t out). */
+    int a2a_http1_write_request(Pointer buffer, byte[] method, SizeT methodLen, byte[] target, SizeT targetLen,
+                                byte[] host, SizeT hostLen, Pointer headers, SizeT headersLen, byte[] body,
+                                SizeT bodyLen, Pointer written);
 
     /** {@code a2a_request_last_error}. */
     View a2a_request_last_error(Pointer request);
@@ -1176,9 +1168,6 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_raw_stream_head} (borrowed response). */
     Pointer a2a_raw_stream_head(Pointer stream);
-
-    /** {@code a2a_raw_stream_is_event_stream} (C bool). */
-    byte a2a_raw_stream_is_event_stream(Pointer stream);
 
     /** {@code a2a_raw_stream_read} (chunk: a2a_bytes out-parameter, error: outcome). */
     int a2a_raw_stream_read(Pointer stream, long idleTimeoutMs, Pointer chunk, Pointer error);

@@ -294,6 +294,13 @@ impl Decoder {
         }
     }
 
+    /// A comment starting here can take the keep-alive path: its text is not wanted, no
+    /// line is held (so it starts here) and no block is being skipped.
+    #[inline(always)]
+    fn quick_comment(&self) -> bool {
+        !self.config.comment_text && self.partial_len == 0 && !self.skip_block
+    }
+
     /// A [`Feed`] that was leaked (`mem::forget`) never moved its borrowed values into the
     /// decoder: they index a chunk that is gone. Drop them rather than read the wrong bytes.
     #[inline(always)]
@@ -735,6 +742,24 @@ impl<'d, 'c> Feed<'d, 'c> {
             // A blank line is the most common line after a data line: test it before memchr.
             let found = match rest[0] {
                 b'\n' | b'\r' => Some(0),
+                b':' if self.dec.quick_comment() => {
+                    // A keep-alive (a comment without its text, nothing held, no skipping):
+                    // its own short path, the most frequent line of an idle stream.
+                    let found = find_eol(&rest[1..]).map(|i| i + 1);
+                    if let Some(i) = found
+                        && i <= self.dec.config.max_line
+                    {
+                        #[cfg(test)]
+                        {
+                            self.dec.scanned += i + 1;
+                        }
+                        let end = start + i;
+                        self.pos = self.line_end(end);
+                        self.eat_idle_blank_line();
+                        return Ok(Some(Out::CommentInChunk(end, end)));
+                    }
+                    found
+                }
                 _ => find_eol(rest),
             };
             match found {
@@ -754,24 +779,16 @@ impl<'d, 'c> Feed<'d, 'c> {
                         self.dec.scanned += i + 1;
                     }
                     let end = start + i;
-                    let mut next = end + 1;
-                    if chunk[end] == b'\r' {
-                        if next < len {
-                            if chunk[next] == b'\n' {
-                                next += 1;
-                            }
-                        } else {
-                            self.dec.skip_lf = true;
-                        }
-                    }
-                    self.pos = next;
+                    self.pos = self.line_end(end);
+                    // Only the first line of a feed can continue a held line (and a skipped
+                    // line is always a held one): one test for both on every other line.
                     let held = self.dec.partial_len;
-                    self.dec.partial_len = 0;
-                    if self.dec.skip_line {
-                        self.dec.skip_line = false;
-                        continue;
-                    }
                     let step = if held > 0 {
+                        self.dec.partial_len = 0;
+                        if self.dec.skip_line {
+                            self.dec.skip_line = false;
+                            continue;
+                        }
                         if self.dec.line.first() == Some(&b':')
                             && !self.dec.config.comment_text
                             && !self.dec.skip_block
@@ -820,6 +837,24 @@ impl<'d, 'c> Feed<'d, 'c> {
                 }
             }
         }
+    }
+
+    /// The line ends with the terminator at `chunk[end]`: the position after it (a CRLF is
+    /// one terminator; a CR that ends the chunk swallows an LF that starts the next one).
+    #[inline(always)]
+    fn line_end(&mut self, end: usize) -> usize {
+        let chunk = self.chunk;
+        let mut next = end + 1;
+        if chunk[end] == b'\r' {
+            if next < chunk.len() {
+                if chunk[next] == b'\n' {
+                    next += 1;
+                }
+            } else {
+                self.dec.skip_lf = true;
+            }
+        }
+        next
     }
 
     /// A line that began in an earlier chunk (`held` bytes of it) ends at `chunk[start..end]`.

@@ -107,6 +107,9 @@ pub struct Decoder {
     needs_reset: bool,
     /// A [`Feed`] was created and not dropped (it is alive, or it was leaked).
     feeding: bool,
+    /// A value slot may be `Slot::Chunk` (set with every such slot, cleared when the feed
+    /// ends): the end of a feed tests this one flag, not the three slots.
+    borrowing: bool,
     /// Bytes examined by the terminator search (test-only proof of linear scanning).
     #[cfg(test)]
     pub(crate) scanned: usize,
@@ -149,6 +152,7 @@ impl Decoder {
             retry: None,
             needs_reset: false,
             feeding: false,
+            borrowing: false,
             #[cfg(test)]
             scanned: 0,
         }
@@ -313,6 +317,7 @@ impl Decoder {
     #[cold]
     fn forget_leaked_slots_slow(&mut self) {
         self.feeding = false;
+        self.borrowing = false;
         for slot in [&mut self.data, &mut self.event_type, &mut self.pending_id] {
             if matches!(slot, Slot::Chunk(..)) {
                 *slot = Slot::Unset;
@@ -433,6 +438,7 @@ impl Decoder {
                 match (self.data, origin) {
                     (Slot::Unset, Origin::Chunk(base)) => {
                         self.data = Slot::Chunk(base + at, base + line.len());
+                        self.borrowing = true;
                     }
                     (Slot::Unset, Origin::Line) => return Ok(Step::Adopt(at)),
                     (Slot::Chunk(s, e), _) => {
@@ -448,6 +454,7 @@ impl Decoder {
             Field::Event => match origin {
                 Origin::Chunk(base) => {
                     self.event_type = Slot::Chunk(base + at, base + line.len());
+                    self.borrowing = true;
                 }
                 Origin::Line => {
                     self.type_buf.clear();
@@ -460,6 +467,7 @@ impl Decoder {
                     match origin {
                         Origin::Chunk(base) => {
                             self.pending_id = Slot::Chunk(base + at, base + line.len());
+                            self.borrowing = true;
                         }
                         Origin::Line => {
                             self.pid_buf.clear();
@@ -493,21 +501,14 @@ impl Decoder {
     /// Moves values that borrow the chunk into the decoder's buffers (end of a feed).
     #[inline]
     fn stash(&mut self, chunk: &[u8]) {
-        if matches!(
-            (self.data, self.event_type, self.pending_id),
-            (
-                Slot::Unset | Slot::Owned,
-                Slot::Unset | Slot::Owned,
-                Slot::Unset | Slot::Owned
-            )
-        ) {
-            return;
+        if self.borrowing {
+            self.stash_slow(chunk);
         }
-        self.stash_slow(chunk);
     }
 
     #[cold]
     fn stash_slow(&mut self, chunk: &[u8]) {
+        self.borrowing = false;
         if let Slot::Chunk(s, e) = self.data {
             self.data_buf.clear();
             self.data_buf.extend_from_slice(&chunk[s..e]);

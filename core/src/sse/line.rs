@@ -118,10 +118,34 @@ pub(crate) fn find_eol(hay: &[u8]) -> Option<usize> {
         i += 8;
     }
     if i < SHORT {
-        return hay[i..]
+        // Fewer than 8 bytes left (a line dripped in small chunks ends here).
+        let rest = &hay[i..];
+        let n = rest.len();
+        if n >= 4 {
+            // Two overlapping 4-byte words cover 4 to 7 bytes.
+            if let Some(p) = eol_in_u32(&rest[..4]) {
+                return Some(i + p);
+            }
+            return eol_in_u32(&rest[n - 4..]).map(|p| i + n - 4 + p);
+        }
+        return rest
             .iter()
             .position(|&b| b == b'\n' || b == b'\r')
             .map(|p| p + i);
     }
     memchr2(b'\n', b'\r', &hay[i..]).map(|p| p + i)
+}
+
+/// Position of the first CR or LF in four bytes (the SWAR test of [`find_eol`] on a `u32`).
+#[inline(always)]
+fn eol_in_u32(four: &[u8]) -> Option<usize> {
+    const LO4: u32 = 0x0101_0101;
+    const HI4: u32 = 0x8080_8080;
+    let mut word = [0u8; 4];
+    word.copy_from_slice(four);
+    let w = u32::from_le_bytes(word);
+    let lf = w ^ (LO4 * u32::from(b'\n'));
+    let cr = w ^ (LO4 * u32::from(b'\r'));
+    let hits = (lf.wrapping_sub(LO4) & !lf & HI4) | (cr.wrapping_sub(LO4) & !cr & HI4);
+    (hits != 0).then(|| (hits.trailing_zeros() / 8) as usize)
 }

@@ -49,9 +49,11 @@ fn bench(c: &mut Criterion) {
             // per chunk (its issue #11): a whole 1.7 MB input of small events takes seconds per
             // pass and a 40 KB line in 4-byte chunks takes minutes. It runs on realistic
             // network chunks (1460 bytes) everywhere, and whole for the large shapes.
-            let es_runs = label == "1460"
-                || (label == "whole"
-                    && (s.name == "large" || s.name == "medium" || s.name == "hugeline"));
+            // `A2A_BENCH_NO_ES=1` leaves it out (a run of both profiles in a short quiet slot).
+            let es_runs = std::env::var_os("A2A_BENCH_NO_ES").is_none()
+                && (label == "1460"
+                    || (label == "whole"
+                        && (s.name == "large" || s.name == "medium" || s.name == "hugeline")));
             if es_runs {
                 g.bench_function(BenchmarkId::from_parameter("eventsource-stream"), |b| {
                     b.iter(|| assert_eq!(eventsource_stream(black_box(&chunks)), s.es_events))

@@ -366,7 +366,7 @@ impl Decoder {
             Slot::Owned => mem::swap(&mut self.last_id, &mut self.pid_buf),
         }
         self.pending_id = Slot::Unset;
-        if self.data == Slot::Unset {
+        if matches!(self.data, Slot::Unset) {
             self.event_type = Slot::Unset;
             return false;
         }
@@ -923,7 +923,11 @@ impl<'d, 'c> Feed<'d, 'c> {
     #[inline]
     fn eat_idle_blank_line(&mut self) {
         let dec = &mut *self.dec;
-        if dec.data != Slot::Unset || dec.pending_id != Slot::Unset || dec.skip_block {
+        // Tag tests only (the derived `PartialEq` would compare the positions too).
+        if !matches!(dec.data, Slot::Unset)
+            || !matches!(dec.pending_id, Slot::Unset)
+            || dec.skip_block
+        {
             return;
         }
         let chunk = self.chunk;

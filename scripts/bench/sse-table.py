@@ -19,7 +19,7 @@ for root, _dirs, files in os.walk(home):
     if not group.startswith("sse/"):
         continue
     _, scenario, chunks = group.split("/")
-    rows.setdefault((scenario, chunks), {})[b["function_id"]] = e["median"]["point_estimate"]
+    rows.setdefault((scenario, chunks), {})[b["function_id"] or b["value_str"]] = e["median"]["point_estimate"]
 
 order = ["large", "medium", "small", "small-crlf", "small-cr", "structured", "multiline",
          "keepalives", "hugeline", "a2a-crlf"]

@@ -130,7 +130,7 @@ pub fn scenarios() -> Vec<Scenario> {
 
 /// An A2A 1.0 JSON-RPC `SendStreamingMessage` response as the Python a2a-sdk's server
 /// (sse-starlette) frames it: CRLF line ends, a `: ping - <timestamp>` comment every 50
-/// events. A task, a WORKING status update, 2 000 artifact updates of LLM output (48–300 B
+/// events. A task, a WORKING status update, 2 000 artifact updates of LLM output (48–308 B
 /// of text, every fourth with non-ASCII characters) and the COMPLETED status update.
 /// Returns (bytes, events, comments).
 pub fn a2a_crlf_stream() -> (Vec<u8>, usize, usize) {

@@ -14,18 +14,35 @@ use std::hint::black_box;
 fn derivation(c: &mut Criterion) {
     let args = r#"{"date":"2026-12-01","from":"AMS","passengers":[{"name":"A"}],"to":"LIS"}"#;
     let parts = ["conversation-7f3a9c", "book_flight", args];
-    assert_eq!(derive_idempotency_key(&parts).unwrap().len(), 40);
+    let key = derive_idempotency_key(&parts).unwrap();
+    assert_eq!(key.len(), 40);
     c.bench_function("derive_idempotency_key (3 parts, ~100 bytes)", |b| {
-        b.iter(|| derive_idempotency_key(black_box(&parts)).unwrap())
+        b.iter(|| {
+            let k = derive_idempotency_key(black_box(&parts)).unwrap();
+            assert_eq!(k, key);
+            k
+        })
     });
+    let id = derive_message_id(&parts).unwrap();
     c.bench_function("derive_message_id (3 parts, ~100 bytes)", |b| {
-        b.iter(|| derive_message_id(black_box(&parts)).unwrap())
+        b.iter(|| {
+            let m = derive_message_id(black_box(&parts)).unwrap();
+            assert_eq!(m, id);
+            m
+        })
     });
     let data = vec![0x61u8; 64 * 1024];
     let mut g = c.benchmark_group("sha256");
     g.throughput(Throughput::Bytes(data.len() as u64));
     assert_eq!(sha256::digest(b"abc")[0], 0xba);
-    g.bench_function("64 KiB", |b| b.iter(|| sha256::digest(black_box(&data))));
+    let want = sha256::digest(&data);
+    g.bench_function("64 KiB", |b| {
+        b.iter(|| {
+            let d = sha256::digest(black_box(&data));
+            assert_eq!(d, want);
+            d
+        })
+    });
     g.finish();
 }
 
@@ -66,7 +83,11 @@ fn decisions(c: &mut Criterion) {
         ..Outcome::empty(Channel::Task)
     };
     c.bench_function("model_text (failed task)", |b| {
-        b.iter(|| model_text(black_box("booking"), black_box(&failed)).unwrap())
+        b.iter(|| {
+            let t = model_text(black_box("booking"), black_box(&failed)).unwrap();
+            assert!(t.contains("3f9c0a7b12de"));
+            t
+        })
     });
 }
 

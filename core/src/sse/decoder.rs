@@ -107,6 +107,9 @@ pub struct Decoder {
     needs_reset: bool,
     /// A [`Feed`] was created and not dropped (it is alive, or it was leaked).
     feeding: bool,
+    /// A value slot may be `Slot::Chunk` (set with every such slot, cleared when the feed
+    /// ends): the end of a feed tests this one flag, not the three slots.
+    borrowing: bool,
     /// Bytes examined by the terminator search (test-only proof of linear scanning).
     #[cfg(test)]
     pub(crate) scanned: usize,
@@ -149,6 +152,7 @@ impl Decoder {
             retry: None,
             needs_reset: false,
             feeding: false,
+            borrowing: false,
             #[cfg(test)]
             scanned: 0,
         }
@@ -294,6 +298,13 @@ impl Decoder {
         }
     }
 
+    /// A comment starting here can take the keep-alive path: its text is not wanted, no
+    /// line is held (so it starts here) and no block is being skipped.
+    #[inline(always)]
+    fn quick_comment(&self) -> bool {
+        !self.config.comment_text && self.partial_len == 0 && !self.skip_block
+    }
+
     /// A [`Feed`] that was leaked (`mem::forget`) never moved its borrowed values into the
     /// decoder: they index a chunk that is gone. Drop them rather than read the wrong bytes.
     #[inline(always)]
@@ -306,6 +317,7 @@ impl Decoder {
     #[cold]
     fn forget_leaked_slots_slow(&mut self) {
         self.feeding = false;
+        self.borrowing = false;
         for slot in [&mut self.data, &mut self.event_type, &mut self.pending_id] {
             if matches!(slot, Slot::Chunk(..)) {
                 *slot = Slot::Unset;
@@ -354,7 +366,7 @@ impl Decoder {
             Slot::Owned => mem::swap(&mut self.last_id, &mut self.pid_buf),
         }
         self.pending_id = Slot::Unset;
-        if self.data == Slot::Unset {
+        if matches!(self.data, Slot::Unset) {
             self.event_type = Slot::Unset;
             return false;
         }
@@ -426,6 +438,7 @@ impl Decoder {
                 match (self.data, origin) {
                     (Slot::Unset, Origin::Chunk(base)) => {
                         self.data = Slot::Chunk(base + at, base + line.len());
+                        self.borrowing = true;
                     }
                     (Slot::Unset, Origin::Line) => return Ok(Step::Adopt(at)),
                     (Slot::Chunk(s, e), _) => {
@@ -441,6 +454,7 @@ impl Decoder {
             Field::Event => match origin {
                 Origin::Chunk(base) => {
                     self.event_type = Slot::Chunk(base + at, base + line.len());
+                    self.borrowing = true;
                 }
                 Origin::Line => {
                     self.type_buf.clear();
@@ -453,6 +467,7 @@ impl Decoder {
                     match origin {
                         Origin::Chunk(base) => {
                             self.pending_id = Slot::Chunk(base + at, base + line.len());
+                            self.borrowing = true;
                         }
                         Origin::Line => {
                             self.pid_buf.clear();
@@ -486,21 +501,14 @@ impl Decoder {
     /// Moves values that borrow the chunk into the decoder's buffers (end of a feed).
     #[inline]
     fn stash(&mut self, chunk: &[u8]) {
-        if matches!(
-            (self.data, self.event_type, self.pending_id),
-            (
-                Slot::Unset | Slot::Owned,
-                Slot::Unset | Slot::Owned,
-                Slot::Unset | Slot::Owned
-            )
-        ) {
-            return;
+        if self.borrowing {
+            self.stash_slow(chunk);
         }
-        self.stash_slow(chunk);
     }
 
     #[cold]
     fn stash_slow(&mut self, chunk: &[u8]) {
+        self.borrowing = false;
         if let Slot::Chunk(s, e) = self.data {
             self.data_buf.clear();
             self.data_buf.extend_from_slice(&chunk[s..e]);
@@ -735,6 +743,24 @@ impl<'d, 'c> Feed<'d, 'c> {
             // A blank line is the most common line after a data line: test it before memchr.
             let found = match rest[0] {
                 b'\n' | b'\r' => Some(0),
+                b':' if self.dec.quick_comment() => {
+                    // A keep-alive (a comment without its text, nothing held, no skipping):
+                    // its own short path, the most frequent line of an idle stream.
+                    let found = find_eol(&rest[1..]).map(|i| i + 1);
+                    if let Some(i) = found
+                        && i <= self.dec.config.max_line
+                    {
+                        #[cfg(test)]
+                        {
+                            self.dec.scanned += i + 1;
+                        }
+                        let end = start + i;
+                        self.pos = self.line_end(end);
+                        self.eat_idle_blank_line();
+                        return Ok(Some(Out::CommentInChunk(end, end)));
+                    }
+                    found
+                }
                 _ => find_eol(rest),
             };
             match found {
@@ -754,24 +780,16 @@ impl<'d, 'c> Feed<'d, 'c> {
                         self.dec.scanned += i + 1;
                     }
                     let end = start + i;
-                    let mut next = end + 1;
-                    if chunk[end] == b'\r' {
-                        if next < len {
-                            if chunk[next] == b'\n' {
-                                next += 1;
-                            }
-                        } else {
-                            self.dec.skip_lf = true;
-                        }
-                    }
-                    self.pos = next;
+                    self.pos = self.line_end(end);
+                    // Only the first line of a feed can continue a held line (and a skipped
+                    // line is always a held one): one test for both on every other line.
                     let held = self.dec.partial_len;
-                    self.dec.partial_len = 0;
-                    if self.dec.skip_line {
-                        self.dec.skip_line = false;
-                        continue;
-                    }
                     let step = if held > 0 {
+                        self.dec.partial_len = 0;
+                        if self.dec.skip_line {
+                            self.dec.skip_line = false;
+                            continue;
+                        }
                         if self.dec.line.first() == Some(&b':')
                             && !self.dec.config.comment_text
                             && !self.dec.skip_block
@@ -820,6 +838,24 @@ impl<'d, 'c> Feed<'d, 'c> {
                 }
             }
         }
+    }
+
+    /// The line ends with the terminator at `chunk[end]`: the position after it (a CRLF is
+    /// one terminator; a CR that ends the chunk swallows an LF that starts the next one).
+    #[inline(always)]
+    fn line_end(&mut self, end: usize) -> usize {
+        let chunk = self.chunk;
+        let mut next = end + 1;
+        if chunk[end] == b'\r' {
+            if next < chunk.len() {
+                if chunk[next] == b'\n' {
+                    next += 1;
+                }
+            } else {
+                self.dec.skip_lf = true;
+            }
+        }
+        next
     }
 
     /// A line that began in an earlier chunk (`held` bytes of it) ends at `chunk[start..end]`.
@@ -887,7 +923,11 @@ impl<'d, 'c> Feed<'d, 'c> {
     #[inline]
     fn eat_idle_blank_line(&mut self) {
         let dec = &mut *self.dec;
-        if dec.data != Slot::Unset || dec.pending_id != Slot::Unset || dec.skip_block {
+        // Tag tests only (the derived `PartialEq` would compare the positions too).
+        if !matches!(dec.data, Slot::Unset)
+            || !matches!(dec.pending_id, Slot::Unset)
+            || dec.skip_block
+        {
             return;
         }
         let chunk = self.chunk;

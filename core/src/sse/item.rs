@@ -3,6 +3,28 @@
 use std::borrow::Cow;
 use std::str::Utf8Error;
 
+/// UTF-8 validation of a value: simdutf8 (SIMD, chosen at run time: AVX2 or SSE 4.2 on x86,
+/// NEON on aarch64; short values go to the standard library's check) says whether it is
+/// valid; only invalid input is checked again by the standard library, for the position
+/// its [`Utf8Error`] reports.
+#[inline]
+pub(crate) fn utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(s) => Ok(s),
+        Err(_) => std::str::from_utf8(bytes),
+    }
+}
+
+/// [`String::from_utf8_lossy`], borrowed without a second pass when [`utf8`] finds the bytes
+/// valid.
+#[inline]
+pub(crate) fn utf8_lossy(bytes: &[u8]) -> Cow<'_, str> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// One output of [`Feed::next_item`](super::Feed::next_item), borrowing the fed chunk or the
 /// decoder's buffer until the next call on the feed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,32 +58,32 @@ pub struct Event<'a> {
 impl<'a> Event<'a> {
     /// The data as UTF-8, or the error of the first invalid byte.
     pub fn data_str(&self) -> Result<&'a str, Utf8Error> {
-        std::str::from_utf8(self.data)
+        utf8(self.data)
     }
 
     /// The data as UTF-8, invalid sequences replaced by U+FFFD (borrowed when valid).
     pub fn data_lossy(&self) -> Cow<'a, str> {
-        String::from_utf8_lossy(self.data)
+        utf8_lossy(self.data)
     }
 
     /// The event type as UTF-8.
     pub fn event_type_str(&self) -> Result<&'a str, Utf8Error> {
-        std::str::from_utf8(self.event_type)
+        utf8(self.event_type)
     }
 
     /// The event type as UTF-8 with U+FFFD replacements.
     pub fn event_type_lossy(&self) -> Cow<'a, str> {
-        String::from_utf8_lossy(self.event_type)
+        utf8_lossy(self.event_type)
     }
 
     /// The last event ID as UTF-8.
     pub fn id_str(&self) -> Result<&'a str, Utf8Error> {
-        std::str::from_utf8(self.id)
+        utf8(self.id)
     }
 
     /// The last event ID as UTF-8 with U+FFFD replacements.
     pub fn id_lossy(&self) -> Cow<'a, str> {
-        String::from_utf8_lossy(self.id)
+        utf8_lossy(self.id)
     }
 }
 

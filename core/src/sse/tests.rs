@@ -915,3 +915,49 @@ fn a_leaked_feed_loses_its_borrowed_values_but_never_panics() {
     assert_eq!(out, [message("x")]);
     assert!(dec.finish().discarded.is_none());
 }
+
+#[test]
+fn field_names_are_matched_whole_whatever_their_length() {
+    // The colon is searched for in the first 6 bytes only: every longer name is another
+    // field, and a name without a colon is the whole line.
+    let input = b"datax: no\ndataxy: no\nretryy: 5\neventful: no\nids: no\nidentifier: no\n\
+event\ndata\n\nretry\nid\ndata: y\n\nevent: t\nid: 9\ndata:z\n\nverylongfieldname\ndata: w\n\n";
+    assert_eq!(
+        run(input),
+        [
+            message(""),
+            message("y"),
+            ev("t", "z", "9"),
+            ev("message", "w", "9"),
+        ]
+    );
+}
+
+#[test]
+fn utf8_accessors_match_the_standard_library() {
+    // simdutf8 validates; the standard library supplies the error position and the lossy text.
+    let long_ok = "añb€c𝄞d".repeat(40);
+    let mut long_bad = long_ok.clone().into_bytes();
+    long_bad[150] = 0xFF;
+    for data in [
+        b"".as_slice(),
+        b"plain",
+        "caf\u{e9}".as_bytes(),
+        b"bad \xC3 byte",
+        long_ok.as_bytes(),
+        &long_bad,
+        &b"\xE2\x82"[..],
+    ] {
+        let e = Event {
+            event_type: data,
+            data,
+            id: data,
+        };
+        assert_eq!(e.data_str(), std::str::from_utf8(data));
+        assert_eq!(e.event_type_str(), std::str::from_utf8(data));
+        assert_eq!(e.id_str(), std::str::from_utf8(data));
+        assert_eq!(e.data_lossy(), String::from_utf8_lossy(data));
+        assert_eq!(e.event_type_lossy(), String::from_utf8_lossy(data));
+        assert_eq!(e.id_lossy(), String::from_utf8_lossy(data));
+    }
+}

@@ -262,6 +262,17 @@ impl Decoder {
                 if skipping {
                     return Finish::default();
                 }
+                if bom_bytes > 0 && partial_line > self.config.max_line {
+                    // Held as a possible BOM until now, these bytes turned out to be a line
+                    // over the limit: the same error a feed gives for any such line.
+                    return Finish {
+                        event: None,
+                        discarded: None,
+                        error: Some(LimitError::LineTooLong {
+                            limit: self.config.max_line,
+                        }),
+                    };
+                }
                 let mut error = None;
                 if partial_line > 0 {
                     let line = mem::take(&mut self.line);

@@ -235,12 +235,5 @@ pub fn cancel_origin(status: &TaskStatus<'_>) -> Option<CancelOrigin> {
             }
         }
     }
-    let text = msg.text()?;
-    if text.starts_with(ADMISSION_PREFIX) {
-        Some(CancelOrigin::Admission)
-    } else if text == REQUESTED_TEXT {
-        Some(CancelOrigin::Requested)
-    } else {
-        None
-    }
+    CancelOrigin::from_status_text(&msg.text()?)
 }

@@ -170,11 +170,11 @@ fn net_help(command: &str) -> Option<String> {
         ),
         "send" => (
             "send URL [TEXT]",
-            "Sends a message (TEXT and the parts of --data, --file, --file-url) and waits for the answer: the agent's text on standard\noutput, the task state on standard error.",
+            "Sends a message (TEXT and the parts of --data, --file, --file-url) and waits for the\nanswer: every part on standard output, the task state on standard error.",
         ),
         "stream" => (
             "stream URL [TEXT]",
-            "Sends a message (TEXT and the parts of --data, --file, --file-url) and streams the answer as it arrives.",
+            "Sends a message (TEXT and the parts of --data, --file, --file-url) and streams the\nanswer as it arrives.",
         ),
         "get" => ("get URL TASK_ID", "Reads a task."),
         "cancel" => ("cancel URL TASK_ID", "Cancels a task."),

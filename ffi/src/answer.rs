@@ -104,6 +104,7 @@ pub extern "C" fn a2a_answer_read(
 }
 
 /// Parses a message to send from its canonical JSON (`{"parts":[...],"metadata":{...}}`).
+#[cfg(feature = "driver")]
 pub(crate) fn message_parts(
     json: &str,
 ) -> Result<
@@ -117,6 +118,7 @@ pub(crate) fn message_parts(
 }
 
 /// Renders an optional answer for an outcome handle.
+#[cfg(feature = "driver")]
 pub(crate) fn render(r: Option<&a2a::model::SendResponse<'_>>) -> Option<String> {
     r.map(|r| a2a::answer::to_json(r).to_string())
 }

@@ -6,6 +6,7 @@ cargo clippy --workspace --all-targets --all-features -- -D warnings
 # The core without its default `driver` feature (what `default-features = false` users get):
 # the sans-IO library and an `a2a` without the network commands must build warning-free.
 cargo clippy -p a2a-core --no-default-features --lib --bins -- -D warnings
+cargo clippy -p a2a-core-ffi --no-default-features --lib -- -D warnings
 # The C library first: ffi/tests/header.rs inspects the built liba2a_core.so (exported
 # symbols), which `cargo test` alone does not produce.
 cargo build -p a2a-core-ffi --all-features

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 12 at the drop-in's layer, against the project's {@code a2a fault-server}: a gateway's
+ * Issue 12 at the drop-in's layer, against the project's {@code a2a-testkit fault-server}: a gateway's
  * 502 on a send reaches the agent once (no blind resend); the optional per-agent breaker opens
  * after its threshold and then refuses without sending, for plain calls and streams alike.
  */

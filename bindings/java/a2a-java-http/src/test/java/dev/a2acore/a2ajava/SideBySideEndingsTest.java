@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Test;
  * {@link A2aCoreHttpClient}, recording what the application sees: its event consumer and
  * its error handler, in order ({@code null} to the handler is a2a-java's "the stream
  * completed normally"), or what a plain call throws (type, message, cause chain). Peers: the
- * real Python a2a-sdk server ({@code tests/peers}), the project's {@code a2a fault-server}
+ * real Python a2a-sdk server ({@code tests/peers}), the project's {@code a2a-testkit fault-server}
  * and the fault server in the test code; 127.0.0.1 only, every wait bounded.
  *
  * <p>The run also writes both sides of every row to

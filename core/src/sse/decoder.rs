@@ -10,6 +10,18 @@ use super::{AtEof, Config, Discarded, Event, Finish, Item, LimitError};
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 const MESSAGE: &[u8] = b"message";
 
+/// What is kept of a line that began in an earlier chunk (meaningful while
+/// `Decoder::partial_len > 0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// Its bytes, in `Decoder::line`.
+    Line,
+    /// Nothing: it is a comment and its text is not wanted (`Config::comment_text` off).
+    Comment,
+    /// Nothing: it went over `max_line`, or its block is being skipped; drop it to its end.
+    Skip,
+}
+
 /// Where a pending value of the block in progress lives.
 ///
 /// INVARIANT: `Chunk` only exists while a [`Feed`] is alive; it indexes that feed's chunk.
@@ -73,15 +85,15 @@ pub struct Decoder {
     bom_matched: u8,
     /// The last chunk ended with CR: drop one LF at the start of the next non-empty chunk.
     skip_lf: bool,
-    /// The unterminated line carried over from earlier chunks (or a completed line handed
-    /// out as a comment, cleared on the next call when `line_done`).
+    /// The unterminated line carried over from earlier chunks when `held` is `Line` (its
+    /// contents mean nothing while `partial_len` is 0: a completed comment handed out from it
+    /// stays there until the next line needs the buffer, which clears it first).
     pub(crate) line: Vec<u8>,
-    /// `line` holds a completed line that an item may still borrow.
-    line_done: bool,
-    /// Length of the current unterminated line, buffered or skipped.
+    /// Length of the current unterminated line (held, marked or skipped); 0 between lines.
+    /// While it is not 0 the line-start states (`at_start`, `skip_lf`) are false.
     partial_len: usize,
-    /// The current line went over `max_line`: drop its bytes until its terminator.
-    skip_line: bool,
+    /// What is kept of the unterminated line (only while `partial_len > 0`).
+    held: Held,
     /// A limit error happened in this block: ignore lines until a blank line.
     skip_block: bool,
     /// The `data` of the block in progress.
@@ -105,10 +117,9 @@ pub struct Decoder {
     retry: Option<u64>,
     /// `finish` handed out borrows: reset the stream state on the next call.
     needs_reset: bool,
-    /// A [`Feed`] was created and not dropped (it is alive, or it was leaked).
-    feeding: bool,
     /// A value slot may be `Slot::Chunk` (set with every such slot, cleared when the feed
-    /// ends): the end of a feed tests this one flag, not the three slots.
+    /// ends): the end of a feed tests this one flag, not the three slots. Still set when a
+    /// feed starts, it means the last feed was leaked (`mem::forget`) with borrowed values.
     borrowing: bool,
     /// Bytes examined by the terminator search (test-only proof of linear scanning).
     #[cfg(test)]
@@ -135,9 +146,8 @@ impl Decoder {
             bom_matched: 0,
             skip_lf: false,
             line: Vec::new(),
-            line_done: false,
             partial_len: 0,
-            skip_line: false,
+            held: Held::Line,
             skip_block: false,
             data: Slot::Unset,
             data_buf: Vec::new(),
@@ -151,7 +161,6 @@ impl Decoder {
             dispatched: (Slot::Unset, Slot::Unset),
             retry: None,
             needs_reset: false,
-            feeding: false,
             borrowing: false,
             #[cfg(test)]
             scanned: 0,
@@ -166,9 +175,11 @@ impl Decoder {
     /// Starts feeding one chunk; drain it with [`Feed::next_item`].
     #[inline]
     pub fn feed<'d, 'c>(&'d mut self, chunk: &'c [u8]) -> Feed<'d, 'c> {
-        self.settle();
-        self.forget_leaked_slots();
-        self.feeding = true;
+        // One test for the two rare states: a stream to reset after `finish`, values that a
+        // leaked feed left borrowing its (gone) chunk.
+        if self.needs_reset | self.borrowing {
+            self.prepare_slow();
+        }
         Feed {
             dec: self,
             chunk,
@@ -204,8 +215,7 @@ impl Decoder {
     /// connection: a new BOM check, empty line, data and type buffers. Keeps the last event
     /// ID and the retry value, which belong to the event source, not to one connection.
     pub fn reset_for_reconnect(&mut self) {
-        self.needs_reset = true;
-        self.settle();
+        self.reset_stream();
     }
 
     /// Ends the stream (end of the response body).
@@ -217,28 +227,34 @@ impl Decoder {
     /// Either way the decoder is then ready for a new stream (as after
     /// [`Decoder::reset_for_reconnect`]).
     pub fn finish(&mut self) -> Finish<'_> {
-        self.settle();
-        self.forget_leaked_slots();
+        self.prepare_slow();
         self.needs_reset = true;
         let bom_bytes = if self.at_start {
             usize::from(self.bom_matched)
         } else {
             0
         };
+        let held = self.partial_len > 0;
+        if !held {
+            // The buffer may still hold a comment handed out earlier.
+            self.line.clear();
+        }
         if self.at_start && self.bom_matched > 0 {
             // A partial BOM at the very end is content of the (unterminated) first line.
             self.line
                 .extend_from_slice(&BOM[..usize::from(self.bom_matched)]);
         }
         let partial_line = self.partial_len + bom_bytes;
-        let skipping = self.skip_line || self.skip_block;
+        let skipping = (held && self.held == Held::Skip) || self.skip_block;
+        // A comment held without its text: nothing in `line`, and no effect at the end.
+        let text_less_comment = held && self.held == Held::Comment;
         match self.config.at_eof {
             AtEof::Discard => {
                 let (mut event, mut id) = (false, false);
                 if !skipping {
                     event = self.data != Slot::Unset;
                     id = self.pending_id != Slot::Unset;
-                    if !self.line.is_empty() && self.line[0] != b':' {
+                    if !text_less_comment && !self.line.is_empty() && self.line[0] != b':' {
                         let (field, at) = split(&self.line);
                         match field {
                             Field::Data => event = true,
@@ -274,7 +290,7 @@ impl Decoder {
                     };
                 }
                 let mut error = None;
-                if partial_line > 0 {
+                if partial_line > 0 && !text_less_comment {
                     let line = mem::take(&mut self.line);
                     match self.process_line(&line, Origin::Line) {
                         Ok(Step::Adopt(off)) => self.adopt_data(line, off),
@@ -309,39 +325,19 @@ impl Decoder {
         }
     }
 
-    /// A comment starting here can take the keep-alive path: its text is not wanted, no
-    /// line is held (so it starts here) and no block is being skipped.
-    #[inline(always)]
-    fn quick_comment(&self) -> bool {
-        !self.config.comment_text && self.partial_len == 0 && !self.skip_block
-    }
-
-    /// A [`Feed`] that was leaked (`mem::forget`) never moved its borrowed values into the
-    /// decoder: they index a chunk that is gone. Drop them rather than read the wrong bytes.
-    #[inline(always)]
-    fn forget_leaked_slots(&mut self) {
-        if self.feeding {
-            self.forget_leaked_slots_slow();
-        }
-    }
-
+    /// The rare work before a feed or `finish`: a [`Feed`] that was leaked (`mem::forget`)
+    /// never moved its borrowed values into the decoder (they index a chunk that is gone:
+    /// drop them rather than read the wrong bytes), and a reset deferred by `finish` while
+    /// its result borrowed the buffers.
     #[cold]
-    fn forget_leaked_slots_slow(&mut self) {
-        self.feeding = false;
-        self.borrowing = false;
-        for slot in [&mut self.data, &mut self.event_type, &mut self.pending_id] {
-            if matches!(slot, Slot::Chunk(..)) {
-                *slot = Slot::Unset;
+    fn prepare_slow(&mut self) {
+        if self.borrowing {
+            self.borrowing = false;
+            for slot in [&mut self.data, &mut self.event_type, &mut self.pending_id] {
+                if matches!(slot, Slot::Chunk(..)) {
+                    *slot = Slot::Unset;
+                }
             }
-        }
-    }
-
-    /// Performs clean-ups deferred while items could borrow the buffers.
-    #[inline(always)]
-    fn settle(&mut self) {
-        if self.line_done {
-            self.line.clear();
-            self.line_done = false;
         }
         if self.needs_reset {
             self.reset_stream();
@@ -356,8 +352,9 @@ impl Decoder {
         self.skip_lf = false;
         self.line.clear();
         self.partial_len = 0;
-        self.skip_line = false;
+        self.held = Held::Line;
         self.skip_block = false;
+        self.borrowing = false;
         self.data = Slot::Unset;
         self.data_len = 0;
         self.event_type = Slot::Unset;
@@ -538,51 +535,50 @@ impl Decoder {
         }
     }
 
-    /// The chunk ended inside a line: `bytes` (not empty) is the part of it in this chunk.
-    /// Holds what the line will need (nothing when skipped, a marker for a comment without
-    /// text, else the bytes).
+    /// The chunk ends inside a line that starts at `bytes[0]` (`bytes` not empty): holds
+    /// what the line will need (nothing when its block is skipped, only its kind for a
+    /// comment without text, else the bytes).
     #[inline]
-    fn hold_partial(&mut self, bytes: &[u8]) -> Result<(), LimitError> {
-        self.partial_len += bytes.len();
-        if self.skip_line | self.skip_block {
+    fn hold_new(&mut self, bytes: &[u8]) -> Result<(), LimitError> {
+        self.partial_len = bytes.len();
+        if self.skip_block {
             // In a skipped block a non-empty line cannot end it: drop the line.
-            self.skip_line = true;
+            self.held = Held::Skip;
             return Ok(());
         }
-        if !self.config.comment_text && self.comment_in_progress(bytes) {
-            return self.hold_comment();
+        if bytes[0] == b':' && !self.config.comment_text {
+            self.held = Held::Comment;
+            if bytes.len() > self.config.max_line {
+                return Err(self.partial_line_too_long());
+            }
+            return Ok(());
         }
+        self.held = Held::Line;
+        // The buffer may still hold a comment handed out earlier.
+        self.line.clear();
         self.grow_line(bytes)
     }
 
-    /// The unterminated line (its start held in `line`, `bytes` the rest of the chunk) is a
-    /// comment: it began with a colon in an earlier chunk, or begins with one here.
+    /// The chunk ends inside a line held from earlier chunks: `bytes` is its part in this
+    /// chunk. Kept as the line's kind says; `partial_len` enforces `max_line` for a comment
+    /// without text, the buffer's length for a held line.
     #[inline]
-    fn comment_in_progress(&self, bytes: &[u8]) -> bool {
-        match self.line.first() {
-            Some(&b) => b == b':',
-            None => bytes.first() == Some(&b':'),
+    fn hold_more(&mut self, bytes: &[u8]) -> Result<(), LimitError> {
+        self.partial_len += bytes.len();
+        match self.held {
+            Held::Line => self.grow_line(bytes),
+            Held::Comment if self.partial_len > self.config.max_line => {
+                Err(self.partial_line_too_long())
+            }
+            Held::Comment | Held::Skip => Ok(()),
         }
-    }
-
-    /// Holds an unterminated comment line without its text: its colon marks it as a comment
-    /// in `line`, and `partial_len` (already counting `bytes`) enforces `max_line`.
-    #[inline]
-    fn hold_comment(&mut self) -> Result<(), LimitError> {
-        if self.partial_len > self.config.max_line {
-            return Err(self.partial_line_too_long());
-        }
-        if self.line.is_empty() {
-            self.line.push(b':');
-        }
-        Ok(())
     }
 
     /// The unterminated line went over `max_line`: drop it, skip it to its end.
     #[cold]
     fn partial_line_too_long(&mut self) -> LimitError {
         self.line.clear();
-        self.skip_line = true;
+        self.held = Held::Skip;
         self.limit_hit(LimitError::LineTooLong {
             limit: self.config.max_line,
         })
@@ -679,7 +675,12 @@ impl<'d, 'c> Feed<'d, 'c> {
     /// The item borrows the chunk and the decoder until the next call.
     #[inline]
     pub fn next_item(&mut self) -> Result<Option<Item<'_>>, LimitError> {
-        match self.advance()? {
+        // The position goes to the state machine by value and comes back with its result, so
+        // the feed itself never has to live in memory (a chunk of a few bytes costs little
+        // more than the call).
+        let (pos, step) = self.dec.advance(self.chunk, self.pos);
+        self.pos = pos;
+        match step? {
             None => Ok(None),
             Some(out) => Ok(Some(self.resolve(out))),
         }
@@ -716,146 +717,177 @@ impl<'d, 'c> Feed<'d, 'c> {
             }),
         }
     }
+}
 
-    /// Runs the state machine to the next output.
+impl Decoder {
+    /// Runs the state machine on `chunk` from `pos` to the next output; returns the new
+    /// position with it.
     #[inline]
-    fn advance(&mut self) -> Result<Option<Out>, LimitError> {
-        let chunk = self.chunk;
+    fn advance(
+        &mut self,
+        chunk: &[u8],
+        mut pos: usize,
+    ) -> (usize, Result<Option<Out>, LimitError>) {
         let len = chunk.len();
-        // `needs_reset` is never set while a feed is alive: only the line may need clearing.
-        if self.dec.line_done {
-            self.dec.line.clear();
-            self.dec.line_done = false;
-        }
         loop {
-            if self.pos >= len {
-                return Ok(None);
+            if pos >= len {
+                return (pos, Ok(None));
+            }
+            if self.partial_len != 0 {
+                // The line held from earlier chunks goes on here (at the start of a feed, or
+                // after the held bytes of a broken BOM); the line-start states are false.
+                let rest = &chunk[pos..];
+                let Some(i) = find_eol(rest) else {
+                    // Every chunk of a long line but its last, every chunk of a dripped one.
+                    #[cfg(test)]
+                    {
+                        self.scanned += rest.len();
+                    }
+                    return (len, self.hold_more(rest).map(|()| None));
+                };
+                #[cfg(test)]
+                {
+                    self.scanned += i + 1;
+                }
+                let (start, end) = (pos, pos + i);
+                pos = self.line_end(chunk, end);
+                let held = self.partial_len;
+                self.partial_len = 0;
+                match self.held {
+                    Held::Skip => continue,
+                    Held::Comment => {
+                        // A comment without its text (the keep-alive path, kept inline).
+                        if held + i > self.config.max_line {
+                            return (pos, Err(self.line_too_long()));
+                        }
+                        pos = self.eat_idle_blank_line(chunk, pos);
+                        return (pos, Ok(Some(Out::CommentInChunk(end, end))));
+                    }
+                    Held::Line => match self.spanning_line(chunk, held, start, end) {
+                        Ok(None) => continue,
+                        Ok(Some(out @ Out::CommentInLine(_))) => {
+                            pos = self.eat_idle_blank_line(chunk, pos);
+                            return (pos, Ok(Some(out)));
+                        }
+                        other => return (pos, other),
+                    },
+                }
             }
             // One test for the two rare states of a line start.
-            if self.dec.at_start | self.dec.skip_lf {
-                if self.dec.at_start {
-                    if !self.bom() {
-                        return Ok(None);
+            if self.at_start | self.skip_lf {
+                if self.at_start {
+                    match self.bom(chunk, pos) {
+                        Some(p) => pos = p,
+                        None => return (len, Ok(None)),
                     }
                     continue;
                 }
-                self.dec.skip_lf = false;
+                self.skip_lf = false;
                 #[cfg(test)]
                 {
-                    self.dec.scanned += 1;
+                    self.scanned += 1;
                 }
-                if chunk[self.pos] == b'\n' {
-                    self.pos += 1;
+                if chunk[pos] == b'\n' {
+                    pos += 1;
                     continue;
                 }
             }
-            let start = self.pos;
+            let start = pos;
             let rest = &chunk[start..];
-            // A blank line is the most common line after a data line: test it before memchr.
             let found = match rest[0] {
-                b'\n' | b'\r' => Some(0),
-                b':' if self.dec.quick_comment() => {
-                    // A keep-alive (a comment without its text, nothing held, no skipping):
-                    // its own short path, the most frequent line of an idle stream.
+                b'\n' | b'\r' => {
+                    // A blank line, the most common line after a data line: no search, no
+                    // line processing (it ends a skipped block too).
+                    #[cfg(test)]
+                    {
+                        self.scanned += 1;
+                    }
+                    pos = self.line_end(chunk, start);
+                    self.skip_block = false;
+                    if let Some(out) = self.end_block(chunk) {
+                        return (pos, Ok(Some(out)));
+                    }
+                    continue;
+                }
+                b':' if !self.skip_block => {
+                    // A comment (a keep-alive, the most frequent line of an idle stream):
+                    // its own short path when it ends in this chunk.
                     let found = find_eol(&rest[1..]).map(|i| i + 1);
                     if let Some(i) = found
-                        && i <= self.dec.config.max_line
+                        && i <= self.config.max_line
                     {
                         #[cfg(test)]
                         {
-                            self.dec.scanned += i + 1;
+                            self.scanned += i + 1;
                         }
                         let end = start + i;
-                        self.pos = self.line_end(end);
-                        self.eat_idle_blank_line();
-                        return Ok(Some(Out::CommentInChunk(end, end)));
+                        pos = self.line_end(chunk, end);
+                        pos = self.eat_idle_blank_line(chunk, pos);
+                        let from = if self.config.comment_text {
+                            start + 1
+                        } else {
+                            end
+                        };
+                        return (pos, Ok(Some(Out::CommentInChunk(from, end))));
                     }
                     found
                 }
                 _ => find_eol(rest),
             };
-            match found {
-                None => {
-                    #[cfg(test)]
-                    {
-                        self.dec.scanned += rest.len();
-                    }
-                    // The chunk ends inside a line (every chunk but the last of a long line).
-                    self.pos = len;
-                    self.dec.hold_partial(rest)?;
-                    return Ok(None);
+            let Some(i) = found else {
+                // The chunk ends inside this line.
+                #[cfg(test)]
+                {
+                    self.scanned += rest.len();
                 }
-                Some(i) => {
-                    #[cfg(test)]
-                    {
-                        self.dec.scanned += i + 1;
-                    }
-                    let end = start + i;
-                    self.pos = self.line_end(end);
-                    // Only the first line of a feed can continue a held line (and a skipped
-                    // line is always a held one): one test for both on every other line.
-                    let held = self.dec.partial_len;
-                    let step = if held > 0 {
-                        self.dec.partial_len = 0;
-                        if self.dec.skip_line {
-                            self.dec.skip_line = false;
-                            continue;
-                        }
-                        if self.dec.line.first() == Some(&b':')
-                            && !self.dec.config.comment_text
-                            && !self.dec.skip_block
-                            && held + i <= self.dec.config.max_line
-                        {
-                            // A comment that spanned chunks, without its text (only its
-                            // colon was held): the keep-alive path, kept inline.
-                            self.dec.line.clear();
-                            self.eat_idle_blank_line();
-                            return Ok(Some(Out::CommentInChunk(end, end)));
-                        }
-                        if let Some(out) = self.spanning_line(held, start, end)? {
-                            return Ok(Some(out));
-                        }
-                        continue;
+                return (len, self.hold_new(rest).map(|()| None));
+            };
+            #[cfg(test)]
+            {
+                self.scanned += i + 1;
+            }
+            let end = start + i;
+            pos = self.line_end(chunk, end);
+            if i > self.config.max_line && !self.skip_block {
+                return (pos, Err(self.line_too_long()));
+            }
+            match self.process_line(&chunk[start..end], Origin::Chunk(start)) {
+                Ok(Step::Nothing) => {}
+                Ok(Step::Comment(off)) => {
+                    pos = self.eat_idle_blank_line(chunk, pos);
+                    let from = if self.config.comment_text {
+                        start + off
                     } else {
-                        if i > self.dec.config.max_line && !self.dec.skip_block {
-                            return Err(self.dec.limit_hit(LimitError::LineTooLong {
-                                limit: self.dec.config.max_line,
-                            }));
-                        }
-                        self.dec
-                            .process_line(&chunk[start..end], Origin::Chunk(start))?
+                        end
                     };
-                    match step {
-                        Step::Nothing => {}
-                        Step::Comment(off) => {
-                            self.eat_idle_blank_line();
-                            let from = if self.dec.config.comment_text {
-                                start + off
-                            } else {
-                                end
-                            };
-                            return Ok(Some(Out::CommentInChunk(from, end)));
-                        }
-                        Step::Retry(ms) => return Ok(Some(Out::Retry(ms))),
-                        Step::EndBlock => {
-                            if let Some(out) = self.end_block() {
-                                return Ok(Some(out));
-                            }
-                        }
-                        Step::Join(s, e, at) => self.join(s, e, &chunk[start + at..end]),
-                        // Only lines from the line buffer are adopted (`spanning_line`).
-                        Step::Adopt(_) => {}
+                    return (pos, Ok(Some(Out::CommentInChunk(from, end))));
+                }
+                Ok(Step::Retry(ms)) => return (pos, Ok(Some(Out::Retry(ms)))),
+                Ok(Step::EndBlock) => {
+                    if let Some(out) = self.end_block(chunk) {
+                        return (pos, Ok(Some(out)));
                     }
                 }
+                Ok(Step::Join(s, e, at)) => self.join(&chunk[s..e], &chunk[start + at..end]),
+                // Only lines from the line buffer are adopted (`spanning_line`).
+                Ok(Step::Adopt(_)) => {}
+                Err(e) => return (pos, Err(e)),
             }
         }
+    }
+
+    /// A complete line went over `max_line`.
+    #[cold]
+    fn line_too_long(&mut self) -> LimitError {
+        self.limit_hit(LimitError::LineTooLong {
+            limit: self.config.max_line,
+        })
     }
 
     /// The line ends with the terminator at `chunk[end]`: the position after it (a CRLF is
     /// one terminator; a CR that ends the chunk swallows an LF that starts the next one).
     #[inline(always)]
-    fn line_end(&mut self, end: usize) -> usize {
-        let chunk = self.chunk;
+    fn line_end(&mut self, chunk: &[u8], end: usize) -> usize {
         let mut next = end + 1;
         if chunk[end] == b'\r' {
             if next < chunk.len() {
@@ -863,49 +895,44 @@ impl<'d, 'c> Feed<'d, 'c> {
                     next += 1;
                 }
             } else {
-                self.dec.skip_lf = true;
+                self.skip_lf = true;
             }
         }
         next
     }
 
-    /// A line that began in an earlier chunk (`held` bytes of it) ends at `chunk[start..end]`.
+    /// A line held from earlier chunks (`held` bytes of it, in `line`) ends at
+    /// `chunk[start..end]`.
     fn spanning_line(
         &mut self,
+        chunk: &[u8],
         held: usize,
         start: usize,
         end: usize,
     ) -> Result<Option<Out>, LimitError> {
-        let chunk = self.chunk;
-        let dec = &mut *self.dec;
-        if dec.skip_block {
+        if self.skip_block {
             // Only a blank line matters, and a spanning line is never blank.
-            dec.line.clear();
             return Ok(None);
         }
-        if held + (end - start) > dec.config.max_line {
-            dec.line.clear();
-            return Err(dec.limit_hit(LimitError::LineTooLong {
-                limit: dec.config.max_line,
-            }));
+        if held + (end - start) > self.config.max_line {
+            self.line.clear();
+            return Err(self.line_too_long());
         }
-        dec.line.extend_from_slice(&chunk[start..end]);
-        let mut line = mem::take(&mut dec.line);
-        let step = dec.process_line(&line, Origin::Line);
-        let out = match step {
+        self.line.extend_from_slice(&chunk[start..end]);
+        let mut line = mem::take(&mut self.line);
+        let out = match self.process_line(&line, Origin::Line) {
             Ok(Step::Comment(off)) => {
-                // The comment borrows the line buffer: clear it on the next call.
-                dec.line = line;
-                dec.line_done = true;
-                self.eat_idle_blank_line();
+                // The comment borrows the line buffer until the next call; the next line
+                // that needs the buffer clears it first.
+                self.line = line;
                 return Ok(Some(Out::CommentInLine(off)));
             }
             Ok(Step::Adopt(off)) => {
-                dec.adopt_data(line, off);
+                self.adopt_data(line, off);
                 return Ok(None);
             }
             Ok(Step::Join(s, e, at)) => {
-                self.join(s, e, &line[at..]);
+                self.join(&chunk[s..e], &line[at..]);
                 Ok(None)
             }
             Ok(Step::Retry(ms)) => Ok(Some(Out::Retry(ms))),
@@ -913,101 +940,101 @@ impl<'d, 'c> Feed<'d, 'c> {
             Err(e) => Err(e),
         };
         line.clear();
-        self.dec.line = line;
+        self.line = line;
         out
     }
 
-    /// Second data line of a block whose first value is `chunk[s..e]`: copy both.
-    fn join(&mut self, s: usize, e: usize, value: &[u8]) {
-        let dec = &mut *self.dec;
-        dec.data_buf.clear();
-        dec.data_buf.extend_from_slice(&self.chunk[s..e]);
-        dec.data_buf.push(b'\n');
-        dec.data_buf.extend_from_slice(value);
-        dec.data_off = 0;
-        dec.data = Slot::Owned;
+    /// Second data line of a block whose first value, `first`, is in the chunk: copy both.
+    fn join(&mut self, first: &[u8], value: &[u8]) {
+        self.data_buf.clear();
+        self.data_buf.extend_from_slice(first);
+        self.data_buf.push(b'\n');
+        self.data_buf.extend_from_slice(value);
+        self.data_off = 0;
+        self.data = Slot::Owned;
     }
 
     /// After a comment (a keep-alive is almost always `:...` and a blank line): when the
     /// block holds nothing, a blank line that follows at once in this chunk can have no
-    /// effect but clearing the type, so consume it now and save a round trip.
+    /// effect but clearing the type, so consume it now and save a round trip. Returns the
+    /// position after it (or `pos`).
     #[inline]
-    fn eat_idle_blank_line(&mut self) {
-        let dec = &mut *self.dec;
+    fn eat_idle_blank_line(&mut self, chunk: &[u8], mut pos: usize) -> usize {
         // Tag tests only (the derived `PartialEq` would compare the positions too).
-        if !matches!(dec.data, Slot::Unset)
-            || !matches!(dec.pending_id, Slot::Unset)
-            || dec.skip_block
+        if !matches!(self.data, Slot::Unset)
+            || !matches!(self.pending_id, Slot::Unset)
+            || self.skip_block
         {
-            return;
+            return pos;
         }
-        let chunk = self.chunk;
-        match chunk.get(self.pos) {
-            Some(b'\n') => self.pos += 1,
+        match chunk.get(pos) {
+            Some(b'\n') => pos += 1,
             Some(b'\r') => {
-                self.pos += 1;
-                match chunk.get(self.pos) {
-                    Some(b'\n') => self.pos += 1,
+                pos += 1;
+                match chunk.get(pos) {
+                    Some(b'\n') => pos += 1,
                     Some(_) => {}
-                    None => dec.skip_lf = true,
+                    None => self.skip_lf = true,
                 }
             }
-            _ => return,
+            _ => return pos,
         }
         #[cfg(test)]
         {
-            dec.scanned += 1;
+            self.scanned += 1;
         }
-        dec.event_type = Slot::Unset;
+        self.event_type = Slot::Unset;
+        pos
     }
 
     /// A blank line: dispatch (WHATWG "dispatch the event").
     #[inline]
-    fn end_block(&mut self) -> Option<Out> {
-        if !self.dec.commit_block_with(self.chunk) {
+    fn end_block(&mut self, chunk: &[u8]) -> Option<Out> {
+        if !self.commit_block_with(chunk) {
             return None;
         }
-        self.dec.dispatched = (self.dec.data, self.dec.event_type);
-        self.dec.data = Slot::Unset;
-        self.dec.event_type = Slot::Unset;
+        self.dispatched = (self.data, self.event_type);
+        self.data = Slot::Unset;
+        self.event_type = Slot::Unset;
         Some(Out::Event)
     }
 
-    /// At stream start: matches a leading BOM (possibly split across chunks). Returns
-    /// `false` when the chunk ended inside a possible BOM.
+    /// At stream start: matches a leading BOM (possibly split across chunks) from
+    /// `chunk[pos]`. Returns the position after what it consumed, or `None` when the chunk
+    /// ended inside a possible BOM.
     #[cold]
-    fn bom(&mut self) -> bool {
-        let dec = &mut *self.dec;
-        while self.pos < self.chunk.len() {
-            let b = self.chunk[self.pos];
-            if b == BOM[usize::from(dec.bom_matched)] {
-                self.pos += 1;
-                dec.bom_matched += 1;
-                if usize::from(dec.bom_matched) == BOM.len() {
-                    dec.at_start = false;
-                    dec.bom_matched = 0;
-                    return true;
+    fn bom(&mut self, chunk: &[u8], mut pos: usize) -> Option<usize> {
+        while pos < chunk.len() {
+            let b = chunk[pos];
+            if b == BOM[usize::from(self.bom_matched)] {
+                pos += 1;
+                self.bom_matched += 1;
+                if usize::from(self.bom_matched) == BOM.len() {
+                    self.at_start = false;
+                    self.bom_matched = 0;
+                    return Some(pos);
                 }
             } else {
                 // Not a BOM: the bytes matched so far are the start of the first line.
-                let held = usize::from(dec.bom_matched);
-                dec.at_start = false;
-                dec.bom_matched = 0;
+                let held = usize::from(self.bom_matched);
+                self.at_start = false;
+                self.bom_matched = 0;
                 if held > 0 {
-                    dec.line.extend_from_slice(&BOM[..held]);
-                    dec.partial_len = held;
+                    self.line.clear();
+                    self.line.extend_from_slice(&BOM[..held]);
+                    self.partial_len = held;
+                    self.held = Held::Line;
                 }
-                return true;
+                return Some(pos);
             }
         }
-        false
+        None
     }
 }
 
 impl Drop for Feed<'_, '_> {
     #[inline]
     fn drop(&mut self) {
-        self.dec.feeding = false;
         self.dec.stash(self.chunk);
     }
 }

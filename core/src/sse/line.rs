@@ -122,9 +122,12 @@ pub(crate) fn find_eol(hay: &[u8]) -> Option<usize> {
         let rest = &hay[i..];
         let n = rest.len();
         if n >= 4 {
-            // Two overlapping 4-byte words cover 4 to 7 bytes.
+            // Two overlapping 4-byte words cover 5 to 7 bytes, one covers 4 (a 4-byte chunk).
             if let Some(p) = eol_in_u32(&rest[..4]) {
                 return Some(i + p);
+            }
+            if n == 4 {
+                return None;
             }
             return eol_in_u32(&rest[n - 4..]).map(|p| i + n - 4 + p);
         }

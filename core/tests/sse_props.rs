@@ -429,6 +429,15 @@ proptest! {
         prop_assert_eq!(decode(&input, &ones, config_of(cfg)), decode(&input, &[], config_of(cfg)));
     }
 
+    /// Chunks of 2 to 9 bytes: a held line grows by a few bytes per chunk (the decoder's
+    /// short copies), with and without comment text.
+    #[test]
+    fn small_fixed_chunks_give_the_same_items(input in stream(), cfg in configs(), size in 2usize..10, text in any::<bool>()) {
+        let cuts: Vec<usize> = (size..input.len()).step_by(size).collect();
+        let cfg = config_of(cfg).with_comment_text(text);
+        prop_assert_eq!(decode(&input, &cuts, cfg), decode(&input, &[], cfg), "{}-byte chunks", size);
+    }
+
     #[test]
     fn encode_then_decode_gives_the_event_back(
         data in value(),

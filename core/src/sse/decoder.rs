@@ -4,7 +4,7 @@ use std::mem;
 
 use memchr::memchr2;
 
-use super::line::{Field, find_eol, id_is_valid, parse_retry, split};
+use super::line::{Field, SHORT, find_eol, id_is_valid, parse_retry, split};
 use super::{AtEof, Config, Discarded, Event, Finish, Item, LimitError};
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
@@ -775,7 +775,16 @@ impl Decoder {
                 // The line held from earlier chunks goes on here (at the start of a feed, or
                 // after the held bytes of a broken BOM); the line-start states are false.
                 let rest = &chunk[pos..];
-                let Some(i) = find_eol(rest) else {
+                // A line already longer than `SHORT` goes on long: a piece longer than that
+                // goes to `memchr2` at once (the word-by-word start of `find_eol` would only
+                // delay it); a short piece (a line dripped in small chunks) is scanned word
+                // by word as usual.
+                let found = if rest.len() > SHORT && self.partial_len >= SHORT {
+                    memchr2(b'\n', b'\r', rest)
+                } else {
+                    find_eol(rest)
+                };
+                let Some(i) = found else {
                     // Every chunk of a long line but its last, every chunk of a dripped one.
                     #[cfg(test)]
                     {

@@ -90,7 +90,7 @@ const HI: u64 = 0x8080_8080_8080_8080;
 /// Bytes searched word by word before handing over to `memchr2`: short lines (keep-alives,
 /// small token events) end before it, and `memchr2`'s per-call setup would cost more than
 /// the whole scan.
-const SHORT: usize = 64;
+pub(crate) const SHORT: usize = 64;
 
 /// Position of the first CR or LF in `hay`.
 ///

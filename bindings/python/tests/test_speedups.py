@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import os
 import shutil
 import subprocess
@@ -94,6 +95,8 @@ def test_events_are_event_tuples_sharing_repeated_types() -> None:
     assert evs[0].type is evs[1].type  # one str for the batch's repeated type
     assert evs[2]._replace(data='y') == ('x', 'y', '7')
     assert hash(evs[0]) == hash(('message', '1', ''))
+    # Three str and no __dict__: never in a cycle, so not tracked by the cycle collector.
+    assert not any(gc.is_tracked(e) for e in evs)
 
 
 @needs_extension

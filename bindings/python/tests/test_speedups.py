@@ -87,6 +87,28 @@ def test_sse_fixtures_decode_the_same_both_ways(case: dict[str, Any]) -> None:
 
 
 @needs_extension
+def test_both_ways_of_making_events_agree() -> None:
+    """Events are allocated directly on CPython 3.10-3.13 and made by tuple's constructor
+    elsewhere (3.14 caches tuple hashes): both give the same events, hashable as tuples."""
+    *args, direct = _lib.SPEEDUPS_SETUP
+    assert direct == (sys.version_info < (3, 14))
+    data = b''.join(input_of(c) for c in CASES if 'input' in c and not c['options'])
+    chunks = [data[i : i + 64] for i in range(0, len(data), 64)]
+    results = []
+    try:
+        for way in (True, False):
+            _lib.SPEEDUPS.setup(*args, way)  # type: ignore[attr-defined]
+            d = a2a_core.SseDecoder()
+            evs = [e for c in chunks for e in d.feed(c)]
+            assert evs and all(type(e) is a2a_core.Event for e in evs)
+            assert [hash(e) for e in evs] == [hash(tuple(e)) for e in evs]
+            results.append(evs)
+    finally:
+        _lib.SPEEDUPS.setup(*args, direct)  # type: ignore[attr-defined]
+    assert results[0] == results[1]
+
+
+@needs_extension
 def test_events_are_event_tuples_sharing_repeated_types() -> None:
     d = a2a_core.SseDecoder()
     evs = d.feed(b'data: 1\n\ndata: 2\n\nevent: x\nid: 7\ndata: \xc3\n\n')

@@ -872,6 +872,8 @@ PURE_ENV = 'A2A_CORE_PURE'
 #: The compiled extension `a2a_core._speedups` once `enable_speedups` has registered the
 #: package's classes with it; None while the ctypes code runs.
 SPEEDUPS = None
+#: The arguments `enable_speedups` gave the extension's setup (for the tests).
+SPEEDUPS_SETUP: tuple[object, ...] = ()
 #: Why the fast path is or is not in use (`a2a_core.speedups_status()`).
 SPEEDUPS_STATUS = 'not set up yet'
 
@@ -917,7 +919,13 @@ def enable_speedups(outcome: type, stream_item: type, event: type, read_answer: 
 
     mod, why = _import_speedups()
     if mod is not None:
-        fields, item_fields = mod.setup(outcome, stream_item, event, read_answer, tables)  # type: ignore[attr-defined]
+        # Events may be allocated directly on the CPython versions whose tuple construction
+        # for a subclass is exactly "allocate, set the items" (3.10-3.13; 3.14 caches the
+        # hash in the tuple, which only tuple's own constructor initialises).
+        global SPEEDUPS_SETUP
+        direct = sys.implementation.name == 'cpython' and sys.version_info < (3, 14)
+        SPEEDUPS_SETUP = (outcome, stream_item, event, read_answer, tables, direct)
+        fields, item_fields = mod.setup(*SPEEDUPS_SETUP)  # type: ignore[attr-defined]
         want = {f.name for f in dataclasses.fields(outcome)}  # type: ignore[arg-type]
         want_item = {f.name for f in dataclasses.fields(stream_item)}  # type: ignore[arg-type]
         if set(fields) != want or set(item_fields) != want_item:

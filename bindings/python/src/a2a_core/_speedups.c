@@ -30,6 +30,10 @@ static PyObject *t_channel, *t_retry, *t_error, *t_state, *t_sent, *t_version, *
     *t_item_kind;
 static PyObject *empty_str;
 static newfunc tuple_new;
+/* Event's tp_alloc, used directly (as tuple's own constructor does for a subclass) when
+ * Python says the interpreter's tuple layout is one whose construction is exactly "allocate,
+ * set the items" (3.10-3.13); NULL otherwise, and tuple's constructor is called. */
+static allocfunc event_alloc;
 
 /* The attributes of Outcome and StreamItem this module sets, in one table each (Python
  * checks at setup that they are exactly the dataclasses' fields). */
@@ -306,6 +310,42 @@ static PyObject *shared(const char *base, uint64_t start, uint64_t end, const ch
   return s;
 }
 
+/* One Event (a NamedTuple: a tuple subclass) of three str, stolen. Either tuple's own
+ * constructor, as `tuple.__new__(Event, (t, d, i))` does, or (event_alloc) what that
+ * constructor does for a subclass, without its temporary tuples. */
+static PyObject *make_event(PyObject *t, PyObject *d, PyObject *i) {
+  PyObject *ev;
+  if (event_alloc != NULL) {
+    ev = event_alloc((PyTypeObject *)event_cls, 3);
+    if (ev == NULL) {
+      Py_DECREF(t);
+      Py_DECREF(d);
+      Py_DECREF(i);
+      return NULL;
+    }
+    /* A fresh tuple with one reference: PyTuple_SetItem accepts it and steals each item. */
+    PyTuple_SetItem(ev, 0, t);
+    PyTuple_SetItem(ev, 1, d);
+    PyTuple_SetItem(ev, 2, i);
+    return ev;
+  }
+  PyObject *fields = PyTuple_New(3);
+  if (fields == NULL) {
+    Py_DECREF(t);
+    Py_DECREF(d);
+    Py_DECREF(i);
+    return NULL;
+  }
+  PyTuple_SetItem(fields, 0, t);
+  PyTuple_SetItem(fields, 1, d);
+  PyTuple_SetItem(fields, 2, i);
+  PyObject *targs = PyTuple_Pack(1, fields);
+  Py_DECREF(fields);
+  ev = targs ? tuple_new((PyTypeObject *)event_cls, targs, NULL) : NULL;
+  Py_XDECREF(targs);
+  return ev;
+}
+
 /* sse_feed(decoder: int, chunk: bytes) -> (rc, events, comments, limit_errors, items, n_items)
  * One a2a_sse_decoder_feed_packed; the events become Event tuples here. `items` (the address
  * of the item array) and its length are for the caller's comment / limit-error handling,
@@ -337,22 +377,12 @@ static PyObject *sp_sse_feed(PyObject *self, PyObject *args) {
     PyObject *dv = t ? PyUnicode_DecodeUTF8(base + o[1], (Py_ssize_t)(o[2] - 1 - o[1]), "replace")
                      : NULL;
     PyObject *id = dv ? shared(base, o[2], o[3] - 1, &li, &lil, &lio) : NULL;
-    PyObject *fields = id ? PyTuple_New(3) : NULL;
-    if (fields == NULL) {
+    if (id == NULL) {
       Py_XDECREF(t);
       Py_XDECREF(dv);
-      Py_XDECREF(id);
       goto fail;
     }
-    PyTuple_SetItem(fields, 0, t);
-    PyTuple_SetItem(fields, 1, dv);
-    PyTuple_SetItem(fields, 2, id);
-    /* Event is a NamedTuple (a tuple subclass): tuple's own constructor, as
-     * `tuple.__new__(Event, fields)` does, without running Python code per event. */
-    PyObject *targs = PyTuple_Pack(1, fields);
-    Py_DECREF(fields);
-    PyObject *ev = targs ? tuple_new((PyTypeObject *)event_cls, targs, NULL) : NULL;
-    Py_XDECREF(targs);
+    PyObject *ev = make_event(t, dv, id); /* steals t, dv, id */
     if (ev == NULL) goto fail;
     /* An Event holds three str and nothing else (NamedTuple: no __dict__), so it can never
      * be part of a reference cycle: the cycle collector need not track it (CPython does the
@@ -374,13 +404,16 @@ fail:
   return NULL;
 }
 
-/* setup(Outcome, StreamItem, Event, read_answer, tables) with tables the vocabulary dicts
- * (Channel, Retry, ErrorName, TaskState, RequestSent, ProtocolVersion, Binding,
- * StreamItemKind). Returns (outcome fields, stream item fields) for Python to check. */
+/* setup(Outcome, StreamItem, Event, read_answer, tables[, direct]) with tables the vocabulary
+ * dicts (Channel, Retry, ErrorName, TaskState, RequestSent, ProtocolVersion, Binding,
+ * StreamItemKind) and `direct` whether Events may be allocated directly (see event_alloc).
+ * Returns (outcome fields, stream item fields) for Python to check. */
 static PyObject *sp_setup(PyObject *self, PyObject *args) {
   PyObject *oc, *ic, *ec, *ra, *tables;
+  int direct = 0;
   (void)self;
-  if (!PyArg_ParseTuple(args, "OOOOO!", &oc, &ic, &ec, &ra, &PyTuple_Type, &tables)) return NULL;
+  if (!PyArg_ParseTuple(args, "OOOOO!|p", &oc, &ic, &ec, &ra, &PyTuple_Type, &tables, &direct))
+    return NULL;
   PyObject **slots[] = {&t_channel, &t_retry, &t_error, &t_state, &t_sent, &t_version,
                         &t_binding, &t_item_kind};
   const Py_ssize_t n = (Py_ssize_t)(sizeof slots / sizeof slots[0]);
@@ -403,6 +436,7 @@ static PyObject *sp_setup(PyObject *self, PyObject *args) {
   replace(&outcome_cls, oc);
   replace(&stream_item_cls, ic);
   replace(&event_cls, ec);
+  event_alloc = direct ? (allocfunc)PyType_GetSlot((PyTypeObject *)ec, Py_tp_alloc) : NULL;
   replace(&read_answer, ra);
   PyObject *of = names_tuple(OUTCOME_FIELDS, O_COUNT);
   PyObject *itf = of ? names_tuple(ITEM_FIELDS, I_COUNT) : NULL;

@@ -132,6 +132,27 @@ def test_outcome_table_rows_copy_the_same_both_ways() -> None:
         assert fast._ptr() != 0  # the handle is kept (resilience calls need it)
 
 
+def test_ctypes_outcome_reads_agree_field_by_field_and_unpacked() -> None:
+    """The ctypes path reads `a2a_outcome_info` with one struct unpack where the layout
+    allows it (checked at import), else field by field: both give the same outcomes."""
+    from a2a_core import outcome as mod
+
+    assert mod._INFO_UNPACK is not None  # every 64-bit platform CI runs on
+    saved = _lib.SPEEDUPS, mod._INFO_UNPACK
+    _lib.SPEEDUPS = None
+    try:
+        for row in ROWS:
+            unpacked = run(row)
+            mod._INFO_UNPACK = None
+            try:
+                by_field = run(row)
+            finally:
+                mod._INFO_UNPACK = saved[1]
+            assert unpacked == by_field, row['id']
+    finally:
+        _lib.SPEEDUPS, mod._INFO_UNPACK = saved
+
+
 @needs_extension
 def test_stream_tracker_items_are_the_same_both_ways() -> None:
     rows = [r for r in ROWS if (r['input'].get('content_type') or '').startswith('text/event-stream')

@@ -23,6 +23,7 @@ from ctypes import (  # noqa: F401
     c_uint64,
     c_void_p,
 )
+from collections.abc import Mapping
 from pathlib import Path
 
 ENV_VAR = 'A2A_CORE_LIB'
@@ -911,7 +912,7 @@ def _import_speedups() -> tuple[object | None, str]:
 
 
 def enable_speedups(outcome: type, stream_item: type, event: type, read_answer: object,
-                    tables: tuple[dict[int, object], ...]) -> None:
+                    tables: tuple[Mapping[int, object], ...]) -> None:
     """Registers the classes the extension builds (called once, by the package's
     __init__, after every module is loaded) and turns the fast path on when it can run."""
     global SPEEDUPS, SPEEDUPS_STATUS
@@ -926,8 +927,8 @@ def enable_speedups(outcome: type, stream_item: type, event: type, read_answer: 
         direct = sys.implementation.name == 'cpython' and sys.version_info < (3, 14)
         SPEEDUPS_SETUP = (outcome, stream_item, event, read_answer, tables, direct)
         fields, item_fields = mod.setup(*SPEEDUPS_SETUP)  # type: ignore[attr-defined]
-        want = {f.name for f in dataclasses.fields(outcome)}  # type: ignore[arg-type]
-        want_item = {f.name for f in dataclasses.fields(stream_item)}  # type: ignore[arg-type]
+        want = {f.name for f in dataclasses.fields(outcome)}
+        want_item = {f.name for f in dataclasses.fields(stream_item)}
         if set(fields) != want or set(item_fields) != want_item:
             mod, why = None, ('pure ctypes: the compiled extension was built for other Outcome '
                               'or StreamItem fields')

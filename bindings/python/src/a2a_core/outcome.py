@@ -81,7 +81,8 @@ def _info_unpacker() -> Any:
              ctypes.c_int64: 'q', ctypes.c_uint64: 'Q', ctypes.c_size_t: 'N',
              ctypes.c_int32: 'i', _lib.Str: 'PN'}
     fmt = '@'
-    for name, typ in _lib.OutcomeInfo._fields_:
+    for f in _lib.OutcomeInfo._fields_:
+        name, typ = f[0], f[1]
         code = codes.get(typ)
         if code is None or struct.calcsize(fmt + code[0]) - struct.calcsize(code[0]) != getattr(
                 _lib.OutcomeInfo, name).offset:
@@ -186,8 +187,8 @@ class Outcome:
             i = info
             (ch, rt, success, terminal, leaked, has_hs, hs, has_code, code, has_err, err,
              has_st, st, has_ra, ra, has_rr, rr, n_hint, has_sent, sent, has_v, v, has_b, b,
-             exit_code) = (getattr(i, f) for f, _ in _lib.OutcomeInfo._fields_[:25])
-            strs = [_lib.view_str(getattr(i, f)) for f, _ in _lib.OutcomeInfo._fields_[25:]]
+             exit_code) = (getattr(i, f[0]) for f in _lib.OutcomeInfo._fields_[:25])
+            strs = [_lib.view_str(getattr(i, f[0])) for f in _lib.OutcomeInfo._fields_[25:]]
         reason, message, data, task_id, context_id, text, error_id, hint, excerpt, origin, \
             result_json = strs
         pairs = []

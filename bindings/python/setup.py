@@ -88,21 +88,28 @@ class BuildExt(build_ext):
                 ext.library_dirs.append(libdir)
         super().run()
 
+    def build_extensions(self) -> None:
+        # The extension finds the library beside it first: the rpath goes before the ones the
+        # interpreter's own link command carries (pyenv's adds its lib/ directory).
+        rpath = _RPATH.get(sys.platform)
+        linker = getattr(self.compiler, 'linker_so', None)
+        if rpath and isinstance(linker, list) and linker:
+            self.compiler.linker_so = [linker[0], rpath, *linker[1:]]
+        super().build_extensions()
+
+
+#: The extension's run-time search path: the package's own directory (Windows finds a DLL
+#: beside the extension by itself).
+_RPATH = {'linux': '-Wl,-rpath,$ORIGIN', 'darwin': '-Wl,-rpath,@loader_path'}
+
 
 def _speedups() -> list[Extension]:
-    if sys.platform == 'win32':
-        rpath: list[str] = []  # Windows finds a DLL beside the extension by itself
-    elif sys.platform == 'darwin':
-        rpath = ['-Wl,-rpath,@loader_path']
-    else:
-        rpath = ['-Wl,-rpath,$ORIGIN']
     return [
         Extension(
             'a2a_core._speedups',
             sources=['src/a2a_core/_speedups.c'],
             include_dirs=[_header_dir()],
-            libraries=['a2a_core'],
-            extra_link_args=rpath,
+            libraries=['a2a_core'],  # the bundled library; rpath set in BuildExt
             py_limited_api=True,  # the source defines Py_LIMITED_API 0x030A0000
             optional=True,  # no compiler or headers: the wheel runs on ctypes alone
         )

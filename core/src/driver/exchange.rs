@@ -114,6 +114,14 @@ pub(crate) fn build_agent(
         .timeout_connect(Some(cfg.connect_timeout))
         .max_idle_age(cfg.pool_idle_timeout)
         .max_idle_connections_per_host(4)
+        // Each transport layer of a connection (TCP, TLS, and the driver's `LineFed`, whose
+        // input grows when a large response head needs it) keeps an input and an output
+        // buffer of these sizes for the connection's life: ureq's 128 KiB defaults cost
+        // over half a megabyte per open stream. 16 KiB holds a TLS record's worth of
+        // plaintext and any single request header a server accepts; bodies go out and come
+        // in through it in pieces.
+        .input_buffer_size(BUFFER_SIZE)
+        .output_buffer_size(BUFFER_SIZE)
         .https_only(!cfg.allow_http)
         .build();
     let connector = Watch {
@@ -125,6 +133,9 @@ pub(crate) fn build_agent(
     };
     Ok(ureq::Agent::with_parts(config, connector, resolver))
 }
+
+/// The input and output buffer size of each transport layer (see `build_agent`).
+const BUFFER_SIZE: usize = 16 * 1024;
 
 /// How long the call may take and how the body is read.
 #[derive(Debug, Clone, Copy)]

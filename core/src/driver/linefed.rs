@@ -36,6 +36,10 @@ use ureq::unversioned::transport::{Buffers, NextTimeout, Transport};
 /// buffers keep at least this much).
 const MIN_TMP: usize = 10 * 1024;
 
+/// The most input this layer holds: a response head up to ureq's limit (64 KiB) fits. The
+/// buffer starts at the configured input size and grows only when a head needs it.
+const INPUT_MAX: usize = 128 * 1024;
+
 /// The largest first write held back to go out with the next one (a request head with its
 /// headers; anything larger goes out at once).
 const HOLD_MAX: usize = 8 * 1024;
@@ -129,6 +133,11 @@ impl Fed {
         }
         if self.input.len() < self.input_size {
             self.input.resize(self.input_size, 0);
+        } else if self.filled == self.input.len() && self.input.len() < INPUT_MAX {
+            // Full of bytes ureq has not consumed (a response head larger than the buffer):
+            // grow, up to what ureq's own default buffer held.
+            let grown = (self.input.len() * 2).min(INPUT_MAX);
+            self.input.resize(grown, 0);
         }
     }
 
@@ -444,6 +453,25 @@ mod tests {
         f.input_append_buf()[..n.len()].copy_from_slice(n);
         f.input_appended(n.len());
         assert_eq!(f.input(), b"HTTP/1.1 200 OK\r\nA: b\r\n\r\n");
+    }
+
+    #[test]
+    fn a_head_larger_than_the_buffer_grows_it() {
+        let mut t = LineFed::new(Recorder::default(), 16, 64);
+        write(&mut t, b"GET / HTTP/1.1\r\n\r\n");
+        let head = format!("HTTP/1.1 200 OK\r\nA: {}\r\n\r\n", "x".repeat(100));
+        t.inner.reply = head.clone().into_bytes();
+        // ureq asks again while the head is incomplete (it consumes nothing).
+        for _ in 0..8 {
+            if t.buffers().input().len() == head.len() {
+                break;
+            }
+            assert!(t.await_input(NextTimeout::default()).unwrap());
+            let rest = std::mem::take(&mut t.inner.input);
+            t.inner.reply = rest;
+        }
+        assert_eq!(t.buffers().input(), head.as_bytes());
+        assert!(t.bufs.input.len() < 1024, "grown only as needed");
     }
 
     #[test]

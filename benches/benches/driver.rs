@@ -8,6 +8,9 @@
 //! `valgrind --tool=callgrind --separate-threads=yes target/release/deps/driver-* `
 //! (the client is the main thread and the threads it starts; the server has its own).
 //! Every send asserts its outcome (a completed task echoing the request's id).
+//!
+//! With `A2A_DRIVER_IDLE_STREAMS=N` it opens N streams that stay idle after their first
+//! event (the server in a child process) and prints the client's RSS growth per stream.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -62,6 +65,23 @@ fn serve(conn: TcpStream) {
         }
         let request: serde_json::Value = serde_json::from_slice(&body).expect("JSON request");
         let id = &request["id"];
+        if request["method"] == "message/stream" {
+            // One working status, then the stream stays open (an idle stream).
+            let event = format!(
+                r#"data: {{"jsonrpc":"2.0","id":{id},"result":{{"contextId":"ctx-1","final":false,"kind":"status-update","status":{{"state":"working"}},"taskId":"task-1"}}}}"#
+            ) + "\n\n";
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{event}\r\n",
+                event.len()
+            );
+            if out.write_all(reply.as_bytes()).is_err() {
+                return;
+            }
+            // Until the client closes the connection.
+            let mut rest = Vec::new();
+            let _ = input.read_to_end(&mut rest);
+            return;
+        }
         let answer = format!(
             r#"{{"jsonrpc":"2.0","id":{id},"result":{{"artifacts":[{{"artifactId":"a-1","parts":[{{"kind":"text","text":"hello"}}]}}],"contextId":"ctx-1","id":"task-1","kind":"task","status":{{"state":"completed","timestamp":"2026-01-01T00:00:00Z"}}}}}}"#
         );
@@ -107,7 +127,72 @@ fn bench_sends(c: &mut Criterion) {
 
 criterion_group!(benches, bench_sends);
 
+/// The resident set size of this process, in KiB (Linux `/proc/self/status`).
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS")
+}
+
+/// Opens `n` streams that stay idle after their first event (the server runs in a child
+/// process, so only the client's memory counts) and prints the RSS growth per stream.
+fn idle_streams(n: usize) {
+    let mut child = std::process::Command::new(std::env::current_exe().expect("exe"))
+        .env("A2A_DRIVER_SERVE", "1")
+        .env_remove("A2A_DRIVER_IDLE_STREAMS")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("server process");
+    let mut url = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut url)
+        .expect("server URL");
+    let client = client(url.trim());
+    let opts = CallOptions::default();
+    let first = |s: &mut a2a_core::driver::StreamCall| match s.next() {
+        Some(a2a_core::driver::StreamEvent::Item(item)) => {
+            assert_eq!(item.outcome.state, Some(TaskState::Working));
+        }
+        other => panic!("expected a first item, got {other:?}"),
+    };
+    // Warm up: one stream opened, read and dropped.
+    let mut s = client.stream_text("hi", &opts);
+    first(&mut s);
+    drop(s);
+    let before = rss_kib();
+    let mut open = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut s = client.stream_text("hi", &opts);
+        first(&mut s);
+        open.push(s);
+    }
+    let after = rss_kib();
+    println!(
+        "{n} idle streams: RSS {before} KiB -> {after} KiB, {:.1} KiB per stream",
+        (after.saturating_sub(before)) as f64 / n as f64
+    );
+    drop(open);
+    drop(child.stdin.take());
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 fn main() {
+    if std::env::var_os("A2A_DRIVER_SERVE").is_some() {
+        println!("{}", server());
+        // Until the parent closes stdin.
+        let mut rest = Vec::new();
+        let _ = std::io::stdin().read_to_end(&mut rest);
+        return;
+    }
+    if let Ok(n) = std::env::var("A2A_DRIVER_IDLE_STREAMS") {
+        idle_streams(n.parse().expect("A2A_DRIVER_IDLE_STREAMS is a count"));
+        return;
+    }
     if let Ok(n) = std::env::var("A2A_DRIVER_SENDS") {
         let n: u32 = n.parse().expect("A2A_DRIVER_SENDS is a count");
         let url = server();

@@ -307,19 +307,16 @@ func (a *Answer) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf("a2a: unknown answer kind %q", head.Kind)
 }
 
-// readResult reads the answer an outcome carries (nil when none).
-func readResult(h *C.a2a_outcome) *Answer {
-	var v C.struct_a2a_str
-	if C.a2a_outcome_result_json(h, &v) != C.A2A_OK {
+// readResultJSON reads the answer an outcome carries from its result_json view (nil when
+// the view is absent).
+func readResultJSON(v C.struct_a2a_str) *Answer {
+	if v.ptr == nil {
 		return nil
 	}
 	var a Answer
 	// Read in place: the view is valid until the outcome is freed, and encoding/json keeps
 	// no reference to its input (every string and RawMessage is copied out).
-	var text []byte
-	if v.ptr != nil && v.len > 0 {
-		text = unsafe.Slice((*byte)(unsafe.Pointer(v.ptr)), int(v.len))
-	}
+	text := unsafe.Slice((*byte)(unsafe.Pointer(v.ptr)), int(v.len))
 	// Straight to the reader: json.Unmarshal(text, &a) would validate the whole document
 	// once more before handing it to it.
 	if err := a.UnmarshalJSON(text); err != nil {

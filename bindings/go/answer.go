@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"unsafe"
 )
 
 // CodeAnswerUnreadable: the agent's answer could not be read (ReadAnswer's error says
@@ -229,8 +230,61 @@ func (a *Answer) Parts() []Part {
 	return nil
 }
 
+// answerJSON is every field of every answer kind, so that an answer is read in one pass
+// (encoding/json validates and decodes the whole document on each Unmarshal: reading the
+// kind first and then the kind's type cost two passes per answer, the largest part of
+// the binding's own time per send).
+type answerJSON struct {
+	Kind string  `json:"kind"`
+	Text *string `json:"text"`
+	// Task.
+	ID        string     `json:"id"`
+	Artifacts []Artifact `json:"artifacts"`
+	History   []Message  `json:"history"`
+	// Message.
+	MessageID string `json:"message_id"`
+	Role      string `json:"role"`
+	Parts     []Part `json:"parts"`
+	// Update.
+	Final     bool      `json:"final"`
+	Artifact  *Artifact `json:"artifact"`
+	Append    bool      `json:"append"`
+	LastChunk bool      `json:"last_chunk"`
+	// Shared.
+	ContextID *string        `json:"context_id"`
+	TaskID    *string        `json:"task_id"`
+	Status    *TaskStatus    `json:"status"`
+	Metadata  map[string]any `json:"metadata"`
+}
+
 // UnmarshalJSON reads the canonical JSON of an answer.
 func (a *Answer) UnmarshalJSON(b []byte) error {
+	var j answerJSON
+	if err := json.Unmarshal(b, &j); err == nil {
+		switch j.Kind {
+		case "task":
+			t := &Task{ID: j.ID, ContextID: j.ContextID, Artifacts: j.Artifacts, History: j.History, Metadata: j.Metadata}
+			if j.Status != nil {
+				t.Status = *j.Status
+			}
+			*a = Answer{Kind: j.Kind, Text: j.Text, Task: t}
+			return nil
+		case "message":
+			*a = Answer{Kind: j.Kind, Text: j.Text, Message: &Message{MessageID: j.MessageID, Role: j.Role,
+				ContextID: j.ContextID, TaskID: j.TaskID, Parts: j.Parts, Metadata: j.Metadata}}
+			return nil
+		case "status-update", "artifact-update":
+			u := &Update{ContextID: j.ContextID, Status: j.Status, Final: j.Final, Artifact: j.Artifact,
+				Append: j.Append, LastChunk: j.LastChunk, Metadata: j.Metadata}
+			if j.TaskID != nil {
+				u.TaskID = *j.TaskID
+			}
+			*a = Answer{Kind: j.Kind, Text: j.Text, Update: u}
+			return nil
+		}
+	}
+	// Not a known kind, or a field of another kind's type did not read: the kind's own
+	// type says what is wrong.
 	var head struct {
 		Kind string  `json:"kind"`
 		Text *string `json:"text"`
@@ -253,14 +307,19 @@ func (a *Answer) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf("a2a: unknown answer kind %q", head.Kind)
 }
 
-// readResult reads the answer an outcome carries (nil when none).
-func readResult(h *C.a2a_outcome) *Answer {
-	var v C.struct_a2a_str
-	if C.a2a_outcome_result_json(h, &v) != C.A2A_OK {
+// readResultJSON reads the answer an outcome carries from its result_json view (nil when
+// the view is absent).
+func readResultJSON(v C.struct_a2a_str) *Answer {
+	if v.ptr == nil {
 		return nil
 	}
 	var a Answer
-	if err := json.Unmarshal([]byte(goStr(v)), &a); err != nil {
+	// Read in place: the view is valid until the outcome is freed, and encoding/json keeps
+	// no reference to its input (every string and RawMessage is copied out).
+	text := unsafe.Slice((*byte)(unsafe.Pointer(v.ptr)), int(v.len))
+	// Straight to the reader: json.Unmarshal(text, &a) would validate the whole document
+	// once more before handing it to it.
+	if err := a.UnmarshalJSON(text); err != nil {
 		// The library renders valid canonical JSON; a failure here is a binding bug.
 		panic(fmt.Sprintf("a2a: answer JSON from the library does not read: %v", err))
 	}

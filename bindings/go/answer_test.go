@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -236,5 +237,64 @@ func TestAnswersFixtureSend(t *testing.T) {
 	}
 	if _, err := c.SendMessage(nil, nil, nil); !errors.Is(err, ErrNothingToSend) {
 		t.Errorf("no parts: %v", err)
+	}
+}
+
+// perKindAnswer reads an answer the way Answer.UnmarshalJSON did before its one-pass
+// form: the kind first, then the kind's own type.
+func perKindAnswer(b []byte) (Answer, error) {
+	var head struct {
+		Kind string  `json:"kind"`
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return Answer{}, err
+	}
+	a := Answer{Kind: head.Kind, Text: head.Text}
+	var err error
+	switch head.Kind {
+	case "task":
+		a.Task = new(Task)
+		err = json.Unmarshal(b, a.Task)
+	case "message":
+		a.Message = new(Message)
+		err = json.Unmarshal(b, a.Message)
+	case "status-update", "artifact-update":
+		a.Update = new(Update)
+		err = json.Unmarshal(b, a.Update)
+	default:
+		err = fmt.Errorf("a2a: unknown answer kind %q", head.Kind)
+	}
+	return a, err
+}
+
+func TestAnswerUnmarshalInOnePassReadsWhatThePerKindReadDid(t *testing.T) {
+	msg := `{"message_id":"m-1","role":"agent","context_id":"c-1","task_id":"t-1","parts":[{"kind":"text","text":"hi"},{"kind":"data","data":{"n":1}},{"kind":"file","bytes":"aGk=","media_type":"text/plain","name":"f"}],"metadata":{"k":"v"}}`
+	docs := []string{
+		`{"kind":"task","id":"t-1","context_id":"c-1","status":{"state":"completed","message":` + msg + `,"timestamp":"2026-01-01T00:00:00Z"},"artifacts":[{"artifact_id":"a-1","name":"n","description":"d","parts":[{"kind":"text","text":"out"},{"kind":"file","uri":"https://x/y"}],"metadata":{"a":1}}],"history":[` + msg + `],"metadata":{"m":true},"text":"out"}`,
+		`{"kind":"task","id":"t-2","status":{"state":"working"}}`,
+		`{"kind":"task","id":"t-3"}`,
+		`{"kind":"message","text":"hi",` + msg[1:],
+		`{"kind":"status-update","task_id":"t-1","context_id":"c-1","status":{"state":"working"},"final":true,"metadata":{"x":null}}`,
+		`{"kind":"status-update","task_id":null,"status":null}`,
+		`{"kind":"artifact-update","task_id":"t-1","artifact":{"artifact_id":"a-2","parts":[{"kind":"text","text":"chunk"}]},"append":true,"last_chunk":true,"text":"chunk"}`,
+		// Errors: an unknown kind, a part that does not read, a field of the wrong type.
+		`{"kind":"poem"}`,
+		`{"kind":"task","id":"t-1","artifacts":[{"artifact_id":"a","parts":[{"kind":"file","bytes":"!!"}]}]}`,
+		`{"kind":"message","message_id":"m","role":"agent","id":7}`,
+		`{"kind":"task","id":7}`,
+		`[]`,
+	}
+	for _, d := range docs {
+		want, wantErr := perKindAnswer([]byte(d))
+		var got Answer
+		err := json.Unmarshal([]byte(d), &got)
+		if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Errorf("%s: error %v, want %v", d, err, wantErr)
+			continue
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", d, got, want)
+		}
 	}
 }

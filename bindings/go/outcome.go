@@ -90,57 +90,57 @@ type outcomeRef struct {
 	cleanup  runtime.Cleanup
 }
 
-// readOutcome copies every field of a library outcome into Go memory.
+// readOutcome copies every field of a library outcome into Go memory: one
+// a2a_outcome_get_info call for all of them (a cgo call per field cost more than the rest
+// of the copy), then the remote hint's pairs, if any.
 func readOutcome(h *C.a2a_outcome) Outcome {
-	o := Outcome{
-		Channel:     Channel(C.a2a_outcome_channel(h)),
-		Success:     bool(C.a2a_outcome_is_success(h)),
-		Reason:      goOptStr(C.a2a_outcome_reason(h)),
-		Message:     goOptStr(C.a2a_outcome_message(h)),
-		Data:        goOptStr(C.a2a_outcome_data(h)),
-		TaskID:      goOptStr(C.a2a_outcome_task_id(h)),
-		ContextID:   goOptStr(C.a2a_outcome_context_id(h)),
-		Text:        goOptStr(C.a2a_outcome_text(h)),
-		ErrorID:     goOptStr(C.a2a_outcome_error_id(h)),
-		Hint:        goOptStr(C.a2a_outcome_hint(h)),
-		BodyExcerpt: goOptStr(C.a2a_outcome_body_excerpt(h)),
-		Terminal:    bool(C.a2a_outcome_terminal(h)),
-		Retry:       Retry(C.a2a_outcome_retry(h)),
-		ExitCode:    int(C.a2a_outcome_exit_code(h)),
-		Result:      readResult(h),
+	var in C.struct_a2a_outcome_info
+	if C.a2a_outcome_get_info(h, &in) != C.A2A_OK {
+		panic("a2a: a2a_outcome_get_info refused a live outcome")
 	}
-	o.LeakedDetail = bool(C.a2a_outcome_leaked_detail(h))
-	o.CancelOrigin = goOptStr(C.a2a_outcome_cancel_origin(h))
-	var status C.uint16_t
-	if C.a2a_outcome_http_status(h, &status) {
-		v := int(status)
+	o := Outcome{
+		Channel:      Channel(in.channel),
+		Success:      bool(in.is_success),
+		Reason:       goOptStr(in.reason),
+		Message:      goOptStr(in.message),
+		Data:         goOptStr(in.data),
+		TaskID:       goOptStr(in.task_id),
+		ContextID:    goOptStr(in.context_id),
+		Text:         goOptStr(in.text),
+		ErrorID:      goOptStr(in.error_id),
+		Hint:         goOptStr(in.hint),
+		BodyExcerpt:  goOptStr(in.body_excerpt),
+		Terminal:     bool(in.terminal),
+		Retry:        Retry(in.retry),
+		ExitCode:     int(in.exit_code),
+		Result:       readResultJSON(in.result_json),
+		LeakedDetail: bool(in.leaked_detail),
+		CancelOrigin: goOptStr(in.cancel_origin),
+	}
+	if in.has_http_status {
+		v := int(in.http_status)
 		o.HTTPStatus = &v
 	}
-	var code C.int64_t
-	if C.a2a_outcome_code(h, &code) {
-		v := int64(code)
+	if in.has_code {
+		v := int64(in.code)
 		o.Code = &v
 	}
-	var name C.a2a_error_name
-	if C.a2a_outcome_error_name(h, &name) {
-		o.Error = ErrorName(name)
+	if in.has_error_name {
+		o.Error = ErrorName(in.error_name)
 	}
-	var state C.a2a_task_state
-	if C.a2a_outcome_state(h, &state) {
-		v := TaskState(state)
+	if in.has_state {
+		v := TaskState(in.state)
 		o.State = &v
 	}
-	var secs C.uint64_t
-	if C.a2a_outcome_retry_after_secs(h, &secs) {
-		v := time.Duration(secs) * time.Second
+	if in.has_retry_after_secs {
+		v := time.Duration(in.retry_after_secs) * time.Second
 		o.RetryAfter = &v
 	}
-	var retryable C.bool
-	if C.a2a_outcome_remote_hint_retryable(h, &retryable) {
-		v := bool(retryable)
+	if in.has_remote_hint_retryable {
+		v := bool(in.remote_hint_retryable)
 		o.Retryable = &v
 	}
-	if n := int(C.a2a_outcome_remote_hint_count(h)); n > 0 {
+	if n := int(in.remote_hint_count); n > 0 {
 		o.RemoteHint = make([]RemoteHintPair, 0, n)
 		for i := range n {
 			var k, v C.struct_a2a_str
@@ -149,17 +149,14 @@ func readOutcome(h *C.a2a_outcome) Outcome {
 			}
 		}
 	}
-	var sent C.a2a_request_sent
-	if C.a2a_outcome_request_sent(h, &sent) {
-		o.RequestSent = RequestSent(sent)
+	if in.has_request_sent {
+		o.RequestSent = RequestSent(in.request_sent)
 	}
-	var ver C.a2a_protocol_version
-	if C.a2a_outcome_version(h, &ver) {
-		o.Version = ProtocolVersion(ver)
+	if in.has_version {
+		o.Version = ProtocolVersion(in.version)
 	}
-	var bind C.a2a_binding
-	if C.a2a_outcome_binding(h, &bind) {
-		o.Binding = Binding(bind)
+	if in.has_binding {
+		o.Binding = Binding(in.binding)
 	}
 	return o
 }

@@ -137,15 +137,21 @@ impl TraceParent {
 impl fmt::Display for TraceParent {
     /// Writes the version-00 header value.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("00-")?;
-        for b in self.trace_id {
-            write!(f, "{b:02x}")?;
+        // Built in place and written once: a traceparent goes out with every call, and a
+        // `write!` per byte cost more than the rest of the header's handling.
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = *b"00-00000000000000000000000000000000-0000000000000000-00";
+        let bytes = self
+            .trace_id
+            .iter()
+            .chain(&self.parent_id)
+            .chain([&self.flags]);
+        let places = (3..35).step_by(2).chain((36..52).step_by(2)).chain([53]);
+        for (b, at) in bytes.zip(places) {
+            out[at] = HEX[usize::from(b >> 4)];
+            out[at + 1] = HEX[usize::from(b & 0xf)];
         }
-        f.write_str("-")?;
-        for b in self.parent_id {
-            write!(f, "{b:02x}")?;
-        }
-        write!(f, "-{:02x}", self.flags)
+        f.write_str(std::str::from_utf8(&out).map_err(|_| fmt::Error)?)
     }
 }
 

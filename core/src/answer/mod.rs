@@ -38,6 +38,7 @@
 //! `last_chunk`, `metadata`).
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use base64::Engine as _;
 use serde_json::value::RawValue;
@@ -524,6 +525,10 @@ pub fn message_from_json(
 pub struct Assembler {
     answer: Option<SendResponse<'static>>,
     events: u64,
+    /// The position of each artifact id in the task's artifacts (the first, if an answer
+    /// given to [`Assembler::replace`] repeats one): an update finds its artifact without
+    /// walking the list, so a stream of many distinct artifacts stays linear.
+    index: HashMap<String, usize>,
 }
 
 fn empty_task(id: &str, context_id: &str) -> Task<'static> {
@@ -537,12 +542,15 @@ fn empty_task(id: &str, context_id: &str) -> Task<'static> {
     }
 }
 
-/// Adds or extends one artifact by id.
-fn apply_artifact(artifacts: &mut Vec<Artifact<'static>>, a: Artifact<'static>, append: bool) {
-    match artifacts
-        .iter_mut()
-        .find(|x| x.artifact_id == a.artifact_id)
-    {
+/// Adds or extends one artifact by id; `index` maps the ids of `artifacts` to positions.
+fn apply_artifact(
+    artifacts: &mut Vec<Artifact<'static>>,
+    index: &mut HashMap<String, usize>,
+    a: Artifact<'static>,
+    append: bool,
+) {
+    let at = index.get(a.artifact_id.as_ref()).copied();
+    match at.and_then(|i| artifacts.get_mut(i)) {
         Some(x) if append => {
             x.parts.extend(a.parts);
             if a.name.is_some() {
@@ -561,7 +569,41 @@ fn apply_artifact(artifacts: &mut Vec<Artifact<'static>>, a: Artifact<'static>, 
             }
         }
         Some(x) => *x = a,
-        None => artifacts.push(a),
+        None => {
+            index.insert(a.artifact_id.to_string(), artifacts.len());
+            artifacts.push(a);
+        }
+    }
+}
+
+/// The index of `artifacts` (the first position of each id).
+fn index_of(artifacts: &[Artifact<'static>]) -> HashMap<String, usize> {
+    let mut index = HashMap::with_capacity(artifacts.len());
+    for (i, a) in artifacts.iter().enumerate() {
+        index.entry(a.artifact_id.to_string()).or_insert(i);
+    }
+    index
+}
+
+/// The task being assembled (a fresh one, with an empty index, unless the answer is one).
+fn task_mut<'a>(
+    answer: &'a mut Option<SendResponse<'static>>,
+    index: &mut HashMap<String, usize>,
+    id: &str,
+    context_id: &str,
+) -> &'a mut Task<'static> {
+    if !matches!(answer, Some(SendResponse::Task(_))) {
+        *answer = Some(SendResponse::Task(empty_task(id, context_id)));
+        index.clear();
+    }
+    match answer {
+        Some(SendResponse::Task(t)) => {
+            if t.context_id.is_empty() && !context_id.is_empty() {
+                t.context_id = Cow::Owned(context_id.to_owned());
+            }
+            t
+        }
+        _ => unreachable!("set just above"),
     }
 }
 
@@ -576,31 +618,16 @@ impl Assembler {
         self.events
     }
 
-    fn task_mut(&mut self, id: &str, context_id: &str) -> &mut Task<'static> {
-        if !matches!(self.answer, Some(SendResponse::Task(_))) {
-            self.answer = Some(SendResponse::Task(empty_task(id, context_id)));
-        }
-        match &mut self.answer {
-            Some(SendResponse::Task(t)) => {
-                if t.context_id.is_empty() && !context_id.is_empty() {
-                    t.context_id = Cow::Owned(context_id.to_owned());
-                }
-                t
-            }
-            _ => unreachable!("set just above"),
-        }
-    }
-
     /// Applies one event (copied: the assembler owns what it keeps).
     pub fn push(&mut self, ev: &StreamEvent<'_>) {
         self.events += 1;
         match ev.clone().into_owned() {
             StreamEvent::Task(snapshot) => {
                 let (id, ctx) = (snapshot.id.clone(), snapshot.context_id.clone());
-                let t = self.task_mut(&id, &ctx);
+                let t = task_mut(&mut self.answer, &mut self.index, &id, &ctx);
                 let mut kept = std::mem::take(&mut t.artifacts);
                 for a in snapshot.artifacts {
-                    apply_artifact(&mut kept, a, false);
+                    apply_artifact(&mut kept, &mut self.index, a, false);
                 }
                 let history = if snapshot.history.is_empty() {
                     std::mem::take(&mut t.history)
@@ -615,10 +642,13 @@ impl Assembler {
             }
             StreamEvent::Message(m) => match &mut self.answer {
                 Some(SendResponse::Task(t)) => t.history.push(m),
-                _ => self.answer = Some(SendResponse::Message(m)),
+                _ => {
+                    self.answer = Some(SendResponse::Message(m));
+                    self.index.clear();
+                }
             },
             StreamEvent::StatusUpdate(u) => {
-                let t = self.task_mut(&u.task_id, &u.context_id);
+                let t = task_mut(&mut self.answer, &mut self.index, &u.task_id, &u.context_id);
                 t.status = u.status;
             }
             StreamEvent::ArtifactUpdate(a) => {
@@ -629,8 +659,8 @@ impl Assembler {
                     append,
                     ..
                 } = a;
-                let t = self.task_mut(&task_id, &context_id);
-                apply_artifact(&mut t.artifacts, artifact, append);
+                let t = task_mut(&mut self.answer, &mut self.index, &task_id, &context_id);
+                apply_artifact(&mut t.artifacts, &mut self.index, artifact, append);
             }
         }
     }
@@ -642,6 +672,10 @@ impl Assembler {
 
     /// Replaces the answer with a whole one read afterwards (the driver's get-task fallback).
     pub fn replace(&mut self, r: SendResponse<'static>) {
+        self.index = match &r {
+            SendResponse::Task(t) => index_of(&t.artifacts),
+            SendResponse::Message(_) => HashMap::new(),
+        };
         self.answer = Some(r);
     }
 

@@ -56,6 +56,96 @@ fn a_task_snapshot_keeps_artifacts_assembled_before_it() {
 }
 
 #[test]
+fn many_distinct_artifacts_keep_their_order_and_their_own_chunks() {
+    // 5,000 artifacts, each sent, then each extended in reverse order, then the first
+    // half replaced: every update finds its own artifact (by the index, not a walk).
+    let n = 5_000;
+    let mut a = Assembler::new();
+    for i in 0..n {
+        a.push(&chunk(
+            &format!("a{i}"),
+            &format!("first {i}"),
+            false,
+            false,
+        ));
+    }
+    for i in (0..n).rev() {
+        a.push(&chunk(
+            &format!("a{i}"),
+            &format!("second {i}"),
+            true,
+            false,
+        ));
+    }
+    for i in 0..n / 2 {
+        a.push(&chunk(&format!("a{i}"), &format!("new {i}"), false, true));
+    }
+    let Some(SendResponse::Task(t)) = a.answer() else {
+        panic!("a task")
+    };
+    assert_eq!(t.artifacts.len(), n);
+    for (i, art) in t.artifacts.iter().enumerate() {
+        assert_eq!(art.artifact_id, format!("a{i}"));
+        let want = if i < n / 2 {
+            vec![Part::text(format!("new {i}"))]
+        } else {
+            vec![
+                Part::text(format!("first {i}")),
+                Part::text(format!("second {i}")),
+            ]
+        };
+        assert_eq!(art.parts, want, "artifact {i}");
+    }
+}
+
+#[test]
+fn the_index_follows_replaced_answers_and_fresh_tasks() {
+    let mut a = Assembler::new();
+    a.push(&chunk("x", "one", false, false));
+    a.push(&chunk("y", "two", false, false));
+    // A whole answer read afterwards, with its artifacts in another order.
+    let whole = read_result(
+        br#"{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t","contextId":"c","status":{"state":"working"},"artifacts":[{"artifactId":"y","parts":[{"kind":"text","text":"Y"}]},{"artifactId":"x","parts":[{"kind":"text","text":"X"}]}]}}"#,
+        ProtocolVersion::V0_3,
+        Binding::JsonRpc,
+    )
+    .unwrap()
+    .into_owned();
+    a.replace(whole);
+    a.push(&chunk("x", "more", true, false));
+    a.push(&chunk("z", "three", false, false));
+    let Some(SendResponse::Task(t)) = a.answer() else {
+        panic!("a task")
+    };
+    let ids: Vec<&str> = t.artifacts.iter().map(|a| a.artifact_id.as_ref()).collect();
+    assert_eq!(ids, ["y", "x", "z"]);
+    assert_eq!(
+        t.artifacts[1].parts,
+        vec![Part::text("X"), Part::text("more")]
+    );
+    assert_eq!(t.artifacts[0].parts, vec![Part::text("Y")]);
+    // A direct message, then a task again: the new task starts with no artifacts.
+    let msg = read_event(
+        br#"{"jsonrpc":"2.0","id":1,"result":{"kind":"message","role":"agent","messageId":"m","parts":[{"kind":"text","text":"hi"}]}}"#,
+        ProtocolVersion::V0_3,
+        Binding::JsonRpc,
+    )
+    .unwrap();
+    let mut a = Assembler::new();
+    a.push(&chunk("x", "one", false, false));
+    a.replace(SendResponse::Message(match msg {
+        StreamEvent::Message(m) => m.into_owned(),
+        _ => panic!("a message"),
+    }));
+    a.push(&chunk("x", "again", true, false));
+    let Some(SendResponse::Task(t)) = a.answer() else {
+        panic!("a task")
+    };
+    assert_eq!(t.artifacts.len(), 1);
+    assert_eq!(t.artifacts[0].parts, vec![Part::text("again")]);
+}
+
+#[test]
 fn a_direct_message_is_the_answer_of_a_stream_without_a_task() {
     let ev = read_event(
         br#"{"jsonrpc":"2.0","id":1,"result":{"kind":"message","role":"agent","messageId":"m","parts":[{"kind":"text","text":"hi"}]}}"#,

@@ -34,7 +34,9 @@ pub struct ClientConfig {
     pub max_event_bytes: usize,
     /// How long an idle pooled connection may be reused. Default 3 s: both reference servers
     /// close idle connections after about 5 s, and a request written onto a connection the
-    /// server is closing may or may not have been processed.
+    /// server is closing may or may not have been processed. A host name's DNS answer is
+    /// reused for as long (a call on a pooled connection needs none; zero looks every call
+    /// up), and forgotten when a connect to it fails.
     pub pool_idle_timeout: Duration,
     /// Allow plain `http://` URLs (cards and interfaces). Default false.
     pub allow_http: bool,
@@ -96,7 +98,8 @@ pub struct ClientConfig {
     /// for any port): these answers replace DNS for that host and port. Default empty.
     pub resolve: Vec<String>,
     /// A resolver used instead of the system's (service discovery, tests). Its answers go
-    /// through the same address checks as DNS answers. Default `None`.
+    /// through the same address checks as DNS answers, and are reused as DNS answers are
+    /// (see [`ClientConfig::pool_idle_timeout`]); IP literals never reach it. Default `None`.
     pub resolver: Option<std::sync::Arc<dyn super::dns::Resolve>>,
     /// A total deadline for each call of this client (curl's `--max-time`): the card
     /// resolution it triggers, its retries, resubscribes and a whole stream. On expiry the

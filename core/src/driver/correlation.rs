@@ -48,16 +48,26 @@ pub(crate) fn random_u64() -> u64 {
     h.finish()
 }
 
+/// The lowercase hex digit of each nibble of `v`, most significant first.
+fn hex16(v: u64) -> [u8; 16] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = [0u8; 16];
+    for (i, d) in out.iter_mut().enumerate() {
+        *d = HEX[((v >> (60 - 4 * i)) & 0xf) as usize];
+    }
+    out
+}
+
 /// `n` random bytes as lowercase hex, never all zeros (W3C forbids all-zero ids).
 pub(crate) fn random_hex(bytes: usize) -> String {
     loop {
-        let mut s = String::with_capacity(bytes * 2);
+        let mut s = Vec::with_capacity(bytes * 2 + 16);
         while s.len() < bytes * 2 {
-            s.push_str(&format!("{:016x}", random_u64()));
+            s.extend_from_slice(&hex16(random_u64()));
         }
         s.truncate(bytes * 2);
-        if s.bytes().any(|b| b != b'0') {
-            return s;
+        if s.iter().any(|&b| b != b'0') {
+            return String::from_utf8(s).expect("hex digits are ASCII");
         }
     }
 }
@@ -79,14 +89,17 @@ pub fn new_traceparent() -> String {
 /// A fresh id for messageIds and JSON-RPC ids: 32 lowercase hex digits in UUID layout.
 pub fn new_id() -> String {
     let h = random_hex(16);
-    format!(
-        "{}-{}-4{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[13..16],
-        &h[16..20],
-        &h[20..32]
-    )
+    let mut id = String::with_capacity(36);
+    id.push_str(&h[0..8]);
+    id.push('-');
+    id.push_str(&h[8..12]);
+    id.push_str("-4");
+    id.push_str(&h[13..16]);
+    id.push('-');
+    id.push_str(&h[16..20]);
+    id.push('-');
+    id.push_str(&h[20..32]);
+    id
 }
 
 #[cfg(test)]
@@ -111,10 +124,24 @@ mod tests {
     }
 
     #[test]
+    fn hex_digits_are_the_nibbles_in_order() {
+        assert_eq!(&hex16(0x0123_4567_89ab_cdef), b"0123456789abcdef");
+        assert_eq!(&hex16(0), b"0000000000000000");
+        assert_eq!(random_hex(5).len(), 10);
+    }
+
+    #[test]
     fn ids_are_uuid_shaped() {
         let id = new_id();
         assert_eq!(id.len(), 36);
         assert_eq!(id.as_bytes()[14], b'4');
+        for at in [8, 13, 18, 23] {
+            assert_eq!(id.as_bytes()[at], b'-', "{id}");
+        }
+        assert!(
+            id.bytes().all(|c| c == b'-' || c.is_ascii_hexdigit()),
+            "{id}"
+        );
         assert_ne!(id, new_id());
     }
 }

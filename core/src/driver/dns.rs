@@ -26,9 +26,30 @@
 //!
 //! Answers come from the system (ureq's resolver), from `ClientConfig::resolve` (curl's
 //! `--resolve HOST:PORT:ADDR[,ADDR...]`), or from an injected [`Resolve`].
+//!
+//! # No name resolution for a reused connection
+//! ureq (3.5) asks the resolver before every request, before it looks in its pool, and its
+//! system resolver runs each lookup on a new thread whenever the call has a timeout (every
+//! call of this driver has one). A call that reuses a pooled connection never uses the
+//! answer, so this resolver keeps the per-call cost to what a reused connection needs:
+//! - an IP literal is its own answer: no lookup, no thread;
+//! - a name's last answer (from the system or the injected resolver, per host and port) is
+//!   reused for as long as a connection made from it may still be pooled
+//!   (`ClientConfig::pool_idle_timeout`, 3 s by default), then looked up again. A new
+//!   connection inside that window (a second concurrent call, a connection the server
+//!   closed) goes to an address at most that old, which is no staler than the pooled
+//!   connections the same calls would otherwise reuse; a failed connect forgets the
+//!   host's answer ([`Answers::forget`]), so a moved host is looked up again at once. A
+//!   failed lookup is never kept.
+//!
+//! The reuse does not weaken the rebinding check: what is kept is the resolver's raw
+//! answer, and the check above runs on it at every use, with the guard's state of that
+//! moment. (A rebinding attack needs a *new* answer; keeping an old one longer only makes
+//! it harder.) `--resolve` entries are fixed answers and are never looked up.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use ureq::config::Config;
 use ureq::http::Uri;
@@ -189,6 +210,79 @@ impl Refused {
     }
 }
 
+/// How many hosts' answers a client keeps (a client talks to its card host, its interface
+/// host and perhaps a proxy).
+const ANSWERS_KEPT: usize = 8;
+
+/// One kept answer.
+#[derive(Debug)]
+struct Kept {
+    host: String,
+    port: u16,
+    addrs: Vec<SocketAddr>,
+    /// When it was looked up.
+    at: Instant,
+}
+
+/// The last answer per host and port, reused while a connection made from it may still be
+/// pooled (see the module docs). Shared by the resolver and the connector (which forgets
+/// a host whose connect failed).
+#[derive(Debug)]
+pub(crate) struct Answers {
+    /// How long an answer is reused: the pool's idle limit.
+    ttl: Duration,
+    kept: Mutex<Vec<Kept>>,
+}
+
+impl Answers {
+    /// Answers reused for `ttl` (`ClientConfig::pool_idle_timeout`; zero keeps none).
+    pub(crate) fn new(ttl: Duration) -> Arc<Answers> {
+        Arc::new(Answers {
+            ttl,
+            kept: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Vec<Kept>> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The answer for `host` (normalized) and `port` looked up less than `ttl` ago.
+    fn get(&self, host: &str, port: u16, now: Instant) -> Option<Vec<SocketAddr>> {
+        self.kept()
+            .iter()
+            .find(|k| k.host == host && k.port == port && now.duration_since(k.at) < self.ttl)
+            .map(|k| k.addrs.clone())
+    }
+
+    /// Keeps a fresh answer (replacing the host's older one, else the oldest entry when
+    /// full).
+    fn put(&self, host: &str, port: u16, addrs: &[SocketAddr], now: Instant) {
+        if self.ttl.is_zero() || addrs.is_empty() {
+            return;
+        }
+        let mut kept = self.kept();
+        kept.retain(|k| !(k.host == host && k.port == port));
+        if kept.len() >= ANSWERS_KEPT {
+            kept.remove(0);
+        }
+        kept.push(Kept {
+            host: host.to_owned(),
+            port,
+            addrs: addrs.to_vec(),
+            at: now,
+        });
+    }
+
+    /// Forgets the answers for the host of `uri` (a connect to it failed): the next
+    /// connection looks it up again.
+    pub(crate) fn forget(&self, uri: &Uri) {
+        let Some(host) = uri.host() else { return };
+        let host = norm(host);
+        self.kept().retain(|k| k.host != host);
+    }
+}
+
 /// The resolver of a client: fixed answers, the injected resolver or the system's, with
 /// the guard applied.
 pub(crate) struct Guarded {
@@ -198,6 +292,8 @@ pub(crate) struct Guarded {
     custom: Option<Arc<dyn Resolve>>,
     system: DefaultResolver,
     guard: Guard,
+    /// The answers reused while their connections may be pooled.
+    answers: Arc<Answers>,
 }
 
 impl std::fmt::Debug for Guarded {
@@ -216,6 +312,7 @@ impl Guarded {
         allow_hosts: &[String],
         custom: Option<Arc<dyn Resolve>>,
         guard: Guard,
+        answers: Arc<Answers>,
     ) -> Result<Guarded, String> {
         Ok(Guarded {
             allowed: allow_hosts
@@ -232,6 +329,7 @@ impl Guarded {
             custom,
             system: DefaultResolver::default(),
             guard,
+            answers,
         })
     }
 
@@ -251,16 +349,29 @@ impl Guarded {
         {
             return Ok(f.addrs.iter().map(|a| SocketAddr::new(*a, port)).collect());
         }
-        if name.parse::<IpAddr>().is_err()
-            && let Some(custom) = &self.custom
-        {
-            let addrs = custom.resolve(&name, port).map_err(ureq::Error::Io)?;
-            return Ok(addrs
-                .into_iter()
-                .map(|a| SocketAddr::new(a, port))
+        // An IP literal is its own answer (ureq's resolver would spend a thread on it).
+        if let Ok(ip) = name.parse::<IpAddr>() {
+            let addr = SocketAddr::new(ip, port);
+            return Ok(config
+                .ip_family()
+                .keep_wanted(std::iter::once(addr))
                 .collect());
         }
-        Ok(self.system.resolve(uri, config, timeout)?.to_vec())
+        let now = Instant::now();
+        if let Some(addrs) = self.answers.get(&name, port, now) {
+            return Ok(addrs);
+        }
+        let addrs = match &self.custom {
+            Some(custom) => custom
+                .resolve(&name, port)
+                .map_err(ureq::Error::Io)?
+                .into_iter()
+                .map(|a| SocketAddr::new(a, port))
+                .collect(),
+            None => self.system.resolve(uri, config, timeout)?.to_vec(),
+        };
+        self.answers.put(&name, port, &addrs, now);
+        Ok(addrs)
     }
 }
 
@@ -325,9 +436,130 @@ mod tests {
         let guard = Guard::default();
         let custom: Arc<dyn Resolve> = Arc::new(move |_: &str, _: u16| Ok(answers.clone()));
         (
-            Guarded::new(&[], &[], Some(custom), guard.clone()).unwrap(),
+            Guarded::new(
+                &[],
+                &[],
+                Some(custom),
+                guard.clone(),
+                Answers::new(Duration::ZERO),
+            )
+            .unwrap(),
             guard,
         )
+    }
+
+    /// A resolver whose injected lookups are counted, keeping answers for `ttl`; the answer
+    /// is whatever `answer` holds at the time of the lookup.
+    fn counted(
+        ttl: Duration,
+        answer: Arc<Mutex<Vec<IpAddr>>>,
+    ) -> (
+        Guarded,
+        Guard,
+        Arc<Answers>,
+        Arc<std::sync::atomic::AtomicUsize>,
+    ) {
+        let guard = Guard::default();
+        let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = Arc::clone(&count);
+        let custom: Arc<dyn Resolve> = Arc::new(move |_: &str, _: u16| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(answer.lock().unwrap().clone())
+        });
+        let answers = Answers::new(ttl);
+        (
+            Guarded::new(&[], &[], Some(custom), guard.clone(), Arc::clone(&answers)).unwrap(),
+            guard,
+            answers,
+            count,
+        )
+    }
+
+    fn lookups(count: &std::sync::atomic::AtomicUsize) -> usize {
+        count.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    #[test]
+    fn ip_literals_are_never_looked_up() {
+        let answer = Arc::new(Mutex::new(vec!["10.9.9.9".parse().unwrap()]));
+        let (r, _, _, count) = counted(Duration::from_secs(3), answer);
+        for _ in 0..3 {
+            assert_eq!(
+                run(&r, "http://127.0.0.1:8080/").unwrap(),
+                vec!["127.0.0.1:8080".parse::<SocketAddr>().unwrap()]
+            );
+            assert_eq!(
+                run(&r, "https://[::1]/").unwrap(),
+                vec!["[::1]:443".parse::<SocketAddr>().unwrap()]
+            );
+        }
+        assert_eq!(lookups(&count), 0);
+    }
+
+    #[test]
+    fn a_name_is_looked_up_once_while_its_answer_may_be_pooled() {
+        let answer = Arc::new(Mutex::new(vec!["8.8.8.8".parse().unwrap()]));
+        let (r, _, answers, count) = counted(Duration::from_secs(3600), Arc::clone(&answer));
+        for _ in 0..5 {
+            assert_eq!(
+                run(&r, "https://agent.example/rpc").unwrap(),
+                vec!["8.8.8.8:443".parse::<SocketAddr>().unwrap()]
+            );
+        }
+        assert_eq!(lookups(&count), 1, "answer reused");
+        // Another port and another host are other answers.
+        run(&r, "https://agent.example:8443/").unwrap();
+        run(&r, "https://Other.Example./").unwrap();
+        assert_eq!(lookups(&count), 3);
+        run(&r, "https://other.example/").unwrap();
+        assert_eq!(lookups(&count), 3, "names are compared normalized");
+        // A failed connect forgets the host: the next call looks it up again.
+        *answer.lock().unwrap() = vec!["9.9.9.9".parse().unwrap()];
+        answers.forget(&"https://agent.example/".parse().unwrap());
+        assert_eq!(
+            run(&r, "https://agent.example/").unwrap(),
+            vec!["9.9.9.9:443".parse::<SocketAddr>().unwrap()]
+        );
+        assert_eq!(lookups(&count), 4);
+    }
+
+    #[test]
+    fn answers_expire_with_the_pool_and_failures_are_not_kept() {
+        // Zero: no connection outlives its call, so every call looks the name up.
+        let answer = Arc::new(Mutex::new(vec!["8.8.8.8".parse().unwrap()]));
+        let (r, _, _, count) = counted(Duration::ZERO, Arc::clone(&answer));
+        run(&r, "https://agent.example/").unwrap();
+        run(&r, "https://agent.example/").unwrap();
+        assert_eq!(lookups(&count), 2);
+        // An answer older than the pool's idle limit is looked up again.
+        let (r, _, answers, count) = counted(Duration::from_millis(1), Arc::clone(&answer));
+        run(&r, "https://agent.example/").unwrap();
+        let later = Instant::now() + Duration::from_millis(2);
+        assert!(answers.get("agent.example", 443, later).is_none());
+        // An empty answer (the name does not resolve) is not kept.
+        let empty = Arc::new(Mutex::new(Vec::new()));
+        let (r, _, _, count2) = counted(Duration::from_secs(3600), empty);
+        assert!(matches!(
+            run(&r, "https://agent.example/"),
+            Err(ureq::Error::HostNotFound)
+        ));
+        assert!(run(&r, "https://agent.example/").is_err());
+        assert_eq!(lookups(&count2), 2);
+        assert_eq!(lookups(&count), 1);
+    }
+
+    #[test]
+    fn a_kept_answer_is_checked_again_at_every_use() {
+        let answer = Arc::new(Mutex::new(vec!["127.0.0.1".parse().unwrap()]));
+        let (r, guard, _, count) = counted(Duration::from_secs(3600), answer);
+        // No card yet: the loopback answer passes, and is kept.
+        assert_eq!(run(&r, "https://agent.example/").unwrap().len(), 1);
+        // A public card now names the host: the kept answer is refused.
+        guard.begin_card("card.example");
+        guard.finish_card(AddressClass::Public, "agent.example", false);
+        let e = run(&r, "https://agent.example/").unwrap_err();
+        assert!(matches!(e, ureq::Error::Io(_)), "{e:?}");
+        assert_eq!(lookups(&count), 1);
     }
 
     fn run(r: &Guarded, url: &str) -> Result<Vec<SocketAddr>, ureq::Error> {

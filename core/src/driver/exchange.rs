@@ -94,8 +94,15 @@ pub(crate) fn build_agent(
     guard: super::dns::Guard,
 ) -> Result<ureq::Agent, String> {
     let tls = super::tls::tls_config(cfg)?;
-    let resolver =
-        super::dns::Guarded::new(&cfg.resolve, &cfg.allow_hosts, cfg.resolver.clone(), guard)?;
+    // Names' answers are reused while their connections may be pooled (see `dns`).
+    let answers = super::dns::Answers::new(cfg.pool_idle_timeout);
+    let resolver = super::dns::Guarded::new(
+        &cfg.resolve,
+        &cfg.allow_hosts,
+        cfg.resolver.clone(),
+        guard,
+        std::sync::Arc::clone(&answers),
+    )?;
     let config = ureq::Agent::config_builder()
         // Proxies are chosen per request (curl's rules, see `proxy`), never by ureq from
         // the environment.
@@ -107,15 +114,28 @@ pub(crate) fn build_agent(
         .timeout_connect(Some(cfg.connect_timeout))
         .max_idle_age(cfg.pool_idle_timeout)
         .max_idle_connections_per_host(4)
+        // Each transport layer of a connection (TCP, TLS, and the driver's `LineFed`, whose
+        // input grows when a large response head needs it) keeps an input and an output
+        // buffer of these sizes for the connection's life: ureq's 128 KiB defaults cost
+        // over half a megabyte per open stream. 16 KiB holds a TLS record's worth of
+        // plaintext and any single request header a server accepts; bodies go out and come
+        // in through it in pieces.
+        .input_buffer_size(BUFFER_SIZE)
+        .output_buffer_size(BUFFER_SIZE)
         .https_only(!cfg.allow_http)
         .build();
-    let connector = Watch(
-        ().chain(ConnectProxyConnector::default())
-            .chain(TcpConnector::default())
-            .chain(RustlsConnector::default()),
-    );
+    let connector = Watch {
+        chain:
+            ().chain(ConnectProxyConnector::default())
+                .chain(TcpConnector::default())
+                .chain(RustlsConnector::default()),
+        answers,
+    };
     Ok(ureq::Agent::with_parts(config, connector, resolver))
 }
+
+/// The input and output buffer size of each transport layer (see `build_agent`).
+const BUFFER_SIZE: usize = 16 * 1024;
 
 /// How long the call may take and how the body is read.
 #[derive(Debug, Clone, Copy)]
@@ -261,6 +281,9 @@ fn refuse_undecoded(status: u16, headers: &[(String, String)]) -> Result<(), Out
     Err(o)
 }
 
+/// The largest body buffer reserved up front from a response's `Content-Length`.
+const PRESIZE_MAX: u64 = 1024 * 1024;
+
 /// A non-streaming exchange: the whole response, or a transport outcome (or a malformed
 /// one for a body in an encoding the driver cannot decode).
 pub(crate) fn unary(
@@ -278,11 +301,21 @@ pub(crate) fn unary(
         let (parts, mut body) = r.into_parts();
         let headers = collect_headers(&parts);
         refuse_undecoded(parts.status.as_u16(), &headers)?;
-        let bytes = body
-            .with_config()
+        // Sized from Content-Length (within the limit and a cap: the header is the
+        // server's word) so that a small body is read in one pass instead of growing from
+        // nothing through several reads.
+        let size_hint = body
+            .content_length()
+            .unwrap_or(0)
+            .min(limit)
+            .min(PRESIZE_MAX);
+        let mut bytes = Vec::with_capacity(usize::try_from(size_hint).unwrap_or(0));
+        body.with_config()
             .limit(limit)
-            .read_to_vec()
-            .map_err(|e| transport_outcome(&e, io, mode, connect_timeout))?;
+            .reader()
+            .read_to_end(&mut bytes)
+            // As ureq's `read_to_vec` does: the ureq error inside the I/O error.
+            .map_err(|e| transport_outcome(&ureq::Error::from(e), io, mode, connect_timeout))?;
         Ok((parts.status.as_u16(), headers, bytes))
     });
     io.detach();

@@ -168,9 +168,15 @@ fn current() -> Option<Arc<CallIo>> {
 
 /// The connector wrapping the whole chain (TCP, then TLS): it hands the chain a
 /// `register_shutdown` hook that also keeps the new socket's shutdown handle, and wraps
-/// what the chain produced with it.
+/// what the chain produced with it. A failed connect forgets the host's kept DNS answer
+/// (see [`super::dns`]), so the next attempt looks it up again.
 #[derive(Debug)]
-pub(crate) struct Watch<C>(pub(crate) C);
+pub(crate) struct Watch<C> {
+    /// The connector chain.
+    pub(crate) chain: C,
+    /// The resolver's kept answers.
+    pub(crate) answers: Arc<super::dns::Answers>,
+}
 
 impl<C: Connector<()>> Connector<()> for Watch<C> {
     type Out = Watched<LineFed<C::Out>>;
@@ -205,7 +211,13 @@ impl<C: Connector<()>> Connector<()> for Watch<C> {
             run_connector: Arc::clone(&details.run_connector),
             register_shutdown: Arc::new(hook),
         };
-        let out = self.0.connect(&ours, chained)?;
+        let out = match self.chain.connect(&ours, chained) {
+            Ok(out) => out,
+            Err(e) => {
+                self.answers.forget(details.uri);
+                return Err(e);
+            }
+        };
         let socket = seen.lock().unwrap_or_else(|e| e.into_inner()).take();
         let (input, output) = (
             details.config.input_buffer_size(),

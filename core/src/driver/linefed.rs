@@ -16,13 +16,33 @@
 //! bytes and their order are ureq's, only the size of each view is smaller. Response heads
 //! (parsed once whole) and identity or gzip bodies read exactly as before.
 //!
-//! The output side is a plain buffer copied to the inner transport's.
+//! The output side is a buffer copied to the inner transport's, with one change: a request
+//! head goes out together with what follows it. ureq writes a request in two steps, the head
+//! (`send_request`) and then the body (`send_body`), each with its own `transmit_output`;
+//! passed straight on, that is two socket writes (two TLS records, and two TCP segments
+//! since ureq sets `TCP_NODELAY`) for every small POST. So the first write after a read (or
+//! on a new connection) is held here, if it is small ([`HOLD_MAX`]), and ureq's next output
+//! is placed right after it in the same buffer: the next write sends both at once (head and
+//! body, or head and the first part of a large body), and a read sends whatever is held
+//! before it waits (a `GET`, whose head is all there is; a CONNECT request; an
+//! `Expect: 100-continue` wait). At most one write is ever held, only until ureq's next
+//! transport operation, and ureq always gets an output area of the configured size. The
+//! driver's request bodies are in memory when the call starts, so holding the head never
+//! waits on a body source.
 
 use ureq::unversioned::transport::{Buffers, NextTimeout, Transport};
 
 /// The scratch space ureq reads a request body into before writing it out (ureq's own
 /// buffers keep at least this much).
 const MIN_TMP: usize = 10 * 1024;
+
+/// The most input this layer holds: a response head up to ureq's limit (64 KiB) fits. The
+/// buffer starts at the configured input size and grows only when a head needs it.
+const INPUT_MAX: usize = 128 * 1024;
+
+/// The largest first write held back to go out with the next one (a request head with its
+/// headers; anything larger goes out at once).
+const HOLD_MAX: usize = 8 * 1024;
 
 /// The transport under ureq, showing its input a line at a time (see the module docs).
 #[derive(Debug)]
@@ -42,8 +62,16 @@ struct Fed {
     /// Whether the last consume took any bytes (ureq's `can_use_input` contract).
     progress: bool,
     input_size: usize,
+    /// `output[..held]` is a write held back; ureq writes at `output[held..]`.
     output: Vec<u8>,
     output_size: usize,
+    /// How many bytes at the front of `output` wait to go out with the next write.
+    held: usize,
+    /// Whether the next write is the first since the last read (a request head).
+    first_write: bool,
+    /// Whether a response head is awaited: set by a write, cleared when ureq consumes
+    /// input (it consumes a head only whole).
+    head: bool,
     tmp: Vec<u8>,
 }
 
@@ -61,6 +89,9 @@ impl<T> LineFed<T> {
                 input_size: input_size.max(1),
                 output: Vec::new(),
                 output_size: output_size.max(1),
+                held: 0,
+                first_write: true,
+                head: false,
                 tmp: Vec::new(),
             },
         }
@@ -70,12 +101,20 @@ impl<T> LineFed<T> {
 impl Fed {
     /// Shows the hidden bytes up to and including the next CRLF (all of them when none has
     /// arrived yet). A CRLF split between the shown and the hidden part counts.
+    ///
+    /// While a response head is awaited (after a request was written, until ureq consumes
+    /// the head), the view ends at the end of the head (the empty line) instead: ureq
+    /// parses a head only once it is whole, so a view per header line made it parse the
+    /// head again for every line. Chunk framing only starts after the head.
     fn reveal(&mut self) {
-        let from = self.shown.saturating_sub(1).max(self.start);
-        let end = self.input[from..self.filled]
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .map(|i| from + i + 2)
+        let (mark, back): (&[u8], usize) = if self.head {
+            (b"\r\n\r\n", 3)
+        } else {
+            (b"\r\n", 1)
+        };
+        let from = self.shown.saturating_sub(back).max(self.start);
+        let end = memchr::memmem::find(&self.input[from..self.filled], mark)
+            .map(|i| from + i + mark.len())
             .filter(|&e| e > self.shown);
         self.shown = end.unwrap_or(self.filled);
     }
@@ -94,6 +133,11 @@ impl Fed {
         }
         if self.input.len() < self.input_size {
             self.input.resize(self.input_size, 0);
+        } else if self.filled == self.input.len() && self.input.len() < INPUT_MAX {
+            // Full of bytes ureq has not consumed (a response head larger than the buffer):
+            // grow, up to what ureq's own default buffer held.
+            let grown = (self.input.len() * 2).min(INPUT_MAX);
+            self.input.resize(grown, 0);
         }
     }
 
@@ -109,12 +153,20 @@ impl Fed {
     }
 }
 
+impl Fed {
+    /// The output area ureq writes to: `output_size` bytes after the held ones.
+    fn output_area(&mut self) -> &mut [u8] {
+        let end = self.held + self.output_size;
+        if self.output.len() < end {
+            self.output.resize(end, 0);
+        }
+        &mut self.output[self.held..end]
+    }
+}
+
 impl Buffers for Fed {
     fn output(&mut self) -> &mut [u8] {
-        if self.output.len() < self.output_size {
-            self.output.resize(self.output_size, 0);
-        }
-        &mut self.output
+        self.output_area()
     }
 
     fn input(&self) -> &[u8] {
@@ -134,6 +186,9 @@ impl Buffers for Fed {
     fn input_consume(&mut self, amount: usize) {
         let amount = amount.min(self.shown - self.start);
         self.progress = amount > 0;
+        if amount > 0 {
+            self.head = false;
+        }
         self.start += amount;
         if self.start == self.filled {
             self.start = 0;
@@ -146,23 +201,22 @@ impl Buffers for Fed {
         if self.tmp.len() < MIN_TMP {
             self.tmp.resize(MIN_TMP, 0);
         }
-        if self.output.len() < self.output_size {
-            self.output.resize(self.output_size, 0);
+        let end = self.held + self.output_size;
+        if self.output.len() < end {
+            self.output.resize(end, 0);
         }
-        (&mut self.tmp, &mut self.output)
+        (&mut self.tmp, &mut self.output[self.held..end])
     }
 
     fn can_use_input(&self) -> bool {
-        self.shown > self.start && self.progress
+        // Held output must go out before ureq waits for an answer: through `await_input`.
+        self.held == 0 && self.shown > self.start && self.progress
     }
 }
 
-impl<T: Transport> Transport for LineFed<T> {
-    fn buffers(&mut self) -> &mut dyn Buffers {
-        &mut self.bufs
-    }
-
-    fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
+impl<T: Transport> LineFed<T> {
+    /// Hands `output[..amount]` to the inner transport, in pieces of its buffer's size.
+    fn send(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
         let mut sent = 0;
         while sent < amount {
             let out = self.inner.buffers().output();
@@ -178,8 +232,33 @@ impl<T: Transport> Transport for LineFed<T> {
         }
         Ok(())
     }
+}
+
+impl<T: Transport> Transport for LineFed<T> {
+    fn buffers(&mut self) -> &mut dyn Buffers {
+        &mut self.bufs
+    }
+
+    fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        let amount = amount.min(self.bufs.output_area().len());
+        self.bufs.head = true;
+        let first = std::mem::replace(&mut self.bufs.first_write, false);
+        if first && self.bufs.held == 0 && amount > 0 && amount <= HOLD_MAX {
+            // A request head: it goes out with the next write or before the next read.
+            self.bufs.held = amount;
+            return Ok(());
+        }
+        let total = self.bufs.held + amount;
+        self.bufs.held = 0;
+        self.send(total, timeout)
+    }
 
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
+        self.bufs.first_write = true;
+        if self.bufs.held > 0 {
+            let held = std::mem::take(&mut self.bufs.held);
+            self.send(held, timeout)?;
+        }
         // Bytes already here: show the next line without touching the socket.
         if self.bufs.hidden() {
             self.bufs.reveal();
@@ -200,6 +279,7 @@ impl<T: Transport> Transport for LineFed<T> {
     fn is_open(&mut self) -> bool {
         // Bytes ureq never saw (after the end of a body) make the connection unusable.
         self.bufs.filled == self.bufs.start
+            && self.bufs.held == 0
             && self.inner.buffers().input().is_empty()
             && self.inner.is_open()
     }
@@ -244,6 +324,165 @@ mod tests {
         n[..5].copy_from_slice(b"\nzz\r\n");
         f.input_appended(5);
         assert_eq!(f.input(), b"\r\n");
+    }
+
+    /// A transport that records each write and answers reads with `reply`.
+    #[derive(Debug, Default)]
+    struct Recorder {
+        out: Vec<u8>,
+        writes: Vec<Vec<u8>>,
+        input: Vec<u8>,
+        reply: Vec<u8>,
+    }
+
+    impl Buffers for Recorder {
+        fn output(&mut self) -> &mut [u8] {
+            self.out.resize(16, 0);
+            &mut self.out
+        }
+        fn input(&self) -> &[u8] {
+            &self.input
+        }
+        fn input_append_buf(&mut self) -> &mut [u8] {
+            &mut []
+        }
+        fn input_appended(&mut self, _: usize) {}
+        fn input_consume(&mut self, amount: usize) {
+            self.input.drain(..amount);
+        }
+        fn tmp_and_output(&mut self) -> (&mut [u8], &mut [u8]) {
+            (&mut [], &mut self.out)
+        }
+        fn can_use_input(&self) -> bool {
+            !self.input.is_empty()
+        }
+    }
+
+    impl Transport for Recorder {
+        fn buffers(&mut self) -> &mut dyn Buffers {
+            self
+        }
+        fn transmit_output(&mut self, amount: usize, _: NextTimeout) -> Result<(), ureq::Error> {
+            self.writes.push(self.out[..amount].to_vec());
+            Ok(())
+        }
+        fn await_input(&mut self, _: NextTimeout) -> Result<bool, ureq::Error> {
+            self.input = std::mem::take(&mut self.reply);
+            Ok(!self.input.is_empty())
+        }
+        fn is_open(&mut self) -> bool {
+            true
+        }
+    }
+
+    /// Writes `data` as ureq does: into the output area, then transmit.
+    fn write(t: &mut LineFed<Recorder>, data: &[u8]) {
+        let out = t.buffers().output();
+        assert_eq!(out.len(), 64, "ureq always gets the configured output size");
+        out[..data.len()].copy_from_slice(data);
+        t.transmit_output(data.len(), NextTimeout::default())
+            .unwrap();
+    }
+
+    /// What reached the socket, write by write (the recorder's 16-byte pieces joined).
+    fn sent(t: &LineFed<Recorder>) -> Vec<u8> {
+        t.inner.writes.concat()
+    }
+
+    #[test]
+    fn a_request_head_goes_out_with_its_body() {
+        let mut t = LineFed::new(Recorder::default(), 64, 64);
+        write(&mut t, b"POST / HTTP/1.1\r\n\r\n");
+        assert!(t.inner.writes.is_empty(), "the head waits for the body");
+        assert!(!t.is_open(), "a connection holding output is not reusable");
+        write(&mut t, b"{}");
+        assert_eq!(sent(&t), b"POST / HTTP/1.1\r\n\r\n{}");
+        // A second body write is not held.
+        write(&mut t, b"more");
+        assert_eq!(sent(&t), b"POST / HTTP/1.1\r\n\r\n{}more");
+        // The answer; then the next request's head is held again.
+        t.inner.reply = b"HTTP/1.1 200 OK\r\n".to_vec();
+        assert!(t.await_input(NextTimeout::default()).unwrap());
+        let n = t.inner.writes.len();
+        write(&mut t, b"GET / HTTP/1.1\r\n\r\n");
+        assert_eq!(t.inner.writes.len(), n);
+    }
+
+    #[test]
+    fn a_head_alone_goes_out_before_the_answer_is_awaited() {
+        let mut t = LineFed::new(Recorder::default(), 64, 64);
+        write(&mut t, b"GET / HTTP/1.1\r\n\r\n");
+        assert!(t.inner.writes.is_empty());
+        assert!(!t.buffers().can_use_input(), "ureq must call await_input");
+        t.inner.reply = b"HTTP/1.1 200 OK\r\n".to_vec();
+        assert!(t.await_input(NextTimeout::default()).unwrap());
+        assert_eq!(sent(&t), b"GET / HTTP/1.1\r\n\r\n");
+        assert_eq!(t.buffers().input(), b"HTTP/1.1 200 OK\r\n");
+    }
+
+    #[test]
+    fn a_response_head_is_shown_whole_and_its_body_a_line_at_a_time() {
+        let mut t = LineFed::new(Recorder::default(), 128, 64);
+        write(&mut t, b"POST / HTTP/1.1\r\n\r\n{}");
+        t.inner.reply =
+            b"HTTP/1.1 200 OK\r\nA: b\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\nzz\r\n"
+                .to_vec();
+        assert!(t.await_input(NextTimeout::default()).unwrap());
+        let head = b"HTTP/1.1 200 OK\r\nA: b\r\nTransfer-Encoding: chunked\r\n\r\n";
+        assert_eq!(t.buffers().input(), head);
+        t.buffers().input_consume(head.len());
+        // The body: one line per view again.
+        assert!(t.await_input(NextTimeout::default()).unwrap());
+        assert_eq!(t.buffers().input(), b"2\r\n");
+        t.buffers().input_consume(3);
+        assert!(t.await_input(NextTimeout::default()).unwrap());
+        assert_eq!(t.buffers().input(), b"hi\r\n");
+    }
+
+    #[test]
+    fn a_head_split_across_reads_is_shown_when_whole() {
+        let mut f = LineFed::new((), 64, 64).bufs;
+        f.head = true;
+        f.input_append_buf()[..12].copy_from_slice(b"HTTP/1.1 200");
+        f.input_appended(12);
+        assert_eq!(f.input(), b"HTTP/1.1 200", "no end yet: all of it");
+        let n = b" OK\r\nA: b\r\n\r";
+        f.input_append_buf()[..n.len()].copy_from_slice(n);
+        f.input_appended(n.len());
+        let n = b"\nbody\r\n";
+        f.input_append_buf()[..n.len()].copy_from_slice(n);
+        f.input_appended(n.len());
+        assert_eq!(f.input(), b"HTTP/1.1 200 OK\r\nA: b\r\n\r\n");
+    }
+
+    #[test]
+    fn a_head_larger_than_the_buffer_grows_it() {
+        let mut t = LineFed::new(Recorder::default(), 16, 64);
+        write(&mut t, b"GET / HTTP/1.1\r\n\r\n");
+        let head = format!("HTTP/1.1 200 OK\r\nA: {}\r\n\r\n", "x".repeat(100));
+        t.inner.reply = head.clone().into_bytes();
+        // ureq asks again while the head is incomplete (it consumes nothing).
+        for _ in 0..8 {
+            if t.buffers().input().len() == head.len() {
+                break;
+            }
+            assert!(t.await_input(NextTimeout::default()).unwrap());
+            let rest = std::mem::take(&mut t.inner.input);
+            t.inner.reply = rest;
+        }
+        assert_eq!(t.buffers().input(), head.as_bytes());
+        assert!(t.bufs.input.len() < 1024, "grown only as needed");
+    }
+
+    #[test]
+    fn a_large_first_write_is_not_held() {
+        let mut t = LineFed::new(Recorder::default(), 64, HOLD_MAX + 64);
+        let big = vec![b'x'; HOLD_MAX + 1];
+        let out = t.buffers().output();
+        out[..big.len()].copy_from_slice(&big);
+        t.transmit_output(big.len(), NextTimeout::default())
+            .unwrap();
+        assert_eq!(sent(&t), big);
     }
 
     #[test]

@@ -10,7 +10,7 @@ What it does:
 1. Builds what it runs: `cargo build --release -p a2a-bench-clients -p a2a-core-ffi` (the
    `release` profile, what `pip install`, `mvn install` and the Go binding's default build
    link; ${CARGO_TARGET_DIR:-target}), the Go clients (`go build`, the Go binding linked to
-   that release library), the Java clients (`mvn -q -o package` in benches/clients/java,
+   that release library), the Java clients (`mvn -q -o compile` in benches/clients/java,
    after the bindings' jars were installed by scripts/ci/55-java.sh).
 2. Starts `a2a-bench-server` (benches/clients/rust/src/bin/server.rs) on 127.0.0.1.
 3. Runs every client as its own process, one after the other, in rounds; each round starts
@@ -58,8 +58,10 @@ CLIENTS = [
     ('java-sdk-a2a-core', 'a2a-java Client + A2aCoreHttpClient', 'a2a-java 0.3.2.Final over the drop-in (bindings/java/a2a-java-http), 0.3'),
 ]
 
-FULL = {'BENCH_SENDS': 2000, 'BENCH_WARMUP': 200, 'BENCH_EVENTS': 10000,
-        'BENCH_WARMUP_EVENTS': 1000, 'BENCH_IDLE': 100}
+# Warm-up: 1000 sends and a stream of 2000 events, enough for the JVM's JIT to compile the
+# send and stream paths before the measured section.
+FULL = {'BENCH_SENDS': 2000, 'BENCH_WARMUP': 1000, 'BENCH_EVENTS': 10000,
+        'BENCH_WARMUP_EVENTS': 2000, 'BENCH_IDLE': 100}
 SMOKE = {'BENCH_SENDS': 20, 'BENCH_WARMUP': 5, 'BENCH_EVENTS': 60,
          'BENCH_WARMUP_EVENTS': 20, 'BENCH_IDLE': 5}
 
@@ -116,7 +118,7 @@ def build(names: list[str], tmp: Path) -> Built:
             cwd=CLIENTS_DIR / 'go', env=env)
     if any(n.startswith('java-') for n in names):
         java_dir = CLIENTS_DIR / 'java'
-        run(['mvn', '-B', '-q', '-o', 'package', 'dependency:build-classpath',
+        run(['mvn', '-B', '-q', '-o', 'compile', 'dependency:build-classpath',
              f'-Dmdep.outputFile={tmp}/java-cp.txt'], cwd=java_dir)
         b.java_cp = f"{java_dir / 'target' / 'classes'}:{(tmp / 'java-cp.txt').read_text().strip()}"
     return b

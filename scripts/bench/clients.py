@@ -153,7 +153,9 @@ def command(name: str, b: Built, python_installed: bool) -> tuple[list[str], dic
                 'java-sdk-a2a-core': 'SdkClient'}[name]
         args = {'java-sdk-jdk': ['jdk'], 'java-sdk-a2a-core': ['a2a-core']}.get(name, [])
         assert b.java_cp
-        return ['java', '-cp', b.java_cp, f'dev.a2acore.bench.{main}', *args], env, ROOT
+        # A fixed, pre-touched heap: the memory figure counts native memory plus live heap
+        # (Bench.rssKiB in benches/clients/java), which heap resizing would otherwise swamp.
+        return ['java', '-Xms256m', '-Xmx256m', '-XX:+AlwaysPreTouch', '-cp', b.java_cp, f'dev.a2acore.bench.{main}', *args], env, ROOT
     raise SystemExit(f'clients: unknown client {name}')
 
 

@@ -3,6 +3,7 @@ package dev.a2acore.bench;
 import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -48,13 +49,22 @@ final class Bench {
         return OS.getProcessCpuTime();
     }
 
-    /** VmRSS of /proc/self/status in KiB, after asking for a garbage collection. */
+    /**
+     * Memory in KiB: the process's VmRSS without the Java heap's committed size, plus the
+     * heap in use after a full collection (native memory plus live Java objects). The
+     * harness runs the JVM with a fixed, pre-touched heap (-Xms = -Xmx, AlwaysPreTouch), so
+     * the heap's own pages never move the RSS and the collector's heap sizing cannot hide or
+     * invent growth; the live objects are counted through the heap's used size instead.
+     */
     static long rssKiB() {
         System.gc();
+        System.gc();
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
         try {
             for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
                 if (l.startsWith("VmRSS:")) {
-                    return Long.parseLong(l.substring(6).replace("kB", "").trim());
+                    long rss = Long.parseLong(l.substring(6).replace("kB", "").trim());
+                    return rss - heap.getCommitted() / 1024 + heap.getUsed() / 1024;
                 }
             }
         } catch (IOException e) {

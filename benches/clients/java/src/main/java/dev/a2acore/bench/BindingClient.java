@@ -67,7 +67,6 @@ public final class BindingClient {
             b.streamWall = Bench.wallSince(s);
             b.streamCpu = Bench.cpuSince(s);
             if (b.idle > 0) {
-                Bench.rssKiB(); // the first full collection shrinks the heap: measure after it
                 b.rssBefore = Bench.rssKiB();
                 List<ClientStream> open = new ArrayList<>();
                 for (int i = 0; i < b.idle; i++) {

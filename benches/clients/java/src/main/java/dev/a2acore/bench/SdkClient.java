@@ -117,7 +117,6 @@ public final class SdkClient {
         b.streamWall = Bench.wallSince(s);
         b.streamCpu = Bench.cpuSince(s);
         if (b.idle > 0) {
-            Bench.rssKiB(); // the first full collection shrinks the heap: measure after it
             b.rssBefore = Bench.rssKiB();
             // a2a-java hands no stream handle back: each stream counts the latch down at its
             // first event and stays open until the process exits.

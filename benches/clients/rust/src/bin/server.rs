@@ -14,7 +14,10 @@
 //! - stream `stream <n>`: `n` events: the task snapshot (SUBMITTED), a WORKING status
 //!   update, `n - 3` artifact updates (`chunk-<i>`, text `chunk <i>`), the COMPLETED status
 //!   update (0.3: `final: true`), each event with an `id:` line as the Go SDK server writes
-//!   them; the events are written in HTTP chunks of about 16 KiB (several events per write);
+//!   them; the events are written in HTTP chunks of about 16 KiB (several events per write).
+//!   The events after the snapshot are built with the core once per version and length and
+//!   replayed with the request's ids spliced in ([`Template`]), so that the server's CPU per
+//!   event stays far below the fastest client's;
 //! - stream `hold`: the task snapshot, then nothing until the client closes the connection
 //!   (bounded: 10 minutes): the idle streams of the memory figure.
 //!
@@ -27,13 +30,15 @@
 //! standard input closes (so a killed harness never leaves it behind). `--port N` (0: any).
 #![forbid(unsafe_code)]
 
+use std::collections::HashMap;
 use std::io::{self, BufRead, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use a2a_bench_clients::{process_cpu_ns, thread_cpu_ns};
+use a2a_core::envelope::RpcId;
 use a2a_core::model::params::Call;
 use a2a_core::model::{
     Artifact, Message, Part, SendResponse, StreamEvent, Task, TaskArtifactUpdateEvent, TaskState,
@@ -68,6 +73,8 @@ struct Stats {
 struct Server {
     card: Vec<u8>,
     stats: Stats,
+    /// Stream templates by (version, number of events).
+    templates: Mutex<HashMap<(ProtocolVersion, u64), Arc<Template>>>,
 }
 
 fn main() {
@@ -103,6 +110,7 @@ fn main() {
     let server = Arc::new(Server {
         card,
         stats: Stats::default(),
+        templates: Mutex::new(HashMap::new()),
     });
     println!("READY {base}");
     io::stdout().flush().expect("stdout");
@@ -366,7 +374,7 @@ fn answer(
             let mut user = p.message.clone();
             user.task_id = Some(task_id.as_str().into());
             user.context_id = Some(context_id.as_str().into());
-            stream(conn, req, out, &task_id, &context_id, user, hold, n)?;
+            stream(server, conn, req, out, &task_id, &context_id, user, hold, n)?;
             Ok(Work::Stream(n))
         }
         _ => {
@@ -408,8 +416,128 @@ fn flush_chunk(conn: &mut TcpStream, out: &mut Vec<u8>, start: usize) -> io::Res
     Ok(())
 }
 
+/// The events after the task snapshot (events 1 to n - 1) of a `stream <n>`, built once per
+/// protocol version and length with the core's `event_frame`, with placeholder ids where
+/// the request's JSON-RPC id, task id and context id go; [`Template::write`] replays them
+/// with the real ids spliced in. Every distinct event is still the core's output: only the
+/// three ids differ from one stream to the next, and splicing them costs a copy, where
+/// serializing every event again would make the server, not the client, the limit of a fast
+/// client's events per second.
+struct Template {
+    /// The event bytes, placeholders included.
+    bytes: Vec<u8>,
+    /// Where each placeholder starts: (offset, which: 0 rpc id, 1 task id, 2 context id).
+    holes: Vec<(usize, usize)>,
+    /// Where each event ends (offsets into `bytes`), to cut writes at event boundaries.
+    ends: Vec<usize>,
+}
+
+/// Placeholders; none can occur in the serialized events otherwise.
+const RPC_HOLE: &str = "\u{1}rpc-id\u{1}";
+const TASK_HOLE: &str = "\u{1}task-id\u{1}";
+const CTX_HOLE: &str = "\u{1}context-id\u{1}";
+
+/// Streams up to this many events are kept as templates (a few MB each).
+const TEMPLATE_MAX_EVENTS: u64 = 100_000;
+
+impl Template {
+    fn build(req: &IncomingRequest<'_>, n: u64) -> io::Result<Template> {
+        let mut r = req.clone();
+        r.id = Some(RpcId::String(RPC_HOLE.to_owned()));
+        let mut bytes = Vec::new();
+        let mut ends = Vec::new();
+        let update = |state: TaskState, is_final: bool| {
+            StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+                task_id: TASK_HOLE.into(),
+                context_id: CTX_HOLE.into(),
+                status: status(state),
+                is_final,
+                metadata: None,
+            })
+        };
+        push_event(&mut bytes, &r, 1, &update(TaskState::Working, false))?;
+        ends.push(bytes.len());
+        for i in 0..n - 3 {
+            let event = StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: TASK_HOLE.into(),
+                context_id: CTX_HOLE.into(),
+                artifact: Artifact {
+                    artifact_id: format!("chunk-{i}").into(),
+                    name: None,
+                    description: None,
+                    parts: vec![Part::text(format!("chunk {i}"))],
+                    metadata: None,
+                    extensions: Vec::new(),
+                },
+                append: false,
+                last_chunk: true,
+                metadata: None,
+            });
+            push_event(&mut bytes, &r, i + 2, &event)?;
+            ends.push(bytes.len());
+        }
+        push_event(&mut bytes, &r, n - 1, &update(TaskState::Completed, true))?;
+        ends.push(bytes.len());
+        let mut holes = Vec::new();
+        for (which, hole) in [RPC_HOLE, TASK_HOLE, CTX_HOLE].iter().enumerate() {
+            // As serde_json writes it inside a JSON string.
+            let written = serde_json::to_string(hole).map_err(|e| bad(&e.to_string()))?;
+            let inner = &written.as_bytes()[1..written.len() - 1];
+            let quoted = written.as_bytes();
+            // The RPC id is a whole JSON value (quotes included); the others sit inside strings.
+            let needle = if which == 0 { quoted } else { inner };
+            holes.extend(memchr::memmem::find_iter(&bytes, needle).map(|at| (at, which)));
+        }
+        holes.sort_unstable();
+        Ok(Template { bytes, holes, ends })
+    }
+
+    /// Length of placeholder `which` as it appears in `bytes`.
+    fn hole_len(which: usize) -> usize {
+        let written =
+            serde_json::to_string([RPC_HOLE, TASK_HOLE, CTX_HOLE][which]).unwrap_or_default();
+        if which == 0 {
+            written.len()
+        } else {
+            written.len() - 2
+        }
+    }
+
+    /// Writes the events with `fill` (rpc id JSON, task id, context id) in chunks of about
+    /// [`WRITE_BATCH`] bytes, cut at event boundaries.
+    fn write(
+        &self,
+        conn: &mut TcpStream,
+        out: &mut Vec<u8>,
+        room: usize,
+        fill: [&[u8]; 3],
+    ) -> io::Result<()> {
+        let lens = [Self::hole_len(0), Self::hole_len(1), Self::hole_len(2)];
+        let mut pos = 0;
+        let mut holes = self.holes.iter().peekable();
+        for &end in &self.ends {
+            while let Some(&&(at, which)) = holes.peek() {
+                if at >= end {
+                    break;
+                }
+                out.extend_from_slice(&self.bytes[pos..at]);
+                out.extend_from_slice(fill[which]);
+                pos = at + lens[which];
+                holes.next();
+            }
+            out.extend_from_slice(&self.bytes[pos..end]);
+            pos = end;
+            if out.len() >= WRITE_BATCH {
+                flush_chunk(conn, out, room)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn stream(
+    server: &Server,
     conn: &mut TcpStream,
     req: &IncomingRequest<'_>,
     out: &mut Vec<u8>,
@@ -443,38 +571,34 @@ fn stream(
         hold_open(conn);
         return Ok(());
     }
-    let update = |state: TaskState, is_final: bool| {
-        StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: task_id.into(),
-            context_id: context_id.into(),
-            status: status(state),
-            is_final,
-            metadata: None,
-        })
-    };
-    push_event(out, req, 1, &update(TaskState::Working, false))?;
-    for i in 0..n - 3 {
-        let event = StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
-            task_id: task_id.into(),
-            context_id: context_id.into(),
-            artifact: Artifact {
-                artifact_id: format!("chunk-{i}").into(),
-                name: None,
-                description: None,
-                parts: vec![Part::text(format!("chunk {i}"))],
-                metadata: None,
-                extensions: Vec::new(),
-            },
-            append: false,
-            last_chunk: true,
-            metadata: None,
-        });
-        push_event(out, req, i + 2, &event)?;
-        if out.len() >= WRITE_BATCH {
-            flush_chunk(conn, out, ROOM)?;
+    let key = (req.version, n);
+    let cached = server
+        .templates
+        .lock()
+        .map_err(|_| bad("poisoned"))?
+        .get(&key)
+        .cloned();
+    let template = match cached {
+        Some(t) => t,
+        None => {
+            let t = Arc::new(Template::build(req, n)?);
+            if n <= TEMPLATE_MAX_EVENTS {
+                server
+                    .templates
+                    .lock()
+                    .map_err(|_| bad("poisoned"))?
+                    .insert(key, Arc::clone(&t));
+            }
+            t
         }
-    }
-    push_event(out, req, n - 1, &update(TaskState::Completed, true))?;
+    };
+    let rpc_id = serde_json::to_vec(&req.id).map_err(|e| bad(&e.to_string()))?;
+    template.write(
+        conn,
+        out,
+        ROOM,
+        [&rpc_id, task_id.as_bytes(), context_id.as_bytes()],
+    )?;
     flush_chunk(conn, out, ROOM)?;
     conn.write_all(b"0\r\n\r\n")?;
     Ok(())

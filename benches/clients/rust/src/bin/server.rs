@@ -402,7 +402,7 @@ fn push_event(
 }
 
 /// Writes what `out` holds past `start` as one HTTP chunk.
-fn flush_chunk(conn: &mut TcpStream, out: &mut Vec<u8>, start: usize) -> io::Result<()> {
+fn flush_chunk(conn: &mut impl Write, out: &mut Vec<u8>, start: usize) -> io::Result<()> {
     let len = out.len() - start;
     if len > 0 {
         // The chunk-size line goes into the space kept free before `start`.
@@ -440,44 +440,56 @@ const CTX_HOLE: &str = "\u{1}context-id\u{1}";
 /// Streams up to this many events are kept as templates (a few MB each).
 const TEMPLATE_MAX_EVENTS: u64 = 100_000;
 
+/// Events 1 to n - 1 of a `stream <n>` for `req`, built with the core's `event_frame`, and
+/// where each event ends.
+fn events(
+    req: &IncomingRequest<'_>,
+    task_id: &str,
+    context_id: &str,
+    n: u64,
+) -> io::Result<(Vec<u8>, Vec<usize>)> {
+    let mut bytes = Vec::new();
+    let mut ends = Vec::new();
+    let update = |state: TaskState, is_final: bool| {
+        StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: task_id.into(),
+            context_id: context_id.into(),
+            status: status(state),
+            is_final,
+            metadata: None,
+        })
+    };
+    push_event(&mut bytes, req, 1, &update(TaskState::Working, false))?;
+    ends.push(bytes.len());
+    for i in 0..n - 3 {
+        let event = StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: task_id.into(),
+            context_id: context_id.into(),
+            artifact: Artifact {
+                artifact_id: format!("chunk-{i}").into(),
+                name: None,
+                description: None,
+                parts: vec![Part::text(format!("chunk {i}"))],
+                metadata: None,
+                extensions: Vec::new(),
+            },
+            append: false,
+            last_chunk: true,
+            metadata: None,
+        });
+        push_event(&mut bytes, req, i + 2, &event)?;
+        ends.push(bytes.len());
+    }
+    push_event(&mut bytes, req, n - 1, &update(TaskState::Completed, true))?;
+    ends.push(bytes.len());
+    Ok((bytes, ends))
+}
+
 impl Template {
     fn build(req: &IncomingRequest<'_>, n: u64) -> io::Result<Template> {
         let mut r = req.clone();
         r.id = Some(RpcId::String(RPC_HOLE.to_owned()));
-        let mut bytes = Vec::new();
-        let mut ends = Vec::new();
-        let update = |state: TaskState, is_final: bool| {
-            StreamEvent::StatusUpdate(TaskStatusUpdateEvent {
-                task_id: TASK_HOLE.into(),
-                context_id: CTX_HOLE.into(),
-                status: status(state),
-                is_final,
-                metadata: None,
-            })
-        };
-        push_event(&mut bytes, &r, 1, &update(TaskState::Working, false))?;
-        ends.push(bytes.len());
-        for i in 0..n - 3 {
-            let event = StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
-                task_id: TASK_HOLE.into(),
-                context_id: CTX_HOLE.into(),
-                artifact: Artifact {
-                    artifact_id: format!("chunk-{i}").into(),
-                    name: None,
-                    description: None,
-                    parts: vec![Part::text(format!("chunk {i}"))],
-                    metadata: None,
-                    extensions: Vec::new(),
-                },
-                append: false,
-                last_chunk: true,
-                metadata: None,
-            });
-            push_event(&mut bytes, &r, i + 2, &event)?;
-            ends.push(bytes.len());
-        }
-        push_event(&mut bytes, &r, n - 1, &update(TaskState::Completed, true))?;
-        ends.push(bytes.len());
+        let (bytes, ends) = events(&r, TASK_HOLE, CTX_HOLE, n)?;
         let mut holes = Vec::new();
         for (which, hole) in [RPC_HOLE, TASK_HOLE, CTX_HOLE].iter().enumerate() {
             // As serde_json writes it inside a JSON string.
@@ -507,9 +519,10 @@ impl Template {
     /// [`WRITE_BATCH`] bytes, cut at event boundaries.
     fn write(
         &self,
-        conn: &mut TcpStream,
+        conn: &mut impl Write,
         out: &mut Vec<u8>,
         room: usize,
+        batch: usize,
         fill: [&[u8]; 3],
     ) -> io::Result<()> {
         let lens = [Self::hole_len(0), Self::hole_len(1), Self::hole_len(2)];
@@ -527,7 +540,7 @@ impl Template {
             }
             out.extend_from_slice(&self.bytes[pos..end]);
             pos = end;
-            if out.len() >= WRITE_BATCH {
+            if out.len() >= batch {
                 flush_chunk(conn, out, room)?;
             }
         }
@@ -597,6 +610,7 @@ fn stream(
         conn,
         out,
         ROOM,
+        WRITE_BATCH,
         [&rpc_id, task_id.as_bytes(), context_id.as_bytes()],
     )?;
     flush_chunk(conn, out, ROOM)?;
@@ -620,5 +634,97 @@ fn hold_open(conn: &mut TcpStream) {
                 ) => {}
             Err(_) => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A replayed template is byte for byte what the core builds for the request itself, for
+    /// both versions, ids that need escaping or are not ASCII, and several lengths.
+    #[test]
+    fn a_replayed_template_equals_the_events_built_for_the_request() {
+        let mut checked = 0;
+        for id in ["7", r#""x\"y\\z""#, r#""ü-ñ""#, r#""""#, "-12"] {
+            for (method, headers, message) in [
+                (
+                    "message/stream",
+                    vec![],
+                    r#"{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":"stream 9"}]}"#,
+                ),
+                (
+                    "SendStreamingMessage",
+                    vec![("A2A-Version", "1.0")],
+                    r#"{"messageId":"m","role":"ROLE_USER","parts":[{"text":"stream 9"}]}"#,
+                ),
+            ] {
+                let body = format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"message":{message}}}}}"#
+                );
+                let req =
+                    server::parse_jsonrpc(&headers, body.as_bytes(), &ServerOptions::default())
+                        .expect("a valid request");
+                for n in [3, 4, 9, 40] {
+                    let (direct, _) =
+                        events(&req, "bench-task-00000007", "bench-ctx-00000007", n).unwrap();
+                    let template = Template::build(&req, n).unwrap();
+                    let rpc_id = serde_json::to_vec(&req.id).unwrap();
+                    let mut out = vec![0u8; 16];
+                    let mut sink = Vec::new();
+                    template
+                        .write(
+                            &mut sink,
+                            &mut out,
+                            16,
+                            usize::MAX,
+                            [&rpc_id, b"bench-task-00000007", b"bench-ctx-00000007"],
+                        )
+                        .unwrap();
+                    assert!(sink.is_empty(), "nothing flushed with an unbounded batch");
+                    assert_eq!(
+                        String::from_utf8_lossy(&out[16..]),
+                        String::from_utf8_lossy(&direct),
+                        "id {id}, {method}, {n} events"
+                    );
+                    assert_eq!(template.ends.len() as u64, n - 1);
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 5 * 2 * 4);
+    }
+
+    /// The chunked writes of a long stream carry every event once, cut at event ends.
+    #[test]
+    fn chunked_writes_carry_every_event() {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":"s"}]}}}"#;
+        let req = server::parse_jsonrpc(&[], body.as_bytes(), &ServerOptions::default()).unwrap();
+        let template = Template::build(&req, 2000).unwrap();
+        let mut out = vec![0u8; 16];
+        let mut sink = Vec::new();
+        template
+            .write(&mut sink, &mut out, 16, WRITE_BATCH, [b"1", b"t", b"c"])
+            .unwrap();
+        flush_chunk(&mut sink, &mut out, 16).unwrap();
+        // De-chunk and count the events.
+        let (mut at, mut data, mut chunks) = (0, Vec::new(), 0);
+        while at < sink.len() {
+            let line = memchr::memmem::find(&sink[at..], b"\r\n").unwrap();
+            let size =
+                usize::from_str_radix(std::str::from_utf8(&sink[at..at + line]).unwrap(), 16)
+                    .unwrap();
+            at += line + 2;
+            data.extend_from_slice(&sink[at..at + size]);
+            assert!(
+                sink[at..at + size].ends_with(b"\n\n"),
+                "a chunk ends at an event's end"
+            );
+            at += size + 2;
+            chunks += 1;
+        }
+        assert!(chunks > 1, "a 2000-event stream takes several writes");
+        assert_eq!(memchr::memmem::find_iter(&data, b"\n\n").count(), 1999);
+        assert!(String::from_utf8_lossy(&data).contains(r#""text":"chunk 1996""#));
     }
 }

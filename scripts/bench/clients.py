@@ -71,8 +71,9 @@ def log(msg: str) -> None:
 
 
 def run(cmd: list[str], **kw) -> None:
+    """Runs a build command; its output goes to standard error (standard output is the table)."""
     log('$ ' + ' '.join(str(c) for c in cmd))
-    subprocess.run(cmd, check=True, **kw)
+    subprocess.run(cmd, check=True, stdout=sys.stderr, **kw)
 
 
 def find_go() -> tuple[str, dict[str, str]]:
@@ -118,7 +119,7 @@ def build(names: list[str], tmp: Path) -> Built:
             cwd=CLIENTS_DIR / 'go', env=env)
     if any(n.startswith('java-') for n in names):
         java_dir = CLIENTS_DIR / 'java'
-        run(['mvn', '-B', '-q', '-o', 'compile', 'dependency:build-classpath',
+        run(['mvn', '-B', '-q', '-o', '-Dstyle.color=never', 'compile', 'dependency:build-classpath',
              f'-Dmdep.outputFile={tmp}/java-cp.txt'], cwd=java_dir)
         b.java_cp = f"{java_dir / 'target' / 'classes'}:{(tmp / 'java-cp.txt').read_text().strip()}"
     return b

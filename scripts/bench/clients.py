@@ -293,6 +293,11 @@ def main() -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix='a2a-bench-clients-') as tmp:
         b = build(names, Path(tmp))
+        if a.python_installed and 'python-binding' in names and subprocess.run(
+                [str(ROOT / '.venv' / 'bin' / 'python'), '-c', 'import a2a_core'], cwd=tmp,
+                capture_output=True).returncode != 0:
+            raise SystemExit('clients: --python-installed: a2a_core is not installed in .venv '
+                             '(scripts/ci/40-python.sh, or .venv/bin/python -m pip install ./bindings/python)')
         built = time.monotonic()
         server = Server(b)
         server.prime([params['BENCH_WARMUP_EVENTS'], params['BENCH_EVENTS']])
@@ -313,7 +318,10 @@ def main() -> int:
           f' ({params["BENCH_SENDS"]} sends, a stream of {params["BENCH_EVENTS"]} events,'
           f' {params["BENCH_IDLE"]} idle streams per client); load average at the end'
           f' {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on {os.cpu_count()} CPUs;'
-          f' build {built - started:.0f} s, clients {time.monotonic() - built:.0f} s.\n')
+          f' build {built - started:.0f} s, clients {time.monotonic() - built:.0f} s.'
+          + (' Python binding: ' + ("the .venv's installed package" if a.python_installed
+                                    else 'bindings/python/src over the release library')
+             + '.' if 'python-binding' in names else '') + '\n')
     print(table(results, names))
     print(f'\nServer process CPU over the whole run: {final["process_cpu_ns"] / 1e9:.2f} s for'
           f' {final["sends"]} sends and {final["events"]} stream events.')

@@ -217,6 +217,10 @@ def run_client(name: str, b: Built, server: Server, params: dict, python_install
         raise SystemExit(f'clients: {name} failed (exit {p.returncode})\n--- stdout\n{p.stdout}\n--- stderr\n{p.stderr[-4000:]}')
     r = json.loads(lines[-1])
     d = {k: after[k] - before[k] for k in after}
+    # Every send reached the server once: nothing retried, batched or answered elsewhere.
+    want = params['BENCH_WARMUP'] + params['BENCH_SENDS']
+    if d['sends'] != want:
+        raise SystemExit(f'clients: {name}: the server answered {d["sends"]} sends, the client made {want}')
     r['server_us_per_send'] = d['send_cpu_ns'] / 1000 / d['sends'] if d['sends'] else 0.0
     r['server_us_per_event'] = d['stream_cpu_ns'] / 1000 / d['events'] if d['events'] else 0.0
     r['seconds'] = took

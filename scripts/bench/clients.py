@@ -160,6 +160,23 @@ def command(name: str, b: Built, python_installed: bool) -> tuple[list[str], dic
     raise SystemExit(f'clients: unknown client {name}')
 
 
+def installed_python_binding(tmp: Path) -> tuple[str, bool] | None:
+    """The .venv's installed a2a_core: (its directory, whether its .py files are exactly
+    bindings/python/src/a2a_core's), or None when it is not installed."""
+    env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'A2A_CORE_LIB')}
+    p = subprocess.run([str(ROOT / '.venv' / 'bin' / 'python'), '-c',
+                        'import a2a_core, os; print(os.path.dirname(a2a_core.__file__))'],
+                       cwd=tmp, env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        return None
+    where = Path(p.stdout.strip())
+    src = ROOT / 'bindings' / 'python' / 'src' / 'a2a_core'
+    names = sorted(f.name for f in src.glob('*.py'))
+    same = names == sorted(f.name for f in where.glob('*.py')) and all(
+        (src / n).read_bytes() == (where / n).read_bytes() for n in names)
+    return str(where), same
+
+
 class Server:
     def __init__(self, b: Built) -> None:
         self.proc = subprocess.Popen([str(b.release / 'a2a-bench-server')], stdin=subprocess.PIPE,
@@ -278,8 +295,11 @@ def main() -> int:
     ap.add_argument('--sends', type=int)
     ap.add_argument('--events', type=int)
     ap.add_argument('--idle', type=int)
-    ap.add_argument('--python-installed', action='store_true',
-                    help="the Python binding from the .venv's installed package (pip install ./bindings/python) instead of bindings/python/src over the release library")
+    ap.add_argument('--python', choices=['auto', 'src', 'installed'], default='auto',
+                    help="which Python binding: the .venv's installed wheel (pip install ./bindings/python, "
+                         "with any compiled fast path it builds), bindings/python/src over the release "
+                         "library (pure ctypes), or auto (default): the installed wheel when its Python "
+                         "files are those of bindings/python/src, else src")
     ap.add_argument('--json', help='also write every client run as JSON to this file')
     a = ap.parse_args()
     names = [n for n, _, _ in CLIENTS]
@@ -297,11 +317,12 @@ def main() -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix='a2a-bench-clients-') as tmp:
         b = build(names, Path(tmp))
-        if a.python_installed and 'python-binding' in names and subprocess.run(
-                [str(ROOT / '.venv' / 'bin' / 'python'), '-c', 'import a2a_core'], cwd=tmp,
-                capture_output=True).returncode != 0:
-            raise SystemExit('clients: --python-installed: a2a_core is not installed in .venv '
+        installed = installed_python_binding(Path(tmp))
+        if a.python == 'installed' and 'python-binding' in names and installed is None:
+            raise SystemExit('clients: --python installed: a2a_core is not installed in .venv '
                              '(scripts/ci/40-python.sh, or .venv/bin/python -m pip install ./bindings/python)')
+        python_installed = a.python == 'installed' or (a.python == 'auto' and installed is not None
+                                                       and installed[1])
         built = time.monotonic()
         server = Server(b)
         server.prime([params['BENCH_WARMUP_EVENTS'], params['BENCH_EVENTS']])
@@ -311,7 +332,7 @@ def main() -> int:
             for rnd in range(rounds):
                 order = names[rnd % len(names):] + names[:rnd % len(names)]
                 for n in order:
-                    r = run_client(n, b, server, params, a.python_installed, 180 if a.smoke else 1800)
+                    r = run_client(n, b, server, params, python_installed, 180 if a.smoke else 1800)
                     log(f'round {rnd + 1} {n}: {r["sends_per_s"]:.0f} sends/s, {r["events_per_s"]:.0f} events/s ({r["seconds"]:.1f} s)')
                     results[n].append(r)
             final = server.stats()
@@ -323,8 +344,9 @@ def main() -> int:
           f' {params["BENCH_IDLE"]} idle streams per client); load average at the end'
           f' {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on {os.cpu_count()} CPUs;'
           f' build {built - started:.0f} s, clients {time.monotonic() - built:.0f} s.'
-          + (' Python binding: ' + ("the .venv's installed package" if a.python_installed
-                                    else 'bindings/python/src over the release library')
+          + (' Python binding: ' + (f"the .venv's installed package ({installed[0] if installed else '?'})"
+                                    if python_installed
+                                    else 'bindings/python/src over the release library (pure ctypes)')
              + '.' if 'python-binding' in names else '') + '\n')
     print(table(results, names))
     print(f'\nServer process CPU over the whole run: {final["process_cpu_ns"] / 1e9:.2f} s for'

@@ -287,6 +287,29 @@ def table(results: dict[str, list[dict]], names: list[str]) -> str:
     return '\n'.join(out)
 
 
+def goals(results: dict[str, list[dict]]) -> list[str]:
+    """Issue 17's client goals as ratios taken inside each round (both clients ran in it),
+    median [min-max] over the rounds; only those whose clients ran."""
+    out = []
+
+    def ratio(what: str, a: str, b: str, key: str, goal: str) -> None:
+        ra, rb = results.get(a), results.get(b)
+        if not ra or not rb:
+            return
+        rs = [x[key] / y[key] for x, y in zip(ra, rb) if y[key]]
+        if rs:
+            spread = f' [{min(rs):.2f}–{max(rs):.2f}]' if len(rs) > 1 else ''
+            out.append(f'- {what}: {statistics.median(rs):.2f}x{spread} (goal: {goal})')
+
+    for c in ('driver', 'go-binding'):
+        ratio(f'{c} sends/s ÷ go-sdk sends/s', c, 'go-sdk', 'sends_per_s', 'at least 2x')
+        ratio(f'raw sends/s ÷ {c} sends/s', 'raw', c, 'sends_per_s', 'at most 2x')
+    for sdk in ('python-sdk', 'python-sdk-0.3'):
+        ratio(f'python-binding sends/s ÷ {sdk} sends/s', 'python-binding', sdk, 'sends_per_s', 'at least 10x')
+        ratio(f'python-binding events/s ÷ {sdk} events/s', 'python-binding', sdk, 'events_per_s', 'at least 5x')
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--smoke', action='store_true', help='a few calls per client, one round (CI)')
@@ -349,6 +372,9 @@ def main() -> int:
                                     else 'bindings/python/src over the release library (pure ctypes)')
              + '.' if 'python-binding' in names else '') + '\n')
     print(table(results, names))
+    g = goals(results)
+    if g:
+        print('\nIssue 17 goals (ratios inside each round, median [min–max]):\n' + '\n'.join(g))
     print(f'\nServer process CPU over the whole run: {final["process_cpu_ns"] / 1e9:.2f} s for'
           f' {final["sends"]} sends and {final["events"]} stream events.')
     if a.json:

@@ -54,6 +54,7 @@ CLIENTS = [
     ('python-sdk', 'Python SDK client', 'a2a-sdk 1.3.0 ClientFactory, its choice: 1.0'),
     ('python-sdk-0.3', 'Python SDK client, 0.3 compat', 'a2a-sdk 1.3.0, card without 1.0 interfaces: 0.3'),
     ('js-sdk', 'JS SDK client', '@a2a-js/sdk 1.3.0 ClientFactory, its choice: 1.0'),
+    ('js-sdk-0.3', 'JS SDK client, 0.3 compat', '@a2a-js/sdk 1.3.0, card without 1.0 interfaces, legacy compat transport: 0.3'),
     ('java-sdk-jdk', 'a2a-java Client + JdkA2AHttpClient', 'a2a-java 0.3.2.Final, stock HTTP client, 0.3'),
     ('java-sdk-a2a-core', 'a2a-java Client + A2aCoreHttpClient', 'a2a-java 0.3.2.Final over the drop-in (bindings/java/a2a-java-http), 0.3'),
 ]
@@ -148,6 +149,8 @@ def command(name: str, b: Built, python_installed: bool) -> tuple[list[str], dic
         return [py, 'sdk.py', '0.3'], env, pydir
     if name == 'js-sdk':
         return ['node', '--expose-gc', str(CLIENTS_DIR / 'js' / 'sdk.mjs')], env, ROOT
+    if name == 'js-sdk-0.3':
+        return ['node', '--expose-gc', str(CLIENTS_DIR / 'js' / 'sdk.mjs'), '0.3'], env, ROOT
     if name.startswith('java-'):
         env['A2A_CORE_LIB'] = str(b.release / 'liba2a_core.so')
         main = {'java-binding': 'BindingClient', 'java-sdk-jdk': 'SdkClient',

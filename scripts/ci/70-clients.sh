@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Client-overhead harness, smoke mode (scripts/bench/clients.py --smoke): every client of
 # the benchmark (raw floor, Rust driver, Go/Python/Java bindings, Go SDK a2a-go v0.3.3,
-# Python a2a-sdk 1.3.0 in 1.0 and 0.3, JS @a2a-js/sdk 1.3.0, a2a-java 0.3.2.Final over its
+# Python a2a-sdk 1.3.0 and JS @a2a-js/sdk 1.3.0 each in 1.0 and 0.3, a2a-java 0.3.2.Final over its
 # JdkA2AHttpClient and over the drop-in) makes a few calls against the loopback bench server
 # (benches/clients/rust/src/bin/server.rs) with every answer asserted; no figures are kept.
 # Installs nothing: it needs what earlier steps installed: 05-setup.sh (.venv, the JS

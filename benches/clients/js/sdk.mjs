@@ -2,7 +2,10 @@
 // with `npm ci`) in the client-overhead harness: ClientFactory.createFromUrl resolves the
 // card once and picks the interface the SDK prefers (JSON-RPC at 1.0 on the bench server),
 // then sendMessage and sendMessageStream as an application calls them, every answer
-// asserted. Contract (environment, JSON line): benches/clients/rust/src/lib.rs.
+// asserted. `node sdk.mjs 0.3` hands the SDK the same card without its 1.0 interfaces and
+// a JSON-RPC transport with the SDK's legacy (0.3) compatibility on, so it speaks 0.3 (the
+// objects the application sees are the same). Contract (environment, JSON line):
+// benches/clients/rust/src/lib.rs.
 // Run with `node --expose-gc` (the memory figure collects garbage before each reading).
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -11,7 +14,8 @@ import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const peer = createRequire(path.join(here, '../../../tests/peers/js/package.json'));
-const { ClientFactory } = await import(pathToFileURL(peer.resolve('@a2a-js/sdk/client')).href);
+const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, DefaultAgentCardResolver } =
+  await import(pathToFileURL(peer.resolve('@a2a-js/sdk/client')).href);
 const { Role, TaskState } = await import(pathToFileURL(peer.resolve('@a2a-js/sdk')).href);
 
 const num = (name, def) => {
@@ -70,11 +74,24 @@ async function stream(c, n) {
   check(last === `chunk ${n - 4}`, `last artifact ${last}`);
 }
 
-const c = await new ClientFactory().createFromUrl(p.url);
+const v03 = process.argv[2] === '0.3';
+let c;
+if (v03) {
+  const raw = await (await fetch(`${p.url}/.well-known/agent-card.json`)).json();
+  raw.supportedInterfaces = raw.supportedInterfaces.filter((i) => i.protocolVersion === '0.3');
+  const card = new DefaultAgentCardResolver().normalizeAgentCard(raw);
+  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })],
+  });
+  c = await new ClientFactory(options).createFromAgentCard(card);
+} else {
+  c = await new ClientFactory().createFromUrl(p.url);
+}
+check(c.protocolVersion === (v03 ? '0.3' : '1.0'), `the client speaks ${c.protocolVersion}`);
 for (let i = 0; i < p.warmup; i++) await send(c);
 await stream(c, Math.max(p.warmupEvents, 4));
 
-const r = { client: 'js-sdk', sends: p.sends, events: p.events, idle_streams: p.idle };
+const r = { client: v03 ? 'js-sdk-0.3' : 'js-sdk', sends: p.sends, events: p.events, idle_streams: p.idle };
 let wall = process.hrtime.bigint();
 let cpu = cpuNs();
 for (let i = 0; i < p.sends; i++) await send(c);

@@ -59,6 +59,10 @@ CLIENTS = [
     ('java-sdk-a2a-core', 'a2a-java Client + A2aCoreHttpClient', 'a2a-java 0.3.2.Final over the drop-in (bindings/java/a2a-java-http), 0.3'),
 ]
 
+# The clients that speak 1.0 (their SDK's own choice on the bench server's card); every
+# other client speaks 0.3. The harness checks it against the server's count.
+V1_CLIENTS = {'python-sdk', 'js-sdk'}
+
 # Warm-up: 1000 sends and a stream of 2000 events, enough for the JVM's JIT to compile the
 # send and stream paths before the measured section.
 FULL = {'BENCH_SENDS': 2000, 'BENCH_WARMUP': 1000, 'BENCH_EVENTS': 10000,
@@ -241,6 +245,10 @@ def run_client(name: str, b: Built, server: Server, params: dict, python_install
     want = params['BENCH_WARMUP'] + params['BENCH_SENDS']
     if d['sends'] != want:
         raise SystemExit(f'clients: {name}: the server answered {d["sends"]} sends, the client made {want}')
+    # ... in the version the table says the client speaks.
+    v1 = name in V1_CLIENTS
+    if d['sends_v1'] != (want if v1 else 0):
+        raise SystemExit(f'clients: {name}: {d["sends_v1"]} of {want} sends were 1.0, expected {"all" if v1 else "none"}')
     r['server_us_per_send'] = d['send_cpu_ns'] / 1000 / d['sends'] if d['sends'] else 0.0
     r['server_us_per_event'] = d['stream_cpu_ns'] / 1000 / d['events'] if d['events'] else 0.0
     r['seconds'] = took

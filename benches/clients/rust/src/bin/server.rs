@@ -24,7 +24,8 @@
 //! `GET /.well-known/agent-card.json` (also `agent.json`, the 0.3 draft's name) is the card:
 //! JSON-RPC at 0.3 first, then 1.0, both at the base URL. `GET /stats` gives the server's
 //! own CPU time per kind of work, each connection thread's CPU clock read around every
-//! request: `{"sends","send_cpu_ns","streams","events","stream_cpu_ns","process_cpu_ns"}`.
+//! request, and how many sends were answered in 1.0:
+//! `{"sends","sends_v1","send_cpu_ns","streams","events","stream_cpu_ns","process_cpu_ns"}`.
 //!
 //! Prints `READY http://127.0.0.1:<port>` once it accepts connections; exits when its
 //! standard input closes (so a killed harness never leaves it behind). `--port N` (0: any).
@@ -63,6 +64,8 @@ const TIMESTAMP: &str = "2026-12-01T00:00:00.000000Z";
 #[derive(Default)]
 struct Stats {
     sends: AtomicU64,
+    /// Sends answered in protocol 1.0 (the rest were 0.3).
+    sends_v1: AtomicU64,
     send_cpu_ns: AtomicU64,
     streams: AtomicU64,
     events: AtomicU64,
@@ -207,7 +210,7 @@ fn bad(what: &str) -> io::Error {
 
 /// What a request was, for the CPU accounting.
 enum Work {
-    Send,
+    Send(ProtocolVersion),
     Stream(u64),
     Other,
 }
@@ -226,8 +229,11 @@ fn serve_connection(server: &Server, mut conn: TcpStream) -> io::Result<()> {
         let cpu = thread_cpu_ns().saturating_sub(cpu0);
         let s = &server.stats;
         match work {
-            Work::Send => {
+            Work::Send(version) => {
                 s.sends.fetch_add(1, Ordering::Relaxed);
+                if version == ProtocolVersion::V1_0 {
+                    s.sends_v1.fetch_add(1, Ordering::Relaxed);
+                }
                 s.send_cpu_ns.fetch_add(cpu, Ordering::Relaxed);
             }
             Work::Stream(events) => {
@@ -287,6 +293,7 @@ fn handle(
             let s = &server.stats;
             let body = serde_json::json!({
                 "sends": s.sends.load(Ordering::Relaxed),
+                "sends_v1": s.sends_v1.load(Ordering::Relaxed),
                 "send_cpu_ns": s.send_cpu_ns.load(Ordering::Relaxed),
                 "streams": s.streams.load(Ordering::Relaxed),
                 "events": s.events.load(Ordering::Relaxed),
@@ -361,7 +368,7 @@ fn answer(
             let r = server::result_response(req, Reply::Send(&SendResponse::Task(task)))
                 .map_err(|e| bad(&e.to_string()))?;
             write_response(conn, out, &r)?;
-            Ok(Work::Send)
+            Ok(Work::Send(req.version))
         }
         Call::SendStreamingMessage(p) => {
             let text = p.message.text().unwrap_or_default();

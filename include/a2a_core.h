@@ -1732,7 +1732,8 @@ typedef struct a2a_http1_response a2a_http1_response;
  `a2a_outcome_remote_hint_pair`, `a2a_outcome_request_sent`, `a2a_outcome_version`,
  `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`,
  `a2a_outcome_result_json` (the answer, when the client returned one).
- `a2a_outcome_leaked_detail`, `a2a_outcome_cancel_origin`.
+ `a2a_outcome_leaked_detail`, `a2a_outcome_cancel_origin`; `a2a_outcome_get_info` (all of
+ them in one call).
 
  Threading: `Send`, not thread-safe (an immutable outcome may be read from several threads
  only if the caller synchronises with its `_free`).
@@ -2678,6 +2679,162 @@ typedef struct a2a_http1_head {
    */
   bool keep_alive;
 } a2a_http1_head;
+
+/*
+ Every scalar of an outcome and a view of each of its texts, filled by one call
+ (`a2a_outcome_get_info`) instead of one accessor call per field. Each `has_*` flag says
+ whether the field after it is present (the field is zero when absent). Views point
+ into the outcome: valid until `a2a_outcome_free` (for an outcome borrowed from a stream
+ tracker or a client stream, until that handle's next mutating call); an absent text is
+ the view `(NULL, 0)`. Fields are only ever appended.
+ */
+typedef struct a2a_outcome_info {
+  /*
+   `a2a_outcome_channel`.
+   */
+  a2a_channel channel;
+  /*
+   `a2a_outcome_retry`.
+   */
+  a2a_retry retry;
+  /*
+   `a2a_outcome_is_success`.
+   */
+  bool is_success;
+  /*
+   `a2a_outcome_terminal`.
+   */
+  bool terminal;
+  /*
+   `a2a_outcome_leaked_detail`.
+   */
+  bool leaked_detail;
+  /*
+   Whether `http_status` is present.
+   */
+  bool has_http_status;
+  /*
+   `a2a_outcome_http_status`.
+   */
+  uint16_t http_status;
+  /*
+   Whether `code` is present.
+   */
+  bool has_code;
+  /*
+   `a2a_outcome_code`.
+   */
+  int64_t code;
+  /*
+   Whether `error_name` is present.
+   */
+  bool has_error_name;
+  /*
+   `a2a_outcome_error_name`: an `a2a_error_name`.
+   */
+  uint32_t error_name;
+  /*
+   Whether `state` is present.
+   */
+  bool has_state;
+  /*
+   `a2a_outcome_state`: an `a2a_task_state`.
+   */
+  uint32_t state;
+  /*
+   Whether `retry_after_secs` is present.
+   */
+  bool has_retry_after_secs;
+  /*
+   `a2a_outcome_retry_after_secs`.
+   */
+  uint64_t retry_after_secs;
+  /*
+   Whether `remote_hint_retryable` is present.
+   */
+  bool has_remote_hint_retryable;
+  /*
+   `a2a_outcome_remote_hint_retryable`.
+   */
+  bool remote_hint_retryable;
+  /*
+   `a2a_outcome_remote_hint_count` (read the pairs with `a2a_outcome_remote_hint_pair`).
+   */
+  size_t remote_hint_count;
+  /*
+   Whether `request_sent` is present.
+   */
+  bool has_request_sent;
+  /*
+   `a2a_outcome_request_sent`: an `a2a_request_sent`.
+   */
+  uint32_t request_sent;
+  /*
+   Whether `version` is present.
+   */
+  bool has_version;
+  /*
+   `a2a_outcome_version`: an `a2a_protocol_version`.
+   */
+  uint32_t version;
+  /*
+   Whether `binding` is present.
+   */
+  bool has_binding;
+  /*
+   `a2a_outcome_binding`: an `a2a_binding`.
+   */
+  uint32_t binding;
+  /*
+   `a2a_outcome_exit_code`.
+   */
+  int32_t exit_code;
+  /*
+   `a2a_outcome_reason`.
+   */
+  struct a2a_str reason;
+  /*
+   `a2a_outcome_message`.
+   */
+  struct a2a_str message;
+  /*
+   `a2a_outcome_data`.
+   */
+  struct a2a_str data;
+  /*
+   `a2a_outcome_task_id`.
+   */
+  struct a2a_str task_id;
+  /*
+   `a2a_outcome_context_id`.
+   */
+  struct a2a_str context_id;
+  /*
+   `a2a_outcome_text`.
+   */
+  struct a2a_str text;
+  /*
+   `a2a_outcome_error_id`.
+   */
+  struct a2a_str error_id;
+  /*
+   `a2a_outcome_hint`.
+   */
+  struct a2a_str hint;
+  /*
+   `a2a_outcome_body_excerpt`.
+   */
+  struct a2a_str body_excerpt;
+  /*
+   `a2a_outcome_cancel_origin` (a static string).
+   */
+  struct a2a_str cancel_origin;
+  /*
+   `a2a_outcome_result_json`: the canonical JSON of the answer; absent when the outcome
+   carries none.
+   */
+  struct a2a_str result_json;
+} a2a_outcome_info;
 
 /*
  The interface a request goes to; read during the call only.
@@ -4192,6 +4349,16 @@ bool a2a_outcome_binding(const struct a2a_outcome *outcome, a2a_binding *out);
  WORKING, unknown). Returns -1 when `outcome` is NULL (or on a panic).
  */
 int32_t a2a_outcome_exit_code(const struct a2a_outcome *outcome);
+
+/*
+ Fills `*out` with every field of `outcome` in one call (see `a2a_outcome_info`): what
+ the per-field accessors return, for bindings that copy a whole outcome out. `out`:
+ written on success only; its views point into the outcome, valid as long as it (for a
+ borrowed outcome, until its owner's next mutating call).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_outcome_get_info(const struct a2a_outcome *outcome, struct a2a_outcome_info *out);
 
 /*
  A new, empty request handle (fill it with `a2a_request_build`; reuse it for the next

@@ -7,6 +7,13 @@ Where the Rust sources come from:
 - from the sdist: the copy under `rust/` that `sdist` below puts in it (the workspace manifest
   without its non-library members, Cargo.lock, README.md, core/ and ffi/ sources, the header),
   so an sdist builds anywhere Cargo can reach crates.io.
+
+The optional fast path `a2a_core._speedups` (src/a2a_core/_speedups.c) is a small C
+extension over the C ABI, built against CPython's stable ABI (Py_LIMITED_API 3.10, one
+`_speedups.abi3.so` for every CPython 3.10+) and linked to the library bundled beside it
+(`-la2a_core`, rpath `$ORIGIN` / `@loader_path`): never a second copy of the library. It is
+`optional`: without a C compiler or Python's headers the wheel is built without it, and the
+package runs on its pure-ctypes code (a2a_core/_lib.py chooses at import).
 """
 
 from __future__ import annotations
@@ -16,8 +23,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.bdist_wheel import bdist_wheel
+from setuptools.command.build_ext import build_ext
 from setuptools.command.sdist import sdist
 from setuptools_rust import Binding, RustExtension, Strip
 from setuptools_rust.build import build_rust
@@ -53,9 +61,59 @@ class BuildRust(build_rust):
         return os.path.join(os.path.dirname(path), LIB_FILE)
 
 
+def _header_dir() -> str:
+    """Where include/a2a_core.h is: the sdist's copy, else the checkout's."""
+    if (HERE / VENDORED / 'include' / 'a2a_core.h').is_file():
+        return os.path.join(VENDORED, 'include')
+    return os.path.join('..', '..', 'include')
+
+
+class BuildExt(build_ext):
+    """Builds the Rust library before the C extension, which links to it. (setuptools-rust
+    runs `build_rust` after the C extensions, and again after this: Cargo finds nothing to
+    do and the same file is copied once more.)"""
+
+    def run(self) -> None:
+        if self.extensions and self.distribution.rust_extensions:
+            rust = self.get_finalized_command('build_rust')
+            rust.inplace = self.inplace
+            plat = getattr(self, '_get_wheel_plat_name', lambda: None)()
+            rust.plat_name = plat or self.plat_name
+            rust.run()
+            if self.inplace:
+                libdir = self.get_finalized_command('build_py').get_package_dir('a2a_core')
+            else:
+                libdir = os.path.join(self.build_lib, 'a2a_core')
+            for ext in self.extensions:
+                ext.library_dirs.append(libdir)
+        super().run()
+
+
+def _speedups() -> list[Extension]:
+    if sys.platform == 'win32':
+        rpath: list[str] = []  # Windows finds a DLL beside the extension by itself
+    elif sys.platform == 'darwin':
+        rpath = ['-Wl,-rpath,@loader_path']
+    else:
+        rpath = ['-Wl,-rpath,$ORIGIN']
+    return [
+        Extension(
+            'a2a_core._speedups',
+            sources=['src/a2a_core/_speedups.c'],
+            include_dirs=[_header_dir()],
+            libraries=['a2a_core'],
+            extra_link_args=rpath,
+            py_limited_api=True,  # the source defines Py_LIMITED_API 0x030A0000
+            optional=True,  # no compiler or headers: the wheel runs on ctypes alone
+        )
+    ]
+
+
 class BdistWheel(bdist_wheel):
     """The library is called through ctypes, not the CPython ABI: one wheel per platform
-    serves every Python 3 (`py3-none-<platform>`)."""
+    serves every Python 3 (`py3-none-<platform>`). The optional extension is built for the
+    stable ABI of CPython 3.10+ (the package's own minimum); an interpreter that cannot
+    import it (another implementation) runs the ctypes code."""
 
     def get_tag(self) -> tuple[str, str, str]:
         _, _, plat = super().get_tag()
@@ -106,6 +164,12 @@ setup(
             py_limited_api=False,
         )
     ],
-    cmdclass={'build_rust': BuildRust, 'bdist_wheel': BdistWheel, 'sdist': Sdist},
+    ext_modules=_speedups(),
+    cmdclass={
+        'build_rust': BuildRust,
+        'build_ext': BuildExt,
+        'bdist_wheel': BdistWheel,
+        'sdist': Sdist,
+    },
     zip_safe=False,
 )

@@ -31,7 +31,8 @@ use crate::vocab::{
 /// `a2a_outcome_remote_hint_pair`, `a2a_outcome_request_sent`, `a2a_outcome_version`,
 /// `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`,
 /// `a2a_outcome_result_json` (the answer, when the client returned one).
-/// `a2a_outcome_leaked_detail`, `a2a_outcome_cancel_origin`.
+/// `a2a_outcome_leaked_detail`, `a2a_outcome_cancel_origin`; `a2a_outcome_get_info` (all of
+/// them in one call).
 ///
 /// Threading: `Send`, not thread-safe (an immutable outcome may be read from several threads
 /// only if the caller synchronises with its `_free`).
@@ -441,6 +442,152 @@ pub extern "C" fn a2a_outcome_exit_code(outcome: *const a2a_outcome) -> i32 {
     }
 }
 
+/// Every scalar of an outcome and a view of each of its texts, filled by one call
+/// (`a2a_outcome_get_info`) instead of one accessor call per field. Each `has_*` flag says
+/// whether the field after it is present (the field is zero when absent). Views point
+/// into the outcome: valid until `a2a_outcome_free` (for an outcome borrowed from a stream
+/// tracker or a client stream, until that handle's next mutating call); an absent text is
+/// the view `(NULL, 0)`. Fields are only ever appended.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct a2a_outcome_info {
+    /// `a2a_outcome_channel`.
+    pub channel: a2a_channel,
+    /// `a2a_outcome_retry`.
+    pub retry: a2a_retry,
+    /// `a2a_outcome_is_success`.
+    pub is_success: bool,
+    /// `a2a_outcome_terminal`.
+    pub terminal: bool,
+    /// `a2a_outcome_leaked_detail`.
+    pub leaked_detail: bool,
+    /// Whether `http_status` is present.
+    pub has_http_status: bool,
+    /// `a2a_outcome_http_status`.
+    pub http_status: u16,
+    /// Whether `code` is present.
+    pub has_code: bool,
+    /// `a2a_outcome_code`.
+    pub code: i64,
+    /// Whether `error_name` is present.
+    pub has_error_name: bool,
+    /// `a2a_outcome_error_name`: an `a2a_error_name`.
+    pub error_name: u32,
+    /// Whether `state` is present.
+    pub has_state: bool,
+    /// `a2a_outcome_state`: an `a2a_task_state`.
+    pub state: u32,
+    /// Whether `retry_after_secs` is present.
+    pub has_retry_after_secs: bool,
+    /// `a2a_outcome_retry_after_secs`.
+    pub retry_after_secs: u64,
+    /// Whether `remote_hint_retryable` is present.
+    pub has_remote_hint_retryable: bool,
+    /// `a2a_outcome_remote_hint_retryable`.
+    pub remote_hint_retryable: bool,
+    /// `a2a_outcome_remote_hint_count` (read the pairs with `a2a_outcome_remote_hint_pair`).
+    pub remote_hint_count: usize,
+    /// Whether `request_sent` is present.
+    pub has_request_sent: bool,
+    /// `a2a_outcome_request_sent`: an `a2a_request_sent`.
+    pub request_sent: u32,
+    /// Whether `version` is present.
+    pub has_version: bool,
+    /// `a2a_outcome_version`: an `a2a_protocol_version`.
+    pub version: u32,
+    /// Whether `binding` is present.
+    pub has_binding: bool,
+    /// `a2a_outcome_binding`: an `a2a_binding`.
+    pub binding: u32,
+    /// `a2a_outcome_exit_code`.
+    pub exit_code: i32,
+    /// `a2a_outcome_reason`.
+    pub reason: a2a_str,
+    /// `a2a_outcome_message`.
+    pub message: a2a_str,
+    /// `a2a_outcome_data`.
+    pub data: a2a_str,
+    /// `a2a_outcome_task_id`.
+    pub task_id: a2a_str,
+    /// `a2a_outcome_context_id`.
+    pub context_id: a2a_str,
+    /// `a2a_outcome_text`.
+    pub text: a2a_str,
+    /// `a2a_outcome_error_id`.
+    pub error_id: a2a_str,
+    /// `a2a_outcome_hint`.
+    pub hint: a2a_str,
+    /// `a2a_outcome_body_excerpt`.
+    pub body_excerpt: a2a_str,
+    /// `a2a_outcome_cancel_origin` (a static string).
+    pub cancel_origin: a2a_str,
+    /// `a2a_outcome_result_json`: the canonical JSON of the answer; absent when the outcome
+    /// carries none.
+    pub result_json: a2a_str,
+}
+
+/// Fills `*out` with every field of `outcome` in one call (see `a2a_outcome_info`): what
+/// the per-field accessors return, for bindings that copy a whole outcome out. `out`:
+/// written on success only; its views point into the outcome, valid as long as it (for a
+/// borrowed outcome, until its owner's next mutating call).
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_outcome_get_info(
+    outcome: *const a2a_outcome,
+    out: *mut a2a_outcome_info,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let o = try_ref!(outcome);
+        let out = try_out!(out);
+        let i = &o.inner;
+        let hint = i.remote_hint.as_ref();
+        let retryable = hint.and_then(|h| h.retryable);
+        out.set(a2a_outcome_info {
+            channel: a2a_channel::from_core(i.channel),
+            retry: a2a_retry::from_core(i.retry),
+            is_success: i.is_success(),
+            terminal: i.terminal,
+            leaked_detail: i.leaked_detail,
+            has_http_status: i.http_status.is_some(),
+            http_status: i.http_status.unwrap_or(0),
+            has_code: i.code.is_some(),
+            code: i.code.unwrap_or(0),
+            has_error_name: i.error.is_some(),
+            error_name: i.error.map_or(0, |v| a2a_error_name::from_core(v) as u32),
+            has_state: i.state.is_some(),
+            state: i.state.map_or(0, |v| a2a_task_state::from_core(v) as u32),
+            has_retry_after_secs: i.retry_after_secs.is_some(),
+            retry_after_secs: i.retry_after_secs.unwrap_or(0),
+            has_remote_hint_retryable: retryable.is_some(),
+            remote_hint_retryable: retryable.unwrap_or(false),
+            remote_hint_count: hint.map_or(0, |h| h.pairs.len()),
+            has_request_sent: i.request_sent.is_some(),
+            request_sent: i.request_sent.map_or(0, |v| a2a_request_sent::from_core(v) as u32),
+            has_version: i.version.is_some(),
+            version: i.version.map_or(0, |v| a2a_protocol_version::from_core(v) as u32),
+            has_binding: i.binding.is_some(),
+            binding: i.binding.map_or(0, |v| a2a_binding::from_core(v) as u32),
+            exit_code: i.exit_code(),
+            reason: a2a_str::from_opt(i.reason.as_deref()),
+            message: a2a_str::from_opt(i.message.as_deref()),
+            data: a2a_str::from_opt(i.data.as_deref()),
+            task_id: a2a_str::from_opt(i.task_id.as_deref()),
+            context_id: a2a_str::from_opt(i.context_id.as_deref()),
+            text: a2a_str::from_opt(i.text.as_deref()),
+            error_id: a2a_str::from_opt(i.error_id.as_deref()),
+            hint: a2a_str::from_opt(i.hint.as_deref()),
+            body_excerpt: a2a_str::from_opt(i.body_excerpt.as_deref()),
+            cancel_origin: match i.cancel_origin {
+                Some(c) => a2a_str::from_static(c.as_str()),
+                None => a2a_str::from_opt(None),
+            },
+            result_json: a2a_str::from_opt(o.result.as_deref()),
+        });
+        a2a_result::A2A_OK
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -608,6 +755,145 @@ mod tests {
         a2a_outcome_free(null_mut());
     }
 
+    /// `a2a_outcome_get_info` reports exactly what the per-field accessors do.
+    fn info_matches_accessors(o: *const a2a_outcome, id: &str) {
+        let mut i = std::mem::MaybeUninit::<a2a_outcome_info>::zeroed();
+        assert_eq!(a2a_outcome_get_info(o, i.as_mut_ptr()), a2a_result::A2A_OK);
+        // SAFETY: written on A2A_OK.
+        let i = unsafe { i.assume_init() };
+        assert_eq!(i.channel, a2a_outcome_channel(o), "{id}");
+        assert_eq!(i.retry, a2a_outcome_retry(o), "{id}");
+        assert_eq!(i.is_success, a2a_outcome_is_success(o), "{id}");
+        assert_eq!(i.terminal, a2a_outcome_terminal(o), "{id}");
+        assert_eq!(i.leaked_detail, a2a_outcome_leaked_detail(o), "{id}");
+        assert_eq!(i.exit_code, a2a_outcome_exit_code(o), "{id}");
+        let (mut u16v, mut i64v, mut u64v, mut bv) = (0u16, 0i64, 0u64, false);
+        let st = a2a_outcome_http_status(o, &mut u16v);
+        assert_eq!(
+            (i.has_http_status, i.http_status),
+            (st, if st { u16v } else { 0 }),
+            "{id}"
+        );
+        let st = a2a_outcome_code(o, &mut i64v);
+        assert_eq!(
+            (i.has_code, i.code),
+            (st, if st { i64v } else { 0 }),
+            "{id}"
+        );
+        let st = a2a_outcome_retry_after_secs(o, &mut u64v);
+        assert_eq!(
+            (i.has_retry_after_secs, i.retry_after_secs),
+            (st, if st { u64v } else { 0 }),
+            "{id}"
+        );
+        let st = a2a_outcome_remote_hint_retryable(o, &mut bv);
+        assert_eq!(
+            (i.has_remote_hint_retryable, i.remote_hint_retryable),
+            (st, st && bv),
+            "{id}"
+        );
+        assert_eq!(
+            i.remote_hint_count,
+            a2a_outcome_remote_hint_count(o),
+            "{id}"
+        );
+        let mut en = a2a_error_name::Invalid;
+        let st = a2a_outcome_error_name(o, &mut en);
+        assert_eq!(
+            (i.has_error_name, i.error_name),
+            (st, if st { en as u32 } else { 0 }),
+            "{id}"
+        );
+        let mut ts = a2a_task_state::Unknown;
+        let st = a2a_outcome_state(o, &mut ts);
+        assert_eq!(
+            (i.has_state, i.state),
+            (st, if st { ts as u32 } else { 0 }),
+            "{id}"
+        );
+        let mut rs = a2a_request_sent::Unknown;
+        let st = a2a_outcome_request_sent(o, &mut rs);
+        assert_eq!(
+            (i.has_request_sent, i.request_sent),
+            (st, if st { rs as u32 } else { 0 }),
+            "{id}"
+        );
+        let mut pv = a2a_protocol_version::V0_3;
+        let st = a2a_outcome_version(o, &mut pv);
+        assert_eq!(
+            (i.has_version, i.version),
+            (st, if st { pv as u32 } else { 0 }),
+            "{id}"
+        );
+        let mut bd = a2a_binding::JsonRpc;
+        let st = a2a_outcome_binding(o, &mut bd);
+        assert_eq!(
+            (i.has_binding, i.binding),
+            (st, if st { bd as u32 } else { 0 }),
+            "{id}"
+        );
+        let same = |a: a2a_str, b: a2a_str| a.ptr == b.ptr && a.len == b.len;
+        for (got, want) in [
+            (i.reason, a2a_outcome_reason(o)),
+            (i.message, a2a_outcome_message(o)),
+            (i.data, a2a_outcome_data(o)),
+            (i.task_id, a2a_outcome_task_id(o)),
+            (i.context_id, a2a_outcome_context_id(o)),
+            (i.text, a2a_outcome_text(o)),
+            (i.error_id, a2a_outcome_error_id(o)),
+            (i.hint, a2a_outcome_hint(o)),
+            (i.body_excerpt, a2a_outcome_body_excerpt(o)),
+            (i.cancel_origin, a2a_outcome_cancel_origin(o)),
+        ] {
+            assert!(same(got, want), "{id}");
+        }
+        let mut json = a2a_str::NONE;
+        let rc = crate::answer::a2a_outcome_result_json(o, &mut json);
+        assert_eq!(
+            i.result_json.ptr.is_null(),
+            rc == a2a_result::A2A_NONE,
+            "{id}"
+        );
+        assert!(
+            rc == a2a_result::A2A_NONE || same(i.result_json, json),
+            "{id}"
+        );
+    }
+
+    #[test]
+    fn get_info_of_a_rich_outcome_and_null_arguments() {
+        let mut inner = Outcome::empty(Channel::Task);
+        inner.http_status = Some(200);
+        inner.state = Some(TaskState::Failed);
+        inner.terminal = true;
+        inner.error_id = Some("0123456789ab".into());
+        inner.remote_hint = Some(RemoteHint {
+            retryable: Some(false),
+            pairs: vec![("retryable".into(), "false".into())],
+        });
+        inner.version = Some(a2a::version::ProtocolVersion::V1_0);
+        let o = a2a_outcome::into_raw_with(inner, Some("{\"kind\":\"task\"}".into()));
+        info_matches_accessors(o, "rich");
+        let mut i = std::mem::MaybeUninit::<a2a_outcome_info>::zeroed();
+        assert_eq!(a2a_outcome_get_info(o, i.as_mut_ptr()), a2a_result::A2A_OK);
+        // SAFETY: written on A2A_OK.
+        let i = unsafe { i.assume_init() };
+        assert_eq!(i.state, a2a_task_state::Failed as u32);
+        assert!(i.has_remote_hint_retryable && !i.remote_hint_retryable);
+        assert_eq!(s(i.result_json), Some("{\"kind\":\"task\"}"));
+        assert!(i.has_version && !i.has_binding && i.binding == 0);
+        assert_eq!(
+            a2a_outcome_get_info(o, null_mut()),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        a2a_outcome_free(o);
+        let mut i = std::mem::MaybeUninit::<a2a_outcome_info>::zeroed();
+        assert_eq!(
+            a2a_outcome_get_info(null(), i.as_mut_ptr()),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+    }
+
     /// Decodes standard base64 (the fixture's `body_base64`); a test helper, no padding
     /// errors expected in a fixture.
     fn base64(s: &str) -> Vec<u8> {
@@ -740,6 +1026,7 @@ mod tests {
             let got = a2a_outcome_exit_code(o);
             assert_eq!(i64::from(got), want, "{id}");
             seen.insert(got);
+            info_matches_accessors(o, id);
             a2a_outcome_free(o);
         }
         // The table reaches every status the CLI can give an outcome.

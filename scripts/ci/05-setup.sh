@@ -27,6 +27,20 @@ if ! .venv/bin/python -c 'import sys' >/dev/null 2>&1; then
 fi
 .venv/bin/python -m pip install --disable-pip-version-check -q -r tests/requirements.txt
 
+# The Python binding's optional compiled fast path (a2a_core._speedups, built when the package
+# is installed) needs a C compiler and the interpreter's headers; CI builds and tests it
+# (40-python.sh). pyenv's and python.org's CPython carry their headers; Debian's python3
+# needs python3-dev.
+py_include=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+if ! command -v cc >/dev/null 2>&1 || [ ! -f "$py_include/Python.h" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "05-setup: C compiler or Python.h missing, installing build-essential python3-dev from Debian"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq build-essential python3-dev >/dev/null
+  fi
+fi
+[ -f "$py_include/Python.h" ] || { echo "05-setup: $py_include/Python.h is required (package: python3-dev)" >&2; exit 1; }
+command -v cc >/dev/null 2>&1 || { echo "05-setup: a C compiler is required (package: build-essential)" >&2; exit 1; }
+
 # npm ci: exactly the lock file, fails if package.json and the lock disagree.
 (cd tests/peers/js && npm ci --no-audit --no-fund --loglevel=error)
 

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Python binding (bindings/python): installs the package into the repository's .venv (made
 # by 05-setup.sh) the way users install it (`pip install ./bindings/python`: setuptools-rust
-# builds the release liba2a_core and bundles it in a py3-none-<platform> wheel), checks that
-# it loads its bundled library from outside the repository with no variable set, then runs
-# the pytest suite against the debug build of 30-c.sh, named in A2A_CORE_LIB: every shared
+# builds the release liba2a_core and bundles it in a py3-none-<platform> wheel, with the
+# optional compiled fast path a2a_core._speedups linked to it), checks that it loads its
+# bundled library and its extension from outside the repository with no variable set, then
+# runs the pytest suite twice: on the pure-ctypes path against the debug build of 30-c.sh,
+# named in A2A_CORE_LIB (the extension is then never loaded), and on the compiled path
+# against the bundled release library (A2A_CORE_EXPECT_SPEEDUPS says which path each run
+# must find, tests/test_speedups.py checks it and compares the two paths). Every shared
 # fixture, the header coverage check, the struct layout check (every ctypes mirror against the
 # C compiler's sizeof/offsetof of include/a2a_core.h, via scripts/c-layout.py), the API tests, the discovery rule, and the end-to-end
 # tests against the real Python a2a-sdk server (tests/peers, started on 127.0.0.1).
 # Last, the sdist: built with PyPA's `build` in a scratch venv, it must carry the Rust sources
-# (rust/) and install from itself, library bundled.
+# (rust/) and the extension's source, and install from itself, library and extension bundled.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [ ! -x .venv/bin/python ]; then
@@ -25,11 +29,14 @@ if .venv/bin/python -m pip show -q a2a-core >/dev/null 2>&1; then
 fi
 .venv/bin/python -m pip install --disable-pip-version-check -q ./bindings/python
 # From outside the repository, no variable: the library inside the installed package.
-(cd /tmp && env -u A2A_CORE_LIB "$root/.venv/bin/python" -c '
+(cd /tmp && env -u A2A_CORE_LIB -u A2A_CORE_PURE "$root/.venv/bin/python" -c '
 import a2a_core, pathlib
 lib = a2a_core.library_path()
 assert lib.parent == pathlib.Path(a2a_core.__file__).parent, lib
-print("40-python: bundled", lib, f"{lib.stat().st_size // 1024} KiB", a2a_core.library_version())')
+print("40-python: bundled", lib, f"{lib.stat().st_size // 1024} KiB", a2a_core.library_version())
+ext = a2a_core.speedups()
+assert ext is not None and ext.parent == lib.parent, a2a_core.speedups_status()
+print("40-python: compiled fast path", ext)')
 
 cargo build -p a2a-core-ffi
 target_dir="${CARGO_TARGET_DIR:-target}"
@@ -38,7 +45,11 @@ case "$target_dir" in /*) ;; *) target_dir="$root/$target_dir" ;; esac
 export A2A_CORE_LIB="$target_dir/debug/liba2a_core.so"
 test -f "$A2A_CORE_LIB"
 (cd /tmp && "$root/.venv/bin/python" -c 'import a2a_core, sys; print("40-python: a2a_core", a2a_core.__version__, "from", a2a_core.__file__, "library", a2a_core.library_path())')
-.venv/bin/python -m pytest bindings/python/tests -q -p no:cacheprovider
+echo "40-python: pytest on the pure-ctypes path (debug library)"
+A2A_CORE_EXPECT_SPEEDUPS=0 .venv/bin/python -m pytest bindings/python/tests -q -p no:cacheprovider
+echo "40-python: pytest on the compiled path (bundled release library)"
+env -u A2A_CORE_LIB -u A2A_CORE_PURE A2A_CORE_EXPECT_SPEEDUPS=1 \
+  .venv/bin/python -m pytest bindings/python/tests -q -p no:cacheprovider
 
 # --- the sdist -----------------------------------------------------------------------------
 work=$(mktemp -d)
@@ -49,7 +60,8 @@ python3 -m venv "$work/venv"
   || { cat "$work/sdist.log"; exit 1; }
 sdist=$(ls "$work"/dist/a2a_core_native-*.tar.gz)
 listing=$(tar -tzf "$sdist")   # (not piped into grep -q: tar would die of SIGPIPE)
-for f in rust/Cargo.toml rust/Cargo.lock rust/README.md rust/ffi/Cargo.toml rust/ffi/src/lib.rs rust/core/src/lib.rs setup.py; do
+for f in rust/Cargo.toml rust/Cargo.lock rust/README.md rust/ffi/Cargo.toml rust/ffi/src/lib.rs rust/core/src/lib.rs \
+         rust/include/a2a_core.h src/a2a_core/_speedups.c setup.py; do
   grep -q "^a2a_core_native-[^/]*/$f$" <<<"$listing" || { echo "40-python: the sdist lacks $f" >&2; exit 1; }
 done
 # Built away from the checkout (from the unpacked sdist), sharing only Cargo's target
@@ -60,5 +72,6 @@ CARGO_TARGET_DIR="$target_dir" "$work/venv/bin/pip" install --disable-pip-versio
 import a2a_core, pathlib
 p = a2a_core.library_path()
 assert p.parent == pathlib.Path(a2a_core.__file__).parent, p
-print("40-python: from the sdist:", p, a2a_core.library_version())')
+assert a2a_core.speedups() is not None, a2a_core.speedups_status()
+print("40-python: from the sdist:", p, a2a_core.library_version(), a2a_core.speedups().name)')
 echo "40-python: done in $(( $(date +%s) - started ))s"

@@ -50,6 +50,15 @@ static void test_send_message(const char *base) {
   CHECK(t_contains(json, "\"text\":\"hi\""));
   CHECK(a2a_outcome_result_json(o, NULL) == A2A_NULL_PARAMETER);
   CHECK(a2a_outcome_result_json(NULL, &json) == A2A_NULL_PARAMETER);
+  {
+    /* The packed read carries the same answer view, and the task's fields. */
+    a2a_outcome_info info;
+    CHECK(a2a_outcome_get_info(o, &info) == A2A_OK);
+    CHECK(info.result_json.ptr == json.ptr && info.result_json.len == json.len);
+    CHECK(info.channel == A2A_CHANNEL_TASK && info.has_state && info.has_http_status &&
+          info.http_status == 200);
+    CHECK(info.task_id.ptr == a2a_outcome_task_id(o).ptr && info.task_id.len > 0);
+  }
   a2a_outcome_free(o);
   /* A message that is not the canonical shape is refused and nothing is sent. */
   o = NULL;

@@ -88,6 +88,34 @@ static void transport(void) {
   ABSENT(a2a_outcome_body_excerpt(o));
   CHECK(!a2a_outcome_leaked_detail(o));
   ABSENT(a2a_outcome_cancel_origin(o));
+  {
+    /* The same outcome in one call: every field as the accessors gave it. */
+    a2a_outcome_info info;
+    memset(&info, 0xAB, sizeof info);
+    CHECK(a2a_outcome_get_info(o, &info) == A2A_OK);
+    CHECK(info.channel == A2A_CHANNEL_TRANSPORT);
+    CHECK(info.retry == A2A_RETRY_UNKNOWN_OUTCOME);
+    CHECK(!info.is_success && !info.terminal && !info.leaked_detail);
+    CHECK(info.has_error_name && info.error_name == A2A_ERROR_NAME_TIMEOUT);
+    CHECK(info.has_request_sent && info.request_sent == A2A_REQUEST_SENT_UNKNOWN);
+    CHECK(!info.has_http_status && info.http_status == 0);
+    CHECK(!info.has_code && !info.has_state && !info.has_retry_after_secs);
+    CHECK(!info.has_remote_hint_retryable && info.remote_hint_count == 0);
+    CHECK(!info.has_version && !info.has_binding && info.version == 0);
+    CHECK(info.exit_code == a2a_outcome_exit_code(o));
+    STR_EQ(info.message, msg);
+    CHECK(info.message.ptr == a2a_outcome_message(o).ptr); /* a view, not a copy */
+    ABSENT(info.reason);
+    ABSENT(info.task_id);
+    ABSENT(info.text);
+    ABSENT(info.cancel_origin);
+    ABSENT(info.result_json);
+    /* NULL arguments: refused, *out untouched. */
+    memset(&info, 0xAB, sizeof info);
+    CHECK(a2a_outcome_get_info(NULL, &info) == A2A_NULL_PARAMETER);
+    CHECK(info.exit_code != 0 && info.message.len != 0);
+    CHECK(a2a_outcome_get_info(o, NULL) == A2A_NULL_PARAMETER);
+  }
   /* NULL out-parameters on a live handle. */
   CHECK(!a2a_outcome_error_name(o, NULL));
   CHECK(!a2a_outcome_request_sent(o, NULL));

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""SSE decoding throughput: a2a_core.SseDecoder against the parsers Python A2A code uses.
+"""SSE decoding throughput: a2a_core.SseDecoder against the parsers Python A2A code uses,
+both of a2a_core's paths side by side in one run.
 
 Contestants, all fed the same bytes in the same chunks, all counting materialised event
 objects whose data is a `str`:
@@ -12,12 +13,18 @@ objects whose data is a `str`:
                  (ServerSentEvent objects).
   httpx-sse bare httpx-sse's SSELineDecoder + SSEDecoder called directly on the chunks
                  (incremental UTF-8 decoding with codecs), no httpx, no asyncio.
-  a2a_core       SseDecoder.feed(chunk) on the chunks (one foreign call per chunk).
-  a2a_core httpx SseDecoder.feed over the same httpx response's aiter_bytes(), in asyncio:
+  ctypes         SseDecoder.feed(chunk) on the pure-ctypes path (one foreign call per chunk,
+                 events built with Python's C loops), as with A2A_CORE_PURE=1.
+  ext            SseDecoder.feed(chunk) on the compiled fast path (a2a_core._speedups: the
+                 events built in C).
+  ext httpx      the compiled path over the same httpx response's aiter_bytes(), in asyncio:
                  the like-for-like comparison with `sdk`.
 
-Time is CPU time of this process (time.process_time), best of --repeat runs, so that a
-loaded machine does not distort the ratios more than it must.
+Both a2a_core paths run in this process on the same library (the path is switched between
+runs). Every contestant must decode the same events (count and every data string) as `sdk`,
+or the script exits with an error. Time is CPU time of this process (time.process_time),
+best of --repeat runs. Goals (issue 17): ext >= 5x sdk on one-line events, >= 10x on
+multi-line ones.
 
     .venv/bin/python bindings/python/bench/bench_sse.py [--events N] [--chunk BYTES] [--repeat R]
 """
@@ -39,6 +46,7 @@ from httpx_sse import EventSource
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 
 import a2a_core
+from a2a_core import _lib
 
 
 # --- streams ------------------------------------------------------------------------------
@@ -135,6 +143,17 @@ def run_httpx_sse_bare(chunks: list[bytes]) -> list[str]:
     return out
 
 
+def _pure(run: Callable[[list[bytes]], list[str]]) -> Callable[[list[bytes]], list[str]]:
+    """`run` on the pure-ctypes path."""
+    def go(chunks: list[bytes]) -> list[str]:
+        saved, _lib.SPEEDUPS = _lib.SPEEDUPS, None
+        try:
+            return run(chunks)
+        finally:
+            _lib.SPEEDUPS = saved
+    return go
+
+
 def run_a2a_core(chunks: list[bytes]) -> list[str]:
     d = a2a_core.SseDecoder()
     events = []
@@ -159,9 +178,14 @@ CONTESTANTS: dict[str, Callable[[list[bytes]], list[str]]] = {
     'sdk': run_sdk,
     'httpx-sse': run_httpx_sse,
     'httpx-sse bare': run_httpx_sse_bare,
-    'a2a_core': run_a2a_core,
-    'a2a_core httpx': run_a2a_core_httpx,
+    'ctypes': _pure(run_a2a_core),
+    'ext': run_a2a_core,
+    'ext httpx': run_a2a_core_httpx,
 }
+RATIOS = ('ctypes', 'ext', 'ext httpx')
+#: Goal per stream for `ext / sdk` (issue 17): 5x on one-line events, 10x on multi-line ones.
+GOALS = {'multi-line data (9 lines, event+id)': 10.0, 'a2a status updates (~330 B, CRLF)': 5.0,
+         'small events (~16 B)': 5.0}
 
 
 def best_rate(fn: Callable[[list[bytes]], list[str]], chunks: list[bytes], repeat: int) -> tuple[float, list[str]]:
@@ -180,12 +204,16 @@ def main() -> None:
     ap.add_argument('--chunk', type=int, default=16384, help='bytes per chunk (default 16384)')
     ap.add_argument('--repeat', type=int, default=5)
     args = ap.parse_args()
+    if a2a_core.speedups() is None:
+        sys.exit(f'bench_sse: the compiled extension is not in use ({a2a_core.speedups_status()}); '
+                 'install the package (pip install ./bindings/python) and run without A2A_CORE_LIB')
     print(f'# python {platform.python_version()}, {platform.machine()}, '
-          f'library {a2a_core.library_path()}, chunk {args.chunk} B, '
-          f'{args.events} events per stream, best of {args.repeat} (CPU time)')
+          f'library {a2a_core.library_path()}, extension {a2a_core.speedups()}, '
+          f'chunk {args.chunk} B, {args.events} events per stream, best of {args.repeat} (CPU time)')
     names = list(CONTESTANTS)
-    print('| stream | ' + ' | '.join(f'{n} (ev/s)' for n in names) + ' | a2a_core / sdk | a2a_core httpx / sdk |')
-    print('|---' * (len(names) + 3) + '|')
+    print('| stream | ' + ' | '.join(f'{n} (ev/s)' for n in names) + ' | '
+          + ' | '.join(f'{n} / sdk' for n in RATIOS) + ' | goal (ext / sdk) |')
+    print('|---' * (len(names) + len(RATIOS) + 2) + '|')
     for label, make in STREAMS.items():
         n = args.events // 4 if 'artifact' in label else args.events
         body = make(n)
@@ -202,8 +230,11 @@ def main() -> None:
                 sys.exit(f'{name} decoded different data than sdk on {label!r}')
             rates[name] = rate
         cells = ' | '.join(f'{rates[nm]:,.0f}' for nm in names)
-        print(f'| {label} | {cells} | {rates["a2a_core"] / rates["sdk"]:.1f}x | '
-              f'{rates["a2a_core httpx"] / rates["sdk"]:.1f}x |')
+        ratios = ' | '.join(f'{rates[nm] / rates["sdk"]:.1f}x' for nm in RATIOS)
+        goal = GOALS.get(label)
+        verdict = '-' if goal is None else (
+            f'{goal:.0f}x: {"met" if rates["ext"] / rates["sdk"] >= goal else "NOT met"}')
+        print(f'| {label} | {cells} | {ratios} | {verdict} |')
 
 
 if __name__ == '__main__':

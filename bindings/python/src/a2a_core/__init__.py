@@ -114,8 +114,19 @@ from .vocab import (
     parse_protocol_version,
     parse_task_state,
 )
+from .answer import _result_from_text
+from .vocab import _BY_NUM
 
 __version__ = '0.1.0'
+
+_lib.enable_speedups(
+    Outcome,
+    StreamItem,
+    Event,
+    _result_from_text,
+    tuple(_BY_NUM[c] for c in (Channel, Retry, ErrorName, TaskState, RequestSent,
+                               ProtocolVersion, Binding, StreamItemKind)),
+)
 
 
 def library_version() -> str:
@@ -126,6 +137,18 @@ def library_version() -> str:
 def library_path() -> Path:
     """The shared library file this package loaded."""
     return _lib.LIB_PATH
+
+
+def speedups() -> Path | None:
+    """The compiled fast path in use (the file of `a2a_core._speedups`), or None when the
+    pure-ctypes code runs; `speedups_status()` says why."""
+    mod = _lib.SPEEDUPS
+    return Path(mod.__file__) if mod is not None else None  # type: ignore[attr-defined]
+
+
+def speedups_status() -> str:
+    """Why the compiled fast path is or is not in use, in words."""
+    return _lib.SPEEDUPS_STATUS
 
 
 __all__ = [
@@ -224,6 +247,8 @@ __all__ = [
     'leaked_exception',
     'library_path',
     'library_version',
+    'speedups',
+    'speedups_status',
     'method_from_jsonrpc_name',
     'model_prefix',
     'model_text',

@@ -392,6 +392,49 @@ class ClientStreamEvent(Structure):
     ]
 
 
+class OutcomeInfo(Structure):
+    """`a2a_outcome_info`: every field of an outcome in one call."""
+
+    _fields_ = [
+        ('channel', c_uint32),
+        ('retry', c_uint32),
+        ('is_success', c_bool),
+        ('terminal', c_bool),
+        ('leaked_detail', c_bool),
+        ('has_http_status', c_bool),
+        ('http_status', c_uint16),
+        ('has_code', c_bool),
+        ('code', c_int64),
+        ('has_error_name', c_bool),
+        ('error_name', c_uint32),
+        ('has_state', c_bool),
+        ('state', c_uint32),
+        ('has_retry_after_secs', c_bool),
+        ('retry_after_secs', c_uint64),
+        ('has_remote_hint_retryable', c_bool),
+        ('remote_hint_retryable', c_bool),
+        ('remote_hint_count', c_size_t),
+        ('has_request_sent', c_bool),
+        ('request_sent', c_uint32),
+        ('has_version', c_bool),
+        ('version', c_uint32),
+        ('has_binding', c_bool),
+        ('binding', c_uint32),
+        ('exit_code', c_int32),
+        ('reason', Str),
+        ('message', Str),
+        ('data', Str),
+        ('task_id', Str),
+        ('context_id', Str),
+        ('text', Str),
+        ('error_id', Str),
+        ('hint', Str),
+        ('body_excerpt', Str),
+        ('cancel_origin', Str),
+        ('result_json', Str),
+    ]
+
+
 class Interface(Structure):
     """`a2a_interface`."""
 
@@ -576,6 +619,7 @@ _decl('a2a_outcome_version', c_bool, vp, _P(c_uint32))
 _decl('a2a_outcome_binding', c_bool, vp, _P(c_uint32))
 _decl('a2a_outcome_exit_code', c_int32, vp)
 _decl('a2a_outcome_leaked_detail', c_bool, vp)
+_decl('a2a_outcome_get_info', c_uint32, vp, _P(OutcomeInfo))
 
 # classify and helpers
 _decl('a2a_classify', c_uint32, _P(Response), _P(vp))
@@ -817,3 +861,66 @@ def enc(s: str | bytes | None) -> tuple[bytes | None, int]:
         return None, 0
     b = s.encode('utf-8') if isinstance(s, str) else bytes(s)
     return b, len(b)
+
+
+# --- the compiled fast path ----------------------------------------------------------------
+
+#: Set (to anything but '' or '0') to run the pure-ctypes code even where the compiled
+#: extension is installed (CI runs the suite both ways).
+PURE_ENV = 'A2A_CORE_PURE'
+
+#: The compiled extension `a2a_core._speedups` once `enable_speedups` has registered the
+#: package's classes with it; None while the ctypes code runs.
+SPEEDUPS = None
+#: Why the fast path is or is not in use (`a2a_core.speedups_status()`).
+SPEEDUPS_STATUS = 'not set up yet'
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def _import_speedups() -> tuple[object | None, str]:
+    """The extension module, when it may be used with the library loaded above.
+
+    The extension is linked to the bundled library (rpath `$ORIGIN`). Importing it when
+    another library was loaded ($A2A_CORE_LIB naming a debug build, or a checkout's release
+    build) would load the bundled copy beside it, and handles of one would reach the other:
+    the extension is then not imported at all, and the ctypes code runs on the library the
+    discovery rule chose. When it is imported, the address of `a2a_version` it sees must be
+    the one ctypes sees: one library, loaded once."""
+    flag = os.environ.get(PURE_ENV, '')
+    if flag not in ('', '0'):
+        return None, f'pure ctypes: ${PURE_ENV}={flag}'
+    if not _same_file(LIB_PATH, BUNDLED):
+        return None, (f'pure ctypes: the library loaded ({LIB_PATH}) is not the one bundled in '
+                      f'the package, which the compiled extension is linked to')
+    try:
+        from . import _speedups  # type: ignore[attr-defined]
+    except ImportError as e:
+        return None, f'pure ctypes: the compiled extension is not available ({e})'
+    mine = ctypes.cast(lib.a2a_version, c_void_p).value
+    if _speedups.library_address() != mine:
+        return None, 'pure ctypes: the compiled extension sees another copy of the library'
+    return _speedups, f'compiled extension {_speedups.__file__}'
+
+
+def enable_speedups(outcome: type, stream_item: type, event: type, read_answer: object,
+                    tables: tuple[dict[int, object], ...]) -> None:
+    """Registers the classes the extension builds (called once, by the package's
+    __init__, after every module is loaded) and turns the fast path on when it can run."""
+    global SPEEDUPS, SPEEDUPS_STATUS
+    import dataclasses
+
+    mod, why = _import_speedups()
+    if mod is not None:
+        fields, item_fields = mod.setup(outcome, stream_item, event, read_answer, tables)  # type: ignore[attr-defined]
+        want = {f.name for f in dataclasses.fields(outcome)}  # type: ignore[arg-type]
+        want_item = {f.name for f in dataclasses.fields(stream_item)}  # type: ignore[arg-type]
+        if set(fields) != want or set(item_fields) != want_item:
+            mod, why = None, ('pure ctypes: the compiled extension was built for other Outcome '
+                              'or StreamItem fields')
+    SPEEDUPS, SPEEDUPS_STATUS = mod, why

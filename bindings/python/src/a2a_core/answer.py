@@ -243,6 +243,11 @@ def answer_from_json(d: Mapping[str, Any]) -> Any:
     raise ValueError(f'unknown answer kind {k!r}')
 
 
+def _result_from_text(text: str) -> Any:
+    """The answer from its canonical JSON text (the compiled fast path's reader)."""
+    return answer_from_json(json.loads(text))
+
+
 def _result_of(ptr: int) -> Any:
     """The answer an `a2a_outcome *` carries, or None."""
     if not ptr:

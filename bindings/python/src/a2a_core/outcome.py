@@ -1,7 +1,7 @@
 """Outcomes: `classify` a complete response, or build a transport outcome.
 
 An `Outcome` is a plain, immutable copy of everything the library's outcome carries (read
-with one accessor call per field when it is built, never later), plus the library handle
+with one call, `a2a_outcome_get_info`, when it is built, never later), plus the library handle
 it came from when the binding owns one (needed by the resilience functions); the handle is
 freed when the Outcome is garbage-collected.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,10 +63,36 @@ JSON_KEYS = (
 )
 
 
-def _result_of(ptr: int) -> Any:
-    from .answer import _result_of as read
+def _result_from_text(text: str) -> Any:
+    from .answer import _result_from_text as read
 
-    return read(ptr)
+    return read(text)
+
+
+def _text(ptr: int, size: int) -> str:
+    return _lib.string_at(ptr, size).decode('utf-8', 'replace') if size else ''
+
+
+def _info_unpacker() -> Any:
+    """`struct.Struct(...).unpack_from` reading an `a2a_outcome_info` in one step, when the
+    native format with the mirror's field types lands every field at the mirror's offset
+    (checked field by field); else None (fields are then read one by one)."""
+    codes = {ctypes.c_uint32: 'I', ctypes.c_bool: '?', ctypes.c_uint16: 'H',
+             ctypes.c_int64: 'q', ctypes.c_uint64: 'Q', ctypes.c_size_t: 'N',
+             ctypes.c_int32: 'i', _lib.Str: 'PN'}
+    fmt = '@'
+    for name, typ in _lib.OutcomeInfo._fields_:
+        code = codes.get(typ)
+        if code is None or struct.calcsize(fmt + code[0]) - struct.calcsize(code[0]) != getattr(
+                _lib.OutcomeInfo, name).offset:
+            return None
+        fmt += code
+    if struct.calcsize(fmt) > ctypes.sizeof(_lib.OutcomeInfo):
+        return None
+    return struct.Struct(fmt).unpack_from
+
+
+_INFO_UNPACK = _info_unpacker()
 
 
 class _OwnedOutcome:
@@ -139,64 +166,64 @@ class Outcome:
 
     @classmethod
     def _from_ptr(cls, ptr: int, owned: bool) -> Outcome:
-        """Copies every field out of `a2a_outcome *ptr`; takes ownership when `owned`."""
-        L = _lib.lib
+        """Copies every field out of `a2a_outcome *ptr`; takes ownership when `owned`. One
+        foreign call (`a2a_outcome_get_info`) for all the fields, in C when the compiled
+        fast path runs."""
         holder = _OwnedOutcome(ptr) if owned else None
-        u16, i64, u32, u64, cb = (
-            ctypes.c_uint16(),
-            ctypes.c_int64(),
-            ctypes.c_uint32(),
-            ctypes.c_uint64(),
-            ctypes.c_bool(),
-        )
-        ref = ctypes.byref
-        http_status = u16.value if L.a2a_outcome_http_status(ptr, ref(u16)) else None
-        code = i64.value if L.a2a_outcome_code(ptr, ref(i64)) else None
-        error = _word(ErrorName, u32.value) if L.a2a_outcome_error_name(ptr, ref(u32)) else None
-        state = _word(TaskState, u32.value) if L.a2a_outcome_state(ptr, ref(u32)) else None
-        retry_after = u64.value if L.a2a_outcome_retry_after_secs(ptr, ref(u64)) else None
-        remote_retryable = cb.value if L.a2a_outcome_remote_hint_retryable(ptr, ref(cb)) else None
-        sent = (
-            _word(RequestSent, u32.value) if L.a2a_outcome_request_sent(ptr, ref(u32)) else None
-        )
-        version = (
-            _word(ProtocolVersion, u32.value) if L.a2a_outcome_version(ptr, ref(u32)) else None
-        )
-        binding = _word(Binding, u32.value) if L.a2a_outcome_binding(ptr, ref(u32)) else None
+        sp = _lib.SPEEDUPS
+        if sp is not None and ptr:
+            return sp.outcome(ptr, holder)  # type: ignore[attr-defined,no-any-return]
+        L = _lib.lib
+        info = _lib.OutcomeInfo()
+        check(L.a2a_outcome_get_info(ptr, ctypes.byref(info)))
+        if _INFO_UNPACK is not None:
+            (ch, rt, success, terminal, leaked, has_hs, hs, has_code, code, has_err, err,
+             has_st, st, has_ra, ra, has_rr, rr, n_hint, has_sent, sent, has_v, v, has_b, b,
+             exit_code, *views) = _INFO_UNPACK(info)
+            strs = [None if not views[k] else _text(views[k], views[k + 1])
+                    for k in range(0, 22, 2)]
+        else:
+            i = info
+            (ch, rt, success, terminal, leaked, has_hs, hs, has_code, code, has_err, err,
+             has_st, st, has_ra, ra, has_rr, rr, n_hint, has_sent, sent, has_v, v, has_b, b,
+             exit_code) = (getattr(i, f) for f, _ in _lib.OutcomeInfo._fields_[:25])
+            strs = [_lib.view_str(getattr(i, f)) for f, _ in _lib.OutcomeInfo._fields_[25:]]
+        reason, message, data, task_id, context_id, text, error_id, hint, excerpt, origin, \
+            result_json = strs
         pairs = []
-        k, v = _lib.Str(), _lib.Str()
-        for i in range(L.a2a_outcome_remote_hint_count(ptr)):
-            check(L.a2a_outcome_remote_hint_pair(ptr, i, ref(k), ref(v)))
-            pairs.append((_lib.view_str(k) or '', _lib.view_str(v) or ''))
-        s = _lib.view_str
+        if n_hint:
+            k_, v_ = _lib.Str(), _lib.Str()
+            for n in range(n_hint):
+                check(L.a2a_outcome_remote_hint_pair(ptr, n, ctypes.byref(k_), ctypes.byref(v_)))
+                pairs.append((_lib.view_str(k_) or '', _lib.view_str(v_) or ''))
         return cls(
-            channel=_word(Channel, L.a2a_outcome_channel(ptr)),
-            http_status=http_status,
-            code=code,
-            error=error,
-            reason=s(L.a2a_outcome_reason(ptr)),
-            message=s(L.a2a_outcome_message(ptr)),
-            state=state,
-            terminal=bool(L.a2a_outcome_terminal(ptr)),
-            task_id=s(L.a2a_outcome_task_id(ptr)),
-            context_id=s(L.a2a_outcome_context_id(ptr)),
-            text=s(L.a2a_outcome_text(ptr)),
-            error_id=s(L.a2a_outcome_error_id(ptr)),
-            retry=_word(Retry, L.a2a_outcome_retry(ptr)),
-            hint=s(L.a2a_outcome_hint(ptr)),
-            success=bool(L.a2a_outcome_is_success(ptr)),
-            data=s(L.a2a_outcome_data(ptr)),
-            retry_after=retry_after,
+            channel=_word(Channel, ch),
+            http_status=hs if has_hs else None,
+            code=code if has_code else None,
+            error=_word(ErrorName, err) if has_err else None,
+            reason=reason,
+            message=message,
+            state=_word(TaskState, st) if has_st else None,
+            terminal=bool(terminal),
+            task_id=task_id,
+            context_id=context_id,
+            text=text,
+            error_id=error_id,
+            retry=_word(Retry, rt),
+            hint=hint,
+            success=bool(success),
+            data=data,
+            retry_after=ra if has_ra else None,
             remote_hint=tuple(pairs),
-            remote_retryable=remote_retryable,
-            request_sent=sent,
-            version=version,
-            binding=binding,
-            body_excerpt=s(L.a2a_outcome_body_excerpt(ptr)),
-            exit_code=int(L.a2a_outcome_exit_code(ptr)),
-            result=_result_of(ptr),
-            leaked_detail=bool(L.a2a_outcome_leaked_detail(ptr)),
-            cancel_origin=s(L.a2a_outcome_cancel_origin(ptr)),
+            remote_retryable=bool(rr) if has_rr else None,
+            request_sent=_word(RequestSent, sent) if has_sent else None,
+            version=_word(ProtocolVersion, v) if has_v else None,
+            binding=_word(Binding, b) if has_b else None,
+            body_excerpt=excerpt,
+            exit_code=int(exit_code),
+            result=None if result_json is None else _result_from_text(result_json),
+            leaked_detail=bool(leaked),
+            cancel_origin=origin,
             _owned=holder,
         )
 

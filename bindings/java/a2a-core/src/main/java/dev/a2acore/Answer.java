@@ -9,7 +9,6 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
-import dev.a2acore.internal.Layout;
 import dev.a2acore.internal.SizeT;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -261,18 +260,6 @@ public record Answer(String kind, Optional<Task> task, Optional<Message> message
         n.path("history").forEach(m -> hist.add(message(m)));
         return new Task(n.path("id").asText(), optText(n, "context_id"), status,
             Collections.unmodifiableList(arts), Collections.unmodifiableList(hist), meta(n));
-    }
-
-    /** The answer a native outcome carries, or empty. */
-    static Optional<Answer> ofOutcome(A2aCoreLibrary lib, Pointer outcome) {
-        Layout.BytesView v = new Layout.BytesView();
-        if (lib.a2a_outcome_result_json(outcome, v) != 0) {
-            return Optional.empty();
-        }
-        v.read();
-        long n = v.len.longValue();
-        byte[] b = n == 0 ? new byte[0] : v.ptr.getByteArray(0, Math.toIntExact(n));
-        return Optional.of(fromJson(new String(b, StandardCharsets.UTF_8)));
     }
 
     /** The canonical JSON of a message to send: the parts and the message metadata. */

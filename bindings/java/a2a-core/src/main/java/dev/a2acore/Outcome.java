@@ -4,6 +4,7 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Layout;
 import dev.a2acore.internal.SizeT;
 import java.lang.ref.Cleaner;
 import java.nio.charset.StandardCharsets;
@@ -73,56 +74,67 @@ public final class Outcome {
     }
 
     private Outcome(A2aCoreLibrary lib, Pointer h, boolean owned) {
-        Memory m = new Memory(16);
-        channel = Channel.fromCode(lib.a2a_outcome_channel(h))
+        // One call for every field (a2a_outcome_get_info), instead of one per field.
+        A2aCoreLibrary.OutcomeInfo i = new A2aCoreLibrary.OutcomeInfo();
+        A2aCoreException.check("a2a_outcome_get_info", lib.a2a_outcome_get_info(h, i));
+        channel = Channel.fromCode(i.channel)
             .orElseThrow(() -> new IllegalStateException("outcome with an invalid channel"));
-        success = lib.a2a_outcome_is_success(h) != 0;
-        httpStatus = lib.a2a_outcome_http_status(h, m) != 0
-            ? OptionalInt.of(Short.toUnsignedInt(m.getShort(0))) : OptionalInt.empty();
-        code = lib.a2a_outcome_code(h, m) != 0 ? OptionalLong.of(m.getLong(0)) : OptionalLong.empty();
-        errorName = lib.a2a_outcome_error_name(h, m) != 0 ? ErrorName.fromCode(m.getInt(0)) : Optional.empty();
-        reason = Optional.ofNullable(lib.a2a_outcome_reason(h).string());
-        message = Optional.ofNullable(lib.a2a_outcome_message(h).string());
-        data = Optional.ofNullable(lib.a2a_outcome_data(h).string());
-        state = lib.a2a_outcome_state(h, m) != 0 ? TaskState.fromCode(m.getInt(0)) : Optional.empty();
-        terminal = lib.a2a_outcome_terminal(h) != 0;
-        taskId = Optional.ofNullable(lib.a2a_outcome_task_id(h).string());
-        contextId = Optional.ofNullable(lib.a2a_outcome_context_id(h).string());
-        text = Optional.ofNullable(lib.a2a_outcome_text(h).string());
-        errorId = Optional.ofNullable(lib.a2a_outcome_error_id(h).string());
-        retry = RetryAdvice.fromCode(lib.a2a_outcome_retry(h))
+        success = i.is_success != 0;
+        httpStatus = i.has_http_status != 0 ? OptionalInt.of(Short.toUnsignedInt(i.http_status)) : OptionalInt.empty();
+        code = i.has_code != 0 ? OptionalLong.of(i.code) : OptionalLong.empty();
+        errorName = i.has_error_name != 0 ? ErrorName.fromCode(i.error_name) : Optional.empty();
+        reason = Optional.ofNullable(string(i.reason));
+        message = Optional.ofNullable(string(i.message));
+        data = Optional.ofNullable(string(i.data));
+        state = i.has_state != 0 ? TaskState.fromCode(i.state) : Optional.empty();
+        terminal = i.terminal != 0;
+        taskId = Optional.ofNullable(string(i.task_id));
+        contextId = Optional.ofNullable(string(i.context_id));
+        text = Optional.ofNullable(string(i.text));
+        errorId = Optional.ofNullable(string(i.error_id));
+        retry = RetryAdvice.fromCode(i.retry)
             .orElseThrow(() -> new IllegalStateException("outcome with an invalid retry advice"));
-        retryAfterSecs = lib.a2a_outcome_retry_after_secs(h, m) != 0 ? OptionalLong.of(m.getLong(0)) : OptionalLong.empty();
-        hint = Optional.ofNullable(lib.a2a_outcome_hint(h).string());
-        remoteHintRetryable = lib.a2a_outcome_remote_hint_retryable(h, m) != 0
-            ? Optional.of(m.getByte(0) != 0) : Optional.empty();
-        long n = lib.a2a_outcome_remote_hint_count(h).longValue();
+        retryAfterSecs = i.has_retry_after_secs != 0 ? OptionalLong.of(i.retry_after_secs) : OptionalLong.empty();
+        hint = Optional.ofNullable(string(i.hint));
+        remoteHintRetryable = i.has_remote_hint_retryable != 0
+            ? Optional.of(i.remote_hint_retryable != 0) : Optional.empty();
+        long n = i.remote_hint_count.longValue();
         Map<String, String> pairs = new LinkedHashMap<>();
         if (n > 0) {
             int viewSize = Native.POINTER_SIZE + Native.SIZE_T_SIZE;
             Memory kv = new Memory(2L * viewSize);
-            for (long i = 0; i < n; i++) {
+            for (long k = 0; k < n; k++) {
                 A2aCoreException.check("a2a_outcome_remote_hint_pair",
-                    lib.a2a_outcome_remote_hint_pair(h, new SizeT(i), kv, kv.share(viewSize)));
+                    lib.a2a_outcome_remote_hint_pair(h, new SizeT(k), kv, kv.share(viewSize)));
                 // The first of a repeated key, as the CLI's JSON writes it.
                 pairs.putIfAbsent(viewString(kv, 0), viewString(kv, viewSize));
             }
         }
         remoteHint = Collections.unmodifiableMap(pairs);
-        requestSent = lib.a2a_outcome_request_sent(h, m) != 0 ? RequestSent.fromCode(m.getInt(0)) : Optional.empty();
-        version = lib.a2a_outcome_version(h, m) != 0 ? ProtocolVersion.fromCode(m.getInt(0)) : Optional.empty();
-        binding = lib.a2a_outcome_binding(h, m) != 0 ? Binding.fromCode(m.getInt(0)) : Optional.empty();
-        bodyExcerpt = Optional.ofNullable(lib.a2a_outcome_body_excerpt(h).string());
-        leakedDetail = lib.a2a_outcome_leaked_detail(h) != 0;
-        cancelOrigin = Optional.ofNullable(lib.a2a_outcome_cancel_origin(h).string());
+        requestSent = i.has_request_sent != 0 ? RequestSent.fromCode(i.request_sent) : Optional.empty();
+        version = i.has_version != 0 ? ProtocolVersion.fromCode(i.version) : Optional.empty();
+        binding = i.has_binding != 0 ? Binding.fromCode(i.binding) : Optional.empty();
+        bodyExcerpt = Optional.ofNullable(string(i.body_excerpt));
+        leakedDetail = i.leaked_detail != 0;
+        cancelOrigin = Optional.ofNullable(string(i.cancel_origin));
         modelPrefix = Optional.ofNullable(lib.a2a_model_prefix(h).string());
         countsTowardBreaker = lib.a2a_counts_toward_breaker(h) != 0;
-        exitCode = lib.a2a_outcome_exit_code(h);
-        result = Answer.ofOutcome(lib, h);
+        exitCode = i.exit_code;
+        String json = string(i.result_json);
+        result = json == null ? Optional.empty() : Optional.of(Answer.fromJson(json));
         handle = owned ? h : null;
         if (owned) {
             CLEANER.register(this, new Free(h));
         }
+    }
+
+    /** A view of the info struct as UTF-8 text, or null when absent. */
+    private static String string(Layout.BytesView v) {
+        if (v.ptr == null) {
+            return null;
+        }
+        long len = v.len.longValue();
+        return len == 0 ? "" : new String(v.ptr.getByteArray(0, Math.toIntExact(len)), StandardCharsets.UTF_8);
     }
 
     private static String viewString(Memory m, int at) {

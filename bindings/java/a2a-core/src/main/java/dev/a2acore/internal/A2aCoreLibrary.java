@@ -177,6 +177,9 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_outcome_leaked_detail}. */
     byte a2a_outcome_leaked_detail(Pointer outcome);
 
+    /** {@code a2a_outcome_get_info}: every field in one call (views valid as long as the outcome). */
+    int a2a_outcome_get_info(Pointer outcome, OutcomeInfo out);
+
     /** {@code a2a_outcome_cancel_origin} (a static string; NULL view when absent). */
     View a2a_outcome_cancel_origin(Pointer outcome);
 
@@ -391,6 +394,89 @@ public interface A2aCoreLibrary extends Library {
     View a2a_model_instruction();
 
     // --- agent cards ------------------------------------------------------------------
+
+    /** {@code a2a_outcome_info}: every field of an outcome, filled by one {@code a2a_outcome_get_info}. */
+    @CStruct("a2a_outcome_info")
+    @Structure.FieldOrder({"channel", "retry", "is_success", "terminal", "leaked_detail", "has_http_status",
+        "http_status", "has_code", "code", "has_error_name", "error_name", "has_state", "state",
+        "has_retry_after_secs", "retry_after_secs", "has_remote_hint_retryable", "remote_hint_retryable",
+        "remote_hint_count", "has_request_sent", "request_sent", "has_version", "version", "has_binding", "binding",
+        "exit_code", "reason", "message", "data", "task_id", "context_id", "text", "error_id", "hint",
+        "body_excerpt", "cancel_origin", "result_json"})
+    class OutcomeInfo extends Structure {
+        /** {@code a2a_channel}. */
+        public int channel;
+        /** {@code a2a_retry}. */
+        public int retry;
+        /** C bool. */
+        public byte is_success;
+        /** C bool. */
+        public byte terminal;
+        /** C bool. */
+        public byte leaked_detail;
+        /** C bool: {@code http_status} present. */
+        public byte has_http_status;
+        /** uint16. */
+        public short http_status;
+        /** C bool: {@code code} present. */
+        public byte has_code;
+        /** int64. */
+        public long code;
+        /** C bool: {@code error_name} present. */
+        public byte has_error_name;
+        /** {@code a2a_error_name}. */
+        public int error_name;
+        /** C bool: {@code state} present. */
+        public byte has_state;
+        /** {@code a2a_task_state}. */
+        public int state;
+        /** C bool: {@code retry_after_secs} present. */
+        public byte has_retry_after_secs;
+        /** uint64. */
+        public long retry_after_secs;
+        /** C bool: {@code remote_hint_retryable} present. */
+        public byte has_remote_hint_retryable;
+        /** C bool. */
+        public byte remote_hint_retryable;
+        /** Count ({@code a2a_outcome_remote_hint_pair}). */
+        public SizeT remote_hint_count;
+        /** C bool: {@code request_sent} present. */
+        public byte has_request_sent;
+        /** {@code a2a_request_sent}. */
+        public int request_sent;
+        /** C bool: {@code version} present. */
+        public byte has_version;
+        /** {@code a2a_protocol_version}. */
+        public int version;
+        /** C bool: {@code binding} present. */
+        public byte has_binding;
+        /** {@code a2a_binding}. */
+        public int binding;
+        /** The CLI's exit status. */
+        public int exit_code;
+        /** View. */
+        public Layout.BytesView reason;
+        /** View. */
+        public Layout.BytesView message;
+        /** View. */
+        public Layout.BytesView data;
+        /** View. */
+        public Layout.BytesView task_id;
+        /** View. */
+        public Layout.BytesView context_id;
+        /** View. */
+        public Layout.BytesView text;
+        /** View. */
+        public Layout.BytesView error_id;
+        /** View. */
+        public Layout.BytesView hint;
+        /** View. */
+        public Layout.BytesView body_excerpt;
+        /** View. */
+        public Layout.BytesView cancel_origin;
+        /** View: the answer's canonical JSON, absent when none. */
+        public Layout.BytesView result_json;
+    }
 
     /** {@code a2a_card_info}. */
     @CStruct("a2a_card_info")

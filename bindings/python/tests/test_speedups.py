@@ -1,0 +1,192 @@
+"""The compiled fast path (`a2a_core._speedups`) and its pure-ctypes fallback.
+
+- Which path runs: CI runs this suite twice (scripts/ci/40-python.sh) and says which path it
+  expects in `A2A_CORE_EXPECT_SPEEDUPS` (1: the extension, 0: ctypes).
+- Both paths give the same objects: with the extension active, every SSE fixture (whole and
+  in small chunks) and every outcome-table row is decoded / classified by both, compared.
+- The discovery rule holds (in fresh interpreters, on the installed package): a library
+  named by `A2A_CORE_LIB` other than the bundled one means ctypes only, and the bundled copy
+  is never loaded beside it; naming the bundled file itself keeps the extension;
+  `A2A_CORE_PURE=1` forces ctypes.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import body_of
+from test_outcomes_fixtures import ROWS, run
+from test_sse_fixtures import CASES, decoder_for, input_of
+
+import a2a_core
+from a2a_core import _lib
+
+ACTIVE = a2a_core.speedups() is not None
+needs_extension = pytest.mark.skipif(
+    not ACTIVE, reason='compares the extension with ctypes: runs where the extension is active '
+    '(CI runs the suite once each way)')
+
+
+def test_the_expected_path_is_active() -> None:
+    expect = os.environ.get('A2A_CORE_EXPECT_SPEEDUPS')
+    status = a2a_core.speedups_status()
+    if expect is not None:
+        assert ACTIVE == (expect == '1'), status
+    # The status names the path that runs.
+    assert status.startswith('compiled extension') == ACTIVE, status
+    assert status.startswith('pure ctypes') == (not ACTIVE), status
+    if ACTIVE:
+        path = a2a_core.speedups()
+        assert path is not None and path.parent == a2a_core.library_path().parent
+        assert path.name.startswith('_speedups') and '.abi3.' in path.name
+
+
+def both(fn: Callable[[], Any]) -> tuple[Any, Any]:
+    """`fn()` through the fast path, then through the ctypes code."""
+    fast = fn()
+    saved, _lib.SPEEDUPS = _lib.SPEEDUPS, None
+    try:
+        slow = fn()
+    finally:
+        _lib.SPEEDUPS = saved
+    return fast, slow
+
+
+def decode(case: dict[str, Any], chunks: list[bytes]) -> tuple[list[Any], list[Any], int, list[str]]:
+    """feed on one decoder, feed_items on another: events, items, comments, error names."""
+    d, di = decoder_for(case), decoder_for(case)
+    events, items = [], []
+    for c in chunks:
+        events += d.feed(c)
+        for it in di.feed_items(c):
+            # limit errors are exception instances: compare what they say
+            items.append((type(it).__name__, str(it)) if isinstance(it, Exception) else it)
+    d.finish()
+    di.finish()
+    return events, items, d.comments, [type(e).__name__ + str(e) for e in d.errors]
+
+
+@needs_extension
+@pytest.mark.parametrize('case', CASES, ids=[c['name'] for c in CASES])
+def test_sse_fixtures_decode_the_same_both_ways(case: dict[str, Any]) -> None:
+    data = input_of(case)
+    for size in (len(data) or 1, 7, 1):
+        chunks = [data[i : i + size] for i in range(0, len(data), size)]
+        fast, slow = both(lambda: decode(case, chunks))
+        assert fast == slow, (case['name'], size)
+        assert all(type(e) is a2a_core.Event for e in fast[0])
+
+
+@needs_extension
+def test_events_are_event_tuples_sharing_repeated_types() -> None:
+    d = a2a_core.SseDecoder()
+    evs = d.feed(b'data: 1\n\ndata: 2\n\nevent: x\nid: 7\ndata: \xc3\n\n')
+    assert evs == [('message', '1', ''), ('message', '2', ''), ('x', '\ufffd', '7')]
+    assert all(type(e) is a2a_core.Event for e in evs)
+    assert evs[0].type is evs[1].type  # one str for the batch's repeated type
+    assert evs[2]._replace(data='y') == ('x', 'y', '7')
+    assert hash(evs[0]) == hash(('message', '1', ''))
+    # Three str and no __dict__: never in a cycle, so not tracked by the cycle collector.
+    assert not any(gc.is_tracked(e) for e in evs)
+
+
+@needs_extension
+def test_outcome_table_rows_copy_the_same_both_ways() -> None:
+    assert len(ROWS) >= 150
+    for row in ROWS:
+        fast, slow = both(lambda: run(row))
+        # Dataclass equality covers every field but the handle's owner.
+        assert fast == slow, row['id']
+        assert fast.to_json() == slow.to_json(), row['id']
+        assert fast._ptr() != 0  # the handle is kept (resilience calls need it)
+
+
+@needs_extension
+def test_stream_tracker_items_are_the_same_both_ways() -> None:
+    rows = [r for r in ROWS if (r['input'].get('content_type') or '').startswith('text/event-stream')
+            and 'body_repeat' not in r['input'] and 'transport' not in r['input']]
+    assert len(rows) >= 10
+
+    def items(row: dict[str, Any]) -> list[Any]:
+        inp = row['input']
+        t = a2a_core.StreamTracker(inp.get('version'), inp.get('binding'), inp.get('method'),
+                                   inp.get('request_id'), now_ms=0)
+        d = a2a_core.SseDecoder()
+        out: list[Any] = [*t.on_chunk(d, body_of(inp), now_ms=1), *t.on_finish(d, now_ms=2)]
+        return [*out, t.finish()]
+
+    for row in rows:
+        fast, slow = both(lambda: items(row))
+        assert fast == slow, row['id']
+
+
+# --- the discovery rule in fresh interpreters ------------------------------------------------
+
+PROBE = '''
+import a2a_core, sys
+maps = open("/proc/self/maps").read() if sys.platform.startswith("linux") else ""
+print(a2a_core.library_path())
+print(a2a_core.speedups())
+print(a2a_core.speedups_status())
+print(sorted({line.split()[-1] for line in maps.splitlines() if "a2a_core" in line.split()[-1]}))
+'''
+
+
+def probe(tmp_path: Path, env: dict[str, str]) -> list[str]:
+    full = {k: v for k, v in os.environ.items()
+            if k not in ('A2A_CORE_LIB', 'A2A_CORE_PURE', 'PYTHONPATH', 'CARGO_TARGET_DIR')}
+    full.update(env)
+    r = subprocess.run([sys.executable, '-c', PROBE], cwd=tmp_path, env=full,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines()
+
+
+def installed(tmp_path: Path) -> tuple[Path, bool]:
+    """The installed package's bundled library, and whether the package has the extension."""
+    lib, ext, status, _maps = probe(tmp_path, {})
+    return Path(lib), ext != 'None'
+
+
+def test_another_library_named_means_ctypes_and_no_second_copy(tmp_path: Path) -> None:
+    bundled, _ = installed(tmp_path)
+    other = tmp_path / 'lib' / bundled.name
+    other.parent.mkdir()
+    shutil.copy(bundled, other)
+    lib, ext, status, maps = probe(tmp_path, {'A2A_CORE_LIB': str(other)})
+    assert Path(lib) == other
+    assert ext == 'None' and 'not the one bundled' in status, status
+    if sys.platform.startswith('linux'):
+        # Only the named library is mapped: the bundled one (which the extension would have
+        # pulled in) is not.
+        assert str(other) in maps and str(bundled) not in maps, maps
+
+
+def test_naming_the_bundled_library_keeps_the_extension(tmp_path: Path) -> None:
+    bundled, has_ext = installed(tmp_path)
+    lib, ext, status, maps = probe(tmp_path, {'A2A_CORE_LIB': str(bundled)})
+    assert Path(lib) == bundled
+    if has_ext:
+        assert ext != 'None' and Path(ext).parent == bundled.parent, status
+        if sys.platform.startswith('linux'):
+            # the extension and one library file, mapped once
+            libs = [m for m in ast.literal_eval(maps) if m.endswith(bundled.name)]
+            assert libs == [str(bundled)], maps
+    else:
+        assert ext == 'None' and 'not available' in status, status
+
+
+def test_the_variable_forces_ctypes(tmp_path: Path) -> None:
+    lib, ext, status, _maps = probe(tmp_path, {'A2A_CORE_PURE': '1'})
+    assert ext == 'None' and 'A2A_CORE_PURE=1' in status, status
+    lib0, ext0, status0, _ = probe(tmp_path, {'A2A_CORE_PURE': '0'})
+    assert lib0 == lib and ('A2A_CORE_PURE' not in status0)

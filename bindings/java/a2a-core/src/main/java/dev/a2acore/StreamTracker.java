@@ -5,6 +5,7 @@ import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
 import dev.a2acore.internal.NativeArgs;
+import dev.a2acore.internal.Scratch;
 import dev.a2acore.internal.SizeT;
 import java.lang.ref.Cleaner;
 import java.nio.charset.StandardCharsets;
@@ -161,23 +162,49 @@ public final class StreamTracker implements AutoCloseable {
     public synchronized Optional<Item> onEvent(long nowMs, String type, String data) {
         byte[] t = type == null ? null : type.getBytes(StandardCharsets.UTF_8);
         byte[] d = data.getBytes(StandardCharsets.UTF_8);
-        A2aCoreLibrary.StreamItem it = new A2aCoreLibrary.StreamItem();
+        Scratch out = ItemLayout.SCRATCH.get();
         int rc = lib.a2a_stream_tracker_on_event(h(), nowMs, t, new SizeT(t == null ? 0 : t.length), d,
-            new SizeT(d.length), it);
+            new SizeT(d.length), out.cleared());
         if (rc == A2aCoreException.NONE) {
             return Optional.empty();
         }
         A2aCoreException.check("a2a_stream_tracker_on_event", rc);
-        it.read();
-        return Optional.of(itemOf(lib, it));
+        return Optional.of(itemOf(lib, out.read(), 0));
     }
 
-    /** Copies a filled {@code a2a_stream_item} (its outcome is borrowed) into an {@link Item}. */
-    static Item itemOf(A2aCoreLibrary lib, A2aCoreLibrary.StreamItem it) {
-        String artifact = dev.a2acore.internal.Layout.string(it.artifact_id);
-        return new Item(ItemKind.of(it.kind), Outcome.copy(lib, it.outcome),
-            it.has_final != 0 ? Optional.of(it.final_flag != 0) : Optional.empty(), Optional.ofNullable(artifact),
-            it.append != 0, it.last_chunk != 0, it.ends_stream != 0);
+    /** Offsets of {@code a2a_stream_item} (from its JNA mirror, which LayoutTest checks). */
+    static final class ItemLayout {
+        private static final A2aCoreLibrary.StreamItem M = new A2aCoreLibrary.StreamItem();
+        static final int SIZE = M.size();
+        static final int KIND = M.offsetOf("kind");
+        static final int OUTCOME = M.offsetOf("outcome");
+        static final int HAS_FINAL = M.offsetOf("has_final");
+        static final int FINAL_FLAG = M.offsetOf("final_flag");
+        static final int ARTIFACT_ID = M.offsetOf("artifact_id");
+        static final int APPEND = M.offsetOf("append");
+        static final int LAST_CHUNK = M.offsetOf("last_chunk");
+        static final int ENDS_STREAM = M.offsetOf("ends_stream");
+        static final ThreadLocal<Scratch> SCRATCH = Scratch.perThread(SIZE);
+
+        private ItemLayout() {}
+    }
+
+    /**
+     * Copies a filled {@code a2a_stream_item} at {@code at} of {@code b} (a struct read back
+     * from native memory; its outcome is borrowed) into an {@link Item}.
+     */
+    static Item itemOf(A2aCoreLibrary lib, java.nio.ByteBuffer b, int at) {
+        int kind = b.getInt(at + ItemLayout.KIND);
+        Pointer outcome = Scratch.pointer(b, at + ItemLayout.OUTCOME);
+        boolean hasFinal = b.get(at + ItemLayout.HAS_FINAL) != 0;
+        boolean finalFlag = b.get(at + ItemLayout.FINAL_FLAG) != 0;
+        String artifact = Scratch.string(b, at + ItemLayout.ARTIFACT_ID);
+        boolean append = b.get(at + ItemLayout.APPEND) != 0;
+        boolean lastChunk = b.get(at + ItemLayout.LAST_CHUNK) != 0;
+        boolean endsStream = b.get(at + ItemLayout.ENDS_STREAM) != 0;
+        return new Item(ItemKind.of(kind), Outcome.copy(lib, outcome),
+            hasFinal ? Optional.of(finalFlag) : Optional.empty(), Optional.ofNullable(artifact),
+            append, lastChunk, endsStream);
     }
 
     /** When {@link #onTimeout} must be called at the latest; empty without idle timeout or after the end. */

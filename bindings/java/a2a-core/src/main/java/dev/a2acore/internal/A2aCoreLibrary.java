@@ -180,6 +180,12 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_outcome_get_info}: every field in one call (views valid as long as the outcome). */
     int a2a_outcome_get_info(Pointer outcome, OutcomeInfo out);
 
+    /**
+     * {@code a2a_outcome_get_info} into native memory of at least {@link OutcomeInfo}'s size
+     * (read at its offsets, {@link Scratch}): no Structure allocated or read reflectively.
+     */
+    int a2a_outcome_get_info(Pointer outcome, Pointer out);
+
     /** {@code a2a_outcome_cancel_origin} (a static string; NULL view when absent). */
     View a2a_outcome_cancel_origin(Pointer outcome);
 
@@ -314,6 +320,11 @@ public interface A2aCoreLibrary extends Library {
         public byte last_chunk;
         /** C bool. */
         public byte ends_stream;
+
+        /** The C offset of {@code field} (the layout LayoutTest checks), for reads from raw memory. */
+        public int offsetOf(String field) {
+            return fieldOffset(field);
+        }
     }
 
     /** {@code a2a_classify}. */
@@ -348,6 +359,10 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_stream_tracker_on_event}. */
     int a2a_stream_tracker_on_event(Pointer tracker, long nowMs, byte[] type, SizeT typeLen, byte[] data,
                                     SizeT dataLen, StreamItem out);
+
+    /** {@code a2a_stream_tracker_on_event} into native memory of at least {@link StreamItem}'s size. */
+    int a2a_stream_tracker_on_event(Pointer tracker, long nowMs, byte[] type, SizeT typeLen, byte[] data,
+                                    SizeT dataLen, Pointer out);
 
     /** {@code a2a_stream_tracker_next_deadline} (out: uint64). */
     byte a2a_stream_tracker_next_deadline(Pointer tracker, Pointer out);
@@ -476,6 +491,11 @@ public interface A2aCoreLibrary extends Library {
         public Layout.BytesView cancel_origin;
         /** View: the answer's canonical JSON, absent when none. */
         public Layout.BytesView result_json;
+
+        /** The C offset of {@code field} (the layout LayoutTest checks), for reads from raw memory. */
+        public int offsetOf(String field) {
+            return fieldOffset(field);
+        }
     }
 
     /** {@code a2a_card_info}. */
@@ -975,6 +995,11 @@ public interface A2aCoreLibrary extends Library {
         public int dropped_events;
         /** END: events that could not be read. */
         public int unreadable_events;
+
+        /** The C offset of {@code field} (the layout LayoutTest checks), for reads from raw memory. */
+        public int offsetOf(String field) {
+            return fieldOffset(field);
+        }
     }
 
     /** {@code a2a_header_hook}: must never throw into native code. */
@@ -1030,6 +1055,9 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_client_stream_next}. */
     int a2a_client_stream_next(Pointer stream, ClientStreamEvent out);
+
+    /** {@code a2a_client_stream_next} into native memory of at least {@link ClientStreamEvent}'s size. */
+    int a2a_client_stream_next(Pointer stream, Pointer out);
 
     /** {@code a2a_client_stream_free}. */
     void a2a_client_stream_free(Pointer stream);

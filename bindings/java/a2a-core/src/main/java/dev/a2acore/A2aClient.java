@@ -4,6 +4,7 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Direct;
 import dev.a2acore.internal.NativeArgs;
 import dev.a2acore.internal.SizeT;
 import java.lang.ref.Cleaner;
@@ -169,7 +170,8 @@ public final class A2aClient implements AutoCloseable {
         try {
             Pointer h = handle();
             rc = switch (which) {
-                case SEND -> lib.a2a_client_send_text(h, b, new SizeT(b.length), o, out);
+                case SEND -> o == null && Direct.ON ? Direct.a2a_client_send_text(h, b, b.length, null, out)
+                    : lib.a2a_client_send_text(h, b, new SizeT(b.length), o, out);
                 case SEND_MESSAGE -> lib.a2a_client_send_message(h, b, new SizeT(b.length), o, out);
                 case GET -> lib.a2a_client_get_task(h, b, new SizeT(b.length), o, out);
                 case CANCEL -> lib.a2a_client_cancel_task(h, b, new SizeT(b.length), o, out);

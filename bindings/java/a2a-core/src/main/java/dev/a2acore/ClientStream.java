@@ -2,6 +2,7 @@ package dev.a2acore;
 
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Direct;
 import dev.a2acore.internal.Scratch;
 import java.nio.ByteBuffer;
 import java.lang.ref.Cleaner;
@@ -117,7 +118,8 @@ public final class ClientStream implements AutoCloseable, Iterator<ClientStreamE
             throw new IllegalStateException("ClientStream is closed");
         }
         Scratch out = EventLayout.SCRATCH.get();
-        int rc = lib.a2a_client_stream_next(state.handle, out.cleared());
+        int rc = Direct.ON ? Direct.a2a_client_stream_next(state.handle, out.cleared())
+            : lib.a2a_client_stream_next(state.handle, out.cleared());
         Throwable hookFailure = hooks.failure.get();
         if (hookFailure != null) {
             hooks.failure.remove();

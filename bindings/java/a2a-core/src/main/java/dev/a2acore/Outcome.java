@@ -4,6 +4,7 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Direct;
 import dev.a2acore.internal.Layout;
 import dev.a2acore.internal.Scratch;
 import dev.a2acore.internal.SizeT;
@@ -72,7 +73,11 @@ public final class Outcome {
         @Override
         public void run() {
             if (handle != null) {
-                A2aCore.lib().a2a_outcome_free(handle);
+                if (Direct.ON) {
+                    Direct.a2a_outcome_free(handle);
+                } else {
+                    A2aCore.lib().a2a_outcome_free(handle);
+                }
                 handle = null;
             }
         }
@@ -125,7 +130,8 @@ public final class Outcome {
         // One call for every field (a2a_outcome_get_info) into per-thread native memory,
         // read back with one bulk copy (no JNA Structure per outcome).
         Scratch s = Info.SCRATCH.get();
-        A2aCoreException.check("a2a_outcome_get_info", lib.a2a_outcome_get_info(h, s.pointer()));
+        A2aCoreException.check("a2a_outcome_get_info", Direct.ON ? Direct.a2a_outcome_get_info(h, s.pointer())
+            : lib.a2a_outcome_get_info(h, s.pointer()));
         ByteBuffer i = s.read();
         int ch = i.getInt(Info.CHANNEL);
         channel = Channel.fromCode(ch)
@@ -177,7 +183,7 @@ public final class Outcome {
         }
         remoteHint = pairs.isEmpty() ? Map.of() : Collections.unmodifiableMap(pairs);
         modelPrefix = Optional.ofNullable(lib.a2a_model_prefix(h).string());
-        countsTowardBreaker = lib.a2a_counts_toward_breaker(h) != 0;
+        countsTowardBreaker = (Direct.ON ? Direct.a2a_counts_toward_breaker(h) : lib.a2a_counts_toward_breaker(h)) != 0;
         handle = owned ? h : null;
         if (owned) {
             CLEANER.register(this, new Free(h));

@@ -163,8 +163,8 @@ public final class A2aClient implements AutoCloseable {
         byte[] b = text.getBytes(StandardCharsets.UTF_8);
         NativeArgs args = new NativeArgs();
         A2aCoreLibrary.ClientCallOptions o = options(args, options);
-        Memory out = new Memory(Native.POINTER_SIZE);
-        out.setPointer(0, null);
+        Pointer out = args.outPointer();
+        Pointer result;
         int rc;
         lock.readLock().lock();
         try {
@@ -176,6 +176,7 @@ public final class A2aClient implements AutoCloseable {
                 case GET -> lib.a2a_client_get_task(h, b, new SizeT(b.length), o, out);
                 case CANCEL -> lib.a2a_client_cancel_task(h, b, new SizeT(b.length), o, out);
             };
+            result = out.getPointer(0);
         } finally {
             lock.readLock().unlock();
             args.release();
@@ -184,7 +185,7 @@ public final class A2aClient implements AutoCloseable {
             hooks.failure.remove();
             throw new A2aCoreException("a2a_client_" + which.name().toLowerCase(java.util.Locale.ROOT), rc, null);
         }
-        Outcome outcome = Outcome.consume(lib, out.getPointer(0));
+        Outcome outcome = Outcome.consume(lib, result);
         hooks.check(outcome);
         return outcome;
     }
@@ -194,7 +195,8 @@ public final class A2aClient implements AutoCloseable {
         byte[] b = text.getBytes(StandardCharsets.UTF_8);
         NativeArgs args = new NativeArgs();
         A2aCoreLibrary.ClientCallOptions o = options(args, options);
-        Memory out = new Memory(Native.POINTER_SIZE);
+        Pointer out = args.outPointer();
+        Pointer stream;
         int rc;
         lock.readLock().lock();
         try {
@@ -204,12 +206,13 @@ public final class A2aClient implements AutoCloseable {
                 case MESSAGE -> lib.a2a_client_stream_message(h, b, new SizeT(b.length), o, out);
                 case TEXT -> lib.a2a_client_stream_text(h, b, new SizeT(b.length), o, out);
             };
+            stream = out.getPointer(0);
         } finally {
             lock.readLock().unlock();
             args.release();
         }
         A2aCoreException.check("a2a_client_" + which.name().toLowerCase(java.util.Locale.ROOT), rc);
-        return new ClientStream(lib, out.getPointer(0), hooks);
+        return new ClientStream(lib, stream, hooks);
     }
 
     private static A2aCoreLibrary.ClientCallOptions options(NativeArgs args, CallOptions c) {

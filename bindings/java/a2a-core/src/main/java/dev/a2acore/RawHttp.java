@@ -188,10 +188,10 @@ public final class RawHttp implements AutoCloseable {
                              Duration timeout, Abort abort) throws TransportException {
         Pointer c = client();
         NativeArgs args = new NativeArgs();
-        Memory out = new Memory(Native.POINTER_SIZE);
-        Memory err = new Memory(Native.POINTER_SIZE);
-        out.setPointer(0, null);
-        err.setPointer(0, null);
+        Pointer out = args.outPointer();
+        Pointer err = args.outPointer();
+        Pointer result;
+        Pointer error;
         byte[] m = method.getBytes(StandardCharsets.UTF_8);
         byte[] u = url.getBytes(StandardCharsets.UTF_8);
         int rc;
@@ -205,13 +205,15 @@ public final class RawHttp implements AutoCloseable {
             rc = Direct.ON ? Direct.a2a_client_exchange(c, m, m.length, u, u.length, h, hn, b, bn, ms, a, out, err)
                 : lib.a2a_client_exchange(c, m, new SizeT(m.length), u, new SizeT(u.length), h, new SizeT(hn), b,
                     new SizeT(bn), ms, a, out, err);
+            result = out.getPointer(0);
+            error = err.getPointer(0);
         } finally {
             args.release();
             // The client must stay reachable (not freed by a Cleaner) during the native call.
             java.lang.ref.Reference.reachabilityFence(this);
         }
-        failOn(rc, err, "a2a_client_exchange");
-        Pointer r = out.getPointer(0);
+        failOn(rc, error, "a2a_client_exchange");
+        Pointer r = result;
         try {
             return response(r, true);
         } finally {
@@ -223,9 +225,8 @@ public final class RawHttp implements AutoCloseable {
         }
     }
 
-    private void failOn(int rc, Memory err, String function) throws TransportException {
+    private void failOn(int rc, Pointer e, String function) throws TransportException {
         if (rc == TRANSPORT) {
-            Pointer e = err.getPointer(0);
             throw new TransportException(e == null
                 ? Outcomes.transport(ErrorName.RESET, RequestSent.UNKNOWN, "transport failure")
                 : Outcome.consume(lib, e));
@@ -272,10 +273,10 @@ public final class RawHttp implements AutoCloseable {
                              Duration timeout, Abort abort) throws TransportException {
         Pointer c = client();
         NativeArgs args = new NativeArgs();
-        Memory out = new Memory(Native.POINTER_SIZE);
-        Memory err = new Memory(Native.POINTER_SIZE);
-        out.setPointer(0, null);
-        err.setPointer(0, null);
+        Pointer out = args.outPointer();
+        Pointer err = args.outPointer();
+        Pointer result;
+        Pointer error;
         byte[] m = method.getBytes(StandardCharsets.UTF_8);
         byte[] u = url.getBytes(StandardCharsets.UTF_8);
         int rc;
@@ -284,13 +285,15 @@ public final class RawHttp implements AutoCloseable {
                 args.headerArray(headers), new SizeT(headers == null ? 0 : headers.size()), args.bytes(body),
                 new SizeT(body == null ? 0 : body.length), timeout == null ? 0 : Math.max(1, timeout.toMillis()),
                 abort == null ? null : abort.pointer(), out, err);
+            result = out.getPointer(0);
+            error = err.getPointer(0);
         } finally {
             args.release();
             // The client must stay reachable (not freed by a Cleaner) during the native call.
             java.lang.ref.Reference.reachabilityFence(this);
         }
-        failOn(rc, err, "a2a_client_open_stream");
-        Pointer s = out.getPointer(0);
+        failOn(rc, error, "a2a_client_open_stream");
+        Pointer s = result;
         try {
             Response head = response(lib.a2a_raw_stream_head(s), true);
             // An event stream: a 2xx head whose first Content-Type is text/event-stream (what the

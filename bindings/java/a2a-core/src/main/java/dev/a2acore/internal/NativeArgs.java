@@ -1,8 +1,10 @@
 package dev.a2acore.internal;
 
 import com.sun.jna.Memory;
+import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,18 +12,60 @@ import java.util.Map;
 /**
  * Native copies of call arguments, owned by the binding and kept alive (by this object)
  * for the duration of one foreign call: the library never sees Java heap memory.
+ *
+ * <p>The copies are carved out of one native block that {@link #release} hands back to a
+ * small per-thread pool, so a call costs no native allocation (a JNA {@link Memory} is a
+ * malloc, a cleaner registration and a free on the cleaner's thread); what does not fit
+ * gets a {@link Memory} of its own. A block is never shared: a call made while another
+ * one's arguments are alive (a header hook's call) takes another block.
  */
 public final class NativeArgs {
-    private final List<Memory> keep = new ArrayList<>();
+    /** Size of a pooled block: a call's headers, URL and a small body fit. */
+    private static final int BLOCK = 8192;
+    /** Blocks kept per thread (nested calls: a header hook's own call). */
+    private static final int POOLED = 4;
+    private static final ThreadLocal<ArrayDeque<Memory>> POOL = ThreadLocal.withInitial(ArrayDeque::new);
+
+    private final Thread owner = Thread.currentThread();
+    private Memory block;
+    private int used;
+    private List<Memory> keep;
+
+    /** {@code n} bytes of native memory alive until {@link #release} (contents undefined). */
+    private Pointer alloc(int n) {
+        if (block == null && n <= BLOCK && Thread.currentThread() == owner) {
+            block = POOL.get().poll();
+            if (block == null) {
+                block = new Memory(BLOCK);
+            }
+        }
+        if (block != null && used + n <= BLOCK) {
+            Pointer p = block.share(used, n);
+            used += (n + 7) & ~7;
+            return p;
+        }
+        Memory m = new Memory(n);
+        if (keep == null) {
+            keep = new ArrayList<>(2);
+        }
+        keep.add(m);
+        return m;
+    }
+
+    /** A zeroed pointer-sized out-parameter (read it before {@link #release}). */
+    public Pointer outPointer() {
+        Pointer p = alloc(Native.POINTER_SIZE);
+        p.setPointer(0, null);
+        return p;
+    }
 
     /** A native copy of {@code bytes} (NULL for null or empty). */
     public Pointer bytes(byte[] bytes) {
         if (bytes == null || bytes.length == 0) {
             return null;
         }
-        Memory m = new Memory(bytes.length);
+        Pointer m = alloc(bytes.length);
         m.write(0, bytes, 0, bytes.length);
-        keep.add(m);
         return m;
     }
 
@@ -69,9 +113,7 @@ public final class NativeArgs {
         }
         byte[] b = text.getBytes(StandardCharsets.UTF_8);
         if (b.length == 0) {
-            Memory m = new Memory(1);
-            keep.add(m);
-            v.ptr = m;
+            v.ptr = placeholder();
         } else {
             v.ptr = bytes(b);
         }
@@ -84,8 +126,7 @@ public final class NativeArgs {
             return null;
         }
         int size = Layout.VIEW_SIZE;
-        Memory arr = new Memory((long) size * texts.size());
-        keep.add(arr);
+        Pointer arr = alloc(Math.multiplyExact(size, texts.size()));
         for (int i = 0; i < texts.size(); i++) {
             byte[] b = texts.get(i).getBytes(StandardCharsets.UTF_8);
             Pointer p = b.length == 0 ? placeholder() : bytes(b);
@@ -101,8 +142,7 @@ public final class NativeArgs {
             return null;
         }
         int size = Layout.HEADER_SIZE;
-        Memory arr = new Memory((long) size * headers.size());
-        keep.add(arr);
+        Pointer arr = alloc(Math.multiplyExact(size, headers.size()));
         for (int i = 0; i < headers.size(); i++) {
             long at = (long) i * size;
             byte[] n = headers.get(i).getKey().getBytes(StandardCharsets.UTF_8);
@@ -116,13 +156,22 @@ public final class NativeArgs {
     }
 
     private Pointer placeholder() {
-        Memory m = new Memory(1);
-        keep.add(m);
-        return m;
+        return alloc(1);
     }
 
-    /** Keeps the memory reachable until here (call after the foreign call). */
+    /**
+     * Keeps the memory reachable until here (call after the foreign call; nothing this
+     * object handed out may be used after it).
+     */
     public void release() {
-        keep.clear();
+        if (block != null && Thread.currentThread() == owner) {
+            ArrayDeque<Memory> pool = POOL.get();
+            if (pool.size() < POOLED) {
+                pool.push(block);
+            }
+        }
+        block = null;
+        used = 0;
+        keep = null;
     }
 }

@@ -50,8 +50,13 @@ public final class Outcome {
     private final Optional<String> bodyExcerpt;
     private final boolean leakedDetail;
     private final Optional<String> cancelOrigin;
-    private final Optional<String> modelPrefix;
-    private final boolean countsTowardBreaker;
+    /**
+     * Read from the library at once for a borrowed outcome, on first use for an owned one
+     * (its handle stays valid while this object is reachable); null until read.
+     */
+    private volatile Optional<String> modelPrefix;
+    /** As {@link #modelPrefix}. */
+    private volatile Boolean countsTowardBreaker;
     private final int exitCode;
     /** The answer's canonical JSON (null: none), parsed by the first {@link #result()}. */
     private final String resultJson;
@@ -182,8 +187,10 @@ public final class Outcome {
             }
         }
         remoteHint = pairs.isEmpty() ? Map.of() : Collections.unmodifiableMap(pairs);
-        modelPrefix = Optional.ofNullable(lib.a2a_model_prefix(h).string());
-        countsTowardBreaker = (Direct.ON ? Direct.a2a_counts_toward_breaker(h) : lib.a2a_counts_toward_breaker(h)) != 0;
+        if (!owned) {
+            modelPrefix = readModelPrefix(lib, h);
+            countsTowardBreaker = readCountsTowardBreaker(lib, h);
+        }
         handle = owned ? h : null;
         if (owned) {
             CLEANER.register(this, new Free(h));
@@ -266,12 +273,36 @@ public final class Outcome {
 
     /** The prefix word of the model text ({@code REMOTE_UNKNOWN}, ...); empty for a success. */
     public Optional<String> modelPrefix() {
-        return modelPrefix;
+        Optional<String> p = modelPrefix;
+        if (p == null) {
+            synchronized (this) {
+                p = readModelPrefix(A2aCore.lib(), handle);
+            }
+            java.lang.ref.Reference.reachabilityFence(this);
+            modelPrefix = p;
+        }
+        return p;
+    }
+
+    private static Optional<String> readModelPrefix(A2aCoreLibrary lib, Pointer h) {
+        return Optional.ofNullable(lib.a2a_model_prefix(h).string());
+    }
+
+    private static boolean readCountsTowardBreaker(A2aCoreLibrary lib, Pointer h) {
+        return (Direct.ON ? Direct.a2a_counts_toward_breaker(h) : lib.a2a_counts_toward_breaker(h)) != 0;
     }
 
     /** Whether this outcome counts as a failure toward opening a circuit breaker. */
     public boolean countsTowardBreaker() {
-        return countsTowardBreaker;
+        Boolean c = countsTowardBreaker;
+        if (c == null) {
+            synchronized (this) {
+                c = readCountsTowardBreaker(A2aCore.lib(), handle);
+            }
+            java.lang.ref.Reference.reachabilityFence(this);
+            countsTowardBreaker = c;
+        }
+        return c;
     }
 
     /**

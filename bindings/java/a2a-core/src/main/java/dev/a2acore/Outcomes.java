@@ -4,6 +4,7 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Direct;
 import dev.a2acore.internal.NativeArgs;
 import dev.a2acore.internal.SizeT;
 import java.nio.charset.StandardCharsets;
@@ -71,14 +72,11 @@ public final class Outcomes {
         int rc;
         Pointer outcome;
         try {
-            A2aCoreLibrary.Response r = new A2aCoreLibrary.Response();
-            args.response(r, status, contentType, retryAfter, body);
-            r.now_unix_seconds = nowUnixSeconds.orElse(0);
-            args.asked(r.asked, asked.version().map(ProtocolVersion::code).orElse(0),
-                asked.binding().map(Binding::code).orElse(0), asked.method().orElse(null),
-                asked.requestId().orElse(null));
+            Pointer r = args.response(status, contentType, retryAfter, body, nowUnixSeconds.orElse(0),
+                asked.version().map(ProtocolVersion::code).orElse(0), asked.binding().map(Binding::code).orElse(0),
+                asked.method().orElse(null), asked.requestId().orElse(null));
             Pointer out = args.outPointer();
-            rc = lib.a2a_classify(r, out);
+            rc = Direct.ON ? Direct.a2a_classify(r, out) : lib.a2a_classify(r, out);
             outcome = out.getPointer(0);
         } finally {
             args.release();

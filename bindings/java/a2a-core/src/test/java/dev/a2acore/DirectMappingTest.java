@@ -162,4 +162,73 @@ class DirectMappingTest {
             lib.a2a_sse_decoder_free(d2);
         }
     }
+
+    /** An outcome's fields as text (through get_info and the mirror), then frees it. */
+    private String describeAndFree(Pointer outcome) {
+        int size = new A2aCoreLibrary.OutcomeInfo().size();
+        Memory info = new Memory(size);
+        assertEquals(0, lib.a2a_outcome_get_info(outcome, info));
+        // The views point into the outcome: compare their text, not their addresses.
+        A2aCoreLibrary.OutcomeInfo m = new A2aCoreLibrary.OutcomeInfo();
+        StringBuilder sb = new StringBuilder(fields(m, info).replaceAll("native@0x[0-9a-f]+", "p"));
+        for (String view : new String[] {"reason", "message", "data", "task_id", "context_id", "text", "error_id",
+            "hint", "body_excerpt", "cancel_origin", "result_json"}) {
+            byte[] b = Layout.viewBytes(info, m.offsetOf(view));
+            sb.append(view).append('=').append(b == null ? "null" : new String(b, StandardCharsets.UTF_8)).append(';');
+        }
+        lib.a2a_outcome_free(outcome);
+        return sb.toString();
+    }
+
+    private Pointer classifyThroughStructure(int status, String contentType, String retryAfter, byte[] body,
+                                             long now, String method, String id) {
+        NativeArgs args = new NativeArgs();
+        A2aCoreLibrary.Response r = new A2aCoreLibrary.Response();
+        args.response(r, status, contentType, retryAfter, body);
+        r.now_unix_seconds = now;
+        args.asked(r.asked, ProtocolVersion.V0_3.code(), Binding.JSON_RPC.code(), method, id);
+        Memory out = new Memory(Native.POINTER_SIZE);
+        assertEquals(0, lib.a2a_classify(r, out));
+        args.release();
+        return out.getPointer(0);
+    }
+
+    private Pointer classifyThroughRawMemory(int status, String contentType, String retryAfter, byte[] body,
+                                             long now, String method, String id) {
+        NativeArgs args = new NativeArgs();
+        Pointer r = args.response(status, contentType, retryAfter, body, now, ProtocolVersion.V0_3.code(),
+            Binding.JSON_RPC.code(), method, id);
+        Memory out = new Memory(Native.POINTER_SIZE);
+        assertEquals(0, Direct.a2a_classify(r, out));
+        args.release();
+        return out.getPointer(0);
+    }
+
+    @Test
+    void classifyOfARawResponseAgreesWithTheStructure() {
+        byte[] task = ("{\"jsonrpc\":\"2.0\",\"id\":\"r-1\",\"result\":{\"kind\":\"task\",\"id\":\"t-1\","
+            + "\"contextId\":\"c-1\",\"status\":{\"state\":\"completed\"}}}").getBytes(StandardCharsets.UTF_8);
+        byte[] error = "{\"jsonrpc\":\"2.0\",\"id\":\"r-1\",\"error\":{\"code\":-32001,\"message\":\"no task\"}}"
+            .getBytes(StandardCharsets.UTF_8);
+        Object[][] cases = {
+            {200, "application/json", null, task, 0L, "message/send", "r-1"},
+            {200, "application/json", null, task, 0L, "message/send", "other-id"},
+            {200, "application/json", null, error, 0L, "tasks/get", "r-1"},
+            {503, "text/plain", "120", "busy".getBytes(StandardCharsets.UTF_8), 0L, null, null},
+            {429, null, "Wed, 21 Oct 2026 07:28:00 GMT", new byte[0], 1_790_000_000L, "message/send", ""},
+            {200, "", null, null, 0L, "", "r-1"},
+        };
+        for (Object[] c : cases) {
+            String viaStructure = describeAndFree(classifyThroughStructure((int) c[0], (String) c[1], (String) c[2],
+                (byte[]) c[3], (long) c[4], (String) c[5], (String) c[6]));
+            String viaRaw = describeAndFree(classifyThroughRawMemory((int) c[0], (String) c[1], (String) c[2],
+                (byte[]) c[3], (long) c[4], (String) c[5], (String) c[6]));
+            assertEquals(viaStructure, viaRaw, java.util.Arrays.toString(c));
+        }
+        // The cases are told apart (a wrong field would make them equal or all malformed).
+        String ok = describeAndFree(classifyThroughRawMemory(200, "application/json", null, task, 0, "message/send", "r-1"));
+        String busy = describeAndFree(classifyThroughRawMemory(503, "text/plain", "120", new byte[] {'b'}, 0, null, null));
+        assertTrue(ok.contains("channel=" + Channel.TASK.code() + ";"), ok);
+        assertTrue(busy.contains("channel=" + Channel.HTTP.code() + ";") && busy.contains("retry_after_secs=120;"), busy);
+    }
 }

@@ -272,6 +272,11 @@ public interface A2aCoreLibrary extends Library {
         public Pointer request_id;
         /** Its length. */
         public SizeT request_id_len;
+
+        /** The C offset of {@code field} (the layout LayoutTest checks), for writes to raw memory. */
+        public int offsetOf(String field) {
+            return fieldOffset(field);
+        }
     }
 
     /** {@code a2a_response}: every pointer is native memory owned by the binding for the call. */
@@ -297,6 +302,11 @@ public interface A2aCoreLibrary extends Library {
         public Asked asked;
         /** The caller's wall clock in Unix seconds, 0 when unknown (uint64; for a Retry-After HTTP-date). */
         public long now_unix_seconds;
+
+        /** The C offset of {@code field} (the layout LayoutTest checks), for writes to raw memory. */
+        public int offsetOf(String field) {
+            return fieldOffset(field);
+        }
     }
 
     /** {@code a2a_stream_item}, filled by {@code a2a_stream_tracker_on_event}. */
@@ -329,6 +339,9 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_classify}. */
     int a2a_classify(Response response, Pointer out);
+
+    /** {@code a2a_classify} of an {@code a2a_response} in native memory ({@link NativeArgs#response}). */
+    int a2a_classify(Pointer response, Pointer out);
 
     /** {@code a2a_extract_error_id} (out: a2a_str view into {@code text}). */
     int a2a_extract_error_id(Pointer text, SizeT len, Pointer out);

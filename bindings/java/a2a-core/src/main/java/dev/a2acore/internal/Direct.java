@@ -9,8 +9,9 @@ import com.sun.jna.Pointer;
  * SSE chunk runs through: a direct call skips the interface mapping's proxy, reflective
  * method lookup and per-argument conversion of {@link A2aCoreLibrary} (the same library
  * instance, loaded by {@link LibraryLoader}). {@code size_t} is a Java {@code long}, so the
- * mapping is registered only where {@code size_t} and pointers are 64-bit; elsewhere
- * {@link #ON} is false and callers use {@link A2aCoreLibrary}. Same signatures and rules as
+ * mapping is registered only where {@code size_t} and pointers are 64-bit and the library
+ * has every function below; elsewhere {@link #ON} is false and callers use
+ * {@link A2aCoreLibrary}. Same signatures and rules as
  * {@code include/a2a_core.h}; every struct out-parameter is raw native memory read back at
  * its mirror's offsets ({@link Scratch}).
  */
@@ -25,8 +26,14 @@ public final class Direct {
             return false;
         }
         LibraryLoader.lib();
-        Native.register(Direct.class, NativeLibrary.getInstance(LibraryLoader.path()));
-        return true;
+        try {
+            Native.register(Direct.class, NativeLibrary.getInstance(LibraryLoader.path()));
+            return true;
+        } catch (UnsatisfiedLinkError e) {
+            // A library without one of these functions: every call goes through the interface
+            // mapping, which reports a missing function when (if ever) it is called.
+            return false;
+        }
     }
 
     /** {@code a2a_outcome_get_info} (out: an {@code a2a_outcome_info}). */
@@ -73,6 +80,9 @@ public final class Direct {
 
     /** {@code a2a_raw_response_header} (name, value: {@code a2a_str} out-parameters). */
     public static native int a2a_raw_response_header(Pointer response, long index, Pointer name, Pointer value);
+
+    /** {@code a2a_classify} (response: an {@code a2a_response}; out: outcome). */
+    public static native int a2a_classify(Pointer response, Pointer out);
 
     /** {@code a2a_raw_response_free}. */
     public static native void a2a_raw_response_free(Pointer response);

@@ -104,6 +104,60 @@ public final class NativeArgs {
         r.body_len = new SizeT(body == null ? 0 : body.length);
     }
 
+    /** Offsets of {@code a2a_response} and its {@code a2a_asked} (from the mirrors LayoutTest checks). */
+    private static final class ResponseLayout {
+        private static final A2aCoreLibrary.Response R = new A2aCoreLibrary.Response();
+        private static final A2aCoreLibrary.Asked A = new A2aCoreLibrary.Asked();
+        static final int SIZE = R.size();
+        static final int STATUS = R.offsetOf("status");
+        static final int CONTENT_TYPE = R.offsetOf("content_type");
+        static final int CONTENT_TYPE_LEN = R.offsetOf("content_type_len");
+        static final int RETRY_AFTER = R.offsetOf("retry_after");
+        static final int RETRY_AFTER_LEN = R.offsetOf("retry_after_len");
+        static final int BODY = R.offsetOf("body");
+        static final int BODY_LEN = R.offsetOf("body_len");
+        static final int ASKED = R.offsetOf("asked");
+        static final int NOW = R.offsetOf("now_unix_seconds");
+        static final int VERSION = ASKED + A.offsetOf("version");
+        static final int BINDING = ASKED + A.offsetOf("binding");
+        static final int METHOD = ASKED + A.offsetOf("method");
+        static final int METHOD_LEN = ASKED + A.offsetOf("method_len");
+        static final int REQUEST_ID = ASKED + A.offsetOf("request_id");
+        static final int REQUEST_ID_LEN = ASKED + A.offsetOf("request_id_len");
+
+        private ResponseLayout() {}
+    }
+
+    /**
+     * An {@code a2a_response} (with its {@code a2a_asked}) written in native memory, every
+     * field set: what {@link #response} and {@link #asked} fill in a JNA Structure, without
+     * the Structure's allocation and reflective write.
+     */
+    public Pointer response(int status, String contentType, String retryAfter, byte[] body, long nowUnixSeconds,
+                            int version, int binding, String method, String requestId) {
+        Pointer r = alloc(ResponseLayout.SIZE);
+        r.setShort(ResponseLayout.STATUS, (short) status);
+        setView(r, ResponseLayout.CONTENT_TYPE, ResponseLayout.CONTENT_TYPE_LEN, utf8OrNull(contentType));
+        setView(r, ResponseLayout.RETRY_AFTER, ResponseLayout.RETRY_AFTER_LEN, utf8OrNull(retryAfter));
+        setView(r, ResponseLayout.BODY, ResponseLayout.BODY_LEN, body);
+        r.setLong(ResponseLayout.NOW, nowUnixSeconds);
+        r.setInt(ResponseLayout.VERSION, version);
+        r.setInt(ResponseLayout.BINDING, binding);
+        setView(r, ResponseLayout.METHOD, ResponseLayout.METHOD_LEN, utf8OrNull(method));
+        setView(r, ResponseLayout.REQUEST_ID, ResponseLayout.REQUEST_ID_LEN, utf8OrNull(requestId));
+        return r;
+    }
+
+    private static byte[] utf8OrNull(String text) {
+        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A (pointer, length) pair as {@link #bytes} makes it: NULL and 0 for null or empty. */
+    private void setView(Pointer struct, int ptrAt, int lenAt, byte[] b) {
+        struct.setPointer(ptrAt, bytes(b));
+        Layout.setSizeT(struct, lenAt, b == null ? 0 : b.length);
+    }
+
     /** Fills a view with a native UTF-8 copy of {@code text} (absent for null, present-empty for ""). */
     public void view(Layout.BytesView v, String text) {
         if (text == null) {

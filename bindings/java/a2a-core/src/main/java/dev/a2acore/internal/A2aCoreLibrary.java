@@ -22,6 +22,22 @@ public interface A2aCoreLibrary extends Library {
     @CStruct({"a2a_str", "a2a_bytes"})
     @Structure.FieldOrder({"ptr", "len"})
     class View extends Structure implements Structure.ByValue {
+        /**
+         * Per thread: the native memory a returned view lands in before JNA copies its two
+         * fields into this object (right after the call, on the same thread). A view is only
+         * ever a return value, never passed to the library, so nothing reads that memory
+         * later; reusing it spares a native allocation and a cleaner registration per call.
+         */
+        private static final ThreadLocal<com.sun.jna.Memory> LANDING =
+            ThreadLocal.withInitial(() -> new com.sun.jna.Memory(16));
+
+        /** Uses the per-thread landing memory when the view fits (see {@link #LANDING}). */
+        @Override
+        protected com.sun.jna.Memory autoAllocate(int size) {
+            com.sun.jna.Memory m = LANDING.get();
+            return m.size() >= size ? m : super.autoAllocate(size);
+        }
+
         /** First byte, or NULL when absent. */
         public Pointer ptr;
         /** Number of bytes. */

@@ -4,6 +4,7 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Direct;
 import dev.a2acore.internal.NativeArgs;
 import dev.a2acore.internal.SizeT;
 import java.lang.ref.Cleaner;
@@ -162,18 +163,20 @@ public final class A2aClient implements AutoCloseable {
         byte[] b = text.getBytes(StandardCharsets.UTF_8);
         NativeArgs args = new NativeArgs();
         A2aCoreLibrary.ClientCallOptions o = options(args, options);
-        Memory out = new Memory(Native.POINTER_SIZE);
-        out.setPointer(0, null);
+        Pointer out = args.outPointer();
+        Pointer result;
         int rc;
         lock.readLock().lock();
         try {
             Pointer h = handle();
             rc = switch (which) {
-                case SEND -> lib.a2a_client_send_text(h, b, new SizeT(b.length), o, out);
+                case SEND -> o == null && Direct.ON ? Direct.a2a_client_send_text(h, b, b.length, null, out)
+                    : lib.a2a_client_send_text(h, b, new SizeT(b.length), o, out);
                 case SEND_MESSAGE -> lib.a2a_client_send_message(h, b, new SizeT(b.length), o, out);
                 case GET -> lib.a2a_client_get_task(h, b, new SizeT(b.length), o, out);
                 case CANCEL -> lib.a2a_client_cancel_task(h, b, new SizeT(b.length), o, out);
             };
+            result = out.getPointer(0);
         } finally {
             lock.readLock().unlock();
             args.release();
@@ -182,7 +185,7 @@ public final class A2aClient implements AutoCloseable {
             hooks.failure.remove();
             throw new A2aCoreException("a2a_client_" + which.name().toLowerCase(java.util.Locale.ROOT), rc, null);
         }
-        Outcome outcome = Outcome.consume(lib, out.getPointer(0));
+        Outcome outcome = Outcome.consume(lib, result);
         hooks.check(outcome);
         return outcome;
     }
@@ -192,7 +195,8 @@ public final class A2aClient implements AutoCloseable {
         byte[] b = text.getBytes(StandardCharsets.UTF_8);
         NativeArgs args = new NativeArgs();
         A2aCoreLibrary.ClientCallOptions o = options(args, options);
-        Memory out = new Memory(Native.POINTER_SIZE);
+        Pointer out = args.outPointer();
+        Pointer stream;
         int rc;
         lock.readLock().lock();
         try {
@@ -202,12 +206,13 @@ public final class A2aClient implements AutoCloseable {
                 case MESSAGE -> lib.a2a_client_stream_message(h, b, new SizeT(b.length), o, out);
                 case TEXT -> lib.a2a_client_stream_text(h, b, new SizeT(b.length), o, out);
             };
+            stream = out.getPointer(0);
         } finally {
             lock.readLock().unlock();
             args.release();
         }
         A2aCoreException.check("a2a_client_" + which.name().toLowerCase(java.util.Locale.ROOT), rc);
-        return new ClientStream(lib, out.getPointer(0), hooks);
+        return new ClientStream(lib, stream, hooks);
     }
 
     private static A2aCoreLibrary.ClientCallOptions options(NativeArgs args, CallOptions c) {

@@ -2,7 +2,9 @@ package dev.a2acore;
 
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
-import dev.a2acore.internal.Layout;
+import dev.a2acore.internal.Direct;
+import dev.a2acore.internal.Scratch;
+import java.nio.ByteBuffer;
 import java.lang.ref.Cleaner;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
@@ -93,12 +95,31 @@ public final class ClientStream implements AutoCloseable, Iterator<ClientStreamE
         throw new IllegalStateException("the stream's End was already consumed");
     }
 
+    /** Offsets of {@code a2a_client_stream_event} (from its JNA mirror, which LayoutTest checks). */
+    private static final class EventLayout {
+        private static final A2aCoreLibrary.ClientStreamEvent M = new A2aCoreLibrary.ClientStreamEvent();
+        static final int SIZE = M.size();
+        static final int KIND = M.offsetOf("kind");
+        static final int ITEM = M.offsetOf("item");
+        static final int TASK_ID = M.offsetOf("task_id");
+        static final int ATTEMPT = M.offsetOf("attempt");
+        static final int HAS_END_KIND = M.offsetOf("has_end_kind");
+        static final int END_KIND = M.offsetOf("end_kind");
+        static final int OUTCOME = M.offsetOf("outcome");
+        static final int RESUBSCRIBES = M.offsetOf("resubscribes");
+        static final int DROPPED_EVENTS = M.offsetOf("dropped_events");
+        static final int UNREADABLE_EVENTS = M.offsetOf("unreadable_events");
+        /** Per thread: {@link #poll} reads the event out before anything else uses it. */
+        static final ThreadLocal<Scratch> SCRATCH = Scratch.perThread(SIZE);
+    }
+
     private ClientStreamEvent poll() {
         if (state.handle == null) {
             throw new IllegalStateException("ClientStream is closed");
         }
-        A2aCoreLibrary.ClientStreamEvent ev = new A2aCoreLibrary.ClientStreamEvent();
-        int rc = lib.a2a_client_stream_next(state.handle, ev);
+        Scratch out = EventLayout.SCRATCH.get();
+        int rc = Direct.ON ? Direct.a2a_client_stream_next(state.handle, out.cleared())
+            : lib.a2a_client_stream_next(state.handle, out.cleared());
         Throwable hookFailure = hooks.failure.get();
         if (hookFailure != null) {
             hooks.failure.remove();
@@ -111,19 +132,25 @@ public final class ClientStream implements AutoCloseable, Iterator<ClientStreamE
             return null;
         }
         A2aCoreException.check("a2a_client_stream_next", rc);
-        ev.read();
-        switch (ev.kind) {
+        ByteBuffer ev = out.read();
+        int kind = ev.getInt(EventLayout.KIND);
+        switch (kind) {
             case 1:
-                return new ClientStreamEvent.Item(StreamTracker.itemOf(lib, ev.item));
+                return new ClientStreamEvent.Item(StreamTracker.itemOf(lib, ev, EventLayout.ITEM));
             case 2:
-                return new ClientStreamEvent.Resubscribing(Layout.string(ev.task_id), ev.attempt);
+                return new ClientStreamEvent.Resubscribing(Scratch.string(ev, EventLayout.TASK_ID),
+                    ev.getInt(EventLayout.ATTEMPT));
             case 3:
                 ended = true;
-                return new ClientStreamEvent.End(
-                    ev.has_end_kind != 0 ? Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : Optional.empty(),
-                    Outcome.copy(lib, ev.outcome), ev.resubscribes, ev.dropped_events, ev.unreadable_events);
+                Optional<StreamTracker.EndKind> endKind = ev.get(EventLayout.HAS_END_KIND) != 0
+                    ? Optional.of(StreamTracker.EndKind.of(ev.getInt(EventLayout.END_KIND))) : Optional.empty();
+                int resubscribes = ev.getInt(EventLayout.RESUBSCRIBES);
+                int dropped = ev.getInt(EventLayout.DROPPED_EVENTS);
+                int unreadable = ev.getInt(EventLayout.UNREADABLE_EVENTS);
+                return new ClientStreamEvent.End(endKind, Outcome.copy(lib, Scratch.pointer(ev, EventLayout.OUTCOME)),
+                    resubscribes, dropped, unreadable);
             default:
-                throw new IllegalStateException("unknown client stream event kind " + ev.kind);
+                throw new IllegalStateException("unknown client stream event kind " + kind);
         }
     }
 

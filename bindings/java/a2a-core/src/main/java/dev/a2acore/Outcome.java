@@ -4,9 +4,12 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Direct;
 import dev.a2acore.internal.Layout;
+import dev.a2acore.internal.Scratch;
 import dev.a2acore.internal.SizeT;
 import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -47,10 +50,18 @@ public final class Outcome {
     private final Optional<String> bodyExcerpt;
     private final boolean leakedDetail;
     private final Optional<String> cancelOrigin;
-    private final Optional<String> modelPrefix;
-    private final boolean countsTowardBreaker;
+    /**
+     * Read from the library at once for a borrowed outcome, on first use for an owned one
+     * (its handle stays valid while this object is reachable); null until read.
+     */
+    private volatile Optional<String> modelPrefix;
+    /** As {@link #modelPrefix}. */
+    private volatile Boolean countsTowardBreaker;
     private final int exitCode;
-    private final Optional<Answer> result;
+    /** The answer's canonical JSON (null: none), parsed by the first {@link #result()}. */
+    private final String resultJson;
+    /** The parsed answer; written once (racing first reads parse the same JSON to equal answers). */
+    private volatile Optional<Answer> result;
     /** The native outcome, kept for {@link #modelText}; null for borrowed outcomes. */
     private final Pointer handle;
 
@@ -67,38 +78,103 @@ public final class Outcome {
         @Override
         public void run() {
             if (handle != null) {
-                A2aCore.lib().a2a_outcome_free(handle);
+                if (Direct.ON) {
+                    Direct.a2a_outcome_free(handle);
+                } else {
+                    A2aCore.lib().a2a_outcome_free(handle);
+                }
                 handle = null;
             }
         }
     }
 
+    /** Offsets of {@code a2a_outcome_info} (from its JNA mirror, which LayoutTest checks). */
+    private static final class Info {
+        private static final A2aCoreLibrary.OutcomeInfo M = new A2aCoreLibrary.OutcomeInfo();
+        static final int SIZE = M.size();
+        static final int CHANNEL = M.offsetOf("channel");
+        static final int RETRY = M.offsetOf("retry");
+        static final int IS_SUCCESS = M.offsetOf("is_success");
+        static final int TERMINAL = M.offsetOf("terminal");
+        static final int LEAKED_DETAIL = M.offsetOf("leaked_detail");
+        static final int HAS_HTTP_STATUS = M.offsetOf("has_http_status");
+        static final int HTTP_STATUS = M.offsetOf("http_status");
+        static final int HAS_CODE = M.offsetOf("has_code");
+        static final int CODE = M.offsetOf("code");
+        static final int HAS_ERROR_NAME = M.offsetOf("has_error_name");
+        static final int ERROR_NAME = M.offsetOf("error_name");
+        static final int HAS_STATE = M.offsetOf("has_state");
+        static final int STATE = M.offsetOf("state");
+        static final int HAS_RETRY_AFTER_SECS = M.offsetOf("has_retry_after_secs");
+        static final int RETRY_AFTER_SECS = M.offsetOf("retry_after_secs");
+        static final int HAS_REMOTE_HINT_RETRYABLE = M.offsetOf("has_remote_hint_retryable");
+        static final int REMOTE_HINT_RETRYABLE = M.offsetOf("remote_hint_retryable");
+        static final int REMOTE_HINT_COUNT = M.offsetOf("remote_hint_count");
+        static final int HAS_REQUEST_SENT = M.offsetOf("has_request_sent");
+        static final int REQUEST_SENT = M.offsetOf("request_sent");
+        static final int HAS_VERSION = M.offsetOf("has_version");
+        static final int VERSION = M.offsetOf("version");
+        static final int HAS_BINDING = M.offsetOf("has_binding");
+        static final int BINDING = M.offsetOf("binding");
+        static final int EXIT_CODE = M.offsetOf("exit_code");
+        static final int REASON = M.offsetOf("reason");
+        static final int MESSAGE = M.offsetOf("message");
+        static final int DATA = M.offsetOf("data");
+        static final int TASK_ID = M.offsetOf("task_id");
+        static final int CONTEXT_ID = M.offsetOf("context_id");
+        static final int TEXT = M.offsetOf("text");
+        static final int ERROR_ID = M.offsetOf("error_id");
+        static final int HINT = M.offsetOf("hint");
+        static final int BODY_EXCERPT = M.offsetOf("body_excerpt");
+        static final int CANCEL_ORIGIN = M.offsetOf("cancel_origin");
+        static final int RESULT_JSON = M.offsetOf("result_json");
+        static final ThreadLocal<Scratch> SCRATCH = Scratch.perThread(SIZE);
+    }
+
     private Outcome(A2aCoreLibrary lib, Pointer h, boolean owned) {
-        // One call for every field (a2a_outcome_get_info), instead of one per field.
-        A2aCoreLibrary.OutcomeInfo i = new A2aCoreLibrary.OutcomeInfo();
-        A2aCoreException.check("a2a_outcome_get_info", lib.a2a_outcome_get_info(h, i));
-        channel = Channel.fromCode(i.channel)
+        // One call for every field (a2a_outcome_get_info) into per-thread native memory,
+        // read back with one bulk copy (no JNA Structure per outcome).
+        Scratch s = Info.SCRATCH.get();
+        A2aCoreException.check("a2a_outcome_get_info", Direct.ON ? Direct.a2a_outcome_get_info(h, s.pointer())
+            : lib.a2a_outcome_get_info(h, s.pointer()));
+        ByteBuffer i = s.read();
+        int ch = i.getInt(Info.CHANNEL);
+        channel = Channel.fromCode(ch)
             .orElseThrow(() -> new IllegalStateException("outcome with an invalid channel"));
-        success = i.is_success != 0;
-        httpStatus = i.has_http_status != 0 ? OptionalInt.of(Short.toUnsignedInt(i.http_status)) : OptionalInt.empty();
-        code = i.has_code != 0 ? OptionalLong.of(i.code) : OptionalLong.empty();
-        errorName = i.has_error_name != 0 ? ErrorName.fromCode(i.error_name) : Optional.empty();
-        reason = Optional.ofNullable(string(i.reason));
-        message = Optional.ofNullable(string(i.message));
-        data = Optional.ofNullable(string(i.data));
-        state = i.has_state != 0 ? TaskState.fromCode(i.state) : Optional.empty();
-        terminal = i.terminal != 0;
-        taskId = Optional.ofNullable(string(i.task_id));
-        contextId = Optional.ofNullable(string(i.context_id));
-        text = Optional.ofNullable(string(i.text));
-        errorId = Optional.ofNullable(string(i.error_id));
-        retry = RetryAdvice.fromCode(i.retry)
+        success = i.get(Info.IS_SUCCESS) != 0;
+        httpStatus = i.get(Info.HAS_HTTP_STATUS) != 0
+            ? OptionalInt.of(Short.toUnsignedInt(i.getShort(Info.HTTP_STATUS))) : OptionalInt.empty();
+        code = i.get(Info.HAS_CODE) != 0 ? OptionalLong.of(i.getLong(Info.CODE)) : OptionalLong.empty();
+        errorName = i.get(Info.HAS_ERROR_NAME) != 0 ? ErrorName.fromCode(i.getInt(Info.ERROR_NAME)) : Optional.empty();
+        reason = Optional.ofNullable(Scratch.string(i, Info.REASON));
+        message = Optional.ofNullable(Scratch.string(i, Info.MESSAGE));
+        data = Optional.ofNullable(Scratch.string(i, Info.DATA));
+        state = i.get(Info.HAS_STATE) != 0 ? TaskState.fromCode(i.getInt(Info.STATE)) : Optional.empty();
+        terminal = i.get(Info.TERMINAL) != 0;
+        taskId = Optional.ofNullable(Scratch.string(i, Info.TASK_ID));
+        contextId = Optional.ofNullable(Scratch.string(i, Info.CONTEXT_ID));
+        text = Optional.ofNullable(Scratch.string(i, Info.TEXT));
+        errorId = Optional.ofNullable(Scratch.string(i, Info.ERROR_ID));
+        retry = RetryAdvice.fromCode(i.getInt(Info.RETRY))
             .orElseThrow(() -> new IllegalStateException("outcome with an invalid retry advice"));
-        retryAfterSecs = i.has_retry_after_secs != 0 ? OptionalLong.of(i.retry_after_secs) : OptionalLong.empty();
-        hint = Optional.ofNullable(string(i.hint));
-        remoteHintRetryable = i.has_remote_hint_retryable != 0
-            ? Optional.of(i.remote_hint_retryable != 0) : Optional.empty();
-        long n = i.remote_hint_count.longValue();
+        retryAfterSecs = i.get(Info.HAS_RETRY_AFTER_SECS) != 0
+            ? OptionalLong.of(i.getLong(Info.RETRY_AFTER_SECS)) : OptionalLong.empty();
+        hint = Optional.ofNullable(Scratch.string(i, Info.HINT));
+        remoteHintRetryable = i.get(Info.HAS_REMOTE_HINT_RETRYABLE) != 0
+            ? Optional.of(i.get(Info.REMOTE_HINT_RETRYABLE) != 0) : Optional.empty();
+        long n = Layout.sizeT(i, Info.REMOTE_HINT_COUNT);
+        requestSent = i.get(Info.HAS_REQUEST_SENT) != 0 ? RequestSent.fromCode(i.getInt(Info.REQUEST_SENT))
+            : Optional.empty();
+        version = i.get(Info.HAS_VERSION) != 0 ? ProtocolVersion.fromCode(i.getInt(Info.VERSION)) : Optional.empty();
+        binding = i.get(Info.HAS_BINDING) != 0 ? Binding.fromCode(i.getInt(Info.BINDING)) : Optional.empty();
+        bodyExcerpt = Optional.ofNullable(Scratch.string(i, Info.BODY_EXCERPT));
+        leakedDetail = i.get(Info.LEAKED_DETAIL) != 0;
+        cancelOrigin = Optional.ofNullable(Scratch.string(i, Info.CANCEL_ORIGIN));
+        exitCode = i.getInt(Info.EXIT_CODE);
+        // Kept as text; parsed into an Answer on the first result() (most callers of a stream's
+        // items never ask for it).
+        resultJson = Scratch.string(i, Info.RESULT_JSON);
+        // The scratch buffer is free again from here (the calls below may build other outcomes).
         Map<String, String> pairs = new LinkedHashMap<>();
         if (n > 0) {
             int viewSize = Native.POINTER_SIZE + Native.SIZE_T_SIZE;
@@ -110,31 +186,15 @@ public final class Outcome {
                 pairs.putIfAbsent(viewString(kv, 0), viewString(kv, viewSize));
             }
         }
-        remoteHint = Collections.unmodifiableMap(pairs);
-        requestSent = i.has_request_sent != 0 ? RequestSent.fromCode(i.request_sent) : Optional.empty();
-        version = i.has_version != 0 ? ProtocolVersion.fromCode(i.version) : Optional.empty();
-        binding = i.has_binding != 0 ? Binding.fromCode(i.binding) : Optional.empty();
-        bodyExcerpt = Optional.ofNullable(string(i.body_excerpt));
-        leakedDetail = i.leaked_detail != 0;
-        cancelOrigin = Optional.ofNullable(string(i.cancel_origin));
-        modelPrefix = Optional.ofNullable(lib.a2a_model_prefix(h).string());
-        countsTowardBreaker = lib.a2a_counts_toward_breaker(h) != 0;
-        exitCode = i.exit_code;
-        String json = string(i.result_json);
-        result = json == null ? Optional.empty() : Optional.of(Answer.fromJson(json));
+        remoteHint = pairs.isEmpty() ? Map.of() : Collections.unmodifiableMap(pairs);
+        if (!owned) {
+            modelPrefix = readModelPrefix(lib, h);
+            countsTowardBreaker = readCountsTowardBreaker(lib, h);
+        }
         handle = owned ? h : null;
         if (owned) {
             CLEANER.register(this, new Free(h));
         }
-    }
-
-    /** A view of the info struct as UTF-8 text, or null when absent. */
-    private static String string(Layout.BytesView v) {
-        if (v.ptr == null) {
-            return null;
-        }
-        long len = v.len.longValue();
-        return len == 0 ? "" : new String(v.ptr.getByteArray(0, Math.toIntExact(len)), StandardCharsets.UTF_8);
     }
 
     private static String viewString(Memory m, int at) {
@@ -213,12 +273,36 @@ public final class Outcome {
 
     /** The prefix word of the model text ({@code REMOTE_UNKNOWN}, ...); empty for a success. */
     public Optional<String> modelPrefix() {
-        return modelPrefix;
+        Optional<String> p = modelPrefix;
+        if (p == null) {
+            synchronized (this) {
+                p = readModelPrefix(A2aCore.lib(), handle);
+            }
+            java.lang.ref.Reference.reachabilityFence(this);
+            modelPrefix = p;
+        }
+        return p;
+    }
+
+    private static Optional<String> readModelPrefix(A2aCoreLibrary lib, Pointer h) {
+        return Optional.ofNullable(lib.a2a_model_prefix(h).string());
+    }
+
+    private static boolean readCountsTowardBreaker(A2aCoreLibrary lib, Pointer h) {
+        return (Direct.ON ? Direct.a2a_counts_toward_breaker(h) : lib.a2a_counts_toward_breaker(h)) != 0;
     }
 
     /** Whether this outcome counts as a failure toward opening a circuit breaker. */
     public boolean countsTowardBreaker() {
-        return countsTowardBreaker;
+        Boolean c = countsTowardBreaker;
+        if (c == null) {
+            synchronized (this) {
+                c = readCountsTowardBreaker(A2aCore.lib(), handle);
+            }
+            java.lang.ref.Reference.reachabilityFence(this);
+            countsTowardBreaker = c;
+        }
+        return c;
     }
 
     /**
@@ -238,7 +322,12 @@ public final class Outcome {
      * Empty for other outcomes. {@code result().flatMap(Answer::text)} is the answer's text.
      */
     public Optional<Answer> result() {
-        return result;
+        Optional<Answer> r = result;
+        if (r == null) {
+            r = resultJson == null ? Optional.empty() : Optional.of(Answer.fromJson(resultJson));
+            result = r;
+        }
+        return r;
     }
 
     /** The outcome's channel. */

@@ -2,7 +2,9 @@ package dev.a2acore;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
+import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Direct;
 import dev.a2acore.internal.NativeArgs;
 import dev.a2acore.internal.SizeT;
 import java.nio.charset.StandardCharsets;
@@ -67,16 +69,20 @@ public final class Outcomes {
         }
         A2aCoreLibrary lib = A2aCore.lib();
         NativeArgs args = new NativeArgs();
-        A2aCoreLibrary.Response r = new A2aCoreLibrary.Response();
-        args.response(r, status, contentType, retryAfter, body);
-        r.now_unix_seconds = nowUnixSeconds.orElse(0);
-        args.asked(r.asked, asked.version().map(ProtocolVersion::code).orElse(0),
-            asked.binding().map(Binding::code).orElse(0), asked.method().orElse(null), asked.requestId().orElse(null));
-        Memory out = new Memory(Native.POINTER_SIZE);
-        int rc = lib.a2a_classify(r, out);
-        args.release();
+        int rc;
+        Pointer outcome;
+        try {
+            Pointer r = args.response(status, contentType, retryAfter, body, nowUnixSeconds.orElse(0),
+                asked.version().map(ProtocolVersion::code).orElse(0), asked.binding().map(Binding::code).orElse(0),
+                asked.method().orElse(null), asked.requestId().orElse(null));
+            Pointer out = args.outPointer();
+            rc = Direct.ON ? Direct.a2a_classify(r, out) : lib.a2a_classify(r, out);
+            outcome = out.getPointer(0);
+        } finally {
+            args.release();
+        }
         A2aCoreException.check("a2a_classify", rc);
-        return Outcome.consume(lib, out.getPointer(0));
+        return Outcome.consume(lib, outcome);
     }
 
     /** Classifies a response with a text body (UTF-8), nothing known about what was asked. */

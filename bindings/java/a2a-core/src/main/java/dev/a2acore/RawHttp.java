@@ -4,6 +4,7 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Direct;
 import dev.a2acore.internal.Layout;
 import dev.a2acore.internal.NativeArgs;
 import dev.a2acore.internal.SizeT;
@@ -187,35 +188,45 @@ public final class RawHttp implements AutoCloseable {
                              Duration timeout, Abort abort) throws TransportException {
         Pointer c = client();
         NativeArgs args = new NativeArgs();
-        Memory out = new Memory(Native.POINTER_SIZE);
-        Memory err = new Memory(Native.POINTER_SIZE);
-        out.setPointer(0, null);
-        err.setPointer(0, null);
+        Pointer out = args.outPointer();
+        Pointer err = args.outPointer();
+        Pointer result;
+        Pointer error;
         byte[] m = method.getBytes(StandardCharsets.UTF_8);
         byte[] u = url.getBytes(StandardCharsets.UTF_8);
         int rc;
         try {
-            rc = lib.a2a_client_exchange(c, m, new SizeT(m.length), u, new SizeT(u.length),
-                args.headerArray(headers), new SizeT(headers == null ? 0 : headers.size()), args.bytes(body),
-                new SizeT(body == null ? 0 : body.length), timeout == null ? 0 : Math.max(1, timeout.toMillis()),
-                abort == null ? null : abort.pointer(), out, err);
+            Pointer h = args.headerArray(headers);
+            int hn = headers == null ? 0 : headers.size();
+            Pointer b = args.bytes(body);
+            int bn = body == null ? 0 : body.length;
+            long ms = timeout == null ? 0 : Math.max(1, timeout.toMillis());
+            Pointer a = abort == null ? null : abort.pointer();
+            rc = Direct.ON ? Direct.a2a_client_exchange(c, m, m.length, u, u.length, h, hn, b, bn, ms, a, out, err)
+                : lib.a2a_client_exchange(c, m, new SizeT(m.length), u, new SizeT(u.length), h, new SizeT(hn), b,
+                    new SizeT(bn), ms, a, out, err);
+            result = out.getPointer(0);
+            error = err.getPointer(0);
         } finally {
             args.release();
             // The client must stay reachable (not freed by a Cleaner) during the native call.
             java.lang.ref.Reference.reachabilityFence(this);
         }
-        failOn(rc, err, "a2a_client_exchange");
-        Pointer r = out.getPointer(0);
+        failOn(rc, error, "a2a_client_exchange");
+        Pointer r = result;
         try {
             return response(r, true);
         } finally {
-            lib.a2a_raw_response_free(r);
+            if (Direct.ON) {
+                Direct.a2a_raw_response_free(r);
+            } else {
+                lib.a2a_raw_response_free(r);
+            }
         }
     }
 
-    private void failOn(int rc, Memory err, String function) throws TransportException {
+    private void failOn(int rc, Pointer e, String function) throws TransportException {
         if (rc == TRANSPORT) {
-            Pointer e = err.getPointer(0);
             throw new TransportException(e == null
                 ? Outcomes.transport(ErrorName.RESET, RequestSent.UNKNOWN, "transport failure")
                 : Outcome.consume(lib, e));
@@ -224,25 +235,28 @@ public final class RawHttp implements AutoCloseable {
     }
 
     private Response response(Pointer r, boolean withBody) {
-        int status = Short.toUnsignedInt(lib.a2a_raw_response_status(r));
-        long n = lib.a2a_raw_response_header_count(r).longValue();
+        int status = Short.toUnsignedInt(Direct.ON ? Direct.a2a_raw_response_status(r) : lib.a2a_raw_response_status(r));
+        long n = Direct.ON ? Direct.a2a_raw_response_header_count(r) : lib.a2a_raw_response_header_count(r).longValue();
         List<Map.Entry<String, String>> headers = new ArrayList<>((int) n);
-        Memory name = new Memory(Layout.VIEW_SIZE);
-        Memory value = new Memory(Layout.VIEW_SIZE);
+        // One native block for both views (name at 0, value after), reused for every header.
+        Memory views = new Memory(2L * Layout.VIEW_SIZE);
+        Pointer name = views;
+        Pointer value = views.share(Layout.VIEW_SIZE);
         for (long i = 0; i < n; i++) {
-            A2aCoreException.check("a2a_raw_response_header",
-                lib.a2a_raw_response_header(r, new SizeT(i), name, value));
+            A2aCoreException.check("a2a_raw_response_header", Direct.ON
+                ? Direct.a2a_raw_response_header(r, i, name, value)
+                : lib.a2a_raw_response_header(r, new SizeT(i), name, value));
             headers.add(Map.entry(view(name), view(value)));
         }
         byte[] body = withBody ? lib.a2a_raw_response_body(r).bytes() : null;
         return new Response(status, List.copyOf(headers), body == null ? new byte[0] : body);
     }
 
-    private static String view(Memory m) {
+    private static String view(Pointer m) {
         return new String(bytes(m), StandardCharsets.UTF_8);
     }
 
-    private static byte[] bytes(Memory m) {
+    private static byte[] bytes(Pointer m) {
         Pointer p = m.getPointer(0);
         long len = Layout.sizeT(m, Layout.VIEW_LEN);
         return p == null || len == 0 ? new byte[0] : p.getByteArray(0, Math.toIntExact(len));
@@ -259,10 +273,10 @@ public final class RawHttp implements AutoCloseable {
                              Duration timeout, Abort abort) throws TransportException {
         Pointer c = client();
         NativeArgs args = new NativeArgs();
-        Memory out = new Memory(Native.POINTER_SIZE);
-        Memory err = new Memory(Native.POINTER_SIZE);
-        out.setPointer(0, null);
-        err.setPointer(0, null);
+        Pointer out = args.outPointer();
+        Pointer err = args.outPointer();
+        Pointer result;
+        Pointer error;
         byte[] m = method.getBytes(StandardCharsets.UTF_8);
         byte[] u = url.getBytes(StandardCharsets.UTF_8);
         int rc;
@@ -271,13 +285,15 @@ public final class RawHttp implements AutoCloseable {
                 args.headerArray(headers), new SizeT(headers == null ? 0 : headers.size()), args.bytes(body),
                 new SizeT(body == null ? 0 : body.length), timeout == null ? 0 : Math.max(1, timeout.toMillis()),
                 abort == null ? null : abort.pointer(), out, err);
+            result = out.getPointer(0);
+            error = err.getPointer(0);
         } finally {
             args.release();
             // The client must stay reachable (not freed by a Cleaner) during the native call.
             java.lang.ref.Reference.reachabilityFence(this);
         }
-        failOn(rc, err, "a2a_client_open_stream");
-        Pointer s = out.getPointer(0);
+        failOn(rc, error, "a2a_client_open_stream");
+        Pointer s = result;
         try {
             Response head = response(lib.a2a_raw_stream_head(s), true);
             // An event stream: a 2xx head whose first Content-Type is text/event-stream (what the
@@ -341,7 +357,8 @@ public final class RawHttp implements AutoCloseable {
         public byte[] read(Duration idle) throws TransportException {
             Pointer s = pointer();
             err.setPointer(0, null);
-            int rc = lib.a2a_raw_stream_read(s, idle == null ? 0 : Math.max(1, idle.toMillis()), chunk, err);
+            long ms = idle == null ? 0 : Math.max(1, idle.toMillis());
+            int rc = Direct.ON ? Direct.a2a_raw_stream_read(s, ms, chunk, err) : lib.a2a_raw_stream_read(s, ms, chunk, err);
             if (rc == A2aCoreException.NONE) {
                 return null;
             }

@@ -3,6 +3,7 @@ package dev.a2acore;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Direct;
 import dev.a2acore.internal.Layout;
 import dev.a2acore.internal.SizeT;
 import java.lang.ref.Cleaner;
@@ -172,7 +173,8 @@ public final class SseDecoder implements AutoCloseable {
         if (len > 0) {
             buf.write(0, chunk, off, len);
         }
-        checkRc("a2a_sse_decoder_feed_packed", lib.a2a_sse_decoder_feed_packed(handle, buf, new SizeT(len), out));
+        checkRc("a2a_sse_decoder_feed_packed", Direct.ON ? Direct.a2a_sse_decoder_feed_packed(handle, buf, len, out)
+            : lib.a2a_sse_decoder_feed_packed(handle, buf, new SizeT(len), out));
         int events = Math.toIntExact(Layout.sizeT(out, Layout.PACKED_EVENT_COUNT));
         if (events == 0) {
             return 0;

@@ -33,6 +33,31 @@ class StreamTrackerTest {
     }
 
     @Test
+    void routeMovesTheTrackerAsOnEventAndCopiesOnlyAFailuresOutcome() {
+        String error = "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"error\":{\"code\":-32603,\"message\":\"boom\"}}";
+        String[] events = {TASK, WORKING, ARTIFACT, error};
+        try (StreamTracker routed = new StreamTracker(asked(), Duration.ofSeconds(10), 0);
+             StreamTracker items = new StreamTracker(asked(), Duration.ofSeconds(10), 0)) {
+            for (int i = 0; i < events.length; i++) {
+                StreamTracker.Route r = routed.route(i + 1, "message", events[i]).orElseThrow();
+                StreamTracker.Item it = items.onEvent(i + 1, "message", events[i]).orElseThrow();
+                assertEquals(it.kind(), r.kind(), events[i]);
+                assertEquals(it.outcome().channel(), r.channel(), events[i]);
+                boolean answer = r.channel() == Channel.TASK || r.channel() == Channel.MESSAGE;
+                assertEquals(!answer, r.failure().isPresent(), events[i]);
+                r.failure().ifPresent(o -> assertEquals(it.outcome().toString(), o.toString()));
+            }
+            assertEquals(items.events(), routed.events());
+            assertEquals(items.isOver(), routed.isOver());
+            assertEquals(Optional.of("t1"), routed.taskId());
+            assertEquals(items.taskId(), routed.taskId());
+            assertEquals(items.lastState(), routed.lastState());
+            assertEquals(Optional.empty(), routed.route(11, "message", "  "), "empty data: nothing to route");
+            assertEquals(items.finish().kind(), routed.finish().kind());
+        }
+    }
+
+    @Test
     void completeStreamEndsCompletedWithTheFailedTaskAndItsErrorId() {
         try (StreamTracker t = new StreamTracker(asked(), Duration.ofSeconds(10), 0)) {
             assertEquals(StreamTracker.ItemKind.TASK, t.onEvent(1, "message", TASK).orElseThrow().kind());

@@ -22,6 +22,22 @@ public interface A2aCoreLibrary extends Library {
     @CStruct({"a2a_str", "a2a_bytes"})
     @Structure.FieldOrder({"ptr", "len"})
     class View extends Structure implements Structure.ByValue {
+        /**
+         * Per thread: the native memory a returned view lands in before JNA copies its two
+         * fields into this object (right after the call, on the same thread). A view is only
+         * ever a return value, never passed to the library, so nothing reads that memory
+         * later; reusing it spares a native allocation and a cleaner registration per call.
+         */
+        private static final ThreadLocal<com.sun.jna.Memory> LANDING =
+            ThreadLocal.withInitial(() -> new com.sun.jna.Memory(16));
+
+        /** Uses the per-thread landing memory when the view fits (see {@link #LANDING}). */
+        @Override
+        protected com.sun.jna.Memory autoAllocate(int size) {
+            com.sun.jna.Memory m = LANDING.get();
+            return m.size() >= size ? m : super.autoAllocate(size);
+        }
+
         /** First byte, or NULL when absent. */
         public Pointer ptr;
         /** Number of bytes. */
@@ -180,6 +196,12 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_outcome_get_info}: every field in one call (views valid as long as the outcome). */
     int a2a_outcome_get_info(Pointer outcome, OutcomeInfo out);
 
+    /**
+     * {@code a2a_outcome_get_info} into native memory of at least {@link OutcomeInfo}'s size
+     * (read at its offsets, {@link Scratch}): no Structure allocated or read reflectively.
+     */
+    int a2a_outcome_get_info(Pointer outcome, Pointer out);
+
     /** {@code a2a_outcome_cancel_origin} (a static string; NULL view when absent). */
     View a2a_outcome_cancel_origin(Pointer outcome);
 
@@ -266,6 +288,11 @@ public interface A2aCoreLibrary extends Library {
         public Pointer request_id;
         /** Its length. */
         public SizeT request_id_len;
+
+        /** The C offset of {@code field} (the layout LayoutTest checks), for writes to raw memory. */
+        public int offsetOf(String field) {
+            return fieldOffset(field);
+        }
     }
 
     /** {@code a2a_response}: every pointer is native memory owned by the binding for the call. */
@@ -291,6 +318,11 @@ public interface A2aCoreLibrary extends Library {
         public Asked asked;
         /** The caller's wall clock in Unix seconds, 0 when unknown (uint64; for a Retry-After HTTP-date). */
         public long now_unix_seconds;
+
+        /** The C offset of {@code field} (the layout LayoutTest checks), for writes to raw memory. */
+        public int offsetOf(String field) {
+            return fieldOffset(field);
+        }
     }
 
     /** {@code a2a_stream_item}, filled by {@code a2a_stream_tracker_on_event}. */
@@ -314,10 +346,18 @@ public interface A2aCoreLibrary extends Library {
         public byte last_chunk;
         /** C bool. */
         public byte ends_stream;
+
+        /** The C offset of {@code field} (the layout LayoutTest checks), for reads from raw memory. */
+        public int offsetOf(String field) {
+            return fieldOffset(field);
+        }
     }
 
     /** {@code a2a_classify}. */
     int a2a_classify(Response response, Pointer out);
+
+    /** {@code a2a_classify} of an {@code a2a_response} in native memory ({@link NativeArgs#response}). */
+    int a2a_classify(Pointer response, Pointer out);
 
     /** {@code a2a_extract_error_id} (out: a2a_str view into {@code text}). */
     int a2a_extract_error_id(Pointer text, SizeT len, Pointer out);
@@ -348,6 +388,10 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_stream_tracker_on_event}. */
     int a2a_stream_tracker_on_event(Pointer tracker, long nowMs, byte[] type, SizeT typeLen, byte[] data,
                                     SizeT dataLen, StreamItem out);
+
+    /** {@code a2a_stream_tracker_on_event} into native memory of at least {@link StreamItem}'s size. */
+    int a2a_stream_tracker_on_event(Pointer tracker, long nowMs, byte[] type, SizeT typeLen, byte[] data,
+                                    SizeT dataLen, Pointer out);
 
     /** {@code a2a_stream_tracker_next_deadline} (out: uint64). */
     byte a2a_stream_tracker_next_deadline(Pointer tracker, Pointer out);
@@ -476,6 +520,11 @@ public interface A2aCoreLibrary extends Library {
         public Layout.BytesView cancel_origin;
         /** View: the answer's canonical JSON, absent when none. */
         public Layout.BytesView result_json;
+
+        /** The C offset of {@code field} (the layout LayoutTest checks), for reads from raw memory. */
+        public int offsetOf(String field) {
+            return fieldOffset(field);
+        }
     }
 
     /** {@code a2a_card_info}. */
@@ -975,6 +1024,11 @@ public interface A2aCoreLibrary extends Library {
         public int dropped_events;
         /** END: events that could not be read. */
         public int unreadable_events;
+
+        /** The C offset of {@code field} (the layout LayoutTest checks), for reads from raw memory. */
+        public int offsetOf(String field) {
+            return fieldOffset(field);
+        }
     }
 
     /** {@code a2a_header_hook}: must never throw into native code. */
@@ -1030,6 +1084,9 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_client_stream_next}. */
     int a2a_client_stream_next(Pointer stream, ClientStreamEvent out);
+
+    /** {@code a2a_client_stream_next} into native memory of at least {@link ClientStreamEvent}'s size. */
+    int a2a_client_stream_next(Pointer stream, Pointer out);
 
     /** {@code a2a_client_stream_free}. */
     void a2a_client_stream_free(Pointer stream);

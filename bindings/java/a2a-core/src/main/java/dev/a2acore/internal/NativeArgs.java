@@ -1,8 +1,10 @@
 package dev.a2acore.internal;
 
 import com.sun.jna.Memory;
+import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,18 +12,60 @@ import java.util.Map;
 /**
  * Native copies of call arguments, owned by the binding and kept alive (by this object)
  * for the duration of one foreign call: the library never sees Java heap memory.
+ *
+ * <p>The copies are carved out of one native block that {@link #release} hands back to a
+ * small per-thread pool, so a call costs no native allocation (a JNA {@link Memory} is a
+ * malloc, a cleaner registration and a free on the cleaner's thread); what does not fit
+ * gets a {@link Memory} of its own. A block is never shared: a call made while another
+ * one's arguments are alive (a header hook's call) takes another block.
  */
 public final class NativeArgs {
-    private final List<Memory> keep = new ArrayList<>();
+    /** Size of a pooled block: a call's headers, URL and a small body fit. */
+    private static final int BLOCK = 8192;
+    /** Blocks kept per thread (nested calls: a header hook's own call). */
+    private static final int POOLED = 4;
+    private static final ThreadLocal<ArrayDeque<Memory>> POOL = ThreadLocal.withInitial(ArrayDeque::new);
+
+    private final Thread owner = Thread.currentThread();
+    private Memory block;
+    private int used;
+    private List<Memory> keep;
+
+    /** {@code n} bytes of native memory alive until {@link #release} (contents undefined). */
+    private Pointer alloc(int n) {
+        if (block == null && n <= BLOCK && Thread.currentThread() == owner) {
+            block = POOL.get().poll();
+            if (block == null) {
+                block = new Memory(BLOCK);
+            }
+        }
+        if (block != null && used + n <= BLOCK) {
+            Pointer p = block.share(used, n);
+            used += (n + 7) & ~7;
+            return p;
+        }
+        Memory m = new Memory(n);
+        if (keep == null) {
+            keep = new ArrayList<>(2);
+        }
+        keep.add(m);
+        return m;
+    }
+
+    /** A zeroed pointer-sized out-parameter (read it before {@link #release}). */
+    public Pointer outPointer() {
+        Pointer p = alloc(Native.POINTER_SIZE);
+        p.setPointer(0, null);
+        return p;
+    }
 
     /** A native copy of {@code bytes} (NULL for null or empty). */
     public Pointer bytes(byte[] bytes) {
         if (bytes == null || bytes.length == 0) {
             return null;
         }
-        Memory m = new Memory(bytes.length);
+        Pointer m = alloc(bytes.length);
         m.write(0, bytes, 0, bytes.length);
-        keep.add(m);
         return m;
     }
 
@@ -60,6 +104,60 @@ public final class NativeArgs {
         r.body_len = new SizeT(body == null ? 0 : body.length);
     }
 
+    /** Offsets of {@code a2a_response} and its {@code a2a_asked} (from the mirrors LayoutTest checks). */
+    private static final class ResponseLayout {
+        private static final A2aCoreLibrary.Response R = new A2aCoreLibrary.Response();
+        private static final A2aCoreLibrary.Asked A = new A2aCoreLibrary.Asked();
+        static final int SIZE = R.size();
+        static final int STATUS = R.offsetOf("status");
+        static final int CONTENT_TYPE = R.offsetOf("content_type");
+        static final int CONTENT_TYPE_LEN = R.offsetOf("content_type_len");
+        static final int RETRY_AFTER = R.offsetOf("retry_after");
+        static final int RETRY_AFTER_LEN = R.offsetOf("retry_after_len");
+        static final int BODY = R.offsetOf("body");
+        static final int BODY_LEN = R.offsetOf("body_len");
+        static final int ASKED = R.offsetOf("asked");
+        static final int NOW = R.offsetOf("now_unix_seconds");
+        static final int VERSION = ASKED + A.offsetOf("version");
+        static final int BINDING = ASKED + A.offsetOf("binding");
+        static final int METHOD = ASKED + A.offsetOf("method");
+        static final int METHOD_LEN = ASKED + A.offsetOf("method_len");
+        static final int REQUEST_ID = ASKED + A.offsetOf("request_id");
+        static final int REQUEST_ID_LEN = ASKED + A.offsetOf("request_id_len");
+
+        private ResponseLayout() {}
+    }
+
+    /**
+     * An {@code a2a_response} (with its {@code a2a_asked}) written in native memory, every
+     * field set: what {@link #response} and {@link #asked} fill in a JNA Structure, without
+     * the Structure's allocation and reflective write.
+     */
+    public Pointer response(int status, String contentType, String retryAfter, byte[] body, long nowUnixSeconds,
+                            int version, int binding, String method, String requestId) {
+        Pointer r = alloc(ResponseLayout.SIZE);
+        r.setShort(ResponseLayout.STATUS, (short) status);
+        setView(r, ResponseLayout.CONTENT_TYPE, ResponseLayout.CONTENT_TYPE_LEN, utf8OrNull(contentType));
+        setView(r, ResponseLayout.RETRY_AFTER, ResponseLayout.RETRY_AFTER_LEN, utf8OrNull(retryAfter));
+        setView(r, ResponseLayout.BODY, ResponseLayout.BODY_LEN, body);
+        r.setLong(ResponseLayout.NOW, nowUnixSeconds);
+        r.setInt(ResponseLayout.VERSION, version);
+        r.setInt(ResponseLayout.BINDING, binding);
+        setView(r, ResponseLayout.METHOD, ResponseLayout.METHOD_LEN, utf8OrNull(method));
+        setView(r, ResponseLayout.REQUEST_ID, ResponseLayout.REQUEST_ID_LEN, utf8OrNull(requestId));
+        return r;
+    }
+
+    private static byte[] utf8OrNull(String text) {
+        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A (pointer, length) pair as {@link #bytes} makes it: NULL and 0 for null or empty. */
+    private void setView(Pointer struct, int ptrAt, int lenAt, byte[] b) {
+        struct.setPointer(ptrAt, bytes(b));
+        Layout.setSizeT(struct, lenAt, b == null ? 0 : b.length);
+    }
+
     /** Fills a view with a native UTF-8 copy of {@code text} (absent for null, present-empty for ""). */
     public void view(Layout.BytesView v, String text) {
         if (text == null) {
@@ -69,9 +167,7 @@ public final class NativeArgs {
         }
         byte[] b = text.getBytes(StandardCharsets.UTF_8);
         if (b.length == 0) {
-            Memory m = new Memory(1);
-            keep.add(m);
-            v.ptr = m;
+            v.ptr = placeholder();
         } else {
             v.ptr = bytes(b);
         }
@@ -84,8 +180,7 @@ public final class NativeArgs {
             return null;
         }
         int size = Layout.VIEW_SIZE;
-        Memory arr = new Memory((long) size * texts.size());
-        keep.add(arr);
+        Pointer arr = alloc(Math.multiplyExact(size, texts.size()));
         for (int i = 0; i < texts.size(); i++) {
             byte[] b = texts.get(i).getBytes(StandardCharsets.UTF_8);
             Pointer p = b.length == 0 ? placeholder() : bytes(b);
@@ -101,8 +196,7 @@ public final class NativeArgs {
             return null;
         }
         int size = Layout.HEADER_SIZE;
-        Memory arr = new Memory((long) size * headers.size());
-        keep.add(arr);
+        Pointer arr = alloc(Math.multiplyExact(size, headers.size()));
         for (int i = 0; i < headers.size(); i++) {
             long at = (long) i * size;
             byte[] n = headers.get(i).getKey().getBytes(StandardCharsets.UTF_8);
@@ -116,13 +210,22 @@ public final class NativeArgs {
     }
 
     private Pointer placeholder() {
-        Memory m = new Memory(1);
-        keep.add(m);
-        return m;
+        return alloc(1);
     }
 
-    /** Keeps the memory reachable until here (call after the foreign call). */
+    /**
+     * Keeps the memory reachable until here (call after the foreign call; nothing this
+     * object handed out may be used after it).
+     */
     public void release() {
-        keep.clear();
+        if (block != null && Thread.currentThread() == owner) {
+            ArrayDeque<Memory> pool = POOL.get();
+            if (pool.size() < POOLED) {
+                pool.push(block);
+            }
+        }
+        block = null;
+        used = 0;
+        keep = null;
     }
 }

@@ -215,9 +215,11 @@ final class SseCall implements Runnable {
             List<SseItem> items = decoder.feedItems(chunk, 0, chunk.length);
             for (SseItem item : items) {
                 if (item instanceof SseEvent e) {
-                    Optional<StreamTracker.Item> classified = tracker.onEvent(nowMs(), e);
-                    if (classified.isPresent() && endedByJsonRpcError(e.data(), classified.get().outcome(), 200,
-                        classified.get().kind() == StreamTracker.ItemKind.ERROR)) {
+                    // Routed without copying a task or message outcome out: only a failure's is read.
+                    Optional<StreamTracker.Route> routed = tracker.route(nowMs(), e.type(), e.data());
+                    if (routed.isPresent() && routed.get().failure().isPresent()
+                        && endedByJsonRpcError(e.data(), routed.get().failure().get(), 200,
+                            routed.get().kind() == StreamTracker.ItemKind.ERROR)) {
                         return;
                     }
                     if (!deliver(e.data())) {

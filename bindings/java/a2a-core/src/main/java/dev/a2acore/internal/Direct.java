@@ -1,0 +1,89 @@
+package dev.a2acore.internal;
+
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
+
+/**
+ * JNA direct mapping ({@link Native#register}) of the functions a call, a stream event or an
+ * SSE chunk runs through: a direct call skips the interface mapping's proxy, reflective
+ * method lookup and per-argument conversion of {@link A2aCoreLibrary} (the same library
+ * instance, loaded by {@link LibraryLoader}). {@code size_t} is a Java {@code long}, so the
+ * mapping is registered only where {@code size_t} and pointers are 64-bit and the library
+ * has every function below; elsewhere {@link #ON} is false and callers use
+ * {@link A2aCoreLibrary}. Same signatures and rules as
+ * {@code include/a2a_core.h}; every struct out-parameter is raw native memory read back at
+ * its mirror's offsets ({@link Scratch}).
+ */
+public final class Direct {
+    /** Whether the functions below are bound (64-bit {@code size_t} and pointers). */
+    public static final boolean ON = register();
+
+    private Direct() {}
+
+    private static boolean register() {
+        if (Native.SIZE_T_SIZE != 8 || Native.POINTER_SIZE != 8) {
+            return false;
+        }
+        LibraryLoader.lib();
+        try {
+            Native.register(Direct.class, NativeLibrary.getInstance(LibraryLoader.path()));
+            return true;
+        } catch (UnsatisfiedLinkError e) {
+            // A library without one of these functions: every call goes through the interface
+            // mapping, which reports a missing function when (if ever) it is called.
+            return false;
+        }
+    }
+
+    /** {@code a2a_outcome_get_info} (out: an {@code a2a_outcome_info}). */
+    public static native int a2a_outcome_get_info(Pointer outcome, Pointer out);
+
+    /** {@code a2a_outcome_channel}. */
+    public static native int a2a_outcome_channel(Pointer outcome);
+
+    /** {@code a2a_counts_toward_breaker} (C bool). */
+    public static native byte a2a_counts_toward_breaker(Pointer outcome);
+
+    /** {@code a2a_outcome_free}. */
+    public static native void a2a_outcome_free(Pointer outcome);
+
+    /** {@code a2a_client_send_text} (opts: an {@code a2a_call_options} or NULL). */
+    public static native int a2a_client_send_text(Pointer client, byte[] text, long len, Pointer opts, Pointer out);
+
+    /** {@code a2a_client_stream_next} (out: an {@code a2a_client_stream_event}). */
+    public static native int a2a_client_stream_next(Pointer stream, Pointer out);
+
+    /** {@code a2a_stream_tracker_on_event} (out: an {@code a2a_stream_item}). */
+    public static native int a2a_stream_tracker_on_event(Pointer tracker, long nowMs, byte[] type, long typeLen,
+                                                         byte[] data, long dataLen, Pointer out);
+
+    /** {@code a2a_stream_tracker_on_bytes}. */
+    public static native int a2a_stream_tracker_on_bytes(Pointer tracker, long nowMs);
+
+    /** {@code a2a_sse_decoder_feed_packed} (out: an {@code a2a_sse_packed}). */
+    public static native int a2a_sse_decoder_feed_packed(Pointer decoder, Pointer chunk, long len, Pointer out);
+
+    /** {@code a2a_raw_stream_read} (chunk: an {@code a2a_bytes} out-parameter; error: outcome out). */
+    public static native int a2a_raw_stream_read(Pointer stream, long idleTimeoutMs, Pointer chunk, Pointer error);
+
+    /** {@code a2a_client_exchange}. */
+    public static native int a2a_client_exchange(Pointer client, byte[] method, long methodLen, byte[] url, long urlLen,
+                                                 Pointer headers, long headersLen, Pointer body, long bodyLen,
+                                                 long timeoutMs, Pointer abort, Pointer out, Pointer error);
+
+    /** {@code a2a_raw_response_status}. */
+    public static native short a2a_raw_response_status(Pointer response);
+
+    /** {@code a2a_raw_response_header_count}. */
+    public static native long a2a_raw_response_header_count(Pointer response);
+
+    /** {@code a2a_raw_response_header} (name, value: {@code a2a_str} out-parameters). */
+    public static native int a2a_raw_response_header(Pointer response, long index, Pointer name, Pointer value);
+
+    /** {@code a2a_classify} (response: an {@code a2a_response}; out: outcome). */
+    public static native int a2a_classify(Pointer response, Pointer out);
+
+    /** {@code a2a_raw_response_free}. */
+    public static native void a2a_raw_response_free(Pointer response);
+}

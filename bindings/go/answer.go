@@ -260,7 +260,12 @@ type answerJSON struct {
 // UnmarshalJSON reads the canonical JSON of an answer.
 func (a *Answer) UnmarshalJSON(b []byte) error {
 	var j answerJSON
-	if err := json.Unmarshal(b, &j); err == nil {
+	err := readAnswerJSON(b, &j) // the canonical shape without reflection (answer_fast.go)
+	if err != nil {
+		j = answerJSON{}
+		err = json.Unmarshal(b, &j)
+	}
+	if err == nil {
 		switch j.Kind {
 		case "task":
 			t := &Task{ID: j.ID, ContextID: j.ContextID, Artifacts: j.Artifacts, History: j.History, Metadata: j.Metadata}
@@ -374,6 +379,20 @@ func (c *Client) StreamMessage(parts []Part, metadata map[string]any, opts *Clie
 // together. It returns nil, nil for a stream without events, and an error wrapping
 // CodeAnswerUnreadable that says what could not be read and where.
 func ReadAnswer(body []byte, version ProtocolVersion, binding Binding, stream bool) (*Answer, error) {
+	text, err := readAnswerText(body, version, binding, stream)
+	if text == nil || err != nil {
+		return nil, err
+	}
+	var a Answer
+	if err := json.Unmarshal(text, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// readAnswerText is the canonical JSON text a2a_answer_read renders (nil, nil: a stream
+// without events).
+func readAnswerText(body []byte, version ProtocolVersion, binding Binding, stream bool) ([]byte, error) {
 	var buf *C.a2a_buffer
 	if r := C.a2a_buffer_new(&buf); r != C.A2A_OK {
 		return nil, codeErr("ReadAnswer", r)
@@ -389,9 +408,5 @@ func ReadAnswer(body []byte, version ProtocolVersion, binding Binding, stream bo
 	default:
 		return nil, mkErr("ReadAnswer", r, C.a2a_buffer_last_error(buf))
 	}
-	var a Answer
-	if err := json.Unmarshal(goBytes(C.a2a_buffer_bytes(buf)), &a); err != nil {
-		return nil, err
-	}
-	return &a, nil
+	return goBytes(C.a2a_buffer_bytes(buf)), nil
 }

@@ -259,8 +259,14 @@ type answerJSON struct {
 
 // UnmarshalJSON reads the canonical JSON of an answer.
 func (a *Answer) UnmarshalJSON(b []byte) error {
+	return a.fromJSON(b, string(b))
+}
+
+// fromJSON is UnmarshalJSON of a text given both ways: doc (the same bytes as b) is what
+// the fast reader reads, and its strings point into it.
+func (a *Answer) fromJSON(b []byte, doc string) error {
 	var j answerJSON
-	err := readAnswerJSON(b, &j) // the canonical shape without reflection (answer_fast.go)
+	err := readAnswerDoc(doc, &j) // the canonical shape without reflection (answer_fast.go)
 	if err != nil {
 		j = answerJSON{}
 		err = json.Unmarshal(b, &j)
@@ -312,19 +318,19 @@ func (a *Answer) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf("a2a: unknown answer kind %q", head.Kind)
 }
 
-// readResultJSON reads the answer an outcome carries from its result_json view (nil when
-// the view is absent).
-func readResultJSON(v C.struct_a2a_str) *Answer {
+// readResultJSON reads the answer an outcome carries from doc, a Go copy of its
+// result_json view (nil when the view is absent).
+func readResultJSON(v C.struct_a2a_str, doc string) *Answer {
 	if v.ptr == nil {
 		return nil
 	}
 	var a Answer
-	// Read in place: the view is valid until the outcome is freed, and encoding/json keeps
-	// no reference to its input (every string and RawMessage is copied out).
+	// encoding/json, when the fast reader leaves the text to it, reads the library's view
+	// in place: it is valid until the outcome is freed, and encoding/json keeps no
+	// reference to its input (every string and RawMessage is copied out). Straight to the
+	// reader: json.Unmarshal(text, &a) would validate the whole document once more.
 	text := unsafe.Slice((*byte)(unsafe.Pointer(v.ptr)), int(v.len))
-	// Straight to the reader: json.Unmarshal(text, &a) would validate the whole document
-	// once more before handing it to it.
-	if err := a.UnmarshalJSON(text); err != nil {
+	if err := a.fromJSON(text, doc); err != nil {
 		// The library renders valid canonical JSON; a failure here is a binding bug.
 		panic(fmt.Sprintf("a2a: answer JSON from the library does not read: %v", err))
 	}

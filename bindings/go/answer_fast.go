@@ -36,10 +36,16 @@ type fastScan struct {
 
 // readAnswerJSON reads b into j as json.Unmarshal would, or returns errNotFast.
 func readAnswerJSON(b []byte, j *answerJSON) error {
-	if !utf8.Valid(b) {
+	return readAnswerDoc(string(b), j)
+}
+
+// readAnswerDoc is readAnswerJSON of a text already in a string: the strings read point
+// into doc.
+func readAnswerDoc(doc string, j *answerJSON) error {
+	if !utf8.ValidString(doc) {
 		return errNotFast
 	}
-	s := fastScan{doc: string(b)}
+	s := fastScan{doc: doc}
 	if err := s.answer(j); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package a2a
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -178,4 +179,33 @@ func FuzzFastAnswer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		checkFastAnswer(t, text)
 	})
+}
+
+// TestFastAnswerKnowsEveryField: the fast reader's field lists are the json names of the
+// types it fills, so that a field added to one of them is not skipped as unknown.
+func TestFastAnswerKnowsEveryField(t *testing.T) {
+	tags := func(v any) []string {
+		var out []string
+		ty := reflect.TypeOf(v)
+		for i := range ty.NumField() {
+			if tag, _, _ := strings.Cut(ty.Field(i).Tag.Get("json"), ","); tag != "" {
+				out = append(out, tag)
+			}
+		}
+		return out
+	}
+	same := func(name string, got, want []string) {
+		g := append([]string(nil), got...)
+		w := append([]string(nil), want...)
+		slices.Sort(g)
+		slices.Sort(w)
+		if !slices.Equal(g, w) {
+			t.Errorf("%s: fast reader knows %v, the type has %v", name, g, w)
+		}
+	}
+	same("answerJSON", answerFields, tags(answerJSON{}))
+	same("partJSON", partFields, tags(partJSON{}))
+	same("Message", messageFields, tags(Message{}))
+	same("TaskStatus", statusFields, tags(TaskStatus{}))
+	same("Artifact", artifactFields, tags(Artifact{}))
 }

@@ -17,7 +17,9 @@ import (
 // field's name case-insensitively (encoding/json would take it), a repeated field, a key
 // with escapes, a value of the wrong type, a lone UTF-16 surrogate or invalid UTF-8
 // (encoding/json replaces them), a number encoding/json refuses, and nesting deeper than
-// encoding/json allows. Standard library only, as the rest of the binding.
+// encoding/json allows. Standard library only, as the rest of the binding (the module has
+// no dependencies; the well-kept faster JSON libraries for Go either generate code per type
+// or are a dependency, and still read into any shape, not this one).
 
 // errNotFast: the fast reader does not read this text; encoding/json does.
 var errNotFast = errors.New("a2a: answer JSON not read by the fast reader")

@@ -268,6 +268,7 @@ func (a *Answer) fromJSON(b []byte, doc string) error {
 	var j answerJSON
 	err := readAnswerDoc(doc, &j) // the canonical shape without reflection (answer_fast.go)
 	if err != nil {
+		answerFallbacks.Add(1)
 		j = answerJSON{}
 		err = json.Unmarshal(b, &j)
 	}

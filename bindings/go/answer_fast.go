@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -20,6 +21,10 @@ import (
 // encoding/json allows. Standard library only, as the rest of the binding (the module has
 // no dependencies; the well-kept faster JSON libraries for Go either generate code per type
 // or are a dependency, and still read into any shape, not this one).
+
+// answerFallbacks counts the answers the fast reader left to encoding/json (the tests
+// check that the library's own texts never are).
+var answerFallbacks atomic.Int64
 
 // errNotFast: the fast reader does not read this text; encoding/json does.
 var errNotFast = errors.New("a2a: answer JSON not read by the fast reader")

@@ -2,6 +2,10 @@ package a2a
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -208,4 +212,82 @@ func TestFastAnswerKnowsEveryField(t *testing.T) {
 	same("Message", messageFields, tags(Message{}))
 	same("TaskStatus", statusFields, tags(TaskStatus{}))
 	same("Artifact", artifactFields, tags(Artifact{}))
+}
+
+// TestFastAnswerReadsDriverAnswers: every answer the driver hands out for a send and for a
+// stream (each item and the assembled end; status and artifact updates, every part kind,
+// metadata, escapes) takes the fast path, and reads to the expected values.
+func TestFastAnswerReadsDriverAnswers(t *testing.T) {
+	events := []string{
+		`{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"submitted"},"metadata":{"m":[1,{"x":null}]}}`,
+		`{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"working","message":{"kind":"message","role":"agent","messageId":"m-1","parts":[{"kind":"text","text":"th\u00e9 \"quoted\"\n"}]}},"final":false}`,
+		`{"kind":"artifact-update","taskId":"t-1","contextId":"c-1","artifact":{"artifactId":"a-1","name":"n","parts":[{"kind":"text","text":"one"}]}}`,
+		`{"kind":"artifact-update","taskId":"t-1","contextId":"c-1","append":true,"lastChunk":true,"artifact":{"artifactId":"a-1","parts":[{"kind":"data","data":{"k":[1.5,true,"s"]},"metadata":{"p":1}},{"kind":"file","file":{"bytes":"aGk=","mimeType":"text/plain","name":"f.txt"}},{"kind":"file","file":{"uri":"https://x/y","mimeType":"application/pdf"}}]}}`,
+		`{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"completed","timestamp":"2026-01-01T00:00:00Z"},"final":true}`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.Unmarshal(raw, &req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if req.Method == "message/send" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"kind":"task","id":"t-2","contextId":"c-2","status":{"state":"completed"},"artifacts":[{"artifactId":"a","parts":[{"kind":"text","text":"done \ud83d\ude00"}]}]}}`, req.ID)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, e := range events {
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", req.ID, e)
+		}
+	}))
+	defer srv.Close()
+	cfg := DefaultClientConfig()
+	cfg.AllowHTTP = true
+	c, err := NewClientWithTarget(srv.URL+"/", V03, JSONRPC, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	before := answerFallbacks.Load()
+	o, err := c.SendText("hi", nil)
+	if err != nil || o.Result == nil || o.Result.Text == nil || *o.Result.Text != "done 😀" {
+		t.Fatalf("send: %v %+v", err, o)
+	}
+	o.Close()
+	s, err := c.StreamText("hi", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var kinds []string
+	for range 10 {
+		ev, err := s.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == StreamEventEnd {
+			task := ev.Outcome.Result.Task
+			if task == nil || len(task.Artifacts) != 1 || len(task.Artifacts[0].Parts) != 4 ||
+				string(task.Artifacts[0].Parts[2].Bytes) != "hi" || task.Metadata["m"] == nil {
+				t.Fatalf("end answer %+v", ev.Outcome.Result)
+			}
+			break
+		}
+		kinds = append(kinds, ev.Item.Outcome.Result.Kind)
+		if u := ev.Item.Outcome.Result.Update; u != nil && u.Status != nil && u.Status.Message != nil &&
+			u.Status.Message.Parts[0].Text != "thé \"quoted\"\n" {
+			t.Errorf("status text %q", u.Status.Message.Parts[0].Text)
+		}
+	}
+	if strings.Join(kinds, ",") != "task,status-update,artifact-update,artifact-update,status-update" {
+		t.Errorf("items %v", kinds)
+	}
+	if n := answerFallbacks.Load() - before; n != 0 {
+		t.Errorf("%d of the driver's answers were left to encoding/json", n)
+	}
 }

@@ -259,8 +259,20 @@ type answerJSON struct {
 
 // UnmarshalJSON reads the canonical JSON of an answer.
 func (a *Answer) UnmarshalJSON(b []byte) error {
+	return a.fromJSON(b, string(b))
+}
+
+// fromJSON is UnmarshalJSON of a text given both ways: doc (the same bytes as b) is what
+// the fast reader reads, and its strings point into it.
+func (a *Answer) fromJSON(b []byte, doc string) error {
 	var j answerJSON
-	if err := json.Unmarshal(b, &j); err == nil {
+	err := readAnswerDoc(doc, &j) // the canonical shape without reflection (answer_fast.go)
+	if err != nil {
+		answerFallbacks.Add(1)
+		j = answerJSON{}
+		err = json.Unmarshal(b, &j)
+	}
+	if err == nil {
 		switch j.Kind {
 		case "task":
 			t := &Task{ID: j.ID, ContextID: j.ContextID, Artifacts: j.Artifacts, History: j.History, Metadata: j.Metadata}
@@ -307,19 +319,19 @@ func (a *Answer) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf("a2a: unknown answer kind %q", head.Kind)
 }
 
-// readResultJSON reads the answer an outcome carries from its result_json view (nil when
-// the view is absent).
-func readResultJSON(v C.struct_a2a_str) *Answer {
+// readResultJSON reads the answer an outcome carries from doc, a Go copy of its
+// result_json view (nil when the view is absent).
+func readResultJSON(v C.struct_a2a_str, doc string) *Answer {
 	if v.ptr == nil {
 		return nil
 	}
 	var a Answer
-	// Read in place: the view is valid until the outcome is freed, and encoding/json keeps
-	// no reference to its input (every string and RawMessage is copied out).
+	// encoding/json, when the fast reader leaves the text to it, reads the library's view
+	// in place: it is valid until the outcome is freed, and encoding/json keeps no
+	// reference to its input (every string and RawMessage is copied out). Straight to the
+	// reader: json.Unmarshal(text, &a) would validate the whole document once more.
 	text := unsafe.Slice((*byte)(unsafe.Pointer(v.ptr)), int(v.len))
-	// Straight to the reader: json.Unmarshal(text, &a) would validate the whole document
-	// once more before handing it to it.
-	if err := a.UnmarshalJSON(text); err != nil {
+	if err := a.fromJSON(text, doc); err != nil {
 		// The library renders valid canonical JSON; a failure here is a binding bug.
 		panic(fmt.Sprintf("a2a: answer JSON from the library does not read: %v", err))
 	}
@@ -374,6 +386,20 @@ func (c *Client) StreamMessage(parts []Part, metadata map[string]any, opts *Clie
 // together. It returns nil, nil for a stream without events, and an error wrapping
 // CodeAnswerUnreadable that says what could not be read and where.
 func ReadAnswer(body []byte, version ProtocolVersion, binding Binding, stream bool) (*Answer, error) {
+	text, err := readAnswerText(body, version, binding, stream)
+	if text == nil || err != nil {
+		return nil, err
+	}
+	var a Answer
+	if err := json.Unmarshal(text, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// readAnswerText is the canonical JSON text a2a_answer_read renders (nil, nil: a stream
+// without events).
+func readAnswerText(body []byte, version ProtocolVersion, binding Binding, stream bool) ([]byte, error) {
 	var buf *C.a2a_buffer
 	if r := C.a2a_buffer_new(&buf); r != C.A2A_OK {
 		return nil, codeErr("ReadAnswer", r)
@@ -389,9 +415,5 @@ func ReadAnswer(body []byte, version ProtocolVersion, binding Binding, stream bo
 	default:
 		return nil, mkErr("ReadAnswer", r, C.a2a_buffer_last_error(buf))
 	}
-	var a Answer
-	if err := json.Unmarshal(goBytes(C.a2a_buffer_bytes(buf)), &a); err != nil {
-		return nil, err
-	}
-	return &a, nil
+	return goBytes(C.a2a_buffer_bytes(buf)), nil
 }

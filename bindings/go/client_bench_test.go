@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkClientSendText is one SendText through the reference driver per iteration,
@@ -44,5 +46,96 @@ func BenchmarkClientSendText(b *testing.B) {
 			b.Fatalf("unexpected outcome: %+v", o)
 		}
 		o.Close()
+	}
+}
+
+// BenchmarkClientStreamText is one StreamText of 200 events through the reference driver per
+// iteration (a submitted task, a working status, 197 artifact updates with distinct ids,
+// the completed status), against a loopback server in this process that writes them at
+// once in one response: the binding's and the driver's cost per stream item. Every item
+// and the assembled answer are checked.
+func BenchmarkClientStreamText(b *testing.B) {
+	const events = 200
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal(raw, &req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var body strings.Builder
+		ev := func(id json.RawMessage, result string) {
+			fmt.Fprintf(&body, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, result)
+		}
+		ev(req.ID, `{"kind":"task","id":"task-1","contextId":"ctx-1","status":{"state":"submitted"}}`)
+		ev(req.ID, `{"kind":"status-update","taskId":"task-1","contextId":"ctx-1","status":{"state":"working"},"final":false}`)
+		for i := range events - 3 {
+			ev(req.ID, fmt.Sprintf(`{"kind":"artifact-update","taskId":"task-1","contextId":"ctx-1","artifact":{"artifactId":"chunk-%d","parts":[{"kind":"text","text":"chunk %d"}]},"lastChunk":true}`, i, i))
+		}
+		ev(req.ID, `{"kind":"status-update","taskId":"task-1","contextId":"ctx-1","status":{"state":"completed","timestamp":"2026-01-01T00:00:00Z"},"final":true}`)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, body.String())
+	}))
+	defer srv.Close()
+	cfg := DefaultClientConfig()
+	cfg.AllowHTTP = true
+	c, err := NewClientWithTarget(srv.URL+"/", V03, JSONRPC, &cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := c.StreamText("hi", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		items, last := 0, ""
+		for {
+			ev, err := s.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ev.Kind == StreamEventItem {
+				items++
+				if u := ev.Item.Outcome.Result.Update; u != nil && u.Artifact != nil {
+					last = u.Artifact.Parts[0].Text
+				}
+				continue
+			}
+			if ev.Kind != StreamEventEnd || ev.Outcome.State == nil || *ev.Outcome.State != StateCompleted ||
+				len(ev.Outcome.Result.Task.Artifacts) != events-3 {
+				b.Fatalf("unexpected end: %+v", ev)
+			}
+			break
+		}
+		if items != events || last != fmt.Sprintf("chunk %d", events-4) {
+			b.Fatalf("%d items, last %q", items, last)
+		}
+		s.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*events), "ns/event")
+}
+
+// BenchmarkStreamTrackerItem is one 0.3 artifact-update event through StreamTracker.OnEvent
+// per iteration: the library types it, the binding copies the item and its outcome (the
+// per-item copy of a stream, without the network and the answer, which only the driver's
+// stream items carry). Every item is checked.
+func BenchmarkStreamTrackerItem(b *testing.B) {
+	now := time.Unix(1_700_000_000, 0)
+	tr, err := NewStreamTracker(Asked{Version: V03, Binding: JSONRPC, Method: "message/stream", RequestID: "1"}, 0, now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	data := []byte(`{"jsonrpc":"2.0","id":1,"result":{"kind":"artifact-update","taskId":"task-1","contextId":"ctx-1","artifact":{"artifactId":"chunk-1","parts":[{"kind":"text","text":"chunk 1"}]},"append":true}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		it, err := tr.OnEvent(now, "", data)
+		if err != nil || it == nil || it.Kind != ItemArtifactUpdate || *it.ArtifactID != "chunk-1" || *it.Outcome.TaskID != "task-1" {
+			b.Fatalf("unexpected item %+v, %v", it, err)
+		}
 	}
 }

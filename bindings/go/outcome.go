@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // Asked is what the caller asked; every part is optional (zero: detect from the body).
@@ -92,30 +93,71 @@ type outcomeRef struct {
 
 // readOutcome copies every field of a library outcome into Go memory: one
 // a2a_outcome_get_info call for all of them (a cgo call per field cost more than the rest
-// of the copy), then the remote hint's pairs, if any.
+// of the copy), then the remote hint's pairs, if any. The optional texts and the answer's
+// JSON are copied into one Go string, and the texts' pointers share one array: two
+// allocations for all of them instead of two per text (the strings keep that one copy
+// alive together; it is no larger than the texts and the answer's JSON).
 func readOutcome(h *C.a2a_outcome) Outcome {
 	var in C.struct_a2a_outcome_info
 	if C.a2a_outcome_get_info(h, &in) != C.A2A_OK {
 		panic("a2a: a2a_outcome_get_info refused a live outcome")
 	}
+	views := [...]C.struct_a2a_str{in.reason, in.message, in.data, in.task_id, in.context_id,
+		in.text, in.error_id, in.hint, in.body_excerpt, in.cancel_origin, in.result_json}
+	const nTexts = len(views) - 1 // the last, result_json, is read into Result
+	total, present := 0, 0
+	for _, v := range views {
+		if v.ptr != nil {
+			total += int(v.len)
+			present++
+		}
+	}
+	var all string
+	if total > 0 {
+		buf := make([]byte, 0, total)
+		for _, v := range views {
+			if v.ptr != nil && v.len > 0 {
+				buf = append(buf, unsafe.Slice((*byte)(unsafe.Pointer(v.ptr)), int(v.len))...)
+			}
+		}
+		all = unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is never written again
+	}
+	var texts [nTexts + 1]*string
+	var strs []string
+	if present > 0 {
+		strs = make([]string, 0, present)
+	}
+	off := 0
+	for i, v := range views {
+		if v.ptr == nil {
+			continue
+		}
+		strs = append(strs, all[off:off+int(v.len)])
+		off += int(v.len)
+		texts[i] = &strs[len(strs)-1]
+	}
+	var result *Answer
+	if texts[nTexts] != nil {
+		result = readResultJSON(in.result_json, *texts[nTexts])
+	}
 	o := Outcome{
 		Channel:      Channel(in.channel),
 		Success:      bool(in.is_success),
-		Reason:       goOptStr(in.reason),
-		Message:      goOptStr(in.message),
-		Data:         goOptStr(in.data),
-		TaskID:       goOptStr(in.task_id),
-		ContextID:    goOptStr(in.context_id),
-		Text:         goOptStr(in.text),
-		ErrorID:      goOptStr(in.error_id),
-		Hint:         goOptStr(in.hint),
-		BodyExcerpt:  goOptStr(in.body_excerpt),
+		Reason:       texts[0],
+		Message:      texts[1],
+		Data:         texts[2],
+		TaskID:       texts[3],
+		ContextID:    texts[4],
+		Text:         texts[5],
+		ErrorID:      texts[6],
+		Hint:         texts[7],
+		BodyExcerpt:  texts[8],
 		Terminal:     bool(in.terminal),
 		Retry:        Retry(in.retry),
 		ExitCode:     int(in.exit_code),
-		Result:       readResultJSON(in.result_json),
+		Result:       result,
 		LeakedDetail: bool(in.leaked_detail),
-		CancelOrigin: goOptStr(in.cancel_origin),
+		CancelOrigin: texts[9],
 	}
 	if in.has_http_status {
 		v := int(in.http_status)

@@ -55,6 +55,53 @@ static const char *const ITEM_FIELDS[] = {
 enum { I_KIND, I_OUTCOME, I_FINAL, I_ARTIFACT_ID, I_APPEND, I_LAST_CHUNK, I_ENDS, I_COUNT };
 static PyObject *outcome_names[O_COUNT], *item_names[I_COUNT];
 
+/* The answer's classes (a2a_core.answer), built here from the canonical JSON's parsed dict
+ * (a fixed, documented shape: ffi/README.md) as answer_from_json builds them, and the
+ * readers: the json module's C scanner for the text, Python's answer_from_json for any
+ * dict this code does not build itself (file parts, unknown kinds, missing keys: Python
+ * then builds it or raises exactly what it raises). Set by setup; NULL: read_answer reads. */
+enum { A_TEXT, A_DATA, A_FILE, A_MESSAGE, A_STATUS, A_ARTIFACT, A_TASK, A_STATUS_UPDATE,
+       A_ARTIFACT_UPDATE, A_COUNT };
+static PyObject *answer_cls[A_COUNT], *scan_json, *answer_from_dict;
+static allocfunc answer_alloc[A_COUNT];
+/* Every key and attribute name the answer builder uses, interned once. */
+enum {
+  K_KIND, K_TEXT, K_DATA, K_METADATA, K_MEDIA_TYPE, K_NAME, K_MESSAGE_ID, K_ROLE, K_PARTS,
+  K_CONTEXT_ID, K_TASK_ID, K_STATE, K_MESSAGE, K_TIMESTAMP, K_ARTIFACT_ID, K_DESCRIPTION,
+  K_ID, K_STATUS, K_ARTIFACTS, K_HISTORY, K_FINAL, K_ARTIFACT, K_APPEND, K_LAST_CHUNK,
+  K_COUNT
+};
+static const char *const KEY_NAMES[] = {
+    "kind", "text", "data", "metadata", "media_type", "name", "message_id", "role", "parts",
+    "context_id", "task_id", "state", "message", "timestamp", "artifact_id", "description",
+    "id", "status", "artifacts", "history", "final", "artifact", "append", "last_chunk",
+};
+static PyObject *keys[K_COUNT];
+/* The kind words, and the fields of each class in the order the builder sets them (setup
+ * returns these lists: Python checks them against the dataclasses' fields). */
+enum { W_TEXT, W_DATA, W_FILE, W_MESSAGE, W_TASK, W_STATUS_UPDATE, W_ARTIFACT_UPDATE, W_COUNT };
+static const char *const KIND_WORDS[] = {
+    "text", "data", "file", "message", "task", "status-update", "artifact-update",
+};
+static PyObject *kind_words[W_COUNT];
+static const int F_TEXT[] = {K_TEXT, K_METADATA, K_MEDIA_TYPE, K_NAME, K_KIND, -1};
+static const int F_DATA[] = {K_DATA, K_METADATA, K_MEDIA_TYPE, K_NAME, K_KIND, -1};
+static const int F_MESSAGE[] = {K_MESSAGE_ID, K_ROLE, K_PARTS, K_CONTEXT_ID, K_TASK_ID,
+                                K_METADATA, K_KIND, -1};
+static const int F_STATUS[] = {K_STATE, K_MESSAGE, K_TIMESTAMP, -1};
+static const int F_ARTIFACT[] = {K_ARTIFACT_ID, K_PARTS, K_NAME, K_DESCRIPTION, K_METADATA, -1};
+static const int F_TASK[] = {K_ID, K_CONTEXT_ID, K_STATUS, K_ARTIFACTS, K_HISTORY, K_METADATA,
+                             K_KIND, -1};
+static const int F_STATUS_UPDATE[] = {K_TASK_ID, K_CONTEXT_ID, K_STATUS, K_FINAL, K_METADATA,
+                                      K_KIND, -1};
+static const int F_ARTIFACT_UPDATE[] = {K_TASK_ID, K_CONTEXT_ID, K_ARTIFACT, K_APPEND,
+                                        K_LAST_CHUNK, K_METADATA, K_KIND, -1};
+/* Per class (A_*): its fields, NULL for FilePart (built by Python). */
+static const int *const CLASS_FIELDS[A_COUNT] = {
+    F_TEXT, F_DATA, NULL, F_MESSAGE, F_STATUS, F_ARTIFACT, F_TASK, F_STATUS_UPDATE,
+    F_ARTIFACT_UPDATE,
+};
+
 static PyObject *names_tuple(const char *const *names, Py_ssize_t n) {
   PyObject *t = PyTuple_New(n);
   if (t == NULL) return NULL;
@@ -123,6 +170,212 @@ static PyObject *blank(PyObject *cls) {
   return PyObject_CallFunctionObjArgs(object_new, cls, NULL);
 }
 
+/* --- the answer ------------------------------------------------------------------------
+ * Convention of the builders below: a new reference, or NULL with an exception set (a real
+ * error), or NULL with none set: "not built here", and the whole answer is then handed to
+ * Python's answer_from_json (which builds it, or raises what the pure path raises). */
+
+/* d[key] (borrowed), NULL (no exception) when d lacks it. */
+static PyObject *req(PyObject *d, int key) { return PyDict_GetItemWithError(d, keys[key]); }
+
+/* d.get(key) as a new reference (None when absent). */
+static PyObject *opt(PyObject *d, int key) {
+  PyObject *v = PyDict_GetItemWithError(d, keys[key]);
+  if (v == NULL) {
+    if (PyErr_Occurred()) return NULL;
+    v = Py_None;
+  }
+  Py_INCREF(v);
+  return v;
+}
+
+/* Which kind word `k` is (W_*), -1 for anything else (absent, not a str, unknown). */
+static int kind_of(PyObject *d) {
+  PyObject *k = PyDict_GetItemWithError(d, keys[K_KIND]);
+  if (k == NULL || !PyUnicode_CheckExact(k)) return -1;
+  for (int w = 0; w < W_COUNT; w++) {
+    if (k == kind_words[w]) return w;
+    int eq = PyUnicode_Compare(k, kind_words[w]);
+    if (eq == 0) return w;
+    if (eq == -1 && PyErr_Occurred()) return -1;
+  }
+  return -1;
+}
+
+/* An instance of answer class `c` with its fields (CLASS_FIELDS[c], in order) set to
+ * `values` (stolen; a NULL among them means failure, see the convention above). */
+static PyObject *make(int c, PyObject **values) {
+  const int *f = CLASS_FIELDS[c];
+  int n = 0;
+  while (f[n] >= 0) n++;
+  for (int k = 0; k < n; k++)
+    if (values[k] == NULL) {
+      for (int j = 0; j < n; j++) Py_XDECREF(values[j]);
+      return NULL;
+    }
+  PyObject *obj = answer_alloc[c]((PyTypeObject *)answer_cls[c], 0);
+  if (obj == NULL) {
+    for (int j = 0; j < n; j++) Py_DECREF(values[j]);
+    return NULL;
+  }
+  PyObject *names[8];
+  for (int k = 0; k < n; k++) names[k] = keys[f[k]];
+  if (set_all(obj, names, values, n) < 0) {
+    Py_DECREF(obj);
+    return NULL;
+  }
+  return obj;
+}
+
+static PyObject *kind_value(int w) {
+  Py_INCREF(kind_words[w]);
+  return kind_words[w];
+}
+
+/* A required value (new reference); NULL without an exception when absent. */
+static PyObject *need(PyObject *d, int key) {
+  PyObject *v = req(d, key);
+  Py_XINCREF(v);
+  return v;
+}
+
+static PyObject *part(PyObject *d) {
+  if (!PyDict_CheckExact(d)) return NULL;
+  int w = kind_of(d);
+  if (PyErr_Occurred()) return NULL;
+  if (w != W_TEXT && w != W_DATA) return NULL; /* files (base64) and errors: Python */
+  PyObject *v[5] = {need(d, w == W_TEXT ? K_TEXT : K_DATA), opt(d, K_METADATA),
+                    opt(d, K_MEDIA_TYPE), opt(d, K_NAME), kind_value(w)};
+  return make(w == W_TEXT ? A_TEXT : A_DATA, v);
+}
+
+/* tuple(build(x) for x in d[key]) for a list value. */
+static PyObject *tuple_of(PyObject *d, int key, PyObject *(*build)(PyObject *)) {
+  PyObject *list = req(d, key);
+  if (list == NULL || !PyList_CheckExact(list)) return NULL;
+  Py_ssize_t n = PyList_Size(list);
+  PyObject *t = PyTuple_New(n);
+  if (t == NULL) return NULL;
+  for (Py_ssize_t k = 0; k < n; k++) {
+    PyObject *x = build(PyList_GetItem(list, k));
+    if (x == NULL) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SetItem(t, k, x);
+  }
+  return t;
+}
+
+static PyObject *message(PyObject *d) {
+  if (!PyDict_CheckExact(d)) return NULL;
+  PyObject *v[7] = {need(d, K_MESSAGE_ID), need(d, K_ROLE), tuple_of(d, K_PARTS, part),
+                    opt(d, K_CONTEXT_ID), opt(d, K_TASK_ID), opt(d, K_METADATA),
+                    kind_value(W_MESSAGE)};
+  return make(A_MESSAGE, v);
+}
+
+/* `_message(m) if m else None` */
+static PyObject *opt_message(PyObject *d) {
+  PyObject *m = req(d, K_MESSAGE);
+  if (m == NULL && PyErr_Occurred()) return NULL;
+  int truth = m == NULL ? 0 : PyObject_IsTrue(m);
+  if (truth < 0) return NULL;
+  if (!truth) Py_RETURN_NONE;
+  return message(m);
+}
+
+static PyObject *status(PyObject *d) {
+  if (d == NULL || !PyDict_CheckExact(d)) return NULL;
+  PyObject *v[3] = {need(d, K_STATE), opt_message(d), opt(d, K_TIMESTAMP)};
+  return make(A_STATUS, v);
+}
+
+static PyObject *artifact(PyObject *d) {
+  if (d == NULL || !PyDict_CheckExact(d)) return NULL;
+  PyObject *v[5] = {need(d, K_ARTIFACT_ID), tuple_of(d, K_PARTS, part), opt(d, K_NAME),
+                    opt(d, K_DESCRIPTION), opt(d, K_METADATA)};
+  return make(A_ARTIFACT, v);
+}
+
+/* `bool(d.get(key))` */
+static PyObject *flag(PyObject *d, int key) {
+  PyObject *x = req(d, key);
+  if (x == NULL && PyErr_Occurred()) return NULL;
+  int truth = x == NULL ? 0 : PyObject_IsTrue(x);
+  return truth < 0 ? NULL : new_bool(truth);
+}
+
+/* answer_from_json's four kinds. */
+static PyObject *answer(PyObject *d) {
+  if (!PyDict_CheckExact(d)) return NULL;
+  switch (kind_of(d)) {
+    case W_TASK: {
+      PyObject *v[7] = {need(d, K_ID), opt(d, K_CONTEXT_ID), status(req(d, K_STATUS)),
+                        tuple_of(d, K_ARTIFACTS, artifact), tuple_of(d, K_HISTORY, message),
+                        opt(d, K_METADATA), kind_value(W_TASK)};
+      return make(A_TASK, v);
+    }
+    case W_MESSAGE:
+      return message(d);
+    case W_STATUS_UPDATE: {
+      PyObject *v[6] = {need(d, K_TASK_ID), opt(d, K_CONTEXT_ID), status(req(d, K_STATUS)),
+                        flag(d, K_FINAL), opt(d, K_METADATA), kind_value(W_STATUS_UPDATE)};
+      return make(A_STATUS_UPDATE, v);
+    }
+    case W_ARTIFACT_UPDATE: {
+      PyObject *v[7] = {need(d, K_TASK_ID), opt(d, K_CONTEXT_ID), artifact(req(d, K_ARTIFACT)),
+                        flag(d, K_APPEND), flag(d, K_LAST_CHUNK), opt(d, K_METADATA),
+                        kind_value(W_ARTIFACT_UPDATE)};
+      return make(A_ARTIFACT_UPDATE, v);
+    }
+    default:
+      return NULL;
+  }
+}
+
+/* The answer from its canonical JSON text: parsed by the json module's scanner (the value
+ * must fill the text), built here; whatever is not read or built here goes to read_answer
+ * (Python's reader of the text), so both paths give the same objects and errors. */
+static PyObject *answer_from_text(PyObject *text) {
+  if (scan_json != NULL) {
+    PyObject *zero = PyLong_FromLong(0);
+    PyObject *r = zero ? PyObject_CallFunctionObjArgs(scan_json, text, zero, NULL) : NULL;
+    Py_XDECREF(zero);
+    if (r == NULL) {
+      if (!PyErr_ExceptionMatches(PyExc_StopIteration) && !PyErr_ExceptionMatches(PyExc_ValueError))
+        return NULL;
+      PyErr_Clear();
+    } else {
+      PyObject *d = PyTuple_Check(r) && PyTuple_Size(r) == 2 ? PyTuple_GetItem(r, 0) : NULL;
+      Py_ssize_t end = d ? PyLong_AsSsize_t(PyTuple_GetItem(r, 1)) : -1;
+      if (end == -1 && PyErr_Occurred()) {
+        Py_DECREF(r);
+        return NULL;
+      }
+      if (d != NULL && end == PyUnicode_GetLength(text)) {
+        PyObject *a = answer(d);
+        if (a == NULL && !PyErr_Occurred())
+          a = PyObject_CallFunctionObjArgs(answer_from_dict, d, NULL);
+        Py_DECREF(r);
+        return a;
+      }
+      Py_DECREF(r);
+    }
+  }
+  return PyObject_CallFunctionObjArgs(read_answer, text, NULL);
+}
+
+/* answer(text: str) -> the answer (for the tests: compared with Python's reader). */
+static PyObject *sp_answer(PyObject *self, PyObject *text) {
+  (void)self;
+  if (!PyUnicode_Check(text)) {
+    PyErr_SetString(PyExc_TypeError, "answer: text must be a str");
+    return NULL;
+  }
+  return answer_from_text(text);
+}
+
 /* An Outcome from a live `a2a_outcome *` (its fields copied now); `owned` becomes its
  * `_owned` (the handle's owner, or None for a borrowed outcome). */
 static PyObject *outcome_from(const a2a_outcome *ptr, PyObject *owned) {
@@ -155,7 +408,7 @@ static PyObject *outcome_from(const a2a_outcome *ptr, PyObject *owned) {
   PyObject *result;
   if (i.result_json.ptr != NULL) {
     PyObject *text = view_str(i.result_json);
-    result = text ? PyObject_CallFunctionObjArgs(read_answer, text, NULL) : NULL;
+    result = text ? answer_from_text(text) : NULL;
     Py_XDECREF(text);
     if (result == NULL) {
       Py_DECREF(hint);
@@ -404,16 +657,30 @@ fail:
   return NULL;
 }
 
-/* setup(Outcome, StreamItem, Event, read_answer, tables[, direct]) with tables the vocabulary
- * dicts (Channel, Retry, ErrorName, TaskState, RequestSent, ProtocolVersion, Binding,
- * StreamItemKind) and `direct` whether Events may be allocated directly (see event_alloc).
- * Returns (outcome fields, stream item fields) for Python to check. */
+/* setup(Outcome, StreamItem, Event, read_answer, tables[, direct[, answer_classes, scanner,
+ * answer_from_json]]) with tables the vocabulary dicts (Channel, Retry, ErrorName, TaskState,
+ * RequestSent, ProtocolVersion, Binding, StreamItemKind), `direct` whether Events may be
+ * allocated directly (see event_alloc), and the answer's classes (in A_* order), the json
+ * scanner and Python's dict reader for building answers here. Returns (outcome fields,
+ * stream item fields, answer classes' fields) for Python to check. */
 static PyObject *sp_setup(PyObject *self, PyObject *args) {
-  PyObject *oc, *ic, *ec, *ra, *tables;
+  PyObject *oc, *ic, *ec, *ra, *tables, *acls = NULL, *scan = NULL, *from_dict = NULL;
   int direct = 0;
   (void)self;
-  if (!PyArg_ParseTuple(args, "OOOOO!|p", &oc, &ic, &ec, &ra, &PyTuple_Type, &tables, &direct))
+  if (!PyArg_ParseTuple(args, "OOOOO!|pO!OO", &oc, &ic, &ec, &ra, &PyTuple_Type, &tables,
+                        &direct, &PyTuple_Type, &acls, &scan, &from_dict))
     return NULL;
+  if (acls != NULL) {
+    if (PyTuple_Size(acls) != A_COUNT || scan == NULL || from_dict == NULL) {
+      PyErr_SetString(PyExc_ValueError, "setup: the answer's classes, scanner and reader");
+      return NULL;
+    }
+    for (Py_ssize_t k = 0; k < A_COUNT; k++)
+      if (!PyType_Check(PyTuple_GetItem(acls, k))) {
+        PyErr_SetString(PyExc_TypeError, "setup: the answer's classes must be classes");
+        return NULL;
+      }
+  }
   PyObject **slots[] = {&t_channel, &t_retry, &t_error, &t_state, &t_sent, &t_version,
                         &t_binding, &t_item_kind};
   const Py_ssize_t n = (Py_ssize_t)(sizeof slots / sizeof slots[0]);
@@ -438,13 +705,52 @@ static PyObject *sp_setup(PyObject *self, PyObject *args) {
   replace(&event_cls, ec);
   event_alloc = direct ? (allocfunc)PyType_GetSlot((PyTypeObject *)ec, Py_tp_alloc) : NULL;
   replace(&read_answer, ra);
+  /* The answer's classes: each one's fields, as this module sets them (None: not built
+   * here), for Python to check; without them the answers are read by read_answer. */
+  PyObject *af = PyTuple_New(A_COUNT);
+  if (af == NULL) return NULL;
+  for (int c = 0; c < A_COUNT; c++) {
+    PyObject *names;
+    if (CLASS_FIELDS[c] == NULL) {
+      names = Py_None;
+      Py_INCREF(names);
+    } else {
+      Py_ssize_t n = 0;
+      while (CLASS_FIELDS[c][n] >= 0) n++;
+      names = PyTuple_New(n);
+      for (Py_ssize_t k = 0; names != NULL && k < n; k++) {
+        Py_INCREF(keys[CLASS_FIELDS[c][k]]);
+        PyTuple_SetItem(names, k, keys[CLASS_FIELDS[c][k]]);
+      }
+    }
+    if (names == NULL) {
+      Py_DECREF(af);
+      return NULL;
+    }
+    PyTuple_SetItem(af, c, names);
+  }
+  Py_CLEAR(scan_json);
+  if (acls != NULL) {
+    for (int c = 0; c < A_COUNT; c++) {
+      replace(&answer_cls[c], PyTuple_GetItem(acls, c));
+      answer_alloc[c] = (allocfunc)PyType_GetSlot((PyTypeObject *)answer_cls[c], Py_tp_alloc);
+      if (answer_alloc[c] == NULL) {
+        Py_DECREF(af);
+        PyErr_SetString(PyExc_TypeError, "setup: an answer class has no tp_alloc");
+        return NULL;
+      }
+    }
+    replace(&answer_from_dict, from_dict);
+    replace(&scan_json, scan);
+  }
   PyObject *of = names_tuple(OUTCOME_FIELDS, O_COUNT);
   PyObject *itf = of ? names_tuple(ITEM_FIELDS, I_COUNT) : NULL;
   if (itf == NULL) {
     Py_XDECREF(of);
+    Py_DECREF(af);
     return NULL;
   }
-  return Py_BuildValue("(NN)", of, itf);
+  return Py_BuildValue("(NNN)", of, itf, af);
 }
 
 /* library_address() -> the address of a2a_version as this module's linked library has it:
@@ -460,6 +766,7 @@ static PyMethodDef methods[] = {
     {"outcome", sp_outcome, METH_VARARGS, "outcome(ptr, owned) -> Outcome."},
     {"stream_next", sp_stream_next, METH_O, "One client stream event (GIL released)."},
     {"sse_feed", sp_sse_feed, METH_VARARGS, "One packed SSE feed, events built in C."},
+    {"answer", sp_answer, METH_O, "answer(text) -> the answer of a canonical JSON text."},
     {"library_address", sp_library_address, METH_NOARGS, "Address of a2a_version."},
     {NULL, NULL, 0, NULL},
 };
@@ -484,5 +791,9 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     if ((outcome_names[k] = PyUnicode_InternFromString(OUTCOME_FIELDS[k])) == NULL) return NULL;
   for (int k = 0; k < I_COUNT; k++)
     if ((item_names[k] = PyUnicode_InternFromString(ITEM_FIELDS[k])) == NULL) return NULL;
+  for (int k = 0; k < K_COUNT; k++)
+    if ((keys[k] = PyUnicode_InternFromString(KEY_NAMES[k])) == NULL) return NULL;
+  for (int k = 0; k < W_COUNT; k++)
+    if ((kind_words[k] = PyUnicode_InternFromString(KIND_WORDS[k])) == NULL) return NULL;
   return PyModule_Create(&module);
 }

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _lib
+from .answer import _result_from_text
 from .errors import check
 from .vocab import (
     Binding,
@@ -61,12 +62,6 @@ JSON_KEYS = (
     'leaked_detail',
     'cancel_origin',
 )
-
-
-def _result_from_text(text: str) -> Any:
-    from .answer import _result_from_text as read
-
-    return read(text)
 
 
 def _text(ptr: int, size: int) -> str:

@@ -6,9 +6,12 @@
  * never a second copy). It builds, in C, the Python objects the pure-ctypes code would build
  * with one foreign call and one attribute read per field:
  *   - sse_feed: one packed feed of an SSE decoder, its events as `a2a_core.Event` tuples;
- *   - outcome: an `Outcome` from `a2a_outcome_get_info` (one call for all its fields);
+ *   - outcome: an `Outcome` from `a2a_outcome_get_info` (one call for all its fields), its
+ *     answer (`result`) built here too from the canonical JSON (scanned by the json module's
+ *     C scanner; see "the answer" below);
  *   - stream_next: one client stream event (`a2a_client_stream_next`, the GIL released
- *     while it blocks), its item built as a `StreamItem`.
+ *     while it blocks), its item built as a `StreamItem` and returned as it is;
+ *   - answer: the answer of one canonical JSON text (the tests compare it with Python's).
  * Everything else (errors, comments, limit errors, handles' ownership) stays in Python
  * (a2a_core/_lib.py decides whether this module is used; see the README's "Fast path").
  *
@@ -166,8 +169,13 @@ static void replace(PyObject **slot, PyObject *value) {
   Py_XDECREF(old);
 }
 
+/* A new instance of a slots dataclass with no field set yet: the class's tp_alloc, what
+ * object.__new__ does for it (no abstract methods, no arguments), without the call through
+ * Python. */
 static PyObject *blank(PyObject *cls) {
-  return PyObject_CallFunctionObjArgs(object_new, cls, NULL);
+  allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)cls, Py_tp_alloc);
+  if (alloc == NULL) return PyObject_CallFunctionObjArgs(object_new, cls, NULL);
+  return alloc((PyTypeObject *)cls, 0);
 }
 
 /* --- the answer ------------------------------------------------------------------------
@@ -500,7 +508,7 @@ static PyObject *item_from(const a2a_stream_item *it) {
   return obj;
 }
 
-/* stream_next(stream: int) -> (rc,) | (0, 1, StreamItem) | (0, 2, task_id, attempt)
+/* stream_next(stream: int) -> StreamItem | (rc,) | (0, 2, task_id, attempt)
  *   | (0, 3, outcome_ptr, end_kind or None, resubscribes, dropped, unreadable) | (0, kind)
  * One a2a_client_stream_next, with the GIL released while it waits for the network (header
  * hooks, called from inside it, take the GIL themselves). */
@@ -516,11 +524,8 @@ static PyObject *sp_stream_next(PyObject *self, PyObject *arg) {
   Py_END_ALLOW_THREADS
   if (rc != A2A_OK) return Py_BuildValue("(I)", (unsigned)rc);
   switch (ev.kind) {
-    case A2A_CLIENT_STREAM_EVENT_KIND_ITEM: {
-      PyObject *item = item_from(&ev.item);
-      if (item == NULL) return NULL;
-      return Py_BuildValue("(iiN)", 0, 1, item);
-    }
+    case A2A_CLIENT_STREAM_EVENT_KIND_ITEM:
+      return item_from(&ev.item); /* the StreamItem itself: no tuple for the usual event */
     case A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING: {
       PyObject *task = ev.task_id.ptr ? view_str(ev.task_id) : (Py_INCREF(empty_str), empty_str);
       if (task == NULL) return NULL;

@@ -322,3 +322,20 @@ def test_the_extension_builds_the_answers_itself() -> None:
     finally:
         mod.answer_from_json = saved
     assert calls == []
+
+
+@needs_extension
+def test_client_calls_give_the_same_outcomes_both_ways() -> None:
+    """send / get / cancel through `_speedups.call` and through ctypes: a refused connection
+    (nothing listens on port 1 of loopback) is the same transport outcome, with its handle."""
+    with a2a_core.Client.with_target('http://127.0.0.1:1/', '0.3', 'jsonrpc', allow_http=True,
+                                     connect_timeout_ms=2000) as c:
+        for call in (lambda: c.send('hi'), lambda: c.send(parts=['a', 'b']),
+                     lambda: c.get('t-1'), lambda: c.cancel('t-1'),
+                     lambda: c.send('hi', traceparent=None, headers={'x-a': 'b'})):
+            fast, slow = both(call)
+            assert fast == slow
+            assert fast.channel == 'transport' and fast.request_sent == 'no', fast
+            assert fast._ptr() != 0 and fast._ptr() != slow._ptr()
+        with pytest.raises(UnicodeEncodeError):
+            c.send('\ud800')  # a lone surrogate: the same error as the ctypes path's encode

@@ -11,6 +11,7 @@
  *     C scanner; see "the answer" below);
  *   - stream_next: one client stream event (`a2a_client_stream_next`, the GIL released
  *     while it blocks), its item built as a `StreamItem` and returned as it is;
+ *   - call: one blocking send / get / cancel (the GIL released), its Outcome built here;
  *   - answer: the answer of one canonical JSON text (the tests compare it with Python's).
  * Everything else (errors, comments, limit errors, handles' ownership) stays in Python
  * (a2a_core/_lib.py decides whether this module is used; see the README's "Fast path").
@@ -486,6 +487,57 @@ static PyObject *sp_outcome(PyObject *self, PyObject *args) {
   return outcome_from(ptr, owned);
 }
 
+/* call(which, client: int, arg: str, opts: int, owner_cls) -> (rc, Outcome | None)
+ * One blocking client call (which: 0 a2a_client_send_text, 1 a2a_client_send_message,
+ * 2 a2a_client_get_task, 3 a2a_client_cancel_task) with `arg` as UTF-8 and the
+ * `a2a_client_call_options` at address `opts` (kept alive by the caller), the GIL released
+ * while the library works (header hooks take it themselves). On A2A_OK the outcome is
+ * owned by `owner_cls(ptr)` (frees it when collected) and copied into an Outcome here. */
+typedef a2a_result (*client_call_fn)(const struct a2a_client *, const char *, size_t,
+                                     const struct a2a_client_call_options *,
+                                     struct a2a_outcome **);
+static PyObject *sp_call(PyObject *self, PyObject *args) {
+  int which;
+  PyObject *h, *arg, *o, *owner_cls;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "iOUOO", &which, &h, &arg, &o, &owner_cls)) return NULL;
+  static const client_call_fn fns[] = {a2a_client_send_text, a2a_client_send_message,
+                                       a2a_client_get_task, a2a_client_cancel_task};
+  if (which < 0 || which > 3) {
+    PyErr_SetString(PyExc_ValueError, "call: unknown call");
+    return NULL;
+  }
+  const struct a2a_client *client = as_ptr(h);
+  if (client == NULL) return NULL;
+  const struct a2a_client_call_options *opts = as_ptr(o);
+  if (opts == NULL) return NULL;
+  Py_ssize_t len;
+  /* UTF-8 kept by the str itself, which `args` keeps alive during the call. */
+  const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
+  if (text == NULL) return NULL;
+  struct a2a_outcome *out = NULL;
+  a2a_result rc;
+  Py_BEGIN_ALLOW_THREADS
+  rc = fns[which](client, text, (size_t)len, opts, &out);
+  Py_END_ALLOW_THREADS
+  if (rc != A2A_OK) return Py_BuildValue("(IO)", (unsigned)rc, Py_None);
+  if (out == NULL) {
+    PyErr_SetString(PyExc_RuntimeError, "a client call succeeded without an outcome");
+    return NULL;
+  }
+  PyObject *addr = PyLong_FromVoidPtr(out);
+  PyObject *owner = addr ? PyObject_CallFunctionObjArgs(owner_cls, addr, NULL) : NULL;
+  Py_XDECREF(addr);
+  if (owner == NULL) {
+    a2a_outcome_free(out);
+    return NULL;
+  }
+  PyObject *outcome = outcome_from(out, owner); /* the owner frees `out` when collected */
+  Py_DECREF(owner);
+  if (outcome == NULL) return NULL;
+  return Py_BuildValue("(IN)", (unsigned)A2A_OK, outcome);
+}
+
 /* A StreamItem from an `a2a_stream_item` (its outcome borrowed: copied now). */
 static PyObject *item_from(const a2a_stream_item *it) {
   PyObject *v[I_COUNT];
@@ -769,6 +821,7 @@ static PyObject *sp_library_address(PyObject *self, PyObject *unused) {
 static PyMethodDef methods[] = {
     {"setup", sp_setup, METH_VARARGS, "Registers the classes and tables the fast path builds."},
     {"outcome", sp_outcome, METH_VARARGS, "outcome(ptr, owned) -> Outcome."},
+    {"call", sp_call, METH_VARARGS, "One blocking client call (GIL released) -> (rc, Outcome)."},
     {"stream_next", sp_stream_next, METH_O, "One client stream event (GIL released)."},
     {"sse_feed", sp_sse_feed, METH_VARARGS, "One packed SSE feed, events built in C."},
     {"answer", sp_answer, METH_O, "answer(text) -> the answer of a canonical JSON text."},

@@ -81,6 +81,9 @@ Part = Union[TextPart, DataPart, FilePart]
 
 
 def _text_of(parts: tuple[Part, ...]) -> str | None:
+    if len(parts) == 1:  # the usual case (a stream's chunks): no list, no join
+        p = parts[0]
+        return p.text if isinstance(p, TextPart) else None
     texts = [p.text for p in parts if isinstance(p, TextPart)]
     return '\n'.join(texts) if texts else None
 

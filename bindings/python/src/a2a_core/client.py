@@ -18,7 +18,7 @@ from typing import Any, Union
 from . import _lib
 from .errors import CardResolutionError, check, error_for
 from .answer import Part, message_json
-from .outcome import Outcome
+from .outcome import Outcome, _OwnedOutcome
 from .resilience import BreakerConfig
 from .stream import StreamItem
 from .vocab import (
@@ -40,6 +40,9 @@ __all__ = ['Client', 'ClientStreamEnd', 'HeaderHook', 'Resubscribing', 'StreamEv
 HeaderHook = Callable[[str], Union[Mapping[str, str], Iterable[tuple[str, str]], None]]
 
 _ITEM, _RESUBSCRIBING, _END = 1, 2, 3
+#: The compiled fast path's numbers of the blocking calls (`_speedups.call`).
+_CALLS = {'a2a_client_send_text': 0, 'a2a_client_send_message': 1, 'a2a_client_get_task': 2,
+          'a2a_client_cancel_task': 3}
 _CARD_RESOLUTION = 1000
 _NONE = 2
 
@@ -122,6 +125,7 @@ class _Options:
             harr if pairs else None, len(pairs),
             history_length is not None, history_length or 0,
         )
+        self.addr = ctypes.addressof(self.c)
 
 
 def _options(
@@ -385,6 +389,18 @@ class Client:
             raise e
 
     def _call(self, fname: str, arg: str, opts: _Options) -> Outcome:
+        sp = _lib.SPEEDUPS
+        if sp is not None:
+            # the compiled fast path: the call and the Outcome in one step
+            hooks = self._hooks
+            if hooks:
+                self._hook_error.error = None
+            rc, outcome = sp.call(  # type: ignore[attr-defined]
+                _CALLS[fname], self._handle(), arg, opts.addr, _OwnedOutcome)
+            if hooks:
+                self._raise_hook_error()
+            check(rc)
+            return outcome  # type: ignore[no-any-return]
         a, an = _lib.enc(arg)
         out = ctypes.c_void_p()
         self._hook_error.error = None

@@ -67,6 +67,7 @@ static PyObject *outcome_names[O_COUNT], *item_names[I_COUNT];
 enum { A_TEXT, A_DATA, A_FILE, A_MESSAGE, A_STATUS, A_ARTIFACT, A_TASK, A_STATUS_UPDATE,
        A_ARTIFACT_UPDATE, A_COUNT };
 static PyObject *answer_cls[A_COUNT], *scan_json, *answer_from_dict;
+static void answer_field_names(int c, PyObject **names);
 static allocfunc answer_alloc[A_COUNT];
 /* Every key and attribute name the answer builder uses, interned once. */
 enum {
@@ -149,13 +150,52 @@ static PyObject *opt_word(PyObject *table, bool has, unsigned long n) {
 
 static PyObject *new_bool(bool b) { return PyBool_FromLong(b ? 1 : 0); }
 
-/* Sets the slots of a frozen dataclass instance through the slot descriptors
- * (PyObject_GenericSetAttr bypasses the class's refusing __setattr__, as
- * object.__setattr__ does in the dataclass's own __init__). Steals every value. */
-static int set_all(PyObject *obj, PyObject **names, PyObject **values, int n) {
-  int rc = 0;
+/* The slot descriptors of one class's fields (in a field table's order) and their setters,
+ * looked up once at setup: setting a field is then the descriptor's own set call, what
+ * PyObject_GenericSetAttr does after finding it in the type. n == 0: not bound (a field was
+ * not a data descriptor of the class), PyObject_GenericSetAttr is used. */
+#define MAX_FIELDS 32
+typedef struct {
+  PyObject *descr[MAX_FIELDS];
+  descrsetfunc set[MAX_FIELDS];
+  int n;
+} setters;
+static setters outcome_set, item_set;
+
+static void unbind(setters *st) {
+  for (int k = 0; k < st->n; k++) Py_CLEAR(st->descr[k]);
+  st->n = 0;
+}
+
+static void bind(setters *st, PyObject *cls, PyObject **names, int n) {
+  unbind(st);
+  if (n > MAX_FIELDS) return;
   for (int k = 0; k < n; k++) {
-    if (rc == 0 && (values[k] == NULL || PyObject_GenericSetAttr(obj, names[k], values[k]) < 0))
+    PyObject *d = PyObject_GetAttr(cls, names[k]); /* a member descriptor: itself */
+    descrsetfunc f = d ? (descrsetfunc)PyType_GetSlot(Py_TYPE(d), Py_tp_descr_set) : NULL;
+    if (f == NULL) {
+      PyErr_Clear();
+      Py_XDECREF(d);
+      for (int j = 0; j < k; j++) Py_CLEAR(st->descr[j]);
+      return;
+    }
+    st->descr[k] = d;
+    st->set[k] = f;
+  }
+  st->n = n;
+}
+
+/* Sets the slots of a frozen dataclass instance through the slot descriptors (bypassing
+ * the class's refusing __setattr__, as object.__setattr__ does in the dataclass's own
+ * __init__): the bound setters of `st` when bound, else PyObject_GenericSetAttr. Steals
+ * every value. */
+static int set_all(PyObject *obj, PyObject **names, const setters *st, PyObject **values, int n) {
+  int rc = 0;
+  bool bound = st != NULL && st->n == n;
+  for (int k = 0; k < n; k++) {
+    if (rc == 0 && (values[k] == NULL ||
+                    (bound ? st->set[k](st->descr[k], obj, values[k])
+                           : PyObject_GenericSetAttr(obj, names[k], values[k])) < 0))
       rc = -1;
     Py_XDECREF(values[k]);
   }
@@ -211,6 +251,14 @@ static int kind_of(PyObject *d) {
   return -1;
 }
 
+static setters answer_set[A_COUNT];
+
+/* The attribute names of answer class `c`'s fields, in CLASS_FIELDS order (borrowed). */
+static void answer_field_names(int c, PyObject **names) {
+  const int *f = CLASS_FIELDS[c];
+  for (int k = 0; f[k] >= 0; k++) names[k] = keys[f[k]];
+}
+
 /* An instance of answer class `c` with its fields (CLASS_FIELDS[c], in order) set to
  * `values` (stolen; a NULL among them means failure, see the convention above). */
 static PyObject *make(int c, PyObject **values) {
@@ -227,9 +275,9 @@ static PyObject *make(int c, PyObject **values) {
     for (int j = 0; j < n; j++) Py_DECREF(values[j]);
     return NULL;
   }
-  PyObject *names[8];
-  for (int k = 0; k < n; k++) names[k] = keys[f[k]];
-  if (set_all(obj, names, values, n) < 0) {
+  PyObject *names[MAX_FIELDS];
+  answer_field_names(c, names);
+  if (set_all(obj, names, &answer_set[c], values, n) < 0) {
     Py_DECREF(obj);
     return NULL;
   }
@@ -464,7 +512,7 @@ static PyObject *outcome_from(const a2a_outcome *ptr, PyObject *owned) {
     for (int k = 0; k < O_COUNT; k++) Py_XDECREF(v[k]);
     return NULL;
   }
-  if (set_all(obj, outcome_names, v, O_COUNT) < 0) {
+  if (set_all(obj, outcome_names, &outcome_set, v, O_COUNT) < 0) {
     Py_DECREF(obj);
     return NULL;
   }
@@ -553,7 +601,7 @@ static PyObject *item_from(const a2a_stream_item *it) {
     for (int k = 0; k < I_COUNT; k++) Py_XDECREF(v[k]);
     return NULL;
   }
-  if (set_all(obj, item_names, v, I_COUNT) < 0) {
+  if (set_all(obj, item_names, &item_set, v, I_COUNT) < 0) {
     Py_DECREF(obj);
     return NULL;
   }
@@ -759,6 +807,8 @@ static PyObject *sp_setup(PyObject *self, PyObject *args) {
   }
   replace(&outcome_cls, oc);
   replace(&stream_item_cls, ic);
+  bind(&outcome_set, oc, outcome_names, O_COUNT);
+  bind(&item_set, ic, item_names, I_COUNT);
   replace(&event_cls, ec);
   event_alloc = direct ? (allocfunc)PyType_GetSlot((PyTypeObject *)ec, Py_tp_alloc) : NULL;
   replace(&read_answer, ra);
@@ -790,6 +840,13 @@ static PyObject *sp_setup(PyObject *self, PyObject *args) {
   if (acls != NULL) {
     for (int c = 0; c < A_COUNT; c++) {
       replace(&answer_cls[c], PyTuple_GetItem(acls, c));
+      if (CLASS_FIELDS[c] != NULL) {
+        PyObject *names[MAX_FIELDS];
+        int n = 0;
+        while (CLASS_FIELDS[c][n] >= 0) n++;
+        answer_field_names(c, names);
+        bind(&answer_set[c], answer_cls[c], names, n);
+      }
       answer_alloc[c] = (allocfunc)PyType_GetSlot((PyTypeObject *)answer_cls[c], Py_tp_alloc);
       if (answer_alloc[c] == NULL) {
         Py_DECREF(af);

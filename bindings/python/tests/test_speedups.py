@@ -26,6 +26,7 @@ import pytest
 from conftest import body_of
 from test_outcomes_fixtures import ROWS, run
 from test_sse_fixtures import CASES, decoder_for, input_of
+from test_client_peer import Recorder, recorder  # noqa: F401 - the fixture, by name
 
 import a2a_core
 from a2a_core import _lib
@@ -311,7 +312,7 @@ def test_the_extension_builds_the_answers_itself() -> None:
     in C, not by calling back into Python's reader."""
     from a2a_core import answer as mod
 
-    assert len(_lib.SPEEDUPS_SETUP) == 9
+    assert len(_lib.SPEEDUPS_SETUP) == 10
     calls = []
     saved = mod.answer_from_json
     text = _answer_texts()[0][1]
@@ -339,3 +340,46 @@ def test_client_calls_give_the_same_outcomes_both_ways() -> None:
             assert fast._ptr() != 0 and fast._ptr() != slow._ptr()
         with pytest.raises(UnicodeEncodeError):
             c.send('\ud800')  # a lone surrogate: the same error as the ctypes path's encode
+
+
+def test_the_answer_is_read_on_first_access_and_looks_eager(recorder: str) -> None:
+    """`Outcome.result` is built when first read (both paths): before that, equality, repr,
+    hash, dataclasses.replace/asdict, copying and pickling all see the answer, as if it had
+    been built with the outcome."""
+    import copy
+    import dataclasses
+    import pickle
+
+    from a2a_core.outcome import _UNREAD, Outcome
+
+    c = a2a_core.Client.with_target(recorder, '1.0', 'jsonrpc', allow_http=True)
+
+    def fresh() -> Outcome:
+        o = c.send('hi')
+        assert Outcome.__dict__['result'].slot.__get__(o) is _UNREAD  # the slot: not built yet
+        assert o._result_text is not None
+        return o
+
+    try:
+        read = fresh()
+        assert read.result.id == 't-1' and read.result.status.state == 'completed'
+        assert read._result_text is None  # built once, the text dropped
+        assert read.result is read.result
+        for probe in (lambda o: o, repr, copy.copy,
+                      lambda o: dataclasses.asdict(o)['result'],
+                      lambda o: dataclasses.replace(o, code=None),
+                      lambda o: pickle.loads(pickle.dumps(dataclasses.replace(o, _owned=None)))):
+            assert probe(fresh()) == probe(read)
+        assert fresh() == read and read == fresh()
+        assert hash(fresh().result) == hash(read.result)
+        # copies share the handle's owner (a copy must not free it a second time)
+        deep = copy.deepcopy(fresh())
+        assert deep._owned is not None and deep._ptr() != 0 and deep == read
+        assert pickle.loads(pickle.dumps(fresh()))._owned is None
+        assert [f.name for f in dataclasses.fields(Outcome) if f.compare][-3:] == [
+            'result', 'leaked_detail', 'cancel_origin']
+        # outcomes without an answer: None, nothing pending
+        none = a2a_core.classify(503, b'', retry_after='5')
+        assert none.result is None and none._result_text is None
+    finally:
+        c.close()

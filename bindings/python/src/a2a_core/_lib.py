@@ -913,11 +913,12 @@ def _import_speedups() -> tuple[object | None, str]:
 
 def enable_speedups(outcome: type, stream_item: type, event: type, read_answer: object,
                     tables: tuple[Mapping[int, object], ...],
-                    answer: tuple[tuple[type, ...], object, object] | None = None) -> None:
+                    answer: tuple[tuple[type, ...], object, object, object] | None = None,
+                    ) -> None:
     """Registers the classes the extension builds (called once, by the package's
     __init__, after every module is loaded) and turns the fast path on when it can run.
-    `answer` is (the answer's classes, the json scanner, answer_from_json): the extension
-    then builds answers itself; those of its classes whose fields are not what it sets
+    `answer` is (the answer's classes, the json scanner, answer_from_json, the outcome's
+    "not read yet" sentinel): the extension then builds answers itself (on first access); those of its classes whose fields are not what it sets
     make it fall back to `read_answer` for every answer."""
     global SPEEDUPS, SPEEDUPS_STATUS
     import dataclasses

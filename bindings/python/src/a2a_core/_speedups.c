@@ -46,12 +46,14 @@ static const char *const OUTCOME_FIELDS[] = {
     "task_id", "context_id", "text", "error_id", "retry", "hint", "success", "data",
     "retry_after", "remote_hint", "remote_retryable", "request_sent", "version", "binding",
     "body_excerpt", "exit_code", "result", "leaked_detail", "cancel_origin", "_owned",
+    "_result_text",
 };
 enum {
   O_CHANNEL, O_HTTP_STATUS, O_CODE, O_ERROR, O_REASON, O_MESSAGE, O_STATE, O_TERMINAL,
   O_TASK_ID, O_CONTEXT_ID, O_TEXT, O_ERROR_ID, O_RETRY, O_HINT, O_SUCCESS, O_DATA,
   O_RETRY_AFTER, O_REMOTE_HINT, O_REMOTE_RETRYABLE, O_REQUEST_SENT, O_VERSION, O_BINDING,
-  O_BODY_EXCERPT, O_EXIT_CODE, O_RESULT, O_LEAKED_DETAIL, O_CANCEL_ORIGIN, O_OWNED, O_COUNT
+  O_BODY_EXCERPT, O_EXIT_CODE, O_RESULT, O_LEAKED_DETAIL, O_CANCEL_ORIGIN, O_OWNED,
+  O_RESULT_TEXT, O_COUNT
 };
 static const char *const ITEM_FIELDS[] = {
     "kind", "outcome", "final", "artifact_id", "append", "last_chunk", "ends_stream",
@@ -67,6 +69,10 @@ static PyObject *outcome_names[O_COUNT], *item_names[I_COUNT];
 enum { A_TEXT, A_DATA, A_FILE, A_MESSAGE, A_STATUS, A_ARTIFACT, A_TASK, A_STATUS_UPDATE,
        A_ARTIFACT_UPDATE, A_COUNT };
 static PyObject *answer_cls[A_COUNT], *scan_json, *answer_from_dict;
+/* outcome.py's _UNREAD: an Outcome's `result` slot holds it and `_result_text` the JSON
+ * until `result` is first read (outcome.py's _LazyResult builds it then, with `answer`
+ * below). NULL: the answer is built when the Outcome is. */
+static PyObject *unread;
 static void answer_field_names(int c, PyObject **names);
 static allocfunc answer_alloc[A_COUNT];
 /* Every key and attribute name the answer builder uses, interned once. */
@@ -462,13 +468,22 @@ static PyObject *outcome_from(const a2a_outcome *ptr, PyObject *owned) {
       return NULL;
     }
   }
-  PyObject *result;
+  PyObject *result, *result_text = Py_None;
+  Py_INCREF(result_text);
   if (i.result_json.ptr != NULL) {
     PyObject *text = view_str(i.result_json);
-    result = text ? answer_from_text(text) : NULL;
-    Py_XDECREF(text);
+    if (text != NULL && unread != NULL) {
+      result = unread; /* read on first access */
+      Py_INCREF(result);
+      Py_DECREF(result_text);
+      result_text = text;
+    } else {
+      result = text ? answer_from_text(text) : NULL;
+      Py_XDECREF(text);
+    }
     if (result == NULL) {
       Py_DECREF(hint);
+      Py_DECREF(result_text);
       return NULL;
     }
   } else {
@@ -507,6 +522,7 @@ static PyObject *outcome_from(const a2a_outcome *ptr, PyObject *owned) {
   v[O_CANCEL_ORIGIN] = view_str(i.cancel_origin);
   v[O_OWNED] = owned;
   Py_INCREF(owned);
+  v[O_RESULT_TEXT] = result_text;
   PyObject *obj = blank(outcome_cls);
   if (obj == NULL) {
     for (int k = 0; k < O_COUNT; k++) Py_XDECREF(v[k]);
@@ -766,14 +782,16 @@ fail:
  * answer_from_json]]) with tables the vocabulary dicts (Channel, Retry, ErrorName, TaskState,
  * RequestSent, ProtocolVersion, Binding, StreamItemKind), `direct` whether Events may be
  * allocated directly (see event_alloc), and the answer's classes (in A_* order), the json
- * scanner and Python's dict reader for building answers here. Returns (outcome fields,
+ * scanner and Python's dict reader for building answers here[, and the "not read yet"
+ * sentinel for building them on first access instead]. Returns (outcome fields,
  * stream item fields, answer classes' fields) for Python to check. */
 static PyObject *sp_setup(PyObject *self, PyObject *args) {
-  PyObject *oc, *ic, *ec, *ra, *tables, *acls = NULL, *scan = NULL, *from_dict = NULL;
+  PyObject *oc, *ic, *ec, *ra, *tables, *acls = NULL, *scan = NULL, *from_dict = NULL,
+           *lazy = NULL;
   int direct = 0;
   (void)self;
-  if (!PyArg_ParseTuple(args, "OOOOO!|pO!OO", &oc, &ic, &ec, &ra, &PyTuple_Type, &tables,
-                        &direct, &PyTuple_Type, &acls, &scan, &from_dict))
+  if (!PyArg_ParseTuple(args, "OOOOO!|pO!OOO", &oc, &ic, &ec, &ra, &PyTuple_Type, &tables,
+                        &direct, &PyTuple_Type, &acls, &scan, &from_dict, &lazy))
     return NULL;
   if (acls != NULL) {
     if (PyTuple_Size(acls) != A_COUNT || scan == NULL || from_dict == NULL) {
@@ -837,6 +855,11 @@ static PyObject *sp_setup(PyObject *self, PyObject *args) {
     PyTuple_SetItem(af, c, names);
   }
   Py_CLEAR(scan_json);
+  Py_CLEAR(unread);
+  if (lazy != NULL) {
+    Py_INCREF(lazy);
+    unread = lazy;
+  }
   if (acls != NULL) {
     for (int c = 0; c < A_COUNT; c++) {
       replace(&answer_cls[c], PyTuple_GetItem(acls, c));

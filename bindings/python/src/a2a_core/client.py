@@ -177,6 +177,16 @@ class _StreamHandle:
     def __del__(self) -> None:
         self.free()
 
+    # never copied (a copy would free the handle twice), never pickled (see _OwnedOutcome)
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return type(None), ()
+
 
 class _EndOutcome:
     """The END outcome is borrowed from its stream handle: keeping the (spent) stream alive
@@ -187,6 +197,16 @@ class _EndOutcome:
     def __init__(self, ptr: int, stream: _StreamHandle) -> None:
         self.ptr = ptr
         self.stream = stream
+
+    # never copied (a copy would free the handle twice), never pickled (see _OwnedOutcome)
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return type(None), ()
 
 
 class Client:

@@ -147,6 +147,8 @@ class _LazyResult:
         v = self.slot.__get__(obj, cls)
         if v is _UNREAD:
             text = obj._result_text
+            if text is None:  # another thread built it since: the slot is set before the
+                return self.slot.__get__(obj, cls)  # text is dropped
             sp = _lib.SPEEDUPS
             if sp is not None:
                 v = sp.answer(text)  # type: ignore[attr-defined]

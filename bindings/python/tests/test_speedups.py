@@ -26,6 +26,7 @@ import pytest
 from conftest import body_of
 from test_outcomes_fixtures import ROWS, run
 from test_sse_fixtures import CASES, decoder_for, input_of
+from test_client_peer import Recorder, recorder  # noqa: F401 - the fixture, by name
 
 import a2a_core
 from a2a_core import _lib
@@ -90,21 +91,21 @@ def test_sse_fixtures_decode_the_same_both_ways(case: dict[str, Any]) -> None:
 def test_both_ways_of_making_events_agree() -> None:
     """Events are allocated directly on CPython 3.10-3.13 and made by tuple's constructor
     elsewhere (3.14 caches tuple hashes): both give the same events, hashable as tuples."""
-    *args, direct = _lib.SPEEDUPS_SETUP
+    args, direct, answer = _lib.SPEEDUPS_SETUP[:5], _lib.SPEEDUPS_SETUP[5], _lib.SPEEDUPS_SETUP[6:]
     assert direct == (sys.version_info < (3, 14))
     data = b''.join(input_of(c) for c in CASES if 'input' in c and not c['options'])
     chunks = [data[i : i + 64] for i in range(0, len(data), 64)]
     results = []
     try:
         for way in (True, False):
-            _lib.SPEEDUPS.setup(*args, way)  # type: ignore[attr-defined]
+            _lib.SPEEDUPS.setup(*args, way, *answer)  # type: ignore[attr-defined]
             d = a2a_core.SseDecoder()
             evs = [e for c in chunks for e in d.feed(c)]
             assert evs and all(type(e) is a2a_core.Event for e in evs)
             assert [hash(e) for e in evs] == [hash(tuple(e)) for e in evs]
             results.append(evs)
     finally:
-        _lib.SPEEDUPS.setup(*args, direct)  # type: ignore[attr-defined]
+        _lib.SPEEDUPS.setup(*args, direct, *answer)  # type: ignore[attr-defined]
     assert results[0] == results[1]
 
 
@@ -233,3 +234,152 @@ def test_the_variable_forces_ctypes(tmp_path: Path) -> None:
     assert ext == 'None' and 'A2A_CORE_PURE=1' in status, status
     lib0, ext0, status0, _ = probe(tmp_path, {'A2A_CORE_PURE': '0'})
     assert lib0 == lib and ('A2A_CORE_PURE' not in status0)
+
+
+def _answer_texts() -> list[tuple[str, str]]:
+    """(name, canonical JSON text) of every answer in bindings/fixtures/answers.json, plus
+    shapes the compiled builder hands back to Python (file parts, unknown kinds, missing or
+    odd values) and stream-item kinds with every optional field."""
+    import json
+
+    from conftest import load
+
+    doc = load('answers.json')
+    out = [(c['name'], json.dumps(c['expect'], ensure_ascii=False, separators=(',', ':')))
+           for c in doc['results'] + doc['streams']]
+    text = {'kind': 'text', 'text': 'hi', 'metadata': {'m': [1, 2.5, None]}, 'media_type': 't/p',
+            'name': 'n'}
+    status = {'state': 'working', 'message': {'kind': 'message', 'message_id': 'm',
+                                               'role': 'agent', 'parts': [text]},
+              'timestamp': '2025-01-01T00:00:00Z'}
+    extra: list[tuple[str, Any]] = [
+        ('status update', {'kind': 'status-update', 'task_id': 't', 'context_id': 'c',
+                           'status': status, 'final': True, 'metadata': {'k': 'v'}}),
+        ('status update without optional fields', {'kind': 'status-update', 'task_id': 't',
+                                                   'status': {'state': 'working'}}),
+        ('status update, empty message and final 1',
+         {'kind': 'status-update', 'task_id': 't', 'status': {'state': 'x', 'message': {}},
+          'final': 1}),
+        ('artifact update', {'kind': 'artifact-update', 'task_id': 't', 'context_id': None,
+                             'artifact': {'artifact_id': 'a', 'parts': [
+                                 text, {'kind': 'data', 'data': [1, {'x': None}]}],
+                                 'name': 'n', 'description': 'd', 'metadata': {}},
+                             'append': True, 'last_chunk': False}),
+        ('file parts', {'kind': 'message', 'message_id': 'm', 'role': 'agent', 'parts': [
+            {'kind': 'file', 'bytes': 'aGk', 'name': 'f'}, {'kind': 'file', 'uri': 'u://x'}]}),
+        ('unknown kind', {'kind': 'nope'}),
+        ('unknown part kind', {'kind': 'message', 'message_id': 'm', 'role': 'r',
+                               'parts': [{'kind': 'video'}]}),
+        ('missing key', {'kind': 'task', 'id': 't', 'status': {'state': 's'}, 'artifacts': []}),
+        ('parts not a list', {'kind': 'message', 'message_id': 'm', 'role': 'r', 'parts': 'ab'}),
+        ('kind not a str', {'kind': 1}),
+        ('not an object', [1, 2]),
+    ]
+    out += [(n, json.dumps(d, separators=(',', ':'))) for n, d in extra]
+    out.append(('whitespace around the value', ' {"kind":"message","message_id":"m",'
+                '"role":"r","parts":[]} '))
+    out.append(('not JSON', '{"kind":'))
+    return out
+
+
+def _read(fn: Callable[[str], Any], text: str) -> tuple[str, Any]:
+    try:
+        return 'ok', fn(text)
+    except Exception as e:  # the same exception, both ways
+        return 'raised', (type(e), str(e))
+
+
+@needs_extension
+@pytest.mark.parametrize('name,text', _answer_texts(), ids=[n for n, _ in _answer_texts()])
+def test_answers_are_built_the_same_in_c_and_in_python(name: str, text: str) -> None:
+    import json
+
+    from a2a_core.answer import _result_from_text, answer_from_json
+
+    fast = _read(_lib.SPEEDUPS.answer, text)  # type: ignore[attr-defined]
+    slow = _read(_result_from_text, text)
+    plain = _read(lambda t: answer_from_json(json.loads(t)), text)
+    # Dataclass equality checks the class too; repr shows every field, kind included.
+    assert fast == slow == plain, name
+    assert repr(fast) == repr(slow), name
+    if fast[0] == 'ok':
+        assert fast[1] is not None
+
+
+@needs_extension
+def test_the_extension_builds_the_answers_itself() -> None:
+    """setup handed the answer's classes over (their fields matched), so answers are built
+    in C, not by calling back into Python's reader."""
+    from a2a_core import answer as mod
+
+    assert len(_lib.SPEEDUPS_SETUP) == 10
+    calls = []
+    saved = mod.answer_from_json
+    text = _answer_texts()[0][1]
+    try:
+        # the extension holds its own references: patching the module does not reach it
+        mod.answer_from_json = lambda d: calls.append(d)  # type: ignore[assignment]
+        assert _lib.SPEEDUPS.answer(text) is not None  # type: ignore[attr-defined]
+    finally:
+        mod.answer_from_json = saved
+    assert calls == []
+
+
+@needs_extension
+def test_client_calls_give_the_same_outcomes_both_ways() -> None:
+    """send / get / cancel through `_speedups.call` and through ctypes: a refused connection
+    (nothing listens on port 1 of loopback) is the same transport outcome, with its handle."""
+    with a2a_core.Client.with_target('http://127.0.0.1:1/', '0.3', 'jsonrpc', allow_http=True,
+                                     connect_timeout_ms=2000) as c:
+        for call in (lambda: c.send('hi'), lambda: c.send(parts=['a', 'b']),
+                     lambda: c.get('t-1'), lambda: c.cancel('t-1'),
+                     lambda: c.send('hi', traceparent=None, headers={'x-a': 'b'})):
+            fast, slow = both(call)
+            assert fast == slow
+            assert fast.channel == 'transport' and fast.request_sent == 'no', fast
+            assert fast._ptr() != 0 and fast._ptr() != slow._ptr()
+        with pytest.raises(UnicodeEncodeError):
+            c.send('\ud800')  # a lone surrogate: the same error as the ctypes path's encode
+
+
+def test_the_answer_is_read_on_first_access_and_looks_eager(recorder: str) -> None:
+    """`Outcome.result` is built when first read (both paths): before that, equality, repr,
+    hash, dataclasses.replace/asdict, copying and pickling all see the answer, as if it had
+    been built with the outcome."""
+    import copy
+    import dataclasses
+    import pickle
+
+    from a2a_core.outcome import _UNREAD, Outcome
+
+    c = a2a_core.Client.with_target(recorder, '1.0', 'jsonrpc', allow_http=True)
+
+    def fresh() -> Outcome:
+        o = c.send('hi')
+        assert Outcome.__dict__['result'].slot.__get__(o) is _UNREAD  # the slot: not built yet
+        assert o._result_text is not None
+        return o
+
+    try:
+        read = fresh()
+        assert read.result.id == 't-1' and read.result.status.state == 'completed'
+        assert read._result_text is None  # built once, the text dropped
+        assert read.result is read.result
+        for probe in (lambda o: o, repr, copy.copy,
+                      lambda o: dataclasses.asdict(o)['result'],
+                      lambda o: dataclasses.replace(o, code=None),
+                      lambda o: pickle.loads(pickle.dumps(dataclasses.replace(o, _owned=None)))):
+            assert probe(fresh()) == probe(read)
+        assert fresh() == read and read == fresh()
+        assert hash(fresh().result) == hash(read.result)
+        # copies share the handle's owner (a copy must not free it a second time)
+        deep = copy.deepcopy(fresh())
+        assert deep._owned is not None and deep._ptr() != 0 and deep == read
+        assert pickle.loads(pickle.dumps(fresh()))._owned is None
+        assert [f.name for f in dataclasses.fields(Outcome) if f.compare][-3:] == [
+            'result', 'leaked_detail', 'cancel_origin']
+        # outcomes without an answer: None, nothing pending
+        none = a2a_core.classify(503, b'', retry_after='5')
+        assert none.result is None and none._result_text is None
+    finally:
+        c.close()

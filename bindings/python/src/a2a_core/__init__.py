@@ -114,7 +114,8 @@ from .vocab import (
     parse_protocol_version,
     parse_task_state,
 )
-from .answer import _result_from_text
+from .answer import _SCAN, _result_from_text, answer_from_json
+from .outcome import _UNREAD
 from .vocab import _BY_NUM
 
 __version__ = '0.1.0'
@@ -126,6 +127,8 @@ _lib.enable_speedups(
     _result_from_text,
     tuple(_BY_NUM[c] for c in (Channel, Retry, ErrorName, TaskState, RequestSent,
                                ProtocolVersion, Binding, StreamItemKind)),
+    ((TextPart, DataPart, FilePart, Message, TaskStatus, Artifact, Task, StatusUpdate,
+      ArtifactUpdate), _SCAN, answer_from_json, _UNREAD),
 )
 
 

@@ -912,9 +912,14 @@ def _import_speedups() -> tuple[object | None, str]:
 
 
 def enable_speedups(outcome: type, stream_item: type, event: type, read_answer: object,
-                    tables: tuple[Mapping[int, object], ...]) -> None:
+                    tables: tuple[Mapping[int, object], ...],
+                    answer: tuple[tuple[type, ...], object, object, object] | None = None,
+                    ) -> None:
     """Registers the classes the extension builds (called once, by the package's
-    __init__, after every module is loaded) and turns the fast path on when it can run."""
+    __init__, after every module is loaded) and turns the fast path on when it can run.
+    `answer` is (the answer's classes, the json scanner, answer_from_json, the outcome's
+    "not read yet" sentinel): the extension then builds answers itself (on first access); those of its classes whose fields are not what it sets
+    make it fall back to `read_answer` for every answer."""
     global SPEEDUPS, SPEEDUPS_STATUS
     import dataclasses
 
@@ -926,7 +931,15 @@ def enable_speedups(outcome: type, stream_item: type, event: type, read_answer: 
         global SPEEDUPS_SETUP
         direct = sys.implementation.name == 'cpython' and sys.version_info < (3, 14)
         SPEEDUPS_SETUP = (outcome, stream_item, event, read_answer, tables, direct)
-        fields, item_fields = mod.setup(*SPEEDUPS_SETUP)  # type: ignore[attr-defined]
+        if answer is not None:
+            SPEEDUPS_SETUP += answer
+        fields, item_fields, answer_fields = mod.setup(*SPEEDUPS_SETUP)  # type: ignore[attr-defined]
+        if answer is not None and any(
+                names is not None and set(names) != {f.name for f in dataclasses.fields(cls)}
+                for cls, names in zip(answer[0], answer_fields)):
+            # built for other answer classes: answers are read by read_answer
+            SPEEDUPS_SETUP = (outcome, stream_item, event, read_answer, tables, direct)
+            mod.setup(*SPEEDUPS_SETUP)  # type: ignore[attr-defined]
         want = {f.name for f in dataclasses.fields(outcome)}
         want_item = {f.name for f in dataclasses.fields(stream_item)}
         if set(fields) != want or set(item_fields) != want_item:

@@ -6,9 +6,13 @@
  * never a second copy). It builds, in C, the Python objects the pure-ctypes code would build
  * with one foreign call and one attribute read per field:
  *   - sse_feed: one packed feed of an SSE decoder, its events as `a2a_core.Event` tuples;
- *   - outcome: an `Outcome` from `a2a_outcome_get_info` (one call for all its fields);
+ *   - outcome: an `Outcome` from `a2a_outcome_get_info` (one call for all its fields), its
+ *     answer (`result`) built here too from the canonical JSON (scanned by the json module's
+ *     C scanner; see "the answer" below);
  *   - stream_next: one client stream event (`a2a_client_stream_next`, the GIL released
- *     while it blocks), its item built as a `StreamItem`.
+ *     while it blocks), its item built as a `StreamItem` and returned as it is;
+ *   - call: one blocking send / get / cancel (the GIL released), its Outcome built here;
+ *   - answer: the answer of one canonical JSON text (the tests compare it with Python's).
  * Everything else (errors, comments, limit errors, handles' ownership) stays in Python
  * (a2a_core/_lib.py decides whether this module is used; see the README's "Fast path").
  *
@@ -42,18 +46,72 @@ static const char *const OUTCOME_FIELDS[] = {
     "task_id", "context_id", "text", "error_id", "retry", "hint", "success", "data",
     "retry_after", "remote_hint", "remote_retryable", "request_sent", "version", "binding",
     "body_excerpt", "exit_code", "result", "leaked_detail", "cancel_origin", "_owned",
+    "_result_text",
 };
 enum {
   O_CHANNEL, O_HTTP_STATUS, O_CODE, O_ERROR, O_REASON, O_MESSAGE, O_STATE, O_TERMINAL,
   O_TASK_ID, O_CONTEXT_ID, O_TEXT, O_ERROR_ID, O_RETRY, O_HINT, O_SUCCESS, O_DATA,
   O_RETRY_AFTER, O_REMOTE_HINT, O_REMOTE_RETRYABLE, O_REQUEST_SENT, O_VERSION, O_BINDING,
-  O_BODY_EXCERPT, O_EXIT_CODE, O_RESULT, O_LEAKED_DETAIL, O_CANCEL_ORIGIN, O_OWNED, O_COUNT
+  O_BODY_EXCERPT, O_EXIT_CODE, O_RESULT, O_LEAKED_DETAIL, O_CANCEL_ORIGIN, O_OWNED,
+  O_RESULT_TEXT, O_COUNT
 };
 static const char *const ITEM_FIELDS[] = {
     "kind", "outcome", "final", "artifact_id", "append", "last_chunk", "ends_stream",
 };
 enum { I_KIND, I_OUTCOME, I_FINAL, I_ARTIFACT_ID, I_APPEND, I_LAST_CHUNK, I_ENDS, I_COUNT };
 static PyObject *outcome_names[O_COUNT], *item_names[I_COUNT];
+
+/* The answer's classes (a2a_core.answer), built here from the canonical JSON's parsed dict
+ * (a fixed, documented shape: ffi/README.md) as answer_from_json builds them, and the
+ * readers: the json module's C scanner for the text, Python's answer_from_json for any
+ * dict this code does not build itself (file parts, unknown kinds, missing keys: Python
+ * then builds it or raises exactly what it raises). Set by setup; NULL: read_answer reads. */
+enum { A_TEXT, A_DATA, A_FILE, A_MESSAGE, A_STATUS, A_ARTIFACT, A_TASK, A_STATUS_UPDATE,
+       A_ARTIFACT_UPDATE, A_COUNT };
+static PyObject *answer_cls[A_COUNT], *scan_json, *answer_from_dict;
+/* outcome.py's _UNREAD: an Outcome's `result` slot holds it and `_result_text` the JSON
+ * until `result` is first read (outcome.py's _LazyResult builds it then, with `answer`
+ * below). NULL: the answer is built when the Outcome is. */
+static PyObject *unread;
+static void answer_field_names(int c, PyObject **names);
+static allocfunc answer_alloc[A_COUNT];
+/* Every key and attribute name the answer builder uses, interned once. */
+enum {
+  K_KIND, K_TEXT, K_DATA, K_METADATA, K_MEDIA_TYPE, K_NAME, K_MESSAGE_ID, K_ROLE, K_PARTS,
+  K_CONTEXT_ID, K_TASK_ID, K_STATE, K_MESSAGE, K_TIMESTAMP, K_ARTIFACT_ID, K_DESCRIPTION,
+  K_ID, K_STATUS, K_ARTIFACTS, K_HISTORY, K_FINAL, K_ARTIFACT, K_APPEND, K_LAST_CHUNK,
+  K_COUNT
+};
+static const char *const KEY_NAMES[] = {
+    "kind", "text", "data", "metadata", "media_type", "name", "message_id", "role", "parts",
+    "context_id", "task_id", "state", "message", "timestamp", "artifact_id", "description",
+    "id", "status", "artifacts", "history", "final", "artifact", "append", "last_chunk",
+};
+static PyObject *keys[K_COUNT];
+/* The kind words, and the fields of each class in the order the builder sets them (setup
+ * returns these lists: Python checks them against the dataclasses' fields). */
+enum { W_TEXT, W_DATA, W_FILE, W_MESSAGE, W_TASK, W_STATUS_UPDATE, W_ARTIFACT_UPDATE, W_COUNT };
+static const char *const KIND_WORDS[] = {
+    "text", "data", "file", "message", "task", "status-update", "artifact-update",
+};
+static PyObject *kind_words[W_COUNT];
+static const int F_TEXT[] = {K_TEXT, K_METADATA, K_MEDIA_TYPE, K_NAME, K_KIND, -1};
+static const int F_DATA[] = {K_DATA, K_METADATA, K_MEDIA_TYPE, K_NAME, K_KIND, -1};
+static const int F_MESSAGE[] = {K_MESSAGE_ID, K_ROLE, K_PARTS, K_CONTEXT_ID, K_TASK_ID,
+                                K_METADATA, K_KIND, -1};
+static const int F_STATUS[] = {K_STATE, K_MESSAGE, K_TIMESTAMP, -1};
+static const int F_ARTIFACT[] = {K_ARTIFACT_ID, K_PARTS, K_NAME, K_DESCRIPTION, K_METADATA, -1};
+static const int F_TASK[] = {K_ID, K_CONTEXT_ID, K_STATUS, K_ARTIFACTS, K_HISTORY, K_METADATA,
+                             K_KIND, -1};
+static const int F_STATUS_UPDATE[] = {K_TASK_ID, K_CONTEXT_ID, K_STATUS, K_FINAL, K_METADATA,
+                                      K_KIND, -1};
+static const int F_ARTIFACT_UPDATE[] = {K_TASK_ID, K_CONTEXT_ID, K_ARTIFACT, K_APPEND,
+                                        K_LAST_CHUNK, K_METADATA, K_KIND, -1};
+/* Per class (A_*): its fields, NULL for FilePart (built by Python). */
+static const int *const CLASS_FIELDS[A_COUNT] = {
+    F_TEXT, F_DATA, NULL, F_MESSAGE, F_STATUS, F_ARTIFACT, F_TASK, F_STATUS_UPDATE,
+    F_ARTIFACT_UPDATE,
+};
 
 static PyObject *names_tuple(const char *const *names, Py_ssize_t n) {
   PyObject *t = PyTuple_New(n);
@@ -98,13 +156,52 @@ static PyObject *opt_word(PyObject *table, bool has, unsigned long n) {
 
 static PyObject *new_bool(bool b) { return PyBool_FromLong(b ? 1 : 0); }
 
-/* Sets the slots of a frozen dataclass instance through the slot descriptors
- * (PyObject_GenericSetAttr bypasses the class's refusing __setattr__, as
- * object.__setattr__ does in the dataclass's own __init__). Steals every value. */
-static int set_all(PyObject *obj, PyObject **names, PyObject **values, int n) {
-  int rc = 0;
+/* The slot descriptors of one class's fields (in a field table's order) and their setters,
+ * looked up once at setup: setting a field is then the descriptor's own set call, what
+ * PyObject_GenericSetAttr does after finding it in the type. n == 0: not bound (a field was
+ * not a data descriptor of the class), PyObject_GenericSetAttr is used. */
+#define MAX_FIELDS 32
+typedef struct {
+  PyObject *descr[MAX_FIELDS];
+  descrsetfunc set[MAX_FIELDS];
+  int n;
+} setters;
+static setters outcome_set, item_set;
+
+static void unbind(setters *st) {
+  for (int k = 0; k < st->n; k++) Py_CLEAR(st->descr[k]);
+  st->n = 0;
+}
+
+static void bind(setters *st, PyObject *cls, PyObject **names, int n) {
+  unbind(st);
+  if (n > MAX_FIELDS) return;
   for (int k = 0; k < n; k++) {
-    if (rc == 0 && (values[k] == NULL || PyObject_GenericSetAttr(obj, names[k], values[k]) < 0))
+    PyObject *d = PyObject_GetAttr(cls, names[k]); /* a member descriptor: itself */
+    descrsetfunc f = d ? (descrsetfunc)PyType_GetSlot(Py_TYPE(d), Py_tp_descr_set) : NULL;
+    if (f == NULL) {
+      PyErr_Clear();
+      Py_XDECREF(d);
+      for (int j = 0; j < k; j++) Py_CLEAR(st->descr[j]);
+      return;
+    }
+    st->descr[k] = d;
+    st->set[k] = f;
+  }
+  st->n = n;
+}
+
+/* Sets the slots of a frozen dataclass instance through the slot descriptors (bypassing
+ * the class's refusing __setattr__, as object.__setattr__ does in the dataclass's own
+ * __init__): the bound setters of `st` when bound, else PyObject_GenericSetAttr. Steals
+ * every value. */
+static int set_all(PyObject *obj, PyObject **names, const setters *st, PyObject **values, int n) {
+  int rc = 0;
+  bool bound = st != NULL && st->n == n;
+  for (int k = 0; k < n; k++) {
+    if (rc == 0 && (values[k] == NULL ||
+                    (bound ? st->set[k](st->descr[k], obj, values[k])
+                           : PyObject_GenericSetAttr(obj, names[k], values[k])) < 0))
       rc = -1;
     Py_XDECREF(values[k]);
   }
@@ -119,8 +216,227 @@ static void replace(PyObject **slot, PyObject *value) {
   Py_XDECREF(old);
 }
 
+/* A new instance of a slots dataclass with no field set yet: the class's tp_alloc, what
+ * object.__new__ does for it (no abstract methods, no arguments), without the call through
+ * Python. */
 static PyObject *blank(PyObject *cls) {
-  return PyObject_CallFunctionObjArgs(object_new, cls, NULL);
+  allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)cls, Py_tp_alloc);
+  if (alloc == NULL) return PyObject_CallFunctionObjArgs(object_new, cls, NULL);
+  return alloc((PyTypeObject *)cls, 0);
+}
+
+/* --- the answer ------------------------------------------------------------------------
+ * Convention of the builders below: a new reference, or NULL with an exception set (a real
+ * error), or NULL with none set: "not built here", and the whole answer is then handed to
+ * Python's answer_from_json (which builds it, or raises what the pure path raises). */
+
+/* d[key] (borrowed), NULL (no exception) when d lacks it. */
+static PyObject *req(PyObject *d, int key) { return PyDict_GetItemWithError(d, keys[key]); }
+
+/* d.get(key) as a new reference (None when absent). */
+static PyObject *opt(PyObject *d, int key) {
+  PyObject *v = PyDict_GetItemWithError(d, keys[key]);
+  if (v == NULL) {
+    if (PyErr_Occurred()) return NULL;
+    v = Py_None;
+  }
+  Py_INCREF(v);
+  return v;
+}
+
+/* Which kind word `k` is (W_*), -1 for anything else (absent, not a str, unknown). */
+static int kind_of(PyObject *d) {
+  PyObject *k = PyDict_GetItemWithError(d, keys[K_KIND]);
+  if (k == NULL || !PyUnicode_CheckExact(k)) return -1;
+  for (int w = 0; w < W_COUNT; w++) {
+    if (k == kind_words[w]) return w;
+    int eq = PyUnicode_Compare(k, kind_words[w]);
+    if (eq == 0) return w;
+    if (eq == -1 && PyErr_Occurred()) return -1;
+  }
+  return -1;
+}
+
+static setters answer_set[A_COUNT];
+
+/* The attribute names of answer class `c`'s fields, in CLASS_FIELDS order (borrowed). */
+static void answer_field_names(int c, PyObject **names) {
+  const int *f = CLASS_FIELDS[c];
+  for (int k = 0; f[k] >= 0; k++) names[k] = keys[f[k]];
+}
+
+/* An instance of answer class `c` with its fields (CLASS_FIELDS[c], in order) set to
+ * `values` (stolen; a NULL among them means failure, see the convention above). */
+static PyObject *make(int c, PyObject **values) {
+  const int *f = CLASS_FIELDS[c];
+  int n = 0;
+  while (f[n] >= 0) n++;
+  for (int k = 0; k < n; k++)
+    if (values[k] == NULL) {
+      for (int j = 0; j < n; j++) Py_XDECREF(values[j]);
+      return NULL;
+    }
+  PyObject *obj = answer_alloc[c]((PyTypeObject *)answer_cls[c], 0);
+  if (obj == NULL) {
+    for (int j = 0; j < n; j++) Py_DECREF(values[j]);
+    return NULL;
+  }
+  PyObject *names[MAX_FIELDS];
+  answer_field_names(c, names);
+  if (set_all(obj, names, &answer_set[c], values, n) < 0) {
+    Py_DECREF(obj);
+    return NULL;
+  }
+  return obj;
+}
+
+static PyObject *kind_value(int w) {
+  Py_INCREF(kind_words[w]);
+  return kind_words[w];
+}
+
+/* A required value (new reference); NULL without an exception when absent. */
+static PyObject *need(PyObject *d, int key) {
+  PyObject *v = req(d, key);
+  Py_XINCREF(v);
+  return v;
+}
+
+static PyObject *part(PyObject *d) {
+  if (!PyDict_CheckExact(d)) return NULL;
+  int w = kind_of(d);
+  if (PyErr_Occurred()) return NULL;
+  if (w != W_TEXT && w != W_DATA) return NULL; /* files (base64) and errors: Python */
+  PyObject *v[5] = {need(d, w == W_TEXT ? K_TEXT : K_DATA), opt(d, K_METADATA),
+                    opt(d, K_MEDIA_TYPE), opt(d, K_NAME), kind_value(w)};
+  return make(w == W_TEXT ? A_TEXT : A_DATA, v);
+}
+
+/* tuple(build(x) for x in d[key]) for a list value. */
+static PyObject *tuple_of(PyObject *d, int key, PyObject *(*build)(PyObject *)) {
+  PyObject *list = req(d, key);
+  if (list == NULL || !PyList_CheckExact(list)) return NULL;
+  Py_ssize_t n = PyList_Size(list);
+  PyObject *t = PyTuple_New(n);
+  if (t == NULL) return NULL;
+  for (Py_ssize_t k = 0; k < n; k++) {
+    PyObject *x = build(PyList_GetItem(list, k));
+    if (x == NULL) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SetItem(t, k, x);
+  }
+  return t;
+}
+
+static PyObject *message(PyObject *d) {
+  if (!PyDict_CheckExact(d)) return NULL;
+  PyObject *v[7] = {need(d, K_MESSAGE_ID), need(d, K_ROLE), tuple_of(d, K_PARTS, part),
+                    opt(d, K_CONTEXT_ID), opt(d, K_TASK_ID), opt(d, K_METADATA),
+                    kind_value(W_MESSAGE)};
+  return make(A_MESSAGE, v);
+}
+
+/* `_message(m) if m else None` */
+static PyObject *opt_message(PyObject *d) {
+  PyObject *m = req(d, K_MESSAGE);
+  if (m == NULL && PyErr_Occurred()) return NULL;
+  int truth = m == NULL ? 0 : PyObject_IsTrue(m);
+  if (truth < 0) return NULL;
+  if (!truth) Py_RETURN_NONE;
+  return message(m);
+}
+
+static PyObject *status(PyObject *d) {
+  if (d == NULL || !PyDict_CheckExact(d)) return NULL;
+  PyObject *v[3] = {need(d, K_STATE), opt_message(d), opt(d, K_TIMESTAMP)};
+  return make(A_STATUS, v);
+}
+
+static PyObject *artifact(PyObject *d) {
+  if (d == NULL || !PyDict_CheckExact(d)) return NULL;
+  PyObject *v[5] = {need(d, K_ARTIFACT_ID), tuple_of(d, K_PARTS, part), opt(d, K_NAME),
+                    opt(d, K_DESCRIPTION), opt(d, K_METADATA)};
+  return make(A_ARTIFACT, v);
+}
+
+/* `bool(d.get(key))` */
+static PyObject *flag(PyObject *d, int key) {
+  PyObject *x = req(d, key);
+  if (x == NULL && PyErr_Occurred()) return NULL;
+  int truth = x == NULL ? 0 : PyObject_IsTrue(x);
+  return truth < 0 ? NULL : new_bool(truth);
+}
+
+/* answer_from_json's four kinds. */
+static PyObject *answer(PyObject *d) {
+  if (!PyDict_CheckExact(d)) return NULL;
+  switch (kind_of(d)) {
+    case W_TASK: {
+      PyObject *v[7] = {need(d, K_ID), opt(d, K_CONTEXT_ID), status(req(d, K_STATUS)),
+                        tuple_of(d, K_ARTIFACTS, artifact), tuple_of(d, K_HISTORY, message),
+                        opt(d, K_METADATA), kind_value(W_TASK)};
+      return make(A_TASK, v);
+    }
+    case W_MESSAGE:
+      return message(d);
+    case W_STATUS_UPDATE: {
+      PyObject *v[6] = {need(d, K_TASK_ID), opt(d, K_CONTEXT_ID), status(req(d, K_STATUS)),
+                        flag(d, K_FINAL), opt(d, K_METADATA), kind_value(W_STATUS_UPDATE)};
+      return make(A_STATUS_UPDATE, v);
+    }
+    case W_ARTIFACT_UPDATE: {
+      PyObject *v[7] = {need(d, K_TASK_ID), opt(d, K_CONTEXT_ID), artifact(req(d, K_ARTIFACT)),
+                        flag(d, K_APPEND), flag(d, K_LAST_CHUNK), opt(d, K_METADATA),
+                        kind_value(W_ARTIFACT_UPDATE)};
+      return make(A_ARTIFACT_UPDATE, v);
+    }
+    default:
+      return NULL;
+  }
+}
+
+/* The answer from its canonical JSON text: parsed by the json module's scanner (the value
+ * must fill the text), built here; whatever is not read or built here goes to read_answer
+ * (Python's reader of the text), so both paths give the same objects and errors. */
+static PyObject *answer_from_text(PyObject *text) {
+  if (scan_json != NULL) {
+    PyObject *zero = PyLong_FromLong(0);
+    PyObject *r = zero ? PyObject_CallFunctionObjArgs(scan_json, text, zero, NULL) : NULL;
+    Py_XDECREF(zero);
+    if (r == NULL) {
+      if (!PyErr_ExceptionMatches(PyExc_StopIteration) && !PyErr_ExceptionMatches(PyExc_ValueError))
+        return NULL;
+      PyErr_Clear();
+    } else {
+      PyObject *d = PyTuple_Check(r) && PyTuple_Size(r) == 2 ? PyTuple_GetItem(r, 0) : NULL;
+      Py_ssize_t end = d ? PyLong_AsSsize_t(PyTuple_GetItem(r, 1)) : -1;
+      if (end == -1 && PyErr_Occurred()) {
+        Py_DECREF(r);
+        return NULL;
+      }
+      if (d != NULL && end == PyUnicode_GetLength(text)) {
+        PyObject *a = answer(d);
+        if (a == NULL && !PyErr_Occurred())
+          a = PyObject_CallFunctionObjArgs(answer_from_dict, d, NULL);
+        Py_DECREF(r);
+        return a;
+      }
+      Py_DECREF(r);
+    }
+  }
+  return PyObject_CallFunctionObjArgs(read_answer, text, NULL);
+}
+
+/* answer(text: str) -> the answer (for the tests: compared with Python's reader). */
+static PyObject *sp_answer(PyObject *self, PyObject *text) {
+  (void)self;
+  if (!PyUnicode_Check(text)) {
+    PyErr_SetString(PyExc_TypeError, "answer: text must be a str");
+    return NULL;
+  }
+  return answer_from_text(text);
 }
 
 /* An Outcome from a live `a2a_outcome *` (its fields copied now); `owned` becomes its
@@ -152,13 +468,22 @@ static PyObject *outcome_from(const a2a_outcome *ptr, PyObject *owned) {
       return NULL;
     }
   }
-  PyObject *result;
+  PyObject *result, *result_text = Py_None;
+  Py_INCREF(result_text);
   if (i.result_json.ptr != NULL) {
     PyObject *text = view_str(i.result_json);
-    result = text ? PyObject_CallFunctionObjArgs(read_answer, text, NULL) : NULL;
-    Py_XDECREF(text);
+    if (text != NULL && unread != NULL) {
+      result = unread; /* read on first access */
+      Py_INCREF(result);
+      Py_DECREF(result_text);
+      result_text = text;
+    } else {
+      result = text ? answer_from_text(text) : NULL;
+      Py_XDECREF(text);
+    }
     if (result == NULL) {
       Py_DECREF(hint);
+      Py_DECREF(result_text);
       return NULL;
     }
   } else {
@@ -197,12 +522,13 @@ static PyObject *outcome_from(const a2a_outcome *ptr, PyObject *owned) {
   v[O_CANCEL_ORIGIN] = view_str(i.cancel_origin);
   v[O_OWNED] = owned;
   Py_INCREF(owned);
+  v[O_RESULT_TEXT] = result_text;
   PyObject *obj = blank(outcome_cls);
   if (obj == NULL) {
     for (int k = 0; k < O_COUNT; k++) Py_XDECREF(v[k]);
     return NULL;
   }
-  if (set_all(obj, outcome_names, v, O_COUNT) < 0) {
+  if (set_all(obj, outcome_names, &outcome_set, v, O_COUNT) < 0) {
     Py_DECREF(obj);
     return NULL;
   }
@@ -225,6 +551,57 @@ static PyObject *sp_outcome(PyObject *self, PyObject *args) {
   return outcome_from(ptr, owned);
 }
 
+/* call(which, client: int, arg: str, opts: int, owner_cls) -> (rc, Outcome | None)
+ * One blocking client call (which: 0 a2a_client_send_text, 1 a2a_client_send_message,
+ * 2 a2a_client_get_task, 3 a2a_client_cancel_task) with `arg` as UTF-8 and the
+ * `a2a_client_call_options` at address `opts` (kept alive by the caller), the GIL released
+ * while the library works (header hooks take it themselves). On A2A_OK the outcome is
+ * owned by `owner_cls(ptr)` (frees it when collected) and copied into an Outcome here. */
+typedef a2a_result (*client_call_fn)(const struct a2a_client *, const char *, size_t,
+                                     const struct a2a_client_call_options *,
+                                     struct a2a_outcome **);
+static PyObject *sp_call(PyObject *self, PyObject *args) {
+  int which;
+  PyObject *h, *arg, *o, *owner_cls;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "iOUOO", &which, &h, &arg, &o, &owner_cls)) return NULL;
+  static const client_call_fn fns[] = {a2a_client_send_text, a2a_client_send_message,
+                                       a2a_client_get_task, a2a_client_cancel_task};
+  if (which < 0 || which > 3) {
+    PyErr_SetString(PyExc_ValueError, "call: unknown call");
+    return NULL;
+  }
+  const struct a2a_client *client = as_ptr(h);
+  if (client == NULL) return NULL;
+  const struct a2a_client_call_options *opts = as_ptr(o);
+  if (opts == NULL) return NULL;
+  Py_ssize_t len;
+  /* UTF-8 kept by the str itself, which `args` keeps alive during the call. */
+  const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
+  if (text == NULL) return NULL;
+  struct a2a_outcome *out = NULL;
+  a2a_result rc;
+  Py_BEGIN_ALLOW_THREADS
+  rc = fns[which](client, text, (size_t)len, opts, &out);
+  Py_END_ALLOW_THREADS
+  if (rc != A2A_OK) return Py_BuildValue("(IO)", (unsigned)rc, Py_None);
+  if (out == NULL) {
+    PyErr_SetString(PyExc_RuntimeError, "a client call succeeded without an outcome");
+    return NULL;
+  }
+  PyObject *addr = PyLong_FromVoidPtr(out);
+  PyObject *owner = addr ? PyObject_CallFunctionObjArgs(owner_cls, addr, NULL) : NULL;
+  Py_XDECREF(addr);
+  if (owner == NULL) {
+    a2a_outcome_free(out);
+    return NULL;
+  }
+  PyObject *outcome = outcome_from(out, owner); /* the owner frees `out` when collected */
+  Py_DECREF(owner);
+  if (outcome == NULL) return NULL;
+  return Py_BuildValue("(IN)", (unsigned)A2A_OK, outcome);
+}
+
 /* A StreamItem from an `a2a_stream_item` (its outcome borrowed: copied now). */
 static PyObject *item_from(const a2a_stream_item *it) {
   PyObject *v[I_COUNT];
@@ -240,14 +617,14 @@ static PyObject *item_from(const a2a_stream_item *it) {
     for (int k = 0; k < I_COUNT; k++) Py_XDECREF(v[k]);
     return NULL;
   }
-  if (set_all(obj, item_names, v, I_COUNT) < 0) {
+  if (set_all(obj, item_names, &item_set, v, I_COUNT) < 0) {
     Py_DECREF(obj);
     return NULL;
   }
   return obj;
 }
 
-/* stream_next(stream: int) -> (rc,) | (0, 1, StreamItem) | (0, 2, task_id, attempt)
+/* stream_next(stream: int) -> StreamItem | (rc,) | (0, 2, task_id, attempt)
  *   | (0, 3, outcome_ptr, end_kind or None, resubscribes, dropped, unreadable) | (0, kind)
  * One a2a_client_stream_next, with the GIL released while it waits for the network (header
  * hooks, called from inside it, take the GIL themselves). */
@@ -263,11 +640,8 @@ static PyObject *sp_stream_next(PyObject *self, PyObject *arg) {
   Py_END_ALLOW_THREADS
   if (rc != A2A_OK) return Py_BuildValue("(I)", (unsigned)rc);
   switch (ev.kind) {
-    case A2A_CLIENT_STREAM_EVENT_KIND_ITEM: {
-      PyObject *item = item_from(&ev.item);
-      if (item == NULL) return NULL;
-      return Py_BuildValue("(iiN)", 0, 1, item);
-    }
+    case A2A_CLIENT_STREAM_EVENT_KIND_ITEM:
+      return item_from(&ev.item); /* the StreamItem itself: no tuple for the usual event */
     case A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING: {
       PyObject *task = ev.task_id.ptr ? view_str(ev.task_id) : (Py_INCREF(empty_str), empty_str);
       if (task == NULL) return NULL;
@@ -404,16 +778,32 @@ fail:
   return NULL;
 }
 
-/* setup(Outcome, StreamItem, Event, read_answer, tables[, direct]) with tables the vocabulary
- * dicts (Channel, Retry, ErrorName, TaskState, RequestSent, ProtocolVersion, Binding,
- * StreamItemKind) and `direct` whether Events may be allocated directly (see event_alloc).
- * Returns (outcome fields, stream item fields) for Python to check. */
+/* setup(Outcome, StreamItem, Event, read_answer, tables[, direct[, answer_classes, scanner,
+ * answer_from_json]]) with tables the vocabulary dicts (Channel, Retry, ErrorName, TaskState,
+ * RequestSent, ProtocolVersion, Binding, StreamItemKind), `direct` whether Events may be
+ * allocated directly (see event_alloc), and the answer's classes (in A_* order), the json
+ * scanner and Python's dict reader for building answers here[, and the "not read yet"
+ * sentinel for building them on first access instead]. Returns (outcome fields,
+ * stream item fields, answer classes' fields) for Python to check. */
 static PyObject *sp_setup(PyObject *self, PyObject *args) {
-  PyObject *oc, *ic, *ec, *ra, *tables;
+  PyObject *oc, *ic, *ec, *ra, *tables, *acls = NULL, *scan = NULL, *from_dict = NULL,
+           *lazy = NULL;
   int direct = 0;
   (void)self;
-  if (!PyArg_ParseTuple(args, "OOOOO!|p", &oc, &ic, &ec, &ra, &PyTuple_Type, &tables, &direct))
+  if (!PyArg_ParseTuple(args, "OOOOO!|pO!OOO", &oc, &ic, &ec, &ra, &PyTuple_Type, &tables,
+                        &direct, &PyTuple_Type, &acls, &scan, &from_dict, &lazy))
     return NULL;
+  if (acls != NULL) {
+    if (PyTuple_Size(acls) != A_COUNT || scan == NULL || from_dict == NULL) {
+      PyErr_SetString(PyExc_ValueError, "setup: the answer's classes, scanner and reader");
+      return NULL;
+    }
+    for (Py_ssize_t k = 0; k < A_COUNT; k++)
+      if (!PyType_Check(PyTuple_GetItem(acls, k))) {
+        PyErr_SetString(PyExc_TypeError, "setup: the answer's classes must be classes");
+        return NULL;
+      }
+  }
   PyObject **slots[] = {&t_channel, &t_retry, &t_error, &t_state, &t_sent, &t_version,
                         &t_binding, &t_item_kind};
   const Py_ssize_t n = (Py_ssize_t)(sizeof slots / sizeof slots[0]);
@@ -435,16 +825,69 @@ static PyObject *sp_setup(PyObject *self, PyObject *args) {
   }
   replace(&outcome_cls, oc);
   replace(&stream_item_cls, ic);
+  bind(&outcome_set, oc, outcome_names, O_COUNT);
+  bind(&item_set, ic, item_names, I_COUNT);
   replace(&event_cls, ec);
   event_alloc = direct ? (allocfunc)PyType_GetSlot((PyTypeObject *)ec, Py_tp_alloc) : NULL;
   replace(&read_answer, ra);
+  /* The answer's classes: each one's fields, as this module sets them (None: not built
+   * here), for Python to check; without them the answers are read by read_answer. */
+  PyObject *af = PyTuple_New(A_COUNT);
+  if (af == NULL) return NULL;
+  for (int c = 0; c < A_COUNT; c++) {
+    PyObject *names;
+    if (CLASS_FIELDS[c] == NULL) {
+      names = Py_None;
+      Py_INCREF(names);
+    } else {
+      Py_ssize_t n = 0;
+      while (CLASS_FIELDS[c][n] >= 0) n++;
+      names = PyTuple_New(n);
+      for (Py_ssize_t k = 0; names != NULL && k < n; k++) {
+        Py_INCREF(keys[CLASS_FIELDS[c][k]]);
+        PyTuple_SetItem(names, k, keys[CLASS_FIELDS[c][k]]);
+      }
+    }
+    if (names == NULL) {
+      Py_DECREF(af);
+      return NULL;
+    }
+    PyTuple_SetItem(af, c, names);
+  }
+  Py_CLEAR(scan_json);
+  Py_CLEAR(unread);
+  if (lazy != NULL) {
+    Py_INCREF(lazy);
+    unread = lazy;
+  }
+  if (acls != NULL) {
+    for (int c = 0; c < A_COUNT; c++) {
+      replace(&answer_cls[c], PyTuple_GetItem(acls, c));
+      if (CLASS_FIELDS[c] != NULL) {
+        PyObject *names[MAX_FIELDS];
+        int n = 0;
+        while (CLASS_FIELDS[c][n] >= 0) n++;
+        answer_field_names(c, names);
+        bind(&answer_set[c], answer_cls[c], names, n);
+      }
+      answer_alloc[c] = (allocfunc)PyType_GetSlot((PyTypeObject *)answer_cls[c], Py_tp_alloc);
+      if (answer_alloc[c] == NULL) {
+        Py_DECREF(af);
+        PyErr_SetString(PyExc_TypeError, "setup: an answer class has no tp_alloc");
+        return NULL;
+      }
+    }
+    replace(&answer_from_dict, from_dict);
+    replace(&scan_json, scan);
+  }
   PyObject *of = names_tuple(OUTCOME_FIELDS, O_COUNT);
   PyObject *itf = of ? names_tuple(ITEM_FIELDS, I_COUNT) : NULL;
   if (itf == NULL) {
     Py_XDECREF(of);
+    Py_DECREF(af);
     return NULL;
   }
-  return Py_BuildValue("(NN)", of, itf);
+  return Py_BuildValue("(NNN)", of, itf, af);
 }
 
 /* library_address() -> the address of a2a_version as this module's linked library has it:
@@ -458,8 +901,10 @@ static PyObject *sp_library_address(PyObject *self, PyObject *unused) {
 static PyMethodDef methods[] = {
     {"setup", sp_setup, METH_VARARGS, "Registers the classes and tables the fast path builds."},
     {"outcome", sp_outcome, METH_VARARGS, "outcome(ptr, owned) -> Outcome."},
+    {"call", sp_call, METH_VARARGS, "One blocking client call (GIL released) -> (rc, Outcome)."},
     {"stream_next", sp_stream_next, METH_O, "One client stream event (GIL released)."},
     {"sse_feed", sp_sse_feed, METH_VARARGS, "One packed SSE feed, events built in C."},
+    {"answer", sp_answer, METH_O, "answer(text) -> the answer of a canonical JSON text."},
     {"library_address", sp_library_address, METH_NOARGS, "Address of a2a_version."},
     {NULL, NULL, 0, NULL},
 };
@@ -484,5 +929,9 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     if ((outcome_names[k] = PyUnicode_InternFromString(OUTCOME_FIELDS[k])) == NULL) return NULL;
   for (int k = 0; k < I_COUNT; k++)
     if ((item_names[k] = PyUnicode_InternFromString(ITEM_FIELDS[k])) == NULL) return NULL;
+  for (int k = 0; k < K_COUNT; k++)
+    if ((keys[k] = PyUnicode_InternFromString(KEY_NAMES[k])) == NULL) return NULL;
+  for (int k = 0; k < W_COUNT; k++)
+    if ((kind_words[k] = PyUnicode_InternFromString(KIND_WORDS[k])) == NULL) return NULL;
   return PyModule_Create(&module);
 }

@@ -14,7 +14,8 @@ from __future__ import annotations
 import base64
 import ctypes
 import json
-from collections.abc import Mapping
+import json.scanner
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -80,6 +81,9 @@ Part = Union[TextPart, DataPart, FilePart]
 
 
 def _text_of(parts: tuple[Part, ...]) -> str | None:
+    if len(parts) == 1:  # the usual case (a stream's chunks): no list, no join
+        p = parts[0]
+        return p.text if isinstance(p, TextPart) else None
     texts = [p.text for p in parts if isinstance(p, TextPart)]
     return '\n'.join(texts) if texts else None
 
@@ -189,13 +193,13 @@ class UnreadableAnswerError(ValueError):
 
 def _part(d: Mapping[str, Any]) -> Part:
     k = d.get('kind')
-    common = {'metadata': d.get('metadata'), 'media_type': d.get('media_type'),
-              'name': d.get('name')}
     if k == 'text':
-        return TextPart(d['text'], **common)
+        return TextPart(d['text'], d.get('metadata'), d.get('media_type'), d.get('name'))
     if k == 'data':
-        return DataPart(d['data'], **common)
+        return DataPart(d['data'], d.get('metadata'), d.get('media_type'), d.get('name'))
     if k == 'file':
+        common = {'metadata': d.get('metadata'), 'media_type': d.get('media_type'),
+                  'name': d.get('name')}
         if d.get('bytes') is not None:
             raw = d['bytes']
             pad = '=' * (-len(raw) % 4)
@@ -243,9 +247,27 @@ def answer_from_json(d: Mapping[str, Any]) -> Any:
     raise ValueError(f'unknown answer kind {k!r}')
 
 
+# The json module's own (C) scanner, called directly: `json.loads` would also run two
+# whitespace regexes and two Python frames around it per call, for texts (the library's
+# canonical JSON) that never have whitespace around the value.
+# (typeshed types make_scanner's argument as its own class; any JSONDecoder is what it reads)
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
+    json.JSONDecoder())  # type: ignore[arg-type]
+
+
+def _parse(text: str) -> Any:
+    """`json.loads(text)` for a canonical JSON text, through the scanner alone when the value
+    fills the whole text (else json.loads, which raises what it raises)."""
+    try:
+        value, end = _SCAN(text, 0)
+    except (StopIteration, ValueError):
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
+
+
 def _result_from_text(text: str) -> Any:
-    """The answer from its canonical JSON text (the compiled fast path's reader)."""
-    return answer_from_json(json.loads(text))
+    """The answer from its canonical JSON text (the compiled fast path's fallback reader)."""
+    return answer_from_json(_parse(text))
 
 
 def _result_of(ptr: int) -> Any:
@@ -257,7 +279,7 @@ def _result_of(ptr: int) -> Any:
     if rc == _NONE:
         return None
     check(rc)
-    return answer_from_json(json.loads(_lib.view_str(v) or 'null'))
+    return answer_from_json(_parse(_lib.view_str(v) or 'null'))
 
 
 def _part_json(p: Part | str) -> dict[str, Any]:
@@ -309,6 +331,7 @@ def read_answer(body: bytes | str, version: ProtocolVersion | str, binding: Bind
         if rc != 0:
             raise error_for(rc, 'a2a_answer_read')
         text = _lib.view_str(_lib.lib.a2a_buffer_bytes(buf)) or 'null'
-        return answer_from_json(json.loads(text))
+        answer: Answer | None = answer_from_json(_parse(text))
+        return answer
     finally:
         _lib.lib.a2a_buffer_free(buf)

@@ -18,7 +18,7 @@ from typing import Any, Union
 from . import _lib
 from .errors import CardResolutionError, check, error_for
 from .answer import Part, message_json
-from .outcome import Outcome
+from .outcome import Outcome, _OwnedOutcome
 from .resilience import BreakerConfig
 from .stream import StreamItem
 from .vocab import (
@@ -40,6 +40,9 @@ __all__ = ['Client', 'ClientStreamEnd', 'HeaderHook', 'Resubscribing', 'StreamEv
 HeaderHook = Callable[[str], Union[Mapping[str, str], Iterable[tuple[str, str]], None]]
 
 _ITEM, _RESUBSCRIBING, _END = 1, 2, 3
+#: The compiled fast path's numbers of the blocking calls (`_speedups.call`).
+_CALLS = {'a2a_client_send_text': 0, 'a2a_client_send_message': 1, 'a2a_client_get_task': 2,
+          'a2a_client_cancel_task': 3}
 _CARD_RESOLUTION = 1000
 _NONE = 2
 
@@ -122,6 +125,32 @@ class _Options:
             harr if pairs else None, len(pairs),
             history_length is not None, history_length or 0,
         )
+        self.addr = ctypes.addressof(self.c)
+
+
+def _options(
+    timeout_ms: int | None,
+    idle_timeout_ms: int | None,
+    traceparent: str | None,
+    idempotency_key: str | None,
+    message_id: str | None,
+    context_id: str | None,
+    task_id: str | None,
+    headers: Mapping[str, str] | Sequence[tuple[str, str]] | None,
+    history_length: int | None = None,
+) -> _Options:
+    """The options of one call: the shared all-defaults `_DEFAULT_OPTIONS` when none is
+    given (the usual call: no encoding, no ctypes struct built per call; the library only
+    reads the options during the call), else a new `_Options`."""
+    if history_length is None and not (timeout_ms or idle_timeout_ms or traceparent
+                                       or idempotency_key or message_id or context_id
+                                       or task_id or headers):
+        return _DEFAULT_OPTIONS
+    return _Options(timeout_ms, idle_timeout_ms, traceparent, idempotency_key, message_id,
+                    context_id, task_id, headers, history_length)
+
+
+_DEFAULT_OPTIONS = _Options(None, None, None, None, None, None, None, None)
 
 
 def _message(text: str | None, parts: Sequence[Part | str] | None,
@@ -148,6 +177,16 @@ class _StreamHandle:
     def __del__(self) -> None:
         self.free()
 
+    # never copied (a copy would free the handle twice), never pickled (see _OwnedOutcome)
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return type(None), ()
+
 
 class _EndOutcome:
     """The END outcome is borrowed from its stream handle: keeping the (spent) stream alive
@@ -158,6 +197,16 @@ class _EndOutcome:
     def __init__(self, ptr: int, stream: _StreamHandle) -> None:
         self.ptr = ptr
         self.stream = stream
+
+    # never copied (a copy would free the handle twice), never pickled (see _OwnedOutcome)
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return type(None), ()
 
 
 class Client:
@@ -360,6 +409,18 @@ class Client:
             raise e
 
     def _call(self, fname: str, arg: str, opts: _Options) -> Outcome:
+        sp = _lib.SPEEDUPS
+        if sp is not None:
+            # the compiled fast path: the call and the Outcome in one step
+            hooks = self._hooks
+            if hooks:
+                self._hook_error.error = None
+            rc, outcome = sp.call(  # type: ignore[attr-defined]
+                _CALLS[fname], self._handle(), arg, opts.addr, _OwnedOutcome)
+            if hooks:
+                self._raise_hook_error()
+            check(rc)
+            return outcome  # type: ignore[no-any-return]
         a, an = _lib.enc(arg)
         out = ctypes.c_void_p()
         self._hook_error.error = None
@@ -392,7 +453,7 @@ class Client:
         `metadata`. The answer is `outcome.result` (a Task or Message, typed), carrying
         `history_length` history messages when given (A2A `historyLength`; None leaves it
         to the agent, 0 asks for none)."""
-        opts = _Options(timeout_ms, None, traceparent, idempotency_key, message_id,
+        opts = _options(timeout_ms, None, traceparent, idempotency_key, message_id,
                         context_id, task_id, headers, history_length)
         if parts is None and metadata is None and text is not None:
             return self._call('a2a_client_send_text', text, opts)
@@ -404,7 +465,7 @@ class Client:
             history_length: int | None = None) -> Outcome:
         """Reads a task, with `history_length` history messages when given (A2A
         `historyLength`; None leaves it to the agent, 0 asks for none)."""
-        opts = _Options(timeout_ms, None, traceparent, None, None, None, None, headers,
+        opts = _options(timeout_ms, None, traceparent, None, None, None, None, headers,
                         history_length)
         return self._call('a2a_client_get_task', task_id, opts)
 
@@ -412,7 +473,7 @@ class Client:
                traceparent: str | None = None,
                headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None) -> Outcome:
         """Cancels a task."""
-        opts = _Options(timeout_ms, None, traceparent, None, None, None, None, headers)
+        opts = _options(timeout_ms, None, traceparent, None, None, None, None, headers)
         return self._call('a2a_client_cancel_task', task_id, opts)
 
     def stream(
@@ -434,7 +495,7 @@ class Client:
         the driver resubscribes after a cut), ending with one `ClientStreamEnd`. The request
         goes out on the first `next()`. Closing the generator early closes the stream.
         `history_length` asks for that many history messages (A2A `historyLength`)."""
-        opts = _Options(None, idle_timeout_ms, traceparent, idempotency_key, message_id,
+        opts = _options(None, idle_timeout_ms, traceparent, idempotency_key, message_id,
                         context_id, task_id, headers, history_length)
         if parts is None and metadata is None and text is not None:
             return self._stream('a2a_client_stream_text', text, opts)
@@ -449,7 +510,7 @@ class Client:
         headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
     ) -> Iterator[StreamEvent]:
         """Resubscribes to a running task's events; as `stream`."""
-        opts = _Options(None, idle_timeout_ms, traceparent, None, None, None, None, headers)
+        opts = _options(None, idle_timeout_ms, traceparent, None, None, None, None, headers)
         return self._stream('a2a_client_resubscribe', task_id, opts)
 
     def _stream(self, fname: str, arg: str, opts: _Options) -> Iterator[StreamEvent]:
@@ -458,13 +519,12 @@ class Client:
         check(getattr(_lib.lib, fname)(self._handle(), a, an, ctypes.byref(opts.c),
                                        ctypes.byref(out)))
         handle = _StreamHandle(out.value or 0)
+        sp = _lib.SPEEDUPS
+        if sp is not None:
+            return self._events_fast(sp, handle, opts)
         return self._events(handle, opts)
 
     def _events(self, handle: _StreamHandle, opts: _Options) -> Iterator[StreamEvent]:
-        sp = _lib.SPEEDUPS
-        if sp is not None:
-            yield from self._events_fast(sp, handle, opts)
-            return
         ev = _lib.ClientStreamEvent()
         ended = False
         try:
@@ -509,19 +569,25 @@ class Client:
         (the GIL released while the library waits for the network)."""
         ended = False
         next_event = sp.stream_next
+        ptr = handle.ptr
+        hooks = self._hooks
         try:
             while True:
-                self._hook_error.error = None
-                r = next_event(handle.ptr)
-                self._raise_hook_error()
+                if hooks:
+                    self._hook_error.error = None
+                    r = next_event(ptr)
+                    self._raise_hook_error()
+                else:
+                    r = next_event(ptr)
+                if r.__class__ is StreamItem:  # the usual event, returned as it is
+                    yield r
+                    continue
                 rc = r[0]
                 if rc == _NONE:
                     return
                 check(rc)
                 kind = r[1]
-                if kind == _ITEM:
-                    yield r[2]
-                elif kind == _RESUBSCRIBING:
+                if kind == _RESUBSCRIBING:
                     yield Resubscribing(r[2], r[3])
                 elif kind == _END:
                     ended = True

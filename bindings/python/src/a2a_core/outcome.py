@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _lib
+from .answer import _result_from_text
 from .errors import check
 from .vocab import (
     Binding,
@@ -63,12 +64,6 @@ JSON_KEYS = (
 )
 
 
-def _result_from_text(text: str) -> Any:
-    from .answer import _result_from_text as read
-
-    return read(text)
-
-
 def _text(ptr: int, size: int) -> str:
     return _lib.string_at(ptr, size).decode('utf-8', 'replace') if size else ''
 
@@ -108,6 +103,63 @@ class _OwnedOutcome:
         ptr, self.ptr = self.ptr, 0
         if ptr:
             _lib.lib.a2a_outcome_free(ptr)
+
+    # A copy would free the same handle twice (copy.deepcopy, dataclasses.asdict): copies
+    # share the owner; a pickled outcome has none (a handle never leaves its process).
+    def __copy__(self) -> _OwnedOutcome:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> _OwnedOutcome:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return type(None), ()
+
+
+class _Unread:
+    """The value of `Outcome.result`'s slot until the answer is built (never seen outside)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return '<answer not read yet>'
+
+
+_UNREAD = _Unread()
+
+
+class _LazyResult:
+    """`Outcome.result`: the answer is built from `_result_text` when first read (most stream
+    items' answers and a long stream's assembled end answer are never read by many
+    callers), then kept in the slot. Every reader (attribute access, ==, repr, hash,
+    dataclasses.replace/asdict, pickling) goes through here, so it always sees the answer.
+    On the class, it is the slot's own descriptor (the compiled fast path sets the slot
+    through it)."""
+
+    __slots__ = ('slot',)
+
+    def __init__(self, slot: Any) -> None:
+        self.slot = slot
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        if obj is None:
+            return self.slot
+        v = self.slot.__get__(obj, cls)
+        if v is _UNREAD:
+            text = obj._result_text
+            if text is None:  # another thread built it since: the slot is set before the
+                return self.slot.__get__(obj, cls)  # text is dropped
+            sp = _lib.SPEEDUPS
+            if sp is not None:
+                v = sp.answer(text)  # type: ignore[attr-defined]
+            else:
+                v = _result_from_text(text)
+            self.slot.__set__(obj, v)
+            object.__setattr__(obj, '_result_text', None)
+        return v
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        self.slot.__set__(obj, value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +216,9 @@ class Outcome:
     #: so), 'remote' or 'admission' (the server's marker).
     cancel_origin: str | None = None
     _owned: Any = field(default=None, repr=False, compare=False)
+    #: The answer's canonical JSON until `result` is first read (then None): `result` is
+    #: built on first access (see _LazyResult), not when the outcome is copied.
+    _result_text: str | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def _from_ptr(cls, ptr: int, owned: bool) -> Outcome:
@@ -222,10 +277,11 @@ class Outcome:
             binding=_word(Binding, b) if has_b else None,
             body_excerpt=excerpt,
             exit_code=int(exit_code),
-            result=None if result_json is None else _result_from_text(result_json),
+            result=None if result_json is None else _UNREAD,
             leaked_detail=bool(leaked),
             cancel_origin=origin,
             _owned=holder,
+            _result_text=result_json,
         )
 
     @classmethod
@@ -275,6 +331,10 @@ class Outcome:
                 'use the outcome of StreamTracker.finish() or of classify()'
             )
         return int(self._owned.ptr)
+
+
+# `result` read lazily (the dataclass made its slot descriptor; _LazyResult wraps it).
+Outcome.result = _LazyResult(Outcome.__dict__['result'])  # type: ignore[misc]
 
 
 def _response(

@@ -12,7 +12,8 @@
 //! With `A2A_DRIVER_STREAM_EVENTS=N` (and optionally `A2A_DRIVER_STREAMS=M`, default 1) it
 //! instead reads M whole streams of N events each (a working status, appended artifact
 //! chunks, a final completed status) and exits, for instruction counts per stream event;
-//! `A2A_DRIVER_RENDER=1` also writes each item's canonical JSON, as the C ABI does.
+//! `A2A_DRIVER_RENDER=1` also writes each item's (and with `A2A_DRIVER_SENDS`, each
+//! answer's) canonical JSON, as the C ABI does.
 //!
 //! With `A2A_DRIVER_IDLE_STREAMS=N` it opens N streams that stay idle after their first
 //! event (the server in a child process) and prints the client's RSS growth per stream.
@@ -183,20 +184,27 @@ fn client(url: &str) -> Client {
     )
 }
 
-/// One send, asserting the answer.
-fn send(client: &Client, opts: &CallOptions) {
+/// One send, asserting the answer; with `render`, also writes the answer's canonical JSON,
+/// as the C ABI does for every send.
+fn send(client: &Client, opts: &CallOptions, render: bool) {
     let r = client.send_text("hi", opts);
     assert_eq!(r.outcome.channel, Channel::Task, "{}", r.outcome.to_json());
     assert_eq!(r.outcome.state, Some(TaskState::Completed));
     assert_eq!(r.outcome.task_id.as_deref(), Some("task-1"));
+    if render {
+        let answer = r.answer.as_ref().expect("the answer");
+        assert!(a2a_core::answer::to_json_string(answer).len() > 0);
+    }
 }
 
 fn bench_sends(c: &mut Criterion) {
     let url = server();
     let client = client(&url);
     let opts = CallOptions::default();
-    send(&client, &opts);
-    c.bench_function("driver/send_loopback", |b| b.iter(|| send(&client, &opts)));
+    send(&client, &opts, false);
+    c.bench_function("driver/send_loopback", |b| {
+        b.iter(|| send(&client, &opts, false))
+    });
 }
 
 criterion_group!(benches, bench_sends);
@@ -287,8 +295,9 @@ fn main() {
         let url = server();
         let client = client(&url);
         let opts = CallOptions::default();
+        let render = std::env::var_os("A2A_DRIVER_RENDER").is_some();
         for _ in 0..n {
-            send(&client, &opts);
+            send(&client, &opts, render);
         }
         println!("{n} sends");
         return;

@@ -193,7 +193,7 @@ fn send(client: &Client, opts: &CallOptions, render: bool) {
     assert_eq!(r.outcome.task_id.as_deref(), Some("task-1"));
     if render {
         let answer = r.answer.as_ref().expect("the answer");
-        assert!(a2a_core::answer::to_json_string(answer).len() > 0);
+        assert!(!a2a_core::answer::to_json_string(answer).is_empty());
     }
 }
 

@@ -9,6 +9,12 @@
 //! (the client is the main thread and the threads it starts; the server has its own).
 //! Every send asserts its outcome (a completed task echoing the request's id).
 //!
+//! With `A2A_DRIVER_STREAM_EVENTS=N` (and optionally `A2A_DRIVER_STREAMS=M`, default 1) it
+//! instead reads M whole streams of N events each (a working status, appended artifact
+//! chunks, a final completed status) and exits, for instruction counts per stream event;
+//! `A2A_DRIVER_RENDER=1` also writes each item's (and with `A2A_DRIVER_SENDS`, each
+//! answer's) canonical JSON, as the C ABI does.
+//!
 //! With `A2A_DRIVER_IDLE_STREAMS=N` it opens N streams that stay idle after their first
 //! event (the server in a child process) and prints the client's RSS growth per stream.
 
@@ -65,6 +71,16 @@ fn serve(conn: TcpStream) {
         }
         let request: serde_json::Value = serde_json::from_slice(&body).expect("JSON request");
         let id = &request["id"];
+        if request["method"] == "message/stream"
+            && let Some(n) = std::env::var("A2A_DRIVER_STREAM_EVENTS")
+                .ok()
+                .and_then(|n| n.parse::<usize>().ok())
+        {
+            if out.write_all(&stream_reply(id, n)).is_err() {
+                return;
+            }
+            continue;
+        }
         if request["method"] == "message/stream" {
             // One working status, then the stream stays open (an idle stream).
             let event = format!(
@@ -97,6 +113,65 @@ fn serve(conn: TcpStream) {
     }
 }
 
+/// A whole stream of `n` events answering request `id` (chunked, then the connection stays
+/// open for the next request): a working status, `n - 2` appended artifact chunks, and a
+/// final completed status.
+fn stream_reply(id: &serde_json::Value, n: usize) -> Vec<u8> {
+    let mut reply =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+            .to_vec();
+    let mut chunk = |event: String| {
+        let event = format!("data: {event}\n\n");
+        reply.extend_from_slice(format!("{:x}\r\n{event}\r\n", event.len()).as_bytes());
+    };
+    chunk(format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"contextId":"ctx-1","final":false,"kind":"status-update","status":{{"state":"working"}},"taskId":"task-1"}}}}"#
+    ));
+    for i in 0..n.saturating_sub(2) {
+        chunk(format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"append":{},"artifact":{{"artifactId":"a-1","parts":[{{"kind":"text","text":"chunk {i}"}}]}},"contextId":"ctx-1","kind":"artifact-update","lastChunk":false,"taskId":"task-1"}}}}"#,
+            i > 0
+        ));
+    }
+    chunk(format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"contextId":"ctx-1","final":true,"kind":"status-update","status":{{"state":"completed","timestamp":"2026-01-01T00:00:00Z"}},"taskId":"task-1"}}}}"#
+    ));
+    reply.extend_from_slice(b"0\r\n\r\n");
+    reply
+}
+
+/// Reads one whole stream of `n` events, asserting each item and the end; with `render`,
+/// also writes each item's canonical JSON, as the C ABI does for every item.
+fn stream(client: &Client, opts: &CallOptions, n: usize, render: bool) {
+    let mut s = client.stream_text("hi", opts);
+    let mut items = 0usize;
+    let mut text = 0usize;
+    loop {
+        match s.next() {
+            Some(a2a_core::driver::StreamEvent::Item(item)) => {
+                assert_ne!(
+                    item.outcome.channel,
+                    Channel::Malformed,
+                    "{}",
+                    item.outcome.to_json()
+                );
+                if render {
+                    let ev = item.event.as_deref().expect("the item's event");
+                    text += a2a_core::answer::event_to_json_string(ev).len();
+                }
+                items += 1;
+            }
+            Some(a2a_core::driver::StreamEvent::End(end)) => {
+                assert_eq!(end.outcome.state, Some(TaskState::Completed));
+                break;
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(items, n);
+    assert!(!render || text > 0);
+}
+
 fn client(url: &str) -> Client {
     let config = ClientConfig {
         allow_http: true,
@@ -109,20 +184,27 @@ fn client(url: &str) -> Client {
     )
 }
 
-/// One send, asserting the answer.
-fn send(client: &Client, opts: &CallOptions) {
+/// One send, asserting the answer; with `render`, also writes the answer's canonical JSON,
+/// as the C ABI does for every send.
+fn send(client: &Client, opts: &CallOptions, render: bool) {
     let r = client.send_text("hi", opts);
     assert_eq!(r.outcome.channel, Channel::Task, "{}", r.outcome.to_json());
     assert_eq!(r.outcome.state, Some(TaskState::Completed));
     assert_eq!(r.outcome.task_id.as_deref(), Some("task-1"));
+    if render {
+        let answer = r.answer.as_ref().expect("the answer");
+        assert!(!a2a_core::answer::to_json_string(answer).is_empty());
+    }
 }
 
 fn bench_sends(c: &mut Criterion) {
     let url = server();
     let client = client(&url);
     let opts = CallOptions::default();
-    send(&client, &opts);
-    c.bench_function("driver/send_loopback", |b| b.iter(|| send(&client, &opts)));
+    send(&client, &opts, false);
+    c.bench_function("driver/send_loopback", |b| {
+        b.iter(|| send(&client, &opts, false))
+    });
 }
 
 criterion_group!(benches, bench_sends);
@@ -193,13 +275,29 @@ fn main() {
         idle_streams(n.parse().expect("A2A_DRIVER_IDLE_STREAMS is a count"));
         return;
     }
+    if let Ok(n) = std::env::var("A2A_DRIVER_STREAM_EVENTS") {
+        let n: usize = n.parse().expect("A2A_DRIVER_STREAM_EVENTS is a count");
+        assert!(n >= 2, "a stream has at least its first and last event");
+        let streams: u32 = std::env::var("A2A_DRIVER_STREAMS")
+            .map_or(1, |s| s.parse().expect("A2A_DRIVER_STREAMS is a count"));
+        let render = std::env::var_os("A2A_DRIVER_RENDER").is_some();
+        let url = server();
+        let client = client(&url);
+        let opts = CallOptions::default();
+        for _ in 0..streams {
+            stream(&client, &opts, n, render);
+        }
+        println!("{streams} streams of {n} events");
+        return;
+    }
     if let Ok(n) = std::env::var("A2A_DRIVER_SENDS") {
         let n: u32 = n.parse().expect("A2A_DRIVER_SENDS is a count");
         let url = server();
         let client = client(&url);
         let opts = CallOptions::default();
+        let render = std::env::var_os("A2A_DRIVER_RENDER").is_some();
         for _ in 0..n {
-            send(&client, &opts);
+            send(&client, &opts, render);
         }
         println!("{n} sends");
         return;

@@ -4,7 +4,8 @@
 //! message to send is written in each form as the fixture says, and bad ones are refused.
 
 use a2a_core::answer::{
-    Assembler, event_to_json, message_from_json, read_event, read_result, to_json,
+    Assembler, event_to_json, event_to_json_string, message_from_json, read_event, read_result,
+    to_json, to_json_string,
 };
 use a2a_core::model::{Form, Message, Role, to_vec};
 use a2a_core::version::{Binding, ProtocolVersion};
@@ -45,6 +46,8 @@ fn every_result_reads_to_the_canonical_answer() {
         let body = serde_json::to_vec(&c["body"]).unwrap();
         let r = read_result(&body, v, b).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(to_json(&r), c["expect"], "{name}");
+        // The text the C ABI hands out, written without the tree: the same bytes.
+        assert_eq!(to_json_string(&r), to_json(&r).to_string(), "{name}");
     }
 }
 
@@ -90,11 +93,21 @@ fn every_stream_assembles_to_its_final_task() {
                 read_event(data.as_bytes(), v, b).unwrap_or_else(|e| panic!("{name} #{i}: {e}"));
             // Each item as it arrived renders too (its kind is the wire discriminator).
             assert_eq!(event_to_json(&ev)["kind"], ev.kind(), "{name} #{i}");
+            assert_eq!(
+                event_to_json_string(&ev),
+                event_to_json(&ev).to_string(),
+                "{name} #{i}"
+            );
             asm.push(&ev);
         }
         assert_eq!(asm.events(), 7, "{name}");
         let answer = asm.finish().expect(name);
         assert_eq!(to_json(&answer), c["expect"], "{name}");
+        assert_eq!(
+            to_json_string(&answer),
+            to_json(&answer).to_string(),
+            "{name}"
+        );
     }
 }
 

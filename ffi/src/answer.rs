@@ -88,7 +88,7 @@ pub extern "C" fn a2a_answer_read(
             Ok(Some(r)) => {
                 buf.set_error(None);
                 buf.bytes
-                    .extend_from_slice(a2a::answer::to_json(&r).to_string().as_bytes());
+                    .extend_from_slice(a2a::answer::to_json_string(&r).as_bytes());
                 a2a_result::A2A_OK
             }
             Ok(None) => {
@@ -120,7 +120,7 @@ pub(crate) fn message_parts(
 /// Renders an optional answer for an outcome handle.
 #[cfg(feature = "driver")]
 pub(crate) fn render(r: Option<&a2a::model::SendResponse<'_>>) -> Option<String> {
-    r.map(|r| a2a::answer::to_json(r).to_string())
+    r.map(a2a::answer::to_json_string)
 }
 
 #[cfg(test)]

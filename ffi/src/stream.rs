@@ -103,10 +103,16 @@ pub(crate) fn item_c(
 ) -> a2a_stream_item {
     let kind = item_kind(item.kind);
     *artifact_slot = item.artifact_id;
-    let result = item
-        .event
-        .as_deref()
-        .map(|ev| a2a::answer::event_to_json(ev).to_string());
+    // The previous item's text buffer is reused: one allocation per stream, not per item.
+    let mut text = outcome_slot
+        .take()
+        .and_then(|o| o.result)
+        .unwrap_or_default();
+    let result = item.event.as_deref().map(|ev| {
+        text.clear();
+        a2a::answer::write_event_json(&mut text, ev);
+        text
+    });
     let outcome: &a2a_outcome = outcome_slot.insert(a2a_outcome {
         inner: item.outcome,
         result,

@@ -1,10 +1,12 @@
 //! Fuzz reading the agent's answer: arbitrary bytes as a result body and as a whole event
 //! stream, in every version and binding, must never panic; whatever is read renders as the
 //! canonical JSON and its parts (with object metadata, as sent) read back the same; whatever
-//! fails says where.
+//! fails says where. The canonical JSON written directly is the tree's text byte for byte.
 #![no_main]
 
-use a2a_core::answer::{part_from_json, part_to_json, read_event_stream, read_result, to_json};
+use a2a_core::answer::{
+    part_from_json, part_to_json, read_event_stream, read_result, to_json, to_json_string,
+};
 use a2a_core::model::SendResponse;
 use a2a_core::version::{Binding, ProtocolVersion};
 use libfuzzer_sys::fuzz_target;
@@ -15,6 +17,7 @@ fuzz_target!(|data: &[u8]| {
             match read_result(data, v, b) {
                 Ok(r) => {
                     let j = to_json(&r);
+                    assert_eq!(to_json_string(&r), j.to_string());
                     assert!(j["kind"] == "task" || j["kind"] == "message");
                     let parts = match &r {
                         SendResponse::Message(m) => m.parts.clone(),
@@ -30,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
             }
             match read_event_stream(data, v, b) {
                 Ok(Some(r)) => {
-                    let _ = to_json(&r);
+                    assert_eq!(to_json_string(&r), to_json(&r).to_string());
                 }
                 Ok(None) => {}
                 Err(e) => assert!(e.at.starts_with("event ")),

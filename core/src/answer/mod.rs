@@ -15,7 +15,9 @@
 //!   artifact updates with `append` extend the artifact of the same id, without `append`
 //!   they replace it — so the end of a stream hands over the final task with its artifacts
 //!   whole (the official SDKs' client-side rule).
-//! - [`to_json`] / [`event_to_json`]: the canonical rendering (below); [`text`]: the answer's
+//! - [`to_json`] / [`event_to_json`]: the canonical rendering (below) as a tree;
+//!   [`to_json_string`] / [`event_to_json_string`]: the same text written directly (what
+//!   the C ABI hands out for every call and stream item); [`text`]: the answer's
 //!   text (text parts joined with `\n`, the artifacts' first, else the message's).
 //! - [`message_from_json`]: a message to send, from the same canonical part shape.
 //!
@@ -51,8 +53,11 @@ use crate::model::{
 use crate::outcome::TaskState;
 use crate::version::{Binding, ProtocolVersion};
 
+mod render;
 #[cfg(test)]
 mod tests;
+
+pub use render::{event_to_json_string, to_json_string, write_event_json, write_json};
 
 /// Content of a result that could not be read: what, and where in the result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -132,11 +137,40 @@ pub fn read_result(
     version: ProtocolVersion,
     binding: Binding,
 ) -> Result<SendResponse<'_>, ContentError> {
-    let json = result_slice(body, binding)?;
-    let r: SendResponse<'_> = model::from_slice(json, Form::new(version, binding))
-        .map_err(|e| json_error(&e.0, "result"))?;
+    let r: SendResponse<'_> = read_model(body, version, binding, "result")?;
     check(&r)?;
     Ok(r)
+}
+
+/// Reads the model value a body carries: in JSON-RPC its `result`, else the body itself.
+///
+/// In JSON-RPC the envelope and its result are read in one pass. serde_json checks the
+/// whole body either way, so this fails exactly when reading the envelope and then its
+/// result does; those two steps then run again to say what failed and where (the response
+/// body, or a position inside the result), as they always have.
+fn read_model<'a, T: model::FromWire<'a>>(
+    body: &'a [u8],
+    version: ProtocolVersion,
+    binding: Binding,
+    what: &str,
+) -> Result<T, ContentError> {
+    let form = Form::new(version, binding);
+    if binding == Binding::JsonRpc {
+        #[derive(serde::Deserialize)]
+        #[serde(bound(deserialize = "T: serde::Deserialize<'de>"))]
+        struct Envelope<T> {
+            result: Option<T>,
+        }
+        if let Ok(Envelope {
+            result: Some(mut r),
+        }) = serde_json::from_slice::<Envelope<T>>(body)
+        {
+            r.settle(form);
+            return Ok(r);
+        }
+    }
+    let json = result_slice(body, binding)?;
+    model::from_slice(json, form).map_err(|e| json_error(&e.0, what))
 }
 
 /// Reads one stream event's data (a JSON-RPC response in JSON-RPC, the event in HTTP+JSON),
@@ -146,9 +180,7 @@ pub fn read_event(
     version: ProtocolVersion,
     binding: Binding,
 ) -> Result<StreamEvent<'_>, ContentError> {
-    let json = result_slice(data, binding)?;
-    let ev: StreamEvent<'_> = model::from_slice(json, Form::new(version, binding))
-        .map_err(|e| json_error(&e.0, "event"))?;
+    let ev: StreamEvent<'_> = read_model(data, version, binding, "event")?;
     check_event(&ev)?;
     Ok(ev)
 }
@@ -211,40 +243,51 @@ pub fn read_event_stream(
     Ok(asm.finish())
 }
 
-fn check_parts(parts: &[Part<'_>], at: &str) -> Result<(), ContentError> {
+/// `e` found inside `at` (the path is built only for an error, never on the success path).
+fn under(at: impl FnOnce() -> String) -> impl FnOnce(ContentError) -> ContentError {
+    move |mut e| {
+        e.at = format!("{}{}", at(), e.at);
+        e
+    }
+}
+
+/// The parts' content, with `at` relative to the list (`[1].bytes`).
+fn check_parts(parts: &[Part<'_>]) -> Result<(), ContentError> {
     for (i, p) in parts.iter().enumerate() {
         if let Some(Err(mut e)) = file_bytes(p) {
-            e.at = format!("{at}[{i}].bytes");
+            e.at = format!("[{i}].bytes");
             return Err(e);
         }
         if let PartContent::Data(d) = &p.content {
-            check_json(Some(d), || format!("{at}[{i}].data"))?;
+            check_json(Some(d), || format!("[{i}].data"))?;
         }
-        check_json(p.metadata.as_ref(), || format!("{at}[{i}].metadata"))?;
+        check_json(p.metadata.as_ref(), || format!("[{i}].metadata"))?;
     }
     Ok(())
 }
 
-fn check_message(m: &Message<'_>, at: &str) -> Result<(), ContentError> {
-    check_json(m.metadata.as_ref(), || format!("{at}metadata"))?;
-    check_parts(&m.parts, &format!("{at}parts"))
+/// A message's content, with `at` relative to the message (`metadata`, `parts[0].bytes`).
+fn check_message(m: &Message<'_>) -> Result<(), ContentError> {
+    check_json(m.metadata.as_ref(), || "metadata".to_owned())?;
+    check_parts(&m.parts).map_err(under(|| "parts".to_owned()))
 }
 
-fn check_artifact(a: &Artifact<'_>, at: &str) -> Result<(), ContentError> {
-    check_json(a.metadata.as_ref(), || format!("{at}.metadata"))?;
-    check_parts(&a.parts, &format!("{at}.parts"))
+/// An artifact's content, with `at` relative to the artifact (`.metadata`, `.parts[0].data`).
+fn check_artifact(a: &Artifact<'_>) -> Result<(), ContentError> {
+    check_json(a.metadata.as_ref(), || ".metadata".to_owned())?;
+    check_parts(&a.parts).map_err(under(|| ".parts".to_owned()))
 }
 
 fn check_task(t: &Task<'_>) -> Result<(), ContentError> {
     if let Some(m) = &t.status.message {
-        check_message(m, "status.message.")?;
+        check_message(m).map_err(under(|| "status.message.".to_owned()))?;
     }
     check_json(t.metadata.as_ref(), || "metadata".to_owned())?;
     for (i, a) in t.artifacts.iter().enumerate() {
-        check_artifact(a, &format!("artifacts[{i}]"))?;
+        check_artifact(a).map_err(under(|| format!("artifacts[{i}]")))?;
     }
     for (i, m) in t.history.iter().enumerate() {
-        check_message(m, &format!("history[{i}]."))?;
+        check_message(m).map_err(under(|| format!("history[{i}].")))?;
     }
     Ok(())
 }
@@ -253,19 +296,21 @@ fn check_task(t: &Task<'_>) -> Result<(), ContentError> {
 pub fn check(r: &SendResponse<'_>) -> Result<(), ContentError> {
     match r {
         SendResponse::Task(t) => check_task(t),
-        SendResponse::Message(m) => check_message(m, ""),
+        SendResponse::Message(m) => check_message(m),
     }
 }
 
 fn check_event(ev: &StreamEvent<'_>) -> Result<(), ContentError> {
     match ev {
         StreamEvent::Task(t) => check_task(t),
-        StreamEvent::Message(m) => check_message(m, ""),
+        StreamEvent::Message(m) => check_message(m),
         StreamEvent::StatusUpdate(u) => match &u.status.message {
-            Some(m) => check_message(m, "status.message."),
+            Some(m) => check_message(m).map_err(under(|| "status.message.".to_owned())),
             None => Ok(()),
         },
-        StreamEvent::ArtifactUpdate(a) => check_artifact(&a.artifact, "artifact"),
+        StreamEvent::ArtifactUpdate(a) => {
+            check_artifact(&a.artifact).map_err(under(|| "artifact".to_owned()))
+        }
     }
 }
 
@@ -620,8 +665,13 @@ impl Assembler {
 
     /// Applies one event (copied: the assembler owns what it keeps).
     pub fn push(&mut self, ev: &StreamEvent<'_>) {
+        self.push_owned(ev.clone().into_owned());
+    }
+
+    /// Applies one event the caller already owns (no copy is made).
+    pub fn push_owned(&mut self, ev: StreamEvent<'static>) {
         self.events += 1;
-        match ev.clone().into_owned() {
+        match ev {
             StreamEvent::Task(snapshot) => {
                 let (id, ctx) = (snapshot.id.clone(), snapshot.context_id.clone());
                 let t = task_mut(&mut self.answer, &mut self.index, &id, &ctx);

@@ -237,3 +237,120 @@ proptest! {
         prop_assert_eq!(text(&r), Some(all.join("\n")));
     }
 }
+
+/// A task that exercises every branch of the direct rendering: every part kind, metadata
+/// and data with keys out of order and number forms serde_json rewrites, strings needing
+/// every escape, an empty context id, history, a status message, several text parts.
+fn every_branch(s: &str) -> SendResponse<'static> {
+    let meta = || {
+        Some(Json::parse(r#"{"z":1.0,"a":[1e2,-0,"\u00e9\n"],"m":{"y":null,"b":true}}"#).unwrap())
+    };
+    let parts = vec![
+        Part::text(format!("one {s}")),
+        Part {
+            media_type: Some(Cow::Owned(format!("text/{s}"))),
+            filename: Some(Cow::Owned(s.to_owned())),
+            metadata: meta(),
+            ..Part::text(s.to_owned())
+        },
+        Part::from_content(PartContent::Data(Json::parse(r#"{"b":2,"a":1}"#).unwrap())),
+        Part::from_content(PartContent::Bytes("AAEC".into())),
+        Part::from_content(PartContent::Bytes("not base64!".into())),
+        Part::from_content(PartContent::Url(Cow::Owned(format!("https://x/{s}")))),
+    ];
+    let mut msg = Message::new(Cow::Owned(s.to_owned()), Role::Agent, parts.clone());
+    msg.context_id = Some(Cow::Owned(s.to_owned()));
+    msg.metadata = meta();
+    let mut status = TaskStatus::new(TaskState::InputRequired);
+    status.message = Some(Box::new(msg.clone()));
+    status.timestamp = Some("2026-01-01T00:00:00Z".into());
+    SendResponse::Task(Task {
+        id: Cow::Owned(s.to_owned()),
+        context_id: Cow::Borrowed(""),
+        status,
+        artifacts: vec![Artifact {
+            artifact_id: Cow::Owned(s.to_owned()),
+            name: Some(Cow::Owned(s.to_owned())),
+            description: None,
+            parts,
+            metadata: meta(),
+            extensions: Vec::new(),
+        }],
+        history: vec![msg.clone(), Message::new("m-2", Role::User, vec![])],
+        metadata: meta(),
+    })
+}
+
+/// Each answer and event form of [`every_branch`]'s content, written both ways.
+fn both_ways(s: &str) -> Vec<(String, String)> {
+    let r = every_branch(s);
+    let SendResponse::Task(t) = &r else {
+        unreachable!()
+    };
+    let mut status_only = t.clone();
+    status_only.artifacts.clear();
+    let no_text = SendResponse::Task(Task {
+        status: TaskStatus::new(TaskState::Working),
+        ..status_only.clone()
+    });
+    let msg = t.history[0].clone();
+    let events = [
+        StreamEvent::Task(t.clone()),
+        StreamEvent::Message(msg.clone()),
+        StreamEvent::StatusUpdate(crate::model::TaskStatusUpdateEvent {
+            task_id: t.id.clone(),
+            context_id: Cow::Owned(s.to_owned()),
+            status: t.status.clone(),
+            is_final: true,
+            metadata: t.metadata.clone(),
+        }),
+        StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: t.id.clone(),
+            context_id: Cow::Borrowed(""),
+            artifact: t.artifacts[0].clone(),
+            append: true,
+            last_chunk: false,
+            metadata: None,
+        }),
+    ];
+    let mut out: Vec<(String, String)> = [
+        r.clone(),
+        SendResponse::Task(status_only),
+        no_text,
+        SendResponse::Message(msg),
+    ]
+    .iter()
+    .map(|r| (to_json_string(r), to_json(r).to_string()))
+    .collect();
+    out.extend(
+        events
+            .iter()
+            .map(|e| (event_to_json_string(e), event_to_json(e).to_string())),
+    );
+    out
+}
+
+#[test]
+fn the_direct_rendering_is_the_trees_text_byte_for_byte() {
+    for s in [
+        "",
+        "plain",
+        "q\"b\\s/",
+        "\n\r\t\u{8}\u{c}\u{0}\u{1f}\u{7f}",
+        "é ü 日本 🎉",
+    ] {
+        for (direct, tree) in both_ways(s) {
+            assert_eq!(direct, tree, "{s:?}");
+        }
+    }
+}
+
+proptest! {
+    /// Any string, wherever it sits in an answer, is escaped as serde_json escapes it.
+    #[test]
+    fn any_string_renders_as_serde_json_writes_it(s in any::<String>()) {
+        for (direct, tree) in both_ways(&s) {
+            prop_assert_eq!(direct, tree);
+        }
+    }
+}

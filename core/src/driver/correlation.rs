@@ -35,8 +35,9 @@ pub struct Correlation {
 
 /// 64 random bits. The core takes no randomness; the driver draws it from std's
 /// per-process random hash keys, mixed with a counter and the clock so two calls never
-/// share a value.
-pub(crate) fn random_u64() -> u64 {
+/// share a value: once per thread, as the seed of that thread's generator
+/// ([`random_u64`]).
+fn seed() -> u64 {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut h = RandomState::new().build_hasher();
     h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
@@ -46,6 +47,26 @@ pub(crate) fn random_u64() -> u64 {
         .unwrap_or(0);
     h.write_u128(nanos);
     h.finish()
+}
+
+/// 64 random bits from this thread's SplitMix64 generator (seeded once per thread by
+/// [`seed`]): a call draws several (ids, traceparent), and hashing the clock for each cost
+/// more than the rest of building the request. SplitMix64's output is a bijection of its
+/// state, so one thread never repeats a value within 2^64 draws; the values are not meant
+/// to be secret, only unique and spread (trace ids, message ids).
+pub(crate) fn random_u64() -> u64 {
+    use std::cell::Cell;
+    thread_local! {
+        static STATE: Cell<u64> = Cell::new(seed());
+    }
+    STATE.with(|s| {
+        let x = s.get().wrapping_add(0x9e37_79b9_7f4a_7c15);
+        s.set(x);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    })
 }
 
 /// The lowercase hex digit of each nibble of `v`, most significant first.
@@ -121,6 +142,20 @@ mod tests {
             a.bytes()
                 .all(|c| c == b'-' || c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
         );
+    }
+
+    #[test]
+    fn draws_differ_within_a_thread_and_across_threads() {
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..1000 {
+            assert!(seen.insert(random_u64()));
+        }
+        let other: Vec<u64> = std::thread::spawn(|| (0..1000).map(|_| random_u64()).collect())
+            .join()
+            .unwrap();
+        for v in other {
+            assert!(seen.insert(v), "another thread drew {v} too");
+        }
     }
 
     #[test]

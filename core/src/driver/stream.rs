@@ -574,8 +574,10 @@ fn read_item(item: &mut StreamItem, data: &[u8], p: &Prepared, assembler: &mut A
     }
     match crate::answer::read_event(data, p.target.version, p.target.binding) {
         Ok(ev) => {
-            assembler.push(&ev);
-            item.event = Some(Box::new(ev.into_owned()));
+            // One owned copy of the borrowed event, and one clone of it for the assembler.
+            let ev = ev.into_owned();
+            assembler.push_owned(ev.clone());
+            item.event = Some(Box::new(ev));
         }
         Err(e) => {
             let what = format!("the {} event", item.kind.as_str());

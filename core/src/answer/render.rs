@@ -1,0 +1,365 @@
+//! The canonical JSON written straight into a `String`, without building a
+//! `serde_json::Value` tree first: the C ABI hands this text out for every send and every
+//! stream item, so the tree (one map and one key `String` per field) was most of its cost.
+//!
+//! The output is byte for byte what [`super::to_json`] / [`super::event_to_json`] give
+//! through `Value::to_string()` (a test compares them on every fixture): keys in the order a
+//! `serde_json::Map` keeps them (sorted by bytes: the workspace does not enable serde_json's
+//! `preserve_order`), strings escaped as serde_json escapes them, and the values kept as raw
+//! JSON (`data`, `metadata`) rendered through serde_json's own tree, as before, so their key
+//! order and number forms stay serde_json's.
+
+use std::fmt::Write as _;
+
+use crate::model::{
+    Artifact, Json, Message, Part, PartContent, SendResponse, StreamEvent, Task, TaskStatus,
+};
+
+use super::{decode_base64, role};
+
+/// Appends `s` as a JSON string, escaped exactly as serde_json escapes it (see
+/// [`escaped`]).
+fn string(out: &mut String, s: &str) {
+    out.push('"');
+    escaped(out, s);
+    out.push('"');
+}
+
+/// Appends the inside of a JSON string for `s`, escaped as serde_json escapes it: `\"`,
+/// `\\`, the short escapes `\b \f \n \r \t`, other control characters as `\u00xx`;
+/// everything else, non-ASCII included, as is.
+fn escaped(out: &mut String, s: &str) {
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        // `b` is an ASCII byte, so both slices end on character boundaries.
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+}
+
+/// An optional string: the string, or `null`.
+fn opt(out: &mut String, s: Option<&str>) {
+    match s {
+        Some(s) => string(out, s),
+        None => out.push_str("null"),
+    }
+}
+
+/// A raw JSON value the answer carries (`data`, `metadata`), through serde_json's tree as
+/// [`super::to_json`] renders it (sorted keys, serde_json's number forms); `null` when absent.
+fn raw(out: &mut String, j: Option<&Json<'_>>) {
+    match j {
+        // `Display` of a `Value` is its compact JSON; writing to a `String` cannot fail.
+        Some(j) => {
+            let _ = write!(out, "{}", j.to_value());
+        }
+        None => out.push_str("null"),
+    }
+}
+
+/// `"key":` (keys are plain ASCII, nothing to escape).
+fn key(out: &mut String, k: &str) {
+    out.push('"');
+    out.push_str(k);
+    out.push_str("\":");
+}
+
+fn part(out: &mut String, p: &Part<'_>) {
+    out.push('{');
+    match &p.content {
+        PartContent::Text(t) => {
+            key(out, "kind");
+            out.push_str("\"text\",");
+            common(out, p);
+            out.push(',');
+            key(out, "text");
+            string(out, t);
+        }
+        PartContent::Data(d) => {
+            key(out, "data");
+            raw(out, Some(d));
+            out.push(',');
+            key(out, "kind");
+            out.push_str("\"data\",");
+            common(out, p);
+        }
+        PartContent::Bytes(b) => {
+            key(out, "bytes");
+            string(out, b);
+            out.push(',');
+            key(out, "kind");
+            out.push_str("\"file\",");
+            common(out, p);
+            out.push(',');
+            key(out, "size");
+            match decode_base64(b) {
+                Ok(v) => {
+                    let _ = write!(out, "{}", v.len());
+                }
+                Err(_) => out.push_str("null"),
+            }
+        }
+        PartContent::Url(u) => {
+            key(out, "kind");
+            out.push_str("\"file\",");
+            common(out, p);
+            out.push(',');
+            key(out, "uri");
+            string(out, u);
+        }
+    }
+    out.push('}');
+}
+
+/// A part's `media_type`, `metadata` and `name` (in that order, no separator around them).
+fn common(out: &mut String, p: &Part<'_>) {
+    key(out, "media_type");
+    opt(out, p.media_type.as_deref());
+    out.push(',');
+    key(out, "metadata");
+    raw(out, p.metadata.as_ref());
+    out.push(',');
+    key(out, "name");
+    opt(out, p.filename.as_deref());
+}
+
+fn parts(out: &mut String, ps: &[Part<'_>]) {
+    out.push('[');
+    for (i, p) in ps.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        part(out, p);
+    }
+    out.push(']');
+}
+
+fn message(out: &mut String, m: &Message<'_>) {
+    out.push('{');
+    key(out, "context_id");
+    opt(out, m.context_id.as_deref());
+    out.push(',');
+    key(out, "kind");
+    out.push_str("\"message\",");
+    key(out, "message_id");
+    string(out, &m.message_id);
+    out.push(',');
+    key(out, "metadata");
+    raw(out, m.metadata.as_ref());
+    out.push(',');
+    key(out, "parts");
+    parts(out, &m.parts);
+    out.push(',');
+    key(out, "role");
+    string(out, role(m.role));
+    out.push(',');
+    key(out, "task_id");
+    opt(out, m.task_id.as_deref());
+    out.push(',');
+    key(out, "text");
+    text_or_null(out, m.parts.iter().filter_map(Part::as_text));
+    out.push('}');
+}
+
+/// The joined text, or `null` when there is none.
+fn text_or_null<'p>(out: &mut String, texts: impl Iterator<Item = &'p str>) {
+    if !join(out, texts) {
+        out.push_str("null");
+    }
+}
+
+/// Writes the texts joined with `\n` as one JSON string; `false` (nothing written) when
+/// there are none.
+fn join<'p>(out: &mut String, mut texts: impl Iterator<Item = &'p str>) -> bool {
+    let Some(first) = texts.next() else {
+        return false;
+    };
+    out.push('"');
+    escaped(out, first);
+    for t in texts {
+        out.push_str("\\n");
+        escaped(out, t);
+    }
+    out.push('"');
+    true
+}
+
+fn status(out: &mut String, st: &TaskStatus<'_>) {
+    out.push('{');
+    key(out, "message");
+    match st.message.as_deref() {
+        Some(m) => message(out, m),
+        None => out.push_str("null"),
+    }
+    out.push(',');
+    key(out, "state");
+    string(out, st.state.as_str());
+    out.push(',');
+    key(out, "timestamp");
+    opt(out, st.timestamp.as_deref());
+    out.push('}');
+}
+
+fn artifact(out: &mut String, a: &Artifact<'_>) {
+    out.push('{');
+    key(out, "artifact_id");
+    string(out, &a.artifact_id);
+    out.push(',');
+    key(out, "description");
+    opt(out, a.description.as_deref());
+    out.push(',');
+    key(out, "metadata");
+    raw(out, a.metadata.as_ref());
+    out.push(',');
+    key(out, "name");
+    opt(out, a.name.as_deref());
+    out.push(',');
+    key(out, "parts");
+    parts(out, &a.parts);
+    out.push('}');
+}
+
+/// `"context_id":` with the id, `null` when empty.
+fn context_id(out: &mut String, c: &str) {
+    key(out, "context_id");
+    opt(out, (!c.is_empty()).then_some(c));
+}
+
+fn task(out: &mut String, t: &Task<'_>) {
+    out.push('{');
+    key(out, "artifacts");
+    out.push('[');
+    for (i, a) in t.artifacts.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        artifact(out, a);
+    }
+    out.push_str("],");
+    context_id(out, &t.context_id);
+    out.push(',');
+    key(out, "history");
+    out.push('[');
+    for (i, m) in t.history.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        message(out, m);
+    }
+    out.push_str("],");
+    key(out, "id");
+    string(out, &t.id);
+    out.push(',');
+    key(out, "kind");
+    out.push_str("\"task\",");
+    key(out, "metadata");
+    raw(out, t.metadata.as_ref());
+    out.push(',');
+    key(out, "status");
+    status(out, &t.status);
+    out.push(',');
+    key(out, "text");
+    // The artifacts' text parts, else the status message's (as `super::text`).
+    if !join(
+        out,
+        t.artifacts
+            .iter()
+            .flat_map(|a| a.parts.iter().filter_map(Part::as_text)),
+    ) {
+        match &t.status.message {
+            Some(m) => text_or_null(out, m.parts.iter().filter_map(Part::as_text)),
+            None => out.push_str("null"),
+        }
+    }
+    out.push('}');
+}
+
+/// Appends the answer's canonical JSON to `out`.
+pub fn write_json(out: &mut String, r: &SendResponse<'_>) {
+    match r {
+        SendResponse::Message(m) => message(out, m),
+        SendResponse::Task(t) => task(out, t),
+    }
+}
+
+/// Appends one stream event's canonical JSON to `out`.
+pub fn write_event_json(out: &mut String, ev: &StreamEvent<'_>) {
+    match ev {
+        StreamEvent::Task(t) => task(out, t),
+        StreamEvent::Message(m) => message(out, m),
+        StreamEvent::StatusUpdate(u) => {
+            out.push('{');
+            context_id(out, &u.context_id);
+            out.push(',');
+            key(out, "final");
+            out.push_str(if u.is_final { "true," } else { "false," });
+            key(out, "kind");
+            out.push_str("\"status-update\",");
+            key(out, "metadata");
+            raw(out, u.metadata.as_ref());
+            out.push(',');
+            key(out, "status");
+            status(out, &u.status);
+            out.push(',');
+            key(out, "task_id");
+            string(out, &u.task_id);
+            out.push('}');
+        }
+        StreamEvent::ArtifactUpdate(a) => {
+            out.push('{');
+            key(out, "append");
+            out.push_str(if a.append { "true," } else { "false," });
+            key(out, "artifact");
+            artifact(out, &a.artifact);
+            out.push(',');
+            context_id(out, &a.context_id);
+            out.push(',');
+            key(out, "kind");
+            out.push_str("\"artifact-update\",");
+            key(out, "last_chunk");
+            out.push_str(if a.last_chunk { "true," } else { "false," });
+            key(out, "metadata");
+            raw(out, a.metadata.as_ref());
+            out.push(',');
+            key(out, "task_id");
+            string(out, &a.task_id);
+            out.push('}');
+        }
+    }
+}
+
+/// The answer's canonical JSON (the text of [`super::to_json`], without the tree).
+pub fn to_json_string(r: &SendResponse<'_>) -> String {
+    let mut out = String::with_capacity(256);
+    write_json(&mut out, r);
+    out
+}
+
+/// One stream event's canonical JSON (the text of [`super::event_to_json`], without the
+/// tree).
+pub fn event_to_json_string(ev: &StreamEvent<'_>) -> String {
+    let mut out = String::with_capacity(256);
+    write_event_json(&mut out, ev);
+    out
+}

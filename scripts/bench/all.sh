@@ -57,6 +57,7 @@ for p in bench bench-lto; do
 done
 step clients scripts/bench/clients.py --rounds 3 --json "$out/clients.json"
 step python-sse .venv/bin/python bindings/python/bench/bench_sse.py
+step python-sse-1k .venv/bin/python bindings/python/bench/bench_sse.py --chunk 1024
 step python-outcome .venv/bin/python bindings/python/bench/bench_outcome.py
 step go-bench \
   bash -c "cd bindings/go && go test -run '^\$' -bench . -benchmem -count 8 -benchtime 0.5s"

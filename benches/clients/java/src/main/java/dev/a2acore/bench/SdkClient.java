@@ -85,6 +85,16 @@ public final class SdkClient {
             }
         }), end::complete, null);
         Throwable err = end.get(600, TimeUnit.SECONDS);
+        if (err instanceof NullPointerException && String.valueOf(err.getMessage()).contains("\"future\" is null")
+            && events.get() == n && state.get() == TaskState.COMPLETED) {
+            // a2a-java 0.3.2's own race, with the stock client and the drop-in alike:
+            // JSONRPCTransport stores postAsyncSSE's future only after the call returns, and its
+            // SSE listener cancels the stored future after the final event; a final event that
+            // comes first makes that a NullPointerException, reported as the stream's error
+            // after every event arrived. Counted (stderr), not taken for a wrong answer.
+            System.err.println("a2a-java race: final event before its future was stored (" + n + " events, all received)");
+            err = null;
+        }
         Bench.check(err == null, "stream error " + err);
         Bench.check(events.get() == n, events.get() + " events, wanted " + n);
         Bench.check(state.get() == TaskState.COMPLETED, "end state " + state.get());

@@ -343,14 +343,32 @@ final class SseCall implements Runnable {
         return !finished.get();
     }
 
-    /** Waits (bounded: start() returns right after starting this thread) until start() has returned. */
+    /**
+     * Waits (bounded: start() returns right after starting this thread) until start() has
+     * returned, then, before the first delivery only, a further 200 µs: a2a-java's
+     * JSONRPCTransport stores the returned future (`ref.set(builder.postAsyncSSE(...))`) only
+     * after start() has returned, and its listener calls `cancel` on the stored future after a
+     * final event, so a final event delivered in between fails with a NullPointerException
+     * (seen once against a loopback server that answers at once, on a loaded 2-core machine,
+     * by the client-overhead harness). The stock JdkA2AHttpClient has the same window (its
+     * callbacks run on the HttpClient's executor); this narrows it to a preemption of the
+     * caller of more than 200 µs between the two statements. A mitigation of a2a-java's race,
+     * not a fix: only a2a-java can store the future before a callback can read it.
+     */
     private void awaitReturned() {
         try {
             returned.await(5, TimeUnit.SECONDS);
+            if (!graceTaken) {
+                graceTaken = true;
+                java.util.concurrent.locks.LockSupport.parkNanos(200_000);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
+
+    /** The first delivery's grace (see awaitReturned) was taken; reader thread only. */
+    private boolean graceTaken;
 
     // --- terminal signals ----------------------------------------------------------------
 

@@ -559,18 +559,25 @@ func (s *fastScan) status(st *TaskStatus) error {
 	})
 }
 
-// messages reads a list of messages or null (nil).
-func (s *fastScan) messages(dst *[]Message) error {
+// readList reads a JSON array of T with one (or null: nil), the shape of every list the
+// canonical answer has (history, artifacts, parts).
+func readList[T any](s *fastScan, dst *[]T, one func(*T) error) error {
 	if s.null() {
 		return nil
 	}
-	out := []Message{}
+	out := []T{}
 	err := s.array(func() error {
-		out = append(out, Message{})
-		return s.message(&out[len(out)-1])
+		var zero T
+		out = append(out, zero)
+		return one(&out[len(out)-1])
 	})
 	*dst = out
 	return err
+}
+
+// messages reads a list of messages or null (nil).
+func (s *fastScan) messages(dst *[]Message) error {
+	return readList(s, dst, s.message)
 }
 
 func (s *fastScan) message(m *Message) error {
@@ -602,16 +609,7 @@ func (s *fastScan) message(m *Message) error {
 
 // artifacts reads a list of artifacts or null (nil).
 func (s *fastScan) artifacts(dst *[]Artifact) error {
-	if s.null() {
-		return nil
-	}
-	out := []Artifact{}
-	err := s.array(func() error {
-		out = append(out, Artifact{})
-		return s.artifact(&out[len(out)-1])
-	})
-	*dst = out
-	return err
+	return readList(s, dst, s.artifact)
 }
 
 func (s *fastScan) artifact(a *Artifact) error {
@@ -641,16 +639,7 @@ func (s *fastScan) artifact(a *Artifact) error {
 
 // parts reads a list of parts or null (nil).
 func (s *fastScan) parts(dst *[]Part) error {
-	if s.null() {
-		return nil
-	}
-	out := []Part{}
-	err := s.array(func() error {
-		out = append(out, Part{})
-		return s.part(&out[len(out)-1])
-	})
-	*dst = out
-	return err
+	return readList(s, dst, s.part)
 }
 
 // part reads one part as Part.UnmarshalJSON does (partJSON, then the data value and the

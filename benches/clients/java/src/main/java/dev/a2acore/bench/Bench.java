@@ -92,6 +92,32 @@ final class Bench {
         return cpuNanos() - s[1];
     }
 
+    /** One call of a client under test (a send, or a stream of n events). */
+    interface Call {
+        void run(int n) throws Exception;
+    }
+
+    /**
+     * The warm-up, then the two measured sections every client has: `sends` sequential sends,
+     * then one stream of `events` events (`send` ignores its argument).
+     */
+    void measure(Call send, Call stream) throws Exception {
+        for (int i = 0; i < warmup; i++) {
+            send.run(1);
+        }
+        stream.run(Math.max(warmupEvents, 4));
+        long[] s = start();
+        for (int i = 0; i < sends; i++) {
+            send.run(1);
+        }
+        sendWall = wallSince(s);
+        sendCpu = cpuSince(s);
+        s = start();
+        stream.run(events);
+        streamWall = wallSince(s);
+        streamCpu = cpuSince(s);
+    }
+
     void print(String client) {
         double perStream = idle == 0 ? 0 : (double) (rssAfter - rssBefore) / idle;
         System.out.println(String.format(Locale.ROOT,

@@ -49,23 +49,10 @@ public final class BindingClient {
         Bench.check(("chunk-" + (n - 4)).equals(last), "last artifact " + last);
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         Bench b = new Bench();
         try (A2aClient c = A2aClient.builder(b.url).allowHttp(true).protocol(ProtocolVersion.V0_3).build()) {
-            for (int i = 0; i < b.warmup; i++) {
-                send(c);
-            }
-            stream(c, Math.max(b.warmupEvents, 4));
-            long[] s = Bench.start();
-            for (int i = 0; i < b.sends; i++) {
-                send(c);
-            }
-            b.sendWall = Bench.wallSince(s);
-            b.sendCpu = Bench.cpuSince(s);
-            s = Bench.start();
-            stream(c, b.events);
-            b.streamWall = Bench.wallSince(s);
-            b.streamCpu = Bench.cpuSince(s);
+            b.measure(n -> send(c), n -> stream(c, n));
             if (b.idle > 0) {
                 b.rssBefore = Bench.rssKiB();
                 List<ClientStream> open = new ArrayList<>();

@@ -112,20 +112,7 @@ public final class SdkClient {
         AgentCard card = new A2ACardResolver(http, b.url).getAgentCard();
         Client sender = client(http, card, false);
         Client streamer = client(http, card, true);
-        for (int i = 0; i < b.warmup; i++) {
-            send(sender);
-        }
-        stream(streamer, Math.max(b.warmupEvents, 4));
-        long[] s = Bench.start();
-        for (int i = 0; i < b.sends; i++) {
-            send(sender);
-        }
-        b.sendWall = Bench.wallSince(s);
-        b.sendCpu = Bench.cpuSince(s);
-        s = Bench.start();
-        stream(streamer, b.events);
-        b.streamWall = Bench.wallSince(s);
-        b.streamCpu = Bench.cpuSince(s);
+        b.measure(n -> send(sender), n -> stream(streamer, n));
         if (b.idle > 0) {
             b.rssBefore = Bench.rssKiB();
             // a2a-java hands no stream handle back: each stream counts the latch down at its

@@ -29,12 +29,7 @@ func BenchmarkClientSendText(b *testing.B) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"artifacts":[{"artifactId":"a-1","parts":[{"kind":"text","text":"hello"}]}],"contextId":"ctx-1","id":"task-1","kind":"task","status":{"state":"completed","timestamp":"2026-01-01T00:00:00Z"}}}`, req.ID)
 	}))
 	defer srv.Close()
-	cfg := DefaultClientConfig()
-	cfg.AllowHTTP = true
-	c, err := NewClientWithTarget(srv.URL+"/", V03, JSONRPC, &cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := benchClient(b, srv.URL)
 	defer c.Close()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -79,12 +74,7 @@ func BenchmarkClientStreamText(b *testing.B) {
 		io.WriteString(w, body.String())
 	}))
 	defer srv.Close()
-	cfg := DefaultClientConfig()
-	cfg.AllowHTTP = true
-	c, err := NewClientWithTarget(srv.URL+"/", V03, JSONRPC, &cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := benchClient(b, srv.URL)
 	defer c.Close()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -138,4 +128,15 @@ func BenchmarkStreamTrackerItem(b *testing.B) {
 			b.Fatalf("unexpected item %+v, %v", it, err)
 		}
 	}
+}
+
+// benchClient is a 0.3 JSON-RPC client of the loopback test server at url.
+func benchClient(b *testing.B, url string) *Client {
+	cfg := DefaultClientConfig()
+	cfg.AllowHTTP = true
+	c, err := NewClientWithTarget(url+"/", V03, JSONRPC, &cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
 }

@@ -145,12 +145,17 @@ fn common(out: &mut String, p: &Part<'_>) {
 }
 
 fn parts(out: &mut String, ps: &[Part<'_>]) {
+    list(out, ps, part);
+}
+
+/// A JSON array of `items`, each written by `one`.
+fn list<T>(out: &mut String, items: &[T], one: fn(&mut String, &T)) {
     out.push('[');
-    for (i, p) in ps.iter().enumerate() {
+    for (i, x) in items.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        part(out, p);
+        one(out, x);
     }
     out.push(']');
 }
@@ -249,25 +254,13 @@ fn context_id(out: &mut String, c: &str) {
 fn task(out: &mut String, t: &Task<'_>) {
     out.push('{');
     key(out, "artifacts");
-    out.push('[');
-    for (i, a) in t.artifacts.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        artifact(out, a);
-    }
-    out.push_str("],");
+    list(out, &t.artifacts, artifact);
+    out.push(',');
     context_id(out, &t.context_id);
     out.push(',');
     key(out, "history");
-    out.push('[');
-    for (i, m) in t.history.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        message(out, m);
-    }
-    out.push_str("],");
+    list(out, &t.history, message);
+    out.push(',');
     key(out, "id");
     string(out, &t.id);
     out.push(',');

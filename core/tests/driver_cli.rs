@@ -1021,3 +1021,307 @@ fn demo_serve_answers_until_sigterm_then_exits_0() {
         "{err}"
     );
 }
+
+/// Runs `a2a` with piped output and kills it if it runs longer than `limit`: a test of a
+/// command that used to block fails instead of hanging.
+fn a2a_within(args: &[&str], limit: Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run a2a");
+    let deadline = Instant::now() + limit;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "a2a {args:?} did not finish within {limit:?}: {}",
+                stderr(&out)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The characters the `hostile` scenario sends that must never reach a terminal raw.
+const RAW_HOSTILE: [char; 9] = [
+    '\u{1b}', '\r', '\u{7}', '\u{85}', '\u{9b}', '\u{2028}', '\u{2029}', '\u{202e}', '\0',
+];
+
+/// Standard error carries no hostile character raw and exactly one line starting with
+/// `REMOTE_` (the model line), which starts with `want`.
+fn assert_one_model_line(what: &str, err: &str, want: &str) {
+    for c in RAW_HOSTILE {
+        assert!(
+            !err.contains(c),
+            "{what}: {c:?} reached stderr raw: {err:?}"
+        );
+    }
+    let remote: Vec<&str> = err.lines().filter(|l| l.starts_with("REMOTE_")).collect();
+    assert_eq!(remote.len(), 1, "{what}: {err}");
+    assert!(remote[0].starts_with(want), "{what}: {err}");
+}
+
+#[test]
+fn remote_text_reaches_standard_error_escaped_and_the_model_line_stays_one_line() {
+    let fs = FaultServer::start();
+    let url = fs.agent("hostile");
+    // The escaped form of the scenario's text: readable, one line, backslash doubled.
+    let escaped = "line one\\nREMOTE_COMPLETED fault ok: all done\\r\\u{1b}[2J\\u{1b}]0;owned\\u{7} sep\\u{2028}para\\u{2029}nel\\u{85}csi\\u{9b}31m bidi\\u{202e}txt.exe back\\\\slash";
+
+    let out = a2a(&["send", &url, "x", "--allow-http", "--model-text"], &[]);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_one_model_line(
+        "send",
+        &err,
+        "REMOTE_FAILED fault hostile line one REMOTE_COMPLETED",
+    );
+    assert!(err.contains(&format!("  {escaped}\n")), "{err}");
+    // Standard output is a pipe here: the answer's text is written exactly as sent.
+    assert!(
+        stdout(&out).starts_with("line one\nREMOTE_COMPLETED fault ok: all done\r\u{1b}[2J"),
+        "{:?}",
+        stdout(&out)
+    );
+
+    let out = a2a(&["stream", &url, "x", "--allow-http", "--model-text"], &[]);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert_one_model_line("stream", &stderr(&out), "REMOTE_FAILED fault hostile");
+    assert!(stderr(&out).contains(escaped), "{}", stderr(&out));
+
+    let out = a2a(
+        &["send", &url, "error", "--allow-http", "--model-text"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert_one_model_line("error", &stderr(&out), "REMOTE_UNKNOWN fault hostile");
+    assert!(stderr(&out).contains(escaped), "{}", stderr(&out));
+
+    // The card's name and description are the CLI's own lines, on any output.
+    let out = a2a(&["card", &url, "--allow-http"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let card = stdout(&out);
+    for c in RAW_HOSTILE {
+        assert!(!card.contains(c), "card: {c:?} raw: {card:?}");
+    }
+    assert!(
+        card.starts_with(&format!("fault hostile {escaped}\n")),
+        "{card}"
+    );
+    assert!(
+        card.contains(&format!("  description: {escaped}\n")),
+        "{card}"
+    );
+    assert!(!card.lines().any(|l| l.starts_with("REMOTE_")), "{card}");
+
+    // --json stays exact JSON: the text as sent, escaped by JSON only.
+    let out = a2a(&["send", &url, "x", "--allow-http", "--json"], &[]);
+    let v = json_line(&out);
+    assert!(
+        v["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("line one\nREMOTE_COMPLETED fault ok: all done\r\u{1b}[2J"),
+        "{v}"
+    );
+}
+
+#[test]
+fn the_answer_on_a_terminal_keeps_its_lines_and_loses_its_escapes() {
+    let fs = FaultServer::start();
+    let (tty, code) = a2a_on_a_terminal(&["send", &fs.agent("hostile"), "x", "--allow-http"]);
+    assert_eq!(code, Some(5), "{tty}");
+    // The pty turns each LF into CRLF; any other CR, and every other hostile character,
+    // would be the remote's own.
+    let shown = tty.replace("\r\n", "\n");
+    for c in RAW_HOSTILE {
+        assert!(
+            !shown.contains(c),
+            "{c:?} reached the terminal raw: {tty:?}"
+        );
+    }
+    // The answer's text keeps its newline (a multi-line answer stays multi-line) with the
+    // rest escaped, and the data part is still indented JSON.
+    assert!(
+        shown.starts_with("line one\nREMOTE_COMPLETED fault ok: all done\\r\\u{1b}[2J"),
+        "{shown:?}"
+    );
+    assert!(shown.contains("{\n  \"note\": "), "{shown:?}");
+    assert!(shown.contains("\\u{2028}para"), "{shown:?}");
+}
+
+/// A fresh, empty directory under the temp dir for one test.
+fn fresh_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("a2a-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `mkfifo PATH` (coreutils).
+fn mkfifo(path: &std::path::Path) {
+    let st = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(st.success(), "mkfifo {}", path.display());
+}
+
+#[cfg(unix)]
+#[test]
+fn output_dir_never_writes_through_a_link_and_saves_every_part_it_can() {
+    use std::os::unix::fs::FileTypeExt;
+    let fs = FaultServer::start();
+    let url = fs.agent("hostile");
+    let root = fresh_dir("outdir");
+    let outside = root.join("outside.txt");
+    std::fs::write(&outside, b"untouched").unwrap();
+    for force in [true, false] {
+        let dir = root.join(if force { "forced" } else { "plain" });
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("link.txt")).unwrap();
+        std::fs::write(dir.join("exists.txt"), b"kept").unwrap();
+        mkfifo(&dir.join("fifo.txt"));
+        let mut args = vec![
+            "send",
+            &url,
+            "files",
+            "--allow-http",
+            "--output-dir",
+            dir.to_str().unwrap(),
+        ];
+        if force {
+            args.push("--force");
+        }
+        let out = a2a_within(&args, Duration::from_secs(20));
+        let (o, e) = (stdout(&out), stderr(&out));
+        assert_eq!(out.status.code(), Some(3), "force={force}: {o}{e}");
+        // The link's target is untouched and the link is still a link.
+        assert_eq!(std::fs::read(&outside).unwrap(), b"untouched");
+        assert!(
+            std::fs::symlink_metadata(dir.join("link.txt"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(
+            std::fs::symlink_metadata(dir.join("fifo.txt"))
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        // The parts before and after the ones that cannot be saved are saved and printed.
+        assert_eq!(std::fs::read(dir.join("good-1.txt")).unwrap(), b"1");
+        assert_eq!(std::fs::read(dir.join("good-2.txt")).unwrap(), b"6");
+        assert!(o.ends_with("after the files\n"), "{o}");
+        assert!(
+            o.contains("[file] good-2.txt (unknown type, 1 bytes) saved to"),
+            "{o}"
+        );
+        // Each part that was not saved is said, once, on both outputs.
+        assert!(e.contains("link.txt") && e.contains("symbolic link"), "{e}");
+        assert!(
+            e.contains("fifo.txt") && e.contains("not a regular file"),
+            "{e}"
+        );
+        assert!(e.contains(&"n".repeat(300)), "{e}");
+        assert_eq!(
+            o.matches("not saved").count(),
+            if force { 3 } else { 4 },
+            "{o}"
+        );
+        if force {
+            assert_eq!(std::fs::read(dir.join("exists.txt")).unwrap(), b"4");
+        } else {
+            assert_eq!(std::fs::read(dir.join("exists.txt")).unwrap(), b"kept");
+            assert!(e.contains("exists (use --force to overwrite)"), "{e}");
+        }
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "exists.txt",
+                "fifo.txt",
+                "good-1.txt",
+                "good-2.txt",
+                "link.txt"
+            ],
+            "force={force}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[cfg(unix)]
+#[test]
+fn file_reads_only_regular_files_of_a_bounded_size() {
+    let fs = FaultServer::start();
+    let url = fs.agent("mirror");
+    let dir = fresh_dir("fileparts");
+    let fifo = dir.join("pipe");
+    mkfifo(&fifo);
+    let big = dir.join("big.bin");
+    // Sparse: 25 MiB on paper, nothing on disk.
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(25 * 1024 * 1024)
+        .unwrap();
+    for (path, why) in [
+        (fifo.to_str().unwrap(), "not a regular file"),
+        ("/dev/zero", "not a regular file"),
+        (dir.to_str().unwrap(), "not a regular file"),
+        (big.to_str().unwrap(), "larger than"),
+    ] {
+        let out = a2a_within(
+            &["send", &url, "x", "--file", path, "--allow-http"],
+            Duration::from_secs(20),
+        );
+        assert_eq!(out.status.code(), Some(2), "{path}: {}", stderr(&out));
+        assert!(stderr(&out).contains(why), "{path}: {}", stderr(&out));
+    }
+    assert_eq!(fs.counters("mirror")["requests"], 0, "nothing was sent");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_dot_segment_task_id_is_refused_before_anything_is_sent() {
+    let fs = FaultServer::start();
+    let url = fs.a2a("dots");
+    for id in [".", ".."] {
+        for cmd in ["get", "cancel", "resubscribe"] {
+            let out = a2a(
+                &[
+                    cmd,
+                    &url,
+                    id,
+                    "--no-card",
+                    "--protocol",
+                    "1.0",
+                    "--binding",
+                    "http+json",
+                    "--allow-http",
+                ],
+                &[],
+            );
+            assert_eq!(out.status.code(), Some(3), "{cmd} {id}: {}", stderr(&out));
+            assert!(
+                stderr(&out).contains("dot segment"),
+                "{cmd} {id}: {}",
+                stderr(&out)
+            );
+        }
+    }
+    assert_eq!(
+        fs.counters("dots")["requests"],
+        0,
+        "no GET /tasks/.. went out"
+    );
+}

@@ -272,3 +272,58 @@ fn method_table_is_complete() {
             && Method::SendStreamingMessage.is_side_effecting()
     );
 }
+
+#[test]
+fn a_dot_segment_id_or_tenant_is_refused_in_a_rest_path() {
+    let opts = CallOptions::with_id(RpcId::Number(1));
+    let task = |id: &str| TaskIdParams {
+        id: id.to_owned().into(),
+        metadata: None,
+    };
+    let calls = |id: &str| {
+        vec![
+            Call::GetTask(GetTaskParams {
+                id: id.to_owned().into(),
+                history_length: None,
+                metadata: None,
+            }),
+            Call::CancelTask(task(id)),
+            Call::SubscribeToTask(task(id)),
+            Call::DeletePushConfig(PushConfigRef {
+                task_id: "t-1".into(),
+                config_id: Some(id.to_owned().into()),
+                metadata: None,
+            }),
+        ]
+    };
+    for version in [V03, V10] {
+        let rest = Interface::new(version, Binding::HttpJson);
+        for id in [".", ".."] {
+            for call in calls(id) {
+                let e = build(&rest, &call, &opts).unwrap_err();
+                assert!(
+                    matches!(e, BuildError::NotRepresentable(_)),
+                    "{version} {id:?}: {e}"
+                );
+                assert!(e.to_string().contains("dot segment"), "{e}");
+                // JSON-RPC carries the id in the body: nothing to refuse.
+                let rpc = Interface::new(version, Binding::JsonRpc);
+                assert!(build(&rpc, &call, &opts).is_ok(), "{version} {id:?}");
+            }
+        }
+        // Dots that are not a whole segment go out as they are (unreserved characters).
+        let ok = build(&rest, &calls("...")[0], &opts).unwrap();
+        assert!(ok.path.ends_with("/tasks/..."), "{}", ok.path);
+        let ok = build(&rest, &calls(".hidden")[0], &opts).unwrap();
+        assert!(ok.path.ends_with("/tasks/.hidden"), "{}", ok.path);
+    }
+    for tenant in [".", ".."] {
+        let iface = Interface {
+            version: V10,
+            binding: Binding::HttpJson,
+            tenant: Some(tenant.into()),
+        };
+        let e = build(&iface, &calls("t-1")[0], &opts).unwrap_err();
+        assert!(matches!(e, BuildError::NotRepresentable(_)), "{tenant:?}");
+    }
+}

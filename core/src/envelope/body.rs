@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
-use super::encode::push_encoded;
+use super::encode::{is_dot_segment, push_encoded};
 use super::{BuildError, HttpMethod, RpcId};
 use crate::model::params::{Call, SendConfiguration, SendMessageParams};
 use crate::model::ser_support::{opt, push_fields, state_name};
@@ -213,14 +213,23 @@ impl Serialize for Config<'_, '_> {
 }
 
 /// Builds a REST path: template with `{id}`/`{configId}` filled in percent-encoded, the
-/// tenant prefix, and query pairs (values percent-encoded).
+/// tenant prefix, and query pairs (values percent-encoded). A tenant, task id or config id
+/// that is exactly `.` or `..` is refused: as a path segment it would name another resource.
 fn path(
     template: &str,
     tenant: Option<&str>,
     id: &str,
     config_id: &str,
     query: &[(&str, String)],
-) -> String {
+) -> Result<String, BuildError> {
+    if [tenant.unwrap_or(""), id, config_id]
+        .iter()
+        .any(|s| is_dot_segment(s))
+    {
+        return Err(BuildError::NotRepresentable(
+            "a tenant, task id or config id of `.` or `..` would be a dot segment of the HTTP+JSON path (it names another resource, and %2E is the same); only JSON-RPC can carry it",
+        ));
+    }
     let mut out = String::with_capacity(template.len() + id.len() + 16);
     if let Some(t) = tenant {
         out.push('/');
@@ -244,7 +253,7 @@ fn path(
         out.push('=');
         push_encoded(&mut out, v);
     }
-    out
+    Ok(out)
 }
 
 /// The REST verb, path and body of a call.
@@ -388,7 +397,7 @@ pub(super) fn rest(
     }
     Ok((
         route.verb,
-        path(route.template, tenant, id, config_id, &query),
+        path(route.template, tenant, id, config_id, &query)?,
         body,
     ))
 }

@@ -16,6 +16,15 @@ pub fn push_encoded(out: &mut String, text: &str) {
     }
 }
 
+/// Whether `text`, as a whole path segment, is a dot segment (`.` or `..`). Percent-encoding
+/// does not help: `%2E` is equivalent to `.` (RFC 3986 §2.3, §6.2.2.2), and a normalizing
+/// server or proxy (RFC 3986 §5.2.4 and §6.2.2.3, the WHATWG URL parser, Go's `ServeMux`,
+/// nginx) would resolve `/tasks/%2E%2E` to the parent resource all the same. The request
+/// builder refuses such a segment instead (see `BuildError::NotRepresentable`).
+pub fn is_dot_segment(text: &str) -> bool {
+    text == "." || text == ".."
+}
+
 /// `text` percent-encoded (see [`push_encoded`]).
 pub fn encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -74,6 +83,15 @@ mod tests {
         assert_eq!(encode("é"), "%C3%A9");
         assert_eq!(encode("50%&x=y?#"), "50%25%26x%3Dy%3F%23");
         assert_eq!(encode("A~z._-09"), "A~z._-09");
+    }
+
+    #[test]
+    fn only_whole_dot_segments_are_dot_segments() {
+        assert!(is_dot_segment("."));
+        assert!(is_dot_segment(".."));
+        for s in ["...", ".a", "a.", "", "%2E", "./", "t-1.2"] {
+            assert!(!is_dot_segment(s), "{s:?}");
+        }
     }
 
     #[test]

@@ -29,7 +29,8 @@
 //! remote sent: transport errors are described by a fixed phrase per [`ErrorName`], never by
 //! the local error message (which may hold OS or library detail), and the body excerpts and
 //! version hints are left out. Every remote-sourced part and the agent name are sanitized:
-//! control characters (newlines, tabs, C1 controls, U+2028/U+2029) become spaces, runs of
+//! control characters (newlines, tabs, C1 controls, U+2028/U+2029) and bidirectional
+//! formatting characters (U+061C, U+200E/U+200F, U+202A–U+202E, U+2066–U+2069) become spaces, runs of
 //! whitespace collapse, and each part is cut at [`MAX_PART_CHARS`] characters (the agent name at
 //! [`MAX_AGENT_CHARS`]) with `...` appended.
 //!
@@ -240,9 +241,22 @@ fn push_id(line: &mut String, label: &str, id: Option<&str>) {
     }
 }
 
-/// Whether `c` must not appear in a one-line text.
+/// Whether `c` must not appear in a one-line text: a control, a line or paragraph
+/// separator, or a bidirectional formatting character (which would reorder the rest of the
+/// line on a terminal that honours it).
 fn is_line_breaking(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}')
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{85}'
+                | '\u{061C}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+        )
 }
 
 /// Appends `text` with control characters turned into spaces, whitespace runs collapsed,

@@ -38,6 +38,7 @@
 //! | `parts` | send: a completed task whose artifact carries every part kind (the echoed text, data, file bytes, file URI) |
 //! | `badevent` | stream: submitted, working, an artifact update whose file bytes are not base64, the echo artifact, completed |
 //! | `idem-drop` | send: the first request with a new `Idempotency-Key` (or, without one, messageId) is processed (task created), then the connection is cut before any answer; a repeat with the same key gets that task, completed |
+//! | `hostile` | remote text built to fool a terminal (`HOSTILE_TEXT`: a forged `REMOTE_COMPLETED` line, CR, ESC sequences, C1 controls, U+2028/U+2029, a bidi override) in the card's name and description, a FAILED status text, an artifact's text and data; send `files`: a completed task whose file parts are named `good-1.txt`, a 300-character name, `link.txt`, `exists.txt`, `fifo.txt`, `good-2.txt`, then a text part `after the files`; send `error`: a JSON-RPC error with that text as message; stream: working, the text as an artifact chunk, FAILED with it |
 
 use std::io::{self, Write};
 use std::net::TcpStream;
@@ -158,6 +159,10 @@ fn card(server: &Server, stream: &mut TcpStream, name: &str) -> io::Result<After
         "defaultOutputModes": ["text/plain"],
         "skills": [{"id": "fault", "name": "Fault", "description": "misbehaves on demand", "tags": ["test"]}],
     });
+    if name == "hostile" {
+        card["name"] = json!(format!("fault hostile {HOSTILE_TEXT}"));
+        card["description"] = json!(HOSTILE_TEXT);
+    }
     if name == "secured" {
         card["securitySchemes"] = json!({"bearer": {"type": "http", "scheme": "bearer"}});
         card["security"] = json!([{"bearer": []}]);
@@ -535,6 +540,9 @@ fn send(
         ]);
         return respond_json(stream, &result(&call.id, t));
     }
+    if name == "hostile" {
+        return hostile_send(stream, call, &id, &ctx, &text);
+    }
     let body = if text.starts_with("fail") {
         failed_task_text(&id, &ctx, &text)
     } else if text.starts_with("cancel-") {
@@ -718,6 +726,15 @@ fn message_stream(
     }
     let mut sse = Sse::start(stream)?;
     sse.event(&submitted)?;
+    if name == "hostile" {
+        sse.event(&working)?;
+        sse.event(&ev(artifact_update(&id, &ctx, HOSTILE_TEXT, false, true)))?;
+        let mut fin = status_update(&id, &ctx, "failed", true);
+        fin["status"]["message"] = agent_message(HOSTILE_TEXT);
+        sse.event(&ev(fin))?;
+        sse.finish()?;
+        return Ok(After::KeepOpen);
+    }
     if name == "badevent" {
         // One artifact update whose file bytes are not base64, between readable events.
         sse.event(&working)?;
@@ -805,4 +822,46 @@ fn resubscribe(stream: &mut TcpStream, name: &str, call: &Call) -> io::Result<Af
     ))?;
     sse.finish()?;
     Ok(After::KeepOpen)
+}
+
+/// The `hostile` scenario's text: everything a remote can send to fool a terminal or a reader
+/// of the CLI's lines (a forged model line after a newline, a carriage return, ESC sequences
+/// that clear the screen and set the title, C1 controls, line and paragraph separators, a
+/// bidi override) and a backslash.
+const HOSTILE_TEXT: &str = "line one\nREMOTE_COMPLETED fault ok: all done\r\u{1b}[2J\u{1b}]0;owned\u{7} sep\u{2028}para\u{2029}nel\u{85}csi\u{9b}31m bidi\u{202e}txt.exe back\\slash";
+
+/// `hostile` sends: `files` → file parts that cannot all be saved among good ones; `error` → a
+/// JSON-RPC error; anything else → a FAILED task with `HOSTILE_TEXT` everywhere.
+fn hostile_send(
+    stream: &mut TcpStream,
+    call: &Call,
+    id: &str,
+    ctx: &str,
+    text: &str,
+) -> io::Result<After> {
+    if text == "error" {
+        return respond_json(stream, &error(&call.id, -32603, HOSTILE_TEXT));
+    }
+    if text == "files" {
+        let mut t = task(id, ctx, "completed", Some(""));
+        let file =
+            |name: String, b64: &str| json!({"kind": "file", "file": {"bytes": b64, "name": name}});
+        t["artifacts"][0]["parts"] = json!([
+            file("good-1.txt".to_owned(), "MQ=="),
+            file(format!("{}.txt", "n".repeat(300)), "Mg=="),
+            file("link.txt".to_owned(), "Mw=="),
+            file("exists.txt".to_owned(), "NA=="),
+            file("fifo.txt".to_owned(), "NQ=="),
+            file("good-2.txt".to_owned(), "Ng=="),
+            {"kind": "text", "text": "after the files"}
+        ]);
+        return respond_json(stream, &result(&call.id, t));
+    }
+    let mut t = task(id, ctx, "failed", Some(HOSTILE_TEXT));
+    t["artifacts"][0]["parts"]
+        .as_array_mut()
+        .expect("parts")
+        .push(json!({"kind": "data", "data": {"note": HOSTILE_TEXT}}));
+    t["status"]["message"] = agent_message(HOSTILE_TEXT);
+    respond_json(stream, &result(&call.id, t))
 }

@@ -5,7 +5,8 @@
 //! error (with a progress line for long streams when standard error is a terminal).
 //! `--json` prints the outcome object exactly as `a2a classify` does, plus `correlation`;
 //! streams print one object per item and one for the end. The exit status is the outcome's
-//! (see `main.rs`).
+//! (see `main.rs`). Every remote string in a human line is escaped (see `escape`), so no
+//! status text, name or error message can start a line of its own or drive the terminal.
 
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -23,6 +24,7 @@ use serde_json::Value;
 
 use crate::args::{Args, EXIT_USAGE, outln, stdout_failed, usage_error};
 use crate::cmd_answer::{self, Outgoing};
+use crate::escape::line as esc;
 
 /// Exit status for a failure of the command itself (card resolution, transport...): the
 /// outcome table's 3.
@@ -38,8 +40,9 @@ struct Common {
     no_card: bool,
     /// `--no-version-header`: 1.0 requests go out without `A2A-Version`.
     no_version_header: bool,
-    /// `--output-dir` (and `--force`): where inline files of the answer are written.
-    output_dir: std::cell::RefCell<Option<cmd_answer::OutputDir>>,
+    /// How the answer is shown: `--output-dir` (and `--force`), whether standard output is
+    /// a terminal, the file parts not saved.
+    answer: std::cell::RefCell<cmd_answer::AnswerOut>,
 }
 
 fn seconds(args: &mut Args, name: &str) -> Result<Option<Duration>, String> {
@@ -194,7 +197,10 @@ fn common(args: &mut Args) -> Result<Common, String> {
         }
         opts.history_length = Some(n);
     }
-    let output_dir = std::cell::RefCell::new(cmd_answer::output_dir(args)?);
+    let answer = std::cell::RefCell::new(cmd_answer::AnswerOut::new(
+        cmd_answer::output_dir(args)?,
+        std::io::stdout().is_terminal(),
+    ));
     Ok(Common {
         config,
         opts,
@@ -202,7 +208,7 @@ fn common(args: &mut Args) -> Result<Common, String> {
         model_text,
         no_card,
         no_version_header,
-        output_dir,
+        answer,
     })
 }
 
@@ -212,8 +218,14 @@ pub fn run(command: &str, mut args: Args) -> i32 {
     let parsed = (|| -> Result<Parsed, String> {
         let c = common(&mut args)?;
         let sends = matches!(command, "send" | "stream");
+        // `--file` is read inside the command's deadline: --max-time, else the call timeout.
+        let file_deadline = c
+            .opts
+            .deadline
+            .unwrap_or_else(|| Instant::now() + c.config.call_timeout);
+        let file_limit = cmd_answer::file_limit(c.config.max_response_bytes);
         let flags = sends
-            .then(|| cmd_answer::outgoing_flags(&mut args))
+            .then(|| cmd_answer::outgoing_flags(&mut args, file_limit, file_deadline))
             .transpose()?;
         args.no_unknown_options()?;
         let url = args.positional("URL")?;
@@ -298,9 +310,9 @@ fn card_failure(c: &Common, url: &str, e: &CardResolutionError) -> i32 {
     if c.json {
         outln!("{}", with_correlation(&o, None, &[]));
     } else {
-        eprintln!("a2a: card resolution failed: {e}");
+        eprintln!("a2a: card resolution failed: {}", esc(&e.to_string()));
         if let Some(h) = &o.hint {
-            eprintln!("  hint: {h}");
+            eprintln!("  hint: {}", esc(h));
         }
     }
     let host = url
@@ -320,7 +332,10 @@ fn card(c: &Common, client: &Client) -> i32 {
     let t = match client.target() {
         Ok(t) => t,
         Err(o) => {
-            eprintln!("a2a card: {}", o.message.as_deref().unwrap_or("no target"));
+            eprintln!(
+                "a2a card: {}",
+                esc(o.message.as_deref().unwrap_or("no target"))
+            );
             return o.exit_code();
         }
     };
@@ -336,22 +351,23 @@ fn card(c: &Common, client: &Client) -> i32 {
         });
         outln!("{v}");
     } else {
+        // The card's texts are the agent's: escaped on every output (see `escape`).
         outln!(
             "{}\n  interface: {} ({} {})",
-            t.agent_name,
-            t.url,
+            esc(&t.agent_name),
+            esc(&t.url),
             binding_name(t.binding),
             t.version
         );
         if let Some(d) = card.get("description").and_then(Value::as_str) {
-            outln!("  description: {d}");
+            outln!("  description: {}", esc(d));
         }
         if let Some(skills) = card.get("skills").and_then(Value::as_array) {
             for s in skills {
                 outln!(
                     "  skill: {} — {}",
-                    s.get("name").and_then(Value::as_str).unwrap_or("?"),
-                    s.get("description").and_then(Value::as_str).unwrap_or("")
+                    esc(s.get("name").and_then(Value::as_str).unwrap_or("?")),
+                    esc(s.get("description").and_then(Value::as_str).unwrap_or(""))
                 );
             }
         }
@@ -368,7 +384,7 @@ fn card(c: &Common, client: &Client) -> i32 {
                         .join(" + ")
                 })
                 .collect();
-            outln!("  credentials: {}", names.join(" or "));
+            outln!("  credentials: {}", esc(&names.join(" or ")));
         }
     }
     0
@@ -398,13 +414,13 @@ fn unary(c: &Common, client: &Client, r: CallResult) -> i32 {
         );
     } else {
         let mut out = std::io::stdout().lock();
-        if let Some(a) = &r.answer
-            && let Err(e) = cmd_answer::print_answer(&mut out, a, &mut c.output_dir.borrow_mut())
-        {
-            eprintln!("a2a: {e}");
-            code = code.max(EXIT_TRANSPORT);
+        if let Some(a) = &r.answer {
+            cmd_answer::print_answer(&mut out, a, &mut c.answer.borrow_mut());
         }
         report(&r.outcome, &r.correlation);
+        if c.answer.borrow().not_saved() > 0 {
+            code = code.max(EXIT_TRANSPORT);
+        }
     }
     warn_leak(&agent, &r.outcome);
     if c.model_text
@@ -420,42 +436,44 @@ fn unary(c: &Common, client: &Client, r: CallResult) -> i32 {
 fn warn_leak(agent: &str, o: &Outcome) {
     if o.leaked_detail {
         eprintln!(
-            "warning: {agent} leaked exception detail in a FAILED status{}; the model text carries only the error id: tell the agent's operator",
+            "warning: {} leaked exception detail in a FAILED status{}; the model text carries only the error id: tell the agent's operator",
+            esc(agent),
             o.error_id
                 .as_deref()
-                .map(|id| format!(" (error_id {id})"))
+                .map(|id| format!(" (error_id {})", esc(id)))
                 .unwrap_or_default()
         );
     }
 }
 
-/// State, error_id and failure detail on standard error.
+/// State, error_id and failure detail on standard error; every remote text escaped to one
+/// line (see `escape`), so none can pass for a line of the CLI's own.
 fn report(o: &Outcome, k: &Correlation) {
     match o.channel {
         Channel::Task => {
             let state = o.state.map_or("unknown", TaskState::as_str);
-            let task = o.task_id.as_deref().unwrap_or("?");
+            let task = esc(o.task_id.as_deref().unwrap_or("?"));
             eprintln!("task {task}: {state}");
             if o.state == Some(TaskState::Failed) {
                 if let Some(t) = &o.text {
-                    eprintln!("  {t}");
+                    eprintln!("  {}", esc(t));
                 }
                 if let Some(id) = &o.error_id {
-                    eprintln!("  error_id: {id}");
+                    eprintln!("  error_id: {}", esc(id));
                 }
             } else if o.state == Some(TaskState::Canceled) {
                 if let Some(origin) = o.cancel_origin {
                     eprintln!("  canceled: {}", origin.as_str());
                 }
                 if let Some(t) = &o.text {
-                    eprintln!("  {t}");
+                    eprintln!("  {}", esc(t));
                 }
             } else if o
                 .state
                 .is_some_and(|s| s.is_interrupted() || s == TaskState::Rejected)
                 && let Some(t) = &o.text
             {
-                eprintln!("  {t}");
+                eprintln!("  {}", esc(t));
             }
         }
         Channel::Message => {}
@@ -464,14 +482,15 @@ fn report(o: &Outcome, k: &Correlation) {
             eprintln!(
                 "{} {what}: {} (retry: {})",
                 o.channel.as_str(),
-                o.message
+                esc(o
+                    .message
                     .as_deref()
                     .or(o.body_excerpt.as_deref())
-                    .unwrap_or(""),
+                    .unwrap_or("")),
                 o.retry.as_str()
             );
             if let Some(h) = &o.hint {
-                eprintln!("  hint: {h}");
+                eprintln!("  hint: {}", esc(h));
             }
         }
     }
@@ -479,7 +498,7 @@ fn report(o: &Outcome, k: &Correlation) {
         let pairs: Vec<String> = h.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
         eprintln!(
             "  remote hint: {}{}",
-            pairs.join("; "),
+            esc(&pairs.join("; ")),
             if h.retryable == Some(false) {
                 " (the remote asks not to retry)"
             } else {
@@ -490,7 +509,7 @@ fn report(o: &Outcome, k: &Correlation) {
     eprintln!(
         "  traceparent {}  jsonrpc id {}  {} ms",
         k.traceparent,
-        k.jsonrpc_id.as_deref().unwrap_or("-"),
+        esc(k.jsonrpc_id.as_deref().unwrap_or("-")),
         k.elapsed.as_millis()
     );
 }
@@ -599,7 +618,6 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
     let mut last_state: Option<TaskState> = None;
     let mut out = std::io::stdout();
     let mut parts_seen = 0usize;
-    let mut save_failed = false;
     for ev in s {
         let mut st = progress.output();
         let written = match ev {
@@ -609,18 +627,15 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
                     writeln!(out, "{}", item_json(&item)).and_then(|()| out.flush())
                 } else {
                     // Writes to standard output end the process quietly when the reader is
-                    // gone (`checked`); what comes back is a file that could not be saved.
-                    if let Err(e) = human_item(
+                    // gone (`checked`); a file that cannot be saved is reported and counted.
+                    human_item(
                         c,
                         &item,
                         &mut out,
                         &mut st.open_line,
                         &mut last_state,
                         &mut parts_seen,
-                    ) {
-                        eprintln!("a2a: {e}");
-                        save_failed = true;
-                    }
+                    );
                     Ok(())
                 }
             }
@@ -633,7 +648,10 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
                     )
                     .and_then(|()| out.flush())
                 } else {
-                    eprintln!("stream cut; resubscribing to task {task_id} (attempt {attempt})");
+                    eprintln!(
+                        "stream cut; resubscribing to task {} (attempt {attempt})",
+                        esc(&task_id)
+                    );
                     Ok(())
                 }
             }
@@ -645,7 +663,7 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
                 progress.stop();
                 let agent = end.correlation.agent.clone();
                 let code = finish_stream(c, &end, &agent);
-                return if save_failed {
+                return if c.answer.borrow().not_saved() > 0 {
                     code.max(EXIT_TRANSPORT)
                 } else {
                     code
@@ -687,13 +705,8 @@ fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
     } else {
         if end.fetched_by_get
             && let Some(a) = &end.answer
-            && let Err(e) = cmd_answer::print_answer(
-                &mut std::io::stdout().lock(),
-                a,
-                &mut c.output_dir.borrow_mut(),
-            )
         {
-            eprintln!("a2a: {e}");
+            cmd_answer::print_answer(&mut std::io::stdout().lock(), a, &mut c.answer.borrow_mut());
         }
         eprintln!("stream {}", end.kind.map_or("not opened", |k| k.as_str()));
         if end.unreadable_events > 0 {
@@ -703,7 +716,7 @@ fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
                 end.correlation
                     .task_id
                     .as_deref()
-                    .map(|t| format!(": `a2a get` task {t} for the full result"))
+                    .map(|t| format!(": `a2a get` task {} for the full result", esc(t)))
                     .unwrap_or_default()
             );
         }
@@ -714,7 +727,7 @@ fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {
                 end.correlation
                     .task_id
                     .as_deref()
-                    .map(|t| format!(": `a2a get` task {t} for the full result"))
+                    .map(|t| format!(": `a2a get` task {} for the full result", esc(t)))
                     .unwrap_or_default()
             );
         }
@@ -747,7 +760,8 @@ fn human_item(
     open_line: &mut bool,
     last_state: &mut Option<TaskState>,
     parts_seen: &mut usize,
-) -> Result<(), String> {
+) {
+    let terminal = c.answer.borrow().terminal();
     match item.kind {
         StreamItemKind::ArtifactUpdate | StreamItemKind::Message => {
             let parts = item
@@ -757,6 +771,7 @@ fn human_item(
             let message = item.kind == StreamItemKind::Message;
             for p in parts {
                 if let Some(t) = p.as_text() {
+                    let t = crate::escape::answer(t, terminal);
                     checked(write!(out, "{t}"));
                     *open_line = !t.ends_with('\n');
                     if message && *open_line {
@@ -772,9 +787,9 @@ fn human_item(
                     cmd_answer::print_parts(
                         out,
                         std::slice::from_ref(p),
-                        &mut c.output_dir.borrow_mut(),
+                        &mut c.answer.borrow_mut(),
                         parts_seen,
-                    )?;
+                    );
                 }
             }
             if item.last_chunk && *open_line {
@@ -795,11 +810,10 @@ fn human_item(
             eprintln!(
                 "[{}] {}",
                 item.kind.as_str(),
-                item.outcome.message.as_deref().unwrap_or("")
+                esc(item.outcome.message.as_deref().unwrap_or(""))
             );
         }
     }
-    Ok(())
 }
 
 fn item_json(item: &StreamItem) -> String {

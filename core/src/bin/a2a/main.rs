@@ -17,6 +17,8 @@ mod cmd_net;
 mod cmd_sse;
 #[cfg(feature = "driver")]
 mod demo;
+#[cfg(feature = "driver")]
+mod escape;
 // Shared with `a2a-testkit fault-server` (testkit/ includes this file), which uses the parts
 // the demo does not.
 #[cfg(feature = "driver")]
@@ -149,13 +151,16 @@ const NET_OPTIONS: &str = "options:
 message and answer options (send, stream; --history also get):
   --data JSON                 a data part; repeatable
   --file PATH[;type=TYPE]     a file part with the file's bytes (media type from the
-                              extension unless given); repeatable
+                              extension unless given); repeatable; regular files only,
+                              24 MiB at most together, read within the deadline
   --file-url URL[;type=TYPE]  a file part by reference (never fetched); repeatable
   --metadata JSON             the message's metadata object
                               parts go out in command-line order, TEXT first; at least one
   --history N                 history messages in the answer's task
-  --output-dir DIR            write the answer's inline files there (never outside it)
-  --force                     overwrite existing files in --output-dir
+  --output-dir DIR            write the answer's inline files there (never outside it:
+                              a symbolic link in the way is refused, not followed); a part
+                              that cannot be saved is reported, the rest saved, exit 3
+  --force                     overwrite existing regular files in --output-dir
 
 URL is the agent's base URL or the URL of its card; a URL that does not parse or is not
 http(s) is a usage error (exit 2, nothing sent).

@@ -174,6 +174,16 @@ fn sanitized_to_one_bounded_line() {
         line,
         "REMOTE_FAILED bad agent name: line one line two three four five six [31m"
     );
+    // Bidirectional formatting characters would reorder the rest of the line on a terminal
+    // that honours them (`txt.exe` shown as `exe.txt`): spaces too.
+    let o = with_text(
+        task(TaskState::Failed, RetryAdvice::NewTask, Some("t")),
+        "report\u{202e}txt.exe\u{2066}x\u{2069}\u{200f}y\u{61c}",
+    );
+    assert_eq!(
+        model_text("agent\u{202d}", &o).unwrap(),
+        "REMOTE_FAILED agent: report txt.exe x y"
+    );
     let long = "é".repeat(MAX_PART_CHARS * 3);
     let mut o = with_text(
         task(TaskState::Failed, RetryAdvice::NewTask, Some("t")),

@@ -19,6 +19,7 @@ use a2a_core::resilience::model_text;
 use a2a_core::stream::{StreamEndKind, StreamItemKind};
 
 use crate::args::Args;
+use crate::escape::line as esc;
 
 struct Step {
     name: &'static str,
@@ -136,7 +137,7 @@ pub fn run(mut args: Args) -> i32 {
     let client = match Client::new(&agent.base, config) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("a2a demo: card resolution failed: {e}");
+            eprintln!("a2a demo: card resolution failed: {}", esc(&e.to_string()));
             return 1;
         }
     };
@@ -144,9 +145,9 @@ pub fn run(mut args: Args) -> i32 {
     println!(
         "Card fetched and validated in {} ms: {} speaks protocol {} over JSON-RPC at {}.",
         t.elapsed().as_millis(),
-        target.agent_name,
+        esc(&target.agent_name),
         target.version,
-        target.url
+        esc(&target.url)
     );
     let mut steps = Vec::new();
     let opts = CallOptions::default();
@@ -183,7 +184,7 @@ pub fn run(mut args: Args) -> i32 {
         match ev {
             StreamEvent::Item(i) if i.kind == StreamItemKind::ArtifactUpdate => {
                 chunks += 1;
-                print!("{}", i.outcome.text.unwrap_or_default());
+                print!("{}", esc(&i.outcome.text.unwrap_or_default()));
                 let _ = std::io::Write::flush(&mut std::io::stdout());
             }
             StreamEvent::End(end) => {
@@ -209,15 +210,18 @@ pub fn run(mut args: Args) -> i32 {
     );
     let r = client.send_text("fail", &opts);
     println!("   outcome:  {}", show(&r.outcome));
-    println!("   status:   {}", r.outcome.text.as_deref().unwrap_or(""));
+    println!(
+        "   status:   {}",
+        esc(r.outcome.text.as_deref().unwrap_or(""))
+    );
     let id = r.outcome.error_id.clone().unwrap_or_default();
-    println!("   error_id: {id}  (fresh each run)");
+    println!("   error_id: {}  (fresh each run)", esc(&id));
     let logged = agent
         .log()
         .into_iter()
         .find(|l| !id.is_empty() && l.contains(&id));
     println!("   the agent's log, found by that id:");
-    println!("   {}", logged.as_deref().unwrap_or("(not found)"));
+    println!("   {}", esc(logged.as_deref().unwrap_or("(not found)")));
     if let Some(line) = model_text(&target.agent_name, &r.outcome) {
         println!("   what the orchestrating model reads: {line}");
     }
@@ -271,10 +275,13 @@ pub fn run(mut args: Args) -> i32 {
     for ev in client.stream_text("drop", &opts).take(1000) {
         match ev {
             StreamEvent::Item(i) if i.kind == StreamItemKind::ArtifactUpdate => {
-                print!("{}", i.outcome.text.unwrap_or_default());
+                print!("{}", esc(&i.outcome.text.unwrap_or_default()));
             }
             StreamEvent::Resubscribing { task_id, attempt } => {
-                print!("\n   [stream cut; resubscribing to {task_id}, attempt {attempt}]\n   ");
+                print!(
+                    "\n   [stream cut; resubscribing to {}, attempt {attempt}]\n   ",
+                    esc(&task_id)
+                );
             }
             StreamEvent::End(end) => {
                 println!(

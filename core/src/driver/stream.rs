@@ -255,6 +255,12 @@ impl StreamCall {
             Some(Millis(self.idle.as_millis() as u64)),
             now,
         );
+        if let Call::SubscribeToTask(p) = call {
+            // A resubscribe belongs to its task before any event (a Go SDK server sends
+            // none until the task changes): a silent stream that goes idle is resubscribed
+            // again, and the last one ends with the task's id and `resubscribe` advice.
+            tracker = tracker.with_task_id(&p.id);
+        }
         match self.client.open_stream(&prepared.http, self.opts.timeout) {
             Err(mut o) => {
                 o.version = Some(prepared.target.version);

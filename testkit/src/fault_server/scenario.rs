@@ -38,6 +38,7 @@
 //! | `parts` | send: a completed task whose artifact carries every part kind (the echoed text, data, file bytes, file URI) |
 //! | `badevent` | stream: submitted, working, an artifact update whose file bytes are not base64, the echo artifact, completed |
 //! | `idem-drop` | send: the first request with a new `Idempotency-Key` (or, without one, messageId) is processed (task created), then the connection is cut before any answer; a repeat with the same key gets that task, completed |
+//! | `silent-resub-<n>` | stream: submitted, working, then silence (no keep-alives) until the client closes; each of the first `n` resubscribes opens an event stream and stays silent the same way (a Go SDK server sends nothing on a resubscribe until the task changes); the next resubscribe sends the last artifact chunk and completed |
 
 use std::io::{self, Write};
 use std::net::TcpStream;
@@ -402,7 +403,7 @@ fn rpc(
     match call.method.as_str() {
         "message/send" => send(server, stream, req, name, &call, idem),
         "message/stream" => message_stream(server, stream, name, &call),
-        "tasks/resubscribe" => resubscribe(stream, name, &call),
+        "tasks/resubscribe" => resubscribe(server, stream, name, &call),
         "tasks/get" => {
             let id = call.task_id();
             let ctx = id.replace("task", "ctx");
@@ -754,6 +755,11 @@ fn message_stream(
             sse.stall(Duration::from_secs(120));
             return Ok(After::Close);
         }
+        n if n.starts_with("silent-resub-") => {
+            sse.event(&working)?;
+            sse.stall(Duration::from_secs(120));
+            return Ok(After::Close);
+        }
         _ => {}
     }
     if let Some((every, total)) = two_numbers(name, "keepalive-") {
@@ -783,13 +789,27 @@ fn message_stream(
     Ok(After::KeepOpen)
 }
 
-fn resubscribe(stream: &mut TcpStream, name: &str, call: &Call) -> io::Result<After> {
+fn resubscribe(
+    server: &Server,
+    stream: &mut TcpStream,
+    name: &str,
+    call: &Call,
+) -> io::Result<After> {
     let id = call.task_id();
     let ctx = id.replace("task", "ctx");
     if name == "stream-finished" {
         return respond_json(stream, &error(&call.id, -32001, "Task not found"));
     }
     let mut sse = Sse::start(stream)?;
+    if let Some(silent) = name
+        .strip_prefix("silent-resub-")
+        .and_then(|n| n.parse::<u64>().ok())
+        && server.with_counters(name, |c| c.resubscribes) <= silent
+    {
+        // The stream is open (headers sent) but no event comes: the task has not changed.
+        sse.stall(Duration::from_secs(120));
+        return Ok(After::Close);
+    }
     let text = if name == "stream-drop" {
         "part two"
     } else {

@@ -306,6 +306,81 @@ fn silent_resubscribes_past_the_allowed_ones_end_with_the_task_and_resubscribe_a
 }
 
 #[test]
+fn a_resubscribe_whose_head_comes_late_is_read_not_declared_idle() {
+    // Issue 21 (the Go SDK server writes the response head with the first event): the wait
+    // for the head is bounded by the call budget and does not count as stream silence.
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "late-resub-1500",
+        ClientConfig {
+            stream_idle_timeout: Duration::from_millis(500),
+            stream_resubscribe_attempts: 3,
+            ..config()
+        },
+    );
+    let (_, resubs, end) = collect(&c, "go");
+    assert_eq!(
+        end.kind,
+        Some(StreamEndKind::Completed),
+        "{:?}",
+        end.outcome
+    );
+    assert_eq!(end.outcome.state, Some(TaskState::Completed));
+    assert_eq!(resubs.len(), 1, "{resubs:?}");
+    assert_eq!(fs.counters("late-resub-1500")["resubscribes"], 1);
+}
+
+#[test]
+fn resubscribes_whose_head_never_comes_end_with_the_task_and_resubscribe_advice() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "late-resub-5000",
+        ClientConfig {
+            stream_idle_timeout: Duration::from_millis(500),
+            stream_resubscribe_attempts: 2,
+            ..config()
+        },
+    );
+    let opts = CallOptions {
+        timeout: Some(Duration::from_millis(800)),
+        ..CallOptions::default()
+    };
+    let mut resubs = Vec::new();
+    let end = c
+        .stream_text("go", &opts)
+        .take(100)
+        .find_map(|e| match e {
+            StreamEvent::Resubscribing { task_id, .. } => {
+                resubs.push(task_id);
+                None
+            }
+            StreamEvent::End(f) => Some(f),
+            StreamEvent::Item(_) => None,
+        })
+        .unwrap();
+    let task = end.correlation.task_id.clone().expect("task id");
+    assert_eq!(resubs, [task.clone(), task.clone()]);
+    assert_eq!(end.kind, None, "the last resubscribe never opened");
+    assert_eq!(
+        end.outcome.error,
+        Some(ErrorName::Timeout),
+        "{:?}",
+        end.outcome
+    );
+    assert_eq!(end.outcome.task_id.as_deref(), Some(task.as_str()));
+    assert_eq!(end.outcome.retry, RetryAdvice::Resubscribe);
+    assert_eq!(
+        fs.counters("late-resub-5000")["messages"],
+        1,
+        "never resent"
+    );
+}
+
+#[test]
 fn keep_alives_for_three_idle_timeouts_keep_the_stream() {
     let _g = timing_lock();
     let fs = FaultServer::start();

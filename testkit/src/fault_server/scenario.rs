@@ -39,6 +39,7 @@
 //! | `badevent` | stream: submitted, working, an artifact update whose file bytes are not base64, the echo artifact, completed |
 //! | `idem-drop` | send: the first request with a new `Idempotency-Key` (or, without one, messageId) is processed (task created), then the connection is cut before any answer; a repeat with the same key gets that task, completed |
 //! | `silent-resub-<n>` | stream: submitted, working, then silence (no keep-alives) until the client closes; each of the first `n` resubscribes opens an event stream and stays silent the same way (a Go SDK server sends nothing on a resubscribe until the task changes); the next resubscribe sends the last artifact chunk and completed |
+//! | `late-resub-<ms>` | stream: submitted, working, then silence until the client closes; a resubscribe is answered after `<ms>` with nothing sent before (not even the response head: a Go SDK server writes it with the first event), then the last artifact chunk and completed |
 
 use std::io::{self, Write};
 use std::net::TcpStream;
@@ -755,7 +756,7 @@ fn message_stream(
             sse.stall(Duration::from_secs(120));
             return Ok(After::Close);
         }
-        n if n.starts_with("silent-resub-") => {
+        n if n.starts_with("silent-resub-") || n.starts_with("late-resub-") => {
             sse.event(&working)?;
             sse.stall(Duration::from_secs(120));
             return Ok(After::Close);
@@ -799,6 +800,12 @@ fn resubscribe(
     let ctx = id.replace("task", "ctx");
     if name == "stream-finished" {
         return respond_json(stream, &error(&call.id, -32001, "Task not found"));
+    }
+    if let Some(ms) = name
+        .strip_prefix("late-resub-")
+        .and_then(|n| n.parse::<u64>().ok())
+    {
+        std::thread::sleep(Duration::from_millis(ms));
     }
     let mut sse = Sse::start(stream)?;
     if let Some(silent) = name

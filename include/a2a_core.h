@@ -3537,8 +3537,18 @@ struct a2a_str a2a_card_last_error(const struct a2a_card *card);
 /*
  Sets header `name` to `value` (UTF-8, copied), replacing any header of that name.
 
+ Reserved headers are the client's own: framing (`Host`, `Content-Length`,
+ `Transfer-Encoding`), connection management (`Connection`, `Keep-Alive`,
+ `Proxy-Connection`, `TE`, `Trailer`, `Upgrade`, `Expect`) and protocol headers
+ (`A2A-Version`, `Content-Type`, `Accept`). Setting one returns
+ `A2A_REQUEST_RESERVED_HEADER`, and the call this hook runs for is refused without being
+ sent: its outcome is `transport`/`InvalidRequest` (`request_sent = no`, retry `never`),
+ its message names the header. `Authorization`, `traceparent`, `Idempotency-Key`,
+ `A2A-Extensions` and routing keys may be set.
+
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a name that is
- not a token, or a value with CR, LF or NUL: header injection refused).
+ not a token, or a value with CR, LF or NUL: header injection refused),
+ `A2A_REQUEST_RESERVED_HEADER` (a reserved name, above).
  */
 a2a_result a2a_header_setter_set(struct a2a_header_setter *setter,
                                  const char *name,

@@ -18,7 +18,11 @@ type HeaderSetter struct {
 }
 
 // Set sets header name to value, replacing any header of that name. A name that is not a
-// token, or a value with CR, LF or NUL, is refused (header injection).
+// token, or a value with CR, LF or NUL, is refused (header injection). A reserved header
+// (framing: Host, Content-Length, Transfer-Encoding; connection management: Connection,
+// Keep-Alive, Proxy-Connection, TE, Trailer, Upgrade, Expect; protocol: A2A-Version,
+// Content-Type, Accept) is refused with CodeRequestReservedHeader, and the call fails
+// unsent (InvalidRequest, naming the header) even if the hook ignores the error.
 func (h *HeaderSetter) Set(name, value string) error {
 	if h.s == nil {
 		return ErrClosed

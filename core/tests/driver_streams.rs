@@ -236,6 +236,150 @@ fn a_stalled_stream_is_recovered_by_resubscribing() {
     assert_eq!(k["resubscribes"], 1);
 }
 
+/// A silent fault-server scenario's client: 700 ms idle timeout, `resubscribes` allowed.
+fn silent_client(fs: &FaultServer, scenario: &str, resubscribes: u32) -> Client {
+    client_with(
+        fs,
+        scenario,
+        ClientConfig {
+            stream_idle_timeout: Duration::from_millis(700),
+            stream_resubscribe_attempts: resubscribes,
+            ..config()
+        },
+    )
+}
+
+#[test]
+fn a_resubscribe_that_stays_silent_is_resubscribed_again_to_the_same_task() {
+    // Issue 21 (the Go SDK server): the stream goes idle, the resubscribe's stream opens
+    // and stays silent past the idle timeout too; it must keep the task id and use the
+    // resubscribes left, not end as `Timeout` of no task with `backoff`.
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = silent_client(&fs, "silent-resub-2", 3);
+    let (_, resubs, end) = collect(&c, "go");
+    let task = end.correlation.task_id.clone().expect("task id");
+    assert_eq!(
+        resubs,
+        [(task.clone(), 1), (task.clone(), 2), (task.clone(), 3)]
+    );
+    assert_eq!(end.kind, Some(StreamEndKind::Completed));
+    assert_eq!(end.outcome.state, Some(TaskState::Completed));
+    assert_eq!(end.outcome.task_id.as_deref(), Some(task.as_str()));
+    assert_eq!(end.resubscribes, 3);
+    let k = fs.counters("silent-resub-2");
+    assert_eq!(k["messages"], 1, "never resent");
+    assert_eq!(k["resubscribes"], 3);
+    for seen in k["seen"].as_array().unwrap().iter().skip(1) {
+        assert_eq!(seen["method"], "tasks/resubscribe");
+    }
+}
+
+#[test]
+fn silent_resubscribes_past_the_allowed_ones_end_with_the_task_and_resubscribe_advice() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = silent_client(&fs, "silent-resub-9", 2);
+    let (_, resubs, end) = collect(&c, "go");
+    let task = end.correlation.task_id.clone().expect("task id");
+    assert_eq!(resubs, [(task.clone(), 1), (task.clone(), 2)]);
+    assert_eq!(end.kind, Some(StreamEndKind::TimedOut));
+    assert_eq!(end.outcome.channel, Channel::Transport);
+    assert_eq!(end.outcome.error, Some(ErrorName::Timeout));
+    assert_eq!(end.outcome.request_sent, Some(RequestSent::Unknown));
+    assert_eq!(end.outcome.task_id.as_deref(), Some(task.as_str()));
+    assert_eq!(end.outcome.retry, RetryAdvice::Resubscribe);
+    assert_eq!(fs.counters("silent-resub-9")["resubscribes"], 2);
+
+    // The caller's own resubscribe to a task knows that task as well.
+    let end = c
+        .resubscribe("task-77", &CallOptions::default())
+        .take(100)
+        .find_map(|e| match e {
+            StreamEvent::End(f) => Some(f),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(end.kind, Some(StreamEndKind::TimedOut));
+    assert_eq!(end.outcome.task_id.as_deref(), Some("task-77"));
+    assert_eq!(end.outcome.retry, RetryAdvice::Resubscribe);
+}
+
+#[test]
+fn a_resubscribe_whose_head_comes_late_is_read_not_declared_idle() {
+    // Issue 21 (the Go SDK server writes the response head with the first event): the wait
+    // for the head is bounded by the call budget and does not count as stream silence.
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "late-resub-1500",
+        ClientConfig {
+            stream_idle_timeout: Duration::from_millis(500),
+            stream_resubscribe_attempts: 3,
+            ..config()
+        },
+    );
+    let (_, resubs, end) = collect(&c, "go");
+    assert_eq!(
+        end.kind,
+        Some(StreamEndKind::Completed),
+        "{:?}",
+        end.outcome
+    );
+    assert_eq!(end.outcome.state, Some(TaskState::Completed));
+    assert_eq!(resubs.len(), 1, "{resubs:?}");
+    assert_eq!(fs.counters("late-resub-1500")["resubscribes"], 1);
+}
+
+#[test]
+fn resubscribes_whose_head_never_comes_end_with_the_task_and_resubscribe_advice() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "late-resub-5000",
+        ClientConfig {
+            stream_idle_timeout: Duration::from_millis(500),
+            stream_resubscribe_attempts: 2,
+            ..config()
+        },
+    );
+    let opts = CallOptions {
+        timeout: Some(Duration::from_millis(800)),
+        ..CallOptions::default()
+    };
+    let mut resubs = Vec::new();
+    let end = c
+        .stream_text("go", &opts)
+        .take(100)
+        .find_map(|e| match e {
+            StreamEvent::Resubscribing { task_id, .. } => {
+                resubs.push(task_id);
+                None
+            }
+            StreamEvent::End(f) => Some(f),
+            StreamEvent::Item(_) => None,
+        })
+        .unwrap();
+    let task = end.correlation.task_id.clone().expect("task id");
+    assert_eq!(resubs, [task.clone(), task.clone()]);
+    assert_eq!(end.kind, None, "the last resubscribe never opened");
+    assert_eq!(
+        end.outcome.error,
+        Some(ErrorName::Timeout),
+        "{:?}",
+        end.outcome
+    );
+    assert_eq!(end.outcome.task_id.as_deref(), Some(task.as_str()));
+    assert_eq!(end.outcome.retry, RetryAdvice::Resubscribe);
+    assert_eq!(
+        fs.counters("late-resub-5000")["messages"],
+        1,
+        "never resent"
+    );
+}
+
 #[test]
 fn keep_alives_for_three_idle_timeouts_keep_the_stream() {
     let _g = timing_lock();

@@ -121,8 +121,9 @@ fn refusals_say_what_is_wrong() {
         "A2A-Version",
         "Host",
         "accept",
-        "X-A2A-Extensions",
         "Content-Length",
+        "Connection",
+        "Upgrade",
     ] {
         let headers = [(name, "v")];
         let opts = CallOptions {
@@ -130,6 +131,26 @@ fn refusals_say_what_is_wrong() {
             extensions: &[],
             headers: &headers,
         };
+        assert!(
+            matches!(
+                build(&j10, &call, &opts),
+                Err(BuildError::ReservedHeader(_))
+            ),
+            "{name}"
+        );
+    }
+    // The extensions header is the caller's unless the `extensions` option writes it too.
+    let exts = ["urn:a"];
+    for name in ["A2A-Extensions", "x-a2a-extensions"] {
+        let headers = [(name, "urn:b")];
+        let mut opts = CallOptions {
+            id: Some(RpcId::Number(1)),
+            extensions: &[],
+            headers: &headers,
+        };
+        let built = build(&j10, &call, &opts).unwrap();
+        assert_eq!(built.header(name), Some("urn:b"));
+        opts.extensions = &exts;
         assert!(
             matches!(
                 build(&j10, &call, &opts),

@@ -277,6 +277,31 @@ fn idle_timeout_counts_comments_and_resubscribes_when_the_task_is_known() {
 }
 
 #[test]
+fn a_silent_resubscribe_stream_keeps_the_task_it_was_opened_for() {
+    // Issue 21: a Go SDK server sends nothing on a resubscribe until the task changes; the
+    // stream that goes idle (or is cut) before its first event still belongs to the task.
+    let ask = Asked {
+        method: Some("SubscribeToTask"),
+        ..ASK_10
+    };
+    let mut t = StreamTracker::new(ask, Some(Millis(1000)), Millis(0)).with_task_id("t-7");
+    assert_eq!(t.task_id(), Some("t-7"));
+    let o = t.on_timeout(Millis(1000)).expect("deadline passed");
+    assert_eq!(o.error, Some(ErrorName::Timeout));
+    assert_eq!(o.task_id.as_deref(), Some("t-7"));
+    assert_eq!(o.retry, RetryAdvice::Resubscribe);
+    let mut t = StreamTracker::new(ask, Some(Millis(1000)), Millis(0)).with_task_id("t-7");
+    let end = t.finish();
+    assert_eq!(end.kind, StreamEndKind::Truncated);
+    assert_eq!(end.outcome.task_id.as_deref(), Some("t-7"));
+    assert_eq!(end.outcome.retry, RetryAdvice::Resubscribe);
+    // Without it (as before), the same silence was a read of no known task: backoff.
+    let mut t = StreamTracker::new(ask, Some(Millis(1000)), Millis(0));
+    let o = t.on_timeout(Millis(1000)).unwrap();
+    assert_eq!((o.task_id, o.retry), (None, RetryAdvice::Backoff));
+}
+
+#[test]
 fn non_sse_answer_to_a_streaming_call_is_classified() {
     let mut t = StreamTracker::new(ASK_10, Some(Millis(1000)), Millis(0));
     let body = br#"{"error":{"code":-32009,"message":"A2A version '0.3' is not supported by this handler. Expected version '1.0'.","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VERSION_NOT_SUPPORTED","domain":"a2a-protocol.org","metadata":{}}]},"id":41,"jsonrpc":"2.0"}"#;

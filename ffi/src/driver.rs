@@ -190,8 +190,18 @@ pub struct a2a_header_setter {
 
 /// Sets header `name` to `value` (UTF-8, copied), replacing any header of that name.
 ///
+/// Reserved headers are the client's own: framing (`Host`, `Content-Length`,
+/// `Transfer-Encoding`), connection management (`Connection`, `Keep-Alive`,
+/// `Proxy-Connection`, `TE`, `Trailer`, `Upgrade`, `Expect`) and protocol headers
+/// (`A2A-Version`, `Content-Type`, `Accept`). Setting one returns
+/// `A2A_REQUEST_RESERVED_HEADER`, and the call this hook runs for is refused without being
+/// sent: its outcome is `transport`/`InvalidRequest` (`request_sent = no`, retry `never`),
+/// its message names the header. `Authorization`, `traceparent`, `Idempotency-Key`,
+/// `A2A-Extensions` and routing keys may be set.
+///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a name that is
-/// not a token, or a value with CR, LF or NUL: header injection refused).
+/// not a token, or a value with CR, LF or NUL: header injection refused),
+/// `A2A_REQUEST_RESERVED_HEADER` (a reserved name, above).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_header_setter_set(
     setter: *mut a2a_header_setter,
@@ -208,6 +218,14 @@ pub extern "C" fn a2a_header_setter_set(
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
         if !token || value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
             return a2a_result::A2A_INVALID_ARGUMENT;
+        }
+        if a2a::envelope::reserved_header(name).is_some() {
+            // Kept as an added header (not replacing the builder's), so that the driver's
+            // reserved-header rule, checked after the hooks ran, refuses the call whatever
+            // the value: a hook that ignores this result still sends nothing it did not mean.
+            // SAFETY: as below.
+            unsafe { (*s.request).headers.push((name.to_owned(), value.to_owned())) };
+            return a2a_result::A2A_REQUEST_RESERVED_HEADER;
         }
         // SAFETY: the setter only exists during the hook, while `request` is borrowed
         // mutably by the driver for exactly that call.

@@ -2,7 +2,9 @@
 # The official Go SDK's 0.3 client (github.com/a2aproject/a2a-go v0.3.3, fetched through the
 # Go module proxy as tests/go-sdk/go.sum pins it) against `a2a demo --serve`: the card's 0.3
 # fields let it pick an interface; send, a FAILED task with its error_id, a stream; SIGTERM
-# stops the server with exit status 0 (issue 12). Loopback only.
+# stops the server with exit status 0 (issue 12). And the other way round: the Go SDK's
+# server (a2asrv) with an agent that goes silent across several idle timeouts, driven by
+# `a2a stream` (resubscribes to the same task, issue 21). Loopback only.
 # Needs Go >= 1.24: the one on PATH, or the toolchain scripts/ci/50-go.sh fetched.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -34,6 +34,78 @@ static void check_refused(const a2a_outcome *o) {
   CHECK(a2a_outcome_retry(o) == A2A_RETRY_BACKOFF);
 }
 
+/* Issue 21: the one reserved-header rule reaches C hooks. The setter refuses framing,
+ * connection and protocol headers with A2A_REQUEST_RESERVED_HEADER and the call is refused
+ * unsent: InvalidRequest with request_sent = no, not the ConnectFailed that the connect to
+ * port 1 gives once a request goes out. Extensions and credentials stay settable. */
+struct reserved_state {
+  const char *name;
+  a2a_result rc;
+  int calls;
+};
+
+static void reserved_hook(void *userdata, const char *method, size_t method_len,
+                          a2a_header_setter *setter) {
+  struct reserved_state *st = (struct reserved_state *)userdata;
+  (void)method;
+  (void)method_len;
+  st->calls++;
+  st->rc = a2a_header_setter_set(setter, st->name, strlen(st->name), "0", 1);
+}
+
+static void test_driver_reserved_headers(const a2a_client_config *cfg, const char *url) {
+  static const char *const reserved[] = {"Content-Length", "Host", "A2A-Version",
+                                         "Transfer-Encoding", "connection", "Content-Type"};
+  size_t i;
+  for (i = 0; i < sizeof reserved / sizeof reserved[0]; i++) {
+    struct reserved_state st;
+    a2a_client *c = NULL;
+    a2a_client_stream *s = NULL;
+    a2a_client_stream_event ev;
+    a2a_outcome *o = NULL;
+    a2a_error_name en = A2A_ERROR_NAME_OTHER;
+    a2a_request_sent rs = A2A_REQUEST_SENT_UNKNOWN;
+    st.name = reserved[i];
+    st.rc = A2A_OK;
+    st.calls = 0;
+    CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V1_0,
+                                     A2A_BINDING_JSON_RPC, cfg, &c) == A2A_OK);
+    CHECK(a2a_client_add_header_hook(c, reserved_hook, &st) == A2A_OK);
+    CHECK(a2a_client_send_text(c, "hi", 2, NULL, &o) == A2A_OK && o != NULL);
+    CHECK(st.calls == 1 && st.rc == A2A_REQUEST_RESERVED_HEADER);
+    CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TRANSPORT);
+    CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_INVALID_REQUEST);
+    CHECK(a2a_outcome_request_sent(o, &rs) && rs == A2A_REQUEST_SENT_NO);
+    CHECK(a2a_outcome_retry(o) == A2A_RETRY_NEVER);
+    CHECK(t_contains(a2a_outcome_message(o), reserved[i]));
+    a2a_outcome_free(o);
+    /* A stream is refused the same way before it opens. */
+    CHECK(a2a_client_stream_text(c, "go", 2, NULL, &s) == A2A_OK);
+    CHECK(a2a_client_stream_next(s, &ev) == A2A_OK && ev.kind == A2A_CLIENT_STREAM_EVENT_KIND_END);
+    CHECK(!ev.has_end_kind);
+    CHECK(a2a_outcome_error_name(ev.outcome, &en) && en == A2A_ERROR_NAME_INVALID_REQUEST);
+    a2a_client_stream_free(s);
+    a2a_client_free(c);
+  }
+  {
+    struct reserved_state st;
+    a2a_client *c = NULL;
+    a2a_outcome *o = NULL;
+    a2a_error_name en = A2A_ERROR_NAME_OTHER;
+    st.name = "A2A-Extensions";
+    st.rc = A2A_INVALID_ARGUMENT;
+    st.calls = 0;
+    CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V1_0,
+                                     A2A_BINDING_JSON_RPC, cfg, &c) == A2A_OK);
+    CHECK(a2a_client_add_header_hook(c, reserved_hook, &st) == A2A_OK);
+    CHECK(a2a_client_send_text(c, "hi", 2, NULL, &o) == A2A_OK && o != NULL);
+    CHECK(st.calls == 1 && st.rc == A2A_OK);
+    CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_CONNECT_FAILED);
+    a2a_outcome_free(o);
+    a2a_client_free(c);
+  }
+}
+
 void test_driver(void) {
   a2a_client_config cfg;
   a2a_client_call_options opts;
@@ -199,4 +271,8 @@ void test_driver(void) {
     CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V03,
                                      A2A_BINDING_JSON_RPC, &cfg, &c) == A2A_NULL_PARAMETER);
   }
+
+  CHECK(a2a_client_config_default(&cfg) == A2A_OK);
+  cfg.allow_http = true;
+  test_driver_reserved_headers(&cfg, url);
 }

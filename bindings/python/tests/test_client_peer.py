@@ -122,8 +122,11 @@ class Recorder(http.server.BaseHTTPRequestHandler):
     """Answers every JSON-RPC POST with a completed 1.0 task; records the requests."""
 
     seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+    #: POSTs that arrived, counted before their body is read (one may not parse).
+    arrived = 0
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        Recorder.arrived += 1
         body = json.loads(self.rfile.read(int(self.headers['Content-Length'])))
         Recorder.seen.append(({k.lower(): v for k, v in self.headers.items()}, body))
         reply = json.dumps({'jsonrpc': '2.0', 'id': body['id'], 'result': {'task': {
@@ -191,6 +194,27 @@ def test_a_failing_hook_is_raised_after_the_call(recorder: str) -> None:
             c.send('x')
         headers, _ = Recorder.seen[-1]
         assert 'authorization' not in headers
+
+
+@pytest.mark.parametrize('name', ['Content-Length', 'Host', 'A2A-Version', 'Transfer-Encoding'])
+def test_a_hook_cannot_set_a_reserved_header(recorder: str, name: str) -> None:
+    # Issue 21: framing and protocol headers are the client's. The setter refuses them
+    # (A2A_REQUEST_RESERVED_HEADER, raised when the call returns) and the call itself is
+    # refused before anything is sent.
+    Recorder.arrived = 0
+
+    def hook(method: str) -> dict[str, str]:
+        return {'Authorization': 'Bearer t', name: '0'}
+
+    with Client.with_target(recorder, '1.0', 'jsonrpc', allow_http=True,
+                            header_hooks=[hook], **FAST) as c:
+        with pytest.raises(a2a_core.RequestError) as e:
+            c.send('x')
+        assert e.value.name == 'A2A_REQUEST_RESERVED_HEADER'
+        assert name in str(e.value)
+        with pytest.raises(a2a_core.RequestError):
+            list(c.stream('x'))
+    assert Recorder.arrived == 0
 
 
 class Gateway(http.server.BaseHTTPRequestHandler):

@@ -154,6 +154,17 @@ impl StreamTracker {
         }
     }
 
+    /// The tracker of a stream that belongs to a known task before any event names it: a
+    /// resubscribe (`SubscribeToTask`, 0.3 `tasks/resubscribe`) asks for `task_id`. Servers
+    /// may send nothing on such a stream until the task changes (the Go SDK's does), so a
+    /// stream that is cut or goes idle before its first event still ends with the task's id
+    /// and advice `resubscribe`, never as a call of unknown task. An event naming a task
+    /// replaces it, as on any stream.
+    pub fn with_task_id(mut self, task_id: &str) -> StreamTracker {
+        set(&mut self.task_id, Some(task_id));
+        self
+    }
+
     fn ctx(&self) -> Ctx<'_> {
         Ctx {
             status: 200,

@@ -148,7 +148,12 @@ impl Client {
             headers: built.headers,
             body: built.body,
         };
-        self.intercept(method.name(), &target, &mut http);
+        self.intercept(method.name(), &target, &mut http)
+            .map_err(|mut o| {
+                o.version = Some(target.version);
+                o.binding = Some(target.binding);
+                o
+            })?;
         if let Some(plan) = &target.credentials
             && let Some(o) = super::card::missing_credential(
                 plan,

@@ -32,7 +32,9 @@ pub struct HttpRequest {
 
 impl HttpRequest {
     /// Sets `name` to `value`, replacing every existing header of that name
-    /// (case-insensitive).
+    /// (case-insensitive). In an interceptor, a reserved name (`Content-Length`, `Host`,
+    /// `A2A-Version`, ...; see [`super::Interceptor`]) set to anything but the builder's own
+    /// value makes the call fail unsent.
     pub fn set_header(&mut self, name: &str, value: &str) {
         self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
         self.headers.push((name.to_owned(), value.to_owned()));
@@ -41,7 +43,9 @@ impl HttpRequest {
     /// Removes every header named `name` (case-insensitive); returns how many were removed.
     /// An interceptor may drop a header the builder set, e.g. `A2A-Version` to reproduce a
     /// client that omits it (a testing and compatibility aid: a 1.0 call without it is read
-    /// as 0.3 by the servers).
+    /// as 0.3 by the servers). Removing is not overriding: the reserved-header rule (see
+    /// [`super::Interceptor`]) refuses reserved headers a hook adds or changes, not ones it
+    /// drops.
     pub fn remove_header(&mut self, name: &str) -> usize {
         let before = self.headers.len();
         self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));

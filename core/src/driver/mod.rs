@@ -69,6 +69,7 @@ mod io;
 mod linefed;
 mod proxy;
 mod raw;
+mod reserved;
 mod stream;
 mod tls;
 
@@ -139,8 +140,16 @@ pub struct RequestContext<'a> {
 }
 
 /// An ordered request hook: adds or replaces headers (credentials, `traceparent`, routing
-/// keys) on every A2A call. Interceptors only ever see requests to the validated interface
-/// URL: the card fetch and redirects (never followed) do not reach them.
+/// keys, `A2A-Extensions`) on every A2A call. Interceptors only ever see requests to the
+/// validated interface URL: the card fetch and redirects (never followed) do not reach them.
+///
+/// The crate's reserved headers ([`crate::envelope::reserved_header`]: framing such as
+/// `Content-Length` and `Host`, connection management such as `Connection`, and the
+/// protocol's `A2A-Version`, `Content-Type`, `Accept`) are the client's: a call whose
+/// interceptors added or changed one is refused before anything is sent, with a
+/// `transport`/`InvalidRequest` outcome naming the header (`request_sent = no`, retry
+/// `never`). Removing a protocol header the builder wrote is allowed (see
+/// [`HttpRequest::remove_header`]).
 pub trait Interceptor: Send + Sync {
     /// Called once per HTTP request, in registration order.
     fn on_request(&self, ctx: &RequestContext<'_>, request: &mut HttpRequest);
@@ -469,11 +478,15 @@ impl Client {
 
     /// Sends one request and reads the whole response, under the whole-call timeout
     /// (`timeout`, or the configured one when `None`; the shorter wins) and the body limit.
-    /// No interceptor runs. Non-2xx statuses and 3xx are responses, not errors.
+    /// No interceptor runs. Non-2xx statuses and 3xx are responses, not errors. The request
+    /// may carry protocol headers (`Accept`, `Content-Type`, `A2A-Version`) but no framing
+    /// or transport header (`Host`, `Content-Length`, `Connection`, ...): the driver writes
+    /// and manages those.
     ///
     /// # Errors
     /// A `transport` outcome: connect failure (`request_sent = no`), timeout or reset
-    /// (`unknown` once bytes were written), body over the limit.
+    /// (`unknown` once bytes were written), body over the limit, a framing or transport
+    /// header (`InvalidRequest`, nothing sent).
     pub fn exchange(
         &self,
         request: &HttpRequest,
@@ -497,6 +510,7 @@ impl Client {
         if let Some(o) = &self.inner.setup_error {
             return Err(o.clone());
         }
+        reserved::check_raw(request)?;
         let total = total_deadline();
         let t = cap(self.call_budget(timeout), total)?;
         exchange::unary(
@@ -513,7 +527,7 @@ impl Client {
     /// Sends a streaming request and returns the open event stream, or the whole response
     /// when the server answered anything but a 2xx `text/event-stream` (for example a
     /// JSON-RPC error as `application/json`). The response head must arrive within the
-    /// call timeout; the body has no total deadline.
+    /// call timeout; the body has no total deadline. Headers as for [`Client::exchange`].
     ///
     /// # Errors
     /// A `transport` outcome, as for [`Client::exchange`].
@@ -539,6 +553,7 @@ impl Client {
         if let Some(o) = &self.inner.setup_error {
             return Err(o.clone());
         }
+        reserved::check_raw(request)?;
         let io = Arc::clone(abort.io());
         let total = total_deadline();
         let t = cap(self.call_budget(timeout), total)?;
@@ -569,8 +584,18 @@ impl Client {
         }
     }
 
-    /// Runs the interceptors on a request to `target`.
-    fn intercept(&self, method: &str, target: &Target, request: &mut HttpRequest) {
+    /// Runs the interceptors on a request to `target`, then checks that they left the
+    /// reserved headers as the builder wrote them (removals allowed).
+    ///
+    /// # Errors
+    /// The `transport`/`InvalidRequest` outcome naming a reserved header a hook added or
+    /// changed; the request must not be sent.
+    fn intercept(
+        &self,
+        method: &str,
+        target: &Target,
+        request: &mut HttpRequest,
+    ) -> Result<(), Outcome> {
         let ctx = RequestContext { method, target };
         let hooks = self
             .inner
@@ -578,9 +603,14 @@ impl Client {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
+        if hooks.is_empty() {
+            return Ok(());
+        }
+        let before = reserved::Before::of(request);
         for hook in &hooks {
             hook.on_request(&ctx, request);
         }
+        before.check(request)
     }
 }
 

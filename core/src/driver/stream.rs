@@ -249,16 +249,39 @@ impl StreamCall {
                 .record(&prepared.target.agent_name, prepared.method, &o);
             return self.finish(None, o);
         }
-        let now = self.client.now();
+        // The task a resubscribe asks for: its stream belongs to it before any event (a Go
+        // SDK server sends none until the task changes, not even the response head).
+        let subscribed = match call {
+            Call::SubscribeToTask(p) => Some(p.id.to_string()),
+            _ => None,
+        };
+        let opened = self.client.open_stream(&prepared.http, self.opts.timeout);
+        // The idle clock starts when the response head has arrived: the wait for it is
+        // bounded by the call budget, and must not count as silence of the stream (a late
+        // head would otherwise be declared idle at once, its events unread).
         let mut tracker = StreamTracker::new(
             prepared.asked(),
             Some(Millis(self.idle.as_millis() as u64)),
-            now,
+            self.client.now(),
         );
-        match self.client.open_stream(&prepared.http, self.opts.timeout) {
+        if let Some(task_id) = &subscribed {
+            // A silent resubscribe stream that goes idle is resubscribed again, and the
+            // last one ends with the task's id and `resubscribe` advice.
+            tracker = tracker.with_task_id(task_id);
+        }
+        match opened {
             Err(mut o) => {
                 o.version = Some(prepared.target.version);
                 o.binding = Some(prepared.target.binding);
+                if let Some(task_id) = subscribed {
+                    // The task is still there: a failed resubscribe (its head never came
+                    // within the budget, the connection failed) is reported for that task,
+                    // to be resubscribed again or read, never as a call of no known task.
+                    o.task_id = Some(task_id);
+                    if matches!(o.retry, RetryAdvice::Backoff | RetryAdvice::UnknownOutcome) {
+                        o.retry = RetryAdvice::Resubscribe;
+                    }
+                }
                 self.client
                     .record(&prepared.target.agent_name, prepared.method, &o);
                 self.client.breaker_record(&o);

@@ -23,11 +23,13 @@
 
 mod body;
 mod encode;
+mod reserved;
 
 use std::fmt;
 
 pub use crate::method::{HttpMethod, Method, RestRoute};
 pub use encode::{decode as percent_decode, encode as percent_encode};
+pub use reserved::{HeaderOwner, ReservedName, reserved_header, reserved_headers};
 
 use crate::model::params::Call;
 use crate::model::{Form, ModelError};
@@ -184,8 +186,13 @@ pub enum BuildError {
     /// A caller header has a bad name or value (CR/LF would inject headers).
     #[error("invalid header {0:?}: names must be tokens, values must not contain CR, LF or NUL")]
     BadHeader(String),
-    /// A caller header would override one the builder sets.
-    #[error("header {0:?} is set by the builder and cannot be given by the caller")]
+    /// A caller header names one the client writes itself (framing, transport or protocol,
+    /// see [`reserved_header`]), or the extensions header next to the `extensions` option.
+    #[error(
+        "header {name:?} is set by the builder or the HTTP layer and cannot be given by the caller: {why}",
+        name = .0,
+        why = refusal(.0)
+    )]
     ReservedHeader(String),
     /// An extension URI contains a comma or a character a header cannot carry.
     #[error("invalid extension URI {0:?}")]
@@ -195,17 +202,15 @@ pub enum BuildError {
     Model(#[from] ModelError),
 }
 
-const RESERVED: [&str; 9] = [
-    "content-type",
-    "content-length",
-    "transfer-encoding",
-    "host",
-    "connection",
-    "accept",
-    "a2a-version",
-    "a2a-extensions",
-    "x-a2a-extensions",
-];
+/// Why `name` is refused (the text of [`BuildError::ReservedHeader`]).
+fn refusal(name: &str) -> String {
+    match reserved_header(name) {
+        Some(r) => r.to_string(),
+        None => {
+            "the extensions header is written from the extensions option given with it".to_owned()
+        }
+    }
+}
 
 /// Content type of JSON-RPC requests (both versions) and 0.3 HTTP+JSON requests.
 pub const CONTENT_TYPE_JSON: &str = "application/json";
@@ -277,6 +282,12 @@ pub fn build(
     }
     for (name, value) in opts.headers {
         check_header(name, value)?;
+        // Two sources for one header: the `extensions` option wrote it already.
+        let is_extensions = name.eq_ignore_ascii_case("a2a-extensions")
+            || name.eq_ignore_ascii_case("x-a2a-extensions");
+        if is_extensions && !opts.extensions.is_empty() {
+            return Err(BuildError::ReservedHeader((*name).to_owned()));
+        }
         headers.push(((*name).to_owned(), (*value).to_owned()));
     }
     Ok(Request {
@@ -290,9 +301,10 @@ pub fn build(
 }
 
 /// Checks a caller header the way [`build`] does: the name must be an HTTP token, the value
-/// must carry no CR, LF, NUL or other control byte, and the name must not be one the
-/// builder sets itself (`Content-Type`, `Accept`, `A2A-Version`, ...). Front ends (the CLI)
-/// call it to refuse a bad header as a usage error before anything is built.
+/// must carry no CR, LF, NUL or other control byte, and the name must not be reserved
+/// ([`reserved_header`]: framing, transport and protocol headers such as `Content-Length`,
+/// `Connection`, `A2A-Version`). Front ends (the CLI) call it to refuse a bad header as a
+/// usage error before anything is built.
 ///
 /// # Errors
 /// [`BuildError::BadHeader`] or [`BuildError::ReservedHeader`].
@@ -300,7 +312,7 @@ pub fn check_header(name: &str, value: &str) -> Result<(), BuildError> {
     if !encode::is_header_name(name) || !encode::is_header_value(value) {
         return Err(BuildError::BadHeader(name.to_owned()));
     }
-    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name)) {
+    if reserved_header(name).is_some() {
         return Err(BuildError::ReservedHeader(name.to_owned()));
     }
     Ok(())

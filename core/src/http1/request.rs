@@ -7,7 +7,7 @@
 //! `Transfer-Encoding`) are written by the serializer only.
 
 use super::error::RequestError;
-use crate::envelope::Request;
+use crate::envelope::{HeaderOwner, Request, reserved_header};
 use crate::url::Url;
 
 /// `tchar` of RFC 9110 §5.6.2: the characters allowed in a token (method, header name).
@@ -78,10 +78,9 @@ pub fn write_request_head<N: AsRef<str>, V: AsRef<str>>(
         if !is_token(name) {
             return Err(RequestError::HeaderName { index });
         }
-        if name.eq_ignore_ascii_case("host")
-            || name.eq_ignore_ascii_case("content-length")
-            || name.eq_ignore_ascii_case("transfer-encoding")
-        {
+        // The framing names of the crate's one reserved-header list; the transport ones
+        // (`Connection`, ...) belong to this serializer's caller, who owns the connection.
+        if reserved_header(name).is_some_and(|r| r.owner == HeaderOwner::Framing) {
             return Err(RequestError::ReservedHeader { index });
         }
         if !valid_field_value(value.as_ref()) {

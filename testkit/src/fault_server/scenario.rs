@@ -39,6 +39,8 @@
 //! | `badevent` | stream: submitted, working, an artifact update whose file bytes are not base64, the echo artifact, completed |
 //! | `idem-drop` | send: the first request with a new `Idempotency-Key` (or, without one, messageId) is processed (task created), then the connection is cut before any answer; a repeat with the same key gets that task, completed |
 //! | `hostile` | remote text built to fool a terminal (`HOSTILE_TEXT`: a forged `REMOTE_COMPLETED` line, CR, ESC sequences, C1 controls, U+2028/U+2029, a bidi override) in the card's name and description, a FAILED status text, an artifact's text and data; send `files`: a completed task whose file parts are named `good-1.txt`, a 300-character name, `link.txt`, `exists.txt`, `fifo.txt`, `good-2.txt`, then a text part `after the files`; send `error`: a JSON-RPC error with that text as message; stream: working, the text as an artifact chunk, FAILED with it |
+//! | `silent-resub-<n>` | stream: submitted, working, then silence (no keep-alives) until the client closes; each of the first `n` resubscribes opens an event stream and stays silent the same way (a Go SDK server sends nothing on a resubscribe until the task changes); the next resubscribe sends the last artifact chunk and completed |
+//! | `late-resub-<ms>` | stream: submitted, working, then silence until the client closes; a resubscribe is answered after `<ms>` with nothing sent before (not even the response head: a Go SDK server writes it with the first event), then the last artifact chunk and completed |
 
 use std::io::{self, Write};
 use std::net::TcpStream;
@@ -407,7 +409,7 @@ fn rpc(
     match call.method.as_str() {
         "message/send" => send(server, stream, req, name, &call, idem),
         "message/stream" => message_stream(server, stream, name, &call),
-        "tasks/resubscribe" => resubscribe(stream, name, &call),
+        "tasks/resubscribe" => resubscribe(server, stream, name, &call),
         "tasks/get" => {
             let id = call.task_id();
             let ctx = id.replace("task", "ctx");
@@ -771,6 +773,11 @@ fn message_stream(
             sse.stall(Duration::from_secs(120));
             return Ok(After::Close);
         }
+        n if n.starts_with("silent-resub-") || n.starts_with("late-resub-") => {
+            sse.event(&working)?;
+            sse.stall(Duration::from_secs(120));
+            return Ok(After::Close);
+        }
         _ => {}
     }
     if let Some((every, total)) = two_numbers(name, "keepalive-") {
@@ -800,13 +807,33 @@ fn message_stream(
     Ok(After::KeepOpen)
 }
 
-fn resubscribe(stream: &mut TcpStream, name: &str, call: &Call) -> io::Result<After> {
+fn resubscribe(
+    server: &Server,
+    stream: &mut TcpStream,
+    name: &str,
+    call: &Call,
+) -> io::Result<After> {
     let id = call.task_id();
     let ctx = id.replace("task", "ctx");
     if name == "stream-finished" {
         return respond_json(stream, &error(&call.id, -32001, "Task not found"));
     }
+    if let Some(ms) = name
+        .strip_prefix("late-resub-")
+        .and_then(|n| n.parse::<u64>().ok())
+    {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
     let mut sse = Sse::start(stream)?;
+    if let Some(silent) = name
+        .strip_prefix("silent-resub-")
+        .and_then(|n| n.parse::<u64>().ok())
+        && server.with_counters(name, |c| c.resubscribes) <= silent
+    {
+        // The stream is open (headers sent) but no event comes: the task has not changed.
+        sse.stall(Duration::from_secs(120));
+        return Ok(After::Close);
+    }
     let text = if name == "stream-drop" {
         "part two"
     } else {

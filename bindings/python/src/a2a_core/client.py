@@ -378,8 +378,10 @@ class Client:
         """Adds a hook called for every A2A request, in registration order (credentials,
         `traceparent`, routing keys). It runs on the calling thread. The library cannot
         abort a request from a hook: if the hook raises, the request goes out without its
-        headers and the exception is raised when the call returns. Add hooks before the
-        first stream is opened."""
+        headers and the exception is raised when the call returns. A reserved header
+        (`Content-Length`, `Host`, `A2A-Version`, ...: the client's own) is refused: the call
+        fails unsent and `RequestError` (`A2A_REQUEST_RESERVED_HEADER`) is raised. Add hooks
+        before the first stream is opened."""
 
         slot = self._hook_error  # not self: no reference cycle through the callback
 
@@ -493,7 +495,9 @@ class Client:
     ) -> Iterator[StreamEvent]:
         """A streaming send: a generator of `StreamItem`s (and `Resubscribing` notices when
         the driver resubscribes after a cut), ending with one `ClientStreamEnd`. The request
-        goes out on the first `next()`. Closing the generator early closes the stream.
+        goes out now (opening is eager: a header hook's exception is raised here); its
+        failure, if any, is the `ClientStreamEnd`. Closing the generator early closes the
+        stream.
         `history_length` asks for that many history messages (A2A `historyLength`)."""
         opts = _options(None, idle_timeout_ms, traceparent, idempotency_key, message_id,
                         context_id, task_id, headers, history_length)
@@ -516,8 +520,16 @@ class Client:
     def _stream(self, fname: str, arg: str, opts: _Options) -> Iterator[StreamEvent]:
         a, an = _lib.enc(arg)
         out = ctypes.c_void_p()
-        check(getattr(_lib.lib, fname)(self._handle(), a, an, ctypes.byref(opts.c),
-                                       ctypes.byref(out)))
+        # Opening is eager: the hooks run now, so a hook's exception is raised now (it was
+        # cleared unseen by the first next() before).
+        self._hook_error.error = None
+        rc = getattr(_lib.lib, fname)(self._handle(), a, an, ctypes.byref(opts.c),
+                                      ctypes.byref(out))
+        if getattr(self._hook_error, 'error', None) is not None:
+            if rc == 0:
+                _StreamHandle(out.value or 0).free()
+            self._raise_hook_error()
+        check(rc)
         handle = _StreamHandle(out.value or 0)
         sp = _lib.SPEEDUPS
         if sp is not None:

@@ -23,7 +23,9 @@ public interface HeaderHook {
          * Sets {@code name} to {@code value}, replacing any header of that name.
          *
          * @throws IllegalArgumentException when the library refuses it (a name that is not a
-         *     token, a value with CR, LF or NUL: header injection)
+         *     token, a value with CR, LF or NUL: header injection; a reserved header such as
+         *     {@code Content-Length}, {@code Host} or {@code A2A-Version}, which the client
+         *     writes itself: the call then fails unsent, its outcome naming the header)
          * @throws IllegalStateException when called after the hook returned
          */
         void set(String name, String value);

@@ -233,6 +233,29 @@ class A2aClientFaultTest {
         }
     }
 
+    /**
+     * Issue 21: framing and protocol headers are the client's. The hook's {@code set} throws
+     * (the library's A2A_REQUEST_RESERVED_HEADER) and the call is refused before anything is
+     * sent: the outcome says InvalidRequest, not sent, and names the header.
+     */
+    @Test
+    void aHookCannotSetAReservedHeader() throws Exception {
+        for (String name : List.of("Content-Length", "Host", "A2A-Version", "Transfer-Encoding")) {
+            try (A2aClient c = builder("reserved-hook").headerHook((method, h) -> h.set(name, "0")).build()) {
+                HeaderHookException e = assertThrows(HeaderHookException.class, () -> c.send("echo x"));
+                assertInstanceOf(IllegalArgumentException.class, e.getCause(), e.toString());
+                assertTrue(e.getCause().getMessage().contains(name), e.getCause().getMessage());
+                Outcome o = e.outcome().orElseThrow();
+                assertEquals(Channel.TRANSPORT, o.channel(), o.toString());
+                assertEquals(ErrorName.INVALID_REQUEST, o.errorName().orElseThrow(), o.toString());
+                assertEquals(RequestSent.NO, o.requestSent().orElseThrow(), o.toString());
+                assertEquals(RetryAdvice.NEVER, o.retry(), o.toString());
+                assertTrue(o.message().orElseThrow().contains(name), o.toString());
+            }
+        }
+        assertEquals(0, server.counters("reserved-hook").get("messages").asInt(), "nothing was sent");
+    }
+
     @Test
     void headersKeptPastTheHookAreDead() {
         List<dev.a2acore.HeaderHook.Headers> kept = new ArrayList<>();

@@ -3042,7 +3042,10 @@ typedef struct a2a_breaker_snapshot {
 } a2a_breaker_snapshot;
 
 /*
- Which protocol versions the server speaks; read during the call only. NULL means both.
+ Which protocol versions the server speaks and which `Host` it answers for; read during
+ the call only (the request handle keeps a copy). NULL means both versions and no `Host`
+ check. Zero-initialize it (`a2a_server_options o = {0};`) so that every field you do not
+ set is off.
  */
 typedef struct a2a_server_options {
   /*
@@ -3053,6 +3056,28 @@ typedef struct a2a_server_options {
    Serve 1.0 (`SendMessage`..., `A2A-Version: 1.0`).
    */
   bool v1_0;
+  /*
+   The address the listener is bound to, UTF-8 (`127.0.0.1:8080`, `[::1]:8080`: the
+   address it was given, never port 0); `(NULL, 0)`: no `Host` check. A loopback address
+   turns the DNS-rebinding defence on: a `Host` other than a loopback address or
+   `localhost` on this port, or one of `host_names`, is refused (421; 400 when missing
+   or malformed).
+   */
+  const char *bound_addr;
+  /*
+   Length of `bound_addr` in bytes.
+   */
+  size_t bound_addr_len;
+  /*
+   Extra names the server answers for (`agent.example.com`: any port;
+   `agent.example.com:8443`: that port), an array of UTF-8 views; listing one turns the
+   check on for any bound address. Needs `bound_addr`.
+   */
+  const struct a2a_str *host_names;
+  /*
+   Number of `host_names`.
+   */
+  size_t host_names_len;
 } a2a_server_options;
 
 /*
@@ -4759,13 +4784,16 @@ void a2a_server_request_free(struct a2a_server_request *request);
 
 /*
  Reads a JSON-RPC request (a POST body on the JSON-RPC interface) with its headers
- (UTF-8 names and values) under `*opts` (NULL: both versions). Everything is copied.
+ (UTF-8 names and values; pass `Host` too when `opts` sets `bound_addr`) under `*opts`
+ (NULL: both versions, no `Host` check). Everything is copied.
 
  Returns `A2A_OK` (read it with `a2a_server_request_get_info` and answer it), or
  `A2A_SERVER_REFUSED`: the request must be answered with an error, which
- `a2a_server_refusal_response` writes (wrong version, unknown method, bad params, ...;
- `a2a_server_request_last_error` has the message). Errors: `A2A_NULL_PARAMETER`,
- `A2A_INVALID_UTF8`.
+ `a2a_server_refusal_response` writes (a `Host` not served: 421; a body not declared
+ `application/json` or `application/a2a+json`: 415; a batch; wrong version, unknown
+ method, bad params, ...; `a2a_server_request_last_error` has the message). Errors:
+ `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`bound_addr` or a
+ host name that is not one; the reason in `a2a_server_request_last_error`).
  */
 a2a_result a2a_server_parse_jsonrpc(struct a2a_server_request *request,
                                     const struct a2a_header *headers,
@@ -4777,8 +4805,10 @@ a2a_result a2a_server_parse_jsonrpc(struct a2a_server_request *request,
 /*
  Reads an HTTP+JSON request: `verb` (`GET`, `POST`, ...), `target` (path and query
  relative to the interface URL, e.g. `/acme/tasks/t-1?historyLength=5`), headers and
- body, under `*opts` (NULL: both versions). Everything is copied. Results as for
- `a2a_server_parse_jsonrpc` (a known path with the wrong verb is refused with 405).
+ body, under `*opts` (NULL: both versions, no `Host` check). Everything is copied. Results
+ as for `a2a_server_parse_jsonrpc` (a known path with the wrong verb is refused with 405;
+ a task id, config id or tenant that decodes to one with `/` or a control character, or
+ to `.` or `..`, with 400).
  */
 a2a_result a2a_server_parse_rest(struct a2a_server_request *request,
                                  const char *verb,

@@ -19,12 +19,13 @@ func TestDeprecatedNamesAreAliases(t *testing.T) {
 	}
 	// The deprecated ServerOptions fields still choose what is served: a 0.3 method on a
 	// server that serves only 1.0 is refused.
-	req, err := ParseJSONRPC(nil, []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}`), &ServerOptions{V10: true})
+	jsonCT := []Header{{"Content-Type", "application/json"}}
+	req, err := ParseJSONRPC(jsonCT, []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}`), &ServerOptions{V10: true})
 	if !errors.Is(err, CodeServerRefused) || req == nil {
 		t.Fatalf("0.3 method on a 1.0-only server (old field names): %v", err)
 	}
 	req.Close()
-	ok, err := ParseJSONRPC(nil, []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}`), &ServerOptions{V03: true})
+	ok, err := ParseJSONRPC(jsonCT, []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}`), &ServerOptions{V03: true})
 	if err != nil {
 		t.Fatalf("0.3 method on a 0.3 server (old field names): %v", err)
 	}

@@ -20,20 +20,44 @@ const (
 	CodeServerErrorID   Code = C.A2A_SERVER_ERROR_ID  // an error id that is not 12 lowercase hex
 )
 
-// ServerOptions says which protocol versions a server speaks (nil: both).
+// ServerOptions says which protocol versions a server speaks and which Host it answers
+// for (nil: both versions, no Host check; a non-nil ServerOptions serves only the versions
+// it sets).
 type ServerOptions struct {
 	V0_3, V1_0 bool
 	// Deprecated: use V0_3 (either one set means 0.3 is served).
 	V03 bool
 	// Deprecated: use V1_0 (either one set means 1.0 is served).
 	V10 bool
+	// BoundAddr is the address the listener is bound to ("127.0.0.1:8080", "[::1]:8080";
+	// ListenerAddr(r) under net/http), "" for no Host check. A loopback address turns on the
+	// DNS-rebinding defence: a Host other than a loopback address or localhost on this port,
+	// or one of HostNames, is refused (421; 400 when missing or malformed). Pass the Host in
+	// the headers (RequestHeaders(r) does).
+	BoundAddr string
+	// HostNames are extra names the server answers for ("agent.example.com": any port;
+	// "agent.example.com:8443": that port); listing one turns the check on for any
+	// BoundAddr. Needs BoundAddr.
+	HostNames []string
 }
 
-func cServerOptions(o *ServerOptions) *C.struct_a2a_server_options {
+// cServerOptions is o for C; the pinner keeps the strings it points to in place.
+func cServerOptions(pin *runtime.Pinner, o *ServerOptions) *C.struct_a2a_server_options {
 	if o == nil {
 		return nil
 	}
-	return &C.struct_a2a_server_options{v0_3: C.bool(o.V0_3 || o.V03), v1_0: C.bool(o.V1_0 || o.V10)}
+	out := &C.struct_a2a_server_options{v0_3: C.bool(o.V0_3 || o.V03), v1_0: C.bool(o.V1_0 || o.V10)}
+	out.bound_addr, out.bound_addr_len = pinText(pin, o.BoundAddr)
+	if len(o.HostNames) > 0 {
+		views := make([]C.struct_a2a_str, len(o.HostNames))
+		for i, n := range o.HostNames {
+			views[i].ptr, views[i].len = pinText(pin, n)
+		}
+		pin.Pin(&views[0])
+		out.host_names, out.host_names_len = &views[0], C.size_t(len(views))
+	}
+	pin.Pin(out)
+	return out
 }
 
 // ServerRequestInfo is what a parsed request asks.
@@ -97,8 +121,11 @@ func (s *ServerRequest) parsed(op string, r C.a2a_result) (*ServerRequest, error
 }
 
 // ParseJSONRPC reads a JSON-RPC request (a POST body) with its headers. When the request
-// must be refused (wrong version, unknown method, bad params, ...) it returns the request
-// AND an error matching CodeServerRefused: answer with req.RefusalResponse().
+// must be refused (a Host not served: 421; a body not declared application/json or
+// application/a2a+json: 415; a batch; wrong version, unknown method, bad params, ...) it
+// returns the request AND an error matching CodeServerRefused: answer with
+// req.RefusalResponse(). Options that do not parse (BoundAddr, HostNames) are an error
+// matching CodeInvalidArgument, with no request.
 func ParseJSONRPC(headers []Header, body []byte, opts *ServerOptions) (*ServerRequest, error) {
 	s, err := newServerRequest()
 	if err != nil {
@@ -108,14 +135,15 @@ func ParseJSONRPC(headers []Header, body []byte, opts *ServerOptions) (*ServerRe
 	defer pin.Unpin()
 	hp, hn := cHeaders(&pin, headers)
 	bp, bn := cBytes(body)
-	r := C.a2a_server_parse_jsonrpc(s.h, hp, hn, bp, bn, cServerOptions(opts))
+	r := C.a2a_server_parse_jsonrpc(s.h, hp, hn, bp, bn, cServerOptions(&pin, opts))
 	runtime.KeepAlive(body)
 	return s.parsed("ParseJSONRPC", r)
 }
 
 // ParseREST reads an HTTP+JSON request: verb, target relative to the interface URL
 // (e.g. "/tasks/t-1?historyLength=5"), headers and body. Refusals as for ParseJSONRPC (a
-// known path with the wrong verb is refused with 405).
+// known path with the wrong verb is refused with 405; a task id, config id or tenant that
+// decodes to one with "/" or a control character, or to "." or "..", with 400).
 func ParseREST(verb, target string, headers []Header, body []byte, opts *ServerOptions) (*ServerRequest, error) {
 	s, err := newServerRequest()
 	if err != nil {
@@ -127,7 +155,7 @@ func ParseREST(verb, target string, headers []Header, body []byte, opts *ServerO
 	vp, vn := cText(verb)
 	tp, tn := cText(target)
 	bp, bn := cBytes(body)
-	r := C.a2a_server_parse_rest(s.h, vp, vn, tp, tn, hp, hn, bp, bn, cServerOptions(opts))
+	r := C.a2a_server_parse_rest(s.h, vp, vn, tp, tn, hp, hn, bp, bn, cServerOptions(&pin, opts))
 	runtime.KeepAlive(verb)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(body)

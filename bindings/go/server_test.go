@@ -22,18 +22,15 @@ type miniAgent struct {
 
 func (m *miniAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	var headers []Header
-	for k, vs := range r.Header {
-		for _, v := range vs {
-			headers = append(headers, Header{k, v})
-		}
-	}
+	// Issue 21: the listener is on loopback, so it answers only for its own address.
+	headers := RequestHeaders(r)
+	opts := &ServerOptions{V0_3: true, V1_0: true, BoundAddr: ListenerAddr(r)}
 	var req *ServerRequest
 	var err error
 	if rest, ok := strings.CutPrefix(r.URL.RequestURI(), "/rest"); ok {
-		req, err = ParseREST(r.Method, rest, headers, body, nil)
+		req, err = ParseREST(r.Method, rest, headers, body, opts)
 	} else {
-		req, err = ParseJSONRPC(headers, body, nil)
+		req, err = ParseJSONRPC(headers, body, opts)
 	}
 	if req == nil {
 		m.t.Errorf("parse: %v", err)
@@ -195,7 +192,8 @@ func TestServerHelpers(t *testing.T) {
 	if len(hs) == 0 || !strings.EqualFold(hs[0].Name, "Content-Type") || !IsEventStream(hs[0].Value) {
 		t.Fatalf("stream headers %v", hs)
 	}
-	req, err := ParseJSONRPC(nil, []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}`), &ServerOptions{V1_0: true})
+	jsonCT := []Header{{"Content-Type", "application/json"}}
+	req, err := ParseJSONRPC(jsonCT, []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}`), &ServerOptions{V1_0: true})
 	if !errors.Is(err, CodeServerRefused) || req == nil {
 		t.Fatalf("0.3 method on a 1.0-only server: %v", err)
 	}
@@ -207,7 +205,7 @@ func TestServerHelpers(t *testing.T) {
 	if err != nil || resp.Status != 200 || !strings.Contains(string(resp.Body), `"error"`) {
 		t.Fatalf("refusal %+v %v", resp, err)
 	}
-	ok, err := ParseJSONRPC(nil, []byte(`{"jsonrpc":"2.0","id":"x","method":"tasks/get","params":{"id":"t","historyLength":2}}`), nil)
+	ok, err := ParseJSONRPC(jsonCT, []byte(`{"jsonrpc":"2.0","id":"x","method":"tasks/get","params":{"id":"t","historyLength":2}}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +222,7 @@ func TestServerHelpers(t *testing.T) {
 	}
 	// Issue 12: the caller's traceparent and Idempotency-Key reach the server.
 	tp := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-	keyed, err := ParseJSONRPC([]Header{{"traceparent", tp}, {"Idempotency-Key", "conv-9:book:12A"}},
+	keyed, err := ParseJSONRPC([]Header{{"traceparent", tp}, {"Idempotency-Key", "conv-9:book:12A"}, jsonCT[0]},
 		[]byte(`{"jsonrpc":"2.0","id":"y","method":"tasks/get","params":{"id":"t"}}`), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -252,4 +250,72 @@ func TestKeepAliveSchedule(t *testing.T) {
 	if c := KeepAliveComment(); len(c) < 3 || c[0] != ':' || c[len(c)-1] != '\n' {
 		t.Fatalf("comment %q", c)
 	}
+}
+
+// Issue 21: a Go server on net/http refuses what a web page could send it: a Host that is
+// not its own (DNS rebinding), a body not declared JSON (a CORS "simple" request), a batch,
+// and a REST id that decodes to "/" or a control character; its own clients still pass.
+func TestServerRefusesWhatAWebPageCouldSend(t *testing.T) {
+	srv := httptest.NewServer(&miniAgent{t: t})
+	defer srv.Close()
+	get := `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"t"}}`
+	for _, c := range []struct {
+		name, target, host, contentType, body string
+		status                                int
+		code                                  string
+	}{
+		{"own address", "/", "", "application/json", get, 200, "-32001"},
+		{"localhost on its port", "/", "localhost:" + srv.URL[strings.LastIndex(srv.URL, ":")+1:], "application/json; charset=utf-8", get, 200, "-32001"},
+		{"rebinding", "/", "attacker.example", "application/json", get, 421, "-32600"},
+		{"another port", "/", "127.0.0.1:1", "application/json", get, 421, "-32600"},
+		{"text/plain", "/", "", "text/plain", get, 415, "-32005"},
+		{"form", "/", "", "application/x-www-form-urlencoded", get, 415, "-32005"},
+		{"no content type", "/", "", "", get, 415, "-32005"},
+		{"batch", "/", "", "application/json", "[" + get + "]", 200, "-32600"},
+		{"positional batch", "/", "", "application/json", `["2.0",3,"tasks/get",{"id":"t"}]`, 200, "-32600"},
+		{"REST id with %2F", "/rest/v1/tasks/a%2Fb", "", "", "", 400, "INVALID_PARAMS"},
+		{"REST id with CR LF", "/rest/v1/tasks/a%0D%0Ab", "", "", "", 400, "INVALID_PARAMS"},
+		{"REST id ..", "/rest/v1/tasks/%2E%2E", "", "", "", 400, "INVALID_PARAMS"},
+		{"REST body as text/plain", "/rest/v1/tasks/t:cancel", "", "text/plain", "{}", 415, "CONTENT_TYPE_NOT_SUPPORTED"},
+	} {
+		method := "POST"
+		if c.body == "" {
+			method = "GET"
+		}
+		req, err := http.NewRequest(method, srv.URL+c.target, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.contentType != "" {
+			req.Header.Set("Content-Type", c.contentType)
+		}
+		if c.host != "" {
+			req.Host = c.host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || !strings.Contains(string(body), c.code) {
+			t.Errorf("%s: %d %s, want %d with %s", c.name, resp.StatusCode, body, c.status, c.code)
+		}
+		if strings.HasPrefix(string(body), "[") {
+			t.Errorf("%s: one error object, not a batch answer: %s", c.name, body)
+		}
+	}
+	// Options that do not parse are the caller's error, not a refusal.
+	if _, err := ParseJSONRPC(nil, []byte(get), &ServerOptions{V0_3: true, BoundAddr: "localhost"}); !errors.Is(err, CodeInvalidArgument) {
+		t.Fatalf("bad BoundAddr: %v", err)
+	}
+	if _, err := ParseJSONRPC(nil, []byte(get), &ServerOptions{V0_3: true, BoundAddr: "127.0.0.1:8080", HostNames: []string{"a/b"}}); !errors.Is(err, CodeInvalidArgument) {
+		t.Fatalf("bad host name: %v", err)
+	}
+	named, err := ParseJSONRPC([]Header{{"Host", "agent.example.com"}, {"Content-Type", "application/json"}}, []byte(get),
+		&ServerOptions{V0_3: true, BoundAddr: "127.0.0.1:8080", HostNames: []string{"agent.example.com"}})
+	if err != nil {
+		t.Fatalf("a listed name: %v", err)
+	}
+	named.Close()
 }

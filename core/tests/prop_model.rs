@@ -322,6 +322,12 @@ proptest! {
             Binding::JsonRpc => server::parse_jsonrpc(&headers, &req.body, &opts),
             Binding::HttpJson => server::parse_rest(req.method.as_str(), &req.path, &headers, &req.body, &opts),
         };
+        if binding == Binding::HttpJson && unservable_path_id(&call, tenant.as_deref()) {
+            // Issue 21: an id that decodes to `/`, a control character, `.` or `..` is refused.
+            let e = got.map(|r| r.method).expect_err("an unservable path id");
+            prop_assert_eq!(e.error.name, a2a_core::outcome::ErrorName::InvalidParams);
+            return Ok(());
+        }
         let got = got.unwrap_or_else(|e| panic!("refused {:?}: {:?}\n{}\n{}", call.method(), e.error, req.path, String::from_utf8_lossy(&req.body)));
         prop_assert_eq!(got.version, version);
         prop_assert_eq!(got.tenant.as_deref(), tenant.as_deref());
@@ -373,6 +379,24 @@ proptest! {
     fn traceparent_parse_never_panics(s in ".{0,70}") {
         let _ = TraceParent::parse(&s);
     }
+}
+
+/// Whether a REST request for `call` carries an id or tenant the server refuses as a path
+/// segment (issue 21: one that contains `/` or a control character, or is `.` or `..`).
+fn unservable_path_id(call: &Call<'_>, tenant: Option<&str>) -> bool {
+    let ids: Vec<&str> = match call {
+        Call::GetTask(p) => vec![&p.id],
+        Call::CancelTask(p) | Call::SubscribeToTask(p) => vec![&p.id],
+        Call::CreatePushConfig(c) => vec![&c.task_id],
+        Call::GetPushConfig(r) | Call::DeletePushConfig(r) => {
+            vec![&r.task_id, r.config_id.as_deref().unwrap_or("")]
+        }
+        Call::ListPushConfigs(p) => vec![&p.task_id],
+        _ => vec![],
+    };
+    ids.into_iter()
+        .chain(tenant)
+        .any(|s| s.contains('/') || s.chars().any(char::is_control) || s == "." || s == "..")
 }
 
 fn call_strategy()

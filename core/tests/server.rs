@@ -12,16 +12,40 @@ use a2a_core::model::{
 };
 use a2a_core::outcome::{Channel, ErrorName};
 use a2a_core::server::{
-    self, A2aError, CancelOrigin, ErrorId, IncomingRequest, KeepAlive, Reply, ServerOptions,
+    self, A2aError, CancelOrigin, ErrorId, HostPolicy, IncomingRequest, KeepAlive, Reply,
+    ServerOptions,
 };
 use a2a_core::time::Millis;
 use a2a_core::version::{Binding, ProtocolVersion};
 use serde_json::{Value, json};
 
-const ALL: ServerOptions = ServerOptions {
+const ALL: ServerOptions<'static> = ServerOptions {
     v0_3: true,
     v1_0: true,
+    host: None,
 };
+
+/// `headers` with `Content-Type: application/json` added when they name none (the tests
+/// of other refusals send what every A2A client sends).
+fn with_json<'h>(headers: &[(&'h str, &'h str)]) -> Vec<(&'h str, &'h str)> {
+    let mut out = headers.to_vec();
+    if !out
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+    {
+        out.push(("Content-Type", "application/json"));
+    }
+    out
+}
+
+/// `parse_jsonrpc` under [`ALL`], with a JSON Content-Type added when none is given.
+fn jsonrpc<'a>(
+    headers: &[(&str, &str)],
+    body: &'a [u8],
+    opts: &ServerOptions<'_>,
+) -> Result<IncomingRequest<'a>, Box<server::RequestError>> {
+    server::parse_jsonrpc(&with_json(headers), body, opts)
+}
 
 fn read(
     req: &a2a_core::envelope::Request,
@@ -79,6 +103,16 @@ fn every_built_request_reads_back_as_the_same_call() {
             &CallOptions::with_id(RpcId::String("x-1".into())),
         )
         .unwrap();
+        if binding == Binding::HttpJson
+            && path_ids(&call, tenant.as_deref()).any(|i| i.contains('/'))
+        {
+            // Issue 21: the client encodes `/` as %2F (as it must); the server refuses an id
+            // that decodes to one before a handler sees it.
+            let e = read(&req, binding).map(|r| r.method).expect_err(name);
+            assert_eq!(e.error.name, ErrorName::InvalidParams, "{name}");
+            assert_eq!(e.response().status, 400, "{name}");
+            continue;
+        }
         let got = read(&req, binding).unwrap_or_else(|e| panic!("{name}: refused: {:?}", e.error));
         assert_eq!(got.version, version, "{name}");
         assert_eq!(got.binding, binding, "{name}");
@@ -91,8 +125,27 @@ fn every_built_request_reads_back_as_the_same_call() {
     }
 }
 
+/// The ids of a call that travel as REST path segments, and the tenant.
+fn path_ids<'c>(
+    call: &'c a2a_core::model::params::Call<'_>,
+    tenant: Option<&'c str>,
+) -> impl Iterator<Item = &'c str> {
+    use a2a_core::model::params::Call;
+    let ids: Vec<&str> = match call {
+        Call::GetTask(p) => vec![&p.id],
+        Call::CancelTask(p) | Call::SubscribeToTask(p) => vec![&p.id],
+        Call::CreatePushConfig(c) => vec![&c.task_id],
+        Call::GetPushConfig(r) | Call::DeletePushConfig(r) => {
+            vec![&r.task_id, r.config_id.as_deref().unwrap_or("")]
+        }
+        Call::ListPushConfigs(p) => vec![&p.task_id],
+        _ => vec![],
+    };
+    ids.into_iter().chain(tenant)
+}
+
 fn rpc(headers: &[(&str, &str)], body: &str) -> (Value, Option<ErrorName>) {
-    match server::parse_jsonrpc(headers, body.as_bytes(), &ALL) {
+    match jsonrpc(headers, body.as_bytes(), &ALL) {
         Ok(_) => (Value::Null, None),
         Err(e) => {
             let r = e.response();
@@ -116,7 +169,7 @@ fn incoming_requests_expose_traceparent_and_idempotency_key() {
         ("Traceparent", tp),
         ("Idempotency-Key", " conv-9:book:12A "),
     ];
-    let r = server::parse_jsonrpc(&headers, body.as_bytes(), &ALL).unwrap();
+    let r = jsonrpc(&headers, body.as_bytes(), &ALL).unwrap();
     assert_eq!(r.traceparent.as_deref(), Some(tp));
     assert_eq!(r.idempotency_key.as_deref(), Some("conv-9:book:12A"));
     // An invalid traceparent is dropped (W3C: start a new trace); an empty key is no key.
@@ -125,14 +178,14 @@ fn incoming_requests_expose_traceparent_and_idempotency_key() {
         ("traceparent", "00-zzzz-00f067aa0ba902b7-01"),
         ("idempotency-key", "  "),
     ];
-    let r = server::parse_jsonrpc(&bad, body.as_bytes(), &ALL).unwrap();
+    let r = jsonrpc(&bad, body.as_bytes(), &ALL).unwrap();
     assert_eq!((r.traceparent, r.idempotency_key), (None, None));
     let rest_body =
         r#"{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"book"}]}}"#;
     let r = server::parse_rest(
         "POST",
         "/message:send",
-        &headers,
+        &with_json(&headers),
         rest_body.as_bytes(),
         &ALL,
     )
@@ -387,11 +440,11 @@ fn jsonrpc_accepts_what_peers_send() {
         ),
     ];
     for (headers, body, method, version) in ok {
-        let r = server::parse_jsonrpc(headers, body.as_bytes(), &ALL)
+        let r = jsonrpc(headers, body.as_bytes(), &ALL)
             .unwrap_or_else(|e| panic!("{body}: {:?}", e.error));
         assert_eq!((r.method, r.version), (*method, *version), "{body}");
     }
-    let r = server::parse_jsonrpc(
+    let r = jsonrpc(
         &[
             ("A2A-Version", "1.0"),
             ("A2A-Extensions", "https://a/x, https://b/y,https://a/x"),
@@ -405,22 +458,16 @@ fn jsonrpc_accepts_what_peers_send() {
 
 #[test]
 fn jsonrpc_version_switches() {
-    let only03 = ServerOptions {
-        v0_3: true,
-        v1_0: false,
-    };
-    let e = server::parse_jsonrpc(
+    let only03 = ServerOptions { v1_0: false, ..ALL };
+    let e = jsonrpc(
         V1,
         br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}"#,
         &only03,
     )
     .unwrap_err();
     assert_eq!(e.error.name, ErrorName::VersionNotSupported);
-    let only10 = ServerOptions {
-        v0_3: false,
-        v1_0: true,
-    };
-    let e = server::parse_jsonrpc(
+    let only10 = ServerOptions { v0_3: false, ..ALL };
+    let e = jsonrpc(
         &[],
         br#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}"#,
         &only10,
@@ -429,7 +476,23 @@ fn jsonrpc_version_switches() {
     assert_eq!(e.error.name, ErrorName::VersionNotSupported);
 }
 
+/// What an HTTP+JSON request reads as: `(method, version)`, or the refusal's status, body
+/// and headers. A body is sent as JSON unless `headers` name a Content-Type.
 fn rest(
+    verb: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Result<(Method, ProtocolVersion), (u16, Value, Vec<(String, String)>)> {
+    if body.is_empty() {
+        rest_raw(verb, target, headers, body)
+    } else {
+        rest_raw(verb, target, &with_json(headers), body)
+    }
+}
+
+/// [`rest`] with exactly the headers given.
+fn rest_raw(
     verb: &str,
     target: &str,
     headers: &[(&str, &str)],
@@ -608,7 +671,7 @@ fn rest_routes_and_refusals() {
 fn rest_reads_paths_queries_and_tenants() {
     let r = server::parse_rest(
         "GET",
-        "/t%20n/tasks/a%2Fb%3Ac?historyLength=4&x=1",
+        "/t%20n/tasks/a%2Eb%3Ac?historyLength=4&x=1",
         V1,
         b"",
         &ALL,
@@ -617,7 +680,7 @@ fn rest_reads_paths_queries_and_tenants() {
     assert_eq!(r.tenant.as_deref(), Some("t n"));
     match r.call {
         a2a_core::model::params::Call::GetTask(p) => {
-            assert_eq!(p.id, "a/b:c");
+            assert_eq!(p.id, "a.b:c");
             assert_eq!(p.history_length, Some(4));
         }
         other => panic!("{other:?}"),
@@ -625,7 +688,7 @@ fn rest_reads_paths_queries_and_tenants() {
     let r = server::parse_rest(
         "POST",
         "/tasks/t-1:cancel",
-        V1,
+        &with_json(V1),
         br#"{"metadata":{"why":"user"}}"#,
         &ALL,
     )
@@ -1136,4 +1199,257 @@ fn admission_and_requested_cancels_are_told_apart() {
         server::cancel_origin(&TaskStatus::new(TaskState::Failed)),
         None
     );
+}
+
+// ------------------------------------------------------------------- issue 21 (hardening)
+
+const JSON: (&str, &str) = ("Content-Type", "application/json");
+
+/// Issue 21: a JSON-RPC batch (an array) is refused with one error object, id null, even
+/// when its elements would read positionally as the envelope's fields.
+#[test]
+fn issue21_array_bodies_are_refused_as_batches() {
+    for body in [
+        r#"["2.0",1,"tasks/get",{"id":"t"}]"#,
+        r#"  [{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}]"#,
+        "[]",
+    ] {
+        let e = server::parse_jsonrpc(&[JSON], body.as_bytes(), &ALL)
+            .map(|r| r.method)
+            .expect_err(body);
+        assert_eq!(e.error.name, ErrorName::InvalidRequest, "{body}");
+        assert!(
+            e.error.message.contains("atch"),
+            "{body}: {}",
+            e.error.message
+        );
+        let r = e.response();
+        let v: Value = serde_json::from_slice(&r.body).unwrap();
+        assert!(v.is_object(), "one error object, not an array: {v}");
+        assert_eq!(v["id"], Value::Null);
+        assert_eq!(v["error"]["code"], -32600);
+    }
+}
+
+/// Issue 21: a JSON-RPC body that is not declared JSON is refused with 415, so that a web
+/// page cannot drive the agent with a CORS "simple" request (no preflight).
+#[test]
+fn issue21_jsonrpc_needs_a_json_content_type() {
+    let get = r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}"#;
+    let refused: &[&[(&str, &str)]] = &[
+        &[],
+        &[("Content-Type", "text/plain")],
+        &[("content-type", "text/plain;charset=UTF-8")],
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+        &[("Content-Type", "multipart/form-data; boundary=x")],
+        &[("Content-Type", "application/jsonx")],
+        &[("Content-Type", "")],
+        &[JSON, JSON],
+    ];
+    for headers in refused {
+        let e = server::parse_jsonrpc(headers, get.as_bytes(), &ALL)
+            .map(|r| r.method)
+            .expect_err(&format!("{headers:?}"));
+        assert_eq!(
+            e.error.name,
+            ErrorName::ContentTypeNotSupported,
+            "{headers:?}"
+        );
+        let r = e.response();
+        assert_eq!(r.status, 415, "{headers:?}");
+        let v: Value = serde_json::from_slice(&r.body).unwrap();
+        assert_eq!(v["error"]["code"], -32005, "{headers:?}: {v}");
+        assert_eq!(v["id"], Value::Null);
+        assert!(
+            v["error"].get("data").is_none(),
+            "a 0.3 request: no ErrorInfo"
+        );
+    }
+    // In 1.0 the refusal carries its ErrorInfo reason.
+    let e = server::parse_jsonrpc(
+        &[("A2A-Version", "1.0"), ("Content-Type", "text/plain")],
+        br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}"#,
+        &ALL,
+    )
+    .map(|r| r.method)
+    .unwrap_err();
+    let v: Value = serde_json::from_slice(&e.response().body).unwrap();
+    assert_eq!(
+        v["error"]["data"][0]["reason"],
+        "CONTENT_TYPE_NOT_SUPPORTED"
+    );
+    let accepted: &[&[(&str, &str)]] = &[
+        &[JSON],
+        &[("content-type", "Application/JSON; charset=utf-8")],
+        &[("Content-Type", " application/json ;charset=\"utf-8\"")],
+        &[("Content-Type", "application/a2a+json")],
+    ];
+    for headers in accepted {
+        server::parse_jsonrpc(headers, get.as_bytes(), &ALL)
+            .unwrap_or_else(|e| panic!("{headers:?}: {:?}", e.error));
+    }
+}
+
+/// Issue 21: an HTTP+JSON body must be declared JSON too; a bodyless request needs no
+/// Content-Type, but a bodyless POST naming another type (an HTML form) is refused.
+#[test]
+fn issue21_rest_bodies_need_a_json_content_type() {
+    let send = r#"{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]}}"#;
+    let ct = |v: &'static str| [("A2A-Version", "1.0"), ("Content-Type", v)];
+    for (verb, target, headers, body) in [
+        ("POST", "/message:send", V1, send),
+        ("POST", "/message:send", &ct("text/plain")[..], send),
+        ("POST", "/tasks/t-1:cancel", &ct("text/plain")[..], "{}"),
+        (
+            "POST",
+            "/tasks/t-1:cancel",
+            &ct("application/x-www-form-urlencoded")[..],
+            "",
+        ),
+        (
+            "POST",
+            "/v1/message:send",
+            &[("Content-Type", "text/plain")][..],
+            send,
+        ),
+    ] {
+        let (status, b, _) = rest_raw(verb, target, headers, body).expect_err(target);
+        assert_eq!(status, 415, "{verb} {target} {headers:?}: {b}");
+        assert_eq!(b["error"]["code"], 415);
+        assert_eq!(
+            b["error"]["details"][0]["reason"], "CONTENT_TYPE_NOT_SUPPORTED",
+            "{b}"
+        );
+    }
+    for (verb, target, headers, body) in [
+        (
+            "POST",
+            "/message:send",
+            &ct("application/a2a+json")[..],
+            send,
+        ),
+        (
+            "POST",
+            "/message:send",
+            &ct("application/json; charset=utf-8")[..],
+            send,
+        ),
+        ("POST", "/tasks/t-1:subscribe", V1, ""),
+        ("POST", "/tasks/t-1:cancel", V1, ""),
+        ("GET", "/tasks/t-1", V1, ""),
+        ("GET", "/tasks/t-1", &ct("text/plain")[..], ""),
+    ] {
+        rest_raw(verb, target, headers, body).unwrap_or_else(|e| panic!("{verb} {target}: {e:?}"));
+    }
+}
+
+/// Issue 21: a REST id that decodes to `/`, a control character, `.` or `..` is refused
+/// before a handler sees it (it could walk a path or split a header line there).
+#[test]
+fn issue21_rest_ids_that_decode_to_separators_or_controls_are_refused() {
+    for target in [
+        "/tasks/a%2Fb",
+        "/tasks/a%2fb:subscribe",
+        "/tasks/a%00b",
+        "/tasks/a%0D%0Ab",
+        "/tasks/a%09b",
+        "/tasks/a%7Fb",
+        "/tasks/a%C2%85b",
+        "/tasks/%2E%2E",
+        "/tasks/..",
+        "/tasks/%2e",
+        "/tasks/t-1/pushNotificationConfigs/c%2F1",
+        "/tasks/t%0A1/pushNotificationConfigs",
+        "/acme%2Fx/tasks/t-1",
+        "/%2E%2E/tasks/t-1",
+    ] {
+        let (status, b, _) = rest("GET", target, V1, "").expect_err(target);
+        assert_eq!(status, 400, "{target}: {b}");
+        assert_eq!(
+            b["error"]["details"][0]["reason"], "INVALID_PARAMS",
+            "{target}"
+        );
+    }
+    let e = server::parse_rest("GET", "/v1/tasks/a%2Fb", &[], b"", &ALL)
+        .map(|r| r.method)
+        .unwrap_err();
+    assert_eq!(e.error.name, ErrorName::InvalidParams);
+    // Dots inside an id, spaces, colons and non-ASCII letters are fine.
+    for (target, id) in [
+        ("/tasks/a.b", "a.b"),
+        ("/tasks/...", "..."),
+        ("/tasks/a%20b%3Ac", "a b:c"),
+        ("/tasks/%C3%A9t%C3%A9", "été"),
+    ] {
+        let r = server::parse_rest("GET", target, V1, b"", &ALL).unwrap();
+        match r.call {
+            a2a_core::model::params::Call::GetTask(p) => assert_eq!(p.id, id),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// Issue 21: with a Host policy, a loopback server answers only for its own address and
+/// the names it lists (DNS rebinding: the browser sends the attacker's name as Host), on
+/// both bindings, before the body is read; without one nothing changes.
+#[test]
+fn issue21_a_loopback_server_refuses_a_foreign_host() {
+    let policy = HostPolicy::new("127.0.0.1:8080".parse().unwrap())
+        .unwrap()
+        .name("agent.example.com")
+        .unwrap();
+    let opts = ServerOptions {
+        host: Some(&policy),
+        ..ALL
+    };
+    let get = br#"{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"id":"t"}}"#;
+    let host = |h: &'static str| [JSON, ("Host", h)];
+    for ok in [
+        "127.0.0.1:8080",
+        "localhost:8080",
+        "[::1]:8080",
+        "agent.example.com",
+    ] {
+        server::parse_jsonrpc(&host(ok), get, &opts)
+            .unwrap_or_else(|e| panic!("{ok}: {:?}", e.error));
+        server::parse_rest("GET", "/v1/tasks/t", &[("Host", ok)], b"", &opts)
+            .unwrap_or_else(|e| panic!("{ok}: {:?}", e.error));
+    }
+    for (bad, status) in [
+        ("attacker.example:8080", 421),
+        ("attacker.example", 421),
+        ("127.0.0.1:9999", 421),
+        ("127.0.0.1:8080/x", 400),
+    ] {
+        // Refused before the body: even garbage gets the Host answer.
+        let e = server::parse_jsonrpc(&host(bad), b"{garbage", &opts)
+            .map(|r| r.method)
+            .expect_err(bad);
+        assert_eq!(e.error.name, ErrorName::InvalidRequest, "{bad}");
+        let r = e.response();
+        assert_eq!(r.status, status, "{bad}");
+        let v: Value = serde_json::from_slice(&r.body).unwrap();
+        assert_eq!(v["error"]["code"], -32600, "{bad}: {v}");
+        assert_eq!(v["id"], Value::Null);
+        let e = server::parse_rest(
+            "GET",
+            "/tasks/t",
+            &[("A2A-Version", "1.0"), ("Host", bad)],
+            b"",
+            &opts,
+        )
+        .map(|r| r.method)
+        .expect_err(bad);
+        let r = e.response();
+        assert_eq!(r.status, status, "{bad}");
+        let v: Value = serde_json::from_slice(&r.body).unwrap();
+        assert_eq!(v["error"]["code"], status, "{bad}: {v}");
+        assert_eq!(v["error"]["details"][0]["reason"], "INVALID_REQUEST");
+    }
+    // A missing Host is 400 (RFC 9112 §3.2) when the check is on, ignored when it is off.
+    let e = server::parse_jsonrpc(&[JSON], get, &opts)
+        .map(|r| r.method)
+        .unwrap_err();
+    assert_eq!(e.response().status, 400);
+    assert!(server::parse_jsonrpc(&host("attacker.example"), get, &ALL).is_ok());
 }

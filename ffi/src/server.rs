@@ -16,7 +16,8 @@ use a2a::model::{
     TaskPushNotificationConfig,
 };
 use a2a::server::{
-    self, A2aError, ErrorId, IncomingRequest, Reply, RequestError, Response, ServerOptions,
+    self, A2aError, ErrorId, HostPolicy, IncomingRequest, Reply, RequestError, Response,
+    ServerOptions,
 };
 use a2a::version::{Binding, ProtocolVersion};
 
@@ -26,10 +27,13 @@ use crate::http1::{a2a_header, headers_from};
 use crate::panic::ffi_panic_boundary;
 use crate::request::a2a_method;
 use crate::result::a2a_result;
-use crate::view::{a2a_bytes, a2a_str, try_bytes, try_input, try_str};
+use crate::view::{a2a_bytes, a2a_str, input_str, try_bytes, try_input, try_str};
 use crate::vocab::{a2a_binding, a2a_channel, a2a_error_name, a2a_protocol_version};
 
-/// Which protocol versions the server speaks; read during the call only. NULL means both.
+/// Which protocol versions the server speaks and which `Host` it answers for; read during
+/// the call only (the request handle keeps a copy). NULL means both versions and no `Host`
+/// check. Zero-initialize it (`a2a_server_options o = {0};`) so that every field you do not
+/// set is off.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct a2a_server_options {
@@ -37,6 +41,20 @@ pub struct a2a_server_options {
     pub v0_3: bool,
     /// Serve 1.0 (`SendMessage`..., `A2A-Version: 1.0`).
     pub v1_0: bool,
+    /// The address the listener is bound to, UTF-8 (`127.0.0.1:8080`, `[::1]:8080`: the
+    /// address it was given, never port 0); `(NULL, 0)`: no `Host` check. A loopback address
+    /// turns the DNS-rebinding defence on: a `Host` other than a loopback address or
+    /// `localhost` on this port, or one of `host_names`, is refused (421; 400 when missing
+    /// or malformed).
+    pub bound_addr: *const c_char,
+    /// Length of `bound_addr` in bytes.
+    pub bound_addr_len: usize,
+    /// Extra names the server answers for (`agent.example.com`: any port;
+    /// `agent.example.com:8443`: that port), an array of UTF-8 views; listing one turns the
+    /// check on for any bound address. Needs `bound_addr`.
+    pub host_names: *const a2a_str,
+    /// Number of `host_names`.
+    pub host_names_len: usize,
 }
 
 /// What a successfully parsed request asks. Views point into the request handle: valid
@@ -95,7 +113,9 @@ pub struct a2a_server_request {
     source: Source,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
-    opts: ServerOptions,
+    /// The versions served (its `host` is always `None`: the policy is `host`).
+    versions: ServerOptions<'static>,
+    host: Option<HostPolicy>,
     parsed: bool,
     version: ProtocolVersion,
     binding: Binding,
@@ -125,6 +145,31 @@ impl a2a_server_request {
         self.last_error.clear();
     }
 
+    /// The options of the stored request.
+    fn options(&self) -> ServerOptions<'_> {
+        ServerOptions {
+            host: self.host.as_ref(),
+            ..self.versions
+        }
+    }
+
+    /// Takes the caller's options (NULL: both versions, no `Host` check); on bad options,
+    /// the code to return, with the reason in `last_error`.
+    fn set_options(&mut self, o: *const a2a_server_options) -> Result<(), a2a_result> {
+        // SAFETY: forwarded contract (NULL or a readable a2a_server_options).
+        match unsafe { options_from(o) } {
+            Ok((versions, host)) => {
+                self.versions = versions;
+                self.host = host;
+                Ok(())
+            }
+            Err((code, why)) => {
+                self.last_error = why;
+                Err(code)
+            }
+        }
+    }
+
     /// Parses the stored request again (the parsed form borrows the stored bytes).
     fn reparse(&self) -> Option<IncomingRequest<'_>> {
         let headers: Vec<(&str, &str)> = self
@@ -132,10 +177,11 @@ impl a2a_server_request {
             .iter()
             .map(|(n, v)| (n.as_str(), v.as_str()))
             .collect();
+        let opts = self.options();
         let r = match &self.source {
-            Source::JsonRpc => server::parse_jsonrpc(&headers, &self.body, &self.opts),
+            Source::JsonRpc => server::parse_jsonrpc(&headers, &self.body, &opts),
             Source::Rest { verb, target } => {
-                server::parse_rest(verb, target, &headers, &self.body, &self.opts)
+                server::parse_rest(verb, target, &headers, &self.body, &opts)
             }
         };
         r.ok()
@@ -219,16 +265,55 @@ fn summarize(req: &IncomingRequest<'_>) -> Summary {
     }
 }
 
-fn options_from(o: *const a2a_server_options) -> ServerOptions {
+/// The versions and the `Host` policy of `*o` (NULL: both versions, no policy); an error
+/// code with its reason for a bound address or name that is not one.
+///
+/// # Safety
+/// `o` is NULL or points to a readable `a2a_server_options` whose views are readable.
+unsafe fn options_from(
+    o: *const a2a_server_options,
+) -> Result<(ServerOptions<'static>, Option<HostPolicy>), (a2a_result, String)> {
     if o.is_null() {
-        return ServerOptions::default();
+        return Ok((ServerOptions::default(), None));
     }
     // SAFETY: non-NULL; the header requires a readable a2a_server_options.
     let o = unsafe { &*o };
-    ServerOptions {
+    let versions = ServerOptions {
         v0_3: o.v0_3,
         v1_0: o.v1_0,
+        host: None,
+    };
+    let plain = |code: a2a_result| (code, String::new());
+    // SAFETY: forwarded contract: (ptr, len) describes readable memory.
+    let bound = unsafe { input_str(o.bound_addr, o.bound_addr_len) }.map_err(plain)?;
+    if bound.is_empty() {
+        if o.host_names_len > 0 {
+            let why = "host_names need bound_addr (the address the listener is bound to)";
+            return Err((a2a_result::A2A_INVALID_ARGUMENT, why.to_owned()));
+        }
+        return Ok((versions, None));
     }
+    let invalid = |why: String| (a2a_result::A2A_INVALID_ARGUMENT, why);
+    let addr = bound
+        .parse()
+        .map_err(|_| invalid(format!("bound_addr {bound:?} is not an ip:port address")))?;
+    let mut policy = HostPolicy::new(addr).map_err(|e| invalid(e.to_string()))?;
+    if o.host_names_len > 0 {
+        if o.host_names.is_null() {
+            return Err(plain(a2a_result::A2A_NULL_PARAMETER));
+        }
+        if o.host_names_len > isize::MAX as usize / std::mem::size_of::<a2a_str>() {
+            return Err(plain(a2a_result::A2A_INVALID_ARGUMENT));
+        }
+        // SAFETY: non-NULL, size checked, readable by contract.
+        let views = unsafe { std::slice::from_raw_parts(o.host_names, o.host_names_len) };
+        for v in views {
+            // SAFETY: forwarded contract: each view describes readable memory.
+            let name = unsafe { input_str(v.ptr, v.len) }.map_err(plain)?;
+            policy = policy.name(name).map_err(|e| invalid(e.to_string()))?;
+        }
+    }
+    Ok((versions, Some(policy)))
 }
 
 /// A new, empty request handle (reuse it for every request on a connection). `out`: a new
@@ -243,7 +328,8 @@ pub extern "C" fn a2a_server_request_new(out: *mut *mut a2a_server_request) -> a
             source: Source::JsonRpc,
             headers: Vec::new(),
             body: Vec::new(),
-            opts: ServerOptions::default(),
+            versions: ServerOptions::default(),
+            host: None,
             parsed: false,
             version: ProtocolVersion::V1_0,
             binding: Binding::JsonRpc,
@@ -271,13 +357,16 @@ pub extern "C" fn a2a_server_request_free(request: *mut a2a_server_request) {
 }
 
 /// Reads a JSON-RPC request (a POST body on the JSON-RPC interface) with its headers
-/// (UTF-8 names and values) under `*opts` (NULL: both versions). Everything is copied.
+/// (UTF-8 names and values; pass `Host` too when `opts` sets `bound_addr`) under `*opts`
+/// (NULL: both versions, no `Host` check). Everything is copied.
 ///
 /// Returns `A2A_OK` (read it with `a2a_server_request_get_info` and answer it), or
 /// `A2A_SERVER_REFUSED`: the request must be answered with an error, which
-/// `a2a_server_refusal_response` writes (wrong version, unknown method, bad params, ...;
-/// `a2a_server_request_last_error` has the message). Errors: `A2A_NULL_PARAMETER`,
-/// `A2A_INVALID_UTF8`.
+/// `a2a_server_refusal_response` writes (a `Host` not served: 421; a body not declared
+/// `application/json` or `application/a2a+json`: 415; a batch; wrong version, unknown
+/// method, bad params, ...; `a2a_server_request_last_error` has the message). Errors:
+/// `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`bound_addr` or a
+/// host name that is not one; the reason in `a2a_server_request_last_error`).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_server_parse_jsonrpc(
     request: *mut a2a_server_request,
@@ -296,10 +385,10 @@ pub extern "C" fn a2a_server_parse_jsonrpc(
         r.source = Source::JsonRpc;
         r.headers = hs.iter().map(|(n, v)| ((*n).to_owned(), (*v).to_owned())).collect();
         r.body = body.to_vec();
-        r.opts = options_from(opts);
+        try_input!(r.set_options(opts));
         let view: Vec<(&str, &str)> = hs;
         let s = {
-            let parsed = server::parse_jsonrpc(&view, body, &r.opts);
+            let parsed = server::parse_jsonrpc(&view, body, &r.options());
             r.take(parsed)
         };
         r.store(s)
@@ -308,8 +397,10 @@ pub extern "C" fn a2a_server_parse_jsonrpc(
 
 /// Reads an HTTP+JSON request: `verb` (`GET`, `POST`, ...), `target` (path and query
 /// relative to the interface URL, e.g. `/acme/tasks/t-1?historyLength=5`), headers and
-/// body, under `*opts` (NULL: both versions). Everything is copied. Results as for
-/// `a2a_server_parse_jsonrpc` (a known path with the wrong verb is refused with 405).
+/// body, under `*opts` (NULL: both versions, no `Host` check). Everything is copied. Results
+/// as for `a2a_server_parse_jsonrpc` (a known path with the wrong verb is refused with 405;
+/// a task id, config id or tenant that decodes to one with `/` or a control character, or
+/// to `.` or `..`, with 400).
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub extern "C" fn a2a_server_parse_rest(
@@ -335,9 +426,9 @@ pub extern "C" fn a2a_server_parse_rest(
         r.source = Source::Rest { verb: verb.to_owned(), target: target.to_owned() };
         r.headers = hs.iter().map(|(n, v)| ((*n).to_owned(), (*v).to_owned())).collect();
         r.body = body.to_vec();
-        r.opts = options_from(opts);
+        try_input!(r.set_options(opts));
         let s = {
-            let parsed = server::parse_rest(verb, target, &hs, body, &r.opts);
+            let parsed = server::parse_rest(verb, target, &hs, body, &r.options());
             r.take(parsed)
         };
         r.store(s)
@@ -997,11 +1088,14 @@ mod tests {
     #[test]
     fn failed_frame_carries_error_id() {
         let body = br#"{"jsonrpc":"2.0","id":3,"method":"SendStreamingMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"go"}]}}}"#;
-        let hs = [hdr("A2A-Version", "1.0")];
+        let hs = [
+            hdr("A2A-Version", "1.0"),
+            hdr("Content-Type", "application/json"),
+        ];
         let mut r = null_mut();
         a2a_server_request_new(&mut r);
         assert_eq!(
-            a2a_server_parse_jsonrpc(r, hs.as_ptr(), 1, body.as_ptr(), body.len(), null()),
+            a2a_server_parse_jsonrpc(r, hs.as_ptr(), 2, body.as_ptr(), body.len(), null()),
             a2a_result::A2A_OK
         );
         let mut b = null_mut();

@@ -30,7 +30,7 @@ static void jsonrpc(void) {
   a2a_server_response *resp = NULL;
   a2a_server_request_info info;
   a2a_served served;
-  a2a_header hs[3];
+  a2a_header hs[4];
   a2a_str hn, hv, ext;
   const char *v10 = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"SendMessage\",\"params\":{\"message\":"
                     "{\"messageId\":\"m-1\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":\"hi\"}]}}}";
@@ -70,7 +70,8 @@ static void jsonrpc(void) {
   hs[0] = hdr("A2A-Version", "1.0");
   hs[1] = hdr("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
   hs[2] = hdr("Idempotency-Key", "conv-9:book:12A");
-  CHECK(a2a_server_parse_jsonrpc(r, hs, 3, (const uint8_t *)v10, strlen(v10), NULL) == A2A_OK);
+  hs[3] = hdr("Content-Type", "application/json");
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 4, (const uint8_t *)v10, strlen(v10), NULL) == A2A_OK);
   STR_EQ(a2a_server_request_traceparent(r), "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
   STR_EQ(a2a_server_request_idempotency_key(r), "conv-9:book:12A");
 
@@ -142,6 +143,7 @@ static void jsonrpc(void) {
   CHECK(a2a_server_parse_jsonrpc(r, hs, 1, NULL, 0, NULL) == A2A_SERVER_REFUSED);
   {
     a2a_server_options only03;
+    memset(&only03, 0, sizeof only03); /* every field not set is off (no Host check) */
     only03.v0_3 = true;
     only03.v1_0 = false;
     CHECK(a2a_server_parse_jsonrpc(r, hs, 2, (const uint8_t *)v10, strlen(v10), &only03) ==
@@ -158,7 +160,7 @@ static void rest_and_streams(void) {
   a2a_server_response *resp = NULL;
   a2a_buffer *b = NULL;
   a2a_server_request_info info;
-  a2a_header hs[1];
+  a2a_header hs[2];
   uint8_t id[12];
   const uint8_t rnd[6] = {0x3f, 0x9c, 0x0a, 0x7b, 0x12, 0xde};
   const char *task = "{\"id\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":\"TASK_STATE_WORKING\"}}";
@@ -192,7 +194,8 @@ static void rest_and_streams(void) {
   CHECK(a2a_server_parse_rest(NULL, "GET", 3, "/", 1, hs, 1, NULL, 0, NULL) == A2A_NULL_PARAMETER);
 
   /* Streaming: frames, not a response. */
-  CHECK(a2a_server_parse_jsonrpc(r, hs, 1, (const uint8_t *)stream, strlen(stream), NULL) == A2A_OK);
+  hs[1] = hdr("Content-Type", "application/json");
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 2, (const uint8_t *)stream, strlen(stream), NULL) == A2A_OK);
   CHECK(a2a_server_request_get_info(r, &info) == A2A_OK && info.streaming);
   CHECK(a2a_server_result_response(r, NULL, 0, resp) == A2A_SERVER_STREAMING);
   CHECK(a2a_server_event_frame(r, (const uint8_t *)event, strlen(event), b) == A2A_OK);
@@ -263,7 +266,89 @@ static void rest_and_streams(void) {
   a2a_server_request_free(NULL);
 }
 
+/* Issue 21: what a web page could send a loopback agent is refused before any handler
+ * sees it: a foreign Host (DNS rebinding: 421), a body not declared JSON (a CORS "simple"
+ * request: 415), a batch, a REST id that decodes to '/' or a control character (400). */
+static void hardening(void) {
+  a2a_server_request *r = NULL;
+  a2a_server_response *resp = NULL;
+  a2a_server_options o;
+  a2a_header hs[2];
+  a2a_str names[1];
+  const char *get = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/get\",\"params\":{\"id\":\"t\"}}";
+  const char *batch = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/get\",\"params\":{\"id\":\"t\"}}]";
+
+  CHECK(a2a_server_request_new(&r) == A2A_OK);
+  CHECK(a2a_server_response_new(&resp) == A2A_OK);
+  hs[0] = hdr("Content-Type", "text/plain");
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 1, (const uint8_t *)get, strlen(get), NULL) == A2A_SERVER_REFUSED);
+  CHECK(a2a_server_refusal_response(r, resp) == A2A_OK);
+  CHECK(a2a_server_response_status(resp) == 415);
+  CHECK(t_contains(body_str(resp), "-32005"));
+  CHECK(a2a_server_parse_jsonrpc(r, NULL, 0, (const uint8_t *)get, strlen(get), NULL) == A2A_SERVER_REFUSED);
+  CHECK(a2a_server_refusal_response(r, resp) == A2A_OK && a2a_server_response_status(resp) == 415);
+  hs[0] = hdr("Content-Type", "application/json; charset=utf-8");
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 1, (const uint8_t *)get, strlen(get), NULL) == A2A_OK);
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 1, (const uint8_t *)batch, strlen(batch), NULL) == A2A_SERVER_REFUSED);
+  CHECK(a2a_server_refusal_response(r, resp) == A2A_OK);
+  CHECK(t_contains(body_str(resp), "-32600") && body_str(resp).ptr[0] == '{');
+  CHECK(a2a_server_parse_rest(r, "GET", 3, "/v1/tasks/a%2Fb", 15, NULL, 0, NULL, 0, NULL) == A2A_SERVER_REFUSED);
+  CHECK(a2a_server_refusal_response(r, resp) == A2A_OK && a2a_server_response_status(resp) == 400);
+  CHECK(a2a_server_parse_rest(r, "GET", 3, "/v1/tasks/a%0D%0Ab", 18, NULL, 0, NULL, 0, NULL) == A2A_SERVER_REFUSED);
+
+  /* The Host check: the bound address, localhost on its port, and the listed names. */
+  memset(&o, 0, sizeof o);
+  o.v0_3 = true;
+  o.v1_0 = true;
+  o.bound_addr = "127.0.0.1:8080";
+  o.bound_addr_len = strlen(o.bound_addr);
+  names[0].ptr = "agent.example.com";
+  names[0].len = strlen(names[0].ptr);
+  o.host_names = names;
+  o.host_names_len = 1;
+  hs[0] = hdr("Content-Type", "application/json");
+  hs[1] = hdr("Host", "attacker.example:8080");
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 2, (const uint8_t *)get, strlen(get), &o) == A2A_SERVER_REFUSED);
+  CHECK(a2a_server_request_last_error(r).len > 0);
+  CHECK(a2a_server_refusal_response(r, resp) == A2A_OK);
+  CHECK(a2a_server_response_status(resp) == 421);
+  CHECK(t_contains(body_str(resp), "-32600"));
+  hs[1] = hdr("Host", "localhost:8080");
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 2, (const uint8_t *)get, strlen(get), &o) == A2A_OK);
+  /* The handle keeps its copy: answering after the caller's views are gone is fine. */
+  CHECK(a2a_server_error_response(r, A2A_ERROR_NAME_TASK_NOT_FOUND, NULL, 0, resp) == A2A_OK);
+  hs[1] = hdr("Host", "agent.example.com");
+  CHECK(a2a_server_parse_rest(r, "GET", 3, "/v1/tasks/t", 11, &hs[1], 1, NULL, 0, &o) == A2A_OK);
+  CHECK(a2a_server_parse_rest(r, "GET", 3, "/v1/tasks/t", 11, NULL, 0, NULL, 0, &o) == A2A_SERVER_REFUSED);
+  CHECK(a2a_server_refusal_response(r, resp) == A2A_OK && a2a_server_response_status(resp) == 400);
+
+  /* Options that are not an address or a name are the caller's error. */
+  o.bound_addr = "localhost";
+  o.bound_addr_len = strlen(o.bound_addr);
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 2, (const uint8_t *)get, strlen(get), &o) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_server_request_last_error(r).len > 0);
+  o.bound_addr = "127.0.0.1:8080";
+  o.bound_addr_len = strlen(o.bound_addr);
+  names[0].ptr = "a/b";
+  names[0].len = 3;
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 2, (const uint8_t *)get, strlen(get), &o) == A2A_INVALID_ARGUMENT);
+  o.host_names = NULL;
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 2, (const uint8_t *)get, strlen(get), &o) == A2A_NULL_PARAMETER);
+  o.host_names_len = 0;
+  o.bound_addr = "\xff";
+  o.bound_addr_len = 1;
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 2, (const uint8_t *)get, strlen(get), &o) == A2A_INVALID_UTF8);
+  o.bound_addr = NULL;
+  o.bound_addr_len = 0;
+  o.host_names = names;
+  o.host_names_len = 1;
+  CHECK(a2a_server_parse_jsonrpc(r, hs, 2, (const uint8_t *)get, strlen(get), &o) == A2A_INVALID_ARGUMENT);
+  a2a_server_response_free(resp);
+  a2a_server_request_free(r);
+}
+
 void test_server(void) {
   jsonrpc();
   rest_and_streams();
+  hardening();
 }

@@ -25,12 +25,16 @@ fuzz_target!(|data: &[u8]| {
         None => (&rest[..0], rest),
     };
     let target = String::from_utf8_lossy(target);
-    let headers: Vec<(&str, &str)> = VERSIONS[usize::from(sel >> 2) % VERSIONS.len()]
+    // A JSON Content-Type, as every A2A client sends (issue 21 refuses others before the
+    // body is read, which would leave the readers unfuzzed).
+    let mut headers: Vec<(&str, &str)> = VERSIONS[usize::from(sel >> 2) % VERSIONS.len()]
         .map(|v| vec![("A2A-Version", v), ("A2A-Extensions", "https://e.example/x")])
         .unwrap_or_default();
+    headers.push(("Content-Type", "application/json"));
     let opts = ServerOptions {
         v0_3: sel & 0x40 == 0,
         v1_0: sel & 0x80 == 0 || sel & 0x40 != 0,
+        host: None,
     };
     let result = if sel & 1 == 0 {
         server::parse_jsonrpc(&headers, body, &opts)

@@ -22,6 +22,11 @@ pub struct A2aError {
     /// For `MethodNotFound` over HTTP+JSON when the path exists with another verb: the
     /// verbs allowed (answered as 405 with `Allow`).
     pub allow: Option<&'static str>,
+    /// An HTTP status answered instead of the mapped one, on both bindings (JSON-RPC errors
+    /// are otherwise HTTP 200): the server side sets it for refusals of the HTTP request
+    /// itself, 415 for a body not declared JSON and 421 (or 400) for a `Host` it does not
+    /// answer for.
+    pub http_status_override: Option<u16>,
 }
 
 impl A2aError {
@@ -42,6 +47,7 @@ impl A2aError {
             metadata: Vec::new(),
             violations: Vec::new(),
             allow: None,
+            http_status_override: None,
         }
     }
 
@@ -62,6 +68,7 @@ impl A2aError {
             metadata: Vec::new(),
             violations: Vec::new(),
             allow: None,
+            http_status_override: None,
         }
     }
 
@@ -81,6 +88,12 @@ impl A2aError {
         self
     }
 
+    /// The same error answered with HTTP `status` on both bindings.
+    pub fn with_http_status(mut self, status: u16) -> A2aError {
+        self.http_status_override = Some(status);
+        self
+    }
+
     /// `TaskNotFound` for `task_id` (with `taskId` metadata).
     pub fn task_not_found(task_id: &str) -> A2aError {
         A2aError::new(ErrorName::TaskNotFound).meta("taskId", task_id)
@@ -94,6 +107,9 @@ impl A2aError {
     /// HTTP status of this error over HTTP+JSON (spec v1.0.1 table; the standard JSON-RPC
     /// errors as the Python SDK maps them).
     pub fn http_status(&self) -> u16 {
+        if let Some(status) = self.http_status_override {
+            return status;
+        }
         if self.allow.is_some() {
             return 405;
         }

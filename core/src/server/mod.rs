@@ -3,7 +3,12 @@
 //! # Call order
 //! 1. Read the request: [`parse_jsonrpc`] (a POST on the JSON-RPC interface) or
 //!    [`parse_rest`] (any request under the HTTP+JSON interface). A refused request comes
-//!    back as a [`RequestError`]; answer `err.response()`.
+//!    back as a [`RequestError`]; answer `err.response()`. Refused before anything else:
+//!    a `Host` the [`HostPolicy`] in [`ServerOptions::host`] does not answer for (421; a
+//!    loopback listener must set one: DNS rebinding), a body not declared
+//!    `application/json` or `application/a2a+json` (415: a web page's cross-origin
+//!    "simple" request), a JSON-RPC batch, a REST id that decodes to `/`, a control
+//!    character, `.` or `..` (`docs/serving.md` gives the reasons).
 //! 2. Run the call ([`IncomingRequest::call`]) in your handler.
 //! 3. Answer: [`result_response`] with a [`Reply`], or [`handler_error`] with an
 //!    [`A2aError`]; for streaming methods write [`STREAM_HEADERS`], then one
@@ -44,6 +49,8 @@
 mod card;
 mod error;
 mod failure;
+mod host;
+mod media;
 mod request;
 mod response;
 mod stream;
@@ -54,6 +61,7 @@ pub use failure::{
     ADMISSION_PREFIX, CANCEL_ORIGIN_KEY, CancelOrigin, ErrorId, FAILED_PREFIX, REQUESTED_TEXT,
     admission_canceled, cancel_origin, failed_update, failure_text, format_hint, requested_cancel,
 };
+pub use host::{HostPolicy, HostPolicyError, HostRefusal};
 pub use request::{IncomingRequest, RequestError, ServerOptions, parse_jsonrpc, parse_rest};
 pub use response::{
     Reply, Response, Served, error_response, handler_error, jsonrpc_error_body, rest_error_body,

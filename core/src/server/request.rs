@@ -7,6 +7,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::error::A2aError;
+use super::host::{HostPolicy, HostRefusal};
+use super::media;
 use crate::envelope::{HttpMethod, Method, RpcId, percent_decode};
 use crate::model::params::{
     Call, GetTaskParams, ListPushConfigsParams, ListTasksParams, PushConfigRef, TaskIdParams,
@@ -15,22 +17,39 @@ use crate::model::{Form, Json, PartContent, Role, TaskState, parse_params};
 use crate::outcome::ErrorName;
 use crate::version::{Binding, ProtocolVersion};
 
-/// Which protocol versions the server speaks.
+/// Which protocol versions the server speaks, and which `Host` it answers for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ServerOptions {
+pub struct ServerOptions<'p> {
     /// Serve 0.3 (method names `message/send`..., REST under `/v1`).
     pub v0_3: bool,
     /// Serve 1.0 (`SendMessage`..., `A2A-Version: 1.0`).
     pub v1_0: bool,
+    /// The `Host` check run before anything else is read (the DNS-rebinding defence; see
+    /// [`HostPolicy`]). `None`: no check, for servers that check `Host` themselves. A server
+    /// listening on loopback should always set it.
+    pub host: Option<&'p HostPolicy>,
 }
 
-impl Default for ServerOptions {
-    fn default() -> ServerOptions {
+impl Default for ServerOptions<'_> {
+    fn default() -> Self {
         ServerOptions {
             v0_3: true,
             v1_0: true,
+            host: None,
         }
     }
+}
+
+/// The refusal of a `Host` not served: InvalidRequest, answered 421 (or 400 for a
+/// missing, repeated or malformed `Host`) on both bindings.
+fn host_refused(r: &HostRefusal) -> A2aError {
+    A2aError::with_message(ErrorName::InvalidRequest, r.to_string()).with_http_status(r.status())
+}
+
+/// The refusal of a body not declared JSON: ContentTypeNotSupported (-32005, as the JS
+/// SDK's JSON-RPC server answers it), HTTP 415 on both bindings.
+fn media_refused(message: String) -> A2aError {
+    A2aError::with_message(ErrorName::ContentTypeNotSupported, message).with_http_status(415)
 }
 
 /// A request read successfully.
@@ -233,6 +252,12 @@ fn read_id(raw: &RawValue) -> Option<RpcId> {
 
 /// Reads a JSON-RPC request (`POST` body on a JSON-RPC interface) with its headers.
 ///
+/// First the HTTP request itself: a `Host` the options' [`HostPolicy`] does not answer
+/// for is refused (421, or 400 when missing or malformed), then a body not declared
+/// `application/json` (or `application/a2a+json`) is refused with 415
+/// (ContentTypeNotSupported), so that no web page can send one with a CORS "simple"
+/// request. A batch (a JSON array) is InvalidRequest: A2A sends one call per request.
+///
 /// The version is settled by the method name and the `A2A-Version` header together:
 /// a 1.0 name needs `A2A-Version: 1.x` (absent or empty means 0.3, answered with
 /// VersionNotSupported -32009, as the Python SDK does); a 0.3 name under `A2A-Version: 1.0`
@@ -241,7 +266,7 @@ fn read_id(raw: &RawValue) -> Option<RpcId> {
 pub fn parse_jsonrpc<'a>(
     headers: &[(&str, &str)],
     body: &'a [u8],
-    opts: &ServerOptions,
+    opts: &ServerOptions<'_>,
 ) -> Result<IncomingRequest<'a>, Box<RequestError>> {
     let asked = requested(header(headers, "a2a-version"));
     let err_version = *asked.as_ref().unwrap_or(&ProtocolVersion::V1_0);
@@ -254,17 +279,32 @@ pub fn parse_jsonrpc<'a>(
             error,
         })
     };
+    if let Some(r) = opts.host.and_then(|policy| policy.check(headers).err()) {
+        return Err(fail(err_version, None, None, host_refused(&r)));
+    }
+    if let Some(m) = media::refusal(headers, media::Rule::Required) {
+        return Err(fail(err_version, None, None, media_refused(m)));
+    }
+    // A batch is refused before serde sees it: a derived struct also reads from a JSON
+    // array, positionally (`["2.0",1,"tasks/get",{...}]` would be served). JSON-RPC 2.0
+    // answers an unusable batch with one error object, id null; A2A has no batches (the
+    // Python SDK refuses them the same way).
+    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return Err(fail(
+            err_version,
+            None,
+            None,
+            A2aError::with_message(
+                ErrorName::InvalidRequest,
+                "Invalid request: batch requests (JSON arrays) are not supported; A2A sends one JSON-RPC request object per HTTP request",
+            ),
+        ));
+    }
     let env: EnvelopeIn<'a> = match serde_json::from_slice(body) {
         Ok(e) => e,
         Err(e) => {
-            let first = body.iter().find(|b| !b.is_ascii_whitespace());
             let error = if e.is_syntax() || e.is_eof() {
                 A2aError::with_message(ErrorName::ParseError, format!("Invalid JSON payload: {e}"))
-            } else if first == Some(&b'[') {
-                A2aError::with_message(
-                    ErrorName::InvalidRequest,
-                    "Batch requests are not supported",
-                )
             } else {
                 A2aError::with_message(
                     ErrorName::InvalidRequest,
@@ -500,6 +540,23 @@ fn method_of(route: Route, verb: Option<HttpMethod>) -> Result<Method, &'static 
     })
 }
 
+/// What is wrong with a percent-decoded path segment (a task id, config id or tenant), if
+/// anything. `%2F` would make one segment two for a handler that puts the id in a path or
+/// URL, a control character (NUL, CR, LF, ...) could cut or split a log line or a header,
+/// and `.` or `..` (also sent as `%2E%2E`) walk up a path: RFC 3986 §5.2.4 removes them, so
+/// a proxy and a handler could disagree on which resource is meant.
+fn path_segment_violation(decoded: &str) -> Option<&'static str> {
+    if decoded.contains('/') {
+        Some("must not contain '/' (%2F)")
+    } else if decoded.chars().any(char::is_control) {
+        Some("must not contain control characters")
+    } else if decoded == "." || decoded == ".." {
+        Some("must not be '.' or '..'")
+    } else {
+        None
+    }
+}
+
 /// Query pairs, values percent-decoded (`+` is kept literally, as RFC 3986 says).
 fn query_pairs(query: &str) -> Result<Vec<(&str, Cow<'_, str>)>, String> {
     let mut out = Vec::new();
@@ -543,6 +600,11 @@ fn q_bool(pairs: &[(&str, Cow<'_, str>)], names: &[&str]) -> Result<Option<bool>
 /// the interface URL, e.g. `/acme/tasks/t-1?historyLength=5`), headers and body.
 ///
 /// 0.3 routes live under `/v1`; 1.0 routes have no prefix and an optional `/{tenant}`.
+/// The `Host` is checked first (as for [`parse_jsonrpc`]); a request with a body must
+/// declare it `application/json` or `application/a2a+json` (else 415; a bodyless request
+/// needs no `Content-Type`, but one naming another type is refused). A task id, config id or
+/// tenant that decodes to one containing `/` or a control character, or to `.` or `..`, is
+/// InvalidParams (400) before any handler sees it: a path segment must stay one segment.
 /// The version is the `A2A-Version` header (or query parameter); absent or empty means
 /// 0.3, so a 1.0 route without it is VersionNotSupported (as the Python SDK answers).
 /// Subscribe accepts GET and POST. A known path with the wrong verb is answered 405.
@@ -551,7 +613,7 @@ pub fn parse_rest<'a>(
     target: &'a str,
     headers: &[(&str, &str)],
     body: &'a [u8],
-    opts: &ServerOptions,
+    opts: &ServerOptions<'_>,
 ) -> Result<IncomingRequest<'a>, Box<RequestError>> {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let fail = |version, method, error| {
@@ -563,6 +625,10 @@ pub fn parse_rest<'a>(
             error,
         })
     };
+    if let Some(r) = opts.host.and_then(|policy| policy.check(headers).err()) {
+        let version = requested(header(headers, "a2a-version")).unwrap_or(ProtocolVersion::V1_0);
+        return Err(fail(version, None, host_refused(&r)));
+    }
     let pairs = match query_pairs(query) {
         Ok(p) => p,
         Err(m) => {
@@ -649,6 +715,18 @@ pub fn parse_rest<'a>(
     if route == Route::ListTasks && version == ProtocolVersion::V0_3 {
         return Err(not_found(version));
     }
+    // A body must be declared JSON; a bodyless POST may omit Content-Type (subscribe, a
+    // cancel without metadata) but not name another type (an HTML form's empty POST).
+    let rule = if !body.is_empty() {
+        Some(media::Rule::Required)
+    } else if HttpMethod::parse(verb) == Some(HttpMethod::Post) {
+        Some(media::Rule::IfPresent)
+    } else {
+        None
+    };
+    if let Some(m) = rule.and_then(|rule| media::refusal(headers, rule)) {
+        return Err(fail(version, Some(method), media_refused(m)));
+    }
     let bad = |m: String| {
         fail(
             version,
@@ -668,9 +746,30 @@ pub fn parse_rest<'a>(
             )
         })
     };
-    let task_id = decode(raw_task, "the task id")?;
-    let config_id = decode(raw_cfg, "the config id")?;
-    let tenant = raw_tenant.map(|t| decode(t, "the tenant")).transpose()?;
+    let segment = |s: &'a str, field: &'static str, what: &str| {
+        let decoded = decode(s, what)?;
+        match path_segment_violation(&decoded) {
+            None => Ok(decoded),
+            Some(why) => Err(fail(
+                version,
+                Some(method),
+                A2aError::with_message(
+                    ErrorName::InvalidParams,
+                    format!("Invalid params: {what} {decoded:?} {why}"),
+                )
+                .violation(field, why),
+            )),
+        }
+    };
+    let task_field = match route {
+        Route::PushConfigs | Route::PushConfig => "taskId",
+        _ => "id",
+    };
+    let task_id = segment(raw_task, task_field, "the task id")?;
+    let config_id = segment(raw_cfg, "id", "the config id")?;
+    let tenant = raw_tenant
+        .map(|t| segment(t, "tenant", "the tenant"))
+        .transpose()?;
     let form = Form::new(version, Binding::HttpJson);
     let body_json = |required: bool| -> Result<Option<&'a [u8]>, Box<RequestError>> {
         if body.iter().all(u8::is_ascii_whitespace) {

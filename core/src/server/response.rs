@@ -297,7 +297,8 @@ pub fn rest_error_body(error: &A2aError) -> Vec<u8> {
 
 /// The complete error response: JSON-RPC errors are HTTP 200 (what every SDK does);
 /// HTTP+JSON errors carry the status the spec maps the error to (405 with `Allow` for a
-/// known path with the wrong verb).
+/// known path with the wrong verb). An [`A2aError::http_status_override`] is answered on
+/// both bindings (415 for a body not declared JSON, 421 for a `Host` not served).
 pub fn error_response(
     version: ProtocolVersion,
     binding: Binding,
@@ -307,7 +308,10 @@ pub fn error_response(
 ) -> Response {
     let mut headers = vec![("Content-Type".to_owned(), "application/json".to_owned())];
     let (status, body) = match binding {
-        Binding::JsonRpc => (200, jsonrpc_error_body(version, id, error)),
+        Binding::JsonRpc => (
+            error.http_status_override.unwrap_or(200),
+            jsonrpc_error_body(version, id, error),
+        ),
         Binding::HttpJson => {
             if let Some(allow) = error.allow {
                 headers.push(("Allow".to_owned(), allow.to_owned()));

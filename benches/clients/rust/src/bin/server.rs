@@ -47,7 +47,8 @@ use a2a_core::model::{
 };
 use a2a_core::outcome::ErrorName;
 use a2a_core::server::{
-    self, A2aError, CardBuilder, IncomingRequest, Reply, Response, STREAM_HEADERS, ServerOptions,
+    self, A2aError, CardBuilder, HostPolicy, IncomingRequest, Reply, Response, STREAM_HEADERS,
+    ServerOptions,
 };
 use a2a_core::version::{Binding, ProtocolVersion};
 
@@ -311,7 +312,14 @@ fn handle(
                 .iter()
                 .map(|(n, v)| (n.as_str(), v.as_str()))
                 .collect();
-            match server::parse_jsonrpc(&headers, &req.body, &ServerOptions::default()) {
+            // Loopback: answer only for this address (and JSON bodies), as a real agent must;
+            // every client of the harness passes the check.
+            let policy = HostPolicy::new(conn.local_addr()?).map_err(io::Error::other)?;
+            let opts = ServerOptions {
+                host: Some(&policy),
+                ..ServerOptions::default()
+            };
+            match server::parse_jsonrpc(&headers, &req.body, &opts) {
                 Err(refused) => {
                     write_response(conn, out, &refused.response())?;
                     Ok(Work::Other)
@@ -669,6 +677,8 @@ mod tests {
                 let body = format!(
                     r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"message":{message}}}}}"#
                 );
+                let mut headers = headers.clone();
+                headers.push(("Content-Type", "application/json"));
                 let req =
                     server::parse_jsonrpc(&headers, body.as_bytes(), &ServerOptions::default())
                         .expect("a valid request");
@@ -706,7 +716,8 @@ mod tests {
     #[test]
     fn chunked_writes_carry_every_event() {
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":"s"}]}}}"#;
-        let req = server::parse_jsonrpc(&[], body.as_bytes(), &ServerOptions::default()).unwrap();
+        let json = [("Content-Type", "application/json")];
+        let req = server::parse_jsonrpc(&json, body.as_bytes(), &ServerOptions::default()).unwrap();
         let template = Template::build(&req, 2000).unwrap();
         let mut out = vec![0u8; 16];
         let mut sink = Vec::new();

@@ -24,8 +24,8 @@ use a2a_core::model::{
     TaskStatus, TaskStatusUpdateEvent,
 };
 use a2a_core::server::{
-    A2aError, CardBuilder, CardSkill, ErrorId, IncomingRequest, Reply, ServerOptions, event_frame,
-    failed_update, handler_error, parse_jsonrpc, result_response,
+    A2aError, CardBuilder, CardSkill, ErrorId, HostPolicy, IncomingRequest, Reply, ServerOptions,
+    event_frame, failed_update, handler_error, parse_jsonrpc, result_response,
 };
 use a2a_core::tally::Tally;
 use a2a_core::version::{Binding, ProtocolVersion};
@@ -226,7 +226,15 @@ fn handle(shared: &Shared, stream: &mut TcpStream, req: &Request) -> io::Result<
         .iter()
         .map(|(n, v)| (n.as_str(), v.as_str()))
         .collect();
-    let incoming = match parse_jsonrpc(&headers, &req.body, &ServerOptions::default()) {
+    // The agent listens on loopback: it answers only for its own address (a web page that
+    // rebinds its name to 127.0.0.1 still sends its own name as Host) and only JSON bodies
+    // (a page's cross-origin text/plain POST needs no preflight). See docs/serving.md.
+    let policy = HostPolicy::new(stream.local_addr()?).map_err(io::Error::other)?;
+    let opts = ServerOptions {
+        host: Some(&policy),
+        ..ServerOptions::default()
+    };
+    let incoming = match parse_jsonrpc(&headers, &req.body, &opts) {
         Ok(r) => r,
         Err(e) => return send(stream, shared, &e.response()),
     };
@@ -477,4 +485,73 @@ fn stream_task(
     remember(shared, id, TaskState::Completed, "streamed");
     sse.finish()?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use super::*;
+
+    /// One raw request to the agent; returns the status line and the body.
+    fn exchange(agent: &Agent, host: &str, content_type: &str) -> (String, String) {
+        let addr = agent.base.trim_start_matches("http://");
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t-x"}}"#;
+        write!(
+            s,
+            "POST /a2a HTTP/1.1\r\nHost: {host}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        // Read one Content-Length framed response (the agent keeps the connection open);
+        // every read is bounded by the timeout.
+        let mut out = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            let text = String::from_utf8_lossy(&out).into_owned();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let len: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length: "))
+                    .and_then(|n| n.trim().parse().ok())
+                    .expect("a content-length");
+                if body.len() >= len {
+                    let status = head.lines().next().unwrap_or("").to_owned();
+                    return (status, body[..len].to_owned());
+                }
+            }
+            let n = s
+                .read(&mut chunk)
+                .expect("the agent answers within the timeout");
+            assert!(n > 0, "the agent closed before answering: {text}");
+            out.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    /// Issue 21: the demo agent, on loopback, refuses a foreign Host (DNS rebinding) and a
+    /// body not declared JSON (a page's "simple" cross-origin POST), and still answers its
+    /// own address.
+    #[test]
+    fn the_demo_agent_refuses_foreign_hosts_and_non_json_bodies() {
+        let agent = Agent::start().unwrap();
+        let own = agent.base.trim_start_matches("http://").to_owned();
+        let (status, body) = exchange(&agent, &own, "application/json");
+        assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+        assert!(body.contains("-32001"), "an unknown task: {body}");
+        let port = own.rsplit(':').next().unwrap();
+        let (status, _) = exchange(&agent, &format!("localhost:{port}"), "application/json");
+        assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+        let (status, body) = exchange(
+            &agent,
+            &format!("attacker.example:{port}"),
+            "application/json",
+        );
+        assert!(status.starts_with("HTTP/1.1 421"), "{status}");
+        assert!(body.contains("-32600"), "{body}");
+        let (status, body) = exchange(&agent, &own, "text/plain");
+        assert!(status.starts_with("HTTP/1.1 415"), "{status}");
+        assert!(body.contains("-32005"), "{body}");
+    }
 }

@@ -371,3 +371,57 @@ fn connections_over_the_cap_get_503_while_the_earlier_ones_are_served() {
         assert_eq!(statuses(&String::from_utf8_lossy(&got)), [200]);
     }
 }
+
+/// A real thread limit: `RLIMIT_NPROC` for an otherwise unused uid leaves the demo agent its
+/// main thread, its accept thread and one connection thread. While a first connection holds
+/// that thread, a second cannot get one: it must be dropped, and once the first ends a third
+/// must be served. (Before, `std::thread::spawn` panicked, the accept thread died with the
+/// listener, and the third connection was refused.)
+///
+/// Needs root (to run the agent as uid 65534 with `setpriv` and `prlimit`) and no other
+/// process of that uid, so it is not run by default:
+/// `cargo test -p a2a-core --test http_server_framing -- --ignored`.
+#[test]
+#[ignore = "needs root, setpriv and prlimit (util-linux), and uid 65534 otherwise unused"]
+fn a_failed_thread_spawn_drops_that_connection_and_the_agent_keeps_accepting() {
+    let mut cmd = Command::new("setpriv");
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args([
+            "prlimit",
+            "--nproc=3",
+            env!("CARGO_BIN_EXE_a2a"),
+            "demo",
+            "--serve",
+        ]);
+    let demo = Server::spawn(cmd);
+    let card = format!(
+        "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        demo.addr
+    );
+    let held = TcpStream::connect(&demo.addr).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let second = demo.exchange(card.as_bytes());
+    assert!(
+        statuses(&second).is_empty(),
+        "no thread was left for it: {second}"
+    );
+    drop(held);
+    // The held connection's thread ends when it sees the close; bounded retries until then.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let third = demo.exchange(card.as_bytes());
+        if statuses(&third) == [200] {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the agent stopped accepting: {third}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let stderr = demo.terminate();
+    assert!(
+        stderr.contains("cannot start a thread for a connection"),
+        "{stderr}"
+    );
+}

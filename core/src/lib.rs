@@ -94,6 +94,7 @@ pub mod driver;
 #[cfg(all(
     doctest,
     feature = "model",
+    feature = "http1",
     feature = "card",
     feature = "server",
     feature = "resilience"

@@ -1,5 +1,5 @@
 //! Loopback HTTP/1.1 plumbing of the `a2a demo` agent, of `a2a-testkit fault-server` and of
-//! the benchmark server (both include this file): read one request at a time, write
+//! the benchmark server (the last two include this file): read one request at a time, write
 //! responses and event streams, and accept connections ([`accept`]). Deliberately small and
 //! std-only; it only has to be correct and robust for loopback tests, not fast.
 //!

@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / 'bindings' / 'fixtures'
-TARGETS = ['answer_read', 'sse_decode', 'sse_roundtrip', 'http1_response', 'card_parse', 'classify', 'server_request']
+TARGETS = ['answer_read', 'sse_decode', 'sse_roundtrip', 'http1_response', 'http1_request', 'card_parse', 'classify', 'server_request']
 
 
 def load(name: str) -> dict:
@@ -59,6 +59,25 @@ def http1_response(inp: dict, body: bytes, chunked: bool) -> bytes:
     return ('\r\n'.join(head) + '\r\n\r\n').encode() + framed
 
 
+def http1_request(exp: dict, body: bytes, framing: str) -> bytes:
+    """A request as a client sends it (framing 'length' or 'chunked'), or with an ambiguous
+    length as a smuggler does ('both', 'two')."""
+    head = [f'{exp.get("method", "POST")} /{exp.get("path", "").lstrip("/")} HTTP/1.1', 'Host: 127.0.0.1:8080']
+    head += [f'{n}: {v}' for n, v in exp.get('headers', [])]
+    if framing == 'chunked':
+        head.append('Transfer-Encoding: chunked')
+        framed = b''.join(b'%x;e=1\r\n%s\r\n' % (len(body[i:i + 40]), body[i:i + 40]) for i in range(0, len(body), 40))
+        framed += b'0\r\nX-Trailer: 1\r\n\r\n'
+    else:
+        head.append(f'Content-Length: {len(body)}')
+        if framing == 'both':
+            head.append('Transfer-Encoding: chunked')
+        if framing == 'two':
+            head.append(f'Content-Length: {len(body) + 1}')
+        framed = body
+    return ('\r\n'.join(head) + '\r\n\r\n').encode() + framed
+
+
 def seeds() -> dict[str, list[bytes]]:
     s: dict[str, list[bytes]] = {t: [] for t in TARGETS}
     # sse_decode: max_line, max_event (mod 48), flags (bit 0 dispatch at EOF), number of chunk
@@ -90,6 +109,11 @@ def seeds() -> dict[str, list[bytes]]:
         sel = (1 if rest else 0) | (verb << 1 if rest else 0) | (version << 2 if not rest else 0)
         s['server_request'].append(bytes([sel & 0x3F]) + exp.get('path', '').encode() + b'\n' + body)
         s['server_request'].append(bytes([(k * 53) & 0xFF]) + exp.get('path', '').encode() + b'\n' + body)
+        # http1_request: control byte (bit 7 a 16-byte body limit; low 5 bits piece size - 1)
+        # + the request as sent, chunked, or with an ambiguous length; two of them pipelined.
+        framing = ('length', 'chunked', 'both', 'two')[k % 4]
+        wire = http1_request(exp, body, framing)
+        s['http1_request'].append(bytes([k % 31 | (0x80 if k % 5 == 0 else 0)]) + wire + wire)
     for wire in ('wire_objects.json', 'wire_tolerance.json'):
         for case in load(wire)['cases']:
             s['server_request'].append(b'\x00\n' + json.dumps(case['json']).encode())

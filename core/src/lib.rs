@@ -23,7 +23,7 @@
 //! [`tally`], [`time`], [`traceparent`], [`version`]) are always built. Optional, on by
 //! default: `model` (the typed model and `envelope`), `http1` (needs `model`), `card`,
 //! `server` (needs `model`), `resilience`. Opt-in: `driver` (needs `model`, `card`,
-//! `resilience`, and `server` for the `a2a demo` agent). `scripts/ci/12-features.sh` checks
+//! `resilience`, and `server` and `http1` for the `a2a demo` agent). `scripts/ci/12-features.sh` checks
 //! every combination.
 //!
 //! # Module graph
@@ -94,6 +94,7 @@ pub mod driver;
 #[cfg(all(
     doctest,
     feature = "model",
+    feature = "http1",
     feature = "card",
     feature = "server",
     feature = "resilience"

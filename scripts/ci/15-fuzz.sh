@@ -38,6 +38,7 @@ declare -A RUNS=(
   [sse_decode]=140000
   [sse_roundtrip]=300000
   [http1_response]=300000
+  [http1_request]=300000
   [card_parse]=250000
   [classify]=60000
   [server_request]=70000

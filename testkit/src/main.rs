@@ -1,9 +1,9 @@
 //! `a2a-testkit`: the test tooling of a2a-core, kept out of the shipped `a2a` binary.
 //!
 //! Commands (exit status 2 on a usage error, as `a2a`):
-//! - `fault-server [--port N] [--exit-on-eof]`: a loopback A2A server that misbehaves on
-//!   demand (contract in `fault_server/mod.rs`); the core's driver tests, the C tests and the
-//!   Java tests run against it.
+//! - `fault-server [--port N] [--exit-on-eof] [--max-connections N] [--head-timeout-ms MS]`:
+//!   a loopback A2A server that misbehaves on demand (contract in `fault_server/mod.rs`); the
+//!   core's driver tests, the C tests and the Java tests run against it.
 //! - `build-matrix`: every request of both protocol versions over both bindings, one JSON
 //!   object per line, for `tests/interop/test_wire_matrix.py`.
 //! - `model-read --form F --type T`: reads one document from standard input with the core's
@@ -23,7 +23,8 @@ use args::{Args, EXIT_USAGE};
 const USAGE: &str = "usage: a2a-testkit <command> [options]
 
 commands (test tooling of a2a-core; not installed for users):
-  fault-server [--port N] [--exit-on-eof]   loopback A2A server with fault scenarios
+  fault-server [--port N] [--exit-on-eof] [--max-connections N] [--head-timeout-ms MS]
+                                            loopback A2A server with fault scenarios
   build-matrix                              every request of both versions and bindings, as JSON lines
   model-read --form jsonrpc-0.3|rest-0.3|1.0 --type send|event|task   read one document from standard input
 ";

@@ -33,7 +33,7 @@ fn valid_target(t: &str) -> bool {
         && (t.starts_with('/') || t == "*" || t.starts_with("http://") || t.starts_with("https://"))
 }
 
-fn valid_host(h: &str) -> bool {
+pub(crate) fn valid_host(h: &str) -> bool {
     !h.is_empty()
         && h.bytes()
             .all(|b| (0x21..=0x7e).contains(&b) && !matches!(b, b'/' | b'?' | b'#' | b'@' | b'\\'))

@@ -13,8 +13,11 @@
 //!                                           └─ UntilClose ── body until finish() ───> [Done]
 //! ```
 
-use super::error::ResponseError;
-use super::head::{BodyFraming, Headers, ResponseHead, trim_ows};
+use super::body::{BodyDecoder, BodyLimits, content_length, transfer_codings};
+use super::error::{HeadSyntax, ResponseError};
+use super::head::{BodyFraming, Headers, ResponseHead};
+use super::section::{find_section_end, with_header_slots};
+use super::step::{Event, Step};
 
 /// Limits that keep memory and work bounded whatever the server sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,55 +47,14 @@ impl Default for Limits {
     }
 }
 
-/// What the parser produced from one [`ResponseParser::feed`] call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event<'a> {
-    /// Nothing more can be read from these bytes: read more, append them after the
-    /// unconsumed bytes, and feed again. Not an error.
-    NeedMore,
-    /// The final status line and headers are complete: see [`ResponseParser::head`].
-    Head,
-    /// Body bytes, borrowed from the fed input (transfer framing removed). Feed the rest of
-    /// the input (even if empty) to continue.
-    Body(&'a [u8]),
-    /// The response is complete. Input after `consumed` belongs to the next response.
-    End,
-}
-
-/// The result of one [`ResponseParser::feed`] call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[must_use = "the caller must drop `consumed` bytes from the front of its buffer"]
-pub struct Step<'a> {
-    /// Bytes of the fed input that are used up. Drop them from the front of your buffer
-    /// *after* handling `event` (which may borrow them), and before the next `feed`.
-    pub consumed: usize,
-    /// What happened.
-    pub event: Event<'a>,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     /// INVARIANT: `scanned` bytes of the unconsumed input hold no end of the head yet.
     Head {
         scanned: usize,
     },
-    Length {
-        remaining: u64,
-    },
-    UntilClose,
-    /// INVARIANT: `scanned` bytes of the unconsumed input hold no LF yet.
-    ChunkSize {
-        scanned: usize,
-    },
-    ChunkData {
-        remaining: u64,
-    },
-    ChunkCr,
-    ChunkLf,
-    /// INVARIANT: `scanned` bytes of the unconsumed input hold no end of the trailers yet.
-    Trailers {
-        scanned: usize,
-    },
+    /// The head is read; `ResponseParser::body` reads the body.
+    Body,
     Done,
     Failed(ResponseError),
 }
@@ -151,29 +113,9 @@ pub struct ResponseParser {
     head_request: bool,
     state: State,
     head: Option<ResponseHead>,
-    trailers: Headers,
+    body: BodyDecoder,
     informational: usize,
     seen_any: bool,
-    body_received: u64,
-}
-
-/// Finds the end of a header section (the byte after its empty line) in `buf`, looking only
-/// at line feeds from `from` on. `at_line_start` says that `buf` starts a line, so that an
-/// empty section (`\r\n` or `\n` at once) ends immediately, as trailers may.
-fn find_section_end(buf: &[u8], from: usize, at_line_start: bool) -> Option<usize> {
-    let from = from.min(buf.len());
-    for off in memchr::memchr_iter(b'\n', &buf[from..]) {
-        let i = from + off;
-        let empty_line = match i {
-            0 => at_line_start,
-            1 => buf[0] == b'\n' || (at_line_start && buf[0] == b'\r'),
-            _ => buf[i - 1] == b'\n' || (buf[i - 1] == b'\r' && buf[i - 2] == b'\n'),
-        };
-        if empty_line {
-            return Some(i + 1);
-        }
-    }
-    None
 }
 
 /// RFC 9112 §6.3: how the body of a final response is delimited.
@@ -185,46 +127,27 @@ fn body_framing(
     if head_request || ResponseHead::status_forbids_body(status) {
         return Ok(BodyFraming::Empty);
     }
-    let has_te = headers.get("transfer-encoding").is_some();
-    let has_cl = headers.get("content-length").is_some();
-    if has_te {
-        if has_cl {
+    if headers.get("transfer-encoding").is_some() {
+        if headers.get("content-length").is_some() {
             return Err(ResponseError::ContentLengthWithTransferEncoding);
         }
-        let mut codings = headers
-            .get_all("transfer-encoding")
-            .flat_map(|v| v.split(|&b| b == b','))
-            .map(trim_ows)
-            .filter(|c| !c.is_empty());
+        let mut codings = transfer_codings(headers);
         return match (codings.next(), codings.next()) {
             (Some(c), None) if c.eq_ignore_ascii_case(b"chunked") => Ok(BodyFraming::Chunked),
             _ => Err(ResponseError::UnsupportedTransferCoding),
         };
     }
-    if has_cl {
-        let mut length: Option<u64> = None;
-        for item in headers
-            .get_all("content-length")
-            .flat_map(|v| v.split(|&b| b == b','))
-        {
-            let item = trim_ows(item);
-            if item.is_empty() || item.len() > 20 || !item.iter().all(u8::is_ascii_digit) {
-                return Err(ResponseError::InvalidContentLength);
-            }
-            let n = item
-                .iter()
-                .try_fold(0u64, |acc, &d| {
-                    acc.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-                })
-                .ok_or(ResponseError::InvalidContentLength)?;
-            match length {
-                Some(prev) if prev != n => return Err(ResponseError::ConflictingContentLength),
-                _ => length = Some(n),
-            }
+    Ok(content_length(headers)?.map_or(BodyFraming::UntilClose, BodyFraming::Length))
+}
+
+impl Limits {
+    fn body(&self) -> BodyLimits {
+        BodyLimits {
+            max_chunk_line: self.max_chunk_line,
+            max_trailer_bytes: self.max_trailer_bytes,
+            max_trailers: self.max_headers,
         }
-        return Ok(BodyFraming::Length(length.unwrap_or(0)));
     }
-    Ok(BodyFraming::UntilClose)
 }
 
 impl ResponseParser {
@@ -240,10 +163,9 @@ impl ResponseParser {
             head_request: method.eq_ignore_ascii_case("HEAD"),
             state: State::Head { scanned: 0 },
             head: None,
-            trailers: Headers::default(),
+            body: BodyDecoder::new(BodyFraming::Empty, limits.body()),
             informational: 0,
             seen_any: false,
-            body_received: 0,
         }
     }
 
@@ -260,12 +182,12 @@ impl ResponseParser {
 
     /// Trailer fields of a chunked response (empty until [`Event::End`], and for other framings).
     pub fn trailers(&self) -> &Headers {
-        &self.trailers
+        self.body.trailers()
     }
 
     /// Body bytes handed out so far.
     pub fn body_received(&self) -> u64 {
-        self.body_received
+        self.body.received()
     }
 
     /// How many 1xx informational responses were skipped.
@@ -334,119 +256,24 @@ impl ResponseParser {
                         self.state = State::Head { scanned: 0 };
                         continue;
                     }
-                    self.state = match head.framing {
-                        BodyFraming::Empty => State::Done,
-                        BodyFraming::Length(n) => State::Length { remaining: n },
-                        BodyFraming::Chunked => State::ChunkSize { scanned: 0 },
-                        BodyFraming::UntilClose => State::UntilClose,
+                    self.state = if head.framing == BodyFraming::Empty {
+                        State::Done
+                    } else {
+                        State::Body
                     };
+                    self.body = BodyDecoder::new(head.framing, self.limits.body());
                     self.head = Some(head);
                     return step(pos, Event::Head);
                 }
-                State::Length { remaining } => {
-                    if remaining == 0 {
+                State::Body => {
+                    let body_step = match self.body.feed(rest) {
+                        Ok(s) => s,
+                        Err(e) => return self.fail(e.into()),
+                    };
+                    if body_step.event == Event::End {
                         self.state = State::Done;
-                        continue;
                     }
-                    if rest.is_empty() {
-                        return step(pos, Event::NeedMore);
-                    }
-                    let n = take(remaining, rest.len());
-                    self.state = State::Length {
-                        remaining: remaining - n as u64,
-                    };
-                    self.body_received += n as u64;
-                    return step(pos + n, Event::Body(&rest[..n]));
-                }
-                State::UntilClose => {
-                    if rest.is_empty() {
-                        return step(pos, Event::NeedMore);
-                    }
-                    self.body_received += rest.len() as u64;
-                    return step(input.len(), Event::Body(rest));
-                }
-                State::ChunkSize { scanned } => {
-                    let limit = self.limits.max_chunk_line;
-                    let from = scanned.min(rest.len());
-                    let Some(lf) = memchr::memchr(b'\n', &rest[from..]).map(|i| i + from) else {
-                        if rest.len() > limit {
-                            return self.fail(ResponseError::ChunkLineTooLong { limit });
-                        }
-                        self.state = State::ChunkSize {
-                            scanned: rest.len(),
-                        };
-                        return step(pos, Event::NeedMore);
-                    };
-                    let line = &rest[..=lf];
-                    if line.len() > limit {
-                        return self.fail(ResponseError::ChunkLineTooLong { limit });
-                    }
-                    // httparse accepts an empty size (a bare CRLF) as 0, which would end the
-                    // body early: a chunk size must start with a hex digit.
-                    if !line[0].is_ascii_hexdigit() {
-                        return self.fail(ResponseError::InvalidChunkSize);
-                    }
-                    match httparse::parse_chunk_size(line) {
-                        Ok(httparse::Status::Complete((n, size))) if n == line.len() => {
-                            pos += n;
-                            self.state = if size == 0 {
-                                State::Trailers { scanned: 0 }
-                            } else {
-                                State::ChunkData { remaining: size }
-                            };
-                        }
-                        _ => return self.fail(ResponseError::InvalidChunkSize),
-                    }
-                }
-                State::ChunkData { remaining } => {
-                    if rest.is_empty() {
-                        return step(pos, Event::NeedMore);
-                    }
-                    let n = take(remaining, rest.len());
-                    let left = remaining - n as u64;
-                    self.state = if left == 0 {
-                        State::ChunkCr
-                    } else {
-                        State::ChunkData { remaining: left }
-                    };
-                    self.body_received += n as u64;
-                    return step(pos + n, Event::Body(&rest[..n]));
-                }
-                State::ChunkCr | State::ChunkLf => {
-                    let (want, next) = if self.state == State::ChunkCr {
-                        (b'\r', State::ChunkLf)
-                    } else {
-                        (b'\n', State::ChunkSize { scanned: 0 })
-                    };
-                    match rest.first() {
-                        None => return step(pos, Event::NeedMore),
-                        Some(&b) if b == want => {
-                            pos += 1;
-                            self.state = next;
-                        }
-                        Some(_) => return self.fail(ResponseError::MissingChunkTerminator),
-                    }
-                }
-                State::Trailers { scanned } => {
-                    let limit = self.limits.max_trailer_bytes;
-                    let Some(end) = find_section_end(rest, scanned, true) else {
-                        if rest.len() > limit {
-                            return self.fail(ResponseError::TrailersTooLarge { limit });
-                        }
-                        self.state = State::Trailers {
-                            scanned: rest.len(),
-                        };
-                        return step(pos, Event::NeedMore);
-                    };
-                    if end > limit {
-                        return self.fail(ResponseError::TrailersTooLarge { limit });
-                    }
-                    match self.parse_trailers(&rest[..end]) {
-                        Ok(t) => self.trailers = t,
-                        Err(e) => return self.fail(e),
-                    }
-                    self.state = State::Done;
-                    return step(pos + end, Event::End);
+                    return step(pos + body_step.consumed, body_step.event);
                 }
             }
         }
@@ -463,24 +290,16 @@ impl ResponseParser {
     pub fn finish(&mut self) -> Result<(), ResponseError> {
         let err = match self.state {
             State::Done => return Ok(()),
-            State::UntilClose | State::Length { remaining: 0 } => {
+            State::Body if self.body.may_end_at_eof() => {
                 self.state = State::Done;
                 return Ok(());
             }
             State::Failed(e) => e,
             State::Head { .. } if !self.seen_any => ResponseError::ClosedBeforeResponse,
             State::Head { .. } => ResponseError::TruncatedHead,
-            State::Length { .. } => ResponseError::TruncatedBody {
+            State::Body => ResponseError::TruncatedBody {
                 expected: self.head.as_ref().and_then(ResponseHead::content_length),
-                received: self.body_received,
-            },
-            State::ChunkSize { .. }
-            | State::ChunkData { .. }
-            | State::ChunkCr
-            | State::ChunkLf
-            | State::Trailers { .. } => ResponseError::TruncatedBody {
-                expected: None,
-                received: self.body_received,
+                received: self.body.received(),
             },
         };
         self.state = State::Failed(err);
@@ -489,33 +308,32 @@ impl ResponseParser {
 
     fn parse_head(&self, buf: &[u8]) -> Result<ResponseHead, ResponseError> {
         let limit = self.limits.max_headers;
-        let slots = header_slots(limit, buf.len());
-        let mut stack = [httparse::EMPTY_HEADER; STACK_SLOTS];
-        let mut heap = Vec::new();
-        let storage = if slots <= STACK_SLOTS {
-            &mut stack[..slots]
-        } else {
-            heap.resize(slots, httparse::EMPTY_HEADER);
-            &mut heap[..]
-        };
-        let mut resp = httparse::Response::new(storage);
-        // RFC 9112 §5.2: a user agent must accept obs-fold in a response (and replace it
-        // with spaces, which `Headers::from_httparse` does).
-        let parsed = httparse::ParserConfig::default()
-            .allow_obsolete_multiline_headers_in_responses(true)
-            .parse_response(&mut resp, buf);
-        match parsed {
-            Ok(httparse::Status::Complete(n)) if n == buf.len() => {}
-            Ok(_) => return Err(ResponseError::Malformed(super::HeadSyntax::NewLine)),
-            Err(httparse::Error::TooManyHeaders) => {
-                return Err(ResponseError::TooManyHeaders { limit });
-            }
-            Err(e) => return Err(ResponseError::Malformed(ResponseError::from_httparse(e))),
-        }
-        let status = resp
-            .code
-            .ok_or(ResponseError::Malformed(super::HeadSyntax::Status))?;
-        let headers = Headers::from_httparse(resp.headers);
+        let (status, reason, minor_version, headers) =
+            with_header_slots(limit, buf.len(), |storage| {
+                let mut resp = httparse::Response::new(storage);
+                // RFC 9112 §5.2: a user agent must accept obs-fold in a response (and replace
+                // it with spaces, which `Headers::from_httparse` does).
+                let parsed = httparse::ParserConfig::default()
+                    .allow_obsolete_multiline_headers_in_responses(true)
+                    .parse_response(&mut resp, buf);
+                match parsed {
+                    Ok(httparse::Status::Complete(n)) if n == buf.len() => {}
+                    Ok(_) => return Err(ResponseError::Malformed(HeadSyntax::NewLine)),
+                    Err(httparse::Error::TooManyHeaders) => {
+                        return Err(ResponseError::TooManyHeaders { limit });
+                    }
+                    Err(e) => return Err(ResponseError::Malformed(HeadSyntax::from_httparse(e))),
+                }
+                let status = resp
+                    .code
+                    .ok_or(ResponseError::Malformed(HeadSyntax::Status))?;
+                Ok((
+                    status,
+                    resp.reason.unwrap_or("").to_owned(),
+                    resp.version.unwrap_or(1),
+                    Headers::from_httparse(resp.headers),
+                ))
+            })?;
         let framing = if (100..200).contains(&status) {
             BodyFraming::Empty
         } else {
@@ -523,48 +341,10 @@ impl ResponseParser {
         };
         Ok(ResponseHead {
             status,
-            reason: resp.reason.unwrap_or("").to_owned(),
-            minor_version: resp.version.unwrap_or(1),
+            reason,
+            minor_version,
             headers,
             framing,
         })
     }
-
-    fn parse_trailers(&self, buf: &[u8]) -> Result<Headers, ResponseError> {
-        let limit = self.limits.max_headers;
-        let slots = header_slots(limit, buf.len());
-        let mut stack = [httparse::EMPTY_HEADER; STACK_SLOTS];
-        let mut heap = Vec::new();
-        let storage = if slots <= STACK_SLOTS {
-            &mut stack[..slots]
-        } else {
-            heap.resize(slots, httparse::EMPTY_HEADER);
-            &mut heap[..]
-        };
-        match httparse::parse_headers(buf, storage) {
-            Ok(httparse::Status::Complete((n, fields))) if n == buf.len() => {
-                Ok(Headers::from_httparse(fields))
-            }
-            Ok(_) => Err(ResponseError::MalformedTrailers(super::HeadSyntax::NewLine)),
-            Err(httparse::Error::TooManyHeaders) => Err(ResponseError::TooManyTrailers { limit }),
-            Err(e) => Err(ResponseError::MalformedTrailers(
-                ResponseError::from_httparse(e),
-            )),
-        }
-    }
-}
-
-/// Header slots kept on the stack; larger sections use the heap.
-const STACK_SLOTS: usize = 48;
-
-/// Header storage for a section of `len` bytes: a field takes at least 3 bytes (`a:` and
-/// LF), so more slots than `len / 3 + 1` can never be filled. This keeps the allocation
-/// proportional to the input even when the configured limit is huge.
-fn header_slots(limit: usize, len: usize) -> usize {
-    limit.min(len / 3 + 1)
-}
-
-/// `min(remaining, available)` as a `usize` without lossy casts.
-fn take(remaining: u64, available: usize) -> usize {
-    usize::try_from(remaining).map_or(available, |r| r.min(available))
 }

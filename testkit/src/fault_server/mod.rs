@@ -5,7 +5,7 @@
 //! 0.3 over JSON-RPC (the shapes of `docs/wire.md` §8.1), std-only, one thread per connection.
 //!
 //! # Contract
-//! `a2a-testkit fault-server [--port N] [--exit-on-eof]` binds `127.0.0.1:N` (0 = any free port) and
+//! `a2a-testkit fault-server [--port N] [--exit-on-eof] [--max-connections N] [--head-timeout-ms MS]` binds `127.0.0.1:N` (0 = any free port) and
 //! prints two lines on standard output, then serves until killed (or, with `--exit-on-eof`,
 //! until its standard input closes):
 //! ```text
@@ -28,6 +28,14 @@
 //!
 //! Connections are kept alive between requests and closed after 5 s idle (like uvicorn and
 //! express), after 1 s in the `idle1` scenario.
+//!
+//! Requests are read with the core's `http1::RequestReader` (through the loopback plumbing it
+//! shares with `a2a demo`): an ambiguous or malformed request (both `Transfer-Encoding` and
+//! `Content-Length`, two lengths, `Content-Length: +5`, ...) is answered with its status (400,
+//! 413, 417, 431, 501) and `connection: close`, is not counted, and nothing after it on that
+//! connection is served. A request head must arrive within 10 s of its first byte
+//! (`--head-timeout-ms`), else `408`; at most 512 connections are served at once
+//! (`--max-connections`), the next ones get `503` with `retry-after: 1` and are closed.
 
 mod gzip;
 // The loopback HTTP/1.1 plumbing the `a2a demo` agent also serves with: one copy, kept with
@@ -146,19 +154,48 @@ impl Server {
     }
 }
 
+/// The command line, for usage errors.
+const USAGE: &str = "a2a-testkit fault-server [--port N] [--exit-on-eof] [--max-connections N] [--head-timeout-ms MS]";
+
+/// How the server guards itself (the connection cap and the request deadlines).
+#[derive(Debug, Clone, Copy)]
+struct Options {
+    max_connections: usize,
+    limits: http::ConnLimits,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            // The driver, C and binding tests share one server and hold some connections
+            // open on purpose (slow and stall scenarios): room for all of them.
+            max_connections: 512,
+            limits: http::ConnLimits::default(),
+        }
+    }
+}
+
 /// Runs `a2a-testkit fault-server`.
 pub fn run(mut args: Args) -> i32 {
-    let parsed = (|| -> Result<(u16, bool), String> {
+    let parsed = (|| -> Result<(u16, bool, Options), String> {
         let port = args.parsed::<u16>("--port")?.unwrap_or(0);
         let exit_on_eof = args.flag("--exit-on-eof");
-        Ok((port, exit_on_eof))
+        let mut options = Options::default();
+        if let Some(n) = args.parsed::<usize>("--max-connections")? {
+            if n == 0 {
+                return Err("--max-connections must be at least 1".to_owned());
+            }
+            options.max_connections = n;
+        }
+        if let Some(ms) = args.parsed::<u64>("--head-timeout-ms")? {
+            options.limits.head_timeout = Duration::from_millis(ms.max(1));
+        }
+        Ok((port, exit_on_eof, options))
     })();
-    let (port, exit_on_eof) = match parsed.and_then(|p| args.finish().map(|_| p)) {
+    let (port, exit_on_eof, options) = match parsed.and_then(|p| args.finish().map(|_| p)) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!(
-                "a2a-testkit fault-server: {e}\nusage: a2a-testkit fault-server [--port N] [--exit-on-eof]"
-            );
+            eprintln!("a2a-testkit fault-server: {e}\nusage: {USAGE}");
             return EXIT_USAGE;
         }
     };
@@ -195,11 +232,15 @@ pub fn run(mut args: Args) -> i32 {
             std::process::exit(0);
         });
     }
-    for conn in listener.incoming() {
-        let Ok(stream) = conn else { continue };
-        let server = Arc::clone(&server);
-        std::thread::spawn(move || serve_connection(&server, stream));
-    }
+    let served = Arc::clone(&server);
+    http::accept::serve_forever(
+        listener,
+        http::accept::AcceptOptions {
+            max_connections: options.max_connections,
+            ..http::accept::AcceptOptions::named("a2a-testkit fault-server")
+        },
+        move |stream| serve_connection(&served, stream, options.limits),
+    );
     0
 }
 
@@ -224,17 +265,16 @@ fn full_backlog() -> std::io::Result<(String, TcpListener, Vec<TcpStream>)> {
 }
 
 /// Serves requests on one connection until it closes, goes idle or a scenario cuts it.
-fn serve_connection(server: &Server, mut stream: TcpStream) {
-    let _ = stream.set_nodelay(true);
+fn serve_connection(server: &Server, mut stream: TcpStream, mut limits: http::ConnLimits) {
+    http::prepare(&stream, &limits);
     let mut buf = Vec::new();
-    let mut idle = Duration::from_secs(5);
     let mut first = true;
     let mut nth = 0u64;
     loop {
-        let _ = stream.set_read_timeout(Some(idle));
-        let req = match http::read_request(&mut stream, &mut buf) {
-            Ok(Some(r)) => r,
-            _ => return,
+        // A refused request is answered (with `connection: close`) inside `read_request`,
+        // and nothing after it on this connection is read.
+        let Some(req) = http::read_request(&mut stream, &mut buf, &limits) else {
+            return;
         };
         let name = scenario::name_of(&req.path).to_owned();
         if !name.starts_with('_') {
@@ -249,13 +289,13 @@ fn serve_connection(server: &Server, mut stream: TcpStream) {
         let _ = stream.set_read_timeout(None);
         nth += 1;
         match scenario::handle(server, &mut stream, &req, &name, nth) {
-            Ok(scenario::After::KeepOpen) => {}
-            Ok(scenario::After::Close) | Err(_) => {
+            Ok(scenario::After::KeepOpen) if req.keep_alive => {}
+            Ok(scenario::After::KeepOpen | scenario::After::Close) | Err(_) => {
                 let _ = stream.shutdown(std::net::Shutdown::Both);
                 return;
             }
         }
-        idle = if name == "idle1" {
+        limits.idle = if name == "idle1" {
             Duration::from_secs(1)
         } else {
             Duration::from_secs(5)

@@ -3,6 +3,11 @@
 //! is the client.
 //!
 //! Plain blocking std TCP on 127.0.0.1, one thread per connection, HTTP/1.1 keep-alive.
+//! Requests are read, and connections accepted, by the loopback plumbing `a2a demo` and the
+//! fault server use (`core/src/bin/a2a/loopback_http.rs`, included): the core's
+//! `http1::RequestReader` (an ambiguous or malformed request is answered with its status and
+//! `connection: close`), a 10 s deadline for a request head, 120 s idle keep-alive, and at
+//! most `--max-connections` (default 1024) connections at once, the next ones answered 503.
 //! Every JSON-RPC request is read with the core's server side (`server::parse_jsonrpc`: the
 //! envelope, the version from the method name and `A2A-Version`, the typed params) and
 //! answered with its builders (`result_response`, `event_frame`, `STREAM_HEADERS`,
@@ -28,7 +33,8 @@
 //! `{"sends","sends_v1","send_cpu_ns","streams","events","stream_cpu_ns","process_cpu_ns"}`.
 //!
 //! Prints `READY http://127.0.0.1:<port>` once it accepts connections; exits when its
-//! standard input closes (so a killed harness never leaves it behind). `--port N` (0: any).
+//! standard input closes (so a killed harness never leaves it behind). `--port N` (0: any),
+//! `--max-connections N`.
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
@@ -52,9 +58,19 @@ use a2a_core::server::{
 };
 use a2a_core::version::{Binding, ProtocolVersion};
 
-/// Largest request head and body accepted.
-const MAX_HEAD: usize = 64 * 1024;
-const MAX_BODY: usize = 4 * 1024 * 1024;
+// The loopback HTTP/1.1 plumbing of `a2a demo` and the fault server, shared rather than
+// copied: the request reader, its deadlines and the accept loop. Not every item is used here.
+#[allow(dead_code)]
+#[path = "../../../../../core/src/bin/a2a/loopback_http.rs"]
+mod loopback_http;
+
+use loopback_http::{ConnLimits, Request};
+
+/// Largest request body accepted.
+const MAX_BODY: u64 = 4 * 1024 * 1024;
+/// Connections served at once by default (the memory figure holds 100 idle streams per
+/// client; `--max-connections` raises it).
+const MAX_CONNECTIONS: usize = 1024;
 /// Stream events are gathered into writes of about this size.
 const WRITE_BATCH: usize = 16 * 1024;
 /// How long a `hold` stream stays open at most.
@@ -83,6 +99,7 @@ struct Server {
 
 fn main() {
     let mut port = 0u16;
+    let mut max_connections = MAX_CONNECTIONS;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -92,8 +109,17 @@ fn main() {
                     .and_then(|p| p.parse().ok())
                     .expect("--port takes a number")
             }
+            "--max-connections" => {
+                max_connections = args
+                    .next()
+                    .and_then(|p| p.parse().ok())
+                    .filter(|&n| n > 0)
+                    .expect("--max-connections takes a number above 0")
+            }
             other => {
-                eprintln!("a2a-bench-server: unknown argument {other:?} (usage: [--port N])");
+                eprintln!(
+                    "a2a-bench-server: unknown argument {other:?} (usage: [--port N] [--max-connections N])"
+                );
                 std::process::exit(2);
             }
         }
@@ -128,81 +154,16 @@ fn main() {
         }
         std::process::exit(0);
     });
-    for conn in listener.incoming() {
-        let Ok(conn) = conn else { continue };
-        let server = Arc::clone(&server);
-        std::thread::spawn(move || {
-            let _ = conn.set_nodelay(true);
+    loopback_http::accept::serve_forever(
+        listener,
+        loopback_http::accept::AcceptOptions {
+            max_connections,
+            ..loopback_http::accept::AcceptOptions::named("a2a-bench-server")
+        },
+        move |conn| {
             let _ = serve_connection(&server, conn);
-        });
-    }
-}
-
-/// One parsed request head plus body.
-struct Request {
-    method: String,
-    path: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-    close: bool,
-}
-
-/// Reads the next request; `Ok(None)` when the client closed the connection.
-fn read_request(conn: &mut TcpStream, buf: &mut Vec<u8>) -> io::Result<Option<Request>> {
-    let mut chunk = [0u8; 16 * 1024];
-    loop {
-        if !buf.is_empty() {
-            let mut headers = [httparse::EMPTY_HEADER; 64];
-            let mut req = httparse::Request::new(&mut headers);
-            match req.parse(buf) {
-                Ok(httparse::Status::Complete(head_len)) => {
-                    let mut len = 0usize;
-                    let mut close = req.version == Some(0);
-                    let mut owned = Vec::with_capacity(req.headers.len());
-                    for h in req.headers.iter() {
-                        let value = String::from_utf8_lossy(h.value).into_owned();
-                        if h.name.eq_ignore_ascii_case("content-length") {
-                            len = value.trim().parse().map_err(|_| bad("content-length"))?;
-                        } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
-                            return Err(bad("chunked request bodies are not served"));
-                        } else if h.name.eq_ignore_ascii_case("connection") {
-                            close = value.eq_ignore_ascii_case("close");
-                        }
-                        owned.push((h.name.to_owned(), value));
-                    }
-                    if len > MAX_BODY {
-                        return Err(bad("body too large"));
-                    }
-                    let method = req.method.unwrap_or("GET").to_owned();
-                    let path = req.path.unwrap_or("/").to_owned();
-                    while buf.len() < head_len + len {
-                        let n = conn.read(&mut chunk)?;
-                        if n == 0 {
-                            return Ok(None);
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                    }
-                    let body = buf[head_len..head_len + len].to_vec();
-                    buf.drain(..head_len + len);
-                    return Ok(Some(Request {
-                        method,
-                        path,
-                        headers: owned,
-                        body,
-                        close,
-                    }));
-                }
-                Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => {}
-                Ok(httparse::Status::Partial) => return Err(bad("head too large")),
-                Err(e) => return Err(bad(&e.to_string())),
-            }
-        }
-        let n = conn.read(&mut chunk)?;
-        if n == 0 {
-            return Ok(None);
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
+        },
+    );
 }
 
 fn bad(what: &str) -> io::Error {
@@ -216,17 +177,35 @@ enum Work {
     Other,
 }
 
+/// How long a connection may idle between requests, and the request limits.
+fn conn_limits() -> ConnLimits {
+    let mut limits = ConnLimits {
+        // A harness may pause between its phases on a pooled connection.
+        idle: Duration::from_secs(120),
+        ..ConnLimits::default()
+    };
+    limits.request.max_body_bytes = MAX_BODY;
+    limits
+}
+
 fn serve_connection(server: &Server, mut conn: TcpStream) -> io::Result<()> {
+    let limits = conn_limits();
+    loopback_http::prepare(&conn, &limits);
     let mut buf = Vec::with_capacity(16 * 1024);
     let mut out = Vec::with_capacity(WRITE_BATCH + 4096);
+    // Loopback: answer only for this address (and JSON bodies), as a real agent must; every
+    // client of the harness passes the check. Built once per connection, outside the
+    // measured per-request CPU.
+    let policy = HostPolicy::new(conn.local_addr()?).map_err(io::Error::other)?;
     loop {
         // The thread's CPU clock around the whole iteration: reading (a blocked read costs
         // no CPU), parsing, answering, writing.
         let cpu0 = thread_cpu_ns();
-        let Some(req) = read_request(&mut conn, &mut buf)? else {
+        // A refused request is answered (with `connection: close`) by the reader.
+        let Some(req) = loopback_http::read_request(&mut conn, &mut buf, &limits) else {
             return Ok(());
         };
-        let work = handle(server, &mut conn, &req, &mut out)?;
+        let work = handle(server, &mut conn, &req, &policy, &mut out)?;
         let cpu = thread_cpu_ns().saturating_sub(cpu0);
         let s = &server.stats;
         match work {
@@ -244,7 +223,7 @@ fn serve_connection(server: &Server, mut conn: TcpStream) -> io::Result<()> {
             }
             Work::Other => {}
         }
-        if req.close {
+        if !req.keep_alive {
             return Ok(());
         }
     }
@@ -262,6 +241,8 @@ fn write_plain(
         200 => "OK",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        415 => "Unsupported Media Type",
+        421 => "Misdirected Request",
         _ => "Status",
     };
     write!(out, "HTTP/1.1 {status} {reason}\r\n")?;
@@ -281,6 +262,7 @@ fn handle(
     server: &Server,
     conn: &mut TcpStream,
     req: &Request,
+    policy: &HostPolicy,
     out: &mut Vec<u8>,
 ) -> io::Result<Work> {
     let path = req.path.split('?').next().unwrap_or("");
@@ -312,11 +294,8 @@ fn handle(
                 .iter()
                 .map(|(n, v)| (n.as_str(), v.as_str()))
                 .collect();
-            // Loopback: answer only for this address (and JSON bodies), as a real agent must;
-            // every client of the harness passes the check.
-            let policy = HostPolicy::new(conn.local_addr()?).map_err(io::Error::other)?;
             let opts = ServerOptions {
-                host: Some(&policy),
+                host: Some(policy),
                 ..ServerOptions::default()
             };
             match server::parse_jsonrpc(&headers, &req.body, &opts) {

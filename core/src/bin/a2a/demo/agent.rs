@@ -75,14 +75,17 @@ impl Agent {
         let state = Arc::new(Shared::default());
         let shared = Arc::clone(&state);
         let card = card(&base);
-        std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                let Ok(stream) = conn else { continue };
-                let shared = Arc::clone(&shared);
-                let card = card.clone();
-                std::thread::spawn(move || serve(&shared, &card, stream));
-            }
-        });
+        // The accept loop survives a failed thread spawn and caps the connections it serves
+        // (see `loopback_http::accept`).
+        std::thread::Builder::new()
+            .name("demo-accept".to_owned())
+            .spawn(move || {
+                http::accept::serve_forever(
+                    listener,
+                    http::accept::AcceptOptions::named("a2a demo"),
+                    move |stream| serve(&shared, &card, stream),
+                );
+            })?;
         Ok(Agent { base, state })
     }
 
@@ -136,11 +139,12 @@ fn card(base: &str) -> String {
 }
 
 fn serve(shared: &Shared, card: &str, mut stream: TcpStream) {
-    let _ = stream.set_nodelay(true);
+    let limits = http::ConnLimits::default();
+    http::prepare(&stream, &limits);
     let mut buf = Vec::new();
     loop {
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-        let Ok(Some(req)) = http::read_request(&mut stream, &mut buf) else {
+        // Refused requests are answered (with `connection: close`) inside `read_request`.
+        let Some(req) = http::read_request(&mut stream, &mut buf, &limits) else {
             return;
         };
         let _ = stream.set_read_timeout(None);
@@ -159,7 +163,7 @@ fn serve(shared: &Shared, card: &str, mut stream: TcpStream) {
         } else {
             http::respond(&mut stream, 404, "text/plain", &[], b"not found\n", true).is_ok()
         };
-        if !keep {
+        if !keep || !req.keep_alive {
             let _ = stream.shutdown(std::net::Shutdown::Both);
             return;
         }

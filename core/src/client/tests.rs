@@ -1,0 +1,535 @@
+//! The unary machine driven by hand: request shape, retries, deadlines, limits, hooks,
+//! breaker, cancel.
+
+use std::borrow::Cow;
+
+use super::*;
+use crate::envelope::{HttpMethod, RpcId};
+use crate::model::params::{GetTaskParams, ListTasksParams, SendMessageParams, TaskIdParams};
+use crate::model::{Message, Part, Role};
+use crate::outcome::{CancelOrigin, Channel, ErrorName, RequestSent, RetryAdvice, TaskState};
+use crate::resilience::BreakerConfig;
+
+const URL: &str = "https://agent.example/a2a";
+
+fn state(config: ClientConfig) -> ClientState {
+    let target = Target::new(URL, ProtocolVersion::V0_3, Binding::JsonRpc);
+    ClientState::new(target, config, 42).expect("valid config")
+}
+
+fn send(text: &str) -> Call<'static> {
+    let m = Message::new(
+        Cow::Borrowed("msg-1"),
+        Role::User,
+        vec![Part::text(text.to_owned())],
+    );
+    Call::SendMessage(SendMessageParams::new(m))
+}
+
+/// The JSON-RPC id the request carries.
+fn rpc_id(t: &Transmit) -> serde_json::Value {
+    let v: serde_json::Value = serde_json::from_slice(&t.request.body).expect("JSON body");
+    v["id"].clone()
+}
+
+fn task_body(id: &serde_json::Value, state: &str) -> Vec<u8> {
+    serde_json::json!({"jsonrpc":"2.0","id":id,"result":{"kind":"task","id":"t-1",
+        "contextId":"c-1","status":{"state":state}}})
+    .to_string()
+    .into_bytes()
+}
+
+fn json_head() -> Vec<(String, String)> {
+    vec![("Content-Type".to_owned(), "application/json".to_owned())]
+}
+
+/// Head, the body in one chunk, end.
+fn respond(
+    m: &mut UnaryCall,
+    st: &mut ClientState,
+    t: &Transmit,
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: &[u8],
+    now: Millis,
+) {
+    m.handle_head(st, t.id, status, headers, now).unwrap();
+    m.handle_body(st, t.id, body, now).unwrap();
+    m.handle_end(st, t.id, now).unwrap();
+}
+
+fn events(m: &mut UnaryCall) -> Vec<Event> {
+    std::iter::from_fn(|| m.poll_event()).collect()
+}
+
+fn finished(m: &mut UnaryCall) -> CallResult {
+    match events(m).pop() {
+        Some(Event::Finished(r)) => *r,
+        other => panic!("expected Finished last, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_send_hands_out_one_request_and_finishes_with_the_answer() {
+    let mut st = state(ClientConfig::default());
+    let opts = CallOptions {
+        rpc_id: Some(RpcId::Number(7)),
+        ..CallOptions::default()
+    };
+    let mut m = UnaryCall::new(&mut st, send("hi"), opts, Millis(1_000));
+    let t = m.poll_transmit(&mut st, Millis(1_000)).expect("a request");
+    assert!(
+        m.poll_transmit(&mut st, Millis(1_000)).is_none(),
+        "one at a time"
+    );
+    assert_eq!(t.request.method, HttpMethod::Post);
+    assert_eq!(t.request.url, URL);
+    assert_eq!(rpc_id(&t), serde_json::json!(7));
+    assert!(t.request.header("traceparent").is_some());
+    assert_eq!(t.deadline, Millis(46_000));
+    assert_eq!(t.connect_by, Millis(4_000));
+    assert_eq!(m.poll_timeout(), Some(Millis(46_000)));
+    respond(
+        &mut m,
+        &mut st,
+        &t,
+        200,
+        json_head(),
+        &task_body(&rpc_id(&t), "completed"),
+        Millis(1_250),
+    );
+    assert!(m.is_finished());
+    assert_eq!(m.poll_timeout(), None);
+    let r = finished(&mut m);
+    assert_eq!(r.outcome.channel, Channel::Task);
+    assert_eq!(r.outcome.state, Some(TaskState::Completed));
+    assert!(r.answer.is_some(), "a task answer");
+    assert_eq!(r.correlation.attempts, 1);
+    assert_eq!(r.correlation.elapsed, Millis(250));
+    assert_eq!(r.correlation.task_id.as_deref(), Some("t-1"));
+    assert_eq!(r.correlation.message_id.as_deref(), Some("msg-1"));
+    assert_eq!(r.correlation.jsonrpc_id.as_deref(), Some("7"));
+    assert_eq!(r.response.expect("kept").status, 200);
+    assert_eq!(
+        st.tally()
+            .count("agent.example", "SendMessage", Channel::Task, "completed"),
+        1
+    );
+}
+
+#[test]
+fn a_503_with_retry_after_then_a_200_is_two_requests_after_the_delay() {
+    let mut st = state(ClientConfig {
+        send_retries: 2,
+        ..ClientConfig::default()
+    });
+    let opts = CallOptions {
+        idempotency_key: Some("key-1".to_owned()),
+        ..CallOptions::default()
+    };
+    let mut m = UnaryCall::new(&mut st, send("hi"), opts, Millis(0));
+    let first = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    let mut head = json_head();
+    head.push(("Retry-After".to_owned(), "2".to_owned()));
+    respond(
+        &mut m,
+        &mut st,
+        &first,
+        503,
+        head,
+        b"{\"error\":\"busy\"}",
+        Millis(100),
+    );
+    let evs = events(&mut m);
+    let [
+        Event::Retrying {
+            attempt,
+            delay,
+            outcome,
+        },
+    ] = evs.as_slice()
+    else {
+        panic!("one Retrying event, got {evs:?}")
+    };
+    assert_eq!(*attempt, 2);
+    assert!(*delay >= Millis(2_000), "Retry-After is a floor: {delay:?}");
+    assert_eq!(outcome.http_status, Some(503));
+    let due = Millis(100).saturating_add(*delay);
+    assert_eq!(m.poll_timeout(), Some(due));
+    assert!(
+        m.poll_transmit(&mut st, Millis(due.0 - 1)).is_none(),
+        "not before the delay"
+    );
+    m.handle_timeout(&mut st, due);
+    let second = m.poll_transmit(&mut st, due).expect("the retry");
+    assert_ne!(second.id, first.id);
+    assert_eq!(second.id.attempt(), 2);
+    assert_ne!(rpc_id(&second), rpc_id(&first), "a new JSON-RPC id");
+    assert_eq!(second.request.header("Idempotency-Key"), Some("key-1"));
+    assert_eq!(
+        second.request.header("traceparent"),
+        first.request.header("traceparent")
+    );
+    let msg = |t: &Transmit| {
+        let v: serde_json::Value = serde_json::from_slice(&t.request.body).unwrap();
+        v["params"]["message"]["messageId"].clone()
+    };
+    assert_eq!(msg(&second), msg(&first), "the same messageId");
+    respond(
+        &mut m,
+        &mut st,
+        &second,
+        200,
+        json_head(),
+        &task_body(&rpc_id(&second), "completed"),
+        due,
+    );
+    let r = finished(&mut m);
+    assert!(r.outcome.is_success(), "{:?}", r.outcome);
+    assert_eq!(r.correlation.attempts, 2);
+}
+
+#[test]
+fn a_timeout_after_writing_without_a_key_is_not_resent() {
+    let mut st = state(ClientConfig {
+        send_retries: 3,
+        ..ClientConfig::default()
+    });
+    let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    m.handle_timeout(&mut st, Millis(44_999));
+    assert!(events(&mut m).is_empty(), "early: nothing happens");
+    m.handle_timeout(&mut st, t.deadline);
+    assert!(m.poll_transmit(&mut st, t.deadline).is_none(), "no resend");
+    let evs = events(&mut m);
+    assert!(matches!(evs.first(), Some(Event::Abort(id)) if *id == t.id));
+    let Some(Event::Finished(r)) = evs.last() else {
+        panic!("{evs:?}")
+    };
+    assert_eq!(r.outcome.error, Some(ErrorName::Timeout));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::Unknown));
+    assert_eq!(r.outcome.retry, RetryAdvice::UnknownOutcome);
+    assert_eq!(r.correlation.attempts, 1);
+    // A late chunk of the abandoned request changes nothing.
+    assert_eq!(
+        m.handle_body(&mut st, t.id, b"x", Millis(50_000)),
+        Err(InputError::Finished)
+    );
+}
+
+#[test]
+fn a_reset_after_writing_with_a_key_is_resent() {
+    let mut st = state(ClientConfig {
+        send_retries: 1,
+        ..ClientConfig::default()
+    });
+    let opts = CallOptions {
+        idempotency_key: Some("k".to_owned()),
+        ..CallOptions::default()
+    };
+    let mut m = UnaryCall::new(&mut st, send("hi"), opts, Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    m.handle_failure(
+        &mut st,
+        t.id,
+        TransportFailure::new(ErrorName::Reset, true, "connection reset"),
+        Millis(10),
+    )
+    .unwrap();
+    assert!(matches!(
+        events(&mut m).as_slice(),
+        [Event::Retrying { attempt: 2, .. }]
+    ));
+    let due = m.poll_timeout().expect("retry scheduled");
+    assert!(
+        m.poll_transmit(&mut st, due).is_some(),
+        "resent with the key"
+    );
+}
+
+#[test]
+fn the_callers_budget_wins_when_shorter_than_the_call_timeout() {
+    let mut st = state(ClientConfig::default());
+    let opts = CallOptions {
+        budget: Some(Millis(1_000)),
+        ..CallOptions::default()
+    };
+    let mut m = UnaryCall::new(&mut st, send("hi"), opts, Millis(500));
+    assert_eq!(m.deadline(), Millis(1_500));
+    let t = m.poll_transmit(&mut st, Millis(500)).unwrap();
+    assert_eq!(t.deadline, Millis(1_500));
+    assert_eq!(
+        t.connect_by,
+        Millis(1_500),
+        "connect within the call deadline"
+    );
+    m.handle_timeout(&mut st, Millis(1_500));
+    let r = finished(&mut m);
+    assert_eq!(
+        r.outcome.message.as_deref(),
+        Some("call timeout after 1000 ms")
+    );
+}
+
+#[test]
+fn the_total_deadline_cuts_the_call_and_says_so() {
+    let mut st = state(ClientConfig {
+        max_time: Some(Millis(800)),
+        ..ClientConfig::default()
+    });
+    let opts = CallOptions {
+        deadline: Some(Millis(600)),
+        ..CallOptions::default()
+    };
+    let mut m = UnaryCall::new(&mut st, send("hi"), opts, Millis(0));
+    assert_eq!(m.deadline(), Millis(600), "the earlier total deadline");
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    m.handle_head(&mut st, t.id, 200, json_head(), Millis(10))
+        .unwrap();
+    let r = {
+        m.handle_timeout(&mut st, Millis(600));
+        finished(&mut m)
+    };
+    assert_eq!(r.outcome.error, Some(ErrorName::Timeout));
+    assert!(
+        r.outcome
+            .message
+            .as_deref()
+            .is_some_and(|s| s.starts_with("total deadline expired")),
+        "{:?}",
+        r.outcome.message
+    );
+}
+
+#[test]
+fn a_body_that_never_ends_times_out_at_the_deadline_handed_out() {
+    let mut st = state(ClientConfig::default());
+    let opts = CallOptions {
+        budget: Some(Millis(2_000)),
+        ..CallOptions::default()
+    };
+    let mut m = UnaryCall::new(&mut st, send("hi"), opts, Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    m.handle_head(&mut st, t.id, 200, json_head(), Millis(5))
+        .unwrap();
+    let mut now = Millis(5);
+    while now < Millis(1_990) {
+        m.handle_body(&mut st, t.id, b" ", now).unwrap();
+        m.handle_timeout(&mut st, now);
+        assert!(!m.is_finished(), "still reading at {now:?}");
+        now = now.saturating_add(Millis(100));
+    }
+    assert_eq!(m.poll_timeout(), Some(t.deadline));
+    // A chunk at the deadline is too late: the attempt times out.
+    m.handle_body(&mut st, t.id, b" ", t.deadline).unwrap();
+    let evs = events(&mut m);
+    assert!(matches!(evs.first(), Some(Event::Abort(_))), "{evs:?}");
+    let Some(Event::Finished(r)) = evs.last() else {
+        panic!("{evs:?}")
+    };
+    assert_eq!(r.outcome.error, Some(ErrorName::Timeout));
+    assert_eq!(r.correlation.elapsed, Millis(2_000));
+}
+
+#[test]
+fn a_body_over_the_limit_is_refused_and_aborted() {
+    let mut st = state(ClientConfig {
+        max_response_bytes: 10,
+        ..ClientConfig::default()
+    });
+    let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    m.handle_head(&mut st, t.id, 200, json_head(), Millis(1))
+        .unwrap();
+    m.handle_body(&mut st, t.id, b"0123456789", Millis(1))
+        .unwrap();
+    m.handle_body(&mut st, t.id, b"!", Millis(1)).unwrap();
+    let evs = events(&mut m);
+    assert!(matches!(evs.first(), Some(Event::Abort(id)) if *id == t.id));
+    let Some(Event::Finished(r)) = evs.last() else {
+        panic!("{evs:?}")
+    };
+    assert_eq!(r.outcome.error, Some(ErrorName::ResponseTooLarge));
+    assert_eq!(r.outcome.retry, RetryAdvice::Never);
+}
+
+#[test]
+fn inputs_out_of_order_are_typed_errors_that_change_nothing() {
+    let mut st = state(ClientConfig::default());
+    let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    assert_eq!(
+        m.handle_body(&mut st, t.id, b"{}", Millis(1)),
+        Err(InputError::NoHead)
+    );
+    assert_eq!(
+        m.handle_end(&mut st, t.id, Millis(1)),
+        Err(InputError::NoHead)
+    );
+    let other = RequestId(9);
+    assert_eq!(
+        m.handle_head(&mut st, other, 200, vec![], Millis(1)),
+        Err(InputError::Stale)
+    );
+    m.handle_head(&mut st, t.id, 200, json_head(), Millis(1))
+        .unwrap();
+    assert_eq!(
+        m.handle_head(&mut st, t.id, 200, json_head(), Millis(1)),
+        Err(InputError::HeadTwice)
+    );
+    assert!(events(&mut m).is_empty());
+}
+
+#[test]
+fn header_hooks_add_headers_and_a_reserved_one_is_refused_before_sending() {
+    let mut st = state(ClientConfig::default());
+    st.add_header_hook(
+        |ctx: &RequestContext<'_>, add: &mut Vec<(String, String)>| {
+            assert_eq!(ctx.target.url, URL);
+            add.push(("Authorization".to_owned(), "Bearer t".to_owned()));
+        },
+    );
+    let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    assert_eq!(t.request.header("authorization"), Some("Bearer t"));
+
+    st.add_header_hook(|_: &RequestContext<'_>, add: &mut Vec<(String, String)>| {
+        add.push(("Content-Type".to_owned(), "text/plain".to_owned()));
+    });
+    let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    assert!(m.poll_transmit(&mut st, Millis(0)).is_none(), "not sent");
+    let r = finished(&mut m);
+    assert_eq!(r.outcome.error, Some(ErrorName::InvalidRequest));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::No));
+    assert!(
+        r.outcome
+            .message
+            .as_deref()
+            .is_some_and(|s| s.contains("Content-Type")),
+        "{:?}",
+        r.outcome.message
+    );
+}
+
+#[test]
+fn an_open_breaker_refuses_without_a_request() {
+    let mut st = state(ClientConfig {
+        breaker: Some(BreakerConfig {
+            failure_threshold: 1,
+            ..BreakerConfig::default()
+        }),
+        ..ClientConfig::default()
+    });
+    let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    m.handle_failure(
+        &mut st,
+        t.id,
+        TransportFailure::new(ErrorName::ConnectFailed, false, "refused"),
+        Millis(1),
+    )
+    .unwrap();
+    assert_eq!(
+        finished(&mut m).outcome.error,
+        Some(ErrorName::ConnectFailed)
+    );
+    assert_eq!(
+        st.breaker_state(Millis(2)),
+        Some(crate::resilience::BreakerState::Open)
+    );
+    let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(2));
+    assert!(m.poll_transmit(&mut st, Millis(2)).is_none());
+    assert_eq!(finished(&mut m).outcome.error, Some(ErrorName::CircuitOpen));
+}
+
+#[test]
+fn a_cancel_this_client_sent_is_requested_and_the_caller_can_abandon_a_call() {
+    let mut st = state(ClientConfig::default());
+    let call = Call::CancelTask(TaskIdParams::new("t-1"));
+    let mut m = UnaryCall::new(&mut st, call, CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    respond(
+        &mut m,
+        &mut st,
+        &t,
+        200,
+        json_head(),
+        &task_body(&rpc_id(&t), "canceled"),
+        Millis(1),
+    );
+    let r = finished(&mut m);
+    assert_eq!(r.outcome.cancel_origin, Some(CancelOrigin::Requested));
+
+    // A get of another canceled task: remote.
+    let call = Call::GetTask(GetTaskParams {
+        id: Cow::Borrowed("t-2"),
+        history_length: None,
+        metadata: None,
+    });
+    let mut m = UnaryCall::new(&mut st, call, CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    let body = serde_json::json!({"jsonrpc":"2.0","id":rpc_id(&t),"result":{"kind":"task",
+        "id":"t-2","contextId":"c","status":{"state":"canceled"}}})
+    .to_string();
+    respond(
+        &mut m,
+        &mut st,
+        &t,
+        200,
+        json_head(),
+        body.as_bytes(),
+        Millis(1),
+    );
+    assert_eq!(
+        finished(&mut m).outcome.cancel_origin,
+        Some(CancelOrigin::Remote)
+    );
+
+    let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    m.cancel(&mut st, Millis(3));
+    let evs = events(&mut m);
+    assert!(matches!(evs.first(), Some(Event::Abort(id)) if *id == t.id));
+    let Some(Event::Finished(r)) = evs.last() else {
+        panic!("{evs:?}")
+    };
+    assert_eq!(r.outcome.error, Some(ErrorName::Reset));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::Unknown));
+    m.cancel(&mut st, Millis(4));
+    assert!(
+        events(&mut m).is_empty(),
+        "cancel after the end does nothing"
+    );
+}
+
+#[test]
+fn list_tasks_goes_through_the_generic_call_on_http_json() {
+    let target = Target::new(
+        "https://agent.example/api",
+        ProtocolVersion::V1_0,
+        Binding::HttpJson,
+    );
+    let mut st = ClientState::new(target, ClientConfig::default(), 1).unwrap();
+    let call = Call::ListTasks(ListTasksParams::default());
+    let mut m = UnaryCall::new(&mut st, call, CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    assert_eq!(t.request.method, HttpMethod::Get);
+    assert!(
+        t.request.url.starts_with("https://agent.example/api/tasks"),
+        "{}",
+        t.request.url
+    );
+    respond(
+        &mut m,
+        &mut st,
+        &t,
+        200,
+        vec![("content-type".to_owned(), "application/json".to_owned())],
+        br#"{"tasks":[],"nextPageToken":"","pageSize":0,"totalSize":0}"#,
+        Millis(1),
+    );
+    let r = finished(&mut m);
+    assert!(r.outcome.is_success(), "{:?}", r.outcome);
+    assert!(r.answer.is_none(), "a list is read from the response body");
+    assert!(r.response.is_some());
+}

@@ -104,8 +104,8 @@ pub enum Event {
         attempt: u32,
         /// How long after the failed attempt's end.
         delay: Millis,
-        /// Why the last attempt failed.
-        outcome: Outcome,
+        /// Why the last attempt failed (boxed: events stay small).
+        outcome: Box<Outcome>,
     },
     /// The call is over; always the last event.
     Finished(Box<CallResult>),
@@ -593,7 +593,9 @@ impl UnaryCall {
     }
 
     /// Builds attempt `id`'s request: headers admitted by the reserved-header rule, the
-    /// envelope with a JSON-RPC id, the URL joined.
+    /// envelope with a JSON-RPC id, the URL joined. (A failure is the attempt's outcome
+    /// itself, built once on a path that ends the call: boxing it would buy nothing.)
+    #[allow(clippy::result_large_err)]
     fn build(
         &mut self,
         state: &mut ClientState,
@@ -695,7 +697,7 @@ impl UnaryCall {
             self.events.push_back(Event::Retrying {
                 attempt: self.attempt + 1,
                 delay,
-                outcome,
+                outcome: Box::new(outcome),
             });
             self.phase = Phase::Waiting {
                 until: now.saturating_add(delay),

@@ -139,6 +139,7 @@ pub(crate) fn set_header(headers: &mut Vec<(String, String)>, name: String, valu
 /// # Errors
 /// The `transport`/`InvalidRequest` outcome (`request_sent = no`, retry `never`) naming the
 /// refused header.
+#[allow(clippy::result_large_err)] // the refusal is the call's outcome (see `build`)
 pub(crate) fn admit_headers(added: &[(String, String)]) -> Result<(), Outcome> {
     for (name, value) in added {
         if let Err(e) = crate::envelope::check_header(name, value) {

@@ -24,7 +24,7 @@
 //! default: `model` (the typed model and `envelope`), `http1` (needs `model`), `card`,
 //! `server` (needs `model`), `resilience`. Opt-in: `driver` (needs `model`, `card`,
 //! `resilience`, and `server` and `http1` for the `a2a demo` agent) and `client` (needs
-//! `model` and `resilience`): the sans-IO client state machine a host's HTTP stack drives
+//! `model`, `resilience` and `card`): the sans-IO client state machine a host's HTTP stack drives
 //! (issue 22; the driver does not use it yet). `scripts/ci/12-features.sh` checks every
 //! combination.
 //!
@@ -38,7 +38,7 @@
 //! through it).
 //! ```text
 //! driver      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
-//! client      -> answer, classify, envelope, model, outcome, resilience, tally, time, traceparent, version
+//! client      -> answer, card, classify, envelope, model, outcome, resilience, tally, time, traceparent, version
 //! http1       -> envelope, model, sse, time, url, version
 //! server      -> card, envelope, model, outcome, sse, time, traceparent, version
 //! stream      -> classify

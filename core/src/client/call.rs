@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use super::read::{Response, read_response};
 use super::request::{
     HttpRequest, RequestContext, RequestId, Transmit, TransportFailure, admit_headers, invalid,
-    set_header,
+    missing_credential, set_header,
 };
 use super::{Call, ClientState};
 use crate::classify::Asked;
@@ -663,6 +663,11 @@ impl UnaryCall {
             headers: built.headers,
             body: built.body,
         };
+        if let Some(plan) = &target.credentials
+            && let Some(o) = missing_credential(plan, &request, state.config.client_certificate)
+        {
+            return Err(o);
+        }
         Ok((request, wire_method, built.rpc_id.map(|i| i.to_string())))
     }
 

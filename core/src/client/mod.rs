@@ -9,7 +9,7 @@
 //! httpx, net/http, java.net.http or libcurl move the bytes and keep the time; the machine
 //! decides what to send, what the response means, when to give up and when to send again.
 //!
-//! # Two objects
+//! # The objects
 //! - [`ClientState`]: one per remote agent, owned by the host and shared by all its calls:
 //!   the [`Target`] (interface URL, version, binding, agent name), the [`ClientConfig`]
 //!   (timeouts, retries, body limit, breaker), the circuit breaker, the [`Tally`], the task
@@ -18,6 +18,9 @@
 //!   that may start or end an attempt takes `&mut ClientState`, so a host that runs calls
 //!   on several threads keeps it behind one lock (held only for the duration of one
 //!   `handle_*`/`poll_transmit` call) and the C ABI behind one handle.
+//! - [`CardFetch`]: resolves the agent card (fetch, parse, choose and validate the
+//!   interface) into the [`Target`], in the same shape as the call machine; the fetch
+//!   carries no credentials and follows no redirect.
 //! - [`UnaryCall`]: one per non-streaming call (send, get, list tasks, cancel, push-config
 //!   create/get/list/delete, extended card: every [`Call`] the protocol answers with one
 //!   response). A stream gets its own machine in the same shape (phase 2 of issue 22).
@@ -115,6 +118,7 @@
 //! issue 22 asks to make one pass.
 
 mod call;
+mod card;
 mod ids;
 mod read;
 mod request;
@@ -124,8 +128,10 @@ mod tests;
 use std::collections::VecDeque;
 
 pub use call::{CallOptions, CallResult, Correlation, Event, HttpResponse, InputError, UnaryCall};
+pub use card::{CardEvent, CardFetch, CardOptions, ResolveError, ResolvedCard};
 pub use request::{HeaderHook, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure};
 
+use crate::card::CredentialPlan;
 pub use crate::model::params::Call;
 use crate::outcome::Outcome;
 use crate::resilience::{BreakerConfig, BreakerState, CircuitBreaker, ConfigError};
@@ -133,8 +139,8 @@ use crate::tally::Tally;
 use crate::time::Millis;
 use crate::version::{Binding, ProtocolVersion};
 
-/// The interface a client talks to (chosen from the card by the host for now; card
-/// resolution as a machine is phase 2).
+/// The interface a client talks to: given by the host, or resolved from the agent card by
+/// a [`CardFetch`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
     /// The interface URL (requests are sent here and nowhere else).
@@ -147,6 +153,9 @@ pub struct Target {
     pub tenant: Option<String>,
     /// The remote agent's name for correlation records, the breaker and the tally.
     pub agent_name: String,
+    /// The credentials the card asks for; a request carrying none of them is not sent
+    /// (`None`: no card, nothing checked).
+    pub credentials: Option<CredentialPlan>,
 }
 
 impl Target {
@@ -163,6 +172,7 @@ impl Target {
             binding,
             tenant: None,
             agent_name: host.to_owned(),
+            credentials: None,
         }
     }
 }
@@ -182,11 +192,13 @@ pub struct ClientConfig {
     pub max_response_bytes: u64,
     /// The circuit breaker, when wanted (`None`: no breaker).
     pub breaker: Option<BreakerConfig>,
+    /// Whether the host presents a client certificate (satisfies a card's `mutualTLS`).
+    pub client_certificate: bool,
 }
 
 impl Default for ClientConfig {
     /// The driver's defaults: 45 s per call, 3 s to connect, no total limit, no retries,
-    /// 16 MiB bodies, no breaker.
+    /// 16 MiB bodies, no breaker, no client certificate.
     fn default() -> Self {
         ClientConfig {
             call_timeout: Millis(45_000),
@@ -195,6 +207,7 @@ impl Default for ClientConfig {
             send_retries: 0,
             max_response_bytes: 16 * 1024 * 1024,
             breaker: None,
+            client_certificate: false,
         }
     }
 }

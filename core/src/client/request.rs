@@ -2,6 +2,7 @@
 //! transport fails ([`TransportFailure`]), and the header hooks with the one rule every
 //! added header passes.
 
+use crate::card::{Credential, CredentialPlan};
 use crate::envelope::HttpMethod;
 use crate::outcome::{ErrorName, Outcome, RequestSent, RetryAdvice};
 use crate::time::Millis;
@@ -154,4 +155,55 @@ pub(crate) fn invalid(message: String) -> Outcome {
     let mut o = Outcome::transport(ErrorName::InvalidRequest, RequestSent::No, message);
     o.retry = RetryAdvice::Never;
     o
+}
+
+/// When the card asks for credentials and the request carries none of them: the outcome to
+/// hand back instead of sending an unauthenticated call (`transport`/`Unauthenticated`,
+/// `request_sent = no`, advice `reauthenticate`). A `mutualTLS` scheme is satisfied by the
+/// host's client certificate; query and cookie credentials are not visible here and are
+/// trusted to the host. (The driver's rule.)
+pub(crate) fn missing_credential(
+    plan: &CredentialPlan,
+    request: &HttpRequest,
+    has_client_cert: bool,
+) -> Option<Outcome> {
+    if plan.alternatives.is_empty() || !plan.stated {
+        return None;
+    }
+    let satisfied = plan.alternatives.iter().any(|alt| {
+        alt.iter().all(|need| match need.credential.header_name() {
+            Some(h) => request.header(h).is_some(),
+            None if need.credential == Credential::ClientCertificate => has_client_cert,
+            None => true,
+        })
+    });
+    if satisfied {
+        return None;
+    }
+    let wanted: Vec<String> = plan
+        .alternatives
+        .iter()
+        .map(|alt| {
+            alt.iter()
+                .map(|n| {
+                    format!(
+                        "{} ({})",
+                        n.scheme,
+                        n.credential.header_name().unwrap_or("credential")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" + ")
+        })
+        .collect();
+    let mut o = Outcome::transport(
+        ErrorName::Unauthenticated,
+        RequestSent::No,
+        format!(
+            "not sent: the agent card requires credentials ({}) and the request carries none; add a header or a header hook",
+            wanted.join(" or ")
+        ),
+    );
+    o.retry = RetryAdvice::Reauthenticate;
+    Some(o)
 }

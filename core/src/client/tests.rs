@@ -1,5 +1,6 @@
 //! The unary machine driven by hand: request shape, retries, deadlines, limits, hooks,
-//! breaker, cancel.
+//! breaker, cancel; the card machine.
+#![allow(clippy::result_large_err)]
 
 use std::borrow::Cow;
 
@@ -532,4 +533,173 @@ fn list_tasks_goes_through_the_generic_call_on_http_json() {
     assert!(r.outcome.is_success(), "{:?}", r.outcome);
     assert!(r.answer.is_none(), "a list is read from the response body");
     assert!(r.response.is_some());
+}
+
+// ---------------------------------------------------------------------------------------
+// Card resolution.
+
+const CARD_03: &str = r#"{"name":"Echo","url":"https://agent.example/a2a",
+    "preferredTransport":"JSONRPC","protocolVersion":"0.3.0",
+    "securitySchemes":{"tok":{"type":"http","scheme":"bearer"}},"security":[{"tok":[]}]}"#;
+
+fn card_events(m: &mut CardFetch) -> Vec<CardEvent> {
+    std::iter::from_fn(|| m.poll_event()).collect()
+}
+
+fn resolved(m: &mut CardFetch) -> Result<ResolvedCard, ResolveError> {
+    match card_events(m).pop() {
+        Some(CardEvent::Resolved(r)) => *r,
+        other => panic!("expected Resolved last, got {other:?}"),
+    }
+}
+
+fn card_respond(
+    m: &mut CardFetch,
+    t: &Transmit,
+    status: u16,
+    headers: &[(&str, &str)],
+    body: &str,
+) {
+    let h = headers
+        .iter()
+        .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+        .collect();
+    m.handle_head(t.id, status, h, Millis(1)).unwrap();
+    m.handle_body(t.id, body.as_bytes(), Millis(1)).unwrap();
+    m.handle_end(t.id, Millis(1)).unwrap();
+}
+
+#[test]
+fn a_card_resolves_to_the_target_and_its_credentials_gate_the_calls() {
+    let mut m = CardFetch::new("https://agent.example", CardOptions::default());
+    let t = m.poll_transmit(Millis(0)).expect("the card fetch");
+    assert_eq!(t.request.method, HttpMethod::Get);
+    assert_eq!(
+        t.request.url,
+        "https://agent.example/.well-known/agent-card.json"
+    );
+    assert_eq!(
+        t.request.headers,
+        vec![("accept".to_owned(), "application/json".to_owned())],
+        "no credentials, nothing but Accept"
+    );
+    assert_eq!(t.deadline, Millis(30_000));
+    card_respond(
+        &mut m,
+        &t,
+        200,
+        &[("content-type", "application/json")],
+        CARD_03,
+    );
+    let r = resolved(&mut m).expect("resolved");
+    assert_eq!(r.target.url, "https://agent.example/a2a");
+    assert_eq!(r.target.version, ProtocolVersion::V0_3);
+    assert_eq!(r.target.agent_name, "Echo");
+    assert_eq!(r.card_json, CARD_03);
+
+    // The card asks for a bearer token: a call without one is not sent.
+    let mut st = ClientState::new(r.target.clone(), ClientConfig::default(), 5).unwrap();
+    let mut call = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    assert!(call.poll_transmit(&mut st, Millis(0)).is_none());
+    let o = finished(&mut call).outcome;
+    assert_eq!(o.error, Some(ErrorName::Unauthenticated));
+    assert_eq!(o.retry, RetryAdvice::Reauthenticate);
+    // With a hook that adds it, the call goes out.
+    st.add_header_hook(|_: &RequestContext<'_>, add: &mut Vec<(String, String)>| {
+        add.push(("Authorization".to_owned(), "Bearer t".to_owned()));
+    });
+    let mut call = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    assert!(call.poll_transmit(&mut st, Millis(0)).is_some());
+}
+
+#[test]
+fn a_404_falls_back_to_the_legacy_card_url_once() {
+    let mut m = CardFetch::new("https://agent.example", CardOptions::default());
+    let t = m.poll_transmit(Millis(0)).unwrap();
+    card_respond(&mut m, &t, 404, &[], "not here");
+    assert!(card_events(&mut m).is_empty(), "not over yet");
+    let t2 = m.poll_transmit(Millis(2)).expect("the legacy URL");
+    assert_ne!(t2.id, t.id);
+    assert_eq!(
+        t2.request.url,
+        "https://agent.example/.well-known/agent.json"
+    );
+    card_respond(&mut m, &t2, 404, &[], "not here either");
+    match resolved(&mut m) {
+        Err(ResolveError::Status {
+            status: 404, url, ..
+        }) => {
+            assert_eq!(url, "https://agent.example/.well-known/agent.json");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_redirected_card_is_not_followed() {
+    let mut m = CardFetch::new("https://agent.example", CardOptions::default());
+    let t = m.poll_transmit(Millis(0)).unwrap();
+    card_respond(
+        &mut m,
+        &t,
+        302,
+        &[("Location", "https://evil.example/card")],
+        "",
+    );
+    assert!(m.poll_transmit(Millis(2)).is_none(), "never followed");
+    let e = resolved(&mut m).unwrap_err();
+    assert!(
+        matches!(&e, ResolveError::Status { status: 302, location: Some(l), .. } if l == "https://evil.example/card"),
+        "{e:?}"
+    );
+    let o = e.to_outcome();
+    assert_eq!(o.error, Some(ErrorName::CardResolution));
+    assert_eq!(o.retry, RetryAdvice::Never);
+    assert_eq!(o.request_sent, Some(RequestSent::No));
+}
+
+#[test]
+fn a_card_pointing_at_another_host_or_plain_http_is_refused() {
+    let mut m = CardFetch::new("https://agent.example", CardOptions::default());
+    let t = m.poll_transmit(Millis(0)).unwrap();
+    let elsewhere = CARD_03.replace("https://agent.example/a2a", "https://other.example/a2a");
+    card_respond(&mut m, &t, 200, &[], &elsewhere);
+    assert!(matches!(resolved(&mut m), Err(ResolveError::Card { .. })));
+
+    let mut m = CardFetch::new("http://agent.example", CardOptions::default());
+    assert!(m.poll_transmit(Millis(0)).is_none(), "nothing sent");
+    let e = resolved(&mut m).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            ResolveError::Card {
+                error: crate::card::CardError::PlainHttp { .. },
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_card_fetch_that_hangs_times_out_and_is_aborted() {
+    let mut m = CardFetch::new("https://agent.example", CardOptions::default());
+    let t = m.poll_transmit(Millis(0)).unwrap();
+    assert_eq!(m.poll_timeout(), Some(t.deadline));
+    m.handle_timeout(Millis(29_999));
+    assert!(card_events(&mut m).is_empty());
+    m.handle_timeout(t.deadline);
+    let evs = card_events(&mut m);
+    assert!(matches!(evs.first(), Some(CardEvent::Abort(id)) if *id == t.id));
+    let Some(CardEvent::Resolved(r)) = evs.last() else {
+        panic!("{evs:?}")
+    };
+    let Err(ResolveError::Fetch { outcome, .. }) = &**r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(outcome.error, Some(ErrorName::Timeout));
+    assert_eq!(
+        m.handle_end(t.id, Millis(30_001)),
+        Err(InputError::Finished)
+    );
 }

@@ -57,6 +57,55 @@
 //!            │           └─ otherwise ──► Finished(CallResult)
 //! ```
 //!
+//! A host loop, with an in-memory agent standing in for the HTTP stack (it answers every
+//! request with a completed task, echoing the JSON-RPC id):
+//!
+//! ```
+//! use a2a_core::client::{CallOptions, ClientConfig, ClientState, Event, HttpRequest, Target, UnaryCall};
+//! use a2a_core::envelope::text_message;
+//! use a2a_core::outcome::TaskState;
+//! use a2a_core::time::Millis;
+//! use a2a_core::version::{Binding, ProtocolVersion};
+//!
+//! // The host's HTTP stack: status, headers and body for a request.
+//! fn perform(request: &HttpRequest) -> (u16, Vec<(String, String)>, Vec<u8>) {
+//!     let sent: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+//!     let body = serde_json::json!({"jsonrpc": "2.0", "id": sent["id"], "result": {
+//!         "kind": "task", "id": "t-1", "contextId": "c-1", "status": {"state": "completed"}}});
+//!     let headers = vec![("content-type".to_owned(), "application/json".to_owned())];
+//!     (200, headers, body.to_string().into_bytes())
+//! }
+//!
+//! let target = Target::new("https://agent.example/a2a", ProtocolVersion::V0_3, Binding::JsonRpc);
+//! // The seed is the host's random bits (ids, traceparent, jitter).
+//! let mut state = ClientState::new(target, ClientConfig::default(), 0x5eed).unwrap();
+//! let mut now = Millis(0); // the host's monotonic clock
+//! let call = text_message("msg-1", "hello");
+//! let mut m = UnaryCall::new(&mut state, call, CallOptions::default(), now);
+//! let result = loop {
+//!     while let Some(t) = m.poll_transmit(&mut state, now) {
+//!         // Perform t.request, connected by t.connect_by and done by t.deadline.
+//!         let (status, headers, body) = perform(&t.request);
+//!         m.handle_head(&mut state, t.id, status, headers, now).unwrap();
+//!         for chunk in body.chunks(16) {
+//!             m.handle_body(&mut state, t.id, chunk, now).unwrap();
+//!         }
+//!         m.handle_end(&mut state, t.id, now).unwrap();
+//!     }
+//!     match m.poll_event() {
+//!         Some(Event::Finished(result)) => break result,
+//!         Some(_) => {} // Abort: drop that request; Retrying: log it
+//!         None => {
+//!             // Sleep until the next deadline (or the next input), then tell the machine.
+//!             now = m.poll_timeout().expect("an unfinished call waits for something");
+//!             m.handle_timeout(&mut state, now);
+//!         }
+//!     }
+//! };
+//! assert_eq!(result.outcome.state, Some(TaskState::Completed));
+//! assert_eq!(result.correlation.message_id.as_deref(), Some("msg-1"));
+//! ```
+//!
 //! # Who owns which bytes
 //! - A [`Transmit`] is an owned value (method, absolute URL, headers, body): the host may
 //!   keep it as long as it likes and hand the body to its stack without copying.

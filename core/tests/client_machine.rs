@@ -402,3 +402,158 @@ fn many_rows_are_checked_against_their_expected_outcome() {
         "only {matched} rows matched the machine's request"
     );
 }
+
+/// One step a host may take, in any order (the machine must refuse what does not fit).
+#[derive(Debug, Clone)]
+enum Op {
+    Transmit,
+    /// A head with one of: 200 task, 503 with Retry-After, 502, 429 without Retry-After.
+    Head(u8),
+    Body(u8),
+    End,
+    Fail {
+        written: bool,
+    },
+    /// Time passes (ms), then `handle_timeout`.
+    Tick(u16),
+    Cancel,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => Just(Op::Transmit),
+        3 => (0u8..4).prop_map(Op::Head),
+        3 => any::<u8>().prop_map(Op::Body),
+        3 => Just(Op::End),
+        1 => any::<bool>().prop_map(|written| Op::Fail { written }),
+        3 => any::<u16>().prop_map(Op::Tick),
+        1 => Just(Op::Cancel),
+    ]
+}
+
+fn head(kind: u8) -> (u16, Vec<(String, String)>) {
+    let json = ("content-type".to_owned(), "application/json".to_owned());
+    match kind {
+        0 => (200, vec![json]),
+        1 => (503, vec![json, ("retry-after".to_owned(), "1".to_owned())]),
+        2 => (502, vec![]),
+        _ => (429, vec![json]),
+    }
+}
+
+/// The body that goes with the last head: a completed task echoing the request's id.
+fn body_for(status: u16, id: &str) -> Vec<u8> {
+    if status == 200 {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"{id}","result":{{"kind":"task","id":"t-1","contextId":"c-1","status":{{"state":"completed"}}}}}}"#
+        )
+        .into_bytes()
+    } else {
+        b"busy".to_vec()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Any sequence of host steps keeps the contract: no panic; requests within the retry
+    /// allowance, each with its deadlines inside the call's; no resend after an unknown
+    /// outcome without a key; exactly one Finished, last; and a call left alone finishes
+    /// by its deadlines alone.
+    #[test]
+    fn any_host_sequence_keeps_the_contract(
+        ops in prop::collection::vec(op(), 0..40),
+        with_key in any::<bool>(),
+        retries in 0u32..3,
+        budget in 1u64..20_000,
+    ) {
+        let target = Target::new(URL, ProtocolVersion::V1_0, Binding::JsonRpc);
+        let config = ClientConfig { send_retries: retries, ..ClientConfig::default() };
+        let mut st = ClientState::new(target, config, 11).unwrap();
+        let opts = CallOptions {
+            budget: Some(Millis(budget)),
+            idempotency_key: with_key.then(|| "key-1".to_owned()),
+            ..CallOptions::default()
+        };
+        let start = Millis(1_000);
+        let mut m = UnaryCall::new(&mut st, call_for(None), opts, start);
+        prop_assert_eq!(m.deadline(), Millis(1_000 + budget));
+        let mut now = start;
+        let mut sent: Vec<Transmit> = Vec::new();
+        let mut last_status = 200;
+        let mut finished = 0;
+        let check_events = |m: &mut UnaryCall, finished: &mut u32| -> Result<(), TestCaseError> {
+            while let Some(e) = m.poll_event() {
+                prop_assert_eq!(*finished, 0, "an event after Finished");
+                match e {
+                    Event::Finished(_) => *finished += 1,
+                    Event::Retrying { outcome, .. } => {
+                        prop_assert!(
+                            with_key || outcome.retry != a2a_core::outcome::RetryAdvice::UnknownOutcome,
+                            "resend after an unknown outcome without a key: {:?}", outcome
+                        );
+                    }
+                    Event::Abort(_) => {}
+                }
+            }
+            Ok(())
+        };
+        for op in ops {
+            let current = sent.last().map(|t| t.id);
+            match op {
+                Op::Transmit => {
+                    if let Some(t) = m.poll_transmit(&mut st, now) {
+                        prop_assert!(t.deadline == m.deadline() && t.connect_by <= t.deadline);
+                        prop_assert!(sent.last().is_none_or(|p| p.id < t.id));
+                        sent.push(t);
+                    }
+                }
+                Op::Head(k) => if let Some(id) = current {
+                    let (status, headers) = head(k);
+                    last_status = status;
+                    let _ = m.handle_head(&mut st, id, status, headers, now);
+                },
+                Op::Body(n) => if let Some(t) = sent.last() {
+                    let (_, id) = asked_of(t, &Target::new(URL, ProtocolVersion::V1_0, Binding::JsonRpc));
+                    let body = body_for(last_status, id.as_deref().unwrap_or(""));
+                    let cut = usize::from(n).min(body.len());
+                    let _ = m.handle_body(&mut st, t.id, &body[..cut], now);
+                    let _ = m.handle_body(&mut st, t.id, &body[cut..], now);
+                },
+                Op::End => if let Some(id) = current {
+                    let _ = m.handle_end(&mut st, id, now);
+                },
+                Op::Fail { written } => if let Some(id) = current {
+                    let f = TransportFailure::new(ErrorName::Reset, written, "reset");
+                    let _ = m.handle_failure(&mut st, id, f, now);
+                },
+                Op::Tick(ms) => {
+                    now = now.saturating_add(Millis(u64::from(ms)));
+                    m.handle_timeout(&mut st, now);
+                }
+                Op::Cancel => m.cancel(&mut st, now),
+            }
+            check_events(&mut m, &mut finished)?;
+            prop_assert!(sent.len() as u32 <= retries + 1, "{} requests", sent.len());
+        }
+        // Left alone, the call ends by its own deadlines.
+        for _ in 0..(retries + 3) * 2 {
+            if m.is_finished() {
+                break;
+            }
+            let _ = m.poll_transmit(&mut st, now).map(|t| sent.push(t));
+            if let Some(at) = m.poll_timeout() {
+                now = now.max(at);
+            }
+            m.handle_timeout(&mut st, now);
+            let _ = m.poll_transmit(&mut st, now).map(|t| sent.push(t));
+            check_events(&mut m, &mut finished)?;
+        }
+        check_events(&mut m, &mut finished)?;
+        prop_assert!(m.is_finished(), "the call did not end");
+        prop_assert_eq!(finished, 1);
+        prop_assert!(sent.len() as u32 <= retries + 1);
+        prop_assert!(m.poll_transmit(&mut st, now).is_none());
+        prop_assert_eq!(m.poll_timeout(), None);
+    }
+}

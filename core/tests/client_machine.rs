@@ -403,6 +403,17 @@ fn many_rows_are_checked_against_their_expected_outcome() {
     );
 }
 
+/// A transport outcome's advice matches what may have arrived: `unknown` is never
+/// `backoff`, `no` is never `unknown_outcome`.
+fn advice_fits(o: &Outcome) -> bool {
+    use a2a_core::outcome::{RequestSent, RetryAdvice};
+    match (o.channel, o.request_sent) {
+        (Channel::Transport, Some(RequestSent::Unknown)) => o.retry != RetryAdvice::Backoff,
+        (Channel::Transport, Some(RequestSent::No)) => o.retry != RetryAdvice::UnknownOutcome,
+        _ => true,
+    }
+}
+
 /// One step a host may take, in any order (the machine must refuse what does not fit).
 #[derive(Debug, Clone)]
 enum Op {
@@ -486,8 +497,12 @@ proptest! {
             while let Some(e) = m.poll_event() {
                 prop_assert_eq!(*finished, 0, "an event after Finished");
                 match e {
-                    Event::Finished(_) => *finished += 1,
+                    Event::Finished(r) => {
+                        prop_assert!(advice_fits(&r.outcome), "{:?}", r.outcome);
+                        *finished += 1;
+                    }
                     Event::Retrying { outcome, .. } => {
+                        prop_assert!(advice_fits(&outcome), "{:?}", outcome);
                         prop_assert!(
                             with_key || outcome.retry != a2a_core::outcome::RetryAdvice::UnknownOutcome,
                             "resend after an unknown outcome without a key: {:?}", outcome

@@ -295,14 +295,20 @@ impl UnaryCall {
         self.attempt += 1;
         let id = RequestId(self.attempt);
         if now >= self.call_deadline {
-            let mut o = self.timeout_outcome();
-            if !self.total_decides {
-                o.request_sent = Some(RequestSent::No);
-                o.message = Some(format!(
-                    "call timeout after {} ms before the request was sent",
-                    self.budget.0
-                ));
-            }
+            // Nothing of this attempt went out (earlier ones may have: the total
+            // deadline's outcome says `unknown`).
+            let o = if self.total_decides {
+                max_time_outcome()
+            } else {
+                Outcome::transport(
+                    ErrorName::Timeout,
+                    RequestSent::No,
+                    format!(
+                        "call timeout after {} ms before the request was sent",
+                        self.budget.0
+                    ),
+                )
+            };
             let report = Report {
                 tally: true,
                 breaker: false,
@@ -507,7 +513,11 @@ impl UnaryCall {
         if matches!(&self.phase, Phase::InFlight { head: Some(_), .. })
             && o.request_sent == Some(RequestSent::No)
         {
+            // The advice follows: what may have arrived is not resent without a key.
             o.request_sent = Some(RequestSent::Unknown);
+            if o.retry == RetryAdvice::Backoff {
+                o.retry = RetryAdvice::UnknownOutcome;
+            }
         }
         self.phase = Phase::Ready;
         self.end_attempt(state, o, None, None, now, Report::BOTH);

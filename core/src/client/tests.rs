@@ -703,3 +703,51 @@ fn a_card_fetch_that_hangs_times_out_and_is_aborted() {
         Err(InputError::Finished)
     );
 }
+
+#[test]
+fn a_failure_after_the_head_counts_as_written() {
+    let mut st = state(ClientConfig {
+        send_retries: 2,
+        ..ClientConfig::default()
+    });
+    let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    m.handle_head(&mut st, t.id, 200, json_head(), Millis(1))
+        .unwrap();
+    // The host's stack says "not written", but a head came back: the server has it.
+    let f = TransportFailure::new(ErrorName::ConnectFailed, false, "closed");
+    m.handle_failure(&mut st, t.id, f, Millis(2)).unwrap();
+    let r = finished(&mut m);
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::Unknown));
+    assert!(
+        m.poll_transmit(&mut st, Millis(3)).is_none(),
+        "no resend without a key"
+    );
+}
+
+#[test]
+fn a_request_due_after_the_call_deadline_is_not_sent() {
+    let mut st = state(ClientConfig::default());
+    let opts = CallOptions {
+        budget: Some(Millis(100)),
+        ..CallOptions::default()
+    };
+    let mut m = UnaryCall::new(&mut st, send("hi"), opts, Millis(0));
+    assert!(m.poll_transmit(&mut st, Millis(100)).is_none());
+    let r = finished(&mut m);
+    assert_eq!(r.outcome.error, Some(ErrorName::Timeout));
+    assert_eq!(r.outcome.request_sent, Some(RequestSent::No));
+    assert_eq!(
+        r.outcome.retry,
+        RetryAdvice::Backoff,
+        "advice matches request_sent"
+    );
+}
+
+#[test]
+fn the_machines_can_live_behind_a_lock_or_a_c_handle() {
+    fn send_able<T: Send>() {}
+    send_able::<ClientState>();
+    send_able::<UnaryCall>();
+    send_able::<CardFetch>();
+}

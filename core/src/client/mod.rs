@@ -24,6 +24,7 @@
 //! - [`UnaryCall`]: one per non-streaming call (send, get, list tasks, cancel, push-config
 //!   create/get/list/delete, extended card: every [`Call`] the protocol answers with one
 //!   response). A stream gets its own machine in the same shape (phase 2 of issue 22).
+//!   [`TaskPages`] lists tasks page by page, one `UnaryCall` per page.
 //!
 //! # Method families (quinn-proto's naming)
 //! - **Construction**: [`UnaryCall::new`]`(state, call, options, now)`; `now` is the start
@@ -169,6 +170,7 @@
 mod call;
 mod card;
 mod ids;
+mod pages;
 mod read;
 mod request;
 #[cfg(test)]
@@ -178,6 +180,7 @@ use std::collections::VecDeque;
 
 pub use call::{CallOptions, CallResult, Correlation, Event, HttpResponse, InputError, UnaryCall};
 pub use card::{CardEvent, CardFetch, CardOptions, ResolveError, ResolvedCard};
+pub use pages::{MAX_PAGES, PageError, TaskPages};
 pub use request::{HeaderHook, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure};
 
 use crate::card::CredentialPlan;

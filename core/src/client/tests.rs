@@ -751,3 +751,75 @@ fn the_machines_can_live_behind_a_lock_or_a_c_handle() {
     send_able::<UnaryCall>();
     send_able::<CardFetch>();
 }
+
+/// Runs the listing's next page against `body`; the result and the URL requested.
+fn list_page(st: &mut ClientState, pages: &TaskPages, body: &str) -> (CallResult, String) {
+    let call = pages.next_call().expect("a page is due");
+    let mut m = UnaryCall::new(st, call, CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(st, Millis(0)).unwrap();
+    let head = vec![("content-type".to_owned(), "application/a2a+json".to_owned())];
+    respond(&mut m, st, &t, 200, head, body.as_bytes(), Millis(1));
+    (finished(&mut m), t.request.url)
+}
+
+#[test]
+fn task_pages_follow_the_token_to_the_last_page() {
+    let target = Target::new(
+        "https://agent.example/api",
+        ProtocolVersion::V1_0,
+        Binding::HttpJson,
+    );
+    let mut st = ClientState::new(target.clone(), ClientConfig::default(), 1).unwrap();
+    let mut pages = TaskPages::new(ListTasksParams::default());
+    let task = |id: &str| {
+        format!(r#"{{"id":"{id}","contextId":"c","status":{{"state":"TASK_STATE_COMPLETED"}}}}"#)
+    };
+    let (first, _) = list_page(
+        &mut st,
+        &pages,
+        &format!(
+            r#"{{"tasks":[{}],"nextPageToken":"p2","pageSize":1,"totalSize":2}}"#,
+            task("t-1")
+        ),
+    );
+    let page = pages.read_page(&first, &target).unwrap();
+    assert_eq!(page.tasks.len(), 1);
+    assert_eq!(page.tasks[0].id, "t-1");
+    assert!(!pages.is_done());
+    let (second, url) = list_page(
+        &mut st,
+        &pages,
+        &format!(
+            r#"{{"tasks":[{}],"nextPageToken":"","pageSize":1,"totalSize":2}}"#,
+            task("t-2")
+        ),
+    );
+    assert!(
+        url.contains("pageToken=p2"),
+        "the second request carries the token: {url}"
+    );
+    let page = pages.read_page(&second, &target).unwrap();
+    assert_eq!(page.tasks[0].id, "t-2");
+    assert!(pages.is_done());
+    assert!(pages.next_call().is_none());
+}
+
+#[test]
+fn task_pages_stop_on_a_repeated_token() {
+    let target = Target::new(
+        "https://agent.example/api",
+        ProtocolVersion::V1_0,
+        Binding::HttpJson,
+    );
+    let mut st = ClientState::new(target.clone(), ClientConfig::default(), 1).unwrap();
+    let mut pages = TaskPages::new(ListTasksParams::default());
+    let body = r#"{"tasks":[],"nextPageToken":"again","pageSize":0,"totalSize":9}"#;
+    let (r, _) = list_page(&mut st, &pages, body);
+    pages.read_page(&r, &target).unwrap();
+    let (r, _) = list_page(&mut st, &pages, body);
+    assert_eq!(
+        pages.read_page(&r, &target).unwrap_err(),
+        PageError::RepeatedToken("again".to_owned())
+    );
+    assert!(pages.next_call().is_none());
+}

@@ -509,6 +509,9 @@ impl UnaryCall {
         now: Millis,
     ) -> Result<(), InputError> {
         self.current(id)?;
+        if self.late(state, now) {
+            return Ok(());
+        }
         let mut o = failure.outcome;
         if matches!(&self.phase, Phase::InFlight { head: Some(_), .. })
             && o.request_sent == Some(RequestSent::No)

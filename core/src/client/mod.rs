@@ -36,7 +36,8 @@
 //!   were written), and [`UnaryCall::handle_timeout`]`(now)` (a deadline the machine
 //!   handed out has passed). An input about a request the machine already gave up (a
 //!   late chunk after a timeout) is refused with [`InputError::Stale`] and changes
-//!   nothing; a host can ignore that error.
+//!   nothing; a host can ignore that error. An input given at or after the request's
+//!   deadline is too late: the attempt times out instead, as `handle_timeout` would.
 //! - **Commands**: [`UnaryCall::cancel`] (the caller abandons the call).
 //! - **Outputs**, named `poll_*`: [`UnaryCall::poll_transmit`] (the next HTTP request to
 //!   perform, a [`Transmit`]), [`UnaryCall::poll_timeout`] (the next deadline),
@@ -166,6 +167,15 @@
 //! never an empty success. Both happen in one function (`read::read_response`); the body
 //! is still parsed twice there (the classifier's borrowed scan, then the model), which
 //! issue 22 asks to make one pass.
+//!
+//! # Not here yet (issue 22, phase 2)
+//! - Streams: a `StreamCall` in the same shape (the SSE decoder and stream tracker fed with
+//!   the body chunks, an idle deadline from `poll_timeout`, each item as an event,
+//!   resubscribe after a drop as a new request, never a resend).
+//! - The reference driver and the C ABI on the machine: the driver keeps its own copy of
+//!   these rules until it becomes a loop over `poll_transmit`/`handle_*`; the C ABI gets one
+//!   handle for a [`ClientState`] and one per machine.
+//! - One parse per body (see *The answer*).
 
 mod call;
 mod card;

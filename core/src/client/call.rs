@@ -165,6 +165,11 @@ struct Report {
 }
 
 /// The state machine of one non-streaming call. See [`crate::client`] for the call order.
+///
+/// A streaming method (`SendStreamingMessage`, `SubscribeToTask`) is accepted too, read as a
+/// whole body: its event stream is classified at the end, as [`crate::classify::classify`]
+/// does, with no items and no answer. The stream machine (items as they arrive, idle
+/// deadline, resubscribe) is phase 2 of issue 22.
 #[derive(Debug)]
 pub struct UnaryCall {
     call: Call<'static>,

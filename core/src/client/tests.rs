@@ -823,3 +823,31 @@ fn task_pages_stop_on_a_repeated_token() {
     );
     assert!(pages.next_call().is_none());
 }
+
+#[test]
+fn a_streaming_method_read_whole_is_classified_at_the_end() {
+    let mut st = state(ClientConfig::default());
+    let Call::SendMessage(p) = send("hi") else {
+        unreachable!()
+    };
+    let call = Call::SendStreamingMessage(p);
+    let mut m = UnaryCall::new(&mut st, call, CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    let id = rpc_id(&t);
+    let event = serde_json::json!({"jsonrpc":"2.0","id":id,"result":{"kind":"status-update",
+        "taskId":"t-1","contextId":"c-1","status":{"state":"completed"},"final":true}});
+    let body = format!("data: {event}\n\n");
+    let head = vec![("content-type".to_owned(), "text/event-stream".to_owned())];
+    respond(&mut m, &mut st, &t, 200, head, body.as_bytes(), Millis(1));
+    let r = finished(&mut m);
+    assert_eq!(
+        r.outcome.state,
+        Some(TaskState::Completed),
+        "{:?}",
+        r.outcome
+    );
+    assert!(
+        r.answer.is_none(),
+        "no answer from a whole stream in phase 1"
+    );
+}

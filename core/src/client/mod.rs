@@ -150,9 +150,10 @@
 //! caller's or a fresh one, the same for every attempt), `Idempotency-Key` (when given),
 //! the call's own headers, then the headers of each [`HeaderHook`] registered on the
 //! [`ClientState`] (credentials from the host's cache, routing keys), which replace an
-//! earlier header of the same name. Every added header passes one rule before anything is
-//! sent (see `request::admit_headers`); a refused one ends the call as
-//! `transport`/`InvalidRequest` with `request_sent = no`.
+//! earlier header of the same name. Every added header passes the one reserved-header rule
+//! ([`crate::envelope::reserved_header`], applied in `request::admit_headers`) before
+//! anything is sent; a refused one ends the call as `transport`/`InvalidRequest` with
+//! `request_sent = no`, naming the header and why it is reserved.
 //!
 //! # Breaker and tally
 //! Before each request the machine asks the breaker (when [`ClientConfig::breaker`] is

@@ -133,9 +133,10 @@ pub(crate) fn set_header(headers: &mut Vec<(String, String)>, name: String, valu
 
 /// THE RESERVED-HEADER RULE: the single place where every header added to a request (the
 /// call's own, `traceparent`, `Idempotency-Key`, and every hook's) is checked before the
-/// request is built. Today it applies the envelope's [`crate::envelope::check_header`]
-/// (tokens only, no CR/LF/NUL, none of the names the builder sets); the shared rule of
-/// `envelope::reserved` (issue 21, branch h-driver) replaces this body when it lands.
+/// request is built, with the envelope's [`crate::envelope::check_header`]: tokens only, no
+/// CR/LF/NUL, and none of the one list of reserved names
+/// ([`crate::envelope::reserved_header`]: framing, transport and protocol headers), the
+/// same rule the driver's interceptors and the C ABI's hooks follow.
 ///
 /// # Errors
 /// The `transport`/`InvalidRequest` outcome (`request_sent = no`, retry `never`) naming the

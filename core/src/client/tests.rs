@@ -851,3 +851,44 @@ fn a_streaming_method_read_whole_is_classified_at_the_end() {
         "no answer from a whole stream in phase 1"
     );
 }
+
+#[test]
+fn every_way_of_adding_a_header_meets_the_one_reserved_header_rule() {
+    for name in ["Transfer-Encoding", "Connection", "Host", "A2A-Version"] {
+        // Through a hook ...
+        let mut st = state(ClientConfig::default());
+        let hook_name = name.to_owned();
+        st.add_header_hook(
+            move |_: &RequestContext<'_>, add: &mut Vec<(String, String)>| {
+                add.push((hook_name.clone(), "x".to_owned()));
+            },
+        );
+        let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+        assert!(
+            m.poll_transmit(&mut st, Millis(0)).is_none(),
+            "{name}: not sent"
+        );
+        let o = finished(&mut m).outcome;
+        let why = crate::envelope::reserved_header(name).unwrap().to_string();
+        assert!(
+            o.message.as_deref().is_some_and(|s| s.contains(&why)),
+            "{name}: {:?}",
+            o.message
+        );
+        // ... and as the call's own header.
+        let mut st = state(ClientConfig::default());
+        let opts = CallOptions {
+            headers: vec![(name.to_ascii_lowercase(), "x".to_owned())],
+            ..CallOptions::default()
+        };
+        let mut m = UnaryCall::new(&mut st, send("hi"), opts, Millis(0));
+        assert!(
+            m.poll_transmit(&mut st, Millis(0)).is_none(),
+            "{name}: not sent"
+        );
+        assert_eq!(
+            finished(&mut m).outcome.error,
+            Some(ErrorName::InvalidRequest)
+        );
+    }
+}

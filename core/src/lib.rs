@@ -23,8 +23,10 @@
 //! [`tally`], [`time`], [`traceparent`], [`version`]) are always built. Optional, on by
 //! default: `model` (the typed model and `envelope`), `http1` (needs `model`), `card`,
 //! `server` (needs `model`), `resilience`. Opt-in: `driver` (needs `model`, `card`,
-//! `resilience`, and `server` and `http1` for the `a2a demo` agent). `scripts/ci/12-features.sh` checks
-//! every combination.
+//! `resilience`, and `server` and `http1` for the `a2a demo` agent) and `client` (needs
+//! `model`, `resilience` and `card`): the sans-IO client state machine a host's HTTP stack drives
+//! (issue 22; the driver does not use it yet). `scripts/ci/12-features.sh` checks every
+//! combination.
 //!
 //! # Module graph
 //! Each top-level module and the modules it uses (`crate::` paths), from the top of the data
@@ -36,6 +38,7 @@
 //! through it).
 //! ```text
 //! driver      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
+//! client      -> answer, card, classify, envelope, model, outcome, resilience, tally, time, traceparent, version
 //! http1       -> envelope, model, sse, time, url, version
 //! server      -> card, envelope, model, outcome, sse, time, traceparent, version
 //! stream      -> classify
@@ -63,6 +66,8 @@ pub mod answer;
 #[cfg(feature = "card")]
 pub mod card;
 pub mod classify;
+#[cfg(feature = "client")]
+pub mod client;
 #[cfg(feature = "model")]
 pub mod envelope;
 pub mod error_id;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Cargo features of a2a-core (core/Cargo.toml): the parser and classifier are always built;
-# `model`, `http1`, `card`, `server`, `resilience` (the default) and `driver` are optional.
-# Checks the library and the `a2a` binary for every combination of the five default features
-# (32, `cargo check`, warnings are errors), each of them with `driver` on top, and builds the
-# two ends (nothing optional; everything) so an embedder's smallest and largest builds link.
+# `model`, `http1`, `card`, `server`, `resilience` (the default), `driver` and `client` are
+# optional. Checks the library and the `a2a` binary for every combination of the five default
+# features (32, `cargo check`, warnings are errors), each of them with `driver` on top, then
+# `client` alone (it pulls in only what it needs), and builds the two ends (nothing optional;
+# everything) so an embedder's smallest and largest builds link.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 started=$(date +%s)
@@ -29,6 +30,8 @@ for ((mask = 0; mask < 1 << ${#features[@]}; mask++)); do
   check "[$list,driver]" --no-default-features --features "${list:+$list,}driver"
   n=$((n + 2))
 done
+check "[client]" --no-default-features --features client
+n=$((n + 1))
 echo "12-features: $n combinations check without warnings"
 cargo build -q -p a2a-core --no-default-features
 cargo build -q -p a2a-core --all-features

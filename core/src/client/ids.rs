@@ -1,0 +1,77 @@
+//! Ids and trace context drawn from the host's seed: the core reads no randomness, so a
+//! [`super::ClientState`] carries a SplitMix64 generator the host seeds once.
+
+/// A SplitMix64 generator. Its output is a bijection of its state, so one client never
+/// repeats a value within 2^64 draws; the values are unique and spread, not secret.
+#[derive(Debug, Clone)]
+pub(crate) struct Random(u64);
+
+impl Random {
+    /// A generator seeded with the host's random bits.
+    pub(crate) fn new(seed: u64) -> Random {
+        Random(seed)
+    }
+
+    /// The next 64 bits.
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A fresh id for JSON-RPC ids: 32 lowercase hex digits in UUID (version 4) layout.
+    pub(crate) fn uuid(&mut self) -> String {
+        let hex = format!("{:016x}{:016x}", self.next_u64(), self.next_u64());
+        format!(
+            "{}-{}-4{}-{}-{}",
+            &hex[0..8],
+            &hex[8..12],
+            &hex[13..16],
+            &hex[16..20],
+            &hex[20..32]
+        )
+    }
+
+    /// A fresh W3C `traceparent` (version 00, sampled), built by
+    /// [`crate::traceparent::TraceParent`] from drawn bytes.
+    pub(crate) fn traceparent(&mut self) -> String {
+        loop {
+            let mut random = [0u8; 24];
+            for chunk in random.chunks_mut(8) {
+                chunk.copy_from_slice(&self.next_u64().to_le_bytes());
+            }
+            // All-zero ids are refused by W3C; draw again (practically never).
+            if let Some(t) = crate::traceparent::TraceParent::from_random(random, true) {
+                return t.to_string();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_uuid_shaped_and_differ() {
+        let mut r = Random::new(7);
+        let a = r.uuid();
+        let b = r.uuid();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 36);
+        assert_eq!(a.as_bytes()[14], b'4');
+        for at in [8, 13, 18, 23] {
+            assert_eq!(a.as_bytes()[at], b'-', "{a}");
+        }
+    }
+
+    #[test]
+    fn traceparents_parse_and_the_seed_decides_them() {
+        let t = Random::new(1).traceparent();
+        assert!(crate::traceparent::TraceParent::parse(&t).is_ok(), "{t}");
+        assert_eq!(t, Random::new(1).traceparent());
+        assert_ne!(t, Random::new(2).traceparent());
+    }
+}

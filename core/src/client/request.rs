@@ -1,0 +1,210 @@
+//! What the machine hands the host to perform ([`Transmit`]), what the host reports when the
+//! transport fails ([`TransportFailure`]), and the header hooks with the one rule every
+//! added header passes.
+
+use crate::card::{Credential, CredentialPlan};
+use crate::envelope::HttpMethod;
+use crate::outcome::{ErrorName, Outcome, RequestSent, RetryAdvice};
+use crate::time::Millis;
+
+use super::Target;
+
+/// Names one HTTP request a machine handed out (attempts count from 1). Inputs carry it so
+/// that a late input about an abandoned request is told apart from the current one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequestId(pub(crate) u32);
+
+impl RequestId {
+    /// The attempt this request is (1 for the first).
+    pub fn attempt(self) -> u32 {
+        self.0
+    }
+}
+
+/// One HTTP request as the host must send it: an owned, plain value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    /// `GET`, `POST` or `DELETE`.
+    pub method: HttpMethod,
+    /// The absolute URL (the interface URL joined with the envelope's path).
+    pub url: String,
+    /// Headers in order; send each one (names compare case-insensitively).
+    pub headers: Vec<(String, String)>,
+    /// The body (empty for `GET` and `DELETE`).
+    pub body: Vec<u8>,
+}
+
+impl HttpRequest {
+    /// The first value of `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A request to perform, with its deadlines on the host's clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transmit {
+    /// Which request this is; pass it back with every input about it.
+    pub id: RequestId,
+    /// The request.
+    pub request: HttpRequest,
+    /// The connection must be up by then (the host enforces it and reports a connect
+    /// timeout as a failure with `written = false`).
+    pub connect_by: Millis,
+    /// The whole exchange, body included, must be over by then (the machine enforces it
+    /// through [`super::UnaryCall::handle_timeout`]).
+    pub deadline: Millis,
+}
+
+/// A transport failure the host reports ([`super::UnaryCall::handle_failure`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransportFailure {
+    pub(crate) outcome: Outcome,
+}
+
+impl TransportFailure {
+    /// A failure of kind `error` (`Dns`, `ConnectFailed`, `Tls`, `Reset`, `Timeout`, ...);
+    /// `written` says whether any request byte may have reached the server (when in doubt,
+    /// `true`: a request that may have arrived is never resent without an idempotency key).
+    pub fn new(error: ErrorName, written: bool, message: impl Into<String>) -> TransportFailure {
+        let sent = if written {
+            RequestSent::Unknown
+        } else {
+            RequestSent::No
+        };
+        TransportFailure {
+            outcome: Outcome::transport(error, sent, message),
+        }
+    }
+
+    /// A failure the host has already described as a `transport` outcome (with the reason
+    /// and hint its stack can give, such as which certificate check failed). An outcome of
+    /// another channel is turned into a `transport`/`Reset` with `request_sent = unknown`.
+    pub fn from_outcome(outcome: Outcome) -> TransportFailure {
+        if outcome.channel == crate::outcome::Channel::Transport {
+            return TransportFailure { outcome };
+        }
+        TransportFailure::new(
+            ErrorName::Reset,
+            true,
+            outcome
+                .message
+                .unwrap_or_else(|| "transport failure".to_owned()),
+        )
+    }
+}
+
+/// What a header hook sees about the request being made.
+#[derive(Debug)]
+pub struct RequestContext<'a> {
+    /// The A2A method (`SendMessage`, `GetTask`, ...).
+    pub method: &'static str,
+    /// The interface the request goes to (the only host credentials may be sent to).
+    pub target: &'a Target,
+    /// Which attempt this request is (1 for the first).
+    pub attempt: u32,
+}
+
+/// An ordered request hook: adds headers (credentials, routing keys) to every request the
+/// machines of a [`super::ClientState`] hand out. A hook only adds: a header it adds
+/// replaces an earlier one of the same name, and each passes the reserved-header rule.
+pub trait HeaderHook: Send {
+    /// Pushes the headers to add onto `add`.
+    fn headers(&mut self, ctx: &RequestContext<'_>, add: &mut Vec<(String, String)>);
+}
+
+impl<F> HeaderHook for F
+where
+    F: FnMut(&RequestContext<'_>, &mut Vec<(String, String)>) + Send,
+{
+    fn headers(&mut self, ctx: &RequestContext<'_>, add: &mut Vec<(String, String)>) {
+        self(ctx, add)
+    }
+}
+
+/// Sets `name` to `value` in `headers`, replacing every earlier header of that name.
+pub(crate) fn set_header(headers: &mut Vec<(String, String)>, name: String, value: String) {
+    headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+    headers.push((name, value));
+}
+
+/// THE RESERVED-HEADER RULE: the single place where every header added to a request (the
+/// call's own, `traceparent`, `Idempotency-Key`, and every hook's) is checked before the
+/// request is built, with the envelope's [`crate::envelope::check_header`]: tokens only, no
+/// CR/LF/NUL, and none of the one list of reserved names
+/// ([`crate::envelope::reserved_header`]: framing, transport and protocol headers), the
+/// same rule the driver's interceptors and the C ABI's hooks follow.
+///
+/// # Errors
+/// The `transport`/`InvalidRequest` outcome (`request_sent = no`, retry `never`) naming the
+/// refused header.
+#[allow(clippy::result_large_err)] // the refusal is the call's outcome (see `build`)
+pub(crate) fn admit_headers(added: &[(String, String)]) -> Result<(), Outcome> {
+    for (name, value) in added {
+        if let Err(e) = crate::envelope::check_header(name, value) {
+            return Err(invalid(format!("request not sent: {e}")));
+        }
+    }
+    Ok(())
+}
+
+/// A request that cannot be sent: `transport`/`InvalidRequest`, never retried.
+pub(crate) fn invalid(message: String) -> Outcome {
+    let mut o = Outcome::transport(ErrorName::InvalidRequest, RequestSent::No, message);
+    o.retry = RetryAdvice::Never;
+    o
+}
+
+/// When the card asks for credentials and the request carries none of them: the outcome to
+/// hand back instead of sending an unauthenticated call (`transport`/`Unauthenticated`,
+/// `request_sent = no`, advice `reauthenticate`). A `mutualTLS` scheme is satisfied by the
+/// host's client certificate; query and cookie credentials are not visible here and are
+/// trusted to the host. (The driver's rule.)
+pub(crate) fn missing_credential(
+    plan: &CredentialPlan,
+    request: &HttpRequest,
+    has_client_cert: bool,
+) -> Option<Outcome> {
+    if plan.alternatives.is_empty() || !plan.stated {
+        return None;
+    }
+    let satisfied = plan.alternatives.iter().any(|alt| {
+        alt.iter().all(|need| match need.credential.header_name() {
+            Some(h) => request.header(h).is_some(),
+            None if need.credential == Credential::ClientCertificate => has_client_cert,
+            None => true,
+        })
+    });
+    if satisfied {
+        return None;
+    }
+    let wanted: Vec<String> = plan
+        .alternatives
+        .iter()
+        .map(|alt| {
+            alt.iter()
+                .map(|n| {
+                    format!(
+                        "{} ({})",
+                        n.scheme,
+                        n.credential.header_name().unwrap_or("credential")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" + ")
+        })
+        .collect();
+    let mut o = Outcome::transport(
+        ErrorName::Unauthenticated,
+        RequestSent::No,
+        format!(
+            "not sent: the agent card requires credentials ({}) and the request carries none; add a header or a header hook",
+            wanted.join(" or ")
+        ),
+    );
+    o.retry = RetryAdvice::Reauthenticate;
+    Some(o)
+}

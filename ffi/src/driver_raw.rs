@@ -22,7 +22,7 @@ use a2a::driver::{AbortHandle, Client, HttpRequest, HttpResponse, RawStream, Rea
 use a2a::outcome::{ErrorName, Outcome, RequestSent};
 
 use crate::driver::{a2a_client, a2a_client_config, config_from};
-use crate::handle::{self, Handle, try_mut, try_out, try_ref, try_shared};
+use crate::handle::{self, Handle, try_out, try_ref, try_shared};
 use crate::http1::{a2a_header, headers_from};
 use crate::outcome::a2a_outcome;
 use crate::panic::ffi_panic_boundary;
@@ -423,8 +423,17 @@ pub extern "C" fn a2a_raw_stream_read(
 ) -> a2a_result {
     ffi_panic_boundary! {
         // The exclusive hold keeps other reads and the free out, but only a shared borrow is
-        // taken through it: a2a_raw_stream_abort may run concurrently (see the type).
-        let s: &a2a_raw_stream = try_mut!(stream);
+        // taken through it (Deref, never DerefMut: not try_mut!): a2a_raw_stream_abort may
+        // run concurrently (see the type).
+        if stream.is_null() {
+            return a2a_result::A2A_NULL_PARAMETER;
+        }
+        // SAFETY: non-NULL; the header requires a live stream from this library.
+        let held = match unsafe { handle::enter_exclusive(stream) } {
+            Ok(held) => held,
+            Err(code) => return code,
+        };
+        let s: &a2a_raw_stream = &held;
         let chunk = try_out!(chunk);
         let idle = if idle_timeout_ms > 0 { Duration::from_millis(idle_timeout_ms) } else { s.idle };
         let mut st = s.state();

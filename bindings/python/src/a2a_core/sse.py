@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ctypes
 import struct
-import threading
 from dataclasses import dataclass
 from itertools import repeat
 from typing import NamedTuple, Union
@@ -194,7 +193,7 @@ class SseDecoder:
         instead of dropping it (the WHATWG rule)."""
         # Held (never waited for, except by close) for the whole of each method: the call
         # and the copying of its results out of the library's buffers.
-        self._busy = threading.Lock()
+        self._busy = _guard.Exclusive('decoder')
         self._h = 0
         h = ctypes.c_void_p()
         big = 16 * 1024 * 1024
@@ -223,18 +222,20 @@ class SseDecoder:
         busy = getattr(self, '_busy', None)
         if busy is None:
             return
-        with busy:
+        busy.wait()
+        try:
             h, self._h = self._h, 0
             if h:
                 _lib.lib.a2a_sse_decoder_free(h)
+        finally:
+            busy.give(True)
 
     def _enter(self) -> int:
         """Takes the decoder for one method (InUseError when another thread has it) and
-        returns the live handle (ClosedError after close); release `_busy` in a finally."""
-        if not self._busy.acquire(False):
-            raise _guard.in_use('decoder')
+        returns the live handle (ClosedError after close); `_busy.give(True)` in a finally."""
+        self._busy.enter()
         if not self._h:
-            self._busy.release()
+            self._busy.give(True)
             raise _guard.closed('decoder')
         return self._h
 
@@ -288,8 +289,10 @@ class SseDecoder:
         if type(chunk) is not bytes:
             chunk = bytes(chunk)
         busy = self._busy
-        if not busy.acquire(False):
-            raise _guard.in_use('decoder')
+        try:
+            busy.take()
+        except IndexError:
+            raise _guard.in_use('decoder') from None
         try:
             if not self._h:
                 raise _guard.closed('decoder')
@@ -314,7 +317,7 @@ class SseDecoder:
                 self._record_errors(ip, ni)
             return _events(bp, bl, n) if n else []
         finally:
-            busy.release()
+            busy.give(True)
 
     def feed_items(self, chunk: bytes | bytearray | memoryview) -> list[Item]:
         """Like `feed`, but returns every item in stream order: `Event`, `Comment`,
@@ -347,7 +350,7 @@ class SseDecoder:
                         out.append(it)
             return out
         finally:
-            self._busy.release()
+            self._busy.give(True)
 
     @staticmethod
     def _kinds(ip: int, ni: int) -> list[int]:
@@ -408,7 +411,7 @@ class SseDecoder:
                 self.errors.append(error)
             return Finish(event, discarded, error)
         finally:
-            self._busy.release()
+            self._busy.give(True)
 
     @property
     def last_event_id(self) -> str:
@@ -417,7 +420,7 @@ class SseDecoder:
         try:
             b = _lib.view_bytes(_lib.lib.a2a_sse_decoder_last_event_id(h))
         finally:
-            self._busy.release()
+            self._busy.give(True)
         return _text(b or b'')
 
     @last_event_id.setter
@@ -429,7 +432,7 @@ class SseDecoder:
             if rc:
                 raise error_for(rc, self._last_error())
         finally:
-            self._busy.release()
+            self._busy.give(True)
 
     @property
     def retry(self) -> int | None:
@@ -439,7 +442,7 @@ class SseDecoder:
         try:
             ok = _lib.lib.a2a_sse_decoder_retry(h, ctypes.byref(out))
         finally:
-            self._busy.release()
+            self._busy.give(True)
         return out.value if ok else None
 
     def reset_for_reconnect(self) -> None:
@@ -449,7 +452,7 @@ class SseDecoder:
         try:
             check(_lib.lib.a2a_sse_decoder_reset_for_reconnect(h))
         finally:
-            self._busy.release()
+            self._busy.give(True)
 
 
 def _view_text(v: _lib.Bytes) -> str:

@@ -18,7 +18,13 @@
  * - A panic inside the library is caught: the call returns A2A_PANIC (or NULL, false, 0,
  *   an absent view, an _INVALID enum value); afterwards the handle may only be freed.
  * - No global mutable state. Handles may be moved between threads (Send) but are not
- *   thread-safe: never use one handle from two threads at the same time.
+ *   thread-safe (a2a_client's calls are the exception). The library refuses what would
+ *   corrupt a handle: a mutating call while another call on the same handle runs returns
+ *   A2A_IN_USE (or its NULL default) and does nothing; a call entering while the handle's
+ *   _free waits returns A2A_CLOSED; _free waits until the calls inside have returned.
+ *   Still the caller's duty: no call may start after _free returned (that is a
+ *   use-after-free), const calls are not checked (never race them with a mutating call
+ *   or _free), and a call never frees its own handle (a hook freeing its client hangs).
  * - Calls that retain pointers into caller memory say so explicitly ("RETAINS").
  *   All others copy what they keep before returning.
  */
@@ -89,6 +95,17 @@ enum a2a_result
    `written` out-parameter (the one output written on an error).
    */
   A2A_INSUFFICIENT_SIZE = 103,
+  /*
+   The handle is in use by another thread: a call that changes it is running, and this
+   handle is not thread-safe. Nothing was done; call again once the other call returned
+   (better: give each thread its own handle, or serialise the calls).
+   */
+  A2A_IN_USE = 104,
+  /*
+   The handle is being freed: its `_free` has started and is waiting for the calls in
+   flight. Nothing was done, and the handle must not be used again.
+   */
+  A2A_CLOSED = 105,
   /*
    A protocol version string is not `MAJOR.MINOR[.PATCH]` in ASCII digits.
    */
@@ -1681,8 +1698,10 @@ typedef struct a2a_card a2a_card;
  `a2a_client_stream_text`, `a2a_client_stream_message`, `a2a_client_resubscribe`.
 
  Threading: unlike other handles a client is thread-safe for its calls (`send`, `get`,
- `cancel`, streams) — it pools connections — but `a2a_client_add_header_hook` and
- `a2a_client_free` must not race with anything.
+ `cancel`, opening streams, the raw exchanges) — it pools connections. Each call is
+ counted in the client while it runs: `a2a_client_add_header_hook` during a call returns
+ `A2A_IN_USE`, and `a2a_client_free` waits for the calls in flight (a call entering
+ meanwhile returns `A2A_CLOSED`). No call may start once `a2a_client_free` returned.
  */
 typedef struct a2a_client a2a_client;
 
@@ -1692,7 +1711,9 @@ typedef struct a2a_client a2a_client;
  Methods: `a2a_client_stream_text`, `a2a_client_resubscribe`, `a2a_client_stream_next`,
  `a2a_client_stream_free`.
 
- Threading: `Send`, not thread-safe.
+ Threading: `Send`, not thread-safe: `a2a_client_stream_next` while another thread is
+ inside it returns `A2A_IN_USE`; `a2a_client_stream_free` waits for a `next` in progress
+ (bounded by its idle timeout).
  */
 typedef struct a2a_client_stream a2a_client_stream;
 
@@ -1763,7 +1784,8 @@ typedef struct a2a_raw_response a2a_raw_response;
 
  Threading: `Send`, not thread-safe, with one exception: `a2a_raw_stream_abort` may be
  called from another thread while a read is in progress (never concurrently with
- `a2a_raw_stream_free`).
+ `a2a_raw_stream_free`). A second read meanwhile returns `A2A_IN_USE`; the free waits
+ for a read in progress (abort first to make it return promptly).
  */
 typedef struct a2a_raw_stream a2a_raw_stream;
 
@@ -1832,7 +1854,9 @@ typedef struct a2a_server_response a2a_server_response;
  `a2a_sse_decoder_set_last_event_id`, `a2a_sse_decoder_retry`,
  `a2a_sse_decoder_reset_for_reconnect`, `a2a_sse_decoder_last_error`.
 
- Threading: `Send`, not thread-safe.
+ Threading: `Send`, not thread-safe: a mutating call (feed, finish, set, reset) while
+ another runs on the same decoder returns `A2A_IN_USE` and changes nothing; the free
+ waits for a call in progress.
  */
 typedef struct a2a_sse_decoder a2a_sse_decoder;
 
@@ -3622,6 +3646,13 @@ a2a_result a2a_client_new_with_target(const char *url,
 /*
  Frees a client. NULL is a no-op; must not be called twice. Streams opened on it keep
  the connection pool alive until they are freed.
+
+ Calls in flight on other threads are waited for: this marks the client closing (a call
+ that enters from now on returns `A2A_CLOSED` and does nothing), BLOCKS until every call
+ inside has returned (bounded only by those calls' own timeouts: connect, call, card
+ fetch, `max_time_ms`), then frees. Still the caller's duty: no call may start after
+ this returned (a use-after-free), and never call it from a header hook of this client
+ (it would wait for the hook's own call forever).
  */
 void a2a_client_free(struct a2a_client *client);
 
@@ -3631,7 +3662,8 @@ void a2a_client_free(struct a2a_client *client);
  until the client is freed. Hooks must be added before the first stream is opened.
 
  Errors: `A2A_NULL_PARAMETER` (client or hook NULL), `A2A_INVALID_ARGUMENT` (a stream on
- this client is still alive).
+ this client is still alive), `A2A_IN_USE` (a call on the client is running: add hooks
+ before making calls), `A2A_CLOSED` (the client is being freed).
  */
 a2a_result a2a_client_add_header_hook(struct a2a_client *client,
                                       a2a_header_hook hook,
@@ -3648,7 +3680,9 @@ a2a_result a2a_client_add_header_hook(struct a2a_client *client,
  caller owns, carrying the answer (`a2a_outcome_result_json`).
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options),
- `A2A_ANSWER_MESSAGE` (the message is not of that shape; nothing is sent).
+ `A2A_ANSWER_MESSAGE` (the message is not of that shape; nothing is sent), `A2A_CLOSED`
+ (the client is being freed; nothing is sent), `A2A_IN_USE` (a header hook is being added
+ concurrently; nothing is sent).
  */
 a2a_result a2a_client_send_message(const struct a2a_client *client,
                                    const char *message,
@@ -3662,7 +3696,10 @@ a2a_result a2a_client_send_message(const struct a2a_client *client,
  including connect errors and timeouts, is an outcome, not an error code. The outcome
  carries the agent's answer (`a2a_outcome_result_json`), also for get and cancel.
 
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options).
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options),
+ `A2A_CLOSED` (the client is being freed: `a2a_client_free` is waiting for the calls in
+ flight; nothing is sent), `A2A_IN_USE` (a header hook is being added concurrently;
+ nothing is sent).
  */
 a2a_result a2a_client_send_text(const struct a2a_client *client,
                                 const char *text,
@@ -3697,7 +3734,8 @@ a2a_result a2a_client_cancel_task(const struct a2a_client *client,
  is the stream's `END` event, handed out by the first `a2a_client_stream_next`. `out`: a
  new stream the caller owns (free with `a2a_client_stream_free`).
 
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`, `A2A_CLOSED`
+ and `A2A_IN_USE` (as `a2a_client_send_text`; nothing is sent).
  */
 a2a_result a2a_client_stream_text(const struct a2a_client *client,
                                   const char *text,
@@ -3712,7 +3750,7 @@ a2a_result a2a_client_stream_text(const struct a2a_client *client,
  each item's outcome the event it was.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`,
- `A2A_ANSWER_MESSAGE` (nothing is sent).
+ `A2A_ANSWER_MESSAGE`, `A2A_CLOSED`, `A2A_IN_USE` (nothing is sent).
  */
 a2a_result a2a_client_stream_message(const struct a2a_client *client,
                                      const char *message,
@@ -3734,13 +3772,15 @@ a2a_result a2a_client_resubscribe(const struct a2a_client *client,
  writes it to `*out` (views and the borrowed outcome valid until the next mutating call
  on the stream). Returns `A2A_OK`, or `A2A_NONE` once the `END` event was handed out.
 
- Errors: `A2A_NULL_PARAMETER`.
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE` (another thread is inside `next` on this
+ stream), `A2A_CLOSED` (the stream is being freed).
  */
 a2a_result a2a_client_stream_next(struct a2a_client_stream *stream,
                                   struct a2a_client_stream_event *out);
 
 /*
  Frees a stream (closing its connection). NULL is a no-op; must not be called twice.
+ Waits for a `a2a_client_stream_next` in progress on another thread to return.
  */
 void a2a_client_stream_free(struct a2a_client_stream *stream);
 
@@ -3832,7 +3872,8 @@ void a2a_raw_response_free(struct a2a_raw_response *response);
  Thread-safe on the client (calls share its connection pool).
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (empty method
- or URL), `A2A_CLIENT_TRANSPORT`.
+ or URL), `A2A_CLIENT_TRANSPORT`, `A2A_CLOSED` (the client is being freed; nothing is
+ sent).
  */
 a2a_result a2a_client_exchange(const struct a2a_client *client,
                                const char *method,
@@ -3895,7 +3936,8 @@ const struct a2a_raw_response *a2a_raw_stream_head(const struct a2a_raw_stream *
  chunked body cut short), or the stream was aborted (`Reset`, "aborted by the caller");
  then `error`, when non-NULL, receives a new outcome the caller owns.
 
- Errors: `A2A_NULL_PARAMETER`, `A2A_CLIENT_TRANSPORT`.
+ Errors: `A2A_NULL_PARAMETER`, `A2A_CLIENT_TRANSPORT`, `A2A_IN_USE` (another thread is
+ reading this stream), `A2A_CLOSED` (the stream is being freed).
  */
 a2a_result a2a_raw_stream_read(struct a2a_raw_stream *stream,
                                uint64_t idle_timeout_ms,
@@ -3912,8 +3954,10 @@ void a2a_raw_stream_abort(const struct a2a_raw_stream *stream);
 
 /*
  Frees a stream (closing its connection; a stream read to its end leaves the connection
- to the pool). NULL is a no-op; must not be called twice, nor while another thread is
- reading or aborting it. The head borrowed from it becomes invalid.
+ to the pool). NULL is a no-op; must not be called twice, nor while another thread may
+ abort it. A read in progress on another thread is waited for (bounded by its idle
+ timeout; `a2a_raw_stream_abort` first ends it promptly). The head borrowed from it
+ becomes invalid.
  */
 void a2a_raw_stream_free(struct a2a_raw_stream *stream);
 
@@ -5095,7 +5139,9 @@ void a2a_sse_decoder_free(struct a2a_sse_decoder *decoder);
  Limit errors are reported as `A2A_SSE_ITEM_KIND_LIMIT_ERROR` items (the call still
  returns `A2A_OK`); `a2a_sse_decoder_last_error` then describes the last one.
 
- Errors: `A2A_NULL_PARAMETER` (decoder, items or count NULL, or `(NULL, len > 0)`).
+ Errors: `A2A_NULL_PARAMETER` (decoder, items or count NULL, or `(NULL, len > 0)`),
+ `A2A_IN_USE` (another thread is inside a mutating call on this decoder; nothing was
+ decoded, the chunk must be fed again), `A2A_CLOSED` (the decoder is being freed).
  */
 a2a_result a2a_sse_decoder_feed(struct a2a_sse_decoder *decoder,
                                 const uint8_t *chunk,
@@ -5116,7 +5162,8 @@ a2a_result a2a_sse_decoder_feed(struct a2a_sse_decoder *decoder,
 
  Limit errors are items (`limit_error_count`), not a failed call.
 
- Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`).
+ Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`), `A2A_IN_USE`,
+ `A2A_CLOSED` (as `a2a_sse_decoder_feed`).
  */
 a2a_result a2a_sse_decoder_feed_packed(struct a2a_sse_decoder *decoder,
                                        const uint8_t *chunk,
@@ -5291,8 +5338,8 @@ a2a_result a2a_stream_tracker_on_comment(struct a2a_stream_tracker *tracker, uin
  field) and data, read during the call only.
 
  Returns `A2A_OK` and writes `*out` (its `outcome` and `artifact_id` are borrowed from
- the tracker until the next mutating call), or `A2A_NONE` for an event with empty data
- (nothing to classify; `*out` untouched).
+ the tracker until the next mutating call), or `A2A_NONE` for an event whose data is
+ empty or only whitespace (nothing to classify; `*out` untouched).
 
  Errors: `A2A_NULL_PARAMETER`.
  */

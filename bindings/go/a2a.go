@@ -43,6 +43,8 @@ const (
 	CodeNullParameter         Code = C.A2A_NULL_PARAMETER
 	CodeInvalidUTF8           Code = C.A2A_INVALID_UTF8
 	CodeInvalidArgument       Code = C.A2A_INVALID_ARGUMENT
+	CodeInUse                 Code = C.A2A_IN_USE // the handle is in use by another goroutine (not thread-safe)
+	CodeClosed                Code = C.A2A_CLOSED // the handle is being freed (its free waits for calls in flight)
 	CodeVersionMalformed      Code = C.A2A_VERSION_MALFORMED
 	CodeVersionUnsupported    Code = C.A2A_VERSION_UNSUPPORTED
 	CodeBindingUnknown        Code = C.A2A_BINDING_UNKNOWN

@@ -335,3 +335,98 @@ func TestClientBreakerOpensAndIsSharedByGoroutines(t *testing.T) {
 		t.Fatalf("invalid breaker config: %v", err)
 	}
 }
+
+// holder answers each POST with a completed task only once release is closed (at most
+// 20 s); arrived receives one value per request being held.
+type holder struct {
+	release chan struct{}
+	arrived chan struct{}
+}
+
+func (h *holder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	b, _ := io.ReadAll(req.Body)
+	h.arrived <- struct{}{}
+	select {
+	case <-h.release:
+	case <-time.After(20 * time.Second):
+	}
+	var in struct {
+		ID json.RawMessage `json:"id"`
+	}
+	json.Unmarshal(b, &in)
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(in.ID)+`,"result":{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"completed"}}}`)
+}
+
+// Close while goroutines are inside calls on a shared client: Close waits for them (they
+// complete normally), and every call after it gets ErrClosed. Run with -race in CI.
+func TestClientCloseWaitsForCallsInFlight(t *testing.T) {
+	const callers = 4
+	h := &holder{release: make(chan struct{}), arrived: make(chan struct{}, callers)}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer func() {
+		select {
+		case <-h.release:
+		default:
+			close(h.release)
+		}
+	}()
+	cfg := DefaultClientConfig()
+	cfg.AllowHTTP = true
+	cfg.CallTimeout = 20 * time.Second
+	c, err := NewClientWithTarget(srv.URL+"/rpc", V03, JSONRPC, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan string, callers)
+	for range callers {
+		go func() {
+			o, err := c.SendText("hold", nil)
+			if err != nil {
+				results <- err.Error()
+				return
+			}
+			defer o.Close()
+			if o.State == nil || *o.State != StateCompleted {
+				results <- fmt.Sprintf("%+v", o)
+				return
+			}
+			results <- ""
+		}()
+	}
+	for range callers { // every call is inside the library, held by the server
+		select {
+		case <-h.arrived:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the calls did not reach the server")
+		}
+	}
+	closed := make(chan struct{})
+	go func() {
+		c.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while calls were in flight")
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(h.release)
+	select {
+	case <-closed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close did not return after the calls ended")
+	}
+	for range callers {
+		if r := <-results; r != "" {
+			t.Error(r)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := c.SendText("late", nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("call after Close: %v", err)
+	}
+}

@@ -12,7 +12,7 @@ use std::time::Duration;
 use a2a::card::SelectionOrder;
 use a2a::driver::{self, Client, ClientConfig, StreamCall, StreamEvent, Target};
 
-use crate::handle::{self, Handle, try_mut, try_out, try_ref};
+use crate::handle::{self, Handle, try_mut, try_out, try_shared};
 use crate::http1::{a2a_header, headers_from};
 use crate::outcome::a2a_outcome;
 use crate::panic::ffi_panic_boundary;
@@ -211,7 +211,9 @@ pub extern "C" fn a2a_header_setter_set(
     value_len: usize,
 ) -> a2a_result {
     ffi_panic_boundary! {
-        let s = try_mut!(setter);
+        if setter.is_null() {
+            return a2a_result::A2A_NULL_PARAMETER;
+        }
         let name = try_str!(name, name_len);
         let value = try_str!(value, value_len);
         let token = !name.is_empty()
@@ -229,7 +231,7 @@ pub extern "C" fn a2a_header_setter_set(
         }
         // SAFETY: the setter only exists during the hook, while `request` is borrowed
         // mutably by the driver for exactly that call.
-        unsafe { (*s.request).set_header(name, value) };
+        unsafe { (*(*setter).request).set_header(name, value) };
         a2a_result::A2A_OK
     }
 }
@@ -272,8 +274,10 @@ impl driver::Interceptor for Hook {
 /// `a2a_client_stream_text`, `a2a_client_stream_message`, `a2a_client_resubscribe`.
 ///
 /// Threading: unlike other handles a client is thread-safe for its calls (`send`, `get`,
-/// `cancel`, streams) — it pools connections — but `a2a_client_add_header_hook` and
-/// `a2a_client_free` must not race with anything.
+/// `cancel`, opening streams, the raw exchanges) — it pools connections. Each call is
+/// counted in the client while it runs: `a2a_client_add_header_hook` during a call returns
+/// `A2A_IN_USE`, and `a2a_client_free` waits for the calls in flight (a call entering
+/// meanwhile returns `A2A_CLOSED`). No call may start once `a2a_client_free` returned.
 pub struct a2a_client {
     pub(crate) inner: Arc<Client>,
 }
@@ -519,6 +523,13 @@ pub extern "C" fn a2a_client_new_with_target(
 
 /// Frees a client. NULL is a no-op; must not be called twice. Streams opened on it keep
 /// the connection pool alive until they are freed.
+///
+/// Calls in flight on other threads are waited for: this marks the client closing (a call
+/// that enters from now on returns `A2A_CLOSED` and does nothing), BLOCKS until every call
+/// inside has returned (bounded only by those calls' own timeouts: connect, call, card
+/// fetch, `max_time_ms`), then frees. Still the caller's duty: no call may start after
+/// this returned (a use-after-free), and never call it from a header hook of this client
+/// (it would wait for the hook's own call forever).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_free(client: *mut a2a_client) {
     ffi_panic_boundary! {
@@ -532,7 +543,8 @@ pub extern "C" fn a2a_client_free(client: *mut a2a_client) {
 /// until the client is freed. Hooks must be added before the first stream is opened.
 ///
 /// Errors: `A2A_NULL_PARAMETER` (client or hook NULL), `A2A_INVALID_ARGUMENT` (a stream on
-/// this client is still alive).
+/// this client is still alive), `A2A_IN_USE` (a call on the client is running: add hooks
+/// before making calls), `A2A_CLOSED` (the client is being freed).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_add_header_hook(
     client: *mut a2a_client,
@@ -561,7 +573,7 @@ fn call(
     out: *mut *mut a2a_outcome,
     f: impl FnOnce(&Client, &str, &driver::CallOptions) -> driver::CallResult,
 ) -> a2a_result {
-    let c = try_ref!(client);
+    let c = try_shared!(client);
     let out = try_out!(out);
     let text = try_str!(text, text_len);
     // SAFETY: the header requires `opts` to be NULL or readable options.
@@ -584,7 +596,9 @@ fn call(
 /// caller owns, carrying the answer (`a2a_outcome_result_json`).
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options),
-/// `A2A_ANSWER_MESSAGE` (the message is not of that shape; nothing is sent).
+/// `A2A_ANSWER_MESSAGE` (the message is not of that shape; nothing is sent), `A2A_CLOSED`
+/// (the client is being freed; nothing is sent), `A2A_IN_USE` (a header hook is being added
+/// concurrently; nothing is sent).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_send_message(
     client: *const a2a_client,
@@ -607,7 +621,10 @@ pub extern "C" fn a2a_client_send_message(
 /// including connect errors and timeouts, is an outcome, not an error code. The outcome
 /// carries the agent's answer (`a2a_outcome_result_json`), also for get and cancel.
 ///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options).
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options),
+/// `A2A_CLOSED` (the client is being freed: `a2a_client_free` is waiting for the calls in
+/// flight; nothing is sent), `A2A_IN_USE` (a header hook is being added concurrently;
+/// nothing is sent).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_send_text(
     client: *const a2a_client,
@@ -654,7 +671,9 @@ pub extern "C" fn a2a_client_cancel_task(
 /// Methods: `a2a_client_stream_text`, `a2a_client_resubscribe`, `a2a_client_stream_next`,
 /// `a2a_client_stream_free`.
 ///
-/// Threading: `Send`, not thread-safe.
+/// Threading: `Send`, not thread-safe: `a2a_client_stream_next` while another thread is
+/// inside it returns `A2A_IN_USE`; `a2a_client_stream_free` waits for a `next` in progress
+/// (bounded by its idle timeout).
 pub struct a2a_client_stream {
     /// Owns a clone of the client (a cheap handle), so it outlives the `a2a_client`.
     call: StreamCall,
@@ -678,7 +697,7 @@ fn open_stream(
     resubscribe: bool,
     message: Option<MessageParts>,
 ) -> a2a_result {
-    let c = try_ref!(client);
+    let c = try_shared!(client);
     let out = try_out!(out);
     let text = try_str!(text, text_len);
     // SAFETY: the header requires `opts` to be NULL or readable options.
@@ -708,7 +727,8 @@ fn open_stream(
 /// is the stream's `END` event, handed out by the first `a2a_client_stream_next`. `out`: a
 /// new stream the caller owns (free with `a2a_client_stream_free`).
 ///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`, `A2A_CLOSED`
+/// and `A2A_IN_USE` (as `a2a_client_send_text`; nothing is sent).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_stream_text(
     client: *const a2a_client,
@@ -734,7 +754,7 @@ type MessageParts = (
 /// each item's outcome the event it was.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`,
-/// `A2A_ANSWER_MESSAGE` (nothing is sent).
+/// `A2A_ANSWER_MESSAGE`, `A2A_CLOSED`, `A2A_IN_USE` (nothing is sent).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_stream_message(
     client: *const a2a_client,
@@ -768,7 +788,8 @@ pub extern "C" fn a2a_client_resubscribe(
 /// writes it to `*out` (views and the borrowed outcome valid until the next mutating call
 /// on the stream). Returns `A2A_OK`, or `A2A_NONE` once the `END` event was handed out.
 ///
-/// Errors: `A2A_NULL_PARAMETER`.
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE` (another thread is inside `next` on this
+/// stream), `A2A_CLOSED` (the stream is being freed).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_stream_next(
     stream: *mut a2a_client_stream,
@@ -829,6 +850,7 @@ pub extern "C" fn a2a_client_stream_next(
 }
 
 /// Frees a stream (closing its connection). NULL is a no-op; must not be called twice.
+/// Waits for a `a2a_client_stream_next` in progress on another thread to return.
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_stream_free(stream: *mut a2a_client_stream) {
     ffi_panic_boundary! {

@@ -22,7 +22,7 @@ use a2a::driver::{AbortHandle, Client, HttpRequest, HttpResponse, RawStream, Rea
 use a2a::outcome::{ErrorName, Outcome, RequestSent};
 
 use crate::driver::{a2a_client, a2a_client_config, config_from};
-use crate::handle::{self, Handle, try_out, try_ref};
+use crate::handle::{self, Handle, try_out, try_ref, try_shared};
 use crate::http1::{a2a_header, headers_from};
 use crate::outcome::a2a_outcome;
 use crate::panic::ffi_panic_boundary;
@@ -261,7 +261,8 @@ fn transport_failure(error: *mut *mut a2a_outcome, o: Outcome) -> a2a_result {
 /// Thread-safe on the client (calls share its connection pool).
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (empty method
-/// or URL), `A2A_CLIENT_TRANSPORT`.
+/// or URL), `A2A_CLIENT_TRANSPORT`, `A2A_CLOSED` (the client is being freed; nothing is
+/// sent).
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub extern "C" fn a2a_client_exchange(
@@ -280,7 +281,7 @@ pub extern "C" fn a2a_client_exchange(
     error: *mut *mut a2a_outcome,
 ) -> a2a_result {
     ffi_panic_boundary! {
-        let c = try_ref!(client);
+        let c = try_shared!(client);
         let out = try_out!(out);
         // SAFETY: the header requires readable inputs.
         let req = try_input!(unsafe {
@@ -308,7 +309,8 @@ pub extern "C" fn a2a_client_exchange(
 ///
 /// Threading: `Send`, not thread-safe, with one exception: `a2a_raw_stream_abort` may be
 /// called from another thread while a read is in progress (never concurrently with
-/// `a2a_raw_stream_free`).
+/// `a2a_raw_stream_free`). A second read meanwhile returns `A2A_IN_USE`; the free waits
+/// for a read in progress (abort first to make it return promptly).
 pub struct a2a_raw_stream {
     head: a2a_raw_response,
     abort: AbortHandle,
@@ -362,7 +364,7 @@ pub extern "C" fn a2a_client_open_stream(
     error: *mut *mut a2a_outcome,
 ) -> a2a_result {
     ffi_panic_boundary! {
-        let c = try_ref!(client);
+        let c = try_shared!(client);
         let out = try_out!(out);
         // SAFETY: the header requires readable inputs.
         let req = try_input!(unsafe {
@@ -410,7 +412,8 @@ pub extern "C" fn a2a_raw_stream_head(stream: *const a2a_raw_stream) -> *const a
 /// chunked body cut short), or the stream was aborted (`Reset`, "aborted by the caller");
 /// then `error`, when non-NULL, receives a new outcome the caller owns.
 ///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_CLIENT_TRANSPORT`.
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_CLIENT_TRANSPORT`, `A2A_IN_USE` (another thread is
+/// reading this stream), `A2A_CLOSED` (the stream is being freed).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_raw_stream_read(
     stream: *mut a2a_raw_stream,
@@ -419,8 +422,18 @@ pub extern "C" fn a2a_raw_stream_read(
     error: *mut *mut a2a_outcome,
 ) -> a2a_result {
     ffi_panic_boundary! {
-        // Shared borrow only: a2a_raw_stream_abort may run concurrently (see the type).
-        let s = try_ref!(stream as *const a2a_raw_stream);
+        // The exclusive hold keeps other reads and the free out, but only a shared borrow is
+        // taken through it (Deref, never DerefMut: not try_mut!): a2a_raw_stream_abort may
+        // run concurrently (see the type).
+        if stream.is_null() {
+            return a2a_result::A2A_NULL_PARAMETER;
+        }
+        // SAFETY: non-NULL; the header requires a live stream from this library.
+        let held = match unsafe { handle::enter_exclusive(stream) } {
+            Ok(held) => held,
+            Err(code) => return code,
+        };
+        let s: &a2a_raw_stream = &held;
         let chunk = try_out!(chunk);
         let idle = if idle_timeout_ms > 0 { Duration::from_millis(idle_timeout_ms) } else { s.idle };
         let mut st = s.state();
@@ -467,8 +480,10 @@ pub extern "C" fn a2a_raw_stream_abort(stream: *const a2a_raw_stream) {
 }
 
 /// Frees a stream (closing its connection; a stream read to its end leaves the connection
-/// to the pool). NULL is a no-op; must not be called twice, nor while another thread is
-/// reading or aborting it. The head borrowed from it becomes invalid.
+/// to the pool). NULL is a no-op; must not be called twice, nor while another thread may
+/// abort it. A read in progress on another thread is waited for (bounded by its idle
+/// timeout; `a2a_raw_stream_abort` first ends it promptly). The head borrowed from it
+/// becomes invalid.
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_raw_stream_free(stream: *mut a2a_raw_stream) {
     ffi_panic_boundary! {

@@ -13,7 +13,9 @@
 //!   long. Views into a handle are valid until the next mutating call on it.
 //! - Every body runs inside a panic boundary ([`panic`]): a panic becomes `A2A_PANIC` or a
 //!   typed default, never an abort or an unwind into C.
-//! - No global mutable state. Handles are `Send` but not thread-safe.
+//! - No global mutable state. Handles are `Send` but not thread-safe; concurrent misuse is
+//!   refused (`A2A_IN_USE`, `A2A_CLOSED`) and `_free` waits for the calls inside: see
+//!   [`handle`].
 //!
 //! # Safety
 //! Rust callers of these functions (the tests) must uphold the same contracts as C callers:

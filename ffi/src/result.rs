@@ -49,6 +49,13 @@ pub enum a2a_result {
     /// The caller's output buffer is too small; the size needed was written to the call's
     /// `written` out-parameter (the one output written on an error).
     A2A_INSUFFICIENT_SIZE = 103,
+    /// The handle is in use by another thread: a call that changes it is running, and this
+    /// handle is not thread-safe. Nothing was done; call again once the other call returned
+    /// (better: give each thread its own handle, or serialise the calls).
+    A2A_IN_USE = 104,
+    /// The handle is being freed: its `_free` has started and is waiting for the calls in
+    /// flight. Nothing was done, and the handle must not be used again.
+    A2A_CLOSED = 105,
 
     // --- 200–299: shared vocabulary ---
     /// A protocol version string is not `MAJOR.MINOR[.PATCH]` in ASCII digits.
@@ -246,6 +253,8 @@ impl a2a_result {
         a2a_result::A2A_INVALID_UTF8,
         a2a_result::A2A_INVALID_ARGUMENT,
         a2a_result::A2A_INSUFFICIENT_SIZE,
+        a2a_result::A2A_IN_USE,
+        a2a_result::A2A_CLOSED,
         a2a_result::A2A_VERSION_MALFORMED,
         a2a_result::A2A_VERSION_UNSUPPORTED,
         a2a_result::A2A_BINDING_UNKNOWN,
@@ -339,6 +348,12 @@ impl a2a_result {
             a2a_result::A2A_INVALID_UTF8 => "a text argument was not valid UTF-8",
             a2a_result::A2A_INVALID_ARGUMENT => "an argument was out of range",
             a2a_result::A2A_INSUFFICIENT_SIZE => "the output buffer is too small",
+            a2a_result::A2A_IN_USE => {
+                "the handle is in use by another thread (it is not thread-safe); nothing was done"
+            }
+            a2a_result::A2A_CLOSED => {
+                "the handle is being freed (its free is waiting for calls in flight); nothing was done"
+            }
             a2a_result::A2A_VERSION_MALFORMED => {
                 "malformed protocol version: expected MAJOR.MINOR such as \"1.0\" or \"0.3\""
             }

@@ -199,7 +199,9 @@ impl Rec {
 /// `a2a_sse_decoder_set_last_event_id`, `a2a_sse_decoder_retry`,
 /// `a2a_sse_decoder_reset_for_reconnect`, `a2a_sse_decoder_last_error`.
 ///
-/// Threading: `Send`, not thread-safe.
+/// Threading: `Send`, not thread-safe: a mutating call (feed, finish, set, reset) while
+/// another runs on the same decoder returns `A2A_IN_USE` and changes nothing; the free
+/// waits for a call in progress.
 pub struct a2a_sse_decoder {
     decoder: Decoder,
     /// Copies of values that do not lie in the fed chunk (and the comments of a packed feed).
@@ -451,7 +453,9 @@ fn feed(
 /// Limit errors are reported as `A2A_SSE_ITEM_KIND_LIMIT_ERROR` items (the call still
 /// returns `A2A_OK`); `a2a_sse_decoder_last_error` then describes the last one.
 ///
-/// Errors: `A2A_NULL_PARAMETER` (decoder, items or count NULL, or `(NULL, len > 0)`).
+/// Errors: `A2A_NULL_PARAMETER` (decoder, items or count NULL, or `(NULL, len > 0)`),
+/// `A2A_IN_USE` (another thread is inside a mutating call on this decoder; nothing was
+/// decoded, the chunk must be fed again), `A2A_CLOSED` (the decoder is being freed).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_sse_decoder_feed(
     decoder: *mut a2a_sse_decoder,
@@ -477,7 +481,8 @@ pub extern "C" fn a2a_sse_decoder_feed(
 ///
 /// Limit errors are items (`limit_error_count`), not a failed call.
 ///
-/// Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`).
+/// Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`), `A2A_IN_USE`,
+/// `A2A_CLOSED` (as `a2a_sse_decoder_feed`).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_sse_decoder_feed_packed(
     decoder: *mut a2a_sse_decoder,

@@ -240,8 +240,8 @@ pub extern "C" fn a2a_stream_tracker_on_comment(
 /// field) and data, read during the call only.
 ///
 /// Returns `A2A_OK` and writes `*out` (its `outcome` and `artifact_id` are borrowed from
-/// the tracker until the next mutating call), or `A2A_NONE` for an event with empty data
-/// (nothing to classify; `*out` untouched).
+/// the tracker until the next mutating call), or `A2A_NONE` for an event whose data is
+/// empty or only whitespace (nothing to classify; `*out` untouched).
 ///
 /// Errors: `A2A_NULL_PARAMETER`.
 #[unsafe(no_mangle)]

@@ -10,7 +10,9 @@
 # must find, tests/test_speedups.py checks it and compares the two paths). Every shared
 # fixture, the header coverage check, the struct layout check (every ctypes mirror against the
 # C compiler's sizeof/offsetof of include/a2a_core.h, via scripts/c-layout.py), the API tests, the discovery rule, and the end-to-end
-# tests against the real Python a2a-sdk server (tests/peers, started on 127.0.0.1).
+# tests against the real Python a2a-sdk server (tests/peers, started on 127.0.0.1), and the
+# threads tests (tests/test_threads.py: a shared Client closed while calls are in flight, one
+# SseDecoder fed from two threads and closed during a feed), on both paths.
 # Last, the sdist: built with PyPA's `build` in a scratch venv, it must carry the Rust sources
 # (rust/) and the extension's source, and install from itself, library and extension bundled.
 set -euo pipefail

@@ -54,5 +54,6 @@ void test_driver(void);
 void test_driver_raw(void);
 void test_answer(void);
 void test_traceparent(void);
+void test_concurrency(void);
 
 #endif

@@ -42,6 +42,7 @@ int main(void) {
   test_driver_raw();
   test_answer();
   test_traceparent();
+  test_concurrency();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

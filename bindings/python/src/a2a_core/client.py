@@ -3,8 +3,9 @@
 `traceparent`. Every failure of a call, connect errors and timeouts included, is an
 `Outcome`, never an exception; exceptions are for wrong arguments.
 
-The client is thread-safe for its calls (it pools connections); `add_header_hook` must not
-race with calls. A stream is used by one thread.
+The client is thread-safe for its calls (it pools connections). `close()` waits for the
+calls in flight on other threads, then frees the client; calls after it raise ClosedError.
+`add_header_hook` during a call raises InUseError. A stream is used by one thread.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
-from . import _lib
+from . import _guard, _lib
 from .errors import CardResolutionError, check, error_for
 from .answer import Part, message_json
 from .outcome import Outcome, _OwnedOutcome
@@ -231,9 +232,14 @@ class Client:
     `proxy` (None: the environment with curl's rules; "": none), `no_proxy` (curl's list),
     `resolve` (curl's HOST:PORT:ADDR entries), `max_time_ms` (a total deadline per call,
     card fetch, retries, resubscribes and streams included).
+
+    Threads: calls may run from several threads at once. `close()` (and leaving a `with`
+    block) waits for the calls in flight, bounded by their own timeouts, then frees the
+    client; later calls raise ClosedError, a second close does nothing, and open streams
+    go on until they end.
     """
 
-    __slots__ = ('_h', '_hooks', '_hook_error', '__weakref__')
+    __slots__ = ('_h', '_calls', '_hooks', '_hook_error', '__weakref__')
 
     def __init__(
         self,
@@ -264,6 +270,7 @@ class Client:
         _target: tuple[ProtocolVersion, Binding] | None = None,
     ) -> None:
         self._h = 0
+        self._calls = _guard.Calls('client')
         self._hooks: list[object] = []
         self._hook_error = threading.local()
         cfg = _lib.ClientConfig()
@@ -358,10 +365,21 @@ class Client:
         self.close()
 
     def close(self) -> None:
-        """Frees the client (open streams keep the connection pool alive until freed)."""
-        h, self._h = getattr(self, '_h', 0), 0
+        """Frees the client once the calls in flight on other threads have returned (it
+        BLOCKS until then, bounded by their timeouts; new calls meanwhile raise
+        ClosedError). A second close does nothing. Open streams keep the connection pool
+        alive until they end. RuntimeError from inside a header hook of this client."""
+        calls = getattr(self, '_calls', None)
+        if calls is None or not calls.close():
+            return
+        h, self._h = self._h, 0
         if h:
             _lib.lib.a2a_client_free(h)
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close()` has started: new calls raise ClosedError."""
+        return self._calls.closing
 
     def __enter__(self) -> Client:
         return self
@@ -370,8 +388,16 @@ class Client:
         self.close()
 
     def _handle(self) -> int:
-        if not self._h:
-            raise ValueError('the client is closed')
+        """The live handle (ClosedError after close), for a direct library call from this
+        thread that cannot race with close() (the package's own calls use `_enter`)."""
+        if self._calls.closing:
+            raise _guard.closed('client')
+        return self._h
+
+    def _enter(self) -> int:
+        """Counts a call in (ClosedError after close) and returns the live handle; every
+        `_enter` is paired with a `_calls.leave()` in a finally."""
+        self._calls.enter()
         return self._h
 
     def add_header_hook(self, hook: HeaderHook) -> None:
@@ -401,8 +427,12 @@ class Client:
                     slot.error = e
 
         cb = _lib.HeaderHook(trampoline)
-        check(_lib.lib.a2a_client_add_header_hook(self._handle(), cb, None))
-        self._hooks.append(cb)  # the C side keeps the pointer: keep the callback alive
+        h = self._enter()
+        try:
+            check(_lib.lib.a2a_client_add_header_hook(h, cb, None))
+            self._hooks.append(cb)  # the C side keeps the pointer: keep the callback alive
+        finally:
+            self._calls.leave()
 
     def _raise_hook_error(self) -> None:
         e = getattr(self._hook_error, 'error', None)
@@ -417,8 +447,12 @@ class Client:
             hooks = self._hooks
             if hooks:
                 self._hook_error.error = None
-            rc, outcome = sp.call(  # type: ignore[attr-defined]
-                _CALLS[fname], self._handle(), arg, opts.addr, _OwnedOutcome)
+            h = self._enter()
+            try:
+                rc, outcome = sp.call(  # type: ignore[attr-defined]
+                    _CALLS[fname], h, arg, opts.addr, _OwnedOutcome)
+            finally:
+                self._calls.leave()
             if hooks:
                 self._raise_hook_error()
             check(rc)
@@ -426,8 +460,11 @@ class Client:
         a, an = _lib.enc(arg)
         out = ctypes.c_void_p()
         self._hook_error.error = None
-        rc = getattr(_lib.lib, fname)(self._handle(), a, an, ctypes.byref(opts.c),
-                                      ctypes.byref(out))
+        h = self._enter()
+        try:
+            rc = getattr(_lib.lib, fname)(h, a, an, ctypes.byref(opts.c), ctypes.byref(out))
+        finally:
+            self._calls.leave()
         outcome = Outcome._from_ptr(out.value or 0, owned=True) if rc == 0 else None
         self._raise_hook_error()
         check(rc)
@@ -523,13 +560,17 @@ class Client:
         # Opening is eager: the hooks run now, so a hook's exception is raised now (it was
         # cleared unseen by the first next() before).
         self._hook_error.error = None
-        rc = getattr(_lib.lib, fname)(self._handle(), a, an, ctypes.byref(opts.c),
-                                      ctypes.byref(out))
+        h = self._enter()
+        try:
+            rc = getattr(_lib.lib, fname)(h, a, an, ctypes.byref(opts.c), ctypes.byref(out))
+        finally:
+            self._calls.leave()
         if getattr(self._hook_error, 'error', None) is not None:
             if rc == 0:
                 _StreamHandle(out.value or 0).free()
             self._raise_hook_error()
         check(rc)
+        # The stream holds the library client's connection pool itself: it outlives close().
         handle = _StreamHandle(out.value or 0)
         sp = _lib.SPEEDUPS
         if sp is not None:

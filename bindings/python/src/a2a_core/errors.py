@@ -35,6 +35,17 @@ class InvalidArgumentError(A2AError, ValueError):
     """A2A_INVALID_ARGUMENT: an argument was out of range."""
 
 
+class InUseError(A2AError, RuntimeError):
+    """A2A_IN_USE, or an object of this package used from two threads at once: the object
+    (an SseDecoder, a stream tracker, ...) is not thread-safe and another thread is inside a
+    call on it. Nothing was done: give each thread its own object, or serialise the calls."""
+
+
+class ClosedError(A2AError, ValueError):
+    """A2A_CLOSED, or a call on an object after its `close()`: the object is closed (or
+    being closed) and cannot be used any more."""
+
+
 class VersionError(A2AError, ValueError):
     """A protocol version string was malformed or is not spoken by this core."""
 
@@ -136,6 +147,8 @@ RESULT_NAMES: dict[int, str] = {
     101: 'A2A_INVALID_UTF8',
     102: 'A2A_INVALID_ARGUMENT',
     103: 'A2A_INSUFFICIENT_SIZE',
+    104: 'A2A_IN_USE',
+    105: 'A2A_CLOSED',
     200: 'A2A_VERSION_MALFORMED',
     201: 'A2A_VERSION_UNSUPPORTED',
     202: 'A2A_BINDING_UNKNOWN',
@@ -223,6 +236,8 @@ _CLASSES: dict[int, type[A2AError]] = {
     100: NullParameterError,
     101: InvalidUtf8Error,
     102: InvalidArgumentError,
+    104: InUseError,
+    105: ClosedError,
     200: VersionMalformedError,
     201: VersionUnsupportedError,
     202: BindingUnknownError,

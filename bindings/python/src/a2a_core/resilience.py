@@ -14,7 +14,7 @@ import random as _random
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 
-from . import _lib
+from . import _guard, _lib
 from .errors import check, error_for
 from .outcome import Outcome
 from .stream import monotonic_ms
@@ -191,7 +191,7 @@ class RetryPolicy:
 
     def _handle(self) -> int:
         if not self._h:
-            raise ValueError('the policy is closed')
+            raise _guard.closed('policy')
         return self._h
 
     def _now(self, now_ms: int | None) -> int:
@@ -371,7 +371,7 @@ class Breaker:
 
     def _handle(self) -> int:
         if not self._h:
-            raise ValueError('the breaker is closed')
+            raise _guard.closed('breaker')
         return self._h
 
     def _now(self, now_ms: int | None) -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import NamedTuple, Union
 
-from . import _lib
+from . import _guard, _lib
 from .errors import (
     SseEventTooLargeError,
     SseLimitError,
@@ -162,10 +162,15 @@ class SseDecoder:
     events each chunk completed. Comments are counted (`comments`), valid `retry` values
     kept (`retry`), and limit errors (a line over `max_line`, event data over `max_event`:
     the event is dropped and decoding goes on) appended to `errors`. `feed_items` returns
-    all four kinds in stream order instead. Not thread-safe (one decoder per stream).
+    all four kinds in stream order instead.
+
+    Not thread-safe (one decoder per stream): a call while another thread is inside one
+    raises InUseError and changes nothing; `close()` from another thread waits for the call
+    in progress; calls after `close()` raise ClosedError.
     """
 
     __slots__ = (
+        '_busy',
         '_h',
         '_hv',
         '_packed',
@@ -186,6 +191,9 @@ class SseDecoder:
         """Default limits: 16 MiB per line and per event. `dispatch_at_eof=True` makes
         `finish()` dispatch an unterminated last block (what the Java, JS and Go SDKs do)
         instead of dropping it (the WHATWG rule)."""
+        # Held (never waited for, except by close) for the whole of each method: the call
+        # and the copying of its results out of the library's buffers.
+        self._busy = _guard.Exclusive('decoder')
         self._h = 0
         h = ctypes.c_void_p()
         big = 16 * 1024 * 1024
@@ -209,10 +217,27 @@ class SseDecoder:
         self.close()
 
     def close(self) -> None:
-        """Frees the library decoder now (also done when the object is collected)."""
-        h, self._h = getattr(self, '_h', 0), 0
-        if h:
-            _lib.lib.a2a_sse_decoder_free(h)
+        """Frees the library decoder now (also done when the object is collected); waits
+        for a call in progress on another thread. A second close does nothing."""
+        busy = getattr(self, '_busy', None)
+        if busy is None:
+            return
+        busy.wait()
+        try:
+            h, self._h = self._h, 0
+            if h:
+                _lib.lib.a2a_sse_decoder_free(h)
+        finally:
+            busy.give(True)
+
+    def _enter(self) -> int:
+        """Takes the decoder for one method (InUseError when another thread has it) and
+        returns the live handle (ClosedError after close); `_busy.give(True)` in a finally."""
+        self._busy.enter()
+        if not self._h:
+            self._busy.give(True)
+            raise _guard.closed('decoder')
+        return self._h
 
     def __enter__(self) -> SseDecoder:
         return self
@@ -220,20 +245,16 @@ class SseDecoder:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _handle(self) -> int:
-        if not self._h:
-            raise ValueError('the decoder is closed')
-        return self._h
-
     def _last_error(self) -> str | None:
         return _lib.view_str(_lib.lib.a2a_sse_decoder_last_error(self._h))
 
     def _feed_packed(self, chunk: bytes | bytearray | memoryview) -> list[int]:
         """One packed feed: [bytes ptr, bytes len, offsets, events, comments, limit errors,
-        items ptr, items]. Counts the comments and records the limit errors."""
+        items ptr, items]. Counts the comments and records the limit errors. The caller
+        holds `_busy`."""
         if type(chunk) is not bytes:
             chunk = bytes(chunk)
-        rc = _feed_packed(self._h or self._handle(), chunk, len(chunk), self._ref_packed)
+        rc = _feed_packed(self._h, chunk, len(chunk), self._ref_packed)
         if rc:
             raise error_for(rc, self._last_error())
         if self._words is not None:
@@ -250,9 +271,8 @@ class SseDecoder:
 
     def _feed_fast(self, sp: object, chunk: bytes) -> tuple[list[Event], int, int, int]:
         """One packed feed through the compiled fast path (events built in C): (events,
-        limit errors, items ptr, items). Counts the comments and records the limit errors."""
-        if not self._h:
-            raise ValueError('the decoder is closed')
+        limit errors, items ptr, items). Counts the comments and records the limit errors.
+        The caller holds `_busy`."""
         r = sp.sse_feed(self._h, chunk)  # type: ignore[attr-defined]
         if r[0]:
             raise error_for(r[0], self._last_error())
@@ -265,60 +285,72 @@ class SseDecoder:
 
     def feed(self, chunk: bytes | bytearray | memoryview) -> list[Event]:
         """Decodes one chunk of the body; returns the events it completed, in order."""
-        # The body of _feed_packed, inlined: this is the per-chunk hot path.
+        # The body of _feed_packed and _enter, inlined: this is the per-chunk hot path.
         if type(chunk) is not bytes:
             chunk = bytes(chunk)
-        sp = _lib.SPEEDUPS
-        if sp is not None:
-            return self._feed_fast(sp, chunk)[0]
-        if not self._h:
-            raise ValueError('the decoder is closed')
-        rc = _feed_packed_raw(self._hv, chunk, _size_t(len(chunk)), self._ref_packed)
-        if rc:
-            raise error_for(rc, self._last_error())
-        if _unpack_words is not None:
-            bp, bl, _o, n, nc, nl, ip, ni = _unpack_words(self._packed)
-        elif self._words is None:
-            p = self._packed
-            bp, bl, n, nc, nl = p.bytes.ptr or 0, p.bytes.len, p.event_count, p.comment_count, \
-                p.limit_error_count
-            ip, ni = p.items or 0, p.item_count
-        else:
-            bp, bl, _o, n, nc, nl, ip, ni = self._words[:]
-        if nc:
-            self.comments += nc
-        if nl:
-            self._record_errors(ip, ni)
-        return _events(bp, bl, n) if n else []
+        busy = self._busy
+        try:
+            busy.take()
+        except IndexError:
+            raise _guard.in_use('decoder') from None
+        try:
+            if not self._h:
+                raise _guard.closed('decoder')
+            sp = _lib.SPEEDUPS
+            if sp is not None:
+                return self._feed_fast(sp, chunk)[0]
+            rc = _feed_packed_raw(self._hv, chunk, _size_t(len(chunk)), self._ref_packed)
+            if rc:
+                raise error_for(rc, self._last_error())
+            if _unpack_words is not None:
+                bp, bl, _o, n, nc, nl, ip, ni = _unpack_words(self._packed)
+            elif self._words is None:
+                p = self._packed
+                bp, bl, n, nc, nl = p.bytes.ptr or 0, p.bytes.len, p.event_count, \
+                    p.comment_count, p.limit_error_count
+                ip, ni = p.items or 0, p.item_count
+            else:
+                bp, bl, _o, n, nc, nl, ip, ni = self._words[:]
+            if nc:
+                self.comments += nc
+            if nl:
+                self._record_errors(ip, ni)
+            return _events(bp, bl, n) if n else []
+        finally:
+            busy.give(True)
 
     def feed_items(self, chunk: bytes | bytearray | memoryview) -> list[Item]:
         """Like `feed`, but returns every item in stream order: `Event`, `Comment`,
         `RetryItem` and `SseLimitError` (an exception instance, not raised). The decoder's
         `comments` and `errors` are updated as by `feed`."""
-        sp = _lib.SPEEDUPS
-        if sp is not None:
-            if type(chunk) is not bytes:
-                chunk = bytes(chunk)
-            events, _nl, ip, ni = self._feed_fast(sp, chunk)
-            n = len(events)
-        else:
-            bp, bl, _o, n, _nc, _nl, ip, ni = self._feed_packed(chunk)
-            events = _events(bp, bl, n) if n else []
-        if ni == n:
-            return events  # type: ignore[return-value]
-        next_event = iter(events).__next__
-        out: list[Item] = []
-        errors = iter(self.errors[len(self.errors) - _nl :]).__next__
-        for k, kind in enumerate(self._kinds(ip, ni)):
-            if kind == _EVENT:
-                out.append(next_event())
-            elif kind == _LIMIT:
-                out.append(errors())
+        self._enter()
+        try:
+            sp = _lib.SPEEDUPS
+            if sp is not None:
+                if type(chunk) is not bytes:
+                    chunk = bytes(chunk)
+                events, _nl, ip, ni = self._feed_fast(sp, chunk)
+                n = len(events)
             else:
-                it = self._item_at(ip, k)
-                if it is not None:
-                    out.append(it)
-        return out
+                bp, bl, _o, n, _nc, _nl, ip, ni = self._feed_packed(chunk)
+                events = _events(bp, bl, n) if n else []
+            if ni == n:
+                return events  # type: ignore[return-value]
+            next_event = iter(events).__next__
+            out: list[Item] = []
+            errors = iter(self.errors[len(self.errors) - _nl :]).__next__
+            for k, kind in enumerate(self._kinds(ip, ni)):
+                if kind == _EVENT:
+                    out.append(next_event())
+                elif kind == _LIMIT:
+                    out.append(errors())
+                else:
+                    it = self._item_at(ip, k)
+                    if it is not None:
+                        out.append(it)
+            return out
+        finally:
+            self._busy.give(True)
 
     @staticmethod
     def _kinds(ip: int, ni: int) -> list[int]:
@@ -361,47 +393,66 @@ class SseDecoder:
         rule did. The decoder is then ready for a new stream; the last event ID and retry
         value are kept. Calling it twice is harmless."""
         f = _lib.SseFinish()
-        h = self._handle()
-        rc = _lib.lib.a2a_sse_decoder_finish(h, ctypes.byref(f))
-        if rc:
-            raise error_for(rc, self._last_error())
-        event = _event(f.event) if f.has_event else None
-        discarded = (
-            Discarded(int(f.discarded_partial_line), bool(f.discarded_event), bool(f.discarded_id))
-            if f.discarded
-            else None
-        )
-        error = None
-        if f.error:
-            error = _limit_error(f.error, int(f.limit), self._last_error())
-            self.errors.append(error)
-        return Finish(event, discarded, error)
+        h = self._enter()
+        try:
+            rc = _lib.lib.a2a_sse_decoder_finish(h, ctypes.byref(f))
+            if rc:
+                raise error_for(rc, self._last_error())
+            event = _event(f.event) if f.has_event else None
+            discarded = (
+                Discarded(int(f.discarded_partial_line), bool(f.discarded_event),
+                          bool(f.discarded_id))
+                if f.discarded
+                else None
+            )
+            error = None
+            if f.error:
+                error = _limit_error(f.error, int(f.limit), self._last_error())
+                self.errors.append(error)
+            return Finish(event, discarded, error)
+        finally:
+            self._busy.give(True)
 
     @property
     def last_event_id(self) -> str:
         """The last event ID (send it as `Last-Event-ID` when reconnecting); '' when none."""
-        b = _lib.view_bytes(_lib.lib.a2a_sse_decoder_last_event_id(self._handle()))
+        h = self._enter()
+        try:
+            b = _lib.view_bytes(_lib.lib.a2a_sse_decoder_last_event_id(h))
+        finally:
+            self._busy.give(True)
         return _text(b or b'')
 
     @last_event_id.setter
     def last_event_id(self, value: str) -> None:
         b, n = _lib.enc(value)
-        h = self._handle()
-        rc = _lib.lib.a2a_sse_decoder_set_last_event_id(h, b if n else None, n)
-        if rc:
-            raise error_for(rc, self._last_error())
+        h = self._enter()
+        try:
+            rc = _lib.lib.a2a_sse_decoder_set_last_event_id(h, b if n else None, n)
+            if rc:
+                raise error_for(rc, self._last_error())
+        finally:
+            self._busy.give(True)
 
     @property
     def retry(self) -> int | None:
         """The last valid `retry` value (ms) seen on any stream of this decoder, or None."""
         out = ctypes.c_uint64()
-        ok = _lib.lib.a2a_sse_decoder_retry(self._handle(), ctypes.byref(out))
+        h = self._enter()
+        try:
+            ok = _lib.lib.a2a_sse_decoder_retry(h, ctypes.byref(out))
+        finally:
+            self._busy.give(True)
         return out.value if ok else None
 
     def reset_for_reconnect(self) -> None:
         """Forgets the stream in progress for a new connection; keeps the last event ID
         and the retry value."""
-        check(_lib.lib.a2a_sse_decoder_reset_for_reconnect(self._handle()))
+        h = self._enter()
+        try:
+            check(_lib.lib.a2a_sse_decoder_reset_for_reconnect(h))
+        finally:
+            self._busy.give(True)
 
 
 def _view_text(v: _lib.Bytes) -> str:
@@ -446,7 +497,7 @@ class SseEncoder:
         """Appends one event (line breaks in `data` become separate `data:` lines). An
         `id` of '' resets the client's last event ID; None writes no `id:` line."""
         if not self._h:
-            raise ValueError('the encoder is closed')
+            raise _guard.closed('encoder')
         d, dn = _lib.enc(data)
         t, tn = _lib.enc(type or '')
         i, ino = _lib.enc(id if id is not None else '')

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from . import _lib
+from . import _guard, _lib
 from .errors import check
 from .outcome import Outcome, _asked, _response
 from .sse import Comment, Event, SseDecoder
@@ -106,7 +106,7 @@ class StreamTracker:
 
     def _handle(self) -> int:
         if not self._h:
-            raise ValueError('the tracker is closed')
+            raise _guard.closed('tracker')
         return self._h
 
     def on_bytes(self, now_ms: int | None = None) -> None:

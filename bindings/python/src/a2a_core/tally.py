@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ctypes
 
-from . import _lib
+from . import _guard, _lib
 from .errors import check
 from .outcome import Outcome
 from .vocab import Channel, _num, _word
@@ -35,7 +35,7 @@ class Tally:
 
     def _handle(self) -> int:
         if not self._h:
-            raise ValueError('the tally is closed')
+            raise _guard.closed('tally')
         return self._h
 
     def record(self, agent: str, method: str, outcome: Outcome) -> None:

@@ -13,6 +13,10 @@ public class A2aCoreException extends RuntimeException {
     public static final int INVALID_ARGUMENT = 102;
     /** {@code A2A_INSUFFICIENT_SIZE}: a caller buffer was too small. */
     public static final int INSUFFICIENT_SIZE = 103;
+    /** {@code A2A_IN_USE}: another thread is inside a call on this (not thread-safe) handle. */
+    public static final int IN_USE = 104;
+    /** {@code A2A_CLOSED}: the handle is being freed (its free waits for calls in flight). */
+    public static final int CLOSED = 105;
     /** {@code A2A_KEY_EMPTY_INPUT}: no part, or only empty parts, for a key. */
     public static final int KEY_EMPTY_INPUT = 910;
     /** {@code A2A_VERSION_MALFORMED}. */

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The driver's raw HTTP layer ({@code a2a_client_exchange}, {@code a2a_client_open_stream},
@@ -23,9 +24,10 @@ import java.util.Optional;
  * followed (a 3xx is a response), every status a response, bounded bodies and a per-read
  * idle deadline on streams. Header hooks do not run here: the caller sends its headers.
  *
- * <p>Threading: a {@code RawHttp} is thread-safe for its calls; {@link #close} must not race
- * with them. Calls BLOCK the calling thread; {@link Abort#trigger} (from any thread) makes
- * a blocked call return promptly with a {@link TransportException}.
+ * <p>Threading: a {@code RawHttp} is thread-safe for its calls; {@link #close} waits for
+ * the calls in flight (abort them to make it prompt), and calls after it throw
+ * {@link IllegalStateException}. Calls BLOCK the calling thread; {@link Abort#trigger}
+ * (from any thread) makes a blocked call return promptly with a {@link TransportException}.
  */
 public final class RawHttp implements AutoCloseable {
     /** {@code A2A_CLIENT_TRANSPORT}. */
@@ -33,6 +35,8 @@ public final class RawHttp implements AutoCloseable {
 
     private final A2aCoreLibrary lib;
     private Pointer handle;
+    /** Calls hold it for reading during their native call; {@link #close} for writing. */
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
 
     /**
      * A raw client.
@@ -186,7 +190,6 @@ public final class RawHttp implements AutoCloseable {
      */
     public Response exchange(String method, String url, List<Map.Entry<String, String>> headers, byte[] body,
                              Duration timeout, Abort abort) throws TransportException {
-        Pointer c = client();
         NativeArgs args = new NativeArgs();
         Pointer out = args.outPointer();
         Pointer err = args.outPointer();
@@ -195,7 +198,9 @@ public final class RawHttp implements AutoCloseable {
         byte[] m = method.getBytes(StandardCharsets.UTF_8);
         byte[] u = url.getBytes(StandardCharsets.UTF_8);
         int rc;
+        lock.readLock().lock();
         try {
+            Pointer c = client();
             Pointer h = args.headerArray(headers);
             int hn = headers == null ? 0 : headers.size();
             Pointer b = args.bytes(body);
@@ -208,6 +213,7 @@ public final class RawHttp implements AutoCloseable {
             result = out.getPointer(0);
             error = err.getPointer(0);
         } finally {
+            lock.readLock().unlock();
             args.release();
             // The client must stay reachable (not freed by a Cleaner) during the native call.
             java.lang.ref.Reference.reachabilityFence(this);
@@ -271,7 +277,6 @@ public final class RawHttp implements AutoCloseable {
      */
     public Stream openStream(String method, String url, List<Map.Entry<String, String>> headers, byte[] body,
                              Duration timeout, Abort abort) throws TransportException {
-        Pointer c = client();
         NativeArgs args = new NativeArgs();
         Pointer out = args.outPointer();
         Pointer err = args.outPointer();
@@ -280,7 +285,9 @@ public final class RawHttp implements AutoCloseable {
         byte[] m = method.getBytes(StandardCharsets.UTF_8);
         byte[] u = url.getBytes(StandardCharsets.UTF_8);
         int rc;
+        lock.readLock().lock();
         try {
+            Pointer c = client();
             rc = lib.a2a_client_open_stream(c, m, new SizeT(m.length), u, new SizeT(u.length),
                 args.headerArray(headers), new SizeT(headers == null ? 0 : headers.size()), args.bytes(body),
                 new SizeT(body == null ? 0 : body.length), timeout == null ? 0 : Math.max(1, timeout.toMillis()),
@@ -288,6 +295,7 @@ public final class RawHttp implements AutoCloseable {
             result = out.getPointer(0);
             error = err.getPointer(0);
         } finally {
+            lock.readLock().unlock();
             args.release();
             // The client must stay reachable (not freed by a Cleaner) during the native call.
             java.lang.ref.Reference.reachabilityFence(this);
@@ -395,12 +403,22 @@ public final class RawHttp implements AutoCloseable {
         }
     }
 
-    /** Frees the client (streams opened on it keep the pool alive until they are closed). */
+    /**
+     * Frees the client once the calls in flight have returned (streams opened on it keep the
+     * pool alive until they are closed); idempotent.
+     */
     @Override
-    public synchronized void close() {
-        if (handle != null) {
-            lib.a2a_client_free(handle);
-            handle = null;
+    public void close() {
+        lock.writeLock().lock();
+        try {
+            synchronized (this) {
+                if (handle != null) {
+                    lib.a2a_client_free(handle);
+                    handle = null;
+                }
+            }
+        } finally {
+            lock.writeLock().unlock();
         }
     }
 }

@@ -1,0 +1,135 @@
+package dev.a2acore;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A client shared by threads and closed while they are inside calls that a loopback server
+ * holds: {@code close()} waits for them (they complete normally), and calls afterwards are
+ * refused. Both the typed {@link A2aClient} and {@link RawHttp}. Every wait is bounded.
+ */
+class CloseUnderLoadTest {
+    private static final int CALLERS = 4;
+    private static final long WAIT_S = 20;
+
+    private HttpServer server;
+    private ExecutorService pool;
+    private CountDownLatch release;
+    private CountDownLatch arrived;
+    private String base;
+
+    @BeforeEach
+    void start() throws IOException {
+        release = new CountDownLatch(1);
+        arrived = new CountDownLatch(CALLERS);
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(Executors.newCachedThreadPool());
+        server.createContext("/", this::hold);
+        server.start();
+        base = "http://127.0.0.1:" + server.getAddress().getPort();
+        pool = Executors.newFixedThreadPool(CALLERS + 1);
+    }
+
+    @AfterEach
+    void stop() {
+        release.countDown();
+        pool.shutdownNow();
+        server.stop(0);
+    }
+
+    /** Answers a JSON-RPC call with a completed task once {@code release} opens (bounded). */
+    private void hold(HttpExchange ex) throws IOException {
+        String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        arrived.countDown();
+        try {
+            release.await(WAIT_S, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        String id = body.replaceAll("(?s).*\"id\"\\s*:\\s*(\"[^\"]*\"|[0-9]+).*", "$1");
+        byte[] reply = ("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{\"kind\":\"task\",\"id\":\"t-1\","
+            + "\"contextId\":\"c-1\",\"status\":{\"state\":\"completed\"}}}").getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(200, reply.length);
+        ex.getResponseBody().write(reply);
+        ex.close();
+    }
+
+    /** Starts {@code close}, checks it waits while the calls are held, then releases them. */
+    private void closeWhileHeld(AutoCloseable client) throws Exception {
+        assertTrue(arrived.await(WAIT_S, TimeUnit.SECONDS), "the calls did not reach the server");
+        Future<?> closing = pool.submit(() -> {
+            client.close();
+            return null;
+        });
+        Thread.sleep(300);
+        assertFalse(closing.isDone(), "close returned while calls were in flight");
+        release.countDown();
+        closing.get(WAIT_S, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void clientCloseWaitsForCallsInFlight() throws Exception {
+        A2aClient c = A2aClient.builder(base + "/a2a").knownTarget(ProtocolVersion.V03, Binding.JSON_RPC)
+            .allowHttp(true).callTimeout(Duration.ofSeconds(WAIT_S)).build();
+        List<Future<Outcome>> calls = new ArrayList<>();
+        for (int i = 0; i < CALLERS; i++) {
+            calls.add(pool.submit(() -> c.send("hold")));
+        }
+        closeWhileHeld(c);
+        for (Future<Outcome> f : calls) {
+            Outcome o = f.get(WAIT_S, TimeUnit.SECONDS);
+            assertTrue(o.isSuccess(), o.toString());
+            assertEquals(TaskState.COMPLETED, o.state().orElseThrow());
+        }
+        c.close(); // idempotent
+        assertThrows(IllegalStateException.class, () -> c.send("late"));
+    }
+
+    @Test
+    void rawHttpCloseWaitsForExchangesInFlight() throws Exception {
+        RawHttp raw = new RawHttp(Duration.ofSeconds(5), Duration.ofSeconds(WAIT_S), Duration.ofSeconds(WAIT_S),
+            1 << 20, true);
+        byte[] body = ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{}}")
+            .getBytes(StandardCharsets.UTF_8);
+        List<Future<RawHttp.Response>> calls = new ArrayList<>();
+        for (int i = 0; i < CALLERS; i++) {
+            calls.add(pool.submit(() -> raw.exchange("POST", base + "/a2a", List.of(), body, null, null)));
+        }
+        closeWhileHeld(raw);
+        for (Future<RawHttp.Response> f : calls) {
+            assertEquals(200, f.get(WAIT_S, TimeUnit.SECONDS).status());
+        }
+        raw.close(); // idempotent
+        assertThrows(IllegalStateException.class,
+            () -> raw.exchange("POST", base + "/a2a", List.of(), body, null, null));
+    }
+
+    @Test
+    void theNewResultCodesAreNamed() {
+        assertEquals(104, A2aCoreException.IN_USE);
+        assertEquals(105, A2aCoreException.CLOSED);
+        assertTrue(A2aCore.describe(A2aCoreException.IN_USE).contains("in use by another thread"));
+        assertTrue(A2aCore.describe(A2aCoreException.CLOSED).contains("being freed"));
+    }
+}

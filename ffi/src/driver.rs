@@ -226,7 +226,7 @@ pub extern "C" fn a2a_header_setter_set(
             // reserved-header rule, checked after the hooks ran, refuses the call whatever
             // the value: a hook that ignores this result still sends nothing it did not mean.
             // SAFETY: as below.
-            unsafe { (*s.request).headers.push((name.to_owned(), value.to_owned())) };
+            unsafe { (*(*setter).request).headers.push((name.to_owned(), value.to_owned())) };
             return a2a_result::A2A_REQUEST_RESERVED_HEADER;
         }
         // SAFETY: the setter only exists during the hook, while `request` is borrowed

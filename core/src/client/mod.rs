@@ -180,10 +180,14 @@
 
 mod call;
 mod card;
+mod common;
 mod ids;
 mod pages;
 mod read;
 mod request;
+mod stream;
+#[cfg(test)]
+mod stream_tests;
 #[cfg(test)]
 mod tests;
 
@@ -193,6 +197,7 @@ pub use call::{CallOptions, CallResult, Correlation, Event, HttpResponse, InputE
 pub use card::{CardEvent, CardFetch, CardOptions, ResolveError, ResolvedCard};
 pub use pages::{MAX_PAGES, PageError, TaskPages};
 pub use request::{HeaderHook, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure};
+pub use stream::{StreamCall, StreamConfig, StreamEvent, StreamResult};
 
 use crate::card::CredentialPlan;
 pub use crate::model::params::Call;

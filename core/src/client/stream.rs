@@ -188,7 +188,56 @@ struct Sent {
 }
 
 /// The state machine of one streaming call. See [`crate::client`] for the call order and
-/// the module docs of this file for the states.
+/// what it decides.
+///
+/// A host loop, with an in-memory agent that streams a task and its completion (echoing the
+/// JSON-RPC id), cut into small chunks:
+///
+/// ```
+/// use a2a_core::client::{CallOptions, ClientConfig, ClientState, StreamCall, StreamConfig, StreamEvent, Target};
+/// use a2a_core::envelope::text_message;
+/// use a2a_core::model::params::{Call, SendMessageParams};
+/// use a2a_core::outcome::TaskState;
+/// use a2a_core::time::Millis;
+/// use a2a_core::version::{Binding, ProtocolVersion};
+///
+/// let target = Target::new("https://agent.example/a2a", ProtocolVersion::V0_3, Binding::JsonRpc);
+/// let mut state = ClientState::new(target, ClientConfig::default(), 0x5eed).unwrap();
+/// let Call::SendMessage(p) = text_message("msg-1", "hello") else { unreachable!() };
+/// let call = Call::SendStreamingMessage(p);
+/// let now = Millis(0);
+/// let mut m = StreamCall::new(&mut state, call, CallOptions::default(), StreamConfig::default(), now);
+/// let t = m.poll_transmit(&mut state, now).expect("the request");
+/// let sent: serde_json::Value = serde_json::from_slice(&t.request.body).unwrap();
+/// let mut body = String::new();
+/// for result in [
+///     serde_json::json!({"kind": "task", "id": "t-1", "contextId": "c-1", "status": {"state": "working"}}),
+///     serde_json::json!({"kind": "status-update", "taskId": "t-1", "contextId": "c-1",
+///         "status": {"state": "completed"}, "final": true}),
+/// ] {
+///     let ev = serde_json::json!({"jsonrpc": "2.0", "id": sent["id"], "result": result});
+///     body.push_str(&format!("data: {ev}\n\n"));
+/// }
+/// let head = vec![("content-type".to_owned(), "text/event-stream".to_owned())];
+/// m.handle_head(&mut state, t.id, 200, head, now).unwrap();
+/// let mut items = 0;
+/// let result = 'call: loop {
+///     for chunk in body.as_bytes().chunks(32) {
+///         let _ = m.handle_body(&mut state, t.id, chunk, now); // stale once the stream is over
+///         while let Some(e) = m.poll_event() {
+///             match e {
+///                 StreamEvent::Item(_) => items += 1, // show it as it arrives
+///                 StreamEvent::Finished(r) => break 'call r,
+///                 _ => {} // Abort: drop the connection; Resubscribing: log it
+///             }
+///         }
+///     }
+///     unreachable!("the final event ends the stream");
+/// };
+/// assert_eq!(items, 2);
+/// assert_eq!(result.outcome.state, Some(TaskState::Completed));
+/// assert!(result.answer.is_some());
+/// ```
 #[derive(Debug)]
 pub struct StreamCall {
     /// The first call, given away with the first request (never sent twice).
@@ -320,6 +369,9 @@ impl StreamCall {
             return None;
         }
         let resubscribe = self.first.is_none();
+        if !resubscribe {
+            self.correlation.attempts = 1;
+        }
         if self.total.is_some_and(|t| now >= t) {
             let mut o = total_deadline_outcome();
             o.task_id.clone_from(&self.subscribe);
@@ -389,7 +441,6 @@ impl StreamCall {
         }
         if !resubscribe {
             self.correlation.jsonrpc_id.clone_from(&rpc_id);
-            self.correlation.attempts = 1;
         }
         let deadline = self.capped(now.saturating_add(self.budget));
         self.phase = Phase::Head {

@@ -475,6 +475,49 @@ fn an_up_front_error_body_is_not_a_stream() {
     assert_eq!(r.resubscribes, 0);
 }
 
+#[test]
+fn an_event_over_the_size_limit_is_reported_counted_and_the_stream_goes_on() {
+    let mut st = state(ClientConfig::default());
+    let small = StreamConfig {
+        max_event_bytes: 200,
+        ..config(0)
+    };
+    let mut m = StreamCall::new(
+        &mut st,
+        streaming("hi"),
+        CallOptions::default(),
+        small,
+        Millis(0),
+    );
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    open_with_task(&mut m, &mut st, &t, Millis(0));
+    let big = json!({"kind": "artifact-update", "taskId": "t-1", "contextId": "c-1",
+        "artifact": {"artifactId": "a-1", "parts": [{"kind": "text", "text": "x".repeat(500)}]}});
+    m.handle_body(&mut st, t.id, &event(&t, big), Millis(1))
+        .unwrap();
+    m.handle_body(
+        &mut st,
+        t.id,
+        &event(&t, status("completed", true)),
+        Millis(2),
+    )
+    .unwrap();
+    let evs = events(&mut m);
+    let kinds: Vec<StreamItemKind> = items(&evs).iter().map(|i| i.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            StreamItemKind::Task,
+            StreamItemKind::Malformed,
+            StreamItemKind::StatusUpdate
+        ]
+    );
+    let r = finished(&evs);
+    assert_eq!(r.outcome.state, Some(TaskState::Completed));
+    assert_eq!((r.dropped_events, r.unreadable_events), (1, 0));
+    assert_eq!(r.exit_code(), 3, "content was lost");
+}
+
 // ---- property tests -------------------------------------------------------------------
 
 const OUTCOMES: &str = include_str!(concat!(

@@ -791,6 +791,8 @@ impl StreamCall {
     /// once a request went out). Does nothing once the call is over.
     pub fn cancel(&mut self, state: &mut ClientState, now: Millis) {
         let task = self.task_now();
+        // The get-task fallback counts its own cancel in the tally.
+        let mut counted = false;
         let sent = match std::mem::replace(&mut self.phase, Phase::Ready) {
             Phase::Done => {
                 self.phase = Phase::Done;
@@ -810,6 +812,7 @@ impl StreamCall {
                         self.events.push_back(StreamEvent::Abort(o));
                     }
                 }
+                counted = true;
                 RequestSent::Unknown
             }
             Phase::Ready if self.requests > 0 => RequestSent::Unknown,
@@ -818,9 +821,11 @@ impl StreamCall {
         let mut o = Outcome::transport(ErrorName::Reset, sent, "canceled by the caller");
         o.task_id = task;
         self.fill_interface(state, &mut o);
-        state
-            .tally
-            .record(&state.target.agent_name, self.method_now().name(), &o);
+        if !counted {
+            state
+                .tally
+                .record(&state.target.agent_name, self.method_now().name(), &o);
+        }
         self.finish(state, None, o, now);
     }
 
@@ -932,6 +937,7 @@ impl StreamCall {
             self.conclude(state, end, now);
             return true;
         }
+        // The driver's words for a head that does not come within the budget.
         let what = if matches!(self.phase, Phase::Head { .. }) {
             "no response head"
         } else {
@@ -940,7 +946,7 @@ impl StreamCall {
         let mut o = Outcome::transport(
             ErrorName::Timeout,
             RequestSent::Unknown,
-            format!("{what} within the call timeout of {} ms", self.budget.0),
+            format!("{what} within {} ms (the call budget)", self.budget.0),
         );
         o.retry = RetryAdvice::UnknownOutcome;
         self.open_failed(state, o, now);

@@ -518,6 +518,68 @@ fn an_event_over_the_size_limit_is_reported_counted_and_the_stream_goes_on() {
     assert_eq!(r.exit_code(), 3, "content was lost");
 }
 
+#[test]
+fn a_canceled_stream_is_aborted_returns_its_breaker_permit_and_refuses_late_input() {
+    let mut st = state(ClientConfig {
+        breaker: Some(crate::resilience::BreakerConfig::default()),
+        ..ClientConfig::default()
+    });
+    let mut m = StreamCall::new(
+        &mut st,
+        streaming("hi"),
+        CallOptions::default(),
+        config(2),
+        Millis(0),
+    );
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    open_with_task(&mut m, &mut st, &t, Millis(1));
+    m.cancel(&mut st, Millis(2));
+    let evs = events(&mut m);
+    assert!(
+        matches!(evs[1], StreamEvent::Abort(id) if id == t.id),
+        "{evs:?}"
+    );
+    let r = finished(&evs);
+    assert_eq!(r.outcome.error, Some(ErrorName::Reset));
+    assert_eq!(r.outcome.task_id.as_deref(), Some("t-1"));
+    assert_eq!(
+        m.handle_body(&mut st, t.id, b": ping\n\n", Millis(3)),
+        Err(InputError::Finished)
+    );
+    m.cancel(&mut st, Millis(4));
+    assert!(events(&mut m).is_empty(), "one Finished only");
+    assert_eq!(
+        st.tally().count(
+            "agent.example",
+            "SendStreamingMessage",
+            Channel::Transport,
+            "Reset"
+        ),
+        1
+    );
+}
+
+#[test]
+fn a_head_that_never_comes_on_the_first_request_is_not_resubscribed() {
+    let mut st = state(ClientConfig::default());
+    let opts = CallOptions {
+        budget: Some(Millis(2_000)),
+        ..CallOptions::default()
+    };
+    let mut m = StreamCall::new(&mut st, streaming("hi"), opts, config(3), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    assert_eq!(t.deadline, Millis(2_000), "the caller's budget is shorter");
+    m.handle_head(&mut st, t.id, 200, sse_head(), Millis(2_000))
+        .unwrap();
+    let evs = events(&mut m);
+    assert!(matches!(evs[0], StreamEvent::Abort(id) if id == t.id));
+    let r = finished(&evs);
+    assert_eq!(r.kind, None);
+    assert_eq!(r.outcome.error, Some(ErrorName::Timeout));
+    assert_eq!(r.outcome.retry, RetryAdvice::UnknownOutcome, "never resend");
+    assert_eq!(r.resubscribes, 0);
+}
+
 // ---- property tests -------------------------------------------------------------------
 
 const OUTCOMES: &str = include_str!(concat!(

@@ -3,7 +3,9 @@
 //! answers the driver with the row's body (its JSON-RPC id replaced by the one the driver
 //! sent), and the machine is fed the same bytes, in random chunks, with the same id. The
 //! items, how the stream ended and the outcome must be the same; the one documented
-//! difference is `http_status`, which the machine fills as the classifier does.
+//! difference is `http_status`, which the machine fills as the classifier does. A scripted
+//! agent then checks that recovery (resubscribe after a drop, the allowance, the get-task
+//! fallback) is the driver's, request for request.
 #![cfg(all(feature = "driver", feature = "client"))]
 
 use std::io::{Read, Write};
@@ -249,5 +251,235 @@ proptest! {
                 }
             }
         }
+    }
+}
+
+// ---- recovery: the same scripted agent through the driver and the machine ---------------
+
+/// What the scripted agent answers to its `n`th request (0-based), given that request's
+/// JSON-RPC body: content type and body.
+type Script = fn(usize, &Value) -> (&'static str, String);
+
+fn sse_event(req: &Value, result: Value) -> String {
+    let ev = serde_json::json!({"jsonrpc": "2.0", "id": req["id"], "result": result});
+    format!("data: {ev}\n\n")
+}
+
+fn task_result(state: &str) -> Value {
+    serde_json::json!({"kind": "task", "id": "t-1", "contextId": "c-1", "status": {"state": state}})
+}
+
+fn final_status(state: &str) -> Value {
+    serde_json::json!({"kind": "status-update", "taskId": "t-1", "contextId": "c-1",
+        "status": {"state": state}, "final": true})
+}
+
+/// Cut after the task, then the resubscribe completes.
+fn drop_then_complete(n: usize, req: &Value) -> (&'static str, String) {
+    match n {
+        0 => ("text/event-stream", sse_event(req, task_result("working"))),
+        _ => (
+            "text/event-stream",
+            sse_event(req, final_status("completed")),
+        ),
+    }
+}
+
+/// Cut after the task, every time.
+fn always_drop(_: usize, req: &Value) -> (&'static str, String) {
+    ("text/event-stream", sse_event(req, task_result("working")))
+}
+
+/// Cut after the task; the resubscribe is answered TaskNotFound; the get finds it done.
+fn gone_then_get(n: usize, req: &Value) -> (&'static str, String) {
+    match n {
+        0 => ("text/event-stream", sse_event(req, task_result("working"))),
+        1 => (
+            "application/json",
+            serde_json::json!({"jsonrpc": "2.0", "id": req["id"],
+                "error": {"code": -32001, "message": "Task not found"}})
+            .to_string(),
+        ),
+        _ => (
+            "application/json",
+            serde_json::json!({"jsonrpc": "2.0", "id": req["id"], "result": task_result("completed")})
+                .to_string(),
+        ),
+    }
+}
+
+/// Reads one HTTP/1.1 request (head and Content-Length body) from `s`: its JSON body.
+fn read_request(s: &mut std::net::TcpStream) -> Value {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..at]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map_or(0, |v| v.trim().parse::<usize>().unwrap());
+            if buf.len() >= at + 4 + length {
+                return serde_json::from_slice(&buf[at + 4..at + 4 + length]).unwrap_or_default();
+            }
+        }
+        let n = s.read(&mut chunk).expect("request bytes");
+        assert!(n > 0, "request cut");
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// The driver against the scripted agent (`requests` connections at most): its events,
+/// and the requests' bodies.
+fn script_through_driver(
+    script: Script,
+    resubscribes: u32,
+    requests: usize,
+) -> (Vec<String>, driver::StreamFinal, Vec<Value>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    let config = driver::ClientConfig {
+        allow_http: true,
+        connect_timeout: Duration::from_secs(2),
+        call_timeout: Duration::from_secs(10),
+        stream_idle_timeout: Duration::from_secs(10),
+        stream_resubscribe_attempts: resubscribes,
+        ..driver::ClientConfig::default()
+    };
+    let target = driver::Target::new(&url, ProtocolVersion::V0_3, Binding::JsonRpc);
+    let c = driver::Client::with_target(target, config);
+    std::thread::scope(|scope| {
+        let served = scope.spawn(|| {
+            let mut seen = Vec::new();
+            for n in 0..requests {
+                let (mut s, _) = listener.accept().expect("the driver connects");
+                s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+                let req = read_request(&mut s);
+                let (ct, body) = script(n, &req);
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: {ct}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                s.write_all(response.as_bytes()).expect("response written");
+                seen.push(req);
+            }
+            seen
+        });
+        let mut log = Vec::new();
+        let mut end = None;
+        for ev in c
+            .stream_text("hi", &driver::CallOptions::default())
+            .take(1_000)
+        {
+            match ev {
+                driver::StreamEvent::Item(i) => log.push(format!("item {}", i.kind.as_str())),
+                driver::StreamEvent::Resubscribing { task_id, attempt } => {
+                    log.push(format!("resubscribing {task_id} {attempt}"));
+                }
+                driver::StreamEvent::End(f) => {
+                    end = Some(f);
+                    break;
+                }
+            }
+        }
+        (
+            log,
+            end.expect("an End"),
+            served.join().expect("server thread"),
+        )
+    })
+}
+
+/// The machine against the same script, the host performing each request in memory.
+fn script_through_machine(
+    script: Script,
+    resubscribes: u32,
+) -> (Vec<String>, client::StreamResult, Vec<Value>) {
+    let target = client::Target::new("http://127.0.0.1/", ProtocolVersion::V0_3, Binding::JsonRpc);
+    let mut st = client::ClientState::new(target, client::ClientConfig::default(), 9).unwrap();
+    let m = Message::new("msg-1", Role::User, vec![Part::text("hi")]);
+    let call = Call::SendStreamingMessage(SendMessageParams::new(m));
+    let config = StreamConfig {
+        resubscribe_attempts: resubscribes,
+        ..StreamConfig::default()
+    };
+    let mut m = StreamCall::new(
+        &mut st,
+        call,
+        client::CallOptions::default(),
+        config,
+        Millis(0),
+    );
+    let mut log = Vec::new();
+    let mut seen = Vec::new();
+    for _ in 0..20 {
+        if let Some(t) = m.poll_transmit(&mut st, Millis(0)) {
+            let req: Value = serde_json::from_slice(&t.request.body).unwrap();
+            let (ct, body) = script(seen.len(), &req);
+            seen.push(req);
+            let head = vec![("Content-Type".to_owned(), ct.to_owned())];
+            m.handle_head(&mut st, t.id, 200, head, Millis(0)).unwrap();
+            for piece in body.as_bytes().chunks(7) {
+                let _ = m.handle_body(&mut st, t.id, piece, Millis(0));
+            }
+            let _ = m.handle_end(&mut st, t.id, Millis(0));
+        }
+        while let Some(e) = m.poll_event() {
+            match e {
+                StreamEvent::Item(i) => log.push(format!("item {}", i.kind.as_str())),
+                StreamEvent::Resubscribing {
+                    task_id, attempt, ..
+                } => {
+                    log.push(format!("resubscribing {task_id} {attempt}"));
+                }
+                StreamEvent::Abort(_) => {}
+                StreamEvent::Finished(r) => return (log, *r, seen),
+            }
+        }
+    }
+    panic!("the machine did not finish");
+}
+
+#[test]
+fn recovery_after_a_drop_is_the_drivers() {
+    for (name, script, allowed, requests) in [
+        ("drop then complete", drop_then_complete as Script, 2, 2),
+        ("more drops than allowed", always_drop as Script, 1, 2),
+        ("gone, then get", gone_then_get as Script, 1, 3),
+    ] {
+        let (d_log, d_end, d_seen) = script_through_driver(script, allowed, requests);
+        let (m_log, m_end, m_seen) = script_through_machine(script, allowed);
+        assert_eq!(m_log, d_log, "{name}");
+        let methods = |seen: &[Value]| -> Vec<String> {
+            seen.iter()
+                .map(|r| r["method"].as_str().unwrap_or("").to_owned())
+                .collect()
+        };
+        assert_eq!(methods(&m_seen), methods(&d_seen), "{name}");
+        assert_eq!(
+            methods(&m_seen)
+                .iter()
+                .filter(|m| *m == "message/stream")
+                .count(),
+            1,
+            "{name}: the message is sent once"
+        );
+        assert_eq!(m_end.kind, d_end.kind, "{name}");
+        assert_eq!(
+            comparable(&m_end.outcome),
+            comparable(&d_end.outcome),
+            "{name}"
+        );
+        assert_eq!(m_end.resubscribes, d_end.resubscribes, "{name}");
+        assert_eq!(m_end.fetched_by_get, d_end.fetched_by_get, "{name}");
+        assert_eq!(m_end.answer, d_end.answer, "{name}");
+        assert_eq!(
+            m_end.correlation.attempts, d_end.correlation.attempts,
+            "{name}"
+        );
+        assert_eq!(
+            m_end.correlation.task_id, d_end.correlation.task_id,
+            "{name}"
+        );
     }
 }

@@ -738,6 +738,11 @@ enum Op {
     /// Time jumps to the machine's next deadline, then `handle_timeout`.
     Wake,
     Cancel,
+    /// A whole exchange on the current request: an event-stream head, the task, the end
+    /// (a drop after the task id); or, for a `tasks/get`, the completed task.
+    Drop,
+    /// A whole exchange on the current request: a JSON `TaskNotFound` answer.
+    Refuse,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -750,6 +755,8 @@ fn op() -> impl Strategy<Value = Op> {
         3 => any::<u16>().prop_map(Op::Tick),
         2 => Just(Op::Wake),
         1 => Just(Op::Cancel),
+        2 => Just(Op::Drop),
+        2 => Just(Op::Refuse),
     ]
 }
 
@@ -788,6 +795,7 @@ proptest! {
             Ok(())
         };
         let mut idle_order: Option<(RequestId, Millis)> = None;
+        let mut json_head = false;
         let body_of = |t: &Transmit, k: u8| -> Vec<u8> {
             match k {
                 0 => event(t, task("working")),
@@ -803,7 +811,7 @@ proptest! {
         for op in ops {
             let current = sent.last().map(|t| t.id);
             let mut opened_stream = None;
-            match op {
+            match op.clone() {
                 Op::Transmit => {
                     if let Some(t) = m.poll_transmit(&mut st, now) {
                         prop_assert!(t.connect_by <= t.deadline);
@@ -818,13 +826,25 @@ proptest! {
                         _ => (503, "text/plain"),
                     };
                     let h = vec![("Content-Type".to_owned(), ct.to_owned())];
-                    if m.handle_head(&mut st, id, status, h, now).is_ok() && k == 0 {
-                        opened_stream = Some(id);
+                    if m.handle_head(&mut st, id, status, h, now).is_ok() {
+                        json_head = k == 1;
+                        if k == 0 {
+                            opened_stream = Some(id);
+                        }
                     }
                 },
                 Op::Body(k) => if let Some(t) = sent.last() {
-                    let b = if body_json(t)["method"] == "tasks/get" || matches!(k, 5..) {
-                        b"{}".to_vec()
+                    let req = body_json(t);
+                    let b = if req["method"] == "tasks/get" {
+                        json!({"jsonrpc": "2.0", "id": req["id"], "result": task("completed")})
+                            .to_string()
+                            .into_bytes()
+                    } else if json_head {
+                        // A refused resubscribe (or send): the get-task fallback's trigger.
+                        json!({"jsonrpc": "2.0", "id": req["id"],
+                            "error": {"code": -32001, "message": "Task not found"}})
+                        .to_string()
+                        .into_bytes()
                     } else {
                         body_of(t, k)
                     };
@@ -846,6 +866,24 @@ proptest! {
                     m.handle_timeout(&mut st, now);
                 },
                 Op::Cancel => m.cancel(&mut st, now),
+                Op::Drop | Op::Refuse => if let Some(t) = sent.last() {
+                    let req = body_json(t);
+                    let (ct, b) = if req["method"] == "tasks/get" {
+                        ("application/json", json!({"jsonrpc": "2.0", "id": req["id"],
+                            "result": task("completed")}).to_string().into_bytes())
+                    } else if matches!(op, Op::Drop) {
+                        ("text/event-stream", event(t, task("working")))
+                    } else {
+                        ("application/json", json!({"jsonrpc": "2.0", "id": req["id"],
+                            "error": {"code": -32001, "message": "Task not found"}})
+                        .to_string().into_bytes())
+                    };
+                    let h = vec![("Content-Type".to_owned(), ct.to_owned())];
+                    if m.handle_head(&mut st, t.id, 200, h, now).is_ok() {
+                        let _ = m.handle_body(&mut st, t.id, &b, now);
+                        let _ = m.handle_end(&mut st, t.id, now);
+                    }
+                },
             }
             // On one open stream the idle deadline never moves earlier.
             match (opened_stream, m.poll_timeout(), sent.last()) {

@@ -23,7 +23,8 @@
 //!   carries no credentials and follows no redirect.
 //! - [`UnaryCall`]: one per non-streaming call (send, get, list tasks, cancel, push-config
 //!   create/get/list/delete, extended card: every [`Call`] the protocol answers with one
-//!   response). A stream gets its own machine in the same shape (phase 2 of issue 22).
+//!   response). [`StreamCall`] is the machine of one stream, in the same shape (see
+//!   *Streams*).
 //!   [`TaskPages`] lists tasks page by page, one `UnaryCall` per page.
 //!
 //! # Method families (quinn-proto's naming)
@@ -169,10 +170,38 @@
 //! is still parsed twice there (the classifier's borrowed scan, then the model), which
 //! issue 22 asks to make one pass.
 //!
+//! # Streams
+//! [`StreamCall`] takes `SendStreamingMessage` or `SubscribeToTask` with the same method
+//! families and call order ([`StreamCall::new`] also takes a [`StreamConfig`]: idle timeout,
+//! resubscribe allowance, event size limit). Body chunks go through the core's SSE decoder
+//! and stream tracker ([`crate::stream`]) as they are handed in, and each event comes out at
+//! once as [`StreamEvent::Item`], its model read and added to the answer being assembled.
+//! - **Deadlines** from [`StreamCall::poll_timeout`]: the head deadline (`now +` the call
+//!   budget, for each request), then, once a 2xx `text/event-stream` head is given, the idle
+//!   deadline (counted from that head; every chunk, event and keep-alive comment moves it
+//!   on); always capped by the total deadline. A response that is not an event stream is
+//!   read whole (within a fresh call budget) and classified.
+//! - **Over**: on 0.3 `final`, a terminal or (1.0) interrupted state, a message or an error
+//!   event the call finishes and [`StreamEvent::Abort`] asks the host to drop the
+//!   connection. An idle stream is aborted too.
+//! - **Resubscribe, never resend**: the `SendStreamingMessage` leaves the machine with the
+//!   first request. A stream cut (`handle_end` or `handle_failure` before the end) or gone
+//!   idle once the task id is known is resubscribed to (`SubscribeToTask`, same
+//!   `traceparent`, a new [`RequestId`]) while [`StreamConfig::resubscribe_attempts`] allows
+//!   and the total deadline has not passed, announced by [`StreamEvent::Resubscribing`]; a
+//!   resubscribe stream keeps the task id even if it stays silent, and one whose head never
+//!   arrives counts as a failed resubscribe. Past the allowance the call ends with the
+//!   task id and advice `resubscribe`. A resubscribe answered `TaskNotFound` or
+//!   `UnsupportedOperation` is followed by one `GetTask`, whose answer is the result
+//!   ([`StreamResult::fetched_by_get`]). The total deadline ends the call, never resubscribing.
+//! - **The end**: [`StreamEvent::Finished`] carries a [`StreamResult`]: how the last stream
+//!   ended, the outcome (with the response's status, as [`crate::classify::classify`] gives
+//!   it), the correlation, the assembled answer, and the counts (`resubscribes`,
+//!   `dropped_events`, `unreadable_events`). Each connection's end is counted in the tally
+//!   and reported to the breaker as it happens. A host that abandons a stream calls
+//!   [`StreamCall::cancel`], which returns the breaker permit.
+//!
 //! # Not here yet (issue 22, phase 2)
-//! - Streams: a `StreamCall` in the same shape (the SSE decoder and stream tracker fed with
-//!   the body chunks, an idle deadline from `poll_timeout`, each item as an event,
-//!   resubscribe after a drop as a new request, never a resend).
 //! - The reference driver and the C ABI on the machine: the driver keeps its own copy of
 //!   these rules until it becomes a loop over `poll_transmit`/`handle_*`; the C ABI gets one
 //!   handle for a [`ClientState`] and one per machine.
@@ -180,10 +209,14 @@
 
 mod call;
 mod card;
+mod common;
 mod ids;
 mod pages;
 mod read;
 mod request;
+mod stream;
+#[cfg(test)]
+mod stream_tests;
 #[cfg(test)]
 mod tests;
 
@@ -193,6 +226,7 @@ pub use call::{CallOptions, CallResult, Correlation, Event, HttpResponse, InputE
 pub use card::{CardEvent, CardFetch, CardOptions, ResolveError, ResolvedCard};
 pub use pages::{MAX_PAGES, PageError, TaskPages};
 pub use request::{HeaderHook, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure};
+pub use stream::{StreamCall, StreamConfig, StreamEvent, StreamResult};
 
 use crate::card::CredentialPlan;
 pub use crate::model::params::Call;

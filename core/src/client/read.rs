@@ -59,7 +59,7 @@ fn answers(method: Method, o: &Outcome) -> bool {
 /// The `malformed` outcome of content that could not be read, keeping the ids and last
 /// state the classifier saw; advice `poll` when the task is known (read it again), else
 /// `never`. (The driver's rule, word for word.)
-fn unreadable(o: &Outcome, e: &crate::answer::ContentError, what: &str) -> Outcome {
+pub(crate) fn unreadable(o: &Outcome, e: &crate::answer::ContentError, what: &str) -> Outcome {
     let mut m = Outcome::empty(Channel::Malformed);
     m.http_status = o.http_status;
     m.message = Some(format!("{what} could not be read: {e}"));

@@ -1,0 +1,159 @@
+//! What the call machines share: building one attempt's request, the total deadline and
+//! the outcome of a call it cut. (The stream machine uses these; the unary machine keeps
+//! its own copy in `call.rs` until it is moved onto them.)
+
+use super::request::{
+    HttpRequest, RequestContext, admit_headers, invalid, missing_credential, set_header,
+};
+use super::{Call, ClientConfig, ClientState};
+use crate::envelope::{self, Interface, Method, RpcId};
+use crate::outcome::{ErrorName, Outcome, RequestSent};
+use crate::time::Millis;
+use crate::version::Binding;
+
+/// What one attempt's request is made of.
+#[derive(Debug)]
+pub(crate) struct Outgoing<'a> {
+    /// The call to send.
+    pub call: &'a Call<'a>,
+    /// Its `traceparent` (the same on every request of a call).
+    pub traceparent: &'a str,
+    /// The `Idempotency-Key` to send, if any.
+    pub idempotency_key: Option<&'a str>,
+    /// The caller's own headers.
+    pub headers: &'a [(String, String)],
+    /// The JSON-RPC id to use (a fresh one when `None`).
+    pub rpc_id: Option<RpcId>,
+    /// Which request of the call this is (1 for the first), for the header hooks.
+    pub attempt: u32,
+}
+
+/// One built request, with what the classifier must know about it.
+#[derive(Debug)]
+pub(crate) struct Built {
+    /// The request to hand out.
+    pub request: HttpRequest,
+    /// The method as the wire names it (`message/stream`, `POST /message:stream`).
+    pub wire_method: String,
+    /// The JSON-RPC id sent (JSON-RPC only).
+    pub rpc_id: Option<String>,
+}
+
+/// Builds a request: `traceparent`, `Idempotency-Key`, the caller's headers, then each
+/// header hook's; every one through the reserved-header rule; the envelope; the URL
+/// joined; the card's credentials checked.
+///
+/// # Errors
+/// The attempt's outcome when the request cannot be sent (`transport`, `request_sent = no`).
+#[allow(clippy::result_large_err)] // the refusal is the call's outcome, built once
+pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Result<Built, Outcome> {
+    if let Err(e) = crate::traceparent::TraceParent::parse(out.traceparent) {
+        return Err(invalid(format!(
+            "request not sent: invalid traceparent {:?}: {e}",
+            out.traceparent
+        )));
+    }
+    let method: Method = out.call.method();
+    let rpc_id = out
+        .rpc_id
+        .unwrap_or_else(|| RpcId::String(state.random.uuid()));
+    let mut headers = vec![("traceparent".to_owned(), out.traceparent.to_owned())];
+    if let Some(k) = out.idempotency_key {
+        headers.push(("Idempotency-Key".to_owned(), k.to_owned()));
+    }
+    headers.extend(out.headers.iter().cloned());
+    let ctx = RequestContext {
+        method: method.name(),
+        target: &state.target,
+        attempt: out.attempt,
+    };
+    let mut added = Vec::new();
+    for hook in &mut state.hooks {
+        hook.headers(&ctx, &mut added);
+    }
+    for (n, v) in added {
+        set_header(&mut headers, n, v);
+    }
+    admit_headers(&headers)?;
+    let target = &state.target;
+    let iface = Interface {
+        version: target.version,
+        binding: target.binding,
+        tenant: target.tenant.clone(),
+    };
+    let borrowed: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    let built = envelope::build(
+        &iface,
+        out.call,
+        &envelope::CallOptions {
+            id: Some(rpc_id),
+            extensions: &[],
+            headers: &borrowed,
+        },
+    )
+    .map_err(|e| invalid(format!("request not built: {e}")))?;
+    let wire_method = match target.binding {
+        Binding::JsonRpc => method
+            .jsonrpc_name(target.version)
+            .unwrap_or(method.name())
+            .to_owned(),
+        _ => format!("{} {}", built.method.as_str(), built.path),
+    };
+    let request = HttpRequest {
+        method: built.method,
+        url: join_url(&target.url, &built.path),
+        headers: built.headers,
+        body: built.body,
+    };
+    if let Some(plan) = &target.credentials
+        && let Some(o) = missing_credential(plan, &request, state.config.client_certificate)
+    {
+        return Err(o);
+    }
+    Ok(Built {
+        request,
+        wire_method,
+        rpc_id: built.rpc_id.map(|i| i.to_string()),
+    })
+}
+
+/// Joins the interface URL and an envelope path (empty for JSON-RPC).
+pub(crate) fn join_url(url: &str, path: &str) -> String {
+    if path.is_empty() {
+        url.to_owned()
+    } else {
+        format!("{}{}", url.trim_end_matches('/'), path)
+    }
+}
+
+/// The total deadline of a call started at `now`: the earlier of `now + config.max_time`
+/// and the caller's absolute `deadline`.
+pub(crate) fn total_deadline(
+    config: &ClientConfig,
+    deadline: Option<Millis>,
+    now: Millis,
+) -> Option<Millis> {
+    match (config.max_time.map(|m| now.saturating_add(m)), deadline) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The outcome of a call cut by its total deadline: `transport`/`Timeout`, and
+/// `request_sent = unknown` (an attempt may have been received); nothing is resent. The
+/// driver's words, so that hosts on the machine report `--max-time` the same way.
+pub(crate) fn total_deadline_outcome() -> Outcome {
+    let mut o = Outcome::transport(
+        ErrorName::Timeout,
+        RequestSent::Unknown,
+        "total deadline expired (max_time, --max-time): the call was cut and nothing was resent",
+    );
+    o.hint = Some(
+        "the whole call (card, retries, resubscribes, stream) has a total deadline: raise --max-time (ClientConfig::max_time) or check the task with get-task before sending again"
+            .to_owned(),
+    );
+    o
+}

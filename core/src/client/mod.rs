@@ -193,6 +193,13 @@ pub use call::{CallOptions, CallResult, Correlation, Event, HttpResponse, InputE
 pub use card::{CardEvent, CardFetch, CardOptions, ResolveError, ResolvedCard};
 pub use pages::{MAX_PAGES, PageError, TaskPages};
 pub use request::{HeaderHook, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure};
+// The one copy of each rule, for the reference driver's streams until they run on a machine.
+#[cfg(feature = "driver")]
+pub(crate) use call::max_time_outcome;
+#[cfg(feature = "driver")]
+pub(crate) use read::unreadable;
+#[cfg(feature = "driver")]
+pub(crate) use request::{Before, missing_credential, refused};
 
 use crate::card::CredentialPlan;
 pub use crate::model::params::Call;

@@ -29,9 +29,16 @@
 //! - `exchange`: one HTTP exchange, every failure mapped to a `transport` outcome.
 //! - `raw` ([`RawStream`], [`AbortHandle`]): an event-stream body read chunk by chunk with a
 //!   per-read deadline, abortable from another thread.
-//! - [`Client`]: configuration, card resolution, interceptors, the typed A2A calls
-//!   (`call`: build with the core's envelope, classify with the core's classifier) and
-//!   streams (`stream`: the core's SSE decoder and stream tracker), the tally.
+//! - [`Client`]: configuration, the typed A2A calls and streams. Card resolution (`card`)
+//!   and every non-streaming call (`call`) are thin I/O loops over the core's machines,
+//!   [`crate::client::CardFetch`] and [`crate::client::UnaryCall`]: the machine decides
+//!   (build, hooks and the reserved-header rule, credentials, breaker, classification,
+//!   answer, retries, tally, deadlines as values) and the driver performs each request it
+//!   hands out, feeds back the response or the failure, and sleeps until a retry is due.
+//!   The client owns the machine's [`crate::client::ClientState`] (one lock, held only
+//!   while a machine is fed); its [`Interceptor`]s run as the machine's header hook.
+//!   Streams (`stream`: the core's SSE decoder and stream tracker) are still driven here,
+//!   sharing that state's breaker and tally, until they get their own machine.
 //!
 //! # Example
 //! ```no_run

@@ -805,7 +805,7 @@ impl Report {
 }
 
 /// Joins the interface URL and an envelope path (empty for JSON-RPC).
-fn join(url: &str, path: &str) -> String {
+pub(crate) fn join(url: &str, path: &str) -> String {
     if path.is_empty() {
         url.to_owned()
     } else {

@@ -9,11 +9,11 @@ use super::correlation::{Correlation, new_id, new_traceparent};
 use super::exchange::{HttpRequest, HttpResponse};
 use super::{AbortHandle, Client, Target};
 use crate::classify::Asked;
-use crate::client::{self, Event, Transmit, TransportFailure, UnaryCall};
+use crate::client::{self, Event, Transmit, TransportFailure, UnaryCall, invalid, join};
 use crate::envelope::{self, Interface, Method, RpcId};
 use crate::model::params::{Call, GetTaskParams, SendMessageParams, TaskIdParams};
 use crate::model::{Json, Message, Part, SendResponse, params};
-use crate::outcome::{ErrorName, Outcome, RequestSent, RetryAdvice};
+use crate::outcome::{ErrorName, Outcome, RequestSent};
 use crate::time::Millis;
 use crate::version::Binding;
 
@@ -80,21 +80,6 @@ impl Prepared {
             request_id: self.rpc_id.as_deref(),
         }
     }
-}
-
-/// Joins the interface URL and an envelope path (empty for JSON-RPC).
-fn join(url: &str, path: &str) -> String {
-    if path.is_empty() {
-        url.to_owned()
-    } else {
-        format!("{}{}", url.trim_end_matches('/'), path)
-    }
-}
-
-fn invalid(message: String) -> Outcome {
-    let mut o = Outcome::transport(ErrorName::InvalidRequest, RequestSent::No, message);
-    o.retry = RetryAdvice::Never;
-    o
 }
 
 impl Client {

@@ -196,7 +196,7 @@ impl Client {
         loop {
             let now = self.now();
             if let Some(t) = self.with_state(|s| machine.poll_transmit(s, now)).flatten() {
-                self.perform_transmit(&mut machine, &t, total);
+                self.perform_transmit(&mut machine, t, total);
                 continue;
             }
             match machine.poll_event() {
@@ -222,23 +222,29 @@ impl Client {
     }
 
     /// Performs one request the machine handed out and feeds it what happened.
-    fn perform_transmit(&self, machine: &mut UnaryCall, t: &Transmit, total: Option<Instant>) {
-        let request = HttpRequest::from(&t.request);
+    fn perform_transmit(&self, machine: &mut UnaryCall, t: Transmit, total: Option<Instant>) {
+        let Transmit {
+            id,
+            request,
+            deadline,
+            ..
+        } = t;
+        let request = HttpRequest::from(request);
         let timeout = self
-            .instant_of(t.deadline)
+            .instant_of(deadline)
             .saturating_duration_since(Instant::now());
         let result = self.perform(&request, timeout, total, &AbortHandle::new());
         // The exchange kept the deadline itself (and says best what a timeout cut, and
         // whether bytes went out): what it reports happened in time.
-        let at = self.now().min(t.deadline.saturating_sub(Millis(1)));
+        let at = self.now().min(deadline.saturating_sub(Millis(1)));
         self.with_state(|s| {
             // The request is the one in flight: these inputs cannot be refused.
             let _ = match result {
                 Ok(r) => machine
-                    .handle_head(s, t.id, r.status, r.headers, at)
-                    .and_then(|()| machine.handle_body(s, t.id, &r.body, at))
-                    .and_then(|()| machine.handle_end(s, t.id, at)),
-                Err(o) => machine.handle_failure(s, t.id, TransportFailure::from_outcome(o), at),
+                    .handle_head(s, id, r.status, r.headers, at)
+                    .and_then(|()| machine.handle_body(s, id, &r.body, at))
+                    .and_then(|()| machine.handle_end(s, id, at)),
+                Err(o) => machine.handle_failure(s, id, TransportFailure::from_outcome(o), at),
             };
         });
     }

@@ -54,20 +54,22 @@ impl Client {
                     self.inner.guard.begin_card(card_host);
                     armed = true;
                 }
-                let request = HttpRequest::from(&t.request);
+                let id = t.id;
+                let deadline = t.deadline;
+                let request = HttpRequest::from(t.request);
                 let timeout = self
-                    .instant_of(t.deadline)
+                    .instant_of(deadline)
                     .saturating_duration_since(Instant::now());
                 let result = self.perform(&request, timeout, total, &AbortHandle::new());
                 // The exchange kept the deadline itself: what it reports happened in time.
-                let at = self.now().min(t.deadline.saturating_sub(Millis(1)));
+                let at = self.now().min(deadline.saturating_sub(Millis(1)));
                 // The fetch is the one in flight: these inputs cannot be refused.
                 let _ = match result {
                     Ok(r) => fetch
-                        .handle_head(t.id, r.status, r.headers, at)
-                        .and_then(|()| fetch.handle_body(t.id, &r.body, at))
-                        .and_then(|()| fetch.handle_end(t.id, at)),
-                    Err(o) => fetch.handle_failure(t.id, TransportFailure::from_outcome(o), at),
+                        .handle_head(id, r.status, r.headers, at)
+                        .and_then(|()| fetch.handle_body(id, &r.body, at))
+                        .and_then(|()| fetch.handle_end(id, at)),
+                    Err(o) => fetch.handle_failure(id, TransportFailure::from_outcome(o), at),
                 };
                 continue;
             }

@@ -58,14 +58,15 @@ impl HttpRequest {
     }
 }
 
-impl From<&crate::client::HttpRequest> for HttpRequest {
-    /// A request a machine handed out, as the driver sends it.
-    fn from(r: &crate::client::HttpRequest) -> HttpRequest {
+impl From<crate::client::HttpRequest> for HttpRequest {
+    /// A request a machine handed out, as the driver sends it (nothing copied but the
+    /// method's name).
+    fn from(r: crate::client::HttpRequest) -> HttpRequest {
         HttpRequest {
             method: r.method.as_str().to_owned(),
-            url: r.url.clone(),
-            headers: r.headers.clone(),
-            body: r.body.clone(),
+            url: r.url,
+            headers: r.headers,
+            body: r.body,
         }
     }
 }

@@ -367,22 +367,25 @@ impl Client {
             credentials: target.credentials.clone(),
         };
         let seed = correlation::random_u64();
-        let (mut state, breaker_error) =
-            match crate::client::ClientState::new(machine_target.clone(), config, seed) {
-                Ok(state) => (state, None),
-                Err(e) => {
-                    let mut o = Outcome::transport(
-                        crate::outcome::ErrorName::InvalidRequest,
-                        crate::outcome::RequestSent::No,
-                        format!("request not sent: invalid breaker configuration: {e}"),
-                    );
-                    o.retry = crate::outcome::RetryAdvice::Never;
-                    config.breaker = None;
-                    let state = crate::client::ClientState::new(machine_target, config, seed)
-                        .expect("no breaker, nothing to refuse");
-                    (state, Some(o))
-                }
-            };
+        // A breaker configuration that cannot be used fails every call with this outcome
+        // (nothing sent); the state is made without a breaker.
+        let breaker_error = c.breaker.and_then(|b| {
+            let e = crate::resilience::CircuitBreaker::new(target.agent_name.clone(), b).err()?;
+            let mut o = Outcome::transport(
+                crate::outcome::ErrorName::InvalidRequest,
+                crate::outcome::RequestSent::No,
+                format!("request not sent: invalid breaker configuration: {e}"),
+            );
+            o.retry = crate::outcome::RetryAdvice::Never;
+            Some(o)
+        });
+        if breaker_error.is_some() {
+            config.breaker = None;
+        }
+        // Without a breaker there is nothing the state can refuse.
+        let Ok(mut state) = crate::client::ClientState::new(machine_target, config, seed) else {
+            return;
+        };
         state.add_header_hook(RunInterceptors {
             interceptors: Arc::clone(&self.inner.interceptors),
             target: Arc::clone(target),

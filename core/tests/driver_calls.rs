@@ -857,3 +857,32 @@ fn an_unreadable_answer_is_a_malformed_outcome_not_an_empty_success() {
             .ends_with("at artifacts[0].parts[1].bytes")
     );
 }
+
+#[test]
+fn an_unusable_breaker_configuration_fails_every_call_unsent_and_counts_it() {
+    let target = Target::new(
+        "http://127.0.0.1:1/a2a",
+        ProtocolVersion::V1_0,
+        Binding::JsonRpc,
+    );
+    let c = Client::with_target(
+        target,
+        ClientConfig {
+            breaker: Some(a2a_core::resilience::BreakerConfig {
+                buckets: 0,
+                ..Default::default()
+            }),
+            ..config()
+        },
+    );
+    for _ in 0..2 {
+        let o = c.send_text("x", &CallOptions::default()).outcome;
+        assert_eq!(o.error, Some(ErrorName::InvalidRequest), "{o:?}");
+        assert_eq!(o.request_sent, Some(RequestSent::No));
+        assert_eq!(o.retry, RetryAdvice::Never);
+        let m = o.message.unwrap_or_default();
+        assert!(m.contains("invalid breaker configuration"), "{m}");
+    }
+    assert_eq!(c.breaker_state(), None);
+    assert_eq!(c.tally().total(), 2);
+}

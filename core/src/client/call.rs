@@ -5,8 +5,8 @@ use std::collections::VecDeque;
 
 use super::read::{Response, read_response};
 use super::request::{
-    HttpRequest, RequestContext, RequestId, Transmit, TransportFailure, admit_headers, invalid,
-    missing_credential, set_header,
+    Before, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure, admit_headers,
+    invalid, missing_credential, set_header,
 };
 use super::{Call, ClientState};
 use crate::classify::Asked;
@@ -74,6 +74,21 @@ pub struct HttpResponse {
     pub headers: Vec<(String, String)>,
     /// The body.
     pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    /// The first value of `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The `Content-Type` header, if any.
+    pub fn content_type(&self) -> Option<&str> {
+        self.header("content-type")
+    }
 }
 
 /// The result of one call: exactly one outcome, and what goes with it.
@@ -675,14 +690,28 @@ impl UnaryCall {
                 .to_owned(),
             _ => format!("{} {}", built.method.as_str(), built.path),
         };
-        let request = HttpRequest {
+        let mut request = HttpRequest {
             method: built.method,
             url: join(&target.url, &built.path),
             headers: built.headers,
             body: built.body,
         };
+        if !state.hooks.is_empty() {
+            let before = Before::of(&request.headers);
+            let ctx = RequestContext {
+                method: self.method.name(),
+                target: &state.target,
+                attempt: id.0,
+            };
+            for hook in &mut state.hooks {
+                hook.edit(&ctx, &mut request);
+            }
+            before.check(&request.headers)?;
+        }
+        let target = &state.target;
         if let Some(plan) = &target.credentials
-            && let Some(o) = missing_credential(plan, &request, state.config.client_certificate)
+            && let Some(o) =
+                missing_credential(plan, &request.headers, state.config.client_certificate)
         {
             return Err(o);
         }
@@ -776,7 +805,7 @@ impl Report {
 }
 
 /// Joins the interface URL and an envelope path (empty for JSON-RPC).
-fn join(url: &str, path: &str) -> String {
+pub(crate) fn join(url: &str, path: &str) -> String {
     if path.is_empty() {
         url.to_owned()
     } else {
@@ -787,7 +816,7 @@ fn join(url: &str, path: &str) -> String {
 /// The outcome of a call cut by its total deadline: `transport`/`Timeout`, and
 /// `request_sent = unknown` (an attempt may have been received); nothing is resent. The
 /// driver's words, so that hosts on the machine report `--max-time` the same way.
-fn max_time_outcome() -> Outcome {
+pub(crate) fn max_time_outcome() -> Outcome {
     let mut o = Outcome::transport(
         ErrorName::Timeout,
         RequestSent::Unknown,
@@ -798,4 +827,46 @@ fn max_time_outcome() -> Outcome {
             .to_owned(),
     );
     o
+}
+
+/// What a host that still drives part of a call itself (the reference driver's streams,
+/// until they run on their own machine) reports into the shared [`ClientState`], so that
+/// the tally, the breaker and the cancels stay one per client.
+#[cfg(feature = "driver")]
+impl ClientState {
+    /// Counts `outcome` of a `method` call in the tally.
+    pub(crate) fn record(&mut self, method: Method, outcome: &Outcome) {
+        self.tally
+            .record(&self.target.agent_name, method.name(), outcome);
+    }
+
+    /// Asks the breaker (if any) whether a request may go out at `now`; its refusal if not.
+    #[allow(clippy::result_large_err)] // the refusal is the call's outcome
+    pub(crate) fn breaker_allow(&mut self, now: Millis) -> Result<(), Outcome> {
+        if let Some(b) = self.breaker.as_mut()
+            && !b.allow(now)
+        {
+            return Err(b.refusal(now));
+        }
+        Ok(())
+    }
+
+    /// Reports an attempt's outcome to the breaker (if any).
+    pub(crate) fn breaker_record(&mut self, outcome: &Outcome, now: Millis) {
+        if let Some(b) = self.breaker.as_mut() {
+            b.record(outcome, now);
+        }
+    }
+
+    /// Returns the breaker's permit of an attempt abandoned before its outcome was known.
+    pub(crate) fn breaker_release(&mut self, now: Millis) {
+        if let Some(b) = self.breaker.as_mut() {
+            b.release(now);
+        }
+    }
+
+    /// Settles `cancel_origin` of a CANCELED outcome the server did not mark.
+    pub(crate) fn settle_cancel(&self, outcome: &mut Outcome) {
+        self.settle_cancel_origin(outcome);
+    }
 }

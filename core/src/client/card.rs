@@ -98,7 +98,7 @@ impl ResolveError {
     /// The error as a `transport` outcome with error `CardResolution` (a fetch that failed
     /// with `Tls`, `Proxy` or `AddressRefused` keeps that error): nothing was sent to the
     /// agent. Retry advice: `backoff` when the fetch failed or the server answered 5xx,
-    /// `never` when the card itself is wrong. (The driver's rule.)
+    /// `never` when the card itself is wrong (a redirect, a bad interface, a 4xx).
     pub fn to_outcome(&self) -> Outcome {
         if let ResolveError::Fetch { outcome, .. } = self
             && matches!(
@@ -121,7 +121,25 @@ impl ResolveError {
             o.http_status = outcome.http_status;
             o.body_excerpt.clone_from(&outcome.body_excerpt);
         }
+        if self.kind() == "plain_http" {
+            o.hint = Some(
+                "plain http is refused unless the client allows it (ClientConfig::allow_http), \
+                 for local development only"
+                    .to_owned(),
+            );
+        }
         o
+    }
+
+    /// A stable snake_case kind for logs and the C ABI.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ResolveError::Location { .. } => "location",
+            ResolveError::Fetch { .. } => "fetch",
+            ResolveError::Status { status, .. } if (300..400).contains(status) => "redirect",
+            ResolveError::Status { .. } => "status",
+            ResolveError::Card { error, .. } => error.kind(),
+        }
     }
 }
 

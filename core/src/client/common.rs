@@ -109,7 +109,7 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
         body: built.body,
     };
     if let Some(plan) = &target.credentials
-        && let Some(o) = missing_credential(plan, &request, state.config.client_certificate)
+        && let Some(o) = missing_credential(plan, &request.headers, state.config.client_certificate)
     {
         return Err(o);
     }

@@ -49,7 +49,7 @@ pub(crate) fn read_response(
 
 /// Whether a call's outcome carries an answer to read: a task or message from send, get or
 /// cancel.
-fn answers(method: Method, o: &Outcome) -> bool {
+pub(crate) fn answers(method: Method, o: &Outcome) -> bool {
     matches!(
         method,
         Method::SendMessage | Method::GetTask | Method::CancelTask
@@ -58,7 +58,7 @@ fn answers(method: Method, o: &Outcome) -> bool {
 
 /// The `malformed` outcome of content that could not be read, keeping the ids and last
 /// state the classifier saw; advice `poll` when the task is known (read it again), else
-/// `never`. (The driver's rule, word for word.)
+/// `never`. (The one copy: the driver's streams use it too.)
 pub(crate) fn unreadable(o: &Outcome, e: &crate::answer::ContentError, what: &str) -> Outcome {
     let mut m = Outcome::empty(Channel::Malformed);
     m.http_status = o.http_status;

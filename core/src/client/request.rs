@@ -83,8 +83,13 @@ impl TransportFailure {
     /// A failure the host has already described as a `transport` outcome (with the reason
     /// and hint its stack can give, such as which certificate check failed). An outcome of
     /// another channel is turned into a `transport`/`Reset` with `request_sent = unknown`.
+    /// A `malformed` outcome is kept as well: the host's word for a body it could not
+    /// decode (a `Content-Encoding` it does not speak).
     pub fn from_outcome(outcome: Outcome) -> TransportFailure {
-        if outcome.channel == crate::outcome::Channel::Transport {
+        if matches!(
+            outcome.channel,
+            crate::outcome::Channel::Transport | crate::outcome::Channel::Malformed
+        ) {
             return TransportFailure { outcome };
         }
         TransportFailure::new(
@@ -109,11 +114,20 @@ pub struct RequestContext<'a> {
 }
 
 /// An ordered request hook: adds headers (credentials, routing keys) to every request the
-/// machines of a [`super::ClientState`] hand out. A hook only adds: a header it adds
-/// replaces an earlier one of the same name, and each passes the reserved-header rule.
+/// machines of a [`super::ClientState`] hand out. A header it adds replaces an earlier one
+/// of the same name, and each passes the reserved-header rule.
 pub trait HeaderHook: Send {
     /// Pushes the headers to add onto `add`.
     fn headers(&mut self, ctx: &RequestContext<'_>, add: &mut Vec<(String, String)>);
+
+    /// Edits the built request's headers, after every hook's [`HeaderHook::headers`] and
+    /// before the credential check (the reference driver's interceptors run here). The
+    /// default does nothing. A reserved header (see [`crate::envelope::reserved_header`])
+    /// the edit adds or changes refuses the request, unsent; removing one the envelope
+    /// wrote is allowed (a client that omits `A2A-Version`, for compatibility tests).
+    fn edit(&mut self, ctx: &RequestContext<'_>, request: &mut HttpRequest) {
+        let _ = (ctx, request);
+    }
 }
 
 impl<F> HeaderHook for F
@@ -151,6 +165,62 @@ pub(crate) fn admit_headers(added: &[(String, String)]) -> Result<(), Outcome> {
     Ok(())
 }
 
+/// The reserved headers a request carried before the [`HeaderHook::edit`]s ran (as the
+/// envelope built it), to tell its own values from ones an edit added or changed.
+pub(crate) struct Before(Vec<(String, String)>);
+
+impl Before {
+    /// Records the reserved headers of `headers`.
+    pub(crate) fn of(headers: &[(String, String)]) -> Before {
+        Before(
+            headers
+                .iter()
+                .filter(|(n, _)| crate::envelope::reserved_header(n).is_some())
+                .cloned()
+                .collect(),
+        )
+    }
+
+    /// Checks `headers` after the edits: each reserved header in them must be one the
+    /// envelope wrote, unchanged (each accounts for one copy); removals pass.
+    ///
+    /// # Errors
+    /// The `transport`/`InvalidRequest` outcome naming the first header an edit added or
+    /// changed (`request_sent = no`, retry `never`).
+    #[allow(clippy::result_large_err)] // the refusal is the call's outcome (see `build`)
+    pub(crate) fn check(&self, headers: &[(String, String)]) -> Result<(), Outcome> {
+        let mut unused: Vec<&(String, String)> = self.0.iter().collect();
+        for (name, value) in headers {
+            let Some(r) = crate::envelope::reserved_header(name) else {
+                continue;
+            };
+            let own = unused
+                .iter()
+                .position(|(n, v)| n.eq_ignore_ascii_case(name) && v == value);
+            match own {
+                Some(i) => {
+                    unused.swap_remove(i);
+                }
+                None => return Err(refused(name, r, "an interceptor (header hook) set it")),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of a refused reserved header: nothing was sent, and the same request would
+/// be refused again.
+pub(crate) fn refused(name: &str, r: &crate::envelope::ReservedName, how: &str) -> Outcome {
+    let mut o = invalid(format!(
+        "request not sent: header {name:?} is reserved and {how}: {r}"
+    ));
+    o.hint = Some(format!(
+        "the client writes {} itself; hooks and per-call headers may set credentials, tracing, routing keys and extensions, not framing, connection or protocol headers",
+        r.name
+    ));
+    o
+}
+
 /// A request that cannot be sent: `transport`/`InvalidRequest`, never retried.
 pub(crate) fn invalid(message: String) -> Outcome {
     let mut o = Outcome::transport(ErrorName::InvalidRequest, RequestSent::No, message);
@@ -162,10 +232,10 @@ pub(crate) fn invalid(message: String) -> Outcome {
 /// hand back instead of sending an unauthenticated call (`transport`/`Unauthenticated`,
 /// `request_sent = no`, advice `reauthenticate`). A `mutualTLS` scheme is satisfied by the
 /// host's client certificate; query and cookie credentials are not visible here and are
-/// trusted to the host. (The driver's rule.)
+/// trusted to the host. (The one copy: the driver's streams use it too.)
 pub(crate) fn missing_credential(
     plan: &CredentialPlan,
-    request: &HttpRequest,
+    headers: &[(String, String)],
     has_client_cert: bool,
 ) -> Option<Outcome> {
     if plan.alternatives.is_empty() || !plan.stated {
@@ -173,7 +243,7 @@ pub(crate) fn missing_credential(
     }
     let satisfied = plan.alternatives.iter().any(|alt| {
         alt.iter().all(|need| match need.credential.header_name() {
-            Some(h) => request.header(h).is_some(),
+            Some(h) => headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(h)),
             None if need.credential == Credential::ClientCertificate => has_client_cert,
             None => true,
         })
@@ -201,7 +271,7 @@ pub(crate) fn missing_credential(
         ErrorName::Unauthenticated,
         RequestSent::No,
         format!(
-            "not sent: the agent card requires credentials ({}) and the request carries none; add a header or a header hook",
+            "not sent: the agent card requires credentials ({}) and the request carries none; add a header or an interceptor (a client certificate: --cert FILE --key FILE)",
             wanted.join(" or ")
         ),
     );

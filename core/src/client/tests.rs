@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use super::request::set_header;
 use super::*;
 use crate::envelope::{HttpMethod, RpcId};
 use crate::model::params::{GetTaskParams, ListTasksParams, SendMessageParams, TaskIdParams};
@@ -891,4 +892,78 @@ fn every_way_of_adding_a_header_meets_the_one_reserved_header_rule() {
             Some(ErrorName::InvalidRequest)
         );
     }
+}
+
+/// A hook that edits the built request (the reference driver's interceptors).
+struct Edit(fn(&mut HttpRequest));
+
+impl HeaderHook for Edit {
+    fn headers(&mut self, _: &RequestContext<'_>, _: &mut Vec<(String, String)>) {}
+
+    fn edit(&mut self, _: &RequestContext<'_>, request: &mut HttpRequest) {
+        (self.0)(request)
+    }
+}
+
+#[test]
+fn an_edit_may_remove_a_protocol_header_but_not_add_or_change_a_reserved_one() {
+    let v1 = || {
+        let target = Target::new(URL, ProtocolVersion::V1_0, Binding::JsonRpc);
+        ClientState::new(target, ClientConfig::default(), 42).expect("valid config")
+    };
+    // Removing A2A-Version and writing the envelope's own Content-Type again pass.
+    let mut st = v1();
+    st.add_header_hook(Edit(|r| {
+        r.headers
+            .retain(|(n, _)| !n.eq_ignore_ascii_case("a2a-version"));
+        let ct = r.header("content-type").unwrap_or_default().to_owned();
+        set_header(&mut r.headers, "Content-Type".to_owned(), ct);
+        r.headers.push(("X-Route".to_owned(), "blue".to_owned()));
+    }));
+    let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).expect("sent");
+    assert_eq!(t.request.header("a2a-version"), None);
+    assert_eq!(t.request.header("x-route"), Some("blue"));
+    // Changing a reserved header refuses the request before anything is sent.
+    let mut st = v1();
+    st.add_header_hook(Edit(|r| {
+        set_header(
+            &mut r.headers,
+            "Content-Type".to_owned(),
+            "text/plain".to_owned(),
+        );
+    }));
+    let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    assert!(m.poll_transmit(&mut st, Millis(0)).is_none());
+    let o = finished(&mut m).outcome;
+    assert_eq!(o.error, Some(ErrorName::InvalidRequest));
+    assert_eq!(o.request_sent, Some(RequestSent::No));
+    assert!(o.message.unwrap_or_default().contains("Content-Type"));
+}
+
+#[test]
+fn a_credential_an_edit_adds_satisfies_the_card() {
+    use crate::card::{BearerSource, Credential, CredentialNeed, CredentialPlan};
+    let mut target = Target::new(URL, ProtocolVersion::V0_3, Binding::JsonRpc);
+    target.credentials = Some(CredentialPlan {
+        stated: true,
+        alternatives: vec![vec![CredentialNeed {
+            scheme: "bearer".to_owned(),
+            credential: Credential::BearerToken {
+                source: BearerSource::Http,
+                format: None,
+            },
+            scopes: Vec::new(),
+        }]],
+    });
+    let mut st = ClientState::new(target, ClientConfig::default(), 42).expect("valid config");
+    st.add_header_hook(Edit(|r| {
+        r.headers
+            .push(("Authorization".to_owned(), "Bearer t".to_owned()));
+    }));
+    let mut m = UnaryCall::new(&mut st, send("hi"), CallOptions::default(), Millis(0));
+    let t = m
+        .poll_transmit(&mut st, Millis(0))
+        .expect("the credential is there");
+    assert_eq!(t.request.header("authorization"), Some("Bearer t"));
 }

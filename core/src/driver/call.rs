@@ -1,19 +1,19 @@
-//! Non-streaming A2A calls: build with the core's envelope, send through the exchange,
-//! classify with the core's classifier, count in the tally, and return the outcome with its
-//! correlation record.
+//! Non-streaming A2A calls as a loop over the core's [`UnaryCall`] machine (which builds,
+//! runs the hooks, checks credentials and the breaker, classifies, reads the answer,
+//! retries and counts), and the request preparation streams still do themselves.
 
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use super::correlation::{Correlation, new_id, new_traceparent};
 use super::exchange::{HttpRequest, HttpResponse};
-use super::{Client, Target};
-use crate::classify::{Asked, ResponseInfo, classify};
+use super::{AbortHandle, Client, Target};
+use crate::classify::Asked;
+use crate::client::{self, Event, Transmit, TransportFailure, UnaryCall, invalid, join};
 use crate::envelope::{self, Interface, Method, RpcId};
 use crate::model::params::{Call, GetTaskParams, SendMessageParams, TaskIdParams};
 use crate::model::{Json, Message, Part, SendResponse, params};
-use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, RetryAdvice};
-use crate::resilience::policy::{CallKind, RetryAction, RetryConfig, RetryPolicy};
+use crate::outcome::{ErrorName, Outcome, RequestSent};
 use crate::time::Millis;
 use crate::version::Binding;
 
@@ -82,21 +82,6 @@ impl Prepared {
     }
 }
 
-/// Joins the interface URL and an envelope path (empty for JSON-RPC).
-fn join(url: &str, path: &str) -> String {
-    if path.is_empty() {
-        url.to_owned()
-    } else {
-        format!("{}{}", url.trim_end_matches('/'), path)
-    }
-}
-
-fn invalid(message: String) -> Outcome {
-    let mut o = Outcome::transport(ErrorName::InvalidRequest, RequestSent::No, message);
-    o.retry = RetryAdvice::Never;
-    o
-}
-
 impl Client {
     /// Builds `call` for the target with a fresh JSON-RPC id and runs the interceptors.
     pub(crate) fn prepare(
@@ -155,9 +140,9 @@ impl Client {
                 o
             })?;
         if let Some(plan) = &target.credentials
-            && let Some(o) = super::card::missing_credential(
+            && let Some(o) = client::missing_credential(
                 plan,
-                &http,
+                &http.headers,
                 self.inner.config.client_cert_file.is_some(),
             )
         {
@@ -172,7 +157,10 @@ impl Client {
         })
     }
 
-    /// Runs any non-streaming call (send, get, list, cancel, push configs, extended card).
+    /// Runs any non-streaming call (send, get, list, cancel, push configs, extended card) on
+    /// the core's [`UnaryCall`] machine: the driver only performs each request it hands out
+    /// (connect timeout, the deadline it gives, the body limit), feeds the response or the
+    /// transport failure back, and sleeps until a scheduled retry.
     ///
     /// A `SendMessage` is retried only when [`super::ClientConfig::send_retries`] is above 0,
     /// inside the call's budget, always with the same messageId and idempotency key (a new
@@ -180,136 +168,85 @@ impl Client {
     /// (a 502/504, a timeout after writing, a dropped connection) only with an idempotency key.
     pub fn call(&self, call: &Call<'_>, opts: &CallOptions) -> CallResult {
         let started = Instant::now();
-        let traceparent = opts.traceparent.clone().unwrap_or_else(new_traceparent);
-        let mut correlation = Correlation {
-            traceparent: traceparent.clone(),
-            idempotency_key: opts.idempotency_key.clone(),
-            method: call.method().name().to_owned(),
-            ..Correlation::default()
-        };
-        if let Call::CancelTask(p) = call {
-            self.note_cancel_sent(&p.id);
-        }
-        if let Call::SendMessage(p) | Call::SendStreamingMessage(p) = call {
-            correlation.message_id = Some(p.message.message_id.to_string());
-            correlation.context_id = p.message.context_id.as_deref().map(str::to_owned);
-            correlation.task_id = p.message.task_id.as_deref().map(str::to_owned);
-        }
         let total = self.total_from(started, opts);
-        let _within = super::within(total);
-        let mut budget = self.call_budget(opts.timeout);
-        if let Some(t) = total {
-            // Retries stop at the total deadline too.
-            budget = budget.min(t.saturating_duration_since(started));
-        }
-        let retries = if call.method() == Method::SendMessage {
-            self.inner.config.send_retries
-        } else {
-            0
+        let target = self.target_within(total);
+        let options = client::CallOptions {
+            budget: opts.timeout.map(super::millis_of),
+            deadline: opts.deadline.map(|d| self.millis_at(d)),
+            traceparent: opts.traceparent.clone(),
+            idempotency_key: opts.idempotency_key.clone(),
+            headers: opts.headers.clone(),
+            rpc_id: None,
         };
-        let mut policy = self.send_policy(retries, opts, budget);
-        let mut attempt = 0u32;
-        loop {
-            attempt += 1;
-            if let Some(p) = policy.as_mut() {
-                p.begin_attempt(self.now());
+        let begun = target.and_then(|_| {
+            let mut slot = self.machine();
+            let m = slot.as_mut().ok_or_else(no_state)?;
+            if let Some(o) = &m.breaker_error {
+                m.state.record(call.method(), o);
+                return Err(o.clone());
             }
-            let left = budget.saturating_sub(started.elapsed());
-            let (outcome, response, answer) =
-                self.call_once(call, opts, &traceparent, left, &mut correlation);
-            correlation.attempts = attempt;
-            let action = policy
-                .as_mut()
-                .map(|p| p.next(&outcome, self.now(), super::correlation::random_u64()));
-            if let Some(RetryAction::RetryAfter(delay)) = action {
-                std::thread::sleep(Duration::from_millis(delay.0));
+            let machine =
+                UnaryCall::new(&mut m.state, call.clone().into_owned(), options, self.now());
+            Ok(machine)
+        });
+        let mut machine = match begun {
+            Ok(m) => m,
+            Err(o) => return unsent(call, opts, o, started),
+        };
+        loop {
+            let now = self.now();
+            if let Some(t) = self.with_state(|s| machine.poll_transmit(s, now)).flatten() {
+                self.perform_transmit(&mut machine, t, total);
                 continue;
             }
-            correlation.elapsed = started.elapsed();
-            let mut outcome = outcome;
-            self.settle_cancel_origin(&mut outcome);
-            fill_correlation(&mut correlation, &outcome);
-            return CallResult {
-                outcome,
-                correlation,
-                response,
-                answer,
-            };
-        }
-    }
-
-    /// The retry policy of an opted-in send: same messageId and idempotency key, a new
-    /// JSON-RPC id; after `unknown_outcome` only with an idempotency key (the resilience
-    /// rule), after `backoff` always; never past the call's budget.
-    fn send_policy(
-        &self,
-        retries: u32,
-        opts: &CallOptions,
-        budget: Duration,
-    ) -> Option<RetryPolicy> {
-        if retries == 0 {
-            return None;
-        }
-        let now = self.now();
-        let config = RetryConfig {
-            kind: if opts.idempotency_key.is_some() {
-                CallKind::WithIdempotencyKey
-            } else {
-                CallKind::SideEffecting
-            },
-            max_attempts: retries.saturating_add(1),
-            max_follow_ups: 0,
-            max_new_tasks: 0,
-            deadline: Some(now.saturating_add(Millis(budget.as_millis() as u64))),
-            streaming: false,
-            ..RetryConfig::default()
-        };
-        RetryPolicy::new(config, now).ok()
-    }
-
-    /// One attempt: prepare (fresh JSON-RPC id), exchange, classify, read the answer, count.
-    fn call_once(
-        &self,
-        call: &Call<'_>,
-        opts: &CallOptions,
-        traceparent: &str,
-        budget: Duration,
-        correlation: &mut Correlation,
-    ) -> (Outcome, Option<HttpResponse>, Option<SendResponse<'static>>) {
-        let prepared = match self.prepare(call, opts, traceparent) {
-            Ok(p) => p,
-            Err(o) => return (o, None, None),
-        };
-        correlation.agent = prepared.target.agent_name.clone();
-        correlation.jsonrpc_id = prepared.rpc_id.clone();
-        if let Err(o) = self.breaker_allows(&prepared.target.agent_name) {
-            self.record(&prepared.target.agent_name, prepared.method, &o);
-            return (o, None, None);
-        }
-        let result = self.exchange(&prepared.http, Some(budget));
-        let (mut outcome, response) = match result {
-            Ok(resp) => {
-                let mut info = ResponseInfo::new(resp.status, &resp.body).asked(prepared.asked());
-                for (n, v) in &resp.headers {
-                    info = info.header(n, v);
+            match machine.poll_event() {
+                Some(Event::Finished(r)) => return from_machine(*r, started),
+                Some(Event::Retrying { .. } | Event::Abort(_)) => continue,
+                None => {}
+            }
+            match machine.poll_timeout() {
+                Some(at) => {
+                    let wake = self.instant_of(at);
+                    std::thread::sleep(wake.saturating_duration_since(Instant::now()));
+                    let now = self.now().max(at);
+                    self.with_state(|s| machine.handle_timeout(s, now));
                 }
-                (classify(&info), Some(resp))
+                // Every request is performed whole above, so an unfinished machine always
+                // waits for a deadline; were it not, end the call rather than spin.
+                None => {
+                    let now = self.now();
+                    self.with_state(|s| machine.cancel(s, now));
+                }
             }
-            Err(mut o) => {
-                o.version = Some(prepared.target.version);
-                o.binding = Some(prepared.target.binding);
-                (o, None)
-            }
-        };
-        let answer = match &response {
-            Some(resp) if answers(prepared.method, &outcome) => {
-                read_answer(&resp.body, &prepared.target, &mut outcome)
-            }
-            _ => None,
-        };
-        self.record(&prepared.target.agent_name, prepared.method, &outcome);
-        self.breaker_record(&outcome);
-        (outcome, response, answer)
+        }
+    }
+
+    /// Performs one request the machine handed out and feeds it what happened.
+    fn perform_transmit(&self, machine: &mut UnaryCall, t: Transmit, total: Option<Instant>) {
+        let Transmit {
+            id,
+            request,
+            deadline,
+            ..
+        } = t;
+        let request = HttpRequest::from(request);
+        let timeout = self
+            .instant_of(deadline)
+            .saturating_duration_since(Instant::now());
+        let result = self.perform(&request, timeout, total, &AbortHandle::new());
+        // The exchange kept the deadline itself (and says best what a timeout cut, and
+        // whether bytes went out): what it reports happened in time.
+        let at = self.now().min(deadline.saturating_sub(Millis(1)));
+        self.with_state(|s| {
+            // The request is the one in flight: these inputs cannot be refused.
+            let _ = match result {
+                Ok(r) => machine
+                    .handle_head(s, id, r.status, r.headers, at)
+                    .and_then(|()| machine.handle_body(s, id, &r.body, at))
+                    .and_then(|()| machine.handle_end(s, id, at)),
+                Err(o) => machine.handle_failure(s, id, TransportFailure::from_outcome(o), at),
+            };
+        });
     }
 
     /// The call budget: the caller's remaining turn budget or the configured call timeout,
@@ -459,52 +396,6 @@ pub(crate) fn send_params<'a>(message: Message<'a>, opts: &CallOptions) -> SendM
     p
 }
 
-/// Whether a call's outcome carries an answer to read: a task or message from send, get or
-/// cancel.
-fn answers(method: Method, o: &Outcome) -> bool {
-    matches!(
-        method,
-        Method::SendMessage | Method::GetTask | Method::CancelTask
-    ) && matches!(o.channel, Channel::Task | Channel::Message)
-}
-
-/// Reads the answer from a response body the classifier accepted; content that cannot be
-/// read turns the outcome into a `malformed` one that says what and where (never an empty
-/// success).
-pub(crate) fn read_answer(
-    body: &[u8],
-    target: &Target,
-    outcome: &mut Outcome,
-) -> Option<SendResponse<'static>> {
-    match crate::answer::read_result(body, target.version, target.binding) {
-        Ok(r) => Some(r.into_owned()),
-        Err(e) => {
-            *outcome = unreadable(outcome, &e, "the agent's answer");
-            None
-        }
-    }
-}
-
-/// The `malformed` outcome of content that could not be read, keeping the ids and last
-/// state the classifier saw; advice `poll` when the task is known (read it again), else
-/// `never`.
-pub(crate) fn unreadable(o: &Outcome, e: &crate::answer::ContentError, what: &str) -> Outcome {
-    let mut m = Outcome::empty(Channel::Malformed);
-    m.http_status = o.http_status;
-    m.message = Some(format!("{what} could not be read: {e}"));
-    m.task_id.clone_from(&o.task_id);
-    m.context_id.clone_from(&o.context_id);
-    m.state = o.state;
-    m.version = o.version;
-    m.binding = o.binding;
-    m.retry = if m.task_id.is_some() {
-        RetryAdvice::Poll
-    } else {
-        RetryAdvice::Never
-    };
-    m
-}
-
 /// Copies the ids the outcome carries into the correlation record.
 pub(crate) fn fill_correlation(c: &mut Correlation, o: &Outcome) {
     if o.task_id.is_some() {
@@ -516,4 +407,62 @@ pub(crate) fn fill_correlation(c: &mut Correlation, o: &Outcome) {
     if o.error_id.is_some() {
         c.error_id = o.error_id.clone();
     }
+}
+
+/// The result of a call that never reached the machine (no target, an unusable breaker
+/// configuration): the outcome, and the ids the call would have carried.
+fn unsent(call: &Call<'_>, opts: &CallOptions, outcome: Outcome, started: Instant) -> CallResult {
+    let mut correlation = Correlation {
+        traceparent: opts.traceparent.clone().unwrap_or_else(new_traceparent),
+        idempotency_key: opts.idempotency_key.clone(),
+        method: call.method().name().to_owned(),
+        attempts: 1,
+        ..Correlation::default()
+    };
+    if let Call::SendMessage(p) | Call::SendStreamingMessage(p) = call {
+        correlation.message_id = Some(p.message.message_id.to_string());
+        correlation.context_id = p.message.context_id.as_deref().map(str::to_owned);
+        correlation.task_id = p.message.task_id.as_deref().map(str::to_owned);
+    }
+    fill_correlation(&mut correlation, &outcome);
+    correlation.elapsed = started.elapsed();
+    CallResult {
+        outcome,
+        correlation,
+        response: None,
+        answer: None,
+    }
+}
+
+/// The driver's result of a machine's: the same outcome, response and answer; the elapsed
+/// time on the driver's clock.
+fn from_machine(r: client::CallResult, started: Instant) -> CallResult {
+    let c = r.correlation;
+    CallResult {
+        outcome: r.outcome,
+        correlation: Correlation {
+            agent: c.agent,
+            method: c.method,
+            jsonrpc_id: c.jsonrpc_id,
+            message_id: c.message_id,
+            task_id: c.task_id,
+            context_id: c.context_id,
+            error_id: c.error_id,
+            traceparent: c.traceparent,
+            idempotency_key: c.idempotency_key,
+            elapsed: started.elapsed(),
+            attempts: c.attempts,
+        },
+        response: r.response,
+        answer: r.answer,
+    }
+}
+
+/// A client with a target always has the machine's state; this is the outcome if not.
+fn no_state() -> Outcome {
+    Outcome::transport(
+        ErrorName::CardResolution,
+        RequestSent::No,
+        "this client has no target (built with Client::raw)",
+    )
 }

@@ -58,28 +58,22 @@ impl HttpRequest {
     }
 }
 
-/// A complete HTTP response.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HttpResponse {
-    /// The status code.
-    pub status: u16,
-    /// Header names lower-cased, in order.
-    pub headers: Vec<(String, String)>,
-    /// The body, decoded when the server compressed it.
-    pub body: Vec<u8>,
-}
-
-impl HttpResponse {
-    /// The first value of `name` (case-insensitive).
-    pub fn header(&self, name: &str) -> Option<&str> {
-        header_in(&self.headers, name)
-    }
-
-    /// The `Content-Type` header, if any.
-    pub fn content_type(&self) -> Option<&str> {
-        self.header("content-type")
+impl From<crate::client::HttpRequest> for HttpRequest {
+    /// A request a machine handed out, as the driver sends it (nothing copied but the
+    /// method's name).
+    fn from(r: crate::client::HttpRequest) -> HttpRequest {
+        HttpRequest {
+            method: r.method.as_str().to_owned(),
+            url: r.url,
+            headers: r.headers,
+            body: r.body,
+        }
     }
 }
+
+/// A complete HTTP response (header names lower-cased, in order; the body decoded when the
+/// server compressed it): the machine's type.
+pub use crate::client::HttpResponse;
 
 fn header_in<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers

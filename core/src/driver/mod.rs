@@ -29,9 +29,16 @@
 //! - `exchange`: one HTTP exchange, every failure mapped to a `transport` outcome.
 //! - `raw` ([`RawStream`], [`AbortHandle`]): an event-stream body read chunk by chunk with a
 //!   per-read deadline, abortable from another thread.
-//! - [`Client`]: configuration, card resolution, interceptors, the typed A2A calls
-//!   (`call`: build with the core's envelope, classify with the core's classifier) and
-//!   streams (`stream`: the core's SSE decoder and stream tracker), the tally.
+//! - [`Client`]: configuration, the typed A2A calls and streams. Card resolution (`card`)
+//!   and every non-streaming call (`call`) are thin I/O loops over the core's machines,
+//!   [`crate::client::CardFetch`] and [`crate::client::UnaryCall`]: the machine decides
+//!   (build, hooks and the reserved-header rule, credentials, breaker, classification,
+//!   answer, retries, tally, deadlines as values) and the driver performs each request it
+//!   hands out, feeds back the response or the failure, and sleeps until a retry is due.
+//!   The client owns the machine's [`crate::client::ClientState`] (one lock, held only
+//!   while a machine is fed); its [`Interceptor`]s run as the machine's header hook.
+//!   Streams (`stream`: the core's SSE decoder and stream tracker) are still driven here,
+//!   sharing that state's breaker and tally, until they get their own machine.
 //!
 //! # Example
 //! ```no_run
@@ -76,12 +83,13 @@ mod tls;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub use crate::client::HttpResponse;
 pub use call::{CallOptions, CallResult};
 pub use card::CardResolutionError;
 pub use config::ClientConfig;
 pub use correlation::{Correlation, new_id, new_traceparent};
 pub use dns::Resolve;
-pub use exchange::{HttpRequest, HttpResponse};
+pub use exchange::HttpRequest;
 pub use raw::{AbortHandle, RawStream, ReadEnd};
 pub use stream::{StreamCall, StreamEvent, StreamFinal};
 
@@ -182,23 +190,68 @@ struct Inner {
     /// call fails with it, nothing is sent.
     setup_error: Option<Outcome>,
     config: ClientConfig,
-    interceptors: Mutex<Vec<Arc<dyn Interceptor>>>,
+    /// Shared with the machine's header hook that runs them ([`RunInterceptors`]).
+    interceptors: Arc<Mutex<Vec<Arc<dyn Interceptor>>>>,
     /// The resolved target; `None` until the card is resolved (deferred resolution).
     target: Mutex<Option<Arc<Target>>>,
     /// What the caller gave: base URL or card URL, for deferred resolution.
     source: Option<String>,
-    tally: Mutex<crate::tally::Tally>,
-    /// The opt-in circuit breaker (see [`ClientConfig::breaker`]).
-    breaker: Mutex<Option<crate::resilience::CircuitBreaker>>,
+    /// The machine's state for this client (breaker, tally, cancels, header hooks, ids),
+    /// made when the target is known; one lock, held only while the machine is fed.
+    machine: Mutex<Option<Machine>>,
     /// Origin of the driver's `now` for the core's sans-IO state machines.
     epoch: Instant,
-    /// The last [`CANCELS_REMEMBERED`] task ids this client sent `CancelTask` for (to tell a
-    /// requested cancel from a remote one).
-    canceled: Mutex<std::collections::VecDeque<String>>,
 }
 
-/// How many task ids a client remembers having canceled.
-const CANCELS_REMEMBERED: usize = 256;
+/// The core's [`crate::client::ClientState`] of a client, and why its breaker could not be
+/// built (then every call fails with that outcome, nothing sent).
+struct Machine {
+    state: crate::client::ClientState,
+    breaker_error: Option<Outcome>,
+}
+
+/// The machine's header hook that runs the driver's [`Interceptor`]s, in order, on each
+/// built request ([`crate::client::HeaderHook::edit`]: the machine then applies the
+/// reserved-header rule and the credential check).
+struct RunInterceptors {
+    interceptors: Arc<Mutex<Vec<Arc<dyn Interceptor>>>>,
+    target: Arc<Target>,
+}
+
+impl crate::client::HeaderHook for RunInterceptors {
+    fn headers(&mut self, _: &crate::client::RequestContext<'_>, _: &mut Vec<(String, String)>) {}
+
+    fn edit(
+        &mut self,
+        ctx: &crate::client::RequestContext<'_>,
+        request: &mut crate::client::HttpRequest,
+    ) {
+        let hooks = self
+            .interceptors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if hooks.is_empty() {
+            return;
+        }
+        let mut http = HttpRequest {
+            method: request.method.as_str().to_owned(),
+            url: request.url.clone(),
+            headers: std::mem::take(&mut request.headers),
+            body: std::mem::take(&mut request.body),
+        };
+        let ctx = RequestContext {
+            method: ctx.method,
+            target: &self.target,
+        };
+        for hook in &hooks {
+            hook.on_request(&ctx, &mut http);
+        }
+        // The method and URL stay the machine's: credentials go to the validated host only.
+        request.headers = http.headers;
+        request.body = http.body;
+    }
+}
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -247,13 +300,11 @@ impl Client {
                 guard,
                 setup_error,
                 config,
-                interceptors: Mutex::new(Vec::new()),
+                interceptors: Arc::new(Mutex::new(Vec::new())),
                 target: Mutex::new(None),
                 source,
-                tally: Mutex::new(crate::tally::Tally::new()),
-                breaker: Mutex::new(None),
+                machine: Mutex::new(None),
                 epoch: Instant::now(),
-                canceled: Mutex::new(std::collections::VecDeque::new()),
             }),
         }
     }
@@ -268,12 +319,13 @@ impl Client {
     pub fn new(url: &str, config: ClientConfig) -> Result<Client, CardResolutionError> {
         let client = Client::build(config, Some(url.to_owned()));
         if !client.inner.config.defer_card_resolution {
-            let t = client.resolve_card(url)?;
+            let t = Arc::new(client.resolve_card(url, None)?);
+            client.install(&t);
             *client
                 .inner
                 .target
                 .lock()
-                .unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(t));
+                .unwrap_or_else(|e| e.into_inner()) = Some(t);
         }
         Ok(client)
     }
@@ -282,12 +334,79 @@ impl Client {
     /// URL, version and binding).
     pub fn with_target(target: Target, config: ClientConfig) -> Client {
         let client = Client::raw(config);
+        let target = Arc::new(target);
+        client.install(&target);
         *client
             .inner
             .target
             .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(target));
+            .unwrap_or_else(|e| e.into_inner()) = Some(target);
         client
+    }
+
+    /// Makes the machine's state for `target`: the configuration's timeouts, retries, body
+    /// limit, breaker and client certificate, a seed for ids, and the interceptors as the
+    /// machine's header hook.
+    fn install(&self, target: &Arc<Target>) {
+        let c = &self.inner.config;
+        let mut config = crate::client::ClientConfig {
+            call_timeout: millis_of(c.call_timeout),
+            connect_timeout: millis_of(c.connect_timeout),
+            max_time: c.max_time.map(millis_of),
+            send_retries: c.send_retries,
+            max_response_bytes: c.max_response_bytes,
+            breaker: c.breaker,
+            client_certificate: c.client_cert_file.is_some(),
+        };
+        let machine_target = crate::client::Target {
+            url: target.url.clone(),
+            version: target.version,
+            binding: target.binding,
+            tenant: target.tenant.clone(),
+            agent_name: target.agent_name.clone(),
+            credentials: target.credentials.clone(),
+        };
+        let seed = correlation::random_u64();
+        // A breaker configuration that cannot be used fails every call with this outcome
+        // (nothing sent); the state is made without a breaker.
+        let breaker_error = c.breaker.and_then(|b| {
+            let e = crate::resilience::CircuitBreaker::new(target.agent_name.clone(), b).err()?;
+            let mut o = Outcome::transport(
+                crate::outcome::ErrorName::InvalidRequest,
+                crate::outcome::RequestSent::No,
+                format!("request not sent: invalid breaker configuration: {e}"),
+            );
+            o.retry = crate::outcome::RetryAdvice::Never;
+            Some(o)
+        });
+        if breaker_error.is_some() {
+            config.breaker = None;
+        }
+        // Without a breaker there is nothing the state can refuse.
+        let Ok(mut state) = crate::client::ClientState::new(machine_target, config, seed) else {
+            return;
+        };
+        state.add_header_hook(RunInterceptors {
+            interceptors: Arc::clone(&self.inner.interceptors),
+            target: Arc::clone(target),
+        });
+        *self.machine() = Some(Machine {
+            state,
+            breaker_error,
+        });
+    }
+
+    /// The machine's state (locked; `None` until the target is known).
+    fn machine(&self) -> std::sync::MutexGuard<'_, Option<Machine>> {
+        self.inner.machine.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` on the machine's state; `None` when the client has no target yet.
+    pub(crate) fn with_state<R>(
+        &self,
+        f: impl FnOnce(&mut crate::client::ClientState) -> R,
+    ) -> Option<R> {
+        self.machine().as_mut().map(|m| f(&mut m.state))
     }
 
     /// The target calls go to, resolving a deferred card first.
@@ -296,6 +415,12 @@ impl Client {
     /// A `transport` outcome with error `CardResolution` (`request_sent = no`) when the
     /// card cannot be fetched, parsed or validated, or when the client has no target.
     pub fn target(&self) -> Result<Arc<Target>, Outcome> {
+        // A stream's total deadline bounds the card fetch it triggers (see `within`).
+        self.target_within(total_deadline())
+    }
+
+    /// [`Client::target`], a deferred card fetch bounded by `total` too.
+    pub(crate) fn target_within(&self, total: Option<Instant>) -> Result<Arc<Target>, Outcome> {
         let mut slot = self.inner.target.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = slot.as_ref() {
             return Ok(Arc::clone(t));
@@ -307,143 +432,71 @@ impl Client {
                 "this client has no target (built with Client::raw)",
             ));
         };
-        let t = Arc::new(self.resolve_card(source).map_err(|e| e.to_outcome())?);
+        let t = Arc::new(
+            self.resolve_card(source, total)
+                .map_err(|e| e.to_outcome())?,
+        );
+        self.install(&t);
         *slot = Some(Arc::clone(&t));
         Ok(t)
     }
 
-    /// Asks the breaker (if any) whether a call may go out; the refusal outcome if not.
-    pub(crate) fn breaker_allows(&self, agent: &str) -> Result<(), Outcome> {
-        let Some(config) = self.inner.config.breaker else {
-            return Ok(());
-        };
+    /// Asks the breaker (if any) whether a stream may go out; the refusal outcome if not.
+    pub(crate) fn breaker_allows(&self) -> Result<(), Outcome> {
         let now = self.now();
-        let mut slot = self.inner.breaker.lock().unwrap_or_else(|e| e.into_inner());
-        if slot.is_none() {
-            match crate::resilience::CircuitBreaker::new(agent, config) {
-                Ok(b) => *slot = Some(b),
-                Err(e) => {
-                    let mut o = Outcome::transport(
-                        crate::outcome::ErrorName::InvalidRequest,
-                        crate::outcome::RequestSent::No,
-                        format!("request not sent: invalid breaker configuration: {e}"),
-                    );
-                    o.retry = crate::outcome::RetryAdvice::Never;
-                    return Err(o);
-                }
-            }
-        }
-        let b = slot.as_mut().expect("set above");
-        if b.allow(now) {
-            Ok(())
-        } else {
-            Err(b.refusal(now))
+        match self.machine().as_mut() {
+            Some(m) => match &m.breaker_error {
+                Some(o) => Err(o.clone()),
+                None => m.state.breaker_allow(now),
+            },
+            None => Ok(()),
         }
     }
 
-    /// Reports a call's outcome to the breaker (if any).
+    /// Reports a stream's outcome to the breaker (if any).
     pub(crate) fn breaker_record(&self, o: &Outcome) {
-        if self.inner.config.breaker.is_none() {
-            return;
-        }
         let now = self.now();
-        if let Some(b) = self
-            .inner
-            .breaker
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_mut()
-        {
-            b.record(o, now);
-        }
+        self.with_state(|s| s.breaker_record(o, now));
     }
 
     /// Returns the breaker's trial permit of a call abandoned before its outcome was known
     /// (a stream dropped by the caller mid-way): neither a success nor a failure.
     pub(crate) fn breaker_release(&self) {
-        if self.inner.config.breaker.is_none() {
-            return;
-        }
         let now = self.now();
-        if let Some(b) = self
-            .inner
-            .breaker
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_mut()
-        {
-            b.release(now);
-        }
+        self.with_state(|s| s.breaker_release(now));
     }
 
     /// Whether the breaker is open now (`None` without a breaker), for metrics.
     pub fn breaker_state(&self) -> Option<crate::resilience::BreakerState> {
-        self.inner
-            .breaker
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .map(|b| b.state(self.now()))
+        let now = self.now();
+        self.with_state(|s| s.breaker_state(now)).flatten()
     }
 
     /// A copy of the per-method tally of every outcome this client produced.
     pub fn tally(&self) -> crate::tally::Tally {
-        self.inner
-            .tally
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    /// Remembers that this client is canceling `task_id` (bounded: the oldest is forgotten).
-    pub(crate) fn note_cancel_sent(&self, task_id: &str) {
-        let mut c = self
-            .inner
-            .canceled
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if !c.iter().any(|t| t == task_id) {
-            if c.len() == CANCELS_REMEMBERED {
-                c.pop_front();
-            }
-            c.push_back(task_id.to_owned());
-        }
+        self.with_state(|s| s.tally().clone()).unwrap_or_default()
     }
 
     /// Sets `cancel_origin` of a CANCELED outcome that the server did not mark: `requested`
     /// when this client sent `CancelTask` for the task, else `remote` (the seeds: an ADK
     /// agent's admission cancel carries no error marker).
     pub(crate) fn settle_cancel_origin(&self, o: &mut Outcome) {
-        if o.state != Some(crate::outcome::TaskState::Canceled) || o.cancel_origin.is_some() {
-            return;
-        }
-        let ours = o.task_id.as_deref().is_some_and(|t| {
-            self.inner
-                .canceled
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .iter()
-                .any(|c| c == t)
-        });
-        o.cancel_origin = Some(if ours {
-            crate::outcome::CancelOrigin::Requested
-        } else {
-            crate::outcome::CancelOrigin::Remote
-        });
+        self.with_state(|s| s.settle_cancel(o));
     }
 
-    /// Counts one outcome.
-    pub(crate) fn record(&self, agent: &str, method: crate::envelope::Method, o: &Outcome) {
-        self.inner
-            .tally
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .record(agent, method.name(), o);
+    /// Counts one outcome of a stream.
+    pub(crate) fn record(&self, method: crate::envelope::Method, o: &Outcome) {
+        self.with_state(|s| s.record(method, o));
     }
 
     /// The driver's clock on the core's scale.
     pub(crate) fn now(&self) -> crate::time::Millis {
         now_millis(self.inner.epoch)
+    }
+
+    /// A driver instant on the core's scale (an instant before the epoch is 0).
+    pub(crate) fn millis_at(&self, at: Instant) -> crate::time::Millis {
+        millis_of(at.saturating_duration_since(self.inner.epoch))
     }
 
     /// The instant a core deadline stands for.
@@ -507,12 +560,26 @@ impl Client {
         timeout: Option<Duration>,
         abort: &AbortHandle,
     ) -> Result<HttpResponse, Outcome> {
+        self.perform(request, self.call_budget(timeout), total_deadline(), abort)
+    }
+
+    /// One whole exchange of `request` within `timeout` and the total deadline `total`
+    /// (given, never ambient: the machines' loops pass theirs).
+    ///
+    /// # Errors
+    /// As [`Client::exchange`]; cut by `total`, the max-time outcome.
+    pub(crate) fn perform(
+        &self,
+        request: &HttpRequest,
+        timeout: Duration,
+        total: Option<Instant>,
+        abort: &AbortHandle,
+    ) -> Result<HttpResponse, Outcome> {
         if let Some(o) = &self.inner.setup_error {
             return Err(o.clone());
         }
         reserved::check_raw(request)?;
-        let total = total_deadline();
-        let t = cap(self.call_budget(timeout), total)?;
+        let t = cap(timeout, total)?;
         exchange::unary(
             self.net(),
             request,
@@ -606,18 +673,19 @@ impl Client {
         if hooks.is_empty() {
             return Ok(());
         }
-        let before = reserved::Before::of(request);
+        let before = crate::client::Before::of(&request.headers);
         for hook in &hooks {
             hook.on_request(&ctx, request);
         }
-        before.check(request)
+        before.check(&request.headers)
     }
 }
 
 thread_local! {
-    /// The total deadline of the operation running on this thread (see
+    /// The total deadline of the stream running on this thread (see
     /// [`ClientConfig::max_time`]): every exchange under it, the card fetch included, is
-    /// cut there.
+    /// cut there. Only streams set it (`stream.rs`, until they run on a machine of the
+    /// core); non-streaming calls and card resolution are handed their deadline as a value.
     static TOTAL: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
 }
 
@@ -647,20 +715,8 @@ pub(crate) fn total_deadline() -> Option<Instant> {
     TOTAL.with(|t| t.get())
 }
 
-/// The outcome of an operation cut by its total deadline: `transport`/`Timeout`, and
-/// `request_sent = unknown` (an attempt may have been received); nothing is resent.
-pub(crate) fn max_time_outcome() -> Outcome {
-    let mut o = Outcome::transport(
-        crate::outcome::ErrorName::Timeout,
-        crate::outcome::RequestSent::Unknown,
-        "total deadline expired (max_time, --max-time): the call was cut and nothing was resent",
-    );
-    o.hint = Some(
-        "the whole call (card, retries, resubscribes, stream) has a total deadline: raise --max-time (ClientConfig::max_time) or check the task with get-task before sending again"
-            .to_owned(),
-    );
-    o
-}
+/// The outcome of an operation cut by its total deadline (the machine's, one copy).
+pub(crate) use crate::client::max_time_outcome;
 
 /// `budget` shortened to what is left before `total`; the max-time outcome when nothing is.
 fn cap(budget: Duration, total: Option<Instant>) -> Result<Duration, Outcome> {
@@ -690,4 +746,9 @@ fn past(o: Outcome, total: Option<Instant>) -> Outcome {
 /// Milliseconds since `epoch` on the driver's monotonic clock, for the core's `now`.
 pub(crate) fn now_millis(epoch: Instant) -> crate::time::Millis {
     crate::time::Millis(epoch.elapsed().as_millis().min(u128::from(u64::MAX)) as u64)
+}
+
+/// A duration on the core's millisecond scale.
+pub(crate) fn millis_of(d: Duration) -> crate::time::Millis {
+    crate::time::Millis(d.as_millis().min(u128::from(u64::MAX)) as u64)
 }

@@ -24,11 +24,12 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use super::Client;
-use super::call::{CallOptions, Prepared, fill_correlation, send_params, unreadable, user_message};
+use super::call::{CallOptions, Prepared, fill_correlation, send_params, user_message};
 use super::correlation::{Correlation, new_traceparent};
 use super::raw::{RawStream, ReadEnd};
 use crate::answer::Assembler;
 use crate::classify::ResponseInfo;
+use crate::client::unreadable;
 use crate::model::params::{Call, TaskIdParams};
 use crate::model::{Json, Part, SendResponse};
 use crate::outcome::{Channel, ErrorName, Outcome, RetryAdvice, TaskState};
@@ -244,9 +245,8 @@ impl StreamCall {
         if !resubscribe {
             self.correlation.jsonrpc_id = prepared.rpc_id.clone();
         }
-        if let Err(o) = self.client.breaker_allows(&prepared.target.agent_name) {
-            self.client
-                .record(&prepared.target.agent_name, prepared.method, &o);
+        if let Err(o) = self.client.breaker_allows() {
+            self.client.record(prepared.method, &o);
             return self.finish(None, o);
         }
         // The task a resubscribe asks for: its stream belongs to it before any event (a Go
@@ -282,8 +282,7 @@ impl StreamCall {
                         o.retry = RetryAdvice::Resubscribe;
                     }
                 }
-                self.client
-                    .record(&prepared.target.agent_name, prepared.method, &o);
+                self.client.record(prepared.method, &o);
                 self.client.breaker_record(&o);
                 self.after_failure(o, resubscribe);
             }
@@ -293,8 +292,7 @@ impl StreamCall {
                     info = info.header(n, v);
                 }
                 let o = tracker.on_non_sse_body(&info);
-                self.client
-                    .record(&prepared.target.agent_name, prepared.method, &o);
+                self.client.record(prepared.method, &o);
                 self.client.breaker_record(&o);
                 if resubscribe && finished_meanwhile(&o) {
                     return self.fall_back_to_get();
@@ -341,7 +339,7 @@ impl StreamCall {
             o.version = Some(p.target.version);
             o.binding = Some(p.target.binding);
             o.task_id = open.tracker.task_id().map(str::to_owned);
-            self.client.record(&p.target.agent_name, p.method, &o);
+            self.client.record(p.method, &o);
             return self.finish(Some(StreamEndKind::TimedOut), o);
         }
         let now = self.client.now();
@@ -429,8 +427,7 @@ impl StreamCall {
             return;
         };
         let p = &open.prepared;
-        self.client
-            .record(&p.target.agent_name, p.method, &end.outcome);
+        self.client.record(p.method, &end.outcome);
         self.client.breaker_record(&end.outcome);
         if open.resubscribe && end.kind == StreamEndKind::Error && finished_meanwhile(&end.outcome)
         {

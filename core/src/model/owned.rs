@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use super::params;
 use super::types::*;
 
 fn s(c: Cow<'_, str>) -> Cow<'static, str> {
@@ -167,6 +168,91 @@ impl TaskPushNotificationConfig<'_> {
             task_id: s(self.task_id),
             config: self.config.into_owned(),
             tenant: os(self.tenant),
+        }
+    }
+}
+
+impl params::SendConfiguration<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> params::SendConfiguration<'static> {
+        params::SendConfiguration {
+            accepted_output_modes: vs(self.accepted_output_modes),
+            history_length: self.history_length,
+            push_notification_config: self
+                .push_notification_config
+                .map(PushNotificationConfig::into_owned),
+            blocking: self.blocking,
+        }
+    }
+}
+
+impl params::SendMessageParams<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> params::SendMessageParams<'static> {
+        params::SendMessageParams {
+            message: self.message.into_owned(),
+            configuration: self
+                .configuration
+                .map(params::SendConfiguration::into_owned),
+            metadata: oj(self.metadata),
+        }
+    }
+}
+
+impl params::PushConfigRef<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> params::PushConfigRef<'static> {
+        params::PushConfigRef {
+            task_id: s(self.task_id),
+            config_id: os(self.config_id),
+            metadata: oj(self.metadata),
+        }
+    }
+}
+
+impl params::TaskIdParams<'_> {
+    /// A copy that no longer borrows the input.
+    pub fn into_owned(self) -> params::TaskIdParams<'static> {
+        params::TaskIdParams {
+            id: s(self.id),
+            metadata: oj(self.metadata),
+        }
+    }
+}
+
+impl params::Call<'_> {
+    /// A copy that no longer borrows the input (a machine keeps its call across retries).
+    pub fn into_owned(self) -> params::Call<'static> {
+        use params::Call as C;
+        match self {
+            C::SendMessage(p) => C::SendMessage(p.into_owned()),
+            C::SendStreamingMessage(p) => C::SendStreamingMessage(p.into_owned()),
+            C::GetTask(p) => C::GetTask(params::GetTaskParams {
+                id: s(p.id),
+                history_length: p.history_length,
+                metadata: oj(p.metadata),
+            }),
+            C::ListTasks(p) => C::ListTasks(params::ListTasksParams {
+                context_id: os(p.context_id),
+                status: p.status,
+                page_size: p.page_size,
+                page_token: os(p.page_token),
+                history_length: p.history_length,
+                status_timestamp_after: os(p.status_timestamp_after),
+                include_artifacts: p.include_artifacts,
+            }),
+            C::CancelTask(p) => C::CancelTask(p.into_owned()),
+            C::SubscribeToTask(p) => C::SubscribeToTask(p.into_owned()),
+            C::CreatePushConfig(p) => C::CreatePushConfig(p.into_owned()),
+            C::GetPushConfig(p) => C::GetPushConfig(p.into_owned()),
+            C::ListPushConfigs(p) => C::ListPushConfigs(params::ListPushConfigsParams {
+                task_id: s(p.task_id),
+                page_size: p.page_size,
+                page_token: os(p.page_token),
+                metadata: oj(p.metadata),
+            }),
+            C::DeletePushConfig(p) => C::DeletePushConfig(p.into_owned()),
+            C::GetExtendedAgentCard => C::GetExtendedAgentCard,
         }
     }
 }

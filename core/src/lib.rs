@@ -37,8 +37,8 @@
 //! stream tracker, which lives inside [`classify`] (a whole event-stream body is classified
 //! through it).
 //! ```text
+//! driver      -> answer, card, classify, client, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
 //! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
-//! driver      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
 //! http1       -> envelope, model, sse, time, url, version
 //! server      -> card, envelope, model, outcome, sse, time, traceparent, version
 //! stream      -> classify

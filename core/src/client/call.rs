@@ -3,19 +3,18 @@
 
 use std::collections::VecDeque;
 
-use super::read::{Response, read_response};
-use super::request::{
-    Before, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure, admit_headers,
-    invalid, missing_credential, set_header,
+use super::common::{
+    Outgoing, build_request, total_deadline, total_deadline_outcome as max_time_outcome,
 };
+use super::read::{Response, read_response};
+use super::request::{HttpRequest, RequestId, Transmit, TransportFailure};
 use super::{Call, ClientState};
 use crate::classify::Asked;
-use crate::envelope::{self, Interface, Method, RpcId};
+use crate::envelope::{Method, RpcId};
 use crate::model::SendResponse;
 use crate::outcome::{ErrorName, Outcome, RequestSent, RetryAdvice};
 use crate::resilience::{CallKind, RetryAction, RetryConfig, RetryPolicy};
 use crate::time::Millis;
-use crate::version::Binding;
 
 /// Per-call options. [`CallOptions::default`] is a plain call.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -183,8 +182,8 @@ struct Report {
 ///
 /// A streaming method (`SendStreamingMessage`, `SubscribeToTask`) is accepted too, read as a
 /// whole body: its event stream is classified at the end, as [`crate::classify::classify`]
-/// does, with no items and no answer. The stream machine (items as they arrive, idle
-/// deadline, resubscribe) is phase 2 of issue 22.
+/// does, with no items and no answer; [`super::StreamCall`] is the machine for streams
+/// (items as they arrive, idle deadline, resubscribe).
 #[derive(Debug)]
 pub struct UnaryCall {
     call: Call<'static>,
@@ -241,13 +240,7 @@ impl UnaryCall {
             .budget
             .map_or(config.call_timeout, |b| b.min(config.call_timeout));
         let own = now.saturating_add(budget);
-        let total = match (
-            config.max_time.map(|m| now.saturating_add(m)),
-            options.deadline,
-        ) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let total = total_deadline(&config, options.deadline, now);
         let (call_deadline, total_decides) = match total {
             Some(t) if t <= own => (t, true),
             _ => (own, false),
@@ -634,88 +627,22 @@ impl UnaryCall {
         state: &mut ClientState,
         id: RequestId,
     ) -> Result<(HttpRequest, String, Option<String>), Outcome> {
-        if let Err(e) = crate::traceparent::TraceParent::parse(&self.traceparent) {
-            return Err(invalid(format!(
-                "request not sent: invalid traceparent {:?}: {e}",
-                self.traceparent
-            )));
-        }
         let rpc_id = match self.first_rpc_id.take() {
-            Some(given) if id.0 == 1 => given,
-            _ => RpcId::String(state.random.uuid()),
+            Some(given) if id.0 == 1 => Some(given),
+            _ => None,
         };
-        let mut headers = vec![("traceparent".to_owned(), self.traceparent.clone())];
-        if let Some(k) = &self.idempotency_key {
-            headers.push(("Idempotency-Key".to_owned(), k.clone()));
-        }
-        headers.extend(self.headers.iter().cloned());
-        let ctx = RequestContext {
-            method: self.method.name(),
-            target: &state.target,
-            attempt: id.0,
-        };
-        let mut added = Vec::new();
-        for hook in &mut state.hooks {
-            hook.headers(&ctx, &mut added);
-        }
-        for (n, v) in added {
-            set_header(&mut headers, n, v);
-        }
-        admit_headers(&headers)?;
-        let target = &state.target;
-        let iface = Interface {
-            version: target.version,
-            binding: target.binding,
-            tenant: target.tenant.clone(),
-        };
-        let borrowed: Vec<(&str, &str)> = headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.as_str()))
-            .collect();
-        let built = envelope::build(
-            &iface,
-            &self.call,
-            &envelope::CallOptions {
-                id: Some(rpc_id),
-                extensions: &[],
-                headers: &borrowed,
-            },
-        )
-        .map_err(|e| invalid(format!("request not built: {e}")))?;
-        let wire_method = match target.binding {
-            Binding::JsonRpc => self
-                .method
-                .jsonrpc_name(target.version)
-                .unwrap_or(self.method.name())
-                .to_owned(),
-            _ => format!("{} {}", built.method.as_str(), built.path),
-        };
-        let mut request = HttpRequest {
-            method: built.method,
-            url: join(&target.url, &built.path),
-            headers: built.headers,
-            body: built.body,
-        };
-        if !state.hooks.is_empty() {
-            let before = Before::of(&request.headers);
-            let ctx = RequestContext {
-                method: self.method.name(),
-                target: &state.target,
+        let built = build_request(
+            state,
+            Outgoing {
+                call: &self.call,
+                traceparent: &self.traceparent,
+                idempotency_key: self.idempotency_key.as_deref(),
+                headers: &self.headers,
+                rpc_id,
                 attempt: id.0,
-            };
-            for hook in &mut state.hooks {
-                hook.edit(&ctx, &mut request);
-            }
-            before.check(&request.headers)?;
-        }
-        let target = &state.target;
-        if let Some(plan) = &target.credentials
-            && let Some(o) =
-                missing_credential(plan, &request.headers, state.config.client_certificate)
-        {
-            return Err(o);
-        }
-        Ok((request, wire_method, built.rpc_id.map(|i| i.to_string())))
+            },
+        )?;
+        Ok((built.request, built.wire_method, built.rpc_id))
     }
 
     /// Ends the current attempt with `outcome`: reports it (tally, breaker), asks the retry
@@ -802,31 +729,6 @@ impl Report {
         tally: true,
         breaker: true,
     };
-}
-
-/// Joins the interface URL and an envelope path (empty for JSON-RPC).
-pub(crate) fn join(url: &str, path: &str) -> String {
-    if path.is_empty() {
-        url.to_owned()
-    } else {
-        format!("{}{}", url.trim_end_matches('/'), path)
-    }
-}
-
-/// The outcome of a call cut by its total deadline: `transport`/`Timeout`, and
-/// `request_sent = unknown` (an attempt may have been received); nothing is resent. The
-/// driver's words, so that hosts on the machine report `--max-time` the same way.
-pub(crate) fn max_time_outcome() -> Outcome {
-    let mut o = Outcome::transport(
-        ErrorName::Timeout,
-        RequestSent::Unknown,
-        "total deadline expired (max_time, --max-time): the call was cut and nothing was resent",
-    );
-    o.hint = Some(
-        "the whole call (card, retries, resubscribes, stream) has a total deadline: raise --max-time (ClientConfig::max_time) or check the task with get-task before sending again"
-            .to_owned(),
-    );
-    o
 }
 
 /// What a host that still drives part of a call itself (the reference driver's streams,

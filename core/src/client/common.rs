@@ -1,9 +1,9 @@
 //! What the call machines share: building one attempt's request, the total deadline and
-//! the outcome of a call it cut. (The stream machine uses these; the unary machine keeps
-//! its own copy in `call.rs` until it is moved onto them.)
+//! the outcome of a call it cut. Both `UnaryCall` and `StreamCall` build every request here,
+//! so the header rules, the hooks and the credential check are one piece of code.
 
 use super::request::{
-    HttpRequest, RequestContext, admit_headers, invalid, missing_credential, set_header,
+    Before, HttpRequest, RequestContext, admit_headers, invalid, missing_credential, set_header,
 };
 use super::{Call, ClientConfig, ClientState};
 use crate::envelope::{self, Interface, Method, RpcId};
@@ -41,7 +41,8 @@ pub(crate) struct Built {
 
 /// Builds a request: `traceparent`, `Idempotency-Key`, the caller's headers, then each
 /// header hook's; every one through the reserved-header rule; the envelope; the URL
-/// joined; the card's credentials checked.
+/// joined; the hooks' edits of the built request (a reserved header may be removed, never
+/// added or changed); the card's credentials checked.
 ///
 /// # Errors
 /// The attempt's outcome when the request cannot be sent (`transport`, `request_sent = no`).
@@ -102,12 +103,20 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
             .to_owned(),
         _ => format!("{} {}", built.method.as_str(), built.path),
     };
-    let request = HttpRequest {
+    let mut request = HttpRequest {
         method: built.method,
         url: join_url(&target.url, &built.path),
         headers: built.headers,
         body: built.body,
     };
+    if !state.hooks.is_empty() {
+        let before = Before::of(&request.headers);
+        for hook in &mut state.hooks {
+            hook.edit(&ctx, &mut request);
+        }
+        before.check(&request.headers)?;
+    }
+    let target = &state.target;
     if let Some(plan) = &target.credentials
         && let Some(o) = missing_credential(plan, &request.headers, state.config.client_certificate)
     {

@@ -201,10 +201,12 @@
 //!   and reported to the breaker as it happens. A host that abandons a stream calls
 //!   [`StreamCall::cancel`], which returns the breaker permit.
 //!
-//! # Not here yet (issue 22, phase 2)
-//! - The reference driver and the C ABI on the machine: the driver keeps its own copy of
-//!   these rules until it becomes a loop over `poll_transmit`/`handle_*`; the C ABI gets one
-//!   handle for a [`ClientState`] and one per machine.
+//! # Not here yet (issue 22)
+//! - The reference driver runs its non-streaming calls and card resolution on
+//!   [`UnaryCall`] and [`CardFetch`]; its streams still read their own way (they share this
+//!   module's request rules and the [`ClientState`]) until they become a loop over
+//!   [`StreamCall`].
+//! - The C ABI on the machine: one handle for a [`ClientState`] and one per machine.
 //! - One parse per body (see *The answer*).
 
 mod call;
@@ -229,7 +231,7 @@ pub use request::{HeaderHook, HttpRequest, RequestContext, RequestId, Transmit, 
 pub use stream::{StreamCall, StreamConfig, StreamEvent, StreamResult};
 // The one copy of each rule, for the reference driver's streams until they run on a machine.
 #[cfg(feature = "driver")]
-pub(crate) use call::{join, max_time_outcome};
+pub(crate) use common::{join_url as join, total_deadline_outcome as max_time_outcome};
 #[cfg(feature = "driver")]
 pub(crate) use read::unreadable;
 #[cfg(feature = "driver")]

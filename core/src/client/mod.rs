@@ -229,13 +229,11 @@ pub use card::{CardEvent, CardFetch, CardOptions, ResolveError, ResolvedCard};
 pub use pages::{MAX_PAGES, PageError, TaskPages};
 pub use request::{HeaderHook, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure};
 pub use stream::{StreamCall, StreamConfig, StreamEvent, StreamResult};
-// The one copy of each rule, for the reference driver's streams until they run on a machine.
+// The one copy of each rule, for the reference driver's raw exchanges (outside any machine).
 #[cfg(feature = "driver")]
-pub(crate) use common::{join_url as join, total_deadline_outcome as max_time_outcome};
+pub(crate) use common::total_deadline_outcome as max_time_outcome;
 #[cfg(feature = "driver")]
-pub(crate) use read::unreadable;
-#[cfg(feature = "driver")]
-pub(crate) use request::{Before, invalid, missing_credential, refused};
+pub(crate) use request::refused;
 
 use crate::card::CredentialPlan;
 pub use crate::model::params::Call;

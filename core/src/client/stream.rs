@@ -349,6 +349,18 @@ impl StreamCall {
         matches!(self.phase, Phase::Done)
     }
 
+    /// Whether the machine is in its one get-task fallback: the request it hands out (or
+    /// has out) is a plain `GetTask`, answered by one JSON body rather than an event stream
+    /// (a host that reads streams and whole bodies differently reads this one whole).
+    pub fn is_fetching(&self) -> bool {
+        matches!(self.phase, Phase::Fetch { .. })
+    }
+
+    /// The correlation record so far (complete in [`StreamResult::correlation`]).
+    pub fn correlation(&self) -> &Correlation {
+        &self.correlation
+    }
+
     /// The next request to perform, when one is due at `now`: the stream's request, a
     /// resubscribe, or the get-task fallback; `None` otherwise (a request that could not be
     /// sent ends the call without a [`Transmit`]: look at [`StreamCall::poll_event`]).

@@ -21,8 +21,8 @@
 //!
 //! The message is sent exactly once: the machine gives the `SendStreamingMessage` away with
 //! the first request and keeps no copy, so recovery can only resubscribe to the task the
-//! stream created, or read it. This is the reference driver's stream (`driver/stream.rs`),
-//! decision for decision.
+//! stream created, or read it. The reference driver's streams (`driver/stream.rs`) are a
+//! blocking loop over this machine.
 
 use std::collections::VecDeque;
 

@@ -20,7 +20,8 @@
 //! - `proxy`: curl's proxy variables and rules, CONNECT tunnels, `transport`/`Proxy`.
 //! - `dns`: the card's address rules applied to resolved addresses (rebinding),
 //!   `transport`/`AddressRefused`; fixed answers (`resolve`) or an injected [`Resolve`].
-//! - a total deadline per call ([`ClientConfig::max_time`], [`CallOptions::deadline`]).
+//! - a total deadline per call ([`ClientConfig::max_time`], [`CallOptions::deadline`]),
+//!   handed to the machine as a value.
 //!
 //! # Layers
 //! - `io`: a ureq transport wrapper that records whether request bytes were written, cuts
@@ -29,16 +30,18 @@
 //! - `exchange`: one HTTP exchange, every failure mapped to a `transport` outcome.
 //! - `raw` ([`RawStream`], [`AbortHandle`]): an event-stream body read chunk by chunk with a
 //!   per-read deadline, abortable from another thread.
-//! - [`Client`]: configuration, the typed A2A calls and streams. Card resolution (`card`)
-//!   and every non-streaming call (`call`) are thin I/O loops over the core's machines,
-//!   [`crate::client::CardFetch`] and [`crate::client::UnaryCall`]: the machine decides
-//!   (build, hooks and the reserved-header rule, credentials, breaker, classification,
-//!   answer, retries, tally, deadlines as values) and the driver performs each request it
-//!   hands out, feeds back the response or the failure, and sleeps until a retry is due.
-//!   The client owns the machine's [`crate::client::ClientState`] (one lock, held only
-//!   while a machine is fed); its [`Interceptor`]s run as the machine's header hook.
-//!   Streams (`stream`: the core's SSE decoder and stream tracker) are still driven here,
-//!   sharing that state's breaker and tally, until they get their own machine.
+//! - [`Client`]: configuration, the typed A2A calls and streams. Card resolution (`card`),
+//!   every non-streaming call (`call`) and every stream (`stream`) are thin I/O loops over
+//!   the core's machines, [`crate::client::CardFetch`], [`crate::client::UnaryCall`] and
+//!   [`crate::client::StreamCall`]: the machine decides (build, hooks and the
+//!   reserved-header rule, credentials, breaker, classification, answer, retries, SSE
+//!   decoding and the stream tracker, resubscribes, tally, deadlines as values) and the
+//!   driver performs each request it hands out, feeds back the response (a stream's body
+//!   as it arrives, each read bounded by the machine's next deadline) or the failure, and
+//!   sleeps until a retry is due. The client owns the machine's
+//!   [`crate::client::ClientState`] (one lock, held only while a machine is fed); its
+//!   [`Interceptor`]s run as the machine's header hook. Every deadline, the total one
+//!   included, is a value a call carries: the driver keeps no deadline per thread.
 //!
 //! # Example
 //! ```no_run

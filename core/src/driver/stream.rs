@@ -19,9 +19,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::call::{
-    CallOptions, correlation_of, no_state, send_params, unsent, user_message,
-};
+use super::call::{CallOptions, correlation_of, no_state, send_params, unsent, user_message};
 use super::correlation::Correlation;
 use super::raw::{RawStream, ReadEnd};
 use super::{AbortHandle, Client, HttpRequest};
@@ -300,7 +298,9 @@ impl StreamCall {
                         self.body = None;
                     }
                 }
-                machine::StreamEvent::Item(item) => self.pending.push_back(StreamEvent::Item(*item)),
+                machine::StreamEvent::Item(item) => {
+                    self.pending.push_back(StreamEvent::Item(*item))
+                }
                 machine::StreamEvent::Resubscribing {
                     task_id, attempt, ..
                 } => self
@@ -352,36 +352,37 @@ fn open(
         .saturating_duration_since(Instant::now());
     let opened = client.open(&request, budget, &AbortHandle::new());
     let at = in_time(client, m);
-    client.with_state(|s| match opened {
-        Err(o) => {
-            let total = m.total_deadline();
-            if o.error == Some(ErrorName::Timeout)
-                && total.is_some_and(|t| {
-                    Instant::now() + Duration::from_millis(5) >= client.instant_of(t)
-                })
-            {
-                let now = client.now().max(total.unwrap_or(Millis(0)));
-                m.handle_timeout(s, now);
-            } else {
-                // The request is the one in flight: the input cannot be refused.
-                let _ = m.handle_failure(s, id, TransportFailure::from_outcome(o), at);
+    client
+        .with_state(|s| match opened {
+            Err(o) => {
+                let total = m.total_deadline();
+                if o.error == Some(ErrorName::Timeout)
+                    && total.is_some_and(|t| {
+                        Instant::now() + Duration::from_millis(5) >= client.instant_of(t)
+                    })
+                {
+                    let now = client.now().max(total.unwrap_or(Millis(0)));
+                    m.handle_timeout(s, now);
+                } else {
+                    // The request is the one in flight: the input cannot be refused.
+                    let _ = m.handle_failure(s, id, TransportFailure::from_outcome(o), at);
+                }
+                None
             }
-            None
-        }
-        Ok(Err(whole)) => {
-            let _ = m
-                .handle_head(s, id, whole.status, whole.headers, at)
-                .and_then(|()| m.handle_body(s, id, &whole.body, at))
-                .and_then(|()| m.handle_end(s, id, at));
-            None
-        }
-        Ok(Ok(raw)) => {
-            let headers = raw.headers.clone();
-            let _ = m.handle_head(s, id, raw.status, headers, at);
-            Some((id, raw))
-        }
-    })
-    .flatten()
+            Ok(Err(whole)) => {
+                let _ = m
+                    .handle_head(s, id, whole.status, whole.headers, at)
+                    .and_then(|()| m.handle_body(s, id, &whole.body, at))
+                    .and_then(|()| m.handle_end(s, id, at));
+                None
+            }
+            Ok(Ok(raw)) => {
+                let headers = raw.headers.clone();
+                let _ = m.handle_head(s, id, raw.status, headers, at);
+                Some((id, raw))
+            }
+        })
+        .flatten()
 }
 
 /// Reads once from an open body, bounded by the machine's next deadline (idle or total),

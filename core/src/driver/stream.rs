@@ -290,7 +290,10 @@ impl StreamCall {
         let Some(m) = self.machine.as_mut() else {
             return;
         };
+        // Whether the ids or counts may have moved (an item, a resubscribe).
+        let mut moved = self.correlation.method.is_empty();
         while let Some(e) = m.poll_event() {
+            moved = true;
             match e {
                 machine::StreamEvent::Abort(id) => {
                     if self.body.as_ref().is_some_and(|(b, _)| *b == id) {
@@ -314,7 +317,7 @@ impl StreamCall {
                 }
             }
         }
-        if !m.is_finished() {
+        if moved && !m.is_finished() {
             self.correlation = correlation_of(m.correlation().clone(), self.started);
         }
     }

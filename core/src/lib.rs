@@ -25,7 +25,7 @@
 //! `server` (needs `model`), `resilience`. Opt-in: `driver` (needs `model`, `card`,
 //! `resilience`, and `server` and `http1` for the `a2a demo` agent) and `client` (needs
 //! `model`, `resilience` and `card`): the sans-IO client state machine a host's HTTP stack drives
-//! (issue 22; the driver does not use it yet). `scripts/ci/12-features.sh` checks every
+//! (issue 22; the driver's calls, card resolution and streams are loops over it). `scripts/ci/12-features.sh` checks every
 //! combination.
 //!
 //! # Module graph
@@ -37,7 +37,7 @@
 //! stream tracker, which lives inside [`classify`] (a whole event-stream body is classified
 //! through it).
 //! ```text
-//! driver      -> answer, card, classify, client, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
+//! driver      -> card, client, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
 //! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
 //! http1       -> envelope, model, sse, time, url, version
 //! server      -> card, envelope, model, outcome, sse, time, traceparent, version

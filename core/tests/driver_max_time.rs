@@ -101,6 +101,72 @@ fn an_unanswered_send_with_retries_is_cut_and_never_resent() {
     assert_eq!(fs.counters("hang")["messages"], 1);
 }
 
+/// Runs a stream to its end; the end and when it came.
+fn run_to_end(s: a2a_core::driver::StreamCall) -> (a2a_core::driver::StreamFinal, Instant) {
+    for ev in s.take(10_000) {
+        if let StreamEvent::End(e) = ev {
+            return (e, Instant::now());
+        }
+    }
+    panic!("the stream ends");
+}
+
+#[test]
+fn two_streams_on_one_thread_each_keep_their_own_total_deadline() {
+    // The total deadline is a value of each call (the machine's), not state of the thread:
+    // two streams opened and read on the same thread, with different deadlines, each end
+    // at their own, and a call made on that thread in between has none.
+    let _t = timing_lock();
+    let fs = FaultServer::start();
+    let cfg = ClientConfig {
+        max_time: None,
+        ..config(Duration::ZERO)
+    };
+    let client = Client::new(&fs.agent("keepalive-100-30000"), cfg).unwrap();
+    let started = Instant::now();
+    let short = CallOptions {
+        deadline: Some(started + Duration::from_millis(800)),
+        ..CallOptions::default()
+    };
+    let long = CallOptions {
+        deadline: Some(started + Duration::from_millis(2500)),
+        ..CallOptions::default()
+    };
+    // Both open (request sent, head read) before either is read.
+    let a = client.stream_text("short", &short);
+    let b = client.stream_text("long", &long);
+    let (end_a, at_a) = run_to_end(a);
+    let plain = client.get_task("task-1", &CallOptions::default());
+    assert_ne!(
+        plain.outcome.error,
+        Some(ErrorName::Timeout),
+        "a call after a stream inherits no deadline: {:?}",
+        plain.outcome
+    );
+    let (end_b, at_b) = run_to_end(b);
+    for (end, what) in [(&end_a, "short"), (&end_b, "long")] {
+        let o = &end.outcome;
+        assert_eq!(o.error, Some(ErrorName::Timeout), "{what}: {o:?}");
+        assert!(
+            o.message.as_deref().unwrap().contains("total deadline"),
+            "{what}: {o:?}"
+        );
+    }
+    assert_between(
+        at_a - started,
+        Duration::from_millis(700),
+        Duration::from_millis(2400),
+        "the short stream ends at its own deadline",
+    );
+    assert_between(
+        at_b - started,
+        Duration::from_millis(2400),
+        Duration::from_secs(10),
+        "the long stream ends at its own deadline, not the short one's",
+    );
+    assert_eq!(fs.counters("keepalive-100-30000")["resubscribes"], 0);
+}
+
 #[test]
 fn without_max_time_a_stream_has_no_total_limit() {
     let _t = timing_lock();

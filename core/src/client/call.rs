@@ -731,44 +731,14 @@ impl Report {
     };
 }
 
-/// What a host that still drives part of a call itself (the reference driver's streams,
-/// until they run on their own machine) reports into the shared [`ClientState`], so that
-/// the tally, the breaker and the cancels stay one per client.
+/// What the reference driver reports into the shared [`ClientState`] for a call that never
+/// reached a machine (an unusable breaker configuration), so that the tally stays one per
+/// client.
 #[cfg(feature = "driver")]
 impl ClientState {
     /// Counts `outcome` of a `method` call in the tally.
     pub(crate) fn record(&mut self, method: Method, outcome: &Outcome) {
         self.tally
             .record(&self.target.agent_name, method.name(), outcome);
-    }
-
-    /// Asks the breaker (if any) whether a request may go out at `now`; its refusal if not.
-    #[allow(clippy::result_large_err)] // the refusal is the call's outcome
-    pub(crate) fn breaker_allow(&mut self, now: Millis) -> Result<(), Outcome> {
-        if let Some(b) = self.breaker.as_mut()
-            && !b.allow(now)
-        {
-            return Err(b.refusal(now));
-        }
-        Ok(())
-    }
-
-    /// Reports an attempt's outcome to the breaker (if any).
-    pub(crate) fn breaker_record(&mut self, outcome: &Outcome, now: Millis) {
-        if let Some(b) = self.breaker.as_mut() {
-            b.record(outcome, now);
-        }
-    }
-
-    /// Returns the breaker's permit of an attempt abandoned before its outcome was known.
-    pub(crate) fn breaker_release(&mut self, now: Millis) {
-        if let Some(b) = self.breaker.as_mut() {
-            b.release(now);
-        }
-    }
-
-    /// Settles `cancel_origin` of a CANCELED outcome the server did not mark.
-    pub(crate) fn settle_cancel(&self, outcome: &mut Outcome) {
-        self.settle_cancel_origin(outcome);
     }
 }

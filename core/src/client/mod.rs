@@ -200,12 +200,16 @@
 //!   `dropped_events`, `unreadable_events`). Each connection's end is counted in the tally
 //!   and reported to the breaker as it happens. A host that abandons a stream calls
 //!   [`StreamCall::cancel`], which returns the breaker permit.
+//! - **The reference driver** is a loop over it (`driver/stream.rs`): it performs each
+//!   [`Transmit`] (the get-task fallback, [`StreamCall::is_fetching`], as a plain call read
+//!   whole), hands over the head, then the body as its reads return it (each read bounded by
+//!   [`StreamCall::poll_timeout`]), the end or the failure, calls
+//!   [`StreamCall::handle_timeout`] when a read hits that deadline, drops a connection on
+//!   [`StreamEvent::Abort`], and cancels the machine when the caller drops the stream. The
+//!   total deadline is the machine's value ([`StreamCall::total_deadline`]), never state
+//!   of the thread.
 //!
 //! # Not here yet (issue 22)
-//! - The reference driver runs its non-streaming calls and card resolution on
-//!   [`UnaryCall`] and [`CardFetch`]; its streams still read their own way (they share this
-//!   module's request rules and the [`ClientState`]) until they become a loop over
-//!   [`StreamCall`].
 //! - The C ABI on the machine: one handle for a [`ClientState`] and one per machine.
 //! - One parse per body (see *The answer*).
 
@@ -229,13 +233,11 @@ pub use card::{CardEvent, CardFetch, CardOptions, ResolveError, ResolvedCard};
 pub use pages::{MAX_PAGES, PageError, TaskPages};
 pub use request::{HeaderHook, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure};
 pub use stream::{StreamCall, StreamConfig, StreamEvent, StreamResult};
-// The one copy of each rule, for the reference driver's streams until they run on a machine.
+// The one copy of each rule, for the reference driver's raw exchanges (outside any machine).
 #[cfg(feature = "driver")]
-pub(crate) use common::{join_url as join, total_deadline_outcome as max_time_outcome};
+pub(crate) use common::total_deadline_outcome as max_time_outcome;
 #[cfg(feature = "driver")]
-pub(crate) use read::unreadable;
-#[cfg(feature = "driver")]
-pub(crate) use request::{Before, invalid, missing_credential, refused};
+pub(crate) use request::refused;
 
 use crate::card::CredentialPlan;
 pub use crate::model::params::Call;

@@ -278,3 +278,74 @@ pub(crate) fn missing_credential(
     o.retry = RetryAdvice::Reauthenticate;
     Some(o)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    const BUILT: [(&str, &str); 3] = [
+        ("Content-Type", "application/json"),
+        ("A2A-Version", "1.0"),
+        (
+            "traceparent",
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        ),
+    ];
+
+    fn without(mut h: Vec<(String, String)>, name: &str) -> Vec<(String, String)> {
+        h.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        h
+    }
+
+    #[test]
+    fn added_or_changed_reserved_headers_are_refused_by_name() {
+        let before = Before::of(&headers(&BUILT));
+        for (name, value) in [
+            ("Content-Length", "0"),
+            ("host", "evil.example"),
+            ("A2A-Version", "0.3"),
+            ("Transfer-Encoding", "chunked"),
+            ("Connection", "close"),
+            ("Accept", "text/html"),
+        ] {
+            let mut h = headers(&BUILT);
+            set_header(&mut h, name.to_owned(), value.to_owned());
+            let o = before.check(&h).expect_err(name);
+            assert_eq!(o.error, Some(ErrorName::InvalidRequest));
+            assert_eq!(o.request_sent, Some(RequestSent::No));
+            assert_eq!(o.retry, RetryAdvice::Never);
+            let m = o.message.unwrap();
+            assert!(m.contains(&format!("{name:?}")), "{m}");
+        }
+        // A second copy of a builder header, even with the same value, is an addition.
+        let mut h = headers(&BUILT);
+        h.push(("content-type".into(), "application/json".into()));
+        assert!(before.check(&h).is_err());
+    }
+
+    #[test]
+    fn caller_headers_unchanged_and_removed_protocol_headers_pass() {
+        let before = Before::of(&headers(&BUILT));
+        let mut h = headers(&BUILT);
+        for (n, v) in [
+            ("Authorization", "Bearer t"),
+            (
+                "traceparent",
+                "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01",
+            ),
+            ("A2A-Extensions", "https://ext.example/v1"),
+            ("content-type", "application/json"), // same value: not an override
+        ] {
+            set_header(&mut h, n.to_owned(), v.to_owned());
+        }
+        assert!(before.check(&h).is_ok());
+        assert!(before.check(&without(h, "A2A-Version")).is_ok());
+    }
+}

@@ -21,8 +21,8 @@
 //!
 //! The message is sent exactly once: the machine gives the `SendStreamingMessage` away with
 //! the first request and keeps no copy, so recovery can only resubscribe to the task the
-//! stream created, or read it. This is the reference driver's stream (`driver/stream.rs`),
-//! decision for decision.
+//! stream created, or read it. The reference driver's streams (`driver/stream.rs`) are a
+//! blocking loop over this machine.
 
 use std::collections::VecDeque;
 
@@ -347,6 +347,18 @@ impl StreamCall {
     /// Whether [`StreamEvent::Finished`] has been queued (it may not have been polled yet).
     pub fn is_finished(&self) -> bool {
         matches!(self.phase, Phase::Done)
+    }
+
+    /// Whether the machine is in its one get-task fallback: the request it hands out (or
+    /// has out) is a plain `GetTask`, answered by one JSON body rather than an event stream
+    /// (a host that reads streams and whole bodies differently reads this one whole).
+    pub fn is_fetching(&self) -> bool {
+        matches!(self.phase, Phase::Fetch { .. })
+    }
+
+    /// The correlation record so far (complete in [`StreamResult::correlation`]).
+    pub fn correlation(&self) -> &Correlation {
+        &self.correlation
     }
 
     /// The next request to perform, when one is due at `now`: the stream's request, a

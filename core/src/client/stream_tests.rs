@@ -412,9 +412,13 @@ fn a_resubscribe_refused_as_task_not_found_reads_the_task_once() {
         Millis(0),
     );
     let t1 = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    assert!(!m.is_fetching(), "a stream's request is read as a stream");
     open_with_task(&mut m, &mut st, &t1, Millis(0));
+    assert_eq!(m.correlation().task_id.as_deref(), Some("t-1"));
     m.handle_end(&mut st, t1.id, Millis(1)).unwrap();
     let t2 = m.poll_transmit(&mut st, Millis(1)).unwrap();
+    assert!(!m.is_fetching(), "a resubscribe is read as a stream");
+    assert_eq!(m.correlation().attempts, 2);
     let refusal = json!({"jsonrpc": "2.0", "id": body_json(&t2)["id"],
         "error": {"code": -32001, "message": "Task not found"}});
     let json_head = vec![("Content-Type".to_owned(), "application/json".to_owned())];
@@ -425,6 +429,7 @@ fn a_resubscribe_refused_as_task_not_found_reads_the_task_once() {
     m.handle_end(&mut st, t2.id, Millis(2)).unwrap();
     assert!(!m.is_finished());
     let t3 = m.poll_transmit(&mut st, Millis(3)).expect("the get-task");
+    assert!(m.is_fetching(), "the get-task is a plain call, read whole");
     assert!(t3.id > t2.id);
     assert_eq!(body_json(&t3)["method"], "tasks/get");
     assert_eq!(body_json(&t3)["params"]["id"], "t-1");
@@ -440,6 +445,7 @@ fn a_resubscribe_refused_as_task_not_found_reads_the_task_once() {
     assert_eq!(r.outcome.state, Some(TaskState::Completed));
     assert!(r.task_body.is_some() && r.answer.is_some());
     assert_eq!(r.correlation.attempts, 3);
+    assert!(!m.is_fetching());
     assert!(m.poll_transmit(&mut st, Millis(5)).is_none());
 }
 

@@ -1,21 +1,18 @@
 //! Non-streaming A2A calls as a loop over the core's [`UnaryCall`] machine (which builds,
 //! runs the hooks, checks credentials and the breaker, classifies, reads the answer,
-//! retries and counts), and the request preparation streams still do themselves.
+//! retries and counts), and the per-call options and records streams share.
 
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use super::correlation::{Correlation, new_id, new_traceparent};
 use super::exchange::{HttpRequest, HttpResponse};
-use super::{AbortHandle, Client, Target};
-use crate::classify::Asked;
-use crate::client::{self, Event, Transmit, TransportFailure, UnaryCall, invalid, join};
-use crate::envelope::{self, Interface, Method, RpcId};
+use super::{AbortHandle, Client};
+use crate::client::{self, Event, Transmit, TransportFailure, UnaryCall};
 use crate::model::params::{Call, GetTaskParams, SendMessageParams, TaskIdParams};
 use crate::model::{Json, Message, Part, SendResponse, params};
 use crate::outcome::{ErrorName, Outcome, RequestSent};
 use crate::time::Millis;
-use crate::version::Binding;
 
 /// Per-call options. Everything is optional; [`CallOptions::default`] is a plain call.
 #[derive(Debug, Clone, Default)]
@@ -62,101 +59,7 @@ pub struct CallResult {
     pub answer: Option<SendResponse<'static>>,
 }
 
-/// A call ready to go out: the HTTP request and what the classifier must know.
-pub(crate) struct Prepared {
-    pub http: HttpRequest,
-    pub method: Method,
-    pub wire_method: String,
-    pub rpc_id: Option<String>,
-    pub target: std::sync::Arc<Target>,
-}
-
-impl Prepared {
-    pub(crate) fn asked(&self) -> Asked<'_> {
-        Asked {
-            version: Some(self.target.version),
-            binding: Some(self.target.binding),
-            method: Some(&self.wire_method),
-            request_id: self.rpc_id.as_deref(),
-        }
-    }
-}
-
 impl Client {
-    /// Builds `call` for the target with a fresh JSON-RPC id and runs the interceptors.
-    pub(crate) fn prepare(
-        &self,
-        call: &Call<'_>,
-        opts: &CallOptions,
-        traceparent: &str,
-    ) -> Result<Prepared, Outcome> {
-        if let Err(e) = crate::traceparent::TraceParent::parse(traceparent) {
-            return Err(invalid(format!(
-                "request not sent: invalid traceparent {traceparent:?}: {e}"
-            )));
-        }
-        let target = self.target()?;
-        let iface = Interface {
-            version: target.version,
-            binding: target.binding,
-            tenant: target.tenant.clone(),
-        };
-        let rpc_id = RpcId::String(new_id());
-        let mut headers: Vec<(&str, &str)> = vec![("traceparent", traceparent)];
-        if let Some(k) = &opts.idempotency_key {
-            headers.push(("Idempotency-Key", k));
-        }
-        for (n, v) in &opts.headers {
-            headers.push((n, v));
-        }
-        let built = envelope::build(
-            &iface,
-            call,
-            &envelope::CallOptions {
-                id: Some(rpc_id),
-                extensions: &[],
-                headers: &headers,
-            },
-        )
-        .map_err(|e| invalid(format!("request not built: {e}")))?;
-        let method = built.a2a_method;
-        let wire_method = match target.binding {
-            Binding::JsonRpc => method
-                .jsonrpc_name(target.version)
-                .unwrap_or(method.name())
-                .to_owned(),
-            _ => format!("{} {}", built.method.as_str(), built.path),
-        };
-        let mut http = HttpRequest {
-            method: built.method.as_str().to_owned(),
-            url: join(&target.url, &built.path),
-            headers: built.headers,
-            body: built.body,
-        };
-        self.intercept(method.name(), &target, &mut http)
-            .map_err(|mut o| {
-                o.version = Some(target.version);
-                o.binding = Some(target.binding);
-                o
-            })?;
-        if let Some(plan) = &target.credentials
-            && let Some(o) = client::missing_credential(
-                plan,
-                &http.headers,
-                self.inner.config.client_cert_file.is_some(),
-            )
-        {
-            return Err(o);
-        }
-        Ok(Prepared {
-            http,
-            method,
-            wire_method,
-            rpc_id: built.rpc_id.map(|i| i.to_string()),
-            target,
-        })
-    }
-
     /// Runs any non-streaming call (send, get, list, cancel, push configs, extended card) on
     /// the core's [`UnaryCall`] machine: the driver only performs each request it hands out
     /// (connect timeout, the deadline it gives, the body limit), feeds the response or the
@@ -170,14 +73,7 @@ impl Client {
         let started = Instant::now();
         let total = self.total_from(started, opts);
         let target = self.target_within(total);
-        let options = client::CallOptions {
-            budget: opts.timeout.map(super::millis_of),
-            deadline: opts.deadline.map(|d| self.millis_at(d)),
-            traceparent: opts.traceparent.clone(),
-            idempotency_key: opts.idempotency_key.clone(),
-            headers: opts.headers.clone(),
-            rpc_id: None,
-        };
+        let options = self.machine_options(opts);
         let begun = target.and_then(|_| {
             let mut slot = self.machine();
             let m = slot.as_mut().ok_or_else(no_state)?;
@@ -218,6 +114,18 @@ impl Client {
                     self.with_state(|s| machine.cancel(s, now));
                 }
             }
+        }
+    }
+
+    /// The machine's options of a call: the caller's budget, deadline and headers.
+    pub(crate) fn machine_options(&self, opts: &CallOptions) -> client::CallOptions {
+        client::CallOptions {
+            budget: opts.timeout.map(super::millis_of),
+            deadline: opts.deadline.map(|d| self.millis_at(d)),
+            traceparent: opts.traceparent.clone(),
+            idempotency_key: opts.idempotency_key.clone(),
+            headers: opts.headers.clone(),
+            rpc_id: None,
         }
     }
 
@@ -411,7 +319,12 @@ pub(crate) fn fill_correlation(c: &mut Correlation, o: &Outcome) {
 
 /// The result of a call that never reached the machine (no target, an unusable breaker
 /// configuration): the outcome, and the ids the call would have carried.
-fn unsent(call: &Call<'_>, opts: &CallOptions, outcome: Outcome, started: Instant) -> CallResult {
+pub(crate) fn unsent(
+    call: &Call<'_>,
+    opts: &CallOptions,
+    outcome: Outcome,
+    started: Instant,
+) -> CallResult {
     let mut correlation = Correlation {
         traceparent: opts.traceparent.clone().unwrap_or_else(new_traceparent),
         idempotency_key: opts.idempotency_key.clone(),
@@ -437,29 +350,33 @@ fn unsent(call: &Call<'_>, opts: &CallOptions, outcome: Outcome, started: Instan
 /// The driver's result of a machine's: the same outcome, response and answer; the elapsed
 /// time on the driver's clock.
 fn from_machine(r: client::CallResult, started: Instant) -> CallResult {
-    let c = r.correlation;
     CallResult {
         outcome: r.outcome,
-        correlation: Correlation {
-            agent: c.agent,
-            method: c.method,
-            jsonrpc_id: c.jsonrpc_id,
-            message_id: c.message_id,
-            task_id: c.task_id,
-            context_id: c.context_id,
-            error_id: c.error_id,
-            traceparent: c.traceparent,
-            idempotency_key: c.idempotency_key,
-            elapsed: started.elapsed(),
-            attempts: c.attempts,
-        },
+        correlation: correlation_of(r.correlation, started),
         response: r.response,
         answer: r.answer,
     }
 }
 
+/// The driver's correlation record of a machine's, the elapsed time on the driver's clock.
+pub(crate) fn correlation_of(c: client::Correlation, started: Instant) -> Correlation {
+    Correlation {
+        agent: c.agent,
+        method: c.method,
+        jsonrpc_id: c.jsonrpc_id,
+        message_id: c.message_id,
+        task_id: c.task_id,
+        context_id: c.context_id,
+        error_id: c.error_id,
+        traceparent: c.traceparent,
+        idempotency_key: c.idempotency_key,
+        elapsed: started.elapsed(),
+        attempts: c.attempts,
+    }
+}
+
 /// A client with a target always has the machine's state; this is the outcome if not.
-fn no_state() -> Outcome {
+pub(crate) fn no_state() -> Outcome {
     Outcome::transport(
         ErrorName::CardResolution,
         RequestSent::No,

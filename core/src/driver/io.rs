@@ -3,11 +3,12 @@
 //! and (2) cut a read at the stream's idle deadline.
 //!
 //! ureq's own body timeout is a whole-body deadline, fatal to long streams; its per-read
-//! timeout is fixed per request. The stream idle rule needs a deadline recomputed from the
-//! tracker after every event, so the deadline lives in a [`CallIo`] the driver updates
-//! between reads. The transport finds the current call's `CallIo` in a thread-local set
-//! around each blocking ureq operation ([`CallIo::enter`]): ureq is blocking, so every
-//! transport method of a call runs on the thread that entered it, and a stream iterator
+//! timeout is fixed per request. The stream idle rule needs a deadline recomputed by the
+//! stream machine after every event (its `poll_timeout`), so the deadline lives in a
+//! [`CallIo`] the driver updates between reads. The transport finds the current call's
+//! `CallIo` in a thread-local set around each blocking ureq operation ([`CallIo::enter`]):
+//! ureq's connector gives a transport no per-request context, and ureq is blocking, so
+//! every transport method of a call runs on the thread that entered it, and a stream iterator
 //! moved to another thread re-enters before each read.
 //!
 //! (3) It also lets another thread abort a call ([`AbortHandle`]): the wrapper learns the

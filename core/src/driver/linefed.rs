@@ -7,6 +7,14 @@
 //! discarded (ureq-proto's `stop_on_chunk_boundary` would avoid it, but ureq does not expose
 //! it). A stream event followed, in the same TCP segment, by a bad chunk size was lost.
 //!
+//! Why the stream machine does not make this layer unnecessary: the machine
+//! ([`crate::client::StreamCall`]) takes body bytes in any split, but only the bytes it is
+//! given, and the loss happens inside ureq's chunked decoder, before any byte reaches the
+//! driver. ureq 3.5 hands out only the de-chunked body (no way to read the raw chunked
+//! bytes and de-chunk them here, nor to set `stop_on_chunk_boundary` on its client side),
+//! so the only place to keep those bytes is under ureq, in its transport. The day ureq
+//! exposes either, this input side can go; the output side below is independent of it.
+//!
 //! Every chunk's data ends with a CRLF, and a single ureq-proto decode step stops after that
 //! CRLF. So if the input ureq sees never reaches past the next CRLF, one read can finish a
 //! chunk but never also meet the size line after it: the chunk's data is returned, and the

@@ -20,7 +20,8 @@
 //! - `proxy`: curl's proxy variables and rules, CONNECT tunnels, `transport`/`Proxy`.
 //! - `dns`: the card's address rules applied to resolved addresses (rebinding),
 //!   `transport`/`AddressRefused`; fixed answers (`resolve`) or an injected [`Resolve`].
-//! - a total deadline per call ([`ClientConfig::max_time`], [`CallOptions::deadline`]).
+//! - a total deadline per call ([`ClientConfig::max_time`], [`CallOptions::deadline`]),
+//!   handed to the machine as a value.
 //!
 //! # Layers
 //! - `io`: a ureq transport wrapper that records whether request bytes were written, cuts
@@ -29,16 +30,18 @@
 //! - `exchange`: one HTTP exchange, every failure mapped to a `transport` outcome.
 //! - `raw` ([`RawStream`], [`AbortHandle`]): an event-stream body read chunk by chunk with a
 //!   per-read deadline, abortable from another thread.
-//! - [`Client`]: configuration, the typed A2A calls and streams. Card resolution (`card`)
-//!   and every non-streaming call (`call`) are thin I/O loops over the core's machines,
-//!   [`crate::client::CardFetch`] and [`crate::client::UnaryCall`]: the machine decides
-//!   (build, hooks and the reserved-header rule, credentials, breaker, classification,
-//!   answer, retries, tally, deadlines as values) and the driver performs each request it
-//!   hands out, feeds back the response or the failure, and sleeps until a retry is due.
-//!   The client owns the machine's [`crate::client::ClientState`] (one lock, held only
-//!   while a machine is fed); its [`Interceptor`]s run as the machine's header hook.
-//!   Streams (`stream`: the core's SSE decoder and stream tracker) are still driven here,
-//!   sharing that state's breaker and tally, until they get their own machine.
+//! - [`Client`]: configuration, the typed A2A calls and streams. Card resolution (`card`),
+//!   every non-streaming call (`call`) and every stream (`stream`) are thin I/O loops over
+//!   the core's machines, [`crate::client::CardFetch`], [`crate::client::UnaryCall`] and
+//!   [`crate::client::StreamCall`]: the machine decides (build, hooks and the
+//!   reserved-header rule, credentials, breaker, classification, answer, retries, SSE
+//!   decoding and the stream tracker, resubscribes, tally, deadlines as values) and the
+//!   driver performs each request it hands out, feeds back the response (a stream's body
+//!   as it arrives, each read bounded by the machine's next deadline) or the failure, and
+//!   sleeps until a retry is due. The client owns the machine's
+//!   [`crate::client::ClientState`] (one lock, held only while a machine is fed); its
+//!   [`Interceptor`]s run as the machine's header hook. Every deadline, the total one
+//!   included, is a value a call carries: the driver keeps no deadline per thread.
 //!
 //! # Example
 //! ```no_run
@@ -415,11 +418,11 @@ impl Client {
     /// A `transport` outcome with error `CardResolution` (`request_sent = no`) when the
     /// card cannot be fetched, parsed or validated, or when the client has no target.
     pub fn target(&self) -> Result<Arc<Target>, Outcome> {
-        // A stream's total deadline bounds the card fetch it triggers (see `within`).
-        self.target_within(total_deadline())
+        self.target_within(None)
     }
 
-    /// [`Client::target`], a deferred card fetch bounded by `total` too.
+    /// [`Client::target`], a deferred card fetch bounded by a call's total deadline `total`
+    /// too (a value the call hands over).
     pub(crate) fn target_within(&self, total: Option<Instant>) -> Result<Arc<Target>, Outcome> {
         let mut slot = self.inner.target.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = slot.as_ref() {
@@ -441,31 +444,6 @@ impl Client {
         Ok(t)
     }
 
-    /// Asks the breaker (if any) whether a stream may go out; the refusal outcome if not.
-    pub(crate) fn breaker_allows(&self) -> Result<(), Outcome> {
-        let now = self.now();
-        match self.machine().as_mut() {
-            Some(m) => match &m.breaker_error {
-                Some(o) => Err(o.clone()),
-                None => m.state.breaker_allow(now),
-            },
-            None => Ok(()),
-        }
-    }
-
-    /// Reports a stream's outcome to the breaker (if any).
-    pub(crate) fn breaker_record(&self, o: &Outcome) {
-        let now = self.now();
-        self.with_state(|s| s.breaker_record(o, now));
-    }
-
-    /// Returns the breaker's trial permit of a call abandoned before its outcome was known
-    /// (a stream dropped by the caller mid-way): neither a success nor a failure.
-    pub(crate) fn breaker_release(&self) {
-        let now = self.now();
-        self.with_state(|s| s.breaker_release(now));
-    }
-
     /// Whether the breaker is open now (`None` without a breaker), for metrics.
     pub fn breaker_state(&self) -> Option<crate::resilience::BreakerState> {
         let now = self.now();
@@ -475,18 +453,6 @@ impl Client {
     /// A copy of the per-method tally of every outcome this client produced.
     pub fn tally(&self) -> crate::tally::Tally {
         self.with_state(|s| s.tally().clone()).unwrap_or_default()
-    }
-
-    /// Sets `cancel_origin` of a CANCELED outcome that the server did not mark: `requested`
-    /// when this client sent `CancelTask` for the task, else `remote` (the seeds: an ADK
-    /// agent's admission cancel carries no error marker).
-    pub(crate) fn settle_cancel_origin(&self, o: &mut Outcome) {
-        self.with_state(|s| s.settle_cancel(o));
-    }
-
-    /// Counts one outcome of a stream.
-    pub(crate) fn record(&self, method: crate::envelope::Method, o: &Outcome) {
-        self.with_state(|s| s.record(method, o));
     }
 
     /// The driver's clock on the core's scale.
@@ -560,11 +526,11 @@ impl Client {
         timeout: Option<Duration>,
         abort: &AbortHandle,
     ) -> Result<HttpResponse, Outcome> {
-        self.perform(request, self.call_budget(timeout), total_deadline(), abort)
+        self.perform(request, self.call_budget(timeout), None, abort)
     }
 
     /// One whole exchange of `request` within `timeout` and the total deadline `total`
-    /// (given, never ambient: the machines' loops pass theirs).
+    /// (a value: the machines' loops pass theirs).
     ///
     /// # Errors
     /// As [`Client::exchange`]; cut by `total`, the max-time outcome.
@@ -617,23 +583,33 @@ impl Client {
         timeout: Option<Duration>,
         abort: &AbortHandle,
     ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
+        self.open(request, self.call_budget(timeout), abort)
+    }
+
+    /// Sends a streaming request and awaits its head within `budget` (see
+    /// [`Client::open_stream`]).
+    ///
+    /// # Errors
+    /// As [`Client::open_stream`].
+    pub(crate) fn open(
+        &self,
+        request: &HttpRequest,
+        budget: Duration,
+        abort: &AbortHandle,
+    ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
         if let Some(o) = &self.inner.setup_error {
             return Err(o.clone());
         }
         reserved::check_raw(request)?;
         let io = Arc::clone(abort.io());
-        let total = total_deadline();
-        let t = cap(self.call_budget(timeout), total)?;
         match exchange::open_stream(
             self.net(),
             request,
-            t,
+            budget,
             self.inner.config.connect_timeout,
             self.inner.config.max_response_bytes,
             &io,
-        )
-        .map_err(|o| past(o, total))?
-        {
+        )? {
             exchange::Opened::Events {
                 status,
                 headers,
@@ -650,69 +626,6 @@ impl Client {
             proxies: &self.inner.proxies,
         }
     }
-
-    /// Runs the interceptors on a request to `target`, then checks that they left the
-    /// reserved headers as the builder wrote them (removals allowed).
-    ///
-    /// # Errors
-    /// The `transport`/`InvalidRequest` outcome naming a reserved header a hook added or
-    /// changed; the request must not be sent.
-    fn intercept(
-        &self,
-        method: &str,
-        target: &Target,
-        request: &mut HttpRequest,
-    ) -> Result<(), Outcome> {
-        let ctx = RequestContext { method, target };
-        let hooks = self
-            .inner
-            .interceptors
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        if hooks.is_empty() {
-            return Ok(());
-        }
-        let before = crate::client::Before::of(&request.headers);
-        for hook in &hooks {
-            hook.on_request(&ctx, request);
-        }
-        before.check(&request.headers)
-    }
-}
-
-thread_local! {
-    /// The total deadline of the stream running on this thread (see
-    /// [`ClientConfig::max_time`]): every exchange under it, the card fetch included, is
-    /// cut there. Only streams set it (`stream.rs`, until they run on a machine of the
-    /// core); non-streaming calls and card resolution are handed their deadline as a value.
-    static TOTAL: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
-}
-
-/// Restores the enclosing total deadline on drop.
-pub(crate) struct Within(Option<Instant>);
-
-impl Drop for Within {
-    fn drop(&mut self) {
-        TOTAL.with(|t| t.set(self.0));
-    }
-}
-
-/// Bounds what runs on this thread until the guard drops by `deadline` (the earlier of it
-/// and an enclosing one).
-pub(crate) fn within(deadline: Option<Instant>) -> Within {
-    let prev = TOTAL.with(|t| t.get());
-    let now = match (prev, deadline) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
-    TOTAL.with(|t| t.set(now));
-    Within(prev)
-}
-
-/// The total deadline in force on this thread.
-pub(crate) fn total_deadline() -> Option<Instant> {
-    TOTAL.with(|t| t.get())
 }
 
 /// The outcome of an operation cut by its total deadline (the machine's, one copy).

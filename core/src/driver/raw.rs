@@ -67,7 +67,8 @@ impl AbortHandle {
 ///
 /// Call order: [`RawStream::read_chunk`] until it returns `Ok(None)` (the server ended the
 /// body) or an error outcome; each call may be given the deadline by which some byte
-/// must arrive (the stream tracker's `next_deadline()`).
+/// must arrive (a stream machine's `poll_timeout()`, or a stream tracker's
+/// `next_deadline()`).
 pub struct RawStream {
     io: Arc<CallIo>,
     reader: ureq::BodyReader<'static>,

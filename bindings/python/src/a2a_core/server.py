@@ -674,7 +674,7 @@ class A2AServer:
             check(_lib.lib.a2a_server_request_get_info(req.h, ctypes.byref(info)))
             method = _METHOD_BY_NUM[info.method]
             params = json.loads(_lib.view_bytes(_lib.lib.a2a_server_request_params(req.h)) or b'{}')
-            await self._dispatch(req, info, method, params, headers, send)
+            await self._dispatch(req, info, method, params, headers, send, receive)
         finally:
             req.close()
 
@@ -685,10 +685,10 @@ class A2AServer:
     # -- the methods --
 
     async def _dispatch(self, req: _Request, info: Any, method: Method, params: dict[str, Any],
-                        headers: list[tuple[str, str]], send: Any) -> None:
+                        headers: list[tuple[str, str]], send: Any, receive: Any) -> None:
         try:
             if method in (Method.SEND_MESSAGE, Method.SEND_STREAMING_MESSAGE):
-                await self._send_message(req, info, method, params, headers, send)
+                await self._send_message(req, info, method, params, headers, send, receive)
             elif method == Method.GET_TASK:
                 run = self._find(params.get('id'))
                 await self._answer(send, req.result(_with_history(run.task,
@@ -714,7 +714,7 @@ class A2AServer:
                     raise ServerError(ErrorName.UNSUPPORTED_OPERATION,
                                       f'task {run.task["id"]} is already '
                                       f'{_tally_state(run.state)}: nothing to subscribe to')
-                await self._stream(req, send, run, first={'task': copy.deepcopy(run.task)})
+                await self._stream(req, send, receive, run, first={'task': copy.deepcopy(run.task)})
             elif method == Method.GET_EXTENDED_AGENT_CARD:
                 raise ServerError(ErrorName.EXTENDED_AGENT_CARD_NOT_CONFIGURED)
             else:
@@ -781,7 +781,7 @@ class A2AServer:
 
     async def _send_message(self, req: _Request, info: Any, method: Method,
                             params: dict[str, Any], headers: list[tuple[str, str]],
-                            send: Any) -> None:
+                            send: Any, receive: Any) -> None:
         ctx = self._context(info, method, params, headers, req)
         streaming = method == Method.SEND_STREAMING_MESSAGE
         run = _Run(_new_task(ctx))
@@ -795,7 +795,7 @@ class A2AServer:
                                                        refused.reason)
                 run.finish()
                 self._keep(run)
-                await self._reply_task(req, send, run, streaming)
+                await self._reply_task(req, send, receive, run, streaming)
                 return
         try:
             result = self.handler(ctx)
@@ -807,14 +807,14 @@ class A2AServer:
             await self._fail(ctx, run, e)
             run.finish()
             self._keep(run)
-            await self._reply_task(req, send, run, streaming)
+            await self._reply_task(req, send, receive, run, streaming)
             return
         if isinstance(result, str):
             result = ctx.message_reply(result)
         if isinstance(result, dict) and 'message' in result:
             await self._after(ctx, None)
             if streaming:
-                await self._stream(req, send, None, first=result)
+                await self._stream(req, send, receive, None, first=result)
             else:
                 await self._answer(send, req.result(result))
             return
@@ -823,7 +823,7 @@ class A2AServer:
             run.task = result['task']
             run.finish()
             self._keep(run)
-            await self._reply_task(req, send, run, streaming)
+            await self._reply_task(req, send, receive, run, streaming)
             return
         if not hasattr(result, '__aiter__'):
             await self._fail(ctx, run, TypeError(
@@ -831,12 +831,12 @@ class A2AServer:
                 f'ctx.task() or an async iterator of events'))
             run.finish()
             self._keep(run)
-            await self._reply_task(req, send, run, streaming)
+            await self._reply_task(req, send, receive, run, streaming)
             return
         self._keep(run)
         run.job = asyncio.ensure_future(self._drive(ctx, run, result))
         if streaming:
-            await self._stream(req, send, run, first={'task': copy.deepcopy(run.task)})
+            await self._stream(req, send, receive, run, first={'task': copy.deepcopy(run.task)})
             return
         # Blocking: wait until the task ends or needs input.
         q: asyncio.Queue[Event | None] = asyncio.Queue()
@@ -895,21 +895,31 @@ class A2AServer:
         finally:
             run.finish()
 
-    async def _reply_task(self, req: _Request, send: Any, run: _Run, streaming: bool) -> None:
+    async def _reply_task(self, req: _Request, send: Any, receive: Any, run: _Run,
+                          streaming: bool) -> None:
         if streaming:
-            await self._stream(req, send, None, first={'task': copy.deepcopy(run.task)})
+            await self._stream(req, send, receive, None, first={'task': copy.deepcopy(run.task)})
         else:
             await self._answer(send, req.result({'task': copy.deepcopy(run.task)}))
 
-    async def _stream(self, req: _Request, send: Any, run: _Run | None, first: Event) -> None:
+    async def _stream(self, req: _Request, send: Any, receive: Any, run: _Run | None,
+                      first: Event) -> None:
         """Writes an event stream: `first`, then `run`'s live events until it ends, with
         keep-alive comments on silence. Counted once, by how it ended."""
-        await send({'type': 'http.response.start', 'status': 200, 'headers': STREAM_HEADERS})
+        # Subscribed before the first await: no event published after `first` was taken
+        # can slip between the two.
         q: asyncio.Queue[Event | None] = asyncio.Queue()
         if run is not None and not run.done.is_set():
             run.subscribers.add(q)
         else:
             q.put_nowait(None)
+        await send({'type': 'http.response.start', 'status': 200, 'headers': STREAM_HEADERS})
+
+        async def watch() -> None:  # a client that goes away ends its stream (not the task)
+            while (await receive())['type'] != 'http.disconnect':
+                pass
+            q.put_nowait(None)
+        watcher = asyncio.ensure_future(watch())
         last = _now_ms()
         ended = first
         method = _word_method(req)
@@ -936,6 +946,7 @@ class A2AServer:
                 if run is not None and run.state in _INTERRUPTED:
                     break
         finally:
+            watcher.cancel()
             if run is not None:
                 run.subscribers.discard(q)
         await send({'type': 'http.response.body', 'body': b'', 'more_body': False})

@@ -602,10 +602,25 @@ func (s *AgentServer) send(w http.ResponseWriter, hr *http.Request, req *ServerR
 	return nil
 }
 
+// maxKeptTasks bounds the tasks kept in memory: past it, finished tasks are dropped (any of
+// them: map order) before a new one is kept.
+const maxKeptTasks = 10000
+
 func (s *AgentServer) keep(run *agentRun) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, old := range s.runs {
+		if len(s.runs) < maxKeptTasks {
+			break
+		}
+		old.mu.Lock()
+		done := old.done
+		old.mu.Unlock()
+		if done {
+			delete(s.runs, id)
+		}
+	}
 	s.runs[run.taskID] = run
-	s.mu.Unlock()
 }
 
 func (s *AgentServer) execute(ctx context.Context, a *AgentContext, run *agentRun) {

@@ -645,6 +645,16 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
         }
     }
 
+    /** Tasks kept in memory at most: past it, finished tasks are dropped before a new one is kept. */
+    private static final int MAX_KEPT_TASKS = 10_000;
+
+    private void keep(Run run) {
+        if (runs.size() >= MAX_KEPT_TASKS) {
+            runs.values().removeIf(r -> r.done && runs.size() >= MAX_KEPT_TASKS);
+        }
+        runs.put(run.taskId, run);
+    }
+
     private Run find(String id) {
         Run run = id == null ? null : runs.get(id);
         if (run == null) {
@@ -712,7 +722,7 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
                 try {
                     cfg.beforeExecute.accept(ctx);
                 } catch (Refused refused) {
-                    runs.put(run.taskId, run);
+                    keep(run);
                     ObjectNode status = (ObjectNode) JSON.readTree(ServerRequest.admissionStatus(run.taskId,
                         run.contextId, UUID.randomUUID().toString(), refused.getMessage()));
                     ObjectNode ev = run.statusUpdate("TASK_STATE_CANCELED", null);
@@ -721,7 +731,7 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
                     return;
                 }
             }
-            runs.put(run.taskId, run);
+            keep(run);
             cfg.handler.handle(ctx);
         } catch (Throwable e) {
             error = e;

@@ -1690,6 +1690,20 @@ typedef struct a2a_buffer a2a_buffer;
 typedef struct a2a_card a2a_card;
 
 /*
+ An agent card being built: create it with `a2a_card_builder_new`, add interfaces (and
+ skills, capabilities, modes), then `a2a_card_builder_build`.
+
+ Methods: `a2a_card_builder_new`, `a2a_card_builder_free`,
+ `a2a_card_builder_add_interface`, `a2a_card_builder_set_capabilities`,
+ `a2a_card_builder_set_modes`, `a2a_card_builder_add_skill`, `a2a_card_builder_build`.
+
+ The handle copies everything it is given; nothing points into caller memory.
+
+ Threading: `Send`, not thread-safe.
+ */
+typedef struct a2a_card_builder a2a_card_builder;
+
+/*
  A blocking A2A client (connection pool, resolved target, hooks).
 
  Methods: `a2a_client_config_default`, `a2a_client_new`, `a2a_client_new_with_target`,
@@ -2212,6 +2226,41 @@ typedef struct a2a_card_credential {
    */
   size_t scope_count;
 } a2a_card_credential;
+
+/*
+ One skill of the card, read during `a2a_card_builder_add_skill` only (everything is
+ copied). Views are UTF-8; `tags` and `examples` are arrays of views, `(NULL, 0)` for none.
+ */
+typedef struct a2a_card_skill {
+  /*
+   Stable id (required).
+   */
+  struct a2a_str id;
+  /*
+   Human-readable name (required).
+   */
+  struct a2a_str name;
+  /*
+   What it does (required).
+   */
+  struct a2a_str description;
+  /*
+   Keywords.
+   */
+  const struct a2a_str *tags;
+  /*
+   Number of `tags`.
+   */
+  size_t tags_len;
+  /*
+   Example prompts.
+   */
+  const struct a2a_str *examples;
+  /*
+   Number of `examples`.
+   */
+  size_t examples_len;
+} a2a_card_skill;
 
 /*
  The configuration of a circuit breaker. Get the defaults with
@@ -3582,6 +3631,86 @@ a2a_result a2a_card_credential_scope(const struct a2a_card *card,
  mutating call.
  */
 struct a2a_str a2a_card_last_error(const struct a2a_card *card);
+
+/*
+ A new card builder for the agent `name`, its `description` and its own `version`
+ (UTF-8, read during the call only), with text/plain input and output modes, no
+ capabilities and no interface yet. `out`: a new handle the caller owns (free with
+ `a2a_card_builder_free`); written on success only. Empty texts are accepted here and
+ refused by `a2a_card_builder_build`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_card_builder_new(const char *name,
+                                size_t name_len,
+                                const char *description,
+                                size_t description_len,
+                                const char *version,
+                                size_t version_len,
+                                struct a2a_card_builder **out);
+
+/*
+ Frees a card builder. NULL is a no-op; must not be called twice.
+ */
+void a2a_card_builder_free(struct a2a_card_builder *builder);
+
+/*
+ Adds an interface: an absolute http(s) `url` (UTF-8, copied), the protocol `version`
+ (`a2a_protocol_version`) and `binding` (`a2a_binding`) spoken there. The first added is
+ the most preferred. The URL is checked by `a2a_card_builder_build`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (`version` or
+ `binding` not a member of its enum); the builder is unchanged on error.
+ */
+a2a_result a2a_card_builder_add_interface(struct a2a_card_builder *builder,
+                                          const char *url,
+                                          size_t url_len,
+                                          uint32_t version,
+                                          uint32_t binding);
+
+/*
+ Sets `capabilities.streaming` and `capabilities.pushNotifications` (both false until set).
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_card_builder_set_capabilities(struct a2a_card_builder *builder,
+                                             bool streaming,
+                                             bool push_notifications);
+
+/*
+ Replaces the default input and output media types (`text/plain` both) with the given
+ arrays of UTF-8 views (copied; `(NULL, 0)` for an empty list).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a length too
+ large to be an array); the builder is unchanged on error.
+ */
+a2a_result a2a_card_builder_set_modes(struct a2a_card_builder *builder,
+                                      const struct a2a_str *input,
+                                      size_t input_len,
+                                      const struct a2a_str *output,
+                                      size_t output_len);
+
+/*
+ Adds a skill (`*skill` and everything it points to is read during the call only).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (an empty id,
+ name or description; the reason in `a2a_result_describe` only); the builder is unchanged
+ on error.
+ */
+a2a_result a2a_card_builder_add_skill(struct a2a_card_builder *builder,
+                                      const struct a2a_card_skill *skill);
+
+/*
+ Appends the card as compact JSON to `out` (serve it at `/.well-known/agent-card.json`):
+ the 1.0 `supportedInterfaces` in the order added, and, when an interface speaks 0.3, the
+ 0.3 fields (`url`, `preferredTransport`, `protocolVersion`, `additionalInterfaces`) from
+ the first 0.3 interface. The builder is not changed and may be built again.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (no interface, an empty name,
+ description or version, or an interface URL that is not an absolute http:// or https://
+ URL: the reason in `a2a_buffer_last_error(out)`, nothing appended).
+ */
+a2a_result a2a_card_builder_build(const struct a2a_card_builder *builder, struct a2a_buffer *out);
 
 /*
  Sets header `name` to `value` (UTF-8, copied), replacing any header of that name.
@@ -5099,6 +5228,40 @@ bool a2a_server_keepalive_due(uint64_t interval_ms,
  Static bytes, valid for the life of the program.
  */
 struct a2a_bytes a2a_server_keepalive_comment(void);
+
+/*
+ Appends the stable hint `[retryable=<r>; key=value; ...]` to `out`: `retryable` NULL for
+ none (else it comes first), then `pairs` (`a2a_header`s used as key/value, UTF-8, read
+ during the call only) in order; characters that would break the grammar (`[ ] ; =` and
+ controls) become `_`, pairs with an empty key are dropped. Append it to a FAILED text or
+ an error message after one space: clients parse it into their outcome's remote hint.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_server_hint_text(const bool *retryable,
+                                const struct a2a_header *pairs,
+                                size_t pairs_len,
+                                struct a2a_buffer *out);
+
+/*
+ Appends to `out` the CANCELED `TaskStatus` (A2A 1.0 ProtoJSON, the canonical form that
+ `a2a_server_result_response` and `a2a_server_event_frame` read) of a request refused
+ before it ran: its agent message (`message_id`, with the task's `task_id` and
+ `context_id`) reads `<admission prefix> <reason>` and carries the cancel-origin metadata
+ `admission`, which the core's client classifier reads. Strings are UTF-8, read during
+ the call only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_server_admission_status(const char *task_id,
+                                       size_t task_id_len,
+                                       const char *context_id,
+                                       size_t context_id_len,
+                                       const char *message_id,
+                                       size_t message_id_len,
+                                       const char *reason,
+                                       size_t reason_len,
+                                       struct a2a_buffer *out);
 
 /*
  A new decoder with explicit limits and end-of-stream rule (the core's defaults: 16 MiB

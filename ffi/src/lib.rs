@@ -37,6 +37,7 @@ compile_error!(
 pub mod answer;
 pub mod buffer;
 pub mod card;
+pub mod card_builder;
 #[cfg(feature = "driver")]
 pub mod driver;
 #[cfg(feature = "driver")]
@@ -51,6 +52,7 @@ pub mod request;
 pub mod resilience;
 pub mod result;
 pub mod server;
+pub mod server_hooks;
 pub mod sse;
 pub mod stream;
 pub mod tally;

@@ -117,6 +117,20 @@ echo "--- go test -race (the driver client's calls, hooks and Close under load r
 echo "--- benchmark (one short run: a smoke test, not a measurement)"
 "$GO" test "${tags[@]}" -run '^$' -bench . -benchtime 200x ./...
 
+echo "--- the serving example (examples/serve: AgentServer on net/http), one call on the wire"
+"$GO" build "${tags[@]}" -o "$root/build/go-serve-example" ./examples/serve
+serve_out=$(mktemp)
+"$root/build/go-serve-example" >"$serve_out" 2>&1 &
+serve_pid=$!
+for _ in $(seq 1 100); do grep -q '^READY ' "$serve_out" && break; sleep 0.1; done
+serve_url=$(sed -n 's/^READY //p' "$serve_out")
+served=$(curl -sf -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \
+  -d '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"echo served"}]}}}' \
+  "$serve_url/" || true)
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
+rm -f "$serve_out" "$root/build/go-serve-example"
+grep -q '"parts":\[{"text":"served"}\]' <<<"$served" || { echo "50-go: examples/serve answered: $served" >&2; exit 1; }
+
 echo "--- a module of the user's own against the installed library (pkg-config)"
 cd "$root"
 work=$(mktemp -d)

@@ -94,6 +94,20 @@ java -cp "$out:$cp" Example > "$out/actual.txt"
 diff -u examples/Example.expected "$out/actual.txt" || { echo "55-java: README example output changed" >&2; exit 1; }
 # The README's A2aClient example needs an agent: compiled only, so the README cannot drift.
 javac -d "$out" -cp "$cp" examples/ClientExample.java
+# The serving example (A2aServer on com.sun.net.httpserver): compiled, started, and its card
+# and one JSON-RPC call checked on the wire (A2aServerTest covers the rest).
+javac -d "$out" -cp "$cp" examples/ServeExample.java
+java -cp "$out:$cp" ServeExample >"$out/serve.out" 2>"$out/serve.err" &
+serve_pid=$!
+for _ in $(seq 1 300); do grep -q "^READY " "$out/serve.out" 2>/dev/null && break; sleep 0.1; done
+serve_url=$(sed -n 's/^READY //p' "$out/serve.out")
+[ -n "$serve_url" ] || { cat "$out/serve.err"; kill "$serve_pid"; echo "55-java: ServeExample did not start" >&2; exit 1; }
+served=$(curl -sf -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \
+  -d '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"echo served"}]}}}' \
+  "$serve_url/")
+kill "$serve_pid"
+wait "$serve_pid" 2>/dev/null || true
+grep -q '"parts":\[{"text":"served"}\]' <<<"$served" || { echo "55-java: ServeExample answered: $served" >&2; exit 1; }
 rm -rf "$out"
 echo "55-java: README example output matches"
 

@@ -48,6 +48,7 @@ void test_classify(void);
 void test_resilience(void);
 void test_http1(void);
 void test_card(void);
+void test_card_builder(void);
 void test_request(void);
 void test_server(void);
 void test_driver(void);

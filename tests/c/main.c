@@ -36,6 +36,7 @@ int main(void) {
   test_resilience();
   test_http1();
   test_card();
+  test_card_builder();
   test_request();
   test_server();
   test_driver();

@@ -484,6 +484,53 @@ class TallyEntry(Structure):
     ]
 
 
+class ServerOptions(Structure):
+    """`a2a_server_options`."""
+
+    _fields_ = [
+        ('v0_3', c_bool),
+        ('v1_0', c_bool),
+        ('bound_addr', c_char_p),
+        ('bound_addr_len', c_size_t),
+        ('host_names', POINTER(Str)),
+        ('host_names_len', c_size_t),
+    ]
+
+
+class ServerRequestInfo(Structure):
+    """`a2a_server_request_info`."""
+
+    _fields_ = [
+        ('version', c_uint32),
+        ('binding', c_uint32),
+        ('method', c_uint32),
+        ('streaming', c_bool),
+        ('rpc_id', Str),
+        ('tenant', Str),
+        ('extension_count', c_size_t),
+    ]
+
+
+class Served(Structure):
+    """`a2a_served`."""
+
+    _fields_ = [('channel', c_uint32), ('code', Str), ('method', Str)]
+
+
+class CardSkill(Structure):
+    """`a2a_card_skill`."""
+
+    _fields_ = [
+        ('id', Str),
+        ('name', Str),
+        ('description', Str),
+        ('tags', POINTER(Str)),
+        ('tags_len', c_size_t),
+        ('examples', POINTER(Str)),
+        ('examples_len', c_size_t),
+    ]
+
+
 #: `a2a_header_hook`: (userdata, method, method_len, setter).
 HeaderHook = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_size_t, c_void_p)
 
@@ -777,6 +824,50 @@ _decl('a2a_traceparent_format', c_uint32, _P(Traceparent), vp)
 _decl('a2a_tally_entry_count', c_size_t, vp)
 _decl('a2a_tally_get_entry', c_uint32, vp, c_size_t, _P(TallyEntry))
 
+# the server side (ffi/src/server.rs, server_hooks.rs) and the card builder (card_builder.rs):
+# a2a_core.server
+_decl('a2a_server_request_new', c_uint32, _P(vp))
+_decl('a2a_server_request_free', None, vp)
+_decl('a2a_server_parse_jsonrpc', c_uint32, vp, _P(Header), c_size_t, u8p, c_size_t,
+      _P(ServerOptions))
+_decl('a2a_server_parse_rest', c_uint32, vp, u8p, c_size_t, u8p, c_size_t, _P(Header), c_size_t,
+      u8p, c_size_t, _P(ServerOptions))
+_decl('a2a_server_request_get_info', c_uint32, vp, _P(ServerRequestInfo))
+_decl('a2a_server_request_params', Bytes, vp)
+_decl('a2a_server_request_extension', c_uint32, vp, c_size_t, _P(Str))
+_decl('a2a_server_request_traceparent', Str, vp)
+_decl('a2a_server_request_idempotency_key', Str, vp)
+_decl('a2a_server_request_last_error', Str, vp)
+_decl('a2a_server_response_new', c_uint32, _P(vp))
+_decl('a2a_server_response_free', None, vp)
+_decl('a2a_server_response_status', c_uint16, vp)
+_decl('a2a_server_response_header_count', c_size_t, vp)
+_decl('a2a_server_response_header', c_uint32, vp, c_size_t, _P(Str), _P(Str))
+_decl('a2a_server_response_body', Bytes, vp)
+_decl('a2a_server_response_served', c_uint32, vp, _P(Served))
+_decl('a2a_server_refusal_response', c_uint32, vp, vp)
+_decl('a2a_server_result_response', c_uint32, vp, u8p, c_size_t, vp)
+_decl('a2a_server_error_response', c_uint32, vp, c_uint32, u8p, c_size_t, vp)
+_decl('a2a_server_event_frame', c_uint32, vp, u8p, c_size_t, vp)
+_decl('a2a_server_error_frame', c_uint32, vp, c_uint32, u8p, c_size_t, vp)
+_decl('a2a_server_failed_frame', c_uint32, vp, u8p, c_size_t, u8p, c_size_t, u8p, c_size_t,
+      u8p, c_size_t, u8p, c_size_t, vp)
+_decl('a2a_server_failure_text', c_uint32, u8p, c_size_t, u8p, c_size_t, vp)
+_decl('a2a_server_error_id_from_random', c_uint32, u8p, ctypes.c_char_p)
+_decl('a2a_server_stream_header', c_uint32, c_size_t, _P(Str), _P(Str))
+_decl('a2a_server_keepalive_due', c_bool, c_uint64, c_uint64, c_uint64, _P(c_uint64))
+_decl('a2a_server_keepalive_comment', Bytes)
+_decl('a2a_server_hint_text', c_uint32, _P(c_bool), _P(Header), c_size_t, vp)
+_decl('a2a_server_admission_status', c_uint32, u8p, c_size_t, u8p, c_size_t, u8p, c_size_t,
+      u8p, c_size_t, vp)
+_decl('a2a_card_builder_new', c_uint32, u8p, c_size_t, u8p, c_size_t, u8p, c_size_t, _P(vp))
+_decl('a2a_card_builder_free', None, vp)
+_decl('a2a_card_builder_add_interface', c_uint32, vp, u8p, c_size_t, c_uint32, c_uint32)
+_decl('a2a_card_builder_set_capabilities', c_uint32, vp, c_bool, c_bool)
+_decl('a2a_card_builder_set_modes', c_uint32, vp, _P(Str), c_size_t, _P(Str), c_size_t)
+_decl('a2a_card_builder_add_skill', c_uint32, vp, _P(CardSkill))
+_decl('a2a_card_builder_build', c_uint32, vp, vp)
+
 #: Functions of the header this package deliberately does not bind, with the reason
 #: (tests/test_abi.py fails on any other unbound function).
 NOT_BOUND = {
@@ -814,27 +905,6 @@ NOT_BOUND.update(
             'a2a_http1_response_reusable', 'a2a_http1_response_trailer',
             'a2a_http1_response_trailer_count', 'a2a_http1_write_request',
             'a2a_http1_write_request_head', 'a2a_buffer_clear',
-        )
-    }
-)
-# The server side (parsing requests, writing replies): this binding is the client side.
-NOT_BOUND.update(
-    {
-        name: 'server side: out of the Python binding\'s scope (issue 7 asks for the client)'
-        for name in (
-            'a2a_server_error_frame', 'a2a_server_error_id_from_random',
-            'a2a_server_error_response', 'a2a_server_event_frame', 'a2a_server_failed_frame',
-            'a2a_server_failure_text', 'a2a_server_parse_jsonrpc', 'a2a_server_parse_rest',
-            'a2a_server_refusal_response', 'a2a_server_request_extension',
-            'a2a_server_request_traceparent', 'a2a_server_request_idempotency_key',
-            'a2a_server_keepalive_due', 'a2a_server_keepalive_comment',
-            'a2a_server_request_free', 'a2a_server_request_get_info',
-            'a2a_server_request_last_error', 'a2a_server_request_new',
-            'a2a_server_request_params', 'a2a_server_response_body',
-            'a2a_server_response_free', 'a2a_server_response_header',
-            'a2a_server_response_header_count', 'a2a_server_response_new',
-            'a2a_server_response_served', 'a2a_server_response_status',
-            'a2a_server_result_response', 'a2a_server_stream_header',
         )
     }
 )

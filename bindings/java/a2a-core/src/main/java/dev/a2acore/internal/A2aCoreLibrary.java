@@ -1320,4 +1320,196 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_raw_stream_free}. */
     void a2a_raw_stream_free(Pointer stream);
+
+    // --- server side (ffi/src/server.rs, server_hooks.rs) and the card builder -------------
+
+    /** {@code a2a_server_options}. */
+    @CStruct("a2a_server_options")
+    @Structure.FieldOrder({"v0_3", "v1_0", "bound_addr", "bound_addr_len", "host_names", "host_names_len"})
+    class ServerOptions extends Structure {
+        /** C bool: serve 0.3. */
+        public byte v0_3;
+        /** C bool: serve 1.0. */
+        public byte v1_0;
+        /** UTF-8 bound address, or NULL. */
+        public Pointer bound_addr;
+        /** Length of {@code bound_addr}. */
+        public SizeT bound_addr_len;
+        /** Array of a2a_str host names. */
+        public Pointer host_names;
+        /** Number of host names. */
+        public SizeT host_names_len;
+    }
+
+    /** {@code a2a_server_request_info}. */
+    @CStruct("a2a_server_request_info")
+    @Structure.FieldOrder({"version", "binding", "method", "streaming", "rpc_id", "tenant", "extension_count"})
+    class ServerRequestInfo extends Structure {
+        /** a2a_protocol_version. */
+        public int version;
+        /** a2a_binding. */
+        public int binding;
+        /** a2a_method. */
+        public int method;
+        /** C bool. */
+        public byte streaming;
+        /** JSON-RPC id as text. */
+        public Layout.BytesView rpc_id;
+        /** 1.0 tenant. */
+        public Layout.BytesView tenant;
+        /** Number of extensions. */
+        public SizeT extension_count;
+    }
+
+    /** {@code a2a_served}. */
+    @CStruct("a2a_served")
+    @Structure.FieldOrder({"channel", "code", "method"})
+    class Served extends Structure {
+        /** a2a_channel. */
+        public int channel;
+        /** Tally code. */
+        public Layout.BytesView code;
+        /** Method label. */
+        public Layout.BytesView method;
+    }
+
+    /** {@code a2a_card_skill}. */
+    @CStruct("a2a_card_skill")
+    @Structure.FieldOrder({"id", "name", "description", "tags", "tags_len", "examples", "examples_len"})
+    class CardSkill extends Structure {
+        /** Id. */
+        public Layout.BytesView id;
+        /** Name. */
+        public Layout.BytesView name;
+        /** Description. */
+        public Layout.BytesView description;
+        /** Array of a2a_str. */
+        public Pointer tags;
+        /** Number of tags. */
+        public SizeT tags_len;
+        /** Array of a2a_str. */
+        public Pointer examples;
+        /** Number of examples. */
+        public SizeT examples_len;
+    }
+
+    /** {@code a2a_server_request_new}. */
+    int a2a_server_request_new(Pointer out);
+
+    /** {@code a2a_server_request_free}. */
+    void a2a_server_request_free(Pointer request);
+
+    /** {@code a2a_server_parse_jsonrpc}. */
+    int a2a_server_parse_jsonrpc(Pointer request, Pointer headers, SizeT headersLen, Pointer body, SizeT bodyLen,
+        ServerOptions opts);
+
+    /** {@code a2a_server_parse_rest}. */
+    int a2a_server_parse_rest(Pointer request, Pointer verb, SizeT verbLen, Pointer target, SizeT targetLen,
+        Pointer headers, SizeT headersLen, Pointer body, SizeT bodyLen, ServerOptions opts);
+
+    /** {@code a2a_server_request_get_info}. */
+    int a2a_server_request_get_info(Pointer request, ServerRequestInfo out);
+
+    /** {@code a2a_server_request_params}. */
+    View a2a_server_request_params(Pointer request);
+
+    /** {@code a2a_server_request_extension}. */
+    int a2a_server_request_extension(Pointer request, SizeT index, Layout.BytesView out);
+
+    /** {@code a2a_server_request_traceparent}. */
+    View a2a_server_request_traceparent(Pointer request);
+
+    /** {@code a2a_server_request_idempotency_key}. */
+    View a2a_server_request_idempotency_key(Pointer request);
+
+    /** {@code a2a_server_request_last_error}. */
+    View a2a_server_request_last_error(Pointer request);
+
+    /** {@code a2a_server_response_new}. */
+    int a2a_server_response_new(Pointer out);
+
+    /** {@code a2a_server_response_free}. */
+    void a2a_server_response_free(Pointer response);
+
+    /** {@code a2a_server_response_status}. */
+    short a2a_server_response_status(Pointer response);
+
+    /** {@code a2a_server_response_header_count}. */
+    SizeT a2a_server_response_header_count(Pointer response);
+
+    /** {@code a2a_server_response_header}. */
+    int a2a_server_response_header(Pointer response, SizeT index, Layout.BytesView name, Layout.BytesView value);
+
+    /** {@code a2a_server_response_body}. */
+    View a2a_server_response_body(Pointer response);
+
+    /** {@code a2a_server_response_served}. */
+    int a2a_server_response_served(Pointer response, Served out);
+
+    /** {@code a2a_server_refusal_response}. */
+    int a2a_server_refusal_response(Pointer request, Pointer response);
+
+    /** {@code a2a_server_result_response}. */
+    int a2a_server_result_response(Pointer request, Pointer reply, SizeT replyLen, Pointer response);
+
+    /** {@code a2a_server_error_response}. */
+    int a2a_server_error_response(Pointer request, int errorName, Pointer message, SizeT messageLen,
+        Pointer response);
+
+    /** {@code a2a_server_event_frame}. */
+    int a2a_server_event_frame(Pointer request, Pointer event, SizeT eventLen, Pointer out);
+
+    /** {@code a2a_server_error_frame}. */
+    int a2a_server_error_frame(Pointer request, int errorName, Pointer message, SizeT messageLen, Pointer out);
+
+    /** {@code a2a_server_failed_frame}. */
+    int a2a_server_failed_frame(Pointer request, Pointer taskId, SizeT taskIdLen, Pointer contextId,
+        SizeT contextIdLen, Pointer messageId, SizeT messageIdLen, Pointer errorId, SizeT errorIdLen,
+        Pointer debugDetail, SizeT debugDetailLen, Pointer out);
+
+    /** {@code a2a_server_failure_text}. */
+    int a2a_server_failure_text(Pointer errorId, SizeT errorIdLen, Pointer debugDetail, SizeT debugDetailLen,
+        Pointer out);
+
+    /** {@code a2a_server_error_id_from_random}. */
+    int a2a_server_error_id_from_random(Pointer random, Pointer out);
+
+    /** {@code a2a_server_stream_header}. */
+    int a2a_server_stream_header(SizeT index, Layout.BytesView name, Layout.BytesView value);
+
+    /** {@code a2a_server_keepalive_due}. */
+    byte a2a_server_keepalive_due(long intervalMs, long nowMs, long lastWriteMs, Pointer waitMs);
+
+    /** {@code a2a_server_keepalive_comment}. */
+    View a2a_server_keepalive_comment();
+
+    /** {@code a2a_server_hint_text}. */
+    int a2a_server_hint_text(Pointer retryable, Pointer pairs, SizeT pairsLen, Pointer out);
+
+    /** {@code a2a_server_admission_status}. */
+    int a2a_server_admission_status(Pointer taskId, SizeT taskIdLen, Pointer contextId, SizeT contextIdLen,
+        Pointer messageId, SizeT messageIdLen, Pointer reason, SizeT reasonLen, Pointer out);
+
+    /** {@code a2a_card_builder_new}. */
+    int a2a_card_builder_new(Pointer name, SizeT nameLen, Pointer description, SizeT descriptionLen,
+        Pointer version, SizeT versionLen, Pointer out);
+
+    /** {@code a2a_card_builder_free}. */
+    void a2a_card_builder_free(Pointer builder);
+
+    /** {@code a2a_card_builder_add_interface}. */
+    int a2a_card_builder_add_interface(Pointer builder, Pointer url, SizeT urlLen, int version, int binding);
+
+    /** {@code a2a_card_builder_set_capabilities}. */
+    int a2a_card_builder_set_capabilities(Pointer builder, byte streaming, byte pushNotifications);
+
+    /** {@code a2a_card_builder_set_modes}. */
+    int a2a_card_builder_set_modes(Pointer builder, Pointer input, SizeT inputLen, Pointer output,
+        SizeT outputLen);
+
+    /** {@code a2a_card_builder_add_skill}. */
+    int a2a_card_builder_add_skill(Pointer builder, CardSkill skill);
+
+    /** {@code a2a_card_builder_build}. */
+    int a2a_card_builder_build(Pointer builder, Pointer out);
 }

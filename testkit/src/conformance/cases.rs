@@ -608,6 +608,13 @@ fn judge_keepalive(c: &Case, o: &Observed) -> Judgement {
 
 /// A malformed 200 answer to a send: an error, never success, no blind resend.
 fn judge_malformed(c: &Case, o: &Observed) -> Judgement {
+    if !o.killed && o.succeeded() {
+        return judged(
+            o,
+            Verdict::Fail,
+            "exit 0 for an answer that cannot be read as sent (content lost or replaced)",
+        );
+    }
     judge_gives_up(c, o)
 }
 

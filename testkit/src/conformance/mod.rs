@@ -5,7 +5,10 @@
 //! `a2a-testkit conformance (--client-cmd CMD | --client a2a) [--name NAME] [--a2a-bin PATH]
 //! [--deadline S] [--jobs N] [--only ID,ID...] [--json FILE] [--markdown FILE] [--strict]`
 //!
-//! A fault server is started in this process on 127.0.0.1. For every case (see [`cases`])
+//! A fault server is started in this process on 127.0.0.1; its cards list their 0.3
+//! JSON-RPC interface both in the 0.3 form (`url`) and in the 1.0 form
+//! (`supportedInterfaces`, protocol version 0.3), as a 1.x SDK server in 0.3 compatibility
+//! publishes them, except the `version-0.3-only-server` case's (pure 0.3). For every case (see [`cases`])
 //! the client command runs once, through `sh -c`, with `{url}` (the scenario's base URL,
 //! `http://127.0.0.1:<port>/<scenario>`; the card is under it at
 //! `/.well-known/agent-card.json`), `{text}` (the message) and `{mode}` (`send` or `stream`)
@@ -124,7 +127,7 @@ pub fn run(args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let running = match fault_server::start_default() {
+    let running = match fault_server::start_for_conformance() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("a2a-testkit conformance: cannot start the fault server: {e}");

@@ -99,6 +99,11 @@ pub struct Server {
     base: String,
     /// The full-backlog listener's URL (connects to it time out).
     full: String,
+    /// Whether cards also list their interface in the 1.0 form (`supportedInterfaces`, at
+    /// protocol version 0.3), as a 1.x SDK server in 0.3 compatibility publishes it: the
+    /// conformance kit's cards (see `conformance`), so that clients that read only the 1.0
+    /// form find the interface; `v03-only` keeps the pure 0.3 form.
+    pub(crate) dual_cards: bool,
     /// When the server started: `seen` entries carry `at_ms`, milliseconds since then.
     started: Instant,
     state: Mutex<State>,
@@ -181,6 +186,7 @@ const USAGE: &str = "a2a-testkit fault-server [--port N] [--exit-on-eof] [--max-
 #[derive(Debug, Clone, Copy)]
 struct Options {
     max_connections: usize,
+    dual_cards: bool,
     limits: http::ConnLimits,
 }
 
@@ -190,6 +196,7 @@ impl Default for Options {
             // The driver, C and binding tests share one server and hold some connections
             // open on purpose (slow and stall scenarios): room for all of them.
             max_connections: 512,
+            dual_cards: false,
             limits: http::ConnLimits::default(),
         }
     }
@@ -261,6 +268,7 @@ fn start(port: u16, options: Options) -> Result<Running, String> {
     let server = Arc::new(Server {
         base: format!("http://{addr}"),
         full: full_url,
+        dual_cards: options.dual_cards,
         started: Instant::now(),
         state: Mutex::new(State::default()),
     });
@@ -281,9 +289,16 @@ fn start(port: u16, options: Options) -> Result<Running, String> {
     })
 }
 
-/// Starts a fault server with the default options on any free loopback port.
-pub fn start_default() -> Result<Running, String> {
-    start(0, Options::default())
+/// Starts a fault server for the conformance kit on any free loopback port: the default
+/// options, with cards in both forms (`Server::dual_cards`).
+pub fn start_for_conformance() -> Result<Running, String> {
+    start(
+        0,
+        Options {
+            dual_cards: true,
+            ..Options::default()
+        },
+    )
 }
 
 /// A listener on 127.0.0.1 whose accept queue is filled by connections nobody accepts, so

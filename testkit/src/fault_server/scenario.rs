@@ -12,7 +12,7 @@
 //! | `html200` | every JSON-RPC call answers HTTP 200 with an HTML page labelled `text/html` (a captive portal or a misrouted proxy) |
 //! | `card-drift` | the card names `http://localhost:<port>/card-drift-target/a2a` (another origin than the one it was fetched from); `card-drift-target` answers as `ok`, so a client that follows the card shows up there |
 //! | `v1-only` | the card lists only a 1.0 JSON-RPC interface (`supportedInterfaces`); `SendMessage` and `SendStreamingMessage` are answered in the 1.0 shapes (completed task echoing the text), every 0.3 method gets -32009 (version not supported) |
-//! | `v03-only` | as `ok` (a 0.3 card; a 1.0 method name gets -32601, as a 0.3-only server answers): named apart so that a conformance run counts it alone |
+//! | `v03-only` | as `ok` (a 0.3 card; a 1.0 method name gets -32601, as a 0.3-only server answers): named apart so that a conformance run counts it alone, and its card stays in the pure 0.3 form when the conformance kit has the others list `supportedInterfaces` too |
 //! | `html502` | HTTP 502 with an nginx-style HTML page |
 //! | `redirect` | every JSON-RPC call answers `302` to `/redirect-target/a2a` (the card's interface URL redirects) |
 //! | `redirect-target` | counts requests and answers 404: a client that follows redirects shows up here |
@@ -181,6 +181,10 @@ fn card(server: &Server, stream: &mut TcpStream, name: &str) -> io::Result<After
         "defaultOutputModes": ["text/plain"],
         "skills": [{"id": "fault", "name": "Fault", "description": "misbehaves on demand", "tags": ["test"]}],
     });
+    if server.dual_cards && name != "v03-only" {
+        card["supportedInterfaces"] =
+            json!([{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]);
+    }
     if name == "hostile" {
         card["name"] = json!(format!("fault hostile {HOSTILE_TEXT}"));
         card["description"] = json!(HOSTILE_TEXT);

@@ -63,6 +63,31 @@ def go_build(module: Path, out: Path) -> str | None:
     return None if r.returncode == 0 else f'go build failed: {r.stderr.strip()[-300:]}'
 
 
+JAVA_DIR = CLIENTS_DIR / 'java'
+
+
+def java_build(dropin: bool) -> str | None:
+    """Compiles the a2a-java client and writes its class path; returns None or why not."""
+    mvn = shutil.which('mvn')
+    if mvn is None or shutil.which('java') is None:
+        return 'no java or mvn on PATH (scripts/ci/55-java.sh installs them)'
+    if dropin and not (Path.home() / '.m2/repository/dev/a2acore/a2a-java-http/0.1.0/a2a-java-http-0.1.0.jar').exists():
+        return 'the drop-in a2a-java-http-0.1.0.jar is not installed (scripts/ci/55-java.sh installs it)'
+    cp = BUILD / ('java-dropin.cp' if dropin else 'java.cp')
+    argv = [mvn, '-q', '-B', 'compile', 'dependency:build-classpath', f'-Dmdep.outputFile={cp}']
+    if dropin:
+        argv.append('-Pdropin')
+    r = subprocess.run(argv, cwd=JAVA_DIR, capture_output=True, text=True, timeout=900)
+    return None if r.returncode == 0 else f'mvn failed: {(r.stdout + r.stderr).strip()[-300:]}'
+
+
+def java_cmd(http: str, dropin: bool) -> str:
+    cp = BUILD / ('java-dropin.cp' if dropin else 'java.cp')
+    classes = JAVA_DIR / 'target' / 'classes'
+    return (f'java -cp "{classes}:$(cat {shlex.quote(str(cp))})" dev.a2acore.conformance.ConformanceClient '
+            f'{http} {{mode}} {{url}} {{text}}')
+
+
 def core_version() -> str:
     return 'a2a-core ' + read_version(ROOT / 'Cargo.toml', r'(?m)^version\s*=\s*"([^"]+)"')
 
@@ -105,20 +130,32 @@ def clients() -> dict[str, dict]:
             version=lambda: '@a2a-js/sdk ' + read_version(ROOT / 'tests' / 'peers' / 'js' / 'node_modules' / '@a2a-js' / 'sdk' / 'package.json', r'"version"\s*:\s*"([^"]+)"'),
             prepare=lambda: None if shutil.which('node') and (ROOT / 'tests/peers/js/node_modules/@a2a-js/sdk').is_dir()
             else 'node or tests/peers/js/node_modules is missing (scripts/ci/05-setup.sh)'),
+        'java-sdk-jdk': dict(
+            label='Java a2a-java (JdkA2AHttpClient)', project=False,
+            cmd=java_cmd('jdk', False),
+            version=lambda: 'a2a-java ' + read_version(JAVA_DIR / 'pom.xml', r'<a2a.sdk.version>([^<]+)<'),
+            prepare=lambda: java_build(False)),
+        'java-sdk-dropin': dict(
+            label='Java a2a-java (a2a-core drop-in)', project=True,
+            cmd=java_cmd('a2a-core', True),
+            version=lambda: 'a2a-java ' + read_version(JAVA_DIR / 'pom.xml', r'<a2a.sdk.version>([^<]+)<') + ', a2a-java-http 0.1.0',
+            prepare=lambda: java_build(True)),
     }
 
 
 def run_client(name: str, spec: dict, out: Path, kit: Path, jobs: int) -> dict:
+    path = out / f'{name}.json'
     why = spec['prepare']()
     if why:
-        return {'client': name, 'skipped': why}
-    path = out / f'{name}.json'
+        skipped = {'client': spec['label'], 'skipped': why}
+        path.write_text(json.dumps(skipped) + '\n')
+        return skipped
     started = time.monotonic()
     r = subprocess.run([str(kit), 'conformance', '--client-cmd', spec['cmd'], '--name', spec['label'],
                         '--jobs', str(jobs), '--json', str(path), '--markdown', os.devnull],
                        capture_output=True, text=True, timeout=1800)
     if r.returncode != 0 or not path.exists():
-        return {'client': name, 'skipped': f'the kit failed ({r.returncode}): {r.stderr.strip()[-300:]}'}
+        return {'client': spec['label'], 'skipped': f'the kit failed ({r.returncode}): {r.stderr.strip()[-300:]}'}
     doc = json.loads(path.read_text())
     doc['version'] = spec['version']()
     doc['project'] = spec['project']

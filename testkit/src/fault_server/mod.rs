@@ -48,7 +48,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -97,6 +97,15 @@ struct State {
 pub struct Server {
     /// `http://127.0.0.1:<port>`.
     base: String,
+    /// The full-backlog listener's URL (connects to it time out).
+    full: String,
+    /// Whether cards also list their interface in the 1.0 form (`supportedInterfaces`, at
+    /// protocol version 0.3), as a 1.x SDK server in 0.3 compatibility publishes it: the
+    /// conformance kit's cards (see `conformance`), so that clients that read only the 1.0
+    /// form find the interface; `v03-only` keeps the pure 0.3 form.
+    pub(crate) dual_cards: bool,
+    /// When the server started: `seen` entries carry `at_ms`, milliseconds since then.
+    started: Instant,
     state: Mutex<State>,
 }
 
@@ -106,7 +115,8 @@ impl Server {
         f(st.counters.entry(scenario.to_owned()).or_default())
     }
 
-    fn record_seen(&self, entry: Value) {
+    fn record_seen(&self, mut entry: Value) {
+        entry["at_ms"] = json!(self.started.elapsed().as_millis() as u64);
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         st.seen.push(entry);
     }
@@ -130,6 +140,21 @@ impl Server {
                 None
             }
         }
+    }
+
+    /// The base URL, `http://127.0.0.1:<port>`.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// The full-backlog listener's URL (connects to it time out).
+    pub fn full_url(&self) -> &str {
+        &self.full
+    }
+
+    /// One scenario's counters with its `seen` list (as `GET /_counters/<scenario>`).
+    pub fn scenario_json(&self, name: &str) -> Value {
+        self.counters_json(Some(name))
     }
 
     fn counters_json(&self, only: Option<&str>) -> Value {
@@ -161,6 +186,7 @@ const USAGE: &str = "a2a-testkit fault-server [--port N] [--exit-on-eof] [--max-
 #[derive(Debug, Clone, Copy)]
 struct Options {
     max_connections: usize,
+    dual_cards: bool,
     limits: http::ConnLimits,
 }
 
@@ -170,6 +196,7 @@ impl Default for Options {
             // The driver, C and binding tests share one server and hold some connections
             // open on purpose (slow and stall scenarios): room for all of them.
             max_connections: 512,
+            dual_cards: false,
             limits: http::ConnLimits::default(),
         }
     }
@@ -199,49 +226,79 @@ pub fn run(mut args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let listener = match TcpListener::bind(("127.0.0.1", port)) {
-        Ok(l) => l,
+    let running = match start(port, options) {
+        Ok(r) => r,
         Err(e) => {
-            eprintln!("a2a-testkit fault-server: cannot bind 127.0.0.1:{port}: {e}");
+            eprintln!("a2a-testkit fault-server: {e}");
             return 1;
         }
     };
+    println!("FULL {}", running.server.full);
+    println!("READY {}", running.server.base);
+    if exit_on_eof {
+        let stdin = std::io::stdin();
+        let mut line = String::new();
+        while matches!(stdin.lock().read_line(&mut line), Ok(n) if n > 0) {
+            line.clear();
+        }
+        return 0;
+    }
+    loop {
+        std::thread::park();
+    }
+}
+
+/// A fault server serving on its own threads; it stops when the process exits.
+pub struct Running {
+    /// The server, for its URLs and counters.
+    pub server: Arc<Server>,
+    /// The full-backlog listener and the connections that fill it, kept alive.
+    _full: (TcpListener, Vec<TcpStream>),
+}
+
+/// Starts a fault server on `127.0.0.1:<port>` (0: any free port) in this process.
+fn start(port: u16, options: Options) -> Result<Running, String> {
+    let listener = TcpListener::bind(("127.0.0.1", port))
+        .map_err(|e| format!("cannot bind 127.0.0.1:{port}: {e}"))?;
     let addr = listener
         .local_addr()
-        .expect("bound listener has an address");
-    let (full_url, _full_listener, _fillers) = match full_backlog() {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("a2a-testkit fault-server: cannot build the full-backlog listener: {e}");
-            return 1;
-        }
-    };
+        .map_err(|e| format!("bound listener has no address: {e}"))?;
+    let (full_url, full_listener, fillers) =
+        full_backlog().map_err(|e| format!("cannot build the full-backlog listener: {e}"))?;
     let server = Arc::new(Server {
         base: format!("http://{addr}"),
+        full: full_url,
+        dual_cards: options.dual_cards,
+        started: Instant::now(),
         state: Mutex::new(State::default()),
     });
-    println!("FULL {full_url}");
-    println!("READY {}", server.base);
-    if exit_on_eof {
-        std::thread::spawn(|| {
-            let stdin = std::io::stdin();
-            let mut line = String::new();
-            while matches!(stdin.lock().read_line(&mut line), Ok(n) if n > 0) {
-                line.clear();
-            }
-            std::process::exit(0);
-        });
-    }
     let served = Arc::clone(&server);
-    http::accept::serve_forever(
-        listener,
-        http::accept::AcceptOptions {
-            max_connections: options.max_connections,
-            ..http::accept::AcceptOptions::named("a2a-testkit fault-server")
+    std::thread::spawn(move || {
+        http::accept::serve_forever(
+            listener,
+            http::accept::AcceptOptions {
+                max_connections: options.max_connections,
+                ..http::accept::AcceptOptions::named("a2a-testkit fault-server")
+            },
+            move |stream| serve_connection(&served, stream, options.limits),
+        )
+    });
+    Ok(Running {
+        server,
+        _full: (full_listener, fillers),
+    })
+}
+
+/// Starts a fault server for the conformance kit on any free loopback port: the default
+/// options, with cards in both forms (`Server::dual_cards`).
+pub fn start_for_conformance() -> Result<Running, String> {
+    start(
+        0,
+        Options {
+            dual_cards: true,
+            ..Options::default()
         },
-        move |stream| serve_connection(&served, stream, options.limits),
-    );
-    0
+    )
 }
 
 /// A listener on 127.0.0.1 whose accept queue is filled by connections nobody accepts, so

@@ -7,6 +7,12 @@
 //! | `status-<code>` | every JSON-RPC call answers HTTP `<code>` with a `text/plain` body (503 adds `Retry-After: 1`) |
 //! | `status-<code>-bare` | as `status-<code>`, never with `Retry-After` (a proxy's 503) |
 //! | `status-<code>-rpc` | HTTP `<code>` with a JSON-RPC error body (-32603, the request's id) |
+//! | `status-<code>-ra` | as `status-<code>`, always with `Retry-After: 1` (a 502 or 504 that says when to come back) |
+//! | `rpc-error` | every JSON-RPC call answers HTTP 200 with a JSON-RPC error (-32603, the request's id) |
+//! | `html200` | every JSON-RPC call answers HTTP 200 with an HTML page labelled `text/html` (a captive portal or a misrouted proxy) |
+//! | `card-drift` | the card names `http://localhost:<port>/card-drift-target/a2a` (another origin than the one it was fetched from); `card-drift-target` answers as `ok`, so a client that follows the card shows up there |
+//! | `v1-only` | the card lists only a 1.0 JSON-RPC interface (`supportedInterfaces`); `SendMessage` and `SendStreamingMessage` are answered in the 1.0 shapes (completed task echoing the text), every 0.3 method gets -32009 (version not supported) |
+//! | `v03-only` | as `ok` (a 0.3 card; a 1.0 method name gets -32601, as a 0.3-only server answers): named apart so that a conformance run counts it alone, and its card stays in the pure 0.3 form when the conformance kit has the others list `supportedInterfaces` too |
 //! | `html502` | HTTP 502 with an nginx-style HTML page |
 //! | `redirect` | every JSON-RPC call answers `302` to `/redirect-target/a2a` (the card's interface URL redirects) |
 //! | `redirect-target` | counts requests and answers 404: a client that follows redirects shows up here |
@@ -17,6 +23,7 @@
 //! | `secured` | the card asks for a bearer token (`securitySchemes`); calls without `Authorization` get 401 |
 //! | `stream-drop` | stream: submitted, working, first artifact chunk, then the connection is cut (no terminating chunk); resubscribe sends the last chunk and completed |
 //! | `stream-finished` | stream: submitted, working, then cut; resubscribe answers -32001 TaskNotFound (the task finished meanwhile); get answers the completed task |
+//! | `stream-truncated` | stream: submitted, working, first artifact chunk, then the stream ends cleanly (terminating chunk) before any terminal state; resubscribe and get as `stream-drop` |
 //! | `final-drop` | stream: the normal sequence through the final `completed` event, then the connection is cut without the terminating chunk (a proxy or server closing hard after the last event) |
 //! | `stall` | stream: submitted, working, then silence (no keep-alives) until the client closes |
 //! | `keepalive-<every_ms>-<for_ms>` | stream: submitted, then only `: keep-alive` comments every `every_ms` for `for_ms`, then artifact + completed |
@@ -147,6 +154,19 @@ fn card(server: &Server, stream: &mut TcpStream, name: &str) -> io::Result<After
         "card-otherhost" => "https://agent.other.example/a2a".to_owned(),
         "card-localhost" => format!("http://localhost:{port}/card-localhost/a2a"),
         "card-private" => "http://10.1.2.3/a2a".to_owned(),
+        "card-drift" => format!("http://localhost:{port}/card-drift-target/a2a"),
+        "v1-only" => {
+            let card = v1_card(&format!("{}/{name}/a2a", server.base));
+            http::respond(
+                stream,
+                200,
+                "application/json",
+                &[],
+                card.to_string().as_bytes(),
+                true,
+            )?;
+            return Ok(After::KeepOpen);
+        }
         _ => format!("{}/{name}/a2a", server.base),
     };
     let mut card = json!({
@@ -161,6 +181,10 @@ fn card(server: &Server, stream: &mut TcpStream, name: &str) -> io::Result<After
         "defaultOutputModes": ["text/plain"],
         "skills": [{"id": "fault", "name": "Fault", "description": "misbehaves on demand", "tags": ["test"]}],
     });
+    if server.dual_cards && name != "v03-only" {
+        card["supportedInterfaces"] =
+            json!([{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]);
+    }
     if name == "hostile" {
         card["name"] = json!(format!("fault hostile {HOSTILE_TEXT}"));
         card["description"] = json!(HOSTILE_TEXT);
@@ -327,17 +351,18 @@ fn rpc(
         "a2a_version": req.header("a2a-version"),
     }));
     server.with_counters(name, |c| match call.method.as_str() {
-        "message/send" => {
+        // 0.3 method names, and their 1.0 names (counted alike: the `v1-only` scenario).
+        "message/send" | "SendMessage" => {
             c.messages += 1;
             c.sends += 1;
         }
-        "message/stream" => {
+        "message/stream" | "SendStreamingMessage" => {
             c.messages += 1;
             c.streams += 1;
         }
-        "tasks/resubscribe" => c.resubscribes += 1,
-        "tasks/get" => c.gets += 1,
-        "tasks/cancel" => c.cancels += 1,
+        "tasks/resubscribe" | "SubscribeToTask" => c.resubscribes += 1,
+        "tasks/get" | "GetTask" => c.gets += 1,
+        "tasks/cancel" | "CancelTask" => c.cancels += 1,
         _ => c.other += 1,
     });
 
@@ -357,6 +382,18 @@ fn rpc(
             http::respond(stream, 502, "text/html", &[], page, true)?;
             return Ok(After::KeepOpen);
         }
+        "rpc-error" => {
+            return respond_json(
+                stream,
+                &error(&call.id, -32603, "fault server: internal error"),
+            );
+        }
+        "html200" => {
+            let page = b"<html><head><title>Sign in</title></head><body><h1>Sign in to continue</h1></body></html>\r\n";
+            http::respond(stream, 200, "text/html", &[], page, true)?;
+            return Ok(After::KeepOpen);
+        }
+        "v1-only" => return v1_only(server, stream, &call),
         "redirect" => {
             let loc = format!("{}/redirect-target/a2a", server.base);
             http::respond(stream, 302, "text/plain", &[("location", loc)], b"", true)?;
@@ -384,9 +421,13 @@ fn rpc(
             Some(c) => (c, true),
             None => (code, false),
         };
+        let (code, always_ra) = match code.strip_suffix("-ra") {
+            Some(c) => (c, true),
+            None => (code, false),
+        };
         let code: u16 = code.parse().unwrap_or(500);
         let mut extra = Vec::new();
-        if code == 503 && !bare {
+        if always_ra || (code == 503 && !bare) {
             extra.push(("retry-after", "1".to_owned()));
         }
         if rpc_body {
@@ -422,7 +463,7 @@ fn rpc(
                 let t = with_history(task(&id, &ctx, "completed", Some("done")), n);
                 return respond_json(stream, &result(&call.id, t));
             }
-            let text = if name == "stream-drop" {
+            let text = if name == "stream-drop" || name == "stream-truncated" {
                 "part one, part two"
             } else {
                 "done"
@@ -756,6 +797,12 @@ fn message_stream(
             sse.drop_connection();
             return Ok(After::Close);
         }
+        "stream-truncated" => {
+            sse.event(&working)?;
+            sse.event(&ev(artifact_update(&id, &ctx, "part one, ", false, false)))?;
+            sse.finish()?;
+            return Ok(After::KeepOpen);
+        }
         "stream-finished" => {
             sse.event(&working)?;
             sse.drop_connection();
@@ -834,7 +881,7 @@ fn resubscribe(
         sse.stall(Duration::from_secs(120));
         return Ok(After::Close);
     }
-    let text = if name == "stream-drop" {
+    let text = if name == "stream-drop" || name == "stream-truncated" {
         "part two"
     } else {
         "done"
@@ -849,6 +896,61 @@ fn resubscribe(
     ))?;
     sse.finish()?;
     Ok(After::KeepOpen)
+}
+
+/// The `v1-only` card: one 1.0 JSON-RPC interface at `url`.
+fn v1_card(url: &str) -> Value {
+    json!({
+        "name": "fault v1-only",
+        "description": "a2a-core fault-injecting test agent (A2A 1.0 only)",
+        "supportedInterfaces": [{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "version": "1.0.0",
+        "capabilities": {"streaming": true, "pushNotifications": false},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "fault", "name": "Fault", "description": "misbehaves on demand", "tags": ["test"]}],
+    })
+}
+
+/// `v1-only`: the 1.0 JSON-RPC send and stream (completed task echoing the text); every
+/// other method, the 0.3 ones included, gets -32009 (version not supported).
+fn v1_only(server: &Server, stream: &mut TcpStream, call: &Call) -> io::Result<After> {
+    let text = call.params["message"]["parts"]
+        .as_array()
+        .and_then(|parts| parts.iter().find_map(|p| p["text"].as_str()))
+        .unwrap_or("")
+        .to_owned();
+    let (id, ctx) = server.new_task_id();
+    let st = |state: &str| json!({"state": state, "timestamp": "2026-11-30T00:00:00.000Z"});
+    let artifact = json!({"artifactId": "a-1", "name": "echo", "parts": [{"text": text}]});
+    match call.method.as_str() {
+        "SendMessage" => {
+            let t = json!({"id": id, "contextId": ctx, "status": st("TASK_STATE_COMPLETED"),
+                           "artifacts": [artifact]});
+            respond_json(stream, &result(&call.id, json!({"task": t})))
+        }
+        "SendStreamingMessage" => {
+            let mut sse = Sse::start(stream)?;
+            for item in [
+                json!({"task": {"id": id, "contextId": ctx, "status": st("TASK_STATE_SUBMITTED")}}),
+                json!({"statusUpdate": {"taskId": id, "contextId": ctx, "status": st("TASK_STATE_WORKING")}}),
+                json!({"artifactUpdate": {"taskId": id, "contextId": ctx, "artifact": artifact, "lastChunk": true}}),
+                json!({"statusUpdate": {"taskId": id, "contextId": ctx, "status": st("TASK_STATE_COMPLETED")}}),
+            ] {
+                sse.event(&result(&call.id, item))?;
+            }
+            sse.finish()?;
+            Ok(After::KeepOpen)
+        }
+        _ => respond_json(
+            stream,
+            &error(
+                &call.id,
+                -32009,
+                "Version not supported: this agent speaks A2A 1.0 only",
+            ),
+        ),
+    }
 }
 
 /// The `hostile` scenario's text: everything a remote can send to fool a terminal or a reader

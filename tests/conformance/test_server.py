@@ -397,9 +397,48 @@ def test_push_config_calls_are_refused_when_the_card_does_not_declare_them(peer:
     expect_error(peer, peer.call('push_set', params, task_id=task['id']), 'PushNotificationNotSupported')
 
 
-def test_the_extended_card_is_refused_when_not_declared(peer: Peer) -> None:
+def test_the_extended_card_is_served_only_when_declared(peer: Peer) -> None:
     if peer.version != '1.0':
         pytest.skip('GetExtendedAgentCard is the 1.0 name')
-    if peer.server.card.get('capabilities', {}).get('extendedAgentCard'):
-        pytest.skip('the card declares an extended card')
-    expect_error(peer, peer.call('extended_card', {}), 'UnsupportedOperation')
+    r = peer.call('extended_card', {})
+    if not peer.server.card.get('capabilities', {}).get('extendedAgentCard'):
+        expect_error(peer, r, 'UnsupportedOperation')
+        return
+    assert r.error is None, r.body
+    for f in ('name', 'description', 'version', 'capabilities', 'skills', 'supportedInterfaces'):
+        assert f in r.result, f'{f} missing from the extended card'
+
+
+def test_subscribe_follows_a_working_task_live_until_canceled(peer: Peer) -> None:
+    import threading
+    task = started(peer, 'please work on this for a while')
+    assert state_name(task['status']['state']) in ('submitted', 'working')
+    params = {} if peer.rest else {'id': task['id']}
+    got: dict = {}
+
+    def listen() -> None:
+        got['events'] = peer.stream('subscribe', params, task_id=task['id'])[2]
+
+    listener = threading.Thread(target=listen)
+    listener.start()
+    # The subscriber is connected once the task's replay reaches it; cancel after that.
+    for _ in range(50):
+        if peer.get(task['id']).error is None:
+            break
+    import time
+    time.sleep(0.5)
+    assert peer.cancel(task['id']).error is None
+    listener.join(timeout=10)
+    assert not listener.is_alive(), 'the stream ends once the task is canceled'
+    kinds = [event_kind(peer.event_payload(e)) for e in got['events']]
+    assert kinds[0][0] == 'task'
+    assert state_name(kinds[-1][1]['status']['state']) == 'canceled'
+
+
+def test_a_long_running_task_is_working_and_a_follow_up_settles_it(peer: Peer) -> None:
+    task = started(peer, 'a plain request')
+    assert state_name(task['status']['state']) in ('submitted', 'working')
+    now = task_of(peer.get(task['id']).result)
+    assert state_name(now['status']['state']) == 'working'
+    done = started(peer, 'echo settled', task_id=task['id'])
+    assert state_name(done['status']['state']) == 'completed'

@@ -16,9 +16,10 @@ use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::io;
 use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use a2a_core::envelope::Method;
 use a2a_core::model::params::{Call, ListTasksParams};
 use a2a_core::model::{
     Artifact, Message, Part, Role, SendResponse, StreamEvent, TaskArtifactUpdateEvent, TaskState,
@@ -27,8 +28,8 @@ use a2a_core::model::{
 use a2a_core::outcome::ErrorName;
 use a2a_core::server::{
     A2aError, CardBuilder, CardSkill, ErrorId, HostPolicy, IncomingRequest, Reply, ServerOptions,
-    event_frame, failed_update, handler_error, parse_jsonrpc, parse_rest, parse_timestamp,
-    result_response,
+    error_frame, event_frame, failed_update, handler_error, parse_jsonrpc, parse_rest,
+    parse_timestamp, result_response,
 };
 use a2a_core::tally::Tally;
 use a2a_core::version::{Binding, ProtocolVersion};
@@ -59,8 +60,10 @@ struct Shared {
     store: Store,
     /// What the agent served, counted the server's way.
     tally: Mutex<Tally>,
-    /// The agent card, as served.
-    card: String,
+    /// The agent card, as served to 1.0 clients and to others (see [`cards`]).
+    card: Cards,
+    /// Hands long-running tasks to the worker that finishes them.
+    worker: Mutex<mpsc::Sender<Job>>,
     /// The bearer token every A2A call must carry, if any.
     bearer_token: Option<String>,
 }
@@ -87,14 +90,20 @@ impl Agent {
     pub fn start_with(options: &AgentOptions) -> io::Result<Agent> {
         let listener = TcpListener::bind(("127.0.0.1", options.port))?;
         let base = format!("http://{}", listener.local_addr()?);
+        let (jobs, queue) = mpsc::channel();
         let state = Arc::new(Shared {
             log: Mutex::new(Vec::new()),
             store: Store::default(),
             tally: Mutex::new(Tally::default()),
-            card: card(&base, options.bearer_token.is_some()),
+            card: cards(&base, options.bearer_token.is_some()),
             bearer_token: options.bearer_token.clone(),
+            worker: Mutex::new(jobs),
         });
         let shared = Arc::clone(&state);
+        let working = Arc::clone(&state);
+        std::thread::Builder::new()
+            .name("demo-worker".to_owned())
+            .spawn(move || work(&working, &queue))?;
         // The accept loop survives a failed thread spawn and caps the connections it serves
         // (see `loopback_http::accept`).
         std::thread::Builder::new()
@@ -131,26 +140,44 @@ impl Agent {
 /// The name of the security scheme the card declares when a token is configured.
 const SCHEME: &str = "bearer";
 
-fn card(base: &str, bearer: bool) -> String {
+/// The card in two forms that differ only in how the security scheme is written: 1.0's
+/// `SecurityScheme` is a oneof (`{"httpAuthSecurityScheme": {...}}`) and 0.3's a tagged
+/// object (`{"type": "http", "scheme": "bearer"}`); one object cannot be both. The 1.0 form
+/// is the default (the spec's card, and what a card fetch without a header gets); a request
+/// with `A2A-Version: 0.x` gets the 0.3 form. Both carry 1.0's `securityRequirements` and
+/// 0.3's `security`.
+struct Cards {
+    v1_0: String,
+    v0_3: String,
+    /// The extended card (GetExtendedAgentCard), offered only to authenticated callers: the
+    /// 1.0 card with one more skill. `None` without a bearer token.
+    extended: Option<Box<serde_json::value::RawValue>>,
+}
+
+fn cards(base: &str, bearer: bool) -> Cards {
     // Both versions' fields (1.0 supportedInterfaces; 0.3 url, preferredTransport,
     // protocolVersion), so 0.3 clients such as the official Go SDK can pick an interface.
-    // JSON-RPC first: it is the preferred interface.
+    // JSON-RPC first: it is the preferred interface. HTTP+JSON is served at the root, where
+    // clients that join routes as absolute paths (`urljoin(base, "/tasks")`) find it.
     let mut skill = CardSkill::new(
         "demo",
         "Demo",
         "Answers by the first word of a message: `echo <text>` completes with <text>, `fail` \
          fails with an ADK-style error_id, `slow` never answers (a timeout), `input` and \
          `auth` stop in INPUT_REQUIRED / AUTH_REQUIRED until a follow-up message to the \
-         task, `reject` rejects; anything else asks for input. Streams: `count <n>` sends n \
-         artifact chunks, `drop` cuts the stream after the first chunk (resubscribe sends the \
-         rest).",
+         task, `reject` rejects; anything else is worked on in the background for a while \
+         (the task is WORKING) and then echoed. Streams: `count <n>` sends n artifact \
+         chunks, `drop` cuts the stream after the first chunk (resubscribe sends the rest).",
         &["demo"],
     );
     skill.examples = vec!["echo hello".to_owned(), "fail".to_owned()];
     let mut builder = CardBuilder::new("demo-agent", "a2a-core's reference agent", "1.0.0");
-    for (path, binding) in [("/a2a", Binding::JsonRpc), ("/rest", Binding::HttpJson)] {
+    for (url, binding) in [
+        (format!("{base}/a2a"), Binding::JsonRpc),
+        (base.to_owned(), Binding::HttpJson),
+    ] {
         for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
-            builder = builder.interface(&format!("{base}{path}"), version, binding);
+            builder = builder.interface(&url, version, binding);
         }
     }
     let mut card = builder
@@ -159,22 +186,37 @@ fn card(base: &str, bearer: bool) -> String {
         .skill(skill)
         .to_value()
         .expect("the demo card is valid");
-    if bearer {
-        // One scheme object in both versions' shapes: 0.3 reads `type`/`scheme`, 1.0 reads
-        // the `httpAuthSecurityScheme` member; `security` (0.3) and `securityRequirements`
-        // (1.0) both require it.
-        card["securitySchemes"] = serde_json::json!({
-            SCHEME: {
-                "type": "http",
-                "scheme": "bearer",
-                "description": "Authorization: Bearer <the token given to a2a demo --serve>",
-                "httpAuthSecurityScheme": {"scheme": "bearer"},
-            }
-        });
-        card["security"] = serde_json::json!([{ SCHEME: [] }]);
-        card["securityRequirements"] = serde_json::json!([{"schemes": {SCHEME: {"list": []}}}]);
+    if !bearer {
+        let text = card.to_string();
+        return Cards {
+            v1_0: text.clone(),
+            v0_3: text,
+            extended: None,
+        };
     }
-    card.to_string()
+    card["securityRequirements"] = serde_json::json!([{"schemes": {SCHEME: {"list": []}}}]);
+    // Authenticated callers may ask for the extended card (1.0 capability, 0.3 flag).
+    card["capabilities"]["extendedAgentCard"] = serde_json::json!(true);
+    card["supportsAuthenticatedExtendedCard"] = serde_json::json!(true);
+    card["security"] = serde_json::json!([{ SCHEME: [] }]);
+    let mut v1_0 = card.clone();
+    v1_0["securitySchemes"] =
+        serde_json::json!({ SCHEME: {"httpAuthSecurityScheme": {"scheme": "bearer"}} });
+    card["securitySchemes"] = serde_json::json!({ SCHEME: {"type": "http", "scheme": "bearer"} });
+    let mut extended = v1_0.clone();
+    if let Some(skills) = extended["skills"].as_array_mut() {
+        skills.push(serde_json::json!({
+            "id": "tally",
+            "name": "Tally",
+            "description": "For authenticated callers: what the agent served, counted per method and outcome (printed on SIGTERM).",
+            "tags": ["operations"],
+        }));
+    }
+    Cards {
+        v1_0: v1_0.to_string(),
+        v0_3: card.to_string(),
+        extended: serde_json::value::to_raw_value(&extended).ok(),
+    }
 }
 
 fn serve(shared: &Shared, mut stream: TcpStream) {
@@ -189,28 +231,35 @@ fn serve(shared: &Shared, mut stream: TcpStream) {
         let _ = stream.set_read_timeout(None);
         let path = req.path.split('?').next().unwrap_or("");
         let keep = if path.ends_with("/.well-known/agent-card.json") && req.method == "GET" {
+            let card = if req
+                .header("a2a-version")
+                .is_some_and(|v| v.trim().starts_with("0."))
+            {
+                &shared.card.v0_3
+            } else {
+                &shared.card.v1_0
+            };
             http::respond(
                 &mut stream,
                 200,
                 "application/json",
                 &[],
-                shared.card.as_bytes(),
+                card.as_bytes(),
                 true,
             )
             .is_ok()
-        } else if path == "/a2a" || path.starts_with("/rest/") {
-            if let Some(challenge) = unauthorized(shared, &req) {
-                refuse_unauthenticated(&mut stream, &challenge).is_ok()
-            } else if path == "/a2a" && req.method == "POST" {
+        } else if let Some(challenge) = unauthorized(shared, &req) {
+            refuse_unauthenticated(&mut stream, &challenge).is_ok()
+        } else if path == "/a2a" {
+            if req.method == "POST" {
                 handle(shared, &mut stream, &req, Binding::JsonRpc).unwrap_or(false)
-            } else if path.starts_with("/rest/") {
-                handle(shared, &mut stream, &req, Binding::HttpJson).unwrap_or(false)
             } else {
                 let allow = [("allow", "POST".to_owned())];
                 http::respond(&mut stream, 405, "text/plain", &allow, b"POST only\n", true).is_ok()
             }
         } else {
-            http::respond(&mut stream, 404, "text/plain", &[], b"not found\n", true).is_ok()
+            // Every other path is the HTTP+JSON interface (unknown routes: 404 from the core).
+            handle(shared, &mut stream, &req, Binding::HttpJson).unwrap_or(false)
         };
         if !keep || !req.keep_alive {
             let _ = stream.shutdown(std::net::Shutdown::Both);
@@ -357,6 +406,23 @@ fn reply(
 ) -> io::Result<bool> {
     let r = match answer {
         Ok(reply) => result_response(req, reply).map_err(io::Error::other)?,
+        Err(e)
+            if req.binding == Binding::JsonRpc
+                && matches!(
+                    req.method,
+                    Method::SendStreamingMessage | Method::SubscribeToTask
+                ) =>
+        {
+            // A streaming method answers with an event stream even when it fails at once:
+            // one error event, then the end (what the official Python SDK sends; clients
+            // that opened an EventSource expect one).
+            let f = error_frame(req, &e);
+            count(shared, &f.served);
+            let mut sse = Sse::start(stream)?;
+            sse.raw(&f.bytes)?;
+            sse.finish()?;
+            return Ok(true);
+        }
         Err(e) => handler_error(req, &e),
     };
     send(stream, shared, &r)
@@ -383,10 +449,7 @@ fn handle(
     };
     let parsed = match binding {
         Binding::JsonRpc => parse_jsonrpc(&headers, &req.body, &opts),
-        _ => {
-            let target = req.path.strip_prefix("/rest").unwrap_or(&req.path);
-            parse_rest(&req.method, target, &headers, &req.body, &opts)
-        }
+        _ => parse_rest(&req.method, &req.path, &headers, &req.body, &opts),
     };
     let incoming = match parsed {
         Ok(r) => r,
@@ -494,15 +557,17 @@ fn handle(
                 "this agent's card does not declare push notifications",
             )),
         ),
-        Call::GetExtendedAgentCard => reply(
-            stream,
-            shared,
-            &incoming,
-            Err(A2aError::with_message(
-                ErrorName::UnsupportedOperation,
-                "this agent's card does not declare an extended card",
-            )),
-        ),
+        Call::GetExtendedAgentCard => {
+            let answer = match shared.card.extended.as_deref() {
+                // Every call past `unauthorized` is authenticated.
+                Some(card) => Ok(Reply::Card(card)),
+                None => Err(A2aError::with_message(
+                    ErrorName::UnsupportedOperation,
+                    "this agent's card does not declare an extended card",
+                )),
+            };
+            reply(stream, shared, &incoming, answer)
+        }
     }
 }
 
@@ -559,21 +624,29 @@ fn begin(shared: &Shared, message: Message<'static>) -> Result<(String, String, 
                     .violation("message.contextId", "is not the task's context"));
                 }
             }
+            let waiting = matches!(
+                store.state(&id),
+                Some(TaskState::InputRequired | TaskState::AuthRequired)
+            );
             match store.add_message(&id, message) {
                 Ok(ctx) => {
-                    // A follow-up's text is echoed unless it is one of the words.
-                    let text = if is_word(first_word(&text).0) { text } else { format!("echo {text}") };
+                    // The answer to a task waiting for input or authorization is echoed and
+                    // completes it, unless it is one of the words; more input to a working
+                    // task joins its history and the task goes on working.
+                    let text = if waiting && !is_word(first_word(&text).0) {
+                        format!("echo {text}")
+                    } else {
+                        text
+                    };
                     Ok((id, ctx, text))
                 }
                 Err(Refusal::NotFound) => Err(A2aError::task_not_found(&id)),
-                Err(Refusal::State(s)) if s.is_terminal() => Err(A2aError::with_message(
-                    ErrorName::UnsupportedOperation,
-                    format!("task {id} is {}: a task in a terminal state accepts no more messages", s.as_str()),
-                )
-                .meta("taskId", id.clone())),
                 Err(Refusal::State(s)) => Err(A2aError::with_message(
                     ErrorName::UnsupportedOperation,
-                    format!("task {id} is {}: it accepts a message only when it asks for input or authorization", s.as_str()),
+                    format!(
+                        "task {id} is {}: a task in a terminal state accepts no more messages",
+                        s.as_str()
+                    ),
                 )
                 .meta("taskId", id.clone())),
             }
@@ -684,15 +757,50 @@ fn script(
             chunk_event(id, ctx, "and the rest, after the cut.", true, true),
             state_event(id, ctx, TaskState::Completed, None),
         ],
-        _ => vec![state_event(
-            id,
-            ctx,
-            TaskState::InputRequired,
-            Some(
-                "Say what to do: `echo <text>`, `fail`, `input`, `auth`, `reject`, or on a stream \
-                 `count <n>` or `drop`. Reply to this task (taskId) and anything you send is echoed.",
-            ),
-        )],
+        _ => {
+            // A long-running task: WORKING now, finished by the worker later (unless a
+            // follow-up or a cancel settles it first).
+            let job = Job {
+                id: id.to_owned(),
+                ctx: ctx.to_owned(),
+                text: text.to_owned(),
+                due: Instant::now() + LONG_RUNNING,
+            };
+            let _ = shared
+                .worker
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .send(job);
+            vec![working]
+        }
+    }
+}
+
+/// How long a long-running task (any text that is not a word) stays WORKING.
+const LONG_RUNNING: Duration = Duration::from_secs(10);
+
+/// A long-running task to finish when `due`.
+struct Job {
+    id: String,
+    ctx: String,
+    text: String,
+    due: Instant,
+}
+
+/// The worker: finishes each long-running task when it is due, echoing its text, if it is
+/// still WORKING then. Jobs come in due order (they all run [`LONG_RUNNING`]), so one thread
+/// and one sleep at a time serve them all.
+fn work(shared: &Shared, queue: &mpsc::Receiver<Job>) {
+    while let Ok(job) = queue.recv() {
+        std::thread::sleep(job.due.saturating_duration_since(Instant::now()));
+        if shared.store.state(&job.id) == Some(TaskState::Working) {
+            shared
+                .store
+                .push(chunk_event(&job.id, &job.ctx, &job.text, false, true));
+            shared
+                .store
+                .push(state_event(&job.id, &job.ctx, TaskState::Completed, None));
+        }
     }
 }
 
@@ -831,11 +939,10 @@ fn stream_task(
             continue;
         }
         store.push(ev);
-        for ev in store.events_from(id, written).unwrap_or_default() {
-            written += 1;
-            frame(shared, &mut sse, req, written, &ev)?;
-        }
     }
+    // The script's events, then whatever else happens until the stream ends (a
+    // long-running task is followed until the worker or a cancel settles it).
+    follow(shared, &mut sse, req, id, written)?;
     sse.finish()?;
     Ok(true)
 }

@@ -61,11 +61,13 @@ pub const WORDS: &str = "The agent answers by the first word of the message text
   reject        a REJECTED task
   count <n>     stream: n artifact chunks, then completed
   drop          stream: the first chunk, then the connection is cut (resubscribe sends the rest)
-  anything else the task asks for input (INPUT_REQUIRED), as `input` does
+  anything else a long-running task: answered at once in WORKING, echoed and completed 10 s
+                later (a follow-up message or a cancel settles it first)
 Tasks are kept: GetTask (historyLength), ListTasks (filters, pages), CancelTask (any task not
 in a terminal state), SubscribeToTask (replays the task's events, or those after
-Last-Event-ID, then follows it live). JSON-RPC at /a2a and HTTP+JSON under /rest, protocol
-1.0 and 0.3 (the card lists all four). Push notifications are not offered (-32003).";
+Last-Event-ID, then follows it live), follow-up messages by taskId to any task not in a
+terminal state. JSON-RPC at /a2a and HTTP+JSON at the root, protocol 1.0 and 0.3 (the card
+lists all four). Push notifications are not offered (-32003).";
 
 /// `a2a demo --serve [--port N] [--bearer-token T]`: keeps the embedded agent running on
 /// 127.0.0.1 until SIGTERM or SIGINT (then exit 0), for other clients to be pointed at.

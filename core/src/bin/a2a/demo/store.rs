@@ -168,13 +168,13 @@ impl Store {
         (id, ctx)
     }
 
-    /// Adds a follow-up `message` to task `id`, which must be waiting for one
-    /// (input-required or auth-required). Returns the task's context.
+    /// Adds a follow-up `message` to task `id`, which must not be in a terminal state.
+    /// Returns the task's context.
     pub fn add_message(&self, id: &str, message: Message<'static>) -> Result<String, Refusal> {
         let mut inner = self.lock();
         let e = inner.tasks.get_mut(id).ok_or(Refusal::NotFound)?;
         let state = e.task.status.state;
-        if !matches!(state, TaskState::InputRequired | TaskState::AuthRequired) {
+        if state.is_terminal() {
             return Err(Refusal::State(state));
         }
         let mut message = message;
@@ -325,7 +325,7 @@ impl Store {
         } else {
             String::new()
         };
-        let tasks = page
+        let tasks: Vec<Task<'static>> = page
             .into_iter()
             .take(size)
             .map(|e| {
@@ -338,10 +338,11 @@ impl Store {
             })
             .collect();
         Ok(ListTasksResponse {
-            tasks,
             next_page_token: Cow::Owned(next),
-            page_size: q.page_size,
+            // The size of this page, as the official SDKs answer (a last page is short).
+            page_size: i32::try_from(tasks.len()).unwrap_or(i32::MAX),
             total_size: i32::try_from(total).unwrap_or(i32::MAX),
+            tasks,
         })
     }
 }

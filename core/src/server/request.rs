@@ -370,12 +370,13 @@ pub fn parse_jsonrpc<'a>(
         }
     };
     let invalid = |m: &str| A2aError::with_message(ErrorName::InvalidRequest, m);
-    // The envelope is read in JSON-RPC 2.0's order: version, method, then id. A request
-    // without an id is a notification in JSON-RPC 2.0, which gets no response object; A2A
-    // has no notifications (every method answers with a result) and an HTTP request must
-    // be answered, so a missing id is InvalidRequest with id null, but only once the method
-    // is known to exist: an unknown method is MethodNotFound whatever else is wrong, as the
-    // official SDKs answer it (docs/serving.md, "Requests without an id").
+    // The envelope is read in JSON-RPC 2.0's order: version, method, params, then id. A
+    // request without an id is a notification in JSON-RPC 2.0, which gets no response
+    // object; A2A has no notifications (every method answers with a result) and an HTTP
+    // request must be answered, so a missing id is InvalidRequest with id null, but only once
+    // the method and its params were read: an unknown method is MethodNotFound and bad params
+    // InvalidParams whatever else is wrong, as the official SDKs answer them
+    // (docs/serving.md, "Requests without an id"). Such a request is never run.
     let id: Result<RpcId, A2aError> = match env.id {
         None => Err(invalid(
             "Invalid request: A2A methods are requests, not notifications: an id is required",
@@ -424,15 +425,11 @@ pub fn parse_jsonrpc<'a>(
             ),
         ));
     };
-    let id = match id {
-        Ok(id) => id,
-        Err(e) => return Err(fail(err_version, None, Some(method), e)),
-    };
     let version = match (named_version, asked) {
         (_, Err(v)) => {
             return Err(fail(
                 ProtocolVersion::V1_0,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 unsupported(&v),
             ));
@@ -441,7 +438,7 @@ pub fn parse_jsonrpc<'a>(
         (ProtocolVersion::V1_0, Ok(ProtocolVersion::V0_3)) if opts.v1_0 => {
             return Err(fail(
                 ProtocolVersion::V1_0,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 A2aError::with_message(
                     ErrorName::VersionNotSupported,
@@ -455,7 +452,7 @@ pub fn parse_jsonrpc<'a>(
         (ProtocolVersion::V0_3, Ok(ProtocolVersion::V1_0)) if opts.v1_0 => {
             return Err(fail(
                 ProtocolVersion::V1_0,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 A2aError::with_message(
                     ErrorName::MethodNotFound,
@@ -470,12 +467,12 @@ pub fn parse_jsonrpc<'a>(
             if (v == ProtocolVersion::V0_3 && !opts.v0_3)
                 || (v == ProtocolVersion::V1_0 && !opts.v1_0) =>
         {
-            return Err(fail(v, Some(id), Some(method), unsupported(v.as_str())));
+            return Err(fail(v, known_id, Some(method), unsupported(v.as_str())));
         }
         (_, Ok(v)) => {
             return Err(fail(
                 v,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 A2aError::with_message(
                     ErrorName::MethodNotFound,
@@ -491,7 +488,7 @@ pub fn parse_jsonrpc<'a>(
         None => {
             return Err(fail(
                 version,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 A2aError::with_message(ErrorName::InvalidParams, "params are required"),
             ));
@@ -499,7 +496,7 @@ pub fn parse_jsonrpc<'a>(
         Some(_) => {
             return Err(fail(
                 version,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 A2aError::with_message(ErrorName::InvalidParams, "params must be a JSON object"),
             ));
@@ -511,15 +508,19 @@ pub fn parse_jsonrpc<'a>(
         Err(e) => {
             return Err(fail(
                 version,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 A2aError::with_message(ErrorName::InvalidParams, format!("Invalid params: {e}")),
             ));
         }
     };
     if let Err(v) = validate(&parsed.call, version) {
-        return Err(fail(version, Some(id), Some(method), invalid_params(v)));
+        return Err(fail(version, known_id, Some(method), invalid_params(v)));
     }
+    let id = match id {
+        Ok(id) => id,
+        Err(e) => return Err(fail(version, None, Some(method), e)),
+    };
     Ok(IncomingRequest {
         version,
         binding: Binding::JsonRpc,

@@ -554,7 +554,7 @@ fn handle(
             &incoming,
             Err(A2aError::with_message(
                 ErrorName::PushNotificationNotSupported,
-                "this agent's card does not declare push notifications",
+                "push notifications are not supported: this agent's card does not declare them",
             )),
         ),
         Call::GetExtendedAgentCard => {

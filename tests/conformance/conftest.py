@@ -28,6 +28,9 @@ import httpx
 import pytest
 
 TIMEOUT = httpx.Timeout(10.0)
+# One client for the session: `httpx.post` builds a client (and its TLS context) per call,
+# half a second each.
+HTTP = httpx.Client(timeout=TIMEOUT)
 
 
 @dataclass
@@ -45,7 +48,7 @@ def server() -> Iterator[Server]:
     url = os.environ.get('A2A_CONFORMANCE_URL')
     if url:
         url = url.rstrip('/')
-        card = httpx.get(url + '/.well-known/agent-card.json', timeout=TIMEOUT).json()
+        card = HTTP.get(url + '/.well-known/agent-card.json', timeout=TIMEOUT).json()
         yield Server(url, os.environ.get('A2A_CONFORMANCE_TOKEN') or None, card)
         return
     binary = os.environ.get('A2A_BIN')
@@ -58,7 +61,7 @@ def server() -> Iterator[Server]:
         line = proc.stdout.readline() if proc.stdout else ''
         assert line.startswith('READY http://127.0.0.1:'), line
         url = line.split()[1]
-        card = httpx.get(url + '/.well-known/agent-card.json', timeout=TIMEOUT).json()
+        card = HTTP.get(url + '/.well-known/agent-card.json', timeout=TIMEOUT).json()
         yield Server(url, token, card)
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -170,7 +173,7 @@ class Peer:
         return self.post_raw(json.dumps(body).encode(), headers)
 
     def post_raw(self, data: bytes, headers: dict | None = None) -> Reply:
-        r = httpx.post(self.url, content=data, headers=self.headers(headers), timeout=TIMEOUT)
+        r = HTTP.post(self.url, content=data, headers=self.headers(headers), timeout=TIMEOUT)
         return self._read(r)
 
     def _read(self, r: httpx.Response) -> Reply:
@@ -214,7 +217,7 @@ class Peer:
             'extended_card': ('GET', '/extendedAgentCard'),
         }[what]
         body = json.dumps(params).encode() if verb == 'POST' and params else None
-        r = httpx.request(verb, prefix + path, content=body, params=query,
+        r = HTTP.request(verb, prefix + path, content=body, params=query,
                           headers=self.headers(), timeout=TIMEOUT)
         return self._read(r)
 
@@ -240,8 +243,10 @@ class Peer:
         return self.call('list', filters)
 
     def stream(self, what: str, params: dict, *, task_id: str | None = None,
-               headers: dict | None = None, limit: int = 200) -> tuple[int, str, list[dict], list[str]]:
-        """A streaming call: (HTTP status, content type, the events' JSON, their SSE ids)."""
+               headers: dict | None = None, limit: int = 200,
+               on_event=None) -> tuple[int, str, list[dict], list[str]]:
+        """A streaming call: (HTTP status, content type, the events' JSON, their SSE ids).
+        `on_event` is called with each event as it arrives."""
         if self.rest:
             prefix = self.url + ('/v1' if self.version == '0.3' else '')
             path = '/message:stream' if what == 'stream' else f'/tasks/{task_id}:subscribe'
@@ -252,7 +257,7 @@ class Peer:
             req = ('POST', self.url, json.dumps(body).encode())
         events: list[dict] = []
         ids: list[str] = []
-        with httpx.stream(req[0], req[1], content=req[2], headers=self.headers(headers),
+        with HTTP.stream(req[0], req[1], content=req[2], headers=self.headers(headers),
                           timeout=TIMEOUT) as r:
             ctype = r.headers.get('content-type', '')
             if not ctype.startswith('text/event-stream'):
@@ -269,6 +274,8 @@ class Peer:
                     elif line == '' and data:
                         events.append(json.loads('\n'.join(data)))
                         ids.append(event_id)
+                        if on_event:
+                            on_event(events[-1])
                         data, event_id = [], ''
                         if len(events) >= limit:
                             break

@@ -6,13 +6,13 @@ conftest.py for how the server under test is chosen (`A2A_CONFORMANCE_URL`)."""
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 
-import httpx
 import pytest
 
-from conftest import (CODES, HTTP_STATUS, TIMEOUT, Peer, Reply, Server, event_kind, state_name,
-                      task_of)
+from conftest import (CODES, HTTP, HTTP_STATUS, REASONS, TIMEOUT, Peer, Reply, Server, event_kind,
+                      interfaces, state_name, task_of)
 
 
 def expect_error(peer: Peer, reply: Reply, name: str) -> None:
@@ -41,7 +41,7 @@ def only_1_0(peer: Peer) -> None:
 # ------------------------------------------------------------------------------- the card
 
 def test_the_card_is_public_and_carries_the_mandatory_fields(server: Server) -> None:
-    r = httpx.get(server.url + '/.well-known/agent-card.json', timeout=TIMEOUT)
+    r = HTTP.get(server.url + '/.well-known/agent-card.json', timeout=TIMEOUT)
     assert r.status_code == 200
     assert r.headers['content-type'].startswith('application/json')
     card = r.json()
@@ -68,13 +68,12 @@ def test_a_declared_security_scheme_is_enforced(server: Server) -> None:
     schemes = card.get('securitySchemes', {})
     assert schemes, 'a server that requires credentials declares them'
     assert card.get('securityRequirements') or card.get('security')
-    version, binding, url = next((v, b, u) for v, b, u in
-                                 __import__('conftest').interfaces(card))
+    _, binding, url = interfaces(card)[0]
     body = {'jsonrpc': '2.0', 'id': 1, 'method': 'GetTask', 'params': {'id': 'x'}}
     headers = {'Content-Type': 'application/json', 'A2A-Version': '1.0'}
     target = url if binding == 'JSONRPC' else url + '/tasks/x'
-    send = (lambda h: httpx.post(target, json=body, headers=h, timeout=TIMEOUT)) \
-        if binding == 'JSONRPC' else (lambda h: httpx.get(target, headers=h, timeout=TIMEOUT))
+    send = (lambda h: HTTP.post(target, json=body, headers=h, timeout=TIMEOUT)) \
+        if binding == 'JSONRPC' else (lambda h: HTTP.get(target, headers=h, timeout=TIMEOUT))
     missing = send(headers)
     assert missing.status_code == 401, missing.text
     assert missing.headers.get('www-authenticate', '').lower().startswith('bearer')
@@ -347,7 +346,7 @@ def assert_stream_error(peer: Peer, events: list[dict], name: str) -> None:
     e = events[0]
     if peer.rest:
         reasons = [d.get('reason') for d in e.get('error', {}).get('details', [])]
-        assert __import__('conftest').REASONS[name] in reasons, e
+        assert REASONS[name] in reasons, e
     else:
         assert e['error']['code'] == CODES[name], e
 
@@ -410,23 +409,20 @@ def test_the_extended_card_is_served_only_when_declared(peer: Peer) -> None:
 
 
 def test_subscribe_follows_a_working_task_live_until_canceled(peer: Peer) -> None:
-    import threading
     task = started(peer, 'please work on this for a while')
     assert state_name(task['status']['state']) in ('submitted', 'working')
     params = {} if peer.rest else {'id': task['id']}
     got: dict = {}
+    connected = threading.Event()
 
     def listen() -> None:
-        got['events'] = peer.stream('subscribe', params, task_id=task['id'])[2]
+        got['events'] = peer.stream('subscribe', params, task_id=task['id'],
+                                    on_event=lambda _: connected.set())[2]
 
     listener = threading.Thread(target=listen)
     listener.start()
-    # The subscriber is connected once the task's replay reaches it; cancel after that.
-    for _ in range(50):
-        if peer.get(task['id']).error is None:
-            break
-    import time
-    time.sleep(0.5)
+    # Cancel once the subscriber has the replay: what follows must come live.
+    assert connected.wait(timeout=10), 'the subscription replays the task at once'
     assert peer.cancel(task['id']).error is None
     listener.join(timeout=10)
     assert not listener.is_alive(), 'the stream ends once the task is canceled'

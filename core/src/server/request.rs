@@ -386,10 +386,10 @@ pub fn parse_jsonrpc<'a>(
             .ok_or_else(|| invalid("Invalid request: id must be a string or an integer")),
     };
     // A malformed id (an object, a float) is refused first: it is not a request at all.
-    if let (Some(raw), Err(e)) = (env.id, &id) {
-        if raw.get() != "null" {
-            return Err(fail(err_version, None, None, e.clone()));
-        }
+    if let (Some(raw), Err(e)) = (env.id, &id)
+        && raw.get() != "null"
+    {
+        return Err(fail(err_version, None, None, e.clone()));
     }
     let known_id = id.as_ref().ok().cloned();
     if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {

@@ -313,7 +313,7 @@ impl Store {
             .filter(|e| q.status_after_ms.is_none_or(|t| e.status_ms >= t))
             .collect();
         let total = hits.len();
-        hits.sort_unstable_by(|a, b| b.seq.cmp(&a.seq));
+        hits.sort_unstable_by_key(|e| std::cmp::Reverse(e.seq));
         let size = usize::try_from(q.page_size).unwrap_or(1).max(1);
         let page: Vec<&Entry> = hits
             .into_iter()

@@ -1467,7 +1467,11 @@ fn parameter_ranges_and_formats_are_validated() {
     };
     // JSON-RPC, 1.0 and 0.3.
     let cases: Vec<(&[(&str, &str)], &str, Option<&str>)> = vec![
-        (V1, r#"{"id":"t","historyLength":-1}"#, Some("historyLength")),
+        (
+            V1,
+            r#"{"id":"t","historyLength":-1}"#,
+            Some("historyLength"),
+        ),
         (V1, r#"{"id":"t","historyLength":0}"#, None),
         (V1, r#"{"id":"t","historyLength":5}"#, None),
     ];
@@ -1504,9 +1508,18 @@ fn parameter_ranges_and_formats_are_validated() {
         (r#"{"pageSize":0}"#, "pageSize"),
         (r#"{"pageSize":101}"#, "pageSize"),
         (r#"{"historyLength":-1}"#, "historyLength"),
-        (r#"{"statusTimestampAfter":"yesterday"}"#, "statusTimestampAfter"),
-        (r#"{"statusTimestampAfter":"2025-13-01T00:00:00Z"}"#, "statusTimestampAfter"),
-        (r#"{"statusTimestampAfter":"2025-10-27 10:00:00"}"#, "statusTimestampAfter"),
+        (
+            r#"{"statusTimestampAfter":"yesterday"}"#,
+            "statusTimestampAfter",
+        ),
+        (
+            r#"{"statusTimestampAfter":"2025-13-01T00:00:00Z"}"#,
+            "statusTimestampAfter",
+        ),
+        (
+            r#"{"statusTimestampAfter":"2025-10-27 10:00:00"}"#,
+            "statusTimestampAfter",
+        ),
         (r#"{"status":"TASK_STATE_RUNNING"}"#, "status"),
     ] {
         let (v, err) = list(params);
@@ -1536,7 +1549,15 @@ fn parameter_ranges_and_formats_are_validated() {
         assert!(field_of(&body).is_some(), "{target}: {body}");
     }
     assert!(rest("GET", "/v1/tasks/t-1?historyLength=-1", &[], "").is_err());
-    assert!(rest("GET", "/tasks?statusTimestampAfter=2025-10-27T10:00:00Z&pageSize=5", V1, "").is_ok());
+    assert!(
+        rest(
+            "GET",
+            "/tasks?statusTimestampAfter=2025-10-27T10:00:00Z&pageSize=5",
+            V1,
+            ""
+        )
+        .is_ok()
+    );
 }
 
 /// Issue 25: `parse_timestamp` reads RFC 3339 (any offset) to Unix milliseconds.
@@ -1548,7 +1569,13 @@ fn timestamps_read_as_rfc_3339() {
         Some(1500)
     );
     assert_eq!(server::parse_timestamp("1969-12-31T23:59:59Z"), Some(-1000));
-    for bad in ["", "1970-01-01", "01/02/2025", "1970-01-01T00:00:00", "yesterday"] {
+    for bad in [
+        "",
+        "1970-01-01",
+        "01/02/2025",
+        "1970-01-01T00:00:00",
+        "yesterday",
+    ] {
         assert_eq!(server::parse_timestamp(bad), None, "{bad}");
     }
 }
@@ -1559,7 +1586,10 @@ fn timestamps_read_as_rfc_3339() {
 /// InvalidParams, and a malformed envelope InvalidRequest whatever the id.
 #[test]
 fn a_request_without_an_id_is_answered_after_the_method_is_known() {
-    let (v, err) = rpc(V1, r#"{"jsonrpc":"2.0","method":"GetTask","params":{"id":"t"}}"#);
+    let (v, err) = rpc(
+        V1,
+        r#"{"jsonrpc":"2.0","method":"GetTask","params":{"id":"t"}}"#,
+    );
     assert_eq!(err, Some(ErrorName::InvalidRequest), "{v}");
     assert_eq!(v["id"], Value::Null);
     let (v, err) = rpc(V1, r#"{"jsonrpc":"2.0","method":"NoSuchMethod"}"#);
@@ -1575,6 +1605,13 @@ fn a_request_without_an_id_is_answered_after_the_method_is_known() {
     let (v, err) = rpc(V1, r#"{"jsonrpc":"2.0","id":4,"method":"NoSuchMethod"}"#);
     assert_eq!(err, Some(ErrorName::MethodNotFound));
     assert_eq!(v["id"], 4, "a readable id is echoed");
-    let (v, err) = rpc(V1, r#"{"jsonrpc":"2.0","id":{"x":1},"method":"NoSuchMethod"}"#);
-    assert_eq!(err, Some(ErrorName::InvalidRequest), "a malformed id first: {v}");
+    let (v, err) = rpc(
+        V1,
+        r#"{"jsonrpc":"2.0","id":{"x":1},"method":"NoSuchMethod"}"#,
+    );
+    assert_eq!(
+        err,
+        Some(ErrorName::InvalidRequest),
+        "a malformed id first: {v}"
+    );
 }

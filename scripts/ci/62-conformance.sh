@@ -32,14 +32,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Starts `a2a demo --serve` with the given extra arguments; prints its URL.
+# Starts `a2a demo --serve` with the given extra arguments under the name $1 (in this shell,
+# not a subshell, so that cleanup knows its pid); its URL is then in "$work/$1.url".
 start_agent() {
-  local out="$work/agent-$#-$RANDOM"
+  local out="$work/$1"
+  shift
   "$A2A_BIN" demo --serve "$@" >"$out.stdout" 2>"$out.stderr" &
   pids+=("$!")
   for _ in $(seq 1 100); do
     if grep -q '^READY ' "$out.stdout" 2>/dev/null; then
-      sed -n 's/^READY //p' "$out.stdout"
+      sed -n 's/^READY //p' "$out.stdout" >"$out.url"
       return 0
     fi
     sleep 0.1
@@ -49,7 +51,8 @@ start_agent() {
   return 1
 }
 
-open_url=$(start_agent)
+start_agent open
+open_url=$(cat "$work/open.url")
 .venv/bin/a2a-lint "$open_url" --live --strict --json >"$work/lint.json" || {
   cat "$work/lint.json" >&2
   echo "62-conformance: a2a-lint found errors or warnings" >&2
@@ -65,7 +68,8 @@ print(f"62-conformance: a2a-lint grade {report['summary']['grade']}, live round 
 PY
 
 token=$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(16))')
-proof_url=$(start_agent --bearer-token "$token")
+start_agent proof --bearer-token "$token"
+proof_url=$(cat "$work/proof.url")
 (cd "$work" && A2A_PROOF_URL="$proof_url" A2A_PROOF_TOKEN="$token" \
   "$root/.venv/bin/a2a-proof" run "$root/tests/conformance/a2a-proof.yaml" --format json -o "$work/proof.json") || {
   cat "$work/proof.json" >&2 || true

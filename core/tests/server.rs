@@ -1453,3 +1453,165 @@ fn issue21_a_loopback_server_refuses_a_foreign_host() {
     assert_eq!(e.response().status, 400);
     assert!(server::parse_jsonrpc(&host("attacker.example"), get, &ALL).is_ok());
 }
+
+/// Issue 25: every range and format the spec names for request parameters is checked on
+/// both bindings and both versions, answered InvalidParams (-32602, HTTP 400) with a
+/// BadRequest field violation naming the field.
+#[test]
+fn parameter_ranges_and_formats_are_validated() {
+    let field_of = |v: &Value| {
+        v.pointer("/error/data/1/fieldViolations/0/field")
+            .or_else(|| v.pointer("/error/details/1/fieldViolations/0/field"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    // JSON-RPC, 1.0 and 0.3.
+    let cases: Vec<(&[(&str, &str)], &str, Option<&str>)> = vec![
+        (
+            V1,
+            r#"{"id":"t","historyLength":-1}"#,
+            Some("historyLength"),
+        ),
+        (V1, r#"{"id":"t","historyLength":0}"#, None),
+        (V1, r#"{"id":"t","historyLength":5}"#, None),
+    ];
+    for (headers, params, want) in cases {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{params}}}"#);
+        let (v, err) = rpc(headers, &body);
+        assert_eq!(err.is_some(), want.is_some(), "{params}: {v}");
+        if let Some(field) = want {
+            assert_eq!(v["error"]["code"], -32602, "{v}");
+            assert_eq!(field_of(&v).as_deref(), Some(field), "{v}");
+        }
+    }
+    let (v, _) = rpc(
+        &[],
+        r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t","historyLength":-3}}"#,
+    );
+    assert_eq!(v["error"]["code"], -32602, "0.3 too: {v}");
+    let send = |config: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{{"message":{{"messageId":"m","role":"ROLE_USER","parts":[{{"text":"hi"}}]}},"configuration":{config}}}}}"#
+        )
+    };
+    let (v, err) = rpc(V1, &send(r#"{"historyLength":-1}"#));
+    assert_eq!(err, Some(ErrorName::InvalidParams), "{v}");
+    assert_eq!(field_of(&v).as_deref(), Some("configuration.historyLength"));
+    assert_eq!(rpc(V1, &send(r#"{"historyLength":2}"#)).1, None);
+    let list = |params: &str| {
+        rpc(
+            V1,
+            &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{params}}}"#),
+        )
+    };
+    for (params, field) in [
+        (r#"{"pageSize":0}"#, "pageSize"),
+        (r#"{"pageSize":101}"#, "pageSize"),
+        (r#"{"historyLength":-1}"#, "historyLength"),
+        (
+            r#"{"statusTimestampAfter":"yesterday"}"#,
+            "statusTimestampAfter",
+        ),
+        (
+            r#"{"statusTimestampAfter":"2025-13-01T00:00:00Z"}"#,
+            "statusTimestampAfter",
+        ),
+        (
+            r#"{"statusTimestampAfter":"2025-10-27 10:00:00"}"#,
+            "statusTimestampAfter",
+        ),
+        (r#"{"status":"TASK_STATE_RUNNING"}"#, "status"),
+    ] {
+        let (v, err) = list(params);
+        assert_eq!(err, Some(ErrorName::InvalidParams), "{params}: {v}");
+        assert_eq!(field_of(&v).as_deref(), Some(field), "{params}: {v}");
+    }
+    for params in [
+        r#"{"pageSize":1,"historyLength":0}"#,
+        r#"{"pageSize":100}"#,
+        r#"{"statusTimestampAfter":"2025-10-27T10:00:00Z"}"#,
+        r#"{"statusTimestampAfter":"2025-10-27T12:00:00.123+02:00"}"#,
+        r#"{"status":"TASK_STATE_WORKING","includeArtifacts":true}"#,
+    ] {
+        assert_eq!(list(params).1, None, "{params}");
+    }
+    // HTTP+JSON, from the query.
+    for target in [
+        "/tasks/t-1?historyLength=-1",
+        "/tasks?historyLength=-2",
+        "/tasks?pageSize=0",
+        "/tasks?statusTimestampAfter=not-a-time",
+        "/tasks?status=running",
+        "/tasks/t-1/pushNotificationConfigs?pageSize=500",
+    ] {
+        let (status, body, _) = rest("GET", target, V1, "").expect_err(target);
+        assert_eq!(status, 400, "{target}: {body}");
+        assert!(field_of(&body).is_some(), "{target}: {body}");
+    }
+    assert!(rest("GET", "/v1/tasks/t-1?historyLength=-1", &[], "").is_err());
+    assert!(
+        rest(
+            "GET",
+            "/tasks?statusTimestampAfter=2025-10-27T10:00:00Z&pageSize=5",
+            V1,
+            ""
+        )
+        .is_ok()
+    );
+}
+
+/// Issue 25: `parse_timestamp` reads RFC 3339 (any offset) to Unix milliseconds.
+#[test]
+fn timestamps_read_as_rfc_3339() {
+    assert_eq!(server::parse_timestamp("1970-01-01T00:00:01Z"), Some(1000));
+    assert_eq!(
+        server::parse_timestamp("1970-01-01T02:00:01.5+02:00"),
+        Some(1500)
+    );
+    assert_eq!(server::parse_timestamp("1969-12-31T23:59:59Z"), Some(-1000));
+    for bad in [
+        "",
+        "1970-01-01",
+        "01/02/2025",
+        "1970-01-01T00:00:00",
+        "yesterday",
+    ] {
+        assert_eq!(server::parse_timestamp(bad), None, "{bad}");
+    }
+}
+
+/// Issue 25: the envelope is read in JSON-RPC 2.0's order. A request without an id is a
+/// notification in JSON-RPC 2.0, which A2A does not have: a known method with valid params
+/// and no id is InvalidRequest (id null), an unknown one MethodNotFound, bad params
+/// InvalidParams, and a malformed envelope InvalidRequest whatever the id.
+#[test]
+fn a_request_without_an_id_is_answered_after_the_method_is_known() {
+    let (v, err) = rpc(
+        V1,
+        r#"{"jsonrpc":"2.0","method":"GetTask","params":{"id":"t"}}"#,
+    );
+    assert_eq!(err, Some(ErrorName::InvalidRequest), "{v}");
+    assert_eq!(v["id"], Value::Null);
+    let (v, err) = rpc(V1, r#"{"jsonrpc":"2.0","method":"NoSuchMethod"}"#);
+    assert_eq!(err, Some(ErrorName::MethodNotFound), "{v}");
+    let (v, err) = rpc(
+        &[],
+        r#"{"jsonrpc":"2.0","method":"message/send","params":{"":"not a message"}}"#,
+    );
+    assert_eq!(err, Some(ErrorName::InvalidParams), "{v}");
+    assert_eq!(v["id"], Value::Null);
+    let (_, err) = rpc(V1, r#"{"jsonrpc":"2.0","params":{}}"#);
+    assert_eq!(err, Some(ErrorName::InvalidRequest));
+    let (v, err) = rpc(V1, r#"{"jsonrpc":"2.0","id":4,"method":"NoSuchMethod"}"#);
+    assert_eq!(err, Some(ErrorName::MethodNotFound));
+    assert_eq!(v["id"], 4, "a readable id is echoed");
+    let (v, err) = rpc(
+        V1,
+        r#"{"jsonrpc":"2.0","id":{"x":1},"method":"NoSuchMethod"}"#,
+    );
+    assert_eq!(
+        err,
+        Some(ErrorName::InvalidRequest),
+        "a malformed id first: {v}"
+    );
+}

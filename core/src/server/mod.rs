@@ -62,7 +62,9 @@ pub use failure::{
     admission_canceled, cancel_origin, failed_update, failure_text, format_hint, requested_cancel,
 };
 pub use host::{HostPolicy, HostPolicyError, HostRefusal};
-pub use request::{IncomingRequest, RequestError, ServerOptions, parse_jsonrpc, parse_rest};
+pub use request::{
+    IncomingRequest, RequestError, ServerOptions, parse_jsonrpc, parse_rest, parse_timestamp,
+};
 pub use response::{
     Reply, Response, Served, error_response, handler_error, jsonrpc_error_body, rest_error_body,
     result_response, write_in_form,

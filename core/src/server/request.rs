@@ -174,6 +174,9 @@ fn validate(call: &Call<'_>, version: ProtocolVersion) -> Result<(), Violation> 
             if m.parts.is_empty() {
                 return Err(("message.parts", "must contain at least one part"));
             }
+            if let Some(n) = p.configuration.as_ref().and_then(|c| c.history_length) {
+                non_negative(n, "configuration.historyLength")?;
+            }
             if version == ProtocolVersion::V0_3
                 && m.parts
                     .iter()
@@ -183,7 +186,11 @@ fn validate(call: &Call<'_>, version: ProtocolVersion) -> Result<(), Violation> 
             }
             Ok(())
         }
-        Call::GetTask(p) => nonempty(&p.id, "id"),
+        Call::GetTask(p) => {
+            nonempty(&p.id, "id")?;
+            p.history_length
+                .map_or(Ok(()), |n| non_negative(n, "historyLength"))
+        }
         Call::CancelTask(p) | Call::SubscribeToTask(p) => nonempty(&p.id, "id"),
         Call::CreatePushConfig(c) => {
             nonempty(&c.task_id, "taskId")?;
@@ -204,13 +211,61 @@ fn validate(call: &Call<'_>, version: ProtocolVersion) -> Result<(), Violation> 
             }
             Ok(())
         }
-        Call::ListPushConfigs(p) => nonempty(&p.task_id, "taskId"),
-        Call::ListTasks(p) => match p.page_size {
-            Some(n) if !(1..=100).contains(&n) => Err(("pageSize", "must be between 1 and 100")),
-            _ => Ok(()),
-        },
+        Call::ListPushConfigs(p) => {
+            nonempty(&p.task_id, "taskId")?;
+            p.page_size.map_or(Ok(()), page_size)
+        }
+        Call::ListTasks(p) => {
+            p.page_size.map_or(Ok(()), page_size)?;
+            p.history_length
+                .map_or(Ok(()), |n| non_negative(n, "historyLength"))?;
+            if p.status == Some(TaskState::Unknown) {
+                return Err((
+                    "status",
+                    "is not a task state (submitted, working, input-required, auth-required, completed, canceled, failed, rejected)",
+                ));
+            }
+            match p.status_timestamp_after.as_deref() {
+                Some(t) if parse_timestamp(t).is_none() => Err((
+                    "statusTimestampAfter",
+                    "must be an RFC 3339 timestamp such as 2025-10-27T10:00:00Z",
+                )),
+                _ => Ok(()),
+            }
+        }
         Call::GetExtendedAgentCard => Ok(()),
     }
+}
+
+/// `historyLength` and its kin: unset means the server's default, 0 means none, a negative
+/// number means nothing (spec §3.2.4), so it is refused rather than read as "all".
+fn non_negative(n: i32, field: &'static str) -> Result<(), Violation> {
+    if n < 0 {
+        Err((field, "must be a non-negative integer"))
+    } else {
+        Ok(())
+    }
+}
+
+/// `pageSize`: 1 to 100 inclusive (the proto's ListTasksRequest; unset means the server's
+/// default, 50 in the spec).
+fn page_size(n: i32) -> Result<(), Violation> {
+    if (1..=100).contains(&n) {
+        Ok(())
+    } else {
+        Err(("pageSize", "must be between 1 and 100 inclusive"))
+    }
+}
+
+/// Reads an RFC 3339 timestamp (`2025-10-27T10:00:00Z`, `2025-10-27T12:00:00.5+02:00`): the
+/// JSON form of a protobuf `Timestamp`, which is what 1.0's `statusTimestampAfter` is.
+/// Returns milliseconds since the Unix epoch (negative before 1970), `None` when the text is
+/// not one. Parsed by the `time` crate (a well-kept RFC 3339 reader; leap seconds and
+/// offsets are its business, not ours).
+pub fn parse_timestamp(text: &str) -> Option<i64> {
+    let t =
+        time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()?;
+    i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok()
 }
 
 /// The InvalidParams error of a violation.
@@ -315,39 +370,32 @@ pub fn parse_jsonrpc<'a>(
         }
     };
     let invalid = |m: &str| A2aError::with_message(ErrorName::InvalidRequest, m);
-    let id = match env.id {
-        None => {
-            return Err(fail(
-                err_version,
-                None,
-                None,
-                invalid("Invalid request: A2A requests need an id"),
-            ));
-        }
-        Some(raw) if raw.get() == "null" => {
-            return Err(fail(
-                err_version,
-                None,
-                None,
-                invalid("Invalid request: id must not be null"),
-            ));
-        }
-        Some(raw) => match read_id(raw) {
-            Some(id) => id,
-            None => {
-                return Err(fail(
-                    err_version,
-                    None,
-                    None,
-                    invalid("Invalid request: id must be a string or an integer"),
-                ));
-            }
-        },
+    // The envelope is read in JSON-RPC 2.0's order: version, method, params, then id. A
+    // request without an id is a notification in JSON-RPC 2.0, which gets no response
+    // object; A2A has no notifications (every method answers with a result) and an HTTP
+    // request must be answered, so a missing id is InvalidRequest with id null, but only once
+    // the method and its params were read: an unknown method is MethodNotFound and bad params
+    // InvalidParams whatever else is wrong, as the official SDKs answer them
+    // (docs/serving.md, "Requests without an id"). Such a request is never run.
+    let id: Result<RpcId, A2aError> = match env.id {
+        None => Err(invalid(
+            "Invalid request: A2A methods are requests, not notifications: an id is required",
+        )),
+        Some(raw) if raw.get() == "null" => Err(invalid("Invalid request: id must not be null")),
+        Some(raw) => read_id(raw)
+            .ok_or_else(|| invalid("Invalid request: id must be a string or an integer")),
     };
+    // A malformed id (an object, a float) is refused first: it is not a request at all.
+    if let (Some(raw), Err(e)) = (env.id, &id)
+        && raw.get() != "null"
+    {
+        return Err(fail(err_version, None, None, e.clone()));
+    }
+    let known_id = id.as_ref().ok().cloned();
     if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
         return Err(fail(
             err_version,
-            Some(id),
+            known_id,
             None,
             invalid("Invalid request: 'jsonrpc' must be exactly \"2.0\""),
         ));
@@ -360,7 +408,7 @@ pub fn parse_jsonrpc<'a>(
         _ => {
             return Err(fail(
                 err_version,
-                Some(id),
+                known_id,
                 None,
                 invalid("Invalid request: method must be a string"),
             ));
@@ -369,7 +417,7 @@ pub fn parse_jsonrpc<'a>(
     let Some((method, named_version)) = Method::from_jsonrpc_name(&name) else {
         return Err(fail(
             err_version,
-            Some(id),
+            known_id,
             None,
             A2aError::with_message(
                 ErrorName::MethodNotFound,
@@ -381,7 +429,7 @@ pub fn parse_jsonrpc<'a>(
         (_, Err(v)) => {
             return Err(fail(
                 ProtocolVersion::V1_0,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 unsupported(&v),
             ));
@@ -390,7 +438,7 @@ pub fn parse_jsonrpc<'a>(
         (ProtocolVersion::V1_0, Ok(ProtocolVersion::V0_3)) if opts.v1_0 => {
             return Err(fail(
                 ProtocolVersion::V1_0,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 A2aError::with_message(
                     ErrorName::VersionNotSupported,
@@ -404,7 +452,7 @@ pub fn parse_jsonrpc<'a>(
         (ProtocolVersion::V0_3, Ok(ProtocolVersion::V1_0)) if opts.v1_0 => {
             return Err(fail(
                 ProtocolVersion::V1_0,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 A2aError::with_message(
                     ErrorName::MethodNotFound,
@@ -419,12 +467,12 @@ pub fn parse_jsonrpc<'a>(
             if (v == ProtocolVersion::V0_3 && !opts.v0_3)
                 || (v == ProtocolVersion::V1_0 && !opts.v1_0) =>
         {
-            return Err(fail(v, Some(id), Some(method), unsupported(v.as_str())));
+            return Err(fail(v, known_id, Some(method), unsupported(v.as_str())));
         }
         (_, Ok(v)) => {
             return Err(fail(
                 v,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 A2aError::with_message(
                     ErrorName::MethodNotFound,
@@ -440,7 +488,7 @@ pub fn parse_jsonrpc<'a>(
         None => {
             return Err(fail(
                 version,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 A2aError::with_message(ErrorName::InvalidParams, "params are required"),
             ));
@@ -448,7 +496,7 @@ pub fn parse_jsonrpc<'a>(
         Some(_) => {
             return Err(fail(
                 version,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 A2aError::with_message(ErrorName::InvalidParams, "params must be a JSON object"),
             ));
@@ -460,15 +508,19 @@ pub fn parse_jsonrpc<'a>(
         Err(e) => {
             return Err(fail(
                 version,
-                Some(id),
+                known_id.clone(),
                 Some(method),
                 A2aError::with_message(ErrorName::InvalidParams, format!("Invalid params: {e}")),
             ));
         }
     };
     if let Err(v) = validate(&parsed.call, version) {
-        return Err(fail(version, Some(id), Some(method), invalid_params(v)));
+        return Err(fail(version, known_id, Some(method), invalid_params(v)));
     }
+    let id = match id {
+        Ok(id) => id,
+        Err(e) => return Err(fail(version, None, Some(method), e)),
+    };
     Ok(IncomingRequest {
         version,
         binding: Binding::JsonRpc,

@@ -4,12 +4,14 @@
 //! beyond loopback; finishes in a few seconds. Exit status 0 when every step produced the
 //! outcome it demonstrates, 1 otherwise.
 //!
-//! `a2a demo --serve [--port N]` keeps the same agent running on 127.0.0.1 (port N, default
-//! 0: a free one) for other clients to be pointed at: it prints `READY <url>` on standard
+//! `a2a demo --serve [--port N] [--bearer-token T]` keeps the same agent running on
+//! 127.0.0.1 (port N, default 0: a free one) for other clients to be pointed at (with T,
+//! every A2A call needs `Authorization: Bearer T` and the card declares the scheme): it prints `READY <url>` on standard
 //! output, the words it answers ([`WORDS`]) on standard error, and exits 0 on SIGTERM or
 //! SIGINT.
 
 mod agent;
+mod store;
 
 use std::time::{Duration, Instant};
 
@@ -51,17 +53,27 @@ fn show(o: &Outcome) -> String {
 
 /// What `a2a demo --serve` prints about the words the agent answers.
 pub const WORDS: &str = "The agent answers by the first word of the message text:
-  echo <text>   send: a completed task whose artifact is <text> (any other text is echoed whole)
-  fail          send: a FAILED task with an ADK-style error_id
+  echo <text>   a completed task whose artifact is <text>
+  fail          a FAILED task with an ADK-style error_id
   slow          send: never answered (the connection is held): the caller times out
+  input, auth   the task stops in INPUT_REQUIRED / AUTH_REQUIRED; a follow-up message to it
+                (message.taskId) is echoed and completes it
+  reject        a REJECTED task
   count <n>     stream: n artifact chunks, then completed
   drop          stream: the first chunk, then the connection is cut (resubscribe sends the rest)
-get, cancel and resubscribe work on the tasks it made; everything is JSON-RPC, protocol 1.0
-and 0.3 (the card lists both).";
+  anything else a long-running task: answered at once in WORKING, echoed and completed 10 s
+                later (a follow-up message or a cancel settles it first)
+Tasks are kept: GetTask (historyLength), ListTasks (filters, pages), CancelTask (any task not
+in a terminal state), SubscribeToTask (replays the task's events, or those after
+Last-Event-ID, then follows it live), follow-up messages by taskId to any task not in a
+terminal state. JSON-RPC at /a2a and HTTP+JSON at the root, protocol 1.0 and 0.3 (the card
+lists all four). Push notifications are not offered (-32003).";
 
-/// `a2a demo --serve [--port N]`: keeps the embedded agent running on 127.0.0.1 until SIGTERM
-/// or SIGINT (then exit 0), for other clients to be pointed at. Prints `READY <url>`.
-fn serve(port: u16) -> i32 {
+/// `a2a demo --serve [--port N] [--bearer-token T]`: keeps the embedded agent running on
+/// 127.0.0.1 until SIGTERM or SIGINT (then exit 0), for other clients to be pointed at.
+/// Prints `READY <url>`.
+fn serve(options: &agent::AgentOptions) -> i32 {
+    let port = options.port;
     use std::io::Write;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,7 +85,7 @@ fn serve(port: u16) -> i32 {
             return 1;
         }
     }
-    let agent = match agent::Agent::start_on(port) {
+    let agent = match agent::Agent::start_with(options) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("a2a demo --serve: cannot listen on 127.0.0.1:{port}: {e}");
@@ -82,6 +94,11 @@ fn serve(port: u16) -> i32 {
     };
     eprintln!("{WORDS}");
     eprintln!("Agent card: {}/.well-known/agent-card.json", agent.base);
+    if options.bearer_token.is_some() {
+        eprintln!(
+            "Every A2A call needs Authorization: Bearer <the token given>; the card is public."
+        );
+    }
     println!("READY {}", agent.base);
     let _ = std::io::stdout().flush();
     while !stop.load(Ordering::SeqCst) {
@@ -103,14 +120,30 @@ pub fn run(mut args: Args) -> i32 {
         Ok(p) => p,
         Err(e) => return crate::args::usage_error("demo", &e),
     };
+    let bearer_token = match args.value("--bearer-token") {
+        Ok(t) => t,
+        Err(e) => return crate::args::usage_error("demo", &e),
+    };
     if let Err(e) = args.finish() {
         return crate::args::usage_error("demo", &e);
     }
     if port.is_some() && !serve_mode {
         return crate::args::usage_error("demo", "--port needs --serve");
     }
+    if bearer_token.is_some() && !serve_mode {
+        return crate::args::usage_error("demo", "--bearer-token needs --serve");
+    }
+    if bearer_token
+        .as_deref()
+        .is_some_and(|t| t.is_empty() || t.contains(char::is_whitespace))
+    {
+        return crate::args::usage_error("demo", "--bearer-token must be one non-empty word");
+    }
     if serve_mode {
-        return serve(port.unwrap_or(0));
+        return serve(&agent::AgentOptions {
+            port: port.unwrap_or(0),
+            bearer_token,
+        });
     }
     let agent = match agent::Agent::start() {
         Ok(a) => a,

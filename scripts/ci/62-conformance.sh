@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Server conformance against the reference agent (`a2a demo --serve`):
-#   1. tests/conformance: the project's own suite, written from the spec (docs/serving.md §7),
+#   1. tests/server-conformance: the project's own suite, written from the spec (docs/serving.md §7),
 #      on every interface the card declares (1.0 and 0.3, JSON-RPC and HTTP+JSON), with the
 #      bearer token enforced;
 #   2. a2a-lint (PyPI): the card and a live send and stream, asserted conformant with no
 #      errors and no warnings (--strict); run on an agent without credentials, because
 #      a2a-lint reads only 0.3 security schemes and the card serves the 1.0 form by default;
-#   3. a2a-proof (PyPI): the contract scenarios of tests/conformance/a2a-proof.yaml, with the
+#   3. a2a-proof (PyPI): the contract scenarios of tests/server-conformance/a2a-proof.yaml, with the
 #      token, every scenario asserted passed.
 # The official TCK (a2aproject/a2a-tck) is not on a registry, so CI cannot run it; its
 # results, taken by hand, are in docs/serving.md.
@@ -22,7 +22,7 @@ root=$PWD
 cargo build -p a2a-core --features driver --bin a2a
 export A2A_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/a2a"
 
-.venv/bin/python -m pytest tests/conformance -q
+.venv/bin/python -m pytest tests/server-conformance -q
 
 work=$(mktemp -d)
 pids=()
@@ -71,12 +71,12 @@ token=$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(16))')
 start_agent proof --bearer-token "$token"
 proof_url=$(cat "$work/proof.url")
 (cd "$work" && A2A_PROOF_URL="$proof_url" A2A_PROOF_TOKEN="$token" \
-  "$root/.venv/bin/a2a-proof" run "$root/tests/conformance/a2a-proof.yaml" --format json -o "$work/proof.json") || {
+  "$root/.venv/bin/a2a-proof" run "$root/tests/server-conformance/a2a-proof.yaml" --format json -o "$work/proof.json") || {
   cat "$work/proof.json" >&2 || true
   echo "62-conformance: a2a-proof scenarios failed" >&2
   exit 1
 }
-.venv/bin/python - "$work/proof.json" tests/conformance/a2a-proof.yaml <<'PY'
+.venv/bin/python - "$work/proof.json" tests/server-conformance/a2a-proof.yaml <<'PY'
 import json, sys
 import yaml
 report = json.load(open(sys.argv[1]))

@@ -41,7 +41,7 @@ from a2a_core.answer import Message, Task
 sys.path.insert(0, str(REPO / 'tests' / 'peers'))
 from launch import Peer, peer  # noqa: E402
 
-FAST_SYNC = {'connect_timeout_ms': 3000, 'call_timeout_ms': 20000, 'stream_idle_timeout_ms': 20000}
+FAST_SYNC = {'connect_timeout': 3.0, 'timeout': 20.0, 'stream_idle_timeout': 20.0}
 FAST = {'connect_timeout': 3.0, 'timeout': 20.0, 'stream_idle_timeout': 20.0}
 
 
@@ -152,7 +152,7 @@ def test_fault_server_sends_match_the_blocking_client(fault: str, scenario: str)
 
 
 STREAM_SCENARIOS = ['ok', 'multiline', 'burst-50', 'final-drop', 'badevent',
-                    'bigevent-2000000', 'flow-20-300']
+                    'bigevent-2000000', 'keepalive-50-300']
 
 
 @pytest.mark.parametrize('scenario', STREAM_SCENARIOS)
@@ -459,3 +459,45 @@ def test_closed_client_refuses_calls_and_logs_per_call(py_peer: Peer,
     records = [r.getMessage() for r in caplog.records if r.name == 'a2a_core']
     assert any('SendMessage' in m and 'traceparent=00-' in m for m in records), records
     assert not any('s3cr3t' in m or 'secret-content' in m for m in records)
+
+
+@pytest.mark.parametrize(('binding', 'path'), [('jsonrpc', '/'), ('http+json', '/rest')])
+def test_list_tasks_pages_push_configs_and_extended_card(py_peer: Peer, binding: str,
+                                                         path: str) -> None:
+    async def main() -> None:
+        async with AsyncClient.with_target(py_peer.url + path, '1.0', binding,
+                                           allow_http=True, **FAST) as ac:
+            first = await ac.send('echo page')
+            context = first.context_id
+            ids = {first.task_id}
+            for _ in range(4):  # the same context: the pages list this context only
+                o = await ac.send('echo more', context_id=context)
+                assert o.success, o
+                ids.add(o.task_id)
+            pages = [p async for p in ac.list_tasks(context_id=context, page_size=2)]
+            assert all(p.outcome.channel.value != 'transport' for p in pages)
+            seen = {t['id'] for p in pages for t in p.tasks}
+            assert seen == ids
+            assert len(pages) == 3 and pages[-1].next_page_token is None
+            assert all(p.next_page_token for p in pages[:-1])
+            # the peer has no push notifications and no extended card: protocol outcomes
+            r = await ac.set_push_config(first.task_id, 'https://hooks.example/x',
+                                         config_id='c1')
+            assert r.outcome.error.value == 'PushNotificationNotSupported' and r.result is None
+            r = await ac.list_push_configs(first.task_id)
+            assert r.outcome.error.value == 'PushNotificationNotSupported'
+            r = await ac.extended_card()
+            assert r.outcome.channel.value == 'protocol' and r.result is None
+
+    run(main())
+
+
+def test_list_tasks_does_not_exist_in_0_3(py_peer: Peer) -> None:
+    async def main() -> list[Any]:
+        async with AsyncClient.with_target(py_peer.url + '/', '0.3', 'jsonrpc',
+                                           allow_http=True, **FAST) as ac:
+            return [p async for p in ac.list_tasks()]
+
+    pages = run(main())
+    assert len(pages) == 1 and pages[0].tasks == ()
+    assert pages[0].outcome.failed and 'ListTasks' in (pages[0].outcome.message or '')

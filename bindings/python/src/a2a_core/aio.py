@@ -22,6 +22,7 @@ import logging
 import os
 import ssl
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,13 +53,14 @@ except ImportError as _e:  # pragma: no cover - exercised only without the extra
     raise ImportError('a2a_core.AsyncClient needs httpx: pip install "a2a-core-native[async]"'
                       ) from _e
 
-__all__ = ['AsyncClient', 'FetchedCard', 'afetch_card', 'fetch_card']
+__all__ = ['AsyncClient', 'CallResult', 'FetchedCard', 'TaskPage', 'afetch_card', 'fetch_card']
 
 log = logging.getLogger('a2a_core')
 
 _CARD_RESOLUTION = 1000
 #: `a2a_method` numbers (include/a2a_core.h).
-_GET_TASK, _CANCEL_TASK, _SUBSCRIBE = 3, 5, 6
+_SEND, _GET_TASK, _LIST_TASKS, _CANCEL_TASK, _SUBSCRIBE = 1, 3, 4, 5, 6
+_CREATE_PUSH, _GET_PUSH, _LIST_PUSH, _DELETE_PUSH, _EXTENDED_CARD = 7, 8, 9, 10, 11
 
 
 def _now_ms() -> int:
@@ -387,6 +389,50 @@ def _log_call(ev: Any, outcome: Outcome) -> None:
               c.attempts, _lib.view_str(c.traceparent) or '-')
 
 
+@dataclass(frozen=True, slots=True)
+class CallResult:
+    """A call whose result is not a task or message (push configs, the extended card): its
+    outcome, the last response's status and the JSON `result` read from its body (the
+    JSON-RPC `result`, or the HTTP+JSON body; None when the call failed or the body was not
+    JSON)."""
+
+    outcome: Outcome
+    status: int | None
+    result: Any
+
+
+@dataclass(frozen=True, slots=True)
+class TaskPage:
+    """One page of `list_tasks`: the tasks as the agent wrote them (JSON objects), the
+    token of the next page (None after the last) and the page call's outcome."""
+
+    tasks: tuple[Any, ...]
+    next_page_token: str | None
+    outcome: Outcome
+
+
+def _result_of_body(body: bytes | None, ok: bool) -> Any:
+    """The JSON result of a response body: a JSON-RPC reply's `result`, else the body."""
+    if not ok or not body:
+        return None
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return None
+    if isinstance(doc, dict) and doc.get('jsonrpc') == '2.0':
+        return doc.get('result')
+    return doc
+
+
+def _raw_finished(ev: Any, call: Call) -> CallResult:
+    outcome = Outcome._from_ptr(ev.outcome, owned=False)
+    _log_call(ev, outcome)
+    body = _view(ev.response_body) if ev.has_response else None
+    ok = ev.has_response and not outcome.failed
+    return CallResult(outcome, int(ev.response_status) if ev.has_response else None,
+                      _result_of_body(body, ok))
+
+
 def _unary_finished(ev: Any, call: Call) -> Outcome:
     outcome = Outcome._from_ptr(ev.outcome, owned=False)
     _log_call(ev, outcome)
@@ -536,30 +582,113 @@ class AsyncClient:
         return Settings(budget_ms=_ms(timeout, 'timeout'), traceparent=traceparent,
                         idempotency_key=idempotency_key, message_id=message_id, headers=pairs)
 
-    async def _unary(self, call: Call) -> Outcome:
-        result: Outcome | None = None
-        async for item in _Exchange(self._http, call, False, _unary_finished).run():
-            result = item
+    async def _unary(self, call: Call, finished: Callable[[Any, Call], Any] = _unary_finished
+                     ) -> Any:
+        result: Any = None
+        gen = _Exchange(self._http, call, False, finished).run()
+        try:
+            async for item in gen:
+                result = item
+        finally:
+            await gen.aclose()  # at once, also when this task is cancelled
         assert result is not None
         return result
 
     async def send(self, text: str, *, timeout: float | None = None,
                    traceparent: str | None = None, idempotency_key: str | None = None,
-                   message_id: str | None = None, headers: Headers = None) -> Outcome:
+                   message_id: str | None = None, context_id: str | None = None,
+                   task_id: str | None = None, headers: Headers = None) -> Outcome:
         """Sends a user text message and waits for the answer, bounded by the call timeout
         or `timeout` (seconds: the caller's remaining budget). The answer is
-        `outcome.result` (a Task or Message)."""
+        `outcome.result` (a Task or Message). `context_id` / `task_id` continue a
+        conversation or an interrupted task."""
         state = self._live_state()
         settings = self._settings(timeout, traceparent, idempotency_key, message_id, headers)
-        return await self._unary(Call.new_text(state, False, text, settings, _now_ms()))
+        if context_id is None and task_id is None:
+            return await self._unary(Call.new_text(state, False, text, settings, _now_ms()))
+        message: dict[str, Any] = {'role': 'ROLE_USER',
+                                   'messageId': message_id or str(uuid.uuid4()),
+                                   'parts': [{'text': text}]}
+        if context_id is not None:
+            message['contextId'] = context_id
+        if task_id is not None:
+            message['taskId'] = task_id
+        body = json.dumps({'message': message}).encode('utf-8')
+        return await self._unary(Call.new(state, _SEND, body, settings, _now_ms()))
 
     async def _method(self, method: int, params: Mapping[str, Any] | None,
                       timeout: float | None, traceparent: str | None,
-                      headers: Headers) -> Outcome:
+                      headers: Headers,
+                      finished: Callable[[Any, Call], Any] = _unary_finished) -> Any:
         state = self._live_state()
         settings = self._settings(timeout, traceparent, None, None, headers)
         body = json.dumps(params).encode('utf-8') if params is not None else None
-        return await self._unary(Call.new(state, method, body, settings, _now_ms()))
+        return await self._unary(Call.new(state, method, body, settings, _now_ms()), finished)
+
+    async def list_tasks(self, *, context_id: str | None = None, status: str | None = None,
+                         page_size: int | None = None, page_token: str | None = None,
+                         history_length: int | None = None, timeout: float | None = None,
+                         traceparent: str | None = None,
+                         headers: Headers = None) -> AsyncIterator[TaskPage]:
+        """Lists tasks page by page (A2A 1.0 `ListTasks`): an async iterator of
+        `TaskPage`s, one call per page, ending after the page without a next token or
+        after a page whose call failed (its `outcome` says why; it has no tasks)."""
+        params: dict[str, Any] = {}
+        for key, value in (('contextId', context_id), ('status', status),
+                           ('pageSize', page_size), ('historyLength', history_length)):
+            if value is not None:
+                params[key] = value
+        token = page_token
+        while True:
+            if token:
+                params['pageToken'] = token
+            r: CallResult = await self._method(_LIST_TASKS, params, timeout, traceparent,
+                                               headers, _raw_finished)
+            doc = r.result if isinstance(r.result, dict) else {}
+            tasks = doc.get('tasks') or []
+            token = doc.get('nextPageToken') or None
+            yield TaskPage(tuple(tasks), token, r.outcome)
+            if r.result is None or not token:
+                return
+
+    async def set_push_config(self, task_id: str, url: str, *, config_id: str | None = None,
+                              token: str | None = None, timeout: float | None = None,
+                              headers: Headers = None) -> CallResult:
+        """Sets a push-notification config on a task (`CreateTaskPushNotificationConfig`);
+        `result` is the config the agent stored."""
+        config: dict[str, Any] = {'url': url}
+        if config_id is not None:
+            config['id'] = config_id
+        if token is not None:
+            config['token'] = token
+        params = {'taskId': task_id, 'pushNotificationConfig': config}
+        return await self._method(_CREATE_PUSH, params, timeout, None, headers, _raw_finished)
+
+    async def get_push_config(self, task_id: str, config_id: str, *,
+                              timeout: float | None = None,
+                              headers: Headers = None) -> CallResult:
+        """Reads one push-notification config of a task."""
+        return await self._method(_GET_PUSH, {'taskId': task_id, 'id': config_id}, timeout,
+                                  None, headers, _raw_finished)
+
+    async def list_push_configs(self, task_id: str, *, timeout: float | None = None,
+                                headers: Headers = None) -> CallResult:
+        """Lists a task's push-notification configs."""
+        return await self._method(_LIST_PUSH, {'taskId': task_id}, timeout, None, headers,
+                                  _raw_finished)
+
+    async def delete_push_config(self, task_id: str, config_id: str, *,
+                                 timeout: float | None = None,
+                                 headers: Headers = None) -> CallResult:
+        """Deletes one push-notification config of a task."""
+        return await self._method(_DELETE_PUSH, {'taskId': task_id, 'id': config_id}, timeout,
+                                  None, headers, _raw_finished)
+
+    async def extended_card(self, *, timeout: float | None = None,
+                            headers: Headers = None) -> CallResult:
+        """The authenticated extended agent card (`GetExtendedAgentCard`); `result` is the
+        card as JSON when the agent has one."""
+        return await self._method(_EXTENDED_CARD, None, timeout, None, headers, _raw_finished)
 
     async def get(self, task_id: str, *, timeout: float | None = None,
                   traceparent: str | None = None, headers: Headers = None,

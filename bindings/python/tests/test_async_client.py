@@ -371,6 +371,16 @@ def test_python_peer_card_on_entry(py_peer: Peer) -> None:
             assert ac.card is not None and ac.card.version.value == '1.0'
             o = await ac.send('echo card')
             assert o.success and o.result.text == 'card'
+            assert o.raise_for_outcome() is o
+            failed = await ac.send('fail')
+            with pytest.raises(a2a_core.OutcomeError) as e:
+                failed.raise_for_outcome()
+            assert e.value.outcome is failed
+            # the outcome keeps its library handle: the resilience layer takes it
+            text = a2a_core.model_text('specialist', failed)
+            assert text.startswith('REMOTE_FAILED specialist:') and failed.error_id in text
+            breaker = a2a_core.Breaker('peer', a2a_core.BreakerConfig())
+            breaker.record(failed)
 
     run(main())
 

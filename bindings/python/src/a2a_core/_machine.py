@@ -272,10 +272,13 @@ class Call:
     """Owns one `a2a_call`. Used from one thread (the event loop's); every method is one
     short native call."""
 
-    __slots__ = ('ptr', 'transmit', 'event', '_at')
+    __slots__ = ('ptr', 'transmit', 'event', '_at', 'kept')
 
     def __init__(self, ptr: int) -> None:
         self.ptr = ptr
+        #: Set when an outcome borrowed from the finished call keeps it (see aio): the
+        #: driver then leaves freeing it to the collector.
+        self.kept = False
         self.transmit = Transmit()
         self.event = Event()
         self._at = c_uint64()

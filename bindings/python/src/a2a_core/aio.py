@@ -235,7 +235,7 @@ class _Exchange:
                     elif kind == _machine.EVENT_RESUBSCRIBING and self.on_item is not None:
                         yield Resubscribing(_lib.view_str(ev.task_id) or '', int(ev.attempt))
                     elif kind == _machine.EVENT_RETRYING:
-                        log.debug('a2a_core: retrying (attempt %d) in %d ms', ev.attempt,
+                        log.debug('retrying (attempt %d) in %d ms', ev.attempt,
                                   ev.delay_ms)
                     # after a yield the call may have moved on: poll again
                 self.room.set()
@@ -269,11 +269,13 @@ class _Exchange:
                 call.cancel(_now_ms())
                 while call.poll_event() is not None:
                     pass
+                log.debug('call cancelled by its caller (never reported as a success)')
         finally:
             for task in list(self.requests.values()):
                 task.cancel()
             self.requests.clear()
-            call.free()
+            if not call.kept:
+                call.free()
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,7 +386,7 @@ def _log_call(ev: Any, outcome: Outcome) -> None:
     c = ev.correlation
     what = outcome.state.value if outcome.state else (
         outcome.error.value if outcome.error else outcome.channel.value)
-    log.debug('a2a_core: %s -> %s/%s in %d ms (attempts %d) traceparent=%s',
+    log.debug('%s -> %s/%s in %d ms (attempts %d) traceparent=%s',
               _lib.view_str(c.method) or '?', outcome.channel.value, what, c.elapsed_ms,
               c.attempts, _lib.view_str(c.traceparent) or '-')
 
@@ -425,23 +427,50 @@ def _result_of_body(body: bytes | None, ok: bool) -> Any:
 
 
 def _raw_finished(ev: Any, call: Call) -> CallResult:
-    outcome = Outcome._from_ptr(ev.outcome, owned=False)
-    _log_call(ev, outcome)
+    outcome = _finished_outcome(ev, call)
     body = _view(ev.response_body) if ev.has_response else None
     ok = ev.has_response and not outcome.failed
     return CallResult(outcome, int(ev.response_status) if ev.has_response else None,
                       _result_of_body(body, ok))
 
 
-def _unary_finished(ev: Any, call: Call) -> Outcome:
+class _CallOutcome:
+    """The library handle of a finished call's outcome, borrowed from the call: keeping the
+    (finished, never again changed) call alive keeps the outcome valid, so it can be passed
+    back to the library (`model_text`, `Breaker.record`, `RetryPolicy.next`). The call is
+    freed when the Outcome is collected."""
+
+    __slots__ = ('ptr', 'call')
+
+    def __init__(self, ptr: int, call: Call) -> None:
+        self.ptr = ptr
+        self.call = call
+        call.kept = True
+
+    # never copied (a copy would share the call), never pickled (see _OwnedOutcome)
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return type(None), ()
+
+
+def _finished_outcome(ev: Any, call: Call) -> Outcome:
     outcome = Outcome._from_ptr(ev.outcome, owned=False)
+    object.__setattr__(outcome, '_owned', _CallOutcome(ev.outcome, call))
     _log_call(ev, outcome)
     return outcome
 
 
+def _unary_finished(ev: Any, call: Call) -> Outcome:
+    return _finished_outcome(ev, call)
+
+
 def _stream_finished(ev: Any, call: Call) -> ClientStreamEnd:
-    outcome = Outcome._from_ptr(ev.outcome, owned=False)
-    _log_call(ev, outcome)
+    outcome = _finished_outcome(ev, call)
     kind = _word(StreamEndKind, ev.end_kind) if ev.has_end_kind else None
     return ClientStreamEnd(kind, outcome, int(ev.resubscribes), int(ev.dropped_events),
                            int(ev.unreadable_events))
@@ -469,8 +498,8 @@ class AsyncClient:
     `send_retries` resends a send with the same messageId and key (without
     `idempotency_key` only after proof of non-receipt); `stream_resubscribes` resubscribes
     a cut or idle stream (never resends). `breaker=BreakerConfig(...)`: one breaker per
-    client. Outcomes are those of `Client` (the same tables); they carry no library handle
-    (`Breaker.record` needs a `classify` outcome).
+    client. Outcomes are those of `Client` (the same tables), usable with `model_text`,
+    `Breaker.record` and `RetryPolicy.next` (stream items' outcomes are copies, as there).
 
     Every failure of a call is an `Outcome`; exceptions are for wrong arguments, for a
     card that cannot be resolved on entry (CardResolutionError with `.outcome`), and for

@@ -386,40 +386,48 @@ def test_python_peer_card_on_entry(py_peer: Peer) -> None:
 
 
 def test_the_loop_is_never_blocked_while_many_calls_run(py_peer: Peer) -> None:
-    """A ticker measures the event loop's lateness while 20 sends and 5 streams run at
-    once on one client; the bound is generous (a loaded CI machine), the point is that no
-    call blocks the loop for the length of a network wait."""
+    """A ticker measures the event loop's lateness (every 5 ms) while 20 sends and 5 streams
+    run at once on one client, each send held 2 s by the agent. A call that blocked the loop
+    would stop the ticker for seconds. The bounds are generous (CI machines are shared and
+    plain httpx alone shows ticks late by 100-400 ms there), the point being that no call
+    blocks the loop for the length of a network wait: the median tick is on time, none is
+    late by half a wait, and the calls overlap."""
 
-    async def main() -> tuple[float, list[Any]]:
-        worst = 0.0
+    async def main() -> tuple[list[float], float, list[Any]]:
+        lates: list[float] = []
         stop = asyncio.Event()
 
         async def ticker() -> None:
-            nonlocal worst
             while not stop.is_set():
                 t0 = time.perf_counter()
                 await asyncio.sleep(0.005)
-                worst = max(worst, time.perf_counter() - t0 - 0.005)
+                lates.append(time.perf_counter() - t0 - 0.005)
 
         async with AsyncClient(py_peer.url, allow_http=True, **FAST) as ac:
             tick = asyncio.create_task(ticker())
             await asyncio.sleep(0.02)
             threads = threading.active_count()
-            sends = [ac.send(f'slow 0.3 {i}') for i in range(20)]
+            t0 = time.perf_counter()
+            sends = [ac.send(f'slow 2 {i}') for i in range(20)]
             streams = [collect(ac.stream('ticks 3 0.1')) for _ in range(5)]
             results = await asyncio.gather(*sends, *streams)
+            wall = time.perf_counter() - t0
             assert threading.active_count() <= threads + 1  # no thread per call
             stop.set()
             await tick
-        return worst, results
+        return lates, wall, results
 
-    worst, results = run(main())
+    lates, wall, results = run(main())
     for o in results[:20]:
         assert o.success, o
     for events in results[20:]:
         _, end = split(events)
         assert end.outcome.success
-    assert worst < 0.25, f'the loop was blocked for {worst * 1000:.0f} ms'
+    lates.sort()
+    assert len(lates) > 100, len(lates)  # 2 s of 5 ms ticks: the loop kept ticking
+    assert lates[len(lates) // 2] < 0.05, f'median tick late by {lates[len(lates) // 2]:.3f} s'
+    assert lates[-1] < 1.0, f'the loop was blocked for {lates[-1]:.3f} s'
+    assert wall < 10, f'20 sends of 2 s each took {wall:.1f} s: they did not overlap'
 
 
 # --- cancellation --------------------------------------------------------------------------

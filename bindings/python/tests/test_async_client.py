@@ -474,6 +474,17 @@ def test_closed_client_refuses_calls_and_logs_per_call(py_peer: Peer,
     ac = run(main())
     with pytest.raises(a2a_core.ClosedError):
         run(ac.send('echo again'))
+
+    async def close_during_calls() -> list[Outcome]:
+        ac = AsyncClient(py_peer.url, allow_http=True, **FAST)
+        await ac.open()
+        calls = [asyncio.create_task(ac.send('slow 1')) for _ in range(3)]
+        await asyncio.sleep(0.3)
+        await ac.aclose()  # closes the client's own httpx client under the calls
+        return await asyncio.gather(*calls)
+
+    for o in run(close_during_calls()):
+        assert not o.success and o.channel.value == 'transport', o
     records = [r.getMessage() for r in caplog.records if r.name == 'a2a_core']
     assert any('SendMessage' in m and 'traceparent=00-' in m for m in records), records
     assert not any('s3cr3t' in m or 'secret-content' in m for m in records)

@@ -170,6 +170,13 @@ class _Exchange:
                 err, written = _failure_of(e)
                 self._feed('handle_failure', rid, err, written, f'{type(e).__name__}: {e}')
                 return
+            except RuntimeError as e:
+                if not self.http.is_closed:
+                    raise
+                # the client was closed under this call (a retry or resubscribe after it)
+                self._feed('handle_failure', rid, _machine.ERR_CONNECT_FAILED, False,
+                           f'the HTTP client is closed: {e}')
+                return
             raw = [(k, v.decode('utf-8', 'replace').encode('utf-8'))
                    for k, v in response.headers.raw]
             if not self._feed('handle_head', rid, response.status_code, raw):

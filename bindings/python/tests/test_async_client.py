@@ -183,6 +183,30 @@ def test_fault_server_streams_match_the_blocking_client(fault: str, scenario: st
         assert g_end.answer.text == w_end.answer.text
 
 
+def test_parts_and_metadata_reach_the_agent_as_with_the_blocking_client(fault: str) -> None:
+    from a2a_core import DataPart, FilePart, TextPart
+    parts = [TextPart('second', metadata={'k': 1}), DataPart({'answer': 42}),
+             FilePart(data=b'hello file', media_type='text/plain', name='h.txt'),
+             FilePart(uri='https://files.example/r.pdf', media_type='application/pdf')]
+    url = f'{fault}/mirror/'
+    with Client(url, allow_http=True, **FAST_SYNC) as c:
+        want = c.send('first', parts=parts, metadata={'trace': 't-1'})
+
+    async def main() -> tuple[Outcome, list[Any]]:
+        async with AsyncClient(url, allow_http=True, **FAST) as ac:
+            o = await ac.send('first', parts=parts, metadata={'trace': 't-1'})
+            events = await collect(ac.stream(parts=['streamed'], context_id=o.context_id))
+            return o, events
+
+    got, events = run(main())
+    assert got.success and want.success
+    assert got.result.artifacts == want.result.artifacts
+    assert [p.kind for p in got.result.artifacts[0].parts] == ['text', 'text', 'data', 'file',
+                                                               'file']
+    _, end = split(events)
+    assert end.outcome.success
+
+
 def test_a_cut_stream_is_resubscribed_never_resent(fault: str) -> None:
     async def main() -> list[Any]:
         async with AsyncClient(f'{fault}/stream-drop/', allow_http=True, stream_resubscribes=2,

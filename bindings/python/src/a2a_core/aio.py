@@ -17,6 +17,7 @@ machine's call and closes its HTTP response at once; a cancelled call raises
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import os
@@ -30,6 +31,7 @@ from typing import Any
 from . import _lib, _machine
 from ._machine import Call, Config, Settings, State
 from ._guard import closed as _closed_error
+from .answer import DataPart, FilePart, Part, TextPart
 from .card import AgentCard
 from .client import ClientStreamEnd, Resubscribing, StreamEvent
 from .errors import CardResolutionError, error_for
@@ -59,7 +61,7 @@ log = logging.getLogger('a2a_core')
 
 _CARD_RESOLUTION = 1000
 #: `a2a_method` numbers (include/a2a_core.h).
-_SEND, _GET_TASK, _LIST_TASKS, _CANCEL_TASK, _SUBSCRIBE = 1, 3, 4, 5, 6
+_SEND, _STREAM, _GET_TASK, _LIST_TASKS, _CANCEL_TASK, _SUBSCRIBE = 1, 2, 3, 4, 5, 6
 _CREATE_PUSH, _GET_PUSH, _LIST_PUSH, _DELETE_PUSH, _EXTENDED_CARD = 7, 8, 9, 10, 11
 
 
@@ -486,6 +488,47 @@ def _stream_finished(ev: Any, call: Call) -> ClientStreamEnd:
 Headers = Mapping[str, str] | Sequence[tuple[str, str]] | None
 
 
+def _part_params(p: Part | str) -> dict[str, Any]:
+    """One part in the canonical request form (A2A 1.0 ProtoJSON `Part`: `text`, `data`,
+    `raw` or `url`, with `mediaType`, `filename`, `metadata`); the library writes each
+    peer's own form from it."""
+    if isinstance(p, str):
+        return {'text': p}
+    if isinstance(p, TextPart):
+        d: dict[str, Any] = {'text': p.text}
+    elif isinstance(p, DataPart):
+        d = {'data': p.data}
+    elif isinstance(p, FilePart):
+        d = ({'raw': base64.b64encode(p.data).decode('ascii')} if p.data is not None
+             else {'url': p.uri})
+    else:
+        raise TypeError(f'not a part: {p!r}')
+    for attr, key in (('media_type', 'mediaType'), ('name', 'filename'),
+                      ('metadata', 'metadata')):
+        value = getattr(p, attr)
+        if value is not None:
+            d[key] = dict(value) if key == 'metadata' else value
+    return d
+
+
+def _message_params(text: str | None, parts: Sequence[Part | str] | None,
+                    metadata: Mapping[str, Any] | None, message_id: str | None,
+                    context_id: str | None, task_id: str | None) -> bytes:
+    """The `SendMessage` params of a user message: `text` then `parts`."""
+    all_parts = ([text] if text is not None else []) + list(parts or ())
+    if not all_parts:
+        raise ValueError('nothing to send: give text or parts')
+    message: dict[str, Any] = {'role': 'ROLE_USER', 'messageId': message_id or str(uuid.uuid4()),
+                               'parts': [_part_params(p) for p in all_parts]}
+    if context_id is not None:
+        message['contextId'] = context_id
+    if task_id is not None:
+        message['taskId'] = task_id
+    if metadata is not None:
+        message['metadata'] = dict(metadata)
+    return json.dumps({'message': message}).encode('utf-8')
+
+
 class AsyncClient:
     """An asyncio A2A client for one agent, on the core's client machine, with HTTP through
     `httpx.AsyncClient`.
@@ -630,26 +673,22 @@ class AsyncClient:
         assert result is not None
         return result
 
-    async def send(self, text: str, *, timeout: float | None = None,
+    async def send(self, text: str | None = None, *, parts: Sequence[Part | str] | None = None,
+                   metadata: Mapping[str, Any] | None = None, timeout: float | None = None,
                    traceparent: str | None = None, idempotency_key: str | None = None,
                    message_id: str | None = None, context_id: str | None = None,
                    task_id: str | None = None, headers: Headers = None) -> Outcome:
-        """Sends a user text message and waits for the answer, bounded by the call timeout
-        or `timeout` (seconds: the caller's remaining budget). The answer is
-        `outcome.result` (a Task or Message). `context_id` / `task_id` continue a
-        conversation or an interrupted task."""
+        """Sends a user message and waits for the answer, bounded by the call timeout or
+        `timeout` (seconds: the caller's remaining budget): `text`, and/or `parts`
+        (TextPart, DataPart, FilePart; a str is a text part) after it, with message
+        `metadata`. The answer is `outcome.result` (a Task or Message). `context_id` /
+        `task_id` continue a conversation or an interrupted task."""
         state = self._live_state()
         settings = self._settings(timeout, traceparent, idempotency_key, message_id, headers)
-        if context_id is None and task_id is None:
+        if text is not None and parts is None and metadata is None and context_id is None \
+                and task_id is None:
             return await self._unary(Call.new_text(state, False, text, settings, _now_ms()))
-        message: dict[str, Any] = {'role': 'ROLE_USER',
-                                   'messageId': message_id or str(uuid.uuid4()),
-                                   'parts': [{'text': text}]}
-        if context_id is not None:
-            message['contextId'] = context_id
-        if task_id is not None:
-            message['taskId'] = task_id
-        body = json.dumps({'message': message}).encode('utf-8')
+        body = _message_params(text, parts, metadata, message_id, context_id, task_id)
         return await self._unary(Call.new(state, _SEND, body, settings, _now_ms()))
 
     async def _method(self, method: int, params: Mapping[str, Any] | None,
@@ -741,15 +780,22 @@ class AsyncClient:
         return await self._method(_CANCEL_TASK, {'id': task_id}, timeout, traceparent,
                                   headers)
 
-    def stream(self, text: str, *, traceparent: str | None = None,
+    def stream(self, text: str | None = None, *, parts: Sequence[Part | str] | None = None,
+               metadata: Mapping[str, Any] | None = None, traceparent: str | None = None,
                idempotency_key: str | None = None, message_id: str | None = None,
+               context_id: str | None = None, task_id: str | None = None,
                headers: Headers = None) -> AsyncIterator[StreamEvent]:
-        """A streaming send: an async iterator of `StreamItem`s (and `Resubscribing`
-        notices), ending with one `ClientStreamEnd`. Leaving the loop early (or cancelling
-        the task) cancels the call and closes its response."""
+        """A streaming send (the message as in `send`): an async iterator of `StreamItem`s
+        (and `Resubscribing` notices), ending with one `ClientStreamEnd`. Leaving the loop
+        early (or cancelling the task) cancels the call and closes its response."""
         state = self._live_state()
         settings = self._settings(None, traceparent, idempotency_key, message_id, headers)
-        call = Call.new_text(state, True, text, settings, _now_ms())
+        if text is not None and parts is None and metadata is None and context_id is None \
+                and task_id is None:
+            call = Call.new_text(state, True, text, settings, _now_ms())
+        else:
+            body = _message_params(text, parts, metadata, message_id, context_id, task_id)
+            call = Call.new(state, _STREAM, body, settings, _now_ms())
         return _Exchange(self._http, call, True, _stream_finished, _item_of).run()
 
     def resubscribe(self, task_id: str, *, traceparent: str | None = None,

@@ -1,6 +1,7 @@
 """a2a_core.AsyncClient (the core's client machine with httpx) end to end: the same outcomes
 as the blocking Client on the shared fixture rows and the project's fault server, the real
-Python a2a-sdk server in both protocol versions and both bindings, the event loop never
+Python a2a-sdk and JS @a2a-js/sdk servers in both protocol versions and both bindings, the
+event loop never
 blocked while many calls run, and cancellation against a hung server.
 
 Plain pytest functions running `asyncio.run` (no asyncio plugin)."""
@@ -350,15 +351,21 @@ def py_peer() -> Iterator[Peer]:
         yield p
 
 
+@pytest.fixture(scope='module', params=['python', 'js'])
+def any_peer(request: pytest.FixtureRequest) -> Iterator[Peer]:
+    with peer(request.param, '--cancel-wait', '30') as p:
+        yield p
+
+
 TARGETS = [('1.0', 'jsonrpc', '/'), ('0.3', 'jsonrpc', '/'), ('1.0', 'http+json', '/rest'),
            ('0.3', 'http+json', '/rest')]
 
 
 @pytest.mark.parametrize(('version', 'binding', 'path'), TARGETS)
-def test_python_peer_every_version_and_binding(py_peer: Peer, version: str, binding: str,
-                                               path: str) -> None:
+def test_sdk_peers_every_version_and_binding(any_peer: Peer, version: str, binding: str,
+                                            path: str) -> None:
     async def main() -> None:
-        async with AsyncClient.with_target(py_peer.url + path, version, binding,
+        async with AsyncClient.with_target(any_peer.url + path, version, binding,
                                            allow_http=True, **FAST) as ac:
             o = await ac.send('echo hi')
             assert o.success and isinstance(o.result, Task), o

@@ -1,8 +1,7 @@
 """a2a_core.AsyncClient (the core's client machine with httpx) end to end: the same outcomes
 as the blocking Client on the shared fixture rows and the project's fault server, the real
 Python a2a-sdk and JS @a2a-js/sdk servers in both protocol versions and both bindings, the
-event loop never
-blocked while many calls run, and cancellation against a hung server.
+event loop never blocked while many calls run, and cancellation against a hung server.
 
 Plain pytest functions running `asyncio.run` (no asyncio plugin)."""
 

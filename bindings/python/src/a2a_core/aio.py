@@ -197,7 +197,7 @@ class _Exchange:
             self._feed('handle_end', rid)
         except asyncio.CancelledError:
             raise
-        except BaseException as e:  # a bug or a refused input: the driver raises it
+        except Exception as e:  # a bug or a refused input: the driver raises it
             if self.error is None:
                 self.error = e
             self.wake.set()

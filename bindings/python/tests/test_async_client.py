@@ -560,3 +560,28 @@ def test_list_tasks_does_not_exist_in_0_3(py_peer: Peer) -> None:
     pages = run(main())
     assert len(pages) == 1 and pages[0].tasks == ()
     assert pages[0].outcome.failed and 'ListTasks' in (pages[0].outcome.message or '')
+
+
+def test_the_blocking_client_takes_seconds_and_warns_on_ms_names() -> None:
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()
+    url = f'http://127.0.0.1:{port}/'
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # the seconds names never warn
+        with Client.with_target(url, '1.0', 'jsonrpc', allow_http=True, timeout=2.5,
+                                connect_timeout=0.5, stream_idle_timeout=1.5, max_time=3.0) as c:
+            o = c.send('hi', timeout=0.5)
+            assert o.error.value == 'ConnectFailed'
+            assert c.get('t', timeout=0.5).error.value == 'ConnectFailed'
+    with pytest.warns(DeprecationWarning, match='call_timeout_ms'):
+        Client.with_target(url, '1.0', 'jsonrpc', allow_http=True, call_timeout_ms=500).close()
+    with pytest.warns(DeprecationWarning, match='timeout_ms'), \
+            Client.with_target(url, '1.0', 'jsonrpc', allow_http=True) as c:
+        c.send('hi', timeout_ms=500)
+    with pytest.raises(TypeError):
+        Client.with_target(url, '1.0', 'jsonrpc', timeout=1.0, call_timeout_ms=1000)
+    with pytest.raises(ValueError):
+        Client.with_target(url, '1.0', 'jsonrpc', connect_timeout=0)

@@ -433,6 +433,28 @@ enum a2a_result
    part, an unknown kind, file bytes not base64, ...).
    */
   A2A_ANSWER_MESSAGE = 1101,
+  /*
+   An input about a request the call no longer waits for (given up, or never handed
+   out): drop that request; the input changed nothing.
+   */
+  A2A_CALL_STALE = 1200,
+  /*
+   A body or end of body before the response head.
+   */
+  A2A_CALL_NO_HEAD = 1201,
+  /*
+   A second response head for the same request.
+   */
+  A2A_CALL_HEAD_TWICE = 1202,
+  /*
+   The call is finished: it takes no more inputs.
+   */
+  A2A_CALL_FINISHED = 1203,
+  /*
+   The call is not of the kind this function needs (e.g. a state from a card fetch
+   that did not resolve, or whose `FINISHED` event was not polled yet).
+   */
+  A2A_CALL_WRONG_KIND = 1204,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1016,6 +1038,53 @@ enum a2a_http1_framing
 typedef enum a2a_http1_framing a2a_http1_framing;
 #else
 typedef uint32_t a2a_http1_framing;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What an `a2a_event` reports.
+ */
+enum a2a_event_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Drop request `request_id` now (close its connection): its deadline passed, its body
+   grew past the limit, its stream is over or idle, or the call was canceled. Later
+   inputs about it return `A2A_CALL_STALE`.
+   */
+  A2A_EVENT_KIND_ABORT = 1,
+  /*
+   An attempt failed and the call will be sent again (`attempt`, after `delay_ms`;
+   `a2a_call_poll_timeout` says when): `outcome` says why the last one failed. The same
+   messageId and `Idempotency-Key`, a new request.
+   */
+  A2A_EVENT_KIND_RETRYING = 2,
+  /*
+   The stream was cut or went idle with its task running: the machine resubscribes to
+   `task_id` (`attempt`, 1 for the first; a new request from
+   `a2a_call_poll_transmit`), never resending the message. `outcome`: how the last
+   connection ended.
+   */
+  A2A_EVENT_KIND_RESUBSCRIBING = 3,
+  /*
+   A stream item, as it arrived: `item` (its kind, final flag, artifact chunk flags),
+   `outcome` (the event classified) and `answer_json` (the event's canonical JSON;
+   absent for an item that could not be read).
+   */
+  A2A_EVENT_KIND_ITEM = 4,
+  /*
+   The call is over; always the last event. `outcome`, `exit_code`, `answer_json`,
+   `correlation`, and per machine the response, stream counts or resolved card.
+   */
+  A2A_EVENT_KIND_FINISHED = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_event_kind a2a_event_kind;
+#else
+typedef uint32_t a2a_event_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1641,6 +1710,35 @@ typedef uint32_t a2a_card_api_key_location;
 #endif // __cplusplus
 
 /*
+ The kind of machine an `a2a_call` runs.
+ */
+enum a2a_call_machine
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Agent card resolution (`a2a_call_new_card_fetch`).
+   */
+  A2A_CALL_MACHINE_CARD_FETCH = 1,
+  /*
+   A non-streaming call: send, get, list tasks, cancel, push configs, extended card.
+   */
+  A2A_CALL_MACHINE_UNARY = 2,
+  /*
+   A streaming call: `SendStreamingMessage`, `SubscribeToTask`.
+   */
+  A2A_CALL_MACHINE_STREAM = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_call_machine a2a_call_machine;
+#else
+typedef uint32_t a2a_call_machine;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  A thread-safe abort switch for one raw call (`a2a_client_exchange` or
  `a2a_client_open_stream`): `a2a_abort_trigger` from any thread shuts the call's
  connection down.
@@ -1675,6 +1773,29 @@ typedef struct a2a_breaker a2a_breaker;
  Threading: `Send`, not thread-safe.
  */
 typedef struct a2a_buffer a2a_buffer;
+
+/*
+ One client machine: a card fetch, a non-streaming call or a streaming call. Drive it
+ with `a2a_call_poll_transmit`, the `a2a_call_handle_*` inputs, `a2a_call_poll_timeout`
+ and `a2a_call_poll_event` until the `A2A_EVENT_KIND_FINISHED` event; free it with
+ `a2a_call_free` (also before it finished: that abandons it, see `a2a_call_cancel`).
+
+ Threading: `Send`, not thread-safe: a second call on the same handle while one runs is
+ refused with `A2A_IN_USE`. Calls on different `a2a_call`s of one client state may run
+ on different threads.
+ */
+typedef struct a2a_call a2a_call;
+
+/*
+ Per-call options, read (copied) when a call starts (`a2a_call_new`, `a2a_call_new_text`);
+ one settings object may serve many calls. NULL settings mean none of them.
+
+ Methods: `a2a_call_settings_new`, `_free`, `_set_budget_ms`, `_set_deadline_ms`,
+ `_set_idempotency_key`, `_set_traceparent`, `_add_header`, `_set_message_id`.
+
+ Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
+ */
+typedef struct a2a_call_settings a2a_call_settings;
 
 /*
  A parsed agent card plus the results of the calls made on it.
@@ -1720,6 +1841,33 @@ typedef struct a2a_card_builder a2a_card_builder;
 typedef struct a2a_client a2a_client;
 
 /*
+ A mutable set of client options; `a2a_client_config_builder_build` turns it into an
+ immutable `a2a_machine_config`. Starts at the reference driver's defaults: 45 s per
+ call, 3 s to connect, no total limit, no send retries, 16 MiB bodies, no breaker, no
+ client certificate; streams idle out after 60 s, never resubscribe, accept 16 MiB events;
+ card fetches take at most 30 s, accept https only and prefer the client's order.
+
+ Methods: `a2a_client_config_builder_new`, `_free`, `_set_*`, `_build`.
+
+ Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
+ */
+typedef struct a2a_client_config_builder a2a_client_config_builder;
+
+/*
+ The state of a client of one remote agent: its target (interface URL, version,
+ binding), config, circuit breaker, tally, the tasks it canceled and its seeded random
+ ids. Shared by every call made on it; calls on one state may run on several threads at
+ once (each locks the state for the duration of one function).
+
+ Methods: `a2a_client_state_new`, `a2a_client_state_from_card`, `a2a_client_state_free`,
+ and the calls made on it: `a2a_call_new`, `a2a_call_new_text`.
+
+ Threading: `Send` and thread-safe. `a2a_client_state_free` drops the handle's share: a
+ call made on it keeps the state alive until the call is freed.
+ */
+typedef struct a2a_client_state a2a_client_state;
+
+/*
  A streaming call being polled with `a2a_client_stream_next`.
 
  Methods: `a2a_client_stream_text`, `a2a_client_resubscribe`, `a2a_client_stream_next`,
@@ -1752,6 +1900,15 @@ typedef struct a2a_header_setter a2a_header_setter;
  Threading: `Send`, not thread-safe.
  */
 typedef struct a2a_http1_response a2a_http1_response;
+
+/*
+ The immutable options of client machines, from `a2a_client_config_builder_build`.
+ Read (never changed) by `a2a_client_state_new`, `a2a_client_state_from_card` and
+ `a2a_call_new_card_fetch`, which copy what they need: the config may be freed right after.
+
+ Threading: `Send` and, having no mutating call, safe to read from several threads.
+ */
+typedef struct a2a_machine_config a2a_machine_config;
 
 /*
  One outcome of an A2A call: exactly one channel, the details that channel carries and
@@ -2752,6 +2909,214 @@ typedef struct a2a_http1_head {
    */
   bool keep_alive;
 } a2a_http1_head;
+
+/*
+ One HTTP request to perform, from `a2a_call_poll_transmit`. Every view points into the
+ call and stays valid until the next `a2a_call_poll_transmit` that returns `A2A_OK` on
+ the same call, or `a2a_call_free` (so a host may stream the body out while it hands the
+ response in). Copy what must live longer.
+ */
+typedef struct a2a_transmit {
+  /*
+   Names this request: pass it to every `a2a_call_handle_*` input about it (the attempt
+   number, 1 for the first request of the call).
+   */
+  uint32_t request_id;
+  /*
+   `GET`, `POST` or `DELETE` (static text).
+   */
+  struct a2a_str method;
+  /*
+   The absolute URL.
+   */
+  struct a2a_str url;
+  /*
+   The headers to send, in order (names compare case-insensitively); `headers_len`
+   entries, each a (name, value) pair of UTF-8 views.
+   */
+  const struct a2a_header *headers;
+  /*
+   Number of `headers`.
+   */
+  size_t headers_len;
+  /*
+   The body (empty for `GET` and `DELETE`).
+   */
+  struct a2a_bytes body;
+  /*
+   The connection must be up by then (host clock, ms): the host enforces it and reports
+   a connect timeout with `a2a_call_handle_failure(..., A2A_ERROR_NAME_TIMEOUT, written
+   = false, ...)`.
+   */
+  uint64_t connect_by_ms;
+  /*
+   The whole exchange must be over by then (for a stream: the response head); the
+   machine enforces it through `a2a_call_poll_timeout` / `a2a_call_handle_timeout`.
+   */
+  uint64_t deadline_ms;
+} a2a_transmit;
+
+/*
+ The ids to log on both sides of a call (`FINISHED` events of calls, not card fetches).
+ Views as in `a2a_event`; absent ones are `(NULL, 0)`.
+ */
+typedef struct a2a_correlation {
+  /*
+   The agent's name (the card's, or the interface URL's host).
+   */
+  struct a2a_str agent;
+  /*
+   The A2A method (`SendMessage`, ...).
+   */
+  struct a2a_str method;
+  /*
+   The JSON-RPC id of the last request.
+   */
+  struct a2a_str jsonrpc_id;
+  /*
+   The messageId sent.
+   */
+  struct a2a_str message_id;
+  /*
+   The task id (sent or answered).
+   */
+  struct a2a_str task_id;
+  /*
+   The context id.
+   */
+  struct a2a_str context_id;
+  /*
+   The error id the agent reported, if any.
+   */
+  struct a2a_str error_id;
+  /*
+   The `traceparent` sent with every attempt.
+   */
+  struct a2a_str traceparent;
+  /*
+   The `Idempotency-Key` sent, if any.
+   */
+  struct a2a_str idempotency_key;
+  /*
+   Milliseconds from the call's start to its end.
+   */
+  uint64_t elapsed_ms;
+  /*
+   Requests made (attempts and resubscribes).
+   */
+  uint32_t attempts;
+} a2a_correlation;
+
+/*
+ One event of a call, from `a2a_call_poll_event`: one packed struct for every kind; the
+ fields a kind does not use are zero / absent. Every view and pointer in it points into
+ the call: valid until the next mutating call on the call (any `a2a_call_*` taking
+ `a2a_call *`, except `a2a_call_poll_timeout`) or `a2a_call_free`. Copy what must live
+ longer. Fields are only ever appended.
+ */
+typedef struct a2a_event {
+  /*
+   An `a2a_event_kind`.
+   */
+  a2a_event_kind kind;
+  /*
+   `ABORT`: the request to drop.
+   */
+  uint32_t request_id;
+  /*
+   `RETRYING`: the attempt that will be made (2 for the first retry); `RESUBSCRIBING`:
+   the resubscribe (1 for the first).
+   */
+  uint32_t attempt;
+  /*
+   `RETRYING`: the delay after the failed attempt's end, in ms.
+   */
+  uint64_t delay_ms;
+  /*
+   `RESUBSCRIBING`: the task resubscribed to.
+   */
+  struct a2a_str task_id;
+  /*
+   `RETRYING`, `RESUBSCRIBING`: why; `ITEM`: the event classified; `FINISHED`: the
+   call's outcome (for a card fetch that resolved: NULL). BORROWED: never free it; read
+   it with `a2a_outcome_get_info` (its `result_json` is `answer_json`) or the
+   `a2a_outcome_*` accessors before the next mutating call on the call.
+   */
+  const struct a2a_outcome *outcome;
+  /*
+   `ITEM`: the item (its `outcome` is `outcome`).
+   */
+  struct a2a_stream_item item;
+  /*
+   `ITEM`: the event's canonical JSON; `FINISHED`: the answer's canonical JSON (a
+   stream's assembled from its events), absent when the call returned none (see
+   `ffi/README.md`, *The answer*).
+   */
+  struct a2a_str answer_json;
+  /*
+   `FINISHED`: the `a2a` CLI's exit status for this call (0 success; a stream that lost
+   content exits 3 even when its outcome is a success; see `docs/outcomes.md`).
+   */
+  int32_t exit_code;
+  /*
+   `FINISHED` of a call: the correlation record.
+   */
+  struct a2a_correlation correlation;
+  /*
+   `FINISHED` of a non-streaming call: whether a response arrived (`response_status`,
+   `response_body`: the raw body, e.g. of list tasks, push configs, the extended card);
+   of a stream: whether the get-task fallback answered (its body).
+   */
+  bool has_response;
+  /*
+   The last response's HTTP status.
+   */
+  uint16_t response_status;
+  /*
+   The last response's body.
+   */
+  struct a2a_bytes response_body;
+  /*
+   `FINISHED` of a stream: whether a stream was opened (`end_kind` is then set).
+   */
+  bool has_end_kind;
+  /*
+   How the last stream ended.
+   */
+  a2a_stream_end_kind end_kind;
+  /*
+   `FINISHED` of a stream: resubscribes made.
+   */
+  uint32_t resubscribes;
+  /*
+   `FINISHED` of a stream: events dropped over the size limit (nonzero: incomplete).
+   */
+  uint32_t dropped_events;
+  /*
+   `FINISHED` of a stream: events that could not be read (nonzero: incomplete).
+   */
+  uint32_t unreadable_events;
+  /*
+   `FINISHED` of a card fetch that resolved: the card URL read.
+   */
+  struct a2a_str card_url;
+  /*
+   The card as received (JSON).
+   */
+  struct a2a_str card_json;
+  /*
+   The chosen interface URL (requests go there; see `a2a_client_state_from_card`).
+   */
+  struct a2a_str interface_url;
+  /*
+   The chosen interface's `a2a_protocol_version`.
+   */
+  uint32_t interface_version;
+  /*
+   The chosen interface's `a2a_binding`.
+   */
+  uint32_t interface_binding;
+} a2a_event;
 
 /*
  Every scalar of an outcome and a view of each of its texts, filled by one call
@@ -4340,6 +4705,445 @@ bool a2a_http1_response_reusable(const struct a2a_http1_response *response);
  mutating call.
  */
 struct a2a_str a2a_http1_response_last_error(const struct a2a_http1_response *response);
+
+/*
+ Makes a client state for a known interface: `url` (UTF-8, copied; the interface URL
+ requests go to), `version` (an `a2a_protocol_version`), `binding` (an `a2a_binding`),
+ the options of `config` (copied; it may be freed afterwards) and `seed`, the host's
+ random bits (ids, `traceparent` and retry jitter are drawn from it: give each client a
+ different one). The agent's name (correlation, breaker, tally) is the URL's host.
+ `out`: receives a new state the caller owns (free with `a2a_client_state_free`);
+ written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (version or
+ binding not a member, empty URL), an `A2A_CONFIG_*` code (breaker).
+ */
+a2a_result a2a_client_state_new(const struct a2a_machine_config *config,
+                                const char *url,
+                                size_t url_len,
+                                uint32_t version,
+                                uint32_t binding,
+                                uint64_t seed,
+                                struct a2a_client_state **out);
+
+/*
+ Makes a client state for the interface a finished card fetch resolved (its URL,
+ version, binding, tenant, agent name and the credentials the card asks for), with the
+ options of `config` and `seed` as in `a2a_client_state_new`. `card` is read only.
+ `out`: as in `a2a_client_state_new`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CALL_WRONG_KIND` (`card` is not a card
+ fetch, or its `FINISHED` event was not polled yet, or it did not resolve: the event's
+ outcome said why), an `A2A_CONFIG_*` code.
+ */
+a2a_result a2a_client_state_from_card(const struct a2a_machine_config *config,
+                                      struct a2a_call *card,
+                                      uint64_t seed,
+                                      struct a2a_client_state **out);
+
+/*
+ Frees the caller's share of a client state. NULL is a no-op; must not be called twice.
+ Calls made on it stay usable (they keep the state alive until `a2a_call_free`).
+ */
+void a2a_client_state_free(struct a2a_client_state *state);
+
+/*
+ Starts resolving the agent card of `source` (UTF-8, copied): a base URL (the
+ well-known card paths are tried: the current one, then the legacy one on a 404) or the
+ card's own URL, with the card options of `config` (copied). The fetch carries no
+ credentials and follows no redirect. `out`: receives a new call the caller owns (free
+ with `a2a_call_free`); written on success only. An unusable URL is not an error here:
+ the call then finishes at once (its first event) with the outcome saying why.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
+ */
+a2a_result a2a_call_new_card_fetch(const struct a2a_machine_config *config,
+                                   const char *source,
+                                   size_t source_len,
+                                   struct a2a_call **out);
+
+/*
+ Starts a call of `method` (an `a2a_method`) with its parameters `params_json` (a JSON
+ object read tolerantly, any version's keys, as `a2a_request_build` takes them; `(NULL,
+ 0)` for none, e.g. `GetExtendedAgentCard`) on `state`, at `now_ms` on the host's
+ monotonic clock (the call's deadlines count from it), with `settings` (NULL: none;
+ copied). `SendStreamingMessage` and `SubscribeToTask` run the stream machine (items as
+ they arrive, idle deadline, resubscribes); every other method the non-streaming one.
+ Nothing is sent until `a2a_call_poll_transmit`. `out`: receives a new call the caller
+ owns (free with `a2a_call_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (method not a member),
+ `A2A_REQUEST_PARAMS` (params not JSON or of the wrong shape), `A2A_IN_USE` (settings
+ being changed), `A2A_CLOSED`.
+ */
+a2a_result a2a_call_new(const struct a2a_client_state *state,
+                        uint32_t method,
+                        const uint8_t *params_json,
+                        size_t params_json_len,
+                        const struct a2a_call_settings *settings,
+                        uint64_t now_ms,
+                        struct a2a_call **out);
+
+/*
+ Starts sending one user text message (`text`, UTF-8, copied) on `state`: a
+ `SendMessage` (non-streaming machine) when `streaming` is false, a
+ `SendStreamingMessage` (stream machine) when true. The messageId is the settings' (see
+ `a2a_call_settings_set_message_id`) or a fresh one drawn from the state's seed (the
+ `FINISHED` event's correlation reports it). Otherwise as `a2a_call_new`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`, `A2A_CLOSED`.
+ */
+a2a_result a2a_call_new_text(const struct a2a_client_state *state,
+                             bool streaming,
+                             const char *text,
+                             size_t text_len,
+                             const struct a2a_call_settings *settings,
+                             uint64_t now_ms,
+                             struct a2a_call **out);
+
+/*
+ Which machine a call runs (`A2A_CALL_MACHINE_*`); 0 when `call` is NULL.
+ */
+uint32_t a2a_call_machine_kind(const struct a2a_call *call);
+
+/*
+ Writes the next request to perform at `now_ms` to `*out`. Returns `A2A_OK`, or
+ `A2A_NONE` (`*out` untouched) when none is due: then look at `a2a_call_poll_event` (a
+ request the breaker or a header rule refused ends its attempt without a transmit) and
+ `a2a_call_poll_timeout`. Call it after the call's start and after every input until it
+ returns `A2A_NONE`. Views: see `a2a_transmit`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
+ */
+a2a_result a2a_call_poll_transmit(struct a2a_call *call, uint64_t now_ms, struct a2a_transmit *out);
+
+/*
+ Hands in the response head of request `request_id`: the final status (not a 1xx) and
+ the headers (`headers_len` name/value pairs, UTF-8; read during the call only), at
+ `now_ms`.
+
+ Errors (nothing changed): `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`,
+ `A2A_INVALID_ARGUMENT` (status not 200..=599), `A2A_CALL_STALE` (a request the machine
+ no longer waits for: drop it and ignore the error), `A2A_CALL_HEAD_TWICE`,
+ `A2A_CALL_FINISHED`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
+ */
+a2a_result a2a_call_handle_head(struct a2a_call *call,
+                                uint32_t request_id,
+                                uint16_t status,
+                                const struct a2a_header *headers,
+                                size_t headers_len,
+                                uint64_t now_ms);
+
+/*
+ Hands in a chunk of request `request_id`'s body (after content decoding; any size, any
+ split; read during the call only, copied into the machine as needed) at `now_ms`.
+
+ Errors (nothing changed): `A2A_NULL_PARAMETER`, `A2A_CALL_STALE`, `A2A_CALL_NO_HEAD`,
+ `A2A_CALL_FINISHED`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
+ */
+a2a_result a2a_call_handle_body(struct a2a_call *call,
+                                uint32_t request_id,
+                                const uint8_t *chunk,
+                                size_t chunk_len,
+                                uint64_t now_ms);
+
+/*
+ Says that request `request_id`'s body is complete (for a stream: the server closed it)
+ at `now_ms`.
+
+ Errors (nothing changed): `A2A_NULL_PARAMETER`, `A2A_CALL_STALE`, `A2A_CALL_NO_HEAD`,
+ `A2A_CALL_FINISHED`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
+ */
+a2a_result a2a_call_handle_end(struct a2a_call *call, uint32_t request_id, uint64_t now_ms);
+
+/*
+ Says that request `request_id` failed in transport at `now_ms`: `error` is an
+ `a2a_error_name` of the transport group (`A2A_ERROR_NAME_CONNECT_FAILED`, `_DNS`,
+ `_TIMEOUT`, `_RESET`, `_TLS`, ...); `written` whether any request byte may have reached
+ the server (when in doubt, true: such a request is never resent without an idempotency
+ key); `message` (UTF-8, copied; `(NULL, 0)` for none) says what the stack saw.
+
+ Errors (nothing changed): `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`,
+ `A2A_INVALID_ARGUMENT` (`error` not a transport name), `A2A_CALL_STALE`,
+ `A2A_CALL_FINISHED`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
+ */
+a2a_result a2a_call_handle_failure(struct a2a_call *call,
+                                   uint32_t request_id,
+                                   uint32_t error,
+                                   bool written,
+                                   const char *message,
+                                   size_t message_len,
+                                   uint64_t now_ms);
+
+/*
+ Tells the machine the time is `now_ms` (call it once `a2a_call_poll_timeout`'s deadline
+ has passed; earlier calls do nothing). A request whose deadline passed is given up
+ (an `ABORT` event, then a retry, a resubscribe or `FINISHED`); a scheduled retry becomes
+ due (`a2a_call_poll_transmit`).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
+ */
+a2a_result a2a_call_handle_timeout(struct a2a_call *call, uint64_t now_ms);
+
+/*
+ Abandons the call at `now_ms`: the request in flight is aborted (an `ABORT` event), the
+ breaker permit returned, and the call finishes (a `FINISHED` event with a
+ `transport`/`Canceled` outcome). A card fetch is given up the same way. Nothing happens
+ when the call already finished.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
+ */
+a2a_result a2a_call_cancel(struct a2a_call *call, uint64_t now_ms);
+
+/*
+ Writes the next moment (host clock, ms) the machine wants `a2a_call_handle_timeout`
+ called to `*out`: the in-flight request's deadline, a stream's idle deadline, or when a
+ scheduled retry may go out. Returns false (`*out` untouched) when it waits for nothing
+ in time (finished, or a request is due from `a2a_call_poll_transmit`), and when `call`
+ or `out` is NULL or the call is in use. Changes nothing and invalidates no view.
+ */
+bool a2a_call_poll_timeout(struct a2a_call *call, uint64_t *out);
+
+/*
+ Writes the next event to `*out` (views: see `a2a_event`). Returns `A2A_OK`, or
+ `A2A_NONE` (`*out` untouched) when there is none now. After the `FINISHED` event it
+ always returns `A2A_NONE`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
+ */
+a2a_result a2a_call_poll_event(struct a2a_call *call, struct a2a_event *out);
+
+/*
+ Frees a call. NULL is a no-op; must not be called twice. A call freed before its
+ `FINISHED` event is abandoned: call `a2a_call_cancel` first to return its breaker
+ permit and close its request's connection yourself. Every view into it dies.
+ */
+void a2a_call_free(struct a2a_call *call);
+
+/*
+ A new builder with the defaults (see `a2a_client_config_builder`). The caller owns it
+ and frees it with `a2a_client_config_builder_free`. Returns NULL only if the library
+ panicked.
+ */
+struct a2a_client_config_builder *a2a_client_config_builder_new(void);
+
+/*
+ Frees a builder. NULL is a no-op; must not be called twice. A config built from it
+ stays valid.
+ */
+void a2a_client_config_builder_free(struct a2a_client_config_builder *builder);
+
+/*
+ Sets the whole-call timeout of a non-streaming call, and the time a stream's response
+ head may take, in milliseconds (default 45000).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_call_timeout_ms(struct a2a_client_config_builder *builder,
+                                                         uint64_t ms);
+
+/*
+ Sets how long connecting may take, in milliseconds (default 3000; calls and card
+ fetches). The host enforces it with the `connect_by_ms` of each transmit.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_connect_timeout_ms(struct a2a_client_config_builder *builder,
+                                                            uint64_t ms);
+
+/*
+ Sets a total deadline for each call, counted from its start, in milliseconds (retries
+ and resubscribes included); 0 (the default) means none.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_max_time_ms(struct a2a_client_config_builder *builder,
+                                                     uint64_t ms);
+
+/*
+ Sets how many times a `SendMessage` may be sent again after a failure the retry policy
+ allows (default 0: never). Without an idempotency key (`a2a_call_settings_set_idempotency_key`)
+ a request that may have arrived is never resent.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_send_retries(struct a2a_client_config_builder *builder,
+                                                      uint32_t retries);
+
+/*
+ Sets the largest response body (and agent card) accepted, in bytes (default 16 MiB);
+ past it the attempt fails as `transport`/`ResponseTooLarge` and the host is told to drop
+ the request.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_max_response_bytes(struct a2a_client_config_builder *builder,
+                                                            uint64_t bytes);
+
+/*
+ Turns the circuit breaker on with `*breaker` (copied; start from
+ `a2a_breaker_config_default`), or off with NULL (the default). One breaker per client
+ state, shared by its calls.
+
+ Errors (nothing changed): `A2A_NULL_PARAMETER` (builder), `A2A_IN_USE`, the
+ `A2A_CONFIG_*` code of an unusable breaker configuration.
+ */
+a2a_result a2a_client_config_builder_set_breaker(struct a2a_client_config_builder *builder,
+                                                 const struct a2a_breaker_config *breaker);
+
+/*
+ Says whether the host presents a client certificate (satisfies a card's `mutualTLS`
+ requirement; default false).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_client_certificate(struct a2a_client_config_builder *builder,
+                                                            bool present);
+
+/*
+ Sets a stream's longest silence (no bytes, events or keep-alive comments) before it is
+ given up as idle, in milliseconds (default 60000).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_stream_idle_timeout_ms(struct a2a_client_config_builder *builder,
+                                                                uint64_t ms);
+
+/*
+ Sets how many times a stream cut or gone idle (with its task id known) is resubscribed
+ to, never resent (default 0).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_stream_resubscribes(struct a2a_client_config_builder *builder,
+                                                             uint32_t attempts);
+
+/*
+ Sets the largest SSE event accepted, in bytes (default 16 MiB); a larger one is dropped
+ and reported as a `malformed` item.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0 or above `SIZE_MAX`), `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_max_event_bytes(struct a2a_client_config_builder *builder,
+                                                         uint64_t bytes);
+
+/*
+ Card resolution: whether a plain `http://` card and interface are accepted (local
+ development and test servers only; default false).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_allow_http(struct a2a_client_config_builder *builder,
+                                                    bool allow);
+
+/*
+ Card resolution: how long each card fetch may take, in milliseconds (default 30000).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_card_timeout_ms(struct a2a_client_config_builder *builder,
+                                                         uint64_t ms);
+
+/*
+ Card resolution: whose order picks the interface when the card offers several: the
+ client's preferences (false, the default: 1.0 before 0.3, JSON-RPC before HTTP+JSON) or
+ the card's own order (true, the spec's rule).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_prefer_card_order(struct a2a_client_config_builder *builder,
+                                                           bool card_first);
+
+/*
+ Builds an immutable config from the builder's current options (the builder stays usable
+ and unchanged). `out`: receives a new config the caller owns and frees with
+ `a2a_machine_config_free`; written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`.
+ */
+a2a_result a2a_client_config_builder_build(const struct a2a_client_config_builder *builder,
+                                           struct a2a_machine_config **out);
+
+/*
+ Frees a config. NULL is a no-op; must not be called twice. States and calls made from
+ it keep their own copy.
+ */
+void a2a_machine_config_free(struct a2a_machine_config *config);
+
+/*
+ New empty call settings, owned by the caller (free with `a2a_call_settings_free`).
+ Returns NULL only if the library panicked.
+ */
+struct a2a_call_settings *a2a_call_settings_new(void);
+
+/*
+ Frees call settings. NULL is a no-op; must not be called twice.
+ */
+void a2a_call_settings_free(struct a2a_call_settings *settings);
+
+/*
+ The caller's remaining budget for the call, in milliseconds: the call deadline is the
+ shorter of the call timeout and this, counted from the call's start. 0 clears it.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_call_settings_set_budget_ms(struct a2a_call_settings *settings, uint64_t ms);
+
+/*
+ An absolute deadline on the host's clock (the same scale as every `now_ms`), after
+ which the call ends whatever the timeouts say (retries and resubscribes included).
+ 0 clears it.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_call_settings_set_deadline_ms(struct a2a_call_settings *settings,
+                                             uint64_t deadline_ms);
+
+/*
+ The `Idempotency-Key` sent with every attempt (UTF-8, copied); it lets a `SendMessage`
+ whose request may have arrived be retried. `(NULL, 0)` clears it.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`.
+ */
+a2a_result a2a_call_settings_set_idempotency_key(struct a2a_call_settings *settings,
+                                                 const char *key,
+                                                 size_t key_len);
+
+/*
+ The W3C `traceparent` to send (copied; the same for every attempt); without one the
+ machine makes a fresh one from the client's seed. `(NULL, 0)` clears it.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (not a valid
+ `traceparent`), `A2A_IN_USE`.
+ */
+a2a_result a2a_call_settings_set_traceparent(struct a2a_call_settings *settings,
+                                             const char *traceparent,
+                                             size_t traceparent_len);
+
+/*
+ Appends a header sent with every request of the call (name and value UTF-8, copied).
+ Reserved headers (`Content-Type`, `Host`, the A2A version header, ...) are refused when
+ the call builds its request: the call then ends as `transport`/`InvalidRequest` with
+ nothing sent, naming the header.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (empty name),
+ `A2A_IN_USE`.
+ */
+a2a_result a2a_call_settings_add_header(struct a2a_call_settings *settings,
+                                        const char *name,
+                                        size_t name_len,
+                                        const char *value,
+                                        size_t value_len);
+
+/*
+ The messageId `a2a_call_new_text` sends (copied; reuse it to send the same message
+ again); without one it draws a fresh one from the client's seed. `(NULL, 0)` clears it.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`.
+ */
+a2a_result a2a_call_settings_set_message_id(struct a2a_call_settings *settings,
+                                            const char *message_id,
+                                            size_t message_id_len);
 
 /*
  Builds a transport-channel outcome, for a binding whose HTTP driver is its own: the

@@ -46,6 +46,8 @@ pub mod driver_raw;
 pub mod classify;
 pub mod handle;
 pub mod http1;
+pub mod machine;
+pub mod machine_config;
 pub mod outcome;
 pub mod panic;
 pub mod request;

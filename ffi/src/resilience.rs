@@ -228,7 +228,7 @@ pub struct a2a_breaker_snapshot {
     pub refused: u64,
 }
 
-fn config_code(e: &ConfigError) -> a2a_result {
+pub(crate) fn config_code(e: &ConfigError) -> a2a_result {
     match e {
         ConfigError::ZeroMaxAttempts => a2a_result::A2A_CONFIG_ZERO_MAX_ATTEMPTS,
         ConfigError::BaseDelayAboveCap => a2a_result::A2A_CONFIG_BASE_DELAY_ABOVE_CAP,

@@ -241,6 +241,20 @@ pub enum a2a_result {
     /// A message to send is not the canonical `{"parts":[...],"metadata":{...}}` shape (no
     /// part, an unknown kind, file bytes not base64, ...).
     A2A_ANSWER_MESSAGE = 1101,
+
+    // --- 1200–1299: the client machine (`a2a_call`) ---
+    /// An input about a request the call no longer waits for (given up, or never handed
+    /// out): drop that request; the input changed nothing.
+    A2A_CALL_STALE = 1200,
+    /// A body or end of body before the response head.
+    A2A_CALL_NO_HEAD = 1201,
+    /// A second response head for the same request.
+    A2A_CALL_HEAD_TWICE = 1202,
+    /// The call is finished: it takes no more inputs.
+    A2A_CALL_FINISHED = 1203,
+    /// The call is not of the kind this function needs (e.g. a state from a card fetch
+    /// that did not resolve, or whose `FINISHED` event was not polled yet).
+    A2A_CALL_WRONG_KIND = 1204,
 }
 
 impl a2a_result {
@@ -336,6 +350,11 @@ impl a2a_result {
         a2a_result::A2A_CLIENT_TRANSPORT,
         a2a_result::A2A_ANSWER_UNREADABLE,
         a2a_result::A2A_ANSWER_MESSAGE,
+        a2a_result::A2A_CALL_STALE,
+        a2a_result::A2A_CALL_NO_HEAD,
+        a2a_result::A2A_CALL_HEAD_TWICE,
+        a2a_result::A2A_CALL_FINISHED,
+        a2a_result::A2A_CALL_WRONG_KIND,
     ];
 
     /// Static description of the code.
@@ -515,6 +534,13 @@ impl a2a_result {
             a2a_result::A2A_ANSWER_MESSAGE => {
                 "the message to send is not {\"parts\":[...],\"metadata\":{...}} with known part kinds"
             }
+            a2a_result::A2A_CALL_STALE => {
+                "the input is about a request the call no longer waits for (drop that request)"
+            }
+            a2a_result::A2A_CALL_NO_HEAD => "body input before the response head",
+            a2a_result::A2A_CALL_HEAD_TWICE => "the response head was already given",
+            a2a_result::A2A_CALL_FINISHED => "the call is finished",
+            a2a_result::A2A_CALL_WRONG_KIND => "the call is not of the kind this function needs",
         }
     }
 }

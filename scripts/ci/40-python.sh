@@ -12,7 +12,10 @@
 # C compiler's sizeof/offsetof of include/a2a_core.h, via scripts/c-layout.py), the API tests, the discovery rule, and the end-to-end
 # tests against the real Python a2a-sdk server (tests/peers, started on 127.0.0.1), and the
 # threads tests (tests/test_threads.py: a shared Client closed while calls are in flight, one
-# SseDecoder fed from two threads and closed during a feed), on both paths.
+# SseDecoder fed from two threads and closed during a feed), and the asyncio client
+# (tests/test_async_client.py: AsyncClient on the core's client machine with httpx, from
+# tests/requirements.txt, against the project's fault server `a2a-testkit fault-server`,
+# built here, the fixture rows and the Python a2a-sdk server), on both paths.
 # Last, the sdist: built with PyPA's `build` in a scratch venv, it must carry the Rust sources
 # (rust/) and the extension's source, and install from itself, library and extension bundled.
 set -euo pipefail
@@ -40,7 +43,7 @@ ext = a2a_core.speedups()
 assert ext is not None and ext.parent == lib.parent, a2a_core.speedups_status()
 print("40-python: compiled fast path", ext)')
 
-cargo build -p a2a-core-ffi
+cargo build -p a2a-core-ffi -p a2a-testkit
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$root/$target_dir" ;; esac
 # The tests run against the debug build, named explicitly (the only way a debug build loads).

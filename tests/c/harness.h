@@ -56,5 +56,6 @@ void test_driver_raw(void);
 void test_answer(void);
 void test_traceparent(void);
 void test_concurrency(void);
+void test_machine(void);
 
 #endif

@@ -44,6 +44,7 @@ int main(void) {
   test_answer();
   test_traceparent();
   test_concurrency();
+  test_machine();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -391,6 +391,25 @@ impl CardFetch {
         self.late(now);
     }
 
+    /// The host abandons the resolution: a fetch in flight is aborted
+    /// ([`CardEvent::Abort`]) and the resolution ends as a failed fetch (`transport`/`Reset`,
+    /// "canceled by the caller"). Nothing happens once it is over.
+    pub fn cancel(&mut self, _now: Millis) {
+        let sent = match self.phase {
+            Phase::Done => return,
+            Phase::InFlight { id, .. } => {
+                self.events.push_back(CardEvent::Abort(id));
+                RequestSent::Unknown
+            }
+            Phase::Ready => RequestSent::No,
+        };
+        self.fail(Outcome::transport(
+            ErrorName::Reset,
+            sent,
+            "canceled by the caller",
+        ));
+    }
+
     fn current(&self, id: RequestId) -> Result<(), InputError> {
         match &self.phase {
             Phase::InFlight { id: cur, .. } if *cur == id => Ok(()),

@@ -388,6 +388,12 @@ impl ClientState {
         self.breaker.as_ref().map(|b| b.state(now))
     }
 
+    /// A fresh id drawn from this client's seeded generator (UUID v4 layout): a messageId
+    /// for a host that has no random source of its own (the C ABI's text calls).
+    pub fn fresh_id(&mut self) -> String {
+        self.random.uuid()
+    }
+
     /// Appends a header hook, run after those added before it on every later request.
     pub fn add_header_hook(&mut self, hook: impl HeaderHook + 'static) {
         self.hooks.push(Box::new(hook));

@@ -67,6 +67,7 @@ from ._lib import LibraryNotFoundError
 from .outcome import (
     JSON_KEYS,
     Outcome,
+    OutcomeError,
     classify,
     extract_error_id,
     is_event_stream,
@@ -116,6 +117,7 @@ from .vocab import (
     parse_protocol_version,
     parse_task_state,
 )
+from . import _machine  # noqa: F401 - declares the machine's C functions (AsyncClient)
 from .answer import _SCAN, _result_from_text, answer_from_json
 from .outcome import _UNREAD
 from .vocab import _BY_NUM
@@ -132,6 +134,19 @@ _lib.enable_speedups(
     ((TextPart, DataPart, FilePart, Message, TaskStatus, Artifact, Task, StatusUpdate,
       ArtifactUpdate), _SCAN, answer_from_json, _UNREAD),
 )
+
+
+#: Names of `a2a_core.aio`, imported on first use: it needs httpx (the `async` extra),
+#: which `import a2a_core` alone does not.
+_AIO_NAMES = ('AsyncClient', 'FetchedCard', 'afetch_card', 'fetch_card')
+
+
+def __getattr__(name: str) -> object:
+    """`a2a_core.AsyncClient`, `fetch_card`, ... from `a2a_core.aio` (imports httpx)."""
+    if name in _AIO_NAMES:
+        from . import aio
+        return getattr(aio, name)
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
 def library_version() -> str:
@@ -186,7 +201,11 @@ __all__ = [
     'CardInterface',
     'CardResolutionError',
     'Channel',
+    'AsyncClient',
     'Client',
+    'FetchedCard',
+    'afetch_card',
+    'fetch_card',
     'ClientStreamEnd',
     'ClosedError',
     'Comment',
@@ -210,6 +229,7 @@ __all__ = [
     'Method',
     'NullParameterError',
     'Outcome',
+    'OutcomeError',
     'PanicError',
     'ProtocolVersion',
     'Request',

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
@@ -84,6 +85,23 @@ class ClientStreamEnd:
 
 
 StreamEvent = Union[StreamItem, Resubscribing, ClientStreamEnd]
+
+
+def _dur(seconds: float | None, ms: int | None, name: str, old: str | None = None) -> int | None:
+    """A duration given in float seconds (`name`) or, deprecated, in integer
+    milliseconds (`name_ms`), as the library's milliseconds; None when neither is given."""
+    old = old or f'{name}_ms'
+    if ms is not None:
+        if seconds is not None:
+            raise TypeError(f'give {name} (seconds) or {old}, not both')
+        warnings.warn(f'{old}= is deprecated: give {name}= in seconds (a float)',
+                      DeprecationWarning, stacklevel=3)
+        return ms
+    if seconds is None:
+        return None
+    if not seconds > 0:
+        raise ValueError(f'{name} must be a positive number of seconds, not {seconds!r}')
+    return max(1, round(seconds * 1000))
 
 
 def _str_view(b: bytes | None) -> _lib.Str:
@@ -217,7 +235,9 @@ class Client:
     CardResolutionError with `.outcome` when that fails) unless
     `defer_card_resolution=True`; `Client.with_target(url, version, binding)` talks to a
     known interface without a card. Options default to the library's (connect 3 s, call
-    45 s, stream idle 60 s, 32 MiB responses, https only).
+    45 s, stream idle 60 s, 32 MiB responses, https only). Durations are float seconds:
+    `timeout` (the call timeout), `connect_timeout`, `stream_idle_timeout`,
+    `pool_idle_timeout`, `max_time`; the `*_ms` integer names are deprecated aliases.
 
     `prefer='card'` (the default) picks the interface in the card's order (its
     preferredTransport first); `'client'` in the library's (1.0 then 0.3, JSON-RPC then
@@ -230,7 +250,7 @@ class Client:
     Networks: `ca_file` (PEM CAs replacing the system trust store, which honours
     SSL_CERT_FILE / SSL_CERT_DIR), `client_cert_file` + `client_key_file` (mutual TLS),
     `proxy` (None: the environment with curl's rules; "": none), `no_proxy` (curl's list),
-    `resolve` (curl's HOST:PORT:ADDR entries), `max_time_ms` (a total deadline per call,
+    `resolve` (curl's HOST:PORT:ADDR entries), `max_time` (a total deadline per call,
     card fetch, retries, resubscribes and streams included).
 
     Threads: calls may run from several threads at once. `close()` (and leaving a `with`
@@ -245,6 +265,11 @@ class Client:
         self,
         url: str,
         *,
+        timeout: float | None = None,
+        connect_timeout: float | None = None,
+        stream_idle_timeout: float | None = None,
+        pool_idle_timeout: float | None = None,
+        max_time: float | None = None,
         connect_timeout_ms: int | None = None,
         call_timeout_ms: int | None = None,
         stream_idle_timeout_ms: int | None = None,
@@ -269,6 +294,12 @@ class Client:
         breaker: BreakerConfig | None = None,
         _target: tuple[ProtocolVersion, Binding] | None = None,
     ) -> None:
+        connect_timeout_ms = _dur(connect_timeout, connect_timeout_ms, 'connect_timeout')
+        call_timeout_ms = _dur(timeout, call_timeout_ms, 'timeout', 'call_timeout_ms')
+        stream_idle_timeout_ms = _dur(stream_idle_timeout, stream_idle_timeout_ms,
+                                      'stream_idle_timeout')
+        pool_idle_timeout_ms = _dur(pool_idle_timeout, pool_idle_timeout_ms, 'pool_idle_timeout')
+        max_time_ms = _dur(max_time, max_time_ms, 'max_time')
         self._h = 0
         self._calls = _guard.Calls('client')
         self._hooks: list[object] = []
@@ -477,6 +508,7 @@ class Client:
         *,
         parts: Sequence[Part | str] | None = None,
         metadata: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
         timeout_ms: int | None = None,
         traceparent: str | None = None,
         idempotency_key: str | None = None,
@@ -491,14 +523,16 @@ class Client:
         `parts` (TextPart, DataPart, FilePart; a str is a text part) after it, with message
         `metadata`. The answer is `outcome.result` (a Task or Message, typed), carrying
         `history_length` history messages when given (A2A `historyLength`; None leaves it
-        to the agent, 0 asks for none)."""
+        to the agent, 0 asks for none). `timeout` is in seconds (`timeout_ms`: deprecated)."""
+        timeout_ms = _dur(timeout, timeout_ms, 'timeout')
         opts = _options(timeout_ms, None, traceparent, idempotency_key, message_id,
                         context_id, task_id, headers, history_length)
         if parts is None and metadata is None and text is not None:
             return self._call('a2a_client_send_text', text, opts)
         return self._call('a2a_client_send_message', _message(text, parts, metadata), opts)
 
-    def get(self, task_id: str, *, timeout_ms: int | None = None,
+    def get(self, task_id: str, *, timeout: float | None = None,
+            timeout_ms: int | None = None,
             traceparent: str | None = None,
             headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
             history_length: int | None = None) -> Outcome:
@@ -508,10 +542,12 @@ class Client:
                         history_length)
         return self._call('a2a_client_get_task', task_id, opts)
 
-    def cancel(self, task_id: str, *, timeout_ms: int | None = None,
+    def cancel(self, task_id: str, *, timeout: float | None = None,
+               timeout_ms: int | None = None,
                traceparent: str | None = None,
                headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None) -> Outcome:
-        """Cancels a task."""
+        """Cancels a task (`timeout` in seconds; `timeout_ms`: deprecated)."""
+        timeout_ms = _dur(timeout, timeout_ms, 'timeout')
         opts = _options(timeout_ms, None, traceparent, None, None, None, None, headers)
         return self._call('a2a_client_cancel_task', task_id, opts)
 
@@ -521,6 +557,7 @@ class Client:
         *,
         parts: Sequence[Part | str] | None = None,
         metadata: Mapping[str, Any] | None = None,
+        idle_timeout: float | None = None,
         idle_timeout_ms: int | None = None,
         traceparent: str | None = None,
         idempotency_key: str | None = None,
@@ -535,7 +572,9 @@ class Client:
         goes out now (opening is eager: a header hook's exception is raised here); its
         failure, if any, is the `ClientStreamEnd`. Closing the generator early closes the
         stream.
-        `history_length` asks for that many history messages (A2A `historyLength`)."""
+        `history_length` asks for that many history messages (A2A `historyLength`).
+        `idle_timeout` in seconds (`idle_timeout_ms`: deprecated)."""
+        idle_timeout_ms = _dur(idle_timeout, idle_timeout_ms, 'idle_timeout')
         opts = _options(None, idle_timeout_ms, traceparent, idempotency_key, message_id,
                         context_id, task_id, headers, history_length)
         if parts is None and metadata is None and text is not None:
@@ -546,11 +585,13 @@ class Client:
         self,
         task_id: str,
         *,
+        idle_timeout: float | None = None,
         idle_timeout_ms: int | None = None,
         traceparent: str | None = None,
         headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
     ) -> Iterator[StreamEvent]:
         """Resubscribes to a running task's events; as `stream`."""
+        idle_timeout_ms = _dur(idle_timeout, idle_timeout_ms, 'idle_timeout')
         opts = _options(None, idle_timeout_ms, traceparent, None, None, None, None, headers)
         return self._stream('a2a_client_resubscribe', task_id, opts)
 

@@ -13,10 +13,13 @@ import json
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 from . import _lib
 from .answer import _result_from_text
+
+if TYPE_CHECKING:
+    from .answer import ArtifactUpdate, Message, StatusUpdate, Task
 from .errors import check
 from .vocab import (
     Binding,
@@ -35,6 +38,7 @@ from .vocab import (
 __all__ = [
     'JSON_KEYS',
     'Outcome',
+    'OutcomeError',
     'classify',
     'extract_error_id',
     'is_event_stream',
@@ -208,7 +212,7 @@ class Outcome:
     #: The agent's answer, typed (`a2a_core.answer`): the Task or Message a client send,
     #: get or cancel returned; a stream item's event; a stream end's assembled answer.
     #: None for other outcomes. `outcome.result.text` is the answer's text.
-    result: Any = None
+    result: Union['Task', 'Message', 'StatusUpdate', 'ArtifactUpdate', None] = None
     #: A FAILED status text carries exception detail beyond its error id (ADK's debug
     #: errors); `model_text` then carries only the error id.
     leaked_detail: bool = False
@@ -305,6 +309,24 @@ class Outcome:
         )
         return cls._from_ptr(out.value or 0, owned=True)
 
+    @property
+    def failed(self) -> bool:
+        """Whether the call failed: a transport, HTTP, protocol or malformed outcome, or a
+        task that FAILED, was REJECTED or CANCELED. An interrupted task (input or auth
+        required) or one still running is not a failure: the conversation goes on."""
+        if self.channel.value in ('transport', 'http', 'protocol', 'malformed'):
+            return True
+        return self.state is not None and self.state.value in ('failed', 'rejected', 'canceled')
+
+    def raise_for_outcome(self) -> Outcome:
+        """Raises `OutcomeError` (carrying this outcome) when the call failed (see
+        `failed`); else returns the outcome, so calls chain:
+        `task = (await client.send(text)).raise_for_outcome().result`. Opt-in, like
+        `httpx.Response.raise_for_status`."""
+        if self.failed:
+            raise OutcomeError(self)
+        return self
+
     def to_dict(self) -> dict[str, Any]:
         """The keys of `a2a classify --json`, in its order, with JSON values."""
         out: dict[str, Any] = {}
@@ -331,6 +353,18 @@ class Outcome:
                 'use the outcome of StreamTracker.finish() or of classify()'
             )
         return int(self._owned.ptr)
+
+
+class OutcomeError(Exception):
+    """A failed call's outcome, raised by `Outcome.raise_for_outcome()`; `.outcome` has
+    everything (channel, error, retry advice, hint, error_id)."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        what = outcome.state.value if outcome.state is not None else (
+            outcome.error.value if outcome.error is not None else outcome.channel.value)
+        detail = outcome.message or outcome.reason or outcome.hint or ''
+        super().__init__(f'{outcome.channel.value}/{what}' + (f': {detail}' if detail else ''))
+        self.outcome = outcome
 
 
 # `result` read lazily (the dataclass made its slot descriptor; _LazyResult wraps it).

@@ -1,0 +1,374 @@
+"""The core's sans-IO client machine over the C ABI (`a2a_client_state`, `a2a_call`, the
+config and settings builders; ffi/README.md, *The client machine*), for `AsyncClient`.
+
+Nothing here is public API and nothing here does I/O: each function is one short native
+call that returns at once. The mirrors below follow include/a2a_core.h field for field
+(tests/test_layout.py checks them against the C compiler's layout). Kept apart from
+`_lib.py` so the machine's surface can grow without touching the older declarations.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from ctypes import POINTER, Structure, c_bool, c_int32, c_size_t, c_uint16, c_uint32, c_uint64
+from ctypes import c_void_p
+from collections.abc import Iterable, Sequence
+
+from . import _lib
+from ._lib import Bytes, Header, Str, StreamItem, lib
+from .errors import check, error_for
+
+# --- results, kinds ------------------------------------------------------------------------
+
+OK = 0
+NONE = 2
+CALL_STALE = 1200
+CALL_FINISHED = 1203
+
+EVENT_ABORT, EVENT_RETRYING, EVENT_RESUBSCRIBING, EVENT_ITEM, EVENT_FINISHED = 1, 2, 3, 4, 5
+
+#: `a2a_error_name` numbers of the transport group that a host reports.
+ERR_CONNECT_FAILED, ERR_DNS, ERR_TIMEOUT, ERR_RESET, ERR_TLS, ERR_PROXY = 201, 202, 203, 204, 208, 209
+
+
+class HeaderView(Structure):
+    """`a2a_header`, read as views: the library's headers are not NUL-terminated, so the
+    pointers are kept as addresses (`_lib.Header` writes them as `c_char_p`)."""
+
+    _fields_ = [
+        ('name', c_void_p),
+        ('name_len', c_size_t),
+        ('value', c_void_p),
+        ('value_len', c_size_t),
+    ]
+
+
+class Transmit(Structure):
+    """`a2a_transmit`: one HTTP request to perform."""
+
+    _fields_ = [
+        ('request_id', c_uint32),
+        ('method', Str),
+        ('url', Str),
+        ('headers', POINTER(HeaderView)),
+        ('headers_len', c_size_t),
+        ('body', Bytes),
+        ('connect_by_ms', c_uint64),
+        ('deadline_ms', c_uint64),
+    ]
+
+
+class Correlation(Structure):
+    """`a2a_correlation`: the ids to log for a finished call."""
+
+    _fields_ = [
+        ('agent', Str),
+        ('method', Str),
+        ('jsonrpc_id', Str),
+        ('message_id', Str),
+        ('task_id', Str),
+        ('context_id', Str),
+        ('error_id', Str),
+        ('traceparent', Str),
+        ('idempotency_key', Str),
+        ('elapsed_ms', c_uint64),
+        ('attempts', c_uint32),
+    ]
+
+
+class Event(Structure):
+    """`a2a_event`: one event of a call (one packed struct for every kind)."""
+
+    _fields_ = [
+        ('kind', c_uint32),
+        ('request_id', c_uint32),
+        ('attempt', c_uint32),
+        ('delay_ms', c_uint64),
+        ('task_id', Str),
+        ('outcome', c_void_p),
+        ('item', StreamItem),
+        ('answer_json', Str),
+        ('exit_code', c_int32),
+        ('correlation', Correlation),
+        ('has_response', c_bool),
+        ('response_status', c_uint16),
+        ('response_body', Bytes),
+        ('has_end_kind', c_bool),
+        ('end_kind', c_uint32),
+        ('resubscribes', c_uint32),
+        ('dropped_events', c_uint32),
+        ('unreadable_events', c_uint32),
+        ('card_url', Str),
+        ('card_json', Str),
+        ('interface_url', Str),
+        ('interface_version', c_uint32),
+        ('interface_binding', c_uint32),
+    ]
+
+
+_P = POINTER
+u8p = ctypes.c_char_p
+vp = c_void_p
+
+
+def _decl(name: str, restype: object, *argtypes: object) -> None:
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+
+
+_decl('a2a_client_state_new', c_uint32, vp, u8p, c_size_t, c_uint32, c_uint32, c_uint64, _P(vp))
+_decl('a2a_client_state_from_card', c_uint32, vp, vp, c_uint64, _P(vp))
+_decl('a2a_client_state_free', None, vp)
+_decl('a2a_call_new_card_fetch', c_uint32, vp, u8p, c_size_t, _P(vp))
+_decl('a2a_call_new', c_uint32, vp, c_uint32, u8p, c_size_t, vp, c_uint64, _P(vp))
+_decl('a2a_call_new_text', c_uint32, vp, c_bool, u8p, c_size_t, vp, c_uint64, _P(vp))
+_decl('a2a_call_machine_kind', c_uint32, vp)
+_decl('a2a_call_poll_transmit', c_uint32, vp, c_uint64, _P(Transmit))
+_decl('a2a_call_handle_head', c_uint32, vp, c_uint32, c_uint16, _P(Header), c_size_t, c_uint64)
+_decl('a2a_call_handle_body', c_uint32, vp, c_uint32, u8p, c_size_t, c_uint64)
+_decl('a2a_call_handle_end', c_uint32, vp, c_uint32, c_uint64)
+_decl('a2a_call_handle_failure', c_uint32, vp, c_uint32, c_uint32, c_bool, u8p, c_size_t,
+      c_uint64)
+_decl('a2a_call_handle_timeout', c_uint32, vp, c_uint64)
+_decl('a2a_call_cancel', c_uint32, vp, c_uint64)
+_decl('a2a_call_poll_timeout', c_bool, vp, _P(c_uint64))
+_decl('a2a_call_poll_event', c_uint32, vp, _P(Event))
+_decl('a2a_call_free', None, vp)
+_decl('a2a_client_config_builder_new', vp)
+_decl('a2a_client_config_builder_free', None, vp)
+for _name in ('call_timeout_ms', 'connect_timeout_ms', 'max_time_ms', 'max_response_bytes',
+              'stream_idle_timeout_ms', 'max_event_bytes', 'card_timeout_ms'):
+    _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_uint64)
+for _name in ('send_retries', 'stream_resubscribes'):
+    _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_uint32)
+for _name in ('client_certificate', 'allow_http', 'prefer_card_order'):
+    _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_bool)
+_decl('a2a_client_config_builder_set_breaker', c_uint32, vp, _P(_lib.BreakerConfig))
+_decl('a2a_client_config_builder_build', c_uint32, vp, _P(vp))
+_decl('a2a_machine_config_free', None, vp)
+_decl('a2a_call_settings_new', vp)
+_decl('a2a_call_settings_free', None, vp)
+_decl('a2a_call_settings_set_budget_ms', c_uint32, vp, c_uint64)
+_decl('a2a_call_settings_set_deadline_ms', c_uint32, vp, c_uint64)
+for _name in ('idempotency_key', 'traceparent', 'message_id'):
+    _decl(f'a2a_call_settings_set_{_name}', c_uint32, vp, u8p, c_size_t)
+_decl('a2a_call_settings_add_header', c_uint32, vp, u8p, c_size_t, u8p, c_size_t)
+
+
+# --- owned handles -------------------------------------------------------------------------
+
+
+class Config:
+    """Owns one `a2a_machine_config`, built from keyword options (None: the library's
+    default). Freed when collected."""
+
+    __slots__ = ('ptr',)
+
+    def __init__(self, *, call_timeout_ms: int | None = None,
+                 connect_timeout_ms: int | None = None, max_time_ms: int | None = None,
+                 max_response_bytes: int | None = None,
+                 stream_idle_timeout_ms: int | None = None,
+                 max_event_bytes: int | None = None, card_timeout_ms: int | None = None,
+                 send_retries: int | None = None, stream_resubscribes: int | None = None,
+                 client_certificate: bool = False, allow_http: bool = False,
+                 prefer_card_order: bool = True,
+                 breaker: _lib.BreakerConfig | None = None) -> None:
+        self.ptr = 0
+        b = lib.a2a_client_config_builder_new()
+        if not b:
+            raise error_for(999, 'the library could not make a config builder')
+        try:
+            for name, value in (('call_timeout_ms', call_timeout_ms),
+                                ('connect_timeout_ms', connect_timeout_ms),
+                                ('max_time_ms', max_time_ms),
+                                ('max_response_bytes', max_response_bytes),
+                                ('stream_idle_timeout_ms', stream_idle_timeout_ms),
+                                ('max_event_bytes', max_event_bytes),
+                                ('card_timeout_ms', card_timeout_ms),
+                                ('send_retries', send_retries),
+                                ('stream_resubscribes', stream_resubscribes)):
+                if value is not None:
+                    check(getattr(lib, f'a2a_client_config_builder_set_{name}')(b, value),
+                          f'{name}={value!r}')
+            check(lib.a2a_client_config_builder_set_client_certificate(b, client_certificate))
+            check(lib.a2a_client_config_builder_set_allow_http(b, allow_http))
+            check(lib.a2a_client_config_builder_set_prefer_card_order(b, prefer_card_order))
+            if breaker is not None:
+                check(lib.a2a_client_config_builder_set_breaker(b, ctypes.byref(breaker)))
+            out = c_void_p()
+            check(lib.a2a_client_config_builder_build(b, ctypes.byref(out)))
+            self.ptr = out.value or 0
+        finally:
+            lib.a2a_client_config_builder_free(b)
+
+    def __del__(self) -> None:
+        ptr, self.ptr = self.ptr, 0
+        if ptr:
+            lib.a2a_machine_config_free(ptr)
+
+
+class State:
+    """Owns one `a2a_client_state` (thread-safe in the library; each call keeps it alive)."""
+
+    __slots__ = ('ptr',)
+
+    def __init__(self, ptr: int) -> None:
+        self.ptr = ptr
+
+    @classmethod
+    def for_target(cls, config: Config, url: str, version: int, binding: int,
+                   seed: int) -> State:
+        u, n = _lib.enc(url)
+        out = c_void_p()
+        check(lib.a2a_client_state_new(config.ptr, u, n, version, binding, seed,
+                                       ctypes.byref(out)))
+        return cls(out.value or 0)
+
+    @classmethod
+    def from_card(cls, config: Config, card_call: Call, seed: int) -> State:
+        out = c_void_p()
+        check(lib.a2a_client_state_from_card(config.ptr, card_call.ptr, seed, ctypes.byref(out)))
+        return cls(out.value or 0)
+
+    def __del__(self) -> None:
+        ptr, self.ptr = self.ptr, 0
+        if ptr:
+            lib.a2a_client_state_free(ptr)
+
+
+class Settings:
+    """Owns one `a2a_call_settings` (copied by the library when a call starts)."""
+
+    __slots__ = ('ptr',)
+
+    def __init__(self, *, budget_ms: int | None = None, idempotency_key: str | None = None,
+                 traceparent: str | None = None, message_id: str | None = None,
+                 headers: Iterable[tuple[str, str]] = ()) -> None:
+        self.ptr = lib.a2a_call_settings_new() or 0
+        if not self.ptr:
+            raise error_for(999, 'the library could not make call settings')
+        if budget_ms:
+            check(lib.a2a_call_settings_set_budget_ms(self.ptr, budget_ms))
+        for name, value in (('idempotency_key', idempotency_key), ('traceparent', traceparent),
+                            ('message_id', message_id)):
+            if value is not None:
+                b, n = _lib.enc(value)
+                check(getattr(lib, f'a2a_call_settings_set_{name}')(self.ptr, b, n),
+                      f'{name}={value!r}')
+        for name, value in headers:
+            nb, nn = _lib.enc(name)
+            vb, vn = _lib.enc(value)
+            check(lib.a2a_call_settings_add_header(self.ptr, nb, nn, vb, vn),
+                  f'header {name!r}')
+
+    def __del__(self) -> None:
+        ptr, self.ptr = self.ptr, 0
+        if ptr:
+            lib.a2a_call_settings_free(ptr)
+
+
+class Call:
+    """Owns one `a2a_call`. Used from one thread (the event loop's); every method is one
+    short native call."""
+
+    __slots__ = ('ptr', 'transmit', 'event', '_at', 'kept')
+
+    def __init__(self, ptr: int) -> None:
+        self.ptr = ptr
+        #: Set when an outcome borrowed from the finished call keeps it (see aio): the
+        #: driver then leaves freeing it to the collector.
+        self.kept = False
+        self.transmit = Transmit()
+        self.event = Event()
+        self._at = c_uint64()
+
+    @classmethod
+    def card_fetch(cls, config: Config, source: str) -> Call:
+        s, n = _lib.enc(source)
+        out = c_void_p()
+        check(lib.a2a_call_new_card_fetch(config.ptr, s, n, ctypes.byref(out)))
+        return cls(out.value or 0)
+
+    @classmethod
+    def new(cls, state: State, method: int, params_json: bytes | None,
+            settings: Settings | None, now_ms: int) -> Call:
+        out = c_void_p()
+        check(lib.a2a_call_new(state.ptr, method, params_json, len(params_json or b''),
+                               settings.ptr if settings else None, now_ms, ctypes.byref(out)))
+        return cls(out.value or 0)
+
+    @classmethod
+    def new_text(cls, state: State, streaming: bool, text: str, settings: Settings | None,
+                 now_ms: int) -> Call:
+        t, n = _lib.enc(text)
+        out = c_void_p()
+        check(lib.a2a_call_new_text(state.ptr, streaming, t, n,
+                                    settings.ptr if settings else None, now_ms,
+                                    ctypes.byref(out)))
+        return cls(out.value or 0)
+
+    def poll_transmit(self, now_ms: int) -> Transmit | None:
+        """The next request to perform (its views valid until the next transmit), or None."""
+        rc = lib.a2a_call_poll_transmit(self.ptr, now_ms, ctypes.byref(self.transmit))
+        if rc == NONE:
+            return None
+        check(rc)
+        return self.transmit
+
+    def poll_event(self) -> Event | None:
+        """The next event (views valid until the next mutating call), or None."""
+        rc = lib.a2a_call_poll_event(self.ptr, ctypes.byref(self.event))
+        if rc == NONE:
+            return None
+        check(rc)
+        return self.event
+
+    def poll_timeout(self) -> int | None:
+        """When the machine wants `handle_timeout` (host clock, ms), or None."""
+        if lib.a2a_call_poll_timeout(self.ptr, ctypes.byref(self._at)):
+            return int(self._at.value)
+        return None
+
+    def _input(self, rc: int) -> bool:
+        """True when the input was taken; False for a request the machine gave up (stale)
+        or a finished call: the host then drops that request."""
+        if rc in (CALL_STALE, CALL_FINISHED):
+            return False
+        check(rc)
+        return True
+
+    def handle_head(self, request_id: int, status: int,
+                    headers: Sequence[tuple[bytes, bytes]], now_ms: int) -> bool:
+        arr = (Header * max(len(headers), 1))()
+        for i, (name, value) in enumerate(headers):
+            arr[i] = Header(name, len(name), value, len(value))
+        return self._input(lib.a2a_call_handle_head(self.ptr, request_id, status, arr,
+                                                    len(headers), now_ms))
+
+    def handle_body(self, request_id: int, chunk: bytes, now_ms: int) -> bool:
+        return self._input(lib.a2a_call_handle_body(self.ptr, request_id, chunk, len(chunk),
+                                                    now_ms))
+
+    def handle_end(self, request_id: int, now_ms: int) -> bool:
+        return self._input(lib.a2a_call_handle_end(self.ptr, request_id, now_ms))
+
+    def handle_failure(self, request_id: int, error: int, written: bool, message: str,
+                       now_ms: int) -> bool:
+        m, n = _lib.enc(message)
+        return self._input(lib.a2a_call_handle_failure(self.ptr, request_id, error, written,
+                                                       m, n, now_ms))
+
+    def handle_timeout(self, now_ms: int) -> None:
+        check(lib.a2a_call_handle_timeout(self.ptr, now_ms))
+
+    def cancel(self, now_ms: int) -> None:
+        check(lib.a2a_call_cancel(self.ptr, now_ms))
+
+    def free(self) -> None:
+        ptr, self.ptr = self.ptr, 0
+        if ptr:
+            lib.a2a_call_free(ptr)
+
+    def __del__(self) -> None:
+        self.free()

@@ -1,0 +1,510 @@
+//! Configuration of the client machine through opaque builders (rustls-ffi's pattern): a
+//! setter per option, so options can be added without changing a struct layout that
+//! already-compiled callers depend on.
+//!
+//! - `a2a_client_config_builder` → `a2a_client_config_builder_build` → `a2a_machine_config`
+//!   (immutable, shared by every `a2a_client_state` and card fetch made from it): timeouts,
+//!   retries, body and event limits, breaker, stream idle timeout and resubscribes, card
+//!   resolution policy.
+//! - `a2a_call_settings`: per-call options (budget, deadline, idempotency key,
+//!   `traceparent`, extra headers, messageId), read when a call starts.
+//!
+//! (`a2a_client_config` is the reference driver's by-value struct; these builders are for
+//! the machine in `machine.rs`.)
+
+use std::ffi::c_char;
+
+use a2a::card::SelectionOrder;
+use a2a::client::{CallOptions, CardOptions, ClientConfig, StreamConfig};
+use a2a::resilience::CircuitBreaker;
+use a2a::time::Millis;
+
+use crate::handle::{self, Handle, try_mut, try_out, try_ref};
+use crate::panic::ffi_panic_boundary;
+use crate::resilience::{a2a_breaker_config, breaker_config_core, config_code};
+use crate::result::a2a_result;
+use crate::view::try_str;
+
+/// Everything a client machine decides by: the client's, the streams' and card
+/// resolution's settings.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MachineConfig {
+    pub(crate) client: ClientConfig,
+    pub(crate) stream: StreamConfig,
+    pub(crate) card: CardOptions,
+}
+
+/// A mutable set of client options; `a2a_client_config_builder_build` turns it into an
+/// immutable `a2a_machine_config`. Starts at the reference driver's defaults: 45 s per
+/// call, 3 s to connect, no total limit, no send retries, 16 MiB bodies, no breaker, no
+/// client certificate; streams idle out after 60 s, never resubscribe, accept 16 MiB events;
+/// card fetches take at most 30 s, accept https only and prefer the client's order.
+///
+/// Methods: `a2a_client_config_builder_new`, `_free`, `_set_*`, `_build`.
+///
+/// Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
+pub struct a2a_client_config_builder {
+    config: MachineConfig,
+}
+
+impl Handle for a2a_client_config_builder {}
+
+/// The immutable options of client machines, from `a2a_client_config_builder_build`.
+/// Read (never changed) by `a2a_client_state_new`, `a2a_client_state_from_card` and
+/// `a2a_call_new_card_fetch`, which copy what they need: the config may be freed right after.
+///
+/// Threading: `Send` and, having no mutating call, safe to read from several threads.
+pub struct a2a_machine_config {
+    pub(crate) inner: MachineConfig,
+}
+
+impl Handle for a2a_machine_config {}
+
+/// A new builder with the defaults (see `a2a_client_config_builder`). The caller owns it
+/// and frees it with `a2a_client_config_builder_free`. Returns NULL only if the library
+/// panicked.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_new() -> *mut a2a_client_config_builder {
+    ffi_panic_boundary! {
+        handle::into_raw(a2a_client_config_builder { config: MachineConfig::default() })
+    }
+}
+
+/// Frees a builder. NULL is a no-op; must not be called twice. A config built from it
+/// stays valid.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_free(builder: *mut a2a_client_config_builder) {
+    ffi_panic_boundary! {
+        // SAFETY: the header requires a pointer from this library, not yet freed.
+        unsafe { handle::free(builder) }
+    }
+}
+
+/// Sets the whole-call timeout of a non-streaming call, and the time a stream's response
+/// head may take, in milliseconds (default 45000).
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_call_timeout_ms(
+    builder: *mut a2a_client_config_builder,
+    ms: u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        if ms == 0 {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        }
+        b.config.client.call_timeout = Millis(ms);
+        a2a_result::A2A_OK
+    }
+}
+
+/// Sets how long connecting may take, in milliseconds (default 3000; calls and card
+/// fetches). The host enforces it with the `connect_by_ms` of each transmit.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_connect_timeout_ms(
+    builder: *mut a2a_client_config_builder,
+    ms: u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        if ms == 0 {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        }
+        b.config.client.connect_timeout = Millis(ms);
+        b.config.card.connect_timeout = Millis(ms);
+        a2a_result::A2A_OK
+    }
+}
+
+/// Sets a total deadline for each call, counted from its start, in milliseconds (retries
+/// and resubscribes included); 0 (the default) means none.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_max_time_ms(
+    builder: *mut a2a_client_config_builder,
+    ms: u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        b.config.client.max_time = (ms > 0).then_some(Millis(ms));
+        a2a_result::A2A_OK
+    }
+}
+
+/// Sets how many times a `SendMessage` may be sent again after a failure the retry policy
+/// allows (default 0: never). Without an idempotency key (`a2a_call_settings_set_idempotency_key`)
+/// a request that may have arrived is never resent.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_send_retries(
+    builder: *mut a2a_client_config_builder,
+    retries: u32,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        b.config.client.send_retries = retries;
+        a2a_result::A2A_OK
+    }
+}
+
+/// Sets the largest response body (and agent card) accepted, in bytes (default 16 MiB);
+/// past it the attempt fails as `transport`/`ResponseTooLarge` and the host is told to drop
+/// the request.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_max_response_bytes(
+    builder: *mut a2a_client_config_builder,
+    bytes: u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        if bytes == 0 {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        }
+        b.config.client.max_response_bytes = bytes;
+        b.config.card.max_bytes = bytes;
+        a2a_result::A2A_OK
+    }
+}
+
+/// Turns the circuit breaker on with `*breaker` (copied; start from
+/// `a2a_breaker_config_default`), or off with NULL (the default). One breaker per client
+/// state, shared by its calls.
+///
+/// Errors (nothing changed): `A2A_NULL_PARAMETER` (builder), `A2A_IN_USE`, the
+/// `A2A_CONFIG_*` code of an unusable breaker configuration.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_breaker(
+    builder: *mut a2a_client_config_builder,
+    breaker: *const a2a_breaker_config,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        if breaker.is_null() {
+            b.config.client.breaker = None;
+            return a2a_result::A2A_OK;
+        }
+        // SAFETY: non-NULL; the header requires a readable a2a_breaker_config.
+        let c = breaker_config_core(unsafe { &*breaker });
+        if let Err(e) = CircuitBreaker::new("config check", c) {
+            return config_code(&e);
+        }
+        b.config.client.breaker = Some(c);
+        a2a_result::A2A_OK
+    }
+}
+
+/// Says whether the host presents a client certificate (satisfies a card's `mutualTLS`
+/// requirement; default false).
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_client_certificate(
+    builder: *mut a2a_client_config_builder,
+    present: bool,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        b.config.client.client_certificate = present;
+        a2a_result::A2A_OK
+    }
+}
+
+/// Sets a stream's longest silence (no bytes, events or keep-alive comments) before it is
+/// given up as idle, in milliseconds (default 60000).
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_stream_idle_timeout_ms(
+    builder: *mut a2a_client_config_builder,
+    ms: u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        if ms == 0 {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        }
+        b.config.stream.idle_timeout = Millis(ms);
+        a2a_result::A2A_OK
+    }
+}
+
+/// Sets how many times a stream cut or gone idle (with its task id known) is resubscribed
+/// to, never resent (default 0).
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_stream_resubscribes(
+    builder: *mut a2a_client_config_builder,
+    attempts: u32,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        b.config.stream.resubscribe_attempts = attempts;
+        a2a_result::A2A_OK
+    }
+}
+
+/// Sets the largest SSE event accepted, in bytes (default 16 MiB); a larger one is dropped
+/// and reported as a `malformed` item.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0 or above `SIZE_MAX`), `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_max_event_bytes(
+    builder: *mut a2a_client_config_builder,
+    bytes: u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        match usize::try_from(bytes) {
+            Ok(n) if n > 0 => {
+                b.config.stream.max_event_bytes = n;
+                a2a_result::A2A_OK
+            }
+            _ => a2a_result::A2A_INVALID_ARGUMENT,
+        }
+    }
+}
+
+/// Card resolution: whether a plain `http://` card and interface are accepted (local
+/// development and test servers only; default false).
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_allow_http(
+    builder: *mut a2a_client_config_builder,
+    allow: bool,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        b.config.card.policy.allow_http = allow;
+        a2a_result::A2A_OK
+    }
+}
+
+/// Card resolution: how long each card fetch may take, in milliseconds (default 30000).
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_card_timeout_ms(
+    builder: *mut a2a_client_config_builder,
+    ms: u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        if ms == 0 {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        }
+        b.config.card.timeout = Millis(ms);
+        a2a_result::A2A_OK
+    }
+}
+
+/// Card resolution: whose order picks the interface when the card offers several: the
+/// client's preferences (false, the default: 1.0 before 0.3, JSON-RPC before HTTP+JSON) or
+/// the card's own order (true, the spec's rule).
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_prefer_card_order(
+    builder: *mut a2a_client_config_builder,
+    card_first: bool,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        b.config.card.preferences.order = if card_first {
+            SelectionOrder::CardFirst
+        } else {
+            SelectionOrder::ClientFirst
+        };
+        a2a_result::A2A_OK
+    }
+}
+
+/// Builds an immutable config from the builder's current options (the builder stays usable
+/// and unchanged). `out`: receives a new config the caller owns and frees with
+/// `a2a_machine_config_free`; written on success only.
+///
+/// Errors: `A2A_NULL_PARAMETER`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_build(
+    builder: *const a2a_client_config_builder,
+    out: *mut *mut a2a_machine_config,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_ref!(builder);
+        let out = try_out!(out);
+        out.set(handle::into_raw(a2a_machine_config { inner: b.config.clone() }));
+        a2a_result::A2A_OK
+    }
+}
+
+/// Frees a config. NULL is a no-op; must not be called twice. States and calls made from
+/// it keep their own copy.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_machine_config_free(config: *mut a2a_machine_config) {
+    ffi_panic_boundary! {
+        // SAFETY: the header requires a pointer from this library, not yet freed.
+        unsafe { handle::free(config) }
+    }
+}
+
+/// Per-call options, read (copied) when a call starts (`a2a_call_new`, `a2a_call_new_text`);
+/// one settings object may serve many calls. NULL settings mean none of them.
+///
+/// Methods: `a2a_call_settings_new`, `_free`, `_set_budget_ms`, `_set_deadline_ms`,
+/// `_set_idempotency_key`, `_set_traceparent`, `_add_header`, `_set_message_id`.
+///
+/// Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
+pub struct a2a_call_settings {
+    pub(crate) options: CallOptions,
+    pub(crate) message_id: Option<String>,
+}
+
+impl Handle for a2a_call_settings {}
+
+/// New empty call settings, owned by the caller (free with `a2a_call_settings_free`).
+/// Returns NULL only if the library panicked.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_settings_new() -> *mut a2a_call_settings {
+    ffi_panic_boundary! {
+        handle::into_raw(a2a_call_settings { options: CallOptions::default(), message_id: None })
+    }
+}
+
+/// Frees call settings. NULL is a no-op; must not be called twice.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_settings_free(settings: *mut a2a_call_settings) {
+    ffi_panic_boundary! {
+        // SAFETY: the header requires a pointer from this library, not yet freed.
+        unsafe { handle::free(settings) }
+    }
+}
+
+/// The caller's remaining budget for the call, in milliseconds: the call deadline is the
+/// shorter of the call timeout and this, counted from the call's start. 0 clears it.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_settings_set_budget_ms(
+    settings: *mut a2a_call_settings,
+    ms: u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_mut!(settings);
+        s.options.budget = (ms > 0).then_some(Millis(ms));
+        a2a_result::A2A_OK
+    }
+}
+
+/// An absolute deadline on the host's clock (the same scale as every `now_ms`), after
+/// which the call ends whatever the timeouts say (retries and resubscribes included).
+/// 0 clears it.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_settings_set_deadline_ms(
+    settings: *mut a2a_call_settings,
+    deadline_ms: u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_mut!(settings);
+        s.options.deadline = (deadline_ms > 0).then_some(Millis(deadline_ms));
+        a2a_result::A2A_OK
+    }
+}
+
+/// The `Idempotency-Key` sent with every attempt (UTF-8, copied); it lets a `SendMessage`
+/// whose request may have arrived be retried. `(NULL, 0)` clears it.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_settings_set_idempotency_key(
+    settings: *mut a2a_call_settings,
+    key: *const c_char,
+    key_len: usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_mut!(settings);
+        let key = try_str!(key, key_len);
+        s.options.idempotency_key = (!key.is_empty()).then(|| key.to_owned());
+        a2a_result::A2A_OK
+    }
+}
+
+/// The W3C `traceparent` to send (copied; the same for every attempt); without one the
+/// machine makes a fresh one from the client's seed. `(NULL, 0)` clears it.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (not a valid
+/// `traceparent`), `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_settings_set_traceparent(
+    settings: *mut a2a_call_settings,
+    traceparent: *const c_char,
+    traceparent_len: usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_mut!(settings);
+        let tp = try_str!(traceparent, traceparent_len);
+        if tp.is_empty() {
+            s.options.traceparent = None;
+            return a2a_result::A2A_OK;
+        }
+        if a2a::traceparent::TraceParent::parse(tp).is_err() {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        }
+        s.options.traceparent = Some(tp.to_owned());
+        a2a_result::A2A_OK
+    }
+}
+
+/// Appends a header sent with every request of the call (name and value UTF-8, copied).
+/// Reserved headers (`Content-Type`, `Host`, the A2A version header, ...) are refused when
+/// the call builds its request: the call then ends as `transport`/`InvalidRequest` with
+/// nothing sent, naming the header.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (empty name),
+/// `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_settings_add_header(
+    settings: *mut a2a_call_settings,
+    name: *const c_char,
+    name_len: usize,
+    value: *const c_char,
+    value_len: usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_mut!(settings);
+        let name = try_str!(name, name_len);
+        let value = try_str!(value, value_len);
+        if name.is_empty() {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        }
+        s.options.headers.push((name.to_owned(), value.to_owned()));
+        a2a_result::A2A_OK
+    }
+}
+
+/// The messageId `a2a_call_new_text` sends (copied; reuse it to send the same message
+/// again); without one it draws a fresh one from the client's seed. `(NULL, 0)` clears it.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_settings_set_message_id(
+    settings: *mut a2a_call_settings,
+    message_id: *const c_char,
+    message_id_len: usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_mut!(settings);
+        let id = try_str!(message_id, message_id_len);
+        s.message_id = (!id.is_empty()).then(|| id.to_owned());
+        a2a_result::A2A_OK
+    }
+}

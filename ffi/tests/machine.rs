@@ -1,0 +1,584 @@
+//! The client machine through its C functions, driven by an in-memory agent: a send, a
+//! stream split at every byte, a timeout, a retry, a cancel, a card fetch, misuse.
+
+use std::ptr::{null, null_mut};
+
+use a2a_core::http1::a2a_header;
+use a2a_core::machine::*;
+use a2a_core::machine_config::*;
+use a2a_core::outcome::{a2a_outcome_get_info, a2a_outcome_info};
+use a2a_core::result::a2a_result;
+use a2a_core::stream::a2a_stream_item_kind;
+use a2a_core::view::{a2a_bytes, a2a_str};
+
+fn s(v: a2a_str) -> Option<String> {
+    if v.ptr.is_null() {
+        return None;
+    }
+    let b = unsafe { std::slice::from_raw_parts(v.ptr.cast::<u8>(), v.len) };
+    Some(String::from_utf8(b.to_vec()).unwrap())
+}
+
+fn b(v: a2a_bytes) -> Vec<u8> {
+    if v.ptr.is_null() {
+        return Vec::new();
+    }
+    unsafe { std::slice::from_raw_parts(v.ptr, v.len) }.to_vec()
+}
+
+/// A request copied out of a transmit.
+struct Req {
+    id: u32,
+    method: String,
+    url: String,
+    headers: Vec<(String, String)>,
+    body: serde_json::Value,
+    deadline: u64,
+}
+
+fn config(f: impl FnOnce(*mut a2a_client_config_builder)) -> *mut a2a_machine_config {
+    let builder = a2a_client_config_builder_new();
+    assert_eq!(
+        a2a_client_config_builder_set_allow_http(builder, true),
+        a2a_result::A2A_OK
+    );
+    f(builder);
+    let mut cfg = null_mut();
+    assert_eq!(
+        a2a_client_config_builder_build(builder, &mut cfg),
+        a2a_result::A2A_OK
+    );
+    a2a_client_config_builder_free(builder);
+    cfg
+}
+
+/// A 0.3 JSON-RPC client state for an in-memory agent.
+fn state(f: impl FnOnce(*mut a2a_client_config_builder)) -> *mut a2a_client_state {
+    let cfg = config(f);
+    let url = "http://agent.test/a2a";
+    let mut st = null_mut();
+    assert_eq!(
+        a2a_client_state_new(cfg, url.as_ptr().cast(), url.len(), 1, 1, 7, &mut st),
+        a2a_result::A2A_OK
+    );
+    a2a_machine_config_free(cfg);
+    st
+}
+
+fn transmit(call: *mut a2a_call, now: u64) -> Option<Req> {
+    let mut t = std::mem::MaybeUninit::<a2a_transmit>::uninit();
+    match a2a_call_poll_transmit(call, now, t.as_mut_ptr()) {
+        a2a_result::A2A_NONE => None,
+        a2a_result::A2A_OK => {
+            let t = unsafe { t.assume_init() };
+            let hs = unsafe { std::slice::from_raw_parts(t.headers, t.headers_len) };
+            let headers = hs
+                .iter()
+                .map(|h| {
+                    let n = unsafe { std::slice::from_raw_parts(h.name.cast::<u8>(), h.name_len) };
+                    let v =
+                        unsafe { std::slice::from_raw_parts(h.value.cast::<u8>(), h.value_len) };
+                    (
+                        String::from_utf8(n.to_vec()).unwrap(),
+                        String::from_utf8(v.to_vec()).unwrap(),
+                    )
+                })
+                .collect();
+            let body = b(t.body);
+            Some(Req {
+                id: t.request_id,
+                method: s(t.method).unwrap(),
+                url: s(t.url).unwrap(),
+                headers,
+                body: if body.is_empty() {
+                    serde_json::Value::Null
+                } else {
+                    serde_json::from_slice(&body).unwrap()
+                },
+                deadline: t.deadline_ms,
+            })
+        }
+        other => panic!("poll_transmit: {other:?}"),
+    }
+}
+
+fn head(call: *mut a2a_call, id: u32, status: u16, content_type: &str, now: u64) -> a2a_result {
+    let (n, v) = ("Content-Type", content_type);
+    let h = a2a_header {
+        name: n.as_ptr().cast(),
+        name_len: n.len(),
+        value: v.as_ptr().cast(),
+        value_len: v.len(),
+    };
+    a2a_call_handle_head(call, id, status, &h, 1, now)
+}
+
+/// Every event until none is left, each visited before the next poll (its views die then).
+fn each_event(call: *mut a2a_call, mut f: impl FnMut(&a2a_event)) -> usize {
+    for n in 0..1000 {
+        let mut e = std::mem::MaybeUninit::<a2a_event>::uninit();
+        match a2a_call_poll_event(call, e.as_mut_ptr()) {
+            a2a_result::A2A_NONE => return n,
+            a2a_result::A2A_OK => f(&unsafe { e.assume_init() }),
+            other => panic!("poll_event: {other:?}"),
+        }
+    }
+    panic!("unbounded events")
+}
+
+/// Every event until none is left; only the last one's views stay valid (a poll that
+/// finds nothing changes nothing).
+fn events(call: *mut a2a_call) -> Vec<a2a_event> {
+    let mut out = Vec::new();
+    each_event(call, |e| out.push(*e));
+    out
+}
+
+fn info(e: &a2a_event) -> a2a_outcome_info {
+    let mut i = std::mem::MaybeUninit::<a2a_outcome_info>::uninit();
+    assert_eq!(
+        a2a_outcome_get_info(e.outcome, i.as_mut_ptr()),
+        a2a_result::A2A_OK
+    );
+    unsafe { i.assume_init() }
+}
+
+fn task_reply(id: &serde_json::Value, state: &str, text: &str) -> Vec<u8> {
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+        "kind": "task", "id": "t-1", "contextId": "c-1", "status": {"state": state},
+        "artifacts": [{"artifactId": "a-1", "parts": [{"kind": "text", "text": text}]}]}})
+    .to_string()
+    .into_bytes()
+}
+
+fn send_text(st: *mut a2a_client_state, streaming: bool, text: &str) -> *mut a2a_call {
+    send_text_key(st, streaming, text, "")
+}
+
+fn send_text_key(
+    st: *mut a2a_client_state,
+    streaming: bool,
+    text: &str,
+    key: &str,
+) -> *mut a2a_call {
+    let settings = a2a_call_settings_new();
+    assert_eq!(
+        a2a_call_settings_set_idempotency_key(settings, key.as_ptr().cast(), key.len()),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(
+        a2a_call_settings_set_message_id(settings, b"m-1".as_ptr().cast(), 3),
+        a2a_result::A2A_OK
+    );
+    let mut call = null_mut();
+    assert_eq!(
+        a2a_call_new_text(
+            st,
+            streaming,
+            text.as_ptr().cast(),
+            text.len(),
+            settings,
+            1000,
+            &mut call
+        ),
+        a2a_result::A2A_OK
+    );
+    a2a_call_settings_free(settings);
+    call
+}
+
+#[test]
+fn a_send_answers_with_the_task_text_and_correlation() {
+    let st = state(|_| {});
+    let call = send_text(st, false, "hello");
+    a2a_client_state_free(st); // the call keeps the state alive
+    assert_eq!(a2a_call_machine_kind(call), a2a_call_machine::Unary as u32);
+    let r = transmit(call, 1000).expect("a request");
+    assert_eq!(r.method, "POST");
+    assert_eq!(r.url, "http://agent.test/a2a");
+    assert_eq!(r.body["method"], "message/send");
+    assert_eq!(r.body["params"]["message"]["messageId"], "m-1");
+    assert!(
+        r.headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("traceparent"))
+    );
+    assert_eq!(r.deadline, 1000 + 45_000);
+    assert!(transmit(call, 1000).is_none(), "one request at a time");
+    assert_eq!(
+        head(call, r.id, 200, "application/json", 1010),
+        a2a_result::A2A_OK
+    );
+    for chunk in task_reply(&r.body["id"], "completed", "hi there").chunks(7) {
+        assert_eq!(
+            a2a_call_handle_body(call, r.id, chunk.as_ptr(), chunk.len(), 1011),
+            a2a_result::A2A_OK
+        );
+    }
+    assert_eq!(a2a_call_handle_end(call, r.id, 1020), a2a_result::A2A_OK);
+    let ev = events(call);
+    assert_eq!(ev.len(), 1);
+    let e = &ev[0];
+    assert_eq!(e.kind, a2a_event_kind::Finished);
+    assert_eq!(e.exit_code, 0);
+    let answer: serde_json::Value = serde_json::from_str(&s(e.answer_json).unwrap()).unwrap();
+    assert_eq!(answer["text"], "hi there");
+    assert_eq!(s(info(e).result_json), s(e.answer_json));
+    assert_eq!(s(e.correlation.message_id).as_deref(), Some("m-1"));
+    assert_eq!(s(e.correlation.task_id).as_deref(), Some("t-1"));
+    assert_eq!(e.correlation.attempts, 1);
+    assert!(e.has_response);
+    assert_eq!(e.response_status, 200);
+    // Use after finish: refused, nothing changes.
+    assert_eq!(
+        a2a_call_handle_end(call, r.id, 1030),
+        a2a_result::A2A_CALL_FINISHED
+    );
+    assert!(events(call).is_empty());
+    let mut t = 0;
+    assert!(!a2a_call_poll_timeout(call, &mut t));
+    a2a_call_free(call);
+}
+
+fn sse(id: &serde_json::Value, results: &[serde_json::Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for r in results {
+        let ev = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": r});
+        out.extend_from_slice(format!("data: {ev}\n\n").as_bytes());
+    }
+    out
+}
+
+fn stream_events(id: &serde_json::Value) -> Vec<u8> {
+    sse(
+        id,
+        &[
+            serde_json::json!({"kind": "status-update", "taskId": "t-1", "contextId": "c-1",
+                "status": {"state": "working"}, "final": false}),
+            serde_json::json!({"kind": "artifact-update", "taskId": "t-1", "contextId": "c-1",
+                "artifact": {"artifactId": "a-1", "parts": [{"kind": "text", "text": "hel"}]}}),
+            serde_json::json!({"kind": "artifact-update", "taskId": "t-1", "contextId": "c-1", "append": true,
+                "lastChunk": true, "artifact": {"artifactId": "a-1", "parts": [{"kind": "text", "text": "lo"}]}}),
+            serde_json::json!({"kind": "status-update", "taskId": "t-1", "contextId": "c-1",
+                "status": {"state": "completed"}, "final": true}),
+        ],
+    )
+}
+
+#[test]
+fn a_stream_split_at_every_byte_gives_each_item_and_the_assembled_answer() {
+    let st = state(|_| {});
+    let call = send_text(st, true, "stream please");
+    assert_eq!(a2a_call_machine_kind(call), a2a_call_machine::Stream as u32);
+    let r = transmit(call, 1000).unwrap();
+    assert_eq!(r.body["method"], "message/stream");
+    assert_eq!(
+        head(call, r.id, 200, "text/event-stream", 1001),
+        a2a_result::A2A_OK
+    );
+    let body = stream_events(&r.body["id"]);
+    let mut items = Vec::new();
+    let mut finished = None;
+    for (i, byte) in body.iter().enumerate() {
+        let rc = a2a_call_handle_body(call, r.id, byte, 1, 1002 + i as u64);
+        if finished.is_some() {
+            assert_eq!(rc, a2a_result::A2A_CALL_FINISHED);
+            continue;
+        }
+        assert_eq!(rc, a2a_result::A2A_OK, "byte {i}");
+        each_event(call, |e| match e.kind {
+            a2a_event_kind::Item => items.push((e.item.kind, s(e.answer_json))),
+            a2a_event_kind::Finished => {
+                finished = Some((e.exit_code, s(e.answer_json), e.has_end_kind, e.end_kind))
+            }
+            a2a_event_kind::Abort => assert_eq!(e.request_id, r.id),
+            k => panic!("unexpected {k:?}"),
+        });
+    }
+    assert_eq!(items.len(), 4);
+    assert_eq!(items[0].0, a2a_stream_item_kind::StatusUpdate);
+    assert_eq!(items[1].0, a2a_stream_item_kind::ArtifactUpdate);
+    assert!(items[1].1.as_deref().unwrap().contains("\"hel\""));
+    let (code, answer, has_end, _) = finished.expect("finished");
+    assert_eq!(code, 0);
+    assert!(has_end);
+    let answer: serde_json::Value = serde_json::from_str(&answer.unwrap()).unwrap();
+    // The appended chunk's part joins the artifact's parts (text parts join with "\n").
+    assert_eq!(answer["text"], "hel\nlo");
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+}
+
+#[test]
+fn a_silent_agent_times_out_at_the_deadline_handed_out() {
+    let st = state(|b| {
+        assert_eq!(
+            a2a_client_config_builder_set_call_timeout_ms(b, 500),
+            a2a_result::A2A_OK
+        );
+    });
+    let call = send_text(st, false, "hello");
+    let r = transmit(call, 1000).unwrap();
+    let mut at = 0;
+    assert!(a2a_call_poll_timeout(call, &mut at));
+    assert_eq!(at, 1500);
+    assert_eq!(a2a_call_handle_timeout(call, 1499), a2a_result::A2A_OK);
+    assert!(events(call).is_empty(), "not yet");
+    assert_eq!(a2a_call_handle_timeout(call, at), a2a_result::A2A_OK);
+    let ev = events(call);
+    assert_eq!(ev[0].kind, a2a_event_kind::Abort);
+    assert_eq!(ev[0].request_id, r.id);
+    let fin = ev.last().unwrap();
+    assert_eq!(fin.kind, a2a_event_kind::Finished);
+    assert_eq!(fin.exit_code, 3);
+    assert_eq!(info(fin).error_name, 203, "timeout");
+    // A late head about the abandoned request is refused.
+    assert_eq!(
+        head(call, r.id, 200, "application/json", 1600),
+        a2a_result::A2A_CALL_FINISHED
+    );
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+}
+
+#[test]
+fn a_503_is_retried_with_the_same_message_id_after_the_delay() {
+    let st = state(|b| {
+        assert_eq!(
+            a2a_client_config_builder_set_send_retries(b, 1),
+            a2a_result::A2A_OK
+        );
+    });
+    // A 503 may have run the request: it is resent only with an idempotency key.
+    let call = send_text_key(st, false, "hello", "key-1");
+    let first = transmit(call, 1000).unwrap();
+    assert_eq!(
+        head(call, first.id, 503, "text/plain", 1001),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(
+        a2a_call_handle_end(call, first.id, 1002),
+        a2a_result::A2A_OK
+    );
+    let ev = events(call);
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0].kind, a2a_event_kind::Retrying);
+    assert_eq!(ev[0].attempt, 2);
+    assert_eq!(info(&ev[0]).http_status, 503);
+    assert!(transmit(call, 1002).is_none(), "not before the delay");
+    let mut at = 0;
+    assert!(a2a_call_poll_timeout(call, &mut at));
+    assert!(at > 1002);
+    assert_eq!(a2a_call_handle_timeout(call, at), a2a_result::A2A_OK);
+    let second = transmit(call, at).expect("the retry");
+    assert_eq!(second.id, 2);
+    assert_eq!(second.body["params"]["message"]["messageId"], "m-1");
+    assert_ne!(second.body["id"], first.body["id"]);
+    // The first request is stale now.
+    assert_eq!(
+        head(call, first.id, 200, "application/json", at),
+        a2a_result::A2A_CALL_STALE
+    );
+    assert_eq!(
+        head(call, second.id, 200, "application/json", at),
+        a2a_result::A2A_OK
+    );
+    let body = task_reply(&second.body["id"], "completed", "ok");
+    assert_eq!(
+        a2a_call_handle_body(call, second.id, body.as_ptr(), body.len(), at),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(a2a_call_handle_end(call, second.id, at), a2a_result::A2A_OK);
+    let ev = events(call);
+    let fin = ev.last().unwrap();
+    assert_eq!(fin.kind, a2a_event_kind::Finished);
+    assert_eq!(fin.exit_code, 0);
+    assert_eq!(fin.correlation.attempts, 2);
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+}
+
+#[test]
+fn cancel_aborts_the_request_and_finishes() {
+    let st = state(|_| {});
+    let call = send_text(st, true, "hello");
+    let r = transmit(call, 1000).unwrap();
+    assert_eq!(a2a_call_cancel(call, 1001), a2a_result::A2A_OK);
+    let ev = events(call);
+    assert_eq!(ev[0].kind, a2a_event_kind::Abort);
+    assert_eq!(ev[0].request_id, r.id);
+    assert_eq!(ev.last().unwrap().kind, a2a_event_kind::Finished);
+    assert_ne!(ev.last().unwrap().exit_code, 0);
+    assert_eq!(a2a_call_cancel(call, 1002), a2a_result::A2A_OK);
+    assert!(events(call).is_empty());
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+}
+
+#[test]
+fn a_card_fetch_resolves_into_a_client_state() {
+    let cfg = config(|_| {});
+    let url = "http://agent.test/";
+    let mut fetch = null_mut();
+    assert_eq!(
+        a2a_call_new_card_fetch(cfg, url.as_ptr().cast(), url.len(), &mut fetch),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(
+        a2a_call_machine_kind(fetch),
+        a2a_call_machine::CardFetch as u32
+    );
+    let mut st = null_mut();
+    assert_eq!(
+        a2a_client_state_from_card(cfg, fetch, 1, &mut st),
+        a2a_result::A2A_CALL_WRONG_KIND
+    );
+    let r = transmit(fetch, 0).unwrap();
+    assert_eq!(r.method, "GET");
+    assert_eq!(r.url, "http://agent.test/.well-known/agent-card.json");
+    let card = serde_json::json!({"name": "echo", "description": "d", "version": "1",
+        "protocolVersion": "0.3.0", "url": "http://agent.test/a2a", "preferredTransport": "JSONRPC",
+        "capabilities": {"streaming": true}, "defaultInputModes": ["text"], "defaultOutputModes": ["text"],
+        "skills": []})
+    .to_string();
+    assert_eq!(
+        head(fetch, r.id, 200, "application/json", 1),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(
+        a2a_call_handle_body(fetch, r.id, card.as_ptr(), card.len(), 1),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(a2a_call_handle_end(fetch, r.id, 2), a2a_result::A2A_OK);
+    let ev = events(fetch);
+    let fin = ev.last().unwrap();
+    assert_eq!(fin.kind, a2a_event_kind::Finished);
+    assert!(fin.outcome.is_null());
+    assert_eq!(fin.exit_code, 0);
+    assert_eq!(
+        s(fin.interface_url).as_deref(),
+        Some("http://agent.test/a2a")
+    );
+    assert_eq!(
+        a2a_client_state_from_card(cfg, fetch, 1, &mut st),
+        a2a_result::A2A_OK
+    );
+    a2a_call_free(fetch);
+    let call = send_text(st, false, "hi");
+    let r = transmit(call, 1000).unwrap();
+    assert_eq!(r.url, "http://agent.test/a2a");
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+    a2a_machine_config_free(cfg);
+}
+
+#[test]
+fn misuse_is_refused() {
+    assert!(a2a_call_poll_event(null_mut(), null_mut()) == a2a_result::A2A_NULL_PARAMETER);
+    assert_eq!(
+        a2a_call_handle_timeout(null_mut(), 0),
+        a2a_result::A2A_NULL_PARAMETER
+    );
+    let mut out = null_mut();
+    assert_eq!(
+        a2a_call_new_text(null(), false, null(), 0, null(), 0, &mut out),
+        a2a_result::A2A_NULL_PARAMETER
+    );
+    let st = state(|b| {
+        assert_eq!(
+            a2a_client_config_builder_set_call_timeout_ms(b, 0),
+            a2a_result::A2A_INVALID_ARGUMENT
+        );
+    });
+    assert_eq!(
+        a2a_call_new(st, 999, null(), 0, null(), 0, &mut out),
+        a2a_result::A2A_INVALID_ARGUMENT
+    );
+    assert_eq!(
+        a2a_call_new(st, 3, b"{not json".as_ptr(), 9, null(), 0, &mut out),
+        a2a_result::A2A_REQUEST_PARAMS
+    );
+    let call = send_text(st, false, "hello");
+    // Inputs before any transmit: no such request.
+    assert_eq!(a2a_call_handle_end(call, 1, 0), a2a_result::A2A_CALL_STALE);
+    let r = transmit(call, 1000).unwrap();
+    assert_eq!(
+        a2a_call_handle_body(call, r.id, b"x".as_ptr(), 1, 1001),
+        a2a_result::A2A_CALL_NO_HEAD
+    );
+    assert_eq!(
+        a2a_call_handle_body(call, r.id, null(), 1, 1001),
+        a2a_result::A2A_NULL_PARAMETER
+    );
+    assert_eq!(
+        head(call, r.id, 99, "text/plain", 1001),
+        a2a_result::A2A_INVALID_ARGUMENT
+    );
+    assert_eq!(
+        head(call, r.id, 200, "application/json", 1001),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(
+        head(call, r.id, 200, "application/json", 1001),
+        a2a_result::A2A_CALL_HEAD_TWICE
+    );
+    assert_eq!(
+        a2a_call_handle_failure(call, r.id, 1, true, null(), 0, 1002),
+        a2a_result::A2A_INVALID_ARGUMENT,
+        "not a transport error name"
+    );
+    assert_eq!(
+        a2a_call_handle_failure(call, r.id, 204, true, null(), 0, 1002),
+        a2a_result::A2A_OK
+    );
+    let fin = *events(call).last().unwrap();
+    assert_eq!(fin.kind, a2a_event_kind::Finished);
+    assert_eq!(info(&fin).error_name, 204);
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+    a2a_call_free(null_mut());
+    a2a_client_state_free(null_mut());
+}
+
+#[test]
+fn get_task_through_method_and_params_json() {
+    let st = state(|_| {});
+    let settings = a2a_call_settings_new();
+    let key = "idem-1";
+    assert_eq!(
+        a2a_call_settings_set_idempotency_key(settings, key.as_ptr().cast(), key.len()),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(
+        a2a_call_settings_add_header(
+            settings,
+            b"X-Trace".as_ptr().cast(),
+            7,
+            b"1".as_ptr().cast(),
+            1
+        ),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(
+        a2a_call_settings_set_traceparent(settings, b"nope".as_ptr().cast(), 4),
+        a2a_result::A2A_INVALID_ARGUMENT
+    );
+    let params = br#"{"id":"t-1"}"#;
+    let mut call = null_mut();
+    assert_eq!(
+        a2a_call_new(st, 3, params.as_ptr(), params.len(), settings, 5, &mut call),
+        a2a_result::A2A_OK
+    );
+    a2a_call_settings_free(settings);
+    let r = transmit(call, 5).unwrap();
+    assert_eq!(r.body["method"], "tasks/get");
+    assert_eq!(r.body["params"]["id"], "t-1");
+    assert!(r.headers.iter().any(|(n, v)| n == "X-Trace" && v == "1"));
+    assert!(
+        r.headers
+            .iter()
+            .any(|(n, v)| n.eq_ignore_ascii_case("idempotency-key") && v == key)
+    );
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+}

@@ -41,7 +41,7 @@
 //! driver      -> answer, card, classify, client, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
 //! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
 //! http1       -> envelope, model, sse, time, url, version
-//! server      -> card, envelope, model, outcome, sse, time, traceparent, version
+//! server      -> card, envelope, model, outcome, sse, time, traceparent, trust, version
 //! stream      -> classify
 //! answer      -> model, outcome, sse, version
 //! classify    -> error_id, model, outcome, sse, time, version

@@ -92,7 +92,7 @@ pub enum SignatureRejection {
     Jws(JwsError),
     /// No trusted key has the signature's `kid` (nor is there a key without a `kid` of the
     /// signature's type).
-    #[error("no trusted key for kid {0:?}")]
+    #[error("no trusted key fits it (kid {})", .0.as_deref().map_or("none".to_owned(), |k| format!("{k:?}")))]
     UnknownKey(Option<String>),
 }
 

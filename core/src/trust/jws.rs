@@ -212,8 +212,10 @@ pub fn parse_header(
     {
         return Err(JwsError::DuplicateHeader(k.clone()));
     }
+    // `null` reads as absent: the Python a2a-sdk's signer writes `"jku":null` when its caller
+    // fills its `ProtectedHeader` type's optional members with None.
     let text = |m: &serde_json::Map<String, Value>, name: &'static str| match m.get(name) {
-        None => Ok(None),
+        None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(_) => Err(JwsError::HeaderMember(name)),
     };

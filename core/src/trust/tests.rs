@@ -226,6 +226,8 @@ fn wrong_key_unknown_kid_and_refused_algorithms() {
             "critical",
         ),
         (r#"{"kid":"k"}"#, "no_alg"),
+        (r#"{"alg":null,"kid":"k"}"#, "no_alg"),
+        (r#"{"alg":"ES256","kid":"k","jku":7}"#, "header_member"),
         (r#"["ES256"]"#, "header"),
     ] {
         let card = with_signature(CARD, &jws::encode(header.as_bytes()), "AAAA");

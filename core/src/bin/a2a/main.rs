@@ -15,6 +15,8 @@ mod cmd_classify;
 #[cfg(feature = "driver")]
 mod cmd_net;
 mod cmd_sse;
+#[cfg(feature = "trust")]
+mod cmd_trust;
 #[cfg(feature = "driver")]
 mod demo;
 #[cfg(feature = "driver")]
@@ -39,7 +41,11 @@ commands:
   demo --serve [--port N]   keep the embedded agent running on 127.0.0.1 (default port 0:
              a free one); prints READY <url>, the words it answers on stderr; exits 0 on
              SIGTERM
-  card URL              fetch, validate and show an agent card
+  card URL              fetch, validate and show an agent card; with --verify
+             (--jwks FILE | --trust-key PEM) a card whose signature does not verify is
+             refused (exit 3)
+  card canonical < card.json   the bytes a card signature covers (RFC 8785)
+  card sign --key PEM --kid ID [--jku URL] < card.json   add a JWS signature to a card
   send URL [TEXT]       send a message and wait for the answer
   stream URL [TEXT]     send a message and stream the answer
   get URL TASK_ID       read a task
@@ -97,7 +103,7 @@ options:
 ";
 
 /// `a2a demo --help`.
-const HELP_DEMO: &str = "usage: a2a demo [--serve [--port N]]
+const HELP_DEMO: &str = "usage: a2a demo [--serve [--port N] [--sign-card PEM [--card-kid ID]]]
 
 Runs an embedded agent on the loopback interface and shows, step by step, what the driver
 does with it (retries, streams, failures). Sends nothing off this machine.
@@ -106,6 +112,8 @@ options:
   --serve      keep the embedded agent running on 127.0.0.1 instead: prints READY <url>,
                lists the words it answers on standard error, exits 0 on SIGTERM
   --port N     the port for --serve (default 0: a free one)
+  --sign-card PEM   sign the served card with this private key (see `a2a card sign`)
+  --card-kid ID     the signature's kid (default demo)
   -h, --help   this help
 ";
 
@@ -171,7 +179,12 @@ fn net_help(command: &str) -> Option<String> {
     let (synopsis, what) = match command {
         "card" => (
             "card URL",
-            "Fetches, validates and shows the agent card behind URL.",
+            "Fetches, validates and shows the agent card behind URL.\n\n\
+             --verify            refuse the card (exit 3, with the reason) unless one of its\n\
+             \x20                   signatures verifies with a key given below (A2A 1.0 §8.4)\n\
+             --jwks FILE         trust the keys of this JWK Set (repeatable)\n\
+             --trust-key PEM     trust this public key, any kid (repeatable)\n\n\
+             See also `a2a card canonical --help` and `a2a card sign --help`.",
         ),
         "send" => (
             "send URL [TEXT]",
@@ -220,6 +233,11 @@ fn main() {
         std::process::exit(EXIT_USAGE);
     };
     let args = Args::new(argv);
+    #[cfg(feature = "trust")]
+    let args = match local_card_command(&command, args) {
+        Ok(code) => std::process::exit(code),
+        Err(args) => args,
+    };
     if args.wants_help()
         && let Some(help) = help_of(&command)
     {
@@ -257,6 +275,27 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// `a2a card canonical|sign`: local commands under `card` (a card URL always has a scheme, so
+/// neither word is ever a URL). `Err` hands the arguments back for everything else.
+#[cfg(feature = "trust")]
+fn local_card_command(command: &str, mut args: Args) -> Result<i32, Args> {
+    let sub = match (command, args.peek_positional()) {
+        ("card", Some(s @ ("canonical" | "sign"))) => s.to_owned(),
+        _ => return Err(args),
+    };
+    let _ = args.positional("SUBCOMMAND");
+    if args.wants_help() {
+        let help = if sub == "sign" {
+            cmd_trust::HELP_SIGN
+        } else {
+            cmd_trust::HELP_CANONICAL
+        };
+        outln!("{help}");
+        return Ok(0);
+    }
+    Ok(cmd_trust::run_local(&sub, args))
 }
 
 #[cfg(feature = "driver")]

@@ -70,11 +70,17 @@ impl Agent {
 
     /// Starts the agent on 127.0.0.1:`port` (0: a free port). Loopback only, always.
     pub fn start_on(port: u16) -> io::Result<Agent> {
+        Agent::start_with(port, None)
+    }
+
+    /// Starts the agent on 127.0.0.1:`port`, its card signed with `signer` (key, kid) when
+    /// given.
+    pub fn start_with(port: u16, signer: Option<&CardSigner>) -> io::Result<Agent> {
         let listener = TcpListener::bind(("127.0.0.1", port))?;
         let base = format!("http://{}", listener.local_addr()?);
         let state = Arc::new(Shared::default());
         let shared = Arc::clone(&state);
-        let card = card(&base);
+        let card = card(&base, signer)?;
         // The accept loop survives a failed thread spawn and caps the connections it serves
         // (see `loopback_http::accept`).
         std::thread::Builder::new()
@@ -108,7 +114,14 @@ impl Agent {
     }
 }
 
-fn card(base: &str) -> String {
+/// The key and kid the demo card is signed with (`a2a demo --serve --sign-card PEM`).
+#[cfg(feature = "trust")]
+pub type CardSigner = (a2a_core::trust::jws::SigningKey, String);
+/// Without the `trust` feature there is nothing to sign with.
+#[cfg(not(feature = "trust"))]
+pub type CardSigner = std::convert::Infallible;
+
+fn card(base: &str, signer: Option<&CardSigner>) -> io::Result<String> {
     // Both versions' fields (1.0 supportedInterfaces; 0.3 url, preferredTransport,
     // protocolVersion), so 0.3 clients such as the official Go SDK can pick an interface.
     let mut skill = CardSkill::new(
@@ -121,7 +134,7 @@ fn card(base: &str) -> String {
         &["demo"],
     );
     skill.examples = vec!["echo hello".to_owned(), "fail".to_owned()];
-    CardBuilder::new("demo-agent", "a2a-core's embedded demo agent", "1.0.0")
+    let card = CardBuilder::new("demo-agent", "a2a-core's embedded demo agent", "1.0.0")
         .interface(
             &format!("{base}/a2a"),
             ProtocolVersion::V1_0,
@@ -133,9 +146,17 @@ fn card(base: &str) -> String {
             Binding::JsonRpc,
         )
         .streaming(true)
-        .skill(skill)
-        .to_json()
-        .expect("the demo card is valid")
+        .skill(skill);
+    let signed = match signer {
+        #[cfg(feature = "trust")]
+        Some((key, kid)) => {
+            card.to_signed_json(key, kid, None, &a2a_core::trust::SystemRandom::new())
+        }
+        #[cfg(not(feature = "trust"))]
+        Some(never) => match *never {},
+        None => card.to_json(),
+    };
+    signed.map_err(io::Error::other)
 }
 
 fn serve(shared: &Shared, card: &str, mut stream: TcpStream) {

@@ -61,7 +61,7 @@ and 0.3 (the card lists both).";
 
 /// `a2a demo --serve [--port N]`: keeps the embedded agent running on 127.0.0.1 until SIGTERM
 /// or SIGINT (then exit 0), for other clients to be pointed at. Prints `READY <url>`.
-fn serve(port: u16) -> i32 {
+fn serve(port: u16, signer: Option<&agent::CardSigner>) -> i32 {
     use std::io::Write;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,7 +73,7 @@ fn serve(port: u16) -> i32 {
             return 1;
         }
     }
-    let agent = match agent::Agent::start_on(port) {
+    let agent = match agent::Agent::start_with(port, signer) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("a2a demo --serve: cannot listen on 127.0.0.1:{port}: {e}");
@@ -96,11 +96,37 @@ fn serve(port: u16) -> i32 {
     0
 }
 
+/// `--sign-card PEM [--card-kid ID]`: the key (and kid, default `demo`) the served card is
+/// signed with.
+#[cfg(feature = "trust")]
+fn card_signer(args: &mut Args) -> Result<Option<agent::CardSigner>, String> {
+    let Some(path) = args.value("--sign-card")? else {
+        return Ok(None);
+    };
+    let kid = args
+        .value("--card-kid")?
+        .unwrap_or_else(|| "demo".to_owned());
+    let pem = std::fs::read(&path).map_err(|e| format!("--sign-card {path}: {e}"))?;
+    let key =
+        a2a_core::trust::jws::SigningKey::from_pem(&pem, &a2a_core::trust::SystemRandom::new())
+            .map_err(|e| format!("--sign-card {path}: {e}"))?;
+    Ok(Some((key, kid)))
+}
+
+#[cfg(not(feature = "trust"))]
+fn card_signer(_args: &mut Args) -> Result<Option<agent::CardSigner>, String> {
+    Ok(None)
+}
+
 /// Runs `a2a demo`.
 pub fn run(mut args: Args) -> i32 {
     let serve_mode = args.flag("--serve");
     let port = match args.parsed::<u16>("--port") {
         Ok(p) => p,
+        Err(e) => return crate::args::usage_error("demo", &e),
+    };
+    let signer = match card_signer(&mut args) {
+        Ok(s) => s,
         Err(e) => return crate::args::usage_error("demo", &e),
     };
     if let Err(e) = args.finish() {
@@ -109,8 +135,11 @@ pub fn run(mut args: Args) -> i32 {
     if port.is_some() && !serve_mode {
         return crate::args::usage_error("demo", "--port needs --serve");
     }
+    if signer.is_some() && !serve_mode {
+        return crate::args::usage_error("demo", "--sign-card needs --serve");
+    }
     if serve_mode {
-        return serve(port.unwrap_or(0));
+        return serve(port.unwrap_or(0), signer.as_ref());
     }
     let agent = match agent::Agent::start() {
         Ok(a) => a,

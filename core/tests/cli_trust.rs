@@ -21,7 +21,8 @@ fn a2a_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run a2a");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    // A command refused before it reads standard input closes the pipe: not an error here.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
     child.wait_with_output().unwrap()
 }
 
@@ -341,4 +342,109 @@ fn an_unsigned_card_is_refused_under_verify() {
     // Without --verify the same card is shown as before.
     let plain = a2a(&["card", &demo.url, "--allow-http"]);
     assert_eq!(plain.status.code(), Some(0));
+}
+
+#[test]
+fn push_verify_prints_the_verdict() {
+    use a2a_core::trust::SystemRandom;
+    use a2a_core::trust::jws::SigningKey;
+    let pem = std::fs::read(key("p256.pem")).unwrap();
+    let k = SigningKey::from_pem(&pem, &SystemRandom::new()).unwrap();
+    let hook = "https://client.example/hooks/a2a";
+    let now: i64 = 1_800_000_000;
+    let claims = serde_json::json!({"iss": "https://agent.example", "aud": hook, "iat": now,
+                                    "exp": now + 120, "jti": "n-7", "taskId": "t-1"});
+    let serde_json::Value::Object(claims) = claims else {
+        unreachable!()
+    };
+    let jwt = a2a_core::trust::jwt::sign(&claims, &k, "push", &SystemRandom::new()).unwrap();
+    let auth = format!("Authorization: Bearer {jwt}");
+    let body = br#"{"statusUpdate":{"taskId":"t-1","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}"#;
+    let pubkey = key("p256.pub.pem");
+    let now_s = now.to_string();
+    let base = [
+        "push",
+        "verify",
+        "--trust-key",
+        &pubkey,
+        "--audience",
+        hook,
+        "--task-id",
+        "t-1",
+        "--header",
+        &auth,
+        "--now",
+        &now_s,
+    ];
+    let ok = a2a_with_stdin(&base, body);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
+    assert_eq!(v["verdict"], "accepted");
+    assert_eq!(v["taskId"], "t-1");
+    assert_eq!(v["proofs"][0]["jti"], "n-7");
+
+    // Expired by the time it is judged; sent to another webhook; for another task.
+    let later = (now + 500).to_string();
+    let mut args = base.to_vec();
+    let last = args.len() - 1;
+    args[last] = &later;
+    let out = a2a_with_stdin(&args, body);
+    assert_eq!(out.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["verdict"].as_str(), v["reason"].as_str()),
+        (Some("rejected"), Some("expired"))
+    );
+    let mut args = base.to_vec();
+    args[5] = "https://other.example/hook";
+    let out = a2a_with_stdin(&args, body);
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["reason"],
+        "wrong_audience"
+    );
+    let mut args = base.to_vec();
+    args[7] = "t-2";
+    let out = a2a_with_stdin(&args, body);
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["reason"],
+        "task_mismatch"
+    );
+
+    // The token path; the token never appears in the output.
+    let tok = a2a_with_stdin(
+        &[
+            "push",
+            "verify",
+            "--token",
+            "s3cret",
+            "--header",
+            "X-A2A-Notification-Token: s3cret",
+        ],
+        body,
+    );
+    assert_eq!(tok.status.code(), Some(0), "{}", text(&tok.stdout));
+    let bad = a2a_with_stdin(
+        &[
+            "push",
+            "verify",
+            "--token",
+            "s3cret",
+            "--header",
+            "X-A2A-Notification-Token: guess",
+        ],
+        body,
+    );
+    assert_eq!(bad.status.code(), Some(3));
+    assert!(!text(&bad.stdout).contains("s3cret") && !text(&bad.stderr).contains("s3cret"));
+    // Nothing to check with, or keys without an audience: usage errors.
+    assert_eq!(
+        a2a_with_stdin(&["push", "verify"], body).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        a2a_with_stdin(&["push", "verify", "--trust-key", &pubkey], body)
+            .status
+            .code(),
+        Some(2)
+    );
 }

@@ -60,7 +60,10 @@ impl KeyStore {
 
     /// The keys to try for a signature with `kid`: those with that `kid`, and those with none.
     /// A signature without `kid` is tried only against keys without one.
-    fn candidates<'a>(&'a self, kid: Option<&'a str>) -> impl Iterator<Item = &'a Jwk> + 'a {
+    pub(crate) fn candidates<'a>(
+        &'a self,
+        kid: Option<&'a str>,
+    ) -> impl Iterator<Item = &'a Jwk> + 'a {
         self.keys
             .iter()
             .filter(move |k| k.kid.is_none() || (kid.is_some() && k.kid.as_deref() == kid))

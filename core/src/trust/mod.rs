@@ -1,6 +1,6 @@
-//! Trust: signed agent cards, and the keys and canonical form they rest on. No I/O: the
-//! caller fetches key sets and cards and hands in the bytes, and hands in the random source
-//! signing needs.
+//! Trust: signed agent cards and verified push notifications, and the keys, tokens and
+//! canonical form they rest on. No I/O: the caller fetches key sets and cards and hands in
+//! the bytes, the wall clock and the random source signing needs.
 //!
 //! - [`canonical`]: RFC 8785 (JCS) canonical JSON over strictly read I-JSON.
 //! - [`card_form`]: the card as signed (A2A 1.0 §8.4.1: `signatures` excluded, defaults
@@ -8,6 +8,11 @@
 //! - [`jwks`]: public keys from JWK Sets and PEM.
 //! - [`jws`]: JWS headers, verification and signing (ES256/384, RS/PS256–512, EdDSA).
 //! - [`card_sig`]: verifying and signing a card with the above.
+//! - [`jwt`]: JSON Web Tokens: signature and registered claims.
+//! - [`push`]: the receiving end of push notifications: token, JWT and claims, task id,
+//!   replay window; one typed verdict.
+//! - [`webhook`]: the sending end: webhook URLs and their resolved addresses checked
+//!   against internal targets.
 //!
 //! ```
 //! use a2a_core::trust::{card_sig, jwks::JwkSet, card_form, canonical::Json};
@@ -27,10 +32,15 @@ pub mod card_sig;
 mod der;
 pub mod jwks;
 pub mod jws;
+pub mod jwt;
+pub mod push;
+pub mod webhook;
 
 /// The system's random source, which signing takes as an argument (ECDSA nonces, RSA
 /// blinding); verification needs none.
 pub use ring::rand::SystemRandom;
 
+#[cfg(test)]
+mod push_tests;
 #[cfg(test)]
 mod tests;

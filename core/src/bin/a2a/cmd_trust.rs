@@ -194,3 +194,119 @@ pub fn verify_options(args: &mut Args) -> Result<Option<KeyStore>, String> {
     }
     Ok(Some(store))
 }
+
+/// `a2a push verify --help`.
+pub const HELP_PUSH: &str = "usage: a2a push verify [options] < body
+
+Checks one received push notification (A2A 1.0 §4.3.3) the way a webhook should, and prints
+the verdict as one JSON object: {\"verdict\":\"accepted\",\"taskId\":..,\"event\":..,\"proofs\":[..]}
+or {\"verdict\":\"rejected\",\"reason\":..,\"message\":..}.
+
+  --jwks FILE        trust the keys of this JWK Set for the Authorization: Bearer JWT (repeatable)
+  --trust-key PEM    trust this public key for the JWT (repeatable)
+  --audience URL     the JWT's aud must contain this (the webhook URL); required with keys
+  --issuer ISS       the JWT's iss must be this
+  --token T          the config's token: X-A2A-Notification-Token must equal it (also
+                     from A2A_PUSH_TOKEN)
+  --task-id ID       the task the config was registered for
+  --header 'Name: value'   a request header as received (repeatable)
+  --skew S           clock difference allowed, seconds (default 60)
+  --max-age S        the oldest iat accepted, seconds (default 300)
+  --now UNIX         judge times at this Unix time instead of the system clock
+
+At least one of --token and a key is required. One process sees one notification, so the
+replay window only matters to a caller of the library that keeps it between requests.
+
+exit status: 0 accepted; 2 usage error; 3 rejected";
+
+/// `a2a push verify ...`.
+pub fn run_push(mut args: Args) -> i32 {
+    use a2a_core::trust::push::{PushPolicy, ReplayWindow, Verdict, verify_notification};
+    let command = "push verify";
+    let parsed = (|| -> Result<_, String> {
+        match args.positional("SUBCOMMAND")?.as_str() {
+            "verify" => {}
+            other => return Err(format!("unknown subcommand {other:?} (expected verify)")),
+        }
+        let jwks = args.values("--jwks")?;
+        let trusted = args.values("--trust-key")?;
+        let mut policy = PushPolicy {
+            audience: args.value("--audience")?,
+            issuer: args.value("--issuer")?,
+            token: args.value("--token")?.or_else(|| {
+                std::env::var("A2A_PUSH_TOKEN")
+                    .ok()
+                    .filter(|t| !t.is_empty())
+            }),
+            task_id: args.value("--task-id")?,
+            ..PushPolicy::default()
+        };
+        if let Some(s) = args.parsed::<i64>("--skew")? {
+            policy.skew_secs = s.max(0);
+        }
+        if let Some(s) = args.parsed::<i64>("--max-age")? {
+            policy.max_age_secs = s.max(0);
+        }
+        let now = args.parsed::<i64>("--now")?;
+        let mut headers = Vec::new();
+        for h in args.values("--header")? {
+            let (n, v) = h
+                .split_once(':')
+                .ok_or_else(|| format!("--header {h:?}: expected 'Name: value'"))?;
+            headers.push((n.trim().to_owned(), v.trim().to_owned()));
+        }
+        args.no_unknown_options()?;
+        let mut keys = KeyStore::new();
+        for path in &jwks {
+            let set = JwkSet::parse(&read_file("--jwks", path)?)
+                .map_err(|e| format!("--jwks {path}: {e}"))?;
+            keys.add_set(&set);
+        }
+        for path in &trusted {
+            let key = PublicKey::from_pem(&read_file("--trust-key", path)?)
+                .map_err(|e| format!("--trust-key {path}: {e}"))?;
+            keys.add_public_key(key, None);
+        }
+        if keys.is_empty() && policy.token.is_none() {
+            return Err(
+                "nothing to check with: give --jwks/--trust-key and --audience, or --token".into(),
+            );
+        }
+        if !keys.is_empty() && policy.audience.is_none() {
+            return Err(
+                "--audience URL is required with keys (the webhook URL the JWT is for)".into(),
+            );
+        }
+        Ok((policy, keys, headers, now))
+    })();
+    let (policy, keys, headers, now) = match parsed.and_then(|p| args.finish().map(|()| p)) {
+        Ok(p) => p,
+        Err(e) => return usage_error(command, &e),
+    };
+    let body = match read_stdin() {
+        Ok(b) => b,
+        Err(e) => return usage_error(command, &e),
+    };
+    let now = now.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+    });
+    let header_refs: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    let verdict = verify_notification(
+        &header_refs,
+        &body,
+        &policy,
+        &keys,
+        now,
+        &mut ReplayWindow::new(1),
+    );
+    outln!("{}", verdict.to_json());
+    match verdict {
+        Verdict::Accepted(_) => 0,
+        Verdict::Rejected(_) => EXIT_REFUSED,
+    }
+}

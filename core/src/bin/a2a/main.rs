@@ -46,6 +46,8 @@ commands:
              refused (exit 3)
   card canonical < card.json   the bytes a card signature covers (RFC 8785)
   card sign --key PEM --kid ID [--jku URL] < card.json   add a JWS signature to a card
+  push verify [--jwks FILE --audience URL] [--token T] [--header 'Name: value']... < body
+             check a received push notification; prints the verdict as JSON
   send URL [TEXT]       send a message and wait for the answer
   stream URL [TEXT]     send a message and stream the answer
   get URL TASK_ID       read a task
@@ -211,6 +213,8 @@ fn help_of(command: &str) -> Option<String> {
         "classify" => Some(HELP_CLASSIFY.to_owned()),
         "error-id" => Some(HELP_ERROR_ID.to_owned()),
         "demo" => Some(HELP_DEMO.to_owned()),
+        #[cfg(feature = "trust")]
+        "push" => Some(cmd_trust::HELP_PUSH.to_owned()),
         other => net_help(other),
     }
 }
@@ -249,6 +253,8 @@ fn main() {
         "classify" => cmd_classify::run_classify(args),
         "error-id" => cmd_classify::run_error_id(args),
         "demo" => demo(args),
+        #[cfg(feature = "trust")]
+        "push" => cmd_trust::run_push(args),
         "card" | "send" | "stream" | "get" | "cancel" | "resubscribe" => net(&command, args),
         "-h" | "--help" | "help" => match args.peek_positional().and_then(help_of) {
             // `a2a help send`, as git has it.

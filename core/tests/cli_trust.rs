@@ -448,3 +448,187 @@ fn push_verify_prints_the_verdict() {
         Some(2)
     );
 }
+
+/// One loopback server: the card at `/.well-known/agent-card.json`, a token endpoint at
+/// `/token` (client `agent`, secret `s3cret`, Basic authentication) and a JSON-RPC agent at
+/// `/a2a` that records the `Authorization` header of each call.
+struct OAuthWorld {
+    base: String,
+    calls: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    tokens_issued: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl OAuthWorld {
+    fn start(expires_in: u64) -> OAuthWorld {
+        use std::io::Read;
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let calls = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let tokens_issued = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (c2, t2, b2) = (calls.clone(), tokens_issued.clone(), base.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(64) {
+                let Ok(mut s) = stream else { continue };
+                s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                // Head, then Content-Length bytes of body.
+                let (head, body) = loop {
+                    let n = match s.read(&mut chunk) {
+                        Ok(0) | Err(_) => break (String::new(), Vec::new()),
+                        Ok(n) => n,
+                    };
+                    buf.extend_from_slice(&chunk[..n]);
+                    if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&buf[..i]).to_string();
+                        let len = head
+                            .lines()
+                            .find_map(|l| {
+                                l.to_ascii_lowercase()
+                                    .strip_prefix("content-length:")
+                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                            })
+                            .unwrap_or(0);
+                        while buf.len() < i + 4 + len {
+                            match s.read(&mut chunk) {
+                                Ok(0) | Err(_) => break,
+                                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                            }
+                        }
+                        break (head, buf[i + 4..].to_vec());
+                    }
+                };
+                let header = |name: &str| {
+                    head.lines()
+                        .find_map(|l| {
+                            let (n, v) = l.split_once(':')?;
+                            n.eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
+                        })
+                        .unwrap_or_default()
+                };
+                let path = head.split(' ').nth(1).unwrap_or("").to_owned();
+                let (status, reply) = if path.starts_with("/.well-known/") {
+                    (
+                        200,
+                        serde_json::json!({"name": "oauth-agent", "description": "d", "version": "1",
+                        "supportedInterfaces": [{"url": format!("{b2}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+                        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+                        "skills": []}),
+                    )
+                } else if path == "/token" {
+                    // agent:s3cret
+                    let ok = header("authorization") == "Basic YWdlbnQ6czNjcmV0"
+                        && String::from_utf8_lossy(&body)
+                            .starts_with("grant_type=client_credentials");
+                    if ok {
+                        let n = t2.fetch_add(1, Ordering::SeqCst) + 1;
+                        (
+                            200,
+                            serde_json::json!({"access_token": format!("tok-{n}"), "token_type": "Bearer", "expires_in": expires_in}),
+                        )
+                    } else {
+                        (
+                            401,
+                            serde_json::json!({"error": "invalid_client", "error_description": "who are you"}),
+                        )
+                    }
+                } else {
+                    c2.lock().unwrap().push(header("authorization"));
+                    let req: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+                    (
+                        200,
+                        serde_json::json!({"jsonrpc": "2.0", "id": req["id"], "result": {"message": {
+                        "messageId": "r1", "role": "ROLE_AGENT", "parts": [{"text": "hello"}]}}}),
+                    )
+                };
+                let body = reply.to_string();
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        OAuthWorld {
+            base,
+            calls,
+            tokens_issued,
+        }
+    }
+}
+
+#[test]
+fn oauth2_client_credentials_token_is_fetched_and_sent_to_the_interface_only() {
+    use std::sync::atomic::Ordering;
+    let dir = std::env::temp_dir().join(format!("a2a-cli-oauth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let secret = dir.join("secret");
+    std::fs::write(&secret, "s3cret\n").unwrap();
+    let world = OAuthWorld::start(3600);
+    let token_url = format!("{}/token", world.base);
+    let out = a2a(&[
+        "send",
+        &world.base,
+        "hi",
+        "--allow-http",
+        "--oauth2-token-url",
+        &token_url,
+        "--client-id",
+        "agent",
+        "--client-secret-file",
+        secret.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "hello");
+    assert_eq!(*world.calls.lock().unwrap(), ["Bearer tok-1"]);
+    assert_eq!(world.tokens_issued.load(Ordering::SeqCst), 1);
+    assert!(!text(&out.stderr).contains("s3cret") && !text(&out.stderr).contains("tok-1"));
+
+    // The wrong secret (from the environment): refused before anything reaches the agent.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_a2a"));
+    cmd.args([
+        "send",
+        &world.base,
+        "hi",
+        "--allow-http",
+        "--oauth2-token-url",
+        &token_url,
+        "--client-id",
+        "agent",
+    ])
+    .env("A2A_CLIENT_SECRET", "guess");
+    let bad = cmd.output().unwrap();
+    assert_eq!(bad.status.code(), Some(3));
+    assert!(
+        text(&bad.stderr).contains("invalid_client (who are you)"),
+        "{}",
+        text(&bad.stderr)
+    );
+    assert!(!text(&bad.stderr).contains("guess"));
+    assert_eq!(world.calls.lock().unwrap().len(), 1);
+
+    // Flags that cannot work: usage errors.
+    let no_id = a2a(&[
+        "send",
+        &world.base,
+        "hi",
+        "--allow-http",
+        "--oauth2-token-url",
+        &token_url,
+    ]);
+    assert_eq!(no_id.status.code(), Some(2));
+    let plain = a2a(&[
+        "send",
+        &world.base,
+        "hi",
+        "--oauth2-token-url",
+        "http://auth.example/t",
+        "--client-id",
+        "a",
+        "--client-secret-file",
+        secret.to_str().unwrap(),
+    ]);
+    assert_eq!(plain.status.code(), Some(2), "{}", text(&plain.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,6 +13,8 @@
 //!   replay window; one typed verdict.
 //! - [`webhook`]: the sending end: webhook URLs and their resolved addresses checked
 //!   against internal targets.
+//! - [`oauth2`]: OAuth 2.0 client credentials: token request, response, expiry tracking
+//!   with early, single-flight refresh; secrets never printed.
 //!
 //! ```
 //! use a2a_core::trust::{card_sig, jwks::JwkSet, card_form, canonical::Json};
@@ -33,6 +35,7 @@ mod der;
 pub mod jwks;
 pub mod jws;
 pub mod jwt;
+pub mod oauth2;
 pub mod push;
 pub mod webhook;
 

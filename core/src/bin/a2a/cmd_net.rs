@@ -43,6 +43,9 @@ struct Common {
     /// How the answer is shown: `--output-dir` (and `--force`), whether standard output is
     /// a terminal, the file parts not saved.
     answer: std::cell::RefCell<cmd_answer::AnswerOut>,
+    /// `--oauth2-token-url` and its client: a token fetched and sent as Bearer.
+    #[cfg(feature = "trust")]
+    oauth2: Option<a2a_core::trust::oauth2::ClientCredentials>,
 }
 
 fn seconds(args: &mut Args, name: &str) -> Result<Option<Duration>, String> {
@@ -201,6 +204,20 @@ fn common(args: &mut Args) -> Result<Common, String> {
         cmd_answer::output_dir(args)?,
         std::io::stdout().is_terminal(),
     ));
+    #[cfg(feature = "trust")]
+    let oauth2 = crate::oauth2_hook::flags(args, config.allow_http)?;
+    #[cfg(feature = "trust")]
+    if oauth2.is_some()
+        && opts
+            .headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+    {
+        return Err(
+            "--oauth2-token-url and --bearer-env (or an Authorization --header) exclude each other"
+                .into(),
+        );
+    }
     Ok(Common {
         config,
         opts,
@@ -209,6 +226,8 @@ fn common(args: &mut Args) -> Result<Common, String> {
         no_card,
         no_version_header,
         answer,
+        #[cfg(feature = "trust")]
+        oauth2,
     })
 }
 
@@ -268,6 +287,13 @@ pub fn run(command: &str, mut args: Args) -> i32 {
             Err(e) => return card_failure(&c, &url, &e),
         }
     };
+    #[cfg(feature = "trust")]
+    if let Some(creds) = c.oauth2.clone()
+        && let Err(e) = crate::oauth2_hook::install(&client, creds)
+    {
+        eprintln!("a2a {command}: {}", esc(&e));
+        return EXIT_TRANSPORT;
+    }
     if c.no_version_header {
         // A testing and compatibility aid: reproduces a client that omits the header (the
         // servers then read a 1.0 call as 0.3 and answer with a version error).

@@ -21,6 +21,8 @@ mod cmd_trust;
 mod demo;
 #[cfg(feature = "driver")]
 mod escape;
+#[cfg(all(feature = "trust", feature = "driver"))]
+mod oauth2_hook;
 // Shared with `a2a-testkit fault-server` (testkit/ includes this file), which uses the parts
 // the demo does not.
 #[cfg(feature = "driver")]
@@ -129,6 +131,10 @@ const NET_OPTIONS: &str = "options:
   --idle-timeout S            longest silence on a stream in seconds
   --header 'Name: value'      an extra request header; repeatable
   --bearer-env VAR            send `Authorization: Bearer $VAR` (the token is never printed)
+  --oauth2-token-url URL      fetch an OAuth2 client-credentials token there (RFC 6749 §4.4)
+                              and send it as Bearer to the validated interface only, refreshed
+                              before it expires; with --client-id ID, --client-secret-file FILE
+                              (or A2A_CLIENT_SECRET) and optionally --scope S
   --context-id ID             continue this context
   --task-id ID                continue this task
   --max-time S                a total deadline for the whole command (card, retries,

@@ -42,6 +42,7 @@ declare -A RUNS=(
   [http1_response]=300000
   [http1_request]=300000
   [card_parse]=250000
+  [trust_parse]=150000
   [classify]=60000
   [server_request]=70000
   [ffi_feed]=30000

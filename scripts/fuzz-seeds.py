@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / 'bindings' / 'fixtures'
 TARGETS = ['answer_read', 'sse_decode', 'sse_roundtrip', 'http1_response', 'http1_request', 'card_parse', 'classify',
-           'server_request', 'ffi_feed']
+           'server_request', 'ffi_feed', 'trust_parse']
 
 
 def load(name: str) -> dict:
@@ -103,9 +103,17 @@ def seeds() -> dict[str, list[bytes]]:
         s['http1_response'].append(bytes([k % 31]) + http1_response(inp, body, chunked=k % 3 == 0))
         s['ffi_feed'].append(bytes([47, 47, (k * 8) & 0xF8 | stream >> 2, 1, 7])
                              + http1_response(inp, body, chunked=k % 2 == 0))
-    # card_parse: the card documents.
+    # card_parse: the card documents (trust_parse reads them as JSON and as signed cards).
     for case in load('cards.json')['cases']:
         s['card_parse'].append(json.dumps(case['card']).encode())
+        s['trust_parse'].append(json.dumps(case['card']).encode())
+    # trust_parse: RFC 8785's examples, a JWK Set and a protected header (base64url).
+    s['trust_parse'].append(b'{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],'
+                            b'"string":"\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/","literals":[null,true,false]}')
+    s['trust_parse'].append(b'{"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","kid":"ed"},'
+                            b'{"kty":"EC","crv":"P-256","x":"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4",'
+                            b'"y":"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM","kid":"ec"}]}')
+    s['trust_parse'].append(b'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpPU0UiLCJraWQiOiJrZXktMSJ9')
     # server_request: selector (bit 0 REST, bits 1-2 verb, bits 2-4 version header, bits 6-7
     # versions served) + target + LF + body; the requests the builders make.
     for k, case in enumerate(load('requests.json')['cases']):

@@ -25,8 +25,9 @@
 //! `server` (needs `model`), `resilience`. Opt-in: `driver` (needs `model`, `card`,
 //! `resilience`, and `server` and `http1` for the `a2a demo` agent) and `client` (needs
 //! `model`, `resilience` and `card`): the sans-IO client state machine a host's HTTP stack drives
-//! (issue 22; the driver's calls, card resolution and streams are loops over it). `scripts/ci/12-features.sh` checks every
-//! combination.
+//! (issue 22; the driver's calls, card resolution and streams are loops over it). On by default
+//! too: `trust` (needs `card`): signed agent cards, JWK Sets, JWS and RFC 8785 canonical JSON
+//! ([`trust`], built on `ring`). `scripts/ci/12-features.sh` checks every combination.
 //!
 //! # Module graph
 //! Each top-level module and the modules it uses (`crate::` paths), from the top of the data
@@ -40,7 +41,7 @@
 //! driver      -> card, client, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
 //! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
 //! http1       -> envelope, model, sse, time, url, version
-//! server      -> card, envelope, model, outcome, sse, time, traceparent, version
+//! server      -> card, envelope, model, outcome, sse, time, traceparent, trust, version
 //! stream      -> classify
 //! answer      -> model, outcome, sse, version
 //! classify    -> error_id, model, outcome, sse, time, version
@@ -49,6 +50,7 @@
 //! model       -> method, outcome, version
 //! resilience  -> outcome, time
 //! tally       -> outcome
+//! trust       -> card
 //! card        -> url, version
 //! method      -> version
 //! outcome     -> version
@@ -73,6 +75,8 @@ pub mod envelope;
 pub mod error_id;
 #[cfg(feature = "http1")]
 pub mod http1;
+#[cfg(feature = "trust")]
+pub mod trust;
 // Shared vocabulary at the bottom of the graph, public through `envelope` and `card`.
 #[cfg(feature = "model")]
 mod method;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cargo features of a2a-core (core/Cargo.toml): the parser and classifier are always built;
-# `model`, `http1`, `card`, `server`, `resilience` (the default), `driver` and `client` are
-# optional. Checks the library and the `a2a` binary for every combination of the five default
+# `model`, `http1`, `card`, `server`, `resilience` (the default), `trust`, `driver` and `client`
+# are optional. Checks the library and the `a2a` binary for every combination of the five default
 # features (32, `cargo check`, warnings are errors), each of them with `driver` on top, then
 # `client` alone (it pulls in only what it needs), and builds the two ends (nothing optional;
 # everything) so an embedder's smallest and largest builds link.
@@ -31,7 +31,10 @@ for ((mask = 0; mask < 1 << ${#features[@]}; mask++)); do
   n=$((n + 2))
 done
 check "[client]" --no-default-features --features client
-n=$((n + 1))
+# `trust` (signed cards; on by default) alone, and under the driver's CLI commands.
+check "[trust]" --no-default-features --features trust
+check "[trust,driver]" --no-default-features --features trust,driver
+n=$((n + 3))
 echo "12-features: $n combinations check without warnings"
 cargo build -q -p a2a-core --no-default-features
 cargo build -q -p a2a-core --all-features

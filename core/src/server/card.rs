@@ -75,6 +75,9 @@ pub enum CardBuildError {
     /// An interface URL is not an absolute http(s) URL.
     #[error("interface URL {0:?} is not an absolute http:// or https:// URL")]
     BadUrl(String),
+    /// Signing the card failed (the key or the random source).
+    #[error("signing the card failed: {0}")]
+    Sign(String),
 }
 
 /// Builds an agent card carrying the 1.0 and the 0.3 fields for the same interfaces.
@@ -219,6 +222,26 @@ impl CardBuilder {
     /// As [`CardBuilder::to_value`].
     pub fn to_json(&self) -> Result<String, CardBuildError> {
         self.to_value().map(|v| v.to_string())
+    }
+
+    /// The card as compact JSON text with one JWS signature (A2A 1.0 §8.4.2: protected header
+    /// `alg`, `typ: JOSE`, `kid`, and `jku` when given) over its canonical form. Publish the
+    /// key's public half ([`crate::trust::jws::SigningKey::public_jwk`]) at `jku` or hand it
+    /// to clients out of band.
+    ///
+    /// # Errors
+    /// As [`CardBuilder::to_value`]; [`CardBuildError::Sign`] when the key fails to sign.
+    #[cfg(feature = "trust")]
+    pub fn to_signed_json(
+        &self,
+        key: &crate::trust::jws::SigningKey,
+        kid: &str,
+        jku: Option<&str>,
+        rng: &dyn ring::rand::SecureRandom,
+    ) -> Result<String, CardBuildError> {
+        let json = self.to_json()?;
+        crate::trust::card_sig::sign_card(json.as_bytes(), key, kid, jku, rng)
+            .map_err(|e| CardBuildError::Sign(e.to_string()))
     }
 }
 

@@ -43,6 +43,9 @@ struct Common {
     /// How the answer is shown: `--output-dir` (and `--force`), whether standard output is
     /// a terminal, the file parts not saved.
     answer: std::cell::RefCell<cmd_answer::AnswerOut>,
+    /// `--oauth2-token-url` and its client: a token fetched and sent as Bearer.
+    #[cfg(feature = "trust")]
+    oauth2: Option<a2a_core::trust::oauth2::ClientCredentials>,
 }
 
 fn seconds(args: &mut Args, name: &str) -> Result<Option<Duration>, String> {
@@ -201,6 +204,20 @@ fn common(args: &mut Args) -> Result<Common, String> {
         cmd_answer::output_dir(args)?,
         std::io::stdout().is_terminal(),
     ));
+    #[cfg(feature = "trust")]
+    let oauth2 = crate::oauth2_hook::flags(args, config.allow_http)?;
+    #[cfg(feature = "trust")]
+    if oauth2.is_some()
+        && opts
+            .headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+    {
+        return Err(
+            "--oauth2-token-url and --bearer-env (or an Authorization --header) exclude each other"
+                .into(),
+        );
+    }
     Ok(Common {
         config,
         opts,
@@ -209,14 +226,22 @@ fn common(args: &mut Args) -> Result<Common, String> {
         no_card,
         no_version_header,
         answer,
+        #[cfg(feature = "trust")]
+        oauth2,
     })
 }
 
 /// Runs one of the network subcommands (`command` is its name).
 pub fn run(command: &str, mut args: Args) -> i32 {
     type Parsed = (Common, String, Option<String>, Option<Outgoing>);
+    #[cfg(feature = "trust")]
+    let mut verify = None;
     let parsed = (|| -> Result<Parsed, String> {
         let c = common(&mut args)?;
+        #[cfg(feature = "trust")]
+        if command == "card" {
+            verify = crate::cmd_trust::verify_options(&mut args)?;
+        }
         let sends = matches!(command, "send" | "stream");
         // `--file` is read inside the command's deadline: --max-time, else the call timeout.
         let file_deadline = c
@@ -262,6 +287,13 @@ pub fn run(command: &str, mut args: Args) -> i32 {
             Err(e) => return card_failure(&c, &url, &e),
         }
     };
+    #[cfg(feature = "trust")]
+    if let Some(creds) = c.oauth2.clone()
+        && let Err(e) = crate::oauth2_hook::install(&client, creds)
+    {
+        eprintln!("a2a {command}: {}", esc(&e));
+        return EXIT_TRANSPORT;
+    }
     if c.no_version_header {
         // A testing and compatibility aid: reproduces a client that omits the header (the
         // servers then read a 1.0 call as 0.3 and answer with a version error).
@@ -272,7 +304,16 @@ pub fn run(command: &str, mut args: Args) -> i32 {
     let second = second.unwrap_or_default();
     let (parts, metadata) = outgoing.map_or((Vec::new(), None), |o| (o.parts, o.metadata));
     match command {
-        "card" => card(&c, &client),
+        "card" => {
+            #[cfg(feature = "trust")]
+            let verified = match verified_signature(&c, &client, verify.as_ref()) {
+                Ok(v) => v,
+                Err(code) => return code,
+            };
+            #[cfg(not(feature = "trust"))]
+            let verified = None;
+            card(&c, &client, verified)
+        }
         "send" => unary(&c, &client, client.send_parts(parts, metadata, &c.opts)),
         "get" => unary(&c, &client, client.get_task(&second, &c.opts)),
         "cancel" => unary(&c, &client, client.cancel_task(&second, &c.opts)),
@@ -328,7 +369,43 @@ fn card_failure(c: &Common, url: &str, e: &CardResolutionError) -> i32 {
     EXIT_TRANSPORT
 }
 
-fn card(c: &Common, client: &Client) -> i32 {
+/// `a2a card URL --verify`: `Ok(None)` without `--verify`, `Ok(Some(line))` when a signature
+/// verified, `Err(3)` (reported) when none did.
+#[cfg(feature = "trust")]
+fn verified_signature(
+    c: &Common,
+    client: &Client,
+    keys: Option<&a2a_core::trust::card_sig::KeyStore>,
+) -> Result<Option<Value>, i32> {
+    let Some(keys) = keys else {
+        return Ok(None);
+    };
+    let Ok(t) = client.target() else {
+        return Ok(None); // reported by `card`
+    };
+    let json = t.card_json.as_deref().unwrap_or("");
+    match a2a_core::trust::card_sig::verify_card(json.as_bytes(), keys) {
+        Ok(v) => Ok(Some(serde_json::json!({
+            "verified": true, "index": v.index, "alg": v.alg.as_str(), "kid": v.kid, "jku": v.jku,
+        }))),
+        Err(e) => {
+            if c.json {
+                outln!(
+                    "{}",
+                    serde_json::json!({"verified": false, "error": e.kind(), "message": e.to_string(), "url": t.url})
+                );
+            }
+            // The reasons quote the card's own texts (kid, header): escaped.
+            eprintln!(
+                "a2a card: refused: the card's signature does not verify: {}",
+                esc(&e.to_string())
+            );
+            Err(EXIT_TRANSPORT)
+        }
+    }
+}
+
+fn card(c: &Common, client: &Client, signature: Option<Value>) -> i32 {
     let t = match client.target() {
         Ok(t) => t,
         Err(o) => {
@@ -345,10 +422,13 @@ fn card(c: &Common, client: &Client) -> i32 {
         .and_then(|j| serde_json::from_str(j).ok())
         .unwrap_or(Value::Null);
     if c.json {
-        let v = serde_json::json!({
+        let mut v = serde_json::json!({
             "agent": t.agent_name, "url": t.url, "version": t.version.as_str(),
             "binding": binding_name(t.binding), "tenant": t.tenant, "card": card,
         });
+        if let Some(s) = &signature {
+            v["signature"] = s.clone();
+        }
         outln!("{v}");
     } else {
         // The card's texts are the agent's: escaped on every output (see `escape`).
@@ -361,6 +441,14 @@ fn card(c: &Common, client: &Client) -> i32 {
         );
         if let Some(d) = card.get("description").and_then(Value::as_str) {
             outln!("  description: {}", esc(d));
+        }
+        if let Some(s) = &signature {
+            outln!(
+                "  signature: verified ({}, kid {}, signatures[{}])",
+                s["alg"].as_str().unwrap_or("?"),
+                esc(s["kid"].as_str().unwrap_or("none")),
+                s["index"]
+            );
         }
         if let Some(skills) = card.get("skills").and_then(Value::as_array) {
             for s in skills {

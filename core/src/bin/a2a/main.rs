@@ -15,10 +15,14 @@ mod cmd_classify;
 #[cfg(feature = "driver")]
 mod cmd_net;
 mod cmd_sse;
+#[cfg(feature = "trust")]
+mod cmd_trust;
 #[cfg(feature = "driver")]
 mod demo;
 #[cfg(feature = "driver")]
 mod escape;
+#[cfg(all(feature = "trust", feature = "driver"))]
+mod oauth2_hook;
 // Shared with `a2a-testkit fault-server` (testkit/ includes this file), which uses the parts
 // the demo does not.
 #[cfg(feature = "driver")]
@@ -39,7 +43,13 @@ commands:
   demo --serve [--port N]   keep the embedded agent running on 127.0.0.1 (default port 0:
              a free one); prints READY <url>, the words it answers on stderr; exits 0 on
              SIGTERM
-  card URL              fetch, validate and show an agent card
+  card URL              fetch, validate and show an agent card; with --verify
+             (--jwks FILE | --trust-key PEM) a card whose signature does not verify is
+             refused (exit 3)
+  card canonical < card.json   the bytes a card signature covers (RFC 8785)
+  card sign --key PEM --kid ID [--jku URL] < card.json   add a JWS signature to a card
+  push verify [--jwks FILE --audience URL] [--token T] [--header 'Name: value']... < body
+             check a received push notification; prints the verdict as JSON
   send URL [TEXT]       send a message and wait for the answer
   stream URL [TEXT]     send a message and stream the answer
   get URL TASK_ID       read a task
@@ -97,7 +107,7 @@ options:
 ";
 
 /// `a2a demo --help`.
-const HELP_DEMO: &str = "usage: a2a demo [--serve [--port N]]
+const HELP_DEMO: &str = "usage: a2a demo [--serve [--port N] [--sign-card PEM [--card-kid ID]]]
 
 Runs an embedded agent on the loopback interface and shows, step by step, what the driver
 does with it (retries, streams, failures). Sends nothing off this machine.
@@ -106,6 +116,8 @@ options:
   --serve      keep the embedded agent running on 127.0.0.1 instead: prints READY <url>,
                lists the words it answers on standard error, exits 0 on SIGTERM
   --port N     the port for --serve (default 0: a free one)
+  --sign-card PEM   sign the served card with this private key (see `a2a card sign`)
+  --card-kid ID     the signature's kid (default demo)
   -h, --help   this help
 ";
 
@@ -119,6 +131,10 @@ const NET_OPTIONS: &str = "options:
   --idle-timeout S            longest silence on a stream in seconds
   --header 'Name: value'      an extra request header; repeatable
   --bearer-env VAR            send `Authorization: Bearer $VAR` (the token is never printed)
+  --oauth2-token-url URL      fetch an OAuth2 client-credentials token there (RFC 6749 §4.4)
+                              and send it as Bearer to the validated interface only, refreshed
+                              before it expires; with --client-id ID, --client-secret-file FILE
+                              (or A2A_CLIENT_SECRET) and optionally --scope S
   --context-id ID             continue this context
   --task-id ID                continue this task
   --max-time S                a total deadline for the whole command (card, retries,
@@ -171,7 +187,12 @@ fn net_help(command: &str) -> Option<String> {
     let (synopsis, what) = match command {
         "card" => (
             "card URL",
-            "Fetches, validates and shows the agent card behind URL.",
+            "Fetches, validates and shows the agent card behind URL.\n\n\
+             --verify            refuse the card (exit 3, with the reason) unless one of its\n\
+             \x20                   signatures verifies with a key given below (A2A 1.0 §8.4)\n\
+             --jwks FILE         trust the keys of this JWK Set (repeatable)\n\
+             --trust-key PEM     trust this public key, any kid (repeatable)\n\n\
+             See also `a2a card canonical --help` and `a2a card sign --help`.",
         ),
         "send" => (
             "send URL [TEXT]",
@@ -198,6 +219,8 @@ fn help_of(command: &str) -> Option<String> {
         "classify" => Some(HELP_CLASSIFY.to_owned()),
         "error-id" => Some(HELP_ERROR_ID.to_owned()),
         "demo" => Some(HELP_DEMO.to_owned()),
+        #[cfg(feature = "trust")]
+        "push" => Some(cmd_trust::HELP_PUSH.to_owned()),
         other => net_help(other),
     }
 }
@@ -220,6 +243,11 @@ fn main() {
         std::process::exit(EXIT_USAGE);
     };
     let args = Args::new(argv);
+    #[cfg(feature = "trust")]
+    let args = match local_card_command(&command, args) {
+        Ok(code) => std::process::exit(code),
+        Err(args) => args,
+    };
     if args.wants_help()
         && let Some(help) = help_of(&command)
     {
@@ -231,6 +259,8 @@ fn main() {
         "classify" => cmd_classify::run_classify(args),
         "error-id" => cmd_classify::run_error_id(args),
         "demo" => demo(args),
+        #[cfg(feature = "trust")]
+        "push" => cmd_trust::run_push(args),
         "card" | "send" | "stream" | "get" | "cancel" | "resubscribe" => net(&command, args),
         "-h" | "--help" | "help" => match args.peek_positional().and_then(help_of) {
             // `a2a help send`, as git has it.
@@ -257,6 +287,27 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// `a2a card canonical|sign`: local commands under `card` (a card URL always has a scheme, so
+/// neither word is ever a URL). `Err` hands the arguments back for everything else.
+#[cfg(feature = "trust")]
+fn local_card_command(command: &str, mut args: Args) -> Result<i32, Args> {
+    let sub = match (command, args.peek_positional()) {
+        ("card", Some(s @ ("canonical" | "sign"))) => s.to_owned(),
+        _ => return Err(args),
+    };
+    let _ = args.positional("SUBCOMMAND");
+    if args.wants_help() {
+        let help = if sub == "sign" {
+            cmd_trust::HELP_SIGN
+        } else {
+            cmd_trust::HELP_CANONICAL
+        };
+        outln!("{help}");
+        return Ok(0);
+    }
+    Ok(cmd_trust::run_local(&sub, args))
 }
 
 #[cfg(feature = "driver")]

@@ -38,12 +38,15 @@ use super::store::{self, ListQuery, Refusal, Store};
 use crate::loopback_http::{self as http, Request, Sse};
 
 /// How the agent runs.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct AgentOptions {
     /// 127.0.0.1 port (0: a free one).
     pub port: u16,
     /// When set, every A2A call needs `Authorization: Bearer <token>`, and the card says so.
     pub bearer_token: Option<String>,
+    /// When set, the served card (each form) is signed with this key and kid
+    /// (`--sign-card PEM [--card-kid ID]`).
+    pub signer: Option<Arc<CardSigner>>,
 }
 
 /// The running agent.
@@ -95,7 +98,7 @@ impl Agent {
             log: Mutex::new(Vec::new()),
             store: Store::default(),
             tally: Mutex::new(Tally::default()),
-            card: cards(&base, options.bearer_token.is_some()),
+            card: cards(&base, options.bearer_token.is_some(), options.signer.as_deref())?,
             bearer_token: options.bearer_token.clone(),
             worker: Mutex::new(jobs),
         });
@@ -137,6 +140,32 @@ impl Agent {
     }
 }
 
+/// `card` with a signature over its canonical form when `signer` is given (A2A 1.0 §8.4),
+/// else unchanged.
+fn signed(card: String, signer: Option<&CardSigner>) -> io::Result<String> {
+    match signer {
+        #[cfg(feature = "trust")]
+        Some((key, kid)) => a2a_core::trust::card_sig::sign_card(
+            card.as_bytes(),
+            key,
+            kid,
+            None,
+            &a2a_core::trust::SystemRandom::new(),
+        )
+        .map_err(|e| io::Error::other(e.to_string())),
+        #[cfg(not(feature = "trust"))]
+        Some(never) => match *never {},
+        None => Ok(card),
+    }
+}
+
+/// The key and kid the demo card is signed with (`a2a demo --serve --sign-card PEM`).
+#[cfg(feature = "trust")]
+pub type CardSigner = (a2a_core::trust::jws::SigningKey, String);
+/// Without the `trust` feature there is nothing to sign with.
+#[cfg(not(feature = "trust"))]
+pub type CardSigner = std::convert::Infallible;
+
 /// The name of the security scheme the card declares when a token is configured.
 const SCHEME: &str = "bearer";
 
@@ -154,7 +183,7 @@ struct Cards {
     extended: Option<Box<serde_json::value::RawValue>>,
 }
 
-fn cards(base: &str, bearer: bool) -> Cards {
+fn cards(base: &str, bearer: bool, signer: Option<&CardSigner>) -> io::Result<Cards> {
     // Both versions' fields (1.0 supportedInterfaces; 0.3 url, preferredTransport,
     // protocolVersion), so 0.3 clients such as the official Go SDK can pick an interface.
     // JSON-RPC first: it is the preferred interface. HTTP+JSON is served at the root, where
@@ -187,12 +216,12 @@ fn cards(base: &str, bearer: bool) -> Cards {
         .to_value()
         .expect("the demo card is valid");
     if !bearer {
-        let text = card.to_string();
-        return Cards {
+        let text = signed(card.to_string(), signer)?;
+        return Ok(Cards {
             v1_0: text.clone(),
             v0_3: text,
             extended: None,
-        };
+        });
     }
     card["securityRequirements"] = serde_json::json!([{"schemes": {SCHEME: {"list": []}}}]);
     // Authenticated callers may ask for the extended card (1.0 capability, 0.3 flag).
@@ -212,11 +241,11 @@ fn cards(base: &str, bearer: bool) -> Cards {
             "tags": ["operations"],
         }));
     }
-    Cards {
-        v1_0: v1_0.to_string(),
-        v0_3: card.to_string(),
+    Ok(Cards {
+        v1_0: signed(v1_0.to_string(), signer)?,
+        v0_3: signed(card.to_string(), signer)?,
         extended: serde_json::value::to_raw_value(&extended).ok(),
-    }
+    })
 }
 
 fn serve(shared: &Shared, mut stream: TcpStream) {

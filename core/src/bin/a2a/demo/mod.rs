@@ -69,7 +69,7 @@ Last-Event-ID, then follows it live), follow-up messages by taskId to any task n
 terminal state. JSON-RPC at /a2a and HTTP+JSON at the root, protocol 1.0 and 0.3 (the card
 lists all four). Push notifications are not offered (-32003).";
 
-/// `a2a demo --serve [--port N] [--bearer-token T]`: keeps the embedded agent running on
+/// `a2a demo --serve [--port N] [--bearer-token T] [--sign-card PEM [--card-kid ID]]`: keeps the embedded agent running on
 /// 127.0.0.1 until SIGTERM or SIGINT (then exit 0), for other clients to be pointed at.
 /// Prints `READY <url>`.
 fn serve(options: &agent::AgentOptions) -> i32 {
@@ -113,6 +113,28 @@ fn serve(options: &agent::AgentOptions) -> i32 {
     0
 }
 
+/// `--sign-card PEM [--card-kid ID]`: the key (and kid, default `demo`) the served card is
+/// signed with.
+#[cfg(feature = "trust")]
+fn card_signer(args: &mut Args) -> Result<Option<agent::CardSigner>, String> {
+    let Some(path) = args.value("--sign-card")? else {
+        return Ok(None);
+    };
+    let kid = args
+        .value("--card-kid")?
+        .unwrap_or_else(|| "demo".to_owned());
+    let pem = std::fs::read(&path).map_err(|e| format!("--sign-card {path}: {e}"))?;
+    let key =
+        a2a_core::trust::jws::SigningKey::from_pem(&pem, &a2a_core::trust::SystemRandom::new())
+            .map_err(|e| format!("--sign-card {path}: {e}"))?;
+    Ok(Some((key, kid)))
+}
+
+#[cfg(not(feature = "trust"))]
+fn card_signer(_args: &mut Args) -> Result<Option<agent::CardSigner>, String> {
+    Ok(None)
+}
+
 /// Runs `a2a demo`.
 pub fn run(mut args: Args) -> i32 {
     let serve_mode = args.flag("--serve");
@@ -122,6 +144,10 @@ pub fn run(mut args: Args) -> i32 {
     };
     let bearer_token = match args.value("--bearer-token") {
         Ok(t) => t,
+        Err(e) => return crate::args::usage_error("demo", &e),
+    };
+    let signer = match card_signer(&mut args) {
+        Ok(s) => s,
         Err(e) => return crate::args::usage_error("demo", &e),
     };
     if let Err(e) = args.finish() {
@@ -139,10 +165,14 @@ pub fn run(mut args: Args) -> i32 {
     {
         return crate::args::usage_error("demo", "--bearer-token must be one non-empty word");
     }
+    if signer.is_some() && !serve_mode {
+        return crate::args::usage_error("demo", "--sign-card needs --serve");
+    }
     if serve_mode {
         return serve(&agent::AgentOptions {
             port: port.unwrap_or(0),
             bearer_token,
+            signer: signer.map(std::sync::Arc::new),
         });
     }
     let agent = match agent::Agent::start() {

@@ -38,17 +38,18 @@
 //! through it).
 //! ```text
 //! driver      -> answer, card, classify, client, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
-//! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
+//! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, tape, time, traceparent, version
 //! http1       -> envelope, model, sse, time, url, version
 //! server      -> card, envelope, model, outcome, sse, time, traceparent, version
 //! stream      -> classify
-//! answer      -> model, outcome, sse, version
-//! classify    -> error_id, model, outcome, sse, time, version
+//! answer      -> classify, model, outcome, sse, tape, version
+//! classify    -> error_id, model, outcome, sse, tape, time, version
 //! envelope    -> method, model, version
 //! error_id    -> outcome
 //! model       -> method, outcome, version
 //! resilience  -> outcome, time
 //! tally       -> outcome
+//! tape        -> (nothing)
 //! card        -> url, version
 //! method      -> version
 //! outcome     -> version
@@ -86,6 +87,7 @@ pub mod server;
 pub mod sse;
 pub mod stream;
 pub mod tally;
+mod tape;
 pub mod time;
 pub mod traceparent;
 #[cfg(any(feature = "card", feature = "http1"))]

@@ -215,6 +215,8 @@ mod common;
 mod ids;
 mod pages;
 mod read;
+#[cfg(test)]
+mod once_tests;
 mod request;
 mod stream;
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::read::{Response, answers, read_response, unreadable};
+use super::read::{Response, read_response, unreadable};
 use super::*;
 use crate::answer::{read_result, to_json, to_json_string};
 use crate::classify::{Asked, ResponseInfo, classify};
@@ -127,6 +127,15 @@ fn cases() -> Vec<Case> {
         }
     }
     out
+}
+
+/// Whether a call's outcome carries an answer to read: a task or message from send, get or
+/// cancel (the two-pass path's rule).
+fn answers(method: Method, o: &Outcome) -> bool {
+    matches!(
+        method,
+        Method::SendMessage | Method::GetTask | Method::CancelTask
+    ) && matches!(o.channel, Channel::Task | Channel::Message)
 }
 
 /// The path this branch replaces, kept here as the oracle: the classifier's scan of the

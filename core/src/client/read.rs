@@ -56,12 +56,6 @@ fn reads_answer(method: Method) -> bool {
     )
 }
 
-/// Whether a call's outcome carries an answer to read: a task or message from send, get or
-/// cancel.
-pub(crate) fn answers(method: Method, o: &Outcome) -> bool {
-    reads_answer(method) && matches!(o.channel, Channel::Task | Channel::Message)
-}
-
 /// The `malformed` outcome of content that could not be read, keeping the ids and last
 /// state the classifier saw; advice `poll` when the task is known (read it again), else
 /// `never`. (The one copy: the driver's streams use it too.)

@@ -33,27 +33,28 @@
 //! path down to the shared vocabulary (versions and bindings, methods, URLs) at the bottom.
 //! There is no cycle: `core/tests/module_graph.rs` reads the imports, fails on a cycle and
 //! checks that this block is the real graph. `method` and `url` are private; their types are
-//! public as [`envelope::Method`] and [`card::Url`]. [`stream`] is the public home of the
+//! public as [`envelope::Method`] and [`card::Url`]. `tape` (one pass over a JSON body, read by
+//! the classifier and the answer reader alike) is private. [`stream`] is the public home of the
 //! stream tracker, which lives inside [`classify`] (a whole event-stream body is classified
 //! through it).
 //! ```text
 //! driver      -> answer, card, classify, client, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
 //! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, tape, time, traceparent, version
+//! answer      -> classify, model, outcome, sse, tape, version
 //! http1       -> envelope, model, sse, time, url, version
 //! server      -> card, envelope, model, outcome, sse, time, traceparent, version
 //! stream      -> classify
-//! answer      -> classify, model, outcome, sse, tape, version
 //! classify    -> error_id, model, outcome, sse, tape, time, version
 //! envelope    -> method, model, version
 //! error_id    -> outcome
 //! model       -> method, outcome, version
 //! resilience  -> outcome, time
 //! tally       -> outcome
-//! tape        -> (nothing)
 //! card        -> url, version
 //! method      -> version
 //! outcome     -> version
 //! sse         -> (nothing)
+//! tape        -> (nothing)
 //! time        -> (nothing)
 //! traceparent -> (nothing)
 //! url         -> (nothing)

@@ -24,6 +24,8 @@ mod payload;
 mod protocol;
 pub(crate) mod scan;
 pub(crate) mod stream;
+#[cfg(test)]
+mod tape_tests;
 
 pub use hint::parse_remote_hint;
 pub use http::{EXCERPT_MAX, excerpt};

@@ -213,10 +213,10 @@ mod call;
 mod card;
 mod common;
 mod ids;
-mod pages;
-mod read;
 #[cfg(test)]
 mod once_tests;
+mod pages;
+mod read;
 mod request;
 mod stream;
 #[cfg(test)]

@@ -62,8 +62,14 @@ fn text<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
     v.get(k).and_then(Value::as_str)
 }
 
-/// Every response of `outcomes.json` (rows with a body) and every result of `answers.json`.
-fn cases() -> Vec<Case> {
+/// Every response of `outcomes.json` (rows with a body) and every result of `answers.json`
+/// (read once per test binary: the property test picks from them on every case).
+fn cases() -> &'static [Case] {
+    static CASES: std::sync::OnceLock<Vec<Case>> = std::sync::OnceLock::new();
+    CASES.get_or_init(load_cases)
+}
+
+fn load_cases() -> Vec<Case> {
     let mut out = Vec::new();
     let doc: Value = serde_json::from_str(OUTCOMES).expect("outcomes.json");
     for row in doc["rows"].as_array().expect("rows") {
@@ -191,7 +197,7 @@ fn every_fixture_reads_as_the_two_pass_path_did() {
     assert!(all.len() > 200, "the fixtures are there: {}", all.len());
     let answered = all.iter().filter(|c| once(c).1.is_some()).count();
     assert!(answered >= 9, "answers were read: {answered}");
-    for c in &all {
+    for c in all {
         assert_same(c);
     }
 }
@@ -201,7 +207,7 @@ fn a_readable_body_is_parsed_once() {
     let mut counted = 0;
     for c in cases() {
         let before = passes();
-        let (o, answer) = once(&c);
+        let (o, answer) = once(c);
         let after = passes();
         let (tape, serde) = (after.0 - before.0, after.1 - before.1);
         let json_object = serde_json::from_slice::<Value>(&c.body).is_ok_and(|v| v.is_object());

@@ -284,9 +284,12 @@ pub fn classify_and_read<'a>(
     crate::outcome::Outcome,
     Option<Result<SendResponse<'a>, ContentError>>,
 ) {
-    let as_json = !(300..400).contains(&info.status)
-        && !((200..300).contains(&info.status)
-            && crate::classify::is_event_stream(info.content_type));
+    // Redirects and 2xx event streams have readers of their own; every other body is read
+    // as one JSON document.
+    let redirect = (300..400).contains(&info.status);
+    let stream =
+        (200..300).contains(&info.status) && crate::classify::is_event_stream(info.content_type);
+    let as_json = !redirect && !stream;
     let tape = as_json
         .then(|| crate::tape::Tape::parse(info.body))
         .flatten();

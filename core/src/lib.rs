@@ -34,17 +34,18 @@
 //! path down to the shared vocabulary (versions and bindings, methods, URLs) at the bottom.
 //! There is no cycle: `core/tests/module_graph.rs` reads the imports, fails on a cycle and
 //! checks that this block is the real graph. `method` and `url` are private; their types are
-//! public as [`envelope::Method`] and [`card::Url`]. [`stream`] is the public home of the
+//! public as [`envelope::Method`] and [`card::Url`]. `tape` (one pass over a JSON body, read by
+//! the classifier and the answer reader alike) is private. [`stream`] is the public home of the
 //! stream tracker, which lives inside [`classify`] (a whole event-stream body is classified
 //! through it).
 //! ```text
 //! driver      -> card, client, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
-//! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, version
+//! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, tape, time, traceparent, version
+//! answer      -> classify, model, outcome, sse, tape, version
 //! http1       -> envelope, model, sse, time, url, version
 //! server      -> card, envelope, model, outcome, sse, time, traceparent, trust, version
 //! stream      -> classify
-//! answer      -> model, outcome, sse, version
-//! classify    -> error_id, model, outcome, sse, time, version
+//! classify    -> error_id, model, outcome, sse, tape, time, version
 //! envelope    -> method, model, version
 //! error_id    -> outcome
 //! model       -> method, outcome, version
@@ -55,6 +56,7 @@
 //! method      -> version
 //! outcome     -> version
 //! sse         -> (nothing)
+//! tape        -> (nothing)
 //! time        -> (nothing)
 //! traceparent -> (nothing)
 //! url         -> (nothing)
@@ -90,6 +92,7 @@ pub mod server;
 pub mod sse;
 pub mod stream;
 pub mod tally;
+mod tape;
 pub mod time;
 pub mod traceparent;
 #[cfg(any(feature = "card", feature = "http1"))]

@@ -96,6 +96,80 @@ fn decode_base64(text: &str) -> Result<Vec<u8>, base64::DecodeError> {
         .or_else(|e| URL.decode(text).map_err(|_| e))
 }
 
+/// The decoded length of base64 `text` when [`decode_base64`] accepts it (standard or
+/// URL-safe alphabet, not mixed; padding optional, but only at the end and never in the
+/// first two places of the last quad; no bits set past the last byte), without decoding:
+/// the read checks file bytes and the renderer writes their `size` with it, so the bytes are
+/// not decoded at all on the way from the body to the canonical JSON. It mirrors the
+/// `base64` crate's rules for these engines (property-tested against it in
+/// `answer::tests`); the bytes themselves come from [`file_bytes`], which decodes with the
+/// crate.
+pub(crate) fn base64_len(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    if b.is_empty() {
+        return Some(0);
+    }
+    let rem = b.len() % 4;
+    if rem == 1 {
+        return None;
+    }
+    // The quads before the last one hold symbols only.
+    let head = b.len() - if rem == 0 { 4 } else { rem };
+    let (mut std_only, mut url_only) = (false, false);
+    let mut sym = |c: u8| -> Option<u8> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => {
+                std_only = true;
+                62
+            }
+            b'/' => {
+                std_only = true;
+                63
+            }
+            b'-' => {
+                url_only = true;
+                62
+            }
+            b'_' => {
+                url_only = true;
+                63
+            }
+            _ => return None,
+        })
+    };
+    for &c in &b[..head] {
+        sym(c)?;
+    }
+    let mut morsels = 0usize;
+    let mut padding = 0usize;
+    let mut bits = 0u32;
+    for (i, &c) in b[head..].iter().enumerate() {
+        if c == b'=' {
+            if i < 2 {
+                return None;
+            }
+            padding += 1;
+            continue;
+        }
+        if padding > 0 {
+            return None;
+        }
+        bits |= u32::from(sym(c)?) << (26 - 6 * morsels);
+        morsels += 1;
+    }
+    if morsels < 2 || (std_only && url_only) {
+        return None;
+    }
+    let tail = morsels * 6 / 8;
+    if bits & (!0u32 >> (tail * 8)) != 0 {
+        return None;
+    }
+    Some(head / 4 * 3 + tail)
+}
+
 /// Decodes a file part's base64 bytes.
 pub fn file_bytes(part: &Part<'_>) -> Option<Result<Vec<u8>, ContentError>> {
     match &part.content {
@@ -138,8 +212,96 @@ pub fn read_result(
     binding: Binding,
 ) -> Result<SendResponse<'_>, ContentError> {
     let r: SendResponse<'_> = read_model(body, version, binding, "result")?;
-    check(&r)?;
+    check_with(&r, true)?;
     Ok(r)
+}
+
+/// [`read_result`] from the tape of `body` when there is one: the one pass over the body
+/// that the classifier also reads (`client::read`). A body the tape refused, or a result it
+/// cannot give, is read by [`read_result`] for its exact error and position.
+pub(crate) fn read_result_once<'a>(
+    tape: Option<&crate::tape::Tape<'a>>,
+    body: &'a [u8],
+    version: ProtocolVersion,
+    binding: Binding,
+) -> Result<SendResponse<'a>, ContentError> {
+    if let Some(t) = tape
+        && let Some(r) = read_model_tape::<SendResponse<'a>>(t, version, binding)
+    {
+        check_with(&r, t.raw_values_need_check())?;
+        return Ok(r);
+    }
+    read_result(body, version, binding)
+}
+
+/// [`read_event`] from the tape of `data` when there is one (see [`read_result_once`]).
+pub(crate) fn read_event_once<'a>(
+    tape: Option<&crate::tape::Tape<'a>>,
+    data: &'a [u8],
+    version: ProtocolVersion,
+    binding: Binding,
+) -> Result<StreamEvent<'a>, ContentError> {
+    if let Some(t) = tape
+        && let Some(ev) = read_model_tape::<StreamEvent<'a>>(t, version, binding)
+    {
+        check_event_with(&ev, t.raw_values_need_check())?;
+        return Ok(ev);
+    }
+    read_event(data, version, binding)
+}
+
+/// The model value a tape carries, read as [`read_model`] reads it from the body; `None`
+/// when that fails (the caller reads the body again for the exact error).
+fn read_model_tape<'a, T: model::FromWire<'a>>(
+    tape: &crate::tape::Tape<'a>,
+    version: ProtocolVersion,
+    binding: Binding,
+) -> Option<T> {
+    let mut r: T = if binding == Binding::JsonRpc {
+        #[derive(serde::Deserialize)]
+        #[serde(bound(deserialize = "T: serde::Deserialize<'de>"))]
+        struct Envelope<T> {
+            result: Option<T>,
+        }
+        tape.read::<Envelope<T>>().ok()?.result?
+    } else {
+        tape.read::<T>().ok()?
+    };
+    r.settle(Form::new(version, binding));
+    Some(r)
+}
+
+/// Classifies one complete response ([`crate::classify::classify`]) and, when it carries a
+/// task or a message, reads that answer ([`read_result`]), parsing the body once: both read
+/// the same tape of it. The answer is `None` for any other outcome and an error when the
+/// content cannot be read (the caller decides what that makes of the outcome; the client
+/// machine turns it into `malformed`).
+pub fn classify_and_read<'a>(
+    info: &crate::classify::ResponseInfo<'a>,
+    version: ProtocolVersion,
+    binding: Binding,
+) -> (
+    crate::outcome::Outcome,
+    Option<Result<SendResponse<'a>, ContentError>>,
+) {
+    // Redirects and 2xx event streams have readers of their own; every other body is read
+    // as one JSON document.
+    let redirect = (300..400).contains(&info.status);
+    let stream =
+        (200..300).contains(&info.status) && crate::classify::is_event_stream(info.content_type);
+    let as_json = !redirect && !stream;
+    let tape = as_json
+        .then(|| crate::tape::Tape::parse(info.body))
+        .flatten();
+    let outcome = crate::classify::classify_tape(info, tape.as_ref());
+    if !matches!(
+        outcome.channel,
+        crate::outcome::Channel::Task | crate::outcome::Channel::Message
+    ) {
+        return (outcome, None);
+    }
+    let answer = read_result_once(tape.as_ref(), info.body, version, binding);
+    (outcome, Some(answer))
 }
 
 /// Reads the model value a body carries: in JSON-RPC its `result`, else the body itself.
@@ -155,6 +317,8 @@ fn read_model<'a, T: model::FromWire<'a>>(
     what: &str,
 ) -> Result<T, ContentError> {
     let form = Form::new(version, binding);
+    #[cfg(test)]
+    crate::tape::note_serde_pass();
     if binding == Binding::JsonRpc {
         #[derive(serde::Deserialize)]
         #[serde(bound(deserialize = "T: serde::Deserialize<'de>"))]
@@ -181,21 +345,31 @@ pub fn read_event(
     binding: Binding,
 ) -> Result<StreamEvent<'_>, ContentError> {
     let ev: StreamEvent<'_> = read_model(data, version, binding, "event")?;
-    check_event(&ev)?;
+    check_event_with(&ev, true)?;
     Ok(ev)
 }
 
 /// A raw JSON value the reader kept as text must also parse as a tree (the raw reader does
 /// not apply serde_json's nesting limit; the rendering does).
-fn check_json(j: Option<&Json<'_>>, at: impl FnOnce() -> String) -> Result<(), ContentError> {
+/// `trees` false skips the tree: the caller knows the value parses (a tape that saw nothing
+/// but plain numbers and escapes, below the depth limit).
+fn check_json(
+    j: Option<&Json<'_>>,
+    trees: bool,
+    at: impl FnOnce() -> String,
+) -> Result<(), ContentError> {
     match j {
-        Some(j) => serde_json::from_str::<Value>(j.get())
-            .map(|_| ())
-            .map_err(|e| ContentError {
-                what: json_error(&e, "").what,
-                at: at(),
-            }),
-        None => Ok(()),
+        Some(j) if trees => {
+            #[cfg(test)]
+            crate::tape::note_serde_pass();
+            serde_json::from_str::<Value>(j.get())
+                .map(|_| ())
+                .map_err(|e| ContentError {
+                    what: json_error(&e, "").what,
+                    at: at(),
+                })
+        }
+        _ => Ok(()),
     }
 }
 
@@ -252,64 +426,72 @@ fn under(at: impl FnOnce() -> String) -> impl FnOnce(ContentError) -> ContentErr
 }
 
 /// The parts' content, with `at` relative to the list (`[1].bytes`).
-fn check_parts(parts: &[Part<'_>]) -> Result<(), ContentError> {
+fn check_parts(parts: &[Part<'_>], trees: bool) -> Result<(), ContentError> {
     for (i, p) in parts.iter().enumerate() {
-        if let Some(Err(mut e)) = file_bytes(p) {
+        if let PartContent::Bytes(b) = &p.content
+            && base64_len(b).is_none()
+            && let Some(Err(mut e)) = file_bytes(p)
+        {
             e.at = format!("[{i}].bytes");
             return Err(e);
         }
         if let PartContent::Data(d) = &p.content {
-            check_json(Some(d), || format!("[{i}].data"))?;
+            check_json(Some(d), trees, || format!("[{i}].data"))?;
         }
-        check_json(p.metadata.as_ref(), || format!("[{i}].metadata"))?;
+        check_json(p.metadata.as_ref(), trees, || format!("[{i}].metadata"))?;
     }
     Ok(())
 }
 
 /// A message's content, with `at` relative to the message (`metadata`, `parts[0].bytes`).
-fn check_message(m: &Message<'_>) -> Result<(), ContentError> {
-    check_json(m.metadata.as_ref(), || "metadata".to_owned())?;
-    check_parts(&m.parts).map_err(under(|| "parts".to_owned()))
+fn check_message(m: &Message<'_>, trees: bool) -> Result<(), ContentError> {
+    check_json(m.metadata.as_ref(), trees, || "metadata".to_owned())?;
+    check_parts(&m.parts, trees).map_err(under(|| "parts".to_owned()))
 }
 
 /// An artifact's content, with `at` relative to the artifact (`.metadata`, `.parts[0].data`).
-fn check_artifact(a: &Artifact<'_>) -> Result<(), ContentError> {
-    check_json(a.metadata.as_ref(), || ".metadata".to_owned())?;
-    check_parts(&a.parts).map_err(under(|| ".parts".to_owned()))
+fn check_artifact(a: &Artifact<'_>, trees: bool) -> Result<(), ContentError> {
+    check_json(a.metadata.as_ref(), trees, || ".metadata".to_owned())?;
+    check_parts(&a.parts, trees).map_err(under(|| ".parts".to_owned()))
 }
 
-fn check_task(t: &Task<'_>) -> Result<(), ContentError> {
+fn check_task(t: &Task<'_>, trees: bool) -> Result<(), ContentError> {
     if let Some(m) = &t.status.message {
-        check_message(m).map_err(under(|| "status.message.".to_owned()))?;
+        check_message(m, trees).map_err(under(|| "status.message.".to_owned()))?;
     }
-    check_json(t.metadata.as_ref(), || "metadata".to_owned())?;
+    check_json(t.metadata.as_ref(), trees, || "metadata".to_owned())?;
     for (i, a) in t.artifacts.iter().enumerate() {
-        check_artifact(a).map_err(under(|| format!("artifacts[{i}]")))?;
+        check_artifact(a, trees).map_err(under(|| format!("artifacts[{i}]")))?;
     }
     for (i, m) in t.history.iter().enumerate() {
-        check_message(m).map_err(under(|| format!("history[{i}].")))?;
+        check_message(m, trees).map_err(under(|| format!("history[{i}].")))?;
     }
     Ok(())
 }
 
-/// Checks what the model reader leaves open: every file part's bytes decode as base64.
+/// Checks what the model reader leaves open: every file part's bytes decode as base64, and
+/// every raw JSON value (`data`, `metadata`) also parses as a serde_json tree.
 pub fn check(r: &SendResponse<'_>) -> Result<(), ContentError> {
+    check_with(r, true)
+}
+
+fn check_with(r: &SendResponse<'_>, trees: bool) -> Result<(), ContentError> {
     match r {
-        SendResponse::Task(t) => check_task(t),
-        SendResponse::Message(m) => check_message(m),
+        SendResponse::Task(t) => check_task(t, trees),
+        SendResponse::Message(m) => check_message(m, trees),
     }
 }
 
-fn check_event(ev: &StreamEvent<'_>) -> Result<(), ContentError> {
+fn check_event_with(ev: &StreamEvent<'_>, trees: bool) -> Result<(), ContentError> {
     match ev {
-        StreamEvent::Task(t) => check_task(t),
-        StreamEvent::Message(m) => check_message(m),
+        StreamEvent::Task(t) => check_task(t, trees),
+        StreamEvent::Message(m) => check_message(m, trees),
         StreamEvent::StatusUpdate(u) => match &u.status.message {
-            Some(m) => check_message(m).map_err(under(|| "status.message.".to_owned())),
+            Some(m) => check_message(m, trees).map_err(under(|| "status.message.".to_owned())),
             None => Ok(()),
         },
         StreamEvent::ArtifactUpdate(a) => {
-            check_artifact(&a.artifact).map_err(under(|| "artifact".to_owned()))
+            check_artifact(&a.artifact, trees).map_err(under(|| "artifact".to_owned()))
         }
     }
 }

@@ -6,8 +6,10 @@
 //! through `Value::to_string()` (a test compares them on every fixture): keys in the order a
 //! `serde_json::Map` keeps them (sorted by bytes: the workspace does not enable serde_json's
 //! `preserve_order`), strings escaped as serde_json escapes them, and the values kept as raw
-//! JSON (`data`, `metadata`) rendered through serde_json's own tree, as before, so their key
-//! order and number forms stay serde_json's.
+//! JSON (`data`, `metadata`) written verbatim when their text already is what serde_json's
+//! tree would print ([`canonical`]: compact, keys in ascending order, plain integers, the
+//! escapes serde_json writes), which is what agents send in practice; any other raw value
+//! is rendered through serde_json's tree as before, so the output never depends on the way.
 
 use std::fmt::Write as _;
 
@@ -15,7 +17,7 @@ use crate::model::{
     Artifact, Json, Message, Part, PartContent, SendResponse, StreamEvent, Task, TaskStatus,
 };
 
-use super::{decode_base64, role};
+use super::{base64_len, role};
 
 /// Appends `s` as a JSON string, escaped exactly as serde_json escapes it (see
 /// [`escaped`]).
@@ -70,11 +72,113 @@ fn opt(out: &mut String, s: Option<&str>) {
 /// [`super::to_json`] renders it (sorted keys, serde_json's number forms); `null` when absent.
 fn raw(out: &mut String, j: Option<&Json<'_>>) {
     match j {
+        Some(j) if canonical(j.get()) => out.push_str(j.get()),
         // `Display` of a `Value` is its compact JSON; writing to a `String` cannot fail.
         Some(j) => {
             let _ = write!(out, "{}", j.to_value());
         }
         None => out.push_str("null"),
+    }
+}
+
+/// The deepest raw value written verbatim: serde_json's tree reads 127 levels.
+const CANONICAL_DEPTH: usize = 127;
+
+/// Whether the raw JSON `text` is exactly what serde_json prints for its tree (compact
+/// `Display` of a `Value`, without `preserve_order`): no whitespace between tokens, object
+/// keys without escapes in strictly ascending byte order (so no duplicates), integers in
+/// their plain form that serde_json keeps as integers (at most 18 digits, not `-0`), and
+/// strings whose only escapes are the ones serde_json writes (`\"`, `\\`, `\b`, `\f`,
+/// `\n`, `\r`, `\t`). Conservative: `false` sends the value through the tree.
+pub(crate) fn canonical(text: &str) -> bool {
+    let b = text.as_bytes();
+    canonical_value(b, 0, 0) == Some(b.len())
+}
+
+/// The end of the canonical value at `i`, if it is one.
+fn canonical_value(b: &[u8], i: usize, depth: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'{' | b'[' if depth >= CANONICAL_DEPTH => None,
+        b'{' => {
+            let mut i = i + 1;
+            if b.get(i) == Some(&b'}') {
+                return Some(i + 1);
+            }
+            let mut prev: Option<&[u8]> = None;
+            loop {
+                let end = canonical_string(b, i)?;
+                let k = &b[i + 1..end - 1];
+                if k.contains(&b'\\') || prev.is_some_and(|p| p >= k) {
+                    return None;
+                }
+                prev = Some(k);
+                if b.get(end) != Some(&b':') {
+                    return None;
+                }
+                i = canonical_value(b, end + 1, depth + 1)?;
+                match *b.get(i)? {
+                    b',' => i += 1,
+                    b'}' => return Some(i + 1),
+                    _ => return None,
+                }
+            }
+        }
+        b'[' => {
+            let mut i = i + 1;
+            if b.get(i) == Some(&b']') {
+                return Some(i + 1);
+            }
+            loop {
+                i = canonical_value(b, i, depth + 1)?;
+                match *b.get(i)? {
+                    b',' => i += 1,
+                    b']' => return Some(i + 1),
+                    _ => return None,
+                }
+            }
+        }
+        b'"' => canonical_string(b, i),
+        b'n' => b[i..].starts_with(b"null").then_some(i + 4),
+        b't' => b[i..].starts_with(b"true").then_some(i + 4),
+        b'f' => b[i..].starts_with(b"false").then_some(i + 5),
+        b'-' | b'0'..=b'9' => {
+            let neg = b[i] == b'-';
+            let start = i + usize::from(neg);
+            let mut end = start;
+            while b.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+            let digits = &b[start..end];
+            let plain = match digits {
+                [] => false,
+                [b'0'] => !neg,
+                [b'0', ..] => false,
+                _ => digits.len() <= 18,
+            };
+            let more = matches!(b.get(end), Some(b'.' | b'e' | b'E'));
+            (plain && !more).then_some(end)
+        }
+        _ => None,
+    }
+}
+
+/// The end of the string at `i` (after its closing quote) when its escapes are the ones
+/// serde_json writes.
+fn canonical_string(b: &[u8], i: usize) -> Option<usize> {
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    let mut i = i + 1;
+    loop {
+        let at = memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        i += at;
+        if b[i] == b'"' {
+            return Some(i + 1);
+        }
+        match b.get(i + 1)? {
+            b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+            _ => return None,
+        }
     }
 }
 
@@ -113,11 +217,11 @@ fn part(out: &mut String, p: &Part<'_>) {
             common(out, p);
             out.push(',');
             key(out, "size");
-            match decode_base64(b) {
-                Ok(v) => {
-                    let _ = write!(out, "{}", v.len());
+            match base64_len(b) {
+                Some(n) => {
+                    let _ = write!(out, "{n}");
                 }
-                Err(_) => out.push_str("null"),
+                None => out.push_str("null"),
             }
         }
         PartContent::Url(u) => {

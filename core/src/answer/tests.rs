@@ -354,3 +354,73 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+
+    /// The non-decoding base64 check agrees with the `base64` crate's decoder, length included.
+    #[test]
+    fn base64_len_agrees_with_the_decoder(text in "[A-Za-z0-9+/_=*-]{0,13}") {
+        prop_assert_eq!(base64_len(&text), decode_base64(&text).ok().map(|v| v.len()), "{}", text);
+    }
+
+    /// Encoded bytes of any length pass, with or without padding, in either alphabet.
+    #[test]
+    fn base64_len_of_encoded_bytes(bytes in prop::collection::vec(any::<u8>(), 0..40)) {
+        use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+        prop_assert_eq!(base64_len(&STANDARD.encode(&bytes)), Some(bytes.len()));
+        prop_assert_eq!(base64_len(&URL_SAFE_NO_PAD.encode(&bytes)), Some(bytes.len()));
+    }
+
+    /// A raw value written verbatim is exactly what serde_json's tree prints for it.
+    #[test]
+    fn canonical_raw_values_are_the_tree_text(text in raw_json()) {
+        let tree: Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(_) => return Ok(()),
+        };
+        if render::canonical(&text) {
+            prop_assert_eq!(&text, &tree.to_string());
+        }
+        // And the tree's own text is canonical whenever it holds no float and no integer
+        // beyond 18 digits (the checker is conservative there).
+        let printed = tree.to_string();
+        let long_run = printed
+            .as_bytes()
+            .split(|b| !b.is_ascii_digit())
+            .any(|run| run.len() > 18);
+        if !printed.contains(['.', 'e', 'E']) && !printed.contains("\\u") && !long_run {
+            prop_assert!(render::canonical(&printed), "{}", printed);
+        }
+    }
+}
+
+/// Raw JSON with unsorted and duplicate keys, whitespace, escapes and number forms.
+fn raw_json() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("null".to_owned()),
+        Just("true".to_owned()),
+        any::<i64>().prop_map(|n| n.to_string()),
+        any::<u64>().prop_map(|n| n.to_string()),
+        Just("-0".to_owned()),
+        Just("1.0".to_owned()),
+        Just("1E2".to_owned()),
+        Just("123456789012345678901".to_owned()),
+        "[a-c\u{e9}\u{7f}]{0,4}".prop_map(|s| format!("{s:?}")),
+        Just(r#""a\/b""#.to_owned()),
+        Just(r#""\u0001\u001f\n""#.to_owned()),
+        Just(r#""q\"\\""#.to_owned()),
+    ];
+    leaf.prop_recursive(4, 24, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(|v| format!("[{}]", v.join(","))),
+            prop::collection::vec(("[a-c]{1,2}", inner, prop::bool::ANY), 0..5).prop_map(|kv| {
+                let items: Vec<String> = kv
+                    .into_iter()
+                    .map(|(k, v, sp)| format!("\"{k}\":{}{v}", if sp { " " } else { "" }))
+                    .collect();
+                format!("{{{}}}", items.join(","))
+            }),
+        ]
+    })
+}

@@ -24,6 +24,8 @@ mod payload;
 mod protocol;
 pub(crate) mod scan;
 pub(crate) mod stream;
+#[cfg(test)]
+mod tape_tests;
 
 pub use hint::parse_remote_hint;
 pub use http::{EXCERPT_MAX, excerpt};
@@ -186,13 +188,33 @@ impl<'a> Ctx<'a> {
 /// before a terminal state), and `malformed` when the decoder dropped an event over a limit
 /// (unless the stream ended with an error event).
 pub fn classify(info: &ResponseInfo<'_>) -> Outcome {
+    classify_scanned(info, || scan::scan(info.body))
+}
+
+/// [`classify`], reading the body from a tape made of it when there is one (one pass over
+/// the body shared with the answer reader). A body the tape refused, or whose union object
+/// the tape cannot give, is scanned by serde_json as [`classify`] does, for its exact error.
+pub(crate) fn classify_tape(
+    info: &ResponseInfo<'_>,
+    tape: Option<&crate::tape::Tape<'_>>,
+) -> Outcome {
+    classify_scanned(info, || match tape {
+        Some(t) if t.is_object() => t.read::<scan::Obj<'_>>().or_else(|_| scan::scan(info.body)),
+        _ => scan::scan(info.body),
+    })
+}
+
+fn classify_scanned<'b>(
+    info: &ResponseInfo<'b>,
+    scanned: impl FnOnce() -> Result<scan::Obj<'b>, scan::ScanError>,
+) -> Outcome {
     let ctx = Ctx::new(info);
     let mut out = if (300..400).contains(&info.status) {
         http::http_outcome(&ctx, None, info.body)
     } else if ctx.is_2xx() && is_event_stream(info.content_type) {
         stream::classify_event_stream(info)
     } else {
-        classify_body(&ctx, info.body)
+        classify_body_scanned(&ctx, info.body, scanned())
     };
     out.http_status = Some(info.status);
     if matches!(out.channel, Channel::Http | Channel::Protocol) {
@@ -209,9 +231,13 @@ pub fn classify(info: &ResponseInfo<'_>) -> Outcome {
     out
 }
 
-/// Classifies one JSON body (a whole response, or one SSE event's data).
-pub(crate) fn classify_body(ctx: &Ctx<'_>, body: &[u8]) -> Outcome {
-    match scan::scan(body) {
+/// Classifies one JSON body (a whole response, or one SSE event's data) from its scan.
+fn classify_body_scanned(
+    ctx: &Ctx<'_>,
+    body: &[u8],
+    scanned: Result<scan::Obj<'_>, scan::ScanError>,
+) -> Outcome {
+    match scanned {
         Err(scan::ScanError::Empty)
             if ctx.is_2xx()
                 && ctx

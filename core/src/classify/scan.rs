@@ -654,6 +654,8 @@ pub(crate) enum ScanError {
 
 /// Reads one body as the union object.
 pub(crate) fn scan(body: &[u8]) -> Result<Obj<'_>, ScanError> {
+    #[cfg(test)]
+    crate::tape::note_serde_pass();
     let first = body.iter().position(|b| !b.is_ascii_whitespace());
     let Some(first) = first else {
         return Err(ScanError::Empty);

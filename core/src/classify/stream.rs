@@ -227,24 +227,50 @@ impl StreamTracker {
         now: Millis,
         event_type: &[u8],
         data: &[u8],
+        id: Option<&[u8]>,
+    ) -> Option<StreamItem> {
+        self.on_event_tape(now, event_type, data, id, None)
+    }
+
+    /// [`StreamTracker::on_event`] reading the data from its tape when the caller made one
+    /// (the client machine, which reads the event's model from the same tape: one pass over
+    /// each event's data).
+    pub(crate) fn on_event_tape(
+        &mut self,
+        now: Millis,
+        event_type: &[u8],
+        data: &[u8],
         _id: Option<&[u8]>,
+        tape: Option<&crate::tape::Tape<'_>>,
     ) -> Option<StreamItem> {
         self.on_bytes(now);
         if data.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
         self.events += 1;
-        let item = self.read_event(event_type, data);
+        let item = self.read_event(event_type, data, tape);
         if item.ends_stream {
             self.over = true;
         }
         Some(item)
     }
 
-    fn read_event(&mut self, event_type: &[u8], data: &[u8]) -> StreamItem {
+    fn read_event(
+        &mut self,
+        event_type: &[u8],
+        data: &[u8],
+        tape: Option<&crate::tape::Tape<'_>>,
+    ) -> StreamItem {
         let ctx = self.ctx();
         let is_error_event = event_type == b"error";
-        let obj = match scan::scan(data) {
+        let from_tape = tape
+            .filter(|t| t.is_object())
+            .and_then(|t| t.read::<scan::Obj<'_>>().ok());
+        let scanned = match from_tape {
+            Some(o) => Ok(o),
+            None => scan::scan(data),
+        };
+        let obj = match scanned {
             Ok(o) => o,
             Err(e) => {
                 let mut o = super::http_malformed(&ctx, &e, data);

@@ -217,6 +217,8 @@ mod call;
 mod card;
 mod common;
 mod ids;
+#[cfg(test)]
+mod once_tests;
 mod pages;
 mod read;
 mod request;

@@ -1,10 +1,11 @@
 //! A complete response read into the outcome and the answer, behind one function.
 //!
-//! Phase 1 of issue 22 keeps the two readers the driver uses: the classifier's borrowed
-//! scan ([`crate::classify::classify`]), then, for a task or message from send, get or
-//! cancel, the model reader ([`crate::answer::read_result`]). So a body is still parsed
-//! twice; making it one pass changes `classify` and `answer` themselves and is left for the
-//! next phase, behind this same function.
+//! For send, get and cancel the body is tokenized once ([`crate::tape::Tape`], through
+//! [`crate::answer::classify_and_read`]): the classifier's union object and, for a task or
+//! message, the answer's model are both read from that tape, so the bytes are parsed once
+//! (issue 22); other methods' bodies are only classified (one scan). Only a body the tape refuses (not
+//! JSON, nested deeper than serde_json reads) or an answer that cannot be read goes back to
+//! serde_json, for the exact error and position the readers have always given.
 
 use crate::classify::{Asked, ResponseInfo, classify};
 use crate::envelope::Method;
@@ -37,23 +38,22 @@ pub(crate) fn read_response(
     for (n, v) in response.headers {
         info = info.header(n, v);
     }
-    let outcome = classify(&info);
-    if !answers(method, &outcome) {
-        return (outcome, None);
+    if !reads_answer(method) {
+        return (classify(&info), None);
     }
-    match crate::answer::read_result(response.body, version, binding) {
-        Ok(r) => (outcome, Some(r.into_owned())),
-        Err(e) => (unreadable(&outcome, &e, "the agent's answer"), None),
+    match crate::answer::classify_and_read(&info, version, binding) {
+        (outcome, None) => (outcome, None),
+        (outcome, Some(Ok(r))) => (outcome, Some(r.into_owned())),
+        (outcome, Some(Err(e))) => (unreadable(&outcome, &e, "the agent's answer"), None),
     }
 }
 
-/// Whether a call's outcome carries an answer to read: a task or message from send, get or
-/// cancel.
-pub(crate) fn answers(method: Method, o: &Outcome) -> bool {
+/// Whether a method's result is a task or a message: send, get or cancel.
+fn reads_answer(method: Method) -> bool {
     matches!(
         method,
         Method::SendMessage | Method::GetTask | Method::CancelTask
-    ) && matches!(o.channel, Channel::Task | Channel::Message)
+    )
 }
 
 /// The `malformed` outcome of content that could not be read, keeping the ids and last

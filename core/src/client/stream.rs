@@ -619,14 +619,21 @@ impl StreamCall {
                     match feed.next_item() {
                         Ok(Some(Item::Event(ev))) => {
                             let eid = (!ev.id.is_empty()).then_some(ev.id);
-                            if let Some(mut item) =
-                                tracker.on_event(now, ev.event_type, ev.data, eid)
-                            {
+                            // One pass over the data: the tracker and the model read it.
+                            let tape = crate::tape::Tape::parse(ev.data);
+                            if let Some(mut item) = tracker.on_event_tape(
+                                now,
+                                ev.event_type,
+                                ev.data,
+                                eid,
+                                tape.as_ref(),
+                            ) {
                                 state.settle_cancel_origin(&mut item.outcome);
                                 note_ids(&mut self.correlation, &item.outcome);
                                 read_item(
                                     &mut item,
                                     ev.data,
+                                    tape.as_ref(),
                                     version,
                                     binding,
                                     &mut self.assembler,
@@ -1218,9 +1225,10 @@ fn dropped_item(
 /// Reads the model of an event the tracker accepted, attaches it to the item and feeds the
 /// assembler; an event whose content cannot be read becomes a `malformed` item saying what
 /// and where.
-fn read_item(
+fn read_item<'d>(
     item: &mut StreamItem,
-    data: &[u8],
+    data: &'d [u8],
+    tape: Option<&crate::tape::Tape<'d>>,
     version: crate::version::ProtocolVersion,
     binding: crate::version::Binding,
     assembler: &mut Assembler,
@@ -1228,7 +1236,7 @@ fn read_item(
     if matches!(item.kind, StreamItemKind::Error | StreamItemKind::Malformed) {
         return;
     }
-    match crate::answer::read_event(data, version, binding) {
+    match crate::answer::read_event_once(tape, data, version, binding) {
         Ok(ev) => {
             let ev = ev.into_owned();
             assembler.push_owned(ev.clone());

@@ -1,0 +1,558 @@
+//! One pass over a JSON body into a flat tape of tokens, read by serde as often as needed.
+//!
+//! A response body is tokenized once ([`Tape::parse`]): UTF-8 is checked for the whole body
+//! (simdutf8), every token records its byte span, containers record where they end (so a
+//! reader skips a subtree in one step), and the nesting depth and the few token shapes whose
+//! meaning only serde_json decides exactly (numbers with a fraction, an exponent or more than
+//! 18 digits; `\u` escapes) are noted. The tape then implements [`serde::Deserializer`]
+//! ([`Tape::read`]), so the classifier's union object and the answer's model are read from
+//! the same tokens, without touching the bytes' syntax again: strings without escapes and raw
+//! values (`&RawValue`, serde_json's own token protocol) borrow from the body.
+//!
+//! The tape accepts a strict subset of what serde_json accepts (RFC 8259, depth below
+//! [`MAX_DEPTH`], at most `u32::MAX` bytes), and every value it hands out is the one
+//! serde_json would hand out (numbers and escaped strings beyond the plain forms are given to
+//! serde_json itself). So a body the tape refuses, or a read that fails, is for the caller
+//! to read again with serde_json for its exact error and position; that is the only case in
+//! which a body is parsed twice.
+//!
+//! Why not a library: serde_json has no token stream with spans, and simd-json / sonic-rs
+//! tapes do not hand serde borrowed `RawValue`s of the input; the tokenizer is small and
+//! its equivalence to serde_json is property-tested (`client::read` tests, `answer` tests).
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+/// The deepest nesting the tape reads: serde_json's own recursion limit for a tree
+/// (`Value`) is 128 levels, so every raw value inside a body the tape accepts also parses
+/// as a tree.
+pub(crate) const MAX_DEPTH: usize = 127;
+
+/// serde_json's private token for `RawValue` (stable since serde_json 1.0.29): a raw value
+/// is asked for as a newtype struct of this name and read as a one-entry map whose value is
+/// the raw text.
+const RAW_TOKEN: &str = "$serde_json::private::RawValue";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Null,
+    True,
+    False,
+    /// A number in its plain integer form (`0`, `-12`, at most 18 digits, not `-0`).
+    Int,
+    /// Any other number: serde_json reads it.
+    Num,
+    /// A string without escapes; the span includes the quotes.
+    Str,
+    /// A string with escapes: serde_json unescapes it.
+    StrEsc,
+    Obj,
+    Arr,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Tok {
+    kind: Kind,
+    /// Byte span of the value's text (strings with their quotes, containers with brackets).
+    start: u32,
+    end: u32,
+    /// The index of the token after this value (after a container's last token).
+    next: u32,
+}
+
+/// A tokenized JSON body (see the module docs).
+#[derive(Debug)]
+pub(crate) struct Tape<'a> {
+    src: &'a str,
+    toks: Vec<Tok>,
+    /// Whether the body holds a token that could fail serde_json's tree although its syntax
+    /// is valid (a number with an exponent or more than 18 integer digits, out of f64's range
+    /// perhaps; a `\u` escape, perhaps a lone surrogate): raw values are then checked the
+    /// slow way.
+    exotic: bool,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tokenizations of a body by [`Tape::parse`] (tests count them).
+    pub(crate) static TAPE_PASSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Parses by serde_json of a body or of a raw value in it (`classify::scan`, the answer's
+    /// model reader, the tree check of raw values).
+    pub(crate) static SERDE_PASSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one serde_json parse of body bytes (tests only).
+#[cfg(test)]
+pub(crate) fn note_serde_pass() {
+    SERDE_PASSES.with(|p| p.set(p.get() + 1));
+}
+
+/// The passes counted on this thread so far: (tape, serde_json).
+#[cfg(test)]
+pub(crate) fn passes() -> (usize, usize) {
+    (
+        TAPE_PASSES.with(std::cell::Cell::get),
+        SERDE_PASSES.with(std::cell::Cell::get),
+    )
+}
+
+impl<'a> Tape<'a> {
+    /// Tokenizes `body`; `None` when it is not a JSON document the tape reads (see the
+    /// module docs): the caller then reads it with serde_json.
+    pub(crate) fn parse(body: &'a [u8]) -> Option<Tape<'a>> {
+        #[cfg(test)]
+        TAPE_PASSES.with(|p| p.set(p.get() + 1));
+        if body.len() >= u32::MAX as usize {
+            return None;
+        }
+        let src = simdutf8::basic::from_utf8(body).ok()?;
+        let mut p = Parser {
+            b: body,
+            i: 0,
+            toks: Vec::with_capacity(body.len() / 12 + 4),
+            exotic: false,
+        };
+        p.ws();
+        p.value(0)?;
+        p.ws();
+        if p.i != body.len() {
+            return None;
+        }
+        Some(Tape {
+            src,
+            toks: p.toks,
+            exotic: p.exotic,
+        })
+    }
+
+    /// Whether the top-level value is an object.
+    pub(crate) fn is_object(&self) -> bool {
+        self.toks.first().is_some_and(|t| t.kind == Kind::Obj)
+    }
+
+    /// Whether a raw value inside this body could fail to parse as a serde_json tree: only
+    /// when the body holds a number or escape whose reading serde_json alone decides (the
+    /// depth is below serde_json's limit by construction).
+    pub(crate) fn raw_values_need_check(&self) -> bool {
+        self.exotic
+    }
+
+    /// Reads the whole document as `T`.
+    pub(crate) fn read<T: serde::Deserialize<'a>>(&self) -> Result<T, serde_json::Error> {
+        let mut de = TapeDe { tape: self, pos: 0 };
+        T::deserialize(&mut de)
+    }
+}
+
+struct Parser<'b> {
+    b: &'b [u8],
+    i: usize,
+    toks: Vec<Tok>,
+    exotic: bool,
+}
+
+impl Parser<'_> {
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(&c) = self.b.get(self.i) {
+            if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, kind: Kind, start: usize) {
+        let next = self.toks.len() as u32 + 1;
+        self.toks.push(Tok {
+            kind,
+            start: start as u32,
+            end: self.i as u32,
+            next,
+        });
+    }
+
+    fn lit(&mut self, word: &[u8], kind: Kind) -> Option<()> {
+        let start = self.i;
+        if self.b.get(start..start + word.len())? != word {
+            return None;
+        }
+        self.i += word.len();
+        self.push(kind, start);
+        Some(())
+    }
+
+    fn value(&mut self, depth: usize) -> Option<()> {
+        match *self.b.get(self.i)? {
+            b'{' => self.container(depth, true),
+            b'[' => self.container(depth, false),
+            b'"' => {
+                let start = self.i;
+                let esc = self.string()?;
+                self.push(if esc { Kind::StrEsc } else { Kind::Str }, start);
+                Some(())
+            }
+            b'n' => self.lit(b"null", Kind::Null),
+            b't' => self.lit(b"true", Kind::True),
+            b'f' => self.lit(b"false", Kind::False),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn container(&mut self, depth: usize, object: bool) -> Option<()> {
+        if depth >= MAX_DEPTH {
+            return None;
+        }
+        let start = self.i;
+        let at = self.toks.len();
+        self.toks.push(Tok {
+            kind: if object { Kind::Obj } else { Kind::Arr },
+            start: start as u32,
+            end: 0,
+            next: 0,
+        });
+        self.i += 1;
+        let close = if object { b'}' } else { b']' };
+        self.ws();
+        if self.b.get(self.i) == Some(&close) {
+            self.i += 1;
+        } else {
+            loop {
+                if object {
+                    if self.b.get(self.i) != Some(&b'"') {
+                        return None;
+                    }
+                    let ks = self.i;
+                    let esc = self.string()?;
+                    self.push(if esc { Kind::StrEsc } else { Kind::Str }, ks);
+                    self.ws();
+                    if self.b.get(self.i) != Some(&b':') {
+                        return None;
+                    }
+                    self.i += 1;
+                    self.ws();
+                }
+                self.value(depth + 1)?;
+                self.ws();
+                match *self.b.get(self.i)? {
+                    b',' => {
+                        self.i += 1;
+                        self.ws();
+                    }
+                    c if c == close => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        let next = self.toks.len() as u32;
+        let t = &mut self.toks[at];
+        t.end = self.i as u32;
+        t.next = next;
+        Some(())
+    }
+
+    /// Reads a string from its opening quote; `Some(true)` when it has escapes.
+    fn string(&mut self) -> Option<bool> {
+        self.i += 1;
+        let mut esc = false;
+        loop {
+            let rest = &self.b[self.i..];
+            let at = memchr::memchr2(b'"', b'\\', rest)?;
+            // A raw control character is not allowed inside a JSON string.
+            if rest[..at].iter().any(|&c| c < 0x20) {
+                return None;
+            }
+            self.i += at;
+            if self.b[self.i] == b'"' {
+                self.i += 1;
+                return Some(esc);
+            }
+            esc = true;
+            match *self.b.get(self.i + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i += 2,
+                b'u' => {
+                    let hex = self.b.get(self.i + 2..self.i + 6)?;
+                    if !hex.iter().all(u8::is_ascii_hexdigit) {
+                        return None;
+                    }
+                    self.exotic = true;
+                    self.i += 6;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let s = self.i;
+        while self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
+            self.i += 1;
+        }
+        self.i - s
+    }
+
+    fn number(&mut self) -> Option<()> {
+        let start = self.i;
+        let neg = self.b[self.i] == b'-';
+        if neg {
+            self.i += 1;
+        }
+        let first = *self.b.get(self.i)?;
+        let int_digits = match first {
+            b'0' => {
+                self.i += 1;
+                1
+            }
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        };
+        let mut plain = int_digits <= 18 && !(neg && first == b'0');
+        // Only an exponent or a long integer part can take a number out of f64's range,
+        // which fails serde_json's tree; a short fraction (`21.5`) never does.
+        if int_digits > 18 {
+            self.exotic = true;
+        }
+        if self.b.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if self.digits() == 0 {
+                return None;
+            }
+            plain = false;
+        }
+        if matches!(self.b.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.b.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if self.digits() == 0 {
+                return None;
+            }
+            plain = false;
+            self.exotic = true;
+        }
+        self.push(if plain { Kind::Int } else { Kind::Num }, start);
+        Some(())
+    }
+}
+
+/// The serde reader over a tape; `pos` is the token to read next.
+struct TapeDe<'t, 'a> {
+    tape: &'t Tape<'a>,
+    pos: usize,
+}
+
+fn err(msg: &str) -> serde_json::Error {
+    de::Error::custom(msg)
+}
+
+impl<'t, 'a> TapeDe<'t, 'a> {
+    fn tok(&self) -> Result<Tok, serde_json::Error> {
+        self.tape
+            .toks
+            .get(self.pos)
+            .copied()
+            .ok_or_else(|| err("read past the end of the tape"))
+    }
+
+    fn text(&self, t: Tok) -> &'a str {
+        &self.tape.src[t.start as usize..t.end as usize]
+    }
+}
+
+impl<'de, 't> Deserializer<'de> for &mut TapeDe<'t, 'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        let at = self.pos;
+        let t = self.tok()?;
+        self.pos = t.next as usize;
+        match t.kind {
+            Kind::Null => visitor.visit_unit(),
+            Kind::True => visitor.visit_bool(true),
+            Kind::False => visitor.visit_bool(false),
+            Kind::Int => {
+                let s = self.text(t);
+                // At most 18 digits: fits an i64 either way; serde_json gives non-negative
+                // integers as u64 and negative ones as i64.
+                match s.strip_prefix('-') {
+                    Some(d) => visitor.visit_i64(-(d.parse::<i64>().map_err(de::Error::custom)?)),
+                    None => visitor.visit_u64(s.parse::<u64>().map_err(de::Error::custom)?),
+                }
+            }
+            Kind::Num | Kind::StrEsc => {
+                serde_json::Deserializer::from_str(self.text(t)).deserialize_any(visitor)
+            }
+            Kind::Str => {
+                visitor.visit_borrowed_str(&self.tape.src[t.start as usize + 1..t.end as usize - 1])
+            }
+            Kind::Obj => {
+                // A container's token is followed directly by its contents.
+                let mut access = Access {
+                    de: &mut *self,
+                    pos: at + 1,
+                    end: t.next as usize,
+                };
+                let v = visitor.visit_map(&mut access)?;
+                let whole = access.pos == access.end;
+                self.pos = t.next as usize;
+                if !whole {
+                    return Err(err("map not read to its end"));
+                }
+                Ok(v)
+            }
+            Kind::Arr => {
+                // A container's token is followed directly by its contents.
+                let mut access = Access {
+                    de: &mut *self,
+                    pos: at + 1,
+                    end: t.next as usize,
+                };
+                let v = visitor.visit_seq(&mut access)?;
+                let whole = access.pos == access.end;
+                self.pos = t.next as usize;
+                if !whole {
+                    return Err(err("array not read to its end"));
+                }
+                Ok(v)
+            }
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        let t = self.tok()?;
+        if t.kind == Kind::Null {
+            self.pos = t.next as usize;
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        if name == RAW_TOKEN {
+            let t = self.tok()?;
+            self.pos = t.next as usize;
+            let raw = self.text(t);
+            return visitor.visit_map(RawAccess { raw: Some(raw) });
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        let t = self.tok()?;
+        self.pos = t.next as usize;
+        visitor.visit_unit()
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        // No reader on this path takes a derived enum; serde_json reads one (the caller's
+        // fallback) with its exact rules.
+        Err(err("enums are read by serde_json"))
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
+        Err(err("bytes are read by serde_json"))
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
+        Err(err("bytes are read by serde_json"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// Map and sequence access over a container's tokens.
+struct Access<'d, 't, 'a> {
+    de: &'d mut TapeDe<'t, 'a>,
+    pos: usize,
+    end: usize,
+}
+
+impl<'de> MapAccess<'de> for &mut Access<'_, '_, 'de> {
+    type Error = serde_json::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Self::Error> {
+        if self.pos >= self.end {
+            return Ok(None);
+        }
+        self.de.pos = self.pos;
+        let k = seed.deserialize(&mut *self.de)?;
+        self.pos = self.de.pos;
+        Ok(Some(k))
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.de.pos = self.pos;
+        let v = seed.deserialize(&mut *self.de)?;
+        self.pos = self.de.pos;
+        Ok(v)
+    }
+}
+
+impl<'de> SeqAccess<'de> for &mut Access<'_, '_, 'de> {
+    type Error = serde_json::Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Self::Error> {
+        if self.pos >= self.end {
+            return Ok(None);
+        }
+        self.de.pos = self.pos;
+        let v = seed.deserialize(&mut *self.de)?;
+        self.pos = self.de.pos;
+        Ok(Some(v))
+    }
+}
+
+/// The one-entry map serde_json's `RawValue` reader expects: its token, then the raw text.
+struct RawAccess<'a> {
+    raw: Option<&'a str>,
+}
+
+impl<'de> MapAccess<'de> for RawAccess<'de> {
+    type Error = serde_json::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Self::Error> {
+        if self.raw.is_none() {
+            return Ok(None);
+        }
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(RAW_TOKEN))
+            .map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, Self::Error> {
+        let raw = self.raw.take().ok_or_else(|| err("raw value read twice"))?;
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(raw))
+    }
+}

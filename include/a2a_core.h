@@ -3067,6 +3067,11 @@ typedef struct a2a_event {
    The chosen interface's `a2a_binding`.
    */
   uint32_t interface_binding;
+  /*
+   `ITEM`: the event's text (the outcome's `text`); `FINISHED`: the answer's text (its
+   text parts joined with `\n`, the `text` of `answer_json`); absent when there is none.
+   */
+  struct a2a_str answer_text;
 } a2a_event;
 
 /*

@@ -223,6 +223,7 @@ fn a_send_answers_with_the_task_text_and_correlation() {
     assert_eq!(e.exit_code, 0);
     let answer: serde_json::Value = serde_json::from_str(&s(e.answer_json).unwrap()).unwrap();
     assert_eq!(answer["text"], "hi there");
+    assert_eq!(s(e.answer_text).as_deref(), Some("hi there"));
     assert_eq!(s(info(e).result_json), s(e.answer_json));
     assert_eq!(s(e.correlation.message_id).as_deref(), Some("m-1"));
     assert_eq!(s(e.correlation.task_id).as_deref(), Some("t-1"));

@@ -117,6 +117,7 @@ static void send_once(void) {
   CHECK(e.kind == A2A_EVENT_KIND_FINISHED);
   CHECK(e.exit_code == 0);
   CHECK(t_contains(e.answer_json, "\"text\":\"hi there\""));
+  STR_EQ(e.answer_text, "hi there");
   STR_EQ(e.correlation.message_id, "m-1");
   STR_EQ(e.correlation.task_id, "t-1");
   CHECK(e.correlation.attempts == 1);
@@ -160,12 +161,14 @@ static void stream_every_byte(void) {
       if (e.kind == A2A_EVENT_KIND_ITEM) {
         items++;
         CHECK(e.item.outcome == e.outcome);
-        if (e.item.kind == A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE)
+        if (e.item.kind == A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE) {
           CHECK(t_contains(e.answer_json, "streamed"));
+          STR_EQ(e.answer_text, "streamed");
+        }
       } else if (e.kind == A2A_EVENT_KIND_FINISHED) {
         finished = 1;
         exit_code = e.exit_code;
-        answer_ok = t_contains(e.answer_json, "\"text\":\"streamed\"");
+        answer_ok = t_contains(e.answer_json, "\"text\":\"streamed\"") && t_str_eq(e.answer_text, "streamed");
         CHECK(e.has_end_kind && e.end_kind == A2A_STREAM_END_KIND_COMPLETED);
         CHECK(e.dropped_events == 0 && e.unreadable_events == 0);
       }

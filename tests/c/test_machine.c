@@ -265,12 +265,15 @@ static void cancel_and_misuse(void) {
   CHECK(a2a_call_new(st, 999, NULL, 0, s, 0, &other) == A2A_INVALID_ARGUMENT);
   CHECK(a2a_call_new(st, A2A_METHOD_GET_TASK, (const uint8_t *)"{x", 2, s, 0, &other) ==
         A2A_REQUEST_PARAMS);
+  CHECK(a2a_call_settings_set_rpc_id(s, 7, 0, NULL, 0) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_call_settings_set_rpc_id(s, A2A_RPC_ID_KIND_STRING, 0, "rq-5", 4) == A2A_OK);
   CHECK(a2a_call_new(st, A2A_METHOD_GET_TASK, (const uint8_t *)"{\"id\":\"t-9\"}", 12, s, 0,
                      &other) == A2A_OK);
   CHECK(a2a_call_poll_transmit(other, 0, &t) == A2A_OK);
   CHECK(t.deadline_ms == 2000);
   CHECK(bytes_contain(t.body, "tasks/get"));
   CHECK(bytes_contain(t.body, "t-9"));
+  CHECK(bytes_contain(t.body, "\"id\":\"rq-5\""));
   a2a_call_free(other);
   a2a_call_settings_free(s);
 

@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -276,50 +277,97 @@ func (c *HTTPClient) Stream(ctx context.Context, text string, opts *HTTPCallOpti
 	}
 }
 
-func (c *HTTPClient) newTextCall(ctx context.Context, text string, streaming bool, opts *HTTPCallOptions) (*C.a2a_call, error) {
-	if c.state == nil {
-		return nil, ErrClosed
-	}
+// newSettings makes the call's settings: the context's deadline and the options.
+func newSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settings, error) {
 	s := C.a2a_call_settings_new()
-	defer C.a2a_call_settings_free(s)
 	if dl, ok := ctx.Deadline(); ok {
 		// A context deadline shorter than the call timeout wins: the machine ends the call
 		// there with its own timeout outcome.
 		C.a2a_call_settings_set_deadline_ms(s, C.uint64_t(msAt(dl)))
 	}
-	if opts != nil {
-		if opts.IdempotencyKey != "" {
-			p, n := cText(opts.IdempotencyKey)
-			if r := C.a2a_call_settings_set_idempotency_key(s, p, n); r != C.A2A_OK {
-				return nil, codeErr("HTTPCallOptions.IdempotencyKey", r)
-			}
-		}
-		if opts.Traceparent != "" {
-			p, n := cText(opts.Traceparent)
-			if r := C.a2a_call_settings_set_traceparent(s, p, n); r != C.A2A_OK {
-				return nil, codeErr("HTTPCallOptions.Traceparent", r)
-			}
-		}
-		if opts.MessageID != "" {
-			p, n := cText(opts.MessageID)
-			if r := C.a2a_call_settings_set_message_id(s, p, n); r != C.A2A_OK {
-				return nil, codeErr("HTTPCallOptions.MessageID", r)
-			}
-		}
-		for k, v := range opts.Headers {
-			kp, kn := cText(k)
-			vp, vn := cText(v)
-			if r := C.a2a_call_settings_add_header(s, kp, kn, vp, vn); r != C.A2A_OK {
-				return nil, codeErr("HTTPCallOptions.Headers", r)
-			}
+	if opts == nil {
+		return s, nil
+	}
+	fail := func(op string, r C.a2a_result) (*C.a2a_call_settings, error) {
+		C.a2a_call_settings_free(s)
+		return nil, codeErr(op, r)
+	}
+	if opts.IdempotencyKey != "" {
+		p, n := cText(opts.IdempotencyKey)
+		if r := C.a2a_call_settings_set_idempotency_key(s, p, n); r != C.A2A_OK {
+			return fail("HTTPCallOptions.IdempotencyKey", r)
 		}
 	}
+	if opts.Traceparent != "" {
+		p, n := cText(opts.Traceparent)
+		if r := C.a2a_call_settings_set_traceparent(s, p, n); r != C.A2A_OK {
+			return fail("HTTPCallOptions.Traceparent", r)
+		}
+	}
+	if opts.MessageID != "" {
+		p, n := cText(opts.MessageID)
+		if r := C.a2a_call_settings_set_message_id(s, p, n); r != C.A2A_OK {
+			return fail("HTTPCallOptions.MessageID", r)
+		}
+	}
+	for k, v := range opts.Headers {
+		kp, kn := cText(k)
+		vp, vn := cText(v)
+		if r := C.a2a_call_settings_add_header(s, kp, kn, vp, vn); r != C.A2A_OK {
+			return fail("HTTPCallOptions.Headers", r)
+		}
+	}
+	return s, nil
+}
+
+func (c *HTTPClient) newTextCall(ctx context.Context, text string, streaming bool, opts *HTTPCallOptions) (*C.a2a_call, error) {
+	if c.state == nil {
+		return nil, ErrClosed
+	}
+	s, err := newSettings(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer C.a2a_call_settings_free(s)
 	p, n := cText(text)
 	var call *C.a2a_call
 	if r := C.a2a_call_new_text(c.state, C.bool(streaming), p, n, s, C.uint64_t(nowMs()), &call); r != C.A2A_OK {
-		return nil, codeErr("SendText", r)
+		return nil, codeErr("HTTPClient.SendText", r)
 	}
 	return call, nil
+}
+
+// GetTask reads a task; as SendText.
+func (c *HTTPClient) GetTask(ctx context.Context, taskID string, opts *HTTPCallOptions) (*Outcome, error) {
+	return c.taskCall(ctx, "HTTPClient.GetTask", MethodGetTask, taskID, opts)
+}
+
+// CancelTask asks the agent to cancel a task; as SendText.
+func (c *HTTPClient) CancelTask(ctx context.Context, taskID string, opts *HTTPCallOptions) (*Outcome, error) {
+	return c.taskCall(ctx, "HTTPClient.CancelTask", MethodCancelTask, taskID, opts)
+}
+
+func (c *HTTPClient) taskCall(ctx context.Context, op string, m Method, taskID string, opts *HTTPCallOptions) (*Outcome, error) {
+	if c.state == nil {
+		return nil, ErrClosed
+	}
+	params, err := json.Marshal(map[string]string{"id": taskID})
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSettings(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer C.a2a_call_settings_free(s)
+	p, n := cBytes(params)
+	var call *C.a2a_call
+	if r := C.a2a_call_new(c.state, C.uint32_t(m), p, n, s, C.uint64_t(nowMs()), &call); r != C.A2A_OK {
+		return nil, codeErr(op, r)
+	}
+	defer C.a2a_call_free(call)
+	res := c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, nil)
+	return res.outcome, res.err
 }
 
 // exchangeMsg is what a request's goroutine hands the driving loop.

@@ -28,7 +28,9 @@ func agentServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Reques
 		raw, _ := io.ReadAll(r.Body)
 		var req struct {
 			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 			Params struct {
+				ID      string `json:"id"`
 				Message struct {
 					Parts []struct {
 						Text string `json:"text"`
@@ -41,7 +43,9 @@ func agentServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Reques
 			return
 		}
 		text := ""
-		if len(req.Params.Message.Parts) > 0 {
+		if req.Method == "tasks/get" || req.Method == "tasks/cancel" {
+			text = req.Method + " " + req.Params.ID
+		} else if len(req.Params.Message.Parts) > 0 {
 			text = req.Params.Message.Parts[0].Text
 		}
 		handle(w, r, req.ID, text)
@@ -278,4 +282,102 @@ func resultText(o *Outcome) string {
 		return ""
 	}
 	return *o.Result.Text
+}
+
+func TestHTTPClientGetAndCancelTask(t *testing.T) {
+	srv := agentServer(t, func(w http.ResponseWriter, _ *http.Request, id json.RawMessage, text string) {
+		w.Header().Set("Content-Type", "application/json")
+		state := "working"
+		if strings.HasPrefix(text, "tasks/cancel ") {
+			state = "canceled"
+		}
+		if !strings.HasSuffix(text, " task-7") {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32001,"message":"Task not found: %s"}}`, id, text)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"contextId":"ctx-1","id":"task-7","kind":"task","status":{"state":%q}}}`, id, state)
+	})
+	c := newTestHTTPClient(t, srv.URL)
+	o, err := c.GetTask(context.Background(), "task-7", nil)
+	if o == nil || o.State == nil || *o.State != StateWorking || o.TaskID == nil || *o.TaskID != "task-7" {
+		t.Fatalf("GetTask: %v %+v", err, o)
+	}
+	// A task not in a final state is no success (exit code 7): the error says so.
+	if oe := (*OutcomeError)(nil); !errors.As(err, &oe) || oe.Outcome.ExitCode != 7 {
+		t.Fatalf("GetTask of a working task: %v", err)
+	}
+	o, err = c.CancelTask(context.Background(), "task-7", nil)
+	var oe *OutcomeError
+	// A canceled task is not a success (exit code 6): the error carries it.
+	if o == nil || o.State == nil || *o.State != StateCanceled || !errors.As(err, &oe) || oe.Outcome != o {
+		t.Fatalf("CancelTask: %v %+v", err, o)
+	}
+	if _, err := c.GetTask(context.Background(), "task-8", nil); !errors.As(err, &oe) || oe.Outcome.Channel != ChannelProtocol {
+		t.Fatalf("GetTask of an unknown task: %v", err)
+	}
+}
+
+// ExampleHTTPClient resolves a card, sends a text, ranges over a stream and reads a
+// JSON-RPC error, all over net/http, against a loopback agent.
+func ExampleHTTPClient() {
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			fmt.Fprintf(w, `{"protocolVersion":"0.3.0","name":"echo","description":"d","url":"http://%s/","preferredTransport":"JSONRPC","version":"1","capabilities":{"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`, r.Host)
+			return
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		switch req.Method {
+		case "message/send":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"kind":"message","messageId":"m-1","role":"agent","parts":[{"kind":"text","text":"hello, Go"}]}}`, req.ID)
+		case "message/stream":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"kind\":\"task\",\"id\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":\"working\"}}}\n\n", req.ID)
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"kind\":\"status-update\",\"taskId\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":\"completed\",\"message\":{\"kind\":\"message\",\"messageId\":\"m-2\",\"role\":\"agent\",\"parts\":[{\"kind\":\"text\",\"text\":\"done\"}]}},\"final\":true}}\n\n", req.ID)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32001,"message":"Task not found"}}`, req.ID)
+		}
+	}))
+	defer agent.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client, err := NewHTTPClient(ctx, agent.URL) // WithHTTPClient(yours) to bring your own
+	if err != nil {
+		fmt.Println("card:", err)
+		return
+	}
+	defer client.Close()
+
+	o, err := client.SendText(ctx, "hi", nil)
+	if err != nil {
+		fmt.Println("send:", err)
+		return
+	}
+	fmt.Println("send:", *o.Text)
+
+	for ev, err := range client.Stream(ctx, "go", nil) {
+		if ev.Kind == StreamEventEnd {
+			fmt.Println("end:", ev.Outcome.State, err)
+			break
+		}
+		fmt.Println("item:", ev.Outcome.Channel, ev.Outcome.State)
+	}
+
+	_, err = client.GetTask(ctx, "t-404", nil)
+	var oe *OutcomeError
+	if errors.As(err, &oe) {
+		fmt.Println("get:", oe.Outcome.Channel, *oe.Outcome.Code, err)
+	}
+	// Output:
+	// send: hello, Go
+	// item: task working
+	// item: task completed
+	// end: completed <nil>
+	// get: protocol -32001 a2a: protocol/TaskNotFound (HTTP 200): Task not found
 }

@@ -6,6 +6,7 @@ package a2a
 import "C"
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -429,6 +430,11 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 			}
 		}
 	}
+	defer func() {
+		if !finished { // a panic in a caller's loop body: return the call's breaker permit
+			C.a2a_call_cancel(call, C.uint64_t(nowMs()))
+		}
+	}()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	// Every round waits for an input or a deadline the machine set: the machine's
@@ -544,7 +550,7 @@ func buildRequest(ctx context.Context, t *C.struct_a2a_transmit) (*http.Request,
 	body := goBytes(t.body)
 	var rd io.Reader
 	if len(body) > 0 {
-		rd = strings.NewReader(string(body))
+		rd = bytes.NewReader(body) // also gives the request a GetBody
 	}
 	req, err := http.NewRequestWithContext(ctx, goStr(t.method), goStr(t.url), rd)
 	if err != nil {

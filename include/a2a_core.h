@@ -1791,7 +1791,8 @@ typedef struct a2a_call a2a_call;
  one settings object may serve many calls. NULL settings mean none of them.
 
  Methods: `a2a_call_settings_new`, `_free`, `_set_budget_ms`, `_set_deadline_ms`,
- `_set_idempotency_key`, `_set_traceparent`, `_add_header`, `_set_message_id`.
+ `_set_idempotency_key`, `_set_traceparent`, `_add_header`, `_set_message_id`,
+ `_set_rpc_id`.
 
  Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
  */
@@ -3116,6 +3117,11 @@ typedef struct a2a_event {
    The chosen interface's `a2a_binding`.
    */
   uint32_t interface_binding;
+  /*
+   `ITEM`: the event's text (the outcome's `text`); `FINISHED`: the answer's text (its
+   text parts joined with `\n`, the `text` of `answer_json`); absent when there is none.
+   */
+  struct a2a_str answer_text;
 } a2a_event;
 
 /*
@@ -5144,6 +5150,21 @@ a2a_result a2a_call_settings_add_header(struct a2a_call_settings *settings,
 a2a_result a2a_call_settings_set_message_id(struct a2a_call_settings *settings,
                                             const char *message_id,
                                             size_t message_id_len);
+
+/*
+ The JSON-RPC id of the call's first request (later attempts get fresh ones): `kind` an
+ `a2a_rpc_id_kind`: `A2A_RPC_ID_KIND_NUMBER` (`number`), `A2A_RPC_ID_KIND_STRING` (`text`,
+ UTF-8, copied) or `A2A_RPC_ID_KIND_NONE` (clears it: the machine draws one from the
+ client's seed, the default). For hosts that log or replay their own ids.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (kind not a
+ member), `A2A_IN_USE`.
+ */
+a2a_result a2a_call_settings_set_rpc_id(struct a2a_call_settings *settings,
+                                        uint32_t kind,
+                                        int64_t number,
+                                        const char *text,
+                                        size_t text_len);
 
 /*
  Builds a transport-channel outcome, for a binding whose HTTP driver is its own: the

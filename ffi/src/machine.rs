@@ -106,6 +106,7 @@ struct FinalViews {
     response: Option<HttpResponse>,
     task_body: Option<Vec<u8>>,
     card: Option<ResolvedCard>,
+    answer_text: Option<String>,
 }
 
 /// One client machine: a card fetch, a non-streaming call or a streaming call. Drive it
@@ -867,6 +868,9 @@ pub struct a2a_event {
     pub interface_version: u32,
     /// The chosen interface's `a2a_binding`.
     pub interface_binding: u32,
+    /// `ITEM`: the event's text (the outcome's `text`); `FINISHED`: the answer's text (its
+    /// text parts joined with `\n`, the `text` of `answer_json`); absent when there is none.
+    pub answer_text: a2a_str,
 }
 
 impl a2a_event {
@@ -895,6 +899,7 @@ impl a2a_event {
             interface_url: a2a_str::NONE,
             interface_version: 0,
             interface_binding: 0,
+            answer_text: a2a_str::NONE,
         }
     }
 }
@@ -968,6 +973,7 @@ pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) 
                     c.finished = true;
                     let r = *r;
                     e.exit_code = r.outcome.exit_code();
+                    c.finals.answer_text = r.answer.as_ref().and_then(a2a::answer::text);
                     let answer = crate::answer::render(r.answer.as_ref());
                     e.outcome = keep_outcome(&mut c.event_outcome, r.outcome, answer);
                     let corr = c.finals.correlation.insert(r.correlation);
@@ -1010,6 +1016,7 @@ pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) 
                     e.resubscribes = r.resubscribes;
                     e.dropped_events = r.dropped_events;
                     e.unreadable_events = r.unreadable_events;
+                    c.finals.answer_text = r.answer.as_ref().and_then(a2a::answer::text);
                     let answer = crate::answer::render(r.answer.as_ref());
                     e.outcome = keep_outcome(&mut c.event_outcome, r.outcome, answer);
                     let corr = c.finals.correlation.insert(r.correlation);
@@ -1025,6 +1032,13 @@ pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) 
         }
         if let Some(o) = unsafe_outcome_json(e.outcome) {
             e.answer_json = o;
+        }
+        match e.kind {
+            a2a_event_kind::Finished => e.answer_text = a2a_str::from_opt(c.finals.answer_text.as_deref()),
+            a2a_event_kind::Item => {
+                e.answer_text = a2a_str::from_opt(c.event_outcome.as_ref().and_then(|o| o.inner.text.as_deref()))
+            }
+            _ => {}
         }
         out.set(e);
         a2a_result::A2A_OK

@@ -16,6 +16,7 @@ use std::ffi::c_char;
 
 use a2a::card::SelectionOrder;
 use a2a::client::{CallOptions, CardOptions, ClientConfig, StreamConfig};
+use a2a::envelope::RpcId;
 use a2a::resilience::CircuitBreaker;
 use a2a::time::Millis;
 
@@ -359,7 +360,8 @@ pub extern "C" fn a2a_machine_config_free(config: *mut a2a_machine_config) {
 /// one settings object may serve many calls. NULL settings mean none of them.
 ///
 /// Methods: `a2a_call_settings_new`, `_free`, `_set_budget_ms`, `_set_deadline_ms`,
-/// `_set_idempotency_key`, `_set_traceparent`, `_add_header`, `_set_message_id`.
+/// `_set_idempotency_key`, `_set_traceparent`, `_add_header`, `_set_message_id`,
+/// `_set_rpc_id`.
 ///
 /// Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
 pub struct a2a_call_settings {
@@ -505,6 +507,34 @@ pub extern "C" fn a2a_call_settings_set_message_id(
         let s = try_mut!(settings);
         let id = try_str!(message_id, message_id_len);
         s.message_id = (!id.is_empty()).then(|| id.to_owned());
+        a2a_result::A2A_OK
+    }
+}
+
+/// The JSON-RPC id of the call's first request (later attempts get fresh ones): `kind` an
+/// `a2a_rpc_id_kind`: `A2A_RPC_ID_KIND_NUMBER` (`number`), `A2A_RPC_ID_KIND_STRING` (`text`,
+/// UTF-8, copied) or `A2A_RPC_ID_KIND_NONE` (clears it: the machine draws one from the
+/// client's seed, the default). For hosts that log or replay their own ids.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (kind not a
+/// member), `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_settings_set_rpc_id(
+    settings: *mut a2a_call_settings,
+    kind: u32,
+    number: i64,
+    text: *const c_char,
+    text_len: usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_mut!(settings);
+        let text = try_str!(text, text_len);
+        s.options.rpc_id = match kind {
+            0 => None,
+            1 => Some(RpcId::Number(number)),
+            2 => Some(RpcId::String(text.to_owned())),
+            _ => return a2a_result::A2A_INVALID_ARGUMENT,
+        };
         a2a_result::A2A_OK
     }
 }

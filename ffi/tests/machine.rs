@@ -223,6 +223,7 @@ fn a_send_answers_with_the_task_text_and_correlation() {
     assert_eq!(e.exit_code, 0);
     let answer: serde_json::Value = serde_json::from_str(&s(e.answer_json).unwrap()).unwrap();
     assert_eq!(answer["text"], "hi there");
+    assert_eq!(s(e.answer_text).as_deref(), Some("hi there"));
     assert_eq!(s(info(e).result_json), s(e.answer_json));
     assert_eq!(s(e.correlation.message_id).as_deref(), Some("m-1"));
     assert_eq!(s(e.correlation.task_id).as_deref(), Some("t-1"));
@@ -581,4 +582,176 @@ fn get_task_through_method_and_params_json() {
     );
     a2a_call_free(call);
     a2a_client_state_free(st);
+}
+
+/// What the machine asked, read back from a transmit: the JSON-RPC method and id, or
+/// `VERB /path` for HTTP+JSON.
+fn asked(r: &Req, base: &str, jsonrpc: bool) -> (String, Option<String>) {
+    if jsonrpc {
+        let id = match &r.body["id"] {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        (r.body["method"].as_str().unwrap().to_owned(), Some(id))
+    } else {
+        (format!("{} {}", r.method, &r.url[base.len()..]), None)
+    }
+}
+
+#[test]
+fn shared_outcome_rows_through_the_c_machine_fed_byte_by_byte() {
+    use a2a_core::vocab::{
+        a2a_channel_to_str, a2a_error_name_to_str, a2a_retry_to_str, a2a_task_state_to_str,
+    };
+    let table: serde_json::Value =
+        serde_json::from_str(include_str!("../../bindings/fixtures/outcomes.json")).unwrap();
+    let base = "https://agent.example/a2a";
+    let builder = a2a_client_config_builder_new();
+    assert_eq!(
+        a2a_client_config_builder_set_max_response_bytes(builder, 64 << 20),
+        a2a_result::A2A_OK
+    );
+    let mut cfg = null_mut();
+    assert_eq!(
+        a2a_client_config_builder_build(builder, &mut cfg),
+        a2a_result::A2A_OK
+    );
+    a2a_client_config_builder_free(builder);
+    let (mut checked, mut rows) = (0, 0);
+    for row in table["rows"].as_array().unwrap() {
+        let input = &row["input"];
+        let (Some(body), None) = (input["body"].as_str(), input.get("now_unix_seconds")) else {
+            continue; // transport rows, base64 / repeated bodies, HTTP-date rows
+        };
+        if body.len() > 4096 {
+            continue;
+        }
+        rows += 1;
+        let text = |k: &str| input[k].as_str().unwrap_or("");
+        let version = if text("version") == "0.3" { 1 } else { 2 };
+        let jsonrpc = text("binding") != "http+json";
+        let method = text("method");
+        let (m, params): (u32, &str) = if method.contains("tasks/get")
+            || method == "GetTask"
+            || (method.starts_with("GET /") && method.contains("/tasks/"))
+        {
+            (3, r#"{"id":"t-1"}"#)
+        } else if method.contains("cancel") || method == "CancelTask" {
+            (5, r#"{"id":"t-1"}"#)
+        } else {
+            (
+                1,
+                r#"{"message":{"role":"user","messageId":"m-1","parts":[{"text":"hi"}]}}"#,
+            )
+        };
+        let mut st = null_mut();
+        assert_eq!(
+            a2a_client_state_new(
+                cfg,
+                base.as_ptr().cast(),
+                base.len(),
+                version,
+                if jsonrpc { 1 } else { 2 },
+                9,
+                &mut st
+            ),
+            a2a_result::A2A_OK
+        );
+        let settings = a2a_call_settings_new();
+        let rid = text("request_id");
+        let rc = match rid.parse::<i64>() {
+            Ok(n) => a2a_call_settings_set_rpc_id(settings, 1, n, null(), 0),
+            Err(_) if rid.is_empty() => a2a_result::A2A_OK,
+            Err(_) => a2a_call_settings_set_rpc_id(settings, 2, 0, rid.as_ptr().cast(), rid.len()),
+        };
+        assert_eq!(rc, a2a_result::A2A_OK);
+        let mut call = null_mut();
+        assert_eq!(
+            a2a_call_new(st, m, params.as_ptr(), params.len(), settings, 0, &mut call),
+            a2a_result::A2A_OK
+        );
+        a2a_call_settings_free(settings);
+        let r = transmit(call, 0).unwrap();
+        let (asked_method, asked_id) = asked(&r, base, jsonrpc);
+        let ct = text("content_type");
+        let mut hs = vec![("Content-Type".to_owned(), ct.to_owned())];
+        if let Some(serde_json::Value::Object(h)) = input.get("headers") {
+            hs.extend(
+                h.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())),
+            );
+        }
+        let cs: Vec<a2a_header> = hs
+            .iter()
+            .map(|(n, v)| a2a_header {
+                name: n.as_ptr().cast(),
+                name_len: n.len(),
+                value: v.as_ptr().cast(),
+                value_len: v.len(),
+            })
+            .collect();
+        let status = input["status"].as_u64().unwrap() as u16;
+        assert_eq!(
+            a2a_call_handle_head(call, r.id, status, cs.as_ptr(), cs.len(), 1),
+            a2a_result::A2A_OK
+        );
+        for byte in body.as_bytes() {
+            assert_eq!(
+                a2a_call_handle_body(call, r.id, byte, 1, 1),
+                a2a_result::A2A_OK
+            );
+        }
+        assert_eq!(a2a_call_handle_end(call, r.id, 1), a2a_result::A2A_OK);
+        let mut seen = 0;
+        each_event(call, |e| {
+            seen += 1;
+            assert_eq!(e.kind, a2a_event_kind::Finished, "{}", row["id"]);
+            if method != asked_method || (jsonrpc && Some(rid.to_owned()) != asked_id) {
+                return; // the row asked another call: its expectation does not apply
+            }
+            checked += 1;
+            let i = info(e);
+            let name = row["id"].as_str().unwrap();
+            let want = &row["expect"];
+            assert_eq!(
+                s(a2a_channel_to_str(i.channel as u32)).as_deref(),
+                want["channel"].as_str(),
+                "{name}"
+            );
+            assert_eq!(
+                s(a2a_retry_to_str(i.retry as u32)).as_deref(),
+                want["retry"].as_str(),
+                "{name}"
+            );
+            if let Some(h) = want["http_status"].as_u64() {
+                assert_eq!(
+                    (i.has_http_status, u64::from(i.http_status)),
+                    (true, h),
+                    "{name}"
+                );
+            }
+            if let Some(c) = want["code"].as_i64() {
+                assert_eq!((i.has_code, i.code), (true, c), "{name}");
+            }
+            let err = i
+                .has_error_name
+                .then(|| s(a2a_error_name_to_str(i.error_name)).unwrap());
+            assert_eq!(err.as_deref(), want["error"].as_str(), "{name}");
+            let state = i
+                .has_state
+                .then(|| s(a2a_task_state_to_str(i.state)).unwrap());
+            assert_eq!(state.as_deref(), want["state"].as_str(), "{name}");
+            assert_eq!(
+                Some(i64::from(e.exit_code)),
+                row["exit_code"].as_i64(),
+                "{name}"
+            );
+        });
+        assert_eq!(seen, 1, "{}", row["id"]);
+        a2a_call_free(call);
+        a2a_client_state_free(st);
+    }
+    a2a_machine_config_free(cfg);
+    eprintln!("{checked} of {rows} outcome rows asked what the machine asked and matched");
+    assert!(checked >= 100, "only {checked} rows checked");
 }

@@ -3,7 +3,9 @@
 # (`cargo build -p a2a-core-ffi`, debug, in ${CARGO_TARGET_DIR:-target}), then in
 # bindings/go runs `go vet ./...`, a gofmt check, and `go test ./...` (the shared fixtures
 # plus the end-to-end tests against the real Python a2a-sdk peer and the JS @a2a-js/sdk
-# peer, started by tests/peers/launch.py, the Python one with --ping 1); then the tests
+# peer, started by tests/peers/launch.py, the Python one with --ping 1; the net/http
+# HTTPClient's tests against the project's fault server, a2a-testkit fault-server, started
+# here as A2A_TEST_FAULT_URL); then the tests
 # once more with GOEXPERIMENT=cgocheck2 (the runtime checks every pointer the binding
 # hands to C: the memory rule of the C ABI), once with -race, and the decoder benchmark
 # once (a smoke run). Last, a module of the user's own, outside the repository (a `replace`
@@ -86,6 +88,7 @@ echo "50-go: $("$GO" version)"
 
 # --- the library, as 30-c.sh builds it --------------------------------------------------
 cargo build -p a2a-core-ffi
+cargo build -p a2a-testkit   # the fault server for HTTPClient's tests (httpclient_fault_test.go)
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$root/$target_dir" ;; esac
 lib_dir="$target_dir/debug"
@@ -97,6 +100,19 @@ if [ "$lib_dir" != "$root/target/debug" ]; then
   export CGO_LDFLAGS="-L$lib_dir -Wl,-rpath,$lib_dir ${CGO_LDFLAGS:-}"
 fi
 export CGO_ENABLED=1
+
+# The project's fault server (a2a-testkit fault-server) for the net/http client's tests.
+fault_dir=$(mktemp -d)
+"$target_dir/debug/a2a-testkit" fault-server --port 0 >"$fault_dir/out" 2>"$fault_dir/err" &
+fault_pid=$!
+trap 'kill "$fault_pid" 2>/dev/null || true; rm -rf "$fault_dir"' EXIT
+for _ in $(seq 1 200); do
+  grep -q '^READY ' "$fault_dir/out" 2>/dev/null && break
+  sleep 0.1
+done
+A2A_TEST_FAULT_URL=$(sed -n 's/^READY //p' "$fault_dir/out" | head -n 1)
+[ -n "$A2A_TEST_FAULT_URL" ] || { cat "$fault_dir/err"; echo "50-go: the fault server did not start within 20 s" >&2; exit 1; }
+export A2A_TEST_FAULT_URL
 
 cd bindings/go
 "$GO" vet "${tags[@]}" ./...
@@ -134,7 +150,7 @@ grep -q '"parts":\[{"text":"served"}\]' <<<"$served" || { echo "50-go: examples/
 echo "--- a module of the user's own against the installed library (pkg-config)"
 cd "$root"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; kill "$fault_pid" 2>/dev/null || true; rm -rf "$fault_dir"' EXIT
 scripts/install --prefix "$work/prefix" >/dev/null 2>"$work/install.log" || { cat "$work/install.log"; exit 1; }
 mkdir "$work/first"
 cat > "$work/first/go.mod" <<EOM

@@ -117,6 +117,7 @@ static void send_once(void) {
   CHECK(e.kind == A2A_EVENT_KIND_FINISHED);
   CHECK(e.exit_code == 0);
   CHECK(t_contains(e.answer_json, "\"text\":\"hi there\""));
+  STR_EQ(e.answer_text, "hi there");
   STR_EQ(e.correlation.message_id, "m-1");
   STR_EQ(e.correlation.task_id, "t-1");
   CHECK(e.correlation.attempts == 1);
@@ -160,12 +161,14 @@ static void stream_every_byte(void) {
       if (e.kind == A2A_EVENT_KIND_ITEM) {
         items++;
         CHECK(e.item.outcome == e.outcome);
-        if (e.item.kind == A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE)
+        if (e.item.kind == A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE) {
           CHECK(t_contains(e.answer_json, "streamed"));
+          STR_EQ(e.answer_text, "streamed");
+        }
       } else if (e.kind == A2A_EVENT_KIND_FINISHED) {
         finished = 1;
         exit_code = e.exit_code;
-        answer_ok = t_contains(e.answer_json, "\"text\":\"streamed\"");
+        answer_ok = t_contains(e.answer_json, "\"text\":\"streamed\"") && t_str_eq(e.answer_text, "streamed");
         CHECK(e.has_end_kind && e.end_kind == A2A_STREAM_END_KIND_COMPLETED);
         CHECK(e.dropped_events == 0 && e.unreadable_events == 0);
       }
@@ -262,12 +265,15 @@ static void cancel_and_misuse(void) {
   CHECK(a2a_call_new(st, 999, NULL, 0, s, 0, &other) == A2A_INVALID_ARGUMENT);
   CHECK(a2a_call_new(st, A2A_METHOD_GET_TASK, (const uint8_t *)"{x", 2, s, 0, &other) ==
         A2A_REQUEST_PARAMS);
+  CHECK(a2a_call_settings_set_rpc_id(s, 7, 0, NULL, 0) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_call_settings_set_rpc_id(s, A2A_RPC_ID_KIND_STRING, 0, "rq-5", 4) == A2A_OK);
   CHECK(a2a_call_new(st, A2A_METHOD_GET_TASK, (const uint8_t *)"{\"id\":\"t-9\"}", 12, s, 0,
                      &other) == A2A_OK);
   CHECK(a2a_call_poll_transmit(other, 0, &t) == A2A_OK);
   CHECK(t.deadline_ms == 2000);
   CHECK(bytes_contain(t.body, "tasks/get"));
   CHECK(bytes_contain(t.body, "t-9"));
+  CHECK(bytes_contain(t.body, "\"id\":\"rq-5\""));
   a2a_call_free(other);
   a2a_call_settings_free(s);
 

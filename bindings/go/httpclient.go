@@ -1,0 +1,617 @@
+package a2a
+
+/*
+#include "a2a_core.h"
+*/
+import "C"
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"time"
+	"unsafe"
+)
+
+// HTTPClient calls one remote agent over the caller's net/http stack, driving the
+// library's sans-IO client machine (the same card resolution, deadlines, retries and
+// outcomes as the reference driver behind Client). Every call takes a context first;
+// a failed call returns a non-nil error wrapping its Outcome (see OutcomeError). An
+// HTTPClient is safe for use by many goroutines; Close frees it.
+type HTTPClient struct {
+	http    *http.Client
+	config  *C.a2a_machine_config
+	state   *C.a2a_client_state
+	cleanup runtime.Cleanup
+}
+
+// HTTPOption configures NewHTTPClient.
+type HTTPOption func(*httpOptions)
+
+type httpOptions struct {
+	client      *http.Client
+	callTimeout time.Duration
+	idleTimeout time.Duration
+	allowHTTP   *bool
+}
+
+// WithHTTPClient makes the client send every request with c (its transport, proxies, TLS,
+// instrumentation). Redirects should be returned, not followed (CheckRedirect returning
+// http.ErrUseLastResponse), and c.Timeout should be 0 so long streams live: the machine
+// enforces the call's deadlines itself.
+func WithHTTPClient(c *http.Client) HTTPOption { return func(o *httpOptions) { o.client = c } }
+
+// WithCallTimeout sets the whole-call timeout of non-streaming calls (default 45 s).
+func WithCallTimeout(d time.Duration) HTTPOption { return func(o *httpOptions) { o.callTimeout = d } }
+
+// WithStreamIdleTimeout sets how long a stream may stay silent (default 60 s).
+func WithStreamIdleTimeout(d time.Duration) HTTPOption {
+	return func(o *httpOptions) { o.idleTimeout = d }
+}
+
+// WithAllowHTTP allows or refuses plain http:// interfaces (default: allowed when the
+// URL given to NewHTTPClient is http://, for local agents and tests).
+func WithAllowHTTP(allow bool) HTTPOption { return func(o *httpOptions) { o.allowHTTP = &allow } }
+
+// DefaultHTTPClient is the *http.Client NewHTTPClient uses without WithHTTPClient: dial
+// timeout 3 s, no Client.Timeout (the machine's deadlines apply, long streams live),
+// redirects returned not followed, proxies from the environment, idle connections
+// retired after 30 s.
+func DefaultHTTPClient() *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			ForceAttemptHTTP2:   true,
+			MaxIdleConnsPerHost: 64,
+			IdleConnTimeout:     30 * time.Second,
+			TLSHandshakeTimeout: 10 * time.Second,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// OutcomeError is the error of a call that did not succeed: its Outcome says what
+// happened (errors.As(err, &oe) reads it). When a context ended the call, Unwrap gives
+// the context's error (errors.Is(err, context.Canceled) holds).
+type OutcomeError struct {
+	Outcome *Outcome
+	cause   error
+}
+
+// Error describes the outcome in one line.
+func (e *OutcomeError) Error() string {
+	o := e.Outcome
+	var b strings.Builder
+	b.WriteString("a2a: ")
+	b.WriteString(o.Channel.String())
+	if o.State != nil {
+		b.WriteString("/" + o.State.String())
+	}
+	if o.Error != 0 {
+		b.WriteString("/" + o.Error.String())
+	}
+	if o.HTTPStatus != nil {
+		fmt.Fprintf(&b, " (HTTP %d)", *o.HTTPStatus)
+	}
+	if o.Message != nil {
+		b.WriteString(": " + *o.Message)
+	}
+	return b.String()
+}
+
+// Unwrap returns the context error that ended the call, if one did.
+func (e *OutcomeError) Unwrap() error { return e.cause }
+
+// HTTPCallOptions are the per-call options of an HTTPClient call (nil or the zero value:
+// none; a fresh messageId and traceparent).
+type HTTPCallOptions struct {
+	IdempotencyKey string
+	Traceparent    string
+	MessageID      string
+	Headers        map[string]string
+}
+
+// monoEpoch is the origin of the host clock handed to the machine (monotonic ms, >= 1).
+var monoEpoch = time.Now()
+
+func nowMs() uint64 { return uint64(time.Since(monoEpoch)/time.Millisecond) + 1 }
+
+func msAt(t time.Time) uint64 {
+	d := t.Sub(monoEpoch)
+	if d < 0 {
+		return 1
+	}
+	return uint64(d/time.Millisecond) + 1
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// NewHTTPClient resolves the agent card at url (a base URL or the card's own URL) over
+// net/http and returns a client for the interface the card names. A card that does not
+// resolve is an *OutcomeError saying why.
+func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPClient, error) {
+	var o httpOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.client == nil {
+		o.client = DefaultHTTPClient()
+	}
+	b := C.a2a_client_config_builder_new()
+	if b == nil {
+		return nil, &Error{Op: "NewHTTPClient", Code: CodeInvalidArgument, Detail: "no builder"}
+	}
+	defer C.a2a_client_config_builder_free(b)
+	allow := strings.HasPrefix(url, "http://")
+	if o.allowHTTP != nil {
+		allow = *o.allowHTTP
+	}
+	C.a2a_client_config_builder_set_allow_http(b, C.bool(allow))
+	if o.callTimeout > 0 {
+		if r := C.a2a_client_config_builder_set_call_timeout_ms(b, C.uint64_t(o.callTimeout/time.Millisecond)); r != C.A2A_OK {
+			return nil, codeErr("NewHTTPClient", r)
+		}
+	}
+	if o.idleTimeout > 0 {
+		if r := C.a2a_client_config_builder_set_stream_idle_timeout_ms(b, C.uint64_t(o.idleTimeout/time.Millisecond)); r != C.A2A_OK {
+			return nil, codeErr("NewHTTPClient", r)
+		}
+	}
+	var cfg *C.a2a_machine_config
+	if r := C.a2a_client_config_builder_build(b, &cfg); r != C.A2A_OK {
+		return nil, codeErr("NewHTTPClient", r)
+	}
+	p, n := cText(url)
+	var call *C.a2a_call
+	if r := C.a2a_call_new_card_fetch(cfg, p, n, &call); r != C.A2A_OK {
+		C.a2a_machine_config_free(cfg)
+		return nil, codeErr("NewHTTPClient", r)
+	}
+	defer C.a2a_call_free(call)
+	hc := &HTTPClient{http: o.client, config: cfg}
+	var state *C.a2a_client_state
+	res := hc.drive(ctx, call, func(e *C.struct_a2a_event) bool { return true }, func(e *C.struct_a2a_event) {
+		if e.outcome == nil {
+			if C.a2a_client_state_from_card(cfg, call, C.uint64_t(randomSeed()), &state) != C.A2A_OK {
+				state = nil
+			}
+		}
+	})
+	if state == nil {
+		C.a2a_machine_config_free(cfg)
+		if res.err != nil {
+			return nil, res.err
+		}
+		return nil, &Error{Op: "NewHTTPClient", Code: CodeInvalidArgument, Detail: "the card fetch resolved no interface"}
+	}
+	hc.state = state
+	hc.cleanup = runtime.AddCleanup(hc, func(p [2]unsafe.Pointer) {
+		C.a2a_client_state_free((*C.a2a_client_state)(p[0]))
+		C.a2a_machine_config_free((*C.a2a_machine_config)(p[1]))
+	}, [2]unsafe.Pointer{unsafe.Pointer(state), unsafe.Pointer(cfg)})
+	return hc, nil
+}
+
+// Close frees the client's library state; calls must not start after it. Calling it twice
+// is harmless.
+func (c *HTTPClient) Close() error {
+	if c.state != nil {
+		c.cleanup.Stop()
+		C.a2a_client_state_free(c.state)
+		C.a2a_machine_config_free(c.config)
+		c.state, c.config = nil, nil
+	}
+	return nil
+}
+
+// SendText sends one user text message and waits for the answer. The error is nil when
+// the outcome is a success (exit code 0) and an *OutcomeError otherwise; the Outcome is
+// returned either way. A context that ends first ends the call at once.
+func (c *HTTPClient) SendText(ctx context.Context, text string, opts *HTTPCallOptions) (*Outcome, error) {
+	call, err := c.newTextCall(ctx, text, false, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer C.a2a_call_free(call)
+	res := c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, nil)
+	return res.outcome, res.err
+}
+
+// StreamEvent is one event of HTTPClient.Stream: an item as it arrived, or the end, whose
+// Outcome is the call's final outcome (Outcome.Result the assembled answer).
+type StreamEvent struct {
+	Kind    ClientStreamEventKind // StreamEventItem or StreamEventEnd
+	Outcome *Outcome              // the item classified, or the call's outcome
+	Text    string                // the item's text, or the answer's text
+	// End only: events dropped over the size limit or unreadable (nonzero: incomplete).
+	DroppedEvents, UnreadableEvents uint32
+}
+
+// Stream sends one user text message as a stream and yields each item as it arrives,
+// then the end event with the final outcome; the end's error is non-nil (an
+// *OutcomeError) when the call did not succeed. Breaking out of the loop, or the context
+// ending, cancels the call and closes the response body.
+func (c *HTTPClient) Stream(ctx context.Context, text string, opts *HTTPCallOptions) iter.Seq2[StreamEvent, error] {
+	return func(yield func(StreamEvent, error) bool) {
+		call, err := c.newTextCall(ctx, text, true, opts)
+		if err != nil {
+			yield(StreamEvent{}, err)
+			return
+		}
+		defer C.a2a_call_free(call)
+		stopped := false
+		c.drive(ctx, call, func(e *C.struct_a2a_event) bool {
+			o := readOutcome(e.outcome)
+			if !yield(StreamEvent{Kind: StreamEventItem, Outcome: &o, Text: goStr(e.answer_text)}, nil) {
+				stopped = true
+				return false
+			}
+			return true
+		}, func(e *C.struct_a2a_event) {
+			if stopped {
+				return
+			}
+			o := readOutcome(e.outcome)
+			ev := StreamEvent{Kind: StreamEventEnd, Outcome: &o, Text: goStr(e.answer_text),
+				DroppedEvents: uint32(e.dropped_events), UnreadableEvents: uint32(e.unreadable_events)}
+			var err error
+			if e.exit_code != 0 {
+				err = &OutcomeError{Outcome: &o, cause: context.Cause(ctx)}
+			}
+			yield(ev, err)
+		})
+	}
+}
+
+// newSettings makes the call's settings: the context's deadline and the options.
+func newSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settings, error) {
+	s := C.a2a_call_settings_new()
+	if dl, ok := ctx.Deadline(); ok {
+		// A context deadline shorter than the call timeout wins: the machine ends the call
+		// there with its own timeout outcome.
+		C.a2a_call_settings_set_deadline_ms(s, C.uint64_t(msAt(dl)))
+	}
+	if opts == nil {
+		return s, nil
+	}
+	fail := func(op string, r C.a2a_result) (*C.a2a_call_settings, error) {
+		C.a2a_call_settings_free(s)
+		return nil, codeErr(op, r)
+	}
+	if opts.IdempotencyKey != "" {
+		p, n := cText(opts.IdempotencyKey)
+		if r := C.a2a_call_settings_set_idempotency_key(s, p, n); r != C.A2A_OK {
+			return fail("HTTPCallOptions.IdempotencyKey", r)
+		}
+	}
+	if opts.Traceparent != "" {
+		p, n := cText(opts.Traceparent)
+		if r := C.a2a_call_settings_set_traceparent(s, p, n); r != C.A2A_OK {
+			return fail("HTTPCallOptions.Traceparent", r)
+		}
+	}
+	if opts.MessageID != "" {
+		p, n := cText(opts.MessageID)
+		if r := C.a2a_call_settings_set_message_id(s, p, n); r != C.A2A_OK {
+			return fail("HTTPCallOptions.MessageID", r)
+		}
+	}
+	for k, v := range opts.Headers {
+		kp, kn := cText(k)
+		vp, vn := cText(v)
+		if r := C.a2a_call_settings_add_header(s, kp, kn, vp, vn); r != C.A2A_OK {
+			return fail("HTTPCallOptions.Headers", r)
+		}
+	}
+	return s, nil
+}
+
+func (c *HTTPClient) newTextCall(ctx context.Context, text string, streaming bool, opts *HTTPCallOptions) (*C.a2a_call, error) {
+	if c.state == nil {
+		return nil, ErrClosed
+	}
+	s, err := newSettings(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer C.a2a_call_settings_free(s)
+	p, n := cText(text)
+	var call *C.a2a_call
+	if r := C.a2a_call_new_text(c.state, C.bool(streaming), p, n, s, C.uint64_t(nowMs()), &call); r != C.A2A_OK {
+		return nil, codeErr("HTTPClient.SendText", r)
+	}
+	return call, nil
+}
+
+// GetTask reads a task; as SendText.
+func (c *HTTPClient) GetTask(ctx context.Context, taskID string, opts *HTTPCallOptions) (*Outcome, error) {
+	return c.taskCall(ctx, "HTTPClient.GetTask", MethodGetTask, taskID, opts)
+}
+
+// CancelTask asks the agent to cancel a task; as SendText.
+func (c *HTTPClient) CancelTask(ctx context.Context, taskID string, opts *HTTPCallOptions) (*Outcome, error) {
+	return c.taskCall(ctx, "HTTPClient.CancelTask", MethodCancelTask, taskID, opts)
+}
+
+func (c *HTTPClient) taskCall(ctx context.Context, op string, m Method, taskID string, opts *HTTPCallOptions) (*Outcome, error) {
+	if c.state == nil {
+		return nil, ErrClosed
+	}
+	params, err := json.Marshal(map[string]string{"id": taskID})
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSettings(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer C.a2a_call_settings_free(s)
+	p, n := cBytes(params)
+	var call *C.a2a_call
+	if r := C.a2a_call_new(c.state, C.uint32_t(m), p, n, s, C.uint64_t(nowMs()), &call); r != C.A2A_OK {
+		return nil, codeErr(op, r)
+	}
+	defer C.a2a_call_free(call)
+	res := c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, nil)
+	return res.outcome, res.err
+}
+
+// exchangeMsg is what a request's goroutine hands the driving loop.
+type exchangeMsg struct {
+	id      uint32
+	resp    *http.Response // the head
+	chunk   []byte         // a body chunk (a fresh slice)
+	end     bool
+	err     error // a transport failure
+	written bool
+}
+
+type driveResult struct {
+	outcome *Outcome
+	err     error
+}
+
+// drive runs a call to its FINISHED event: one request at a time over c.http, the
+// machine's deadlines on a timer, the context's end as a cancel. onItem returning false
+// cancels the call (a broken range loop); onFinished sees the FINISHED event.
+func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C.struct_a2a_event) bool,
+	onFinished func(*C.struct_a2a_event)) driveResult {
+	msgs := make(chan exchangeMsg, 16)
+	var inflight uint32
+	var stopReq context.CancelFunc = func() {}
+	defer func() { stopReq() }()
+	var res driveResult
+	finished := false
+	var cause error
+	drain := func() {
+		var e C.struct_a2a_event
+		for !finished && C.a2a_call_poll_event(call, &e) == C.A2A_OK {
+			switch e.kind {
+			case C.A2A_EVENT_KIND_ABORT:
+				if uint32(e.request_id) == inflight {
+					stopReq() // closes the connection and the body
+					inflight = 0
+				}
+			case C.A2A_EVENT_KIND_ITEM:
+				if !onItem(&e) {
+					cause = context.Canceled
+					C.a2a_call_cancel(call, C.uint64_t(nowMs()))
+				}
+			case C.A2A_EVENT_KIND_FINISHED:
+				finished = true
+				if onFinished != nil {
+					onFinished(&e)
+				}
+				if e.outcome != nil {
+					o := readOutcome(e.outcome)
+					res.outcome = &o
+					if e.exit_code != 0 {
+						if cause == nil {
+							cause = context.Cause(ctx)
+						}
+						res.err = &OutcomeError{Outcome: &o, cause: cause}
+					}
+				}
+			}
+		}
+	}
+	defer func() {
+		if !finished { // a panic in a caller's loop body: return the call's breaker permit
+			C.a2a_call_cancel(call, C.uint64_t(nowMs()))
+		}
+	}()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	// Every round waits for an input or a deadline the machine set: the machine's
+	// deadlines (call, idle, total) bound the loop.
+	for !finished {
+		var t C.struct_a2a_transmit
+		for !finished && C.a2a_call_poll_transmit(call, C.uint64_t(nowMs()), &t) == C.A2A_OK {
+			stopReq()
+			reqCtx, cancel := context.WithCancel(ctx)
+			stopReq = cancel
+			inflight = uint32(t.request_id)
+			req, err := buildRequest(reqCtx, &t)
+			if err != nil {
+				m := err.Error()
+				p, n := cText(m)
+				C.a2a_call_handle_failure(call, t.request_id, C.A2A_ERROR_NAME_RESET, false, p, n, C.uint64_t(nowMs()))
+				drain()
+				continue
+			}
+			go c.exchange(req, inflight, msgs)
+			drain()
+		}
+		drain()
+		if finished {
+			break
+		}
+		var at C.uint64_t
+		wait := time.Hour
+		if C.a2a_call_poll_timeout(call, &at) {
+			now := nowMs()
+			if uint64(at) <= now {
+				wait = 0
+			} else {
+				wait = time.Duration(uint64(at)-now) * time.Millisecond
+			}
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			cause = context.Cause(ctx)
+			stopReq()
+			C.a2a_call_cancel(call, C.uint64_t(nowMs()))
+		case <-timer.C:
+			C.a2a_call_handle_timeout(call, C.uint64_t(nowMs()))
+		case m := <-msgs:
+			if m.id != inflight {
+				if m.resp != nil {
+					m.resp.Body.Close()
+				}
+				continue // a request the machine gave up
+			}
+			c.hand(call, m)
+		}
+		drain()
+	}
+	return res
+}
+
+// hand passes one message of the request in flight to the machine.
+func (c *HTTPClient) hand(call *C.a2a_call, m exchangeMsg) {
+	now := C.uint64_t(nowMs())
+	switch {
+	case m.resp != nil:
+		var pin runtime.Pinner
+		defer pin.Unpin()
+		var hs []C.struct_a2a_header
+		for k, vs := range m.resp.Header {
+			for _, v := range vs {
+				var h C.struct_a2a_header
+				h.name, h.name_len = pinText(&pin, k)
+				h.value, h.value_len = pinText(&pin, v)
+				hs = append(hs, h)
+			}
+		}
+		var hp *C.struct_a2a_header
+		if len(hs) > 0 {
+			pin.Pin(&hs[0])
+			hp = &hs[0]
+		}
+		C.a2a_call_handle_head(call, C.uint32_t(m.id), C.uint16_t(m.resp.StatusCode), hp, C.size_t(len(hs)), now)
+	case m.chunk != nil:
+		p, n := cBytes(m.chunk)
+		C.a2a_call_handle_body(call, C.uint32_t(m.id), p, n, now)
+	case m.end:
+		C.a2a_call_handle_end(call, C.uint32_t(m.id), now)
+	case m.err != nil:
+		msg := m.err.Error()
+		p, n := cText(msg)
+		C.a2a_call_handle_failure(call, C.uint32_t(m.id), C.uint32_t(failureName(m.err)), C.bool(m.written), p, n, now)
+	}
+}
+
+// failureName maps a net/http error to the machine's transport error names.
+func failureName(err error) ErrorName {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &dnsErr):
+		return NameDNS
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		if opErr.Timeout() {
+			return NameTimeout
+		}
+		return NameConnectFailed
+	case strings.Contains(err.Error(), "tls:") || strings.Contains(err.Error(), "x509:"):
+		return NameTLS
+	}
+	return NameReset
+}
+
+// buildRequest copies a transmit (its views die at the next poll_transmit) into a request.
+func buildRequest(ctx context.Context, t *C.struct_a2a_transmit) (*http.Request, error) {
+	body := goBytes(t.body)
+	var rd io.Reader
+	if len(body) > 0 {
+		rd = bytes.NewReader(body) // also gives the request a GetBody
+	}
+	req, err := http.NewRequestWithContext(ctx, goStr(t.method), goStr(t.url), rd)
+	if err != nil {
+		return nil, err
+	}
+	if n := int(t.headers_len); n > 0 {
+		for _, h := range unsafe.Slice(t.headers, n) {
+			name := C.GoStringN(h.name, C.int(h.name_len))
+			value := C.GoStringN(h.value, C.int(h.value_len))
+			if strings.EqualFold(name, "Host") {
+				req.Host = value
+				continue
+			}
+			req.Header.Add(name, value)
+		}
+	}
+	if req.Header.Get("Accept-Encoding") == "" {
+		// The machine reads the body as sent: no transparent gzip (identity on streams).
+		req.Header.Set("Accept-Encoding", "identity")
+	}
+	return req, nil
+}
+
+// exchange performs one request and sends its head, body chunks and end (or failure).
+func (c *HTTPClient) exchange(req *http.Request, id uint32, out chan<- exchangeMsg) {
+	send := func(m exchangeMsg) bool {
+		select {
+		case out <- m:
+			return true
+		case <-req.Context().Done():
+			return false
+		}
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		var opErr *net.OpError
+		written := !(errors.As(err, &opErr) && opErr.Op == "dial")
+		send(exchangeMsg{id: id, err: err, written: written})
+		return
+	}
+	defer resp.Body.Close()
+	if !send(exchangeMsg{id: id, resp: resp}) {
+		return
+	}
+	buf := make([]byte, 32*1024)
+	for {
+		n, rerr := resp.Body.Read(buf)
+		if n > 0 {
+			chunk := make([]byte, n)
+			copy(chunk, buf[:n])
+			if !send(exchangeMsg{id: id, chunk: chunk}) {
+				return
+			}
+		}
+		if rerr == io.EOF {
+			send(exchangeMsg{id: id, end: true})
+			return
+		}
+		if rerr != nil {
+			send(exchangeMsg{id: id, err: rerr, written: true})
+			return
+		}
+	}
+}

@@ -37,6 +37,17 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
+/* Tiers. The core is always declared; the client machine, the server side and the reference
+   driver are declared when A2A_FEATURE_CLIENT, A2A_FEATURE_SERVER and A2A_FEATURE_DRIVER are
+   defined, matching the cargo features (`client`, `server`, `driver`) the library was built
+   with. The default build has all three, and this header defines all three unless the
+   program defines A2A_FEATURES_EXPLICIT first, and then the A2A_FEATURE_* of its library. */
+#if !defined(A2A_FEATURES_EXPLICIT)
+#define A2A_FEATURE_CLIENT 1
+#define A2A_FEATURE_SERVER 1
+#define A2A_FEATURE_DRIVER 1
+#endif
+
 /* Version of this header; equal to a2a_version() of the library it came with. */
 #define A2A_VERSION_MAJOR 0
 #define A2A_VERSION_MINOR 1
@@ -700,6 +711,7 @@ typedef uint32_t a2a_card_credential_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  What `a2a_client_stream_next` produced.
  */
@@ -708,19 +720,25 @@ enum a2a_client_stream_event_kind
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+#if defined(A2A_FEATURE_DRIVER)
   /*
    One typed item in `item`.
    */
   A2A_CLIENT_STREAM_EVENT_KIND_ITEM = 1,
+#endif
+#if defined(A2A_FEATURE_DRIVER)
   /*
    The stream was cut with the task still running; the driver is resubscribing to
    `task_id` (attempt `attempt`). Never a resend.
    */
   A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING = 2,
+#endif
+#if defined(A2A_FEATURE_DRIVER)
   /*
    The last event: `end_kind` (when a stream was opened) and `outcome`.
    */
   A2A_CLIENT_STREAM_EVENT_KIND_END = 3,
+#endif
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -729,6 +747,7 @@ typedef enum a2a_client_stream_event_kind a2a_client_stream_event_kind;
 typedef uint32_t a2a_client_stream_event_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+#endif
 
 /*
  What a stream event carried.
@@ -1041,6 +1060,7 @@ typedef uint32_t a2a_http1_framing;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  What an `a2a_event` reports.
  */
@@ -1049,18 +1069,23 @@ enum a2a_event_kind
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+#if defined(A2A_FEATURE_CLIENT)
   /*
    Drop request `request_id` now (close its connection): its deadline passed, its body
    grew past the limit, its stream is over or idle, or the call was canceled. Later
    inputs about it return `A2A_CALL_STALE`.
    */
   A2A_EVENT_KIND_ABORT = 1,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    An attempt failed and the call will be sent again (`attempt`, after `delay_ms`;
    `a2a_call_poll_timeout` says when): `outcome` says why the last one failed. The same
    messageId and `Idempotency-Key`, a new request.
    */
   A2A_EVENT_KIND_RETRYING = 2,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    The stream was cut or went idle with its task running: the machine resubscribes to
    `task_id` (`attempt`, 1 for the first; a new request from
@@ -1068,17 +1093,22 @@ enum a2a_event_kind
    connection ended.
    */
   A2A_EVENT_KIND_RESUBSCRIBING = 3,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    A stream item, as it arrived: `item` (its kind, final flag, artifact chunk flags),
    `outcome` (the event classified) and `answer_json` (the event's canonical JSON;
    absent for an item that could not be read).
    */
   A2A_EVENT_KIND_ITEM = 4,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    The call is over; always the last event. `outcome`, `exit_code`, `answer_json`,
    `correlation`, and per machine the response, stream counts or resolved card.
    */
   A2A_EVENT_KIND_FINISHED = 5,
+#endif
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1087,6 +1117,7 @@ typedef enum a2a_event_kind a2a_event_kind;
 typedef uint32_t a2a_event_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+#endif
 
 /*
  The channel of an outcome: exactly one per outcome.
@@ -1709,6 +1740,7 @@ typedef uint32_t a2a_card_api_key_location;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  The kind of machine an `a2a_call` runs.
  */
@@ -1717,18 +1749,24 @@ enum a2a_call_machine
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+#if defined(A2A_FEATURE_CLIENT)
   /*
    Agent card resolution (`a2a_call_new_card_fetch`).
    */
   A2A_CALL_MACHINE_CARD_FETCH = 1,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    A non-streaming call: send, get, list tasks, cancel, push configs, extended card.
    */
   A2A_CALL_MACHINE_UNARY = 2,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    A streaming call: `SendStreamingMessage`, `SubscribeToTask`.
    */
   A2A_CALL_MACHINE_STREAM = 3,
+#endif
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1737,7 +1775,9 @@ typedef enum a2a_call_machine a2a_call_machine;
 typedef uint32_t a2a_call_machine;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  A thread-safe abort switch for one raw call (`a2a_client_exchange` or
  `a2a_client_open_stream`): `a2a_abort_trigger` from any thread shuts the call's
@@ -1751,6 +1791,7 @@ typedef uint32_t a2a_call_machine;
  keeps its own reference, so the abort may be freed before the call or stream ends.
  */
 typedef struct a2a_abort a2a_abort;
+#endif
 
 /*
  A circuit breaker for one remote agent.
@@ -1774,6 +1815,7 @@ typedef struct a2a_breaker a2a_breaker;
  */
 typedef struct a2a_buffer a2a_buffer;
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  One client machine: a card fetch, a non-streaming call or a streaming call. Drive it
  with `a2a_call_poll_transmit`, the `a2a_call_handle_*` inputs, `a2a_call_poll_timeout`
@@ -1785,7 +1827,9 @@ typedef struct a2a_buffer a2a_buffer;
  on different threads.
  */
 typedef struct a2a_call a2a_call;
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Per-call options, read (copied) when a call starts (`a2a_call_new`, `a2a_call_new_text`);
  one settings object may serve many calls. NULL settings mean none of them.
@@ -1797,6 +1841,7 @@ typedef struct a2a_call a2a_call;
  Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
  */
 typedef struct a2a_call_settings a2a_call_settings;
+#endif
 
 /*
  A parsed agent card plus the results of the calls made on it.
@@ -1811,6 +1856,7 @@ typedef struct a2a_call_settings a2a_call_settings;
  */
 typedef struct a2a_card a2a_card;
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  An agent card being built: create it with `a2a_card_builder_new`, add interfaces (and
  skills, capabilities, modes), then `a2a_card_builder_build`.
@@ -1840,7 +1886,9 @@ typedef struct a2a_card_builder a2a_card_builder;
  meanwhile returns `A2A_CLOSED`). No call may start once `a2a_client_free` returned.
  */
 typedef struct a2a_client a2a_client;
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  A mutable set of client options; `a2a_client_config_builder_build` turns it into an
  immutable `a2a_machine_config`. Starts at the reference driver's defaults: 45 s per
@@ -1853,7 +1901,9 @@ typedef struct a2a_client a2a_client;
  Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
  */
 typedef struct a2a_client_config_builder a2a_client_config_builder;
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  The state of a client of one remote agent: its target (interface URL, version,
  binding), config, circuit breaker, tally, the tasks it canceled and its seeded random
@@ -1867,7 +1917,9 @@ typedef struct a2a_client_config_builder a2a_client_config_builder;
  call made on it keeps the state alive until the call is freed.
  */
 typedef struct a2a_client_state a2a_client_state;
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  A streaming call being polled with `a2a_client_stream_next`.
 
@@ -1879,11 +1931,14 @@ typedef struct a2a_client_state a2a_client_state;
  (bounded by its idle timeout).
  */
 typedef struct a2a_client_stream a2a_client_stream;
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Passed to an `a2a_header_hook`; valid only during the callback.
  */
 typedef struct a2a_header_setter a2a_header_setter;
+#endif
 
 /*
  An incremental HTTP/1.1 response reader (httparse style: "need more" is not an error;
@@ -1902,6 +1957,7 @@ typedef struct a2a_header_setter a2a_header_setter;
  */
 typedef struct a2a_http1_response a2a_http1_response;
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  The immutable options of client machines, from `a2a_client_config_builder_build`.
  Read (never changed) by `a2a_client_state_new`, `a2a_client_state_from_card` and
@@ -1910,6 +1966,7 @@ typedef struct a2a_http1_response a2a_http1_response;
  Threading: `Send` and, having no mutating call, safe to read from several threads.
  */
 typedef struct a2a_machine_config a2a_machine_config;
+#endif
 
 /*
  One outcome of an A2A call: exactly one channel, the details that channel carries and
@@ -1933,6 +1990,7 @@ typedef struct a2a_machine_config a2a_machine_config;
  */
 typedef struct a2a_outcome a2a_outcome;
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  A complete HTTP response (status, headers with lower-cased names in arrival order,
  body decoded when the server gzipped it).
@@ -1944,7 +2002,9 @@ typedef struct a2a_outcome a2a_outcome;
  Views into it are valid until it is freed.
  */
 typedef struct a2a_raw_response a2a_raw_response;
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  An open response body read chunk by chunk: an event stream (2xx `text/event-stream`)
  to feed to an `a2a_sse_decoder`, or any other response already read whole (its body in
@@ -1960,6 +2020,7 @@ typedef struct a2a_raw_response a2a_raw_response;
  for a read in progress (abort first to make it return promptly).
  */
 typedef struct a2a_raw_stream a2a_raw_stream;
+#endif
 
 /*
  A built request: send `http_method` to the interface URL joined with `path`, with the
@@ -1988,6 +2049,7 @@ typedef struct a2a_request a2a_request;
  */
 typedef struct a2a_retry_policy a2a_retry_policy;
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  One incoming request: parse it with `a2a_server_parse_jsonrpc` or
  `a2a_server_parse_rest`, read it, then answer it.
@@ -2005,7 +2067,9 @@ typedef struct a2a_retry_policy a2a_retry_policy;
  Threading: `Send`, not thread-safe.
  */
 typedef struct a2a_server_request a2a_server_request;
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  A complete response to write: status, headers, body, and what it answered.
 
@@ -2016,6 +2080,7 @@ typedef struct a2a_server_request a2a_server_request;
  Threading: `Send`, not thread-safe.
  */
 typedef struct a2a_server_response a2a_server_response;
+#endif
 
 /*
  An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
@@ -2455,6 +2520,7 @@ typedef struct a2a_breaker_config {
   uint32_t half_open_trials;
 } a2a_breaker_config;
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Client configuration (milliseconds). Get the defaults with `a2a_client_config_default`
  (connect 3 s, call 45 s, stream idle 60 s, 32 MiB responses, https only, the card's
@@ -2578,7 +2644,9 @@ typedef struct a2a_client_config {
    */
   uint64_t max_time_ms;
 } a2a_client_config;
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  A callback adding headers to every A2A request of a client (credentials,
  `traceparent`, routing keys): `userdata` first (as given to `a2a_client_add_header_hook`),
@@ -2590,6 +2658,7 @@ typedef void (*a2a_header_hook)(void *userdata,
                                 const char *method,
                                 size_t method_len,
                                 struct a2a_header_setter *setter);
+#endif
 
 /*
  One request header for the serializer: UTF-8 name and value, read during the call only.
@@ -2613,6 +2682,7 @@ typedef struct a2a_header {
   size_t value_len;
 } a2a_header;
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Per-call options; read during the call only. NULL means none.
  */
@@ -2665,6 +2735,7 @@ typedef struct a2a_client_call_options {
    */
   uint32_t history_length;
 } a2a_client_call_options;
+#endif
 
 /*
  One typed item of a stream, from `a2a_stream_tracker_on_event`.
@@ -2706,6 +2777,7 @@ typedef struct a2a_stream_item {
   bool ends_stream;
 } a2a_stream_item;
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  One event of a client stream. Views and the borrowed outcome point into the stream
  handle: valid until the next mutating call on it.
@@ -2754,6 +2826,7 @@ typedef struct a2a_client_stream_event {
    */
   uint32_t unreadable_events;
 } a2a_client_stream_event;
+#endif
 
 /*
  What the caller asked, each part optional. Read during the call only (nothing retained).
@@ -2911,6 +2984,7 @@ typedef struct a2a_http1_head {
   bool keep_alive;
 } a2a_http1_head;
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  One HTTP request to perform, from `a2a_call_poll_transmit`. Every view points into the
  call and stays valid until the next `a2a_call_poll_transmit` that returns `A2A_OK` on
@@ -2956,7 +3030,9 @@ typedef struct a2a_transmit {
    */
   uint64_t deadline_ms;
 } a2a_transmit;
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  The ids to log on both sides of a call (`FINISHED` events of calls, not card fetches).
  Views as in `a2a_event`; absent ones are `(NULL, 0)`.
@@ -3007,7 +3083,9 @@ typedef struct a2a_correlation {
    */
   uint32_t attempts;
 } a2a_correlation;
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  One event of a call, from `a2a_call_poll_event`: one packed struct for every kind; the
  fields a kind does not use are zero / absent. Every view and pointer in it points into
@@ -3123,6 +3201,7 @@ typedef struct a2a_event {
    */
   struct a2a_str answer_text;
 } a2a_event;
+#endif
 
 /*
  Every scalar of an outcome and a view of each of its texts, filled by one call
@@ -3485,6 +3564,7 @@ typedef struct a2a_breaker_snapshot {
   uint64_t refused;
 } a2a_breaker_snapshot;
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Which protocol versions the server speaks and which `Host` it answers for; read during
  the call only (the request handle keeps a copy). NULL means both versions and no `Host`
@@ -3523,7 +3603,9 @@ typedef struct a2a_server_options {
    */
   size_t host_names_len;
 } a2a_server_options;
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  What a successfully parsed request asks. Views point into the request handle: valid
  until the next mutating call on it.
@@ -3558,7 +3640,9 @@ typedef struct a2a_server_request_info {
    */
   size_t extension_count;
 } a2a_server_request_info;
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  What a response or frame answered, for the tally (`a2a_tally_add`).
  */
@@ -3576,6 +3660,7 @@ typedef struct a2a_served {
    */
   struct a2a_str method;
 } a2a_served;
+#endif
 
 /*
  One item decoded from an event stream. Fields that do not apply to `kind` are absent
@@ -4003,6 +4088,7 @@ a2a_result a2a_card_credential_scope(const struct a2a_card *card,
  */
 struct a2a_str a2a_card_last_error(const struct a2a_card *card);
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  A new card builder for the agent `name`, its `description` and its own `version`
  (UTF-8, read during the call only), with text/plain input and output modes, no
@@ -4104,14 +4190,18 @@ a2a_result a2a_header_setter_set(struct a2a_header_setter *setter,
                                  size_t name_len,
                                  const char *value,
                                  size_t value_len);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Writes the default client configuration to `*out`.
 
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_client_config_default(struct a2a_client_config *out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  A client for an agent given by base URL or card URL (UTF-8): fetches and validates the
  card now (unless `defer_card_resolution`), with `*config` (NULL: defaults). BLOCKS for
@@ -4129,7 +4219,9 @@ a2a_result a2a_client_new(const char *url,
                           const struct a2a_client_config *config,
                           struct a2a_client **out,
                           struct a2a_outcome **error);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  A client for a known interface (no card): `url` (UTF-8) spoken in `version` over
  `binding`, with `*config` (NULL: defaults). Does no I/O.
@@ -4142,7 +4234,9 @@ a2a_result a2a_client_new_with_target(const char *url,
                                       uint32_t binding,
                                       const struct a2a_client_config *config,
                                       struct a2a_client **out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Frees a client. NULL is a no-op; must not be called twice. Streams opened on it keep
  the connection pool alive until they are freed.
@@ -4155,7 +4249,9 @@ a2a_result a2a_client_new_with_target(const char *url,
  (it would wait for the hook's own call forever).
  */
 void a2a_client_free(struct a2a_client *client);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Adds a header hook, called for every A2A request in registration order. `userdata` is
  passed back untouched; it must stay valid (and usable from the threads that make calls)
@@ -4168,7 +4264,9 @@ void a2a_client_free(struct a2a_client *client);
 a2a_result a2a_client_add_header_hook(struct a2a_client *client,
                                       a2a_header_hook hook,
                                       void *userdata);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Sends a user message of any parts and waits for the answer (BLOCKS, bounded by the call
  timeout). `message` is UTF-8 JSON, read during the call only:
@@ -4189,7 +4287,9 @@ a2a_result a2a_client_send_message(const struct a2a_client *client,
                                    size_t message_len,
                                    const struct a2a_client_call_options *opts,
                                    struct a2a_outcome **out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Sends a user text message (UTF-8) and waits for the answer (BLOCKS, bounded by the call
  timeout). `out`: the call's outcome, a new handle the caller owns — every failure,
@@ -4206,7 +4306,9 @@ a2a_result a2a_client_send_text(const struct a2a_client *client,
                                 size_t text_len,
                                 const struct a2a_client_call_options *opts,
                                 struct a2a_outcome **out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Reads a task (UTF-8 id); as `a2a_client_send_text`.
  */
@@ -4215,7 +4317,9 @@ a2a_result a2a_client_get_task(const struct a2a_client *client,
                                size_t task_id_len,
                                const struct a2a_client_call_options *opts,
                                struct a2a_outcome **out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Cancels a task (UTF-8 id); as `a2a_client_send_text`.
  */
@@ -4224,7 +4328,9 @@ a2a_result a2a_client_cancel_task(const struct a2a_client *client,
                                   size_t task_id_len,
                                   const struct a2a_client_call_options *opts,
                                   struct a2a_outcome **out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Starts a streaming send of a user text message (UTF-8). Opening is eager: this call
  resolves a deferred card, sends the request and BLOCKS until the response head arrives
@@ -4242,7 +4348,9 @@ a2a_result a2a_client_stream_text(const struct a2a_client *client,
                                   size_t text_len,
                                   const struct a2a_client_call_options *opts,
                                   struct a2a_client_stream **out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Starts a streaming send of a user message of any parts (`message` as for
  `a2a_client_send_message`); otherwise as `a2a_client_stream_text`. The `END` event's
@@ -4257,7 +4365,9 @@ a2a_result a2a_client_stream_message(const struct a2a_client *client,
                                      size_t message_len,
                                      const struct a2a_client_call_options *opts,
                                      struct a2a_client_stream **out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Resubscribes to a running task's events (UTF-8 id); as `a2a_client_stream_text`.
  */
@@ -4266,7 +4376,9 @@ a2a_result a2a_client_resubscribe(const struct a2a_client *client,
                                   size_t task_id_len,
                                   const struct a2a_client_call_options *opts,
                                   struct a2a_client_stream **out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Waits for the next event of the stream (BLOCKS, bounded by the idle timeout) and
  writes it to `*out` (views and the borrowed outcome valid until the next mutating call
@@ -4277,13 +4389,17 @@ a2a_result a2a_client_resubscribe(const struct a2a_client *client,
  */
 a2a_result a2a_client_stream_next(struct a2a_client_stream *stream,
                                   struct a2a_client_stream_event *out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Frees a stream (closing its connection). NULL is a no-op; must not be called twice.
  Waits for a `a2a_client_stream_next` in progress on another thread to return.
  */
 void a2a_client_stream_free(struct a2a_client_stream *stream);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  A new, untriggered abort switch for one call. `out`: a new handle the caller owns
  (free with `a2a_abort_free`).
@@ -4291,7 +4407,9 @@ void a2a_client_stream_free(struct a2a_client_stream *stream);
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_abort_new(struct a2a_abort **out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Aborts the call the switch was given to: an exchange or stream read blocked in another
  thread returns promptly with `A2A_CLIENT_TRANSPORT`; a call not started yet fails
@@ -4301,18 +4419,24 @@ a2a_result a2a_abort_new(struct a2a_abort **out);
  a no-op.
  */
 void a2a_abort_trigger(const struct a2a_abort *abort);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Whether `a2a_abort_trigger` was called (false for NULL). May be called from any thread.
  */
 bool a2a_abort_is_triggered(const struct a2a_abort *abort);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Frees an abort switch. NULL is a no-op; must not be called twice, nor while another
  thread may still trigger it.
  */
 void a2a_abort_free(struct a2a_abort *abort);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  A client with `*config` (NULL: defaults) and no target, for the raw calls only (the
  typed calls on it return a `CardResolution` outcome). Does no I/O. `out`: a new client
@@ -4321,17 +4445,23 @@ void a2a_abort_free(struct a2a_abort *abort);
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (config).
  */
 a2a_result a2a_client_new_raw(const struct a2a_client_config *config, struct a2a_client **out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  The HTTP status (0 for NULL).
  */
 uint16_t a2a_raw_response_status(const struct a2a_raw_response *response);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  The number of header fields (0 for NULL).
  */
 size_t a2a_raw_response_header_count(const struct a2a_raw_response *response);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Writes header field `index` (0-based, arrival order): its lower-cased name and its
  value (UTF-8; bytes that were not UTF-8 replaced by U+FFFD), views valid until the
@@ -4343,19 +4473,25 @@ a2a_result a2a_raw_response_header(const struct a2a_raw_response *response,
                                    size_t index,
                                    struct a2a_str *name,
                                    struct a2a_str *value);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  The body (never NULL for a live response, possibly empty; the absent view for NULL),
  valid until the response (or the stream owning it) is freed.
  */
 struct a2a_bytes a2a_raw_response_body(const struct a2a_raw_response *response);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Frees a response. NULL is a no-op; must not be called twice. Never call it on the head
  borrowed from a stream (`a2a_raw_stream_head`).
  */
 void a2a_raw_response_free(struct a2a_raw_response *response);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Sends one request (`method`, absolute `url`, `headers`, `body`; all copied) and reads
  the whole response. BLOCKS, bounded by the whole-call timeout: `timeout_ms`, or the
@@ -4388,7 +4524,9 @@ a2a_result a2a_client_exchange(const struct a2a_client *client,
                                const struct a2a_abort *abort,
                                struct a2a_raw_response **out,
                                struct a2a_outcome **error);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Sends a streaming request (as `a2a_client_exchange`; add `Accept: text/event-stream`
  yourself) and returns once the response head arrived. BLOCKS, bounded by `timeout_ms`
@@ -4416,14 +4554,18 @@ a2a_result a2a_client_open_stream(const struct a2a_client *client,
                                   const struct a2a_abort *abort,
                                   struct a2a_raw_stream **out,
                                   struct a2a_outcome **error);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  The response head: status and headers (its body is empty for an event stream, the
  whole body otherwise). Borrowed: valid until the stream is freed; never free it. NULL
  for NULL.
  */
 const struct a2a_raw_response *a2a_raw_stream_head(const struct a2a_raw_stream *stream);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Waits for the next bytes of the body (BLOCKS at most `idle_timeout_ms`, or the
  client's stream idle timeout when 0, measured from this call) and writes them to
@@ -4443,7 +4585,9 @@ a2a_result a2a_raw_stream_read(struct a2a_raw_stream *stream,
                                uint64_t idle_timeout_ms,
                                struct a2a_bytes *chunk,
                                struct a2a_outcome **error);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Aborts the stream: a read blocked in another thread returns promptly with
  `A2A_CLIENT_TRANSPORT` (a `Reset` outcome, "aborted by the caller"), and later reads
@@ -4451,7 +4595,9 @@ a2a_result a2a_raw_stream_read(struct a2a_raw_stream *stream,
  not concurrently with `a2a_raw_stream_free`. NULL is a no-op.
  */
 void a2a_raw_stream_abort(const struct a2a_raw_stream *stream);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Frees a stream (closing its connection; a stream read to its end leaves the connection
  to the pool). NULL is a no-op; must not be called twice, nor while another thread may
@@ -4460,6 +4606,7 @@ void a2a_raw_stream_abort(const struct a2a_raw_stream *stream);
  becomes invalid.
  */
 void a2a_raw_stream_free(struct a2a_raw_stream *stream);
+#endif
 
 /*
  Classifies one complete response into exactly one outcome (channel, details, advice).
@@ -4712,6 +4859,7 @@ bool a2a_http1_response_reusable(const struct a2a_http1_response *response);
  */
 struct a2a_str a2a_http1_response_last_error(const struct a2a_http1_response *response);
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Makes a client state for a known interface: `url` (UTF-8, copied; the interface URL
  requests go to), `version` (an `a2a_protocol_version`), `binding` (an `a2a_binding`),
@@ -4731,7 +4879,9 @@ a2a_result a2a_client_state_new(const struct a2a_machine_config *config,
                                 uint32_t binding,
                                 uint64_t seed,
                                 struct a2a_client_state **out);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Makes a client state for the interface a finished card fetch resolved (its URL,
  version, binding, tenant, agent name and the credentials the card asks for), with the
@@ -4746,13 +4896,17 @@ a2a_result a2a_client_state_from_card(const struct a2a_machine_config *config,
                                       struct a2a_call *card,
                                       uint64_t seed,
                                       struct a2a_client_state **out);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Frees the caller's share of a client state. NULL is a no-op; must not be called twice.
  Calls made on it stay usable (they keep the state alive until `a2a_call_free`).
  */
 void a2a_client_state_free(struct a2a_client_state *state);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Starts resolving the agent card of `source` (UTF-8, copied): a base URL (the
  well-known card paths are tried: the current one, then the legacy one on a 404) or the
@@ -4767,7 +4921,9 @@ a2a_result a2a_call_new_card_fetch(const struct a2a_machine_config *config,
                                    const char *source,
                                    size_t source_len,
                                    struct a2a_call **out);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Starts a call of `method` (an `a2a_method`) with its parameters `params_json` (a JSON
  object read tolerantly, any version's keys, as `a2a_request_build` takes them; `(NULL,
@@ -4789,7 +4945,9 @@ a2a_result a2a_call_new(const struct a2a_client_state *state,
                         const struct a2a_call_settings *settings,
                         uint64_t now_ms,
                         struct a2a_call **out);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Starts sending one user text message (`text`, UTF-8, copied) on `state`: a
  `SendMessage` (non-streaming machine) when `streaming` is false, a
@@ -4806,12 +4964,16 @@ a2a_result a2a_call_new_text(const struct a2a_client_state *state,
                              const struct a2a_call_settings *settings,
                              uint64_t now_ms,
                              struct a2a_call **out);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Which machine a call runs (`A2A_CALL_MACHINE_*`); 0 when `call` is NULL.
  */
 uint32_t a2a_call_machine_kind(const struct a2a_call *call);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Writes the next request to perform at `now_ms` to `*out`. Returns `A2A_OK`, or
  `A2A_NONE` (`*out` untouched) when none is due: then look at `a2a_call_poll_event` (a
@@ -4822,7 +4984,9 @@ uint32_t a2a_call_machine_kind(const struct a2a_call *call);
  Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
  */
 a2a_result a2a_call_poll_transmit(struct a2a_call *call, uint64_t now_ms, struct a2a_transmit *out);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Hands in the response head of request `request_id`: the final status (not a 1xx) and
  the headers (`headers_len` name/value pairs, UTF-8; read during the call only), at
@@ -4839,7 +5003,9 @@ a2a_result a2a_call_handle_head(struct a2a_call *call,
                                 const struct a2a_header *headers,
                                 size_t headers_len,
                                 uint64_t now_ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Hands in a chunk of request `request_id`'s body (after content decoding; any size, any
  split; read during the call only, copied into the machine as needed) at `now_ms`.
@@ -4852,7 +5018,9 @@ a2a_result a2a_call_handle_body(struct a2a_call *call,
                                 const uint8_t *chunk,
                                 size_t chunk_len,
                                 uint64_t now_ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Says that request `request_id`'s body is complete (for a stream: the server closed it)
  at `now_ms`.
@@ -4861,7 +5029,9 @@ a2a_result a2a_call_handle_body(struct a2a_call *call,
  `A2A_CALL_FINISHED`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
  */
 a2a_result a2a_call_handle_end(struct a2a_call *call, uint32_t request_id, uint64_t now_ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Says that request `request_id` failed in transport at `now_ms`: `error` is an
  `a2a_error_name` of the transport group (`A2A_ERROR_NAME_CONNECT_FAILED`, `_DNS`,
@@ -4880,7 +5050,9 @@ a2a_result a2a_call_handle_failure(struct a2a_call *call,
                                    const char *message,
                                    size_t message_len,
                                    uint64_t now_ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Tells the machine the time is `now_ms` (call it once `a2a_call_poll_timeout`'s deadline
  has passed; earlier calls do nothing). A request whose deadline passed is given up
@@ -4890,7 +5062,9 @@ a2a_result a2a_call_handle_failure(struct a2a_call *call,
  Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
  */
 a2a_result a2a_call_handle_timeout(struct a2a_call *call, uint64_t now_ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Abandons the call at `now_ms`: the request in flight is aborted (an `ABORT` event), the
  breaker permit returned, and the call finishes (a `FINISHED` event with a
@@ -4900,7 +5074,9 @@ a2a_result a2a_call_handle_timeout(struct a2a_call *call, uint64_t now_ms);
  Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
  */
 a2a_result a2a_call_cancel(struct a2a_call *call, uint64_t now_ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Writes the next moment (host clock, ms) the machine wants `a2a_call_handle_timeout`
  called to `*out`: the in-flight request's deadline, a stream's idle deadline, or when a
@@ -4909,7 +5085,9 @@ a2a_result a2a_call_cancel(struct a2a_call *call, uint64_t now_ms);
  or `out` is NULL or the call is in use. Changes nothing and invalidates no view.
  */
 bool a2a_call_poll_timeout(struct a2a_call *call, uint64_t *out);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Writes the next event to `*out` (views: see `a2a_event`). Returns `A2A_OK`, or
  `A2A_NONE` (`*out` untouched) when there is none now. After the `FINISHED` event it
@@ -4918,27 +5096,35 @@ bool a2a_call_poll_timeout(struct a2a_call *call, uint64_t *out);
  Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
  */
 a2a_result a2a_call_poll_event(struct a2a_call *call, struct a2a_event *out);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Frees a call. NULL is a no-op; must not be called twice. A call freed before its
  `FINISHED` event is abandoned: call `a2a_call_cancel` first to return its breaker
  permit and close its request's connection yourself. Every view into it dies.
  */
 void a2a_call_free(struct a2a_call *call);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  A new builder with the defaults (see `a2a_client_config_builder`). The caller owns it
  and frees it with `a2a_client_config_builder_free`. Returns NULL only if the library
  panicked.
  */
 struct a2a_client_config_builder *a2a_client_config_builder_new(void);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Frees a builder. NULL is a no-op; must not be called twice. A config built from it
  stays valid.
  */
 void a2a_client_config_builder_free(struct a2a_client_config_builder *builder);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Sets the whole-call timeout of a non-streaming call, and the time a stream's response
  head may take, in milliseconds (default 45000).
@@ -4947,7 +5133,9 @@ void a2a_client_config_builder_free(struct a2a_client_config_builder *builder);
  */
 a2a_result a2a_client_config_builder_set_call_timeout_ms(struct a2a_client_config_builder *builder,
                                                          uint64_t ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Sets how long connecting may take, in milliseconds (default 3000; calls and card
  fetches). The host enforces it with the `connect_by_ms` of each transmit.
@@ -4956,7 +5144,9 @@ a2a_result a2a_client_config_builder_set_call_timeout_ms(struct a2a_client_confi
  */
 a2a_result a2a_client_config_builder_set_connect_timeout_ms(struct a2a_client_config_builder *builder,
                                                             uint64_t ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Sets a total deadline for each call, counted from its start, in milliseconds (retries
  and resubscribes included); 0 (the default) means none.
@@ -4965,7 +5155,9 @@ a2a_result a2a_client_config_builder_set_connect_timeout_ms(struct a2a_client_co
  */
 a2a_result a2a_client_config_builder_set_max_time_ms(struct a2a_client_config_builder *builder,
                                                      uint64_t ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Sets how many times a `SendMessage` may be sent again after a failure the retry policy
  allows (default 0: never). Without an idempotency key (`a2a_call_settings_set_idempotency_key`)
@@ -4975,7 +5167,9 @@ a2a_result a2a_client_config_builder_set_max_time_ms(struct a2a_client_config_bu
  */
 a2a_result a2a_client_config_builder_set_send_retries(struct a2a_client_config_builder *builder,
                                                       uint32_t retries);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Sets the largest response body (and agent card) accepted, in bytes (default 16 MiB);
  past it the attempt fails as `transport`/`ResponseTooLarge` and the host is told to drop
@@ -4985,7 +5179,9 @@ a2a_result a2a_client_config_builder_set_send_retries(struct a2a_client_config_b
  */
 a2a_result a2a_client_config_builder_set_max_response_bytes(struct a2a_client_config_builder *builder,
                                                             uint64_t bytes);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Turns the circuit breaker on with `*breaker` (copied; start from
  `a2a_breaker_config_default`), or off with NULL (the default). One breaker per client
@@ -4996,7 +5192,9 @@ a2a_result a2a_client_config_builder_set_max_response_bytes(struct a2a_client_co
  */
 a2a_result a2a_client_config_builder_set_breaker(struct a2a_client_config_builder *builder,
                                                  const struct a2a_breaker_config *breaker);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Says whether the host presents a client certificate (satisfies a card's `mutualTLS`
  requirement; default false).
@@ -5005,7 +5203,9 @@ a2a_result a2a_client_config_builder_set_breaker(struct a2a_client_config_builde
  */
 a2a_result a2a_client_config_builder_set_client_certificate(struct a2a_client_config_builder *builder,
                                                             bool present);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Sets a stream's longest silence (no bytes, events or keep-alive comments) before it is
  given up as idle, in milliseconds (default 60000).
@@ -5014,7 +5214,9 @@ a2a_result a2a_client_config_builder_set_client_certificate(struct a2a_client_co
  */
 a2a_result a2a_client_config_builder_set_stream_idle_timeout_ms(struct a2a_client_config_builder *builder,
                                                                 uint64_t ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Sets how many times a stream cut or gone idle (with its task id known) is resubscribed
  to, never resent (default 0).
@@ -5023,7 +5225,9 @@ a2a_result a2a_client_config_builder_set_stream_idle_timeout_ms(struct a2a_clien
  */
 a2a_result a2a_client_config_builder_set_stream_resubscribes(struct a2a_client_config_builder *builder,
                                                              uint32_t attempts);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Sets the largest SSE event accepted, in bytes (default 16 MiB); a larger one is dropped
  and reported as a `malformed` item.
@@ -5032,7 +5236,9 @@ a2a_result a2a_client_config_builder_set_stream_resubscribes(struct a2a_client_c
  */
 a2a_result a2a_client_config_builder_set_max_event_bytes(struct a2a_client_config_builder *builder,
                                                          uint64_t bytes);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Card resolution: whether a plain `http://` card and interface are accepted (local
  development and test servers only; default false).
@@ -5041,7 +5247,9 @@ a2a_result a2a_client_config_builder_set_max_event_bytes(struct a2a_client_confi
  */
 a2a_result a2a_client_config_builder_set_allow_http(struct a2a_client_config_builder *builder,
                                                     bool allow);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Card resolution: how long each card fetch may take, in milliseconds (default 30000).
 
@@ -5049,7 +5257,9 @@ a2a_result a2a_client_config_builder_set_allow_http(struct a2a_client_config_bui
  */
 a2a_result a2a_client_config_builder_set_card_timeout_ms(struct a2a_client_config_builder *builder,
                                                          uint64_t ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Card resolution: whose order picks the interface when the card offers several: the
  client's preferences (false, the default: 1.0 before 0.3, JSON-RPC before HTTP+JSON) or
@@ -5059,7 +5269,9 @@ a2a_result a2a_client_config_builder_set_card_timeout_ms(struct a2a_client_confi
  */
 a2a_result a2a_client_config_builder_set_prefer_card_order(struct a2a_client_config_builder *builder,
                                                            bool card_first);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Builds an immutable config from the builder's current options (the builder stays usable
  and unchanged). `out`: receives a new config the caller owns and frees with
@@ -5069,24 +5281,32 @@ a2a_result a2a_client_config_builder_set_prefer_card_order(struct a2a_client_con
  */
 a2a_result a2a_client_config_builder_build(const struct a2a_client_config_builder *builder,
                                            struct a2a_machine_config **out);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Frees a config. NULL is a no-op; must not be called twice. States and calls made from
  it keep their own copy.
  */
 void a2a_machine_config_free(struct a2a_machine_config *config);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  New empty call settings, owned by the caller (free with `a2a_call_settings_free`).
  Returns NULL only if the library panicked.
  */
 struct a2a_call_settings *a2a_call_settings_new(void);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Frees call settings. NULL is a no-op; must not be called twice.
  */
 void a2a_call_settings_free(struct a2a_call_settings *settings);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  The caller's remaining budget for the call, in milliseconds: the call deadline is the
  shorter of the call timeout and this, counted from the call's start. 0 clears it.
@@ -5094,7 +5314,9 @@ void a2a_call_settings_free(struct a2a_call_settings *settings);
  Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
  */
 a2a_result a2a_call_settings_set_budget_ms(struct a2a_call_settings *settings, uint64_t ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  An absolute deadline on the host's clock (the same scale as every `now_ms`), after
  which the call ends whatever the timeouts say (retries and resubscribes included).
@@ -5104,7 +5326,9 @@ a2a_result a2a_call_settings_set_budget_ms(struct a2a_call_settings *settings, u
  */
 a2a_result a2a_call_settings_set_deadline_ms(struct a2a_call_settings *settings,
                                              uint64_t deadline_ms);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  The `Idempotency-Key` sent with every attempt (UTF-8, copied); it lets a `SendMessage`
  whose request may have arrived be retried. `(NULL, 0)` clears it.
@@ -5114,7 +5338,9 @@ a2a_result a2a_call_settings_set_deadline_ms(struct a2a_call_settings *settings,
 a2a_result a2a_call_settings_set_idempotency_key(struct a2a_call_settings *settings,
                                                  const char *key,
                                                  size_t key_len);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  The W3C `traceparent` to send (copied; the same for every attempt); without one the
  machine makes a fresh one from the client's seed. `(NULL, 0)` clears it.
@@ -5125,7 +5351,9 @@ a2a_result a2a_call_settings_set_idempotency_key(struct a2a_call_settings *setti
 a2a_result a2a_call_settings_set_traceparent(struct a2a_call_settings *settings,
                                              const char *traceparent,
                                              size_t traceparent_len);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Appends a header sent with every request of the call (name and value UTF-8, copied).
  Reserved headers (`Content-Type`, `Host`, the A2A version header, ...) are refused when
@@ -5140,7 +5368,9 @@ a2a_result a2a_call_settings_add_header(struct a2a_call_settings *settings,
                                         size_t name_len,
                                         const char *value,
                                         size_t value_len);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  The messageId `a2a_call_new_text` sends (copied; reuse it to send the same message
  again); without one it draws a fresh one from the client's seed. `(NULL, 0)` clears it.
@@ -5150,7 +5380,9 @@ a2a_result a2a_call_settings_add_header(struct a2a_call_settings *settings,
 a2a_result a2a_call_settings_set_message_id(struct a2a_call_settings *settings,
                                             const char *message_id,
                                             size_t message_id_len);
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  The JSON-RPC id of the call's first request (later attempts get fresh ones): `kind` an
  `a2a_rpc_id_kind`: `A2A_RPC_ID_KIND_NUMBER` (`number`), `A2A_RPC_ID_KIND_STRING` (`text`,
@@ -5165,6 +5397,7 @@ a2a_result a2a_call_settings_set_rpc_id(struct a2a_call_settings *settings,
                                         int64_t number,
                                         const char *text,
                                         size_t text_len);
+#endif
 
 /*
  Builds a transport-channel outcome, for a binding whose HTTP driver is its own: the
@@ -5767,6 +6000,7 @@ struct a2a_str a2a_give_up_reason_to_str(uint32_t reason);
  */
 struct a2a_str a2a_result_describe(uint32_t code);
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  A new, empty request handle (reuse it for every request on a connection). `out`: a new
  handle the caller owns (free with `a2a_server_request_free`); written on success only.
@@ -5774,12 +6008,16 @@ struct a2a_str a2a_result_describe(uint32_t code);
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_server_request_new(struct a2a_server_request **out);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Frees a request handle. NULL is a no-op; must not be called twice.
  */
 void a2a_server_request_free(struct a2a_server_request *request);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Reads a JSON-RPC request (a POST body on the JSON-RPC interface) with its headers
  (UTF-8 names and values; pass `Host` too when `opts` sets `bound_addr`) under `*opts`
@@ -5799,7 +6037,9 @@ a2a_result a2a_server_parse_jsonrpc(struct a2a_server_request *request,
                                     const uint8_t *body,
                                     size_t body_len,
                                     const struct a2a_server_options *opts);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Reads an HTTP+JSON request: `verb` (`GET`, `POST`, ...), `target` (path and query
  relative to the interface URL, e.g. `/acme/tasks/t-1?historyLength=5`), headers and
@@ -5818,7 +6058,9 @@ a2a_result a2a_server_parse_rest(struct a2a_server_request *request,
                                  const uint8_t *body,
                                  size_t body_len,
                                  const struct a2a_server_options *opts);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  What the parsed request asks. Returns `A2A_OK`, or `A2A_NONE` when no request was
  parsed successfully. Views valid until the next mutating call.
@@ -5827,14 +6069,18 @@ a2a_result a2a_server_parse_rest(struct a2a_server_request *request,
  */
 a2a_result a2a_server_request_get_info(const struct a2a_server_request *request,
                                        struct a2a_server_request_info *out);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  The call's params as one JSON object in A2A 1.0 ProtoJSON (the same whatever version
  the request was spoken in; `{}` for methods without params). Absent when no request was
  parsed. Valid until the next mutating call.
  */
 struct a2a_bytes a2a_server_request_params(const struct a2a_server_request *request);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  The `index`-th extension URI the client asked for. Valid until the next mutating call.
 
@@ -5843,27 +6089,35 @@ struct a2a_bytes a2a_server_request_params(const struct a2a_server_request *requ
 a2a_result a2a_server_request_extension(const struct a2a_server_request *request,
                                         size_t index,
                                         struct a2a_str *out);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  The caller's W3C `traceparent` when it sent a valid one; absent otherwise or when no
  request was parsed. Valid until the next mutating call.
  */
 struct a2a_str a2a_server_request_traceparent(const struct a2a_server_request *request);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  The caller's `Idempotency-Key` (trimmed) when it sent a non-empty one: the same key means
  the same operation. Absent otherwise or when no request was parsed. Valid until the next
  mutating call.
  */
 struct a2a_str a2a_server_request_idempotency_key(const struct a2a_server_request *request);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  A human-readable message for the error of the most recent mutating call (the refusal
  message, or why a reply could not be written); absent when none. Valid until the next
  mutating call.
  */
 struct a2a_str a2a_server_request_last_error(const struct a2a_server_request *request);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  A new, empty response handle. `out`: a new handle the caller owns (free with
  `a2a_server_response_free`); written on success only.
@@ -5871,22 +6125,30 @@ struct a2a_str a2a_server_request_last_error(const struct a2a_server_request *re
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_server_response_new(struct a2a_server_response **out);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Frees a response handle. NULL is a no-op; must not be called twice.
  */
 void a2a_server_response_free(struct a2a_server_response *response);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  The HTTP status (0 when the handle holds no response or is NULL).
  */
 uint16_t a2a_server_response_status(const struct a2a_server_response *response);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Number of headers (0 when the handle holds no response).
  */
 size_t a2a_server_response_header_count(const struct a2a_server_response *response);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  The `index`-th header. Views valid until the next mutating call; written on success.
 
@@ -5896,13 +6158,17 @@ a2a_result a2a_server_response_header(const struct a2a_server_response *response
                                       size_t index,
                                       struct a2a_str *name,
                                       struct a2a_str *value);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  The body bytes; absent when the handle holds no response. Valid until the next
  mutating call.
  */
 struct a2a_bytes a2a_server_response_body(const struct a2a_server_response *response);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  What the response answered (channel, tally code, method). Returns `A2A_OK`, or
  `A2A_NONE` when the handle holds no response.
@@ -5911,7 +6177,9 @@ struct a2a_bytes a2a_server_response_body(const struct a2a_server_response *resp
  */
 a2a_result a2a_server_response_served(const struct a2a_server_response *response,
                                       struct a2a_served *out);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Writes the error response answering a refused request into `*response` (JSON-RPC
  errors are HTTP 200; HTTP+JSON errors carry the mapped status). Returns `A2A_OK`, or
@@ -5921,7 +6189,9 @@ a2a_result a2a_server_response_served(const struct a2a_server_response *response
  */
 a2a_result a2a_server_refusal_response(const struct a2a_server_request *request,
                                        struct a2a_server_response *response);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  The success response to the parsed request: `reply_json` is the method's result in A2A
  1.0 ProtoJSON (SendMessage: `{"task":...}` or `{"message":...}`; GetTask/CancelTask: a
@@ -5938,7 +6208,9 @@ a2a_result a2a_server_result_response(struct a2a_server_request *request,
                                       const uint8_t *reply_json,
                                       size_t reply_json_len,
                                       struct a2a_server_response *response);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  The error response to a request that was read fine but failed in the handler:
  `error_name` is a protocol-channel `a2a_error_name` (others become Internal), `message`
@@ -5952,7 +6224,9 @@ a2a_result a2a_server_error_response(const struct a2a_server_request *request,
                                      const char *message,
                                      size_t message_len,
                                      struct a2a_server_response *response);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Appends to `out` the SSE frame of one stream event for the parsed (streaming) request:
  `event_json` is a StreamResponse in A2A 1.0 ProtoJSON (`{"task":...}`,
@@ -5967,7 +6241,9 @@ a2a_result a2a_server_event_frame(const struct a2a_server_request *request,
                                   const uint8_t *event_json,
                                   size_t event_json_len,
                                   struct a2a_buffer *out);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Appends to `out` the frame of an error after the stream started (`error_name`,
  `message` as for `a2a_server_error_response`).
@@ -5980,7 +6256,9 @@ a2a_result a2a_server_error_frame(const struct a2a_server_request *request,
                                   const char *message,
                                   size_t message_len,
                                   struct a2a_buffer *out);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Appends to `out` the frame of the final FAILED status update of a task, with the
  ADK-style text `Agent execution failed. (error_id: <id>)` (then `: <debug_detail>` when
@@ -6003,7 +6281,9 @@ a2a_result a2a_server_failed_frame(const struct a2a_server_request *request,
                                    const char *debug_detail,
                                    size_t debug_detail_len,
                                    struct a2a_buffer *out);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Appends to `out` the ADK-style FAILED text `Agent execution failed. (error_id: <id>)`
  (then `: <debug_detail>` when given), for servers writing their own task JSON.
@@ -6015,7 +6295,9 @@ a2a_result a2a_server_failure_text(const char *error_id,
                                    const char *debug_detail,
                                    size_t debug_detail_len,
                                    struct a2a_buffer *out);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Writes the 12-hex error id of 6 caller-supplied random bytes (`random`: 6 readable
  bytes; the library has no random source) to `out` (12 writable bytes, not
@@ -6024,7 +6306,9 @@ a2a_result a2a_server_failure_text(const char *error_id,
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_server_error_id_from_random(const uint8_t *random, uint8_t *out);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  The `index`-th header a streaming response starts with (`Content-Type:
  text/event-stream`, no caching, no proxy buffering), static text. Returns `A2A_OK`, or
@@ -6033,7 +6317,9 @@ a2a_result a2a_server_error_id_from_random(const uint8_t *random, uint8_t *out);
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_server_stream_header(size_t index, struct a2a_str *name, struct a2a_str *value);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  The keep-alive schedule of a quiet stream (sans-IO, like the core's `KeepAlive`): whether
  a `: keep-alive` comment ([`a2a_server_keepalive_comment`]) is due at `now_ms`, given the
@@ -6047,12 +6333,15 @@ bool a2a_server_keepalive_due(uint64_t interval_ms,
                               uint64_t now_ms,
                               uint64_t last_write_ms,
                               uint64_t *wait_ms);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  The keep-alive comment to write on a quiet stream (an SSE comment line and a blank line).
  Static bytes, valid for the life of the program.
  */
 struct a2a_bytes a2a_server_keepalive_comment(void);
+#endif
 
 /*
  Appends the stable hint `[retryable=<r>; key=value; ...]` to `out`: `retryable` NULL for

@@ -118,7 +118,7 @@ pub(crate) fn message_parts(
 }
 
 /// Renders an optional answer for an outcome handle.
-#[cfg(feature = "driver")]
+#[cfg(feature = "client")]
 pub(crate) fn render(r: Option<&a2a::model::SendResponse<'_>>) -> Option<String> {
     r.map(a2a::answer::to_json_string)
 }

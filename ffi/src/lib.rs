@@ -46,13 +46,16 @@ pub mod driver_raw;
 pub mod classify;
 pub mod handle;
 pub mod http1;
+#[cfg(feature = "client")]
 pub mod machine;
+#[cfg(feature = "client")]
 pub mod machine_config;
 pub mod outcome;
 pub mod panic;
 pub mod request;
 pub mod resilience;
 pub mod result;
+#[cfg(feature = "server")]
 pub mod server;
 pub mod server_hooks;
 pub mod sse;

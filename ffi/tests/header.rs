@@ -257,3 +257,70 @@ fn no_function_is_named_like_a_type() {
         );
     }
 }
+
+/// The tier (`A2A_FEATURE_*` guard) each function of the header is declared under, from
+/// the innermost `#if defined(A2A_FEATURE_...)` around its declaration.
+fn declared_tiers(header: &str) -> Vec<(String, Option<String>)> {
+    let mut stack: Vec<Option<String>> = Vec::new();
+    let mut out = Vec::new();
+    for line in header.lines() {
+        let l = line.trim_start();
+        if let Some(cond) = l.strip_prefix("#if") {
+            let tier = cond
+                .trim()
+                .strip_prefix("defined(A2A_FEATURE_")
+                .and_then(|r| r.strip_suffix(')'))
+                .map(str::to_owned);
+            stack.push(tier);
+        } else if l.starts_with("#endif") {
+            stack.pop();
+        } else if let [name] = declared_functions(line).as_slice() {
+            let tier = stack.iter().rev().find_map(Clone::clone);
+            out.push((name.clone(), tier));
+        }
+    }
+    out
+}
+
+/// The tier a source module's functions belong to (its feature in `ffi/src/lib.rs`).
+fn module_tier(file: &str) -> Option<&'static str> {
+    match file {
+        "driver.rs" | "driver_raw.rs" => Some("DRIVER"),
+        "machine.rs" | "machine_config.rs" => Some("CLIENT"),
+        "server.rs" => Some("SERVER"),
+        _ => None,
+    }
+}
+
+#[test]
+fn each_function_is_declared_in_the_tier_of_its_feature() {
+    let header = std::fs::read_to_string(header_path()).expect("header exists");
+    assert!(
+        header.contains("#if !defined(A2A_FEATURES_EXPLICIT)"),
+        "the header defines the default build's tiers"
+    );
+    let mut want = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(crate_dir().join("src")).unwrap() {
+        let path = entry.unwrap().path();
+        let file = path.file_name().unwrap().to_str().unwrap().to_owned();
+        let src = std::fs::read_to_string(&path).unwrap();
+        for l in src.lines() {
+            if let Some(rest) = l.trim_start().strip_prefix("pub extern \"C\" fn ") {
+                let name = rest.split('(').next().unwrap().to_owned();
+                want.insert(name, module_tier(&file).map(str::to_owned));
+            }
+        }
+    }
+    let got = declared_tiers(&header);
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "header and sources declare the same functions"
+    );
+    let mut tiered = 0;
+    for (name, tier) in got {
+        assert_eq!(Some(&tier), want.get(&name), "{name}");
+        tiered += usize::from(tier.is_some());
+    }
+    assert!(tiered > 50, "only {tiered} functions are in a tier");
+}

@@ -7,7 +7,8 @@
 # each with zero findings (tests/c/test_concurrency.c's pthreads included: a free under a
 # call in flight is a use-after-free the sanitizer and valgrind report); checks that every
 # function the header declares is called by the
-# tests; and builds and runs the C example in examples/c/.
+# tests; that the header compiles for each tier set; and builds and runs the C example in
+# examples/c/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -99,6 +100,17 @@ if [ ${#missing[@]} -ne 0 ]; then
   exit 1
 fi
 echo "--- coverage: all $(echo "$declared" | wc -w) header functions are called by tests/c"
+
+# The header's tiers: with A2A_FEATURES_EXPLICIT it compiles for every build's feature set
+# (the core alone, + client, + server, + client and driver, all).
+for tiers in "" "-DA2A_FEATURE_CLIENT" "-DA2A_FEATURE_SERVER" "-DA2A_FEATURE_CLIENT -DA2A_FEATURE_DRIVER" \
+  "-DA2A_FEATURE_CLIENT -DA2A_FEATURE_SERVER -DA2A_FEATURE_DRIVER"; do
+  # shellcheck disable=SC2086 # the flags split on purpose
+  printf '#include "a2a_core.h"\nint main(void) { return a2a_version().len == 0; }\n' \
+    | cc -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -DA2A_FEATURES_EXPLICIT $tiers -x c - -fsyntax-only \
+    || { echo "FAILED: the header does not compile with -DA2A_FEATURES_EXPLICIT $tiers"; exit 1; }
+done
+echo "--- header tiers: compiles for the core alone and each feature set"
 
 # The example program, built exactly as ffi/README.md documents.
 if [ -d examples/c ]; then

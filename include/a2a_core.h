@@ -1856,7 +1856,7 @@ typedef struct a2a_call_settings a2a_call_settings;
  */
 typedef struct a2a_card a2a_card;
 
-#if defined(A2A_FEATURE_DRIVER)
+#if defined(A2A_FEATURE_SERVER)
 /*
  An agent card being built: create it with `a2a_card_builder_new`, add interfaces (and
  skills, capabilities, modes), then `a2a_card_builder_build`.
@@ -1870,7 +1870,9 @@ typedef struct a2a_card a2a_card;
  Threading: `Send`, not thread-safe.
  */
 typedef struct a2a_card_builder a2a_card_builder;
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  A blocking A2A client (connection pool, resolved target, hooks).
 
@@ -2450,6 +2452,7 @@ typedef struct a2a_card_credential {
   size_t scope_count;
 } a2a_card_credential;
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  One skill of the card, read during `a2a_card_builder_add_skill` only (everything is
  copied). Views are UTF-8; `tags` and `examples` are arrays of views, `(NULL, 0)` for none.
@@ -2484,6 +2487,7 @@ typedef struct a2a_card_skill {
    */
   size_t examples_len;
 } a2a_card_skill;
+#endif
 
 /*
  The configuration of a circuit breaker. Get the defaults with
@@ -4088,7 +4092,7 @@ a2a_result a2a_card_credential_scope(const struct a2a_card *card,
  */
 struct a2a_str a2a_card_last_error(const struct a2a_card *card);
 
-#if defined(A2A_FEATURE_DRIVER)
+#if defined(A2A_FEATURE_SERVER)
 /*
  A new card builder for the agent `name`, its `description` and its own `version`
  (UTF-8, read during the call only), with text/plain input and output modes, no
@@ -4105,12 +4109,16 @@ a2a_result a2a_card_builder_new(const char *name,
                                 const char *version,
                                 size_t version_len,
                                 struct a2a_card_builder **out);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Frees a card builder. NULL is a no-op; must not be called twice.
  */
 void a2a_card_builder_free(struct a2a_card_builder *builder);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Adds an interface: an absolute http(s) `url` (UTF-8, copied), the protocol `version`
  (`a2a_protocol_version`) and `binding` (`a2a_binding`) spoken there. The first added is
@@ -4124,7 +4132,9 @@ a2a_result a2a_card_builder_add_interface(struct a2a_card_builder *builder,
                                           size_t url_len,
                                           uint32_t version,
                                           uint32_t binding);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Sets `capabilities.streaming` and `capabilities.pushNotifications` (both false until set).
 
@@ -4133,7 +4143,9 @@ a2a_result a2a_card_builder_add_interface(struct a2a_card_builder *builder,
 a2a_result a2a_card_builder_set_capabilities(struct a2a_card_builder *builder,
                                              bool streaming,
                                              bool push_notifications);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Replaces the default input and output media types (`text/plain` both) with the given
  arrays of UTF-8 views (copied; `(NULL, 0)` for an empty list).
@@ -4146,7 +4158,9 @@ a2a_result a2a_card_builder_set_modes(struct a2a_card_builder *builder,
                                       size_t input_len,
                                       const struct a2a_str *output,
                                       size_t output_len);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Adds a skill (`*skill` and everything it points to is read during the call only).
 
@@ -4156,7 +4170,9 @@ a2a_result a2a_card_builder_set_modes(struct a2a_card_builder *builder,
  */
 a2a_result a2a_card_builder_add_skill(struct a2a_card_builder *builder,
                                       const struct a2a_card_skill *skill);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Appends the card as compact JSON to `out` (serve it at `/.well-known/agent-card.json`):
  the 1.0 `supportedInterfaces` in the order added, and, when an interface speaks 0.3, the
@@ -4168,7 +4184,9 @@ a2a_result a2a_card_builder_add_skill(struct a2a_card_builder *builder,
  URL: the reason in `a2a_buffer_last_error(out)`, nothing appended).
  */
 a2a_result a2a_card_builder_build(const struct a2a_card_builder *builder, struct a2a_buffer *out);
+#endif
 
+#if defined(A2A_FEATURE_DRIVER)
 /*
  Sets header `name` to `value` (UTF-8, copied), replacing any header of that name.
 
@@ -6343,6 +6361,7 @@ bool a2a_server_keepalive_due(uint64_t interval_ms,
 struct a2a_bytes a2a_server_keepalive_comment(void);
 #endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Appends the stable hint `[retryable=<r>; key=value; ...]` to `out`: `retryable` NULL for
  none (else it comes first), then `pairs` (`a2a_header`s used as key/value, UTF-8, read
@@ -6356,7 +6375,9 @@ a2a_result a2a_server_hint_text(const bool *retryable,
                                 const struct a2a_header *pairs,
                                 size_t pairs_len,
                                 struct a2a_buffer *out);
+#endif
 
+#if defined(A2A_FEATURE_SERVER)
 /*
  Appends to `out` the CANCELED `TaskStatus` (A2A 1.0 ProtoJSON, the canonical form that
  `a2a_server_result_response` and `a2a_server_event_frame` read) of a request refused
@@ -6376,6 +6397,7 @@ a2a_result a2a_server_admission_status(const char *task_id,
                                        const char *reason,
                                        size_t reason_len,
                                        struct a2a_buffer *out);
+#endif
 
 /*
  A new decoder with explicit limits and end-of-stream rule (the core's defaults: 16 MiB

@@ -37,6 +37,7 @@ compile_error!(
 pub mod answer;
 pub mod buffer;
 pub mod card;
+#[cfg(feature = "server")]
 pub mod card_builder;
 #[cfg(feature = "driver")]
 pub mod driver;
@@ -57,6 +58,7 @@ pub mod resilience;
 pub mod result;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
 pub mod server_hooks;
 pub mod sse;
 pub mod stream;

@@ -287,7 +287,7 @@ fn module_tier(file: &str) -> Option<&'static str> {
     match file {
         "driver.rs" | "driver_raw.rs" => Some("DRIVER"),
         "machine.rs" | "machine_config.rs" => Some("CLIENT"),
-        "server.rs" => Some("SERVER"),
+        "server.rs" | "card_builder.rs" | "server_hooks.rs" => Some("SERVER"),
         _ => None,
     }
 }

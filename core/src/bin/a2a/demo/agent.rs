@@ -98,7 +98,11 @@ impl Agent {
             log: Mutex::new(Vec::new()),
             store: Store::default(),
             tally: Mutex::new(Tally::default()),
-            card: cards(&base, options.bearer_token.is_some(), options.signer.as_deref())?,
+            card: cards(
+                &base,
+                options.bearer_token.is_some(),
+                options.signer.as_deref(),
+            )?,
             bearer_token: options.bearer_token.clone(),
             worker: Mutex::new(jobs),
         });

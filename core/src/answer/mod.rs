@@ -235,6 +235,7 @@ pub(crate) fn read_result_once<'a>(
 }
 
 /// [`read_event`] from the tape of `data` when there is one (see [`read_result_once`]).
+#[cfg(feature = "client")]
 pub(crate) fn read_event_once<'a>(
     tape: Option<&crate::tape::Tape<'a>>,
     data: &'a [u8],

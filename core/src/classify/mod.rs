@@ -194,6 +194,7 @@ pub fn classify(info: &ResponseInfo<'_>) -> Outcome {
 /// [`classify`], reading the body from a tape made of it when there is one (one pass over
 /// the body shared with the answer reader). A body the tape refused, or whose union object
 /// the tape cannot give, is scanned by serde_json as [`classify`] does, for its exact error.
+#[cfg(feature = "model")]
 pub(crate) fn classify_tape(
     info: &ResponseInfo<'_>,
     tape: Option<&crate::tape::Tape<'_>>,

@@ -125,6 +125,23 @@ fn message(form: Form) -> BoxedStrategy<Message<'static>> {
         .boxed()
 }
 
+/// An RFC 3339 timestamp (UTC or with an offset, with or without a fraction).
+fn timestamp() -> impl Strategy<Value = String> {
+    (
+        (1970..2100u32, 1..=12u32, 1..=28u32),
+        (0..24u32, 0..60u32, 0..60u32),
+        prop::option::of(0..1000u32),
+        prop_oneof![
+            Just("Z".to_owned()),
+            (0..14u32, 0..60u32).prop_map(|(h, m)| format!("+{h:02}:{m:02}"))
+        ],
+    )
+        .prop_map(|((y, mo, d), (h, mi, s), frac, zone)| {
+            let frac = frac.map(|f| format!(".{f:03}")).unwrap_or_default();
+            format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}{frac}{zone}")
+        })
+}
+
 fn state() -> impl Strategy<Value = TaskState> {
     prop_oneof![
         Just(TaskState::Submitted),
@@ -508,13 +525,15 @@ fn call_strategy()
                         metadata,
                     })
                 });
+            // Only what a server accepts (core/src/server/request.rs): a real state and an
+            // RFC 3339 timestamp; the refusals have their own tests in core/tests/server.rs.
             let list_tasks = (
                 prop::option::of(id()),
-                prop::option::of(state()),
+                prop::option::of(state().prop_filter("a real state", |s| *s != TaskState::Unknown)),
                 prop::option::of(1..=100i32),
                 prop::option::of(id()),
                 prop::option::of(0..10i32),
-                prop::option::of(text()),
+                prop::option::of(timestamp()),
                 prop::option::of(any::<bool>()),
             )
                 .prop_map(
@@ -533,7 +552,7 @@ fn call_strategy()
                             page_size,
                             page_token,
                             history_length,
-                            status_timestamp_after,
+                            status_timestamp_after: status_timestamp_after.map(Cow::Owned),
                             include_artifacts,
                         })
                     },

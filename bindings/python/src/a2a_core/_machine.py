@@ -103,6 +103,7 @@ class Event(Structure):
         ('interface_url', Str),
         ('interface_version', c_uint32),
         ('interface_binding', c_uint32),
+        ('answer_text', Str),
     ]
 
 

@@ -155,6 +155,7 @@ _decl('a2a_call_settings_set_deadline_ms', c_uint32, vp, c_uint64)
 for _name in ('idempotency_key', 'traceparent', 'message_id'):
     _decl(f'a2a_call_settings_set_{_name}', c_uint32, vp, u8p, c_size_t)
 _decl('a2a_call_settings_add_header', c_uint32, vp, u8p, c_size_t, u8p, c_size_t)
+_decl('a2a_call_settings_set_rpc_id', c_uint32, vp, c_uint32, ctypes.c_int64, u8p, c_size_t)
 
 
 # --- owned handles -------------------------------------------------------------------------

@@ -275,6 +275,14 @@ fn jsonrpc_refusals() {
             -32602,
             json!(12),
         ),
+        // A part naming a kind no version defines (with the pre-0.3 `type` key): refused,
+        // not read as its text.
+        (
+            &[],
+            r#"{"jsonrpc":"2.0","id":13,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"type":"unsupported_type","text":"x"}]}}}"#,
+            -32602,
+            json!(13),
+        ),
         (
             V1,
             r#"{"jsonrpc":"2.0","id":14,"method":"SendMessage","params":{}}"#,
@@ -411,6 +419,13 @@ fn jsonrpc_accepts_what_peers_send() {
         (
             &[],
             r#"{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"messageId":"m","role":"user","parts":[{"kind":"text","text":"hi"}]}}}"#,
+            Method::SendMessage,
+            ProtocolVersion::V0_3,
+        ),
+        // The pre-0.3 `type` key naming a kind that matches the content.
+        (
+            &[],
+            r#"{"jsonrpc":"2.0","id":2,"method":"message/send","params":{"message":{"messageId":"m","role":"user","parts":[{"type":"text","text":"hi"},{"type":"data","data":{}}]}}}"#,
             Method::SendMessage,
             ProtocolVersion::V0_3,
         ),

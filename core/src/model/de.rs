@@ -169,6 +169,10 @@ struct FileIn<'a> {
 struct PartIn<'a> {
     #[serde(borrow)]
     kind: Option<Str<'a>>,
+    /// The pre-0.3 name of `kind`; read as it when `kind` is absent, so a part naming a
+    /// kind this reader does not know is refused rather than read as its text.
+    #[serde(borrow, rename = "type")]
+    legacy_kind: Option<Str<'a>>,
     #[serde(borrow)]
     text: Option<Str<'a>>,
     #[serde(borrow)]
@@ -244,7 +248,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Part<'a> {
         } else {
             unreachable!("counted above")
         };
-        if let Some(kind) = p.kind {
+        if let Some(kind) = p.kind.or(p.legacy_kind) {
             let ok = match &*kind.0 {
                 "text" => matches!(content, PartContent::Text(_)),
                 "file" => matches!(content, PartContent::Bytes(_) | PartContent::Url(_)),

@@ -107,7 +107,8 @@ options:
 ";
 
 /// `a2a demo --help`.
-const HELP_DEMO: &str = "usage: a2a demo [--serve [--port N] [--sign-card PEM [--card-kid ID]]]
+const HELP_DEMO: &str =
+    "usage: a2a demo [--serve [--port N] [--bearer-token T] [--sign-card PEM [--card-kid ID]]]
 
 Runs an embedded agent on the loopback interface and shows, step by step, what the driver
 does with it (retries, streams, failures). Sends nothing off this machine.
@@ -116,6 +117,8 @@ options:
   --serve      keep the embedded agent running on 127.0.0.1 instead: prints READY <url>,
                lists the words it answers on standard error, exits 0 on SIGTERM
   --port N     the port for --serve (default 0: a free one)
+  --bearer-token T  declare an HTTP bearer scheme on the card, require `Authorization:
+               Bearer T` on every call and serve the extended card to it
   --sign-card PEM   sign the served card with this private key (see `a2a card sign`)
   --card-kid ID     the signature's kid (default demo)
   -h, --help   this help

@@ -886,3 +886,93 @@ fn an_unusable_breaker_configuration_fails_every_call_unsent_and_counts_it() {
     assert_eq!(c.breaker_state(), None);
     assert_eq!(c.tally().total(), 2);
 }
+
+#[test]
+fn wait_task_returns_a_settled_task_after_one_poll() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let r = c.wait_task(
+        "t-1",
+        a2a_core::client::WaitConfig::default(),
+        &CallOptions::default(),
+    );
+    assert_eq!(r.outcome.state, Some(TaskState::Completed));
+    assert_eq!(fs.counters("ok")["gets"], 1);
+}
+
+#[test]
+fn wait_task_polls_a_working_task_until_its_deadline_then_names_its_state() {
+    let _t = timing_lock();
+    let fs = FaultServer::start();
+    let c = client(&fs, "working");
+    let wait = a2a_core::client::WaitConfig {
+        first_interval: a2a_core::time::Millis(50),
+        max_interval: a2a_core::time::Millis(100),
+        max_time: a2a_core::time::Millis(1_000),
+    };
+    let started = Instant::now();
+    let r = c.wait_task("t-9", wait, &CallOptions::default());
+    let took = started.elapsed();
+    assert_eq!(r.outcome.channel, Channel::Transport);
+    assert_eq!(r.outcome.error, Some(ErrorName::Timeout));
+    assert_eq!(r.outcome.state, Some(TaskState::Working));
+    assert_eq!(r.outcome.retry, RetryAdvice::Poll);
+    assert!(
+        r.outcome
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("still working"),
+        "{:?}",
+        r.outcome.message
+    );
+    // The whole second is used (a last poll just before it), and no poll starts after it.
+    assert_between(
+        took,
+        Duration::from_millis(700),
+        Duration::from_millis(3_000),
+        "wait",
+    );
+    let gets = fs.counters("working")["gets"].as_u64().unwrap();
+    assert!((5..=20).contains(&gets), "{gets} polls");
+    // The answer of the last poll is kept beside the timeout.
+    assert!(r.answer.is_some());
+
+    // --max-time (an absolute deadline) shortens the wait.
+    let started = Instant::now();
+    let opts = CallOptions {
+        deadline: Some(started + Duration::from_millis(400)),
+        ..CallOptions::default()
+    };
+    let r = c.wait_task("t-9", wait, &opts);
+    assert_eq!(r.outcome.error, Some(ErrorName::Timeout));
+    assert_between(
+        started.elapsed(),
+        Duration::from_millis(150),
+        Duration::from_millis(2_000),
+        "wait within --max-time",
+    );
+}
+
+#[test]
+fn a_send_that_returns_immediately_asks_for_it_on_the_wire() {
+    let fs = FaultServer::start();
+    let c = client(&fs, "ok");
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let keep = std::sync::Arc::clone(&seen);
+    c.add_interceptor(
+        move |_: &a2a_core::driver::RequestContext<'_>, req: &mut a2a_core::driver::HttpRequest| {
+            keep.lock().unwrap().extend_from_slice(&req.body);
+        },
+    );
+    let r = c.send_text(
+        "hello",
+        &CallOptions {
+            return_immediately: true,
+            ..CallOptions::default()
+        },
+    );
+    assert!(r.outcome.is_success());
+    let body: serde_json::Value = serde_json::from_slice(&seen.lock().unwrap()).unwrap();
+    assert_eq!(body["params"]["configuration"]["blocking"], false, "{body}");
+}

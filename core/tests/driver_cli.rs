@@ -1325,3 +1325,54 @@ fn a_dot_segment_task_id_is_refused_before_anything_is_sent() {
         "no GET /tasks/.. went out"
     );
 }
+
+#[test]
+fn wait_polls_until_the_task_settles_or_the_max_time() {
+    let _t = timing_lock();
+    let fs = FaultServer::start();
+    let out = a2a(
+        &["get", &fs.agent("ok"), "task-1", "--wait", "--allow-http"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // A send answered with a settled task needs no polling.
+    let out = a2a(
+        &["send", &fs.agent("ok"), "hello", "--wait", "--allow-http"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "hello\n");
+    assert_eq!(fs.counters("ok")["gets"], 1, "only the get --wait polled");
+    let started = Instant::now();
+    let out = a2a(
+        &[
+            "get",
+            &fs.agent("working"),
+            "task-1",
+            "--wait",
+            "--poll-interval",
+            "0.1",
+            "--max-time",
+            "1",
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("still working"), "{}", stderr(&out));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(fs.counters("working")["gets"].as_u64().unwrap() >= 3);
+    let out = a2a(
+        &[
+            "send",
+            &fs.agent("ok"),
+            "x",
+            "--poll-interval",
+            "1",
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--poll-interval needs --wait"));
+}

@@ -25,7 +25,8 @@
 //!   create/get/list/delete, extended card: every [`Call`] the protocol answers with one
 //!   response). [`StreamCall`] is the machine of one stream, in the same shape (see
 //!   *Streams*).
-//!   [`TaskPages`] lists tasks page by page, one `UnaryCall` per page.
+//!   [`TaskPages`] lists tasks page by page, one `UnaryCall` per page; [`TaskWait`] waits
+//!   for a task to settle, one `GetTask` call per poll.
 //!
 //! # Method families (quinn-proto's naming)
 //! - **Construction**: [`UnaryCall::new`]`(state, call, options, now)`; `now` is the start
@@ -227,6 +228,7 @@ mod stream;
 mod stream_tests;
 #[cfg(test)]
 mod tests;
+mod wait;
 
 use std::collections::VecDeque;
 
@@ -235,6 +237,7 @@ pub use card::{CardEvent, CardFetch, CardOptions, ResolveError, ResolvedCard};
 pub use pages::{MAX_PAGES, PageError, TaskPages};
 pub use request::{HeaderHook, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure};
 pub use stream::{StreamCall, StreamConfig, StreamEvent, StreamResult};
+pub use wait::{TaskWait, WaitConfig, WaitStep};
 // The one copy of each rule, for the reference driver's raw exchanges (outside any machine).
 #[cfg(feature = "driver")]
 pub(crate) use common::total_deadline_outcome as max_time_outcome;

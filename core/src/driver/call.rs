@@ -41,6 +41,10 @@ pub struct CallOptions {
     /// An absolute total deadline for the whole call (a command's start plus its
     /// `--max-time`): as [`super::ClientConfig::max_time`], the earlier wins.
     pub deadline: Option<Instant>,
+    /// Send calls: ask the agent to answer at once with the task as it stands
+    /// (`returnImmediately` in 1.0, `blocking: false` in 0.3), then follow it with
+    /// [`Client::wait_task`]; `false` leaves it to the agent (which waits).
+    pub return_immediately: bool,
 }
 
 /// The result of one non-streaming call.
@@ -197,6 +201,48 @@ impl Client {
         )
     }
 
+    /// Waits for task `task_id` to settle: polls it with `GetTask` (each poll a full call
+    /// with `opts`: timeout, hooks, breaker) at the growing, bounded intervals of `wait`
+    /// (see [`client::TaskWait`]) until it reaches a terminal or interrupted state, a poll
+    /// fails in a way another would not change, or `wait.max_time` (or `opts.deadline`,
+    /// the earlier) passes. The result is the last poll's, except after the deadline: then
+    /// its outcome is `transport`/`Timeout` naming the task and its last state (advice
+    /// `poll`), with the last poll's answer kept. Blocks the calling thread.
+    pub fn wait_task(
+        &self,
+        task_id: &str,
+        wait: client::WaitConfig,
+        opts: &CallOptions,
+    ) -> CallResult {
+        let started = Instant::now();
+        let mut wait = wait;
+        if let Some(d) = opts.deadline {
+            let left = d.saturating_duration_since(started).as_millis() as u64;
+            wait.max_time = Millis(wait.max_time.0.min(left));
+        }
+        let mut plan = client::TaskWait::new(task_id, opts.history_length, wait, Millis(0));
+        let deadline = started + Duration::from_millis(plan.deadline().0);
+        let poll_opts = CallOptions {
+            deadline: Some(deadline),
+            ..opts.clone()
+        };
+        loop {
+            let mut r = self.call(&plan.poll_call(), &poll_opts);
+            let now = Millis(started.elapsed().as_millis() as u64);
+            match plan.read(&r.outcome, now) {
+                client::WaitStep::Done => return r,
+                client::WaitStep::GaveUp(o) => {
+                    r.outcome = *o;
+                    return r;
+                }
+                client::WaitStep::PollAt(at) => {
+                    let at = started + Duration::from_millis(at.0);
+                    std::thread::sleep(at.saturating_duration_since(Instant::now()));
+                }
+            }
+        }
+    }
+
     /// Lists tasks (`ListTasks`, protocol 1.0 only; a 0.3 target gets an `InvalidRequest`
     /// outcome without sending anything).
     pub fn list_tasks(
@@ -295,9 +341,10 @@ pub(crate) fn user_message<'a>(
 /// Send params for `message`, asking for `opts.history_length` history messages.
 pub(crate) fn send_params<'a>(message: Message<'a>, opts: &CallOptions) -> SendMessageParams<'a> {
     let mut p = SendMessageParams::new(message);
-    if let Some(n) = opts.history_length {
+    if opts.history_length.is_some() || opts.return_immediately {
         p.configuration = Some(params::SendConfiguration {
-            history_length: Some(n),
+            history_length: opts.history_length,
+            blocking: opts.return_immediately.then_some(false),
             ..params::SendConfiguration::default()
         });
     }

@@ -11,6 +11,7 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
+use a2a_core::client::WaitConfig;
 use a2a_core::driver::{
     CallOptions, CallResult, CardResolutionError, Client, ClientConfig, Correlation, HttpRequest,
     RequestContext, StreamCall, StreamEvent, StreamFinal, Target,
@@ -19,6 +20,7 @@ use a2a_core::envelope::check_header;
 use a2a_core::outcome::{Channel, Outcome, TaskState};
 use a2a_core::resilience::model_text;
 use a2a_core::stream::{StreamItem, StreamItemKind};
+use a2a_core::time::Millis;
 use a2a_core::version::{Binding, ProtocolVersion};
 use serde_json::Value;
 
@@ -233,7 +235,13 @@ fn common(args: &mut Args) -> Result<Common, String> {
 
 /// Runs one of the network subcommands (`command` is its name).
 pub fn run(command: &str, mut args: Args) -> i32 {
-    type Parsed = (Common, String, Option<String>, Option<Outgoing>);
+    type Parsed = (
+        Common,
+        String,
+        Option<String>,
+        Option<Outgoing>,
+        Option<WaitConfig>,
+    );
     #[cfg(feature = "trust")]
     let mut verify = None;
     let parsed = (|| -> Result<Parsed, String> {
@@ -252,6 +260,10 @@ pub fn run(command: &str, mut args: Args) -> i32 {
         let flags = sends
             .then(|| cmd_answer::outgoing_flags(&mut args, file_limit, file_deadline))
             .transpose()?;
+        let wait = match command {
+            "send" | "get" => wait_flags(&mut args)?,
+            _ => None,
+        };
         args.no_unknown_options()?;
         let url = args.positional("URL")?;
         check_url(&url)?;
@@ -271,9 +283,9 @@ pub fn run(command: &str, mut args: Args) -> i32 {
             Some(f) => Some(f.with_text(second.clone())?),
             None => None,
         };
-        Ok((c, url, second, outgoing))
+        Ok((c, url, second, outgoing, wait))
     })();
-    let (c, url, second, outgoing) = match parsed.and_then(|p| args.finish().map(|_| p)) {
+    let (c, url, second, outgoing, wait) = match parsed.and_then(|p| args.finish().map(|_| p)) {
         Ok(p) => p,
         Err(e) => return usage_error(command, &e),
     };
@@ -314,8 +326,21 @@ pub fn run(command: &str, mut args: Args) -> i32 {
             let verified = None;
             card(&c, &client, verified)
         }
-        "send" => unary(&c, &client, client.send_parts(parts, metadata, &c.opts)),
-        "get" => unary(&c, &client, client.get_task(&second, &c.opts)),
+        "send" => match wait {
+            None => unary(&c, &client, client.send_parts(parts, metadata, &c.opts)),
+            Some(wait) => {
+                let opts = CallOptions {
+                    return_immediately: true,
+                    ..c.opts.clone()
+                };
+                let sent = client.send_parts(parts, metadata, &opts);
+                unary(&c, &client, follow(&client, sent, wait, &c.opts))
+            }
+        },
+        "get" => match wait {
+            None => unary(&c, &client, client.get_task(&second, &c.opts)),
+            Some(wait) => unary(&c, &client, client.wait_task(&second, wait, &c.opts)),
+        },
         "cancel" => unary(&c, &client, client.cancel_task(&second, &c.opts)),
         "stream" => stream(&c, client.stream_parts(parts, metadata, &c.opts)),
         "resubscribe" => stream(&c, client.resubscribe(&second, &c.opts)),
@@ -323,6 +348,45 @@ pub fn run(command: &str, mut args: Args) -> i32 {
             eprintln!("a2a: unknown command {other:?}");
             EXIT_USAGE
         }
+    }
+}
+
+/// `--wait [--poll-interval S]`: how to wait for a task (`None` without `--wait`).
+fn wait_flags(args: &mut Args) -> Result<Option<WaitConfig>, String> {
+    let wait = args.flag("--wait");
+    let interval = seconds(args, "--poll-interval")?;
+    if !wait {
+        return match interval {
+            Some(_) => Err("--poll-interval needs --wait".to_owned()),
+            None => Ok(None),
+        };
+    }
+    let mut config = WaitConfig::default();
+    if let Some(i) = interval {
+        config.first_interval = Millis(i.as_millis() as u64);
+        config.max_interval = Millis(config.max_interval.0.max(config.first_interval.0));
+    }
+    Ok(Some(config))
+}
+
+/// After a send with `--wait`: a task the agent answered before it settled is followed
+/// with [`Client::wait_task`]; anything else (a message, a settled task, a failure) is the
+/// answer as it is.
+fn follow(client: &Client, sent: CallResult, wait: WaitConfig, opts: &CallOptions) -> CallResult {
+    let o = &sent.outcome;
+    let pending = o
+        .state
+        .is_some_and(|s| !s.is_terminal() && !s.is_interrupted());
+    match (&o.task_id, pending) {
+        (Some(task), true) => {
+            let state = o.state.map_or("unknown", |s| s.as_str());
+            eprintln!(
+                "a2a send: task {} is {state}; waiting for it to settle",
+                esc(task)
+            );
+            client.wait_task(task, wait, opts)
+        }
+        _ => sent,
     }
 }
 

@@ -181,6 +181,14 @@ message and answer options (send, stream; --history also get):
                               that cannot be saved is reported, the rest saved, exit 3
   --force                     overwrite existing regular files in --output-dir
 
+waiting (send, get):
+  --wait                      send: ask for an immediate answer (returnImmediately), then
+                              poll the task until it is terminal, input-required or
+                              auth-required; get: poll until then. Bounded by --max-time
+                              (default 10 minutes); at the limit exit 3, naming the state
+  --poll-interval S           the first delay between polls (default 0.5 s; each next one
+                              is 1.5 times longer, at most 5 s or S)
+
 URL is the agent's base URL or the URL of its card; a URL that does not parse or is not
 http(s) is a usage error (exit 2, nothing sent).
 ";

@@ -214,6 +214,7 @@
 //! - The C ABI on the machine: one handle for a [`ClientState`] and one per machine.
 //! - One parse per body (see *The answer*).
 
+mod affinity;
 mod call;
 mod card;
 mod common;

@@ -248,6 +248,9 @@ pub struct StreamCall {
     traceparent: String,
     idempotency_key: Option<String>,
     headers: Vec<(String, String)>,
+    /// Cookies the stream's responses set (`Set-Cookie`: a load balancer's affinity),
+    /// sent back on each resubscribe so it reaches the same replica.
+    affinity: super::affinity::Cookies,
     first_rpc_id: Option<crate::envelope::RpcId>,
     stream: StreamConfig,
     started: Millis,
@@ -308,6 +311,7 @@ impl StreamCall {
             traceparent,
             idempotency_key: options.idempotency_key,
             headers: options.headers,
+            affinity: super::affinity::Cookies::default(),
             first_rpc_id: options.rpc_id,
             stream,
             started: now,
@@ -416,13 +420,20 @@ impl StreamCall {
         } else {
             self.first_rpc_id.take()
         };
+        let replayed;
+        let headers = if resubscribe && !self.affinity.is_empty() {
+            replayed = self.affinity.add_to(&self.headers, &state.target.url);
+            &replayed
+        } else {
+            &self.headers
+        };
         let built = build_request(
             state,
             Outgoing {
                 call: &call,
                 traceparent: &self.traceparent,
                 idempotency_key: self.idempotency_key.as_deref(),
-                headers: &self.headers,
+                headers,
                 rpc_id,
                 attempt: id.0,
             },
@@ -526,6 +537,7 @@ impl StreamCall {
         let Phase::Head { sent, .. } = std::mem::replace(&mut self.phase, Phase::Ready) else {
             unreachable!("checked above")
         };
+        self.affinity.note(&headers);
         let content_type = headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))

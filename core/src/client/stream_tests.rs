@@ -937,3 +937,40 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_resubscribe_carries_the_affinity_cookie_the_stream_was_given() {
+    let mut st = state(ClientConfig::default());
+    let mut m = StreamCall::new(
+        &mut st,
+        streaming("hi"),
+        CallOptions {
+            headers: vec![("Cookie".to_owned(), "session=s1".to_owned())],
+            ..CallOptions::default()
+        },
+        config(2),
+        Millis(0),
+    );
+    let t1 = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    assert_eq!(t1.request.header("cookie"), Some("session=s1"));
+    let mut head = sse_head();
+    head.push((
+        "Set-Cookie".to_owned(),
+        "AWSALB=replica-3; Path=/; Secure; HttpOnly".to_owned(),
+    ));
+    m.handle_head(&mut st, t1.id, 200, head, Millis(10))
+        .unwrap();
+    m.handle_body(&mut st, t1.id, &event(&t1, task("submitted")), Millis(10))
+        .unwrap();
+    m.handle_end(&mut st, t1.id, Millis(20)).unwrap();
+    let _ = events(&mut m);
+    let t2 = m
+        .poll_transmit(&mut st, Millis(20))
+        .expect("the resubscribe");
+    assert_eq!(body_json(&t2)["method"], "tasks/resubscribe");
+    assert_eq!(
+        t2.request.header("cookie"),
+        Some("session=s1; AWSALB=replica-3"),
+        "the caller's cookie, then the replica's"
+    );
+}

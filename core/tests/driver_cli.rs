@@ -1376,3 +1376,49 @@ fn wait_polls_until_the_task_settles_or_the_max_time() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--poll-interval needs --wait"));
 }
+
+#[test]
+fn min_protocol_refuses_a_card_that_offers_only_older_versions() {
+    let fs = FaultServer::start();
+    // The fault server's card offers 0.3 only.
+    let out = a2a(
+        &[
+            "send",
+            &fs.agent("ok"),
+            "hi",
+            "--min-protocol",
+            "1.0",
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1.0"), "{}", stderr(&out));
+    assert_eq!(fs.counters("ok")["sends"], 0, "nothing sent in 0.3");
+    let out = a2a(
+        &[
+            "send",
+            &fs.agent("ok"),
+            "hi",
+            "--min-protocol",
+            "0.3",
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = a2a(
+        &[
+            "send",
+            &fs.agent("ok"),
+            "hi",
+            "--min-protocol",
+            "1.0",
+            "--protocol",
+            "0.3",
+            "--allow-http",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}

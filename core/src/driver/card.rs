@@ -112,6 +112,9 @@ impl Client {
         if let Some(v) = self.inner.config.protocol {
             p.versions = vec![v];
         }
+        if let Some(min) = self.inner.config.min_protocol {
+            p.versions.retain(|v| *v >= min);
+        }
         if let Some(b) = self.inner.config.binding {
             p.bindings = vec![b];
         }

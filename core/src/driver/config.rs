@@ -44,6 +44,10 @@ pub struct ClientConfig {
     pub allow_hosts: Vec<String>,
     /// Protocol version to use; `None` lets [`ClientConfig::prefer`] pick among the card's.
     pub protocol: Option<ProtocolVersion>,
+    /// The oldest protocol version accepted: a card that offers only older ones is
+    /// refused (a card resolution error naming what it offers), never silently used in an
+    /// older version. `None` accepts every version this core speaks.
+    pub min_protocol: Option<ProtocolVersion>,
     /// Binding to use; `None` lets [`ClientConfig::prefer`] pick among the card's.
     pub binding: Option<Binding>,
     /// Resolve the card on the first call instead of in [`super::Client::new`], so an
@@ -121,6 +125,7 @@ impl Default for ClientConfig {
             allow_http: false,
             allow_hosts: Vec::new(),
             protocol: None,
+            min_protocol: None,
             binding: None,
             defer_card_resolution: false,
             stream_resubscribe_attempts: 0,
@@ -153,6 +158,7 @@ impl std::fmt::Debug for ClientConfig {
             .field("allow_http", &self.allow_http)
             .field("allow_hosts", &self.allow_hosts)
             .field("protocol", &self.protocol)
+            .field("min_protocol", &self.min_protocol)
             .field("binding", &self.binding)
             .field("defer_card_resolution", &self.defer_card_resolution)
             .field(

@@ -74,6 +74,17 @@ fn common(args: &mut Args) -> Result<Common, String> {
             other => return Err(format!("--protocol: {other:?} (expected 0.3 or 1.0)")),
         });
     }
+    if let Some(p) = args.value("--min-protocol")? {
+        let min = match p.as_str() {
+            "0.3" => ProtocolVersion::V0_3,
+            "1.0" => ProtocolVersion::V1_0,
+            other => return Err(format!("--min-protocol: {other:?} (expected 0.3 or 1.0)")),
+        };
+        if config.protocol.is_some_and(|v| v < min) {
+            return Err("--protocol is older than --min-protocol".to_owned());
+        }
+        config.min_protocol = Some(min);
+    }
     if let Some(b) = args.value("--binding")? {
         config.binding = Some(match b.to_ascii_lowercase().as_str() {
             "jsonrpc" | "json-rpc" => Binding::JsonRpc,

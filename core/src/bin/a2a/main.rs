@@ -127,6 +127,8 @@ options:
 /// The options every network command takes, for their help.
 const NET_OPTIONS: &str = "options:
   --protocol 0.3|1.0          protocol version (default: the card's choice)
+  --min-protocol 0.3|1.0      never below this version: a card offering only older ones is
+                              refused (exit 3), not used in the older version
   --binding jsonrpc|http+json binding (default: the card's choice)
   --no-card                   URL is the interface itself, no card is fetched (needs --protocol)
   --connect-timeout S         connect timeout in seconds

@@ -567,7 +567,8 @@ func (s *AgentServer) dispatch(w http.ResponseWriter, hr *http.Request, req *Ser
 			}
 			s.answer(w)(req.ResultResponse(mustJSON(out)))
 		case MethodGetExtendedAgentCard:
-			return &ProtocolError{NameExtendedAgentCardNotConfigured, ""}
+			// The card declares no extendedAgentCard: UnsupportedOperation, as docs/serving.md §5 says.
+			return &ProtocolError{NameUnsupportedOperation, "this agent declares no extended agent card"}
 		default:
 			return &ProtocolError{NamePushNotificationNotSupported, ""}
 		}

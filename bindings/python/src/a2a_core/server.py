@@ -735,7 +735,9 @@ class A2AServer:
                                       f'{_tally_state(run.state)}: nothing to subscribe to')
                 await self._stream(req, send, receive, run, first={'task': copy.deepcopy(run.task)})
             elif method == Method.GET_EXTENDED_AGENT_CARD:
-                raise ServerError(ErrorName.EXTENDED_AGENT_CARD_NOT_CONFIGURED)
+                # The card declares no extendedAgentCard: UnsupportedOperation (docs/serving.md §5).
+                raise ServerError(ErrorName.UNSUPPORTED_OPERATION,
+                                  'this agent declares no extended agent card')
             else:
                 raise ServerError(ErrorName.PUSH_NOTIFICATION_NOT_SUPPORTED)
         except ServerError as e:

@@ -27,7 +27,8 @@ import pytest
 from conftest import REPO
 
 from a2a_core import Client, ClientStreamEnd, StreamItem
-from a2a_core.server import A2AServer, CardBuilder, Hint, Refused
+from a2a_core import ErrorName
+from a2a_core.server import A2AServer, CardBuilder, Hint, Refused, ServerError
 
 sys.path.insert(0, str(REPO / 'bindings' / 'python' / 'examples'))
 import serve  # noqa: E402  (the example server: its app() is the agent under test)
@@ -467,3 +468,32 @@ def test_a_handler_protocol_error_in_both_versions_and_bindings() -> None:
                 'totalSize'] == 0
     run(go())
     assert app.tally.count('example-agent', 'SendStreamingMessage', 'protocol', 'InvalidParams') == 2
+
+
+def test_a_server_error_before_the_first_event_answers_the_request() -> None:
+    async def handle(ctx: Any) -> Any:
+        async def events() -> Any:
+            if ctx.text == 'refuse':
+                raise ServerError(ErrorName.UNSUPPORTED_OPERATION, 'not now')
+            if ctx.text == 'broken':
+                raise RuntimeError('before the first event')
+            yield ctx.status('working')
+            raise ServerError(ErrorName.INVALID_PARAMS, 'too late')
+        return events()
+    app = A2AServer(handle, name='gen-agent')
+
+    async def go() -> None:
+        t = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=t, base_url='http://agent.test') as c:
+            r = (await c.post('/', json=rpc('SendMessage', msg10('refuse')), headers=V1)).json()
+            assert r['error']['code'] == -32004 and r['error']['message'] == 'not now'
+            r = await c.post('/', json=rpc('SendStreamingMessage', msg10('refuse')), headers=V1)
+            assert sse_data(r.text)[0]['error']['code'] == -32004
+            for text in ('broken', 'other'):  # a failure, and an error after an event: FAILED
+                r = (await c.post('/', json=rpc('SendMessage', msg10(text)), headers=V1)).json()
+                status = r['result']['task']['status']
+                assert status['state'] == 'TASK_STATE_FAILED', r
+                assert ERROR_ID.match(status['message']['parts'][0]['text'])
+            listed = (await c.post('/', json=rpc('ListTasks', {}), headers=V1)).json()['result']
+            assert listed['totalSize'] == 2
+    run(go())

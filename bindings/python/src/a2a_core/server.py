@@ -18,7 +18,9 @@ The agent is one async function, `handler(ctx: RequestContext)`, which returns
   server keeps (GetTask, CancelTask, ListTasks, SubscribeToTask reach it). The task starts
   SUBMITTED and ends COMPLETED unless the handler's last status says otherwise.
 
-A handler exception becomes the ADK-style FAILED status `Agent execution failed. (error_id:
+A `ServerError` raised by the handler, or by its iterator before the first event, answers
+the request with that protocol error instead (no task is kept). Any other handler exception
+becomes the ADK-style FAILED status `Agent execution failed. (error_id:
 <12 hex>)` with a fresh id, logged (with the exception) on the `a2a_core.server` logger and
 never sent unless `debug_detail=True`. `before_execute(ctx)` may refuse a request before it
 runs (raise `Refused(reason)`: an admission cancel, a CANCELED task marked as such);
@@ -896,8 +898,21 @@ class A2AServer:
             self._keep(run)
             await self._reply_task(req, send, receive, run, streaming)
             return
+        events = result.__aiter__()
+        try:  # a ServerError before the first event answers the request with that error
+            head: Event | None = await events.__anext__()
+        except StopAsyncIteration:
+            head = None
+        except ServerError:
+            raise
+        except Exception as e:  # the agent failed before its first event
+            await self._fail(ctx, run, e)
+            run.finish()
+            self._keep(run)
+            await self._reply_task(req, send, receive, run, streaming)
+            return
         self._keep(run)
-        run.job = asyncio.ensure_future(self._drive(ctx, run, result))
+        run.job = asyncio.ensure_future(self._drive(ctx, run, _prepend(head, events)))
         if streaming:
             await self._stream(req, send, receive, run, first={'task': copy.deepcopy(run.task)})
             return
@@ -1019,6 +1034,14 @@ class A2AServer:
             state = run.state if run is not None else (
                 ended.get('task', {}).get('status', {}).get('state', ''))
             self.tally.add(self.name, method, Channel.TASK, str(parse_task_state(state or 'unknown')))
+
+
+async def _prepend(head: Event | None, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+    """`head` (when there is one), then the rest of `events`."""
+    if head is not None:
+        yield head
+    async for ev in events:
+        yield ev
 
 
 def _word_method(req: _Request) -> str:

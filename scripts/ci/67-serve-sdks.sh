@@ -8,7 +8,8 @@
 #   - the Go SDK's 0.3 client (github.com/a2aproject/a2a-go v0.3.3, tests/go-sdk/cmd/serve-client),
 #   - the Go SDK's v2 client (a2a-go/v2 v2.3.1, tests/go-sdk-v2/cmd/serve-client) in 1.0 and in
 #     its a2av0 compat,
-# through send, stream, get (and of an unknown task) and cancel (tests/server-conformance/clients/);
+# through send, stream, get (and of an unknown task), cancel and a handler's InvalidParams on a
+# send and a stream (tests/server-conformance/clients/);
 # then the project's server conformance suite (tests/server-conformance) runs against each,
 # without the tests marked reference_agent (they need the reference agent's scripted words;
 # 62-conformance.sh runs the whole suite against `a2a demo --serve`). Every check must pass.

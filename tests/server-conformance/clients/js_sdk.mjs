@@ -3,7 +3,7 @@
 // SDK's ClientFactory and card resolver (given the card's URL), its JSON-RPC transport with
 // the legacy (0.3) compatibility on, as tests/conformance/clients/js_sdk.mjs makes it (a 1.0
 // card is spoken in 1.0 either way). Runs send, stream, get and cancel against an agent that
-// answers the binding example servers' words (`echo <text>`, `count <n>`, `slow <seconds>`).
+// answers the binding example servers' words (`echo <text>`, `count <n>`, `slow <seconds>`, `refuse <text>`: InvalidParams).
 // One line per check; exit status 1 when any failed.
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -64,6 +64,20 @@ try {
     check('get of an unknown task', false, got);
   } catch (e) {
     check('get of an unknown task', /not ?found/i.test(`${e?.name} ${e?.message}`), `${e?.name}: ${e?.message}`);
+  }
+
+  try {
+    const r = await c.sendMessage(request('refuse x'));
+    check('a refused send', false, r);
+  } catch (e) {
+    // The SDK's name for INVALID_PARAMS (-32602) is RequestMalformedError.
+    check('a refused send', /refused: x/.test(e?.message) && e?.name === 'RequestMalformedError',
+      `${e?.name}: ${e?.message} (${e?.code})`);
+  }
+  try {
+    for await (const ev of c.sendMessageStream(request('refuse x'))) check('a refused stream', false, ev);
+  } catch (e) {
+    check('a refused stream', /refused: x/.test(e?.message), `${e?.name}: ${e?.message} (${e?.code})`);
   }
 
   let id;

@@ -3,7 +3,7 @@
 interfaces, so that the SDK speaks its 0.3 compat transport; otherwise the SDK picks as it
 does for an application (`ClientFactory(ClientConfig(...)).create(card)`). Runs send,
 stream, get and cancel against an agent that answers the binding example servers' words
-(`echo <text>`, `count <n>`, `slow <seconds>`). One line per check; exit status 1 when any
+(`echo <text>`, `count <n>`, `slow <seconds>`, `refuse <text>`: InvalidParams). One line per check; exit status 1 when any
 failed."""
 
 from __future__ import annotations
@@ -76,6 +76,14 @@ async def main(url: str, version: str) -> int:
         except Exception as e:  # the SDK's error for -32001 / 404
             check(v, 'get of an unknown task', 'TaskNotFound' in type(e).__name__
                   or 'not found' in str(e).lower(), f'{type(e).__name__}: {e}')
+
+        for name, client in (('a refused send', blocking), ('a refused stream', streaming)):
+            try:
+                evs = [e async for e in client.send_message(request('refuse x'))]
+                check(v, name, False, evs)
+            except Exception as e:  # the handler's InvalidParams, as the SDK reads it
+                check(v, name, type(e).__name__ == 'InvalidParamsError' and 'refused: x' in str(e),
+                      f'{type(e).__name__}: {e}')
 
         tid, canceled, state = None, None, None
         async for e in streaming.send_message(request('slow 30')):

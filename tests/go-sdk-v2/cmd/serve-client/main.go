@@ -4,7 +4,7 @@
 // resolver and 1.0 transports), for 0.3 with its a2av0 compat (the 0.3 card parser and
 // JSON-RPC transport), as tests/go-sdk-v2/cmd/conformance-client does. Runs send, stream,
 // get and cancel against an agent that answers the binding example servers' words (`echo
-// <text>`, `count <n>`, `slow <seconds>`). One line per check; exit status 1 when any failed.
+// <text>`, `count <n>`, `slow <seconds>`, `refuse <text>`: InvalidParams). One line per check; exit status 1 when any failed.
 package main
 
 import (
@@ -103,6 +103,17 @@ func main() {
 	}
 	_, err = c.GetTask(ctx, &a2a.GetTaskRequest{ID: "no-such-task"})
 	check("get of an unknown task", errors.Is(err, a2a.ErrTaskNotFound), "%v", err)
+
+	_, err = c.SendMessage(ctx, msg("refuse x"))
+	check("a refused send", errors.Is(err, a2a.ErrInvalidParams) && strings.Contains(err.Error(), "refused: x"), "%v", err)
+	err = nil
+	for _, e := range c.SendStreamingMessage(ctx, msg("refuse x")) {
+		if e != nil {
+			err = e
+			break
+		}
+	}
+	check("a refused stream", errors.Is(err, a2a.ErrInvalidParams), "%v", err)
 
 	var id a2a.TaskID
 	var canceled *a2a.Task

@@ -2,7 +2,7 @@
 // v0.3.3) as an application uses it: `serve-client URL` resolves the card under URL, makes a
 // client from it (a2aclient.NewFromCard, the SDK's defaults) and runs send, stream, get and
 // cancel against an agent that answers the binding example servers' words (`echo <text>`,
-// `count <n>`, `slow <seconds>`). One line per check; exit status 1 when any failed.
+// `count <n>`, `slow <seconds>`, `refuse <text>`: InvalidParams). One line per check; exit status 1 when any failed.
 package main
 
 import (
@@ -93,6 +93,17 @@ func main() {
 	}
 	_, err = c.GetTask(ctx, &a2a.TaskQueryParams{ID: "no-such-task"})
 	check("get of an unknown task", errors.Is(err, a2a.ErrTaskNotFound), "%v", err)
+
+	_, err = c.SendMessage(ctx, msg("refuse x"))
+	check("a refused send", errors.Is(err, a2a.ErrInvalidParams), "%v", err) // v0.3 keeps only the kind
+	err = nil
+	for _, e := range c.SendStreamingMessage(ctx, msg("refuse x")) {
+		if e != nil {
+			err = e
+			break
+		}
+	}
+	check("a refused stream", errors.Is(err, a2a.ErrInvalidParams), "%v", err)
 
 	var id a2a.TaskID
 	var canceled *a2a.Task

@@ -9,8 +9,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,7 +25,9 @@ import (
 //
 // The agent is Handler: it answers with AgentContext.Reply (a message), or reports a task
 // with Status and Artifact (the task ends COMPLETED unless its last status says otherwise).
-// An error or panic becomes the ADK-style FAILED status with a fresh error_id, logged with
+// A *ProtocolError returned before anything was reported answers the request with that A2A
+// error (TaskNotFound, InvalidParams, UnsupportedOperation, ...) and keeps no task. Any
+// other error or panic becomes the ADK-style FAILED status with a fresh error_id, logged with
 // the cause and never sent unless DebugDetail is set. BeforeExecute refuses work by
 // returning a *Refused (an admission cancel, marked so); AfterExecute may return a Hint
 // appended to a FAILED text. Every answer is counted in Tally.
@@ -57,6 +62,24 @@ type AgentServer struct {
 type AgentSkill struct {
 	ID, Name, Description string
 	Tags                  []string
+}
+
+// ProtocolError is an A2A protocol error that answers a request instead of a result. A
+// Handler returns one (before it reports anything) to refuse the message with it; the core
+// writes it in the request's version and binding: a JSON-RPC error object (1.0 with its
+// ErrorInfo in data), or on HTTP+JSON the status the spec maps it to with a google.rpc.Status
+// body. A streaming JSON-RPC request gets it as the one event of an event stream (what the
+// SDK clients read).
+type ProtocolError struct {
+	Name    ErrorName // a protocol-channel name (others are sent as Internal)
+	Message string    // "" sends the standard message
+}
+
+func (e *ProtocolError) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("A2A protocol error %d", int(e.Name))
+	}
+	return e.Message
 }
 
 // Refused refuses a request before it runs (return it from BeforeExecute).
@@ -170,6 +193,26 @@ type agentRun struct {
 	done      bool
 	subs      map[chan event]struct{}
 	cancel    context.CancelFunc
+	// seq orders runs by their last status change (ListTasks: newest first; its page token);
+	// statusAt is when that was.
+	seq      uint64
+	statusAt time.Time
+	// refusal is the protocol error the handler answered with instead of a task.
+	refusal *ProtocolError
+	// prev is the run this message continues (restored when the handler refuses it).
+	prev *agentRun
+}
+
+// statusSeq numbers status changes across every server of the process (ListTasks' order).
+var statusSeq atomic.Uint64
+
+// stamp records a status change on r (r.mu held) and dates the status when it is not.
+func (r *agentRun) stamp(status map[string]any) {
+	r.seq = statusSeq.Add(1)
+	r.statusAt = time.Now()
+	if _, ok := status["timestamp"]; !ok {
+		status["timestamp"] = r.statusAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	}
 }
 
 var endOfRun = event{}
@@ -211,6 +254,11 @@ func (r *agentRun) publish(ev event) {
 	if r.done {
 		return
 	}
+	r.publishLocked(ev)
+}
+
+// publishLocked folds ev into the task and hands it to the subscribers (r.mu held).
+func (r *agentRun) publishLocked(ev event) {
 	if _, ok := ev["message"]; ok {
 		r.message = ev
 		r.broadcast(ev)
@@ -223,6 +271,7 @@ func (r *agentRun) publish(ev event) {
 	}
 	if u, ok := ev["statusUpdate"].(map[string]any); ok {
 		st := u["status"].(map[string]any)
+		r.stamp(st)
 		r.task["status"] = st
 		if m, ok := st["message"]; ok {
 			r.task["history"] = append(r.task["history"].([]any), m)
@@ -245,6 +294,29 @@ func (r *agentRun) publish(ev event) {
 		}
 	}
 	r.broadcast(deepCopy(ev))
+}
+
+// cancelNow sets the task CANCELED and ends the run, also when its handler already returned
+// (a task waiting in INPUT_REQUIRED or AUTH_REQUIRED).
+func (r *agentRun) cancelNow() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.publishLocked(r.statusUpdate("TASK_STATE_CANCELED", nil))
+	r.finishLocked()
+}
+
+// refuse ends a run that reported nothing with the handler's protocol error: subscribers
+// get an event carrying only that error, then the end.
+func (r *agentRun) refuse(pe *ProtocolError) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done || r.started || r.message != nil {
+		return false
+	}
+	r.refusal = pe
+	r.broadcast(event{"error": pe})
+	r.finishLocked()
+	return true
 }
 
 func (r *agentRun) finishLocked() {
@@ -429,20 +501,13 @@ func (s *AgentServer) write(w http.ResponseWriter, resp *ServerResponse, err err
 	writeWhole(w, resp.Status, resp.Headers, resp.Body)
 }
 
-type protoErr struct {
-	name ErrorName
-	msg  string
-}
-
-func (e *protoErr) Error() string { return e.msg }
-
 func (s *AgentServer) find(params map[string]any) (*agentRun, error) {
 	id, _ := params["id"].(string)
 	s.mu.Lock()
 	run := s.runs[id]
 	s.mu.Unlock()
 	if run == nil {
-		return nil, &protoErr{NameTaskNotFound, "no task " + id}
+		return nil, &ProtocolError{NameTaskNotFound, "no task " + id}
 	}
 	return run, nil
 }
@@ -468,12 +533,7 @@ func (s *AgentServer) dispatch(w http.ResponseWriter, hr *http.Request, req *Ser
 			run.mu.Lock()
 			t := deepCopy(run.task)
 			run.mu.Unlock()
-			if n, ok := params["historyLength"].(float64); ok {
-				h := t["history"].([]any)
-				if keep := int(max(n, 0)); len(h) > keep {
-					t["history"] = h[len(h)-keep:]
-				}
-			}
+			trimHistory(t, params)
 			s.answer(w)(req.ResultResponse(mustJSON(t)))
 		case MethodCancelTask:
 			run, err := s.find(params)
@@ -481,13 +541,12 @@ func (s *AgentServer) dispatch(w http.ResponseWriter, hr *http.Request, req *Ser
 				return err
 			}
 			if terminalStates[run.state()] {
-				return &protoErr{NameTaskNotCancelable, "task " + run.taskID + " already ended"}
+				return &ProtocolError{NameTaskNotCancelable, "task " + run.taskID + " already ended"}
 			}
 			if run.cancel != nil {
 				run.cancel()
 			}
-			run.publish(run.statusUpdate("TASK_STATE_CANCELED", nil))
-			run.finish()
+			run.cancelNow()
 			run.mu.Lock()
 			t := deepCopy(run.task)
 			run.mu.Unlock()
@@ -498,37 +557,144 @@ func (s *AgentServer) dispatch(w http.ResponseWriter, hr *http.Request, req *Ser
 				return err
 			}
 			if terminalStates[run.state()] {
-				return &protoErr{NameUnsupportedOperation, "task " + run.taskID + " already ended"}
+				return &ProtocolError{NameUnsupportedOperation, "task " + run.taskID + " already ended"}
 			}
 			s.stream(w, hr, req, run, run.subscribe(true))
 		case MethodListTasks:
-			ctxID, _ := params["contextId"].(string)
-			var tasks []any
-			s.mu.Lock()
-			for _, run := range s.runs {
-				run.mu.Lock()
-				if ctxID == "" || ctxID == run.contextID {
-					tasks = append(tasks, deepCopy(run.task))
-				}
-				run.mu.Unlock()
+			out, err := s.list(params)
+			if err != nil {
+				return err
 			}
-			s.mu.Unlock()
-			if tasks == nil {
-				tasks = []any{}
-			}
-			s.answer(w)(req.ResultResponse(mustJSON(map[string]any{"tasks": tasks, "nextPageToken": "",
-				"pageSize": len(tasks), "totalSize": len(tasks)})))
+			s.answer(w)(req.ResultResponse(mustJSON(out)))
 		case MethodGetExtendedAgentCard:
-			return &protoErr{NameExtendedAgentCardNotConfigured, ""}
+			// The card declares no extendedAgentCard: UnsupportedOperation, as docs/serving.md §5 says.
+			return &ProtocolError{NameUnsupportedOperation, "this agent declares no extended agent card"}
 		default:
-			return &protoErr{NamePushNotificationNotSupported, ""}
+			return &ProtocolError{NamePushNotificationNotSupported, ""}
 		}
 		return nil
 	}()
-	var pe *protoErr
+	var pe *ProtocolError
 	if errors.As(err, &pe) {
-		s.answer(w)(req.ErrorResponse(pe.name, pe.msg))
+		s.answerError(w, req, info, pe)
 	}
+}
+
+// answerError answers the request with a protocol error: on a streaming JSON-RPC request
+// (SendStreamingMessage, SubscribeToTask) as an event stream of that one error, as the
+// reference agent and the Python SDK do (the SDK clients read a stream there); otherwise as
+// the core's error response.
+func (s *AgentServer) answerError(w http.ResponseWriter, req *ServerRequest, info ServerRequestInfo, pe *ProtocolError) {
+	resp, err := req.ErrorResponse(pe.Name, pe.Message)
+	if err != nil || !info.Streaming || info.Binding != JSON_RPC {
+		s.write(w, resp, err)
+		return
+	}
+	frame, err := req.ErrorFrame(pe.Name, pe.Message)
+	if err != nil {
+		s.write(w, resp, nil)
+		return
+	}
+	_ = s.Tally.Add(s.Name, resp.Served.Method, resp.Served.Channel, resp.Served.Code, 1)
+	for _, h := range StreamHeaders() {
+		w.Header().Set(h.Name, h.Value)
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(frame)
+}
+
+// defaultPageSize is ListTasks' page size when the request names none (the spec's default).
+const defaultPageSize = 50
+
+// trimHistory keeps the last historyLength messages of task t (all when unset). The core
+// has refused a negative one.
+func trimHistory(t map[string]any, params map[string]any) {
+	n, ok := params["historyLength"].(float64)
+	if !ok {
+		return
+	}
+	h, _ := t["history"].([]any)
+	if keep := int(max(n, 0)); len(h) > keep {
+		t["history"] = h[len(h)-keep:]
+	}
+}
+
+// list answers ListTasks as the reference agent does: the filters (contextId, status,
+// statusTimestampAfter: status changed at or after it), newest status change first, pages of
+// pageSize (default 50; the core checked 1 to 100) whose nextPageToken is the last task's
+// position ("" on the last page; a token this server did not write is InvalidParams),
+// historyLength applied to every task, artifacts only with includeArtifacts.
+func (s *AgentServer) list(params map[string]any) (map[string]any, error) {
+	before := uint64(0)
+	if tok, _ := params["pageToken"].(string); tok != "" {
+		n, err := strconv.ParseUint(tok, 10, 64)
+		if err != nil || n == 0 {
+			return nil, &ProtocolError{NameInvalidParams, "Invalid params: pageToken is not a page token this agent wrote"}
+		}
+		before = n
+	}
+	var after time.Time
+	if ts, _ := params["statusTimestampAfter"].(string); ts != "" {
+		t, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil { // the core validated it; a form Go does not read is refused the same way
+			return nil, &ProtocolError{NameInvalidParams, "Invalid params: statusTimestampAfter is not an RFC 3339 timestamp"}
+		}
+		after = t
+	}
+	ctxID, _ := params["contextId"].(string)
+	status, _ := params["status"].(string)
+	if status != "" {
+		status = stateName(status)
+	}
+	size := defaultPageSize
+	if n, ok := params["pageSize"].(float64); ok && n >= 1 {
+		size = int(n)
+	}
+	withArtifacts, _ := params["includeArtifacts"].(bool)
+	type hit struct {
+		seq  uint64
+		task map[string]any
+	}
+	var hits []hit
+	s.mu.Lock()
+	for _, run := range s.runs {
+		run.mu.Lock()
+		st, _ := run.task["status"].(map[string]any)
+		state, _ := st["state"].(string)
+		if (ctxID == "" || ctxID == run.contextID) && (status == "" || status == state) &&
+			(after.IsZero() || !run.statusAt.Before(after)) && run.message == nil {
+			hits = append(hits, hit{run.seq, deepCopy(run.task)})
+		}
+		run.mu.Unlock()
+	}
+	s.mu.Unlock()
+	slices.SortFunc(hits, func(a, b hit) int {
+		switch {
+		case a.seq > b.seq:
+			return -1
+		case a.seq < b.seq:
+			return 1
+		}
+		return 0
+	})
+	tasks := []any{}
+	next, lastSeq := "", uint64(0)
+	for _, h := range hits {
+		if before != 0 && h.seq >= before {
+			continue
+		}
+		if len(tasks) == size { // one more matches: the next page starts after the last one
+			next = strconv.FormatUint(lastSeq, 10)
+			break
+		}
+		trimHistory(h.task, params)
+		if !withArtifacts {
+			delete(h.task, "artifacts")
+		}
+		tasks = append(tasks, h.task)
+		lastSeq = h.seq
+	}
+	return map[string]any{"tasks": tasks, "nextPageToken": next, "pageSize": len(tasks), "totalSize": len(hits)}, nil
 }
 
 func (s *AgentServer) send(w http.ResponseWriter, hr *http.Request, req *ServerRequest, info ServerRequestInfo, params map[string]any) error {
@@ -536,13 +702,15 @@ func (s *AgentServer) send(w http.ResponseWriter, hr *http.Request, req *ServerR
 	taskID, _ := msg["taskId"].(string)
 	contextID, _ := msg["contextId"].(string)
 	var existing map[string]any
+	var prev *agentRun
 	if taskID != "" {
-		prev, err := s.find(map[string]any{"id": taskID})
+		var err error
+		prev, err = s.find(map[string]any{"id": taskID})
 		if err != nil {
 			return err
 		}
 		if terminalStates[prev.state()] {
-			return &protoErr{NameUnsupportedOperation, "task " + taskID + " already ended"}
+			return &ProtocolError{NameUnsupportedOperation, "task " + taskID + " already ended"}
 		}
 		prev.mu.Lock()
 		existing = deepCopy(prev.task)
@@ -572,7 +740,8 @@ func (s *AgentServer) send(w http.ResponseWriter, hr *http.Request, req *ServerR
 		task["artifacts"] = []any{}
 	}
 	task["history"] = append(task["history"].([]any), um)
-	run := &agentRun{taskID: taskID, contextID: contextID, task: task, subs: map[chan event]struct{}{}}
+	run := &agentRun{taskID: taskID, contextID: contextID, task: task, subs: map[chan event]struct{}{}, prev: prev}
+	run.stamp(task["status"].(map[string]any))
 	a := &AgentContext{Info: info, Params: params, TaskID: taskID, ContextID: contextID, Continues: existing != nil, run: run}
 	mine := run.subscribe(false)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -590,6 +759,13 @@ func (s *AgentServer) send(w http.ResponseWriter, hr *http.Request, req *ServerR
 		}
 	}
 	run.unsubscribe(mine)
+	run.mu.Lock()
+	refusal := run.refusal
+	run.mu.Unlock()
+	if refusal != nil {
+		s.answerError(w, req, info, refusal)
+		return nil
+	}
 	run.mu.Lock()
 	var reply []byte
 	if run.message != nil {
@@ -653,6 +829,19 @@ func (s *AgentServer) execute(ctx context.Context, a *AgentContext, run *agentRu
 		s.keep(run)
 		err = s.Handler(ctx, a)
 	}()
+	var pe *ProtocolError
+	if errors.As(err, &pe) && run.refuse(pe) {
+		// Answered with the error: no task is kept (a continued task stays as it was).
+		s.mu.Lock()
+		if s.runs[run.taskID] == run {
+			delete(s.runs, run.taskID)
+			if run.prev != nil {
+				s.runs[run.taskID] = run.prev
+			}
+		}
+		s.mu.Unlock()
+		return
+	}
 	if run.state() == "TASK_STATE_CANCELED" {
 		run.finish()
 		return
@@ -706,21 +895,30 @@ func (s *AgentServer) fail(a *AgentContext, run *agentRun, cause error) {
 
 func (s *AgentServer) stream(w http.ResponseWriter, hr *http.Request, req *ServerRequest, run *agentRun, events chan event) {
 	defer run.unsubscribe(events)
-	for _, h := range StreamHeaders() {
-		w.Header().Set(h.Name, h.Value)
-	}
-	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
+	// The headers go out with the first event or keep-alive, so that a handler's protocol
+	// error before any event is still answered as an error.
+	open := false
+	write := func(b []byte) {
+		if !open {
+			open = true
+			for _, h := range StreamHeaders() {
+				w.Header().Set(h.Name, h.Value)
+			}
+			w.WriteHeader(http.StatusOK)
+		}
+		_, _ = w.Write(b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
 	start := time.Now()
 	last := time.Since(start)
 	var lastEvent event
 	for {
 		due, wait := KeepAliveDue(s.KeepAlive, time.Since(start), last)
 		if due {
-			_, _ = w.Write(KeepAliveComment())
-			if flusher != nil {
-				flusher.Flush()
-			}
+			write(KeepAliveComment())
 			last = time.Since(start)
 			continue
 		}
@@ -735,22 +933,36 @@ func (s *AgentServer) stream(w http.ResponseWriter, hr *http.Request, req *Serve
 		if len(ev) == 0 {
 			break
 		}
+		if pe, ok := ev["error"].(*ProtocolError); ok {
+			info, _ := req.Info()
+			if !open {
+				s.answerError(w, req, info, pe)
+				return
+			}
+			if frame, err := req.ErrorFrame(pe.Name, pe.Message); err == nil {
+				write(frame)
+			}
+			if resp, err := req.ErrorResponse(pe.Name, pe.Message); err == nil {
+				_ = s.Tally.Add(s.Name, resp.Served.Method, resp.Served.Channel, resp.Served.Code, 1)
+			}
+			return
+		}
 		lastEvent = ev
 		frame, err := req.EventFrame(mustJSON(ev))
 		if err != nil {
 			s.Logger.Error("a2a: cannot write a stream event", "err", err)
 			break
 		}
-		_, _ = w.Write(frame)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		write(frame)
 		last = time.Since(start)
 		_, isMsg := ev["message"]
 		_, isStatus := ev["statusUpdate"]
 		if isMsg || (isStatus && interruptedStates[run.state()]) {
 			break
 		}
+	}
+	if !open {
+		write(nil)
 	}
 	method := req.methodName()
 	if _, ok := lastEvent["message"]; ok {

@@ -28,6 +28,11 @@ import httpx
 import pytest
 
 TIMEOUT = httpx.Timeout(10.0)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line('markers', 'reference_agent: needs the reference agent\'s scripted '
+                            'words (run against `a2a demo --serve` only)')
 # One client for the session: `httpx.post` builds a client (and its TLS context) per call,
 # half a second each.
 HTTP = httpx.Client(timeout=TIMEOUT)

@@ -1,7 +1,13 @@
 """Server conformance, written from the A2A specification (1.0, and 0.3 where it differs) in
 the project's words: docs/serving.md, "Conformance", lists each rule with its source. Every
 test runs on each interface the card declares (1.0 and 0.3, JSON-RPC and HTTP+JSON); see
-conftest.py for how the server under test is chosen (`A2A_CONFORMANCE_URL`)."""
+conftest.py for how the server under test is chosen (`A2A_CONFORMANCE_URL`).
+
+Tests marked `reference_agent` need the reference agent's scripted words (`echo` answering a
+completed task, `input`, `auth`, `drop`, a plain text starting a long-running task); the
+binding example servers answer other words (`echo` is a message reply there), so CI runs
+them against the reference agent only, and the rest against every example server
+(`-m "not reference_agent"`, scripts/ci/67-serve-sdks.sh)."""
 
 from __future__ import annotations
 
@@ -156,6 +162,7 @@ def test_an_unsupported_version_is_version_not_supported(rpc_peer: Peer) -> None
 
 # ------------------------------------------------------------------------ send, get, history
 
+@pytest.mark.reference_agent
 def test_a_send_answers_a_task_and_get_returns_it(peer: Peer) -> None:
     task = started(peer, 'echo conformance')
     assert task['id'] and task['contextId']
@@ -170,6 +177,7 @@ def test_a_send_answers_a_task_and_get_returns_it(peer: Peer) -> None:
     assert any(m.get('role') in ('user', 'ROLE_USER') for m in t.get('history', []))
 
 
+@pytest.mark.reference_agent
 def test_history_length_limits_the_history_and_must_not_be_negative(peer: Peer) -> None:
     task = started(peer, 'input')
     peer.send('one more', task_id=task['id'])
@@ -202,6 +210,7 @@ def test_a_failed_task_says_why_in_its_status(peer: Peer) -> None:
 
 # --------------------------------------------------------------------- multi-turn, states
 
+@pytest.mark.reference_agent
 def test_input_required_continues_with_a_follow_up_to_the_task(peer: Peer) -> None:
     task = started(peer, 'input')
     assert state_name(task['status']['state']) == 'input-required'
@@ -213,6 +222,7 @@ def test_input_required_continues_with_a_follow_up_to_the_task(peer: Peer) -> No
     assert len(users) == 2
 
 
+@pytest.mark.reference_agent
 def test_auth_required_continues_once_authorized(peer: Peer) -> None:
     task = started(peer, 'auth')
     assert state_name(task['status']['state']) == 'auth-required'
@@ -220,6 +230,7 @@ def test_auth_required_continues_once_authorized(peer: Peer) -> None:
     assert state_name(done['status']['state']) == 'completed'
 
 
+@pytest.mark.reference_agent
 def test_a_message_to_a_terminal_task_is_refused(peer: Peer) -> None:
     task = started(peer, 'echo done')
     expect_error(peer, peer.send('more', task_id=task['id']), 'UnsupportedOperation')
@@ -229,6 +240,7 @@ def test_a_message_to_an_unknown_task_is_task_not_found(peer: Peer) -> None:
     expect_error(peer, peer.send('hello', task_id=f'no-such-{uuid.uuid4()}'), 'TaskNotFound')
 
 
+@pytest.mark.reference_agent
 def test_a_new_message_in_a_context_starts_a_task_in_that_context(peer: Peer) -> None:
     first = started(peer, 'echo a')
     second = started(peer, 'echo b', context_id=first['contextId'])
@@ -237,6 +249,7 @@ def test_a_new_message_in_a_context_starts_a_task_in_that_context(peer: Peer) ->
 
 # ------------------------------------------------------------------------------------ cancel
 
+@pytest.mark.reference_agent
 def test_cancel_cancels_a_waiting_task_once(peer: Peer) -> None:
     task = started(peer, 'input')
     r = peer.cancel(task['id'])
@@ -247,6 +260,7 @@ def test_cancel_cancels_a_waiting_task_once(peer: Peer) -> None:
     expect_error(peer, peer.cancel(task['id']), 'TaskNotCancelable')
 
 
+@pytest.mark.reference_agent
 def test_cancel_of_a_completed_task_is_not_cancelable(peer: Peer) -> None:
     task = started(peer, 'echo finished')
     expect_error(peer, peer.cancel(task['id']), 'TaskNotCancelable')
@@ -258,6 +272,7 @@ def test_cancel_of_an_unknown_task_is_task_not_found(peer: Peer) -> None:
 
 # ----------------------------------------------------------------------------------- list
 
+@pytest.mark.reference_agent
 def test_list_filters_by_context_and_pages_through_every_task(peer: Peer) -> None:
     only_1_0(peer)
     first = started(peer, 'echo p1')
@@ -279,6 +294,7 @@ def test_list_filters_by_context_and_pages_through_every_task(peer: Peer) -> Non
     assert sorted(seen) == sorted(ids), 'every task once, no duplicates'
 
 
+@pytest.mark.reference_agent
 def test_list_orders_newest_status_first_and_filters_by_state(peer: Peer) -> None:
     only_1_0(peer)
     a = started(peer, 'echo older')
@@ -290,6 +306,7 @@ def test_list_orders_newest_status_first_and_filters_by_state(peer: Peer) -> Non
     assert [t['id'] for t in r.result['tasks']] == [b['id']]
 
 
+@pytest.mark.reference_agent
 def test_list_leaves_out_artifacts_unless_asked_and_honours_history_length(peer: Peer) -> None:
     only_1_0(peer)
     a = started(peer, 'echo with artifact')
@@ -300,6 +317,7 @@ def test_list_leaves_out_artifacts_unless_asked_and_honours_history_length(peer:
     assert not r.result['tasks'][0].get('history')
 
 
+@pytest.mark.reference_agent
 def test_list_status_timestamp_after_filters_and_is_validated(peer: Peer) -> None:
     only_1_0(peer)
     a = started(peer, 'echo stamped')
@@ -331,6 +349,7 @@ def test_a_stream_starts_with_the_task_and_ends_at_its_terminal_state(peer: Peer
     assert last_kind == 'status' and state_name(last['status']['state']) == 'completed'
 
 
+@pytest.mark.reference_agent
 def test_subscribe_refuses_unknown_and_terminal_tasks(peer: Peer) -> None:
     _, _, events, _ = peer.stream('subscribe', {} if peer.rest else {'id': 'no-such-task'},
                                   task_id='no-such-task')
@@ -351,6 +370,7 @@ def assert_stream_error(peer: Peer, events: list[dict], name: str) -> None:
         assert e['error']['code'] == CODES[name], e
 
 
+@pytest.mark.reference_agent
 def test_subscribe_replays_a_task_and_resumes_after_last_event_id(peer: Peer) -> None:
     task = started(peer, 'input')
     params = {} if peer.rest else {'id': task['id']}
@@ -365,6 +385,7 @@ def test_subscribe_replays_a_task_and_resumes_after_last_event_id(peer: Peer) ->
     assert again == events[1:]
 
 
+@pytest.mark.reference_agent
 def test_subscribe_follows_a_cut_stream_to_its_end(peer: Peer) -> None:
     status, _, events, ids = peer.stream('stream', {'message': peer.message('drop')})
     kinds = [event_kind(peer.event_payload(e)) for e in events]
@@ -380,6 +401,7 @@ def test_subscribe_follows_a_cut_stream_to_its_end(peer: Peer) -> None:
 
 # ------------------------------------------------------------------- optional capabilities
 
+@pytest.mark.reference_agent
 def test_push_config_calls_are_refused_when_the_card_does_not_declare_them(peer: Peer) -> None:
     if peer.server.card.get('capabilities', {}).get('pushNotifications'):
         pytest.skip('the card declares push notifications')
@@ -408,6 +430,7 @@ def test_the_extended_card_is_served_only_when_declared(peer: Peer) -> None:
         assert f in r.result, f'{f} missing from the extended card'
 
 
+@pytest.mark.reference_agent
 def test_subscribe_follows_a_working_task_live_until_canceled(peer: Peer) -> None:
     task = started(peer, 'please work on this for a while')
     assert state_name(task['status']['state']) in ('submitted', 'working')
@@ -431,6 +454,7 @@ def test_subscribe_follows_a_working_task_live_until_canceled(peer: Peer) -> Non
     assert state_name(kinds[-1][1]['status']['state']) == 'canceled'
 
 
+@pytest.mark.reference_agent
 def test_a_long_running_task_is_working_and_a_follow_up_settles_it(peer: Peer) -> None:
     task = started(peer, 'a plain request')
     assert state_name(task['status']['state']) in ('submitted', 'working')

@@ -12,7 +12,10 @@ import java.util.Map;
  * {@code POST /} and HTTP+JSON under {@code /rest}, A2A 1.0 and 0.3. The first word of a
  * message decides: {@code echo <text>} answers with a message; {@code count <n>} streams n
  * artifact chunks in a task; {@code fail} throws (a FAILED task with an error_id, the cause
- * in the log); {@code busy} is refused before it runs (an admission cancel).
+ * in the log); {@code busy} is refused before it runs (an admission cancel); {@code slow <s>}
+ * works s seconds (CancelTask ends it); {@code ask} stops at INPUT_REQUIRED and the next
+ * message on that task completes it; {@code refuse} answers with a protocol error
+ * (InvalidParams) instead of a task.
  */
 public final class ServeExample {
     private ServeExample() {}
@@ -22,6 +25,10 @@ public final class ServeExample {
         return A2aServer.builder(ctx -> {
             String[] words = ctx.text().trim().split(" ", 2);
             String rest = words.length > 1 ? words[1] : "";
+            if (ctx.continuesTask()) { // the answer to "ask"
+                ctx.status("completed", "thanks for \"" + ctx.text() + "\"");
+                return;
+            }
             switch (words[0]) {
                 case "echo" -> ctx.reply(rest);
                 case "fail" -> throw new IllegalStateException("the agent broke (this stays in the server log)");
@@ -37,11 +44,13 @@ public final class ServeExample {
                     Thread.sleep((long) (Double.parseDouble(rest.isEmpty() ? "1" : rest) * 1000));
                     ctx.artifact(null, "done", false, true);
                 }
+                case "ask" -> ctx.status("input-required", "what is your name?");
+                case "refuse" -> throw new A2aServer.ProtocolError(dev.a2acore.ErrorName.INVALID_PARAMS, "refused: " + rest);
                 default -> ctx.reply(ctx.text());
             }
         })
             .card("example-agent", "a2a-core Java example agent", "1.0.0")
-            .skill("demo", "Demo", "echo, count, fail, busy, slow", "demo")
+            .skill("demo", "Demo", "echo, count, slow, ask, refuse, fail, busy", "demo")
             .beforeExecute(ctx -> {
                 if (ctx.text().trim().equals("busy")) {
                     throw new A2aServer.Refused("the agent is at capacity");

@@ -14,6 +14,7 @@ and 0.3. What the agent does with the first word of a message:
   the exception;
 - `busy`: refused before it runs (before_execute): a CANCELED task marked `admission`;
 - `slow <s>`: a task that waits s seconds (streams keep-alive comments meanwhile);
+- `refuse`: answers with a protocol error (InvalidParams) instead of a task;
 - anything else: echoed back.
 """
 
@@ -28,7 +29,8 @@ import sys
 
 import uvicorn
 
-from a2a_core.server import A2AServer, Hint, Refused, RequestContext
+from a2a_core import ErrorName
+from a2a_core.server import A2AServer, Hint, Refused, RequestContext, ServerError
 
 
 async def handle(ctx: RequestContext):
@@ -37,6 +39,8 @@ async def handle(ctx: RequestContext):
         return ctx.task('completed', f'thanks for {ctx.text!r}', artifacts=[ctx.text])
     if word == 'echo':
         return rest
+    if word == 'refuse':
+        raise ServerError(ErrorName.INVALID_PARAMS, f'refused: {rest}')
     if word == 'fail':
         raise RuntimeError('the agent broke (this text stays in the server log)')
     if word == 'ask':
@@ -76,7 +80,7 @@ def app(keepalive: float = 0.0) -> A2AServer:
         name='example-agent',
         description='a2a-core Python example agent',
         version='1.0.0',
-        skills=[('demo', 'Demo', 'echo, count, ask, fail, busy, slow', ['demo'])],
+        skills=[('demo', 'Demo', 'echo, count, slow, ask, refuse, fail, busy', ['demo'])],
         before_execute=before_execute,
         after_execute=after_execute,
         keepalive=keepalive,

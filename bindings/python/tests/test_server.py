@@ -27,7 +27,8 @@ import pytest
 from conftest import REPO
 
 from a2a_core import Client, ClientStreamEnd, StreamItem
-from a2a_core.server import A2AServer, CardBuilder, Hint, Refused
+from a2a_core import ErrorName
+from a2a_core.server import A2AServer, CardBuilder, Hint, Refused, ServerError
 
 sys.path.insert(0, str(REPO / 'bindings' / 'python' / 'examples'))
 import serve  # noqa: E402  (the example server: its app() is the agent under test)
@@ -85,7 +86,7 @@ def test_the_card_is_the_card_builders_for_both_versions() -> None:
     for v in ('1.0', '0.3'):
         b.interface('http://agent.test/', v, 'JSONRPC').interface('http://agent.test/rest', v,
                                                                   'HTTP+JSON')
-    b.capabilities(streaming=True).skill('demo', 'Demo', 'echo, count, ask, fail, busy, slow',
+    b.capabilities(streaming=True).skill('demo', 'Demo', 'echo, count, slow, ask, refuse, fail, busy',
                                          ['demo'])
     assert r.content == b.build()
 
@@ -390,3 +391,109 @@ def test_keepalive_comments_and_the_host_check_on_the_wire(served: str) -> None:
     r = httpx.post(served + '/', json=rpc('SendMessage', msg10('echo x')),
                    headers={**V1, 'Host': f'localhost:{port}'}, timeout=10)
     assert r.status_code == 200
+
+
+def test_list_tasks_pages_and_filters_as_the_reference_agent() -> None:
+    app = serve.app()
+
+    async def go() -> None:
+        t = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=t, base_url='http://agent.test') as c:
+            async def send(text: str, ctx: str) -> str:
+                r = await c.post('/', json=rpc('SendMessage', msg10(text, contextId=ctx)), headers=V1)
+                return r.json()['result']['task']['id']
+
+            async def ls(**params: Any) -> dict[str, Any]:
+                r = (await c.post('/', json=rpc('ListTasks', params), headers=V1)).json()
+                assert 'result' in r, (params, r)
+                assert r['result']['pageSize'] == len(r['result']['tasks'])
+                return r['result']
+
+            a = [await send('count 1', 'ctx-a') for _ in range(3)]
+            b1, b2 = await send('ask', 'ctx-b'), await send('ask', 'ctx-b')
+            mid = time.time()
+            await asyncio.sleep(0.01)
+            await c.post('/', json=rpc('CancelTask', {'id': b1}), headers=V1)
+            from datetime import datetime, timezone
+            mid_s = datetime.fromtimestamp(mid, timezone.utc).isoformat()
+
+            p1 = await ls(contextId='ctx-a', pageSize=2)
+            assert [x['id'] for x in p1['tasks']] == [a[2], a[1]] and p1['totalSize'] == 3
+            assert p1['nextPageToken'] and 'artifacts' not in p1['tasks'][0]
+            assert all(x['status']['timestamp'].endswith('Z') for x in p1['tasks'])
+            p2 = await ls(contextId='ctx-a', pageSize=2, pageToken=p1['nextPageToken'])
+            assert [x['id'] for x in p2['tasks']] == [a[0]] and p2['nextPageToken'] == ''
+            assert [x['id'] for x in (await ls())['tasks']] == [b1, b2, a[2], a[1], a[0]]
+            assert [x['id'] for x in (await ls(status='TASK_STATE_INPUT_REQUIRED'))['tasks']] == [b2]
+            assert [x['id'] for x in (await ls(statusTimestampAfter=mid_s))['tasks']] == [b1]
+            assert (await ls(statusTimestampAfter='2999-01-01T00:00:00+02:00'))['tasks'] == []
+            full = await ls(contextId='ctx-a', historyLength=0, includeArtifacts=True)
+            assert all(not x.get('history') and len(x['artifacts']) == 1 for x in full['tasks'])
+            for bad in ({'pageSize': 0}, {'pageSize': 101}, {'historyLength': -1},
+                        {'statusTimestampAfter': 'yesterday'}, {'pageToken': 'not-ours'}):
+                r = (await c.post('/', json=rpc('ListTasks', bad), headers=V1)).json()
+                assert r['error']['code'] == -32602, (bad, r)
+            r = await c.get(f'/rest/tasks?contextId=ctx-a&pageSize=1&pageToken={p1["nextPageToken"]}',
+                            headers=V1)
+            assert [x['id'] for x in r.json()['tasks']] == [a[0]] and r.json()['totalSize'] == 3
+    run(go())
+
+
+def test_a_handler_protocol_error_in_both_versions_and_bindings() -> None:
+    app = serve.app()
+
+    async def go() -> None:
+        t = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=t, base_url='http://agent.test') as c:
+            r = (await c.post('/', json=rpc('SendMessage', msg10('refuse x'), rid=7), headers=V1)).json()
+            assert r['id'] == 7 and r['error']['code'] == -32602
+            assert r['error']['message'] == 'refused: x'
+            assert r['error']['data'][0]['reason'] == 'INVALID_PARAMS'
+            r = (await c.post('/', json=rpc('message/send', msg03('refuse y')))).json()
+            assert r['error']['code'] == -32602 and 'data' not in r['error']
+            r = await c.post('/rest/message:send', json=msg10('refuse z'), headers=V1)
+            assert r.status_code == 400 and r.json()['error']['status'] == 'INVALID_ARGUMENT'
+            # A streaming JSON-RPC request gets the error as the one event of a stream.
+            r = await c.post('/', json=rpc('SendStreamingMessage', msg10('refuse s'), rid=9),
+                             headers=V1)
+            assert r.status_code == 200 and r.headers['content-type'] == 'text/event-stream'
+            [ev] = sse_data(r.text)
+            assert ev['id'] == 9 and ev['error']['code'] == -32602
+            r = await c.post('/rest/message:stream', json=msg10('refuse s'), headers=V1)
+            assert r.status_code == 400
+            r = await c.post('/', json=rpc('SubscribeToTask', {'id': 'nope'}), headers=V1)
+            assert r.headers['content-type'] == 'text/event-stream'
+            assert sse_data(r.text)[0]['error']['code'] == -32001
+            assert (await c.post('/', json=rpc('ListTasks', {}), headers=V1)).json()['result'][
+                'totalSize'] == 0
+    run(go())
+    assert app.tally.count('example-agent', 'SendStreamingMessage', 'protocol', 'InvalidParams') == 2
+
+
+def test_a_server_error_before_the_first_event_answers_the_request() -> None:
+    async def handle(ctx: Any) -> Any:
+        async def events() -> Any:
+            if ctx.text == 'refuse':
+                raise ServerError(ErrorName.UNSUPPORTED_OPERATION, 'not now')
+            if ctx.text == 'broken':
+                raise RuntimeError('before the first event')
+            yield ctx.status('working')
+            raise ServerError(ErrorName.INVALID_PARAMS, 'too late')
+        return events()
+    app = A2AServer(handle, name='gen-agent')
+
+    async def go() -> None:
+        t = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=t, base_url='http://agent.test') as c:
+            r = (await c.post('/', json=rpc('SendMessage', msg10('refuse')), headers=V1)).json()
+            assert r['error']['code'] == -32004 and r['error']['message'] == 'not now'
+            r = await c.post('/', json=rpc('SendStreamingMessage', msg10('refuse')), headers=V1)
+            assert sse_data(r.text)[0]['error']['code'] == -32004
+            for text in ('broken', 'other'):  # a failure, and an error after an event: FAILED
+                r = (await c.post('/', json=rpc('SendMessage', msg10(text)), headers=V1)).json()
+                status = r['result']['task']['status']
+                assert status['state'] == 'TASK_STATE_FAILED', r
+                assert ERROR_ID.match(status['message']['parts'][0]['text'])
+            listed = (await c.post('/', json=rpc('ListTasks', {}), headers=V1)).json()['result']
+            assert listed['totalSize'] == 2
+    run(go())

@@ -6,7 +6,9 @@
 // HTTP+JSON under /rest, in A2A 1.0 and 0.3. The first word of a message decides: "echo
 // <text>" answers with a message; "count <n>" streams n artifact chunks in a task; "fail"
 // returns an error (a FAILED task with an error_id, the cause in the log); "busy" is refused
-// before it runs (an admission cancel); anything else is echoed.
+// before it runs (an admission cancel); "slow <s>" works s seconds (CancelTask stops it);
+// "ask" stops at INPUT_REQUIRED and the next message on that task completes it; "refuse"
+// answers with a protocol error (InvalidParams) instead of a task; anything else is echoed.
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	a2a "a2a.local/a2a"
 )
@@ -30,9 +33,13 @@ func Agent() *a2a.AgentServer {
 		Name:        "example-agent",
 		Description: "a2a-core Go example agent",
 		Version:     "1.0.0",
-		Skills:      []a2a.AgentSkill{{ID: "demo", Name: "Demo", Description: "echo, count, fail, busy", Tags: []string{"demo"}}},
+		Skills:      []a2a.AgentSkill{{ID: "demo", Name: "Demo", Description: "echo, count, slow, ask, refuse, fail, busy", Tags: []string{"demo"}}},
 		Handler: func(ctx context.Context, a *a2a.AgentContext) error {
 			word, rest, _ := strings.Cut(strings.TrimSpace(a.Text()), " ")
+			if a.Continues { // the answer to "ask"
+				a.Status("completed", "thanks for "+strconv.Quote(a.Text()))
+				return nil
+			}
 			switch word {
 			case "echo":
 				a.Reply(rest)
@@ -47,6 +54,21 @@ func Agent() *a2a.AgentServer {
 				for i := range n {
 					a.Artifact("count", fmt.Sprintf("chunk %d ", i+1), i > 0, i == n-1)
 				}
+			case "slow":
+				secs, err := strconv.ParseFloat(rest, 64)
+				if err != nil || secs <= 0 {
+					secs = 1
+				}
+				a.Status("working", "")
+				select {
+				case <-time.After(time.Duration(secs * float64(time.Second))):
+					a.Artifact("", "done", false, true)
+				case <-ctx.Done(): // canceled
+				}
+			case "ask":
+				a.Status("input-required", "what is your name?")
+			case "refuse":
+				return &a2a.ProtocolError{Name: a2a.NameInvalidParams, Message: "refused: " + rest}
 			default:
 				a.Reply(a.Text())
 			}

@@ -18,7 +18,9 @@ The agent is one async function, `handler(ctx: RequestContext)`, which returns
   server keeps (GetTask, CancelTask, ListTasks, SubscribeToTask reach it). The task starts
   SUBMITTED and ends COMPLETED unless the handler's last status says otherwise.
 
-A handler exception becomes the ADK-style FAILED status `Agent execution failed. (error_id:
+A `ServerError` raised by the handler, or by its iterator before the first event, answers
+the request with that protocol error instead (no task is kept). Any other handler exception
+becomes the ADK-style FAILED status `Agent execution failed. (error_id:
 <12 hex>)` with a fresh id, logged (with the exception) on the `a2a_core.server` logger and
 never sent unless `debug_detail=True`. `before_execute(ctx)` may refuse a request before it
 runs (raise `Refused(reason)`: an admission cancel, a CANCELED task marked as such);
@@ -33,7 +35,9 @@ from __future__ import annotations
 import asyncio
 import copy
 import ctypes
+import datetime
 import inspect
+import itertools
 import ipaddress
 import json
 import logging
@@ -483,6 +487,10 @@ def _with_history(task: dict[str, Any], history_length: int | None) -> dict[str,
     return t
 
 
+#: Numbers status changes across the process: ListTasks' order (newest first) and page token.
+_STATUS_SEQ = itertools.count(1)
+
+
 class _Run:
     """A task the server keeps: its snapshot, the running handler and live subscribers."""
 
@@ -491,6 +499,17 @@ class _Run:
         self.subscribers: set[asyncio.Queue[Event | None]] = set()
         self.job: asyncio.Task[None] | None = None
         self.done = asyncio.Event()
+        self._stamp()
+
+    def _stamp(self) -> None:
+        """Records a status change (its order and time) and dates the status when it is not."""
+        self.seq = next(_STATUS_SEQ)
+        self.status_ms = int(time.time() * 1000)
+        status = self.task.setdefault('status', {})
+        if 'timestamp' not in status:
+            status['timestamp'] = datetime.datetime.fromtimestamp(
+                self.status_ms / 1000, datetime.timezone.utc).isoformat(timespec='milliseconds'
+                                                                         ).replace('+00:00', 'Z')
 
     @property
     def state(self) -> str:
@@ -498,6 +517,8 @@ class _Run:
 
     def publish(self, event: Event) -> None:
         _apply(self.task, event)
+        if 'statusUpdate' in event or 'task' in event:
+            self._stamp()
         for q in list(self.subscribers):
             q.put_nowait(event)
 
@@ -716,11 +737,27 @@ class A2AServer:
                                       f'{_tally_state(run.state)}: nothing to subscribe to')
                 await self._stream(req, send, receive, run, first={'task': copy.deepcopy(run.task)})
             elif method == Method.GET_EXTENDED_AGENT_CARD:
-                raise ServerError(ErrorName.EXTENDED_AGENT_CARD_NOT_CONFIGURED)
+                # The card declares no extendedAgentCard: UnsupportedOperation (docs/serving.md §5).
+                raise ServerError(ErrorName.UNSUPPORTED_OPERATION,
+                                  'this agent declares no extended agent card')
             else:
                 raise ServerError(ErrorName.PUSH_NOTIFICATION_NOT_SUPPORTED)
         except ServerError as e:
-            await self._answer(send, req.error(e.name, e.message))
+            await self._answer_error(req, info, send, e)
+
+    async def _answer_error(self, req: _Request, info: Any, send: Any, e: ServerError) -> None:
+        """A protocol error: on a streaming JSON-RPC request (SendStreamingMessage,
+        SubscribeToTask) as an event stream of that one error, as the reference agent and the
+        official Python SDK answer (the SDK clients read a stream there); otherwise the core's
+        error response."""
+        resp = req.error(e.name, e.message)
+        if not info.streaming or _word(Binding, info.binding) != Binding.JSON_RPC:
+            await self._answer(send, resp)
+            return
+        frame = req.error_frame(e.name, e.message)
+        self.tally.add(self.name, resp.method, resp.channel, resp.code)
+        await send({'type': 'http.response.start', 'status': 200, 'headers': STREAM_HEADERS})
+        await send({'type': 'http.response.body', 'body': frame, 'more_body': False})
 
     def _find(self, task_id: Any) -> _Run:
         run = self.runs.get(str(task_id)) if task_id is not None else None
@@ -729,18 +766,44 @@ class A2AServer:
         return run
 
     def _list(self, params: dict[str, Any]) -> dict[str, Any]:
-        tasks = [r.task for r in reversed(self.runs.values())]
-        if params.get('contextId'):
-            tasks = [t for t in tasks if t.get('contextId') == params['contextId']]
-        if params.get('status'):
-            tasks = [t for t in tasks if t['status'].get('state') == params['status']]
+        """ListTasks as the reference agent answers it: the filters (contextId, status,
+        statusTimestampAfter: status changed at or after it), newest status change first,
+        pages of pageSize (default 50; the core checked 1 to 100) whose nextPageToken is the
+        position of the page's last task ('' on the last page; a token this server did not
+        write is InvalidParams), historyLength on every task, artifacts only with
+        includeArtifacts."""
+        token = str(params.get('pageToken') or '')
+        before = None
+        if token:
+            if not token.isdigit() or int(token) == 0:
+                raise ServerError(ErrorName.INVALID_PARAMS,
+                                  'Invalid params: pageToken is not a page token this agent wrote')
+            before = int(token)
+        after_ms = None
+        if params.get('statusTimestampAfter'):
+            try:  # the core validated it; a form Python does not read is refused the same way
+                t = datetime.datetime.fromisoformat(str(params['statusTimestampAfter']))
+                after_ms = int(t.timestamp() * 1000)
+            except ValueError:
+                raise ServerError(ErrorName.INVALID_PARAMS, 'Invalid params: statusTimestampAfter '
+                                  'is not an RFC 3339 timestamp') from None
+        state = _state(str(params['status'])) if params.get('status') else None
+        runs = [r for r in self.runs.values()
+                if (not params.get('contextId') or r.task.get('contextId') == params['contextId'])
+                and (state is None or r.state == state)
+                and (after_ms is None or r.status_ms >= after_ms)]
+        runs.sort(key=lambda r: r.seq, reverse=True)
         size = int(params.get('pageSize') or 50)
-        start = int(params.get('pageToken') or 0) if str(params.get('pageToken') or '0').isdigit() else 0
-        page = tasks[start:start + size]
-        nxt = str(start + size) if start + size < len(tasks) else ''
-        hl = params.get('historyLength')
-        return {'tasks': [_with_history(t, hl) for t in page], 'nextPageToken': nxt,
-                'pageSize': len(page), 'totalSize': len(tasks)}
+        rest = [r for r in runs if before is None or r.seq < before]
+        page = rest[:size]
+        nxt = str(page[-1].seq) if len(rest) > size else ''
+        tasks = []
+        for r in page:
+            t = _with_history(r.task, params.get('historyLength'))
+            if not params.get('includeArtifacts'):
+                t.pop('artifacts', None)
+            tasks.append(t)
+        return {'tasks': tasks, 'nextPageToken': nxt, 'pageSize': len(tasks), 'totalSize': len(runs)}
 
     def _keep(self, run: _Run) -> None:
         self.runs[run.task['id']] = run
@@ -793,6 +856,7 @@ class A2AServer:
             except Refused as refused:
                 run.task['status'] = _admission_status(ctx.task_id, ctx.context_id,
                                                        refused.reason)
+                run._stamp()
                 run.finish()
                 self._keep(run)
                 await self._reply_task(req, send, receive, run, streaming)
@@ -821,6 +885,7 @@ class A2AServer:
         if isinstance(result, dict) and 'task' in result:
             await self._after(ctx, None)
             run.task = result['task']
+            run._stamp()
             run.finish()
             self._keep(run)
             await self._reply_task(req, send, receive, run, streaming)
@@ -833,8 +898,21 @@ class A2AServer:
             self._keep(run)
             await self._reply_task(req, send, receive, run, streaming)
             return
+        events = result.__aiter__()
+        try:  # a ServerError before the first event answers the request with that error
+            head: Event | None = await events.__anext__()
+        except StopAsyncIteration:
+            head = None
+        except ServerError:
+            raise
+        except Exception as e:  # the agent failed before its first event
+            await self._fail(ctx, run, e)
+            run.finish()
+            self._keep(run)
+            await self._reply_task(req, send, receive, run, streaming)
+            return
         self._keep(run)
-        run.job = asyncio.ensure_future(self._drive(ctx, run, result))
+        run.job = asyncio.ensure_future(self._drive(ctx, run, _prepend(head, events)))
         if streaming:
             await self._stream(req, send, receive, run, first={'task': copy.deepcopy(run.task)})
             return
@@ -956,6 +1034,14 @@ class A2AServer:
             state = run.state if run is not None else (
                 ended.get('task', {}).get('status', {}).get('state', ''))
             self.tally.add(self.name, method, Channel.TASK, str(parse_task_state(state or 'unknown')))
+
+
+async def _prepend(head: Event | None, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+    """`head` (when there is one), then the rest of `events`."""
+    if head is not None:
+        yield head
+    async for ev in events:
+        yield ev
 
 
 def _word_method(req: _Request) -> str:

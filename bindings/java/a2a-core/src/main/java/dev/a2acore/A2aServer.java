@@ -38,7 +38,9 @@ import java.util.logging.Logger;
  *
  * <p>The agent is a {@link Handler}: it answers with {@link Context#reply} (a message), or
  * reports a task with {@link Context#status} and {@link Context#artifact} (the task ends
- * COMPLETED unless its last status says otherwise). An exception becomes the ADK-style
+ * COMPLETED unless its last status says otherwise). A {@link ProtocolError} thrown before the
+ * handler reported anything answers the request with that A2A error instead (no task is kept);
+ * any other exception becomes the ADK-style
  * FAILED status with a fresh error_id, logged with the exception on the
  * {@code dev.a2acore.server} logger and never sent unless debug detail is on. A
  * {@code beforeExecute} hook refuses work by throwing {@link Refused} (an admission cancel);
@@ -70,14 +72,32 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
         }
     }
 
-    /** A protocol error answered instead of a result (task not found, not cancelable, ...). */
-    private static final class ServerError extends RuntimeException {
+    /**
+     * An A2A protocol error answered instead of a result (TaskNotFound, InvalidParams,
+     * UnsupportedOperation, ...). A handler throws it before it reports anything to refuse the
+     * message with it (also as the cause of another exception); the core writes it in the
+     * request's version and binding: a JSON-RPC error object (1.0 with its ErrorInfo in
+     * {@code data}), or on HTTP+JSON the status the spec maps it to with a google.rpc.Status
+     * body. A streaming JSON-RPC request gets it as the one event of an event stream (what the
+     * SDK clients read). Thrown after the handler reported, it fails the task like any other
+     * exception.
+     */
+    public static final class ProtocolError extends RuntimeException {
         private static final long serialVersionUID = 1L;
         private final ErrorName name;
 
-        ServerError(ErrorName name, String message) {
-            super(message);
+        /**
+         * An error of a protocol-channel name (others are sent as Internal) with its message
+         * ({@code null} or empty: the standard one).
+         */
+        public ProtocolError(ErrorName name, String message) {
+            super(message == null ? "" : message);
             this.name = name;
+        }
+
+        /** The error's name. */
+        public ErrorName name() {
+            return name;
         }
     }
 
@@ -227,6 +247,14 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
         ObjectNode message;
         boolean started;
         volatile boolean done;
+        /** Orders runs by their last status change (ListTasks: newest first; its page token). */
+        long seq;
+        /** When the status last changed, ms since the epoch. */
+        long statusAtMs;
+        /** The protocol error the handler answered with instead of a task. */
+        ProtocolError refusal;
+        /** The run this message continues (restored when the handler refuses it). */
+        Run prev;
         final Set<BlockingQueue<ObjectNode>> subscribers = new CopyOnWriteArraySet<>();
 
         Run(String taskId, String contextId, ObjectNode existing, JsonNode userMessage) {
@@ -235,7 +263,7 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
             this.continued = existing != null;
             task = existing != null ? existing : JSON.createObjectNode();
             task.put("id", taskId).put("contextId", contextId);
-            task.putObject("status").put("state", "TASK_STATE_SUBMITTED");
+            stamp(task.putObject("status").put("state", "TASK_STATE_SUBMITTED"));
             ArrayNode history = task.has("history") ? (ArrayNode) task.get("history") : task.putArray("history");
             ObjectNode um = userMessage.deepCopy();
             um.put("taskId", taskId).put("contextId", contextId);
@@ -243,6 +271,35 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
             if (!task.has("artifacts")) {
                 task.putArray("artifacts");
             }
+        }
+
+        /** Records a status change and dates the status when it is not. */
+        void stamp(ObjectNode status) {
+            seq = STATUS_SEQ.incrementAndGet();
+            statusAtMs = System.currentTimeMillis();
+            if (!status.has("timestamp")) {
+                status.put("timestamp", java.time.Instant.ofEpochMilli(statusAtMs).toString());
+            }
+        }
+
+        /**
+         * Sets the task CANCELED and ends the run, also when its handler already returned (a task
+         * waiting in INPUT_REQUIRED or AUTH_REQUIRED).
+         */
+        synchronized void cancelNow() {
+            done = false;
+            publish(statusUpdate("TASK_STATE_CANCELED", null));
+            finish();
+        }
+
+        /** Ends a run that reported nothing with the handler's protocol error. */
+        synchronized boolean refuse(ProtocolError e) {
+            if (done || started || message != null) {
+                return false;
+            }
+            refusal = e;
+            finish();
+            return true;
         }
 
         synchronized String state() {
@@ -280,6 +337,9 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
             }
             if (ev.has("statusUpdate")) {
                 JsonNode status = ev.get("statusUpdate").get("status");
+                if (status instanceof ObjectNode o) {
+                    stamp(o);
+                }
                 task.set("status", status.deepCopy());
                 if (status.has("message")) {
                     ((ArrayNode) task.get("history")).add(status.get("message").deepCopy());
@@ -335,6 +395,8 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
     }
 
     private static final ObjectNode END = JSON.createObjectNode();
+    /** Numbers status changes across the process (ListTasks' order and page token). */
+    private static final java.util.concurrent.atomic.AtomicLong STATUS_SEQ = new java.util.concurrent.atomic.AtomicLong();
 
     /** Server settings (card texts, versions, hooks, keep-alive). */
     public static final class Builder {
@@ -594,22 +656,15 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
                     synchronized (run) {
                         t = run.task.deepCopy();
                     }
-                    if (params.has("historyLength")) {
-                        int n = params.get("historyLength").asInt();
-                        ArrayNode h = (ArrayNode) t.get("history");
-                        while (h.size() > Math.max(n, 0)) {
-                            h.remove(0);
-                        }
-                    }
+                    trimHistory(t, params);
                     answer(x, r.result(bytes(t)));
                 }
                 case CANCEL_TASK -> {
                     Run run = find(params.path("id").asText(null));
                     if (TERMINAL.contains(run.state())) {
-                        throw new ServerError(ErrorName.TASK_NOT_CANCELABLE, "task " + run.taskId + " already ended");
+                        throw new ProtocolError(ErrorName.TASK_NOT_CANCELABLE, "task " + run.taskId + " already ended");
                     }
-                    run.publish(run.statusUpdate("TASK_STATE_CANCELED", null));
-                    run.finish();
+                    run.cancelNow();
                     ObjectNode t;
                     synchronized (run) {
                         t = run.task.deepCopy();
@@ -619,30 +674,124 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
                 case SUBSCRIBE_TO_TASK -> {
                     Run run = find(params.path("id").asText(null));
                     if (TERMINAL.contains(run.state())) {
-                        throw new ServerError(ErrorName.UNSUPPORTED_OPERATION, "task " + run.taskId + " already ended");
+                        throw new ProtocolError(ErrorName.UNSUPPORTED_OPERATION, "task " + run.taskId + " already ended");
                     }
                     stream(x, r, run, run.subscribe(true));
                 }
-                case GET_EXTENDED_AGENT_CARD -> throw new ServerError(ErrorName.EXTENDED_AGENT_CARD_NOT_CONFIGURED, "");
-                case LIST_TASKS -> {
-                    ObjectNode out = JSON.createObjectNode();
-                    ArrayNode tasks = out.putArray("tasks");
-                    String ctxId = params.path("contextId").asText("");
-                    for (Run run : runs.values()) {
-                        synchronized (run) {
-                            if (ctxId.isEmpty() || ctxId.equals(run.contextId)) {
-                                tasks.add(run.task.deepCopy());
-                            }
-                        }
-                    }
-                    out.put("nextPageToken", "").put("pageSize", tasks.size()).put("totalSize", tasks.size());
-                    answer(x, r.result(bytes(out)));
-                }
-                default -> throw new ServerError(ErrorName.PUSH_NOTIFICATION_NOT_SUPPORTED, "");
+                // The card declares no extendedAgentCard: UnsupportedOperation, as docs/serving.md §5 says.
+                case GET_EXTENDED_AGENT_CARD -> throw new ProtocolError(ErrorName.UNSUPPORTED_OPERATION,
+                    "this agent declares no extended agent card");
+                case LIST_TASKS -> answer(x, r.result(bytes(list(params))));
+                default -> throw new ProtocolError(ErrorName.PUSH_NOTIFICATION_NOT_SUPPORTED, "");
             }
-        } catch (ServerError e) {
-            answer(x, r.error(e.name, e.getMessage()));
+        } catch (ProtocolError e) {
+            answerError(x, r, e);
         }
+    }
+
+    /**
+     * Answers with a protocol error: on a streaming JSON-RPC request (SendStreamingMessage,
+     * SubscribeToTask) as an event stream of that one error, as the reference agent and the
+     * Python SDK do (the SDK clients read a stream there); otherwise the core's error response.
+     */
+    private void answerError(Exchange x, ServerRequest r, ProtocolError e) throws IOException {
+        ServerRequest.Response resp = r.error(e.name(), e.getMessage());
+        ServerRequest.Info info = r.info();
+        if (!info.streaming() || info.binding() != Binding.JSON_RPC) {
+            answer(x, resp);
+            return;
+        }
+        byte[] frame = r.errorFrame(e.name(), e.getMessage());
+        tally.add(cfg.name, resp.method(), resp.channel(), resp.code(), 1);
+        try (OutputStream out = x.startStream(200, ServerRequest.streamHeaders())) {
+            out.write(frame);
+            out.flush();
+        }
+    }
+
+    /** ListTasks' page size when the request names none (the spec's default). */
+    private static final int DEFAULT_PAGE_SIZE = 50;
+
+    /** Keeps the last {@code historyLength} messages of {@code t} (all when unset; the core refused a negative one). */
+    private static void trimHistory(ObjectNode t, JsonNode params) {
+        if (!params.hasNonNull("historyLength") || !(t.get("history") instanceof ArrayNode h)) {
+            return;
+        }
+        int keep = Math.max(params.get("historyLength").asInt(), 0);
+        while (h.size() > keep) {
+            h.remove(0);
+        }
+    }
+
+    /**
+     * ListTasks as the reference agent answers it: the filters (contextId, status,
+     * statusTimestampAfter: status changed at or after it), newest status change first, pages of
+     * pageSize (default 50; the core checked 1 to 100) whose nextPageToken is the position of
+     * the page's last task ("" on the last page; a token this server did not write is
+     * InvalidParams), historyLength on every task, artifacts only with includeArtifacts.
+     */
+    private ObjectNode list(JsonNode params) {
+        long before = Long.MAX_VALUE;
+        String token = params.path("pageToken").asText("");
+        if (!token.isEmpty()) {
+            try {
+                before = Long.parseLong(token);
+            } catch (NumberFormatException e) {
+                before = 0;
+            }
+            if (before <= 0) {
+                throw new ProtocolError(ErrorName.INVALID_PARAMS, "Invalid params: pageToken is not a page token this agent wrote");
+            }
+        }
+        long afterMs = Long.MIN_VALUE;
+        String ts = params.path("statusTimestampAfter").asText("");
+        if (!ts.isEmpty()) {
+            try {
+                afterMs = java.time.OffsetDateTime.parse(ts).toInstant().toEpochMilli();
+            } catch (java.time.format.DateTimeParseException e) {
+                // The core validated it; a form the JDK does not read is refused the same way.
+                throw new ProtocolError(ErrorName.INVALID_PARAMS, "Invalid params: statusTimestampAfter is not an RFC 3339 timestamp");
+            }
+        }
+        String ctxId = params.path("contextId").asText("");
+        String status = params.path("status").asText("");
+        if (!status.isEmpty()) {
+            status = stateName(status);
+        }
+        int size = params.path("pageSize").asInt(0) >= 1 ? params.get("pageSize").asInt() : DEFAULT_PAGE_SIZE;
+        boolean withArtifacts = params.path("includeArtifacts").asBoolean(false);
+        record Hit(long seq, ObjectNode task) {}
+        List<Hit> hits = new ArrayList<>();
+        for (Run run : runs.values()) {
+            synchronized (run) {
+                if ((ctxId.isEmpty() || ctxId.equals(run.contextId)) && (status.isEmpty() || status.equals(run.state()))
+                    && run.statusAtMs >= afterMs && run.message == null) {
+                    hits.add(new Hit(run.seq, run.task.deepCopy()));
+                }
+            }
+        }
+        hits.sort((p, q) -> Long.compare(q.seq(), p.seq()));
+        ObjectNode out = JSON.createObjectNode();
+        ArrayNode tasks = out.putArray("tasks");
+        String next = "";
+        long lastSeq = 0;
+        for (Hit h : hits) {
+            if (h.seq() >= before) {
+                continue;
+            }
+            if (tasks.size() == size) {
+                next = Long.toString(lastSeq);
+                break;
+            }
+            trimHistory(h.task(), params);
+            if (!withArtifacts) {
+                h.task().remove("artifacts");
+            }
+            tasks.add(h.task());
+            lastSeq = h.seq();
+        }
+        out.put("nextPageToken", next).put("pageSize", tasks.size()).put("totalSize", hits.size());
+        return out;
     }
 
     /** Tasks kept in memory at most: past it, finished tasks are dropped before a new one is kept. */
@@ -658,7 +807,7 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
     private Run find(String id) {
         Run run = id == null ? null : runs.get(id);
         if (run == null) {
-            throw new ServerError(ErrorName.TASK_NOT_FOUND, "no task " + id);
+            throw new ProtocolError(ErrorName.TASK_NOT_FOUND, "no task " + id);
         }
         return run;
     }
@@ -667,10 +816,11 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
         JsonNode msg = params.path("message");
         String taskId = msg.path("taskId").asText("");
         ObjectNode existing = null;
+        Run prev = null;
         if (!taskId.isEmpty()) {
-            Run prev = find(taskId);
+            prev = find(taskId);
             if (TERMINAL.contains(prev.state())) {
-                throw new ServerError(ErrorName.UNSUPPORTED_OPERATION, "task " + taskId + " already ended");
+                throw new ProtocolError(ErrorName.UNSUPPORTED_OPERATION, "task " + taskId + " already ended");
             }
             synchronized (prev) {
                 existing = prev.task.deepCopy();
@@ -683,6 +833,7 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
             contextId = existing != null ? existing.path("contextId").asText() : UUID.randomUUID().toString();
         }
         Run run = new Run(taskId, contextId, existing, msg);
+        run.prev = prev;
         Context ctx = new Context(run, info, params);
         BlockingQueue<ObjectNode> mine = run.subscribe(false);
         workers.execute(() -> execute(ctx, run));
@@ -704,6 +855,14 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
             }
         }
         run.subscribers.remove(mine);
+        ProtocolError refusal;
+        synchronized (run) {
+            refusal = run.refusal;
+        }
+        if (refusal != null) {
+            answerError(x, r, refusal);
+            return;
+        }
         if (run.message != null) {
             answer(x, r.result(bytes(run.message)));
             return;
@@ -736,6 +895,16 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
         } catch (Throwable e) {
             error = e;
         } finally {
+            ProtocolError refusal = protocolError(error);
+            if (refusal != null && run.refuse(refusal)) {
+                // Answered with the error: no task is kept (a continued task stays as it was).
+                if (run.prev != null) {
+                    runs.replace(run.taskId, run, run.prev);
+                } else {
+                    runs.remove(run.taskId, run);
+                }
+                return;
+            }
             try {
                 if (error != null) {
                     fail(ctx, run, error);
@@ -757,6 +926,19 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
         }
     }
 
+    /** The protocol error {@code error} is or was caused by, or null. */
+    private static ProtocolError protocolError(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof ProtocolError e) {
+                return e;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return null;
+    }
+
     private void fail(Context ctx, Run run, Throwable error) {
         String id = ServerRequest.newErrorId();
         LOG.log(Level.SEVERE, "agent execution failed (error_id: " + id + ", task " + run.taskId + ")", error);
@@ -775,7 +957,10 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
     }
 
     private void stream(Exchange x, ServerRequest r, Run run, BlockingQueue<ObjectNode> q) throws IOException {
-        OutputStream out = x.startStream(200, ServerRequest.streamHeaders());
+        // The headers go out with the first event or keep-alive, so that a handler's protocol
+        // error before any event is still answered as an error.
+        OutputStream out = null;
+        boolean answered = false;
         long last = System.nanoTime() / 1_000_000;
         byte[] comment = ServerRequest.keepAliveComment();
         ObjectNode lastEvent = null;
@@ -784,6 +969,9 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
                 long now = System.nanoTime() / 1_000_000;
                 long wait = ServerRequest.keepAliveWaitMs(cfg.keepAliveMs, now, last);
                 if (wait == 0) {
+                    if (out == null) {
+                        out = x.startStream(200, ServerRequest.streamHeaders());
+                    }
                     out.write(comment);
                     out.flush();
                     last = now;
@@ -794,9 +982,27 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
                     continue;
                 }
                 if (ev == END) {
+                    ProtocolError refusal;
+                    synchronized (run) {
+                        refusal = run.refusal;
+                    }
+                    if (refusal != null) {
+                        if (out == null) {
+                            answered = true;
+                            answerError(x, r, refusal);
+                        } else {
+                            ServerRequest.Response resp = r.error(refusal.name(), refusal.getMessage());
+                            tally.add(cfg.name, resp.method(), resp.channel(), resp.code(), 1);
+                            out.write(r.errorFrame(refusal.name(), refusal.getMessage()));
+                        }
+                        return;
+                    }
                     break;
                 }
                 lastEvent = ev;
+                if (out == null) {
+                    out = x.startStream(200, ServerRequest.streamHeaders());
+                }
                 out.write(r.eventFrame(bytes(ev)));
                 out.flush();
                 last = System.nanoTime() / 1_000_000;
@@ -808,7 +1014,12 @@ public final class A2aServer implements HttpHandler, AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             run.subscribers.remove(q);
-            out.close();
+            if (out == null && !answered) {
+                out = x.startStream(200, ServerRequest.streamHeaders());
+            }
+            if (out != null) {
+                out.close();
+            }
         }
         String method = r.info().method().jsonRpcName(ProtocolVersion.V1_0).orElse("unknown");
         if (lastEvent != null && lastEvent.has("message")) {

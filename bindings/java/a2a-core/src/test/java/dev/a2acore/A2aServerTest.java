@@ -82,7 +82,17 @@ class A2aServerTest {
                     ctx.artifact(null, "done", false, true);
                 }
                 case "ask" -> ctx.status("input-required", "name?");
+                case "refuse" -> throw new A2aServer.ProtocolError(ErrorName.INVALID_PARAMS, "refused: " + rest);
+                case "unsupported" -> throw new IllegalStateException("wrapped",
+                    new A2aServer.ProtocolError(ErrorName.UNSUPPORTED_OPERATION, null));
+                case "late" -> {
+                    ctx.status("working", null);
+                    throw new A2aServer.ProtocolError(ErrorName.INVALID_PARAMS, "too late");
+                }
                 default -> {
+                    if (ctx.continuesTask() && ctx.text().equals("refuse-turn")) {
+                        throw new A2aServer.ProtocolError(ErrorName.UNSUPPORTED_OPERATION, "not this turn");
+                    }
                     if (ctx.continuesTask()) {
                         ctx.status("completed", "thanks " + ctx.text());
                     } else {
@@ -257,5 +267,141 @@ class A2aServerTest {
             String head = new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
             assertEquals("HTTP/1.1 421", head);
         }
+    }
+
+    private static final Map<String, String> V1 = Map.of("A2A-Version", "1.0");
+
+    private static JsonNode rpc(String method, Object params, Map<String, String> headers) throws Exception {
+        String body = JSON.writeValueAsString(Map.of("jsonrpc", "2.0", "id", 7, "method", method, "params", params));
+        return JSON.readTree(post("/", body, headers).body());
+    }
+
+    private static Map<String, Object> message(String text, String contextId, String taskId) {
+        Map<String, Object> m = new java.util.HashMap<>(Map.of("messageId", java.util.UUID.randomUUID().toString(),
+            "role", "ROLE_USER", "parts", List.of(Map.of("text", text))));
+        if (contextId != null) {
+            m.put("contextId", contextId);
+        }
+        if (taskId != null) {
+            m.put("taskId", taskId);
+        }
+        return Map.of("message", m);
+    }
+
+    private static String sendIn(String text, String contextId) throws Exception {
+        JsonNode r = rpc("SendMessage", message(text, contextId, null), V1);
+        assertTrue(r.path("result").has("task"), r.toString());
+        return r.get("result").get("task").get("id").asText();
+    }
+
+    private static List<String> ids(JsonNode listResult) {
+        List<String> out = new ArrayList<>();
+        listResult.get("tasks").forEach(t -> out.add(t.get("id").asText()));
+        assertEquals(out.size(), listResult.get("pageSize").asInt(), listResult.toString());
+        return out;
+    }
+
+    private static JsonNode list(Map<String, Object> params) throws Exception {
+        JsonNode r = rpc("ListTasks", params, V1);
+        assertTrue(r.has("result"), params + ": " + r);
+        assertTrue(r.get("result").has("nextPageToken"), r.toString());
+        return r.get("result");
+    }
+
+    @Test
+    void listTasksPagesAndFilters() throws Exception {
+        String ca = "ctx-a-" + System.nanoTime();
+        String cb = "ctx-b-" + System.nanoTime();
+        List<String> a = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            a.add(sendIn("count 1", ca));
+        }
+        String b1 = sendIn("ask", cb);
+        String b2 = sendIn("ask", cb);
+        String mid = java.time.Instant.now().toString();
+        Thread.sleep(5);
+        rpc("CancelTask", Map.of("id", b1), V1);
+
+        JsonNode p1 = list(Map.of("contextId", ca, "pageSize", 2));
+        assertEquals(List.of(a.get(2), a.get(1)), ids(p1));
+        assertEquals(3, p1.get("totalSize").asInt());
+        assertFalse(p1.get("tasks").get(0).has("artifacts"), p1.toString());
+        String token = p1.get("nextPageToken").asText();
+        assertFalse(token.isEmpty());
+        JsonNode p2 = list(Map.of("contextId", ca, "pageSize", 2, "pageToken", token));
+        assertEquals(List.of(a.get(0)), ids(p2));
+        assertEquals("", p2.get("nextPageToken").asText());
+
+        assertEquals(List.of(b2), ids(list(Map.of("contextId", cb, "status", "TASK_STATE_INPUT_REQUIRED"))));
+        assertEquals(List.of(b1), ids(list(Map.of("contextId", cb, "status", "TASK_STATE_CANCELED"))));
+        assertEquals(List.of(b1), ids(list(Map.of("contextId", cb, "statusTimestampAfter", mid))));
+        assertEquals(List.of(b1, b2), ids(list(Map.of("contextId", cb))));
+        assertEquals(List.of(), ids(list(Map.of("statusTimestampAfter", "2999-01-01T00:00:00+02:00"))));
+
+        JsonNode full = list(Map.of("contextId", ca, "historyLength", 0, "includeArtifacts", true));
+        full.get("tasks").forEach(t -> {
+            assertEquals(0, t.path("history").size(), t.toString());
+            assertEquals(1, t.get("artifacts").size(), t.toString());
+        });
+        for (Map<String, Object> bad : List.<Map<String, Object>>of(Map.of("pageSize", 0), Map.of("pageSize", 101),
+            Map.of("historyLength", -1), Map.of("statusTimestampAfter", "yesterday"), Map.of("status", "sleeping"),
+            Map.of("pageToken", "not-ours"))) {
+            assertEquals(-32602, rpc("ListTasks", bad, V1).path("error").path("code").asInt(), bad.toString());
+        }
+        // The same over HTTP+JSON 1.0 (query parameters).
+        HttpResponse<String> rest = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(url + "/rest/tasks?contextId=" + ca + "&pageSize=1&pageToken=" + token))
+            .header("A2A-Version", "1.0").GET().build(), HttpResponse.BodyHandlers.ofString());
+        JsonNode page = JSON.readTree(rest.body());
+        assertEquals(List.of(a.get(0)), ids(page), rest.body());
+        assertEquals(3, page.get("totalSize").asInt());
+    }
+
+    @Test
+    void handlerProtocolErrorsInBothVersionsAndBindings() throws Exception {
+        JsonNode r = rpc("SendMessage", message("refuse bad word", null, null), V1);
+        assertEquals(-32602, r.get("error").get("code").asInt(), r.toString());
+        assertEquals("refused: bad word", r.get("error").get("message").asText());
+        assertEquals(7, r.get("id").asInt());
+        assertEquals("INVALID_PARAMS", r.get("error").get("data").get(0).get("reason").asText(), r.toString());
+        r = rpc("SendMessage", message("unsupported", null, null), V1);
+        assertEquals(-32004, r.get("error").get("code").asInt(), r.toString());
+        assertFalse(r.get("error").get("message").asText().isEmpty());
+        // 0.3 JSON-RPC: the same code, no 1.0 data.
+        r = rpc("message/send", Map.of("message", Map.of("messageId", "m-1", "role", "user", "kind", "message",
+            "parts", List.of(Map.of("kind", "text", "text", "refuse old")))), Map.of());
+        assertEquals(-32602, r.get("error").get("code").asInt(), r.toString());
+        assertFalse(r.get("error").has("data"), r.toString());
+        // 1.0 HTTP+JSON: the spec's status and a google.rpc.Status body.
+        HttpResponse<String> rest = post("/rest/message:send", JSON.writeValueAsString(message("refuse rest", null, null)), V1);
+        assertEquals(400, rest.statusCode(), rest.body());
+        JsonNode st = JSON.readTree(rest.body()).get("error");
+        assertEquals("INVALID_ARGUMENT", st.get("status").asText(), rest.body());
+        assertEquals("refused: rest", st.get("message").asText());
+        assertTrue(rest.body().contains("INVALID_PARAMS"), rest.body());
+        // Streaming: JSON-RPC as an event stream of the one error, HTTP+JSON as the error response.
+        String body = JSON.writeValueAsString(Map.of("jsonrpc", "2.0", "id", 9, "method", "SendStreamingMessage",
+            "params", message("refuse stream", null, null)));
+        HttpResponse<String> s = post("/", body, V1);
+        assertEquals(200, s.statusCode());
+        assertEquals("text/event-stream", s.headers().firstValue("content-type").orElseThrow());
+        assertTrue(s.body().startsWith("data:") || s.body().contains("\ndata:"), s.body());
+        assertTrue(s.body().contains("\"code\":-32602") && s.body().contains("\"id\":9"), s.body());
+        rest = post("/rest/message:stream", JSON.writeValueAsString(message("refuse rest stream", null, null)), V1);
+        assertEquals(400, rest.statusCode(), rest.body());
+        // A refused follow-up leaves its task as it was; no failure is logged for refusals.
+        String asked = sendIn("ask", "ctx-r-" + System.nanoTime());
+        r = rpc("SendMessage", message("refuse-turn", null, asked), V1);
+        assertEquals(-32004, r.get("error").get("code").asInt(), r.toString());
+        assertEquals("TASK_STATE_INPUT_REQUIRED",
+            rpc("GetTask", Map.of("id", asked), V1).get("result").get("status").get("state").asText());
+        synchronized (LOGGED) {
+            assertTrue(LOGGED.stream().noneMatch(l -> String.valueOf(l.getMessage()).contains("refused")), "refusals logged");
+        }
+        // After the handler reported, a protocol error fails the task (an error_id).
+        r = rpc("SendMessage", message("late", null, null), V1);
+        assertEquals("TASK_STATE_FAILED", r.get("result").get("task").get("status").get("state").asText(), r.toString());
+        assertTrue(ERROR_ID.matcher(r.toString()).find(), r.toString());
+        assertTrue(server.tally().count("java-agent", "SendStreamingMessage", Channel.PROTOCOL, "InvalidParams") >= 2);
     }
 }

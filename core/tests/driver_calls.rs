@@ -976,3 +976,72 @@ fn a_send_that_returns_immediately_asks_for_it_on_the_wire() {
     let body: serde_json::Value = serde_json::from_slice(&seen.lock().unwrap()).unwrap();
     assert_eq!(body["params"]["configuration"]["blocking"], false, "{body}");
 }
+
+/// The reference agent sends `Cache-Control: max-age` and an `ETag` with its card: a
+/// second client of the same process takes the card from the shared cache without a
+/// request (shown by resolving it after the agent is gone), and the agent answers a
+/// revalidation with `304`.
+#[test]
+fn a_fresh_card_is_taken_from_the_process_cache_and_a_stale_one_revalidated() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["demo", "--serve"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn a2a demo --serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("READY ")
+        .expect("READY <url>")
+        .to_owned();
+    // The card's caching headers, and a 304 for its own ETag.
+    let addr = url.trim_start_matches("http://").to_owned();
+    let get = |extra: &str| {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        write!(
+            s,
+            "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{extra}\r\n"
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    };
+    let first = get("");
+    assert!(first.starts_with("HTTP/1.1 200"), "{first}");
+    assert!(
+        first
+            .to_ascii_lowercase()
+            .contains("cache-control: public, max-age=300")
+    );
+    let etag = first
+        .lines()
+        .find_map(|l| l.strip_prefix("etag: "))
+        .expect("an ETag")
+        .trim()
+        .to_owned();
+    let again = get(&format!("If-None-Match: {etag}\r\n"));
+    assert!(again.starts_with("HTTP/1.1 304"), "{again}");
+
+    let c1 = Client::new(&url, config()).expect("the card resolves");
+    assert!(
+        c1.send_text("echo one", &CallOptions::default())
+            .outcome
+            .is_success()
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    // The agent is gone: the card still resolves, from the cache, with no request.
+    let c2 = Client::new(&url, config()).expect("a fresh card comes from the cache");
+    assert_eq!(c2.target().unwrap().url, c1.target().unwrap().url);
+    // A call then fails in transport, as it must: only the card was cached.
+    let o = c2.send_text("echo two", &CallOptions::default()).outcome;
+    assert_eq!(o.channel, Channel::Transport);
+}

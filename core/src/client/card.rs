@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 
 use super::Target;
 use super::call::InputError;
+use super::card_cache::{CachedCard, CardCache};
 use super::request::{HttpRequest, RequestId, Transmit, TransportFailure};
 use crate::card::{self, AddressClass, AgentCard, CardError, CredentialPlan, Policy, Preferences};
 use crate::classify::{ResponseInfo, classify};
@@ -155,6 +156,11 @@ pub struct ResolvedCard {
     /// The address class of the card's host (a host that resolves names checks the
     /// interface's addresses against it: no drift from public to private).
     pub card_class: AddressClass,
+    /// What the host's [`CardCache`] should keep for this card's URL (stored with
+    /// [`CardCache::put`]); `None` when the response may not be stored (`no-store`).
+    pub cache_entry: Option<CachedCard>,
+    /// Whether the card came from the cache (fresh, or revalidated by a `304`).
+    pub from_cache: bool,
 }
 
 /// What a [`CardFetch`] reports.
@@ -189,6 +195,8 @@ pub struct CardFetch {
     attempt: u32,
     phase: Phase,
     events: VecDeque<CardEvent>,
+    /// The cached entries of the URLs this fetch may ask (see [`CardFetch::use_cache`]).
+    cached: Vec<CachedCard>,
 }
 
 impl CardFetch {
@@ -203,6 +211,7 @@ impl CardFetch {
             attempt: 0,
             phase: Phase::Ready,
             events: VecDeque::new(),
+            cached: Vec::new(),
         };
         match card::card_location(source) {
             Err(error) => m.finish(Err(ResolveError::Location {
@@ -229,8 +238,41 @@ impl CardFetch {
         m
     }
 
-    /// The next fetch to perform (a `GET` with `Accept: application/json` and nothing
-    /// else), when one is due.
+    /// Uses the host's `cache` at `now`: a fresh card for the URL about to be fetched
+    /// resolves at once (no request; its [`CardEvent::Resolved`] is queued), a stale one is
+    /// revalidated (the fetch carries its validators, and a `304` reuses it). Call it right
+    /// after [`CardFetch::new`], before the first `poll_transmit`.
+    pub fn use_cache(&mut self, cache: &CardCache, now: Millis) {
+        if !matches!(self.phase, Phase::Ready) || self.attempt > 0 {
+            return;
+        }
+        self.cached = [Some(self.url.as_str()), self.fallback.as_deref()]
+            .into_iter()
+            .flatten()
+            .filter_map(|u| cache.get(u).cloned())
+            .collect();
+        if let Some(c) = self
+            .cached
+            .iter()
+            .find(|c| c.url == self.url && c.is_fresh(now))
+        {
+            let body = c.body.clone();
+            let entry = c.clone();
+            let result = self.read(200, &[], &body).map(|mut r| {
+                r.cache_entry = Some(entry);
+                r.from_cache = true;
+                r
+            });
+            self.finish(result);
+        }
+    }
+
+    fn cached_for(&self, url: &str) -> Option<&CachedCard> {
+        self.cached.iter().find(|c| c.url == url)
+    }
+
+    /// The next fetch to perform (a `GET` with `Accept: application/json`, and the
+    /// validators of a cached card for revalidation), when one is due.
     #[must_use]
     pub fn poll_transmit(&mut self, now: Millis) -> Option<Transmit> {
         if !matches!(self.phase, Phase::Ready) {
@@ -250,7 +292,13 @@ impl CardFetch {
             request: HttpRequest {
                 method: HttpMethod::Get,
                 url: self.url.clone(),
-                headers: vec![("accept".to_owned(), "application/json".to_owned())],
+                headers: std::iter::once(("accept".to_owned(), "application/json".to_owned()))
+                    .chain(
+                        self.cached_for(&self.url)
+                            .map(CachedCard::validators)
+                            .unwrap_or_default(),
+                    )
+                    .collect(),
                 body: Vec::new(),
             },
             connect_by: now
@@ -363,7 +411,21 @@ impl CardFetch {
             self.url = fallback;
             return Ok(());
         }
-        let result = self.read(status, &headers, &body);
+        let result = match (status, self.cached_for(&self.url)) {
+            (304, Some(c)) => {
+                let entry = c.clone().revalidated(&headers, now);
+                let body = c.body.clone();
+                self.read(200, &headers, &body).map(|mut r| {
+                    r.cache_entry = entry;
+                    r.from_cache = true;
+                    r
+                })
+            }
+            _ => self.read(status, &headers, &body).map(|mut r| {
+                r.cache_entry = CachedCard::from_response(&self.url, &headers, &body, now);
+                r
+            }),
+        };
         self.finish(result);
         Ok(())
     }
@@ -492,6 +554,8 @@ impl CardFetch {
             card_url: url.clone(),
             card_json: String::from_utf8_lossy(body).into_owned(),
             card_class,
+            cache_entry: None,
+            from_cache: false,
         })
     }
 

@@ -217,6 +217,7 @@
 mod affinity;
 mod call;
 mod card;
+mod card_cache;
 mod common;
 mod ids;
 #[cfg(test)]
@@ -235,6 +236,7 @@ use std::collections::VecDeque;
 
 pub use call::{CallOptions, CallResult, Correlation, Event, HttpResponse, InputError, UnaryCall};
 pub use card::{CardEvent, CardFetch, CardOptions, ResolveError, ResolvedCard};
+pub use card_cache::{CachedCard, CardCache, MAX_CARDS};
 pub use pages::{MAX_PAGES, PageError, TaskPages};
 pub use request::{HeaderHook, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure};
 pub use stream::{StreamCall, StreamConfig, StreamEvent, StreamResult};

@@ -967,3 +967,63 @@ fn a_credential_an_edit_adds_satisfies_the_card() {
         .expect("the credential is there");
     assert_eq!(t.request.header("authorization"), Some("Bearer t"));
 }
+
+#[test]
+fn a_cached_card_is_used_while_fresh_then_revalidated_and_a_304_reuses_it() {
+    let mut cache = CardCache::default();
+    let mut m = CardFetch::new("https://agent.example", CardOptions::default());
+    m.use_cache(&cache, Millis(0));
+    let t = m.poll_transmit(Millis(0)).expect("nothing cached: a fetch");
+    card_respond(
+        &mut m,
+        &t,
+        200,
+        &[("Cache-Control", "max-age=60"), ("ETag", "\"c1\"")],
+        CARD_03,
+    );
+    let r = resolved(&mut m).expect("resolved");
+    assert!(!r.from_cache);
+    cache.put(r.cache_entry.clone().expect("storable"));
+
+    // Fresh: resolved at once, nothing sent.
+    let mut m = CardFetch::new("https://agent.example", CardOptions::default());
+    m.use_cache(&cache, Millis(59_000));
+    assert!(m.poll_transmit(Millis(59_000)).is_none());
+    let r = resolved(&mut m).expect("from the cache");
+    assert!(r.from_cache);
+    assert_eq!(r.target.url, "https://agent.example/a2a");
+
+    // Stale: revalidated with the ETag; a 304 reuses the body and renews freshness.
+    let mut m = CardFetch::new("https://agent.example", CardOptions::default());
+    m.use_cache(&cache, Millis(61_000));
+    let t = m.poll_transmit(Millis(61_000)).expect("revalidation");
+    assert!(
+        t.request
+            .headers
+            .contains(&("If-None-Match".to_owned(), "\"c1\"".to_owned())),
+        "{:?}",
+        t.request.headers
+    );
+    card_respond(&mut m, &t, 304, &[("Cache-Control", "max-age=10")], "");
+    let r = resolved(&mut m).expect("a 304 reuses the card");
+    assert!(r.from_cache);
+    assert_eq!(r.card_json, CARD_03);
+    // (`card_respond` answers at 1 ms on the test's clock.)
+    assert_eq!(
+        r.cache_entry.as_ref().unwrap().fresh_until,
+        Some(Millis(10_001))
+    );
+
+    // `no-store` leaves nothing to keep; a 304 without a cached card is an HTTP error.
+    let mut m = CardFetch::new("https://agent.example", CardOptions::default());
+    let t = m.poll_transmit(Millis(0)).unwrap();
+    card_respond(&mut m, &t, 200, &[("Cache-Control", "no-store")], CARD_03);
+    assert!(resolved(&mut m).expect("resolved").cache_entry.is_none());
+    let mut m = CardFetch::new("https://agent.example", CardOptions::default());
+    let t = m.poll_transmit(Millis(0)).unwrap();
+    card_respond(&mut m, &t, 304, &[], "");
+    assert!(matches!(
+        resolved(&mut m),
+        Err(ResolveError::Status { status: 304, .. })
+    ));
+}

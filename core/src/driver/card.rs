@@ -40,6 +40,8 @@ impl Client {
             max_bytes: config.max_response_bytes,
         };
         let mut fetch = CardFetch::new(source, options);
+        let shared = shared_card_cache();
+        fetch.use_cache(&lock_cache(shared).view(self.now()), self.now());
         let mut armed = false;
         let resolved = loop {
             if let Some(t) = fetch.poll_transmit(self.now()) {
@@ -83,6 +85,23 @@ impl Client {
                 }
             }
         }?;
+        let card_host = resolved
+            .card_url
+            .split_once("://")
+            .map_or("", |(_, r)| super::proxy::host_of(r));
+        if resolved.from_cache && !armed {
+            // A fresh card made no request: what its host's lookup found when it was
+            // fetched stands in for the rebinding check.
+            let internal = lock_cache(shared).internal_of(&resolved.card_url);
+            self.inner.guard.begin_cached_card(card_host, internal);
+        }
+        match resolved.cache_entry.clone() {
+            Some(entry) => {
+                let internal = self.inner.guard.card_resolved_internal();
+                lock_cache(shared).put(entry, self.now(), internal);
+            }
+            None => lock_cache(shared).cards.remove(&resolved.card_url),
+        }
         let iface_host = resolved
             .target
             .url
@@ -139,4 +158,55 @@ impl Client {
             allowed_origins,
         }
     }
+}
+
+/// The card cache every driver client of this process shares (cards are public documents,
+/// fetched without credentials): a fresh card is not fetched again, a stale one is
+/// revalidated. Its times are on [`cache_now`]'s clock; beside each card, whether its host
+/// resolved to internal addresses only when it was fetched (for the rebinding check).
+#[derive(Debug, Default)]
+struct SharedCards {
+    cards: crate::client::CardCache,
+    internal: Vec<(String, bool)>,
+}
+
+impl SharedCards {
+    /// The cards on the clock of a client whose time is `client_now`.
+    fn view(&self, client_now: Millis) -> crate::client::CardCache {
+        self.cards.on_clock(cache_now(), client_now)
+    }
+
+    /// Stores an entry made on a client's clock (`client_now`).
+    fn put(&mut self, entry: crate::client::CachedCard, client_now: Millis, internal: bool) {
+        let url = entry.url.clone();
+        let mut one = crate::client::CardCache::default();
+        one.put(entry);
+        if let Some(e) = one.on_clock(client_now, cache_now()).get(&url) {
+            self.cards.put(e.clone());
+        }
+        self.internal
+            .retain(|(u, _)| self.cards.get(u).is_some() && *u != url);
+        self.internal.push((url, internal));
+    }
+
+    fn internal_of(&self, url: &str) -> bool {
+        self.internal.iter().any(|(u, i)| u == url && *i)
+    }
+}
+
+fn shared_card_cache() -> &'static std::sync::Mutex<SharedCards> {
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<SharedCards>> = std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// The shared cache, even after a panic elsewhere poisoned its lock (its entries are
+/// plain values, always consistent).
+fn lock_cache(m: &std::sync::Mutex<SharedCards>) -> std::sync::MutexGuard<'_, SharedCards> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The shared cache's clock: milliseconds since the cache was first used.
+fn cache_now() -> Millis {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    Millis(EPOCH.get_or_init(Instant::now).elapsed().as_millis() as u64)
 }

@@ -143,6 +143,18 @@ impl Guard {
         s.checked_host = None;
     }
 
+    /// The card at `card_host` comes from the cache (no fetch, no lookup now): what its
+    /// host's lookup found when it was fetched (`resolved_internal`) stands in.
+    pub(crate) fn begin_cached_card(&self, card_host: &str, resolved_internal: bool) {
+        self.begin_card(card_host);
+        self.state().card_resolved_internal = resolved_internal;
+    }
+
+    /// Whether every address the card's host resolved to was internal (during the fetch).
+    pub(crate) fn card_resolved_internal(&self) -> bool {
+        self.state().card_resolved_internal
+    }
+
     /// The card resolved to an interface on `iface_host`: check that host's answers
     /// unless the card is internal (written or resolved) or the caller allows the host.
     pub(crate) fn finish_card(&self, card_class: AddressClass, iface_host: &str, allowed: bool) {

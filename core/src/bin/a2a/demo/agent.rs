@@ -252,6 +252,47 @@ fn cards(base: &str, bearer: bool, signer: Option<&CardSigner>) -> io::Result<Ca
     })
 }
 
+/// How long a client may use the card without asking again (A2A 1.0 §8.6.2: servers
+/// SHOULD send caching headers); its `ETag` lets a stale copy be revalidated with a `304`.
+const CARD_MAX_AGE_SECS: u32 = 300;
+
+/// Answers a card request: the card with `Cache-Control`, an `ETag` and `Vary:
+/// A2A-Version` (the form depends on it), or `304 Not Modified` when the client's
+/// `If-None-Match` names the current one.
+fn respond_card(stream: &mut TcpStream, req: &http::Request, card: &str) -> io::Result<()> {
+    let etag = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        card.hash(&mut h);
+        format!("\"{:016x}-{}\"", h.finish(), card.len())
+    };
+    let headers = [
+        (
+            "cache-control",
+            format!("public, max-age={CARD_MAX_AGE_SECS}"),
+        ),
+        ("etag", etag.clone()),
+        ("vary", "A2A-Version".to_owned()),
+    ];
+    let matches = req.header("if-none-match").is_some_and(|v| {
+        v.split(',').any(|t| {
+            let t = t.trim();
+            t == "*" || t.trim_start_matches("W/") == etag
+        })
+    });
+    if matches {
+        return http::respond(stream, 304, "application/json", &headers, b"", true);
+    }
+    http::respond(
+        stream,
+        200,
+        "application/json",
+        &headers,
+        card.as_bytes(),
+        true,
+    )
+}
+
 fn serve(shared: &Shared, mut stream: TcpStream) {
     let limits = http::ConnLimits::default();
     http::prepare(&stream, &limits);
@@ -272,15 +313,7 @@ fn serve(shared: &Shared, mut stream: TcpStream) {
             } else {
                 &shared.card.v1_0
             };
-            http::respond(
-                &mut stream,
-                200,
-                "application/json",
-                &[],
-                card.as_bytes(),
-                true,
-            )
-            .is_ok()
+            respond_card(&mut stream, &req, card).is_ok()
         } else if let Some(challenge) = unauthorized(shared, &req) {
             refuse_unauthenticated(&mut stream, &challenge).is_ok()
         } else if path == "/a2a" {

@@ -632,3 +632,54 @@ fn oauth2_client_credentials_token_is_fetched_and_sent_to_the_interface_only() {
     assert_eq!(plain.status.code(), Some(2), "{}", text(&plain.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The reference agent with `--bearer-token` also declares an OAuth2 client-credentials
+/// scheme whose token endpoint is its own: the CLI's OAuth2 flow gets the token there and
+/// the call goes through; a wrong secret is refused by the endpoint, nothing sent.
+#[test]
+fn the_reference_agents_oauth2_token_endpoint_serves_the_cli_flow() {
+    let demo = Demo::start(&["--bearer-token", "s3cret"]);
+    let url = demo.url.as_str();
+    let token_url = format!("{url}/oauth2/token");
+    let dir = std::env::temp_dir().join(format!("a2a-oauth2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good");
+    let bad = dir.join("bad");
+    std::fs::write(&good, "s3cret").unwrap();
+    std::fs::write(&bad, "nope").unwrap();
+    let card = a2a(&["card", url, "--allow-http", "--json"]);
+    let card = text(&card.stdout);
+    assert!(
+        card.contains("clientCredentials") && card.contains(&token_url),
+        "{card}"
+    );
+    let send = |secret: &std::path::Path| {
+        a2a(&[
+            "send",
+            url,
+            "echo via oauth2",
+            "--allow-http",
+            "--oauth2-token-url",
+            &token_url,
+            "--client-id",
+            "demo",
+            "--client-secret-file",
+            secret.to_str().unwrap(),
+        ])
+    };
+    let ok = send(&good);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    assert_eq!(text(&ok.stdout).trim(), "via oauth2");
+    let refused = send(&bad);
+    assert_eq!(refused.status.code(), Some(3));
+    assert!(
+        text(&refused.stderr).contains("invalid_client"),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert!(
+        !text(&refused.stderr).contains("nope"),
+        "the secret is never printed"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

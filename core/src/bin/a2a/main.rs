@@ -118,7 +118,9 @@ options:
                lists the words it answers on standard error, exits 0 on SIGTERM
   --port N     the port for --serve (default 0: a free one)
   --bearer-token T  declare an HTTP bearer scheme on the card, require `Authorization:
-               Bearer T` on every call and serve the extended card to it
+               Bearer T` on every call and serve the extended card to it; an OAuth2
+               client-credentials scheme is declared beside it, whose token endpoint
+               (/oauth2/token) issues T to client `demo` with secret T
   --sign-card PEM   sign the served card with this private key (see `a2a card sign`)
   --card-kid ID     the signature's kid (default demo)
   -h, --help   this help

@@ -172,6 +172,12 @@ pub type CardSigner = std::convert::Infallible;
 
 /// The name of the security scheme the card declares when a token is configured.
 const SCHEME: &str = "bearer";
+/// The name of the OAuth2 client-credentials scheme declared beside it.
+const OAUTH2_SCHEME: &str = "oauth2";
+/// Where the agent's token endpoint listens (OAuth2 client credentials, RFC 6749 §4.4).
+const TOKEN_PATH: &str = "/oauth2/token";
+/// The client id the token endpoint knows; its secret is the bearer token itself.
+pub const OAUTH2_CLIENT_ID: &str = "demo";
 
 /// The card in two forms that differ only in how the security scheme is written: 1.0's
 /// `SecurityScheme` is a oneof (`{"httpAuthSecurityScheme": {...}}`) and 0.3's a tagged
@@ -227,15 +233,27 @@ fn cards(base: &str, bearer: bool, signer: Option<&CardSigner>) -> io::Result<Ca
             extended: None,
         });
     }
-    card["securityRequirements"] = serde_json::json!([{"schemes": {SCHEME: {"list": []}}}]);
+    // Two alternatives: the token itself (bearer), or an OAuth2 client-credentials flow
+    // whose token endpoint is the agent's own and issues that same token.
+    let token_url = format!("{base}{TOKEN_PATH}");
+    card["securityRequirements"] = serde_json::json!([
+        {"schemes": {SCHEME: {"list": []}}},
+        {"schemes": {OAUTH2_SCHEME: {"list": []}}},
+    ]);
     // Authenticated callers may ask for the extended card (1.0 capability, 0.3 flag).
     card["capabilities"]["extendedAgentCard"] = serde_json::json!(true);
     card["supportsAuthenticatedExtendedCard"] = serde_json::json!(true);
-    card["security"] = serde_json::json!([{ SCHEME: [] }]);
+    card["security"] = serde_json::json!([{ SCHEME: [] }, { OAUTH2_SCHEME: [] }]);
     let mut v1_0 = card.clone();
-    v1_0["securitySchemes"] =
-        serde_json::json!({ SCHEME: {"httpAuthSecurityScheme": {"scheme": "bearer"}} });
-    card["securitySchemes"] = serde_json::json!({ SCHEME: {"type": "http", "scheme": "bearer"} });
+    let flows = serde_json::json!({"clientCredentials": {"tokenUrl": token_url, "scopes": {}}});
+    v1_0["securitySchemes"] = serde_json::json!({
+        SCHEME: {"httpAuthSecurityScheme": {"scheme": "bearer"}},
+        OAUTH2_SCHEME: {"oauth2SecurityScheme": {"flows": flows}},
+    });
+    card["securitySchemes"] = serde_json::json!({
+        SCHEME: {"type": "http", "scheme": "bearer"},
+        OAUTH2_SCHEME: {"type": "oauth2", "flows": flows},
+    });
     let mut extended = v1_0.clone();
     if let Some(skills) = extended["skills"].as_array_mut() {
         skills.push(serde_json::json!({
@@ -314,6 +332,8 @@ fn serve(shared: &Shared, mut stream: TcpStream) {
                 &shared.card.v1_0
             };
             respond_card(&mut stream, &req, card).is_ok()
+        } else if path == TOKEN_PATH && shared.bearer_token.is_some() {
+            issue_token(shared, &mut stream, &req).is_ok()
         } else if let Some(challenge) = unauthorized(shared, &req) {
             refuse_unauthenticated(&mut stream, &challenge).is_ok()
         } else if path == "/a2a" {
@@ -355,6 +375,106 @@ fn unauthorized(shared: &Shared, req: &Request) -> Option<String> {
             "{realm}, error=\"invalid_token\", error_description=\"the bearer token is not valid\""
         ))
     }
+}
+
+/// The token endpoint (OAuth2 client credentials, RFC 6749 §4.4): client `demo` with the
+/// bearer token as its secret (HTTP Basic or form fields) gets that token for an hour.
+fn issue_token(shared: &Shared, stream: &mut TcpStream, req: &Request) -> io::Result<()> {
+    let token = shared.bearer_token.as_deref().unwrap_or_default();
+    let reply = |stream: &mut TcpStream, status: u16, body: serde_json::Value| {
+        let no_store = [("cache-control", "no-store".to_owned())];
+        http::respond(
+            stream,
+            status,
+            "application/json",
+            &no_store,
+            body.to_string().as_bytes(),
+            true,
+        )
+    };
+    if req.method != "POST" {
+        return reply(stream, 405, serde_json::json!({"error": "invalid_request"}));
+    }
+    let form = form_fields(&req.body);
+    let field = |name: &str| {
+        form.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if field("grant_type") != Some("client_credentials") {
+        return reply(
+            stream,
+            400,
+            serde_json::json!({"error": "unsupported_grant_type"}),
+        );
+    }
+    let basic = req
+        .header("authorization")
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("basic"))
+        .and_then(|(_, b64)| {
+            use base64::Engine as _;
+            base64::engine::general_purpose::STANDARD
+                .decode(b64.trim())
+                .ok()
+        })
+        .and_then(|raw| String::from_utf8(raw).ok())
+        .and_then(|pair| {
+            let (id, secret) = pair.split_once(':')?;
+            Some((form_decode(id), form_decode(secret)))
+        });
+    let (id, secret) = match basic {
+        Some(pair) => pair,
+        None => (
+            field("client_id").unwrap_or_default().to_owned(),
+            field("client_secret").unwrap_or_default().to_owned(),
+        ),
+    };
+    if id != OAUTH2_CLIENT_ID || secret != token {
+        return reply(stream, 401, serde_json::json!({"error": "invalid_client"}));
+    }
+    reply(
+        stream,
+        200,
+        serde_json::json!({"access_token": token, "token_type": "Bearer", "expires_in": 3600}),
+    )
+}
+
+/// The fields of an `application/x-www-form-urlencoded` body.
+fn form_fields(body: &[u8]) -> Vec<(String, String)> {
+    String::from_utf8_lossy(body)
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (form_decode(k), form_decode(v))
+        })
+        .collect()
+}
+
+/// Decodes one form-encoded component (`+` is a space, `%XX` a byte; a `%` not followed
+/// by two hex digits stays as it is).
+fn form_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let hex = |c: u8| (c as char).to_digit(16);
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'+', _, _) => out.push(b' '),
+            (b'%', Some(hi), Some(lo)) => {
+                out.push((hi * 16 + lo) as u8);
+                i += 2;
+            }
+            (c, _, _) => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn refuse_unauthenticated(stream: &mut TcpStream, challenge: &str) -> io::Result<()> {

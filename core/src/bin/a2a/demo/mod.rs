@@ -96,7 +96,10 @@ fn serve(options: &agent::AgentOptions) -> i32 {
     eprintln!("Agent card: {}/.well-known/agent-card.json", agent.base);
     if options.bearer_token.is_some() {
         eprintln!(
-            "Every A2A call needs Authorization: Bearer <the token given>; the card is public."
+            "Every A2A call needs Authorization: Bearer <the token given>; the card is public.\n\
+             OAuth2 client credentials: {}/oauth2/token issues that token to client `demo` \
+             with the token as its secret.",
+            agent.base
         );
     }
     println!("READY {}", agent.base);

@@ -208,8 +208,16 @@ fn with_protocol_1_0_the_scenarios_speak_1_0_and_the_version_cases_keep_their_me
 
     // And the 0.3 run answers the same 1.0 call with -32601 (a 0.3 server), the 0.3 call with
     // the echo.
-    let (_, rows) = run(&curl_send("m-1", ""), "baseline-send", &["--protocol", "0.3"]);
-    assert_eq!(verdict(&rows, "baseline-send")["verdict"], "pass", "{rows:?}");
+    let (_, rows) = run(
+        &curl_send("m-1", ""),
+        "baseline-send",
+        &["--protocol", "0.3"],
+    );
+    assert_eq!(
+        verdict(&rows, "baseline-send")["verdict"],
+        "pass",
+        "{rows:?}"
+    );
 }
 
 #[test]
@@ -225,7 +233,13 @@ fn usage_errors() {
             "--only",
             "no-such-case",
         ][..],
-        &["conformance", "--client-cmd", "x {url}", "--protocol", "2.0"][..],
+        &[
+            "conformance",
+            "--client-cmd",
+            "x {url}",
+            "--protocol",
+            "2.0",
+        ][..],
     ] {
         let out = Command::new(BIN).args(args).output().expect("run");
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -1,4 +1,5 @@
-//! The fault server's scenarios, selected by the first path segment.
+//! The fault server's scenarios, selected by the first path segment. The table describes them
+//! in 0.3; with `--protocol 1.0` each answers the same in 1.0 (the module docs of [`super`]).
 //!
 //! | scenario | behaviour |
 //! |---|---|
@@ -11,8 +12,8 @@
 //! | `rpc-error` | every JSON-RPC call answers HTTP 200 with a JSON-RPC error (-32603, the request's id) |
 //! | `html200` | every JSON-RPC call answers HTTP 200 with an HTML page labelled `text/html` (a captive portal or a misrouted proxy) |
 //! | `card-drift` | the card names `http://localhost:<port>/card-drift-target/a2a` (another origin than the one it was fetched from); `card-drift-target` answers as `ok`, so a client that follows the card shows up there |
-//! | `v1-only` | the card lists only a 1.0 JSON-RPC interface (`supportedInterfaces`); `SendMessage` and `SendStreamingMessage` are answered in the 1.0 shapes (completed task echoing the text), every 0.3 method gets -32009 (version not supported) |
-//! | `v03-only` | as `ok` (a 0.3 card; a 1.0 method name gets -32601, as a 0.3-only server answers): named apart so that a conformance run counts it alone, and its card stays in the pure 0.3 form when the conformance kit has the others list `supportedInterfaces` too |
+//! | `v1-only` | speaks 1.0 whatever `--protocol` says (see the module docs of [`super`]): the card lists only a 1.0 JSON-RPC interface (`supportedInterfaces`), 1.0 calls are answered as `ok` in 1.0, a 0.3 method (or a 1.0 one without `A2A-Version: 1.0`) gets -32009 (version not supported) |
+//! | `v03-only` | as `ok` in 0.3 whatever `--protocol` says (a 0.3 card; a 1.0 method name gets -32601, as a 0.3-only server answers): named apart so that a conformance run counts it alone, and its card stays in the pure 0.3 form when the conformance kit has the others list `supportedInterfaces` too |
 //! | `html502` | HTTP 502 with an nginx-style HTML page |
 //! | `redirect` | every JSON-RPC call answers `302` to `/redirect-target/a2a` (the card's interface URL redirects) |
 //! | `redirect-target` | counts requests and answers 404: a client that follows redirects shows up here |
@@ -405,7 +406,10 @@ fn rpc(
 ) -> io::Result<After> {
     let parsed: Option<Value> = serde_json::from_slice(&req.body).ok();
     let Some(v) = parsed else {
-        return respond_json(stream, &error_body(&Value::Null, -32700, "Invalid JSON payload"));
+        return respond_json(
+            stream,
+            &error_body(&Value::Null, -32700, "Invalid JSON payload"),
+        );
     };
     let mut call = Call {
         id: v.get("id").cloned().unwrap_or(Value::Null),
@@ -1005,14 +1009,8 @@ fn resubscribe(
     } else {
         "done"
     };
-    sse.event(&result(
-        call,
-        artifact_update(&id, &ctx, text, true, true),
-    ))?;
-    sse.event(&result(
-        call,
-        status_update(&id, &ctx, "completed", true),
-    ))?;
+    sse.event(&result(call, artifact_update(&id, &ctx, text, true, true)))?;
+    sse.event(&result(call, status_update(&id, &ctx, "completed", true)))?;
     sse.finish()?;
     Ok(After::KeepOpen)
 }
@@ -1021,7 +1019,10 @@ fn resubscribe(
 /// `url`, and no 0.3 field; `hostile` and `secured` as in 0.3 (security in the 1.0 form).
 fn v1_card(stream: &mut TcpStream, name: &str, url: &str) -> io::Result<After> {
     let (title, description) = if name == "hostile" {
-        (format!("fault hostile {HOSTILE_TEXT}"), HOSTILE_TEXT.to_owned())
+        (
+            format!("fault hostile {HOSTILE_TEXT}"),
+            HOSTILE_TEXT.to_owned(),
+        )
     } else {
         (
             format!("fault {name}"),

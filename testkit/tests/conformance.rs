@@ -18,6 +18,15 @@ fn curl_send(message_id: &str, flags: &str) -> String {
     )
 }
 
+/// One 1.0 `SendMessage` with curl: messageId `$1`, the case's text and URL; `flags` are
+/// extra curl options (the `A2A-Version` header among them, or not).
+fn curl_send_v1(message_id: &str, flags: &str) -> String {
+    format!(
+        "curl -sS --max-time 10 {flags} -H 'content-type: application/json' \
+         -d \"$(printf '{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"SendMessage\",\"params\":{{\"message\":{{\"role\":\"ROLE_USER\",\"messageId\":\"{message_id}\",\"parts\":[{{\"text\":\"%s\"}}]}}}}}}' {{text}})\" {{url}}/a2a"
+    )
+}
+
 /// Runs the kit on `only` with `cmd`; returns the exit status and the rows by case id.
 fn run(cmd: &str, only: &str, extra: &[&str]) -> (i32, Vec<Value>) {
     let dir = std::env::temp_dir().join(format!(
@@ -156,6 +165,62 @@ fn a_client_that_never_returns_is_killed_at_the_deadline() {
 }
 
 #[test]
+fn with_protocol_1_0_the_scenarios_speak_1_0_and_the_version_cases_keep_their_meaning() {
+    let v1 = curl_send_v1("m-1", "-H 'A2A-Version: 1.0'");
+    let (_, rows) = run(
+        &v1,
+        "baseline-send,failed-error-id,version-0.3-only-server",
+        &["--protocol", "1.0"],
+    );
+    let base = verdict(&rows, "baseline-send");
+    assert_eq!(base["verdict"], "pass", "{base}");
+    assert_eq!(base["calls"][0]["method"], "SendMessage", "{base}");
+    let out = base["output_tail"].as_str().unwrap();
+    assert!(
+        out.contains(r#""result":{"task":"#) && out.contains("TASK_STATE_COMPLETED"),
+        "a 1.0 result: {out}"
+    );
+    let failed = verdict(&rows, "failed-error-id");
+    assert!(
+        failed["output_tail"]
+            .as_str()
+            .unwrap()
+            .contains("TASK_STATE_FAILED"),
+        "{failed}"
+    );
+    assert_eq!(failed["verdict"], "fail", "curl exits 0: {failed}");
+    // The 0.3-only case stays 0.3 in a 1.0 run: the 1.0 call is not found there.
+    let v03 = verdict(&rows, "version-0.3-only-server");
+    assert!(
+        v03["output_tail"].as_str().unwrap().contains("-32601"),
+        "{v03}"
+    );
+
+    // Without `A2A-Version` a 1.0 method means 0.3: refused with -32009 (the core's rule).
+    let bare = curl_send_v1("m-1", "");
+    let (_, rows) = run(&bare, "baseline-send", &["--protocol", "1.0"]);
+    let base = verdict(&rows, "baseline-send");
+    assert!(
+        base["output_tail"].as_str().unwrap().contains("-32009"),
+        "{base}"
+    );
+    assert_eq!(base["verdict"], "fail", "exit 0 without the answer: {base}");
+
+    // And the 0.3 run answers the same 1.0 call with -32601 (a 0.3 server), the 0.3 call with
+    // the echo.
+    let (_, rows) = run(
+        &curl_send("m-1", ""),
+        "baseline-send",
+        &["--protocol", "0.3"],
+    );
+    assert_eq!(
+        verdict(&rows, "baseline-send")["verdict"],
+        "pass",
+        "{rows:?}"
+    );
+}
+
+#[test]
 fn usage_errors() {
     for args in [
         &["conformance"][..],
@@ -167,6 +232,13 @@ fn usage_errors() {
             "x {url}",
             "--only",
             "no-such-case",
+        ][..],
+        &[
+            "conformance",
+            "--client-cmd",
+            "x {url}",
+            "--protocol",
+            "2.0",
         ][..],
     ] {
         let out = Command::new(BIN).args(args).output().expect("run");

@@ -5,11 +5,14 @@ and writes the results into docs/client-conformance.md (section 4, after the mar
                                      [--jobs N] [--parallel N] [--doc PATH]
                                      [--check-project] [--no-render] [--from-json]
 
-Each client is a command line with {mode} {url} {text} (see tests/conformance/clients/); a
-client whose program or toolchain is missing is reported as skipped, never silently left
-out. The JSON of each run goes to DIR (default build/conformance/). With --check-project,
-the exit status is 1 when a row of the project's own clients differs from
-tests/conformance/expected.json (verdict per case). Standard library only."""
+Each client is a command line with {mode} {url} {text} (see tests/conformance/clients/) and
+runs once per protocol version it speaks (`a2a-testkit conformance --protocol 1.0|0.3`: the
+fault server's cards offer only that version, so a client with both picks it); a run is named
+`<client>@<version>` (`--clients a2a` runs every version of a2a, `--clients a2a@1.0` one). A
+client whose program or toolchain is missing is reported as skipped, never silently left out.
+The JSON of each run goes to DIR (default build/conformance/). With --check-project, the exit
+status is 1 when a row of the project's own clients differs from
+tests/conformance/expected.json (verdict per case, keyed by run). Standard library only."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -34,6 +38,7 @@ EXPECTED = ROOT / 'tests' / 'conformance' / 'expected.json'
 PY = ROOT / '.venv' / 'bin' / 'python'
 CLIENTS_DIR = ROOT / 'tests' / 'conformance' / 'clients'
 BUILD = ROOT / 'build' / 'conformance'
+LOCK = threading.Lock()
 
 
 def read_version(path: Path, pattern: str) -> str:
@@ -93,49 +98,59 @@ def core_version() -> str:
 
 
 def clients() -> dict[str, dict]:
-    """Every client: name -> {cmd, version, project, prepare}."""
+    """Every client: name -> {label, protocols, project, cmd, version, prepare}. `protocols`:
+    the A2A versions it speaks, its native one first (an SDK's other one is its compat
+    transport)."""
     a2a = Path(os.environ.get('A2A_BIN', TARGET / 'a2a'))
     go03 = BUILD / 'bin' / 'go-sdk-v0.3'
     go2 = BUILD / 'bin' / 'go-sdk-v2'
     q = shlex.quote
     return {
         'a2a': dict(
+            protocols=('0.3', '1.0'),
             label='a2a CLI (this project)', project=True,
             cmd=f'{q(str(a2a))} {{mode}} {{url}} {{text}} --allow-http',
             version=core_version,
             prepare=lambda: None if a2a.exists() else f'{a2a} is not built (cargo build -p a2a-core --features driver --bin a2a)'),
         'a2a-resubscribe': dict(
+            protocols=('0.3', '1.0'),
             label='a2a CLI --resubscribes 2 (this project)', project=True,
             cmd=f'{q(str(a2a))} {{mode}} {{url}} {{text}} --allow-http --resubscribes 2',
             version=core_version,
             prepare=lambda: None if a2a.exists() else f'{a2a} is not built'),
         'python-sdk': dict(
+            protocols=('1.0', '0.3'),
             label='Python a2a-sdk', project=False,
             cmd=f'{q(str(PY))} {q(str(CLIENTS_DIR / "python_sdk.py"))} {{mode}} {{url}} {{text}}',
             version=lambda: 'a2a-sdk ' + py_version('a2a-sdk'),
             prepare=lambda: None if PY.exists() else '.venv is missing (scripts/ci/05-setup.sh)'),
         'go-sdk-v0.3': dict(
+            protocols=('0.3',),
             label='Go a2a-go v0.3', project=False,
             cmd=f'{q(str(go03))} {{mode}} {{url}} {{text}}',
             version=lambda: 'a2a-go ' + read_version(ROOT / 'tests' / 'go-sdk' / 'go.mod', r'github.com/a2aproject/a2a-go (v[0-9.]+)'),
             prepare=lambda: go_build(ROOT / 'tests' / 'go-sdk', go03)),
         'go-sdk-v2': dict(
+            protocols=('1.0', '0.3'),
             label='Go a2a-go/v2', project=False,
             cmd=f'{q(str(go2))} {{mode}} {{url}} {{text}}',
             version=lambda: 'a2a-go/v2 ' + read_version(ROOT / 'tests' / 'go-sdk-v2' / 'go.mod', r'github.com/a2aproject/a2a-go/v2 (v[0-9.]+)'),
             prepare=lambda: go_build(ROOT / 'tests' / 'go-sdk-v2', go2)),
         'js-sdk': dict(
+            protocols=('1.0', '0.3'),
             label='JS @a2a-js/sdk', project=False,
             cmd=f'node {q(str(CLIENTS_DIR / "js_sdk.mjs"))} {{mode}} {{url}} {{text}}',
             version=lambda: '@a2a-js/sdk ' + read_version(ROOT / 'tests' / 'peers' / 'js' / 'node_modules' / '@a2a-js' / 'sdk' / 'package.json', r'"version"\s*:\s*"([^"]+)"'),
             prepare=lambda: None if shutil.which('node') and (ROOT / 'tests/peers/js/node_modules/@a2a-js/sdk').is_dir()
             else 'node or tests/peers/js/node_modules is missing (scripts/ci/05-setup.sh)'),
         'java-sdk-jdk': dict(
+            protocols=('0.3',),
             label='Java a2a-java (JdkA2AHttpClient)', project=False,
             cmd=java_cmd('jdk', False),
             version=lambda: 'a2a-java ' + read_version(JAVA_DIR / 'pom.xml', r'<a2a.sdk.version>([^<]+)<'),
             prepare=lambda: java_build(False)),
         'java-sdk-dropin': dict(
+            protocols=('0.3',),
             label='Java a2a-java (a2a-core drop-in)', project=True,
             cmd=java_cmd('a2a-core', True),
             version=lambda: 'a2a-java ' + read_version(JAVA_DIR / 'pom.xml', r'<a2a.sdk.version>([^<]+)<') + ', a2a-java-http 0.1.0',
@@ -143,19 +158,52 @@ def clients() -> dict[str, dict]:
     }
 
 
-def run_client(name: str, spec: dict, out: Path, kit: Path, jobs: int) -> dict:
-    path = out / f'{name}.json'
-    why = spec['prepare']()
+def run_label(spec: dict, protocol: str) -> str:
+    """The column name of one run: the client and the version it spoke (compat when it is
+    not the client's native one)."""
+    if len(spec['protocols']) == 1:
+        return spec['label']
+    compat = ' compat' if protocol != spec['protocols'][0] and not spec['project'] else ''
+    return f'{spec["label"]} {protocol}{compat}'
+
+
+def expand(names: list[str], specs: dict) -> list[tuple[str, str, str]] | str:
+    """`client` or `client@version` names -> [(run key, client, version)], or an error."""
+    runs = []
+    for name in names:
+        client, _, proto = name.partition('@')
+        if client not in specs:
+            return f'unknown client {client!r} (known: {", ".join(specs)})'
+        protos = specs[client]['protocols']
+        if proto and proto not in protos:
+            return f'{client} speaks {", ".join(protos)}, not {proto}'
+        for p in ([proto] if proto else protos):
+            runs.append((f'{client}@{p}', client, p))
+    return runs
+
+
+def run_client(key: str, spec: dict, protocol: str, out: Path, kit: Path, jobs: int) -> dict:
+    path = out / f'{key}.json'
+    label = run_label(spec, protocol)
+    prepared = spec.setdefault('_prepared', {})
+    # One build per client even when its versions run side by side.
+    with LOCK:
+        lock = prepared.setdefault('lock', threading.Lock())
+    with lock:
+        if 'why' not in prepared:
+            prepared['why'] = spec['prepare']()
+    why = prepared['why']
     if why:
-        skipped = {'client': spec['label'], 'skipped': why}
+        skipped = {'client': label, 'skipped': why}
         path.write_text(json.dumps(skipped) + '\n')
         return skipped
     started = time.monotonic()
-    r = subprocess.run([str(kit), 'conformance', '--client-cmd', spec['cmd'], '--name', spec['label'],
+    r = subprocess.run([str(kit), 'conformance', '--client-cmd', spec['cmd'], '--name', label,
+                        '--protocol', protocol,
                         '--jobs', str(jobs), '--json', str(path), '--markdown', os.devnull],
                        capture_output=True, text=True, timeout=1800)
     if r.returncode != 0 or not path.exists():
-        return {'client': spec['label'], 'skipped': f'the kit failed ({r.returncode}): {r.stderr.strip()[-300:]}'}
+        return {'client': label, 'skipped': f'the kit failed ({r.returncode}): {r.stderr.strip()[-300:]}'}
     doc = json.loads(path.read_text())
     doc['version'] = spec['version']()
     doc['project'] = spec['project']
@@ -178,12 +226,15 @@ def render(results: list[dict], date: str) -> str:
     out = [MARKER, '',
            f'Generated by `python3 tests/conformance/run.py` on {date} (`a2a-testkit conformance`, '
            f'deadline {ran[0]["deadline_s"] if ran else 90} s per case).', '',
-           '### 4.1 Clients', '', '| client | version | command | time |', '|---|---|---|---|']
+           '### 4.1 Clients', '',
+           'One column per client and A2A version it speaks: the fault server offers that version only '
+           '(`--protocol`); "compat" is an SDK\'s transport for the version before its own.', '',
+           '| client | protocol | version | command | time |', '|---|---|---|---|---|']
     for r in results:
         if 'rows' in r:
-            out.append(f'| {esc(r["client"])} | {esc(r["version"])} | `{esc(r["command"].replace(str(ROOT) + "/", ""))}` | {r["wall_s"]} s |')
+            out.append(f'| {esc(r["client"])} | {r.get("protocol", "0.3")} | {esc(r["version"])} | `{esc(r["command"].replace(str(ROOT) + "/", ""))}` | {r["wall_s"]} s |')
         else:
-            out.append(f'| {esc(r["client"])} | skipped | {esc(r["skipped"])} | |')
+            out.append(f'| {esc(r["client"])} | | skipped | {esc(r["skipped"])} | |')
     if not ran:
         return '\n'.join(out) + '\n'
     cases = [row['id'] for row in ran[0]['rows']]
@@ -220,18 +271,18 @@ def main() -> int:
     (out / 'bin').mkdir(parents=True, exist_ok=True)
     kit = Path(os.environ.get('A2A_TESTKIT_BIN', TARGET / 'a2a-testkit'))
     specs = clients()
-    names = a.clients.split(',')
-    for name in names:
-        if name not in specs:
-            print(f'run.py: unknown client {name!r} (known: {", ".join(specs)})', file=sys.stderr)
-            return 2
-    # Clients run `--parallel` at a time; each kit run has its own fault server.
+    runs = expand(a.clients.split(','), specs)
+    if isinstance(runs, str):
+        print(f'run.py: {runs}', file=sys.stderr)
+        return 2
+    names = [key for key, _, _ in runs]
+    # Runs go `--parallel` at a time; each kit run has its own fault server.
     if a.from_json:
         results = [json.loads((out / f'{n}.json').read_text()) if (out / f'{n}.json').exists()
                    else {'client': n, 'skipped': 'no JSON from an earlier run'} for n in names]
     else:
         with concurrent.futures.ThreadPoolExecutor(max_workers=a.parallel) as pool:
-            results = list(pool.map(lambda n: run_client(n, specs[n], out, kit, a.jobs), names))
+            results = list(pool.map(lambda run: run_client(run[0], specs[run[1]], run[2], out, kit, a.jobs), runs))
     for name, r in zip(names, results):
         r['key'] = name
         if 'rows' in r:
@@ -248,8 +299,8 @@ def main() -> int:
     if a.check_project:
         expected = json.loads(EXPECTED.read_text())
         bad = []
-        for name, r in zip(names, results):
-            if not specs[name]['project']:
+        for (name, client, _), r in zip(runs, results):
+            if not specs[client]['project']:
                 continue
             if 'rows' not in r:
                 bad.append(f'{name}: not run ({r["skipped"]})')

@@ -2,13 +2,18 @@
 //! reports, per case, what the client did against what a correct client does.
 //!
 //! # Contract
-//! `a2a-testkit conformance (--client-cmd CMD | --client a2a) [--name NAME] [--a2a-bin PATH]
-//! [--deadline S] [--jobs N] [--only ID,ID...] [--json FILE] [--markdown FILE] [--strict]`
+//! `a2a-testkit conformance (--client-cmd CMD | --client a2a) [--protocol 0.3|1.0] [--name NAME]
+//! [--a2a-bin PATH] [--deadline S] [--jobs N] [--only ID,ID...] [--json FILE] [--markdown FILE]
+//! [--strict]`
 //!
-//! A fault server is started in this process on 127.0.0.1; its cards list their 0.3
-//! JSON-RPC interface both in the 0.3 form (`url`) and in the 1.0 form
-//! (`supportedInterfaces`, protocol version 0.3), as a 1.x SDK server in 0.3 compatibility
-//! publishes them, except the `version-0.3-only-server` case's (pure 0.3). For every case (see [`cases`])
+//! A fault server is started in this process on 127.0.0.1, speaking `--protocol` (default
+//! 0.3). In 0.3 its cards list their 0.3 JSON-RPC interface both in the 0.3 form (`url`) and
+//! in the 1.0 form (`supportedInterfaces`, protocol version 0.3), as a 1.x SDK server in 0.3
+//! compatibility publishes them, except the `version-0.3-only-server` case's (pure 0.3). In
+//! 1.0 every scenario speaks A2A 1.0 over JSON-RPC (a card with one interface at protocol
+//! version 1.0, 1.0 methods with `A2A-Version: 1.0`, 1.0 results, events and errors: see
+//! [`crate::fault_server`]), except the `version-0.3-only-server` case's, which stays 0.3:
+//! the two version cases keep their meaning in both runs. For every case (see [`cases`])
 //! the client command runs once, through `sh -c`, with `{url}` (the scenario's base URL,
 //! `http://127.0.0.1:<port>/<scenario>`; the card is under it at
 //! `/.well-known/agent-card.json`), `{text}` (the message) and `{mode}` (`send` or `stream`)
@@ -35,13 +40,14 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use a2a_core::version::ProtocolVersion;
 use serde_json::{Value, json};
 
 use crate::args::{Args, EXIT_USAGE};
 use crate::fault_server;
 use cases::{Case, Observed, Verdict};
 
-const USAGE: &str = "a2a-testkit conformance (--client-cmd CMD | --client a2a) [--name NAME] [--a2a-bin PATH] [--deadline S] [--jobs N] [--only ID,ID...] [--json FILE] [--markdown FILE] [--strict]";
+const USAGE: &str = "a2a-testkit conformance (--client-cmd CMD | --client a2a) [--protocol 0.3|1.0] [--name NAME] [--a2a-bin PATH] [--deadline S] [--jobs N] [--only ID,ID...] [--json FILE] [--markdown FILE] [--strict]";
 
 /// Output kept per stream of the client.
 const OUTPUT_LIMIT: u64 = 256 * 1024;
@@ -49,6 +55,7 @@ const OUTPUT_LIMIT: u64 = 256 * 1024;
 /// The parsed command line.
 struct Options {
     cmd: String,
+    protocol: ProtocolVersion,
     name: String,
     deadline: Duration,
     jobs: usize,
@@ -63,6 +70,10 @@ fn parse(mut args: Args) -> Result<Options, String> {
     let client = args.value("--client")?;
     let a2a_bin = args.value("--a2a-bin")?;
     let name = args.value("--name")?;
+    let protocol = match args.value("--protocol")? {
+        Some(p) => fault_server::parse_protocol(&p)?,
+        None => ProtocolVersion::V0_3,
+    };
     let deadline = args.parsed::<u64>("--deadline")?.unwrap_or(90);
     let jobs = args.parsed::<usize>("--jobs")?.unwrap_or(4);
     let only = args
@@ -103,6 +114,7 @@ fn parse(mut args: Args) -> Result<Options, String> {
     }
     Ok(Options {
         cmd,
+        protocol,
         name: name.unwrap_or(default_name),
         deadline: Duration::from_secs(deadline),
         jobs,
@@ -127,7 +139,7 @@ pub fn run(args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let running = match fault_server::start_for_conformance() {
+    let running = match fault_server::start_for_conformance(opts.protocol) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("a2a-testkit conformance: cannot start the fault server: {e}");
@@ -177,6 +189,7 @@ pub fn run(args: Args) -> i32 {
     let doc = json!({
         "client": opts.name,
         "command": opts.cmd,
+        "protocol": opts.protocol.as_str(),
         "deadline_s": opts.deadline.as_secs(),
         "kit": format!("a2a-testkit {}", env!("CARGO_PKG_VERSION")),
         "seconds": started.elapsed().as_secs_f64(),
@@ -359,9 +372,10 @@ fn kill_group(pgid: u32) {
 /// The Markdown table of one client's run.
 fn markdown(doc: &Value) -> String {
     let mut s = format!(
-        "## {}\n\nCommand: `{}`; deadline {} s per case; {:.0} s in all.\n\n| case | verdict | what a correct client does | observed |\n|---|---|---|---|\n",
+        "## {}\n\nCommand: `{}`; protocol {}; deadline {} s per case; {:.0} s in all.\n\n| case | verdict | what a correct client does | observed |\n|---|---|---|---|\n",
         doc["client"].as_str().unwrap_or(""),
         doc["command"].as_str().unwrap_or("").replace('|', "\\|"),
+        doc["protocol"].as_str().unwrap_or(""),
         doc["deadline_s"],
         doc["seconds"].as_f64().unwrap_or(0.0),
     );

@@ -2,10 +2,11 @@
 //!
 //! Real servers do not hang, redirect, stall or cut streams when a test asks them to; this
 //! one does, so the driver (and every binding) can prove how it copes. It speaks protocol
-//! 0.3 over JSON-RPC (the shapes of `docs/wire.md` §8.1), std-only, one thread per connection.
+//! 0.3 over JSON-RPC (the shapes of `docs/wire.md` §8.1), or with `--protocol 1.0` protocol
+//! 1.0 over JSON-RPC (see below), std-only, one thread per connection.
 //!
 //! # Contract
-//! `a2a-testkit fault-server [--port N] [--exit-on-eof] [--max-connections N] [--head-timeout-ms MS]` binds `127.0.0.1:N` (0 = any free port) and
+//! `a2a-testkit fault-server [--port N] [--protocol 0.3|1.0] [--exit-on-eof] [--max-connections N] [--head-timeout-ms MS]` binds `127.0.0.1:N` (0 = any free port) and
 //! prints two lines on standard output, then serves until killed (or, with `--exit-on-eof`,
 //! until its standard input closes):
 //! ```text
@@ -17,6 +18,18 @@
 //! interface `http://127.0.0.1:<p>/<scenario>/a2a` unless the scenario says otherwise.
 //! A message whose text starts with `fail` yields a FAILED task with an ADK-style error_id
 //! in every scenario that answers normally. See [`scenario`] for the list.
+//!
+//! With `--protocol 1.0` every scenario but `v03-only` speaks A2A 1.0 (as `v1-only` always
+//! does): its card lists one JSON-RPC interface at protocol version 1.0 (the core's
+//! `server::CardBuilder`); a call is read with the core's `server::parse_jsonrpc`, which
+//! settles the version from the method name and `A2A-Version` (a 0.3 method, or a 1.0 method
+//! without `A2A-Version: 1.0`, is refused with its 1.0 error); the scenario's answers and
+//! events are the same as in 0.3, written in 1.0 by the core's `server::result_response`
+//! and `server::event_frame`, its JSON-RPC errors by `server::jsonrpc_error_body`. What the
+//! transport does (hang, status codes, redirects, HTML, cuts, silence, gzip, keep-alive
+//! comments, bytes that are not UTF-8) does not depend on the version and happens before the
+//! request is read as A2A, as a proxy's would. A scenario whose content cannot be written in
+//! 1.0 (the file parts whose bytes are not base64) answers -32603 saying why.
 //!
 //! `GET /_counters` returns `{"scenarios":{"<name>":{counters}},"seen":[...]}`: per scenario
 //! `requests`, `connections`, `cards`, `cards_with_authorization`, `messages` (message/send + message/stream), `sends`,
@@ -50,6 +63,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use a2a_core::version::ProtocolVersion;
 use serde_json::{Value, json};
 
 use crate::args::{Args, EXIT_USAGE};
@@ -104,6 +118,9 @@ pub struct Server {
     /// conformance kit's cards (see `conformance`), so that clients that read only the 1.0
     /// form find the interface; `v03-only` keeps the pure 0.3 form.
     pub(crate) dual_cards: bool,
+    /// The version every scenario but `v1-only` (always 1.0) and `v03-only` (always 0.3)
+    /// speaks.
+    pub(crate) protocol: ProtocolVersion,
     /// When the server started: `seen` entries carry `at_ms`, milliseconds since then.
     started: Instant,
     state: Mutex<State>,
@@ -180,13 +197,14 @@ impl Server {
 }
 
 /// The command line, for usage errors.
-const USAGE: &str = "a2a-testkit fault-server [--port N] [--exit-on-eof] [--max-connections N] [--head-timeout-ms MS]";
+const USAGE: &str = "a2a-testkit fault-server [--port N] [--protocol 0.3|1.0] [--exit-on-eof] [--max-connections N] [--head-timeout-ms MS]";
 
 /// How the server guards itself (the connection cap and the request deadlines).
 #[derive(Debug, Clone, Copy)]
 struct Options {
     max_connections: usize,
     dual_cards: bool,
+    protocol: ProtocolVersion,
     limits: http::ConnLimits,
 }
 
@@ -197,6 +215,7 @@ impl Default for Options {
             // open on purpose (slow and stall scenarios): room for all of them.
             max_connections: 512,
             dual_cards: false,
+            protocol: ProtocolVersion::V0_3,
             limits: http::ConnLimits::default(),
         }
     }
@@ -208,6 +227,9 @@ pub fn run(mut args: Args) -> i32 {
         let port = args.parsed::<u16>("--port")?.unwrap_or(0);
         let exit_on_eof = args.flag("--exit-on-eof");
         let mut options = Options::default();
+        if let Some(p) = args.value("--protocol")? {
+            options.protocol = parse_protocol(&p)?;
+        }
         if let Some(n) = args.parsed::<usize>("--max-connections")? {
             if n == 0 {
                 return Err("--max-connections must be at least 1".to_owned());
@@ -269,6 +291,7 @@ fn start(port: u16, options: Options) -> Result<Running, String> {
         base: format!("http://{addr}"),
         full: full_url,
         dual_cards: options.dual_cards,
+        protocol: options.protocol,
         started: Instant::now(),
         state: Mutex::new(State::default()),
     });
@@ -290,15 +313,25 @@ fn start(port: u16, options: Options) -> Result<Running, String> {
 }
 
 /// Starts a fault server for the conformance kit on any free loopback port: the default
-/// options, with cards in both forms (`Server::dual_cards`).
-pub fn start_for_conformance() -> Result<Running, String> {
+/// options, with 0.3 cards in both forms (`Server::dual_cards`), speaking `protocol`.
+pub fn start_for_conformance(protocol: ProtocolVersion) -> Result<Running, String> {
     start(
         0,
         Options {
             dual_cards: true,
+            protocol,
             ..Options::default()
         },
     )
+}
+
+/// Reads a `--protocol` value: `0.3` or `1.0`.
+pub fn parse_protocol(text: &str) -> Result<ProtocolVersion, String> {
+    match text {
+        "0.3" => Ok(ProtocolVersion::V0_3),
+        "1.0" => Ok(ProtocolVersion::V1_0),
+        other => Err(format!("--protocol must be 0.3 or 1.0, not {other:?}")),
+    }
 }
 
 /// A listener on 127.0.0.1 whose accept queue is filled by connections nobody accepts, so

@@ -1,4 +1,5 @@
-//! The fault server's scenarios, selected by the first path segment.
+//! The fault server's scenarios, selected by the first path segment. The table describes them
+//! in 0.3; with `--protocol 1.0` each answers the same in 1.0 (the module docs of [`super`]).
 //!
 //! | scenario | behaviour |
 //! |---|---|
@@ -11,8 +12,8 @@
 //! | `rpc-error` | every JSON-RPC call answers HTTP 200 with a JSON-RPC error (-32603, the request's id) |
 //! | `html200` | every JSON-RPC call answers HTTP 200 with an HTML page labelled `text/html` (a captive portal or a misrouted proxy) |
 //! | `card-drift` | the card names `http://localhost:<port>/card-drift-target/a2a` (another origin than the one it was fetched from); `card-drift-target` answers as `ok`, so a client that follows the card shows up there |
-//! | `v1-only` | the card lists only a 1.0 JSON-RPC interface (`supportedInterfaces`); `SendMessage` and `SendStreamingMessage` are answered in the 1.0 shapes (completed task echoing the text), every 0.3 method gets -32009 (version not supported) |
-//! | `v03-only` | as `ok` (a 0.3 card; a 1.0 method name gets -32601, as a 0.3-only server answers): named apart so that a conformance run counts it alone, and its card stays in the pure 0.3 form when the conformance kit has the others list `supportedInterfaces` too |
+//! | `v1-only` | speaks 1.0 whatever `--protocol` says (see the module docs of [`super`]): the card lists only a 1.0 JSON-RPC interface (`supportedInterfaces`), 1.0 calls are answered as `ok` in 1.0, a 0.3 method (or a 1.0 one without `A2A-Version: 1.0`) gets -32009 (version not supported) |
+//! | `v03-only` | as `ok` in 0.3 whatever `--protocol` says (a 0.3 card; a 1.0 method name gets -32601, as a 0.3-only server answers): named apart so that a conformance run counts it alone, and its card stays in the pure 0.3 form when the conformance kit has the others list `supportedInterfaces` too |
 //! | `html502` | HTTP 502 with an nginx-style HTML page |
 //! | `redirect` | every JSON-RPC call answers `302` to `/redirect-target/a2a` (the card's interface URL redirects) |
 //! | `redirect-target` | counts requests and answers 404: a client that follows redirects shows up here |
@@ -53,6 +54,16 @@ use std::io::{self, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use std::borrow::Cow;
+
+use a2a_core::envelope::{Method, RpcId};
+use a2a_core::model::{self, Form, SendResponse, StreamEvent, Task};
+use a2a_core::outcome::ErrorName;
+use a2a_core::server::{
+    A2aError, CardBuilder, CardSkill, IncomingRequest, PROTOCOL_ERRORS, Reply, ServerOptions,
+    code_of, event_frame, handler_error, jsonrpc_error_body, parse_jsonrpc, result_response,
+};
+use a2a_core::version::{Binding, ProtocolVersion};
 use serde_json::{Value, json};
 
 use super::http::{self, Request, Sse};
@@ -139,7 +150,7 @@ pub fn handle(
     rpc(server, stream, req, name, nth)
 }
 
-/// Serves the scenario's agent card (protocol 0.3).
+/// Serves the scenario's agent card (protocol 0.3, or 1.0 when the scenario speaks it).
 fn card(server: &Server, stream: &mut TcpStream, name: &str) -> io::Result<After> {
     let port = server.base.rsplit(':').next().unwrap_or("0");
     let url = match name {
@@ -155,20 +166,11 @@ fn card(server: &Server, stream: &mut TcpStream, name: &str) -> io::Result<After
         "card-localhost" => format!("http://localhost:{port}/card-localhost/a2a"),
         "card-private" => "http://10.1.2.3/a2a".to_owned(),
         "card-drift" => format!("http://localhost:{port}/card-drift-target/a2a"),
-        "v1-only" => {
-            let card = v1_card(&format!("{}/{name}/a2a", server.base));
-            http::respond(
-                stream,
-                200,
-                "application/json",
-                &[],
-                card.to_string().as_bytes(),
-                true,
-            )?;
-            return Ok(After::KeepOpen);
-        }
         _ => format!("{}/{name}/a2a", server.base),
     };
+    if speaks_v1(server, name) {
+        return v1_card(stream, name, &url);
+    }
     let mut card = json!({
         "protocolVersion": "0.3.0",
         "name": format!("fault {name}"),
@@ -209,6 +211,10 @@ struct Call {
     id: Value,
     method: String,
     params: Value,
+    /// Whether the scenario speaks 1.0 (`speaks_v1`): its errors are written in 1.0.
+    v1: bool,
+    /// The request as the core read it (1.0 only): results are written in 1.0 for its method.
+    req: Option<IncomingRequest<'static>>,
 }
 
 impl Call {
@@ -231,11 +237,80 @@ impl Call {
     }
 }
 
-fn result(id: &Value, result: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
+/// Whether scenario `name` speaks 1.0: `v1-only` always, `v03-only` never, the others when
+/// the server was started with `--protocol 1.0`.
+fn speaks_v1(server: &Server, name: &str) -> bool {
+    name == "v1-only" || (server.protocol == ProtocolVersion::V1_0 && name != "v03-only")
 }
 
-fn error(id: &Value, code: i64, message: &str) -> String {
+/// The JSON-RPC response carrying `result`, a value in the 0.3 JSON-RPC shapes the scenarios
+/// build; for a 1.0 call it is read into the core's model and written in 1.0 for the call's
+/// method by the core's server builders.
+fn result(call: &Call, result: Value) -> String {
+    match &call.req {
+        None => json!({"jsonrpc": "2.0", "id": call.id, "result": result}).to_string(),
+        Some(req) => v1_result(req, &result).unwrap_or_else(|why| {
+            let e = A2aError::with_message(
+                ErrorName::Internal,
+                format!("fault server: cannot write this scenario's answer in 1.0: {why}"),
+            );
+            String::from_utf8_lossy(&handler_error(req, &e).body).into_owned()
+        }),
+    }
+}
+
+/// A 0.3-shaped `result` written in 1.0: a send's task or message, a get's or cancel's task,
+/// or one stream event (the JSON of the core's SSE frame, which the scenario frames itself:
+/// some split, compress or batch their events).
+fn v1_result(req: &IncomingRequest<'_>, result: &Value) -> Result<String, String> {
+    let bytes = serde_json::to_vec(result).map_err(|e| e.to_string())?;
+    let read = |e: a2a_core::model::ModelError| e.to_string();
+    let body = match req.method {
+        Method::SendMessage => {
+            let r: SendResponse<'_> = model::from_slice(&bytes, Form::JsonRpcV0_3).map_err(read)?;
+            result_response(req, Reply::Send(&r)).map_err(read)?.body
+        }
+        Method::GetTask | Method::CancelTask => {
+            let t: Task<'_> = model::from_slice(&bytes, Form::JsonRpcV0_3).map_err(read)?;
+            result_response(req, Reply::Task(&t)).map_err(read)?.body
+        }
+        _ => {
+            let e: StreamEvent<'_> = model::from_slice(&bytes, Form::JsonRpcV0_3).map_err(read)?;
+            let frame = event_frame(req, &e).map_err(read)?.bytes;
+            // One `data:` line (compact JSON has no line break) and the blank line.
+            let text = String::from_utf8(frame).map_err(|e| e.to_string())?;
+            return text
+                .strip_prefix("data: ")
+                .and_then(|t| t.strip_suffix("\n\n"))
+                .filter(|t| !t.contains('\n'))
+                .map(str::to_owned)
+                .ok_or_else(|| format!("the core's frame is not one data line: {text:?}"));
+        }
+    };
+    String::from_utf8(body).map_err(|e| e.to_string())
+}
+
+/// A JSON-RPC error response for `call`: in 1.0 with the core's ErrorInfo details
+/// (`server::jsonrpc_error_body`), the name found from the code when it is a protocol error.
+fn error(call: &Call, code: i64, message: &str) -> String {
+    if !call.v1 {
+        return error_body(&call.id, code, message);
+    }
+    let e = match PROTOCOL_ERRORS.iter().find(|n| code_of(**n) == Some(code)) {
+        Some(name) => A2aError::with_message(*name, message),
+        None => A2aError::other(code, message),
+    };
+    let id = match &call.id {
+        Value::String(s) => Some(RpcId::String(s.clone())),
+        Value::Number(n) => n.as_i64().map(RpcId::Number),
+        _ => None,
+    };
+    String::from_utf8_lossy(&jsonrpc_error_body(ProtocolVersion::V1_0, id.as_ref(), &e))
+        .into_owned()
+}
+
+/// A 0.3 JSON-RPC error response.
+fn error_body(id: &Value, code: i64, message: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
 }
 
@@ -331,12 +406,17 @@ fn rpc(
 ) -> io::Result<After> {
     let parsed: Option<Value> = serde_json::from_slice(&req.body).ok();
     let Some(v) = parsed else {
-        return respond_json(stream, &error(&Value::Null, -32700, "Invalid JSON payload"));
+        return respond_json(
+            stream,
+            &error_body(&Value::Null, -32700, "Invalid JSON payload"),
+        );
     };
-    let call = Call {
+    let mut call = Call {
         id: v.get("id").cloned().unwrap_or(Value::Null),
         method: v["method"].as_str().unwrap_or("").to_owned(),
         params: v.get("params").cloned().unwrap_or(Value::Null),
+        v1: speaks_v1(server, name),
+        req: None,
     };
     let idem = req.header("idempotency-key").map(str::to_owned);
     server.record_seen(json!({
@@ -385,7 +465,7 @@ fn rpc(
         "rpc-error" => {
             return respond_json(
                 stream,
-                &error(&call.id, -32603, "fault server: internal error"),
+                &error(&call, -32603, "fault server: internal error"),
             );
         }
         "html200" => {
@@ -393,7 +473,6 @@ fn rpc(
             http::respond(stream, 200, "text/html", &[], page, true)?;
             return Ok(After::KeepOpen);
         }
-        "v1-only" => return v1_only(server, stream, &call),
         "redirect" => {
             let loc = format!("{}/redirect-target/a2a", server.base);
             http::respond(stream, 302, "text/plain", &[("location", loc)], b"", true)?;
@@ -431,7 +510,7 @@ fn rpc(
             extra.push(("retry-after", "1".to_owned()));
         }
         if rpc_body {
-            let body = error(&call.id, -32603, &format!("fault server answered {code}"));
+            let body = error(&call, -32603, &format!("fault server answered {code}"));
             http::respond(
                 stream,
                 code,
@@ -447,21 +526,51 @@ fn rpc(
         return Ok(After::KeepOpen);
     }
 
-    match call.method.as_str() {
-        "message/send" => send(server, stream, req, name, &call, idem),
-        "message/stream" => message_stream(server, stream, name, &call),
-        "tasks/resubscribe" => resubscribe(server, stream, name, &call),
+    // What the transport did is done; now the call is read as A2A. In 1.0 the core reads it
+    // (version from the method name and `A2A-Version`, params checked) and the scenario
+    // answers the 0.3 method of the same meaning, in 1.0.
+    let method = if call.v1 {
+        let headers: Vec<(&str, &str)> = req
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        let only_v1 = ServerOptions {
+            v0_3: false,
+            v1_0: true,
+            host: None,
+        };
+        match parse_jsonrpc(&headers, &req.body, &only_v1) {
+            Err(refused) => {
+                let r = refused.response();
+                http::respond(stream, r.status, "application/json", &[], &r.body, true)?;
+                return Ok(After::KeepOpen);
+            }
+            Ok(incoming) => {
+                let m = incoming.method.jsonrpc_name(ProtocolVersion::V0_3);
+                call.req = Some(owned_request(incoming));
+                m.unwrap_or("").to_owned()
+            }
+        }
+    } else {
+        call.method.clone()
+    };
+    let call = &call;
+    match method.as_str() {
+        "message/send" => send(server, stream, req, name, call, idem),
+        "message/stream" => message_stream(server, stream, name, call),
+        "tasks/resubscribe" => resubscribe(server, stream, name, call),
         "tasks/get" => {
             let id = call.task_id();
             let ctx = id.replace("task", "ctx");
             if name == "working" {
-                return respond_json(stream, &result(&call.id, task(&id, &ctx, "working", None)));
+                return respond_json(stream, &result(call, task(&id, &ctx, "working", None)));
             }
             if name == "history" {
                 // Honours `historyLength` (the history trimmed to its last N messages).
                 let n = call.params["historyLength"].as_u64();
                 let t = with_history(task(&id, &ctx, "completed", Some("done")), n);
-                return respond_json(stream, &result(&call.id, t));
+                return respond_json(stream, &result(call, t));
             }
             let text = if name == "stream-drop" || name == "stream-truncated" {
                 "part one, part two"
@@ -470,27 +579,42 @@ fn rpc(
             };
             respond_json(
                 stream,
-                &result(&call.id, task(&id, &ctx, "completed", Some(text))),
+                &result(call, task(&id, &ctx, "completed", Some(text))),
             )
         }
         "tasks/cancel" => {
             let id = call.task_id();
             let ctx = id.replace("task", "ctx");
-            respond_json(stream, &result(&call.id, task(&id, &ctx, "canceled", None)))
+            respond_json(stream, &result(call, task(&id, &ctx, "canceled", None)))
         }
         m if m.starts_with("tasks/pushNotificationConfig/") => respond_json(
             stream,
-            &error(&call.id, -32003, "Push Notification is not supported"),
+            &error(call, -32003, "Push Notification is not supported"),
         ),
         "agent/getAuthenticatedExtendedCard" => respond_json(
             stream,
             &error(
-                &call.id,
+                call,
                 -32007,
                 "Authenticated Extended Card is not configured",
             ),
         ),
-        _ => respond_json(stream, &error(&call.id, -32601, "Method not found")),
+        _ => respond_json(stream, &error(call, -32601, "Method not found")),
+    }
+}
+
+/// `incoming` with nothing borrowed from the request body (kept in the `Call`).
+fn owned_request(incoming: IncomingRequest<'_>) -> IncomingRequest<'static> {
+    IncomingRequest {
+        version: incoming.version,
+        binding: incoming.binding,
+        method: incoming.method,
+        id: incoming.id,
+        call: incoming.call.into_owned(),
+        tenant: incoming.tenant.map(|t| Cow::Owned(t.into_owned())),
+        extensions: incoming.extensions,
+        traceparent: incoming.traceparent,
+        idempotency_key: incoming.idempotency_key,
     }
 }
 
@@ -515,7 +639,7 @@ fn send(
                 let ctx = done.replace("task", "ctx");
                 respond_json(
                     stream,
-                    &result(&call.id, task(&done, &ctx, "completed", Some(&text))),
+                    &result(call, task(&done, &ctx, "completed", Some(&text))),
                 )
             }
         };
@@ -527,12 +651,12 @@ fn send(
         let big = "x".repeat(n);
         return respond_json(
             stream,
-            &result(&call.id, task(&id, &ctx, "completed", Some(&big))),
+            &result(call, task(&id, &ctx, "completed", Some(&big))),
         );
     }
     if name == "badutf8" {
         // An artifact whose text holds a byte that is not UTF-8: the answer cannot be read.
-        let body = result(&call.id, task(&id, &ctx, "completed", Some("BAD")));
+        let body = result(call, task(&id, &ctx, "completed", Some("BAD")));
         let mut bytes = body.into_bytes();
         if let Some(at) = bytes.windows(3).position(|w| w == b"BAD") {
             bytes[at + 1] = 0xFF;
@@ -546,20 +670,20 @@ fn send(
             .as_array_mut()
             .expect("parts")
             .push(json!({"kind": "file", "file": {"bytes": "not base64!", "name": "x.bin"}}));
-        return respond_json(stream, &result(&call.id, t));
+        return respond_json(stream, &result(call, t));
     }
     if name == "history" {
         // Honours `configuration.historyLength` (the history trimmed to its last N messages).
         let n = call.params["configuration"]["historyLength"].as_u64();
         let t = with_history(task(&id, &ctx, "completed", Some(&text)), n);
-        return respond_json(stream, &result(&call.id, t));
+        return respond_json(stream, &result(call, t));
     }
     if name == "mirror" {
         // The user's parts and message metadata back, as they came (0.3 JSON-RPC shapes).
         let mut t = task(&id, &ctx, "completed", Some(""));
         t["artifacts"][0]["parts"] = call.params["message"]["parts"].clone();
         t["artifacts"][0]["metadata"] = call.params["message"]["metadata"].clone();
-        return respond_json(stream, &result(&call.id, t));
+        return respond_json(stream, &result(call, t));
     }
     if name == "evilname" {
         // File names that try to leave an output directory, and one without a name.
@@ -570,7 +694,7 @@ fn send(
             {"kind": "file", "file": {"bytes": "Mw==", "name": "..\\..\\win.txt"}},
             {"kind": "file", "file": {"bytes": "NA==", "mimeType": "image/png"}}
         ]);
-        return respond_json(stream, &result(&call.id, t));
+        return respond_json(stream, &result(call, t));
     }
     if name == "parts" {
         // Every part kind in one answer (the echo text first).
@@ -581,7 +705,7 @@ fn send(
             {"kind": "file", "file": {"bytes": "aGVsbG8gZmlsZQo=", "mimeType": "text/plain", "name": "hello.txt"}},
             {"kind": "file", "file": {"uri": "https://files.example/r.pdf", "mimeType": "application/pdf"}}
         ]);
-        return respond_json(stream, &result(&call.id, t));
+        return respond_json(stream, &result(call, t));
     }
     if name == "hostile" {
         return hostile_send(stream, call, &id, &ctx, &text);
@@ -593,7 +717,7 @@ fn send(
     } else {
         task(&id, &ctx, "completed", Some(&text))
     };
-    respond_json(stream, &result(&call.id, body))
+    respond_json(stream, &result(call, body))
 }
 
 fn message_stream(
@@ -604,8 +728,7 @@ fn message_stream(
 ) -> io::Result<After> {
     let (id, ctx) = server.new_task_id();
     let text = call.text();
-    let rid = &call.id;
-    let ev = |v: Value| result(rid, v);
+    let ev = |v: Value| result(call, v);
     let submitted = ev(task(&id, &ctx, "submitted", None));
     let working = ev(status_update(&id, &ctx, "working", false));
     let completed = ev(status_update(&id, &ctx, "completed", true));
@@ -863,7 +986,7 @@ fn resubscribe(
     let id = call.task_id();
     let ctx = id.replace("task", "ctx");
     if name == "stream-finished" {
-        return respond_json(stream, &error(&call.id, -32001, "Task not found"));
+        return respond_json(stream, &error(call, -32001, "Task not found"));
     }
     if let Some(ms) = name
         .strip_prefix("late-resub-")
@@ -886,71 +1009,58 @@ fn resubscribe(
     } else {
         "done"
     };
-    sse.event(&result(
-        &call.id,
-        artifact_update(&id, &ctx, text, true, true),
-    ))?;
-    sse.event(&result(
-        &call.id,
-        status_update(&id, &ctx, "completed", true),
-    ))?;
+    sse.event(&result(call, artifact_update(&id, &ctx, text, true, true)))?;
+    sse.event(&result(call, status_update(&id, &ctx, "completed", true)))?;
     sse.finish()?;
     Ok(After::KeepOpen)
 }
 
-/// The `v1-only` card: one 1.0 JSON-RPC interface at `url`.
-fn v1_card(url: &str) -> Value {
-    json!({
-        "name": "fault v1-only",
-        "description": "a2a-core fault-injecting test agent (A2A 1.0 only)",
-        "supportedInterfaces": [{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-        "version": "1.0.0",
-        "capabilities": {"streaming": true, "pushNotifications": false},
-        "defaultInputModes": ["text/plain"],
-        "defaultOutputModes": ["text/plain"],
-        "skills": [{"id": "fault", "name": "Fault", "description": "misbehaves on demand", "tags": ["test"]}],
-    })
-}
-
-/// `v1-only`: the 1.0 JSON-RPC send and stream (completed task echoing the text); every
-/// other method, the 0.3 ones included, gets -32009 (version not supported).
-fn v1_only(server: &Server, stream: &mut TcpStream, call: &Call) -> io::Result<After> {
-    let text = call.params["message"]["parts"]
-        .as_array()
-        .and_then(|parts| parts.iter().find_map(|p| p["text"].as_str()))
-        .unwrap_or("")
-        .to_owned();
-    let (id, ctx) = server.new_task_id();
-    let st = |state: &str| json!({"state": state, "timestamp": "2026-11-30T00:00:00.000Z"});
-    let artifact = json!({"artifactId": "a-1", "name": "echo", "parts": [{"text": text}]});
-    match call.method.as_str() {
-        "SendMessage" => {
-            let t = json!({"id": id, "contextId": ctx, "status": st("TASK_STATE_COMPLETED"),
-                           "artifacts": [artifact]});
-            respond_json(stream, &result(&call.id, json!({"task": t})))
+/// A 1.0 card (the core's `CardBuilder`): one JSON-RPC interface at protocol version 1.0 at
+/// `url`, and no 0.3 field; `hostile` and `secured` as in 0.3 (security in the 1.0 form).
+fn v1_card(stream: &mut TcpStream, name: &str, url: &str) -> io::Result<After> {
+    let (title, description) = if name == "hostile" {
+        (
+            format!("fault hostile {HOSTILE_TEXT}"),
+            HOSTILE_TEXT.to_owned(),
+        )
+    } else {
+        (
+            format!("fault {name}"),
+            "a2a-core fault-injecting test agent (A2A 1.0)".to_owned(),
+        )
+    };
+    let built = CardBuilder::new(&title, &description, "1.0.0")
+        .interface(url, ProtocolVersion::V1_0, Binding::JsonRpc)
+        .streaming(true)
+        .skill(CardSkill::new(
+            "fault",
+            "Fault",
+            "misbehaves on demand",
+            &["test"],
+        ))
+        .to_value();
+    let mut card = match built {
+        Ok(c) => c,
+        Err(e) => {
+            let body = format!("fault server: cannot build the 1.0 card: {e}\n");
+            http::respond(stream, 500, "text/plain", &[], body.as_bytes(), true)?;
+            return Ok(After::KeepOpen);
         }
-        "SendStreamingMessage" => {
-            let mut sse = Sse::start(stream)?;
-            for item in [
-                json!({"task": {"id": id, "contextId": ctx, "status": st("TASK_STATE_SUBMITTED")}}),
-                json!({"statusUpdate": {"taskId": id, "contextId": ctx, "status": st("TASK_STATE_WORKING")}}),
-                json!({"artifactUpdate": {"taskId": id, "contextId": ctx, "artifact": artifact, "lastChunk": true}}),
-                json!({"statusUpdate": {"taskId": id, "contextId": ctx, "status": st("TASK_STATE_COMPLETED")}}),
-            ] {
-                sse.event(&result(&call.id, item))?;
-            }
-            sse.finish()?;
-            Ok(After::KeepOpen)
-        }
-        _ => respond_json(
-            stream,
-            &error(
-                &call.id,
-                -32009,
-                "Version not supported: this agent speaks A2A 1.0 only",
-            ),
-        ),
+    };
+    if name == "secured" {
+        card["securitySchemes"] =
+            json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "bearer"}}});
+        card["securityRequirements"] = json!([{"schemes": {"bearer": {"list": []}}}]);
     }
+    http::respond(
+        stream,
+        200,
+        "application/json",
+        &[],
+        card.to_string().as_bytes(),
+        true,
+    )?;
+    Ok(After::KeepOpen)
 }
 
 /// The `hostile` scenario's text: everything a remote can send to fool a terminal or a reader
@@ -969,7 +1079,7 @@ fn hostile_send(
     text: &str,
 ) -> io::Result<After> {
     if text == "error" {
-        return respond_json(stream, &error(&call.id, -32603, HOSTILE_TEXT));
+        return respond_json(stream, &error(call, -32603, HOSTILE_TEXT));
     }
     if text == "files" {
         let mut t = task(id, ctx, "completed", Some(""));
@@ -984,7 +1094,7 @@ fn hostile_send(
             file("good-2.txt".to_owned(), "Ng=="),
             {"kind": "text", "text": "after the files"}
         ]);
-        return respond_json(stream, &result(&call.id, t));
+        return respond_json(stream, &result(call, t));
     }
     let mut t = task(id, ctx, "failed", Some(HOSTILE_TEXT));
     t["artifacts"][0]["parts"]
@@ -992,5 +1102,5 @@ fn hostile_send(
         .expect("parts")
         .push(json!({"kind": "data", "data": {"note": HOSTILE_TEXT}}));
     t["status"]["message"] = agent_message(HOSTILE_TEXT);
-    respond_json(stream, &result(&call.id, t))
+    respond_json(stream, &result(call, t))
 }

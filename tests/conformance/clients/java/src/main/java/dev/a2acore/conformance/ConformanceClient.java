@@ -129,6 +129,10 @@ public final class ConformanceClient {
             System.out.flush();
             System.exit(state == TaskState.COMPLETED ? 0 : 3);
         } catch (Throwable t) {
+            // The drop-in is made by reflection: report what its builder threw, not the wrapper.
+            while (t instanceof java.lang.reflect.InvocationTargetException ite && ite.getCause() != null) {
+                t = ite.getCause();
+            }
             System.out.println("error: " + t.getClass().getName() + ": " + t.getMessage());
             System.out.flush();
             System.exit(1);

@@ -33,7 +33,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -42,6 +42,7 @@ from ._guard import HandleHolder
 from ._machine import Call, Settings, State
 from .answer import DataPart, FilePart, Part, TextPart
 from .card import AgentCard
+from .client import ClientStreamEnd, HeaderHook, Resubscribing
 from .errors import CardResolutionError, error_for
 from .outcome import Outcome
 from .stream import StreamItem
@@ -55,9 +56,6 @@ SEND, STREAM, GET_TASK, LIST_TASKS, CANCEL_TASK, SUBSCRIBE = 1, 2, 3, 4, 5, 6
 CREATE_PUSH, GET_PUSH, LIST_PUSH, DELETE_PUSH, EXTENDED_CARD = 7, 8, 9, 10, 11
 
 Headers = Union[Mapping[str, str], Sequence[tuple[str, str]], None]
-#: A header hook (the blocking Client's `HeaderHook`): called with the A2A method name for
-#: every A2A request; returns the headers to set (a mapping or pairs), or None.
-HeaderHook = Callable[[str], Union[Mapping[str, str], Iterable[tuple[str, str]], None]]
 
 
 def now_ms() -> int:
@@ -158,8 +156,6 @@ def drive(call: Call, on_finished: Callable[[Any, Call], Any],
     the FINISHED event; `on_item(ev)` that of an ITEM (None: a non-streaming call).
     `hook_errors`: a header hook that raised stops the call before its request is sent
     (the call is cancelled) and its exception is raised here."""
-    from .client import Resubscribing  # (client imports this module)
-
     finished = False
 
     def starts() -> Generator[Action, Any, None]:
@@ -477,10 +473,8 @@ def raw_finished(ev: Any, call: Call) -> CallResult:
                       result_of_body(body, ok))
 
 
-def stream_finished(ev: Any, call: Call) -> Any:
+def stream_finished(ev: Any, call: Call) -> ClientStreamEnd:
     """A stream's FINISHED event as its `ClientStreamEnd`."""
-    from .client import ClientStreamEnd  # (client imports this module)
-
     outcome = finished_outcome(ev, call)
     kind = _word(StreamEndKind, ev.end_kind) if ev.has_end_kind else None
     return ClientStreamEnd(kind, outcome, int(ev.resubscribes), int(ev.dropped_events),

@@ -69,6 +69,7 @@ class HttpxClient(_drive.MachineClientBase):
 
     @property
     def closing(self) -> bool:
+        """Whether `close()` has started (new calls are refused)."""
         return self._calls.closing
 
     def _unary(self, make: Callable[[State], Call],
@@ -89,6 +90,7 @@ class HttpxClient(_drive.MachineClientBase):
              traceparent: str | None, idempotency_key: str | None, message_id: str | None,
              context_id: str | None, task_id: str | None, headers: Headers,
              history_length: int | None) -> Outcome:
+        """`Client.send` (BLOCKS)."""
         settings = _drive.settings(timeout, traceparent, idempotency_key, message_id, headers)
         return self._unary(lambda state: message_call(
             state, False, text, parts, metadata, message_id, context_id, task_id, settings,
@@ -96,6 +98,7 @@ class HttpxClient(_drive.MachineClientBase):
 
     def method(self, method: int, params: Mapping[str, Any] | None, timeout: float | None,
                traceparent: str | None, headers: Headers) -> Outcome:
+        """A non-streaming call of `method` with `params` (`get`, `cancel`; BLOCKS)."""
         settings = _drive.settings(timeout, traceparent, None, None, headers)
         return self._unary(lambda state: method_call(state, method, params, settings)
                            )  # type: ignore[no-any-return]
@@ -118,6 +121,7 @@ class HttpxClient(_drive.MachineClientBase):
                        traceparent: str | None, idempotency_key: str | None,
                        message_id: str | None, context_id: str | None, task_id: str | None,
                        headers: Headers, history_length: int | None) -> Iterator[Any]:
+        """`Client.stream`."""
         settings = _drive.settings(None, traceparent, idempotency_key, message_id, headers,
                                    idle_timeout)
         return self.stream(lambda state: message_call(
@@ -126,6 +130,7 @@ class HttpxClient(_drive.MachineClientBase):
 
     def resubscribe(self, task_id: str, idle_timeout: float | None, traceparent: str | None,
                     headers: Headers) -> Iterator[Any]:
+        """`Client.resubscribe`."""
         settings = _drive.settings(None, traceparent, None, None, headers, idle_timeout)
         return self.stream(lambda state: method_call(state, _drive.SUBSCRIBE, {'id': task_id},
                                                      settings))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 from .errors import ClosedError, InUseError
 
@@ -32,6 +33,25 @@ def in_use(what: str) -> InUseError:
 def closed(what: str) -> ClosedError:
     """The error for a call on an object after its close()."""
     return ClosedError(_CLOSED, f'the {what} is closed')
+
+
+class HandleHolder:
+    """Base of every object that owns or borrows a library handle (an outcome's owner, a
+    stream's handle, a finished call kept for its outcome): it is never copied and never
+    pickled. A copy would free the same handle twice (`copy.deepcopy`,
+    `dataclasses.asdict`), so copies share the holder; a pickled holder becomes None (a
+    handle never leaves its process)."""
+
+    __slots__ = ()
+
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return type(None), ()
 
 
 class Exclusive:

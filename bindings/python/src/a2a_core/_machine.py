@@ -1,5 +1,6 @@
 """The core's sans-IO client machine over the C ABI (`a2a_client_state`, `a2a_call`, the
-config and settings builders; ffi/README.md, *The client machine*), for `AsyncClient`.
+config and settings builders; ffi/README.md, *The client machine*), for `AsyncClient` and
+the blocking `Client` over httpx (`_drive`, `_httpx_io`).
 
 Nothing here is public API and nothing here does I/O: each function is one short native
 call that returns at once. The mirrors below follow include/a2a_core.h field for field
@@ -213,12 +214,21 @@ class Config:
 
 
 class State:
-    """Owns one `a2a_client_state` (thread-safe in the library; each call keeps it alive)."""
+    """Owns one `a2a_client_state` (thread-safe in the library; each call keeps it alive,
+    in the library and here: a `Call` holds its `State`, which holds the header hooks'
+    callbacks the library points to)."""
 
-    __slots__ = ('ptr',)
+    __slots__ = ('ptr', 'hooks')
 
     def __init__(self, ptr: int) -> None:
         self.ptr = ptr
+        self.hooks: list[object] = []
+
+    def add_header_hook(self, callback: object) -> None:
+        """Registers an `a2a_header_hook` (a `_lib.HeaderHook`), kept alive with the state
+        (it applies to the requests the state's calls hand out from now on)."""
+        check(lib.a2a_client_state_add_header_hook(self.ptr, callback, None), 'a header hook')
+        self.hooks.append(callback)
 
     @classmethod
     def for_target(cls, config: Config, url: str, version: int, binding: int,
@@ -248,12 +258,16 @@ class Settings:
 
     def __init__(self, *, budget_ms: int | None = None, idempotency_key: str | None = None,
                  traceparent: str | None = None, message_id: str | None = None,
-                 headers: Iterable[tuple[str, str]] = ()) -> None:
+                 headers: Iterable[tuple[str, str]] = (),
+                 stream_idle_timeout_ms: int | None = None) -> None:
         self.ptr = lib.a2a_call_settings_new() or 0
         if not self.ptr:
             raise error_for(999, 'the library could not make call settings')
         if budget_ms:
             check(lib.a2a_call_settings_set_budget_ms(self.ptr, budget_ms))
+        if stream_idle_timeout_ms:
+            check(lib.a2a_call_settings_set_stream_idle_timeout_ms(self.ptr,
+                                                                   stream_idle_timeout_ms))
         for name, value in (('idempotency_key', idempotency_key), ('traceparent', traceparent),
                             ('message_id', message_id)):
             if value is not None:
@@ -273,13 +287,15 @@ class Settings:
 
 
 class Call:
-    """Owns one `a2a_call`. Used from one thread (the event loop's); every method is one
-    short native call."""
+    """Owns one `a2a_call`. Used by one driver at a time (`_drive.drive`); every method is
+    one short native call."""
 
-    __slots__ = ('ptr', 'transmit', 'event', '_at', 'kept')
+    __slots__ = ('ptr', 'transmit', 'event', '_at', 'kept', 'state')
 
-    def __init__(self, ptr: int) -> None:
+    def __init__(self, ptr: int, state: State | None = None) -> None:
         self.ptr = ptr
+        #: The state the call was made on: its hooks' callbacks stay alive with the call.
+        self.state = state
         #: Set when an outcome borrowed from the finished call keeps it (see aio): the
         #: driver then leaves freeing it to the collector.
         self.kept = False
@@ -300,7 +316,7 @@ class Call:
         out = c_void_p()
         check(lib.a2a_call_new(state.ptr, method, params_json, len(params_json or b''),
                                settings.ptr if settings else None, now_ms, ctypes.byref(out)))
-        return cls(out.value or 0)
+        return cls(out.value or 0, state)
 
     @classmethod
     def new_text(cls, state: State, streaming: bool, text: str, settings: Settings | None,
@@ -310,7 +326,7 @@ class Call:
         check(lib.a2a_call_new_text(state.ptr, streaming, t, n,
                                     settings.ptr if settings else None, now_ms,
                                     ctypes.byref(out)))
-        return cls(out.value or 0)
+        return cls(out.value or 0, state)
 
     def poll_transmit(self, now_ms: int) -> Transmit | None:
         """The next request to perform (its views valid until the next transmit), or None."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from . import _guard, _lib
+from ._guard import HandleHolder
 from .errors import CardResolutionError, check, error_for
 from .answer import Part, message_json
 from .outcome import Outcome, _OwnedOutcome
@@ -47,6 +48,13 @@ _CALLS = {'a2a_client_send_text': 0, 'a2a_client_send_message': 1, 'a2a_client_g
           'a2a_client_cancel_task': 3}
 _CARD_RESOLUTION = 1000
 _NONE = 2
+#: `a2a_method` numbers of the calls made through the machine (with `http_client`).
+_GET_TASK, _CANCEL_TASK = 3, 5
+
+
+def _secs(ms: int | None) -> float | None:
+    """Milliseconds (from `_dur`) as the machine path's float seconds."""
+    return ms / 1000 if ms is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +188,7 @@ def _message(text: str | None, parts: Sequence[Part | str] | None,
     return message_json(all_parts, metadata)
 
 
-class _StreamHandle:
+class _StreamHandle(HandleHolder):
     """Owns one `a2a_client_stream *`; freed once, when collected or closed."""
 
     __slots__ = ('ptr',)
@@ -196,18 +204,8 @@ class _StreamHandle:
     def __del__(self) -> None:
         self.free()
 
-    # never copied (a copy would free the handle twice), never pickled (see _OwnedOutcome)
-    def __copy__(self) -> Any:
-        return self
 
-    def __deepcopy__(self, memo: Any) -> Any:
-        return self
-
-    def __reduce__(self) -> tuple[Any, tuple[()]]:
-        return type(None), ()
-
-
-class _EndOutcome:
+class _EndOutcome(HandleHolder):
     """The END outcome is borrowed from its stream handle: keeping the (spent) stream alive
     keeps the outcome valid, so it can be passed back to the library."""
 
@@ -216,16 +214,6 @@ class _EndOutcome:
     def __init__(self, ptr: int, stream: _StreamHandle) -> None:
         self.ptr = ptr
         self.stream = stream
-
-    # never copied (a copy would free the handle twice), never pickled (see _OwnedOutcome)
-    def __copy__(self) -> Any:
-        return self
-
-    def __deepcopy__(self, memo: Any) -> Any:
-        return self
-
-    def __reduce__(self) -> tuple[Any, tuple[()]]:
-        return type(None), ()
 
 
 class Client:
@@ -257,9 +245,14 @@ class Client:
     block) waits for the calls in flight, bounded by their own timeouts, then frees the
     client; later calls raise ClosedError, a second close does nothing, and open streams
     go on until they end.
+    `http_client=httpx.Client(...)`: the calls go through the core's client machine over
+    your httpx client (its transports, proxies, TLS, event hooks; never closed here), the
+    driver `AsyncClient` uses, with the same outcomes; the curl options (`ca_file`,
+    `proxy`, `resolve`, ...) are then the httpx client's business and refused here. Without
+    it, the reference driver (libcurl: the fastest path).
     """
 
-    __slots__ = ('_h', '_calls', '_hooks', '_hook_error', '__weakref__')
+    __slots__ = ('_h', '_calls', '_hooks', '_hook_error', '_via', '__weakref__')
 
     def __init__(
         self,
@@ -292,8 +285,10 @@ class Client:
         header_hooks: Sequence[HeaderHook] = (),
         prefer: str = 'card',
         breaker: BreakerConfig | None = None,
+        http_client: Any = None,
         _target: tuple[ProtocolVersion, Binding] | None = None,
     ) -> None:
+        self._via: Any = None
         connect_timeout_ms = _dur(connect_timeout, connect_timeout_ms, 'connect_timeout')
         call_timeout_ms = _dur(timeout, call_timeout_ms, 'timeout', 'call_timeout_ms')
         stream_idle_timeout_ms = _dur(stream_idle_timeout, stream_idle_timeout_ms,
@@ -304,6 +299,32 @@ class Client:
         self._calls = _guard.Calls('client')
         self._hooks: list[object] = []
         self._hook_error = threading.local()
+        if http_client is not None:
+            # The core's client machine over the caller's httpx.Client (see _httpx_client).
+            curl_only = {'pool_idle_timeout': pool_idle_timeout_ms, 'allow_hosts': allow_hosts,
+                         'protocol': protocol, 'binding': binding, 'ca_file': ca_file,
+                         'client_cert_file': client_cert_file,
+                         'client_key_file': client_key_file, 'proxy': proxy,
+                         'no_proxy': no_proxy, 'resolve': resolve}
+            given = [k for k, v in curl_only.items() if v is not None and v != ()]
+            if given:
+                raise TypeError(f'{", ".join(given)}: options of the reference driver; with '
+                                'http_client= set them on the httpx.Client (protocol and '
+                                'binding: Client.with_target)')
+            from ._drive import prefer_card_order
+            from ._httpx_client import HttpxClient
+            from ._machine import Config
+
+            config = Config(
+                call_timeout_ms=call_timeout_ms, connect_timeout_ms=connect_timeout_ms,
+                stream_idle_timeout_ms=stream_idle_timeout_ms, max_time_ms=max_time_ms,
+                max_response_bytes=max_response_bytes, send_retries=send_retries,
+                stream_resubscribes=stream_resubscribe_attempts, allow_http=allow_http,
+                prefer_card_order=prefer_card_order(prefer),
+                breaker=breaker._c() if breaker is not None else None)
+            self._via = HttpxClient(url, http_client, config, header_hooks, _target,
+                                    defer_card_resolution)
+            return
         cfg = _lib.ClientConfig()
         check(_lib.lib.a2a_client_config_default(ctypes.byref(cfg)))
         for name, value in (
@@ -399,7 +420,12 @@ class Client:
         """Frees the client once the calls in flight on other threads have returned (it
         BLOCKS until then, bounded by their timeouts; new calls meanwhile raise
         ClosedError). A second close does nothing. Open streams keep the connection pool
-        alive until they end. RuntimeError from inside a header hook of this client."""
+        alive until they end. RuntimeError from inside a header hook of this client. With
+        `http_client`, the httpx client is the caller's: it is not closed."""
+        via = getattr(self, '_via', None)
+        if via is not None:
+            via.close()
+            return
         calls = getattr(self, '_calls', None)
         if calls is None or not calls.close():
             return
@@ -410,7 +436,16 @@ class Client:
     @property
     def closed(self) -> bool:
         """Whether `close()` has started: new calls raise ClosedError."""
+        if self._via is not None:
+            return bool(self._via.closing)
         return self._calls.closing
+
+    @property
+    def card(self) -> Any:
+        """With `http_client`: the card fetched and validated by the machine
+        (`FetchedCard`), None before it is fetched or for `with_target`. Without: None (the
+        reference driver keeps its card)."""
+        return self._via.card if self._via is not None else None
 
     def __enter__(self) -> Client:
         return self
@@ -421,6 +456,8 @@ class Client:
     def _handle(self) -> int:
         """The live handle (ClosedError after close), for a direct library call from this
         thread that cannot race with close() (the package's own calls use `_enter`)."""
+        if self._via is not None:
+            raise TypeError('a Client over an httpx.Client has no reference-driver handle')
         if self._calls.closing:
             raise _guard.closed('client')
         return self._h
@@ -438,7 +475,15 @@ class Client:
         headers and the exception is raised when the call returns. A reserved header
         (`Content-Length`, `Host`, `A2A-Version`, ...: the client's own) is refused: the call
         fails unsent and `RequestError` (`A2A_REQUEST_RESERVED_HEADER`) is raised. Add hooks
-        before the first stream is opened."""
+        before the first stream is opened.
+
+        With `http_client` (the machine): if the hook raises, the request is not sent (the
+        call is cancelled) and the exception is raised by the call; a reserved header ends
+        the call unsent with a transport `InvalidRequest` outcome; add hooks before the
+        first call."""
+        if self._via is not None:
+            self._via.add_header_hook(hook)
+            return
 
         slot = self._hook_error  # not self: no reference cycle through the callback
 
@@ -525,6 +570,10 @@ class Client:
         `history_length` history messages when given (A2A `historyLength`; None leaves it
         to the agent, 0 asks for none). `timeout` is in seconds (`timeout_ms`: deprecated)."""
         timeout_ms = _dur(timeout, timeout_ms, 'timeout')
+        if self._via is not None:
+            return self._via.send(text, parts, metadata, _secs(timeout_ms), traceparent,  # type: ignore[no-any-return]
+                                  idempotency_key, message_id, context_id, task_id, headers,
+                                  history_length)
         opts = _options(timeout_ms, None, traceparent, idempotency_key, message_id,
                         context_id, task_id, headers, history_length)
         if parts is None and metadata is None and text is not None:
@@ -538,6 +587,13 @@ class Client:
             history_length: int | None = None) -> Outcome:
         """Reads a task, with `history_length` history messages when given (A2A
         `historyLength`; None leaves it to the agent, 0 asks for none)."""
+        timeout_ms = _dur(timeout, timeout_ms, 'timeout')
+        if self._via is not None:
+            params: dict[str, Any] = {'id': task_id}
+            if history_length is not None:
+                params['historyLength'] = history_length
+            return self._via.method(_GET_TASK, params, _secs(timeout_ms), traceparent,  # type: ignore[no-any-return]
+                                    headers)
         opts = _options(timeout_ms, None, traceparent, None, None, None, None, headers,
                         history_length)
         return self._call('a2a_client_get_task', task_id, opts)
@@ -548,6 +604,9 @@ class Client:
                headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None) -> Outcome:
         """Cancels a task (`timeout` in seconds; `timeout_ms`: deprecated)."""
         timeout_ms = _dur(timeout, timeout_ms, 'timeout')
+        if self._via is not None:
+            return self._via.method(_CANCEL_TASK, {'id': task_id}, _secs(timeout_ms),  # type: ignore[no-any-return]
+                                    traceparent, headers)
         opts = _options(timeout_ms, None, traceparent, None, None, None, None, headers)
         return self._call('a2a_client_cancel_task', task_id, opts)
 
@@ -575,6 +634,10 @@ class Client:
         `history_length` asks for that many history messages (A2A `historyLength`).
         `idle_timeout` in seconds (`idle_timeout_ms`: deprecated)."""
         idle_timeout_ms = _dur(idle_timeout, idle_timeout_ms, 'idle_timeout')
+        if self._via is not None:
+            return self._via.message_stream(  # type: ignore[no-any-return]
+                text, parts, metadata, _secs(idle_timeout_ms), traceparent, idempotency_key,
+                message_id, context_id, task_id, headers, history_length)
         opts = _options(None, idle_timeout_ms, traceparent, idempotency_key, message_id,
                         context_id, task_id, headers, history_length)
         if parts is None and metadata is None and text is not None:
@@ -592,6 +655,9 @@ class Client:
     ) -> Iterator[StreamEvent]:
         """Resubscribes to a running task's events; as `stream`."""
         idle_timeout_ms = _dur(idle_timeout, idle_timeout_ms, 'idle_timeout')
+        if self._via is not None:
+            return self._via.resubscribe(  # type: ignore[no-any-return]
+                task_id, _secs(idle_timeout_ms), traceparent, headers)
         opts = _options(None, idle_timeout_ms, traceparent, None, None, None, None, headers)
         return self._stream('a2a_client_resubscribe', task_id, opts)
 

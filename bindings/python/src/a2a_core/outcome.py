@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
 from . import _lib
+from ._guard import HandleHolder
 from .answer import _result_from_text
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def _info_unpacker() -> Any:
 _INFO_UNPACK = _info_unpacker()
 
 
-class _OwnedOutcome:
+class _OwnedOutcome(HandleHolder):
     """Owns one `a2a_outcome *`; frees it exactly once when collected."""
 
     __slots__ = ('ptr',)
@@ -107,17 +108,6 @@ class _OwnedOutcome:
         ptr, self.ptr = self.ptr, 0
         if ptr:
             _lib.lib.a2a_outcome_free(ptr)
-
-    # A copy would free the same handle twice (copy.deepcopy, dataclasses.asdict): copies
-    # share the owner; a pickled outcome has none (a handle never leaves its process).
-    def __copy__(self) -> _OwnedOutcome:
-        return self
-
-    def __deepcopy__(self, memo: Any) -> _OwnedOutcome:
-        return self
-
-    def __reduce__(self) -> tuple[Any, tuple[()]]:
-        return type(None), ()
 
 
 class _Unread:

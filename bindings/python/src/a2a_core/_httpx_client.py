@@ -1,0 +1,146 @@
+"""The blocking `Client` over the caller's `httpx.Client` (`Client(url, http_client=...)`):
+the core's client machine driven by `_httpx_io.run_sync`, the same driver `AsyncClient`
+steps on its event loop, so both give the same outcomes as the reference driver.
+
+Thread-safe like the reference-driver `Client`: calls may run from several threads at once
+(httpx.Client pools and locks its connections; each call is its own machine on the shared
+state). `close()` refuses new calls and waits for the calls in flight (`_guard.Calls`)
+before it lets go of the state; a stream that is open keeps its call, and with it the
+state and the header hooks, alive until it ends.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+import httpx
+
+from . import _drive, _guard
+from ._drive import HeaderHook, Headers, message_call, method_call
+from ._httpx_io import resolve, run_sync
+from ._machine import Call, Config, State
+from .answer import Part
+from .outcome import Outcome
+from .vocab import Binding, ProtocolVersion
+
+
+class HttpxClient(_drive.MachineClientBase):
+    """What `Client` delegates to when given an `httpx.Client`."""
+
+    def __init__(self, url: str, http: httpx.Client, config: Config,
+                 header_hooks: Sequence[HeaderHook],
+                 target: tuple[ProtocolVersion, Binding] | None, defer: bool) -> None:
+        if not isinstance(http, httpx.Client):
+            raise TypeError(f'http_client must be an httpx.Client, not {type(http).__name__}'
+                            ' (an httpx.AsyncClient goes to a2a_core.AsyncClient)')
+        super().__init__(url, config, header_hooks, target)
+        self._http = http
+        self._calls = _guard.Calls('client')
+        self._opening = threading.Lock()
+        if not defer:
+            self._calls.enter()
+            try:
+                self._open()
+            finally:
+                self._calls.leave()
+
+    def _open(self) -> State:
+        """The state, made on first use: the card fetched and validated (BLOCKS), or the
+        known target's. Called inside `_calls`."""
+        with self._opening:
+            state = self._state
+            if state is None:
+                state = self._target_state()
+                if state is None:
+                    self.card, state = resolve(self._http, self._config, self.url,
+                                                _drive.seed())
+                    assert state is not None
+                    state = self._with_hooks(state)
+                self._state = state
+            return state
+
+    def close(self) -> None:
+        """Refuses new calls, waits for the calls in flight, then lets go of the state
+        (never the caller's httpx client)."""
+        if self._calls.close():
+            self._state = None
+
+    @property
+    def closing(self) -> bool:
+        """Whether `close()` has started (new calls are refused)."""
+        return self._calls.closing
+
+    def _unary(self, make: Callable[[State], Call],
+               finished: Callable[[Any, Call], Any] = _drive.finished_outcome) -> Any:
+        self._calls.enter()
+        try:
+            call = make(self._open())
+            result: Any = None
+            for result in run_sync(self._http, call, False, finished, None, self._hook_errors):
+                pass
+            assert result is not None
+            return result
+        finally:
+            self._calls.leave()
+
+    def send(self, text: str | None, parts: Sequence[Part | str] | None,
+             metadata: Mapping[str, Any] | None, timeout: float | None,
+             traceparent: str | None, idempotency_key: str | None, message_id: str | None,
+             context_id: str | None, task_id: str | None, headers: Headers,
+             history_length: int | None) -> Outcome:
+        """`Client.send` (BLOCKS)."""
+        settings = _drive.settings(timeout, traceparent, idempotency_key, message_id, headers)
+        return self._unary(lambda state: message_call(
+            state, False, text, parts, metadata, message_id, context_id, task_id, settings,
+            history_length))  # type: ignore[no-any-return]
+
+    def method(self, method: int, params: Mapping[str, Any] | None, timeout: float | None,
+               traceparent: str | None, headers: Headers) -> Outcome:
+        """A non-streaming call of `method` with `params` (`get`, `cancel`; BLOCKS)."""
+        settings = _drive.settings(timeout, traceparent, None, None, headers)
+        return self._unary(lambda state: method_call(state, method, params, settings)
+                           )  # type: ignore[no-any-return]
+
+    def stream(self, make: Callable[[State], Call]) -> Iterator[Any]:
+        """A stream: the request goes out now and the first event is read now (opening is
+        eager, as with the reference driver: a header hook's exception is raised here)."""
+        self._calls.enter()
+        try:
+            call = make(self._open())
+        finally:
+            self._calls.leave()
+        events = run_sync(self._http, call, True, _drive.stream_finished, _drive.item_of,
+                          self._hook_errors)
+        first = next(events)
+        return _prepend(first, events)
+
+    def message_stream(self, text: str | None, parts: Sequence[Part | str] | None,
+                       metadata: Mapping[str, Any] | None, idle_timeout: float | None,
+                       traceparent: str | None, idempotency_key: str | None,
+                       message_id: str | None, context_id: str | None, task_id: str | None,
+                       headers: Headers, history_length: int | None) -> Iterator[Any]:
+        """`Client.stream`."""
+        settings = _drive.settings(None, traceparent, idempotency_key, message_id, headers,
+                                   idle_timeout)
+        return self.stream(lambda state: message_call(
+            state, True, text, parts, metadata, message_id, context_id, task_id, settings,
+            history_length))
+
+    def resubscribe(self, task_id: str, idle_timeout: float | None, traceparent: str | None,
+                    headers: Headers) -> Iterator[Any]:
+        """`Client.resubscribe`."""
+        settings = _drive.settings(None, traceparent, None, None, headers, idle_timeout)
+        return self.stream(lambda state: method_call(state, _drive.SUBSCRIBE, {'id': task_id},
+                                                     settings))
+
+
+def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    try:
+        yield first
+        yield from rest
+    finally:
+        close = getattr(rest, 'close', None)
+        if close is not None:
+            close()

@@ -1,0 +1,421 @@
+"""The two hosts of `_drive.drive` over httpx: `run_async` (an `httpx.AsyncClient` on the
+event loop: `AsyncClient`) and `run_sync` (an `httpx.Client`, blocking: `Client(url,
+http_client=httpx.Client(...))`). Each performs the driver's `Start`s, hands the responses
+in, drops what `Abort` names, passes `Emit`s to the caller and waits as `Wait` says; every
+A2A decision is the machine's.
+
+The async host runs each request as a task and wakes the driver on every input; deadlines
+are the machine's (`Wait.at`), never a thread's. The sync host performs one request at a
+time on the calling thread and reads one chunk per step; a blocking read is bounded by
+httpx's read timeout, set from the machine's next deadline when the request starts (for
+its head) and again when its head has arrived (for its body: a stream's idle deadline, a
+call's remaining time), so that the machine sees each deadline when it passes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import httpx
+
+from . import _machine
+from ._drive import (
+    Abort,
+    Emit,
+    FetchedCard,
+    HookErrors,
+    Start,
+    Wait,
+    card_error,
+    card_finished,
+    drive,
+    now_ms,
+)
+from ._machine import Call, Config, State
+from .outcome import Outcome
+
+__all__ = ['aresolve', 'default_async_client', 'default_sync_client', 'failure_of', 'resolve',
+           'run_async', 'run_sync']
+
+
+def default_async_client(connect_timeout: float = 3.0) -> httpx.AsyncClient:
+    """The httpx client `AsyncClient` makes when none is given: connect `connect_timeout`
+    seconds (each request's own connect deadline comes from the machine), no other httpx
+    timeout (the machine's deadlines end requests), no redirects (an A2A call or card fetch
+    that redirects is an outcome, never followed)."""
+    return httpx.AsyncClient(timeout=httpx.Timeout(None, connect=connect_timeout),
+                             follow_redirects=False)
+
+
+def default_sync_client(connect_timeout: float = 3.0) -> httpx.Client:
+    """`default_async_client`'s blocking twin (for `fetch_card`)."""
+    return httpx.Client(timeout=httpx.Timeout(None, connect=connect_timeout),
+                        follow_redirects=False)
+
+
+def failure_of(e: BaseException) -> tuple[int, bool]:
+    """The machine's transport error name for an httpx exception, and whether request bytes
+    may have reached the server: connect errors and connect / pool timeouts mean nothing was
+    written; anything later (reset, protocol error, read error) may have been."""
+    if isinstance(e, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+        return _machine.ERR_TIMEOUT, False
+    if isinstance(e, httpx.ProxyError):
+        return _machine.ERR_PROXY, False
+    if isinstance(e, httpx.ConnectError):
+        cause: BaseException | None = e
+        while cause is not None:
+            if isinstance(cause, ssl.SSLError):
+                return _machine.ERR_TLS, False
+            cause = cause.__cause__ or cause.__context__
+        text = str(e).lower()
+        if 'name or service' in text or 'nodename' in text or 'getaddrinfo' in text:
+            return _machine.ERR_DNS, False
+        return _machine.ERR_CONNECT_FAILED, False
+    if isinstance(e, httpx.TimeoutException):
+        return _machine.ERR_TIMEOUT, True
+    # Read/write errors, protocol errors (a kept-alive connection closed under the request),
+    # a decoding error: request bytes may have reached the server. When in doubt, written.
+    return _machine.ERR_RESET, True
+
+
+def _request(http: httpx.Client | httpx.AsyncClient, s: Start, streaming: bool,
+             read_by_ms: int | None) -> httpx.Request:
+    """The httpx request of a `Start`: connect bounded by the machine's connect deadline,
+    reads (of the head) by `read_by_ms` (None: unbounded, the machine's timers end it)."""
+    now = now_ms()
+    connect = max(s.connect_by_ms - now, 1) / 1000
+    read = max(read_by_ms - now, 1) / 1000 if read_by_ms is not None else None
+    req = http.build_request(s.method, s.url, headers=s.headers,
+                             content=s.body if s.body else None,
+                             timeout=httpx.Timeout(read, connect=connect, pool=connect))
+    if streaming:
+        # a stream is read as it arrives: no compression to wait on or undo
+        req.headers['Accept-Encoding'] = 'identity'
+    return req
+
+
+def _head(response: httpx.Response) -> list[tuple[bytes, bytes]]:
+    return [(k, v.decode('utf-8', 'replace').encode('utf-8')) for k, v in response.headers.raw]
+
+
+def _feed(call: Call | None, fn: str, *args: Any) -> bool:
+    """One input to the machine; False when the call is gone, the request is stale or the
+    call finished (the request is then dropped)."""
+    if call is None:
+        return False
+    return bool(getattr(call, fn)(*args, now_ms()))
+
+
+# --- asyncio -------------------------------------------------------------------------------
+
+
+class _AsyncHost:
+    """Runs one call's requests as tasks on the caller's `httpx.AsyncClient`."""
+
+    def __init__(self, http: httpx.AsyncClient, call: Call, streaming: bool) -> None:
+        self.http = http
+        self.call: Call | None = call
+        self.streaming = streaming
+        self.wake = asyncio.Event()
+        self.room = asyncio.Event()  # set when the driver has taken every event
+        self.room.set()
+        self.requests: dict[int, asyncio.Task[None]] = {}
+        self.error: BaseException | None = None
+
+    def feed(self, fn: str, *args: Any) -> bool:
+        try:
+            return _feed(self.call, fn, *args)
+        finally:
+            self.wake.set()
+
+    async def perform(self, s: Start) -> None:
+        rid = s.request_id
+        response: httpx.Response | None = None
+        try:
+            req = _request(self.http, s, self.streaming, None)
+            try:
+                response = await self.http.send(req, stream=True, follow_redirects=False)
+            except httpx.RequestError as e:
+                err, written = failure_of(e)
+                self.feed('handle_failure', rid, err, written, f'{type(e).__name__}: {e}')
+                return
+            except RuntimeError as e:
+                if not self.http.is_closed:
+                    raise
+                # the client was closed under this call (a retry or resubscribe after it)
+                self.feed('handle_failure', rid, _machine.ERR_CONNECT_FAILED, False,
+                          f'the HTTP client is closed: {e}')
+                return
+            if not self.feed('handle_head', rid, response.status_code, _head(response)):
+                return
+            try:
+                async for chunk in response.aiter_bytes():
+                    if not self.feed('handle_body', rid, chunk):
+                        return
+                    if self.streaming and not self.room.is_set():
+                        await self.room.wait()  # bounded memory: the reader keeps pace
+                    self.room.clear()
+            except httpx.RequestError as e:
+                err, written = failure_of(e)
+                self.feed('handle_failure', rid, err, written, f'{type(e).__name__}: {e}')
+                return
+            self.feed('handle_end', rid)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # a bug or a refused input: the driver raises it
+            if self.error is None:
+                self.error = e
+            self.wake.set()
+        finally:
+            if response is not None:
+                await response.aclose()
+
+    def start(self, s: Start) -> None:
+        task = asyncio.ensure_future(self.perform(s))
+        rid = s.request_id
+        self.requests[rid] = task
+        task.add_done_callback(lambda t: self.requests.pop(rid, None)
+                               if self.requests.get(rid) is t else None)
+
+    async def wait(self, at: int | None) -> bool:
+        """Until an input (False) or `at` (True)."""
+        self.room.set()
+        self.wake.clear()
+        if self.error is not None:
+            return False
+        if at is None:
+            await self.wake.wait()
+            return False
+        wait = (at - now_ms() + 1) / 1000
+        if wait > 0:
+            try:
+                await asyncio.wait_for(self.wake.wait(), wait)
+                return False
+            except asyncio.TimeoutError:
+                pass
+        return True
+
+    def close(self) -> None:
+        self.call = None  # no input after this
+        for task in list(self.requests.values()):
+            task.cancel()  # each closes its response
+        self.requests.clear()
+
+
+async def run_async(http: httpx.AsyncClient, call: Call, streaming: bool,
+                    on_finished: Callable[[Any, Call], Any],
+                    on_item: Callable[[Any], Any] | None = None,
+                    hook_errors: HookErrors | None = None) -> AsyncIterator[Any]:
+    """Drives `call` on the event loop: yields the emitted values, ending after the
+    finished call's. Leaving early (or cancellation) cancels the call and its requests."""
+    host = _AsyncHost(http, call, streaming)
+    steps = drive(call, on_finished, on_item, hook_errors)
+    try:
+        action = next(steps)
+        while True:
+            if host.error is not None:
+                raise host.error
+            if isinstance(action, Start):
+                host.start(action)
+            elif isinstance(action, Abort):
+                task = host.requests.pop(action.request_id, None)
+                if task is not None:
+                    task.cancel()
+            elif isinstance(action, Emit):
+                yield action.value
+            else:
+                action = steps.send(await host.wait(action.at))
+                continue
+            action = next(steps)
+    except StopIteration:
+        return
+    finally:
+        host.close()
+        steps.close()  # cancels an unfinished call in the machine, frees the call
+
+
+# --- blocking ------------------------------------------------------------------------------
+
+
+class _SyncRequest:
+    """The request being read: its response and its byte iterator."""
+
+    __slots__ = ('rid', 'response', 'chunks')
+
+    def __init__(self, rid: int, response: httpx.Response) -> None:
+        self.rid = rid
+        self.response = response
+        self.chunks = response.iter_bytes()
+
+    def close(self) -> None:
+        self.response.close()
+
+
+class _SyncHost:
+    """Performs one call's requests on the calling thread, one at a time."""
+
+    def __init__(self, http: httpx.Client, call: Call, streaming: bool) -> None:
+        self.http = http
+        self.call = call
+        self.streaming = streaming
+        self.queue: deque[Start] = deque()
+        self.current: _SyncRequest | None = None
+
+    def abort(self, rid: int) -> None:
+        if self.current is not None and self.current.rid == rid:
+            self.current.close()
+            self.current = None
+        else:
+            for s in list(self.queue):
+                if s.request_id == rid:
+                    self.queue.remove(s)
+
+    def _read_timeout_to(self, response: httpx.Response, at: int | None) -> None:
+        """Bounds the body's reads by the machine's deadline `at`: httpx reads the request's
+        timeouts when the body is first read, after the head (a host that ignores it still
+        ends the read at the head's bound, the machine then deciding what it means)."""
+        timeouts = dict(response.request.extensions.get('timeout') or {})
+        timeouts['read'] = max(at - now_ms(), 1) / 1000 if at is not None else None
+        response.request.extensions['timeout'] = timeouts
+
+    def step(self, at: int | None) -> bool:
+        """One blocking step bounded by `at`; True when `at` passed (a timeout for the
+        machine), False after an input."""
+        call = self.call
+        if at is not None and now_ms() >= at:
+            return True
+        if self.current is None and self.queue:
+            s = self.queue.popleft()
+            rid = s.request_id
+            try:
+                response = self.http.send(_request(self.http, s, self.streaming, at),
+                                          stream=True, follow_redirects=False)
+            except httpx.TimeoutException as e:
+                if at is not None and now_ms() >= at and not isinstance(
+                        e, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+                    return True
+                err, written = failure_of(e)
+                _feed(call, 'handle_failure', rid, err, written, f'{type(e).__name__}: {e}')
+                return False
+            except httpx.RequestError as e:
+                err, written = failure_of(e)
+                _feed(call, 'handle_failure', rid, err, written, f'{type(e).__name__}: {e}')
+                return False
+            except RuntimeError as e:
+                if not self.http.is_closed:
+                    raise
+                _feed(call, 'handle_failure', rid, _machine.ERR_CONNECT_FAILED, False,
+                      f'the HTTP client is closed: {e}')
+                return False
+            self.current = _SyncRequest(rid, response)
+            if not _feed(call, 'handle_head', rid, response.status_code, _head(response)):
+                self.abort(rid)
+                return False
+            self._read_timeout_to(response, call.poll_timeout())
+            return False
+        cur = self.current
+        if cur is not None:
+            try:
+                chunk = next(cur.chunks)
+            except StopIteration:
+                self.abort(cur.rid)
+                _feed(call, 'handle_end', cur.rid)
+                return False
+            except httpx.RequestError as e:
+                self.abort(cur.rid)
+                if isinstance(e, httpx.TimeoutException) and at is not None and now_ms() >= at:
+                    return True  # the machine's deadline: it says what passed (idle, call)
+                err, written = failure_of(e)
+                _feed(call, 'handle_failure', cur.rid, err, written, f'{type(e).__name__}: {e}')
+                return False
+            if not _feed(call, 'handle_body', cur.rid, chunk):
+                self.abort(cur.rid)
+            return False
+        if at is None:
+            raise RuntimeError('the client machine waits with no request and no deadline')
+        # nothing to read: a retry's delay
+        time.sleep(max(at - now_ms(), 0) / 1000)
+        return True
+
+    def close(self) -> None:
+        if self.current is not None:
+            self.current.close()
+            self.current = None
+        self.queue.clear()
+
+
+def run_sync(http: httpx.Client, call: Call, streaming: bool,
+             on_finished: Callable[[Any, Call], Any],
+             on_item: Callable[[Any], Any] | None = None,
+             hook_errors: HookErrors | None = None) -> Iterator[Any]:
+    """Drives `call` on the calling thread (BLOCKS in each step): yields the emitted
+    values, ending after the finished call's. Closing the generator early cancels the call
+    and closes its response."""
+    host = _SyncHost(http, call, streaming)
+    steps = drive(call, on_finished, on_item, hook_errors)
+    try:
+        action = next(steps)
+        while True:
+            if isinstance(action, Start):
+                host.queue.append(action)
+            elif isinstance(action, Abort):
+                host.abort(action.request_id)
+            elif isinstance(action, Emit):
+                yield action.value
+            else:
+                assert isinstance(action, Wait)
+                action = steps.send(host.step(action.at))
+                continue
+            action = next(steps)
+    except StopIteration:
+        return
+    finally:
+        host.close()
+        steps.close()
+
+
+# --- card resolution -----------------------------------------------------------------------
+
+
+class CardFinished:
+    """A card fetch's FINISHED event: the card (or the outcome), and the machine's state
+    for the card's interface when `seed` is given."""
+
+    def __init__(self, config: Config, seed: int | None) -> None:
+        self.config = config
+        self.seed = seed
+        self.state: State | None = None
+
+    def __call__(self, ev: Any, call: Call) -> tuple[FetchedCard | None, Outcome | None]:
+        card, outcome = card_finished(ev, call)
+        if card is not None and self.seed is not None:
+            self.state = State.from_card(self.config, call, self.seed)
+        return card, outcome
+
+
+async def aresolve(http: httpx.AsyncClient, config: Config, source: str,
+                   seed: int | None) -> tuple[FetchedCard, State | None]:
+    """Fetches and validates the card at `source`: the card, and the state for its
+    interface when `seed` is given (CardResolutionError with the outcome when it fails)."""
+    done = CardFinished(config, seed)
+    got = [v async for v in run_async(http, Call.card_fetch(config, source), False, done)]
+    card, outcome = got[-1]
+    if card is None:
+        raise card_error(source, outcome)
+    return card, done.state
+
+
+def resolve(http: httpx.Client, config: Config, source: str,
+            seed: int | None) -> tuple[FetchedCard, State | None]:
+    """`aresolve` on the blocking host."""
+    done = CardFinished(config, seed)
+    got = list(run_sync(http, Call.card_fetch(config, source), False, done))
+    card, outcome = got[-1]
+    if card is None:
+        raise card_error(source, outcome)
+    return card, done.state

@@ -983,23 +983,9 @@ fn a_send_that_returns_immediately_asks_for_it_on_the_wire() {
 /// revalidation with `304`.
 #[test]
 fn a_fresh_card_is_taken_from_the_process_cache_and_a_stale_one_revalidated() {
-    use std::io::{BufRead, BufReader, Read, Write};
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .args(["demo", "--serve"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn a2a demo --serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("READY ")
-        .expect("READY <url>")
-        .to_owned();
+    use std::io::{Read, Write};
+    let mut demo = common::Demo::start(&[]);
+    let url = demo.url.clone();
     // The card's caching headers, and a 304 for its own ETag.
     let addr = url.trim_start_matches("http://").to_owned();
     let get = |extra: &str| {
@@ -1036,8 +1022,7 @@ fn a_fresh_card_is_taken_from_the_process_cache_and_a_stale_one_revalidated() {
             .outcome
             .is_success()
     );
-    let _ = child.kill();
-    let _ = child.wait();
+    demo.stop();
     // The agent is gone: the card still resolves, from the cache, with no request.
     let c2 = Client::new(&url, config()).expect("a fresh card comes from the cache");
     assert_eq!(c2.target().unwrap().url, c1.target().unwrap().url);

@@ -139,3 +139,49 @@ pub fn assert_between(elapsed: Duration, low: Duration, high: Duration, what: &s
 pub fn now() -> Instant {
     Instant::now()
 }
+
+/// `a2a demo --serve` with `extra` options, as a child process: its base URL from the
+/// `READY <url>` line. Killed (and waited for, at most 5 s) on drop.
+pub struct Demo {
+    child: Child,
+    /// The agent's base URL.
+    pub url: String,
+}
+
+impl Demo {
+    /// Starts the agent and waits for its READY line.
+    pub fn start(extra: &[&str]) -> Demo {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+            .args(["demo", "--serve"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn a2a demo --serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped"))
+            .read_line(&mut line)
+            .expect("READY line");
+        let url = line
+            .trim()
+            .strip_prefix("READY ")
+            .expect("READY <url>")
+            .to_owned();
+        Demo { child, url }
+    }
+
+    /// Stops the agent now (a SIGKILL; see `driver_cli` for the SIGTERM exit).
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -179,12 +179,12 @@ const TOKEN_PATH: &str = "/oauth2/token";
 /// The client id the token endpoint knows; its secret is the bearer token itself.
 pub const OAUTH2_CLIENT_ID: &str = "demo";
 
-/// The card in two forms that differ only in how the security schemes are written: 1.0's
+/// The card in two forms that differ only in how the security scheme is written: 1.0's
 /// `SecurityScheme` is a oneof (`{"httpAuthSecurityScheme": {...}}`) and 0.3's a tagged
-/// object (`{"type": "http", "scheme": "bearer"}`). The default (a card fetch without a
-/// version header) writes each scheme in both forms in one object, as the official Python
-/// SDK's server does; a request with `A2A-Version: 0.x` gets the 0.3 form alone. Both carry
-/// 1.0's `securityRequirements` and 0.3's `security`.
+/// object (`{"type": "http", "scheme": "bearer"}`); one object cannot be both. The 1.0 form
+/// is the default (the spec's card, and what a card fetch without a header gets); a request
+/// with `A2A-Version: 0.x` gets the 0.3 form. Both carry 1.0's `securityRequirements` and
+/// 0.3's `security`.
 struct Cards {
     v1_0: String,
     v0_3: String,
@@ -250,28 +250,10 @@ fn cards(base: &str, bearer: bool, signer: Option<&CardSigner>) -> io::Result<Ca
         SCHEME: {"httpAuthSecurityScheme": {"scheme": "bearer"}},
         OAUTH2_SCHEME: {"oauth2SecurityScheme": {"flows": flows}},
     });
-    // The 0.3 form, asked for with `A2A-Version: 0.x`, is the 0.3 object alone.
     card["securitySchemes"] = serde_json::json!({
         SCHEME: {"type": "http", "scheme": "bearer"},
         OAUTH2_SCHEME: {"type": "oauth2", "flows": flows},
     });
-    // A card fetch without a version header (0.3 clients send none) gets each scheme in
-    // both forms in one object, as the official Python SDK serves them: 0.3 readers take
-    // the `type`-tagged fields, 1.0 readers the oneof key, and each ignores the other's.
-    for (name, legacy) in card["securitySchemes"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default()
-    {
-        if let (Some(scheme), Some(legacy)) = (
-            v1_0["securitySchemes"][&name].as_object_mut(),
-            legacy.as_object(),
-        ) {
-            for (k, v) in legacy {
-                scheme.insert(k.clone(), v.clone());
-            }
-        }
-    }
     let mut extended = v1_0.clone();
     if let Some(skills) = extended["skills"].as_array_mut() {
         skills.push(serde_json::json!({

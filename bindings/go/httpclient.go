@@ -10,7 +10,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -30,9 +30,13 @@ import (
 // HTTPClient is safe for use by many goroutines; Close frees it.
 type HTTPClient struct {
 	http    *http.Client
+	driver  *C.a2a_client // WithReferenceDriver: the reference driver's connections move the bytes
 	config  *C.a2a_machine_config
 	state   *C.a2a_client_state
 	cleanup runtime.Cleanup
+	// The interface the card resolved to (how list, push-config and card answers read).
+	version ProtocolVersion
+	binding Binding
 }
 
 // HTTPOption configures NewHTTPClient.
@@ -43,6 +47,7 @@ type httpOptions struct {
 	callTimeout time.Duration
 	idleTimeout time.Duration
 	allowHTTP   *bool
+	reference   bool
 }
 
 // WithHTTPClient makes the client send every request with c (its transport, proxies, TLS,
@@ -117,9 +122,17 @@ func (e *OutcomeError) Unwrap() error { return e.cause }
 // none; a fresh messageId and traceparent).
 type HTTPCallOptions struct {
 	IdempotencyKey string
-	Traceparent    string
-	MessageID      string
-	Headers        map[string]string
+	Traceparent    string            // "": a fresh one (see NewTraceparent)
+	MessageID      string            // sends: "": a fresh one (reuse it to resend the same message)
+	Headers        map[string]string // extra headers (reserved ones are refused)
+	// ContextID and TaskID continue a conversation or a task (sends and streams).
+	ContextID, TaskID string
+	// HistoryLength asks for that many history messages in the answer's task (sends and
+	// GetTask); nil leaves it to the agent, a pointer to 0 asks for none.
+	HistoryLength *int
+	// RPCID is the JSON-RPC id of the call's first request, for hosts that log or replay
+	// their own ids ("": drawn by the machine; all digits: sent as a number).
+	RPCID string
 }
 
 // monoEpoch is the origin of the host clock handed to the machine (monotonic ms, >= 1).
@@ -152,6 +165,19 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 	if o.client == nil {
 		o.client = DefaultHTTPClient()
 	}
+	var driver *C.a2a_client
+	if o.reference {
+		d, err := newReferenceTransport()
+		if err != nil {
+			return nil, err
+		}
+		driver = d
+	}
+	freeDriver := func() {
+		if driver != nil {
+			C.a2a_client_free(driver)
+		}
+	}
 	b := C.a2a_client_config_builder_new()
 	if b == nil {
 		return nil, &Error{Op: "NewHTTPClient", Code: CodeInvalidArgument, Detail: "no builder"}
@@ -164,29 +190,34 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 	C.a2a_client_config_builder_set_allow_http(b, C.bool(allow))
 	if o.callTimeout > 0 {
 		if r := C.a2a_client_config_builder_set_call_timeout_ms(b, C.uint64_t(o.callTimeout/time.Millisecond)); r != C.A2A_OK {
+			freeDriver()
 			return nil, codeErr("NewHTTPClient", r)
 		}
 	}
 	if o.idleTimeout > 0 {
 		if r := C.a2a_client_config_builder_set_stream_idle_timeout_ms(b, C.uint64_t(o.idleTimeout/time.Millisecond)); r != C.A2A_OK {
+			freeDriver()
 			return nil, codeErr("NewHTTPClient", r)
 		}
 	}
 	var cfg *C.a2a_machine_config
 	if r := C.a2a_client_config_builder_build(b, &cfg); r != C.A2A_OK {
+		freeDriver()
 		return nil, codeErr("NewHTTPClient", r)
 	}
 	p, n := cText(url)
 	var call *C.a2a_call
 	if r := C.a2a_call_new_card_fetch(cfg, p, n, &call); r != C.A2A_OK {
 		C.a2a_machine_config_free(cfg)
+		freeDriver()
 		return nil, codeErr("NewHTTPClient", r)
 	}
 	defer C.a2a_call_free(call)
-	hc := &HTTPClient{http: o.client, config: cfg}
+	hc := &HTTPClient{http: o.client, driver: driver, config: cfg}
 	var state *C.a2a_client_state
 	res := hc.drive(ctx, call, func(e *C.struct_a2a_event) bool { return true }, func(e *C.struct_a2a_event) {
 		if e.outcome == nil {
+			hc.version, hc.binding = ProtocolVersion(e.interface_version), Binding(e.interface_binding)
 			if C.a2a_client_state_from_card(cfg, call, C.uint64_t(randomSeed()), &state) != C.A2A_OK {
 				state = nil
 			}
@@ -194,16 +225,20 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 	})
 	if state == nil {
 		C.a2a_machine_config_free(cfg)
+		freeDriver()
 		if res.err != nil {
 			return nil, res.err
 		}
 		return nil, &Error{Op: "NewHTTPClient", Code: CodeInvalidArgument, Detail: "the card fetch resolved no interface"}
 	}
 	hc.state = state
-	hc.cleanup = runtime.AddCleanup(hc, func(p [2]unsafe.Pointer) {
+	hc.cleanup = runtime.AddCleanup(hc, func(p [3]unsafe.Pointer) {
 		C.a2a_client_state_free((*C.a2a_client_state)(p[0]))
 		C.a2a_machine_config_free((*C.a2a_machine_config)(p[1]))
-	}, [2]unsafe.Pointer{unsafe.Pointer(state), unsafe.Pointer(cfg)})
+		if p[2] != nil {
+			C.a2a_client_free((*C.a2a_client)(p[2]))
+		}
+	}, [3]unsafe.Pointer{unsafe.Pointer(state), unsafe.Pointer(cfg), unsafe.Pointer(driver)})
 	return hc, nil
 }
 
@@ -214,7 +249,10 @@ func (c *HTTPClient) Close() error {
 		c.cleanup.Stop()
 		C.a2a_client_state_free(c.state)
 		C.a2a_machine_config_free(c.config)
-		c.state, c.config = nil, nil
+		if c.driver != nil {
+			C.a2a_client_free(c.driver)
+		}
+		c.state, c.config, c.driver = nil, nil, nil
 	}
 	return nil
 }
@@ -223,6 +261,9 @@ func (c *HTTPClient) Close() error {
 // the outcome is a success (exit code 0) and an *OutcomeError otherwise; the Outcome is
 // returned either way. A context that ends first ends the call at once.
 func (c *HTTPClient) SendText(ctx context.Context, text string, opts *HTTPCallOptions) (*Outcome, error) {
+	if opts != nil && (opts.ContextID != "" || opts.TaskID != "" || opts.HistoryLength != nil) {
+		return c.SendMessage(ctx, []Part{TextPart(text)}, nil, opts)
+	}
 	call, err := c.newTextCall(ctx, text, false, opts)
 	if err != nil {
 		return nil, err
@@ -240,6 +281,7 @@ type StreamEvent struct {
 	Text    string                // the item's text, or the answer's text
 	// End only: events dropped over the size limit or unreadable (nonzero: incomplete).
 	DroppedEvents, UnreadableEvents uint32
+	Resubscribes                    uint32 // End only: resubscribes made after cuts
 }
 
 // Stream sends one user text message as a stream and yields each item as it arrives,
@@ -247,8 +289,16 @@ type StreamEvent struct {
 // *OutcomeError) when the call did not succeed. Breaking out of the loop, or the context
 // ending, cancels the call and closes the response body.
 func (c *HTTPClient) Stream(ctx context.Context, text string, opts *HTTPCallOptions) iter.Seq2[StreamEvent, error] {
+	if opts != nil && (opts.ContextID != "" || opts.TaskID != "" || opts.HistoryLength != nil) {
+		return c.StreamMessage(ctx, []Part{TextPart(text)}, nil, opts)
+	}
+	return c.streamOf(ctx, func() (*C.a2a_call, error) { return c.newTextCall(ctx, text, true, opts) })
+}
+
+// streamOf runs the streaming call newCall makes as an iterator.
+func (c *HTTPClient) streamOf(ctx context.Context, newCall func() (*C.a2a_call, error)) iter.Seq2[StreamEvent, error] {
 	return func(yield func(StreamEvent, error) bool) {
-		call, err := c.newTextCall(ctx, text, true, opts)
+		call, err := newCall()
 		if err != nil {
 			yield(StreamEvent{}, err)
 			return
@@ -268,7 +318,8 @@ func (c *HTTPClient) Stream(ctx context.Context, text string, opts *HTTPCallOpti
 			}
 			o := readOutcome(e.outcome)
 			ev := StreamEvent{Kind: StreamEventEnd, Outcome: &o, Text: goStr(e.answer_text),
-				DroppedEvents: uint32(e.dropped_events), UnreadableEvents: uint32(e.unreadable_events)}
+				DroppedEvents: uint32(e.dropped_events), UnreadableEvents: uint32(e.unreadable_events),
+				Resubscribes: uint32(e.resubscribes)}
 			var err error
 			if e.exit_code != 0 {
 				err = &OutcomeError{Outcome: &o, cause: context.Cause(ctx)}
@@ -311,6 +362,18 @@ func newSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settin
 			return fail("HTTPCallOptions.MessageID", r)
 		}
 	}
+	if id := opts.RPCID; id != "" {
+		var r C.a2a_result
+		if n, err := strconv.ParseInt(id, 10, 64); err == nil && strings.Trim(id, "0123456789") == "" {
+			r = C.a2a_call_settings_set_rpc_id(s, C.A2A_RPC_ID_KIND_NUMBER, C.int64_t(n), nil, 0)
+		} else {
+			p, n := cText(id)
+			r = C.a2a_call_settings_set_rpc_id(s, C.A2A_RPC_ID_KIND_STRING, 0, p, n)
+		}
+		if r != C.A2A_OK {
+			return fail("HTTPCallOptions.RPCID", r)
+		}
+	}
 	for k, v := range opts.Headers {
 		kp, kn := cText(k)
 		vp, vn := cText(v)
@@ -349,26 +412,12 @@ func (c *HTTPClient) CancelTask(ctx context.Context, taskID string, opts *HTTPCa
 }
 
 func (c *HTTPClient) taskCall(ctx context.Context, op string, m Method, taskID string, opts *HTTPCallOptions) (*Outcome, error) {
-	if c.state == nil {
-		return nil, ErrClosed
+	params := map[string]any{"id": taskID}
+	if opts != nil && opts.HistoryLength != nil && m == MethodGetTask {
+		params["historyLength"] = *opts.HistoryLength
 	}
-	params, err := json.Marshal(map[string]string{"id": taskID})
-	if err != nil {
-		return nil, err
-	}
-	s, err := newSettings(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer C.a2a_call_settings_free(s)
-	p, n := cBytes(params)
-	var call *C.a2a_call
-	if r := C.a2a_call_new(c.state, C.uint32_t(m), p, n, s, C.uint64_t(nowMs()), &call); r != C.A2A_OK {
-		return nil, codeErr(op, r)
-	}
-	defer C.a2a_call_free(call)
-	res := c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, nil)
-	return res.outcome, res.err
+	res, err := c.run(ctx, op, m, params, opts)
+	return res.outcome, err
 }
 
 // exchangeMsg is what a request's goroutine hands the driving loop.
@@ -377,13 +426,15 @@ type exchangeMsg struct {
 	resp    *http.Response // the head
 	chunk   []byte         // a body chunk (a fresh slice)
 	end     bool
-	err     error // a transport failure
+	err     error     // a transport failure
+	name    ErrorName // its error name (0: read from err)
 	written bool
 }
 
 type driveResult struct {
 	outcome *Outcome
 	err     error
+	body    []byte // the last response's body (list, push-config and card answers read it)
 }
 
 // drive runs a call to its FINISHED event: one request at a time over c.http, the
@@ -414,6 +465,9 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 				}
 			case C.A2A_EVENT_KIND_FINISHED:
 				finished = true
+				if e.has_response {
+					res.body = goBytes(e.response_body)
+				}
 				if onFinished != nil {
 					onFinished(&e)
 				}
@@ -446,7 +500,13 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 			reqCtx, cancel := context.WithCancel(ctx)
 			stopReq = cancel
 			inflight = uint32(t.request_id)
-			req, err := buildRequest(reqCtx, &t)
+			tx := copyTransmit(&t)
+			if c.driver != nil {
+				go c.driverExchange(reqCtx, tx, inflight, msgs)
+				drain()
+				continue
+			}
+			req, err := buildRequest(reqCtx, tx)
 			if err != nil {
 				m := err.Error()
 				p, n := cText(m)
@@ -523,7 +583,11 @@ func (c *HTTPClient) hand(call *C.a2a_call, m exchangeMsg) {
 	case m.err != nil:
 		msg := m.err.Error()
 		p, n := cText(msg)
-		C.a2a_call_handle_failure(call, C.uint32_t(m.id), C.uint32_t(failureName(m.err)), C.bool(m.written), p, n, now)
+		name := m.name
+		if name == 0 {
+			name = failureName(m.err)
+		}
+		C.a2a_call_handle_failure(call, C.uint32_t(m.id), C.uint32_t(name), C.bool(m.written), p, n, now)
 	}
 }
 
@@ -545,31 +609,49 @@ func failureName(err error) ErrorName {
 	return NameReset
 }
 
-// buildRequest copies a transmit (its views die at the next poll_transmit) into a request.
-func buildRequest(ctx context.Context, t *C.struct_a2a_transmit) (*http.Request, error) {
-	body := goBytes(t.body)
-	var rd io.Reader
-	if len(body) > 0 {
-		rd = bytes.NewReader(body) // also gives the request a GetBody
+// transmitCopy is a request the machine handed out, copied into Go memory (the
+// transmit's views die at the next poll_transmit).
+type transmitCopy struct {
+	method, url string
+	headers     [][2]string
+	body        []byte
+}
+
+func copyTransmit(t *C.struct_a2a_transmit) transmitCopy {
+	tx := transmitCopy{method: goStr(t.method), url: goStr(t.url), body: goBytes(t.body)}
+	if n := int(t.headers_len); n > 0 {
+		for _, h := range unsafe.Slice(t.headers, n) {
+			tx.headers = append(tx.headers, [2]string{C.GoStringN(h.name, C.int(h.name_len)),
+				C.GoStringN(h.value, C.int(h.value_len))})
+		}
 	}
-	req, err := http.NewRequestWithContext(ctx, goStr(t.method), goStr(t.url), rd)
+	hasEncoding := false
+	for _, h := range tx.headers {
+		hasEncoding = hasEncoding || strings.EqualFold(h[0], "Accept-Encoding")
+	}
+	if !hasEncoding {
+		// The machine reads the body as sent: no transparent gzip (identity on streams).
+		tx.headers = append(tx.headers, [2]string{"Accept-Encoding", "identity"})
+	}
+	return tx
+}
+
+// buildRequest makes the net/http request of a transmit.
+func buildRequest(ctx context.Context, tx transmitCopy) (*http.Request, error) {
+	var rd io.Reader
+	if len(tx.body) > 0 {
+		rd = bytes.NewReader(tx.body) // also gives the request a GetBody
+	}
+	req, err := http.NewRequestWithContext(ctx, tx.method, tx.url, rd)
 	if err != nil {
 		return nil, err
 	}
-	if n := int(t.headers_len); n > 0 {
-		for _, h := range unsafe.Slice(t.headers, n) {
-			name := C.GoStringN(h.name, C.int(h.name_len))
-			value := C.GoStringN(h.value, C.int(h.value_len))
-			if strings.EqualFold(name, "Host") {
-				req.Host = value
-				continue
-			}
-			req.Header.Add(name, value)
+	for _, h := range tx.headers {
+		if strings.EqualFold(h[0], "Host") {
+			req.Host = h[1]
+			continue
 		}
-	}
-	if req.Header.Get("Accept-Encoding") == "" {
-		// The machine reads the body as sent: no transparent gzip (identity on streams).
-		req.Header.Set("Accept-Encoding", "identity")
+		req.Header.Add(h[0], h[1])
 	}
 	return req, nil
 }

@@ -1,7 +1,10 @@
 package a2a
 
 /*
+#include <stdlib.h>
 #include "a2a_core.h"
+
+extern void a2aGoHeaderHook(void *userdata, char *method, size_t method_len, struct a2a_header_setter *setter);
 */
 import "C"
 
@@ -17,8 +20,10 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"runtime/cgo"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -37,6 +42,8 @@ type HTTPClient struct {
 	// The interface the card resolved to (how list, push-config and card answers read).
 	version ProtocolVersion
 	binding Binding
+	hooks   *hookStore  // what the C side holds for the header hooks
+	called  atomic.Bool // a call was made: hooks can no longer be added
 }
 
 // HTTPOption configures NewHTTPClient.
@@ -48,6 +55,7 @@ type httpOptions struct {
 	idleTimeout time.Duration
 	allowHTTP   *bool
 	reference   bool
+	hooks       []HeaderHook
 }
 
 // WithHTTPClient makes the client send every request with c (its transport, proxies, TLS,
@@ -62,6 +70,12 @@ func WithCallTimeout(d time.Duration) HTTPOption { return func(o *httpOptions) {
 // WithStreamIdleTimeout sets how long a stream may stay silent (default 60 s).
 func WithStreamIdleTimeout(d time.Duration) HTTPOption {
 	return func(o *httpOptions) { o.idleTimeout = d }
+}
+
+// WithHeaderHook adds a header hook run for every request the client makes (never the
+// card fetch): see HTTPClient.AddHeaderHook.
+func WithHeaderHook(hook HeaderHook) HTTPOption {
+	return func(o *httpOptions) { o.hooks = append(o.hooks, hook) }
 }
 
 // WithAllowHTTP allows or refuses plain http:// interfaces (default: allowed when the
@@ -130,6 +144,9 @@ type HTTPCallOptions struct {
 	// HistoryLength asks for that many history messages in the answer's task (sends and
 	// GetTask); nil leaves it to the agent, a pointer to 0 asks for none.
 	HistoryLength *int
+	// IdleTimeout is how long this call's stream may stay silent (0: the client's,
+	// WithStreamIdleTimeout).
+	IdleTimeout time.Duration
 	// RPCID is the JSON-RPC id of the call's first request, for hosts that log or replay
 	// their own ids ("": drawn by the machine; all digits: sent as a number).
 	RPCID string
@@ -232,18 +249,34 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 		return nil, &Error{Op: "NewHTTPClient", Code: CodeInvalidArgument, Detail: "the card fetch resolved no interface"}
 	}
 	hc.state = state
-	hc.cleanup = runtime.AddCleanup(hc, func(p [3]unsafe.Pointer) {
-		C.a2a_client_state_free((*C.a2a_client_state)(p[0]))
-		C.a2a_machine_config_free((*C.a2a_machine_config)(p[1]))
-		if p[2] != nil {
-			C.a2a_client_free((*C.a2a_client)(p[2]))
+	hc.hooks = &hookStore{}
+	hc.cleanup = runtime.AddCleanup(hc, func(r httpClientRes) {
+		C.a2a_client_state_free(r.state)
+		C.a2a_machine_config_free(r.config)
+		if r.driver != nil {
+			C.a2a_client_free(r.driver)
 		}
-	}, [3]unsafe.Pointer{unsafe.Pointer(state), unsafe.Pointer(cfg), unsafe.Pointer(driver)})
+		r.hooks.free()
+	}, httpClientRes{state, cfg, driver, hc.hooks})
+	for _, h := range o.hooks {
+		if err := hc.AddHeaderHook(h); err != nil {
+			hc.Close()
+			return nil, err
+		}
+	}
 	return hc, nil
 }
 
-// Close frees the client's library state; calls must not start after it. Calling it twice
-// is harmless.
+// httpClientRes is what an HTTPClient's cleanup frees (never the client itself).
+type httpClientRes struct {
+	state  *C.a2a_client_state
+	config *C.a2a_machine_config
+	driver *C.a2a_client
+	hooks  *hookStore
+}
+
+// Close frees the client's library state; calls must not start after it nor be in
+// flight. Calling it twice is harmless.
 func (c *HTTPClient) Close() error {
 	if c.state != nil {
 		c.cleanup.Stop()
@@ -252,9 +285,47 @@ func (c *HTTPClient) Close() error {
 		if c.driver != nil {
 			C.a2a_client_free(c.driver)
 		}
+		c.hooks.free()
 		c.state, c.config, c.driver = nil, nil, nil
 	}
 	return nil
+}
+
+// AddHeaderHook adds a hook called for every request the client makes (each attempt,
+// retry and resubscribe; never the card fetch), after the hooks added before it, with the
+// method's name, to add or replace headers (credentials, routing keys). It runs on the
+// goroutine making the call (concurrently for concurrent calls) and must not panic: a
+// panic is recovered and counted (HookPanics), and the request goes out with the headers
+// set before it. A reserved header ends the call unsent (transport/InvalidRequest naming
+// it). Hooks must be added before the first call (WithHeaderHook adds them at
+// construction); later it returns an error wrapping CodeInUse.
+func (c *HTTPClient) AddHeaderHook(hook HeaderHook) error {
+	if hook == nil {
+		return &Error{Op: "HTTPClient.AddHeaderHook", Code: CodeNullParameter}
+	}
+	if c.state == nil {
+		return ErrClosed
+	}
+	if c.called.Load() {
+		return &Error{Op: "HTTPClient.AddHeaderHook", Code: CodeInUse, Detail: "hooks must be added before the first call"}
+	}
+	handle := cgo.NewHandle(&hookEntry{hook: hook, panics: &c.hooks.panics})
+	ud := C.malloc(C.size_t(unsafe.Sizeof(C.uintptr_t(0))))
+	*(*C.uintptr_t)(ud) = C.uintptr_t(handle)
+	if r := C.a2a_client_state_add_header_hook(c.state, C.a2a_header_hook(C.a2aGoHeaderHook), ud); r != C.A2A_OK {
+		C.free(ud)
+		handle.Delete()
+		return codeErr("HTTPClient.AddHeaderHook", r)
+	}
+	c.hooks.handles = append(c.hooks.handles, handle)
+	c.hooks.userdata = append(c.hooks.userdata, ud)
+	return nil
+}
+
+// HookPanics is how many hook calls panicked, and the last panic's value.
+func (c *HTTPClient) HookPanics() (int64, string) {
+	s, _ := c.hooks.panics.last.Load().(string)
+	return c.hooks.panics.n.Load(), s
 }
 
 // SendText sends one user text message and waits for the answer. The error is nil when
@@ -362,6 +433,11 @@ func newSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settin
 			return fail("HTTPCallOptions.MessageID", r)
 		}
 	}
+	if opts.IdleTimeout > 0 {
+		if r := C.a2a_call_settings_set_stream_idle_timeout_ms(s, C.uint64_t(opts.IdleTimeout/time.Millisecond)); r != C.A2A_OK {
+			return fail("HTTPCallOptions.IdleTimeout", r)
+		}
+	}
 	if id := opts.RPCID; id != "" {
 		var r C.a2a_result
 		if n, err := strconv.ParseInt(id, 10, 64); err == nil && strings.Trim(id, "0123456789") == "" {
@@ -388,6 +464,7 @@ func (c *HTTPClient) newTextCall(ctx context.Context, text string, streaming boo
 	if c.state == nil {
 		return nil, ErrClosed
 	}
+	c.called.Store(true)
 	s, err := newSettings(ctx, opts)
 	if err != nil {
 		return nil, err

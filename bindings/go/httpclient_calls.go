@@ -101,6 +101,7 @@ func (c *HTTPClient) newCall(ctx context.Context, op string, m Method, params an
 	if c.state == nil {
 		return nil, ErrClosed
 	}
+	c.called.Store(true)
 	var body []byte
 	if params != nil {
 		b, err := json.Marshal(params)

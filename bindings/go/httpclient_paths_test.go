@@ -266,7 +266,7 @@ func TestHTTPClientBothPathsSameMethods(t *testing.T) {
 	if !reflect.DeepEqual(got[0], got[1]) {
 		t.Fatalf("the paths differ:\n%q\n%q", got[0], got[1])
 	}
-	if got[0][0] != "<nil> echo: a" || got[0][1] != "<nil> echo: b" {
+	if got[0][0] != "<nil>echo: a" || got[0][1] != "<nil>echo: b" || got[0][len(got[0])-1] != "end <nil>" {
 		t.Fatalf("answers %q", got[0])
 	}
 }

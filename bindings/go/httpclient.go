@@ -56,6 +56,13 @@ type httpOptions struct {
 	allowHTTP   *bool
 	reference   bool
 	hooks       []HeaderHook
+	target      *[2]uint32 // WithInterface: version, binding
+}
+
+// WithInterface skips the card: the URL given to NewHTTPClient is then the interface URL
+// requests go to, spoken in version and binding (as Client's NewClientWithTarget).
+func WithInterface(version ProtocolVersion, binding Binding) HTTPOption {
+	return func(o *httpOptions) { o.target = &[2]uint32{uint32(version), uint32(binding)} }
 }
 
 // WithHTTPClient makes the client send every request with c (its transport, proxies, TLS,
@@ -223,6 +230,17 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 		return nil, codeErr("NewHTTPClient", r)
 	}
 	p, n := cText(url)
+	var state *C.a2a_client_state
+	hc := &HTTPClient{http: o.client, driver: driver, config: cfg}
+	if o.target != nil {
+		if r := C.a2a_client_state_new(cfg, p, n, C.uint32_t(o.target[0]), C.uint32_t(o.target[1]), C.uint64_t(randomSeed()), &state); r != C.A2A_OK {
+			C.a2a_machine_config_free(cfg)
+			freeDriver()
+			return nil, codeErr("NewHTTPClient", r)
+		}
+		hc.version, hc.binding = ProtocolVersion(o.target[0]), Binding(o.target[1])
+		return hc.finish(state, o)
+	}
 	var call *C.a2a_call
 	if r := C.a2a_call_new_card_fetch(cfg, p, n, &call); r != C.A2A_OK {
 		C.a2a_machine_config_free(cfg)
@@ -230,8 +248,6 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 		return nil, codeErr("NewHTTPClient", r)
 	}
 	defer C.a2a_call_free(call)
-	hc := &HTTPClient{http: o.client, driver: driver, config: cfg}
-	var state *C.a2a_client_state
 	res := hc.drive(ctx, call, func(e *C.struct_a2a_event) bool { return true }, func(e *C.struct_a2a_event) {
 		if e.outcome == nil {
 			hc.version, hc.binding = ProtocolVersion(e.interface_version), Binding(e.interface_binding)
@@ -248,6 +264,12 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 		}
 		return nil, &Error{Op: "NewHTTPClient", Code: CodeInvalidArgument, Detail: "the card fetch resolved no interface"}
 	}
+	return hc.finish(state, o)
+}
+
+// finish hands the client its state, its cleanup and its hooks.
+func (hc *HTTPClient) finish(state *C.a2a_client_state, o httpOptions) (*HTTPClient, error) {
+	cfg, driver := hc.config, hc.driver
 	hc.state = state
 	hc.hooks = &hookStore{}
 	hc.cleanup = runtime.AddCleanup(hc, func(r httpClientRes) {

@@ -399,6 +399,9 @@ func (c *HTTPClient) streamOf(ctx context.Context, newCall func() (*C.a2a_call, 
 		defer C.a2a_call_free(call)
 		stopped := false
 		c.drive(ctx, call, func(e *C.struct_a2a_event) bool {
+			if stopped {
+				return false // items polled after the loop broke out are dropped
+			}
 			o := readOutcome(e.outcome)
 			if !yield(StreamEvent{Kind: StreamEventItem, Outcome: &o, Text: goStr(e.answer_text)}, nil) {
 				stopped = true
@@ -547,6 +550,7 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 	defer func() { stopReq() }()
 	var res driveResult
 	finished := false
+	broke := false // the caller's loop broke out: the call is cancelled once
 	var cause error
 	drain := func() {
 		var e C.struct_a2a_event
@@ -558,7 +562,8 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 					inflight = 0
 				}
 			case C.A2A_EVENT_KIND_ITEM:
-				if !onItem(&e) {
+				if !onItem(&e) && !broke {
+					broke = true
 					cause = context.Canceled
 					C.a2a_call_cancel(call, C.uint64_t(nowMs()))
 				}

@@ -352,3 +352,28 @@ func TestNewTraceparentAndWithTraceparent(t *testing.T) {
 		t.Fatalf("the agent saw traceparent %q, sent %q", got, a)
 	}
 }
+
+// TestHTTPClientStreamBreakWithItemsPending: items that arrived in the same chunk as the
+// one the loop broke on are never yielded (a range function must not call yield after it
+// returned false), on both paths.
+func TestHTTPClientStreamBreakWithItemsPending(t *testing.T) {
+	srv := agentServer(t, func(w http.ResponseWriter, r *http.Request, id json.RawMessage, _ string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		var b strings.Builder
+		for i, st := range []string{"working", "working", "working", "completed"} {
+			fmt.Fprintf(&b, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"kind\":\"status-update\",\"taskId\":\"task-1\",\"contextId\":\"ctx-1\",\"final\":%v,\"status\":{\"state\":%q}}}\n\n", id, i == 3, st)
+		}
+		_, _ = io.WriteString(w, b.String()) // every event in one write
+	})
+	for _, p := range clientPaths {
+		c := newTestHTTPClient(t, srv.URL, p.opts...)
+		n := 0
+		for range c.Stream(context.Background(), "go", nil) {
+			n++
+			break
+		}
+		if n != 1 {
+			t.Fatalf("%s: %d iterations", p.name, n)
+		}
+	}
+}

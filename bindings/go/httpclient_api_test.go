@@ -93,7 +93,7 @@ func TestHTTPClientAgentServerCalls(t *testing.T) {
 // with canned results, recording the params it got.
 func pushAgent(t *testing.T, got *sync.Map) string {
 	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if strings.HasPrefix(r.URL.Path, "/.well-known/") {
 			fmt.Fprint(w, rowCard(srv.URL+"/", "1.0", "jsonrpc"))
@@ -121,6 +121,7 @@ func pushAgent(t *testing.T, got *sync.Map) string {
 		}
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, result)
 	}))
+	srv.Start() // after srv is set: the handler reads srv.URL
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

@@ -93,7 +93,7 @@ func TestHTTPClientOutcomeFixturesBothPaths(t *testing.T) {
 		rows++
 		t.Run(row.ID, func(t *testing.T) {
 			var srv *httptest.Server
-			srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if strings.HasPrefix(r.URL.Path, "/.well-known/") {
 					w.Header().Set("Content-Type", "application/json")
 					fmt.Fprint(w, rowCard(srv.URL+"/", *in.Version, *in.Binding))
@@ -108,6 +108,7 @@ func TestHTTPClientOutcomeFixturesBothPaths(t *testing.T) {
 				w.WriteHeader(in.Status)
 				_, _ = w.Write(body)
 			}))
+			srv.Start() // after srv is set: the handler reads srv.URL
 			defer srv.Close()
 			opts := &HTTPCallOptions{}
 			if in.RequestID != nil {

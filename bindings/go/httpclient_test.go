@@ -19,7 +19,7 @@ import (
 func agentServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, id json.RawMessage, text string)) *httptest.Server {
 	t.Helper()
 	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/.well-known/") {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"protocolVersion":"0.3.0","name":"go-agent","description":"d","url":%q,"preferredTransport":"JSONRPC","version":"1","capabilities":{"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`, srv.URL+"/")
@@ -50,6 +50,7 @@ func agentServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Reques
 		}
 		handle(w, r, req.ID, text)
 	}))
+	srv.Start() // after srv is set: the handler reads srv.URL
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -152,7 +152,7 @@ func TestHTTPClientOutcomeFixturesBothPaths(t *testing.T) {
 			}
 		})
 	}
-	if rows < 80 {
+	if rows < 100 {
 		t.Fatalf("only %d send rows in outcomes.json", rows)
 	}
 }

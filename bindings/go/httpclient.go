@@ -31,8 +31,10 @@ import (
 // HTTPClient calls one remote agent over the caller's net/http stack, driving the
 // library's sans-IO client machine (the same card resolution, deadlines, retries and
 // outcomes as the reference driver behind Client). Every call takes a context first;
-// a failed call returns a non-nil error wrapping its Outcome (see OutcomeError). An
-// HTTPClient is safe for use by many goroutines; Close frees it.
+// a failed call returns a non-nil error wrapping its Outcome (see OutcomeError). With
+// WithReferenceDriver the library's own driver moves the bytes instead of net/http; the
+// calls and outcomes are the same. An HTTPClient is safe for use by many goroutines;
+// Close frees it once no call is in flight.
 type HTTPClient struct {
 	http    *http.Client
 	driver  *C.a2a_client // WithReferenceDriver: the reference driver's connections move the bytes

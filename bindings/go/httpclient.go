@@ -134,11 +134,27 @@ func (e *OutcomeError) Error() string {
 	}
 	if o.Message != nil {
 		b.WriteString(": " + *o.Message)
+	} else if o.Text != nil && *o.Text != "" {
+		b.WriteString(": " + *o.Text) // a task's status message (a FAILED task's error id)
 	}
 	return b.String()
 }
 
-// Unwrap returns the context error that ended the call, if one did.
+// ctxCause is the context's error when the context ended the call: its cancellation, or
+// its deadline (handed to the machine, which may time the call out a moment before the
+// context itself reports it).
+func ctxCause(ctx context.Context, o *Outcome) error {
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	if dl, ok := ctx.Deadline(); ok && o.Error == NameTimeout && time.Until(dl) < 5*time.Millisecond {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// Unwrap returns the context error that ended the call, if one did
+// (errors.Is(err, context.Canceled) or context.DeadlineExceeded).
 func (e *OutcomeError) Unwrap() error { return e.cause }
 
 // HTTPCallOptions are the per-call options of an HTTPClient call (nil or the zero value:
@@ -420,7 +436,7 @@ func (c *HTTPClient) streamOf(ctx context.Context, newCall func() (*C.a2a_call, 
 				Resubscribes: uint32(e.resubscribes)}
 			var err error
 			if e.exit_code != 0 {
-				err = &OutcomeError{Outcome: &o, cause: context.Cause(ctx)}
+				err = &OutcomeError{Outcome: &o, cause: ctxCause(ctx, &o)}
 			}
 			yield(ev, err)
 		})
@@ -582,7 +598,7 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 					res.outcome = &o
 					if e.exit_code != 0 {
 						if cause == nil {
-							cause = context.Cause(ctx)
+							cause = ctxCause(ctx, &o)
 						}
 						res.err = &OutcomeError{Outcome: &o, cause: cause}
 					}

@@ -219,8 +219,8 @@ func TestHTTPClientContextDeadlineWins(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	o, err := c.SendText(ctx, "hang", nil)
-	if err == nil || o == nil || o.Success || o.Channel != ChannelTransport {
-		t.Fatalf("want a failed transport outcome, got %v %+v", err, o)
+	if err == nil || o == nil || o.Success || o.Channel != ChannelTransport || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want a failed transport outcome wrapping context.DeadlineExceeded, got %v %+v", err, o)
 	}
 	if el := time.Since(start); el > 10*time.Second {
 		t.Fatalf("the 200 ms context deadline did not win over the 30 s call timeout (%v)", el)

@@ -1,7 +1,10 @@
 package a2a
 
 /*
+#include <stdlib.h>
 #include "a2a_core.h"
+
+extern void a2aGoHeaderHook(void *userdata, char *method, size_t method_len, struct a2a_header_setter *setter);
 */
 import "C"
 
@@ -10,7 +13,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +20,10 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"runtime/cgo"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -26,13 +31,21 @@ import (
 // HTTPClient calls one remote agent over the caller's net/http stack, driving the
 // library's sans-IO client machine (the same card resolution, deadlines, retries and
 // outcomes as the reference driver behind Client). Every call takes a context first;
-// a failed call returns a non-nil error wrapping its Outcome (see OutcomeError). An
-// HTTPClient is safe for use by many goroutines; Close frees it.
+// a failed call returns a non-nil error wrapping its Outcome (see OutcomeError). With
+// WithReferenceDriver the library's own driver moves the bytes instead of net/http; the
+// calls and outcomes are the same. An HTTPClient is safe for use by many goroutines;
+// Close frees it once no call is in flight.
 type HTTPClient struct {
 	http    *http.Client
+	driver  *C.a2a_client // WithReferenceDriver: the reference driver's connections move the bytes
 	config  *C.a2a_machine_config
 	state   *C.a2a_client_state
 	cleanup runtime.Cleanup
+	// The interface the card resolved to (how list, push-config and card answers read).
+	version ProtocolVersion
+	binding Binding
+	hooks   *hookStore  // what the C side holds for the header hooks
+	called  atomic.Bool // a call was made: hooks can no longer be added
 }
 
 // HTTPOption configures NewHTTPClient.
@@ -43,6 +56,15 @@ type httpOptions struct {
 	callTimeout time.Duration
 	idleTimeout time.Duration
 	allowHTTP   *bool
+	reference   bool
+	hooks       []HeaderHook
+	target      *[2]uint32 // WithInterface: version, binding
+}
+
+// WithInterface skips the card: the URL given to NewHTTPClient is then the interface URL
+// requests go to, spoken in version and binding (as Client's NewClientWithTarget).
+func WithInterface(version ProtocolVersion, binding Binding) HTTPOption {
+	return func(o *httpOptions) { o.target = &[2]uint32{uint32(version), uint32(binding)} }
 }
 
 // WithHTTPClient makes the client send every request with c (its transport, proxies, TLS,
@@ -57,6 +79,12 @@ func WithCallTimeout(d time.Duration) HTTPOption { return func(o *httpOptions) {
 // WithStreamIdleTimeout sets how long a stream may stay silent (default 60 s).
 func WithStreamIdleTimeout(d time.Duration) HTTPOption {
 	return func(o *httpOptions) { o.idleTimeout = d }
+}
+
+// WithHeaderHook adds a header hook run for every request the client makes (never the
+// card fetch): see HTTPClient.AddHeaderHook.
+func WithHeaderHook(hook HeaderHook) HTTPOption {
+	return func(o *httpOptions) { o.hooks = append(o.hooks, hook) }
 }
 
 // WithAllowHTTP allows or refuses plain http:// interfaces (default: allowed when the
@@ -106,20 +134,47 @@ func (e *OutcomeError) Error() string {
 	}
 	if o.Message != nil {
 		b.WriteString(": " + *o.Message)
+	} else if o.Text != nil && *o.Text != "" {
+		b.WriteString(": " + *o.Text) // a task's status message (a FAILED task's error id)
 	}
 	return b.String()
 }
 
-// Unwrap returns the context error that ended the call, if one did.
+// ctxCause is the context's error when the context ended the call: its cancellation, or
+// its deadline (handed to the machine, which may time the call out a moment before the
+// context itself reports it).
+func ctxCause(ctx context.Context, o *Outcome) error {
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	if dl, ok := ctx.Deadline(); ok && o.Error == NameTimeout && time.Until(dl) < 5*time.Millisecond {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// Unwrap returns the context error that ended the call, if one did
+// (errors.Is(err, context.Canceled) or context.DeadlineExceeded).
 func (e *OutcomeError) Unwrap() error { return e.cause }
 
 // HTTPCallOptions are the per-call options of an HTTPClient call (nil or the zero value:
 // none; a fresh messageId and traceparent).
 type HTTPCallOptions struct {
 	IdempotencyKey string
-	Traceparent    string
-	MessageID      string
-	Headers        map[string]string
+	Traceparent    string            // "": a fresh one (see NewTraceparent)
+	MessageID      string            // sends: "": a fresh one (reuse it to resend the same message)
+	Headers        map[string]string // extra headers (reserved ones are refused)
+	// ContextID and TaskID continue a conversation or a task (sends and streams).
+	ContextID, TaskID string
+	// HistoryLength asks for that many history messages in the answer's task (sends and
+	// GetTask); nil leaves it to the agent, a pointer to 0 asks for none.
+	HistoryLength *int
+	// IdleTimeout is how long this call's stream may stay silent (0: the client's,
+	// WithStreamIdleTimeout).
+	IdleTimeout time.Duration
+	// RPCID is the JSON-RPC id of the call's first request, for hosts that log or replay
+	// their own ids ("": drawn by the machine; all digits: sent as a number).
+	RPCID string
 }
 
 // monoEpoch is the origin of the host clock handed to the machine (monotonic ms, >= 1).
@@ -152,6 +207,19 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 	if o.client == nil {
 		o.client = DefaultHTTPClient()
 	}
+	var driver *C.a2a_client
+	if o.reference {
+		d, err := newReferenceTransport()
+		if err != nil {
+			return nil, err
+		}
+		driver = d
+	}
+	freeDriver := func() {
+		if driver != nil {
+			C.a2a_client_free(driver)
+		}
+	}
 	b := C.a2a_client_config_builder_new()
 	if b == nil {
 		return nil, &Error{Op: "NewHTTPClient", Code: CodeInvalidArgument, Detail: "no builder"}
@@ -164,29 +232,43 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 	C.a2a_client_config_builder_set_allow_http(b, C.bool(allow))
 	if o.callTimeout > 0 {
 		if r := C.a2a_client_config_builder_set_call_timeout_ms(b, C.uint64_t(o.callTimeout/time.Millisecond)); r != C.A2A_OK {
+			freeDriver()
 			return nil, codeErr("NewHTTPClient", r)
 		}
 	}
 	if o.idleTimeout > 0 {
 		if r := C.a2a_client_config_builder_set_stream_idle_timeout_ms(b, C.uint64_t(o.idleTimeout/time.Millisecond)); r != C.A2A_OK {
+			freeDriver()
 			return nil, codeErr("NewHTTPClient", r)
 		}
 	}
 	var cfg *C.a2a_machine_config
 	if r := C.a2a_client_config_builder_build(b, &cfg); r != C.A2A_OK {
+		freeDriver()
 		return nil, codeErr("NewHTTPClient", r)
 	}
 	p, n := cText(url)
+	var state *C.a2a_client_state
+	hc := &HTTPClient{http: o.client, driver: driver, config: cfg}
+	if o.target != nil {
+		if r := C.a2a_client_state_new(cfg, p, n, C.uint32_t(o.target[0]), C.uint32_t(o.target[1]), C.uint64_t(randomSeed()), &state); r != C.A2A_OK {
+			C.a2a_machine_config_free(cfg)
+			freeDriver()
+			return nil, codeErr("NewHTTPClient", r)
+		}
+		hc.version, hc.binding = ProtocolVersion(o.target[0]), Binding(o.target[1])
+		return hc.finish(state, o)
+	}
 	var call *C.a2a_call
 	if r := C.a2a_call_new_card_fetch(cfg, p, n, &call); r != C.A2A_OK {
 		C.a2a_machine_config_free(cfg)
+		freeDriver()
 		return nil, codeErr("NewHTTPClient", r)
 	}
 	defer C.a2a_call_free(call)
-	hc := &HTTPClient{http: o.client, config: cfg}
-	var state *C.a2a_client_state
 	res := hc.drive(ctx, call, func(e *C.struct_a2a_event) bool { return true }, func(e *C.struct_a2a_event) {
 		if e.outcome == nil {
+			hc.version, hc.binding = ProtocolVersion(e.interface_version), Binding(e.interface_binding)
 			if C.a2a_client_state_from_card(cfg, call, C.uint64_t(randomSeed()), &state) != C.A2A_OK {
 				state = nil
 			}
@@ -194,35 +276,105 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 	})
 	if state == nil {
 		C.a2a_machine_config_free(cfg)
+		freeDriver()
 		if res.err != nil {
 			return nil, res.err
 		}
 		return nil, &Error{Op: "NewHTTPClient", Code: CodeInvalidArgument, Detail: "the card fetch resolved no interface"}
 	}
+	return hc.finish(state, o)
+}
+
+// finish hands the client its state, its cleanup and its hooks.
+func (hc *HTTPClient) finish(state *C.a2a_client_state, o httpOptions) (*HTTPClient, error) {
+	cfg, driver := hc.config, hc.driver
 	hc.state = state
-	hc.cleanup = runtime.AddCleanup(hc, func(p [2]unsafe.Pointer) {
-		C.a2a_client_state_free((*C.a2a_client_state)(p[0]))
-		C.a2a_machine_config_free((*C.a2a_machine_config)(p[1]))
-	}, [2]unsafe.Pointer{unsafe.Pointer(state), unsafe.Pointer(cfg)})
+	hc.hooks = &hookStore{}
+	hc.cleanup = runtime.AddCleanup(hc, func(r httpClientRes) {
+		C.a2a_client_state_free(r.state)
+		C.a2a_machine_config_free(r.config)
+		if r.driver != nil {
+			C.a2a_client_free(r.driver)
+		}
+		r.hooks.free()
+	}, httpClientRes{state, cfg, driver, hc.hooks})
+	for _, h := range o.hooks {
+		if err := hc.AddHeaderHook(h); err != nil {
+			hc.Close()
+			return nil, err
+		}
+	}
 	return hc, nil
 }
 
-// Close frees the client's library state; calls must not start after it. Calling it twice
-// is harmless.
+// httpClientRes is what an HTTPClient's cleanup frees (never the client itself).
+type httpClientRes struct {
+	state  *C.a2a_client_state
+	config *C.a2a_machine_config
+	driver *C.a2a_client
+	hooks  *hookStore
+}
+
+// Close frees the client's library state; calls must not start after it nor be in
+// flight. Calling it twice is harmless.
 func (c *HTTPClient) Close() error {
 	if c.state != nil {
 		c.cleanup.Stop()
 		C.a2a_client_state_free(c.state)
 		C.a2a_machine_config_free(c.config)
-		c.state, c.config = nil, nil
+		if c.driver != nil {
+			C.a2a_client_free(c.driver)
+		}
+		c.hooks.free()
+		c.state, c.config, c.driver = nil, nil, nil
 	}
 	return nil
+}
+
+// AddHeaderHook adds a hook called for every request the client makes (each attempt,
+// retry and resubscribe; never the card fetch), after the hooks added before it, with the
+// method's name, to add or replace headers (credentials, routing keys). It runs on the
+// goroutine making the call (concurrently for concurrent calls) and must not panic: a
+// panic is recovered and counted (HookPanics), and the request goes out with the headers
+// set before it. A reserved header ends the call unsent (transport/InvalidRequest naming
+// it). Hooks must be added before the first call (WithHeaderHook adds them at
+// construction); later it returns an error wrapping CodeInUse.
+func (c *HTTPClient) AddHeaderHook(hook HeaderHook) error {
+	if hook == nil {
+		return &Error{Op: "HTTPClient.AddHeaderHook", Code: CodeNullParameter}
+	}
+	if c.state == nil {
+		return ErrClosed
+	}
+	if c.called.Load() {
+		return &Error{Op: "HTTPClient.AddHeaderHook", Code: CodeInUse, Detail: "hooks must be added before the first call"}
+	}
+	handle := cgo.NewHandle(&hookEntry{hook: hook, panics: &c.hooks.panics})
+	ud := C.malloc(C.size_t(unsafe.Sizeof(C.uintptr_t(0))))
+	*(*C.uintptr_t)(ud) = C.uintptr_t(handle)
+	if r := C.a2a_client_state_add_header_hook(c.state, C.a2a_header_hook(C.a2aGoHeaderHook), ud); r != C.A2A_OK {
+		C.free(ud)
+		handle.Delete()
+		return codeErr("HTTPClient.AddHeaderHook", r)
+	}
+	c.hooks.handles = append(c.hooks.handles, handle)
+	c.hooks.userdata = append(c.hooks.userdata, ud)
+	return nil
+}
+
+// HookPanics is how many hook calls panicked, and the last panic's value.
+func (c *HTTPClient) HookPanics() (int64, string) {
+	s, _ := c.hooks.panics.last.Load().(string)
+	return c.hooks.panics.n.Load(), s
 }
 
 // SendText sends one user text message and waits for the answer. The error is nil when
 // the outcome is a success (exit code 0) and an *OutcomeError otherwise; the Outcome is
 // returned either way. A context that ends first ends the call at once.
 func (c *HTTPClient) SendText(ctx context.Context, text string, opts *HTTPCallOptions) (*Outcome, error) {
+	if opts != nil && (opts.ContextID != "" || opts.TaskID != "" || opts.HistoryLength != nil) {
+		return c.SendMessage(ctx, []Part{TextPart(text)}, nil, opts)
+	}
 	call, err := c.newTextCall(ctx, text, false, opts)
 	if err != nil {
 		return nil, err
@@ -240,6 +392,7 @@ type StreamEvent struct {
 	Text    string                // the item's text, or the answer's text
 	// End only: events dropped over the size limit or unreadable (nonzero: incomplete).
 	DroppedEvents, UnreadableEvents uint32
+	Resubscribes                    uint32 // End only: resubscribes made after cuts
 }
 
 // Stream sends one user text message as a stream and yields each item as it arrives,
@@ -247,8 +400,16 @@ type StreamEvent struct {
 // *OutcomeError) when the call did not succeed. Breaking out of the loop, or the context
 // ending, cancels the call and closes the response body.
 func (c *HTTPClient) Stream(ctx context.Context, text string, opts *HTTPCallOptions) iter.Seq2[StreamEvent, error] {
+	if opts != nil && (opts.ContextID != "" || opts.TaskID != "" || opts.HistoryLength != nil) {
+		return c.StreamMessage(ctx, []Part{TextPart(text)}, nil, opts)
+	}
+	return c.streamOf(ctx, func() (*C.a2a_call, error) { return c.newTextCall(ctx, text, true, opts) })
+}
+
+// streamOf runs the streaming call newCall makes as an iterator.
+func (c *HTTPClient) streamOf(ctx context.Context, newCall func() (*C.a2a_call, error)) iter.Seq2[StreamEvent, error] {
 	return func(yield func(StreamEvent, error) bool) {
-		call, err := c.newTextCall(ctx, text, true, opts)
+		call, err := newCall()
 		if err != nil {
 			yield(StreamEvent{}, err)
 			return
@@ -256,6 +417,9 @@ func (c *HTTPClient) Stream(ctx context.Context, text string, opts *HTTPCallOpti
 		defer C.a2a_call_free(call)
 		stopped := false
 		c.drive(ctx, call, func(e *C.struct_a2a_event) bool {
+			if stopped {
+				return false // items polled after the loop broke out are dropped
+			}
 			o := readOutcome(e.outcome)
 			if !yield(StreamEvent{Kind: StreamEventItem, Outcome: &o, Text: goStr(e.answer_text)}, nil) {
 				stopped = true
@@ -268,10 +432,11 @@ func (c *HTTPClient) Stream(ctx context.Context, text string, opts *HTTPCallOpti
 			}
 			o := readOutcome(e.outcome)
 			ev := StreamEvent{Kind: StreamEventEnd, Outcome: &o, Text: goStr(e.answer_text),
-				DroppedEvents: uint32(e.dropped_events), UnreadableEvents: uint32(e.unreadable_events)}
+				DroppedEvents: uint32(e.dropped_events), UnreadableEvents: uint32(e.unreadable_events),
+				Resubscribes: uint32(e.resubscribes)}
 			var err error
 			if e.exit_code != 0 {
-				err = &OutcomeError{Outcome: &o, cause: context.Cause(ctx)}
+				err = &OutcomeError{Outcome: &o, cause: ctxCause(ctx, &o)}
 			}
 			yield(ev, err)
 		})
@@ -311,6 +476,23 @@ func newSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settin
 			return fail("HTTPCallOptions.MessageID", r)
 		}
 	}
+	if opts.IdleTimeout > 0 {
+		if r := C.a2a_call_settings_set_stream_idle_timeout_ms(s, C.uint64_t(opts.IdleTimeout/time.Millisecond)); r != C.A2A_OK {
+			return fail("HTTPCallOptions.IdleTimeout", r)
+		}
+	}
+	if id := opts.RPCID; id != "" {
+		var r C.a2a_result
+		if n, err := strconv.ParseInt(id, 10, 64); err == nil && strings.Trim(id, "0123456789") == "" {
+			r = C.a2a_call_settings_set_rpc_id(s, C.A2A_RPC_ID_KIND_NUMBER, C.int64_t(n), nil, 0)
+		} else {
+			p, n := cText(id)
+			r = C.a2a_call_settings_set_rpc_id(s, C.A2A_RPC_ID_KIND_STRING, 0, p, n)
+		}
+		if r != C.A2A_OK {
+			return fail("HTTPCallOptions.RPCID", r)
+		}
+	}
 	for k, v := range opts.Headers {
 		kp, kn := cText(k)
 		vp, vn := cText(v)
@@ -325,6 +507,7 @@ func (c *HTTPClient) newTextCall(ctx context.Context, text string, streaming boo
 	if c.state == nil {
 		return nil, ErrClosed
 	}
+	c.called.Store(true)
 	s, err := newSettings(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -349,26 +532,12 @@ func (c *HTTPClient) CancelTask(ctx context.Context, taskID string, opts *HTTPCa
 }
 
 func (c *HTTPClient) taskCall(ctx context.Context, op string, m Method, taskID string, opts *HTTPCallOptions) (*Outcome, error) {
-	if c.state == nil {
-		return nil, ErrClosed
+	params := map[string]any{"id": taskID}
+	if opts != nil && opts.HistoryLength != nil && m == MethodGetTask {
+		params["historyLength"] = *opts.HistoryLength
 	}
-	params, err := json.Marshal(map[string]string{"id": taskID})
-	if err != nil {
-		return nil, err
-	}
-	s, err := newSettings(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer C.a2a_call_settings_free(s)
-	p, n := cBytes(params)
-	var call *C.a2a_call
-	if r := C.a2a_call_new(c.state, C.uint32_t(m), p, n, s, C.uint64_t(nowMs()), &call); r != C.A2A_OK {
-		return nil, codeErr(op, r)
-	}
-	defer C.a2a_call_free(call)
-	res := c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, nil)
-	return res.outcome, res.err
+	res, err := c.run(ctx, op, m, params, opts)
+	return res.outcome, err
 }
 
 // exchangeMsg is what a request's goroutine hands the driving loop.
@@ -377,13 +546,15 @@ type exchangeMsg struct {
 	resp    *http.Response // the head
 	chunk   []byte         // a body chunk (a fresh slice)
 	end     bool
-	err     error // a transport failure
+	err     error     // a transport failure
+	name    ErrorName // its error name (0: read from err)
 	written bool
 }
 
 type driveResult struct {
 	outcome *Outcome
 	err     error
+	body    []byte // the last response's body (list, push-config and card answers read it)
 }
 
 // drive runs a call to its FINISHED event: one request at a time over c.http, the
@@ -397,6 +568,7 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 	defer func() { stopReq() }()
 	var res driveResult
 	finished := false
+	broke := false // the caller's loop broke out: the call is cancelled once
 	var cause error
 	drain := func() {
 		var e C.struct_a2a_event
@@ -408,12 +580,16 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 					inflight = 0
 				}
 			case C.A2A_EVENT_KIND_ITEM:
-				if !onItem(&e) {
+				if !onItem(&e) && !broke {
+					broke = true
 					cause = context.Canceled
 					C.a2a_call_cancel(call, C.uint64_t(nowMs()))
 				}
 			case C.A2A_EVENT_KIND_FINISHED:
 				finished = true
+				if e.has_response {
+					res.body = goBytes(e.response_body)
+				}
 				if onFinished != nil {
 					onFinished(&e)
 				}
@@ -422,7 +598,7 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 					res.outcome = &o
 					if e.exit_code != 0 {
 						if cause == nil {
-							cause = context.Cause(ctx)
+							cause = ctxCause(ctx, &o)
 						}
 						res.err = &OutcomeError{Outcome: &o, cause: cause}
 					}
@@ -446,7 +622,13 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 			reqCtx, cancel := context.WithCancel(ctx)
 			stopReq = cancel
 			inflight = uint32(t.request_id)
-			req, err := buildRequest(reqCtx, &t)
+			tx := copyTransmit(&t)
+			if c.driver != nil {
+				go c.driverExchange(reqCtx, tx, inflight, msgs)
+				drain()
+				continue
+			}
+			req, err := buildRequest(reqCtx, tx)
 			if err != nil {
 				m := err.Error()
 				p, n := cText(m)
@@ -523,7 +705,11 @@ func (c *HTTPClient) hand(call *C.a2a_call, m exchangeMsg) {
 	case m.err != nil:
 		msg := m.err.Error()
 		p, n := cText(msg)
-		C.a2a_call_handle_failure(call, C.uint32_t(m.id), C.uint32_t(failureName(m.err)), C.bool(m.written), p, n, now)
+		name := m.name
+		if name == 0 {
+			name = failureName(m.err)
+		}
+		C.a2a_call_handle_failure(call, C.uint32_t(m.id), C.uint32_t(name), C.bool(m.written), p, n, now)
 	}
 }
 
@@ -545,31 +731,49 @@ func failureName(err error) ErrorName {
 	return NameReset
 }
 
-// buildRequest copies a transmit (its views die at the next poll_transmit) into a request.
-func buildRequest(ctx context.Context, t *C.struct_a2a_transmit) (*http.Request, error) {
-	body := goBytes(t.body)
-	var rd io.Reader
-	if len(body) > 0 {
-		rd = bytes.NewReader(body) // also gives the request a GetBody
+// transmitCopy is a request the machine handed out, copied into Go memory (the
+// transmit's views die at the next poll_transmit).
+type transmitCopy struct {
+	method, url string
+	headers     [][2]string
+	body        []byte
+}
+
+func copyTransmit(t *C.struct_a2a_transmit) transmitCopy {
+	tx := transmitCopy{method: goStr(t.method), url: goStr(t.url), body: goBytes(t.body)}
+	if n := int(t.headers_len); n > 0 {
+		for _, h := range unsafe.Slice(t.headers, n) {
+			tx.headers = append(tx.headers, [2]string{C.GoStringN(h.name, C.int(h.name_len)),
+				C.GoStringN(h.value, C.int(h.value_len))})
+		}
 	}
-	req, err := http.NewRequestWithContext(ctx, goStr(t.method), goStr(t.url), rd)
+	hasEncoding := false
+	for _, h := range tx.headers {
+		hasEncoding = hasEncoding || strings.EqualFold(h[0], "Accept-Encoding")
+	}
+	if !hasEncoding {
+		// The machine reads the body as sent: no transparent gzip (identity on streams).
+		tx.headers = append(tx.headers, [2]string{"Accept-Encoding", "identity"})
+	}
+	return tx
+}
+
+// buildRequest makes the net/http request of a transmit.
+func buildRequest(ctx context.Context, tx transmitCopy) (*http.Request, error) {
+	var rd io.Reader
+	if len(tx.body) > 0 {
+		rd = bytes.NewReader(tx.body) // also gives the request a GetBody
+	}
+	req, err := http.NewRequestWithContext(ctx, tx.method, tx.url, rd)
 	if err != nil {
 		return nil, err
 	}
-	if n := int(t.headers_len); n > 0 {
-		for _, h := range unsafe.Slice(t.headers, n) {
-			name := C.GoStringN(h.name, C.int(h.name_len))
-			value := C.GoStringN(h.value, C.int(h.value_len))
-			if strings.EqualFold(name, "Host") {
-				req.Host = value
-				continue
-			}
-			req.Header.Add(name, value)
+	for _, h := range tx.headers {
+		if strings.EqualFold(h[0], "Host") {
+			req.Host = h[1]
+			continue
 		}
-	}
-	if req.Header.Get("Accept-Encoding") == "" {
-		// The machine reads the body as sent: no transparent gzip (identity on streams).
-		req.Header.Set("Accept-Encoding", "identity")
+		req.Header.Add(h[0], h[1])
 	}
 	return req, nil
 }

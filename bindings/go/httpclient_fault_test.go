@@ -58,7 +58,8 @@ func TestHTTPClientFaultServer(t *testing.T) {
 		c := newTestHTTPClient(t, base+"/ok/")
 		o, err := c.SendText(ctx, "fail-now", nil)
 		var oe *OutcomeError
-		if !errors.As(err, &oe) || oe.Outcome != o || o.ExitCode != 5 || o.ErrorID == nil || *o.ErrorID != "0f1e2d3c4b5a" {
+		if !errors.As(err, &oe) || oe.Outcome != o || o.ExitCode != 5 || o.ErrorID == nil || *o.ErrorID != "0f1e2d3c4b5a" ||
+			!strings.Contains(err.Error(), "(error_id: 0f1e2d3c4b5a)") {
 			t.Fatalf("%v %+v", err, o)
 		}
 	})

@@ -19,7 +19,7 @@ import (
 func agentServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, id json.RawMessage, text string)) *httptest.Server {
 	t.Helper()
 	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/.well-known/") {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"protocolVersion":"0.3.0","name":"go-agent","description":"d","url":%q,"preferredTransport":"JSONRPC","version":"1","capabilities":{"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`, srv.URL+"/")
@@ -50,6 +50,7 @@ func agentServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Reques
 		}
 		handle(w, r, req.ID, text)
 	}))
+	srv.Start() // after srv is set: the handler reads srv.URL
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -218,8 +219,8 @@ func TestHTTPClientContextDeadlineWins(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	o, err := c.SendText(ctx, "hang", nil)
-	if err == nil || o == nil || o.Success || o.Channel != ChannelTransport {
-		t.Fatalf("want a failed transport outcome, got %v %+v", err, o)
+	if err == nil || o == nil || o.Success || o.Channel != ChannelTransport || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want a failed transport outcome wrapping context.DeadlineExceeded, got %v %+v", err, o)
 	}
 	if el := time.Since(start); el > 10*time.Second {
 		t.Fatalf("the 200 ms context deadline did not win over the 30 s call timeout (%v)", el)

@@ -348,3 +348,102 @@ func (o *Outcome) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(j)
 }
+
+// Err is nil when the outcome is a success (exit code 0: a completed task, a direct
+// message, an answered read) and otherwise an *OutcomeError wrapping it, for the usual
+// `if err := o.Err(); err != nil`. A nil Outcome has no error.
+func (o *Outcome) Err() error {
+	if o == nil || o.ExitCode == 0 {
+		return nil
+	}
+	return &OutcomeError{Outcome: o}
+}
+
+// The optional fields as (value, ok) pairs, safe on a nil Outcome: ok is false when the
+// outcome does not carry the field (the pointer field is nil).
+
+func optOf[T any](o *Outcome, f func(*Outcome) *T) (T, bool) {
+	var zero T
+	if o == nil {
+		return zero, false
+	}
+	if p := f(o); p != nil {
+		return *p, true
+	}
+	return zero, false
+}
+
+// GetHTTPStatus is the response's HTTP status, if one arrived.
+func (o *Outcome) GetHTTPStatus() (int, bool) {
+	return optOf(o, func(o *Outcome) *int { return o.HTTPStatus })
+}
+
+// GetCode is the protocol error's code (JSON-RPC or the REST mapping), if any.
+func (o *Outcome) GetCode() (int64, bool) {
+	return optOf(o, func(o *Outcome) *int64 { return o.Code })
+}
+
+// GetState is the task's state, if the answer was a task or a task event.
+func (o *Outcome) GetState() (TaskState, bool) {
+	return optOf(o, func(o *Outcome) *TaskState { return o.State })
+}
+
+// GetMessage is the protocol or transport error's message, if any.
+func (o *Outcome) GetMessage() (string, bool) {
+	return optOf(o, func(o *Outcome) *string { return o.Message })
+}
+
+// GetReason is the ErrorInfo reason, if any.
+func (o *Outcome) GetReason() (string, bool) {
+	return optOf(o, func(o *Outcome) *string { return o.Reason })
+}
+
+// GetData is the error's data as raw JSON text, if any.
+func (o *Outcome) GetData() (string, bool) {
+	return optOf(o, func(o *Outcome) *string { return o.Data })
+}
+
+// GetTaskID is the task's id, if the answer named one.
+func (o *Outcome) GetTaskID() (string, bool) {
+	return optOf(o, func(o *Outcome) *string { return o.TaskID })
+}
+
+// GetContextID is the context's id, if the answer named one.
+func (o *Outcome) GetContextID() (string, bool) {
+	return optOf(o, func(o *Outcome) *string { return o.ContextID })
+}
+
+// GetText is the status message's or the direct message's text, if any.
+func (o *Outcome) GetText() (string, bool) {
+	return optOf(o, func(o *Outcome) *string { return o.Text })
+}
+
+// GetErrorID is the remote's 12-hex error_id, if its text carried one.
+func (o *Outcome) GetErrorID() (string, bool) {
+	return optOf(o, func(o *Outcome) *string { return o.ErrorID })
+}
+
+// GetRetryAfter is the Retry-After the response asked for, if any.
+func (o *Outcome) GetRetryAfter() (time.Duration, bool) {
+	return optOf(o, func(o *Outcome) *time.Duration { return o.RetryAfter })
+}
+
+// GetHint is the version-mismatch or other hint, if any.
+func (o *Outcome) GetHint() (string, bool) {
+	return optOf(o, func(o *Outcome) *string { return o.Hint })
+}
+
+// GetRetryable is the remote hint's retryable flag, if it gave one.
+func (o *Outcome) GetRetryable() (bool, bool) {
+	return optOf(o, func(o *Outcome) *bool { return o.Retryable })
+}
+
+// GetBodyExcerpt is the bounded excerpt of a non-JSON or unexpected body, if any.
+func (o *Outcome) GetBodyExcerpt() (string, bool) {
+	return optOf(o, func(o *Outcome) *string { return o.BodyExcerpt })
+}
+
+// GetCancelOrigin is who canceled a CANCELED task ("requested", "remote", "admission"), if known.
+func (o *Outcome) GetCancelOrigin() (string, bool) {
+	return optOf(o, func(o *Outcome) *string { return o.CancelOrigin })
+}

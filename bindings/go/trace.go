@@ -51,8 +51,27 @@ func ParseTraceparent(s string) (Traceparent, error) {
 	return fromCTraceparent(&c), nil
 }
 
-// NewTraceparent starts a new trace with ids from crypto/rand.
-func NewTraceparent(sampled bool) (Traceparent, error) {
+// NewTraceparent is a fresh traceparent header value (a new sampled trace, ids from
+// crypto/rand), for HTTPCallOptions.Traceparent or WithTraceparent: the same value in the
+// agent's logs finds the call.
+func NewTraceparent() string {
+	t, err := NewTrace(true)
+	if err != nil {
+		panic("a2a: crypto/rand failed: " + err.Error()) // crypto/rand.Read does not fail on Linux
+	}
+	s, err := t.Format()
+	if err != nil {
+		panic("a2a: a fresh traceparent does not format: " + err.Error())
+	}
+	return s
+}
+
+// WithTraceparent is call options that send the traceparent tp (from NewTraceparent, or
+// the incoming request's, to join its trace).
+func WithTraceparent(tp string) *HTTPCallOptions { return &HTTPCallOptions{Traceparent: tp} }
+
+// NewTrace starts a new trace with ids from crypto/rand (NewTraceparent formats one).
+func NewTrace(sampled bool) (Traceparent, error) {
 	for {
 		var random [24]byte
 		if _, err := rand.Read(random[:]); err != nil {

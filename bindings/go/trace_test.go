@@ -43,8 +43,8 @@ func TestTraceparent(t *testing.T) {
 	if _, ok, _ := TraceparentFromRandom([24]byte{}, false); ok {
 		t.Fatal("all-zero random bytes")
 	}
-	a, _ := NewTraceparent(false)
-	b, _ := NewTraceparent(false)
+	a, _ := NewTrace(false)
+	b, _ := NewTrace(false)
 	if a == b || a.Flags != 0 {
 		t.Fatalf("two fresh traces %+v %+v", a, b)
 	}

@@ -2,7 +2,13 @@ module a2a.local/go-sdk-v2-interop
 
 go 1.25.0
 
-require github.com/a2aproject/a2a-go/v2 v2.3.1
+require (
+	a2a.local/a2a v0.0.0
+	github.com/a2aproject/a2a-go/v2 v2.3.1
+)
+
+// a2a-core's Go binding (bindings/go), for the HTTPClient test (httpclient/).
+replace a2a.local/a2a => ../../bindings/go
 
 require (
 	github.com/a2aproject/a2a-go v0.3.15 // indirect

@@ -1836,7 +1836,7 @@ typedef struct a2a_call a2a_call;
 
  Methods: `a2a_call_settings_new`, `_free`, `_set_budget_ms`, `_set_deadline_ms`,
  `_set_idempotency_key`, `_set_traceparent`, `_add_header`, `_set_message_id`,
- `_set_rpc_id`.
+ `_set_rpc_id`, `_set_stream_idle_timeout_ms`.
 
  Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
  */
@@ -1913,6 +1913,7 @@ typedef struct a2a_client_config_builder a2a_client_config_builder;
  once (each locks the state for the duration of one function).
 
  Methods: `a2a_client_state_new`, `a2a_client_state_from_card`, `a2a_client_state_free`,
+ `a2a_client_state_add_header_hook`,
  and the calls made on it: `a2a_call_new`, `a2a_call_new_text`.
 
  Threading: `Send` and thread-safe. `a2a_client_state_free` drops the handle's share: a
@@ -1935,7 +1936,7 @@ typedef struct a2a_client_state a2a_client_state;
 typedef struct a2a_client_stream a2a_client_stream;
 #endif
 
-#if defined(A2A_FEATURE_DRIVER)
+#if defined(A2A_FEATURE_CLIENT)
 /*
  Passed to an `a2a_header_hook`; valid only during the callback.
  */
@@ -2650,13 +2651,15 @@ typedef struct a2a_client_config {
 } a2a_client_config;
 #endif
 
-#if defined(A2A_FEATURE_DRIVER)
+#if defined(A2A_FEATURE_CLIENT)
 /*
  A callback adding headers to every A2A request of a client (credentials,
- `traceparent`, routing keys): `userdata` first (as given to `a2a_client_add_header_hook`),
- then the method name (`message/send`, `SendMessage`, ...; borrowed for the call), then
- a setter valid only during the callback. It runs on the thread making the call; it is
- never called for the card fetch or redirects.
+ `traceparent`, routing keys): `userdata` first (as given when the hook was added), then
+ the method name (`SendMessage`, `GetTask`, ...; borrowed for the call), then a setter
+ valid only during the callback. It runs on the thread that asks for the request
+ (`a2a_call_poll_transmit` on the machine, the calling thread on the driver); it is never
+ called for the card fetch or redirects, and must not call back into the library for the
+ same client.
  */
 typedef void (*a2a_header_hook)(void *userdata,
                                 const char *method,
@@ -4188,30 +4191,6 @@ a2a_result a2a_card_builder_build(const struct a2a_card_builder *builder, struct
 
 #if defined(A2A_FEATURE_DRIVER)
 /*
- Sets header `name` to `value` (UTF-8, copied), replacing any header of that name.
-
- Reserved headers are the client's own: framing (`Host`, `Content-Length`,
- `Transfer-Encoding`), connection management (`Connection`, `Keep-Alive`,
- `Proxy-Connection`, `TE`, `Trailer`, `Upgrade`, `Expect`) and protocol headers
- (`A2A-Version`, `Content-Type`, `Accept`). Setting one returns
- `A2A_REQUEST_RESERVED_HEADER`, and the call this hook runs for is refused without being
- sent: its outcome is `transport`/`InvalidRequest` (`request_sent = no`, retry `never`),
- its message names the header. `Authorization`, `traceparent`, `Idempotency-Key`,
- `A2A-Extensions` and routing keys may be set.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a name that is
- not a token, or a value with CR, LF or NUL: header injection refused),
- `A2A_REQUEST_RESERVED_HEADER` (a reserved name, above).
- */
-a2a_result a2a_header_setter_set(struct a2a_header_setter *setter,
-                                 const char *name,
-                                 size_t name_len,
-                                 const char *value,
-                                 size_t value_len);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
  Writes the default client configuration to `*out`.
 
  Errors: `A2A_NULL_PARAMETER`.
@@ -4678,6 +4657,30 @@ bool a2a_is_event_stream(const char *content_type, size_t content_type_len);
  */
 a2a_error_name a2a_error_name_of_code(int64_t code);
 
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Sets header `name` to `value` (UTF-8, copied), replacing any header of that name.
+
+ Reserved headers are the client's own: framing (`Host`, `Content-Length`,
+ `Transfer-Encoding`), connection management (`Connection`, `Keep-Alive`,
+ `Proxy-Connection`, `TE`, `Trailer`, `Upgrade`, `Expect`) and protocol headers
+ (`A2A-Version`, `Content-Type`, `Accept`). Setting one returns
+ `A2A_REQUEST_RESERVED_HEADER`, and the call this hook runs for is refused without being
+ sent: its outcome is `transport`/`InvalidRequest` (`request_sent = no`, retry `never`),
+ its message names the header. `Authorization`, `traceparent`, `Idempotency-Key`,
+ `A2A-Extensions` and routing keys may be set.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a name that is
+ not a token, or a value with CR, LF or NUL: header injection refused),
+ `A2A_REQUEST_RESERVED_HEADER` (a reserved name, above).
+ */
+a2a_result a2a_header_setter_set(struct a2a_header_setter *setter,
+                                 const char *name,
+                                 size_t name_len,
+                                 const char *value,
+                                 size_t value_len);
+#endif
+
 /*
  Appends a whole HTTP/1.1 request to `out`: `METHOD target HTTP/1.1`, `Host`, the
  caller's headers in order, `Content-Length` (when the body is non-empty or the method is
@@ -4922,6 +4925,24 @@ a2a_result a2a_client_state_from_card(const struct a2a_machine_config *config,
  Calls made on it stay usable (they keep the state alive until `a2a_call_free`).
  */
 void a2a_client_state_free(struct a2a_client_state *state);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Adds a header hook to `state`: it runs for every request the state's calls hand out
+ from now on (each attempt, retry and resubscribe; never the card fetch), after the ones
+ added before it, on the thread calling `a2a_call_poll_transmit`, while the state is
+ locked (it must not call the library for this state). A header it sets replaces one of
+ the same name; a reserved one ends the call unsent as `transport`/`InvalidRequest`
+ naming the header (see `a2a_header_setter_set`). `userdata` is passed back untouched;
+ it must stay valid, and usable from every thread that drives a call on this state,
+ until the state and every call made on it are freed.
+
+ Errors: `A2A_NULL_PARAMETER` (state or hook NULL), `A2A_CLOSED`, `A2A_PANIC`.
+ */
+a2a_result a2a_client_state_add_header_hook(const struct a2a_client_state *state,
+                                            a2a_header_hook hook,
+                                            void *userdata);
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)
@@ -5415,6 +5436,19 @@ a2a_result a2a_call_settings_set_rpc_id(struct a2a_call_settings *settings,
                                         int64_t number,
                                         const char *text,
                                         size_t text_len);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ How long this call's stream may stay silent (no event, no keep-alive comment) before it
+ is given up as idle, in milliseconds, replacing the state's
+ (`a2a_client_config_builder_set_stream_idle_timeout_ms`) for this call only; 0 clears
+ it. Non-streaming calls ignore it.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_call_settings_set_stream_idle_timeout_ms(struct a2a_call_settings *settings,
+                                                        uint64_t ms);
 #endif
 
 /*

@@ -13,6 +13,7 @@ use a2a::card::SelectionOrder;
 use a2a::driver::{self, Client, ClientConfig, StreamCall, StreamEvent, Target};
 
 use crate::handle::{self, Handle, try_mut, try_out, try_shared};
+use crate::hook::{Hook, a2a_header_hook};
 use crate::http1::{a2a_header, headers_from};
 use crate::outcome::a2a_outcome;
 use crate::panic::ffi_panic_boundary;
@@ -169,100 +170,9 @@ pub struct a2a_client_stream_event {
     pub unreadable_events: u32,
 }
 
-/// A callback adding headers to every A2A request of a client (credentials,
-/// `traceparent`, routing keys): `userdata` first (as given to `a2a_client_add_header_hook`),
-/// then the method name (`message/send`, `SendMessage`, ...; borrowed for the call), then
-/// a setter valid only during the callback. It runs on the thread making the call; it is
-/// never called for the card fetch or redirects.
-pub type a2a_header_hook = Option<
-    unsafe extern "C" fn(
-        userdata: *mut c_void,
-        method: *const c_char,
-        method_len: usize,
-        setter: *mut a2a_header_setter,
-    ),
->;
-
-/// Passed to an `a2a_header_hook`; valid only during the callback.
-pub struct a2a_header_setter {
-    request: *mut driver::HttpRequest,
-}
-
-/// Sets header `name` to `value` (UTF-8, copied), replacing any header of that name.
-///
-/// Reserved headers are the client's own: framing (`Host`, `Content-Length`,
-/// `Transfer-Encoding`), connection management (`Connection`, `Keep-Alive`,
-/// `Proxy-Connection`, `TE`, `Trailer`, `Upgrade`, `Expect`) and protocol headers
-/// (`A2A-Version`, `Content-Type`, `Accept`). Setting one returns
-/// `A2A_REQUEST_RESERVED_HEADER`, and the call this hook runs for is refused without being
-/// sent: its outcome is `transport`/`InvalidRequest` (`request_sent = no`, retry `never`),
-/// its message names the header. `Authorization`, `traceparent`, `Idempotency-Key`,
-/// `A2A-Extensions` and routing keys may be set.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a name that is
-/// not a token, or a value with CR, LF or NUL: header injection refused),
-/// `A2A_REQUEST_RESERVED_HEADER` (a reserved name, above).
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_header_setter_set(
-    setter: *mut a2a_header_setter,
-    name: *const c_char,
-    name_len: usize,
-    value: *const c_char,
-    value_len: usize,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        if setter.is_null() {
-            return a2a_result::A2A_NULL_PARAMETER;
-        }
-        let name = try_str!(name, name_len);
-        let value = try_str!(value, value_len);
-        let token = !name.is_empty()
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
-        if !token || value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
-            return a2a_result::A2A_INVALID_ARGUMENT;
-        }
-        if a2a::envelope::reserved_header(name).is_some() {
-            // Kept as an added header (not replacing the builder's), so that the driver's
-            // reserved-header rule, checked after the hooks ran, refuses the call whatever
-            // the value: a hook that ignores this result still sends nothing it did not mean.
-            // SAFETY: as below.
-            unsafe { (*(*setter).request).headers.push((name.to_owned(), value.to_owned())) };
-            return a2a_result::A2A_REQUEST_RESERVED_HEADER;
-        }
-        // SAFETY: the setter only exists during the hook, while `request` is borrowed
-        // mutably by the driver for exactly that call.
-        unsafe { (*(*setter).request).set_header(name, value) };
-        a2a_result::A2A_OK
-    }
-}
-
-/// The hook and its userdata, shared with the driver's threads.
-struct Hook {
-    f: unsafe extern "C" fn(*mut c_void, *const c_char, usize, *mut a2a_header_setter),
-    userdata: *mut c_void,
-}
-
-// SAFETY: the header documents that the hook may run on any thread that makes a call on
-// the client and that the caller keeps `userdata` valid and usable from those threads.
-unsafe impl Send for Hook {}
-// SAFETY: as above; the library never touches `userdata` itself.
-unsafe impl Sync for Hook {}
-
 impl driver::Interceptor for Hook {
     fn on_request(&self, ctx: &driver::RequestContext<'_>, req: &mut driver::HttpRequest) {
-        let mut setter = a2a_header_setter {
-            request: req as *mut driver::HttpRequest,
-        };
-        // SAFETY: the callback contract is documented on a2a_header_hook; the method text
-        // and the setter outlive the call.
-        unsafe {
-            (self.f)(
-                self.userdata,
-                ctx.method.as_ptr().cast(),
-                ctx.method.len(),
-                &mut setter,
-            )
-        };
+        self.run(ctx.method, &mut req.headers);
     }
 }
 
@@ -553,13 +463,13 @@ pub extern "C" fn a2a_client_add_header_hook(
 ) -> a2a_result {
     ffi_panic_boundary! {
         let c = try_mut!(client);
-        let Some(f) = hook else {
+        let Some(hook) = Hook::new(hook, userdata) else {
             return a2a_result::A2A_NULL_PARAMETER;
         };
         let Some(inner) = Arc::get_mut(&mut c.inner) else {
             return a2a_result::A2A_INVALID_ARGUMENT;
         };
-        inner.add_interceptor(Hook { f, userdata });
+        inner.add_interceptor(hook);
         a2a_result::A2A_OK
     }
 }
@@ -862,6 +772,7 @@ pub extern "C" fn a2a_client_stream_free(stream: *mut a2a_client_stream) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hook::{a2a_header_setter, a2a_header_setter_set};
     use crate::outcome::*;
     use crate::vocab::{a2a_channel, a2a_error_name, a2a_request_sent};
     use std::ptr::{null, null_mut};

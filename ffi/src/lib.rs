@@ -46,6 +46,8 @@ pub mod driver_raw;
 
 pub mod classify;
 pub mod handle;
+#[cfg(feature = "client")]
+pub mod hook;
 pub mod http1;
 #[cfg(feature = "client")]
 pub mod machine;

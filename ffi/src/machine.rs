@@ -14,13 +14,13 @@
 //! The call order, who owns which bytes and what each event means are in `ffi/README.md`
 //! (*The client machine*) and the core's `client` module docs.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use a2a::client::{
-    CallOptions, CardEvent, CardFetch, ClientState, Correlation, Event, HttpResponse, InputError,
-    RequestId, ResolvedCard, StreamCall, StreamConfig, StreamEvent, Target, Transmit,
-    TransportFailure, UnaryCall,
+    CardEvent, CardFetch, ClientState, Correlation, Event, HttpResponse, InputError,
+    RequestContext, RequestId, ResolvedCard, StreamCall, StreamConfig, StreamEvent, Target,
+    Transmit, TransportFailure, UnaryCall,
 };
 use a2a::envelope::Method;
 use a2a::model::params::Call;
@@ -29,6 +29,7 @@ use a2a::outcome::{ErrorName, Outcome};
 use a2a::time::Millis;
 
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
+use crate::hook::{Hook, a2a_header_hook};
 use crate::http1::{a2a_header, headers_from};
 use crate::machine_config::{a2a_call_settings, a2a_machine_config};
 use crate::outcome::a2a_outcome;
@@ -58,6 +59,7 @@ impl StateCell {
 /// once (each locks the state for the duration of one function).
 ///
 /// Methods: `a2a_client_state_new`, `a2a_client_state_from_card`, `a2a_client_state_free`,
+/// `a2a_client_state_add_header_hook`,
 /// and the calls made on it: `a2a_call_new`, `a2a_call_new_text`.
 ///
 /// Threading: `Send` and thread-safe. `a2a_client_state_free` drops the handle's share: a
@@ -265,6 +267,34 @@ pub extern "C" fn a2a_client_state_free(state: *mut a2a_client_state) {
     }
 }
 
+/// Adds a header hook to `state`: it runs for every request the state's calls hand out
+/// from now on (each attempt, retry and resubscribe; never the card fetch), after the ones
+/// added before it, on the thread calling `a2a_call_poll_transmit`, while the state is
+/// locked (it must not call the library for this state). A header it sets replaces one of
+/// the same name; a reserved one ends the call unsent as `transport`/`InvalidRequest`
+/// naming the header (see `a2a_header_setter_set`). `userdata` is passed back untouched;
+/// it must stay valid, and usable from every thread that drives a call on this state,
+/// until the state and every call made on it are freed.
+///
+/// Errors: `A2A_NULL_PARAMETER` (state or hook NULL), `A2A_CLOSED`, `A2A_PANIC`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_state_add_header_hook(
+    state: *const a2a_client_state,
+    hook: a2a_header_hook,
+    userdata: *mut c_void,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_input!(try_shared_state(state));
+        let Some(hook) = Hook::new(hook, userdata) else {
+            return a2a_result::A2A_NULL_PARAMETER;
+        };
+        try_input!(s.cell.lock()).add_header_hook(move |ctx: &RequestContext<'_>, add: &mut Vec<(String, String)>| {
+            hook.run(ctx.method, add);
+        });
+        a2a_result::A2A_OK
+    }
+}
+
 /// Starts resolving the agent card of `source` (UTF-8, copied): a base URL (the
 /// well-known card paths are tried: the current one, then the legacy one on a 404) or the
 /// card's own URL, with the card options of `config` (copied). The fetch carries no
@@ -294,27 +324,31 @@ pub extern "C" fn a2a_call_new_card_fetch(
 ///
 /// # Safety
 /// `settings` is NULL or a live settings handle not mutated during the call.
-unsafe fn settings_of(settings: *const a2a_call_settings) -> (CallOptions, Option<String>) {
+unsafe fn settings_of(settings: *const a2a_call_settings) -> a2a_call_settings {
     if settings.is_null() {
-        return (CallOptions::default(), None);
+        return a2a_call_settings::default();
     }
     // SAFETY: non-NULL and live by contract.
-    let s = unsafe { &*settings };
-    (s.options.clone(), s.message_id.clone())
+    unsafe { &*settings }.clone()
 }
 
 /// Starts the machine of `call` on `cell` at `now_ms`.
 fn start(
     cell: &Arc<StateCell>,
     call: Call<'static>,
-    options: CallOptions,
+    settings: a2a_call_settings,
     now_ms: u64,
 ) -> Result<a2a_call, a2a_result> {
     let mut state = cell.lock()?;
     let now = Millis(now_ms);
+    let options = settings.options;
     let machine = match call.method() {
         Method::SendStreamingMessage | Method::SubscribeToTask => {
-            let m = StreamCall::new(&mut state, call, options, cell.stream, now);
+            let mut stream = cell.stream;
+            if let Some(idle) = settings.stream_idle_timeout {
+                stream.idle_timeout = idle;
+            }
+            let m = StreamCall::new(&mut state, call, options, stream, now);
             Machine::Stream(Arc::clone(cell), m)
         }
         _ => Machine::Unary(
@@ -365,8 +399,8 @@ pub extern "C" fn a2a_call_new(
             Err(_) => return a2a_result::A2A_REQUEST_PARAMS,
         };
         // SAFETY: the header requires NULL or a live settings handle.
-        let (options, _) = unsafe { settings_of(settings) };
-        let call = try_input!(start(&s.cell, call, options, now_ms));
+        let settings = unsafe { settings_of(settings) };
+        let call = try_input!(start(&s.cell, call, settings, now_ms));
         out.set(handle::into_raw(call));
         a2a_result::A2A_OK
     }
@@ -394,9 +428,9 @@ pub extern "C" fn a2a_call_new_text(
         let out = try_out!(out);
         let text = try_str!(text, text_len);
         // SAFETY: the header requires NULL or a live settings handle.
-        let (options, message_id) = unsafe { settings_of(settings) };
-        let message_id = match message_id {
-            Some(id) => id,
+        let settings = unsafe { settings_of(settings) };
+        let message_id = match &settings.message_id {
+            Some(id) => id.clone(),
             None => try_input!(s.cell.lock()).fresh_id(),
         };
         let call = match a2a::envelope::text_message(&message_id, text) {
@@ -404,7 +438,7 @@ pub extern "C" fn a2a_call_new_text(
             c => c,
         }
         .into_owned();
-        let call = try_input!(start(&s.cell, call, options, now_ms));
+        let call = try_input!(start(&s.cell, call, settings, now_ms));
         out.set(handle::into_raw(call));
         a2a_result::A2A_OK
     }

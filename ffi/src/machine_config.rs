@@ -361,12 +361,15 @@ pub extern "C" fn a2a_machine_config_free(config: *mut a2a_machine_config) {
 ///
 /// Methods: `a2a_call_settings_new`, `_free`, `_set_budget_ms`, `_set_deadline_ms`,
 /// `_set_idempotency_key`, `_set_traceparent`, `_add_header`, `_set_message_id`,
-/// `_set_rpc_id`.
+/// `_set_rpc_id`, `_set_stream_idle_timeout_ms`.
 ///
 /// Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
+#[derive(Debug, Clone, Default)]
 pub struct a2a_call_settings {
     pub(crate) options: CallOptions,
     pub(crate) message_id: Option<String>,
+    /// A stream's idle timeout for this call, replacing the state's.
+    pub(crate) stream_idle_timeout: Option<Millis>,
 }
 
 impl Handle for a2a_call_settings {}
@@ -376,7 +379,7 @@ impl Handle for a2a_call_settings {}
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_call_settings_new() -> *mut a2a_call_settings {
     ffi_panic_boundary! {
-        handle::into_raw(a2a_call_settings { options: CallOptions::default(), message_id: None })
+        handle::into_raw(a2a_call_settings::default())
     }
 }
 
@@ -535,6 +538,24 @@ pub extern "C" fn a2a_call_settings_set_rpc_id(
             2 => Some(RpcId::String(text.to_owned())),
             _ => return a2a_result::A2A_INVALID_ARGUMENT,
         };
+        a2a_result::A2A_OK
+    }
+}
+
+/// How long this call's stream may stay silent (no event, no keep-alive comment) before it
+/// is given up as idle, in milliseconds, replacing the state's
+/// (`a2a_client_config_builder_set_stream_idle_timeout_ms`) for this call only; 0 clears
+/// it. Non-streaming calls ignore it.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_settings_set_stream_idle_timeout_ms(
+    settings: *mut a2a_call_settings,
+    ms: u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_mut!(settings);
+        s.stream_idle_timeout = (ms > 0).then_some(Millis(ms));
         a2a_result::A2A_OK
     }
 }

@@ -755,3 +755,166 @@ fn shared_outcome_rows_through_the_c_machine_fed_byte_by_byte() {
     eprintln!("{checked} of {rows} outcome rows asked what the machine asked and matched");
     assert!(checked >= 100, "only {checked} rows checked");
 }
+
+unsafe extern "C" fn token_hook(
+    ud: *mut std::ffi::c_void,
+    method: *const std::ffi::c_char,
+    len: usize,
+    setter: *mut a2a_core::hook::a2a_header_setter,
+) {
+    // SAFETY: the test passes a live Vec; the method view is valid for the callback.
+    let (seen, m) = unsafe {
+        (
+            &mut *(ud as *mut Vec<String>),
+            std::slice::from_raw_parts(method.cast::<u8>(), len),
+        )
+    };
+    seen.push(String::from_utf8(m.to_vec()).unwrap());
+    let value = format!("Bearer t{}", seen.len());
+    assert_eq!(
+        a2a_core::hook::a2a_header_setter_set(
+            setter,
+            b"Authorization".as_ptr().cast(),
+            13,
+            value.as_ptr().cast(),
+            value.len()
+        ),
+        a2a_result::A2A_OK
+    );
+}
+
+unsafe extern "C" fn host_hook(
+    _: *mut std::ffi::c_void,
+    _: *const std::ffi::c_char,
+    _: usize,
+    setter: *mut a2a_core::hook::a2a_header_setter,
+) {
+    assert_eq!(
+        a2a_core::hook::a2a_header_setter_set(
+            setter,
+            b"Content-Length".as_ptr().cast(),
+            14,
+            b"0".as_ptr().cast(),
+            1
+        ),
+        a2a_result::A2A_REQUEST_RESERVED_HEADER
+    );
+}
+
+#[test]
+fn header_hooks_run_for_every_attempt_and_a_reserved_header_refuses_the_call_unsent() {
+    let st = state(|b| {
+        assert_eq!(
+            a2a_client_config_builder_set_send_retries(b, 1),
+            a2a_result::A2A_OK
+        );
+    });
+    let mut seen: Vec<String> = Vec::new();
+    assert_eq!(
+        a2a_client_state_add_header_hook(
+            st,
+            Some(token_hook),
+            (&mut seen as *mut Vec<String>).cast()
+        ),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(
+        a2a_client_state_add_header_hook(st, None, null_mut()),
+        a2a_result::A2A_NULL_PARAMETER
+    );
+    let call = send_text_key(st, false, "hello", "key-1");
+    let first = transmit(call, 1000).unwrap();
+    let auth = |r: &Req| {
+        r.headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+            .map(|(_, v)| v.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(auth(&first), ["Bearer t1"]);
+    // A 503 is retried: the hook runs again for the second attempt (a fresh token).
+    assert_eq!(
+        head(call, first.id, 503, "text/plain", 1001),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(
+        a2a_call_handle_end(call, first.id, 1002),
+        a2a_result::A2A_OK
+    );
+    let _ = events(call);
+    let mut at = 0;
+    assert!(a2a_call_poll_timeout(call, &mut at));
+    assert_eq!(a2a_call_handle_timeout(call, at), a2a_result::A2A_OK);
+    let second = transmit(call, at).expect("the retry");
+    assert_eq!(auth(&second), ["Bearer t2"]);
+    assert_eq!(seen, ["SendMessage", "SendMessage"]);
+    a2a_call_free(call);
+
+    // A hook that sets a reserved header: nothing is handed out, the call finishes as
+    // transport/InvalidRequest, request_sent = no.
+    assert_eq!(
+        a2a_client_state_add_header_hook(st, Some(host_hook), null_mut()),
+        a2a_result::A2A_OK
+    );
+    let call = send_text(st, false, "hello");
+    assert!(transmit(call, 5000).is_none(), "refused before sending");
+    let ev = events(call);
+    let fin = ev.last().expect("finished");
+    assert_eq!(fin.kind, a2a_event_kind::Finished);
+    let i = info(fin);
+    assert_eq!(i.error_name, 2, "InvalidRequest");
+    assert_eq!(i.request_sent, 1, "request_sent = no");
+    assert!(s(i.message).unwrap().contains("Content-Length"));
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+}
+
+#[test]
+fn a_per_call_stream_idle_timeout_replaces_the_states() {
+    let st = state(|b| {
+        assert_eq!(
+            a2a_client_config_builder_set_stream_idle_timeout_ms(b, 60_000),
+            a2a_result::A2A_OK
+        );
+    });
+    let settings = a2a_call_settings_new();
+    assert_eq!(
+        a2a_call_settings_set_stream_idle_timeout_ms(settings, 250),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(
+        a2a_call_settings_set_stream_idle_timeout_ms(null_mut(), 1),
+        a2a_result::A2A_NULL_PARAMETER
+    );
+    let text = "stream please";
+    let mut call = null_mut();
+    assert_eq!(
+        a2a_call_new_text(
+            st,
+            true,
+            text.as_ptr().cast(),
+            text.len(),
+            settings,
+            1000,
+            &mut call
+        ),
+        a2a_result::A2A_OK
+    );
+    a2a_call_settings_free(settings);
+    let r = transmit(call, 1000).unwrap();
+    assert_eq!(
+        head(call, r.id, 200, "text/event-stream", 1010),
+        a2a_result::A2A_OK
+    );
+    let _ = events(call);
+    let mut at = 0;
+    assert!(a2a_call_poll_timeout(call, &mut at));
+    assert_eq!(at, 1260, "idle deadline from the head, per call");
+    assert_eq!(a2a_call_handle_timeout(call, at), a2a_result::A2A_OK);
+    let ev = events(call);
+    let fin = ev.last().expect("finished");
+    assert_eq!(fin.kind, a2a_event_kind::Finished);
+    assert_eq!(info(fin).error_name, 203, "timeout");
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+}

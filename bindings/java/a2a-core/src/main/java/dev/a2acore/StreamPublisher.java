@@ -86,6 +86,10 @@ final class StreamPublisher implements Flow.Publisher<ClientStreamEvent> {
         public void request(long n) {
             if (n <= 0) {
                 fail(new IllegalArgumentException("request(" + n + "): demand must be positive (Flow rule 3.9)"));
+                CompletableFuture<ClientStreamEvent.End> f = future;
+                if (f != null) {
+                    f.cancel(true);
+                }
                 return;
             }
             demand.getAndAccumulate(n, (a, b) -> a + b < 0 ? Long.MAX_VALUE : a + b);
@@ -102,7 +106,9 @@ final class StreamPublisher implements Flow.Publisher<ClientStreamEvent> {
         }
 
         void fail(Throwable t) {
-            error = t;
+            if (error == null) {
+                error = t;
+            }
             drain();
         }
 

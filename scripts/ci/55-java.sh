@@ -94,7 +94,7 @@ javac -d "$out" -cp "$cp" examples/Example.java
 java -cp "$out:$cp" Example > "$out/actual.txt"
 diff -u examples/Example.expected "$out/actual.txt" || { echo "55-java: README example output changed" >&2; exit 1; }
 # The README's A2aClient example needs an agent: compiled only, so the README cannot drift.
-javac -d "$out" -cp "$cp" examples/ClientExample.java
+javac -d "$out" -cp "$cp" examples/ClientExample.java examples/AsyncExample.java
 # The serving example (A2aServer on com.sun.net.httpserver): compiled, started, and its card
 # and one JSON-RPC call checked on the wire (A2aServerTest covers the rest).
 javac -d "$out" -cp "$cp" examples/ServeExample.java

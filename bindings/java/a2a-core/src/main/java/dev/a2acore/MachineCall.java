@@ -386,6 +386,7 @@ final class MachineCall<T> {
             synchronized (MachineCall.this) {
                 if (ex.aborted || inflight != ex) {
                     s.cancel();
+                    done.complete(null);
                     return;
                 }
             }
@@ -398,6 +399,7 @@ final class MachineCall<T> {
             synchronized (MachineCall.this) {
                 if (call == null || inflight != ex || ex.aborted) {
                     ex.subscription.cancel();
+                    done.complete(null); // the exchange is over for us: let its future end
                     return;
                 }
                 long total = 0;

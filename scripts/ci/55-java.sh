@@ -10,7 +10,8 @@
 #                  against the C compiler's sizeof/offsetof of include/a2a_core.h
 #                  (scripts/c-layout.py, run with the .venv's python and the system cc)
 #   a2a-java-http  the driver's A2aClient against the real Python and JS peers and the
-#                  fault server; drop-in A2AHttpClient for a2a-java 0.3.2.Final: real Python peer tests
+#                  fault server; the asynchronous A2aClient (client machine on java.net.http:
+#                  AsyncFaultTest, AsyncPeerTest); drop-in A2AHttpClient for a2a-java 0.3.2.Final: real Python peer tests
 #                  through a2a-java's Client + JSONRPCTransport, side-by-side fault tests
 #                  against the stock JdkA2AHttpClient, on the project's `a2a-testkit fault-server`
 #                  and on a fault server in the test code (loopback only)
@@ -60,7 +61,7 @@ export A2A_TESTKIT_BIN="$target/debug/a2a-testkit"
 echo "55-java: $(java -version 2>&1 | head -n 1), $(mvn -v 2>/dev/null | head -n 1 | sed 's/\x1b\[[0-9;]*m//g'), A2A_CORE_LIB=$A2A_CORE_LIB"
 
 cd bindings/java
-rm -rf a2a-core/target/surefire-reports a2a-java-http/target/surefire-reports
+rm -rf a2a-core/target/surefire-reports a2a-java-http/target/surefire-reports adk-e2e/target/surefire-reports
 mvn -B -q install -Ppeers
 
 # Summary from the Surefire reports; a skipped test counts as a failure here.
@@ -93,7 +94,7 @@ javac -d "$out" -cp "$cp" examples/Example.java
 java -cp "$out:$cp" Example > "$out/actual.txt"
 diff -u examples/Example.expected "$out/actual.txt" || { echo "55-java: README example output changed" >&2; exit 1; }
 # The README's A2aClient example needs an agent: compiled only, so the README cannot drift.
-javac -d "$out" -cp "$cp" examples/ClientExample.java
+javac -d "$out" -cp "$cp" examples/ClientExample.java examples/AsyncExample.java
 # The serving example (A2aServer on com.sun.net.httpserver): compiled, started, and its card
 # and one JSON-RPC call checked on the wire (A2aServerTest covers the rest).
 javac -d "$out" -cp "$cp" examples/ServeExample.java
@@ -110,6 +111,23 @@ wait "$serve_pid" 2>/dev/null || true
 grep -q '"parts":\[{"text":"served"}\]' <<<"$served" || { echo "55-java: ServeExample answered: $served" >&2; exit 1; }
 rm -rf "$out"
 echo "55-java: README example output matches"
+
+# The same drop-in classes (compiled against 0.3.2.Final above; -Dmaven.main.skip keeps them)
+# under the other a2a-java 0.3.x versions (README, "Across a2a-java 0.3.x"): 0.3.3.Final runs
+# every side-by-side, resilience, peer and unit test of the drop-in; 0.3.0.Beta1 (ADK 0.5.0's
+# pin), whose Client itself ends streams and plain sends differently, the HTTP-client tests.
+sdk_tests() {
+  mvn -B -q -pl a2a-java-http -Ppeers -Da2a.sdk.version="$1" -Dmaven.main.skip=true test -Dtest="$2"
+  echo "55-java: a2a-java $1: $2 passed"
+}
+sdk_tests 0.3.3.Final 'SideBySide*Test,DropInResilienceTest,PythonPeerTest,A2aCoreHttpClientTest'
+sdk_tests 0.3.0.Beta1 'A2aCoreHttpClientTest,DropInResilienceTest'
+# ADK for Java (google-adk-a2a 0.5.0 from Maven Central): RemoteA2AAgent run by InMemoryRunner
+# over the stock client and the drop-in, against the fault server and the Python SDK peer.
+mvn -B -q -Padk,peers -pl adk-e2e test
+grep -q 'tests="6"' adk-e2e/target/surefire-reports/TEST-dev.a2acore.adk.RemoteA2AAgentTest.xml \
+  || { echo "55-java: the ADK end-to-end test did not run its 6 cases" >&2; exit 1; }
+echo "55-java: ADK RemoteA2AAgent end-to-end passed"
 
 # Both artifacts are installed, the core jar carries the library, and a Maven project of the
 # user's own (outside the repository) depending on it runs with no variable set.

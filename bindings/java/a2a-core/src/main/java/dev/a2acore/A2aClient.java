@@ -9,11 +9,14 @@ import dev.a2acore.internal.NativeArgs;
 import dev.a2acore.internal.SizeT;
 import java.lang.ref.Cleaner;
 import java.nio.charset.StandardCharsets;
+import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -31,6 +34,18 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *     }
  * }
  * }</pre>
+ *
+ * <p><b>Asynchronous calls</b> ({@link #sendAsync}, {@link #getAsync}, {@link #cancelAsync},
+ * {@link #listTasksAsync}, {@link #streamAsync}) run the library's sans-IO client machine
+ * on a {@link java.net.http.HttpClient}: the caller's ({@link Builder#httpClient}) or one
+ * made from the builder's connect timeout (no redirects, HTTP/1.1). {@code cancel(true)} on
+ * the future, or {@code cancel()} on the stream's subscription, ends the exchange at once;
+ * the future then reports a {@link java.util.concurrent.CancellationException}, never a
+ * success. With {@link Builder#httpClient} the blocking methods run on the same machine
+ * (they wait for the asynchronous call; an interrupt ends the exchange and returns its
+ * Canceled outcome with the thread's interrupt status kept); without it they run on the
+ * reference driver (native sockets, proxies, CA and client-certificate files,
+ * {@code --resolve}), bounded by its timeouts.
  *
  * <p>Thread-safe: calls and streams may run from several threads at once (the library
  * pools connections); {@link #close()} waits for calls in flight. Hooks are installed by
@@ -77,12 +92,170 @@ public final class A2aClient implements AutoCloseable {
     private final Cleaner.Cleanable cleanable;
     private final Hooks hooks;
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    /** The client machine on java.net.http (asynchronous calls; every call when {@link #onMachine}). */
+    private final MachineClient machine;
+    /** Whether the blocking methods run on the machine too (a caller's HttpClient was given). */
+    private final boolean onMachine;
 
-    private A2aClient(A2aCoreLibrary lib, Pointer handle, Hooks hooks) {
+    private A2aClient(A2aCoreLibrary lib, Pointer handle, Hooks hooks, MachineClient machine, boolean onMachine) {
         this.lib = lib;
         this.state.handle = handle;
         this.hooks = hooks;
+        this.machine = machine;
+        this.onMachine = onMachine;
         this.cleanable = CLEANER.register(this, state);
+    }
+
+    // ---------------------------------------------------------------- asynchronous calls
+
+    /** Sends a user text message on the machine; the future completes with the outcome. */
+    public CompletableFuture<Outcome> sendAsync(String text) {
+        return sendAsync(text, CallOptions.none());
+    }
+
+    /** Sends a user text message with per-call options, asynchronously. */
+    public CompletableFuture<Outcome> sendAsync(String text, CallOptions options) {
+        Objects.requireNonNull(text, "text");
+        return sendAsync(List.of(Answer.Part.text(text)), Map.of(), options);
+    }
+
+    /** Sends a user message of any parts with message metadata (may be empty), asynchronously. */
+    public CompletableFuture<Outcome> sendAsync(List<Answer.Part> parts, Map<String, Object> metadata,
+                                                CallOptions options) {
+        CallOptions o = options == null ? CallOptions.none() : options;
+        byte[] params = MachineClient.messageParams(parts, metadata, o);
+        return unary(METHOD_SEND_MESSAGE, params, o);
+    }
+
+    /** Reads a task, asynchronously. */
+    public CompletableFuture<Outcome> getAsync(String taskId) {
+        return getAsync(taskId, CallOptions.none());
+    }
+
+    /** Reads a task with per-call options ({@code historyLength} included), asynchronously. */
+    public CompletableFuture<Outcome> getAsync(String taskId, CallOptions options) {
+        return unary(METHOD_GET_TASK, MachineClient.taskParams(Objects.requireNonNull(taskId, "taskId"), options),
+            options);
+    }
+
+    /** Asks the agent to cancel a task, asynchronously. */
+    public CompletableFuture<Outcome> cancelAsync(String taskId) {
+        return cancelAsync(taskId, CallOptions.none());
+    }
+
+    /** Asks the agent to cancel a task with per-call options, asynchronously. */
+    public CompletableFuture<Outcome> cancelAsync(String taskId, CallOptions options) {
+        return unary(METHOD_CANCEL_TASK, MachineClient.taskParams(Objects.requireNonNull(taskId, "taskId"), null),
+            options);
+    }
+
+    /**
+     * Lists tasks (A2A 1.0 {@code ListTasks}; one page), asynchronously. {@code params} are
+     * the request's fields in A2A 1.0 JSON ({@code contextId}, {@code status},
+     * {@code pageSize}, {@code pageToken}, {@code historyLength}; empty for none).
+     */
+    public CompletableFuture<TaskPage> listTasksAsync(Map<String, Object> params, CallOptions options) {
+        byte[] p = MachineClient.json(params == null ? Map.of() : params);
+        return machine.call((st, settings, now, out) -> lib.a2a_call_new(st, METHOD_LIST_TASKS, p, new SizeT(p.length),
+            settings, now, out), options, (ev, call, release) -> {
+                byte[] body = ev.has_response != 0 ? dev.a2acore.internal.Machine.bytes(ev.response_body) : null;
+                return MachineClient.page(MachineClient.finishedOutcome(lib, ev, release), body);
+            }, null, null);
+    }
+
+    /**
+     * A streaming send on the machine: each subscriber starts its own call and receives the
+     * items as they arrive, then one {@link ClientStreamEvent.End}, then {@code onComplete}.
+     */
+    public Flow.Publisher<ClientStreamEvent> streamAsync(String text) {
+        return streamAsync(text, CallOptions.none());
+    }
+
+    /** A streaming send with per-call options; see {@link #streamAsync(String)}. */
+    public Flow.Publisher<ClientStreamEvent> streamAsync(String text, CallOptions options) {
+        Objects.requireNonNull(text, "text");
+        return streamAsync(List.of(Answer.Part.text(text)), Map.of(), options);
+    }
+
+    /** A streaming send of a message of any parts; see {@link #streamAsync(String)}. */
+    public Flow.Publisher<ClientStreamEvent> streamAsync(List<Answer.Part> parts, Map<String, Object> metadata,
+                                                         CallOptions options) {
+        CallOptions o = options == null ? CallOptions.none() : options;
+        return new StreamPublisher((items, started) -> machineStream(METHOD_SEND_STREAMING_MESSAGE,
+            MachineClient.messageParams(parts, metadata, o), o, items, started));
+    }
+
+    /** Resubscribes to a running task's events on the machine; see {@link #streamAsync(String)}. */
+    public Flow.Publisher<ClientStreamEvent> resubscribeAsync(String taskId, CallOptions options) {
+        byte[] p = MachineClient.taskParams(Objects.requireNonNull(taskId, "taskId"), null);
+        return new StreamPublisher((items, started) -> machineStream(METHOD_SUBSCRIBE_TO_TASK, p, options, items,
+            started));
+    }
+
+    private static final int METHOD_SEND_MESSAGE = 1;
+    private static final int METHOD_SEND_STREAMING_MESSAGE = 2;
+    private static final int METHOD_GET_TASK = 3;
+    private static final int METHOD_LIST_TASKS = 4;
+    private static final int METHOD_CANCEL_TASK = 5;
+    private static final int METHOD_SUBSCRIBE_TO_TASK = 6;
+
+    private MachineClient.CallFuture<Outcome> unary(int method, byte[] params, CallOptions options) {
+        return machine.call((st, settings, now, out) -> lib.a2a_call_new(st, method, params, new SizeT(params.length),
+            settings, now, out), options, (ev, call, release) -> MachineClient.finishedOutcome(lib, ev, release),
+            null, null);
+    }
+
+    private MachineClient.CallFuture<ClientStreamEvent.End> machineStream(int method, byte[] params,
+            CallOptions options, java.util.function.Consumer<ClientStreamEvent> items,
+            java.util.function.Consumer<MachineCall<ClientStreamEvent.End>> started) {
+        return machine.call((st, settings, now, out) -> lib.a2a_call_new(st, method, params, new SizeT(params.length),
+            settings, now, out), options, (ev, call, release) -> {
+                java.util.Optional<StreamTracker.EndKind> kind = ev.has_end_kind != 0
+                    ? java.util.Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : java.util.Optional.empty();
+                int resubscribes = ev.resubscribes;
+                int dropped = ev.dropped_events;
+                int unreadable = ev.unreadable_events;
+                return new ClientStreamEvent.End(kind, MachineClient.finishedOutcome(lib, ev, release), resubscribes,
+                    dropped, unreadable);
+            }, items, started);
+    }
+
+    /** A blocking stream on the machine (events queued as they arrive). */
+    private ClientStream blockingStream(int method, byte[] params, CallOptions options) {
+        ClientStream.MachineSource src = new ClientStream.MachineSource();
+        src.started(machineStream(method, params, options, src.queue::add, mc -> src.call = mc));
+        return new ClientStream(src);
+    }
+
+    /**
+     * Waits for a machine call; an interrupt ends the exchange and returns its Canceled
+     * outcome, with the thread's interrupt status set again.
+     */
+    private static Outcome await(MachineClient.CallFuture<Outcome> f) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return f.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    f.abandon();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    Throwable c = e.getCause();
+                    if (c instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    if (c instanceof Error err) {
+                        throw err;
+                    }
+                    throw new IllegalStateException(c);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** A builder for an agent given by base URL or card URL (the card is fetched and validated). */
@@ -105,11 +278,18 @@ public final class A2aClient implements AutoCloseable {
      * metadata (may be empty) and waits for the answer ({@link Outcome#result()}).
      */
     public Outcome send(List<Answer.Part> parts, Map<String, Object> metadata, CallOptions options) {
+        if (onMachine) {
+            return await((MachineClient.CallFuture<Outcome>) sendAsync(parts, metadata, options));
+        }
         return call(Call.SEND_MESSAGE, Answer.messageJson(parts, metadata), options);
     }
 
     /** Starts a streaming send of a message of any parts; as {@link #stream(String, CallOptions)}. */
     public ClientStream stream(List<Answer.Part> parts, Map<String, Object> metadata, CallOptions options) {
+        if (onMachine) {
+            CallOptions o = options == null ? CallOptions.none() : options;
+            return blockingStream(METHOD_SEND_STREAMING_MESSAGE, MachineClient.messageParams(parts, metadata, o), o);
+        }
         String json = Answer.messageJson(parts, metadata);
         return openStream(Open.MESSAGE, json, options);
     }
@@ -160,6 +340,16 @@ public final class A2aClient implements AutoCloseable {
 
     private Outcome call(Call which, String text, CallOptions options) {
         Objects.requireNonNull(text, "text");
+        if (onMachine) {
+            CallOptions o = options == null ? CallOptions.none() : options;
+            return await(switch (which) {
+                case SEND -> unary(METHOD_SEND_MESSAGE, MachineClient.messageParams(
+                    List.of(Answer.Part.text(text)), Map.of(), o), o);
+                case SEND_MESSAGE -> throw new IllegalStateException("routed by send(parts, ...)");
+                case GET -> unary(METHOD_GET_TASK, MachineClient.taskParams(text, o), o);
+                case CANCEL -> unary(METHOD_CANCEL_TASK, MachineClient.taskParams(text, null), o);
+            });
+        }
         byte[] b = text.getBytes(StandardCharsets.UTF_8);
         NativeArgs args = new NativeArgs();
         A2aCoreLibrary.ClientCallOptions o = options(args, options);
@@ -192,6 +382,15 @@ public final class A2aClient implements AutoCloseable {
 
     private ClientStream openStream(Open which, String text, CallOptions options) {
         Objects.requireNonNull(text, "text");
+        if (onMachine) {
+            CallOptions o = options == null ? CallOptions.none() : options;
+            return switch (which) {
+                case TEXT -> blockingStream(METHOD_SEND_STREAMING_MESSAGE, MachineClient.messageParams(
+                    List.of(Answer.Part.text(text)), Map.of(), o), o);
+                case MESSAGE -> throw new IllegalStateException("routed by stream(parts, ...)");
+                case RESUBSCRIBE -> blockingStream(METHOD_SUBSCRIBE_TO_TASK, MachineClient.taskParams(text, null), o);
+            };
+        }
         byte[] b = text.getBytes(StandardCharsets.UTF_8);
         NativeArgs args = new NativeArgs();
         A2aCoreLibrary.ClientCallOptions o = options(args, options);
@@ -257,6 +456,7 @@ public final class A2aClient implements AutoCloseable {
         lock.writeLock().lock();
         try {
             cleanable.clean();
+            machine.close();
         } finally {
             lock.writeLock().unlock();
         }
@@ -289,6 +489,7 @@ public final class A2aClient implements AutoCloseable {
         private Duration maxTime;
         private final List<HeaderHook> hooks = new ArrayList<>();
         private boolean knownTarget;
+        private HttpClient httpClient;
 
         private Builder(String url) {
             this.url = Objects.requireNonNull(url, "url");
@@ -464,6 +665,21 @@ public final class A2aClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Runs every call, blocking and asynchronous, on the library's client machine over
+         * {@code client} (its proxies, SSL context, executor, HTTP version): the card is
+         * fetched and every request sent with it. It should not follow redirects (the card
+         * fetch must see them). Without it, the blocking methods use the reference driver and
+         * the asynchronous ones an HttpClient made from {@link #connectTimeout} (HTTP/1.1, no
+         * redirects). The driver-only options ({@link #caFile}, {@link #clientCertificate}'s
+         * files, {@link #proxy}, {@link #noProxy}, {@link #resolve}, {@link #poolIdleTimeout},
+         * {@link #allowHost}) then belong to the HttpClient's own configuration.
+         */
+        public Builder httpClient(HttpClient client) {
+            httpClient = Objects.requireNonNull(client, "client");
+            return this;
+        }
+
         /** Adds a header hook (run for every A2A request, in the order added). */
         public Builder headerHook(HeaderHook hook) {
             hooks.add(Objects.requireNonNull(hook));
@@ -479,6 +695,97 @@ public final class A2aClient implements AutoCloseable {
          */
         public A2aClient build() {
             A2aCoreLibrary lib = A2aCore.lib();
+            Hooks installed = new Hooks();
+            for (HeaderHook hook : hooks) {
+                installed.callbacks.add(callback(lib, hook, installed));
+            }
+            MachineClient machine = machine(lib, installed);
+            if (httpClient != null) {
+                A2aClient c = new A2aClient(lib, null, installed, machine, true);
+                if (!deferCardResolution && !knownTarget) {
+                    try {
+                        machine.state().join();
+                    } catch (java.util.concurrent.CompletionException e) {
+                        machine.close();
+                        if (e.getCause() instanceof RuntimeException r) {
+                            throw r;
+                        }
+                        throw e;
+                    }
+                }
+                return c;
+            }
+            try {
+                return new A2aClient(lib, driver(lib, installed), installed, machine, false);
+            } catch (RuntimeException | Error e) {
+                machine.close();
+                throw e;
+            }
+        }
+
+        /** The machine's configuration from the same options, and the HttpClient it runs on. */
+        private MachineClient machine(A2aCoreLibrary lib, Hooks installed) {
+            Pointer b = lib.a2a_client_config_builder_new();
+            if (b == null) {
+                throw new IllegalStateException("a2a_client_config_builder_new failed");
+            }
+            try {
+                if (connectTimeout != null) {
+                    check("connect_timeout_ms", lib.a2a_client_config_builder_set_connect_timeout_ms(b, millis(connectTimeout)));
+                }
+                if (callTimeout != null) {
+                    check("call_timeout_ms", lib.a2a_client_config_builder_set_call_timeout_ms(b, millis(callTimeout)));
+                }
+                if (streamIdleTimeout != null) {
+                    check("stream_idle_timeout_ms",
+                        lib.a2a_client_config_builder_set_stream_idle_timeout_ms(b, millis(streamIdleTimeout)));
+                }
+                if (maxResponseBytes != null) {
+                    check("max_response_bytes", lib.a2a_client_config_builder_set_max_response_bytes(b, maxResponseBytes));
+                }
+                if (maxTime != null) {
+                    check("max_time_ms", lib.a2a_client_config_builder_set_max_time_ms(b, millis(maxTime)));
+                }
+                if (sendRetries != null) {
+                    check("send_retries", lib.a2a_client_config_builder_set_send_retries(b, sendRetries));
+                }
+                if (streamResubscribeAttempts != null) {
+                    check("stream_resubscribes",
+                        lib.a2a_client_config_builder_set_stream_resubscribes(b, streamResubscribeAttempts));
+                }
+                check("allow_http", lib.a2a_client_config_builder_set_allow_http(b, allowHttp));
+                // The driver's default is the card's order; the machine's the client's: keep them equal.
+                check("prefer_card_order", lib.a2a_client_config_builder_set_prefer_card_order(b, !preferClientOrder));
+                check("client_certificate", lib.a2a_client_config_builder_set_client_certificate(b,
+                    clientCertFile != null));
+                if (breaker != null) {
+                    A2aCoreLibrary.BreakerConfig bc = new A2aCoreLibrary.BreakerConfig();
+                    A2aCoreException.check("a2a_breaker_config_default", lib.a2a_breaker_config_default(bc));
+                    bc.read();
+                    breaker.fill(bc);
+                    bc.write();
+                    check("breaker", lib.a2a_client_config_builder_set_breaker(b, bc));
+                }
+                Memory out = new Memory(Native.POINTER_SIZE);
+                A2aCoreException.check("a2a_client_config_builder_build", lib.a2a_client_config_builder_build(b, out));
+                HttpClient http = httpClient != null ? httpClient : HttpClient.newBuilder()
+                    .connectTimeout(connectTimeout != null ? connectTimeout : Duration.ofSeconds(3))
+                    .followRedirects(HttpClient.Redirect.NEVER)
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .build();
+                return new MachineClient(lib, http, out.getPointer(0), url, knownTarget ? protocol : null,
+                    knownTarget ? binding : null, installed.callbacks, installed);
+            } finally {
+                lib.a2a_client_config_builder_free(b);
+            }
+        }
+
+        private static void check(String setter, int rc) {
+            A2aCoreException.check("a2a_client_config_builder_set_" + setter, rc);
+        }
+
+        /** The reference driver's client (fetches and validates the card now unless deferred). */
+        private Pointer driver(A2aCoreLibrary lib, Hooks installed) {
             A2aCoreLibrary.ClientConfig c = new A2aCoreLibrary.ClientConfig();
             A2aCoreException.check("a2a_client_config_default", lib.a2a_client_config_default(c));
             c.read();
@@ -546,17 +853,14 @@ public final class A2aClient implements AutoCloseable {
             }
             A2aCoreException.check(knownTarget ? "a2a_client_new_with_target" : "a2a_client_new", rc);
             Pointer h = out.getPointer(0);
-            Hooks installed = new Hooks();
-            for (HeaderHook hook : hooks) {
-                A2aCoreLibrary.HeaderHookCallback cb = callback(lib, hook, installed);
+            for (A2aCoreLibrary.HeaderHookCallback cb : installed.callbacks) {
                 int hrc = lib.a2a_client_add_header_hook(h, cb, null);
                 if (hrc != 0) {
                     lib.a2a_client_free(h);
                     throw new A2aCoreException("a2a_client_add_header_hook", hrc, null);
                 }
-                installed.callbacks.add(cb);
             }
-            return new A2aClient(lib, h, installed);
+            return h;
         }
     }
 

@@ -23,8 +23,8 @@ import java.util.Optional;
 /**
  * The agent's answer, the same whatever the protocol version and binding: a {@link Task}
  * (status, artifacts put together when streamed, history) or a {@link Message}; for a
- * stream item also a status or artifact update ({@link #kind()} {@code status-update},
- * {@code artifact-update}, read with {@link #json()}). Parts are text, data (any JSON
+ * stream item also a {@link StatusUpdate} or an {@link ArtifactUpdate} (its parts as sent in
+ * that event; the stream's {@code End} answer puts the chunks together). Parts are text, data (any JSON
  * value as Java values: {@code Map}, {@code List}, {@code String}, {@code Number},
  * {@code Boolean}, {@code null}) or files (bytes decoded, or a URI the library never
  * fetches), each with metadata.
@@ -36,10 +36,13 @@ import java.util.Optional;
  * @param kind {@code task}, {@code message}, {@code status-update} or {@code artifact-update}
  * @param task the task, for kind {@code task}
  * @param message the message, for kind {@code message}
+ * @param statusUpdate the status change, for kind {@code status-update} (stream items)
+ * @param artifactUpdate the artifact or chunk, for kind {@code artifact-update} (stream items)
  * @param text the answer's text, when it has a text part
  * @param json the canonical JSON text
  */
-public record Answer(String kind, Optional<Task> task, Optional<Message> message, Optional<String> text, String json) {
+public record Answer(String kind, Optional<Task> task, Optional<Message> message, Optional<StatusUpdate> statusUpdate,
+                     Optional<ArtifactUpdate> artifactUpdate, Optional<String> text, String json) {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final int NONE = 2;
@@ -178,6 +181,31 @@ public record Answer(String kind, Optional<Task> task, Optional<Message> message
         }
     }
 
+    /**
+     * A stream item: the task's status changed.
+     *
+     * @param taskId the task
+     * @param contextId its context
+     * @param status the new status (its message, when the agent sent one)
+     * @param isFinal whether the agent marked it the last event of the stream
+     * @param metadata the event's metadata (empty when none)
+     */
+    public record StatusUpdate(String taskId, Optional<String> contextId, TaskStatus status, boolean isFinal,
+                               Map<String, Object> metadata) {}
+
+    /**
+     * A stream item: a new artifact, or a chunk of one.
+     *
+     * @param taskId the task
+     * @param contextId its context
+     * @param artifact the artifact with the parts this event carried
+     * @param append whether the parts extend an artifact sent before
+     * @param lastChunk whether this is the artifact's last chunk
+     * @param metadata the event's metadata (empty when none)
+     */
+    public record ArtifactUpdate(String taskId, Optional<String> contextId, Artifact artifact, boolean append,
+                                 boolean lastChunk, Map<String, Object> metadata) {}
+
     private static Optional<String> joinText(List<Part> parts) {
         List<String> t = parts.stream().filter(p -> p.kind() == PartKind.TEXT).map(Part::text).toList();
         return t.isEmpty() ? Optional.empty() : Optional.of(String.join("\n", t));
@@ -192,7 +220,16 @@ public record Answer(String kind, Optional<Task> task, Optional<Message> message
             String kind = n.path("kind").asText();
             Optional<Task> task = kind.equals("task") ? Optional.of(task(n)) : Optional.empty();
             Optional<Message> message = kind.equals("message") ? Optional.of(message(n)) : Optional.empty();
-            return new Answer(kind, task, message, optText(n, "text"), json);
+            Optional<StatusUpdate> status = kind.equals("status-update")
+                ? Optional.of(new StatusUpdate(n.path("task_id").asText(), optText(n, "context_id"),
+                    status(n.path("status")), n.path("final").asBoolean(false), meta(n)))
+                : Optional.empty();
+            Optional<ArtifactUpdate> artifact = kind.equals("artifact-update")
+                ? Optional.of(new ArtifactUpdate(n.path("task_id").asText(), optText(n, "context_id"),
+                    artifact(n.path("artifact")), n.path("append").asBoolean(false),
+                    n.path("last_chunk").asBoolean(false), meta(n)))
+                : Optional.empty();
+            return new Answer(kind, task, message, status, artifact, optText(n, "text"), json);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("the library's answer JSON does not read", e);
         }
@@ -248,14 +285,21 @@ public record Answer(String kind, Optional<Task> task, Optional<Message> message
             optText(n, "task_id"), parts(n.path("parts")), meta(n));
     }
 
-    private static Task task(JsonNode n) {
-        JsonNode st = n.path("status");
+    private static TaskStatus status(JsonNode st) {
         JsonNode sm = st.get("message");
-        TaskStatus status = new TaskStatus(st.path("state").asText(),
+        return new TaskStatus(st.path("state").asText(),
             sm == null || sm.isNull() ? Optional.empty() : Optional.of(message(sm)), optText(st, "timestamp"));
+    }
+
+    private static Artifact artifact(JsonNode a) {
+        return new Artifact(a.path("artifact_id").asText(), optText(a, "name"), optText(a, "description"),
+            parts(a.path("parts")), meta(a));
+    }
+
+    private static Task task(JsonNode n) {
+        TaskStatus status = status(n.path("status"));
         List<Artifact> arts = new ArrayList<>();
-        n.path("artifacts").forEach(a -> arts.add(new Artifact(a.path("artifact_id").asText(), optText(a, "name"),
-            optText(a, "description"), parts(a.path("parts")), meta(a))));
+        n.path("artifacts").forEach(a -> arts.add(artifact(a)));
         List<Message> hist = new ArrayList<>();
         n.path("history").forEach(m -> hist.add(message(m)));
         return new Task(n.path("id").asText(), optText(n, "context_id"), status,

@@ -45,12 +45,86 @@ public final class ClientStream implements AutoCloseable, Iterator<ClientStreamE
     private final A2aClient.Hooks hooks;
     private ClientStreamEvent pending;
     private boolean ended;
+    /** Set when the stream runs on the client machine over a java.net.http client. */
+    private final MachineSource source;
 
     ClientStream(A2aCoreLibrary lib, Pointer handle, A2aClient.Hooks hooks) {
         this.lib = lib;
         this.state.handle = handle;
         this.hooks = hooks;
+        this.source = null;
         this.cleanable = CLEANER.register(this, state);
+    }
+
+    /** A stream on the client machine: events arrive in {@code source}'s queue. */
+    ClientStream(MachineSource source) {
+        this.lib = null;
+        this.hooks = null;
+        this.source = source;
+        this.cleanable = CLEANER.register(this, state);
+    }
+
+    /**
+     * The events of a machine call, queued as they arrive; {@link #take} blocks for the next.
+     * An interrupt while waiting cancels the call (the End then says Canceled) and keeps the
+     * thread's interrupt status.
+     */
+    static final class MachineSource {
+        final java.util.concurrent.LinkedBlockingQueue<Object> queue = new java.util.concurrent.LinkedBlockingQueue<>();
+        volatile MachineCall<ClientStreamEvent.End> call;
+        volatile java.util.concurrent.CompletableFuture<ClientStreamEvent.End> future;
+
+        /** Wires a started call's future: its End (or failure) goes last into the queue. */
+        void started(java.util.concurrent.CompletableFuture<ClientStreamEvent.End> f) {
+            future = f;
+            f.whenComplete((end, err) -> queue.add(err != null ? err : end));
+        }
+
+        ClientStreamEvent take() {
+            boolean interrupted = false;
+            try {
+                while (true) {
+                    Object o;
+                    try {
+                        o = queue.take();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                        MachineCall<ClientStreamEvent.End> c = call;
+                        if (c != null) {
+                            c.cancel();
+                        } else if (future != null) {
+                            future.cancel(true);
+                        }
+                        continue;
+                    }
+                    MachineCall<ClientStreamEvent.End> c = call;
+                    if (c != null && !(o instanceof ClientStreamEvent.End)) {
+                        c.taken();
+                    }
+                    if (o instanceof Throwable t) {
+                        if (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+                            t = t.getCause();
+                        }
+                        if (t instanceof RuntimeException r) {
+                            throw r;
+                        }
+                        throw new IllegalStateException(t);
+                    }
+                    return (ClientStreamEvent) o;
+                }
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        void close() {
+            MachineCall<ClientStreamEvent.End> c = call;
+            if (c != null) {
+                c.cancel();
+            }
+        }
     }
 
     /** Whether another event follows (BLOCKS for it). */
@@ -114,6 +188,13 @@ public final class ClientStream implements AutoCloseable, Iterator<ClientStreamE
     }
 
     private ClientStreamEvent poll() {
+        if (source != null) {
+            ClientStreamEvent e = source.take();
+            if (e instanceof ClientStreamEvent.End) {
+                ended = true;
+            }
+            return e;
+        }
         if (state.handle == null) {
             throw new IllegalStateException("ClientStream is closed");
         }
@@ -156,7 +237,14 @@ public final class ClientStream implements AutoCloseable, Iterator<ClientStreamE
 
     /** Frees the stream and closes its connection; idempotent. */
     @Override
-    public synchronized void close() {
+    public void close() {
+        if (source != null) {
+            source.close(); // not under the lock: ends a take() blocked in another thread
+        }
+        closeHandle();
+    }
+
+    private synchronized void closeHandle() {
         cleanable.clean();
     }
 }

@@ -10,7 +10,16 @@ public sealed interface ClientStreamEvent {
      *
      * @param item the classified event
      */
-    record Item(StreamTracker.Item item) implements ClientStreamEvent {}
+    record Item(StreamTracker.Item item) implements ClientStreamEvent {
+        /**
+         * The event as the normalized answer item: {@link Answer#statusUpdate()},
+         * {@link Answer#artifactUpdate()} (the parts this event carried), {@link Answer#task()}
+         * or {@link Answer#message()}; empty for an item that could not be read.
+         */
+        public java.util.Optional<Answer> answer() {
+            return item.outcome().result();
+        }
+    }
 
     /**
      * The stream was cut with the task still running; the driver is resubscribing (never a resend).

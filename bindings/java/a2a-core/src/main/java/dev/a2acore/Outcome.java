@@ -132,6 +132,11 @@ public final class Outcome {
     }
 
     private Outcome(A2aCoreLibrary lib, Pointer h, boolean owned) {
+        this(lib, h, owned, null);
+    }
+
+    /** {@code release}: when set, frees what keeps {@code h} alive instead of freeing {@code h}. */
+    private Outcome(A2aCoreLibrary lib, Pointer h, boolean owned, Runnable release) {
         // One call for every field (a2a_outcome_get_info) into per-thread native memory,
         // read back with one bulk copy (no JNA Structure per outcome).
         Scratch s = Info.SCRATCH.get();
@@ -193,7 +198,7 @@ public final class Outcome {
         }
         handle = owned ? h : null;
         if (owned) {
-            CLEANER.register(this, new Free(h));
+            CLEANER.register(this, release != null ? release : new Free(h));
         }
     }
 
@@ -207,6 +212,22 @@ public final class Outcome {
     /** Copies a borrowed native outcome out (the handle stays with its owner). */
     static Outcome copy(A2aCoreLibrary lib, Pointer handle) {
         return new Outcome(lib, Objects.requireNonNull(handle, "outcome handle"), false);
+    }
+
+    /**
+     * Keeps a finished machine call's outcome: every field is copied out now, and the handle
+     * (borrowed from the call, which is never touched again) stays readable by
+     * {@link #modelText} until this object becomes unreachable; then {@code release} frees
+     * the call.
+     */
+    static Outcome keepingOwner(A2aCoreLibrary lib, Pointer handle, Runnable release) {
+        Objects.requireNonNull(handle, "outcome handle");
+        try {
+            return new Outcome(lib, handle, true, release);
+        } catch (RuntimeException | Error e) {
+            release.run();
+            throw e;
+        }
     }
 
     /**

@@ -1512,4 +1512,128 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_card_builder_build}. */
     int a2a_card_builder_build(Pointer builder, Pointer out);
+
+    // --- the client machine (machine.rs, machine_config.rs) ------------------------------
+
+    /** {@code a2a_client_config_builder_new} (NULL only after a panic). */
+    Pointer a2a_client_config_builder_new();
+
+    /** {@code a2a_client_config_builder_free}. */
+    void a2a_client_config_builder_free(Pointer builder);
+
+    /** {@code a2a_client_config_builder_set_call_timeout_ms}. */
+    int a2a_client_config_builder_set_call_timeout_ms(Pointer builder, long ms);
+
+    /** {@code a2a_client_config_builder_set_connect_timeout_ms}. */
+    int a2a_client_config_builder_set_connect_timeout_ms(Pointer builder, long ms);
+
+    /** {@code a2a_client_config_builder_set_max_time_ms}. */
+    int a2a_client_config_builder_set_max_time_ms(Pointer builder, long ms);
+
+    /** {@code a2a_client_config_builder_set_send_retries}. */
+    int a2a_client_config_builder_set_send_retries(Pointer builder, int retries);
+
+    /** {@code a2a_client_config_builder_set_max_response_bytes}. */
+    int a2a_client_config_builder_set_max_response_bytes(Pointer builder, long bytes);
+
+    /** {@code a2a_client_config_builder_set_breaker} (NULL: off). */
+    int a2a_client_config_builder_set_breaker(Pointer builder, BreakerConfig breaker);
+
+    /** {@code a2a_client_config_builder_set_client_certificate}. */
+    int a2a_client_config_builder_set_client_certificate(Pointer builder, boolean present);
+
+    /** {@code a2a_client_config_builder_set_stream_idle_timeout_ms}. */
+    int a2a_client_config_builder_set_stream_idle_timeout_ms(Pointer builder, long ms);
+
+    /** {@code a2a_client_config_builder_set_stream_resubscribes}. */
+    int a2a_client_config_builder_set_stream_resubscribes(Pointer builder, int attempts);
+
+    /** {@code a2a_client_config_builder_set_allow_http}. */
+    int a2a_client_config_builder_set_allow_http(Pointer builder, boolean allow);
+
+    /** {@code a2a_client_config_builder_set_prefer_card_order}. */
+    int a2a_client_config_builder_set_prefer_card_order(Pointer builder, boolean cardFirst);
+
+    /** {@code a2a_client_config_builder_build} (out: config). */
+    int a2a_client_config_builder_build(Pointer builder, Pointer out);
+
+    /** {@code a2a_machine_config_free}. */
+    void a2a_machine_config_free(Pointer config);
+
+    /** {@code a2a_call_settings_new} (NULL only after a panic). */
+    Pointer a2a_call_settings_new();
+
+    /** {@code a2a_call_settings_free}. */
+    void a2a_call_settings_free(Pointer settings);
+
+    /** {@code a2a_call_settings_set_budget_ms}. */
+    int a2a_call_settings_set_budget_ms(Pointer settings, long ms);
+
+    /** {@code a2a_call_settings_set_idempotency_key}. */
+    int a2a_call_settings_set_idempotency_key(Pointer settings, byte[] key, SizeT len);
+
+    /** {@code a2a_call_settings_set_traceparent}. */
+    int a2a_call_settings_set_traceparent(Pointer settings, byte[] traceparent, SizeT len);
+
+    /** {@code a2a_call_settings_add_header}. */
+    int a2a_call_settings_add_header(Pointer settings, byte[] name, SizeT nameLen, byte[] value, SizeT valueLen);
+
+    /** {@code a2a_call_settings_set_stream_idle_timeout_ms} (0: the state's). */
+    int a2a_call_settings_set_stream_idle_timeout_ms(Pointer settings, long ms);
+
+    /** {@code a2a_client_state_add_header_hook} (before the state's first call). */
+    int a2a_client_state_add_header_hook(Pointer state, HeaderHookCallback hook, Pointer userdata);
+
+    /** {@code a2a_call_settings_set_message_id}. */
+    int a2a_call_settings_set_message_id(Pointer settings, byte[] id, SizeT len);
+
+    /** {@code a2a_client_state_new} (out: state). */
+    int a2a_client_state_new(Pointer config, byte[] url, SizeT len, int version, int binding, long seed, Pointer out);
+
+    /** {@code a2a_client_state_from_card} (out: state). */
+    int a2a_client_state_from_card(Pointer config, Pointer card, long seed, Pointer out);
+
+    /** {@code a2a_client_state_free}. */
+    void a2a_client_state_free(Pointer state);
+
+    /** {@code a2a_call_new_card_fetch} (out: call). */
+    int a2a_call_new_card_fetch(Pointer config, byte[] source, SizeT len, Pointer out);
+
+    /** {@code a2a_call_new} (params: UTF-8 JSON or NULL; out: call). */
+    int a2a_call_new(Pointer state, int method, byte[] params, SizeT len, Pointer settings, long nowMs, Pointer out);
+
+    /** {@code a2a_call_new_text} (out: call). */
+    int a2a_call_new_text(Pointer state, boolean streaming, byte[] text, SizeT len, Pointer settings, long nowMs,
+                          Pointer out);
+
+    /** {@code a2a_call_poll_transmit}. */
+    int a2a_call_poll_transmit(Pointer call, long nowMs, Machine.Transmit out);
+
+    /** {@code a2a_call_handle_head} (headers: {@code a2a_header} array in binding-owned memory). */
+    int a2a_call_handle_head(Pointer call, int requestId, short status, Pointer headers, SizeT len, long nowMs);
+
+    /** {@code a2a_call_handle_body} (chunk: binding-owned native memory). */
+    int a2a_call_handle_body(Pointer call, int requestId, Pointer chunk, SizeT len, long nowMs);
+
+    /** {@code a2a_call_handle_end}. */
+    int a2a_call_handle_end(Pointer call, int requestId, long nowMs);
+
+    /** {@code a2a_call_handle_failure}. */
+    int a2a_call_handle_failure(Pointer call, int requestId, int error, boolean written, byte[] message, SizeT len,
+                                long nowMs);
+
+    /** {@code a2a_call_handle_timeout}. */
+    int a2a_call_handle_timeout(Pointer call, long nowMs);
+
+    /** {@code a2a_call_cancel}. */
+    int a2a_call_cancel(Pointer call, long nowMs);
+
+    /** {@code a2a_call_poll_timeout} (C bool; out: uint64). */
+    byte a2a_call_poll_timeout(Pointer call, Pointer out);
+
+    /** {@code a2a_call_poll_event}. */
+    int a2a_call_poll_event(Pointer call, Machine.Event out);
+
+    /** {@code a2a_call_free}. */
+    void a2a_call_free(Pointer call);
 }

@@ -79,12 +79,19 @@ import java.util.function.Consumer;
  * and cancelling its future aborts the connection at once ({@code a2a_raw_stream_abort}).
  */
 public final class A2aCoreHttpClient implements A2AHttpClient {
-    /** Default connect timeout. */
-    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
-    /** Default call timeout (a whole plain exchange; a stream's response headers). */
-    public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(60);
-    /** Default stream idle timeout: the Python A2A server sends a keep-alive every 15 s. */
-    public static final Duration DEFAULT_STREAM_IDLE_TIMEOUT = Duration.ofSeconds(60);
+    /** Default connect timeout (the project's driver's). */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(3);
+    /**
+     * Default call timeout (a whole plain exchange; a stream's response headers): 30 s, so
+     * that a hung agent is given up well inside what a caller above a2a-java waits (a
+     * tool call of ADK, the conformance kit's 90 s including the JVM's start).
+     */
+    public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * Default stream idle timeout: 30 s, twice the keep-alive interval of the Python A2A
+     * server (15 s), so a silent stream is given up while a live one never is.
+     */
+    public static final Duration DEFAULT_STREAM_IDLE_TIMEOUT = Duration.ofSeconds(30);
     /** Default limit on a plain response body. */
     public static final long DEFAULT_MAX_RESPONSE_BYTES = 16L * 1024 * 1024;
 
@@ -168,19 +175,19 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
             return this;
         }
 
-        /** TCP connect timeout (default 10 s). */
+        /** TCP connect timeout (default 3 s). */
         public Builder connectTimeout(Duration d) {
             connectTimeout = positive(d, "connectTimeout");
             return this;
         }
 
-        /** Whole plain exchange, body included; for a stream, until the headers (default 60 s). */
+        /** Whole plain exchange, body included; for a stream, until the headers (default 30 s). */
         public Builder callTimeout(Duration d) {
             callTimeout = positive(d, "callTimeout");
             return this;
         }
 
-        /** Longest silence on a stream, keep-alive comments counting as activity (default 60 s). */
+        /** Longest silence on a stream, keep-alive comments counting as activity (default 30 s). */
         public Builder streamIdleTimeout(Duration d) {
             streamIdleTimeout = positive(d, "streamIdleTimeout");
             return this;

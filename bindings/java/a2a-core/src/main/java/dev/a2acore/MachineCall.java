@@ -1,0 +1,501 @@
+package dev.a2acore;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Layout;
+import dev.a2acore.internal.Machine;
+import dev.a2acore.internal.NativeArgs;
+import dev.a2acore.internal.SizeT;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.UnresolvedAddressException;
+import java.nio.charset.StandardCharsets;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import javax.net.ssl.SSLException;
+
+/**
+ * One {@code a2a_call} driven on a {@link HttpClient}: the machine says which request to
+ * make ({@code poll_transmit}), {@code sendAsync} performs it with a body subscriber that
+ * hands the head and every chunk in as they arrive, a shared scheduler calls
+ * {@code handle_timeout} at the machine's deadlines, and the events come out of
+ * {@code poll_event} ({@code ABORT} cancels the exchange, items go to the listener,
+ * {@code FINISHED} completes {@link #result}). Every native call on the call is made under
+ * this object's lock (the handle is gated: one function at a time). Body chunks are copied
+ * into native memory this call owns, never handed over as Java heap memory.
+ *
+ * @param <T> what the call finishes with
+ */
+final class MachineCall<T> {
+    /** What the {@code FINISHED} event becomes, read while the event's views are valid. */
+    interface Finisher<T> {
+        /** {@code call} is finished and is freed by the returned value's owner ({@code release}) or right after. */
+        T finished(Machine.Event event, Pointer call, Runnable release);
+    }
+
+    /** Host clock origin: the machine's {@code now_ms} is monotonic ms from here, at least 1. */
+    private static final long EPOCH = System.nanoTime();
+
+    /** Runs {@code handle_timeout} at the machines' deadlines (one daemon thread for all calls). */
+    static final ScheduledExecutorService TIMER;
+
+    static {
+        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread th = new Thread(r, "a2a-core-machine-timer");
+            th.setDaemon(true);
+            return th;
+        });
+        t.setRemoveOnCancelPolicy(true);
+        TIMER = t;
+    }
+
+    /** Headers the JDK client sets itself and refuses from callers. */
+    private static final Set<String> RESTRICTED = Set.of("host", "content-length", "connection", "expect",
+        "upgrade", "transfer-encoding");
+
+    /** Body chunks a stream subscriber may hold before the body is read further. */
+    private static final int MAX_BUFFERED_ITEMS = 64;
+
+    static long nowMs() {
+        return (System.nanoTime() - EPOCH) / 1_000_000L + 1;
+    }
+
+    private final A2aCoreLibrary lib;
+    private final HttpClient http;
+    private final Finisher<T> finisher;
+    private final Consumer<ClientStreamEvent> listener;
+    private final Runnable onHookCheck;
+    /** Completes with the finisher's value; never completes as a success after a cancel. */
+    final Result<T> result = new Result<>(this);
+    private Pointer call;
+    private Exchange inflight;
+    private ScheduledFuture<?> timer;
+    private Memory chunk;
+    /** Items the listener has not taken yet (streams): past the limit the body is not read further. */
+    private int buffered;
+
+    /** A future whose {@code cancel} ends the exchange at once. */
+    static final class Result<T> extends CompletableFuture<T> {
+        private final MachineCall<T> owner;
+
+        Result(MachineCall<T> owner) {
+            this.owner = owner;
+        }
+
+        /** Cancels this future (a {@link java.util.concurrent.CancellationException}), then the call. */
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            owner.cancel();
+            return cancelled;
+        }
+
+        @Override
+        public <U> CompletableFuture<U> newIncompleteFuture() {
+            return new CompletableFuture<>();
+        }
+    }
+
+    /** One request in flight. */
+    private final class Exchange {
+        final int id;
+        volatile Flow.Subscription subscription;
+        CompletableFuture<HttpResponse<Void>> future;
+        boolean aborted;
+        boolean reported;
+        boolean headSeen;
+        boolean paused;
+
+        Exchange(int id) {
+            this.id = id;
+        }
+
+        void abort() {
+            aborted = true;
+            Flow.Subscription s = subscription;
+            if (s != null) {
+                s.cancel();
+            }
+            if (future != null) {
+                future.cancel(true);
+            }
+        }
+    }
+
+    MachineCall(A2aCoreLibrary lib, HttpClient http, Pointer call, Finisher<T> finisher,
+                Consumer<ClientStreamEvent> listener, Runnable onHookCheck) {
+        this.lib = lib;
+        this.http = http;
+        this.call = call;
+        this.finisher = finisher;
+        this.listener = listener;
+        this.onHookCheck = onHookCheck;
+    }
+
+    /** Sends the first request. */
+    synchronized MachineCall<T> start() {
+        pump();
+        return this;
+    }
+
+    /** Abandons the call now (the request in flight is dropped, {@code FINISHED} reports Canceled). */
+    synchronized void cancel() {
+        if (call != null) {
+            lib.a2a_call_cancel(call, nowMs());
+            pump();
+        }
+    }
+
+    /** The stream's consumer took an item: reads on when the body was paused for it. */
+    synchronized void taken() {
+        buffered--;
+        Exchange ex = inflight;
+        if (ex != null && ex.paused && buffered < MAX_BUFFERED_ITEMS && ex.subscription != null) {
+            ex.paused = false;
+            ex.subscription.request(1);
+        }
+    }
+
+    /** Transmits what is due, drains the events, and arms the timer at the next deadline. */
+    private void pump() {
+        while (call != null) {
+            Machine.Transmit t = new Machine.Transmit();
+            int rc = lib.a2a_call_poll_transmit(call, nowMs(), t);
+            if (onHookCheck != null) {
+                onHookCheck.run();
+            }
+            if (rc == 0) {
+                transmit(t);
+            }
+            drain();
+            if (rc != 0) {
+                break;
+            }
+        }
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+        if (call != null) {
+            Memory at = new Memory(8);
+            if (lib.a2a_call_poll_timeout(call, at) != 0) {
+                long delay = Math.max(0, at.getLong(0) - nowMs());
+                timer = TIMER.schedule(this::onTimer, delay, TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    private synchronized void onTimer() {
+        if (call != null) {
+            lib.a2a_call_handle_timeout(call, nowMs());
+            pump();
+        }
+    }
+
+    /** Reads the call's events until none is left (or the call finished and was freed). */
+    private void drain() {
+        Machine.Event ev = new Machine.Event();
+        while (call != null && lib.a2a_call_poll_event(call, ev) == 0) {
+            switch (ev.kind) {
+                case 1 -> { // ABORT
+                    if (inflight != null && inflight.id == ev.request_id) {
+                        inflight.abort();
+                        inflight = null;
+                    }
+                }
+                case 3 -> { // RESUBSCRIBING
+                    if (listener != null) {
+                        buffered++;
+                        listener.accept(new ClientStreamEvent.Resubscribing(Machine.string(ev.task_id), ev.attempt));
+                    }
+                }
+                case 4 -> { // ITEM
+                    if (listener != null) {
+                        buffered++;
+                        listener.accept(new ClientStreamEvent.Item(item(ev.item)));
+                    }
+                }
+                case 5 -> finish(ev);
+                default -> { } // RETRYING: the machine schedules the next attempt itself
+            }
+        }
+    }
+
+    private StreamTracker.Item item(A2aCoreLibrary.StreamItem i) {
+        Outcome o = Outcome.copy(lib, i.outcome);
+        String artifactId = Machine.string(i.artifact_id);
+        return new StreamTracker.Item(StreamTracker.ItemKind.of(i.kind), o,
+            i.has_final != 0 ? Optional.of(i.final_flag != 0) : Optional.empty(), Optional.ofNullable(artifactId),
+            i.append != 0, i.last_chunk != 0, i.ends_stream != 0);
+    }
+
+    private void finish(Machine.Event ev) {
+        Pointer c = call;
+        call = null;
+        if (inflight != null) {
+            inflight.abort();
+            inflight = null;
+        }
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+        Runnable release = new Release(lib, c);
+        T value;
+        try {
+            value = finisher.finished(ev, c, release);
+        } catch (RuntimeException | Error e) {
+            release.run();
+            result.completeExceptionally(e);
+            return;
+        }
+        result.complete(value);
+    }
+
+    /** Frees a finished call once; never references the MachineCall. */
+    private static final class Release implements Runnable {
+        private final A2aCoreLibrary lib;
+        private Pointer call;
+
+        Release(A2aCoreLibrary lib, Pointer call) {
+            this.lib = lib;
+            this.call = call;
+        }
+
+        @Override
+        public synchronized void run() {
+            if (call != null) {
+                lib.a2a_call_free(call);
+                call = null;
+            }
+        }
+    }
+
+    // --------------------------------------------------------------------- one request
+
+    private void transmit(Machine.Transmit t) {
+        Exchange ex = new Exchange(t.request_id);
+        if (inflight != null) {
+            inflight.abort();
+        }
+        inflight = ex;
+        HttpRequest request;
+        try {
+            request = request(t);
+        } catch (RuntimeException e) {
+            failed(ex, 204, false, "the request could not be made: " + e.getMessage());
+            return;
+        }
+        CompletableFuture<HttpResponse<Void>> f = http.sendAsync(request, info -> subscriber(ex, info));
+        ex.future = f;
+        f.whenComplete((r, err) -> {
+            if (err != null) {
+                onError(ex, err);
+            }
+        });
+    }
+
+    /** Copies a transmit (its views die at the next poll_transmit) into a request. */
+    private static HttpRequest request(Machine.Transmit t) {
+        String method = Machine.string(t.method);
+        byte[] body = Machine.bytes(t.body);
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(Machine.string(t.url)));
+        long n = t.headers_len.longValue();
+        for (long i = 0; i < n; i++) {
+            long at = i * Layout.HEADER_SIZE;
+            String name = view(t.headers, at, Layout.HEADER_NAME_LEN);
+            String value = view(t.headers, at + Layout.HEADER_VALUE, Layout.HEADER_VALUE_LEN - Layout.HEADER_VALUE);
+            if (!RESTRICTED.contains(name.toLowerCase(Locale.ROOT))) {
+                b.header(name, value);
+            }
+        }
+        boolean hasBody = body != null && body.length > 0;
+        b.method(method, hasBody ? HttpRequest.BodyPublishers.ofByteArray(body) : HttpRequest.BodyPublishers.noBody());
+        return b.build();
+    }
+
+    private static String view(Pointer base, long at, long lenOffset) {
+        Pointer p = base.getPointer(at);
+        long len = Layout.sizeT(base, at + lenOffset);
+        return p == null || len == 0 ? "" : new String(p.getByteArray(0, Math.toIntExact(len)), StandardCharsets.UTF_8);
+    }
+
+    private HttpResponse.BodySubscriber<Void> subscriber(Exchange ex, HttpResponse.ResponseInfo info) {
+        synchronized (this) {
+            if (call != null && inflight == ex && !ex.aborted) {
+                ex.headSeen = true;
+                List<Map.Entry<String, String>> headers = new ArrayList<>();
+                info.headers().map().forEach((k, vs) -> {
+                    if (!k.startsWith(":")) {
+                        vs.forEach(v -> headers.add(new AbstractMap.SimpleEntry<>(k, v)));
+                    }
+                });
+                NativeArgs args = new NativeArgs();
+                try {
+                    Pointer arr = args.headerArray(headers);
+                    lib.a2a_call_handle_head(call, ex.id, (short) info.statusCode(), arr, new SizeT(headers.size()),
+                        nowMs());
+                } finally {
+                    args.release();
+                }
+                pump();
+            }
+        }
+        return new Body(ex);
+    }
+
+    /** Hands the body in as it arrives, one chunk list at a time. */
+    private final class Body implements HttpResponse.BodySubscriber<Void> {
+        private final Exchange ex;
+        private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+        Body(Exchange ex) {
+            this.ex = ex;
+        }
+
+        @Override
+        public CompletionStage<Void> getBody() {
+            return done;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            ex.subscription = s;
+            synchronized (MachineCall.this) {
+                if (ex.aborted || inflight != ex) {
+                    s.cancel();
+                    done.complete(null);
+                    return;
+                }
+            }
+            s.request(1);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> item) {
+            boolean more;
+            synchronized (MachineCall.this) {
+                if (call == null || inflight != ex || ex.aborted) {
+                    ex.subscription.cancel();
+                    done.complete(null); // the exchange is over for us: let its future end
+                    return;
+                }
+                long total = 0;
+                for (ByteBuffer b : item) {
+                    total += b.remaining();
+                }
+                if (total > 0) {
+                    if (chunk == null || chunk.size() < total) {
+                        chunk = new Memory(Math.max(total, 16 * 1024));
+                    }
+                    long at = 0;
+                    for (ByteBuffer b : item) {
+                        int r = b.remaining();
+                        byte[] copy = new byte[r];
+                        b.get(copy);
+                        chunk.write(at, copy, 0, r);
+                        at += r;
+                    }
+                    lib.a2a_call_handle_body(call, ex.id, chunk, new SizeT(total), nowMs());
+                    pump();
+                }
+                more = inflight == ex && buffered < MAX_BUFFERED_ITEMS;
+                if (!more && inflight == ex) {
+                    ex.paused = true;
+                }
+            }
+            if (more) {
+                ex.subscription.request(1);
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            done.completeExceptionally(t);
+            MachineCall.this.onError(ex, t);
+        }
+
+        @Override
+        public void onComplete() {
+            done.complete(null);
+            synchronized (MachineCall.this) {
+                if (call != null && inflight == ex && !ex.reported) {
+                    ex.reported = true;
+                    lib.a2a_call_handle_end(call, ex.id, nowMs());
+                    pump();
+                }
+            }
+        }
+    }
+
+    private synchronized void onError(Exchange ex, Throwable err) {
+        if (call == null || inflight != ex || ex.reported || ex.aborted) {
+            return;
+        }
+        Throwable t = err;
+        while ((t instanceof CompletionException || t instanceof java.util.concurrent.ExecutionException)
+            && t.getCause() != null) {
+            t = t.getCause();
+        }
+        int name;
+        boolean written;
+        if (has(t, HttpConnectTimeoutException.class)) {
+            name = 203;
+            written = false;
+        } else if (has(t, UnresolvedAddressException.class) || has(t, UnknownHostException.class)) {
+            name = 202;
+            written = false;
+        } else if (has(t, ConnectException.class)) {
+            name = 201;
+            written = false;
+        } else if (has(t, SSLException.class) && !ex.headSeen) {
+            name = 208;
+            written = false;
+        } else if (has(t, HttpTimeoutException.class)) {
+            name = 203;
+            written = true;
+        } else {
+            name = 204;
+            written = true;
+        }
+        failed(ex, name, written, t.getClass().getSimpleName() + ": " + t.getMessage());
+    }
+
+    private void failed(Exchange ex, int name, boolean written, String message) {
+        ex.reported = true;
+        byte[] m = message.getBytes(StandardCharsets.UTF_8);
+        lib.a2a_call_handle_failure(call, ex.id, name, written, m, new SizeT(m.length), nowMs());
+        pump();
+    }
+
+    private static boolean has(Throwable t, Class<? extends Throwable> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,399 @@
+package dev.a2acore;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Machine;
+import dev.a2acore.internal.SizeT;
+import java.lang.ref.Cleaner;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * The client machine's state for one agent ({@code a2a_client_state}, card resolved over the
+ * {@link HttpClient}) and the calls made on it. Thread-safe: the state is locked inside the
+ * library, every call has its own lock.
+ */
+final class MachineClient {
+    private static final Cleaner CLEANER = Cleaner.create();
+    private static final SecureRandom SEEDS = new SecureRandom();
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** Frees the config and the state; never references the MachineClient. */
+    private static final class Handles implements Runnable {
+        Pointer config;
+        volatile Pointer state;
+
+        @Override
+        public synchronized void run() {
+            A2aCoreLibrary lib = A2aCore.lib();
+            if (state != null) {
+                lib.a2a_client_state_free(state);
+                state = null;
+            }
+            if (config != null) {
+                lib.a2a_machine_config_free(config);
+                config = null;
+            }
+        }
+    }
+
+    final A2aCoreLibrary lib;
+    final HttpClient http;
+    private final Handles handles = new Handles();
+    private final Cleaner.Cleanable cleanable;
+    private final List<A2aCoreLibrary.HeaderHookCallback> hooks;
+    private final A2aClient.Hooks hookState;
+    private final String url;
+    private final ProtocolVersion knownVersion;
+    private final Binding knownBinding;
+    private CompletableFuture<Pointer> resolving;
+
+    MachineClient(A2aCoreLibrary lib, HttpClient http, Pointer config, String url, ProtocolVersion knownVersion,
+                  Binding knownBinding, List<A2aCoreLibrary.HeaderHookCallback> hooks, A2aClient.Hooks hookState) {
+        this.lib = lib;
+        this.http = http;
+        this.handles.config = config;
+        this.url = url;
+        this.knownVersion = knownVersion;
+        this.knownBinding = knownBinding;
+        this.hooks = hooks;
+        this.hookState = hookState;
+        this.cleanable = CLEANER.register(this, handles);
+    }
+
+    /** The state, resolving the card over the HttpClient on first use (once; a failure is retried next time). */
+    synchronized CompletableFuture<Pointer> state() {
+        if (handles.config == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("A2aClient is closed"));
+        }
+        if (resolving != null && !resolving.isCompletedExceptionally()) {
+            return resolving;
+        }
+        if (knownVersion != null) {
+            Memory out = new Memory(Native.POINTER_SIZE);
+            byte[] u = url.getBytes(StandardCharsets.UTF_8);
+            int rc = lib.a2a_client_state_new(handles.config, u, new SizeT(u.length), knownVersion.code(),
+                knownBinding.code(), SEEDS.nextLong(), out);
+            A2aCoreException.check("a2a_client_state_new", rc);
+            resolving = CompletableFuture.completedFuture(install(out.getPointer(0)));
+            return resolving;
+        }
+        Memory out = new Memory(Native.POINTER_SIZE);
+        byte[] u = url.getBytes(StandardCharsets.UTF_8);
+        A2aCoreException.check("a2a_call_new_card_fetch",
+            lib.a2a_call_new_card_fetch(handles.config, u, new SizeT(u.length), out));
+        Pointer config = handles.config;
+        MachineCall<Object> card = new MachineCall<>(lib, http, out.getPointer(0), (ev, call, release) -> {
+            try {
+                if (ev.outcome != null) {
+                    return new CardResolutionException(Outcome.copy(lib, ev.outcome));
+                }
+                Memory st = new Memory(Native.POINTER_SIZE);
+                A2aCoreException.check("a2a_client_state_from_card",
+                    lib.a2a_client_state_from_card(config, call, SEEDS.nextLong(), st));
+                return st.getPointer(0);
+            } finally {
+                release.run();
+            }
+        }, null, null);
+        CompletableFuture<Pointer> f = card.start().result.thenApply(v -> {
+            if (v instanceof CardResolutionException e) {
+                throw e;
+            }
+            return installSync((Pointer) v);
+        });
+        resolving = f;
+        return f;
+    }
+
+    private synchronized Pointer installSync(Pointer state) {
+        return install(state);
+    }
+
+    /** Adds the header hooks (before the state's first call) and keeps the state. */
+    private Pointer install(Pointer state) {
+        if (handles.config == null) {
+            lib.a2a_client_state_free(state);
+            throw new IllegalStateException("A2aClient is closed");
+        }
+        for (A2aCoreLibrary.HeaderHookCallback cb : hooks) {
+            int rc = lib.a2a_client_state_add_header_hook(state, cb, null);
+            if (rc != 0) {
+                lib.a2a_client_state_free(state);
+                throw new A2aCoreException("a2a_client_state_add_header_hook", rc, null);
+            }
+        }
+        handles.state = state;
+        return state;
+    }
+
+    /** Runs on the transmitting thread after each poll_transmit: a hook that threw fails the call. */
+    Runnable hookCheck(MachineCall<?>[] self) {
+        if (hooks.isEmpty()) {
+            return null;
+        }
+        return () -> {
+            Throwable t = hookState.failure.get();
+            if (t != null) {
+                hookState.failure.remove();
+                MachineCall<?> c = self[0];
+                if (c != null) {
+                    c.result.completeExceptionally(new HeaderHookException(t, null));
+                    MachineCall.TIMER.execute(c::cancel);
+                }
+            }
+        };
+    }
+
+    /**
+     * The future of a call: {@code cancel} cancels it and ends the exchange at once;
+     * {@link #abandon} ends the exchange and lets the future complete with the call's
+     * Canceled outcome (what a blocking call returns when its thread is interrupted).
+     */
+    static final class CallFuture<T> extends CompletableFuture<T> {
+        private final CompletableFuture<Pointer> state;
+        private MachineCall<T> call;
+        private boolean abandoned;
+
+        CallFuture(CompletableFuture<Pointer> state) {
+            this.state = state;
+        }
+
+        synchronized void attach(MachineCall<T> c) {
+            call = c;
+        }
+
+        synchronized boolean abandoned() {
+            return abandoned || isCancelled();
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean c = super.cancel(mayInterruptIfRunning);
+            abandon();
+            return c;
+        }
+
+        /** Ends the exchange; the future completes with the machine's Canceled outcome. */
+        void abandon() {
+            MachineCall<T> c;
+            synchronized (this) {
+                abandoned = true;
+                c = call;
+            }
+            if (c != null) {
+                c.cancel();
+            } else {
+                state.cancel(false);
+            }
+        }
+
+        @Override
+        public <U> CompletableFuture<U> newIncompleteFuture() {
+            return new CompletableFuture<>();
+        }
+    }
+
+    /** Starts a call once the state is there. {@code make} creates the native call on the state. */
+    <T> CallFuture<T> call(NewCall make, CallOptions options, MachineCall.Finisher<T> finisher,
+                           Consumer<ClientStreamEvent> listener, Consumer<MachineCall<T>> started) {
+        CompletableFuture<Pointer> st = state();
+        CallFuture<T> out = new CallFuture<>(st);
+        st.whenComplete((state, err) -> {
+            if (err != null) {
+                out.completeExceptionally(err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+                    ? err.getCause() : err);
+                return;
+            }
+            try {
+                Pointer settings = settings(options);
+                Pointer callHandle;
+                try {
+                    Memory o = new Memory(Native.POINTER_SIZE);
+                    int rc = make.create(state, settings, MachineCall.nowMs(), o);
+                    A2aCoreException.check("a2a_call_new", rc);
+                    callHandle = o.getPointer(0);
+                } finally {
+                    lib.a2a_call_settings_free(settings);
+                }
+                MachineCall<?>[] self = new MachineCall<?>[1];
+                MachineCall<T> mc = new MachineCall<>(lib, http, callHandle, finisher, listener, hookCheck(self));
+                self[0] = mc;
+                mc.result.whenComplete((v, e) -> {
+                    if (e != null) {
+                        out.completeExceptionally(e);
+                    } else {
+                        out.complete(v);
+                    }
+                });
+                if (started != null) {
+                    started.accept(mc);
+                }
+                out.attach(mc);
+                if (out.abandoned()) {
+                    mc.cancel();
+                } else {
+                    mc.start();
+                }
+            } catch (RuntimeException e) {
+                out.completeExceptionally(e);
+            }
+        });
+        return out;
+    }
+
+    /** Creates the native call on a state. */
+    interface NewCall {
+        /** Returns an {@code a2a_result}; writes the call to {@code out}. */
+        int create(Pointer state, Pointer settings, long nowMs, Pointer out);
+    }
+
+    /** The per-call settings (NULL-free: always a settings handle the caller frees). */
+    private Pointer settings(CallOptions c) {
+        Pointer s = lib.a2a_call_settings_new();
+        if (s == null) {
+            throw new IllegalStateException("a2a_call_settings_new failed");
+        }
+        if (c == null) {
+            return s;
+        }
+        try {
+            c.timeout().ifPresent(d -> A2aCoreException.check("a2a_call_settings_set_budget_ms",
+                lib.a2a_call_settings_set_budget_ms(s, A2aClient.millis(d))));
+            c.idleTimeout().ifPresent(d -> A2aCoreException.check("a2a_call_settings_set_stream_idle_timeout_ms",
+                lib.a2a_call_settings_set_stream_idle_timeout_ms(s, A2aClient.millis(d))));
+            c.traceparent().ifPresent(t -> {
+                byte[] b = t.getBytes(StandardCharsets.UTF_8);
+                A2aCoreException.check("a2a_call_settings_set_traceparent",
+                    lib.a2a_call_settings_set_traceparent(s, b, new SizeT(b.length)));
+            });
+            c.idempotencyKey().ifPresent(t -> {
+                byte[] b = t.getBytes(StandardCharsets.UTF_8);
+                A2aCoreException.check("a2a_call_settings_set_idempotency_key",
+                    lib.a2a_call_settings_set_idempotency_key(s, b, new SizeT(b.length)));
+            });
+            c.messageId().ifPresent(t -> {
+                byte[] b = t.getBytes(StandardCharsets.UTF_8);
+                A2aCoreException.check("a2a_call_settings_set_message_id",
+                    lib.a2a_call_settings_set_message_id(s, b, new SizeT(b.length)));
+            });
+            for (Map.Entry<String, String> h : c.headers()) {
+                byte[] n = h.getKey().getBytes(StandardCharsets.UTF_8);
+                byte[] v = h.getValue().getBytes(StandardCharsets.UTF_8);
+                A2aCoreException.check("a2a_call_settings_add_header",
+                    lib.a2a_call_settings_add_header(s, n, new SizeT(n.length), v, new SizeT(v.length)));
+            }
+        } catch (RuntimeException e) {
+            lib.a2a_call_settings_free(s);
+            throw e;
+        }
+        return s;
+    }
+
+    // ------------------------------------------------------------------ params (1.0 ProtoJSON)
+
+    /** {@code SendMessage} params of a user message (the library writes each peer's own form). */
+    static byte[] messageParams(List<Answer.Part> parts, Map<String, Object> metadata, CallOptions o) {
+        ObjectNode m = MAPPER.createObjectNode();
+        m.put("role", "ROLE_USER");
+        m.put("messageId", o.messageId().orElseGet(() -> java.util.UUID.randomUUID().toString()));
+        ArrayNode ps = m.putArray("parts");
+        for (Answer.Part p : parts) {
+            ObjectNode n = ps.addObject();
+            switch (p.kind()) {
+                case TEXT -> n.put("text", p.text());
+                case DATA -> n.set("data", MAPPER.valueToTree(p.data()));
+                case FILE -> {
+                    if (p.bytes() != null) {
+                        n.put("raw", Base64.getEncoder().encodeToString(p.bytes()));
+                    } else {
+                        n.put("url", p.uri());
+                    }
+                }
+            }
+            p.mediaType().ifPresent(v -> n.put("mediaType", v));
+            p.name().ifPresent(v -> n.put("filename", v));
+            if (!p.metadata().isEmpty()) {
+                n.set("metadata", MAPPER.valueToTree(p.metadata()));
+            }
+        }
+        o.contextId().ifPresent(v -> m.put("contextId", v));
+        o.taskId().ifPresent(v -> m.put("taskId", v));
+        if (metadata != null && !metadata.isEmpty()) {
+            m.set("metadata", MAPPER.valueToTree(metadata));
+        }
+        ObjectNode params = MAPPER.createObjectNode();
+        params.set("message", m);
+        return params.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Any params map as JSON. */
+    static byte[] json(Map<String, Object> params) {
+        return MAPPER.valueToTree(params).toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Params of a call about one task ({@code id}, and {@code historyLength} when asked). */
+    static byte[] taskParams(String taskId, CallOptions o) {
+        ObjectNode params = MAPPER.createObjectNode();
+        params.put("id", taskId);
+        if (o != null) {
+            o.historyLength().ifPresent(h -> params.put("historyLength", h));
+        }
+        return params.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Reads {@code {tasks, nextPageToken}} from a ListTasks body (JSON-RPC envelope or REST). */
+    static TaskPage page(Outcome outcome, byte[] body) {
+        if (body == null || !outcome.isSuccess() && outcome.channel() != Channel.TASK) {
+            return new TaskPage(outcome, List.of(), Optional.empty());
+        }
+        try {
+            JsonNode n = MAPPER.readTree(body);
+            if (n.has("jsonrpc")) {
+                n = n.path("result");
+            }
+            List<Map<String, Object>> tasks = new ArrayList<>();
+            for (JsonNode t : n.path("tasks")) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> m = MAPPER.convertValue(t, Map.class);
+                tasks.add(m);
+            }
+            JsonNode tok = n.get("nextPageToken");
+            Optional<String> next = tok == null || tok.isNull() || tok.asText().isEmpty() ? Optional.empty()
+                : Optional.of(tok.asText());
+            return new TaskPage(outcome, List.copyOf(tasks), next);
+        } catch (java.io.IOException e) {
+            return new TaskPage(outcome, List.of(), Optional.empty());
+        }
+    }
+
+    /** The outcome of a finished call, kept readable (model text) until it is unreachable. */
+    static Outcome finishedOutcome(A2aCoreLibrary lib, Machine.Event ev, Runnable release) {
+        if (ev.outcome == null) {
+            release.run();
+            throw new IllegalStateException("a finished call without an outcome");
+        }
+        return Outcome.keepingOwner(lib, ev.outcome, release);
+    }
+
+    /** Frees the state and config; calls in flight keep their own reference. Idempotent. */
+    void close() {
+        synchronized (this) {
+            cleanable.clean();
+        }
+    }
+}

@@ -335,10 +335,80 @@ static void card_fetch(void) {
   a2a_machine_config_free(cfg);
 }
 
+/* A header hook on the machine's state: its header goes out on every request; one that sets
+   a reserved header refuses the call unsent. */
+static void set_token(void *userdata, const char *method, size_t method_len,
+                      a2a_header_setter *setter) {
+  int *runs = (int *)userdata;
+  (*runs)++;
+  /* SendMessage, then the stream's SendStreamingMessage. */
+  CHECK(method_len >= 11 && memcmp(method, "Send", 4) == 0);
+  CHECK(a2a_header_setter_set(setter, "Authorization", 13, "Bearer t", 8) == A2A_OK);
+}
+
+static void set_host(void *userdata, const char *method, size_t method_len,
+                     a2a_header_setter *setter) {
+  (void)userdata;
+  (void)method;
+  (void)method_len;
+  CHECK(a2a_header_setter_set(setter, "Host", 4, "evil", 4) == A2A_REQUEST_RESERVED_HEADER);
+}
+
+static void hooks_and_idle(void) {
+  a2a_client_state *st = make_state(0, 45000);
+  a2a_call_settings *s = a2a_call_settings_new();
+  a2a_call *call = NULL;
+  a2a_transmit t;
+  a2a_event e;
+  a2a_outcome_info info;
+  uint64_t at = 0;
+  size_t i;
+  int runs = 0, found = 0, refused = 0;
+  CHECK(a2a_client_state_add_header_hook(st, set_token, &runs) == A2A_OK);
+  CHECK(a2a_client_state_add_header_hook(st, NULL, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_client_state_add_header_hook(NULL, set_token, NULL) == A2A_NULL_PARAMETER);
+  call = start_text(st, false, "");
+  CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
+  CHECK(runs == 1);
+  for (i = 0; i < t.headers_len; i++)
+    if (t.headers[i].name_len == 13 && memcmp(t.headers[i].name, "Authorization", 13) == 0 &&
+        t.headers[i].value_len == 8 && memcmp(t.headers[i].value, "Bearer t", 8) == 0)
+      found = 1;
+  CHECK(found);
+  a2a_call_free(call);
+
+  /* A per-call stream idle timeout replaces the state's 60 s. */
+  CHECK(a2a_call_settings_set_stream_idle_timeout_ms(s, 250) == A2A_OK);
+  CHECK(a2a_call_settings_set_stream_idle_timeout_ms(NULL, 1) == A2A_NULL_PARAMETER);
+  CHECK(a2a_call_new_text(st, true, "hi", 2, s, 1000, &call) == A2A_OK);
+  CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
+  CHECK(give_head(call, t.request_id, 200, "text/event-stream") == A2A_OK);
+  while (a2a_call_poll_event(call, &e) == A2A_OK) {}
+  CHECK(a2a_call_poll_timeout(call, &at));
+  CHECK(at == 1251); /* the head arrived at 1001 */
+  a2a_call_free(call);
+  a2a_call_settings_free(s);
+
+  CHECK(a2a_client_state_add_header_hook(st, set_host, NULL) == A2A_OK);
+  call = start_text(st, false, "");
+  CHECK(a2a_call_poll_transmit(call, 2000, &t) == A2A_NONE);
+  while (a2a_call_poll_event(call, &e) == A2A_OK) {
+    if (e.kind == A2A_EVENT_KIND_FINISHED) {
+      CHECK(a2a_outcome_get_info(e.outcome, &info) == A2A_OK);
+      refused = info.error_name == A2A_ERROR_NAME_INVALID_REQUEST &&
+                info.request_sent == A2A_REQUEST_SENT_NO;
+    }
+  }
+  CHECK(refused);
+  a2a_call_free(call);
+  a2a_client_state_free(st);
+}
+
 void test_machine(void) {
   send_once();
   stream_every_byte();
   retry_then_timeout();
   cancel_and_misuse();
   card_fetch();
+  hooks_and_idle();
 }

@@ -543,10 +543,12 @@ func (s *AgentServer) dispatch(w http.ResponseWriter, hr *http.Request, req *Ser
 			if terminalStates[run.state()] {
 				return &ProtocolError{NameTaskNotCancelable, "task " + run.taskID + " already ended"}
 			}
+			// CANCELED first, then the handler's context: a handler that returns at once
+			// must find the task canceled, not complete it.
+			run.cancelNow()
 			if run.cancel != nil {
 				run.cancel()
 			}
-			run.cancelNow()
 			run.mu.Lock()
 			t := deepCopy(run.task)
 			run.mu.Unlock()
@@ -928,7 +930,11 @@ func (s *AgentServer) stream(w http.ResponseWriter, hr *http.Request, req *Serve
 		case <-time.After(wait):
 			continue
 		case <-hr.Context().Done():
-			return
+			// A client may hang up as soon as it has read the final event, before the
+			// run closes its events: that stream was served whole and is counted.
+			if !finalEvent(lastEvent) {
+				return
+			}
 		}
 		if len(ev) == 0 {
 			break
@@ -971,6 +977,15 @@ func (s *AgentServer) stream(w http.ResponseWriter, hr *http.Request, req *Serve
 	}
 	state := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(run.state(), "TASK_STATE_"), "_", "-"))
 	_ = s.Tally.Add(s.Name, method, ChannelTask, state, 1)
+}
+
+// finalEvent reports whether ev ended its stream: a message, or a status update marked final.
+func finalEvent(ev event) bool {
+	if _, ok := ev["message"]; ok {
+		return true
+	}
+	su, ok := ev["statusUpdate"].(map[string]any)
+	return ok && su["final"] == true
 }
 
 func (s *ServerRequest) methodName() string {

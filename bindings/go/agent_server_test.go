@@ -246,7 +246,7 @@ func TestAgentServerWithTheBindingsOwnClient(t *testing.T) {
 		t.Fatalf("tally of failed sends: %d", n)
 	}
 	// A stream is counted when its handler returns, which may come just after the client
-	// read the final event: wait for the count, bounded.
+	// read the final event (and hung up): wait for the count, bounded.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		n, _ := srv.Tally.Count("go-agent", "SendStreamingMessage", ChannelTask, "completed")

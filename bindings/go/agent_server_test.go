@@ -372,6 +372,9 @@ func TestAgentServerListTasksPagesAndFilters(t *testing.T) {
 		a = append(a, sendIn(t, url, "count 1", "ctx-a"))
 	}
 	b1, b2 := sendIn(t, url, "ask", "ctx-b"), sendIn(t, url, "ask", "ctx-b")
+	// statusTimestampAfter is inclusive: keep mid clear of b2's status time (a status
+	// stamped in mid's millisecond counts as "at" mid)
+	time.Sleep(5 * time.Millisecond)
 	mid := time.Now().UTC().Format(time.RFC3339Nano)
 	time.Sleep(5 * time.Millisecond)
 	_ = agentRPC(t, url, "CancelTask", map[string]any{"id": b1}, v1) // b1's status changes last

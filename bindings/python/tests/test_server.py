@@ -411,6 +411,9 @@ def test_list_tasks_pages_and_filters_as_the_reference_agent() -> None:
 
             a = [await send('count 1', 'ctx-a') for _ in range(3)]
             b1, b2 = await send('ask', 'ctx-b'), await send('ask', 'ctx-b')
+            # statusTimestampAfter is inclusive at millisecond precision: keep `mid` clear of
+            # b2's millisecond on both sides (in the same millisecond b2 counts as "at" mid)
+            await asyncio.sleep(0.01)
             mid = time.time()
             await asyncio.sleep(0.01)
             await c.post('/', json=rpc('CancelTask', {'id': b1}), headers=V1)

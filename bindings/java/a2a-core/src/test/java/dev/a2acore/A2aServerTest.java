@@ -318,6 +318,9 @@ class A2aServerTest {
         }
         String b1 = sendIn("ask", cb);
         String b2 = sendIn("ask", cb);
+        // statusTimestampAfter is inclusive: keep mid clear of b2's status time (a status
+        // stamped in mid's millisecond counts as "at" mid)
+        Thread.sleep(5);
         String mid = java.time.Instant.now().toString();
         Thread.sleep(5);
         rpc("CancelTask", Map.of("id", b1), V1);

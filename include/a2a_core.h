@@ -5312,6 +5312,21 @@ a2a_result a2a_client_config_builder_set_prefer_card_order(struct a2a_client_con
 
 #if defined(A2A_FEATURE_CLIENT)
 /*
+ Card resolution: the interface to insist on, as the reference driver's `protocol` and
+ `binding`: `version` an `a2a_protocol_version` (0: any, 1.0 before 0.3) and `binding`
+ an `a2a_binding` (0: any, JSON-RPC before HTTP+JSON). A card that offers no interface
+ matching both is refused (the fetch's outcome lists what it offered). Default: 0, 0.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (neither 0 nor a member),
+ `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_interface(struct a2a_client_config_builder *builder,
+                                                   uint32_t version,
+                                                   uint32_t binding);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
  Builds an immutable config from the builder's current options (the builder stays usable
  and unchanged). `out`: receives a new config the caller owns and frees with
  `a2a_machine_config_free`; written on success only.

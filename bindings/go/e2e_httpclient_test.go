@@ -20,6 +20,17 @@ func TestE2EHTTPClientPeers(t *testing.T) {
 			if err != nil || resultText(o) != "via card" {
 				t.Fatalf("%v %+v", err, o)
 			}
+			// WithProtocol / WithBinding insist on one of the card's interfaces.
+			for _, v := range []ProtocolVersion{V0_3, V1_0} {
+				c := newTestHTTPClient(t, base+"/", WithProtocol(v), WithBinding(HTTP_JSON))
+				if c.version != v || c.binding != HTTP_JSON {
+					t.Fatalf("%v: resolved %v %v", v, c.version, c.binding)
+				}
+				o, err := c.SendText(context.Background(), "echo picked", nil)
+				if err != nil || resultText(o) != "picked" || o.Version != v {
+					t.Fatalf("%v: %v %+v", v, err, o)
+				}
+			}
 		})
 		for _, v := range []ProtocolVersion{V0_3, V1_0} {
 			for _, b := range []Binding{JSON_RPC, HTTP_JSON} {

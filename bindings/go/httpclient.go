@@ -58,8 +58,21 @@ type httpOptions struct {
 	allowHTTP   *bool
 	reference   bool
 	hooks       []HeaderHook
-	target      *[2]uint32 // WithInterface: version, binding
+	target      *[2]uint32      // WithInterface: version, binding
+	protocol    ProtocolVersion // WithProtocol (0: any)
+	binding     Binding         // WithBinding (0: any)
 }
+
+// WithProtocol insists on an interface of the card spoken in version (as Client's
+// ClientConfig.Protocol; default: the library's order, 1.0 before 0.3). A card offering
+// none is an *OutcomeError from NewHTTPClient.
+func WithProtocol(version ProtocolVersion) HTTPOption {
+	return func(o *httpOptions) { o.protocol = version }
+}
+
+// WithBinding insists on an interface of the card over binding (as Client's
+// ClientConfig.Binding; default: JSON-RPC before HTTP+JSON).
+func WithBinding(binding Binding) HTTPOption { return func(o *httpOptions) { o.binding = binding } }
 
 // WithInterface skips the card: the URL given to NewHTTPClient is then the interface URL
 // requests go to, spoken in version and binding (as Client's NewClientWithTarget).
@@ -238,6 +251,12 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 	}
 	if o.idleTimeout > 0 {
 		if r := C.a2a_client_config_builder_set_stream_idle_timeout_ms(b, C.uint64_t(o.idleTimeout/time.Millisecond)); r != C.A2A_OK {
+			freeDriver()
+			return nil, codeErr("NewHTTPClient", r)
+		}
+	}
+	if o.protocol != 0 || o.binding != 0 {
+		if r := C.a2a_client_config_builder_set_interface(b, C.uint32_t(o.protocol), C.uint32_t(o.binding)); r != C.A2A_OK {
 			freeDriver()
 			return nil, codeErr("NewHTTPClient", r)
 		}

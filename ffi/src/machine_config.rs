@@ -14,7 +14,7 @@
 
 use std::ffi::c_char;
 
-use a2a::card::SelectionOrder;
+use a2a::card::{Preferences, SelectionOrder};
 use a2a::client::{CallOptions, CardOptions, ClientConfig, StreamConfig};
 use a2a::envelope::RpcId;
 use a2a::resilience::CircuitBreaker;
@@ -25,6 +25,7 @@ use crate::panic::ffi_panic_boundary;
 use crate::resilience::{a2a_breaker_config, breaker_config_core, config_code};
 use crate::result::a2a_result;
 use crate::view::try_str;
+use crate::vocab::{a2a_binding, a2a_protocol_version};
 
 /// Everything a client machine decides by: the client's, the streams' and card
 /// resolution's settings.
@@ -324,6 +325,42 @@ pub extern "C" fn a2a_client_config_builder_set_prefer_card_order(
         } else {
             SelectionOrder::ClientFirst
         };
+        a2a_result::A2A_OK
+    }
+}
+
+/// Card resolution: the interface to insist on, as the reference driver's `protocol` and
+/// `binding`: `version` an `a2a_protocol_version` (0: any, 1.0 before 0.3) and `binding`
+/// an `a2a_binding` (0: any, JSON-RPC before HTTP+JSON). A card that offers no interface
+/// matching both is refused (the fetch's outcome lists what it offered). Default: 0, 0.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (neither 0 nor a member),
+/// `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_interface(
+    builder: *mut a2a_client_config_builder,
+    version: u32,
+    binding: u32,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        let defaults = Preferences::default();
+        let versions = match version {
+            0 => defaults.versions,
+            n => match a2a_protocol_version::core_from_u32(n) {
+                Some(v) => vec![v],
+                None => return a2a_result::A2A_INVALID_ARGUMENT,
+            },
+        };
+        let bindings = match binding {
+            0 => defaults.bindings,
+            n => match a2a_binding::core_from_u32(n) {
+                Some(b) => vec![b],
+                None => return a2a_result::A2A_INVALID_ARGUMENT,
+            },
+        };
+        b.config.card.preferences.versions = versions;
+        b.config.card.preferences.bindings = bindings;
         a2a_result::A2A_OK
     }
 }

@@ -10,6 +10,7 @@ use a2a_core::outcome::{a2a_outcome_get_info, a2a_outcome_info};
 use a2a_core::result::a2a_result;
 use a2a_core::stream::a2a_stream_item_kind;
 use a2a_core::view::{a2a_bytes, a2a_str};
+use a2a_core::vocab::{a2a_binding, a2a_protocol_version};
 
 fn s(v: a2a_str) -> Option<String> {
     if v.ptr.is_null() {
@@ -471,6 +472,86 @@ fn a_card_fetch_resolves_into_a_client_state() {
     a2a_call_free(call);
     a2a_client_state_free(st);
     a2a_machine_config_free(cfg);
+}
+
+/// Resolves `card` through a card fetch with `cfg`: the finished event's interface URL and
+/// exit code.
+fn resolve(cfg: *mut a2a_machine_config, card: &serde_json::Value) -> (Option<String>, i32) {
+    let url = "http://agent.test/";
+    let mut fetch = null_mut();
+    assert_eq!(
+        a2a_call_new_card_fetch(cfg, url.as_ptr().cast(), url.len(), &mut fetch),
+        a2a_result::A2A_OK
+    );
+    let r = transmit(fetch, 0).unwrap();
+    let body = card.to_string();
+    assert_eq!(head(fetch, r.id, 200, "application/json", 1), a2a_result::A2A_OK);
+    assert_eq!(
+        a2a_call_handle_body(fetch, r.id, body.as_ptr(), body.len(), 1),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(a2a_call_handle_end(fetch, r.id, 2), a2a_result::A2A_OK);
+    let ev = events(fetch);
+    let fin = ev.last().unwrap();
+    assert_eq!(fin.kind, a2a_event_kind::Finished);
+    let got = (s(fin.interface_url), fin.exit_code);
+    a2a_call_free(fetch);
+    got
+}
+
+#[test]
+fn the_interface_setter_insists_on_a_version_and_binding() {
+    // 1.0 over JSON-RPC and HTTP+JSON, 0.3 over JSON-RPC (the 0.3 fields), card order 0.3 first.
+    let card = serde_json::json!({"name": "echo", "description": "d", "version": "1",
+        "protocolVersion": "0.3.0", "url": "http://agent.test/v03", "preferredTransport": "JSONRPC",
+        "supportedInterfaces": [
+            {"url": "http://agent.test/v03", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+            {"url": "http://agent.test/v1", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": "http://agent.test/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": true}, "defaultInputModes": ["text"],
+        "defaultOutputModes": ["text"], "skills": []});
+    let v03 = a2a_protocol_version::V0_3 as u32;
+    let http_json = a2a_binding::HttpJson as u32;
+    for (version, binding, want) in [
+        (0, 0, "http://agent.test/v1"),
+        (v03, 0, "http://agent.test/v03"),
+        (0, http_json, "http://agent.test/rest"),
+    ] {
+        let cfg = config(|b| {
+            assert_eq!(
+                a2a_client_config_builder_set_interface(b, version, binding),
+                a2a_result::A2A_OK
+            );
+        });
+        assert_eq!(resolve(cfg, &card), (Some(want.to_owned()), 0), "{version} {binding}");
+        a2a_machine_config_free(cfg);
+    }
+    // Nothing offered matches: refused, with the fetch's outcome saying why.
+    let cfg = config(|b| {
+        assert_eq!(
+            a2a_client_config_builder_set_interface(b, v03, http_json),
+            a2a_result::A2A_OK
+        );
+    });
+    let (url, code) = resolve(cfg, &card);
+    assert_eq!(url, None);
+    assert_ne!(code, 0);
+    a2a_machine_config_free(cfg);
+    // Neither 0 nor a member.
+    let b = a2a_client_config_builder_new();
+    assert_eq!(
+        a2a_client_config_builder_set_interface(b, 9, 0),
+        a2a_result::A2A_INVALID_ARGUMENT
+    );
+    assert_eq!(
+        a2a_client_config_builder_set_interface(b, 0, 9),
+        a2a_result::A2A_INVALID_ARGUMENT
+    );
+    assert_eq!(
+        a2a_client_config_builder_set_interface(null_mut(), 0, 0),
+        a2a_result::A2A_NULL_PARAMETER
+    );
+    a2a_client_config_builder_free(b);
 }
 
 #[test]

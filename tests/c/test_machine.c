@@ -45,6 +45,8 @@ static a2a_machine_config *make_config(uint32_t retries, uint64_t call_timeout_m
   CHECK(a2a_client_config_builder_set_max_event_bytes(b, 1 << 20) == A2A_OK);
   CHECK(a2a_client_config_builder_set_card_timeout_ms(b, 30000) == A2A_OK);
   CHECK(a2a_client_config_builder_set_prefer_card_order(b, false) == A2A_OK);
+  CHECK(a2a_client_config_builder_set_interface(b, 9, 0) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_client_config_builder_set_interface(b, 0, 0) == A2A_OK);
   CHECK(a2a_breaker_config_default(&breaker) == A2A_OK);
   breaker.buckets = 0;
   CHECK(a2a_client_config_builder_set_breaker(b, &breaker) == A2A_CONFIG_BUCKETS_OUT_OF_RANGE);

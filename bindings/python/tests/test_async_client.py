@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from conftest import REPO, body_of, load
 
@@ -413,6 +414,27 @@ def test_python_peer_card_on_entry(py_peer: Peer) -> None:
             breaker.record(failed)
 
     run(main())
+
+
+def test_protocol_and_binding_pick_the_cards_interface(py_peer: Peer) -> None:
+    """protocol= / binding= insist on an interface of the card, on both machine clients."""
+    async def main() -> None:
+        for protocol, binding in (('0.3', None), ('1.0', 'http+json'), ('0.3', 'http+json')):
+            async with AsyncClient(py_peer.url, allow_http=True, protocol=protocol,
+                                   binding=binding, **FAST) as ac:
+                assert ac.card is not None and ac.card.version.value == protocol, ac.card
+                assert binding is None or ac.card.binding.value == 'HTTP+JSON', ac.card
+                o = await ac.send('echo picked')
+                assert o.success and o.result.text == 'picked', o
+                assert o.version is not None and o.version.value == protocol, o
+        with pytest.raises(ValueError):
+            AsyncClient(py_peer.url, allow_http=True, protocol='7.0')
+
+    run(main())
+    with httpx.Client() as h, a2a_core.Client(py_peer.url, allow_http=True, protocol='0.3',
+                                               binding='jsonrpc', http_client=h) as c:
+        o = c.send('echo sync')
+        assert o.success and o.version is not None and o.version.value == '0.3', o
 
 
 def test_the_loop_is_never_blocked_while_many_calls_run(py_peer: Peer) -> None:

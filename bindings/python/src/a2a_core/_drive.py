@@ -46,7 +46,8 @@ from .client import ClientStreamEnd, HeaderHook, Resubscribing
 from .errors import CardResolutionError, error_for
 from .outcome import Outcome
 from .stream import StreamItem
-from .vocab import Binding, ProtocolVersion, StreamEndKind, StreamItemKind, _word
+from .vocab import (Binding, ProtocolVersion, StreamEndKind, StreamItemKind, _num, _word,
+                    parse_binding, parse_protocol_version)
 
 log = logging.getLogger('a2a_core')
 
@@ -82,6 +83,13 @@ def prefer_card_order(prefer: str) -> bool:
     if prefer not in ('card', 'client'):
         raise ValueError(f"prefer must be 'card' or 'client', not {prefer!r}")
     return prefer == 'card'
+
+
+def interface_codes(protocol: str | ProtocolVersion | None,
+                    binding: str | Binding | None) -> tuple[int, int]:
+    """`protocol=` / `binding=` as the config's interface codes (0: any)."""
+    return (0 if protocol is None else _num(ProtocolVersion)[parse_protocol_version(protocol)],
+            0 if binding is None else _num(Binding)[parse_binding(binding)])
 
 
 def view(v: Any) -> bytes:

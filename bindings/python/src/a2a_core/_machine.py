@@ -148,6 +148,7 @@ for _name in ('send_retries', 'stream_resubscribes'):
 for _name in ('client_certificate', 'allow_http', 'prefer_card_order'):
     _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_bool)
 _decl('a2a_client_config_builder_set_breaker', c_uint32, vp, _P(_lib.BreakerConfig))
+_decl('a2a_client_config_builder_set_interface', c_uint32, vp, c_uint32, c_uint32)
 _decl('a2a_client_config_builder_build', c_uint32, vp, _P(vp))
 _decl('a2a_machine_config_free', None, vp)
 _decl('a2a_call_settings_new', vp)
@@ -178,7 +179,8 @@ class Config:
                  send_retries: int | None = None, stream_resubscribes: int | None = None,
                  client_certificate: bool = False, allow_http: bool = False,
                  prefer_card_order: bool = True,
-                 breaker: _lib.BreakerConfig | None = None) -> None:
+                 breaker: _lib.BreakerConfig | None = None,
+                 interface: tuple[int, int] = (0, 0)) -> None:
         self.ptr = 0
         b = lib.a2a_client_config_builder_new()
         if not b:
@@ -199,6 +201,9 @@ class Config:
             check(lib.a2a_client_config_builder_set_client_certificate(b, client_certificate))
             check(lib.a2a_client_config_builder_set_allow_http(b, allow_http))
             check(lib.a2a_client_config_builder_set_prefer_card_order(b, prefer_card_order))
+            if interface != (0, 0):  # (version, binding) codes; 0: any
+                check(lib.a2a_client_config_builder_set_interface(b, *interface),
+                      f'interface={interface!r}')
             if breaker is not None:
                 check(lib.a2a_client_config_builder_set_breaker(b, ctypes.byref(breaker)))
             out = c_void_p()

@@ -118,7 +118,9 @@ class AsyncClient(_drive.MachineClientBase):
     per call, retries and resubscribes included). `http_client`: your `httpx.AsyncClient`
     (its transports, proxies, TLS, event hooks; it is not closed by this client), else one
     with connect 3 s and no redirects. `prefer='card'` picks the interface in the card's
-    order, `'client'` in the library's (1.0 then 0.3, JSON-RPC then HTTP+JSON).
+    order, `'client'` in the library's (1.0 then 0.3, JSON-RPC then HTTP+JSON); `protocol=`
+    (`'0.3'`, `'1.0'`) and `binding=` (`'jsonrpc'`, `'http+json'`) insist on one (a card
+    offering none is a CardResolutionError).
     `send_retries` resends a send with the same messageId and key (without
     `idempotency_key` only after proof of non-receipt); `stream_resubscribes` resubscribes
     a cut or idle stream (never resends). `breaker=BreakerConfig(...)`: one breaker per
@@ -150,6 +152,8 @@ class AsyncClient(_drive.MachineClientBase):
         allow_http: bool = False,
         client_certificate: bool = False,
         prefer: str = 'card',
+        protocol: str | ProtocolVersion | None = None,
+        binding: str | Binding | None = None,
         breaker: BreakerConfig | None = None,
         header_hooks: Sequence[HeaderHook] = (),
         http_client: httpx.AsyncClient | None = None,
@@ -165,7 +169,8 @@ class AsyncClient(_drive.MachineClientBase):
             send_retries=send_retries, stream_resubscribes=stream_resubscribes,
             client_certificate=client_certificate, allow_http=allow_http,
             prefer_card_order=_drive.prefer_card_order(prefer),
-            breaker=breaker._c() if breaker is not None else None)
+            breaker=breaker._c() if breaker is not None else None,
+            interface=_drive.interface_codes(protocol, binding))
         super().__init__(url, config, header_hooks, _target)
         self._own_http = http_client is None
         self._http = http_client or default_async_client(connect_timeout)

@@ -302,16 +302,15 @@ class Client:
         if http_client is not None:
             # The core's client machine over the caller's httpx.Client (see _httpx_client).
             curl_only = {'pool_idle_timeout': pool_idle_timeout_ms, 'allow_hosts': allow_hosts,
-                         'protocol': protocol, 'binding': binding, 'ca_file': ca_file,
+                         'ca_file': ca_file,
                          'client_cert_file': client_cert_file,
                          'client_key_file': client_key_file, 'proxy': proxy,
                          'no_proxy': no_proxy, 'resolve': resolve}
             given = [k for k, v in curl_only.items() if v is not None and v != ()]
             if given:
                 raise TypeError(f'{", ".join(given)}: options of the reference driver; with '
-                                'http_client= set them on the httpx.Client (protocol and '
-                                'binding: Client.with_target)')
-            from ._drive import prefer_card_order
+                                'http_client= set them on the httpx.Client')
+            from ._drive import interface_codes, prefer_card_order
             from ._httpx_client import HttpxClient
             from ._machine import Config
 
@@ -321,7 +320,8 @@ class Client:
                 max_response_bytes=max_response_bytes, send_retries=send_retries,
                 stream_resubscribes=stream_resubscribe_attempts, allow_http=allow_http,
                 prefer_card_order=prefer_card_order(prefer),
-                breaker=breaker._c() if breaker is not None else None)
+                breaker=breaker._c() if breaker is not None else None,
+                interface=interface_codes(protocol, binding))
             self._via = HttpxClient(url, http_client, config, header_hooks, _target,
                                     defer_card_resolution)
             return

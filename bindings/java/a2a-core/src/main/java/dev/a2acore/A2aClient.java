@@ -756,6 +756,11 @@ public final class A2aClient implements AutoCloseable {
                 check("allow_http", lib.a2a_client_config_builder_set_allow_http(b, allowHttp));
                 // The driver's default is the card's order; the machine's the client's: keep them equal.
                 check("prefer_card_order", lib.a2a_client_config_builder_set_prefer_card_order(b, !preferClientOrder));
+                if (!knownTarget && (protocol != null || binding != null)) {
+                    // As the driver's protocol and binding: insist on such an interface of the card.
+                    check("interface", lib.a2a_client_config_builder_set_interface(b,
+                        protocol == null ? 0 : protocol.code(), binding == null ? 0 : binding.code()));
+                }
                 check("client_certificate", lib.a2a_client_config_builder_set_client_certificate(b,
                     clientCertFile != null));
                 if (breaker != null) {

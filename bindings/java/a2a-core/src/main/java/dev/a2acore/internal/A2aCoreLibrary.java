@@ -1554,6 +1554,9 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_client_config_builder_set_prefer_card_order}. */
     int a2a_client_config_builder_set_prefer_card_order(Pointer builder, boolean cardFirst);
 
+    /** {@code a2a_client_config_builder_set_interface}: version and binding codes, 0 for any. */
+    int a2a_client_config_builder_set_interface(Pointer builder, int version, int binding);
+
     /** {@code a2a_client_config_builder_build} (out: config). */
     int a2a_client_config_builder_build(Pointer builder, Pointer out);
 

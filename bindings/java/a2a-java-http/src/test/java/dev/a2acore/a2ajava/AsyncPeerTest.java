@@ -150,4 +150,22 @@ class AsyncPeerTest {
                 "the task just made is listed: " + page);
         }
     }
+
+    /**
+     * The builder's protocol and binding insist on that interface of the card for the async
+     * calls (the machine) as for the blocking ones (the driver): both speak it.
+     */
+    @Test
+    void protocolAndBindingPickTheCardsInterfaceOnBothPaths() throws Exception {
+        for (ProtocolVersion v : List.of(ProtocolVersion.V0_3, ProtocolVersion.V1_0)) {
+            try (A2aClient c = A2aClient.builder(python.url).allowHttp(true).protocol(v)
+                    .binding(Binding.HTTP_JSON).build()) {
+                Outcome async = c.sendAsync("echo async").get(30, TimeUnit.SECONDS);
+                assertEquals("async", async.result().flatMap(Answer::text).orElseThrow(), async.toString());
+                assertEquals(v, async.version().orElseThrow(), async.toString());
+                Outcome blocking = c.send("echo blocking");
+                assertEquals(v, blocking.version().orElseThrow(), blocking.toString());
+            }
+        }
+    }
 }

@@ -48,8 +48,13 @@ CLIENTS = [
     ('raw', 'raw keep-alive POST loop (floor)', 'Rust std TCP, hand-written request, httparse head, substring checks'),
     ('driver', 'Rust driver', 'a2a_core::driver::Client, 0.3'),
     ('go-binding', 'Go binding', 'bindings/go Client (cgo over the C ABI), 0.3'),
+    ('go-nethttp', 'Go HTTPClient', 'bindings/go HTTPClient (the client machine over net/http), its choice: 1.0'),
+    ('go-nethttp-0.3', 'Go HTTPClient, 0.3', 'bindings/go HTTPClient, WithInterface(V0_3, JSON_RPC): 0.3'),
     ('python-binding', 'Python binding', 'bindings/python a2a_core.Client (ctypes over the C ABI), 0.3'),
+    ('python-async', 'Python AsyncClient', 'bindings/python a2a_core.AsyncClient (the client machine over httpx.AsyncClient), 0.3'),
+    ('python-async-1.0', 'Python AsyncClient, 1.0', 'bindings/python a2a_core.AsyncClient, prefer=client: 1.0'),
     ('java-binding', 'Java binding', 'bindings/java A2aClient (JNA over the C ABI), 0.3'),
+    ('java-async', 'Java binding, async calls', 'bindings/java A2aAsyncClient (the client machine over java.net.http), 0.3'),
     ('go-sdk', 'Go SDK client', 'a2a-go v0.3.3 a2aclient, 0.3'),
     ('python-sdk', 'Python SDK client', 'a2a-sdk 1.3.0 ClientFactory, its choice: 1.0'),
     ('python-sdk-0.3', 'Python SDK client, 0.3 compat', 'a2a-sdk 1.3.0, card without 1.0 interfaces: 0.3'),
@@ -61,7 +66,7 @@ CLIENTS = [
 
 # The clients that speak 1.0 (their SDK's own choice on the bench server's card); every
 # other client speaks 0.3. The harness checks it against the server's count.
-V1_CLIENTS = {'python-sdk', 'js-sdk'}
+V1_CLIENTS = {'python-sdk', 'js-sdk', 'python-async-1.0', 'go-nethttp'}
 
 # Warm-up: 1000 sends and a stream of 2000 events, enough for the JVM's JIT to compile the
 # send and stream paths before the measured section.
@@ -120,7 +125,7 @@ def build(names: list[str], tmp: Path) -> Built:
         # library of this target directory (wherever CARGO_TARGET_DIR puts it).
         env['CGO_LDFLAGS'] = f'-L{b.release} -Wl,-rpath,{b.release}'
         run([go, 'vet', '-tags', 'a2a_system', './...'], cwd=CLIENTS_DIR / 'go', env=env)
-        run([go, 'build', '-tags', 'a2a_system', '-o', str(tmp) + '/', './binding', './gosdk'],
+        run([go, 'build', '-tags', 'a2a_system', '-o', str(tmp) + '/', './binding', './nethttp', './gosdk'],
             cwd=CLIENTS_DIR / 'go', env=env)
     if any(n.startswith('java-') for n in names):
         java_dir = CLIENTS_DIR / 'java'
@@ -140,6 +145,8 @@ def command(name: str, b: Built, python_installed: bool) -> tuple[list[str], dic
         return [str(b.release / 'bench-driver')], env, ROOT
     if name == 'go-binding':
         return [str(b.tmp / 'binding')], env, ROOT
+    if name in ('go-nethttp', 'go-nethttp-0.3'):
+        return [str(b.tmp / 'nethttp'), *name.split('-')[2:]], env, ROOT
     if name == 'go-sdk':
         return [str(b.tmp / 'gosdk')], env, ROOT
     if name == 'python-binding':
@@ -147,6 +154,11 @@ def command(name: str, b: Built, python_installed: bool) -> tuple[list[str], dic
             env['PYTHONPATH'] = str(ROOT / 'bindings' / 'python' / 'src')
             env['A2A_CORE_LIB'] = str(b.release / 'liba2a_core.so')
         return [py, 'binding.py'], env, pydir
+    if name in ('python-async', 'python-async-1.0'):
+        if not python_installed:
+            env['PYTHONPATH'] = str(ROOT / 'bindings' / 'python' / 'src')
+            env['A2A_CORE_LIB'] = str(b.release / 'liba2a_core.so')
+        return [py, 'async_binding.py', *name.split('-')[2:]], env, pydir
     if name == 'python-sdk':
         return [py, 'sdk.py'], env, pydir
     if name == 'python-sdk-0.3':
@@ -157,7 +169,7 @@ def command(name: str, b: Built, python_installed: bool) -> tuple[list[str], dic
         return ['node', '--expose-gc', str(CLIENTS_DIR / 'js' / 'sdk.mjs'), '0.3'], env, ROOT
     if name.startswith('java-'):
         env['A2A_CORE_LIB'] = str(b.release / 'liba2a_core.so')
-        main = {'java-binding': 'BindingClient', 'java-sdk-jdk': 'SdkClient',
+        main = {'java-binding': 'BindingClient', 'java-async': 'AsyncClient', 'java-sdk-jdk': 'SdkClient',
                 'java-sdk-a2a-core': 'SdkClient'}[name]
         args = {'java-sdk-jdk': ['jdk'], 'java-sdk-a2a-core': ['a2a-core']}.get(name, [])
         assert b.java_cp
@@ -320,7 +332,7 @@ def table(results: dict[str, list[dict]], names: list[str]) -> str:
 
 
 def goals(results: dict[str, list[dict]]) -> list[str]:
-    """Issue 17's client goals as ratios taken inside each round (both clients ran in it),
+    """Issue 28's client goals as ratios taken inside each round (both clients ran in it),
     median [min-max] over the rounds; only those whose clients ran."""
     out = []
 
@@ -335,10 +347,18 @@ def goals(results: dict[str, list[dict]]) -> list[str]:
 
     for c in ('driver', 'go-binding'):
         ratio(f'{c} sends/s ÷ go-sdk sends/s', c, 'go-sdk', 'sends_per_s', 'at least 2x')
-        ratio(f'raw sends/s ÷ {c} sends/s', 'raw', c, 'sends_per_s', 'at most 2x')
+    ratio('raw sends/s ÷ driver sends/s', 'raw', 'driver', 'sends_per_s', 'at most 1.5x')
+    for c in ('go-nethttp-0.3', 'go-nethttp'):
+        ratio(f'{c} sends/s ÷ go-sdk sends/s', c, 'go-sdk', 'sends_per_s', 'at least 1.5x')
     for sdk in ('python-sdk', 'python-sdk-0.3'):
         ratio(f'python-binding sends/s ÷ {sdk} sends/s', 'python-binding', sdk, 'sends_per_s', 'at least 10x')
         ratio(f'python-binding events/s ÷ {sdk} events/s', 'python-binding', sdk, 'events_per_s', 'at least 5x')
+    for mine, sdk in (('python-async', 'python-sdk-0.3'), ('python-async-1.0', 'python-sdk')):
+        ratio(f'{mine} sends/s ÷ {sdk} sends/s', mine, sdk, 'sends_per_s', 'at least 3x')
+        ratio(f'{mine} events/s ÷ {sdk} events/s', mine, sdk, 'events_per_s', 'at least 3x')
+    for mine in ('java-async', 'java-sdk-a2a-core'):
+        ratio(f'{mine} sends/s ÷ java-sdk-jdk sends/s', mine, 'java-sdk-jdk', 'sends_per_s', 'at least 1x')
+        ratio(f'{mine} events/s ÷ java-sdk-jdk events/s', mine, 'java-sdk-jdk', 'events_per_s', 'at least 1x')
     return out
 
 
@@ -406,7 +426,7 @@ def main() -> int:
     print(table(results, names))
     g = goals(results)
     if g:
-        print('\nIssue 17 goals (ratios inside each round, median [min–max]):\n' + '\n'.join(g))
+        print('\nIssue 28 goals (ratios inside each round, median [min–max]):\n' + '\n'.join(g))
     print(f'\nServer process CPU over the whole run: {final["process_cpu_ns"] / 1e9:.2f} s for'
           f' {final["sends"]} sends and {final["events"]} stream events.')
     if a.json:

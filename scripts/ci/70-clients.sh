@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Client-overhead harness, smoke mode (scripts/bench/clients.py --smoke): every client of
-# the benchmark (raw floor, Rust driver, Go/Python/Java bindings, Go SDK a2a-go v0.3.3,
+# the benchmark (raw floor, Rust driver, Go/Python/Java bindings on the driver, the
+# bindings' host-stack clients on the client machine: Python AsyncClient in 0.3 and 1.0, Go
+# HTTPClient on net/http, Java's async calls on java.net.http; Go SDK a2a-go v0.3.3,
 # Python a2a-sdk 1.3.0 and JS @a2a-js/sdk 1.3.0 each in 1.0 and 0.3, a2a-java 0.3.2.Final over its
 # JdkA2AHttpClient and over the drop-in) makes a few calls against the loopback bench server
 # (benches/clients/rust/src/bin/server.rs) with every answer asserted; no figures are kept.

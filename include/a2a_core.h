@@ -3860,6 +3860,16 @@ extern "C" {
 struct a2a_str a2a_version(void);
 
 /*
+ Static English text for a result code (`"ok"` for `A2A_OK`).
+
+ Takes the code as a plain `uint32_t` so any number is safe to pass: an unknown code
+ yields `"unknown result code"`.
+
+ Ownership: the returned text is static; valid forever, never free it.
+ */
+struct a2a_str a2a_result_describe(uint32_t code);
+
+/*
  The canonical JSON of the answer an outcome carries (see `ffi/README.md` for its shape),
  written to `*out` as a view into the outcome: valid as long as the outcome (for an
  outcome borrowed from a stream, until the stream's next mutating call).
@@ -6056,16 +6066,6 @@ struct a2a_str a2a_model_instruction(void);
  for `A2A_GIVE_UP_REASON_NONE`, `_OTHER` and numbers that are not members.
  */
 struct a2a_str a2a_give_up_reason_to_str(uint32_t reason);
-
-/*
- Static English text for a result code (`"ok"` for `A2A_OK`).
-
- Takes the code as a plain `uint32_t` so any number is safe to pass: an unknown code
- yields `"unknown result code"`.
-
- Ownership: the returned text is static; valid forever, never free it.
- */
-struct a2a_str a2a_result_describe(uint32_t code);
 
 #if defined(A2A_FEATURE_SERVER)
 /*

@@ -5,7 +5,11 @@
 //! and string literals are skipped. It fails on any cycle between top-level modules, naming
 //! it, and when the graph shown in the crate docs (`core/src/lib.rs`) is not the real one.
 //!
-//! `super::` paths are not followed: they are used only inside a module's own files.
+//! Below the modules, the files: no file of `core/src` or `ffi/src` may reach itself through
+//! the files it names (`crate::`, `super::` and `self::` paths, use trees expanded), so each
+//! file can be read after the ones it uses. A path into a file's own parent module (its
+//! `mod.rs` or `lib.rs`) does not count: the parent declares the file, and re-exports are
+//! the module's face, not a dependency. Test modules (`#[cfg(test)] mod ...`) are skipped.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -326,4 +330,261 @@ fn the_reader_sees_use_trees_inline_paths_and_skips_comments_and_strings() {
     g.get_mut("z").unwrap().clear();
     assert!(find_cycle(&g).is_none());
     assert_eq!(render(&g), "//! x -> y\n//! y -> z\n//! z -> (nothing)\n");
+}
+
+/// Where a path starts: the crate root, `n` modules up from the file's module, or the
+/// file's module itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Anchor {
+    Crate,
+    Super(usize),
+    Here,
+}
+
+/// The code of a file without its test modules (`#[cfg(test)]` followed by `mod x { ... }`).
+fn without_test_modules(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let t = after.trim_start();
+        let t = t.strip_prefix("pub ").unwrap_or(t);
+        match (t.starts_with("mod "), t.find(['{', ';'])) {
+            (true, Some(open)) if t.as_bytes()[open] == b'{' => {
+                let mut depth = 0;
+                let end = t[open..]
+                    .char_indices()
+                    .find(|&(_, c)| {
+                        match c {
+                            '{' => depth += 1,
+                            '}' => depth -= 1,
+                            _ => {}
+                        }
+                        depth == 0
+                    })
+                    .map_or(t.len(), |(i, _)| open + i + 1);
+                rest = &t[end..];
+            }
+            _ => {
+                out.push_str("#[cfg(test)]");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The full paths of a use tree's items (given without its outer braces), each after
+/// `prefix`: `a, b::{c, self}, d as e` gives `a`, `b::c`, `b`, `d`.
+fn expand_tree(tree: &str, prefix: &[String], out: &mut Vec<Vec<String>>) {
+    let mut depth = 0;
+    let mut start = 0;
+    let mut items = Vec::new();
+    for (i, c) in tree.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&tree[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&tree[start..]);
+    for item in items {
+        expand_path(item.trim(), prefix.to_vec(), out);
+    }
+}
+
+/// Reads `a::b::{...}` / `a::b::*` / `a::b` after `prefix` into full paths.
+fn expand_path(mut s: &str, mut path: Vec<String>, out: &mut Vec<Vec<String>>) {
+    loop {
+        s = s.trim_start();
+        if let Some(tree) = s.strip_prefix('{') {
+            let mut depth = 1;
+            let end = tree
+                .char_indices()
+                .find(|&(_, c)| {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                })
+                .map_or(tree.len(), |(i, _)| i);
+            expand_tree(&tree[..end], &path, out);
+            return;
+        }
+        let id = ident_at(s);
+        if id.is_empty() || id == "self" {
+            out.push(path);
+            return;
+        }
+        path.push(id.to_owned());
+        s = s.trim_start()[id.len()..].trim_start();
+        match s.strip_prefix("::") {
+            Some(more) => s = more,
+            None => {
+                out.push(path);
+                return;
+            }
+        }
+    }
+}
+
+/// Every `crate::`, `super::` (chains too) and `self::` path of `code`, use trees expanded.
+fn anchored_paths(code: &str) -> Vec<(Anchor, Vec<String>)> {
+    let mut found = Vec::new();
+    let b = code.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let word = if b[i].is_ascii_whitespace() {
+            ""
+        } else {
+            ident_at(&code[i..])
+        };
+        let starts_word = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+        if word.is_empty() || !starts_word {
+            i += code[i..].chars().next().map_or(1, char::len_utf8);
+            continue;
+        }
+        let after_colons = i >= 2 && &code[i - 2..i] == "::";
+        let next = i + word.len();
+        let followed = code[next..].starts_with("::");
+        let anchor = match word {
+            "crate" if followed => Some(Anchor::Crate),
+            "super" if followed && !after_colons => Some(Anchor::Super(1)),
+            "self" if followed && !after_colons => Some(Anchor::Here),
+            _ => None,
+        };
+        let Some(mut anchor) = anchor else {
+            i = next;
+            continue;
+        };
+        let mut rest = &code[next + 2..];
+        while let Some(more) = rest.trim_start().strip_prefix("super::") {
+            if let Anchor::Super(n) = anchor {
+                anchor = Anchor::Super(n + 1);
+            }
+            rest = more;
+        }
+        let mut paths = Vec::new();
+        expand_path(rest, Vec::new(), &mut paths);
+        found.extend(paths.into_iter().map(|p| (anchor, p)));
+        i = next;
+    }
+    found
+}
+
+/// The files of one crate's `src` (without `bin/`), keyed by module path (`[]` is
+/// `lib.rs`, `["card"]` is `card/mod.rs` or `card.rs`).
+fn module_files(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(src).expect("under src").with_extension("");
+            let mut module: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if matches!(module.last().map(String::as_str), Some("mod" | "lib")) {
+                module.pop();
+            }
+            (module, f)
+        })
+        .collect()
+}
+
+/// file -> the files it names (by module path), paths into its own ancestors left out.
+fn file_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files = module_files(src);
+    let name = |m: &[String]| {
+        if m.is_empty() {
+            "lib".to_owned()
+        } else {
+            m.join("/")
+        }
+    };
+    let mut g = BTreeMap::new();
+    for (module, file) in &files {
+        let code = without_test_modules(&code_only(&std::fs::read_to_string(file).expect("read")));
+        let mut deps = BTreeSet::new();
+        for (anchor, path) in anchored_paths(&code) {
+            let mut full: Vec<String> = match anchor {
+                Anchor::Crate => Vec::new(),
+                Anchor::Here => module.clone(),
+                Anchor::Super(n) => module[..module.len().saturating_sub(n)].to_vec(),
+            };
+            full.extend(path);
+            // The longest prefix that is a file of the crate.
+            let Some(target) = (0..=full.len())
+                .rev()
+                .map(|n| &full[..n])
+                .find(|m| files.contains_key(*m))
+            else {
+                continue;
+            };
+            let ancestor = module.len() >= target.len() && module[..target.len()] == *target;
+            if !ancestor {
+                deps.insert(name(target));
+            }
+        }
+        g.insert(name(module), deps);
+    }
+    g
+}
+
+fn assert_no_file_cycles(src: &Path) {
+    let g = file_graph(src);
+    assert!(g.len() >= 10, "{} files under {}", g.len(), src.display());
+    if let Some(cycle) = find_cycle(&g) {
+        panic!(
+            "file cycle in {}: {} (move what both need into a file of its own, or pass it in)",
+            src.display(),
+            cycle.join(" -> ")
+        );
+    }
+}
+
+#[test]
+fn core_files_have_no_cycles() {
+    assert_no_file_cycles(Path::new(SRC));
+}
+
+#[test]
+fn ffi_files_have_no_cycles() {
+    assert_no_file_cycles(&Path::new(SRC).join("../../ffi/src"));
+}
+
+#[test]
+fn the_file_reader_follows_super_self_and_trees_and_skips_tests() {
+    let code = code_only(
+        "use super::{parse::{Card, field}, CardError};\n\
+         use super::super::top::X;\n\
+         use self::inner::*;\n\
+         fn f() { crate::a::b::c(); $crate::m::n!(); x::super_thing(); }\n\
+         #[cfg(test)]\nmod tests { use crate::hidden::Y; }\n\
+         use crate::after::Z;",
+    );
+    let paths = anchored_paths(&without_test_modules(&code));
+    let s = |a: Anchor, p: &[&str]| (a, p.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+    assert_eq!(
+        paths,
+        vec![
+            s(Anchor::Super(1), &["parse", "Card"]),
+            s(Anchor::Super(1), &["parse", "field"]),
+            s(Anchor::Super(1), &["CardError"]),
+            s(Anchor::Super(2), &["top", "X"]),
+            s(Anchor::Here, &["inner"]),
+            s(Anchor::Crate, &["a", "b", "c"]),
+            s(Anchor::Crate, &["m", "n"]),
+            s(Anchor::Crate, &["after", "Z"]),
+        ]
+    );
 }

@@ -71,6 +71,7 @@ pub mod view;
 pub mod vocab;
 
 use crate::panic::ffi_panic_boundary;
+use crate::result::a2a_result;
 use crate::view::a2a_str;
 
 /// The library version, `MAJOR.MINOR.PATCH` (for example `"0.1.0"`), equal to the
@@ -82,6 +83,22 @@ use crate::view::a2a_str;
 pub extern "C" fn a2a_version() -> a2a_str {
     ffi_panic_boundary! {
         a2a_str::from_static(env!("CARGO_PKG_VERSION"))
+    }
+}
+
+/// Static English text for a result code (`"ok"` for `A2A_OK`).
+///
+/// Takes the code as a plain `uint32_t` so any number is safe to pass: an unknown code
+/// yields `"unknown result code"`.
+///
+/// Ownership: the returned text is static; valid forever, never free it.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_result_describe(code: u32) -> a2a_str {
+    ffi_panic_boundary! {
+        match a2a_result::ALL.iter().find(|r| **r as u32 == code) {
+            Some(r) => a2a_str::from_static(r.describe()),
+            None => a2a_str::from_static("unknown result code"),
+        }
     }
 }
 

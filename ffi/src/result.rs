@@ -20,9 +20,6 @@
 //! | 999 | panic |
 //! | 1000–1099 | the reference driver (feature `driver`) |
 
-use crate::panic::ffi_panic_boundary;
-use crate::view::a2a_str;
-
 /// The result of a fallible call. `A2A_OK` (0) is success; everything else says what went
 /// wrong (or, below 100, a non-error status such as "need more input").
 ///
@@ -558,25 +555,10 @@ impl FromResult for a2a_result {
     }
 }
 
-/// Static English text for a result code (`"ok"` for `A2A_OK`).
-///
-/// Takes the code as a plain `uint32_t` so any number is safe to pass: an unknown code
-/// yields `"unknown result code"`.
-///
-/// Ownership: the returned text is static; valid forever, never free it.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_result_describe(code: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        match a2a_result::ALL.iter().find(|r| **r as u32 == code) {
-            Some(r) => a2a_str::from_static(r.describe()),
-            None => a2a_str::from_static("unknown result code"),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::a2a_result_describe;
     use std::collections::HashSet;
 
     #[test]

@@ -25,6 +25,7 @@
 //! ```
 
 mod discovery;
+mod fields;
 mod parse;
 mod security;
 mod select;

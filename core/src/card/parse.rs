@@ -11,7 +11,11 @@
 use serde_json::{Map, Value};
 
 use super::CardError;
-use super::security::{SecurityRequirement, SecurityScheme, parse_requirements, parse_schemes};
+use super::fields::{field, str_field};
+use super::security::{
+    CredentialPlan, SecurityRequirement, SecurityScheme, credential_plan, parse_requirements,
+    parse_schemes,
+};
 use crate::version::{Binding, ProtocolVersion, VersionNumber};
 
 /// Where in the card an interface was declared.
@@ -116,24 +120,6 @@ pub struct AgentCard {
 }
 
 /// Looks a field up by its camelCase name, then by its ProtoJSON snake_case name.
-pub(crate) fn field<'v>(
-    obj: &'v Map<String, Value>,
-    camel: &str,
-    snake: &str,
-) -> Option<&'v Value> {
-    obj.get(camel)
-        .or_else(|| obj.get(snake))
-        .filter(|v| !v.is_null())
-}
-
-pub(crate) fn str_field<'v>(
-    obj: &'v Map<String, Value>,
-    camel: &str,
-    snake: &str,
-) -> Option<&'v str> {
-    field(obj, camel, snake).and_then(Value::as_str)
-}
-
 fn bool_field(obj: &Map<String, Value>, camel: &str, snake: &str) -> bool {
     field(obj, camel, snake)
         .and_then(Value::as_bool)
@@ -289,5 +275,15 @@ impl AgentCard {
             )?,
             shape,
         })
+    }
+}
+
+impl AgentCard {
+    /// Which credentials the card asks for; see [`CredentialPlan`].
+    pub fn credentials(&self) -> CredentialPlan {
+        credential_plan(
+            &self.security_schemes,
+            self.security_requirements.as_deref(),
+        )
     }
 }

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::CardError;
-use super::parse::{AgentCard, field, str_field};
+use super::fields::{field, str_field};
 
 /// Where an API key travels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -324,46 +324,42 @@ fn credential_for(scheme: Option<&SecurityScheme>) -> Credential {
     }
 }
 
-impl AgentCard {
-    /// Which credentials the card asks for; see [`CredentialPlan`].
-    pub fn credentials(&self) -> CredentialPlan {
-        let lookup = |name: &str| {
-            self.security_schemes
+/// Which credentials a card with these `securitySchemes` and `security` /
+/// `securityRequirements` asks for (what [`super::AgentCard::credentials`] returns).
+pub(crate) fn credential_plan(
+    schemes: &[(String, SecurityScheme)],
+    requirements: Option<&[SecurityRequirement]>,
+) -> CredentialPlan {
+    let lookup = |name: &str| schemes.iter().find(|(n, _)| n == name).map(|(_, s)| s);
+    match requirements {
+        Some(reqs) => CredentialPlan {
+            alternatives: reqs
                 .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, s)| s)
-        };
-        match &self.security_requirements {
-            Some(reqs) => CredentialPlan {
-                alternatives: reqs
-                    .iter()
-                    .map(|r| {
-                        r.schemes
-                            .iter()
-                            .map(|(name, scopes)| CredentialNeed {
-                                scheme: name.clone(),
-                                credential: credential_for(lookup(name)),
-                                scopes: scopes.clone(),
-                            })
-                            .collect()
-                    })
-                    .collect(),
-                stated: true,
-            },
-            None => CredentialPlan {
-                alternatives: self
-                    .security_schemes
-                    .iter()
-                    .map(|(name, s)| {
-                        vec![CredentialNeed {
+                .map(|r| {
+                    r.schemes
+                        .iter()
+                        .map(|(name, scopes)| CredentialNeed {
                             scheme: name.clone(),
-                            credential: credential_for(Some(s)),
-                            scopes: Vec::new(),
-                        }]
-                    })
-                    .collect(),
-                stated: self.security_schemes.is_empty(),
-            },
-        }
+                            credential: credential_for(lookup(name)),
+                            scopes: scopes.clone(),
+                        })
+                        .collect()
+                })
+                .collect(),
+            stated: true,
+        },
+        None => CredentialPlan {
+            alternatives: schemes
+                .iter()
+                .map(|(name, s)| {
+                    vec![CredentialNeed {
+                        scheme: name.clone(),
+                        credential: credential_for(Some(s)),
+                        scopes: Vec::new(),
+                    }]
+                })
+                .collect(),
+            stated: schemes.is_empty(),
+        },
     }
 }

@@ -277,8 +277,12 @@ impl Client {
 
     fn build(config: ClientConfig, source: Option<String>) -> Client {
         let guard = dns::Guard::default();
-        let built = exchange::build_agent(&config, guard.clone())
-            .and_then(|agent| Ok((agent, proxy::Proxies::from_config(&config)?)));
+        let built = exchange::build_agent(&config, guard.clone()).and_then(|agent| {
+            Ok((
+                agent,
+                proxy::Proxies::from_settings(config.proxy.as_deref(), config.no_proxy.as_deref())?,
+            ))
+        });
         let (agent, proxies, setup_error) = match built {
             Ok((agent, proxies)) => (agent, proxies, None),
             Err(e) => {

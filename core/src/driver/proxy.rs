@@ -27,7 +27,6 @@ use std::net::IpAddr;
 
 use ureq::Proxy;
 
-use super::config::ClientConfig;
 use crate::outcome::{ErrorName, Outcome, RequestSent, RetryAdvice};
 
 /// The proxies of one client, decided when it is built.
@@ -42,18 +41,23 @@ pub(crate) struct Proxies {
 }
 
 impl Proxies {
-    /// The proxies `cfg` asks for, reading the environment where it leaves them open.
-    pub(crate) fn from_config(cfg: &ClientConfig) -> Result<Proxies, String> {
-        Proxies::resolve(cfg, |name| std::env::var(name).ok())
+    /// The proxies the client's `proxy` and `no_proxy` settings (`ClientConfig::proxy`,
+    /// `ClientConfig::no_proxy`) ask for, reading the environment where they leave them open.
+    pub(crate) fn from_settings(
+        proxy: Option<&str>,
+        no_proxy: Option<&str>,
+    ) -> Result<Proxies, String> {
+        Proxies::resolve(proxy, no_proxy, |name| std::env::var(name).ok())
     }
 
-    /// As [`Proxies::from_config`], with the environment given (for tests).
+    /// As [`Proxies::from_settings`], with the environment given (for tests).
     pub(crate) fn resolve(
-        cfg: &ClientConfig,
+        proxy: Option<&str>,
+        no_proxy: Option<&str>,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Proxies, String> {
         let env = |name: &str| env(name).filter(|v| !v.trim().is_empty());
-        let no_proxy = match &cfg.no_proxy {
+        let no_proxy = match no_proxy {
             Some(list) => NoProxy::parse(list),
             None => NoProxy::parse(
                 &env("no_proxy")
@@ -61,7 +65,7 @@ impl Proxies {
                     .unwrap_or_default(),
             ),
         };
-        let (https, http) = match &cfg.proxy {
+        let (https, http) = match proxy {
             Some(p) if p.trim().is_empty() => (None, None),
             Some(p) => {
                 let proxy = parse(p, "--proxy")?;
@@ -284,14 +288,25 @@ mod tests {
         move |n: &str| pairs.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone())
     }
 
+    /// The two settings as `ClientConfig` holds them.
+    #[derive(Default)]
+    struct Flags {
+        proxy: Option<String>,
+        no_proxy: Option<String>,
+    }
+
+    fn resolve(cfg: &Flags, env: impl Fn(&str) -> Option<String>) -> Result<Proxies, String> {
+        Proxies::resolve(cfg.proxy.as_deref(), cfg.no_proxy.as_deref(), env)
+    }
+
     fn host(p: Option<Proxy>) -> Option<String> {
         p.map(|p| format!("{}:{}", p.host(), p.port()))
     }
 
     #[test]
     fn curl_environment_precedence() {
-        let cfg = ClientConfig::default();
-        let p = Proxies::resolve(
+        let cfg = Flags::default();
+        let p = resolve(
             &cfg,
             env_of(&[
                 ("https_proxy", "http://lower:1"),
@@ -307,41 +322,40 @@ mod tests {
         );
         // HTTP_PROXY (uppercase) is never read: all_proxy/ALL_PROXY apply instead.
         assert_eq!(host(p.for_url("http://a.example/")), Some("all:4".into()));
-        let p = Proxies::resolve(&cfg, env_of(&[("HTTPS_PROXY", "upper:2")])).unwrap();
+        let p = resolve(&cfg, env_of(&[("HTTPS_PROXY", "upper:2")])).unwrap();
         assert_eq!(
             host(p.for_url("https://a.example/")),
             Some("upper:2".into())
         );
         assert_eq!(host(p.for_url("http://a.example/")), None);
-        let p = Proxies::resolve(&cfg, env_of(&[("http_proxy", "http://h:5")])).unwrap();
+        let p = resolve(&cfg, env_of(&[("http_proxy", "http://h:5")])).unwrap();
         assert_eq!(host(p.for_url("https://a.example/")), None);
         assert_eq!(host(p.for_url("http://a.example/")), Some("h:5".into()));
-        let p = Proxies::resolve(&cfg, env_of(&[("https_proxy", "")])).unwrap();
+        let p = resolve(&cfg, env_of(&[("https_proxy", "")])).unwrap();
         assert!(!p.any());
     }
 
     #[test]
     fn flag_overrides_environment_and_empty_turns_off() {
-        let mut cfg = ClientConfig {
+        let mut cfg = Flags {
             proxy: Some("http://flag:8".into()),
-            ..ClientConfig::default()
+            ..Flags::default()
         };
-        let p = Proxies::resolve(&cfg, env_of(&[("https_proxy", "http://env:1")])).unwrap();
+        let p = resolve(&cfg, env_of(&[("https_proxy", "http://env:1")])).unwrap();
         assert_eq!(host(p.for_url("https://a.example/")), Some("flag:8".into()));
         assert_eq!(host(p.for_url("http://a.example/")), Some("flag:8".into()));
         cfg.proxy = Some(String::new());
-        let p = Proxies::resolve(&cfg, env_of(&[("https_proxy", "http://env:1")])).unwrap();
+        let p = resolve(&cfg, env_of(&[("https_proxy", "http://env:1")])).unwrap();
         assert!(!p.any());
     }
 
     #[test]
     fn no_proxy_matching_as_curl() {
-        let mut cfg = ClientConfig {
+        let mut cfg = Flags {
             proxy: Some("http://p:1".into()),
             no_proxy: Some(" .corp.example, localhost,10.0.0.0/8, ::1 ,192.168.1.7".into()),
-            ..ClientConfig::default()
         };
-        let p = Proxies::resolve(&cfg, env_of(&[("no_proxy", "*")])).unwrap();
+        let p = resolve(&cfg, env_of(&[("no_proxy", "*")])).unwrap();
         let direct = |u: &str| p.for_url(u).is_none();
         assert!(direct("https://corp.example/"));
         assert!(direct("https://a.b.CORP.example:8443/x"));
@@ -355,17 +369,17 @@ mod tests {
         assert!(!direct("https://user@example.com/"));
         // The flag replaced the environment's `*`.
         cfg.no_proxy = None;
-        let p = Proxies::resolve(&cfg, env_of(&[("NO_PROXY", "*")])).unwrap();
+        let p = resolve(&cfg, env_of(&[("NO_PROXY", "*")])).unwrap();
         assert!(p.for_url("https://anything.example/").is_none());
     }
 
     #[test]
     fn unsupported_and_redacted() {
-        let cfg = ClientConfig {
+        let cfg = Flags {
             proxy: Some("socks5://u:secret@p:1080".into()),
-            ..ClientConfig::default()
+            ..Flags::default()
         };
-        let e = Proxies::resolve(&cfg, env_of(&[])).unwrap_err();
+        let e = resolve(&cfg, env_of(&[])).unwrap_err();
         assert!(e.contains("socks5://"), "{e}");
         assert!(!e.contains("secret"), "{e}");
         assert_eq!(

@@ -43,14 +43,14 @@ fn jsonrpc<'a>(
     headers: &[(&str, &str)],
     body: &'a [u8],
     opts: &ServerOptions<'_>,
-) -> Result<IncomingRequest<'a>, Box<server::RequestError>> {
+) -> Result<IncomingRequest<'a>, Box<server::RefusedRequest>> {
     server::parse_jsonrpc(&with_json(headers), body, opts)
 }
 
 fn read(
     req: &a2a_core::envelope::Request,
     binding: Binding,
-) -> Result<IncomingRequest<'_>, Box<server::RequestError>> {
+) -> Result<IncomingRequest<'_>, Box<server::RefusedRequest>> {
     let headers: Vec<(&str, &str)> = req
         .headers
         .iter()
@@ -366,6 +366,22 @@ fn jsonrpc_refusals() {
             );
         }
     }
+}
+
+#[test]
+fn a_refused_request_is_an_error_saying_what_the_answer_says() {
+    let err = jsonrpc(
+        &[],
+        br#"{"jsonrpc":"2.0","id":1,"method":"nope","params":{}}"#,
+        &ALL,
+    )
+    .unwrap_err();
+    let as_error: &dyn std::error::Error = &*err;
+    assert_eq!(
+        as_error.to_string(),
+        format!("MethodNotFound (-32601): {}", err.error.message)
+    );
+    assert!(err.error.message.contains("nope"), "{}", err.error.message);
 }
 
 #[test]

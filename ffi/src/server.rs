@@ -16,7 +16,7 @@ use a2a::model::{
     TaskPushNotificationConfig,
 };
 use a2a::server::{
-    self, A2aError, ErrorId, HostPolicy, IncomingRequest, Reply, RequestError, Response,
+    self, A2aError, ErrorId, HostPolicy, IncomingRequest, RefusedRequest, Reply, Response,
     ServerOptions,
 };
 use a2a::version::{Binding, ProtocolVersion};
@@ -126,7 +126,7 @@ pub struct a2a_server_request {
     params: Vec<u8>,
     traceparent: Option<String>,
     idempotency_key: Option<String>,
-    refusal: Option<Box<RequestError>>,
+    refusal: Option<Box<RefusedRequest>>,
     last_error: String,
 }
 
@@ -189,12 +189,12 @@ impl a2a_server_request {
 
     fn take(
         &mut self,
-        result: Result<IncomingRequest<'_>, Box<RequestError>>,
-    ) -> Result<Summary, Box<RequestError>> {
+        result: Result<IncomingRequest<'_>, Box<RefusedRequest>>,
+    ) -> Result<Summary, Box<RefusedRequest>> {
         result.map(|req| summarize(&req))
     }
 
-    fn store(&mut self, s: Result<Summary, Box<RequestError>>) -> a2a_result {
+    fn store(&mut self, s: Result<Summary, Box<RefusedRequest>>) -> a2a_result {
         match s {
             Ok(s) => {
                 self.parsed = true;

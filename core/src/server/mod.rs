@@ -3,7 +3,7 @@
 //! # Call order
 //! 1. Read the request: [`parse_jsonrpc`] (a POST on the JSON-RPC interface) or
 //!    [`parse_rest`] (any request under the HTTP+JSON interface). A refused request comes
-//!    back as a [`RequestError`]; answer `err.response()`. Refused before anything else:
+//!    back as a [`RefusedRequest`]; answer `err.response()`. Refused before anything else:
 //!    a `Host` the [`HostPolicy`] in [`ServerOptions::host`] does not answer for (421; a
 //!    loopback listener must set one: DNS rebinding), a body not declared
 //!    `application/json` or `application/a2a+json` (415: a web page's cross-origin
@@ -63,7 +63,7 @@ pub use failure::{
 };
 pub use host::{HostPolicy, HostPolicyError, HostRefusal};
 pub use request::{
-    IncomingRequest, RequestError, ServerOptions, parse_jsonrpc, parse_rest, parse_timestamp,
+    IncomingRequest, RefusedRequest, ServerOptions, parse_jsonrpc, parse_rest, parse_timestamp,
 };
 pub use response::{
     Reply, Response, Served, error_response, handler_error, jsonrpc_error_body, rest_error_body,

@@ -87,7 +87,7 @@ impl IncomingRequest<'_> {
 
 /// A request that must be answered with an error.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RequestError {
+pub struct RefusedRequest {
     /// The version whose error shape to answer in (1.0 errors carry ErrorInfo).
     pub version: ProtocolVersion,
     /// The binding to answer on.
@@ -99,6 +99,21 @@ pub struct RequestError {
     /// The error.
     pub error: A2aError,
 }
+
+impl std::fmt::Display for RefusedRequest {
+    /// `<error name> (<code>): <message>`, as the answer will say it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ({}): {}",
+            self.error.name.as_str(),
+            self.error.code,
+            self.error.message
+        )
+    }
+}
+
+impl std::error::Error for RefusedRequest {}
 
 fn header<'h>(headers: &[(&str, &'h str)], name: &str) -> Option<&'h str> {
     headers
@@ -322,11 +337,11 @@ pub fn parse_jsonrpc<'a>(
     headers: &[(&str, &str)],
     body: &'a [u8],
     opts: &ServerOptions<'_>,
-) -> Result<IncomingRequest<'a>, Box<RequestError>> {
+) -> Result<IncomingRequest<'a>, Box<RefusedRequest>> {
     let asked = requested(header(headers, "a2a-version"));
     let err_version = *asked.as_ref().unwrap_or(&ProtocolVersion::V1_0);
     let fail = |version, id: Option<RpcId>, method, error| {
-        Box::new(RequestError {
+        Box::new(RefusedRequest {
             version,
             binding: Binding::JsonRpc,
             id,
@@ -666,10 +681,10 @@ pub fn parse_rest<'a>(
     headers: &[(&str, &str)],
     body: &'a [u8],
     opts: &ServerOptions<'_>,
-) -> Result<IncomingRequest<'a>, Box<RequestError>> {
+) -> Result<IncomingRequest<'a>, Box<RefusedRequest>> {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let fail = |version, method, error| {
-        Box::new(RequestError {
+        Box::new(RefusedRequest {
             version,
             binding: Binding::HttpJson,
             id: None,
@@ -786,7 +801,7 @@ pub fn parse_rest<'a>(
             A2aError::with_message(ErrorName::InvalidParams, m),
         )
     };
-    let decode = |s: &'a str, what: &str| -> Result<Cow<'a, str>, Box<RequestError>> {
+    let decode = |s: &'a str, what: &str| -> Result<Cow<'a, str>, Box<RefusedRequest>> {
         percent_decode(s).ok_or_else(|| {
             fail(
                 version,
@@ -823,7 +838,7 @@ pub fn parse_rest<'a>(
         .map(|t| segment(t, "tenant", "the tenant"))
         .transpose()?;
     let form = Form::new(version, Binding::HttpJson);
-    let body_json = |required: bool| -> Result<Option<&'a [u8]>, Box<RequestError>> {
+    let body_json = |required: bool| -> Result<Option<&'a [u8]>, Box<RefusedRequest>> {
         if body.iter().all(u8::is_ascii_whitespace) {
             if required {
                 return Err(bad("a JSON body is required".to_owned()));
@@ -843,7 +858,7 @@ pub fn parse_rest<'a>(
         Ok(Some(body))
     };
     let owned = |c: Cow<'a, str>| c;
-    let call = (|| -> Result<Call<'a>, Box<RequestError>> {
+    let call = (|| -> Result<Call<'a>, Box<RefusedRequest>> {
         Ok(match method {
             Method::SendMessage | Method::SendStreamingMessage | Method::CreatePushConfig => {
                 let json = body_json(true)?;

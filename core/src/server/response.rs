@@ -6,7 +6,7 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::value::RawValue;
 
 use super::error::{A2aError, DOMAIN};
-use super::request::{IncomingRequest, RequestError};
+use super::request::{IncomingRequest, RefusedRequest};
 use crate::envelope::{Method, RpcId};
 use crate::model::{
     Form, InForm, ListPushConfigsResponse, ListTasksResponse, ModelError, SendResponse,
@@ -327,7 +327,7 @@ pub fn error_response(
     }
 }
 
-impl RequestError {
+impl RefusedRequest {
     /// The response that answers this refused request.
     pub fn response(&self) -> Response {
         error_response(

@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use super::exchange::HttpRequest;
+use super::lock::Locked;
 use super::{AbortHandle, Client, Target};
 use crate::card::{Policy, Preferences};
 use crate::client::{CardEvent, CardFetch, CardOptions, TransportFailure};
@@ -41,7 +42,7 @@ impl Client {
         };
         let mut fetch = CardFetch::new(source, options);
         let shared = shared_card_cache();
-        fetch.use_cache(&lock_cache(shared).view(self.now()), self.now());
+        fetch.use_cache(&shared.locked().view(self.now()), self.now());
         let mut armed = false;
         let resolved = loop {
             if let Some(t) = fetch.poll_transmit(self.now()) {
@@ -92,15 +93,15 @@ impl Client {
         if resolved.from_cache && !armed {
             // A fresh card made no request: what its host's lookup found when it was
             // fetched stands in for the rebinding check.
-            let internal = lock_cache(shared).internal_of(&resolved.card_url);
+            let internal = shared.locked().internal_of(&resolved.card_url);
             self.inner.guard.begin_cached_card(card_host, internal);
         }
         match resolved.cache_entry.clone() {
             Some(entry) => {
                 let internal = self.inner.guard.card_resolved_internal();
-                lock_cache(shared).put(entry, self.now(), internal);
+                shared.locked().put(entry, self.now(), internal);
             }
-            None => lock_cache(shared).cards.remove(&resolved.card_url),
+            None => shared.locked().cards.remove(&resolved.card_url),
         }
         let iface_host = resolved
             .target
@@ -197,12 +198,6 @@ impl SharedCards {
 fn shared_card_cache() -> &'static std::sync::Mutex<SharedCards> {
     static CACHE: std::sync::OnceLock<std::sync::Mutex<SharedCards>> = std::sync::OnceLock::new();
     CACHE.get_or_init(Default::default)
-}
-
-/// The shared cache, even after a panic elsewhere poisoned its lock (its entries are
-/// plain values, always consistent).
-fn lock_cache(m: &std::sync::Mutex<SharedCards>) -> std::sync::MutexGuard<'_, SharedCards> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The shared cache's clock: milliseconds since the cache was first used.

@@ -56,6 +56,7 @@ use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::NextTimeout;
 
+use super::lock::Locked;
 use crate::card::{AddressClass, classify_ip};
 use crate::outcome::{ErrorName, Outcome, RequestSent, RetryAdvice};
 
@@ -132,7 +133,7 @@ pub(crate) struct Guard(Arc<Mutex<GuardState>>);
 
 impl Guard {
     fn state(&self) -> std::sync::MutexGuard<'_, GuardState> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.0.locked()
     }
 
     /// The card at `card_host` is about to be fetched: record its answers.
@@ -256,7 +257,7 @@ impl Answers {
     }
 
     fn kept(&self) -> std::sync::MutexGuard<'_, Vec<Kept>> {
-        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+        self.kept.locked()
     }
 
     /// The answer for `host` (normalized) and `port` looked up less than `ttl` ago.

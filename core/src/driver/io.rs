@@ -27,6 +27,7 @@ use std::time::Instant;
 use ureq::unversioned::transport::time::Duration as UreqDuration;
 
 use super::linefed::LineFed;
+use super::lock::Locked;
 use ureq::unversioned::transport::{
     Buffers, ConnectionDetails, Connector, NextTimeout, ShutdownHandle, Transport,
 };
@@ -113,12 +114,12 @@ impl CallIo {
     /// Sets the deadline for the following reads and forgets an earlier idle cut.
     pub(crate) fn set_deadline(&self, at: Option<Instant>) {
         self.idle_fired.store(false, Ordering::SeqCst);
-        *self.deadline.lock().unwrap_or_else(|e| e.into_inner()) = at;
+        *self.deadline.locked() = at;
     }
 
     /// Clears the deadline, keeping whether the last read was cut by it.
     pub(crate) fn clear_deadline(&self) {
-        *self.deadline.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.deadline.locked() = None;
     }
 
     /// Whether the call was aborted.
@@ -130,7 +131,7 @@ impl CallIo {
     /// it (in any thread) returns; a call not yet connected fails as soon as it connects.
     pub(crate) fn abort(&self) {
         self.aborted.store(true, Ordering::SeqCst);
-        let socket = self.socket.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let socket = self.socket.locked().take();
         if let Some(s) = socket.and_then(|w| w.upgrade()) {
             s.shutdown();
         }
@@ -138,7 +139,7 @@ impl CallIo {
 
     /// Records the socket the call now uses; shuts it down at once when already aborted.
     fn attach(&self, socket: &Socket) {
-        let mut slot = self.socket.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self.socket.locked();
         if self.aborted() {
             slot.take();
             drop(slot);
@@ -155,11 +156,11 @@ impl CallIo {
     /// Forgets the socket: the call is over and the connection may go back to the pool,
     /// where a late abort must not reach it.
     pub(crate) fn detach(&self) {
-        self.socket.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.socket.locked().take();
     }
 
     fn deadline(&self) -> Option<Instant> {
-        *self.deadline.lock().unwrap_or_else(|e| e.into_inner())
+        *self.deadline.locked()
     }
 }
 
@@ -197,7 +198,7 @@ impl<C: Connector<()>> Connector<()> for Watch<C> {
             if let Some(io) = &io {
                 io.attach(&socket);
             }
-            *keep.lock().unwrap_or_else(|e| e.into_inner()) = Some(socket.clone());
+            *keep.locked() = Some(socket.clone());
             register(socket)
         };
         let ours = ConnectionDetails {
@@ -219,7 +220,7 @@ impl<C: Connector<()>> Connector<()> for Watch<C> {
                 return Err(e);
             }
         };
-        let socket = seen.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let socket = seen.locked().take();
         let (input, output) = (
             details.config.input_buffer_size(),
             details.config.output_buffer_size(),

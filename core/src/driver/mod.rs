@@ -77,6 +77,7 @@ mod dns;
 mod exchange;
 mod io;
 mod linefed;
+mod lock;
 mod proxy;
 mod raw;
 mod reserved;
@@ -97,6 +98,7 @@ pub use raw::{AbortHandle, RawStream, ReadEnd};
 pub use stream::{StreamCall, StreamEvent, StreamFinal};
 
 use crate::outcome::Outcome;
+use lock::Locked;
 
 /// The interface a client talks to, chosen from the card (or given directly).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -229,11 +231,7 @@ impl crate::client::HeaderHook for RunInterceptors {
         ctx: &crate::client::RequestContext<'_>,
         request: &mut crate::client::HttpRequest,
     ) {
-        let hooks = self
-            .interceptors
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let hooks = self.interceptors.locked().clone();
         if hooks.is_empty() {
             return;
         }
@@ -328,11 +326,7 @@ impl Client {
         if !client.inner.config.defer_card_resolution {
             let t = Arc::new(client.resolve_card(url, None)?);
             client.install(&t);
-            *client
-                .inner
-                .target
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()) = Some(t);
+            *client.inner.target.locked() = Some(t);
         }
         Ok(client)
     }
@@ -343,11 +337,7 @@ impl Client {
         let client = Client::raw(config);
         let target = Arc::new(target);
         client.install(&target);
-        *client
-            .inner
-            .target
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Some(target);
+        *client.inner.target.locked() = Some(target);
         client
     }
 
@@ -405,7 +395,7 @@ impl Client {
 
     /// The machine's state (locked; `None` until the target is known).
     fn machine(&self) -> std::sync::MutexGuard<'_, Option<Machine>> {
-        self.inner.machine.lock().unwrap_or_else(|e| e.into_inner())
+        self.inner.machine.locked()
     }
 
     /// Runs `f` on the machine's state; `None` when the client has no target yet.
@@ -428,7 +418,7 @@ impl Client {
     /// [`Client::target`], a deferred card fetch bounded by a call's total deadline `total`
     /// too (a value the call hands over).
     pub(crate) fn target_within(&self, total: Option<Instant>) -> Result<Arc<Target>, Outcome> {
-        let mut slot = self.inner.target.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self.inner.target.locked();
         if let Some(t) = slot.as_ref() {
             return Ok(Arc::clone(t));
         }
@@ -492,11 +482,7 @@ impl Client {
     /// Appends an interceptor (run after those added before it, for every later call of
     /// this client and its clones).
     pub fn add_interceptor(&self, hook: impl Interceptor + 'static) {
-        self.inner
-            .interceptors
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Arc::new(hook));
+        self.inner.interceptors.locked().push(Arc::new(hook));
     }
 
     /// Sends one request and reads the whole response, under the whole-call timeout

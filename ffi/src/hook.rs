@@ -60,15 +60,15 @@ pub extern "C" fn a2a_header_setter_set(
         }
         let name = try_str!(name, name_len);
         let value = try_str!(value, value_len);
-        let token = !name.is_empty()
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
-        if !token || value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
-            return a2a_result::A2A_INVALID_ARGUMENT;
-        }
+        let reserved = match a2a::envelope::check_header(name, value) {
+            Ok(()) => false,
+            Err(a2a::envelope::BuildError::ReservedHeader(_)) => true,
+            Err(_) => return a2a_result::A2A_INVALID_ARGUMENT,
+        };
         // SAFETY: the setter only exists during the hook, while its header list is
         // borrowed mutably by the library for exactly that call.
         let headers = unsafe { &mut *(*setter).headers };
-        if a2a::envelope::reserved_header(name).is_some() {
+        if reserved {
             // Kept as an added header (not replacing the client's own), so that the
             // reserved-header rule, checked after the hooks ran, refuses the call whatever
             // the value: a hook that ignores this result still sends nothing it did not mean.

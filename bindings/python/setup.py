@@ -144,7 +144,7 @@ class Sdist(sdist):
         (dest / 'include').mkdir(exist_ok=True)
         shutil.copy2(root / 'include' / 'a2a_core.h', dest / 'include' / 'a2a_core.h')
         shutil.copy2(root / 'Cargo.lock', dest / 'Cargo.lock')
-        shutil.copy2(root / 'README.md', dest / 'README.md')  # the core crate's doc includes it
+        shutil.copy2(root / 'README.md', dest / 'README.md')  # the workspace's front page
         workspace = (root / 'Cargo.toml').read_text(encoding='utf-8')
         members = '\n'.join(
             line if not line.startswith('members') else 'members = ["core", "ffi"]'

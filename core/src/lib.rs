@@ -106,7 +106,8 @@ pub mod version;
 #[cfg(feature = "driver")]
 pub mod driver;
 
-/// The README's Rust examples, compiled and run as doctests so that they stay true.
+/// The crate README's Rust examples (core/README.md), compiled and run as doctests so that
+/// they stay true.
 #[cfg(all(
     doctest,
     feature = "model",
@@ -115,5 +116,5 @@ pub mod driver;
     feature = "server",
     feature = "resilience"
 ))]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeExamples;

@@ -282,7 +282,10 @@ mod tests {
         let mut o = null_mut();
         assert_eq!(a2a_classify(&r, &mut o), a2a_result::A2A_OK);
         assert_eq!(crate::outcome::tests::info(o).channel, a2a_channel::Http);
-        assert_eq!(crate::outcome::tests::error_name(o), Some(a2a_error_name::BadGateway));
+        assert_eq!(
+            crate::outcome::tests::error_name(o),
+            Some(a2a_error_name::BadGateway)
+        );
         a2a_outcome_free(o);
     }
 

@@ -831,12 +831,18 @@ mod tests {
             a2a_result::A2A_OK
         );
         assert_eq!(count.load(Ordering::SeqCst), 1);
-        assert_eq!(crate::outcome::tests::info(o).channel, a2a_channel::Transport);
+        assert_eq!(
+            crate::outcome::tests::info(o).channel,
+            a2a_channel::Transport
+        );
         assert_eq!(
             crate::outcome::tests::error_name(o),
             Some(a2a_error_name::ConnectFailed)
         );
-        assert_eq!(crate::outcome::tests::request_sent(o), Some(a2a_request_sent::No));
+        assert_eq!(
+            crate::outcome::tests::request_sent(o),
+            Some(a2a_request_sent::No)
+        );
         a2a_outcome_free(o);
         a2a_client_free(c);
     }

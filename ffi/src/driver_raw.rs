@@ -599,8 +599,14 @@ mod tests {
         let returned = Instant::now();
         let aborted_at = aborter.join().unwrap();
         assert!(returned.saturating_duration_since(aborted_at) < Duration::from_millis(500));
-        assert_eq!(crate::outcome::tests::error_name(err), Some(a2a_error_name::Reset));
-        assert_eq!(crate::outcome::tests::request_sent(err), Some(a2a_request_sent::Unknown));
+        assert_eq!(
+            crate::outcome::tests::error_name(err),
+            Some(a2a_error_name::Reset)
+        );
+        assert_eq!(
+            crate::outcome::tests::request_sent(err),
+            Some(a2a_request_sent::Unknown)
+        );
         a2a_outcome_free(err);
         assert_eq!(
             a2a_raw_stream_read(s, 20_000, &mut chunk, null_mut()),
@@ -680,7 +686,10 @@ mod tests {
             a2a_result::A2A_CLIENT_TRANSPORT
         );
         assert!(r.is_null());
-        assert_eq!(crate::outcome::tests::request_sent(err), Some(a2a_request_sent::No));
+        assert_eq!(
+            crate::outcome::tests::request_sent(err),
+            Some(a2a_request_sent::No)
+        );
         a2a_outcome_free(err);
         a2a_abort_free(ab);
         crate::driver::a2a_client_free(c);

@@ -319,7 +319,9 @@ pub(crate) mod tests {
     pub(crate) fn request_sent(o: *const a2a_outcome) -> Option<a2a_request_sent> {
         let i = info(o);
         i.has_request_sent
-            .then(|| a2a_request_sent::core_from_u32(i.request_sent).map(a2a_request_sent::from_core))
+            .then(|| {
+                a2a_request_sent::core_from_u32(i.request_sent).map(a2a_request_sent::from_core)
+            })
             .flatten()
     }
 
@@ -511,7 +513,10 @@ pub(crate) mod tests {
         );
         assert_eq!(
             (i.has_retry_after_secs, i.retry_after_secs),
-            (x.retry_after_secs.is_some(), x.retry_after_secs.unwrap_or(0)),
+            (
+                x.retry_after_secs.is_some(),
+                x.retry_after_secs.unwrap_or(0)
+            ),
             "{id}"
         );
         let retryable = x.remote_hint.as_ref().and_then(|h| h.retryable);
@@ -533,19 +538,26 @@ pub(crate) mod tests {
         }
         assert_eq!(
             (i.has_error_name, i.error_name),
-            (x.error.is_some(), x.error.map_or(0, |v| a2a_error_name::from_core(v) as u32)),
+            (
+                x.error.is_some(),
+                x.error.map_or(0, |v| a2a_error_name::from_core(v) as u32)
+            ),
             "{id}"
         );
         assert_eq!(
             (i.has_state, i.state),
-            (x.state.is_some(), x.state.map_or(0, |v| a2a_task_state::from_core(v) as u32)),
+            (
+                x.state.is_some(),
+                x.state.map_or(0, |v| a2a_task_state::from_core(v) as u32)
+            ),
             "{id}"
         );
         assert_eq!(
             (i.has_request_sent, i.request_sent),
             (
                 x.request_sent.is_some(),
-                x.request_sent.map_or(0, |v| a2a_request_sent::from_core(v) as u32)
+                x.request_sent
+                    .map_or(0, |v| a2a_request_sent::from_core(v) as u32)
             ),
             "{id}"
         );
@@ -553,13 +565,17 @@ pub(crate) mod tests {
             (i.has_version, i.version),
             (
                 x.version.is_some(),
-                x.version.map_or(0, |v| a2a_protocol_version::from_core(v) as u32)
+                x.version
+                    .map_or(0, |v| a2a_protocol_version::from_core(v) as u32)
             ),
             "{id}"
         );
         assert_eq!(
             (i.has_binding, i.binding),
-            (x.binding.is_some(), x.binding.map_or(0, |v| a2a_binding::from_core(v) as u32)),
+            (
+                x.binding.is_some(),
+                x.binding.map_or(0, |v| a2a_binding::from_core(v) as u32)
+            ),
             "{id}"
         );
         // Each text is a view of the outcome's own string (same address), or absent.
@@ -577,7 +593,11 @@ pub(crate) mod tests {
             ("error_id", i.error_id, x.error_id.as_deref()),
             ("hint", i.hint, x.hint.as_deref()),
             ("body_excerpt", i.body_excerpt, x.body_excerpt.as_deref()),
-            ("cancel_origin", i.cancel_origin, x.cancel_origin.map(|c| c.as_str())),
+            (
+                "cancel_origin",
+                i.cancel_origin,
+                x.cancel_origin.map(|c| c.as_str()),
+            ),
             ("result_json", i.result_json, h.result.as_deref()),
         ] {
             assert!(same(got, want), "{id}: {name}");

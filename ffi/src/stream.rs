@@ -451,7 +451,10 @@ mod tests {
         );
         assert_eq!(item.kind, a2a_stream_item_kind::StatusUpdate);
         assert!(item.has_final && !item.final_flag && !item.ends_stream);
-        assert_eq!(crate::outcome::tests::info(item.outcome).channel, a2a_channel::Task);
+        assert_eq!(
+            crate::outcome::tests::info(item.outcome).channel,
+            a2a_channel::Task
+        );
         assert!(a2a_stream_tracker_next_deadline(t, &mut d));
         assert_eq!(d, 1100);
         a2a_stream_tracker_on_comment(t, 600);
@@ -490,7 +493,10 @@ mod tests {
             a2a_stream_tracker_on_timeout(t, 50, &mut o),
             a2a_result::A2A_OK
         );
-        assert_eq!(crate::outcome::tests::info(o).channel, a2a_channel::Transport);
+        assert_eq!(
+            crate::outcome::tests::info(o).channel,
+            a2a_channel::Transport
+        );
         a2a_outcome_free(o);
         let mut d = 0;
         assert!(!a2a_stream_tracker_next_deadline(t, &mut d));

@@ -25,8 +25,8 @@
  *   Still the caller's duty: no call may start after _free returned (that is a
  *   use-after-free), const calls are not checked (never race them with a mutating call
  *   or _free), and a call never frees its own handle (a hook freeing its client hangs).
- * - Calls that retain pointers into caller memory say so explicitly ("RETAINS").
- *   All others copy what they keep before returning.
+ * - No call retains pointers into caller memory: every call copies what it keeps
+ *   before returning (callback user data, an opaque pointer, is handed back as is).
  */
 
 #ifndef A2A_CORE_H
@@ -1165,60 +1165,6 @@ typedef uint32_t a2a_channel;
 #endif // __cplusplus
 
 /*
- Task state, normalized across protocol versions. The numbers are those of the A2A 1.0
- `TaskState` enum (`UNKNOWN` is its `TASK_STATE_UNSPECIFIED`).
- */
-enum a2a_task_state
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   Unknown or unspecified state.
-   */
-  A2A_TASK_STATE_UNKNOWN = 0,
-  /*
-   Accepted, not yet running.
-   */
-  A2A_TASK_STATE_SUBMITTED = 1,
-  /*
-   Running.
-   */
-  A2A_TASK_STATE_WORKING = 2,
-  /*
-   Terminal: finished successfully.
-   */
-  A2A_TASK_STATE_COMPLETED = 3,
-  /*
-   Terminal: the agent ran and failed.
-   */
-  A2A_TASK_STATE_FAILED = 4,
-  /*
-   Terminal: canceled.
-   */
-  A2A_TASK_STATE_CANCELED = 5,
-  /*
-   Interrupted: the agent needs input from the caller.
-   */
-  A2A_TASK_STATE_INPUT_REQUIRED = 6,
-  /*
-   Terminal: the agent refused the task.
-   */
-  A2A_TASK_STATE_REJECTED = 7,
-  /*
-   Interrupted: the agent needs credentials.
-   */
-  A2A_TASK_STATE_AUTH_REQUIRED = 8,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_task_state a2a_task_state;
-#else
-typedef uint32_t a2a_task_state;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
  What the caller should do about an outcome.
  */
 enum a2a_retry
@@ -1273,31 +1219,6 @@ enum a2a_retry
 typedef enum a2a_retry a2a_retry;
 #else
 typedef uint32_t a2a_retry;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- For a transport outcome: whether the request may have reached the server.
- */
-enum a2a_request_sent
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   Provably never left the process (connect refused, DNS failure, breaker open).
-   */
-  A2A_REQUEST_SENT_NO = 1,
-  /*
-   May have been received (timeout or reset after bytes were written).
-   */
-  A2A_REQUEST_SENT_UNKNOWN = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_request_sent a2a_request_sent;
-#else
-typedef uint32_t a2a_request_sent;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1595,6 +1516,60 @@ typedef uint32_t a2a_sse_item_kind;
 #endif // __cplusplus
 
 /*
+ Task state, normalized across protocol versions. The numbers are those of the A2A 1.0
+ `TaskState` enum (`UNKNOWN` is its `TASK_STATE_UNSPECIFIED`).
+ */
+enum a2a_task_state
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Unknown or unspecified state.
+   */
+  A2A_TASK_STATE_UNKNOWN = 0,
+  /*
+   Accepted, not yet running.
+   */
+  A2A_TASK_STATE_SUBMITTED = 1,
+  /*
+   Running.
+   */
+  A2A_TASK_STATE_WORKING = 2,
+  /*
+   Terminal: finished successfully.
+   */
+  A2A_TASK_STATE_COMPLETED = 3,
+  /*
+   Terminal: the agent ran and failed.
+   */
+  A2A_TASK_STATE_FAILED = 4,
+  /*
+   Terminal: canceled.
+   */
+  A2A_TASK_STATE_CANCELED = 5,
+  /*
+   Interrupted: the agent needs input from the caller.
+   */
+  A2A_TASK_STATE_INPUT_REQUIRED = 6,
+  /*
+   Terminal: the agent refused the task.
+   */
+  A2A_TASK_STATE_REJECTED = 7,
+  /*
+   Interrupted: the agent needs credentials.
+   */
+  A2A_TASK_STATE_AUTH_REQUIRED = 8,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_task_state a2a_task_state;
+#else
+typedef uint32_t a2a_task_state;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  What `a2a_sse_decoder_finish` does with a block not ended by a blank line.
  */
 enum a2a_sse_at_eof
@@ -1777,6 +1752,31 @@ typedef uint32_t a2a_call_machine;
 #endif // __cplusplus
 #endif
 
+/*
+ For a transport outcome: whether the request may have reached the server.
+ */
+enum a2a_request_sent
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Provably never left the process (connect refused, DNS failure, breaker open).
+   */
+  A2A_REQUEST_SENT_NO = 1,
+  /*
+   May have been received (timeout or reset after bytes were written).
+   */
+  A2A_REQUEST_SENT_UNKNOWN = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_request_sent a2a_request_sent;
+#else
+typedef uint32_t a2a_request_sent;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 #if defined(A2A_FEATURE_DRIVER)
 /*
  A thread-safe abort switch for one raw call (`a2a_client_exchange` or
@@ -1808,8 +1808,8 @@ typedef struct a2a_breaker a2a_breaker;
 /*
  A growable byte buffer. Writers append to it; read it with `a2a_buffer_bytes`.
 
- Methods: `a2a_buffer_new`, `a2a_buffer_free`, `a2a_buffer_bytes`, `a2a_buffer_clear`,
- `a2a_buffer_last_error`.
+ Methods: `a2a_buffer_new`, `a2a_buffer_free`, `a2a_buffer_bytes`,
+ `a2a_buffer_last_error`. (To start over, free it and take a new one.)
 
  Threading: `Send`, not thread-safe.
  */
@@ -1975,18 +1975,10 @@ typedef struct a2a_machine_config a2a_machine_config;
  One outcome of an A2A call: exactly one channel, the details that channel carries and
  what to do next. Immutable; free with `a2a_outcome_free`.
 
- Methods: `a2a_outcome_transport` (constructor), `a2a_outcome_free`, `a2a_outcome_channel`,
- `a2a_outcome_is_success`, `a2a_outcome_http_status`, `a2a_outcome_code`,
- `a2a_outcome_error_name`, `a2a_outcome_reason`, `a2a_outcome_message`,
- `a2a_outcome_data`, `a2a_outcome_state`, `a2a_outcome_terminal`, `a2a_outcome_task_id`,
- `a2a_outcome_context_id`, `a2a_outcome_text`, `a2a_outcome_error_id`,
- `a2a_outcome_retry`, `a2a_outcome_retry_after_secs`, `a2a_outcome_hint`,
- `a2a_outcome_remote_hint_retryable`, `a2a_outcome_remote_hint_count`,
- `a2a_outcome_remote_hint_pair`, `a2a_outcome_request_sent`, `a2a_outcome_version`,
- `a2a_outcome_binding`, `a2a_outcome_body_excerpt`, `a2a_outcome_exit_code`,
- `a2a_outcome_result_json` (the answer, when the client returned one).
- `a2a_outcome_leaked_detail`, `a2a_outcome_cancel_origin`; `a2a_outcome_get_info` (all of
- them in one call).
+ Methods: `a2a_outcome_transport` (constructor), `a2a_outcome_free`,
+ `a2a_outcome_get_info` (every field, the answer's JSON included, in one
+ `a2a_outcome_info`: the one way to read an outcome) and `a2a_outcome_remote_hint_pair`
+ (the remote hint's `key=value` pairs, `a2a_outcome_info.remote_hint_count` of them).
 
  Threading: `Send`, not thread-safe (an immutable outcome may be read from several threads
  only if the caller synchronises with its `_free`).
@@ -2089,7 +2081,7 @@ typedef struct a2a_server_response a2a_server_response;
  An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
 
  Methods: `a2a_sse_decoder_new_with`, `a2a_sse_decoder_free`,
- `a2a_sse_decoder_feed`, `a2a_sse_decoder_feed_packed`,
+ `a2a_sse_decoder_feed_packed`,
  `a2a_sse_decoder_finish`, `a2a_sse_decoder_last_event_id`,
  `a2a_sse_decoder_set_last_event_id`, `a2a_sse_decoder_retry`,
  `a2a_sse_decoder_reset_for_reconnect`, `a2a_sse_decoder_last_error`.
@@ -2754,8 +2746,8 @@ typedef struct a2a_stream_item {
   a2a_stream_item_kind kind;
   /*
    The event classified like a whole response. BORROWED from the tracker: valid until
-   the next mutating call on it; never free it (copy what you need, or read it with the
-   `a2a_outcome_*` accessors before the next call).
+   the next mutating call on it; never free it (copy what you need, or read it with
+   `a2a_outcome_get_info` before the next call).
    */
   const struct a2a_outcome *outcome;
   /*
@@ -3125,8 +3117,8 @@ typedef struct a2a_event {
   /*
    `RETRYING`, `RESUBSCRIBING`: why; `ITEM`: the event classified; `FINISHED`: the
    call's outcome (for a card fetch that resolved: NULL). BORROWED: never free it; read
-   it with `a2a_outcome_get_info` (its `result_json` is `answer_json`) or the
-   `a2a_outcome_*` accessors before the next mutating call on the call.
+   it with `a2a_outcome_get_info` (its `result_json` is `answer_json`) before the next
+   mutating call on the call.
    */
   const struct a2a_outcome *outcome;
   /*
@@ -3212,7 +3204,8 @@ typedef struct a2a_event {
 
 /*
  Every scalar of an outcome and a view of each of its texts, filled by one call
- (`a2a_outcome_get_info`) instead of one accessor call per field. Each `has_*` flag says
+ (`a2a_outcome_get_info`, the one way to read an outcome; the per-field accessors it
+ replaced are mapped to these fields in `ffi/README.md`). Each `has_*` flag says
  whether the field after it is present (the field is zero when absent). Views point
  into the outcome: valid until `a2a_outcome_free` (for an outcome borrowed from a stream
  tracker or a client stream, until that handle's next mutating call); an absent text is
@@ -3220,23 +3213,24 @@ typedef struct a2a_event {
  */
 typedef struct a2a_outcome_info {
   /*
-   `a2a_outcome_channel`.
+   The outcome's channel: exactly one, which says which fields below it carries.
    */
   a2a_channel channel;
   /*
-   `a2a_outcome_retry`.
+   What to do next.
    */
   a2a_retry retry;
   /*
-   `a2a_outcome_is_success`.
+   Whether the outcome is a success (a completed task or a direct message).
    */
   bool is_success;
   /*
-   `a2a_outcome_terminal`.
+   Whether the task state is terminal.
    */
   bool terminal;
   /*
-   `a2a_outcome_leaked_detail`.
+   Whether a FAILED status text carries exception detail beyond its error id (ADK's
+   debug errors); the model text then carries only the error id.
    */
   bool leaked_detail;
   /*
@@ -3244,7 +3238,7 @@ typedef struct a2a_outcome_info {
    */
   bool has_http_status;
   /*
-   `a2a_outcome_http_status`.
+   The HTTP status.
    */
   uint16_t http_status;
   /*
@@ -3252,7 +3246,7 @@ typedef struct a2a_outcome_info {
    */
   bool has_code;
   /*
-   `a2a_outcome_code`.
+   The error code (JSON-RPC `error.code` or REST `error.code`).
    */
   int64_t code;
   /*
@@ -3260,7 +3254,7 @@ typedef struct a2a_outcome_info {
    */
   bool has_error_name;
   /*
-   `a2a_outcome_error_name`: an `a2a_error_name`.
+   The typed error name (error channels): an `a2a_error_name`.
    */
   uint32_t error_name;
   /*
@@ -3268,7 +3262,7 @@ typedef struct a2a_outcome_info {
    */
   bool has_state;
   /*
-   `a2a_outcome_state`: an `a2a_task_state`.
+   The normalized task state (task channel): an `a2a_task_state`.
    */
   uint32_t state;
   /*
@@ -3276,7 +3270,8 @@ typedef struct a2a_outcome_info {
    */
   bool has_retry_after_secs;
   /*
-   `a2a_outcome_retry_after_secs`.
+   `Retry-After` in seconds (delta-seconds, or an HTTP-date read against the
+   classifier's `now_unix_seconds`).
    */
   uint64_t retry_after_secs;
   /*
@@ -3284,11 +3279,12 @@ typedef struct a2a_outcome_info {
    */
   bool has_remote_hint_retryable;
   /*
-   `a2a_outcome_remote_hint_retryable`.
+   The `retryable=true|false` flag of the remote's own stable hint (`[retryable=...]`).
    */
   bool remote_hint_retryable;
   /*
-   `a2a_outcome_remote_hint_count` (read the pairs with `a2a_outcome_remote_hint_pair`).
+   Number of `key=value` pairs in the remote's stable hint (0 when there is none); read
+   them with `a2a_outcome_remote_hint_pair`.
    */
   size_t remote_hint_count;
   /*
@@ -3296,7 +3292,8 @@ typedef struct a2a_outcome_info {
    */
   bool has_request_sent;
   /*
-   `a2a_outcome_request_sent`: an `a2a_request_sent`.
+   For the transport channel, whether the request may have reached the server: an
+   `a2a_request_sent`.
    */
   uint32_t request_sent;
   /*
@@ -3304,7 +3301,7 @@ typedef struct a2a_outcome_info {
    */
   bool has_version;
   /*
-   `a2a_outcome_version`: an `a2a_protocol_version`.
+   The protocol version the response was read as: an `a2a_protocol_version`.
    */
   uint32_t version;
   /*
@@ -3312,56 +3309,65 @@ typedef struct a2a_outcome_info {
    */
   bool has_binding;
   /*
-   `a2a_outcome_binding`: an `a2a_binding`.
+   The binding the response was read as: an `a2a_binding`.
    */
   uint32_t binding;
   /*
-   `a2a_outcome_exit_code`.
+   The exit status the `a2a` command-line tool gives this outcome, so that a binding's
+   own tools can report the same: 0 success (a message, or a COMPLETED task), 3
+   transport, HTTP or malformed response, 4 protocol error, 5 FAILED task, 6 CANCELED,
+   REJECTED, INPUT_REQUIRED or AUTH_REQUIRED task, 7 a task not in a final state
+   (SUBMITTED, WORKING, unknown).
    */
   int32_t exit_code;
   /*
-   `a2a_outcome_reason`.
+   The `google.rpc.ErrorInfo` reason.
    */
   struct a2a_str reason;
   /*
-   `a2a_outcome_message`.
+   The error message (protocol or transport).
    */
   struct a2a_str message;
   /*
-   `a2a_outcome_data`.
+   The JSON-RPC `error.data` or REST `details`, as raw JSON text.
    */
   struct a2a_str data;
   /*
-   `a2a_outcome_task_id`.
+   The task id.
    */
   struct a2a_str task_id;
   /*
-   `a2a_outcome_context_id`.
+   The context id.
    */
   struct a2a_str context_id;
   /*
-   `a2a_outcome_text`.
+   The text of the task's status message, or of the direct message (present but empty
+   is `(ptr, 0)` with a non-NULL `ptr`, not absent).
    */
   struct a2a_str text;
   /*
-   `a2a_outcome_error_id`.
+   The remote's 12-hex `error_id`.
    */
   struct a2a_str error_id;
   /*
-   `a2a_outcome_hint`.
+   A version-mismatch or other hint for the caller.
    */
   struct a2a_str hint;
   /*
-   `a2a_outcome_body_excerpt`.
+   A bounded excerpt of a non-JSON or unexpected body (e.g. a proxy's HTML page).
    */
   struct a2a_str body_excerpt;
   /*
-   `a2a_outcome_cancel_origin` (a static string).
+   For a CANCELED task, who canceled it: `"requested"` (this client sent CancelTask for
+   it, or the server marked it so), `"remote"` or `"admission"` (refused before it ran,
+   by the server's marker). A static string, valid for the life of the program.
    */
   struct a2a_str cancel_origin;
   /*
-   `a2a_outcome_result_json`: the canonical JSON of the answer; absent when the outcome
-   carries none.
+   The canonical JSON of the answer the outcome carries (see `ffi/README.md` for its
+   shape): a client outcome of send, get or cancel; a stream's end outcome holds the
+   assembled answer, an item's outcome its event. Absent when it carries none (a
+   failure, an outcome the classifier built).
    */
   struct a2a_str result_json;
 } a2a_outcome_info;
@@ -3751,8 +3757,8 @@ typedef struct a2a_sse_packed {
   size_t limit_error_count;
   /*
    Every item of the feed in stream order (events, comments, retry values, limit
-   errors), as `a2a_sse_decoder_feed` returns them; event views point into
-   `bytes`. NULL when `item_count` is 0.
+   errors); event views point into `bytes`, other views into the decoder. NULL when
+   `item_count` is 0.
    */
   const struct a2a_sse_item *items;
   /*
@@ -3870,18 +3876,6 @@ struct a2a_str a2a_version(void);
 struct a2a_str a2a_result_describe(uint32_t code);
 
 /*
- The canonical JSON of the answer an outcome carries (see `ffi/README.md` for its shape),
- written to `*out` as a view into the outcome: valid as long as the outcome (for an
- outcome borrowed from a stream, until the stream's next mutating call).
-
- Returns `A2A_OK`, or `A2A_NONE` (leaving `*out` untouched) when the outcome carries no
- answer: an outcome of another call, a failure, or one the classifier built.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_outcome_result_json(const struct a2a_outcome *outcome, struct a2a_str *out);
-
-/*
  Reads the agent's answer from a body received in `version` (an `a2a_protocol_version`)
  over `binding` (an `a2a_binding`) and appends its canonical JSON to `out`. With
  `is_stream` false, `body` is the whole response of a send, get or cancel call (JSON-RPC
@@ -3917,18 +3911,11 @@ a2a_result a2a_buffer_new(struct a2a_buffer **out);
 void a2a_buffer_free(struct a2a_buffer *buffer);
 
 /*
- Everything appended since the buffer was created or cleared. The view points into the
+ Everything appended since the buffer was created. The view points into the
  buffer: valid until the next mutating call on it. Absent `(NULL, 0)` only when `buffer`
  is NULL.
  */
 struct a2a_bytes a2a_buffer_bytes(const struct a2a_buffer *buffer);
-
-/*
- Empties the buffer, keeping its capacity.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_buffer_clear(struct a2a_buffer *buffer);
 
 /*
  A human-readable message for the error of the most recent writer call on this buffer
@@ -4280,9 +4267,9 @@ a2a_result a2a_client_add_header_hook(struct a2a_client *client,
  `{"parts":[part,...],"metadata":{...}}` with at least one part, each
  `{"kind":"text","text":..}`, `{"kind":"data","data":<any JSON>}`,
  `{"kind":"file","bytes":"<base64>"}` or `{"kind":"file","uri":".."}`, optionally with
- `media_type`, `name` and `metadata` (the shape `a2a_outcome_result_json` renders parts
+ `media_type`, `name` and `metadata` (the shape `a2a_outcome_info.result_json` renders parts
  in). File URIs are passed on, never fetched. `out`: the call's outcome, a new handle the
- caller owns, carrying the answer (`a2a_outcome_result_json`).
+ caller owns, carrying the answer (`a2a_outcome_info.result_json`).
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options),
  `A2A_ANSWER_MESSAGE` (the message is not of that shape; nothing is sent), `A2A_CLOSED`
@@ -4301,7 +4288,7 @@ a2a_result a2a_client_send_message(const struct a2a_client *client,
  Sends a user text message (UTF-8) and waits for the answer (BLOCKS, bounded by the call
  timeout). `out`: the call's outcome, a new handle the caller owns — every failure,
  including connect errors and timeouts, is an outcome, not an error code. The outcome
- carries the agent's answer (`a2a_outcome_result_json`), also for get and cancel.
+ carries the agent's answer (`a2a_outcome_info.result_json`), also for get and cancel.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options),
  `A2A_CLOSED` (the client is being freed: `a2a_client_free` is waiting for the calls in
@@ -4361,7 +4348,7 @@ a2a_result a2a_client_stream_text(const struct a2a_client *client,
 /*
  Starts a streaming send of a user message of any parts (`message` as for
  `a2a_client_send_message`); otherwise as `a2a_client_stream_text`. The `END` event's
- outcome carries the answer put together from the stream (`a2a_outcome_result_json`),
+ outcome carries the answer put together from the stream (`a2a_outcome_info.result_json`),
  each item's outcome the event it was.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`,
@@ -5503,156 +5490,6 @@ a2a_result a2a_outcome_transport(uint32_t error,
 void a2a_outcome_free(struct a2a_outcome *outcome);
 
 /*
- The outcome's channel; `A2A_CHANNEL_INVALID` when `outcome` is NULL.
- */
-a2a_channel a2a_outcome_channel(const struct a2a_outcome *outcome);
-
-/*
- Whether the outcome is a success (a completed task or a direct message); false when
- `outcome` is NULL.
- */
-bool a2a_outcome_is_success(const struct a2a_outcome *outcome);
-
-/*
- The HTTP status. Returns true and writes `*out` when the outcome has one; false (and
- leaves `*out` untouched) when it has none or an argument is NULL.
- */
-bool a2a_outcome_http_status(const struct a2a_outcome *outcome, uint16_t *out);
-
-/*
- The error code (JSON-RPC `error.code` or REST `error.code`). Returns true and writes
- `*out` when present; false (leaving `*out` untouched) when absent or an argument is NULL.
- */
-bool a2a_outcome_code(const struct a2a_outcome *outcome, int64_t *out);
-
-/*
- The typed error name (error channels). Returns true and writes `*out` when present;
- false (leaving `*out` untouched) when absent or an argument is NULL.
- */
-bool a2a_outcome_error_name(const struct a2a_outcome *outcome, a2a_error_name *out);
-
-/*
- The `google.rpc.ErrorInfo` reason.
-
- Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
- The view points into the outcome: valid until `a2a_outcome_free`.
- */
-struct a2a_str a2a_outcome_reason(const struct a2a_outcome *outcome);
-
-/*
- The error message (protocol or transport).
-
- Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
- The view points into the outcome: valid until `a2a_outcome_free`.
- */
-struct a2a_str a2a_outcome_message(const struct a2a_outcome *outcome);
-
-/*
- The JSON-RPC `error.data` or REST `details`, as raw JSON text.
-
- Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
- The view points into the outcome: valid until `a2a_outcome_free`.
- */
-struct a2a_str a2a_outcome_data(const struct a2a_outcome *outcome);
-
-/*
- The task id.
-
- Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
- The view points into the outcome: valid until `a2a_outcome_free`.
- */
-struct a2a_str a2a_outcome_task_id(const struct a2a_outcome *outcome);
-
-/*
- The context id.
-
- Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
- The view points into the outcome: valid until `a2a_outcome_free`.
- */
-struct a2a_str a2a_outcome_context_id(const struct a2a_outcome *outcome);
-
-/*
- The text of the task's status message, or of the direct message.
-
- Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
- The view points into the outcome: valid until `a2a_outcome_free`.
- */
-struct a2a_str a2a_outcome_text(const struct a2a_outcome *outcome);
-
-/*
- The remote's 12-hex `error_id`.
-
- Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
- The view points into the outcome: valid until `a2a_outcome_free`.
- */
-struct a2a_str a2a_outcome_error_id(const struct a2a_outcome *outcome);
-
-/*
- A version-mismatch or other hint for the caller.
-
- Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
- The view points into the outcome: valid until `a2a_outcome_free`.
- */
-struct a2a_str a2a_outcome_hint(const struct a2a_outcome *outcome);
-
-/*
- A bounded excerpt of a non-JSON or unexpected body (e.g. a proxy's HTML page).
-
- Returns an absent view `(NULL, 0)` when the field is absent or `outcome` is NULL.
- The view points into the outcome: valid until `a2a_outcome_free`.
- */
-struct a2a_str a2a_outcome_body_excerpt(const struct a2a_outcome *outcome);
-
-/*
- The normalized task state (task channel). Returns true and writes `*out` when present;
- false (leaving `*out` untouched) when absent or an argument is NULL.
- */
-bool a2a_outcome_state(const struct a2a_outcome *outcome, a2a_task_state *out);
-
-/*
- Whether the task state is terminal; false when `outcome` is NULL.
- */
-bool a2a_outcome_terminal(const struct a2a_outcome *outcome);
-
-/*
- Whether a FAILED status text carries exception detail beyond its error id (ADK's debug
- errors); the model text then carries only the error id. False when `outcome` is NULL.
- */
-bool a2a_outcome_leaked_detail(const struct a2a_outcome *outcome);
-
-/*
- For a CANCELED task, who canceled it: `"requested"` (this client sent CancelTask for it,
- or the server marked it so), `"remote"` or `"admission"` (refused before it ran, by the
- server's marker). A static string (valid for the life of the program); absent (NULL
- pointer) for other outcomes or a NULL `outcome`.
- */
-struct a2a_str a2a_outcome_cancel_origin(const struct a2a_outcome *outcome);
-
-/*
- What to do next; `A2A_RETRY_INVALID` when `outcome` is NULL.
- */
-a2a_retry a2a_outcome_retry(const struct a2a_outcome *outcome);
-
-/*
- `Retry-After` in seconds. Returns true and writes `*out` when the response gave one;
- false (leaving `*out` untouched) otherwise or when an argument is NULL.
- */
-bool a2a_outcome_retry_after_secs(const struct a2a_outcome *outcome, uint64_t *out);
-
-/*
- The `retryable=true|false` flag of the remote's own stable hint (`[retryable=...]`).
- Returns true and writes `*out` when the remote gave one; false (leaving `*out`
- untouched) otherwise or when an argument is NULL.
- */
-bool a2a_outcome_remote_hint_retryable(const struct a2a_outcome *outcome, bool *out);
-
-/*
- Number of `key=value` pairs in the remote's stable hint (0 when there is none or
- `outcome` is NULL).
- */
-size_t a2a_outcome_remote_hint_count(const struct a2a_outcome *outcome);
-
-/*
  The `index`-th `key=value` pair of the remote's stable hint, in order.
 
  `key`, `value`: both written on success only; the views point into the outcome and are
@@ -5666,36 +5503,8 @@ a2a_result a2a_outcome_remote_hint_pair(const struct a2a_outcome *outcome,
                                         struct a2a_str *value);
 
 /*
- For the transport channel: whether the request may have reached the server. Returns
- true and writes `*out` when known; false (leaving `*out` untouched) otherwise or when an
- argument is NULL.
- */
-bool a2a_outcome_request_sent(const struct a2a_outcome *outcome, a2a_request_sent *out);
-
-/*
- The protocol version the response was read as. Returns true and writes `*out` when
- known; false (leaving `*out` untouched) otherwise or when an argument is NULL.
- */
-bool a2a_outcome_version(const struct a2a_outcome *outcome, a2a_protocol_version *out);
-
-/*
- The binding the response was read as. Returns true and writes `*out` when known; false
- (leaving `*out` untouched) otherwise or when an argument is NULL.
- */
-bool a2a_outcome_binding(const struct a2a_outcome *outcome, a2a_binding *out);
-
-/*
- The exit status the `a2a` command-line tool gives this outcome, so that a binding's
- own tools can report the same: 0 success (a message, or a COMPLETED task), 3 transport,
- HTTP or malformed response, 4 protocol error, 5 FAILED task, 6 CANCELED, REJECTED,
- INPUT_REQUIRED or AUTH_REQUIRED task, 7 a task not in a final state (SUBMITTED,
- WORKING, unknown). Returns -1 when `outcome` is NULL (or on a panic).
- */
-int32_t a2a_outcome_exit_code(const struct a2a_outcome *outcome);
-
-/*
- Fills `*out` with every field of `outcome` in one call (see `a2a_outcome_info`): what
- the per-field accessors return, for bindings that copy a whole outcome out. `out`:
+ Fills `*out` with every field of `outcome` in one call (see `a2a_outcome_info`); the
+ one way to read an outcome (bindings copy the whole struct out at once). `out`:
  written on success only; its views point into the outcome, valid as long as it (for a
  borrowed outcome, until its owner's next mutating call).
 
@@ -6473,45 +6282,22 @@ void a2a_sse_decoder_free(struct a2a_sse_decoder *decoder);
 
 /*
  Decodes a whole chunk of the body (any size, split anywhere; `(NULL, 0)` is an empty
- chunk) and returns every item it completed, ZERO-COPY.
-
- `items`/`count`: receive an array of `*count` items owned by the decoder (NULL when
- `*count` is 0); written on success only.
-
- RETAINS caller memory: values lying whole inside `chunk` are views of `chunk`, so every
- view in the items is valid only while the caller keeps `chunk` alive and unmodified AND
- until the next mutating call on the decoder. Values that span chunks are copied into the
- decoder. Use `a2a_sse_decoder_feed_packed` when the chunk may move or be freed after the
- call (JNA, cgo, ctypes).
-
- Limit errors are reported as `A2A_SSE_ITEM_KIND_LIMIT_ERROR` items (the call still
- returns `A2A_OK`); `a2a_sse_decoder_last_error` then describes the last one.
-
- Errors: `A2A_NULL_PARAMETER` (decoder, items or count NULL, or `(NULL, len > 0)`),
- `A2A_IN_USE` (another thread is inside a mutating call on this decoder; nothing was
- decoded, the chunk must be fed again), `A2A_CLOSED` (the decoder is being freed).
- */
-a2a_result a2a_sse_decoder_feed(struct a2a_sse_decoder *decoder,
-                                const uint8_t *chunk,
-                                size_t chunk_len,
-                                const struct a2a_sse_item **items,
-                                size_t *count);
-
-/*
- Like `a2a_sse_decoder_feed`, but every value is COPIED into memory the decoder owns (the
- chunk is borrowed for the call only, may be freed or moved as soon as it returns), and
- lays out every event the chunk completed
- in ONE buffer the decoder owns, so that a binding copies the whole batch once and
- slices it (or decodes it once and splits it at CR): see `a2a_sse_packed` for the
- guaranteed layout.
+ chunk) and returns every item it completed. Every value is COPIED into memory the
+ decoder owns (the chunk is borrowed for the call only and may be freed or moved as soon
+ as it returns), and every event the chunk completed is laid out in ONE buffer the
+ decoder owns, so that a binding copies the whole batch once and slices it (or decodes it
+ once and splits it at CR): see `a2a_sse_packed` for the guaranteed layout.
 
  `out`: written on success only; everything in it points into the decoder and is valid
  until the next mutating call on it or its free.
 
- Limit errors are items (`limit_error_count`), not a failed call.
+ Limit errors are reported as `A2A_SSE_ITEM_KIND_LIMIT_ERROR` items (`limit_error_count`;
+ the call still returns `A2A_OK`); `a2a_sse_decoder_last_error` then describes the last
+ one.
 
- Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`), `A2A_IN_USE`,
- `A2A_CLOSED` (as `a2a_sse_decoder_feed`).
+ Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`), `A2A_IN_USE`
+ (another thread is inside a mutating call on this decoder; nothing was decoded, the
+ chunk must be fed again), `A2A_CLOSED` (the decoder is being freed).
  */
 a2a_result a2a_sse_decoder_feed_packed(struct a2a_sse_decoder *decoder,
                                        const uint8_t *chunk,

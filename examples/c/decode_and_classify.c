@@ -2,8 +2,9 @@
  * decode_and_classify: a2a_core used from C.
  *
  * 1. Decodes a captured A2A 0.3 `message/stream` response body (SSE), fed in small chunks
- *    as a socket would deliver it, with the zero-copy batch call; every event goes to a
- *    stream tracker, which says how the stream ended.
+ *    as a socket would deliver it, with the batch call (a2a_sse_decoder_feed_packed: one
+ *    call per chunk, every item of it); every event goes to a stream tracker, which says
+ *    how the stream ended.
  * 2. Classifies a captured non-streaming response (a FAILED task carrying an ADK error_id)
  *    and prints its outcome.
  *
@@ -46,17 +47,20 @@ static int fail(const char *what, a2a_result r) {
 }
 
 static void print_outcome(const a2a_outcome *o) {
-  a2a_task_state st;
-  a2a_str ch = a2a_channel_to_str(a2a_outcome_channel(o));
+  /* One call reads every field of the outcome; its views live as long as the outcome. */
+  a2a_outcome_info info;
+  a2a_str ch;
+  if (a2a_outcome_get_info(o, &info) != A2A_OK) return;
+  ch = a2a_channel_to_str(info.channel);
   printf("  channel: %.*s\n", (int)ch.len, ch.ptr);
-  if (a2a_outcome_state(o, &st)) {
-    a2a_str s = a2a_task_state_to_str(st);
+  if (info.has_state) {
+    a2a_str s = a2a_task_state_to_str(info.state);
     printf("  state: %.*s\n", (int)s.len, s.ptr);
   }
-  print_view("task_id", a2a_outcome_task_id(o));
-  print_view("text", a2a_outcome_text(o));
-  print_view("error_id", a2a_outcome_error_id(o));
-  print_view("retry", a2a_retry_to_str(a2a_outcome_retry(o)));
+  print_view("task_id", info.task_id);
+  print_view("text", info.text);
+  print_view("error_id", info.error_id);
+  print_view("retry", a2a_retry_to_str(info.retry));
 }
 
 int main(void) {
@@ -85,14 +89,17 @@ int main(void) {
 
   printf("stream:\n");
   for (off = 0; off < len; off += 37) { /* 37-byte chunks, split anywhere */
+    a2a_sse_packed batch;
     const a2a_sse_item *items;
-    size_t n, chunk = len - off < 37 ? len - off : 37;
+    size_t chunk = len - off < 37 ? len - off : 37;
     now_ms += 10;
     a2a_stream_tracker_on_bytes(tracker, now_ms);
-    /* Zero-copy: the views point into STREAM, which outlives every item. */
-    r = a2a_sse_decoder_feed(dec, (const uint8_t *)STREAM + off, chunk, &items, &n);
-    if (r != A2A_OK) return fail("a2a_sse_decoder_feed", r);
-    for (i = 0; i < n; i++) {
+    /* The decoder copies what it keeps: the items point into the decoder, valid until the
+     * next call on it. */
+    r = a2a_sse_decoder_feed_packed(dec, (const uint8_t *)STREAM + off, chunk, &batch);
+    if (r != A2A_OK) return fail("a2a_sse_decoder_feed_packed", r);
+    items = batch.items;
+    for (i = 0; i < batch.item_count; i++) {
       a2a_stream_item item;
       if (items[i].kind == A2A_SSE_ITEM_KIND_COMMENT) {
         a2a_stream_tracker_on_comment(tracker, now_ms);
@@ -102,10 +109,10 @@ int main(void) {
                                         items[i].event_type.len, items[i].data.ptr,
                                         items[i].data.len, &item);
         if (r == A2A_OK) {
-          a2a_task_state st;
+          a2a_outcome_info info;
           printf("  event id=%.*s", (int)items[i].id.len, (const char *)items[i].id.ptr);
-          if (a2a_outcome_state(item.outcome, &st)) {
-            a2a_str s = a2a_task_state_to_str(st);
+          if (a2a_outcome_get_info(item.outcome, &info) == A2A_OK && info.has_state) {
+            a2a_str s = a2a_task_state_to_str(info.state);
             printf(" state=%.*s", (int)s.len, s.ptr);
           }
           printf("%s\n", item.ends_stream ? " (ends the stream)" : "");

@@ -6,47 +6,20 @@
 //! records). One rendering keeps the surface to three calls and lets the model grow without
 //! new exports:
 //!
-//! - `a2a_outcome_result_json`: the answer attached to an outcome the client returned (send,
-//!   get, cancel; a stream's `END` outcome holds the assembled answer, an item's outcome its
-//!   event).
+//! - `a2a_outcome_info.result_json` (from `a2a_outcome_get_info`): the answer attached to an
+//!   outcome the client returned (send, get, cancel; a stream's `END` outcome holds the
+//!   assembled answer, an item's outcome its event).
 //! - `a2a_answer_read`: the same rendering from a body the caller received itself (a
 //!   binding with its own HTTP driver, captured streams, the shared fixtures).
 //! - `a2a_client_send_message` / `a2a_client_stream_message` (in `driver.rs`): a message of
 //!   any parts, given in the same canonical part shape.
 
 use crate::buffer::a2a_buffer;
-use crate::handle::{try_mut, try_out, try_ref};
-use crate::outcome::a2a_outcome;
+use crate::handle::try_mut;
 use crate::panic::ffi_panic_boundary;
 use crate::result::a2a_result;
-use crate::view::{a2a_str, try_bytes};
+use crate::view::try_bytes;
 use crate::vocab::{a2a_binding, a2a_protocol_version};
-
-/// The canonical JSON of the answer an outcome carries (see `ffi/README.md` for its shape),
-/// written to `*out` as a view into the outcome: valid as long as the outcome (for an
-/// outcome borrowed from a stream, until the stream's next mutating call).
-///
-/// Returns `A2A_OK`, or `A2A_NONE` (leaving `*out` untouched) when the outcome carries no
-/// answer: an outcome of another call, a failure, or one the classifier built.
-///
-/// Errors: `A2A_NULL_PARAMETER`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_outcome_result_json(
-    outcome: *const a2a_outcome,
-    out: *mut a2a_str,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let o = try_ref!(outcome);
-        let out = try_out!(out);
-        match &o.result {
-            Some(json) => {
-                out.set(a2a_str::from_str(json));
-                a2a_result::A2A_OK
-            }
-            None => a2a_result::A2A_NONE,
-        }
-    }
-}
 
 /// Reads the agent's answer from a body received in `version` (an `a2a_protocol_version`)
 /// over `binding` (an `a2a_binding`) and appends its canonical JSON to `out`. With

@@ -2,15 +2,15 @@
 //! serialization, joins) append to. One copy out when the caller sends the bytes; no size
 //! negotiation.
 
-use crate::handle::{self, Handle, try_mut, try_out, try_ref};
+use crate::handle::{self, Handle, try_out, try_ref};
 use crate::panic::ffi_panic_boundary;
 use crate::result::a2a_result;
 use crate::view::{a2a_bytes, a2a_str};
 
 /// A growable byte buffer. Writers append to it; read it with `a2a_buffer_bytes`.
 ///
-/// Methods: `a2a_buffer_new`, `a2a_buffer_free`, `a2a_buffer_bytes`, `a2a_buffer_clear`,
-/// `a2a_buffer_last_error`.
+/// Methods: `a2a_buffer_new`, `a2a_buffer_free`, `a2a_buffer_bytes`,
+/// `a2a_buffer_last_error`. (To start over, free it and take a new one.)
 ///
 /// Threading: `Send`, not thread-safe.
 pub struct a2a_buffer {
@@ -52,26 +52,13 @@ pub extern "C" fn a2a_buffer_free(buffer: *mut a2a_buffer) {
     }
 }
 
-/// Everything appended since the buffer was created or cleared. The view points into the
+/// Everything appended since the buffer was created. The view points into the
 /// buffer: valid until the next mutating call on it. Absent `(NULL, 0)` only when `buffer`
 /// is NULL.
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_buffer_bytes(buffer: *const a2a_buffer) -> a2a_bytes {
     ffi_panic_boundary! {
         a2a_bytes::from_slice(&try_ref!(buffer).bytes)
-    }
-}
-
-/// Empties the buffer, keeping its capacity.
-///
-/// Errors: `A2A_NULL_PARAMETER`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_buffer_clear(buffer: *mut a2a_buffer) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(buffer);
-        b.bytes.clear();
-        b.last_error.clear();
-        a2a_result::A2A_OK
     }
 }
 

@@ -252,16 +252,13 @@ mod tests {
         let r = response(200, "application/json", body);
         let mut o = null_mut();
         assert_eq!(a2a_classify(&r, &mut o), a2a_result::A2A_OK);
-        assert_eq!(a2a_outcome_channel(o), a2a_channel::Task);
-        let mut st = a2a_task_state::Unknown;
-        assert!(a2a_outcome_state(o, &mut st));
-        assert_eq!(st, a2a_task_state::Failed);
-        assert!(a2a_outcome_terminal(o));
-        assert_eq!(
-            unsafe { a2a_outcome_error_id(o).as_str() },
-            Some("3f9c0a7b12de")
-        );
-        assert_eq!(unsafe { a2a_outcome_task_id(o).as_str() }, Some("t-1"));
+        let i = crate::outcome::tests::info(o);
+        assert_eq!(i.channel, a2a_channel::Task);
+        assert!(i.has_state);
+        assert_eq!(i.state, a2a_task_state::Failed as u32);
+        assert!(i.terminal);
+        assert_eq!(unsafe { i.error_id.as_str() }, Some("3f9c0a7b12de"));
+        assert_eq!(unsafe { i.task_id.as_str() }, Some("t-1"));
         a2a_outcome_free(o);
     }
 
@@ -272,11 +269,11 @@ mod tests {
         let r = response(200, "application/json", body);
         let mut o = null_mut();
         assert_eq!(a2a_classify(&r, &mut o), a2a_result::A2A_OK);
-        assert_eq!(a2a_outcome_channel(o), a2a_channel::Protocol);
-        let mut code = 0;
-        assert!(a2a_outcome_code(o, &mut code));
-        assert_eq!(code, -32001);
-        assert_eq!(a2a_outcome_retry(o), a2a_retry::Never);
+        let i = crate::outcome::tests::info(o);
+        assert_eq!(i.channel, a2a_channel::Protocol);
+        assert!(i.has_code);
+        assert_eq!(i.code, -32001);
+        assert_eq!(i.retry, a2a_retry::Never);
         a2a_outcome_free(o);
 
         let mut r = response(502, "text/html", b"<html>Bad Gateway</html>");
@@ -284,10 +281,11 @@ mod tests {
         r.retry_after_len = 1;
         let mut o = null_mut();
         assert_eq!(a2a_classify(&r, &mut o), a2a_result::A2A_OK);
-        assert_eq!(a2a_outcome_channel(o), a2a_channel::Http);
-        let mut name = a2a_error_name::Other;
-        assert!(a2a_outcome_error_name(o, &mut name));
-        assert_eq!(name, a2a_error_name::BadGateway);
+        assert_eq!(crate::outcome::tests::info(o).channel, a2a_channel::Http);
+        assert_eq!(
+            crate::outcome::tests::error_name(o),
+            Some(a2a_error_name::BadGateway)
+        );
         a2a_outcome_free(o);
     }
 

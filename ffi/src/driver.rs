@@ -501,9 +501,9 @@ fn call(
 /// `{"parts":[part,...],"metadata":{...}}` with at least one part, each
 /// `{"kind":"text","text":..}`, `{"kind":"data","data":<any JSON>}`,
 /// `{"kind":"file","bytes":"<base64>"}` or `{"kind":"file","uri":".."}`, optionally with
-/// `media_type`, `name` and `metadata` (the shape `a2a_outcome_result_json` renders parts
+/// `media_type`, `name` and `metadata` (the shape `a2a_outcome_info.result_json` renders parts
 /// in). File URIs are passed on, never fetched. `out`: the call's outcome, a new handle the
-/// caller owns, carrying the answer (`a2a_outcome_result_json`).
+/// caller owns, carrying the answer (`a2a_outcome_info.result_json`).
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options),
 /// `A2A_ANSWER_MESSAGE` (the message is not of that shape; nothing is sent), `A2A_CLOSED`
@@ -529,7 +529,7 @@ pub extern "C" fn a2a_client_send_message(
 /// Sends a user text message (UTF-8) and waits for the answer (BLOCKS, bounded by the call
 /// timeout). `out`: the call's outcome, a new handle the caller owns — every failure,
 /// including connect errors and timeouts, is an outcome, not an error code. The outcome
-/// carries the agent's answer (`a2a_outcome_result_json`), also for get and cancel.
+/// carries the agent's answer (`a2a_outcome_info.result_json`), also for get and cancel.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options),
 /// `A2A_CLOSED` (the client is being freed: `a2a_client_free` is waiting for the calls in
@@ -660,7 +660,7 @@ type MessageParts = (
 
 /// Starts a streaming send of a user message of any parts (`message` as for
 /// `a2a_client_send_message`); otherwise as `a2a_client_stream_text`. The `END` event's
-/// outcome carries the answer put together from the stream (`a2a_outcome_result_json`),
+/// outcome carries the answer put together from the stream (`a2a_outcome_info.result_json`),
 /// each item's outcome the event it was.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`,
@@ -831,13 +831,18 @@ mod tests {
             a2a_result::A2A_OK
         );
         assert_eq!(count.load(Ordering::SeqCst), 1);
-        assert_eq!(a2a_outcome_channel(o), a2a_channel::Transport);
-        let mut name = a2a_error_name::Other;
-        assert!(a2a_outcome_error_name(o, &mut name));
-        assert_eq!(name, a2a_error_name::ConnectFailed);
-        let mut sent = a2a_request_sent::Unknown;
-        assert!(a2a_outcome_request_sent(o, &mut sent));
-        assert_eq!(sent, a2a_request_sent::No);
+        assert_eq!(
+            crate::outcome::tests::info(o).channel,
+            a2a_channel::Transport
+        );
+        assert_eq!(
+            crate::outcome::tests::error_name(o),
+            Some(a2a_error_name::ConnectFailed)
+        );
+        assert_eq!(
+            crate::outcome::tests::request_sent(o),
+            Some(a2a_request_sent::No)
+        );
         a2a_outcome_free(o);
         a2a_client_free(c);
     }

@@ -508,7 +508,7 @@ unsafe fn abort_or_new(abort: *const a2a_abort) -> AbortHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{a2a_outcome_error_name, a2a_outcome_free, a2a_outcome_request_sent};
+    use crate::outcome::a2a_outcome_free;
     use crate::vocab::{a2a_error_name, a2a_request_sent};
     use std::io::{BufRead, BufReader, Write};
     use std::net::TcpListener;
@@ -599,12 +599,14 @@ mod tests {
         let returned = Instant::now();
         let aborted_at = aborter.join().unwrap();
         assert!(returned.saturating_duration_since(aborted_at) < Duration::from_millis(500));
-        let mut name = a2a_error_name::Other;
-        assert!(a2a_outcome_error_name(err, &mut name));
-        assert_eq!(name, a2a_error_name::Reset);
-        let mut sent = a2a_request_sent::No;
-        assert!(a2a_outcome_request_sent(err, &mut sent));
-        assert_eq!(sent, a2a_request_sent::Unknown);
+        assert_eq!(
+            crate::outcome::tests::error_name(err),
+            Some(a2a_error_name::Reset)
+        );
+        assert_eq!(
+            crate::outcome::tests::request_sent(err),
+            Some(a2a_request_sent::Unknown)
+        );
         a2a_outcome_free(err);
         assert_eq!(
             a2a_raw_stream_read(s, 20_000, &mut chunk, null_mut()),
@@ -684,9 +686,10 @@ mod tests {
             a2a_result::A2A_CLIENT_TRANSPORT
         );
         assert!(r.is_null());
-        let mut sent = a2a_request_sent::Unknown;
-        assert!(a2a_outcome_request_sent(err, &mut sent));
-        assert_eq!(sent, a2a_request_sent::No);
+        assert_eq!(
+            crate::outcome::tests::request_sent(err),
+            Some(a2a_request_sent::No)
+        );
         a2a_outcome_free(err);
         a2a_abort_free(ab);
         crate::driver::a2a_client_free(c);

@@ -860,8 +860,8 @@ pub struct a2a_event {
     pub task_id: a2a_str,
     /// `RETRYING`, `RESUBSCRIBING`: why; `ITEM`: the event classified; `FINISHED`: the
     /// call's outcome (for a card fetch that resolved: NULL). BORROWED: never free it; read
-    /// it with `a2a_outcome_get_info` (its `result_json` is `answer_json`) or the
-    /// `a2a_outcome_*` accessors before the next mutating call on the call.
+    /// it with `a2a_outcome_get_info` (its `result_json` is `answer_json`) before the next
+    /// mutating call on the call.
     pub outcome: *const a2a_outcome,
     /// `ITEM`: the item (its `outcome` is `outcome`).
     pub item: a2a_stream_item,

@@ -70,7 +70,7 @@ defaults! {
     u16 => 0,
     u32 => 0,
     u64 => 0,
-    // -1: no valid value is negative (`a2a_outcome_exit_code`).
+    // -1: no valid value of an i32 return is negative (an exit status).
     i32 => -1,
     i64 => 0,
     usize => 0,

@@ -1091,9 +1091,10 @@ mod tests {
         assert!(!a2a_breaker_allow(b, 30));
         let mut r = null_mut();
         assert_eq!(a2a_breaker_refusal(b, 30, &mut r), a2a_result::A2A_OK);
-        let mut name = a2a_error_name::Other;
-        assert!(a2a_outcome_error_name(r, &mut name));
-        assert_eq!(name, a2a_error_name::CircuitOpen);
+        assert_eq!(
+            crate::outcome::tests::error_name(r),
+            Some(a2a_error_name::CircuitOpen)
+        );
         assert_eq!(
             a2a_breaker_snapshot_at(b, 30, &mut snap),
             a2a_result::A2A_OK

@@ -1,23 +1,17 @@
 //! The SSE decoder and encoder (`text/event-stream`).
 //!
 //! # Decoder
-//! One call decodes a whole chunk: `a2a_sse_decoder_feed` (zero-copy) or
-//! `a2a_sse_decoder_feed_packed` (copying) returns every item the chunk completed as an
-//! array of `a2a_sse_item` structs, so a binding makes one foreign call per chunk, not one
-//! per event or field.
+//! One call decodes a whole chunk: `a2a_sse_decoder_feed_packed` returns every item the
+//! chunk completed as an array of `a2a_sse_item` structs, so a binding makes one foreign
+//! call per chunk, not one per event or field.
 //!
-//! Which memory the views point into:
-//! - `a2a_sse_decoder_feed` (zero-copy) RETAINS pointers into the caller's chunk: a value
-//!   that lies whole inside the chunk is handed out as a view of it, so the views are valid
-//!   only while the caller keeps the chunk alive and unmodified, and until the next mutating
-//!   call on the decoder. Values that span chunks (or multi-line data) are copied into the
-//!   decoder.
-//! - `a2a_sse_decoder_feed_packed` copies every value into memory the decoder owns; the
-//!   chunk may be freed or moved as soon as the call returns. Bindings whose runtime moves
-//!   or frees the buffer after the call (JNA, cgo, ctypes) must use this one. It lays the
-//!   events out for bindings that copy a whole batch at once: every event's type, data and
-//!   id, each ended by a CR, back to back in one buffer the decoder owns, with an array of
-//!   start offsets. The layout is part of the ABI.
+//! It copies every value into memory the decoder owns (the chunk may be freed or moved as
+//! soon as the call returns: JNA, cgo and ctypes do that) and lays the events out for
+//! bindings that copy a whole batch at once: every event's type, data and id, each ended by
+//! a CR, back to back in one buffer the decoder owns, with an array of start offsets. The
+//! layout is part of the ABI. (A zero-copy feed that kept views into the caller's chunk
+//! was removed: no binding could use it, and one feed is one set of rules; see
+//! `ffi/README.md`.)
 //!
 //! Limit errors are not fatal: they come back as `A2A_SSE_ITEM_LIMIT_ERROR` items, the
 //! decoder skips the rest of that event and goes on.
@@ -140,27 +134,17 @@ pub struct a2a_sse_packed {
     /// last one).
     pub limit_error_count: usize,
     /// Every item of the feed in stream order (events, comments, retry values, limit
-    /// errors), as `a2a_sse_decoder_feed` returns them; event views point into
-    /// `bytes`. NULL when `item_count` is 0.
+    /// errors); event views point into `bytes`, other views into the decoder. NULL when
+    /// `item_count` is 0.
     pub items: *const a2a_sse_item,
     /// Number of items.
     pub item_count: usize,
 }
 
-/// How a feed keeps the values it hands out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// Views into the chunk where possible.
-    ZeroCopy,
-    /// Event values copied back to back into `packed`; other values into the arena.
-    Packed,
-}
-
-/// Where a value recorded during a feed lives: a range of the fed chunk, of the arena, or
-/// of the packed buffer.
+/// Where a value recorded during a feed lives: a range of the arena or of the packed
+/// buffer.
 #[derive(Debug, Clone, Copy)]
 enum Span {
-    Chunk(usize, usize),
     Arena(usize, usize),
     Packed(usize, usize),
 }
@@ -194,7 +178,7 @@ impl Rec {
 /// An incremental SSE decoder (WHATWG event stream interpretation), bounded by its limits.
 ///
 /// Methods: `a2a_sse_decoder_new_with`, `a2a_sse_decoder_free`,
-/// `a2a_sse_decoder_feed`, `a2a_sse_decoder_feed_packed`,
+/// `a2a_sse_decoder_feed_packed`,
 /// `a2a_sse_decoder_finish`, `a2a_sse_decoder_last_event_id`,
 /// `a2a_sse_decoder_set_last_event_id`, `a2a_sse_decoder_retry`,
 /// `a2a_sse_decoder_reset_for_reconnect`, `a2a_sse_decoder_last_error`.
@@ -204,7 +188,7 @@ impl Rec {
 /// waits for a call in progress.
 pub struct a2a_sse_decoder {
     decoder: Decoder,
-    /// Copies of values that do not lie in the fed chunk (and the comments of a packed feed).
+    /// Copies of the values that are not event fields (comments).
     arena: Vec<u8>,
     /// Packed feed: the event values, each ended by CR (see `a2a_sse_packed`).
     packed: Vec<u8>,
@@ -212,13 +196,13 @@ pub struct a2a_sse_decoder {
     offsets: Vec<u64>,
     recs: Vec<Rec>,
     /// INVARIANT: built from `recs` after the last feed/finish; its pointers point into
-    /// `arena` (not modified since) or into the caller's chunk of that feed.
+    /// `arena` or `packed` (neither modified since).
     items: Vec<a2a_sse_item>,
     last_error: String,
 }
 
-// SAFETY: the raw pointers in `items` point into `arena` (owned by the handle) or into a
-// caller buffer; neither ties the handle to a thread. Concurrent use is excluded by contract.
+// SAFETY: the raw pointers in `items` point into `arena` or `packed` (owned by the handle),
+// which does not tie the handle to a thread. Concurrent use is excluded by the use gate.
 unsafe impl Send for a2a_sse_decoder {}
 
 impl Handle for a2a_sse_decoder {}
@@ -231,26 +215,8 @@ fn limit_code(e: &LimitError) -> a2a_result {
     }
 }
 
-/// Where `inner` starts inside `outer`, if it lies wholly inside it (by address).
-///
-/// For callers that keep positions rather than borrows (a C ABI batching the events of one
-/// chunk): an event value that lies inside the fed chunk is a view of it; any other value
-/// lives in the decoder's buffers and must be copied before the next call.
-fn offset_within(outer: &[u8], inner: &[u8]) -> Option<usize> {
-    let start = outer.as_ptr() as usize;
-    let at = inner.as_ptr() as usize;
-    if at >= start && at + inner.len() <= start + outer.len() && !outer.is_empty() {
-        Some(at - start)
-    } else {
-        None
-    }
-}
-
-/// Records `v` as a chunk range (zero-copy) or copies it into the arena.
-fn span(chunk: &[u8], arena: &mut Vec<u8>, v: &[u8], copy: bool) -> Span {
-    if !copy && let Some(off) = offset_within(chunk, v) {
-        return Span::Chunk(off, v.len());
-    }
+/// Copies `v` into the arena.
+fn copy(arena: &mut Vec<u8>, v: &[u8]) -> Span {
     let start = arena.len();
     arena.extend_from_slice(v);
     Span::Arena(start, v.len())
@@ -267,10 +233,9 @@ fn pack(packed: &mut Vec<u8>, offsets: &mut Vec<u64>, v: &[u8]) -> Span {
     Span::Packed(start, v.len())
 }
 
-fn view(chunk: &[u8], arena: &[u8], packed: &[u8], s: Option<Span>) -> a2a_bytes {
+fn view(arena: &[u8], packed: &[u8], s: Option<Span>) -> a2a_bytes {
     match s {
         None => a2a_bytes::NONE,
-        Some(Span::Chunk(off, len)) => a2a_bytes::from_slice(&chunk[off..off + len]),
         Some(Span::Arena(off, len)) => a2a_bytes::from_slice(&arena[off..off + len]),
         Some(Span::Packed(off, len)) => a2a_bytes::from_slice(&packed[off..off + len]),
     }
@@ -299,10 +264,10 @@ impl a2a_sse_decoder {
         self.last_error.clear();
     }
 
-    /// Decodes all of `chunk`, recording every item, keeping values as `mode` says.
-    fn drain(&mut self, chunk: &[u8], mode: Mode) {
+    /// Decodes all of `chunk`, recording every item: event values packed, comments copied
+    /// into the arena.
+    fn drain(&mut self, chunk: &[u8]) {
         self.begin();
-        let copy = mode != Mode::ZeroCopy;
         let a2a_sse_decoder {
             decoder,
             arena,
@@ -312,29 +277,21 @@ impl a2a_sse_decoder {
             last_error,
             ..
         } = self;
-        if mode == Mode::Packed {
-            offsets.push(0);
-        }
+        offsets.push(0);
         let mut feed = decoder.feed(chunk);
         loop {
             match feed.next_item() {
                 Ok(None) => break,
                 Ok(Some(Item::Event(e))) => {
                     let mut r = Rec::new(a2a_sse_item_kind::Event);
-                    if mode == Mode::Packed {
-                        r.event_type = Some(pack(packed, offsets, e.event_type));
-                        r.data = Some(pack(packed, offsets, e.data));
-                        r.id = Some(pack(packed, offsets, e.id));
-                    } else {
-                        r.event_type = Some(span(chunk, arena, e.event_type, copy));
-                        r.data = Some(span(chunk, arena, e.data, copy));
-                        r.id = Some(span(chunk, arena, e.id, copy));
-                    }
+                    r.event_type = Some(pack(packed, offsets, e.event_type));
+                    r.data = Some(pack(packed, offsets, e.data));
+                    r.id = Some(pack(packed, offsets, e.id));
                     recs.push(r);
                 }
                 Ok(Some(Item::Comment(c))) => {
                     let mut r = Rec::new(a2a_sse_item_kind::Comment);
-                    r.data = Some(span(chunk, arena, c, copy));
+                    r.data = Some(copy(arena, c));
                     recs.push(r);
                 }
                 Ok(Some(Item::Retry(ms))) => {
@@ -357,9 +314,9 @@ impl a2a_sse_decoder {
             .iter()
             .map(|r| a2a_sse_item {
                 kind: r.kind,
-                event_type: view(chunk, &self.arena, &self.packed, r.event_type),
-                data: view(chunk, &self.arena, &self.packed, r.data),
-                id: view(chunk, &self.arena, &self.packed, r.id),
+                event_type: view(&self.arena, &self.packed, r.event_type),
+                data: view(&self.arena, &self.packed, r.data),
+                id: view(&self.arena, &self.packed, r.id),
                 retry_ms: r.retry_ms,
                 error: r.error,
                 limit: r.limit,
@@ -415,74 +372,23 @@ pub extern "C" fn a2a_sse_decoder_free(decoder: *mut a2a_sse_decoder) {
     }
 }
 
-/// Body of the zero-copy feed call.
-fn feed(
-    decoder: *mut a2a_sse_decoder,
-    chunk: *const u8,
-    chunk_len: usize,
-    items: *mut *const a2a_sse_item,
-    count: *mut usize,
-    mode: Mode,
-) -> a2a_result {
-    let d = try_mut!(decoder);
-    let items = try_out!(items);
-    let count = try_out!(count);
-    let chunk = try_bytes!(chunk, chunk_len);
-    d.drain(chunk, mode);
-    items.set(if d.items.is_empty() {
-        std::ptr::null()
-    } else {
-        d.items.as_ptr()
-    });
-    count.set(d.items.len());
-    a2a_result::A2A_OK
-}
-
 /// Decodes a whole chunk of the body (any size, split anywhere; `(NULL, 0)` is an empty
-/// chunk) and returns every item it completed, ZERO-COPY.
-///
-/// `items`/`count`: receive an array of `*count` items owned by the decoder (NULL when
-/// `*count` is 0); written on success only.
-///
-/// RETAINS caller memory: values lying whole inside `chunk` are views of `chunk`, so every
-/// view in the items is valid only while the caller keeps `chunk` alive and unmodified AND
-/// until the next mutating call on the decoder. Values that span chunks are copied into the
-/// decoder. Use `a2a_sse_decoder_feed_packed` when the chunk may move or be freed after the
-/// call (JNA, cgo, ctypes).
-///
-/// Limit errors are reported as `A2A_SSE_ITEM_KIND_LIMIT_ERROR` items (the call still
-/// returns `A2A_OK`); `a2a_sse_decoder_last_error` then describes the last one.
-///
-/// Errors: `A2A_NULL_PARAMETER` (decoder, items or count NULL, or `(NULL, len > 0)`),
-/// `A2A_IN_USE` (another thread is inside a mutating call on this decoder; nothing was
-/// decoded, the chunk must be fed again), `A2A_CLOSED` (the decoder is being freed).
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_sse_decoder_feed(
-    decoder: *mut a2a_sse_decoder,
-    chunk: *const u8,
-    chunk_len: usize,
-    items: *mut *const a2a_sse_item,
-    count: *mut usize,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        feed(decoder, chunk, chunk_len, items, count, Mode::ZeroCopy)
-    }
-}
-
-/// Like `a2a_sse_decoder_feed`, but every value is COPIED into memory the decoder owns (the
-/// chunk is borrowed for the call only, may be freed or moved as soon as it returns), and
-/// lays out every event the chunk completed
-/// in ONE buffer the decoder owns, so that a binding copies the whole batch once and
-/// slices it (or decodes it once and splits it at CR): see `a2a_sse_packed` for the
-/// guaranteed layout.
+/// chunk) and returns every item it completed. Every value is COPIED into memory the
+/// decoder owns (the chunk is borrowed for the call only and may be freed or moved as soon
+/// as it returns), and every event the chunk completed is laid out in ONE buffer the
+/// decoder owns, so that a binding copies the whole batch once and slices it (or decodes it
+/// once and splits it at CR): see `a2a_sse_packed` for the guaranteed layout.
 ///
 /// `out`: written on success only; everything in it points into the decoder and is valid
 /// until the next mutating call on it or its free.
 ///
-/// Limit errors are items (`limit_error_count`), not a failed call.
+/// Limit errors are reported as `A2A_SSE_ITEM_KIND_LIMIT_ERROR` items (`limit_error_count`;
+/// the call still returns `A2A_OK`); `a2a_sse_decoder_last_error` then describes the last
+/// one.
 ///
-/// Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`), `A2A_IN_USE`,
-/// `A2A_CLOSED` (as `a2a_sse_decoder_feed`).
+/// Errors: `A2A_NULL_PARAMETER` (decoder or out NULL, or `(NULL, len > 0)`), `A2A_IN_USE`
+/// (another thread is inside a mutating call on this decoder; nothing was decoded, the
+/// chunk must be fed again), `A2A_CLOSED` (the decoder is being freed).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_sse_decoder_feed_packed(
     decoder: *mut a2a_sse_decoder,
@@ -494,7 +400,7 @@ pub extern "C" fn a2a_sse_decoder_feed_packed(
         let d = try_mut!(decoder);
         let out = try_out!(out);
         let chunk = try_bytes!(chunk, chunk_len);
-        d.drain(chunk, Mode::Packed);
+        d.drain(chunk);
         let count = |k| d.items.iter().filter(|i| i.kind == k).count();
         out.set(a2a_sse_packed {
             bytes: a2a_bytes::from_slice(&d.packed),
@@ -531,9 +437,9 @@ pub extern "C" fn a2a_sse_decoder_finish(
         let mut event_rec = None;
         if let Some(e) = f.event {
             let mut r = Rec::new(a2a_sse_item_kind::Event);
-            r.event_type = Some(span(&[], &mut d.arena, e.event_type, true));
-            r.data = Some(span(&[], &mut d.arena, e.data, true));
-            r.id = Some(span(&[], &mut d.arena, e.id, true));
+            r.event_type = Some(copy(&mut d.arena, e.event_type));
+            r.data = Some(copy(&mut d.arena, e.data));
+            r.id = Some(copy(&mut d.arena, e.id));
             event_rec = Some(r);
         }
         let discarded = f.discarded.unwrap_or_default();
@@ -557,9 +463,9 @@ pub extern "C" fn a2a_sse_decoder_finish(
         if let Some(r) = event_rec {
             report.event = a2a_sse_item {
                 kind: r.kind,
-                event_type: view(&[], &d.arena, &[], r.event_type),
-                data: view(&[], &d.arena, &[], r.data),
-                id: view(&[], &d.arena, &[], r.id),
+                event_type: view(&d.arena, &[], r.event_type),
+                data: view(&d.arena, &[], r.data),
+                id: view(&d.arena, &[], r.id),
                 retry_ms: 0,
                 error: a2a_result::A2A_OK,
                 limit: 0,
@@ -845,21 +751,20 @@ mod tests {
         d
     }
 
-    /// Feeds `chunk` (zero-copy) and returns the items as owned tuples (kind, type, data, id).
-    fn feed_all(d: *mut a2a_sse_decoder, chunk: &[u8]) -> Vec<Owned> {
-        let mut items: *const a2a_sse_item = null();
-        let mut n = usize::MAX;
-        assert_eq!(
-            a2a_sse_decoder_feed(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
-            a2a_result::A2A_OK
-        );
-        let slice = if n == 0 {
-            assert!(items.is_null());
+    /// The items of a packed feed (NULL exactly when there are none).
+    fn items_of(p: &a2a_sse_packed) -> &'static [a2a_sse_item] {
+        if p.item_count == 0 {
+            assert!(p.items.is_null());
             &[][..]
         } else {
-            unsafe { std::slice::from_raw_parts(items, n) }
-        };
-        slice
+            unsafe { std::slice::from_raw_parts(p.items, p.item_count) }
+        }
+    }
+
+    /// Feeds `chunk` (packed) and returns the items as owned tuples (kind, type, data, id).
+    fn feed_all(d: *mut a2a_sse_decoder, chunk: &[u8]) -> Vec<Owned> {
+        let p = feed_packed(d, chunk);
+        items_of(&p.raw)
             .iter()
             .map(|i| unsafe {
                 (
@@ -899,25 +804,6 @@ mod tests {
     }
 
     #[test]
-    fn zero_copy_views_point_into_the_chunk() {
-        let chunk = b"event: update\ndata: {\"a\":1}\n\n".to_vec();
-        let range = chunk.as_ptr_range();
-        let d = new_decoder();
-        let mut items: *const a2a_sse_item = null();
-        let mut n = 0;
-        assert_eq!(
-            a2a_sse_decoder_feed(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n),
-            a2a_result::A2A_OK
-        );
-        assert_eq!(n, 1);
-        let item = unsafe { *items };
-        assert!(range.contains(&item.data.ptr));
-        assert_eq!(unsafe { item.data.as_slice() }, Some(&b"{\"a\":1}"[..]));
-        assert_eq!(unsafe { item.event_type.as_slice() }, Some(&b"update"[..]));
-        a2a_sse_decoder_free(d);
-    }
-
-    #[test]
     fn limits_are_reported_as_items_and_decoding_goes_on() {
         let mut d = null_mut();
         assert_eq!(
@@ -950,11 +836,9 @@ mod tests {
             a2a_sse_decoder_new_with(1024, 4, a2a_sse_at_eof::Discard as u32, &mut d),
             a2a_result::A2A_OK
         );
-        let chunk = b"data: 123\ndata: 456\n\n";
-        let (mut items, mut n) = (null(), 0);
-        a2a_sse_decoder_feed(d, chunk.as_ptr(), chunk.len(), &mut items, &mut n);
-        let all = unsafe { std::slice::from_raw_parts(items, n) };
-        let e = all
+        let p = feed_packed(d, b"data: 123\ndata: 456\n\n");
+        assert_eq!(p.raw.limit_error_count, 1);
+        let e = items_of(&p.raw)
             .iter()
             .find(|i| i.kind == a2a_sse_item_kind::LimitError)
             .unwrap();
@@ -1024,25 +908,27 @@ mod tests {
 
     #[test]
     fn null_arguments() {
-        let (mut items, mut n) = (null(), 0);
+        let mut out = std::mem::MaybeUninit::<a2a_sse_packed>::uninit();
         assert_eq!(
-            a2a_sse_decoder_feed(null_mut(), null(), 0, &mut items, &mut n),
+            a2a_sse_decoder_feed_packed(null_mut(), null(), 0, out.as_mut_ptr()),
             a2a_result::A2A_NULL_PARAMETER
         );
         let d = new_decoder();
         assert_eq!(
-            a2a_sse_decoder_feed(d, null(), 5, &mut items, &mut n),
+            a2a_sse_decoder_feed_packed(d, null(), 5, out.as_mut_ptr()),
             a2a_result::A2A_NULL_PARAMETER
         );
         assert_eq!(
-            a2a_sse_decoder_feed(d, null(), 0, null_mut(), &mut n),
+            a2a_sse_decoder_feed_packed(d, null(), 0, null_mut()),
             a2a_result::A2A_NULL_PARAMETER
         );
         assert_eq!(
-            a2a_sse_decoder_feed(d, null(), 0, &mut items, &mut n),
+            a2a_sse_decoder_feed_packed(d, null(), 0, out.as_mut_ptr()),
             a2a_result::A2A_OK
         );
-        assert_eq!(n, 0);
+        let p = unsafe { out.assume_init() };
+        assert_eq!((p.item_count, p.event_count), (0, 0));
+        assert!(p.items.is_null());
         assert_eq!(
             a2a_sse_decoder_new_with(1, 1, a2a_sse_at_eof::Discard as u32, null_mut()),
             a2a_result::A2A_NULL_PARAMETER
@@ -1203,35 +1089,65 @@ mod tests {
         out
     }
 
-    /// The packed call gives, chunk for chunk, exactly the items of the zero-copy call, its
+    /// Feeds `chunk` to the core's own decoder and copies its items out, as `feed_all`
+    /// does for the C call: the reference the packed feed is checked against.
+    fn core_items(d: &mut Decoder, chunk: &[u8]) -> Vec<Owned> {
+        let mut out = Vec::new();
+        let mut feed = d.feed(chunk);
+        loop {
+            let owned = |v: &[u8]| Some(v.to_vec());
+            match feed.next_item() {
+                Ok(None) => break,
+                Ok(Some(Item::Event(e))) => out.push((
+                    a2a_sse_item_kind::Event,
+                    owned(e.event_type),
+                    owned(e.data),
+                    owned(e.id),
+                    0,
+                )),
+                Ok(Some(Item::Comment(c))) => {
+                    out.push((a2a_sse_item_kind::Comment, None, owned(c), None, 0));
+                }
+                Ok(Some(Item::Retry(ms))) => {
+                    out.push((a2a_sse_item_kind::Retry, None, None, None, ms));
+                }
+                Err(_) => out.push((a2a_sse_item_kind::LimitError, None, None, None, 0)),
+            }
+        }
+        out
+    }
+
+    /// The packed call gives, chunk for chunk, exactly the items of the core's decoder, its
     /// events laid out as promised; decoding the whole buffer lossily and splitting it at
     /// CR gives each value decoded lossily on its own.
     #[test]
-    fn packed_feed_equals_zero_copy_feed_on_random_streams() {
+    fn packed_feed_equals_the_core_decoder_on_random_streams() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let mut non_utf8_batches = 0;
         for round in 0..300 {
             let stream = random_stream(&mut rng);
-            let new = || {
-                let mut d = null_mut();
-                a2a_sse_decoder_new_with(256, 4096, a2a_sse_at_eof::Discard as u32, &mut d);
-                d
-            };
-            let (a, b) = (new(), new());
+            // The same configuration as `a2a_sse_decoder_new_with(256, 4096, DISCARD)`.
+            let mut a = Decoder::with_config(
+                Config::new()
+                    .with_comment_text(true)
+                    .with_max_line(256)
+                    .with_max_event(4096)
+                    .with_at_eof(AtEof::Discard),
+            );
+            let mut b = null_mut();
+            assert_eq!(
+                a2a_sse_decoder_new_with(256, 4096, a2a_sse_at_eof::Discard as u32, &mut b),
+                a2a_result::A2A_OK
+            );
             let mut pos = 0;
             while pos < stream.len() {
                 let n = 1 + rng.below(if round % 3 == 0 { 4 } else { 200 });
                 let chunk = &stream[pos..(pos + n).min(stream.len())];
                 pos += chunk.len();
-                let want = feed_all(a, chunk);
+                let want = core_items(&mut a, chunk);
                 let got = feed_packed(b, chunk);
-                // The items of the packed call equal those of the zero-copy call.
-                let items = if got.raw.item_count == 0 {
-                    assert!(got.raw.items.is_null());
-                    &[][..]
-                } else {
-                    unsafe { std::slice::from_raw_parts(got.raw.items, got.raw.item_count) }
-                };
+                // The items of the packed call equal those of the core's decoder.
+                let items = items_of(&got.raw);
                 assert_eq!(items.len(), want.len());
                 for (i, w) in items.iter().zip(&want) {
                     assert_eq!(i.kind, w.0);
@@ -1273,7 +1189,6 @@ mod tests {
                     non_utf8_batches += 1;
                 }
             }
-            a2a_sse_decoder_free(a);
             a2a_sse_decoder_free(b);
         }
         assert!(non_utf8_batches > 20, "the generator reaches invalid UTF-8");

@@ -77,8 +77,8 @@ pub struct a2a_stream_item {
     /// What the event carried.
     pub kind: a2a_stream_item_kind,
     /// The event classified like a whole response. BORROWED from the tracker: valid until
-    /// the next mutating call on it; never free it (copy what you need, or read it with the
-    /// `a2a_outcome_*` accessors before the next call).
+    /// the next mutating call on it; never free it (copy what you need, or read it with
+    /// `a2a_outcome_get_info` before the next call).
     pub outcome: *const a2a_outcome,
     /// Whether the 0.3 `final` flag was present (status updates).
     pub has_final: bool,
@@ -451,7 +451,10 @@ mod tests {
         );
         assert_eq!(item.kind, a2a_stream_item_kind::StatusUpdate);
         assert!(item.has_final && !item.final_flag && !item.ends_stream);
-        assert_eq!(a2a_outcome_channel(item.outcome), a2a_channel::Task);
+        assert_eq!(
+            crate::outcome::tests::info(item.outcome).channel,
+            a2a_channel::Task
+        );
         assert!(a2a_stream_tracker_next_deadline(t, &mut d));
         assert_eq!(d, 1100);
         a2a_stream_tracker_on_comment(t, 600);
@@ -473,7 +476,7 @@ mod tests {
             a2a_result::A2A_OK
         );
         assert_eq!(kind, a2a_stream_end_kind::Truncated);
-        assert_eq!(a2a_outcome_retry(o), a2a_retry::Resubscribe);
+        assert_eq!(crate::outcome::tests::info(o).retry, a2a_retry::Resubscribe);
         a2a_outcome_free(o);
         a2a_stream_tracker_free(t);
     }
@@ -490,7 +493,10 @@ mod tests {
             a2a_stream_tracker_on_timeout(t, 50, &mut o),
             a2a_result::A2A_OK
         );
-        assert_eq!(a2a_outcome_channel(o), a2a_channel::Transport);
+        assert_eq!(
+            crate::outcome::tests::info(o).channel,
+            a2a_channel::Transport
+        );
         a2a_outcome_free(o);
         let mut d = 0;
         assert!(!a2a_stream_tracker_next_deadline(t, &mut d));

@@ -34,6 +34,9 @@ int t_bytes_eq(a2a_bytes v, const char *s);
 int t_contains(a2a_str v, const char *s);
 /* Whether `v` is the absent view (NULL, 0). */
 int t_absent(a2a_str v);
+/* Every field of outcome `o` (`a2a_outcome_get_info`, checked to succeed; all zero if not):
+ * the one way to read an outcome. */
+a2a_outcome_info t_info(const a2a_outcome *o);
 
 #define STR_EQ(v, s) CHECK(t_str_eq((v), (s)))
 #define ABSENT(v) CHECK(t_absent(v))

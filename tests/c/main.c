@@ -26,6 +26,13 @@ int t_contains(a2a_str v, const char *s) {
 
 int t_absent(a2a_str v) { return v.ptr == NULL && v.len == 0; }
 
+a2a_outcome_info t_info(const a2a_outcome *o) {
+  a2a_outcome_info info;
+  memset(&info, 0, sizeof info);
+  CHECK(a2a_outcome_get_info(o, &info) == A2A_OK);
+  return info;
+}
+
 int main(void) {
   test_core();
   test_vocab();

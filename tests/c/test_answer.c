@@ -1,6 +1,6 @@
 /* The answer over the C ABI against the project's fault server (A2A_TEST_FAULT_URL, set by
  * scripts/ci/30-c.sh): a message of every part kind sent with a2a_client_send_message and
- * mirrored back, read with a2a_outcome_result_json; a stream started with
+ * mirrored back, read with a2a_outcome_get_info (its result_json); a stream started with
  * a2a_client_stream_message whose END outcome holds the assembled answer and whose items
  * hold their events; an unreadable answer as a malformed outcome and an unreadable stream
  * event counted; a2a_answer_read on a body and on a whole event stream; refusals. */
@@ -39,8 +39,9 @@ static void test_send_message(const char *base) {
   a2a_outcome *o = NULL;
   a2a_str json = {NULL, 0};
   CHECK(a2a_client_send_message(c, message, strlen(message), NULL, &o) == A2A_OK);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TASK);
-  CHECK(a2a_outcome_result_json(o, &json) == A2A_OK);
+  CHECK(t_info(o).channel == A2A_CHANNEL_TASK);
+  json = t_info(o).result_json;
+  CHECK(json.ptr != NULL);
   CHECK(t_contains(json, "\"kind\":\"task\""));
   CHECK(t_contains(json, "\"data\":{\"n\":1}"));
   CHECK(t_contains(json, "\"bytes\":\"aGVsbG8=\""));
@@ -48,8 +49,6 @@ static void test_send_message(const char *base) {
   CHECK(t_contains(json, "\"uri\":\"https://files.example/a.pdf\""));
   CHECK(t_contains(json, "\"metadata\":{\"trace\":\"c\"}"));
   CHECK(t_contains(json, "\"text\":\"hi\""));
-  CHECK(a2a_outcome_result_json(o, NULL) == A2A_NULL_PARAMETER);
-  CHECK(a2a_outcome_result_json(NULL, &json) == A2A_NULL_PARAMETER);
   {
     /* The packed read carries the same answer view, and the task's fields. */
     a2a_outcome_info info;
@@ -57,7 +56,7 @@ static void test_send_message(const char *base) {
     CHECK(info.result_json.ptr == json.ptr && info.result_json.len == json.len);
     CHECK(info.channel == A2A_CHANNEL_TASK && info.has_state && info.has_http_status &&
           info.http_status == 200);
-    CHECK(info.task_id.ptr == a2a_outcome_task_id(o).ptr && info.task_id.len > 0);
+    CHECK(info.task_id.ptr == t_info(o).task_id.ptr && info.task_id.len > 0);
   }
   a2a_outcome_free(o);
   /* A message that is not the canonical shape is refused and nothing is sent. */
@@ -71,10 +70,10 @@ static void test_send_message(const char *base) {
   /* An answer that cannot be read: malformed, no result, the message says where. */
   c = client_for(base, "badbytes");
   CHECK(a2a_client_send_text(c, "x", 1, NULL, &o) == A2A_OK);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_MALFORMED);
-  CHECK(a2a_outcome_exit_code(o) == 3);
-  CHECK(t_contains(a2a_outcome_message(o), "at artifacts[0].parts[1].bytes"));
-  CHECK(a2a_outcome_result_json(o, &json) == A2A_NONE);
+  CHECK(t_info(o).channel == A2A_CHANNEL_MALFORMED);
+  CHECK(t_info(o).exit_code == 3);
+  CHECK(t_contains(t_info(o).message, "at artifacts[0].parts[1].bytes"));
+  ABSENT(t_info(o).result_json);
   a2a_outcome_free(o);
   a2a_client_free(c);
 }
@@ -88,21 +87,24 @@ static void test_history_length(const char *base) {
   a2a_str json = {NULL, 0};
   memset(&opts, 0, sizeof opts);
   CHECK(a2a_client_get_task(c, "task-h", 6, &opts, &o) == A2A_OK);
-  CHECK(a2a_outcome_result_json(o, &json) == A2A_OK);
+  json = t_info(o).result_json;
+  CHECK(json.ptr != NULL);
   CHECK(t_contains(json, "hist-1") && t_contains(json, "hist-2") && t_contains(json, "hist-3"));
   a2a_outcome_free(o);
   opts.has_history_length = true;
   opts.history_length = 1;
   o = NULL;
   CHECK(a2a_client_get_task(c, "task-h", 6, &opts, &o) == A2A_OK);
-  CHECK(a2a_outcome_result_json(o, &json) == A2A_OK);
+  json = t_info(o).result_json;
+  CHECK(json.ptr != NULL);
   CHECK(!t_contains(json, "hist-1") && !t_contains(json, "hist-2") && t_contains(json, "hist-3"));
   a2a_outcome_free(o);
   opts.history_length = 0;
   o = NULL;
   CHECK(a2a_client_send_text(c, "hi", 2, &opts, &o) == A2A_OK);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TASK);
-  CHECK(a2a_outcome_result_json(o, &json) == A2A_OK);
+  CHECK(t_info(o).channel == A2A_CHANNEL_TASK);
+  json = t_info(o).result_json;
+  CHECK(json.ptr != NULL);
   CHECK(!t_contains(json, "hist-"));
   a2a_outcome_free(o);
   /* More than INT32_MAX is refused before anything is sent. */
@@ -122,12 +124,13 @@ static void test_stream_message(const char *base) {
   CHECK(a2a_client_stream_message(c, message, strlen(message), NULL, &s) == A2A_OK);
   for (int i = 0; i < 100 && a2a_client_stream_next(s, &ev) == A2A_OK; i++) {
     if (ev.kind == A2A_CLIENT_STREAM_EVENT_KIND_ITEM &&
-        a2a_outcome_result_json(ev.item.outcome, &json) == A2A_OK)
+        (json = t_info(ev.item.outcome).result_json).ptr != NULL)
       items_with_event++;
     if (ev.kind == A2A_CLIENT_STREAM_EVENT_KIND_END) {
       ended = 1;
       CHECK(ev.dropped_events == 0 && ev.unreadable_events == 0);
-      CHECK(a2a_outcome_result_json(ev.outcome, &json) == A2A_OK);
+      json = t_info(ev.outcome).result_json;
+      CHECK(json.ptr != NULL);
       CHECK(t_contains(json, "\"text\":\"chunk 0;\\nchunk 1;\\nchunk 2;\""));
     }
   }
@@ -143,7 +146,7 @@ static void test_stream_message(const char *base) {
     if (ev.kind == A2A_CLIENT_STREAM_EVENT_KIND_END) {
       ended = 1;
       CHECK(ev.unreadable_events == 1);
-      CHECK(a2a_outcome_exit_code(ev.outcome) == 0); /* the last state is still reported */
+      CHECK(t_info(ev.outcome).exit_code == 0); /* the last state is still reported */
     }
   }
   CHECK(ended);
@@ -170,14 +173,18 @@ static void test_answer_read(void) {
   a2a_str text = {(const char *)out.ptr, out.len};
   CHECK(t_contains(text, "\"data\":[1,2]"));
   CHECK(t_contains(text, "\"size\":2"));
-  CHECK(a2a_buffer_clear(b) == A2A_OK);
+  a2a_buffer_free(b); /* start over: a new buffer */
+  b = NULL;
+  CHECK(a2a_buffer_new(&b) == A2A_OK);
   CHECK(a2a_answer_read((const uint8_t *)sse, strlen(sse), A2A_PROTOCOL_VERSION_V10,
                         A2A_BINDING_HTTP_JSON, true, b) == A2A_OK);
   out = a2a_buffer_bytes(b);
   text.ptr = (const char *)out.ptr;
   text.len = out.len;
   CHECK(t_contains(text, "\"text\":\"x\\ny\""));
-  CHECK(a2a_buffer_clear(b) == A2A_OK);
+  a2a_buffer_free(b); /* start over: a new buffer */
+  b = NULL;
+  CHECK(a2a_buffer_new(&b) == A2A_OK);
   CHECK(a2a_answer_read((const uint8_t *)bad, strlen(bad), A2A_PROTOCOL_VERSION_V10,
                         A2A_BINDING_HTTP_JSON, false, b) == A2A_ANSWER_UNREADABLE);
   CHECK(a2a_buffer_bytes(b).len == 0);

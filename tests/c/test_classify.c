@@ -53,7 +53,7 @@ static int exit_of(uint16_t status, const char *ct, const char *body) {
   a2a_outcome *o = NULL;
   a2a_response r = resp(status, ct, body);
   int code = -2;
-  if (a2a_classify(&r, &o) == A2A_OK) code = a2a_outcome_exit_code(o);
+  if (a2a_classify(&r, &o) == A2A_OK) code = t_info(o).exit_code;
   a2a_outcome_free(o);
   return code;
 }
@@ -79,52 +79,47 @@ static void exit_codes(void) {
                 "\"contextId\":\"c\",\"status\":{\"state\":\"working\"}}}") == 7);
   CHECK(a2a_outcome_transport(A2A_ERROR_NAME_CONNECT_FAILED, A2A_REQUEST_SENT_NO, NULL, 0, &o) ==
         A2A_OK);
-  CHECK(a2a_outcome_exit_code(o) == 3);
+  CHECK(t_info(o).exit_code == 3);
   a2a_outcome_free(o);
-  CHECK(a2a_outcome_exit_code(NULL) == -1);
 }
 
 static void classify(void) {
   a2a_outcome *o = NULL;
-  a2a_task_state st = A2A_TASK_STATE_UNKNOWN;
-  int64_t code = 0;
-  uint64_t secs = 0;
-  a2a_error_name en = A2A_ERROR_NAME_OTHER;
   a2a_response r = resp(200, "application/json", FAILED_TASK);
 
   CHECK(a2a_classify(&r, &o) == A2A_OK && o != NULL);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TASK);
-  CHECK(a2a_outcome_state(o, &st) && st == A2A_TASK_STATE_FAILED);
-  CHECK(a2a_outcome_terminal(o));
-  STR_EQ(a2a_outcome_error_id(o), "3f9c0a7b12de");
-  STR_EQ(a2a_outcome_task_id(o), "t-1");
-  STR_EQ(a2a_outcome_context_id(o), "c-1");
-  CHECK(!a2a_outcome_leaked_detail(o));
-  ABSENT(a2a_outcome_cancel_origin(o));
+  CHECK(t_info(o).channel == A2A_CHANNEL_TASK);
+  CHECK(t_info(o).has_state && t_info(o).state == A2A_TASK_STATE_FAILED);
+  CHECK(t_info(o).terminal);
+  STR_EQ(t_info(o).error_id, "3f9c0a7b12de");
+  STR_EQ(t_info(o).task_id, "t-1");
+  STR_EQ(t_info(o).context_id, "c-1");
+  CHECK(!t_info(o).leaked_detail);
+  ABSENT(t_info(o).cancel_origin);
   a2a_outcome_free(o);
 
   /* Issue 12: ADK's debug shape leaks detail; the remote's hint says never retry. */
   r = resp(200, "application/json", LEAKED_TASK);
   o = NULL;
   CHECK(a2a_classify(&r, &o) == A2A_OK);
-  CHECK(a2a_outcome_leaked_detail(o));
-  CHECK(a2a_outcome_retry(o) == A2A_RETRY_NEVER);
-  STR_EQ(a2a_outcome_error_id(o), "3f9c0a7b12de");
+  CHECK(t_info(o).leaked_detail);
+  CHECK(t_info(o).retry == A2A_RETRY_NEVER);
+  STR_EQ(t_info(o).error_id, "3f9c0a7b12de");
   a2a_outcome_free(o);
   r = resp(200, "application/json", ADMISSION_TASK);
   o = NULL;
   CHECK(a2a_classify(&r, &o) == A2A_OK);
-  STR_EQ(a2a_outcome_cancel_origin(o), "admission");
-  CHECK(!a2a_outcome_leaked_detail(o));
+  STR_EQ(t_info(o).cancel_origin, "admission");
+  CHECK(!t_info(o).leaked_detail);
   a2a_outcome_free(o);
 
   r = resp(200, "application/json", TASK_NOT_FOUND);
   o = NULL;
   CHECK(a2a_classify(&r, &o) == A2A_OK);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_PROTOCOL);
-  CHECK(a2a_outcome_code(o, &code) && code == -32001);
-  CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_TASK_NOT_FOUND);
-  STR_EQ(a2a_outcome_message(o), "Task not found");
+  CHECK(t_info(o).channel == A2A_CHANNEL_PROTOCOL);
+  CHECK(t_info(o).has_code && t_info(o).code == -32001);
+  CHECK(t_info(o).has_error_name && t_info(o).error_name == A2A_ERROR_NAME_TASK_NOT_FOUND);
+  STR_EQ(t_info(o).message, "Task not found");
   a2a_outcome_free(o);
 
   /* A proxy's HTML page with Retry-After. */
@@ -133,10 +128,10 @@ static void classify(void) {
   r.retry_after_len = 2;
   o = NULL;
   CHECK(a2a_classify(&r, &o) == A2A_OK);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_HTTP);
-  CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_UNAVAILABLE);
-  CHECK(a2a_outcome_retry_after_secs(o, &secs) && secs == 30);
-  CHECK(a2a_outcome_retry(o) == A2A_RETRY_BACKOFF);
+  CHECK(t_info(o).channel == A2A_CHANNEL_HTTP);
+  CHECK(t_info(o).has_error_name && t_info(o).error_name == A2A_ERROR_NAME_UNAVAILABLE);
+  CHECK(t_info(o).has_retry_after_secs && t_info(o).retry_after_secs == 30);
+  CHECK(t_info(o).retry == A2A_RETRY_BACKOFF);
   a2a_outcome_free(o);
 
   /* Retry-After as an HTTP-date (each RFC 9110 form): seconds only with the caller's clock. */
@@ -144,25 +139,25 @@ static void classify(void) {
   r.retry_after_len = strlen(r.retry_after);
   o = NULL;
   CHECK(a2a_classify(&r, &o) == A2A_OK);
-  CHECK(!a2a_outcome_retry_after_secs(o, &secs));
+  CHECK(!t_info(o).has_retry_after_secs);
   a2a_outcome_free(o);
   r.now_unix_seconds = 784111777 - 45;
   o = NULL;
   CHECK(a2a_classify(&r, &o) == A2A_OK);
-  CHECK(a2a_outcome_retry_after_secs(o, &secs) && secs == 45);
+  CHECK(t_info(o).has_retry_after_secs && t_info(o).retry_after_secs == 45);
   a2a_outcome_free(o);
   r.retry_after = "Sunday, 06-Nov-94 08:49:37 GMT";
   r.retry_after_len = strlen(r.retry_after);
   o = NULL;
   CHECK(a2a_classify(&r, &o) == A2A_OK);
-  CHECK(a2a_outcome_retry_after_secs(o, &secs) && secs == 45);
+  CHECK(t_info(o).has_retry_after_secs && t_info(o).retry_after_secs == 45);
   a2a_outcome_free(o);
   r.retry_after = "Sun Nov  6 08:49:37 1994";
   r.retry_after_len = strlen(r.retry_after);
   r.now_unix_seconds = 784111777 + 10; /* already past: retry now */
   o = NULL;
   CHECK(a2a_classify(&r, &o) == A2A_OK);
-  CHECK(a2a_outcome_retry_after_secs(o, &secs) && secs == 0);
+  CHECK(t_info(o).has_retry_after_secs && t_info(o).retry_after_secs == 0);
   a2a_outcome_free(o);
 
   /* Empty body, nothing known: (NULL, 0) everywhere is valid. */
@@ -175,14 +170,14 @@ static void classify(void) {
   r.asked.request_id_len = 0;
   o = NULL;
   CHECK(a2a_classify(&r, &o) == A2A_OK);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_MALFORMED);
+  CHECK(t_info(o).channel == A2A_CHANNEL_MALFORMED);
   a2a_outcome_free(o);
 
   /* Invalid UTF-8 in the body is a classification, not an error. */
   r = resp(200, "application/json", "{\"jsonrpc\":\"2.0\",\xff}");
   o = NULL;
   CHECK(a2a_classify(&r, &o) == A2A_OK);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_MALFORMED);
+  CHECK(t_info(o).channel == A2A_CHANNEL_MALFORMED);
   a2a_outcome_free(o);
 
   /* Argument errors leave *out untouched. */
@@ -213,7 +208,6 @@ static void helpers(void) {
   const char *t = "Agent execution failed. (error_id: 3f9c0a7b12de)";
   const char *leak = "failed: java.lang.IllegalStateException: boom";
   a2a_str v = {NULL, 0}, cls = {NULL, 0}, msg = {NULL, 0};
-  uint64_t secs = 5;
 
   CHECK(a2a_extract_error_id(t, strlen(t), &v) == A2A_OK);
   STR_EQ(v, "3f9c0a7b12de");
@@ -233,7 +227,7 @@ static void helpers(void) {
   CHECK(a2a_leaked_exception("\xc3", 1, &cls, &msg) == A2A_INVALID_UTF8);
 
   /* A Retry-After value alone (what a2a_parse_retry_after did before it was removed): an
-   * HTTP error with no body, then a2a_outcome_retry_after_secs. */
+   * HTTP error with no body, then the outcome's retry_after_secs. */
   {
     const char *values[] = {"120", "Wed, 21 Oct 2015 07:28:00 GMT", "soon", "", "-1"};
     const int ok[] = {1, 0, 0, 0, 0};
@@ -242,10 +236,10 @@ static void helpers(void) {
       a2a_outcome *o = NULL;
       r.retry_after = values[i];
       r.retry_after_len = strlen(values[i]);
-      secs = 5;
       CHECK(a2a_classify(&r, &o) == A2A_OK);
-      CHECK(a2a_outcome_retry_after_secs(o, &secs) == ok[i]);
-      CHECK(ok[i] ? secs == 120 : secs == 5);
+      a2a_outcome_info info = t_info(o);
+      CHECK(info.has_retry_after_secs == ok[i]);
+      CHECK(ok[i] ? info.retry_after_secs == 120 : info.retry_after_secs == 0);
       a2a_outcome_free(o);
     }
     a2a_response r = resp(503, NULL, NULL);
@@ -296,7 +290,7 @@ static void tracker(void) {
                                     strlen(STATUS_WORKING), &item) == A2A_OK);
   CHECK(item.kind == A2A_STREAM_ITEM_KIND_STATUS_UPDATE);
   CHECK(item.has_final && !item.final_flag && !item.ends_stream);
-  CHECK(a2a_outcome_channel(item.outcome) == A2A_CHANNEL_TASK);
+  CHECK(t_info(item.outcome).channel == A2A_CHANNEL_TASK);
   ABSENT(item.artifact_id);
   CHECK(a2a_stream_tracker_next_deadline(t, &deadline) && deadline == 1100);
   CHECK(a2a_stream_tracker_on_comment(t, 600) == A2A_OK);
@@ -317,7 +311,7 @@ static void tracker(void) {
   CHECK(a2a_stream_tracker_events(t) == 2);
   CHECK(a2a_stream_tracker_finish(t, &kind, &o) == A2A_OK);
   CHECK(kind == A2A_STREAM_END_KIND_COMPLETED);
-  CHECK(a2a_outcome_is_success(o));
+  CHECK(t_info(o).is_success);
   a2a_outcome_free(o);
   /* Finish again: the same end. */
   o = NULL;
@@ -335,8 +329,8 @@ static void tracker(void) {
   o = NULL;
   CHECK(a2a_stream_tracker_finish(t, &kind, &o) == A2A_OK);
   CHECK(kind == A2A_STREAM_END_KIND_TRUNCATED);
-  CHECK(a2a_outcome_retry(o) == A2A_RETRY_RESUBSCRIBE);
-  STR_EQ(a2a_outcome_task_id(o), "t-9");
+  CHECK(t_info(o).retry == A2A_RETRY_RESUBSCRIBE);
+  STR_EQ(t_info(o).task_id, "t-9");
   a2a_outcome_free(o);
   a2a_stream_tracker_free(t);
 
@@ -345,7 +339,7 @@ static void tracker(void) {
   CHECK(a2a_stream_tracker_new(NULL, 50, 0, &t) == A2A_OK);
   o = NULL;
   CHECK(a2a_stream_tracker_on_timeout(t, 50, &o) == A2A_OK && o != NULL);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TRANSPORT);
+  CHECK(t_info(o).channel == A2A_CHANNEL_TRANSPORT);
   a2a_outcome_free(o);
   o = NULL;
   CHECK(a2a_stream_tracker_finish(t, &kind, &o) == A2A_OK && kind == A2A_STREAM_END_KIND_TIMED_OUT);
@@ -358,7 +352,7 @@ static void tracker(void) {
   r = resp(200, "application/json", TASK_NOT_FOUND);
   o = NULL;
   CHECK(a2a_stream_tracker_on_non_sse_body(t, &r, &o) == A2A_OK);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_PROTOCOL);
+  CHECK(t_info(o).channel == A2A_CHANNEL_PROTOCOL);
   a2a_outcome_free(o);
   o = NULL;
   CHECK(a2a_stream_tracker_finish(t, &kind, &o) == A2A_OK && kind == A2A_STREAM_END_KIND_NOT_A_STREAM);

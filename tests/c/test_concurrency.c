@@ -320,13 +320,14 @@ static void test_client_freed_under_load(const char *base) {
   CHECK(closed_seen);
   pthread_join(freer, NULL); /* returns once the held calls have timed out */
   for (i = 0; i < CALLERS; i++) {
-    a2a_error_name en = A2A_ERROR_NAME_OTHER;
+    a2a_outcome_info info;
     pthread_join(t[i], NULL);
     /* Each call ran to its own end: a transport timeout outcome, not a crash. */
     CHECK(k[i].rc == A2A_OK && k[i].o != NULL);
     if (k[i].o == NULL) continue;
-    CHECK(a2a_outcome_channel(k[i].o) == A2A_CHANNEL_TRANSPORT);
-    CHECK(a2a_outcome_error_name(k[i].o, &en) && en == A2A_ERROR_NAME_TIMEOUT);
+    info = t_info(k[i].o);
+    CHECK(info.channel == A2A_CHANNEL_TRANSPORT);
+    CHECK(info.has_error_name && info.error_name == A2A_ERROR_NAME_TIMEOUT);
     a2a_outcome_free(k[i].o);
   }
   a2a_client_free(raw);

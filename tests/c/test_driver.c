@@ -26,12 +26,10 @@ static void hook(void *userdata, const char *method, size_t method_len, a2a_head
 }
 
 static void check_refused(const a2a_outcome *o) {
-  a2a_error_name en = A2A_ERROR_NAME_OTHER;
-  a2a_request_sent rs = A2A_REQUEST_SENT_UNKNOWN;
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TRANSPORT);
-  CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_CONNECT_FAILED);
-  CHECK(a2a_outcome_request_sent(o, &rs) && rs == A2A_REQUEST_SENT_NO);
-  CHECK(a2a_outcome_retry(o) == A2A_RETRY_BACKOFF);
+  CHECK(t_info(o).channel == A2A_CHANNEL_TRANSPORT);
+  CHECK(t_info(o).has_error_name && t_info(o).error_name == A2A_ERROR_NAME_CONNECT_FAILED);
+  CHECK(t_info(o).has_request_sent && t_info(o).request_sent == A2A_REQUEST_SENT_NO);
+  CHECK(t_info(o).retry == A2A_RETRY_BACKOFF);
 }
 
 /* Issue 21: the one reserved-header rule reaches C hooks. The setter refuses framing,
@@ -63,8 +61,6 @@ static void test_driver_reserved_headers(const a2a_client_config *cfg, const cha
     a2a_client_stream *s = NULL;
     a2a_client_stream_event ev;
     a2a_outcome *o = NULL;
-    a2a_error_name en = A2A_ERROR_NAME_OTHER;
-    a2a_request_sent rs = A2A_REQUEST_SENT_UNKNOWN;
     st.name = reserved[i];
     st.rc = A2A_OK;
     st.calls = 0;
@@ -73,17 +69,17 @@ static void test_driver_reserved_headers(const a2a_client_config *cfg, const cha
     CHECK(a2a_client_add_header_hook(c, reserved_hook, &st) == A2A_OK);
     CHECK(a2a_client_send_text(c, "hi", 2, NULL, &o) == A2A_OK && o != NULL);
     CHECK(st.calls == 1 && st.rc == A2A_REQUEST_RESERVED_HEADER);
-    CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TRANSPORT);
-    CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_INVALID_REQUEST);
-    CHECK(a2a_outcome_request_sent(o, &rs) && rs == A2A_REQUEST_SENT_NO);
-    CHECK(a2a_outcome_retry(o) == A2A_RETRY_NEVER);
-    CHECK(t_contains(a2a_outcome_message(o), reserved[i]));
+    CHECK(t_info(o).channel == A2A_CHANNEL_TRANSPORT);
+    CHECK(t_info(o).has_error_name && t_info(o).error_name == A2A_ERROR_NAME_INVALID_REQUEST);
+    CHECK(t_info(o).has_request_sent && t_info(o).request_sent == A2A_REQUEST_SENT_NO);
+    CHECK(t_info(o).retry == A2A_RETRY_NEVER);
+    CHECK(t_contains(t_info(o).message, reserved[i]));
     a2a_outcome_free(o);
     /* A stream is refused the same way before it opens. */
     CHECK(a2a_client_stream_text(c, "go", 2, NULL, &s) == A2A_OK);
     CHECK(a2a_client_stream_next(s, &ev) == A2A_OK && ev.kind == A2A_CLIENT_STREAM_EVENT_KIND_END);
     CHECK(!ev.has_end_kind);
-    CHECK(a2a_outcome_error_name(ev.outcome, &en) && en == A2A_ERROR_NAME_INVALID_REQUEST);
+    CHECK(t_info(ev.outcome).has_error_name && t_info(ev.outcome).error_name == A2A_ERROR_NAME_INVALID_REQUEST);
     a2a_client_stream_free(s);
     a2a_client_free(c);
   }
@@ -91,7 +87,6 @@ static void test_driver_reserved_headers(const a2a_client_config *cfg, const cha
     struct reserved_state st;
     a2a_client *c = NULL;
     a2a_outcome *o = NULL;
-    a2a_error_name en = A2A_ERROR_NAME_OTHER;
     st.name = "A2A-Extensions";
     st.rc = A2A_INVALID_ARGUMENT;
     st.calls = 0;
@@ -100,7 +95,7 @@ static void test_driver_reserved_headers(const a2a_client_config *cfg, const cha
     CHECK(a2a_client_add_header_hook(c, reserved_hook, &st) == A2A_OK);
     CHECK(a2a_client_send_text(c, "hi", 2, NULL, &o) == A2A_OK && o != NULL);
     CHECK(st.calls == 1 && st.rc == A2A_OK);
-    CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_CONNECT_FAILED);
+    CHECK(t_info(o).has_error_name && t_info(o).error_name == A2A_ERROR_NAME_CONNECT_FAILED);
     a2a_outcome_free(o);
     a2a_client_free(c);
   }
@@ -143,7 +138,7 @@ void test_driver(void) {
   a2a_outcome_free(o);
   o = NULL;
   CHECK(a2a_client_cancel_task(c, "t-1", 3, &opts, &o) == A2A_OK);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TRANSPORT);
+  CHECK(t_info(o).channel == A2A_CHANNEL_TRANSPORT);
   a2a_outcome_free(o);
   CHECK(st.calls == 3);
 
@@ -202,18 +197,16 @@ void test_driver(void) {
                                    &cfg, &c) == A2A_OK);
   {
     int i;
-    a2a_error_name en = A2A_ERROR_NAME_OTHER;
-    a2a_request_sent rs = A2A_REQUEST_SENT_UNKNOWN;
     for (i = 0; i < 2; i++) {
       o = NULL;
       CHECK(a2a_client_send_text(c, "x", 1, NULL, &o) == A2A_OK);
-      CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_CONNECT_FAILED);
+      CHECK(t_info(o).has_error_name && t_info(o).error_name == A2A_ERROR_NAME_CONNECT_FAILED);
       a2a_outcome_free(o);
     }
     o = NULL;
     CHECK(a2a_client_send_text(c, "x", 1, NULL, &o) == A2A_OK);
-    CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_CIRCUIT_OPEN);
-    CHECK(a2a_outcome_request_sent(o, &rs) && rs == A2A_REQUEST_SENT_NO);
+    CHECK(t_info(o).has_error_name && t_info(o).error_name == A2A_ERROR_NAME_CIRCUIT_OPEN);
+    CHECK(t_info(o).has_request_sent && t_info(o).request_sent == A2A_REQUEST_SENT_NO);
     a2a_outcome_free(o);
   }
   a2a_client_free(c);
@@ -229,9 +222,8 @@ void test_driver(void) {
   CHECK(a2a_client_new("http://127.0.0.1:1/", 19, &cfg, &c, &err) == A2A_CLIENT_CARD_RESOLUTION);
   CHECK(c == NULL && err != NULL);
   {
-    a2a_error_name en = A2A_ERROR_NAME_OTHER;
-    CHECK(a2a_outcome_error_name(err, &en) && en == A2A_ERROR_NAME_CARD_RESOLUTION);
-    CHECK(a2a_outcome_message(err).len > 0);
+    CHECK(t_info(err).has_error_name && t_info(err).error_name == A2A_ERROR_NAME_CARD_RESOLUTION);
+    CHECK(t_info(err).message.len > 0);
   }
   a2a_outcome_free(err);
   CHECK(a2a_client_new("http://127.0.0.1:1/", 19, &cfg, &c, NULL) == A2A_CLIENT_CARD_RESOLUTION);
@@ -253,7 +245,6 @@ void test_driver(void) {
   cfg.ca_file.len = strlen(cfg.ca_file.ptr);
   {
     a2a_str entries[1];
-    a2a_error_name en = A2A_ERROR_NAME_OTHER;
     entries[0].ptr = "agent.test:443:127.0.0.1";
     entries[0].len = strlen(entries[0].ptr);
     cfg.resolve = entries;
@@ -263,8 +254,8 @@ void test_driver(void) {
                                      A2A_BINDING_JSON_RPC, &cfg, &c) == A2A_OK);
     o = NULL;
     CHECK(a2a_client_send_text(c, "hi", 2, NULL, &o) == A2A_OK && o != NULL);
-    CHECK(a2a_outcome_error_name(o, &en) && en == A2A_ERROR_NAME_INVALID_REQUEST);
-    CHECK(a2a_outcome_message(o).len > 0);
+    CHECK(t_info(o).has_error_name && t_info(o).error_name == A2A_ERROR_NAME_INVALID_REQUEST);
+    CHECK(t_info(o).message.len > 0);
     a2a_outcome_free(o);
     a2a_client_free(c);
     cfg.resolve = NULL;

@@ -85,12 +85,10 @@ static void set_headers(void) {
 }
 
 static void check_transport(const a2a_outcome *o, a2a_error_name want, a2a_request_sent sent) {
-  a2a_error_name en = A2A_ERROR_NAME_OTHER;
-  a2a_request_sent rs = A2A_REQUEST_SENT_NO;
   CHECK(o != NULL);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TRANSPORT);
-  CHECK(a2a_outcome_error_name(o, &en) && en == want);
-  CHECK(a2a_outcome_request_sent(o, &rs) && rs == sent);
+  CHECK(t_info(o).channel == A2A_CHANNEL_TRANSPORT);
+  CHECK(t_info(o).has_error_name && t_info(o).error_name == want);
+  CHECK(t_info(o).has_request_sent && t_info(o).request_sent == sent);
 }
 
 /* Whether the (NUL-free) bytes of `v` contain `s`. */
@@ -163,7 +161,7 @@ static void test_exchanges(a2a_client *c, const char *base) {
   CHECK(pthread_join(th, NULL) == 0);
   CHECK(r == NULL);
   check_transport(err, A2A_ERROR_NAME_RESET, A2A_REQUEST_SENT_UNKNOWN);
-  CHECK(t_contains(a2a_outcome_message(err), "aborted"));
+  CHECK(t_contains(t_info(err).message, "aborted"));
   CHECK(a2a_abort_is_triggered(ab));
   CHECK(returned - t0 < 3.0);
   CHECK(returned - a.at < 1.0);
@@ -294,7 +292,7 @@ static void test_streams(a2a_client *c, const char *base) {
   returned = now_s();
   CHECK(pthread_join(th, NULL) == 0);
   check_transport(err, A2A_ERROR_NAME_RESET, A2A_REQUEST_SENT_UNKNOWN);
-  CHECK(t_contains(a2a_outcome_message(err), "aborted"));
+  CHECK(t_contains(t_info(err).message, "aborted"));
   CHECK(returned - a.at < 1.0);
   printf("raw stream read returned %.1f ms after the abort\n", (returned - a.at) * 1000.0);
   a2a_outcome_free(err);
@@ -316,7 +314,6 @@ static void test_send_ok(const char *base) {
   a2a_client_config cfg;
   a2a_client *c = NULL;
   a2a_outcome *o = NULL;
-  a2a_task_state st = A2A_TASK_STATE_UNKNOWN;
 
   CHECK(a2a_client_config_default(&cfg) == A2A_OK);
   cfg.allow_http = true;
@@ -324,11 +321,11 @@ static void test_send_ok(const char *base) {
   CHECK(a2a_client_new_with_target(url_buf, strlen(url_buf), A2A_PROTOCOL_VERSION_V0_3,
                                    A2A_BINDING_JSON_RPC, &cfg, &c) == A2A_OK);
   CHECK(a2a_client_send_text(c, "hello there", 11, NULL, &o) == A2A_OK && o != NULL);
-  CHECK(a2a_outcome_channel(o) == A2A_CHANNEL_TASK);
-  CHECK(a2a_outcome_is_success(o));
-  CHECK(a2a_outcome_state(o, &st) && st == A2A_TASK_STATE_COMPLETED);
+  CHECK(t_info(o).channel == A2A_CHANNEL_TASK);
+  CHECK(t_info(o).is_success);
+  CHECK(t_info(o).has_state && t_info(o).state == A2A_TASK_STATE_COMPLETED);
 
-  CHECK(a2a_outcome_task_id(o).len > 0);
+  CHECK(t_info(o).task_id.len > 0);
   a2a_outcome_free(o);
   a2a_client_free(c);
 }

@@ -138,8 +138,6 @@ static void breaker(void) {
   a2a_outcome *o = timeout_outcome();
   a2a_outcome *ok = success_outcome();
   a2a_outcome *refusal = NULL;
-  a2a_error_name en = A2A_ERROR_NAME_OTHER;
-  a2a_request_sent rs = A2A_REQUEST_SENT_UNKNOWN;
 
   CHECK(a2a_breaker_config_default(&bc) == A2A_OK);
   CHECK(bc.failure_threshold == 5 && bc.buckets == 10);
@@ -157,8 +155,8 @@ static void breaker(void) {
   CHECK(a2a_breaker_snapshot_at(b, 30, &s) == A2A_OK && s.state == A2A_BREAKER_STATE_OPEN);
   CHECK(!a2a_breaker_allow(b, 30));
   CHECK(a2a_breaker_refusal(b, 30, &refusal) == A2A_OK);
-  CHECK(a2a_outcome_error_name(refusal, &en) && en == A2A_ERROR_NAME_CIRCUIT_OPEN);
-  CHECK(a2a_outcome_request_sent(refusal, &rs) && rs == A2A_REQUEST_SENT_NO);
+  CHECK(t_info(refusal).has_error_name && t_info(refusal).error_name == A2A_ERROR_NAME_CIRCUIT_OPEN);
+  CHECK(t_info(refusal).has_request_sent && t_info(refusal).request_sent == A2A_REQUEST_SENT_NO);
   a2a_outcome_free(refusal);
   CHECK(a2a_breaker_snapshot_at(b, 30, &s) == A2A_OK);
   CHECK(s.state == A2A_BREAKER_STATE_OPEN && s.times_opened == 1 && s.refused == 1);
@@ -260,7 +258,7 @@ static void keys_and_text(void) {
     r.body = (const uint8_t *)msg;
     r.body_len = strlen(msg);
     CHECK(a2a_classify(&r, &ok) == A2A_OK);
-    CHECK(a2a_outcome_channel(ok) == A2A_CHANNEL_MESSAGE);
+    CHECK(t_info(ok).channel == A2A_CHANNEL_MESSAGE);
     CHECK(a2a_model_text("a", 1, ok, line, sizeof line, &n) == A2A_NONE);
     ABSENT(a2a_model_prefix(ok));
     a2a_outcome_free(ok);

@@ -202,11 +202,15 @@ static void rest_and_streams(void) {
   CHECK(t_contains(buf_str(b), "data: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":"));
   CHECK(a2a_server_event_frame(r, (const uint8_t *)"{}", 2, b) == A2A_SERVER_REPLY);
   CHECK(a2a_buffer_last_error(b).len > 0);
-  CHECK(a2a_buffer_clear(b) == A2A_OK);
+  a2a_buffer_free(b); /* start over: a new buffer */
+  b = NULL;
+  CHECK(a2a_buffer_new(&b) == A2A_OK);
   CHECK(a2a_server_error_frame(r, A2A_ERROR_NAME_INTERNAL, "boom", 4, b) == A2A_OK);
   CHECK(t_contains(buf_str(b), "-32603"));
   CHECK(a2a_server_error_frame(r, 0, NULL, 0, b) == A2A_INVALID_ARGUMENT);
-  CHECK(a2a_buffer_clear(b) == A2A_OK);
+  a2a_buffer_free(b); /* start over: a new buffer */
+  b = NULL;
+  CHECK(a2a_buffer_new(&b) == A2A_OK);
   CHECK(a2a_server_error_id_from_random(rnd, id) == A2A_OK);
   CHECK(memcmp(id, "3f9c0a7b12de", 12) == 0);
   CHECK(a2a_server_error_id_from_random(NULL, id) == A2A_NULL_PARAMETER);
@@ -224,7 +228,9 @@ static void rest_and_streams(void) {
         A2A_SERVER_ERROR_ID);
   CHECK(a2a_server_failed_frame(r, "t", 1, "c", 1, "m", 1, NULL, 0, NULL, 0, b) == A2A_SERVER_ERROR_ID);
   CHECK(a2a_server_failed_frame(r, "t", 1, "c", 1, "m", 1, "3f9c", 4, NULL, 5, b) == A2A_NULL_PARAMETER);
-  CHECK(a2a_buffer_clear(b) == A2A_OK);
+  a2a_buffer_free(b); /* start over: a new buffer */
+  b = NULL;
+  CHECK(a2a_buffer_new(&b) == A2A_OK);
   CHECK(a2a_server_failure_text("3f9c0a7b12de", 12, "ValueError: x", 13, b) == A2A_OK);
   CHECK(t_str_eq(buf_str(b), "Agent execution failed. (error_id: 3f9c0a7b12de): ValueError: x"));
   CHECK(a2a_server_failure_text("nothex!!!!!!", 12, NULL, 0, b) == A2A_SERVER_ERROR_ID);

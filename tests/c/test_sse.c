@@ -1,5 +1,5 @@
-/* SSE decoder (zero-copy and packed batch calls, finish, limits, ids, reconnect, use after
- * finish) and encoder (round trip through the decoder, refusals). */
+/* SSE decoder (the packed batch call: its items and its layout; finish, limits, ids,
+ * reconnect, use after finish) and encoder (round trip through the decoder, refusals). */
 #include <stdlib.h>
 
 #include "harness.h"
@@ -12,7 +12,20 @@ static a2a_result new_default(a2a_sse_decoder **d) {
   return a2a_sse_decoder_new_with((size_t)16 << 20, (size_t)16 << 20, A2A_SSE_AT_EOF_DISCARD, d);
 }
 
-static void batch_zero_copy(void) {
+/* Feeds a chunk with a2a_sse_decoder_feed_packed and hands out its item array (written on
+ * success only, as the call's own out-parameter). */
+static a2a_result feed_items(a2a_sse_decoder *d, const uint8_t *chunk, size_t len,
+                             const a2a_sse_item **items, size_t *n) {
+  a2a_sse_packed p;
+  a2a_result r = a2a_sse_decoder_feed_packed(d, chunk, len, &p);
+  if (r == A2A_OK) {
+    *items = p.items;
+    *n = p.item_count;
+  }
+  return r;
+}
+
+static void batch_items(void) {
   a2a_sse_decoder *d = NULL;
   const a2a_sse_item *items = NULL;
   size_t n = 99;
@@ -21,9 +34,9 @@ static void batch_zero_copy(void) {
   uint64_t retry = 0;
 
   CHECK(new_default(&d) == A2A_OK && d != NULL);
-  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)c1, strlen(c1), &items, &n) == A2A_OK);
+  CHECK(feed_items(d, (const uint8_t *)c1, strlen(c1), &items, &n) == A2A_OK);
   CHECK(n == 0 && items == NULL);
-  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)c2, strlen(c2), &items, &n) == A2A_OK);
+  CHECK(feed_items(d, (const uint8_t *)c2, strlen(c2), &items, &n) == A2A_OK);
   CHECK(n == 4);
   if (n == 4) {
     CHECK(items[0].kind == A2A_SSE_ITEM_KIND_EVENT);
@@ -37,9 +50,9 @@ static void batch_zero_copy(void) {
     CHECK(items[3].kind == A2A_SSE_ITEM_KIND_EVENT);
     CHECK(bytes_is(items[3].event_type, "update"));
     CHECK(bytes_is(items[3].data, "{\"a\":1}"));
-    /* Zero-copy: a value whole inside the chunk is a view of the chunk. */
-    CHECK((const char *)items[3].data.ptr >= c2 &&
-          (const char *)items[3].data.ptr < c2 + strlen(c2));
+    /* Copied: even a value whole inside the chunk is a view into the decoder. */
+    CHECK(!((const char *)items[3].data.ptr >= c2 &&
+            (const char *)items[3].data.ptr < c2 + strlen(c2)));
   }
   CHECK(a2a_sse_decoder_retry(d, &retry) && retry == 1500);
   CHECK(bytes_is(a2a_sse_decoder_last_event_id(d), "7"));
@@ -177,7 +190,7 @@ static void byte_by_byte_equals_whole(void) {
   size_t n = 0;
   CHECK(new_default(&d) == A2A_OK);
   for (i = 0; i < len; i++) {
-    CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)s + i, 1, &items, &n) == A2A_OK);
+    CHECK(feed_items(d, (const uint8_t *)s + i, 1, &items, &n) == A2A_OK);
     if (n == 1 && items[0].kind == A2A_SSE_ITEM_KIND_EVENT) {
       events++;
       if (events == 1) {
@@ -199,7 +212,7 @@ static void invalid_utf8_is_bytes(void) {
   size_t n = 0;
   const char *s = "data: \xff\xfe\xc3\n\n";
   CHECK(new_default(&d) == A2A_OK);
-  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)s, strlen(s), &items, &n) == A2A_OK);
+  CHECK(feed_items(d, (const uint8_t *)s, strlen(s), &items, &n) == A2A_OK);
   CHECK(n == 1 && items[0].data.len == 3 && memcmp(items[0].data.ptr, "\xff\xfe\xc3", 3) == 0);
   a2a_sse_decoder_free(d);
 }
@@ -213,7 +226,7 @@ static void limits(void) {
   a2a_str msg;
 
   CHECK(a2a_sse_decoder_new_with(8, 1024, A2A_SSE_AT_EOF_DISCARD, &d) == A2A_OK);
-  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)s, strlen(s), &items, &n) == A2A_OK);
+  CHECK(feed_items(d, (const uint8_t *)s, strlen(s), &items, &n) == A2A_OK);
   CHECK(n == 2);
   if (n == 2) {
     CHECK(items[0].kind == A2A_SSE_ITEM_KIND_LIMIT_ERROR);
@@ -223,13 +236,13 @@ static void limits(void) {
   msg = a2a_sse_decoder_last_error(d);
   CHECK(msg.ptr != NULL && msg.len > 0);
   /* The next mutating call clears it. */
-  CHECK(a2a_sse_decoder_feed(d, NULL, 0, &items, &n) == A2A_OK && n == 0);
+  CHECK(feed_items(d, NULL, 0, &items, &n) == A2A_OK && n == 0);
   ABSENT(a2a_sse_decoder_last_error(d));
   a2a_sse_decoder_free(d);
 
   d = NULL;
   CHECK(a2a_sse_decoder_new_with(1024, 4, A2A_SSE_AT_EOF_DISCARD, &d) == A2A_OK);
-  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)big, strlen(big), &items, &n) == A2A_OK);
+  CHECK(feed_items(d, (const uint8_t *)big, strlen(big), &items, &n) == A2A_OK);
   CHECK(n >= 1 && items[0].kind == A2A_SSE_ITEM_KIND_LIMIT_ERROR &&
         items[0].error == A2A_SSE_EVENT_TOO_LARGE && items[0].limit == 4);
   a2a_sse_decoder_free(d);
@@ -252,7 +265,7 @@ static void finish_and_use_after_finish(void) {
   const char *again = "data: again\n\n";
 
   CHECK(new_default(&d) == A2A_OK);
-  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)partial, strlen(partial), &items, &n) == A2A_OK);
+  CHECK(feed_items(d, (const uint8_t *)partial, strlen(partial), &items, &n) == A2A_OK);
   CHECK(n == 0);
   CHECK(a2a_sse_decoder_finish(d, &f) == A2A_OK);
   CHECK(!f.has_event && f.discarded && f.discarded_event && f.discarded_id);
@@ -262,7 +275,7 @@ static void finish_and_use_after_finish(void) {
   CHECK(a2a_sse_decoder_last_event_id(d).len == 0);
   /* Finishing again reports a clean end; feeding after finish starts a new stream. */
   CHECK(a2a_sse_decoder_finish(d, &f) == A2A_OK && !f.discarded);
-  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)again, strlen(again), &items, &n) == A2A_OK);
+  CHECK(feed_items(d, (const uint8_t *)again, strlen(again), &items, &n) == A2A_OK);
   CHECK(n == 1 && bytes_is(items[0].data, "again"));
   CHECK(a2a_sse_decoder_finish(d, NULL) == A2A_NULL_PARAMETER);
   CHECK(a2a_sse_decoder_finish(NULL, &f) == A2A_NULL_PARAMETER);
@@ -270,7 +283,7 @@ static void finish_and_use_after_finish(void) {
 
   d = NULL;
   CHECK(a2a_sse_decoder_new_with(64, 64, A2A_SSE_AT_EOF_DISPATCH, &d) == A2A_OK);
-  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)"event: x\ndata: tail", 19, &items, &n) == A2A_OK);
+  CHECK(feed_items(d, (const uint8_t *)"event: x\ndata: tail", 19, &items, &n) == A2A_OK);
   CHECK(a2a_sse_decoder_finish(d, &f) == A2A_OK);
   CHECK(f.has_event && f.event.kind == A2A_SSE_ITEM_KIND_EVENT);
   CHECK(bytes_is(f.event.data, "tail") && bytes_is(f.event.event_type, "x"));
@@ -291,10 +304,10 @@ static void ids_and_reconnect(void) {
   CHECK(a2a_sse_decoder_set_last_event_id(d, (const uint8_t *)"42", 2) == A2A_OK);
   CHECK(bytes_is(a2a_sse_decoder_last_event_id(d), "42"));
   CHECK(a2a_sse_decoder_set_last_event_id(d, NULL, 2) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)"data: x", 7, &items, &n) == A2A_OK);
+  CHECK(feed_items(d, (const uint8_t *)"data: x", 7, &items, &n) == A2A_OK);
   CHECK(a2a_sse_decoder_reset_for_reconnect(d) == A2A_OK);
   CHECK(bytes_is(a2a_sse_decoder_last_event_id(d), "42"));
-  CHECK(a2a_sse_decoder_feed(d, (const uint8_t *)"\n\ndata: y\n\n", 11, &items, &n) == A2A_OK);
+  CHECK(feed_items(d, (const uint8_t *)"\n\ndata: y\n\n", 11, &items, &n) == A2A_OK);
   CHECK(n == 1 && bytes_is(items[0].data, "y") && bytes_is(items[0].id, "42"));
   CHECK(a2a_sse_decoder_set_last_event_id(d, NULL, 0) == A2A_OK);
   CHECK(a2a_sse_decoder_last_event_id(d).len == 0);
@@ -309,15 +322,14 @@ static void ids_and_reconnect(void) {
 
 static void null_arguments(void) {
   a2a_sse_decoder *d = NULL;
-  const a2a_sse_item *items = NULL;
-  size_t n = 0;
+  a2a_sse_packed p;
   CHECK(new_default(NULL) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_feed(NULL, NULL, 0, &items, &n) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed_packed(NULL, NULL, 0, &p) == A2A_NULL_PARAMETER);
   CHECK(new_default(&d) == A2A_OK);
-  CHECK(a2a_sse_decoder_feed(d, NULL, 1, &items, &n) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_feed(d, NULL, 0, NULL, &n) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_feed(d, NULL, 0, &items, NULL) == A2A_NULL_PARAMETER);
-  CHECK(a2a_sse_decoder_feed(d, NULL, 0, &items, &n) == A2A_OK && n == 0);
+  CHECK(a2a_sse_decoder_feed_packed(d, NULL, 1, &p) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed_packed(d, NULL, 0, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_sse_decoder_feed_packed(d, NULL, 0, &p) == A2A_OK && p.item_count == 0 &&
+        p.items == NULL);
   a2a_sse_decoder_free(d);
   a2a_sse_decoder_free(NULL);
 }
@@ -359,7 +371,7 @@ static void encoder(void) {
   /* Round trip through the decoder. */
   out = a2a_sse_encoder_output(e);
   CHECK(new_default(&d) == A2A_OK);
-  CHECK(a2a_sse_decoder_feed(d, out.ptr, out.len, &items, &n) == A2A_OK);
+  CHECK(feed_items(d, out.ptr, out.len, &items, &n) == A2A_OK);
   CHECK(n == 7);
   if (n == 7) {
     CHECK(items[0].kind == A2A_SSE_ITEM_KIND_RETRY && items[0].retry_ms == 300);
@@ -388,7 +400,7 @@ static void encoder(void) {
 }
 
 void test_sse(void) {
-  batch_zero_copy();
+  batch_items();
   batch_copy_survives_freeing_the_chunk();
   byte_by_byte_equals_whole();
   batch_packed();

@@ -1,5 +1,5 @@
 //! The C ABI's feeding functions (liba2a_core, `ffi/`), called as C calls them: the SSE
-//! decoder's zero-copy and packed feeds, its finish, the HTTP/1.1 response reader, the
+//! decoder's (packed) feed, its finish, the HTTP/1.1 response reader, the
 //! stream tracker and the classifier, with arbitrary bytes and chunkings. Checks: no panic
 //! (the panic hook aborts before the boundary could hide it), every view in bounds (read
 //! whole; chunks are separate allocations freed after their feed, so a view kept into an old
@@ -107,28 +107,6 @@ fn end(d: *mut a2a_sse_decoder, max_line: usize, max_event: usize) -> (Vec<u8>, 
     let mut retry = 0u64;
     let retry = a2a_sse_decoder_retry(d, &mut retry).then_some(retry);
     (report.into_bytes(), id, retry)
-}
-
-/// Zero-copy feeds, one chunk at a time, each chunk freed after its items were copied.
-fn decode_zero_copy(input: &[u8], sizes: &[u8], max_line: usize, max_event: usize, at_eof: a2a_sse_at_eof) -> Decoded {
-    let d = new_decoder(max_line, max_event, at_eof);
-    let mut items = Vec::new();
-    for chunk in chunks(input, sizes) {
-        let mut p: *const a2a_sse_item = null();
-        let mut n = usize::MAX;
-        assert_eq!(a2a_sse_decoder_feed(d, chunk.as_ptr(), chunk.len(), &mut p, &mut n), a2a_result::A2A_OK);
-        assert_eq!(p.is_null(), n == 0);
-        if n > 0 {
-            // SAFETY: the library returned an array of `n` items.
-            for it in unsafe { std::slice::from_raw_parts(p, n) } {
-                items.push(got(it, max_line, max_event));
-            }
-        }
-        drop(chunk);
-    }
-    let (finish, last_event_id, retry) = end(d, max_line, max_event);
-    a2a_sse_decoder_free(d);
-    Decoded { items, finish, last_event_id, retry }
 }
 
 /// Packed feeds, checking the documented layout of every result.
@@ -342,12 +320,10 @@ fuzz_target!(|data: &[u8]| {
     let sizes = &data[4..4 + n_sizes];
     let input = &data[4 + n_sizes..];
 
-    let whole = decode_zero_copy(input, &[], max_line, max_event, at_eof);
+    let whole = decode_packed(input, &[], max_line, max_event, at_eof);
     for (name, other) in [
-        ("zero-copy, the fuzzer's chunks", decode_zero_copy(input, sizes, max_line, max_event, at_eof)),
-        ("zero-copy, 1-byte chunks", decode_zero_copy(input, &[1], max_line, max_event, at_eof)),
-        ("packed, whole", decode_packed(input, &[], max_line, max_event, at_eof)),
         ("packed, the fuzzer's chunks", decode_packed(input, sizes, max_line, max_event, at_eof)),
+        ("packed, 1-byte chunks", decode_packed(input, &[1], max_line, max_event, at_eof)),
     ] {
         assert_eq!(whole.items, other.items, "{name}: items (sizes {sizes:?})");
         assert_eq!(whole.finish, other.finish, "{name}: finish report");

@@ -647,27 +647,9 @@ _decl('a2a_error_name_of_code', c_uint32, c_int64)
 # outcome
 _decl('a2a_outcome_transport', c_uint32, c_uint32, c_uint32, u8p, c_size_t, _P(vp))
 _decl('a2a_outcome_free', None, vp)
-_decl('a2a_outcome_channel', c_uint32, vp)
-_decl('a2a_outcome_is_success', c_bool, vp)
-_decl('a2a_outcome_http_status', c_bool, vp, _P(c_uint16))
-_decl('a2a_outcome_code', c_bool, vp, _P(c_int64))
-_decl('a2a_outcome_error_name', c_bool, vp, _P(c_uint32))
-for _f in ('reason', 'message', 'data', 'task_id', 'context_id', 'text', 'error_id', 'hint',
-           'body_excerpt', 'cancel_origin'):
-    _decl(f'a2a_outcome_{_f}', Str, vp)
-_decl('a2a_outcome_state', c_bool, vp, _P(c_uint32))
-_decl('a2a_outcome_terminal', c_bool, vp)
-_decl('a2a_outcome_retry', c_uint32, vp)
-_decl('a2a_outcome_retry_after_secs', c_bool, vp, _P(c_uint64))
-_decl('a2a_outcome_remote_hint_retryable', c_bool, vp, _P(c_bool))
-_decl('a2a_outcome_remote_hint_count', c_size_t, vp)
-_decl('a2a_outcome_remote_hint_pair', c_uint32, vp, c_size_t, _P(Str), _P(Str))
-_decl('a2a_outcome_request_sent', c_bool, vp, _P(c_uint32))
-_decl('a2a_outcome_version', c_bool, vp, _P(c_uint32))
-_decl('a2a_outcome_binding', c_bool, vp, _P(c_uint32))
-_decl('a2a_outcome_exit_code', c_int32, vp)
-_decl('a2a_outcome_leaked_detail', c_bool, vp)
+# the one way to read an outcome: every field (the answer's JSON included) in one struct
 _decl('a2a_outcome_get_info', c_uint32, vp, _P(OutcomeInfo))
+_decl('a2a_outcome_remote_hint_pair', c_uint32, vp, c_size_t, _P(Str), _P(Str))
 
 # classify and helpers
 _decl('a2a_classify', c_uint32, _P(Response), _P(vp))
@@ -787,8 +769,8 @@ for _f in ('send_text', 'send_message', 'get_task', 'cancel_task'):
 for _f in ('stream_text', 'stream_message', 'resubscribe'):
     _decl(f'a2a_client_{_f}', c_uint32, vp, u8p, c_size_t, _P(ClientCallOptions), _P(vp))
 _decl('a2a_client_stream_next', c_uint32, vp, _P(ClientStreamEvent))
-# the answer (ffi/src/answer.rs): one canonical JSON rendering
-_decl('a2a_outcome_result_json', c_uint32, vp, _P(Str))
+# the answer (ffi/src/answer.rs): one canonical JSON rendering (an outcome's is
+# OutcomeInfo.result_json)
 _decl('a2a_answer_read', c_uint32, u8p, c_size_t, c_uint32, c_uint32, c_bool, vp)
 _decl('a2a_buffer_new', c_uint32, _P(vp))
 _decl('a2a_buffer_free', None, vp)
@@ -870,10 +852,7 @@ _decl('a2a_card_builder_build', c_uint32, vp, vp)
 
 #: Functions of the header this package deliberately does not bind, with the reason
 #: (tests/test_abi.py fails on any other unbound function).
-NOT_BOUND = {
-    'a2a_sse_decoder_feed': 'zero-copy: retains pointers into the chunk (memory rule); '
-    'feed_packed is used instead',
-}
+NOT_BOUND: dict[str, str] = {}
 # The driver's raw HTTP layer (ffi/src/driver_raw.rs): made for bindings that plug the driver
 # under another SDK's HTTP interface (a2a-java's A2AHttpClient); Python callers who want raw
 # HTTP have their own stack (httpx), and `Client` covers the A2A calls.
@@ -904,7 +883,7 @@ NOT_BOUND.update(
             'a2a_http1_response_last_error', 'a2a_http1_response_new_with', 'a2a_http1_response_reset',
             'a2a_http1_response_reusable', 'a2a_http1_response_trailer',
             'a2a_http1_response_trailer_count', 'a2a_http1_write_request',
-            'a2a_http1_write_request_head', 'a2a_buffer_clear',
+            'a2a_http1_write_request_head',
         )
     }
 )

@@ -270,18 +270,6 @@ def _result_from_text(text: str) -> Any:
     return answer_from_json(_parse(text))
 
 
-def _result_of(ptr: int) -> Any:
-    """The answer an `a2a_outcome *` carries, or None."""
-    if not ptr:
-        return None
-    v = _lib.Str()
-    rc = _lib.lib.a2a_outcome_result_json(ptr, ctypes.byref(v))
-    if rc == _NONE:
-        return None
-    check(rc)
-    return answer_from_json(_parse(_lib.view_str(v) or 'null'))
-
-
 def _part_json(p: Part | str) -> dict[str, Any]:
     if isinstance(p, str):
         return {'kind': 'text', 'text': p}

@@ -209,6 +209,19 @@ public final class Outcome {
         return p == null || len == 0 ? "" : new String(p.getByteArray(0, Math.toIntExact(len)), StandardCharsets.UTF_8);
     }
 
+    /**
+     * The channel code of a native outcome, read with the one outcome call
+     * ({@code a2a_outcome_get_info}, into per-thread native memory) without copying any
+     * other field out: for a reader that only routes an event on.
+     */
+    static int channelCode(A2aCoreLibrary lib, Pointer handle) {
+        Scratch s = Info.SCRATCH.get();
+        Pointer h = Objects.requireNonNull(handle, "outcome handle");
+        A2aCoreException.check("a2a_outcome_get_info", Direct.ON ? Direct.a2a_outcome_get_info(h, s.pointer())
+            : lib.a2a_outcome_get_info(h, s.pointer()));
+        return s.pointer().getInt(Info.CHANNEL);
+    }
+
     /** Copies a borrowed native outcome out (the handle stays with its owner). */
     static Outcome copy(A2aCoreLibrary lib, Pointer handle) {
         return new Outcome(lib, Objects.requireNonNull(handle, "outcome handle"), false);

@@ -185,8 +185,9 @@ public final class StreamTracker implements AutoCloseable {
     /**
      * As {@link #onEvent(long, String, String)} (the tracker moves the same way), for a reader
      * that only routes each event's data on (a transport): the item's kind and its outcome's
-     * channel, without copying a task or message outcome out (one foreign call for those,
-     * against four). Empty for an event with empty data.
+     * channel, without copying a task or message outcome's fields out (two foreign calls
+     * for those: the event and {@code a2a_outcome_get_info}, read for its channel only).
+     * Empty for an event with empty data.
      */
     public synchronized Optional<Route> route(long nowMs, String type, String data) {
         byte[] t = type == null ? null : type.getBytes(StandardCharsets.UTF_8);
@@ -200,7 +201,7 @@ public final class StreamTracker implements AutoCloseable {
         java.nio.ByteBuffer b = out.read();
         ItemKind kind = ItemKind.of(b.getInt(ItemLayout.KIND));
         Pointer outcome = Scratch.pointer(b, ItemLayout.OUTCOME);
-        int code = Direct.ON ? Direct.a2a_outcome_channel(outcome) : lib.a2a_outcome_channel(outcome);
+        int code = Outcome.channelCode(lib, outcome);
         Channel channel = Channel.fromCode(code)
             .orElseThrow(() -> new IllegalStateException("outcome with an invalid channel"));
         boolean answer = (channel == Channel.TASK || channel == Channel.MESSAGE)

@@ -76,8 +76,9 @@ class DirectMappingTest {
         assertEquals(0, lib.a2a_outcome_get_info(h, viaInterface));
         assertEquals(0, Direct.a2a_outcome_get_info(h, viaDirect));
         assertEquals(fields(new A2aCoreLibrary.OutcomeInfo(), viaInterface), fields(new A2aCoreLibrary.OutcomeInfo(), viaDirect));
-        assertEquals(Channel.TRANSPORT.code(), Direct.a2a_outcome_channel(h));
-        assertEquals(lib.a2a_outcome_channel(h), Direct.a2a_outcome_channel(h));
+        int channelAt = new A2aCoreLibrary.OutcomeInfo().offsetOf("channel");
+        assertEquals(Channel.TRANSPORT.code(), viaDirect.getInt(channelAt));
+        assertEquals(Channel.TRANSPORT.code(), Outcome.channelCode(lib, h));
         assertEquals(lib.a2a_counts_toward_breaker(h), Direct.a2a_counts_toward_breaker(h));
         assertEquals(1, Direct.a2a_counts_toward_breaker(h), "a timeout counts toward the breaker");
         Direct.a2a_outcome_free(h);
@@ -123,7 +124,7 @@ class DirectMappingTest {
             assertEquals(f1.replaceAll("native@0x[0-9a-f]+", "p"), f2.replaceAll("native@0x[0-9a-f]+", "p"));
             assertEquals(4, i2.getInt(m.offsetOf("kind")), "an artifact update");
             assertEquals("a-7", new String(Layout.viewBytes(i2, artifactAt), StandardCharsets.UTF_8));
-            assertEquals(Channel.TASK.code(), Direct.a2a_outcome_channel(i2.getPointer(outcomeAt)));
+            assertEquals(Channel.TASK.code(), Outcome.channelCode(lib, i2.getPointer(outcomeAt)));
             assertEquals(lib.a2a_stream_tracker_events(t1), lib.a2a_stream_tracker_events(t2));
             // Empty data: nothing to classify, through both.
             byte[] blank = " ".getBytes(StandardCharsets.UTF_8);

@@ -145,55 +145,10 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_outcome_free}. */
     void a2a_outcome_free(Pointer outcome);
 
-    /** {@code a2a_outcome_channel}. */
-    int a2a_outcome_channel(Pointer outcome);
-
-    /** {@code a2a_outcome_is_success}. */
-    byte a2a_outcome_is_success(Pointer outcome);
-
-    /** {@code a2a_outcome_http_status} (out: uint16). */
-    byte a2a_outcome_http_status(Pointer outcome, Pointer out);
-
-    /** {@code a2a_outcome_code} (out: int64). */
-    byte a2a_outcome_code(Pointer outcome, Pointer out);
-
-    /** {@code a2a_outcome_error_name} (out: uint32). */
-    byte a2a_outcome_error_name(Pointer outcome, Pointer out);
-
-    /** {@code a2a_outcome_reason}. */
-    View a2a_outcome_reason(Pointer outcome);
-
-    /** {@code a2a_outcome_message}. */
-    View a2a_outcome_message(Pointer outcome);
-
-    /** {@code a2a_outcome_data}. */
-    View a2a_outcome_data(Pointer outcome);
-
-    /** {@code a2a_outcome_task_id}. */
-    View a2a_outcome_task_id(Pointer outcome);
-
-    /** {@code a2a_outcome_context_id}. */
-    View a2a_outcome_context_id(Pointer outcome);
-
-    /** {@code a2a_outcome_text}. */
-    View a2a_outcome_text(Pointer outcome);
-
-    /** {@code a2a_outcome_error_id}. */
-    View a2a_outcome_error_id(Pointer outcome);
-
-    /** {@code a2a_outcome_hint}. */
-    View a2a_outcome_hint(Pointer outcome);
-
-    /** {@code a2a_outcome_body_excerpt}. */
-    View a2a_outcome_body_excerpt(Pointer outcome);
-
-    /** {@code a2a_outcome_exit_code} (-1 for NULL). */
-    int a2a_outcome_exit_code(Pointer outcome);
-
-    /** {@code a2a_outcome_leaked_detail}. */
-    byte a2a_outcome_leaked_detail(Pointer outcome);
-
-    /** {@code a2a_outcome_get_info}: every field in one call (views valid as long as the outcome). */
+    /**
+     * {@code a2a_outcome_get_info}: every field in one call (views valid as long as the
+     * outcome): the one way to read an outcome.
+     */
     int a2a_outcome_get_info(Pointer outcome, OutcomeInfo out);
 
     /**
@@ -202,38 +157,8 @@ public interface A2aCoreLibrary extends Library {
      */
     int a2a_outcome_get_info(Pointer outcome, Pointer out);
 
-    /** {@code a2a_outcome_cancel_origin} (a static string; NULL view when absent). */
-    View a2a_outcome_cancel_origin(Pointer outcome);
-
-    /** {@code a2a_outcome_state} (out: uint32). */
-    byte a2a_outcome_state(Pointer outcome, Pointer out);
-
-    /** {@code a2a_outcome_terminal}. */
-    byte a2a_outcome_terminal(Pointer outcome);
-
-    /** {@code a2a_outcome_retry}. */
-    int a2a_outcome_retry(Pointer outcome);
-
-    /** {@code a2a_outcome_retry_after_secs} (out: uint64). */
-    byte a2a_outcome_retry_after_secs(Pointer outcome, Pointer out);
-
-    /** {@code a2a_outcome_remote_hint_retryable} (out: bool). */
-    byte a2a_outcome_remote_hint_retryable(Pointer outcome, Pointer out);
-
-    /** {@code a2a_outcome_remote_hint_count}. */
-    SizeT a2a_outcome_remote_hint_count(Pointer outcome);
-
     /** {@code a2a_outcome_remote_hint_pair} (key, value: a2a_str out). */
     int a2a_outcome_remote_hint_pair(Pointer outcome, SizeT index, Pointer key, Pointer value);
-
-    /** {@code a2a_outcome_request_sent} (out: uint32). */
-    byte a2a_outcome_request_sent(Pointer outcome, Pointer out);
-
-    /** {@code a2a_outcome_version} (out: uint32). */
-    byte a2a_outcome_version(Pointer outcome, Pointer out);
-
-    /** {@code a2a_outcome_binding} (out: uint32). */
-    byte a2a_outcome_binding(Pointer outcome, Pointer out);
 
     // --- SSE decoder ----------------------------------------------------------------
 
@@ -242,12 +167,6 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_sse_decoder_free}. */
     void a2a_sse_decoder_free(Pointer decoder);
-
-    /**
-     * {@code a2a_sse_decoder_feed} (zero-copy): called only with a chunk in native memory
-     * the binding owns and keeps unmodified until every item view was copied out.
-     */
-    int a2a_sse_decoder_feed(Pointer decoder, Pointer chunk, SizeT len, Pointer items, Pointer count);
 
     /** {@code a2a_sse_decoder_feed_packed} (out: an {@code a2a_sse_packed}, see {@link Layout}). */
     int a2a_sse_decoder_feed_packed(Pointer decoder, Pointer chunk, SizeT len, Pointer out);
@@ -1075,9 +994,6 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_client_stream_message} (UTF-8 JSON message). */
     int a2a_client_stream_message(Pointer client, byte[] message, SizeT len, ClientCallOptions opts, Pointer out);
-
-    /** {@code a2a_outcome_result_json}: A2A_OK with the view, A2A_NONE without an answer. */
-    int a2a_outcome_result_json(Pointer outcome, Layout.BytesView out);
 
     /** {@code a2a_answer_read}. */
     int a2a_answer_read(byte[] body, SizeT len, int version, int binding, boolean isStream, Pointer buffer);

@@ -39,9 +39,6 @@ public final class Direct {
     /** {@code a2a_outcome_get_info} (out: an {@code a2a_outcome_info}). */
     public static native int a2a_outcome_get_info(Pointer outcome, Pointer out);
 
-    /** {@code a2a_outcome_channel}. */
-    public static native int a2a_outcome_channel(Pointer outcome);
-
     /** {@code a2a_counts_toward_breaker} (C bool). */
     public static native byte a2a_counts_toward_breaker(Pointer outcome);
 

@@ -194,6 +194,36 @@ fn incoming_requests_expose_traceparent_and_idempotency_key() {
     assert_eq!(r.idempotency_key.as_deref(), Some("conv-9:book:12A"));
 }
 
+/// A2A service parameters are case-insensitive keys (spec 1.0 §3.2.6): whatever the case of
+/// `A2A-Version` and `A2A-Extensions` (and 0.3's `X-A2A-Extensions`), they are read the same,
+/// on both bindings.
+#[test]
+fn service_parameters_are_read_whatever_their_case() {
+    let body = r#"{"jsonrpc":"2.0","id":"1","method":"SendMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"x"}]}}}"#;
+    let rest_body = r#"{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"x"}]}}"#;
+    for (version, extensions) in [
+        ("A2A-Version", "A2A-Extensions"),
+        ("a2a-version", "a2a-extensions"),
+        ("A2A-VERSION", "A2A-EXTENSIONS"),
+        ("a2A-vErSiOn", "x-A2A-extensions"),
+    ] {
+        let headers = [(version, "1.0"), (extensions, "urn:a, urn:b")];
+        let r = jsonrpc(&headers, body.as_bytes(), &ALL).unwrap();
+        assert_eq!(r.version, ProtocolVersion::V1_0, "{version}");
+        assert_eq!(r.extensions, ["urn:a", "urn:b"], "{extensions}");
+        let r = server::parse_rest(
+            "POST",
+            "/message:send",
+            &with_json(&headers),
+            rest_body.as_bytes(),
+            &ALL,
+        )
+        .unwrap();
+        assert_eq!(r.version, ProtocolVersion::V1_0, "{version}");
+        assert_eq!(r.extensions, ["urn:a", "urn:b"], "{extensions}");
+    }
+}
+
 #[test]
 fn jsonrpc_refusals() {
     // (headers, body, expected code, expected id)

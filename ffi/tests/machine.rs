@@ -485,10 +485,7 @@ fn resolve(cfg: *mut a2a_machine_config, card: &serde_json::Value) -> (Option<St
     );
     let r = transmit(fetch, 0).unwrap();
     let body = card.to_string();
-    assert_eq!(
-        head(fetch, r.id, 200, "application/json", 1),
-        a2a_result::A2A_OK
-    );
+    assert_eq!(head(fetch, r.id, 200, "application/json", 1), a2a_result::A2A_OK);
     assert_eq!(
         a2a_call_handle_body(fetch, r.id, body.as_ptr(), body.len(), 1),
         a2a_result::A2A_OK
@@ -526,11 +523,7 @@ fn the_interface_setter_insists_on_a_version_and_binding() {
                 a2a_result::A2A_OK
             );
         });
-        assert_eq!(
-            resolve(cfg, &card),
-            (Some(want.to_owned()), 0),
-            "{version} {binding}"
-        );
+        assert_eq!(resolve(cfg, &card), (Some(want.to_owned()), 0), "{version} {binding}");
         a2a_machine_config_free(cfg);
     }
     // Nothing offered matches: refused, with the fetch's outcome saying why.

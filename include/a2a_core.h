@@ -1515,6 +1515,46 @@ typedef uint32_t a2a_sse_item_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ What the host does after a poll (`a2a_wait_step.kind`).
+ */
+enum a2a_wait_step_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   Make the next poll (`a2a_task_wait_poll`) at `poll_at_ms` on the host's clock.
+   */
+  A2A_WAIT_STEP_KIND_POLL_AT = 1,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The wait is over and the poll just read is its result: the task reached a terminal
+   or interrupted state (input-required, auth-required), or the poll failed in a way
+   another poll would not change (TaskNotFound, a 4xx, refused credentials).
+   */
+  A2A_WAIT_STEP_KIND_DONE = 2,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The wait's deadline came first: `outcome` is `transport`/`Timeout` naming the task
+   and its last state (advice `poll`).
+   */
+  A2A_WAIT_STEP_KIND_GAVE_UP = 3,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_wait_step_kind a2a_wait_step_kind;
+#else
+typedef uint32_t a2a_wait_step_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
 /*
  Task state, normalized across protocol versions. The numbers are those of the A2A 1.0
  `TaskState` enum (`UNKNOWN` is its `TASK_STATE_UNSPECIFIED`).
@@ -1836,7 +1876,7 @@ typedef struct a2a_call a2a_call;
 
  Methods: `a2a_call_settings_new`, `_free`, `_set_budget_ms`, `_set_deadline_ms`,
  `_set_idempotency_key`, `_set_traceparent`, `_add_header`, `_set_message_id`,
- `_set_rpc_id`, `_set_stream_idle_timeout_ms`.
+ `_set_rpc_id`, `_set_stream_idle_timeout_ms`, `_set_return_immediately`.
 
  Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
  */
@@ -2131,6 +2171,21 @@ typedef struct a2a_stream_tracker a2a_stream_tracker;
  Threading: `Send`, not thread-safe.
  */
 typedef struct a2a_tally a2a_tally;
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ The plan of waiting for one task (see `ffi/README.md`, *Waiting for a task*): which
+ call to make next (`a2a_task_wait_poll`) and what each finished poll means
+ (`a2a_task_wait_read`).
+
+ Methods: `a2a_task_wait_new`, `a2a_task_wait_poll`, `a2a_task_wait_read`,
+ `a2a_task_wait_free`.
+
+ Threading: `Send`, not thread-safe (a second call while one runs is refused with
+ `A2A_IN_USE`).
+ */
+typedef struct a2a_task_wait a2a_task_wait;
+#endif
 
 /*
  A borrowed UTF-8 text view: `len` bytes at `ptr`, always valid UTF-8, never
@@ -3834,6 +3889,27 @@ typedef struct a2a_tally_entry {
   uint64_t count;
 } a2a_tally_entry;
 
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ One step of a wait, from `a2a_task_wait_read`. Fields are only ever appended.
+ */
+typedef struct a2a_wait_step {
+  /*
+   An `a2a_wait_step_kind`.
+   */
+  a2a_wait_step_kind kind;
+  /*
+   `POLL_AT`: when to start the next poll, on the host's clock (the scale of `now_ms`).
+   */
+  uint64_t poll_at_ms;
+  /*
+   `GAVE_UP`: a new outcome OWNED by the caller (free with `a2a_outcome_free`); its
+   `result_json` is the last poll's answer. NULL for the other kinds.
+   */
+  struct a2a_outcome *outcome;
+} a2a_wait_step;
+#endif
+
 /*
  A `traceparent` value. Ids are never all zero in values the library writes.
  */
@@ -5463,6 +5539,20 @@ a2a_result a2a_call_settings_set_stream_idle_timeout_ms(struct a2a_call_settings
                                                         uint64_t ms);
 #endif
 
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Whether a non-streaming send (`SendMessage`, by `a2a_call_new` or `a2a_call_new_text`)
+ asks the agent to answer at once with the task as it stands instead of when it settles:
+ A2A 1.0 `configuration.returnImmediately: true`, 0.3 `configuration.blocking: false`
+ (replacing what the params said). Wait for the task with `a2a_task_wait_new`. Other
+ methods ignore it. false (the default) leaves the params as they are.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_call_settings_set_return_immediately(struct a2a_call_settings *settings,
+                                                    bool return_immediately);
+#endif
+
 /*
  Builds a transport-channel outcome, for a binding whose HTTP driver is its own: the
  call produced no HTTP response (connect refused, DNS, timeout, reset, TLS, breaker open,
@@ -6632,6 +6722,71 @@ a2a_result a2a_tally_get_entry(const struct a2a_tally *tally,
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_tally_render_prometheus(struct a2a_tally *tally, struct a2a_str *out);
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Starts a wait for task `task_id` (UTF-8, copied) at `now_ms` on the host's monotonic
+ clock: each poll is a `GetTask` asking for `history_length` history messages (negative:
+ the agent's default). Pacing, in milliseconds, 0 meaning the default: the first poll
+ goes out at once, the second `first_interval_ms` later (500), each delay 1.5 times the
+ one before up to `max_interval_ms` (5000), no poll after `max_time_ms` from `now_ms`
+ (600000). `out`: receives a new wait the caller owns (free with `a2a_task_wait_free`);
+ written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (empty task
+ id, or `first_interval_ms` above `max_interval_ms` once defaults are applied).
+ */
+a2a_result a2a_task_wait_new(const char *task_id,
+                             size_t task_id_len,
+                             int32_t history_length,
+                             uint64_t first_interval_ms,
+                             uint64_t max_interval_ms,
+                             uint64_t max_time_ms,
+                             uint64_t now_ms,
+                             struct a2a_task_wait **out);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Starts the next poll of `wait` on `state` at `now_ms`: a `GetTask` call (the
+ non-streaming machine: call timeout, retries, breaker and header hooks as any call) with
+ `settings` (NULL: none; copied), its deadline the earlier of the settings' and the
+ wait's. Drive it as any call until its `FINISHED` event, then pass that event's outcome
+ to `a2a_task_wait_read`. `wait` and `settings` are only read. `out`: receives a new call
+ the caller owns (free with `a2a_call_free`; a call keeps `state` alive); written on
+ success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
+ */
+a2a_result a2a_task_wait_poll(const struct a2a_task_wait *wait,
+                              const struct a2a_client_state *state,
+                              const struct a2a_call_settings *settings,
+                              uint64_t now_ms,
+                              struct a2a_call **out);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Reads the outcome of a finished poll (`outcome`: the poll's `FINISHED` event's, only
+ read; it may be freed afterwards) at `now_ms` and writes what comes next to `*out` (see
+ `a2a_wait_step`; a `GAVE_UP` step's outcome is the caller's to free). After `DONE` or
+ `GAVE_UP` the wait is over: free it.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
+ */
+a2a_result a2a_task_wait_read(struct a2a_task_wait *wait,
+                              const struct a2a_outcome *outcome,
+                              uint64_t now_ms,
+                              struct a2a_wait_step *out);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Frees a wait. NULL is a no-op; must not be called twice. Calls made by
+ `a2a_task_wait_poll` are the caller's and stay usable.
+ */
+void a2a_task_wait_free(struct a2a_task_wait *wait);
+#endif
 
 /*
  Parses a `traceparent` header value (UTF-8, read during the call only; surrounding

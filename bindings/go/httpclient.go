@@ -188,6 +188,9 @@ type HTTPCallOptions struct {
 	// RPCID is the JSON-RPC id of the call's first request, for hosts that log or replay
 	// their own ids ("": drawn by the machine; all digits: sent as a number).
 	RPCID string
+	// ReturnImmediately asks a (non-streaming) send to answer at once with the task as it
+	// stands (A2A 1.0 returnImmediately, 0.3 blocking: false); wait for it with WaitTask.
+	ReturnImmediately bool
 }
 
 // monoEpoch is the origin of the host clock handed to the machine (monotonic ms, >= 1).
@@ -510,6 +513,11 @@ func newSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settin
 		}
 		if r != C.A2A_OK {
 			return fail("HTTPCallOptions.RPCID", r)
+		}
+	}
+	if opts.ReturnImmediately {
+		if r := C.a2a_call_settings_set_return_immediately(s, true); r != C.A2A_OK {
+			return fail("HTTPCallOptions.ReturnImmediately", r)
 		}
 	}
 	for k, v := range opts.Headers {

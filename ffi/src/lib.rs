@@ -65,6 +65,8 @@ pub mod server_hooks;
 pub mod sse;
 pub mod stream;
 pub mod tally;
+#[cfg(feature = "client")]
+pub mod task_wait;
 pub mod traceparent;
 pub mod version;
 pub mod view;

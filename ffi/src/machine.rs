@@ -341,6 +341,7 @@ fn start(
 ) -> Result<a2a_call, a2a_result> {
     let mut state = cell.lock()?;
     let now = Millis(now_ms);
+    let call = crate::machine_config::with_return_immediately(call, settings.return_immediately);
     let options = settings.options;
     let machine = match call.method() {
         Method::SendStreamingMessage | Method::SubscribeToTask => {
@@ -1098,4 +1099,20 @@ pub extern "C" fn a2a_call_free(call: *mut a2a_call) {
         // SAFETY: the header requires a pointer from this library, not yet freed.
         unsafe { handle::free(call) }
     }
+}
+
+/// Starts `call` on the state behind `state` at `now_ms` with `settings` (NULL: none;
+/// copied, then adjusted by `adjust`): for calls the library makes itself (a wait's poll).
+pub(crate) fn start_on_state(
+    state: *const a2a_client_state,
+    call: Call<'static>,
+    settings: *const a2a_call_settings,
+    now_ms: u64,
+    adjust: impl FnOnce(&mut a2a_call_settings),
+) -> Result<a2a_call, a2a_result> {
+    let s = try_shared_state(state)?;
+    // SAFETY: the caller's header requires NULL or a live settings handle.
+    let mut settings = unsafe { settings_of(settings) };
+    adjust(&mut settings);
+    start(&s.cell, call, settings, now_ms)
 }

@@ -398,7 +398,7 @@ pub extern "C" fn a2a_machine_config_free(config: *mut a2a_machine_config) {
 ///
 /// Methods: `a2a_call_settings_new`, `_free`, `_set_budget_ms`, `_set_deadline_ms`,
 /// `_set_idempotency_key`, `_set_traceparent`, `_add_header`, `_set_message_id`,
-/// `_set_rpc_id`, `_set_stream_idle_timeout_ms`.
+/// `_set_rpc_id`, `_set_stream_idle_timeout_ms`, `_set_return_immediately`.
 ///
 /// Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
 #[derive(Debug, Clone, Default)]
@@ -407,6 +407,9 @@ pub struct a2a_call_settings {
     pub(crate) message_id: Option<String>,
     /// A stream's idle timeout for this call, replacing the state's.
     pub(crate) stream_idle_timeout: Option<Millis>,
+    /// Whether a non-streaming send asks the agent to answer at once (A2A 1.0
+    /// `returnImmediately`, 0.3 `blocking: false`).
+    pub(crate) return_immediately: bool,
 }
 
 impl Handle for a2a_call_settings {}
@@ -594,5 +597,43 @@ pub extern "C" fn a2a_call_settings_set_stream_idle_timeout_ms(
         let s = try_mut!(settings);
         s.stream_idle_timeout = (ms > 0).then_some(Millis(ms));
         a2a_result::A2A_OK
+    }
+}
+
+/// Whether a non-streaming send (`SendMessage`, by `a2a_call_new` or `a2a_call_new_text`)
+/// asks the agent to answer at once with the task as it stands instead of when it settles:
+/// A2A 1.0 `configuration.returnImmediately: true`, 0.3 `configuration.blocking: false`
+/// (replacing what the params said). Wait for the task with `a2a_task_wait_new`. Other
+/// methods ignore it. false (the default) leaves the params as they are.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_settings_set_return_immediately(
+    settings: *mut a2a_call_settings,
+    return_immediately: bool,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_mut!(settings);
+        s.return_immediately = return_immediately;
+        a2a_result::A2A_OK
+    }
+}
+
+/// `call` with `blocking: false` in its send configuration when `return_immediately` and it
+/// is a `SendMessage` (what the driver's `CallOptions::return_immediately` sends).
+pub(crate) fn with_return_immediately(
+    call: a2a::model::params::Call<'static>,
+    return_immediately: bool,
+) -> a2a::model::params::Call<'static> {
+    use a2a::model::params::{Call, SendConfiguration};
+    match call {
+        Call::SendMessage(mut p) if return_immediately => {
+            let c = p
+                .configuration
+                .get_or_insert_with(SendConfiguration::default);
+            c.blocking = Some(false);
+            Call::SendMessage(p)
+        }
+        c => c,
     }
 }

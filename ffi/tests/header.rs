@@ -286,7 +286,7 @@ fn declared_tiers(header: &str) -> Vec<(String, Option<String>)> {
 fn module_tier(file: &str) -> Option<&'static str> {
     match file {
         "driver.rs" | "driver_raw.rs" => Some("DRIVER"),
-        "machine.rs" | "machine_config.rs" | "hook.rs" => Some("CLIENT"),
+        "machine.rs" | "machine_config.rs" | "hook.rs" | "task_wait.rs" => Some("CLIENT"),
         "server.rs" | "card_builder.rs" | "server_hooks.rs" => Some("SERVER"),
         _ => None,
     }

@@ -60,5 +60,6 @@ void test_answer(void);
 void test_traceparent(void);
 void test_concurrency(void);
 void test_machine(void);
+void test_task_wait(void);
 
 #endif

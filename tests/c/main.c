@@ -52,6 +52,7 @@ int main(void) {
   test_traceparent();
   test_concurrency();
   test_machine();
+  test_task_wait();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -217,15 +217,19 @@ def drive(call: Call, on_finished: Callable[[Any, Call], Any],
 
 def settings(timeout: float | None, traceparent: str | None, idempotency_key: str | None,
              message_id: str | None, headers: Headers,
-             idle_timeout: float | None = None) -> Settings | None:
+             idle_timeout: float | None = None,
+             return_immediately: bool = False) -> Settings | None:
     """A call's settings (None when it has none): `timeout` is the caller's budget in
-    seconds, `idle_timeout` a stream's idle timeout in seconds."""
+    seconds, `idle_timeout` a stream's idle timeout in seconds, `return_immediately` asks a
+    send to answer with the task as it stands."""
     pairs = list(headers.items() if isinstance(headers, Mapping) else headers or ())
-    if not (timeout or traceparent or idempotency_key or message_id or pairs or idle_timeout):
+    if not (timeout or traceparent or idempotency_key or message_id or pairs or idle_timeout
+            or return_immediately):
         return None
     return Settings(budget_ms=ms(timeout, 'timeout'), traceparent=traceparent,
                     idempotency_key=idempotency_key, message_id=message_id, headers=pairs,
-                    stream_idle_timeout_ms=ms(idle_timeout, 'idle_timeout'))
+                    stream_idle_timeout_ms=ms(idle_timeout, 'idle_timeout'),
+                    return_immediately=return_immediately)
 
 
 def part_params(p: Part | str) -> dict[str, Any]:
@@ -541,3 +545,31 @@ class MachineClientBase:
         return self._with_hooks(State.for_target(self._config, self.url,
                                                  _num(ProtocolVersion)[v], _num(Binding)[b],
                                                  seed()))
+
+
+# --- waiting for a task ------------------------------------------------------------------------
+
+
+def task_wait(task_id: str, poll_interval: float, max_interval: float, timeout: float,
+              history_length: int | None) -> _machine.TaskWait:
+    """The core's plan of waiting for `task_id`, starting now (durations in seconds)."""
+    first = ms(poll_interval, 'poll_interval')
+    longest = ms(max_interval, 'max_interval')
+    assert first is not None and longest is not None
+    if first > longest:
+        raise ValueError(f'poll_interval ({poll_interval!r}) is above max_interval '
+                         f'({max_interval!r})')
+    return _machine.TaskWait(task_id, history_length, first, longest,
+                             ms(timeout, 'timeout') or 0, now_ms())
+
+
+def wait_step(plan: _machine.TaskWait, outcome: Outcome) -> tuple[Outcome | None, float]:
+    """Reads a finished poll's `outcome` into the plan: (the wait's result, 0) when it is
+    over (the poll's outcome, or the typed give-up outcome at the deadline), else (None,
+    seconds to sleep before the next poll)."""
+    step = plan.read(outcome._ptr(), now_ms())
+    if step.kind == _machine.WAIT_POLL_AT:
+        return None, max(0, int(step.poll_at_ms) - now_ms()) / 1000
+    if step.kind == _machine.WAIT_GAVE_UP:
+        return Outcome._from_ptr(step.outcome or 0, owned=True), 0
+    return outcome, 0

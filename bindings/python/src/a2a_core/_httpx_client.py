@@ -12,6 +12,7 @@ state and the header hooks, alive until it ends.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -89,9 +90,10 @@ class HttpxClient(_drive.MachineClientBase):
              metadata: Mapping[str, Any] | None, timeout: float | None,
              traceparent: str | None, idempotency_key: str | None, message_id: str | None,
              context_id: str | None, task_id: str | None, headers: Headers,
-             history_length: int | None) -> Outcome:
+             history_length: int | None, return_immediately: bool = False) -> Outcome:
         """`Client.send` (BLOCKS)."""
-        settings = _drive.settings(timeout, traceparent, idempotency_key, message_id, headers)
+        settings = _drive.settings(timeout, traceparent, idempotency_key, message_id, headers,
+                                   return_immediately=return_immediately)
         return self._unary(lambda state: message_call(
             state, False, text, parts, metadata, message_id, context_id, task_id, settings,
             history_length))  # type: ignore[no-any-return]
@@ -102,6 +104,20 @@ class HttpxClient(_drive.MachineClientBase):
         settings = _drive.settings(timeout, traceparent, None, None, headers)
         return self._unary(lambda state: method_call(state, method, params, settings)
                            )  # type: ignore[no-any-return]
+
+    def wait(self, task_id: str, poll_interval: float, max_interval: float, timeout: float,
+             history_length: int | None, traceparent: str | None,
+             headers: Headers) -> Outcome:
+        """`Client.wait` (BLOCKS, sleeping between polls)."""
+        plan = _drive.task_wait(task_id, poll_interval, max_interval, timeout, history_length)
+        settings = _drive.settings(None, traceparent, None, None, headers)
+        while True:
+            outcome: Outcome = self._unary(
+                lambda state: plan.poll(state, settings, _drive.now_ms()))
+            result, delay = _drive.wait_step(plan, outcome)
+            if result is not None:
+                return result
+            time.sleep(delay)
 
     def stream(self, make: Callable[[State], Call]) -> Iterator[Any]:
         """A stream: the request goes out now and the first event is read now (opening is

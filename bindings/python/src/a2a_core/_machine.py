@@ -160,6 +160,27 @@ for _name in ('idempotency_key', 'traceparent', 'message_id'):
     _decl(f'a2a_call_settings_set_{_name}', c_uint32, vp, u8p, c_size_t)
 _decl('a2a_call_settings_add_header', c_uint32, vp, u8p, c_size_t, u8p, c_size_t)
 _decl('a2a_call_settings_set_rpc_id', c_uint32, vp, c_uint32, ctypes.c_int64, u8p, c_size_t)
+_decl('a2a_call_settings_set_return_immediately', c_uint32, vp, c_bool)
+
+
+class WaitStep(Structure):
+    """`a2a_wait_step`: what comes after a poll of a task wait."""
+
+    _fields_ = [
+        ('kind', c_uint32),
+        ('poll_at_ms', c_uint64),
+        ('outcome', c_void_p),
+    ]
+
+
+#: `a2a_wait_step_kind` numbers.
+WAIT_POLL_AT, WAIT_DONE, WAIT_GAVE_UP = 1, 2, 3
+
+_decl('a2a_task_wait_new', c_uint32, u8p, c_size_t, c_int32, c_uint64, c_uint64, c_uint64,
+      c_uint64, _P(vp))
+_decl('a2a_task_wait_poll', c_uint32, vp, vp, vp, c_uint64, _P(vp))
+_decl('a2a_task_wait_read', c_uint32, vp, vp, c_uint64, _P(WaitStep))
+_decl('a2a_task_wait_free', None, vp)
 
 
 # --- owned handles -------------------------------------------------------------------------
@@ -264,10 +285,13 @@ class Settings:
     def __init__(self, *, budget_ms: int | None = None, idempotency_key: str | None = None,
                  traceparent: str | None = None, message_id: str | None = None,
                  headers: Iterable[tuple[str, str]] = (),
-                 stream_idle_timeout_ms: int | None = None) -> None:
+                 stream_idle_timeout_ms: int | None = None,
+                 return_immediately: bool = False) -> None:
         self.ptr = lib.a2a_call_settings_new() or 0
         if not self.ptr:
             raise error_for(999, 'the library could not make call settings')
+        if return_immediately:
+            check(lib.a2a_call_settings_set_return_immediately(self.ptr, True))
         if budget_ms:
             check(lib.a2a_call_settings_set_budget_ms(self.ptr, budget_ms))
         if stream_idle_timeout_ms:
@@ -397,3 +421,40 @@ class Call:
 
     def __del__(self) -> None:
         self.free()
+
+
+class TaskWait:
+    """Owns one `a2a_task_wait`: the core's plan of polling one task until it settles. The
+    host makes each poll (`poll`), drives it as any call, reads its outcome (`read`) and
+    sleeps until the step's time; nothing else is decided here."""
+
+    __slots__ = ('ptr', 'step')
+
+    def __init__(self, task_id: str, history_length: int | None, first_interval_ms: int,
+                 max_interval_ms: int, max_time_ms: int, now_ms: int) -> None:
+        t, n = _lib.enc(task_id)
+        out = c_void_p()
+        self.ptr = 0
+        self.step = WaitStep()
+        check(lib.a2a_task_wait_new(t, n, -1 if history_length is None else history_length,
+                                    first_interval_ms, max_interval_ms, max_time_ms, now_ms,
+                                    ctypes.byref(out)), f'task_id={task_id!r}')
+        self.ptr = out.value or 0
+
+    def poll(self, state: State, settings: Settings | None, now_ms: int) -> Call:
+        """The next poll: a `GetTask` call bounded by the wait's deadline."""
+        out = c_void_p()
+        check(lib.a2a_task_wait_poll(self.ptr, state.ptr, settings.ptr if settings else None,
+                                     now_ms, ctypes.byref(out)))
+        return Call(out.value or 0, state)
+
+    def read(self, outcome_ptr: int, now_ms: int) -> WaitStep:
+        """What comes after the poll whose outcome is `outcome_ptr` (a GAVE_UP step's
+        outcome is the caller's to own)."""
+        check(lib.a2a_task_wait_read(self.ptr, outcome_ptr, now_ms, ctypes.byref(self.step)))
+        return self.step
+
+    def __del__(self) -> None:
+        ptr, self.ptr = self.ptr, 0
+        if ptr:
+            lib.a2a_task_wait_free(ptr)

@@ -17,6 +17,7 @@ machine's call and closes its HTTP response at once; a cancelled call raises
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
@@ -249,15 +250,19 @@ class AsyncClient(_drive.MachineClientBase):
                    traceparent: str | None = None, idempotency_key: str | None = None,
                    message_id: str | None = None, context_id: str | None = None,
                    task_id: str | None = None, headers: Headers = None,
-                   history_length: int | None = None) -> Outcome:
+                   history_length: int | None = None,
+                   return_immediately: bool = False) -> Outcome:
         """Sends a user message and waits for the answer, bounded by the call timeout or
         `timeout` (seconds: the caller's remaining budget): `text`, and/or `parts`
         (TextPart, DataPart, FilePart; a str is a text part) after it, with message
         `metadata`. The answer is `outcome.result` (a Task or Message). `context_id` /
         `task_id` continue a conversation or an interrupted task; `history_length` asks for
-        that many history messages (A2A `historyLength`)."""
+        that many history messages (A2A `historyLength`). `return_immediately=True` asks
+        the agent to answer at once with the task as it stands (A2A 1.0
+        `returnImmediately`, 0.3 `blocking: false`); then `await wait(outcome.task_id)`."""
         state = self._live_state()
-        settings = _drive.settings(timeout, traceparent, idempotency_key, message_id, headers)
+        settings = _drive.settings(timeout, traceparent, idempotency_key, message_id, headers,
+                                   return_immediately=return_immediately)
         return await self._unary(message_call(state, False, text, parts, metadata, message_id,
                                               context_id, task_id, settings, history_length))
 
@@ -333,6 +338,30 @@ class AsyncClient(_drive.MachineClientBase):
         if history_length is not None:
             params['historyLength'] = history_length
         return await self._method(_drive.GET_TASK, params, timeout, traceparent, headers)
+
+    async def wait(self, task_id: str, *, poll_interval: float = 0.5,
+                   max_interval: float = 5.0, timeout: float = 600.0,
+                   history_length: int | None = None, traceparent: str | None = None,
+                   headers: Headers = None) -> Outcome:
+        """Waits for a task to settle: polls it (`GetTask`, each poll a call with the
+        client's timeout, retries, breaker and hooks) first at once, then after
+        `poll_interval` seconds, each delay 1.5 times the one before up to `max_interval`,
+        for at most `timeout` seconds (the core's plan; this only sleeps between polls).
+        Returns the last poll's outcome when the task reached a terminal state or an
+        interrupted one (input-required, auth-required: act on it), or when a poll failed
+        in a way another would not change (TaskNotFound, a 4xx). At the deadline: a
+        transport `Timeout` outcome naming the task and its last state (retry advice
+        `poll`, `result` the last poll's task). Cancelling the awaiting task aborts the
+        poll in flight."""
+        state = self._live_state()
+        plan = _drive.task_wait(task_id, poll_interval, max_interval, timeout, history_length)
+        settings = _drive.settings(None, traceparent, None, None, headers)
+        while True:
+            outcome: Outcome = await self._unary(plan.poll(state, settings, _drive.now_ms()))
+            result, delay = _drive.wait_step(plan, outcome)
+            if result is not None:
+                return result
+            await asyncio.sleep(delay)
 
     async def cancel(self, task_id: str, *, timeout: float | None = None,
                      traceparent: str | None = None, headers: Headers = None) -> Outcome:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -562,18 +563,25 @@ class Client:
         task_id: str | None = None,
         headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
         history_length: int | None = None,
+        return_immediately: bool = False,
     ) -> Outcome:
         """Sends a user message and waits for the answer (BLOCKS, bounded by the call
         timeout or `timeout_ms`, the caller's remaining turn budget): `text`, and/or
         `parts` (TextPart, DataPart, FilePart; a str is a text part) after it, with message
         `metadata`. The answer is `outcome.result` (a Task or Message, typed), carrying
         `history_length` history messages when given (A2A `historyLength`; None leaves it
-        to the agent, 0 asks for none). `timeout` is in seconds (`timeout_ms`: deprecated)."""
+        to the agent, 0 asks for none). `timeout` is in seconds (`timeout_ms`: deprecated).
+        `return_immediately=True` (with `http_client=` only: the driver's C options have no
+        such field) asks the agent to answer at once with the task as it stands; then
+        `wait(outcome.task_id)`."""
         timeout_ms = _dur(timeout, timeout_ms, 'timeout')
         if self._via is not None:
             return self._via.send(text, parts, metadata, _secs(timeout_ms), traceparent,  # type: ignore[no-any-return]
                                   idempotency_key, message_id, context_id, task_id, headers,
-                                  history_length)
+                                  history_length, return_immediately)
+        if return_immediately:
+            raise ValueError('return_immediately needs Client(http_client=...) (the machine '
+                             'path); AsyncClient has it too')
         opts = _options(timeout_ms, None, traceparent, idempotency_key, message_id,
                         context_id, task_id, headers, history_length)
         if parts is None and metadata is None and text is not None:
@@ -597,6 +605,32 @@ class Client:
         opts = _options(timeout_ms, None, traceparent, None, None, None, None, headers,
                         history_length)
         return self._call('a2a_client_get_task', task_id, opts)
+
+    def wait(self, task_id: str, *, poll_interval: float = 0.5, max_interval: float = 5.0,
+             timeout: float = 600.0, history_length: int | None = None,
+             traceparent: str | None = None,
+             headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None) -> Outcome:
+        """Waits for a task to settle (BLOCKS, sleeping between polls): as
+        `AsyncClient.wait`, the core's plan (first poll at once, then `poll_interval`
+        seconds growing 1.5 times up to `max_interval`, for at most `timeout` seconds);
+        the result is the last poll's outcome, or at the deadline a transport `Timeout`
+        outcome naming the task and its last state. Each poll is a `get` (on the driver: a
+        `get` bounded by the time left)."""
+        if self._via is not None:
+            return self._via.wait(task_id, poll_interval, max_interval, timeout,  # type: ignore[no-any-return]
+                                  history_length, traceparent, headers)
+        from . import _drive
+
+        plan = _drive.task_wait(task_id, poll_interval, max_interval, timeout, history_length)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = max(0.001, deadline - time.monotonic())
+            outcome = self.get(task_id, timeout=left, traceparent=traceparent, headers=headers,
+                               history_length=history_length)
+            result, delay = _drive.wait_step(plan, outcome)
+            if result is not None:
+                return result
+            time.sleep(delay)
 
     def cancel(self, task_id: str, *, timeout: float | None = None,
                timeout_ms: int | None = None,

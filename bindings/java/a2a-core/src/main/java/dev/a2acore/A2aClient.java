@@ -138,6 +138,49 @@ public final class A2aClient implements AutoCloseable {
             options);
     }
 
+    /**
+     * Waits for a task to settle (typically one sent with
+     * {@link CallOptions#withReturnImmediately}), asynchronously: the library's planner polls
+     * it with GetTask (each poll a machine call with {@code options.poll()}), first at once,
+     * then at growing, bounded intervals scheduled on a timer (no thread is blocked while
+     * waiting), until the task reaches a terminal state or an interrupted one
+     * (input-required, auth-required), a poll fails in a way another would not change
+     * (TaskNotFound, a 4xx), or {@code options.timeout()} passes. The future completes with
+     * the last poll's outcome; at the deadline with a transport {@code Timeout} outcome naming
+     * the task and its last state (retry advice {@code poll}). {@code cancel(true)} ends the
+     * poll in flight at once.
+     */
+    public CompletableFuture<Outcome> waitAsync(String taskId, WaitOptions options) {
+        return TaskWaiter.start(lib, machine, Objects.requireNonNull(taskId, "taskId"),
+            options == null ? WaitOptions.defaults() : options);
+    }
+
+    /**
+     * Waits for a task to settle, blocking the calling thread; as {@link #waitAsync}. An
+     * interrupt ends the wait (the poll in flight at once) and throws a
+     * {@link java.util.concurrent.CancellationException}, with the thread's interrupt status
+     * set again.
+     */
+    public Outcome waitFor(String taskId, WaitOptions options) {
+        CompletableFuture<Outcome> f = waitAsync(taskId, options);
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            f.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new java.util.concurrent.CancellationException("interrupted while waiting for task " + taskId);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException r) {
+                throw r;
+            }
+            if (c instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(c);
+        }
+    }
+
     /** Asks the agent to cancel a task, asynchronously. */
     public CompletableFuture<Outcome> cancelAsync(String taskId) {
         return cancelAsync(taskId, CallOptions.none());
@@ -417,6 +460,10 @@ public final class A2aClient implements AutoCloseable {
     private static A2aCoreLibrary.ClientCallOptions options(NativeArgs args, CallOptions c) {
         if (c == null || c.equals(CallOptions.none())) {
             return null;
+        }
+        if (c.returnImmediately()) {
+            throw new IllegalArgumentException("returnImmediately runs on the machine: use sendAsync, or build the "
+                + "client with Builder.httpClient");
         }
         A2aCoreLibrary.ClientCallOptions o = new A2aCoreLibrary.ClientCallOptions();
         o.timeout_ms = c.timeout().map(A2aClient::millis).orElse(0L);

@@ -291,6 +291,10 @@ final class MachineClient {
                 A2aCoreException.check("a2a_call_settings_set_message_id",
                     lib.a2a_call_settings_set_message_id(s, b, new SizeT(b.length)));
             });
+            if (c.returnImmediately()) {
+                A2aCoreException.check("a2a_call_settings_set_return_immediately",
+                    lib.a2a_call_settings_set_return_immediately(s, true));
+            }
             for (Map.Entry<String, String> h : c.headers()) {
                 byte[] n = h.getKey().getBytes(StandardCharsets.UTF_8);
                 byte[] v = h.getValue().getBytes(StandardCharsets.UTF_8);

@@ -1555,4 +1555,20 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_call_free}. */
     void a2a_call_free(Pointer call);
+
+    /** {@code a2a_call_settings_set_return_immediately}. */
+    int a2a_call_settings_set_return_immediately(Pointer settings, boolean returnImmediately);
+
+    /** {@code a2a_task_wait_new} (historyLength: negative for none; intervals 0: defaults; out: wait). */
+    int a2a_task_wait_new(byte[] taskId, SizeT len, int historyLength, long firstIntervalMs, long maxIntervalMs,
+                          long maxTimeMs, long nowMs, Pointer out);
+
+    /** {@code a2a_task_wait_poll} (settings may be NULL; out: call). */
+    int a2a_task_wait_poll(Pointer wait, Pointer state, Pointer settings, long nowMs, Pointer out);
+
+    /** {@code a2a_task_wait_read} (outcome: the poll's FINISHED outcome, read only). */
+    int a2a_task_wait_read(Pointer wait, Pointer outcome, long nowMs, Machine.WaitStep out);
+
+    /** {@code a2a_task_wait_free}. */
+    void a2a_task_wait_free(Pointer wait);
 }

@@ -36,6 +36,18 @@ public final class Machine {
         public long deadline_ms;
     }
 
+    /** {@code a2a_wait_step}: what comes after a poll of a task wait. */
+    @CStruct("a2a_wait_step")
+    @Structure.FieldOrder({"kind", "poll_at_ms", "outcome"})
+    public static class WaitStep extends Structure {
+        /** {@code a2a_wait_step_kind}: 1 poll at, 2 done, 3 gave up. */
+        public int kind;
+        /** POLL_AT: when to poll next, host clock ms. */
+        public long poll_at_ms;
+        /** GAVE_UP: an outcome the caller owns (free it); else NULL. */
+        public Pointer outcome;
+    }
+
     /** {@code a2a_correlation}: the ids to log on both sides of a call. */
     @CStruct("a2a_correlation")
     @Structure.FieldOrder({"agent", "method", "jsonrpc_id", "message_id", "task_id", "context_id", "error_id",

@@ -1515,46 +1515,6 @@ typedef uint32_t a2a_sse_item_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-#if defined(A2A_FEATURE_CLIENT)
-/*
- What the host does after a poll (`a2a_wait_step.kind`).
- */
-enum a2a_wait_step_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   Make the next poll (`a2a_task_wait_poll`) at `poll_at_ms` on the host's clock.
-   */
-  A2A_WAIT_STEP_KIND_POLL_AT = 1,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   The wait is over and the poll just read is its result: the task reached a terminal
-   or interrupted state (input-required, auth-required), or the poll failed in a way
-   another poll would not change (TaskNotFound, a 4xx, refused credentials).
-   */
-  A2A_WAIT_STEP_KIND_DONE = 2,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   The wait's deadline came first: `outcome` is `transport`/`Timeout` naming the task
-   and its last state (advice `poll`).
-   */
-  A2A_WAIT_STEP_KIND_GAVE_UP = 3,
-#endif
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_wait_step_kind a2a_wait_step_kind;
-#else
-typedef uint32_t a2a_wait_step_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-#endif
-
 /*
  Task state, normalized across protocol versions. The numbers are those of the A2A 1.0
  `TaskState` enum (`UNKNOWN` is its `TASK_STATE_UNSPECIFIED`).
@@ -1608,6 +1568,46 @@ typedef enum a2a_task_state a2a_task_state;
 typedef uint32_t a2a_task_state;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ What the host does after a poll (`a2a_wait_step.kind`).
+ */
+enum a2a_wait_step_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   Make the next poll (`a2a_task_wait_poll`) at `poll_at_ms` on the host's clock.
+   */
+  A2A_WAIT_STEP_KIND_POLL_AT = 1,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The wait is over and the poll just read is its result: the task reached a terminal
+   or interrupted state (input-required, auth-required), or the poll failed in a way
+   another poll would not change (TaskNotFound, a 4xx, refused credentials).
+   */
+  A2A_WAIT_STEP_KIND_DONE = 2,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The wait's deadline came first: `outcome` is `transport`/`Timeout` naming the task
+   and its last state (advice `poll`).
+   */
+  A2A_WAIT_STEP_KIND_GAVE_UP = 3,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_wait_step_kind a2a_wait_step_kind;
+#else
+typedef uint32_t a2a_wait_step_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
 
 /*
  What `a2a_sse_decoder_finish` does with a block not ended by a blank line.

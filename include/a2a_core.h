@@ -984,6 +984,10 @@ enum a2a_error_name
    The host resolved only to addresses refused for this agent (DNS rebinding).
    */
   A2A_ERROR_NAME_ADDRESS_REFUSED = 210,
+  /*
+   The agent card does not declare the capability the call needs; nothing was sent.
+   */
+  A2A_ERROR_NAME_CAPABILITY_NOT_DECLARED = 211,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -5242,6 +5246,22 @@ a2a_result a2a_client_config_builder_set_breaker(struct a2a_client_config_builde
  */
 a2a_result a2a_client_config_builder_set_client_certificate(struct a2a_client_config_builder *builder,
                                                             bool present);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Says whether calls the agent card's capabilities do not declare are sent anyway (for an
+ agent whose card under-declares; default false). Off, a client state made from a card
+ (`a2a_client_state_from_card`) ends such a call before any request as
+ `transport`/`CapabilityNotDeclared` (`request_sent = no`): `SendStreamingMessage` and
+ `SubscribeToTask` need `capabilities.streaming`, the push-notification-config methods
+ `capabilities.pushNotifications`, `GetExtendedAgentCard` the extended card. A state made
+ from a URL (`a2a_client_state_new`) checks nothing.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_ignore_capabilities(struct a2a_client_config_builder *builder,
+                                                             bool ignore);
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)

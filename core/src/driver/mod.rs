@@ -115,6 +115,9 @@ pub struct Target {
     pub card_json: Option<String>,
     /// The credentials the card asks for; a call carrying none of them is not sent.
     pub credentials: Option<crate::card::CredentialPlan>,
+    /// The capabilities the card declares; a call needing one it does not declare is not
+    /// sent (unless [`ClientConfig::ignore_capabilities`]). `None`: no card, not checked.
+    pub capabilities: Option<crate::card::Capabilities>,
 }
 
 impl Target {
@@ -137,6 +140,7 @@ impl Target {
             agent_name: host.to_owned(),
             card_json: None,
             credentials: None,
+            capabilities: None,
         }
     }
 }
@@ -360,6 +364,7 @@ impl Client {
             max_response_bytes: c.max_response_bytes,
             breaker: c.breaker,
             client_certificate: c.client_cert_file.is_some(),
+            ignore_capabilities: c.ignore_capabilities,
         };
         let machine_target = crate::client::Target {
             url: target.url.clone(),
@@ -368,6 +373,7 @@ impl Client {
             tenant: target.tenant.clone(),
             agent_name: target.agent_name.clone(),
             credentials: target.credentials.clone(),
+            capabilities: target.capabilities,
         };
         let seed = correlation::random_u64();
         // A breaker configuration that cannot be used fails every call with this outcome

@@ -2652,6 +2652,14 @@ typedef struct a2a_client_config {
    stream; curl's `--max-time`); 0: none (streams have no total limit).
    */
   uint64_t max_time_ms;
+  /*
+   Send calls the agent card does not declare (false, the default: a stream or
+   resubscribe without `capabilities.streaming`, a push-config call without
+   `pushNotifications`, the extended card without its capability is refused before
+   anything is sent, as `transport`/`CapabilityNotDeclared`). A client made without a
+   card (`a2a_client_new_with_target`) checks nothing.
+   */
+  bool ignore_capabilities;
 } a2a_client_config;
 #endif
 

@@ -145,7 +145,7 @@ for _name in ('call_timeout_ms', 'connect_timeout_ms', 'max_time_ms', 'max_respo
     _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_uint64)
 for _name in ('send_retries', 'stream_resubscribes'):
     _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_uint32)
-for _name in ('client_certificate', 'allow_http', 'prefer_card_order'):
+for _name in ('client_certificate', 'allow_http', 'prefer_card_order', 'ignore_capabilities'):
     _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_bool)
 _decl('a2a_client_config_builder_set_breaker', c_uint32, vp, _P(_lib.BreakerConfig))
 _decl('a2a_client_config_builder_build', c_uint32, vp, _P(vp))
@@ -177,7 +177,7 @@ class Config:
                  max_event_bytes: int | None = None, card_timeout_ms: int | None = None,
                  send_retries: int | None = None, stream_resubscribes: int | None = None,
                  client_certificate: bool = False, allow_http: bool = False,
-                 prefer_card_order: bool = True,
+                 prefer_card_order: bool = True, ignore_capabilities: bool = False,
                  breaker: _lib.BreakerConfig | None = None) -> None:
         self.ptr = 0
         b = lib.a2a_client_config_builder_new()
@@ -199,6 +199,7 @@ class Config:
             check(lib.a2a_client_config_builder_set_client_certificate(b, client_certificate))
             check(lib.a2a_client_config_builder_set_allow_http(b, allow_http))
             check(lib.a2a_client_config_builder_set_prefer_card_order(b, prefer_card_order))
+            check(lib.a2a_client_config_builder_set_ignore_capabilities(b, ignore_capabilities))
             if breaker is not None:
                 check(lib.a2a_client_config_builder_set_breaker(b, ctypes.byref(breaker)))
             out = c_void_p()

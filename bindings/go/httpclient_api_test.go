@@ -78,11 +78,22 @@ func TestHTTPClientAgentServerCalls(t *testing.T) {
 				t.Fatalf("resubscribe to a finished task: %d ends, %v", ends, endErr)
 			}
 
+			// Its card declares neither push notifications nor an extended card: refused
+			// unsent; with the check off, the agent's own errors.
 			_, err = c.CreateTaskPushConfig(ctx, PushConfig{TaskID: taskID, URL: "https://hooks.example/x"}, nil)
+			if !errors.As(err, &oe) || oe.Outcome.Error != NameCapabilityNotDeclared || oe.Outcome.RequestSent != RequestSentNo {
+				t.Fatalf("push on an agent whose card declares no push: %v", err)
+			}
+			_, err = c.ExtendedCard(ctx, nil)
+			if !errors.As(err, &oe) || oe.Outcome.Error != NameCapabilityNotDeclared {
+				t.Fatalf("extended card the card does not declare: %v", err)
+			}
+			lax := newTestHTTPClient(t, base, append(p.opts, WithIgnoreCapabilities(true))...)
+			_, err = lax.CreateTaskPushConfig(ctx, PushConfig{TaskID: taskID, URL: "https://hooks.example/x"}, nil)
 			if !errors.As(err, &oe) || oe.Outcome.Error != NamePushNotificationNotSupported {
 				t.Fatalf("push on an agent without push: %v", err)
 			}
-			_, err = c.ExtendedCard(ctx, nil)
+			_, err = lax.ExtendedCard(ctx, nil)
 			if !errors.As(err, &oe) || oe.Outcome.Channel != ChannelProtocol {
 				t.Fatalf("extended card not configured: %v", err)
 			}

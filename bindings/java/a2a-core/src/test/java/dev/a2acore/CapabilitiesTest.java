@@ -3,6 +3,7 @@ package dev.a2acore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * {@link A2aClient.Builder#ignoreCapabilities} sends them.
  */
 class CapabilitiesTest {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
     private HttpServer server;
     private String base;
     /** POSTs (A2A calls) the agent received. */
@@ -54,9 +56,10 @@ class CapabilitiesTest {
                 + "\"defaultInputModes\":[\"text/plain\"],\"defaultOutputModes\":[\"text/plain\"],\"skills\":[]}";
         } else {
             posts.incrementAndGet();
-            ex.getRequestBody().readAllBytes();
+            // The stream's event answers the request's own JSON-RPC id.
+            String id = MAPPER.readTree(ex.getRequestBody().readAllBytes()).get("id").toString();
             type = "text/event-stream";
-            body = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\"task\",\"id\":\"t-1\","
+            body = "data: {\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{\"kind\":\"task\",\"id\":\"t-1\","
                 + "\"contextId\":\"c-1\",\"status\":{\"state\":\"completed\"}}}\n\n";
         }
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);

@@ -401,7 +401,7 @@ func TestHTTPClientRefusesWhatTheCardDoesNotDeclare(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			var posts atomic.Int32
 			var srv *httptest.Server
-			srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				if strings.HasPrefix(r.URL.Path, "/.well-known/") {
 					fmt.Fprint(w, strings.Replace(rowCard(srv.URL+"/", "0.3", "jsonrpc"), `"capabilities":{"streaming":true}`, `"capabilities":{}`, 1))
@@ -415,6 +415,7 @@ func TestHTTPClientRefusesWhatTheCardDoesNotDeclare(t *testing.T) {
 				_ = json.Unmarshal(raw, &req)
 				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32004,"message":"not here"}}`, req.ID)
 			}))
+			srv.Start() // after srv is set: the handler reads srv.URL
 			t.Cleanup(srv.Close)
 			ctx := context.Background()
 			refused := func(what string, err error, capability string) {

@@ -40,10 +40,11 @@ pub(crate) struct Built {
     pub rpc_id: Option<String>,
 }
 
-/// Builds a request: the card's capabilities checked (unless turned off), `traceparent`, `Idempotency-Key`, the caller's headers, then each
-/// header hook's; every one through the reserved-header rule; the envelope; the URL
-/// joined; the hooks' edits of the built request (a reserved header may be removed, never
-/// added or changed); the card's credentials checked.
+/// Builds a request: the card's capabilities checked (unless turned off); `traceparent`,
+/// `Idempotency-Key`, the caller's headers, then each header hook's; every one through the
+/// reserved-header rule; the envelope; the URL joined; the hooks' edits of the built request
+/// (a reserved header may be removed, never added or changed); the card's credentials
+/// checked.
 ///
 /// # Errors
 /// The attempt's outcome when the request cannot be sent (`transport`, `request_sent = no`).
@@ -136,23 +137,24 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
     })
 }
 
-/// The capability `method` needs, as the card of `version` spells it; `None` for a method
-/// every agent serves.
-pub(crate) fn needed_capability(
+/// The capability `method` needs, as the card of `version` spells it, and whether `caps`
+/// declares it; `None` for a method every agent serves.
+fn needed_capability(
     method: Method,
     version: ProtocolVersion,
-) -> Option<(&'static str, fn(&Capabilities) -> bool)> {
+    caps: &Capabilities,
+) -> Option<(&'static str, bool)> {
     Some(match method {
         Method::SendStreamingMessage | Method::SubscribeToTask => {
-            ("capabilities.streaming", |c| c.streaming)
+            ("capabilities.streaming", caps.streaming)
         }
         Method::CreatePushConfig
         | Method::GetPushConfig
         | Method::ListPushConfigs
-        | Method::DeletePushConfig => ("capabilities.pushNotifications", |c| c.push_notifications),
+        | Method::DeletePushConfig => ("capabilities.pushNotifications", caps.push_notifications),
         Method::GetExtendedAgentCard => match version {
-            ProtocolVersion::V0_3 => ("supportsAuthenticatedExtendedCard", |c| c.extended_card),
-            ProtocolVersion::V1_0 => ("capabilities.extendedAgentCard", |c| c.extended_card),
+            ProtocolVersion::V0_3 => ("supportsAuthenticatedExtendedCard", caps.extended_card),
+            ProtocolVersion::V1_0 => ("capabilities.extendedAgentCard", caps.extended_card),
         },
         Method::SendMessage | Method::GetTask | Method::ListTasks | Method::CancelTask => {
             return None;
@@ -168,8 +170,8 @@ pub(crate) fn undeclared_capability(
     caps: &Capabilities,
     version: ProtocolVersion,
 ) -> Option<Outcome> {
-    let (name, declared) = needed_capability(method, version)?;
-    if declared(caps) {
+    let (name, declared) = needed_capability(method, version, caps)?;
+    if declared {
         return None;
     }
     let wire = method.jsonrpc_name(version).unwrap_or(method.name());

@@ -34,14 +34,24 @@
 //!   every non-streaming call (`call`) and every stream (`stream`) are thin I/O loops over
 //!   the core's machines, [`crate::client::CardFetch`], [`crate::client::UnaryCall`] and
 //!   [`crate::client::StreamCall`]: the machine decides (build, hooks and the
-//!   reserved-header rule, credentials, breaker, classification, answer, retries, SSE
-//!   decoding and the stream tracker, resubscribes, tally, deadlines as values) and the
+//!   reserved-header rule, credentials, the card's capabilities, breaker, classification,
+//!   answer, retries, SSE decoding and the stream tracker, resubscribes, tally, deadlines as
+//!   values) and the
 //!   driver performs each request it hands out, feeds back the response (a stream's body
 //!   as it arrives, each read bounded by the machine's next deadline) or the failure, and
 //!   sleeps until a retry is due. The client owns the machine's
 //!   [`crate::client::ClientState`] (one lock, held only while a machine is fed); its
 //!   [`Interceptor`]s run as the machine's header hook. Every deadline, the total one
 //!   included, is a value a call carries: the driver keeps no deadline per thread.
+//!
+//! # Capabilities
+//! A client made from a card ([`Client::new`]) sends no call the card does not declare: a
+//! stream or resubscribe without `capabilities.streaming`, a push-config call without
+//! `capabilities.pushNotifications`, the extended card without `capabilities.extendedAgentCard`
+//! (0.3: `supportsAuthenticatedExtendedCard`) ends unsent as `transport`/`CapabilityNotDeclared`
+//! (`request_sent = no`, retry `never`), naming the method and the capability.
+//! [`ClientConfig::ignore_capabilities`] (`--ignore-capabilities`) sends them anyway, for an
+//! agent whose card under-declares; [`Client::with_target`] without a card checks nothing.
 //!
 //! # Example
 //! ```no_run

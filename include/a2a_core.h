@@ -984,6 +984,10 @@ enum a2a_error_name
    The host resolved only to addresses refused for this agent (DNS rebinding).
    */
   A2A_ERROR_NAME_ADDRESS_REFUSED = 210,
+  /*
+   The agent card does not declare the capability the call needs; nothing was sent.
+   */
+  A2A_ERROR_NAME_CAPABILITY_NOT_DECLARED = 211,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -2695,6 +2699,14 @@ typedef struct a2a_client_config {
    stream; curl's `--max-time`); 0: none (streams have no total limit).
    */
   uint64_t max_time_ms;
+  /*
+   Send calls the agent card does not declare (false, the default: a stream or
+   resubscribe without `capabilities.streaming`, a push-config call without
+   `pushNotifications`, the extended card without its capability is refused before
+   anything is sent, as `transport`/`CapabilityNotDeclared`). A client made without a
+   card (`a2a_client_new_with_target`) checks nothing.
+   */
+  bool ignore_capabilities;
 } a2a_client_config;
 #endif
 
@@ -4978,8 +4990,10 @@ a2a_result a2a_client_state_new(const struct a2a_machine_config *config,
 #if defined(A2A_FEATURE_CLIENT)
 /*
  Makes a client state for the interface a finished card fetch resolved (its URL,
- version, binding, tenant, agent name and the credentials the card asks for), with the
- options of `config` and `seed` as in `a2a_client_state_new`. `card` is read only.
+ version, binding, tenant, agent name, the credentials the card asks for and the
+ capabilities it declares: a call needing one it does not declare ends unsent as
+ `transport`/`CapabilityNotDeclared`, see `a2a_client_config_builder_set_ignore_capabilities`),
+ with the options of `config` and `seed` as in `a2a_client_state_new`. `card` is read only.
  `out`: as in `a2a_client_state_new`.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CALL_WRONG_KIND` (`card` is not a card
@@ -5315,6 +5329,22 @@ a2a_result a2a_client_config_builder_set_breaker(struct a2a_client_config_builde
  */
 a2a_result a2a_client_config_builder_set_client_certificate(struct a2a_client_config_builder *builder,
                                                             bool present);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Says whether calls the agent card's capabilities do not declare are sent anyway (for an
+ agent whose card under-declares; default false). Off, a client state made from a card
+ (`a2a_client_state_from_card`) ends such a call before any request as
+ `transport`/`CapabilityNotDeclared` (`request_sent = no`): `SendStreamingMessage` and
+ `SubscribeToTask` need `capabilities.streaming`, the push-notification-config methods
+ `capabilities.pushNotifications`, `GetExtendedAgentCard` the extended card. A state made
+ from a URL (`a2a_client_state_new`) checks nothing.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_ignore_capabilities(struct a2a_client_config_builder *builder,
+                                                             bool ignore);
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)

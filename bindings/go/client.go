@@ -61,6 +61,12 @@ type ClientConfig struct {
 	// MaxTime: a total deadline per call (card fetch, retries, resubscribes, a whole
 	// stream); 0: none (streams have no total limit).
 	MaxTime time.Duration
+	// IgnoreCapabilities sends calls the agent card does not declare (a card that
+	// under-declares). Off (the default), a client made from a card refuses them unsent, as
+	// a transport NameCapabilityNotDeclared outcome: streams and resubscribes without
+	// capabilities.streaming, push configs without pushNotifications, the extended card
+	// without its capability.
+	IgnoreCapabilities bool
 }
 
 // DefaultClientConfig is the driver's default (3 s connect, 45 s call, 60 s stream idle,
@@ -77,6 +83,7 @@ func DefaultClientConfig() ClientConfig {
 		StreamResubscribeAttempts: uint32(c.stream_resubscribe_attempts), SendRetries: uint32(c.send_retries),
 		PreferClientOrder: bool(c.prefer_client_order),
 		ProxyDisabled:     bool(c.proxy_disabled), MaxTime: msDur(c.max_time_ms),
+		IgnoreCapabilities: bool(c.ignore_capabilities),
 	}
 }
 
@@ -120,6 +127,7 @@ func cClientConfig(pin *runtime.Pinner, cfg *ClientConfig) *C.struct_a2a_client_
 		c.resolve, c.resolve_len = &views[0], C.size_t(len(views))
 	}
 	c.max_time_ms = durMS(cfg.MaxTime)
+	c.ignore_capabilities = C.bool(cfg.IgnoreCapabilities)
 	return c
 }
 

@@ -56,6 +56,7 @@ type httpOptions struct {
 	callTimeout time.Duration
 	idleTimeout time.Duration
 	allowHTTP   *bool
+	ignoreCaps  bool
 	reference   bool
 	hooks       []HeaderHook
 	target      *[2]uint32      // WithInterface: version, binding
@@ -103,6 +104,15 @@ func WithHeaderHook(hook HeaderHook) HTTPOption {
 // WithAllowHTTP allows or refuses plain http:// interfaces (default: allowed when the
 // URL given to NewHTTPClient is http://, for local agents and tests).
 func WithAllowHTTP(allow bool) HTTPOption { return func(o *httpOptions) { o.allowHTTP = &allow } }
+
+// WithIgnoreCapabilities sends calls the agent card does not declare (for an agent whose card
+// under-declares). Without it, a client made from a card refuses them before anything is
+// sent, as a transport outcome NameCapabilityNotDeclared: Stream and Resubscribe without
+// capabilities.streaming, the push-config calls without pushNotifications, ExtendedCard
+// without the extended-card capability. A client made WithInterface checks nothing.
+func WithIgnoreCapabilities(ignore bool) HTTPOption {
+	return func(o *httpOptions) { o.ignoreCaps = ignore }
+}
 
 // DefaultHTTPClient is the *http.Client NewHTTPClient uses without WithHTTPClient: dial
 // timeout 3 s, no Client.Timeout (the machine's deadlines apply, long streams live),
@@ -246,6 +256,7 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 		allow = *o.allowHTTP
 	}
 	C.a2a_client_config_builder_set_allow_http(b, C.bool(allow))
+	C.a2a_client_config_builder_set_ignore_capabilities(b, C.bool(o.ignoreCaps))
 	if o.callTimeout > 0 {
 		if r := C.a2a_client_config_builder_set_call_timeout_ms(b, C.uint64_t(o.callTimeout/time.Millisecond)); r != C.A2A_OK {
 			freeDriver()

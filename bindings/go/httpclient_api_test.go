@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -77,11 +78,22 @@ func TestHTTPClientAgentServerCalls(t *testing.T) {
 				t.Fatalf("resubscribe to a finished task: %d ends, %v", ends, endErr)
 			}
 
+			// Its card declares neither push notifications nor an extended card: refused
+			// unsent; with the check off, the agent's own errors.
 			_, err = c.CreateTaskPushConfig(ctx, PushConfig{TaskID: taskID, URL: "https://hooks.example/x"}, nil)
+			if !errors.As(err, &oe) || oe.Outcome.Error != NameCapabilityNotDeclared || oe.Outcome.RequestSent != RequestSentNo {
+				t.Fatalf("push on an agent whose card declares no push: %v", err)
+			}
+			_, err = c.ExtendedCard(ctx, nil)
+			if !errors.As(err, &oe) || oe.Outcome.Error != NameCapabilityNotDeclared {
+				t.Fatalf("extended card the card does not declare: %v", err)
+			}
+			lax := newTestHTTPClient(t, base, append(p.opts, WithIgnoreCapabilities(true))...)
+			_, err = lax.CreateTaskPushConfig(ctx, PushConfig{TaskID: taskID, URL: "https://hooks.example/x"}, nil)
 			if !errors.As(err, &oe) || oe.Outcome.Error != NamePushNotificationNotSupported {
 				t.Fatalf("push on an agent without push: %v", err)
 			}
-			_, err = c.ExtendedCard(ctx, nil)
+			_, err = lax.ExtendedCard(ctx, nil)
 			if !errors.As(err, &oe) || oe.Outcome.Channel != ChannelProtocol {
 				t.Fatalf("extended card not configured: %v", err)
 			}
@@ -96,7 +108,9 @@ func pushAgent(t *testing.T, got *sync.Map) string {
 	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if strings.HasPrefix(r.URL.Path, "/.well-known/") {
-			fmt.Fprint(w, rowCard(srv.URL+"/", "1.0", "jsonrpc"))
+			// It serves push configs and the extended card, so its card declares them.
+			fmt.Fprint(w, strings.Replace(rowCard(srv.URL+"/", "1.0", "jsonrpc"), `"capabilities":{"streaming":true}`,
+				`"capabilities":{"streaming":true,"pushNotifications":true,"extendedAgentCard":true}`, 1))
 			return
 		}
 		raw, _ := io.ReadAll(r.Body)
@@ -376,5 +390,67 @@ func TestHTTPClientStreamBreakWithItemsPending(t *testing.T) {
 		if n != 1 {
 			t.Fatalf("%s: %d iterations", p.name, n)
 		}
+	}
+}
+
+// TestHTTPClientRefusesWhatTheCardDoesNotDeclare: an agent whose card declares no
+// capabilities gets no stream, resubscribe, push-config or extended-card request; each call
+// ends with the typed refusal, and WithIgnoreCapabilities sends them.
+func TestHTTPClientRefusesWhatTheCardDoesNotDeclare(t *testing.T) {
+	for _, p := range clientPaths {
+		t.Run(p.name, func(t *testing.T) {
+			var posts atomic.Int32
+			var srv *httptest.Server
+			srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+					fmt.Fprint(w, strings.Replace(rowCard(srv.URL+"/", "0.3", "jsonrpc"), `"capabilities":{"streaming":true}`, `"capabilities":{}`, 1))
+					return
+				}
+				posts.Add(1)
+				raw, _ := io.ReadAll(r.Body)
+				var req struct {
+					ID json.RawMessage `json:"id"`
+				}
+				_ = json.Unmarshal(raw, &req)
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32004,"message":"not here"}}`, req.ID)
+			}))
+			srv.Start() // after srv is set: the handler reads srv.URL
+			t.Cleanup(srv.Close)
+			ctx := context.Background()
+			refused := func(what string, err error, capability string) {
+				t.Helper()
+				var oe *OutcomeError
+				if !errors.As(err, &oe) || oe.Outcome.Channel != ChannelTransport || oe.Outcome.Error != NameCapabilityNotDeclared ||
+					oe.Outcome.RequestSent != RequestSentNo || oe.Outcome.Retry != RetryNever || oe.Outcome.Message == nil || !strings.Contains(*oe.Outcome.Message, capability) {
+					t.Fatalf("%s: want CapabilityNotDeclared naming %s, got %v", what, capability, err)
+				}
+			}
+			streamEnd := func(seq func(func(StreamEvent, error) bool)) error {
+				var last error
+				for _, err := range seq {
+					if err != nil {
+						last = err
+					}
+				}
+				return last
+			}
+			c := newTestHTTPClient(t, srv.URL, p.opts...)
+			refused("stream", streamEnd(c.Stream(ctx, "hi", nil)), "capabilities.streaming")
+			refused("resubscribe", streamEnd(c.Resubscribe(ctx, "t-1", nil)), "capabilities.streaming")
+			_, err := c.CreateTaskPushConfig(ctx, PushConfig{TaskID: "t-1", URL: "https://hooks.example/x"}, nil)
+			refused("push", err, "capabilities.pushNotifications")
+			_, err = c.ExtendedCard(ctx, nil)
+			refused("extended card", err, "supportsAuthenticatedExtendedCard")
+			if n := posts.Load(); n != 0 {
+				t.Fatalf("%d requests reached the agent", n)
+			}
+			lax := newTestHTTPClient(t, srv.URL, append(p.opts, WithIgnoreCapabilities(true))...)
+			_, err = lax.ExtendedCard(ctx, nil)
+			var oe *OutcomeError
+			if !errors.As(err, &oe) || oe.Outcome.Channel != ChannelProtocol || posts.Load() != 1 {
+				t.Fatalf("with the check off the call goes out: %v (%d requests)", err, posts.Load())
+			}
+		})
 	}
 }

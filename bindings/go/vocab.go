@@ -131,6 +131,7 @@ const (
 	NameTLS                            ErrorName = C.A2A_ERROR_NAME_TLS
 	NameProxy                          ErrorName = C.A2A_ERROR_NAME_PROXY
 	NameAddressRefused                 ErrorName = C.A2A_ERROR_NAME_ADDRESS_REFUSED
+	NameCapabilityNotDeclared          ErrorName = C.A2A_ERROR_NAME_CAPABILITY_NOT_DECLARED
 )
 
 // String is the name as in JSON output ("TaskNotFound", "BadGateway", ...); "" for none.

@@ -280,6 +280,9 @@ pub enum ErrorName {
     /// Every address the host resolved to is one the card rules refuse for this card
     /// (DNS rebinding to loopback, link-local or private addresses).
     AddressRefused,
+    /// The agent card does not declare the capability the call needs (`streaming`,
+    /// `pushNotifications`, the extended card); refused before anything was sent.
+    CapabilityNotDeclared,
 }
 
 impl ErrorName {
@@ -321,11 +324,12 @@ impl ErrorName {
             ErrorName::Tls => "Tls",
             ErrorName::Proxy => "Proxy",
             ErrorName::AddressRefused => "AddressRefused",
+            ErrorName::CapabilityNotDeclared => "CapabilityNotDeclared",
         }
     }
 
     /// Every name, in declaration order (for tables and bindings).
-    pub const ALL: [ErrorName; 35] = [
+    pub const ALL: [ErrorName; 36] = [
         ErrorName::ParseError,
         ErrorName::InvalidRequest,
         ErrorName::MethodNotFound,
@@ -361,6 +365,7 @@ impl ErrorName {
         ErrorName::Tls,
         ErrorName::Proxy,
         ErrorName::AddressRefused,
+        ErrorName::CapabilityNotDeclared,
     ];
 
     /// Parses a name written by [`ErrorName::as_str`].
@@ -522,8 +527,11 @@ impl Outcome {
             message: Some(message.into()),
             request_sent: Some(request_sent),
             retry: match (error, request_sent) {
-                // A refused address stays refused until the caller allows the host.
-                (ErrorName::AddressRefused, _) => RetryAdvice::Never,
+                // A refused address stays refused until the caller allows the host; an
+                // undeclared capability stays undeclared until the card changes.
+                (ErrorName::AddressRefused | ErrorName::CapabilityNotDeclared, _) => {
+                    RetryAdvice::Never
+                }
                 (_, RequestSent::No) => RetryAdvice::Backoff,
                 (_, RequestSent::Unknown) => RetryAdvice::UnknownOutcome,
             },

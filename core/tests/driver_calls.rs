@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use a2a_core::driver::{
     CallOptions, CardResolutionError, Client, ClientConfig, StreamEvent, Target,
 };
+use a2a_core::model::{PushNotificationConfig, TaskPushNotificationConfig};
 use a2a_core::outcome::{CancelOrigin, Channel, ErrorName, RequestSent, RetryAdvice, TaskState};
 use a2a_core::resilience::model_text;
 use a2a_core::version::{Binding, ProtocolVersion};
@@ -118,7 +119,68 @@ fn get_and_cancel() {
 #[test]
 fn unsupported_methods_are_protocol_errors_or_not_sent() {
     let fs = FaultServer::start();
+    // The card declares neither push notifications nor an extended card: refused unsent,
+    // naming the method and the capability.
     let c = client(&fs, "ok");
+    let before = fs.counters("ok")["requests"].as_u64().unwrap();
+    let calls = [
+        (
+            c.create_push_config(
+                &TaskPushNotificationConfig {
+                    task_id: "task-1".into(),
+                    config: PushNotificationConfig::new("https://hooks.example/a2a"),
+                    tenant: None,
+                },
+                &CallOptions::default(),
+            ),
+            "tasks/pushNotificationConfig/set",
+            "capabilities.pushNotifications",
+        ),
+        (
+            c.list_push_configs("task-1", &CallOptions::default()),
+            "tasks/pushNotificationConfig/list",
+            "capabilities.pushNotifications",
+        ),
+        (
+            c.get_push_config("task-1", Some("cfg-1"), &CallOptions::default()),
+            "tasks/pushNotificationConfig/get",
+            "capabilities.pushNotifications",
+        ),
+        (
+            c.delete_push_config("task-1", "cfg-1", &CallOptions::default()),
+            "tasks/pushNotificationConfig/delete",
+            "capabilities.pushNotifications",
+        ),
+        (
+            c.extended_card(&CallOptions::default()),
+            "agent/getAuthenticatedExtendedCard",
+            "supportsAuthenticatedExtendedCard",
+        ),
+    ];
+    for (r, method, capability) in calls {
+        let o = &r.outcome;
+        assert_eq!(o.channel, Channel::Transport, "{o:?}");
+        assert_eq!(o.error, Some(ErrorName::CapabilityNotDeclared));
+        assert_eq!(o.request_sent, Some(RequestSent::No));
+        assert_eq!(o.retry, RetryAdvice::Never);
+        let text = o.message.as_deref().unwrap();
+        assert!(text.contains(method) && text.contains(capability), "{text}");
+        assert_eq!(o.exit_code(), 3);
+    }
+    assert_eq!(
+        fs.counters("ok")["requests"].as_u64().unwrap(),
+        before,
+        "nothing sent"
+    );
+    // With the check off the calls go out, and the agent says what it does not serve.
+    let c = Client::new(
+        &fs.agent("ok"),
+        ClientConfig {
+            ignore_capabilities: true,
+            ..config()
+        },
+    )
+    .expect("card resolves");
     let r = c.list_push_configs("task-1", &CallOptions::default());
     assert_eq!(r.outcome.channel, Channel::Protocol);
     assert_eq!(

@@ -134,6 +134,7 @@ fn breaker(o: &Outcome) -> bool {
                     | ErrorName::CardResolution
                     | ErrorName::Proxy
                     | ErrorName::AddressRefused
+                    | ErrorName::CapabilityNotDeclared
             )
         ),
         Channel::Http => matches!(o.http_status, Some(408 | 500 | 502 | 503 | 504)),

@@ -95,6 +95,12 @@ pub struct a2a_client_config {
     /// A total deadline per call in ms (card fetch, retries, resubscribes, a whole
     /// stream; curl's `--max-time`); 0: none (streams have no total limit).
     pub max_time_ms: u64,
+    /// Send calls the agent card does not declare (false, the default: a stream or
+    /// resubscribe without `capabilities.streaming`, a push-config call without
+    /// `pushNotifications`, the extended card without its capability is refused before
+    /// anything is sent, as `transport`/`CapabilityNotDeclared`). A client made without a
+    /// card (`a2a_client_new_with_target`) checks nothing.
+    pub ignore_capabilities: bool,
 }
 
 /// Per-call options; read during the call only. NULL means none.
@@ -227,6 +233,7 @@ fn config_c(c: &ClientConfig) -> a2a_client_config {
         resolve: std::ptr::null(),
         resolve_len: 0,
         max_time_ms: c.max_time.map_or(0, |d| d.as_millis() as u64),
+        ignore_capabilities: c.ignore_capabilities,
     }
 }
 
@@ -310,6 +317,7 @@ pub(crate) unsafe fn config_from(c: *const a2a_client_config) -> Result<ClientCo
         }
     }
     cfg.max_time = (c.max_time_ms > 0).then(|| duration(c.max_time_ms));
+    cfg.ignore_capabilities = c.ignore_capabilities;
     Ok(cfg)
 }
 

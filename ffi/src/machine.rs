@@ -232,8 +232,10 @@ fn state_out(
 }
 
 /// Makes a client state for the interface a finished card fetch resolved (its URL,
-/// version, binding, tenant, agent name and the credentials the card asks for), with the
-/// options of `config` and `seed` as in `a2a_client_state_new`. `card` is read only.
+/// version, binding, tenant, agent name, the credentials the card asks for and the
+/// capabilities it declares: a call needing one it does not declare ends unsent as
+/// `transport`/`CapabilityNotDeclared`, see `a2a_client_config_builder_set_ignore_capabilities`),
+/// with the options of `config` and `seed` as in `a2a_client_state_new`. `card` is read only.
 /// `out`: as in `a2a_client_state_new`.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CALL_WRONG_KIND` (`card` is not a card

@@ -218,6 +218,27 @@ pub extern "C" fn a2a_client_config_builder_set_client_certificate(
     }
 }
 
+/// Says whether calls the agent card's capabilities do not declare are sent anyway (for an
+/// agent whose card under-declares; default false). Off, a client state made from a card
+/// (`a2a_client_state_from_card`) ends such a call before any request as
+/// `transport`/`CapabilityNotDeclared` (`request_sent = no`): `SendStreamingMessage` and
+/// `SubscribeToTask` need `capabilities.streaming`, the push-notification-config methods
+/// `capabilities.pushNotifications`, `GetExtendedAgentCard` the extended card. A state made
+/// from a URL (`a2a_client_state_new`) checks nothing.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_ignore_capabilities(
+    builder: *mut a2a_client_config_builder,
+    ignore: bool,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        b.config.client.ignore_capabilities = ignore;
+        a2a_result::A2A_OK
+    }
+}
+
 /// Sets a stream's longest silence (no bytes, events or keep-alive comments) before it is
 /// given up as idle, in milliseconds (default 60000).
 ///

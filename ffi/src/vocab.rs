@@ -174,6 +174,8 @@ pub enum a2a_error_name {
     Proxy = 209,
     /// The host resolved only to addresses refused for this agent (DNS rebinding).
     AddressRefused = 210,
+    /// The agent card does not declare the capability the call needs; nothing was sent.
+    CapabilityNotDeclared = 211,
 }
 
 /// The two protocol shapes deployed today.
@@ -299,6 +301,7 @@ mapping!(a2a_error_name, ErrorName, [
     Tls <=> ErrorName::Tls,
     Proxy <=> ErrorName::Proxy,
     AddressRefused <=> ErrorName::AddressRefused,
+    CapabilityNotDeclared <=> ErrorName::CapabilityNotDeclared,
 ]);
 
 mapping!(a2a_protocol_version, ProtocolVersion, [

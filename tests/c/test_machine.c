@@ -337,6 +337,75 @@ static void card_fetch(void) {
   a2a_machine_config_free(cfg);
 }
 
+/* Resolves the capability-less card of card_fetch into a state made with `cfg`. */
+static a2a_client_state *state_from_bare_card(a2a_machine_config *cfg) {
+  const char *url = "http://agent.test/";
+  const char *card =
+      "{\"name\":\"echo\",\"description\":\"d\",\"version\":\"1\",\"protocolVersion\":\"0.3.0\","
+      "\"url\":\"http://agent.test/a2a\",\"preferredTransport\":\"JSONRPC\",\"capabilities\":{},"
+      "\"defaultInputModes\":[\"text\"],\"defaultOutputModes\":[\"text\"],\"skills\":[]}";
+  a2a_call *fetch = NULL;
+  a2a_client_state *st = NULL;
+  a2a_transmit t;
+  a2a_event e;
+  CHECK(a2a_call_new_card_fetch(cfg, url, strlen(url), &fetch) == A2A_OK);
+  CHECK(a2a_call_poll_transmit(fetch, 0, &t) == A2A_OK);
+  CHECK(give_head(fetch, t.request_id, 200, "application/json") == A2A_OK);
+  CHECK(a2a_call_handle_body(fetch, t.request_id, (const uint8_t *)card, strlen(card), 1) == A2A_OK);
+  CHECK(a2a_call_handle_end(fetch, t.request_id, 2) == A2A_OK);
+  while (a2a_call_poll_event(fetch, &e) == A2A_OK) {}
+  CHECK(a2a_client_state_from_card(cfg, fetch, 1, &st) == A2A_OK);
+  a2a_call_free(fetch);
+  return st;
+}
+
+/* A card without `capabilities.streaming`: a stream is refused unsent, typed, naming the
+   method and the capability; with the check off (one builder setter) it goes out. */
+static void capabilities_checked(void) {
+  a2a_machine_config *cfg = make_config(0, 45000);
+  a2a_client_config_builder *b = a2a_client_config_builder_new();
+  a2a_machine_config *lax = NULL;
+  a2a_client_state *st = state_from_bare_card(cfg);
+  a2a_call *call = start_text(st, true, "");
+  a2a_transmit t;
+  a2a_event e;
+  a2a_outcome_info info;
+  int refused = 0;
+  CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_NONE);
+  while (a2a_call_poll_event(call, &e) == A2A_OK) {
+    if (e.kind == A2A_EVENT_KIND_FINISHED) {
+      CHECK(a2a_outcome_get_info(e.outcome, &info) == A2A_OK);
+      refused = info.channel == A2A_CHANNEL_TRANSPORT &&
+                info.error_name == A2A_ERROR_NAME_CAPABILITY_NOT_DECLARED &&
+                info.request_sent == A2A_REQUEST_SENT_NO && info.retry == A2A_RETRY_NEVER &&
+                e.exit_code == 3 && t_contains(a2a_outcome_message(e.outcome), "message/stream") &&
+                t_contains(a2a_outcome_message(e.outcome), "capabilities.streaming");
+    }
+  }
+  CHECK(refused);
+  a2a_call_free(call);
+  /* A plain send needs no capability. */
+  call = start_text(st, false, "");
+  CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
+  a2a_call_free(call);
+  a2a_client_state_free(st);
+
+  CHECK(a2a_client_config_builder_set_ignore_capabilities(NULL, true) == A2A_NULL_PARAMETER);
+  CHECK(a2a_client_config_builder_set_allow_http(b, true) == A2A_OK);
+  CHECK(a2a_client_config_builder_set_ignore_capabilities(b, true) == A2A_OK);
+  CHECK(a2a_client_config_builder_build(b, &lax) == A2A_OK);
+  a2a_client_config_builder_free(b);
+  st = state_from_bare_card(lax);
+  call = start_text(st, true, "");
+  CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
+  STR_EQ(t.url, "http://agent.test/a2a");
+  CHECK(bytes_contain(t.body, "message/stream"));
+  a2a_call_free(call);
+  a2a_client_state_free(st);
+  a2a_machine_config_free(lax);
+  a2a_machine_config_free(cfg);
+}
+
 /* A header hook on the machine's state: its header goes out on every request; one that sets
    a reserved header refuses the call unsent. */
 static void set_token(void *userdata, const char *method, size_t method_len,
@@ -412,5 +481,6 @@ void test_machine(void) {
   retry_then_timeout();
   cancel_and_misuse();
   card_fetch();
+  capabilities_checked();
   hooks_and_idle();
 }

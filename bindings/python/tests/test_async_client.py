@@ -266,6 +266,87 @@ def test_connect_refused_is_an_unsent_transport_outcome() -> None:
     assert o.request_sent.value == 'no' and not o.success
 
 
+class _NoCapabilities(http.server.BaseHTTPRequestHandler):
+    """A 0.3 agent whose card declares no capabilities: serves the card, records every other
+    request and answers it with a completed task (an event stream for message/stream)."""
+
+    protocol_version = 'HTTP/1.1'
+    calls: list[str] = []
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802
+        base = f'http://127.0.0.1:{self.server.server_address[1]}'
+        card = json.dumps({'protocolVersion': '0.3.0', 'name': 'nocaps', 'description': 'd',
+                           'url': f'{base}/a2a', 'preferredTransport': 'JSONRPC',
+                           'version': '1', 'capabilities': {}, 'skills': [],
+                           'defaultInputModes': ['text/plain'],
+                           'defaultOutputModes': ['text/plain']}).encode()
+        self.send_response(200)
+        self.send_header('content-type', 'application/json')
+        self.send_header('content-length', str(len(card)))
+        self.end_headers()
+        self.wfile.write(card)
+
+    def do_POST(self) -> None:  # noqa: N802
+        req = json.loads(self.rfile.read(int(self.headers['content-length'])))
+        type(self).calls.append(req['method'])
+        task = {'kind': 'task', 'id': 't-1', 'contextId': 'c-1',
+                'status': {'state': 'completed'}}
+        doc = json.dumps({'jsonrpc': '2.0', 'id': req['id'], 'result': task})
+        if req['method'] == 'message/stream':
+            body = f'data: {doc}\n\n'.encode()
+            kind = 'text/event-stream'
+        else:
+            body, kind = doc.encode(), 'application/json'
+        self.send_response(200)
+        self.send_header('content-type', kind)
+        self.send_header('content-length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def no_caps_agent() -> Iterator[str]:
+    _NoCapabilities.calls = []
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _NoCapabilities)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f'http://127.0.0.1:{srv.server_address[1]}/'
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_calls_the_card_does_not_declare_are_refused_unsent(no_caps_agent: str) -> None:
+    async def main(**kw: Any) -> list[Outcome]:
+        async with AsyncClient(no_caps_agent, allow_http=True, **FAST, **kw) as ac:
+            _, streamed = split(await collect(ac.stream('echo hi')))
+            _, resubscribed = split(await collect(ac.resubscribe('t-1')))
+            pushed = await ac.set_push_config('t-1', 'https://hooks.example/x')
+            listed = await ac.list_push_configs('t-1')
+            extended = await ac.extended_card()
+            return [streamed.outcome, resubscribed.outcome, pushed.outcome, listed.outcome,
+                    extended.outcome]
+
+    outcomes = run(main())
+    wanted = ['capabilities.streaming', 'capabilities.streaming',
+              'capabilities.pushNotifications', 'capabilities.pushNotifications',
+              'supportsAuthenticatedExtendedCard']
+    for o, capability in zip(outcomes, wanted, strict=True):
+        assert o.channel.value == 'transport' and o.error.value == 'CapabilityNotDeclared', o
+        assert o.request_sent.value == 'no' and o.retry.value == 'never' and not o.success
+        assert capability in o.message, o.message
+    assert 'message/stream' in outcomes[0].message
+    assert _NoCapabilities.calls == [], 'nothing reached the agent'
+    # The opt-out sends them: the stream reaches the agent and completes.
+    outcomes = run(main(ignore_capabilities=True))
+    assert outcomes[0].success, outcomes[0]
+    assert _NoCapabilities.calls[0] == 'message/stream'
+    assert 'agent/getAuthenticatedExtendedCard' in _NoCapabilities.calls
+
+
 # --- the shared fixture rows, served over HTTP ---------------------------------------------
 
 ROWS = [r for r in load('outcomes.json')['rows']

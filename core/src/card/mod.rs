@@ -34,7 +34,7 @@ mod validate;
 pub use crate::url::addr::{AddressClass, classify_ip, classify_ipv4, classify_ipv6};
 pub use crate::url::{Host, Url, UrlError};
 pub use discovery::{CardLocation, LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH, card_location};
-pub use parse::{AgentCard, AgentInterface, CardShape, InterfaceOrigin};
+pub use parse::{AgentCard, AgentInterface, Capabilities, CardShape, InterfaceOrigin};
 pub use security::{
     ApiKeyLocation, BearerSource, Credential, CredentialNeed, CredentialPlan, SecurityRequirement,
     SecurityScheme,

@@ -92,6 +92,20 @@ pub enum CardShape {
     Hybrid,
 }
 
+/// What a card declares the agent supports beyond plain calls (`capabilities`, and 0.3's
+/// top-level `supportsAuthenticatedExtendedCard`): the client checks a call against it
+/// before sending ([`crate::client::Target::capabilities`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Capabilities {
+    /// `capabilities.streaming`: `SendStreamingMessage` and `SubscribeToTask`.
+    pub streaming: bool,
+    /// `capabilities.pushNotifications`: the push-notification-config methods.
+    pub push_notifications: bool,
+    /// `capabilities.extendedAgentCard` (1.0) or `supportsAuthenticatedExtendedCard`
+    /// (0.3): `GetExtendedAgentCard`.
+    pub extended_card: bool,
+}
+
 /// An agent card, reduced to what a client needs to choose an endpoint and credentials.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentCard {
@@ -166,6 +180,15 @@ fn non_empty(s: Option<&str>) -> Option<String> {
 }
 
 impl AgentCard {
+    /// The capabilities the card declares.
+    pub fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            streaming: self.streaming,
+            push_notifications: self.push_notifications,
+            extended_card: self.extended_card,
+        }
+    }
+
     /// Parses a card from its JSON bytes.
     ///
     /// # Errors

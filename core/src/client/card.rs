@@ -550,6 +550,7 @@ impl CardFetch {
                     .clone()
                     .unwrap_or_else(|| card.name.clone()),
                 credentials: Some(credentials),
+                capabilities: Some(card.capabilities()),
             },
             card_url: url.clone(),
             card_json: String::from_utf8_lossy(body).into_owned(),

@@ -6,10 +6,11 @@ use super::request::{
     Before, HttpRequest, RequestContext, admit_headers, invalid, missing_credential, set_header,
 };
 use super::{Call, ClientConfig, ClientState};
+use crate::card::Capabilities;
 use crate::envelope::{self, Interface, Method, RpcId};
 use crate::outcome::{ErrorName, Outcome, RequestSent};
 use crate::time::Millis;
-use crate::version::Binding;
+use crate::version::{Binding, ProtocolVersion};
 
 /// What one attempt's request is made of.
 #[derive(Debug)]
@@ -39,15 +40,22 @@ pub(crate) struct Built {
     pub rpc_id: Option<String>,
 }
 
-/// Builds a request: `traceparent`, `Idempotency-Key`, the caller's headers, then each
-/// header hook's; every one through the reserved-header rule; the envelope; the URL
-/// joined; the hooks' edits of the built request (a reserved header may be removed, never
-/// added or changed); the card's credentials checked.
+/// Builds a request: the card's capabilities checked (unless turned off); `traceparent`,
+/// `Idempotency-Key`, the caller's headers, then each header hook's; every one through the
+/// reserved-header rule; the envelope; the URL joined; the hooks' edits of the built request
+/// (a reserved header may be removed, never added or changed); the card's credentials
+/// checked.
 ///
 /// # Errors
 /// The attempt's outcome when the request cannot be sent (`transport`, `request_sent = no`).
 #[allow(clippy::result_large_err)] // the refusal is the call's outcome, built once
 pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Result<Built, Outcome> {
+    if !state.config.ignore_capabilities
+        && let Some(caps) = &state.target.capabilities
+        && let Some(o) = undeclared_capability(out.call.method(), caps, state.target.version)
+    {
+        return Err(o);
+    }
     if let Err(e) = crate::traceparent::TraceParent::parse(out.traceparent) {
         return Err(invalid(format!(
             "request not sent: invalid traceparent {:?}: {e}",
@@ -127,6 +135,61 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
         wire_method,
         rpc_id: built.rpc_id.map(|i| i.to_string()),
     })
+}
+
+/// The capability `method` needs, as the card of `version` spells it, and whether `caps`
+/// declares it; `None` for a method every agent serves.
+fn needed_capability(
+    method: Method,
+    version: ProtocolVersion,
+    caps: &Capabilities,
+) -> Option<(&'static str, bool)> {
+    Some(match method {
+        Method::SendStreamingMessage | Method::SubscribeToTask => {
+            ("capabilities.streaming", caps.streaming)
+        }
+        Method::CreatePushConfig
+        | Method::GetPushConfig
+        | Method::ListPushConfigs
+        | Method::DeletePushConfig => ("capabilities.pushNotifications", caps.push_notifications),
+        Method::GetExtendedAgentCard => match version {
+            ProtocolVersion::V0_3 => ("supportsAuthenticatedExtendedCard", caps.extended_card),
+            ProtocolVersion::V1_0 => ("capabilities.extendedAgentCard", caps.extended_card),
+        },
+        Method::SendMessage | Method::GetTask | Method::ListTasks | Method::CancelTask => {
+            return None;
+        }
+    })
+}
+
+/// When the card does not declare what `method` needs: the outcome to hand back instead
+/// of sending (`transport`/`CapabilityNotDeclared`, `request_sent = no`, retry `never`),
+/// naming the method (as 1.0 and as the wire names it) and the capability.
+pub(crate) fn undeclared_capability(
+    method: Method,
+    caps: &Capabilities,
+    version: ProtocolVersion,
+) -> Option<Outcome> {
+    let (name, declared) = needed_capability(method, version, caps)?;
+    if declared {
+        return None;
+    }
+    let wire = method.jsonrpc_name(version).unwrap_or(method.name());
+    let called = if wire == method.name() {
+        method.name().to_owned()
+    } else {
+        format!("{} ({wire})", method.name())
+    };
+    let mut o = Outcome::transport(
+        ErrorName::CapabilityNotDeclared,
+        RequestSent::No,
+        format!("not sent: {called} needs {name}, which the agent card does not declare"),
+    );
+    o.hint = Some(
+        "the agent says it does not serve this method; use a call it declares (send and poll with get-task instead of streaming), or, if the card under-declares, turn the check off (ClientConfig::ignore_capabilities, --ignore-capabilities)"
+            .to_owned(),
+    );
+    Some(o)
 }
 
 /// Joins the interface URL and an envelope path (empty for JSON-RPC).

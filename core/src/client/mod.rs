@@ -157,6 +157,17 @@
 //! anything is sent; a refused one ends the call as `transport`/`InvalidRequest` with
 //! `request_sent = no`, naming the header and why it is reserved.
 //!
+//! # Capabilities
+//! A client built from an agent card ([`Target::capabilities`] is `Some`) sends no call the
+//! card does not declare support for: `SendStreamingMessage` and `SubscribeToTask` need
+//! `capabilities.streaming`, the four push-notification-config methods
+//! `capabilities.pushNotifications`, and `GetExtendedAgentCard` `capabilities.extendedAgentCard`
+//! (0.3: `supportsAuthenticatedExtendedCard`). Such a call ends before any request as
+//! `transport`/`CapabilityNotDeclared` (`request_sent = no`, retry `never`), naming the method
+//! and the capability. A target given without a card is not checked;
+//! [`ClientConfig::ignore_capabilities`] turns the check off for an agent whose card
+//! under-declares.
+//!
 //! # Breaker and tally
 //! Before each request the machine asks the breaker (when [`ClientConfig::breaker`] is
 //! set); a refusal is the attempt's outcome and nothing is sent. After each attempt it
@@ -216,6 +227,8 @@
 
 mod affinity;
 mod call;
+#[cfg(test)]
+mod capability_tests;
 mod card;
 mod card_cache;
 mod common;
@@ -247,7 +260,7 @@ pub(crate) use common::total_deadline_outcome as max_time_outcome;
 #[cfg(feature = "driver")]
 pub(crate) use request::refused;
 
-use crate::card::CredentialPlan;
+use crate::card::{Capabilities, CredentialPlan};
 pub use crate::model::params::Call;
 use crate::outcome::Outcome;
 use crate::resilience::{BreakerConfig, BreakerState, CircuitBreaker, ConfigError};
@@ -272,6 +285,9 @@ pub struct Target {
     /// The credentials the card asks for; a request carrying none of them is not sent
     /// (`None`: no card, nothing checked).
     pub credentials: Option<CredentialPlan>,
+    /// The capabilities the card declares; a call needing one it does not declare is not
+    /// sent (`None`: no card, nothing checked; see *Capabilities* in the module docs).
+    pub capabilities: Option<Capabilities>,
 }
 
 impl Target {
@@ -289,6 +305,7 @@ impl Target {
             tenant: None,
             agent_name: host.to_owned(),
             credentials: None,
+            capabilities: None,
         }
     }
 }
@@ -310,11 +327,14 @@ pub struct ClientConfig {
     pub breaker: Option<BreakerConfig>,
     /// Whether the host presents a client certificate (satisfies a card's `mutualTLS`).
     pub client_certificate: bool,
+    /// Send calls the card's capabilities do not declare (for an agent whose card
+    /// under-declares); off: such a call is refused unsent.
+    pub ignore_capabilities: bool,
 }
 
 impl Default for ClientConfig {
     /// The driver's defaults: 45 s per call, 3 s to connect, no total limit, no retries,
-    /// 16 MiB bodies, no breaker, no client certificate.
+    /// 16 MiB bodies, no breaker, no client certificate, capabilities checked.
     fn default() -> Self {
         ClientConfig {
             call_timeout: Millis(45_000),
@@ -324,6 +344,7 @@ impl Default for ClientConfig {
             max_response_bytes: 16 * 1024 * 1024,
             breaker: None,
             client_certificate: false,
+            ignore_capabilities: false,
         }
     }
 }

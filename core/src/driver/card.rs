@@ -124,6 +124,7 @@ impl Client {
             agent_name: t.agent_name,
             card_json: Some(resolved.card_json),
             credentials: t.credentials,
+            capabilities: t.capabilities,
         })
     }
 

@@ -111,6 +111,12 @@ pub struct ClientConfig {
     /// resent. Default `None`: calls are bounded by [`ClientConfig::call_timeout`] and
     /// streams by the idle timeout only.
     pub max_time: Option<Duration>,
+    /// Send calls the agent card's capabilities do not declare (`streaming` for streams and
+    /// resubscribes, `pushNotifications` for push configs, the extended card). Default
+    /// false: such a call is refused before anything is sent, as
+    /// `transport`/`CapabilityNotDeclared`; turn it on for an agent whose card
+    /// under-declares. A client made from a URL without a card checks nothing.
+    pub ignore_capabilities: bool,
 }
 
 impl Default for ClientConfig {
@@ -142,6 +148,7 @@ impl Default for ClientConfig {
             resolve: Vec::new(),
             resolver: None,
             max_time: None,
+            ignore_capabilities: false,
         }
     }
 }
@@ -168,6 +175,7 @@ impl std::fmt::Debug for ClientConfig {
             .field("send_retries", &self.send_retries)
             .field("agent_name", &self.agent_name)
             .field("breaker", &self.breaker)
+            .field("ignore_capabilities", &self.ignore_capabilities)
             .field("user_agent", &self.user_agent)
             .field("ca_file", &self.ca_file)
             .field("client_cert_file", &self.client_cert_file)

@@ -34,14 +34,24 @@
 //!   every non-streaming call (`call`) and every stream (`stream`) are thin I/O loops over
 //!   the core's machines, [`crate::client::CardFetch`], [`crate::client::UnaryCall`] and
 //!   [`crate::client::StreamCall`]: the machine decides (build, hooks and the
-//!   reserved-header rule, credentials, breaker, classification, answer, retries, SSE
-//!   decoding and the stream tracker, resubscribes, tally, deadlines as values) and the
+//!   reserved-header rule, credentials, the card's capabilities, breaker, classification,
+//!   answer, retries, SSE decoding and the stream tracker, resubscribes, tally, deadlines as
+//!   values) and the
 //!   driver performs each request it hands out, feeds back the response (a stream's body
 //!   as it arrives, each read bounded by the machine's next deadline) or the failure, and
 //!   sleeps until a retry is due. The client owns the machine's
 //!   [`crate::client::ClientState`] (one lock, held only while a machine is fed); its
 //!   [`Interceptor`]s run as the machine's header hook. Every deadline, the total one
 //!   included, is a value a call carries: the driver keeps no deadline per thread.
+//!
+//! # Capabilities
+//! A client made from a card ([`Client::new`]) sends no call the card does not declare: a
+//! stream or resubscribe without `capabilities.streaming`, a push-config call without
+//! `capabilities.pushNotifications`, the extended card without `capabilities.extendedAgentCard`
+//! (0.3: `supportsAuthenticatedExtendedCard`) ends unsent as `transport`/`CapabilityNotDeclared`
+//! (`request_sent = no`, retry `never`), naming the method and the capability.
+//! [`ClientConfig::ignore_capabilities`] (`--ignore-capabilities`) sends them anyway, for an
+//! agent whose card under-declares; [`Client::with_target`] without a card checks nothing.
 //!
 //! # Example
 //! ```no_run
@@ -117,6 +127,9 @@ pub struct Target {
     pub card_json: Option<String>,
     /// The credentials the card asks for; a call carrying none of them is not sent.
     pub credentials: Option<crate::card::CredentialPlan>,
+    /// The capabilities the card declares; a call needing one it does not declare is not
+    /// sent (unless [`ClientConfig::ignore_capabilities`]). `None`: no card, not checked.
+    pub capabilities: Option<crate::card::Capabilities>,
 }
 
 impl Target {
@@ -139,6 +152,7 @@ impl Target {
             agent_name: host.to_owned(),
             card_json: None,
             credentials: None,
+            capabilities: None,
         }
     }
 }
@@ -354,6 +368,7 @@ impl Client {
             max_response_bytes: c.max_response_bytes,
             breaker: c.breaker,
             client_certificate: c.client_cert_file.is_some(),
+            ignore_capabilities: c.ignore_capabilities,
         };
         let machine_target = crate::client::Target {
             url: target.url.clone(),
@@ -362,6 +377,7 @@ impl Client {
             tenant: target.tenant.clone(),
             agent_name: target.agent_name.clone(),
             credentials: target.credentials.clone(),
+            capabilities: target.capabilities,
         };
         let seed = correlation::random_u64();
         // A breaker configuration that cannot be used fails every call with this outcome

@@ -45,7 +45,8 @@ pub const MAX_BUCKETS: u16 = 1000;
 ///
 /// True for the transport channel (except [`ErrorName::CircuitOpen`], the breaker's own
 /// refusal, [`ErrorName::CardResolution`], and the local refusals [`ErrorName::Proxy`] (the
-/// proxy, not the agent, said no) and [`ErrorName::AddressRefused`]), for HTTP 5xx and for HTTP 408. False for
+/// proxy, not the agent, said no), [`ErrorName::AddressRefused`] and
+/// [`ErrorName::CapabilityNotDeclared`]), for HTTP 5xx and for HTTP 408. False for
 /// everything else: protocol errors and task states (the remote is up), 429 (the remote is up
 /// and asks us to slow down), other 4xx, malformed bodies and successes.
 pub fn counts_toward_breaker(outcome: &Outcome) -> bool {
@@ -57,6 +58,7 @@ pub fn counts_toward_breaker(outcome: &Outcome) -> bool {
                     | ErrorName::CardResolution
                     | ErrorName::Proxy
                     | ErrorName::AddressRefused
+                    | ErrorName::CapabilityNotDeclared
             )
         ),
         Channel::Http => matches!(outcome.http_status, Some(408 | 500..=599)),

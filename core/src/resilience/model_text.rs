@@ -224,6 +224,9 @@ fn transport_phrase(error: Option<ErrorName>) -> &'static str {
         Some(ErrorName::Tls) => "TLS failed",
         Some(ErrorName::Proxy) => "the proxy refused the tunnel",
         Some(ErrorName::AddressRefused) => "the host resolved to an address refused for this agent",
+        Some(ErrorName::CapabilityNotDeclared) => {
+            "the agent's card does not declare the capability this call needs"
+        }
         _ => "transport error",
     }
 }

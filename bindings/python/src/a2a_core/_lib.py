@@ -355,6 +355,7 @@ class ClientConfig(Structure):
         ('resolve', POINTER(Str)),
         ('resolve_len', c_size_t),
         ('max_time_ms', c_uint64),
+        ('ignore_capabilities', c_bool),
     ]
 
 

@@ -145,7 +145,7 @@ for _name in ('call_timeout_ms', 'connect_timeout_ms', 'max_time_ms', 'max_respo
     _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_uint64)
 for _name in ('send_retries', 'stream_resubscribes'):
     _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_uint32)
-for _name in ('client_certificate', 'allow_http', 'prefer_card_order'):
+for _name in ('client_certificate', 'allow_http', 'prefer_card_order', 'ignore_capabilities'):
     _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_bool)
 _decl('a2a_client_config_builder_set_breaker', c_uint32, vp, _P(_lib.BreakerConfig))
 _decl('a2a_client_config_builder_set_interface', c_uint32, vp, c_uint32, c_uint32)
@@ -199,7 +199,7 @@ class Config:
                  max_event_bytes: int | None = None, card_timeout_ms: int | None = None,
                  send_retries: int | None = None, stream_resubscribes: int | None = None,
                  client_certificate: bool = False, allow_http: bool = False,
-                 prefer_card_order: bool = True,
+                 prefer_card_order: bool = True, ignore_capabilities: bool = False,
                  breaker: _lib.BreakerConfig | None = None,
                  interface: tuple[int, int] = (0, 0)) -> None:
         self.ptr = 0
@@ -225,6 +225,7 @@ class Config:
             if interface != (0, 0):  # (version, binding) codes; 0: any
                 check(lib.a2a_client_config_builder_set_interface(b, *interface),
                       f'interface={interface!r}')
+            check(lib.a2a_client_config_builder_set_ignore_capabilities(b, ignore_capabilities))
             if breaker is not None:
                 check(lib.a2a_client_config_builder_set_breaker(b, ctypes.byref(breaker)))
             out = c_void_p()

@@ -125,7 +125,12 @@ class AsyncClient(_drive.MachineClientBase):
     `send_retries` resends a send with the same messageId and key (without
     `idempotency_key` only after proof of non-receipt); `stream_resubscribes` resubscribes
     a cut or idle stream (never resends). `breaker=BreakerConfig(...)`: one breaker per
-    client. `header_hooks` / `add_header_hook`: as the blocking `Client`'s. Outcomes are
+    client. A client made from a card refuses, unsent, a call the card does not declare
+    (stream and resubscribe without `capabilities.streaming`, push configs without
+    `pushNotifications`, the extended card without it): a transport outcome
+    `CapabilityNotDeclared`; `ignore_capabilities=True` sends them anyway (a card that
+    under-declares); `with_target` checks nothing. `header_hooks` / `add_header_hook`: as
+    the blocking `Client`'s. Outcomes are
     those of `Client` (the same tables), usable with `model_text`, `Breaker.record` and
     `RetryPolicy.next` (stream items' outcomes are copies, as there).
 
@@ -156,6 +161,7 @@ class AsyncClient(_drive.MachineClientBase):
         protocol: str | ProtocolVersion | None = None,
         binding: str | Binding | None = None,
         breaker: BreakerConfig | None = None,
+        ignore_capabilities: bool = False,
         header_hooks: Sequence[HeaderHook] = (),
         http_client: httpx.AsyncClient | None = None,
         _target: tuple[ProtocolVersion, Binding] | None = None,
@@ -170,6 +176,7 @@ class AsyncClient(_drive.MachineClientBase):
             send_retries=send_retries, stream_resubscribes=stream_resubscribes,
             client_certificate=client_certificate, allow_http=allow_http,
             prefer_card_order=_drive.prefer_card_order(prefer),
+            ignore_capabilities=ignore_capabilities,
             breaker=breaker._c() if breaker is not None else None,
             interface=_drive.interface_codes(protocol, binding))
         super().__init__(url, config, header_hooks, _target)

@@ -235,7 +235,10 @@ class Client:
     it; while open, calls fail at once with a transport `CircuitOpen` outcome, not sent.
     `send_retries` resends a send with the same messageId and key: without `idempotency_key`
     only after proof of non-receipt (connect failure, 429, 503 with Retry-After), never
-    after a 502/504 or a timeout.
+    after a 502/504 or a timeout. A client made from a card refuses, unsent, a call the
+    card does not declare (a transport `CapabilityNotDeclared` outcome: streams and
+    resubscribes need `capabilities.streaming`, push configs `pushNotifications`, the
+    extended card its capability); `ignore_capabilities=True` sends them anyway.
     Networks: `ca_file` (PEM CAs replacing the system trust store, which honours
     SSL_CERT_FILE / SSL_CERT_DIR), `client_cert_file` + `client_key_file` (mutual TLS),
     `proxy` (None: the environment with curl's rules; "": none), `no_proxy` (curl's list),
@@ -286,6 +289,7 @@ class Client:
         header_hooks: Sequence[HeaderHook] = (),
         prefer: str = 'card',
         breaker: BreakerConfig | None = None,
+        ignore_capabilities: bool = False,
         http_client: Any = None,
         _target: tuple[ProtocolVersion, Binding] | None = None,
     ) -> None:
@@ -321,6 +325,7 @@ class Client:
                 max_response_bytes=max_response_bytes, send_retries=send_retries,
                 stream_resubscribes=stream_resubscribe_attempts, allow_http=allow_http,
                 prefer_card_order=prefer_card_order(prefer),
+                ignore_capabilities=ignore_capabilities,
                 breaker=breaker._c() if breaker is not None else None,
                 interface=interface_codes(protocol, binding))
             self._via = HttpxClient(url, http_client, config, header_hooks, _target,
@@ -375,6 +380,7 @@ class Client:
         cfg.resolve_len = len(entries)
         if max_time_ms is not None:
             cfg.max_time_ms = max_time_ms
+        cfg.ignore_capabilities = ignore_capabilities
         if protocol is not None:
             cfg.protocol = _num(ProtocolVersion)[parse_protocol_version(protocol)]
         if binding is not None:

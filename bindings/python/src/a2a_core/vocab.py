@@ -132,6 +132,7 @@ class ErrorName(_Word):
     TLS = 'Tls'
     PROXY = 'Proxy'
     ADDRESS_REFUSED = 'AddressRefused'
+    CAPABILITY_NOT_DECLARED = 'CapabilityNotDeclared'
 
     @classmethod
     def of_code(cls, code: int) -> ErrorName:

@@ -151,6 +151,7 @@ fn common(args: &mut Args) -> Result<Common, String> {
     if args.flag("--breaker") {
         config.breaker = Some(a2a_core::resilience::BreakerConfig::default());
     }
+    config.ignore_capabilities = args.flag("--ignore-capabilities");
     let mut opts = CallOptions::default();
     for h in args.values("--header")? {
         let (n, v) = h

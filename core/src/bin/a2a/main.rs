@@ -155,6 +155,9 @@ const NET_OPTIONS: &str = "options:
                               dropped connection (outcome unknown) only with a key
   --resubscribes N            resubscriptions after a stream is cut
   --breaker                   a circuit breaker over the calls
+  --ignore-capabilities       send calls the card does not declare (stream, resubscribe,
+                              push configs, extended card); by default they are refused
+                              unsent (exit 3, CapabilityNotDeclared)
   --max-event BYTES           largest stream event accepted (default 16 MiB)
   --allow-http                allow plain http (local development only)
   --allow-host HOST           a host besides the card's own an interface may name, and whose

@@ -518,6 +518,7 @@ public final class A2aClient implements AutoCloseable {
         private Long maxResponseBytes;
         private Duration poolIdleTimeout;
         private boolean allowHttp;
+        private boolean ignoreCapabilities;
         private final List<String> allowHosts = new ArrayList<>();
         private ProtocolVersion protocol;
         private Binding binding;
@@ -578,6 +579,18 @@ public final class A2aClient implements AutoCloseable {
         /** Allows plain {@code http://} (local development; default https only). */
         public Builder allowHttp(boolean allow) {
             allowHttp = allow;
+            return this;
+        }
+
+        /**
+         * Sends calls the agent card does not declare (for a card that under-declares). Off (the
+         * default), a client made from a card refuses them before anything is sent, as a transport
+         * outcome {@link ErrorName#CAPABILITY_NOT_DECLARED}: streams and resubscribes without
+         * {@code capabilities.streaming}, push configs without {@code pushNotifications}, the
+         * extended card without its capability. A client for a known target checks nothing.
+         */
+        public Builder ignoreCapabilities(boolean ignore) {
+            ignoreCapabilities = ignore;
             return this;
         }
 
@@ -801,6 +814,7 @@ public final class A2aClient implements AutoCloseable {
                         lib.a2a_client_config_builder_set_stream_resubscribes(b, streamResubscribeAttempts));
                 }
                 check("allow_http", lib.a2a_client_config_builder_set_allow_http(b, allowHttp));
+                check("ignore_capabilities", lib.a2a_client_config_builder_set_ignore_capabilities(b, ignoreCapabilities));
                 // The driver's default is the card's order; the machine's the client's: keep them equal.
                 check("prefer_card_order", lib.a2a_client_config_builder_set_prefer_card_order(b, !preferClientOrder));
                 if (!knownTarget && (protocol != null || binding != null)) {
@@ -885,6 +899,7 @@ public final class A2aClient implements AutoCloseable {
             if (maxTime != null) {
                 c.max_time_ms = millis(maxTime);
             }
+            c.ignore_capabilities = (byte) (ignoreCapabilities ? 1 : 0);
             byte[] u = url.getBytes(StandardCharsets.UTF_8);
             Memory out = new Memory(Native.POINTER_SIZE);
             Memory err = new Memory(Native.POINTER_SIZE);

@@ -73,7 +73,9 @@ public enum ErrorName implements NativeEnum {
     /** The proxy refused the tunnel (CONNECT answered 407 or another non-2xx). */
     PROXY(209, "Proxy"),
     /** The host resolved only to addresses refused for this agent (DNS rebinding). */
-    ADDRESS_REFUSED(210, "AddressRefused");
+    ADDRESS_REFUSED(210, "AddressRefused"),
+    /** The agent card does not declare the capability the call needs; nothing was sent. */
+    CAPABILITY_NOT_DECLARED(211, "CapabilityNotDeclared");
 
     private final int code;
     private final String wireName;

@@ -50,7 +50,7 @@ class NativeApiTest {
         // One past the last member is not a name in the library either (no member missing).
         assertEquals(null, lib.a2a_task_state_to_str(9).string());
         assertEquals(null, lib.a2a_retry_to_str(10).string());
-        assertEquals(null, lib.a2a_error_name_to_str(211).string());
+        assertEquals(null, lib.a2a_error_name_to_str(212).string());
         assertEquals(null, lib.a2a_error_name_to_str(111).string());
         assertEquals(null, lib.a2a_error_name_to_str(16).string());
     }

@@ -835,7 +835,7 @@ public interface A2aCoreLibrary extends Library {
     @Structure.FieldOrder({"connect_timeout_ms", "call_timeout_ms", "stream_idle_timeout_ms", "max_response_bytes",
         "pool_idle_timeout_ms", "allow_http", "allow_hosts", "allow_hosts_len", "protocol", "binding",
         "defer_card_resolution", "stream_resubscribe_attempts", "send_retries", "prefer_client_order",
-        "breaker_enabled", "breaker", "ca_file", "client_cert_file", "client_key_file", "proxy", "proxy_disabled", "no_proxy", "resolve", "resolve_len", "max_time_ms"})
+        "breaker_enabled", "breaker", "ca_file", "client_cert_file", "client_key_file", "proxy", "proxy_disabled", "no_proxy", "resolve", "resolve_len", "max_time_ms", "ignore_capabilities"})
     class ClientConfig extends Structure {
         /** ms. */
         public long connect_timeout_ms;
@@ -887,6 +887,8 @@ public interface A2aCoreLibrary extends Library {
         public SizeT resolve_len;
         /** ms, 0: no total deadline. */
         public long max_time_ms;
+        /** Send calls the card does not declare. */
+        public byte ignore_capabilities;
     }
 
     /** {@code a2a_client_call_options}: every pointer is native memory owned by the binding for the call. */
@@ -1442,6 +1444,9 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_client_config_builder_set_connect_timeout_ms}. */
     int a2a_client_config_builder_set_connect_timeout_ms(Pointer builder, long ms);
+
+    /** {@code a2a_client_config_builder_set_ignore_capabilities}. */
+    int a2a_client_config_builder_set_ignore_capabilities(Pointer builder, boolean ignore);
 
     /** {@code a2a_client_config_builder_set_max_time_ms}. */
     int a2a_client_config_builder_set_max_time_ms(Pointer builder, long ms);

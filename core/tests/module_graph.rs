@@ -349,7 +349,10 @@ fn without_test_modules(code: &str) -> String {
         out.push_str(&rest[..at]);
         let after = &rest[at + "#[cfg(test)]".len()..];
         let t = after.trim_start();
-        let t = t.strip_prefix("pub ").unwrap_or(t);
+        let t = ["pub(crate) ", "pub(super) ", "pub "]
+            .iter()
+            .find_map(|p| t.strip_prefix(p))
+            .unwrap_or(t);
         match (t.starts_with("mod "), t.find(['{', ';'])) {
             (true, Some(open)) if t.as_bytes()[open] == b'{' => {
                 let mut depth = 0;
@@ -570,6 +573,7 @@ fn the_file_reader_follows_super_self_and_trees_and_skips_tests() {
          use self::inner::*;\n\
          fn f() { crate::a::b::c(); $crate::m::n!(); x::super_thing(); }\n\
          #[cfg(test)]\nmod tests { use crate::hidden::Y; }\n\
+         #[cfg(test)]\npub(crate) mod shared { use crate::hidden::W; }\n\
          use crate::after::Z;",
     );
     let paths = anchored_paths(&without_test_modules(&code));

@@ -378,8 +378,8 @@ static void capabilities_checked(void) {
       refused = info.channel == A2A_CHANNEL_TRANSPORT &&
                 info.error_name == A2A_ERROR_NAME_CAPABILITY_NOT_DECLARED &&
                 info.request_sent == A2A_REQUEST_SENT_NO && info.retry == A2A_RETRY_NEVER &&
-                e.exit_code == 3 && t_contains(a2a_outcome_message(e.outcome), "message/stream") &&
-                t_contains(a2a_outcome_message(e.outcome), "capabilities.streaming");
+                e.exit_code == 3 && t_contains(info.message, "message/stream") &&
+                t_contains(info.message, "capabilities.streaming");
     }
   }
   CHECK(refused);

@@ -118,6 +118,20 @@ fn tree_heads(tree: &str) -> Vec<&str> {
     heads.into_iter().filter(|h| !h.is_empty()).collect()
 }
 
+/// The index of the `}` that closes a brace opened just before `s` (nested braces
+/// counted), if there is one.
+fn closing_brace(s: &str) -> Option<usize> {
+    let mut depth = 1;
+    s.char_indices().find_map(|(i, c)| {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
+        (depth == 0).then_some(i)
+    })
+}
+
 /// The top-level modules named by the `crate::` paths of `code`.
 fn crate_paths(code: &str) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
@@ -130,19 +144,7 @@ fn crate_paths(code: &str) -> BTreeSet<String> {
         }
         let tail = rest.trim_start();
         if let Some(tree) = tail.strip_prefix('{') {
-            let mut depth = 1;
-            let end = tree
-                .char_indices()
-                .find(|&(_, c)| {
-                    match c {
-                        '{' => depth += 1,
-                        '}' => depth -= 1,
-                        _ => {}
-                    }
-                    depth == 0
-                })
-                .map(|(i, _)| i)
-                .expect("balanced use tree");
+            let end = closing_brace(tree).expect("balanced use tree");
             found.extend(tree_heads(&tree[..end]).into_iter().map(str::to_owned));
         } else {
             found.insert(ident_at(tail).to_owned());
@@ -355,18 +357,7 @@ fn without_test_modules(code: &str) -> String {
             .unwrap_or(t);
         match (t.starts_with("mod "), t.find(['{', ';'])) {
             (true, Some(open)) if t.as_bytes()[open] == b'{' => {
-                let mut depth = 0;
-                let end = t[open..]
-                    .char_indices()
-                    .find(|&(_, c)| {
-                        match c {
-                            '{' => depth += 1,
-                            '}' => depth -= 1,
-                            _ => {}
-                        }
-                        depth == 0
-                    })
-                    .map_or(t.len(), |(i, _)| open + i + 1);
+                let end = closing_brace(&t[open + 1..]).map_or(t.len(), |i| open + 1 + i + 1);
                 rest = &t[end..];
             }
             _ => {
@@ -407,18 +398,7 @@ fn expand_path(mut s: &str, mut path: Vec<String>, out: &mut Vec<Vec<String>>) {
     loop {
         s = s.trim_start();
         if let Some(tree) = s.strip_prefix('{') {
-            let mut depth = 1;
-            let end = tree
-                .char_indices()
-                .find(|&(_, c)| {
-                    match c {
-                        '{' => depth += 1,
-                        '}' => depth -= 1,
-                        _ => {}
-                    }
-                    depth == 0
-                })
-                .map_or(tree.len(), |(i, _)| i);
+            let end = closing_brace(tree).unwrap_or(tree.len());
             expand_tree(&tree[..end], &path, out);
             return;
         }

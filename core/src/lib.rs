@@ -43,7 +43,7 @@
 //! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, tape, time, traceparent, version
 //! answer      -> classify, model, outcome, sse, tape, version
 //! http1       -> envelope, model, sse, time, url, version
-//! server      -> card, envelope, model, outcome, sse, time, traceparent, trust, version
+//! server      -> card, envelope, method, model, outcome, sse, time, traceparent, trust, version
 //! stream      -> classify
 //! classify    -> error_id, model, outcome, sse, tape, time, version
 //! envelope    -> method, model, version

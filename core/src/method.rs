@@ -141,47 +141,17 @@ impl Method {
         None
     }
 
-    /// The REST route this core sends in `version` (0.3 paths carry the `/v1` prefix).
+    /// The REST route this core sends in `version` (0.3 paths carry the `/v1` prefix), from
+    /// [`REST_ROUTES`].
     ///
     /// Where the spec and the proto disagree on the verb (subscribe), this is POST, the
     /// spec's choice; servers built with [`crate::server`] accept GET as well.
     pub fn rest_route(self, version: ProtocolVersion) -> Option<RestRoute> {
-        use HttpMethod::{Delete, Get, Post};
-        let (verb, v10, v03) = match self {
-            Method::SendMessage => (Post, "/message:send", "/v1/message:send"),
-            Method::SendStreamingMessage => (Post, "/message:stream", "/v1/message:stream"),
-            Method::GetTask => (Get, "/tasks/{id}", "/v1/tasks/{id}"),
-            Method::ListTasks => (Get, "/tasks", ""),
-            Method::CancelTask => (Post, "/tasks/{id}:cancel", "/v1/tasks/{id}:cancel"),
-            Method::SubscribeToTask => (Post, "/tasks/{id}:subscribe", "/v1/tasks/{id}:subscribe"),
-            Method::CreatePushConfig => (
-                Post,
-                "/tasks/{id}/pushNotificationConfigs",
-                "/v1/tasks/{id}/pushNotificationConfigs",
-            ),
-            Method::GetPushConfig => (
-                Get,
-                "/tasks/{id}/pushNotificationConfigs/{configId}",
-                "/v1/tasks/{id}/pushNotificationConfigs/{configId}",
-            ),
-            Method::ListPushConfigs => (
-                Get,
-                "/tasks/{id}/pushNotificationConfigs",
-                "/v1/tasks/{id}/pushNotificationConfigs",
-            ),
-            Method::DeletePushConfig => (
-                Delete,
-                "/tasks/{id}/pushNotificationConfigs/{configId}",
-                "/v1/tasks/{id}/pushNotificationConfigs/{configId}",
-            ),
-            Method::GetExtendedAgentCard => (Get, "/extendedAgentCard", "/v1/card"),
-        };
-        let template = match version {
-            ProtocolVersion::V1_0 => v10,
-            ProtocolVersion::V0_3 if v03.is_empty() => return None,
-            ProtocolVersion::V0_3 => v03,
-        };
-        Some(RestRoute { verb, template })
+        let entry = REST_ROUTES.iter().find(|e| e.method == self)?;
+        Some(RestRoute {
+            verb: entry.verb,
+            template: entry.template(version)?,
+        })
     }
 
     /// Whether the method is available in `version` over `binding`.
@@ -210,6 +180,214 @@ impl Method {
     pub fn sends_message(self) -> bool {
         matches!(self, Method::SendMessage | Method::SendStreamingMessage)
     }
+}
+
+/// One row of [`REST_ROUTES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RestRouteEntry {
+    /// The operation.
+    pub method: Method,
+    /// The verb a client sends.
+    pub verb: HttpMethod,
+    /// Another verb a server accepts on the same path (subscribe: the proto says GET).
+    pub also_accepted: Option<HttpMethod>,
+    /// The 1.0 path template.
+    pub v1_0: &'static str,
+    /// The 0.3 path template (under `/v1`); `None` where 0.3 has no such route.
+    pub v0_3: Option<&'static str>,
+}
+
+impl RestRouteEntry {
+    /// The path template in `version`, if the route exists there.
+    pub fn template(&self, version: ProtocolVersion) -> Option<&'static str> {
+        match version {
+            ProtocolVersion::V1_0 => Some(self.v1_0),
+            ProtocolVersion::V0_3 => self.v0_3,
+        }
+    }
+}
+
+/// The HTTP+JSON routes of both versions: the one table the client's envelope sends on
+/// ([`Method::rest_route`]) and the server's parser matches requests against
+/// ([`match_rest_path`]). In a template `{id}` is the task id, `{configId}` the push config
+/// id, and `{id}:cancel` a task id followed by a custom verb (AIP-136).
+pub const REST_ROUTES: [RestRouteEntry; 11] = {
+    use HttpMethod::{Delete, Get, Post};
+    const fn route(
+        method: Method,
+        verb: HttpMethod,
+        v1_0: &'static str,
+        v0_3: Option<&'static str>,
+    ) -> RestRouteEntry {
+        RestRouteEntry {
+            method,
+            verb,
+            also_accepted: None,
+            v1_0,
+            v0_3,
+        }
+    }
+    const PUSH_CONFIGS: &str = "/tasks/{id}/pushNotificationConfigs";
+    const PUSH_CONFIGS_03: &str = "/v1/tasks/{id}/pushNotificationConfigs";
+    const PUSH_CONFIG: &str = "/tasks/{id}/pushNotificationConfigs/{configId}";
+    const PUSH_CONFIG_03: &str = "/v1/tasks/{id}/pushNotificationConfigs/{configId}";
+    [
+        route(
+            Method::SendMessage,
+            Post,
+            "/message:send",
+            Some("/v1/message:send"),
+        ),
+        route(
+            Method::SendStreamingMessage,
+            Post,
+            "/message:stream",
+            Some("/v1/message:stream"),
+        ),
+        route(Method::GetTask, Get, "/tasks/{id}", Some("/v1/tasks/{id}")),
+        route(Method::ListTasks, Get, "/tasks", None),
+        route(
+            Method::CancelTask,
+            Post,
+            "/tasks/{id}:cancel",
+            Some("/v1/tasks/{id}:cancel"),
+        ),
+        RestRouteEntry {
+            also_accepted: Some(Get),
+            ..route(
+                Method::SubscribeToTask,
+                Post,
+                "/tasks/{id}:subscribe",
+                Some("/v1/tasks/{id}:subscribe"),
+            )
+        },
+        route(
+            Method::CreatePushConfig,
+            Post,
+            PUSH_CONFIGS,
+            Some(PUSH_CONFIGS_03),
+        ),
+        route(
+            Method::GetPushConfig,
+            Get,
+            PUSH_CONFIG,
+            Some(PUSH_CONFIG_03),
+        ),
+        route(
+            Method::ListPushConfigs,
+            Get,
+            PUSH_CONFIGS,
+            Some(PUSH_CONFIGS_03),
+        ),
+        route(
+            Method::DeletePushConfig,
+            Delete,
+            PUSH_CONFIG,
+            Some(PUSH_CONFIG_03),
+        ),
+        route(
+            Method::GetExtendedAgentCard,
+            Get,
+            "/extendedAgentCard",
+            Some("/v1/card"),
+        ),
+    ]
+};
+
+/// A request path matched against one version's routes ([`match_rest_path`]): the
+/// resource, before the verb picks the method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RestPath<'p> {
+    template: &'static str,
+    version: ProtocolVersion,
+    /// The `{id}` segment as sent (still percent-encoded); empty when the route has none.
+    pub task_id: &'p str,
+    /// The `{configId}` segment as sent (still percent-encoded); empty when the route has
+    /// none.
+    pub config_id: &'p str,
+}
+
+impl RestPath<'_> {
+    /// The method `verb` invokes on this path, or else the `Allow` header value listing the
+    /// verbs the path accepts (for a 405 answer).
+    pub fn method(&self, verb: Option<HttpMethod>) -> Result<Method, &'static str> {
+        let on_path = || {
+            REST_ROUTES
+                .iter()
+                .filter(|e| e.template(self.version) == Some(self.template))
+        };
+        let accepts = |e: &RestRouteEntry, v: HttpMethod| e.verb == v || e.also_accepted == Some(v);
+        if let Some(e) = verb.and_then(|v| on_path().find(|e| accepts(e, v))) {
+            return Ok(e.method);
+        }
+        let allowed = |v| on_path().any(|e| accepts(e, v));
+        Err(
+            match (
+                allowed(HttpMethod::Get),
+                allowed(HttpMethod::Post),
+                allowed(HttpMethod::Delete),
+            ) {
+                (true, true, true) => "GET, POST, DELETE",
+                (true, true, false) => "GET, POST",
+                (true, false, true) => "GET, DELETE",
+                (false, true, true) => "POST, DELETE",
+                (true, false, false) => "GET",
+                (false, true, false) => "POST",
+                (false, false, _) => "DELETE",
+            },
+        )
+    }
+}
+
+/// Matches a request path's segments (after any tenant; 0.3 paths start with `v1`) against
+/// `version`'s [`REST_ROUTES`]. Where two templates match, the more specific one (more
+/// literal text) wins, so `tasks/t-1:cancel` is a cancel and `tasks/a:b` the task `a:b`.
+pub fn match_rest_path<'p>(segments: &[&'p str], version: ProtocolVersion) -> Option<RestPath<'p>> {
+    let mut best: Option<(usize, RestPath<'p>)> = None;
+    for template in REST_ROUTES.iter().filter_map(|e| e.template(version)) {
+        let Some((literal, task_id, config_id)) = match_template(template, segments) else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|(l, _)| literal > *l) {
+            let path = RestPath {
+                template,
+                version,
+                task_id,
+                config_id,
+            };
+            best = Some((literal, path));
+        }
+    }
+    best.map(|(_, path)| path)
+}
+
+/// The literal length, task id and config id of `segments` read against `template`, or
+/// `None` when they do not fit it.
+fn match_template<'p>(template: &str, segments: &[&'p str]) -> Option<(usize, &'p str, &'p str)> {
+    let parts = template.strip_prefix('/').unwrap_or(template).split('/');
+    if parts.clone().count() != segments.len() {
+        return None;
+    }
+    let (mut literal, mut task_id, mut config_id) = (0, "", "");
+    for (part, &segment) in parts.zip(segments) {
+        if let Some(suffix) = part.strip_prefix("{id}") {
+            task_id = match suffix.strip_prefix(':') {
+                None => segment,
+                Some(action) => match segment.rsplit_once(':') {
+                    Some((id, a)) if a == action => id,
+                    _ => return None,
+                },
+            };
+            literal += suffix.len();
+        } else if part == "{configId}" {
+            config_id = segment;
+        } else if part == segment {
+            literal += part.len();
+        } else {
+            return None;
+        }
+    }
+    Some((literal, task_id, config_id))
 }
 
 #[cfg(test)]
@@ -250,5 +428,80 @@ mod tests {
                 .rest_route(ProtocolVersion::V0_3)
                 .is_none()
         );
+    }
+
+    #[test]
+    fn rest_paths_match_the_routes_the_client_sends() {
+        use ProtocolVersion::{V0_3, V1_0};
+        fn m(
+            path: &str,
+            version: ProtocolVersion,
+            verb: &str,
+        ) -> Option<(Result<Method, &'static str>, String, String)> {
+            let segs: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+            let p = match_rest_path(&segs, version)?;
+            let method = p.method(HttpMethod::parse(verb));
+            Some((method, p.task_id.to_owned(), p.config_id.to_owned()))
+        }
+        for version in [V0_3, V1_0] {
+            for method in Method::ALL {
+                let Some(r) = method.rest_route(version) else {
+                    continue;
+                };
+                let path = r
+                    .template
+                    .replace("{id}", "t-1")
+                    .replace("{configId}", "c-1");
+                let (found, task, config) = m(&path, version, r.verb.as_str()).unwrap();
+                assert_eq!(found, Ok(method), "{path}");
+                assert_eq!(
+                    task,
+                    if r.template.contains("{id}") {
+                        "t-1"
+                    } else {
+                        ""
+                    }
+                );
+                assert_eq!(
+                    config,
+                    if r.template.contains("{configId}") {
+                        "c-1"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
+        assert_eq!(
+            m("/tasks/a:b", V1_0, "GET"),
+            Some((Ok(Method::GetTask), "a:b".into(), "".into()))
+        );
+        assert_eq!(
+            m("/tasks/a:subscribe", V1_0, "GET"),
+            Some((Ok(Method::SubscribeToTask), "a".into(), "".into()))
+        );
+        assert_eq!(
+            m("/tasks/a:cancel", V1_0, "GET"),
+            Some((Err("POST"), "a".into(), "".into()))
+        );
+        assert_eq!(
+            m("/tasks/a/pushNotificationConfigs", V1_0, "PUT")
+                .unwrap()
+                .0,
+            Err("GET, POST")
+        );
+        assert_eq!(
+            m("/tasks/a/pushNotificationConfigs/c", V1_0, "POST")
+                .unwrap()
+                .0,
+            Err("GET, DELETE")
+        );
+        assert_eq!(
+            m("/tasks/a:subscribe", V1_0, "DELETE").unwrap().0,
+            Err("GET, POST")
+        );
+        assert_eq!(m("/v1/tasks", V0_3, "GET"), None);
+        assert_eq!(m("/card", V1_0, "GET"), None);
+        assert_eq!(m("/extendedAgentCard", V0_3, "GET"), None);
     }
 }

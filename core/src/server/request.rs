@@ -10,6 +10,7 @@ use super::error::A2aError;
 use super::host::{HostPolicy, HostRefusal};
 use super::media;
 use crate::envelope::{HttpMethod, Method, RpcId, percent_decode};
+use crate::method::match_rest_path;
 use crate::model::params::{
     Call, GetTaskParams, ListPushConfigsParams, ListTasksParams, PushConfigRef, TaskIdParams,
 };
@@ -551,62 +552,6 @@ pub fn parse_jsonrpc<'a>(
 
 // ------------------------------------------------------------------------------ HTTP+JSON
 
-/// Which route a path names, before the verb is checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Route {
-    Send,
-    Stream,
-    ListTasks,
-    Task,
-    Cancel,
-    Subscribe,
-    PushConfigs,
-    PushConfig,
-    Card,
-}
-
-/// Matches the segments after any `/v1` or tenant prefix.
-fn route_of<'p>(segs: &[&'p str], version: ProtocolVersion) -> Option<(Route, &'p str, &'p str)> {
-    Some(match segs {
-        ["message:send"] => (Route::Send, "", ""),
-        ["message:stream"] => (Route::Stream, "", ""),
-        ["tasks"] => (Route::ListTasks, "", ""),
-        ["extendedAgentCard"] if version == ProtocolVersion::V1_0 => (Route::Card, "", ""),
-        ["card"] if version == ProtocolVersion::V0_3 => (Route::Card, "", ""),
-        ["tasks", t] => match t.rsplit_once(':') {
-            Some((id, "cancel")) => (Route::Cancel, id, ""),
-            Some((id, "subscribe")) => (Route::Subscribe, id, ""),
-            _ => (Route::Task, *t, ""),
-        },
-        ["tasks", t, "pushNotificationConfigs"] => (Route::PushConfigs, *t, ""),
-        ["tasks", t, "pushNotificationConfigs", c] => (Route::PushConfig, *t, *c),
-        _ => return None,
-    })
-}
-
-fn method_of(route: Route, verb: Option<HttpMethod>) -> Result<Method, &'static str> {
-    use HttpMethod::{Delete, Get, Post};
-    Ok(match (route, verb) {
-        (Route::Send, Some(Post)) => Method::SendMessage,
-        (Route::Stream, Some(Post)) => Method::SendStreamingMessage,
-        (Route::ListTasks, Some(Get)) => Method::ListTasks,
-        (Route::Task, Some(Get)) => Method::GetTask,
-        (Route::Cancel, Some(Post)) => Method::CancelTask,
-        // Spec text says POST, the proto says GET: accept both.
-        (Route::Subscribe, Some(Post | Get)) => Method::SubscribeToTask,
-        (Route::PushConfigs, Some(Post)) => Method::CreatePushConfig,
-        (Route::PushConfigs, Some(Get)) => Method::ListPushConfigs,
-        (Route::PushConfig, Some(Get)) => Method::GetPushConfig,
-        (Route::PushConfig, Some(Delete)) => Method::DeletePushConfig,
-        (Route::Card, Some(Get)) => Method::GetExtendedAgentCard,
-        (Route::Send | Route::Stream | Route::Cancel, _) => return Err("POST"),
-        (Route::Subscribe, _) => return Err("GET, POST"),
-        (Route::PushConfigs, _) => return Err("GET, POST"),
-        (Route::PushConfig, _) => return Err("GET, DELETE"),
-        (Route::ListTasks | Route::Task | Route::Card, _) => return Err("GET"),
-    })
-}
-
 /// What is wrong with a percent-decoded path segment (a task id, config id or tenant), if
 /// anything. `%2F` would make one segment two for a handler that puts the id in a path or
 /// URL, a control character (NUL, CR, LF, ...) could cut or split a log line or a header,
@@ -731,36 +676,36 @@ pub fn parse_rest<'a>(
             ),
         )
     };
-    // (route, task id, config id, tenant)
+    // (path, tenant): 0.3 templates start with `v1`; 1.0 ones may follow a tenant segment.
     let matched = match version {
-        ProtocolVersion::V0_3 => match segs.split_first() {
-            Some((&"v1", rest)) => route_of(rest, version).map(|(r, t, c)| (r, t, c, None)),
-            _ => {
-                let as_v10 = route_of(&segs, ProtocolVersion::V1_0).or_else(|| {
+        ProtocolVersion::V0_3 => {
+            let found = match_rest_path(&segs, version);
+            let as_v10 = || {
+                match_rest_path(&segs, ProtocolVersion::V1_0).or_else(|| {
                     segs.split_first()
-                        .and_then(|(_, rest)| route_of(rest, ProtocolVersion::V1_0))
-                });
-                if as_v10.is_some() && opts.v1_0 {
-                    return Err(fail(
-                        ProtocolVersion::V1_0,
-                        None,
-                        A2aError::with_message(
-                            ErrorName::VersionNotSupported,
-                            "this is a 1.0 route but the request carries no A2A-Version header, which means 0.3; send A2A-Version: 1.0",
-                        ),
-                    ));
-                }
-                None
+                        .and_then(|(_, rest)| match_rest_path(rest, ProtocolVersion::V1_0))
+                })
+            };
+            if found.is_none() && segs.first() != Some(&"v1") && opts.v1_0 && as_v10().is_some() {
+                return Err(fail(
+                    ProtocolVersion::V1_0,
+                    None,
+                    A2aError::with_message(
+                        ErrorName::VersionNotSupported,
+                        "this is a 1.0 route but the request carries no A2A-Version header, which means 0.3; send A2A-Version: 1.0",
+                    ),
+                ));
             }
-        },
-        ProtocolVersion::V1_0 => route_of(&segs, version)
-            .map(|(r, t, c)| (r, t, c, None))
+            found.map(|p| (p, None))
+        }
+        ProtocolVersion::V1_0 => match_rest_path(&segs, version)
+            .map(|p| (p, None))
             .or_else(|| {
                 let (tenant, rest) = segs.split_first()?;
-                route_of(rest, version).map(|(r, t, c)| (r, t, c, Some(*tenant)))
+                match_rest_path(rest, version).map(|p| (p, Some(*tenant)))
             }),
     };
-    let Some((route, raw_task, raw_cfg, raw_tenant)) = matched else {
+    let Some((route, raw_tenant)) = matched else {
         return Err(not_found(version));
     };
     if (version == ProtocolVersion::V0_3 && !opts.v0_3)
@@ -768,7 +713,7 @@ pub fn parse_rest<'a>(
     {
         return Err(fail(version, None, unsupported(version.as_str())));
     }
-    let method = match method_of(route, HttpMethod::parse(verb)) {
+    let method = match route.method(HttpMethod::parse(verb)) {
         Ok(m) => m,
         Err(allow) => {
             let mut e = A2aError::with_message(
@@ -779,9 +724,7 @@ pub fn parse_rest<'a>(
             return Err(fail(version, None, e));
         }
     };
-    if route == Route::ListTasks && version == ProtocolVersion::V0_3 {
-        return Err(not_found(version));
-    }
+    let (raw_task, raw_cfg) = (route.task_id, route.config_id);
     // A body must be declared JSON; a bodyless POST may omit Content-Type (subscribe, a
     // cancel without metadata) but not name another type (an HTML form's empty POST).
     let rule = if !body.is_empty() {
@@ -828,8 +771,11 @@ pub fn parse_rest<'a>(
             )),
         }
     };
-    let task_field = match route {
-        Route::PushConfigs | Route::PushConfig => "taskId",
+    let task_field = match method {
+        Method::CreatePushConfig
+        | Method::GetPushConfig
+        | Method::ListPushConfigs
+        | Method::DeletePushConfig => "taskId",
         _ => "id",
     };
     let task_id = segment(raw_task, task_field, "the task id")?;

@@ -10,7 +10,7 @@ use super::error::A2aError;
 use super::host::{HostPolicy, HostRefusal};
 use super::media;
 use crate::envelope::{HttpMethod, Method, RpcId, percent_decode};
-use crate::method::match_rest_path;
+use crate::method::{RestPath, match_rest_path};
 use crate::model::params::{
     Call, GetTaskParams, ListPushConfigsParams, ListTasksParams, PushConfigRef, TaskIdParams,
 };
@@ -356,168 +356,17 @@ pub fn parse_jsonrpc<'a>(
     if let Some(m) = media::refusal(headers, media::Rule::Required) {
         return Err(fail(err_version, None, None, media_refused(m)));
     }
-    // A batch is refused before serde sees it: a derived struct also reads from a JSON
-    // array, positionally (`["2.0",1,"tasks/get",{...}]` would be served). JSON-RPC 2.0
-    // answers an unusable batch with one error object, id null; A2A has no batches (the
-    // Python SDK refuses them the same way).
-    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
-        return Err(fail(
-            err_version,
-            None,
-            None,
-            A2aError::with_message(
-                ErrorName::InvalidRequest,
-                "Invalid request: batch requests (JSON arrays) are not supported; A2A sends one JSON-RPC request object per HTTP request",
-            ),
-        ));
-    }
-    let env: EnvelopeIn<'a> = match serde_json::from_slice(body) {
-        Ok(e) => e,
-        Err(e) => {
-            let error = if e.is_syntax() || e.is_eof() {
-                A2aError::with_message(ErrorName::ParseError, format!("Invalid JSON payload: {e}"))
-            } else {
-                A2aError::with_message(
-                    ErrorName::InvalidRequest,
-                    format!("Invalid JSON-RPC request: {e}"),
-                )
-            };
-            return Err(fail(err_version, None, None, error));
-        }
-    };
-    let invalid = |m: &str| A2aError::with_message(ErrorName::InvalidRequest, m);
-    // The envelope is read in JSON-RPC 2.0's order: version, method, params, then id. A
-    // request without an id is a notification in JSON-RPC 2.0, which gets no response
-    // object; A2A has no notifications (every method answers with a result) and an HTTP
-    // request must be answered, so a missing id is InvalidRequest with id null, but only once
-    // the method and its params were read: an unknown method is MethodNotFound and bad params
-    // InvalidParams whatever else is wrong, as the official SDKs answer them
-    // (docs/serving.md, "Requests without an id"). Such a request is never run.
-    let id: Result<RpcId, A2aError> = match env.id {
-        None => Err(invalid(
-            "Invalid request: A2A methods are requests, not notifications: an id is required",
-        )),
-        Some(raw) if raw.get() == "null" => Err(invalid("Invalid request: id must not be null")),
-        Some(raw) => read_id(raw)
-            .ok_or_else(|| invalid("Invalid request: id must be a string or an integer")),
-    };
-    // A malformed id (an object, a float) is refused first: it is not a request at all.
-    if let (Some(raw), Err(e)) = (env.id, &id)
-        && raw.get() != "null"
-    {
-        return Err(fail(err_version, None, None, e.clone()));
-    }
+    let env = read_envelope(body).map_err(|e| fail(err_version, None, None, e))?;
+    // The envelope is read in JSON-RPC 2.0's order: version, method, params, then id
+    // ([`jsonrpc_id`]); a malformed id (an object, a float) is refused first.
+    let id = jsonrpc_id(env.id).map_err(|e| fail(err_version, None, None, e))?;
     let known_id = id.as_ref().ok().cloned();
-    if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
-        return Err(fail(
-            err_version,
-            known_id,
-            None,
-            invalid("Invalid request: 'jsonrpc' must be exactly \"2.0\""),
-        ));
-    }
-    let name: Cow<'a, str> = match env
-        .method
-        .map(|m| serde_json::from_str::<Cow<'a, str>>(m.get()))
-    {
-        Some(Ok(n)) => n,
-        _ => {
-            return Err(fail(
-                err_version,
-                known_id,
-                None,
-                invalid("Invalid request: method must be a string"),
-            ));
-        }
-    };
-    let Some((method, named_version)) = Method::from_jsonrpc_name(&name) else {
-        return Err(fail(
-            err_version,
-            known_id,
-            None,
-            A2aError::with_message(
-                ErrorName::MethodNotFound,
-                format!("Method not found: {name}"),
-            ),
-        ));
-    };
-    let version = match (named_version, asked) {
-        (_, Err(v)) => {
-            return Err(fail(
-                ProtocolVersion::V1_0,
-                known_id.clone(),
-                Some(method),
-                unsupported(&v),
-            ));
-        }
-        (ProtocolVersion::V1_0, Ok(ProtocolVersion::V1_0)) if opts.v1_0 => ProtocolVersion::V1_0,
-        (ProtocolVersion::V1_0, Ok(ProtocolVersion::V0_3)) if opts.v1_0 => {
-            return Err(fail(
-                ProtocolVersion::V1_0,
-                known_id.clone(),
-                Some(method),
-                A2aError::with_message(
-                    ErrorName::VersionNotSupported,
-                    format!(
-                        "{name} is a 1.0 method but the request carries no A2A-Version header, which means 0.3; send A2A-Version: 1.0"
-                    ),
-                ),
-            ));
-        }
-        (ProtocolVersion::V0_3, Ok(ProtocolVersion::V0_3)) if opts.v0_3 => ProtocolVersion::V0_3,
-        (ProtocolVersion::V0_3, Ok(ProtocolVersion::V1_0)) if opts.v1_0 => {
-            return Err(fail(
-                ProtocolVersion::V1_0,
-                known_id.clone(),
-                Some(method),
-                A2aError::with_message(
-                    ErrorName::MethodNotFound,
-                    format!(
-                        "Method not found: {name} is a 0.3 method; with A2A-Version 1.0 call {}",
-                        method.name()
-                    ),
-                ),
-            ));
-        }
-        (_, Ok(v))
-            if (v == ProtocolVersion::V0_3 && !opts.v0_3)
-                || (v == ProtocolVersion::V1_0 && !opts.v1_0) =>
-        {
-            return Err(fail(v, known_id, Some(method), unsupported(v.as_str())));
-        }
-        (_, Ok(v)) => {
-            return Err(fail(
-                v,
-                known_id.clone(),
-                Some(method),
-                A2aError::with_message(
-                    ErrorName::MethodNotFound,
-                    format!("Method not found: {name}"),
-                ),
-            ));
-        }
-    };
-    let params = match env.params {
-        Some(p) if p.get().starts_with('{') => Some(p.get().as_bytes()),
-        Some(p) if p.get() == "null" && method == Method::GetExtendedAgentCard => None,
-        None if method == Method::GetExtendedAgentCard => None,
-        None => {
-            return Err(fail(
-                version,
-                known_id.clone(),
-                Some(method),
-                A2aError::with_message(ErrorName::InvalidParams, "params are required"),
-            ));
-        }
-        Some(_) => {
-            return Err(fail(
-                version,
-                known_id.clone(),
-                Some(method),
-                A2aError::with_message(ErrorName::InvalidParams, "params must be a JSON object"),
-            ));
-        }
-    };
+    let (name, method, named_version) =
+        jsonrpc_method(&env).map_err(|e| fail(err_version, known_id.clone(), None, e))?;
+    let version = jsonrpc_version(&name, method, named_version, asked, opts)
+        .map_err(|(v, e)| fail(v, known_id.clone(), Some(method), e))?;
+    let params = jsonrpc_params(method, env.params)
+        .map_err(|e| fail(version, known_id.clone(), Some(method), e))?;
     let form = Form::new(version, Binding::JsonRpc);
     let parsed = match parse_params(method, params, form) {
         Ok(p) => p,
@@ -548,6 +397,144 @@ pub fn parse_jsonrpc<'a>(
         traceparent: traceparent(headers),
         idempotency_key: idempotency_key(headers),
     })
+}
+
+/// The JSON-RPC envelope of a request body. A batch is refused before serde sees it: a
+/// derived struct also reads from a JSON array, positionally (`["2.0",1,"tasks/get",{...}]`
+/// would be served). JSON-RPC 2.0 answers an unusable batch with one error object, id null;
+/// A2A has no batches (the Python SDK refuses them the same way).
+fn read_envelope(body: &[u8]) -> Result<EnvelopeIn<'_>, A2aError> {
+    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return Err(A2aError::with_message(
+            ErrorName::InvalidRequest,
+            "Invalid request: batch requests (JSON arrays) are not supported; A2A sends one JSON-RPC request object per HTTP request",
+        ));
+    }
+    serde_json::from_slice(body).map_err(|e| {
+        if e.is_syntax() || e.is_eof() {
+            A2aError::with_message(ErrorName::ParseError, format!("Invalid JSON payload: {e}"))
+        } else {
+            A2aError::with_message(
+                ErrorName::InvalidRequest,
+                format!("Invalid JSON-RPC request: {e}"),
+            )
+        }
+    })
+}
+
+/// A JSON-RPC request's id. The outer error refuses the request at once (an id that is
+/// neither a string nor an integer is not a request at all); the inner one waits. A request
+/// without an id is a notification in JSON-RPC 2.0, which gets no response object; A2A has
+/// no notifications (every method answers with a result) and an HTTP request must be
+/// answered, so a missing or null id is InvalidRequest with id null, but only once the method
+/// and its params were read: an unknown method is MethodNotFound and bad params InvalidParams
+/// whatever else is wrong, as the official SDKs answer them (docs/serving.md, "Requests
+/// without an id"). Such a request is never run.
+fn jsonrpc_id(raw: Option<&RawValue>) -> Result<Result<RpcId, A2aError>, A2aError> {
+    let invalid = |m: &str| A2aError::with_message(ErrorName::InvalidRequest, m);
+    Ok(match raw {
+        None => Err(invalid(
+            "Invalid request: A2A methods are requests, not notifications: an id is required",
+        )),
+        Some(raw) if raw.get() == "null" => Err(invalid("Invalid request: id must not be null")),
+        Some(raw) => Ok(read_id(raw)
+            .ok_or_else(|| invalid("Invalid request: id must be a string or an integer"))?),
+    })
+}
+
+/// The envelope's `jsonrpc` (exactly `"2.0"`) and `method`: its name and what it names.
+fn jsonrpc_method<'a>(
+    env: &EnvelopeIn<'a>,
+) -> Result<(Cow<'a, str>, Method, ProtocolVersion), A2aError> {
+    let invalid = |m: &str| A2aError::with_message(ErrorName::InvalidRequest, m);
+    if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+        return Err(invalid(
+            "Invalid request: 'jsonrpc' must be exactly \"2.0\"",
+        ));
+    }
+    let Some(Ok(name)) = env
+        .method
+        .map(|m| serde_json::from_str::<Cow<'a, str>>(m.get()))
+    else {
+        return Err(invalid("Invalid request: method must be a string"));
+    };
+    let Some((method, version)) = Method::from_jsonrpc_name(&name) else {
+        return Err(A2aError::with_message(
+            ErrorName::MethodNotFound,
+            format!("Method not found: {name}"),
+        ));
+    };
+    Ok((name, method, version))
+}
+
+/// The version a JSON-RPC call is served in, settled by its method name and the
+/// `A2A-Version` header together; else the version to answer in and the refusal.
+fn jsonrpc_version(
+    name: &str,
+    method: Method,
+    named_version: ProtocolVersion,
+    asked: Result<ProtocolVersion, String>,
+    opts: &ServerOptions<'_>,
+) -> Result<ProtocolVersion, (ProtocolVersion, A2aError)> {
+    match (named_version, asked) {
+        (_, Err(v)) => Err((ProtocolVersion::V1_0, unsupported(&v))),
+        (ProtocolVersion::V1_0, Ok(ProtocolVersion::V1_0)) if opts.v1_0 => {
+            Ok(ProtocolVersion::V1_0)
+        }
+        (ProtocolVersion::V1_0, Ok(ProtocolVersion::V0_3)) if opts.v1_0 => Err((
+            ProtocolVersion::V1_0,
+            A2aError::with_message(
+                ErrorName::VersionNotSupported,
+                format!(
+                    "{name} is a 1.0 method but the request carries no A2A-Version header, which means 0.3; send A2A-Version: 1.0"
+                ),
+            ),
+        )),
+        (ProtocolVersion::V0_3, Ok(ProtocolVersion::V0_3)) if opts.v0_3 => {
+            Ok(ProtocolVersion::V0_3)
+        }
+        (ProtocolVersion::V0_3, Ok(ProtocolVersion::V1_0)) if opts.v1_0 => Err((
+            ProtocolVersion::V1_0,
+            A2aError::with_message(
+                ErrorName::MethodNotFound,
+                format!(
+                    "Method not found: {name} is a 0.3 method; with A2A-Version 1.0 call {}",
+                    method.name()
+                ),
+            ),
+        )),
+        (_, Ok(v))
+            if (v == ProtocolVersion::V0_3 && !opts.v0_3)
+                || (v == ProtocolVersion::V1_0 && !opts.v1_0) =>
+        {
+            Err((v, unsupported(v.as_str())))
+        }
+        (_, Ok(v)) => Err((
+            v,
+            A2aError::with_message(
+                ErrorName::MethodNotFound,
+                format!("Method not found: {name}"),
+            ),
+        )),
+    }
+}
+
+/// A JSON-RPC call's `params`: a JSON object, or nothing for the extended card (absent or
+/// null).
+fn jsonrpc_params(method: Method, params: Option<&RawValue>) -> Result<Option<&[u8]>, A2aError> {
+    match params {
+        Some(p) if p.get().starts_with('{') => Ok(Some(p.get().as_bytes())),
+        Some(p) if p.get() == "null" && method == Method::GetExtendedAgentCard => Ok(None),
+        None if method == Method::GetExtendedAgentCard => Ok(None),
+        None => Err(A2aError::with_message(
+            ErrorName::InvalidParams,
+            "params are required",
+        )),
+        Some(_) => Err(A2aError::with_message(
+            ErrorName::InvalidParams,
+            "params must be a JSON object",
+        )),
+    }
 }
 
 // ------------------------------------------------------------------------------ HTTP+JSON
@@ -628,34 +615,26 @@ pub fn parse_rest<'a>(
     opts: &ServerOptions<'_>,
 ) -> Result<IncomingRequest<'a>, Box<RefusedRequest>> {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
-    let fail = |version, method, error| {
-        Box::new(RefusedRequest {
-            version,
-            binding: Binding::HttpJson,
-            id: None,
-            method,
-            error,
-        })
-    };
     if let Some(r) = opts.host.and_then(|policy| policy.check(headers).err()) {
         let version = requested(header(headers, "a2a-version")).unwrap_or(ProtocolVersion::V1_0);
-        return Err(fail(version, None, host_refused(&r)));
+        return Err(rest_refusal(version, None, host_refused(&r)));
     }
     let pairs = match query_pairs(query) {
         Ok(p) => p,
         Err(m) => {
-            return Err(fail(
+            return Err(rest_refusal(
                 ProtocolVersion::V1_0,
                 None,
                 A2aError::with_message(ErrorName::InvalidRequest, m),
             ));
         }
     };
+    // The version is the header's, or the query parameter's when the header is absent or
+    // empty.
     let header_version = header(headers, "a2a-version").filter(|v| !v.trim().is_empty());
-    let asked = requested(header_version.or(q(&pairs, &["A2A-Version", "a2a-version"])));
-    let version = match asked {
+    let version = match requested(header_version.or(q(&pairs, &["A2A-Version", "a2a-version"]))) {
         Ok(v) => v,
-        Err(v) => return Err(fail(ProtocolVersion::V1_0, None, unsupported(&v))),
+        Err(v) => return Err(rest_refusal(ProtocolVersion::V1_0, None, unsupported(&v))),
     };
     let trimmed = path
         .strip_suffix('/')
@@ -666,52 +645,21 @@ pub fn parse_rest<'a>(
         .unwrap_or(trimmed)
         .split('/')
         .collect();
-    let not_found = |version| {
-        fail(
-            version,
-            None,
-            A2aError::with_message(
-                ErrorName::MethodNotFound,
-                format!("no A2A route {verb} {path}"),
-            ),
-        )
-    };
-    // (path, tenant): 0.3 templates start with `v1`; 1.0 ones may follow a tenant segment.
-    let matched = match version {
-        ProtocolVersion::V0_3 => {
-            let found = match_rest_path(&segs, version);
-            let as_v10 = || {
-                match_rest_path(&segs, ProtocolVersion::V1_0).or_else(|| {
-                    segs.split_first()
-                        .and_then(|(_, rest)| match_rest_path(rest, ProtocolVersion::V1_0))
-                })
-            };
-            if found.is_none() && segs.first() != Some(&"v1") && opts.v1_0 && as_v10().is_some() {
-                return Err(fail(
-                    ProtocolVersion::V1_0,
-                    None,
-                    A2aError::with_message(
-                        ErrorName::VersionNotSupported,
-                        "this is a 1.0 route but the request carries no A2A-Version header, which means 0.3; send A2A-Version: 1.0",
-                    ),
-                ));
-            }
-            found.map(|p| (p, None))
-        }
-        ProtocolVersion::V1_0 => match_rest_path(&segs, version)
-            .map(|p| (p, None))
-            .or_else(|| {
-                let (tenant, rest) = segs.split_first()?;
-                match_rest_path(rest, version).map(|p| (p, Some(*tenant)))
-            }),
+    let matched = match route_for(&segs, version, opts) {
+        Ok(m) => m,
+        Err(e) => return Err(rest_refusal(ProtocolVersion::V1_0, None, e)),
     };
     let Some((route, raw_tenant)) = matched else {
-        return Err(not_found(version));
+        let e = A2aError::with_message(
+            ErrorName::MethodNotFound,
+            format!("no A2A route {verb} {path}"),
+        );
+        return Err(rest_refusal(version, None, e));
     };
     if (version == ProtocolVersion::V0_3 && !opts.v0_3)
         || (version == ProtocolVersion::V1_0 && !opts.v1_0)
     {
-        return Err(fail(version, None, unsupported(version.as_str())));
+        return Err(rest_refusal(version, None, unsupported(version.as_str())));
     }
     let method = match route.method(HttpMethod::parse(verb)) {
         Ok(m) => m,
@@ -721,54 +669,61 @@ pub fn parse_rest<'a>(
                 format!("{verb} is not allowed on {path}"),
             );
             e.allow = Some(allow);
-            return Err(fail(version, None, e));
+            return Err(rest_refusal(version, None, e));
         }
     };
-    let (raw_task, raw_cfg) = (route.task_id, route.config_id);
-    // A body must be declared JSON; a bodyless POST may omit Content-Type (subscribe, a
-    // cancel without metadata) but not name another type (an HTML form's empty POST).
-    let rule = if !body.is_empty() {
-        Some(media::Rule::Required)
-    } else if HttpMethod::parse(verb) == Some(HttpMethod::Post) {
-        Some(media::Rule::IfPresent)
-    } else {
-        None
-    };
-    if let Some(m) = rule.and_then(|rule| media::refusal(headers, rule)) {
-        return Err(fail(version, Some(method), media_refused(m)));
+    if let Some(m) = rest_media_refusal(verb, headers, body) {
+        return Err(rest_refusal(version, Some(method), media_refused(m)));
     }
-    let bad = |m: String| {
-        fail(
-            version,
-            Some(method),
-            A2aError::with_message(ErrorName::InvalidParams, m),
-        )
-    };
-    let decode = |s: &'a str, what: &str| -> Result<Cow<'a, str>, Box<RefusedRequest>> {
-        percent_decode(s).ok_or_else(|| {
-            fail(
-                version,
-                Some(method),
-                A2aError::with_message(
-                    ErrorName::InvalidRequest,
-                    format!("bad percent-encoding in {what}"),
-                ),
-            )
-        })
-    };
+    let ids =
+        path_ids(method, route, raw_tenant).map_err(|e| rest_refusal(version, Some(method), e))?;
+    let form = Form::new(version, Binding::HttpJson);
+    let call = rest_call(method, &pairs, ids.task_id, ids.config_id, body, form)
+        .map_err(|e| rest_refusal(version, Some(method), e))?;
+    if let Err(v) = validate(&call, version) {
+        return Err(rest_refusal(version, Some(method), invalid_params(v)));
+    }
+    Ok(IncomingRequest {
+        version,
+        binding: Binding::HttpJson,
+        method,
+        id: None,
+        call,
+        tenant: ids.tenant.filter(|t| !t.is_empty()),
+        extensions: extensions(headers),
+        traceparent: traceparent(headers),
+        idempotency_key: idempotency_key(headers),
+    })
+}
+
+/// The ids a matched HTTP+JSON path carries, percent-decoded.
+struct PathIds<'a> {
+    task_id: Cow<'a, str>,
+    config_id: Cow<'a, str>,
+    tenant: Option<Cow<'a, str>>,
+}
+
+/// The task id, config id and tenant of a matched path, percent-decoded; each must stay one
+/// path segment ([`path_segment_violation`]).
+fn path_ids<'a>(
+    method: Method,
+    route: RestPath<'a>,
+    tenant: Option<&'a str>,
+) -> Result<PathIds<'a>, A2aError> {
     let segment = |s: &'a str, field: &'static str, what: &str| {
-        let decoded = decode(s, what)?;
+        let decoded = percent_decode(s).ok_or_else(|| {
+            A2aError::with_message(
+                ErrorName::InvalidRequest,
+                format!("bad percent-encoding in {what}"),
+            )
+        })?;
         match path_segment_violation(&decoded) {
             None => Ok(decoded),
-            Some(why) => Err(fail(
-                version,
-                Some(method),
-                A2aError::with_message(
-                    ErrorName::InvalidParams,
-                    format!("Invalid params: {what} {decoded:?} {why}"),
-                )
-                .violation(field, why),
-            )),
+            Some(why) => Err(A2aError::with_message(
+                ErrorName::InvalidParams,
+                format!("Invalid params: {what} {decoded:?} {why}"),
+            )
+            .violation(field, why)),
         }
     };
     let task_field = match method {
@@ -778,123 +733,189 @@ pub fn parse_rest<'a>(
         | Method::DeletePushConfig => "taskId",
         _ => "id",
     };
-    let task_id = segment(raw_task, task_field, "the task id")?;
-    let config_id = segment(raw_cfg, "id", "the config id")?;
-    let tenant = raw_tenant
-        .map(|t| segment(t, "tenant", "the tenant"))
-        .transpose()?;
-    let form = Form::new(version, Binding::HttpJson);
-    let body_json = |required: bool| -> Result<Option<&'a [u8]>, Box<RefusedRequest>> {
-        if body.iter().all(u8::is_ascii_whitespace) {
-            if required {
-                return Err(bad("a JSON body is required".to_owned()));
-            }
-            return Ok(None);
-        }
-        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
-            return Err(fail(
-                version,
-                Some(method),
-                A2aError::with_message(ErrorName::ParseError, format!("Invalid JSON payload: {e}")),
-            ));
-        }
-        if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-            return Err(bad("the body must be a JSON object".to_owned()));
-        }
-        Ok(Some(body))
+    Ok(PathIds {
+        task_id: segment(route.task_id, task_field, "the task id")?,
+        config_id: segment(route.config_id, "id", "the config id")?,
+        tenant: tenant
+            .map(|t| segment(t, "tenant", "the tenant"))
+            .transpose()?,
+    })
+}
+
+/// A body must be declared JSON; a bodyless POST may omit Content-Type (subscribe, a cancel
+/// without metadata) but not name another type (an HTML form's empty POST).
+fn rest_media_refusal(verb: &str, headers: &[(&str, &str)], body: &[u8]) -> Option<String> {
+    let rule = if !body.is_empty() {
+        media::Rule::Required
+    } else if HttpMethod::parse(verb) == Some(HttpMethod::Post) {
+        media::Rule::IfPresent
+    } else {
+        return None;
     };
-    let owned = |c: Cow<'a, str>| c;
-    let call = (|| -> Result<Call<'a>, Box<RefusedRequest>> {
-        Ok(match method {
-            Method::SendMessage | Method::SendStreamingMessage | Method::CreatePushConfig => {
-                let json = body_json(true)?;
-                let mut call = parse_params(method, json, form)
-                    .map_err(|e| bad(format!("Invalid params: {e}")))?
-                    .call;
-                if let Call::CreatePushConfig(c) = &mut call {
-                    c.task_id = owned(task_id.clone());
-                }
-                call
-            }
-            Method::GetTask => Call::GetTask(GetTaskParams {
-                id: task_id.clone(),
-                history_length: q_int(&pairs, &["historyLength", "history_length"]).map_err(bad)?,
-                metadata: None,
-            }),
-            Method::ListTasks => Call::ListTasks(ListTasksParams {
-                context_id: q(&pairs, &["contextId", "context_id"])
-                    .map(|s| Cow::Owned(s.to_owned())),
-                status: q(&pairs, &["status"]).map(TaskState::parse),
-                page_size: q_int(&pairs, &["pageSize", "page_size"]).map_err(bad)?,
-                page_token: q(&pairs, &["pageToken", "page_token"])
-                    .map(|s| Cow::Owned(s.to_owned())),
-                history_length: q_int(&pairs, &["historyLength", "history_length"]).map_err(bad)?,
-                status_timestamp_after: q(
-                    &pairs,
-                    &["statusTimestampAfter", "status_timestamp_after"],
-                )
-                .map(|s| Cow::Owned(s.to_owned())),
-                include_artifacts: q_bool(&pairs, &["includeArtifacts", "include_artifacts"])
-                    .map_err(bad)?,
-            }),
-            Method::CancelTask | Method::SubscribeToTask => {
-                #[derive(Deserialize)]
-                struct Meta<'m> {
-                    #[serde(borrow)]
-                    metadata: Option<Json<'m>>,
-                }
-                let metadata = match body_json(false)? {
-                    Some(b) if method == Method::CancelTask => {
-                        serde_json::from_slice::<Meta<'a>>(b)
-                            .map_err(|e| bad(format!("Invalid params: {e}")))?
-                            .metadata
-                    }
-                    _ => None,
-                };
-                let p = TaskIdParams {
-                    id: task_id.clone(),
-                    metadata,
-                };
-                if method == Method::CancelTask {
-                    Call::CancelTask(p)
-                } else {
-                    Call::SubscribeToTask(p)
-                }
-            }
-            Method::GetPushConfig | Method::DeletePushConfig => {
-                let r = PushConfigRef {
-                    task_id: task_id.clone(),
-                    config_id: Some(config_id.clone()),
-                    metadata: None,
-                };
-                if method == Method::GetPushConfig {
-                    Call::GetPushConfig(r)
-                } else {
-                    Call::DeletePushConfig(r)
-                }
-            }
-            Method::ListPushConfigs => Call::ListPushConfigs(ListPushConfigsParams {
-                task_id: task_id.clone(),
-                page_size: q_int(&pairs, &["pageSize", "page_size"]).map_err(bad)?,
-                page_token: q(&pairs, &["pageToken", "page_token"])
-                    .map(|s| Cow::Owned(s.to_owned())),
-                metadata: None,
-            }),
-            Method::GetExtendedAgentCard => Call::GetExtendedAgentCard,
-        })
-    })()?;
-    if let Err(v) = validate(&call, version) {
-        return Err(fail(version, Some(method), invalid_params(v)));
-    }
-    Ok(IncomingRequest {
+    media::refusal(headers, rule)
+}
+
+/// An HTTP+JSON request refused (no JSON-RPC id on this binding).
+fn rest_refusal(
+    version: ProtocolVersion,
+    method: Option<Method>,
+    error: A2aError,
+) -> Box<RefusedRequest> {
+    Box::new(RefusedRequest {
         version,
         binding: Binding::HttpJson,
-        method,
         id: None,
-        call,
-        tenant: tenant.filter(|t| !t.is_empty()),
-        extensions: extensions(headers),
-        traceparent: traceparent(headers),
-        idempotency_key: idempotency_key(headers),
+        method,
+        error,
+    })
+}
+
+/// The route and tenant `segs` name in `version`: 0.3 templates start with `v1`; 1.0 ones
+/// may follow a tenant segment. A 1.0 path sent without `A2A-Version` (so read as 0.3) is
+/// VersionNotSupported, with a message saying which header to send.
+fn route_for<'p>(
+    segs: &[&'p str],
+    version: ProtocolVersion,
+    opts: &ServerOptions<'_>,
+) -> Result<Option<(RestPath<'p>, Option<&'p str>)>, A2aError> {
+    let with_tenant = |version| {
+        match_rest_path(segs, version)
+            .map(|p| (p, None))
+            .or_else(|| {
+                let (tenant, rest) = segs.split_first()?;
+                match_rest_path(rest, version).map(|p| (p, Some(*tenant)))
+            })
+    };
+    match version {
+        ProtocolVersion::V1_0 => Ok(with_tenant(version)),
+        ProtocolVersion::V0_3 => {
+            let found = match_rest_path(segs, version);
+            if found.is_none()
+                && segs.first() != Some(&"v1")
+                && opts.v1_0
+                && with_tenant(ProtocolVersion::V1_0).is_some()
+            {
+                return Err(A2aError::with_message(
+                    ErrorName::VersionNotSupported,
+                    "this is a 1.0 route but the request carries no A2A-Version header, which means 0.3; send A2A-Version: 1.0",
+                ));
+            }
+            Ok(found.map(|p| (p, None)))
+        }
+    }
+}
+
+/// ListTasks' parameters, all from the query (1.0 names, or their snake_case forms).
+fn list_tasks_params<'a>(pairs: &[(&str, Cow<'a, str>)]) -> Result<ListTasksParams<'a>, A2aError> {
+    let bad = |m: String| A2aError::with_message(ErrorName::InvalidParams, m);
+    let owned = |names: &[&str]| q(pairs, names).map(|s| Cow::Owned(s.to_owned()));
+    Ok(ListTasksParams {
+        context_id: owned(&["contextId", "context_id"]),
+        status: q(pairs, &["status"]).map(TaskState::parse),
+        page_size: q_int(pairs, &["pageSize", "page_size"]).map_err(bad)?,
+        page_token: owned(&["pageToken", "page_token"]),
+        history_length: q_int(pairs, &["historyLength", "history_length"]).map_err(bad)?,
+        status_timestamp_after: owned(&["statusTimestampAfter", "status_timestamp_after"]),
+        include_artifacts: q_bool(pairs, &["includeArtifacts", "include_artifacts"])
+            .map_err(bad)?,
+    })
+}
+
+/// An HTTP+JSON request body: `None` when blank (refused when `required`), else it must be
+/// one JSON object.
+fn rest_body(body: &[u8], required: bool) -> Result<Option<&[u8]>, A2aError> {
+    let bad = |m: &str| A2aError::with_message(ErrorName::InvalidParams, m);
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return if required {
+            Err(bad("a JSON body is required"))
+        } else {
+            Ok(None)
+        };
+    }
+    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+        return Err(A2aError::with_message(
+            ErrorName::ParseError,
+            format!("Invalid JSON payload: {e}"),
+        ));
+    }
+    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(bad("the body must be a JSON object"));
+    }
+    Ok(Some(body))
+}
+
+/// The call an HTTP+JSON request makes: its parameters from the path's ids, the query and
+/// the body (required JSON for a send or a push config, optional for cancel and subscribe).
+fn rest_call<'a>(
+    method: Method,
+    pairs: &[(&str, Cow<'a, str>)],
+    task_id: Cow<'a, str>,
+    config_id: Cow<'a, str>,
+    body: &'a [u8],
+    form: Form,
+) -> Result<Call<'a>, A2aError> {
+    let bad = |m: String| A2aError::with_message(ErrorName::InvalidParams, m);
+    let body_json = |required| rest_body(body, required);
+    let owned_query = |names: &[&str]| q(pairs, names).map(|s| Cow::Owned(s.to_owned()));
+    Ok(match method {
+        Method::SendMessage | Method::SendStreamingMessage | Method::CreatePushConfig => {
+            let json = body_json(true)?;
+            let mut call = parse_params(method, json, form)
+                .map_err(|e| bad(format!("Invalid params: {e}")))?
+                .call;
+            if let Call::CreatePushConfig(c) = &mut call {
+                c.task_id = task_id;
+            }
+            call
+        }
+        Method::GetTask => Call::GetTask(GetTaskParams {
+            id: task_id,
+            history_length: q_int(pairs, &["historyLength", "history_length"]).map_err(bad)?,
+            metadata: None,
+        }),
+        Method::ListTasks => Call::ListTasks(list_tasks_params(pairs)?),
+        Method::CancelTask | Method::SubscribeToTask => {
+            #[derive(Deserialize)]
+            struct Meta<'m> {
+                #[serde(borrow)]
+                metadata: Option<Json<'m>>,
+            }
+            let metadata = match body_json(false)? {
+                Some(b) if method == Method::CancelTask => {
+                    serde_json::from_slice::<Meta<'a>>(b)
+                        .map_err(|e| bad(format!("Invalid params: {e}")))?
+                        .metadata
+                }
+                _ => None,
+            };
+            let p = TaskIdParams {
+                id: task_id,
+                metadata,
+            };
+            if method == Method::CancelTask {
+                Call::CancelTask(p)
+            } else {
+                Call::SubscribeToTask(p)
+            }
+        }
+        Method::GetPushConfig | Method::DeletePushConfig => {
+            let r = PushConfigRef {
+                task_id,
+                config_id: Some(config_id),
+                metadata: None,
+            };
+            if method == Method::GetPushConfig {
+                Call::GetPushConfig(r)
+            } else {
+                Call::DeletePushConfig(r)
+            }
+        }
+        Method::ListPushConfigs => Call::ListPushConfigs(ListPushConfigsParams {
+            task_id,
+            page_size: q_int(pairs, &["pageSize", "page_size"]).map_err(bad)?,
+            page_token: owned_query(&["pageToken", "page_token"]),
+            metadata: None,
+        }),
+        Method::GetExtendedAgentCard => Call::GetExtendedAgentCard,
     })
 }

@@ -960,6 +960,10 @@ fn keep_outcome(
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
 #[unsafe(no_mangle)]
+#[allow(
+    clippy::too_many_lines,
+    reason = "copies every event kind's fields into the C struct, one arm per kind, inside the panic boundary"
+)]
 pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) -> a2a_result {
     ffi_panic_boundary! {
         let c = try_mut!(call);

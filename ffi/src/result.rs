@@ -355,6 +355,10 @@ impl a2a_result {
     ];
 
     /// Static description of the code.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one arm per result code: the description table"
+    )]
     pub(crate) fn describe(self) -> &'static str {
         match self {
             a2a_result::A2A_OK => "ok",

@@ -206,6 +206,10 @@ impl AgentCard {
     ///
     /// # Errors
     /// As [`AgentCard::parse`].
+    #[allow(
+        clippy::too_many_lines,
+        reason = "reads the card's fields in the order of the spec's AgentCard, one short block each"
+    )]
     pub fn from_value(value: &Value) -> Result<AgentCard, CardError> {
         let obj = value.as_object().ok_or(CardError::NotAnObject)?;
         let mut interfaces = Vec::new();

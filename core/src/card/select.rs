@@ -136,6 +136,10 @@ impl AgentCard {
     /// [`CardError::NoUsableInterface`] when no interface has a version and binding that
     /// the client asked for (for example a card offering only gRPC), listing what the card
     /// offers.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "the interface choice's rules in their documented order of preference"
+    )]
     pub fn select(&self, prefs: &Preferences) -> Result<Choice, CardError> {
         let mut usable = Vec::new();
         let mut skipped = Vec::new();

@@ -49,6 +49,10 @@ pub(crate) struct Built {
 /// # Errors
 /// The attempt's outcome when the request cannot be sent (`transport`, `request_sent = no`).
 #[allow(clippy::result_large_err)] // the refusal is the call's outcome, built once
+#[allow(
+    clippy::too_many_lines,
+    reason = "the one request builder every call goes through: capability check, envelope, headers, hooks, in the order they apply"
+)]
 pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Result<Built, Outcome> {
     if !state.config.ignore_capabilities
         && let Some(caps) = &state.target.capabilities

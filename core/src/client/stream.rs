@@ -369,6 +369,10 @@ impl StreamCall {
     /// resubscribe, or the get-task fallback; `None` otherwise (a request that could not be
     /// sent ends the call without a [`Transmit`]: look at [`StreamCall::poll_event`]).
     #[must_use]
+    #[allow(
+        clippy::too_many_lines,
+        reason = "the stream machine's one transmit decision over its phases (fetch, open, resubscribe, get-task fallback), kept together so every phase's wake-up rule is read in one place"
+    )]
     pub fn poll_transmit(&mut self, state: &mut ClientState, now: Millis) -> Option<Transmit> {
         if let Phase::Fetch { call, outer } = &mut self.phase {
             let mut t = call.poll_transmit(state, now);
@@ -586,6 +590,10 @@ impl StreamCall {
     ///
     /// # Errors
     /// [`super::InputError`] when `id` is not in flight or no head was given.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "feeds one body chunk through the decoder and the tracker and turns what comes out into events; one loop over the decoder's output"
+    )]
     pub fn handle_body(
         &mut self,
         state: &mut ClientState,

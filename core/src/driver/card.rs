@@ -21,6 +21,10 @@ impl Client {
     /// Fetches and validates the card behind `source` (a base URL or a card URL) and
     /// returns the interface to use. The fetch is bounded by `max_time` on its own, and by
     /// `total` (the enclosing call's total deadline when resolution was deferred to it).
+    #[allow(
+        clippy::too_many_lines,
+        reason = "card resolution's steps (cache, fetch, validate, choose) in order, with the deadlines threaded through"
+    )]
     pub(crate) fn resolve_card(
         &self,
         source: &str,

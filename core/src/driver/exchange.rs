@@ -451,6 +451,10 @@ fn sent(io: &CallIo) -> RequestSent {
 
 /// Maps a ureq error to a `transport` outcome, deciding `request_sent` from whether any
 /// request byte was written.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one match over ureq's error kinds, each arm a line of mapping; split, the table would be harder to check against ureq's enum"
+)]
 pub(crate) fn transport_outcome(
     e: &ureq::Error,
     io: &CallIo,

@@ -257,6 +257,10 @@ fn path(
 }
 
 /// The REST verb, path and body of a call.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one arm per method, each placing that method's fields in the path, query or body"
+)]
 pub(super) fn rest(
     call: &Call<'_>,
     version: ProtocolVersion,

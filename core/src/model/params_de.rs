@@ -125,6 +125,10 @@ fn task_from_name<'a>(name: Option<Str<'a>>) -> Option<std::borrow::Cow<'a, str>
 
 /// Reads the params of `method` (a JSON object, or absent) tolerantly: every version's keys
 /// are accepted, whatever `form` says; `form` settles only 0.3 REST data parts.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one arm per method, each reading that method's params"
+)]
 pub fn parse_params<'a>(
     method: Method,
     json: Option<&'a [u8]>,

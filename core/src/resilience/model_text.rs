@@ -87,6 +87,10 @@ pub fn model_prefix(outcome: &Outcome) -> Option<&'static str> {
 }
 
 /// The model-facing line for `outcome` from the agent named `agent`, or `None` for a success.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one arm per error name: the wording table for models, read as a table"
+)]
 pub fn model_text(agent: &str, outcome: &Outcome) -> Option<String> {
     let prefix = model_prefix(outcome)?;
     let mut line = String::with_capacity(128);

@@ -229,6 +229,10 @@ impl Decoder {
     /// processed as if terminated and the block dispatched as if a blank line followed.
     /// Either way the decoder is then ready for a new stream (as after
     /// [`Decoder::reset_for_reconnect`]).
+    #[allow(
+        clippy::too_many_lines,
+        reason = "end of stream for every state the decoder can be in, per the WHATWG rules, one arm each"
+    )]
     pub fn finish(&mut self) -> Finish<'_> {
         self.prepare_slow();
         self.needs_reset = true;
@@ -761,6 +765,10 @@ impl Decoder {
     /// Runs the state machine on `chunk` from `pos` to the next output; returns the new
     /// position with it.
     #[inline]
+    #[allow(
+        clippy::too_many_lines,
+        reason = "the decoder's hot state machine: one loop with the state in locals is what makes it fast (benches/README.md)"
+    )]
     fn advance(
         &mut self,
         chunk: &[u8],

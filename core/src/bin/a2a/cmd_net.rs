@@ -65,6 +65,10 @@ fn seconds(args: &mut Args, name: &str) -> Result<Option<Duration>, String> {
     }
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "reads every shared network flag in one pass, one short block per flag, in the order of the usage text"
+)]
 fn common(args: &mut Args) -> Result<Common, String> {
     let mut config = ClientConfig::default();
     if let Some(p) = args.value("--protocol")? {
@@ -246,6 +250,10 @@ fn common(args: &mut Args) -> Result<Common, String> {
 }
 
 /// Runs one of the network subcommands (`command` is its name).
+#[allow(
+    clippy::too_many_lines,
+    reason = "one arm per network subcommand, each a few lines dispatching to its runner"
+)]
 pub fn run(command: &str, mut args: Args) -> i32 {
     type Parsed = (
         Common,

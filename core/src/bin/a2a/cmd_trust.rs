@@ -220,6 +220,10 @@ replay window only matters to a caller of the library that keeps it between requ
 exit status: 0 accepted; 2 usage error; 3 rejected";
 
 /// `a2a push verify ...`.
+#[allow(
+    clippy::too_many_lines,
+    reason = "reads the push-verify flags then prints the verdict; one short block per flag"
+)]
 pub fn run_push(mut args: Args) -> i32 {
     use a2a_core::trust::push::{PushPolicy, ReplayWindow, Verdict, verify_notification};
     let command = "push verify";

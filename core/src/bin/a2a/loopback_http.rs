@@ -87,6 +87,10 @@ impl Request {
 /// `None` when the connection must end: the peer closed or stayed idle before a request, a
 /// deadline passed (answered `408`), or the request was refused (answered with its status);
 /// every answer says `connection: close` and the connection is then shut down.
+#[allow(
+    clippy::too_many_lines,
+    reason = "reads one HTTP/1.1 request with its deadlines, one block per framing step"
+)]
 pub fn read_request(
     stream: &mut TcpStream,
     buf: &mut Vec<u8>,

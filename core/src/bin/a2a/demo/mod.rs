@@ -139,6 +139,10 @@ fn card_signer(_args: &mut Args) -> Result<Option<agent::CardSigner>, String> {
 }
 
 /// Runs `a2a demo`.
+#[allow(
+    clippy::too_many_lines,
+    reason = "the demo's script (serve, call, print each step) in the order users see it in docs/demo-agent.md; splitting it is issue 29 work not done yet"
+)]
 pub fn run(mut args: Args) -> i32 {
     let serve_mode = args.flag("--serve");
     let port = match args.parsed::<u16>("--port") {

@@ -124,6 +124,7 @@ impl TaskState {
 
 /// What the caller should do about an outcome. Exactly one per outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum RetryAdvice {
     /// Success: nothing to do.
     None,
@@ -148,6 +149,19 @@ pub enum RetryAdvice {
 }
 
 impl RetryAdvice {
+    /// Every advice, in declaration order.
+    pub const ALL: [RetryAdvice; 9] = [
+        RetryAdvice::None,
+        RetryAdvice::Never,
+        RetryAdvice::NewTask,
+        RetryAdvice::Resubscribe,
+        RetryAdvice::Poll,
+        RetryAdvice::Backoff,
+        RetryAdvice::UnknownOutcome,
+        RetryAdvice::Reauthenticate,
+        RetryAdvice::FixVersion,
+    ];
+
     /// The snake_case word used in JSON output and the outcome table.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -204,6 +218,7 @@ impl RequestSent {
 /// Protocol names are the spec's error names without the `Error` suffix; http names describe
 /// the status class; transport names describe what the driver saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum ErrorName {
     // --- protocol channel ---
     /// -32700: the body was not valid JSON.

@@ -56,6 +56,8 @@ fn item_kind(k: StreamItemKind) -> a2a_stream_item_kind {
         StreamItemKind::ArtifactUpdate => a2a_stream_item_kind::ArtifactUpdate,
         StreamItemKind::Error => a2a_stream_item_kind::Error,
         StreamItemKind::Malformed => a2a_stream_item_kind::Malformed,
+        // A kind this C ABI does not know yet reads as one it cannot use.
+        _ => a2a_stream_item_kind::Malformed,
     }
 }
 
@@ -407,6 +409,19 @@ pub extern "C" fn a2a_stream_tracker_events(tracker: *const a2a_stream_tracker) 
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn every_core_item_kind_has_a_c_kind_of_its_own() {
+        use a2a::stream::StreamItemKind;
+        for k in StreamItemKind::ALL {
+            let c = super::item_kind(k);
+            assert!(
+                k == StreamItemKind::Malformed || c != super::a2a_stream_item_kind::Malformed,
+                "{k:?}"
+            );
+        }
+    }
+
     use super::*;
     use crate::outcome::*;
     use crate::vocab::{a2a_binding, a2a_channel, a2a_protocol_version, a2a_retry};

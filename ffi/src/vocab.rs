@@ -206,13 +206,21 @@ defaults! {
     a2a_error_name => a2a_error_name::Invalid,
 }
 
-/// One table per enum: C value <-> core value, so both directions come from one list.
+/// One table per enum: C value <-> core value, so both directions come from one list. A core
+/// enum marked `#[non_exhaustive]` names the C value a variant this table lacks maps to
+/// (`else`); the tests check that every core variant has a row of its own.
 macro_rules! mapping {
+    ($c:ident, $core:ty, else $fallback:ident, [$($cv:ident <=> $corev:path),* $(,)?]) => {
+        mapping!(@impl $c, $core, [$($cv <=> $corev),*], _ => $c::$fallback);
+    };
     ($c:ident, $core:ty, [$($cv:ident <=> $corev:path),* $(,)?]) => {
+        mapping!(@impl $c, $core, [$($cv <=> $corev),*]);
+    };
+    (@impl $c:ident, $core:ty, [$($cv:ident <=> $corev:path),*] $(, _ => $fb:expr)?) => {
         impl $c {
             /// The C value for a core value.
             pub(crate) fn from_core(v: $core) -> $c {
-                match v { $($corev => $c::$cv,)* }
+                match v { $($corev => $c::$cv,)* $(_ => $fb,)? }
             }
             /// The core value for a C number, `None` when the number is not a member.
             pub(crate) fn core_from_u32(n: u32) -> Option<$core> {
@@ -248,7 +256,7 @@ mapping!(a2a_task_state, TaskState, [
     AuthRequired <=> TaskState::AuthRequired,
 ]);
 
-mapping!(a2a_retry, RetryAdvice, [
+mapping!(a2a_retry, RetryAdvice, else Invalid, [
     None <=> RetryAdvice::None,
     Never <=> RetryAdvice::Never,
     NewTask <=> RetryAdvice::NewTask,
@@ -265,7 +273,7 @@ mapping!(a2a_request_sent, RequestSent, [
     Unknown <=> RequestSent::Unknown,
 ]);
 
-mapping!(a2a_error_name, ErrorName, [
+mapping!(a2a_error_name, ErrorName, else Invalid, [
     ParseError <=> ErrorName::ParseError,
     InvalidRequest <=> ErrorName::InvalidRequest,
     MethodNotFound <=> ErrorName::MethodNotFound,
@@ -480,6 +488,22 @@ mod tests {
             assert_eq!(out, *c);
         }
         assert_eq!(a2a_error_name::ALL.len(), ErrorName::ALL.len());
+    }
+
+    #[test]
+    fn every_core_variant_has_a_row_of_its_own() {
+        // The core enums are `#[non_exhaustive]`, so `from_core` has a fallback arm; a
+        // variant added in the core without a row here would silently take it.
+        for e in ErrorName::ALL {
+            let c = a2a_error_name::from_core(e);
+            assert_ne!(c, a2a_error_name::Invalid, "{e:?}");
+            assert_eq!(a2a_error_name::core_from_u32(c as u32), Some(e));
+        }
+        for r in RetryAdvice::ALL {
+            let c = a2a_retry::from_core(r);
+            assert_ne!(c, a2a_retry::Invalid, "{r:?}");
+            assert_eq!(a2a_retry::core_from_u32(c as u32), Some(r));
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::version::{Binding, ProtocolVersion};
 
 /// What a stream event carried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum StreamItemKind {
     /// A Task snapshot.
     Task,
@@ -27,6 +28,16 @@ pub enum StreamItemKind {
 }
 
 impl StreamItemKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [StreamItemKind; 6] = [
+        StreamItemKind::Task,
+        StreamItemKind::Message,
+        StreamItemKind::StatusUpdate,
+        StreamItemKind::ArtifactUpdate,
+        StreamItemKind::Error,
+        StreamItemKind::Malformed,
+    ];
+
     /// The lowercase name used in JSON output (`task`, `status-update`, ...).
     pub fn as_str(self) -> &'static str {
         match self {

@@ -978,7 +978,8 @@ fn human_item(
                 }
             }
         }
-        StreamItemKind::Error | StreamItemKind::Malformed => {
+        // Errors, malformed events, and kinds a newer core may add: say what arrived.
+        _ => {
             eprintln!(
                 "[{}] {}",
                 item.kind.as_str(),

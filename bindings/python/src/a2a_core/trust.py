@@ -23,7 +23,6 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from ctypes import POINTER, Structure, c_bool, c_int64, c_size_t, c_uint16, c_uint32, c_uint64
 from ctypes import c_void_p
 from dataclasses import dataclass
 from typing import Any, Union
@@ -63,53 +62,8 @@ Keys = Union[str, bytes, Mapping[str, Any], Sequence[Union[str, bytes, Mapping[s
 JsonDoc = Union[str, bytes, Mapping[str, Any]]
 
 
-class OAuth2Config(Structure):
-    """`a2a_oauth2_config`."""
-
-    _fields_ = [
-        ('token_url', Str),
-        ('card', c_void_p),
-        ('client_id', Str),
-        ('client_secret', Str),
-        ('scope', Str),
-        ('basic_auth', c_bool),
-        ('refresh_early_ms', c_uint64),
-        ('allow_http_loopback', c_bool),
-    ]
-
-
-_P = POINTER
-u8p = ctypes.c_char_p
-vp = c_void_p
-
-
-def _decl(name: str, restype: object, *argtypes: object) -> None:
-    try:
-        f = getattr(lib, name)
-    except AttributeError:
-        raise _lib.LibraryNotFoundError(
-            f'{_lib.LIB_PATH} has no symbol {name}: it was built without the trust feature or '
-            f'from older sources; rebuild it (cargo build -p a2a-core-ffi --release)') from None
-    f.restype = restype
-    f.argtypes = list(argtypes)
-
-
-_decl('a2a_trust_canonical', c_uint32, u8p, c_size_t, c_bool, vp)
-_decl('a2a_card_signature_verify', c_uint32, u8p, c_size_t, u8p, c_size_t, vp)
-_decl('a2a_card_signature_key_url', c_uint32, u8p, c_size_t, u8p, c_size_t, u8p, c_size_t, vp)
-_decl('a2a_card_sign', c_uint32, u8p, c_size_t, u8p, c_size_t, u8p, c_size_t, u8p, c_size_t,
-      vp)
-_decl('a2a_push_verifier_new', c_uint32, u8p, c_size_t, u8p, c_size_t, c_size_t, _P(vp))
-_decl('a2a_push_verifier_check', c_uint32, vp, _P(Header), c_size_t, u8p, c_size_t, c_int64,
-      vp)
-_decl('a2a_push_verifier_free', None, vp)
-_decl('a2a_webhook_url_check', c_uint32, u8p, c_size_t, c_bool, u8p, c_size_t, vp)
-_decl('a2a_oauth2_new', c_uint32, _P(OAuth2Config), _P(vp))
-_decl('a2a_oauth2_token', c_uint32, vp, c_uint64, vp)
-_decl('a2a_oauth2_request', c_uint32, vp, vp, vp, vp)
-_decl('a2a_oauth2_handle_response', c_uint32, vp, c_uint16, u8p, c_size_t, c_uint64, vp)
-_decl('a2a_oauth2_invalidate', None, vp)
-_decl('a2a_oauth2_free', None, vp)
+#: The C functions are declared in `_lib` (with every other one the header has).
+OAuth2Config = _lib.OAuth2Config
 
 
 # --- helpers ---------------------------------------------------------------------------------

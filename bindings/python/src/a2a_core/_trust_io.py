@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from .errors import A2AError, OAuth2Error, code_of
+from .errors import A2AError, OAuth2Error
 from .trust import (
     NEED_MORE,
     OK,
@@ -39,7 +39,7 @@ def _token_request(t: OAuth2Token) -> tuple[str, bytes, dict[str, str]]:
     return url, form, headers
 
 
-def _timed_out(t: OAuth2Token) -> OAuth2Error:
+def _timed_out() -> OAuth2Error:
     e = _refusal('A2A_OAUTH2_REFUSED', 'timeout',
                  'another caller is fetching the OAuth2 token and it did not arrive in time')
     assert isinstance(e, OAuth2Error)
@@ -71,7 +71,7 @@ def bearer(t: OAuth2Token, http: httpx.Client, timeout: float) -> str:
             t.handle_response(status, body, t.creds._now_ms())
             continue
         if time.monotonic() >= deadline:
-            raise _timed_out(t)
+            raise _timed_out()
         time.sleep(_WAIT_STEP)
 
 
@@ -100,7 +100,7 @@ async def abearer(t: OAuth2Token, http: httpx.AsyncClient, timeout: float) -> st
             t.handle_response(status, body, t.creds._now_ms())
             continue
         if time.monotonic() >= deadline:
-            raise _timed_out(t)
+            raise _timed_out()
         await asyncio.sleep(_WAIT_STEP)
 
 
@@ -203,4 +203,4 @@ async def averify_fetched(fetched: Any, verify: Any, key_hosts: Any, http: httpx
 
 
 __all__ = ['abearer', 'averify_fetched', 'bearer', 'status_of', 'verify_fetched',
-           'with_bearer', 'code_of']
+           'with_bearer']

@@ -523,12 +523,11 @@ class OAuth2Token:
     (`request`, then `handle_response`); `invalidate` after a 401. Not public API: the
     clients drive it (`_oauth2_io`)."""
 
-    __slots__ = ('_h', 'creds', '_lock', 'token_url', '_card')
+    __slots__ = ('_h', 'creds', 'token_url', '_card')
 
     def __init__(self, creds: ClientCredentials, card: Any = None) -> None:
         self._h = 0
         self.creds = creds
-        self._lock = threading.Lock()
         self._card = card  # keeps the card handle alive while the library may read it
         keep: list[bytes] = []
 

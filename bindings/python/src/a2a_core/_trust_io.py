@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
+from ._drive import Headers
 from .errors import A2AError, OAuth2Error
 from .trust import (
     NEED_MORE,
@@ -130,13 +132,13 @@ def status_of(result: Any) -> int | None:
     return int(status) if status is not None else None
 
 
-def with_bearer(headers: Any, token: str | None) -> Any:
+def with_bearer(headers: Headers, token: str | None) -> Headers:
     """A call's headers with `Authorization: Bearer <token>` added (the call settings'
     headers: sent on that call's requests to the validated interface only)."""
     if token is None:
         return headers
-    pairs = list(headers.items() if hasattr(headers, 'items') else headers or ())
-    pairs = [(k, v) for k, v in pairs if k.lower() != 'authorization']
+    given = headers.items() if isinstance(headers, Mapping) else headers or ()
+    pairs = [(k, v) for k, v in given if k.lower() != 'authorization']
     pairs.append(('Authorization', f'Bearer {token}'))
     return pairs
 

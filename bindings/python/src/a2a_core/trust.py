@@ -109,16 +109,20 @@ def _doc(value: JsonDoc, what: str) -> bytes:
 
 def _keys(keys: Keys) -> bytes:
     """Keys as the library reads them: a JWKS/JWK document or PEM text."""
-    if isinstance(keys, (str, bytes, bytearray, memoryview, Mapping)):
+    if isinstance(keys, (bytearray, memoryview)):
+        return bytes(keys)
+    if isinstance(keys, (str, bytes, Mapping)):
         return _doc(keys, 'keys')
     items = list(keys)
     if not items:
         return b''
-    if all(isinstance(k, Mapping) for k in items):
-        if all('keys' not in k for k in items):  # JWKs: one set
-            return _doc({'keys': [dict(k) for k in items]}, 'keys')
-    if all(isinstance(k, (str, bytes)) for k in items):
-        return b'\n'.join(k.encode('utf-8') if isinstance(k, str) else k for k in items)
+    jwks = [k for k in items if isinstance(k, Mapping) and 'keys' not in k]
+    if len(jwks) == len(items):  # JWKs: one set
+        return _doc({'keys': [dict(k) for k in jwks]}, 'keys')
+    pems = [k.encode('utf-8') if isinstance(k, str) else k for k in items
+            if isinstance(k, (str, bytes))]
+    if len(pems) == len(items):
+        return b'\n'.join(pems)
     raise TypeError('keys: a JWKS, a JWK, PEM text, or a sequence of PEM keys or of JWKs')
 
 

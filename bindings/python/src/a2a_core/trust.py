@@ -163,7 +163,7 @@ def _refusal(name: str, reason: str, detail: str) -> TrustError:
 # --- canonical JSON and card signatures ------------------------------------------------------
 
 
-def canonical(json_doc: JsonDoc, *, card_form: bool = False) -> bytes:
+def canonical(json_doc: JsonDoc, /, *, card_form: bool = False) -> bytes:
     """The RFC 8785 canonical form of any JSON document, or with `card_form=True` an agent
     card's signing payload (A2A 1.0 §8.4.1: defaults removed, `signatures` excluded; what
     `a2a card canonical` prints). Raises TrustJsonError (`reason` `json`,

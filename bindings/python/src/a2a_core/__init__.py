@@ -1,6 +1,7 @@
 """a2a-core for Python: the A2A protocol core over its C ABI, with ctypes: the blocking
 Client, request builders, SSE decoding, outcome classification, stream tracking, retry
-policy, circuit breaker, idempotency keys, model-facing failure text, agent cards.
+policy, circuit breaker, idempotency keys, model-facing failure text, agent cards, and
+trust (signed cards, push notification verification, webhook checks, OAuth2: `trust`).
 
 The shared library is `$A2A_CORE_LIB` when set, else the one bundled in the package, else
 (in a checkout) the repository's release build (see README); `a2a_core.library_path()` says
@@ -102,6 +103,25 @@ from .resilience import (
 from .sse import Comment, Discarded, Event, Finish, Item, RetryItem, SseDecoder, SseEncoder
 from .stream import StreamEnd, StreamItem, StreamTracker
 from .tally import Tally
+from .trust import (
+    CardSignatureError,
+    ClientCredentials,
+    OAuth2Error,
+    PushProof,
+    PushVerdict,
+    PushVerifier,
+    SignatureRejection,
+    TrustError,
+    TrustJsonError,
+    TrustKeyError,
+    VerifiedSignature,
+    WebhookRefused,
+    canonical,
+    card_key_url,
+    check_webhook_url,
+    sign_card,
+    verify_card,
+)
 from .traceparent import Traceparent
 from .vocab import (
     Binding,
@@ -256,6 +276,23 @@ __all__ = [
     'StreamItemKind',
     'StreamTracker',
     'Tally',
+    'CardSignatureError',
+    'ClientCredentials',
+    'OAuth2Error',
+    'PushProof',
+    'PushVerdict',
+    'PushVerifier',
+    'SignatureRejection',
+    'TrustError',
+    'TrustJsonError',
+    'TrustKeyError',
+    'VerifiedSignature',
+    'WebhookRefused',
+    'canonical',
+    'card_key_url',
+    'check_webhook_url',
+    'sign_card',
+    'verify_card',
     'TaskState',
     'Traceparent',
     'TraceparentError',

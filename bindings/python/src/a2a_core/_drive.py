@@ -46,6 +46,7 @@ from .client import ClientStreamEnd, HeaderHook, Resubscribing
 from .errors import CardResolutionError, error_for
 from .outcome import Outcome
 from .stream import StreamItem
+from .trust import VerifiedSignature
 from .vocab import (Binding, ProtocolVersion, StreamEndKind, StreamItemKind, _num, _word,
                     parse_binding, parse_protocol_version)
 
@@ -363,6 +364,9 @@ class FetchedCard:
     interface_url: str
     version: ProtocolVersion
     binding: Binding
+    #: The signature that verified, when the card was fetched with `verify=` (None when
+    #: it was not asked to be verified).
+    signature: VerifiedSignature | None = None
 
 
 def card_finished(ev: Any, call: Call) -> tuple[FetchedCard | None, Outcome | None]:

@@ -11,6 +11,7 @@ state and the header hooks, alive until it ends.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -21,8 +22,11 @@ import httpx
 from . import _drive, _guard
 from ._drive import HeaderHook, Headers, message_call, method_call
 from ._httpx_io import resolve, run_sync
+from ._trust_io import bearer, status_of, verify_fetched, with_bearer
 from ._machine import Call, Config, State
 from .answer import Part
+from .client import ClientStreamEnd
+from .trust import ClientCredentials, OAuth2Token
 from .outcome import Outcome
 from .vocab import Binding, ProtocolVersion
 
@@ -32,12 +36,21 @@ class HttpxClient(_drive.MachineClientBase):
 
     def __init__(self, url: str, http: httpx.Client, config: Config,
                  header_hooks: Sequence[HeaderHook],
-                 target: tuple[ProtocolVersion, Binding] | None, defer: bool) -> None:
+                 target: tuple[ProtocolVersion, Binding] | None, defer: bool,
+                 oauth2: Any = None, verify_card: Any = None, key_hosts: Sequence[str] = (),
+                 timeout: float = 45.0) -> None:
         if not isinstance(http, httpx.Client):
             raise TypeError(f'http_client must be an httpx.Client, not {type(http).__name__}'
                             ' (an httpx.AsyncClient goes to a2a_core.AsyncClient)')
+        if oauth2 is not None and not isinstance(oauth2, ClientCredentials):
+            raise TypeError(f'oauth2 must be ClientCredentials, not {type(oauth2).__name__}')
         super().__init__(url, config, header_hooks, target)
         self._http = http
+        self._oauth2 = oauth2
+        self._token: OAuth2Token | None = None
+        self._timeout = timeout
+        self._verify = verify_card
+        self._key_hosts = tuple(key_hosts)
         self._calls = _guard.Calls('client')
         self._opening = threading.Lock()
         if not defer:
@@ -55,12 +68,35 @@ class HttpxClient(_drive.MachineClientBase):
             if state is None:
                 state = self._target_state()
                 if state is None:
-                    self.card, state = resolve(self._http, self._config, self.url,
-                                                _drive.seed())
+                    card, state = resolve(self._http, self._config, self.url, _drive.seed())
+                    if self._verify is not None and self._verify is not False:
+                        card = dataclasses.replace(card, signature=verify_fetched(
+                            card, self._verify, self._key_hosts, self._http, self._timeout))
+                    self.card = card
                     assert state is not None
                     state = self._with_hooks(state)
+                if self._oauth2 is not None and self._token is None:
+                    self._token = self._oauth2._handle(self.card.card if self.card else None)
                 self._state = state
             return state
+
+    def _bearer_headers(self, headers: Headers) -> Headers:
+        """`headers` with the OAuth2 token (fetched or refreshed now when due; BLOCKS)."""
+        if self._token is None:
+            return headers
+        return with_bearer(headers, bearer(self._token, self._http, self._timeout))
+
+    def _authed(self, make: Callable[[State, Headers], Call], headers: Headers,
+                finished: Callable[[Any, Call], Any] = _drive.finished_outcome) -> Any:
+        """A unary call with the OAuth2 token when configured; on a 401 the token is
+        forgotten and the call made once more with a new one."""
+        result = self._unary(lambda state: make(state, self._bearer_headers(headers)),
+                             finished)
+        if self._token is not None and status_of(result) == 401:
+            self._token.invalidate()
+            result = self._unary(lambda state: make(state, self._bearer_headers(headers)),
+                                 finished)
+        return result
 
     def close(self) -> None:
         """Refuses new calls, waits for the calls in flight, then lets go of the state
@@ -92,44 +128,59 @@ class HttpxClient(_drive.MachineClientBase):
              context_id: str | None, task_id: str | None, headers: Headers,
              history_length: int | None, return_immediately: bool = False) -> Outcome:
         """`Client.send` (BLOCKS)."""
-        settings = _drive.settings(timeout, traceparent, idempotency_key, message_id, headers,
-                                   return_immediately=return_immediately)
-        return self._unary(lambda state: message_call(
-            state, False, text, parts, metadata, message_id, context_id, task_id, settings,
-            history_length))  # type: ignore[no-any-return]
+        return self._authed(lambda state, h: message_call(  # type: ignore[no-any-return]
+            state, False, text, parts, metadata, message_id, context_id, task_id,
+            _drive.settings(timeout, traceparent, idempotency_key, message_id, h,
+                            return_immediately=return_immediately),
+            history_length), headers)
 
     def method(self, method: int, params: Mapping[str, Any] | None, timeout: float | None,
                traceparent: str | None, headers: Headers) -> Outcome:
         """A non-streaming call of `method` with `params` (`get`, `cancel`; BLOCKS)."""
-        settings = _drive.settings(timeout, traceparent, None, None, headers)
-        return self._unary(lambda state: method_call(state, method, params, settings)
-                           )  # type: ignore[no-any-return]
+        return self._authed(lambda state, h: method_call(  # type: ignore[no-any-return]
+            state, method, params, _drive.settings(timeout, traceparent, None, None, h)),
+            headers)
 
     def wait(self, task_id: str, poll_interval: float, max_interval: float, timeout: float,
              history_length: int | None, traceparent: str | None,
              headers: Headers) -> Outcome:
         """`Client.wait` (BLOCKS, sleeping between polls)."""
         plan = _drive.task_wait(task_id, poll_interval, max_interval, timeout, history_length)
-        settings = _drive.settings(None, traceparent, None, None, headers)
+        renewed = False
         while True:
-            outcome: Outcome = self._unary(
-                lambda state: plan.poll(state, settings, _drive.now_ms()))
+            outcome: Outcome = self._unary(lambda state: plan.poll(
+                state, _drive.settings(None, traceparent, None, None,
+                                       self._bearer_headers(headers)), _drive.now_ms()))
+            if self._token is not None and not renewed and status_of(outcome) == 401:
+                self._token.invalidate()  # once: a new token, the same poll again
+                renewed = True
+                continue
             result, delay = _drive.wait_step(plan, outcome)
             if result is not None:
                 return result
             time.sleep(delay)
 
-    def stream(self, make: Callable[[State], Call]) -> Iterator[Any]:
+    def stream(self, make: Callable[[State, Headers], Call], headers: Headers) -> Iterator[Any]:
         """A stream: the request goes out now and the first event is read now (opening is
-        eager, as with the reference driver: a header hook's exception is raised here)."""
-        self._calls.enter()
-        try:
-            call = make(self._open())
-        finally:
-            self._calls.leave()
-        events = run_sync(self._http, call, True, _drive.stream_finished, _drive.item_of,
-                          self._hook_errors)
-        first = next(events)
+        eager, as with the reference driver: a header hook's exception is raised here).
+        With OAuth2, a stream refused with 401 before any event is opened once more with a
+        new token."""
+        for attempt in (0, 1):
+            self._calls.enter()
+            try:
+                state = self._open()
+                call = make(state, self._bearer_headers(headers))
+            finally:
+                self._calls.leave()
+            events = run_sync(self._http, call, True, _drive.stream_finished, _drive.item_of,
+                              self._hook_errors)
+            first = next(events)
+            if (attempt == 0 and self._token is not None and isinstance(first, ClientStreamEnd)
+                    and status_of(first) == 401):
+                events.close()  # type: ignore[attr-defined]
+                self._token.invalidate()
+                continue
+            break
         return _prepend(first, events)
 
     def message_stream(self, text: str | None, parts: Sequence[Part | str] | None,
@@ -138,18 +189,17 @@ class HttpxClient(_drive.MachineClientBase):
                        message_id: str | None, context_id: str | None, task_id: str | None,
                        headers: Headers, history_length: int | None) -> Iterator[Any]:
         """`Client.stream`."""
-        settings = _drive.settings(None, traceparent, idempotency_key, message_id, headers,
-                                   idle_timeout)
-        return self.stream(lambda state: message_call(
-            state, True, text, parts, metadata, message_id, context_id, task_id, settings,
-            history_length))
+        return self.stream(lambda state, h: message_call(
+            state, True, text, parts, metadata, message_id, context_id, task_id,
+            _drive.settings(None, traceparent, idempotency_key, message_id, h, idle_timeout),
+            history_length), headers)
 
     def resubscribe(self, task_id: str, idle_timeout: float | None, traceparent: str | None,
                     headers: Headers) -> Iterator[Any]:
         """`Client.resubscribe`."""
-        settings = _drive.settings(None, traceparent, None, None, headers, idle_timeout)
-        return self.stream(lambda state: method_call(state, _drive.SUBSCRIBE, {'id': task_id},
-                                                     settings))
+        return self.stream(lambda state, h: method_call(
+            state, _drive.SUBSCRIBE, {'id': task_id},
+            _drive.settings(None, traceparent, None, None, h, idle_timeout)), headers)
 
 
 def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:

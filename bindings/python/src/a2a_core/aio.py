@@ -18,8 +18,9 @@ machine's call and closes its HTTP response at once; a cancelled call raises
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Union
 
 from . import _drive
 from ._drive import (
@@ -39,9 +40,10 @@ from ._drive import seed as _seed
 from ._guard import closed as _closed_error
 from ._machine import Call, Config, State
 from .answer import Part
-from .client import StreamEvent
+from .client import ClientStreamEnd, StreamEvent
 from .outcome import Outcome
 from .resilience import BreakerConfig
+from .trust import ClientCredentials, Keys, OAuth2Token
 from .vocab import Binding, ProtocolVersion, parse_binding, parse_protocol_version
 
 try:  # httpx is the `async` extra's dependency: imported here, not by `import a2a_core`
@@ -54,6 +56,7 @@ try:  # httpx is the `async` extra's dependency: imported here, not by `import a
         resolve,
         run_async,
     )
+    from ._trust_io import abearer, averify_fetched, status_of, verify_fetched, with_bearer
 except ImportError as _e:  # pragma: no cover - exercised only without the extra
     raise ImportError('a2a_core.AsyncClient needs httpx: pip install "a2a-core-native[async]"'
                       ) from _e
@@ -71,18 +74,37 @@ def _card_config(timeout: float, connect_timeout: float, allow_http: bool,
                   allow_http=allow_http, prefer_card_order=_drive.prefer_card_order(prefer))
 
 
+#: What `verify=` takes: the trusted keys (a JWKS, a JWK, PEM public keys, or a sequence of
+#: them), True to fetch the key set the card's `jku` names, or None not to verify.
+Verify = Union[Keys, bool, None]
+
+
+def _verified(card: FetchedCard, signature: Any) -> FetchedCard:
+    return dataclasses.replace(card, signature=signature)
+
+
 async def afetch_card(url: str, *, http_client: httpx.AsyncClient | None = None,
                       allow_http: bool = False, timeout: float = 30.0,
-                      connect_timeout: float = 3.0, prefer: str = 'card') -> FetchedCard:
+                      connect_timeout: float = 3.0, prefer: str = 'card',
+                      verify: Verify = None, key_hosts: Sequence[str] = ()) -> FetchedCard:
     """Fetches and validates the agent card at `url` (a base URL: the well-known paths are
     tried; or the card's own URL), as `AsyncClient` does on entry. Raises
-    CardResolutionError with `.outcome` when that fails."""
+    CardResolutionError with `.outcome` when that fails.
+
+    `verify=`: the card must carry a signature that verifies (A2A 1.0 §8.4.3) with these
+    trusted keys (a JWKS, a JWK, PEM public keys), or with `verify=True` with the key set
+    its `jku` names, fetched through the same httpx client only when `card_key_url` allows
+    it (https, the card's own host or one of `key_hosts`). An unverified card raises
+    CardSignatureError (`reason`, `detail`, `signatures`); a verified one comes back with
+    `signature` set."""
     config = _card_config(timeout, connect_timeout, allow_http, prefer)
     own = http_client is None
     http = http_client or default_async_client(connect_timeout)
     try:
         card, _ = await aresolve(http, config, url, None)
-        return card
+        if verify is None or verify is False:
+            return card
+        return _verified(card, await averify_fetched(card, verify, key_hosts, http, timeout))
     finally:
         if own:
             await http.aclose()
@@ -90,15 +112,18 @@ async def afetch_card(url: str, *, http_client: httpx.AsyncClient | None = None,
 
 def fetch_card(url: str, *, http_client: httpx.Client | None = None, allow_http: bool = False,
                timeout: float = 30.0, connect_timeout: float = 3.0,
-               prefer: str = 'card') -> FetchedCard:
+               prefer: str = 'card', verify: Verify = None,
+               key_hosts: Sequence[str] = ()) -> FetchedCard:
     """`afetch_card` for blocking code (BLOCKS), over an `httpx.Client` (yours, or one made
-    and closed here): the same machine, driven by the blocking host."""
+    and closed here): the same machine, driven by the blocking host; `verify=` as there."""
     config = _card_config(timeout, connect_timeout, allow_http, prefer)
     own = http_client is None
     http = http_client or default_sync_client(connect_timeout)
     try:
         card, _ = resolve(http, config, url, None)
-        return card
+        if verify is None or verify is False:
+            return card
+        return _verified(card, verify_fetched(card, verify, key_hosts, http, timeout))
     finally:
         if own:
             http.close()
@@ -134,6 +159,16 @@ class AsyncClient(_drive.MachineClientBase):
     those of `Client` (the same tables), usable with `model_text`, `Breaker.record` and
     `RetryPolicy.next` (stream items' outcomes are copies, as there).
 
+    `oauth2=ClientCredentials(client_id, client_secret, ...)`: OAuth2 client credentials.
+    The token is fetched through this client's httpx client from `token_url` (or the
+    card's `clientCredentials` flow), kept until shortly before it expires (one fetch at a
+    time however many calls wait), and sent as `Authorization: Bearer` on the A2A requests
+    only (never the card fetch, never another host); a call answered 401 forgets it and is
+    made once more with a new one. A token endpoint that refuses raises OAuth2Error from
+    the call. `verify_card=` (keys, or True for the card's `jku`; `key_hosts`: other hosts
+    the `jku` may name): the card fetched on entry must carry a signature that verifies,
+    else CardSignatureError on entry (see `afetch_card`).
+
     Every failure of a call is an `Outcome`; exceptions are for wrong arguments, for a
     card that cannot be resolved on entry (CardResolutionError with `.outcome`), for a
     header hook that raised, and for cancellation (`asyncio.CancelledError`, never a
@@ -164,6 +199,9 @@ class AsyncClient(_drive.MachineClientBase):
         ignore_capabilities: bool = False,
         header_hooks: Sequence[HeaderHook] = (),
         http_client: httpx.AsyncClient | None = None,
+        oauth2: ClientCredentials | None = None,
+        verify_card: Verify = None,
+        key_hosts: Sequence[str] = (),
         _target: tuple[ProtocolVersion, Binding] | None = None,
     ) -> None:
         config = Config(
@@ -183,6 +221,14 @@ class AsyncClient(_drive.MachineClientBase):
         self._own_http = http_client is None
         self._http = http_client or default_async_client(connect_timeout)
         self._closed = False
+        if oauth2 is not None and not isinstance(oauth2, ClientCredentials):
+            raise TypeError(f'oauth2 must be ClientCredentials, not {type(oauth2).__name__}')
+        self._oauth2 = oauth2
+        self._token: OAuth2Token | None = None
+        self._token_timeout = timeout
+        self._verify = verify_card
+        self._key_hosts = tuple(key_hosts)
+        self._card_timeout = card_timeout or timeout
 
     @classmethod
     def with_target(cls, url: str, version: str | ProtocolVersion, binding: str | Binding,
@@ -211,10 +257,64 @@ class AsyncClient(_drive.MachineClientBase):
             raise _closed_error('client')
         state = self._target_state()
         if state is None:
-            self.card, state = await aresolve(self._http, self._config, self.url, _seed())
+            card, state = await aresolve(self._http, self._config, self.url, _seed())
+            if self._verify is not None and self._verify is not False:
+                card = _verified(card, await averify_fetched(
+                    card, self._verify, self._key_hosts, self._http, self._card_timeout))
+            self.card = card
             assert state is not None
             state = self._with_hooks(state)
+        if self._oauth2 is not None and self._token is None:
+            self._token = self._oauth2._handle(self.card.card if self.card else None)
         self._state = state
+
+    async def _bearer_headers(self, headers: Headers) -> Headers:
+        """`headers` with the OAuth2 token (fetched or refreshed now when due)."""
+        if self._token is None:
+            return headers
+        return with_bearer(headers, await abearer(self._token, self._http,
+                                                  self._token_timeout))
+
+    async def _authed(self, make: Callable[[Headers], Call], headers: Headers,
+                      finished: Callable[[Any, Call], Any] = _drive.finished_outcome) -> Any:
+        """A unary call made by `make(headers)`, with the OAuth2 token when configured: on
+        a 401 the token is forgotten and the call made once more with a new one."""
+        if self._token is None:
+            return await self._unary(make(headers), finished)
+        result = await self._unary(make(await self._bearer_headers(headers)), finished)
+        if status_of(result) == 401:
+            self._token.invalidate()
+            result = await self._unary(make(await self._bearer_headers(headers)), finished)
+        return result
+
+    def _authed_stream(self, make: Callable[[Headers], Call],
+                       headers: Headers) -> AsyncIterator[StreamEvent]:
+        if self._token is None:
+            return self._stream(make(headers))
+        return self._token_stream(make, headers)
+
+    async def _token_stream(self, make: Callable[[Headers], Call],
+                            headers: Headers) -> AsyncIterator[StreamEvent]:
+        """A stream with the OAuth2 token; refused with 401 before any event: once more
+        with a new token."""
+        for attempt in (0, 1):
+            events = self._stream(make(await self._bearer_headers(headers)))
+            retry = False
+            try:
+                first = True
+                async for ev in events:
+                    if (attempt == 0 and first and isinstance(ev, ClientStreamEnd)
+                            and status_of(ev) == 401):
+                        retry = True
+                        break
+                    first = False
+                    yield ev
+            finally:
+                await events.aclose()  # type: ignore[attr-defined]
+            if not retry:
+                return
+            assert self._token is not None
+            self._token.invalidate()
 
     async def aclose(self) -> None:
         """Refuses new calls and closes the httpx client this client made (never the
@@ -268,17 +368,23 @@ class AsyncClient(_drive.MachineClientBase):
         the agent to answer at once with the task as it stands (A2A 1.0
         `returnImmediately`, 0.3 `blocking: false`); then `await wait(outcome.task_id)`."""
         state = self._live_state()
-        settings = _drive.settings(timeout, traceparent, idempotency_key, message_id, headers,
-                                   return_immediately=return_immediately)
-        return await self._unary(message_call(state, False, text, parts, metadata, message_id,
-                                              context_id, task_id, settings, history_length))
+
+        def make(h: Headers) -> Call:
+            settings = _drive.settings(timeout, traceparent, idempotency_key, message_id, h,
+                                       return_immediately=return_immediately)
+            return message_call(state, False, text, parts, metadata, message_id, context_id,
+                                task_id, settings, history_length)
+
+        return await self._authed(make, headers)
 
     async def _method(self, method: int, params: Mapping[str, Any] | None,
                       timeout: float | None, traceparent: str | None, headers: Headers,
                       finished: Callable[[Any, Call], Any] = _drive.finished_outcome) -> Any:
         state = self._live_state()
-        settings = _drive.settings(timeout, traceparent, None, None, headers)
-        return await self._unary(method_call(state, method, params, settings), finished)
+        return await self._authed(
+            lambda h: method_call(state, method, params,
+                                  _drive.settings(timeout, traceparent, None, None, h)),
+            headers, finished)
 
     async def list_tasks(self, *, context_id: str | None = None, status: str | None = None,
                          page_size: int | None = None, page_token: str | None = None,
@@ -362,9 +468,15 @@ class AsyncClient(_drive.MachineClientBase):
         poll in flight."""
         state = self._live_state()
         plan = _drive.task_wait(task_id, poll_interval, max_interval, timeout, history_length)
-        settings = _drive.settings(None, traceparent, None, None, headers)
+        renewed = False
         while True:
+            settings = _drive.settings(None, traceparent, None, None,
+                                       await self._bearer_headers(headers))
             outcome: Outcome = await self._unary(plan.poll(state, settings, _drive.now_ms()))
+            if self._token is not None and not renewed and status_of(outcome) == 401:
+                self._token.invalidate()  # once: a new token, the same poll again
+                renewed = True
+                continue
             result, delay = _drive.wait_step(plan, outcome)
             if result is not None:
                 return result
@@ -387,15 +499,22 @@ class AsyncClient(_drive.MachineClientBase):
         (seconds) replaces the client's stream idle timeout for this call. Leaving the
         loop early (or cancelling the task) cancels the call and closes its response."""
         state = self._live_state()
-        settings = _drive.settings(None, traceparent, idempotency_key, message_id, headers,
-                                   idle_timeout)
-        return self._stream(message_call(state, True, text, parts, metadata, message_id,
-                                         context_id, task_id, settings, history_length))
+
+        def make(h: Headers) -> Call:
+            settings = _drive.settings(None, traceparent, idempotency_key, message_id, h,
+                                       idle_timeout)
+            return message_call(state, True, text, parts, metadata, message_id, context_id,
+                                task_id, settings, history_length)
+
+        return self._authed_stream(make, headers)
 
     def resubscribe(self, task_id: str, *, idle_timeout: float | None = None,
                     traceparent: str | None = None,
                     headers: Headers = None) -> AsyncIterator[StreamEvent]:
         """Resubscribes to a running task's events; as `stream`."""
         state = self._live_state()
-        settings = _drive.settings(None, traceparent, None, None, headers, idle_timeout)
-        return self._stream(method_call(state, _drive.SUBSCRIBE, {'id': task_id}, settings))
+        return self._authed_stream(
+            lambda h: method_call(state, _drive.SUBSCRIBE, {'id': task_id},
+                                  _drive.settings(None, traceparent, None, None, h,
+                                                  idle_timeout)),
+            headers)

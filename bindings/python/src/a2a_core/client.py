@@ -254,6 +254,10 @@ class Client:
     driver `AsyncClient` uses, with the same outcomes; the curl options (`ca_file`,
     `proxy`, `resolve`, ...) are then the httpx client's business and refused here. Without
     it, the reference driver (libcurl: the fastest path).
+    With `http_client` only: `oauth2=ClientCredentials(...)` (tokens fetched through it,
+    cached, refreshed, sent to the validated interface only, a 401 retried once with a new
+    one) and `verify_card=` / `key_hosts=` (the card must carry a signature that
+    verifies), as on `AsyncClient`.
     """
 
     __slots__ = ('_h', '_calls', '_hooks', '_hook_error', '_via', '__weakref__')
@@ -291,6 +295,9 @@ class Client:
         breaker: BreakerConfig | None = None,
         ignore_capabilities: bool = False,
         http_client: Any = None,
+        oauth2: Any = None,
+        verify_card: Any = None,
+        key_hosts: Sequence[str] = (),
         _target: tuple[ProtocolVersion, Binding] | None = None,
     ) -> None:
         self._via: Any = None
@@ -329,8 +336,13 @@ class Client:
                 breaker=breaker._c() if breaker is not None else None,
                 interface=interface_codes(protocol, binding))
             self._via = HttpxClient(url, http_client, config, header_hooks, _target,
-                                    defer_card_resolution)
+                                    defer_card_resolution, oauth2, verify_card, key_hosts,
+                                    timeout if timeout is not None else
+                                    (call_timeout_ms / 1000 if call_timeout_ms else 45.0))
             return
+        if oauth2 is not None or verify_card is not None or key_hosts:
+            raise TypeError('oauth2, verify_card and key_hosts need Client(http_client='
+                            'httpx.Client(...)) (the machine path); AsyncClient has them too')
         cfg = _lib.ClientConfig()
         check(_lib.lib.a2a_client_config_default(ctypes.byref(cfg)))
         for name, value in (

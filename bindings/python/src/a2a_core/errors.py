@@ -7,6 +7,8 @@ when it has one, else the library's description of the code).
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import _lib
 
 
@@ -115,6 +117,63 @@ class CardError(A2AError, ValueError):
     def kind(self) -> str:
         """The stable snake_case kind of the error (as in bindings/fixtures/cards.json)."""
         return CARD_KINDS.get(self.code, 'invalid')
+
+
+class TrustError(A2AError):
+    """A refusal of the trust layer (signed cards, push notifications, webhooks, OAuth2):
+    `reason` is the core's stable snake_case kind (`unsigned`, `bad_signature`, `internal`,
+    `refused`, ...), `detail` its text, `report` the whole JSON report the library wrote.
+    Never carries a secret (the library's reports leave them out)."""
+
+    reason: str
+    detail: str
+    report: dict[str, object]
+
+    def __init__(self, code: int, message: str | None = None,
+                 report: dict[str, object] | None = None) -> None:
+        self.report = dict(report or {})
+        self.reason = str(self.report.get('reason') or 'invalid')
+        self.detail = str(self.report.get('detail') or message or '')
+        super().__init__(code, self.detail or message)
+
+
+class TrustJsonError(TrustError, ValueError):
+    """A2A_TRUST_JSON: a card, policy or key set is not the JSON it should be."""
+
+
+class TrustKeyError(TrustError, ValueError):
+    """A2A_TRUST_KEY: a key (PEM, JWK, JWKS) cannot be read or used."""
+
+
+class CardSignatureError(TrustError):
+    """A2A_CARD_SIGNATURE: the card's signatures do not verify (or it has none, or its
+    `jku` is refused). `reason` says why (`unsigned`, `no_valid_signature`, `jku`, ...);
+    `signatures` says, per signature, why it was rejected."""
+
+    @property
+    def signatures(self) -> tuple[Any, ...]:
+        """One `SignatureRejection` (kid, alg, rejected) per signature of the card."""
+        from .trust import SignatureRejection
+
+        return tuple(SignatureRejection.from_json(s) for s in
+                     self.report.get('signatures') or () if isinstance(s, dict))
+
+
+class WebhookRefused(TrustError, ValueError):
+    """A2A_WEBHOOK_REFUSED: a push config's webhook URL (or an address it resolves to) may
+    not be called: `reason` is `scheme`, `userinfo`, `internal` or `invalid`."""
+
+
+class OAuth2Error(TrustError):
+    """A2A_OAUTH2_REFUSED: the token endpoint refused (`reason` `refused`, with the RFC 6749
+    `error` code in `error`) or answered something that is not a token (`status`, `body`,
+    `no_access_token`, `token_type`, `expires_in`), or could not be reached (`transport`)."""
+
+    @property
+    def error(self) -> str | None:
+        """The RFC 6749 §5.2 `error` code (`invalid_client`, ...), when the server sent one."""
+        e = self.report.get('error')
+        return str(e) if e is not None else None
 
 
 class Http1Error(A2AError, ValueError):
@@ -261,6 +320,27 @@ _CLASSES: dict[int, type[A2AError]] = {
     306: SseValueError,
     999: PanicError,
 }
+
+
+#: The trust layer's result codes, by name (their numbers are the header's, in RESULT_NAMES).
+_TRUST_CLASSES: dict[str, type[A2AError]] = {
+    'A2A_TRUST_JSON': TrustJsonError,
+    'A2A_TRUST_KEY': TrustKeyError,
+    'A2A_CARD_SIGNATURE': CardSignatureError,
+    'A2A_PUSH_REJECTED': TrustError,
+    'A2A_WEBHOOK_REFUSED': WebhookRefused,
+    'A2A_OAUTH2_REFUSED': OAuth2Error,
+}
+_CLASSES.update({code: _TRUST_CLASSES[name] for code, name in RESULT_NAMES.items()
+                 if name in _TRUST_CLASSES})
+
+
+def code_of(name: str) -> int:
+    """The number of a result code named as in the header (`A2A_CARD_SIGNATURE`)."""
+    for code, n in RESULT_NAMES.items():
+        if n == name:
+            return code
+    raise LookupError(f'{name}: not a result code of this library')
 
 
 def describe(code: int) -> str:

@@ -1576,4 +1576,77 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_task_wait_free}. */
     void a2a_task_wait_free(Pointer wait);
+
+    // --- trust (issue 26: signed cards, push verification, webhook URLs, OAuth2) ------
+
+    /** {@code a2a_trust_canonical} (out: caller buffer, emptied first). */
+    int a2a_trust_canonical(byte[] json, SizeT len, boolean cardForm, Pointer out);
+
+    /** {@code a2a_card_signature_verify} (report: caller buffer, JSON). */
+    int a2a_card_signature_verify(byte[] card, SizeT cardLen, byte[] keys, SizeT keysLen, Pointer report);
+
+    /** {@code a2a_card_signature_key_url} (extraHosts: comma-separated; urlOut: caller buffer). */
+    int a2a_card_signature_key_url(byte[] card, SizeT cardLen, byte[] cardUrl, SizeT cardUrlLen, byte[] extraHosts,
+                                   SizeT extraHostsLen, Pointer urlOut);
+
+    /** {@code a2a_card_sign} (jku may be NULL/0; signedOut: caller buffer). */
+    int a2a_card_sign(byte[] card, SizeT cardLen, Pointer pem, SizeT pemLen, byte[] kid, SizeT kidLen, byte[] jku,
+                      SizeT jkuLen, Pointer signedOut);
+
+    /** {@code a2a_push_verifier_new} (policy and keys may be NULL/0; out: verifier). */
+    int a2a_push_verifier_new(byte[] policy, SizeT policyLen, byte[] keys, SizeT keysLen, SizeT replayCapacity,
+                              Pointer out);
+
+    /** {@code a2a_push_verifier_check} (headers: an {@code a2a_header} array; verdictOut: caller buffer). */
+    int a2a_push_verifier_check(Pointer verifier, Pointer headers, SizeT headerCount, byte[] body, SizeT bodyLen,
+                                long nowUnixSecs, Pointer verdictOut);
+
+    /** {@code a2a_push_verifier_free}. */
+    void a2a_push_verifier_free(Pointer verifier);
+
+    /** {@code a2a_webhook_url_check} (resolved: comma-separated addresses or NULL/0; reasonOut: caller buffer). */
+    int a2a_webhook_url_check(byte[] url, SizeT urlLen, boolean allowHttp, byte[] resolved, SizeT resolvedLen,
+                              Pointer reasonOut);
+
+    /** {@code a2a_oauth2_config}. */
+    @CStruct("a2a_oauth2_config")
+    @Structure.FieldOrder({"token_url", "card", "client_id", "client_secret", "scope", "basic_auth",
+        "refresh_early_ms", "allow_http_loopback"})
+    class OAuth2Config extends Structure {
+        /** Token endpoint (empty: the card's clientCredentials flow). */
+        public Layout.BytesView token_url;
+        /** {@code const a2a_card *} or NULL. */
+        public Pointer card;
+        /** Client id. */
+        public Layout.BytesView client_id;
+        /** Client secret (copied by the library). */
+        public Layout.BytesView client_secret;
+        /** Scope (empty: none). */
+        public Layout.BytesView scope;
+        /** C bool: HTTP Basic client authentication. */
+        public byte basic_auth;
+        /** Refresh this long before expiry (0: 30000). */
+        public long refresh_early_ms;
+        /** C bool: plain-http token URL on loopback allowed. */
+        public byte allow_http_loopback;
+    }
+
+    /** {@code a2a_oauth2_new} (out: handle). */
+    int a2a_oauth2_new(OAuth2Config config, Pointer out);
+
+    /** {@code a2a_oauth2_token} (tokenOut: caller buffer). */
+    int a2a_oauth2_token(Pointer oauth2, long nowMs, Pointer tokenOut);
+
+    /** {@code a2a_oauth2_request} (three caller buffers). */
+    int a2a_oauth2_request(Pointer oauth2, Pointer urlOut, Pointer formOut, Pointer authorizationOut);
+
+    /** {@code a2a_oauth2_handle_response} (status 0: transport failure; errorOut: caller buffer). */
+    int a2a_oauth2_handle_response(Pointer oauth2, short status, byte[] body, SizeT bodyLen, long nowMs,
+                                   Pointer errorOut);
+
+    /** {@code a2a_oauth2_invalidate}. */
+    void a2a_oauth2_invalidate(Pointer oauth2);
+
+    /** {@code a2a_oauth2_free}. */
+    void a2a_oauth2_free(Pointer oauth2);
 }

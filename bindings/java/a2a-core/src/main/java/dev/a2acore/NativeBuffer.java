@@ -42,7 +42,7 @@ final class NativeBuffer implements AutoCloseable {
         if (rc == 0) {
             return;
         }
-        if (rc >= 1200 && rc < 1300) {
+        if (TrustException.isTrustCode(rc)) {
             throw TrustException.of(function, rc, bytes());
         }
         String err = lastError();

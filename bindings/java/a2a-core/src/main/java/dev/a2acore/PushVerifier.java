@@ -63,7 +63,7 @@ public final class PushVerifier implements AutoCloseable {
         int rc = lib.a2a_push_verifier_new(p, new SizeT(p.length), keys, new SizeT(keys == null ? 0 : keys.length),
             new SizeT(policy.replayCapacity()), out);
         if (rc != 0) {
-            if (rc >= 1200 && rc < 1300) {
+            if (TrustException.isTrustCode(rc)) {
                 throw new TrustException("a2a_push_verifier_new", rc, TrustException.MAPPER.createObjectNode()
                     .put("reason", rc == TrustException.TRUST_KEY ? "key" : "json")
                     .put("detail", A2aCore.describe(rc)));
@@ -100,7 +100,7 @@ public final class PushVerifier implements AutoCloseable {
             int rc = lib.a2a_push_verifier_check(h, arr, new SizeT(flat.size()), body, new SizeT(body.length),
                 now.getEpochSecond(), out.p);
             byte[] verdict = out.bytes();
-            if (rc == 0 || rc >= 1200 && rc < 1300 && verdict.length > 0) {
+            if (rc == 0 || TrustException.isTrustCode(rc) && verdict.length > 0) {
                 JsonNode n = TrustException.parse(verdict);
                 if (rc != 0 && !n.has("accepted")) {
                     ((com.fasterxml.jackson.databind.node.ObjectNode) n).put("accepted", false);

@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * A trust check refused its input (issue 26: signed cards, push notifications, webhook URLs,
- * OAuth2): {@link #code()} is the C result ({@code 1200}-{@code 1205}), {@link #reason()}
+ * OAuth2): {@link #code()} is the C result ({@code 1300}-{@code 1305}), {@link #reason()}
  * the core's stable snake_case kind, {@link #detail()} the core's text. Subclasses:
  * {@link CardSignatureException}, {@link WebhookRefusedException}, {@link OAuth2Exception}.
  */
@@ -15,17 +15,22 @@ public class TrustException extends A2aCoreException {
     static final ObjectMapper MAPPER = new ObjectMapper();
 
     /** {@code A2A_TRUST_JSON}: the input is not the JSON it should be (card, policy, JWKS). */
-    public static final int TRUST_JSON = 1200;
+    public static final int TRUST_JSON = 1300;
     /** {@code A2A_TRUST_KEY}: a key (PEM, JWK, JWKS) cannot be read or used. */
-    public static final int TRUST_KEY = 1201;
+    public static final int TRUST_KEY = 1301;
     /** {@code A2A_CARD_SIGNATURE}: no signature of the card verifies (or it has none). */
-    public static final int CARD_SIGNATURE = 1202;
+    public static final int CARD_SIGNATURE = 1302;
     /** {@code A2A_PUSH_REJECTED}: a push notification failed a check. */
-    public static final int PUSH_REJECTED = 1203;
+    public static final int PUSH_REJECTED = 1303;
     /** {@code A2A_WEBHOOK_REFUSED}: the webhook URL (or an address it resolves to) is refused. */
-    public static final int WEBHOOK_REFUSED = 1204;
+    public static final int WEBHOOK_REFUSED = 1304;
     /** {@code A2A_OAUTH2_REFUSED}: the token endpoint refused or answered nonsense. */
-    public static final int OAUTH2_REFUSED = 1205;
+    public static final int OAUTH2_REFUSED = 1305;
+
+    /** Whether {@code code} is one of the trust results (the 1300 range). */
+    static boolean isTrustCode(int code) {
+        return code >= TRUST_JSON && code < TRUST_JSON + 100;
+    }
 
     private final String reason;
     private final String detail;

@@ -65,31 +65,36 @@ class PushInteropTest {
         verifier.close();
     }
 
-    private void push(String taskId, String token, TaskState state) {
+    private static Task task(String taskId, TaskState state) {
+        return new Task.Builder().id(taskId).contextId("ctx-1").status(new TaskStatus(state)).build();
+    }
+
+    private void push(Task task, String token) {
         InMemoryPushNotificationConfigStore store = new InMemoryPushNotificationConfigStore();
-        store.setInfo(taskId, new PushNotificationConfig.Builder().url(hook).token(token).id("cfg-1").build());
+        store.setInfo(task.getId(), new PushNotificationConfig.Builder().url(hook).token(token).id("cfg-1").build());
         BasePushNotificationSender sender = new BasePushNotificationSender(store, new JdkA2AHttpClient());
-        sender.sendNotification(new Task.Builder().id(taskId).contextId("ctx-1").status(new TaskStatus(state)).build());
+        sender.sendNotification(task);
     }
 
     @Test
     void a2aJavaSendersNotificationIsVerified() {
-        push("task-7", "cfg-token-1", TaskState.WORKING);
+        Task working = task("task-7", TaskState.WORKING);
+        push(working, "cfg-token-1");
         assertEquals(1, verdicts.size());
         assertTrue(verdicts.get(0).accepted(), verdicts.get(0).json());
         assertEquals(Optional.of("task-7"), verdicts.get(0).field("taskId"));
 
-        push("task-7", "cfg-token-1", TaskState.WORKING);
+        push(working, "cfg-token-1");
         assertEquals(Optional.of("replayed"), verdicts.get(1).reason(), "the same notification again");
 
-        push("task-7", "cfg-token-1", TaskState.COMPLETED);
-        assertTrue(verdicts.get(2).accepted(), "a new state is a new notification: " + verdicts.get(2));
+        push(task("task-7", TaskState.COMPLETED), "cfg-token-1");
+        assertTrue(verdicts.get(2).accepted(), "a new status (state, timestamp) is a new notification: " + verdicts.get(2));
 
-        push("task-7", "another-token", TaskState.FAILED);
+        push(task("task-7", TaskState.FAILED), "another-token");
         assertEquals(Optional.of("token_mismatch"), verdicts.get(3).reason());
         assertFalse(verdicts.get(3).json().contains("cfg-token-1"), "the verdict never shows the token");
 
-        push("task-8", "cfg-token-1", TaskState.WORKING);
+        push(task("task-8", TaskState.WORKING), "cfg-token-1");
         assertEquals(Optional.of("task_mismatch"), verdicts.get(4).reason());
         assertEquals(5, verdicts.size());
     }

@@ -136,32 +136,32 @@ final class OAuth2Tokens {
                 out.check("a2a_oauth2_token", rc);
             }
         }
-        HttpRequest request;
+        CompletableFuture<String> f;
         try (NativeBuffer url = new NativeBuffer(lib); NativeBuffer form = new NativeBuffer(lib);
              NativeBuffer auth = new NativeBuffer(lib)) {
             int rc = lib.a2a_oauth2_request(h, url.p, form.p, auth.p);
             if (rc != 0) {
-                try {
-                    handleResponse(0, new byte[0]); // the fetch the library started must be ended
-                } catch (RuntimeException ignored) {
-                    // the request's own failure below says why
-                }
+                endFetch();
                 url.check("a2a_oauth2_request", rc);
             }
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url.string()))
-                .timeout(FETCH_TIMEOUT)
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .header("Accept", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(form.bytes()));
-            String a = auth.string();
-            if (!a.isEmpty()) {
-                b.header("Authorization", a);
+            try {
+                HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url.string()))
+                    .timeout(FETCH_TIMEOUT)
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .header("Accept", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(form.bytes()));
+                String a = auth.string();
+                if (!a.isEmpty()) {
+                    b.header("Authorization", a);
+                }
+                f = http.sendAsync(b.build(), HttpResponse.BodyHandlers.ofByteArray())
+                    .handle((resp, err) -> resp == null ? handleResponse(0, new byte[0])
+                        : handleResponse(resp.statusCode(), resp.body() == null ? new byte[0] : resp.body()));
+            } catch (RuntimeException e) {
+                endFetch(); // the request could not even start: the library hears of it as a transport failure
+                throw e;
             }
-            request = b.build();
         }
-        CompletableFuture<String> f = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-            .handle((resp, err) -> resp == null ? handleResponse(0, new byte[0])
-                : handleResponse(resp.statusCode(), resp.body() == null ? new byte[0] : resp.body()));
         inflight = f;
         if (f.isDone()) {
             inflight = null;
@@ -182,6 +182,15 @@ final class OAuth2Tokens {
             out.check("a2a_oauth2_token", rc);
             current = out.string();
             return current;
+        }
+    }
+
+    /** Ends a fetch the library started but that was never sent (status 0: a transport failure). */
+    private void endFetch() {
+        try {
+            handleResponse(0, new byte[0]);
+        } catch (RuntimeException ignored) {
+            // the caller throws the failure that stopped the fetch
         }
     }
 

@@ -93,6 +93,10 @@ cp="a2a-core/target/classes:$(cat "$out/cp.txt")"
 javac -d "$out" -cp "$cp" examples/Example.java
 java -cp "$out:$cp" Example > "$out/actual.txt"
 diff -u examples/Example.expected "$out/actual.txt" || { echo "55-java: README example output changed" >&2; exit 1; }
+# The trust example (signed card, webhook check, push verdicts): its output is the README's.
+javac -d "$out" -cp "$cp" examples/TrustExample.java
+java -cp "$out:$cp" TrustExample > "$out/trust.txt"
+diff -u examples/TrustExample.expected "$out/trust.txt" || { echo "55-java: README trust example output changed" >&2; exit 1; }
 # The README's A2aClient example needs an agent: compiled only, so the README cannot drift.
 javac -d "$out" -cp "$cp" examples/ClientExample.java examples/AsyncExample.java
 # The serving example (A2aServer on com.sun.net.httpserver): compiled, started, and its card

@@ -538,6 +538,8 @@ public final class A2aClient implements AutoCloseable {
         private final List<HeaderHook> hooks = new ArrayList<>();
         private boolean knownTarget;
         private HttpClient httpClient;
+        private MachineClient.CardCheck cardCheck;
+        private ClientCredentials credentials;
 
         private Builder(String url) {
             this.url = Objects.requireNonNull(url, "url");
@@ -740,6 +742,45 @@ public final class A2aClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Verifies the agent card's signatures (A2A spec 8.4) before anything is sent: at least
+         * one must verify against {@code keys} (a JWKS document, one JWK, or PEM public keys),
+         * else the card is refused with a {@link CardSignatureException} ({@link #build()}
+         * throws it, or the first call's future fails with it when resolution is deferred).
+         * The client then runs every call on {@code java.net.http} (as with {@link #httpClient}).
+         */
+        public Builder verifyCard(byte[] keys) {
+            cardCheck = new MachineClient.CardCheck(Objects.requireNonNull(keys, "keys").clone(), List.of());
+            return this;
+        }
+
+        /**
+         * Verifies the agent card's signatures against the key set its {@code jku} names,
+         * fetched over this client's HttpClient only when {@link Trust#cardKeyUrl} allows it:
+         * HTTPS, on the card's own host or one of {@code extraHosts}. A card without a
+         * {@code jku}, or with a refused one, is refused ({@link CardSignatureException}).
+         */
+        public Builder verifyCardFromJku(String... extraHosts) {
+            cardCheck = new MachineClient.CardCheck(null, List.of(extraHosts == null ? new String[0] : extraHosts));
+            return this;
+        }
+
+        /**
+         * OAuth 2.0 client credentials: the access token is fetched from the token endpoint
+         * (the credentials' {@code tokenUrl}, else the card's {@code clientCredentials} flow's)
+         * on this client's HttpClient, asynchronously, once for all threads (one fetch in
+         * flight, shared), kept until shortly before it expires, and sent as
+         * {@code Authorization: Bearer} on each call to the card's validated interface only
+         * (never to the card fetch, the token endpoint or another host). A 401 answer forgets
+         * the token and the call is made once more with a fresh one. A refused token request
+         * fails the call's future with {@link OAuth2Exception}. The client then runs every call
+         * on {@code java.net.http} (as with {@link #httpClient}).
+         */
+        public Builder oauth2(ClientCredentials credentials) {
+            this.credentials = Objects.requireNonNull(credentials, "credentials");
+            return this;
+        }
+
         /** Adds a header hook (run for every A2A request, in the order added). */
         public Builder headerHook(HeaderHook hook) {
             hooks.add(Objects.requireNonNull(hook));
@@ -759,8 +800,11 @@ public final class A2aClient implements AutoCloseable {
             for (HeaderHook hook : hooks) {
                 installed.callbacks.add(callback(lib, hook, installed));
             }
+            if (cardCheck != null && knownTarget) {
+                throw new IllegalStateException("verifyCard needs a card: not with knownTarget");
+            }
             MachineClient machine = machine(lib, installed);
-            if (httpClient != null) {
+            if (httpClient != null || cardCheck != null || credentials != null) {
                 A2aClient c = new A2aClient(lib, null, installed, machine, true);
                 if (!deferCardResolution && !knownTarget) {
                     try {
@@ -840,7 +884,7 @@ public final class A2aClient implements AutoCloseable {
                     .version(HttpClient.Version.HTTP_1_1)
                     .build();
                 return new MachineClient(lib, http, out.getPointer(0), url, knownTarget ? protocol : null,
-                    knownTarget ? binding : null, installed.callbacks, installed);
+                    knownTarget ? binding : null, installed.callbacks, installed, cardCheck, credentials);
             } finally {
                 lib.a2a_client_config_builder_free(b);
             }

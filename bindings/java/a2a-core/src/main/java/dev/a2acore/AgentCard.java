@@ -375,6 +375,11 @@ public final class AgentCard implements AutoCloseable {
         cleanable.clean();
     }
 
+    /** The native card, for a call made while this card is alive (e.g. {@code a2a_oauth2_new}). */
+    synchronized Pointer nativeHandle() {
+        return h();
+    }
+
     private Pointer h() {
         if (state.handle == null) {
             throw new IllegalStateException("AgentCard is closed");

@@ -15,6 +15,7 @@ import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -61,10 +62,28 @@ final class MachineClient {
     private final ProtocolVersion knownVersion;
     private final Binding knownBinding;
     private CompletableFuture<Pointer> resolving;
+    /** What the card must pass before the state is made (null: nothing). */
+    private final CardCheck cardCheck;
+    /** OAuth2 client credentials (null: none); their token source once the card is known. */
+    private final ClientCredentials credentials;
+    private volatile OAuth2Tokens tokens;
+
+    /**
+     * The card verification a client asks for: {@code keys} (JWKS, JWK or PEM), or, when
+     * null, the keys fetched from the signatures' {@code jku} (HTTPS, the card's host or one
+     * of {@code jkuHosts}).
+     */
+    record CardCheck(byte[] keys, List<String> jkuHosts) {}
+
+    /** A finished card fetch: the state made from it, the card and where it was read. */
+    private record Fetched(Pointer state, byte[] card, String cardUrl) {}
 
     MachineClient(A2aCoreLibrary lib, HttpClient http, Pointer config, String url, ProtocolVersion knownVersion,
-                  Binding knownBinding, List<A2aCoreLibrary.HeaderHookCallback> hooks, A2aClient.Hooks hookState) {
+                  Binding knownBinding, List<A2aCoreLibrary.HeaderHookCallback> hooks, A2aClient.Hooks hookState,
+                  CardCheck cardCheck, ClientCredentials credentials) {
         this.lib = lib;
+        this.cardCheck = cardCheck;
+        this.credentials = credentials;
         this.http = http;
         this.handles.config = config;
         this.url = url;
@@ -89,7 +108,16 @@ final class MachineClient {
             int rc = lib.a2a_client_state_new(handles.config, u, new SizeT(u.length), knownVersion.code(),
                 knownBinding.code(), SEEDS.nextLong(), out);
             A2aCoreException.check("a2a_client_state_new", rc);
-            resolving = CompletableFuture.completedFuture(install(out.getPointer(0)));
+            Pointer made = out.getPointer(0);
+            try {
+                if (credentials != null) {
+                    tokens = new OAuth2Tokens(lib, http, credentials, null);
+                }
+            } catch (RuntimeException e) {
+                lib.a2a_client_state_free(made);
+                throw e;
+            }
+            resolving = CompletableFuture.completedFuture(install(made));
             return resolving;
         }
         Memory out = new Memory(Native.POINTER_SIZE);
@@ -102,22 +130,77 @@ final class MachineClient {
                 if (ev.outcome != null) {
                     return new CardResolutionException(Outcome.copy(lib, ev.outcome));
                 }
+                byte[] cardJson = dev.a2acore.internal.Machine.bytes(ev.card_json);
+                String cardUrl = dev.a2acore.internal.Machine.string(ev.card_url);
                 Memory st = new Memory(Native.POINTER_SIZE);
                 A2aCoreException.check("a2a_client_state_from_card",
                     lib.a2a_client_state_from_card(config, call, SEEDS.nextLong(), st));
-                return st.getPointer(0);
+                return new Fetched(st.getPointer(0), cardJson, cardUrl);
             } finally {
                 release.run();
             }
         }, null, null);
-        CompletableFuture<Pointer> f = card.start().result.thenApply(v -> {
+        CompletableFuture<Pointer> f = card.start().result.thenCompose(v -> {
             if (v instanceof CardResolutionException e) {
                 throw e;
             }
-            return installSync((Pointer) v);
+            Fetched fetched = (Fetched) v;
+            return checkCard(fetched).handle((ok, err) -> {
+                if (err != null) {
+                    lib.a2a_client_state_free(fetched.state());
+                    throw err instanceof java.util.concurrent.CompletionException c ? c
+                        : new java.util.concurrent.CompletionException(err);
+                }
+                try {
+                    if (credentials != null) {
+                        try (AgentCard parsed = AgentCard.parse(fetched.card() == null ? new byte[0] : fetched.card())) {
+                            tokens = new OAuth2Tokens(lib, http, credentials, parsed);
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    lib.a2a_client_state_free(fetched.state());
+                    throw e;
+                }
+                return installSync(fetched.state());
+            });
         });
         resolving = f;
         return f;
+    }
+
+    /**
+     * Verifies the fetched card as the client asked (nothing when it did not): with the keys
+     * given, or with the key set its {@code jku} names once {@link Trust#cardKeyUrl} allowed
+     * it, fetched over the same HttpClient. Fails with {@link CardSignatureException}.
+     */
+    private CompletableFuture<Void> checkCard(Fetched fetched) {
+        if (cardCheck == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        byte[] card = fetched.card() == null ? new byte[0] : fetched.card();
+        try {
+            if (cardCheck.keys() != null) {
+                Trust.verifyCard(card, cardCheck.keys());
+                return CompletableFuture.completedFuture(null);
+            }
+            String jku = Trust.cardKeyUrl(card, fetched.cardUrl() == null ? url : fetched.cardUrl(),
+                cardCheck.jkuHosts().toArray(new String[0])).orElseThrow(() -> TrustException.of(
+                    "a2a_card_signature_key_url", TrustException.CARD_SIGNATURE,
+                    "{\"reason\":\"no_jku\",\"detail\":\"no signature of the card names a jku to fetch its keys from\"}"
+                        .getBytes(StandardCharsets.UTF_8)));
+            java.net.http.HttpRequest req = java.net.http.HttpRequest.newBuilder(java.net.URI.create(jku))
+                .timeout(java.time.Duration.ofSeconds(30)).header("Accept", "application/json").GET().build();
+            return http.sendAsync(req, java.net.http.HttpResponse.BodyHandlers.ofByteArray()).thenAccept(resp -> {
+                if (resp.statusCode() != 200) {
+                    throw TrustException.of("jku " + jku, TrustException.CARD_SIGNATURE,
+                        ("{\"reason\":\"jku_fetch\",\"detail\":\"HTTP " + resp.statusCode() + "\"}")
+                            .getBytes(StandardCharsets.UTF_8));
+                }
+                Trust.verifyCard(card, resp.body());
+            });
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private synchronized Pointer installSync(Pointer state) {
@@ -208,52 +291,102 @@ final class MachineClient {
         }
     }
 
-    /** Starts a call once the state is there. {@code make} creates the native call on the state. */
+    /**
+     * Starts a call once the state (and, with OAuth2, a token) is there. {@code make} creates
+     * the native call on the state. With OAuth2 the token goes in the call's own
+     * {@code Authorization} header (to the card's validated interface only); a 401 answer
+     * forgets it and the call is made once more with a fresh one.
+     */
     <T> CallFuture<T> call(NewCall make, CallOptions options, MachineCall.Finisher<T> finisher,
                            Consumer<ClientStreamEvent> listener, Consumer<MachineCall<T>> started) {
         CompletableFuture<Pointer> st = state();
         CallFuture<T> out = new CallFuture<>(st);
         st.whenComplete((state, err) -> {
             if (err != null) {
-                out.completeExceptionally(err instanceof java.util.concurrent.CompletionException && err.getCause() != null
-                    ? err.getCause() : err);
+                out.completeExceptionally(unwrap(err));
                 return;
             }
-            try {
-                Pointer settings = settings(options);
-                Pointer callHandle;
-                try {
-                    Memory o = new Memory(Native.POINTER_SIZE);
-                    int rc = make.create(state, settings, MachineCall.nowMs(), o);
-                    A2aCoreException.check("a2a_call_new", rc);
-                    callHandle = o.getPointer(0);
-                } finally {
-                    lib.a2a_call_settings_free(settings);
-                }
-                MachineCall<?>[] self = new MachineCall<?>[1];
-                MachineCall<T> mc = new MachineCall<>(lib, http, callHandle, finisher, listener, hookCheck(self));
-                self[0] = mc;
-                mc.result.whenComplete((v, e) -> {
-                    if (e != null) {
-                        out.completeExceptionally(e);
-                    } else {
-                        out.complete(v);
-                    }
-                });
-                if (started != null) {
-                    started.accept(mc);
-                }
-                out.attach(mc);
-                if (out.abandoned()) {
-                    mc.cancel();
-                } else {
-                    mc.start();
-                }
-            } catch (RuntimeException e) {
-                out.completeExceptionally(e);
-            }
+            attempt(out, state, make, options, finisher, listener, started, true);
         });
         return out;
+    }
+
+    private static Throwable unwrap(Throwable err) {
+        return err instanceof java.util.concurrent.CompletionException && err.getCause() != null ? err.getCause() : err;
+    }
+
+    /** One attempt of a call: with a token first when OAuth2 is on. */
+    private <T> void attempt(CallFuture<T> out, Pointer state, NewCall make, CallOptions options,
+                             MachineCall.Finisher<T> finisher, Consumer<ClientStreamEvent> listener,
+                             Consumer<MachineCall<T>> started, boolean first) {
+        OAuth2Tokens t = tokens;
+        if (t == null) {
+            start(out, state, make, options, finisher, listener, started, null, false);
+            return;
+        }
+        CompletableFuture<String> token;
+        try {
+            token = t.token();
+        } catch (RuntimeException e) {
+            out.completeExceptionally(e);
+            return;
+        }
+        token.whenComplete((tok, terr) -> {
+            if (terr != null) {
+                out.completeExceptionally(unwrap(terr));
+            } else if (out.abandoned()) {
+                out.completeExceptionally(new java.util.concurrent.CancellationException("canceled"));
+            } else {
+                start(out, state, make, options, finisher, listener, started, tok, first);
+            }
+        });
+    }
+
+    private <T> void start(CallFuture<T> out, Pointer state, NewCall make, CallOptions options,
+                           MachineCall.Finisher<T> finisher, Consumer<ClientStreamEvent> listener,
+                           Consumer<MachineCall<T>> started, String bearer, boolean retryOn401) {
+        try {
+            Pointer settings = settings(options, bearer);
+            Pointer callHandle;
+            try {
+                Memory o = new Memory(Native.POINTER_SIZE);
+                int rc = make.create(state, settings, MachineCall.nowMs(), o);
+                A2aCoreException.check("a2a_call_new", rc);
+                callHandle = o.getPointer(0);
+            } finally {
+                lib.a2a_call_settings_free(settings);
+            }
+            MachineCall<?>[] self = new MachineCall<?>[1];
+            MachineCall<T> mc = new MachineCall<>(lib, http, callHandle, finisher, listener, hookCheck(self));
+            self[0] = mc;
+            mc.result.whenComplete((v, e) -> {
+                if (e != null) {
+                    out.completeExceptionally(e);
+                } else if (retryOn401 && unauthorized(v) && !out.abandoned()) {
+                    tokens.invalidate(bearer);
+                    attempt(out, state, make, options, finisher, listener, started, false);
+                } else {
+                    out.complete(v);
+                }
+            });
+            if (started != null) {
+                started.accept(mc);
+            }
+            out.attach(mc);
+            if (out.abandoned()) {
+                mc.cancel();
+            } else {
+                mc.start();
+            }
+        } catch (RuntimeException e) {
+            out.completeExceptionally(e);
+        }
+    }
+
+    /** Whether a finished call's answer is an HTTP 401 (a unary outcome or a stream's end). */
+    private static boolean unauthorized(Object v) {
+        Outcome o = v instanceof Outcome x ? x : v instanceof ClientStreamEvent.End end ? end.outcome() : null;
+        return o != null && o.httpStatus().isPresent() && o.httpStatus().getAsInt() == 401;
     }
 
     /** Creates the native call on a state. */
@@ -263,10 +396,22 @@ final class MachineClient {
     }
 
     /** The per-call settings (NULL-free: always a settings handle the caller frees). */
-    private Pointer settings(CallOptions c) {
+    private Pointer settings(CallOptions c, String bearer) {
         Pointer s = lib.a2a_call_settings_new();
         if (s == null) {
             throw new IllegalStateException("a2a_call_settings_new failed");
+        }
+        try {
+            if (bearer != null) {
+                byte[] n = "Authorization".getBytes(StandardCharsets.UTF_8);
+                byte[] v = ("Bearer " + bearer).getBytes(StandardCharsets.UTF_8);
+                A2aCoreException.check("a2a_call_settings_add_header",
+                    lib.a2a_call_settings_add_header(s, n, new SizeT(n.length), v, new SizeT(v.length)));
+                Arrays.fill(v, (byte) 0);
+            }
+        } catch (RuntimeException e) {
+            lib.a2a_call_settings_free(s);
+            throw e;
         }
         if (c == null) {
             return s;
@@ -398,6 +543,10 @@ final class MachineClient {
     void close() {
         synchronized (this) {
             cleanable.clean();
+            OAuth2Tokens t = tokens;
+            if (t != null) {
+                t.close();
+            }
         }
     }
 }

@@ -232,6 +232,9 @@ mod capability_tests;
 mod card;
 mod card_cache;
 mod common;
+mod extended;
+#[cfg(test)]
+mod extended_tests;
 mod ids;
 #[cfg(test)]
 mod once_tests;
@@ -250,6 +253,7 @@ use std::collections::VecDeque;
 pub use call::{CallOptions, CallResult, Correlation, Event, HttpResponse, InputError, UnaryCall};
 pub use card::{CardEvent, CardFetch, CardOptions, ResolveError, ResolvedCard};
 pub use card_cache::{CachedCard, CardCache, MAX_CARDS};
+pub use extended::AdoptError;
 pub use pages::{MAX_PAGES, PageError, TaskPages};
 pub use request::{HeaderHook, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure};
 pub use stream::{StreamCall, StreamConfig, StreamEvent, StreamResult};
@@ -363,6 +367,8 @@ pub struct ClientState {
     canceled: VecDeque<String>,
     hooks: Vec<Box<dyn HeaderHook>>,
     random: ids::Random,
+    /// Where the target's card came from (for adopting the extended card).
+    card_origin: Option<extended::CardOrigin>,
 }
 
 impl std::fmt::Debug for ClientState {
@@ -394,6 +400,7 @@ impl ClientState {
             canceled: VecDeque::new(),
             hooks: Vec::new(),
             random: ids::Random::new(seed),
+            card_origin: None,
         })
     }
 

@@ -258,9 +258,27 @@ impl Client {
         self.call(&Call::CancelTask(TaskIdParams::new(task_id)), opts)
     }
 
-    /// Fetches the extended (authenticated) agent card.
+    /// Fetches the extended (authenticated) agent card and, when the call succeeds, makes it
+    /// replace the public card for this client and its clones (spec §8.6.2): later calls use
+    /// its interface, credentials and capabilities, and [`super::Target::card_json`] is the
+    /// extended card. It is checked with the public card's rules against the URL the public
+    /// card came from ([`crate::client::ClientState::adopt_extended_card`]): a card that
+    /// cannot be used (an interface on another host, plain http, no usable interface) is
+    /// refused, the public card stays, and the result's outcome is `transport`/
+    /// `CardResolution` saying why (without `request_sent`: the agent answered; the response
+    /// is kept). A client
+    /// made for a bare interface ([`Client::with_target`]) keeps its target.
     pub fn extended_card(&self, opts: &CallOptions) -> CallResult {
-        self.call(&Call::GetExtendedAgentCard, opts)
+        let mut r = self.call(&Call::GetExtendedAgentCard, opts);
+        if let (true, Some(resp)) = (r.outcome.is_success(), &r.response)
+            && let Err(e) = self.adopt_extended_card(&resp.body)
+        {
+            let mut o = e.to_outcome();
+            o.request_sent = None;
+            o.http_status = Some(resp.status);
+            r.outcome = o;
+        }
+        r
     }
 
     /// Creates (0.3: sets) a push notification config.

@@ -47,7 +47,7 @@ struct Common {
     answer: std::cell::RefCell<cmd_answer::AnswerOut>,
     /// `--oauth2-token-url` and its client: a token fetched and sent as Bearer.
     #[cfg(feature = "trust")]
-    oauth2: Option<a2a_core::trust::oauth2::ClientCredentials>,
+    oauth2: Option<crate::oauth2_hook::OAuth2>,
 }
 
 fn seconds(args: &mut Args, name: &str) -> Result<Option<Duration>, String> {
@@ -228,7 +228,7 @@ fn common(args: &mut Args) -> Result<Common, String> {
             .any(|(n, _)| n.eq_ignore_ascii_case("authorization"))
     {
         return Err(
-            "--oauth2-token-url and --bearer-env (or an Authorization --header) exclude each other"
+            "--client-id (OAuth2) and --bearer-env (or an Authorization --header) exclude each other"
                 .into(),
         );
     }
@@ -256,8 +256,12 @@ pub fn run(command: &str, mut args: Args) -> i32 {
     );
     #[cfg(feature = "trust")]
     let mut verify = None;
+    let mut extended = false;
     let parsed = (|| -> Result<Parsed, String> {
         let c = common(&mut args)?;
+        if command == "card" {
+            extended = args.flag("--extended");
+        }
         #[cfg(feature = "trust")]
         if command == "card" {
             verify = crate::cmd_trust::verify_options(&mut args)?;
@@ -336,7 +340,25 @@ pub fn run(command: &str, mut args: Args) -> i32 {
             };
             #[cfg(not(feature = "trust"))]
             let verified = None;
-            card(&c, &client, verified)
+            if extended {
+                // The driver adopts the extended card (checked against the public card's
+                // URL) or refuses it; either way `card` shows the target it keeps.
+                let r = client.extended_card(&c.opts);
+                if !r.outcome.is_success() {
+                    if c.json {
+                        outln!(
+                            "{}",
+                            with_correlation(&r.outcome, Some(&r.correlation), &[])
+                        );
+                    }
+                    eprintln!(
+                        "a2a card: extended card: {}",
+                        esc(r.outcome.message.as_deref().unwrap_or("failed"))
+                    );
+                    return r.outcome.exit_code();
+                }
+            }
+            card(&c, &client, verified, extended)
         }
         "send" => match wait {
             None => unary(&c, &client, client.send_parts(parts, metadata, &c.opts)),
@@ -481,7 +503,7 @@ fn verified_signature(
     }
 }
 
-fn card(c: &Common, client: &Client, signature: Option<Value>) -> i32 {
+fn card(c: &Common, client: &Client, signature: Option<Value>, extended: bool) -> i32 {
     let t = match client.target() {
         Ok(t) => t,
         Err(o) => {
@@ -502,6 +524,9 @@ fn card(c: &Common, client: &Client, signature: Option<Value>) -> i32 {
             "agent": t.agent_name, "url": t.url, "version": t.version.as_str(),
             "binding": binding_name(t.binding), "tenant": t.tenant, "card": card,
         });
+        if extended {
+            v["extended"] = Value::Bool(true);
+        }
         if let Some(s) = &signature {
             v["signature"] = s.clone();
         }
@@ -509,8 +534,9 @@ fn card(c: &Common, client: &Client, signature: Option<Value>) -> i32 {
     } else {
         // The card's texts are the agent's: escaped on every output (see `escape`).
         outln!(
-            "{}\n  interface: {} ({} {})",
+            "{}{}\n  interface: {} ({} {})",
             esc(&t.agent_name),
+            if extended { " (extended card)" } else { "" },
             esc(&t.url),
             binding_name(t.binding),
             t.version

@@ -141,7 +141,10 @@ const NET_OPTIONS: &str = "options:
   --oauth2-token-url URL      fetch an OAuth2 client-credentials token there (RFC 6749 §4.4)
                               and send it as Bearer to the validated interface only, refreshed
                               before it expires; with --client-id ID, --client-secret-file FILE
-                              (or A2A_CLIENT_SECRET) and optionally --scope S
+                              (or A2A_CLIENT_SECRET) and optionally --scope S. Without it,
+                              --client-id uses the card's clientCredentials flow: its tokenUrl
+                              (https; http only to loopback with --allow-http) and, without
+                              --scope, the scopes the card's requirements name
   --context-id ID             continue this context
   --task-id ID                continue this task
   --max-time S                a total deadline for the whole command (card, retries,
@@ -209,7 +212,12 @@ fn net_help(command: &str) -> Option<String> {
              --verify            refuse the card (exit 3, with the reason) unless one of its\n\
              \x20                   signatures verifies with a key given below (A2A 1.0 §8.4)\n\
              --jwks FILE         trust the keys of this JWK Set (repeatable)\n\
-             --trust-key PEM     trust this public key, any kid (repeatable)\n\n\
+             --trust-key PEM     trust this public key, any kid (repeatable)\n\
+             --extended          then fetch the extended (authenticated) card with the\n\
+             \x20                   credentials given and show it instead: it replaces the\n\
+             \x20                   public card once checked with the same rules against the\n\
+             \x20                   public card's URL (an interface on another host: exit 3);\n\
+             \x20                   --verify checks the public card's signature\n\n\
              See also `a2a card canonical --help` and `a2a card sign --help`.",
         ),
         "send" => (

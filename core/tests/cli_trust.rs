@@ -315,9 +315,26 @@ fn a_served_card_is_verified_or_refused_with_exit_3() {
     assert_eq!(good.status.code(), Some(0), "{}", text(&good.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 
-    // Flags that cannot work are usage errors (nothing fetched).
+    // Without keys the signatures' jku is fetched; this card's signature names none.
     let bare = a2a(&["card", url, "--allow-http", "--verify"]);
-    assert_eq!(bare.status.code(), Some(2));
+    assert_eq!(bare.status.code(), Some(3));
+    assert!(
+        text(&bare.stderr).contains("no signature names a jku"),
+        "{}",
+        text(&bare.stderr)
+    );
+    // Flags that cannot work are usage errors (nothing fetched).
+    let both = a2a(&[
+        "card",
+        url,
+        "--allow-http",
+        "--verify",
+        "--trust-key",
+        &key("ed25519.pub.pem"),
+        "--jku-host",
+        "keys.example",
+    ]);
+    assert_eq!(both.status.code(), Some(2));
     let orphan = a2a(&["card", url, "--allow-http", "--jwks", "x.json"]);
     assert_eq!(orphan.status.code(), Some(2));
 }

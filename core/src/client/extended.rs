@@ -92,6 +92,11 @@ impl ClientState {
         });
     }
 
+    /// The URL the target's card was fetched from (`None`: a state for a bare interface).
+    pub fn card_url(&self) -> Option<&str> {
+        self.card_origin.as_ref().map(|o| o.card_url.as_str())
+    }
+
     /// A state for the target of a resolved card, remembering its origin (see
     /// [`ClientState::set_card_origin`]).
     ///

@@ -86,6 +86,8 @@ mod correlation;
 mod dns;
 mod exchange;
 mod io;
+#[cfg(feature = "trust")]
+mod jku;
 mod linefed;
 mod lock;
 mod proxy;
@@ -104,6 +106,8 @@ pub use config::ClientConfig;
 pub use correlation::{Correlation, new_id, new_traceparent};
 pub use dns::Resolve;
 pub use exchange::HttpRequest;
+#[cfg(feature = "trust")]
+pub use jku::{JkuError, MAX_JWKS_BYTES, VerifiedCardError};
 pub use raw::{AbortHandle, RawStream, ReadEnd};
 pub use stream::{StreamCall, StreamEvent, StreamFinal};
 

@@ -468,21 +468,22 @@ fn card_failure(c: &Common, url: &str, e: &CardResolutionError) -> i32 {
 }
 
 /// `a2a card URL --verify`: `Ok(None)` without `--verify`, `Ok(Some(line))` when a signature
-/// verified, `Err(3)` (reported) when none did.
+/// verified (with the keys given, or those of the card's `jku`s), `Err(3)` (reported) when
+/// none did.
 #[cfg(feature = "trust")]
 fn verified_signature(
     c: &Common,
     client: &Client,
-    keys: Option<&a2a_core::trust::card_sig::KeyStore>,
+    verify: Option<&crate::cmd_trust::Verify>,
 ) -> Result<Option<Value>, i32> {
-    let Some(keys) = keys else {
+    let Some(verify) = verify else {
         return Ok(None);
     };
     let Ok(t) = client.target() else {
         return Ok(None); // reported by `card`
     };
-    let json = t.card_json.as_deref().unwrap_or("");
-    match a2a_core::trust::card_sig::verify_card(json.as_bytes(), keys) {
+    let hosts: Vec<&str> = verify.jku_hosts.iter().map(String::as_str).collect();
+    match client.verified_card(verify.keys.as_ref(), &hosts) {
         Ok(v) => Ok(Some(serde_json::json!({
             "verified": true, "index": v.index, "alg": v.alg.as_str(), "kid": v.kid, "jku": v.jku,
         }))),
@@ -493,7 +494,7 @@ fn verified_signature(
                     serde_json::json!({"verified": false, "error": e.kind(), "message": e.to_string(), "url": t.url})
                 );
             }
-            // The reasons quote the card's own texts (kid, header): escaped.
+            // The reasons quote the card's own texts (kid, header, jku): escaped.
             eprintln!(
                 "a2a card: refused: the card's signature does not verify: {}",
                 esc(&e.to_string())

@@ -44,8 +44,8 @@ commands:
              a free one); prints READY <url>, the words it answers on stderr; exits 0 on
              SIGTERM
   card URL              fetch, validate and show an agent card; with --verify
-             (--jwks FILE | --trust-key PEM) a card whose signature does not verify is
-             refused (exit 3)
+             [--jwks FILE | --trust-key PEM | --jku-host HOST] a card whose signature does
+             not verify is refused (exit 3); --extended: the extended card
   card canonical < card.json   the bytes a card signature covers (RFC 8785)
   card sign --key PEM --kid ID [--jku URL] < card.json   add a JWS signature to a card
   push verify [--jwks FILE --audience URL] [--token T] [--header 'Name: value']... < body
@@ -213,6 +213,10 @@ fn net_help(command: &str) -> Option<String> {
              \x20                   signatures verifies with a key given below (A2A 1.0 §8.4)\n\
              --jwks FILE         trust the keys of this JWK Set (repeatable)\n\
              --trust-key PEM     trust this public key, any kid (repeatable)\n\
+             \x20                   without --jwks and --trust-key: the JWK Set each\n\
+             \x20                   signature's protected jku names is fetched, https only\n\
+             \x20                   and only from the card's host\n\
+             --jku-host HOST     a jku may also be on HOST (repeatable)\n\
              --extended          then fetch the extended (authenticated) card with the\n\
              \x20                   credentials given and show it instead: it replaces the\n\
              \x20                   public card once checked with the same rules against the\n\

@@ -243,6 +243,44 @@ impl Client {
         }
     }
 
+    /// Falls back from a stream to polling: when the stream that ended with `end` left its
+    /// task unsettled and could not be resumed (its resubscribes spent or refused, the one
+    /// `GetTask` after a refusal still unsettled, a state this client does not know; see
+    /// [`Client::stream_fallback`]), waits for the task as [`Client::wait_task`] does, within
+    /// what remains of `opts.deadline` (or `wait.max_time`, the shorter). `None`: the
+    /// stream's result stands.
+    pub fn wait_after_stream(
+        &self,
+        end: &super::StreamFinal,
+        wait: client::WaitConfig,
+        opts: &CallOptions,
+    ) -> Option<CallResult> {
+        let (task, wait) = self.stream_fallback(end, wait, opts)?;
+        Some(self.wait_task(&task, wait, opts))
+    }
+
+    /// Whether a stream that ended with `end` continues as polls (the core's
+    /// [`client::TaskWait::after_stream`], given what remains of `opts.deadline`): the task
+    /// to wait for and the wait's configuration, or `None` when the stream's result stands.
+    pub fn stream_fallback(
+        &self,
+        end: &super::StreamFinal,
+        wait: client::WaitConfig,
+        opts: &CallOptions,
+    ) -> Option<(String, client::WaitConfig)> {
+        let mut wait = wait;
+        if let Some(d) = opts.deadline {
+            let left = d.saturating_duration_since(Instant::now()).as_millis() as u64;
+            wait.max_time = Millis(wait.max_time.0.min(left));
+        }
+        let plan =
+            client::TaskWait::after_stream(&end.outcome, opts.history_length, wait, Millis(0))?;
+        match plan.poll_call() {
+            Call::GetTask(p) => Some((p.id.into_owned(), wait)),
+            _ => None,
+        }
+    }
+
     /// Lists tasks (`ListTasks`, protocol 1.0 only; a 0.3 target gets an `InvalidRequest`
     /// outcome without sending anything).
     pub fn list_tasks(

@@ -277,7 +277,7 @@ pub fn run(command: &str, mut args: Args) -> i32 {
             .then(|| cmd_answer::outgoing_flags(&mut args, file_limit, file_deadline))
             .transpose()?;
         let wait = match command {
-            "send" | "get" => wait_flags(&mut args)?,
+            "send" | "get" | "stream" => wait_flags(&mut args)?,
             _ => None,
         };
         args.no_unknown_options()?;
@@ -376,8 +376,11 @@ pub fn run(command: &str, mut args: Args) -> i32 {
             Some(wait) => unary(&c, &client, client.wait_task(&second, wait, &c.opts)),
         },
         "cancel" => unary(&c, &client, client.cancel_task(&second, &c.opts)),
-        "stream" => stream(&c, client.stream_parts(parts, metadata, &c.opts)),
-        "resubscribe" => stream(&c, client.resubscribe(&second, &c.opts)),
+        "stream" => {
+            let s = client.stream_parts(parts, metadata, &c.opts);
+            stream(&c, s, wait.map(|w| (&client, w)))
+        }
+        "resubscribe" => stream(&c, client.resubscribe(&second, &c.opts), None),
         other => {
             eprintln!("a2a: unknown command {other:?}");
             EXIT_USAGE
@@ -804,7 +807,10 @@ impl Progress {
     }
 }
 
-fn stream(c: &Common, s: StreamCall) -> i32 {
+/// Shows a stream as it arrives; with `wait` (`a2a stream --wait`), a stream that ends
+/// before its task settled and cannot be resumed continues as polls
+/// ([`Client::wait_after_stream`]), whose result is the command's.
+fn stream(c: &Common, s: StreamCall, wait: Option<(&Client, WaitConfig)>) -> i32 {
     let progress = Progress::start(!c.json && std::io::stderr().is_terminal());
     let mut last_state: Option<TaskState> = None;
     let mut out = std::io::stdout();
@@ -852,6 +858,11 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
                 }
                 drop(st);
                 progress.stop();
+                if let Some((client, w)) = wait
+                    && let Some(polled) = poll_after_stream(c, client, &end, w)
+                {
+                    return polled;
+                }
                 let agent = end.correlation.agent.clone();
                 let code = finish_stream(c, &end, &agent);
                 return if c.answer.borrow().not_saved() > 0 {
@@ -871,6 +882,31 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
     }
     progress.stop();
     EXIT_TRANSPORT
+}
+
+/// `a2a stream --wait`: the poll loop after a stream that left its task unsettled and
+/// could not be resumed, announced on standard error (and as a `{"fallback":"poll",...}`
+/// line with `--json`); `None` when the stream's result stands.
+fn poll_after_stream(c: &Common, client: &Client, end: &StreamFinal, w: WaitConfig) -> Option<i32> {
+    let (task, w) = client.stream_fallback(end, w, &c.opts)?;
+    let why = end.outcome.message.clone().unwrap_or_else(|| {
+        format!(
+            "task {}",
+            end.outcome.state.map_or("unknown", |s| s.as_str())
+        )
+    });
+    if c.json {
+        outln!(
+            "{}",
+            serde_json::json!({"fallback": "poll", "task_id": task, "stream_outcome": why})
+        );
+    }
+    eprintln!(
+        "a2a stream: the stream ended before task {} settled ({}); polling it",
+        esc(&task),
+        esc(&why)
+    );
+    Some(unary(c, client, client.wait_task(&task, w, &c.opts)))
 }
 
 fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {

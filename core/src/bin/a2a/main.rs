@@ -191,11 +191,14 @@ message and answer options (send, stream; --history also get):
                               that cannot be saved is reported, the rest saved, exit 3
   --force                     overwrite existing regular files in --output-dir
 
-waiting (send, get):
+waiting (send, get, stream):
   --wait                      send: ask for an immediate answer (returnImmediately), then
                               poll the task until it is terminal, input-required or
-                              auth-required; get: poll until then. Bounded by --max-time
-                              (default 10 minutes); at the limit exit 3, naming the state
+                              auth-required; get: poll until then; stream: a stream cut
+                              before the task settled that cannot be resumed (resubscribes
+                              spent or refused, an unknown state) continues as polls.
+                              Bounded by --max-time (default 10 minutes for the polls); at
+                              the limit exit 3, naming the state
   --poll-interval S           the first delay between polls (default 0.5 s; each next one
                               is 1.5 times longer, at most 5 s or S)
 

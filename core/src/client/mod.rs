@@ -157,6 +157,13 @@
 //! anything is sent; a refused one ends the call as `transport`/`InvalidRequest` with
 //! `request_sent = no`, naming the header and why it is reserved.
 //!
+//! # The extended card
+//! After a successful `GetExtendedAgentCard`, [`ClientState::adopt_extended_card`] (fed the
+//! call's [`CallResult`]) replaces the public card with the extended one for the rest of the
+//! state's life (spec §8.6.2): checked with the public card's rules against the URL the public
+//! card came from ([`ClientState::from_card`] or [`ClientState::set_card_origin`] records it),
+//! then its interface, credentials and capabilities are used. A refused card changes nothing.
+//!
 //! # Capabilities
 //! A client built from an agent card ([`Target::capabilities`] is `Some`) sends no call the
 //! card does not declare support for: `SendStreamingMessage` and `SubscribeToTask` need
@@ -206,6 +213,8 @@
 //!   task id and advice `resubscribe`. A resubscribe answered `TaskNotFound` or
 //!   `UnsupportedOperation` is followed by one `GetTask`, whose answer is the result
 //!   ([`StreamResult::fetched_by_get`]). The total deadline ends the call, never resubscribing.
+//!   A host that waits for the task hands the final outcome to [`TaskWait::after_stream`]:
+//!   a stream that could not be resumed before the task settled continues as `GetTask` polls.
 //! - **The end**: [`StreamEvent::Finished`] carries a [`StreamResult`]: how the last stream
 //!   ended, the outcome (with the response's status, as [`crate::classify::classify`] gives
 //!   it), the correlation, the assembled answer, and the counts (`resubscribes`,

@@ -229,3 +229,19 @@ fn a2a_card_extended_shows_the_adopted_card_or_refuses_a_drifting_one() {
         "the --json outcome names the refusal"
     );
 }
+
+#[test]
+fn a_client_for_a_bare_interface_keeps_its_target_and_the_result() {
+    let agent = Agent::start(false);
+    let mut target = a2a_core::driver::Target::new(
+        &format!("{}/a2a", agent.base),
+        a2a_core::version::ProtocolVersion::V0_3,
+        a2a_core::version::Binding::JsonRpc,
+    );
+    target.capabilities = None;
+    let c = Client::with_target(target, config());
+    let r = c.extended_card(&CallOptions::default());
+    assert!(r.outcome.is_success(), "{:?}", r.outcome);
+    assert_eq!(c.target().unwrap().url, format!("{}/a2a", agent.base));
+    assert!(c.card_url().is_none());
+}

@@ -309,8 +309,10 @@ impl Client {
     pub fn extended_card(&self, opts: &CallOptions) -> CallResult {
         let mut r = self.call(&Call::GetExtendedAgentCard, opts);
         if let (true, Some(resp)) = (r.outcome.is_success(), &r.response)
-            && let Err(e) = self.adopt_extended_card(&resp.body)
+            && let Err(e @ super::ExtendedCardError::Card(_)) = self.adopt_extended_card(&resp.body)
         {
+            // Only a refused card changes the result: a client made for a bare interface
+            // (no card origin) just keeps its target.
             let mut o = e.to_outcome();
             o.request_sent = None;
             o.http_status = Some(resp.status);

@@ -416,9 +416,14 @@ def test_calls_the_card_does_not_declare_are_refused_unsent(no_caps_agent: str) 
             _, resubscribed = split(await collect(ac.resubscribe('t-1')))
             pushed = await ac.set_push_config('t-1', 'https://hooks.example/x')
             listed = await ac.list_push_configs('t-1')
-            extended = await ac.extended_card()
+            try:
+                extended: Any = (await ac.extended_card()).outcome
+            except a2a_core.CardError:
+                # With the check off this agent answers a task, which is no card to adopt.
+                assert kw.get('ignore_capabilities')
+                extended = None
             return [streamed.outcome, resubscribed.outcome, pushed.outcome, listed.outcome,
-                    extended.outcome]
+                    extended]
 
     outcomes = run(main())
     wanted = ['capabilities.streaming', 'capabilities.streaming',

@@ -1985,7 +1985,7 @@ typedef struct a2a_client_config_builder a2a_client_config_builder;
  once (each locks the state for the duration of one function).
 
  Methods: `a2a_client_state_new`, `a2a_client_state_from_card`, `a2a_client_state_free`,
- `a2a_client_state_add_header_hook`,
+ `a2a_client_state_add_header_hook`, `a2a_client_state_adopt_extended_card`,
  and the calls made on it: `a2a_call_new`, `a2a_call_new_text`.
 
  Threading: `Send` and thread-safe. `a2a_client_state_free` drops the handle's share: a
@@ -5103,6 +5103,27 @@ a2a_result a2a_client_state_from_card(const struct a2a_machine_config *config,
                                       struct a2a_call *card,
                                       uint64_t seed,
                                       struct a2a_client_state **out);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Makes the extended card `call` fetched replace the public card of `state` (A2A §8.6.2:
+ the extended card replaces the public one for an authenticated session): `call` is a
+ finished `GetExtendedAgentCard` call made on `state` (its `FINISHED` event polled, its
+ outcome a success). The card is checked with the public card's rules (preferences and
+ policy of the config `state` was made with) against the URL the public card came from;
+ when it passes, later calls on `state` go to its interface with the credentials and
+ capabilities it declares (the agent name stays). A card that fails changes nothing.
+ `state` must come from `a2a_client_state_from_card`. Both handles are only read
+ (`call` is not consumed; free it as usual).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_CALL_WRONG_KIND` (`call`
+ is not a finished, successful `GetExtendedAgentCard`, or `state` was not made from a
+ card), an `A2A_CARD_*` code (the card is refused: `A2A_CARD_HOST_MISMATCH` for an
+ interface on another host, `A2A_CARD_PLAIN_HTTP`, `A2A_CARD_NO_USABLE_INTERFACE`, ...).
+ */
+a2a_result a2a_client_state_adopt_extended_card(const struct a2a_client_state *state,
+                                                struct a2a_call *call);
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)

@@ -46,6 +46,8 @@ type HTTPClient struct {
 	binding Binding
 	hooks   *hookStore  // what the C side holds for the header hooks
 	called  atomic.Bool // a call was made: hooks can no longer be added
+	// The state was made from a card: ExtendedCard adopts the extended card.
+	fromCard bool
 }
 
 // HTTPOption configures NewHTTPClient.
@@ -305,6 +307,7 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 			if C.a2a_client_state_from_card(cfg, call, C.uint64_t(randomSeed()), &state) != C.A2A_OK {
 				state = nil
 			}
+			hc.fromCard = state != nil
 		}
 	})
 	if state == nil {

@@ -454,3 +454,67 @@ func TestHTTPClientRefusesWhatTheCardDoesNotDeclare(t *testing.T) {
 		})
 	}
 }
+
+// extendedAgent serves a 1.0 card that declares no push notifications and an extended card
+// that does (on another host, localhost, when drift); push-config calls are answered.
+func extendedAgent(t *testing.T, drift bool, calls *atomic.Int32) string {
+	var srv *httptest.Server
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		caps := `"capabilities":{"streaming":true}`
+		if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			fmt.Fprint(w, strings.Replace(rowCard(srv.URL+"/", "1.0", "jsonrpc"), caps,
+				`"capabilities":{"extendedAgentCard":true}`, 1))
+			return
+		}
+		calls.Add(1)
+		raw, _ := io.ReadAll(r.Body)
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(raw, &req)
+		if req.Method == "GetExtendedAgentCard" {
+			base := srv.URL + "/"
+			if drift {
+				base = strings.Replace(base, "127.0.0.1", "localhost", 1)
+			}
+			card := strings.Replace(rowCard(base, "1.0", "jsonrpc"), caps,
+				`"capabilities":{"pushNotifications":true,"extendedAgentCard":true}`, 1)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, card)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"configs":[],"nextPageToken":""}}`, req.ID)
+	}))
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// The extended card replaces the public one: a push-config call it declares goes out after
+// ExtendedCard; one whose interface is on another host is refused and the public card stays.
+func TestHTTPClientAdoptsTheExtendedCard(t *testing.T) {
+	ctx := context.Background()
+	var calls atomic.Int32
+	c := newTestHTTPClient(t, extendedAgent(t, false, &calls))
+	if _, err := c.ListTaskPushConfigs(ctx, "t-1", nil); err == nil || calls.Load() != 0 {
+		t.Fatalf("the public card declares no push configs: %v (%d calls)", err, calls.Load())
+	}
+	if _, err := c.ExtendedCard(ctx, nil); err != nil {
+		t.Fatalf("extended card: %v", err)
+	}
+	if _, err := c.ListTaskPushConfigs(ctx, "t-1", nil); err != nil || calls.Load() != 2 {
+		t.Fatalf("after the extended card: %v (%d calls)", err, calls.Load())
+	}
+
+	var dcalls atomic.Int32
+	d := newTestHTTPClient(t, extendedAgent(t, true, &dcalls))
+	_, err := d.ExtendedCard(ctx, nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeCardHostMismatch {
+		t.Fatalf("a drifting extended card: %v", err)
+	}
+	if _, err := d.ListTaskPushConfigs(ctx, "t-1", nil); err == nil || dcalls.Load() != 1 {
+		t.Fatalf("the public card stays: %v (%d calls)", err, dcalls.Load())
+	}
+}

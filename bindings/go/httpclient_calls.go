@@ -445,11 +445,21 @@ var ErrNoAnswer = errors.New("a2a: the agent's answer carried no result")
 
 // ExtendedCard fetches the agent's extended (authenticated) card (0.3
 // agent/getAuthenticatedExtendedCard, 1.0 GetExtendedAgentCard), with the call's
-// credentials (header hooks or opts.Headers). An agent without one answers an error.
+// credentials (header hooks or opts.Headers). An agent without one answers an error. For a
+// client made from a card, the extended card then replaces the public one (A2A §8.6.2):
+// later calls use its interface URL, credentials and capabilities (the answers are still
+// read in the public card's version and binding). A card that fails the public card's rules
+// (an interface on another host: CodeCardHostMismatch) is the error, and nothing changes.
 func (c *HTTPClient) ExtendedCard(ctx context.Context, opts *HTTPCallOptions) (*AgentCard, error) {
-	res, err := c.run(ctx, "HTTPClient.ExtendedCard", MethodGetExtendedAgentCard, nil, opts)
+	const op = "HTTPClient.ExtendedCard"
+	call, err := c.newCall(ctx, op, MethodGetExtendedAgentCard, nil, opts)
 	if err != nil {
 		return nil, err
+	}
+	defer C.a2a_call_free(call)
+	res := c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, nil)
+	if res.err != nil {
+		return nil, res.err
 	}
 	raw, err := c.result("ExtendedCard", res.body)
 	if err != nil {
@@ -466,6 +476,14 @@ func (c *HTTPClient) ExtendedCard(ctx context.Context, opts *HTTPCallOptions) (*
 	info, err := card.Info()
 	if err != nil {
 		return nil, err
+	}
+	// The extended card replaces the public one (A2A §8.6.2) for a client made from a card:
+	// checked with the public card's rules against its URL; a refusal (CodeCardHostMismatch
+	// for an interface on another host, ...) is the error and the public card stays.
+	if c.fromCard {
+		if r := C.a2a_client_state_adopt_extended_card(c.state, call); r != C.A2A_OK {
+			return nil, codeErr(op, r)
+		}
 	}
 	return &AgentCard{CardInfo: info, JSON: raw}, nil
 }

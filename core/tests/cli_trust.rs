@@ -315,9 +315,26 @@ fn a_served_card_is_verified_or_refused_with_exit_3() {
     assert_eq!(good.status.code(), Some(0), "{}", text(&good.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 
-    // Flags that cannot work are usage errors (nothing fetched).
+    // Without keys the signatures' jku is fetched; this card's signature names none.
     let bare = a2a(&["card", url, "--allow-http", "--verify"]);
-    assert_eq!(bare.status.code(), Some(2));
+    assert_eq!(bare.status.code(), Some(3));
+    assert!(
+        text(&bare.stderr).contains("no signature names a jku"),
+        "{}",
+        text(&bare.stderr)
+    );
+    // Flags that cannot work are usage errors (nothing fetched).
+    let both = a2a(&[
+        "card",
+        url,
+        "--allow-http",
+        "--verify",
+        "--trust-key",
+        &key("ed25519.pub.pem"),
+        "--jku-host",
+        "keys.example",
+    ]);
+    assert_eq!(both.status.code(), Some(2));
     let orphan = a2a(&["card", url, "--allow-http", "--jwks", "x.json"]);
     assert_eq!(orphan.status.code(), Some(2));
 }
@@ -682,4 +699,123 @@ fn the_reference_agents_oauth2_token_endpoint_serves_the_cli_flow() {
         "the secret is never printed"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Without `--oauth2-token-url`, `--client-id` takes the token URL from the card's
+/// clientCredentials flow (the reference agent's own /oauth2/token, on loopback: plain http
+/// accepted with --allow-http); the extended card, served to the authenticated caller,
+/// then replaces the public one (`a2a card --extended`: one more skill).
+#[test]
+fn the_token_url_comes_from_the_cards_client_credentials_flow() {
+    let demo = Demo::start(&["--bearer-token", "s3cret"]);
+    let url = demo.url.as_str();
+    let dir = std::env::temp_dir().join(format!("a2a-oauth2-card-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good");
+    std::fs::write(&good, "s3cret").unwrap();
+    let secret = good.to_str().unwrap();
+    let ok = a2a(&[
+        "send",
+        url,
+        "echo from the card",
+        "--allow-http",
+        "--client-id",
+        "demo",
+        "--client-secret-file",
+        secret,
+    ]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    assert_eq!(text(&ok.stdout).trim(), "from the card");
+
+    let public = a2a(&["card", url, "--allow-http", "--json"]);
+    let public: serde_json::Value = serde_json::from_slice(&public.stdout).unwrap();
+    let ext = a2a(&[
+        "card",
+        url,
+        "--extended",
+        "--allow-http",
+        "--json",
+        "--client-id",
+        "demo",
+        "--client-secret-file",
+        secret,
+    ]);
+    assert_eq!(ext.status.code(), Some(0), "{}", text(&ext.stderr));
+    let ext: serde_json::Value = serde_json::from_slice(&ext.stdout).unwrap();
+    assert_eq!(ext["extended"], true);
+    let skills = |v: &serde_json::Value| v["card"]["skills"].as_array().map_or(0, Vec::len);
+    assert_eq!(skills(&ext), skills(&public) + 1, "{ext}");
+    // Without credentials the agent refuses the extended card: exit 3, nothing adopted.
+    let refused = a2a(&["card", url, "--extended", "--allow-http"]);
+    assert_eq!(refused.status.code(), Some(3), "{}", text(&refused.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A card whose clientCredentials tokenUrl is plain http to a host that is not loopback:
+/// refused before the secret is sent (exit 3), even with --allow-http; a card without the
+/// flow asks for --oauth2-token-url.
+#[test]
+fn a_cards_plain_http_token_url_off_loopback_is_refused() {
+    use std::net::TcpListener;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let card = serde_json::json!({
+        "name": "o", "description": "d", "version": "1", "protocolVersion": "0.3.0",
+        "url": format!("{base}/a2a"), "preferredTransport": "JSONRPC", "capabilities": {},
+        "defaultInputModes": ["text"], "defaultOutputModes": ["text"], "skills": [],
+        "securitySchemes": {"o": {"type": "oauth2", "flows": {"clientCredentials": {
+            "tokenUrl": "http://auth.example/token", "scopes": {}}}}},
+        "security": [{"o": []}]
+    })
+    .to_string();
+    let bare = serde_json::json!({
+        "name": "o", "description": "d", "version": "1", "protocolVersion": "0.3.0",
+        "url": format!("{base}/a2a"), "preferredTransport": "JSONRPC", "capabilities": {},
+        "defaultInputModes": ["text"], "defaultOutputModes": ["text"], "skills": []
+    })
+    .to_string();
+    let posts = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = std::sync::Arc::clone(&posts);
+    std::thread::spawn(move || {
+        use std::io::Read;
+        // Two card fetches, then stop (bounded: the test makes exactly two commands).
+        for body in [card, bare] {
+            let Ok((mut s, _)) = listener.accept() else {
+                return;
+            };
+            let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut buf = [0u8; 4096];
+            let n = s.read(&mut buf).unwrap_or(0);
+            if buf[..n].starts_with(b"POST") {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            let _ = write!(
+                s,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let run = || {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_a2a"));
+        cmd.args(["send", &base, "hi", "--allow-http", "--client-id", "c"])
+            .env("A2A_CLIENT_SECRET", "s3cret");
+        cmd.output().unwrap()
+    };
+    let out = run();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("auth.example") && err.contains("not https"),
+        "{err}"
+    );
+    assert!(!err.contains("s3cret"));
+    let out = run();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--oauth2-token-url"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(posts.load(std::sync::atomic::Ordering::SeqCst), 0);
 }

@@ -818,3 +818,180 @@ fn cli_resolve_reaches_a_named_agent_on_loopback() {
         "a malformed --resolve is a configuration error, nothing sent"
     );
 }
+
+/// A loopback HTTPS server of fixed documents (path → body, `application/json`), counting
+/// the requests per path; one request per connection.
+#[cfg(feature = "trust")]
+struct TlsFiles {
+    port: u16,
+    hits: Arc<Mutex<Vec<String>>>,
+}
+
+#[cfg(feature = "trust")]
+impl TlsFiles {
+    /// Binds first (the documents name the port), then serves what `docs(port)` gives.
+    fn start(leaf: &Leaf, docs: impl FnOnce(u16) -> Vec<(String, String)>) -> TlsFiles {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = Arc::new(
+            rustls::ServerConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .unwrap()
+                .with_no_client_auth()
+                .with_single_cert(leaf.chain.clone(), leaf.key.clone_key())
+                .unwrap(),
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let docs = Arc::new(docs(port));
+        let hits = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&hits);
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(tcp) = conn else { continue };
+                let (config, docs, log) =
+                    (Arc::clone(&config), Arc::clone(&docs), Arc::clone(&log));
+                std::thread::spawn(move || {
+                    let _ = tcp.set_read_timeout(Some(WAIT));
+                    let _ = tcp.set_write_timeout(Some(WAIT));
+                    let Ok(conn) = rustls::ServerConnection::new(config) else {
+                        return;
+                    };
+                    let mut tls = rustls::StreamOwned::new(conn, tcp);
+                    let Some((head, _)) = read_request(&mut tls) else {
+                        return;
+                    };
+                    let path = head.split(' ').nth(1).unwrap_or("").to_owned();
+                    log.lock().unwrap().push(path.clone());
+                    let (status, body) = docs
+                        .iter()
+                        .find(|(p, _)| *p == path)
+                        .map_or((404, String::new()), |(_, b)| (200, b.clone()));
+                    let _ = write!(
+                        tls,
+                        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = tls.flush();
+                    tls.conn.send_close_notify();
+                    let _ = tls.flush();
+                    let _ = tls.sock.shutdown(Shutdown::Both);
+                });
+            }
+        });
+        TlsFiles { port, hits }
+    }
+
+    fn hits(&self, path: &str) -> usize {
+        self.hits
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|p| *p == path)
+            .count()
+    }
+}
+
+/// The card of a loopback agent on `port`, signed with the test key under kid `k1`, naming
+/// `jku` (the library's signer: the CLI's refuses a plain-http `jku`); and the JWK Set.
+#[cfg(feature = "trust")]
+fn signed_card(port: u16, jku: &str) -> (String, String) {
+    use a2a_core::trust::jws::SigningKey;
+    let pem = include_bytes!("../src/trust/testdata/ed25519.pem");
+    let rng = ring::rand::SystemRandom::new();
+    let key = SigningKey::from_pem(pem, &rng).unwrap();
+    let card = format!(
+        r#"{{"protocolVersion":"0.3.0","name":"signed","description":"d","url":"https://localhost:{port}/a2a","preferredTransport":"JSONRPC","version":"1","capabilities":{{}},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}}"#
+    );
+    let signed =
+        a2a_core::trust::card_sig::sign_card(card.as_bytes(), &key, "k1", Some(jku), &rng).unwrap();
+    let jwks = serde_json::json!({"keys": [key.public_jwk("k1")]}).to_string();
+    (signed, jwks)
+}
+
+/// `a2a card URL --verify` without keys fetches the JWK Set the signature's `jku` names, over
+/// HTTPS (a private CA through --cacert), from the card's own host; a `jku` over plain http
+/// or on another host is refused with no request made, and `--jku-host` allows another.
+/// The driver's `Client::verified_card` does the same.
+#[test]
+#[cfg(feature = "trust")]
+fn jku_is_fetched_over_https_from_the_cards_host_only() {
+    let pki = Pki::new("jku");
+    let leaf = pki.leaf("keys", &["localhost", "127.0.0.1"], false, None);
+    let server = TlsFiles::start(&leaf, |port| {
+        let (good, jwks) = signed_card(port, &format!("https://localhost:{port}/jwks.json"));
+        let (plain, _) = signed_card(port, &format!("http://localhost:{port}/jwks.json"));
+        let (other, _) = signed_card(port, &format!("https://127.0.0.1:{port}/jwks.json"));
+        vec![
+            ("/good.json".into(), good),
+            ("/plain.json".into(), plain),
+            ("/other.json".into(), other),
+            ("/jwks.json".into(), jwks),
+        ]
+    });
+    let base = format!("https://localhost:{}", server.port);
+    let ca = pki.ca_file();
+    let card = |name: &str, extra: &[&str]| {
+        let url = format!("{base}/{name}");
+        let mut args = vec!["card", url.as_str(), "--verify", "--cacert", s(&ca)];
+        args.extend_from_slice(extra);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_a2a"));
+        cmd.args(&args).arg("--json");
+        for v in ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+            cmd.env_remove(v);
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = card("good.json", &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["signature"]["verified"], true, "{v}");
+    assert_eq!(v["signature"]["kid"], "k1");
+    assert_eq!(server.hits("/jwks.json"), 1);
+
+    // Plain http: refused, nothing fetched.
+    let (code, _, err) = card("plain.json", &[]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("is not https"), "{err}");
+    // Another host: refused unless allowed.
+    let (code, _, err) = card("other.json", &[]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("not on the card's host"), "{err}");
+    assert_eq!(server.hits("/jwks.json"), 1, "no request for a refused jku");
+    let (code, out, err) = card("other.json", &["--jku-host", "127.0.0.1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(server.hits("/jwks.json"), 2);
+
+    // The driver's API.
+    let config = ClientConfig {
+        ca_file: Some(ca.clone()),
+        proxy: Some(String::new()),
+        ..ClientConfig::default()
+    };
+    let c = Client::new(&format!("{base}/good.json"), config.clone()).expect("card");
+    assert_eq!(
+        c.card_url().as_deref(),
+        Some(format!("{base}/good.json").as_str())
+    );
+    let v = c
+        .verified_card(None, &[])
+        .expect("verifies with the jku's keys");
+    assert_eq!(v.kid.as_deref(), Some("k1"));
+    assert_eq!(server.hits("/jwks.json"), 3);
+    let c = Client::new(&format!("{base}/plain.json"), config).expect("card");
+    let e = c.verified_card(None, &[]).unwrap_err();
+    assert_eq!(e.kind(), "jku_refused", "{e}");
+    let e = c
+        .fetch_jwks(
+            "https://elsewhere.example/k.json",
+            &format!("{base}/plain.json"),
+            &[],
+        )
+        .unwrap_err();
+    assert_eq!(e.kind(), "jku_refused");
+    assert_eq!(server.hits("/jwks.json"), 3);
+}

@@ -823,3 +823,149 @@ fn gzipped_events_before_a_bad_chunk_size_are_delivered() {
     assert_eq!(end.kind, Some(StreamEndKind::Truncated));
     assert_eq!(end.exit_code(), 3, "{:?}", end.outcome);
 }
+
+fn quick_wait() -> a2a_core::client::WaitConfig {
+    a2a_core::client::WaitConfig {
+        first_interval: a2a_core::time::Millis(50),
+        max_interval: a2a_core::time::Millis(100),
+        max_time: a2a_core::time::Millis(10_000),
+    }
+}
+
+#[test]
+fn a_refused_resubscribe_falls_back_to_polling_until_the_task_settles() {
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "stream-noresub-2",
+        ClientConfig {
+            stream_resubscribe_attempts: 3,
+            ..config()
+        },
+    );
+    let (_items, resubs, end) = collect(&c, "go");
+    assert_eq!(resubs.len(), 1);
+    assert!(end.fetched_by_get, "the one get after the refusal");
+    assert_eq!(
+        end.outcome.state,
+        Some(TaskState::Working),
+        "{:?}",
+        end.outcome
+    );
+    let opts = CallOptions::default();
+    let (task, _) = c
+        .stream_fallback(&end, quick_wait(), &opts)
+        .expect("falls back");
+    assert_eq!(Some(task.as_str()), end.outcome.task_id.as_deref());
+    let r = c
+        .wait_after_stream(&end, quick_wait(), &opts)
+        .expect("polled");
+    assert_eq!(
+        r.outcome.state,
+        Some(TaskState::Completed),
+        "{:?}",
+        r.outcome
+    );
+    let k = fs.counters("stream-noresub-2");
+    assert_eq!(k["messages"], 1, "never resent");
+    assert_eq!(k["resubscribes"], 1);
+    assert_eq!(k["gets"], 3, "the fallback get, then polls until completed");
+}
+
+#[test]
+fn spent_resubscribes_fall_back_to_polling_and_a_settled_stream_stands() {
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "stream-drop",
+        ClientConfig {
+            stream_resubscribe_attempts: 0,
+            ..config()
+        },
+    );
+    let (_items, resubs, end) = collect(&c, "go");
+    assert!(resubs.is_empty());
+    assert_eq!(
+        end.outcome.retry,
+        RetryAdvice::Resubscribe,
+        "{:?}",
+        end.outcome
+    );
+    let r = c
+        .wait_after_stream(&end, quick_wait(), &CallOptions::default())
+        .expect("polled");
+    assert_eq!(r.outcome.state, Some(TaskState::Completed));
+    assert_eq!(fs.counters("stream-drop")["gets"], 1);
+    // A stream that completed needs no polls; nor does one whose deadline has passed.
+    let c = client_with(&fs, "ok", config());
+    let (_, _, end) = collect(&c, "hello");
+    assert!(
+        c.wait_after_stream(&end, quick_wait(), &CallOptions::default())
+            .is_none()
+    );
+    let c = client_with(&fs, "stream-noresub-0", config());
+    let (_, _, end) = collect(&c, "go");
+    let past = CallOptions {
+        deadline: Some(Instant::now()),
+        ..CallOptions::default()
+    };
+    assert!(c.stream_fallback(&end, quick_wait(), &past).is_none());
+    assert_eq!(fs.counters("ok")["gets"], 0);
+}
+
+#[test]
+fn a2a_stream_wait_polls_after_a_stream_that_cannot_be_resumed() {
+    let fs = FaultServer::start();
+    let run = |scenario: &str, extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_a2a"))
+            .args([
+                "stream",
+                &fs.agent(scenario),
+                "go",
+                "--allow-http",
+                "--json",
+            ])
+            .args(extra)
+            .output()
+            .expect("run a2a")
+    };
+    // Without --wait the stream's result stands: cut, no resubscribe allowed (exit 3); with
+    // resubscribes the refusal and the one get leave the task working (exit 7).
+    let out = run("stream-noresub-3", &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = run("stream-noresub-3", &["--resubscribes", "2"]);
+    assert_eq!(
+        out.status.code(),
+        Some(7),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // (The scenario's get counter is its own: one scenario per run.)
+    for (scenario, extra) in [
+        ("stream-noresub-1", &[][..]),
+        ("stream-noresub-2", &["--resubscribes", "2"][..]),
+    ] {
+        let out = run(
+            scenario,
+            &[&["--wait", "--poll-interval", "0.05"][..], extra].concat(),
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("\"fallback\":\"poll\""), "{stdout}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("polling it"),
+            "announced on stderr"
+        );
+        assert_eq!(fs.counters(scenario)["messages"], 1, "never resent");
+    }
+}

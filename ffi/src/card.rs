@@ -292,7 +292,7 @@ pub struct a2a_card_resolved {
     pub host_class: a2a_address_class,
 }
 
-fn card_code(e: &CardError) -> a2a_result {
+pub(crate) fn card_code(e: &CardError) -> a2a_result {
     match e {
         CardError::Json(_) => a2a_result::A2A_CARD_JSON,
         CardError::NotAnObject => a2a_result::A2A_CARD_NOT_AN_OBJECT,

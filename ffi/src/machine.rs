@@ -59,7 +59,7 @@ impl StateCell {
 /// once (each locks the state for the duration of one function).
 ///
 /// Methods: `a2a_client_state_new`, `a2a_client_state_from_card`, `a2a_client_state_free`,
-/// `a2a_client_state_add_header_hook`,
+/// `a2a_client_state_add_header_hook`, `a2a_client_state_adopt_extended_card`,
 /// and the calls made on it: `a2a_call_new`, `a2a_call_new_text`.
 ///
 /// Threading: `Send` and thread-safe. `a2a_client_state_free` drops the handle's share: a
@@ -217,8 +217,22 @@ fn state_out(
     seed: u64,
     out: crate::handle::Out<*mut a2a_client_state>,
 ) -> a2a_result {
+    state_out_from(config, target, None, seed, out)
+}
+
+/// [`state_out`] remembering where the target's card came from (`card URL`, options).
+fn state_out_from(
+    config: &a2a_machine_config,
+    target: Target,
+    origin: Option<(&str, &a2a::client::CardOptions)>,
+    seed: u64,
+    out: crate::handle::Out<*mut a2a_client_state>,
+) -> a2a_result {
     match ClientState::new(target, config.inner.client, seed) {
-        Ok(state) => {
+        Ok(mut state) => {
+            if let Some((url, options)) = origin {
+                state.set_card_origin(url, options);
+            }
             out.set(handle::into_raw(a2a_client_state {
                 cell: Arc::new(StateCell {
                     state: Mutex::new(state),
@@ -255,7 +269,56 @@ pub extern "C" fn a2a_client_state_from_card(
         let Some(resolved) = &call.finals.card else {
             return a2a_result::A2A_CALL_WRONG_KIND;
         };
-        state_out(config, resolved.target.clone(), seed, out)
+        // The extended card is checked against the URL this card came from.
+        let origin = (resolved.card_url.as_str(), &config.inner.card);
+        state_out_from(config, resolved.target.clone(), Some(origin), seed, out)
+    }
+}
+
+/// Makes the extended card `call` fetched replace the public card of `state` (A2A §8.6.2:
+/// the extended card replaces the public one for an authenticated session): `call` is a
+/// finished `GetExtendedAgentCard` call made on `state` (its `FINISHED` event polled, its
+/// outcome a success). The card is checked with the public card's rules (preferences and
+/// policy of the config `state` was made with) against the URL the public card came from;
+/// when it passes, later calls on `state` go to its interface with the credentials and
+/// capabilities it declares (the agent name stays). A card that fails changes nothing.
+/// `state` must come from `a2a_client_state_from_card`. Both handles are only read
+/// (`call` is not consumed; free it as usual).
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_CALL_WRONG_KIND` (`call`
+/// is not a finished, successful `GetExtendedAgentCard`, or `state` was not made from a
+/// card), an `A2A_CARD_*` code (the card is refused: `A2A_CARD_HOST_MISMATCH` for an
+/// interface on another host, `A2A_CARD_PLAIN_HTTP`, `A2A_CARD_NO_USABLE_INTERFACE`, ...).
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_state_adopt_extended_card(
+    state: *const a2a_client_state,
+    call: *mut a2a_call,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let s = try_input!(try_shared_state(state));
+        let call = try_mut!(call);
+        let (Some(correlation), Some(outcome)) = (&call.finals.correlation, &call.event_outcome)
+        else {
+            return a2a_result::A2A_CALL_WRONG_KIND;
+        };
+        if !call.finished || !matches!(call.machine, Machine::Unary(..)) {
+            return a2a_result::A2A_CALL_WRONG_KIND;
+        }
+        let result = a2a::client::CallResult {
+            outcome: outcome.inner.clone(),
+            correlation: correlation.clone(),
+            response: call.finals.response.clone(),
+            answer: None,
+        };
+        let mut st = try_input!(s.cell.lock());
+        match st.adopt_extended_card(&result) {
+            Ok(_) => a2a_result::A2A_OK,
+            Err(a2a::client::AdoptError::Card(e)) => match *e {
+                a2a::client::ResolveError::Card { error, .. } => crate::card::card_code(&error),
+                _ => a2a_result::A2A_CARD_INVALID,
+            },
+            Err(_) => a2a_result::A2A_CALL_WRONG_KIND,
+        }
     }
 }
 

@@ -406,6 +406,88 @@ static void capabilities_checked(void) {
   a2a_machine_config_free(cfg);
 }
 
+/* Runs GetExtendedAgentCard on `st`, the agent answering the 0.3 card whose interface is
+   `iface` and which declares streaming; returns the finished call (the caller frees it). */
+static a2a_call *extended_call(a2a_client_state *st, const char *iface) {
+  a2a_call_settings *s = a2a_call_settings_new();
+  a2a_call *call = NULL;
+  a2a_transmit t;
+  a2a_event e;
+  char id[64], body[1024];
+  size_t n;
+  int finished = 0;
+  CHECK(a2a_call_new(st, A2A_METHOD_GET_EXTENDED_AGENT_CARD, NULL, 0, s, 1000, &call) == A2A_OK);
+  a2a_call_settings_free(s);
+  CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
+  rpc_id(t.body, id, sizeof id);
+  n = (size_t)snprintf(body, sizeof body,
+                       "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"name\":\"echo\",\"description\":"
+                       "\"d\",\"version\":\"1\",\"protocolVersion\":\"0.3.0\",\"url\":\"%s\","
+                       "\"preferredTransport\":\"JSONRPC\",\"capabilities\":{\"streaming\":true},"
+                       "\"supportsAuthenticatedExtendedCard\":true,\"defaultInputModes\":[\"text\"],"
+                       "\"defaultOutputModes\":[\"text\"],\"skills\":[]}}",
+                       id, iface);
+  CHECK(give_head(call, t.request_id, 200, "application/json") == A2A_OK);
+  CHECK(a2a_call_handle_body(call, t.request_id, (const uint8_t *)body, n, 1002) == A2A_OK);
+  CHECK(a2a_call_handle_end(call, t.request_id, 1003) == A2A_OK);
+  while (a2a_call_poll_event(call, &e) == A2A_OK)
+    if (e.kind == A2A_EVENT_KIND_FINISHED) finished = e.exit_code == 0;
+  CHECK(finished);
+  return call;
+}
+
+/* The extended card replaces the public one (A2A §8.6.2): its streaming capability and its
+   interface are used by the next call; one on another host is refused, the public card
+   stays. */
+static void extended_card_adopted(void) {
+  const char *url = "http://agent.test/";
+  const char *card =
+      "{\"name\":\"echo\",\"description\":\"d\",\"version\":\"1\",\"protocolVersion\":\"0.3.0\","
+      "\"url\":\"http://agent.test/a2a\",\"preferredTransport\":\"JSONRPC\",\"capabilities\":{},"
+      "\"supportsAuthenticatedExtendedCard\":true,"
+      "\"defaultInputModes\":[\"text\"],\"defaultOutputModes\":[\"text\"],\"skills\":[]}";
+  a2a_machine_config *cfg = make_config(0, 45000);
+  a2a_call *fetch = NULL, *call = NULL, *ext = NULL;
+  a2a_client_state *st = NULL, *bare = make_state(0, 45000);
+  a2a_transmit t;
+  a2a_event e;
+  CHECK(a2a_call_new_card_fetch(cfg, url, strlen(url), &fetch) == A2A_OK);
+  CHECK(a2a_call_poll_transmit(fetch, 0, &t) == A2A_OK);
+  CHECK(give_head(fetch, t.request_id, 200, "application/json") == A2A_OK);
+  CHECK(a2a_call_handle_body(fetch, t.request_id, (const uint8_t *)card, strlen(card), 1) == A2A_OK);
+  CHECK(a2a_call_handle_end(fetch, t.request_id, 2) == A2A_OK);
+  while (a2a_call_poll_event(fetch, &e) == A2A_OK) {}
+  CHECK(a2a_client_state_from_card(cfg, fetch, 1, &st) == A2A_OK);
+  CHECK(a2a_client_state_adopt_extended_card(NULL, fetch) == A2A_NULL_PARAMETER);
+  CHECK(a2a_client_state_adopt_extended_card(st, NULL) == A2A_NULL_PARAMETER);
+  /* A card fetch is no extended-card call. */
+  CHECK(a2a_client_state_adopt_extended_card(st, fetch) == A2A_CALL_WRONG_KIND);
+  a2a_call_free(fetch);
+
+  /* On another host: refused, the stream still refused unsent. */
+  ext = extended_call(st, "http://other.test/a2a");
+  CHECK(a2a_client_state_adopt_extended_card(st, ext) == A2A_CARD_HOST_MISMATCH);
+  a2a_call_free(ext);
+  call = start_text(st, true, "");
+  CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_NONE);
+  a2a_call_free(call);
+
+  /* On the card's host: adopted, the stream goes to its interface. */
+  ext = extended_call(st, "http://agent.test/a2a/v2");
+  CHECK(a2a_client_state_adopt_extended_card(st, ext) == A2A_OK);
+  /* A state made for a bare interface has no card to check it against. */
+  CHECK(a2a_client_state_adopt_extended_card(bare, ext) == A2A_CALL_WRONG_KIND);
+  a2a_call_free(ext);
+  call = start_text(st, true, "");
+  CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
+  STR_EQ(t.url, "http://agent.test/a2a/v2");
+  CHECK(bytes_contain(t.body, "message/stream"));
+  a2a_call_free(call);
+  a2a_client_state_free(st);
+  a2a_client_state_free(bare);
+  a2a_machine_config_free(cfg);
+}
+
 /* A header hook on the machine's state: its header goes out on every request; one that sets
    a reserved header refuses the call unsent. */
 static void set_token(void *userdata, const char *method, size_t method_len,
@@ -482,5 +564,6 @@ void test_machine(void) {
   cancel_and_misuse();
   card_fetch();
   capabilities_checked();
+  extended_card_adopted();
   hooks_and_idle();
 }

@@ -319,6 +319,96 @@ def no_caps_agent() -> Iterator[str]:
         srv.server_close()
 
 
+class _ExtendedCard(http.server.BaseHTTPRequestHandler):
+    """A 0.3 agent whose public card declares no streaming and whose extended card does, on
+    `/a2a/v2` (or on `localhost`, another host, when `drift`); records every POST's path and
+    method and answers a stream with a completed task."""
+
+    protocol_version = 'HTTP/1.1'
+    calls: list[tuple[str, str]] = []
+    drift = False
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _card(self, host: str, path: str, streaming: bool) -> dict[str, Any]:
+        return {'protocolVersion': '0.3.0', 'name': 'ext', 'description': 'd',
+                'url': f'http://{host}:{self.server.server_address[1]}{path}',
+                'preferredTransport': 'JSONRPC', 'version': '1',
+                'capabilities': {'streaming': streaming},
+                'supportsAuthenticatedExtendedCard': True, 'skills': [],
+                'defaultInputModes': ['text/plain'], 'defaultOutputModes': ['text/plain']}
+
+    def _reply(self, body: bytes, kind: str) -> None:
+        self.send_response(200)
+        self.send_header('content-type', kind)
+        self.send_header('content-length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._reply(json.dumps(self._card('127.0.0.1', '/a2a', False)).encode(),
+                    'application/json')
+
+    def do_POST(self) -> None:  # noqa: N802
+        req = json.loads(self.rfile.read(int(self.headers['content-length'])))
+        type(self).calls.append((self.path, req['method']))
+        if req['method'] == 'agent/getAuthenticatedExtendedCard':
+            host = 'localhost' if type(self).drift else '127.0.0.1'
+            card = self._card(host, '/a2a/v2', True)
+            doc = json.dumps({'jsonrpc': '2.0', 'id': req['id'], 'result': card})
+            return self._reply(doc.encode(), 'application/json')
+        task = {'kind': 'task', 'id': 't-1', 'contextId': 'c-1',
+                'status': {'state': 'completed'}}
+        doc = json.dumps({'jsonrpc': '2.0', 'id': req['id'], 'result': task})
+        self._reply(f'data: {doc}\n\n'.encode(), 'text/event-stream')
+
+
+@pytest.fixture
+def extended_agent() -> Iterator[str]:
+    _ExtendedCard.calls = []
+    _ExtendedCard.drift = False
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _ExtendedCard)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f'http://127.0.0.1:{srv.server_address[1]}/'
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_the_extended_card_replaces_the_public_one(extended_agent: str) -> None:
+    async def main() -> tuple[Outcome, Outcome, Any]:
+        async with AsyncClient(extended_agent, allow_http=True, **FAST) as ac:
+            _, before = split(await collect(ac.stream('echo hi')))
+            ext = await ac.extended_card()
+            _, after = split(await collect(ac.stream('echo hi')))
+            return before.outcome, after.outcome, ext
+
+    before, after, ext = run(main())
+    assert before.error is not None and before.error.value == 'CapabilityNotDeclared', before
+    assert not ext.outcome.failed and ext.result['capabilities']['streaming'] is True
+    assert after.success, after
+    assert _ExtendedCard.calls == [('/a2a', 'agent/getAuthenticatedExtendedCard'),
+                                   ('/a2a/v2', 'message/stream')]
+
+
+def test_a_drifting_extended_card_raises_and_the_public_card_stays(extended_agent: str) -> None:
+    _ExtendedCard.drift = True
+
+    async def main() -> Outcome:
+        async with AsyncClient(extended_agent, allow_http=True, **FAST) as ac:
+            with pytest.raises(a2a_core.CardError) as refused:
+                await ac.extended_card()
+            assert refused.value.code == 710, refused.value  # A2A_CARD_HOST_MISMATCH
+            _, end = split(await collect(ac.stream('echo hi')))
+            return end.outcome
+
+    o = run(main())
+    assert o.error is not None and o.error.value == 'CapabilityNotDeclared', o
+    assert _ExtendedCard.calls == [('/a2a', 'agent/getAuthenticatedExtendedCard')]
+
+
 def test_calls_the_card_does_not_declare_are_refused_unsent(no_caps_agent: str) -> None:
     async def main(**kw: Any) -> list[Outcome]:
         async with AsyncClient(no_caps_agent, allow_http=True, **FAST, **kw) as ac:
@@ -326,9 +416,14 @@ def test_calls_the_card_does_not_declare_are_refused_unsent(no_caps_agent: str) 
             _, resubscribed = split(await collect(ac.resubscribe('t-1')))
             pushed = await ac.set_push_config('t-1', 'https://hooks.example/x')
             listed = await ac.list_push_configs('t-1')
-            extended = await ac.extended_card()
+            try:
+                extended: Any = (await ac.extended_card()).outcome
+            except a2a_core.CardError:
+                # With the check off this agent answers a task, which is no card to adopt.
+                assert kw.get('ignore_capabilities')
+                extended = None
             return [streamed.outcome, resubscribed.outcome, pushed.outcome, listed.outcome,
-                    extended.outcome]
+                    extended]
 
     outcomes = run(main())
     wanted = ['capabilities.streaming', 'capabilities.streaming',

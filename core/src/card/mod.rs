@@ -37,7 +37,7 @@ pub use discovery::{CardLocation, LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH, card_
 pub use parse::{AgentCard, AgentInterface, Capabilities, CardShape, InterfaceOrigin};
 pub use security::{
     ApiKeyLocation, BearerSource, Credential, CredentialNeed, CredentialPlan, SecurityRequirement,
-    SecurityScheme,
+    SecurityScheme, client_credentials_token_urls,
 };
 pub use select::{Choice, Preferences, SelectionOrder, SkipReason, Skipped};
 pub use validate::{Policy, ValidatedUrl, validate_interface_url};

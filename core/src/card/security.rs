@@ -252,6 +252,42 @@ fn parse_scheme(v: &Value) -> SecurityScheme {
     }
 }
 
+/// The OAuth 2.0 client-credentials flows a card declares, as `(scheme name, tokenUrl)` in
+/// the card's order (1.0's `oauth2SecurityScheme` wrapper and 0.3's `"type": "oauth2"`,
+/// camelCase or snake_case). `card` is the card's JSON; the URLs are the card's text,
+/// unchecked: a caller validates one before sending a client secret there.
+pub fn client_credentials_token_urls(card: &[u8]) -> Vec<(String, String)> {
+    let Ok(Value::Object(card)) = serde_json::from_slice::<Value>(card) else {
+        return Vec::new();
+    };
+    let Some(schemes) =
+        field(&card, "securitySchemes", "security_schemes").and_then(Value::as_object)
+    else {
+        return Vec::new();
+    };
+    let flow = |o: &Map<String, Value>| {
+        let flows = field(o, "flows", "flows")?.as_object()?;
+        let cc = field(flows, "clientCredentials", "client_credentials")?.as_object()?;
+        str_field(cc, "tokenUrl", "token_url").map(str::to_owned)
+    };
+    schemes
+        .iter()
+        .filter_map(|(name, v)| {
+            let o = v.as_object()?;
+            let oauth2 = match field(o, "oauth2SecurityScheme", "oauth2_security_scheme") {
+                Some(w) => w.as_object()?,
+                None if str_field(o, "type", "type")
+                    .is_some_and(|t| t.eq_ignore_ascii_case("oauth2")) =>
+                {
+                    o
+                }
+                None => return None,
+            };
+            Some((name.clone(), flow(oauth2)?))
+        })
+        .collect()
+}
+
 pub(crate) fn parse_schemes(v: Option<&Value>) -> Result<Vec<(String, SecurityScheme)>, CardError> {
     match v {
         None => Ok(Vec::new()),

@@ -530,3 +530,23 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn client_credentials_token_urls_in_both_card_shapes() {
+    use super::client_credentials_token_urls as urls;
+    let v10 = br#"{"securitySchemes":{"b":{"httpAuthSecurityScheme":{"scheme":"Bearer"}},
+        "o":{"oauth2SecurityScheme":{"flows":{"clientCredentials":{"tokenUrl":"https://idp.example/t","scopes":{}}}}},
+        "code":{"oauth2SecurityScheme":{"flows":{"authorizationCode":{"tokenUrl":"https://idp.example/c"}}}}}}"#;
+    assert_eq!(
+        urls(v10),
+        vec![("o".to_owned(), "https://idp.example/t".to_owned())]
+    );
+    let v03 = br#"{"security_schemes":{"o":{"type":"oauth2","flows":{"client_credentials":{"token_url":"https://idp.example/s"}}}}}"#;
+    assert_eq!(
+        urls(v03),
+        vec![("o".to_owned(), "https://idp.example/s".to_owned())]
+    );
+    assert!(urls(b"{}").is_empty());
+    assert!(urls(b"not json").is_empty());
+    assert!(urls(br#"{"securitySchemes":{"o":{"type":"oauth2","flows":{}}}}"#).is_empty());
+}

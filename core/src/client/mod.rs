@@ -157,6 +157,13 @@
 //! anything is sent; a refused one ends the call as `transport`/`InvalidRequest` with
 //! `request_sent = no`, naming the header and why it is reserved.
 //!
+//! # The extended card
+//! After a successful `GetExtendedAgentCard`, [`ClientState::adopt_extended_card`] (fed the
+//! call's [`CallResult`]) replaces the public card with the extended one for the rest of the
+//! state's life (spec §8.6.2): checked with the public card's rules against the URL the public
+//! card came from ([`ClientState::from_card`] or [`ClientState::set_card_origin`] records it),
+//! then its interface, credentials and capabilities are used. A refused card changes nothing.
+//!
 //! # Capabilities
 //! A client built from an agent card ([`Target::capabilities`] is `Some`) sends no call the
 //! card does not declare support for: `SendStreamingMessage` and `SubscribeToTask` need
@@ -206,6 +213,8 @@
 //!   task id and advice `resubscribe`. A resubscribe answered `TaskNotFound` or
 //!   `UnsupportedOperation` is followed by one `GetTask`, whose answer is the result
 //!   ([`StreamResult::fetched_by_get`]). The total deadline ends the call, never resubscribing.
+//!   A host that waits for the task hands the final outcome to [`TaskWait::after_stream`]:
+//!   a stream that could not be resumed before the task settled continues as `GetTask` polls.
 //! - **The end**: [`StreamEvent::Finished`] carries a [`StreamResult`]: how the last stream
 //!   ended, the outcome (with the response's status, as [`crate::classify::classify`] gives
 //!   it), the correlation, the assembled answer, and the counts (`resubscribes`,
@@ -232,6 +241,9 @@ mod capability_tests;
 mod card;
 mod card_cache;
 mod common;
+mod extended;
+#[cfg(test)]
+mod extended_tests;
 mod ids;
 #[cfg(test)]
 mod once_tests;
@@ -250,6 +262,7 @@ use std::collections::VecDeque;
 pub use call::{CallOptions, CallResult, Correlation, Event, HttpResponse, InputError, UnaryCall};
 pub use card::{CardEvent, CardFetch, CardOptions, ResolveError, ResolvedCard};
 pub use card_cache::{CachedCard, CardCache, MAX_CARDS};
+pub use extended::AdoptError;
 pub use pages::{MAX_PAGES, PageError, TaskPages};
 pub use request::{HeaderHook, HttpRequest, RequestContext, RequestId, Transmit, TransportFailure};
 pub use stream::{StreamCall, StreamConfig, StreamEvent, StreamResult};
@@ -363,6 +376,8 @@ pub struct ClientState {
     canceled: VecDeque<String>,
     hooks: Vec<Box<dyn HeaderHook>>,
     random: ids::Random,
+    /// Where the target's card came from (for adopting the extended card).
+    card_origin: Option<extended::CardOrigin>,
 }
 
 impl std::fmt::Debug for ClientState {
@@ -394,6 +409,7 @@ impl ClientState {
             canceled: VecDeque::new(),
             hooks: Vec::new(),
             random: ids::Random::new(seed),
+            card_origin: None,
         })
     }
 

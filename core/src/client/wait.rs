@@ -6,6 +6,12 @@
 //! breaker, the hooks and the tally of any call; this planner only says which call to make
 //! next and when, in the shape of [`super::TaskPages`].
 //!
+//! [`TaskWait::after_stream`] is the fallback from a stream: it decides from a stream's
+//! final outcome whether the task is still to be waited for (the stream was cut and could
+//! not be resumed: resubscribes spent, a resubscribe refused as `UnsupportedOperation` or by
+//! the capability check, the one `GetTask` after it still unsettled, or the stream ended
+//! with a state it does not know) and, if so, plans the polls within the time left.
+//!
 //! A poll that fails for a reason a later poll may not share (the transport, a 5xx, a 429,
 //! a malformed body) is tried again at the next interval: `GetTask` reads, it never
 //! changes the task. A failure that will not change (a protocol error such as
@@ -89,6 +95,40 @@ impl TaskWait {
             polls: 0,
             last_poll: false,
         }
+    }
+
+    /// The wait that continues a stream whose final outcome is `stream_outcome`, or `None`
+    /// when the stream's result stands: the task settled (a terminal or interrupted
+    /// state), no task id is known (nothing to poll), the outcome is a lasting failure (a
+    /// protocol error such as `TaskNotFound`, an http refusal, a transport failure advised
+    /// `never` other than a refused resubscribe), or no time is left (`config.max_time`
+    /// is 0: give it what remains of the caller's deadline). A stream that ended with a
+    /// task still submitted or working, or in a state this client does not know, a cut
+    /// stream whose resubscribes are spent or refused, all continue as a poll loop.
+    pub fn after_stream(
+        stream_outcome: &Outcome,
+        history_length: Option<i32>,
+        config: WaitConfig,
+        now: Millis,
+    ) -> Option<TaskWait> {
+        use crate::outcome::Channel;
+        let o = stream_outcome;
+        let task_id = o.task_id.as_deref()?;
+        if o.state
+            .is_some_and(|s| s.is_terminal() || s.is_interrupted())
+            || config.max_time == Millis(0)
+        {
+            return None;
+        }
+        let unsettled = match o.channel {
+            Channel::Task => true,
+            Channel::Transport => {
+                o.retry != RetryAdvice::Never || o.error == Some(ErrorName::CapabilityNotDeclared)
+            }
+            Channel::Protocol => o.error == Some(ErrorName::UnsupportedOperation),
+            Channel::Http | Channel::Message | Channel::Malformed => false,
+        };
+        unsettled.then(|| TaskWait::new(task_id, history_length, config, now))
     }
 
     /// The `GetTask` call of the next poll.
@@ -252,6 +292,63 @@ mod tests {
         forbidden.retry = RetryAdvice::Reauthenticate;
         let mut w = TaskWait::new("t-1", None, config(), Millis(0));
         assert_eq!(w.read(&result(forbidden), Millis(1)), WaitStep::Done);
+    }
+
+    #[test]
+    fn a_stream_that_could_not_be_resumed_continues_as_polls_and_a_settled_one_stands() {
+        let c = config();
+        let at = Millis(5);
+        // The resubscribes spent (advice resubscribe), a cut whose get fallback said working,
+        // a state this client does not know, a resubscribe refused by the capability check
+        // or as UnsupportedOperation: poll.
+        let mut spent = Outcome::transport(ErrorName::Reset, RequestSent::Unknown, "cut");
+        spent.task_id = Some("t-1".into());
+        spent.retry = RetryAdvice::Resubscribe;
+        let mut unknown = task(TaskState::Unknown);
+        unknown.task_id = Some("t-1".into());
+        let mut refused =
+            Outcome::transport(ErrorName::CapabilityNotDeclared, RequestSent::No, "x");
+        refused.task_id = Some("t-1".into());
+        refused.retry = RetryAdvice::Never;
+        let mut unsupported = Outcome::empty(Channel::Protocol);
+        unsupported.error = Some(ErrorName::UnsupportedOperation);
+        unsupported.task_id = Some("t-1".into());
+        for o in [
+            spent,
+            task(TaskState::Working),
+            unknown,
+            refused,
+            unsupported,
+        ] {
+            let w = TaskWait::after_stream(&o, Some(3), c, at).unwrap_or_else(|| panic!("{o:?}"));
+            assert_eq!(w.deadline(), Millis(2_005));
+            match w.poll_call() {
+                Call::GetTask(p) => assert_eq!((p.id.as_ref(), p.history_length), ("t-1", Some(3))),
+                other => panic!("{other:?}"),
+            }
+        }
+        // Settled, no task id, a lasting failure, or no time left: the stream's result stands.
+        let mut no_id = task(TaskState::Working);
+        no_id.task_id = None;
+        let mut gone = Outcome::empty(Channel::Protocol);
+        gone.error = Some(ErrorName::TaskNotFound);
+        gone.task_id = Some("t-1".into());
+        let mut forbidden = Outcome::empty(Channel::Http);
+        forbidden.task_id = Some("t-1".into());
+        for o in [
+            task(TaskState::Completed),
+            task(TaskState::InputRequired),
+            no_id,
+            gone,
+            forbidden,
+        ] {
+            assert!(TaskWait::after_stream(&o, None, c, at).is_none(), "{o:?}");
+        }
+        let none_left = WaitConfig {
+            max_time: Millis(0),
+            ..c
+        };
+        assert!(TaskWait::after_stream(&task(TaskState::Working), None, none_left, at).is_none());
     }
 
     #[test]

@@ -243,6 +243,44 @@ impl Client {
         }
     }
 
+    /// Falls back from a stream to polling: when the stream that ended with `end` left its
+    /// task unsettled and could not be resumed (its resubscribes spent or refused, the one
+    /// `GetTask` after a refusal still unsettled, a state this client does not know; see
+    /// [`Client::stream_fallback`]), waits for the task as [`Client::wait_task`] does, within
+    /// what remains of `opts.deadline` (or `wait.max_time`, the shorter). `None`: the
+    /// stream's result stands.
+    pub fn wait_after_stream(
+        &self,
+        end: &super::StreamFinal,
+        wait: client::WaitConfig,
+        opts: &CallOptions,
+    ) -> Option<CallResult> {
+        let (task, wait) = self.stream_fallback(end, wait, opts)?;
+        Some(self.wait_task(&task, wait, opts))
+    }
+
+    /// Whether a stream that ended with `end` continues as polls (the core's
+    /// [`client::TaskWait::after_stream`], given what remains of `opts.deadline`): the task
+    /// to wait for and the wait's configuration, or `None` when the stream's result stands.
+    pub fn stream_fallback(
+        &self,
+        end: &super::StreamFinal,
+        wait: client::WaitConfig,
+        opts: &CallOptions,
+    ) -> Option<(String, client::WaitConfig)> {
+        let mut wait = wait;
+        if let Some(d) = opts.deadline {
+            let left = d.saturating_duration_since(Instant::now()).as_millis() as u64;
+            wait.max_time = Millis(wait.max_time.0.min(left));
+        }
+        let plan =
+            client::TaskWait::after_stream(&end.outcome, opts.history_length, wait, Millis(0))?;
+        match plan.poll_call() {
+            Call::GetTask(p) => Some((p.id.into_owned(), wait)),
+            _ => None,
+        }
+    }
+
     /// Lists tasks (`ListTasks`, protocol 1.0 only; a 0.3 target gets an `InvalidRequest`
     /// outcome without sending anything).
     pub fn list_tasks(
@@ -258,9 +296,29 @@ impl Client {
         self.call(&Call::CancelTask(TaskIdParams::new(task_id)), opts)
     }
 
-    /// Fetches the extended (authenticated) agent card.
+    /// Fetches the extended (authenticated) agent card and, when the call succeeds, makes it
+    /// replace the public card for this client and its clones (spec §8.6.2): later calls use
+    /// its interface, credentials and capabilities, and [`super::Target::card_json`] is the
+    /// extended card. It is checked with the public card's rules against the URL the public
+    /// card came from ([`crate::client::ClientState::adopt_extended_card`]): a card that
+    /// cannot be used (an interface on another host, plain http, no usable interface) is
+    /// refused, the public card stays, and the result's outcome is `transport`/
+    /// `CardResolution` saying why (without `request_sent`: the agent answered; the response
+    /// is kept). A client
+    /// made for a bare interface ([`Client::with_target`]) keeps its target.
     pub fn extended_card(&self, opts: &CallOptions) -> CallResult {
-        self.call(&Call::GetExtendedAgentCard, opts)
+        let mut r = self.call(&Call::GetExtendedAgentCard, opts);
+        if let (true, Some(resp)) = (r.outcome.is_success(), &r.response)
+            && let Err(e @ super::ExtendedCardError::Card(_)) = self.adopt_extended_card(&resp.body)
+        {
+            // Only a refused card changes the result: a client made for a bare interface
+            // (no card origin) just keeps its target.
+            let mut o = e.to_outcome();
+            o.request_sent = None;
+            o.http_status = Some(resp.status);
+            r.outcome = o;
+        }
+        r
     }
 
     /// Creates (0.3: sets) a push notification config.

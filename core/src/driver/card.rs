@@ -2,6 +2,7 @@
 //! and never sending the caller's credentials; parse; choose an interface; validate its
 //! URL), with the driver doing the I/O and arming the resolver's rebinding check.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::exchange::HttpRequest;
@@ -9,6 +10,7 @@ use super::lock::Locked;
 use super::{AbortHandle, Client, Target};
 use crate::card::{Policy, Preferences};
 use crate::client::{CardEvent, CardFetch, CardOptions, TransportFailure};
+use crate::outcome::Outcome;
 use crate::time::Millis;
 
 /// Why a client could not resolve its target from the agent card (the "card resolution"
@@ -16,6 +18,54 @@ use crate::time::Millis;
 /// by the first call when resolution is deferred (then as a `transport` outcome with error
 /// `CardResolution`; see [`CardResolutionError::to_outcome`]).
 pub use crate::client::ResolveError as CardResolutionError;
+
+/// Why [`Client::extended_card`] did not adopt the extended card it fetched (the public
+/// card stays): the machine's [`crate::client::AdoptError`].
+pub use crate::client::AdoptError as ExtendedCardError;
+
+/// Where a client's card came from: what its extended card is checked against.
+pub(crate) struct CardOrigin {
+    /// The URL the public card was fetched from.
+    pub(crate) card_url: String,
+    /// The preferences and policy it was resolved with.
+    pub(crate) options: CardOptions,
+}
+
+/// The driver's target for a machine target and the card's JSON.
+fn driver_target(t: crate::client::Target, card_json: Option<String>) -> Target {
+    Target {
+        url: t.url,
+        version: t.version,
+        binding: t.binding,
+        tenant: t.tenant,
+        agent_name: t.agent_name,
+        card_json,
+        credentials: t.credentials,
+        capabilities: t.capabilities,
+    }
+}
+
+impl ExtendedCardError {
+    /// The refusal as a `transport` outcome with error `CardResolution` (retry `never`).
+    pub fn to_outcome(&self) -> Outcome {
+        match self {
+            ExtendedCardError::Card(e) => {
+                let mut o = e.to_outcome();
+                o.message = Some(self.to_string());
+                o
+            }
+            _ => {
+                let mut o = Outcome::transport(
+                    crate::outcome::ErrorName::CardResolution,
+                    crate::outcome::RequestSent::No,
+                    self.to_string(),
+                );
+                o.retry = crate::outcome::RetryAdvice::Never;
+                o
+            }
+        }
+    }
+}
 
 impl Client {
     /// Fetches and validates the card behind `source` (a base URL or a card URL) and
@@ -29,7 +79,7 @@ impl Client {
         &self,
         source: &str,
         total: Option<Instant>,
-    ) -> Result<Target, CardResolutionError> {
+    ) -> Result<(Target, CardOrigin), CardResolutionError> {
         let config = &self.inner.config;
         let own = config.max_time.map(|m| Instant::now() + m);
         let total = match (own, total) {
@@ -44,7 +94,7 @@ impl Client {
             connect_timeout: super::millis_of(config.connect_timeout),
             max_bytes: config.max_response_bytes,
         };
-        let mut fetch = CardFetch::new(source, options);
+        let mut fetch = CardFetch::new(source, options.clone());
         let shared = shared_card_cache();
         fetch.use_cache(&shared.locked().view(self.now()), self.now());
         let mut armed = false;
@@ -119,17 +169,46 @@ impl Client {
         self.inner
             .guard
             .finish_card(resolved.card_class, iface_host, allowed);
-        let t = resolved.target;
-        Ok(Target {
-            url: t.url,
-            version: t.version,
-            binding: t.binding,
-            tenant: t.tenant,
-            agent_name: t.agent_name,
-            card_json: Some(resolved.card_json),
-            credentials: t.credentials,
-            capabilities: t.capabilities,
-        })
+        let origin = CardOrigin {
+            card_url: resolved.card_url.clone(),
+            options,
+        };
+        Ok((
+            driver_target(resolved.target, Some(resolved.card_json)),
+            origin,
+        ))
+    }
+
+    /// Makes the extended card in `body` (a successful `GetExtendedAgentCard` response)
+    /// replace the public card: the machine's state checks and adopts it, then the driver's
+    /// target and the resolver's check follow.
+    pub(crate) fn adopt_extended_card(&self, body: &[u8]) -> Result<(), ExtendedCardError> {
+        let mut slot = self.machine();
+        let m = slot.as_mut().ok_or(ExtendedCardError::NoCardOrigin)?;
+        let (t, json) = m.state.adopt_extended_card_body(body)?;
+        let old_host = m
+            .hook_target
+            .locked()
+            .url
+            .split_once("://")
+            .map_or("", |(_, r)| super::proxy::host_of(r))
+            .to_owned();
+        let t = Arc::new(driver_target(t.clone(), Some(json)));
+        let iface_host = t
+            .url
+            .split_once("://")
+            .map_or("", |(_, r)| super::proxy::host_of(r));
+        if !iface_host.eq_ignore_ascii_case(&old_host) {
+            // Only the policy's allowed origins admit another host (the card rules refused
+            // any other), and an allowed host's internal addresses are accepted.
+            self.inner
+                .guard
+                .finish_card(crate::card::AddressClass::Public, iface_host, true);
+        }
+        *m.hook_target.locked() = Arc::clone(&t);
+        drop(slot);
+        *self.inner.target.locked() = Some(t);
+        Ok(())
     }
 
     fn preferences(&self) -> Preferences {

@@ -86,6 +86,8 @@ mod correlation;
 mod dns;
 mod exchange;
 mod io;
+#[cfg(feature = "trust")]
+mod jku;
 mod linefed;
 mod lock;
 mod proxy;
@@ -99,11 +101,13 @@ use std::time::{Duration, Instant};
 
 pub use crate::client::HttpResponse;
 pub use call::{CallOptions, CallResult};
-pub use card::CardResolutionError;
+pub use card::{CardResolutionError, ExtendedCardError};
 pub use config::ClientConfig;
 pub use correlation::{Correlation, new_id, new_traceparent};
 pub use dns::Resolve;
 pub use exchange::HttpRequest;
+#[cfg(feature = "trust")]
+pub use jku::{JkuError, MAX_JWKS_BYTES, VerifiedCardError};
 pub use raw::{AbortHandle, RawStream, ReadEnd};
 pub use stream::{StreamCall, StreamEvent, StreamFinal};
 
@@ -227,6 +231,9 @@ struct Inner {
 struct Machine {
     state: crate::client::ClientState,
     breaker_error: Option<Outcome>,
+    /// The target the interceptors see, shared with [`RunInterceptors`] (replaced when
+    /// the extended card is adopted).
+    hook_target: Arc<Mutex<Arc<Target>>>,
 }
 
 /// The machine's header hook that runs the driver's [`Interceptor`]s, in order, on each
@@ -234,7 +241,7 @@ struct Machine {
 /// reserved-header rule and the credential check).
 struct RunInterceptors {
     interceptors: Arc<Mutex<Vec<Arc<dyn Interceptor>>>>,
-    target: Arc<Target>,
+    target: Arc<Mutex<Arc<Target>>>,
 }
 
 impl crate::client::HeaderHook for RunInterceptors {
@@ -255,9 +262,10 @@ impl crate::client::HeaderHook for RunInterceptors {
             headers: std::mem::take(&mut request.headers),
             body: std::mem::take(&mut request.body),
         };
+        let target = Arc::clone(&self.target.locked());
         let ctx = RequestContext {
             method: ctx.method,
-            target: &self.target,
+            target: &target,
         };
         for hook in &hooks {
             hook.on_request(&ctx, &mut http);
@@ -338,8 +346,9 @@ impl Client {
     pub fn new(url: &str, config: ClientConfig) -> Result<Client, CardResolutionError> {
         let client = Client::build(config, Some(url.to_owned()));
         if !client.inner.config.defer_card_resolution {
-            let t = Arc::new(client.resolve_card(url, None)?);
-            client.install(&t);
+            let (t, origin) = client.resolve_card(url, None)?;
+            let t = Arc::new(t);
+            client.install(&t, Some(origin));
             *client.inner.target.locked() = Some(t);
         }
         Ok(client)
@@ -350,7 +359,7 @@ impl Client {
     pub fn with_target(target: Target, config: ClientConfig) -> Client {
         let client = Client::raw(config);
         let target = Arc::new(target);
-        client.install(&target);
+        client.install(&target, None);
         *client.inner.target.locked() = Some(target);
         client
     }
@@ -358,7 +367,7 @@ impl Client {
     /// Makes the machine's state for `target`: the configuration's timeouts, retries, body
     /// limit, breaker and client certificate, a seed for ids, and the interceptors as the
     /// machine's header hook.
-    fn install(&self, target: &Arc<Target>) {
+    fn install(&self, target: &Arc<Target>, origin: Option<card::CardOrigin>) {
         let c = &self.inner.config;
         let mut config = crate::client::ClientConfig {
             call_timeout: millis_of(c.call_timeout),
@@ -399,13 +408,18 @@ impl Client {
         let Ok(mut state) = crate::client::ClientState::new(machine_target, config, seed) else {
             return;
         };
+        if let Some(o) = origin {
+            state.set_card_origin(&o.card_url, &o.options);
+        }
+        let hook_target = Arc::new(Mutex::new(Arc::clone(target)));
         state.add_header_hook(RunInterceptors {
             interceptors: Arc::clone(&self.inner.interceptors),
-            target: Arc::clone(target),
+            target: Arc::clone(&hook_target),
         });
         *self.machine() = Some(Machine {
             state,
             breaker_error,
+            hook_target,
         });
     }
 
@@ -445,11 +459,11 @@ impl Client {
                 "this client has no target (built with Client::raw)",
             ));
         };
-        let t = Arc::new(
-            self.resolve_card(source, total)
-                .map_err(|e| e.to_outcome())?,
-        );
-        self.install(&t);
+        let (t, origin) = self
+            .resolve_card(source, total)
+            .map_err(|e| e.to_outcome())?;
+        let t = Arc::new(t);
+        self.install(&t, Some(origin));
         *slot = Some(Arc::clone(&t));
         Ok(t)
     }

@@ -24,6 +24,7 @@
 //! | `secured` | the card asks for a bearer token (`securitySchemes`); calls without `Authorization` get 401 |
 //! | `stream-drop` | stream: submitted, working, first artifact chunk, then the connection is cut (no terminating chunk); resubscribe sends the last chunk and completed |
 //! | `stream-finished` | stream: submitted, working, then cut; resubscribe answers -32001 TaskNotFound (the task finished meanwhile); get answers the completed task |
+//! | `stream-noresub-<n>` | stream: submitted, working, then cut; resubscribe answers -32004 UnsupportedOperation; get answers the task `working` for the first `<n>` gets, then completed (`done`): a client that waits must fall back to polling |
 //! | `stream-truncated` | stream: submitted, working, first artifact chunk, then the stream ends cleanly (terminating chunk) before any terminal state; resubscribe and get as `stream-drop` |
 //! | `final-drop` | stream: the normal sequence through the final `completed` event, then the connection is cut without the terminating chunk (a proxy or server closing hard after the last event) |
 //! | `stall` | stream: submitted, working, then silence (no keep-alives) until the client closes |
@@ -566,6 +567,13 @@ fn rpc(
             if name == "working" {
                 return respond_json(stream, &result(call, task(&id, &ctx, "working", None)));
             }
+            if let Some(n) = name
+                .strip_prefix("stream-noresub-")
+                .and_then(|n| n.parse::<u64>().ok())
+                && server.with_counters(name, |c| c.gets) <= n
+            {
+                return respond_json(stream, &result(call, task(&id, &ctx, "working", None)));
+            }
             if name == "history" {
                 // Honours `historyLength` (the history trimmed to its last N messages).
                 let n = call.params["historyLength"].as_u64();
@@ -926,7 +934,7 @@ fn message_stream(
             sse.finish()?;
             return Ok(After::KeepOpen);
         }
-        "stream-finished" => {
+        n if n == "stream-finished" || n.starts_with("stream-noresub-") => {
             sse.event(&working)?;
             sse.drop_connection();
             return Ok(After::Close);
@@ -987,6 +995,12 @@ fn resubscribe(
     let ctx = id.replace("task", "ctx");
     if name == "stream-finished" {
         return respond_json(stream, &error(call, -32001, "Task not found"));
+    }
+    if name.starts_with("stream-noresub-") {
+        return respond_json(
+            stream,
+            &error(call, -32004, "This operation is not supported"),
+        );
     }
     if let Some(ms) = name
         .strip_prefix("late-resub-")

@@ -122,6 +122,7 @@ def _decl(name: str, restype: object, *argtypes: object) -> None:
 _decl('a2a_client_state_new', c_uint32, vp, u8p, c_size_t, c_uint32, c_uint32, c_uint64, _P(vp))
 _decl('a2a_client_state_from_card', c_uint32, vp, vp, c_uint64, _P(vp))
 _decl('a2a_client_state_free', None, vp)
+_decl('a2a_client_state_adopt_extended_card', c_uint32, vp, vp)
 _decl('a2a_call_new_card_fetch', c_uint32, vp, u8p, c_size_t, _P(vp))
 _decl('a2a_call_new', c_uint32, vp, c_uint32, u8p, c_size_t, vp, c_uint64, _P(vp))
 _decl('a2a_call_new_text', c_uint32, vp, c_bool, u8p, c_size_t, vp, c_uint64, _P(vp))
@@ -271,6 +272,12 @@ class State:
         out = c_void_p()
         check(lib.a2a_client_state_from_card(config.ptr, card_call.ptr, seed, ctypes.byref(out)))
         return cls(out.value or 0)
+
+    def adopt_extended_card(self, call: Call) -> None:
+        """Makes the extended card `call` (a finished, successful GetExtendedAgentCard on
+        this state) replace the public card; raises the card's error when it is refused
+        (the public card then stays)."""
+        check(lib.a2a_client_state_adopt_extended_card(self.ptr, call.ptr))
 
     def __del__(self) -> None:
         ptr, self.ptr = self.ptr, 0

@@ -439,9 +439,21 @@ class AsyncClient(_drive.MachineClientBase):
     async def extended_card(self, *, timeout: float | None = None,
                             headers: Headers = None) -> CallResult:
         """The authenticated extended agent card (`GetExtendedAgentCard`); `result` is the
-        card as JSON when the agent has one."""
-        return await self._method(_drive.EXTENDED_CARD, None, timeout, None, headers,
-                                  raw_finished)
+        card as JSON when the agent has one. When the call succeeds, the extended card
+        replaces the public one for this client (A2A §8.6.2): later calls use its
+        interface, credentials and capabilities. It is checked with the public card's rules
+        against the URL the public card came from; a card that fails (an interface on
+        another host: `CardError` kind `host_mismatch`, plain http, no usable interface)
+        raises that `CardError` and the public card stays."""
+        state = self._live_state()
+
+        def adopt(ev: Any, call: Call) -> CallResult:
+            r = raw_finished(ev, call)
+            if not r.outcome.failed and r.result is not None and self.card is not None:
+                state.adopt_extended_card(call)
+            return r
+
+        return await self._method(_drive.EXTENDED_CARD, None, timeout, None, headers, adopt)
 
     async def get(self, task_id: str, *, timeout: float | None = None,
                   traceparent: str | None = None, headers: Headers = None,

@@ -47,7 +47,7 @@ struct Common {
     answer: std::cell::RefCell<cmd_answer::AnswerOut>,
     /// `--oauth2-token-url` and its client: a token fetched and sent as Bearer.
     #[cfg(feature = "trust")]
-    oauth2: Option<a2a_core::trust::oauth2::ClientCredentials>,
+    oauth2: Option<crate::oauth2_hook::OAuth2>,
 }
 
 fn seconds(args: &mut Args, name: &str) -> Result<Option<Duration>, String> {
@@ -232,7 +232,7 @@ fn common(args: &mut Args) -> Result<Common, String> {
             .any(|(n, _)| n.eq_ignore_ascii_case("authorization"))
     {
         return Err(
-            "--oauth2-token-url and --bearer-env (or an Authorization --header) exclude each other"
+            "--client-id (OAuth2) and --bearer-env (or an Authorization --header) exclude each other"
                 .into(),
         );
     }
@@ -264,8 +264,12 @@ pub fn run(command: &str, mut args: Args) -> i32 {
     );
     #[cfg(feature = "trust")]
     let mut verify = None;
+    let mut extended = false;
     let parsed = (|| -> Result<Parsed, String> {
         let c = common(&mut args)?;
+        if command == "card" {
+            extended = args.flag("--extended");
+        }
         #[cfg(feature = "trust")]
         if command == "card" {
             verify = crate::cmd_trust::verify_options(&mut args)?;
@@ -281,7 +285,7 @@ pub fn run(command: &str, mut args: Args) -> i32 {
             .then(|| cmd_answer::outgoing_flags(&mut args, file_limit, file_deadline))
             .transpose()?;
         let wait = match command {
-            "send" | "get" => wait_flags(&mut args)?,
+            "send" | "get" | "stream" => wait_flags(&mut args)?,
             _ => None,
         };
         args.no_unknown_options()?;
@@ -344,7 +348,25 @@ pub fn run(command: &str, mut args: Args) -> i32 {
             };
             #[cfg(not(feature = "trust"))]
             let verified = None;
-            card(&c, &client, verified)
+            if extended {
+                // The driver adopts the extended card (checked against the public card's
+                // URL) or refuses it; either way `card` shows the target it keeps.
+                let r = client.extended_card(&c.opts);
+                if !r.outcome.is_success() {
+                    if c.json {
+                        outln!(
+                            "{}",
+                            with_correlation(&r.outcome, Some(&r.correlation), &[])
+                        );
+                    }
+                    eprintln!(
+                        "a2a card: extended card: {}",
+                        esc(r.outcome.message.as_deref().unwrap_or("failed"))
+                    );
+                    return r.outcome.exit_code();
+                }
+            }
+            card(&c, &client, verified, extended)
         }
         "send" => match wait {
             None => unary(&c, &client, client.send_parts(parts, metadata, &c.opts)),
@@ -362,8 +384,11 @@ pub fn run(command: &str, mut args: Args) -> i32 {
             Some(wait) => unary(&c, &client, client.wait_task(&second, wait, &c.opts)),
         },
         "cancel" => unary(&c, &client, client.cancel_task(&second, &c.opts)),
-        "stream" => stream(&c, client.stream_parts(parts, metadata, &c.opts)),
-        "resubscribe" => stream(&c, client.resubscribe(&second, &c.opts)),
+        "stream" => {
+            let s = client.stream_parts(parts, metadata, &c.opts);
+            stream(&c, s, wait.map(|w| (&client, w)))
+        }
+        "resubscribe" => stream(&c, client.resubscribe(&second, &c.opts), None),
         other => {
             eprintln!("a2a: unknown command {other:?}");
             EXIT_USAGE
@@ -454,21 +479,22 @@ fn card_failure(c: &Common, url: &str, e: &CardResolutionError) -> i32 {
 }
 
 /// `a2a card URL --verify`: `Ok(None)` without `--verify`, `Ok(Some(line))` when a signature
-/// verified, `Err(3)` (reported) when none did.
+/// verified (with the keys given, or those of the card's `jku`s), `Err(3)` (reported) when
+/// none did.
 #[cfg(feature = "trust")]
 fn verified_signature(
     c: &Common,
     client: &Client,
-    keys: Option<&a2a_core::trust::card_sig::KeyStore>,
+    verify: Option<&crate::cmd_trust::Verify>,
 ) -> Result<Option<Value>, i32> {
-    let Some(keys) = keys else {
+    let Some(verify) = verify else {
         return Ok(None);
     };
     let Ok(t) = client.target() else {
         return Ok(None); // reported by `card`
     };
-    let json = t.card_json.as_deref().unwrap_or("");
-    match a2a_core::trust::card_sig::verify_card(json.as_bytes(), keys) {
+    let hosts: Vec<&str> = verify.jku_hosts.iter().map(String::as_str).collect();
+    match client.verified_card(verify.keys.as_ref(), &hosts) {
         Ok(v) => Ok(Some(serde_json::json!({
             "verified": true, "index": v.index, "alg": v.alg.as_str(), "kid": v.kid, "jku": v.jku,
         }))),
@@ -479,7 +505,7 @@ fn verified_signature(
                     serde_json::json!({"verified": false, "error": e.kind(), "message": e.to_string(), "url": t.url})
                 );
             }
-            // The reasons quote the card's own texts (kid, header): escaped.
+            // The reasons quote the card's own texts (kid, header, jku): escaped.
             eprintln!(
                 "a2a card: refused: the card's signature does not verify: {}",
                 esc(&e.to_string())
@@ -489,7 +515,7 @@ fn verified_signature(
     }
 }
 
-fn card(c: &Common, client: &Client, signature: Option<Value>) -> i32 {
+fn card(c: &Common, client: &Client, signature: Option<Value>, extended: bool) -> i32 {
     let t = match client.target() {
         Ok(t) => t,
         Err(o) => {
@@ -510,6 +536,9 @@ fn card(c: &Common, client: &Client, signature: Option<Value>) -> i32 {
             "agent": t.agent_name, "url": t.url, "version": t.version.as_str(),
             "binding": binding_name(t.binding), "tenant": t.tenant, "card": card,
         });
+        if extended {
+            v["extended"] = Value::Bool(true);
+        }
         if let Some(s) = &signature {
             v["signature"] = s.clone();
         }
@@ -517,8 +546,9 @@ fn card(c: &Common, client: &Client, signature: Option<Value>) -> i32 {
     } else {
         // The card's texts are the agent's: escaped on every output (see `escape`).
         outln!(
-            "{}\n  interface: {} ({} {})",
+            "{}{}\n  interface: {} ({} {})",
             esc(&t.agent_name),
+            if extended { " (extended card)" } else { "" },
             esc(&t.url),
             binding_name(t.binding),
             t.version
@@ -785,7 +815,10 @@ impl Progress {
     }
 }
 
-fn stream(c: &Common, s: StreamCall) -> i32 {
+/// Shows a stream as it arrives; with `wait` (`a2a stream --wait`), a stream that ends
+/// before its task settled and cannot be resumed continues as polls
+/// ([`Client::wait_after_stream`]), whose result is the command's.
+fn stream(c: &Common, s: StreamCall, wait: Option<(&Client, WaitConfig)>) -> i32 {
     let progress = Progress::start(!c.json && std::io::stderr().is_terminal());
     let mut last_state: Option<TaskState> = None;
     let mut out = std::io::stdout();
@@ -833,6 +866,11 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
                 }
                 drop(st);
                 progress.stop();
+                if let Some((client, w)) = wait
+                    && let Some(polled) = poll_after_stream(c, client, &end, w)
+                {
+                    return polled;
+                }
                 let agent = end.correlation.agent.clone();
                 let code = finish_stream(c, &end, &agent);
                 return if c.answer.borrow().not_saved() > 0 {
@@ -852,6 +890,31 @@ fn stream(c: &Common, s: StreamCall) -> i32 {
     }
     progress.stop();
     EXIT_TRANSPORT
+}
+
+/// `a2a stream --wait`: the poll loop after a stream that left its task unsettled and
+/// could not be resumed, announced on standard error (and as a `{"fallback":"poll",...}`
+/// line with `--json`); `None` when the stream's result stands.
+fn poll_after_stream(c: &Common, client: &Client, end: &StreamFinal, w: WaitConfig) -> Option<i32> {
+    let (task, w) = client.stream_fallback(end, w, &c.opts)?;
+    let why = end.outcome.message.clone().unwrap_or_else(|| {
+        format!(
+            "task {}",
+            end.outcome.state.map_or("unknown", |s| s.as_str())
+        )
+    });
+    if c.json {
+        outln!(
+            "{}",
+            serde_json::json!({"fallback": "poll", "task_id": task, "stream_outcome": why})
+        );
+    }
+    eprintln!(
+        "a2a stream: the stream ended before task {} settled ({}); polling it",
+        esc(&task),
+        esc(&why)
+    );
+    Some(unary(c, client, client.wait_task(&task, w, &c.opts)))
 }
 
 fn finish_stream(c: &Common, end: &StreamFinal, agent: &str) -> i32 {

@@ -156,22 +156,39 @@ fn sign(command: &str, mut args: Args) -> i32 {
     0
 }
 
+/// What `a2a card URL --verify` checks the card with.
+pub struct Verify {
+    /// The keys given (`--jwks FILE`, `--trust-key PEM`); `None`: the card's `jku`s.
+    pub keys: Option<KeyStore>,
+    /// `--jku-host HOST`: hosts besides the card's a `jku` may name.
+    pub jku_hosts: Vec<String>,
+}
+
 /// The keys `a2a card URL --verify` trusts: `--jwks FILE` and `--trust-key PEM` (each
-/// repeatable). `Ok(None)` without `--verify`.
+/// repeatable), or, without them, the JWK Sets the signatures' `jku`s name (the card's
+/// host, or a `--jku-host HOST`). `Ok(None)` without `--verify`.
 #[cfg_attr(not(feature = "driver"), allow(dead_code))] // `a2a card URL` is a network command
-pub fn verify_options(args: &mut Args) -> Result<Option<KeyStore>, String> {
+pub fn verify_options(args: &mut Args) -> Result<Option<Verify>, String> {
     let verify = args.flag("--verify");
     let jwks = args.values("--jwks")?;
     let trusted = args.values("--trust-key")?;
+    let jku_hosts = args.values("--jku-host")?;
     if !verify {
-        if !jwks.is_empty() || !trusted.is_empty() {
-            return Err("--jwks and --trust-key go with --verify".to_owned());
+        if !jwks.is_empty() || !trusted.is_empty() || !jku_hosts.is_empty() {
+            return Err("--jwks, --trust-key and --jku-host go with --verify".to_owned());
         }
         return Ok(None);
     }
     if jwks.is_empty() && trusted.is_empty() {
+        return Ok(Some(Verify {
+            keys: None,
+            jku_hosts,
+        }));
+    }
+    if !jku_hosts.is_empty() {
         return Err(
-            "--verify needs the keys to trust: --jwks FILE or --trust-key PEM (the card's jku is not fetched)"
+            "--jku-host is for the card's jku, which is not fetched when --jwks or --trust-key \
+             gives the keys"
                 .to_owned(),
         );
     }
@@ -192,7 +209,10 @@ pub fn verify_options(args: &mut Args) -> Result<Option<KeyStore>, String> {
     if store.is_empty() {
         return Err("--verify: the key sets given hold no usable key".to_owned());
     }
-    Ok(Some(store))
+    Ok(Some(Verify {
+        keys: Some(store),
+        jku_hosts: Vec::new(),
+    }))
 }
 
 /// `a2a push verify --help`.

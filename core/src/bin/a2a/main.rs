@@ -44,8 +44,8 @@ commands:
              a free one); prints READY <url>, the words it answers on stderr; exits 0 on
              SIGTERM
   card URL              fetch, validate and show an agent card; with --verify
-             (--jwks FILE | --trust-key PEM) a card whose signature does not verify is
-             refused (exit 3)
+             [--jwks FILE | --trust-key PEM | --jku-host HOST] a card whose signature does
+             not verify is refused (exit 3); --extended: the extended card
   card canonical < card.json   the bytes a card signature covers (RFC 8785)
   card sign --key PEM --kid ID [--jku URL] < card.json   add a JWS signature to a card
   push verify [--jwks FILE --audience URL] [--token T] [--header 'Name: value']... < body
@@ -141,7 +141,10 @@ const NET_OPTIONS: &str = "options:
   --oauth2-token-url URL      fetch an OAuth2 client-credentials token there (RFC 6749 §4.4)
                               and send it as Bearer to the validated interface only, refreshed
                               before it expires; with --client-id ID, --client-secret-file FILE
-                              (or A2A_CLIENT_SECRET) and optionally --scope S
+                              (or A2A_CLIENT_SECRET) and optionally --scope S. Without it,
+                              --client-id uses the card's clientCredentials flow: its tokenUrl
+                              (https; http only to loopback with --allow-http) and, without
+                              --scope, the scopes the card's requirements name
   --context-id ID             continue this context
   --task-id ID                continue this task
   --max-time S                a total deadline for the whole command (card, retries,
@@ -188,11 +191,14 @@ message and answer options (send, stream; --history also get):
                               that cannot be saved is reported, the rest saved, exit 3
   --force                     overwrite existing regular files in --output-dir
 
-waiting (send, get):
+waiting (send, get, stream):
   --wait                      send: ask for an immediate answer (returnImmediately), then
                               poll the task until it is terminal, input-required or
-                              auth-required; get: poll until then. Bounded by --max-time
-                              (default 10 minutes); at the limit exit 3, naming the state
+                              auth-required; get: poll until then; stream: a stream cut
+                              before the task settled that cannot be resumed (resubscribes
+                              spent or refused, an unknown state) continues as polls.
+                              Bounded by --max-time (default 10 minutes for the polls); at
+                              the limit exit 3, naming the state
   --poll-interval S           the first delay between polls (default 0.5 s; each next one
                               is 1.5 times longer, at most 5 s or S)
 
@@ -209,7 +215,16 @@ fn net_help(command: &str) -> Option<String> {
              --verify            refuse the card (exit 3, with the reason) unless one of its\n\
              \x20                   signatures verifies with a key given below (A2A 1.0 §8.4)\n\
              --jwks FILE         trust the keys of this JWK Set (repeatable)\n\
-             --trust-key PEM     trust this public key, any kid (repeatable)\n\n\
+             --trust-key PEM     trust this public key, any kid (repeatable)\n\
+             \x20                   without --jwks and --trust-key: the JWK Set each\n\
+             \x20                   signature's protected jku names is fetched, https only\n\
+             \x20                   and only from the card's host\n\
+             --jku-host HOST     a jku may also be on HOST (repeatable)\n\
+             --extended          then fetch the extended (authenticated) card with the\n\
+             \x20                   credentials given and show it instead: it replaces the\n\
+             \x20                   public card once checked with the same rules against the\n\
+             \x20                   public card's URL (an interface on another host: exit 3);\n\
+             \x20                   --verify checks the public card's signature\n\n\
              See also `a2a card canonical --help` and `a2a card sign --help`.",
         ),
         "send" => (

@@ -207,6 +207,46 @@ public final class A2aClient implements AutoCloseable {
     }
 
     /**
+     * The result of {@link #extendedCardAsync}: the call's outcome and, when it succeeded, the
+     * extended card as JSON.
+     *
+     * @param outcome the call's outcome
+     * @param cardJson the extended card (the JSON-RPC {@code result} or the HTTP+JSON body)
+     */
+    public record ExtendedCard(Outcome outcome, java.util.Optional<String> cardJson) {}
+
+    /**
+     * Fetches the agent's extended (authenticated) card ({@code GetExtendedAgentCard}; 0.3
+     * {@code agent/getAuthenticatedExtendedCard}) on the machine, asynchronously, with the call's
+     * credentials (header hooks, the options' headers). When the call succeeds, the extended card
+     * replaces the public card for this client (A2A §8.6.2): later calls use its interface,
+     * credentials and capabilities. It is checked with the public card's rules against the URL
+     * the public card came from: a card that fails (an interface on another host:
+     * {@code A2A_CARD_HOST_MISMATCH}, plain http, no usable interface) completes the future
+     * exceptionally with that {@link A2aCoreException}, and the public card stays. A client for
+     * a known target keeps its target.
+     */
+    public CompletableFuture<ExtendedCard> extendedCardAsync(CallOptions options) {
+        return machine.call((st, settings, now, out) -> lib.a2a_call_new(st, METHOD_GET_EXTENDED_AGENT_CARD, null,
+            new SizeT(0), settings, now, out), options, (ev, call, release) -> {
+                byte[] body = ev.has_response != 0 ? dev.a2acore.internal.Machine.bytes(ev.response_body) : null;
+                Outcome outcome = MachineClient.finishedOutcome(lib, ev, release);
+                if (outcome.isSuccess()) {
+                    int rc = machine.adoptExtendedCard(call);
+                    if (rc != 0) {
+                        return (Object) new A2aCoreException("a2a_client_state_adopt_extended_card", rc, null);
+                    }
+                }
+                return (Object) new ExtendedCard(outcome, MachineClient.cardJson(outcome, body));
+            }, null, null).thenApply(v -> {
+                if (v instanceof A2aCoreException e) {
+                    throw e;
+                }
+                return (ExtendedCard) v;
+            });
+    }
+
+    /**
      * A streaming send on the machine: each subscriber starts its own call and receives the
      * items as they arrive, then one {@link ClientStreamEvent.End}, then {@code onComplete}.
      */
@@ -241,6 +281,7 @@ public final class A2aClient implements AutoCloseable {
     private static final int METHOD_LIST_TASKS = 4;
     private static final int METHOD_CANCEL_TASK = 5;
     private static final int METHOD_SUBSCRIBE_TO_TASK = 6;
+    private static final int METHOD_GET_EXTENDED_AGENT_CARD = 11;
 
     private MachineClient.CallFuture<Outcome> unary(int method, byte[] params, CallOptions options) {
         return machine.call((st, settings, now, out) -> lib.a2a_call_new(st, method, params, new SizeT(params.length),

@@ -203,6 +203,19 @@ final class MachineClient {
         }
     }
 
+    /**
+     * Makes the extended card the finished {@code call} fetched replace the public card of this
+     * client's state ({@code a2a_client_state_adopt_extended_card}); 0 or the library's code.
+     * A client for a known target (no card) keeps its target: 0.
+     */
+    int adoptExtendedCard(Pointer call) {
+        Pointer st = handles.state;
+        if (st == null || knownVersion != null) {
+            return 0;
+        }
+        return lib.a2a_client_state_adopt_extended_card(st, call);
+    }
+
     private synchronized Pointer installSync(Pointer state) {
         return install(state);
     }
@@ -527,6 +540,22 @@ final class MachineClient {
             return new TaskPage(outcome, List.copyOf(tasks), next);
         } catch (java.io.IOException e) {
             return new TaskPage(outcome, List.of(), Optional.empty());
+        }
+    }
+
+    /** The card in an extended-card response body (the JSON-RPC {@code result}, or the body). */
+    static Optional<String> cardJson(Outcome outcome, byte[] body) {
+        if (body == null || !outcome.isSuccess()) {
+            return Optional.empty();
+        }
+        try {
+            JsonNode n = MAPPER.readTree(body);
+            if (n.has("jsonrpc")) {
+                n = n.path("result");
+            }
+            return n.isObject() ? Optional.of(n.toString()) : Optional.empty();
+        } catch (java.io.IOException e) {
+            return Optional.empty();
         }
     }
 

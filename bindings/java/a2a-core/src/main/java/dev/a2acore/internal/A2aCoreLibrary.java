@@ -1520,6 +1520,9 @@ public interface A2aCoreLibrary extends Library {
     /** {@code a2a_client_state_free}. */
     void a2a_client_state_free(Pointer state);
 
+    /** {@code a2a_client_state_adopt_extended_card} (both handles read only). */
+    int a2a_client_state_adopt_extended_card(Pointer state, Pointer call);
+
     /** {@code a2a_call_new_card_fetch} (out: call). */
     int a2a_call_new_card_fetch(Pointer config, byte[] source, SizeT len, Pointer out);
 

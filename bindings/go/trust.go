@@ -29,9 +29,10 @@ const (
 )
 
 // TrustError is a trust function's refusal of its input: a card or key set that is not
-// JSON (CodeTrustJSON), or a key that cannot be read or used (CodeTrustKey). Reason is
-// the core's kind word ("json", "pem", "no_keys", "unsupported", ...); errors.Is(err,
-// a2a.CodeTrustKey) matches the code.
+// JSON (CodeTrustJSON), a key that cannot be read or used (CodeTrustKey), or an argument
+// out of range (CodeInvalidArgument: e.g. a jku to sign with that is not https). Reason
+// is the core's kind word ("json", "duplicate_name", "pem", "no_keys", "jku", ...);
+// errors.Is(err, a2a.CodeTrustKey) matches the code.
 type TrustError struct {
 	Op     string // the Go function, e.g. "VerifyCard"
 	Code   Code
@@ -165,6 +166,9 @@ func trustErr(op string, r C.a2a_result, out []byte) error {
 			e.Signatures = append(e.Signatures, SignatureRejection{Kid: s.Kid, Alg: s.Alg, Reason: s.Rejected})
 		}
 		return e
+	}
+	if rep := readReport(out); rep.Reason != "" {
+		return &TrustError{Op: op, Code: Code(r), Reason: rep.Reason, Detail: rep.Detail}
 	}
 	return &Error{Op: op, Code: Code(r), Detail: string(out)}
 }

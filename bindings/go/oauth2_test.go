@@ -204,6 +204,14 @@ func mustClient(t *testing.T, url string, opts ...a2a.HTTPOption) *a2a.HTTPClien
 	return c
 }
 
+// answerText is the answer's text: a task's artifacts or a message's parts.
+func answerText(o *a2a.Outcome) string {
+	if o != nil && o.Result != nil && o.Result.Text != nil {
+		return *o.Result.Text
+	}
+	return ""
+}
+
 func sendOK(t *testing.T, c *a2a.HTTPClient, text string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -212,7 +220,7 @@ func sendOK(t *testing.T, c *a2a.HTTPClient, text string) {
 	if err != nil {
 		t.Fatalf("SendText: %v", err)
 	}
-	if got, _ := o.GetText(); got != text {
+	if got := answerText(o); got != text {
 		t.Fatalf("answer %q", got)
 	}
 }
@@ -237,7 +245,7 @@ func TestOAuth2CachedSingleFlight(t *testing.T) {
 					defer cancel()
 					o, err := c.SendText(ctx, fmt.Sprintf("echo n%d", i), nil)
 					if err == nil {
-						if got, _ := o.GetText(); got != fmt.Sprintf("n%d", i) {
+						if got := answerText(o); got != fmt.Sprintf("n%d", i) {
 							err = fmt.Errorf("call %d answered %q", i, got)
 						}
 					}

@@ -86,6 +86,13 @@ func (te *tokenEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": te.expiresIn})
 }
 
+// auths is how the endpoint's callers authenticated, and any other Authorization it saw.
+func (te *tokenEndpoint) auths() (basic, form int, others []string) {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	return te.basic, te.form, append([]string(nil), te.bearers...)
+}
+
 func (te *tokenEndpoint) count() int {
 	te.mu.Lock()
 	defer te.mu.Unlock()
@@ -133,7 +140,7 @@ func newProtectedAgent(t *testing.T, te *tokenEndpoint, edit func(base string, c
 			return nil
 		}}
 	pa := &protectedAgent{}
-	pa.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	pa.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth := r.Header.Get("Authorization")
 		if r.URL.Path == "/.well-known/agent-card.json" {
 			pa.mu.Lock()
@@ -165,6 +172,7 @@ func newProtectedAgent(t *testing.T, te *tokenEndpoint, edit func(base string, c
 		}
 		agent.ServeHTTP(w, r)
 	}))
+	pa.Start() // after the assignment: the handler reads pa.URL
 	t.Cleanup(pa.Close)
 	return pa
 }
@@ -280,8 +288,8 @@ func TestOAuth2CachedSingleFlight(t *testing.T) {
 					t.Fatalf("a call carried %q", a)
 				}
 			}
-			if te.basic != 1 || te.form != 0 || len(te.bearers) != 0 {
-				t.Fatalf("token endpoint: basic %d form %d other %q", te.basic, te.form, te.bearers)
+			if basic, form, others := te.auths(); basic != 1 || form != 0 || len(others) != 0 {
+				t.Fatalf("token endpoint: basic %d form %d other %q", basic, form, others)
 			}
 		})
 	}
@@ -294,8 +302,8 @@ func TestOAuth2TokenURLFromCard(t *testing.T) {
 	cc.TokenURL, cc.BasicAuth = "", false // from the card; credentials in the form body
 	c := mustClient(t, agent.URL, a2a.WithOAuth2(cc))
 	sendOK(t, c, "from the card")
-	if te.count() != 1 || te.form != 1 || te.basic != 0 {
-		t.Fatalf("fetches %d, form %d, basic %d", te.count(), te.form, te.basic)
+	if basic, form, _ := te.auths(); te.count() != 1 || form != 1 || basic != 0 {
+		t.Fatalf("fetches %d, form %d, basic %d", te.count(), form, basic)
 	}
 	// Without a token URL and without a flow in the card there is nothing to fetch from.
 	plain := newProtectedAgent(t, te, nil)
@@ -438,7 +446,7 @@ func TestOAuth2TokenNeverToAnotherHost(t *testing.T) {
 	if te.count() != 1 {
 		t.Fatalf("fetches: %d", te.count())
 	}
-	if len(te.bearers) != 0 {
-		t.Fatalf("the token endpoint got a bearer token: %q", te.bearers)
+	if _, _, others := te.auths(); len(others) != 0 {
+		t.Fatalf("the token endpoint got a bearer token: %q", others)
 	}
 }

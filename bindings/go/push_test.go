@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,6 +162,7 @@ func TestPushVerifierHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
+	var mu sync.Mutex
 	var seen []string
 	srv := httptest.NewServer(v.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -168,7 +170,9 @@ func TestPushVerifierHandler(t *testing.T) {
 		if !ok || !verdict.Accepted {
 			t.Errorf("next saw no accepted verdict: %+v", verdict)
 		}
+		mu.Lock()
 		seen = append(seen, verdict.TaskID+" "+string(body))
+		mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	})))
 	defer srv.Close()
@@ -206,6 +210,8 @@ func TestPushVerifierHandler(t *testing.T) {
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Fatalf("GET: %d", resp.StatusCode)
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if len(seen) != 1 || seen[0] != "t-1 "+string(statusBody("t-1")) {
 		t.Fatalf("next saw %q", seen)
 	}

@@ -58,10 +58,11 @@ func signedCardAgent(t *testing.T, k testKey, tls bool, jku string, tamper func(
 			agent.ServeHTTP(w, r)
 		}
 	})
+	srv = httptest.NewUnstartedServer(h) // started after the assignment: h reads srv.URL
 	if tls {
-		srv = httptest.NewTLSServer(h)
+		srv.StartTLS()
 	} else {
-		srv = httptest.NewServer(h)
+		srv.Start()
 	}
 	t.Cleanup(srv.Close)
 	return srv, &calls

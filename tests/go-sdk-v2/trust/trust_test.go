@@ -131,6 +131,13 @@ type receiver struct {
 	last string // the last rejection's body
 }
 
+// seen is what got through and the last rejection's body.
+func (r *receiver) seen() ([]core.PushVerdict, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]core.PushVerdict(nil), r.got...), r.last
+}
+
 func newReceiver(t *testing.T, v *core.PushVerifier) *receiver {
 	r := &receiver{}
 	h := v.Handler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -157,6 +164,8 @@ func newReceiver(t *testing.T, v *core.PushVerifier) *receiver {
 	t.Cleanup(r.srv.Close)
 	return r
 }
+
+func last(r *receiver) string { _, l := r.seen(); return l }
 
 // es256JWT is a push notification JWT signed with Go's crypto.
 func es256JWT(t *testing.T, priv *ecdsa.PrivateKey, claims map[string]any) string {
@@ -205,20 +214,21 @@ func TestGoSDKPushSenders(t *testing.T) {
 	sender := push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: 10 * time.Second, FailOnError: true})
 	cfg := &a2a.PushConfig{TaskID: "task-7", URL: rcv.srv.URL, Auth: &a2a.PushAuthInfo{Scheme: "Bearer", Credentials: jwt}}
 	if err := sender.SendPush(ctx, cfg, task); err != nil {
-		t.Fatalf("v2 sender with a JWT: %v (receiver said %s)", err, rcv.last)
+		_, last := rcv.seen()
+		t.Fatalf("v2 sender with a JWT: %v (receiver said %s)", err, last)
 	}
-	if len(rcv.got) != 1 || rcv.got[0].TaskID != "task-7" || rcv.got[0].Event != "task" || rcv.got[0].Proofs[0].Type != "jwt" {
-		t.Fatalf("verdicts: %+v", rcv.got)
+	if got, _ := rcv.seen(); len(got) != 1 || got[0].TaskID != "task-7" || got[0].Event != "task" || got[0].Proofs[0].Type != "jwt" {
+		t.Fatalf("verdicts: %+v", got)
 	}
 	// The same notification again: a replay, refused (the SDK reports the 401).
-	if err := sender.SendPush(ctx, cfg, task); err == nil || !strings.Contains(rcv.last, `"replayed"`) {
-		t.Fatalf("replayed: %v (receiver said %s)", err, rcv.last)
+	if err := sender.SendPush(ctx, cfg, task); err == nil || !strings.Contains(last(rcv), `"replayed"`) {
+		t.Fatalf("replayed: %v (receiver said %s)", err, last(rcv))
 	}
 	// About another task: refused.
 	other := &a2a.Task{ID: "task-8", ContextID: "ctx-1", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}
 	cfg.Auth.Credentials = es256JWT(t, priv, map[string]any{"iss": "https://agent.example", "aud": aud, "iat": now, "exp": now + 120, "jti": "n-2"})
-	if err := sender.SendPush(ctx, cfg, other); err == nil || !strings.Contains(rcv.last, `"task_mismatch"`) {
-		t.Fatalf("another task: %v (receiver said %s)", err, rcv.last)
+	if err := sender.SendPush(ctx, cfg, other); err == nil || !strings.Contains(last(rcv), `"task_mismatch"`) {
+		t.Fatalf("another task: %v (receiver said %s)", err, last(rcv))
 	}
 
 	// Token-authenticated: v0.3's sender writes X-A2A-Notification-Token (as the Python SDK
@@ -232,18 +242,18 @@ func TestGoSDKPushSenders(t *testing.T) {
 	s03 := push03.NewHTTPPushSender(&push03.HTTPSenderConfig{Timeout: 10 * time.Second, FailOnError: true})
 	t03 := &a2a03.Task{ID: "task-7", ContextID: "ctx-1", Status: a2a03.TaskStatus{State: a2a03.TaskStateCompleted}}
 	if err := s03.SendPush(ctx, &a2a03.PushConfig{URL: trcv.srv.URL, Token: "s3cret"}, t03); err != nil {
-		t.Fatalf("v0.3 sender with the token: %v (receiver said %s)", err, trcv.last)
+		t.Fatalf("v0.3 sender with the token: %v (receiver said %s)", err, last(trcv))
 	}
-	if err := s03.SendPush(ctx, &a2a03.PushConfig{URL: trcv.srv.URL, Token: "guess"}, t03); err == nil || !strings.Contains(trcv.last, `"token_mismatch"`) {
-		t.Fatalf("v0.3 sender with a wrong token: %v (receiver said %s)", err, trcv.last)
+	if err := s03.SendPush(ctx, &a2a03.PushConfig{URL: trcv.srv.URL, Token: "guess"}, t03); err == nil || !strings.Contains(last(trcv), `"token_mismatch"`) {
+		t.Fatalf("v0.3 sender with a wrong token: %v (receiver said %s)", err, last(trcv))
 	}
 	// v2's sender names the header A2A-Notification-Token (no X-): the core reads only
 	// X-A2A-Notification-Token, so v2's token-only notifications are refused as carrying
 	// no token. This pins the divergence; it changes when the core reads both names.
 	err = sender.SendPush(ctx, &a2a.PushConfig{TaskID: "task-7", URL: trcv.srv.URL, Token: "s3cret"},
 		&a2a.Task{ID: "task-7", ContextID: "ctx-2", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}})
-	if err == nil || !strings.Contains(trcv.last, `"token_missing"`) {
-		t.Fatalf("v2 sender with the token: %v (receiver said %s)", err, trcv.last)
+	if err == nil || !strings.Contains(last(trcv), `"token_missing"`) {
+		t.Fatalf("v2 sender with the token: %v (receiver said %s)", err, last(trcv))
 	}
-	fmt.Println("v2 token header refused as:", trcv.last)
+	fmt.Println("v2 token header refused as:", last(trcv))
 }

@@ -37,15 +37,17 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
-/* Tiers. The core is always declared; the client machine, the server side and the reference
-   driver are declared when A2A_FEATURE_CLIENT, A2A_FEATURE_SERVER and A2A_FEATURE_DRIVER are
-   defined, matching the cargo features (`client`, `server`, `driver`) the library was built
-   with. The default build has all three, and this header defines all three unless the
-   program defines A2A_FEATURES_EXPLICIT first, and then the A2A_FEATURE_* of its library. */
+/* Tiers. The core is always declared; the client machine, the server side, the reference
+   driver and the trust functions are declared when A2A_FEATURE_CLIENT, A2A_FEATURE_SERVER,
+   A2A_FEATURE_DRIVER and A2A_FEATURE_TRUST are defined, matching the cargo features
+   (`client`, `server`, `driver`, `trust`) the library was built with. The default build has
+   all four, and this header defines all four unless the program defines
+   A2A_FEATURES_EXPLICIT first, and then the A2A_FEATURE_* of its library. */
 #if !defined(A2A_FEATURES_EXPLICIT)
 #define A2A_FEATURE_CLIENT 1
 #define A2A_FEATURE_SERVER 1
 #define A2A_FEATURE_DRIVER 1
+#define A2A_FEATURE_TRUST 1
 #endif
 
 /* Version of this header; equal to a2a_version() of the library it came with. */
@@ -466,6 +468,32 @@ enum a2a_result
    that did not resolve, or whose `FINISHED` event was not polled yet).
    */
   A2A_CALL_WRONG_KIND = 1204,
+  /*
+   Trust: the input is not the JSON it should be (a card, a push policy); the report
+   buffer says why.
+   */
+  A2A_TRUST_JSON = 1300,
+  /*
+   Trust: a key (PEM, JWK, JWK Set) cannot be read or used.
+   */
+  A2A_TRUST_KEY = 1301,
+  /*
+   Trust: the card's signatures do not verify (or there are none, or its `jku` is
+   refused); the report buffer says why, per signature.
+   */
+  A2A_CARD_SIGNATURE = 1302,
+  /*
+   Trust: a push notification failed a check; the verdict buffer names the reason.
+   */
+  A2A_PUSH_REJECTED = 1303,
+  /*
+   Trust: the webhook URL, or an address it resolves to, is refused.
+   */
+  A2A_WEBHOOK_REFUSED = 1304,
+  /*
+   Trust: the OAuth 2.0 token endpoint refused, failed or answered nonsense.
+   */
+  A2A_OAUTH2_REFUSED = 1305,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -2015,6 +2043,20 @@ typedef struct a2a_http1_response a2a_http1_response;
 typedef struct a2a_machine_config a2a_machine_config;
 #endif
 
+#if defined(A2A_FEATURE_TRUST)
+/*
+ An OAuth 2.0 client-credentials client (RFC 6749 §4.4), sans-IO: one token per handle,
+ fetched by one caller at a time (single flight), refreshed early before it expires.
+
+ Methods: `a2a_oauth2_new`, `a2a_oauth2_token`, `a2a_oauth2_request`,
+ `a2a_oauth2_handle_response`, `a2a_oauth2_invalidate`, `a2a_oauth2_free`.
+
+ Threading: `Send` and thread-safe: calls from several threads are serialised by a mutex
+ inside (each caller passes its own output buffers).
+ */
+typedef struct a2a_oauth2 a2a_oauth2;
+#endif
+
 /*
  One outcome of an A2A call: exactly one channel, the details that channel carries and
  what to do next. Immutable; free with `a2a_outcome_free`.
@@ -2028,6 +2070,18 @@ typedef struct a2a_machine_config a2a_machine_config;
  only if the caller synchronises with its `_free`).
  */
 typedef struct a2a_outcome a2a_outcome;
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ The receiving end of push notifications: a policy, trusted keys and a replay window.
+
+ Methods: `a2a_push_verifier_new`, `a2a_push_verifier_check`, `a2a_push_verifier_free`.
+
+ Threading: `Send` and thread-safe: checks from several threads are serialised by a mutex
+ inside (each caller passes its own output buffer).
+ */
+typedef struct a2a_push_verifier a2a_push_verifier;
+#endif
 
 #if defined(A2A_FEATURE_DRIVER)
 /*
@@ -3939,6 +3993,51 @@ typedef struct a2a_traceparent {
    */
   uint8_t flags;
 } a2a_traceparent;
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ The configuration of an OAuth 2.0 client-credentials client (`a2a_oauth2_new`). Every
+ view is read during `a2a_oauth2_new` only (copied). Fields are only ever appended.
+ */
+typedef struct a2a_oauth2_config {
+  /*
+   The token endpoint (https; plain http only to a loopback host with
+   `allow_http_loopback`). Empty `(NULL, 0)`: the `tokenUrl` of `card`'s
+   `clientCredentials` flow.
+   */
+  struct a2a_str token_url;
+  /*
+   A card handle holding a parsed card (`a2a_card_parse`), read during `a2a_oauth2_new`
+   only; may be NULL when `token_url` is given.
+   */
+  const struct a2a_card *card;
+  /*
+   The client id (not empty).
+   */
+  struct a2a_str client_id;
+  /*
+   The client secret: copied, never logged, never in any report or last error.
+   */
+  struct a2a_str client_secret;
+  /*
+   Space-separated scopes to ask for; empty: none.
+   */
+  struct a2a_str scope;
+  /*
+   True: HTTP Basic client authentication (RFC 6749's default); false: `client_id` and
+   `client_secret` in the form body.
+   */
+  bool basic_auth;
+  /*
+   How long before the token expires a new one is fetched, ms (0: 30000).
+   */
+  uint64_t refresh_early_ms;
+  /*
+   A plain-http token URL on a loopback host is allowed (tests, local development).
+   */
+  bool allow_http_loopback;
+} a2a_oauth2_config;
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -6858,6 +6957,273 @@ a2a_result a2a_traceparent_child(const struct a2a_traceparent *parent,
  `A2A_TRACEPARENT_ZERO_PARENT_ID`.
  */
 a2a_result a2a_traceparent_format(const struct a2a_traceparent *tp, uint8_t *out);
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ RFC 8785 canonical form of `json` (`card_form` false), or of an agent card's signing
+ payload (`card_form` true: fields holding their default removed, `signatures` excluded,
+ what `a2a card canonical` prints). `json` is read during the call only. `out`: emptied,
+ then receives the canonical bytes; on `A2A_TRUST_JSON` it receives the report
+ `{"reason":"<kind>","detail":"<text>"}` instead (kinds: `json`, `duplicate_member`,
+ `lone_surrogate`, ...: the core's `CanonicalError::kind`).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED` (of `out`), `A2A_TRUST_JSON`.
+ */
+a2a_result a2a_trust_canonical(const uint8_t *json,
+                               size_t json_len,
+                               bool card_form,
+                               struct a2a_buffer *out);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ Verifies an agent card's JWS signatures (A2A 1.0 §8.4.3) against `keys`: a JWK Set
+ document, one JWK, or one or more PEM `PUBLIC KEY` blocks (detected: PEM when it holds
+ `-----BEGIN`, a set when the JSON has `keys`). Passes when at least one signature
+ verifies. Both inputs are read during the call only. `report`: emptied, then receives
+ - `A2A_OK`: `{"verified":true,"kid":..,"alg":"ES256","jku":..|null}`;
+ - `A2A_CARD_SIGNATURE` (none verifies, the card is unsigned, too many signatures):
+   `{"verified":false,"reason":"<kind>","detail":"<text>","signatures":[{"index":0,
+   "kid":..,"alg":..,"rejected":"<kind>","detail":"<text>"}]}` (kinds: `unsigned`,
+   `no_valid_signature`, `too_many_signatures`; per signature `bad_signature`,
+   `unknown_key`, `malformed`, ...);
+ - `A2A_TRUST_JSON` (the card is not JSON, not an object, or `signatures` is not an
+   array): the same object, reason `card_json` or `shape`;
+ - `A2A_TRUST_KEY` (`keys` unreadable or without a usable key):
+   `{"reason":"<kind>","detail":"<text>"}` (the core's `JwkError::kind`).
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED` (of `report`), `A2A_TRUST_JSON`,
+ `A2A_TRUST_KEY`, `A2A_CARD_SIGNATURE`.
+ */
+a2a_result a2a_card_signature_verify(const uint8_t *card_json,
+                                     size_t card_len,
+                                     const uint8_t *keys,
+                                     size_t keys_len,
+                                     struct a2a_buffer *report);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ Where to fetch the keys verifying a card from: the first `jku` among the card's
+ signatures that may be fetched, i.e. https, without userinfo, on the host of `card_url`
+ (the URL the card was fetched from) or on one of `extra_hosts` (a comma-separated list of
+ host names or addresses, may be empty). All inputs are read during the call only.
+ `url_out`: emptied, then receives
+ - `A2A_OK`: the URL (text, not JSON);
+ - `A2A_NONE`: nothing (no signature names a `jku`);
+ - `A2A_CARD_SIGNATURE` (every `jku` named is refused):
+   `{"reason":"jku_refused","detail":"<text>","refused":[{"jku":..,"detail":..}]}`;
+ - `A2A_TRUST_JSON` (the card is not JSON, or not an object with a `signatures` array):
+   `{"reason":"card_json"|"shape","detail":..}`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`, `A2A_CLOSED` (of
+ `url_out`), `A2A_INVALID_ARGUMENT` (`card_url` is not a URL), `A2A_TRUST_JSON`,
+ `A2A_CARD_SIGNATURE`.
+ */
+a2a_result a2a_card_signature_key_url(const uint8_t *card_json,
+                                      size_t card_len,
+                                      const char *card_url,
+                                      size_t card_url_len,
+                                      const char *extra_hosts,
+                                      size_t extra_hosts_len,
+                                      struct a2a_buffer *url_out);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ Signs an agent card (the server side): adds one entry to its `signatures` (any already
+ there are kept) over its canonical signing form, with the private key `private_key_pem`
+ (PKCS#8 `PRIVATE KEY`: EC P-256 or P-384, RSA, Ed25519; or `RSA PRIVATE KEY`; the
+ algorithm follows the key: ES256, ES384, RS256, EdDSA), protected header `kid` (not
+ empty) and `jku` (NULL/0: none; else an https URL). All inputs are read during the call
+ only; the key is not kept. `signed_out`: emptied, then receives the signed card (compact
+ JSON, members in their order); on an error it receives the report
+ `{"reason":"<kind>","detail":"<text>"}` instead.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`, `A2A_CLOSED` (of
+ `signed_out`), `A2A_INVALID_ARGUMENT` (empty `kid`, reason `kid`; a `jku` that is not an
+ https URL, reason `jku`), `A2A_TRUST_KEY` (the key cannot be read or sign),
+ `A2A_TRUST_JSON` (the card is not a JSON object, reason `card_json` or `shape`).
+ */
+a2a_result a2a_card_sign(const uint8_t *card_json,
+                         size_t card_len,
+                         const uint8_t *private_key_pem,
+                         size_t pem_len,
+                         const char *kid,
+                         size_t kid_len,
+                         const char *jku,
+                         size_t jku_len,
+                         struct a2a_buffer *signed_out);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ A new push-notification verifier. `policy_json` (NULL/0: defaults, i.e. no token, no
+ audience: then only keys can pass a notification):
+ `{"token":..,"audience":..,"issuer":..,"taskId":..,"skewSecs":60,"maxAgeSecs":300}`, every
+ member optional, unknown members refused. `keys`: a JWK Set, one JWK or PEM public keys
+ (as `a2a_card_signature_verify`), or NULL/0 for token-only notifications (with neither a
+ token nor keys every check is rejected, reason `not_configured`). `replay_capacity`: how
+ many accepted notifications the replay window remembers (0: 4096). Inputs are copied.
+ `out`: receives a new verifier the caller owns (free with `a2a_push_verifier_free`);
+ written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_TRUST_JSON` (the policy), `A2A_TRUST_KEY` (the keys).
+ */
+a2a_result a2a_push_verifier_new(const uint8_t *policy_json,
+                                 size_t policy_len,
+                                 const uint8_t *keys,
+                                 size_t keys_len,
+                                 size_t replay_capacity,
+                                 struct a2a_push_verifier **out);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ Checks one notification: the request's `header_count` headers (names case-insensitive:
+ `X-A2A-Notification-Token`, `Authorization: Bearer <JWT>`), its body, and the wall clock
+ `now_unix_secs` (seconds since the Unix epoch). All inputs are read during the call only.
+ `verdict_out`: emptied, then receives the verdict JSON, the object `a2a push verify`
+ prints: accepted `{"verdict":"accepted","accepted":true,"taskId":..,"event":..,
+ "proofs":[..],"replayId":..}`, rejected `{"verdict":"rejected","accepted":false,
+ "reason":"<kind>","message":"<text>"}` (kinds: `not_configured`, `body`, `no_task_id`,
+ `task_mismatch`, `token_missing`, `token_mismatch`, `jwt_missing`, `jwt`,
+ `claim_missing`, `wrong_audience`, `wrong_issuer`, `expired`, `not_yet_valid`, `too_old`,
+ `replayed`). An accepted notification is remembered, so the same one again is
+ `replayed`; a rejected one is not.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`, `A2A_IN_USE`,
+ `A2A_CLOSED` (of `verdict_out`, or the verifier is being freed), `A2A_PUSH_REJECTED`.
+ */
+a2a_result a2a_push_verifier_check(struct a2a_push_verifier *verifier,
+                                   const struct a2a_header *headers,
+                                   size_t header_count,
+                                   const uint8_t *body,
+                                   size_t body_len,
+                                   int64_t now_unix_secs,
+                                   struct a2a_buffer *verdict_out);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ Frees a verifier. NULL is a no-op; must not be called twice. Waits for checks running on
+ other threads to return.
+ */
+void a2a_push_verifier_free(struct a2a_push_verifier *verifier);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ The sender side: may a push config's webhook URL be called? Refuses a URL that does not
+ parse (reason `invalid`), is not https (`scheme`; plain http passes when `allow_http`),
+ carries userinfo (`userinfo`), or names a loopback, private, link-local, unique-local,
+ shared, unspecified or multicast address or a `localhost` name (`internal`); `resolved`
+ (NULL/0, or a comma-separated list of the IP addresses the host resolved to, an IPv6
+ zone `%...` ignored) is checked with the same address rules, so connect only after this
+ passed on what the resolver returned. Inputs are read during the call only.
+ `reason_out`: emptied; on a refusal it receives `{"reason":"<kind>","detail":"<text>"}`.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`, `A2A_CLOSED` (of
+ `reason_out`), `A2A_INVALID_ARGUMENT` (an entry of `resolved` is not an IP address;
+ report reason `resolved`), `A2A_WEBHOOK_REFUSED`.
+ */
+a2a_result a2a_webhook_url_check(const char *url,
+                                 size_t url_len,
+                                 bool allow_http,
+                                 const char *resolved,
+                                 size_t resolved_len,
+                                 struct a2a_buffer *reason_out);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ A new OAuth 2.0 client-credentials client from `config` (see `a2a_oauth2_config`; read
+ during the call only, everything copied). `out`: receives a new client the caller owns
+ (free with `a2a_oauth2_free`); written on success only.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (no token URL
+ given and none in the card, or `card` holds no parsed card; a token URL that does not
+ parse, is not https (plain http allowed only to loopback with `allow_http_loopback`) or
+ carries userinfo; an empty client id).
+ */
+a2a_result a2a_oauth2_new(const struct a2a_oauth2_config *config, struct a2a_oauth2 **out);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ What to do at `now_ms` (the wall clock, ms since the Unix epoch) before a call that
+ needs the token. `token_out`: emptied, then
+ - `A2A_OK`: receives the access token, to send as `Authorization: Bearer <token>` to the
+   validated interface host only;
+ - `A2A_NEED_MORE`: this caller must fetch one: `a2a_oauth2_request`, perform it, then
+   `a2a_oauth2_handle_response` exactly once (also on a transport failure, status 0);
+   meanwhile other callers get the current token while it is still valid, else
+   `A2A_IN_USE`;
+ - `A2A_IN_USE`: another caller is fetching and no valid token exists: wait briefly and ask
+   again.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_CLOSED`, `A2A_IN_USE` (also: `token_out` is in use).
+ */
+a2a_result a2a_oauth2_token(struct a2a_oauth2 *oauth2,
+                            uint64_t now_ms,
+                            struct a2a_buffer *token_out);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ The token request to perform (RFC 6749 §4.4.2): `POST` to `url_out`'s URL with body
+ `form_out` and headers `Content-Type: application/x-www-form-urlencoded`,
+ `Accept: application/json` and, when `authorization_out` is not empty,
+ `Authorization: <authorization_out>` (HTTP Basic). Each buffer is emptied, then written.
+ `form_out` holds the client secret with form-post authentication and
+ `authorization_out` with Basic: send them only to the token URL, never log them.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED` (of the buffers, or the client
+ is being freed).
+ */
+a2a_result a2a_oauth2_request(const struct a2a_oauth2 *oauth2,
+                              struct a2a_buffer *url_out,
+                              struct a2a_buffer *form_out,
+                              struct a2a_buffer *authorization_out);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ Hands the token endpoint's answer back (HTTP `status`, 0 when the request failed in
+ transport; `body`, read during the call only) at `now_ms` (wall clock, ms since the Unix
+ epoch). Only valid after this handle's `a2a_oauth2_token` returned `A2A_NEED_MORE` and
+ before the answer was handed back. `error_out`: emptied; on `A2A_OAUTH2_REFUSED` it
+ receives `{"reason":"<kind>","error":"invalid_client"|..|null,"detail":"<text>"}`
+ (kinds: `transport`, `refused` (an RFC 6749 §5.2 error, in `error`), `status`, `body`,
+ `no_access_token`, `token_type`, `expires_in`); the next `a2a_oauth2_token` may then fetch
+ again.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_INVALID_ARGUMENT` (no
+ fetch is outstanding), `A2A_OAUTH2_REFUSED`.
+ */
+a2a_result a2a_oauth2_handle_response(struct a2a_oauth2 *oauth2,
+                                      uint16_t status,
+                                      const uint8_t *body,
+                                      size_t body_len,
+                                      uint64_t now_ms,
+                                      struct a2a_buffer *error_out);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ Forgets the token (the agent answered 401 with it): the next `a2a_oauth2_token` fetches
+ a new one. A fetch in flight is not affected. NULL is a no-op.
+ */
+void a2a_oauth2_invalidate(struct a2a_oauth2 *oauth2);
+#endif
+
+#if defined(A2A_FEATURE_TRUST)
+/*
+ Frees a client (and the token and secret it holds). NULL is a no-op; must not be called
+ twice. Waits for calls running on other threads to return.
+ */
+void a2a_oauth2_free(struct a2a_oauth2 *oauth2);
+#endif
 
 /*
  Parses a protocol version string (`"0.3"`, `"0.3.0"`, `"1.0"`, `"1.2"`; surrounding ASCII

@@ -440,6 +440,12 @@ pub struct a2a_card {
 impl Handle for a2a_card {}
 
 impl a2a_card {
+    /// The parsed card, if `a2a_card_parse` succeeded on this handle.
+    #[cfg_attr(not(feature = "trust"), allow(dead_code))]
+    pub(crate) fn agent_card(&self) -> Option<&AgentCard> {
+        self.card.as_ref()
+    }
+
     fn fail(&mut self, e: &CardError) -> a2a_result {
         self.last_error = e.to_string();
         card_code(e)

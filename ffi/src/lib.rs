@@ -68,6 +68,8 @@ pub mod tally;
 #[cfg(feature = "client")]
 pub mod task_wait;
 pub mod traceparent;
+#[cfg(feature = "trust")]
+pub mod trust;
 pub mod version;
 pub mod view;
 pub mod vocab;

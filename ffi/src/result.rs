@@ -19,6 +19,9 @@
 //! | 900–998 | resilience |
 //! | 999 | panic |
 //! | 1000–1099 | the reference driver (feature `driver`) |
+//! | 1100–1199 | the answer |
+//! | 1200–1299 | the client machine |
+//! | 1300–1399 | trust: signed cards, push notifications, webhooks, OAuth 2.0 (feature `trust`) |
 
 /// The result of a fallible call. `A2A_OK` (0) is success; everything else says what went
 /// wrong (or, below 100, a non-error status such as "need more input").
@@ -252,6 +255,22 @@ pub enum a2a_result {
     /// The call is not of the kind this function needs (e.g. a state from a card fetch
     /// that did not resolve, or whose `FINISHED` event was not polled yet).
     A2A_CALL_WRONG_KIND = 1204,
+
+    // --- 1300–1399: trust (feature `trust`) ---
+    /// Trust: the input is not the JSON it should be (a card, a push policy); the report
+    /// buffer says why.
+    A2A_TRUST_JSON = 1300,
+    /// Trust: a key (PEM, JWK, JWK Set) cannot be read or used.
+    A2A_TRUST_KEY = 1301,
+    /// Trust: the card's signatures do not verify (or there are none, or its `jku` is
+    /// refused); the report buffer says why, per signature.
+    A2A_CARD_SIGNATURE = 1302,
+    /// Trust: a push notification failed a check; the verdict buffer names the reason.
+    A2A_PUSH_REJECTED = 1303,
+    /// Trust: the webhook URL, or an address it resolves to, is refused.
+    A2A_WEBHOOK_REFUSED = 1304,
+    /// Trust: the OAuth 2.0 token endpoint refused, failed or answered nonsense.
+    A2A_OAUTH2_REFUSED = 1305,
 }
 
 impl a2a_result {
@@ -352,6 +371,12 @@ impl a2a_result {
         a2a_result::A2A_CALL_HEAD_TWICE,
         a2a_result::A2A_CALL_FINISHED,
         a2a_result::A2A_CALL_WRONG_KIND,
+        a2a_result::A2A_TRUST_JSON,
+        a2a_result::A2A_TRUST_KEY,
+        a2a_result::A2A_CARD_SIGNATURE,
+        a2a_result::A2A_PUSH_REJECTED,
+        a2a_result::A2A_WEBHOOK_REFUSED,
+        a2a_result::A2A_OAUTH2_REFUSED,
     ];
 
     /// Static description of the code.
@@ -538,6 +563,18 @@ impl a2a_result {
             a2a_result::A2A_CALL_HEAD_TWICE => "the response head was already given",
             a2a_result::A2A_CALL_FINISHED => "the call is finished",
             a2a_result::A2A_CALL_WRONG_KIND => "the call is not of the kind this function needs",
+            a2a_result::A2A_TRUST_JSON => "the input is not the JSON it should be (card, policy)",
+            a2a_result::A2A_TRUST_KEY => "a key (PEM, JWK, JWK Set) cannot be read or used",
+            a2a_result::A2A_CARD_SIGNATURE => {
+                "the card's signatures do not verify (or there are none, or its jku is refused)"
+            }
+            a2a_result::A2A_PUSH_REJECTED => "the push notification failed a check",
+            a2a_result::A2A_WEBHOOK_REFUSED => {
+                "the webhook URL (or an address it resolves to) is refused"
+            }
+            a2a_result::A2A_OAUTH2_REFUSED => {
+                "the OAuth 2.0 token endpoint refused, failed or answered nonsense"
+            }
         }
     }
 }

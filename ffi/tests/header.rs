@@ -288,6 +288,7 @@ fn module_tier(file: &str) -> Option<&'static str> {
         "driver.rs" | "driver_raw.rs" => Some("DRIVER"),
         "machine.rs" | "machine_config.rs" | "hook.rs" | "task_wait.rs" => Some("CLIENT"),
         "server.rs" | "card_builder.rs" | "server_hooks.rs" => Some("SERVER"),
+        "trust.rs" => Some("TRUST"),
         _ => None,
     }
 }

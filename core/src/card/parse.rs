@@ -309,4 +309,17 @@ impl AgentCard {
             self.security_requirements.as_deref(),
         )
     }
+
+    /// The token endpoint of the card's OAuth 2.0 `clientCredentials` flow: of the first
+    /// OAuth 2.0 scheme declaring one, in the card's order. Not validated (the OAuth 2.0
+    /// client checks it is https).
+    pub fn client_credentials_token_url(&self) -> Option<&str> {
+        self.security_schemes.iter().find_map(|(_, s)| match s {
+            SecurityScheme::OAuth2 {
+                client_credentials_token_url: Some(u),
+                ..
+            } => Some(u.as_str()),
+            _ => None,
+        })
+    }
 }

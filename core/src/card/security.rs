@@ -43,6 +43,10 @@ pub enum SecurityScheme {
         flows: Vec<String>,
         /// `oauth2MetadataUrl`, if given.
         metadata_url: Option<String>,
+        /// The `tokenUrl` of the `clientCredentials` flow, when the card declares one (the
+        /// endpoint an OAuth 2.0 client-credentials client fetches its token from; whether
+        /// it may be used, https and all, is the client's check).
+        client_credentials_token_url: Option<String>,
     },
     /// OpenID Connect: the client presents a bearer token (an ID or access token).
     OpenIdConnect {
@@ -161,6 +165,17 @@ fn flows(obj: &Map<String, Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The `tokenUrl` of the `clientCredentials` flow (`client_credentials` / `token_url` in
+/// snake_case), if declared as a non-empty string.
+fn client_credentials_token_url(obj: &Map<String, Value>) -> Option<String> {
+    let flows = field(obj, "flows", "flows").and_then(Value::as_object)?;
+    let flow =
+        field(flows, "clientCredentials", "client_credentials").and_then(Value::as_object)?;
+    str_field(flow, "tokenUrl", "token_url")
+        .filter(|u| !u.is_empty())
+        .map(str::to_owned)
+}
+
 fn owned(s: Option<&str>) -> Option<String> {
     s.map(str::to_owned)
 }
@@ -189,6 +204,7 @@ fn parse_scheme(v: &Value) -> SecurityScheme {
         return SecurityScheme::OAuth2 {
             flows: flows(o),
             metadata_url: owned(str_field(o, "oauth2MetadataUrl", "oauth2_metadata_url")),
+            client_credentials_token_url: client_credentials_token_url(o),
         };
     }
     if let Some(o) = wrapped(
@@ -218,6 +234,7 @@ fn parse_scheme(v: &Value) -> SecurityScheme {
         "oauth2" => SecurityScheme::OAuth2 {
             flows: flows(obj),
             metadata_url: owned(str_field(obj, "oauth2MetadataUrl", "oauth2_metadata_url")),
+            client_credentials_token_url: client_credentials_token_url(obj),
         },
         "openidconnect" => SecurityScheme::OpenIdConnect {
             discovery_url: str_field(obj, "openIdConnectUrl", "open_id_connect_url")

@@ -341,6 +341,54 @@ fn credentials_without_requirements_offer_each_scheme() {
 }
 
 #[test]
+fn client_credentials_token_url_is_kept_in_both_shapes() {
+    // 0.3 OpenAPI style: the first scheme with the flow wins; other flows are ignored.
+    let card = AgentCard::parse(
+        br#"{"url":"https://h/","securitySchemes":{
+            "code":{"type":"oauth2","flows":{"authorizationCode":{"tokenUrl":"https://a/t"}}},
+            "cc":{"type":"oauth2","flows":{"clientCredentials":{"tokenUrl":"https://auth.example/token","scopes":{}}}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        card.client_credentials_token_url(),
+        Some("https://auth.example/token")
+    );
+    let code = card
+        .security_schemes
+        .iter()
+        .find(|(n, _)| n == "code")
+        .unwrap();
+    match &code.1 {
+        SecurityScheme::OAuth2 {
+            client_credentials_token_url,
+            flows,
+            ..
+        } => {
+            assert_eq!(*client_credentials_token_url, None);
+            assert_eq!(flows, &vec!["authorizationCode".to_string()]);
+        }
+        other => panic!("not OAuth2: {other:?}"),
+    }
+    // 1.0 wrapper, snake_case flow.
+    let card = AgentCard::parse(
+        br#"{"url":"https://h/","securitySchemes":{"o":{"oauth2SecurityScheme":
+            {"flows":{"client_credentials":{"token_url":"https://t.example/o"}}}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        card.client_credentials_token_url(),
+        Some("https://t.example/o")
+    );
+    // Empty or missing: none.
+    let card = AgentCard::parse(
+        br#"{"url":"https://h/","securitySchemes":{"o":{"type":"oauth2",
+            "flows":{"clientCredentials":{"tokenUrl":""}}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(card.client_credentials_token_url(), None);
+}
+
+#[test]
 fn card_urls_keep_the_base_path() {
     let loc = |s: &str| card_location(s).unwrap();
     assert_eq!(

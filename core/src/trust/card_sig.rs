@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::canonical::{CanonicalError, Json};
 use super::card_form::{SIGNATURES, card_payload};
-use super::jwks::{Jwk, JwkSet, PublicKey};
+use super::jwks::{Jwk, JwkError, JwkSet, PublicKey};
 use super::jws::{self, Algorithm, JwsError, SigningKey, SigningKeyError};
 use crate::card::{Host, Url};
 
@@ -51,6 +51,35 @@ impl KeyStore {
             alg: None,
             key,
         })
+    }
+
+    /// The keys of one document, its form detected: PEM (one or more `PUBLIC KEY` blocks,
+    /// keys without `kid`) when it holds `-----BEGIN`, else JSON: a JWK Set when it has a
+    /// `keys` member, else one JWK. Keys a set cannot use are skipped as in
+    /// [`JwkSet::parse`]; a document leaving no usable key at all is refused
+    /// ([`JwkError::NoKeys`]).
+    ///
+    /// # Errors
+    /// [`JwkError`].
+    pub fn from_document(doc: &[u8]) -> Result<KeyStore, JwkError> {
+        let mut store = KeyStore::new();
+        if doc.windows(10).any(|w| w == b"-----BEGIN") {
+            for key in PublicKey::all_from_pem(doc)? {
+                store.add_public_key(key, None);
+            }
+        } else {
+            let v: Value =
+                serde_json::from_slice(doc).map_err(|e| JwkError::Json(e.to_string()))?;
+            if v.get("keys").is_some() {
+                store.add_set(&JwkSet::parse(doc)?);
+            } else {
+                store.add(Jwk::from_value(&v)?);
+            }
+        }
+        if store.is_empty() {
+            return Err(JwkError::NoKeys);
+        }
+        Ok(store)
     }
 
     /// Whether the store holds no key.
@@ -270,6 +299,67 @@ fn verify_one(
         Some(err) => SignatureRejection::Jws(err),
         None => SignatureRejection::UnknownKey(header.kid),
     })
+}
+
+/// `kid` and `alg` of a signature entry as its headers name them (protected first, then
+/// the unprotected `header`), read leniently: for reports, not for trust.
+fn entry_names(v: &Json) -> (Option<String>, Option<String>) {
+    let mut kid = None;
+    let mut alg = None;
+    let protected = v
+        .get("protected")
+        .and_then(Json::as_str)
+        .and_then(|p| jws::decode("protected", p).ok())
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+    let header = match v.get("header") {
+        Some(h @ Json::Object(_)) => serde_json::from_str::<Value>(&h.to_compact()).ok(),
+        _ => None,
+    };
+    for h in [protected, header].into_iter().flatten() {
+        let text = |name: &str| h.get(name).and_then(Value::as_str).map(str::to_owned);
+        kid = kid.or_else(|| text("kid"));
+        alg = alg.or_else(|| text("alg"));
+    }
+    (kid, alg)
+}
+
+/// The outcome of [`verify_card`] on `card_bytes` as one JSON report (what the C ABI and the
+/// bindings hand out):
+/// - verified: `{"verified":true,"kid":..,"alg":"ES256","jku":..|null}`;
+/// - refused: `{"verified":false,"reason":"<kind>","detail":"<text>","signatures":[..]}`,
+///   `signatures` holding, for [`CardSignatureError::NoValidSignature`], one
+///   `{"index":i,"kid":..,"alg":..,"rejected":"<kind>","detail":"<text>"}` per signature
+///   (empty for the other errors).
+pub fn verification_report(
+    card_bytes: &[u8],
+    result: &Result<VerifiedSignature, CardSignatureError>,
+) -> Value {
+    match result {
+        Ok(v) => serde_json::json!({
+            "verified": true, "kid": v.kid, "alg": v.alg.as_str(), "jku": v.jku,
+        }),
+        Err(e) => {
+            let mut list = Vec::new();
+            if let CardSignatureError::NoValidSignature(rejections) = e {
+                let card = Json::parse(card_bytes).ok();
+                let sigs = card
+                    .as_ref()
+                    .and_then(|c| signatures(c).ok())
+                    .unwrap_or(&[]);
+                for (index, why) in rejections {
+                    let (kid, alg) = sigs.get(*index).map(entry_names).unwrap_or_default();
+                    list.push(serde_json::json!({
+                        "index": index, "kid": kid, "alg": alg,
+                        "rejected": why.kind(), "detail": why.to_string(),
+                    }));
+                }
+            }
+            serde_json::json!({
+                "verified": false, "reason": e.kind(), "detail": e.to_string(),
+                "signatures": list,
+            })
+        }
+    }
 }
 
 /// Why a card could not be signed.

@@ -74,6 +74,28 @@ impl PublicKey {
         from_spki(&der)
     }
 
+    /// Reads every PEM `PUBLIC KEY` block of `pem`, in order (a trust bundle).
+    ///
+    /// # Errors
+    /// As [`PublicKey::from_pem`]: the first block that cannot be read, or no block at all.
+    pub fn all_from_pem(pem: &[u8]) -> Result<Vec<PublicKey>, JwkError> {
+        use rustls_pki_types::pem::{PemObject, SectionKind};
+        let mut keys = Vec::new();
+        for section in <(SectionKind, Vec<u8>)>::pem_slice_iter(pem) {
+            match section {
+                Ok((SectionKind::PublicKey, der)) => keys.push(from_spki(&der)?),
+                Ok(_) => {}
+                Err(e) => return Err(JwkError::Pem(e.to_string())),
+            }
+        }
+        if keys.is_empty() {
+            return Err(JwkError::Pem(
+                "no '-----BEGIN PUBLIC KEY-----' block".to_owned(),
+            ));
+        }
+        Ok(keys)
+    }
+
     /// The JWK members of this key (`kty`, `crv`, `x`, `y`, `n`, `e`), for publishing.
     pub fn jwk_members(&self) -> serde_json::Map<String, Value> {
         let b = |v: &[u8]| Value::String(URL_SAFE_NO_PAD.encode(v));

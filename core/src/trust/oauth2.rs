@@ -117,6 +117,32 @@ impl ClientCredentials {
         })
     }
 
+    /// A client for `token_url` that must be https, except plain http to a loopback host
+    /// (`127.0.0.0/8`, `::1`, a `localhost` name) when `allow_http_loopback` (tests and
+    /// local development: credentials never leave the machine).
+    ///
+    /// # Errors
+    /// [`ConfigError`]; plain http elsewhere is [`ConfigError::Insecure`].
+    pub fn new_loopback_http(
+        token_url: &str,
+        client_id: &str,
+        client_secret: Secret,
+        allow_http_loopback: bool,
+    ) -> Result<ClientCredentials, ConfigError> {
+        let loopback = Url::parse(token_url).is_ok_and(|u| {
+            matches!(
+                u.host().class(),
+                crate::card::AddressClass::Loopback | crate::card::AddressClass::LocalhostName
+            )
+        });
+        ClientCredentials::new(
+            token_url,
+            client_id,
+            client_secret,
+            allow_http_loopback && loopback,
+        )
+    }
+
     /// Asks for `scope` (space-separated scope tokens).
     pub fn with_scope(mut self, scope: Option<String>) -> ClientCredentials {
         self.scope = scope.filter(|s| !s.is_empty());
@@ -513,6 +539,43 @@ mod tests {
                 "{dbg}"
             );
         }
+    }
+
+    #[test]
+    fn plain_http_only_to_loopback_and_only_when_allowed() {
+        let new = |url: &str, allow: bool| {
+            ClientCredentials::new_loopback_http(url, "id", Secret::new("s"), allow)
+        };
+        for url in [
+            "http://127.0.0.1:8080/t",
+            "http://[::1]/t",
+            "http://localhost/t",
+        ] {
+            assert!(new(url, true).is_ok(), "{url}");
+            assert!(
+                matches!(new(url, false), Err(ConfigError::Insecure(_))),
+                "{url}"
+            );
+        }
+        for url in [
+            "http://auth.example/t",
+            "http://10.0.0.1/t",
+            "http://user@127.0.0.1/t",
+        ] {
+            assert!(
+                matches!(new(url, true), Err(ConfigError::Insecure(_))),
+                "{url}"
+            );
+        }
+        assert!(new("https://auth.example/t", false).is_ok());
+        assert!(matches!(
+            new("ftp://127.0.0.1/t", true),
+            Err(ConfigError::Insecure(_))
+        ));
+        assert!(matches!(
+            new("not a url", true),
+            Err(ConfigError::Url { .. })
+        ));
     }
 
     #[test]

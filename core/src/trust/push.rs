@@ -286,8 +286,9 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// The verdict as one JSON object (`{"verdict":"accepted",...}` or
-    /// `{"verdict":"rejected","reason":...,"message":...}`); secrets never appear.
+    /// The verdict as one JSON object (`{"verdict":"accepted","accepted":true,...}` or
+    /// `{"verdict":"rejected","accepted":false,"reason":...,"message":...}`); secrets never
+    /// appear.
     pub fn to_json(&self) -> Value {
         match self {
             Verdict::Accepted(a) => {
@@ -300,11 +301,12 @@ impl Verdict {
                             {"type": "jwt", "alg": alg, "kid": kid, "iss": iss, "jti": jti}),
                     })
                     .collect();
-                serde_json::json!({"verdict": "accepted", "taskId": a.task_id, "event": a.event,
-                                   "proofs": proofs, "replayId": a.replay_id})
+                serde_json::json!({"verdict": "accepted", "accepted": true, "taskId": a.task_id,
+                                   "event": a.event, "proofs": proofs, "replayId": a.replay_id})
             }
             Verdict::Rejected(r) => serde_json::json!(
-                {"verdict": "rejected", "reason": r.kind(), "message": r.to_string()}),
+                {"verdict": "rejected", "accepted": false, "reason": r.kind(),
+                 "message": r.to_string()}),
         }
     }
 }

@@ -346,3 +346,29 @@ fn the_replay_window_is_bounded() {
     let json = Verdict::Rejected(PushRejection::TokenMismatch).to_json();
     assert_eq!(json["reason"], "token_mismatch");
 }
+
+#[test]
+fn the_verdict_json_says_accepted_as_a_boolean() {
+    let json = Verdict::Rejected(PushRejection::TokenMismatch).to_json();
+    assert_eq!(
+        (&json["accepted"], &json["verdict"]),
+        (&false.into(), &"rejected".into())
+    );
+    let p = PushPolicy {
+        token: Some("t".into()),
+        ..PushPolicy::default()
+    };
+    let v = verify_notification(
+        &[("X-A2A-Notification-Token", "t")],
+        br#"{"task":{"id":"t-1"}}"#,
+        &p,
+        &KeyStore::new(),
+        NOW,
+        &mut ReplayWindow::new(4),
+    );
+    let json = v.to_json();
+    assert_eq!(
+        (&json["accepted"], &json["verdict"]),
+        (&true.into(), &"accepted".into())
+    );
+}

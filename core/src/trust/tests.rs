@@ -329,3 +329,84 @@ fn jku_is_followed_only_over_https_on_the_cards_host() {
             .contains("userinfo")
     );
 }
+
+#[test]
+fn key_documents_are_detected_jwks_jwk_or_pem() {
+    let rng = SystemRandom::new();
+    let k = key(P256);
+    let signed = sign_card(CARD.as_bytes(), &k, "k", None, &rng).unwrap();
+    let jwk = k.public_jwk("k").to_string();
+    let jwks = format!("{{\"keys\":[{jwk}]}}");
+    // Two PEM blocks: the first does not fit, the second does.
+    let bundle = [RSA_PUB, P256_PUB].concat();
+    for doc in [jwks.as_bytes(), jwk.as_bytes(), P256_PUB, &bundle] {
+        let store = KeyStore::from_document(doc).unwrap();
+        assert!(verify_card(signed.as_bytes(), &store).is_ok());
+    }
+    assert_eq!(
+        KeyStore::from_document(&bundle)
+            .unwrap()
+            .candidates(None)
+            .count(),
+        2
+    );
+    let kind = |doc: &[u8]| KeyStore::from_document(doc).unwrap_err().kind();
+    assert_eq!(kind(b"not json"), "json");
+    assert_eq!(kind(b"{\"keys\":[]}"), "no_keys");
+    assert_eq!(
+        kind(b"{\"keys\":[{\"kty\":\"oct\",\"k\":\"AA\"}]}"),
+        "no_keys"
+    );
+    // A symmetric key is secret material, never a published verification key.
+    assert_eq!(kind(b"{\"kty\":\"oct\",\"k\":\"AA\"}"), "private_material");
+    assert_eq!(
+        kind(b"-----BEGIN PRIVATE KEY-----\nAA==\n-----END PRIVATE KEY-----\n"),
+        "pem"
+    );
+    assert_eq!(kind(ED25519), "pem");
+}
+
+#[test]
+fn the_verification_report_names_each_signature() {
+    use super::card_sig::verification_report;
+    let rng = SystemRandom::new();
+    let k = key(P256);
+    let other = key(ED25519);
+    let once = sign_card(CARD.as_bytes(), &other, "ed", None, &rng).unwrap();
+    let twice = sign_card(
+        once.as_bytes(),
+        &k,
+        "p",
+        Some("https://agent.example/k"),
+        &rng,
+    )
+    .unwrap();
+    let store = store_of(&k, "p");
+    let r = verification_report(twice.as_bytes(), &verify_card(twice.as_bytes(), &store));
+    assert_eq!(
+        r,
+        serde_json::json!({"verified": true, "kid": "p", "alg": "ES256",
+                           "jku": "https://agent.example/k"})
+    );
+    let tampered = twice.replacen("Says it back", "Says it", 1);
+    let r = verification_report(
+        tampered.as_bytes(),
+        &verify_card(tampered.as_bytes(), &store),
+    );
+    assert_eq!(r["verified"], false);
+    assert_eq!(r["reason"], "no_valid_signature");
+    let sigs = r["signatures"].as_array().unwrap();
+    assert_eq!(sigs.len(), 2);
+    assert_eq!(
+        (&sigs[0]["kid"], &sigs[0]["alg"]),
+        (&"ed".into(), &"EdDSA".into())
+    );
+    assert_eq!(sigs[0]["rejected"], "unknown_key");
+    assert_eq!(
+        (&sigs[1]["kid"], &sigs[1]["rejected"]),
+        (&"p".into(), &"bad_signature".into())
+    );
+    let r = verification_report(CARD.as_bytes(), &verify_card(CARD.as_bytes(), &store));
+    assert_eq!(r["reason"], "unsigned");
+    assert_eq!(r["signatures"], serde_json::json!([]));
+}

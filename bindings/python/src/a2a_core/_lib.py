@@ -326,6 +326,21 @@ class Header(Structure):
     ]
 
 
+class OAuth2Config(Structure):
+    """`a2a_oauth2_config` (feature `trust`)."""
+
+    _fields_ = [
+        ('token_url', Str),
+        ('card', c_void_p),
+        ('client_id', Str),
+        ('client_secret', Str),
+        ('scope', Str),
+        ('basic_auth', c_bool),
+        ('refresh_early_ms', c_uint64),
+        ('allow_http_loopback', c_bool),
+    ]
+
+
 class ClientConfig(Structure):
     """`a2a_client_config`."""
 
@@ -850,6 +865,23 @@ _decl('a2a_card_builder_set_capabilities', c_uint32, vp, c_bool, c_bool)
 _decl('a2a_card_builder_set_modes', c_uint32, vp, _P(Str), c_size_t, _P(Str), c_size_t)
 _decl('a2a_card_builder_add_skill', c_uint32, vp, _P(CardSkill))
 _decl('a2a_card_builder_build', c_uint32, vp, vp)
+
+# trust (ffi/src/trust.rs, feature `trust`): signed cards, push verification, webhook checks,
+# OAuth 2.0 client credentials. Raw declarations; every output goes into an a2a_buffer.
+_decl('a2a_trust_canonical', c_uint32, u8p, c_size_t, c_bool, vp)
+_decl('a2a_card_signature_verify', c_uint32, u8p, c_size_t, u8p, c_size_t, vp)
+_decl('a2a_card_signature_key_url', c_uint32, u8p, c_size_t, u8p, c_size_t, u8p, c_size_t, vp)
+_decl('a2a_card_sign', c_uint32, u8p, c_size_t, u8p, c_size_t, u8p, c_size_t, u8p, c_size_t, vp)
+_decl('a2a_push_verifier_new', c_uint32, u8p, c_size_t, u8p, c_size_t, c_size_t, _P(vp))
+_decl('a2a_push_verifier_check', c_uint32, vp, _P(Header), c_size_t, u8p, c_size_t, c_int64, vp)
+_decl('a2a_push_verifier_free', None, vp)
+_decl('a2a_webhook_url_check', c_uint32, u8p, c_size_t, c_bool, u8p, c_size_t, vp)
+_decl('a2a_oauth2_new', c_uint32, _P(OAuth2Config), _P(vp))
+_decl('a2a_oauth2_token', c_uint32, vp, c_uint64, vp)
+_decl('a2a_oauth2_request', c_uint32, vp, vp, vp, vp)
+_decl('a2a_oauth2_handle_response', c_uint32, vp, c_uint16, u8p, c_size_t, c_uint64, vp)
+_decl('a2a_oauth2_invalidate', None, vp)
+_decl('a2a_oauth2_free', None, vp)
 
 #: Functions of the header this package deliberately does not bind, with the reason
 #: (tests/test_abi.py fails on any other unbound function).

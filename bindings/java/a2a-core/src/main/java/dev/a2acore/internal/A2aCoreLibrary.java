@@ -1576,4 +1576,77 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_task_wait_free}. */
     void a2a_task_wait_free(Pointer wait);
+
+    // --- trust (ffi/src/trust.rs, feature `trust`): raw declarations; outputs go into an a2a_buffer ---
+
+    /** JNA mirror of {@code a2a_oauth2_config} (views by value; {@code card} may be NULL). */
+    @CStruct("a2a_oauth2_config")
+    @Structure.FieldOrder({"token_url", "card", "client_id", "client_secret", "scope", "basic_auth",
+        "refresh_early_ms", "allow_http_loopback"})
+    class OAuth2Config extends Structure {
+        /** Token endpoint; empty: the card's clientCredentials tokenUrl. */
+        public View token_url;
+        /** {@code const a2a_card *}, or NULL. */
+        public Pointer card;
+        /** Client id. */
+        public View client_id;
+        /** Client secret (copied by the library). */
+        public View client_secret;
+        /** Space-separated scopes; empty: none. */
+        public View scope;
+        /** C bool: HTTP Basic client authentication. */
+        public byte basic_auth;
+        /** Early refresh margin, ms (0: 30000). */
+        public long refresh_early_ms;
+        /** C bool: plain http allowed to a loopback token URL. */
+        public byte allow_http_loopback;
+    }
+
+    /** {@code a2a_trust_canonical} (cardForm: C bool; out: a2a_buffer). */
+    int a2a_trust_canonical(Pointer json, SizeT len, boolean cardForm, Pointer out);
+
+    /** {@code a2a_card_signature_verify} (keys: JWKS, JWK or PEM; report: a2a_buffer). */
+    int a2a_card_signature_verify(Pointer card, SizeT cardLen, Pointer keys, SizeT keysLen, Pointer report);
+
+    /** {@code a2a_card_signature_key_url} (urlOut: a2a_buffer). */
+    int a2a_card_signature_key_url(Pointer card, SizeT cardLen, Pointer cardUrl, SizeT cardUrlLen,
+        Pointer extraHosts, SizeT extraHostsLen, Pointer urlOut);
+
+    /** {@code a2a_card_sign} (jku may be NULL/0; signedOut: a2a_buffer). */
+    int a2a_card_sign(Pointer card, SizeT cardLen, Pointer pem, SizeT pemLen, Pointer kid, SizeT kidLen,
+        Pointer jku, SizeT jkuLen, Pointer signedOut);
+
+    /** {@code a2a_push_verifier_new} (policy and keys may be NULL/0; out: verifier). */
+    int a2a_push_verifier_new(Pointer policy, SizeT policyLen, Pointer keys, SizeT keysLen, SizeT replayCapacity,
+        Pointer out);
+
+    /** {@code a2a_push_verifier_check} (headers: an array of a2a_header; verdictOut: a2a_buffer). */
+    int a2a_push_verifier_check(Pointer verifier, Pointer headers, SizeT headerCount, Pointer body, SizeT bodyLen,
+        long nowUnixSecs, Pointer verdictOut);
+
+    /** {@code a2a_push_verifier_free}. */
+    void a2a_push_verifier_free(Pointer verifier);
+
+    /** {@code a2a_webhook_url_check} (allowHttp: C bool; resolved may be NULL/0; reasonOut: a2a_buffer). */
+    int a2a_webhook_url_check(Pointer url, SizeT urlLen, boolean allowHttp, Pointer resolved, SizeT resolvedLen,
+        Pointer reasonOut);
+
+    /** {@code a2a_oauth2_new} (out: client). */
+    int a2a_oauth2_new(OAuth2Config config, Pointer out);
+
+    /** {@code a2a_oauth2_token} (tokenOut: a2a_buffer). */
+    int a2a_oauth2_token(Pointer oauth2, long nowMs, Pointer tokenOut);
+
+    /** {@code a2a_oauth2_request} (three a2a_buffers). */
+    int a2a_oauth2_request(Pointer oauth2, Pointer urlOut, Pointer formOut, Pointer authorizationOut);
+
+    /** {@code a2a_oauth2_handle_response} (status: uint16, 0 on a transport failure; errorOut: a2a_buffer). */
+    int a2a_oauth2_handle_response(Pointer oauth2, short status, Pointer body, SizeT bodyLen, long nowMs,
+        Pointer errorOut);
+
+    /** {@code a2a_oauth2_invalidate}. */
+    void a2a_oauth2_invalidate(Pointer oauth2);
+
+    /** {@code a2a_oauth2_free}. */
+    void a2a_oauth2_free(Pointer oauth2);
 }

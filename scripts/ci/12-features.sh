@@ -37,13 +37,13 @@ check "[trust,driver]" --no-default-features --features trust,driver
 n=$((n + 3))
 echo "12-features: $n combinations check without warnings"
 # The C library's tiers (ffi/Cargo.toml): the core alone and each feature on its own.
-for tiers in "" client server driver; do
+for tiers in "" client server driver trust; do
   if ! log=$(cargo check -q -p a2a-core-ffi --lib --message-format short --no-default-features ${tiers:+--features $tiers} 2>&1) \
     || grep -E '^(warning|error)' <<<"$log"; then
     echo "$log"; echo "12-features: FAILED: a2a-core-ffi [$tiers]"; exit 1
   fi
 done
-echo "12-features: a2a-core-ffi checks without warnings for [], [client], [server], [driver]"
+echo "12-features: a2a-core-ffi checks without warnings for [], [client], [server], [driver], [trust]"
 cargo build -q -p a2a-core --no-default-features
 cargo build -q -p a2a-core --all-features
 echo "12-features: built with no optional feature and with all; done in $(( $(date +%s) - started ))s"

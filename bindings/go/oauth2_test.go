@@ -121,8 +121,7 @@ type protectedAgent struct {
 	cardAuth  []string // Authorization headers the card fetch carried
 	callAuth  []string // Authorization headers of every A2A request
 	unauth    int      // requests answered 401
-	editCard  func(card []byte) []byte
-	alwaysBad bool // every token is refused
+	alwaysBad bool     // every token is refused
 }
 
 func newProtectedAgent(t *testing.T, te *tokenEndpoint, edit func(base string, card []byte) []byte) *protectedAgent {

@@ -133,7 +133,7 @@ func (e *PushRejectedError) Unwrap() error { return CodePushRejected }
 // bounded window of the notifications it accepted). It is safe for use by many
 // goroutines; Close frees it.
 type PushVerifier struct {
-	mu      sync.Mutex
+	mu      sync.RWMutex // held for reading by checks (the handle is thread-safe), for writing by Close
 	h       *C.a2a_push_verifier
 	cleanup runtime.Cleanup
 }
@@ -187,8 +187,8 @@ func (v *PushVerifier) String() string { return "a2a.PushVerifier" }
 // Check verifies one notification: its request headers, its body and the wall clock
 // now. An accepted notification is remembered (a second delivery is "replayed").
 func (v *PushVerifier) Check(h http.Header, body []byte, now time.Time) PushVerdict {
-	v.mu.Lock() // the library's handle is thread-safe; the mutex guards Close
-	defer v.mu.Unlock()
+	v.mu.RLock()
+	defer v.mu.RUnlock()
 	if v.h == nil {
 		return PushVerdict{Reason: "error", Message: ErrClosed.Error()}
 	}

@@ -241,3 +241,40 @@ func TestSecretsNotPrinted(t *testing.T) {
 		}
 	}
 }
+
+// One verifier shared by goroutines: each of 32 distinct notifications is accepted once,
+// and its copies, sent at the same time, are all refused as replays.
+func TestPushVerifierConcurrent(t *testing.T) {
+	v, err := a2a.NewPushVerifier(a2a.PushPolicy{Token: "s3cret"}, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	h := http.Header{"X-A2A-Notification-Token": {"s3cret"}}
+	var mu sync.Mutex
+	accepted := map[string]int{}
+	var wg sync.WaitGroup
+	for i := range 32 {
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				task := fmt.Sprintf("t-%d", i)
+				if v.Check(h, statusBody(task), time.Now()).Accepted {
+					mu.Lock()
+					accepted[task]++
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if len(accepted) != 32 {
+		t.Fatalf("accepted %d distinct notifications, want 32", len(accepted))
+	}
+	for task, n := range accepted {
+		if n != 1 {
+			t.Fatalf("%s accepted %d times", task, n)
+		}
+	}
+}

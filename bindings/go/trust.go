@@ -9,9 +9,13 @@ import "C"
 import (
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"net/netip"
 	"runtime"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Trust (issue 26): signed agent cards (A2A 1.0 §8.4), webhook URL checks, and the
@@ -297,4 +301,33 @@ func CheckWebhookURL(url string, allowHTTP bool, resolved ...netip.Addr) error {
 		return &WebhookError{URL: url, Reason: rep.Reason, Detail: rep.Detail}
 	}
 	return trustErr("CheckWebhookURL", r, out)
+}
+
+// WebhookHTTPClient is an *http.Client for the sending side of push notifications that
+// holds every connection to CheckWebhookURL's rules at dial time: the address a host name
+// resolved to is checked right before connecting, so a public name that resolves to a
+// loopback, private, link-local, ... address (DNS rebinding) is never reached. Redirects
+// are returned, not followed; no proxy is used (a proxy would hide the address); timeout
+// bounds each request (0: none). A refused connection's error wraps a *WebhookError.
+// Check the URL itself first with CheckWebhookURL (scheme, userinfo, literal hosts).
+func WebhookHTTPClient(timeout time.Duration) *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: func(network, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return &WebhookError{URL: address, Reason: "invalid", Detail: err.Error()}
+		}
+		// The address as a URL host: the same classes as for resolved addresses.
+		return CheckWebhookURL("https://"+netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()+"/", true)
+	}}
+	return &http.Client{
+		Timeout: timeout,
+		Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         dialer.DialContext,
+			ForceAttemptHTTP2:   true,
+			TLSHandshakeTimeout: 10 * time.Second,
+			IdleConnTimeout:     30 * time.Second,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }

@@ -13,9 +13,14 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	a2a "a2a.local/a2a"
 )
@@ -369,5 +374,28 @@ func TestCheckWebhookURL(t *testing.T) {
 	}
 	if err := a2a.CheckWebhookURL("https://hooks.example.com/a2a", false, netip.MustParseAddr("93.184.215.14")); err != nil {
 		t.Fatalf("a public address: %v", err)
+	}
+}
+
+// WebhookHTTPClient refuses at dial time what CheckWebhookURL refuses: a loopback listener
+// here, reached by its address and by a name that resolves to it.
+func TestWebhookHTTPClient(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	c := a2a.WebhookHTTPClient(5 * time.Second)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	for _, url := range []string{srv.URL + "/hook", "http://localhost:" + port + "/hook"} {
+		resp, err := c.Post(url, "application/json", strings.NewReader(`{}`))
+		if resp != nil {
+			resp.Body.Close()
+		}
+		var we *a2a.WebhookError
+		if !errors.As(err, &we) || we.Reason != "internal" || !errors.Is(err, a2a.CodeWebhookRefused) {
+			t.Fatalf("%s: %v", url, err)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the loopback listener was reached %d times", n)
 	}
 }

@@ -107,7 +107,8 @@ echo "--- coverage: all $(echo "$declared" | wc -w) header functions are called 
 # The header's tiers: with A2A_FEATURES_EXPLICIT it compiles for every build's feature set
 # (the core alone, + client, + server, + client and driver, all).
 for tiers in "" "-DA2A_FEATURE_CLIENT" "-DA2A_FEATURE_SERVER" "-DA2A_FEATURE_CLIENT -DA2A_FEATURE_DRIVER" \
-  "-DA2A_FEATURE_CLIENT -DA2A_FEATURE_SERVER -DA2A_FEATURE_DRIVER"; do
+  "-DA2A_FEATURE_TRUST" "-DA2A_FEATURE_CLIENT -DA2A_FEATURE_SERVER -DA2A_FEATURE_DRIVER" \
+  "-DA2A_FEATURE_CLIENT -DA2A_FEATURE_SERVER -DA2A_FEATURE_DRIVER -DA2A_FEATURE_TRUST"; do
   # shellcheck disable=SC2086 # the flags split on purpose
   printf '#include "a2a_core.h"\nint main(void) { return a2a_version().len == 0; }\n' \
     | cc -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -DA2A_FEATURES_EXPLICIT $tiers -x c - -fsyntax-only \

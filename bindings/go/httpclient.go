@@ -48,6 +48,8 @@ type HTTPClient struct {
 	called  atomic.Bool // a call was made: hooks can no longer be added
 	// The state was made from a card: ExtendedCard adopts the extended card.
 	fromCard bool
+	oauth2   *oauth2Tokens
+	cardSig  *VerifiedSignature // the card signature that verified (card verification)
 }
 
 // HTTPOption configures NewHTTPClient.
@@ -64,6 +66,9 @@ type httpOptions struct {
 	target      *[2]uint32      // WithInterface: version, binding
 	protocol    ProtocolVersion // WithProtocol (0: any)
 	binding     Binding         // WithBinding (0: any)
+	oauth2      *ClientCredentials
+	verify      *cardVerification
+	card        []byte // the card as fetched (for the OAuth2 token URL)
 }
 
 // WithProtocol insists on an interface of the card spoken in version (as Client's
@@ -285,6 +290,12 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 	p, n := cText(url)
 	var state *C.a2a_client_state
 	hc := &HTTPClient{http: o.client, driver: driver, config: cfg}
+	if o.target != nil && o.verify != nil {
+		C.a2a_machine_config_free(cfg)
+		freeDriver()
+		return nil, &Error{Op: "NewHTTPClient", Code: CodeInvalidArgument,
+			Detail: "card verification needs the card: WithInterface skips it"}
+	}
 	if o.target != nil {
 		if r := C.a2a_client_state_new(cfg, p, n, C.uint32_t(o.target[0]), C.uint32_t(o.target[1]), C.uint64_t(randomSeed()), &state); r != C.A2A_OK {
 			C.a2a_machine_config_free(cfg)
@@ -301,9 +312,12 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 		return nil, codeErr("NewHTTPClient", r)
 	}
 	defer C.a2a_call_free(call)
+	var cardJSON []byte
+	var cardURL string
 	res := hc.drive(ctx, call, func(e *C.struct_a2a_event) bool { return true }, func(e *C.struct_a2a_event) {
 		if e.outcome == nil {
 			hc.version, hc.binding = ProtocolVersion(e.interface_version), Binding(e.interface_binding)
+			cardJSON, cardURL = []byte(goStr(e.card_json)), goStr(e.card_url)
 			if C.a2a_client_state_from_card(cfg, call, C.uint64_t(randomSeed()), &state) != C.A2A_OK {
 				state = nil
 			}
@@ -318,6 +332,17 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 		}
 		return nil, &Error{Op: "NewHTTPClient", Code: CodeInvalidArgument, Detail: "the card fetch resolved no interface"}
 	}
+	if o.verify != nil {
+		sig, err := o.verify.check(ctx, o.client, cardJSON, cardURL)
+		if err != nil {
+			C.a2a_client_state_free(state)
+			C.a2a_machine_config_free(cfg)
+			freeDriver()
+			return nil, err
+		}
+		hc.cardSig = &sig
+	}
+	o.card = cardJSON
 	return hc.finish(state, o)
 }
 
@@ -326,6 +351,32 @@ func (hc *HTTPClient) finish(state *C.a2a_client_state, o httpOptions) (*HTTPCli
 	cfg, driver := hc.config, hc.driver
 	hc.state = state
 	hc.hooks = &hookStore{}
+	if o.oauth2 != nil {
+		var card *Card
+		if o.card != nil {
+			parsed, err := ParseCard(o.card)
+			if err != nil {
+				C.a2a_client_state_free(state)
+				C.a2a_machine_config_free(cfg)
+				if driver != nil {
+					C.a2a_client_free(driver)
+				}
+				return nil, err
+			}
+			defer parsed.Close()
+			card = parsed
+		}
+		t, err := newOAuth2Tokens(o.oauth2, card, o.client)
+		if err != nil {
+			C.a2a_client_state_free(state)
+			C.a2a_machine_config_free(cfg)
+			if driver != nil {
+				C.a2a_client_free(driver)
+			}
+			return nil, err
+		}
+		hc.oauth2 = t
+	}
 	hc.cleanup = runtime.AddCleanup(hc, func(r httpClientRes) {
 		C.a2a_client_state_free(r.state)
 		C.a2a_machine_config_free(r.config)
@@ -333,7 +384,8 @@ func (hc *HTTPClient) finish(state *C.a2a_client_state, o httpOptions) (*HTTPCli
 			C.a2a_client_free(r.driver)
 		}
 		r.hooks.free()
-	}, httpClientRes{state, cfg, driver, hc.hooks})
+		r.oauth2.free()
+	}, httpClientRes{state, cfg, driver, hc.hooks, hc.oauth2})
 	for _, h := range o.hooks {
 		if err := hc.AddHeaderHook(h); err != nil {
 			hc.Close()
@@ -349,6 +401,7 @@ type httpClientRes struct {
 	config *C.a2a_machine_config
 	driver *C.a2a_client
 	hooks  *hookStore
+	oauth2 *oauth2Tokens
 }
 
 // Close frees the client's library state; calls must not start after it nor be in
@@ -362,6 +415,7 @@ func (c *HTTPClient) Close() error {
 			C.a2a_client_free(c.driver)
 		}
 		c.hooks.free()
+		c.oauth2.free()
 		c.state, c.config, c.driver = nil, nil, nil
 	}
 	return nil
@@ -411,13 +465,8 @@ func (c *HTTPClient) SendText(ctx context.Context, text string, opts *HTTPCallOp
 	if opts != nil && (opts.ContextID != "" || opts.TaskID != "" || opts.HistoryLength != nil) {
 		return c.SendMessage(ctx, []Part{TextPart(text)}, nil, opts)
 	}
-	call, err := c.newTextCall(ctx, text, false, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer C.a2a_call_free(call)
-	res := c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, nil)
-	return res.outcome, res.err
+	res, err := c.runAuthed(ctx, func() (*C.a2a_call, error) { return c.newTextCall(ctx, text, false, opts) })
+	return res.outcome, err
 }
 
 // StreamEvent is one event of HTTPClient.Stream: an item as it arrived, or the end, whose
@@ -445,17 +494,32 @@ func (c *HTTPClient) Stream(ctx context.Context, text string, opts *HTTPCallOpti
 // streamOf runs the streaming call newCall makes as an iterator.
 func (c *HTTPClient) streamOf(ctx context.Context, newCall func() (*C.a2a_call, error)) iter.Seq2[StreamEvent, error] {
 	return func(yield func(StreamEvent, error) bool) {
+		for attempt := 0; attempt < 2; attempt++ {
+			if !c.streamOnce(ctx, newCall, attempt == 0 && c.oauth2 != nil, yield) {
+				return
+			}
+			c.oauth2.invalidate() // the agent refused the token: once more with a fresh one
+		}
+	}
+}
+
+// streamOnce runs one streaming call, yielding its items and end; with retry401 an end
+// that is an HTTP 401 before any item is not yielded and streamOnce reports true.
+func (c *HTTPClient) streamOnce(ctx context.Context, newCall func() (*C.a2a_call, error), retry401 bool,
+	yield func(StreamEvent, error) bool) (again bool) {
+	{
 		call, err := newCall()
 		if err != nil {
 			yield(StreamEvent{}, err)
-			return
+			return false
 		}
 		defer C.a2a_call_free(call)
-		stopped := false
+		stopped, items := false, 0
 		c.drive(ctx, call, func(e *C.struct_a2a_event) bool {
 			if stopped {
 				return false // items polled after the loop broke out are dropped
 			}
+			items++
 			o := readOutcome(e.outcome)
 			if !yield(StreamEvent{Kind: StreamEventItem, Outcome: &o, Text: goStr(e.answer_text)}, nil) {
 				stopped = true
@@ -467,6 +531,10 @@ func (c *HTTPClient) streamOf(ctx context.Context, newCall func() (*C.a2a_call, 
 				return
 			}
 			o := readOutcome(e.outcome)
+			if retry401 && items == 0 && unauthorized(&o) {
+				again = true
+				return
+			}
 			ev := StreamEvent{Kind: StreamEventEnd, Outcome: &o, Text: goStr(e.answer_text),
 				DroppedEvents: uint32(e.dropped_events), UnreadableEvents: uint32(e.unreadable_events),
 				Resubscribes: uint32(e.resubscribes)}
@@ -477,6 +545,61 @@ func (c *HTTPClient) streamOf(ctx context.Context, newCall func() (*C.a2a_call, 
 			yield(ev, err)
 		})
 	}
+	return again
+}
+
+// unauthorized says whether an outcome is the agent's HTTP 401.
+func unauthorized(o *Outcome) bool { return o != nil && o.HTTPStatus != nil && *o.HTTPStatus == 401 }
+
+// runAuthed drives the non-streaming call newCall makes to its end; with OAuth2, an HTTP
+// 401 answer forgets the token and the call is made once more with a fresh one.
+func (c *HTTPClient) runAuthed(ctx context.Context, newCall func() (*C.a2a_call, error)) (driveResult, error) {
+	for attempt := 0; ; attempt++ {
+		call, err := newCall()
+		if err != nil {
+			return driveResult{}, err
+		}
+		res := c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, nil)
+		C.a2a_call_free(call)
+		if c.oauth2 == nil || !unauthorized(res.outcome) {
+			return res, res.err
+		}
+		c.oauth2.invalidate()
+		if attempt == 1 {
+			return res, res.err
+		}
+	}
+}
+
+// callSettings are newSettings plus, with OAuth2, the call's bearer token (fetched when
+// none is cached): it travels only with the call's requests, to the validated interface.
+func (c *HTTPClient) callSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settings, error) {
+	s, err := newSettings(ctx, opts)
+	if err != nil || c.oauth2 == nil {
+		return s, err
+	}
+	if opts != nil {
+		for k := range opts.Headers {
+			if strings.EqualFold(k, "Authorization") {
+				return s, nil // the caller's own credentials win
+			}
+		}
+	}
+	tok, err := c.oauth2.token(ctx)
+	if err != nil {
+		C.a2a_call_settings_free(s)
+		return nil, err
+	}
+	value := "Bearer " + tok
+	kp, kn := cText("Authorization")
+	vp, vn := cText(value)
+	r := C.a2a_call_settings_add_header(s, kp, kn, vp, vn)
+	runtime.KeepAlive(value)
+	if r != C.A2A_OK {
+		C.a2a_call_settings_free(s)
+		return nil, codeErr("WithOAuth2", r)
+	}
+	return s, nil
 }
 
 // newSettings makes the call's settings: the context's deadline and the options.
@@ -549,7 +672,7 @@ func (c *HTTPClient) newTextCall(ctx context.Context, text string, streaming boo
 		return nil, ErrClosed
 	}
 	c.called.Store(true)
-	s, err := newSettings(ctx, opts)
+	s, err := c.callSettings(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func (c *HTTPClient) newCall(ctx context.Context, op string, m Method, params an
 		}
 		body = b
 	}
-	s, err := newSettings(ctx, opts)
+	s, err := c.callSettings(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -125,13 +125,7 @@ func (c *HTTPClient) newCall(ctx context.Context, op string, m Method, params an
 
 // run makes a non-streaming call and drives it to its end.
 func (c *HTTPClient) run(ctx context.Context, op string, m Method, params any, opts *HTTPCallOptions) (driveResult, error) {
-	call, err := c.newCall(ctx, op, m, params, opts)
-	if err != nil {
-		return driveResult{}, err
-	}
-	defer C.a2a_call_free(call)
-	res := c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, nil)
-	return res, res.err
+	return c.runAuthed(ctx, func() (*C.a2a_call, error) { return c.newCall(ctx, op, m, params, opts) })
 }
 
 // SendMessage sends a user message of any parts (TextPart, DataPart, FilePart,

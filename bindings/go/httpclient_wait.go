@@ -74,7 +74,7 @@ func (c *HTTPClient) WaitTask(ctx context.Context, taskID string, opts *WaitOpti
 	defer timer.Stop()
 	var last *Outcome
 	for {
-		s, err := newSettings(ctx, callOpts)
+		s, err := c.callSettings(ctx, callOpts)
 		if err != nil {
 			return last, err
 		}
@@ -92,6 +92,9 @@ func (c *HTTPClient) WaitTask(ctx context.Context, taskID string, opts *WaitOpti
 			}
 		})
 		C.a2a_call_free(call)
+		if c.oauth2 != nil && unauthorized(res.outcome) {
+			c.oauth2.invalidate() // the next call fetches a fresh token
+		}
 		if ctx.Err() != nil || !read {
 			if res.err == nil && ctx.Err() != nil {
 				res.err = context.Cause(ctx)

@@ -5,7 +5,8 @@
 # plus the end-to-end tests against the real Python a2a-sdk peer and the JS @a2a-js/sdk
 # peer, started by tests/peers/launch.py, the Python one with --ping 1; the net/http
 # HTTPClient's tests against the project's fault server, a2a-testkit fault-server, started
-# here as A2A_TEST_FAULT_URL); then the tests
+# here as A2A_TEST_FAULT_URL; the trust end-to-end test against `a2a demo --serve`, built
+# here and named by A2A_BIN); then the tests
 # once more with GOEXPERIMENT=cgocheck2 (the runtime checks every pointer the binding
 # hands to C: the memory rule of the C ABI), once with -race, and the decoder benchmark
 # once (a smoke run). Last, a module of the user's own, outside the repository (a `replace`
@@ -89,9 +90,13 @@ echo "50-go: $("$GO" version)"
 # --- the library, as 30-c.sh builds it --------------------------------------------------
 cargo build -p a2a-core-ffi
 cargo build -p a2a-testkit   # the fault server for HTTPClient's tests (httpclient_fault_test.go)
+# The reference agent, `a2a demo --serve`, for the trust end-to-end test (e2e_trust_test.go:
+# OAuth2 through its /oauth2/token, its signed card).
+cargo build -p a2a-core --features driver --bin a2a
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$root/$target_dir" ;; esac
 lib_dir="$target_dir/debug"
+export A2A_BIN="$target_dir/debug/a2a"
 # The debug build is linked only when named: -tags a2a_debug (<repo>/target/debug).
 tags=(-tags a2a_debug)
 if [ "$lib_dir" != "$root/target/debug" ]; then

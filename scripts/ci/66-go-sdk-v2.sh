@@ -6,7 +6,10 @@
 # through the SDK's a2av0 compat transport, at 0.3; HTTP+JSON when the demo's card offers
 # it). Also builds the Go v2 conformance client (tests/go-sdk-v2/cmd/conformance-client),
 # and drives an a2asrv server with a2a-core's Go HTTPClient over net/http
-# (tests/go-sdk-v2/httpclient: through the card, JSON-RPC and HTTP+JSON at 1.0).
+# (tests/go-sdk-v2/httpclient: through the card, JSON-RPC and HTTP+JSON at 1.0), and runs the
+# binding's trust functions against the SDK (tests/go-sdk-v2/trust: a card signed by the core
+# carried through the SDK's AgentCard and served by a2asrv verifies in HTTPClient; the SDK's
+# push senders, v2 and v0.3, deliver to the binding's PushVerifier.Handler).
 # Needs Go >= 1.25 (a2a-go/v2's go.mod): the one on PATH, or the toolchain
 # scripts/ci/50-go.sh fetched.
 set -euo pipefail

@@ -11,7 +11,7 @@ require (
 replace a2a.local/a2a => ../../bindings/go
 
 require (
-	github.com/a2aproject/a2a-go v0.3.15 // indirect
+	github.com/a2aproject/a2a-go v0.3.15
 	github.com/google/uuid v1.6.0 // indirect
 	golang.org/x/mod v0.33.0 // indirect
 	golang.org/x/net v0.49.0 // indirect

@@ -382,7 +382,7 @@ pub extern "C" fn a2a_push_verifier_new(
 }
 
 /// Checks one notification: the request's `header_count` headers (names case-insensitive:
-/// `X-A2A-Notification-Token`, `Authorization: Bearer <JWT>`), its body, and the wall clock
+/// `X-A2A-Notification-Token` or a2a-go v2's `A2A-Notification-Token`, `Authorization: Bearer <JWT>`), its body, and the wall clock
 /// `now_unix_secs` (seconds since the Unix epoch). All inputs are read during the call only.
 /// `verdict_out`: emptied, then receives the verdict JSON, the object `a2a push verify`
 /// prints: accepted `{"verdict":"accepted","accepted":true,"taskId":..,"event":..,

@@ -28,13 +28,18 @@ use super::card_sig::KeyStore;
 use super::jwt::{self, JwtError};
 
 /// The header a token-authenticated notification carries its token in (the name the
-/// Python a2a-sdk sender uses in 0.3 and 1.0).
+/// Python a2a-sdk sender uses in 0.3 and 1.0, and a2a-go v0.3's).
 pub const TOKEN_HEADER: &str = "X-A2A-Notification-Token";
+
+/// The same header without `X-`, as a2a-go v2 sends it. The specification names neither
+/// (§4.3.3 shows only `Authorization`), so the receiver reads both.
+pub const TOKEN_HEADER_UNPREFIXED: &str = "A2A-Notification-Token";
 
 /// What the receiver expects of a notification.
 #[derive(Clone, PartialEq, Eq)]
 pub struct PushPolicy {
-    /// The config's `token`: the notification must carry it in [`TOKEN_HEADER`].
+    /// The config's `token`: the notification must carry it in [`TOKEN_HEADER`] (or
+    /// [`TOKEN_HEADER_UNPREFIXED`]).
     pub token: Option<String>,
     /// The JWT's `aud` must contain this (the webhook URL, as registered).
     pub audience: Option<String>,
@@ -334,6 +339,27 @@ fn header<'a>(headers: &[(&str, &'a str)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.trim())
 }
 
+/// The token of a notification, under either spelling ([`TOKEN_HEADER`],
+/// [`TOKEN_HEADER_UNPREFIXED`]). Two different values fail closed as a mismatch: a sender
+/// writes one token, so a second means something on the way added it, and picking either
+/// would let it choose which one is checked.
+fn notification_token<'a>(headers: &[(&str, &'a str)]) -> Result<&'a str, PushRejection> {
+    let mut found: Option<&str> = None;
+    for (name, value) in headers {
+        let name = name.trim();
+        if !(name.eq_ignore_ascii_case(TOKEN_HEADER)
+            || name.eq_ignore_ascii_case(TOKEN_HEADER_UNPREFIXED))
+        {
+            continue;
+        }
+        match found {
+            Some(seen) if seen != value.trim() => return Err(PushRejection::TokenMismatch),
+            _ => found = Some(value.trim()),
+        }
+    }
+    found.ok_or(PushRejection::TokenMissing)
+}
+
 /// Equal bytes, in time that depends only on the lengths.
 fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
@@ -400,7 +426,7 @@ fn check(
     let task_id = task.unwrap_or_default();
     let mut proofs = Vec::new();
     if let Some(token) = &policy.token {
-        let got = header(headers, TOKEN_HEADER).ok_or(PushRejection::TokenMissing)?;
+        let got = notification_token(headers)?;
         if !same_secret(got.as_bytes(), token.as_bytes()) {
             return Err(PushRejection::TokenMismatch);
         }

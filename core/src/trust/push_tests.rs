@@ -225,6 +225,61 @@ fn each_claim_check_fails_on_its_own() {
 }
 
 #[test]
+fn the_token_is_read_under_either_spelling_and_two_values_fail_closed() {
+    let p = PushPolicy {
+        token: Some("s3cret".into()),
+        task_id: Some("t-1".into()),
+        ..PushPolicy::default()
+    };
+    let none = KeyStore::new();
+    let mut w = ReplayWindow::new(8);
+    // a2a-go v2 sends the header without `X-`.
+    let v2 = verify_notification(
+        &[("A2A-Notification-Token", "s3cret")],
+        &body("t-1"),
+        &p,
+        &none,
+        NOW,
+        &mut w,
+    );
+    assert!(matches!(v2, Verdict::Accepted(_)), "{v2:?}");
+    // Both spellings with the same value: one token.
+    let both = verify_notification(
+        &[
+            ("X-A2A-Notification-Token", "s3cret"),
+            ("a2a-notification-token", "s3cret"),
+        ],
+        &body("t-2"),
+        &PushPolicy {
+            task_id: Some("t-2".into()),
+            ..p.clone()
+        },
+        &none,
+        NOW,
+        &mut w,
+    );
+    assert!(matches!(both, Verdict::Accepted(_)), "{both:?}");
+    // Two different values: refused, even when one of them is right.
+    for headers in [
+        [
+            ("X-A2A-Notification-Token", "s3cret"),
+            ("A2A-Notification-Token", "other"),
+        ],
+        [
+            ("A2A-Notification-Token", "other"),
+            ("X-A2A-Notification-Token", "s3cret"),
+        ],
+        [
+            ("X-A2A-Notification-Token", "s3cret"),
+            ("X-A2A-Notification-Token", "other"),
+        ],
+    ] {
+        let v = verify_notification(&headers, &body("t-1"), &p, &none, NOW + 1, &mut w);
+        assert_eq!(reject(v).kind(), "token_mismatch", "{headers:?}");
+    }
+}
+
+#[test]
 fn token_notifications_and_replays_by_body() {
     let p = PushPolicy {
         token: Some("s3cret".into()),

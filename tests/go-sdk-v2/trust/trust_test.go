@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"fmt"
 	"iter"
 	"net/http"
 	"net/http/httptest"
@@ -247,13 +246,19 @@ func TestGoSDKPushSenders(t *testing.T) {
 	if err := s03.SendPush(ctx, &a2a03.PushConfig{URL: trcv.srv.URL, Token: "guess"}, t03); err == nil || !strings.Contains(last(trcv), `"token_mismatch"`) {
 		t.Fatalf("v0.3 sender with a wrong token: %v (receiver said %s)", err, last(trcv))
 	}
-	// v2's sender names the header A2A-Notification-Token (no X-): the core reads only
-	// X-A2A-Notification-Token, so v2's token-only notifications are refused as carrying
-	// no token. This pins the divergence; it changes when the core reads both names.
-	err = sender.SendPush(ctx, &a2a.PushConfig{TaskID: "task-7", URL: trcv.srv.URL, Token: "s3cret"},
-		&a2a.Task{ID: "task-7", ContextID: "ctx-2", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}})
-	if err == nil || !strings.Contains(last(trcv), `"token_missing"`) {
+	// v2's sender names the header A2A-Notification-Token (no X-); the core reads both
+	// spellings, so v2's token-only notifications are accepted, and a wrong token refused.
+	v2task := &a2a.Task{ID: "task-7", ContextID: "ctx-2", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}
+	before, _ := trcv.seen()
+	if err := sender.SendPush(ctx, &a2a.PushConfig{TaskID: "task-7", URL: trcv.srv.URL, Token: "s3cret"}, v2task); err != nil {
 		t.Fatalf("v2 sender with the token: %v (receiver said %s)", err, last(trcv))
 	}
-	fmt.Println("v2 token header refused as:", last(trcv))
+	if after, _ := trcv.seen(); len(after) != len(before)+1 || !after[len(after)-1].Accepted {
+		t.Fatalf("v2 sender with the token: not accepted (receiver said %s)", last(trcv))
+	}
+	v2task.Status.State = a2a.TaskStateCompleted
+	err = sender.SendPush(ctx, &a2a.PushConfig{TaskID: "task-7", URL: trcv.srv.URL, Token: "guess"}, v2task)
+	if err == nil || !strings.Contains(last(trcv), `"token_mismatch"`) {
+		t.Fatalf("v2 sender with a wrong token: %v (receiver said %s)", err, last(trcv))
+	}
 }

@@ -2800,6 +2800,12 @@ typedef struct a2a_client_call_options {
    `A2A_INVALID_ARGUMENT`). Ignored otherwise.
    */
   uint32_t history_length;
+  /*
+   Whether a send asks the agent to answer at once with the task as it stands (A2A 1.0
+   `returnImmediately: true`, 0.3 `blocking: false`); `false` (as in a zeroed struct)
+   leaves it to the agent. Other calls ignore it. Appended field: see the CHANGELOG.
+   */
+  bool return_immediately;
 } a2a_client_call_options;
 #endif
 
@@ -5037,7 +5043,11 @@ a2a_result a2a_client_state_add_header_hook(const struct a2a_client_state *state
  Starts resolving the agent card of `source` (UTF-8, copied): a base URL (the
  well-known card paths are tried: the current one, then the legacy one on a 404) or the
  card's own URL, with the card options of `config` (copied). The fetch carries no
- credentials and follows no redirect. `out`: receives a new call the caller owns (free
+ credentials and follows no redirect. With a card cache on the config
+ (`a2a_client_config_builder_set_card_cache`), the first `a2a_call_poll_transmit`
+ consults it: a fresh card makes no request (it returns `A2A_NONE` and the `FINISHED`
+ event follows), a stale one is revalidated; the `FINISHED` event stores what the
+ response allows. `out`: receives a new call the caller owns (free
  with `a2a_call_free`); written on success only. An unusable URL is not an error here:
  the call then finishes at once (its first event) with the outcome saying why.
 
@@ -5426,6 +5436,41 @@ a2a_result a2a_client_config_builder_set_prefer_card_order(struct a2a_client_con
 a2a_result a2a_client_config_builder_set_interface(struct a2a_client_config_builder *builder,
                                                    uint32_t version,
                                                    uint32_t binding);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Card resolution: the oldest protocol version accepted (A2A §3.6.3: never below it, no
+ silent downgrade), an `a2a_protocol_version`, or 0 for none (the default). A card that
+ offers only older interfaces is refused before anything is sent to the agent: the card
+ fetch finishes as `transport`/`CardResolution` whose message names what the card
+ offers (the core's `no_usable_interface`). It applies whatever
+ `a2a_client_config_builder_set_interface` insists on.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (neither 0 nor a member),
+ `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_min_protocol(struct a2a_client_config_builder *builder,
+                                                      uint32_t version);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Card resolution: HTTP caching of agent cards (A2A §8.6.2, RFC 9111 for a private
+ cache). `max_entries` > 0 gives the configs built from this builder from now on one new
+ thread-safe cache of at most that many cards (at most 64; the least recently stored is
+ forgotten first), used by every `a2a_call_new_card_fetch` made with them: a card still
+ fresh (`Cache-Control: max-age` less `Age`) resolves with no request, a stale one is
+ fetched with `If-None-Match` / `If-Modified-Since` and a `304` reuses it, a `no-store`
+ response is never kept. Freshness is counted on the `now_ms` clock the host passes to
+ `a2a_call_poll_transmit` and the `a2a_call_handle_*` inputs: use one monotonic clock for
+ every call made with these configs. 0 (the default) turns caching off for configs built
+ afterwards.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_card_cache(struct a2a_client_config_builder *builder,
+                                                    uint32_t max_entries);
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)

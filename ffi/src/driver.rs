@@ -132,6 +132,10 @@ pub struct a2a_client_call_options {
     /// (A2A `historyLength`; send, stream and get; at most `INT32_MAX`, larger is
     /// `A2A_INVALID_ARGUMENT`). Ignored otherwise.
     pub history_length: u32,
+    /// Whether a send asks the agent to answer at once with the task as it stands (A2A 1.0
+    /// `returnImmediately: true`, 0.3 `blocking: false`); `false` (as in a zeroed struct)
+    /// leaves it to the agent. Other calls ignore it. Appended field: see the CHANGELOG.
+    pub return_immediately: bool,
 }
 
 /// What `a2a_client_stream_next` produced.
@@ -346,6 +350,7 @@ unsafe fn call_options_from(
         let n = i32::try_from(o.history_length).map_err(|_| a2a_result::A2A_INVALID_ARGUMENT)?;
         opts.history_length = Some(n);
     }
+    opts.return_immediately = o.return_immediately;
     // SAFETY: forwarded contract (every view and the header array in `o`).
     unsafe {
         opts.traceparent = opt_string(&o.traceparent)?;

@@ -61,5 +61,6 @@ void test_traceparent(void);
 void test_concurrency(void);
 void test_machine(void);
 void test_task_wait(void);
+void test_card_cache(void);
 
 #endif

@@ -53,6 +53,7 @@ int main(void) {
   test_concurrency();
   test_machine();
   test_task_wait();
+  test_card_cache();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -136,11 +136,19 @@ void test_driver(void) {
   CHECK(a2a_client_get_task(c, "t-1", 3, &opts, &o) == A2A_OK);
   check_refused(o);
   a2a_outcome_free(o);
+  /* The appended return_immediately: accepted on a send (false in a zeroed struct). */
+  CHECK(!opts.return_immediately);
+  opts.return_immediately = true;
+  o = NULL;
+  CHECK(a2a_client_send_text(c, "hi", 2, &opts, &o) == A2A_OK);
+  check_refused(o);
+  a2a_outcome_free(o);
+  opts.return_immediately = false;
   o = NULL;
   CHECK(a2a_client_cancel_task(c, "t-1", 3, &opts, &o) == A2A_OK);
   CHECK(t_info(o).channel == A2A_CHANNEL_TRANSPORT);
   a2a_outcome_free(o);
-  CHECK(st.calls == 3);
+  CHECK(st.calls == 4); /* send, get, the return-immediately send, cancel */
 
   /* A stream that cannot open ends at once with the same outcome; no stream end kind. */
   CHECK(a2a_client_stream_text(c, "go", 2, &opts, &s) == A2A_OK && s != NULL);

@@ -5457,20 +5457,26 @@ a2a_result a2a_client_config_builder_set_min_protocol(struct a2a_client_config_b
 #if defined(A2A_FEATURE_CLIENT)
 /*
  Card resolution: HTTP caching of agent cards (A2A §8.6.2, RFC 9111 for a private
- cache). `max_entries` > 0 gives the configs built from this builder from now on one new
- thread-safe cache of at most that many cards (at most 64; the least recently stored is
- forgotten first), used by every `a2a_call_new_card_fetch` made with them: a card still
- fresh (`Cache-Control: max-age` less `Age`) resolves with no request, a stale one is
- fetched with `If-None-Match` / `If-Modified-Since` and a `304` reuses it, a `no-store`
- response is never kept. Freshness is counted on the `now_ms` clock the host passes to
- `a2a_call_poll_transmit` and the `a2a_call_handle_*` inputs: use one monotonic clock for
- every call made with these configs. 0 (the default) turns caching off for configs built
- afterwards.
+ cache), used by every `a2a_call_new_card_fetch` made with the configs built from this
+ builder from now on: a card still fresh (`Cache-Control: max-age` less `Age`) resolves
+ with no request, a stale one is fetched with `If-None-Match` / `If-Modified-Since` and a
+ `304` reuses it, a `no-store` response is never kept. Which cache:
+ - `max_entries` 0: none (the default; `share` is ignored);
+ - `share` NULL: a new thread-safe cache of at most `max_entries` cards (at most 64; the
+   least recently stored is forgotten first), owned by the configs built from now on;
+ - `share` a config (read only, may be freed afterwards): the cache `share` uses, so
+   clients with different options (and their card fetches, on any thread) share one
+   cache; `max_entries` is then ignored.
+ Freshness is counted on the `now_ms` clock the host passes to `a2a_call_poll_transmit`
+ and the `a2a_call_handle_*` inputs: use one monotonic clock for every call made with
+ configs that share a cache.
 
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ Errors: `A2A_NULL_PARAMETER` (builder), `A2A_INVALID_ARGUMENT` (`share` has no cache),
+ `A2A_IN_USE`.
  */
 a2a_result a2a_client_config_builder_set_card_cache(struct a2a_client_config_builder *builder,
-                                                    uint32_t max_entries);
+                                                    uint32_t max_entries,
+                                                    const struct a2a_machine_config *share);
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)

@@ -421,27 +421,41 @@ pub extern "C" fn a2a_client_config_builder_set_min_protocol(
 }
 
 /// Card resolution: HTTP caching of agent cards (A2A §8.6.2, RFC 9111 for a private
-/// cache). `max_entries` > 0 gives the configs built from this builder from now on one new
-/// thread-safe cache of at most that many cards (at most 64; the least recently stored is
-/// forgotten first), used by every `a2a_call_new_card_fetch` made with them: a card still
-/// fresh (`Cache-Control: max-age` less `Age`) resolves with no request, a stale one is
-/// fetched with `If-None-Match` / `If-Modified-Since` and a `304` reuses it, a `no-store`
-/// response is never kept. Freshness is counted on the `now_ms` clock the host passes to
-/// `a2a_call_poll_transmit` and the `a2a_call_handle_*` inputs: use one monotonic clock for
-/// every call made with these configs. 0 (the default) turns caching off for configs built
-/// afterwards.
+/// cache), used by every `a2a_call_new_card_fetch` made with the configs built from this
+/// builder from now on: a card still fresh (`Cache-Control: max-age` less `Age`) resolves
+/// with no request, a stale one is fetched with `If-None-Match` / `If-Modified-Since` and a
+/// `304` reuses it, a `no-store` response is never kept. Which cache:
+/// - `max_entries` 0: none (the default; `share` is ignored);
+/// - `share` NULL: a new thread-safe cache of at most `max_entries` cards (at most 64; the
+///   least recently stored is forgotten first), owned by the configs built from now on;
+/// - `share` a config (read only, may be freed afterwards): the cache `share` uses, so
+///   clients with different options (and their card fetches, on any thread) share one
+///   cache; `max_entries` is then ignored.
+/// Freshness is counted on the `now_ms` clock the host passes to `a2a_call_poll_transmit`
+/// and the `a2a_call_handle_*` inputs: use one monotonic clock for every call made with
+/// configs that share a cache.
 ///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+/// Errors: `A2A_NULL_PARAMETER` (builder), `A2A_INVALID_ARGUMENT` (`share` has no cache),
+/// `A2A_IN_USE`.
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_config_builder_set_card_cache(
     builder: *mut a2a_client_config_builder,
     max_entries: u32,
+    share: *const a2a_machine_config,
 ) -> a2a_result {
     ffi_panic_boundary! {
         let b = try_mut!(builder);
-        b.config.card_cache = (max_entries > 0).then(|| {
-            Arc::new(Mutex::new(CardCache::with_capacity(max_entries as usize)))
-        });
+        b.config.card_cache = if max_entries == 0 {
+            None
+        } else if share.is_null() {
+            Some(Arc::new(Mutex::new(CardCache::with_capacity(max_entries as usize))))
+        } else {
+            let share = try_ref!(share);
+            match &share.inner.card_cache {
+                Some(cache) => Some(Arc::clone(cache)),
+                None => return a2a_result::A2A_INVALID_ARGUMENT,
+            }
+        };
         a2a_result::A2A_OK
     }
 }

@@ -3,7 +3,7 @@
 //! conditional one that a 304 answers, no-store is never kept; a card offering only 0.3
 //! is refused under a 1.0 minimum with nothing sent.
 
-use std::ptr::null_mut;
+use std::ptr::{null, null_mut};
 
 use a2a_core::http1::a2a_header;
 use a2a_core::machine::*;
@@ -156,7 +156,7 @@ fn card(version: &str) -> serde_json::Value {
 fn a_fresh_card_makes_no_request_and_a_stale_one_is_revalidated_by_a_304() {
     let cfg = config(|b| {
         assert_eq!(
-            a2a_client_config_builder_set_card_cache(b, 8),
+            a2a_client_config_builder_set_card_cache(b, 8, null()),
             a2a_result::A2A_OK
         );
     });
@@ -192,7 +192,7 @@ fn a_fresh_card_makes_no_request_and_a_stale_one_is_revalidated_by_a_304() {
 fn no_store_is_never_cached_and_caching_is_off_by_default() {
     let cfg = config(|b| {
         assert_eq!(
-            a2a_client_config_builder_set_card_cache(b, 8),
+            a2a_client_config_builder_set_card_cache(b, 8, null()),
             a2a_result::A2A_OK
         );
     });
@@ -211,11 +211,11 @@ fn no_store_is_never_cached_and_caching_is_off_by_default() {
         let cfg = config(|b| {
             if let Some(n) = setter {
                 assert_eq!(
-                    a2a_client_config_builder_set_card_cache(b, 4),
+                    a2a_client_config_builder_set_card_cache(b, 4, null()),
                     a2a_result::A2A_OK
                 );
                 assert_eq!(
-                    a2a_client_config_builder_set_card_cache(b, n),
+                    a2a_client_config_builder_set_card_cache(b, n, null()),
                     a2a_result::A2A_OK
                 );
             }
@@ -227,7 +227,7 @@ fn no_store_is_never_cached_and_caching_is_off_by_default() {
         a2a_machine_config_free(cfg);
     }
     assert_eq!(
-        a2a_client_config_builder_set_card_cache(null_mut(), 1),
+        a2a_client_config_builder_set_card_cache(null_mut(), 1, null()),
         a2a_result::A2A_NULL_PARAMETER
     );
 }
@@ -240,7 +240,7 @@ fn configs_built_from_one_builder_share_its_cache() {
         a2a_result::A2A_OK
     );
     assert_eq!(
-        a2a_client_config_builder_set_card_cache(builder, 2),
+        a2a_client_config_builder_set_card_cache(builder, 2, null()),
         a2a_result::A2A_OK
     );
     let (mut a, mut b) = (null_mut(), null_mut());
@@ -264,11 +264,37 @@ fn configs_built_from_one_builder_share_its_cache() {
     .join()
     .unwrap();
     assert_eq!(agent.requests.len(), 1);
+    // A config from another builder (other options) shares it through `share`.
+    let c = config(|builder| {
+        assert_eq!(
+            a2a_client_config_builder_set_card_timeout_ms(builder, 5_000),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(
+            a2a_client_config_builder_set_card_cache(builder, 1, a),
+            a2a_result::A2A_OK
+        );
+    });
     a2a_machine_config_free(a);
     // The cache outlives the config that made it.
     assert!(agent.resolve(b, 20).is_ok());
+    assert!(agent.resolve(c, 30).is_ok());
     assert_eq!(agent.requests.len(), 1);
+    // A config without a cache has none to share.
+    let plain = config(|_| {});
+    let builder = a2a_client_config_builder_new();
+    assert_eq!(
+        a2a_client_config_builder_set_card_cache(builder, 1, plain),
+        a2a_result::A2A_INVALID_ARGUMENT
+    );
+    assert_eq!(
+        a2a_client_config_builder_set_card_cache(builder, 0, plain),
+        a2a_result::A2A_OK
+    );
+    a2a_client_config_builder_free(builder);
+    a2a_machine_config_free(plain);
     a2a_machine_config_free(b);
+    a2a_machine_config_free(c);
 }
 
 #[test]

@@ -78,7 +78,7 @@ static a2a_machine_config *config(uint32_t cache, uint32_t min_protocol) {
   a2a_client_config_builder *b = a2a_client_config_builder_new();
   a2a_machine_config *cfg = NULL;
   CHECK(a2a_client_config_builder_set_allow_http(b, true) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_card_cache(b, cache) == A2A_OK);
+  CHECK(a2a_client_config_builder_set_card_cache(b, cache, NULL) == A2A_OK);
   CHECK(a2a_client_config_builder_set_min_protocol(b, min_protocol) == A2A_OK);
   CHECK(a2a_client_config_builder_build(b, &cfg) == A2A_OK);
   a2a_client_config_builder_free(b);
@@ -93,7 +93,7 @@ static a2a_machine_config *config(uint32_t cache, uint32_t min_protocol) {
 
 void test_card_cache(void) {
   struct agent ag = {CARD("1.0"), "max-age=60", 0, 0};
-  a2a_machine_config *cfg = config(16, 0);
+  a2a_machine_config *cfg = config(16, 0), *shared = NULL;
   uint32_t name = 0;
   a2a_client_config_builder *b;
 
@@ -105,6 +105,16 @@ void test_card_cache(void) {
   CHECK(ag.requests == 2 && ag.conditional == 1); /* stale: revalidated, 304 reused */
   CHECK(resolve(cfg, &ag, 62000, &name) == 1);
   CHECK(ag.requests == 2); /* the 304 made it fresh again */
+
+  /* Another builder's config shares the cache: the card is still fresh there. */
+  b = a2a_client_config_builder_new();
+  CHECK(a2a_client_config_builder_set_allow_http(b, true) == A2A_OK);
+  CHECK(a2a_client_config_builder_set_card_cache(b, 1, cfg) == A2A_OK);
+  CHECK(a2a_client_config_builder_build(b, &shared) == A2A_OK);
+  a2a_client_config_builder_free(b);
+  CHECK(resolve(shared, &ag, 63000, &name) == 1);
+  CHECK(ag.requests == 2);
+  a2a_machine_config_free(shared);
   a2a_machine_config_free(cfg);
 
   /* no-store: fetched every time, never conditionally. */
@@ -137,7 +147,10 @@ void test_card_cache(void) {
 
   b = a2a_client_config_builder_new();
   CHECK(a2a_client_config_builder_set_min_protocol(b, 9) == A2A_INVALID_ARGUMENT);
+  cfg = config(0, 0);
+  CHECK(a2a_client_config_builder_set_card_cache(b, 1, cfg) == A2A_INVALID_ARGUMENT);
+  a2a_machine_config_free(cfg);
   CHECK(a2a_client_config_builder_set_min_protocol(NULL, 0) == A2A_NULL_PARAMETER);
-  CHECK(a2a_client_config_builder_set_card_cache(NULL, 1) == A2A_NULL_PARAMETER);
+  CHECK(a2a_client_config_builder_set_card_cache(NULL, 1, NULL) == A2A_NULL_PARAMETER);
   a2a_client_config_builder_free(b);
 }

@@ -2707,6 +2707,13 @@ typedef struct a2a_client_config {
    card (`a2a_client_new_with_target`) checks nothing.
    */
   bool ignore_capabilities;
+  /*
+   The oldest `a2a_protocol_version` accepted, or 0 for none (A2A §3.6.3: never below
+   it, no silent downgrade): a card offering only older interfaces is a card resolution
+   error, nothing is sent to the agent. A `protocol` older than it is
+   `A2A_INVALID_ARGUMENT`. Appended field: see the CHANGELOG.
+   */
+  uint32_t min_protocol;
 } a2a_client_config;
 #endif
 
@@ -4314,7 +4321,8 @@ a2a_result a2a_client_new(const char *url,
  A client for a known interface (no card): `url` (UTF-8) spoken in `version` over
  `binding`, with `*config` (NULL: defaults). Does no I/O.
 
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (also a
+ `version` older than the config's `min_protocol`).
  */
 a2a_result a2a_client_new_with_target(const char *url,
                                       size_t url_len,
@@ -4982,7 +4990,9 @@ struct a2a_str a2a_http1_response_last_error(const struct a2a_http1_response *re
  written on success only.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (version or
- binding not a member, empty URL), an `A2A_CONFIG_*` code (breaker).
+ binding not a member, a version older than the config's minimum
+ (`a2a_client_config_builder_set_min_protocol`), empty URL), an `A2A_CONFIG_*` code
+ (breaker).
  */
 a2a_result a2a_client_state_new(const struct a2a_machine_config *config,
                                 const char *url,

@@ -189,7 +189,9 @@ fn done(r: Result<(), InputError>) -> a2a_result {
 /// written on success only.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (version or
-/// binding not a member, empty URL), an `A2A_CONFIG_*` code (breaker).
+/// binding not a member, a version older than the config's minimum
+/// (`a2a_client_config_builder_set_min_protocol`), empty URL), an `A2A_CONFIG_*` code
+/// (breaker).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_state_new(
     config: *const a2a_machine_config,
@@ -210,7 +212,7 @@ pub extern "C" fn a2a_client_state_new(
         ) else {
             return a2a_result::A2A_INVALID_ARGUMENT;
         };
-        if url.is_empty() {
+        if url.is_empty() || config.inner.card.preferences.min_version.is_some_and(|m| v < m) {
             return a2a_result::A2A_INVALID_ARGUMENT;
         }
         state_out(config, Target::new(url, v, b), seed, out)

@@ -336,6 +336,20 @@ fn a_minimum_protocol_refuses_a_card_offering_only_older_versions() {
     });
     assert!(Agent::new(card("1.0"), "no-store").resolve(cfg, 0).is_ok());
     a2a_machine_config_free(cfg);
+    // A known interface older than the minimum is refused too.
+    let url = "http://agent.test/a2a";
+    let mut st = null_mut();
+    assert_eq!(
+        a2a_client_state_new(cfg, url.as_ptr().cast(), url.len(), v03, 1, 1, &mut st),
+        a2a_result::A2A_INVALID_ARGUMENT
+    );
+    assert!(st.is_null());
+    assert_eq!(
+        a2a_client_state_new(cfg, url.as_ptr().cast(), url.len(), v10, 1, 1, &mut st),
+        a2a_result::A2A_OK
+    );
+    a2a_client_state_free(st);
+    a2a_machine_config_free(cfg);
     let b = a2a_client_config_builder_new();
     assert_eq!(
         a2a_client_config_builder_set_min_protocol(b, 9),

@@ -118,6 +118,17 @@ void test_driver(void) {
   CHECK(!cfg.prefer_client_order && !cfg.breaker_enabled && cfg.breaker.failure_threshold == 5);
   CHECK(a2a_client_config_default(NULL) == A2A_NULL_PARAMETER);
   cfg.allow_http = true;
+  /* Appended min_protocol: none by default; a known interface older than it is refused,
+     as is a protocol older than it. */
+  CHECK(cfg.min_protocol == 0);
+  cfg.min_protocol = A2A_PROTOCOL_VERSION_V1_0;
+  CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V0_3, A2A_BINDING_JSON_RPC,
+                                   &cfg, &c) == A2A_INVALID_ARGUMENT && c == NULL);
+  cfg.protocol = A2A_PROTOCOL_VERSION_V0_3;
+  CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V1_0, A2A_BINDING_JSON_RPC,
+                                   &cfg, &c) == A2A_INVALID_ARGUMENT && c == NULL);
+  cfg.protocol = 0;
+  cfg.min_protocol = 0;
   CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V0_3, A2A_BINDING_JSON_RPC,
                                    &cfg, &c) == A2A_OK && c != NULL);
   CHECK(a2a_client_add_header_hook(c, hook, &st) == A2A_OK);

@@ -62,6 +62,8 @@ type httpOptions struct {
 	target      *[2]uint32      // WithInterface: version, binding
 	protocol    ProtocolVersion // WithProtocol (0: any)
 	binding     Binding         // WithBinding (0: any)
+	minProtocol ProtocolVersion // WithMinProtocol (0: none)
+	noCardCache bool            // WithCardCache(false)
 }
 
 // WithProtocol insists on an interface of the card spoken in version (as Client's
@@ -274,6 +276,10 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 			freeDriver()
 			return nil, codeErr("NewHTTPClient", r)
 		}
+	}
+	if r := applyCardOptions(b, &o); r != C.A2A_OK {
+		freeDriver()
+		return nil, codeErr("NewHTTPClient", r)
 	}
 	var cfg *C.a2a_machine_config
 	if r := C.a2a_client_config_builder_build(b, &cfg); r != C.A2A_OK {

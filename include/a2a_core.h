@@ -5477,6 +5477,7 @@ a2a_result a2a_client_config_builder_set_min_protocol(struct a2a_client_config_b
  - `share` a config (read only, may be freed afterwards): the cache `share` uses, so
    clients with different options (and their card fetches, on any thread) share one
    cache; `max_entries` is then ignored.
+
  Freshness is counted on the `now_ms` clock the host passes to `a2a_call_poll_transmit`
  and the `a2a_call_handle_*` inputs: use one monotonic clock for every call made with
  configs that share a cache.

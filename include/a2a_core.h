@@ -2761,6 +2761,13 @@ typedef struct a2a_client_config {
    card (`a2a_client_new_with_target`) checks nothing.
    */
   bool ignore_capabilities;
+  /*
+   The oldest `a2a_protocol_version` accepted, or 0 for none (A2A §3.6.3: never below
+   it, no silent downgrade): a card offering only older interfaces is a card resolution
+   error, nothing is sent to the agent. A `protocol` older than it is
+   `A2A_INVALID_ARGUMENT`. Appended field: see the CHANGELOG.
+   */
+  uint32_t min_protocol;
 } a2a_client_config;
 #endif
 
@@ -2854,6 +2861,12 @@ typedef struct a2a_client_call_options {
    `A2A_INVALID_ARGUMENT`). Ignored otherwise.
    */
   uint32_t history_length;
+  /*
+   Whether a send asks the agent to answer at once with the task as it stands (A2A 1.0
+   `returnImmediately: true`, 0.3 `blocking: false`); `false` (as in a zeroed struct)
+   leaves it to the agent. Other calls ignore it. Appended field: see the CHANGELOG.
+   */
+  bool return_immediately;
 } a2a_client_call_options;
 #endif
 
@@ -4407,7 +4420,8 @@ a2a_result a2a_client_new(const char *url,
  A client for a known interface (no card): `url` (UTF-8) spoken in `version` over
  `binding`, with `*config` (NULL: defaults). Does no I/O.
 
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (also a
+ `version` older than the config's `min_protocol`).
  */
 a2a_result a2a_client_new_with_target(const char *url,
                                       size_t url_len,
@@ -5075,7 +5089,9 @@ struct a2a_str a2a_http1_response_last_error(const struct a2a_http1_response *re
  written on success only.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (version or
- binding not a member, empty URL), an `A2A_CONFIG_*` code (breaker).
+ binding not a member, a version older than the config's minimum
+ (`a2a_client_config_builder_set_min_protocol`), empty URL), an `A2A_CONFIG_*` code
+ (breaker).
  */
 a2a_result a2a_client_state_new(const struct a2a_machine_config *config,
                                 const char *url,
@@ -5157,7 +5173,11 @@ a2a_result a2a_client_state_add_header_hook(const struct a2a_client_state *state
  Starts resolving the agent card of `source` (UTF-8, copied): a base URL (the
  well-known card paths are tried: the current one, then the legacy one on a 404) or the
  card's own URL, with the card options of `config` (copied). The fetch carries no
- credentials and follows no redirect. `out`: receives a new call the caller owns (free
+ credentials and follows no redirect. With a card cache on the config
+ (`a2a_client_config_builder_set_card_cache`), the first `a2a_call_poll_transmit`
+ consults it: a fresh card makes no request (it returns `A2A_NONE` and the `FINISHED`
+ event follows), a stale one is revalidated; the `FINISHED` event stores what the
+ response allows. `out`: receives a new call the caller owns (free
  with `a2a_call_free`); written on success only. An unusable URL is not an error here:
  the call then finishes at once (its first event) with the outcome saying why.
 
@@ -5546,6 +5566,48 @@ a2a_result a2a_client_config_builder_set_prefer_card_order(struct a2a_client_con
 a2a_result a2a_client_config_builder_set_interface(struct a2a_client_config_builder *builder,
                                                    uint32_t version,
                                                    uint32_t binding);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Card resolution: the oldest protocol version accepted (A2A §3.6.3: never below it, no
+ silent downgrade), an `a2a_protocol_version`, or 0 for none (the default). A card that
+ offers only older interfaces is refused before anything is sent to the agent: the card
+ fetch finishes as `transport`/`CardResolution` whose message names what the card
+ offers (the core's `no_usable_interface`). It applies whatever
+ `a2a_client_config_builder_set_interface` insists on.
+
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (neither 0 nor a member),
+ `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_min_protocol(struct a2a_client_config_builder *builder,
+                                                      uint32_t version);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Card resolution: HTTP caching of agent cards (A2A §8.6.2, RFC 9111 for a private
+ cache), used by every `a2a_call_new_card_fetch` made with the configs built from this
+ builder from now on: a card still fresh (`Cache-Control: max-age` less `Age`) resolves
+ with no request, a stale one is fetched with `If-None-Match` / `If-Modified-Since` and a
+ `304` reuses it, a `no-store` response is never kept. Which cache:
+ - `max_entries` 0: none (the default; `share` is ignored);
+ - `share` NULL: a new thread-safe cache of at most `max_entries` cards (at most 64; the
+   least recently stored is forgotten first), owned by the configs built from now on;
+ - `share` a config (read only, may be freed afterwards): the cache `share` uses, so
+   clients with different options (and their card fetches, on any thread) share one
+   cache; `max_entries` is then ignored.
+
+ Freshness is counted on the `now_ms` clock the host passes to `a2a_call_poll_transmit`
+ and the `a2a_call_handle_*` inputs: use one monotonic clock for every call made with
+ configs that share a cache.
+
+ Errors: `A2A_NULL_PARAMETER` (builder), `A2A_INVALID_ARGUMENT` (`share` has no cache),
+ `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_card_cache(struct a2a_client_config_builder *builder,
+                                                    uint32_t max_entries,
+                                                    const struct a2a_machine_config *share);
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)
@@ -7102,7 +7164,7 @@ a2a_result a2a_push_verifier_new(const uint8_t *policy_json,
 #if defined(A2A_FEATURE_TRUST)
 /*
  Checks one notification: the request's `header_count` headers (names case-insensitive:
- `X-A2A-Notification-Token`, `Authorization: Bearer <JWT>`), its body, and the wall clock
+ `X-A2A-Notification-Token` or a2a-go v2's `A2A-Notification-Token`, `Authorization: Bearer <JWT>`), its body, and the wall clock
  `now_unix_secs` (seconds since the Unix epoch). All inputs are read during the call only.
  `verdict_out`: emptied, then receives the verdict JSON, the object `a2a push verify`
  prints: accepted `{"verdict":"accepted","accepted":true,"taskId":..,"event":..,

@@ -67,6 +67,11 @@ type ClientConfig struct {
 	// capabilities.streaming, push configs without pushNotifications, the extended card
 	// without its capability.
 	IgnoreCapabilities bool
+	// MinProtocol is the oldest protocol version accepted (A2A §3.6.3: never below it, no
+	// silent downgrade); 0: none. A card offering only older interfaces is a
+	// *CardResolutionError from NewClient, nothing sent to the agent; NewClientWithTarget
+	// with an older version, or a Protocol older than it, is CodeInvalidArgument.
+	MinProtocol ProtocolVersion
 }
 
 // DefaultClientConfig is the driver's default (3 s connect, 45 s call, 60 s stream idle,
@@ -84,6 +89,7 @@ func DefaultClientConfig() ClientConfig {
 		PreferClientOrder: bool(c.prefer_client_order),
 		ProxyDisabled:     bool(c.proxy_disabled), MaxTime: msDur(c.max_time_ms),
 		IgnoreCapabilities: bool(c.ignore_capabilities),
+		MinProtocol:        ProtocolVersion(c.min_protocol),
 	}
 }
 
@@ -128,6 +134,7 @@ func cClientConfig(pin *runtime.Pinner, cfg *ClientConfig) *C.struct_a2a_client_
 	}
 	c.max_time_ms = durMS(cfg.MaxTime)
 	c.ignore_capabilities = C.bool(cfg.IgnoreCapabilities)
+	c.min_protocol = C.uint32_t(cfg.MinProtocol)
 	return c
 }
 
@@ -302,6 +309,9 @@ type ClientCallOptions struct {
 	// historyLength; SendText, SendMessage, streams and GetTask). nil leaves it to the
 	// agent; a pointer to 0 asks for none. Negative or above math.MaxInt32 is an error.
 	HistoryLength *int
+	// ReturnImmediately asks a send to answer at once with the task as it stands (A2A 1.0
+	// returnImmediately, 0.3 blocking: false); other calls ignore it.
+	ReturnImmediately bool
 }
 
 func cClientCallOptions(pin *runtime.Pinner, o *ClientCallOptions) *C.struct_a2a_client_call_options {
@@ -316,6 +326,7 @@ func cClientCallOptions(pin *runtime.Pinner, o *ClientCallOptions) *C.struct_a2a
 	set(&c.context_id, o.ContextID)
 	set(&c.task_id, o.TaskID)
 	c.headers, c.headers_len = cHeaders(pin, o.Headers)
+	c.return_immediately = C.bool(o.ReturnImmediately)
 	if n := o.HistoryLength; n != nil {
 		c.has_history_length = true
 		switch {

@@ -68,7 +68,9 @@ type httpOptions struct {
 	binding     Binding         // WithBinding (0: any)
 	oauth2      *ClientCredentials
 	verify      *cardVerification
-	card        []byte // the card as fetched (for the OAuth2 token URL)
+	card        []byte          // the card as fetched (for the OAuth2 token URL)
+	minProtocol ProtocolVersion // WithMinProtocol (0: none)
+	noCardCache bool            // WithCardCache(false)
 }
 
 // WithProtocol insists on an interface of the card spoken in version (as Client's
@@ -281,6 +283,10 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 			freeDriver()
 			return nil, codeErr("NewHTTPClient", r)
 		}
+	}
+	if r := applyCardOptions(b, &o); r != C.A2A_OK {
+		freeDriver()
+		return nil, codeErr("NewHTTPClient", r)
 	}
 	var cfg *C.a2a_machine_config
 	if r := C.a2a_client_config_builder_build(b, &cfg); r != C.A2A_OK {

@@ -101,6 +101,11 @@ pub struct a2a_client_config {
     /// anything is sent, as `transport`/`CapabilityNotDeclared`). A client made without a
     /// card (`a2a_client_new_with_target`) checks nothing.
     pub ignore_capabilities: bool,
+    /// The oldest `a2a_protocol_version` accepted, or 0 for none (A2A §3.6.3: never below
+    /// it, no silent downgrade): a card offering only older interfaces is a card resolution
+    /// error, nothing is sent to the agent. A `protocol` older than it is
+    /// `A2A_INVALID_ARGUMENT`. Appended field: see the CHANGELOG.
+    pub min_protocol: u32,
 }
 
 /// Per-call options; read during the call only. NULL means none.
@@ -132,6 +137,10 @@ pub struct a2a_client_call_options {
     /// (A2A `historyLength`; send, stream and get; at most `INT32_MAX`, larger is
     /// `A2A_INVALID_ARGUMENT`). Ignored otherwise.
     pub history_length: u32,
+    /// Whether a send asks the agent to answer at once with the task as it stands (A2A 1.0
+    /// `returnImmediately: true`, 0.3 `blocking: false`); `false` (as in a zeroed struct)
+    /// leaves it to the agent. Other calls ignore it. Appended field: see the CHANGELOG.
+    pub return_immediately: bool,
 }
 
 /// What `a2a_client_stream_next` produced.
@@ -234,6 +243,9 @@ fn config_c(c: &ClientConfig) -> a2a_client_config {
         resolve_len: 0,
         max_time_ms: c.max_time.map_or(0, |d| d.as_millis() as u64),
         ignore_capabilities: c.ignore_capabilities,
+        min_protocol: c
+            .min_protocol
+            .map_or(0, |v| a2a_protocol_version::from_core(v) as u32),
     }
 }
 
@@ -318,6 +330,15 @@ pub(crate) unsafe fn config_from(c: *const a2a_client_config) -> Result<ClientCo
     }
     cfg.max_time = (c.max_time_ms > 0).then(|| duration(c.max_time_ms));
     cfg.ignore_capabilities = c.ignore_capabilities;
+    cfg.min_protocol = match c.min_protocol {
+        0 => None,
+        n => Some(a2a_protocol_version::core_from_u32(n).ok_or(a2a_result::A2A_INVALID_ARGUMENT)?),
+    };
+    if let (Some(p), Some(min)) = (cfg.protocol, cfg.min_protocol)
+        && p < min
+    {
+        return Err(a2a_result::A2A_INVALID_ARGUMENT);
+    }
     Ok(cfg)
 }
 
@@ -346,6 +367,7 @@ unsafe fn call_options_from(
         let n = i32::try_from(o.history_length).map_err(|_| a2a_result::A2A_INVALID_ARGUMENT)?;
         opts.history_length = Some(n);
     }
+    opts.return_immediately = o.return_immediately;
     // SAFETY: forwarded contract (every view and the header array in `o`).
     unsafe {
         opts.traceparent = opt_string(&o.traceparent)?;
@@ -415,7 +437,8 @@ pub extern "C" fn a2a_client_new(
 /// A client for a known interface (no card): `url` (UTF-8) spoken in `version` over
 /// `binding`, with `*config` (NULL: defaults). Does no I/O.
 ///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (also a
+/// `version` older than the config's `min_protocol`).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_new_with_target(
     url: *const c_char,
@@ -433,6 +456,9 @@ pub extern "C" fn a2a_client_new_with_target(
         let (Some(v), Some(b)) = (a2a_protocol_version::core_from_u32(version), a2a_binding::core_from_u32(binding)) else {
             return a2a_result::A2A_INVALID_ARGUMENT;
         };
+        if cfg.min_protocol.is_some_and(|min| v < min) {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        }
         let client = Client::with_target(Target::new(url, v, b), cfg);
         out.set(handle::into_raw(a2a_client { inner: Arc::new(client) }));
         a2a_result::A2A_OK

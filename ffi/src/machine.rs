@@ -31,7 +31,7 @@ use a2a::time::Millis;
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
 use crate::hook::{Hook, a2a_header_hook};
 use crate::http1::{a2a_header, headers_from};
-use crate::machine_config::{a2a_call_settings, a2a_machine_config};
+use crate::machine_config::{SharedCardCache, a2a_call_settings, a2a_machine_config};
 use crate::outcome::a2a_outcome;
 use crate::panic::ffi_panic_boundary;
 use crate::request::a2a_method;
@@ -130,6 +130,10 @@ pub struct a2a_call {
     task_id: String,
     finals: FinalViews,
     finished: bool,
+    /// A card fetch's cache (its config's), and whether it was consulted yet (at the first
+    /// `a2a_call_poll_transmit`, which brings the time).
+    card_cache: Option<SharedCardCache>,
+    cache_consulted: bool,
 }
 
 impl Handle for a2a_call {}
@@ -145,6 +149,8 @@ impl a2a_call {
             task_id: String::new(),
             finals: FinalViews::default(),
             finished: false,
+            card_cache: None,
+            cache_consulted: false,
         }
     }
 
@@ -183,7 +189,9 @@ fn done(r: Result<(), InputError>) -> a2a_result {
 /// written on success only.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (version or
-/// binding not a member, empty URL), an `A2A_CONFIG_*` code (breaker).
+/// binding not a member, a version older than the config's minimum
+/// (`a2a_client_config_builder_set_min_protocol`), empty URL), an `A2A_CONFIG_*` code
+/// (breaker).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_state_new(
     config: *const a2a_machine_config,
@@ -204,7 +212,7 @@ pub extern "C" fn a2a_client_state_new(
         ) else {
             return a2a_result::A2A_INVALID_ARGUMENT;
         };
-        if url.is_empty() {
+        if url.is_empty() || config.inner.card.preferences.min_version.is_some_and(|m| v < m) {
             return a2a_result::A2A_INVALID_ARGUMENT;
         }
         state_out(config, Target::new(url, v, b), seed, out)
@@ -363,7 +371,11 @@ pub extern "C" fn a2a_client_state_add_header_hook(
 /// Starts resolving the agent card of `source` (UTF-8, copied): a base URL (the
 /// well-known card paths are tried: the current one, then the legacy one on a 404) or the
 /// card's own URL, with the card options of `config` (copied). The fetch carries no
-/// credentials and follows no redirect. `out`: receives a new call the caller owns (free
+/// credentials and follows no redirect. With a card cache on the config
+/// (`a2a_client_config_builder_set_card_cache`), the first `a2a_call_poll_transmit`
+/// consults it: a fresh card makes no request (it returns `A2A_NONE` and the `FINISHED`
+/// event follows), a stale one is revalidated; the `FINISHED` event stores what the
+/// response allows. `out`: receives a new call the caller owns (free
 /// with `a2a_call_free`); written on success only. An unusable URL is not an error here:
 /// the call then finishes at once (its first event) with the outcome saying why.
 ///
@@ -380,7 +392,9 @@ pub extern "C" fn a2a_call_new_card_fetch(
         let out = try_out!(out);
         let source = try_str!(source, source_len);
         let fetch = CardFetch::new(source, config.inner.card.clone());
-        out.set(handle::into_raw(a2a_call::new(Machine::Card(fetch))));
+        let mut call = a2a_call::new(Machine::Card(fetch));
+        call.card_cache = config.inner.card_cache.clone();
+        out.set(handle::into_raw(call));
         a2a_result::A2A_OK
     }
 }
@@ -581,7 +595,14 @@ pub extern "C" fn a2a_call_poll_transmit(
         let out = try_out!(out);
         let now = Millis(now_ms);
         let t = match &mut c.machine {
-            Machine::Card(m) => m.poll_transmit(now),
+            Machine::Card(m) => {
+                if let Some(cache) = c.card_cache.as_ref().filter(|_| !c.cache_consulted) {
+                    let cache = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    m.use_cache(&cache, now);
+                }
+                c.cache_consulted = true;
+                m.poll_transmit(now)
+            }
             Machine::Unary(cell, m) => m.poll_transmit(&mut *try_input!(cell.lock()), now),
             Machine::Stream(cell, m) => m.poll_transmit(&mut *try_input!(cell.lock()), now),
         };
@@ -1045,6 +1066,14 @@ pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) 
                     c.event_outcome = None;
                     match *r {
                         Ok(card) => {
+                            if let Some(cache) = &c.card_cache {
+                                let mut cache =
+                                    cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                                match &card.cache_entry {
+                                    Some(entry) => cache.put(entry.clone()),
+                                    None => cache.remove(&card.card_url),
+                                }
+                            }
                             let card = c.finals.card.insert(card);
                             e.card_url = a2a_str::from_str(&card.card_url);
                             e.card_json = a2a_str::from_str(&card.card_json);

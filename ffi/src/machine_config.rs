@@ -13,9 +13,10 @@
 //! the machine in `machine.rs`.)
 
 use std::ffi::c_char;
+use std::sync::{Arc, Mutex};
 
 use a2a::card::{Preferences, SelectionOrder};
-use a2a::client::{CallOptions, CardOptions, ClientConfig, StreamConfig};
+use a2a::client::{CallOptions, CardCache, CardOptions, ClientConfig, StreamConfig};
 use a2a::envelope::RpcId;
 use a2a::resilience::CircuitBreaker;
 use a2a::time::Millis;
@@ -34,7 +35,13 @@ pub(crate) struct MachineConfig {
     pub(crate) client: ClientConfig,
     pub(crate) stream: StreamConfig,
     pub(crate) card: CardOptions,
+    /// The card cache every card fetch made with the config uses (shared by the configs
+    /// built from one builder after `a2a_client_config_builder_set_card_cache`).
+    pub(crate) card_cache: Option<SharedCardCache>,
 }
+
+/// A card cache several configs and threads share.
+pub(crate) type SharedCardCache = Arc<Mutex<CardCache>>;
 
 /// A mutable set of client options; `a2a_client_config_builder_build` turns it into an
 /// immutable `a2a_machine_config`. Starts at the reference driver's defaults: 45 s per
@@ -382,6 +389,74 @@ pub extern "C" fn a2a_client_config_builder_set_interface(
         };
         b.config.card.preferences.versions = versions;
         b.config.card.preferences.bindings = bindings;
+        a2a_result::A2A_OK
+    }
+}
+
+/// Card resolution: the oldest protocol version accepted (A2A §3.6.3: never below it, no
+/// silent downgrade), an `a2a_protocol_version`, or 0 for none (the default). A card that
+/// offers only older interfaces is refused before anything is sent to the agent: the card
+/// fetch finishes as `transport`/`CardResolution` whose message names what the card
+/// offers (the core's `no_usable_interface`). It applies whatever
+/// `a2a_client_config_builder_set_interface` insists on.
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (neither 0 nor a member),
+/// `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_min_protocol(
+    builder: *mut a2a_client_config_builder,
+    version: u32,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        b.config.card.preferences.min_version = match version {
+            0 => None,
+            n => match a2a_protocol_version::core_from_u32(n) {
+                Some(v) => Some(v),
+                None => return a2a_result::A2A_INVALID_ARGUMENT,
+            },
+        };
+        a2a_result::A2A_OK
+    }
+}
+
+/// Card resolution: HTTP caching of agent cards (A2A §8.6.2, RFC 9111 for a private
+/// cache), used by every `a2a_call_new_card_fetch` made with the configs built from this
+/// builder from now on: a card still fresh (`Cache-Control: max-age` less `Age`) resolves
+/// with no request, a stale one is fetched with `If-None-Match` / `If-Modified-Since` and a
+/// `304` reuses it, a `no-store` response is never kept. Which cache:
+/// - `max_entries` 0: none (the default; `share` is ignored);
+/// - `share` NULL: a new thread-safe cache of at most `max_entries` cards (at most 64; the
+///   least recently stored is forgotten first), owned by the configs built from now on;
+/// - `share` a config (read only, may be freed afterwards): the cache `share` uses, so
+///   clients with different options (and their card fetches, on any thread) share one
+///   cache; `max_entries` is then ignored.
+///
+/// Freshness is counted on the `now_ms` clock the host passes to `a2a_call_poll_transmit`
+/// and the `a2a_call_handle_*` inputs: use one monotonic clock for every call made with
+/// configs that share a cache.
+///
+/// Errors: `A2A_NULL_PARAMETER` (builder), `A2A_INVALID_ARGUMENT` (`share` has no cache),
+/// `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_card_cache(
+    builder: *mut a2a_client_config_builder,
+    max_entries: u32,
+    share: *const a2a_machine_config,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        b.config.card_cache = if max_entries == 0 {
+            None
+        } else if share.is_null() {
+            Some(Arc::new(Mutex::new(CardCache::with_capacity(max_entries as usize))))
+        } else {
+            let share = try_ref!(share);
+            match &share.inner.card_cache {
+                Some(cache) => Some(Arc::clone(cache)),
+                None => return a2a_result::A2A_INVALID_ARGUMENT,
+            }
+        };
         a2a_result::A2A_OK
     }
 }

@@ -62,5 +62,6 @@ void test_concurrency(void);
 void test_machine(void);
 void test_task_wait(void);
 void test_trust(void);
+void test_card_cache(void);
 
 #endif

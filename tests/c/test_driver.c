@@ -118,6 +118,17 @@ void test_driver(void) {
   CHECK(!cfg.prefer_client_order && !cfg.breaker_enabled && cfg.breaker.failure_threshold == 5);
   CHECK(a2a_client_config_default(NULL) == A2A_NULL_PARAMETER);
   cfg.allow_http = true;
+  /* Appended min_protocol: none by default; a known interface older than it is refused,
+     as is a protocol older than it. */
+  CHECK(cfg.min_protocol == 0);
+  cfg.min_protocol = A2A_PROTOCOL_VERSION_V1_0;
+  CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V0_3, A2A_BINDING_JSON_RPC,
+                                   &cfg, &c) == A2A_INVALID_ARGUMENT && c == NULL);
+  cfg.protocol = A2A_PROTOCOL_VERSION_V0_3;
+  CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V1_0, A2A_BINDING_JSON_RPC,
+                                   &cfg, &c) == A2A_INVALID_ARGUMENT && c == NULL);
+  cfg.protocol = 0;
+  cfg.min_protocol = 0;
   CHECK(a2a_client_new_with_target(url, strlen(url), A2A_PROTOCOL_VERSION_V0_3, A2A_BINDING_JSON_RPC,
                                    &cfg, &c) == A2A_OK && c != NULL);
   CHECK(a2a_client_add_header_hook(c, hook, &st) == A2A_OK);
@@ -136,11 +147,19 @@ void test_driver(void) {
   CHECK(a2a_client_get_task(c, "t-1", 3, &opts, &o) == A2A_OK);
   check_refused(o);
   a2a_outcome_free(o);
+  /* The appended return_immediately: accepted on a send (false in a zeroed struct). */
+  CHECK(!opts.return_immediately);
+  opts.return_immediately = true;
+  o = NULL;
+  CHECK(a2a_client_send_text(c, "hi", 2, &opts, &o) == A2A_OK);
+  check_refused(o);
+  a2a_outcome_free(o);
+  opts.return_immediately = false;
   o = NULL;
   CHECK(a2a_client_cancel_task(c, "t-1", 3, &opts, &o) == A2A_OK);
   CHECK(t_info(o).channel == A2A_CHANNEL_TRANSPORT);
   a2a_outcome_free(o);
-  CHECK(st.calls == 3);
+  CHECK(st.calls == 4); /* send, get, the return-immediately send, cancel */
 
   /* A stream that cannot open ends at once with the same outcome; no stream end kind. */
   CHECK(a2a_client_stream_text(c, "go", 2, &opts, &s) == A2A_OK && s != NULL);

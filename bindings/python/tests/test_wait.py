@@ -126,15 +126,13 @@ def test_the_blocking_client_over_httpx_waits_too(py_peer: Peer) -> None:
 
 
 def test_the_blocking_client_on_the_driver_waits_too(py_peer: Peer) -> None:
-    """The driver path waits on the same planner (each poll a driver `get`); its send has
-    no return-immediately (the driver's C options lack it), so the tasks are sent over
-    httpx."""
+    """The driver path waits on the same planner (each poll a driver `get`); its send asks
+    for return-immediately itself (`a2a_client_call_options.return_immediately`), and a task
+    sent over httpx is waited for the same way."""
     with httpx.Client() as h, a2a_core.Client(py_peer.url, allow_http=True,
                                                http_client=h) as sender, \
             a2a_core.Client(py_peer.url, allow_http=True) as c:
-        with pytest.raises(ValueError):
-            c.send('slow 1', return_immediately=True)
-        sent = sender.send('slow 1', return_immediately=True)
+        sent = c.send('slow 1', return_immediately=True)
         assert sent.task_id and not sent.terminal, sent
         done = c.wait(sent.task_id, poll_interval=0.2, timeout=20.0)
         assert done.success and done.result.text == 'slept 1 s', done

@@ -15,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
                 versions: vec![ProtocolVersion::V0_3, ProtocolVersion::V1_0],
                 bindings: vec![Binding::HttpJson, Binding::JsonRpc],
                 order,
+                min_version: None,
             };
             if let Ok(choice) = card.select(&prefs) {
                 assert!(choice.index < card.interfaces.len());

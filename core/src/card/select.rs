@@ -31,6 +31,10 @@ pub struct Preferences {
     pub bindings: Vec<Binding>,
     /// Whose order wins.
     pub order: SelectionOrder,
+    /// The oldest protocol version accepted (A2A §3.6.3: never below it, no silent
+    /// downgrade): an interface of an older version is never chosen, whatever `versions`
+    /// lists. `None` accepts every version in `versions`.
+    pub min_version: Option<ProtocolVersion>,
 }
 
 impl Default for Preferences {
@@ -40,6 +44,7 @@ impl Default for Preferences {
             versions: vec![ProtocolVersion::V1_0, ProtocolVersion::V0_3],
             bindings: vec![Binding::JsonRpc, Binding::HttpJson],
             order: SelectionOrder::ClientFirst,
+            min_version: None,
         }
     }
 }
@@ -159,7 +164,13 @@ impl AgentCard {
                 });
                 continue;
             };
-            let Some(version_rank) = prefs.versions.iter().position(|&v| v == version) else {
+            let below_min = prefs.min_version.is_some_and(|m| version < m);
+            let Some(version_rank) = prefs
+                .versions
+                .iter()
+                .position(|&v| v == version)
+                .filter(|_| !below_min)
+            else {
                 skipped.push(Skipped {
                     index,
                     reason: SkipReason::VersionNotWanted(version),
@@ -182,8 +193,18 @@ impl AgentCard {
         let Some(&(version_rank, binding_rank, index, version, binding)) = best else {
             return Err(CardError::NoUsableInterface {
                 wanted: format!(
-                    "versions [{}], bindings [{}]",
-                    join(prefs.versions.iter().map(|v| v.as_str())),
+                    "versions [{}]{}, bindings [{}]",
+                    join(
+                        prefs
+                            .versions
+                            .iter()
+                            .filter(|v| prefs.min_version.is_none_or(|m| **v >= m))
+                            .map(|v| v.as_str())
+                    ),
+                    prefs
+                        .min_version
+                        .map(|m| format!(" (none older than {})", m.as_str()))
+                        .unwrap_or_default(),
                     join(prefs.bindings.iter().map(|b| b.as_str()))
                 ),
                 offered: if self.interfaces.is_empty() {

@@ -27,6 +27,7 @@ fn prefs_from(v: &Value) -> Preferences {
             "card" => SelectionOrder::CardFirst,
             other => panic!("unknown order {other}"),
         },
+        min_version: None,
     }
 }
 
@@ -184,6 +185,26 @@ fn hybrid_card_interfaces_are_merged_without_duplicates() {
         card.interfaces[2].origin,
         InterfaceOrigin::AdditionalInterfaces(0)
     );
+}
+
+#[test]
+fn min_version_never_chooses_an_older_interface() {
+    let card = AgentCard::parse(
+        br#"{"supportedInterfaces":[{"url":"https://h/old","protocolBinding":"JSONRPC","protocolVersion":"0.3"}]}"#,
+    )
+    .unwrap();
+    let mut p = Preferences {
+        min_version: Some(ProtocolVersion::V1_0),
+        ..Preferences::default()
+    };
+    let err = card.select(&p).unwrap_err();
+    assert_eq!(err.kind(), "no_usable_interface");
+    assert!(err.to_string().contains("none older than 1.0"), "{err}");
+    // Even a client that lists 0.3 (or insists on it) does not get it.
+    p.versions = vec![ProtocolVersion::V0_3];
+    assert!(card.select(&p).is_err());
+    p.min_version = Some(ProtocolVersion::V0_3);
+    assert_eq!(card.select(&p).unwrap().version, ProtocolVersion::V0_3);
 }
 
 #[test]

@@ -149,19 +149,38 @@ fn header<'h>(headers: &'h [(String, String)], name: &str) -> Option<&'h str> {
 #[derive(Debug, Clone, Default)]
 pub struct CardCache {
     cards: VecDeque<CachedCard>,
+    /// The most cards kept (0: [`MAX_CARDS`]).
+    capacity: usize,
 }
 
 impl CardCache {
+    /// An empty cache that keeps at most `capacity` cards (clamped to 1..=[`MAX_CARDS`]).
+    pub fn with_capacity(capacity: usize) -> CardCache {
+        CardCache {
+            cards: VecDeque::new(),
+            capacity: capacity.clamp(1, MAX_CARDS),
+        }
+    }
+
+    /// The most cards this cache keeps.
+    pub fn capacity(&self) -> usize {
+        if self.capacity == 0 {
+            MAX_CARDS
+        } else {
+            self.capacity
+        }
+    }
+
     /// The entry for `url`, fresh or not.
     pub fn get(&self, url: &str) -> Option<&CachedCard> {
         self.cards.iter().find(|c| c.url == url)
     }
 
-    /// Stores `card` (replacing the entry of its URL), forgetting the oldest past
-    /// [`MAX_CARDS`].
+    /// Stores `card` (replacing the entry of its URL), forgetting the oldest past the
+    /// capacity ([`MAX_CARDS`] unless made [`CardCache::with_capacity`]).
     pub fn put(&mut self, card: CachedCard) {
         self.remove(&card.url.clone());
-        if self.cards.len() == MAX_CARDS {
+        while self.cards.len() >= self.capacity() {
             self.cards.pop_front();
         }
         self.cards.push_back(card);
@@ -293,6 +312,13 @@ mod tests {
         );
         let moved = cache.on_clock(Millis(1_000), Millis(10_000));
         assert_eq!(moved.get("f").unwrap().fresh_until, Some(Millis(11_500)));
+        let mut small = CardCache::with_capacity(2);
+        for u in ["a", "b", "c"] {
+            small.put(CachedCard::from_response(u, &[], b"{}", Millis(0)).unwrap());
+        }
+        assert_eq!(small.len(), 2);
+        assert!(small.get("a").is_none() && small.get("c").is_some());
+        assert_eq!(CardCache::with_capacity(1000).capacity(), MAX_CARDS);
         assert_eq!(
             cache
                 .on_clock(Millis(3_000), Millis(0))

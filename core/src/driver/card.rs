@@ -216,9 +216,7 @@ impl Client {
         if let Some(v) = self.inner.config.protocol {
             p.versions = vec![v];
         }
-        if let Some(min) = self.inner.config.min_protocol {
-            p.versions.retain(|v| *v >= min);
-        }
+        p.min_version = self.inner.config.min_protocol;
         if let Some(b) = self.inner.config.binding {
             p.bindings = vec![b];
         }

@@ -93,6 +93,11 @@ def interface_codes(protocol: str | ProtocolVersion | None,
             0 if binding is None else _num(Binding)[parse_binding(binding)])
 
 
+def min_protocol_code(min_protocol: str | ProtocolVersion | None) -> int:
+    """`min_protocol=` as the config's `a2a_protocol_version` code (0: none)."""
+    return 0 if min_protocol is None else _num(ProtocolVersion)[parse_protocol_version(min_protocol)]
+
+
 def view(v: Any) -> bytes:
     """The bytes of an `a2a_str` / `a2a_bytes` view (copied)."""
     return _lib.string_at(v.ptr, v.len) if v.ptr and v.len else b''

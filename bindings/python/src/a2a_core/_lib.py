@@ -371,6 +371,7 @@ class ClientConfig(Structure):
         ('resolve_len', c_size_t),
         ('max_time_ms', c_uint64),
         ('ignore_capabilities', c_bool),
+        ('min_protocol', c_uint32),
     ]
 
 
@@ -389,6 +390,7 @@ class ClientCallOptions(Structure):
         ('headers_len', c_size_t),
         ('has_history_length', c_bool),
         ('history_length', c_uint32),
+        ('return_immediately', c_bool),
     ]
 
 

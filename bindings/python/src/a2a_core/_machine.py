@@ -11,6 +11,7 @@ call that returns at once. The mirrors below follow include/a2a_core.h field for
 from __future__ import annotations
 
 import ctypes
+import threading
 from ctypes import POINTER, Structure, c_bool, c_int32, c_size_t, c_uint16, c_uint32, c_uint64
 from ctypes import c_void_p
 from collections.abc import Iterable, Sequence
@@ -150,6 +151,8 @@ for _name in ('client_certificate', 'allow_http', 'prefer_card_order', 'ignore_c
     _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_bool)
 _decl('a2a_client_config_builder_set_breaker', c_uint32, vp, _P(_lib.BreakerConfig))
 _decl('a2a_client_config_builder_set_interface', c_uint32, vp, c_uint32, c_uint32)
+_decl('a2a_client_config_builder_set_min_protocol', c_uint32, vp, c_uint32)
+_decl('a2a_client_config_builder_set_card_cache', c_uint32, vp, c_uint32, vp)
 _decl('a2a_client_config_builder_build', c_uint32, vp, _P(vp))
 _decl('a2a_machine_config_free', None, vp)
 _decl('a2a_call_settings_new', vp)
@@ -202,7 +205,8 @@ class Config:
                  client_certificate: bool = False, allow_http: bool = False,
                  prefer_card_order: bool = True, ignore_capabilities: bool = False,
                  breaker: _lib.BreakerConfig | None = None,
-                 interface: tuple[int, int] = (0, 0)) -> None:
+                 interface: tuple[int, int] = (0, 0), min_protocol: int = 0,
+                 card_cache: bool | int | Config = False) -> None:
         self.ptr = 0
         b = lib.a2a_client_config_builder_new()
         if not b:
@@ -227,6 +231,18 @@ class Config:
                 check(lib.a2a_client_config_builder_set_interface(b, *interface),
                       f'interface={interface!r}')
             check(lib.a2a_client_config_builder_set_ignore_capabilities(b, ignore_capabilities))
+            if min_protocol:  # an a2a_protocol_version code; 0: none
+                check(lib.a2a_client_config_builder_set_min_protocol(b, min_protocol),
+                      f'min_protocol={min_protocol!r}')
+            # True: the process's shared card cache; a Config: its cache; an int > 0: a new
+            # cache of that many cards (the shared one is made so).
+            if card_cache is True:
+                card_cache = shared_card_cache()
+            if isinstance(card_cache, Config):
+                check(lib.a2a_client_config_builder_set_card_cache(b, 1, card_cache.ptr))
+            elif card_cache:
+                check(lib.a2a_client_config_builder_set_card_cache(b, int(card_cache), None),
+                      f'card_cache={card_cache!r}')
             if breaker is not None:
                 check(lib.a2a_client_config_builder_set_breaker(b, ctypes.byref(breaker)))
             out = c_void_p()
@@ -239,6 +255,25 @@ class Config:
         ptr, self.ptr = self.ptr, 0
         if ptr:
             lib.a2a_machine_config_free(ptr)
+
+
+#: The most cards the process's shared card cache keeps (the library's bound).
+CARD_CACHE_ENTRIES = 64
+
+_shared_cards: Config | None = None
+_shared_cards_lock = threading.Lock()
+
+
+def shared_card_cache() -> Config:
+    """A config whose only use is to own the card cache every client of this process made
+    with `card_cache=True` shares (`a2a_client_config_builder_set_card_cache`): a card still
+    fresh is not fetched again by the next client, a stale one is revalidated. Its times are
+    `time.monotonic()` milliseconds, the clock every driver here passes."""
+    global _shared_cards
+    with _shared_cards_lock:
+        if _shared_cards is None:
+            _shared_cards = Config(card_cache=CARD_CACHE_ENTRIES)
+        return _shared_cards
 
 
 class State:

@@ -68,10 +68,12 @@ default_http_client = default_async_client
 
 
 def _card_config(timeout: float, connect_timeout: float, allow_http: bool,
-                 prefer: str) -> Config:
+                 prefer: str, card_cache: bool = True,
+                 min_protocol: str | ProtocolVersion | None = None) -> Config:
     return Config(card_timeout_ms=_ms(timeout, 'timeout'),
                   connect_timeout_ms=_ms(connect_timeout, 'connect_timeout'),
-                  allow_http=allow_http, prefer_card_order=_drive.prefer_card_order(prefer))
+                  allow_http=allow_http, prefer_card_order=_drive.prefer_card_order(prefer),
+                  card_cache=card_cache, min_protocol=_drive.min_protocol_code(min_protocol))
 
 
 #: What `verify=` takes: the trusted keys (a JWKS, a JWK, PEM public keys, or a sequence of
@@ -86,10 +88,13 @@ def _verified(card: FetchedCard, signature: Any) -> FetchedCard:
 async def afetch_card(url: str, *, http_client: httpx.AsyncClient | None = None,
                       allow_http: bool = False, timeout: float = 30.0,
                       connect_timeout: float = 3.0, prefer: str = 'card',
-                      verify: Verify = None, key_hosts: Sequence[str] = ()) -> FetchedCard:
+                      verify: Verify = None, key_hosts: Sequence[str] = (),
+                      card_cache: bool = True,
+                      min_protocol: str | ProtocolVersion | None = None) -> FetchedCard:
     """Fetches and validates the agent card at `url` (a base URL: the well-known paths are
-    tried; or the card's own URL), as `AsyncClient` does on entry. Raises
-    CardResolutionError with `.outcome` when that fails.
+    tried; or the card's own URL), as `AsyncClient` does on entry (with the same process
+    card cache unless `card_cache=False`, and `min_protocol`). Raises CardResolutionError
+    with `.outcome` when that fails.
 
     `verify=`: the card must carry a signature that verifies (A2A 1.0 §8.4.3) with these
     trusted keys (a JWKS, a JWK, PEM public keys), or with `verify=True` with the key set
@@ -97,7 +102,8 @@ async def afetch_card(url: str, *, http_client: httpx.AsyncClient | None = None,
     it (https, the card's own host or one of `key_hosts`). An unverified card raises
     CardSignatureError (`reason`, `detail`, `signatures`); a verified one comes back with
     `signature` set."""
-    config = _card_config(timeout, connect_timeout, allow_http, prefer)
+    config = _card_config(timeout, connect_timeout, allow_http, prefer, card_cache,
+                          min_protocol)
     own = http_client is None
     http = http_client or default_async_client(connect_timeout)
     try:
@@ -113,10 +119,13 @@ async def afetch_card(url: str, *, http_client: httpx.AsyncClient | None = None,
 def fetch_card(url: str, *, http_client: httpx.Client | None = None, allow_http: bool = False,
                timeout: float = 30.0, connect_timeout: float = 3.0,
                prefer: str = 'card', verify: Verify = None,
-               key_hosts: Sequence[str] = ()) -> FetchedCard:
+               key_hosts: Sequence[str] = (), card_cache: bool = True,
+               min_protocol: str | ProtocolVersion | None = None) -> FetchedCard:
     """`afetch_card` for blocking code (BLOCKS), over an `httpx.Client` (yours, or one made
-    and closed here): the same machine, driven by the blocking host; `verify=` as there."""
-    config = _card_config(timeout, connect_timeout, allow_http, prefer)
+    and closed here): the same machine, driven by the blocking host; `verify=`,
+    `card_cache=` and `min_protocol=` as there."""
+    config = _card_config(timeout, connect_timeout, allow_http, prefer, card_cache,
+                          min_protocol)
     own = http_client is None
     http = http_client or default_sync_client(connect_timeout)
     try:
@@ -146,7 +155,14 @@ class AsyncClient(_drive.MachineClientBase):
     with connect 3 s and no redirects. `prefer='card'` picks the interface in the card's
     order, `'client'` in the library's (1.0 then 0.3, JSON-RPC then HTTP+JSON); `protocol=`
     (`'0.3'`, `'1.0'`) and `binding=` (`'jsonrpc'`, `'http+json'`) insist on one (a card
-    offering none is a CardResolutionError).
+    offering none is a CardResolutionError); `min_protocol='1.0'` never goes below that
+    version (A2A §3.6.3: a card offering only older interfaces is a CardResolutionError,
+    nothing is sent to the agent; no silent downgrade).
+    Agent cards are cached per HTTP (RFC 9111) in one cache the process's clients share
+    (`card_cache=True`, the default, as the reference driver does): a card still fresh
+    (`Cache-Control: max-age`) is not fetched again, a stale one is revalidated with
+    `If-None-Match` and a 304 reuses it, `no-store` is never kept; `card_cache=False`
+    fetches it every time.
     `send_retries` resends a send with the same messageId and key (without
     `idempotency_key` only after proof of non-receipt); `stream_resubscribes` resubscribes
     a cut or idle stream (never resends). `breaker=BreakerConfig(...)`: one breaker per
@@ -195,6 +211,8 @@ class AsyncClient(_drive.MachineClientBase):
         prefer: str = 'card',
         protocol: str | ProtocolVersion | None = None,
         binding: str | Binding | None = None,
+        min_protocol: str | ProtocolVersion | None = None,
+        card_cache: bool = True,
         breaker: BreakerConfig | None = None,
         ignore_capabilities: bool = False,
         header_hooks: Sequence[HeaderHook] = (),
@@ -216,7 +234,8 @@ class AsyncClient(_drive.MachineClientBase):
             prefer_card_order=_drive.prefer_card_order(prefer),
             ignore_capabilities=ignore_capabilities,
             breaker=breaker._c() if breaker is not None else None,
-            interface=_drive.interface_codes(protocol, binding))
+            interface=_drive.interface_codes(protocol, binding),
+            min_protocol=_drive.min_protocol_code(min_protocol), card_cache=card_cache)
         super().__init__(url, config, header_hooks, _target)
         self._own_http = http_client is None
         self._http = http_client or default_async_client(connect_timeout)

@@ -133,6 +133,7 @@ class _Options:
         task_id: str | None,
         headers: Mapping[str, str] | Sequence[tuple[str, str]] | None,
         history_length: int | None = None,
+        return_immediately: bool = False,
     ) -> None:
         if history_length is not None and not 0 <= history_length <= 0x7FFFFFFF:
             raise ValueError('history_length must be between 0 and 2**31-1')
@@ -151,7 +152,7 @@ class _Options:
         self.c = _lib.ClientCallOptions(
             timeout_ms or 0, idle_timeout_ms or 0, *(_str_view(b) for b in enc),
             harr if pairs else None, len(pairs),
-            history_length is not None, history_length or 0,
+            history_length is not None, history_length or 0, return_immediately,
         )
         self.addr = ctypes.addressof(self.c)
 
@@ -166,16 +167,17 @@ def _options(
     task_id: str | None,
     headers: Mapping[str, str] | Sequence[tuple[str, str]] | None,
     history_length: int | None = None,
+    return_immediately: bool = False,
 ) -> _Options:
     """The options of one call: the shared all-defaults `_DEFAULT_OPTIONS` when none is
     given (the usual call: no encoding, no ctypes struct built per call; the library only
     reads the options during the call), else a new `_Options`."""
     if history_length is None and not (timeout_ms or idle_timeout_ms or traceparent
                                        or idempotency_key or message_id or context_id
-                                       or task_id or headers):
+                                       or task_id or headers or return_immediately):
         return _DEFAULT_OPTIONS
     return _Options(timeout_ms, idle_timeout_ms, traceparent, idempotency_key, message_id,
-                    context_id, task_id, headers, history_length)
+                    context_id, task_id, headers, history_length, return_immediately)
 
 
 _DEFAULT_OPTIONS = _Options(None, None, None, None, None, None, None, None)
@@ -239,6 +241,12 @@ class Client:
     card does not declare (a transport `CapabilityNotDeclared` outcome: streams and
     resubscribes need `capabilities.streaming`, push configs `pushNotifications`, the
     extended card its capability); `ignore_capabilities=True` sends them anyway.
+    `min_protocol='1.0'` never goes below that version (A2A §3.6.3): a card offering only
+    older interfaces is a CardResolutionError and nothing is sent to the agent (a
+    `protocol=` or `with_target` version older than it is an InvalidArgumentError). Agent cards are cached per HTTP (RFC 9111; fresh: no request, stale:
+    revalidated, 304 reuses it, `no-store` never kept) in one cache per process: the
+    reference driver's always; with `http_client=`, the machine's shared cache unless
+    `card_cache=False`.
     Networks: `ca_file` (PEM CAs replacing the system trust store, which honours
     SSL_CERT_FILE / SSL_CERT_DIR), `client_cert_file` + `client_key_file` (mutual TLS),
     `proxy` (None: the environment with curl's rules; "": none), `no_proxy` (curl's list),
@@ -294,6 +302,8 @@ class Client:
         prefer: str = 'card',
         breaker: BreakerConfig | None = None,
         ignore_capabilities: bool = False,
+        min_protocol: str | ProtocolVersion | None = None,
+        card_cache: bool = True,
         http_client: Any = None,
         oauth2: Any = None,
         verify_card: Any = None,
@@ -322,7 +332,7 @@ class Client:
             if given:
                 raise TypeError(f'{", ".join(given)}: options of the reference driver; with '
                                 'http_client= set them on the httpx.Client')
-            from ._drive import interface_codes, prefer_card_order
+            from ._drive import interface_codes, min_protocol_code, prefer_card_order
             from ._httpx_client import HttpxClient
             from ._machine import Config
 
@@ -334,7 +344,8 @@ class Client:
                 prefer_card_order=prefer_card_order(prefer),
                 ignore_capabilities=ignore_capabilities,
                 breaker=breaker._c() if breaker is not None else None,
-                interface=interface_codes(protocol, binding))
+                interface=interface_codes(protocol, binding),
+                min_protocol=min_protocol_code(min_protocol), card_cache=card_cache)
             self._via = HttpxClient(url, http_client, config, header_hooks, _target,
                                     defer_card_resolution, oauth2, verify_card, key_hosts,
                                     timeout if timeout is not None else
@@ -343,6 +354,9 @@ class Client:
         if oauth2 is not None or verify_card is not None or key_hosts:
             raise TypeError('oauth2, verify_card and key_hosts need Client(http_client='
                             'httpx.Client(...)) (the machine path); AsyncClient has them too')
+        if not card_cache:
+            raise ValueError('card_cache=False needs http_client= (the reference driver '
+                             'always caches agent cards per HTTP)')
         cfg = _lib.ClientConfig()
         check(_lib.lib.a2a_client_config_default(ctypes.byref(cfg)))
         for name, value in (
@@ -397,6 +411,8 @@ class Client:
             cfg.protocol = _num(ProtocolVersion)[parse_protocol_version(protocol)]
         if binding is not None:
             cfg.binding = _num(Binding)[parse_binding(binding)]
+        if min_protocol is not None:
+            cfg.min_protocol = _num(ProtocolVersion)[parse_protocol_version(min_protocol)]
         u, un = _lib.enc(url)
         h = ctypes.c_void_p()
         if _target is not None:
@@ -589,19 +605,16 @@ class Client:
         `metadata`. The answer is `outcome.result` (a Task or Message, typed), carrying
         `history_length` history messages when given (A2A `historyLength`; None leaves it
         to the agent, 0 asks for none). `timeout` is in seconds (`timeout_ms`: deprecated).
-        `return_immediately=True` (with `http_client=` only: the driver's C options have no
-        such field) asks the agent to answer at once with the task as it stands; then
+        `return_immediately=True` asks the agent to answer at once with the task as it
+        stands (A2A 1.0 `returnImmediately`, 0.3 `blocking: false`); then
         `wait(outcome.task_id)`."""
         timeout_ms = _dur(timeout, timeout_ms, 'timeout')
         if self._via is not None:
             return self._via.send(text, parts, metadata, _secs(timeout_ms), traceparent,  # type: ignore[no-any-return]
                                   idempotency_key, message_id, context_id, task_id, headers,
                                   history_length, return_immediately)
-        if return_immediately:
-            raise ValueError('return_immediately needs Client(http_client=...) (the machine '
-                             'path); AsyncClient has it too')
         opts = _options(timeout_ms, None, traceparent, idempotency_key, message_id,
-                        context_id, task_id, headers, history_length)
+                        context_id, task_id, headers, history_length, return_immediately)
         if parts is None and metadata is None and text is not None:
             return self._call('a2a_client_send_text', text, opts)
         return self._call('a2a_client_send_message', _message(text, parts, metadata), opts)

@@ -502,10 +502,6 @@ public final class A2aClient implements AutoCloseable {
         if (c == null || c.equals(CallOptions.none())) {
             return null;
         }
-        if (c.returnImmediately()) {
-            throw new IllegalArgumentException("returnImmediately runs on the machine: use sendAsync, or build the "
-                + "client with Builder.httpClient");
-        }
         A2aCoreLibrary.ClientCallOptions o = new A2aCoreLibrary.ClientCallOptions();
         o.timeout_ms = c.timeout().map(A2aClient::millis).orElse(0L);
         o.idle_timeout_ms = c.idleTimeout().map(A2aClient::millis).orElse(0L);
@@ -520,6 +516,7 @@ public final class A2aClient implements AutoCloseable {
             o.has_history_length = 1;
             o.history_length = c.historyLength().getAsInt();
         }
+        o.return_immediately = (byte) (c.returnImmediately() ? 1 : 0);
         return o;
     }
 
@@ -560,6 +557,8 @@ public final class A2aClient implements AutoCloseable {
         private Duration poolIdleTimeout;
         private boolean allowHttp;
         private boolean ignoreCapabilities;
+        private ProtocolVersion minProtocol;
+        private boolean cardCache = true;
         private final List<String> allowHosts = new ArrayList<>();
         private ProtocolVersion protocol;
         private Binding binding;
@@ -634,6 +633,31 @@ public final class A2aClient implements AutoCloseable {
          */
         public Builder ignoreCapabilities(boolean ignore) {
             ignoreCapabilities = ignore;
+            return this;
+        }
+
+        /**
+         * Never goes below {@code v} (A2A §3.6.3, no silent downgrade): a card offering only
+         * older interfaces fails {@link #build()} (or the first call, when deferred) with a
+         * {@link CardResolutionException} naming what it offers, nothing sent to the agent; a
+         * {@link #knownTarget} or {@link #protocol} older than it is an
+         * {@link A2aCoreException} (invalid argument). Default: none.
+         */
+        public Builder minProtocol(ProtocolVersion v) {
+            minProtocol = v;
+            return this;
+        }
+
+        /**
+         * Caches agent cards per HTTP (RFC 9111) in one cache every client of the process
+         * shares (true, the default, as the reference driver does): a card still fresh
+         * ({@code Cache-Control: max-age}) is not fetched again, a stale one is revalidated with
+         * {@code If-None-Match} and a 304 reuses it, {@code no-store} is never kept. false
+         * fetches the card every time on the machine (the asynchronous calls and
+         * {@link #httpClient}); the reference driver always caches.
+         */
+        public Builder cardCache(boolean on) {
+            cardCache = on;
             return this;
         }
 
@@ -907,6 +931,12 @@ public final class A2aClient implements AutoCloseable {
                     check("interface", lib.a2a_client_config_builder_set_interface(b,
                         protocol == null ? 0 : protocol.code(), binding == null ? 0 : binding.code()));
                 }
+                if (minProtocol != null) {
+                    check("min_protocol", lib.a2a_client_config_builder_set_min_protocol(b, minProtocol.code()));
+                }
+                if (cardCache) {
+                    check("card_cache", lib.a2a_client_config_builder_set_card_cache(b, 1, SharedCards.config(lib)));
+                }
                 check("client_certificate", lib.a2a_client_config_builder_set_client_certificate(b,
                     clientCertFile != null));
                 if (breaker != null) {
@@ -985,6 +1015,7 @@ public final class A2aClient implements AutoCloseable {
                 c.max_time_ms = millis(maxTime);
             }
             c.ignore_capabilities = (byte) (ignoreCapabilities ? 1 : 0);
+            c.min_protocol = minProtocol == null ? 0 : minProtocol.code();
             byte[] u = url.getBytes(StandardCharsets.UTF_8);
             Memory out = new Memory(Native.POINTER_SIZE);
             Memory err = new Memory(Native.POINTER_SIZE);
@@ -1043,6 +1074,34 @@ public final class A2aClient implements AutoCloseable {
 
     /** {@code A2A_CLIENT_CARD_RESOLUTION}. */
     private static final int CARD_RESOLUTION = 1000;
+
+    /**
+     * The config owning the card cache every machine client of the process shares (made
+     * once, never freed: it lives as long as the process). Its times are
+     * {@code MachineCall.nowMs()}, the clock every call of the process passes.
+     */
+    private static final class SharedCards {
+        private static Pointer config;
+
+        static synchronized Pointer config(A2aCoreLibrary lib) {
+            if (config == null) {
+                Pointer b = lib.a2a_client_config_builder_new();
+                if (b == null) {
+                    throw new IllegalStateException("a2a_client_config_builder_new failed");
+                }
+                try {
+                    A2aCoreException.check("a2a_client_config_builder_set_card_cache",
+                        lib.a2a_client_config_builder_set_card_cache(b, 64, null));
+                    Memory out = new Memory(Native.POINTER_SIZE);
+                    A2aCoreException.check("a2a_client_config_builder_build", lib.a2a_client_config_builder_build(b, out));
+                    config = out.getPointer(0);
+                } finally {
+                    lib.a2a_client_config_builder_free(b);
+                }
+            }
+            return config;
+        }
+    }
 
     /** The native trampoline of one hook: never lets an exception reach native code. */
     private static A2aCoreLibrary.HeaderHookCallback callback(A2aCoreLibrary lib, HeaderHook hook, Hooks hooks) {

@@ -22,9 +22,8 @@ import java.util.OptionalInt;
  * @param headers extra headers for this call, in order
  * @param historyLength how many history messages the answer's task should carry (A2A
  *     {@code historyLength}; send, stream and get): empty leaves it to the agent, 0 asks for none
- * @param returnImmediately whether a send (on the machine: the asynchronous calls, or a client
- *     built with {@link A2aClient.Builder#httpClient}) asks the agent to answer at once with the
- *     task as it stands (A2A 1.0 {@code returnImmediately}, 0.3 {@code blocking: false}); wait
+ * @param returnImmediately whether a send (every path: the blocking driver's calls too) asks
+ *     the agent to answer at once with the task as it stands (A2A 1.0 {@code returnImmediately}, 0.3 {@code blocking: false}); wait
  *     for it with {@link A2aClient#waitAsync}
  */
 public record CallOptions(Optional<Duration> timeout, Optional<Duration> idleTimeout, Optional<String> traceparent,

@@ -835,7 +835,8 @@ public interface A2aCoreLibrary extends Library {
     @Structure.FieldOrder({"connect_timeout_ms", "call_timeout_ms", "stream_idle_timeout_ms", "max_response_bytes",
         "pool_idle_timeout_ms", "allow_http", "allow_hosts", "allow_hosts_len", "protocol", "binding",
         "defer_card_resolution", "stream_resubscribe_attempts", "send_retries", "prefer_client_order",
-        "breaker_enabled", "breaker", "ca_file", "client_cert_file", "client_key_file", "proxy", "proxy_disabled", "no_proxy", "resolve", "resolve_len", "max_time_ms", "ignore_capabilities"})
+        "breaker_enabled", "breaker", "ca_file", "client_cert_file", "client_key_file", "proxy", "proxy_disabled", "no_proxy", "resolve", "resolve_len", "max_time_ms", "ignore_capabilities",
+        "min_protocol"})
     class ClientConfig extends Structure {
         /** ms. */
         public long connect_timeout_ms;
@@ -889,12 +890,15 @@ public interface A2aCoreLibrary extends Library {
         public long max_time_ms;
         /** Send calls the card does not declare. */
         public byte ignore_capabilities;
+        /** {@code a2a_protocol_version}: the oldest accepted, or 0 for none. */
+        public int min_protocol;
     }
 
     /** {@code a2a_client_call_options}: every pointer is native memory owned by the binding for the call. */
     @CStruct("a2a_client_call_options")
     @Structure.FieldOrder({"timeout_ms", "idle_timeout_ms", "traceparent", "idempotency_key", "message_id",
-        "context_id", "task_id", "headers", "headers_len", "has_history_length", "history_length"})
+        "context_id", "task_id", "headers", "headers_len", "has_history_length", "history_length",
+        "return_immediately"})
     class ClientCallOptions extends Structure {
         /** ms, 0: none. */
         public long timeout_ms;
@@ -918,6 +922,8 @@ public interface A2aCoreLibrary extends Library {
         public byte has_history_length;
         /** uint32, when {@code has_history_length}. */
         public int history_length;
+        /** C bool: a send answers at once with the task as it stands. */
+        public byte return_immediately;
     }
 
     /** {@code a2a_client_stream_event}, filled by {@code a2a_client_stream_next}. */
@@ -1477,6 +1483,15 @@ public interface A2aCoreLibrary extends Library {
 
     /** {@code a2a_client_config_builder_set_interface}: version and binding codes, 0 for any. */
     int a2a_client_config_builder_set_interface(Pointer builder, int version, int binding);
+
+    /** {@code a2a_client_config_builder_set_min_protocol}: a version code, 0 for none. */
+    int a2a_client_config_builder_set_min_protocol(Pointer builder, int version);
+
+    /**
+     * {@code a2a_client_config_builder_set_card_cache}: 0 entries for none; {@code share} NULL
+     * for a new cache, else the config whose cache to share.
+     */
+    int a2a_client_config_builder_set_card_cache(Pointer builder, int maxEntries, Pointer share);
 
     /** {@code a2a_client_config_builder_build} (out: config). */
     int a2a_client_config_builder_build(Pointer builder, Pointer out);

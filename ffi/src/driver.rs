@@ -249,6 +249,29 @@ fn config_c(c: &ClientConfig) -> a2a_client_config {
     }
 }
 
+/// An array of `len` UTF-8 views, copied (empty when `len` is 0).
+///
+/// # Safety
+/// `ptr`, when `len > 0`, must point to `len` readable views, each valid.
+unsafe fn str_list(ptr: *const a2a_str, len: usize) -> Result<Vec<String>, a2a_result> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    if ptr.is_null() {
+        return Err(a2a_result::A2A_NULL_PARAMETER);
+    }
+    if len > isize::MAX as usize / std::mem::size_of::<a2a_str>() {
+        return Err(a2a_result::A2A_INVALID_ARGUMENT);
+    }
+    // SAFETY: non-NULL, size checked, readable by contract.
+    let views = unsafe { std::slice::from_raw_parts(ptr, len) };
+    views
+        .iter()
+        // SAFETY: forwarded contract.
+        .map(|v| unsafe { input_str(v.ptr, v.len) }.map(str::to_owned))
+        .collect()
+}
+
 /// # Safety
 /// `c`, when non-NULL, must be readable with valid views.
 pub(crate) unsafe fn config_from(c: *const a2a_client_config) -> Result<ClientConfig, a2a_result> {
@@ -264,20 +287,8 @@ pub(crate) unsafe fn config_from(c: *const a2a_client_config) -> Result<ClientCo
     cfg.max_response_bytes = c.max_response_bytes;
     cfg.pool_idle_timeout = duration(c.pool_idle_timeout_ms);
     cfg.allow_http = c.allow_http;
-    if c.allow_hosts_len > 0 {
-        if c.allow_hosts.is_null() {
-            return Err(a2a_result::A2A_NULL_PARAMETER);
-        }
-        if c.allow_hosts_len > isize::MAX as usize / std::mem::size_of::<a2a_str>() {
-            return Err(a2a_result::A2A_INVALID_ARGUMENT);
-        }
-        // SAFETY: non-NULL, size checked, readable by contract.
-        for v in unsafe { std::slice::from_raw_parts(c.allow_hosts, c.allow_hosts_len) } {
-            // SAFETY: forwarded contract.
-            cfg.allow_hosts
-                .push(unsafe { input_str(v.ptr, v.len) }?.to_owned());
-        }
-    }
+    // SAFETY: forwarded contract.
+    cfg.allow_hosts = unsafe { str_list(c.allow_hosts, c.allow_hosts_len) }?;
     cfg.protocol = match c.protocol {
         0 => None,
         n => Some(a2a_protocol_version::core_from_u32(n).ok_or(a2a_result::A2A_INVALID_ARGUMENT)?),
@@ -314,20 +325,8 @@ pub(crate) unsafe fn config_from(c: *const a2a_client_config) -> Result<ClientCo
         };
         cfg.no_proxy = opt_string(&c.no_proxy)?;
     }
-    if c.resolve_len > 0 {
-        if c.resolve.is_null() {
-            return Err(a2a_result::A2A_NULL_PARAMETER);
-        }
-        if c.resolve_len > isize::MAX as usize / std::mem::size_of::<a2a_str>() {
-            return Err(a2a_result::A2A_INVALID_ARGUMENT);
-        }
-        // SAFETY: non-NULL, size checked, readable by contract.
-        for v in unsafe { std::slice::from_raw_parts(c.resolve, c.resolve_len) } {
-            // SAFETY: forwarded contract.
-            cfg.resolve
-                .push(unsafe { input_str(v.ptr, v.len) }?.to_owned());
-        }
-    }
+    // SAFETY: forwarded contract.
+    cfg.resolve = unsafe { str_list(c.resolve, c.resolve_len) }?;
     cfg.max_time = (c.max_time_ms > 0).then(|| duration(c.max_time_ms));
     cfg.ignore_capabilities = c.ignore_capabilities;
     cfg.min_protocol = match c.min_protocol {

@@ -358,28 +358,27 @@ func (hc *HTTPClient) finish(state *C.a2a_client_state, o httpOptions) (*HTTPCli
 	hc.state = state
 	hc.hooks = &hookStore{}
 	if o.oauth2 != nil {
-		var card *Card
-		if o.card != nil {
-			parsed, err := ParseCard(o.card)
-			if err != nil {
-				C.a2a_client_state_free(state)
-				C.a2a_machine_config_free(cfg)
-				if driver != nil {
-					C.a2a_client_free(driver)
-				}
-				return nil, err
-			}
-			defer parsed.Close()
-			card = parsed
-		}
-		t, err := newOAuth2Tokens(o.oauth2, card, o.client)
-		if err != nil {
+		// fail frees what the client would have owned: nothing else holds it yet.
+		fail := func(err error) (*HTTPClient, error) {
 			C.a2a_client_state_free(state)
 			C.a2a_machine_config_free(cfg)
 			if driver != nil {
 				C.a2a_client_free(driver)
 			}
 			return nil, err
+		}
+		var card *Card
+		if o.card != nil {
+			parsed, err := ParseCard(o.card)
+			if err != nil {
+				return fail(err)
+			}
+			defer parsed.Close()
+			card = parsed
+		}
+		t, err := newOAuth2Tokens(o.oauth2, card, o.client)
+		if err != nil {
+			return fail(err)
 		}
 		hc.oauth2 = t
 	}

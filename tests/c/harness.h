@@ -32,6 +32,11 @@ int t_str_eq(a2a_str v, const char *s);
 int t_bytes_eq(a2a_bytes v, const char *s);
 /* Whether view `v` contains the text `s` (searching within v.len only). */
 int t_contains(a2a_str v, const char *s);
+/* Whether the bytes `v` contain the text `s` (searching within v.len only). */
+int t_bytes_contain(a2a_bytes v, const char *s);
+/* The JSON-RPC id of a request body (the first `"id":` value, as JSON text) copied into
+ * `buf` (`cap` bytes, NUL-terminated; empty when absent or too long). */
+void t_rpc_id(a2a_bytes body, char *buf, size_t cap);
 /* Whether `v` is the absent view (NULL, 0). */
 int t_absent(a2a_str v);
 /* Every field of outcome `o` (`a2a_outcome_get_info`, checked to succeed; all zero if not):

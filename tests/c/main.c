@@ -24,6 +24,29 @@ int t_contains(a2a_str v, const char *s) {
   return 0;
 }
 
+int t_bytes_contain(a2a_bytes v, const char *s) {
+  size_t i, n = strlen(s);
+  if (v.ptr == NULL) return 0;
+  for (i = 0; i + n <= v.len; i++)
+    if (memcmp(v.ptr + i, s, n) == 0) return 1;
+  return 0;
+}
+
+void t_rpc_id(a2a_bytes body, char *buf, size_t cap) {
+  size_t i, j;
+  buf[0] = '\0';
+  for (i = 0; i + 5 <= body.len; i++) {
+    if (memcmp(body.ptr + i, "\"id\":", 5) == 0) {
+      for (j = i + 5; j < body.len && body.ptr[j] != ',' && body.ptr[j] != '}'; j++) {}
+      if (j - (i + 5) < cap) {
+        memcpy(buf, body.ptr + i + 5, j - (i + 5));
+        buf[j - (i + 5)] = '\0';
+      }
+      return;
+    }
+  }
+}
+
 int t_absent(a2a_str v) { return v.ptr == NULL && v.len == 0; }
 
 a2a_outcome_info t_info(const a2a_outcome *o) {

@@ -4,29 +4,6 @@
 
 #include "harness.h"
 
-/* The JSON-RPC id of a request body (the first "id": value), copied into buf as JSON. */
-static void rpc_id(a2a_bytes body, char *buf, size_t cap) {
-  size_t i, j;
-  buf[0] = '\0';
-  for (i = 0; i + 5 <= body.len; i++) {
-    if (memcmp(body.ptr + i, "\"id\":", 5) == 0) {
-      for (j = i + 5; j < body.len && body.ptr[j] != ',' && body.ptr[j] != '}'; j++) {}
-      if (j - (i + 5) < cap) {
-        memcpy(buf, body.ptr + i + 5, j - (i + 5));
-        buf[j - (i + 5)] = '\0';
-      }
-      return;
-    }
-  }
-}
-
-static int bytes_contain(a2a_bytes v, const char *s) {
-  size_t i, n = strlen(s);
-  for (i = 0; i + n <= v.len; i++)
-    if (memcmp(v.ptr + i, s, n) == 0) return 1;
-  return 0;
-}
-
 static a2a_machine_config *make_config(uint32_t retries, uint64_t call_timeout_ms) {
   a2a_client_config_builder *b = a2a_client_config_builder_new();
   a2a_machine_config *cfg = NULL;
@@ -101,8 +78,8 @@ static void send_once(void) {
   CHECK(t.deadline_ms == 46000);
   CHECK(t.connect_by_ms == 3000);
   CHECK(t.headers_len > 0);
-  CHECK(bytes_contain(t.body, "\"messageId\":\"m-1\""));
-  rpc_id(t.body, id, sizeof id);
+  CHECK(t_bytes_contain(t.body, "\"messageId\":\"m-1\""));
+  t_rpc_id(t.body, id, sizeof id);
   CHECK(id[0] != '\0');
   n = (size_t)snprintf(body, sizeof body,
                        "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"kind\":\"task\",\"id\":\"t-1\","
@@ -145,8 +122,8 @@ static void stream_every_byte(void) {
   int items = 0, finished = 0, answer_ok = 0, exit_code = -1;
   CHECK(a2a_call_machine_kind(call) == A2A_CALL_MACHINE_STREAM);
   CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
-  CHECK(bytes_contain(t.body, "message/stream"));
-  rpc_id(t.body, id, sizeof id);
+  CHECK(t_bytes_contain(t.body, "message/stream"));
+  t_rpc_id(t.body, id, sizeof id);
   events[0] = "{\"kind\":\"status-update\",\"taskId\":\"t-1\",\"contextId\":\"c-1\","
               "\"status\":{\"state\":\"working\"},\"final\":false}";
   events[1] = "{\"kind\":\"artifact-update\",\"taskId\":\"t-1\",\"contextId\":\"c-1\","
@@ -214,7 +191,7 @@ static void retry_then_timeout(void) {
   CHECK(a2a_call_poll_transmit(call, at, &t) == A2A_OK);
   CHECK(t.request_id == 2);
   CHECK(t.deadline_ms == 1500);
-  CHECK(bytes_contain(t.body, "\"messageId\":\"m-1\""));
+  CHECK(t_bytes_contain(t.body, "\"messageId\":\"m-1\""));
   /* The agent stays silent: the call deadline passes. */
   CHECK(a2a_call_handle_timeout(call, 1499) == A2A_OK);
   CHECK(a2a_call_poll_event(call, &e) == A2A_NONE);
@@ -273,9 +250,9 @@ static void cancel_and_misuse(void) {
                      &other) == A2A_OK);
   CHECK(a2a_call_poll_transmit(other, 0, &t) == A2A_OK);
   CHECK(t.deadline_ms == 2000);
-  CHECK(bytes_contain(t.body, "tasks/get"));
-  CHECK(bytes_contain(t.body, "t-9"));
-  CHECK(bytes_contain(t.body, "\"id\":\"rq-5\""));
+  CHECK(t_bytes_contain(t.body, "tasks/get"));
+  CHECK(t_bytes_contain(t.body, "t-9"));
+  CHECK(t_bytes_contain(t.body, "\"id\":\"rq-5\""));
   a2a_call_free(other);
   a2a_call_settings_free(s);
 
@@ -399,7 +376,7 @@ static void capabilities_checked(void) {
   call = start_text(st, true, "");
   CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
   STR_EQ(t.url, "http://agent.test/a2a");
-  CHECK(bytes_contain(t.body, "message/stream"));
+  CHECK(t_bytes_contain(t.body, "message/stream"));
   a2a_call_free(call);
   a2a_client_state_free(st);
   a2a_machine_config_free(lax);
@@ -419,7 +396,7 @@ static a2a_call *extended_call(a2a_client_state *st, const char *iface) {
   CHECK(a2a_call_new(st, A2A_METHOD_GET_EXTENDED_AGENT_CARD, NULL, 0, s, 1000, &call) == A2A_OK);
   a2a_call_settings_free(s);
   CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
-  rpc_id(t.body, id, sizeof id);
+  t_rpc_id(t.body, id, sizeof id);
   n = (size_t)snprintf(body, sizeof body,
                        "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"name\":\"echo\",\"description\":"
                        "\"d\",\"version\":\"1\",\"protocolVersion\":\"0.3.0\",\"url\":\"%s\","
@@ -481,7 +458,7 @@ static void extended_card_adopted(void) {
   call = start_text(st, true, "");
   CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
   STR_EQ(t.url, "http://agent.test/a2a/v2");
-  CHECK(bytes_contain(t.body, "message/stream"));
+  CHECK(t_bytes_contain(t.body, "message/stream"));
   a2a_call_free(call);
   a2a_client_state_free(st);
   a2a_client_state_free(bare);

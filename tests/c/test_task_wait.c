@@ -5,29 +5,6 @@
 
 #include "harness.h"
 
-/* The JSON-RPC id of a request body (the first "id": value), copied into buf as JSON. */
-static void body_rpc_id(a2a_bytes body, char *buf, size_t cap) {
-  size_t i, j;
-  buf[0] = '\0';
-  for (i = 0; i + 5 <= body.len; i++) {
-    if (memcmp(body.ptr + i, "\"id\":", 5) == 0) {
-      for (j = i + 5; j < body.len && body.ptr[j] != ',' && body.ptr[j] != '}'; j++) {}
-      if (j - (i + 5) < cap) {
-        memcpy(buf, body.ptr + i + 5, j - (i + 5));
-        buf[j - (i + 5)] = '\0';
-      }
-      return;
-    }
-  }
-}
-
-static int body_contains(a2a_bytes v, const char *s) {
-  size_t i, n = strlen(s);
-  for (i = 0; i + n <= v.len; i++)
-    if (memcmp(v.ptr + i, s, n) == 0) return 1;
-  return 0;
-}
-
 static a2a_client_state *wait_state(void) {
   const char *url = "http://agent.test/a2a";
   a2a_client_config_builder *b = a2a_client_config_builder_new();
@@ -55,10 +32,10 @@ static a2a_wait_step poll_once(a2a_task_wait *w, a2a_client_state *st, uint64_t 
   memset(&step, 0, sizeof step);
   CHECK(a2a_task_wait_poll(w, st, NULL, now, &call) == A2A_OK);
   CHECK(a2a_call_poll_transmit(call, now, &t) == A2A_OK);
-  CHECK(body_contains(t.body, "\"method\":\"tasks/get\""));
-  CHECK(body_contains(t.body, "\"id\":\"t-1\""));
+  CHECK(t_bytes_contain(t.body, "\"method\":\"tasks/get\""));
+  CHECK(t_bytes_contain(t.body, "\"id\":\"t-1\""));
   *deadline = t.deadline_ms;
-  body_rpc_id(t.body, id, sizeof id);
+  t_rpc_id(t.body, id, sizeof id);
   n = snprintf(body, sizeof body,
                "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"kind\":\"task\",\"id\":\"t-1\","
                "\"contextId\":\"c-1\",\"status\":{\"state\":\"%s\"}}}",
@@ -138,7 +115,7 @@ static void send_returns_immediately(void) {
   CHECK(a2a_call_settings_set_return_immediately(NULL, true) == A2A_NULL_PARAMETER);
   CHECK(a2a_call_new_text(st, false, "slow", 4, s, 0, &call) == A2A_OK);
   CHECK(a2a_call_poll_transmit(call, 0, &t) == A2A_OK);
-  CHECK(body_contains(t.body, "\"blocking\":false"));
+  CHECK(t_bytes_contain(t.body, "\"blocking\":false"));
   a2a_call_free(call);
   a2a_call_settings_free(s);
   a2a_client_state_free(st);

@@ -47,7 +47,7 @@ from .errors import CardResolutionError, error_for
 from .outcome import Outcome
 from .stream import StreamItem
 from .trust import VerifiedSignature
-from .vocab import (Binding, ProtocolVersion, StreamEndKind, StreamItemKind, _num, _word,
+from .vocab import (Binding, ProtocolVersion, StreamEndKind, _num, _word,
                     parse_binding, parse_protocol_version)
 
 log = logging.getLogger('a2a_core')
@@ -397,16 +397,7 @@ def card_error(source: str, outcome: Outcome | None) -> CardResolutionError:
 
 def item_of(ev: Any) -> StreamItem:
     """An ITEM event as the clients' `StreamItem` (its outcome a copy)."""
-    it = ev.item
-    return StreamItem(
-        kind=_word(StreamItemKind, it.kind),
-        outcome=Outcome._from_ptr(ev.outcome, owned=False),
-        final=bool(it.final_flag) if it.has_final else None,
-        artifact_id=_lib.view_str(it.artifact_id),
-        append=bool(it.append),
-        last_chunk=bool(it.last_chunk),
-        ends_stream=bool(it.ends_stream),
-    )
+    return StreamItem._from_c(ev.item, ev.outcome)
 
 
 def log_call(ev: Any, outcome: Outcome) -> None:

@@ -29,7 +29,6 @@ from .vocab import (
     Binding,
     ProtocolVersion,
     StreamEndKind,
-    StreamItemKind,
     _num,
     _word,
     parse_binding,
@@ -761,16 +760,7 @@ class Client:
                     return
                 check(rc)
                 if ev.kind == _ITEM:
-                    it = ev.item
-                    yield StreamItem(
-                        kind=_word(StreamItemKind, it.kind),
-                        outcome=Outcome._from_ptr(it.outcome, owned=False),
-                        final=bool(it.final_flag) if it.has_final else None,
-                        artifact_id=_lib.view_str(it.artifact_id),
-                        append=bool(it.append),
-                        last_chunk=bool(it.last_chunk),
-                        ends_stream=bool(it.ends_stream),
-                    )
+                    yield StreamItem._from_c(ev.item, ev.item.outcome)
                 elif ev.kind == _RESUBSCRIBING:
                     yield Resubscribing(_lib.view_str(ev.task_id) or '', int(ev.attempt))
                 elif ev.kind == _END:

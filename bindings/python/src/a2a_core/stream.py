@@ -49,6 +49,20 @@ class StreamItem:
     #: This item ends the interaction (stop reading, then call `finish()`).
     ends_stream: bool
 
+    @staticmethod
+    def _from_c(item: _lib.StreamItem, outcome: object) -> StreamItem:
+        """The item a C `a2a_stream_item` describes, its borrowed outcome (`outcome`, the
+        pointer the event carries) copied out: the one place that reads the C struct."""
+        return StreamItem(
+            kind=_word(StreamItemKind, item.kind),
+            outcome=Outcome._from_ptr(outcome, owned=False),
+            final=bool(item.final_flag) if item.has_final else None,
+            artifact_id=_lib.view_str(item.artifact_id),
+            append=bool(item.append),
+            last_chunk=bool(item.last_chunk),
+            ends_stream=bool(item.ends_stream),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class StreamEnd:
@@ -141,15 +155,7 @@ class StreamTracker:
             return None
         check(rc)
         # The item's outcome is borrowed until the next call: copy it out now.
-        return StreamItem(
-            kind=_word(StreamItemKind, out.kind),
-            outcome=Outcome._from_ptr(out.outcome, owned=False),
-            final=bool(out.final_flag) if out.has_final else None,
-            artifact_id=_lib.view_str(out.artifact_id),
-            append=bool(out.append),
-            last_chunk=bool(out.last_chunk),
-            ends_stream=bool(out.ends_stream),
-        )
+        return StreamItem._from_c(out, out.outcome)
 
     def on_chunk(
         self, decoder: SseDecoder, chunk: bytes, now_ms: int | None = None

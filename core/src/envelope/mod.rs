@@ -27,7 +27,7 @@ mod reserved;
 
 use std::fmt;
 
-pub use crate::method::{HttpMethod, Method, RestRoute};
+pub use crate::method::{HttpMethod, Method, REST_ROUTES, RestRoute, RestRouteEntry};
 pub use encode::{decode as percent_decode, encode as percent_encode};
 pub use reserved::{HeaderOwner, ReservedName, reserved_header, reserved_headers};
 

@@ -55,6 +55,7 @@ mod request;
 mod response;
 mod stream;
 
+pub use crate::method::{RestPath, match_rest_path};
 pub use card::{CARD_PROTOCOL_VERSION_0_3, CardBuildError, CardBuilder, CardSkill};
 pub use error::{A2aError, DOMAIN, PROTOCOL_ERRORS, code_of, default_message};
 pub use failure::{

@@ -65,135 +65,11 @@ fn seconds(args: &mut Args, name: &str) -> Result<Option<Duration>, String> {
     }
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "reads every shared network flag in one pass, one short block per flag, in the order of the usage text"
-)]
 fn common(args: &mut Args) -> Result<Common, String> {
     let mut config = ClientConfig::default();
-    if let Some(p) = args.value("--protocol")? {
-        config.protocol = Some(match p.as_str() {
-            "0.3" => ProtocolVersion::V0_3,
-            "1.0" => ProtocolVersion::V1_0,
-            other => return Err(format!("--protocol: {other:?} (expected 0.3 or 1.0)")),
-        });
-    }
-    if let Some(p) = args.value("--min-protocol")? {
-        let min = match p.as_str() {
-            "0.3" => ProtocolVersion::V0_3,
-            "1.0" => ProtocolVersion::V1_0,
-            other => return Err(format!("--min-protocol: {other:?} (expected 0.3 or 1.0)")),
-        };
-        if config.protocol.is_some_and(|v| v < min) {
-            return Err("--protocol is older than --min-protocol".to_owned());
-        }
-        config.min_protocol = Some(min);
-    }
-    if let Some(b) = args.value("--binding")? {
-        config.binding = Some(match b.to_ascii_lowercase().as_str() {
-            "jsonrpc" | "json-rpc" => Binding::JsonRpc,
-            "http+json" | "rest" => Binding::HttpJson,
-            other => {
-                return Err(format!(
-                    "--binding: {other:?} (expected jsonrpc or http+json)"
-                ));
-            }
-        });
-    }
-    if let Some(p) = args.value("--prefer")? {
-        config.prefer = match p.as_str() {
-            "card" => a2a_core::card::SelectionOrder::CardFirst,
-            "client" => a2a_core::card::SelectionOrder::ClientFirst,
-            other => return Err(format!("--prefer: {other:?} (expected card or client)")),
-        };
-    }
-    if let Some(d) = seconds(args, "--connect-timeout")? {
-        config.connect_timeout = d;
-    }
-    if let Some(d) = seconds(args, "--timeout")? {
-        config.call_timeout = d;
-    }
-    if let Some(d) = seconds(args, "--idle-timeout")? {
-        config.stream_idle_timeout = d;
-    }
-    // The whole command (card, call, retries, resubscribes, stream) ends by then.
-    let max_time = seconds(args, "--max-time")?;
-    config.max_time = max_time;
-    config.allow_http = args.flag("--allow-http");
-    config.allow_hosts = args.values("--allow-host")?;
-    // TLS files are checked now: a missing file is the user's mistake (exit 2).
-    let file = |args: &mut Args, name: &str| -> Result<Option<std::path::PathBuf>, String> {
-        match args.value(name)? {
-            None => Ok(None),
-            Some(f) => {
-                std::fs::metadata(&f).map_err(|e| format!("{name} {f}: {e}"))?;
-                Ok(Some(f.into()))
-            }
-        }
-    };
-    config.ca_file = file(args, "--cacert")?;
-    config.client_cert_file = file(args, "--cert")?;
-    config.client_key_file = file(args, "--key")?;
-    if config.client_cert_file.is_some() != config.client_key_file.is_some() {
-        return Err("--cert and --key go together".to_owned());
-    }
-    config.proxy = args.value("--proxy")?;
-    config.no_proxy = args.value("--noproxy")?;
-    config.resolve = args.values("--resolve")?;
-    if let Some(n) = args.parsed::<u32>("--retries")? {
-        config.send_retries = n;
-    }
-    if let Some(n) = args.parsed::<usize>("--max-event")? {
-        if n == 0 {
-            return Err("--max-event: must be at least 1 byte".to_owned());
-        }
-        config.max_event_bytes = n;
-    }
-    if let Some(n) = args.parsed::<u32>("--resubscribes")? {
-        config.stream_resubscribe_attempts = n;
-    }
-    if args.flag("--breaker") {
-        config.breaker = Some(a2a_core::resilience::BreakerConfig::default());
-    }
-    config.ignore_capabilities = args.flag("--ignore-capabilities");
-    let mut opts = CallOptions::default();
-    for h in args.values("--header")? {
-        let (n, v) = h
-            .split_once(':')
-            .ok_or_else(|| format!("--header {h:?}: expected 'Name: value'"))?;
-        let (n, v) = (n.trim(), v.trim());
-        // The envelope's own rule, checked now: a bad header is the user's mistake (exit 2),
-        // not a transport outcome of a request that was never built.
-        check_header(n, v).map_err(|e| format!("--header {h:?}: {e}"))?;
-        opts.headers.push((n.to_owned(), v.to_owned()));
-    }
-    if let Some(var) = args.value("--bearer-env")? {
-        let token = std::env::var(&var)
-            .map_err(|_| format!("--bearer-env: environment variable {var} is not set"))?;
-        if token.trim().is_empty() {
-            return Err(format!("--bearer-env: environment variable {var} is empty"));
-        }
-        // The token itself is never echoed, not even in this error.
-        check_header("Authorization", token.trim()).map_err(|_| {
-            format!(
-                "--bearer-env: environment variable {var} holds a control character (CR, LF, NUL...) that no header may carry"
-            )
-        })?;
-        opts.headers.push((
-            "Authorization".to_owned(),
-            format!("Bearer {}", token.trim()),
-        ));
-    }
-    opts.deadline = max_time.map(|d| Instant::now() + d);
-    opts.context_id = args.value("--context-id")?;
-    opts.task_id = args.value("--task-id")?;
-    opts.idempotency_key = args.value("--idempotency-key")?;
-    if let Some(k) = &opts.idempotency_key {
-        check_header("Idempotency-Key", k).map_err(|e| format!("--idempotency-key: {e}"))?;
-        if k.is_empty() {
-            return Err("--idempotency-key: empty".to_owned());
-        }
-    }
+    interface_flags(args, &mut config)?;
+    transport_flags(args, &mut config)?;
+    let mut opts = call_flags(args, config.max_time)?;
     let json = args.flag("--json");
     let model_text = args.flag("--model-text");
     let no_card = args.flag("--no-card");
@@ -247,6 +123,145 @@ fn common(args: &mut Args) -> Result<Common, String> {
         #[cfg(feature = "trust")]
         oauth2,
     })
+}
+
+/// `--protocol`, `--min-protocol`, `--binding`, `--prefer`: which of the card's interfaces.
+fn interface_flags(args: &mut Args, config: &mut ClientConfig) -> Result<(), String> {
+    if let Some(p) = args.value("--protocol")? {
+        config.protocol = Some(match p.as_str() {
+            "0.3" => ProtocolVersion::V0_3,
+            "1.0" => ProtocolVersion::V1_0,
+            other => return Err(format!("--protocol: {other:?} (expected 0.3 or 1.0)")),
+        });
+    }
+    if let Some(p) = args.value("--min-protocol")? {
+        let min = match p.as_str() {
+            "0.3" => ProtocolVersion::V0_3,
+            "1.0" => ProtocolVersion::V1_0,
+            other => return Err(format!("--min-protocol: {other:?} (expected 0.3 or 1.0)")),
+        };
+        if config.protocol.is_some_and(|v| v < min) {
+            return Err("--protocol is older than --min-protocol".to_owned());
+        }
+        config.min_protocol = Some(min);
+    }
+    if let Some(b) = args.value("--binding")? {
+        config.binding = Some(match b.to_ascii_lowercase().as_str() {
+            "jsonrpc" | "json-rpc" => Binding::JsonRpc,
+            "http+json" | "rest" => Binding::HttpJson,
+            other => {
+                return Err(format!(
+                    "--binding: {other:?} (expected jsonrpc or http+json)"
+                ));
+            }
+        });
+    }
+    if let Some(p) = args.value("--prefer")? {
+        config.prefer = match p.as_str() {
+            "card" => a2a_core::card::SelectionOrder::CardFirst,
+            "client" => a2a_core::card::SelectionOrder::ClientFirst,
+            other => return Err(format!("--prefer: {other:?} (expected card or client)")),
+        };
+    }
+    Ok(())
+}
+
+/// Timeouts, the whole command's `--max-time`, plain http and hosts, TLS files, proxy,
+/// `--resolve`, retries, limits, resubscribes, the breaker and the capability opt-out.
+fn transport_flags(args: &mut Args, config: &mut ClientConfig) -> Result<(), String> {
+    if let Some(d) = seconds(args, "--connect-timeout")? {
+        config.connect_timeout = d;
+    }
+    if let Some(d) = seconds(args, "--timeout")? {
+        config.call_timeout = d;
+    }
+    if let Some(d) = seconds(args, "--idle-timeout")? {
+        config.stream_idle_timeout = d;
+    }
+    // The whole command (card, call, retries, resubscribes, stream) ends by then.
+    config.max_time = seconds(args, "--max-time")?;
+    config.allow_http = args.flag("--allow-http");
+    config.allow_hosts = args.values("--allow-host")?;
+    // TLS files are checked now: a missing file is the user's mistake (exit 2).
+    let file = |args: &mut Args, name: &str| -> Result<Option<std::path::PathBuf>, String> {
+        match args.value(name)? {
+            None => Ok(None),
+            Some(f) => {
+                std::fs::metadata(&f).map_err(|e| format!("{name} {f}: {e}"))?;
+                Ok(Some(f.into()))
+            }
+        }
+    };
+    config.ca_file = file(args, "--cacert")?;
+    config.client_cert_file = file(args, "--cert")?;
+    config.client_key_file = file(args, "--key")?;
+    if config.client_cert_file.is_some() != config.client_key_file.is_some() {
+        return Err("--cert and --key go together".to_owned());
+    }
+    config.proxy = args.value("--proxy")?;
+    config.no_proxy = args.value("--noproxy")?;
+    config.resolve = args.values("--resolve")?;
+    if let Some(n) = args.parsed::<u32>("--retries")? {
+        config.send_retries = n;
+    }
+    if let Some(n) = args.parsed::<usize>("--max-event")? {
+        if n == 0 {
+            return Err("--max-event: must be at least 1 byte".to_owned());
+        }
+        config.max_event_bytes = n;
+    }
+    if let Some(n) = args.parsed::<u32>("--resubscribes")? {
+        config.stream_resubscribe_attempts = n;
+    }
+    if args.flag("--breaker") {
+        config.breaker = Some(a2a_core::resilience::BreakerConfig::default());
+    }
+    config.ignore_capabilities = args.flag("--ignore-capabilities");
+    Ok(())
+}
+
+/// Each call's headers (`--header`, `--bearer-env`), deadline (from `--max-time`), context,
+/// task and idempotency key.
+fn call_flags(args: &mut Args, max_time: Option<Duration>) -> Result<CallOptions, String> {
+    let mut opts = CallOptions::default();
+    for h in args.values("--header")? {
+        let (n, v) = h
+            .split_once(':')
+            .ok_or_else(|| format!("--header {h:?}: expected 'Name: value'"))?;
+        let (n, v) = (n.trim(), v.trim());
+        // The envelope's own rule, checked now: a bad header is the user's mistake (exit 2),
+        // not a transport outcome of a request that was never built.
+        check_header(n, v).map_err(|e| format!("--header {h:?}: {e}"))?;
+        opts.headers.push((n.to_owned(), v.to_owned()));
+    }
+    if let Some(var) = args.value("--bearer-env")? {
+        let token = std::env::var(&var)
+            .map_err(|_| format!("--bearer-env: environment variable {var} is not set"))?;
+        if token.trim().is_empty() {
+            return Err(format!("--bearer-env: environment variable {var} is empty"));
+        }
+        // The token itself is never echoed, not even in this error.
+        check_header("Authorization", token.trim()).map_err(|_| {
+            format!(
+                "--bearer-env: environment variable {var} holds a control character (CR, LF, NUL...) that no header may carry"
+            )
+        })?;
+        opts.headers.push((
+            "Authorization".to_owned(),
+            format!("Bearer {}", token.trim()),
+        ));
+    }
+    opts.deadline = max_time.map(|d| Instant::now() + d);
+    opts.context_id = args.value("--context-id")?;
+    opts.task_id = args.value("--task-id")?;
+    opts.idempotency_key = args.value("--idempotency-key")?;
+    if let Some(k) = &opts.idempotency_key {
+        check_header("Idempotency-Key", k).map_err(|e| format!("--idempotency-key: {e}"))?;
+        if k.is_empty() {
+            return Err("--idempotency-key: empty".to_owned());
+        }
+    }
+    Ok(opts)
 }
 
 /// Runs one of the network subcommands (`command` is its name).

@@ -138,49 +138,15 @@ fn card_signer(_args: &mut Args) -> Result<Option<agent::CardSigner>, String> {
     Ok(None)
 }
 
-/// Runs `a2a demo`.
-#[allow(
-    clippy::too_many_lines,
-    reason = "the demo's script (serve, call, print each step) in the order users see it in docs/demo-agent.md; splitting it is issue 29 work not done yet"
-)]
-pub fn run(mut args: Args) -> i32 {
-    let serve_mode = args.flag("--serve");
-    let port = match args.parsed::<u16>("--port") {
-        Ok(p) => p,
+/// Runs `a2a demo`: the serving mode, or the embedded agent and the six steps of
+/// docs/demo-agent.md in order, then the timings and both tallies.
+pub fn run(args: Args) -> i32 {
+    let options = match serve_options(args) {
+        Ok(o) => o,
         Err(e) => return crate::args::usage_error("demo", &e),
     };
-    let bearer_token = match args.value("--bearer-token") {
-        Ok(t) => t,
-        Err(e) => return crate::args::usage_error("demo", &e),
-    };
-    let signer = match card_signer(&mut args) {
-        Ok(s) => s,
-        Err(e) => return crate::args::usage_error("demo", &e),
-    };
-    if let Err(e) = args.finish() {
-        return crate::args::usage_error("demo", &e);
-    }
-    if port.is_some() && !serve_mode {
-        return crate::args::usage_error("demo", "--port needs --serve");
-    }
-    if bearer_token.is_some() && !serve_mode {
-        return crate::args::usage_error("demo", "--bearer-token needs --serve");
-    }
-    if bearer_token
-        .as_deref()
-        .is_some_and(|t| t.is_empty() || t.contains(char::is_whitespace))
-    {
-        return crate::args::usage_error("demo", "--bearer-token must be one non-empty word");
-    }
-    if signer.is_some() && !serve_mode {
-        return crate::args::usage_error("demo", "--sign-card needs --serve");
-    }
-    if serve_mode {
-        return serve(&agent::AgentOptions {
-            port: port.unwrap_or(0),
-            bearer_token,
-            signer: signer.map(std::sync::Arc::new),
-        });
+    if let Some(options) = options {
+        return serve(&options);
     }
     let agent = match agent::Agent::start() {
         Ok(a) => a,
@@ -189,6 +155,58 @@ pub fn run(mut args: Args) -> i32 {
             return 1;
         }
     };
+    let Some(client) = connect(&agent) else {
+        return 1;
+    };
+    let agent_name = client
+        .target()
+        .expect("resolved at construction")
+        .agent_name
+        .clone();
+    let opts = CallOptions::default();
+    let steps = [
+        completed_send(&client, &opts),
+        stream(&client, &opts),
+        failed_task(&client, &opts, &agent, &agent_name),
+        error_in_http_200(&client, &opts),
+        hung_call(&client, &opts, &agent_name),
+        dropped_stream(&client, &opts),
+    ];
+    summary(&steps, &client, &agent)
+}
+
+/// The `--serve` options, `None` without `--serve`; a usage error as its message.
+fn serve_options(mut args: Args) -> Result<Option<agent::AgentOptions>, String> {
+    let serve_mode = args.flag("--serve");
+    let port = args.parsed::<u16>("--port")?;
+    let bearer_token = args.value("--bearer-token")?;
+    let signer = card_signer(&mut args)?;
+    args.finish()?;
+    if port.is_some() && !serve_mode {
+        return Err("--port needs --serve".to_owned());
+    }
+    if bearer_token.is_some() && !serve_mode {
+        return Err("--bearer-token needs --serve".to_owned());
+    }
+    if bearer_token
+        .as_deref()
+        .is_some_and(|t| t.is_empty() || t.contains(char::is_whitespace))
+    {
+        return Err("--bearer-token must be one non-empty word".to_owned());
+    }
+    if signer.is_some() && !serve_mode {
+        return Err("--sign-card needs --serve".to_owned());
+    }
+    Ok(serve_mode.then(|| agent::AgentOptions {
+        port: port.unwrap_or(0),
+        bearer_token,
+        signer: signer.map(std::sync::Arc::new),
+    }))
+}
+
+/// The reference driver's client of the embedded agent, with the demo's short timeouts;
+/// `None` (after saying why) when its card does not resolve.
+fn connect(agent: &agent::Agent) -> Option<Client> {
     println!(
         "a2a demo — an embedded A2A agent is listening on {} (loopback only).",
         agent.base
@@ -208,7 +226,7 @@ pub fn run(mut args: Args) -> i32 {
         Ok(c) => c,
         Err(e) => {
             eprintln!("a2a demo: card resolution failed: {}", esc(&e.to_string()));
-            return 1;
+            return None;
         }
     };
     let target = client.target().expect("resolved at construction");
@@ -219,11 +237,13 @@ pub fn run(mut args: Args) -> i32 {
         target.version,
         esc(&target.url)
     );
-    let mut steps = Vec::new();
-    let opts = CallOptions::default();
+    Some(client)
+}
 
+/// Step 1: a send the agent completes, its artifact text shown.
+fn completed_send(client: &Client, opts: &CallOptions) -> Step {
     heading(1, "A completed send");
-    let r = client.send_text("echo hello from a2a-core", &opts);
+    let r = client.send_text("echo hello from a2a-core", opts);
     let text = r
         .response
         .as_ref()
@@ -239,18 +259,21 @@ pub fn run(mut args: Args) -> i32 {
         "   traceparent {} (the agent can log the same one)",
         r.correlation.traceparent
     );
-    steps.push(Step {
+    Step {
         name: "completed send",
         elapsed: r.correlation.elapsed,
         ok: r.outcome.is_success() && text == "hello from a2a-core",
-    });
+    }
+}
 
+/// Step 2: a stream whose four chunks are printed as they arrive.
+fn stream(client: &Client, opts: &CallOptions) -> Step {
     heading(2, "A stream: items arrive as the agent produces them");
     let t = Instant::now();
     let mut chunks = 0;
     let mut ok = false;
     print!("   ");
-    for ev in client.stream_text("count 4", &opts).take(1000) {
+    for ev in client.stream_text("count 4", opts).take(1000) {
         match ev {
             StreamEvent::Item(i) if i.kind == StreamItemKind::ArtifactUpdate => {
                 chunks += 1;
@@ -268,17 +291,20 @@ pub fn run(mut args: Args) -> i32 {
             _ => {}
         }
     }
-    steps.push(Step {
+    Step {
         name: "stream",
         elapsed: t.elapsed(),
         ok,
-    });
+    }
+}
 
+/// Step 3: a FAILED task, its `error_id` found in the agent's log.
+fn failed_task(client: &Client, opts: &CallOptions, agent: &agent::Agent, name: &str) -> Step {
     heading(
         3,
         "A task that FAILED: neither an HTTP error nor a protocol error",
     );
-    let r = client.send_text("fail", &opts);
+    let r = client.send_text("fail", opts);
     println!("   outcome:  {}", show(&r.outcome));
     println!(
         "   status:   {}",
@@ -292,49 +318,58 @@ pub fn run(mut args: Args) -> i32 {
         .find(|l| !id.is_empty() && l.contains(&id));
     println!("   the agent's log, found by that id:");
     println!("   {}", esc(logged.as_deref().unwrap_or("(not found)")));
-    if let Some(line) = model_text(&target.agent_name, &r.outcome) {
+    if let Some(line) = model_text(name, &r.outcome) {
         println!("   what the orchestrating model reads: {line}");
     }
-    steps.push(Step {
+    Step {
         name: "failed task + error_id",
         elapsed: r.correlation.elapsed,
         ok: r.outcome.state == Some(TaskState::Failed) && logged.is_some(),
-    });
+    }
+}
 
+/// Step 4: TaskNotFound inside an HTTP 200.
+fn error_in_http_200(client: &Client, opts: &CallOptions) -> Step {
     heading(4, "A JSON-RPC error inside an HTTP 200");
-    let r = client.get_task("t-does-not-exist", &opts);
+    let r = client.get_task("t-does-not-exist", opts);
     println!("   outcome: {}", show(&r.outcome));
     println!("   An HTTP dashboard counts this call as a success; the tally counts TaskNotFound.");
-    steps.push(Step {
+    Step {
         name: "error in HTTP 200",
         elapsed: r.correlation.elapsed,
         ok: r.outcome.http_status == Some(200)
             && r.outcome.channel == Channel::Protocol
             && r.outcome.error == Some(ErrorName::TaskNotFound),
-    });
+    }
+}
 
+/// Step 5: a call the agent never answers, cut by the call timeout.
+fn hung_call(client: &Client, opts: &CallOptions, name: &str) -> Step {
     heading(
         5,
         "A hung call, cut by the call timeout (1.5 s) instead of hanging the turn",
     );
-    let r = client.send_text("slow", &opts);
+    let r = client.send_text("slow", opts);
     println!(
         "   after {} ms: {}",
         r.correlation.elapsed.as_millis(),
         show(&r.outcome)
     );
-    if let Some(line) = model_text(&target.agent_name, &r.outcome) {
+    if let Some(line) = model_text(name, &r.outcome) {
         println!("   what the orchestrating model reads: {line}");
     }
     println!("   (the request was written, so it may have been received: never resent blindly)");
-    steps.push(Step {
+    Step {
         name: "hung call cut",
         elapsed: r.correlation.elapsed,
         ok: r.outcome.error == Some(ErrorName::Timeout)
             && r.outcome.request_sent == Some(RequestSent::Unknown)
             && r.correlation.elapsed < Duration::from_secs(4),
-    });
+    }
+}
 
+/// Step 6: a stream the agent cuts, recovered by one resubscribe (never a resend).
+fn dropped_stream(client: &Client, opts: &CallOptions) -> Step {
     heading(
         6,
         "A dropped stream, recovered by resubscribing (the message is not resent)",
@@ -342,7 +377,7 @@ pub fn run(mut args: Args) -> i32 {
     let t = Instant::now();
     let mut ok = false;
     print!("   ");
-    for ev in client.stream_text("drop", &opts).take(1000) {
+    for ev in client.stream_text("drop", opts).take(1000) {
         match ev {
             StreamEvent::Item(i) if i.kind == StreamItemKind::ArtifactUpdate => {
                 print!("{}", esc(&i.outcome.text.unwrap_or_default()));
@@ -365,14 +400,17 @@ pub fn run(mut args: Args) -> i32 {
             _ => {}
         }
     }
-    steps.push(Step {
+    Step {
         name: "dropped stream resubscribed",
         elapsed: t.elapsed(),
         ok,
-    });
+    }
+}
 
+/// The timings, both tallies, and the exit status (0 when every step behaved).
+fn summary(steps: &[Step], client: &Client, agent: &agent::Agent) -> i32 {
     println!("\n── Timings");
-    for s in &steps {
+    for s in steps {
         println!(
             "   {:<30} {:>6} ms  {}",
             s.name,

@@ -518,3 +518,47 @@ func TestHTTPClientAdoptsTheExtendedCard(t *testing.T) {
 		t.Fatalf("the public card stays: %v (%d calls)", err, dcalls.Load())
 	}
 }
+
+// An extended card may name an interface of the other binding: after adopting one that
+// names HTTP+JSON (same host), the next call goes out as REST and its REST answer is read
+// (the JSON-RPC envelope is recognised by content, not by the binding chosen at open).
+func TestHTTPClientAdoptsAnExtendedCardOfTheOtherBinding(t *testing.T) {
+	ctx := context.Background()
+	var srv *httptest.Server
+	var restCalls atomic.Int32
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		caps := `"capabilities":{"streaming":true}`
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/.well-known/"):
+			fmt.Fprint(w, strings.Replace(rowCard(srv.URL+"/", "1.0", "jsonrpc"), caps,
+				`"capabilities":{"extendedAgentCard":true}`, 1))
+		case r.Method == http.MethodPost && r.URL.Path == "/":
+			var req struct {
+				ID json.RawMessage `json:"id"`
+			}
+			raw, _ := io.ReadAll(r.Body)
+			_ = json.Unmarshal(raw, &req)
+			card := strings.Replace(rowCard(srv.URL+"/rest", "1.0", "http+json"), caps,
+				`"capabilities":{"pushNotifications":true,"extendedAgentCard":true}`, 1)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, card)
+		case r.Method == http.MethodGet && r.URL.Path == "/rest/tasks/t-1/pushNotificationConfigs":
+			restCalls.Add(1)
+			fmt.Fprint(w, `{"configs":[{"taskId":"t-1","id":"c-1","url":"https://hooks.example/x"}],"nextPageToken":""}`)
+		default:
+			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := newTestHTTPClient(t, srv.URL)
+	if _, err := c.ExtendedCard(ctx, nil); err != nil {
+		t.Fatalf("extended card: %v", err)
+	}
+	configs, err := c.ListTaskPushConfigs(ctx, "t-1", nil)
+	if err != nil || restCalls.Load() != 1 {
+		t.Fatalf("after adopting an HTTP+JSON card: %v (%d REST calls)", err, restCalls.Load())
+	}
+	if len(configs) != 1 || configs[0].ID != "c-1" || configs[0].URL != "https://hooks.example/x" {
+		t.Fatalf("the REST answer read as %+v", configs)
+	}
+}

@@ -161,18 +161,24 @@ func (c *HTTPClient) Resubscribe(ctx context.Context, taskID string, opts *HTTPC
 }
 
 // result is the answer of a response body that succeeded: the JSON-RPC envelope's result,
-// or the HTTP+JSON body itself.
+// or the HTTP+JSON body itself. The envelope is recognised by its content ("jsonrpc":
+// "2.0"), as the Python and Java bindings do, not by the binding chosen at open: an
+// adopted extended card may name an interface of the other binding.
 func (c *HTTPClient) result(op string, body []byte) (json.RawMessage, error) {
-	if c.binding != JSON_RPC {
-		return body, nil
-	}
 	var env struct {
-		Result json.RawMessage `json:"result"`
+		JSONRPC string          `json:"jsonrpc"`
+		Result  json.RawMessage `json:"result"`
 	}
 	if err := json.Unmarshal(body, &env); err != nil {
+		if c.binding != JSON_RPC {
+			return body, nil
+		}
 		return nil, fmt.Errorf("a2a: %s: the answer is not JSON-RPC: %w", op, err)
 	}
-	return env.Result, nil
+	if env.JSONRPC == "2.0" {
+		return env.Result, nil
+	}
+	return body, nil
 }
 
 // ListTasksRequest filters and pages ListTasks (every field optional; protocol 1.0 only:
@@ -441,8 +447,8 @@ var ErrNoAnswer = errors.New("a2a: the agent's answer carried no result")
 // agent/getAuthenticatedExtendedCard, 1.0 GetExtendedAgentCard), with the call's
 // credentials (header hooks or opts.Headers). An agent without one answers an error. For a
 // client made from a card, the extended card then replaces the public one (A2A §8.6.2):
-// later calls use its interface URL, credentials and capabilities (the answers are still
-// read in the public card's version and binding). A card that fails the public card's rules
+// later calls use its interface URL, its binding and version, credentials and capabilities.
+// A card that fails the public card's rules
 // (an interface on another host: CodeCardHostMismatch) is the error, and nothing changes.
 func (c *HTTPClient) ExtendedCard(ctx context.Context, opts *HTTPCallOptions) (*AgentCard, error) {
 	const op = "HTTPClient.ExtendedCard"

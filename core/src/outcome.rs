@@ -445,6 +445,80 @@ pub const ADMISSION_PREFIX: &str = "Refused before running:";
 /// Text of a requested cancel.
 pub const REQUESTED_TEXT: &str = "Canceled by request.";
 
+/// An [`Outcome`] by its channel ([`Outcome::view`]): each variant carries the fields that
+/// mean something on that channel, so a task state on a transport failure cannot be read.
+/// Every outcome also has its [`Outcome::retry`] advice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OutcomeView<'a> {
+    /// No HTTP response: connect failure, timeout, reset, circuit open, card resolution.
+    Transport {
+        /// What went wrong.
+        error: Option<ErrorName>,
+        /// Whether the request may have been received.
+        request_sent: Option<RequestSent>,
+        /// The driver's description.
+        message: Option<&'a str>,
+    },
+    /// A non-2xx status whose body carries no protocol error.
+    Http {
+        /// The HTTP status.
+        status: Option<u16>,
+        /// The status class as an error name.
+        error: Option<ErrorName>,
+        /// `Retry-After`, seconds.
+        retry_after_secs: Option<u64>,
+        /// A bounded excerpt of the body (e.g. a proxy's page).
+        body_excerpt: Option<&'a str>,
+    },
+    /// A JSON-RPC error object or an HTTP+JSON error body.
+    Protocol {
+        /// The A2A (or JSON-RPC) error.
+        error: Option<ErrorName>,
+        /// The numeric code.
+        code: Option<i64>,
+        /// The `google.rpc.ErrorInfo` reason.
+        reason: Option<&'a str>,
+        /// The error message.
+        message: Option<&'a str>,
+        /// `error.data` or REST `details`, raw JSON.
+        data: Option<&'a str>,
+    },
+    /// A task (or a status update).
+    Task {
+        /// The normalized state.
+        state: Option<TaskState>,
+        /// Whether the state is terminal.
+        terminal: bool,
+        /// The task id.
+        task_id: Option<&'a str>,
+        /// The context id.
+        context_id: Option<&'a str>,
+        /// The status message's text.
+        text: Option<&'a str>,
+        /// The remote's 12-hex `error_id` in that text.
+        error_id: Option<&'a str>,
+        /// Who canceled a CANCELED task.
+        cancel_origin: Option<CancelOrigin>,
+    },
+    /// A direct Message reply.
+    Message {
+        /// Its text.
+        text: Option<&'a str>,
+        /// The task it belongs to, if any.
+        task_id: Option<&'a str>,
+        /// Its context.
+        context_id: Option<&'a str>,
+    },
+    /// A 2xx body that fits neither version's shapes.
+    Malformed {
+        /// What did not fit.
+        message: Option<&'a str>,
+        /// A bounded excerpt of the body.
+        body_excerpt: Option<&'a str>,
+    },
+}
+
 /// The outcome of one response, stream or failed call. Exactly one [`Channel`].
 ///
 /// Field names follow the keys of `a2a classify` JSON output.
@@ -551,6 +625,50 @@ impl Outcome {
                 (_, RequestSent::Unknown) => RetryAdvice::UnknownOutcome,
             },
             ..Outcome::empty(Channel::Transport)
+        }
+    }
+
+    /// The outcome read by its channel: only the fields that mean something there,
+    /// borrowed. Match on it instead of checking `channel` and then reading fields that may
+    /// not apply; the flat fields stay for the C ABI and JSON.
+    pub fn view(&self) -> OutcomeView<'_> {
+        match self.channel {
+            Channel::Transport => OutcomeView::Transport {
+                error: self.error,
+                request_sent: self.request_sent,
+                message: self.message.as_deref(),
+            },
+            Channel::Http => OutcomeView::Http {
+                status: self.http_status,
+                error: self.error,
+                retry_after_secs: self.retry_after_secs,
+                body_excerpt: self.body_excerpt.as_deref(),
+            },
+            Channel::Protocol => OutcomeView::Protocol {
+                error: self.error,
+                code: self.code,
+                reason: self.reason.as_deref(),
+                message: self.message.as_deref(),
+                data: self.data.as_deref(),
+            },
+            Channel::Task => OutcomeView::Task {
+                state: self.state,
+                terminal: self.terminal,
+                task_id: self.task_id.as_deref(),
+                context_id: self.context_id.as_deref(),
+                text: self.text.as_deref(),
+                error_id: self.error_id.as_deref(),
+                cancel_origin: self.cancel_origin,
+            },
+            Channel::Message => OutcomeView::Message {
+                text: self.text.as_deref(),
+                task_id: self.task_id.as_deref(),
+                context_id: self.context_id.as_deref(),
+            },
+            Channel::Malformed => OutcomeView::Malformed {
+                message: self.message.as_deref(),
+                body_excerpt: self.body_excerpt.as_deref(),
+            },
         }
     }
 
@@ -733,6 +851,62 @@ fn parse_remote_hint_group(inner: &str) -> Option<RemoteHint> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_view_carries_only_the_fields_of_its_channel() {
+        let t = Outcome::transport(ErrorName::Timeout, RequestSent::Unknown, "call timed out");
+        assert_eq!(
+            t.view(),
+            OutcomeView::Transport {
+                error: Some(ErrorName::Timeout),
+                request_sent: Some(RequestSent::Unknown),
+                message: Some("call timed out"),
+            }
+        );
+        let mut task = Outcome::empty(Channel::Task);
+        task.state = Some(TaskState::Failed);
+        task.terminal = true;
+        task.task_id = Some("t-1".into());
+        task.error_id = Some("3f9c0a7b12de".into());
+        // A field of another channel set by mistake does not show through the view.
+        task.request_sent = Some(RequestSent::No);
+        let OutcomeView::Task {
+            state,
+            terminal,
+            task_id,
+            error_id,
+            ..
+        } = task.view()
+        else {
+            panic!("{:?}", task.view())
+        };
+        assert_eq!(
+            (state, terminal, task_id, error_id),
+            (
+                Some(TaskState::Failed),
+                true,
+                Some("t-1"),
+                Some("3f9c0a7b12de")
+            )
+        );
+        for channel in [
+            Channel::Http,
+            Channel::Protocol,
+            Channel::Message,
+            Channel::Malformed,
+        ] {
+            let o = Outcome::empty(channel);
+            let v = o.view();
+            let matches = matches!(
+                (channel, v),
+                (Channel::Http, OutcomeView::Http { .. })
+                    | (Channel::Protocol, OutcomeView::Protocol { .. })
+                    | (Channel::Message, OutcomeView::Message { .. })
+                    | (Channel::Malformed, OutcomeView::Malformed { .. })
+            );
+            assert!(matches, "{channel:?} -> {v:?}");
+        }
+    }
 
     #[test]
     fn json_has_exactly_the_cli_keys_and_escapes() {

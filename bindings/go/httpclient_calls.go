@@ -452,12 +452,26 @@ var ErrNoAnswer = errors.New("a2a: the agent's answer carried no result")
 // (an interface on another host: CodeCardHostMismatch) is the error, and nothing changes.
 func (c *HTTPClient) ExtendedCard(ctx context.Context, opts *HTTPCallOptions) (*AgentCard, error) {
 	const op = "HTTPClient.ExtendedCard"
-	call, err := c.newCall(ctx, op, MethodGetExtendedAgentCard, nil, opts)
-	if err != nil {
-		return nil, err
+	// As runAuthed, but the call is kept: the adoption below reads it. With OAuth2 a 401
+	// drops the token and the call is made once more with a fresh one.
+	var call *C.a2a_call
+	var res driveResult
+	for attempt := 0; ; attempt++ {
+		var err error
+		if call, err = c.newCall(ctx, op, MethodGetExtendedAgentCard, nil, opts); err != nil {
+			return nil, err
+		}
+		res = c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, nil)
+		if c.oauth2 == nil || !unauthorized(res.outcome) {
+			break
+		}
+		c.oauth2.invalidate()
+		if attempt == 1 {
+			break
+		}
+		C.a2a_call_free(call)
 	}
 	defer C.a2a_call_free(call)
-	res := c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, nil)
 	if res.err != nil {
 		return nil, res.err
 	}

@@ -449,3 +449,51 @@ func TestOAuth2TokenNeverToAnotherHost(t *testing.T) {
 		t.Fatalf("the token endpoint got a bearer token: %q", others)
 	}
 }
+
+// ExtendedCard with OAuth2: a 401 drops the token and the call is made once more with a
+// fresh one, as for every other call; the extended card then replaces the public one.
+func TestOAuth2ExtendedCardAfterA401(t *testing.T) {
+	te := newTokenEndpoint(t)
+	var mu sync.Mutex
+	var auths []string
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		card := fmt.Sprintf(`{"name":"ext","description":"d","version":"1","supportedInterfaces":[{"url":%q,"protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"extendedAgentCard":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`, srv.URL+"/")
+		if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			fmt.Fprint(w, card)
+			return
+		}
+		auth := r.Header.Get("Authorization")
+		mu.Lock()
+		auths = append(auths, auth)
+		mu.Unlock()
+		if !te.good(auth) {
+			http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
+			return
+		}
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		raw, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(raw, &req)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, strings.Replace(card, `"name":"ext"`, `"name":"ext-authenticated"`, 1))
+	}))
+	t.Cleanup(srv.Close)
+	c := mustClient(t, srv.URL, a2a.WithOAuth2(testCredentials(te)))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := c.ExtendedCard(ctx, nil); err != nil {
+		t.Fatalf("first extended card: %v", err)
+	}
+	te.revokeAll()
+	card, err := c.ExtendedCard(ctx, nil)
+	if err != nil {
+		t.Fatalf("extended card after the token was revoked: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if card.Name != "ext-authenticated" || te.count() != 2 || len(auths) != 3 || auths[2] != "Bearer tok-2" {
+		t.Fatalf("card %q, fetches %d, requests %q", card.Name, te.count(), auths)
+	}
+}

@@ -45,7 +45,7 @@ enum Kind {
     Str,
     /// A string with escapes: serde_json unescapes it.
     StrEsc,
-    Obj,
+    BodyShape,
     Arr,
 }
 
@@ -126,7 +126,7 @@ impl<'a> Tape<'a> {
 
     /// Whether the top-level value is an object.
     pub(crate) fn is_object(&self) -> bool {
-        self.toks.first().is_some_and(|t| t.kind == Kind::Obj)
+        self.toks.first().is_some_and(|t| t.kind == Kind::BodyShape)
     }
 
     /// Whether a raw value inside this body could fail to parse as a serde_json tree: only
@@ -208,7 +208,7 @@ impl Parser<'_> {
         let start = self.i;
         let at = self.toks.len();
         self.toks.push(Tok {
-            kind: if object { Kind::Obj } else { Kind::Arr },
+            kind: if object { Kind::BodyShape } else { Kind::Arr },
             start: start as u32,
             end: 0,
             next: 0,
@@ -390,7 +390,7 @@ impl<'de, 't> Deserializer<'de> for &mut TapeDe<'t, 'de> {
             Kind::Str => {
                 visitor.visit_borrowed_str(&self.tape.src[t.start as usize + 1..t.end as usize - 1])
             }
-            Kind::Obj => {
+            Kind::BodyShape => {
                 // A container's token is followed directly by its contents.
                 let mut access = Access {
                     de: &mut *self,

@@ -519,7 +519,7 @@ pub fn text(r: &SendResponse<'_>) -> Option<String> {
 
 // ------------------------------------------------------------------------------ rendering
 
-fn s(v: &Option<Cow<'_, str>>) -> Value {
+fn text_value(v: &Option<Cow<'_, str>>) -> Value {
     v.as_deref().map_or(Value::Null, Value::from)
 }
 
@@ -550,8 +550,8 @@ pub fn part_to_json(p: &Part<'_>) -> Value {
             m.insert("uri".into(), Value::from(&**u));
         }
     }
-    m.insert("media_type".into(), s(&p.media_type));
-    m.insert("name".into(), s(&p.filename));
+    m.insert("media_type".into(), text_value(&p.media_type));
+    m.insert("name".into(), text_value(&p.filename));
     m.insert("metadata".into(), meta(&p.metadata));
     Value::Object(m)
 }
@@ -574,8 +574,8 @@ pub fn message_to_json(m: &Message<'_>) -> Value {
         "kind": "message",
         "message_id": &*m.message_id,
         "role": role(m.role),
-        "context_id": s(&m.context_id),
-        "task_id": s(&m.task_id),
+        "context_id": text_value(&m.context_id),
+        "task_id": text_value(&m.task_id),
         "parts": parts(&m.parts),
         "metadata": meta(&m.metadata),
         "text": m.text(),
@@ -586,7 +586,7 @@ fn status_to_json(st: &TaskStatus<'_>) -> Value {
     serde_json::json!({
         "state": st.state.as_str(),
         "message": st.message.as_deref().map_or(Value::Null, message_to_json),
-        "timestamp": s(&st.timestamp),
+        "timestamp": text_value(&st.timestamp),
     })
 }
 
@@ -594,8 +594,8 @@ fn status_to_json(st: &TaskStatus<'_>) -> Value {
 pub fn artifact_to_json(a: &Artifact<'_>) -> Value {
     serde_json::json!({
         "artifact_id": &*a.artifact_id,
-        "name": s(&a.name),
-        "description": s(&a.description),
+        "name": text_value(&a.name),
+        "description": text_value(&a.description),
         "parts": parts(&a.parts),
         "metadata": meta(&a.metadata),
     })

@@ -2,7 +2,7 @@
 
 use crate::outcome::{ErrorName, RemoteHint, RetryAdvice, TaskState};
 
-use super::Ctx;
+use super::CallContext;
 
 /// A task state's advice.
 pub(crate) fn task(state: TaskState) -> RetryAdvice {
@@ -16,7 +16,7 @@ pub(crate) fn task(state: TaskState) -> RetryAdvice {
 
 /// A malformed 2xx body: the server did something, so a send's outcome is unknown; a read
 /// would read the same thing again.
-pub(crate) fn malformed(ctx: &Ctx<'_>) -> RetryAdvice {
+pub(crate) fn malformed(ctx: &CallContext<'_>) -> RetryAdvice {
     if ctx.side_effecting() {
         RetryAdvice::UnknownOutcome
     } else {
@@ -25,7 +25,7 @@ pub(crate) fn malformed(ctx: &Ctx<'_>) -> RetryAdvice {
 }
 
 /// A 5xx-like failure whose effect is unknown: `unknown_outcome` on a send, `backoff` on a read.
-fn server_side(ctx: &Ctx<'_>) -> RetryAdvice {
+fn server_side(ctx: &CallContext<'_>) -> RetryAdvice {
     if ctx.side_effecting() {
         RetryAdvice::UnknownOutcome
     } else {
@@ -48,7 +48,7 @@ fn server_side(ctx: &Ctx<'_>) -> RetryAdvice {
 ///
 /// A driver resends a send after `backoff` as is, and after `unknown_outcome` only with an
 /// idempotency key (always the same messageId and key): a gateway error can never book twice.
-pub(crate) fn http(ctx: &Ctx<'_>, name: ErrorName) -> RetryAdvice {
+pub(crate) fn http(ctx: &CallContext<'_>, name: ErrorName) -> RetryAdvice {
     match name {
         ErrorName::Redirect | ErrorName::NotFound | ErrorName::PayloadTooLarge => {
             RetryAdvice::Never
@@ -71,7 +71,7 @@ pub(crate) struct ProtocolFacts<'m> {
 
 /// The protocol channel: by error name, refined by a version hint, the "terminal state"
 /// wording servers use for messages to finished tasks, and the remote's own hint.
-pub(crate) fn protocol(ctx: &Ctx<'_>, f: &ProtocolFacts<'_>) -> RetryAdvice {
+pub(crate) fn protocol(ctx: &CallContext<'_>, f: &ProtocolFacts<'_>) -> RetryAdvice {
     if f.version_hint {
         return RetryAdvice::FixVersion;
     }

@@ -2,8 +2,8 @@
 
 use crate::outcome::{Channel, ErrorName, Outcome};
 
-use super::scan::{ErrField, MsgField, Obj, ScanError};
-use super::{Ctx, advice, malformed};
+use super::scan::{BodyShape, ErrField, MsgField, ScanError};
+use super::{CallContext, advice, malformed};
 
 /// Longest body excerpt kept, in bytes (cut back to a UTF-8 boundary).
 pub const EXCERPT_MAX: usize = 512;
@@ -25,7 +25,11 @@ pub(crate) fn http_name(status: u16) -> ErrorName {
 }
 
 /// An http-channel outcome; `obj` is the body when it was JSON (its message is kept).
-pub(crate) fn http_outcome(ctx: &Ctx<'_>, obj: Option<&Obj<'_>>, body: &[u8]) -> Outcome {
+pub(crate) fn http_outcome(
+    ctx: &CallContext<'_>,
+    obj: Option<&BodyShape<'_>>,
+    body: &[u8],
+) -> Outcome {
     let name = http_name(ctx.status);
     let message = obj
         .and_then(json_message)
@@ -41,13 +45,13 @@ pub(crate) fn http_outcome(ctx: &Ctx<'_>, obj: Option<&Obj<'_>>, body: &[u8]) ->
 }
 
 /// The human message of a JSON body that is not a protocol error (gateways, frameworks).
-fn json_message(obj: &Obj<'_>) -> Option<String> {
+fn json_message(obj: &BodyShape<'_>) -> Option<String> {
     if let MsgField::Text(t) = &obj.message {
         return Some(t.to_string());
     }
     match &obj.error {
         ErrField::Text(t) => return Some(t.to_string()),
-        ErrField::Obj(e) => {
+        ErrField::BodyShape(e) => {
             if let Some(m) = e.message.get() {
                 return Some(m.to_owned());
             }
@@ -107,7 +111,7 @@ pub fn excerpt(body: &[u8]) -> String {
 }
 
 /// A 2xx body that could not be read at all.
-pub(crate) fn malformed_unreadable(ctx: &Ctx<'_>, e: &ScanError, body: &[u8]) -> Outcome {
+pub(crate) fn malformed_unreadable(ctx: &CallContext<'_>, e: &ScanError, body: &[u8]) -> Outcome {
     let reason = match e {
         ScanError::Empty => "empty body: expected a JSON object".to_owned(),
         ScanError::NotObject => "body is JSON but not an object".to_owned(),

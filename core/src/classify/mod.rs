@@ -131,7 +131,7 @@ pub(crate) fn is_problem_json(content_type: Option<&str>) -> bool {
 
 /// What the classifier knows about the call while it reads the body.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Ctx<'a> {
+pub(crate) struct CallContext<'a> {
     pub status: u16,
     pub asked: Asked<'a>,
     pub method: Option<MethodInfo>,
@@ -141,9 +141,9 @@ pub(crate) struct Ctx<'a> {
     pub retry_after: bool,
 }
 
-impl<'a> Ctx<'a> {
-    pub(crate) fn new(info: &ResponseInfo<'a>) -> Ctx<'a> {
-        Ctx {
+impl<'a> CallContext<'a> {
+    pub(crate) fn new(info: &ResponseInfo<'a>) -> CallContext<'a> {
+        CallContext {
             status: info.status,
             asked: info.asked,
             method: info.asked.method.and_then(method_info),
@@ -200,16 +200,18 @@ pub(crate) fn classify_tape(
     tape: Option<&crate::tape::Tape<'_>>,
 ) -> Outcome {
     classify_scanned(info, || match tape {
-        Some(t) if t.is_object() => t.read::<scan::Obj<'_>>().or_else(|_| scan::scan(info.body)),
+        Some(t) if t.is_object() => t
+            .read::<scan::BodyShape<'_>>()
+            .or_else(|_| scan::scan(info.body)),
         _ => scan::scan(info.body),
     })
 }
 
 fn classify_scanned<'b>(
     info: &ResponseInfo<'b>,
-    scanned: impl FnOnce() -> Result<scan::Obj<'b>, scan::ScanError>,
+    scanned: impl FnOnce() -> Result<scan::BodyShape<'b>, scan::ScanError>,
 ) -> Outcome {
-    let ctx = Ctx::new(info);
+    let ctx = CallContext::new(info);
     let mut out = if (300..400).contains(&info.status) {
         http::http_outcome(&ctx, None, info.body)
     } else if ctx.is_2xx() && is_event_stream(info.content_type) {
@@ -234,9 +236,9 @@ fn classify_scanned<'b>(
 
 /// Classifies one JSON body (a whole response, or one SSE event's data) from its scan.
 fn classify_body_scanned(
-    ctx: &Ctx<'_>,
+    ctx: &CallContext<'_>,
     body: &[u8],
-    scanned: Result<scan::Obj<'_>, scan::ScanError>,
+    scanned: Result<scan::BodyShape<'_>, scan::ScanError>,
 ) -> Outcome {
     match scanned {
         Err(scan::ScanError::Empty)
@@ -274,7 +276,7 @@ pub fn parse_retry_after(value: &str) -> Option<u64> {
 }
 
 /// A malformed outcome with a precise reason.
-pub(crate) fn malformed(ctx: &Ctx<'_>, reason: impl Into<String>, body: &[u8]) -> Outcome {
+pub(crate) fn malformed(ctx: &CallContext<'_>, reason: impl Into<String>, body: &[u8]) -> Outcome {
     Outcome {
         message: Some(reason.into()),
         body_excerpt: (!body.is_empty()).then(|| http::excerpt(body)),

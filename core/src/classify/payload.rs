@@ -6,8 +6,8 @@ use crate::outcome::{CancelOrigin, Channel, Outcome, TaskState};
 use crate::version::{Binding, ProtocolVersion};
 
 use super::method::MethodKind;
-use super::scan::{ErrField, Msg, MsgField, Nested, Obj, StatusField, id_text};
-use super::{Ctx, advice, hint, malformed, protocol};
+use super::scan::{BodyShape, ErrField, Msg, MsgField, Nested, StatusField, id_text};
+use super::{CallContext, advice, hint, malformed, protocol};
 
 /// The kind of payload a success body (or stream event) carried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub(crate) struct Payload {
 }
 
 /// Classifies a 2xx body that carries no protocol error.
-pub(crate) fn success(ctx: &Ctx<'_>, obj: &Obj<'_>, body: &[u8]) -> Outcome {
+pub(crate) fn success(ctx: &CallContext<'_>, obj: &BodyShape<'_>, body: &[u8]) -> Outcome {
     match read(ctx, obj, body) {
         Ok(p) => p.outcome,
         Err(o) => *o,
@@ -39,8 +39,12 @@ pub(crate) fn success(ctx: &Ctx<'_>, obj: &Obj<'_>, body: &[u8]) -> Outcome {
 }
 
 /// Reads a success payload, or returns the malformed outcome that explains why not.
-pub(crate) fn read(ctx: &Ctx<'_>, obj: &Obj<'_>, body: &[u8]) -> Result<Payload, Box<Outcome>> {
-    if matches!(obj.error, ErrField::Obj(_)) {
+pub(crate) fn read(
+    ctx: &CallContext<'_>,
+    obj: &BodyShape<'_>,
+    body: &[u8],
+) -> Result<Payload, Box<Outcome>> {
+    if matches!(obj.error, ErrField::BodyShape(_)) {
         return Err(Box::new(malformed(
             ctx,
             "error object without an integer code",
@@ -70,7 +74,7 @@ pub(crate) fn read(ctx: &Ctx<'_>, obj: &Obj<'_>, body: &[u8]) -> Result<Payload,
             return Err(Box::new(malformed(ctx, bad, body)));
         }
         match &obj.result {
-            Nested::Obj(r) => (r.as_ref(), Binding::JsonRpc),
+            Nested::BodyShape(r) => (r.as_ref(), Binding::JsonRpc),
             Nested::Absent => {
                 return Err(Box::new(malformed(
                     ctx,
@@ -106,7 +110,11 @@ pub(crate) fn read(ctx: &Ctx<'_>, obj: &Obj<'_>, body: &[u8]) -> Result<Payload,
     Ok(p)
 }
 
-fn other_result(ctx: &Ctx<'_>, binding: Binding, body: &[u8]) -> Result<Payload, Box<Outcome>> {
+fn other_result(
+    ctx: &CallContext<'_>,
+    binding: Binding,
+    body: &[u8],
+) -> Result<Payload, Box<Outcome>> {
     let expects_other = ctx.method.is_some_and(|m| {
         matches!(
             m.kind,
@@ -138,8 +146,8 @@ fn other_result(ctx: &Ctx<'_>, binding: Binding, body: &[u8]) -> Result<Payload,
 
 /// Dispatches on the payload's shape: 1.0 wrappers, 0.3 `kind`, bare Task / Message.
 fn shape(
-    ctx: &Ctx<'_>,
-    p: &Obj<'_>,
+    ctx: &CallContext<'_>,
+    p: &BodyShape<'_>,
     binding: Binding,
     body: &[u8],
 ) -> Result<Payload, Box<Outcome>> {
@@ -151,7 +159,7 @@ fn shape(
     if let Some(t) = p.task.obj() {
         return task(ctx, t, PayloadKind::Task, wrapped_version, body);
     }
-    if let MsgField::Obj(m) = &p.message {
+    if let MsgField::BodyShape(m) = &p.message {
         return Ok(message(m, wrapped_version));
     }
     if let Some(u) = p.status_update.obj() {
@@ -179,13 +187,13 @@ fn shape(
         None => {}
     }
     // Bare Task (1.0 GetTask/CancelTask, REST get) and bare Message.
-    if matches!(p.status, StatusField::Obj(_)) && p.id.0.is_some() {
+    if matches!(p.status, StatusField::BodyShape(_)) && p.id.0.is_some() {
         return task(ctx, p, PayloadKind::Task, None, body);
     }
     if p.message_id.0.is_some() && (p.parts.present || p.content.present) {
         return Ok(message(&as_msg(p), None));
     }
-    if p.task_id.0.is_some() && matches!(p.status, StatusField::Obj(_)) {
+    if p.task_id.0.is_some() && matches!(p.status, StatusField::BodyShape(_)) {
         return task(ctx, p, PayloadKind::StatusUpdate, None, body);
     }
     if p.task_id.0.is_some() && p.artifact.is_some() {
@@ -200,7 +208,7 @@ fn shape(
     })
 }
 
-fn as_msg<'a>(p: &Obj<'a>) -> Msg<'a> {
+fn as_msg<'a>(p: &BodyShape<'a>) -> Msg<'a> {
     Msg {
         kind: p.kind.clone(),
         message_id: p.message_id.clone(),
@@ -237,8 +245,8 @@ fn message(m: &Msg<'_>, version: Option<ProtocolVersion>) -> Payload {
 
 /// A Task, status update or artifact update.
 fn task(
-    ctx: &Ctx<'_>,
-    t: &Obj<'_>,
+    ctx: &CallContext<'_>,
+    t: &BodyShape<'_>,
     kind: PayloadKind,
     version: Option<ProtocolVersion>,
     body: &[u8],
@@ -281,7 +289,7 @@ fn task(
         out.text = a.parts.text.as_deref().map(str::to_owned);
         out.retry = crate::outcome::RetryAdvice::Poll;
     } else {
-        let StatusField::Obj(status) = &t.status else {
+        let StatusField::BodyShape(status) = &t.status else {
             return Err(Box::new(malformed(
                 ctx,
                 "task without a status object",
@@ -297,7 +305,7 @@ fn task(
         };
         let state = TaskState::parse(state_text);
         version = version.or_else(|| version_of_state(state_text));
-        if let MsgField::Obj(m) = &status.message {
+        if let MsgField::BodyShape(m) = &status.message {
             out.text = m.text().map(str::to_owned);
             if m.content.present || m.parts.has_kind {
                 version = version.or(Some(ProtocolVersion::V0_3));

@@ -6,8 +6,8 @@ use crate::version::{Binding, ProtocolVersion};
 
 use super::advice::{self, ProtocolFacts};
 use super::hint;
-use super::scan::{self, ErrField, MsgField, Obj, StatusField, id_text};
-use super::{Ctx, is_problem_json, malformed};
+use super::scan::{self, BodyShape, ErrField, MsgField, StatusField, id_text};
+use super::{CallContext, is_problem_json, malformed};
 
 /// The error name of a JSON-RPC code (both versions; -32008/-32009 exist in 1.0 only).
 pub fn name_of_code(code: i64) -> ErrorName {
@@ -94,9 +94,9 @@ struct Found {
 
 /// Reads a protocol error from `obj`, or `None` when the body carries none. An id mismatch
 /// on a JSON-RPC error is reported as malformed (the answer belongs to another request).
-pub(crate) fn protocol_error(ctx: &Ctx<'_>, obj: &Obj<'_>) -> Option<Outcome> {
+pub(crate) fn protocol_error(ctx: &CallContext<'_>, obj: &BodyShape<'_>) -> Option<Outcome> {
     let found = match &obj.error {
-        ErrField::Obj(e) => {
+        ErrField::BodyShape(e) => {
             let rpc = obj.jsonrpc.0.is_some() || (obj.id.0.is_some() && e.status.get().is_none());
             if rpc {
                 if let Some(bad) = id_problem(ctx, obj, true) {
@@ -155,7 +155,7 @@ pub(crate) fn protocol_error(ctx: &Ctx<'_>, obj: &Obj<'_>) -> Option<Outcome> {
 
 /// The bare REST forms: `{"code":-32001,"message":…}` (@a2a-js/sdk 0.3), problem+json, and
 /// `{"message":"…"}` (a2a-sdk 0.3) on an A2A REST status.
-fn rest_bare(ctx: &Ctx<'_>, obj: &Obj<'_>) -> Option<Found> {
+fn rest_bare(ctx: &CallContext<'_>, obj: &BodyShape<'_>) -> Option<Found> {
     if obj.jsonrpc.0.is_some() || obj.result.is_present() {
         return None;
     }
@@ -219,7 +219,11 @@ fn rest_bare(ctx: &Ctx<'_>, obj: &Obj<'_>) -> Option<Found> {
 
 /// Why a JSON-RPC response's id does not answer the request, if it does not.
 /// `error_ok_null`: an error may carry `id: null` (the server could not read the id).
-pub(crate) fn id_problem(ctx: &Ctx<'_>, obj: &Obj<'_>, error_ok_null: bool) -> Option<String> {
+pub(crate) fn id_problem(
+    ctx: &CallContext<'_>,
+    obj: &BodyShape<'_>,
+    error_ok_null: bool,
+) -> Option<String> {
     let asked = ctx.asked.request_id?;
     let Some(raw) = obj.id.0 else {
         return Some(format!("response has no id (request id {asked})"));
@@ -239,7 +243,7 @@ pub(crate) fn id_problem(ctx: &Ctx<'_>, obj: &Obj<'_>, error_ok_null: bool) -> O
 }
 
 /// Adds hints and advice.
-fn finish(ctx: &Ctx<'_>, f: Found) -> Outcome {
+fn finish(ctx: &CallContext<'_>, f: Found) -> Outcome {
     let asked_version = ctx.asked_version();
     let message = f.message.as_deref();
     let mut hint_text = None;

@@ -1,7 +1,7 @@
 //! The borrowed one-pass reader behind the classifier and the stream tracker.
 //!
 //! Every A2A body shape (JSON-RPC envelope, 0.3 bare results with `kind`, 1.0 wrappers,
-//! REST error bodies, problem+json) is read into one union struct, [`Obj`]. Strings borrow
+//! REST error bodies, problem+json) is read into one union struct, [`BodyShape`]. Strings borrow
 //! from the input when they carry no escapes; fields the outcome does not need (history,
 //! artifacts' parts, metadata) are skipped by serde without building anything. Every field
 //! is *lenient*: a value of an unexpected JSON type reads as absent instead of failing the
@@ -76,33 +76,33 @@ macro_rules! lenient_strings {
 
 /// A string field; any other JSON type reads as absent.
 #[derive(Debug, Default, Clone, PartialEq)]
-pub(crate) struct LStr<'a>(pub Option<Cow<'a, str>>);
+pub(crate) struct LenientStr<'a>(pub Option<Cow<'a, str>>);
 
-impl<'a> LStr<'a> {
+impl<'a> LenientStr<'a> {
     pub(crate) fn get(&self) -> Option<&str> {
         self.0.as_deref()
     }
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for LStr<'a> {
+impl<'de: 'a, 'a> Deserialize<'de> for LenientStr<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V<'a>(std::marker::PhantomData<&'a ()>);
         impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = LStr<'a>;
+            type Value = LenientStr<'a>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<LStr<'a>, E> {
-                Ok(LStr(Some(Cow::Borrowed(v))))
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<LenientStr<'a>, E> {
+                Ok(LenientStr(Some(Cow::Borrowed(v))))
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<LStr<'a>, E> {
-                Ok(LStr(Some(Cow::Owned(v.to_owned()))))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<LenientStr<'a>, E> {
+                Ok(LenientStr(Some(Cow::Owned(v.to_owned()))))
             }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<LStr<'a>, E> {
-                Ok(LStr(Some(Cow::Owned(v))))
+            fn visit_string<E: de::Error>(self, v: String) -> Result<LenientStr<'a>, E> {
+                Ok(LenientStr(Some(Cow::Owned(v))))
             }
-            lenient_rest!(LStr(None));
-            lenient_containers!(LStr(None));
+            lenient_rest!(LenientStr(None));
+            lenient_containers!(LenientStr(None));
         }
         d.deserialize_any(V(std::marker::PhantomData))
     }
@@ -221,7 +221,7 @@ pub(crate) struct Parts<'a> {
 #[serde(default)]
 struct Part<'a> {
     #[serde(borrow)]
-    text: LStr<'a>,
+    text: LenientStr<'a>,
     kind: Present,
 }
 
@@ -300,15 +300,15 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOr<T> {
 #[serde(default)]
 pub(crate) struct Msg<'a> {
     #[serde(borrow)]
-    pub kind: LStr<'a>,
+    pub kind: LenientStr<'a>,
     #[serde(rename = "messageId", alias = "message_id", borrow)]
-    pub message_id: LStr<'a>,
+    pub message_id: LenientStr<'a>,
     #[serde(rename = "contextId", alias = "context_id", borrow)]
-    pub context_id: LStr<'a>,
+    pub context_id: LenientStr<'a>,
     #[serde(rename = "taskId", alias = "task_id", borrow)]
-    pub task_id: LStr<'a>,
+    pub task_id: LenientStr<'a>,
     #[serde(borrow)]
-    pub role: LStr<'a>,
+    pub role: LenientStr<'a>,
     #[serde(borrow)]
     pub parts: Parts<'a>,
     /// 0.3 HTTP+JSON (ProtoJSON of the 0.3 proto) names the parts `content`.
@@ -332,7 +332,7 @@ pub(crate) enum MsgField<'a> {
     /// A string: the error text of a REST error body.
     Text(Cow<'a, str>),
     /// An object: a Message.
-    Obj(Box<Msg<'a>>),
+    BodyShape(Box<Msg<'a>>),
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for MsgField<'a> {
@@ -351,7 +351,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for MsgField<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<MsgField<'a>, A::Error> {
                 Msg::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(|m| MsgField::Obj(Box::new(m)))
+                    .map(|m| MsgField::BodyShape(Box::new(m)))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<MsgField<'a>, A::Error> {
                 drain_seq(seq)?;
@@ -368,7 +368,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for MsgField<'a> {
 #[serde(default)]
 pub(crate) struct Status<'a> {
     #[serde(borrow)]
-    pub state: LStr<'a>,
+    pub state: LenientStr<'a>,
     #[serde(borrow)]
     pub message: MsgField<'a>,
 }
@@ -381,7 +381,7 @@ pub(crate) enum StatusField<'a> {
     #[default]
     None,
     /// A task status object.
-    Obj(Box<Status<'a>>),
+    BodyShape(Box<Status<'a>>),
     /// A string status name (`NOT_FOUND`).
     Name(Cow<'a, str>),
     /// A number (problem+json `status`).
@@ -410,7 +410,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for StatusField<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<StatusField<'a>, A::Error> {
                 Status::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(|s| StatusField::Obj(Box::new(s)))
+                    .map(|s| StatusField::BodyShape(Box::new(s)))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<StatusField<'a>, A::Error> {
                 drain_seq(seq)?;
@@ -437,11 +437,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for StatusField<'a> {
 pub(crate) struct ErrObj<'a> {
     pub code: LNum,
     #[serde(borrow)]
-    pub message: LStr<'a>,
+    pub message: LenientStr<'a>,
     #[serde(borrow)]
     pub data: Raw<'a>,
     #[serde(borrow)]
-    pub status: LStr<'a>,
+    pub status: LenientStr<'a>,
     #[serde(borrow)]
     pub details: Raw<'a>,
 }
@@ -455,7 +455,7 @@ pub(crate) enum ErrField<'a> {
     /// A string.
     Text(Cow<'a, str>),
     /// An error object.
-    Obj(Box<ErrObj<'a>>),
+    BodyShape(Box<ErrObj<'a>>),
     /// Present with another type (number, array, bool).
     Other,
 }
@@ -476,7 +476,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for ErrField<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ErrField<'a>, A::Error> {
                 ErrObj::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(|e| ErrField::Obj(Box::new(e)))
+                    .map(|e| ErrField::BodyShape(Box::new(e)))
             }
             fn visit_unit<E: de::Error>(self) -> Result<ErrField<'a>, E> {
                 Ok(ErrField::None)
@@ -511,15 +511,15 @@ pub(crate) enum Nested<'a> {
     /// `null`.
     Null,
     /// An object.
-    Obj(Box<Obj<'a>>),
+    BodyShape(Box<BodyShape<'a>>),
     /// An array (0.3 push-config list) or a scalar.
     Other,
 }
 
 impl<'a> Nested<'a> {
-    pub(crate) fn obj(&self) -> Option<&Obj<'a>> {
+    pub(crate) fn obj(&self) -> Option<&BodyShape<'a>> {
         match self {
-            Nested::Obj(o) => Some(o),
+            Nested::BodyShape(o) => Some(o),
             _ => None,
         }
     }
@@ -537,8 +537,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Nested<'a> {
                 f.write_str("any JSON value")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Nested<'a>, A::Error> {
-                Obj::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(|o| Nested::Obj(Box::new(o)))
+                BodyShape::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|o| Nested::BodyShape(Box::new(o)))
             }
             fn visit_unit<E: de::Error>(self) -> Result<Nested<'a>, E> {
                 Ok(Nested::Null)
@@ -570,9 +570,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Nested<'a> {
 #[serde(default)]
 pub(crate) struct Artifact<'a> {
     #[serde(rename = "artifactId", alias = "artifact_id", borrow)]
-    pub artifact_id: LStr<'a>,
+    pub artifact_id: LenientStr<'a>,
     #[serde(borrow)]
-    pub name: LStr<'a>,
+    pub name: LenientStr<'a>,
     #[serde(borrow)]
     pub parts: Parts<'a>,
 }
@@ -580,7 +580,7 @@ pub(crate) struct Artifact<'a> {
 /// The union of every A2A body shape, top-level or nested.
 #[derive(Deserialize, Default, Debug, Clone, PartialEq)]
 #[serde(default)]
-pub(crate) struct Obj<'a> {
+pub(crate) struct BodyShape<'a> {
     // --- JSON-RPC envelope ---
     #[serde(borrow)]
     pub jsonrpc: Raw<'a>,
@@ -602,15 +602,15 @@ pub(crate) struct Obj<'a> {
     pub artifact_update: Nested<'a>,
     // --- Task / Message / events (bare, 0.3 `kind`) ---
     #[serde(borrow)]
-    pub kind: LStr<'a>,
+    pub kind: LenientStr<'a>,
     #[serde(rename = "contextId", alias = "context_id", borrow)]
-    pub context_id: LStr<'a>,
+    pub context_id: LenientStr<'a>,
     #[serde(rename = "taskId", alias = "task_id", borrow)]
-    pub task_id: LStr<'a>,
+    pub task_id: LenientStr<'a>,
     #[serde(rename = "messageId", alias = "message_id", borrow)]
-    pub message_id: LStr<'a>,
+    pub message_id: LenientStr<'a>,
     #[serde(borrow)]
-    pub role: LStr<'a>,
+    pub role: LenientStr<'a>,
     #[serde(borrow)]
     pub parts: Parts<'a>,
     #[serde(borrow)]
@@ -630,11 +630,11 @@ pub(crate) struct Obj<'a> {
     #[serde(borrow)]
     pub details: Raw<'a>,
     #[serde(rename = "type", borrow)]
-    pub type_: LStr<'a>,
+    pub type_: LenientStr<'a>,
     #[serde(borrow)]
-    pub title: LStr<'a>,
+    pub title: LenientStr<'a>,
     #[serde(borrow)]
-    pub detail: LStr<'a>,
+    pub detail: LenientStr<'a>,
     #[serde(rename = "supportedVersions")]
     pub supported_versions: Present,
     /// Present on Task objects, read only as a version hint (skipped otherwise).
@@ -653,7 +653,7 @@ pub(crate) enum ScanError {
 }
 
 /// Reads one body as the union object.
-pub(crate) fn scan(body: &[u8]) -> Result<Obj<'_>, ScanError> {
+pub(crate) fn scan(body: &[u8]) -> Result<BodyShape<'_>, ScanError> {
     #[cfg(test)]
     crate::tape::note_serde_pass();
     let first = body.iter().position(|b| !b.is_ascii_whitespace());
@@ -667,7 +667,7 @@ pub(crate) fn scan(body: &[u8]) -> Result<Obj<'_>, ScanError> {
             Err(e) => Err(ScanError::Json(e.to_string())),
         };
     }
-    serde_json::from_slice::<Obj<'_>>(body).map_err(|e| ScanError::Json(e.to_string()))
+    serde_json::from_slice::<BodyShape<'_>>(body).map_err(|e| ScanError::Json(e.to_string()))
 }
 
 /// The ErrorInfo `reason` and domain found in `error.data` / `details`.
@@ -680,9 +680,9 @@ pub(crate) struct ErrorInfo<'a> {
 #[serde(default)]
 struct Detail<'a> {
     #[serde(rename = "@type", borrow)]
-    ty: LStr<'a>,
+    ty: LenientStr<'a>,
     #[serde(borrow)]
-    reason: LStr<'a>,
+    reason: LenientStr<'a>,
 }
 
 /// Finds the first ErrorInfo `reason` in a `data`/`details` value: an array of `@type`

@@ -3,7 +3,7 @@
 //! with the classifier's body reader, and [`classify`](super::classify) runs a whole
 //! `text/event-stream` body through the tracker.
 
-use super::{Asked, Ctx, MethodInfo, ResponseInfo, classify, method_info, scan};
+use super::{Asked, CallContext, MethodInfo, ResponseInfo, classify, method_info, scan};
 use crate::outcome::{Channel, ErrorName, Outcome, RequestSent, RetryAdvice, TaskState};
 use crate::sse::{Decoder, Item, LimitError};
 use crate::time::Millis;
@@ -176,8 +176,8 @@ impl StreamTracker {
         self
     }
 
-    fn ctx(&self) -> Ctx<'_> {
-        Ctx {
+    fn ctx(&self) -> CallContext<'_> {
+        CallContext {
             status: 200,
             asked: Asked {
                 version: self.version,
@@ -276,7 +276,7 @@ impl StreamTracker {
         let is_error_event = event_type == b"error";
         let from_tape = tape
             .filter(|t| t.is_object())
-            .and_then(|t| t.read::<scan::Obj<'_>>().ok());
+            .and_then(|t| t.read::<scan::BodyShape<'_>>().ok());
         let scanned = match from_tape {
             Some(o) => Ok(o),
             None => scan::scan(data),
@@ -555,7 +555,7 @@ fn item(kind: StreamItemKind, outcome: Outcome) -> StreamItem {
 }
 
 /// `event: error` whose data carries no error object: still an error, typed Other.
-fn error_event_without_error(ctx: &Ctx<'_>, data: &[u8]) -> Outcome {
+fn error_event_without_error(ctx: &CallContext<'_>, data: &[u8]) -> Outcome {
     let text = super::excerpt(data);
     Outcome {
         error: Some(ErrorName::Other),

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use serde_json::Value;
 
-use super::scan::{Obj, scan};
+use super::scan::{BodyShape, scan};
 use crate::tape::{MAX_DEPTH, Tape};
 
 #[test]
@@ -123,7 +123,7 @@ proptest! {
                 prop_assert_eq!(t.read::<Value>().ok(), Some(tree));
             }
             if t.is_object() {
-                match (t.read::<Obj<'_>>(), scan(body)) {
+                match (t.read::<BodyShape<'_>>(), scan(body)) {
                     (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
                     (Ok(a), Err(e)) => prop_assert!(false, "{text}: tape {a:?}, scan {e:?}"),
                     // The caller falls back to the scan for a failed read.

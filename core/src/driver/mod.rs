@@ -565,7 +565,7 @@ impl Client {
             return Err(o.clone());
         }
         reserved::check_raw(request)?;
-        let t = cap(timeout, total)?;
+        let t = within_total(timeout, total)?;
         exchange::unary(
             self.net(),
             request,
@@ -574,7 +574,7 @@ impl Client {
             self.inner.config.max_response_bytes,
             abort.io(),
         )
-        .map_err(|o| past(o, total))
+        .map_err(|o| total_deadline_outcome(o, total))
     }
 
     /// Sends a streaming request and returns the open event stream, or the whole response
@@ -652,7 +652,7 @@ impl Client {
 pub(crate) use crate::client::max_time_outcome;
 
 /// `budget` shortened to what is left before `total`; the max-time outcome when nothing is.
-fn cap(budget: Duration, total: Option<Instant>) -> Result<Duration, Outcome> {
+fn within_total(budget: Duration, total: Option<Instant>) -> Result<Duration, Outcome> {
     let Some(total) = total else {
         return Ok(budget);
     };
@@ -664,7 +664,7 @@ fn cap(budget: Duration, total: Option<Instant>) -> Result<Duration, Outcome> {
 }
 
 /// A timeout at or after `total` is the total deadline's.
-fn past(o: Outcome, total: Option<Instant>) -> Outcome {
+fn total_deadline_outcome(o: Outcome, total: Option<Instant>) -> Outcome {
     match total {
         Some(t)
             if o.error == Some(crate::outcome::ErrorName::Timeout)

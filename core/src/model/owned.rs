@@ -5,19 +5,19 @@ use std::borrow::Cow;
 use super::params;
 use super::types::*;
 
-fn s(c: Cow<'_, str>) -> Cow<'static, str> {
+fn owned_str(c: Cow<'_, str>) -> Cow<'static, str> {
     Cow::Owned(c.into_owned())
 }
 
-fn os(c: Option<Cow<'_, str>>) -> Option<Cow<'static, str>> {
-    c.map(s)
+fn owned_opt_str(c: Option<Cow<'_, str>>) -> Option<Cow<'static, str>> {
+    c.map(owned_str)
 }
 
-fn vs(v: Vec<Cow<'_, str>>) -> Vec<Cow<'static, str>> {
-    v.into_iter().map(s).collect()
+fn owned_strs(v: Vec<Cow<'_, str>>) -> Vec<Cow<'static, str>> {
+    v.into_iter().map(owned_str).collect()
 }
 
-fn oj(j: Option<Json<'_>>) -> Option<Json<'static>> {
+fn owned_json(j: Option<Json<'_>>) -> Option<Json<'static>> {
     j.map(Json::into_owned)
 }
 
@@ -26,14 +26,14 @@ impl Part<'_> {
     pub fn into_owned(self) -> Part<'static> {
         Part {
             content: match self.content {
-                PartContent::Text(t) => PartContent::Text(s(t)),
-                PartContent::Bytes(b) => PartContent::Bytes(s(b)),
-                PartContent::Url(u) => PartContent::Url(s(u)),
+                PartContent::Text(t) => PartContent::Text(owned_str(t)),
+                PartContent::Bytes(b) => PartContent::Bytes(owned_str(b)),
+                PartContent::Url(u) => PartContent::Url(owned_str(u)),
                 PartContent::Data(d) => PartContent::Data(d.into_owned()),
             },
-            media_type: os(self.media_type),
-            filename: os(self.filename),
-            metadata: oj(self.metadata),
+            media_type: owned_opt_str(self.media_type),
+            filename: owned_opt_str(self.filename),
+            metadata: owned_json(self.metadata),
         }
     }
 }
@@ -42,14 +42,14 @@ impl Message<'_> {
     /// A copy that no longer borrows the input.
     pub fn into_owned(self) -> Message<'static> {
         Message {
-            message_id: s(self.message_id),
+            message_id: owned_str(self.message_id),
             role: self.role,
             parts: self.parts.into_iter().map(Part::into_owned).collect(),
-            context_id: os(self.context_id),
-            task_id: os(self.task_id),
-            reference_task_ids: vs(self.reference_task_ids),
-            extensions: vs(self.extensions),
-            metadata: oj(self.metadata),
+            context_id: owned_opt_str(self.context_id),
+            task_id: owned_opt_str(self.task_id),
+            reference_task_ids: owned_strs(self.reference_task_ids),
+            extensions: owned_strs(self.extensions),
+            metadata: owned_json(self.metadata),
         }
     }
 }
@@ -60,7 +60,7 @@ impl TaskStatus<'_> {
         TaskStatus {
             state: self.state,
             message: self.message.map(|m| Box::new(m.into_owned())),
-            timestamp: os(self.timestamp),
+            timestamp: owned_opt_str(self.timestamp),
         }
     }
 }
@@ -69,12 +69,12 @@ impl Artifact<'_> {
     /// A copy that no longer borrows the input.
     pub fn into_owned(self) -> Artifact<'static> {
         Artifact {
-            artifact_id: s(self.artifact_id),
-            name: os(self.name),
-            description: os(self.description),
+            artifact_id: owned_str(self.artifact_id),
+            name: owned_opt_str(self.name),
+            description: owned_opt_str(self.description),
             parts: self.parts.into_iter().map(Part::into_owned).collect(),
-            metadata: oj(self.metadata),
-            extensions: vs(self.extensions),
+            metadata: owned_json(self.metadata),
+            extensions: owned_strs(self.extensions),
         }
     }
 }
@@ -83,8 +83,8 @@ impl Task<'_> {
     /// A copy that no longer borrows the input.
     pub fn into_owned(self) -> Task<'static> {
         Task {
-            id: s(self.id),
-            context_id: s(self.context_id),
+            id: owned_str(self.id),
+            context_id: owned_str(self.context_id),
             status: self.status.into_owned(),
             artifacts: self
                 .artifacts
@@ -92,7 +92,7 @@ impl Task<'_> {
                 .map(Artifact::into_owned)
                 .collect(),
             history: self.history.into_iter().map(Message::into_owned).collect(),
-            metadata: oj(self.metadata),
+            metadata: owned_json(self.metadata),
         }
     }
 }
@@ -101,11 +101,11 @@ impl TaskStatusUpdateEvent<'_> {
     /// A copy that no longer borrows the input.
     pub fn into_owned(self) -> TaskStatusUpdateEvent<'static> {
         TaskStatusUpdateEvent {
-            task_id: s(self.task_id),
-            context_id: s(self.context_id),
+            task_id: owned_str(self.task_id),
+            context_id: owned_str(self.context_id),
             status: self.status.into_owned(),
             is_final: self.is_final,
-            metadata: oj(self.metadata),
+            metadata: owned_json(self.metadata),
         }
     }
 }
@@ -114,12 +114,12 @@ impl TaskArtifactUpdateEvent<'_> {
     /// A copy that no longer borrows the input.
     pub fn into_owned(self) -> TaskArtifactUpdateEvent<'static> {
         TaskArtifactUpdateEvent {
-            task_id: s(self.task_id),
-            context_id: s(self.context_id),
+            task_id: owned_str(self.task_id),
+            context_id: owned_str(self.context_id),
             artifact: self.artifact.into_owned(),
             append: self.append,
             last_chunk: self.last_chunk,
-            metadata: oj(self.metadata),
+            metadata: owned_json(self.metadata),
         }
     }
 }
@@ -150,12 +150,12 @@ impl PushNotificationConfig<'_> {
     /// A copy that no longer borrows the input.
     pub fn into_owned(self) -> PushNotificationConfig<'static> {
         PushNotificationConfig {
-            id: os(self.id),
-            url: s(self.url),
-            token: os(self.token),
+            id: owned_opt_str(self.id),
+            url: owned_str(self.url),
+            token: owned_opt_str(self.token),
             authentication: self.authentication.map(|a| PushAuthentication {
-                schemes: vs(a.schemes),
-                credentials: os(a.credentials),
+                schemes: owned_strs(a.schemes),
+                credentials: owned_opt_str(a.credentials),
             }),
         }
     }
@@ -165,9 +165,9 @@ impl TaskPushNotificationConfig<'_> {
     /// A copy that no longer borrows the input.
     pub fn into_owned(self) -> TaskPushNotificationConfig<'static> {
         TaskPushNotificationConfig {
-            task_id: s(self.task_id),
+            task_id: owned_str(self.task_id),
             config: self.config.into_owned(),
-            tenant: os(self.tenant),
+            tenant: owned_opt_str(self.tenant),
         }
     }
 }
@@ -176,7 +176,7 @@ impl params::SendConfiguration<'_> {
     /// A copy that no longer borrows the input.
     pub fn into_owned(self) -> params::SendConfiguration<'static> {
         params::SendConfiguration {
-            accepted_output_modes: vs(self.accepted_output_modes),
+            accepted_output_modes: owned_strs(self.accepted_output_modes),
             history_length: self.history_length,
             push_notification_config: self
                 .push_notification_config
@@ -194,7 +194,7 @@ impl params::SendMessageParams<'_> {
             configuration: self
                 .configuration
                 .map(params::SendConfiguration::into_owned),
-            metadata: oj(self.metadata),
+            metadata: owned_json(self.metadata),
         }
     }
 }
@@ -203,9 +203,9 @@ impl params::PushConfigRef<'_> {
     /// A copy that no longer borrows the input.
     pub fn into_owned(self) -> params::PushConfigRef<'static> {
         params::PushConfigRef {
-            task_id: s(self.task_id),
-            config_id: os(self.config_id),
-            metadata: oj(self.metadata),
+            task_id: owned_str(self.task_id),
+            config_id: owned_opt_str(self.config_id),
+            metadata: owned_json(self.metadata),
         }
     }
 }
@@ -214,8 +214,8 @@ impl params::TaskIdParams<'_> {
     /// A copy that no longer borrows the input.
     pub fn into_owned(self) -> params::TaskIdParams<'static> {
         params::TaskIdParams {
-            id: s(self.id),
-            metadata: oj(self.metadata),
+            id: owned_str(self.id),
+            metadata: owned_json(self.metadata),
         }
     }
 }
@@ -228,17 +228,17 @@ impl params::Call<'_> {
             C::SendMessage(p) => C::SendMessage(p.into_owned()),
             C::SendStreamingMessage(p) => C::SendStreamingMessage(p.into_owned()),
             C::GetTask(p) => C::GetTask(params::GetTaskParams {
-                id: s(p.id),
+                id: owned_str(p.id),
                 history_length: p.history_length,
-                metadata: oj(p.metadata),
+                metadata: owned_json(p.metadata),
             }),
             C::ListTasks(p) => C::ListTasks(params::ListTasksParams {
-                context_id: os(p.context_id),
+                context_id: owned_opt_str(p.context_id),
                 status: p.status,
                 page_size: p.page_size,
-                page_token: os(p.page_token),
+                page_token: owned_opt_str(p.page_token),
                 history_length: p.history_length,
-                status_timestamp_after: os(p.status_timestamp_after),
+                status_timestamp_after: owned_opt_str(p.status_timestamp_after),
                 include_artifacts: p.include_artifacts,
             }),
             C::CancelTask(p) => C::CancelTask(p.into_owned()),
@@ -246,10 +246,10 @@ impl params::Call<'_> {
             C::CreatePushConfig(p) => C::CreatePushConfig(p.into_owned()),
             C::GetPushConfig(p) => C::GetPushConfig(p.into_owned()),
             C::ListPushConfigs(p) => C::ListPushConfigs(params::ListPushConfigsParams {
-                task_id: s(p.task_id),
+                task_id: owned_str(p.task_id),
                 page_size: p.page_size,
-                page_token: os(p.page_token),
-                metadata: oj(p.metadata),
+                page_token: owned_opt_str(p.page_token),
+                metadata: owned_json(p.metadata),
             }),
             C::DeletePushConfig(p) => C::DeletePushConfig(p.into_owned()),
             C::GetExtendedAgentCard => C::GetExtendedAgentCard,

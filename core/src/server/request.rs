@@ -568,7 +568,7 @@ fn query_pairs(query: &str) -> Result<Vec<(&str, Cow<'_, str>)>, String> {
     Ok(out)
 }
 
-fn q<'q>(pairs: &'q [(&str, Cow<'q, str>)], names: &[&str]) -> Option<&'q str> {
+fn query_value<'q>(pairs: &'q [(&str, Cow<'q, str>)], names: &[&str]) -> Option<&'q str> {
     pairs
         .iter()
         .rev()
@@ -576,8 +576,8 @@ fn q<'q>(pairs: &'q [(&str, Cow<'q, str>)], names: &[&str]) -> Option<&'q str> {
         .map(|(_, v)| v.as_ref())
 }
 
-fn q_int(pairs: &[(&str, Cow<'_, str>)], names: &[&str]) -> Result<Option<i32>, String> {
-    q(pairs, names)
+fn query_int(pairs: &[(&str, Cow<'_, str>)], names: &[&str]) -> Result<Option<i32>, String> {
+    query_value(pairs, names)
         .map(|v| {
             v.parse::<i32>()
                 .map_err(|_| format!("{} must be an integer, got {v:?}", names[0]))
@@ -585,8 +585,8 @@ fn q_int(pairs: &[(&str, Cow<'_, str>)], names: &[&str]) -> Result<Option<i32>, 
         .transpose()
 }
 
-fn q_bool(pairs: &[(&str, Cow<'_, str>)], names: &[&str]) -> Result<Option<bool>, String> {
-    q(pairs, names)
+fn query_bool(pairs: &[(&str, Cow<'_, str>)], names: &[&str]) -> Result<Option<bool>, String> {
+    query_value(pairs, names)
         .map(|v| match v {
             "true" => Ok(true),
             "false" => Ok(false),
@@ -632,10 +632,11 @@ pub fn parse_rest<'a>(
     // The version is the header's, or the query parameter's when the header is absent or
     // empty.
     let header_version = header(headers, "a2a-version").filter(|v| !v.trim().is_empty());
-    let version = match requested(header_version.or(q(&pairs, &["A2A-Version", "a2a-version"]))) {
-        Ok(v) => v,
-        Err(v) => return Err(rest_refusal(ProtocolVersion::V1_0, None, unsupported(&v))),
-    };
+    let version =
+        match requested(header_version.or(query_value(&pairs, &["A2A-Version", "a2a-version"]))) {
+            Ok(v) => v,
+            Err(v) => return Err(rest_refusal(ProtocolVersion::V1_0, None, unsupported(&v))),
+        };
     let trimmed = path
         .strip_suffix('/')
         .filter(|p| !p.is_empty())
@@ -808,15 +809,15 @@ fn route_for<'p>(
 /// ListTasks' parameters, all from the query (1.0 names, or their snake_case forms).
 fn list_tasks_params<'a>(pairs: &[(&str, Cow<'a, str>)]) -> Result<ListTasksParams<'a>, A2aError> {
     let bad = |m: String| A2aError::with_message(ErrorName::InvalidParams, m);
-    let owned = |names: &[&str]| q(pairs, names).map(|s| Cow::Owned(s.to_owned()));
+    let owned = |names: &[&str]| query_value(pairs, names).map(|s| Cow::Owned(s.to_owned()));
     Ok(ListTasksParams {
         context_id: owned(&["contextId", "context_id"]),
-        status: q(pairs, &["status"]).map(TaskState::parse),
-        page_size: q_int(pairs, &["pageSize", "page_size"]).map_err(bad)?,
+        status: query_value(pairs, &["status"]).map(TaskState::parse),
+        page_size: query_int(pairs, &["pageSize", "page_size"]).map_err(bad)?,
         page_token: owned(&["pageToken", "page_token"]),
-        history_length: q_int(pairs, &["historyLength", "history_length"]).map_err(bad)?,
+        history_length: query_int(pairs, &["historyLength", "history_length"]).map_err(bad)?,
         status_timestamp_after: owned(&["statusTimestampAfter", "status_timestamp_after"]),
-        include_artifacts: q_bool(pairs, &["includeArtifacts", "include_artifacts"])
+        include_artifacts: query_bool(pairs, &["includeArtifacts", "include_artifacts"])
             .map_err(bad)?,
     })
 }
@@ -856,7 +857,7 @@ fn rest_call<'a>(
 ) -> Result<Call<'a>, A2aError> {
     let bad = |m: String| A2aError::with_message(ErrorName::InvalidParams, m);
     let body_json = |required| rest_body(body, required);
-    let owned_query = |names: &[&str]| q(pairs, names).map(|s| Cow::Owned(s.to_owned()));
+    let owned_query = |names: &[&str]| query_value(pairs, names).map(|s| Cow::Owned(s.to_owned()));
     Ok(match method {
         Method::SendMessage | Method::SendStreamingMessage | Method::CreatePushConfig => {
             let json = body_json(true)?;
@@ -870,7 +871,7 @@ fn rest_call<'a>(
         }
         Method::GetTask => Call::GetTask(GetTaskParams {
             id: task_id,
-            history_length: q_int(pairs, &["historyLength", "history_length"]).map_err(bad)?,
+            history_length: query_int(pairs, &["historyLength", "history_length"]).map_err(bad)?,
             metadata: None,
         }),
         Method::ListTasks => Call::ListTasks(list_tasks_params(pairs)?),
@@ -912,7 +913,7 @@ fn rest_call<'a>(
         }
         Method::ListPushConfigs => Call::ListPushConfigs(ListPushConfigsParams {
             task_id,
-            page_size: q_int(pairs, &["pageSize", "page_size"]).map_err(bad)?,
+            page_size: query_int(pairs, &["pageSize", "page_size"]).map_err(bad)?,
             page_token: owned_query(&["pageToken", "page_token"]),
             metadata: None,
         }),

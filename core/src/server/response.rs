@@ -245,8 +245,8 @@ pub fn jsonrpc_error_body(
     id: Option<&RpcId>,
     error: &A2aError,
 ) -> Vec<u8> {
-    struct Obj<'e>(&'e A2aError, ProtocolVersion);
-    impl Serialize for Obj<'_> {
+    struct ErrorObject<'e>(&'e A2aError, ProtocolVersion);
+    impl Serialize for ErrorObject<'_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let mut m = s.serialize_map(None)?;
             m.serialize_entry("code", &self.0.code)?;
@@ -257,7 +257,7 @@ pub fn jsonrpc_error_body(
             m.end()
         }
     }
-    struct Env<'e>(Option<&'e RpcId>, Obj<'e>);
+    struct Env<'e>(Option<&'e RpcId>, ErrorObject<'e>);
     impl Serialize for Env<'_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let mut m = s.serialize_map(Some(3))?;
@@ -267,7 +267,7 @@ pub fn jsonrpc_error_body(
             m.end()
         }
     }
-    serde_json::to_vec(&Env(id, Obj(error, version))).expect("error bodies are plain JSON")
+    serde_json::to_vec(&Env(id, ErrorObject(error, version))).expect("error bodies are plain JSON")
 }
 
 /// Writes a REST error body `{"error":{code,status,message,details}}` (google.rpc.Status,

@@ -26,6 +26,9 @@ cargo build -p a2a-core-ffi
 # pid) when this script exits.
 cargo build -p a2a-testkit
 target_dir="${CARGO_TARGET_DIR:-target}"
+# Absolute, so that the shared library's rpath below holds whether CARGO_TARGET_DIR is set
+# relative, absolute or not at all.
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 lib_dir="$target_dir/debug"
 out="build/c"
 mkdir -p "$out"
@@ -64,7 +67,7 @@ export A2A_TEST_FAULT_URL
 # (a) normal builds: static and shared.
 cc $cflags "${sources[@]}" "$lib_dir/liba2a_core.a" $static_libs -o "$out/test_static"
 run static "$out/test_static"
-cc $cflags "${sources[@]}" -L"$lib_dir" -Wl,-rpath,"$PWD/$lib_dir" -la2a_core -o "$out/test_shared"
+cc $cflags "${sources[@]}" -L"$lib_dir" -Wl,-rpath,"$lib_dir" -la2a_core -o "$out/test_shared"
 run shared "$out/test_shared"
 
 # (b) ASAN + UBSAN (the Rust code is not instrumented, but its allocations go through the
@@ -123,7 +126,7 @@ if [ -d examples/c ]; then
     [ "$(basename "$src")" = curl_client.c ] && continue
     exe="$out/$(basename "$src" .c)"
     cc -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude "$src" \
-      -L"$lib_dir" -Wl,-rpath,"$PWD/$lib_dir" -la2a_core -o "$exe"
+      -L"$lib_dir" -Wl,-rpath,"$lib_dir" -la2a_core -o "$exe"
     echo "--- example $(basename "$exe")"
     valgrind -q --error-exitcode=1 --leak-check=full "$exe" >"$out/example.log"
     cat "$out/example.log"

@@ -13,9 +13,6 @@ import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Flow;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -70,35 +67,6 @@ class CapabilitiesTest {
         }
     }
 
-    /** The end event of a publisher's stream. */
-    private static Outcome end(Flow.Publisher<ClientStreamEvent> p) throws Exception {
-        CompletableFuture<Outcome> done = new CompletableFuture<>();
-        p.subscribe(new Flow.Subscriber<>() {
-            @Override
-            public void onSubscribe(Flow.Subscription s) {
-                s.request(Long.MAX_VALUE);
-            }
-
-            @Override
-            public void onNext(ClientStreamEvent e) {
-                if (e instanceof ClientStreamEvent.End end) {
-                    done.complete(end.outcome());
-                }
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                done.completeExceptionally(t);
-            }
-
-            @Override
-            public void onComplete() {
-                done.complete(null);
-            }
-        });
-        return done.get(20, TimeUnit.SECONDS);
-    }
-
     private static void assertRefused(Outcome o, String method) {
         assertEquals(Channel.TRANSPORT, o.channel(), String.valueOf(o));
         assertEquals(ErrorName.CAPABILITY_NOT_DECLARED, o.errorName().orElseThrow());
@@ -122,12 +90,12 @@ class CapabilitiesTest {
     @Test
     void asyncClientRefusesStreamsTheCardDoesNotDeclare() throws Exception {
         try (A2aClient c = builder().httpClient(http()).build()) {
-            assertRefused(end(c.streamAsync("hi")), "message/stream");
-            assertRefused(end(c.resubscribeAsync("t-1", CallOptions.none())), "tasks/resubscribe");
+            assertRefused(Streams.end(c.streamAsync("hi")), "message/stream");
+            assertRefused(Streams.end(c.resubscribeAsync("t-1", CallOptions.none())), "tasks/resubscribe");
         }
         assertEquals(0, posts.get(), "nothing reached the agent");
         try (A2aClient c = builder().httpClient(http()).ignoreCapabilities(true).build()) {
-            Outcome o = end(c.streamAsync("hi"));
+            Outcome o = Streams.end(c.streamAsync("hi"));
             assertTrue(o.isSuccess(), String.valueOf(o));
         }
         assertEquals(1, posts.get(), "with the check off the stream went out");

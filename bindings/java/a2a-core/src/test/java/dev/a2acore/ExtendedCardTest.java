@@ -16,10 +16,8 @@ import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -89,34 +87,6 @@ class ExtendedCardTest {
         }
     }
 
-    private static Outcome end(Flow.Publisher<ClientStreamEvent> p) throws Exception {
-        CompletableFuture<Outcome> done = new CompletableFuture<>();
-        p.subscribe(new Flow.Subscriber<>() {
-            @Override
-            public void onSubscribe(Flow.Subscription s) {
-                s.request(Long.MAX_VALUE);
-            }
-
-            @Override
-            public void onNext(ClientStreamEvent e) {
-                if (e instanceof ClientStreamEvent.End end) {
-                    done.complete(end.outcome());
-                }
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                done.completeExceptionally(t);
-            }
-
-            @Override
-            public void onComplete() {
-                done.complete(null);
-            }
-        });
-        return done.get(20, TimeUnit.SECONDS);
-    }
-
     private A2aClient client() {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(2)).build();
@@ -127,12 +97,12 @@ class ExtendedCardTest {
     @Test
     void theExtendedCardReplacesThePublicOne() throws Exception {
         try (A2aClient c = client()) {
-            Outcome refused = end(c.streamAsync("hi"));
+            Outcome refused = Streams.end(c.streamAsync("hi"));
             assertEquals(ErrorName.CAPABILITY_NOT_DECLARED, refused.errorName().orElseThrow());
             A2aClient.ExtendedCard ext = c.extendedCardAsync(CallOptions.none()).get(20, TimeUnit.SECONDS);
             assertTrue(ext.outcome().isSuccess(), String.valueOf(ext.outcome()));
             assertTrue(ext.cardJson().orElseThrow().contains("/a2a/v2"), ext.cardJson().toString());
-            Outcome streamed = end(c.streamAsync("hi"));
+            Outcome streamed = Streams.end(c.streamAsync("hi"));
             assertTrue(streamed.isSuccess(), String.valueOf(streamed));
         }
         assertEquals(List.of("/a2a agent/getAuthenticatedExtendedCard", "/a2a/v2 message/stream"), posts);
@@ -146,7 +116,7 @@ class ExtendedCardTest {
                 () -> c.extendedCardAsync(CallOptions.none()).get(20, TimeUnit.SECONDS));
             A2aCoreException refused = assertInstanceOf(A2aCoreException.class, e.getCause());
             assertEquals(710, refused.code(), refused.toString()); // A2A_CARD_HOST_MISMATCH
-            Outcome o = end(c.streamAsync("hi"));
+            Outcome o = Streams.end(c.streamAsync("hi"));
             assertEquals(ErrorName.CAPABILITY_NOT_DECLARED, o.errorName().orElseThrow());
         }
         assertEquals(List.of("/a2a agent/getAuthenticatedExtendedCard"), posts);

@@ -4,7 +4,9 @@
 //! `ClientConfig::ignore_capabilities` sends it.
 #![cfg(feature = "driver")]
 
-use std::io::{Read, Write};
+mod common;
+
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::process::Command;
 use std::sync::Arc;
@@ -69,25 +71,8 @@ impl Drop for NoCapsAgent {
 fn serve(mut conn: TcpStream, base: &str, posts: &AtomicUsize) {
     conn.set_nonblocking(false).unwrap();
     conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let (head, body) = loop {
-        let Ok(n) = conn.read(&mut chunk) else { return };
-        if n == 0 {
-            return;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
-            continue;
-        };
-        let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
-        let len: usize = head
-            .lines()
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .map_or(0, |v| v.trim().parse().unwrap_or(0));
-        if buf.len() >= end + 4 + len {
-            break (head, buf[end + 4..end + 4 + len].to_vec());
-        }
+    let Some((head, body)) = common::read_request(&mut conn) else {
+        return;
     };
     let (kind, answer) = if head.starts_with("get ") {
         let card = format!(

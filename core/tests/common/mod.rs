@@ -185,3 +185,27 @@ impl Drop for Demo {
         self.stop();
     }
 }
+
+/// Reads one HTTP/1.1 request from `conn`: its head (lowercased, for matching) and its
+/// `Content-Length` body. `None` when the peer closes or the read fails first; a request
+/// over 1 MiB is a test failure.
+pub fn read_request(conn: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = conn.read(&mut chunk).ok().filter(|n| *n > 0)?;
+        buf.extend_from_slice(&chunk[..n]);
+        assert!(buf.len() < 1 << 20, "request too large");
+        let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+            continue;
+        };
+        let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+        let len: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .map_or(0, |v| v.trim().parse().unwrap_or(0));
+        if buf.len() >= end + 4 + len {
+            return Some((head, buf[end + 4..end + 4 + len].to_vec()));
+        }
+    }
+}

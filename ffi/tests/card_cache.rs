@@ -3,6 +3,9 @@
 //! conditional one that a 304 answers, no-store is never kept; a card offering only 0.3
 //! is refused under a 1.0 minimum with nothing sent.
 
+mod common;
+
+use common::{machine_config, view_string};
 use std::ptr::{null, null_mut};
 
 use a2a_core::http1::a2a_header;
@@ -10,32 +13,7 @@ use a2a_core::machine::*;
 use a2a_core::machine_config::*;
 use a2a_core::outcome::{a2a_outcome_get_info, a2a_outcome_info};
 use a2a_core::result::a2a_result;
-use a2a_core::view::a2a_str;
 use a2a_core::vocab::{a2a_error_name, a2a_protocol_version};
-
-fn s(v: a2a_str) -> Option<String> {
-    if v.ptr.is_null() {
-        return None;
-    }
-    let b = unsafe { std::slice::from_raw_parts(v.ptr.cast::<u8>(), v.len) };
-    Some(String::from_utf8(b.to_vec()).unwrap())
-}
-
-fn config(f: impl FnOnce(*mut a2a_client_config_builder)) -> *mut a2a_machine_config {
-    let builder = a2a_client_config_builder_new();
-    assert_eq!(
-        a2a_client_config_builder_set_allow_http(builder, true),
-        a2a_result::A2A_OK
-    );
-    f(builder);
-    let mut cfg = null_mut();
-    assert_eq!(
-        a2a_client_config_builder_build(builder, &mut cfg),
-        a2a_result::A2A_OK
-    );
-    a2a_client_config_builder_free(builder);
-    cfg
-}
 
 /// The in-memory agent: its card, the headers it answers with, and what it was asked.
 struct Agent {
@@ -121,7 +99,7 @@ impl Agent {
             let e = unsafe { e.assume_init() };
             if e.kind == a2a_event_kind::Finished {
                 result = Some(if e.outcome.is_null() {
-                    Ok(s(e.interface_url).unwrap())
+                    Ok(view_string(e.interface_url).unwrap())
                 } else {
                     let mut i = std::mem::MaybeUninit::<a2a_outcome_info>::uninit();
                     assert_eq!(
@@ -135,7 +113,10 @@ impl Agent {
                     } else {
                         i.error_name.to_string()
                     };
-                    Err(format!("{name} {}", s(i.message).unwrap_or_default()))
+                    Err(format!(
+                        "{name} {}",
+                        view_string(i.message).unwrap_or_default()
+                    ))
                 });
             }
         }
@@ -154,7 +135,7 @@ fn card(version: &str) -> serde_json::Value {
 
 #[test]
 fn a_fresh_card_makes_no_request_and_a_stale_one_is_revalidated_by_a_304() {
-    let cfg = config(|b| {
+    let cfg = machine_config(|b| {
         assert_eq!(
             a2a_client_config_builder_set_card_cache(b, 8, null()),
             a2a_result::A2A_OK
@@ -190,7 +171,7 @@ fn a_fresh_card_makes_no_request_and_a_stale_one_is_revalidated_by_a_304() {
 
 #[test]
 fn no_store_is_never_cached_and_caching_is_off_by_default() {
-    let cfg = config(|b| {
+    let cfg = machine_config(|b| {
         assert_eq!(
             a2a_client_config_builder_set_card_cache(b, 8, null()),
             a2a_result::A2A_OK
@@ -208,7 +189,7 @@ fn no_store_is_never_cached_and_caching_is_off_by_default() {
     a2a_machine_config_free(cfg);
     // Without the setter (or with 0), every resolution fetches unconditionally.
     for setter in [None, Some(0)] {
-        let cfg = config(|b| {
+        let cfg = machine_config(|b| {
             if let Some(n) = setter {
                 assert_eq!(
                     a2a_client_config_builder_set_card_cache(b, 4, null()),
@@ -265,7 +246,7 @@ fn configs_built_from_one_builder_share_its_cache() {
     .unwrap();
     assert_eq!(agent.requests.len(), 1);
     // A config from another builder (other options) shares it through `share`.
-    let c = config(|builder| {
+    let c = machine_config(|builder| {
         assert_eq!(
             a2a_client_config_builder_set_card_timeout_ms(builder, 5_000),
             a2a_result::A2A_OK
@@ -281,7 +262,7 @@ fn configs_built_from_one_builder_share_its_cache() {
     assert!(agent.resolve(c, 30).is_ok());
     assert_eq!(agent.requests.len(), 1);
     // A config without a cache has none to share.
-    let plain = config(|_| {});
+    let plain = machine_config(|_| {});
     let builder = a2a_client_config_builder_new();
     assert_eq!(
         a2a_client_config_builder_set_card_cache(builder, 1, plain),
@@ -302,7 +283,7 @@ fn a_minimum_protocol_refuses_a_card_offering_only_older_versions() {
     let v10 = a2a_protocol_version::V1_0 as u32;
     let v03 = a2a_protocol_version::V0_3 as u32;
     for insist in [0, v03] {
-        let cfg = config(|b| {
+        let cfg = machine_config(|b| {
             assert_eq!(
                 a2a_client_config_builder_set_min_protocol(b, v10),
                 a2a_result::A2A_OK
@@ -320,7 +301,7 @@ fn a_minimum_protocol_refuses_a_card_offering_only_older_versions() {
         a2a_machine_config_free(cfg);
     }
     // 0.3 allowed: resolved; 1.0 cards are unaffected.
-    let cfg = config(|b| {
+    let cfg = machine_config(|b| {
         assert_eq!(
             a2a_client_config_builder_set_min_protocol(b, v03),
             a2a_result::A2A_OK
@@ -328,7 +309,7 @@ fn a_minimum_protocol_refuses_a_card_offering_only_older_versions() {
     });
     assert!(Agent::new(card("0.3"), "no-store").resolve(cfg, 0).is_ok());
     a2a_machine_config_free(cfg);
-    let cfg = config(|b| {
+    let cfg = machine_config(|b| {
         assert_eq!(
             a2a_client_config_builder_set_min_protocol(b, v10),
             a2a_result::A2A_OK

@@ -1,6 +1,9 @@
 //! The client machine through its C functions, driven by an in-memory agent: a send, a
 //! stream split at every byte, a timeout, a retry, a cancel, a card fetch, misuse.
 
+mod common;
+
+use common::{headers, machine_config, view_string};
 use std::ptr::{null, null_mut};
 
 use a2a_core::http1::a2a_header;
@@ -9,16 +12,8 @@ use a2a_core::machine_config::*;
 use a2a_core::outcome::{a2a_outcome_get_info, a2a_outcome_info};
 use a2a_core::result::a2a_result;
 use a2a_core::stream::a2a_stream_item_kind;
-use a2a_core::view::{a2a_bytes, a2a_str};
+use a2a_core::view::a2a_bytes;
 use a2a_core::vocab::{a2a_binding, a2a_protocol_version};
-
-fn s(v: a2a_str) -> Option<String> {
-    if v.ptr.is_null() {
-        return None;
-    }
-    let b = unsafe { std::slice::from_raw_parts(v.ptr.cast::<u8>(), v.len) };
-    Some(String::from_utf8(b.to_vec()).unwrap())
-}
 
 fn b(v: a2a_bytes) -> Vec<u8> {
     if v.ptr.is_null() {
@@ -37,25 +32,9 @@ struct Req {
     deadline: u64,
 }
 
-fn config(f: impl FnOnce(*mut a2a_client_config_builder)) -> *mut a2a_machine_config {
-    let builder = a2a_client_config_builder_new();
-    assert_eq!(
-        a2a_client_config_builder_set_allow_http(builder, true),
-        a2a_result::A2A_OK
-    );
-    f(builder);
-    let mut cfg = null_mut();
-    assert_eq!(
-        a2a_client_config_builder_build(builder, &mut cfg),
-        a2a_result::A2A_OK
-    );
-    a2a_client_config_builder_free(builder);
-    cfg
-}
-
 /// A 0.3 JSON-RPC client state for an in-memory agent.
 fn state(f: impl FnOnce(*mut a2a_client_config_builder)) -> *mut a2a_client_state {
-    let cfg = config(f);
+    let cfg = machine_config(f);
     let url = "http://agent.test/a2a";
     let mut st = null_mut();
     assert_eq!(
@@ -88,8 +67,8 @@ fn transmit(call: *mut a2a_call, now: u64) -> Option<Req> {
             let body = b(t.body);
             Some(Req {
                 id: t.request_id,
-                method: s(t.method).unwrap(),
-                url: s(t.url).unwrap(),
+                method: view_string(t.method).unwrap(),
+                url: view_string(t.url).unwrap(),
                 headers,
                 body: if body.is_empty() {
                     serde_json::Value::Null
@@ -222,12 +201,16 @@ fn a_send_answers_with_the_task_text_and_correlation() {
     let e = &ev[0];
     assert_eq!(e.kind, a2a_event_kind::Finished);
     assert_eq!(e.exit_code, 0);
-    let answer: serde_json::Value = serde_json::from_str(&s(e.answer_json).unwrap()).unwrap();
+    let answer: serde_json::Value =
+        serde_json::from_str(&view_string(e.answer_json).unwrap()).unwrap();
     assert_eq!(answer["text"], "hi there");
-    assert_eq!(s(e.answer_text).as_deref(), Some("hi there"));
-    assert_eq!(s(info(e).result_json), s(e.answer_json));
-    assert_eq!(s(e.correlation.message_id).as_deref(), Some("m-1"));
-    assert_eq!(s(e.correlation.task_id).as_deref(), Some("t-1"));
+    assert_eq!(view_string(e.answer_text).as_deref(), Some("hi there"));
+    assert_eq!(view_string(info(e).result_json), view_string(e.answer_json));
+    assert_eq!(
+        view_string(e.correlation.message_id).as_deref(),
+        Some("m-1")
+    );
+    assert_eq!(view_string(e.correlation.task_id).as_deref(), Some("t-1"));
     assert_eq!(e.correlation.attempts, 1);
     assert!(e.has_response);
     assert_eq!(e.response_status, 200);
@@ -289,9 +272,14 @@ fn a_stream_split_at_every_byte_gives_each_item_and_the_assembled_answer() {
         }
         assert_eq!(rc, a2a_result::A2A_OK, "byte {i}");
         each_event(call, |e| match e.kind {
-            a2a_event_kind::Item => items.push((e.item.kind, s(e.answer_json))),
+            a2a_event_kind::Item => items.push((e.item.kind, view_string(e.answer_json))),
             a2a_event_kind::Finished => {
-                finished = Some((e.exit_code, s(e.answer_json), e.has_end_kind, e.end_kind))
+                finished = Some((
+                    e.exit_code,
+                    view_string(e.answer_json),
+                    e.has_end_kind,
+                    e.end_kind,
+                ))
             }
             a2a_event_kind::Abort => assert_eq!(e.request_id, r.id),
             k => panic!("unexpected {k:?}"),
@@ -419,7 +407,7 @@ fn cancel_aborts_the_request_and_finishes() {
 
 #[test]
 fn a_card_fetch_resolves_into_a_client_state() {
-    let cfg = config(|_| {});
+    let cfg = machine_config(|_| {});
     let url = "http://agent.test/";
     let mut fetch = null_mut();
     assert_eq!(
@@ -458,7 +446,7 @@ fn a_card_fetch_resolves_into_a_client_state() {
     assert!(fin.outcome.is_null());
     assert_eq!(fin.exit_code, 0);
     assert_eq!(
-        s(fin.interface_url).as_deref(),
+        view_string(fin.interface_url).as_deref(),
         Some("http://agent.test/a2a")
     );
     assert_eq!(
@@ -497,7 +485,7 @@ fn resolve(cfg: *mut a2a_machine_config, card: &serde_json::Value) -> (Option<St
     let ev = events(fetch);
     let fin = ev.last().unwrap();
     assert_eq!(fin.kind, a2a_event_kind::Finished);
-    let got = (s(fin.interface_url), fin.exit_code);
+    let got = (view_string(fin.interface_url), fin.exit_code);
     a2a_call_free(fetch);
     got
 }
@@ -520,7 +508,7 @@ fn the_interface_setter_insists_on_a_version_and_binding() {
         (v03, 0, "http://agent.test/v03"),
         (0, http_json, "http://agent.test/rest"),
     ] {
-        let cfg = config(|b| {
+        let cfg = machine_config(|b| {
             assert_eq!(
                 a2a_client_config_builder_set_interface(b, version, binding),
                 a2a_result::A2A_OK
@@ -534,7 +522,7 @@ fn the_interface_setter_insists_on_a_version_and_binding() {
         a2a_machine_config_free(cfg);
     }
     // Nothing offered matches: refused, with the fetch's outcome saying why.
-    let cfg = config(|b| {
+    let cfg = machine_config(|b| {
         assert_eq!(
             a2a_client_config_builder_set_interface(b, v03, http_json),
             a2a_result::A2A_OK
@@ -769,15 +757,7 @@ fn shared_outcome_rows_through_the_c_machine_fed_byte_by_byte() {
                     .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())),
             );
         }
-        let cs: Vec<a2a_header> = hs
-            .iter()
-            .map(|(n, v)| a2a_header {
-                name: n.as_ptr().cast(),
-                name_len: n.len(),
-                value: v.as_ptr().cast(),
-                value_len: v.len(),
-            })
-            .collect();
+        let cs = headers(&hs);
         let status = input["status"].as_u64().unwrap() as u16;
         assert_eq!(
             a2a_call_handle_head(call, r.id, status, cs.as_ptr(), cs.len(), 1),
@@ -802,12 +782,12 @@ fn shared_outcome_rows_through_the_c_machine_fed_byte_by_byte() {
             let name = row["id"].as_str().unwrap();
             let want = &row["expect"];
             assert_eq!(
-                s(a2a_channel_to_str(i.channel as u32)).as_deref(),
+                view_string(a2a_channel_to_str(i.channel as u32)).as_deref(),
                 want["channel"].as_str(),
                 "{name}"
             );
             assert_eq!(
-                s(a2a_retry_to_str(i.retry as u32)).as_deref(),
+                view_string(a2a_retry_to_str(i.retry as u32)).as_deref(),
                 want["retry"].as_str(),
                 "{name}"
             );
@@ -823,11 +803,11 @@ fn shared_outcome_rows_through_the_c_machine_fed_byte_by_byte() {
             }
             let err = i
                 .has_error_name
-                .then(|| s(a2a_error_name_to_str(i.error_name)).unwrap());
+                .then(|| view_string(a2a_error_name_to_str(i.error_name)).unwrap());
             assert_eq!(err.as_deref(), want["error"].as_str(), "{name}");
             let state = i
                 .has_state
-                .then(|| s(a2a_task_state_to_str(i.state)).unwrap());
+                .then(|| view_string(a2a_task_state_to_str(i.state)).unwrap());
             assert_eq!(state.as_deref(), want["state"].as_str(), "{name}");
             assert_eq!(
                 Some(i64::from(e.exit_code)),
@@ -952,7 +932,7 @@ fn header_hooks_run_for_every_attempt_and_a_reserved_header_refuses_the_call_uns
     let i = info(fin);
     assert_eq!(i.error_name, 2, "InvalidRequest");
     assert_eq!(i.request_sent, 1, "request_sent = no");
-    assert!(s(i.message).unwrap().contains("Content-Length"));
+    assert!(view_string(i.message).unwrap().contains("Content-Length"));
     a2a_call_free(call);
     a2a_client_state_free(st);
 }

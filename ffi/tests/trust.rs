@@ -2,11 +2,13 @@
 //! The trust functions through the C ABI (`ffi/src/trust.rs`): every function with good and
 //! bad input, NULLs, and each result code it documents.
 
+mod common;
+
 use std::ptr::{null, null_mut};
 
 use a2a::trust::SystemRandom;
 use a2a::trust::jws::SigningKey;
-use a2a_core::buffer::{a2a_buffer, a2a_buffer_bytes, a2a_buffer_free, a2a_buffer_new};
+use a2a_core::buffer::{a2a_buffer, a2a_buffer_free, a2a_buffer_new};
 use a2a_core::card::{a2a_card_free, a2a_card_new, a2a_card_parse};
 use a2a_core::http1::a2a_header;
 use a2a_core::result::a2a_result;
@@ -37,8 +39,7 @@ fn buffer() -> *mut a2a_buffer {
 }
 
 fn bytes(b: *mut a2a_buffer) -> Vec<u8> {
-    let v = a2a_buffer_bytes(b);
-    unsafe { std::slice::from_raw_parts(v.ptr, v.len) }.to_vec()
+    common::buffer_bytes(b)
 }
 
 fn text(b: *mut a2a_buffer) -> String {
@@ -385,15 +386,7 @@ fn check(
     body: &str,
     now: i64,
 ) -> (a2a_result, Value) {
-    let hs: Vec<a2a_header> = headers
-        .iter()
-        .map(|(n, x)| a2a_header {
-            name: n.as_ptr().cast(),
-            name_len: n.len(),
-            value: x.as_ptr().cast(),
-            value_len: x.len(),
-        })
-        .collect();
+    let hs = common::headers(headers);
     let b = buffer();
     let r = a2a_push_verifier_check(v, hs.as_ptr(), hs.len(), body.as_ptr(), body.len(), now, b);
     let out = json_of(b);

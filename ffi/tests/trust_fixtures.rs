@@ -5,13 +5,14 @@
 //! tokens and `cases.json` are written first (the SDK-signed card comes from `sdk_sign.py`,
 //! which needs the core-signed cards: run this first, then it).
 
+mod common;
+
 use std::path::PathBuf;
 use std::ptr::{null, null_mut};
 
 use a2a::trust::SystemRandom;
 use a2a::trust::jws::SigningKey;
-use a2a_core::buffer::{a2a_buffer, a2a_buffer_bytes, a2a_buffer_free, a2a_buffer_new};
-use a2a_core::http1::a2a_header;
+use a2a_core::buffer::{a2a_buffer, a2a_buffer_free, a2a_buffer_new};
 use a2a_core::result::a2a_result;
 use a2a_core::trust::*;
 use serde_json::{Value, json};
@@ -51,8 +52,7 @@ fn new_buffer() -> *mut a2a_buffer {
 }
 
 fn take(b: *mut a2a_buffer) -> Vec<u8> {
-    let v = a2a_buffer_bytes(b);
-    let out = unsafe { std::slice::from_raw_parts(v.ptr, v.len) }.to_vec();
+    let out = common::buffer_bytes(b);
     a2a_buffer_free(b);
     out
 }
@@ -458,15 +458,7 @@ fn every_trust_fixture_case_holds_through_the_c_functions() {
                     )
                 })
                 .collect();
-            let hs: Vec<a2a_header> = pairs
-                .iter()
-                .map(|(n, x)| a2a_header {
-                    name: n.as_ptr().cast(),
-                    name_len: n.len(),
-                    value: x.as_ptr().cast(),
-                    value_len: x.len(),
-                })
-                .collect();
+            let hs = common::headers(&pairs);
             let body = s["body"].to_string();
             let b = new_buffer();
             let r = a2a_push_verifier_check(

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Generator, Mapping
+from typing import Any, Union
 
 import httpx
 
@@ -48,9 +48,15 @@ def _timed_out() -> OAuth2Error:
     return e
 
 
-def bearer(t: OAuth2Token, http: httpx.Client, timeout: float) -> str:
-    """The access token to send (BLOCKS while one is fetched), within `timeout` seconds.
-    Raises OAuth2Error when the token endpoint refuses or cannot be reached."""
+#: A token request to perform (URL, form body, headers, seconds left), or a pause (seconds).
+_Step = Union[tuple[str, bytes, dict[str, str], float], float]
+
+
+def _bearer_steps(t: OAuth2Token, timeout: float) -> Generator[_Step, tuple[int, bytes] | None,
+                                                                  str]:
+    """The token loop of `bearer` and `abearer` without I/O: yields a request to perform
+    (answered with its status and body, or an exception thrown in) or a pause while another
+    caller fetches; returns the token. The core decides every step."""
     deadline = time.monotonic() + timeout
     while True:
         rc, token = t.token(t.creds._now_ms())
@@ -59,51 +65,68 @@ def bearer(t: OAuth2Token, http: httpx.Client, timeout: float) -> str:
             return token
         if rc == NEED_MORE:
             url, form, headers = _token_request(t)
-            left = max(deadline - time.monotonic(), 0.001)
             try:
-                r = http.post(url, content=form, headers=headers, timeout=left,
-                              follow_redirects=False)
-                status, body = r.status_code, r.content
+                answer = yield url, form, headers, max(deadline - time.monotonic(), 0.001)
             except httpx.HTTPError as e:
                 _transport_failure(t, e)
                 continue
             except BaseException:
                 _release(t)
                 raise
-            t.handle_response(status, body, t.creds._now_ms())
+            assert answer is not None
+            t.handle_response(answer[0], answer[1], t.creds._now_ms())
             continue
         if time.monotonic() >= deadline:
             raise _timed_out()
-        time.sleep(_WAIT_STEP)
+        yield _WAIT_STEP
+
+
+def bearer(t: OAuth2Token, http: httpx.Client, timeout: float) -> str:
+    """The access token to send (BLOCKS while one is fetched), within `timeout` seconds.
+    Raises OAuth2Error when the token endpoint refuses or cannot be reached."""
+    steps = _bearer_steps(t, timeout)
+    try:
+        step = next(steps)
+        while True:
+            if isinstance(step, float):
+                time.sleep(step)
+                step = next(steps)
+                continue
+            url, form, headers, left = step
+            try:
+                r = http.post(url, content=form, headers=headers, timeout=left,
+                              follow_redirects=False)
+                answer = (r.status_code, r.content)
+            except BaseException as e:
+                step = steps.throw(e)
+                continue
+            step = steps.send(answer)
+    except StopIteration as done:
+        return str(done.value)
 
 
 async def abearer(t: OAuth2Token, http: httpx.AsyncClient, timeout: float) -> str:
     """`bearer` on the event loop (awaits the fetch; a cancelled fetch releases the
     flight so that the next caller fetches)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        rc, token = t.token(t.creds._now_ms())
-        if rc == OK:
-            assert token is not None
-            return token
-        if rc == NEED_MORE:
-            url, form, headers = _token_request(t)
-            left = max(deadline - time.monotonic(), 0.001)
+    steps = _bearer_steps(t, timeout)
+    try:
+        step = next(steps)
+        while True:
+            if isinstance(step, float):
+                await asyncio.sleep(step)
+                step = next(steps)
+                continue
+            url, form, headers, left = step
             try:
                 r = await http.post(url, content=form, headers=headers, timeout=left,
                                     follow_redirects=False)
-                status, body = r.status_code, r.content
-            except httpx.HTTPError as e:
-                _transport_failure(t, e)
+                answer = (r.status_code, r.content)
+            except BaseException as e:
+                step = steps.throw(e)
                 continue
-            except BaseException:
-                _release(t)
-                raise
-            t.handle_response(status, body, t.creds._now_ms())
-            continue
-        if time.monotonic() >= deadline:
-            raise _timed_out()
-        await asyncio.sleep(_WAIT_STEP)
+            step = steps.send(answer)
+    except StopIteration as done:
+        return str(done.value)
 
 
 def _transport_failure(t: OAuth2Token, e: BaseException) -> None:

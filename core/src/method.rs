@@ -335,7 +335,9 @@ impl RestPath<'_> {
                 (false, true, true) => "POST, DELETE",
                 (true, false, false) => "GET",
                 (false, true, false) => "POST",
-                (false, false, _) => "DELETE",
+                (false, false, true) => "DELETE",
+                // Every route has a verb: a matched path allows at least one.
+                (false, false, false) => "",
             },
         )
     }

@@ -9,7 +9,8 @@ from pathlib import Path
 from a2a_core import (CardSignatureError, PushVerifier, WebhookRefused, canonical,
                       check_webhook_url, sign_card, verify_card)
 
-keys = Path(sys.argv[1] if len(sys.argv) > 1 else 'core/src/trust/testdata')
+keys = Path(sys.argv[1] if len(sys.argv) > 1
+            else Path(__file__).resolve().parents[3] / 'core' / 'src' / 'trust' / 'testdata')
 card = {'name': 'Echo', 'description': 'Says it back', 'version': '1.0.0',
         'supportedInterfaces': [{'url': 'https://agent.example/a2a',
                                  'protocolBinding': 'JSONRPC', 'protocolVersion': '1.0'}],

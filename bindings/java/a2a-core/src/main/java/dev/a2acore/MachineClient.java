@@ -124,7 +124,6 @@ final class MachineClient {
         byte[] u = url.getBytes(StandardCharsets.UTF_8);
         A2aCoreException.check("a2a_call_new_card_fetch",
             lib.a2a_call_new_card_fetch(handles.config, u, new SizeT(u.length), out));
-        Pointer config = handles.config;
         MachineCall<Object> card = new MachineCall<>(lib, http, out.getPointer(0), (ev, call, release) -> {
             try {
                 if (ev.outcome != null) {
@@ -133,15 +132,22 @@ final class MachineClient {
                 byte[] cardJson = dev.a2acore.internal.Machine.bytes(ev.card_json);
                 String cardUrl = dev.a2acore.internal.Machine.string(ev.card_url);
                 Memory st = new Memory(Native.POINTER_SIZE);
-                A2aCoreException.check("a2a_client_state_from_card",
-                    lib.a2a_client_state_from_card(config, call, SEEDS.nextLong(), st));
+                // Under the handles' lock: close() frees the config, and a card fetch that
+                // finishes after it must not pass the freed handle to the library.
+                synchronized (handles) {
+                    if (handles.config == null) {
+                        return new IllegalStateException("A2aClient is closed");
+                    }
+                    A2aCoreException.check("a2a_client_state_from_card",
+                        lib.a2a_client_state_from_card(handles.config, call, SEEDS.nextLong(), st));
+                }
                 return new Fetched(st.getPointer(0), cardJson, cardUrl);
             } finally {
                 release.run();
             }
         }, null, null);
         CompletableFuture<Pointer> f = card.start().result.thenCompose(v -> {
-            if (v instanceof CardResolutionException e) {
+            if (v instanceof RuntimeException e) {
                 throw e;
             }
             Fetched fetched = (Fetched) v;

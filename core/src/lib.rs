@@ -34,7 +34,7 @@
 //! path down to the shared vocabulary (versions and bindings, methods, URLs) at the bottom.
 //! There is no cycle: `core/tests/module_graph.rs` reads the imports, fails on a cycle and
 //! checks that this block is the real graph. `method` and `url` are private; their types are
-//! public as [`envelope::Method`] and [`card::Url`]. `tape` (one pass over a JSON body, read by
+//! public as [`classify::Method`] (and `envelope::Method`) and [`card::Url`]. `tape` (one pass over a JSON body, read by
 //! the classifier and the answer reader alike) is private. [`stream`] is the public home of the
 //! stream tracker, which lives inside [`classify`] (a whole event-stream body is classified
 //! through it).
@@ -45,7 +45,7 @@
 //! http1       -> envelope, model, sse, time, url, version
 //! server      -> card, envelope, method, model, outcome, sse, time, traceparent, trust, version
 //! stream      -> classify
-//! classify    -> error_id, model, outcome, sse, tape, time, version
+//! classify    -> error_id, method, model, outcome, sse, tape, time, version
 //! envelope    -> method, model, version
 //! error_id    -> outcome
 //! model       -> method, outcome, version
@@ -79,8 +79,8 @@ pub mod error_id;
 pub mod http1;
 #[cfg(feature = "trust")]
 pub mod trust;
-// Shared vocabulary at the bottom of the graph, public through `envelope` and `card`.
-#[cfg(feature = "model")]
+// Shared vocabulary at the bottom of the graph, public through `envelope` and `card`; the
+// classifier reads method names and paths with it in every build.
 mod method;
 #[cfg(feature = "model")]
 pub mod model;

@@ -296,7 +296,6 @@ pub const REST_ROUTES: [RestRouteEntry; 11] = {
 
 /// A request path matched against one version's routes ([`match_rest_path`]): the
 /// resource, before the verb picks the method.
-#[cfg(feature = "server")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RestPath<'p> {
     template: &'static str,
@@ -308,7 +307,6 @@ pub struct RestPath<'p> {
     pub config_id: &'p str,
 }
 
-#[cfg(feature = "server")]
 impl RestPath<'_> {
     /// The method `verb` invokes on this path, or else the `Allow` header value listing the
     /// verbs the path accepts (for a 405 answer).
@@ -346,7 +344,6 @@ impl RestPath<'_> {
 /// Matches a request path's segments (after any tenant; 0.3 paths start with `v1`) against
 /// `version`'s [`REST_ROUTES`]. Where two templates match, the more specific one (more
 /// literal text) wins, so `tasks/t-1:cancel` is a cancel and `tasks/a:b` the task `a:b`.
-#[cfg(feature = "server")]
 pub fn match_rest_path<'p>(segments: &[&'p str], version: ProtocolVersion) -> Option<RestPath<'p>> {
     let mut best: Option<(usize, RestPath<'p>)> = None;
     for template in REST_ROUTES.iter().filter_map(|e| e.template(version)) {
@@ -368,7 +365,6 @@ pub fn match_rest_path<'p>(segments: &[&'p str], version: ProtocolVersion) -> Op
 
 /// The literal length, task id and config id of `segments` read against `template`, or
 /// `None` when they do not fit it.
-#[cfg(feature = "server")]
 fn match_template<'p>(template: &str, segments: &[&'p str]) -> Option<(usize, &'p str, &'p str)> {
     let parts = template.strip_prefix('/').unwrap_or(template).split('/');
     if parts.clone().count() != segments.len() {
@@ -436,7 +432,6 @@ mod tests {
         );
     }
 
-    #[cfg(feature = "server")]
     #[test]
     fn rest_paths_match_the_routes_the_client_sends() {
         use ProtocolVersion::{V0_3, V1_0};

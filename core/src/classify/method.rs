@@ -6,6 +6,7 @@
 //! the kind to tell side-effecting calls from reads (retry advice) and the version to
 //! recognise a version mismatch.
 
+use crate::method::{HttpMethod, Method, match_rest_path};
 use crate::version::{Binding, ProtocolVersion};
 
 /// The operation a method name or REST path stands for, in either version.
@@ -52,38 +53,42 @@ impl MethodKind {
 
     /// The JSON-RPC method name of this operation in `version`, when it exists there.
     pub fn jsonrpc_name(self, version: ProtocolVersion) -> Option<&'static str> {
-        let (v03, v10) = match self {
-            MethodKind::Send => ("message/send", "SendMessage"),
-            MethodKind::Stream => ("message/stream", "SendStreamingMessage"),
-            MethodKind::GetTask => ("tasks/get", "GetTask"),
-            MethodKind::ListTasks => ("", "ListTasks"),
-            MethodKind::CancelTask => ("tasks/cancel", "CancelTask"),
-            MethodKind::Subscribe => ("tasks/resubscribe", "SubscribeToTask"),
-            MethodKind::PushConfigCreate => (
-                "tasks/pushNotificationConfig/set",
-                "CreateTaskPushNotificationConfig",
-            ),
-            MethodKind::PushConfigGet => (
-                "tasks/pushNotificationConfig/get",
-                "GetTaskPushNotificationConfig",
-            ),
-            MethodKind::PushConfigList => (
-                "tasks/pushNotificationConfig/list",
-                "ListTaskPushNotificationConfigs",
-            ),
-            MethodKind::PushConfigDelete => (
-                "tasks/pushNotificationConfig/delete",
-                "DeleteTaskPushNotificationConfig",
-            ),
-            MethodKind::ExtendedCard => {
-                ("agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard")
-            }
-        };
-        let name = match version {
-            ProtocolVersion::V0_3 => v03,
-            ProtocolVersion::V1_0 => v10,
-        };
-        (!name.is_empty()).then_some(name)
+        self.method().jsonrpc_name(version)
+    }
+
+    /// The protocol method this kind stands for.
+    pub fn method(self) -> Method {
+        match self {
+            MethodKind::Send => Method::SendMessage,
+            MethodKind::Stream => Method::SendStreamingMessage,
+            MethodKind::GetTask => Method::GetTask,
+            MethodKind::ListTasks => Method::ListTasks,
+            MethodKind::CancelTask => Method::CancelTask,
+            MethodKind::Subscribe => Method::SubscribeToTask,
+            MethodKind::PushConfigCreate => Method::CreatePushConfig,
+            MethodKind::PushConfigGet => Method::GetPushConfig,
+            MethodKind::PushConfigList => Method::ListPushConfigs,
+            MethodKind::PushConfigDelete => Method::DeletePushConfig,
+            MethodKind::ExtendedCard => Method::GetExtendedAgentCard,
+        }
+    }
+}
+
+impl From<Method> for MethodKind {
+    fn from(method: Method) -> MethodKind {
+        match method {
+            Method::SendMessage => MethodKind::Send,
+            Method::SendStreamingMessage => MethodKind::Stream,
+            Method::GetTask => MethodKind::GetTask,
+            Method::ListTasks => MethodKind::ListTasks,
+            Method::CancelTask => MethodKind::CancelTask,
+            Method::SubscribeToTask => MethodKind::Subscribe,
+            Method::CreatePushConfig => MethodKind::PushConfigCreate,
+            Method::GetPushConfig => MethodKind::PushConfigGet,
+            Method::ListPushConfigs => MethodKind::PushConfigList,
+            Method::DeletePushConfig => MethodKind::PushConfigDelete,
+            Method::GetExtendedAgentCard => MethodKind::ExtendedCard,
+        }
     }
 }
 
@@ -98,93 +103,17 @@ pub struct MethodInfo {
     pub binding: Binding,
 }
 
-const JSONRPC: [(&str, MethodKind, ProtocolVersion); 21] = [
-    ("message/send", MethodKind::Send, ProtocolVersion::V0_3),
-    ("message/stream", MethodKind::Stream, ProtocolVersion::V0_3),
-    ("tasks/get", MethodKind::GetTask, ProtocolVersion::V0_3),
-    (
-        "tasks/cancel",
-        MethodKind::CancelTask,
-        ProtocolVersion::V0_3,
-    ),
-    (
-        "tasks/resubscribe",
-        MethodKind::Subscribe,
-        ProtocolVersion::V0_3,
-    ),
-    (
-        "tasks/pushNotificationConfig/set",
-        MethodKind::PushConfigCreate,
-        ProtocolVersion::V0_3,
-    ),
-    (
-        "tasks/pushNotificationConfig/get",
-        MethodKind::PushConfigGet,
-        ProtocolVersion::V0_3,
-    ),
-    (
-        "tasks/pushNotificationConfig/list",
-        MethodKind::PushConfigList,
-        ProtocolVersion::V0_3,
-    ),
-    (
-        "tasks/pushNotificationConfig/delete",
-        MethodKind::PushConfigDelete,
-        ProtocolVersion::V0_3,
-    ),
-    (
-        "agent/getAuthenticatedExtendedCard",
-        MethodKind::ExtendedCard,
-        ProtocolVersion::V0_3,
-    ),
-    ("SendMessage", MethodKind::Send, ProtocolVersion::V1_0),
-    (
-        "SendStreamingMessage",
-        MethodKind::Stream,
-        ProtocolVersion::V1_0,
-    ),
-    ("GetTask", MethodKind::GetTask, ProtocolVersion::V1_0),
-    ("ListTasks", MethodKind::ListTasks, ProtocolVersion::V1_0),
-    ("CancelTask", MethodKind::CancelTask, ProtocolVersion::V1_0),
-    (
-        "SubscribeToTask",
-        MethodKind::Subscribe,
-        ProtocolVersion::V1_0,
-    ),
-    (
-        "CreateTaskPushNotificationConfig",
-        MethodKind::PushConfigCreate,
-        ProtocolVersion::V1_0,
-    ),
-    (
-        "GetTaskPushNotificationConfig",
-        MethodKind::PushConfigGet,
-        ProtocolVersion::V1_0,
-    ),
-    (
-        "ListTaskPushNotificationConfigs",
-        MethodKind::PushConfigList,
-        ProtocolVersion::V1_0,
-    ),
-    (
-        "DeleteTaskPushNotificationConfig",
-        MethodKind::PushConfigDelete,
-        ProtocolVersion::V1_0,
-    ),
-    (
-        "GetExtendedAgentCard",
-        MethodKind::ExtendedCard,
-        ProtocolVersion::V1_0,
-    ),
-];
-
 /// Reads a JSON-RPC method name or a REST path (optionally `VERB /path?query`).
 /// Returns `None` for names this core does not know (`tasks/list`, `foo/bar`).
+///
+/// Names and routes come from the protocol's one table ([`Method::from_jsonrpc_name`],
+/// [`crate::method::REST_ROUTES`] through [`match_rest_path`]), the same the envelope sends
+/// and the server parses.
 pub fn method_info(wire: &str) -> Option<MethodInfo> {
     let wire = wire.trim();
-    if let Some(&(_, kind, version)) = JSONRPC.iter().find(|(n, _, _)| *n == wire) {
+    if let Some((method, version)) = Method::from_jsonrpc_name(wire) {
         return Some(MethodInfo {
-            kind,
+            kind: method.into(),
             version,
             binding: Binding::JsonRpc,
         });
@@ -197,54 +126,35 @@ pub fn method_info(wire: &str) -> Option<MethodInfo> {
         return None;
     }
     let path = path.split(['?', '#']).next().unwrap_or(path);
-    let (version, rest) = match path.strip_prefix("/v1/") {
-        Some(r) => (ProtocolVersion::V0_3, r),
-        None => (ProtocolVersion::V1_0, &path[1..]),
+    let version = if path.starts_with("/v1/") {
+        ProtocolVersion::V0_3
+    } else {
+        ProtocolVersion::V1_0
     };
-    let segs: Vec<&str> = rest.split('/').filter(|s| !s.is_empty()).collect();
-    let kind = rest_kind(verb, version, &segs)?;
+    let method = rest_method(verb, version, path)?;
     Some(MethodInfo {
-        kind,
+        kind: method.into(),
         version,
         binding: Binding::HttpJson,
     })
 }
 
-fn rest_kind(verb: Option<&str>, version: ProtocolVersion, segs: &[&str]) -> Option<MethodKind> {
-    let verb_is = |v: &str| verb.is_some_and(|x| x.eq_ignore_ascii_case(v));
-    let last = *segs.last()?;
-    if last == "message:send" {
-        return Some(MethodKind::Send);
-    }
-    if last == "message:stream" {
-        return Some(MethodKind::Stream);
-    }
-    let card = match version {
-        ProtocolVersion::V0_3 => "card",
-        ProtocolVersion::V1_0 => "extendedAgentCard",
-    };
-    if last == card {
-        return Some(MethodKind::ExtendedCard);
-    }
-    // Find the `tasks` segment (a tenant may precede it).
-    let t = segs.iter().position(|s| *s == "tasks")?;
-    match &segs[t + 1..] {
-        [] => Some(MethodKind::ListTasks),
-        [id] if id.ends_with(":cancel") => Some(MethodKind::CancelTask),
-        [id] if id.ends_with(":subscribe") => Some(MethodKind::Subscribe),
-        [_] => Some(MethodKind::GetTask),
-        [_, "pushNotificationConfigs"] => Some(if verb_is("POST") {
-            MethodKind::PushConfigCreate
-        } else {
-            MethodKind::PushConfigList
-        }),
-        [_, "pushNotificationConfigs", _] => Some(if verb_is("DELETE") {
-            MethodKind::PushConfigDelete
-        } else {
-            MethodKind::PushConfigGet
-        }),
-        _ => None,
-    }
+/// The method a REST `path` names, read leniently: the version's own routes first, then
+/// the 1.0 routes after any leading segments (a tenant, or `v1` for 0.3's routes that have
+/// the 1.0 shape). The verb picks among the methods of one path; a missing or unknown verb
+/// reads as the path's first method in GET, POST, DELETE order (a push config collection
+/// is a list, a push config a get).
+fn rest_method(verb: Option<&str>, version: ProtocolVersion, path: &str) -> Option<Method> {
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let found = match_rest_path(&segs, version).or_else(|| {
+        (0..segs.len()).find_map(|skip| match_rest_path(&segs[skip..], ProtocolVersion::V1_0))
+    })?;
+    let verb = verb.and_then(|v| HttpMethod::parse(&v.to_ascii_uppercase()));
+    verb.and_then(|v| found.method(Some(v)).ok()).or_else(|| {
+        [HttpMethod::Get, HttpMethod::Post, HttpMethod::Delete]
+            .into_iter()
+            .find_map(|v| found.method(Some(v)).ok())
+    })
 }
 
 #[cfg(test)]
@@ -257,10 +167,18 @@ mod tests {
 
     #[test]
     fn jsonrpc_names_of_both_versions() {
-        for (name, kind, v) in JSONRPC {
-            assert_eq!(k(name), Some((kind, v, Binding::JsonRpc)));
-            assert_eq!(kind.jsonrpc_name(v), Some(name));
+        let mut names = 0;
+        for v in [ProtocolVersion::V0_3, ProtocolVersion::V1_0] {
+            for m in Method::ALL {
+                let kind = MethodKind::from(m);
+                assert_eq!(kind.method(), m);
+                if let Some(name) = kind.jsonrpc_name(v) {
+                    assert_eq!(k(name), Some((kind, v, Binding::JsonRpc)));
+                    names += 1;
+                }
+            }
         }
+        assert_eq!(names, 21);
         assert_eq!(k("tasks/list"), None);
         assert_eq!(k("foo/bar"), None);
         assert_eq!(
@@ -302,6 +220,11 @@ mod tests {
         );
         assert_eq!(k("GET /extendedAgentCard"), Some((ExtendedCard, V1_0, h)));
         assert_eq!(k("GET /v1/card"), Some((ExtendedCard, V0_3, h)));
+        assert_eq!(k("GET /v1/tasks"), Some((ListTasks, V0_3, h)));
+        assert_eq!(k("get /acme/tasks/t-1"), Some((GetTask, V1_0, h)));
+        assert_eq!(k("DELETE /tasks/t-1"), Some((GetTask, V1_0, h)));
+        assert_eq!(k("/tasks/a:b"), Some((GetTask, V1_0, h)));
+        assert_eq!(k("/tasks/t/pushNotificationConfigs/c/x"), None);
         assert_eq!(k("/nothing/here"), None);
         assert_eq!(k(""), None);
     }

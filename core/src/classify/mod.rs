@@ -27,6 +27,7 @@ pub(crate) mod stream;
 #[cfg(test)]
 mod tape_tests;
 
+pub use crate::method::Method;
 pub use hint::parse_remote_hint;
 pub use http::{EXCERPT_MAX, excerpt};
 pub use method::{MethodInfo, MethodKind, method_info};

@@ -73,6 +73,7 @@ func (c *HTTPClient) WaitTask(ctx context.Context, taskID string, opts *WaitOpti
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var last *Outcome
+	retried := false // this poll was answered 401 once and is made again with a fresh token
 	for {
 		s, err := c.callSettings(ctx, callOpts)
 		if err != nil {
@@ -85,16 +86,28 @@ func (c *HTTPClient) WaitTask(ctx context.Context, taskID string, opts *WaitOpti
 			return last, codeErr("HTTPClient.WaitTask", r)
 		}
 		var step C.struct_a2a_wait_step
-		read := false
+		read, again := false, false
 		res := c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, func(e *C.struct_a2a_event) {
-			if e.outcome != nil && ctx.Err() == nil {
-				read = C.a2a_task_wait_read(w, e.outcome, C.uint64_t(nowMs()), &step) == C.A2A_OK
+			if e.outcome == nil || ctx.Err() != nil {
+				return
 			}
+			if c.oauth2 != nil && !retried && outcomeHTTPStatus(e.outcome) == 401 {
+				again = true // not read: the poll is made once more with a fresh token
+				return
+			}
+			read = C.a2a_task_wait_read(w, e.outcome, C.uint64_t(nowMs()), &step) == C.A2A_OK
 		})
 		C.a2a_call_free(call)
 		if c.oauth2 != nil && unauthorized(res.outcome) {
 			c.oauth2.invalidate() // the next call fetches a fresh token
 		}
+		if again && ctx.Err() == nil {
+			// As every other call: a 401 forgets the token and the same poll is made once
+			// more (a token that expired during a long wait must not end the wait).
+			retried = true
+			continue
+		}
+		retried = false
 		if ctx.Err() != nil || !read {
 			if res.err == nil && ctx.Err() != nil {
 				res.err = context.Cause(ctx)

@@ -497,3 +497,40 @@ func TestOAuth2ExtendedCardAfterA401(t *testing.T) {
 		t.Fatalf("card %q, fetches %d, requests %q", card.Name, te.count(), auths)
 	}
 }
+
+func TestOAuth2WaitTaskSurvivesA401(t *testing.T) {
+	te := newTokenEndpoint(t)
+	agent := newProtectedAgent(t, te, nil)
+	c := mustClient(t, agent.URL, a2a.WithOAuth2(testCredentials(te)))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	o, err := c.SendText(ctx, "count 2", nil)
+	if err != nil || o.TaskID == nil {
+		t.Fatalf("send: %v %+v", err, o)
+	}
+	// The token stops being honoured while the client waits: the poll answered 401 is made
+	// once more with a fresh token and the wait goes on to the task's end.
+	te.revokeAll()
+	w, err := c.WaitTask(ctx, *o.TaskID, &a2a.WaitOptions{PollInterval: 50 * time.Millisecond, Timeout: 10 * time.Second})
+	if err != nil || w.State == nil || *w.State != a2a.StateCompleted {
+		t.Fatalf("wait after a revoked token: %v %+v", err, w)
+	}
+	if _, _, unauth := agent.seen(); unauth != 1 || te.count() != 2 {
+		t.Fatalf("refused %d, fetches %d", unauth, te.count())
+	}
+	// An agent that refuses every token: one fresh token, then the 401 ends the wait.
+	agent.mu.Lock()
+	agent.alwaysBad = true
+	agent.mu.Unlock()
+	_, err = c.WaitTask(ctx, *o.TaskID, &a2a.WaitOptions{PollInterval: 50 * time.Millisecond, Timeout: 10 * time.Second})
+	var oe *a2a.OutcomeError
+	if !errors.As(err, &oe) {
+		t.Fatalf("refused wait: %v", err)
+	}
+	if st, _ := oe.Outcome.GetHTTPStatus(); st != 401 || te.count() != 3 {
+		t.Fatalf("refused wait: status %d, fetches %d", st, te.count())
+	}
+	if _, _, unauth := agent.seen(); unauth != 3 {
+		t.Fatalf("refused wait: %d refusals, want 3", unauth)
+	}
+}

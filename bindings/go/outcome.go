@@ -91,6 +91,15 @@ type outcomeRef struct {
 	cleanup  runtime.Cleanup
 }
 
+// outcomeHTTPStatus is a library outcome's HTTP status, 0 when it has none.
+func outcomeHTTPStatus(h *C.a2a_outcome) int {
+	var in C.struct_a2a_outcome_info
+	if C.a2a_outcome_get_info(h, &in) != C.A2A_OK || !in.has_http_status {
+		return 0
+	}
+	return int(in.http_status)
+}
+
 // readOutcome copies every field of a library outcome into Go memory: one
 // a2a_outcome_get_info call for all of them (a cgo call per field cost more than the rest
 // of the copy), then the remote hint's pairs, if any. The optional texts and the answer's

@@ -402,9 +402,19 @@ final class MachineClient {
         }
     }
 
-    /** Whether a finished call's answer is an HTTP 401 (a unary outcome or a stream's end). */
+    /** Whether calls carry an OAuth2 token (a 401 is then retried once with a fresh one). */
+    boolean hasOAuth2() {
+        return tokens != null;
+    }
+
+    /**
+     * Whether a finished call's answer is an HTTP 401 (a unary outcome, a stream's end, or a
+     * wait's poll the waiter left unread for the retry).
+     */
     private static boolean unauthorized(Object v) {
-        Outcome o = v instanceof Outcome x ? x : v instanceof ClientStreamEvent.End end ? end.outcome() : null;
+        Outcome o = v instanceof Outcome x ? x
+            : v instanceof ClientStreamEvent.End end ? end.outcome()
+            : v instanceof TaskWaiter.Polled p && p.kind() == 0 ? p.outcome() : null;
         return o != null && o.httpStatus().isPresent() && o.httpStatus().getAsInt() == 401;
     }
 

@@ -30,8 +30,11 @@ final class TaskWaiter extends CompletableFuture<Outcome> {
     /** The poll in flight, or the scheduled next one. Guarded by {@code this}. */
     private Future<?> current;
 
-    /** A finished poll: its outcome, and the planner's step after it. */
-    private record Polled(Outcome outcome, int kind, long pollAt, Outcome gaveUp) {}
+    /** The poll in flight was answered 401 once and is made again with a fresh token. Guarded by {@code this}. */
+    private boolean retried;
+
+    /** A finished poll: its outcome, and the planner's step after it (0 when not read). */
+    record Polled(Outcome outcome, int kind, long pollAt, Outcome gaveUp) {}
 
     private TaskWaiter(A2aCoreLibrary lib, MachineClient machine, CallOptions pollOptions, Pointer plan) {
         this.lib = lib;
@@ -56,6 +59,9 @@ final class TaskWaiter extends CompletableFuture<Outcome> {
     private void poll() {
         if (isDone()) {
             return;
+        }
+        synchronized (this) {
+            retried = false;
         }
         MachineClient.CallFuture<Polled> f = machine.call((st, settings, now, out) -> {
             synchronized (this) {
@@ -85,12 +91,19 @@ final class TaskWaiter extends CompletableFuture<Outcome> {
     /** The poll's FINISHED event read into the plan (on the thread that finished the call). */
     private Polled read(Machine.Event ev, Pointer call, Runnable release) {
         Machine.WaitStep step = new Machine.WaitStep();
+        Outcome o = MachineClient.finishedOutcome(lib, ev, release);
         int rc;
         synchronized (this) {
+            if (machine.hasOAuth2() && !retried && o.httpStatus().orElse(0) == 401) {
+                // Not read into the plan: the machine forgets the token and makes this poll
+                // once more with a fresh one, as every call (a token that expires during a
+                // long wait must not end it).
+                retried = true;
+                return new Polled(o, 0, 0, null);
+            }
             rc = plan == null || ev.outcome == null ? A2aCoreException.CLOSED
                 : lib.a2a_task_wait_read(plan, ev.outcome, MachineCall.nowMs(), step);
         }
-        Outcome o = MachineClient.finishedOutcome(lib, ev, release);
         if (rc != 0) {
             return new Polled(o, 0, 0, null); // the wait was cancelled: this poll is its last
         }

@@ -264,6 +264,28 @@ class OAuth2ClientTest {
     }
 
     @Test
+    void waitPollAnsweredUnauthorizedIsRetriedOnceWithAFreshToken() throws Exception {
+        // A token that stops being honoured during a wait does not end it: the poll answered
+        // 401 is made once more with a fresh token, and the wait reads that poll's answer.
+        revoked.add("tok-1");
+        WaitOptions w = WaitOptions.defaults().withPollInterval(Duration.ofMillis(50)).withTimeout(Duration.ofSeconds(10));
+        try (A2aClient c = client(creds().build()).build()) {
+            Outcome o = c.waitAsync("t-1", w).get(20, TimeUnit.SECONDS);
+            assertTrue(o.isSuccess(), String.valueOf(o));
+            assertEquals(List.of("Bearer tok-1", "Bearer tok-2"), agentAuth);
+            assertEquals(2, tokenRequests.get());
+            // An agent refusing every token: one fresh token, then the 401 ends the wait.
+            revoked.add("tok-2");
+            revoked.add("tok-3");
+            Outcome refused = c.waitAsync("t-1", w).get(20, TimeUnit.SECONDS);
+            assertFalse(refused.isSuccess());
+            assertEquals(401, refused.httpStatus().orElseThrow());
+            assertEquals(3, tokenRequests.get(), "one fresh token for the retry, no loop");
+            assertEquals(4, agentAuth.size());
+        }
+    }
+
+    @Test
     void refusedCredentialsFailTheCallWithOAuth2Exception() throws Exception {
         refuseClient = true;
         try (A2aClient c = client(creds().build()).build()) {

@@ -118,6 +118,10 @@ class Agent:
         self.token = token
         self.revoked: set[str] = set()
         self.seen: list[tuple[str, str, str | None]] = []
+        # tasks/get: the first `working_gets` answered ones say `working`; with
+        # `revoke_after_get` each answered one revokes the token it carried.
+        self.working_gets = 0
+        self.revoke_after_get = False
         owner = self
 
         class Handler(Quiet):
@@ -146,8 +150,15 @@ class Agent:
                     self.reply(401, b'{"error":"unauthorized"}',
                                extra={'www-authenticate': 'Bearer error="invalid_token"'})
                     return
+                state = 'completed'
+                if req['method'] == 'tasks/get':
+                    if owner.working_gets > 0:
+                        owner.working_gets -= 1
+                        state = 'working'
+                    if owner.revoke_after_get:
+                        owner.revoked.add(token)
                 task = {'kind': 'task', 'id': 't-1', 'contextId': 'c-1',
-                        'status': {'state': 'completed'}}
+                        'status': {'state': state}}
                 doc = json.dumps({'jsonrpc': '2.0', 'id': req['id'], 'result': task})
                 if req['method'] == 'message/stream':
                     self.reply(200, f'data: {doc}\n\n'.encode(), 'text/event-stream')
@@ -259,6 +270,23 @@ def test_a_401_forgets_the_token_and_retries_once(endpoint: TokenEndpoint, agent
     no_secret_anywhere(endpoint, agent)
 
 
+def test_a_token_expiring_twice_during_a_wait_does_not_end_it(endpoint: TokenEndpoint,
+                                                              agent: Agent) -> None:
+    # Each answered poll revokes its token: every later poll is refused once, made again
+    # with a new token and goes on; the third answered poll finds the task completed.
+    agent.working_gets, agent.revoke_after_get = 2, True
+
+    async def main() -> Any:
+        async with AsyncClient(agent.url, allow_http=True, **FAST, oauth2=creds()) as c:
+            return await c.wait('t-1', poll_interval=0.05, timeout=5.0)
+
+    waited = asyncio.run(main())
+    assert waited.success and waited.state == 'completed', waited
+    assert agent.posts() == ['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-2', 'Bearer tok-2',
+                             'Bearer tok-3']
+    assert endpoint.issued == ['tok-1', 'tok-2', 'tok-3']
+
+
 def test_a_refused_secret_raises_oauth2_error_and_nothing_reaches_the_agent(
         endpoint: TokenEndpoint, agent: Agent) -> None:
     async def main() -> None:
@@ -365,6 +393,17 @@ def test_blocking_client_caches_refreshes_and_retries(endpoint: TokenEndpoint,
     assert endpoint.issued == ['tok-1', 'tok-2', 'tok-3']
     assert agent.posts() == ['Bearer tok-1'] * 3 + ['Bearer tok-2'] * 2 + ['Bearer tok-3'] * 3
     no_secret_anywhere(endpoint, agent)
+
+
+def test_blocking_wait_survives_a_token_expiring_twice(endpoint: TokenEndpoint,
+                                                      agent: Agent) -> None:
+    agent.working_gets, agent.revoke_after_get = 2, True
+    with httpx.Client() as http, Client(agent.url, allow_http=True, http_client=http,
+                                        oauth2=creds(), **FAST) as c:
+        waited = c.wait('t-1', poll_interval=0.05, timeout=5.0)
+    assert waited.success and waited.state == 'completed', waited
+    assert agent.posts() == ['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-2', 'Bearer tok-2',
+                             'Bearer tok-3']
 
 
 def test_blocking_client_threads_share_one_fetch(endpoint: TokenEndpoint, agent: Agent) -> None:

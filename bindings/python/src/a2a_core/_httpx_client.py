@@ -155,6 +155,7 @@ class HttpxClient(_drive.MachineClientBase):
                 self._token.invalidate()  # once: a new token, the same poll again
                 renewed = True
                 continue
+            renewed = False  # a later poll may renew again (a token expiring mid-wait)
             result, delay = _drive.wait_step(plan, outcome)
             if result is not None:
                 return result

@@ -35,7 +35,8 @@
 //! There is no cycle: `core/tests/module_graph.rs` reads the imports, fails on a cycle and
 //! checks that this block is the real graph. `method` and `url` are private; their types are
 //! public as [`envelope::Method`] and [`card::Url`]. `tape` (one pass over a JSON body, read by
-//! the classifier and the answer reader alike) is private. [`stream`] is the public home of the
+//! the classifier and the answer reader alike) and `json` (the one JSON string escaper every
+//! hand-written JSON writer uses) are private. [`stream`] is the public home of the
 //! stream tracker, which lives inside [`classify`] (a whole event-stream body is classified
 //! through it).
 //! ```text
@@ -54,7 +55,8 @@
 //! trust       -> card
 //! card        -> url, version
 //! method      -> version
-//! outcome     -> version
+//! outcome     -> json, version
+//! json        -> (nothing)
 //! sse         -> (nothing)
 //! tape        -> (nothing)
 //! time        -> (nothing)
@@ -77,6 +79,7 @@ pub mod envelope;
 pub mod error_id;
 #[cfg(feature = "http1")]
 pub mod http1;
+mod json;
 #[cfg(feature = "trust")]
 pub mod trust;
 // Shared vocabulary at the bottom of the graph, public through `envelope` and `card`.

@@ -1,8 +1,11 @@
 //! Byte-for-byte output of every JSON writer of the core, for strings holding every control
 //! character, quotes, backslashes, non-ASCII, U+2028/U+2029 and lone structural characters:
 //! the hand-written writers (`outcome`, `answer`'s renderer, `trust`'s RFC 8785 writer) and
-//! serde_json itself. These expectations pin what each writes, so a change in any writer's
-//! bytes shows here. Each output also parses back (serde_json) to its input.
+//! serde_json itself. They all write strings alike (the hand-written ones through the crate's
+//! one escaper, `core/src/json.rs`, which writes what serde_json writes); these expectations
+//! pin the bytes, so a change in any writer shows here. Each output also parses back
+//! (serde_json) to its input. Until issue 29 `outcome` wrote U+0008 and U+000C as `\u0008`
+//! and `\u000c`; it now writes serde_json's `\b` and `\f` like the others.
 
 use a2a_core::outcome::{Channel, Outcome, json_string};
 
@@ -20,23 +23,6 @@ const ESCAPED_TAIL: &str = "\u{7f}é€😀\u{2028}\u{2029}{}[]:,\"";
 
 fn escaped() -> String {
     format!("{ESCAPED}{ESCAPED_TAIL}")
-}
-
-/// `INPUT` as `outcome` writes it today: U+0008 and U+000C as `\u0008` and `\u000c`, not
-/// as serde_json's `\b` and `\f`.
-const OUTCOME_ESCAPED: &str = r#""\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\t\n\u000b\u000c\r\u000e\u000f\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f\"\\/"#;
-
-fn outcome_escaped() -> String {
-    format!("{OUTCOME_ESCAPED}{ESCAPED_TAIL}")
-}
-
-/// How `outcome` writes the `LONE` strings today, where it differs from serde_json.
-fn outcome_lone(input: &str, serde: &'static str) -> &'static str {
-    match input {
-        "\u{8}" => r#""\u0008""#,
-        "\u{c}" => r#""\u000c""#,
-        _ => serde,
-    }
 }
 
 /// Small strings on their own: empty, a lone quote, a lone backslash, lone structures.
@@ -66,12 +52,12 @@ fn serde_json_itself_writes_the_expected_form() {
 fn outcome_json_string_bytes() {
     let mut s = String::new();
     json_string(&mut s, INPUT);
-    assert_eq!(s, outcome_escaped());
+    assert_eq!(s, escaped());
     assert_eq!(serde_json::from_str::<String>(&s).unwrap(), INPUT);
     for (input, want) in LONE {
         let mut s = String::new();
         json_string(&mut s, input);
-        assert_eq!(s, outcome_lone(input, want), "{input:?}");
+        assert_eq!(&s, want, "{input:?}");
     }
 }
 
@@ -82,11 +68,11 @@ fn outcome_to_json_bytes() {
     o.message = Some("\u{8}\u{c}".to_owned());
     let want = format!(
         "{{\"channel\":\"task\",\"http_status\":null,\"code\":null,\"error\":null,\
-         \"reason\":null,\"message\":\"\\u0008\\u000c\",\"state\":null,\"terminal\":false,\
+         \"reason\":null,\"message\":\"\\b\\f\",\"state\":null,\"terminal\":false,\
          \"task_id\":null,\"context_id\":null,\"text\":{},\"error_id\":null,\
          \"retry\":\"none\",\"hint\":null,\"remote_hint\":null,\"leaked_detail\":false,\
          \"cancel_origin\":null}}",
-        outcome_escaped()
+        escaped()
     );
     let got = o.to_json();
     assert_eq!(got, want);

@@ -42,7 +42,7 @@
 //! ```text
 //! driver      -> card, client, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, trust, version
 //! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, tape, time, traceparent, version
-//! answer      -> classify, model, outcome, sse, tape, version
+//! answer      -> classify, json, model, outcome, sse, tape, version
 //! http1       -> envelope, model, sse, time, url, version
 //! server      -> card, envelope, method, model, outcome, sse, time, traceparent, trust, version
 //! stream      -> classify
@@ -52,7 +52,7 @@
 //! model       -> method, outcome, version
 //! resilience  -> outcome, time
 //! tally       -> outcome
-//! trust       -> card
+//! trust       -> card, json
 //! card        -> url, version
 //! method      -> version
 //! outcome     -> json, version

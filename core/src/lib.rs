@@ -34,14 +34,15 @@
 //! path down to the shared vocabulary (versions and bindings, methods, URLs) at the bottom.
 //! There is no cycle: `core/tests/module_graph.rs` reads the imports, fails on a cycle and
 //! checks that this block is the real graph. `method` and `url` are private; their types are
-//! public as [`classify::Method`] (and `envelope::Method`) and [`card::Url`]. `tape` (one pass over a JSON body, read by
-//! the classifier and the answer reader alike) is private. [`stream`] is the public home of the
+//! public as [`classify::Method`] (and `envelope::Method`) and [`card::Url`]. `tape` (one pass
+//! over a JSON body, read by the classifier and the answer reader alike) and `json` (the one
+//! JSON string escaper every hand-written JSON writer uses) are private. [`stream`] is the public home of the
 //! stream tracker, which lives inside [`classify`] (a whole event-stream body is classified
 //! through it).
 //! ```text
 //! driver      -> card, client, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, trust, version
 //! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, tape, time, traceparent, version
-//! answer      -> classify, model, outcome, sse, tape, version
+//! answer      -> classify, json, model, outcome, sse, tape, version
 //! http1       -> envelope, model, sse, time, url, version
 //! server      -> card, envelope, method, model, outcome, sse, time, traceparent, trust, version
 //! stream      -> classify
@@ -51,10 +52,11 @@
 //! model       -> method, outcome, version
 //! resilience  -> outcome, time
 //! tally       -> outcome
-//! trust       -> card
+//! trust       -> card, json
 //! card        -> url, version
 //! method      -> version
-//! outcome     -> version
+//! outcome     -> json, version
+//! json        -> (nothing)
 //! sse         -> (nothing)
 //! tape        -> (nothing)
 //! time        -> (nothing)
@@ -77,6 +79,7 @@ pub mod envelope;
 pub mod error_id;
 #[cfg(feature = "http1")]
 pub mod http1;
+mod json;
 #[cfg(feature = "trust")]
 pub mod trust;
 // Shared vocabulary at the bottom of the graph, public through `envelope` and `card`; the

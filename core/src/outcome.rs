@@ -781,22 +781,10 @@ impl Outcome {
     }
 }
 
-/// Appends `v` as a JSON string literal (quotes, escapes for `"`, `\\` and control
-/// characters).
+/// Appends `v` as a JSON string literal, escaped as serde_json escapes it (the crate's one
+/// escaper: `\b` and `\f` for U+0008 and U+000C, other controls as `\u00xx`).
 pub fn json_string(s: &mut String, v: &str) {
-    s.push('"');
-    for c in v.chars() {
-        match c {
-            '"' => s.push_str("\\\""),
-            '\\' => s.push_str("\\\\"),
-            '\n' => s.push_str("\\n"),
-            '\r' => s.push_str("\\r"),
-            '\t' => s.push_str("\\t"),
-            c if (c as u32) < 0x20 => s.push_str(&format!("\\u{:04x}", c as u32)),
-            c => s.push(c),
-        }
-    }
-    s.push('"');
+    crate::json::write_str(s, v);
 }
 
 impl RemoteHint {

@@ -5,11 +5,12 @@
 //! The output is byte for byte what [`super::to_json`] / [`super::event_to_json`] give
 //! through `Value::to_string()` (a test compares them on every fixture): keys in the order a
 //! `serde_json::Map` keeps them (sorted by bytes: the workspace does not enable serde_json's
-//! `preserve_order`), strings escaped as serde_json escapes them, and the values kept as raw
-//! JSON (`data`, `metadata`) written verbatim when their text already is what serde_json's
-//! tree would print ([`canonical`]: compact, keys in ascending order, plain integers, the
-//! escapes serde_json writes), which is what agents send in practice; any other raw value
-//! is rendered through serde_json's tree as before, so the output never depends on the way.
+//! `preserve_order`), strings escaped as serde_json escapes them (through the crate's one
+//! escaper, `crate::json`), and the values kept as raw JSON (`data`, `metadata`) written
+//! verbatim when their text already is what serde_json's tree would print ([`canonical`]:
+//! compact, keys in ascending order, plain integers, the escapes serde_json writes), which is
+//! what agents send in practice; any other raw value is rendered through serde_json's tree
+//! as before, so the output never depends on the way.
 
 use std::fmt::Write as _;
 
@@ -18,52 +19,12 @@ use crate::model::{
 };
 
 use super::{base64_len, role};
-
-/// Appends `s` as a JSON string, escaped exactly as serde_json escapes it (see
-/// [`escaped`]).
-fn string(out: &mut String, s: &str) {
-    out.push('"');
-    escaped(out, s);
-    out.push('"');
-}
-
-/// Appends the inside of a JSON string for `s`, escaped as serde_json escapes it: `\"`,
-/// `\\`, the short escapes `\b \f \n \r \t`, other control characters as `\u00xx`;
-/// everything else, non-ASCII included, as is.
-fn escaped(out: &mut String, s: &str) {
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
-        // `b` is an ASCII byte, so both slices end on character boundaries.
-        out.push_str(&s[start..i]);
-        if esc.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
-        } else {
-            out.push_str(esc);
-        }
-        start = i + 1;
-    }
-    out.push_str(&s[start..]);
-}
+use crate::json::{escape_into, write_str};
 
 /// An optional string: the string, or `null`.
 fn opt(out: &mut String, s: Option<&str>) {
     match s {
-        Some(s) => string(out, s),
+        Some(s) => write_str(out, s),
         None => out.push_str("null"),
     }
 }
@@ -198,7 +159,7 @@ fn part(out: &mut String, p: &Part<'_>) {
             common(out, p);
             out.push(',');
             key(out, "text");
-            string(out, t);
+            write_str(out, t);
         }
         PartContent::Data(d) => {
             key(out, "data");
@@ -210,7 +171,7 @@ fn part(out: &mut String, p: &Part<'_>) {
         }
         PartContent::Bytes(b) => {
             key(out, "bytes");
-            string(out, b);
+            write_str(out, b);
             out.push(',');
             key(out, "kind");
             out.push_str("\"file\",");
@@ -230,7 +191,7 @@ fn part(out: &mut String, p: &Part<'_>) {
             common(out, p);
             out.push(',');
             key(out, "uri");
-            string(out, u);
+            write_str(out, u);
         }
     }
     out.push('}');
@@ -272,7 +233,7 @@ fn message(out: &mut String, m: &Message<'_>) {
     key(out, "kind");
     out.push_str("\"message\",");
     key(out, "message_id");
-    string(out, &m.message_id);
+    write_str(out, &m.message_id);
     out.push(',');
     key(out, "metadata");
     raw(out, m.metadata.as_ref());
@@ -281,7 +242,7 @@ fn message(out: &mut String, m: &Message<'_>) {
     parts(out, &m.parts);
     out.push(',');
     key(out, "role");
-    string(out, role(m.role));
+    write_str(out, role(m.role));
     out.push(',');
     key(out, "task_id");
     opt(out, m.task_id.as_deref());
@@ -305,10 +266,10 @@ fn join<'p>(out: &mut String, mut texts: impl Iterator<Item = &'p str>) -> bool 
         return false;
     };
     out.push('"');
-    escaped(out, first);
+    escape_into(out, first);
     for t in texts {
         out.push_str("\\n");
-        escaped(out, t);
+        escape_into(out, t);
     }
     out.push('"');
     true
@@ -323,7 +284,7 @@ fn status(out: &mut String, st: &TaskStatus<'_>) {
     }
     out.push(',');
     key(out, "state");
-    string(out, st.state.as_str());
+    write_str(out, st.state.as_str());
     out.push(',');
     key(out, "timestamp");
     opt(out, st.timestamp.as_deref());
@@ -333,7 +294,7 @@ fn status(out: &mut String, st: &TaskStatus<'_>) {
 fn artifact(out: &mut String, a: &Artifact<'_>) {
     out.push('{');
     key(out, "artifact_id");
-    string(out, &a.artifact_id);
+    write_str(out, &a.artifact_id);
     out.push(',');
     key(out, "description");
     opt(out, a.description.as_deref());
@@ -366,7 +327,7 @@ fn task(out: &mut String, t: &Task<'_>) {
     list(out, &t.history, message);
     out.push(',');
     key(out, "id");
-    string(out, &t.id);
+    write_str(out, &t.id);
     out.push(',');
     key(out, "kind");
     out.push_str("\"task\",");
@@ -420,7 +381,7 @@ pub fn write_event_json(out: &mut String, ev: &StreamEvent<'_>) {
             status(out, &u.status);
             out.push(',');
             key(out, "task_id");
-            string(out, &u.task_id);
+            write_str(out, &u.task_id);
             out.push('}');
         }
         StreamEvent::ArtifactUpdate(a) => {
@@ -440,7 +401,7 @@ pub fn write_event_json(out: &mut String, ev: &StreamEvent<'_>) {
             raw(out, a.metadata.as_ref());
             out.push(',');
             key(out, "task_id");
-            string(out, &a.task_id);
+            write_str(out, &a.task_id);
             out.push('}');
         }
     }

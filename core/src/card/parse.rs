@@ -7,14 +7,22 @@
 //! so the interfaces of both are collected, 1.0 first, without duplicates. Unknown fields
 //! are ignored; ProtoJSON snake_case names (`supported_interfaces`) are accepted too;
 //! `"tenant": ""` means no tenant.
+//!
+//! The card is read through private mirror structs with serde derive (`CardIn` here, the
+//! schemes' in `security.rs`), the crate's one JSON reading style (`model/de.rs`); their
+//! lenient leaf types and why they read a parsed `serde_json::Value` rather than the bytes
+//! are in `fields.rs`.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::Value;
 
 use super::CardError;
-use super::fields::{field, str_field};
+use super::fields::{ArrayOr, Entries, Flag, ObjectOr, Slot, Text, pick, text};
 use super::security::{
-    CredentialPlan, SecurityRequirement, SecurityScheme, credential_plan, parse_requirements,
-    parse_schemes,
+    CredentialPlan, RequirementIn, SchemeIn, SecurityRequirement, SecurityScheme, credential_plan,
+    parse_requirements, parse_schemes,
 };
 use crate::version::{Binding, ProtocolVersion, VersionNumber};
 
@@ -133,50 +141,138 @@ pub struct AgentCard {
     pub shape: CardShape,
 }
 
-/// Looks a field up by its camelCase name, then by its ProtoJSON snake_case name.
-fn bool_field(obj: &Map<String, Value>, camel: &str, snake: &str) -> bool {
-    field(obj, camel, snake)
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
+/// The card as read: every member the client uses, each spelling a field of its own
+/// (`fields.rs` says how they are joined and how lenient each is).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct CardIn<'a> {
+    #[serde(rename = "supportedInterfaces", borrow)]
+    supported: Slot<ArrayOr<ObjectOr<InterfaceIn<'a>>>>,
+    #[serde(rename = "supported_interfaces", borrow)]
+    supported_snake: Slot<ArrayOr<ObjectOr<InterfaceIn<'a>>>>,
+    #[serde(borrow)]
+    url: Slot<Text<'a>>,
+    #[serde(rename = "protocolVersion", borrow)]
+    protocol_version: Slot<Text<'a>>,
+    #[serde(rename = "protocol_version", borrow)]
+    protocol_version_snake: Slot<Text<'a>>,
+    #[serde(rename = "preferredTransport", borrow)]
+    preferred_transport: Slot<Text<'a>>,
+    #[serde(rename = "preferred_transport", borrow)]
+    preferred_transport_snake: Slot<Text<'a>>,
+    #[serde(rename = "additionalInterfaces", borrow)]
+    additional: Slot<ArrayOr<ObjectOr<InterfaceIn<'a>>>>,
+    #[serde(rename = "additional_interfaces", borrow)]
+    additional_snake: Slot<ArrayOr<ObjectOr<InterfaceIn<'a>>>>,
+    capabilities: Slot<ObjectOr<CapabilitiesIn>>,
+    #[serde(rename = "supportsAuthenticatedExtendedCard")]
+    extended_card: Slot<Flag>,
+    #[serde(rename = "supports_authenticated_extended_card")]
+    extended_card_snake: Slot<Flag>,
+    #[serde(borrow)]
+    name: Slot<Text<'a>>,
+    #[serde(borrow)]
+    description: Slot<Text<'a>>,
+    #[serde(borrow)]
+    version: Slot<Text<'a>>,
+    #[serde(rename = "securitySchemes", borrow)]
+    schemes: Slot<Entries<'a, ObjectOr<SchemeIn<'a>>>>,
+    #[serde(rename = "security_schemes", borrow)]
+    schemes_snake: Slot<Entries<'a, ObjectOr<SchemeIn<'a>>>>,
+    #[serde(rename = "securityRequirements", borrow)]
+    requirements: Slot<ArrayOr<RequirementIn<'a>>>,
+    #[serde(rename = "security_requirements", borrow)]
+    requirements_snake: Slot<ArrayOr<RequirementIn<'a>>>,
+    #[serde(rename = "security", borrow)]
+    requirements_03: Slot<ArrayOr<RequirementIn<'a>>>,
 }
 
-fn interface_list<'v>(
-    obj: &'v Map<String, Value>,
-    camel: &'static str,
-    snake: &str,
-) -> Result<&'v [Value], CardError> {
-    match field(obj, camel, snake) {
-        None => Ok(&[]),
-        Some(Value::Array(a)) => Ok(a),
-        Some(_) => Err(CardError::InvalidField {
-            field: camel,
+/// An entry of `supportedInterfaces` or `additionalInterfaces`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct InterfaceIn<'a> {
+    #[serde(borrow)]
+    url: Slot<Text<'a>>,
+    #[serde(rename = "protocolBinding", borrow)]
+    protocol_binding: Slot<Text<'a>>,
+    #[serde(rename = "protocol_binding", borrow)]
+    protocol_binding_snake: Slot<Text<'a>>,
+    #[serde(borrow)]
+    transport: Slot<Text<'a>>,
+    #[serde(rename = "protocolVersion", borrow)]
+    protocol_version: Slot<Text<'a>>,
+    #[serde(rename = "protocol_version", borrow)]
+    protocol_version_snake: Slot<Text<'a>>,
+    #[serde(borrow)]
+    tenant: Slot<Text<'a>>,
+}
+
+/// `capabilities`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct CapabilitiesIn {
+    streaming: Slot<Flag>,
+    #[serde(rename = "pushNotifications")]
+    push_notifications: Slot<Flag>,
+    #[serde(rename = "push_notifications")]
+    push_notifications_snake: Slot<Flag>,
+    #[serde(rename = "extendedAgentCard")]
+    extended_card: Slot<Flag>,
+    #[serde(rename = "extended_agent_card")]
+    extended_card_snake: Slot<Flag>,
+}
+
+/// A boolean member, `false` when absent, `null` or not a boolean.
+fn flag(camel: Slot<Flag>, snake: Slot<Flag>) -> bool {
+    pick(camel, snake).and_then(|f| f.0).unwrap_or(false)
+}
+
+/// An interface list: empty when absent or `null`, an error when not an array.
+fn interface_list<'a>(
+    camel: Slot<ArrayOr<ObjectOr<InterfaceIn<'a>>>>,
+    snake: Slot<ArrayOr<ObjectOr<InterfaceIn<'a>>>>,
+    name: &'static str,
+) -> Result<Vec<ObjectOr<InterfaceIn<'a>>>, CardError> {
+    match pick(camel, snake) {
+        None => Ok(Vec::new()),
+        Some(ArrayOr(Some(list))) => Ok(list),
+        Some(ArrayOr(None)) => Err(CardError::InvalidField {
+            field: name,
             expected: "an array of interfaces",
         }),
     }
 }
 
-fn interface_entry<'v>(
-    v: &'v Value,
+/// An entry of an interface list with its `url`.
+fn interface_entry<'a>(
+    entry: ObjectOr<InterfaceIn<'a>>,
     list: &'static str,
     index: usize,
-) -> Result<(&'v Map<String, Value>, String), CardError> {
-    let obj = v.as_object().ok_or(CardError::InvalidInterface {
+) -> Result<(InterfaceIn<'a>, String), CardError> {
+    let mut entry = entry.0.ok_or(CardError::InvalidInterface {
         list,
         index,
         problem: "not an object",
     })?;
-    let url = str_field(obj, "url", "url").ok_or(CardError::InvalidInterface {
-        list,
-        index,
-        problem: "no \"url\" string",
-    })?;
-    Ok((obj, url.to_owned()))
+    let url =
+        text(std::mem::take(&mut entry.url), Slot::Absent).ok_or(CardError::InvalidInterface {
+            list,
+            index,
+            problem: "no \"url\" string",
+        })?;
+    Ok((entry, url.into_owned()))
 }
 
-fn non_empty(s: Option<&str>) -> Option<String> {
-    s.map(str::trim)
+fn non_empty(s: Option<Cow<'_, str>>) -> Option<String> {
+    s.as_deref()
+        .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
+}
+
+/// A binding name as written, `JSONRPC` when none is given.
+fn binding(s: Option<Cow<'_, str>>) -> String {
+    s.map_or_else(|| "JSONRPC".to_owned(), Cow::into_owned)
 }
 
 impl AgentCard {
@@ -206,65 +302,33 @@ impl AgentCard {
     ///
     /// # Errors
     /// As [`AgentCard::parse`].
-    #[allow(
-        clippy::too_many_lines,
-        reason = "reads the card's fields in the order of the spec's AgentCard, one short block each"
-    )]
     pub fn from_value(value: &Value) -> Result<AgentCard, CardError> {
-        let obj = value.as_object().ok_or(CardError::NotAnObject)?;
-        let mut interfaces = Vec::new();
-        let supported = interface_list(obj, "supportedInterfaces", "supported_interfaces")?;
-        for (i, v) in supported.iter().enumerate() {
-            let (o, url) = interface_entry(v, "supportedInterfaces", i)?;
+        if !value.is_object() {
+            return Err(CardError::NotAnObject);
+        }
+        // Every field of the mirror is lenient, so reading an object cannot fail.
+        let mut card = CardIn::deserialize(value).map_err(|e| CardError::Json(e.to_string()))?;
+        let supported = interface_list(
+            std::mem::take(&mut card.supported),
+            std::mem::take(&mut card.supported_snake),
+            "supportedInterfaces",
+        )?;
+        let mut interfaces = Vec::with_capacity(supported.len() + 1);
+        for (i, entry) in supported.into_iter().enumerate() {
+            let (o, url) = interface_entry(entry, "supportedInterfaces", i)?;
             interfaces.push(AgentInterface {
                 url,
-                binding: str_field(o, "protocolBinding", "protocol_binding")
-                    .or_else(|| str_field(o, "transport", "transport"))
-                    .unwrap_or("JSONRPC")
-                    .to_owned(),
-                protocol_version: non_empty(str_field(o, "protocolVersion", "protocol_version")),
-                tenant: non_empty(str_field(o, "tenant", "tenant")),
+                binding: binding(
+                    text(o.protocol_binding, o.protocol_binding_snake)
+                        .or_else(|| text(o.transport, Slot::Absent)),
+                ),
+                protocol_version: non_empty(text(o.protocol_version, o.protocol_version_snake)),
+                tenant: non_empty(text(o.tenant, Slot::Absent)),
                 origin: InterfaceOrigin::SupportedInterfaces(i),
             });
         }
-        let legacy_url = match field(obj, "url", "url") {
-            None => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => {
-                return Err(CardError::InvalidField {
-                    field: "url",
-                    expected: "a string",
-                });
-            }
-        };
-        let legacy_version = non_empty(str_field(obj, "protocolVersion", "protocol_version"));
-        let mut legacy = Vec::new();
-        if let Some(url) = &legacy_url {
-            legacy.push(AgentInterface {
-                url: url.clone(),
-                binding: str_field(obj, "preferredTransport", "preferred_transport")
-                    .unwrap_or("JSONRPC")
-                    .to_owned(),
-                protocol_version: legacy_version.clone(),
-                tenant: None,
-                origin: InterfaceOrigin::PreferredUrl,
-            });
-        }
-        let additional = interface_list(obj, "additionalInterfaces", "additional_interfaces")?;
-        for (i, v) in additional.iter().enumerate() {
-            let (o, url) = interface_entry(v, "additionalInterfaces", i)?;
-            legacy.push(AgentInterface {
-                url,
-                binding: str_field(o, "transport", "transport")
-                    .or_else(|| str_field(o, "protocolBinding", "protocol_binding"))
-                    .unwrap_or("JSONRPC")
-                    .to_owned(),
-                protocol_version: legacy_version.clone(),
-                tenant: None,
-                origin: InterfaceOrigin::AdditionalInterfaces(i),
-            });
-        }
-        let shape = match (supported.is_empty(), legacy.is_empty()) {
+        let legacy = legacy_interfaces(&mut card)?;
+        let shape = match (interfaces.is_empty(), legacy.is_empty()) {
             (false, false) => CardShape::Hybrid,
             (true, false) => CardShape::V0_3,
             _ => CardShape::V1_0,
@@ -279,30 +343,85 @@ impl AgentCard {
                 interfaces.push(iface);
             }
         }
-        let caps = field(obj, "capabilities", "capabilities").and_then(Value::as_object);
-        let cap = |camel: &str, snake: &str| caps.is_some_and(|c| bool_field(c, camel, snake));
-        let text = |camel: &str| str_field(obj, camel, camel).unwrap_or("").to_owned();
+        let caps = pick(card.capabilities, Slot::Absent)
+            .and_then(|c| c.0)
+            .unwrap_or_default();
+        let security_schemes = parse_schemes(pick(card.schemes, card.schemes_snake))?;
+        let requirements = match pick(card.requirements, card.requirements_snake) {
+            Some(r) => Some(r),
+            None => pick(card.requirements_03, Slot::Absent),
+        };
         Ok(AgentCard {
-            name: text("name"),
-            description: text("description"),
-            version: text("version"),
+            name: text(card.name, Slot::Absent)
+                .unwrap_or_default()
+                .into_owned(),
+            description: text(card.description, Slot::Absent)
+                .unwrap_or_default()
+                .into_owned(),
+            version: text(card.version, Slot::Absent)
+                .unwrap_or_default()
+                .into_owned(),
             interfaces,
-            streaming: cap("streaming", "streaming"),
-            push_notifications: cap("pushNotifications", "push_notifications"),
-            extended_card: cap("extendedAgentCard", "extended_agent_card")
-                || bool_field(
-                    obj,
-                    "supportsAuthenticatedExtendedCard",
-                    "supports_authenticated_extended_card",
-                ),
-            security_schemes: parse_schemes(field(obj, "securitySchemes", "security_schemes"))?,
-            security_requirements: parse_requirements(
-                field(obj, "securityRequirements", "security_requirements")
-                    .or_else(|| field(obj, "security", "security")),
-            )?,
+            streaming: flag(caps.streaming, Slot::Absent),
+            push_notifications: flag(caps.push_notifications, caps.push_notifications_snake),
+            extended_card: flag(caps.extended_card, caps.extended_card_snake)
+                || flag(card.extended_card, card.extended_card_snake),
+            security_schemes,
+            security_requirements: parse_requirements(requirements)?,
             shape,
         })
     }
+}
+
+/// The 0.3 interfaces: the top-level `url` with `preferredTransport`, then
+/// `additionalInterfaces`, all with the top-level `protocolVersion`.
+fn legacy_interfaces(card: &mut CardIn<'_>) -> Result<Vec<AgentInterface>, CardError> {
+    let legacy_url = match pick(std::mem::take(&mut card.url), Slot::Absent) {
+        None => None,
+        Some(Text(Some(s))) => Some(s.into_owned()),
+        Some(Text(None)) => {
+            return Err(CardError::InvalidField {
+                field: "url",
+                expected: "a string",
+            });
+        }
+    };
+    let legacy_version = non_empty(text(
+        std::mem::take(&mut card.protocol_version),
+        std::mem::take(&mut card.protocol_version_snake),
+    ));
+    let mut legacy = Vec::new();
+    if let Some(url) = legacy_url {
+        legacy.push(AgentInterface {
+            url,
+            binding: binding(text(
+                std::mem::take(&mut card.preferred_transport),
+                std::mem::take(&mut card.preferred_transport_snake),
+            )),
+            protocol_version: legacy_version.clone(),
+            tenant: None,
+            origin: InterfaceOrigin::PreferredUrl,
+        });
+    }
+    let additional = interface_list(
+        std::mem::take(&mut card.additional),
+        std::mem::take(&mut card.additional_snake),
+        "additionalInterfaces",
+    )?;
+    for (i, entry) in additional.into_iter().enumerate() {
+        let (o, url) = interface_entry(entry, "additionalInterfaces", i)?;
+        legacy.push(AgentInterface {
+            url,
+            binding: binding(
+                text(o.transport, Slot::Absent)
+                    .or_else(|| text(o.protocol_binding, o.protocol_binding_snake)),
+            ),
+            protocol_version: legacy_version.clone(),
+            tenant: None,
+            origin: InterfaceOrigin::AdditionalInterfaces(i),
+        });
+    }
+    Ok(legacy)
 }
 
 impl AgentCard {

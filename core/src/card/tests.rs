@@ -571,3 +571,56 @@ fn client_credentials_token_urls_in_both_card_shapes() {
     assert!(urls(b"not json").is_empty());
     assert!(urls(br#"{"securitySchemes":{"o":{"type":"oauth2","flows":{}}}}"#).is_empty());
 }
+
+/// What reading the card through its mirror structs keeps from the tree it is read from
+/// (`fields.rs`): the last of a repeated member wins, a `null` camelCase member hides its
+/// snake_case twin, a member of no interest is still checked (a number out of range, a
+/// lone surrogate or bad UTF-8 fails the card), a scheme of no known kind is named by its
+/// first member, and a requirement's `schemes` wrapper counts only when it is alone.
+#[test]
+fn mirror_reading_keeps_the_tree_rules() {
+    let card = |s: &str| AgentCard::parse(s.as_bytes());
+    let c = card(r#"{"url":"https://a/x","url":"https://b/y"}"#).unwrap();
+    assert_eq!(c.interfaces[0].url, "https://b/y");
+    assert_eq!(
+        card(r#"{"url":5,"url":"https://a/x"}"#).unwrap().interfaces[0].url,
+        "https://a/x"
+    );
+    assert_eq!(
+        card(r#"{"url":"https://a/x","url":5}"#).unwrap_err().kind(),
+        "invalid_field"
+    );
+    let c = card(r#"{"url":"https://a/x","protocolVersion":null,"protocol_version":"1.0"}"#);
+    assert_eq!(c.unwrap().interfaces[0].protocol_version, None);
+    for bad in [
+        &br#"{"zz":1e400}"#[..],
+        br#"{"zz":"\ud800"}"#,
+        b"{\"zz\":\"\xff\"}",
+    ] {
+        assert_eq!(AgentCard::parse(bad).unwrap_err().kind(), "json");
+    }
+    let c =
+        card(r#"{"securitySchemes":{"b":{"zz":1,"AA":2},"c":{"in":1,"bearerFormat":2},"d":5}}"#)
+            .unwrap();
+    let kinds: Vec<String> = c
+        .security_schemes
+        .iter()
+        .map(|(_, s)| match s {
+            SecurityScheme::Unknown { kind } => kind.clone(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, ["AA", "bearerFormat", "not an object"]);
+    let c = card(r#"{"securityRequirements":[{"schemes":{"a":["x"]},"other":1}]}"#).unwrap();
+    let names: Vec<&str> = c.security_requirements.as_ref().unwrap()[0]
+        .schemes
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(names, ["other", "schemes"]);
+    let c = card(r#"{"securityRequirements":[{"schemes":{"a":{"list":["x",1,"y"]}}}]}"#).unwrap();
+    assert_eq!(
+        c.security_requirements.unwrap()[0].schemes,
+        [("a".to_owned(), vec!["x".to_owned(), "y".to_owned()])]
+    );
+}

@@ -13,6 +13,8 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
+use crate::json::write_str;
+
 /// A JSON value as I-JSON sees it: every number a double, members in document order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json {
@@ -83,36 +85,36 @@ impl Json {
 
     /// The RFC 8785 canonical form.
     pub fn canonical(&self) -> Vec<u8> {
-        let mut out = Vec::new();
+        let mut out = String::new();
         self.write(&mut out, true);
-        out
+        out.into_bytes()
     }
 
     /// Compact JSON text in document order (members as they came), with the same escapes
     /// and number form as the canonical form.
     pub fn to_compact(&self) -> String {
-        let mut out = Vec::new();
+        let mut out = String::new();
         self.write(&mut out, false);
-        // Only whole UTF-8 strings and ASCII were written.
-        String::from_utf8(out).unwrap_or_default()
+        out
     }
 
-    fn write(&self, out: &mut Vec<u8>, sorted: bool) {
+    fn write(&self, out: &mut String, sorted: bool) {
         match self {
-            Json::Null => out.extend_from_slice(b"null"),
-            Json::Bool(true) => out.extend_from_slice(b"true"),
-            Json::Bool(false) => out.extend_from_slice(b"false"),
+            Json::Null => out.push_str("null"),
+            Json::Bool(true) => out.push_str("true"),
+            Json::Bool(false) => out.push_str("false"),
             Json::Number(n) => write_number(out, *n),
-            Json::String(s) => write_string(out, s),
+            // RFC 8785 §3.2.2.2's escapes are serde_json's, which the crate's one escaper writes.
+            Json::String(s) => write_str(out, s),
             Json::Array(items) => {
-                out.push(b'[');
+                out.push('[');
                 for (i, v) in items.iter().enumerate() {
                     if i > 0 {
-                        out.push(b',');
+                        out.push(',');
                     }
                     v.write(out, sorted);
                 }
-                out.push(b']');
+                out.push(']');
             }
             Json::Object(members) => {
                 let mut order: Vec<&(String, Json)> = members.iter().collect();
@@ -121,16 +123,16 @@ impl Json {
                     // (they differ above U+FFFF versus U+E000..U+FFFF).
                     order.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
                 }
-                out.push(b'{');
+                out.push('{');
                 for (i, (k, v)) in order.into_iter().enumerate() {
                     if i > 0 {
-                        out.push(b',');
+                        out.push(',');
                     }
-                    write_string(out, k);
-                    out.push(b':');
+                    write_str(out, k);
+                    out.push(':');
                     v.write(out, sorted);
                 }
-                out.push(b'}');
+                out.push('}');
             }
         }
     }
@@ -159,46 +161,13 @@ fn classify(e: &serde_json::Error) -> CanonicalError {
 const DUPLICATE_PREFIX: &str = "duplicate member name: ";
 
 /// RFC 8785 §3.2.2.3: the ECMAScript number-to-string algorithm; -0 is written `0`.
-fn write_number(out: &mut Vec<u8>, n: f64) {
+fn write_number(out: &mut String, n: f64) {
     if n == 0.0 {
-        out.push(b'0');
+        out.push('0');
         return;
     }
     let mut buf = ryu_js::Buffer::new();
-    out.extend_from_slice(buf.format_finite(n).as_bytes());
-}
-
-/// RFC 8785 §3.2.2.2: `\"`, `\\`, the five short escapes, `\u00xx` (lowercase hex) for the
-/// other controls, every other character as itself.
-fn write_string(out: &mut Vec<u8>, s: &str) {
-    out.push(b'"');
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x00..=0x1f => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..i]);
-        if esc.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 0xf)]);
-        } else {
-            out.extend_from_slice(esc);
-        }
-        start = i + 1;
-    }
-    out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
+    out.push_str(buf.format_finite(n));
 }
 
 impl<'de> Deserialize<'de> for Json {
@@ -274,9 +243,9 @@ mod tests {
     }
 
     fn number(bits: u64) -> String {
-        let mut out = Vec::new();
+        let mut out = String::new();
         write_number(&mut out, f64::from_bits(bits));
-        String::from_utf8(out).unwrap()
+        out
     }
 
     /// RFC 8785 Appendix B: IEEE 754 bit patterns and their JCS form.

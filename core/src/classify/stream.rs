@@ -76,6 +76,9 @@ pub struct StreamItem {
 }
 
 /// How a stream ended.
+///
+/// Exhaustive on purpose: every way a stream ends is handled by the machine and numbered in the
+/// C ABI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StreamEndKind {
     /// A terminal state or a Message was seen (the task itself may have failed).

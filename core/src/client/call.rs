@@ -105,6 +105,9 @@ pub struct CallResult {
 }
 
 /// What a machine reports, in order, through [`UnaryCall::poll_event`].
+///
+/// Exhaustive on purpose: a host acts on every event (a new one would be ignored and the call
+/// would hang), so a new kind is a deliberate breaking change.
 #[derive(Debug, Clone)]
 pub enum Event {
     /// Stop request `0` now (drop its connection): the machine gave up on it (its deadline
@@ -127,6 +130,7 @@ pub enum Event {
 
 /// An input the machine cannot take. Nothing changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum InputError {
     /// The input is about a request the machine no longer waits for (it was aborted or
     /// its attempt ended): ignore it, and drop that request.

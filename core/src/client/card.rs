@@ -55,6 +55,7 @@ impl Default for CardOptions {
 
 /// Why a card could not be resolved.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResolveError {
     /// The URL given is not a usable base or card URL.
     #[error("agent card URL {url:?}: {error}")]
@@ -166,6 +167,9 @@ pub struct ResolvedCard {
 }
 
 /// What a [`CardFetch`] reports.
+///
+/// Exhaustive on purpose: a host acts on every event (a new one would be ignored and the fetch
+/// would hang), so a new kind is a deliberate breaking change.
 #[derive(Debug, Clone)]
 pub enum CardEvent {
     /// Stop request `0` now (its deadline passed or its body grew past the limit).

@@ -70,6 +70,9 @@ impl Default for StreamConfig {
 }
 
 /// What a stream machine reports, in order, through [`StreamCall::poll_event`].
+///
+/// Exhaustive on purpose: a host acts on every event (a new one would be ignored and the stream
+/// would hang), so a new kind is a deliberate breaking change.
 #[derive(Debug, Clone)]
 pub enum StreamEvent {
     /// Stop request `0` now (drop its connection): its stream is over or given up (idle,

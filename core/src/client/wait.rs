@@ -48,6 +48,9 @@ impl Default for WaitConfig {
 }
 
 /// What the host does after a poll ([`TaskWait::read`]).
+///
+/// Exhaustive on purpose: the host must take every step (a new one would be ignored and the
+/// wait would stall).
 #[derive(Debug, Clone, PartialEq)]
 pub enum WaitStep {
     /// Start the next poll ([`TaskWait::poll_call`]) at this time on the host's clock.

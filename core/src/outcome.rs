@@ -1249,6 +1249,113 @@ mod tests {
     }
 
     #[test]
+    fn each_constructor_fills_its_channel_and_derives_the_rest() {
+        let h = Outcome::http(503, ErrorName::Unavailable, RetryAdvice::Backoff);
+        assert_eq!(
+            (h.channel, h.http_status, h.error, h.retry),
+            (
+                Channel::Http,
+                Some(503),
+                Some(ErrorName::Unavailable),
+                RetryAdvice::Backoff
+            )
+        );
+        assert_eq!((h.code, h.request_sent, h.state), (None, None, None));
+        let p = Outcome::protocol(ErrorName::TaskNotFound, Some(-32001), RetryAdvice::Never);
+        assert_eq!(
+            (p.channel, p.code, p.error, p.http_status),
+            (
+                Channel::Protocol,
+                Some(-32001),
+                Some(ErrorName::TaskNotFound),
+                None
+            )
+        );
+        for state in [
+            TaskState::Submitted,
+            TaskState::Working,
+            TaskState::InputRequired,
+            TaskState::AuthRequired,
+            TaskState::Completed,
+            TaskState::Canceled,
+            TaskState::Failed,
+            TaskState::Rejected,
+            TaskState::Unknown,
+        ] {
+            let t = Outcome::task(state);
+            assert_eq!(t.channel, Channel::Task);
+            assert_eq!(t.state, Some(state));
+            assert_eq!(t.terminal, state.is_terminal(), "{state:?}");
+            assert_eq!(t.retry, state.advice(), "{state:?}");
+            assert_eq!(t.error, None);
+        }
+        assert_eq!(Outcome::task(TaskState::Failed).retry, RetryAdvice::NewTask);
+        assert_eq!(Outcome::task(TaskState::Working).retry, RetryAdvice::Poll);
+        let a = Outcome::artifact_update();
+        assert_eq!(
+            (a.channel, a.state, a.terminal, a.retry),
+            (Channel::Task, None, false, RetryAdvice::Poll)
+        );
+        let m = Outcome::message().with_text("hi".to_owned());
+        assert_eq!(
+            (m.channel, m.retry, m.text.as_deref()),
+            (Channel::Message, RetryAdvice::None, Some("hi"))
+        );
+        let bad = Outcome::malformed("no result", RetryAdvice::Never).with_http_status(200);
+        assert_eq!(
+            (bad.channel, bad.message.as_deref(), bad.http_status),
+            (Channel::Malformed, Some("no result"), Some(200))
+        );
+    }
+
+    #[test]
+    fn constructors_give_the_json_the_flat_fields_gave() {
+        // The constructor and the field-by-field build it replaced print the same JSON.
+        let mut by_fields = Outcome::empty(Channel::Task);
+        by_fields.state = Some(TaskState::InputRequired);
+        by_fields.task_id = Some("t-1".to_owned());
+        by_fields.context_id = Some("c-1".to_owned());
+        by_fields.text = Some("which date?".to_owned());
+        by_fields.http_status = Some(200);
+        by_fields.version = Some(ProtocolVersion::V1_0);
+        by_fields.binding = Some(Binding::JsonRpc);
+        let built = Outcome::task(TaskState::InputRequired)
+            .with_task_id("t-1".to_owned())
+            .with_context_id("c-1".to_owned())
+            .with_text("which date?".to_owned())
+            .with_http_status(200)
+            .with_version(ProtocolVersion::V1_0)
+            .with_binding(Binding::JsonRpc);
+        assert_eq!(built, by_fields);
+        assert_eq!(built.to_json(), by_fields.to_json());
+        // Setters replace and clear.
+        let o = Outcome::transport(ErrorName::Tls, RequestSent::No, "TLS: bad cert")
+            .with_reason("unknown_issuer".to_owned())
+            .with_hint("trust the CA".to_owned())
+            .with_hint(None)
+            .with_request_sent(None);
+        assert_eq!(
+            (o.reason.as_deref(), o.hint, o.request_sent),
+            (Some("unknown_issuer"), None, None)
+        );
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "a task's state comes from Outcome::task")]
+    fn a_task_state_is_not_set_on_the_side() {
+        let _ = Outcome::task(TaskState::Working).with_last_state(TaskState::Completed);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "only a transport failure has it")]
+    fn request_sent_belongs_to_transport() {
+        let _ = Outcome::http(502, ErrorName::BadGateway, RetryAdvice::Backoff)
+            .with_request_sent(RequestSent::No);
+    }
+
+    #[test]
     fn transport_advice_depends_on_request_sent() {
         let o = Outcome::transport(ErrorName::ConnectFailed, RequestSent::No, "refused");
         assert_eq!(o.channel, Channel::Transport);

@@ -603,9 +603,12 @@ pub struct Outcome {
 /// Building an outcome: one constructor per channel (or success shape) takes what that
 /// channel must carry and derives what follows from it (a task's `terminal` from its state,
 /// a transport failure's advice from `request_sent`); the `with_*` setters add the optional
-/// details. A field that belongs to another channel has no setter (a transport outcome gets
-/// no protocol `code`, an http outcome no `request_sent`), so such combinations are not
-/// built by accident. [`Outcome::empty`] is the escape hatch for tables and tests.
+/// details. The error name, the protocol `code` and `terminal` have no setter (only their
+/// channel's constructor sets them: a transport failure cannot carry a JSON-RPC code), and
+/// the setters of fields that belong to one or two channels (`reason`, `data`, `error_id`,
+/// `remote_hint`, `request_sent`, `cancel_origin`, `leaked_detail`, a non-task's last state)
+/// check the channel in debug builds. [`Outcome::empty`] is the escape hatch for tables and
+/// tests.
 impl Outcome {
     /// An outcome in `channel` with every other field empty and advice `none`: for tables
     /// and tests that need an arbitrary combination; product code uses the channel

@@ -72,16 +72,12 @@ fn decisions(c: &mut Criterion) {
             breaker.record(black_box(&ok), Millis(now));
         })
     });
-    let failed = Outcome {
-        state: Some(TaskState::Failed),
-        terminal: true,
-        text: Some(
-            "Booking failed: the seat is no longer available. error_id: 3f9c0a7b12de".into(),
-        ),
-        error_id: Some("3f9c0a7b12de".into()),
-        retry: RetryAdvice::NewTask,
-        ..Outcome::empty(Channel::Task)
-    };
+    let failed = Outcome::task(TaskState::Failed)
+        .with_text(
+            "Booking failed: the seat is no longer available. error_id: 3f9c0a7b12de".to_owned(),
+        )
+        .with_error_id("3f9c0a7b12de".to_owned());
+    assert_eq!(failed.retry, RetryAdvice::NewTask);
     c.bench_function("model_text (failed task)", |b| {
         b.iter(|| {
             let t = model_text(black_box("booking"), black_box(&failed)).unwrap();

@@ -9,6 +9,9 @@
 use crate::version::{Binding, ProtocolVersion};
 
 /// The failure (or success) channel an outcome belongs to. Exactly one per outcome.
+///
+/// Exhaustive on purpose: the six channels are the outcome table's partition
+/// (`bindings/fixtures/outcomes.json`), and every caller must handle each one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Channel {
     /// The call did not produce an HTTP response: connect failure, timeout, reset, circuit
@@ -41,6 +44,9 @@ impl Channel {
 }
 
 /// Task state, normalized across protocol versions.
+///
+/// Exhaustive on purpose: the protocol's closed set of states (any other spelling reads as
+/// [`TaskState::Unknown`]); callers decide terminal or interrupted for each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TaskState {
     /// Accepted, not yet running.
@@ -120,6 +126,17 @@ impl TaskState {
     pub fn is_interrupted(self) -> bool {
         matches!(self, TaskState::InputRequired | TaskState::AuthRequired)
     }
+
+    /// The advice for a task in this state (the task rows of the outcome table; a status
+    /// text's `[retryable=false]` can still turn it into `never`).
+    pub fn advice(self) -> RetryAdvice {
+        match self {
+            TaskState::Completed | TaskState::InputRequired => RetryAdvice::None,
+            TaskState::Failed | TaskState::Canceled | TaskState::Rejected => RetryAdvice::NewTask,
+            TaskState::AuthRequired => RetryAdvice::Reauthenticate,
+            TaskState::Submitted | TaskState::Working | TaskState::Unknown => RetryAdvice::Poll,
+        }
+    }
 }
 
 /// What the caller should do about an outcome. Exactly one per outcome.
@@ -195,6 +212,9 @@ impl RetryAdvice {
 }
 
 /// For a transport outcome: whether the request may have reached the server.
+///
+/// Exhaustive on purpose: "provably not" or "maybe" is the whole question (a response that
+/// arrived is no transport failure).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RequestSent {
     /// Provably never left the process (connect refused, DNS failure, breaker open).
@@ -406,6 +426,7 @@ pub struct RemoteHint {
 /// else [`CancelOrigin::Remote`]. A server built with this crate marks its cancels
 /// ([`CANCEL_ORIGIN_KEY`] metadata, [`ADMISSION_PREFIX`] / [`REQUESTED_TEXT`] text), which
 /// refines `Remote` into [`CancelOrigin::Admission`].
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CancelOrigin {
     /// Refused before it ran (admission control: queue full, quota, shutdown).
@@ -521,8 +542,12 @@ pub enum OutcomeView<'a> {
 
 /// The outcome of one response, stream or failed call. Exactly one [`Channel`].
 ///
-/// Field names follow the keys of `a2a classify` JSON output.
+/// Field names follow the keys of `a2a classify` JSON output. The fields are public for
+/// reading (the flat view the C ABI and JSON share; [`Outcome::view`] is the per-channel
+/// one); outside this crate an outcome is built with the channel constructors and `with_*`
+/// setters, never a struct literal, so new fields can be added.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Outcome {
     /// The channel.
     pub channel: Channel,
@@ -575,8 +600,21 @@ pub struct Outcome {
     pub cancel_origin: Option<CancelOrigin>,
 }
 
+/// Building an outcome: one constructor per channel (or success shape) takes what that
+/// channel must carry and derives what follows from it (a task's `terminal` from its state,
+/// a transport failure's advice from `request_sent`); the `with_*` setters add the optional
+/// details. The error name, the protocol `code` and `terminal` have no setter (only their
+/// channel's constructor sets them: a transport failure cannot carry a JSON-RPC code), and
+/// the setters of fields that belong to one or two channels (`reason`, `data`, `error_id`,
+/// `remote_hint`, `request_sent`, `cancel_origin`, `leaked_detail`, a non-task's last state)
+/// check the channel in debug builds. [`Outcome::empty`] is the escape hatch for tables and
+/// tests.
 impl Outcome {
-    /// An outcome in `channel` with every other field empty and advice `none`.
+    /// An outcome in `channel` with every other field empty and advice `none`: for tables
+    /// and tests that need an arbitrary combination; product code uses the channel
+    /// constructors ([`Outcome::transport`], [`Outcome::http`], [`Outcome::protocol`],
+    /// [`Outcome::task`], [`Outcome::artifact_update`], [`Outcome::message`],
+    /// [`Outcome::malformed`]).
     pub fn empty(channel: Channel) -> Outcome {
         Outcome {
             channel,
@@ -626,6 +664,233 @@ impl Outcome {
             },
             ..Outcome::empty(Channel::Transport)
         }
+    }
+
+    /// An http-channel outcome: a non-2xx `status` whose body carries no protocol error,
+    /// named by its status class.
+    pub fn http(status: u16, error: ErrorName, retry: RetryAdvice) -> Outcome {
+        Outcome {
+            http_status: Some(status),
+            error: Some(error),
+            retry,
+            ..Outcome::empty(Channel::Http)
+        }
+    }
+
+    /// A protocol-channel outcome: a JSON-RPC error object or an HTTP+JSON error body, with
+    /// its numeric code when it had one.
+    pub fn protocol(error: ErrorName, code: Option<i64>, retry: RetryAdvice) -> Outcome {
+        Outcome {
+            code,
+            error: Some(error),
+            retry,
+            ..Outcome::empty(Channel::Protocol)
+        }
+    }
+
+    /// A task (or status update) in `state`: `terminal` and the advice follow from the state
+    /// ([`TaskState::advice`]).
+    pub fn task(state: TaskState) -> Outcome {
+        Outcome {
+            state: Some(state),
+            terminal: state.is_terminal(),
+            retry: state.advice(),
+            ..Outcome::empty(Channel::Task)
+        }
+    }
+
+    /// An artifact update: the task channel without a state (the update carries none);
+    /// advice `poll` (the task holds the state).
+    pub fn artifact_update() -> Outcome {
+        Outcome {
+            retry: RetryAdvice::Poll,
+            ..Outcome::empty(Channel::Task)
+        }
+    }
+
+    /// A direct Message reply (or a success without a Task or Message, such as a REST
+    /// delete): advice `none`.
+    pub fn message() -> Outcome {
+        Outcome::empty(Channel::Message)
+    }
+
+    /// A malformed outcome: a 2xx body (or stream event) that could not be read, and why.
+    pub fn malformed(message: impl Into<String>, retry: RetryAdvice) -> Outcome {
+        Outcome {
+            message: Some(message.into()),
+            retry,
+            ..Outcome::empty(Channel::Malformed)
+        }
+    }
+
+    /// Sets the HTTP status of the response this outcome was read from.
+    #[must_use]
+    pub fn with_http_status(mut self, status: u16) -> Outcome {
+        self.http_status = Some(status);
+        self
+    }
+
+    /// Sets (or, with `None`, clears) the error (protocol, transport) or body (http,
+    /// malformed) message.
+    #[must_use]
+    pub fn with_message(mut self, message: impl Into<Option<String>>) -> Outcome {
+        self.message = message.into();
+        self
+    }
+
+    /// Sets the hint for the caller (version mismatch, configuration).
+    #[must_use]
+    pub fn with_hint(mut self, hint: impl Into<Option<String>>) -> Outcome {
+        self.hint = hint.into();
+        self
+    }
+
+    /// Replaces the advice the constructor chose.
+    #[must_use]
+    pub fn with_retry(mut self, retry: RetryAdvice) -> Outcome {
+        self.retry = retry;
+        self
+    }
+
+    /// Sets `Retry-After`, in seconds.
+    #[must_use]
+    pub fn with_retry_after_secs(mut self, secs: impl Into<Option<u64>>) -> Outcome {
+        self.retry_after_secs = secs.into();
+        self
+    }
+
+    /// Sets the bounded excerpt of a body that was not read as a result.
+    #[must_use]
+    pub fn with_body_excerpt(mut self, excerpt: impl Into<Option<String>>) -> Outcome {
+        self.body_excerpt = excerpt.into();
+        self
+    }
+
+    /// Sets the task id this outcome belongs to, when known.
+    #[must_use]
+    pub fn with_task_id(mut self, task_id: impl Into<Option<String>>) -> Outcome {
+        self.task_id = task_id.into();
+        self
+    }
+
+    /// Sets the context id this outcome belongs to, when known.
+    #[must_use]
+    pub fn with_context_id(mut self, context_id: impl Into<Option<String>>) -> Outcome {
+        self.context_id = context_id.into();
+        self
+    }
+
+    /// Sets the text of a message, an artifact update or a task's status message (the
+    /// classifier also reads a status text's error id and hints: [`Outcome::with_error_id`],
+    /// [`Outcome::with_remote_hint`], [`Outcome::with_cancel_origin`]).
+    #[must_use]
+    pub fn with_text(mut self, text: impl Into<Option<String>>) -> Outcome {
+        self.text = text.into();
+        self
+    }
+
+    /// Sets the protocol version the response was read as.
+    #[must_use]
+    pub fn with_version(mut self, version: impl Into<Option<ProtocolVersion>>) -> Outcome {
+        self.version = version.into();
+        self
+    }
+
+    /// Sets the binding the response was read as.
+    #[must_use]
+    pub fn with_binding(mut self, binding: impl Into<Option<Binding>>) -> Outcome {
+        self.binding = binding.into();
+        self
+    }
+
+    /// Sets the last task state seen before a non-task outcome (a stream cut, an unreadable
+    /// event, a wait that ran out); a task outcome has its state from [`Outcome::task`].
+    #[must_use]
+    pub fn with_last_state(mut self, state: impl Into<Option<TaskState>>) -> Outcome {
+        debug_assert!(
+            self.channel != Channel::Task,
+            "a task's state comes from Outcome::task"
+        );
+        self.state = state.into();
+        self
+    }
+
+    /// Sets whether a FAILED task's status text leaks exception detail beyond its error id.
+    #[must_use]
+    pub fn with_leaked_detail(mut self, leaked: bool) -> Outcome {
+        debug_assert!(
+            self.channel == Channel::Task,
+            "a status text belongs to a task"
+        );
+        self.leaked_detail = leaked;
+        self
+    }
+
+    /// Sets who canceled a CANCELED task.
+    #[must_use]
+    pub fn with_cancel_origin(mut self, origin: impl Into<Option<CancelOrigin>>) -> Outcome {
+        debug_assert!(self.channel == Channel::Task, "only a task is canceled");
+        self.cancel_origin = origin.into();
+        self
+    }
+
+    /// Sets the `google.rpc.ErrorInfo` reason (protocol) or the named cause (transport:
+    /// TLS, proxy, refused address).
+    #[must_use]
+    pub fn with_reason(mut self, reason: impl Into<Option<String>>) -> Outcome {
+        debug_assert!(
+            matches!(self.channel, Channel::Protocol | Channel::Transport),
+            "a reason belongs to a protocol or transport error"
+        );
+        self.reason = reason.into();
+        self
+    }
+
+    /// Sets a protocol error's `error.data` (REST `details`), raw JSON.
+    #[must_use]
+    pub fn with_data(mut self, data: impl Into<Option<String>>) -> Outcome {
+        debug_assert!(
+            self.channel == Channel::Protocol,
+            "data belongs to a protocol error"
+        );
+        self.data = data.into();
+        self
+    }
+
+    /// Sets the remote's 12-hex `error_id` found in a protocol error's message or a task's
+    /// status text.
+    #[must_use]
+    pub fn with_error_id(mut self, error_id: impl Into<Option<String>>) -> Outcome {
+        debug_assert!(
+            matches!(self.channel, Channel::Protocol | Channel::Task),
+            "an error id comes from an error message or a status text"
+        );
+        self.error_id = error_id.into();
+        self
+    }
+
+    /// Sets the remote's stable hint found in a protocol error's message or a task's status
+    /// text.
+    #[must_use]
+    pub fn with_remote_hint(mut self, hint: impl Into<Option<RemoteHint>>) -> Outcome {
+        debug_assert!(
+            matches!(self.channel, Channel::Protocol | Channel::Task),
+            "a remote hint comes from an error message or a status text"
+        );
+        self.remote_hint = hint.into();
+        self
+    }
+
+    /// Sets whether a transport failure's request may have been received (`None`: a
+    /// response arrived after all, e.g. a refused extended card).
+    #[must_use]
+    pub fn with_request_sent(mut self, sent: impl Into<Option<RequestSent>>) -> Outcome {
+        debug_assert!(
+            self.channel == Channel::Transport,
+            "only a transport failure has it"
+        );
+        self.request_sent = sent.into();
+        self
     }
 
     /// The outcome read by its channel: only the fields that mean something there,
@@ -972,6 +1237,113 @@ mod tests {
         ] {
             assert_eq!(RetryAdvice::parse(a.as_str()), Some(a));
         }
+    }
+
+    #[test]
+    fn each_constructor_fills_its_channel_and_derives_the_rest() {
+        let h = Outcome::http(503, ErrorName::Unavailable, RetryAdvice::Backoff);
+        assert_eq!(
+            (h.channel, h.http_status, h.error, h.retry),
+            (
+                Channel::Http,
+                Some(503),
+                Some(ErrorName::Unavailable),
+                RetryAdvice::Backoff
+            )
+        );
+        assert_eq!((h.code, h.request_sent, h.state), (None, None, None));
+        let p = Outcome::protocol(ErrorName::TaskNotFound, Some(-32001), RetryAdvice::Never);
+        assert_eq!(
+            (p.channel, p.code, p.error, p.http_status),
+            (
+                Channel::Protocol,
+                Some(-32001),
+                Some(ErrorName::TaskNotFound),
+                None
+            )
+        );
+        for state in [
+            TaskState::Submitted,
+            TaskState::Working,
+            TaskState::InputRequired,
+            TaskState::AuthRequired,
+            TaskState::Completed,
+            TaskState::Canceled,
+            TaskState::Failed,
+            TaskState::Rejected,
+            TaskState::Unknown,
+        ] {
+            let t = Outcome::task(state);
+            assert_eq!(t.channel, Channel::Task);
+            assert_eq!(t.state, Some(state));
+            assert_eq!(t.terminal, state.is_terminal(), "{state:?}");
+            assert_eq!(t.retry, state.advice(), "{state:?}");
+            assert_eq!(t.error, None);
+        }
+        assert_eq!(Outcome::task(TaskState::Failed).retry, RetryAdvice::NewTask);
+        assert_eq!(Outcome::task(TaskState::Working).retry, RetryAdvice::Poll);
+        let a = Outcome::artifact_update();
+        assert_eq!(
+            (a.channel, a.state, a.terminal, a.retry),
+            (Channel::Task, None, false, RetryAdvice::Poll)
+        );
+        let m = Outcome::message().with_text("hi".to_owned());
+        assert_eq!(
+            (m.channel, m.retry, m.text.as_deref()),
+            (Channel::Message, RetryAdvice::None, Some("hi"))
+        );
+        let bad = Outcome::malformed("no result", RetryAdvice::Never).with_http_status(200);
+        assert_eq!(
+            (bad.channel, bad.message.as_deref(), bad.http_status),
+            (Channel::Malformed, Some("no result"), Some(200))
+        );
+    }
+
+    #[test]
+    fn constructors_give_the_json_the_flat_fields_gave() {
+        // The constructor and the field-by-field build it replaced print the same JSON.
+        let mut by_fields = Outcome::empty(Channel::Task);
+        by_fields.state = Some(TaskState::InputRequired);
+        by_fields.task_id = Some("t-1".to_owned());
+        by_fields.context_id = Some("c-1".to_owned());
+        by_fields.text = Some("which date?".to_owned());
+        by_fields.http_status = Some(200);
+        by_fields.version = Some(ProtocolVersion::V1_0);
+        by_fields.binding = Some(Binding::JsonRpc);
+        let built = Outcome::task(TaskState::InputRequired)
+            .with_task_id("t-1".to_owned())
+            .with_context_id("c-1".to_owned())
+            .with_text("which date?".to_owned())
+            .with_http_status(200)
+            .with_version(ProtocolVersion::V1_0)
+            .with_binding(Binding::JsonRpc);
+        assert_eq!(built, by_fields);
+        assert_eq!(built.to_json(), by_fields.to_json());
+        // Setters replace and clear.
+        let o = Outcome::transport(ErrorName::Tls, RequestSent::No, "TLS: bad cert")
+            .with_reason("unknown_issuer".to_owned())
+            .with_hint("trust the CA".to_owned())
+            .with_hint(None)
+            .with_request_sent(None);
+        assert_eq!(
+            (o.reason.as_deref(), o.hint, o.request_sent),
+            (Some("unknown_issuer"), None, None)
+        );
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "a task's state comes from Outcome::task")]
+    fn a_task_state_is_not_set_on_the_side() {
+        let _ = Outcome::task(TaskState::Working).with_last_state(TaskState::Completed);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "only a transport failure has it")]
+    fn request_sent_belongs_to_transport() {
+        let _ = Outcome::http(502, ErrorName::BadGateway, RetryAdvice::Backoff)
+            .with_request_sent(RequestSent::No);
     }
 
     #[test]

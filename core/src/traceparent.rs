@@ -19,6 +19,7 @@ pub struct TraceParent {
 
 /// Why a `traceparent` value was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TraceParentError {
     /// Not 55 bytes of `vv-trace-parent-ff` (for version 00).
     #[error("traceparent must be 55 characters: 00-<32 hex>-<16 hex>-<2 hex>")]

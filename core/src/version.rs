@@ -8,6 +8,9 @@
 use std::fmt;
 
 /// The two protocol shapes deployed today.
+///
+/// Exhaustive on purpose: each version is a wire shape every match must handle (the C ABI
+/// and the bindings number them), so a new one is a deliberate breaking change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ProtocolVersion {
     /// Protocol 0.3 (`message/send`, `kind` discriminators, kebab-case states).
@@ -18,6 +21,7 @@ pub enum ProtocolVersion {
 
 /// Why a version string was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum VersionError {
     /// The string is not `MAJOR.MINOR` or `MAJOR.MINOR.PATCH` in ASCII digits.
     #[error("malformed protocol version {0:?}: expected MAJOR.MINOR such as \"1.0\" or \"0.3\"")]
@@ -115,6 +119,9 @@ impl fmt::Display for ProtocolVersion {
 }
 
 /// The HTTP binding a call travels over (gRPC is out of scope).
+///
+/// Exhaustive on purpose: the core reads and writes exactly these two bindings, and the C
+/// ABI numbers them; a new one is a deliberate breaking change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Binding {
     /// JSON-RPC 2.0 over HTTP POST.

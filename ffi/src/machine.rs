@@ -170,6 +170,8 @@ fn input_code(e: InputError) -> a2a_result {
         InputError::NoHead => a2a_result::A2A_CALL_NO_HEAD,
         InputError::HeadTwice => a2a_result::A2A_CALL_HEAD_TWICE,
         InputError::Finished => a2a_result::A2A_CALL_FINISHED,
+        // A refusal added to the core later: the input was not accepted.
+        _ => a2a_result::A2A_INVALID_ARGUMENT,
     }
 }
 

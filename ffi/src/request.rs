@@ -129,6 +129,8 @@ fn build_code(e: &envelope::BuildError) -> a2a_result {
         E::ReservedHeader(_) => a2a_result::A2A_REQUEST_RESERVED_HEADER,
         E::BadExtension(_) => a2a_result::A2A_REQUEST_BAD_EXTENSION,
         E::Model(_) => a2a_result::A2A_REQUEST_BODY,
+        // A refusal added to the core later: the params could not be built into a request.
+        _ => a2a_result::A2A_REQUEST_PARAMS,
     }
 }
 

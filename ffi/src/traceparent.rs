@@ -41,6 +41,8 @@ fn code(e: TraceParentError) -> a2a_result {
         TraceParentError::Version => a2a_result::A2A_TRACEPARENT_VERSION,
         TraceParentError::ZeroTraceId => a2a_result::A2A_TRACEPARENT_ZERO_TRACE_ID,
         TraceParentError::ZeroParentId => a2a_result::A2A_TRACEPARENT_ZERO_PARENT_ID,
+        // A refusal added to the core later: the value is not a traceparent.
+        _ => a2a_result::A2A_INVALID_ARGUMENT,
     }
 }
 

@@ -14,6 +14,8 @@ fn version_error(e: &VersionError) -> a2a_result {
     match e {
         VersionError::Malformed(_) => a2a_result::A2A_VERSION_MALFORMED,
         VersionError::Unsupported { .. } => a2a_result::A2A_VERSION_UNSUPPORTED,
+        // A refusal added to the core later: not a version this library reads.
+        _ => a2a_result::A2A_VERSION_MALFORMED,
     }
 }
 

@@ -51,6 +51,7 @@ impl Default for Preferences {
 
 /// Why an interface was not chosen.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SkipReason {
     /// The binding is not one this core speaks (e.g. `GRPC`).
     UnsupportedBinding(String),

@@ -1,18 +1,11 @@
 //! Retry advice, one rule per row kind of `bindings/fixtures/outcomes.json`.
 
-use crate::outcome::{ErrorName, RemoteHint, RetryAdvice, TaskState};
+use crate::outcome::{ErrorName, RemoteHint, RetryAdvice};
 
 use super::CallContext;
 
-/// A task state's advice.
-pub(crate) fn task(state: TaskState) -> RetryAdvice {
-    match state {
-        TaskState::Completed | TaskState::InputRequired => RetryAdvice::None,
-        TaskState::Failed | TaskState::Canceled | TaskState::Rejected => RetryAdvice::NewTask,
-        TaskState::AuthRequired => RetryAdvice::Reauthenticate,
-        TaskState::Submitted | TaskState::Working | TaskState::Unknown => RetryAdvice::Poll,
-    }
-}
+// A task state's advice is the state's own rule, `TaskState::advice` (`crate::outcome`), so
+// that `Outcome::task` applies it.
 
 /// A malformed 2xx body: the server did something, so a send's outcome is unknown; a read
 /// would read the same thing again.

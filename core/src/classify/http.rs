@@ -1,6 +1,6 @@
 //! The http channel (non-2xx without a protocol error) and bounded body excerpts.
 
-use crate::outcome::{Channel, ErrorName, Outcome};
+use crate::outcome::{ErrorName, Outcome};
 
 use super::scan::{BodyShape, ErrField, MsgField, ScanError};
 use super::{CallContext, advice, malformed};
@@ -35,13 +35,9 @@ pub(crate) fn http_outcome(
         .and_then(json_message)
         .or_else(|| html_title(body))
         .or_else(|| text_line(body));
-    Outcome {
-        error: Some(name),
-        message,
-        body_excerpt: (!body.is_empty()).then(|| excerpt(body)),
-        retry: advice::http(ctx, name),
-        ..Outcome::empty(Channel::Http)
-    }
+    Outcome::http(ctx.status, name, advice::http(ctx, name))
+        .with_message(message)
+        .with_body_excerpt((!body.is_empty()).then(|| excerpt(body)))
 }
 
 /// The human message of a JSON body that is not a protocol error (gateways, frameworks).

@@ -33,9 +33,8 @@ pub use http::{EXCERPT_MAX, excerpt};
 pub use method::{MethodInfo, MethodKind, method_info};
 pub use protocol::{name_of_code, name_of_reason};
 
-pub(crate) use advice::task as task_advice;
 pub(crate) use http::malformed_unreadable as http_malformed;
-pub(crate) use payload::{Payload, PayloadKind, read as read_payload, status_text_facts};
+pub(crate) use payload::{Payload, PayloadKind, read as read_payload, with_status_text};
 pub(crate) use protocol::protocol_error as protocol_error_of;
 
 use crate::outcome::{Channel, Outcome};
@@ -213,26 +212,25 @@ fn classify_scanned<'b>(
     scanned: impl FnOnce() -> Result<scan::BodyShape<'b>, scan::ScanError>,
 ) -> Outcome {
     let ctx = CallContext::new(info);
-    let mut out = if (300..400).contains(&info.status) {
+    let out = if (300..400).contains(&info.status) {
         http::http_outcome(&ctx, None, info.body)
     } else if ctx.is_2xx() && is_event_stream(info.content_type) {
         stream::classify_event_stream(info)
     } else {
         classify_body_scanned(&ctx, info.body, scanned())
     };
-    out.http_status = Some(info.status);
-    if matches!(out.channel, Channel::Http | Channel::Protocol) {
-        out.retry_after_secs = info
-            .retry_after
-            .and_then(|v| crate::time::retry_after_secs(v.as_bytes(), info.now_unix_seconds));
-    }
-    if out.version.is_none() {
-        out.version = ctx.asked_version();
-    }
-    if out.binding.is_none() {
-        out.binding = ctx.asked_binding();
-    }
-    out
+    let retry_after_secs = if matches!(out.channel, Channel::Http | Channel::Protocol) {
+        info.retry_after
+            .and_then(|v| crate::time::retry_after_secs(v.as_bytes(), info.now_unix_seconds))
+    } else {
+        out.retry_after_secs
+    };
+    let version = out.version.or_else(|| ctx.asked_version());
+    let binding = out.binding.or_else(|| ctx.asked_binding());
+    out.with_http_status(info.status)
+        .with_retry_after_secs(retry_after_secs)
+        .with_version(version)
+        .with_binding(binding)
 }
 
 /// Classifies one JSON body (a whole response, or one SSE event's data) from its scan.
@@ -249,10 +247,7 @@ fn classify_body_scanned(
                     .is_some_and(|m| m.kind == MethodKind::PushConfigDelete) =>
         {
             // REST delete may answer 200/204 with no body: a success without a result.
-            Outcome {
-                binding: Some(Binding::HttpJson),
-                ..Outcome::empty(Channel::Message)
-            }
+            Outcome::message().with_binding(Binding::HttpJson)
         }
         Err(e) if ctx.is_2xx() => http::malformed_unreadable(ctx, &e, body),
         Err(_) => http::http_outcome(ctx, None, body),
@@ -278,10 +273,6 @@ pub fn parse_retry_after(value: &str) -> Option<u64> {
 
 /// A malformed outcome with a precise reason.
 pub(crate) fn malformed(ctx: &CallContext<'_>, reason: impl Into<String>, body: &[u8]) -> Outcome {
-    Outcome {
-        message: Some(reason.into()),
-        body_excerpt: (!body.is_empty()).then(|| http::excerpt(body)),
-        retry: advice::malformed(ctx),
-        ..Outcome::empty(Channel::Malformed)
-    }
+    Outcome::malformed(reason, advice::malformed(ctx))
+        .with_body_excerpt((!body.is_empty()).then(|| http::excerpt(body)))
 }

@@ -2,12 +2,12 @@
 //! method's result; in both versions' shapes, wrapped in JSON-RPC or bare (REST).
 
 use crate::error_id::{extract_error_id, leaked_detail};
-use crate::outcome::{CancelOrigin, Channel, Outcome, TaskState};
+use crate::outcome::{CancelOrigin, Outcome, TaskState};
 use crate::version::{Binding, ProtocolVersion};
 
 use super::method::MethodKind;
 use super::scan::{BodyShape, ErrField, Msg, MsgField, Nested, StatusField, id_text};
-use super::{CallContext, advice, hint, malformed, protocol};
+use super::{CallContext, hint, malformed, protocol};
 
 /// The kind of payload a success body (or stream event) carried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,15 +97,16 @@ pub(crate) fn read(
         (obj, Binding::HttpJson)
     };
     let mut p = shape(ctx, payload_obj, binding, body)?;
-    p.outcome.binding = Some(binding);
-    if binding == Binding::JsonRpc && p.outcome.version.is_none() {
+    let version = match p.outcome.version {
         // 0.3 JSON-RPC results carry `kind` and kebab-case states; without both it is 1.0.
-        p.outcome.version = Some(ProtocolVersion::V1_0);
-    }
-    if let (Some(asked), Some(seen)) = (ctx.asked_version(), p.outcome.version)
+        None if binding == Binding::JsonRpc => Some(ProtocolVersion::V1_0),
+        v => v,
+    };
+    p.outcome = p.outcome.with_binding(binding).with_version(version);
+    if let (Some(asked), Some(seen)) = (ctx.asked_version(), version)
         && asked != seen
     {
-        p.outcome.hint = Some(hint::other_shape(asked, seen));
+        p.outcome = p.outcome.with_hint(hint::other_shape(asked, seen));
     }
     Ok(p)
 }
@@ -135,10 +136,7 @@ fn other_result(
     }
     Ok(Payload {
         kind: PayloadKind::OtherResult,
-        outcome: Outcome {
-            binding: Some(binding),
-            ..Outcome::empty(Channel::Message)
-        },
+        outcome: Outcome::message().with_binding(binding),
         final_: None,
         artifact: None,
     })
@@ -230,14 +228,11 @@ fn message(m: &Msg<'_>, version: Option<ProtocolVersion>) -> Payload {
     });
     Payload {
         kind: PayloadKind::Message,
-        outcome: Outcome {
-            text: m.text().map(str::to_owned),
-            context_id: m.context_id.get().map(str::to_owned),
-            task_id: m.task_id.get().map(str::to_owned),
-            retry: crate::outcome::RetryAdvice::None,
-            version,
-            ..Outcome::empty(Channel::Message)
-        },
+        outcome: Outcome::message()
+            .with_text(m.text().map(str::to_owned))
+            .with_context_id(m.context_id.get().map(str::to_owned))
+            .with_task_id(m.task_id.get().map(str::to_owned))
+            .with_version(version),
         final_: None,
         artifact: None,
     }
@@ -264,13 +259,8 @@ fn task(
         return Err(Box::new(malformed(ctx, what, body)));
     };
     let mut version = version;
-    let mut out = Outcome {
-        task_id: Some(task_id.into_owned()),
-        context_id: t.context_id.get().map(str::to_owned),
-        ..Outcome::empty(Channel::Task)
-    };
     let mut artifact = None;
-    if kind == PayloadKind::ArtifactUpdate {
+    let out = if kind == PayloadKind::ArtifactUpdate {
         let Some(a) = &t.artifact else {
             return Err(Box::new(malformed(
                 ctx,
@@ -286,8 +276,7 @@ fn task(
         if a.parts.has_kind {
             version = version.or(Some(ProtocolVersion::V0_3));
         }
-        out.text = a.parts.text.as_deref().map(str::to_owned);
-        out.retry = crate::outcome::RetryAdvice::Poll;
+        Outcome::artifact_update().with_text(a.parts.text.as_deref().map(str::to_owned))
     } else {
         let StatusField::BodyShape(status) = &t.status else {
             return Err(Box::new(malformed(
@@ -305,50 +294,57 @@ fn task(
         };
         let state = TaskState::parse(state_text);
         version = version.or_else(|| version_of_state(state_text));
+        let mut text = None;
         if let MsgField::BodyShape(m) = &status.message {
-            out.text = m.text().map(str::to_owned);
+            text = m.text().map(str::to_owned);
             if m.content.present || m.parts.has_kind {
                 version = version.or(Some(ProtocolVersion::V0_3));
             }
         }
-        out.state = Some(state);
-        out.terminal = state.is_terminal();
-        out.retry = advice::task(state);
-        status_text_facts(&mut out);
-    }
+        with_status_text(Outcome::task(state), text)
+    };
     if t.final_.0.is_some() {
         version = version.or(Some(ProtocolVersion::V0_3));
     }
-    out.version = version;
     Ok(Payload {
         kind,
-        outcome: out,
+        outcome: out
+            .with_task_id(task_id.into_owned())
+            .with_context_id(t.context_id.get().map(str::to_owned))
+            .with_version(version),
         final_: t.final_.0,
         artifact,
     })
 }
 
-/// What a task's status text says beyond the state, for a task or status update whose
-/// `state`, `text` and `retry` are set (shared by the classifier and the stream tracker):
-/// a FAILED text's `error_id` and `leaked_detail`; a CANCELED text's marker
-/// (`cancel_origin`); a terminal text's stable hint (`remote_hint`), whose `retryable=false`
-/// (the seeds' `[retryable=false; contact=payments-oncall]`) turns the advice into never.
-pub(crate) fn status_text_facts(out: &mut Outcome) {
-    let Some(state) = out.state else { return };
-    let text = out.text.as_deref();
+/// A task outcome ([`Outcome::task`]) with its status text and what the text says beyond
+/// the state (shared by the classifier and the stream tracker): a FAILED text's `error_id`
+/// and `leaked_detail`; a CANCELED text's marker (`cancel_origin`); a terminal text's stable
+/// hint (`remote_hint`), whose `retryable=false` (the seeds'
+/// `[retryable=false; contact=payments-oncall]`) turns the advice into never.
+pub(crate) fn with_status_text(out: Outcome, text: Option<String>) -> Outcome {
+    let Some(state) = out.state else {
+        return out.with_text(text);
+    };
+    let t = text.as_deref();
+    let mut out = out;
     if state == TaskState::Failed {
-        out.error_id = text.and_then(extract_error_id).map(str::to_owned);
-        out.leaked_detail = text.is_some_and(leaked_detail);
+        out = out
+            .with_error_id(t.and_then(extract_error_id).map(str::to_owned))
+            .with_leaked_detail(t.is_some_and(leaked_detail));
     }
     if state == TaskState::Canceled {
-        out.cancel_origin = text.and_then(CancelOrigin::from_status_text);
+        out = out.with_cancel_origin(t.and_then(CancelOrigin::from_status_text));
     }
     if state.is_terminal() {
-        out.remote_hint = text.and_then(hint::parse_remote_hint);
-        if out.remote_hint.as_ref().and_then(|h| h.retryable) == Some(false) {
-            out.retry = crate::outcome::RetryAdvice::Never;
+        let remote = t.and_then(hint::parse_remote_hint);
+        let refused = remote.as_ref().and_then(|h| h.retryable) == Some(false);
+        out = out.with_remote_hint(remote);
+        if refused {
+            out = out.with_retry(crate::outcome::RetryAdvice::Never);
         }
     }
+    out.with_text(text)
 }
 
 /// 0.3 JSON-RPC spells states in kebab-case; the 0.3 proto spells canceled with two Ls.

@@ -1,7 +1,7 @@
 //! The protocol channel: JSON-RPC error objects and HTTP+JSON error bodies, typed by code
 //! or by ErrorInfo `reason`, with version hints.
 
-use crate::outcome::{Channel, ErrorName, Outcome};
+use crate::outcome::{ErrorName, Outcome};
 use crate::version::{Binding, ProtocolVersion};
 
 use super::advice::{self, ProtocolFacts};
@@ -285,20 +285,15 @@ fn finish(ctx: &CallContext<'_>, f: Found) -> Outcome {
     let error_id = message
         .and_then(crate::error_id::extract_error_id)
         .map(str::to_owned);
-    Outcome {
-        code: f.code,
-        error: Some(f.name),
-        reason: f.reason,
-        message: f.message.clone(),
-        data: f.data,
-        retry,
-        hint: hint_text,
-        remote_hint,
-        error_id,
-        binding: Some(f.binding),
-        version: f.version.or(asked_version),
-        ..Outcome::empty(Channel::Protocol)
-    }
+    Outcome::protocol(f.name, f.code, retry)
+        .with_reason(f.reason)
+        .with_message(f.message.clone())
+        .with_data(f.data)
+        .with_hint(hint_text)
+        .with_remote_hint(remote_hint)
+        .with_error_id(error_id)
+        .with_binding(f.binding)
+        .with_version(f.version.or(asked_version))
 }
 
 #[cfg(test)]

@@ -76,6 +76,9 @@ pub struct StreamItem {
 }
 
 /// How a stream ended.
+///
+/// Exhaustive on purpose: every way a stream ends is handled by the machine and numbered in the
+/// C ABI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StreamEndKind {
     /// A terminal state or a Message was seen (the task itself may have failed).
@@ -283,13 +286,11 @@ impl StreamTracker {
         };
         let obj = match scanned {
             Ok(o) => o,
+            Err(_) if is_error_event => {
+                return self.error_item(error_event_without_error(&ctx, data));
+            }
             Err(e) => {
-                let mut o = super::http_malformed(&ctx, &e, data);
-                if is_error_event {
-                    o = error_event_without_error(&ctx, data);
-                    return self.error_item(o);
-                }
-                o.task_id.clone_from(&self.task_id);
+                let o = super::http_malformed(&ctx, &e, data).with_task_id(self.task_id.clone());
                 return item(StreamItemKind::Malformed, o);
             }
         };
@@ -309,15 +310,18 @@ impl StreamTracker {
         }
     }
 
-    fn error_item(&mut self, mut o: Outcome) -> StreamItem {
-        o.http_status = Some(200);
+    fn error_item(&mut self, o: Outcome) -> StreamItem {
+        let mut o = o.with_http_status(200);
         if self.task_id.is_some() {
-            o.task_id.clone_from(&self.task_id);
-            o.context_id.clone_from(&self.context_id);
-            if o.retry == RetryAdvice::UnknownOutcome {
+            let retry = match o.retry {
                 // The task exists: read its state instead of resending.
-                o.retry = RetryAdvice::Poll;
-            }
+                RetryAdvice::UnknownOutcome => RetryAdvice::Poll,
+                r => r,
+            };
+            o = o
+                .with_task_id(self.task_id.clone())
+                .with_context_id(self.context_id.clone())
+                .with_retry(retry);
         }
         self.error = Some(o.clone());
         StreamItem {
@@ -387,12 +391,11 @@ impl StreamTracker {
             return None;
         }
         let idle = self.idle_timeout.unwrap_or_default().0;
-        let mut o = Outcome::transport(
+        let o = self.unfinished(Outcome::transport(
             ErrorName::Timeout,
             RequestSent::Unknown,
             format!("stream idle timeout: no bytes for {idle} ms"),
-        );
-        self.fill_unfinished(&mut o);
+        ));
         self.end = Some(StreamEnd {
             kind: StreamEndKind::TimedOut,
             outcome: o.clone(),
@@ -435,14 +438,12 @@ impl StreamTracker {
                 outcome: e.clone(),
             }
         } else if self.message_seen {
-            let o = Outcome {
-                text: self.text.clone(),
-                context_id: self.context_id.clone(),
-                task_id: self.task_id.clone(),
-                version: self.seen_version.or(self.version),
-                binding: self.seen_binding.or(self.binding),
-                ..Outcome::empty(Channel::Message)
-            };
+            let o = Outcome::message()
+                .with_text(self.text.clone())
+                .with_context_id(self.context_id.clone())
+                .with_task_id(self.task_id.clone())
+                .with_version(self.seen_version.or(self.version))
+                .with_binding(self.seen_binding.or(self.binding));
             StreamEnd {
                 kind: StreamEndKind::Completed,
                 outcome: o,
@@ -468,8 +469,11 @@ impl StreamTracker {
                 None if self.events == 0 => "stream closed before any event".to_owned(),
                 None => "stream closed before any task state".to_owned(),
             };
-            let mut o = Outcome::transport(ErrorName::Reset, RequestSent::Unknown, what);
-            self.fill_unfinished(&mut o);
+            let o = self.unfinished(Outcome::transport(
+                ErrorName::Reset,
+                RequestSent::Unknown,
+                what,
+            ));
             StreamEnd {
                 kind: StreamEndKind::Truncated,
                 outcome: o,
@@ -480,63 +484,56 @@ impl StreamTracker {
     }
 
     fn task_outcome(&self, state: TaskState) -> Outcome {
-        let mut o = Outcome {
-            state: Some(state),
-            terminal: state.is_terminal(),
-            task_id: self.task_id.clone(),
-            context_id: self.context_id.clone(),
-            text: self.text.clone(),
-            retry: crate::classify::task_advice(state),
-            version: self.seen_version.or(self.version),
-            binding: self.seen_binding.or(self.binding),
-            ..Outcome::empty(Channel::Task)
-        };
-        crate::classify::status_text_facts(&mut o);
-        o
+        let o = Outcome::task(state)
+            .with_task_id(self.task_id.clone())
+            .with_context_id(self.context_id.clone())
+            .with_version(self.seen_version.or(self.version))
+            .with_binding(self.seen_binding.or(self.binding));
+        crate::classify::with_status_text(o, self.text.clone())
     }
 
     /// The outcome of an event the SSE decoder dropped over a limit: `malformed`, naming
     /// the limit; advice `poll` when the task id is known (the task holds what the event
     /// carried), else `never` (the same request would produce the same event).
     fn dropped_event(&self, limit: &LimitError) -> Outcome {
-        let mut o = Outcome::empty(Channel::Malformed);
-        o.http_status = Some(200);
-        o.message = Some(format!(
+        let retry = if self.task_id.is_some() {
+            RetryAdvice::Poll
+        } else {
+            RetryAdvice::Never
+        };
+        let message = format!(
             "SSE event dropped: {limit}{}",
             if self.task_id.is_some() {
                 "; read the task for its full result"
             } else {
                 ""
             }
-        ));
-        o.task_id.clone_from(&self.task_id);
-        o.context_id.clone_from(&self.context_id);
-        o.state = self.last_state;
-        o.version = self.seen_version.or(self.version);
-        o.binding = self.seen_binding.or(self.binding);
-        o.retry = if self.task_id.is_some() {
-            RetryAdvice::Poll
-        } else {
-            RetryAdvice::Never
-        };
-        o
+        );
+        Outcome::malformed(message, retry)
+            .with_http_status(200)
+            .with_task_id(self.task_id.clone())
+            .with_context_id(self.context_id.clone())
+            .with_last_state(self.last_state)
+            .with_version(self.seen_version.or(self.version))
+            .with_binding(self.seen_binding.or(self.binding))
     }
 
     /// Task id, context id, last state and advice on a transport outcome of an unfinished
     /// stream: `resubscribe` when the task id is known.
-    fn fill_unfinished(&self, o: &mut Outcome) {
-        o.task_id.clone_from(&self.task_id);
-        o.context_id.clone_from(&self.context_id);
-        o.state = self.last_state;
-        o.version = self.seen_version.or(self.version);
-        o.binding = self.seen_binding.or(self.binding);
-        o.retry = if self.task_id.is_some() {
+    fn unfinished(&self, o: Outcome) -> Outcome {
+        let retry = if self.task_id.is_some() {
             RetryAdvice::Resubscribe
         } else if self.method_info.is_none_or(|m| m.kind.is_side_effecting()) {
             RetryAdvice::UnknownOutcome
         } else {
             RetryAdvice::Backoff
         };
+        o.with_task_id(self.task_id.clone())
+            .with_context_id(self.context_id.clone())
+            .with_last_state(self.last_state)
+            .with_version(self.seen_version.or(self.version))
+            .with_binding(self.seen_binding.or(self.binding))
+            .with_retry(retry)
     }
 }
 
@@ -557,17 +554,14 @@ fn item(kind: StreamItemKind, outcome: Outcome) -> StreamItem {
 /// `event: error` whose data carries no error object: still an error, typed Other.
 fn error_event_without_error(ctx: &CallContext<'_>, data: &[u8]) -> Outcome {
     let text = super::excerpt(data);
-    Outcome {
-        error: Some(ErrorName::Other),
-        message: Some(format!("event: error without an error object: {text}")),
-        body_excerpt: Some(text),
-        retry: if ctx.side_effecting() {
-            RetryAdvice::UnknownOutcome
-        } else {
-            RetryAdvice::Never
-        },
-        ..Outcome::empty(Channel::Protocol)
-    }
+    let retry = if ctx.side_effecting() {
+        RetryAdvice::UnknownOutcome
+    } else {
+        RetryAdvice::Never
+    };
+    Outcome::protocol(ErrorName::Other, None, retry)
+        .with_message(format!("event: error without an error object: {text}"))
+        .with_body_excerpt(text)
 }
 
 /// Replaces `slot` with `value`, reusing its allocation when the value changed.

@@ -105,6 +105,9 @@ pub struct CallResult {
 }
 
 /// What a machine reports, in order, through [`UnaryCall::poll_event`].
+///
+/// Exhaustive on purpose: a host acts on every event (a new one would be ignored and the call
+/// would hang), so a new kind is a deliberate breaking change.
 #[derive(Debug, Clone)]
 pub enum Event {
     /// Stop request `0` now (drop its connection): the machine gave up on it (its deadline
@@ -127,6 +130,7 @@ pub enum Event {
 
 /// An input the machine cannot take. Nothing changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum InputError {
     /// The input is about a request the machine no longer waits for (it was aborted or
     /// its attempt ended): ignore it, and drop that request.
@@ -443,13 +447,13 @@ impl UnaryCall {
         };
         if (body.len() as u64).saturating_add(chunk.len() as u64) > limit {
             self.phase = Phase::Ready;
-            let mut o = Outcome::transport(
+            // The server answered: the same call would produce the same body.
+            let o = Outcome::transport(
                 ErrorName::ResponseTooLarge,
                 RequestSent::Unknown,
                 format!("response body larger than the {limit}-byte limit"),
-            );
-            // The server answered: the same call would produce the same body.
-            o.retry = RetryAdvice::Never;
+            )
+            .with_retry(RetryAdvice::Never);
             self.events.push_back(Event::Abort(id));
             self.end_attempt(state, o, None, None, now, Report::BOTH);
             return Ok(());
@@ -530,10 +534,11 @@ impl UnaryCall {
             && o.request_sent == Some(RequestSent::No)
         {
             // The advice follows: what may have arrived is not resent without a key.
-            o.request_sent = Some(RequestSent::Unknown);
-            if o.retry == RetryAdvice::Backoff {
-                o.retry = RetryAdvice::UnknownOutcome;
-            }
+            let retry = match o.retry {
+                RetryAdvice::Backoff => RetryAdvice::UnknownOutcome,
+                r => r,
+            };
+            o = o.with_request_sent(RequestSent::Unknown).with_retry(retry);
         }
         self.phase = Phase::Ready;
         self.end_attempt(state, o, None, None, now, Report::BOTH);
@@ -573,7 +578,7 @@ impl UnaryCall {
             Phase::Ready | Phase::Waiting { .. } => RequestSent::No,
         };
         let mut o = Outcome::transport(ErrorName::Reset, sent, "canceled by the caller");
-        self.fill_interface(state, &mut o);
+        o = self.with_interface(state, o);
         state
             .tally
             .record(&state.target.agent_name, self.method.name(), &o);
@@ -656,7 +661,7 @@ impl UnaryCall {
         now: Millis,
         report: Report,
     ) {
-        self.fill_interface(state, &mut outcome);
+        outcome = self.with_interface(state, outcome);
         if report.tally {
             state
                 .tally
@@ -717,9 +722,10 @@ impl UnaryCall {
     }
 
     /// The target's version and binding on an outcome that has none (a transport failure).
-    fn fill_interface(&self, state: &ClientState, o: &mut Outcome) {
-        o.version = o.version.or(Some(state.target.version));
-        o.binding = o.binding.or(Some(state.target.binding));
+    fn with_interface(&self, state: &ClientState, o: Outcome) -> Outcome {
+        let version = o.version.or(Some(state.target.version));
+        let binding = o.binding.or(Some(state.target.binding));
+        o.with_version(version).with_binding(binding)
     }
 }
 

@@ -55,6 +55,7 @@ impl Default for CardOptions {
 
 /// Why a card could not be resolved.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResolveError {
     /// The URL given is not a usable base or card URL.
     #[error("agent card URL {url:?}: {error}")]
@@ -107,23 +108,25 @@ impl ResolveError {
                 Some(ErrorName::Tls | ErrorName::Proxy | ErrorName::AddressRefused)
             )
         {
-            let mut o = outcome.clone();
-            o.message = Some(self.to_string());
-            return o;
+            return outcome.clone().with_message(self.to_string());
         }
-        let mut o =
-            Outcome::transport(ErrorName::CardResolution, RequestSent::No, self.to_string());
-        o.retry = match self {
+        let retry = match self {
             ResolveError::Fetch { .. } => RetryAdvice::Backoff,
             ResolveError::Status { status, .. } if *status >= 500 => RetryAdvice::Backoff,
             _ => RetryAdvice::Never,
         };
+        let mut o =
+            Outcome::transport(ErrorName::CardResolution, RequestSent::No, self.to_string())
+                .with_retry(retry);
         if let ResolveError::Status { outcome, .. } = self {
-            o.http_status = outcome.http_status;
-            o.body_excerpt.clone_from(&outcome.body_excerpt);
+            // The card fetch's own response: its status and body say why.
+            if let Some(status) = outcome.http_status {
+                o = o.with_http_status(status);
+            }
+            o = o.with_body_excerpt(outcome.body_excerpt.clone());
         }
         if self.kind() == "plain_http" {
-            o.hint = Some(
+            o = o.with_hint(
                 "plain http is refused unless the client allows it (ClientConfig::allow_http), \
                  for local development only"
                     .to_owned(),
@@ -164,6 +167,9 @@ pub struct ResolvedCard {
 }
 
 /// What a [`CardFetch`] reports.
+///
+/// Exhaustive on purpose: a host acts on every event (a new one would be ignored and the fetch
+/// would hang), so a new kind is a deliberate breaking change.
 #[derive(Debug, Clone)]
 pub enum CardEvent {
     /// Stop request `0` now (its deadline passed or its body grew past the limit).
@@ -370,12 +376,12 @@ impl CardFetch {
             unreachable!("checked by current()")
         };
         if (body.len() as u64).saturating_add(chunk.len() as u64) > limit {
-            let mut o = Outcome::transport(
+            let o = Outcome::transport(
                 ErrorName::ResponseTooLarge,
                 RequestSent::Unknown,
                 format!("response body larger than the {limit}-byte limit"),
-            );
-            o.retry = RetryAdvice::Never;
+            )
+            .with_retry(RetryAdvice::Never);
             self.events.push_back(CardEvent::Abort(id));
             self.fail(o);
             return Ok(());

@@ -184,16 +184,17 @@ pub(crate) fn undeclared_capability(
     } else {
         format!("{} ({wire})", method.name())
     };
-    let mut o = Outcome::transport(
-        ErrorName::CapabilityNotDeclared,
-        RequestSent::No,
-        format!("not sent: {called} needs {name}, which the agent card does not declare"),
-    );
-    o.hint = Some(
-        "the agent says it does not serve this method; use a call it declares (send and poll with get-task instead of streaming), or, if the card under-declares, turn the check off (ClientConfig::ignore_capabilities, --ignore-capabilities)"
-            .to_owned(),
-    );
-    Some(o)
+    Some(
+        Outcome::transport(
+            ErrorName::CapabilityNotDeclared,
+            RequestSent::No,
+            format!("not sent: {called} needs {name}, which the agent card does not declare"),
+        )
+        .with_hint(
+            "the agent says it does not serve this method; use a call it declares (send and poll with get-task instead of streaming), or, if the card under-declares, turn the check off (ClientConfig::ignore_capabilities, --ignore-capabilities)"
+                .to_owned(),
+        ),
+    )
 }
 
 /// Joins the interface URL and an envelope path (empty for JSON-RPC).
@@ -222,14 +223,13 @@ pub(crate) fn total_deadline(
 /// `request_sent = unknown` (an attempt may have been received); nothing is resent. The
 /// driver's words, so that hosts on the machine report `--max-time` the same way.
 pub(crate) fn total_deadline_outcome() -> Outcome {
-    let mut o = Outcome::transport(
+    Outcome::transport(
         ErrorName::Timeout,
         RequestSent::Unknown,
         "total deadline expired (max_time, --max-time): the call was cut and nothing was resent",
-    );
-    o.hint = Some(
+    )
+    .with_hint(
         "the whole call (card, retries, resubscribes, stream) has a total deadline: raise --max-time (ClientConfig::max_time) or check the task with get-task before sending again"
             .to_owned(),
-    );
-    o
+    )
 }

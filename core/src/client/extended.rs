@@ -35,6 +35,7 @@ pub(crate) struct CardOrigin {
 
 /// Why an extended card was not adopted (the state's target is unchanged).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AdoptError {
     /// The result is not a successful `GetExtendedAgentCard` answer.
     #[error("not a successful GetExtendedAgentCard result (method {method}, channel {channel})")]

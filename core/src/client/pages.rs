@@ -13,6 +13,7 @@ pub const MAX_PAGES: u32 = 10_000;
 
 /// Why a page could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PageError {
     /// The call did not succeed; its outcome says why.
     #[error("the ListTasks call did not succeed ({0})")]

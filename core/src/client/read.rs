@@ -10,7 +10,7 @@
 use crate::classify::{Asked, ResponseInfo, classify};
 use crate::envelope::Method;
 use crate::model::SendResponse;
-use crate::outcome::{Channel, Outcome, RetryAdvice};
+use crate::outcome::{Outcome, RetryAdvice};
 use crate::version::{Binding, ProtocolVersion};
 
 /// One complete response and what was asked.
@@ -60,18 +60,19 @@ fn reads_answer(method: Method) -> bool {
 /// state the classifier saw; advice `poll` when the task is known (read it again), else
 /// `never`. (The one copy: the driver's streams use it too.)
 pub(crate) fn unreadable(o: &Outcome, e: &crate::answer::ContentError, what: &str) -> Outcome {
-    let mut m = Outcome::empty(Channel::Malformed);
-    m.http_status = o.http_status;
-    m.message = Some(format!("{what} could not be read: {e}"));
-    m.task_id.clone_from(&o.task_id);
-    m.context_id.clone_from(&o.context_id);
-    m.state = o.state;
-    m.version = o.version;
-    m.binding = o.binding;
-    m.retry = if m.task_id.is_some() {
+    let retry = if o.task_id.is_some() {
         RetryAdvice::Poll
     } else {
         RetryAdvice::Never
     };
+    let mut m = Outcome::malformed(format!("{what} could not be read: {e}"), retry)
+        .with_task_id(o.task_id.clone())
+        .with_context_id(o.context_id.clone())
+        .with_last_state(o.state)
+        .with_version(o.version)
+        .with_binding(o.binding);
+    if let Some(status) = o.http_status {
+        m = m.with_http_status(status);
+    }
     m
 }

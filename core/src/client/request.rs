@@ -211,21 +211,19 @@ impl Before {
 /// The outcome of a refused reserved header: nothing was sent, and the same request would
 /// be refused again.
 pub(crate) fn refused(name: &str, r: &crate::envelope::ReservedName, how: &str) -> Outcome {
-    let mut o = invalid(format!(
+    invalid(format!(
         "request not sent: header {name:?} is reserved and {how}: {r}"
-    ));
-    o.hint = Some(format!(
+    ))
+    .with_hint(format!(
         "the client writes {} itself; hooks and per-call headers may set credentials, tracing, routing keys and extensions, not framing, connection or protocol headers",
         r.name
-    ));
-    o
+    ))
 }
 
 /// A request that cannot be sent: `transport`/`InvalidRequest`, never retried.
 pub(crate) fn invalid(message: String) -> Outcome {
-    let mut o = Outcome::transport(ErrorName::InvalidRequest, RequestSent::No, message);
-    o.retry = RetryAdvice::Never;
-    o
+    Outcome::transport(ErrorName::InvalidRequest, RequestSent::No, message)
+        .with_retry(RetryAdvice::Never)
 }
 
 /// When the card asks for credentials and the request carries none of them: the outcome to
@@ -267,16 +265,17 @@ pub(crate) fn missing_credential(
                 .join(" + ")
         })
         .collect();
-    let mut o = Outcome::transport(
-        ErrorName::Unauthenticated,
-        RequestSent::No,
-        format!(
-            "not sent: the agent card requires credentials ({}) and the request carries none; add a header or an interceptor (a client certificate: --cert FILE --key FILE)",
-            wanted.join(" or ")
-        ),
-    );
-    o.retry = RetryAdvice::Reauthenticate;
-    Some(o)
+    Some(
+        Outcome::transport(
+            ErrorName::Unauthenticated,
+            RequestSent::No,
+            format!(
+                "not sent: the agent card requires credentials ({}) and the request carries none; add a header or an interceptor (a client certificate: --cert FILE --key FILE)",
+                wanted.join(" or ")
+            ),
+        )
+        .with_retry(RetryAdvice::Reauthenticate),
+    )
 }
 
 #[cfg(test)]

@@ -70,6 +70,9 @@ impl Default for StreamConfig {
 }
 
 /// What a stream machine reports, in order, through [`StreamCall::poll_event`].
+///
+/// Exhaustive on purpose: a host acts on every event (a new one would be ignored and the stream
+/// would hang), so a new kind is a deliberate breaking change.
 #[derive(Debug, Clone)]
 pub enum StreamEvent {
     /// Stop request `0` now (drop its connection): its stream is over or given up (idle,
@@ -337,7 +340,7 @@ impl StreamCall {
                 "{} is not a streaming method: use UnaryCall",
                 method.name()
             ));
-            m.fill_interface(state, &mut o);
+            o = m.with_interface(state, o);
             m.finish(state, None, o, now);
         }
         m
@@ -393,9 +396,8 @@ impl StreamCall {
             self.correlation.attempts = 1;
         }
         if self.total.is_some_and(|t| now >= t) {
-            let mut o = total_deadline_outcome();
-            o.task_id.clone_from(&self.subscribe);
-            self.fill_interface(state, &mut o);
+            let mut o = total_deadline_outcome().with_task_id(self.subscribe.clone());
+            o = self.with_interface(state, o);
             state
                 .tally
                 .record(&state.target.agent_name, self.method_now().name(), &o);
@@ -450,7 +452,7 @@ impl StreamCall {
         } = match built {
             Ok(b) => b,
             Err(mut o) => {
-                self.fill_interface(state, &mut o);
+                o = self.with_interface(state, o);
                 self.finish(state, None, o, now);
                 return None;
             }
@@ -459,7 +461,7 @@ impl StreamCall {
             && !b.allow(now)
         {
             let mut o = b.refusal(now);
-            self.fill_interface(state, &mut o);
+            o = self.with_interface(state, o);
             state
                 .tally
                 .record(&state.target.agent_name, method.name(), &o);
@@ -616,12 +618,12 @@ impl StreamCall {
         match &mut self.phase {
             Phase::Whole { body, .. } => {
                 if (body.len() as u64).saturating_add(chunk.len() as u64) > limit {
-                    let mut o = Outcome::transport(
+                    let o = Outcome::transport(
                         ErrorName::ResponseTooLarge,
                         RequestSent::Unknown,
                         format!("response body larger than the {limit}-byte limit"),
-                    );
-                    o.retry = RetryAdvice::Never;
+                    )
+                    .with_retry(RetryAdvice::Never);
                     self.events.push_back(StreamEvent::Abort(id));
                     self.open_failed(state, o, now);
                     return Ok(());
@@ -745,7 +747,7 @@ impl StreamCall {
                     info = info.header(n, v);
                 }
                 let mut o = tracker.on_non_sse_body(&info);
-                self.fill_interface(state, &mut o);
+                o = self.with_interface(state, o);
                 self.report(state, &o, now);
                 if sent.resubscribe && finished_meanwhile(&o) {
                     self.fall_back_to_get(state, now);
@@ -783,26 +785,26 @@ impl StreamCall {
         let mut o = failure.outcome;
         if !matches!(self.phase, Phase::Head { .. }) && o.request_sent == Some(RequestSent::No) {
             // A head arrived: the request was written whatever the failure says.
-            o.request_sent = Some(RequestSent::Unknown);
-            if o.retry == RetryAdvice::Backoff {
-                o.retry = RetryAdvice::UnknownOutcome;
-            }
+            let retry = match o.retry {
+                RetryAdvice::Backoff => RetryAdvice::UnknownOutcome,
+                r => r,
+            };
+            o = o.with_request_sent(RequestSent::Unknown).with_retry(retry);
         }
         if let Phase::Events { tracker, .. } = &mut self.phase {
             let mut end = tracker.finish();
             if end.kind == StreamEndKind::Truncated && tracker.task_id().is_none() {
                 // Cut before any task id: nothing to resubscribe to; the transport failure
                 // says what happened.
-                end.outcome = Outcome {
-                    version: end.outcome.version,
-                    binding: end.outcome.binding,
-                    ..o
-                };
+                end.outcome = o
+                    .with_version(end.outcome.version)
+                    .with_binding(end.outcome.binding);
             } else if end.kind == StreamEndKind::Truncated
                 && let (Some(said), Some(cause)) = (&end.outcome.message, &o.message)
             {
                 // Say why the connection ended.
-                end.outcome.message = Some(format!("{said}: {cause}"));
+                let message = format!("{said}: {cause}");
+                end.outcome = end.outcome.with_message(message);
             }
             self.conclude(state, end, now);
             return Ok(());
@@ -857,9 +859,9 @@ impl StreamCall {
             Phase::Ready if self.requests > 0 => RequestSent::Unknown,
             Phase::Ready => RequestSent::No,
         };
-        let mut o = Outcome::transport(ErrorName::Reset, sent, "canceled by the caller");
-        o.task_id = task;
-        self.fill_interface(state, &mut o);
+        let mut o =
+            Outcome::transport(ErrorName::Reset, sent, "canceled by the caller").with_task_id(task);
+        o = self.with_interface(state, o);
         if !counted {
             state
                 .tally
@@ -958,9 +960,8 @@ impl StreamCall {
             // The total deadline, not the idle one: end here, never resubscribe.
             let kind =
                 matches!(self.phase, Phase::Events { .. }).then_some(StreamEndKind::TimedOut);
-            let mut o = total_deadline_outcome();
-            o.task_id = self.task_now();
-            self.fill_interface(state, &mut o);
+            let mut o = total_deadline_outcome().with_task_id(self.task_now());
+            o = self.with_interface(state, o);
             state
                 .tally
                 .record(&state.target.agent_name, self.method_now().name(), &o);
@@ -982,34 +983,38 @@ impl StreamCall {
         } else {
             "response body not complete"
         };
-        let mut o = Outcome::transport(
+        let o = Outcome::transport(
             ErrorName::Timeout,
             RequestSent::Unknown,
             format!("{what} within {} ms (the call budget)", self.budget.0),
-        );
-        o.retry = RetryAdvice::UnknownOutcome;
+        )
+        .with_retry(RetryAdvice::UnknownOutcome);
         self.open_failed(state, o, now);
         true
     }
 
     /// The request in flight failed before a stream opened (head or whole body): counted,
     /// then a failed resubscribe is tried again when allowed, else the call ends.
-    fn open_failed(&mut self, state: &mut ClientState, mut o: Outcome, now: Millis) {
+    fn open_failed(&mut self, state: &mut ClientState, o: Outcome, now: Millis) {
+        let mut o = o;
         let resubscribe = match std::mem::replace(&mut self.phase, Phase::Ready) {
             Phase::Head { sent, .. } | Phase::Whole { sent, .. } => {
                 if let Some(task_id) = sent.subscribed {
                     // The task is still there: a failed resubscribe is reported for that
                     // task, to be resubscribed again or read, never as a call of no task.
-                    o.task_id = Some(task_id);
-                    if matches!(o.retry, RetryAdvice::Backoff | RetryAdvice::UnknownOutcome) {
-                        o.retry = RetryAdvice::Resubscribe;
-                    }
+                    let retry = match o.retry {
+                        RetryAdvice::Backoff | RetryAdvice::UnknownOutcome => {
+                            RetryAdvice::Resubscribe
+                        }
+                        r => r,
+                    };
+                    o = o.with_task_id(task_id).with_retry(retry);
                 }
                 sent.resubscribe
             }
             _ => false,
         };
-        self.fill_interface(state, &mut o);
+        o = self.with_interface(state, o);
         self.report(state, &o, now);
         if resubscribe
             && let Some(task_id) = self.correlation.task_id.clone()
@@ -1031,9 +1036,10 @@ impl StreamCall {
         else {
             unreachable!("conclude is called on an open stream")
         };
-        let StreamEnd { kind, mut outcome } = end;
-        outcome.http_status = outcome.http_status.or(Some(status));
-        self.fill_interface(state, &mut outcome);
+        let StreamEnd { kind, outcome } = end;
+        let status = outcome.http_status.unwrap_or(status);
+        let mut outcome = outcome.with_http_status(status);
+        outcome = self.with_interface(state, outcome);
         self.report(state, &outcome, now);
         if sent.resubscribe && kind == StreamEndKind::Error && finished_meanwhile(&outcome) {
             // The resubscribe stream itself said the task is gone: read it once.
@@ -1080,7 +1086,7 @@ impl StreamCall {
                 RequestSent::Unknown,
                 "stream ended and the task id is unknown",
             );
-            self.fill_interface(state, &mut o);
+            o = self.with_interface(state, o);
             return self.finish(state, None, o, now);
         };
         let opts = CallOptions {
@@ -1147,9 +1153,10 @@ impl StreamCall {
     }
 
     /// The target's version and binding on an outcome that has none.
-    fn fill_interface(&self, state: &ClientState, o: &mut Outcome) {
-        o.version = o.version.or(Some(state.target.version));
-        o.binding = o.binding.or(Some(state.target.binding));
+    fn with_interface(&self, state: &ClientState, o: Outcome) -> Outcome {
+        let version = o.version.or(Some(state.target.version));
+        let binding = o.binding.or(Some(state.target.binding));
+        o.with_version(version).with_binding(binding)
     }
 
     fn finish(
@@ -1210,26 +1217,26 @@ fn dropped_item(
     version: crate::version::ProtocolVersion,
     binding: crate::version::Binding,
 ) -> StreamItem {
-    let mut o = Outcome::empty(Channel::Malformed);
-    o.http_status = Some(200);
-    o.message = Some(format!(
+    let retry = if tracker.task_id().is_some() {
+        RetryAdvice::Poll
+    } else {
+        RetryAdvice::Never
+    };
+    let message = format!(
         "SSE event dropped: larger than the {limit}-byte event size limit (max_event_bytes); the stream goes on without it{}",
         if tracker.task_id().is_some() {
             "; read the task for its full result"
         } else {
             ""
         }
-    ));
-    o.task_id = tracker.task_id().map(str::to_owned);
-    o.context_id = context_id.map(str::to_owned);
-    o.state = tracker.last_state();
-    o.retry = if o.task_id.is_some() {
-        RetryAdvice::Poll
-    } else {
-        RetryAdvice::Never
-    };
-    o.version = Some(version);
-    o.binding = Some(binding);
+    );
+    let o = Outcome::malformed(message, retry)
+        .with_http_status(200)
+        .with_task_id(tracker.task_id().map(str::to_owned))
+        .with_context_id(context_id.map(str::to_owned))
+        .with_last_state(tracker.last_state())
+        .with_version(version)
+        .with_binding(binding);
     StreamItem {
         kind: StreamItemKind::Malformed,
         outcome: o,
@@ -1264,10 +1271,8 @@ fn read_item<'d>(
         }
         Err(e) => {
             let what = format!("the {} event", item.kind.as_str());
-            let mut o = unreadable(&item.outcome, &e, &what);
-            o.http_status = Some(200);
+            item.outcome = unreadable(&item.outcome, &e, &what).with_http_status(200);
             item.kind = StreamItemKind::Malformed;
-            item.outcome = o;
             item.ends_stream = false;
         }
     }

@@ -48,6 +48,9 @@ impl Default for WaitConfig {
 }
 
 /// What the host does after a poll ([`TaskWait::read`]).
+///
+/// Exhaustive on purpose: the host must take every step (a new one would be ignored and the
+/// wait would stall).
 #[derive(Debug, Clone, PartialEq)]
 pub enum WaitStep {
     /// Start the next poll ([`TaskWait::poll_call`]) at this time on the host's clock.
@@ -182,7 +185,7 @@ impl TaskWait {
     /// The outcome of a wait whose deadline came before the task settled.
     fn gave_up(&self, last: &Outcome, now: Millis) -> Outcome {
         let state = last.state.map_or("unknown", |s| s.as_str());
-        let mut o = Outcome::transport(
+        Outcome::transport(
             ErrorName::Timeout,
             RequestSent::Unknown,
             format!(
@@ -191,15 +194,14 @@ impl TaskWait {
                 now.0.saturating_sub(self.started.0) as f64 / 1000.0,
                 self.polls
             ),
-        );
-        o.task_id = Some(self.task_id.clone());
-        o.context_id = last.context_id.clone();
-        o.state = last.state;
-        o.retry = RetryAdvice::Poll;
-        o.hint = Some(
+        )
+        .with_task_id(self.task_id.clone())
+        .with_context_id(last.context_id.clone())
+        .with_last_state(last.state)
+        .with_retry(RetryAdvice::Poll)
+        .with_hint(
             "the task is still running on the agent: poll it again later, or cancel it".to_owned(),
-        );
-        o
+        )
     }
 }
 

@@ -313,10 +313,10 @@ impl Client {
         {
             // Only a refused card changes the result: a client made for a bare interface
             // (no card origin) just keeps its target.
-            let mut o = e.to_outcome();
-            o.request_sent = None;
-            o.http_status = Some(resp.status);
-            r.outcome = o;
+            r.outcome = e
+                .to_outcome()
+                .with_request_sent(None)
+                .with_http_status(resp.status);
         }
         r
     }

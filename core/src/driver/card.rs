@@ -49,20 +49,13 @@ impl ExtendedCardError {
     /// The refusal as a `transport` outcome with error `CardResolution` (retry `never`).
     pub fn to_outcome(&self) -> Outcome {
         match self {
-            ExtendedCardError::Card(e) => {
-                let mut o = e.to_outcome();
-                o.message = Some(self.to_string());
-                o
-            }
-            _ => {
-                let mut o = Outcome::transport(
-                    crate::outcome::ErrorName::CardResolution,
-                    crate::outcome::RequestSent::No,
-                    self.to_string(),
-                );
-                o.retry = crate::outcome::RetryAdvice::Never;
-                o
-            }
+            ExtendedCardError::Card(e) => e.to_outcome().with_message(self.to_string()),
+            _ => Outcome::transport(
+                crate::outcome::ErrorName::CardResolution,
+                crate::outcome::RequestSent::No,
+                self.to_string(),
+            )
+            .with_retry(crate::outcome::RetryAdvice::Never),
         }
     }
 }

@@ -206,20 +206,14 @@ impl std::error::Error for Refused {}
 impl Refused {
     /// The outcome of the refusal.
     pub(crate) fn outcome(&self) -> Outcome {
-        let mut o =
-            Outcome::transport(ErrorName::AddressRefused, RequestSent::No, self.to_string());
-        o.reason = Some(
-            self.addrs
-                .first()
-                .map_or("internal", |(_, c)| c.as_str())
-                .to_owned(),
-        );
-        o.hint = Some(format!(
-            "if {} really is an internal agent you trust, allow it with --allow-host {} (ClientConfig::allow_hosts)",
-            self.host, self.host
-        ));
-        o.retry = RetryAdvice::Never;
-        o
+        let reason = self.addrs.first().map_or("internal", |(_, c)| c.as_str());
+        Outcome::transport(ErrorName::AddressRefused, RequestSent::No, self.to_string())
+            .with_reason(reason.to_owned())
+            .with_hint(format!(
+                "if {} really is an internal agent you trust, allow it with --allow-host {} (ClientConfig::allow_hosts)",
+                self.host, self.host
+            ))
+            .with_retry(RetryAdvice::Never)
     }
 }
 

@@ -182,13 +182,12 @@ fn to_http(req: &HttpRequest, mode: Mode) -> Result<ureq::http::Request<Vec<u8>>
         b = b.header("accept-encoding", "identity");
     }
     b.body(req.body.clone()).map_err(|e| {
-        let mut o = Outcome::transport(
+        Outcome::transport(
             ErrorName::InvalidRequest,
             RequestSent::No,
             format!("request not sent: invalid request line or header: {e}"),
-        );
-        o.retry = RetryAdvice::Never;
-        o
+        )
+        .with_retry(RetryAdvice::Never)
     })
 }
 
@@ -234,17 +233,18 @@ fn run(
         if let ureq::Error::ConnectProxyFailed(m) = &e {
             return super::proxy::refused_outcome(m, proxy.as_ref());
         }
-        let mut o = transport_outcome(&e, io, mode, connect_timeout);
+        let o = transport_outcome(&e, io, mode, connect_timeout);
         // Behind a CONNECT proxy every local connection is the proxy's: say so.
         if let Some(p) = &proxy
             && matches!(o.error, Some(ErrorName::ConnectFailed | ErrorName::Dns))
         {
-            o.message = Some(format!(
+            let message = format!(
                 "proxy {}:{} could not be reached: {}",
                 p.host(),
                 p.port(),
                 o.message.as_deref().unwrap_or("connection failed")
-            ));
+            );
+            return o.with_message(message);
         }
         o
     })
@@ -269,14 +269,11 @@ fn refuse_undecoded(status: u16, headers: &[(String, String)]) -> Result<(), Out
     if enc.trim().is_empty() || enc.trim().eq_ignore_ascii_case("identity") {
         return Ok(());
     }
-    let mut o = Outcome::empty(crate::outcome::Channel::Malformed);
-    o.http_status = Some(status);
-    o.message = Some(format!(
+    let message = format!(
         "response body uses Content-Encoding {:?}, which this driver does not decode (it asks for gzip or identity); refused instead of passing compressed bytes on",
         enc.trim()
-    ));
-    o.retry = RetryAdvice::Never;
-    Err(o)
+    );
+    Err(Outcome::malformed(message, RetryAdvice::Never).with_http_status(status))
 }
 
 /// The largest body buffer reserved up front from a response's `Content-Length`.
@@ -513,15 +510,14 @@ pub(crate) fn transport_outcome(
                 Mode::Unary { limit, .. } => limit,
                 Mode::Stream { .. } => *n,
             };
-            let mut o = Outcome::transport(
+            // The server answered: the request was received, and the same call would
+            // produce the same body.
+            Outcome::transport(
                 ErrorName::ResponseTooLarge,
                 RequestSent::Unknown,
                 format!("response body larger than the {limit}-byte limit"),
-            );
-            // The server answered: the request was received, and the same call would
-            // produce the same body.
-            o.retry = RetryAdvice::Never;
-            o
+            )
+            .with_retry(RetryAdvice::Never)
         }
         ureq::Error::Io(ioe) => match ioe.kind() {
             ErrorKind::ConnectionRefused if !io.wrote() => Outcome::transport(
@@ -535,38 +531,31 @@ pub(crate) fn transport_outcome(
             _ => reset(io, format!("connection failed: {ioe}")),
         },
         ureq::Error::Tls(m) => {
-            let mut o = Outcome::transport(ErrorName::Tls, RequestSent::No, format!("TLS: {m}"));
-            o.reason = Some("handshake".to_owned());
-            o
+            Outcome::transport(ErrorName::Tls, RequestSent::No, format!("TLS: {m}"))
+                .with_reason("handshake".to_owned())
         }
         ureq::Error::TlsRequired => Outcome::transport(
             ErrorName::Tls,
             RequestSent::No,
             "plain http refused (allow_http is off)".to_owned(),
         ),
-        ureq::Error::RequireHttpsOnly(m) => {
-            let mut o = Outcome::transport(
-                ErrorName::InvalidRequest,
-                RequestSent::No,
-                format!("plain http refused (allow_http is off): {m}"),
-            );
-            o.retry = RetryAdvice::Never;
-            o.hint = Some(
-                "plain http is refused unless the client allows it (ClientConfig::allow_http), \
+        ureq::Error::RequireHttpsOnly(m) => Outcome::transport(
+            ErrorName::InvalidRequest,
+            RequestSent::No,
+            format!("plain http refused (allow_http is off): {m}"),
+        )
+        .with_retry(RetryAdvice::Never)
+        .with_hint(
+            "plain http is refused unless the client allows it (ClientConfig::allow_http), \
                  for local development only"
-                    .to_owned(),
-            );
-            o
-        }
-        ureq::Error::BadUri(m) => {
-            let mut o = Outcome::transport(
-                ErrorName::InvalidRequest,
-                RequestSent::No,
-                format!("invalid URL: {m}"),
-            );
-            o.retry = RetryAdvice::Never;
-            o
-        }
+                .to_owned(),
+        ),
+        ureq::Error::BadUri(m) => Outcome::transport(
+            ErrorName::InvalidRequest,
+            RequestSent::No,
+            format!("invalid URL: {m}"),
+        )
+        .with_retry(RetryAdvice::Never),
         ureq::Error::Protocol(p) => reset(io, format!("malformed HTTP response: {p}")),
         other => reset(io, format!("HTTP failure: {other}")),
     }

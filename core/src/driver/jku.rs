@@ -21,6 +21,7 @@ pub const MAX_JWKS_BYTES: usize = 1024 * 1024;
 
 /// Why a `jku` gave no keys.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum JkuError {
     /// The `jku` may not be fetched (not https, userinfo, another host than the card's and
     /// not allowed): nothing was requested.
@@ -66,6 +67,7 @@ impl JkuError {
 
 /// Why [`Client::verified_card`] did not verify the card.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum VerifiedCardError {
     /// The client has no card (a bare target, or the card could not be resolved).
     #[error("no card to verify: {}", .0.message.as_deref().unwrap_or("no target"))]

@@ -306,12 +306,12 @@ impl Client {
         let (agent, proxies, setup_error) = match built {
             Ok((agent, proxies)) => (agent, proxies, None),
             Err(e) => {
-                let mut o = Outcome::transport(
+                let o = Outcome::transport(
                     crate::outcome::ErrorName::InvalidRequest,
                     crate::outcome::RequestSent::No,
                     format!("request not sent: the client configuration cannot be used: {e}"),
-                );
-                o.retry = crate::outcome::RetryAdvice::Never;
+                )
+                .with_retry(crate::outcome::RetryAdvice::Never);
                 // Never used: every call returns the error first.
                 let idle = ureq::Agent::config_builder()
                     .proxy(None)
@@ -393,13 +393,14 @@ impl Client {
         // (nothing sent); the state is made without a breaker.
         let breaker_error = c.breaker.and_then(|b| {
             let e = crate::resilience::CircuitBreaker::new(target.agent_name.clone(), b).err()?;
-            let mut o = Outcome::transport(
-                crate::outcome::ErrorName::InvalidRequest,
-                crate::outcome::RequestSent::No,
-                format!("request not sent: invalid breaker configuration: {e}"),
-            );
-            o.retry = crate::outcome::RetryAdvice::Never;
-            Some(o)
+            Some(
+                Outcome::transport(
+                    crate::outcome::ErrorName::InvalidRequest,
+                    crate::outcome::RequestSent::No,
+                    format!("request not sent: invalid breaker configuration: {e}"),
+                )
+                .with_retry(crate::outcome::RetryAdvice::Never),
+            )
         });
         if breaker_error.is_some() {
             config.breaker = None;

@@ -267,11 +267,11 @@ pub(crate) fn refused_outcome(message: &str, proxy: Option<&Proxy>) -> Outcome {
             "the proxy closed the connection or answered something that is not HTTP: check the proxy URL",
         ),
     };
-    let mut o = Outcome::transport(ErrorName::Proxy, RequestSent::No, text);
-    o.reason = Some(reason.to_owned());
-    o.hint = Some(hint.to_owned());
+    let o = Outcome::transport(ErrorName::Proxy, RequestSent::No, text)
+        .with_reason(reason.to_owned())
+        .with_hint(hint.to_owned());
     if status == Some(407) {
-        o.retry = RetryAdvice::Reauthenticate;
+        return o.with_retry(RetryAdvice::Reauthenticate);
     }
     o
 }

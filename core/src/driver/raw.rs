@@ -90,6 +90,8 @@ impl std::fmt::Debug for RawStream {
 }
 
 /// How a body ended without a complete read.
+///
+/// Exhaustive on purpose: a reader handles every way a read ends.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReadEnd {
     /// The deadline passed with no byte: the idle timeout.

@@ -31,6 +31,8 @@ use crate::stream::{StreamEndKind, StreamItem};
 use crate::time::Millis;
 
 /// What a stream yields.
+///
+/// Exhaustive on purpose: a caller handles every event of a stream (the C ABI numbers them).
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {
     /// One typed item (task, message, status update, artifact update, error).

@@ -185,13 +185,13 @@ fn hint(reason: &str) -> &'static str {
 /// handshake), so `request_sent = no`.
 pub(crate) fn outcome(e: &rustls::Error) -> Outcome {
     let reason = reason(e);
-    let mut o = Outcome::transport(ErrorName::Tls, RequestSent::No, format!("TLS: {e}"));
-    o.reason = Some(reason.to_owned());
-    o.hint = Some(hint(reason).to_owned());
+    let o = Outcome::transport(ErrorName::Tls, RequestSent::No, format!("TLS: {e}"))
+        .with_reason(reason.to_owned())
+        .with_hint(hint(reason).to_owned());
     if reason != "handshake" {
         // Trust, names, validity and client certificates are configuration: the same call
         // fails the same way until someone changes something.
-        o.retry = RetryAdvice::Never;
+        return o.with_retry(RetryAdvice::Never);
     }
     o
 }

@@ -168,6 +168,7 @@ impl Request {
 
 /// Why a request could not be built.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// The method does not exist in the interface's version (`ListTasks` in 0.3).
     #[error("{method} does not exist in protocol {version}")]

@@ -189,8 +189,7 @@ fn run_stream(o: &Opts, mut input: impl Read, out: impl Write) -> io::Result<i32
         write_item(&mut out, &item)?;
     }
     let end = tracker.finish();
-    let mut outcome = end.outcome;
-    outcome.http_status = Some(o.status);
+    let outcome = end.outcome.with_http_status(o.status);
     let mut s = String::new();
     outcome.write_json_fields(&mut s);
     s.push_str(",\"end\":");

@@ -470,7 +470,7 @@ const ALLOW_HTTP_HINT: &str =
 fn card_failure(c: &Common, url: &str, e: &CardResolutionError) -> i32 {
     let mut o = e.to_outcome();
     if e.kind() == "plain_http" {
-        o.hint = Some(ALLOW_HTTP_HINT.to_owned());
+        o = o.with_hint(ALLOW_HTTP_HINT.to_owned());
     }
     if c.json {
         outln!("{}", with_correlation(&o, None, &[]));

@@ -7,31 +7,20 @@ mod model_text;
 mod policy;
 mod properties;
 
-use crate::outcome::{
-    Channel, ErrorName, Outcome, RemoteHint, RequestSent, RetryAdvice, TaskState,
-};
+use crate::outcome::{ErrorName, Outcome, RemoteHint, RequestSent, RetryAdvice, TaskState};
 
 /// A task outcome in `state` with `advice`.
 pub(super) fn task(state: TaskState, advice: RetryAdvice, task_id: Option<&str>) -> Outcome {
-    Outcome {
-        state: Some(state),
-        terminal: state.is_terminal(),
-        task_id: task_id.map(str::to_owned),
-        retry: advice,
-        ..Outcome::empty(Channel::Task)
-    }
+    Outcome::task(state)
+        .with_retry(advice)
+        .with_task_id(task_id.map(str::to_owned))
 }
 
 /// A protocol error outcome.
 pub(super) fn protocol(error: ErrorName, code: i64, advice: RetryAdvice, message: &str) -> Outcome {
-    Outcome {
-        code: Some(code),
-        error: Some(error),
-        message: Some(message.to_owned()),
-        retry: advice,
-        http_status: Some(200),
-        ..Outcome::empty(Channel::Protocol)
-    }
+    Outcome::protocol(error, Some(code), advice)
+        .with_message(message.to_owned())
+        .with_http_status(200)
 }
 
 /// An http outcome.
@@ -41,13 +30,7 @@ pub(super) fn http(
     advice: RetryAdvice,
     retry_after: Option<u64>,
 ) -> Outcome {
-    Outcome {
-        http_status: Some(status),
-        error: Some(error),
-        retry: advice,
-        retry_after_secs: retry_after,
-        ..Outcome::empty(Channel::Http)
-    }
+    Outcome::http(status, error, advice).with_retry_after_secs(retry_after)
 }
 
 /// A transport outcome.

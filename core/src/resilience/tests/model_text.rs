@@ -124,10 +124,7 @@ fn every_channel_and_state() {
             Some("REMOTE_HTTP_ERROR booking: HTTP 500"),
         ),
         (
-            Outcome {
-                message: Some("result id 7 does not match request id 1".into()),
-                ..Outcome::empty(Channel::Malformed)
-            },
+            Outcome::malformed("result id 7 does not match request id 1", RetryAdvice::None),
             Some("REMOTE_MALFORMED booking: the response could not be read as an A2A response"),
         ),
     ];
@@ -155,10 +152,7 @@ fn transport_text_has_no_local_detail() {
     assert!(!line.contains("secret"), "{line}");
     assert!(line.contains("the outcome is unknown"));
     // A transport outcome that does not say whether the request left is unknown, not unavailable.
-    let o = Outcome {
-        request_sent: None,
-        ..o
-    };
+    let o = o.with_request_sent(None);
     assert_eq!(model_prefix(&o), Some("REMOTE_UNKNOWN"));
 }
 

@@ -369,20 +369,14 @@ fn every_outcome_through_the_policy() {
         // --- malformed ---
         case(
             "malformed on a send, unkeyed",
-            Outcome {
-                retry: RetryAdvice::UnknownOutcome,
-                http_status: Some(200),
-                ..Outcome::empty(Channel::Malformed)
-            },
+            Outcome::malformed("unreadable result", RetryAdvice::UnknownOutcome)
+                .with_http_status(200),
             config(SideEffecting),
             give_up(G::UnknownOutcomeWithoutKey),
         ),
         case(
             "malformed, advice never",
-            Outcome {
-                retry: RetryAdvice::Never,
-                ..Outcome::empty(Channel::Malformed)
-            },
+            Outcome::malformed("unreadable result", RetryAdvice::Never),
             config(Read),
             give_up(G::NotRetryable),
         ),

@@ -260,13 +260,10 @@ proptest! {
             TaskState::AuthRequired, TaskState::Completed, TaskState::Canceled,
             TaskState::Failed, TaskState::Rejected, TaskState::Unknown,
         ];
-        let o = Outcome {
-            state: Some(states[state]),
-            text: Some(text.clone()),
-            error_id: Some(text.clone()),
-            task_id: Some(text),
-            ..Outcome::empty(Channel::Task)
-        };
+        let o = Outcome::task(states[state])
+            .with_text(text.clone())
+            .with_error_id(text.clone())
+            .with_task_id(text);
         match model_text(&agent, &o) {
             None => prop_assert_eq!(states[state], TaskState::Completed),
             Some(line) => {

@@ -8,6 +8,10 @@
 //!                                               (Content-Length bytes, or chunks then trailers)
 //! ```
 //!
+//! As in the response parser, each state has its own reader (`read_head`, with
+//! `skip_empty_lines` before the request line; `read_body`, which also enforces the body
+//! limit), and `feed` runs them in turn until one has an event to report.
+//!
 //! The body framing follows RFC 9112 §6.3 for requests, refusing what a front-end and this
 //! server could read differently (the ways to smuggle a second request): `Transfer-Encoding`
 //! together with `Content-Length`; a `Transfer-Encoding` that does not end in a single
@@ -20,8 +24,8 @@ use super::body::{BodyDecoder, BodyLimits, content_length, transfer_codings};
 use super::error::{HeadSyntax, RequestReadError};
 use super::head::{BodyFraming, Headers, trim_ows};
 use super::request::valid_host;
-use super::section::{find_section_end, with_header_slots};
-use super::step::{Event, Step};
+use super::section::{SectionScan, scan_section, with_header_slots};
+use super::step::{Event, Progress, Step};
 
 /// Limits that keep memory and work bounded whatever a client sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,86 +254,103 @@ impl RequestReader {
         self.state == State::Done
     }
 
-    fn fail(&mut self, e: RequestReadError) -> Result<Step<'static>, RequestReadError> {
-        self.state = State::Failed(e);
-        Err(e)
-    }
-
     /// Reads as far as `input` allows and reports one event; see the call order on the type.
     ///
     /// # Errors
     /// A [`RequestReadError`] for a malformed, ambiguous or over-limit request; the reader
     /// is then spent.
     pub fn feed<'a>(&mut self, input: &'a [u8]) -> Result<Step<'a>, RequestReadError> {
-        let mut pos = 0usize;
+        let result = self.read(input);
+        if let Err(e) = result {
+            self.state = State::Failed(e);
+        }
+        result
+    }
+
+    /// Runs the reader of each state in turn, from the start of `input`, until one has an
+    /// event to report.
+    fn read<'a>(&mut self, input: &'a [u8]) -> Result<Step<'a>, RequestReadError> {
+        let mut pos = 0;
         loop {
             let rest = &input[pos..];
-            let step = |consumed: usize, event: Event<'a>| Ok(Step { consumed, event });
-            match self.state {
+            let progress = match self.state {
+                State::Head { scanned } => self.read_head(rest, scanned)?,
+                State::Body => self.read_body(rest)?,
+                State::Done => Progress::report(0, Event::End),
                 State::Failed(e) => return Err(e),
-                State::Done => return step(pos, Event::End),
-                State::Head { scanned } => {
-                    let limit = self.limits.max_head_bytes;
-                    // RFC 9112 §2.2: empty lines before the request line are ignored (some
-                    // clients send a CRLF after a body); they still count against the limit.
-                    if !self.seen_any {
-                        let lead = leading_empty_lines(rest);
-                        if lead > 0 {
-                            self.skipped += lead;
-                            if self.skipped > limit {
-                                return self.fail(RequestReadError::HeadTooLarge { limit });
-                            }
-                            pos += lead;
-                            self.state = State::Head { scanned: 0 };
-                            continue;
-                        }
-                        // A lone CR may still become an empty line.
-                        self.seen_any = !rest.is_empty() && rest != b"\r";
-                    }
-                    let Some(end) = find_section_end(rest, scanned, false) else {
-                        if rest.len() > limit {
-                            return self.fail(RequestReadError::HeadTooLarge { limit });
-                        }
-                        self.state = State::Head {
-                            scanned: rest.len(),
-                        };
-                        return step(pos, Event::NeedMore);
-                    };
-                    if end > limit {
-                        return self.fail(RequestReadError::HeadTooLarge { limit });
-                    }
-                    let head = match self.parse_head(&rest[..end]) {
-                        Ok(h) => h,
-                        Err(e) => return self.fail(e),
-                    };
-                    pos += end;
-                    self.state = if head.framing == BodyFraming::Empty {
-                        State::Done
-                    } else {
-                        State::Body
-                    };
-                    self.body = BodyDecoder::new(head.framing, self.limits.body());
-                    self.head = Some(head);
-                    return step(pos, Event::Head);
-                }
-                State::Body => {
-                    let body_step = match self.body.feed(rest) {
-                        Ok(s) => s,
-                        Err(e) => return self.fail(e.into()),
-                    };
-                    // Checked before the bytes are handed out: a chunk that announces more
-                    // than the limit is refused at its size line.
-                    let limit = self.limits.max_body_bytes;
-                    if self.body.announced() > limit {
-                        return self.fail(RequestReadError::BodyTooLarge { limit });
-                    }
-                    if body_step.event == Event::End {
-                        self.state = State::Done;
-                    }
-                    return step(pos + body_step.consumed, body_step.event);
-                }
+            };
+            match progress {
+                Progress::Skipped(n) => pos += n,
+                Progress::Report(step) => return Ok(step.after(pos)),
             }
         }
+    }
+
+    /// The request line and headers (after any empty lines before them), checked; then the
+    /// body starts.
+    fn read_head<'a>(
+        &mut self,
+        rest: &'a [u8],
+        scanned: usize,
+    ) -> Result<Progress<'a>, RequestReadError> {
+        if !self.seen_any {
+            let lead = leading_empty_lines(rest);
+            if lead > 0 {
+                return self.skip_empty_lines(lead);
+            }
+            // A lone CR may still become an empty line.
+            self.seen_any = !rest.is_empty() && rest != b"\r";
+        }
+        let limit = self.limits.max_head_bytes;
+        let end = match scan_section(rest, scanned, false, limit) {
+            SectionScan::Complete(end) => end,
+            SectionScan::Incomplete { scanned } => {
+                self.state = State::Head { scanned };
+                return Ok(Progress::report(0, Event::NeedMore));
+            }
+            SectionScan::TooLarge => return Err(RequestReadError::HeadTooLarge { limit }),
+        };
+        let head = self.parse_head(&rest[..end])?;
+        self.start_body(head);
+        Ok(Progress::report(end, Event::Head))
+    }
+
+    /// RFC 9112 §2.2: empty lines before the request line are ignored (some clients send a
+    /// CRLF after a body); they still count against the head limit.
+    fn skip_empty_lines<'a>(&mut self, lead: usize) -> Result<Progress<'a>, RequestReadError> {
+        self.skipped += lead;
+        let limit = self.limits.max_head_bytes;
+        if self.skipped > limit {
+            return Err(RequestReadError::HeadTooLarge { limit });
+        }
+        self.state = State::Head { scanned: 0 };
+        Ok(Progress::Skipped(lead))
+    }
+
+    /// Keeps the head and sets up the reader for its body.
+    fn start_body(&mut self, head: RequestHead) {
+        self.state = if head.framing == BodyFraming::Empty {
+            State::Done
+        } else {
+            State::Body
+        };
+        self.body = BodyDecoder::new(head.framing, self.limits.body());
+        self.head = Some(head);
+    }
+
+    /// Body bytes, through the decoder for the head's framing, within the body limit.
+    fn read_body<'a>(&mut self, rest: &'a [u8]) -> Result<Progress<'a>, RequestReadError> {
+        let step = self.body.feed(rest)?;
+        // Checked before the bytes are handed out: a chunk that announces more than the
+        // limit is refused at its size line.
+        let limit = self.limits.max_body_bytes;
+        if self.body.announced() > limit {
+            return Err(RequestReadError::BodyTooLarge { limit });
+        }
+        if step.event == Event::End {
+            self.state = State::Done;
+        }
+        Ok(Progress::Report(step))
     }
 
     /// Tells the reader that the connection reached end of file.

@@ -12,12 +12,17 @@
 //!                                           │                        └─ 0: trailers ─> [Done]
 //!                                           └─ UntilClose ── body until finish() ───> [Done]
 //! ```
+//!
+//! Each state has its own reader: `read_head` for `Head` (a 1xx head goes through
+//! `skip_informational`, a final one through `start_body`), `read_body` for the body (the
+//! decoder in `body/` picks the reader for the framing), and `Done` reports the end. `feed`
+//! runs them in turn until one has an event to report, and records an error as sticky.
 
 use super::body::{BodyDecoder, BodyLimits, content_length, transfer_codings};
 use super::error::{HeadSyntax, ResponseError};
 use super::head::{BodyFraming, Headers, ResponseHead};
-use super::section::{find_section_end, with_header_slots};
-use super::step::{Event, Step};
+use super::section::{SectionScan, scan_section, with_header_slots};
+use super::step::{Event, Progress, Step};
 
 /// Limits that keep memory and work bounded whatever the server sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,78 +210,97 @@ impl ResponseParser {
         self.state == State::Done && self.head.as_ref().is_some_and(ResponseHead::keep_alive)
     }
 
-    fn fail(&mut self, e: ResponseError) -> Result<Step<'static>, ResponseError> {
-        self.state = State::Failed(e);
-        Err(e)
-    }
-
     /// Reads as far as `input` allows and reports one event; see the call order on the type.
     ///
     /// # Errors
     /// A [`ResponseError`] for malformed or over-limit input; the parser is then spent.
     pub fn feed<'a>(&mut self, input: &'a [u8]) -> Result<Step<'a>, ResponseError> {
-        let mut pos = 0usize;
+        let result = self.read(input);
+        if let Err(e) = result {
+            self.state = State::Failed(e);
+        }
+        result
+    }
+
+    /// Runs the reader of each state in turn, from the start of `input`, until one has an
+    /// event to report.
+    fn read<'a>(&mut self, input: &'a [u8]) -> Result<Step<'a>, ResponseError> {
+        let mut pos = 0;
         loop {
             let rest = &input[pos..];
-            let step = |consumed: usize, event: Event<'a>| Ok(Step { consumed, event });
-            match self.state {
+            let progress = match self.state {
+                State::Head { scanned } => self.read_head(rest, scanned)?,
+                State::Body => self.read_body(rest)?,
+                State::Done => Progress::report(0, Event::End),
                 State::Failed(e) => return Err(e),
-                State::Done => return step(pos, Event::End),
-                State::Head { scanned } => {
-                    if !rest.is_empty() {
-                        self.seen_any = true;
-                    }
-                    let limit = self.limits.max_head_bytes;
-                    let Some(end) = find_section_end(rest, scanned, false) else {
-                        if rest.len() > limit {
-                            return self.fail(ResponseError::HeadTooLarge { limit });
-                        }
-                        self.state = State::Head {
-                            scanned: rest.len(),
-                        };
-                        return step(pos, Event::NeedMore);
-                    };
-                    if end > limit {
-                        return self.fail(ResponseError::HeadTooLarge { limit });
-                    }
-                    let head = match self.parse_head(&rest[..end]) {
-                        Ok(h) => h,
-                        Err(e) => return self.fail(e),
-                    };
-                    pos += end;
-                    if (100..200).contains(&head.status) {
-                        if head.status == 101 {
-                            return self.fail(ResponseError::UnexpectedUpgrade);
-                        }
-                        self.informational += 1;
-                        if self.informational > self.limits.max_informational {
-                            let limit = self.limits.max_informational;
-                            return self.fail(ResponseError::TooManyInformational { limit });
-                        }
-                        self.state = State::Head { scanned: 0 };
-                        continue;
-                    }
-                    self.state = if head.framing == BodyFraming::Empty {
-                        State::Done
-                    } else {
-                        State::Body
-                    };
-                    self.body = BodyDecoder::new(head.framing, self.limits.body());
-                    self.head = Some(head);
-                    return step(pos, Event::Head);
-                }
-                State::Body => {
-                    let body_step = match self.body.feed(rest) {
-                        Ok(s) => s,
-                        Err(e) => return self.fail(e.into()),
-                    };
-                    if body_step.event == Event::End {
-                        self.state = State::Done;
-                    }
-                    return step(pos + body_step.consumed, body_step.event);
-                }
+            };
+            match progress {
+                Progress::Skipped(n) => pos += n,
+                Progress::Report(step) => return Ok(step.after(pos)),
             }
         }
+    }
+
+    /// The status line and headers: a 1xx head is skipped, a final one starts the body.
+    fn read_head<'a>(
+        &mut self,
+        rest: &'a [u8],
+        scanned: usize,
+    ) -> Result<Progress<'a>, ResponseError> {
+        if !rest.is_empty() {
+            self.seen_any = true;
+        }
+        let limit = self.limits.max_head_bytes;
+        let end = match scan_section(rest, scanned, false, limit) {
+            SectionScan::Complete(end) => end,
+            SectionScan::Incomplete { scanned } => {
+                self.state = State::Head { scanned };
+                return Ok(Progress::report(0, Event::NeedMore));
+            }
+            SectionScan::TooLarge => return Err(ResponseError::HeadTooLarge { limit }),
+        };
+        let head = self.parse_head(&rest[..end])?;
+        if (100..200).contains(&head.status) {
+            self.skip_informational(head.status)?;
+            return Ok(Progress::Skipped(end));
+        }
+        self.start_body(head);
+        Ok(Progress::report(end, Event::Head))
+    }
+
+    /// Counts a 1xx response and waits for the next head (101 is refused: no upgrade was
+    /// asked for).
+    fn skip_informational(&mut self, status: u16) -> Result<(), ResponseError> {
+        if status == 101 {
+            return Err(ResponseError::UnexpectedUpgrade);
+        }
+        self.informational += 1;
+        let limit = self.limits.max_informational;
+        if self.informational > limit {
+            return Err(ResponseError::TooManyInformational { limit });
+        }
+        self.state = State::Head { scanned: 0 };
+        Ok(())
+    }
+
+    /// Keeps the final head and sets up the reader for its body.
+    fn start_body(&mut self, head: ResponseHead) {
+        self.state = if head.framing == BodyFraming::Empty {
+            State::Done
+        } else {
+            State::Body
+        };
+        self.body = BodyDecoder::new(head.framing, self.limits.body());
+        self.head = Some(head);
+    }
+
+    /// Body bytes, through the decoder for the head's framing.
+    fn read_body<'a>(&mut self, rest: &'a [u8]) -> Result<Progress<'a>, ResponseError> {
+        let step = self.body.feed(rest)?;
+        if step.event == Event::End {
+            self.state = State::Done;
+        }
+        Ok(Progress::Report(step))
     }
 
     /// Tells the parser that the connection reached end of file.

@@ -2,10 +2,39 @@
 //! and httparse header storage sized by both the limit and the input, so that a huge
 //! configured limit never allocates by the limit.
 
+/// Where a header section stands in the bytes read so far, measured against its size limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SectionScan {
+    /// The section is complete: it is the first this many bytes (its empty line included).
+    Complete(usize),
+    /// No end yet, and no line feed in the first `scanned` bytes: resume from there once
+    /// more bytes arrive.
+    Incomplete { scanned: usize },
+    /// The section is, or is bound to be, larger than the limit.
+    TooLarge,
+}
+
+/// Looks for the end of a header section in `buf`, resuming after the `scanned` bytes an
+/// earlier call already searched, and checks its size against `limit`. `at_line_start` as
+/// for [`find_section_end`].
+pub(crate) fn scan_section(
+    buf: &[u8],
+    scanned: usize,
+    at_line_start: bool,
+    limit: usize,
+) -> SectionScan {
+    match find_section_end(buf, scanned, at_line_start) {
+        Some(end) if end > limit => SectionScan::TooLarge,
+        Some(end) => SectionScan::Complete(end),
+        None if buf.len() > limit => SectionScan::TooLarge,
+        None => SectionScan::Incomplete { scanned: buf.len() },
+    }
+}
+
 /// Finds the end of a header section (the byte after its empty line) in `buf`, looking only
 /// at line feeds from `from` on. `at_line_start` says that `buf` starts a line, so that an
 /// empty section (`\r\n` or `\n` at once) ends immediately, as trailers may.
-pub(crate) fn find_section_end(buf: &[u8], from: usize, at_line_start: bool) -> Option<usize> {
+fn find_section_end(buf: &[u8], from: usize, at_line_start: bool) -> Option<usize> {
     let from = from.min(buf.len());
     for off in memchr::memchr_iter(b'\n', &buf[from..]) {
         let i = from + off;

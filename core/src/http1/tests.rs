@@ -1,5 +1,6 @@
-//! Response-parser tests: framing rules, limits, malformed input, and the property that any
-//! split of the input gives the same result as feeding it whole.
+//! Response-parser tests: framing rules, limits, malformed input, and the properties that any
+//! split of the input gives the same result as feeding it whole, and that a generated valid
+//! response reads back as written.
 
 use super::*;
 use proptest::prelude::*;
@@ -635,6 +636,19 @@ fn split_at_every_byte_gives_the_same_result() {
 /// last chunk and optional trailers: an oracle independent of the parser.
 fn encode_chunked(body: &[u8], sizes: &[usize], ext: bool, trailers: bool) -> Vec<u8> {
     let mut w = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    w.extend_from_slice(&chunks(body, sizes, ext));
+    w.extend_from_slice(b"0\r\n");
+    if trailers {
+        w.extend_from_slice(b"Trailer-One: 1\r\n");
+    }
+    w.extend_from_slice(b"\r\n");
+    w
+}
+
+/// `body` as chunks of the given sizes (cycled; 1 byte each when `sizes` is empty), each
+/// size line with an extension or not, without the last chunk.
+fn chunks(body: &[u8], sizes: &[usize], ext: bool) -> Vec<u8> {
+    let mut w = Vec::new();
     let mut at = 0;
     let mut i = 0;
     while at < body.len() {
@@ -654,11 +668,6 @@ fn encode_chunked(body: &[u8], sizes: &[usize], ext: bool, trailers: bool) -> Ve
         w.extend_from_slice(b"\r\n");
         at += n;
     }
-    w.extend_from_slice(b"0\r\n");
-    if trailers {
-        w.extend_from_slice(b"Trailer-One: 1\r\n");
-    }
-    w.extend_from_slice(b"\r\n");
     w
 }
 
@@ -710,6 +719,142 @@ proptest! {
         let a = drive("GET", small, &wire, &[]);
         let b = drive("GET", small, &wire, &read_sizes);
         prop_assert_eq!(a, b);
+    }
+}
+
+/// How a generated valid response delimits its body.
+#[derive(Debug, Clone)]
+enum ValidFraming {
+    /// `Content-Length`.
+    Length,
+    /// Chunked, in chunks of these sizes (cycled), size lines with an extension or not, then
+    /// these trailer fields.
+    Chunked {
+        sizes: Vec<usize>,
+        ext: bool,
+        trailers: Vec<(String, String)>,
+    },
+}
+
+/// Header (or trailer) fields that cannot change the framing: `X-` names, visible ASCII
+/// values with inner spaces (as the parser hands them out, nothing to trim).
+fn extra_fields(max: usize) -> impl Strategy<Value = Vec<(String, String)>> {
+    proptest::collection::vec(
+        ("X-[A-Za-z0-9-]{1,12}", "[!-~]([ !-~]{0,16}[!-~])?"),
+        0..max,
+    )
+}
+
+fn valid_framing() -> impl Strategy<Value = ValidFraming> {
+    prop_oneof![
+        Just(ValidFraming::Length),
+        (
+            proptest::collection::vec(1usize..90, 1..6),
+            any::<bool>(),
+            extra_fields(4)
+        )
+            .prop_map(|(sizes, ext, trailers)| ValidFraming::Chunked {
+                sizes,
+                ext,
+                trailers
+            }),
+    ]
+}
+
+fn push_fields(w: &mut Vec<u8>, fields: &[(String, String)]) {
+    for (name, value) in fields {
+        w.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+    }
+}
+
+/// The bytes of a valid response, written from its parts without the parser: `informational`
+/// 1xx heads, the final head with `fields`, then `body` framed as `framing` says.
+fn encode_valid(
+    informational: usize,
+    status: u16,
+    fields: &[(String, String)],
+    body: &[u8],
+    framing: &ValidFraming,
+) -> Vec<u8> {
+    let mut w = Vec::new();
+    for _ in 0..informational {
+        w.extend_from_slice(b"HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\n");
+    }
+    w.extend_from_slice(format!("HTTP/1.1 {status} Whatever\r\n").as_bytes());
+    push_fields(&mut w, fields);
+    match framing {
+        ValidFraming::Length => {
+            w.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+            w.extend_from_slice(body);
+        }
+        ValidFraming::Chunked {
+            sizes,
+            ext,
+            trailers,
+        } => {
+            w.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
+            w.extend_from_slice(&chunks(body, sizes, *ext));
+            w.extend_from_slice(b"0\r\n");
+            push_fields(&mut w, trailers);
+            w.extend_from_slice(b"\r\n");
+        }
+    }
+    w
+}
+
+fn field_pairs(headers: &Headers) -> Vec<(String, Vec<u8>)> {
+    headers
+        .iter()
+        .map(|f| (f.name.to_owned(), f.value.to_vec()))
+        .collect()
+}
+
+fn owned_pairs(fields: &[(String, String)]) -> Vec<(String, Vec<u8>)> {
+    fields
+        .iter()
+        .map(|(n, v)| (n.clone(), v.clone().into_bytes()))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A valid response (1xx heads first or not, `Content-Length` or chunked with
+    /// extensions and trailers, the next response's first bytes after it), read in random
+    /// pieces, gives what feeding it whole gives, and that is what was written: status,
+    /// fields, body and trailers.
+    #[test]
+    fn random_reads_of_a_valid_response_match_feeding_it_whole(
+        informational in 0usize..3,
+        status in prop_oneof![Just(200u16), Just(201), Just(404), Just(500), Just(599)],
+        fields in extra_fields(6),
+        body in proptest::collection::vec(any::<u8>(), 0..700),
+        framing in valid_framing(),
+        read_sizes in proptest::collection::vec(1usize..64, 1..8),
+    ) {
+        let mut wire = encode_valid(informational, status, &fields, &body, &framing);
+        let next = b"HTTP/1.1 200 OK\r\n";
+        wire.extend_from_slice(next);
+
+        let whole = whole(&wire).unwrap();
+        let pieces = drive("POST", Limits::default(), &wire, &read_sizes).unwrap();
+        prop_assert_eq!(&pieces, &whole);
+
+        let head = pieces.head.as_ref().unwrap();
+        prop_assert_eq!(head.status, status);
+        let mut expected_fields = owned_pairs(&fields);
+        let (framing_field, trailers) = match &framing {
+            ValidFraming::Length => (("Content-Length", body.len().to_string()), Vec::new()),
+            ValidFraming::Chunked { trailers, .. } => {
+                (("Transfer-Encoding", "chunked".to_owned()), trailers.clone())
+            }
+        };
+        expected_fields.push((framing_field.0.to_owned(), framing_field.1.into_bytes()));
+        prop_assert_eq!(field_pairs(&head.headers), expected_fields);
+        prop_assert_eq!(&pieces.body, &body);
+        prop_assert_eq!(field_pairs(&pieces.trailers), owned_pairs(&trailers));
+        prop_assert_eq!(&pieces.leftover[..], &next[..]);
+        prop_assert!(pieces.reusable);
     }
 }
 

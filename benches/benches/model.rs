@@ -3,7 +3,7 @@
 //! tree, building a request, reading it on the server side, and writing a result.
 
 use a2a_core::envelope::{CallOptions, Interface, RpcId, build, text_message};
-use a2a_core::model::{Form, SendResponse, StreamEvent, from_slice, to_vec};
+use a2a_core::model::{SendResponse, StreamEvent, WireForm, from_slice, to_vec};
 use a2a_core::server::{self, ServerOptions};
 use a2a_core::version::{Binding, ProtocolVersion};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -28,7 +28,7 @@ fn read(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(body.len() as u64));
     g.bench_function("a2a_core::model (borrowed)", |b| {
         b.iter(|| {
-            let r: SendResponse = from_slice(black_box(&body), Form::V1_0).unwrap();
+            let r: SendResponse = from_slice(black_box(&body), WireForm::V1_0).unwrap();
             let SendResponse::Task(t) = r else {
                 panic!("a task")
             };
@@ -51,7 +51,7 @@ fn read(c: &mut Criterion) {
     let result: &[u8] = br#"{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"working"},"final":false}"#;
     c.bench_function("read 0.3 status-update event (small)", |b| {
         b.iter(|| {
-            let e: StreamEvent = from_slice(black_box(result), Form::JsonRpcV0_3).unwrap();
+            let e: StreamEvent = from_slice(black_box(result), WireForm::JsonRpcV0_3).unwrap();
             assert!(e.state().is_some());
             e.kind()
         })
@@ -60,10 +60,10 @@ fn read(c: &mut Criterion) {
 
 fn write_and_build(c: &mut Criterion) {
     let body = big_task(64);
-    let r: SendResponse = from_slice(&body, Form::V1_0).unwrap();
+    let r: SendResponse = from_slice(&body, WireForm::V1_0).unwrap();
     c.bench_function("write 1.0 task, 64 artifacts, as 0.3 JSON-RPC", |b| {
         b.iter(|| {
-            let out = to_vec(black_box(&r), Form::JsonRpcV0_3).unwrap();
+            let out = to_vec(black_box(&r), WireForm::JsonRpcV0_3).unwrap();
             assert!(out.len() > 64 * 4000);
             out
         })

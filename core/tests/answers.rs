@@ -7,7 +7,7 @@ use a2a_core::answer::{
     Assembler, event_to_json, event_to_json_string, message_from_json, read_event, read_result,
     to_json, to_json_string,
 };
-use a2a_core::model::{Form, Message, Role, to_vec};
+use a2a_core::model::{Message, Role, WireForm, to_vec};
 use a2a_core::version::{Binding, ProtocolVersion};
 use serde_json::Value;
 
@@ -120,7 +120,10 @@ fn messages_to_send_are_written_in_every_form() {
             message_from_json(&c["message"].to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut m = Message::new("m-1", Role::User, parts);
         m.metadata = metadata;
-        for (form_name, form) in [("jsonrpc-0.3", Form::JsonRpcV0_3), ("1.0", Form::V1_0)] {
+        for (form_name, form) in [
+            ("jsonrpc-0.3", WireForm::JsonRpcV0_3),
+            ("1.0", WireForm::V1_0),
+        ] {
             let want = &c["wire"][form_name];
             match to_vec(&m, form) {
                 Err(e) => assert!(want.is_null(), "{name} {form_name}: refused: {e}"),

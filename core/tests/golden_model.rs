@@ -3,8 +3,8 @@
 //! same JSON value; every case in `wire_tolerance.json` reads and writes the canonical form.
 
 use a2a_core::model::{
-    Form, ListPushConfigsResponse, ListTasksResponse, Message, SendResponse, StreamEvent, Task,
-    TaskPushNotificationConfig, from_slice, to_vec,
+    ListPushConfigsResponse, ListTasksResponse, Message, SendResponse, StreamEvent, Task,
+    TaskPushNotificationConfig, WireForm, from_slice, to_vec,
 };
 use serde_json::Value;
 
@@ -15,17 +15,17 @@ fn load(name: &str) -> Vec<Value> {
     doc["cases"].as_array().expect("cases").clone()
 }
 
-fn form(name: &str) -> Form {
+fn form(name: &str) -> WireForm {
     match name {
-        "jsonrpc-0.3" => Form::JsonRpcV0_3,
-        "rest-0.3" => Form::RestV0_3,
-        "1.0" => Form::V1_0,
+        "jsonrpc-0.3" => WireForm::JsonRpcV0_3,
+        "rest-0.3" => WireForm::RestV0_3,
+        "1.0" => WireForm::V1_0,
         other => panic!("unknown form {other}"),
     }
 }
 
 /// Reads `json` as `typ`, checks `expect`, returns the re-written JSON.
-fn read_check_write(name: &str, typ: &str, json: &[u8], form: Form, expect: &Value) -> Value {
+fn read_check_write(name: &str, typ: &str, json: &[u8], form: WireForm, expect: &Value) -> Value {
     let check = |key: &str, got: Option<String>| {
         if let Some(want) = expect.get(key) {
             let want = match want {
@@ -143,7 +143,7 @@ fn tolerant_reads_write_the_canonical_form() {
 fn strings_without_escapes_are_borrowed_from_the_input() {
     use std::borrow::Cow;
     let body = br#"{"task":{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","parts":[{"text":"plain text"},{"text":"esc\"aped"},{"data":{"big":[1,2,3]}}]}],"metadata":{"k":"v"}}}"#;
-    let r: SendResponse = from_slice(body, Form::V1_0).unwrap();
+    let r: SendResponse = from_slice(body, WireForm::V1_0).unwrap();
     let SendResponse::Task(t) = r else {
         panic!("a task")
     };
@@ -173,30 +173,30 @@ fn strings_without_escapes_are_borrowed_from_the_input() {
 
 #[test]
 fn refuses_shapes_no_peer_sends() {
-    let bad: &[(&str, Form)] = &[
-        (r#"{"kind":"widget","id":"x"}"#, Form::JsonRpcV0_3),
+    let bad: &[(&str, WireForm)] = &[
+        (r#"{"kind":"widget","id":"x"}"#, WireForm::JsonRpcV0_3),
         (
             r#"{"task":{"id":"t","status":{"state":"working"}},"message":{"messageId":"m","role":"user","parts":[]}}"#,
-            Form::V1_0,
+            WireForm::V1_0,
         ),
         (
             r#"{"messageId":"m","role":"user","parts":[{"text":"a","data":{}}]}"#,
-            Form::V1_0,
+            WireForm::V1_0,
         ),
         (
             r#"{"messageId":"m","role":"user","parts":[{"kind":"data","text":"a"}]}"#,
-            Form::JsonRpcV0_3,
+            WireForm::JsonRpcV0_3,
         ),
         (
             r#"{"messageId":"m","role":"robot","parts":[]}"#,
-            Form::JsonRpcV0_3,
+            WireForm::JsonRpcV0_3,
         ),
         (
             r#"{"statusUpdate":{"taskId":"t","contextId":"c"}}"#,
-            Form::V1_0,
+            WireForm::V1_0,
         ),
-        (r#"[1,2]"#, Form::V1_0),
-        (r#"{"task":"#, Form::V1_0),
+        (r#"[1,2]"#, WireForm::V1_0),
+        (r#"{"task":"#, WireForm::V1_0),
     ];
     for (json, form) in bad {
         assert!(
@@ -205,7 +205,7 @@ fn refuses_shapes_no_peer_sends() {
         );
     }
     assert!(
-        from_slice::<Message>(br#"{"role":"user","parts":[]}"#, Form::V1_0).is_err(),
+        from_slice::<Message>(br#"{"role":"user","parts":[]}"#, WireForm::V1_0).is_err(),
         "messageId is required"
     );
 }
@@ -216,11 +216,11 @@ fn forms_refuse_values_they_cannot_carry() {
     m.parts.push(a2a_core::model::Part::from_content(
         a2a_core::model::PartContent::Data(a2a_core::model::Json::parse("[1]").unwrap()),
     ));
-    assert!(to_vec(&m, Form::JsonRpcV0_3).is_err());
-    assert!(to_vec(&m, Form::RestV0_3).is_err());
-    assert!(to_vec(&m, Form::V1_0).is_ok());
+    assert!(to_vec(&m, WireForm::JsonRpcV0_3).is_err());
+    assert!(to_vec(&m, WireForm::RestV0_3).is_err());
+    assert!(to_vec(&m, WireForm::V1_0).is_ok());
     let m = Message::new("m", a2a_core::model::Role::Unspecified, vec![]);
-    assert!(to_vec(&m, Form::JsonRpcV0_3).is_err());
+    assert!(to_vec(&m, WireForm::JsonRpcV0_3).is_err());
 }
 
 /// The form names before the `V<major>_<minor>` scheme still compile, as values and as
@@ -229,13 +229,13 @@ fn forms_refuse_values_they_cannot_carry() {
 #[allow(deprecated)]
 fn deprecated_form_names_are_aliases() {
     use a2a_core::version::{Binding, ProtocolVersion};
-    assert_eq!(Form::JsonRpcV0_3, Form::JsonRpcV0_3);
-    assert_eq!(Form::RestV0_3, Form::RestV0_3);
-    assert_eq!(Form::V1_0, Form::V1_0);
-    let form = Form::new(ProtocolVersion::V1_0, Binding::HttpJson);
-    assert!(matches!(form, Form::V1_0));
+    assert_eq!(WireForm::JsonRpcV0_3, WireForm::JsonRpcV0_3);
+    assert_eq!(WireForm::RestV0_3, WireForm::RestV0_3);
+    assert_eq!(WireForm::V1_0, WireForm::V1_0);
+    let form = WireForm::new(ProtocolVersion::V1_0, Binding::HttpJson);
+    assert!(matches!(form, WireForm::V1_0));
     assert!(!matches!(
-        Form::new(ProtocolVersion::V0_3, Binding::HttpJson),
-        Form::JsonRpcV0_3
+        WireForm::new(ProtocolVersion::V0_3, Binding::HttpJson),
+        WireForm::JsonRpcV0_3
     ));
 }

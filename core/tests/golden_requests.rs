@@ -2,7 +2,7 @@
 //! examples of docs/wire.md §8, plus hand-derived rule cases) is built and compared as JSON.
 
 use a2a_core::envelope::{CallOptions, Interface, Method, RpcId, build};
-use a2a_core::model::{Form, parse_params};
+use a2a_core::model::{WireForm, parse_params};
 use a2a_core::version::{Binding, ProtocolVersion};
 use serde_json::Value;
 
@@ -40,7 +40,7 @@ fn every_request_golden_builds_exactly() {
         let parsed = parse_params(
             method,
             params_text.as_deref().map(str::as_bytes),
-            Form::new(version, binding),
+            WireForm::new(version, binding),
         )
         .unwrap_or_else(|e| panic!("{name}: params: {e}"));
         let id = match &case["id"] {

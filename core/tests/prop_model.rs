@@ -68,8 +68,8 @@ fn meta() -> impl Strategy<Value = Option<Json<'static>>> {
     prop::option::of(json(true))
 }
 
-fn part(form: Form) -> BoxedStrategy<Part<'static>> {
-    let v10 = form == Form::V1_0;
+fn part(form: WireForm) -> BoxedStrategy<Part<'static>> {
+    let v10 = form == WireForm::V1_0;
     let content = prop_oneof![
         text().prop_map(PartContent::Text),
         "[A-Za-z0-9+/]{0,8}={0,2}".prop_map(|s| PartContent::Bytes(Cow::Owned(s))),
@@ -94,15 +94,15 @@ fn part(form: Form) -> BoxedStrategy<Part<'static>> {
         .boxed()
 }
 
-fn role(form: Form) -> BoxedStrategy<Role> {
-    if form == Form::JsonRpcV0_3 {
+fn role(form: WireForm) -> BoxedStrategy<Role> {
+    if form == WireForm::JsonRpcV0_3 {
         prop_oneof![Just(Role::User), Just(Role::Agent)].boxed()
     } else {
         prop_oneof![Just(Role::User), Just(Role::Agent), Just(Role::Unspecified)].boxed()
     }
 }
 
-fn message(form: Form) -> BoxedStrategy<Message<'static>> {
+fn message(form: WireForm) -> BoxedStrategy<Message<'static>> {
     (
         id(),
         role(form),
@@ -121,7 +121,11 @@ fn message(form: Form) -> BoxedStrategy<Message<'static>> {
                     parts,
                     context_id,
                     task_id,
-                    reference_task_ids: if form == Form::RestV0_3 { vec![] } else { refs },
+                    reference_task_ids: if form == WireForm::RestV0_3 {
+                        vec![]
+                    } else {
+                        refs
+                    },
                     extensions,
                     metadata,
                 }
@@ -161,7 +165,7 @@ fn state() -> impl Strategy<Value = TaskState> {
     ]
 }
 
-fn status(form: Form) -> BoxedStrategy<TaskStatus<'static>> {
+fn status(form: WireForm) -> BoxedStrategy<TaskStatus<'static>> {
     (
         state(),
         prop::option::of(message(form)),
@@ -175,7 +179,7 @@ fn status(form: Form) -> BoxedStrategy<TaskStatus<'static>> {
         .boxed()
 }
 
-fn artifact(form: Form) -> BoxedStrategy<Artifact<'static>> {
+fn artifact(form: WireForm) -> BoxedStrategy<Artifact<'static>> {
     (
         id(),
         prop::option::of(text()),
@@ -197,7 +201,7 @@ fn artifact(form: Form) -> BoxedStrategy<Artifact<'static>> {
         .boxed()
 }
 
-fn task(form: Form) -> BoxedStrategy<Task<'static>> {
+fn task(form: WireForm) -> BoxedStrategy<Task<'static>> {
     (
         id(),
         text(),
@@ -219,7 +223,7 @@ fn task(form: Form) -> BoxedStrategy<Task<'static>> {
         .boxed()
 }
 
-fn event(form: Form) -> BoxedStrategy<StreamEvent<'static>> {
+fn event(form: WireForm) -> BoxedStrategy<StreamEvent<'static>> {
     prop_oneof![
         task(form).prop_map(StreamEvent::Task),
         message(form).prop_map(StreamEvent::Message),
@@ -229,7 +233,7 @@ fn event(form: Form) -> BoxedStrategy<StreamEvent<'static>> {
                     task_id,
                     context_id,
                     status,
-                    is_final: f && form != Form::V1_0,
+                    is_final: f && form != WireForm::V1_0,
                     metadata,
                 })
             }
@@ -258,8 +262,8 @@ fn event(form: Form) -> BoxedStrategy<StreamEvent<'static>> {
     .boxed()
 }
 
-fn push(form: Form) -> BoxedStrategy<PushNotificationConfig<'static>> {
-    let schemes = if form == Form::V1_0 {
+fn push(form: WireForm) -> BoxedStrategy<PushNotificationConfig<'static>> {
+    let schemes = if form == WireForm::V1_0 {
         prop::collection::vec(text(), 1..=1).boxed()
     } else {
         prop::collection::vec(text(), 0..3).boxed()
@@ -282,23 +286,23 @@ fn push(form: Form) -> BoxedStrategy<PushNotificationConfig<'static>> {
         .boxed()
 }
 
-fn task_push(form: Form) -> BoxedStrategy<TaskPushNotificationConfig<'static>> {
+fn task_push(form: WireForm) -> BoxedStrategy<TaskPushNotificationConfig<'static>> {
     (id(), push(form), prop::option::of(id()))
         .prop_map(
             move |(task_id, config, tenant)| TaskPushNotificationConfig {
                 task_id,
                 config,
-                tenant: if form == Form::V1_0 { tenant } else { None },
+                tenant: if form == WireForm::V1_0 { tenant } else { None },
             },
         )
         .boxed()
 }
 
-fn form() -> impl Strategy<Value = Form> {
+fn form() -> impl Strategy<Value = WireForm> {
     prop_oneof![
-        Just(Form::JsonRpcV0_3),
-        Just(Form::RestV0_3),
-        Just(Form::V1_0)
+        Just(WireForm::JsonRpcV0_3),
+        Just(WireForm::RestV0_3),
+        Just(WireForm::V1_0)
     ]
 }
 
@@ -440,9 +444,9 @@ fn call_strategy()
         prop_oneof![Just(Binding::JsonRpc), Just(Binding::HttpJson)],
     )
         .prop_flat_map(|(version, binding)| {
-            let form = Form::new(version, binding);
+            let form = WireForm::new(version, binding);
             let v10 = version == ProtocolVersion::V1_0;
-            let rpc03 = form == Form::JsonRpcV0_3;
+            let rpc03 = form == WireForm::JsonRpcV0_3;
             let rest = binding == Binding::HttpJson;
             let sendable = message(form).prop_filter("servers need parts and a role", |m| {
                 !m.parts.is_empty() && m.role != Role::Unspecified && !m.message_id.is_empty()
@@ -498,7 +502,7 @@ fn call_strategy()
                     })
                 },
             );
-            let cancel = (id(), meta_if(form != Form::RestV0_3), any::<bool>()).prop_map(
+            let cancel = (id(), meta_if(form != WireForm::RestV0_3), any::<bool>()).prop_map(
                 move |(id, metadata, sub)| {
                     if sub {
                         Call::SubscribeToTask(TaskIdParams {

@@ -7,8 +7,8 @@
 
 use a2a_core::envelope::{CallOptions, Interface, Method, RpcId, build};
 use a2a_core::model::{
-    Form, Message, SendResponse, StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent,
-    from_slice, parse_params,
+    Message, SendResponse, StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent,
+    WireForm, from_slice, parse_params,
 };
 use a2a_core::outcome::{Channel, ErrorName};
 use a2a_core::server::{
@@ -88,7 +88,7 @@ fn every_built_request_reads_back_as_the_same_call() {
         let call = parse_params(
             method,
             params.as_deref().map(str::as_bytes),
-            Form::new(version, binding),
+            WireForm::new(version, binding),
         )
         .unwrap()
         .call;
@@ -947,7 +947,7 @@ fn http_status_table_follows_spec_v1_0_1() {
 fn results_match_the_reference_examples_and_are_classified() {
     // §8.1(a) and §8.3(a) send results, rebuilt from the parsed model.
     let body03 = br#"{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"completed"}}"#;
-    let task: Task = from_slice(body03, Form::JsonRpcV0_3).unwrap();
+    let task: Task = from_slice(body03, WireForm::JsonRpcV0_3).unwrap();
     let sr = SendResponse::Task(task);
     let req = incoming(
         ProtocolVersion::V0_3,
@@ -1036,7 +1036,7 @@ fn results_match_the_reference_examples_and_are_classified() {
 #[test]
 fn stream_frames_match_the_reference_examples() {
     // §8.1(b) last event and §8.3(b) second event, as SSE frames.
-    let ev03: StreamEvent = from_slice(br#"{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"completed","timestamp":"2025-04-02T16:59:35.331Z"},"final":true}"#, Form::JsonRpcV0_3).unwrap();
+    let ev03: StreamEvent = from_slice(br#"{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"completed","timestamp":"2025-04-02T16:59:35.331Z"},"final":true}"#, WireForm::JsonRpcV0_3).unwrap();
     let req = incoming(
         ProtocolVersion::V0_3,
         Binding::JsonRpc,
@@ -1115,7 +1115,7 @@ fn sse_frames_decode_back_with_the_sse_decoder() {
         Method::SendStreamingMessage,
         Some(RpcId::String("s-1".into())),
     );
-    let ev: StreamEvent = from_slice(br#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}"#, Form::V1_0).unwrap();
+    let ev: StreamEvent = from_slice(br#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}"#, WireForm::V1_0).unwrap();
     out.extend_from_slice(&server::event_frame(&req, &ev).unwrap().bytes);
     let mut dec = a2a_core::sse::Decoder::new();
     let mut feed = dec.feed(&out);
@@ -1229,7 +1229,7 @@ fn admission_and_requested_cancels_are_told_apart() {
         "Refused before running: queue full"
     );
     // Survives every wire form (0.3 JSON-RPC carries message metadata too).
-    for form in Form::ALL {
+    for form in WireForm::ALL {
         let ev = TaskStatusUpdateEvent {
             task_id: "t".into(),
             context_id: "c".into(),

@@ -24,7 +24,7 @@ use a2a::client::{
 };
 use a2a::envelope::Method;
 use a2a::model::params::Call;
-use a2a::model::{Form, parse_params};
+use a2a::model::{WireForm, parse_params};
 use a2a::outcome::{ErrorName, Outcome};
 use a2a::time::Millis;
 
@@ -473,7 +473,7 @@ pub extern "C" fn a2a_call_new(
         };
         let form = {
             let st = try_input!(s.cell.lock());
-            Form::new(st.target().version, st.target().binding)
+            WireForm::new(st.target().version, st.target().binding)
         };
         let json = (!params.is_empty()).then_some(params);
         let call = match parse_params(method, json, form) {

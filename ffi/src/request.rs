@@ -9,7 +9,7 @@
 use std::ffi::c_char;
 
 use a2a::envelope::{self, CallOptions, Interface, Method, Request, RpcId};
-use a2a::model::{self, Form};
+use a2a::model::{self, WireForm};
 
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
 use crate::http1::{a2a_header, headers_from};
@@ -294,7 +294,7 @@ pub extern "C" fn a2a_request_build(
             return a2a_result::A2A_INVALID_ARGUMENT;
         };
         let json = (!params.is_empty()).then_some(params);
-        let parsed = match model::parse_params(method, json, Form::new(iface.version, iface.binding)) {
+        let parsed = match model::parse_params(method, json, WireForm::new(iface.version, iface.binding)) {
             Ok(p) => p,
             Err(e) => {
                 r.last_error = format!("invalid params for {}: {e}", method.name());

@@ -12,8 +12,8 @@ use a2a::time::Millis;
 
 use a2a::envelope::{self, CallOptions, Interface, Method, RpcId};
 use a2a::model::{
-    self, Form, ListPushConfigsResponse, ListTasksResponse, SendResponse, StreamEvent, Task,
-    TaskPushNotificationConfig,
+    self, ListPushConfigsResponse, ListTasksResponse, SendResponse, StreamEvent, Task,
+    TaskPushNotificationConfig, WireForm,
 };
 use a2a::server::{
     self, A2aError, ErrorId, HostPolicy, IncomingRequest, RefusedRequest, Reply, Response,
@@ -665,7 +665,7 @@ pub extern "C" fn a2a_server_refusal_response(
 
 /// Parses `json` as `T` in the canonical form.
 fn canonical<'a, T: model::FromWire<'a>>(json: &'a [u8]) -> Result<T, model::ModelError> {
-    model::from_slice(json, Form::new(ProtocolVersion::V1_0, Binding::JsonRpc))
+    model::from_slice(json, WireForm::new(ProtocolVersion::V1_0, Binding::JsonRpc))
 }
 
 /// The success response to the parsed request: `reply_json` is the method's result in A2A

@@ -5,7 +5,7 @@
 
 use std::ffi::c_char;
 
-use a2a::model::{self, Form};
+use a2a::model::{self, WireForm};
 use a2a::outcome::RemoteHint;
 use a2a::server;
 use a2a::version::{Binding, ProtocolVersion};
@@ -75,7 +75,7 @@ pub extern "C" fn a2a_server_admission_status(
         let message_id = try_str!(message_id, message_id_len);
         let reason = try_str!(reason, reason_len);
         let status = server::admission_canceled(task_id, context_id, message_id, reason);
-        match model::to_vec(&status, Form::new(ProtocolVersion::V1_0, Binding::JsonRpc)) {
+        match model::to_vec(&status, WireForm::new(ProtocolVersion::V1_0, Binding::JsonRpc)) {
             Ok(json) => {
                 buf.set_error(None);
                 buf.bytes.extend_from_slice(&json);

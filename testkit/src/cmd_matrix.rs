@@ -254,9 +254,9 @@ pub fn run_model_read(mut args: Args) -> i32 {
     };
     let form = match args.value("--form") {
         Ok(Some(f)) => match f.as_str() {
-            "jsonrpc-0.3" => Form::JsonRpcV0_3,
-            "rest-0.3" => Form::RestV0_3,
-            "1.0" => Form::V1_0,
+            "jsonrpc-0.3" => WireForm::JsonRpcV0_3,
+            "rest-0.3" => WireForm::RestV0_3,
+            "1.0" => WireForm::V1_0,
             other => return usage(format!("unknown form {other:?}")),
         },
         Ok(None) => return usage("--form is required".into()),

@@ -8,7 +8,7 @@
 //! version and binding; the model readers never panic on the body in any form.
 #![no_main]
 
-use a2a_core::model::{Form, SendResponse, StreamEvent, from_slice};
+use a2a_core::model::{WireForm, SendResponse, StreamEvent, from_slice};
 use a2a_core::outcome::ErrorName;
 use a2a_core::server::{self, A2aError, ServerOptions};
 use libfuzzer_sys::fuzz_target;
@@ -54,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(serde_json::from_slice::<serde_json::Value>(&r.body).is_ok());
         }
     }
-    for form in Form::ALL {
+    for form in WireForm::ALL {
         let _ = from_slice::<StreamEvent>(body, form);
         let _ = from_slice::<SendResponse>(body, form);
     }

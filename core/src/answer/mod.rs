@@ -47,8 +47,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::model::{
-    self, Artifact, Form, Json, Message, Part, PartContent, Role, SendResponse, StreamEvent, Task,
-    TaskArtifactUpdateEvent, TaskStatus,
+    self, Artifact, Json, Message, Part, PartContent, Role, SendResponse, StreamEvent, Task,
+    TaskArtifactUpdateEvent, TaskStatus, WireForm,
 };
 use crate::outcome::TaskState;
 use crate::version::{Binding, ProtocolVersion};
@@ -268,7 +268,7 @@ fn read_model_tape<'a, T: model::FromWire<'a>>(
     } else {
         tape.read::<T>().ok()?
     };
-    r.settle(Form::new(version, binding));
+    r.settle(WireForm::new(version, binding));
     Some(r)
 }
 
@@ -317,7 +317,7 @@ fn read_model<'a, T: model::FromWire<'a>>(
     binding: Binding,
     what: &str,
 ) -> Result<T, ContentError> {
-    let form = Form::new(version, binding);
+    let form = WireForm::new(version, binding);
     #[cfg(test)]
     crate::tape::note_serde_pass();
     if binding == Binding::JsonRpc {

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use super::{Call, CallResult, Target};
 use crate::model::params::ListTasksParams;
-use crate::model::{Form, ListTasksResponse};
+use crate::model::{ListTasksResponse, WireForm};
 use crate::version::Binding;
 
 /// The most pages one listing follows (a server that never stops is cut here).
@@ -106,7 +106,7 @@ fn read<'r>(result: &'r CallResult, target: &Target) -> Result<ListTasksResponse
         return Err(PageError::Unreadable("no response".to_owned()));
     };
     let unreadable = |e: &dyn std::fmt::Display| PageError::Unreadable(e.to_string());
-    let form = Form::new(target.version, target.binding);
+    let form = WireForm::new(target.version, target.binding);
     let json: &[u8] = if target.binding == Binding::JsonRpc {
         #[derive(serde::Deserialize)]
         struct Envelope<'a> {

@@ -7,14 +7,14 @@ use super::encode::{is_dot_segment, push_encoded};
 use super::{BuildError, HttpMethod, RpcId};
 use crate::model::params::{Call, SendConfiguration, SendMessageParams};
 use crate::model::ser_support::{opt, push_fields, state_name};
-use crate::model::{Form, InForm, ModelError};
+use crate::model::{InForm, ModelError, WireForm};
 use crate::version::ProtocolVersion;
 
 /// Refuses calls carrying fields the form cannot carry, before anything is written.
-pub(super) fn check(call: &Call<'_>, form: Form) -> Result<(), BuildError> {
+pub(super) fn check(call: &Call<'_>, form: WireForm) -> Result<(), BuildError> {
     use BuildError::NotRepresentable as No;
-    let v10 = form == Form::V1_0;
-    let rest = form == Form::RestV0_3;
+    let v10 = form == WireForm::V1_0;
+    let rest = form == WireForm::RestV0_3;
     match call {
         Call::GetTask(p) if p.metadata.is_some() && v10 => {
             Err(No("1.0 GetTask carries no metadata"))
@@ -51,13 +51,13 @@ fn model_err(e: serde_json::Error) -> BuildError {
 /// `{"jsonrpc":"2.0","id":..,"method":..,"params":..}`.
 pub(super) fn jsonrpc(
     call: &Call<'_>,
-    form: Form,
+    form: WireForm,
     tenant: Option<&str>,
     id: &RpcId,
 ) -> Result<Vec<u8>, BuildError> {
     struct Envelope<'c, 'a> {
         call: &'c Call<'a>,
-        form: Form,
+        form: WireForm,
         tenant: Option<&'c str>,
         id: &'c RpcId,
     }
@@ -99,14 +99,14 @@ pub(super) fn jsonrpc(
 /// JSON-RPC `params` of a call.
 pub(crate) struct Params<'c, 'a> {
     pub(crate) call: &'c Call<'a>,
-    pub(crate) form: Form,
+    pub(crate) form: WireForm,
     pub(crate) tenant: Option<&'c str>,
 }
 
 impl Serialize for Params<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let form = self.form;
-        let v10 = form == Form::V1_0;
+        let v10 = form == WireForm::V1_0;
         let mut m = s.serialize_map(None)?;
         if v10 {
             opt(&mut m, "tenant", self.tenant)?;
@@ -174,7 +174,7 @@ impl Serialize for Params<'_, '_> {
 fn send_fields<M: SerializeMap>(
     m: &mut M,
     p: &SendMessageParams<'_>,
-    form: Form,
+    form: WireForm,
 ) -> Result<(), M::Error> {
     m.serialize_entry("message", &InForm(&p.message, form))?;
     if let Some(c) = &p.configuration {
@@ -183,7 +183,7 @@ fn send_fields<M: SerializeMap>(
     opt(m, "metadata", p.metadata.as_ref())
 }
 
-struct Config<'c, 'a>(&'c SendConfiguration<'a>, Form);
+struct Config<'c, 'a>(&'c SendConfiguration<'a>, WireForm);
 
 impl Serialize for Config<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -194,15 +194,15 @@ impl Serialize for Config<'_, '_> {
         }
         if let Some(push) = &c.push_notification_config {
             let key = match form {
-                Form::JsonRpcV0_3 => "pushNotificationConfig",
-                Form::RestV0_3 => "pushNotification",
-                Form::V1_0 => "taskPushNotificationConfig",
+                WireForm::JsonRpcV0_3 => "pushNotificationConfig",
+                WireForm::RestV0_3 => "pushNotification",
+                WireForm::V1_0 => "taskPushNotificationConfig",
             };
             m.serialize_entry(key, &InForm(push, form))?;
         }
         opt(&mut m, "historyLength", c.history_length.as_ref())?;
         if let Some(b) = c.blocking {
-            if form == Form::V1_0 {
+            if form == WireForm::V1_0 {
                 m.serialize_entry("returnImmediately", &!b)?;
             } else {
                 m.serialize_entry("blocking", &b)?;
@@ -267,7 +267,7 @@ pub(super) fn rest(
     tenant: Option<&str>,
 ) -> Result<(HttpMethod, String, Vec<u8>), BuildError> {
     use BuildError::NotRepresentable as No;
-    let form = Form::new(version, crate::version::Binding::HttpJson);
+    let form = WireForm::new(version, crate::version::Binding::HttpJson);
     let route = call
         .method()
         .rest_route(version)
@@ -278,7 +278,7 @@ pub(super) fn rest(
     match call {
         Call::SendMessage(p) | Call::SendStreamingMessage(p) => {
             (id, config_id) = ("", "");
-            struct Send<'c, 'a>(&'c SendMessageParams<'a>, Form);
+            struct Send<'c, 'a>(&'c SendMessageParams<'a>, WireForm);
             impl Serialize for Send<'_, '_> {
                 fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                     let mut m = s.serialize_map(None)?;
@@ -356,7 +356,7 @@ pub(super) fn rest(
                             let mut m = s.serialize_map(None)?;
                             m.serialize_entry("parent", &format!("tasks/{}", c.task_id))?;
                             opt(&mut m, "configId", c.config.id.as_ref())?;
-                            m.serialize_entry("config", &InForm(c, Form::RestV0_3))?;
+                            m.serialize_entry("config", &InForm(c, WireForm::RestV0_3))?;
                             m.end()
                         }
                     }
@@ -367,7 +367,7 @@ pub(super) fn rest(
                     impl Serialize for Create10<'_, '_> {
                         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                             let mut m = s.serialize_map(None)?;
-                            push_fields(&mut m, self.0, Form::V1_0)?;
+                            push_fields(&mut m, self.0, WireForm::V1_0)?;
                             m.end()
                         }
                     }

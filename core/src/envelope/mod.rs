@@ -32,7 +32,7 @@ pub use encode::{decode as percent_decode, encode as percent_encode};
 pub use reserved::{HeaderOwner, ReservedName, reserved_header, reserved_headers};
 
 use crate::model::params::Call;
-use crate::model::{Form, ModelError};
+use crate::model::{ModelError, WireForm};
 use crate::version::{Binding, ProtocolVersion};
 
 /// A JSON-RPC request id: a string or an integer, as JSON-RPC allows.
@@ -106,8 +106,8 @@ impl Interface {
     }
 
     /// The JSON form this interface speaks.
-    pub fn form(&self) -> Form {
-        Form::new(self.version, self.binding)
+    pub fn form(&self) -> WireForm {
+        WireForm::new(self.version, self.binding)
     }
 
     fn tenant(&self) -> Option<&str> {

@@ -11,7 +11,7 @@ use serde::de::{self, Deserialize, Deserializer, Error as _, Visitor};
 use serde_json::value::RawValue;
 
 use super::types::*;
-use super::{Form, FromWire};
+use super::{FromWire, WireForm};
 
 /// A string borrowed from the input when it has no escapes.
 pub(crate) struct Str<'a>(pub(crate) Cow<'a, str>);
@@ -799,8 +799,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for ListPushConfigsResponse<'a> {
 // --------------------------------------------------------------------------- settling
 
 /// Unwraps the 0.3 REST `DataPart` message: `{"data":{"data":X}}` reads as `X`.
-fn settle_parts(parts: &mut [Part<'_>], form: Form) {
-    if form != Form::RestV0_3 {
+fn settle_parts(parts: &mut [Part<'_>], form: WireForm) {
+    if form != WireForm::RestV0_3 {
         return;
     }
     for part in parts {
@@ -828,19 +828,19 @@ fn settle_parts(parts: &mut [Part<'_>], form: Form) {
 }
 
 impl<'a> FromWire<'a> for Part<'a> {
-    fn settle(&mut self, form: Form) {
+    fn settle(&mut self, form: WireForm) {
         settle_parts(std::slice::from_mut(self), form);
     }
 }
 
 impl<'a> FromWire<'a> for Message<'a> {
-    fn settle(&mut self, form: Form) {
+    fn settle(&mut self, form: WireForm) {
         settle_parts(&mut self.parts, form);
     }
 }
 
 impl<'a> FromWire<'a> for TaskStatus<'a> {
-    fn settle(&mut self, form: Form) {
+    fn settle(&mut self, form: WireForm) {
         if let Some(m) = &mut self.message {
             m.settle(form);
         }
@@ -848,13 +848,13 @@ impl<'a> FromWire<'a> for TaskStatus<'a> {
 }
 
 impl<'a> FromWire<'a> for Artifact<'a> {
-    fn settle(&mut self, form: Form) {
+    fn settle(&mut self, form: WireForm) {
         settle_parts(&mut self.parts, form);
     }
 }
 
 impl<'a> FromWire<'a> for Task<'a> {
-    fn settle(&mut self, form: Form) {
+    fn settle(&mut self, form: WireForm) {
         self.status.settle(form);
         self.artifacts.iter_mut().for_each(|a| a.settle(form));
         self.history.iter_mut().for_each(|m| m.settle(form));
@@ -862,19 +862,19 @@ impl<'a> FromWire<'a> for Task<'a> {
 }
 
 impl<'a> FromWire<'a> for TaskStatusUpdateEvent<'a> {
-    fn settle(&mut self, form: Form) {
+    fn settle(&mut self, form: WireForm) {
         self.status.settle(form);
     }
 }
 
 impl<'a> FromWire<'a> for TaskArtifactUpdateEvent<'a> {
-    fn settle(&mut self, form: Form) {
+    fn settle(&mut self, form: WireForm) {
         self.artifact.settle(form);
     }
 }
 
 impl<'a> FromWire<'a> for StreamEvent<'a> {
-    fn settle(&mut self, form: Form) {
+    fn settle(&mut self, form: WireForm) {
         match self {
             StreamEvent::Task(t) => t.settle(form),
             StreamEvent::Message(m) => m.settle(form),
@@ -885,7 +885,7 @@ impl<'a> FromWire<'a> for StreamEvent<'a> {
 }
 
 impl<'a> FromWire<'a> for SendResponse<'a> {
-    fn settle(&mut self, form: Form) {
+    fn settle(&mut self, form: WireForm) {
         match self {
             SendResponse::Task(t) => t.settle(form),
             SendResponse::Message(m) => m.settle(form),
@@ -894,19 +894,19 @@ impl<'a> FromWire<'a> for SendResponse<'a> {
 }
 
 impl<'a> FromWire<'a> for PushNotificationConfig<'a> {
-    fn settle(&mut self, _: Form) {}
+    fn settle(&mut self, _: WireForm) {}
 }
 
 impl<'a> FromWire<'a> for TaskPushNotificationConfig<'a> {
-    fn settle(&mut self, _: Form) {}
+    fn settle(&mut self, _: WireForm) {}
 }
 
 impl<'a> FromWire<'a> for ListTasksResponse<'a> {
-    fn settle(&mut self, form: Form) {
+    fn settle(&mut self, form: WireForm) {
         self.tasks.iter_mut().for_each(|t| t.settle(form));
     }
 }
 
 impl<'a> FromWire<'a> for ListPushConfigsResponse<'a> {
-    fn settle(&mut self, _: Form) {}
+    fn settle(&mut self, _: WireForm) {}
 }

@@ -2,13 +2,13 @@
 //!
 //! One Rust model ([`Message`], [`Part`], [`Task`], [`TaskStatus`], [`Artifact`], the two
 //! update events, push configs, request params in [`params`]) is written and read in each of
-//! the three JSON forms deployed today ([`Form`]):
+//! the three JSON forms deployed today ([`WireForm`]):
 //!
 //! | form | used by | shape |
 //! |---|---|---|
-//! | [`Form::JsonRpcV0_3`] | 0.3 JSON-RPC | `kind` discriminators, `completed`/`input-required`, `user`/`agent` |
-//! | [`Form::RestV0_3`] | 0.3 HTTP+JSON | ProtoJSON of the 0.3 proto: `TASK_STATE_CANCELLED`, message parts under `content`, `{"data":{"data":..}}` |
-//! | [`Form::V1_0`] | 1.0, both bindings | ProtoJSON: one-key wrappers, `TASK_STATE_CANCELED`, parts by key (`text`/`raw`/`url`/`data`) |
+//! | [`WireForm::JsonRpcV0_3`] | 0.3 JSON-RPC | `kind` discriminators, `completed`/`input-required`, `user`/`agent` |
+//! | [`WireForm::RestV0_3`] | 0.3 HTTP+JSON | ProtoJSON of the 0.3 proto: `TASK_STATE_CANCELLED`, message parts under `content`, `{"data":{"data":..}}` |
+//! | [`WireForm::V1_0`] | 1.0, both bindings | ProtoJSON: one-key wrappers, `TASK_STATE_CANCELED`, parts by key (`text`/`raw`/`url`/`data`) |
 //!
 //! # Writing
 //! [`to_vec`] / [`write`] emit exactly the form asked for. Fields a form cannot carry are
@@ -22,7 +22,7 @@
 //! enums (kebab, `TASK_STATE_*` with one or two L, numbers), camelCase and snake_case keys,
 //! a Message without `kind`, a message with `parts` or `content` (or both: `parts` wins
 //! unless empty), wrappers or `kind`, and ignore unknown fields. The form passed to
-//! [`from_slice`] only settles what is truly ambiguous: in [`Form::RestV0_3`] a data part's
+//! [`from_slice`] only settles what is truly ambiguous: in [`WireForm::RestV0_3`] a data part's
 //! `{"data":{"data":X}}` means `X`.
 //!
 //! # Zero-copy
@@ -51,7 +51,7 @@ use crate::version::{Binding, ProtocolVersion};
 /// One of the three JSON wire forms (versions named `V<major>_<minor>`, as in
 /// [`ProtocolVersion`] and every binding).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Form {
+pub enum WireForm {
     /// 0.3 JSON-RPC (`kind`, kebab-case states, `user`/`agent`).
     JsonRpcV0_3,
     /// 0.3 HTTP+JSON (ProtoJSON of the 0.3 proto).
@@ -60,39 +60,43 @@ pub enum Form {
     V1_0,
 }
 
+/// The name before [`WireForm`].
+#[deprecated(note = "renamed WireForm")]
+pub type Form = WireForm;
+
 #[allow(non_upper_case_globals)]
-impl Form {
+impl WireForm {
     /// The name before the naming scheme.
-    #[deprecated(note = "use Form::JsonRpcV0_3")]
-    pub const JsonRpc03: Form = Form::JsonRpcV0_3;
+    #[deprecated(note = "use WireForm::JsonRpcV0_3")]
+    pub const JsonRpc03: WireForm = WireForm::JsonRpcV0_3;
     /// The name before the naming scheme.
-    #[deprecated(note = "use Form::RestV0_3")]
-    pub const Rest03: Form = Form::RestV0_3;
+    #[deprecated(note = "use WireForm::RestV0_3")]
+    pub const Rest03: WireForm = WireForm::RestV0_3;
     /// The name before the naming scheme.
-    #[deprecated(note = "use Form::V1_0")]
-    pub const V10: Form = Form::V1_0;
+    #[deprecated(note = "use WireForm::V1_0")]
+    pub const V10: WireForm = WireForm::V1_0;
 }
 
-impl Form {
+impl WireForm {
     /// The form a version and binding speak.
-    pub fn new(version: ProtocolVersion, binding: Binding) -> Form {
+    pub fn new(version: ProtocolVersion, binding: Binding) -> WireForm {
         match (version, binding) {
-            (ProtocolVersion::V0_3, Binding::JsonRpc) => Form::JsonRpcV0_3,
-            (ProtocolVersion::V0_3, Binding::HttpJson) => Form::RestV0_3,
-            (ProtocolVersion::V1_0, _) => Form::V1_0,
+            (ProtocolVersion::V0_3, Binding::JsonRpc) => WireForm::JsonRpcV0_3,
+            (ProtocolVersion::V0_3, Binding::HttpJson) => WireForm::RestV0_3,
+            (ProtocolVersion::V1_0, _) => WireForm::V1_0,
         }
     }
 
     /// The protocol version of this form.
     pub fn version(self) -> ProtocolVersion {
         match self {
-            Form::JsonRpcV0_3 | Form::RestV0_3 => ProtocolVersion::V0_3,
-            Form::V1_0 => ProtocolVersion::V1_0,
+            WireForm::JsonRpcV0_3 | WireForm::RestV0_3 => ProtocolVersion::V0_3,
+            WireForm::V1_0 => ProtocolVersion::V1_0,
         }
     }
 
     /// Every form.
-    pub const ALL: [Form; 3] = [Form::JsonRpcV0_3, Form::RestV0_3, Form::V1_0];
+    pub const ALL: [WireForm; 3] = [WireForm::JsonRpcV0_3, WireForm::RestV0_3, WireForm::V1_0];
 }
 
 /// Why a JSON document could not be read as a model value.
@@ -114,11 +118,11 @@ impl ModelError {
 /// A model value that can be read from the wire.
 pub trait FromWire<'a>: Sized + serde::Deserialize<'a> {
     /// Adjusts a tolerant read for what `form` settles (0.3 REST data wrappers).
-    fn settle(&mut self, form: Form);
+    fn settle(&mut self, form: WireForm);
 }
 
 /// Reads one model value from `json` in `form`, borrowing from `json`.
-pub fn from_slice<'a, T: FromWire<'a>>(json: &'a [u8], form: Form) -> Result<T, ModelError> {
+pub fn from_slice<'a, T: FromWire<'a>>(json: &'a [u8], form: WireForm) -> Result<T, ModelError> {
     let mut value: T = serde_json::from_slice(json)?;
     value.settle(form);
     Ok(value)
@@ -127,13 +131,13 @@ pub fn from_slice<'a, T: FromWire<'a>>(json: &'a [u8], form: Form) -> Result<T, 
 /// Reads one model value from a raw JSON value in `form`, borrowing from it.
 pub fn from_raw<'a, T: FromWire<'a>>(
     json: &'a serde_json::value::RawValue,
-    form: Form,
+    form: WireForm,
 ) -> Result<T, ModelError> {
     from_slice(json.get().as_bytes(), form)
 }
 
 /// Writes `value` in `form` as compact JSON.
-pub fn to_vec<T: ToWire + ?Sized>(value: &T, form: Form) -> Result<Vec<u8>, ModelError> {
+pub fn to_vec<T: ToWire + ?Sized>(value: &T, form: WireForm) -> Result<Vec<u8>, ModelError> {
     let mut out = Vec::new();
     write(&mut out, value, form)?;
     Ok(out)
@@ -143,7 +147,7 @@ pub fn to_vec<T: ToWire + ?Sized>(value: &T, form: Form) -> Result<Vec<u8>, Mode
 pub fn write<T: ToWire + ?Sized>(
     out: &mut Vec<u8>,
     value: &T,
-    form: Form,
+    form: WireForm,
 ) -> Result<(), ModelError> {
     serde_json::to_writer(out, &InForm(value, form))?;
     Ok(())

@@ -5,7 +5,7 @@ use serde::de::{Deserialize, Deserializer, Error as _};
 use super::de::{Int, StateIn, Str, cow, cows, int, required, split_push_name};
 use super::params::*;
 use super::types::*;
-use super::{Form, FromWire, ModelError};
+use super::{FromWire, ModelError, WireForm};
 use crate::method::Method;
 
 #[derive(serde::Deserialize)]
@@ -132,7 +132,7 @@ fn task_from_name<'a>(name: Option<Str<'a>>) -> Option<std::borrow::Cow<'a, str>
 pub fn parse_params<'a>(
     method: Method,
     json: Option<&'a [u8]>,
-    form: Form,
+    form: WireForm,
 ) -> Result<ParsedParams<'a>, ModelError> {
     let p: ParamsIn<'a> = match json {
         Some(j) => serde_json::from_slice(j)?,

@@ -1,21 +1,21 @@
-//! Writers: each model type in each [`Form`], exactly.
+//! Writers: each model type in each [`WireForm`], exactly.
 
 use std::borrow::Cow;
 
 use serde::Serialize;
 use serde::ser::{Error as _, SerializeMap, Serializer};
 
-use super::Form;
+use super::WireForm;
 use super::types::*;
 
 /// A model value that can be written in each wire form.
 pub trait ToWire {
     /// Serializes `self` as `form` requires.
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error>;
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error>;
 }
 
 /// `value` paired with the form to write it in; implements `Serialize`.
-pub struct InForm<'v, T: ?Sized>(pub &'v T, pub Form);
+pub struct InForm<'v, T: ?Sized>(pub &'v T, pub WireForm);
 
 impl<T: ToWire + ?Sized> Serialize for InForm<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -24,7 +24,7 @@ impl<T: ToWire + ?Sized> Serialize for InForm<'_, T> {
 }
 
 /// A slice written element by element in a form.
-struct Seq<'v, T>(&'v [T], Form);
+struct Seq<'v, T>(&'v [T], WireForm);
 
 impl<T: ToWire> Serialize for Seq<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -33,19 +33,19 @@ impl<T: ToWire> Serialize for Seq<'_, T> {
 }
 
 impl<T: ToWire> ToWire for [T] {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         Seq(self, form).serialize(s)
     }
 }
 
 impl<T: ToWire> ToWire for Vec<T> {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         Seq(self, form).serialize(s)
     }
 }
 
 impl<T: ToWire + ?Sized> ToWire for &T {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         (**self).write_form(form, s)
     }
 }
@@ -80,16 +80,16 @@ pub(crate) fn nonempty<M: SerializeMap, T: Serialize>(
 }
 
 /// The wire name of a task state in a form.
-pub fn state_name(state: TaskState, form: Form) -> &'static str {
+pub fn state_name(state: TaskState, form: WireForm) -> &'static str {
     match form {
-        Form::JsonRpcV0_3 => state.as_str(),
-        Form::RestV0_3 | Form::V1_0 => match state {
+        WireForm::JsonRpcV0_3 => state.as_str(),
+        WireForm::RestV0_3 | WireForm::V1_0 => match state {
             TaskState::Submitted => "TASK_STATE_SUBMITTED",
             TaskState::Working => "TASK_STATE_WORKING",
             TaskState::InputRequired => "TASK_STATE_INPUT_REQUIRED",
             TaskState::AuthRequired => "TASK_STATE_AUTH_REQUIRED",
             TaskState::Completed => "TASK_STATE_COMPLETED",
-            TaskState::Canceled if form == Form::RestV0_3 => "TASK_STATE_CANCELLED",
+            TaskState::Canceled if form == WireForm::RestV0_3 => "TASK_STATE_CANCELLED",
             TaskState::Canceled => "TASK_STATE_CANCELED",
             TaskState::Failed => "TASK_STATE_FAILED",
             TaskState::Rejected => "TASK_STATE_REJECTED",
@@ -98,11 +98,11 @@ pub fn state_name(state: TaskState, form: Form) -> &'static str {
     }
 }
 
-fn role_name<E: serde::ser::Error>(role: Role, form: Form) -> Result<&'static str, E> {
+fn role_name<E: serde::ser::Error>(role: Role, form: WireForm) -> Result<&'static str, E> {
     Ok(match (form, role) {
-        (Form::JsonRpcV0_3, Role::User) => "user",
-        (Form::JsonRpcV0_3, Role::Agent) => "agent",
-        (Form::JsonRpcV0_3, Role::Unspecified) => {
+        (WireForm::JsonRpcV0_3, Role::User) => "user",
+        (WireForm::JsonRpcV0_3, Role::Agent) => "agent",
+        (WireForm::JsonRpcV0_3, Role::Unspecified) => {
             return Err(E::custom("0.3 JSON-RPC has no unspecified role"));
         }
         (_, Role::User) => "ROLE_USER",
@@ -123,7 +123,7 @@ impl Serialize for DataWrap<'_, '_> {
 }
 
 /// The 0.3 `file` object in either 0.3 form.
-struct File03<'v, 'a>(&'v Part<'a>, Form);
+struct File03<'v, 'a>(&'v Part<'a>, WireForm);
 
 impl Serialize for File03<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -133,7 +133,7 @@ impl Serialize for File03<'_, '_> {
             filename,
             ..
         } = self.0;
-        let rest = self.1 == Form::RestV0_3;
+        let rest = self.1 == WireForm::RestV0_3;
         let mut m = s.serialize_map(None)?;
         match content {
             PartContent::Url(u) => {
@@ -151,10 +151,10 @@ impl Serialize for File03<'_, '_> {
 }
 
 impl ToWire for Part<'_> {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         match form {
-            Form::JsonRpcV0_3 => match &self.content {
+            WireForm::JsonRpcV0_3 => match &self.content {
                 PartContent::Text(t) => {
                     m.serialize_entry("kind", "text")?;
                     m.serialize_entry("text", t)?;
@@ -171,7 +171,7 @@ impl ToWire for Part<'_> {
                     m.serialize_entry("data", d)?;
                 }
             },
-            Form::RestV0_3 => match &self.content {
+            WireForm::RestV0_3 => match &self.content {
                 PartContent::Text(t) => m.serialize_entry("text", t)?,
                 PartContent::Bytes(_) | PartContent::Url(_) => {
                     m.serialize_entry("file", &File03(self, form))?
@@ -183,7 +183,7 @@ impl ToWire for Part<'_> {
                     m.serialize_entry("data", &DataWrap(d))?;
                 }
             },
-            Form::V1_0 => {
+            WireForm::V1_0 => {
                 match &self.content {
                     PartContent::Text(t) => m.serialize_entry("text", t)?,
                     PartContent::Bytes(b) => m.serialize_entry("raw", b)?,
@@ -200,14 +200,14 @@ impl ToWire for Part<'_> {
 }
 
 impl ToWire for Message<'_> {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if form == Form::JsonRpcV0_3 {
+        if form == WireForm::JsonRpcV0_3 {
             m.serialize_entry("kind", "message")?;
         }
         m.serialize_entry("messageId", &self.message_id)?;
         m.serialize_entry("role", role_name::<S::Error>(self.role, form)?)?;
-        let parts_key = if form == Form::RestV0_3 {
+        let parts_key = if form == WireForm::RestV0_3 {
             "content"
         } else {
             "parts"
@@ -215,7 +215,7 @@ impl ToWire for Message<'_> {
         m.serialize_entry(parts_key, &Seq(&self.parts, form))?;
         opt(&mut m, "contextId", self.context_id.as_ref())?;
         opt(&mut m, "taskId", self.task_id.as_ref())?;
-        if form != Form::RestV0_3 {
+        if form != WireForm::RestV0_3 {
             nonempty(&mut m, "referenceTaskIds", &self.reference_task_ids)?;
         }
         nonempty(&mut m, "extensions", &self.extensions)?;
@@ -225,7 +225,7 @@ impl ToWire for Message<'_> {
 }
 
 impl ToWire for TaskStatus<'_> {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("state", state_name(self.state, form))?;
         if let Some(msg) = &self.message {
@@ -237,7 +237,7 @@ impl ToWire for TaskStatus<'_> {
 }
 
 impl ToWire for Artifact<'_> {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("artifactId", &self.artifact_id)?;
         opt(&mut m, "name", self.name.as_ref())?;
@@ -250,13 +250,13 @@ impl ToWire for Artifact<'_> {
 }
 
 impl ToWire for Task<'_> {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if form == Form::JsonRpcV0_3 {
+        if form == WireForm::JsonRpcV0_3 {
             m.serialize_entry("kind", "task")?;
         }
         m.serialize_entry("id", &self.id)?;
-        if form == Form::JsonRpcV0_3 || !self.context_id.is_empty() {
+        if form == WireForm::JsonRpcV0_3 || !self.context_id.is_empty() {
             m.serialize_entry("contextId", &self.context_id)?;
         }
         m.serialize_entry("status", &InForm(&self.status, form))?;
@@ -272,17 +272,17 @@ impl ToWire for Task<'_> {
 }
 
 impl ToWire for TaskStatusUpdateEvent<'_> {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if form == Form::JsonRpcV0_3 {
+        if form == WireForm::JsonRpcV0_3 {
             m.serialize_entry("kind", "status-update")?;
         }
         m.serialize_entry("taskId", &self.task_id)?;
         m.serialize_entry("contextId", &self.context_id)?;
         m.serialize_entry("status", &InForm(&self.status, form))?;
         match form {
-            Form::JsonRpcV0_3 => m.serialize_entry("final", &self.is_final)?,
-            Form::RestV0_3 if self.is_final => m.serialize_entry("final", &true)?,
+            WireForm::JsonRpcV0_3 => m.serialize_entry("final", &self.is_final)?,
+            WireForm::RestV0_3 if self.is_final => m.serialize_entry("final", &true)?,
             _ => {}
         }
         opt(&mut m, "metadata", self.metadata.as_ref())?;
@@ -291,19 +291,19 @@ impl ToWire for TaskStatusUpdateEvent<'_> {
 }
 
 impl ToWire for TaskArtifactUpdateEvent<'_> {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if form == Form::JsonRpcV0_3 {
+        if form == WireForm::JsonRpcV0_3 {
             m.serialize_entry("kind", "artifact-update")?;
         }
         m.serialize_entry("taskId", &self.task_id)?;
         m.serialize_entry("contextId", &self.context_id)?;
         m.serialize_entry("artifact", &InForm(&self.artifact, form))?;
         // 0.3 JSON-RPC peers write both flags always; ProtoJSON omits false.
-        if form == Form::JsonRpcV0_3 || self.append {
+        if form == WireForm::JsonRpcV0_3 || self.append {
             m.serialize_entry("append", &self.append)?;
         }
-        if form == Form::JsonRpcV0_3 || self.last_chunk {
+        if form == WireForm::JsonRpcV0_3 || self.last_chunk {
             m.serialize_entry("lastChunk", &self.last_chunk)?;
         }
         opt(&mut m, "metadata", self.metadata.as_ref())?;
@@ -315,9 +315,9 @@ fn wrapped<S: Serializer, T: ToWire>(
     s: S,
     key: &'static str,
     v: &T,
-    form: Form,
+    form: WireForm,
 ) -> Result<S::Ok, S::Error> {
-    if form == Form::JsonRpcV0_3 {
+    if form == WireForm::JsonRpcV0_3 {
         return v.write_form(form, s);
     }
     let mut m = s.serialize_map(Some(1))?;
@@ -327,7 +327,7 @@ fn wrapped<S: Serializer, T: ToWire>(
 
 impl ToWire for StreamEvent<'_> {
     /// 0.3 JSON-RPC: the object itself, with `kind`; otherwise a one-key wrapper.
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         match self {
             StreamEvent::Task(t) => wrapped(s, "task", t, form),
             StreamEvent::Message(m) => wrapped(s, "message", m, form),
@@ -338,7 +338,7 @@ impl ToWire for StreamEvent<'_> {
 }
 
 impl ToWire for SendResponse<'_> {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         match self {
             SendResponse::Task(t) => wrapped(s, "task", t, form),
             SendResponse::Message(m) => wrapped(s, "message", m, form),
@@ -346,12 +346,12 @@ impl ToWire for SendResponse<'_> {
     }
 }
 
-struct Auth<'v, 'a>(&'v PushAuthentication<'a>, Form);
+struct Auth<'v, 'a>(&'v PushAuthentication<'a>, WireForm);
 
 impl Serialize for Auth<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if self.1 == Form::V1_0 {
+        if self.1 == WireForm::V1_0 {
             match self.0.schemes.as_slice() {
                 [one] => m.serialize_entry("scheme", one)?,
                 _ => {
@@ -372,7 +372,7 @@ impl Serialize for Auth<'_, '_> {
 pub(crate) fn push_fields<M: SerializeMap>(
     m: &mut M,
     c: &PushNotificationConfig<'_>,
-    form: Form,
+    form: WireForm,
 ) -> Result<(), M::Error> {
     opt(m, "id", c.id.as_ref())?;
     m.serialize_entry("url", &c.url)?;
@@ -384,7 +384,7 @@ pub(crate) fn push_fields<M: SerializeMap>(
 }
 
 impl ToWire for PushNotificationConfig<'_> {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         push_fields(&mut m, self, form)?;
         m.end()
@@ -400,19 +400,19 @@ pub(crate) fn push_name(task_id: &str, config_id: Option<&str>) -> String {
 }
 
 impl ToWire for TaskPushNotificationConfig<'_> {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         match form {
-            Form::JsonRpcV0_3 => {
+            WireForm::JsonRpcV0_3 => {
                 m.serialize_entry("taskId", &self.task_id)?;
                 m.serialize_entry("pushNotificationConfig", &InForm(&self.config, form))?;
             }
-            Form::RestV0_3 => {
+            WireForm::RestV0_3 => {
                 let name = push_name(&self.task_id, self.config.id.as_deref());
                 m.serialize_entry("name", &name)?;
                 m.serialize_entry("pushNotificationConfig", &InForm(&self.config, form))?;
             }
-            Form::V1_0 => {
+            WireForm::V1_0 => {
                 opt(&mut m, "tenant", self.tenant.as_ref())?;
                 m.serialize_entry("taskId", &self.task_id)?;
                 push_fields(&mut m, &self.config, form)?;
@@ -423,7 +423,7 @@ impl ToWire for TaskPushNotificationConfig<'_> {
 }
 
 impl ToWire for ListTasksResponse<'_> {
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("tasks", &Seq(&self.tasks, form))?;
         // Always present, even on the last page (spec: MUST).
@@ -436,8 +436,8 @@ impl ToWire for ListTasksResponse<'_> {
 
 impl ToWire for ListPushConfigsResponse<'_> {
     /// 0.3 JSON-RPC: a bare array; otherwise `{"configs":[..],"nextPageToken"?}`.
-    fn write_form<S: Serializer>(&self, form: Form, s: S) -> Result<S::Ok, S::Error> {
-        if form == Form::JsonRpcV0_3 {
+    fn write_form<S: Serializer>(&self, form: WireForm, s: S) -> Result<S::Ok, S::Error> {
+        if form == WireForm::JsonRpcV0_3 {
             return Seq(&self.configs, form).serialize(s);
         }
         let mut m = s.serialize_map(None)?;
@@ -448,7 +448,7 @@ impl ToWire for ListPushConfigsResponse<'_> {
 }
 
 impl ToWire for Cow<'_, str> {
-    fn write_form<S: Serializer>(&self, _: Form, s: S) -> Result<S::Ok, S::Error> {
+    fn write_form<S: Serializer>(&self, _: WireForm, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self)
     }
 }

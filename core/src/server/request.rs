@@ -14,7 +14,7 @@ use crate::method::{RestPath, match_rest_path};
 use crate::model::params::{
     Call, GetTaskParams, ListPushConfigsParams, ListTasksParams, PushConfigRef, TaskIdParams,
 };
-use crate::model::{Form, Json, PartContent, Role, TaskState, parse_params};
+use crate::model::{Json, PartContent, Role, TaskState, WireForm, parse_params};
 use crate::outcome::ErrorName;
 use crate::version::{Binding, ProtocolVersion};
 
@@ -81,8 +81,8 @@ pub struct IncomingRequest<'a> {
 
 impl IncomingRequest<'_> {
     /// The JSON form to answer in.
-    pub fn form(&self) -> Form {
-        Form::new(self.version, self.binding)
+    pub fn form(&self) -> WireForm {
+        WireForm::new(self.version, self.binding)
     }
 }
 
@@ -367,7 +367,7 @@ pub fn parse_jsonrpc<'a>(
         .map_err(|(v, e)| fail(v, known_id.clone(), Some(method), e))?;
     let params = jsonrpc_params(method, env.params)
         .map_err(|e| fail(version, known_id.clone(), Some(method), e))?;
-    let form = Form::new(version, Binding::JsonRpc);
+    let form = WireForm::new(version, Binding::JsonRpc);
     let parsed = match parse_params(method, params, form) {
         Ok(p) => p,
         Err(e) => {
@@ -678,7 +678,7 @@ pub fn parse_rest<'a>(
     }
     let ids =
         path_ids(method, route, raw_tenant).map_err(|e| rest_refusal(version, Some(method), e))?;
-    let form = Form::new(version, Binding::HttpJson);
+    let form = WireForm::new(version, Binding::HttpJson);
     let call = rest_call(method, &pairs, ids.task_id, ids.config_id, body, form)
         .map_err(|e| rest_refusal(version, Some(method), e))?;
     if let Err(v) = validate(&call, version) {
@@ -853,7 +853,7 @@ fn rest_call<'a>(
     task_id: Cow<'a, str>,
     config_id: Cow<'a, str>,
     body: &'a [u8],
-    form: Form,
+    form: WireForm,
 ) -> Result<Call<'a>, A2aError> {
     let bad = |m: String| A2aError::with_message(ErrorName::InvalidParams, m);
     let body_json = |required| rest_body(body, required);

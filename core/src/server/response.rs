@@ -9,8 +9,8 @@ use super::error::{A2aError, DOMAIN};
 use super::request::{IncomingRequest, RefusedRequest};
 use crate::envelope::{Method, RpcId};
 use crate::model::{
-    Form, InForm, ListPushConfigsResponse, ListTasksResponse, ModelError, SendResponse,
-    StreamEvent, Task, TaskPushNotificationConfig, ToWire,
+    InForm, ListPushConfigsResponse, ListTasksResponse, ModelError, SendResponse, StreamEvent,
+    Task, TaskPushNotificationConfig, ToWire, WireForm,
 };
 use crate::outcome::{Channel, ErrorName, TaskState};
 use crate::version::{Binding, ProtocolVersion};
@@ -114,7 +114,7 @@ pub enum Reply<'r, 'a> {
     Card(&'r RawValue),
 }
 
-struct ReplyIn<'r, 'a>(Reply<'r, 'a>, Form, Binding);
+struct ReplyIn<'r, 'a>(Reply<'r, 'a>, WireForm, Binding);
 
 impl Serialize for ReplyIn<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

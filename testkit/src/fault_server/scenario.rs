@@ -58,7 +58,7 @@ use std::time::{Duration, Instant};
 use std::borrow::Cow;
 
 use a2a_core::envelope::{Method, RpcId};
-use a2a_core::model::{self, Form, SendResponse, StreamEvent, Task};
+use a2a_core::model::{self, SendResponse, StreamEvent, Task, WireForm};
 use a2a_core::outcome::ErrorName;
 use a2a_core::server::{
     A2aError, CardBuilder, CardSkill, IncomingRequest, PROTOCOL_ERRORS, Reply, ServerOptions,
@@ -268,15 +268,17 @@ fn v1_result(req: &IncomingRequest<'_>, result: &Value) -> Result<String, String
     let read = |e: a2a_core::model::ModelError| e.to_string();
     let body = match req.method {
         Method::SendMessage => {
-            let r: SendResponse<'_> = model::from_slice(&bytes, Form::JsonRpcV0_3).map_err(read)?;
+            let r: SendResponse<'_> =
+                model::from_slice(&bytes, WireForm::JsonRpcV0_3).map_err(read)?;
             result_response(req, Reply::Send(&r)).map_err(read)?.body
         }
         Method::GetTask | Method::CancelTask => {
-            let t: Task<'_> = model::from_slice(&bytes, Form::JsonRpcV0_3).map_err(read)?;
+            let t: Task<'_> = model::from_slice(&bytes, WireForm::JsonRpcV0_3).map_err(read)?;
             result_response(req, Reply::Task(&t)).map_err(read)?.body
         }
         _ => {
-            let e: StreamEvent<'_> = model::from_slice(&bytes, Form::JsonRpcV0_3).map_err(read)?;
+            let e: StreamEvent<'_> =
+                model::from_slice(&bytes, WireForm::JsonRpcV0_3).map_err(read)?;
             let frame = event_frame(req, &e).map_err(read)?.bytes;
             // One `data:` line (compact JSON has no line break) and the blank line.
             let text = String::from_utf8(frame).map_err(|e| e.to_string())?;

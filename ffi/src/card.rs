@@ -1007,9 +1007,7 @@ mod tests {
         a2a_card_free(c);
     }
 
-    fn s(v: a2a_str) -> Option<&'static str> {
-        unsafe { v.as_str() }
-    }
+    use crate::outcome::tests::view_text;
 
     /// The fixture's word for a need (`cards.json` note): bearer | basic |
     /// client_certificate | api_key:<in>:<name> | other_http:<scheme> | unknown.
@@ -1025,10 +1023,10 @@ mod tests {
                     x if x == a2a_card_api_key_location::Cookie as u32 => "cookie",
                     x => panic!("location {x}"),
                 };
-                format!("api_key:{loc}:{}", s(n.api_key_name).unwrap())
+                format!("api_key:{loc}:{}", view_text(n.api_key_name).unwrap())
             }
             a2a_card_credential_kind::OtherHttp => {
-                format!("other_http:{}", s(n.http_scheme).unwrap())
+                format!("other_http:{}", view_text(n.http_scheme).unwrap())
             }
             a2a_card_credential_kind::Unknown => "unknown".into(),
         }
@@ -1141,20 +1139,20 @@ mod tests {
             unsafe { need.assume_init() }
         };
         let key = need(0, 0);
-        assert_eq!(s(key.scheme), Some("key"));
-        assert_eq!(s(key.header_name), Some("X-API-Key"));
+        assert_eq!(view_text(key.scheme), Some("key"));
+        assert_eq!(view_text(key.header_name), Some("X-API-Key"));
         assert_eq!(key.bearer_source, 0);
         assert!(key.bearer_format.ptr.is_null() && key.http_scheme.ptr.is_null());
         let oauth = need(1, 0);
         assert_eq!(oauth.bearer_source, a2a_card_bearer_source::Oauth2 as u32);
-        assert_eq!(s(oauth.header_name), Some("Authorization"));
+        assert_eq!(view_text(oauth.header_name), Some("Authorization"));
         assert_eq!(oauth.scope_count, 2);
         let mut scope = a2a_str::NONE;
         assert_eq!(
             a2a_card_credential_scope(c, 1, 0, 1, &mut scope),
             a2a_result::A2A_OK
         );
-        assert_eq!(s(scope), Some("write"));
+        assert_eq!(view_text(scope), Some("write"));
         assert_eq!(
             a2a_card_credential_scope(c, 1, 0, 2, &mut scope),
             a2a_result::A2A_INVALID_ARGUMENT
@@ -1170,8 +1168,8 @@ mod tests {
         );
         let jwt = need(2, 2);
         assert_eq!(jwt.bearer_source, a2a_card_bearer_source::Http as u32);
-        assert_eq!(s(jwt.bearer_format), Some("JWT"));
-        assert_eq!(s(need(2, 1).scheme), Some("gone"));
+        assert_eq!(view_text(jwt.bearer_format), Some("JWT"));
+        assert_eq!(view_text(need(2, 1).scheme), Some("gone"));
         let mut out = std::mem::MaybeUninit::<a2a_card_credential>::uninit();
         assert_eq!(
             a2a_card_credential_need(c, 3, 0, out.as_mut_ptr()),

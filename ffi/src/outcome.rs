@@ -294,7 +294,8 @@ pub(crate) mod tests {
     use a2a::outcome::{Channel, RemoteHint, RetryAdvice, TaskState};
     use std::ptr::{null, null_mut};
 
-    fn s(v: a2a_str) -> Option<&'static str> {
+    /// The text a view shows, `None` for the absent view (a test helper for every module).
+    pub(crate) fn view_text(v: a2a_str) -> Option<&'static str> {
         unsafe { v.as_str() }
     }
 
@@ -343,8 +344,8 @@ pub(crate) mod tests {
         let i = info(o);
         assert_eq!(i.channel, a2a_channel::Transport);
         assert_eq!(i.retry, a2a_retry::Backoff);
-        assert_eq!(s(i.message), Some(msg));
-        assert_eq!(s(i.task_id), None);
+        assert_eq!(view_text(i.message), Some(msg));
+        assert_eq!(view_text(i.task_id), None);
         assert!(i.has_request_sent);
         assert_eq!(i.request_sent, a2a_request_sent::No as u32);
         assert!(!i.has_http_status);
@@ -414,21 +415,21 @@ pub(crate) mod tests {
         assert_eq!(i.code, -32001);
         assert!(i.has_error_name);
         assert_eq!(i.error_name, a2a_error_name::TaskNotFound as u32);
-        assert_eq!(s(i.reason), Some("R"));
-        assert_eq!(s(i.message), Some("M"));
-        assert_eq!(s(i.data), Some("{}"));
+        assert_eq!(view_text(i.reason), Some("R"));
+        assert_eq!(view_text(i.message), Some("M"));
+        assert_eq!(view_text(i.data), Some("{}"));
         assert!(i.has_state);
         assert_eq!(i.state, a2a_task_state::Failed as u32);
         assert!(i.terminal);
-        assert_eq!(s(i.task_id), Some("t"));
-        assert_eq!(s(i.context_id), Some("c"));
+        assert_eq!(view_text(i.task_id), Some("t"));
+        assert_eq!(view_text(i.context_id), Some("c"));
         assert!(!i.text.ptr.is_null(), "present but empty is not absent");
         assert_eq!(i.text.len, 0);
-        assert_eq!(s(i.error_id), Some("0123456789ab"));
+        assert_eq!(view_text(i.error_id), Some("0123456789ab"));
         assert_eq!(i.retry, a2a_retry::NewTask);
         assert!(i.has_retry_after_secs);
         assert_eq!(i.retry_after_secs, 30);
-        assert_eq!(s(i.hint), Some("h"));
+        assert_eq!(view_text(i.hint), Some("h"));
         assert!(i.has_remote_hint_retryable);
         assert!(!i.remote_hint_retryable);
         assert_eq!(i.remote_hint_count, 2);
@@ -437,7 +438,10 @@ pub(crate) mod tests {
             a2a_outcome_remote_hint_pair(o, 1, &mut k, &mut v),
             a2a_result::A2A_OK
         );
-        assert_eq!((s(k), s(v)), (Some("reason"), Some("quota")));
+        assert_eq!(
+            (view_text(k), view_text(v)),
+            (Some("reason"), Some("quota"))
+        );
         assert_eq!(
             a2a_outcome_remote_hint_pair(o, 2, &mut k, &mut v),
             a2a_result::A2A_INVALID_ARGUMENT
@@ -446,7 +450,7 @@ pub(crate) mod tests {
         assert_eq!(i.version, a2a_protocol_version::V1_0 as u32);
         assert!(i.has_binding);
         assert_eq!(i.binding, a2a_binding::HttpJson as u32);
-        assert_eq!(s(i.body_excerpt), Some("<html>"));
+        assert_eq!(view_text(i.body_excerpt), Some("<html>"));
         assert!(!i.has_request_sent);
         assert_eq!(i.request_sent, 0);
         assert!(!i.is_success);
@@ -534,7 +538,11 @@ pub(crate) mod tests {
                 a2a_result::A2A_OK,
                 "{id}"
             );
-            assert_eq!((s(gk), s(gv)), (Some(k.as_str()), Some(v.as_str())), "{id}");
+            assert_eq!(
+                (view_text(gk), view_text(gv)),
+                (Some(k.as_str()), Some(v.as_str())),
+                "{id}"
+            );
         }
         assert_eq!(
             (i.has_error_name, i.error_name),
@@ -621,7 +629,7 @@ pub(crate) mod tests {
         let i = info(o);
         assert_eq!(i.state, a2a_task_state::Failed as u32);
         assert!(i.has_remote_hint_retryable && !i.remote_hint_retryable);
-        assert_eq!(s(i.result_json), Some("{\"kind\":\"task\"}"));
+        assert_eq!(view_text(i.result_json), Some("{\"kind\":\"task\"}"));
         assert!(i.has_version && !i.has_binding && i.binding == 0);
         a2a_outcome_free(o);
     }

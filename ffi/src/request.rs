@@ -497,9 +497,7 @@ mod tests {
         }
     }
 
-    fn s(v: a2a_str) -> Option<&'static str> {
-        unsafe { v.as_str() }
-    }
+    use crate::outcome::tests::view_text;
 
     #[test]
     fn get_task_in_every_form() {
@@ -528,14 +526,14 @@ mod tests {
             ),
             a2a_result::A2A_OK
         );
-        assert_eq!(s(a2a_request_http_method(r)), Some("POST"));
-        assert_eq!(s(a2a_request_path(r)), Some(""));
+        assert_eq!(view_text(a2a_request_http_method(r)), Some("POST"));
+        assert_eq!(view_text(a2a_request_path(r)), Some(""));
         let body = unsafe { a2a_request_body(r).as_slice() }.unwrap();
         let v: serde_json::Value = serde_json::from_slice(body).unwrap();
         assert_eq!(v["method"], "tasks/get");
         assert_eq!(v["id"], 7);
         assert_eq!(v["params"]["id"], "t-1");
-        assert_eq!(s(a2a_request_rpc_id(r)), Some("7"));
+        assert_eq!(view_text(a2a_request_rpc_id(r)), Some("7"));
         let i = iface(a2a_protocol_version::V1_0, a2a_binding::HttpJson);
         assert_eq!(
             a2a_request_build(
@@ -548,9 +546,9 @@ mod tests {
             ),
             a2a_result::A2A_OK
         );
-        assert_eq!(s(a2a_request_http_method(r)), Some("GET"));
-        assert_eq!(s(a2a_request_path(r)), Some("/tasks/t-1"));
-        assert!(s(a2a_request_rpc_id(r)).is_none());
+        assert_eq!(view_text(a2a_request_http_method(r)), Some("GET"));
+        assert_eq!(view_text(a2a_request_path(r)), Some("/tasks/t-1"));
+        assert!(view_text(a2a_request_rpc_id(r)).is_none());
         // JSON-RPC without id; ListTasks on 0.3.
         let i = iface(a2a_protocol_version::V1_0, a2a_binding::JsonRpc);
         assert_eq!(
@@ -564,9 +562,9 @@ mod tests {
             ),
             a2a_result::A2A_REQUEST_MISSING_ID
         );
-        assert!(s(a2a_request_last_error(r)).unwrap().contains("id"));
+        assert!(view_text(a2a_request_last_error(r)).unwrap().contains("id"));
         assert!(
-            s(a2a_request_path(r)).is_none(),
+            view_text(a2a_request_path(r)).is_none(),
             "no request after a failure"
         );
         let i = iface(a2a_protocol_version::V0_3, a2a_binding::HttpJson);

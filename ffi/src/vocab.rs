@@ -447,16 +447,17 @@ pub extern "C" fn a2a_error_name_parse(
 mod tests {
     use super::*;
 
-    fn s(v: a2a_str) -> Option<&'static str> {
-        unsafe { v.as_str() }
-    }
+    use crate::outcome::tests::view_text;
 
     #[test]
     fn every_member_round_trips_through_its_number() {
         for c in a2a_channel::ALL {
             let core = a2a_channel::core_from_u32(*c as u32).unwrap();
             assert_eq!(a2a_channel::from_core(core), *c);
-            assert_eq!(s(a2a_channel_to_str(*c as u32)), Some(core.as_str()));
+            assert_eq!(
+                view_text(a2a_channel_to_str(*c as u32)),
+                Some(core.as_str())
+            );
         }
         for c in a2a_task_state::ALL {
             let core = a2a_task_state::core_from_u32(*c as u32).unwrap();
@@ -479,7 +480,7 @@ mod tests {
         for c in a2a_error_name::ALL {
             let core = a2a_error_name::core_from_u32(*c as u32).unwrap();
             assert_eq!(a2a_error_name::from_core(core), *c);
-            let name = s(a2a_error_name_to_str(*c as u32)).unwrap();
+            let name = view_text(a2a_error_name_to_str(*c as u32)).unwrap();
             let mut out = a2a_error_name::Other;
             assert_eq!(
                 a2a_error_name_parse(name.as_ptr().cast(), name.len(), &mut out),

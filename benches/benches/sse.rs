@@ -14,7 +14,9 @@ use std::hint::black_box;
 
 use a2a_core::sse::Config;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use sse_shared::{a2a_core, a2a_core_with, eventsource_stream, floor, scenarios, sse_core};
+use sse_shared::{
+    a2a_core, a2a_core_with, a2a_protocol_client, eventsource_stream, floor, scenarios, sse_core,
+};
 
 fn bench(c: &mut Criterion) {
     for s in scenarios() {
@@ -44,6 +46,9 @@ fn bench(c: &mut Criterion) {
             }
             g.bench_function(BenchmarkId::from_parameter("sse-core"), |b| {
                 b.iter(|| assert_eq!(sse_core(black_box(&chunks)), s.events))
+            });
+            g.bench_function(BenchmarkId::from_parameter("a2a-protocol-client"), |b| {
+                b.iter(|| assert_eq!(a2a_protocol_client(black_box(&chunks)), s.events))
             });
             // eventsource-stream keeps its input in one String and re-slices it per event and
             // per chunk (its issue #11): a whole 1.7 MB input of small events takes seconds per

@@ -1,6 +1,6 @@
 //! SSE decoder ratios from rotated rounds: for every scenario and chunking, each round times
 //! every contender once (the memchr2 floor, sse-core, a2a-core, a2a-core with UTF-8
-//! validation, a2a-core with comment text), starting the order one contender later than the
+//! validation, a2a-core with comment text, a2a-protocol-client's `SseParser`), starting the order one contender later than the
 //! round before, so a burst of machine load falls on a different contender each round. The
 //! ratios are computed inside each round and the table gives their median and spread (min to
 //! max) over the rounds. Every timed call asserts the counts it decoded.
@@ -8,7 +8,7 @@
 //! `cargo bench -p a2a-benches --bench sse_rounds -- [--rounds N] [--budget-ms MS] [FILTER]`
 //! (add `--profile bench-lto` for the thin-LTO build). Prints a markdown table.
 //!
-//! For instruction counts: `--only floor|sse-core|a2a|a2a-utf8|a2a-text --iters N FILTER`
+//! For instruction counts: `--only floor|sse-core|a2a|a2a-utf8|a2a-text|sdk --iters N FILTER`
 //! runs one contender N times on the matching rows inside `profile_only` and prints
 //! nothing else; run it under `valgrind --tool=callgrind --toggle-collect='*profile_only*'`.
 
@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use a2a_core::sse::Config;
-use sse_shared::{a2a_core, a2a_core_with, floor, scenarios, sse_core};
+use sse_shared::{a2a_core, a2a_core_with, a2a_protocol_client, floor, scenarios, sse_core};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Who {
@@ -28,7 +28,12 @@ enum Who {
     A2a,
     A2aUtf8,
     A2aText,
+    /// a2a-protocol-client's `SseParser` (the a2a-protocol-sdk family).
+    Sdk,
 }
+
+/// Contenders, one slot each in the per-round timings.
+const WHO: usize = 6;
 
 /// Seconds per call of `f`: one warm-up call, then calls until `budget` has passed (at
 /// least three).
@@ -81,6 +86,7 @@ fn profile_only(who: Who, s: &sse_shared::Scenario, chunks: &[&[u8]], iters: usi
             Who::A2a => assert_eq!(a2a_core(black_box(chunks), false), want),
             Who::A2aUtf8 => assert_eq!(a2a_core(black_box(chunks), true), want),
             Who::A2aText => assert_eq!(a2a_core_with(text, black_box(chunks), false), want),
+            Who::Sdk => assert_eq!(a2a_protocol_client(black_box(chunks)), s.events),
         }
     }
 }
@@ -120,7 +126,8 @@ fn main() {
                     Some("a2a") => Who::A2a,
                     Some("a2a-utf8") => Who::A2aUtf8,
                     Some("a2a-text") => Who::A2aText,
-                    _ => panic!("--only floor|sse-core|a2a|a2a-utf8|a2a-text"),
+                    Some("sdk") => Who::Sdk,
+                    _ => panic!("--only floor|sse-core|a2a|a2a-utf8|a2a-text|sdk"),
                 })
             }
             "--iters" => iters = args.next().and_then(|v| v.parse().ok()).expect("--iters N"),
@@ -153,9 +160,9 @@ fn main() {
     );
     println!();
     println!(
-        "| scenario | chunks | a2a-core | a2a-core + UTF-8 | sse-core | floor | vs sse-core | + UTF-8 vs sse-core | vs floor | comment text vs sse-core |"
+        "| scenario | chunks | a2a-core | a2a-core + UTF-8 | sse-core | floor | vs sse-core | + UTF-8 vs sse-core | vs floor | comment text vs sse-core | a2a-protocol-client | vs a2a-protocol-client |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     let text = Config::new().with_comment_text(true);
     for s in scenarios() {
         let terminators = floor(&s.input);
@@ -165,14 +172,14 @@ fn main() {
                 continue;
             }
             let chunks: Vec<&[u8]> = s.input.chunks(size).collect();
-            let mut who = vec![Who::Floor, Who::SseCore, Who::A2a, Who::A2aUtf8];
+            let mut who = vec![Who::Floor, Who::SseCore, Who::A2a, Who::A2aUtf8, Who::Sdk];
             if s.comments > 0 {
                 who.push(Who::A2aText);
             }
             let want = (s.events, s.comments);
-            let mut times: Vec<Vec<f64>> = vec![Vec::new(); 5];
+            let mut times: Vec<Vec<f64>> = vec![Vec::new(); WHO];
             for r in 0..rounds {
-                let mut t = [0f64; 5];
+                let mut t = [0f64; WHO];
                 for k in 0..who.len() {
                     let w = who[(r + k) % who.len()];
                     let secs = match w {
@@ -191,6 +198,9 @@ fn main() {
                         Who::A2aText => time(budget, || {
                             assert_eq!(a2a_core_with(text, black_box(&chunks), false), want)
                         }),
+                        Who::Sdk => time(budget, || {
+                            assert_eq!(a2a_protocol_client(black_box(&chunks)), s.events)
+                        }),
                     };
                     t[w as usize] = secs;
                 }
@@ -205,7 +215,7 @@ fn main() {
             };
             let med = |w: Who| human(median(&mut times[w as usize].clone()));
             println!(
-                "| {} | {label} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {label} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 s.name,
                 med(Who::A2a),
                 med(Who::A2aUtf8),
@@ -219,6 +229,8 @@ fn main() {
                 } else {
                     "—".into()
                 },
+                med(Who::Sdk),
+                spread(ratio(Who::Sdk, Who::A2a)),
             );
         }
     }

@@ -22,7 +22,7 @@ for root, _dirs, files in os.walk(home):
     rows.setdefault((scenario, chunks), {})[b["function_id"] or b["value_str"]] = e["median"]["point_estimate"]
 
 order = ["large", "medium", "small", "small-crlf", "small-cr", "structured", "multiline",
-         "keepalives", "hugeline", "a2a-crlf"]
+         "keepalives", "keepalives-crlf", "keepalives-cr", "hugeline", "a2a-crlf"]
 chunk_order = ["whole", "1460", "4"]
 
 
@@ -41,12 +41,14 @@ def ratio(num, den):
 
 
 print("| scenario | chunks | a2a-core | + UTF-8 | + comment text | sse-core | eventsource-stream | floor "
-      "| vs sse-core | + UTF-8 vs sse-core | vs floor |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+      "| a2a-protocol-client | vs sse-core | + UTF-8 vs sse-core | vs floor | vs a2a-protocol-client |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for (scenario, chunks) in sorted(rows, key=lambda k: (order.index(k[0]) if k[0] in order else 99,
                                                       chunk_order.index(k[1]))):
     r = rows[(scenario, chunks)]
     a, u, t = r.get("a2a-core"), r.get("a2a-core+utf8"), r.get("a2a-core+comment-text")
     s, es, fl = r.get("sse-core"), r.get("eventsource-stream"), r.get("memchr2-floor")
+    sdk = r.get("a2a-protocol-client")
     print(f"| {scenario} | {chunks} | {human(a)} | {human(u)} | {human(t)} | {human(s)} | {human(es)} "
-          f"| {human(fl)} | {ratio(s, a)} | {ratio(s, u)} | {ratio(a, fl)} |")
+          f"| {human(fl)} | {human(sdk)} | {ratio(s, a)} | {ratio(s, u)} | {ratio(a, fl)} "
+          f"| {ratio(sdk, a)} |")

@@ -6,6 +6,7 @@ use std::convert::Infallible;
 use std::hint::black_box;
 
 use a2a_core::sse::{Config, Decoder, Item};
+use a2a_protocol_client::streaming::SseParser;
 use futures::StreamExt;
 use sse_core::{SseDecoder, SseEvent};
 
@@ -83,6 +84,22 @@ pub fn scenarios() -> Vec<Scenario> {
         Scenario {
             name: "keepalives",
             input: b": keepalive\n\n".repeat(200_000),
+            events: 0,
+            comments: 200_000,
+            es_events: 0,
+        },
+        // The same keep-alives with CRLF and bare-CR line ends (issue 28: sse-starlette and
+        // other servers end lines with CRLF; a bare CR is the spec's third line end).
+        Scenario {
+            name: "keepalives-crlf",
+            input: b": keepalive\r\n\r\n".repeat(200_000),
+            events: 0,
+            comments: 200_000,
+            es_events: 0,
+        },
+        Scenario {
+            name: "keepalives-cr",
+            input: b": keepalive\r\r".repeat(200_000),
             events: 0,
             comments: 200_000,
             es_events: 0,
@@ -224,6 +241,24 @@ pub fn sse_core(chunks: &[&[u8]]) -> usize {
                 black_box(&m.data);
                 events += 1;
             }
+        }
+    }
+    events
+}
+
+/// a2a-protocol-client 0.15.0's `SseParser` (what `a2a_protocol_sdk::client` re-exports): every
+/// chunk fed, then `next_frame` until `None`; an owned `String` per event (it validates UTF-8
+/// per line) and it skips comments. Its ready queue drops the oldest frame past 4 096 by
+/// default, which a whole-input feed of 100 000 events would hit: the bound is lifted so every
+/// frame is counted.
+pub fn a2a_protocol_client(chunks: &[&[u8]]) -> usize {
+    let mut dec = SseParser::new().with_max_queued_frames(usize::MAX);
+    let mut events = 0;
+    for chunk in chunks {
+        dec.feed(chunk);
+        while let Some(frame) = dec.next_frame() {
+            black_box(&frame.expect("within limits").data);
+            events += 1;
         }
     }
     events

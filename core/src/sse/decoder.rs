@@ -4,7 +4,7 @@ use std::mem;
 
 use memchr::memchr2;
 
-use super::line::{Field, SHORT, find_eol, id_is_valid, parse_retry, split};
+use super::line::{Field, SHORT, find_eol, find_eol_short, id_is_valid, parse_retry, split};
 use super::{AtEof, Config, Discarded, Event, Finish, Item, LimitError};
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
@@ -879,8 +879,10 @@ impl Decoder {
                 }
                 b':' if !self.skip_block => {
                     // A comment (a keep-alive, the most frequent line of an idle stream):
-                    // its own short path when it ends in this chunk.
-                    let found = find_eol(&rest[1..]).map(|i| i + 1);
+                    // its own short path when it ends in this chunk. The colon is never a
+                    // terminator, so the search starts at it; a keep-alive ends inside the
+                    // first 16 bytes, tested inline.
+                    let found = find_eol_short(rest);
                     if let Some(i) = found
                         && i <= self.config.max_line
                     {

@@ -139,6 +139,54 @@ pub(crate) fn find_eol(hay: &[u8]) -> Option<usize> {
     memchr2(b'\n', b'\r', &hay[i..]).map(|p| p + i)
 }
 
+/// Position of the first CR or LF in `hay`, for a line that is usually short (a comment, a
+/// keep-alive): the first 16 bytes are tested as two words, inline and without a loop (the
+/// first behind the gate of [`find_eol`], the second with the exact CR/LF test at once, since a
+/// line that reaches it usually ends in it); past them, or when fewer than 16 bytes are left,
+/// [`find_eol`] goes on. Returns the same position as [`find_eol`].
+#[inline(always)]
+pub(crate) fn find_eol_short(hay: &[u8]) -> Option<usize> {
+    if let Some(head) = hay.first_chunk::<16>() {
+        let (w0, w1) = head.split_at(8);
+        // The first word (the colon and the start of the text) gets the cheap gate first:
+        // most keep-alive texts (`keepalive`, `keep-alive`, `ping - <time>`) go past it.
+        if has_control(w0) {
+            let hits = eol_in_u64(w0);
+            if hits != 0 {
+                return Some((hits.trailing_zeros() / 8) as usize);
+            }
+        }
+        let hits = eol_in_u64(w1);
+        if hits != 0 {
+            return Some(8 + (hits.trailing_zeros() / 8) as usize);
+        }
+        return find_eol(&hay[16..]).map(|p| p + 16);
+    }
+    find_eol(hay)
+}
+
+/// The gate of [`find_eol`] on eight bytes: does any of them lie below 0x0E (CR, LF or a rarer
+/// control byte)?
+#[inline(always)]
+fn has_control(eight: &[u8]) -> bool {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(eight);
+    let w = u64::from_le_bytes(word);
+    w.wrapping_sub(LO * 0x0E) & !w & HI != 0
+}
+
+/// The CR/LF test of [`find_eol`] on eight bytes: the high bit of every byte that is CR or LF
+/// (and of no byte before the first of them), 0 when there is none.
+#[inline(always)]
+fn eol_in_u64(eight: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(eight);
+    let w = u64::from_le_bytes(word);
+    let lf = w ^ (LO * u64::from(b'\n'));
+    let cr = w ^ (LO * u64::from(b'\r'));
+    (lf.wrapping_sub(LO) & !lf & HI) | (cr.wrapping_sub(LO) & !cr & HI)
+}
+
 /// Position of the first CR or LF in four bytes (the SWAR test of [`find_eol`] on a `u32`).
 #[inline(always)]
 fn eol_in_u32(four: &[u8]) -> Option<usize> {

@@ -874,7 +874,7 @@ fn encoder_comments_and_keep_alives() {
 
 #[test]
 fn find_eol_agrees_with_a_plain_search() {
-    // The word-at-a-time search must find the first CR or LF at every offset and length.
+    // The word-at-a-time searches must find the first CR or LF at every offset and length.
     for len in 0..80 {
         for at in 0..=len {
             for (t, other) in [
@@ -898,6 +898,12 @@ fn find_eol_agrees_with_a_plain_search() {
                 }
                 let plain = hay.iter().position(|&b| b == b'\n' || b == b'\r');
                 assert_eq!(super::line::find_eol(&hay), plain, "len {len} at {at}");
+                // The comment path's inline two-word search gives the same answer.
+                assert_eq!(
+                    super::line::find_eol_short(&hay),
+                    plain,
+                    "short: len {len} at {at}"
+                );
             }
         }
     }

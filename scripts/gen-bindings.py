@@ -277,28 +277,42 @@ JAVA_ENUMS = {
 
 def gen_java(abi: dict) -> str:
     out = ['package dev.a2acore;', '', f'// {BANNER}.', '',
+           'import dev.a2acore.internal.LibraryLoader;', '',
            '/**',
-           ' * The C numbers of the enums this package mirrors, in the order of their constants',
-           ' * (the header\'s order): {@link NativeEnum#code()} reads them by ordinal, and',
-           ' * {@link NativeEnum} checks at first use that each enum\'s constant names are these.',
+           ' * The C enums the {@link NativeEnum}s of this package mirror: each one\'s constant names',
+           ' * (the C names without the enum\'s prefix), their C numbers, and the C function naming',
+           ' * a number ({@code a2a_..._to_str}, the wire name). {@link NativeEnums} reads them.',
            ' */',
            'final class AbiEnums {', '    private AbiEnums() {}', '']
     for jname, cname in JAVA_ENUMS.items():
         prefix = cname.upper() + '_'
-        variants = [(v, n) for v, n, _ in abi['enums'][cname] if not v.endswith('_INVALID')]
-        names = ', '.join(f'"{v[len(prefix):]}"' for v, _ in variants)
-        codes = ', '.join(str(n) for _, n in variants)
-        out += [f'    /** {{@code {cname}}}: constant names of {{@link {jname}}}. */',
-                f'    static final String[] {upper_snake(jname)}_NAMES = {{{names}}};',
-                f'    /** {{@code {cname}}}: the C number of each constant of {{@link {jname}}}. */',
-                f'    static final int[] {upper_snake(jname)}_CODES = {{{codes}}};', '']
-    out += ['    /** The names and codes of an enum class this package mirrors, or null. */',
-            '    static Object[] table(Class<?> c) {']
-    for jname in JAVA_ENUMS:
+        # `_INVALID` is the value a call returns after a caught panic, never a member
+        variants = [(v, n) for v, n, _ in abi['enums'][cname] if v != f'{cname.upper()}_INVALID']
+        if f'{cname}_to_str' not in abi['functions']:
+            raise SystemExit(f'gen-bindings: {cname} has no {cname}_to_str')
         u = upper_snake(jname)
-        out += [f'        if (c == {jname}.class) {{',
-                f'            return new Object[] {{{u}_NAMES, {u}_CODES}};', '        }']
-    out += ['        return null;', '    }', '}', '']
+        out += [f'    /** {{@code {cname}}}: the constant names of {{@link {jname}}}. */',
+                f'    static final String[] {u}_NAMES = {{']
+        out += [f'        "{v[len(prefix):]}",' for v, _ in variants]
+        out += ['    };', f'    /** {{@code {cname}}}: the C number of each name in {{@link #{u}_NAMES}}. */',
+                f'    static final int[] {u}_CODES = {{']
+        out += [f'        {n},' for _, n in variants]
+        out += ['    };', '']
+    out += ['    /** The constant names of a mirrored enum class, or null when it is not one. */',
+            '    static String[] names(Class<?> c) {']
+    out += [f'        if (c == {j}.class) {{\n            return {upper_snake(j)}_NAMES;\n        }}'
+            for j in JAVA_ENUMS]
+    out += ['        return null;', '    }', '',
+            '    /** The C numbers of a mirrored enum class (same order as {@link #names}), or null. */',
+            '    static int[] codes(Class<?> c) {']
+    out += [f'        if (c == {j}.class) {{\n            return {upper_snake(j)}_CODES;\n        }}'
+            for j in JAVA_ENUMS]
+    out += ['        return null;', '    }', '',
+            '    /** The library\'s wire name of a number of a mirrored enum ({@code a2a_..._to_str}). */',
+            '    static String wireName(Class<?> c, int code) {']
+    out += [f'        if (c == {j}.class) {{\n            return LibraryLoader.lib().{c}_to_str(code).string();\n        }}'
+            for j, c in JAVA_ENUMS.items()]
+    out += ['        throw new IllegalArgumentException(c.getName() + " mirrors no C enum");', '    }', '}', '']
     return '\n'.join(out)
 
 

@@ -1,8 +1,10 @@
 """Loading liba2a_core and declaring the C functions this package calls (ctypes).
 
 Nothing here is public API. Every function gets explicit `argtypes`/`restype`, so a wrong
-argument type fails in Python instead of corrupting memory, and structs mirror
-include/a2a_core.h field for field (tests/test_abi.py checks the header against them).
+argument type fails in Python instead of corrupting memory. The declarations, the structs and
+the enum numbers are generated from include/a2a_core.h into `_abi.py` by
+scripts/gen-bindings.py (CI checks that the committed file is current); tests/test_abi.py and
+tests/test_layout.py check them against the header and the C compiler's layout.
 """
 
 from __future__ import annotations

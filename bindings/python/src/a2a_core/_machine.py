@@ -15,6 +15,7 @@ from ctypes import c_uint64, c_void_p
 from collections.abc import Iterable, Sequence
 
 from . import _abi, _lib
+from ._guard import Owned
 from ._abi import Event, Header, HeaderView, Transmit, WaitStep  # noqa: F401
 from ._lib import lib
 from .errors import check, error_for
@@ -47,11 +48,12 @@ WAIT_POLL_AT, WAIT_DONE, WAIT_GAVE_UP = (
 # --- owned handles -------------------------------------------------------------------------
 
 
-class Config:
+class Config(Owned):
     """Owns one `a2a_machine_config`, built from keyword options (None: the library's
     default). Freed when collected."""
 
     __slots__ = ('ptr',)
+    _free = lib.a2a_machine_config_free
 
     def __init__(self, *, call_timeout_ms: int | None = None,
                  connect_timeout_ms: int | None = None, max_time_ms: int | None = None,
@@ -108,11 +110,6 @@ class Config:
         finally:
             lib.a2a_client_config_builder_free(b)
 
-    def __del__(self) -> None:
-        ptr, self.ptr = self.ptr, 0
-        if ptr:
-            lib.a2a_machine_config_free(ptr)
-
 
 #: The most cards the process's shared card cache keeps (the library's bound).
 CARD_CACHE_ENTRIES = 64
@@ -133,12 +130,13 @@ def shared_card_cache() -> Config:
         return _shared_cards
 
 
-class State:
+class State(Owned):
     """Owns one `a2a_client_state` (thread-safe in the library; each call keeps it alive,
     in the library and here: a `Call` holds its `State`, which holds the header hooks'
     callbacks the library points to)."""
 
     __slots__ = ('ptr', 'hooks')
+    _free = lib.a2a_client_state_free
 
     def __init__(self, ptr: int) -> None:
         self.ptr = ptr
@@ -171,16 +169,12 @@ class State:
         (the public card then stays)."""
         check(lib.a2a_client_state_adopt_extended_card(self.ptr, call.ptr))
 
-    def __del__(self) -> None:
-        ptr, self.ptr = self.ptr, 0
-        if ptr:
-            lib.a2a_client_state_free(ptr)
 
-
-class Settings:
+class Settings(Owned):
     """Owns one `a2a_call_settings` (copied by the library when a call starts)."""
 
     __slots__ = ('ptr',)
+    _free = lib.a2a_call_settings_free
 
     def __init__(self, *, budget_ms: int | None = None, idempotency_key: str | None = None,
                  traceparent: str | None = None, message_id: str | None = None,
@@ -209,17 +203,13 @@ class Settings:
             check(lib.a2a_call_settings_add_header(self.ptr, nb, nn, vb, vn),
                   f'header {name!r}')
 
-    def __del__(self) -> None:
-        ptr, self.ptr = self.ptr, 0
-        if ptr:
-            lib.a2a_call_settings_free(ptr)
 
-
-class Call:
+class Call(Owned):
     """Owns one `a2a_call`. Used by one driver at a time (`_drive.drive`); every method is
     one short native call."""
 
     __slots__ = ('ptr', 'transmit', 'event', '_at', 'kept', 'state')
+    _free = lib.a2a_call_free
 
     def __init__(self, ptr: int, state: State | None = None) -> None:
         self.ptr = ptr
@@ -315,20 +305,17 @@ class Call:
         check(lib.a2a_call_cancel(self.ptr, now_ms))
 
     def free(self) -> None:
-        ptr, self.ptr = self.ptr, 0
-        if ptr:
-            lib.a2a_call_free(ptr)
-
-    def __del__(self) -> None:
-        self.free()
+        """Frees the call now (the driver, when no outcome keeps it)."""
+        self._release()
 
 
-class TaskWait:
+class TaskWait(Owned):
     """Owns one `a2a_task_wait`: the core's plan of polling one task until it settles. The
     host makes each poll (`poll`), drives it as any call, reads its outcome (`read`) and
     sleeps until the step's time; nothing else is decided here."""
 
     __slots__ = ('ptr', 'step')
+    _free = lib.a2a_task_wait_free
 
     def __init__(self, task_id: str, history_length: int | None, first_interval_ms: int,
                  max_interval_ms: int, max_time_ms: int, now_ms: int) -> None:
@@ -353,8 +340,3 @@ class TaskWait:
         outcome is the caller's to own)."""
         check(lib.a2a_task_wait_read(self.ptr, outcome_ptr, now_ms, ctypes.byref(self.step)))
         return self.step
-
-    def __del__(self) -> None:
-        ptr, self.ptr = self.ptr, 0
-        if ptr:
-            lib.a2a_task_wait_free(ptr)

@@ -184,8 +184,7 @@ type ResolvedInterface struct {
 
 // Card is a parsed agent card (both the 0.3 and the 1.0 shapes).
 type Card struct {
-	h       *C.a2a_card
-	cleanup runtime.Cleanup
+	owned[*C.a2a_card]
 }
 
 func newCardHandle() (*Card, error) {
@@ -193,8 +192,8 @@ func newCardHandle() (*Card, error) {
 	if r := C.a2a_card_new(&h); r != C.A2A_OK {
 		return nil, codeErr("NewCard", r)
 	}
-	c := &Card{h: h}
-	c.cleanup = runtime.AddCleanup(c, func(h *C.a2a_card) { C.a2a_card_free(h) }, h)
+	c := &Card{}
+	own(c, &c.owned, h, func(h *C.a2a_card) { C.a2a_card_free(h) })
 	return c, nil
 }
 
@@ -214,16 +213,6 @@ func ParseCard(body []byte) (*Card, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-// Close frees the card. Calling it twice is harmless.
-func (c *Card) Close() error {
-	if c.h != nil {
-		c.cleanup.Stop()
-		C.a2a_card_free(c.h)
-		c.h = nil
-	}
-	return nil
 }
 
 // Info summarises the card, with every interface as declared.

@@ -15,8 +15,7 @@ import (
 // additionalInterfaces) from the first 0.3 interface, so clients of both versions can pick an
 // interface. Not safe for concurrent use.
 type CardBuilder struct {
-	h       *C.a2a_card_builder
-	cleanup runtime.Cleanup
+	owned[*C.a2a_card_builder]
 }
 
 // NewCardBuilder starts a card for the agent name, its description and its own version.
@@ -32,19 +31,9 @@ func NewCardBuilder(name, description, version string) (*CardBuilder, error) {
 	if r != C.A2A_OK {
 		return nil, codeErr("NewCardBuilder", r)
 	}
-	b := &CardBuilder{h: h}
-	b.cleanup = runtime.AddCleanup(b, func(h *C.a2a_card_builder) { C.a2a_card_builder_free(h) }, h)
+	b := &CardBuilder{}
+	own(b, &b.owned, h, func(h *C.a2a_card_builder) { C.a2a_card_builder_free(h) })
 	return b, nil
-}
-
-// Close frees the builder. Calling it twice is harmless.
-func (b *CardBuilder) Close() error {
-	if b.h != nil {
-		b.cleanup.Stop()
-		C.a2a_card_builder_free(b.h)
-		b.h = nil
-	}
-	return nil
 }
 
 // AddInterface adds an interface (an absolute http(s) URL); the first added is the most

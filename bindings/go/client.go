@@ -408,10 +408,9 @@ type ClientStreamEvent struct {
 
 // ClientStream is a streaming call of a Client; read it with Next until the end event.
 type ClientStream struct {
-	h       *C.a2a_client_stream
-	client  *Client // keeps the client (and its hooks) reachable while the stream lives
-	end     *outcomeRef
-	cleanup runtime.Cleanup
+	owned[*C.a2a_client_stream]
+	client *Client // keeps the client (and its hooks) reachable while the stream lives
+	end    *outcomeRef
 }
 
 type streamCall func(*C.a2a_client, *C.char, C.size_t, *C.struct_a2a_client_call_options, **C.a2a_client_stream) C.a2a_result
@@ -432,8 +431,8 @@ func (c *Client) stream(op, arg string, opts *ClientCallOptions, fn streamCall) 
 		return nil, codeErr(op, r)
 	}
 	c.streams++
-	s := &ClientStream{h: h, client: c}
-	s.cleanup = runtime.AddCleanup(s, func(h *C.a2a_client_stream) { C.a2a_client_stream_free(h) }, h)
+	s := &ClientStream{client: c}
+	own(s, &s.owned, h, func(h *C.a2a_client_stream) { C.a2a_client_stream_free(h) })
 	return s, nil
 }
 
@@ -506,9 +505,7 @@ func (s *ClientStream) invalidateEnd() {
 func (s *ClientStream) Close() error {
 	if s.h != nil {
 		s.invalidateEnd()
-		s.cleanup.Stop()
-		C.a2a_client_stream_free(s.h)
-		s.h = nil
+		s.release()
 		s.client.streamClosed()
 	}
 	return nil

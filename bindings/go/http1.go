@@ -204,8 +204,7 @@ func asciiEqualFold(a, b string) bool {
 // ResponseReader is an incremental HTTP/1.1 response reader: you own the buffer, feed
 // every unconsumed byte and drop what each step consumed. After an error it is spent.
 type ResponseReader struct {
-	h       *C.a2a_http1_response
-	cleanup runtime.Cleanup
+	owned[*C.a2a_http1_response]
 }
 
 // NewResponseReader reads the response to a request sent with method (a response to HEAD
@@ -227,19 +226,9 @@ func NewResponseReader(method string, limits *HTTP1Limits) (*ResponseReader, err
 	if r != C.A2A_OK {
 		return nil, codeErr("NewResponseReader", r)
 	}
-	rr := &ResponseReader{h: h}
-	rr.cleanup = runtime.AddCleanup(rr, func(h *C.a2a_http1_response) { C.a2a_http1_response_free(h) }, h)
+	rr := &ResponseReader{}
+	own(rr, &rr.owned, h, func(h *C.a2a_http1_response) { C.a2a_http1_response_free(h) })
 	return rr, nil
-}
-
-// Close frees the reader. Calling it twice is harmless.
-func (r *ResponseReader) Close() error {
-	if r.h != nil {
-		r.cleanup.Stop()
-		C.a2a_http1_response_free(r.h)
-		r.h = nil
-	}
-	return nil
 }
 
 // Reset prepares the reader for the next response on the same connection.

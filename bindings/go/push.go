@@ -133,9 +133,8 @@ func (e *PushRejectedError) Unwrap() error { return CodePushRejected }
 // bounded window of the notifications it accepted). It is safe for use by many
 // goroutines; Close frees it.
 type PushVerifier struct {
-	mu      sync.RWMutex // held for reading by checks (the handle is thread-safe), for writing by Close
-	h       *C.a2a_push_verifier
-	cleanup runtime.Cleanup
+	owned[*C.a2a_push_verifier]
+	mu sync.RWMutex // held for reading by checks (the handle is thread-safe), for writing by Close
 }
 
 // NewPushVerifier makes a verifier for policy, trusting keys (a JWK Set, one JWK or PEM
@@ -163,8 +162,8 @@ func NewPushVerifier(policy PushPolicy, keys []byte, replayCapacity int) (*PushV
 		}
 		return nil, e
 	}
-	v := &PushVerifier{h: h}
-	v.cleanup = runtime.AddCleanup(v, func(h *C.a2a_push_verifier) { C.a2a_push_verifier_free(h) }, h)
+	v := &PushVerifier{}
+	own(v, &v.owned, h, func(h *C.a2a_push_verifier) { C.a2a_push_verifier_free(h) })
 	return v, nil
 }
 
@@ -173,11 +172,7 @@ func NewPushVerifier(policy PushPolicy, keys []byte, replayCapacity int) (*PushV
 func (v *PushVerifier) Close() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.h != nil {
-		v.cleanup.Stop()
-		C.a2a_push_verifier_free(v.h)
-		v.h = nil
-	}
+	v.release()
 	return nil
 }
 

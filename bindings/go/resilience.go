@@ -248,9 +248,8 @@ type RetryAction struct {
 
 // RetryPolicy decides, attempt by attempt, what one logical call does next.
 type RetryPolicy struct {
-	h       *C.a2a_retry_policy
-	clk     clock
-	cleanup runtime.Cleanup
+	owned[*C.a2a_retry_policy]
+	clk clock
 }
 
 // NewRetryPolicy returns a policy whose first attempt starts at now.
@@ -276,19 +275,9 @@ func NewRetryPolicy(cfg RetryConfig, now time.Time) (*RetryPolicy, error) {
 	if r := C.a2a_retry_policy_new(&c, clk.ms(now), &h); r != C.A2A_OK {
 		return nil, codeErr("NewRetryPolicy", r)
 	}
-	p := &RetryPolicy{h: h, clk: clk}
-	p.cleanup = runtime.AddCleanup(p, func(h *C.a2a_retry_policy) { C.a2a_retry_policy_free(h) }, h)
+	p := &RetryPolicy{clk: clk}
+	own(p, &p.owned, h, func(h *C.a2a_retry_policy) { C.a2a_retry_policy_free(h) })
 	return p, nil
-}
-
-// Close frees the policy. Calling it twice is harmless.
-func (p *RetryPolicy) Close() error {
-	if p.h != nil {
-		p.cleanup.Stop()
-		C.a2a_retry_policy_free(p.h)
-		p.h = nil
-	}
-	return nil
 }
 
 // BeginAttempt marks the start of an attempt (the policy learns how long attempts take).
@@ -467,10 +456,9 @@ type BreakerSnapshot struct {
 // Breaker is a circuit breaker for one remote agent. Its clock's origin is the first time
 // passed to it; pass times from one monotonic source (time.Now()).
 type Breaker struct {
-	h       *C.a2a_breaker
+	owned[*C.a2a_breaker]
 	clk     clock
 	started bool
-	cleanup runtime.Cleanup
 }
 
 // NewBreaker returns a closed breaker for agent.
@@ -481,19 +469,9 @@ func NewBreaker(agent string, cfg BreakerConfig) (*Breaker, error) {
 	if r := C.a2a_breaker_new(ap, an, &c, &h); r != C.A2A_OK {
 		return nil, codeErr("NewBreaker", r)
 	}
-	b := &Breaker{h: h}
-	b.cleanup = runtime.AddCleanup(b, func(h *C.a2a_breaker) { C.a2a_breaker_free(h) }, h)
+	b := &Breaker{}
+	own(b, &b.owned, h, func(h *C.a2a_breaker) { C.a2a_breaker_free(h) })
 	return b, nil
-}
-
-// Close frees the breaker. Calling it twice is harmless.
-func (b *Breaker) Close() error {
-	if b.h != nil {
-		b.cleanup.Stop()
-		C.a2a_breaker_free(b.h)
-		b.h = nil
-	}
-	return nil
 }
 
 func (b *Breaker) ms(now time.Time) C.uint64_t {

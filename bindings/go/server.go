@@ -78,8 +78,7 @@ type ServerRequestInfo struct {
 
 // ServerRequest is one A2A request read by a server.
 type ServerRequest struct {
-	h       *C.a2a_server_request
-	cleanup runtime.Cleanup
+	owned[*C.a2a_server_request]
 }
 
 // ServerResponse is a complete response to write, copied out of the library.
@@ -102,8 +101,8 @@ func newServerRequest() (*ServerRequest, error) {
 	if r := C.a2a_server_request_new(&h); r != C.A2A_OK {
 		return nil, codeErr("ServerRequest", r)
 	}
-	s := &ServerRequest{h: h}
-	s.cleanup = runtime.AddCleanup(s, func(h *C.a2a_server_request) { C.a2a_server_request_free(h) }, h)
+	s := &ServerRequest{}
+	own(s, &s.owned, h, func(h *C.a2a_server_request) { C.a2a_server_request_free(h) })
 	return s, nil
 }
 
@@ -160,16 +159,6 @@ func ParseREST(verb, target string, headers []Header, body []byte, opts *ServerO
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(body)
 	return s.parsed("ParseREST", r)
-}
-
-// Close frees the request. Calling it twice is harmless.
-func (s *ServerRequest) Close() error {
-	if s.h != nil {
-		s.cleanup.Stop()
-		C.a2a_server_request_free(s.h)
-		s.h = nil
-	}
-	return nil
 }
 
 // Info is what the request asks; ok is false when it was refused.

@@ -64,8 +64,7 @@ type DecoderConfig struct {
 
 // Decoder is an incremental SSE decoder (WHATWG event stream interpretation).
 type Decoder struct {
-	h        *C.a2a_sse_decoder
-	cleanup  runtime.Cleanup
+	owned[*C.a2a_sse_decoder]
 	comments int
 }
 
@@ -94,19 +93,9 @@ func NewDecoder(cfg *DecoderConfig) (*Decoder, error) {
 	if r := C.a2a_sse_decoder_new_with(C.size_t(c.MaxLine), C.size_t(c.MaxEvent), atEOF, &h); r != C.A2A_OK {
 		return nil, codeErr("NewDecoder", r)
 	}
-	d := &Decoder{h: h}
-	d.cleanup = runtime.AddCleanup(d, func(h *C.a2a_sse_decoder) { C.a2a_sse_decoder_free(h) }, h)
+	d := &Decoder{}
+	own(d, &d.owned, h, func(h *C.a2a_sse_decoder) { C.a2a_sse_decoder_free(h) })
 	return d, nil
-}
-
-// Close frees the decoder. Calling it twice is harmless.
-func (d *Decoder) Close() error {
-	if d.h != nil {
-		d.cleanup.Stop()
-		C.a2a_sse_decoder_free(d.h)
-		d.h = nil
-	}
-	return nil
 }
 
 // Feed decodes a chunk of the body (any size, split anywhere) and returns the events it
@@ -303,8 +292,7 @@ func (d *Decoder) ResetForReconnect() error {
 
 // Encoder writes an event stream into a buffer it owns (the server side).
 type Encoder struct {
-	h       *C.a2a_sse_encoder
-	cleanup runtime.Cleanup
+	owned[*C.a2a_sse_encoder]
 }
 
 // NewEncoder returns an encoder with an empty buffer.
@@ -313,19 +301,9 @@ func NewEncoder() (*Encoder, error) {
 	if r := C.a2a_sse_encoder_new(&h); r != C.A2A_OK {
 		return nil, codeErr("NewEncoder", r)
 	}
-	e := &Encoder{h: h}
-	e.cleanup = runtime.AddCleanup(e, func(h *C.a2a_sse_encoder) { C.a2a_sse_encoder_free(h) }, h)
+	e := &Encoder{}
+	own(e, &e.owned, h, func(h *C.a2a_sse_encoder) { C.a2a_sse_encoder_free(h) })
 	return e, nil
-}
-
-// Close frees the encoder. Calling it twice is harmless.
-func (e *Encoder) Close() error {
-	if e.h != nil {
-		e.cleanup.Stop()
-		C.a2a_sse_encoder_free(e.h)
-		e.h = nil
-	}
-	return nil
 }
 
 // OutEvent is one event to write. Empty Type writes no event: line; ID nil writes no id:

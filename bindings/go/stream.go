@@ -85,9 +85,8 @@ type StreamItem struct {
 // resubscribe) to its end: it types each event, watches the idle deadline and says how
 // the stream ended. Time is the caller's: pass time.Now() (or a simulated clock).
 type StreamTracker struct {
-	h       *C.a2a_stream_tracker
-	clk     clock
-	cleanup runtime.Cleanup
+	owned[*C.a2a_stream_tracker]
+	clk clock
 }
 
 // NewStreamTracker starts tracking a call asked as asked, with an idle timeout (0: none)
@@ -105,19 +104,9 @@ func NewStreamTracker(asked Asked, idle time.Duration, now time.Time) (*StreamTr
 	if r := C.a2a_stream_tracker_new(&a, C.uint64_t(idle/time.Millisecond), clk.ms(now), &h); r != C.A2A_OK {
 		return nil, codeErr("NewStreamTracker", r)
 	}
-	t := &StreamTracker{h: h, clk: clk}
-	t.cleanup = runtime.AddCleanup(t, func(h *C.a2a_stream_tracker) { C.a2a_stream_tracker_free(h) }, h)
+	t := &StreamTracker{clk: clk}
+	own(t, &t.owned, h, func(h *C.a2a_stream_tracker) { C.a2a_stream_tracker_free(h) })
 	return t, nil
-}
-
-// Close frees the tracker. Calling it twice is harmless.
-func (t *StreamTracker) Close() error {
-	if t.h != nil {
-		t.cleanup.Stop()
-		C.a2a_stream_tracker_free(t.h)
-		t.h = nil
-	}
-	return nil
 }
 
 // OnBytes records that bytes arrived at now (the connection is alive).

@@ -5,13 +5,10 @@ package a2a
 */
 import "C"
 
-import "runtime"
-
 // Tally counts outcomes per (agent, method, channel, code-or-state) and renders them in
 // the Prometheus text format as a2a_outcomes_total.
 type Tally struct {
-	h       *C.a2a_tally
-	cleanup runtime.Cleanup
+	owned[*C.a2a_tally]
 }
 
 // NewTally returns an empty tally.
@@ -20,19 +17,9 @@ func NewTally() (*Tally, error) {
 	if r := C.a2a_tally_new(&h); r != C.A2A_OK {
 		return nil, codeErr("NewTally", r)
 	}
-	t := &Tally{h: h}
-	t.cleanup = runtime.AddCleanup(t, func(h *C.a2a_tally) { C.a2a_tally_free(h) }, h)
+	t := &Tally{}
+	own(t, &t.owned, h, func(h *C.a2a_tally) { C.a2a_tally_free(h) })
 	return t, nil
-}
-
-// Close frees the tally. Calling it twice is harmless.
-func (t *Tally) Close() error {
-	if t.h != nil {
-		t.cleanup.Stop()
-		C.a2a_tally_free(t.h)
-		t.h = nil
-	}
-	return nil
 }
 
 // Record counts one outcome of method on agent. The outcome must still own its handle

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Rust: formatting, lints with warnings as errors, every test of the workspace.
+# Rust: formatting, lints with warnings as errors, every test of the workspace; and the
+# bindings' generated mirrors of the C ABI (Python's _abi.py, Java's AbiEnums.java) against the
+# committed header: scripts/gen-bindings.py --check regenerates them and fails with a diff
+# when a committed file differs (ffi/tests/header.rs, run by `cargo test` below, checks the
+# header itself against ffi/src; scripts/gen-header.sh regenerates both).
 set -euo pipefail
 cargo fmt --all -- --check
+python3 scripts/gen-bindings.py --check
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 # The core without its default `driver` feature (what `default-features = false` users get):
 # the sans-IO library and an `a2a` without the network commands must build warning-free.

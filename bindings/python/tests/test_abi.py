@@ -1,6 +1,7 @@
 """The binding against include/a2a_core.h: every function the header declares is bound (or
 listed in `_lib.NOT_BOUND` with a reason), every enum number this package maps equals the
-header's, every result code has a name, and the loaded library is the header's version."""
+header's, every result code has a name, the loaded library is the header's version, and
+every object owning a handle frees it through a header `_free` function."""
 
 from __future__ import annotations
 
@@ -115,3 +116,31 @@ def test_driver_and_request_enum_numbers_match_header() -> None:
     assert c['A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING'] == client._RESUBSCRIBING
     assert c['A2A_CLIENT_STREAM_EVENT_KIND_END'] == client._END
     assert c['A2A_CLIENT_CARD_RESOLUTION'] == client._CARD_RESOLUTION
+
+
+def test_every_handle_owner_frees_with_a_header_free_function() -> None:
+    # Every object owning a library handle derives from _guard.Owned; one that forgot its
+    # `_free` would leak silently (the failure is inside __del__, which Python ignores).
+    import importlib
+    import importlib.util
+    import pkgutil
+
+    from a2a_core import _guard
+
+    for info in pkgutil.walk_packages(a2a_core.__path__, 'a2a_core.'):
+        spec = importlib.util.find_spec(info.name)  # Python sources only (not the .so files)
+        if spec is not None and (spec.origin or '').endswith('.py'):
+            importlib.import_module(info.name)
+    owners, todo = [], [_guard.Owned]
+    while todo:
+        cls = todo.pop()
+        for sub in cls.__subclasses__():
+            todo.append(sub)
+            if sub is not _guard.OwnedHandle:
+                owners.append(sub)
+    assert len(owners) >= 16, [c.__name__ for c in owners]
+    declared = header_functions()
+    for cls in owners:
+        free = cls._free
+        assert free is not None, f'{cls.__qualname__} has no _free'
+        assert free.__name__.endswith('_free') and free.__name__ in declared, cls.__qualname__

@@ -54,6 +54,53 @@ class HandleHolder:
         return type(None), ()
 
 
+class Owned:
+    """Base of every object that owns one library handle: the handle is in the attribute
+    named by `_slot` (an int, 0 once freed), `_free` is the library's `a2a_x_free`, and
+    `_release()` frees it exactly once, also when the object is collected. A subclass sets
+    `_free` (and `_slot` when its attribute is not `ptr`), and keeps the attribute in its
+    own `__slots__`."""
+
+    __slots__ = ()
+    #: The attribute holding the handle.
+    _slot = 'ptr'
+    #: The library's `_free` for this handle type (a ctypes function: never bound).
+    _free: Any = None
+
+    def _release(self) -> None:
+        """Frees the handle now; a second call does nothing."""
+        slot = self._slot
+        h = getattr(self, slot, 0)
+        setattr(self, slot, 0)
+        if h:
+            self._free(h)
+
+    def __del__(self) -> None:
+        self._release()
+
+
+class OwnedHandle(Owned):
+    """Base of the public objects that own one library handle in `_h` and have `close()`:
+    a call after close raises ClosedError naming `_what`."""
+
+    __slots__ = ()
+    _slot = '_h'
+    #: The object's name in the ClosedError message.
+    _what = 'object'
+
+    def close(self) -> None:
+        """Frees the library handle now (also done when the object is collected); a second
+        close does nothing."""
+        self._release()
+
+    def _handle(self) -> int:
+        """The live handle (ClosedError after close)."""
+        h: int = self._h  # type: ignore[attr-defined]
+        if not h:
+            raise closed(self._what)
+        return h
+
+
 class Exclusive:
     """One non-thread-safe object's hold: `take()` (IndexError when another thread holds
     it) and `give()`, bound methods of a one-token list. list.pop and list.append are

@@ -3,198 +3,57 @@ config and settings builders; ffi/README.md, *The client machine*), for `AsyncCl
 the blocking `Client` over httpx (`_drive`, `_httpx_io`).
 
 Nothing here is public API and nothing here does I/O: each function is one short native
-call that returns at once. The mirrors below follow include/a2a_core.h field for field
-(tests/test_layout.py checks them against the C compiler's layout). Kept apart from
-`_lib.py` so the machine's surface can grow without touching the older declarations.
+call that returns at once. Its structs and declarations are generated from include/a2a_core.h (`_abi`, written by
+scripts/gen-bindings.py; tests/test_layout.py checks them against the C compiler's layout).
 """
 
 from __future__ import annotations
 
 import ctypes
 import threading
-from ctypes import POINTER, Structure, c_bool, c_int32, c_size_t, c_uint16, c_uint32, c_uint64
-from ctypes import c_void_p
+from ctypes import c_uint64, c_void_p
 from collections.abc import Iterable, Sequence
 
-from . import _lib
-from ._lib import Bytes, Header, Str, StreamItem, lib
+from . import _abi, _lib
+from ._guard import Owned
+from ._abi import Event, Header, HeaderView, Transmit, WaitStep  # noqa: F401
+from ._lib import lib
 from .errors import check, error_for
 
-# --- results, kinds ------------------------------------------------------------------------
+# --- results, kinds (numbers from the generated _abi) --------------------------------------
 
-OK = 0
-NONE = 2
-CALL_STALE = 1200
-CALL_FINISHED = 1203
+OK = _abi.A2A_OK
+NONE = _abi.A2A_NONE
+CALL_STALE = _abi.A2A_CALL_STALE
+CALL_FINISHED = _abi.A2A_CALL_FINISHED
 
-EVENT_ABORT, EVENT_RETRYING, EVENT_RESUBSCRIBING, EVENT_ITEM, EVENT_FINISHED = 1, 2, 3, 4, 5
+EVENT_ABORT, EVENT_RETRYING, EVENT_RESUBSCRIBING, EVENT_ITEM, EVENT_FINISHED = (
+    _abi.A2A_EVENT_KIND_ABORT, _abi.A2A_EVENT_KIND_RETRYING, _abi.A2A_EVENT_KIND_RESUBSCRIBING,
+    _abi.A2A_EVENT_KIND_ITEM, _abi.A2A_EVENT_KIND_FINISHED)
 
 #: `a2a_error_name` numbers of the transport group that a host reports.
-ERR_CONNECT_FAILED, ERR_DNS, ERR_TIMEOUT, ERR_RESET, ERR_TLS, ERR_PROXY = 201, 202, 203, 204, 208, 209
-
-
-class HeaderView(Structure):
-    """`a2a_header`, read as views: the library's headers are not NUL-terminated, so the
-    pointers are kept as addresses (`_lib.Header` writes them as `c_char_p`)."""
-
-    _fields_ = [
-        ('name', c_void_p),
-        ('name_len', c_size_t),
-        ('value', c_void_p),
-        ('value_len', c_size_t),
-    ]
-
-
-class Transmit(Structure):
-    """`a2a_transmit`: one HTTP request to perform."""
-
-    _fields_ = [
-        ('request_id', c_uint32),
-        ('method', Str),
-        ('url', Str),
-        ('headers', POINTER(HeaderView)),
-        ('headers_len', c_size_t),
-        ('body', Bytes),
-        ('connect_by_ms', c_uint64),
-        ('deadline_ms', c_uint64),
-    ]
-
-
-class Correlation(Structure):
-    """`a2a_correlation`: the ids to log for a finished call."""
-
-    _fields_ = [
-        ('agent', Str),
-        ('method', Str),
-        ('jsonrpc_id', Str),
-        ('message_id', Str),
-        ('task_id', Str),
-        ('context_id', Str),
-        ('error_id', Str),
-        ('traceparent', Str),
-        ('idempotency_key', Str),
-        ('elapsed_ms', c_uint64),
-        ('attempts', c_uint32),
-    ]
-
-
-class Event(Structure):
-    """`a2a_event`: one event of a call (one packed struct for every kind)."""
-
-    _fields_ = [
-        ('kind', c_uint32),
-        ('request_id', c_uint32),
-        ('attempt', c_uint32),
-        ('delay_ms', c_uint64),
-        ('task_id', Str),
-        ('outcome', c_void_p),
-        ('item', StreamItem),
-        ('answer_json', Str),
-        ('exit_code', c_int32),
-        ('correlation', Correlation),
-        ('has_response', c_bool),
-        ('response_status', c_uint16),
-        ('response_body', Bytes),
-        ('has_end_kind', c_bool),
-        ('end_kind', c_uint32),
-        ('resubscribes', c_uint32),
-        ('dropped_events', c_uint32),
-        ('unreadable_events', c_uint32),
-        ('card_url', Str),
-        ('card_json', Str),
-        ('interface_url', Str),
-        ('interface_version', c_uint32),
-        ('interface_binding', c_uint32),
-        ('answer_text', Str),
-    ]
-
-
-_P = POINTER
-u8p = ctypes.c_char_p
-vp = c_void_p
-
-
-def _decl(name: str, restype: object, *argtypes: object) -> None:
-    f = getattr(lib, name)
-    f.restype = restype
-    f.argtypes = list(argtypes)
-
-
-_decl('a2a_client_state_new', c_uint32, vp, u8p, c_size_t, c_uint32, c_uint32, c_uint64, _P(vp))
-_decl('a2a_client_state_from_card', c_uint32, vp, vp, c_uint64, _P(vp))
-_decl('a2a_client_state_free', None, vp)
-_decl('a2a_client_state_adopt_extended_card', c_uint32, vp, vp)
-_decl('a2a_call_new_card_fetch', c_uint32, vp, u8p, c_size_t, _P(vp))
-_decl('a2a_call_new', c_uint32, vp, c_uint32, u8p, c_size_t, vp, c_uint64, _P(vp))
-_decl('a2a_call_new_text', c_uint32, vp, c_bool, u8p, c_size_t, vp, c_uint64, _P(vp))
-_decl('a2a_call_machine_kind', c_uint32, vp)
-_decl('a2a_call_poll_transmit', c_uint32, vp, c_uint64, _P(Transmit))
-_decl('a2a_call_handle_head', c_uint32, vp, c_uint32, c_uint16, _P(Header), c_size_t, c_uint64)
-_decl('a2a_call_handle_body', c_uint32, vp, c_uint32, u8p, c_size_t, c_uint64)
-_decl('a2a_call_handle_end', c_uint32, vp, c_uint32, c_uint64)
-_decl('a2a_call_handle_failure', c_uint32, vp, c_uint32, c_uint32, c_bool, u8p, c_size_t,
-      c_uint64)
-_decl('a2a_call_handle_timeout', c_uint32, vp, c_uint64)
-_decl('a2a_call_cancel', c_uint32, vp, c_uint64)
-_decl('a2a_call_poll_timeout', c_bool, vp, _P(c_uint64))
-_decl('a2a_call_poll_event', c_uint32, vp, _P(Event))
-_decl('a2a_call_free', None, vp)
-_decl('a2a_client_state_add_header_hook', c_uint32, vp, _lib.HeaderHook, vp)
-_decl('a2a_client_config_builder_new', vp)
-_decl('a2a_client_config_builder_free', None, vp)
-for _name in ('call_timeout_ms', 'connect_timeout_ms', 'max_time_ms', 'max_response_bytes',
-              'stream_idle_timeout_ms', 'max_event_bytes', 'card_timeout_ms'):
-    _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_uint64)
-for _name in ('send_retries', 'stream_resubscribes'):
-    _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_uint32)
-for _name in ('client_certificate', 'allow_http', 'prefer_card_order', 'ignore_capabilities'):
-    _decl(f'a2a_client_config_builder_set_{_name}', c_uint32, vp, c_bool)
-_decl('a2a_client_config_builder_set_breaker', c_uint32, vp, _P(_lib.BreakerConfig))
-_decl('a2a_client_config_builder_set_interface', c_uint32, vp, c_uint32, c_uint32)
-_decl('a2a_client_config_builder_set_min_protocol', c_uint32, vp, c_uint32)
-_decl('a2a_client_config_builder_set_card_cache', c_uint32, vp, c_uint32, vp)
-_decl('a2a_client_config_builder_build', c_uint32, vp, _P(vp))
-_decl('a2a_machine_config_free', None, vp)
-_decl('a2a_call_settings_new', vp)
-_decl('a2a_call_settings_free', None, vp)
-_decl('a2a_call_settings_set_budget_ms', c_uint32, vp, c_uint64)
-_decl('a2a_call_settings_set_deadline_ms', c_uint32, vp, c_uint64)
-_decl('a2a_call_settings_set_stream_idle_timeout_ms', c_uint32, vp, c_uint64)
-for _name in ('idempotency_key', 'traceparent', 'message_id'):
-    _decl(f'a2a_call_settings_set_{_name}', c_uint32, vp, u8p, c_size_t)
-_decl('a2a_call_settings_add_header', c_uint32, vp, u8p, c_size_t, u8p, c_size_t)
-_decl('a2a_call_settings_set_rpc_id', c_uint32, vp, c_uint32, ctypes.c_int64, u8p, c_size_t)
-_decl('a2a_call_settings_set_return_immediately', c_uint32, vp, c_bool)
-
-
-class WaitStep(Structure):
-    """`a2a_wait_step`: what comes after a poll of a task wait."""
-
-    _fields_ = [
-        ('kind', c_uint32),
-        ('poll_at_ms', c_uint64),
-        ('outcome', c_void_p),
-    ]
-
+ERR_CONNECT_FAILED, ERR_DNS, ERR_TIMEOUT, ERR_RESET, ERR_TLS, ERR_PROXY = (
+    _abi.A2A_ERROR_NAME_CONNECT_FAILED, _abi.A2A_ERROR_NAME_DNS, _abi.A2A_ERROR_NAME_TIMEOUT,
+    _abi.A2A_ERROR_NAME_RESET, _abi.A2A_ERROR_NAME_TLS, _abi.A2A_ERROR_NAME_PROXY)
 
 #: `a2a_wait_step_kind` numbers.
-WAIT_POLL_AT, WAIT_DONE, WAIT_GAVE_UP = 1, 2, 3
+WAIT_POLL_AT, WAIT_DONE, WAIT_GAVE_UP = (
+    _abi.A2A_WAIT_STEP_KIND_POLL_AT, _abi.A2A_WAIT_STEP_KIND_DONE,
+    _abi.A2A_WAIT_STEP_KIND_GAVE_UP)
 
-_decl('a2a_task_wait_new', c_uint32, u8p, c_size_t, c_int32, c_uint64, c_uint64, c_uint64,
-      c_uint64, _P(vp))
-_decl('a2a_task_wait_poll', c_uint32, vp, vp, vp, c_uint64, _P(vp))
-_decl('a2a_task_wait_read', c_uint32, vp, vp, c_uint64, _P(WaitStep))
-_decl('a2a_task_wait_free', None, vp)
+# The structs (Transmit, Correlation, Event, WaitStep, HeaderView) and every function's
+# argtypes come from the generated _abi (declared by _lib).
 
 
 # --- owned handles -------------------------------------------------------------------------
 
 
-class Config:
+class Config(Owned):
     """Owns one `a2a_machine_config`, built from keyword options (None: the library's
     default). Freed when collected."""
 
     __slots__ = ('ptr',)
+    _free = lib.a2a_machine_config_free
 
     def __init__(self, *, call_timeout_ms: int | None = None,
                  connect_timeout_ms: int | None = None, max_time_ms: int | None = None,
@@ -251,11 +110,6 @@ class Config:
         finally:
             lib.a2a_client_config_builder_free(b)
 
-    def __del__(self) -> None:
-        ptr, self.ptr = self.ptr, 0
-        if ptr:
-            lib.a2a_machine_config_free(ptr)
-
 
 #: The most cards the process's shared card cache keeps (the library's bound).
 CARD_CACHE_ENTRIES = 64
@@ -276,12 +130,13 @@ def shared_card_cache() -> Config:
         return _shared_cards
 
 
-class State:
+class State(Owned):
     """Owns one `a2a_client_state` (thread-safe in the library; each call keeps it alive,
     in the library and here: a `Call` holds its `State`, which holds the header hooks'
     callbacks the library points to)."""
 
     __slots__ = ('ptr', 'hooks')
+    _free = lib.a2a_client_state_free
 
     def __init__(self, ptr: int) -> None:
         self.ptr = ptr
@@ -314,16 +169,12 @@ class State:
         (the public card then stays)."""
         check(lib.a2a_client_state_adopt_extended_card(self.ptr, call.ptr))
 
-    def __del__(self) -> None:
-        ptr, self.ptr = self.ptr, 0
-        if ptr:
-            lib.a2a_client_state_free(ptr)
 
-
-class Settings:
+class Settings(Owned):
     """Owns one `a2a_call_settings` (copied by the library when a call starts)."""
 
     __slots__ = ('ptr',)
+    _free = lib.a2a_call_settings_free
 
     def __init__(self, *, budget_ms: int | None = None, idempotency_key: str | None = None,
                  traceparent: str | None = None, message_id: str | None = None,
@@ -352,17 +203,13 @@ class Settings:
             check(lib.a2a_call_settings_add_header(self.ptr, nb, nn, vb, vn),
                   f'header {name!r}')
 
-    def __del__(self) -> None:
-        ptr, self.ptr = self.ptr, 0
-        if ptr:
-            lib.a2a_call_settings_free(ptr)
 
-
-class Call:
+class Call(Owned):
     """Owns one `a2a_call`. Used by one driver at a time (`_drive.drive`); every method is
     one short native call."""
 
     __slots__ = ('ptr', 'transmit', 'event', '_at', 'kept', 'state')
+    _free = lib.a2a_call_free
 
     def __init__(self, ptr: int, state: State | None = None) -> None:
         self.ptr = ptr
@@ -458,20 +305,17 @@ class Call:
         check(lib.a2a_call_cancel(self.ptr, now_ms))
 
     def free(self) -> None:
-        ptr, self.ptr = self.ptr, 0
-        if ptr:
-            lib.a2a_call_free(ptr)
-
-    def __del__(self) -> None:
-        self.free()
+        """Frees the call now (the driver, when no outcome keeps it)."""
+        self._release()
 
 
-class TaskWait:
+class TaskWait(Owned):
     """Owns one `a2a_task_wait`: the core's plan of polling one task until it settles. The
     host makes each poll (`poll`), drives it as any call, reads its outcome (`read`) and
     sleeps until the step's time; nothing else is decided here."""
 
     __slots__ = ('ptr', 'step')
+    _free = lib.a2a_task_wait_free
 
     def __init__(self, task_id: str, history_length: int | None, first_interval_ms: int,
                  max_interval_ms: int, max_time_ms: int, now_ms: int) -> None:
@@ -496,8 +340,3 @@ class TaskWait:
         outcome is the caller's to own)."""
         check(lib.a2a_task_wait_read(self.ptr, outcome_ptr, now_ms, ctypes.byref(self.step)))
         return self.step
-
-    def __del__(self) -> None:
-        ptr, self.ptr = self.ptr, 0
-        if ptr:
-            lib.a2a_task_wait_free(ptr)

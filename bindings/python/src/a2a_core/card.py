@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import _lib
+from ._guard import Owned
 from .errors import check, error_for
 from .vocab import Binding, ProtocolVersion, _num, _word, parse_binding, parse_protocol_version
 
@@ -197,10 +198,12 @@ def _new_handle() -> int:
     return h.value or 0
 
 
-class AgentCard:
+class AgentCard(Owned):
     """A parsed agent card. Raises CardError (with `.kind`) when the body is not a card."""
 
     __slots__ = ('_h', 'info', '__weakref__')
+    _slot = '_h'
+    _free = _lib.lib.a2a_card_free
 
     def __init__(self, body: bytes | str) -> None:
         self._h = _new_handle()
@@ -209,11 +212,6 @@ class AgentCard:
         if rc:
             raise error_for(rc, self._last_error())
         self.info: CardInfo = self._read_info()
-
-    def __del__(self) -> None:
-        h, self._h = getattr(self, '_h', 0), 0
-        if h:
-            _lib.lib.a2a_card_free(h)
 
     def _last_error(self) -> str | None:
         return _lib.view_str(_lib.lib.a2a_card_last_error(self._h))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from . import _guard, _lib
-from ._guard import HandleHolder
+from ._guard import HandleHolder, Owned
 from .errors import CardResolutionError, check, error_for
 from .answer import Part, message_json
 from .outcome import Outcome, _OwnedOutcome
@@ -190,21 +190,18 @@ def _message(text: str | None, parts: Sequence[Part | str] | None,
     return message_json(all_parts, metadata)
 
 
-class _StreamHandle(HandleHolder):
+class _StreamHandle(HandleHolder, Owned):
     """Owns one `a2a_client_stream *`; freed once, when collected or closed."""
 
     __slots__ = ('ptr',)
+    _free = _lib.lib.a2a_client_stream_free
 
     def __init__(self, ptr: int) -> None:
         self.ptr = ptr
 
     def free(self) -> None:
-        ptr, self.ptr = self.ptr, 0
-        if ptr:
-            _lib.lib.a2a_client_stream_free(ptr)
-
-    def __del__(self) -> None:
-        self.free()
+        """Frees the stream now (closed by its owner)."""
+        self._release()
 
 
 class _EndOutcome(HandleHolder):

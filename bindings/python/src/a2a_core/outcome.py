@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
 from . import _lib
-from ._guard import HandleHolder
+from ._guard import HandleHolder, Owned
 from .answer import _result_from_text
 
 if TYPE_CHECKING:
@@ -96,18 +96,14 @@ def _info_unpacker() -> Any:
 _INFO_UNPACK = _info_unpacker()
 
 
-class _OwnedOutcome(HandleHolder):
+class _OwnedOutcome(HandleHolder, Owned):
     """Owns one `a2a_outcome *`; frees it exactly once when collected."""
 
     __slots__ = ('ptr',)
+    _free = _lib.lib.a2a_outcome_free
 
     def __init__(self, ptr: int) -> None:
         self.ptr = ptr
-
-    def __del__(self) -> None:
-        ptr, self.ptr = self.ptr, 0
-        if ptr:
-            _lib.lib.a2a_outcome_free(ptr)
 
 
 class _Unread:

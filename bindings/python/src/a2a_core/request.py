@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _lib
+from ._guard import Owned
 from .errors import check, error_for
 from .vocab import Binding, ProtocolVersion, _num, _Word, _word, parse_binding, parse_protocol_version
 
@@ -85,18 +86,16 @@ class Request:
         return json.loads(self.body) if self.body else None
 
 
-class _Built:
+class _Built(Owned):
     """Owns an `a2a_request *` for one build."""
+
+    _slot = 'h'
+    _free = _lib.lib.a2a_request_free
 
     def __init__(self) -> None:
         h = ctypes.c_void_p()
         check(_lib.lib.a2a_request_new(ctypes.byref(h)))
         self.h = h.value or 0
-
-    def __del__(self) -> None:
-        h, self.h = self.h, 0
-        if h:
-            _lib.lib.a2a_request_free(h)
 
     def check(self, rc: int) -> None:
         if rc:

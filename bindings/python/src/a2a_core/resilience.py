@@ -158,10 +158,12 @@ class RetryAction:
     jsonrpc_id: IdRule | None
 
 
-class RetryPolicy:
+class RetryPolicy(_guard.OwnedHandle):
     """A retry policy for one logical call: feed every attempt's outcome to `next()`."""
 
     __slots__ = ('_h', 'clock', 'rng', '__weakref__')
+    _free = _lib.lib.a2a_retry_policy_free
+    _what = 'policy'
 
     def __init__(
         self,
@@ -179,20 +181,6 @@ class RetryPolicy:
         check(_lib.lib.a2a_retry_policy_new(
             ctypes.byref(c), clock() if now_ms is None else now_ms, ctypes.byref(h)))
         self._h = h.value or 0
-
-    def __del__(self) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Frees the library policy now (also done when the object is collected)."""
-        h, self._h = getattr(self, '_h', 0), 0
-        if h:
-            _lib.lib.a2a_retry_policy_free(h)
-
-    def _handle(self) -> int:
-        if not self._h:
-            raise _guard.closed('policy')
-        return self._h
 
     def _now(self, now_ms: int | None) -> int:
         return self.clock() if now_ms is None else now_ms
@@ -339,11 +327,13 @@ def _result_outcome(counted_failure: bool) -> Outcome:
     return o
 
 
-class Breaker:
+class Breaker(_guard.OwnedHandle):
     """A circuit breaker for one remote agent: ask `allow()` before each call, `record()`
     its outcome after; a refused call gets `refusal()` (transport, CircuitOpen, not sent)."""
 
     __slots__ = ('_h', 'clock', '__weakref__')
+    _free = _lib.lib.a2a_breaker_free
+    _what = 'breaker'
 
     def __init__(
         self,
@@ -359,20 +349,6 @@ class Breaker:
         h = ctypes.c_void_p()
         check(_lib.lib.a2a_breaker_new(b, n, ctypes.byref(c), ctypes.byref(h)))
         self._h = h.value or 0
-
-    def __del__(self) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Frees the library breaker now (also done when the object is collected)."""
-        h, self._h = getattr(self, '_h', 0), 0
-        if h:
-            _lib.lib.a2a_breaker_free(h)
-
-    def _handle(self) -> int:
-        if not self._h:
-            raise _guard.closed('breaker')
-        return self._h
 
     def _now(self, now_ms: int | None) -> int:
         return self.clock() if now_ms is None else now_ms

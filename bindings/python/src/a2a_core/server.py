@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from . import _lib
+from ._guard import Owned
 from .errors import check
 from .request import _METHOD_BY_NUM, Method
 from .tally import Tally
@@ -161,10 +162,13 @@ def _admission_status(task_id: str, context_id: str, reason: str) -> dict[str, A
         return json.loads(b.check(_lib.lib.a2a_server_admission_status(*args, b.h)))
 
 
-class CardBuilder:
+class CardBuilder(Owned):
     """The agent card, written by the core: the 1.0 `supportedInterfaces` in the order
     added, and the 0.3 fields (`url`, `preferredTransport`, `additionalInterfaces`) from
     the first 0.3 interface."""
+
+    _slot = '_h'
+    _free = _lib.lib.a2a_card_builder_free
 
     def __init__(self, name: str, description: str, version: str) -> None:
         self._h = 0
@@ -174,11 +178,6 @@ class CardBuilder:
             args += list(_lib.enc(s))
         check(_lib.lib.a2a_card_builder_new(*args, ctypes.byref(h)))
         self._h = h.value or 0
-
-    def __del__(self) -> None:
-        h, self._h = getattr(self, '_h', 0), 0
-        if h:
-            _lib.lib.a2a_card_builder_free(h)
 
     def interface(self, url: str, version: ProtocolVersion | str,
                   binding: Binding | str) -> CardBuilder:

@@ -463,25 +463,18 @@ def _event(it: _lib.SseItem) -> Event:
     return Event(_view_text(it.event_type), _view_text(it.data), _view_text(it.id))
 
 
-class SseEncoder:
+class SseEncoder(_guard.OwnedHandle):
     """Writes events, comments and keep-alives into a buffer (for servers and tests)."""
 
     __slots__ = ('_h', '__weakref__')
+    _free = _lib.lib.a2a_sse_encoder_free
+    _what = 'encoder'
 
     def __init__(self) -> None:
         self._h = 0
         h = ctypes.c_void_p()
         check(_lib.lib.a2a_sse_encoder_new(ctypes.byref(h)))
         self._h = h.value or 0
-
-    def __del__(self) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Frees the library encoder now (also done when the object is collected)."""
-        h, self._h = getattr(self, '_h', 0), 0
-        if h:
-            _lib.lib.a2a_sse_encoder_free(h)
 
     def _check(self, rc: int) -> None:
         if rc:

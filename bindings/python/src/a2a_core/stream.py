@@ -72,12 +72,14 @@ class StreamEnd:
     outcome: Outcome
 
 
-class StreamTracker:
+class StreamTracker(_guard.OwnedHandle):
     """Tracks one streaming call. Feed it decoded events (`on_event`), keep-alives
     (`on_comment`), arrival of bytes (`on_bytes`), or whole chunks through a decoder
     (`on_chunk`); then `finish()` when the body ends. Not thread-safe."""
 
     __slots__ = ('_h', 'clock', '__weakref__')
+    _free = _lib.lib.a2a_stream_tracker_free
+    _what = 'tracker'
 
     def __init__(
         self,
@@ -106,22 +108,8 @@ class StreamTracker:
         )
         self._h = h.value or 0
 
-    def __del__(self) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Frees the library tracker now (also done when the object is collected)."""
-        h, self._h = getattr(self, '_h', 0), 0
-        if h:
-            _lib.lib.a2a_stream_tracker_free(h)
-
     def _now(self, now_ms: int | None) -> int:
         return self.clock() if now_ms is None else now_ms
-
-    def _handle(self) -> int:
-        if not self._h:
-            raise _guard.closed('tracker')
-        return self._h
 
     def on_bytes(self, now_ms: int | None = None) -> None:
         """Bytes arrived (any bytes prove the connection alive; pushes the deadline)."""

@@ -13,30 +13,18 @@ from .vocab import Channel, _num, _word
 __all__ = ['Tally']
 
 
-class Tally:
+class Tally(_guard.OwnedHandle):
     """Outcome counts. Not thread-safe."""
 
     __slots__ = ('_h', '__weakref__')
+    _free = _lib.lib.a2a_tally_free
+    _what = 'tally'
 
     def __init__(self) -> None:
         self._h = 0
         h = ctypes.c_void_p()
         check(_lib.lib.a2a_tally_new(ctypes.byref(h)))
         self._h = h.value or 0
-
-    def __del__(self) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Frees the library tally now (also done when the object is collected)."""
-        h, self._h = getattr(self, '_h', 0), 0
-        if h:
-            _lib.lib.a2a_tally_free(h)
-
-    def _handle(self) -> int:
-        if not self._h:
-            raise _guard.closed('tally')
-        return self._h
 
     def record(self, agent: str, method: str, outcome: Outcome) -> None:
         """Counts one outcome of `method` on `agent` (the outcome must come from classify,

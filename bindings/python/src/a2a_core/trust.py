@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from . import _lib
+from ._guard import Owned
 from ._lib import Header, Str, lib
 from .errors import (CardSignatureError, OAuth2Error, TrustError, TrustJsonError, TrustKeyError,
                      WebhookRefused, code_of, error_for)
@@ -522,12 +523,14 @@ class ClientCredentials:
         return OAuth2Token(self, card)
 
 
-class OAuth2Token:
+class OAuth2Token(Owned):
     """One client's token (`a2a_oauth2`): ask with `token(now_ms)`; fetch as it says
     (`request`, then `handle_response`); `invalidate` after a 401. Not public API: the
     clients drive it (`_oauth2_io`)."""
 
     __slots__ = ('_h', 'creds', 'token_url', '_card')
+    _slot = '_h'
+    _free = lib.a2a_oauth2_free
 
     def __init__(self, creds: ClientCredentials, card: Any = None) -> None:
         self._h = 0
@@ -616,10 +619,6 @@ class OAuth2Token:
         return self._h
 
     def free(self) -> None:
-        h, self._h = self._h, 0
-        if h:
-            lib.a2a_oauth2_free(h)
-
-    def __del__(self) -> None:
-        self.free()
+        """Frees the token's library handle now (also done when it is collected)."""
+        self._release()
 

@@ -5,7 +5,6 @@ import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
 import dev.a2acore.internal.SizeT;
-import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.nio.charset.StandardCharsets;
 import java.util.OptionalLong;
@@ -18,8 +17,6 @@ import java.util.OptionalLong;
  * request not sent). {@link #close()} frees it; every method is synchronized.
  */
 public final class CircuitBreaker implements AutoCloseable {
-    private static final Cleaner CLEANER = Cleaner.create();
-
     /** The breaker's state. */
     public enum State {
         /** Calls pass; failures are counted. */
@@ -58,21 +55,8 @@ public final class CircuitBreaker implements AutoCloseable {
     public record Snapshot(State state, int callsInWindow, int failuresInWindow, OptionalLong halfOpenAtMs,
                            int trialsInFlight, int trialSuccesses, long timesOpened, long refused) {}
 
-    private static final class Handle implements Runnable {
-        Pointer handle;
-
-        @Override
-        public void run() {
-            if (handle != null) {
-                A2aCore.lib().a2a_breaker_free(handle);
-                handle = null;
-            }
-        }
-    }
-
     private final A2aCoreLibrary lib;
-    private final Handle state = new Handle();
-    private final Cleaner.Cleanable cleanable;
+    private final OwnedHandle handle;
 
     /** A breaker for {@code agent}. */
     public CircuitBreaker(String agent, Config config) {
@@ -82,15 +66,11 @@ public final class CircuitBreaker implements AutoCloseable {
         byte[] a = agent.getBytes(StandardCharsets.UTF_8);
         Memory out = new Memory(Native.POINTER_SIZE);
         A2aCoreException.check("a2a_breaker_new", lib.a2a_breaker_new(a, new SizeT(a.length), c, out));
-        state.handle = out.getPointer(0);
-        cleanable = CLEANER.register(this, state);
+        handle = new OwnedHandle(this, out.getPointer(0), h -> A2aCore.lib().a2a_breaker_free(h), "CircuitBreaker");
     }
 
     private Pointer h() {
-        if (state.handle == null) {
-            throw new IllegalStateException("CircuitBreaker is closed");
-        }
-        return state.handle;
+        return handle.get();
     }
 
     /** Whether a call may go out now (half-open: takes a trial permit; report it or {@link #release}). */
@@ -183,6 +163,6 @@ public final class CircuitBreaker implements AutoCloseable {
     /** Frees the breaker; idempotent. */
     @Override
     public synchronized void close() {
-        cleanable.clean();
+        handle.close();
     }
 }

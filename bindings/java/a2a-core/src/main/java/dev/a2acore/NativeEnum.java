@@ -2,13 +2,22 @@ package dev.a2acore;
 
 import java.util.Optional;
 
-/** An enum mirrored from the C ABI: a stable number there and a name in JSON and the fixtures. */
+/**
+ * An enum mirrored from the C ABI: a stable number there and a name in JSON and the fixtures.
+ * Implemented once ({@link NativeEnums}): the numbers come from include/a2a_core.h through the
+ * generated {@link AbiEnums}, the names from the library's {@code a2a_..._to_str}; an enum
+ * only lists its constants (the C names without the prefix).
+ */
 interface NativeEnum {
     /** The number of this value in the C ABI. */
-    int code();
+    default int code() {
+        return NativeEnums.code((Enum<?>) this);
+    }
 
-    /** The name used in JSON output and the fixtures. */
-    String wireName();
+    /** The name used in JSON output and the fixtures (the C ABI's {@code _to_str}). */
+    default String wireName() {
+        return NativeEnums.wireName((Enum<?>) this);
+    }
 
     /** The value of {@code values} with this C ABI number. */
     static <E extends NativeEnum> Optional<E> byCode(E[] values, int code) {

@@ -6,9 +6,9 @@ package dev.a2acore;
  */
 public enum ProtocolVersion implements NativeEnum {
     /** Protocol 0.3 (message/send, kind discriminators). */
-    V0_3(1, "0.3"),
+    V0_3,
     /** Protocol 1.x (SendMessage, ProtoJSON, A2A-Version: 1.0). */
-    V1_0(2, "1.0");
+    V1_0;
 
     /**
      * The name before the naming scheme.
@@ -25,26 +25,6 @@ public enum ProtocolVersion implements NativeEnum {
      */
     @Deprecated
     public static final ProtocolVersion V10 = V1_0;
-
-    private final int code;
-    private final String wireName;
-
-    ProtocolVersion(int code, String wireName) {
-        this.code = code;
-        this.wireName = wireName;
-    }
-
-    /** The number of this value in the C ABI. */
-    @Override
-    public int code() {
-        return code;
-    }
-
-    /** The name used in JSON output and the fixtures (the C ABI's {@code _to_str}). */
-    @Override
-    public String wireName() {
-        return wireName;
-    }
 
     /** The value with this C ABI number. */
     public static java.util.Optional<ProtocolVersion> fromCode(int code) {

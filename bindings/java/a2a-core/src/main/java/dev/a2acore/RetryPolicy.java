@@ -20,8 +20,6 @@ import java.util.OptionalLong;
  * {@link Cleaner} is the safety net); every method is synchronized.
  */
 public final class RetryPolicy implements AutoCloseable {
-    private static final Cleaner CLEANER = Cleaner.create();
-
     /** What kind of call the policy guards. */
     public enum CallKind {
         /** A read (get task, get card): always safe to repeat. */
@@ -115,21 +113,8 @@ public final class RetryPolicy implements AutoCloseable {
                          Optional<String> giveUpReason, Optional<String> giveUpText, IdRule messageId,
                          IdRule idempotencyKey, IdRule jsonRpcId) {}
 
-    private static final class State implements Runnable {
-        Pointer handle;
-
-        @Override
-        public void run() {
-            if (handle != null) {
-                A2aCore.lib().a2a_retry_policy_free(handle);
-                handle = null;
-            }
-        }
-    }
-
     private final A2aCoreLibrary lib;
-    private final State state = new State();
-    private final Cleaner.Cleanable cleanable;
+    private final OwnedHandle handle;
 
     /** A policy whose first attempt starts at {@code nowMs}. */
     public RetryPolicy(Config config, long nowMs) {
@@ -149,15 +134,11 @@ public final class RetryPolicy implements AutoCloseable {
         c.streaming = (byte) (config.streaming() ? 1 : 0);
         Memory out = new Memory(Native.POINTER_SIZE);
         A2aCoreException.check("a2a_retry_policy_new", lib.a2a_retry_policy_new(c, nowMs, out));
-        state.handle = out.getPointer(0);
-        cleanable = CLEANER.register(this, state);
+        handle = new OwnedHandle(this, out.getPointer(0), h -> A2aCore.lib().a2a_retry_policy_free(h), "RetryPolicy");
     }
 
     private Pointer h() {
-        if (state.handle == null) {
-            throw new IllegalStateException("RetryPolicy is closed");
-        }
-        return state.handle;
+        return handle.get();
     }
 
     /** Marks the start of an attempt (the policy learns how long attempts take). */
@@ -232,7 +213,7 @@ public final class RetryPolicy implements AutoCloseable {
     /** Frees the policy; idempotent. */
     @Override
     public synchronized void close() {
-        cleanable.clean();
+        handle.close();
     }
 
     private static Optional<String> view(Layout.BytesView v) {

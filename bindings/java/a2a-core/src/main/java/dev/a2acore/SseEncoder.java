@@ -5,7 +5,6 @@ import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
 import dev.a2acore.internal.SizeT;
-import java.lang.ref.Cleaner;
 import java.nio.charset.StandardCharsets;
 import java.util.OptionalLong;
 
@@ -15,31 +14,15 @@ import java.util.OptionalLong;
  * {@link #take()} copies the bytes out and empties it. Every method is synchronized.
  */
 public final class SseEncoder implements AutoCloseable {
-    private static final Cleaner CLEANER = Cleaner.create();
-
-    private static final class State implements Runnable {
-        Pointer handle;
-
-        @Override
-        public void run() {
-            if (handle != null) {
-                A2aCore.lib().a2a_sse_encoder_free(handle);
-                handle = null;
-            }
-        }
-    }
-
     private final A2aCoreLibrary lib;
-    private final State state = new State();
-    private final Cleaner.Cleanable cleanable;
+    private final OwnedHandle handle;
 
     /** A new encoder with an empty buffer. */
     public SseEncoder() {
         lib = A2aCore.lib();
         Memory out = new Memory(Native.POINTER_SIZE);
         A2aCoreException.check("a2a_sse_encoder_new", lib.a2a_sse_encoder_new(out));
-        state.handle = out.getPointer(0);
-        cleanable = CLEANER.register(this, state);
+        handle = new OwnedHandle(this, out.getPointer(0), h -> A2aCore.lib().a2a_sse_encoder_free(h), "SseEncoder");
     }
 
     /** Appends an event with {@code data} and no type, id or retry. */
@@ -106,15 +89,12 @@ public final class SseEncoder implements AutoCloseable {
     }
 
     private Pointer h() {
-        if (state.handle == null) {
-            throw new IllegalStateException("SseEncoder is closed");
-        }
-        return state.handle;
+        return handle.get();
     }
 
     /** Frees the encoder; idempotent. */
     @Override
     public synchronized void close() {
-        cleanable.clean();
+        handle.close();
     }
 }

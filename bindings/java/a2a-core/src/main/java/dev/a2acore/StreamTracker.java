@@ -22,8 +22,6 @@ import java.util.OptionalLong;
  * {@link Cleaner} frees it if dropped unclosed. Every method is synchronized.
  */
 public final class StreamTracker implements AutoCloseable {
-    private static final Cleaner CLEANER = Cleaner.create();
-
     /** What a stream event carried. */
     public enum ItemKind {
         /** A task snapshot. */
@@ -112,21 +110,8 @@ public final class StreamTracker implements AutoCloseable {
     /** How the stream ended and the call's outcome. */
     public record End(EndKind kind, Outcome outcome) {}
 
-    private static final class State implements Runnable {
-        Pointer handle;
-
-        @Override
-        public void run() {
-            if (handle != null) {
-                A2aCore.lib().a2a_stream_tracker_free(handle);
-                handle = null;
-            }
-        }
-    }
-
     private final A2aCoreLibrary lib;
-    private final State state = new State();
-    private final Cleaner.Cleanable cleanable;
+    private final OwnedHandle handle;
 
     /**
      * A tracker for a call that asked {@code asked}, with an idle timeout (null: none),
@@ -142,15 +127,11 @@ public final class StreamTracker implements AutoCloseable {
         int rc = lib.a2a_stream_tracker_new(a, idleTimeout == null ? 0 : Math.max(1, idleTimeout.toMillis()), nowMs, out);
         args.release();
         A2aCoreException.check("a2a_stream_tracker_new", rc);
-        state.handle = out.getPointer(0);
-        cleanable = CLEANER.register(this, state);
+        handle = new OwnedHandle(this, out.getPointer(0), h -> A2aCore.lib().a2a_stream_tracker_free(h), "StreamTracker");
     }
 
     private Pointer h() {
-        if (state.handle == null) {
-            throw new IllegalStateException("StreamTracker is closed");
-        }
-        return state.handle;
+        return handle.get();
     }
 
     /** Bytes arrived at {@code nowMs} (pushes the idle deadline). */
@@ -313,6 +294,6 @@ public final class StreamTracker implements AutoCloseable {
     /** Frees the tracker; idempotent. */
     @Override
     public synchronized void close() {
-        cleanable.clean();
+        handle.close();
     }
 }

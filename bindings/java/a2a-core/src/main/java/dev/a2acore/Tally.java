@@ -6,7 +6,6 @@ import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
 import dev.a2acore.internal.Layout;
 import dev.a2acore.internal.SizeT;
-import java.lang.ref.Cleaner;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,8 +15,6 @@ import java.util.List;
  * text format as {@code a2a_outcomes_total}. Every method is synchronized.
  */
 public final class Tally implements AutoCloseable {
-    private static final Cleaner CLEANER = Cleaner.create();
-
     /**
      * One counter.
      *
@@ -29,29 +26,15 @@ public final class Tally implements AutoCloseable {
      */
     public record Entry(String agent, String method, Channel channel, String code, long count) {}
 
-    private static final class State implements Runnable {
-        Pointer handle;
-
-        @Override
-        public void run() {
-            if (handle != null) {
-                A2aCore.lib().a2a_tally_free(handle);
-                handle = null;
-            }
-        }
-    }
-
     private final A2aCoreLibrary lib;
-    private final State state = new State();
-    private final Cleaner.Cleanable cleanable;
+    private final OwnedHandle handle;
 
     /** A new empty tally. */
     public Tally() {
         lib = A2aCore.lib();
         Memory out = new Memory(Native.POINTER_SIZE);
         A2aCoreException.check("a2a_tally_new", lib.a2a_tally_new(out));
-        state.handle = out.getPointer(0);
-        cleanable = CLEANER.register(this, state);
+        handle = new OwnedHandle(this, out.getPointer(0), h -> A2aCore.lib().a2a_tally_free(h), "Tally");
     }
 
     /**
@@ -123,15 +106,12 @@ public final class Tally implements AutoCloseable {
     }
 
     private Pointer h() {
-        if (state.handle == null) {
-            throw new IllegalStateException("Tally is closed");
-        }
-        return state.handle;
+        return handle.get();
     }
 
     /** Frees the tally; idempotent. */
     @Override
     public synchronized void close() {
-        cleanable.clean();
+        handle.close();
     }
 }

@@ -3,43 +3,23 @@ package dev.a2acore;
 /** Task state, normalized across protocol versions (numbers of the A2A 1.0 enum). */
 public enum TaskState implements NativeEnum {
     /** Unknown or unspecified state. */
-    UNKNOWN(0, "unknown"),
+    UNKNOWN,
     /** Accepted, not yet running. */
-    SUBMITTED(1, "submitted"),
+    SUBMITTED,
     /** Running. */
-    WORKING(2, "working"),
+    WORKING,
     /** Terminal: finished successfully. */
-    COMPLETED(3, "completed"),
+    COMPLETED,
     /** Terminal: the agent ran and failed. */
-    FAILED(4, "failed"),
+    FAILED,
     /** Terminal: canceled. */
-    CANCELED(5, "canceled"),
+    CANCELED,
     /** Interrupted: the agent needs input from the caller. */
-    INPUT_REQUIRED(6, "input-required"),
+    INPUT_REQUIRED,
     /** Terminal: the agent refused the task. */
-    REJECTED(7, "rejected"),
+    REJECTED,
     /** Interrupted: the agent needs credentials. */
-    AUTH_REQUIRED(8, "auth-required");
-
-    private final int code;
-    private final String wireName;
-
-    TaskState(int code, String wireName) {
-        this.code = code;
-        this.wireName = wireName;
-    }
-
-    /** The number of this value in the C ABI. */
-    @Override
-    public int code() {
-        return code;
-    }
-
-    /** The name used in JSON output and the fixtures (the C ABI's {@code _to_str}). */
-    @Override
-    public String wireName() {
-        return wireName;
-    }
+    AUTH_REQUIRED;
 
     /** The value with this C ABI number. */
     public static java.util.Optional<TaskState> fromCode(int code) {

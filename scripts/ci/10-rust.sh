@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Rust: formatting, lints with warnings as errors, every test of the workspace; and the
-# bindings' generated mirrors of the C ABI (Python's _abi.py, Java's AbiEnums.java) against the
-# committed header: scripts/gen-bindings.py --check regenerates them and fails with a diff
-# when a committed file differs (ffi/tests/header.rs, run by `cargo test` below, checks the
-# header itself against ffi/src; scripts/gen-header.sh regenerates both).
+# bindings' generated mirrors of the C ABI (Python's _abi.py, Java's AbiEnums.java and
+# AbiFunctions.java) against the committed header: scripts/gen-bindings.py --check
+# regenerates them and fails with a diff when a committed file differs (ffi/tests/header.rs,
+# run by `cargo test` below, checks the header itself against ffi/src; scripts/gen-header.sh
+# regenerates both).
 set -euo pipefail
 cargo fmt --all -- --check
 python3 scripts/gen-bindings.py --check

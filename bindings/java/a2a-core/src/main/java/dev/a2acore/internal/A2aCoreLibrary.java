@@ -1,22 +1,24 @@
 package dev.a2acore.internal;
 
-import com.sun.jna.Library;
 import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The raw JNA mapping of {@code include/a2a_core.h}: one method per C function, C types as
- * JNA types ({@code size_t} as {@link SizeT}, {@code bool} results as {@code byte} because
- * a C {@code bool} is one byte, enums as {@code int}, out-parameters as {@link Pointer}s to
- * memory the binding owns). Internal: use the {@code dev.a2acore} API instead.
+ * The raw JNA mapping of {@code include/a2a_core.h}: one method per C function, inherited
+ * from {@link AbiFunctions} (generated from the header by {@code scripts/gen-bindings.py}),
+ * C types as JNA types ({@code size_t} as {@link SizeT}, {@code bool} results as
+ * {@code byte} because a C {@code bool} is one byte, enums as {@code int}, out-parameters as
+ * {@link Pointer}s to memory the binding owns). Hand-written here: the struct mirrors the
+ * generated methods name, the callback interface, and overloads taking raw native memory.
+ * Internal: use the {@code dev.a2acore} API instead.
  *
  * <p>Memory rule: no function here is ever given a pointer into the Java heap that the
  * library could keep. Inputs are native {@link com.sun.jna.Memory} owned by the binding or
  * arrays JNA copies for the duration of the call, and every view is copied out before the
  * next call on the same handle.
  */
-public interface A2aCoreLibrary extends Library {
+public interface A2aCoreLibrary extends AbiFunctions {
 
     /** {@code a2a_str}/{@code a2a_bytes} returned by value. */
     @CStruct({"a2a_str", "a2a_bytes"})
@@ -82,112 +84,13 @@ public interface A2aCoreLibrary extends Library {
         public SizeT limit;
     }
 
-    // --- library, results -----------------------------------------------------------
-
-    /** {@code a2a_version}. */
-    View a2a_version();
-
-    /** {@code a2a_result_describe}. */
-    View a2a_result_describe(int code);
-
-    // --- vocabulary -------------------------------------------------------------------
-
-    /** {@code a2a_channel_to_str}. */
-    View a2a_channel_to_str(int channel);
-
-    /** {@code a2a_task_state_to_str}. */
-    View a2a_task_state_to_str(int state);
-
-    /** {@code a2a_task_state_parse}. */
-    int a2a_task_state_parse(byte[] text, SizeT len, Pointer out);
-
-    /** {@code a2a_task_state_is_terminal}. */
-    byte a2a_task_state_is_terminal(int state);
-
-    /** {@code a2a_task_state_is_interrupted}. */
-    byte a2a_task_state_is_interrupted(int state);
-
-    /** {@code a2a_retry_to_str}. */
-    View a2a_retry_to_str(int retry);
-
-    /** {@code a2a_request_sent_to_str}. */
-    View a2a_request_sent_to_str(int sent);
-
-    /** {@code a2a_error_name_to_str}. */
-    View a2a_error_name_to_str(int name);
-
-    /** {@code a2a_error_name_parse}. */
-    int a2a_error_name_parse(byte[] text, SizeT len, Pointer out);
-
-    /** {@code a2a_protocol_version_parse}. */
-    int a2a_protocol_version_parse(byte[] text, SizeT len, Pointer out);
-
-    /** {@code a2a_protocol_version_from_header}. */
-    int a2a_protocol_version_from_header(byte[] value, SizeT len, Pointer out);
-
-    /** {@code a2a_protocol_version_to_str}. */
-    View a2a_protocol_version_to_str(int version);
-
-    /** {@code a2a_protocol_version_header_value}. */
-    View a2a_protocol_version_header_value(int version);
-
-    /** {@code a2a_binding_parse}. */
-    int a2a_binding_parse(byte[] text, SizeT len, Pointer out);
-
-    /** {@code a2a_binding_to_str}. */
-    View a2a_binding_to_str(int binding);
-
     // --- outcome --------------------------------------------------------------------
-
-    /** {@code a2a_outcome_transport}. */
-    int a2a_outcome_transport(int error, int requestSent, byte[] message, SizeT len, Pointer out);
-
-    /** {@code a2a_outcome_free}. */
-    void a2a_outcome_free(Pointer outcome);
-
-    /**
-     * {@code a2a_outcome_get_info}: every field in one call (views valid as long as the
-     * outcome): the one way to read an outcome.
-     */
-    int a2a_outcome_get_info(Pointer outcome, OutcomeInfo out);
 
     /**
      * {@code a2a_outcome_get_info} into native memory of at least {@link OutcomeInfo}'s size
      * (read at its offsets, {@link Scratch}): no Structure allocated or read reflectively.
      */
     int a2a_outcome_get_info(Pointer outcome, Pointer out);
-
-    /** {@code a2a_outcome_remote_hint_pair} (key, value: a2a_str out). */
-    int a2a_outcome_remote_hint_pair(Pointer outcome, SizeT index, Pointer key, Pointer value);
-
-    // --- SSE decoder ----------------------------------------------------------------
-
-    /** {@code a2a_sse_decoder_new_with}. */
-    int a2a_sse_decoder_new_with(SizeT maxLine, SizeT maxEvent, int atEof, Pointer out);
-
-    /** {@code a2a_sse_decoder_free}. */
-    void a2a_sse_decoder_free(Pointer decoder);
-
-    /** {@code a2a_sse_decoder_feed_packed} (out: an {@code a2a_sse_packed}, see {@link Layout}). */
-    int a2a_sse_decoder_feed_packed(Pointer decoder, Pointer chunk, SizeT len, Pointer out);
-
-    /** {@code a2a_sse_decoder_finish}. */
-    int a2a_sse_decoder_finish(Pointer decoder, SseFinish out);
-
-    /** {@code a2a_sse_decoder_last_event_id}. */
-    View a2a_sse_decoder_last_event_id(Pointer decoder);
-
-    /** {@code a2a_sse_decoder_set_last_event_id}. */
-    int a2a_sse_decoder_set_last_event_id(Pointer decoder, byte[] id, SizeT len);
-
-    /** {@code a2a_sse_decoder_retry} (out: uint64). */
-    byte a2a_sse_decoder_retry(Pointer decoder, Pointer out);
-
-    /** {@code a2a_sse_decoder_reset_for_reconnect}. */
-    int a2a_sse_decoder_reset_for_reconnect(Pointer decoder);
-
-    /** {@code a2a_sse_decoder_last_error}. */
-    View a2a_sse_decoder_last_error(Pointer decoder);
 
     // --- classify, error ids ----------------------------------------------------------
 
@@ -272,89 +175,14 @@ public interface A2aCoreLibrary extends Library {
         }
     }
 
-    /** {@code a2a_classify}. */
-    int a2a_classify(Response response, Pointer out);
-
     /** {@code a2a_classify} of an {@code a2a_response} in native memory ({@link NativeArgs#response}). */
     int a2a_classify(Pointer response, Pointer out);
 
-    /** {@code a2a_extract_error_id} (out: a2a_str view into {@code text}). */
-    int a2a_extract_error_id(Pointer text, SizeT len, Pointer out);
-
-    /** {@code a2a_leaked_exception} (class, message: a2a_str views into {@code text}). */
-    int a2a_leaked_exception(Pointer text, SizeT len, Pointer cls, Pointer message);
-
-    /** {@code a2a_is_event_stream}. */
-    byte a2a_is_event_stream(byte[] contentType, SizeT len);
-
-    /** {@code a2a_error_name_of_code}. */
-    int a2a_error_name_of_code(long code);
-
     // --- stream tracker ---------------------------------------------------------------
-
-    /** {@code a2a_stream_tracker_new}. */
-    int a2a_stream_tracker_new(Asked asked, long idleTimeoutMs, long nowMs, Pointer out);
-
-    /** {@code a2a_stream_tracker_free}. */
-    void a2a_stream_tracker_free(Pointer tracker);
-
-    /** {@code a2a_stream_tracker_on_bytes}. */
-    int a2a_stream_tracker_on_bytes(Pointer tracker, long nowMs);
-
-    /** {@code a2a_stream_tracker_on_comment}. */
-    int a2a_stream_tracker_on_comment(Pointer tracker, long nowMs);
-
-    /** {@code a2a_stream_tracker_on_event}. */
-    int a2a_stream_tracker_on_event(Pointer tracker, long nowMs, byte[] type, SizeT typeLen, byte[] data,
-                                    SizeT dataLen, StreamItem out);
 
     /** {@code a2a_stream_tracker_on_event} into native memory of at least {@link StreamItem}'s size. */
     int a2a_stream_tracker_on_event(Pointer tracker, long nowMs, byte[] type, SizeT typeLen, byte[] data,
                                     SizeT dataLen, Pointer out);
-
-    /** {@code a2a_stream_tracker_next_deadline} (out: uint64). */
-    byte a2a_stream_tracker_next_deadline(Pointer tracker, Pointer out);
-
-    /** {@code a2a_stream_tracker_on_timeout}. */
-    int a2a_stream_tracker_on_timeout(Pointer tracker, long nowMs, Pointer out);
-
-    /** {@code a2a_stream_tracker_on_non_sse_body}. */
-    int a2a_stream_tracker_on_non_sse_body(Pointer tracker, Response response, Pointer out);
-
-    /** {@code a2a_stream_tracker_finish} (kind: uint32 out, outcome out). */
-    int a2a_stream_tracker_finish(Pointer tracker, Pointer kind, Pointer out);
-
-    /** {@code a2a_stream_tracker_is_over}. */
-    byte a2a_stream_tracker_is_over(Pointer tracker);
-
-    /** {@code a2a_stream_tracker_task_id}. */
-    View a2a_stream_tracker_task_id(Pointer tracker);
-
-    /** {@code a2a_stream_tracker_last_state} (out: uint32). */
-    byte a2a_stream_tracker_last_state(Pointer tracker, Pointer out);
-
-    /** {@code a2a_stream_tracker_events}. */
-    long a2a_stream_tracker_events(Pointer tracker);
-
-    // --- resilience: breaker column, idempotency keys, model text -----------------------
-
-    /** {@code a2a_counts_toward_breaker}. */
-    byte a2a_counts_toward_breaker(Pointer outcome);
-
-    /** {@code a2a_derive_idempotency_key} (parts: array of a2a_bytes; buf: caller buffer). */
-    int a2a_derive_idempotency_key(Pointer parts, SizeT partsLen, Pointer buf, SizeT bufLen, Pointer written);
-
-    /** {@code a2a_derive_message_id}. */
-    int a2a_derive_message_id(Pointer parts, SizeT partsLen, Pointer buf, SizeT bufLen, Pointer written);
-
-    /** {@code a2a_model_text}. */
-    int a2a_model_text(byte[] agent, SizeT agentLen, Pointer outcome, Pointer buf, SizeT bufLen, Pointer written);
-
-    /** {@code a2a_model_prefix}. */
-    View a2a_model_prefix(Pointer outcome);
-
-    /** {@code a2a_model_instruction}. */
-    View a2a_model_instruction();
 
     // --- agent cards ------------------------------------------------------------------
 
@@ -606,53 +434,6 @@ public interface A2aCoreLibrary extends Library {
         public SizeT scope_count;
     }
 
-    /** {@code a2a_card_new}. */
-    int a2a_card_new(Pointer out);
-
-    /** {@code a2a_card_free}. */
-    void a2a_card_free(Pointer card);
-
-    /** {@code a2a_card_parse}. */
-    int a2a_card_parse(Pointer card, byte[] bytes, SizeT len);
-
-    /** {@code a2a_card_get_info}. */
-    int a2a_card_get_info(Pointer card, CardInfo out);
-
-    /** {@code a2a_card_get_interface}. */
-    int a2a_card_get_interface(Pointer card, SizeT index, CardInterface out);
-
-    /** {@code a2a_card_select}. */
-    int a2a_card_select(Pointer card, CardPreferences prefs, CardChoice out);
-
-    /** {@code a2a_card_resolve}. */
-    int a2a_card_resolve(Pointer card, byte[] cardUrl, SizeT len, CardPreferences prefs, CardPolicy policy,
-                         CardResolved out);
-
-    /** {@code a2a_card_choice_explain}. */
-    View a2a_card_choice_explain(Pointer card);
-
-    /** {@code a2a_card_credentials}. */
-    int a2a_card_credentials(Pointer card, CardCredentialPlan out);
-
-    /** {@code a2a_card_credential_alternative} (need_count: size_t out). */
-    int a2a_card_credential_alternative(Pointer card, SizeT alternative, Pointer needCount);
-
-    /** {@code a2a_card_credential_need}. */
-    int a2a_card_credential_need(Pointer card, SizeT alternative, SizeT index, CardCredential out);
-
-    /** {@code a2a_card_credential_scope} (out: a2a_str). */
-    int a2a_card_credential_scope(Pointer card, SizeT alternative, SizeT index, SizeT scope, Pointer out);
-
-    /** {@code a2a_card_validate_interface_url} (same_origin: bool out). */
-    int a2a_card_validate_interface_url(Pointer card, byte[] url, SizeT urlLen, byte[] cardUrl, SizeT cardUrlLen,
-                                        CardPolicy policy, Pointer sameOrigin);
-
-    /** {@code a2a_card_location} (primary, fallback: a2a_str out). */
-    int a2a_card_location(Pointer card, byte[] input, SizeT len, Pointer primary, Pointer fallback);
-
-    /** {@code a2a_card_last_error}. */
-    View a2a_card_last_error(Pointer card);
-
     // --- retry policy, circuit breaker ------------------------------------------------
 
     /** {@code a2a_retry_config}. */
@@ -758,75 +539,6 @@ public interface A2aCoreLibrary extends Library {
         /** uint64. */
         public long refused;
     }
-
-    /** {@code a2a_retry_config_default}. */
-    int a2a_retry_config_default(RetryConfig out);
-
-    /** {@code a2a_retry_policy_new}. */
-    int a2a_retry_policy_new(RetryConfig config, long nowMs, Pointer out);
-
-    /** {@code a2a_retry_policy_free}. */
-    void a2a_retry_policy_free(Pointer policy);
-
-    /** {@code a2a_retry_policy_begin_attempt}. */
-    int a2a_retry_policy_begin_attempt(Pointer policy, long nowMs);
-
-    /** {@code a2a_retry_policy_set_task_id}. */
-    int a2a_retry_policy_set_task_id(Pointer policy, byte[] taskId, SizeT len);
-
-    /** {@code a2a_retry_policy_task_id}. */
-    View a2a_retry_policy_task_id(Pointer policy);
-
-    /** {@code a2a_retry_policy_attempts}. */
-    int a2a_retry_policy_attempts(Pointer policy);
-
-    /** {@code a2a_retry_policy_follow_ups}. */
-    int a2a_retry_policy_follow_ups(Pointer policy);
-
-    /** {@code a2a_retry_policy_new_tasks}. */
-    int a2a_retry_policy_new_tasks(Pointer policy);
-
-    /** {@code a2a_retry_policy_estimate}. */
-    long a2a_retry_policy_estimate(Pointer policy);
-
-    /** {@code a2a_retry_policy_remaining} (out: uint64). */
-    byte a2a_retry_policy_remaining(Pointer policy, long nowMs, Pointer out);
-
-    /** {@code a2a_retry_policy_is_finished}. */
-    byte a2a_retry_policy_is_finished(Pointer policy);
-
-    /** {@code a2a_retry_policy_next}. */
-    int a2a_retry_policy_next(Pointer policy, Pointer outcome, long nowMs, long random, RetryAction out);
-
-    /** {@code a2a_breaker_config_default}. */
-    int a2a_breaker_config_default(BreakerConfig out);
-
-    /** {@code a2a_breaker_new}. */
-    int a2a_breaker_new(byte[] agent, SizeT len, BreakerConfig config, Pointer out);
-
-    /** {@code a2a_breaker_free}. */
-    void a2a_breaker_free(Pointer breaker);
-
-    /** {@code a2a_breaker_allow}. */
-    byte a2a_breaker_allow(Pointer breaker, long nowMs);
-
-    /** {@code a2a_breaker_refusal}. */
-    int a2a_breaker_refusal(Pointer breaker, long nowMs, Pointer out);
-
-    /** {@code a2a_breaker_record}. */
-    int a2a_breaker_record(Pointer breaker, Pointer outcome, long nowMs);
-
-    /** {@code a2a_breaker_release}. */
-    int a2a_breaker_release(Pointer breaker, long nowMs);
-
-    /** {@code a2a_breaker_snapshot_at}. */
-    int a2a_breaker_snapshot_at(Pointer breaker, long nowMs, BreakerSnapshot out);
-
-    /** {@code a2a_breaker_reset}. */
-    int a2a_breaker_reset(Pointer breaker);
-
-    /** {@code a2a_give_up_reason_to_str}. */
-    View a2a_give_up_reason_to_str(int reason);
 
     // --- driver client ----------------------------------------------------------------
 
@@ -964,56 +676,8 @@ public interface A2aCoreLibrary extends Library {
         void invoke(Pointer userdata, Pointer method, SizeT methodLen, Pointer setter);
     }
 
-    /** {@code a2a_client_config_default}. */
-    int a2a_client_config_default(ClientConfig out);
-
-    /** {@code a2a_client_new} (out: client, error: outcome). */
-    int a2a_client_new(byte[] url, SizeT len, ClientConfig config, Pointer out, Pointer error);
-
-    /** {@code a2a_client_new_with_target}. */
-    int a2a_client_new_with_target(byte[] url, SizeT len, int version, int binding, ClientConfig config, Pointer out);
-
-    /** {@code a2a_client_free}. */
-    void a2a_client_free(Pointer client);
-
-    /** {@code a2a_client_add_header_hook}. */
-    int a2a_client_add_header_hook(Pointer client, HeaderHookCallback hook, Pointer userdata);
-
-    /** {@code a2a_header_setter_set}. */
-    int a2a_header_setter_set(Pointer setter, byte[] name, SizeT nameLen, byte[] value, SizeT valueLen);
-
-    /** {@code a2a_client_send_text}. */
-    int a2a_client_send_text(Pointer client, byte[] text, SizeT len, ClientCallOptions opts, Pointer out);
-
-    /** {@code a2a_client_get_task}. */
-    int a2a_client_get_task(Pointer client, byte[] taskId, SizeT len, ClientCallOptions opts, Pointer out);
-
-    /** {@code a2a_client_cancel_task}. */
-    int a2a_client_cancel_task(Pointer client, byte[] taskId, SizeT len, ClientCallOptions opts, Pointer out);
-
-    /** {@code a2a_client_stream_text}. */
-    int a2a_client_stream_text(Pointer client, byte[] text, SizeT len, ClientCallOptions opts, Pointer out);
-
-    /** {@code a2a_client_resubscribe}. */
-    int a2a_client_resubscribe(Pointer client, byte[] taskId, SizeT len, ClientCallOptions opts, Pointer out);
-
-    /** {@code a2a_client_send_message} (UTF-8 JSON message). */
-    int a2a_client_send_message(Pointer client, byte[] message, SizeT len, ClientCallOptions opts, Pointer out);
-
-    /** {@code a2a_client_stream_message} (UTF-8 JSON message). */
-    int a2a_client_stream_message(Pointer client, byte[] message, SizeT len, ClientCallOptions opts, Pointer out);
-
-    /** {@code a2a_answer_read}. */
-    int a2a_answer_read(byte[] body, SizeT len, int version, int binding, boolean isStream, Pointer buffer);
-
-    /** {@code a2a_client_stream_next}. */
-    int a2a_client_stream_next(Pointer stream, ClientStreamEvent out);
-
     /** {@code a2a_client_stream_next} into native memory of at least {@link ClientStreamEvent}'s size. */
     int a2a_client_stream_next(Pointer stream, Pointer out);
-
-    /** {@code a2a_client_stream_free}. */
-    void a2a_client_stream_free(Pointer stream);
 
     // --- request builders -------------------------------------------------------------
 
@@ -1054,96 +718,6 @@ public interface A2aCoreLibrary extends Library {
         public SizeT headers_len;
     }
 
-    /** {@code a2a_request_new}. */
-    int a2a_request_new(Pointer out);
-
-    /** {@code a2a_request_free}. */
-    void a2a_request_free(Pointer request);
-
-    /** {@code a2a_request_build}. */
-    int a2a_request_build(Pointer request, Interface iface, int method, byte[] params, SizeT len, CallOptions opts);
-
-    /** {@code a2a_request_build_text}. */
-    int a2a_request_build_text(Pointer request, Interface iface, byte[] messageId, SizeT idLen, byte[] text,
-                               SizeT textLen, CallOptions opts);
-
-    /** {@code a2a_request_http_method}. */
-    View a2a_request_http_method(Pointer request);
-
-    /** {@code a2a_request_path}. */
-    View a2a_request_path(Pointer request);
-
-    /** {@code a2a_request_header_count}. */
-    SizeT a2a_request_header_count(Pointer request);
-
-    /** {@code a2a_request_header} (name, value: a2a_str out). */
-    int a2a_request_header(Pointer request, SizeT index, Pointer name, Pointer value);
-
-    /** {@code a2a_request_body}. */
-    View a2a_request_body(Pointer request);
-
-    /** {@code a2a_request_a2a_method} (out: uint32). */
-    byte a2a_request_a2a_method(Pointer request, Pointer out);
-
-    /** {@code a2a_request_rpc_id}. */
-    View a2a_request_rpc_id(Pointer request);
-
-    /** {@code a2a_http1_join_target}. */
-    int a2a_http1_join_target(Pointer buffer, byte[] basePath, SizeT basePathLen, byte[] relative, SizeT relativeLen);
-
-    /** {@code a2a_http1_write_request} (headers: an {@code a2a_header} array, written: size_t out). */
-    int a2a_http1_write_request(Pointer buffer, byte[] method, SizeT methodLen, byte[] target, SizeT targetLen,
-                                byte[] host, SizeT hostLen, Pointer headers, SizeT headersLen, byte[] body,
-                                SizeT bodyLen, Pointer written);
-
-    /** {@code a2a_request_last_error}. */
-    View a2a_request_last_error(Pointer request);
-
-    /** {@code a2a_method_jsonrpc_name}. */
-    View a2a_method_jsonrpc_name(int method, int version);
-
-    /** {@code a2a_method_from_jsonrpc_name} (method, version: uint32 out). */
-    int a2a_method_from_jsonrpc_name(byte[] name, SizeT len, Pointer method, Pointer version);
-
-    /** {@code a2a_buffer_new}. */
-    int a2a_buffer_new(Pointer out);
-
-    /** {@code a2a_buffer_free}. */
-    void a2a_buffer_free(Pointer buffer);
-
-    /** {@code a2a_buffer_bytes}. */
-    View a2a_buffer_bytes(Pointer buffer);
-
-    /** {@code a2a_buffer_last_error}. */
-    View a2a_buffer_last_error(Pointer buffer);
-
-    // --- SSE encoder ------------------------------------------------------------------
-
-    /** {@code a2a_sse_encoder_new}. */
-    int a2a_sse_encoder_new(Pointer out);
-
-    /** {@code a2a_sse_encoder_free}. */
-    void a2a_sse_encoder_free(Pointer encoder);
-
-    /** {@code a2a_sse_encoder_event}. */
-    int a2a_sse_encoder_event(Pointer encoder, byte[] data, SizeT dataLen, byte[] type, SizeT typeLen, byte hasId,
-                              byte[] id, SizeT idLen, byte hasRetry, long retryMs);
-
-    /** {@code a2a_sse_encoder_comment}. */
-    int a2a_sse_encoder_comment(Pointer encoder, byte[] text, SizeT len);
-
-    /** {@code a2a_sse_encoder_keep_alive}. */
-    int a2a_sse_encoder_keep_alive(Pointer encoder);
-
-    /** {@code a2a_sse_encoder_output}. */
-    View a2a_sse_encoder_output(Pointer encoder);
-
-    /** {@code a2a_sse_encoder_clear}. */
-    int a2a_sse_encoder_clear(Pointer encoder);
-
-    /** {@code a2a_sse_encoder_last_error}. */
-    View a2a_sse_encoder_last_error(Pointer encoder);
-
     // --- tally ------------------------------------------------------------------------
 
     /** {@code a2a_tally_entry}. */
@@ -1161,89 +735,6 @@ public interface A2aCoreLibrary extends Library {
         /** uint64. */
         public long count;
     }
-
-    /** {@code a2a_tally_new}. */
-    int a2a_tally_new(Pointer out);
-
-    /** {@code a2a_tally_free}. */
-    void a2a_tally_free(Pointer tally);
-
-    /** {@code a2a_tally_record}. */
-    int a2a_tally_record(Pointer tally, byte[] agent, SizeT agentLen, byte[] method, SizeT methodLen, Pointer outcome);
-
-    /** {@code a2a_tally_add}. */
-    int a2a_tally_add(Pointer tally, byte[] agent, SizeT agentLen, byte[] method, SizeT methodLen, int channel,
-                      byte[] code, SizeT codeLen, long n);
-
-    /** {@code a2a_tally_count} (out: uint64). */
-    int a2a_tally_count(Pointer tally, byte[] agent, SizeT agentLen, byte[] method, SizeT methodLen, int channel,
-                        byte[] code, SizeT codeLen, Pointer out);
-
-    /** {@code a2a_tally_total}. */
-    long a2a_tally_total(Pointer tally);
-
-    /** {@code a2a_tally_entry_count}. */
-    SizeT a2a_tally_entry_count(Pointer tally);
-
-    /** {@code a2a_tally_get_entry}. */
-    int a2a_tally_get_entry(Pointer tally, SizeT index, TallyEntry out);
-
-    /** {@code a2a_tally_render_prometheus} (out: a2a_str). */
-    int a2a_tally_render_prometheus(Pointer tally, Pointer out);
-
-    // --- the driver's raw layer (ffi/src/driver_raw.rs) ---------------------------------
-
-    /** {@code a2a_client_new_raw} (out: client). */
-    int a2a_client_new_raw(ClientConfig config, Pointer out);
-
-    /** {@code a2a_abort_new} (out: abort). */
-    int a2a_abort_new(Pointer out);
-
-    /** {@code a2a_abort_trigger}: may be called from any thread. */
-    void a2a_abort_trigger(Pointer abort);
-
-    /** {@code a2a_abort_is_triggered} (C bool). */
-    byte a2a_abort_is_triggered(Pointer abort);
-
-    /** {@code a2a_abort_free}. */
-    void a2a_abort_free(Pointer abort);
-
-    /** {@code a2a_client_exchange} (out: response, error: outcome). */
-    int a2a_client_exchange(Pointer client, byte[] method, SizeT methodLen, byte[] url, SizeT urlLen, Pointer headers,
-                            SizeT headersLen, Pointer body, SizeT bodyLen, long timeoutMs, Pointer abort, Pointer out,
-                            Pointer error);
-
-    /** {@code a2a_client_open_stream} (out: stream, error: outcome). */
-    int a2a_client_open_stream(Pointer client, byte[] method, SizeT methodLen, byte[] url, SizeT urlLen,
-                               Pointer headers, SizeT headersLen, Pointer body, SizeT bodyLen, long timeoutMs,
-                               Pointer abort, Pointer out, Pointer error);
-
-    /** {@code a2a_raw_response_status}. */
-    short a2a_raw_response_status(Pointer response);
-
-    /** {@code a2a_raw_response_header_count}. */
-    SizeT a2a_raw_response_header_count(Pointer response);
-
-    /** {@code a2a_raw_response_header} (name, value: a2a_str out-parameters). */
-    int a2a_raw_response_header(Pointer response, SizeT index, Pointer name, Pointer value);
-
-    /** {@code a2a_raw_response_body}. */
-    View a2a_raw_response_body(Pointer response);
-
-    /** {@code a2a_raw_response_free}. */
-    void a2a_raw_response_free(Pointer response);
-
-    /** {@code a2a_raw_stream_head} (borrowed response). */
-    Pointer a2a_raw_stream_head(Pointer stream);
-
-    /** {@code a2a_raw_stream_read} (chunk: a2a_bytes out-parameter, error: outcome). */
-    int a2a_raw_stream_read(Pointer stream, long idleTimeoutMs, Pointer chunk, Pointer error);
-
-    /** {@code a2a_raw_stream_abort}: may be called from another thread during a read. */
-    void a2a_raw_stream_abort(Pointer stream);
-
-    /** {@code a2a_raw_stream_free}. */
-    void a2a_raw_stream_free(Pointer stream);
 
     // --- server side (ffi/src/server.rs, server_hooks.rs) and the card builder -------------
 
@@ -1317,314 +808,7 @@ public interface A2aCoreLibrary extends Library {
         public SizeT examples_len;
     }
 
-    /** {@code a2a_server_request_new}. */
-    int a2a_server_request_new(Pointer out);
-
-    /** {@code a2a_server_request_free}. */
-    void a2a_server_request_free(Pointer request);
-
-    /** {@code a2a_server_parse_jsonrpc}. */
-    int a2a_server_parse_jsonrpc(Pointer request, Pointer headers, SizeT headersLen, Pointer body, SizeT bodyLen,
-        ServerOptions opts);
-
-    /** {@code a2a_server_parse_rest}. */
-    int a2a_server_parse_rest(Pointer request, Pointer verb, SizeT verbLen, Pointer target, SizeT targetLen,
-        Pointer headers, SizeT headersLen, Pointer body, SizeT bodyLen, ServerOptions opts);
-
-    /** {@code a2a_server_request_get_info}. */
-    int a2a_server_request_get_info(Pointer request, ServerRequestInfo out);
-
-    /** {@code a2a_server_request_params}. */
-    View a2a_server_request_params(Pointer request);
-
-    /** {@code a2a_server_request_extension}. */
-    int a2a_server_request_extension(Pointer request, SizeT index, Layout.BytesView out);
-
-    /** {@code a2a_server_request_traceparent}. */
-    View a2a_server_request_traceparent(Pointer request);
-
-    /** {@code a2a_server_request_idempotency_key}. */
-    View a2a_server_request_idempotency_key(Pointer request);
-
-    /** {@code a2a_server_request_last_error}. */
-    View a2a_server_request_last_error(Pointer request);
-
-    /** {@code a2a_server_response_new}. */
-    int a2a_server_response_new(Pointer out);
-
-    /** {@code a2a_server_response_free}. */
-    void a2a_server_response_free(Pointer response);
-
-    /** {@code a2a_server_response_status}. */
-    short a2a_server_response_status(Pointer response);
-
-    /** {@code a2a_server_response_header_count}. */
-    SizeT a2a_server_response_header_count(Pointer response);
-
-    /** {@code a2a_server_response_header}. */
-    int a2a_server_response_header(Pointer response, SizeT index, Layout.BytesView name, Layout.BytesView value);
-
-    /** {@code a2a_server_response_body}. */
-    View a2a_server_response_body(Pointer response);
-
-    /** {@code a2a_server_response_served}. */
-    int a2a_server_response_served(Pointer response, Served out);
-
-    /** {@code a2a_server_refusal_response}. */
-    int a2a_server_refusal_response(Pointer request, Pointer response);
-
-    /** {@code a2a_server_result_response}. */
-    int a2a_server_result_response(Pointer request, Pointer reply, SizeT replyLen, Pointer response);
-
-    /** {@code a2a_server_error_response}. */
-    int a2a_server_error_response(Pointer request, int errorName, Pointer message, SizeT messageLen,
-        Pointer response);
-
-    /** {@code a2a_server_event_frame}. */
-    int a2a_server_event_frame(Pointer request, Pointer event, SizeT eventLen, Pointer out);
-
-    /** {@code a2a_server_error_frame}. */
-    int a2a_server_error_frame(Pointer request, int errorName, Pointer message, SizeT messageLen, Pointer out);
-
-    /** {@code a2a_server_failed_frame}. */
-    int a2a_server_failed_frame(Pointer request, Pointer taskId, SizeT taskIdLen, Pointer contextId,
-        SizeT contextIdLen, Pointer messageId, SizeT messageIdLen, Pointer errorId, SizeT errorIdLen,
-        Pointer debugDetail, SizeT debugDetailLen, Pointer out);
-
-    /** {@code a2a_server_failure_text}. */
-    int a2a_server_failure_text(Pointer errorId, SizeT errorIdLen, Pointer debugDetail, SizeT debugDetailLen,
-        Pointer out);
-
-    /** {@code a2a_server_error_id_from_random}. */
-    int a2a_server_error_id_from_random(Pointer random, Pointer out);
-
-    /** {@code a2a_server_stream_header}. */
-    int a2a_server_stream_header(SizeT index, Layout.BytesView name, Layout.BytesView value);
-
-    /** {@code a2a_server_keepalive_due}. */
-    byte a2a_server_keepalive_due(long intervalMs, long nowMs, long lastWriteMs, Pointer waitMs);
-
-    /** {@code a2a_server_keepalive_comment}. */
-    View a2a_server_keepalive_comment();
-
-    /** {@code a2a_server_hint_text}. */
-    int a2a_server_hint_text(Pointer retryable, Pointer pairs, SizeT pairsLen, Pointer out);
-
-    /** {@code a2a_server_admission_status}. */
-    int a2a_server_admission_status(Pointer taskId, SizeT taskIdLen, Pointer contextId, SizeT contextIdLen,
-        Pointer messageId, SizeT messageIdLen, Pointer reason, SizeT reasonLen, Pointer out);
-
-    /** {@code a2a_card_builder_new}. */
-    int a2a_card_builder_new(Pointer name, SizeT nameLen, Pointer description, SizeT descriptionLen,
-        Pointer version, SizeT versionLen, Pointer out);
-
-    /** {@code a2a_card_builder_free}. */
-    void a2a_card_builder_free(Pointer builder);
-
-    /** {@code a2a_card_builder_add_interface}. */
-    int a2a_card_builder_add_interface(Pointer builder, Pointer url, SizeT urlLen, int version, int binding);
-
-    /** {@code a2a_card_builder_set_capabilities}. */
-    int a2a_card_builder_set_capabilities(Pointer builder, byte streaming, byte pushNotifications);
-
-    /** {@code a2a_card_builder_set_modes}. */
-    int a2a_card_builder_set_modes(Pointer builder, Pointer input, SizeT inputLen, Pointer output,
-        SizeT outputLen);
-
-    /** {@code a2a_card_builder_add_skill}. */
-    int a2a_card_builder_add_skill(Pointer builder, CardSkill skill);
-
-    /** {@code a2a_card_builder_build}. */
-    int a2a_card_builder_build(Pointer builder, Pointer out);
-
-    // --- the client machine (machine.rs, machine_config.rs) ------------------------------
-
-    /** {@code a2a_client_config_builder_new} (NULL only after a panic). */
-    Pointer a2a_client_config_builder_new();
-
-    /** {@code a2a_client_config_builder_free}. */
-    void a2a_client_config_builder_free(Pointer builder);
-
-    /** {@code a2a_client_config_builder_set_call_timeout_ms}. */
-    int a2a_client_config_builder_set_call_timeout_ms(Pointer builder, long ms);
-
-    /** {@code a2a_client_config_builder_set_connect_timeout_ms}. */
-    int a2a_client_config_builder_set_connect_timeout_ms(Pointer builder, long ms);
-
-    /** {@code a2a_client_config_builder_set_ignore_capabilities}. */
-    int a2a_client_config_builder_set_ignore_capabilities(Pointer builder, boolean ignore);
-
-    /** {@code a2a_client_config_builder_set_max_time_ms}. */
-    int a2a_client_config_builder_set_max_time_ms(Pointer builder, long ms);
-
-    /** {@code a2a_client_config_builder_set_send_retries}. */
-    int a2a_client_config_builder_set_send_retries(Pointer builder, int retries);
-
-    /** {@code a2a_client_config_builder_set_max_response_bytes}. */
-    int a2a_client_config_builder_set_max_response_bytes(Pointer builder, long bytes);
-
-    /** {@code a2a_client_config_builder_set_breaker} (NULL: off). */
-    int a2a_client_config_builder_set_breaker(Pointer builder, BreakerConfig breaker);
-
-    /** {@code a2a_client_config_builder_set_client_certificate}. */
-    int a2a_client_config_builder_set_client_certificate(Pointer builder, boolean present);
-
-    /** {@code a2a_client_config_builder_set_stream_idle_timeout_ms}. */
-    int a2a_client_config_builder_set_stream_idle_timeout_ms(Pointer builder, long ms);
-
-    /** {@code a2a_client_config_builder_set_stream_resubscribes}. */
-    int a2a_client_config_builder_set_stream_resubscribes(Pointer builder, int attempts);
-
-    /** {@code a2a_client_config_builder_set_allow_http}. */
-    int a2a_client_config_builder_set_allow_http(Pointer builder, boolean allow);
-
-    /** {@code a2a_client_config_builder_set_prefer_card_order}. */
-    int a2a_client_config_builder_set_prefer_card_order(Pointer builder, boolean cardFirst);
-
-    /** {@code a2a_client_config_builder_set_interface}: version and binding codes, 0 for any. */
-    int a2a_client_config_builder_set_interface(Pointer builder, int version, int binding);
-
-    /** {@code a2a_client_config_builder_set_min_protocol}: a version code, 0 for none. */
-    int a2a_client_config_builder_set_min_protocol(Pointer builder, int version);
-
-    /**
-     * {@code a2a_client_config_builder_set_card_cache}: 0 entries for none; {@code share} NULL
-     * for a new cache, else the config whose cache to share.
-     */
-    int a2a_client_config_builder_set_card_cache(Pointer builder, int maxEntries, Pointer share);
-
-    /** {@code a2a_client_config_builder_build} (out: config). */
-    int a2a_client_config_builder_build(Pointer builder, Pointer out);
-
-    /** {@code a2a_machine_config_free}. */
-    void a2a_machine_config_free(Pointer config);
-
-    /** {@code a2a_call_settings_new} (NULL only after a panic). */
-    Pointer a2a_call_settings_new();
-
-    /** {@code a2a_call_settings_free}. */
-    void a2a_call_settings_free(Pointer settings);
-
-    /** {@code a2a_call_settings_set_budget_ms}. */
-    int a2a_call_settings_set_budget_ms(Pointer settings, long ms);
-
-    /** {@code a2a_call_settings_set_idempotency_key}. */
-    int a2a_call_settings_set_idempotency_key(Pointer settings, byte[] key, SizeT len);
-
-    /** {@code a2a_call_settings_set_traceparent}. */
-    int a2a_call_settings_set_traceparent(Pointer settings, byte[] traceparent, SizeT len);
-
-    /** {@code a2a_call_settings_add_header}. */
-    int a2a_call_settings_add_header(Pointer settings, byte[] name, SizeT nameLen, byte[] value, SizeT valueLen);
-
-    /** {@code a2a_call_settings_set_stream_idle_timeout_ms} (0: the state's). */
-    int a2a_call_settings_set_stream_idle_timeout_ms(Pointer settings, long ms);
-
-    /** {@code a2a_client_state_add_header_hook} (before the state's first call). */
-    int a2a_client_state_add_header_hook(Pointer state, HeaderHookCallback hook, Pointer userdata);
-
-    /** {@code a2a_call_settings_set_message_id}. */
-    int a2a_call_settings_set_message_id(Pointer settings, byte[] id, SizeT len);
-
-    /** {@code a2a_client_state_new} (out: state). */
-    int a2a_client_state_new(Pointer config, byte[] url, SizeT len, int version, int binding, long seed, Pointer out);
-
-    /** {@code a2a_client_state_from_card} (out: state). */
-    int a2a_client_state_from_card(Pointer config, Pointer card, long seed, Pointer out);
-
-    /** {@code a2a_client_state_free}. */
-    void a2a_client_state_free(Pointer state);
-
-    /** {@code a2a_client_state_adopt_extended_card} (both handles read only). */
-    int a2a_client_state_adopt_extended_card(Pointer state, Pointer call);
-
-    /** {@code a2a_call_new_card_fetch} (out: call). */
-    int a2a_call_new_card_fetch(Pointer config, byte[] source, SizeT len, Pointer out);
-
-    /** {@code a2a_call_new} (params: UTF-8 JSON or NULL; out: call). */
-    int a2a_call_new(Pointer state, int method, byte[] params, SizeT len, Pointer settings, long nowMs, Pointer out);
-
-    /** {@code a2a_call_new_text} (out: call). */
-    int a2a_call_new_text(Pointer state, boolean streaming, byte[] text, SizeT len, Pointer settings, long nowMs,
-                          Pointer out);
-
-    /** {@code a2a_call_poll_transmit}. */
-    int a2a_call_poll_transmit(Pointer call, long nowMs, Machine.Transmit out);
-
-    /** {@code a2a_call_handle_head} (headers: {@code a2a_header} array in binding-owned memory). */
-    int a2a_call_handle_head(Pointer call, int requestId, short status, Pointer headers, SizeT len, long nowMs);
-
-    /** {@code a2a_call_handle_body} (chunk: binding-owned native memory). */
-    int a2a_call_handle_body(Pointer call, int requestId, Pointer chunk, SizeT len, long nowMs);
-
-    /** {@code a2a_call_handle_end}. */
-    int a2a_call_handle_end(Pointer call, int requestId, long nowMs);
-
-    /** {@code a2a_call_handle_failure}. */
-    int a2a_call_handle_failure(Pointer call, int requestId, int error, boolean written, byte[] message, SizeT len,
-                                long nowMs);
-
-    /** {@code a2a_call_handle_timeout}. */
-    int a2a_call_handle_timeout(Pointer call, long nowMs);
-
-    /** {@code a2a_call_cancel}. */
-    int a2a_call_cancel(Pointer call, long nowMs);
-
-    /** {@code a2a_call_poll_timeout} (C bool; out: uint64). */
-    byte a2a_call_poll_timeout(Pointer call, Pointer out);
-
-    /** {@code a2a_call_poll_event}. */
-    int a2a_call_poll_event(Pointer call, Machine.Event out);
-
-    /** {@code a2a_call_free}. */
-    void a2a_call_free(Pointer call);
-
-    /** {@code a2a_call_settings_set_return_immediately}. */
-    int a2a_call_settings_set_return_immediately(Pointer settings, boolean returnImmediately);
-
-    /** {@code a2a_task_wait_new} (historyLength: negative for none; intervals 0: defaults; out: wait). */
-    int a2a_task_wait_new(byte[] taskId, SizeT len, int historyLength, long firstIntervalMs, long maxIntervalMs,
-                          long maxTimeMs, long nowMs, Pointer out);
-
-    /** {@code a2a_task_wait_poll} (settings may be NULL; out: call). */
-    int a2a_task_wait_poll(Pointer wait, Pointer state, Pointer settings, long nowMs, Pointer out);
-
-    /** {@code a2a_task_wait_read} (outcome: the poll's FINISHED outcome, read only). */
-    int a2a_task_wait_read(Pointer wait, Pointer outcome, long nowMs, Machine.WaitStep out);
-
-    /** {@code a2a_task_wait_free}. */
-    void a2a_task_wait_free(Pointer wait);
-
     // --- trust (issue 26: signed cards, push verification, webhook URLs, OAuth2) ------
-
-    /** {@code a2a_trust_canonical} (out: caller buffer, emptied first). */
-    int a2a_trust_canonical(byte[] json, SizeT len, boolean cardForm, Pointer out);
-
-    /** {@code a2a_card_signature_verify} (report: caller buffer, JSON). */
-    int a2a_card_signature_verify(byte[] card, SizeT cardLen, byte[] keys, SizeT keysLen, Pointer report);
-
-    /** {@code a2a_card_signature_key_url} (extraHosts: comma-separated; urlOut: caller buffer). */
-    int a2a_card_signature_key_url(byte[] card, SizeT cardLen, byte[] cardUrl, SizeT cardUrlLen, byte[] extraHosts,
-                                   SizeT extraHostsLen, Pointer urlOut);
-
-    /** {@code a2a_card_sign} (jku may be NULL/0; signedOut: caller buffer). */
-    int a2a_card_sign(byte[] card, SizeT cardLen, Pointer pem, SizeT pemLen, byte[] kid, SizeT kidLen, byte[] jku,
-                      SizeT jkuLen, Pointer signedOut);
-
-    /** {@code a2a_push_verifier_new} (policy and keys may be NULL/0; out: verifier). */
-    int a2a_push_verifier_new(byte[] policy, SizeT policyLen, byte[] keys, SizeT keysLen, SizeT replayCapacity,
-                              Pointer out);
-
-    /** {@code a2a_push_verifier_check} (headers: an {@code a2a_header} array; verdictOut: caller buffer). */
-    int a2a_push_verifier_check(Pointer verifier, Pointer headers, SizeT headerCount, byte[] body, SizeT bodyLen,
-                                long nowUnixSecs, Pointer verdictOut);
-
-    /** {@code a2a_push_verifier_free}. */
-    void a2a_push_verifier_free(Pointer verifier);
-
-    /** {@code a2a_webhook_url_check} (resolved: comma-separated addresses or NULL/0; reasonOut: caller buffer). */
-    int a2a_webhook_url_check(byte[] url, SizeT urlLen, boolean allowHttp, byte[] resolved, SizeT resolvedLen,
-                              Pointer reasonOut);
 
     /** {@code a2a_oauth2_config}. */
     @CStruct("a2a_oauth2_config")
@@ -1649,22 +833,4 @@ public interface A2aCoreLibrary extends Library {
         public byte allow_http_loopback;
     }
 
-    /** {@code a2a_oauth2_new} (out: handle). */
-    int a2a_oauth2_new(OAuth2Config config, Pointer out);
-
-    /** {@code a2a_oauth2_token} (tokenOut: caller buffer). */
-    int a2a_oauth2_token(Pointer oauth2, long nowMs, Pointer tokenOut);
-
-    /** {@code a2a_oauth2_request} (three caller buffers). */
-    int a2a_oauth2_request(Pointer oauth2, Pointer urlOut, Pointer formOut, Pointer authorizationOut);
-
-    /** {@code a2a_oauth2_handle_response} (status 0: transport failure; errorOut: caller buffer). */
-    int a2a_oauth2_handle_response(Pointer oauth2, short status, byte[] body, SizeT bodyLen, long nowMs,
-                                   Pointer errorOut);
-
-    /** {@code a2a_oauth2_invalidate}. */
-    void a2a_oauth2_invalidate(Pointer oauth2);
-
-    /** {@code a2a_oauth2_free}. */
-    void a2a_oauth2_free(Pointer oauth2);
 }

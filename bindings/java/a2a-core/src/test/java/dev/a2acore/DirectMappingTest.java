@@ -44,7 +44,7 @@ class DirectMappingTest {
 
     private static String describe(com.sun.jna.Structure s) {
         StringBuilder sb = new StringBuilder("{");
-        for (String name : s.getClass().getAnnotation(com.sun.jna.Structure.FieldOrder.class).value()) {
+        for (String name : LayoutTest.fieldOrder(s.getClass())) {
             Object v;
             try {
                 v = s.getClass().getField(name).get(s);

@@ -9,6 +9,7 @@ import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.AbiStructs;
 import dev.a2acore.internal.CStruct;
 import dev.a2acore.internal.SizeT;
 import java.io.IOException;
@@ -102,12 +103,27 @@ class LayoutTest {
         Method alignment = Structure.class.getDeclaredMethod("getStructAlignment");
         alignment.setAccessible(true);
         List<CField> fields = new ArrayList<>();
-        for (String name : s.getClass().getAnnotation(Structure.FieldOrder.class).value()) {
+        for (String name : fieldOrder(s.getClass())) {
             Field f = s.getClass().getField(name);
             long size = Native.getNativeSize(f.getType(), f.get(s));
             fields.add(new CField(name, (int) fieldOffset.invoke(s, name), size));
         }
         return Map.entry(new long[] {s.size(), (int) alignment.invoke(s)}, fields);
+    }
+
+    /**
+     * The field names of a Structure class in JNA's order: the {@link Structure.FieldOrder} of its superclasses
+     * first (the generated {@code AbiStructs} bases declare the fields, the mirrors extend them).
+     */
+    static List<String> fieldOrder(Class<?> c) {
+        List<String> names = new ArrayList<>();
+        for (Class<?> k = c; k != Structure.class; k = k.getSuperclass()) {
+            Structure.FieldOrder order = k.getAnnotation(Structure.FieldOrder.class);
+            if (order != null) {
+                names.addAll(0, List.of(order.value()));
+            }
+        }
+        return names;
     }
 
     /** How a JNA layout differs from the C layout {@code c} (empty when it matches). */
@@ -149,6 +165,9 @@ class LayoutTest {
             if (names == null || names.value().length == 0) {
                 bad.add(c.getName() + " has no @CStruct");
                 continue;
+            }
+            if (c.getSuperclass().getDeclaringClass() != AbiStructs.class) {
+                bad.add(c.getName() + " does not extend its generated base in AbiStructs (scripts/gen-bindings.py)");
             }
             for (String n : names.value()) {
                 if (!table.get("structs").has(n)) {

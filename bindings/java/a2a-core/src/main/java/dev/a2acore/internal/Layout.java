@@ -2,26 +2,20 @@ package dev.a2acore.internal;
 
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
-import com.sun.jna.Structure;
 import java.nio.ByteBuffer;
 
 /**
  * Field offsets of the C structs this binding reads or writes in bulk ({@code a2a_sse_item}, {@code a2a_sse_packed},
  * arrays of {@code a2a_str} and {@code a2a_header}), taken from
- * JNA's layout of the same declaration so they are right on every platform JNA supports.
+ * JNA's layout of the same declaration (fields generated in {@link AbiStructs}) so they are right on every
+ * platform JNA supports.
  */
 public final class Layout {
     private Layout() {}
 
     /** JNA mirror of {@code a2a_bytes}, used only for its layout. */
     @CStruct("a2a_bytes")
-    @Structure.FieldOrder({"ptr", "len"})
-    public static class BytesView extends Structure {
-        /** First byte, or NULL when absent. */
-        public Pointer ptr;
-        /** Number of bytes. */
-        public SizeT len;
-
+    public static class BytesView extends AbiStructs.Bytes {
         int offsetOf(String field) {
             return fieldOffset(field);
         }
@@ -29,17 +23,7 @@ public final class Layout {
 
     /** JNA mirror of {@code a2a_header}, used only for its layout (arrays of headers are written by hand). */
     @CStruct("a2a_header")
-    @Structure.FieldOrder({"name", "name_len", "value", "value_len"})
-    public static class HeaderView extends Structure {
-        /** The field name. */
-        public Pointer name;
-        /** Length of {@code name}. */
-        public SizeT name_len;
-        /** The field value. */
-        public Pointer value;
-        /** Length of {@code value}. */
-        public SizeT value_len;
-
+    public static class HeaderView extends AbiStructs.Header {
         int offsetOf(String field) {
             return fieldOffset(field);
         }
@@ -47,23 +31,7 @@ public final class Layout {
 
     /** JNA mirror of {@code a2a_sse_item}, used only for its layout. */
     @CStruct("a2a_sse_item")
-    @Structure.FieldOrder({"kind", "event_type", "data", "id", "retry_ms", "error", "limit"})
-    public static class SseItem extends Structure {
-        /** {@code a2a_sse_item_kind}. */
-        public int kind;
-        /** Event type view. */
-        public BytesView event_type;
-        /** Data (or comment) view. */
-        public BytesView data;
-        /** Last event ID view. */
-        public BytesView id;
-        /** Retry milliseconds. */
-        public long retry_ms;
-        /** Limit error code. */
-        public int error;
-        /** Limit in bytes. */
-        public SizeT limit;
-
+    public static class SseItem extends AbiStructs.SseItem {
         int offsetOf(String field) {
             return fieldOffset(field);
         }
@@ -71,24 +39,7 @@ public final class Layout {
 
     /** JNA mirror of {@code a2a_sse_packed}, used only for its layout. */
     @CStruct("a2a_sse_packed")
-    @Structure.FieldOrder({"bytes", "offsets", "event_count", "comment_count", "limit_error_count", "items",
-        "item_count"})
-    public static class SsePacked extends Structure {
-        /** The events' values, each ended by CR. */
-        public BytesView bytes;
-        /** {@code 3 * event_count + 1} uint64 offsets. */
-        public Pointer offsets;
-        /** Number of events. */
-        public SizeT event_count;
-        /** Number of comments. */
-        public SizeT comment_count;
-        /** Number of limit errors. */
-        public SizeT limit_error_count;
-        /** Every item of the feed. */
-        public Pointer items;
-        /** Number of items. */
-        public SizeT item_count;
-
+    public static class SsePacked extends AbiStructs.SsePacked {
         int offsetOf(String field) {
             return fieldOffset(field);
         }

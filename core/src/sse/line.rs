@@ -101,16 +101,12 @@ pub(crate) const SHORT: usize = 64;
 pub(crate) fn find_eol(hay: &[u8]) -> Option<usize> {
     let mut i = 0;
     while i + 8 <= hay.len() && i < SHORT {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&hay[i..i + 8]);
-        let w = u64::from_le_bytes(word);
+        let word = &hay[i..i + 8];
         // Gate: does the word hold any byte below 0x0E (CR, LF or a rarer control byte)?
         // Exact as a yes/no ("hasless" of Bit Twiddling Hacks), and half the work of the
         // exact CR/LF test below, which only such a word needs.
-        if w.wrapping_sub(LO * 0x0E) & !w & HI != 0 {
-            let lf = w ^ (LO * u64::from(b'\n'));
-            let cr = w ^ (LO * u64::from(b'\r'));
-            let hits = (lf.wrapping_sub(LO) & !lf & HI) | (cr.wrapping_sub(LO) & !cr & HI);
+        if has_control(word) {
+            let hits = eol_in_u64(word);
             if hits != 0 {
                 return Some(i + (hits.trailing_zeros() / 8) as usize);
             }

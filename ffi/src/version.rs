@@ -10,7 +10,8 @@ use crate::result::a2a_result;
 use crate::view::{a2a_str, try_str};
 use crate::vocab::{a2a_binding, a2a_protocol_version};
 
-fn version_error(e: &VersionError) -> a2a_result {
+/// The result code of a version refusal.
+pub(crate) fn version_error(e: &VersionError) -> a2a_result {
     match e {
         VersionError::Malformed(_) => a2a_result::A2A_VERSION_MALFORMED,
         VersionError::Unsupported { .. } => a2a_result::A2A_VERSION_UNSUPPORTED,

@@ -59,4 +59,8 @@ void test_vocab(void) {
   CHECK(a2a_error_name_parse(NULL, 0, &en) == A2A_INVALID_ARGUMENT);
   CHECK(a2a_error_name_parse("\xc3", 1, &en) == A2A_INVALID_UTF8);
   CHECK(a2a_error_name_parse("Dns", 3, NULL) == A2A_NULL_PARAMETER);
+  /* The one pair that replaces the per-enum names and parsers. */
+  STR_EQ(a2a_vocab_name(A2A_VOCAB_CHANNEL, A2A_CHANNEL_TRANSPORT), "transport");
+  CHECK(a2a_vocab_parse(A2A_VOCAB_ERROR_NAME, "GatewayTimeout", 14, &n) == A2A_OK);
+  CHECK(n == A2A_ERROR_NAME_GATEWAY_TIMEOUT);
 }

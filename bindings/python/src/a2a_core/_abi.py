@@ -381,6 +381,18 @@ A2A_CALL_MACHINE_STREAM = 3
 A2A_REQUEST_SENT_NO = 1
 A2A_REQUEST_SENT_UNKNOWN = 2
 
+# a2a_vocab
+A2A_VOCAB_CHANNEL = 1
+A2A_VOCAB_TASK_STATE = 2
+A2A_VOCAB_RETRY = 3
+A2A_VOCAB_REQUEST_SENT = 4
+A2A_VOCAB_ERROR_NAME = 5
+A2A_VOCAB_PROTOCOL_VERSION = 6
+A2A_VOCAB_BINDING = 7
+A2A_VOCAB_GIVE_UP_REASON = 8
+A2A_VOCAB_METHOD_JSONRPC_V0_3 = 9
+A2A_VOCAB_METHOD_JSONRPC_V1_0 = 10
+
 #: Every enum of the header: C enum name -> {constant name: number}, in header order.
 ENUMS: dict[str, dict[str, int]] = {
     'a2a_result': {
@@ -736,6 +748,18 @@ ENUMS: dict[str, dict[str, int]] = {
     'a2a_request_sent': {
         'A2A_REQUEST_SENT_NO': A2A_REQUEST_SENT_NO,
         'A2A_REQUEST_SENT_UNKNOWN': A2A_REQUEST_SENT_UNKNOWN,
+    },
+    'a2a_vocab': {
+        'A2A_VOCAB_CHANNEL': A2A_VOCAB_CHANNEL,
+        'A2A_VOCAB_TASK_STATE': A2A_VOCAB_TASK_STATE,
+        'A2A_VOCAB_RETRY': A2A_VOCAB_RETRY,
+        'A2A_VOCAB_REQUEST_SENT': A2A_VOCAB_REQUEST_SENT,
+        'A2A_VOCAB_ERROR_NAME': A2A_VOCAB_ERROR_NAME,
+        'A2A_VOCAB_PROTOCOL_VERSION': A2A_VOCAB_PROTOCOL_VERSION,
+        'A2A_VOCAB_BINDING': A2A_VOCAB_BINDING,
+        'A2A_VOCAB_GIVE_UP_REASON': A2A_VOCAB_GIVE_UP_REASON,
+        'A2A_VOCAB_METHOD_JSONRPC_V0_3': A2A_VOCAB_METHOD_JSONRPC_V0_3,
+        'A2A_VOCAB_METHOD_JSONRPC_V1_0': A2A_VOCAB_METHOD_JSONRPC_V1_0,
     },
 }
 
@@ -1683,6 +1707,8 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_request_sent_to_str': (Str, (c_uint32,)),
     'a2a_error_name_to_str': (Str, (c_uint32,)),
     'a2a_error_name_parse': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32))),
+    'a2a_vocab_name': (Str, (c_uint32, c_uint32)),
+    'a2a_vocab_parse': (c_uint32, (c_uint32, c_char_p, c_size_t, POINTER(c_uint32))),
 }
 
 #: name -> tier (core, client, server, driver, trust) for functions outside the core.

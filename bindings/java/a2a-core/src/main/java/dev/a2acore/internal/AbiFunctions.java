@@ -1633,4 +1633,17 @@ public interface AbiFunctions extends Library {
      * (exact, case-sensitive).
      */
     int a2a_error_name_parse(byte[] text, SizeT textLen, Pointer out);
+
+    /**
+     * {@code a2a_vocab_name}: The static name of `value` in vocabulary `vocab` (an `a2a_vocab`
+     * number): the wire name of that member of the C enum the vocabulary covers (see each
+     * `a2a_vocab` value).
+     */
+    A2aCoreLibrary.View a2a_vocab_name(int vocab, int value);
+
+    /**
+     * {@code a2a_vocab_parse}: Parses `text` as a name in vocabulary `vocab` (an `a2a_vocab`
+     * number) and writes the member's number of the C enum the vocabulary covers to `*out`.
+     */
+    int a2a_vocab_parse(int vocab, byte[] text, SizeT textLen, Pointer out);
 }

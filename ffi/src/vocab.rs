@@ -322,51 +322,6 @@ mapping!(a2a_binding, Binding, [
     HttpJson <=> Binding::HttpJson,
 ]);
 
-/// Static lowercase name of a channel (`"transport"`, `"task"`, ...), as in JSON output.
-///
-/// Returns an absent view `(NULL, 0)` for a number that is not an `a2a_channel` member
-/// (including `A2A_CHANNEL_INVALID`). The text is static: valid forever, never free it.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_channel_to_str(channel: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        a2a_str::from_opt(a2a_channel::core_from_u32(channel).map(Channel::as_str))
-    }
-}
-
-/// Static kebab-case name of a task state (`"input-required"`, `"canceled"`, ...).
-///
-/// Returns an absent view `(NULL, 0)` for a number that is not an `a2a_task_state` member.
-/// The text is static: valid forever.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_task_state_to_str(state: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        a2a_str::from_opt(a2a_task_state::core_from_u32(state).map(TaskState::as_str))
-    }
-}
-
-/// Parses every task-state spelling deployed peers use: 0.3 kebab-case (`input-required`),
-/// ProtoJSON names (`TASK_STATE_CANCELED`, `TASK_STATE_CANCELLED`) and enum numbers as text
-/// (`"4"`). Unknown spellings yield `A2A_TASK_STATE_UNKNOWN` (this is not an error).
-///
-/// `text`/`text_len`: UTF-8, borrowed for the call only; `(NULL, 0)` is the empty string.
-/// `out`: written on success only.
-///
-/// Errors: `A2A_NULL_PARAMETER` (`out` NULL, or `text` NULL with `text_len > 0`),
-/// `A2A_INVALID_UTF8`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_task_state_parse(
-    text: *const std::ffi::c_char,
-    text_len: usize,
-    out: *mut a2a_task_state,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let out = try_out!(out);
-        let text = try_str!(text, text_len);
-        out.set(a2a_task_state::from_core(TaskState::parse(text)));
-        a2a_result::A2A_OK
-    }
-}
-
 /// Whether `state` is terminal (completed, canceled, failed, rejected). False for numbers
 /// that are not `a2a_task_state` members.
 #[unsafe(no_mangle)]
@@ -382,64 +337,6 @@ pub extern "C" fn a2a_task_state_is_terminal(state: u32) -> bool {
 pub extern "C" fn a2a_task_state_is_interrupted(state: u32) -> bool {
     ffi_panic_boundary! {
         a2a_task_state::core_from_u32(state).is_some_and(TaskState::is_interrupted)
-    }
-}
-
-/// Static snake_case word of a retry advice (`"backoff"`, `"unknown_outcome"`, ...).
-///
-/// Returns an absent view `(NULL, 0)` for a number that is not an `a2a_retry` member
-/// (including `A2A_RETRY_INVALID`). The text is static: valid forever.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_retry_to_str(retry: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        a2a_str::from_opt(a2a_retry::core_from_u32(retry).map(RetryAdvice::as_str))
-    }
-}
-
-/// Static word for a request-sent value: `"no"` or `"unknown"`.
-///
-/// Returns an absent view `(NULL, 0)` for a number that is not an `a2a_request_sent`
-/// member. The text is static: valid forever.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_request_sent_to_str(sent: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        a2a_str::from_opt(a2a_request_sent::core_from_u32(sent).map(RequestSent::as_str))
-    }
-}
-
-/// Static name of an error (`"TaskNotFound"`, `"BadGateway"`, `"Timeout"`, ...), as in JSON
-/// output.
-///
-/// Returns an absent view `(NULL, 0)` for a number that is not an `a2a_error_name` member.
-/// The text is static: valid forever.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_error_name_to_str(name: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        a2a_str::from_opt(a2a_error_name::core_from_u32(name).map(ErrorName::as_str))
-    }
-}
-
-/// Parses an error name as written by `a2a_error_name_to_str` (exact, case-sensitive).
-///
-/// `text`/`text_len`: UTF-8, borrowed for the call only. `out`: written on success only.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (not a name).
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_error_name_parse(
-    text: *const std::ffi::c_char,
-    text_len: usize,
-    out: *mut a2a_error_name,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let out = try_out!(out);
-        let text = try_str!(text, text_len);
-        match ErrorName::parse(text) {
-            Some(n) => {
-                out.set(a2a_error_name::from_core(n));
-                a2a_result::A2A_OK
-            }
-            None => a2a_result::A2A_INVALID_ARGUMENT,
-        }
     }
 }
 
@@ -629,13 +526,40 @@ mod tests {
 
     use crate::outcome::tests::view_text;
 
+    fn parse(vocab: a2a_vocab, text: &[u8]) -> Result<u32, a2a_result> {
+        let mut out = 0;
+        match a2a_vocab_parse(vocab as u32, text.as_ptr().cast(), text.len(), &mut out) {
+            a2a_result::A2A_OK => Ok(out),
+            e => Err(e),
+        }
+    }
+
+    fn name(vocab: a2a_vocab, value: u32) -> a2a_str {
+        a2a_vocab_name(vocab as u32, value)
+    }
+
+    #[test]
+    fn every_member_number_is_below_the_name_scan_end() {
+        for vocab in a2a_vocab::ALL {
+            for n in NAME_SCAN_END..NAME_SCAN_END * 10 {
+                assert!(name(vocab, n).ptr.is_null(), "{vocab:?} {n}");
+            }
+        }
+        // The largest member numbers: error names (the others are below 100).
+        assert!(
+            a2a_error_name::ALL
+                .iter()
+                .all(|e| (*e as u32) < NAME_SCAN_END)
+        );
+    }
+
     #[test]
     fn every_member_round_trips_through_its_number() {
         for c in a2a_channel::ALL {
             let core = a2a_channel::core_from_u32(*c as u32).unwrap();
             assert_eq!(a2a_channel::from_core(core), *c);
             assert_eq!(
-                view_text(a2a_channel_to_str(*c as u32)),
+                view_text(a2a_vocab_name(a2a_vocab::Channel as u32, *c as u32)),
                 Some(core.as_str())
             );
         }
@@ -644,13 +568,8 @@ mod tests {
             assert_eq!(a2a_task_state::from_core(core), *c);
             // The number as text parses back to the same state (proto numbering).
             if *c != a2a_task_state::Unknown {
-                let mut out = a2a_task_state::Unknown;
                 let text = (*c as u32).to_string();
-                assert_eq!(
-                    a2a_task_state_parse(text.as_ptr().cast(), text.len(), &mut out),
-                    a2a_result::A2A_OK
-                );
-                assert_eq!(out, *c);
+                assert_eq!(parse(a2a_vocab::TaskState, text.as_bytes()), Ok(*c as u32));
             }
         }
         for c in a2a_retry::ALL {
@@ -660,13 +579,8 @@ mod tests {
         for c in a2a_error_name::ALL {
             let core = a2a_error_name::core_from_u32(*c as u32).unwrap();
             assert_eq!(a2a_error_name::from_core(core), *c);
-            let name = view_text(a2a_error_name_to_str(*c as u32)).unwrap();
-            let mut out = a2a_error_name::Other;
-            assert_eq!(
-                a2a_error_name_parse(name.as_ptr().cast(), name.len(), &mut out),
-                a2a_result::A2A_OK
-            );
-            assert_eq!(out, *c);
+            let name = view_text(a2a_vocab_name(a2a_vocab::ErrorName as u32, *c as u32)).unwrap();
+            assert_eq!(parse(a2a_vocab::ErrorName, name.as_bytes()), Ok(*c as u32));
         }
         assert_eq!(a2a_error_name::ALL.len(), ErrorName::ALL.len());
     }
@@ -689,21 +603,35 @@ mod tests {
 
     #[test]
     fn unknown_numbers_are_absent_or_refused() {
-        assert!(a2a_channel_to_str(0).ptr.is_null());
-        assert!(a2a_channel_to_str(7).ptr.is_null());
-        assert!(a2a_retry_to_str(0).ptr.is_null());
-        assert!(a2a_error_name_to_str(16).ptr.is_null());
-        assert!(a2a_task_state_to_str(9).ptr.is_null());
-        assert!(a2a_request_sent_to_str(0).ptr.is_null());
+        assert!(name(a2a_vocab::Channel, 0).ptr.is_null());
+        assert!(name(a2a_vocab::Channel, 7).ptr.is_null());
+        assert!(name(a2a_vocab::Retry, 0).ptr.is_null());
+        assert!(name(a2a_vocab::ErrorName, 16).ptr.is_null());
+        assert!(name(a2a_vocab::TaskState, 9).ptr.is_null());
+        assert!(name(a2a_vocab::RequestSent, 0).ptr.is_null());
         assert!(!a2a_task_state_is_terminal(99));
-        let mut out = a2a_error_name::Other;
         assert_eq!(
-            a2a_error_name_parse(b"Nope".as_ptr().cast(), 4, &mut out),
+            parse(a2a_vocab::ErrorName, b"Nope"),
+            Err(a2a_result::A2A_INVALID_ARGUMENT)
+        );
+        let mut out = 15;
+        assert_eq!(
+            a2a_vocab_parse(
+                a2a_vocab::ErrorName as u32,
+                b"Nope".as_ptr().cast(),
+                4,
+                &mut out
+            ),
             a2a_result::A2A_INVALID_ARGUMENT
         );
-        assert_eq!(out, a2a_error_name::Other, "not written on failure");
+        assert_eq!(out, 15, "not written on failure");
         assert_eq!(
-            a2a_error_name_parse(b"Nope".as_ptr().cast(), 4, std::ptr::null_mut()),
+            a2a_vocab_parse(
+                a2a_vocab::ErrorName as u32,
+                b"Nope".as_ptr().cast(),
+                4,
+                std::ptr::null_mut()
+            ),
             a2a_result::A2A_NULL_PARAMETER
         );
     }
@@ -715,16 +643,17 @@ mod tests {
         assert!(a2a_task_state_is_interrupted(
             a2a_task_state::AuthRequired as u32
         ));
-        let mut out = a2a_task_state::Working;
+        let mut out = a2a_task_state::Working as u32;
+        let v = a2a_vocab::TaskState as u32;
         assert_eq!(
-            a2a_task_state_parse(b"\xff".as_ptr().cast(), 1, &mut out),
+            a2a_vocab_parse(v, b"\xff".as_ptr().cast(), 1, &mut out),
             a2a_result::A2A_INVALID_UTF8
         );
-        assert_eq!(out, a2a_task_state::Working);
+        assert_eq!(out, a2a_task_state::Working as u32);
         assert_eq!(
-            a2a_task_state_parse(std::ptr::null(), 0, &mut out),
+            a2a_vocab_parse(v, std::ptr::null(), 0, &mut out),
             a2a_result::A2A_OK
         );
-        assert_eq!(out, a2a_task_state::Unknown);
+        assert_eq!(out, a2a_task_state::Unknown as u32);
     }
 }

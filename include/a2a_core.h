@@ -1849,6 +1849,84 @@ typedef uint32_t a2a_request_sent;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+/*
+ A vocabulary of the shared names: one value per C enum whose members have a wire name,
+ for `a2a_vocab_name` and `a2a_vocab_parse`. The numbers are part of the ABI and never
+ change. Both functions take the vocabulary as a plain `uint32_t`: any number is safe to
+ pass, and a number that is not a member is refused (see each function).
+ */
+enum a2a_vocab
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   `a2a_channel`: lowercase names as in JSON output (`"transport"`, `"task"`, ...).
+   Parse: exact (case-sensitive); anything else is `A2A_INVALID_ARGUMENT`.
+   */
+  A2A_VOCAB_CHANNEL = 1,
+  /*
+   `a2a_task_state`: kebab-case names (`"input-required"`, `"canceled"`, ...). Parse:
+   every spelling deployed peers use (0.3 kebab-case, ProtoJSON `TASK_STATE_CANCELED` /
+   `TASK_STATE_CANCELLED`, enum numbers as text such as `"4"`; ASCII case and
+   surrounding whitespace ignored); an unknown spelling is `A2A_TASK_STATE_UNKNOWN`
+   with `A2A_OK` (not an error).
+   */
+  A2A_VOCAB_TASK_STATE = 2,
+  /*
+   `a2a_retry`: snake_case words (`"backoff"`, `"unknown_outcome"`, ...). Parse: exact;
+   anything else is `A2A_INVALID_ARGUMENT`.
+   */
+  A2A_VOCAB_RETRY = 3,
+  /*
+   `a2a_request_sent`: `"no"` or `"unknown"`. Parse: exact; anything else is
+   `A2A_INVALID_ARGUMENT`.
+   */
+  A2A_VOCAB_REQUEST_SENT = 4,
+  /*
+   `a2a_error_name`: names as in JSON output (`"TaskNotFound"`, `"BadGateway"`,
+   `"Timeout"`, ...). Parse: exact; anything else is `A2A_INVALID_ARGUMENT`.
+   */
+  A2A_VOCAB_ERROR_NAME = 5,
+  /*
+   `a2a_protocol_version`: canonical `MAJOR.MINOR` text, `"0.3"` or `"1.0"`. Parse:
+   `MAJOR.MINOR[.PATCH]` (`"0.3.0"`, `"1.2"`; surrounding ASCII whitespace ignored) into
+   the shape it is spoken in; `A2A_VERSION_MALFORMED` (not such a text, including the
+   empty text) or `A2A_VERSION_UNSUPPORTED` (well-formed but neither 0.3 nor 1.x).
+   */
+  A2A_VOCAB_PROTOCOL_VERSION = 6,
+  /*
+   `a2a_binding`: card transport names, `"JSONRPC"` or `"HTTP+JSON"`. Parse: ASCII
+   case-insensitive, surrounding whitespace ignored, also `json-rpc` and `rest`;
+   anything else (e.g. `GRPC`) is `A2A_BINDING_UNKNOWN`.
+   */
+  A2A_VOCAB_BINDING = 7,
+  /*
+   `a2a_give_up_reason`: snake_case codes (`"attempts_exhausted"`, ...); no name for
+   `A2A_GIVE_UP_REASON_NONE` and `_OTHER`. Parse: exact; anything else is
+   `A2A_INVALID_ARGUMENT`.
+   */
+  A2A_VOCAB_GIVE_UP_REASON = 8,
+  /*
+   `a2a_method`: JSON-RPC method names of protocol 0.3 (`"message/send"`,
+   `"tasks/get"`, ...); no name for `A2A_METHOD_LIST_TASKS` (not in 0.3). Parse: exact;
+   a text that is not a 0.3 method name is `A2A_NONE`.
+   */
+  A2A_VOCAB_METHOD_JSONRPC_V0_3 = 9,
+  /*
+   `a2a_method`: JSON-RPC method names of protocol 1.0 (`"SendMessage"`, `"GetTask"`,
+   ...). Parse: exact; a text that is not a 1.0 method name is `A2A_NONE`.
+   */
+  A2A_VOCAB_METHOD_JSONRPC_V1_0 = 10,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_vocab a2a_vocab;
+#else
+typedef uint32_t a2a_vocab;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 #if defined(A2A_FEATURE_DRIVER)
 /*
  A thread-safe abort switch for one raw call (`a2a_client_exchange` or
@@ -5917,23 +5995,6 @@ struct a2a_str a2a_request_rpc_id(const struct a2a_request *request);
 struct a2a_str a2a_request_last_error(const struct a2a_request *request);
 
 /*
- The wire name of `method` in `version` (`message/send` in 0.3, `SendMessage` in 1.0),
- static text; absent for ListTasks in 0.3 and for numbers that are not members.
- */
-struct a2a_str a2a_method_jsonrpc_name(uint32_t method, uint32_t version);
-
-/*
- Reads a JSON-RPC method name of either version (UTF-8). Returns `A2A_OK` and writes
- `*method` and `*version`, or `A2A_NONE` for an unknown name.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
- */
-a2a_result a2a_method_from_jsonrpc_name(const char *name,
-                                        size_t name_len,
-                                        a2a_method *method,
-                                        a2a_protocol_version *version);
-
-/*
  Writes the default retry configuration (a read; 3 attempts, 10 follow-ups, no new
  tasks; backoff 200 ms doubling to 10 s; Retry-After honoured up to 60 s; no deadline) to
  `*out`.
@@ -6171,12 +6232,6 @@ struct a2a_str a2a_model_prefix(const struct a2a_outcome *outcome);
  `REMOTE_` lines of `a2a_model_text`). Static text: valid forever.
  */
 struct a2a_str a2a_model_instruction(void);
-
-/*
- Static code word of a give-up reason (`"attempts_exhausted"`, ...); absent `(NULL, 0)`
- for `A2A_GIVE_UP_REASON_NONE`, `_OTHER` and numbers that are not members.
- */
-struct a2a_str a2a_give_up_reason_to_str(uint32_t reason);
 
 #if defined(A2A_FEATURE_SERVER)
 /*
@@ -7309,18 +7364,6 @@ void a2a_oauth2_free(struct a2a_oauth2 *oauth2);
 #endif
 
 /*
- Parses a protocol version string (`"0.3"`, `"0.3.0"`, `"1.0"`, `"1.2"`; surrounding ASCII
- whitespace ignored) into the protocol shape it is spoken in.
-
- `text`/`text_len`: UTF-8, borrowed for the call only; `(NULL, 0)` is the empty string
- (malformed). `out`: written on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_VERSION_MALFORMED`,
- `A2A_VERSION_UNSUPPORTED` (well-formed but neither 0.3 nor 1.x).
- */
-a2a_result a2a_protocol_version_parse(const char *text, size_t text_len, a2a_protocol_version *out);
-
-/*
  Parses `MAJOR.MINOR[.PATCH]` into its numbers without deciding whether this core speaks
  that version (the patch, when present, is checked and dropped).
 
@@ -7349,63 +7392,10 @@ a2a_result a2a_protocol_version_from_header(const char *value,
                                             a2a_protocol_version *out);
 
 /*
- Static canonical `MAJOR.MINOR` text of a protocol version: `"0.3"` or `"1.0"`.
-
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_protocol_version`
- member. The text is static: valid forever.
- */
-struct a2a_str a2a_protocol_version_to_str(uint32_t version);
-
-/*
  Static `A2A-Version` header value a client sends for `version`: `"1.0"` for 1.x; an
  absent view `(NULL, 0)` for 0.3 (which sends no header) and for unknown numbers.
  */
 struct a2a_str a2a_protocol_version_header_value(uint32_t version);
-
-/*
- Parses a binding name case-insensitively: `JSONRPC`, `json-rpc`, `HTTP+JSON`, `rest`.
-
- `text`/`text_len`: UTF-8, borrowed for the call only. `out`: written on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_BINDING_UNKNOWN` (e.g. `GRPC`).
- */
-a2a_result a2a_binding_parse(const char *text, size_t text_len, a2a_binding *out);
-
-/*
- Static card transport name of a binding: `"JSONRPC"` or `"HTTP+JSON"`.
-
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_binding` member.
- */
-struct a2a_str a2a_binding_to_str(uint32_t binding);
-
-/*
- Static lowercase name of a channel (`"transport"`, `"task"`, ...), as in JSON output.
-
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_channel` member
- (including `A2A_CHANNEL_INVALID`). The text is static: valid forever, never free it.
- */
-struct a2a_str a2a_channel_to_str(uint32_t channel);
-
-/*
- Static kebab-case name of a task state (`"input-required"`, `"canceled"`, ...).
-
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_task_state` member.
- The text is static: valid forever.
- */
-struct a2a_str a2a_task_state_to_str(uint32_t state);
-
-/*
- Parses every task-state spelling deployed peers use: 0.3 kebab-case (`input-required`),
- ProtoJSON names (`TASK_STATE_CANCELED`, `TASK_STATE_CANCELLED`) and enum numbers as text
- (`"4"`). Unknown spellings yield `A2A_TASK_STATE_UNKNOWN` (this is not an error).
-
- `text`/`text_len`: UTF-8, borrowed for the call only; `(NULL, 0)` is the empty string.
- `out`: written on success only.
-
- Errors: `A2A_NULL_PARAMETER` (`out` NULL, or `text` NULL with `text_len > 0`),
- `A2A_INVALID_UTF8`.
- */
-a2a_result a2a_task_state_parse(const char *text, size_t text_len, a2a_task_state *out);
 
 /*
  Whether `state` is terminal (completed, canceled, failed, rejected). False for numbers
@@ -7420,38 +7410,33 @@ bool a2a_task_state_is_terminal(uint32_t state);
 bool a2a_task_state_is_interrupted(uint32_t state);
 
 /*
- Static snake_case word of a retry advice (`"backoff"`, `"unknown_outcome"`, ...).
+ The static name of `value` in vocabulary `vocab` (an `a2a_vocab` number): the wire name
+ of that member of the C enum the vocabulary covers (see each `a2a_vocab` value).
 
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_retry` member
- (including `A2A_RETRY_INVALID`). The text is static: valid forever.
+ Returns an absent view `(NULL, 0)` when `value` is not a member of that enum, when the
+ member has no name (`A2A_CHANNEL_INVALID`, `A2A_RETRY_INVALID`, `A2A_ERROR_NAME_INVALID`,
+ `A2A_GIVE_UP_REASON_NONE` and `_OTHER`, `A2A_METHOD_LIST_TASKS` in 0.3), and when `vocab`
+ is not an `a2a_vocab` member. The text is static memory inside the library: valid
+ forever, never free it.
  */
-struct a2a_str a2a_retry_to_str(uint32_t retry);
+struct a2a_str a2a_vocab_name(uint32_t vocab, uint32_t value);
 
 /*
- Static word for a request-sent value: `"no"` or `"unknown"`.
+ Parses `text` as a name in vocabulary `vocab` (an `a2a_vocab` number) and writes the
+ member's number of the C enum the vocabulary covers to `*out`. Which spellings each
+ vocabulary accepts, and what it returns for a text that is not a name, is documented
+ on each `a2a_vocab` value; every name `a2a_vocab_name` gives parses back to its value.
 
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_request_sent`
- member. The text is static: valid forever.
+ `text`/`text_len`: UTF-8, borrowed for the call only; `(NULL, 0)` is the empty string.
+ `out`: written on success only.
+
+ Errors, checked in this order: `A2A_INVALID_ARGUMENT` when `vocab` is not an
+ `a2a_vocab` member (nothing else is looked at); `A2A_NULL_PARAMETER` (`out` NULL, or
+ `text` NULL with `text_len > 0`); `A2A_INVALID_UTF8`; then the vocabulary's own refusal:
+ `A2A_INVALID_ARGUMENT`, `A2A_VERSION_MALFORMED`, `A2A_VERSION_UNSUPPORTED`,
+ `A2A_BINDING_UNKNOWN` or `A2A_NONE`.
  */
-struct a2a_str a2a_request_sent_to_str(uint32_t sent);
-
-/*
- Static name of an error (`"TaskNotFound"`, `"BadGateway"`, `"Timeout"`, ...), as in JSON
- output.
-
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_error_name` member.
- The text is static: valid forever.
- */
-struct a2a_str a2a_error_name_to_str(uint32_t name);
-
-/*
- Parses an error name as written by `a2a_error_name_to_str` (exact, case-sensitive).
-
- `text`/`text_len`: UTF-8, borrowed for the call only. `out`: written on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (not a name).
- */
-a2a_result a2a_error_name_parse(const char *text, size_t text_len, a2a_error_name *out);
+a2a_result a2a_vocab_parse(uint32_t vocab, const char *text, size_t text_len, uint32_t *out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -676,9 +676,8 @@ fn asked(r: &Req, base: &str, jsonrpc: bool) -> (String, Option<String>) {
 
 #[test]
 fn shared_outcome_rows_through_the_c_machine_fed_byte_by_byte() {
-    use a2a_core::vocab::{
-        a2a_channel_to_str, a2a_error_name_to_str, a2a_retry_to_str, a2a_task_state_to_str,
-    };
+    use a2a_core::vocab::{a2a_vocab, a2a_vocab_name};
+    let name_in = |vocab: a2a_vocab, value: u32| view_string(a2a_vocab_name(vocab as u32, value));
     let table: serde_json::Value =
         serde_json::from_str(include_str!("../../bindings/fixtures/outcomes.json")).unwrap();
     let base = "https://agent.example/a2a";
@@ -782,12 +781,12 @@ fn shared_outcome_rows_through_the_c_machine_fed_byte_by_byte() {
             let name = row["id"].as_str().unwrap();
             let want = &row["expect"];
             assert_eq!(
-                view_string(a2a_channel_to_str(i.channel as u32)).as_deref(),
+                name_in(a2a_vocab::Channel, i.channel as u32).as_deref(),
                 want["channel"].as_str(),
                 "{name}"
             );
             assert_eq!(
-                view_string(a2a_retry_to_str(i.retry as u32)).as_deref(),
+                name_in(a2a_vocab::Retry, i.retry as u32).as_deref(),
                 want["retry"].as_str(),
                 "{name}"
             );
@@ -803,11 +802,11 @@ fn shared_outcome_rows_through_the_c_machine_fed_byte_by_byte() {
             }
             let err = i
                 .has_error_name
-                .then(|| view_string(a2a_error_name_to_str(i.error_name)).unwrap());
+                .then(|| name_in(a2a_vocab::ErrorName, i.error_name).unwrap());
             assert_eq!(err.as_deref(), want["error"].as_str(), "{name}");
             let state = i
                 .has_state
-                .then(|| view_string(a2a_task_state_to_str(i.state)).unwrap());
+                .then(|| name_in(a2a_vocab::TaskState, i.state).unwrap());
             assert_eq!(state.as_deref(), want["state"].as_str(), "{name}");
             assert_eq!(
                 Some(i64::from(e.exit_code)),

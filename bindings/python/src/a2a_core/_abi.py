@@ -381,6 +381,18 @@ A2A_CALL_MACHINE_STREAM = 3
 A2A_REQUEST_SENT_NO = 1
 A2A_REQUEST_SENT_UNKNOWN = 2
 
+# a2a_vocab
+A2A_VOCAB_CHANNEL = 1
+A2A_VOCAB_TASK_STATE = 2
+A2A_VOCAB_RETRY = 3
+A2A_VOCAB_REQUEST_SENT = 4
+A2A_VOCAB_ERROR_NAME = 5
+A2A_VOCAB_PROTOCOL_VERSION = 6
+A2A_VOCAB_BINDING = 7
+A2A_VOCAB_GIVE_UP_REASON = 8
+A2A_VOCAB_METHOD_JSONRPC_V0_3 = 9
+A2A_VOCAB_METHOD_JSONRPC_V1_0 = 10
+
 #: Every enum of the header: C enum name -> {constant name: number}, in header order.
 ENUMS: dict[str, dict[str, int]] = {
     'a2a_result': {
@@ -736,6 +748,18 @@ ENUMS: dict[str, dict[str, int]] = {
     'a2a_request_sent': {
         'A2A_REQUEST_SENT_NO': A2A_REQUEST_SENT_NO,
         'A2A_REQUEST_SENT_UNKNOWN': A2A_REQUEST_SENT_UNKNOWN,
+    },
+    'a2a_vocab': {
+        'A2A_VOCAB_CHANNEL': A2A_VOCAB_CHANNEL,
+        'A2A_VOCAB_TASK_STATE': A2A_VOCAB_TASK_STATE,
+        'A2A_VOCAB_RETRY': A2A_VOCAB_RETRY,
+        'A2A_VOCAB_REQUEST_SENT': A2A_VOCAB_REQUEST_SENT,
+        'A2A_VOCAB_ERROR_NAME': A2A_VOCAB_ERROR_NAME,
+        'A2A_VOCAB_PROTOCOL_VERSION': A2A_VOCAB_PROTOCOL_VERSION,
+        'A2A_VOCAB_BINDING': A2A_VOCAB_BINDING,
+        'A2A_VOCAB_GIVE_UP_REASON': A2A_VOCAB_GIVE_UP_REASON,
+        'A2A_VOCAB_METHOD_JSONRPC_V0_3': A2A_VOCAB_METHOD_JSONRPC_V0_3,
+        'A2A_VOCAB_METHOD_JSONRPC_V1_0': A2A_VOCAB_METHOD_JSONRPC_V1_0,
     },
 }
 
@@ -1544,8 +1568,6 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_request_a2a_method': (c_bool, (c_void_p, POINTER(c_uint32))),
     'a2a_request_rpc_id': (Str, (c_void_p,)),
     'a2a_request_last_error': (Str, (c_void_p,)),
-    'a2a_method_jsonrpc_name': (Str, (c_uint32, c_uint32)),
-    'a2a_method_from_jsonrpc_name': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32), POINTER(c_uint32))),
     'a2a_retry_config_default': (c_uint32, (POINTER(RetryConfig),)),
     'a2a_retry_policy_new': (c_uint32, (POINTER(RetryConfig), c_uint64, POINTER(c_void_p))),
     'a2a_retry_policy_free': (None, (c_void_p,)),
@@ -1575,7 +1597,6 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_model_text': (c_uint32, (c_char_p, c_size_t, c_void_p, c_void_p, c_size_t, POINTER(c_size_t))),
     'a2a_model_prefix': (Str, (c_void_p,)),
     'a2a_model_instruction': (Str, ()),
-    'a2a_give_up_reason_to_str': (Str, (c_uint32,)),
     'a2a_server_request_new': (c_uint32, (POINTER(c_void_p),)),
     'a2a_server_request_free': (None, (c_void_p,)),
     'a2a_server_parse_jsonrpc': (c_uint32, (c_void_p, POINTER(Header), c_size_t, c_char_p, c_size_t, POINTER(ServerOptions))),
@@ -1667,22 +1688,13 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_oauth2_handle_response': (c_uint32, (c_void_p, c_uint16, c_char_p, c_size_t, c_uint64, c_void_p)),
     'a2a_oauth2_invalidate': (None, (c_void_p,)),
     'a2a_oauth2_free': (None, (c_void_p,)),
-    'a2a_protocol_version_parse': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32))),
     'a2a_version_number_parse': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32), POINTER(c_uint32))),
     'a2a_protocol_version_from_header': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32))),
-    'a2a_protocol_version_to_str': (Str, (c_uint32,)),
     'a2a_protocol_version_header_value': (Str, (c_uint32,)),
-    'a2a_binding_parse': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32))),
-    'a2a_binding_to_str': (Str, (c_uint32,)),
-    'a2a_channel_to_str': (Str, (c_uint32,)),
-    'a2a_task_state_to_str': (Str, (c_uint32,)),
-    'a2a_task_state_parse': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32))),
     'a2a_task_state_is_terminal': (c_bool, (c_uint32,)),
     'a2a_task_state_is_interrupted': (c_bool, (c_uint32,)),
-    'a2a_retry_to_str': (Str, (c_uint32,)),
-    'a2a_request_sent_to_str': (Str, (c_uint32,)),
-    'a2a_error_name_to_str': (Str, (c_uint32,)),
-    'a2a_error_name_parse': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32))),
+    'a2a_vocab_name': (Str, (c_uint32, c_uint32)),
+    'a2a_vocab_parse': (c_uint32, (c_uint32, c_char_p, c_size_t, POINTER(c_uint32))),
 }
 
 #: name -> tier (core, client, server, driver, trust) for functions outside the core.

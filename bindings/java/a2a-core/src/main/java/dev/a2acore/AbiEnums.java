@@ -6,8 +6,8 @@ import dev.a2acore.internal.LibraryLoader;
 
 /**
  * The C enums the {@link NativeEnum}s of this package mirror: each one's constant names
- * (the C names without the enum's prefix), their C numbers, and the C function naming
- * a number ({@code a2a_..._to_str}, the wire name). {@link NativeEnums} reads them.
+ * (the C names without the enum's prefix), their C numbers, and the {@code a2a_vocab}
+ * whose {@code a2a_vocab_name} names a number (the wire name). {@link NativeEnums} reads them.
  */
 final class AbiEnums {
     private AbiEnums() {}
@@ -193,6 +193,28 @@ final class AbiEnums {
         2,
     };
 
+    // a2a_vocab: the vocabularies of a2a_vocab_name / a2a_vocab_parse.
+    /** {@code A2A_VOCAB_CHANNEL}. */
+    static final int VOCAB_CHANNEL = 1;
+    /** {@code A2A_VOCAB_TASK_STATE}. */
+    static final int VOCAB_TASK_STATE = 2;
+    /** {@code A2A_VOCAB_RETRY}. */
+    static final int VOCAB_RETRY = 3;
+    /** {@code A2A_VOCAB_REQUEST_SENT}. */
+    static final int VOCAB_REQUEST_SENT = 4;
+    /** {@code A2A_VOCAB_ERROR_NAME}. */
+    static final int VOCAB_ERROR_NAME = 5;
+    /** {@code A2A_VOCAB_PROTOCOL_VERSION}. */
+    static final int VOCAB_PROTOCOL_VERSION = 6;
+    /** {@code A2A_VOCAB_BINDING}. */
+    static final int VOCAB_BINDING = 7;
+    /** {@code A2A_VOCAB_GIVE_UP_REASON}. */
+    static final int VOCAB_GIVE_UP_REASON = 8;
+    /** {@code A2A_VOCAB_METHOD_JSONRPC_V0_3}. */
+    static final int VOCAB_METHOD_JSONRPC_V0_3 = 9;
+    /** {@code A2A_VOCAB_METHOD_JSONRPC_V1_0}. */
+    static final int VOCAB_METHOD_JSONRPC_V1_0 = 10;
+
     /** The constant names of a mirrored enum class, or null when it is not one. */
     static String[] names(Class<?> c) {
         if (c == Channel.class) {
@@ -245,28 +267,28 @@ final class AbiEnums {
         return null;
     }
 
-    /** The library's wire name of a number of a mirrored enum ({@code a2a_..._to_str}). */
+    /** The library's wire name of a number of a mirrored enum ({@code a2a_vocab_name}). */
     static String wireName(Class<?> c, int code) {
         if (c == Channel.class) {
-            return LibraryLoader.lib().a2a_channel_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_CHANNEL, code).string();
         }
         if (c == TaskState.class) {
-            return LibraryLoader.lib().a2a_task_state_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_TASK_STATE, code).string();
         }
         if (c == RetryAdvice.class) {
-            return LibraryLoader.lib().a2a_retry_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_RETRY, code).string();
         }
         if (c == RequestSent.class) {
-            return LibraryLoader.lib().a2a_request_sent_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_REQUEST_SENT, code).string();
         }
         if (c == ErrorName.class) {
-            return LibraryLoader.lib().a2a_error_name_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_ERROR_NAME, code).string();
         }
         if (c == ProtocolVersion.class) {
-            return LibraryLoader.lib().a2a_protocol_version_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_PROTOCOL_VERSION, code).string();
         }
         if (c == Binding.class) {
-            return LibraryLoader.lib().a2a_binding_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_BINDING, code).string();
         }
         throw new IllegalArgumentException(c.getName() + " mirrors no C enum");
     }

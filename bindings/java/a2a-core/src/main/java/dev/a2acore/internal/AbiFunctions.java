@@ -830,18 +830,6 @@ public interface AbiFunctions extends Library {
     A2aCoreLibrary.View a2a_request_last_error(Pointer request);
 
     /**
-     * {@code a2a_method_jsonrpc_name}: The wire name of `method` in `version` (`message/send` in
-     * 0.3, `SendMessage` in 1.0), static text; absent for ListTasks in 0.3 and for numbers that are
-     * not members.
-     */
-    A2aCoreLibrary.View a2a_method_jsonrpc_name(int method, int version);
-
-    /**
-     * {@code a2a_method_from_jsonrpc_name}: Reads a JSON-RPC method name of either version (UTF-8).
-     */
-    int a2a_method_from_jsonrpc_name(byte[] name, SizeT nameLen, Pointer method, Pointer version);
-
-    /**
      * {@code a2a_retry_config_default}: Writes the default retry configuration (a read; 3 attempts,
      * 10 follow-ups, no new tasks; backoff 200 ms doubling to 10 s; Retry-After honoured up to 60
      * s; no deadline) to `*out`.
@@ -1000,13 +988,6 @@ public interface AbiFunctions extends Library {
      * model (how to read the `REMOTE_` lines of `a2a_model_text`).
      */
     A2aCoreLibrary.View a2a_model_instruction();
-
-    /**
-     * {@code a2a_give_up_reason_to_str}: Static code word of a give-up reason
-     * (`"attempts_exhausted"`, ...); absent `(NULL, 0)` for `A2A_GIVE_UP_REASON_NONE`, `_OTHER` and
-     * numbers that are not members.
-     */
-    A2aCoreLibrary.View a2a_give_up_reason_to_str(int reason);
 
     /**
      * {@code a2a_server_request_new}: A new, empty request handle (reuse it for every request on a
@@ -1543,23 +1524,10 @@ public interface AbiFunctions extends Library {
     void a2a_oauth2_free(Pointer oauth2);
 
     /**
-     * {@code a2a_protocol_version_parse}: Parses a protocol version string (`"0.3"`, `"0.3.0"`,
-     * `"1.0"`, `"1.2"`; surrounding ASCII whitespace ignored) into the protocol shape it is spoken
-     * in.
-     */
-    int a2a_protocol_version_parse(byte[] text, SizeT textLen, Pointer out);
-
-    /**
      * {@code a2a_protocol_version_from_header}: The protocol version a server should assume from an
      * `A2A-Version` header value: an absent or empty header means 0.3.
      */
     int a2a_protocol_version_from_header(byte[] value, SizeT valueLen, Pointer out);
-
-    /**
-     * {@code a2a_protocol_version_to_str}: Static canonical `MAJOR.MINOR` text of a protocol
-     * version: `"0.3"` or `"1.0"`.
-     */
-    A2aCoreLibrary.View a2a_protocol_version_to_str(int version);
 
     /**
      * {@code a2a_protocol_version_header_value}: Static `A2A-Version` header value a client sends
@@ -1567,37 +1535,6 @@ public interface AbiFunctions extends Library {
      * and for unknown numbers.
      */
     A2aCoreLibrary.View a2a_protocol_version_header_value(int version);
-
-    /**
-     * {@code a2a_binding_parse}: Parses a binding name case-insensitively: `JSONRPC`, `json-rpc`,
-     * `HTTP+JSON`, `rest`.
-     */
-    int a2a_binding_parse(byte[] text, SizeT textLen, Pointer out);
-
-    /**
-     * {@code a2a_binding_to_str}: Static card transport name of a binding: `"JSONRPC"` or
-     * `"HTTP+JSON"`.
-     */
-    A2aCoreLibrary.View a2a_binding_to_str(int binding);
-
-    /**
-     * {@code a2a_channel_to_str}: Static lowercase name of a channel (`"transport"`, `"task"`,
-     * ...), as in JSON output.
-     */
-    A2aCoreLibrary.View a2a_channel_to_str(int channel);
-
-    /**
-     * {@code a2a_task_state_to_str}: Static kebab-case name of a task state (`"input-required"`,
-     * `"canceled"`, ...).
-     */
-    A2aCoreLibrary.View a2a_task_state_to_str(int state);
-
-    /**
-     * {@code a2a_task_state_parse}: Parses every task-state spelling deployed peers use: 0.3
-     * kebab-case (`input-required`), ProtoJSON names (`TASK_STATE_CANCELED`,
-     * `TASK_STATE_CANCELLED`) and enum numbers as text (`"4"`).
-     */
-    int a2a_task_state_parse(byte[] text, SizeT textLen, Pointer out);
 
     /**
      * {@code a2a_task_state_is_terminal}: Whether `state` is terminal (completed, canceled, failed,
@@ -1612,25 +1549,15 @@ public interface AbiFunctions extends Library {
     byte a2a_task_state_is_interrupted(int state);
 
     /**
-     * {@code a2a_retry_to_str}: Static snake_case word of a retry advice (`"backoff"`,
-     * `"unknown_outcome"`, ...).
+     * {@code a2a_vocab_name}: The static name of `value` in vocabulary `vocab` (an `a2a_vocab`
+     * number): the wire name of that member of the C enum the vocabulary covers (see each
+     * `a2a_vocab` value).
      */
-    A2aCoreLibrary.View a2a_retry_to_str(int retry);
+    A2aCoreLibrary.View a2a_vocab_name(int vocab, int value);
 
     /**
-     * {@code a2a_request_sent_to_str}: Static word for a request-sent value: `"no"` or `"unknown"`.
+     * {@code a2a_vocab_parse}: Parses `text` as a name in vocabulary `vocab` (an `a2a_vocab`
+     * number) and writes the member's number of the C enum the vocabulary covers to `*out`.
      */
-    A2aCoreLibrary.View a2a_request_sent_to_str(int sent);
-
-    /**
-     * {@code a2a_error_name_to_str}: Static name of an error (`"TaskNotFound"`, `"BadGateway"`,
-     * `"Timeout"`, ...), as in JSON output.
-     */
-    A2aCoreLibrary.View a2a_error_name_to_str(int name);
-
-    /**
-     * {@code a2a_error_name_parse}: Parses an error name as written by `a2a_error_name_to_str`
-     * (exact, case-sensitive).
-     */
-    int a2a_error_name_parse(byte[] text, SizeT textLen, Pointer out);
+    int a2a_vocab_parse(int vocab, byte[] text, SizeT textLen, Pointer out);
 }

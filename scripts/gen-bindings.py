@@ -285,6 +285,10 @@ JAVA_ENUMS = {
     'Binding': 'a2a_binding',
 }
 
+# C enums the Java binding passes as plain numbers (no Java enum mirrors them): each
+# member becomes an `int` constant of AbiEnums under its C name.
+JAVA_NUMBER_ENUMS = ['a2a_client_option', 'a2a_call_option', 'a2a_call_text_option']
+
 
 def gen_java(abi: dict) -> str:
     out = ['package dev.a2acore;', '', f'// {BANNER}.', '',
@@ -309,6 +313,11 @@ def gen_java(abi: dict) -> str:
                 f'    static final int[] {u}_CODES = {{']
         out += [f'        {n},' for _, n in variants]
         out += ['    };', '']
+    for cname in JAVA_NUMBER_ENUMS:
+        for v, n, doc in abi['enums'][cname]:
+            out += java_doc(f'{{@code {cname}}}: ' + javadoc_text(doc or v))
+            out += [f'    static final int {v} = {n};']
+        out += ['']
     out += ['    /** The constant names of a mirrored enum class, or null when it is not one. */',
             '    static String[] names(Class<?> c) {']
     out += [f'        if (c == {j}.class) {{\n            return {upper_snake(j)}_NAMES;\n        }}'

@@ -107,8 +107,8 @@ pub enum a2a_client_option {
     /// The whole-call timeout of a non-streaming call, and the time a stream's response
     /// head may take. Milliseconds, 1 to `UINT64_MAX` (0 refused); default 45000.
     CallTimeoutMs = 1,
-    /// How long connecting may take (calls and card fetches; the host enforces it with the
-    /// `connect_by_ms` of each transmit). Milliseconds, 1 to `UINT64_MAX` (0 refused);
+    /// How long connecting may take, for calls and card fetches (the host enforces it with
+    /// the `connect_by_ms` of each transmit). Milliseconds, 1 to `UINT64_MAX` (0 refused);
     /// default 3000.
     ConnectTimeoutMs = 2,
     /// A total deadline for each call, counted from its start (retries and resubscribes
@@ -119,15 +119,15 @@ pub enum a2a_client_option {
     /// (`A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY`) a request that may have arrived is never
     /// resent.
     SendRetries = 4,
-    /// The largest response body (and agent card) accepted; past it the attempt fails as
+    /// The largest response body (and agent card) accepted. Past it the attempt fails as
     /// `transport`/`ResponseTooLarge` and the host is told to drop the request. Bytes, 1 to
     /// `UINT64_MAX` (0 refused); default 16 MiB.
     MaxResponseBytes = 5,
-    /// A flag: whether the host presents a client certificate (satisfies a card's
-    /// `mutualTLS` requirement). Default 0.
+    /// Whether the host presents a client certificate (satisfies a card's `mutualTLS`
+    /// requirement). A flag; default 0.
     ClientCertificate = 6,
-    /// A flag: whether calls the agent card's capabilities do not declare are sent anyway
-    /// (for an agent whose card under-declares). Default 0: a client state made from a card
+    /// Whether calls the agent card's capabilities do not declare are sent anyway (for an
+    /// agent whose card under-declares). A flag; default 0: a client state made from a card
     /// (`a2a_client_state_from_card`) ends such a call before any request as
     /// `transport`/`CapabilityNotDeclared` (`request_sent = no`): `SendStreamingMessage` and
     /// `SubscribeToTask` need `capabilities.streaming`, the push-notification-config
@@ -140,31 +140,31 @@ pub enum a2a_client_option {
     /// How many times a stream cut or gone idle (with its task id known) is resubscribed
     /// to, never resent. A count, 0 to `UINT32_MAX`; default 0.
     StreamResubscribes = 9,
-    /// The largest SSE event accepted; a larger one is dropped and reported as a
+    /// The largest SSE event accepted. A larger one is dropped and reported as a
     /// `malformed` item. Bytes, 1 to `SIZE_MAX` (0 and larger values refused); default
     /// 16 MiB.
     MaxEventBytes = 10,
-    /// Card resolution, a flag: whether a plain `http://` card and interface are accepted
-    /// (local development and test servers only). Default 0.
+    /// Whether card resolution accepts a plain `http://` card and interface (local
+    /// development and test servers only). A flag; default 0.
     AllowHttp = 11,
-    /// Card resolution: how long each card fetch may take. Milliseconds, 1 to `UINT64_MAX`
-    /// (0 refused); default 30000.
+    /// How long each card fetch may take. Milliseconds, 1 to `UINT64_MAX` (0 refused);
+    /// default 30000.
     CardTimeoutMs = 12,
-    /// Card resolution, a flag: whose order picks the interface when the card offers
-    /// several: the client's preferences (0, the default: 1.0 before 0.3, JSON-RPC before
-    /// HTTP+JSON) or the card's own order (1, the spec's rule).
+    /// Whose order picks the interface when the card offers several. A flag: the client's
+    /// preferences (0, the default: 1.0 before 0.3, JSON-RPC before HTTP+JSON) or the
+    /// card's own order (1, the spec's rule).
     PreferCardOrder = 13,
-    /// Card resolution: the protocol version to insist on, as the reference driver's
-    /// `protocol`: an `a2a_protocol_version`, or 0 for any (1.0 before 0.3, the default). A
+    /// The protocol version card resolution insists on, as the reference driver's
+    /// `protocol`. An `a2a_protocol_version`, or 0 for any (1.0 before 0.3, the default). A
     /// card that offers no interface matching it and `A2A_CLIENT_OPTION_INTERFACE_BINDING`
     /// is refused (the fetch's outcome lists what it offered). Other values are refused.
     InterfaceVersion = 14,
-    /// Card resolution: the binding to insist on, as the reference driver's `binding`: an
+    /// The binding card resolution insists on, as the reference driver's `binding`. An
     /// `a2a_binding`, or 0 for any (JSON-RPC before HTTP+JSON, the default). Other values
     /// are refused.
     InterfaceBinding = 15,
-    /// Card resolution: the oldest protocol version accepted (A2A §3.6.3: never below it,
-    /// no silent downgrade), an `a2a_protocol_version`, or 0 for none (the default); other
+    /// The oldest protocol version card resolution accepts (A2A §3.6.3, never below it, no
+    /// silent downgrade). An `a2a_protocol_version`, or 0 for none (the default); other
     /// values are refused. A card that offers only older interfaces is refused before
     /// anything is sent to the agent: the card fetch finishes as `transport`/`CardResolution`
     /// whose message names what the card offers (the core's `no_usable_interface`). It
@@ -468,7 +468,7 @@ pub extern "C" fn a2a_call_settings_free(settings: *mut a2a_call_settings) {
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum a2a_call_option {
-    /// The caller's remaining budget for the call: the call deadline is the shorter of the
+    /// The caller's remaining budget for the call. The call deadline is the shorter of the
     /// call timeout and this, counted from the call's start. Milliseconds, any value; 0
     /// (the default) clears it.
     BudgetMs = 1,
@@ -481,15 +481,15 @@ pub enum a2a_call_option {
     /// for this call only. Milliseconds, any value; 0 (the default) clears it.
     /// Non-streaming calls ignore it.
     StreamIdleTimeoutMs = 3,
-    /// A flag (0 or 1, other values refused): whether a non-streaming send (`SendMessage`,
-    /// by `a2a_call_new` or `a2a_call_new_text`) asks the agent to answer at once with the
-    /// task as it stands instead of when it settles: A2A 1.0
+    /// Whether a non-streaming send (`SendMessage`, by `a2a_call_new` or
+    /// `a2a_call_new_text`) asks the agent to answer at once with the task as it stands
+    /// instead of when it settles. A flag (0 or 1, other values refused): A2A 1.0
     /// `configuration.returnImmediately: true`, 0.3 `configuration.blocking: false`
     /// (replacing what the params said). Wait for the task with `a2a_task_wait_new`. Other
     /// methods ignore it. 0 (the default) leaves the params as they are.
     ReturnImmediately = 4,
-    /// A numeric JSON-RPC id for the call's first request (later attempts get fresh ones):
-    /// the `int64_t` id's two's-complement bits (C: `(uint64_t)id`), any value. It replaces
+    /// A numeric JSON-RPC id for the call's first request (later attempts get fresh ones).
+    /// The value is the `int64_t` id's two's-complement bits (C: `(uint64_t)id`), any value. It replaces
     /// a string id set with `A2A_CALL_TEXT_OPTION_RPC_ID`; clear either with that option
     /// and `(NULL, 0)`. Default: none (the machine draws one from the client's seed).
     RpcIdNumber = 5,
@@ -518,10 +518,10 @@ impl a2a_call_option {
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum a2a_call_text_option {
-    /// The `Idempotency-Key` sent with every attempt; it lets a `SendMessage` whose request
+    /// The `Idempotency-Key` sent with every attempt. It lets a `SendMessage` whose request
     /// may have arrived be retried. Default: none.
     IdempotencyKey = 1,
-    /// The W3C `traceparent` to send (the same for every attempt); a text that is not a
+    /// The W3C `traceparent` to send (the same for every attempt). A text that is not a
     /// valid `traceparent` is refused with `A2A_INVALID_ARGUMENT`. Default: a fresh one
     /// from the client's seed.
     Traceparent = 2,
@@ -529,7 +529,7 @@ pub enum a2a_call_text_option {
     /// Default: a fresh one drawn from the client's seed.
     MessageId = 3,
     /// A string JSON-RPC id for the call's first request (later attempts get fresh ones),
-    /// for hosts that log or replay their own ids; it replaces a numeric id set with
+    /// for hosts that log or replay their own ids. It replaces a numeric id set with
     /// `A2A_CALL_OPTION_RPC_ID_NUMBER`, and empty clears either. Default: none (the machine
     /// draws one from the client's seed).
     RpcId = 4,

@@ -5666,8 +5666,8 @@ void a2a_client_config_builder_free(struct a2a_client_config_builder *builder);
 #if defined(A2A_FEATURE_CLIENT)
 /*
  Sets one integer or flag option of the builder (`option` an `a2a_client_option`; its
- documentation gives each one's meaning, unit, valid range and default). On an error
- nothing changes.
+ documentation gives each one's meaning, unit, valid range and default). `builder` is
+ used during the call only (nothing keeps it). On an error nothing changes.
 
  Errors: `A2A_NULL_PARAMETER` (builder), `A2A_INVALID_ARGUMENT` (an `option` this library
  does not know, e.g. from a newer header; or a `value` out of the option's range: a 0 the
@@ -5756,8 +5756,8 @@ void a2a_call_settings_free(struct a2a_call_settings *settings);
 #if defined(A2A_FEATURE_CLIENT)
 /*
  Sets one integer or flag option of the call settings (`option` an `a2a_call_option`;
- its documentation gives each one's meaning, unit, valid range and default). On an error
- nothing changes.
+ its documentation gives each one's meaning, unit, valid range and default). `settings`
+ is used during the call only. On an error nothing changes.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (an `option` this library does not
  know, or a flag other than 0 or 1), `A2A_IN_USE`.
@@ -5771,8 +5771,9 @@ a2a_result a2a_call_settings_set(struct a2a_call_settings *settings,
 /*
  Sets one text option of the call settings (`option` an `a2a_call_text_option`; its
  documentation gives each one's meaning and default). `text` (UTF-8, `text_len` bytes) is
- read during the call only and copied; `(NULL, 0)` clears the option. On an error
- nothing changes.
+ read during the call only and copied (the caller keeps ownership and may free it on
+ return); `(NULL, 0)` clears the option. `settings` is used during the call only. On an
+ error nothing changes.
 
  Errors: `A2A_NULL_PARAMETER` (settings, or `(NULL, n > 0)`), `A2A_INVALID_UTF8`,
  `A2A_INVALID_ARGUMENT` (an `option` this library does not know, or a `traceparent` that

@@ -285,6 +285,10 @@ JAVA_ENUMS = {
     'Binding': 'a2a_binding',
 }
 
+# C enums the Java binding passes as plain numbers (no Java enum mirrors them): each
+# member becomes an `int` constant of AbiEnums under its C name.
+JAVA_NUMBER_ENUMS = ['a2a_client_option', 'a2a_call_option', 'a2a_call_text_option']
+
 
 def gen_java(abi: dict) -> str:
     out = ['package dev.a2acore;', '', f'// {BANNER}.', '',
@@ -313,6 +317,11 @@ def gen_java(abi: dict) -> str:
     for v, n, _ in abi['enums']['a2a_vocab']:
         out += [f'    /** {{@code {v}}}. */', f'    static final int {v[len("A2A_"):]} = {n};']
     out += ['']
+    for cname in JAVA_NUMBER_ENUMS:
+        for v, n, doc in abi['enums'][cname]:
+            out += java_doc(f'{{@code {cname}}}: ' + javadoc_text(doc or v))
+            out += [f'    static final int {v} = {n};']
+        out += ['']
     out += ['    /** The constant names of a mirrored enum class, or null when it is not one. */',
             '    static String[] names(Class<?> c) {']
     out += [f'        if (c == {j}.class) {{\n            return {upper_snake(j)}_NAMES;\n        }}'
@@ -409,9 +418,7 @@ JAVA_OVERRIDES = {
 # JNA mirror (a2a_http1_*: a2a_http1_limits/_step/_head; a2a_traceparent_*), which LayoutTest
 # refuses for a declared function; to bind one, mirror what it reaches and drop it here.
 JAVA_NOT_BOUND = {
-    'a2a_breaker_agent', 'a2a_call_machine_kind', 'a2a_call_settings_set_deadline_ms',
-    'a2a_call_settings_set_rpc_id', 'a2a_client_config_builder_set_card_timeout_ms',
-    'a2a_client_config_builder_set_max_event_bytes', 'a2a_http1_limits_default',
+    'a2a_breaker_agent', 'a2a_call_machine_kind', 'a2a_http1_limits_default',
     'a2a_http1_response_body_received', 'a2a_http1_response_feed', 'a2a_http1_response_finish',
     'a2a_http1_response_free', 'a2a_http1_response_head', 'a2a_http1_response_header',
     'a2a_http1_response_header_get', 'a2a_http1_response_informational_skipped',

@@ -341,7 +341,7 @@ int main(int argc, char **argv) {
   text = argv[3];
   if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return 3;
   builder = a2a_client_config_builder_new();
-  a2a_client_config_builder_set_allow_http(builder, strncmp(url, "http://", 7) == 0);
+  a2a_client_config_builder_set(builder, A2A_CLIENT_OPTION_ALLOW_HTTP, strncmp(url, "http://", 7) == 0);
   if (a2a_client_config_builder_build(builder, &config) != A2A_OK) return 3;
   a2a_client_config_builder_free(builder);
 

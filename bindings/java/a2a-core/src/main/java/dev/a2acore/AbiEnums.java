@@ -215,6 +215,116 @@ final class AbiEnums {
     /** {@code A2A_VOCAB_METHOD_JSONRPC_V1_0}. */
     static final int VOCAB_METHOD_JSONRPC_V1_0 = 10;
 
+    /**
+     * {@code a2a_client_option}: The whole-call timeout of a non-streaming call, and the time a
+     * stream's response head may take
+     */
+    static final int A2A_CLIENT_OPTION_CALL_TIMEOUT_MS = 1;
+    /**
+     * {@code a2a_client_option}: How long connecting may take, for calls and card fetches (the host
+     * enforces it with the `connect_by_ms` of each transmit)
+     */
+    static final int A2A_CLIENT_OPTION_CONNECT_TIMEOUT_MS = 2;
+    /**
+     * {@code a2a_client_option}: A total deadline for each call, counted from its start (retries
+     * and resubscribes included)
+     */
+    static final int A2A_CLIENT_OPTION_MAX_TIME_MS = 3;
+    /**
+     * {@code a2a_client_option}: How many times a `SendMessage` may be sent again after a failure
+     * the retry policy allows
+     */
+    static final int A2A_CLIENT_OPTION_SEND_RETRIES = 4;
+    /** {@code a2a_client_option}: The largest response body (and agent card) accepted */
+    static final int A2A_CLIENT_OPTION_MAX_RESPONSE_BYTES = 5;
+    /**
+     * {@code a2a_client_option}: Whether the host presents a client certificate (satisfies a card's
+     * `mutualTLS` requirement)
+     */
+    static final int A2A_CLIENT_OPTION_CLIENT_CERTIFICATE = 6;
+    /**
+     * {@code a2a_client_option}: Whether calls the agent card's capabilities do not declare are
+     * sent anyway (for an agent whose card under-declares)
+     */
+    static final int A2A_CLIENT_OPTION_IGNORE_CAPABILITIES = 7;
+    /**
+     * {@code a2a_client_option}: A stream's longest silence (no bytes, events or keep-alive
+     * comments) before it is given up as idle
+     */
+    static final int A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS = 8;
+    /**
+     * {@code a2a_client_option}: How many times a stream cut or gone idle (with its task id known)
+     * is resubscribed to, never resent
+     */
+    static final int A2A_CLIENT_OPTION_STREAM_RESUBSCRIBES = 9;
+    /** {@code a2a_client_option}: The largest SSE event accepted */
+    static final int A2A_CLIENT_OPTION_MAX_EVENT_BYTES = 10;
+    /**
+     * {@code a2a_client_option}: Whether card resolution accepts a plain `http://` card and
+     * interface (local development and test servers only)
+     */
+    static final int A2A_CLIENT_OPTION_ALLOW_HTTP = 11;
+    /** {@code a2a_client_option}: How long each card fetch may take */
+    static final int A2A_CLIENT_OPTION_CARD_TIMEOUT_MS = 12;
+    /** {@code a2a_client_option}: Whose order picks the interface when the card offers several */
+    static final int A2A_CLIENT_OPTION_PREFER_CARD_ORDER = 13;
+    /**
+     * {@code a2a_client_option}: The protocol version card resolution insists on, as the reference
+     * driver's `protocol`
+     */
+    static final int A2A_CLIENT_OPTION_INTERFACE_VERSION = 14;
+    /**
+     * {@code a2a_client_option}: The binding card resolution insists on, as the reference driver's
+     * `binding`
+     */
+    static final int A2A_CLIENT_OPTION_INTERFACE_BINDING = 15;
+    /**
+     * {@code a2a_client_option}: The oldest protocol version card resolution accepts (A2A §3.6.3,
+     * never below it, no silent downgrade)
+     */
+    static final int A2A_CLIENT_OPTION_MIN_PROTOCOL = 16;
+
+    /** {@code a2a_call_option}: The caller's remaining budget for the call */
+    static final int A2A_CALL_OPTION_BUDGET_MS = 1;
+    /**
+     * {@code a2a_call_option}: An absolute deadline on the host's clock (the same scale as every
+     * `now_ms`), after which the call ends whatever the timeouts say (retries and resubscribes
+     * included)
+     */
+    static final int A2A_CALL_OPTION_DEADLINE_MS = 2;
+    /**
+     * {@code a2a_call_option}: How long this call's stream may stay silent (no event, no keep-alive
+     * comment) before it is given up as idle, replacing the state's
+     * (`A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS`) for this call only
+     */
+    static final int A2A_CALL_OPTION_STREAM_IDLE_TIMEOUT_MS = 3;
+    /**
+     * {@code a2a_call_option}: Whether a non-streaming send (`SendMessage`, by `a2a_call_new` or
+     * `a2a_call_new_text`) asks the agent to answer at once with the task as it stands instead of
+     * when it settles
+     */
+    static final int A2A_CALL_OPTION_RETURN_IMMEDIATELY = 4;
+    /**
+     * {@code a2a_call_option}: A numeric JSON-RPC id for the call's first request (later attempts
+     * get fresh ones)
+     */
+    static final int A2A_CALL_OPTION_RPC_ID_NUMBER = 5;
+
+    /** {@code a2a_call_text_option}: The `Idempotency-Key` sent with every attempt */
+    static final int A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY = 1;
+    /** {@code a2a_call_text_option}: The W3C `traceparent` to send (the same for every attempt) */
+    static final int A2A_CALL_TEXT_OPTION_TRACEPARENT = 2;
+    /**
+     * {@code a2a_call_text_option}: The messageId `a2a_call_new_text` sends (reuse it to send the
+     * same message again)
+     */
+    static final int A2A_CALL_TEXT_OPTION_MESSAGE_ID = 3;
+    /**
+     * {@code a2a_call_text_option}: A string JSON-RPC id for the call's first request (later
+     * attempts get fresh ones), for hosts that log or replay their own ids
+     */
+    static final int A2A_CALL_TEXT_OPTION_RPC_ID = 4;
+
     /** The constant names of a mirrored enum class, or null when it is not one. */
     static String[] names(Class<?> c) {
         if (c == Channel.class) {

@@ -52,16 +52,16 @@ static void print_outcome(const a2a_outcome *o) {
   a2a_outcome_info info;
   a2a_str ch;
   if (a2a_outcome_get_info(o, &info) != A2A_OK) return;
-  ch = a2a_channel_to_str(info.channel);
+  ch = a2a_vocab_name(A2A_VOCAB_CHANNEL, info.channel);
   printf("  channel: %.*s\n", (int)ch.len, ch.ptr);
   if (info.has_state) {
-    a2a_str s = a2a_task_state_to_str(info.state);
+    a2a_str s = a2a_vocab_name(A2A_VOCAB_TASK_STATE, info.state);
     printf("  state: %.*s\n", (int)s.len, s.ptr);
   }
   print_view("task_id", info.task_id);
   print_view("text", info.text);
   print_view("error_id", info.error_id);
-  print_view("retry", a2a_retry_to_str(info.retry));
+  print_view("retry", a2a_vocab_name(A2A_VOCAB_RETRY, info.retry));
 }
 
 /* Classifies one event's data (a JSON-RPC response of a stream) and prints its state;
@@ -81,7 +81,7 @@ static a2a_task_state print_event(const a2a_sse_item *ev, a2a_asked asked) {
   printf("  event id=%.*s", (int)ev->id.len, (const char *)ev->id.ptr);
   if (a2a_classify(&resp, &o) == A2A_OK && a2a_outcome_get_info(o, &info) == A2A_OK &&
       info.has_state) {
-    a2a_str s = a2a_task_state_to_str(info.state);
+    a2a_str s = a2a_vocab_name(A2A_VOCAB_TASK_STATE, info.state);
     state = info.state;
     printf(" state=%.*s", (int)s.len, s.ptr);
   }

@@ -203,7 +203,7 @@ public final class RetryPolicy implements AutoCloseable {
             throw new IllegalStateException("a2a_retry_policy_next gave action kind " + a.kind);
         }
         Optional<String> reason = a.give_up == 0 ? Optional.empty()
-            : Optional.ofNullable(lib.a2a_give_up_reason_to_str(a.give_up).string());
+            : Optional.ofNullable(lib.a2a_vocab_name(AbiEnums.VOCAB_GIVE_UP_REASON, a.give_up).string());
         return new Action(ActionKind.values()[a.kind - 1],
             a.has_delay != 0 ? OptionalLong.of(a.delay_ms) : OptionalLong.empty(), view(a.task_id), a.generation,
             reason, view(a.give_up_text), IdRule.values()[a.message_id], IdRule.values()[a.idempotency_key],

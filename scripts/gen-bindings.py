@@ -399,7 +399,7 @@ JAVA_OVERRIDES = {
 # refuses for a declared function; to bind one, mirror what it reaches and drop it here.
 JAVA_NOT_BOUND = {
     'a2a_breaker_agent', 'a2a_call_machine_kind', 'a2a_call_settings_set_deadline_ms',
-    'a2a_call_settings_set_rpc_id', 'a2a_client_config_builder_set_card_timeout_ms',
+    'a2a_client_config_builder_set_card_timeout_ms',
     'a2a_client_config_builder_set_max_event_bytes', 'a2a_http1_limits_default',
     'a2a_http1_response_body_received', 'a2a_http1_response_feed', 'a2a_http1_response_finish',
     'a2a_http1_response_free', 'a2a_http1_response_head', 'a2a_http1_response_header',

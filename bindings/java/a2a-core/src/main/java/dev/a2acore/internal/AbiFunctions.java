@@ -728,6 +728,15 @@ public interface AbiFunctions extends Library {
     int a2a_call_settings_set_message_id(Pointer settings, byte[] messageId, SizeT messageIdLen);
 
     /**
+     * {@code a2a_call_settings_set_rpc_id}: The JSON-RPC id of the call's first request (later
+     * attempts get fresh ones): `kind` an `a2a_rpc_id_kind`: `A2A_RPC_ID_KIND_NUMBER` (`number`),
+     * `A2A_RPC_ID_KIND_STRING` (`text`, UTF-8, copied) or `A2A_RPC_ID_KIND_NONE` (clears it: the
+     * machine draws one from the client's seed, the default). (tier client)
+     */
+    int a2a_call_settings_set_rpc_id(Pointer settings, int kind, long number, byte[] text,
+            SizeT textLen);
+
+    /**
      * {@code a2a_call_settings_set_stream_idle_timeout_ms}: How long this call's stream may stay
      * silent (no event, no keep-alive comment) before it is given up as idle, in milliseconds,
      * replacing the state's (`a2a_client_config_builder_set_stream_idle_timeout_ms`) for this call

@@ -205,7 +205,8 @@ public final class MachineTarget {
      * Starts a call of {@code method} with its parameters ({@code params}: a JSON object, any
      * version's keys; null for none), its first request carrying the JSON-RPC id
      * {@code rpcId} (a {@link Long}, a {@link String}, or null for a fresh one) and the extra
-     * {@code headers}. Close the call when done with it.
+     * {@code headers} on every request (a {@code traceparent} among them replaces the one the
+     * machine would draw). Close the call when done with it.
      *
      * @throws A2aCoreException when the library refuses the call (e.g. params of the wrong shape)
      */
@@ -241,6 +242,12 @@ public final class MachineTarget {
             for (Map.Entry<String, String> h : headers) {
                 byte[] n = h.getKey().getBytes(StandardCharsets.UTF_8);
                 byte[] v = h.getValue().getBytes(StandardCharsets.UTF_8);
+                if ("traceparent".equalsIgnoreCase(h.getKey())) {
+                    // The call's traceparent replaces the one the machine would draw.
+                    A2aCoreException.check("a2a_call_settings_set_traceparent",
+                        lib.a2a_call_settings_set_traceparent(s, v, new SizeT(v.length)));
+                    continue;
+                }
                 A2aCoreException.check("a2a_call_settings_add_header",
                     lib.a2a_call_settings_add_header(s, n, new SizeT(n.length), v, new SizeT(v.length)));
             }

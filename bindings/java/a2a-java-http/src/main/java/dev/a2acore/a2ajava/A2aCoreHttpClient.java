@@ -62,10 +62,11 @@ import java.util.function.Consumer;
  *   <li>no blind resend: a request is sent once; a 502/504, a timeout or a dropped connection
  *       is reported (its outcome says {@code unknown_outcome} for a send), never replayed, so a
  *       gateway error cannot book twice (a2a-java decides about retries, with the messageId);</li>
- *   <li>an optional circuit breaker ({@link Builder#breaker}): one per agent (per origin,
- *       {@code scheme://host:port}), shared by every thread and transport using this client;
- *       while open, requests fail at once with an {@link A2aCallException}
- *       ({@link ErrorName#CIRCUIT_OPEN}, request not sent) instead of costing a timeout.</li>
+ *   <li>an optional circuit breaker ({@link Builder#breaker}): the core client machine's,
+ *       one per agent (per origin, {@code scheme://host:port}, and protocol version), shared
+ *       by every thread and transport using this client; while open, A2A calls (JSON-RPC
+ *       POSTs) fail at once with an {@link A2aCallException} ({@link ErrorName#CIRCUIT_OPEN},
+ *       request not sent) instead of costing a timeout.</li>
  *   <li>the JVM's network settings: its trust store ({@code javax.net.ssl.trustStore} or the
  *       default {@code cacerts}), its key store for client certificates
  *       ({@code javax.net.ssl.keyStore}) and its proxy choice ({@code ProxySelector.getDefault()},
@@ -75,7 +76,10 @@ import java.util.function.Consumer;
  * Transport: a2a-core's driver through JNA ({@link RawHttp}: {@code a2a_client_exchange},
  * {@code a2a_client_open_stream}, {@code a2a_raw_stream_read}), which owns the connect and
  * call timeouts, the per-read idle deadline, the body limit and never follows redirects;
- * the body bytes of a stream go to a2a-core's SSE decoder. A plain call blocks the calling
+ * the body bytes of a stream go to a2a-core's SSE decoder. Each JSON-RPC request is also a
+ * call of the core's client machine ({@link MachineTarget}, see {@code MachineRun}), handed
+ * the response to classify it, follow the stream and keep the breaker; a2a-java's own bytes
+ * go on the wire. A plain call blocks the calling
  * thread (a2a-java's synchronous API); a stream is read on one daemon thread per stream,
  * and cancelling its future aborts the connection at once ({@code a2a_raw_stream_abort}).
  */
@@ -225,8 +229,10 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         }
 
         /**
-         * Turns on a circuit breaker per agent (per origin): while open, requests to that agent
-         * fail at once with {@link ErrorName#CIRCUIT_OPEN} (request not sent).
+         * Turns on a circuit breaker per agent (per origin and protocol version, the client
+         * machine's): while open, A2A calls to that agent fail at once with
+         * {@link ErrorName#CIRCUIT_OPEN} (request not sent); the card's GET and REST calls
+         * are not judged by it.
          */
         public Builder breaker(dev.a2acore.CircuitBreaker.Config config) {
             breaker = Objects.requireNonNull(config, "config");
@@ -475,7 +481,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** What a JSON-RPC request body asks (method and id), for a2a-core's stream tracker. */
+    /** What a JSON-RPC request body asks (method and id), for a2a-core's classifier. */
     static Asked asked(String body) {
         try {
             JsonNode n = JSON.readTree(body);

@@ -420,6 +420,16 @@ public final class MachineTarget {
 
         /** The events since the last poll, in order; after {@link Finished} the call is over. */
         public synchronized List<Event> events() {
+            return events(true);
+        }
+
+        /**
+         * As {@link #events()}; with {@code everyItemOutcome} false, a stream item's outcome is
+         * copied out only when the item is a failure ({@code ERROR}, {@code MALFORMED}, or a
+         * channel other than task and message) and is null otherwise: for a reader that only
+         * passes each event on (one field read instead of the whole outcome per event).
+         */
+        public synchronized List<Event> events(boolean everyItemOutcome) {
             List<Event> out = new ArrayList<>();
             Machine.Event ev = new Machine.Event();
             while (call != null && lib.a2a_call_poll_event(call, ev) == 0) {
@@ -428,7 +438,7 @@ public final class MachineTarget {
                     case 2 -> out.add(new Retrying(ev.attempt, ev.delay_ms,
                         ev.outcome == null ? null : Outcome.copy(lib, ev.outcome)));
                     case 3 -> out.add(new Resubscribing(Machine.string(ev.task_id), ev.attempt));
-                    case 4 -> out.add(new ItemEvent(item(ev.item)));
+                    case 4 -> out.add(new ItemEvent(item(ev.item, everyItemOutcome)));
                     case 5 -> {
                         Optional<StreamTracker.EndKind> end = ev.has_end_kind != 0
                             ? Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : Optional.empty();
@@ -445,10 +455,16 @@ public final class MachineTarget {
             return out;
         }
 
-        private StreamTracker.Item item(A2aCoreLibrary.StreamItem i) {
-            Outcome o = Outcome.copy(lib, i.outcome);
+        private StreamTracker.Item item(A2aCoreLibrary.StreamItem i, boolean copy) {
+            StreamTracker.ItemKind kind = StreamTracker.ItemKind.of(i.kind);
+            boolean failure = kind == StreamTracker.ItemKind.ERROR || kind == StreamTracker.ItemKind.MALFORMED;
+            if (!copy && !failure && i.outcome != null) {
+                int channel = Outcome.channelCode(lib, i.outcome);
+                failure = channel != Channel.TASK.code() && channel != Channel.MESSAGE.code();
+            }
+            Outcome o = copy || failure ? Outcome.copy(lib, i.outcome) : null;
             String artifactId = Machine.string(i.artifact_id);
-            return new StreamTracker.Item(StreamTracker.ItemKind.of(i.kind), o,
+            return new StreamTracker.Item(kind, o,
                 i.has_final != 0 ? Optional.of(i.final_flag != 0) : Optional.empty(), Optional.ofNullable(artifactId),
                 i.append != 0, i.last_chunk != 0, i.ends_stream != 0);
         }

@@ -83,7 +83,8 @@ public final class StreamTracker {
      * One classified event.
      *
      * @param kind what it carried
-     * @param outcome the event classified like a whole response
+     * @param outcome the event classified like a whole response (null only from
+     *     {@code MachineTarget.Call.events(false)}, for an item that is no failure)
      * @param finalFlag the 0.3 {@code final} flag, when present
      * @param artifactId artifact updates: the artifact id
      * @param append artifact updates: {@code append}
@@ -105,7 +106,6 @@ public final class StreamTracker {
         static final int APPEND = M.offsetOf("append");
         static final int LAST_CHUNK = M.offsetOf("last_chunk");
         static final int ENDS_STREAM = M.offsetOf("ends_stream");
-        static final ThreadLocal<Scratch> SCRATCH = Scratch.perThread(SIZE);
 
         private ItemLayout() {}
     }

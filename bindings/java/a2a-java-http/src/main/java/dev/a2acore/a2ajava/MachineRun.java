@@ -177,7 +177,8 @@ final class MachineRun implements AutoCloseable {
     }
 
     private void drain() {
-        for (MachineTarget.Event ev : call.events()) {
+        // Only a failing item's outcome is copied out: the drop-in passes the others on as they came.
+        for (MachineTarget.Event ev : call.events(false)) {
             if (ev instanceof MachineTarget.ItemEvent i) {
                 items.add(i.item());
             } else if (ev instanceof MachineTarget.Finished f) {

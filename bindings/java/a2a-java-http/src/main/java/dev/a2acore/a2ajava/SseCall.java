@@ -220,8 +220,8 @@ final class SseCall implements Runnable {
                     // event past the machine's end is classified here.
                     StreamTracker.Item judged = run == null ? null : run.nextItem();
                     if (judged != null) {
-                        if ((judged.kind() == StreamTracker.ItemKind.ERROR
-                            || judged.kind() == StreamTracker.ItemKind.MALFORMED)
+                        // Its outcome was copied out only for a failure (MachineRun).
+                        if (judged.outcome() != null
                             && endedByJsonRpcError(e.data(), judged.outcome(), 200,
                                 judged.kind() == StreamTracker.ItemKind.ERROR)) {
                             return;

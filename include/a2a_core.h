@@ -1849,6 +1849,356 @@ typedef uint32_t a2a_request_sent;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ The integer and flag options of `a2a_client_config_builder_set`, one per setting. The
+ numbers are stable: never renumbered or reused; new options get new numbers, and a
+ library older than the caller's header refuses a number it does not know with
+ `A2A_INVALID_ARGUMENT`, changing nothing. Flags take 0 (false) or 1 (true), any other
+ value is refused; counts take at most `UINT32_MAX`.
+ */
+enum a2a_client_option
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The whole-call timeout of a non-streaming call, and the time a stream's response
+   head may take. Milliseconds, 1 to `UINT64_MAX` (0 refused); default 45000.
+   */
+  A2A_CLIENT_OPTION_CALL_TIMEOUT_MS = 1,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   How long connecting may take, for calls and card fetches (the host enforces it with
+   the `connect_by_ms` of each transmit). Milliseconds, 1 to `UINT64_MAX` (0 refused);
+   default 3000.
+   */
+  A2A_CLIENT_OPTION_CONNECT_TIMEOUT_MS = 2,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   A total deadline for each call, counted from its start (retries and resubscribes
+   included). Milliseconds, any value; 0 (the default) means none.
+   */
+  A2A_CLIENT_OPTION_MAX_TIME_MS = 3,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   How many times a `SendMessage` may be sent again after a failure the retry policy
+   allows. A count, 0 to `UINT32_MAX`; default 0 (never). Without an idempotency key
+   (`A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY`) a request that may have arrived is never
+   resent.
+   */
+  A2A_CLIENT_OPTION_SEND_RETRIES = 4,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The largest response body (and agent card) accepted. Past it the attempt fails as
+   `transport`/`ResponseTooLarge` and the host is told to drop the request. Bytes, 1 to
+   `UINT64_MAX` (0 refused); default 16 MiB.
+   */
+  A2A_CLIENT_OPTION_MAX_RESPONSE_BYTES = 5,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   Whether the host presents a client certificate (satisfies a card's `mutualTLS`
+   requirement). A flag; default 0.
+   */
+  A2A_CLIENT_OPTION_CLIENT_CERTIFICATE = 6,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   Whether calls the agent card's capabilities do not declare are sent anyway (for an
+   agent whose card under-declares). A flag; default 0: a client state made from a card
+   (`a2a_client_state_from_card`) ends such a call before any request as
+   `transport`/`CapabilityNotDeclared` (`request_sent = no`): `SendStreamingMessage` and
+   `SubscribeToTask` need `capabilities.streaming`, the push-notification-config
+   methods `capabilities.pushNotifications`, `GetExtendedAgentCard` the extended card. A
+   state made from a URL (`a2a_client_state_new`) checks nothing.
+   */
+  A2A_CLIENT_OPTION_IGNORE_CAPABILITIES = 7,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   A stream's longest silence (no bytes, events or keep-alive comments) before it is
+   given up as idle. Milliseconds, 1 to `UINT64_MAX` (0 refused); default 60000.
+   */
+  A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS = 8,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   How many times a stream cut or gone idle (with its task id known) is resubscribed
+   to, never resent. A count, 0 to `UINT32_MAX`; default 0.
+   */
+  A2A_CLIENT_OPTION_STREAM_RESUBSCRIBES = 9,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The largest SSE event accepted. A larger one is dropped and reported as a
+   `malformed` item. Bytes, 1 to `SIZE_MAX` (0 and larger values refused); default
+   16 MiB.
+   */
+  A2A_CLIENT_OPTION_MAX_EVENT_BYTES = 10,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   Whether card resolution accepts a plain `http://` card and interface (local
+   development and test servers only). A flag; default 0.
+   */
+  A2A_CLIENT_OPTION_ALLOW_HTTP = 11,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   How long each card fetch may take. Milliseconds, 1 to `UINT64_MAX` (0 refused);
+   default 30000.
+   */
+  A2A_CLIENT_OPTION_CARD_TIMEOUT_MS = 12,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   Whose order picks the interface when the card offers several. A flag: the client's
+   preferences (0, the default: 1.0 before 0.3, JSON-RPC before HTTP+JSON) or the
+   card's own order (1, the spec's rule).
+   */
+  A2A_CLIENT_OPTION_PREFER_CARD_ORDER = 13,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The protocol version card resolution insists on, as the reference driver's
+   `protocol`. An `a2a_protocol_version`, or 0 for any (1.0 before 0.3, the default). A
+   card that offers no interface matching it and `A2A_CLIENT_OPTION_INTERFACE_BINDING`
+   is refused (the fetch's outcome lists what it offered). Other values are refused.
+   */
+  A2A_CLIENT_OPTION_INTERFACE_VERSION = 14,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The binding card resolution insists on, as the reference driver's `binding`. An
+   `a2a_binding`, or 0 for any (JSON-RPC before HTTP+JSON, the default). Other values
+   are refused.
+   */
+  A2A_CLIENT_OPTION_INTERFACE_BINDING = 15,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The oldest protocol version card resolution accepts (A2A §3.6.3, never below it, no
+   silent downgrade). An `a2a_protocol_version`, or 0 for none (the default); other
+   values are refused. A card that offers only older interfaces is refused before
+   anything is sent to the agent: the card fetch finishes as `transport`/`CardResolution`
+   whose message names what the card offers (the core's `no_usable_interface`). It
+   applies whatever `A2A_CLIENT_OPTION_INTERFACE_VERSION` insists on.
+   */
+  A2A_CLIENT_OPTION_MIN_PROTOCOL = 16,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_client_option a2a_client_option;
+#else
+typedef uint32_t a2a_client_option;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ The integer and flag options of `a2a_call_settings_set`. Stable numbers, never reused; a
+ number this library does not know is refused with `A2A_INVALID_ARGUMENT`, changing
+ nothing.
+ */
+enum a2a_call_option
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The caller's remaining budget for the call. The call deadline is the shorter of the
+   call timeout and this, counted from the call's start. Milliseconds, any value; 0
+   (the default) clears it.
+   */
+  A2A_CALL_OPTION_BUDGET_MS = 1,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   An absolute deadline on the host's clock (the same scale as every `now_ms`), after
+   which the call ends whatever the timeouts say (retries and resubscribes included).
+   Milliseconds, any value; 0 (the default) clears it.
+   */
+  A2A_CALL_OPTION_DEADLINE_MS = 2,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   How long this call's stream may stay silent (no event, no keep-alive comment) before
+   it is given up as idle, replacing the state's (`A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS`)
+   for this call only. Milliseconds, any value; 0 (the default) clears it.
+   Non-streaming calls ignore it.
+   */
+  A2A_CALL_OPTION_STREAM_IDLE_TIMEOUT_MS = 3,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   Whether a non-streaming send (`SendMessage`, by `a2a_call_new` or
+   `a2a_call_new_text`) asks the agent to answer at once with the task as it stands
+   instead of when it settles. A flag (0 or 1, other values refused): A2A 1.0
+   `configuration.returnImmediately: true`, 0.3 `configuration.blocking: false`
+   (replacing what the params said). Wait for the task with `a2a_task_wait_new`. Other
+   methods ignore it. 0 (the default) leaves the params as they are.
+   */
+  A2A_CALL_OPTION_RETURN_IMMEDIATELY = 4,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   A numeric JSON-RPC id for the call's first request (later attempts get fresh ones).
+   The value is the `int64_t` id's two's-complement bits (C: `(uint64_t)id`), any value. It replaces
+   a string id set with `A2A_CALL_TEXT_OPTION_RPC_ID`; clear either with that option
+   and `(NULL, 0)`. Default: none (the machine draws one from the client's seed).
+   */
+  A2A_CALL_OPTION_RPC_ID_NUMBER = 5,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_call_option a2a_call_option;
+#else
+typedef uint32_t a2a_call_option;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ The text options of `a2a_call_settings_set_text`. Stable numbers, never reused; a
+ number this library does not know is refused with `A2A_INVALID_ARGUMENT`, changing
+ nothing. Every text is UTF-8 and copied; `(NULL, 0)` (or any empty text) clears the
+ option, back to its default.
+ */
+enum a2a_call_text_option
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The `Idempotency-Key` sent with every attempt. It lets a `SendMessage` whose request
+   may have arrived be retried. Default: none.
+   */
+  A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY = 1,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The W3C `traceparent` to send (the same for every attempt). A text that is not a
+   valid `traceparent` is refused with `A2A_INVALID_ARGUMENT`. Default: a fresh one
+   from the client's seed.
+   */
+  A2A_CALL_TEXT_OPTION_TRACEPARENT = 2,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The messageId `a2a_call_new_text` sends (reuse it to send the same message again).
+   Default: a fresh one drawn from the client's seed.
+   */
+  A2A_CALL_TEXT_OPTION_MESSAGE_ID = 3,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   A string JSON-RPC id for the call's first request (later attempts get fresh ones),
+   for hosts that log or replay their own ids. It replaces a numeric id set with
+   `A2A_CALL_OPTION_RPC_ID_NUMBER`, and empty clears either. Default: none (the machine
+   draws one from the client's seed).
+   */
+  A2A_CALL_TEXT_OPTION_RPC_ID = 4,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_call_text_option a2a_call_text_option;
+#else
+typedef uint32_t a2a_call_text_option;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
+/*
+ A vocabulary of the shared names: one value per C enum whose members have a wire name,
+ for `a2a_vocab_name` and `a2a_vocab_parse`. The numbers are part of the ABI and never
+ change. Both functions take the vocabulary as a plain `uint32_t`: any number is safe to
+ pass, and a number that is not a member is refused (see each function).
+ */
+enum a2a_vocab
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   `a2a_channel`: lowercase names as in JSON output (`"transport"`, `"task"`, ...).
+   Parse: exact (case-sensitive); anything else is `A2A_INVALID_ARGUMENT`.
+   */
+  A2A_VOCAB_CHANNEL = 1,
+  /*
+   `a2a_task_state`: kebab-case names (`"input-required"`, `"canceled"`, ...). Parse:
+   every spelling deployed peers use (0.3 kebab-case, ProtoJSON `TASK_STATE_CANCELED` /
+   `TASK_STATE_CANCELLED`, enum numbers as text such as `"4"`; ASCII case and
+   surrounding whitespace ignored); an unknown spelling is `A2A_TASK_STATE_UNKNOWN`
+   with `A2A_OK` (not an error).
+   */
+  A2A_VOCAB_TASK_STATE = 2,
+  /*
+   `a2a_retry`: snake_case words (`"backoff"`, `"unknown_outcome"`, ...). Parse: exact;
+   anything else is `A2A_INVALID_ARGUMENT`.
+   */
+  A2A_VOCAB_RETRY = 3,
+  /*
+   `a2a_request_sent`: `"no"` or `"unknown"`. Parse: exact; anything else is
+   `A2A_INVALID_ARGUMENT`.
+   */
+  A2A_VOCAB_REQUEST_SENT = 4,
+  /*
+   `a2a_error_name`: names as in JSON output (`"TaskNotFound"`, `"BadGateway"`,
+   `"Timeout"`, ...). Parse: exact; anything else is `A2A_INVALID_ARGUMENT`.
+   */
+  A2A_VOCAB_ERROR_NAME = 5,
+  /*
+   `a2a_protocol_version`: canonical `MAJOR.MINOR` text, `"0.3"` or `"1.0"`. Parse:
+   `MAJOR.MINOR[.PATCH]` (`"0.3.0"`, `"1.2"`; surrounding ASCII whitespace ignored) into
+   the shape it is spoken in; `A2A_VERSION_MALFORMED` (not such a text, including the
+   empty text) or `A2A_VERSION_UNSUPPORTED` (well-formed but neither 0.3 nor 1.x).
+   */
+  A2A_VOCAB_PROTOCOL_VERSION = 6,
+  /*
+   `a2a_binding`: card transport names, `"JSONRPC"` or `"HTTP+JSON"`. Parse: ASCII
+   case-insensitive, surrounding whitespace ignored, also `json-rpc` and `rest`;
+   anything else (e.g. `GRPC`) is `A2A_BINDING_UNKNOWN`.
+   */
+  A2A_VOCAB_BINDING = 7,
+  /*
+   `a2a_give_up_reason`: snake_case codes (`"attempts_exhausted"`, ...); no name for
+   `A2A_GIVE_UP_REASON_NONE` and `_OTHER`. Parse: exact; anything else is
+   `A2A_INVALID_ARGUMENT`.
+   */
+  A2A_VOCAB_GIVE_UP_REASON = 8,
+  /*
+   `a2a_method`: JSON-RPC method names of protocol 0.3 (`"message/send"`,
+   `"tasks/get"`, ...); no name for `A2A_METHOD_LIST_TASKS` (not in 0.3). Parse: exact;
+   a text that is not a 0.3 method name is `A2A_NONE`.
+   */
+  A2A_VOCAB_METHOD_JSONRPC_V0_3 = 9,
+  /*
+   `a2a_method`: JSON-RPC method names of protocol 1.0 (`"SendMessage"`, `"GetTask"`,
+   ...). Parse: exact; a text that is not a 1.0 method name is `A2A_NONE`.
+   */
+  A2A_VOCAB_METHOD_JSONRPC_V1_0 = 10,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_vocab a2a_vocab;
+#else
+typedef uint32_t a2a_vocab;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 #if defined(A2A_FEATURE_DRIVER)
 /*
  A thread-safe abort switch for one raw call (`a2a_client_exchange` or
@@ -1906,9 +2256,9 @@ typedef struct a2a_call a2a_call;
  Per-call options, read (copied) when a call starts (`a2a_call_new`, `a2a_call_new_text`);
  one settings object may serve many calls. NULL settings mean none of them.
 
- Methods: `a2a_call_settings_new`, `_free`, `_set_budget_ms`, `_set_deadline_ms`,
- `_set_idempotency_key`, `_set_traceparent`, `_add_header`, `_set_message_id`,
- `_set_rpc_id`, `_set_stream_idle_timeout_ms`, `_set_return_immediately`.
+ Methods: `a2a_call_settings_new`, `_free`, `_set` (integer and flag options, by
+ `a2a_call_option`), `_set_text` (text options, by `a2a_call_text_option`),
+ `_add_header`.
 
  Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
  */
@@ -1970,7 +2320,8 @@ typedef struct a2a_client a2a_client;
  client certificate; streams idle out after 60 s, never resubscribe, accept 16 MiB events;
  card fetches take at most 30 s, accept https only and prefer the client's order.
 
- Methods: `a2a_client_config_builder_new`, `_free`, `_set_*`, `_build`.
+ Methods: `a2a_client_config_builder_new`, `_free`, `_set` (every integer and flag option,
+ by `a2a_client_option`), `_set_breaker`, `_set_card_cache`, `_build`.
 
  Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
  */
@@ -5090,7 +5441,7 @@ struct a2a_str a2a_http1_response_last_error(const struct a2a_http1_response *re
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (version or
  binding not a member, a version older than the config's minimum
- (`a2a_client_config_builder_set_min_protocol`), empty URL), an `A2A_CONFIG_*` code
+ (`A2A_CLIENT_OPTION_MIN_PROTOCOL`), empty URL), an `A2A_CONFIG_*` code
  (breaker).
  */
 a2a_result a2a_client_state_new(const struct a2a_machine_config *config,
@@ -5107,7 +5458,7 @@ a2a_result a2a_client_state_new(const struct a2a_machine_config *config,
  Makes a client state for the interface a finished card fetch resolved (its URL,
  version, binding, tenant, agent name, the credentials the card asks for and the
  capabilities it declares: a call needing one it does not declare ends unsent as
- `transport`/`CapabilityNotDeclared`, see `a2a_client_config_builder_set_ignore_capabilities`),
+ `transport`/`CapabilityNotDeclared`, see `A2A_CLIENT_OPTION_IGNORE_CAPABILITIES`),
  with the options of `config` and `seed` as in `a2a_client_state_new`. `card` is read only.
  `out`: as in `a2a_client_state_new`.
 
@@ -5218,7 +5569,7 @@ a2a_result a2a_call_new(const struct a2a_client_state *state,
  Starts sending one user text message (`text`, UTF-8, copied) on `state`: a
  `SendMessage` (non-streaming machine) when `streaming` is false, a
  `SendStreamingMessage` (stream machine) when true. The messageId is the settings' (see
- `a2a_call_settings_set_message_id`) or a fresh one drawn from the state's seed (the
+ `A2A_CALL_TEXT_OPTION_MESSAGE_ID`) or a fresh one drawn from the state's seed (the
  `FINISHED` event's correlation reports it). Otherwise as `a2a_call_new`.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`, `A2A_CLOSED`.
@@ -5392,59 +5743,18 @@ void a2a_client_config_builder_free(struct a2a_client_config_builder *builder);
 
 #if defined(A2A_FEATURE_CLIENT)
 /*
- Sets the whole-call timeout of a non-streaming call, and the time a stream's response
- head may take, in milliseconds (default 45000).
+ Sets one integer or flag option of the builder (`option` an `a2a_client_option`; its
+ documentation gives each one's meaning, unit, valid range and default). `builder` is
+ used during the call only (nothing keeps it). On an error nothing changes.
 
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
+ Errors: `A2A_NULL_PARAMETER` (builder), `A2A_INVALID_ARGUMENT` (an `option` this library
+ does not know, e.g. from a newer header; or a `value` out of the option's range: a 0 the
+ option refuses, a flag other than 0 or 1, a count above `UINT32_MAX`, a number that is
+ not a member of the option's enum), `A2A_IN_USE`.
  */
-a2a_result a2a_client_config_builder_set_call_timeout_ms(struct a2a_client_config_builder *builder,
-                                                         uint64_t ms);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Sets how long connecting may take, in milliseconds (default 3000; calls and card
- fetches). The host enforces it with the `connect_by_ms` of each transmit.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_connect_timeout_ms(struct a2a_client_config_builder *builder,
-                                                            uint64_t ms);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Sets a total deadline for each call, counted from its start, in milliseconds (retries
- and resubscribes included); 0 (the default) means none.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_max_time_ms(struct a2a_client_config_builder *builder,
-                                                     uint64_t ms);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Sets how many times a `SendMessage` may be sent again after a failure the retry policy
- allows (default 0: never). Without an idempotency key (`a2a_call_settings_set_idempotency_key`)
- a request that may have arrived is never resent.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_send_retries(struct a2a_client_config_builder *builder,
-                                                      uint32_t retries);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Sets the largest response body (and agent card) accepted, in bytes (default 16 MiB);
- past it the attempt fails as `transport`/`ResponseTooLarge` and the host is told to drop
- the request.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_max_response_bytes(struct a2a_client_config_builder *builder,
-                                                            uint64_t bytes);
+a2a_result a2a_client_config_builder_set(struct a2a_client_config_builder *builder,
+                                         uint32_t option,
+                                         uint64_t value);
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)
@@ -5458,130 +5768,6 @@ a2a_result a2a_client_config_builder_set_max_response_bytes(struct a2a_client_co
  */
 a2a_result a2a_client_config_builder_set_breaker(struct a2a_client_config_builder *builder,
                                                  const struct a2a_breaker_config *breaker);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Says whether the host presents a client certificate (satisfies a card's `mutualTLS`
- requirement; default false).
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_client_certificate(struct a2a_client_config_builder *builder,
-                                                            bool present);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Says whether calls the agent card's capabilities do not declare are sent anyway (for an
- agent whose card under-declares; default false). Off, a client state made from a card
- (`a2a_client_state_from_card`) ends such a call before any request as
- `transport`/`CapabilityNotDeclared` (`request_sent = no`): `SendStreamingMessage` and
- `SubscribeToTask` need `capabilities.streaming`, the push-notification-config methods
- `capabilities.pushNotifications`, `GetExtendedAgentCard` the extended card. A state made
- from a URL (`a2a_client_state_new`) checks nothing.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_ignore_capabilities(struct a2a_client_config_builder *builder,
-                                                             bool ignore);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Sets a stream's longest silence (no bytes, events or keep-alive comments) before it is
- given up as idle, in milliseconds (default 60000).
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_stream_idle_timeout_ms(struct a2a_client_config_builder *builder,
-                                                                uint64_t ms);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Sets how many times a stream cut or gone idle (with its task id known) is resubscribed
- to, never resent (default 0).
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_stream_resubscribes(struct a2a_client_config_builder *builder,
-                                                             uint32_t attempts);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Sets the largest SSE event accepted, in bytes (default 16 MiB); a larger one is dropped
- and reported as a `malformed` item.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0 or above `SIZE_MAX`), `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_max_event_bytes(struct a2a_client_config_builder *builder,
-                                                         uint64_t bytes);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Card resolution: whether a plain `http://` card and interface are accepted (local
- development and test servers only; default false).
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_allow_http(struct a2a_client_config_builder *builder,
-                                                    bool allow);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Card resolution: how long each card fetch may take, in milliseconds (default 30000).
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_card_timeout_ms(struct a2a_client_config_builder *builder,
-                                                         uint64_t ms);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Card resolution: whose order picks the interface when the card offers several: the
- client's preferences (false, the default: 1.0 before 0.3, JSON-RPC before HTTP+JSON) or
- the card's own order (true, the spec's rule).
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_prefer_card_order(struct a2a_client_config_builder *builder,
-                                                           bool card_first);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Card resolution: the interface to insist on, as the reference driver's `protocol` and
- `binding`: `version` an `a2a_protocol_version` (0: any, 1.0 before 0.3) and `binding`
- an `a2a_binding` (0: any, JSON-RPC before HTTP+JSON). A card that offers no interface
- matching both is refused (the fetch's outcome lists what it offered). Default: 0, 0.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (neither 0 nor a member),
- `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_interface(struct a2a_client_config_builder *builder,
-                                                   uint32_t version,
-                                                   uint32_t binding);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Card resolution: the oldest protocol version accepted (A2A §3.6.3: never below it, no
- silent downgrade), an `a2a_protocol_version`, or 0 for none (the default). A card that
- offers only older interfaces is refused before anything is sent to the agent: the card
- fetch finishes as `transport`/`CardResolution` whose message names what the card
- offers (the core's `no_usable_interface`). It applies whatever
- `a2a_client_config_builder_set_interface` insists on.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (neither 0 nor a member),
- `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_min_protocol(struct a2a_client_config_builder *builder,
-                                                      uint32_t version);
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)
@@ -5647,49 +5833,34 @@ void a2a_call_settings_free(struct a2a_call_settings *settings);
 
 #if defined(A2A_FEATURE_CLIENT)
 /*
- The caller's remaining budget for the call, in milliseconds: the call deadline is the
- shorter of the call timeout and this, counted from the call's start. 0 clears it.
+ Sets one integer or flag option of the call settings (`option` an `a2a_call_option`;
+ its documentation gives each one's meaning, unit, valid range and default). `settings`
+ is used during the call only. On an error nothing changes.
 
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (an `option` this library does not
+ know, or a flag other than 0 or 1), `A2A_IN_USE`.
  */
-a2a_result a2a_call_settings_set_budget_ms(struct a2a_call_settings *settings, uint64_t ms);
+a2a_result a2a_call_settings_set(struct a2a_call_settings *settings,
+                                 uint32_t option,
+                                 uint64_t value);
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)
 /*
- An absolute deadline on the host's clock (the same scale as every `now_ms`), after
- which the call ends whatever the timeouts say (retries and resubscribes included).
- 0 clears it.
+ Sets one text option of the call settings (`option` an `a2a_call_text_option`; its
+ documentation gives each one's meaning and default). `text` (UTF-8, `text_len` bytes) is
+ read during the call only and copied (the caller keeps ownership and may free it on
+ return); `(NULL, 0)` clears the option. `settings` is used during the call only. On an
+ error nothing changes.
 
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
+ Errors: `A2A_NULL_PARAMETER` (settings, or `(NULL, n > 0)`), `A2A_INVALID_UTF8`,
+ `A2A_INVALID_ARGUMENT` (an `option` this library does not know, or a `traceparent` that
+ is not valid), `A2A_IN_USE`.
  */
-a2a_result a2a_call_settings_set_deadline_ms(struct a2a_call_settings *settings,
-                                             uint64_t deadline_ms);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- The `Idempotency-Key` sent with every attempt (UTF-8, copied); it lets a `SendMessage`
- whose request may have arrived be retried. `(NULL, 0)` clears it.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`.
- */
-a2a_result a2a_call_settings_set_idempotency_key(struct a2a_call_settings *settings,
-                                                 const char *key,
-                                                 size_t key_len);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- The W3C `traceparent` to send (copied; the same for every attempt); without one the
- machine makes a fresh one from the client's seed. `(NULL, 0)` clears it.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (not a valid
- `traceparent`), `A2A_IN_USE`.
- */
-a2a_result a2a_call_settings_set_traceparent(struct a2a_call_settings *settings,
-                                             const char *traceparent,
-                                             size_t traceparent_len);
+a2a_result a2a_call_settings_set_text(struct a2a_call_settings *settings,
+                                      uint32_t option,
+                                      const char *text,
+                                      size_t text_len);
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)
@@ -5707,62 +5878,6 @@ a2a_result a2a_call_settings_add_header(struct a2a_call_settings *settings,
                                         size_t name_len,
                                         const char *value,
                                         size_t value_len);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- The messageId `a2a_call_new_text` sends (copied; reuse it to send the same message
- again); without one it draws a fresh one from the client's seed. `(NULL, 0)` clears it.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`.
- */
-a2a_result a2a_call_settings_set_message_id(struct a2a_call_settings *settings,
-                                            const char *message_id,
-                                            size_t message_id_len);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- The JSON-RPC id of the call's first request (later attempts get fresh ones): `kind` an
- `a2a_rpc_id_kind`: `A2A_RPC_ID_KIND_NUMBER` (`number`), `A2A_RPC_ID_KIND_STRING` (`text`,
- UTF-8, copied) or `A2A_RPC_ID_KIND_NONE` (clears it: the machine draws one from the
- client's seed, the default). For hosts that log or replay their own ids.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (kind not a
- member), `A2A_IN_USE`.
- */
-a2a_result a2a_call_settings_set_rpc_id(struct a2a_call_settings *settings,
-                                        uint32_t kind,
-                                        int64_t number,
-                                        const char *text,
-                                        size_t text_len);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- How long this call's stream may stay silent (no event, no keep-alive comment) before it
- is given up as idle, in milliseconds, replacing the state's
- (`a2a_client_config_builder_set_stream_idle_timeout_ms`) for this call only; 0 clears
- it. Non-streaming calls ignore it.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
- */
-a2a_result a2a_call_settings_set_stream_idle_timeout_ms(struct a2a_call_settings *settings,
-                                                        uint64_t ms);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- Whether a non-streaming send (`SendMessage`, by `a2a_call_new` or `a2a_call_new_text`)
- asks the agent to answer at once with the task as it stands instead of when it settles:
- A2A 1.0 `configuration.returnImmediately: true`, 0.3 `configuration.blocking: false`
- (replacing what the params said). Wait for the task with `a2a_task_wait_new`. Other
- methods ignore it. false (the default) leaves the params as they are.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
- */
-a2a_result a2a_call_settings_set_return_immediately(struct a2a_call_settings *settings,
-                                                    bool return_immediately);
 #endif
 
 /*
@@ -5915,23 +6030,6 @@ struct a2a_str a2a_request_rpc_id(const struct a2a_request *request);
  call.
  */
 struct a2a_str a2a_request_last_error(const struct a2a_request *request);
-
-/*
- The wire name of `method` in `version` (`message/send` in 0.3, `SendMessage` in 1.0),
- static text; absent for ListTasks in 0.3 and for numbers that are not members.
- */
-struct a2a_str a2a_method_jsonrpc_name(uint32_t method, uint32_t version);
-
-/*
- Reads a JSON-RPC method name of either version (UTF-8). Returns `A2A_OK` and writes
- `*method` and `*version`, or `A2A_NONE` for an unknown name.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
- */
-a2a_result a2a_method_from_jsonrpc_name(const char *name,
-                                        size_t name_len,
-                                        a2a_method *method,
-                                        a2a_protocol_version *version);
 
 /*
  Writes the default retry configuration (a read; 3 attempts, 10 follow-ups, no new
@@ -6171,12 +6269,6 @@ struct a2a_str a2a_model_prefix(const struct a2a_outcome *outcome);
  `REMOTE_` lines of `a2a_model_text`). Static text: valid forever.
  */
 struct a2a_str a2a_model_instruction(void);
-
-/*
- Static code word of a give-up reason (`"attempts_exhausted"`, ...); absent `(NULL, 0)`
- for `A2A_GIVE_UP_REASON_NONE`, `_OTHER` and numbers that are not members.
- */
-struct a2a_str a2a_give_up_reason_to_str(uint32_t reason);
 
 #if defined(A2A_FEATURE_SERVER)
 /*
@@ -7309,18 +7401,6 @@ void a2a_oauth2_free(struct a2a_oauth2 *oauth2);
 #endif
 
 /*
- Parses a protocol version string (`"0.3"`, `"0.3.0"`, `"1.0"`, `"1.2"`; surrounding ASCII
- whitespace ignored) into the protocol shape it is spoken in.
-
- `text`/`text_len`: UTF-8, borrowed for the call only; `(NULL, 0)` is the empty string
- (malformed). `out`: written on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_VERSION_MALFORMED`,
- `A2A_VERSION_UNSUPPORTED` (well-formed but neither 0.3 nor 1.x).
- */
-a2a_result a2a_protocol_version_parse(const char *text, size_t text_len, a2a_protocol_version *out);
-
-/*
  Parses `MAJOR.MINOR[.PATCH]` into its numbers without deciding whether this core speaks
  that version (the patch, when present, is checked and dropped).
 
@@ -7349,63 +7429,10 @@ a2a_result a2a_protocol_version_from_header(const char *value,
                                             a2a_protocol_version *out);
 
 /*
- Static canonical `MAJOR.MINOR` text of a protocol version: `"0.3"` or `"1.0"`.
-
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_protocol_version`
- member. The text is static: valid forever.
- */
-struct a2a_str a2a_protocol_version_to_str(uint32_t version);
-
-/*
  Static `A2A-Version` header value a client sends for `version`: `"1.0"` for 1.x; an
  absent view `(NULL, 0)` for 0.3 (which sends no header) and for unknown numbers.
  */
 struct a2a_str a2a_protocol_version_header_value(uint32_t version);
-
-/*
- Parses a binding name case-insensitively: `JSONRPC`, `json-rpc`, `HTTP+JSON`, `rest`.
-
- `text`/`text_len`: UTF-8, borrowed for the call only. `out`: written on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_BINDING_UNKNOWN` (e.g. `GRPC`).
- */
-a2a_result a2a_binding_parse(const char *text, size_t text_len, a2a_binding *out);
-
-/*
- Static card transport name of a binding: `"JSONRPC"` or `"HTTP+JSON"`.
-
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_binding` member.
- */
-struct a2a_str a2a_binding_to_str(uint32_t binding);
-
-/*
- Static lowercase name of a channel (`"transport"`, `"task"`, ...), as in JSON output.
-
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_channel` member
- (including `A2A_CHANNEL_INVALID`). The text is static: valid forever, never free it.
- */
-struct a2a_str a2a_channel_to_str(uint32_t channel);
-
-/*
- Static kebab-case name of a task state (`"input-required"`, `"canceled"`, ...).
-
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_task_state` member.
- The text is static: valid forever.
- */
-struct a2a_str a2a_task_state_to_str(uint32_t state);
-
-/*
- Parses every task-state spelling deployed peers use: 0.3 kebab-case (`input-required`),
- ProtoJSON names (`TASK_STATE_CANCELED`, `TASK_STATE_CANCELLED`) and enum numbers as text
- (`"4"`). Unknown spellings yield `A2A_TASK_STATE_UNKNOWN` (this is not an error).
-
- `text`/`text_len`: UTF-8, borrowed for the call only; `(NULL, 0)` is the empty string.
- `out`: written on success only.
-
- Errors: `A2A_NULL_PARAMETER` (`out` NULL, or `text` NULL with `text_len > 0`),
- `A2A_INVALID_UTF8`.
- */
-a2a_result a2a_task_state_parse(const char *text, size_t text_len, a2a_task_state *out);
 
 /*
  Whether `state` is terminal (completed, canceled, failed, rejected). False for numbers
@@ -7420,38 +7447,33 @@ bool a2a_task_state_is_terminal(uint32_t state);
 bool a2a_task_state_is_interrupted(uint32_t state);
 
 /*
- Static snake_case word of a retry advice (`"backoff"`, `"unknown_outcome"`, ...).
+ The static name of `value` in vocabulary `vocab` (an `a2a_vocab` number): the wire name
+ of that member of the C enum the vocabulary covers (see each `a2a_vocab` value).
 
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_retry` member
- (including `A2A_RETRY_INVALID`). The text is static: valid forever.
+ Returns an absent view `(NULL, 0)` when `value` is not a member of that enum, when the
+ member has no name (`A2A_CHANNEL_INVALID`, `A2A_RETRY_INVALID`, `A2A_ERROR_NAME_INVALID`,
+ `A2A_GIVE_UP_REASON_NONE` and `_OTHER`, `A2A_METHOD_LIST_TASKS` in 0.3), and when `vocab`
+ is not an `a2a_vocab` member. The text is static memory inside the library: valid
+ forever, never free it.
  */
-struct a2a_str a2a_retry_to_str(uint32_t retry);
+struct a2a_str a2a_vocab_name(uint32_t vocab, uint32_t value);
 
 /*
- Static word for a request-sent value: `"no"` or `"unknown"`.
+ Parses `text` as a name in vocabulary `vocab` (an `a2a_vocab` number) and writes the
+ member's number of the C enum the vocabulary covers to `*out`. Which spellings each
+ vocabulary accepts, and what it returns for a text that is not a name, is documented
+ on each `a2a_vocab` value; every name `a2a_vocab_name` gives parses back to its value.
 
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_request_sent`
- member. The text is static: valid forever.
+ `text`/`text_len`: UTF-8, borrowed for the call only; `(NULL, 0)` is the empty string.
+ `out`: written on success only.
+
+ Errors, checked in this order: `A2A_INVALID_ARGUMENT` when `vocab` is not an
+ `a2a_vocab` member (nothing else is looked at); `A2A_NULL_PARAMETER` (`out` NULL, or
+ `text` NULL with `text_len > 0`); `A2A_INVALID_UTF8`; then the vocabulary's own refusal:
+ `A2A_INVALID_ARGUMENT`, `A2A_VERSION_MALFORMED`, `A2A_VERSION_UNSUPPORTED`,
+ `A2A_BINDING_UNKNOWN` or `A2A_NONE`.
  */
-struct a2a_str a2a_request_sent_to_str(uint32_t sent);
-
-/*
- Static name of an error (`"TaskNotFound"`, `"BadGateway"`, `"Timeout"`, ...), as in JSON
- output.
-
- Returns an absent view `(NULL, 0)` for a number that is not an `a2a_error_name` member.
- The text is static: valid forever.
- */
-struct a2a_str a2a_error_name_to_str(uint32_t name);
-
-/*
- Parses an error name as written by `a2a_error_name_to_str` (exact, case-sensitive).
-
- `text`/`text_len`: UTF-8, borrowed for the call only. `out`: written on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (not a name).
- */
-a2a_result a2a_error_name_parse(const char *text, size_t text_len, a2a_error_name *out);
+a2a_result a2a_vocab_parse(uint32_t vocab, const char *text, size_t text_len, uint32_t *out);
 
 #ifdef __cplusplus
 }  // extern "C"

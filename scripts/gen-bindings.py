@@ -285,22 +285,26 @@ JAVA_ENUMS = {
     'Binding': 'a2a_binding',
 }
 
+# C enums the Java binding passes as plain numbers (no Java enum mirrors them): each
+# member becomes an `int` constant of AbiEnums under its C name.
+JAVA_NUMBER_ENUMS = ['a2a_client_option', 'a2a_call_option', 'a2a_call_text_option']
+
 
 def gen_java(abi: dict) -> str:
     out = ['package dev.a2acore;', '', f'// {BANNER}.', '',
            'import dev.a2acore.internal.LibraryLoader;', '',
            '/**',
            ' * The C enums the {@link NativeEnum}s of this package mirror: each one\'s constant names',
-           ' * (the C names without the enum\'s prefix), their C numbers, and the C function naming',
-           ' * a number ({@code a2a_..._to_str}, the wire name). {@link NativeEnums} reads them.',
+           ' * (the C names without the enum\'s prefix), their C numbers, and the {@code a2a_vocab}',
+           ' * whose {@code a2a_vocab_name} names a number (the wire name). {@link NativeEnums} reads them.',
            ' */',
            'final class AbiEnums {', '    private AbiEnums() {}', '']
     for jname, cname in JAVA_ENUMS.items():
         prefix = cname.upper() + '_'
         # `_INVALID` is the value a call returns after a caught panic, never a member
         variants = [(v, n) for v, n, _ in abi['enums'][cname] if v != f'{cname.upper()}_INVALID']
-        if f'{cname}_to_str' not in abi['functions']:
-            raise SystemExit(f'gen-bindings: {cname} has no {cname}_to_str')
+        if 'a2a_vocab_name' not in abi['functions'] or vocab_number(abi, cname) is None:
+            raise SystemExit(f'gen-bindings: {cname} has no a2a_vocab value for a2a_vocab_name')
         u = upper_snake(jname)
         out += [f'    /** {{@code {cname}}}: the constant names of {{@link {jname}}}. */',
                 f'    static final String[] {u}_NAMES = {{']
@@ -309,6 +313,15 @@ def gen_java(abi: dict) -> str:
                 f'    static final int[] {u}_CODES = {{']
         out += [f'        {n},' for _, n in variants]
         out += ['    };', '']
+    out += ['    // a2a_vocab: the vocabularies of a2a_vocab_name / a2a_vocab_parse.']
+    for v, n, _ in abi['enums']['a2a_vocab']:
+        out += [f'    /** {{@code {v}}}. */', f'    static final int {v[len("A2A_"):]} = {n};']
+    out += ['']
+    for cname in JAVA_NUMBER_ENUMS:
+        for v, n, doc in abi['enums'][cname]:
+            out += java_doc(f'{{@code {cname}}}: ' + javadoc_text(doc or v))
+            out += [f'    static final int {v} = {n};']
+        out += ['']
     out += ['    /** The constant names of a mirrored enum class, or null when it is not one. */',
             '    static String[] names(Class<?> c) {']
     out += [f'        if (c == {j}.class) {{\n            return {upper_snake(j)}_NAMES;\n        }}'
@@ -319,12 +332,19 @@ def gen_java(abi: dict) -> str:
     out += [f'        if (c == {j}.class) {{\n            return {upper_snake(j)}_CODES;\n        }}'
             for j in JAVA_ENUMS]
     out += ['        return null;', '    }', '',
-            '    /** The library\'s wire name of a number of a mirrored enum ({@code a2a_..._to_str}). */',
+            '    /** The library\'s wire name of a number of a mirrored enum ({@code a2a_vocab_name}). */',
             '    static String wireName(Class<?> c, int code) {']
-    out += [f'        if (c == {j}.class) {{\n            return LibraryLoader.lib().{c}_to_str(code).string();\n        }}'
+    out += [f'        if (c == {j}.class) {{\n'
+            f'            return LibraryLoader.lib().a2a_vocab_name({c.upper().replace("A2A_", "VOCAB_", 1)}, code).string();\n        }}'
             for j, c in JAVA_ENUMS.items()]
     out += ['        throw new IllegalArgumentException(c.getName() + " mirrors no C enum");', '    }', '}', '']
     return '\n'.join(out)
+
+
+def vocab_number(abi: dict, cname: str) -> int | None:
+    """The number of the `a2a_vocab` value naming C enum `cname` (A2A_VOCAB_<NAME>), or None."""
+    want = cname.upper().replace('A2A_', 'A2A_VOCAB_', 1)
+    return next((n for v, n, _ in abi['enums'].get('a2a_vocab', []) if v == want), None)
 
 
 def upper_snake(name: str) -> str:
@@ -398,9 +418,7 @@ JAVA_OVERRIDES = {
 # JNA mirror (a2a_http1_*: a2a_http1_limits/_step/_head; a2a_traceparent_*), which LayoutTest
 # refuses for a declared function; to bind one, mirror what it reaches and drop it here.
 JAVA_NOT_BOUND = {
-    'a2a_breaker_agent', 'a2a_call_machine_kind', 'a2a_call_settings_set_deadline_ms',
-    'a2a_client_config_builder_set_card_timeout_ms',
-    'a2a_client_config_builder_set_max_event_bytes', 'a2a_http1_limits_default',
+    'a2a_breaker_agent', 'a2a_call_machine_kind', 'a2a_http1_limits_default',
     'a2a_http1_response_body_received', 'a2a_http1_response_feed', 'a2a_http1_response_finish',
     'a2a_http1_response_free', 'a2a_http1_response_head', 'a2a_http1_response_header',
     'a2a_http1_response_header_get', 'a2a_http1_response_informational_skipped',

@@ -3,7 +3,7 @@ package a2a
 import "fmt"
 
 // String() for the enums whose names the library does not give (the others call the
-// library's *_to_str). An unknown value prints as Type(n), as go vet's stringer would.
+// library's a2a_vocab_name). An unknown value prints as Type(n), as go vet's stringer would.
 
 func enumName(names map[uint32]string, typ string, v uint32) string {
 	if s, ok := names[v]; ok {

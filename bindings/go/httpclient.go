@@ -264,22 +264,26 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 	if o.allowHTTP != nil {
 		allow = *o.allowHTTP
 	}
-	C.a2a_client_config_builder_set_allow_http(b, C.bool(allow))
-	C.a2a_client_config_builder_set_ignore_capabilities(b, C.bool(o.ignoreCaps))
+	setOption(b, C.A2A_CLIENT_OPTION_ALLOW_HTTP, flag(allow))
+	setOption(b, C.A2A_CLIENT_OPTION_IGNORE_CAPABILITIES, flag(o.ignoreCaps))
 	if o.callTimeout > 0 {
-		if r := C.a2a_client_config_builder_set_call_timeout_ms(b, C.uint64_t(o.callTimeout/time.Millisecond)); r != C.A2A_OK {
+		if r := setOption(b, C.A2A_CLIENT_OPTION_CALL_TIMEOUT_MS, uint64(o.callTimeout/time.Millisecond)); r != C.A2A_OK {
 			freeDriver()
 			return nil, codeErr("NewHTTPClient", r)
 		}
 	}
 	if o.idleTimeout > 0 {
-		if r := C.a2a_client_config_builder_set_stream_idle_timeout_ms(b, C.uint64_t(o.idleTimeout/time.Millisecond)); r != C.A2A_OK {
+		if r := setOption(b, C.A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS, uint64(o.idleTimeout/time.Millisecond)); r != C.A2A_OK {
 			freeDriver()
 			return nil, codeErr("NewHTTPClient", r)
 		}
 	}
 	if o.protocol != 0 || o.binding != 0 {
-		if r := C.a2a_client_config_builder_set_interface(b, C.uint32_t(o.protocol), C.uint32_t(o.binding)); r != C.A2A_OK {
+		if r := setOption(b, C.A2A_CLIENT_OPTION_INTERFACE_VERSION, uint64(o.protocol)); r != C.A2A_OK {
+			freeDriver()
+			return nil, codeErr("NewHTTPClient", r)
+		}
+		if r := setOption(b, C.A2A_CLIENT_OPTION_INTERFACE_BINDING, uint64(o.binding)); r != C.A2A_OK {
 			freeDriver()
 			return nil, codeErr("NewHTTPClient", r)
 		}
@@ -613,7 +617,7 @@ func newSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settin
 	if dl, ok := ctx.Deadline(); ok {
 		// A context deadline shorter than the call timeout wins: the machine ends the call
 		// there with its own timeout outcome.
-		C.a2a_call_settings_set_deadline_ms(s, C.uint64_t(msAt(dl)))
+		C.a2a_call_settings_set(s, C.A2A_CALL_OPTION_DEADLINE_MS, C.uint64_t(msAt(dl)))
 	}
 	if opts == nil {
 		return s, nil
@@ -624,41 +628,42 @@ func newSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settin
 	}
 	if opts.IdempotencyKey != "" {
 		p, n := cText(opts.IdempotencyKey)
-		if r := C.a2a_call_settings_set_idempotency_key(s, p, n); r != C.A2A_OK {
+		if r := C.a2a_call_settings_set_text(s, C.A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY, p, n); r != C.A2A_OK {
 			return fail("HTTPCallOptions.IdempotencyKey", r)
 		}
 	}
 	if opts.Traceparent != "" {
 		p, n := cText(opts.Traceparent)
-		if r := C.a2a_call_settings_set_traceparent(s, p, n); r != C.A2A_OK {
+		if r := C.a2a_call_settings_set_text(s, C.A2A_CALL_TEXT_OPTION_TRACEPARENT, p, n); r != C.A2A_OK {
 			return fail("HTTPCallOptions.Traceparent", r)
 		}
 	}
 	if opts.MessageID != "" {
 		p, n := cText(opts.MessageID)
-		if r := C.a2a_call_settings_set_message_id(s, p, n); r != C.A2A_OK {
+		if r := C.a2a_call_settings_set_text(s, C.A2A_CALL_TEXT_OPTION_MESSAGE_ID, p, n); r != C.A2A_OK {
 			return fail("HTTPCallOptions.MessageID", r)
 		}
 	}
 	if opts.IdleTimeout > 0 {
-		if r := C.a2a_call_settings_set_stream_idle_timeout_ms(s, C.uint64_t(opts.IdleTimeout/time.Millisecond)); r != C.A2A_OK {
+		if r := C.a2a_call_settings_set(s, C.A2A_CALL_OPTION_STREAM_IDLE_TIMEOUT_MS, C.uint64_t(opts.IdleTimeout/time.Millisecond)); r != C.A2A_OK {
 			return fail("HTTPCallOptions.IdleTimeout", r)
 		}
 	}
 	if id := opts.RPCID; id != "" {
 		var r C.a2a_result
 		if n, err := strconv.ParseInt(id, 10, 64); err == nil && strings.Trim(id, "0123456789") == "" {
-			r = C.a2a_call_settings_set_rpc_id(s, C.A2A_RPC_ID_KIND_NUMBER, C.int64_t(n), nil, 0)
+			// The option takes the int64 id's two's-complement bits.
+			r = C.a2a_call_settings_set(s, C.A2A_CALL_OPTION_RPC_ID_NUMBER, C.uint64_t(uint64(n)))
 		} else {
 			p, n := cText(id)
-			r = C.a2a_call_settings_set_rpc_id(s, C.A2A_RPC_ID_KIND_STRING, 0, p, n)
+			r = C.a2a_call_settings_set_text(s, C.A2A_CALL_TEXT_OPTION_RPC_ID, p, n)
 		}
 		if r != C.A2A_OK {
 			return fail("HTTPCallOptions.RPCID", r)
 		}
 	}
 	if opts.ReturnImmediately {
-		if r := C.a2a_call_settings_set_return_immediately(s, true); r != C.A2A_OK {
+		if r := C.a2a_call_settings_set(s, C.A2A_CALL_OPTION_RETURN_IMMEDIATELY, 1); r != C.A2A_OK {
 			return fail("HTTPCallOptions.ReturnImmediately", r)
 		}
 	}

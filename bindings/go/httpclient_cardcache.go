@@ -50,9 +50,22 @@ func sharedCardCache() *C.a2a_machine_config {
 	return sharedCards.cfg
 }
 
+// setOption sets one integer or flag option (an a2a_client_option) of the builder.
+func setOption(b *C.a2a_client_config_builder, option C.uint32_t, value uint64) C.a2a_result {
+	return C.a2a_client_config_builder_set(b, option, C.uint64_t(value))
+}
+
+// flag is a bool as the builder's flag options take it: 0 or 1.
+func flag(v bool) uint64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
 // applyCardOptions sets the minimum protocol and the card cache of o on the builder.
 func applyCardOptions(b *C.a2a_client_config_builder, o *httpOptions) C.a2a_result {
-	if r := C.a2a_client_config_builder_set_min_protocol(b, C.uint32_t(o.minProtocol)); r != C.A2A_OK {
+	if r := setOption(b, C.A2A_CLIENT_OPTION_MIN_PROTOCOL, uint64(o.minProtocol)); r != C.A2A_OK {
 		return r
 	}
 	if shared := sharedCardCache(); !o.noCardCache && shared != nil {

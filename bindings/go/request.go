@@ -43,18 +43,25 @@ const (
 // JSONRPCName is the wire name of m in version v ("message/send" in 0.3, "SendMessage"
 // in 1.0); "" when the method does not exist there (ListTasks in 0.3).
 func (m Method) JSONRPCName(v ProtocolVersion) string {
-	return goStr(C.a2a_method_jsonrpc_name(C.uint32_t(m), C.uint32_t(v)))
+	switch v {
+	case V0_3:
+		return vocabName(C.A2A_VOCAB_METHOD_JSONRPC_V0_3, uint32(m))
+	case V1_0:
+		return vocabName(C.A2A_VOCAB_METHOD_JSONRPC_V1_0, uint32(m))
+	}
+	return ""
 }
 
 // MethodFromJSONRPCName reads a JSON-RPC method name of either version.
 func MethodFromJSONRPCName(name string) (Method, ProtocolVersion, bool) {
-	p, n := cText(name)
-	var m C.a2a_method
-	var v C.a2a_protocol_version
-	if C.a2a_method_from_jsonrpc_name(p, n, &m, &v) != C.A2A_OK {
-		return 0, 0, false
+	// 1.0's names first, then 0.3's, as the core looks them up.
+	if m, r := vocabParse(C.A2A_VOCAB_METHOD_JSONRPC_V1_0, name); r == C.A2A_OK {
+		return Method(m), V1_0, true
 	}
-	return Method(m), ProtocolVersion(v), true
+	if m, r := vocabParse(C.A2A_VOCAB_METHOD_JSONRPC_V0_3, name); r == C.A2A_OK {
+		return Method(m), V0_3, true
+	}
+	return 0, 0, false
 }
 
 // Interface is where a call goes: protocol version, binding and the 1.0 tenant.

@@ -214,7 +214,7 @@ const (
 )
 
 // String is the reason's code word ("attempts_exhausted", ...); "" for none and other.
-func (g GiveUpReason) String() string { return goStr(C.a2a_give_up_reason_to_str(C.uint32_t(g))) }
+func (g GiveUpReason) String() string { return vocabName(C.A2A_VOCAB_GIVE_UP_REASON, uint32(g)) }
 
 // IDRule says what to do with an id on the next request.
 type IDRule uint32

@@ -5,6 +5,21 @@ package a2a
 */
 import "C"
 
+// vocabName is the library's name of number v in vocabulary vocab (an A2A_VOCAB_* value,
+// through a2a_vocab_name); "" when v has no name there.
+func vocabName(vocab C.uint32_t, v uint32) string {
+	return goStr(C.a2a_vocab_name(vocab, C.uint32_t(v)))
+}
+
+// vocabParse is the number s names in vocabulary vocab (a2a_vocab_parse), with the
+// library's result code (anything but A2A_OK: no number).
+func vocabParse(vocab C.uint32_t, s string) (uint32, C.a2a_result) {
+	p, n := cText(s)
+	var out C.uint32_t
+	r := C.a2a_vocab_parse(vocab, p, n, &out)
+	return uint32(out), r
+}
+
 // Channel is the one channel of an outcome.
 type Channel uint32
 
@@ -19,7 +34,7 @@ const (
 )
 
 // String is the lowercase name used in JSON output ("transport", "task", ...).
-func (c Channel) String() string { return goStr(C.a2a_channel_to_str(C.uint32_t(c))) }
+func (c Channel) String() string { return vocabName(C.A2A_VOCAB_CHANNEL, uint32(c)) }
 
 // TaskState is a task state normalized across protocol versions.
 type TaskState uint32
@@ -38,7 +53,7 @@ const (
 )
 
 // String is the kebab-case name ("input-required", "canceled", ...).
-func (s TaskState) String() string { return goStr(C.a2a_task_state_to_str(C.uint32_t(s))) }
+func (s TaskState) String() string { return vocabName(C.A2A_VOCAB_TASK_STATE, uint32(s)) }
 
 // IsTerminal reports completed, canceled, failed and rejected.
 func (s TaskState) IsTerminal() bool { return bool(C.a2a_task_state_is_terminal(C.uint32_t(s))) }
@@ -51,9 +66,8 @@ func (s TaskState) IsInterrupted() bool {
 // ParseTaskState reads every spelling deployed peers use (0.3 kebab-case, ProtoJSON names,
 // enum numbers as text); unknown spellings are StateUnknown.
 func ParseTaskState(s string) (TaskState, error) {
-	p, n := cText(s)
-	var out C.a2a_task_state
-	if r := C.a2a_task_state_parse(p, n, &out); r != C.A2A_OK {
+	out, r := vocabParse(C.A2A_VOCAB_TASK_STATE, s)
+	if r != C.A2A_OK {
 		return StateUnknown, codeErr("ParseTaskState", r)
 	}
 	return TaskState(out), nil
@@ -76,7 +90,7 @@ const (
 )
 
 // String is the snake_case advice word ("backoff", "unknown_outcome", ...).
-func (r Retry) String() string { return goStr(C.a2a_retry_to_str(C.uint32_t(r))) }
+func (r Retry) String() string { return vocabName(C.A2A_VOCAB_RETRY, uint32(r)) }
 
 // RequestSent says, for a transport outcome, whether the request may have reached the
 // server. The zero value means "not a transport outcome".
@@ -89,7 +103,7 @@ const (
 )
 
 // String is "no" or "unknown" ("" for the zero value).
-func (r RequestSent) String() string { return goStr(C.a2a_request_sent_to_str(C.uint32_t(r))) }
+func (r RequestSent) String() string { return vocabName(C.A2A_VOCAB_REQUEST_SENT, uint32(r)) }
 
 // ErrorName is the typed name of an error outcome; the zero value means "no error".
 type ErrorName uint32
@@ -135,13 +149,12 @@ const (
 )
 
 // String is the name as in JSON output ("TaskNotFound", "BadGateway", ...); "" for none.
-func (e ErrorName) String() string { return goStr(C.a2a_error_name_to_str(C.uint32_t(e))) }
+func (e ErrorName) String() string { return vocabName(C.A2A_VOCAB_ERROR_NAME, uint32(e)) }
 
 // ParseErrorName reads a name as written by String (exact, case-sensitive).
 func ParseErrorName(s string) (ErrorName, error) {
-	p, n := cText(s)
-	var out C.a2a_error_name
-	if r := C.a2a_error_name_parse(p, n, &out); r != C.A2A_OK {
+	out, r := vocabParse(C.A2A_VOCAB_ERROR_NAME, s)
+	if r != C.A2A_OK {
 		return 0, codeErr("ParseErrorName", r)
 	}
 	return ErrorName(out), nil
@@ -173,7 +186,7 @@ const (
 
 // String is "0.3" or "1.0" ("" for the zero value).
 func (v ProtocolVersion) String() string {
-	return goStr(C.a2a_protocol_version_to_str(C.uint32_t(v)))
+	return vocabName(C.A2A_VOCAB_PROTOCOL_VERSION, uint32(v))
 }
 
 // HeaderValue is the A2A-Version header value a client sends ("" for 0.3: no header).
@@ -183,9 +196,8 @@ func (v ProtocolVersion) HeaderValue() string {
 
 // ParseProtocolVersion reads "0.3", "0.3.0", "1.0", "1.2" (surrounding whitespace ignored).
 func ParseProtocolVersion(s string) (ProtocolVersion, error) {
-	p, n := cText(s)
-	var out C.a2a_protocol_version
-	if r := C.a2a_protocol_version_parse(p, n, &out); r != C.A2A_OK {
+	out, r := vocabParse(C.A2A_VOCAB_PROTOCOL_VERSION, s)
+	if r != C.A2A_OK {
 		return 0, codeErr("ParseProtocolVersion", r)
 	}
 	return ProtocolVersion(out), nil
@@ -231,13 +243,12 @@ const (
 )
 
 // String is the card transport name, "JSONRPC" or "HTTP+JSON" ("" for the zero value).
-func (b Binding) String() string { return goStr(C.a2a_binding_to_str(C.uint32_t(b))) }
+func (b Binding) String() string { return vocabName(C.A2A_VOCAB_BINDING, uint32(b)) }
 
 // ParseBinding reads a binding name case-insensitively (JSONRPC, json-rpc, HTTP+JSON, rest).
 func ParseBinding(s string) (Binding, error) {
-	p, n := cText(s)
-	var out C.a2a_binding
-	if r := C.a2a_binding_parse(p, n, &out); r != C.A2A_OK {
+	out, r := vocabParse(C.A2A_VOCAB_BINDING, s)
+	if r != C.A2A_OK {
 		return 0, codeErr("ParseBinding", r)
 	}
 	return Binding(out), nil

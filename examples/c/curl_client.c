@@ -72,14 +72,14 @@ static void report_outcome(const a2a_outcome *o) {
   a2a_outcome_info info;
   if (o == NULL || a2a_outcome_get_info(o, &info) != A2A_OK) return;
   fputs("error: ", stderr);
-  put(stderr, a2a_channel_to_str(info.channel), "");
+  put(stderr, a2a_vocab_name(A2A_VOCAB_CHANNEL, info.channel), "");
   if (info.has_state) {
     fputs("/", stderr);
-    put(stderr, a2a_task_state_to_str(info.state), "");
+    put(stderr, a2a_vocab_name(A2A_VOCAB_TASK_STATE, info.state), "");
   }
   if (info.has_error_name) {
     fputs("/", stderr);
-    put(stderr, a2a_error_name_to_str(info.error_name), "");
+    put(stderr, a2a_vocab_name(A2A_VOCAB_ERROR_NAME, info.error_name), "");
   }
   if (info.has_http_status) fprintf(stderr, " (HTTP %u)", (unsigned)info.http_status);
   if (info.message.ptr != NULL) {
@@ -129,9 +129,9 @@ static void drain(struct drive *d) {
       if (d->streaming) {
         fputs("end: ", stdout);
         if (info.has_state)
-          put(stdout, a2a_task_state_to_str(info.state), "\n");
+          put(stdout, a2a_vocab_name(A2A_VOCAB_TASK_STATE, info.state), "\n");
         else
-          put(stdout, a2a_channel_to_str(info.channel), "\n");
+          put(stdout, a2a_vocab_name(A2A_VOCAB_CHANNEL, info.channel), "\n");
         if (e.dropped_events + e.unreadable_events > 0)
           fprintf(stderr, "content lost: %u dropped, %u unreadable events\n",
                   (unsigned)e.dropped_events, (unsigned)e.unreadable_events);
@@ -341,7 +341,7 @@ int main(int argc, char **argv) {
   text = argv[3];
   if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return 3;
   builder = a2a_client_config_builder_new();
-  a2a_client_config_builder_set_allow_http(builder, strncmp(url, "http://", 7) == 0);
+  a2a_client_config_builder_set(builder, A2A_CLIENT_OPTION_ALLOW_HTTP, strncmp(url, "http://", 7) == 0);
   if (a2a_client_config_builder_build(builder, &config) != A2A_OK) return 3;
   a2a_client_config_builder_free(builder);
 

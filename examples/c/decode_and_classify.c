@@ -51,16 +51,16 @@ static void print_outcome(const a2a_outcome *o) {
   a2a_outcome_info info;
   a2a_str ch;
   if (a2a_outcome_get_info(o, &info) != A2A_OK) return;
-  ch = a2a_channel_to_str(info.channel);
+  ch = a2a_vocab_name(A2A_VOCAB_CHANNEL, info.channel);
   printf("  channel: %.*s\n", (int)ch.len, ch.ptr);
   if (info.has_state) {
-    a2a_str s = a2a_task_state_to_str(info.state);
+    a2a_str s = a2a_vocab_name(A2A_VOCAB_TASK_STATE, info.state);
     printf("  state: %.*s\n", (int)s.len, s.ptr);
   }
   print_view("task_id", info.task_id);
   print_view("text", info.text);
   print_view("error_id", info.error_id);
-  print_view("retry", a2a_retry_to_str(info.retry));
+  print_view("retry", a2a_vocab_name(A2A_VOCAB_RETRY, info.retry));
 }
 
 int main(void) {
@@ -112,7 +112,7 @@ int main(void) {
           a2a_outcome_info info;
           printf("  event id=%.*s", (int)items[i].id.len, (const char *)items[i].id.ptr);
           if (a2a_outcome_get_info(item.outcome, &info) == A2A_OK && info.has_state) {
-            a2a_str s = a2a_task_state_to_str(info.state);
+            a2a_str s = a2a_vocab_name(A2A_VOCAB_TASK_STATE, info.state);
             printf(" state=%.*s", (int)s.len, s.ptr);
           }
           printf("%s\n", item.ends_stream ? " (ends the stream)" : "");

@@ -192,7 +192,7 @@ fn done(r: Result<(), InputError>) -> a2a_result {
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (version or
 /// binding not a member, a version older than the config's minimum
-/// (`a2a_client_config_builder_set_min_protocol`), empty URL), an `A2A_CONFIG_*` code
+/// (`A2A_CLIENT_OPTION_MIN_PROTOCOL`), empty URL), an `A2A_CONFIG_*` code
 /// (breaker).
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_client_state_new(
@@ -258,7 +258,7 @@ fn state_out_from(
 /// Makes a client state for the interface a finished card fetch resolved (its URL,
 /// version, binding, tenant, agent name, the credentials the card asks for and the
 /// capabilities it declares: a call needing one it does not declare ends unsent as
-/// `transport`/`CapabilityNotDeclared`, see `a2a_client_config_builder_set_ignore_capabilities`),
+/// `transport`/`CapabilityNotDeclared`, see `A2A_CLIENT_OPTION_IGNORE_CAPABILITIES`),
 /// with the options of `config` and `seed` as in `a2a_client_state_new`. `card` is read only.
 /// `out`: as in `a2a_client_state_new`.
 ///
@@ -491,7 +491,7 @@ pub extern "C" fn a2a_call_new(
 /// Starts sending one user text message (`text`, UTF-8, copied) on `state`: a
 /// `SendMessage` (non-streaming machine) when `streaming` is false, a
 /// `SendStreamingMessage` (stream machine) when true. The messageId is the settings' (see
-/// `a2a_call_settings_set_message_id`) or a fresh one drawn from the state's seed (the
+/// `A2A_CALL_TEXT_OPTION_MESSAGE_ID`) or a fresh one drawn from the state's seed (the
 /// `FINISHED` event's correlation reports it). Otherwise as `a2a_call_new`.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`, `A2A_CLOSED`.

@@ -1,6 +1,12 @@
-//! Configuration of the client machine through opaque builders (rustls-ffi's pattern): a
-//! setter per option, so options can be added without changing a struct layout that
-//! already-compiled callers depend on.
+//! Configuration of the client machine through opaque builders (rustls-ffi's pattern), so
+//! options can be added without changing a struct layout that already-compiled callers
+//! depend on. Integer and flag options go through one typed setter per handle, keyed by a
+//! C enum with stable numbers (`a2a_client_config_builder_set` with `a2a_client_option`,
+//! `a2a_call_settings_set` with `a2a_call_option`, `a2a_call_settings_set_text` with
+//! `a2a_call_text_option`): a new option is a new number, not a new export, and a library
+//! older than the caller's header refuses a number it does not know. Options with
+//! structured arguments keep their own setter (`_set_breaker`, `_set_card_cache`,
+//! `a2a_call_settings_add_header`).
 //!
 //! - `a2a_client_config_builder` → `a2a_client_config_builder_build` → `a2a_machine_config`
 //!   (immutable, shared by every `a2a_client_state` and card fetch made from it): timeouts,
@@ -49,7 +55,8 @@ pub(crate) type SharedCardCache = Arc<Mutex<CardCache>>;
 /// client certificate; streams idle out after 60 s, never resubscribe, accept 16 MiB events;
 /// card fetches take at most 30 s, accept https only and prefer the client's order.
 ///
-/// Methods: `a2a_client_config_builder_new`, `_free`, `_set_*`, `_build`.
+/// Methods: `a2a_client_config_builder_new`, `_free`, `_set` (every integer and flag option,
+/// by `a2a_client_option`), `_set_breaker`, `_set_card_cache`, `_build`.
 ///
 /// Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
 pub struct a2a_client_config_builder {
@@ -89,96 +96,234 @@ pub extern "C" fn a2a_client_config_builder_free(builder: *mut a2a_client_config
     }
 }
 
-/// Sets the whole-call timeout of a non-streaming call, and the time a stream's response
-/// head may take, in milliseconds (default 45000).
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_call_timeout_ms(
-    builder: *mut a2a_client_config_builder,
-    ms: u64,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        if ms == 0 {
-            return a2a_result::A2A_INVALID_ARGUMENT;
+/// The integer and flag options of `a2a_client_config_builder_set`, one per setting. The
+/// numbers are stable: never renumbered or reused; new options get new numbers, and a
+/// library older than the caller's header refuses a number it does not know with
+/// `A2A_INVALID_ARGUMENT`, changing nothing. Flags take 0 (false) or 1 (true), any other
+/// value is refused; counts take at most `UINT32_MAX`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_client_option {
+    /// The whole-call timeout of a non-streaming call, and the time a stream's response
+    /// head may take. Milliseconds, 1 to `UINT64_MAX` (0 refused); default 45000.
+    CallTimeoutMs = 1,
+    /// How long connecting may take, for calls and card fetches (the host enforces it with
+    /// the `connect_by_ms` of each transmit). Milliseconds, 1 to `UINT64_MAX` (0 refused);
+    /// default 3000.
+    ConnectTimeoutMs = 2,
+    /// A total deadline for each call, counted from its start (retries and resubscribes
+    /// included). Milliseconds, any value; 0 (the default) means none.
+    MaxTimeMs = 3,
+    /// How many times a `SendMessage` may be sent again after a failure the retry policy
+    /// allows. A count, 0 to `UINT32_MAX`; default 0 (never). Without an idempotency key
+    /// (`A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY`) a request that may have arrived is never
+    /// resent.
+    SendRetries = 4,
+    /// The largest response body (and agent card) accepted. Past it the attempt fails as
+    /// `transport`/`ResponseTooLarge` and the host is told to drop the request. Bytes, 1 to
+    /// `UINT64_MAX` (0 refused); default 16 MiB.
+    MaxResponseBytes = 5,
+    /// Whether the host presents a client certificate (satisfies a card's `mutualTLS`
+    /// requirement). A flag; default 0.
+    ClientCertificate = 6,
+    /// Whether calls the agent card's capabilities do not declare are sent anyway (for an
+    /// agent whose card under-declares). A flag; default 0: a client state made from a card
+    /// (`a2a_client_state_from_card`) ends such a call before any request as
+    /// `transport`/`CapabilityNotDeclared` (`request_sent = no`): `SendStreamingMessage` and
+    /// `SubscribeToTask` need `capabilities.streaming`, the push-notification-config
+    /// methods `capabilities.pushNotifications`, `GetExtendedAgentCard` the extended card. A
+    /// state made from a URL (`a2a_client_state_new`) checks nothing.
+    IgnoreCapabilities = 7,
+    /// A stream's longest silence (no bytes, events or keep-alive comments) before it is
+    /// given up as idle. Milliseconds, 1 to `UINT64_MAX` (0 refused); default 60000.
+    StreamIdleTimeoutMs = 8,
+    /// How many times a stream cut or gone idle (with its task id known) is resubscribed
+    /// to, never resent. A count, 0 to `UINT32_MAX`; default 0.
+    StreamResubscribes = 9,
+    /// The largest SSE event accepted. A larger one is dropped and reported as a
+    /// `malformed` item. Bytes, 1 to `SIZE_MAX` (0 and larger values refused); default
+    /// 16 MiB.
+    MaxEventBytes = 10,
+    /// Whether card resolution accepts a plain `http://` card and interface (local
+    /// development and test servers only). A flag; default 0.
+    AllowHttp = 11,
+    /// How long each card fetch may take. Milliseconds, 1 to `UINT64_MAX` (0 refused);
+    /// default 30000.
+    CardTimeoutMs = 12,
+    /// Whose order picks the interface when the card offers several. A flag: the client's
+    /// preferences (0, the default: 1.0 before 0.3, JSON-RPC before HTTP+JSON) or the
+    /// card's own order (1, the spec's rule).
+    PreferCardOrder = 13,
+    /// The protocol version card resolution insists on, as the reference driver's
+    /// `protocol`. An `a2a_protocol_version`, or 0 for any (1.0 before 0.3, the default). A
+    /// card that offers no interface matching it and `A2A_CLIENT_OPTION_INTERFACE_BINDING`
+    /// is refused (the fetch's outcome lists what it offered). Other values are refused.
+    InterfaceVersion = 14,
+    /// The binding card resolution insists on, as the reference driver's `binding`. An
+    /// `a2a_binding`, or 0 for any (JSON-RPC before HTTP+JSON, the default). Other values
+    /// are refused.
+    InterfaceBinding = 15,
+    /// The oldest protocol version card resolution accepts (A2A §3.6.3, never below it, no
+    /// silent downgrade). An `a2a_protocol_version`, or 0 for none (the default); other
+    /// values are refused. A card that offers only older interfaces is refused before
+    /// anything is sent to the agent: the card fetch finishes as `transport`/`CardResolution`
+    /// whose message names what the card offers (the core's `no_usable_interface`). It
+    /// applies whatever `A2A_CLIENT_OPTION_INTERFACE_VERSION` insists on.
+    MinProtocol = 16,
+}
+
+impl a2a_client_option {
+    /// The option a C number names, if any.
+    fn from_u32(n: u32) -> Option<Self> {
+        use a2a_client_option as O;
+        const ALL: [a2a_client_option; 16] = [
+            O::CallTimeoutMs,
+            O::ConnectTimeoutMs,
+            O::MaxTimeMs,
+            O::SendRetries,
+            O::MaxResponseBytes,
+            O::ClientCertificate,
+            O::IgnoreCapabilities,
+            O::StreamIdleTimeoutMs,
+            O::StreamResubscribes,
+            O::MaxEventBytes,
+            O::AllowHttp,
+            O::CardTimeoutMs,
+            O::PreferCardOrder,
+            O::InterfaceVersion,
+            O::InterfaceBinding,
+            O::MinProtocol,
+        ];
+        ALL.into_iter().find(|o| *o as u32 == n)
+    }
+}
+
+/// A flag value: 0 or 1, anything else refused.
+fn flag(value: u64) -> Result<bool, a2a_result> {
+    match value {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(a2a_result::A2A_INVALID_ARGUMENT),
+    }
+}
+
+/// A duration or size that must not be 0.
+fn nonzero(value: u64) -> Result<u64, a2a_result> {
+    if value == 0 {
+        Err(a2a_result::A2A_INVALID_ARGUMENT)
+    } else {
+        Ok(value)
+    }
+}
+
+/// A count that must fit a `uint32_t`.
+fn count(value: u64) -> Result<u32, a2a_result> {
+    u32::try_from(value).map_err(|_| a2a_result::A2A_INVALID_ARGUMENT)
+}
+
+/// 0 (none) or an `a2a_protocol_version` member.
+fn version_or_none(value: u64) -> Result<Option<a2a::version::ProtocolVersion>, a2a_result> {
+    match value {
+        0 => Ok(None),
+        n => u32::try_from(n)
+            .ok()
+            .and_then(a2a_protocol_version::core_from_u32)
+            .map(Some)
+            .ok_or(a2a_result::A2A_INVALID_ARGUMENT),
+    }
+}
+
+/// 0 (any) or an `a2a_binding` member.
+fn binding_or_any(value: u64) -> Result<Option<a2a::version::Binding>, a2a_result> {
+    match value {
+        0 => Ok(None),
+        n => u32::try_from(n)
+            .ok()
+            .and_then(a2a_binding::core_from_u32)
+            .map(Some)
+            .ok_or(a2a_result::A2A_INVALID_ARGUMENT),
+    }
+}
+
+/// Applies one option to `config`, or says why not (nothing changed then).
+fn apply_client_option(
+    config: &mut MachineConfig,
+    option: a2a_client_option,
+    value: u64,
+) -> Result<(), a2a_result> {
+    use a2a_client_option as O;
+    let (client, stream, card) = (&mut config.client, &mut config.stream, &mut config.card);
+    match option {
+        O::CallTimeoutMs => client.call_timeout = Millis(nonzero(value)?),
+        O::ConnectTimeoutMs => {
+            let ms = Millis(nonzero(value)?);
+            client.connect_timeout = ms;
+            card.connect_timeout = ms;
         }
-        b.config.client.call_timeout = Millis(ms);
-        a2a_result::A2A_OK
-    }
-}
-
-/// Sets how long connecting may take, in milliseconds (default 3000; calls and card
-/// fetches). The host enforces it with the `connect_by_ms` of each transmit.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_connect_timeout_ms(
-    builder: *mut a2a_client_config_builder,
-    ms: u64,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        if ms == 0 {
-            return a2a_result::A2A_INVALID_ARGUMENT;
+        O::MaxTimeMs => client.max_time = (value > 0).then_some(Millis(value)),
+        O::SendRetries => client.send_retries = count(value)?,
+        O::MaxResponseBytes => {
+            let bytes = nonzero(value)?;
+            client.max_response_bytes = bytes;
+            card.max_bytes = bytes;
         }
-        b.config.client.connect_timeout = Millis(ms);
-        b.config.card.connect_timeout = Millis(ms);
-        a2a_result::A2A_OK
-    }
-}
-
-/// Sets a total deadline for each call, counted from its start, in milliseconds (retries
-/// and resubscribes included); 0 (the default) means none.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_max_time_ms(
-    builder: *mut a2a_client_config_builder,
-    ms: u64,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        b.config.client.max_time = (ms > 0).then_some(Millis(ms));
-        a2a_result::A2A_OK
-    }
-}
-
-/// Sets how many times a `SendMessage` may be sent again after a failure the retry policy
-/// allows (default 0: never). Without an idempotency key (`a2a_call_settings_set_idempotency_key`)
-/// a request that may have arrived is never resent.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_send_retries(
-    builder: *mut a2a_client_config_builder,
-    retries: u32,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        b.config.client.send_retries = retries;
-        a2a_result::A2A_OK
-    }
-}
-
-/// Sets the largest response body (and agent card) accepted, in bytes (default 16 MiB);
-/// past it the attempt fails as `transport`/`ResponseTooLarge` and the host is told to drop
-/// the request.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_max_response_bytes(
-    builder: *mut a2a_client_config_builder,
-    bytes: u64,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        if bytes == 0 {
-            return a2a_result::A2A_INVALID_ARGUMENT;
+        O::ClientCertificate => client.client_certificate = flag(value)?,
+        O::IgnoreCapabilities => client.ignore_capabilities = flag(value)?,
+        O::StreamIdleTimeoutMs => stream.idle_timeout = Millis(nonzero(value)?),
+        O::StreamResubscribes => stream.resubscribe_attempts = count(value)?,
+        O::MaxEventBytes => {
+            stream.max_event_bytes =
+                usize::try_from(nonzero(value)?).map_err(|_| a2a_result::A2A_INVALID_ARGUMENT)?;
         }
-        b.config.client.max_response_bytes = bytes;
-        b.config.card.max_bytes = bytes;
-        a2a_result::A2A_OK
+        O::AllowHttp => card.policy.allow_http = flag(value)?,
+        O::CardTimeoutMs => card.timeout = Millis(nonzero(value)?),
+        O::PreferCardOrder => {
+            card.preferences.order = if flag(value)? {
+                SelectionOrder::CardFirst
+            } else {
+                SelectionOrder::ClientFirst
+            };
+        }
+        O::InterfaceVersion => {
+            card.preferences.versions = match version_or_none(value)? {
+                Some(v) => vec![v],
+                None => Preferences::default().versions,
+            };
+        }
+        O::InterfaceBinding => {
+            card.preferences.bindings = match binding_or_any(value)? {
+                Some(b) => vec![b],
+                None => Preferences::default().bindings,
+            };
+        }
+        O::MinProtocol => card.preferences.min_version = version_or_none(value)?,
+    }
+    Ok(())
+}
+
+/// Sets one integer or flag option of the builder (`option` an `a2a_client_option`; its
+/// documentation gives each one's meaning, unit, valid range and default). `builder` is
+/// used during the call only (nothing keeps it). On an error nothing changes.
+///
+/// Errors: `A2A_NULL_PARAMETER` (builder), `A2A_INVALID_ARGUMENT` (an `option` this library
+/// does not know, e.g. from a newer header; or a `value` out of the option's range: a 0 the
+/// option refuses, a flag other than 0 or 1, a count above `UINT32_MAX`, a number that is
+/// not a member of the option's enum), `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set(
+    builder: *mut a2a_client_config_builder,
+    option: u32,
+    value: u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        let Some(option) = a2a_client_option::from_u32(option) else {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        };
+        match apply_client_option(&mut b.config, option, value) {
+            Ok(()) => a2a_result::A2A_OK,
+            Err(code) => code,
+        }
     }
 }
 
@@ -205,217 +350,6 @@ pub extern "C" fn a2a_client_config_builder_set_breaker(
             return config_code(&e);
         }
         b.config.client.breaker = Some(c);
-        a2a_result::A2A_OK
-    }
-}
-
-/// Says whether the host presents a client certificate (satisfies a card's `mutualTLS`
-/// requirement; default false).
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_client_certificate(
-    builder: *mut a2a_client_config_builder,
-    present: bool,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        b.config.client.client_certificate = present;
-        a2a_result::A2A_OK
-    }
-}
-
-/// Says whether calls the agent card's capabilities do not declare are sent anyway (for an
-/// agent whose card under-declares; default false). Off, a client state made from a card
-/// (`a2a_client_state_from_card`) ends such a call before any request as
-/// `transport`/`CapabilityNotDeclared` (`request_sent = no`): `SendStreamingMessage` and
-/// `SubscribeToTask` need `capabilities.streaming`, the push-notification-config methods
-/// `capabilities.pushNotifications`, `GetExtendedAgentCard` the extended card. A state made
-/// from a URL (`a2a_client_state_new`) checks nothing.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_ignore_capabilities(
-    builder: *mut a2a_client_config_builder,
-    ignore: bool,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        b.config.client.ignore_capabilities = ignore;
-        a2a_result::A2A_OK
-    }
-}
-
-/// Sets a stream's longest silence (no bytes, events or keep-alive comments) before it is
-/// given up as idle, in milliseconds (default 60000).
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_stream_idle_timeout_ms(
-    builder: *mut a2a_client_config_builder,
-    ms: u64,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        if ms == 0 {
-            return a2a_result::A2A_INVALID_ARGUMENT;
-        }
-        b.config.stream.idle_timeout = Millis(ms);
-        a2a_result::A2A_OK
-    }
-}
-
-/// Sets how many times a stream cut or gone idle (with its task id known) is resubscribed
-/// to, never resent (default 0).
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_stream_resubscribes(
-    builder: *mut a2a_client_config_builder,
-    attempts: u32,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        b.config.stream.resubscribe_attempts = attempts;
-        a2a_result::A2A_OK
-    }
-}
-
-/// Sets the largest SSE event accepted, in bytes (default 16 MiB); a larger one is dropped
-/// and reported as a `malformed` item.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0 or above `SIZE_MAX`), `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_max_event_bytes(
-    builder: *mut a2a_client_config_builder,
-    bytes: u64,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        match usize::try_from(bytes) {
-            Ok(n) if n > 0 => {
-                b.config.stream.max_event_bytes = n;
-                a2a_result::A2A_OK
-            }
-            _ => a2a_result::A2A_INVALID_ARGUMENT,
-        }
-    }
-}
-
-/// Card resolution: whether a plain `http://` card and interface are accepted (local
-/// development and test servers only; default false).
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_allow_http(
-    builder: *mut a2a_client_config_builder,
-    allow: bool,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        b.config.card.policy.allow_http = allow;
-        a2a_result::A2A_OK
-    }
-}
-
-/// Card resolution: how long each card fetch may take, in milliseconds (default 30000).
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (0), `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_card_timeout_ms(
-    builder: *mut a2a_client_config_builder,
-    ms: u64,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        if ms == 0 {
-            return a2a_result::A2A_INVALID_ARGUMENT;
-        }
-        b.config.card.timeout = Millis(ms);
-        a2a_result::A2A_OK
-    }
-}
-
-/// Card resolution: whose order picks the interface when the card offers several: the
-/// client's preferences (false, the default: 1.0 before 0.3, JSON-RPC before HTTP+JSON) or
-/// the card's own order (true, the spec's rule).
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_prefer_card_order(
-    builder: *mut a2a_client_config_builder,
-    card_first: bool,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        b.config.card.preferences.order = if card_first {
-            SelectionOrder::CardFirst
-        } else {
-            SelectionOrder::ClientFirst
-        };
-        a2a_result::A2A_OK
-    }
-}
-
-/// Card resolution: the interface to insist on, as the reference driver's `protocol` and
-/// `binding`: `version` an `a2a_protocol_version` (0: any, 1.0 before 0.3) and `binding`
-/// an `a2a_binding` (0: any, JSON-RPC before HTTP+JSON). A card that offers no interface
-/// matching both is refused (the fetch's outcome lists what it offered). Default: 0, 0.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (neither 0 nor a member),
-/// `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_interface(
-    builder: *mut a2a_client_config_builder,
-    version: u32,
-    binding: u32,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        let defaults = Preferences::default();
-        let versions = match version {
-            0 => defaults.versions,
-            n => match a2a_protocol_version::core_from_u32(n) {
-                Some(v) => vec![v],
-                None => return a2a_result::A2A_INVALID_ARGUMENT,
-            },
-        };
-        let bindings = match binding {
-            0 => defaults.bindings,
-            n => match a2a_binding::core_from_u32(n) {
-                Some(b) => vec![b],
-                None => return a2a_result::A2A_INVALID_ARGUMENT,
-            },
-        };
-        b.config.card.preferences.versions = versions;
-        b.config.card.preferences.bindings = bindings;
-        a2a_result::A2A_OK
-    }
-}
-
-/// Card resolution: the oldest protocol version accepted (A2A §3.6.3: never below it, no
-/// silent downgrade), an `a2a_protocol_version`, or 0 for none (the default). A card that
-/// offers only older interfaces is refused before anything is sent to the agent: the card
-/// fetch finishes as `transport`/`CardResolution` whose message names what the card
-/// offers (the core's `no_usable_interface`). It applies whatever
-/// `a2a_client_config_builder_set_interface` insists on.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (neither 0 nor a member),
-/// `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_min_protocol(
-    builder: *mut a2a_client_config_builder,
-    version: u32,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        b.config.card.preferences.min_version = match version {
-            0 => None,
-            n => match a2a_protocol_version::core_from_u32(n) {
-                Some(v) => Some(v),
-                None => return a2a_result::A2A_INVALID_ARGUMENT,
-            },
-        };
         a2a_result::A2A_OK
     }
 }
@@ -492,9 +426,9 @@ pub extern "C" fn a2a_machine_config_free(config: *mut a2a_machine_config) {
 /// Per-call options, read (copied) when a call starts (`a2a_call_new`, `a2a_call_new_text`);
 /// one settings object may serve many calls. NULL settings mean none of them.
 ///
-/// Methods: `a2a_call_settings_new`, `_free`, `_set_budget_ms`, `_set_deadline_ms`,
-/// `_set_idempotency_key`, `_set_traceparent`, `_add_header`, `_set_message_id`,
-/// `_set_rpc_id`, `_set_stream_idle_timeout_ms`, `_set_return_immediately`.
+/// Methods: `a2a_call_settings_new`, `_free`, `_set` (integer and flag options, by
+/// `a2a_call_option`), `_set_text` (text options, by `a2a_call_text_option`),
+/// `_add_header`.
 ///
 /// Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
 #[derive(Debug, Clone, Default)]
@@ -528,79 +462,158 @@ pub extern "C" fn a2a_call_settings_free(settings: *mut a2a_call_settings) {
     }
 }
 
-/// The caller's remaining budget for the call, in milliseconds: the call deadline is the
-/// shorter of the call timeout and this, counted from the call's start. 0 clears it.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_call_settings_set_budget_ms(
-    settings: *mut a2a_call_settings,
-    ms: u64,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let s = try_mut!(settings);
-        s.options.budget = (ms > 0).then_some(Millis(ms));
-        a2a_result::A2A_OK
+/// The integer and flag options of `a2a_call_settings_set`. Stable numbers, never reused; a
+/// number this library does not know is refused with `A2A_INVALID_ARGUMENT`, changing
+/// nothing.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_call_option {
+    /// The caller's remaining budget for the call. The call deadline is the shorter of the
+    /// call timeout and this, counted from the call's start. Milliseconds, any value; 0
+    /// (the default) clears it.
+    BudgetMs = 1,
+    /// An absolute deadline on the host's clock (the same scale as every `now_ms`), after
+    /// which the call ends whatever the timeouts say (retries and resubscribes included).
+    /// Milliseconds, any value; 0 (the default) clears it.
+    DeadlineMs = 2,
+    /// How long this call's stream may stay silent (no event, no keep-alive comment) before
+    /// it is given up as idle, replacing the state's (`A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS`)
+    /// for this call only. Milliseconds, any value; 0 (the default) clears it.
+    /// Non-streaming calls ignore it.
+    StreamIdleTimeoutMs = 3,
+    /// Whether a non-streaming send (`SendMessage`, by `a2a_call_new` or
+    /// `a2a_call_new_text`) asks the agent to answer at once with the task as it stands
+    /// instead of when it settles. A flag (0 or 1, other values refused): A2A 1.0
+    /// `configuration.returnImmediately: true`, 0.3 `configuration.blocking: false`
+    /// (replacing what the params said). Wait for the task with `a2a_task_wait_new`. Other
+    /// methods ignore it. 0 (the default) leaves the params as they are.
+    ReturnImmediately = 4,
+    /// A numeric JSON-RPC id for the call's first request (later attempts get fresh ones).
+    /// The value is the `int64_t` id's two's-complement bits (C: `(uint64_t)id`), any value. It replaces
+    /// a string id set with `A2A_CALL_TEXT_OPTION_RPC_ID`; clear either with that option
+    /// and `(NULL, 0)`. Default: none (the machine draws one from the client's seed).
+    RpcIdNumber = 5,
+}
+
+impl a2a_call_option {
+    /// The option a C number names, if any.
+    fn from_u32(n: u32) -> Option<Self> {
+        use a2a_call_option as O;
+        [
+            O::BudgetMs,
+            O::DeadlineMs,
+            O::StreamIdleTimeoutMs,
+            O::ReturnImmediately,
+            O::RpcIdNumber,
+        ]
+        .into_iter()
+        .find(|o| *o as u32 == n)
     }
 }
 
-/// An absolute deadline on the host's clock (the same scale as every `now_ms`), after
-/// which the call ends whatever the timeouts say (retries and resubscribes included).
-/// 0 clears it.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_call_settings_set_deadline_ms(
-    settings: *mut a2a_call_settings,
-    deadline_ms: u64,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let s = try_mut!(settings);
-        s.options.deadline = (deadline_ms > 0).then_some(Millis(deadline_ms));
-        a2a_result::A2A_OK
+/// The text options of `a2a_call_settings_set_text`. Stable numbers, never reused; a
+/// number this library does not know is refused with `A2A_INVALID_ARGUMENT`, changing
+/// nothing. Every text is UTF-8 and copied; `(NULL, 0)` (or any empty text) clears the
+/// option, back to its default.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_call_text_option {
+    /// The `Idempotency-Key` sent with every attempt. It lets a `SendMessage` whose request
+    /// may have arrived be retried. Default: none.
+    IdempotencyKey = 1,
+    /// The W3C `traceparent` to send (the same for every attempt). A text that is not a
+    /// valid `traceparent` is refused with `A2A_INVALID_ARGUMENT`. Default: a fresh one
+    /// from the client's seed.
+    Traceparent = 2,
+    /// The messageId `a2a_call_new_text` sends (reuse it to send the same message again).
+    /// Default: a fresh one drawn from the client's seed.
+    MessageId = 3,
+    /// A string JSON-RPC id for the call's first request (later attempts get fresh ones),
+    /// for hosts that log or replay their own ids. It replaces a numeric id set with
+    /// `A2A_CALL_OPTION_RPC_ID_NUMBER`, and empty clears either. Default: none (the machine
+    /// draws one from the client's seed).
+    RpcId = 4,
+}
+
+impl a2a_call_text_option {
+    /// The option a C number names, if any.
+    fn from_u32(n: u32) -> Option<Self> {
+        use a2a_call_text_option as O;
+        [O::IdempotencyKey, O::Traceparent, O::MessageId, O::RpcId]
+            .into_iter()
+            .find(|o| *o as u32 == n)
     }
 }
 
-/// The `Idempotency-Key` sent with every attempt (UTF-8, copied); it lets a `SendMessage`
-/// whose request may have arrived be retried. `(NULL, 0)` clears it.
+/// Sets one integer or flag option of the call settings (`option` an `a2a_call_option`;
+/// its documentation gives each one's meaning, unit, valid range and default). `settings`
+/// is used during the call only. On an error nothing changes.
 ///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`.
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (an `option` this library does not
+/// know, or a flag other than 0 or 1), `A2A_IN_USE`.
 #[unsafe(no_mangle)]
-pub extern "C" fn a2a_call_settings_set_idempotency_key(
+pub extern "C" fn a2a_call_settings_set(
     settings: *mut a2a_call_settings,
-    key: *const c_char,
-    key_len: usize,
+    option: u32,
+    value: u64,
 ) -> a2a_result {
     ffi_panic_boundary! {
+        use a2a_call_option as O;
         let s = try_mut!(settings);
-        let key = try_str!(key, key_len);
-        s.options.idempotency_key = (!key.is_empty()).then(|| key.to_owned());
-        a2a_result::A2A_OK
-    }
-}
-
-/// The W3C `traceparent` to send (copied; the same for every attempt); without one the
-/// machine makes a fresh one from the client's seed. `(NULL, 0)` clears it.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (not a valid
-/// `traceparent`), `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_call_settings_set_traceparent(
-    settings: *mut a2a_call_settings,
-    traceparent: *const c_char,
-    traceparent_len: usize,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let s = try_mut!(settings);
-        let tp = try_str!(traceparent, traceparent_len);
-        if tp.is_empty() {
-            s.options.traceparent = None;
-            return a2a_result::A2A_OK;
-        }
-        if a2a::traceparent::TraceParent::parse(tp).is_err() {
+        let Some(option) = a2a_call_option::from_u32(option) else {
             return a2a_result::A2A_INVALID_ARGUMENT;
+        };
+        let ms = (value > 0).then_some(Millis(value));
+        match option {
+            O::BudgetMs => s.options.budget = ms,
+            O::DeadlineMs => s.options.deadline = ms,
+            O::StreamIdleTimeoutMs => s.stream_idle_timeout = ms,
+            O::ReturnImmediately => match flag(value) {
+                Ok(on) => s.return_immediately = on,
+                Err(code) => return code,
+            },
+            // The C side passes the int64_t's bits: reinterpret them, never range-check.
+            O::RpcIdNumber => s.options.rpc_id = Some(RpcId::Number(value as i64)),
         }
-        s.options.traceparent = Some(tp.to_owned());
+        a2a_result::A2A_OK
+    }
+}
+
+/// Sets one text option of the call settings (`option` an `a2a_call_text_option`; its
+/// documentation gives each one's meaning and default). `text` (UTF-8, `text_len` bytes) is
+/// read during the call only and copied (the caller keeps ownership and may free it on
+/// return); `(NULL, 0)` clears the option. `settings` is used during the call only. On an
+/// error nothing changes.
+///
+/// Errors: `A2A_NULL_PARAMETER` (settings, or `(NULL, n > 0)`), `A2A_INVALID_UTF8`,
+/// `A2A_INVALID_ARGUMENT` (an `option` this library does not know, or a `traceparent` that
+/// is not valid), `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_settings_set_text(
+    settings: *mut a2a_call_settings,
+    option: u32,
+    text: *const c_char,
+    text_len: usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        use a2a_call_text_option as O;
+        let s = try_mut!(settings);
+        let text = try_str!(text, text_len);
+        let Some(option) = a2a_call_text_option::from_u32(option) else {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        };
+        let value = (!text.is_empty()).then(|| text.to_owned());
+        match option {
+            O::IdempotencyKey => s.options.idempotency_key = value,
+            O::Traceparent => {
+                if value.is_some() && a2a::traceparent::TraceParent::parse(text).is_err() {
+                    return a2a_result::A2A_INVALID_ARGUMENT;
+                }
+                s.options.traceparent = value;
+            }
+            O::MessageId => s.message_id = value,
+            O::RpcId => s.options.rpc_id = value.map(RpcId::String),
+        }
         a2a_result::A2A_OK
     }
 }
@@ -628,89 +641,6 @@ pub extern "C" fn a2a_call_settings_add_header(
             return a2a_result::A2A_INVALID_ARGUMENT;
         }
         s.options.headers.push((name.to_owned(), value.to_owned()));
-        a2a_result::A2A_OK
-    }
-}
-
-/// The messageId `a2a_call_new_text` sends (copied; reuse it to send the same message
-/// again); without one it draws a fresh one from the client's seed. `(NULL, 0)` clears it.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_call_settings_set_message_id(
-    settings: *mut a2a_call_settings,
-    message_id: *const c_char,
-    message_id_len: usize,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let s = try_mut!(settings);
-        let id = try_str!(message_id, message_id_len);
-        s.message_id = (!id.is_empty()).then(|| id.to_owned());
-        a2a_result::A2A_OK
-    }
-}
-
-/// The JSON-RPC id of the call's first request (later attempts get fresh ones): `kind` an
-/// `a2a_rpc_id_kind`: `A2A_RPC_ID_KIND_NUMBER` (`number`), `A2A_RPC_ID_KIND_STRING` (`text`,
-/// UTF-8, copied) or `A2A_RPC_ID_KIND_NONE` (clears it: the machine draws one from the
-/// client's seed, the default). For hosts that log or replay their own ids.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (kind not a
-/// member), `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_call_settings_set_rpc_id(
-    settings: *mut a2a_call_settings,
-    kind: u32,
-    number: i64,
-    text: *const c_char,
-    text_len: usize,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let s = try_mut!(settings);
-        let text = try_str!(text, text_len);
-        s.options.rpc_id = match kind {
-            0 => None,
-            1 => Some(RpcId::Number(number)),
-            2 => Some(RpcId::String(text.to_owned())),
-            _ => return a2a_result::A2A_INVALID_ARGUMENT,
-        };
-        a2a_result::A2A_OK
-    }
-}
-
-/// How long this call's stream may stay silent (no event, no keep-alive comment) before it
-/// is given up as idle, in milliseconds, replacing the state's
-/// (`a2a_client_config_builder_set_stream_idle_timeout_ms`) for this call only; 0 clears
-/// it. Non-streaming calls ignore it.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_call_settings_set_stream_idle_timeout_ms(
-    settings: *mut a2a_call_settings,
-    ms: u64,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let s = try_mut!(settings);
-        s.stream_idle_timeout = (ms > 0).then_some(Millis(ms));
-        a2a_result::A2A_OK
-    }
-}
-
-/// Whether a non-streaming send (`SendMessage`, by `a2a_call_new` or `a2a_call_new_text`)
-/// asks the agent to answer at once with the task as it stands instead of when it settles:
-/// A2A 1.0 `configuration.returnImmediately: true`, 0.3 `configuration.blocking: false`
-/// (replacing what the params said). Wait for the task with `a2a_task_wait_new`. Other
-/// methods ignore it. false (the default) leaves the params as they are.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_call_settings_set_return_immediately(
-    settings: *mut a2a_call_settings,
-    return_immediately: bool,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let s = try_mut!(settings);
-        s.return_immediately = return_immediately;
         a2a_result::A2A_OK
     }
 }

@@ -660,8 +660,7 @@ pub(crate) mod tests {
     #[test]
     fn exit_code_column_of_the_outcome_table() {
         use crate::classify::{a2a_asked, a2a_classify, a2a_response};
-        use crate::version::{a2a_binding_parse, a2a_protocol_version_parse};
-        use crate::vocab::a2a_error_name_parse;
+        use crate::vocab::{a2a_vocab, a2a_vocab_parse};
         let doc: serde_json::Value =
             serde_json::from_str(include_str!("../../bindings/fixtures/outcomes.json")).unwrap();
         let rows = doc["rows"].as_array().unwrap();
@@ -673,9 +672,14 @@ pub(crate) mod tests {
             let mut o: *mut a2a_outcome = null_mut();
             if let Some(t) = input.get("transport") {
                 let name = t["error"].as_str().unwrap();
-                let mut error = a2a_error_name::Invalid;
+                let mut error = a2a_error_name::Invalid as u32;
                 assert_eq!(
-                    a2a_error_name_parse(name.as_ptr().cast(), name.len(), &mut error),
+                    a2a_vocab_parse(
+                        a2a_vocab::ErrorName as u32,
+                        name.as_ptr().cast(),
+                        name.len(),
+                        &mut error
+                    ),
                     a2a_result::A2A_OK,
                     "{id}"
                 );
@@ -687,7 +691,7 @@ pub(crate) mod tests {
                 let msg = t["message"].as_str().unwrap_or("");
                 assert_eq!(
                     a2a_outcome_transport(
-                        error as u32,
+                        error,
                         sent as u32,
                         msg.as_ptr().cast(),
                         msg.len(),
@@ -706,22 +710,20 @@ pub(crate) mod tests {
                 let mut version = 0u32;
                 if !text("version").is_empty() {
                     let v = text("version");
-                    let mut pv = crate::vocab::a2a_protocol_version::V1_0;
+                    let v = (v.as_ptr().cast(), v.len());
                     assert_eq!(
-                        a2a_protocol_version_parse(v.as_ptr().cast(), v.len(), &mut pv),
+                        a2a_vocab_parse(a2a_vocab::ProtocolVersion as u32, v.0, v.1, &mut version),
                         a2a_result::A2A_OK
                     );
-                    version = pv as u32;
                 }
                 let mut binding = 0u32;
                 if !text("binding").is_empty() {
                     let b = text("binding");
-                    let mut pb = crate::vocab::a2a_binding::JsonRpc;
+                    let b = (b.as_ptr().cast(), b.len());
                     assert_eq!(
-                        a2a_binding_parse(b.as_ptr().cast(), b.len(), &mut pb),
+                        a2a_vocab_parse(a2a_vocab::Binding as u32, b.0, b.1, &mut binding),
                         a2a_result::A2A_OK
                     );
-                    binding = pb as u32;
                 }
                 let body = match (input.get("body_base64"), input.get("body_repeat")) {
                     (Some(b), _) => base64(b.as_str().unwrap()),

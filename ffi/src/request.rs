@@ -445,44 +445,6 @@ pub extern "C" fn a2a_request_last_error(request: *const a2a_request) -> a2a_str
     }
 }
 
-/// The wire name of `method` in `version` (`message/send` in 0.3, `SendMessage` in 1.0),
-/// static text; absent for ListTasks in 0.3 and for numbers that are not members.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_method_jsonrpc_name(method: u32, version: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        let (Some(m), Some(v)) = (a2a_method::core_from_u32(method), a2a_protocol_version::core_from_u32(version)) else {
-            return a2a_str::NONE;
-        };
-        a2a_str::from_opt(m.jsonrpc_name(v))
-    }
-}
-
-/// Reads a JSON-RPC method name of either version (UTF-8). Returns `A2A_OK` and writes
-/// `*method` and `*version`, or `A2A_NONE` for an unknown name.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_method_from_jsonrpc_name(
-    name: *const c_char,
-    name_len: usize,
-    method: *mut a2a_method,
-    version: *mut a2a_protocol_version,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let method = try_out!(method);
-        let version = try_out!(version);
-        let name = try_str!(name, name_len);
-        match Method::from_jsonrpc_name(name) {
-            Some((m, v)) => {
-                method.set(a2a_method::from_core(m));
-                version.set(a2a_protocol_version::from_core(v));
-                a2a_result::A2A_OK
-            }
-            None => a2a_result::A2A_NONE,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -910,34 +910,31 @@ pub extern "C" fn a2a_model_instruction() -> a2a_str {
     }
 }
 
-/// Static code word of a give-up reason (`"attempts_exhausted"`, ...); absent `(NULL, 0)`
-/// for `A2A_GIVE_UP_REASON_NONE`, `_OTHER` and numbers that are not members.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_give_up_reason_to_str(reason: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        const ALL: [GiveUpReason; 15] = [
-            GiveUpReason::NotRetryable,
-            GiveUpReason::Reauthenticate,
-            GiveUpReason::FixVersion,
-            GiveUpReason::RemoteSaysNotRetryable,
-            GiveUpReason::UnknownOutcomeWithoutKey,
-            GiveUpReason::TaskEnded,
-            GiveUpReason::NewTaskWithoutKey,
-            GiveUpReason::CircuitOpen,
-            GiveUpReason::AttemptsExhausted,
-            GiveUpReason::FollowUpsExhausted,
-            GiveUpReason::NewTasksExhausted,
-            GiveUpReason::DeadlineExhausted,
-            GiveUpReason::RetryAfterBeyondDeadline,
-            GiveUpReason::RetryAfterTooLong,
-            GiveUpReason::Finished,
-        ];
-        a2a_str::from_opt(
-            ALL.iter()
-                .find(|r| give_up_c(**r) as u32 == reason)
-                .map(|r| r.code()),
-        )
-    }
+/// Every give-up reason that has a C number of its own (all but `Other`).
+const GIVE_UP_REASONS: [GiveUpReason; 15] = [
+    GiveUpReason::NotRetryable,
+    GiveUpReason::Reauthenticate,
+    GiveUpReason::FixVersion,
+    GiveUpReason::RemoteSaysNotRetryable,
+    GiveUpReason::UnknownOutcomeWithoutKey,
+    GiveUpReason::TaskEnded,
+    GiveUpReason::NewTaskWithoutKey,
+    GiveUpReason::CircuitOpen,
+    GiveUpReason::AttemptsExhausted,
+    GiveUpReason::FollowUpsExhausted,
+    GiveUpReason::NewTasksExhausted,
+    GiveUpReason::DeadlineExhausted,
+    GiveUpReason::RetryAfterBeyondDeadline,
+    GiveUpReason::RetryAfterTooLong,
+    GiveUpReason::Finished,
+];
+
+/// The core reason of a C `a2a_give_up_reason` number; `None` for `NONE`, `OTHER` and
+/// numbers that are not members.
+pub(crate) fn give_up_reason_from_u32(reason: u32) -> Option<GiveUpReason> {
+    GIVE_UP_REASONS
+        .into_iter()
+        .find(|r| give_up_c(*r) as u32 == reason)
 }
 
 #[cfg(test)]

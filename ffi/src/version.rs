@@ -2,47 +2,21 @@
 
 use std::ffi::c_char;
 
-use a2a::version::{Binding, ProtocolVersion, VersionError, VersionNumber};
+use a2a::version::{ProtocolVersion, VersionError, VersionNumber};
 
 use crate::handle::try_out;
 use crate::panic::ffi_panic_boundary;
 use crate::result::a2a_result;
 use crate::view::{a2a_str, try_str};
-use crate::vocab::{a2a_binding, a2a_protocol_version};
+use crate::vocab::a2a_protocol_version;
 
-fn version_error(e: &VersionError) -> a2a_result {
+/// The result code of a version refusal.
+pub(crate) fn version_error(e: &VersionError) -> a2a_result {
     match e {
         VersionError::Malformed(_) => a2a_result::A2A_VERSION_MALFORMED,
         VersionError::Unsupported { .. } => a2a_result::A2A_VERSION_UNSUPPORTED,
         // A refusal added to the core later: not a version this library reads.
         _ => a2a_result::A2A_VERSION_MALFORMED,
-    }
-}
-
-/// Parses a protocol version string (`"0.3"`, `"0.3.0"`, `"1.0"`, `"1.2"`; surrounding ASCII
-/// whitespace ignored) into the protocol shape it is spoken in.
-///
-/// `text`/`text_len`: UTF-8, borrowed for the call only; `(NULL, 0)` is the empty string
-/// (malformed). `out`: written on success only.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_VERSION_MALFORMED`,
-/// `A2A_VERSION_UNSUPPORTED` (well-formed but neither 0.3 nor 1.x).
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_protocol_version_parse(
-    text: *const c_char,
-    text_len: usize,
-    out: *mut a2a_protocol_version,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let out = try_out!(out);
-        let text = try_str!(text, text_len);
-        match ProtocolVersion::parse(text) {
-            Ok(v) => {
-                out.set(a2a_protocol_version::from_core(v));
-                a2a_result::A2A_OK
-            }
-            Err(e) => version_error(&e),
-        }
     }
 }
 
@@ -102,17 +76,6 @@ pub extern "C" fn a2a_protocol_version_from_header(
     }
 }
 
-/// Static canonical `MAJOR.MINOR` text of a protocol version: `"0.3"` or `"1.0"`.
-///
-/// Returns an absent view `(NULL, 0)` for a number that is not an `a2a_protocol_version`
-/// member. The text is static: valid forever.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_protocol_version_to_str(version: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        a2a_str::from_opt(a2a_protocol_version::core_from_u32(version).map(ProtocolVersion::as_str))
-    }
-}
-
 /// Static `A2A-Version` header value a client sends for `version`: `"1.0"` for 1.x; an
 /// absent view `(NULL, 0)` for 0.3 (which sends no header) and for unknown numbers.
 #[unsafe(no_mangle)]
@@ -124,56 +87,28 @@ pub extern "C" fn a2a_protocol_version_header_value(version: u32) -> a2a_str {
     }
 }
 
-/// Parses a binding name case-insensitively: `JSONRPC`, `json-rpc`, `HTTP+JSON`, `rest`.
-///
-/// `text`/`text_len`: UTF-8, borrowed for the call only. `out`: written on success only.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_BINDING_UNKNOWN` (e.g. `GRPC`).
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_binding_parse(
-    text: *const c_char,
-    text_len: usize,
-    out: *mut a2a_binding,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let out = try_out!(out);
-        let text = try_str!(text, text_len);
-        match Binding::parse(text) {
-            Some(b) => {
-                out.set(a2a_binding::from_core(b));
-                a2a_result::A2A_OK
-            }
-            None => a2a_result::A2A_BINDING_UNKNOWN,
-        }
-    }
-}
-
-/// Static card transport name of a binding: `"JSONRPC"` or `"HTTP+JSON"`.
-///
-/// Returns an absent view `(NULL, 0)` for a number that is not an `a2a_binding` member.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_binding_to_str(binding: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        a2a_str::from_opt(a2a_binding::core_from_u32(binding).map(Binding::as_str))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse(t: &str) -> Result<a2a_protocol_version, a2a_result> {
-        let mut out = a2a_protocol_version::V0_3;
-        match a2a_protocol_version_parse(t.as_ptr().cast(), t.len(), &mut out) {
+    use crate::vocab::{a2a_binding, a2a_vocab, a2a_vocab_name, a2a_vocab_parse};
+
+    fn parse_in(vocab: a2a_vocab, t: &str) -> Result<u32, a2a_result> {
+        let mut out = 0;
+        match a2a_vocab_parse(vocab as u32, t.as_ptr().cast(), t.len(), &mut out) {
             a2a_result::A2A_OK => Ok(out),
             e => Err(e),
         }
     }
 
+    fn parse(t: &str) -> Result<u32, a2a_result> {
+        parse_in(a2a_vocab::ProtocolVersion, t)
+    }
+
     #[test]
     fn versions() {
-        assert_eq!(parse("1.2"), Ok(a2a_protocol_version::V1_0));
-        assert_eq!(parse("0.3.0"), Ok(a2a_protocol_version::V0_3));
+        assert_eq!(parse("1.2"), Ok(a2a_protocol_version::V1_0 as u32));
+        assert_eq!(parse("0.3.0"), Ok(a2a_protocol_version::V0_3 as u32));
         assert_eq!(parse("2.0"), Err(a2a_result::A2A_VERSION_UNSUPPORTED));
         assert_eq!(parse("v1"), Err(a2a_result::A2A_VERSION_MALFORMED));
         assert_eq!(parse(""), Err(a2a_result::A2A_VERSION_MALFORMED));
@@ -205,20 +140,11 @@ mod tests {
 
     #[test]
     fn bindings() {
-        let mut b = a2a_binding::JsonRpc;
-        assert_eq!(
-            a2a_binding_parse(b"rest".as_ptr().cast(), 4, &mut b),
-            a2a_result::A2A_OK
-        );
-        assert_eq!(b, a2a_binding::HttpJson);
-        assert_eq!(
-            a2a_binding_parse(b"GRPC".as_ptr().cast(), 4, &mut b),
-            a2a_result::A2A_BINDING_UNKNOWN
-        );
-        assert_eq!(
-            unsafe { a2a_binding_to_str(a2a_binding::HttpJson as u32).as_str() },
-            Some("HTTP+JSON")
-        );
-        assert!(a2a_binding_to_str(0).ptr.is_null());
+        let binding = |t| parse_in(a2a_vocab::Binding, t);
+        assert_eq!(binding("rest"), Ok(a2a_binding::HttpJson as u32));
+        assert_eq!(binding("GRPC"), Err(a2a_result::A2A_BINDING_UNKNOWN));
+        let name = a2a_vocab_name(a2a_vocab::Binding as u32, a2a_binding::HttpJson as u32);
+        assert_eq!(unsafe { name.as_str() }, Some("HTTP+JSON"));
+        assert!(a2a_vocab_name(a2a_vocab::Binding as u32, 0).ptr.is_null());
     }
 }

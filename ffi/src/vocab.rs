@@ -322,51 +322,6 @@ mapping!(a2a_binding, Binding, [
     HttpJson <=> Binding::HttpJson,
 ]);
 
-/// Static lowercase name of a channel (`"transport"`, `"task"`, ...), as in JSON output.
-///
-/// Returns an absent view `(NULL, 0)` for a number that is not an `a2a_channel` member
-/// (including `A2A_CHANNEL_INVALID`). The text is static: valid forever, never free it.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_channel_to_str(channel: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        a2a_str::from_opt(a2a_channel::core_from_u32(channel).map(Channel::as_str))
-    }
-}
-
-/// Static kebab-case name of a task state (`"input-required"`, `"canceled"`, ...).
-///
-/// Returns an absent view `(NULL, 0)` for a number that is not an `a2a_task_state` member.
-/// The text is static: valid forever.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_task_state_to_str(state: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        a2a_str::from_opt(a2a_task_state::core_from_u32(state).map(TaskState::as_str))
-    }
-}
-
-/// Parses every task-state spelling deployed peers use: 0.3 kebab-case (`input-required`),
-/// ProtoJSON names (`TASK_STATE_CANCELED`, `TASK_STATE_CANCELLED`) and enum numbers as text
-/// (`"4"`). Unknown spellings yield `A2A_TASK_STATE_UNKNOWN` (this is not an error).
-///
-/// `text`/`text_len`: UTF-8, borrowed for the call only; `(NULL, 0)` is the empty string.
-/// `out`: written on success only.
-///
-/// Errors: `A2A_NULL_PARAMETER` (`out` NULL, or `text` NULL with `text_len > 0`),
-/// `A2A_INVALID_UTF8`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_task_state_parse(
-    text: *const std::ffi::c_char,
-    text_len: usize,
-    out: *mut a2a_task_state,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let out = try_out!(out);
-        let text = try_str!(text, text_len);
-        out.set(a2a_task_state::from_core(TaskState::parse(text)));
-        a2a_result::A2A_OK
-    }
-}
-
 /// Whether `state` is terminal (completed, canceled, failed, rejected). False for numbers
 /// that are not `a2a_task_state` members.
 #[unsafe(no_mangle)]
@@ -385,60 +340,182 @@ pub extern "C" fn a2a_task_state_is_interrupted(state: u32) -> bool {
     }
 }
 
-/// Static snake_case word of a retry advice (`"backoff"`, `"unknown_outcome"`, ...).
-///
-/// Returns an absent view `(NULL, 0)` for a number that is not an `a2a_retry` member
-/// (including `A2A_RETRY_INVALID`). The text is static: valid forever.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_retry_to_str(retry: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        a2a_str::from_opt(a2a_retry::core_from_u32(retry).map(RetryAdvice::as_str))
+/// A vocabulary of the shared names: one value per C enum whose members have a wire name,
+/// for `a2a_vocab_name` and `a2a_vocab_parse`. The numbers are part of the ABI and never
+/// change. Both functions take the vocabulary as a plain `uint32_t`: any number is safe to
+/// pass, and a number that is not a member is refused (see each function).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_vocab {
+    /// `a2a_channel`: lowercase names as in JSON output (`"transport"`, `"task"`, ...).
+    /// Parse: exact (case-sensitive); anything else is `A2A_INVALID_ARGUMENT`.
+    Channel = 1,
+    /// `a2a_task_state`: kebab-case names (`"input-required"`, `"canceled"`, ...). Parse:
+    /// every spelling deployed peers use (0.3 kebab-case, ProtoJSON `TASK_STATE_CANCELED` /
+    /// `TASK_STATE_CANCELLED`, enum numbers as text such as `"4"`; ASCII case and
+    /// surrounding whitespace ignored); an unknown spelling is `A2A_TASK_STATE_UNKNOWN`
+    /// with `A2A_OK` (not an error).
+    TaskState = 2,
+    /// `a2a_retry`: snake_case words (`"backoff"`, `"unknown_outcome"`, ...). Parse: exact;
+    /// anything else is `A2A_INVALID_ARGUMENT`.
+    Retry = 3,
+    /// `a2a_request_sent`: `"no"` or `"unknown"`. Parse: exact; anything else is
+    /// `A2A_INVALID_ARGUMENT`.
+    RequestSent = 4,
+    /// `a2a_error_name`: names as in JSON output (`"TaskNotFound"`, `"BadGateway"`,
+    /// `"Timeout"`, ...). Parse: exact; anything else is `A2A_INVALID_ARGUMENT`.
+    ErrorName = 5,
+    /// `a2a_protocol_version`: canonical `MAJOR.MINOR` text, `"0.3"` or `"1.0"`. Parse:
+    /// `MAJOR.MINOR[.PATCH]` (`"0.3.0"`, `"1.2"`; surrounding ASCII whitespace ignored) into
+    /// the shape it is spoken in; `A2A_VERSION_MALFORMED` (not such a text, including the
+    /// empty text) or `A2A_VERSION_UNSUPPORTED` (well-formed but neither 0.3 nor 1.x).
+    ProtocolVersion = 6,
+    /// `a2a_binding`: card transport names, `"JSONRPC"` or `"HTTP+JSON"`. Parse: ASCII
+    /// case-insensitive, surrounding whitespace ignored, also `json-rpc` and `rest`;
+    /// anything else (e.g. `GRPC`) is `A2A_BINDING_UNKNOWN`.
+    Binding = 7,
+    /// `a2a_give_up_reason`: snake_case codes (`"attempts_exhausted"`, ...); no name for
+    /// `A2A_GIVE_UP_REASON_NONE` and `_OTHER`. Parse: exact; anything else is
+    /// `A2A_INVALID_ARGUMENT`.
+    GiveUpReason = 8,
+    /// `a2a_method`: JSON-RPC method names of protocol 0.3 (`"message/send"`,
+    /// `"tasks/get"`, ...); no name for `A2A_METHOD_LIST_TASKS` (not in 0.3). Parse: exact;
+    /// a text that is not a 0.3 method name is `A2A_NONE`.
+    MethodJsonrpcV0_3 = 9,
+    /// `a2a_method`: JSON-RPC method names of protocol 1.0 (`"SendMessage"`, `"GetTask"`,
+    /// ...). Parse: exact; a text that is not a 1.0 method name is `A2A_NONE`.
+    MethodJsonrpcV1_0 = 10,
+}
+
+impl a2a_vocab {
+    /// Every vocabulary, in number order.
+    pub(crate) const ALL: [a2a_vocab; 10] = [
+        a2a_vocab::Channel,
+        a2a_vocab::TaskState,
+        a2a_vocab::Retry,
+        a2a_vocab::RequestSent,
+        a2a_vocab::ErrorName,
+        a2a_vocab::ProtocolVersion,
+        a2a_vocab::Binding,
+        a2a_vocab::GiveUpReason,
+        a2a_vocab::MethodJsonrpcV0_3,
+        a2a_vocab::MethodJsonrpcV1_0,
+    ];
+
+    /// The vocabulary numbered `n`, `None` when `n` is not a member.
+    fn from_u32(n: u32) -> Option<a2a_vocab> {
+        a2a_vocab::ALL.into_iter().find(|v| *v as u32 == n)
+    }
+
+    /// The static name of member `value`, `None` when `value` is not a member or has none.
+    fn name(self, value: u32) -> Option<&'static str> {
+        match self {
+            a2a_vocab::Channel => a2a_channel::core_from_u32(value).map(Channel::as_str),
+            a2a_vocab::TaskState => a2a_task_state::core_from_u32(value).map(TaskState::as_str),
+            a2a_vocab::Retry => a2a_retry::core_from_u32(value).map(RetryAdvice::as_str),
+            a2a_vocab::RequestSent => {
+                a2a_request_sent::core_from_u32(value).map(RequestSent::as_str)
+            }
+            a2a_vocab::ErrorName => a2a_error_name::core_from_u32(value).map(ErrorName::as_str),
+            a2a_vocab::ProtocolVersion => {
+                a2a_protocol_version::core_from_u32(value).map(ProtocolVersion::as_str)
+            }
+            a2a_vocab::Binding => a2a_binding::core_from_u32(value).map(Binding::as_str),
+            a2a_vocab::GiveUpReason => give_up_reason_code(value),
+            a2a_vocab::MethodJsonrpcV0_3 => method_name(value, ProtocolVersion::V0_3),
+            a2a_vocab::MethodJsonrpcV1_0 => method_name(value, ProtocolVersion::V1_0),
+        }
+    }
+
+    /// The member `text` names, or the result code the vocabulary refuses it with.
+    fn parse(self, text: &str) -> Result<u32, a2a_result> {
+        use a2a_result::{A2A_BINDING_UNKNOWN, A2A_INVALID_ARGUMENT, A2A_NONE};
+        match self {
+            a2a_vocab::TaskState => Ok(a2a_task_state::from_core(TaskState::parse(text)) as u32),
+            a2a_vocab::ProtocolVersion => ProtocolVersion::parse(text)
+                .map(|v| a2a_protocol_version::from_core(v) as u32)
+                .map_err(|e| crate::version::version_error(&e)),
+            a2a_vocab::Binding => Binding::parse(text)
+                .map(|b| a2a_binding::from_core(b) as u32)
+                .ok_or(A2A_BINDING_UNKNOWN),
+            a2a_vocab::MethodJsonrpcV0_3 | a2a_vocab::MethodJsonrpcV1_0 => {
+                self.exact(text).ok_or(A2A_NONE)
+            }
+            a2a_vocab::Channel
+            | a2a_vocab::Retry
+            | a2a_vocab::RequestSent
+            | a2a_vocab::ErrorName
+            | a2a_vocab::GiveUpReason => self.exact(text).ok_or(A2A_INVALID_ARGUMENT),
+        }
+    }
+
+    /// The member whose name is exactly `text`. Every member number of every vocabulary
+    /// is below `NAME_SCAN_END` (a test checks it), so the scan sees them all.
+    fn exact(self, text: &str) -> Option<u32> {
+        (0..NAME_SCAN_END).find(|n| self.name(*n) == Some(text))
     }
 }
 
-/// Static word for a request-sent value: `"no"` or `"unknown"`.
+/// One past the largest member number of any vocabulary (`a2a_error_name`'s are below 300).
+const NAME_SCAN_END: u32 = 300;
+
+/// The give-up code of a C `a2a_give_up_reason` number.
+fn give_up_reason_code(value: u32) -> Option<&'static str> {
+    crate::resilience::give_up_reason_from_u32(value).map(|r| r.code())
+}
+
+/// The JSON-RPC name of a C `a2a_method` number in `version`.
+fn method_name(value: u32, version: ProtocolVersion) -> Option<&'static str> {
+    crate::request::a2a_method::core_from_u32(value).and_then(|m| m.jsonrpc_name(version))
+}
+
+/// The static name of `value` in vocabulary `vocab` (an `a2a_vocab` number): the wire name
+/// of that member of the C enum the vocabulary covers (see each `a2a_vocab` value).
 ///
-/// Returns an absent view `(NULL, 0)` for a number that is not an `a2a_request_sent`
-/// member. The text is static: valid forever.
+/// Returns an absent view `(NULL, 0)` when `value` is not a member of that enum, when the
+/// member has no name (`A2A_CHANNEL_INVALID`, `A2A_RETRY_INVALID`, `A2A_ERROR_NAME_INVALID`,
+/// `A2A_GIVE_UP_REASON_NONE` and `_OTHER`, `A2A_METHOD_LIST_TASKS` in 0.3), and when `vocab`
+/// is not an `a2a_vocab` member. The text is static memory inside the library: valid
+/// forever, never free it.
 #[unsafe(no_mangle)]
-pub extern "C" fn a2a_request_sent_to_str(sent: u32) -> a2a_str {
+pub extern "C" fn a2a_vocab_name(vocab: u32, value: u32) -> a2a_str {
     ffi_panic_boundary! {
-        a2a_str::from_opt(a2a_request_sent::core_from_u32(sent).map(RequestSent::as_str))
+        a2a_str::from_opt(a2a_vocab::from_u32(vocab).and_then(|v| v.name(value)))
     }
 }
 
-/// Static name of an error (`"TaskNotFound"`, `"BadGateway"`, `"Timeout"`, ...), as in JSON
-/// output.
+/// Parses `text` as a name in vocabulary `vocab` (an `a2a_vocab` number) and writes the
+/// member's number of the C enum the vocabulary covers to `*out`. Which spellings each
+/// vocabulary accepts, and what it returns for a text that is not a name, is documented
+/// on each `a2a_vocab` value; every name `a2a_vocab_name` gives parses back to its value.
 ///
-/// Returns an absent view `(NULL, 0)` for a number that is not an `a2a_error_name` member.
-/// The text is static: valid forever.
+/// `text`/`text_len`: UTF-8, borrowed for the call only; `(NULL, 0)` is the empty string.
+/// `out`: written on success only.
+///
+/// Errors, checked in this order: `A2A_INVALID_ARGUMENT` when `vocab` is not an
+/// `a2a_vocab` member (nothing else is looked at); `A2A_NULL_PARAMETER` (`out` NULL, or
+/// `text` NULL with `text_len > 0`); `A2A_INVALID_UTF8`; then the vocabulary's own refusal:
+/// `A2A_INVALID_ARGUMENT`, `A2A_VERSION_MALFORMED`, `A2A_VERSION_UNSUPPORTED`,
+/// `A2A_BINDING_UNKNOWN` or `A2A_NONE`.
 #[unsafe(no_mangle)]
-pub extern "C" fn a2a_error_name_to_str(name: u32) -> a2a_str {
-    ffi_panic_boundary! {
-        a2a_str::from_opt(a2a_error_name::core_from_u32(name).map(ErrorName::as_str))
-    }
-}
-
-/// Parses an error name as written by `a2a_error_name_to_str` (exact, case-sensitive).
-///
-/// `text`/`text_len`: UTF-8, borrowed for the call only. `out`: written on success only.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (not a name).
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_error_name_parse(
+pub extern "C" fn a2a_vocab_parse(
+    vocab: u32,
     text: *const std::ffi::c_char,
     text_len: usize,
-    out: *mut a2a_error_name,
+    out: *mut u32,
 ) -> a2a_result {
     ffi_panic_boundary! {
+        let Some(vocab) = a2a_vocab::from_u32(vocab) else {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        };
         let out = try_out!(out);
         let text = try_str!(text, text_len);
-        match ErrorName::parse(text) {
-            Some(n) => {
-                out.set(a2a_error_name::from_core(n));
+        match vocab.parse(text) {
+            Ok(n) => {
+                out.set(n);
                 a2a_result::A2A_OK
             }
-            None => a2a_result::A2A_INVALID_ARGUMENT,
+            Err(r) => r,
         }
     }
 }
@@ -449,13 +526,40 @@ mod tests {
 
     use crate::outcome::tests::view_text;
 
+    fn parse(vocab: a2a_vocab, text: &[u8]) -> Result<u32, a2a_result> {
+        let mut out = 0;
+        match a2a_vocab_parse(vocab as u32, text.as_ptr().cast(), text.len(), &mut out) {
+            a2a_result::A2A_OK => Ok(out),
+            e => Err(e),
+        }
+    }
+
+    fn name(vocab: a2a_vocab, value: u32) -> a2a_str {
+        a2a_vocab_name(vocab as u32, value)
+    }
+
+    #[test]
+    fn every_member_number_is_below_the_name_scan_end() {
+        for vocab in a2a_vocab::ALL {
+            for n in NAME_SCAN_END..NAME_SCAN_END * 10 {
+                assert!(name(vocab, n).ptr.is_null(), "{vocab:?} {n}");
+            }
+        }
+        // The largest member numbers: error names (the others are below 100).
+        assert!(
+            a2a_error_name::ALL
+                .iter()
+                .all(|e| (*e as u32) < NAME_SCAN_END)
+        );
+    }
+
     #[test]
     fn every_member_round_trips_through_its_number() {
         for c in a2a_channel::ALL {
             let core = a2a_channel::core_from_u32(*c as u32).unwrap();
             assert_eq!(a2a_channel::from_core(core), *c);
             assert_eq!(
-                view_text(a2a_channel_to_str(*c as u32)),
+                view_text(a2a_vocab_name(a2a_vocab::Channel as u32, *c as u32)),
                 Some(core.as_str())
             );
         }
@@ -464,13 +568,8 @@ mod tests {
             assert_eq!(a2a_task_state::from_core(core), *c);
             // The number as text parses back to the same state (proto numbering).
             if *c != a2a_task_state::Unknown {
-                let mut out = a2a_task_state::Unknown;
                 let text = (*c as u32).to_string();
-                assert_eq!(
-                    a2a_task_state_parse(text.as_ptr().cast(), text.len(), &mut out),
-                    a2a_result::A2A_OK
-                );
-                assert_eq!(out, *c);
+                assert_eq!(parse(a2a_vocab::TaskState, text.as_bytes()), Ok(*c as u32));
             }
         }
         for c in a2a_retry::ALL {
@@ -480,13 +579,8 @@ mod tests {
         for c in a2a_error_name::ALL {
             let core = a2a_error_name::core_from_u32(*c as u32).unwrap();
             assert_eq!(a2a_error_name::from_core(core), *c);
-            let name = view_text(a2a_error_name_to_str(*c as u32)).unwrap();
-            let mut out = a2a_error_name::Other;
-            assert_eq!(
-                a2a_error_name_parse(name.as_ptr().cast(), name.len(), &mut out),
-                a2a_result::A2A_OK
-            );
-            assert_eq!(out, *c);
+            let name = view_text(a2a_vocab_name(a2a_vocab::ErrorName as u32, *c as u32)).unwrap();
+            assert_eq!(parse(a2a_vocab::ErrorName, name.as_bytes()), Ok(*c as u32));
         }
         assert_eq!(a2a_error_name::ALL.len(), ErrorName::ALL.len());
     }
@@ -509,21 +603,35 @@ mod tests {
 
     #[test]
     fn unknown_numbers_are_absent_or_refused() {
-        assert!(a2a_channel_to_str(0).ptr.is_null());
-        assert!(a2a_channel_to_str(7).ptr.is_null());
-        assert!(a2a_retry_to_str(0).ptr.is_null());
-        assert!(a2a_error_name_to_str(16).ptr.is_null());
-        assert!(a2a_task_state_to_str(9).ptr.is_null());
-        assert!(a2a_request_sent_to_str(0).ptr.is_null());
+        assert!(name(a2a_vocab::Channel, 0).ptr.is_null());
+        assert!(name(a2a_vocab::Channel, 7).ptr.is_null());
+        assert!(name(a2a_vocab::Retry, 0).ptr.is_null());
+        assert!(name(a2a_vocab::ErrorName, 16).ptr.is_null());
+        assert!(name(a2a_vocab::TaskState, 9).ptr.is_null());
+        assert!(name(a2a_vocab::RequestSent, 0).ptr.is_null());
         assert!(!a2a_task_state_is_terminal(99));
-        let mut out = a2a_error_name::Other;
         assert_eq!(
-            a2a_error_name_parse(b"Nope".as_ptr().cast(), 4, &mut out),
+            parse(a2a_vocab::ErrorName, b"Nope"),
+            Err(a2a_result::A2A_INVALID_ARGUMENT)
+        );
+        let mut out = 15;
+        assert_eq!(
+            a2a_vocab_parse(
+                a2a_vocab::ErrorName as u32,
+                b"Nope".as_ptr().cast(),
+                4,
+                &mut out
+            ),
             a2a_result::A2A_INVALID_ARGUMENT
         );
-        assert_eq!(out, a2a_error_name::Other, "not written on failure");
+        assert_eq!(out, 15, "not written on failure");
         assert_eq!(
-            a2a_error_name_parse(b"Nope".as_ptr().cast(), 4, std::ptr::null_mut()),
+            a2a_vocab_parse(
+                a2a_vocab::ErrorName as u32,
+                b"Nope".as_ptr().cast(),
+                4,
+                std::ptr::null_mut()
+            ),
             a2a_result::A2A_NULL_PARAMETER
         );
     }
@@ -535,16 +643,17 @@ mod tests {
         assert!(a2a_task_state_is_interrupted(
             a2a_task_state::AuthRequired as u32
         ));
-        let mut out = a2a_task_state::Working;
+        let mut out = a2a_task_state::Working as u32;
+        let v = a2a_vocab::TaskState as u32;
         assert_eq!(
-            a2a_task_state_parse(b"\xff".as_ptr().cast(), 1, &mut out),
+            a2a_vocab_parse(v, b"\xff".as_ptr().cast(), 1, &mut out),
             a2a_result::A2A_INVALID_UTF8
         );
-        assert_eq!(out, a2a_task_state::Working);
+        assert_eq!(out, a2a_task_state::Working as u32);
         assert_eq!(
-            a2a_task_state_parse(std::ptr::null(), 0, &mut out),
+            a2a_vocab_parse(v, std::ptr::null(), 0, &mut out),
             a2a_result::A2A_OK
         );
-        assert_eq!(out, a2a_task_state::Unknown);
+        assert_eq!(out, a2a_task_state::Unknown as u32);
     }
 }

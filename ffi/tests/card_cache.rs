@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{machine_config, view_string};
+use common::{machine_config, set_interface, view_string};
 use std::ptr::{null, null_mut};
 
 use a2a_core::http1::a2a_header;
@@ -217,7 +217,7 @@ fn no_store_is_never_cached_and_caching_is_off_by_default() {
 fn configs_built_from_one_builder_share_its_cache() {
     let builder = a2a_client_config_builder_new();
     assert_eq!(
-        a2a_client_config_builder_set_allow_http(builder, true),
+        a2a_client_config_builder_set(builder, a2a_client_option::AllowHttp as u32, 1),
         a2a_result::A2A_OK
     );
     assert_eq!(
@@ -248,7 +248,7 @@ fn configs_built_from_one_builder_share_its_cache() {
     // A config from another builder (other options) shares it through `share`.
     let c = machine_config(|builder| {
         assert_eq!(
-            a2a_client_config_builder_set_card_timeout_ms(builder, 5_000),
+            a2a_client_config_builder_set(builder, a2a_client_option::CardTimeoutMs as u32, 5_000),
             a2a_result::A2A_OK
         );
         assert_eq!(
@@ -285,13 +285,14 @@ fn a_minimum_protocol_refuses_a_card_offering_only_older_versions() {
     for insist in [0, v03] {
         let cfg = machine_config(|b| {
             assert_eq!(
-                a2a_client_config_builder_set_min_protocol(b, v10),
+                a2a_client_config_builder_set(
+                    b,
+                    a2a_client_option::MinProtocol as u32,
+                    u64::from(v10)
+                ),
                 a2a_result::A2A_OK
             );
-            assert_eq!(
-                a2a_client_config_builder_set_interface(b, insist, 0),
-                a2a_result::A2A_OK
-            );
+            assert_eq!(set_interface(b, insist, 0), a2a_result::A2A_OK);
         });
         let mut agent = Agent::new(card("0.3"), "no-store");
         let err = agent.resolve(cfg, 0).unwrap_err();
@@ -303,7 +304,7 @@ fn a_minimum_protocol_refuses_a_card_offering_only_older_versions() {
     // 0.3 allowed: resolved; 1.0 cards are unaffected.
     let cfg = machine_config(|b| {
         assert_eq!(
-            a2a_client_config_builder_set_min_protocol(b, v03),
+            a2a_client_config_builder_set(b, a2a_client_option::MinProtocol as u32, u64::from(v03)),
             a2a_result::A2A_OK
         );
     });
@@ -311,7 +312,7 @@ fn a_minimum_protocol_refuses_a_card_offering_only_older_versions() {
     a2a_machine_config_free(cfg);
     let cfg = machine_config(|b| {
         assert_eq!(
-            a2a_client_config_builder_set_min_protocol(b, v10),
+            a2a_client_config_builder_set(b, a2a_client_option::MinProtocol as u32, u64::from(v10)),
             a2a_result::A2A_OK
         );
     });
@@ -333,11 +334,11 @@ fn a_minimum_protocol_refuses_a_card_offering_only_older_versions() {
     a2a_machine_config_free(cfg);
     let b = a2a_client_config_builder_new();
     assert_eq!(
-        a2a_client_config_builder_set_min_protocol(b, 9),
+        a2a_client_config_builder_set(b, a2a_client_option::MinProtocol as u32, 9),
         a2a_result::A2A_INVALID_ARGUMENT
     );
     assert_eq!(
-        a2a_client_config_builder_set_min_protocol(b, 0),
+        a2a_client_config_builder_set(b, a2a_client_option::MinProtocol as u32, 0),
         a2a_result::A2A_OK
     );
     a2a_client_config_builder_free(b);

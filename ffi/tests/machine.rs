@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{headers, machine_config, view_string};
+use common::{headers, machine_config, set_interface, view_string};
 use std::ptr::{null, null_mut};
 
 use a2a_core::http1::a2a_header;
@@ -143,11 +143,21 @@ fn send_text_key(
 ) -> *mut a2a_call {
     let settings = a2a_call_settings_new();
     assert_eq!(
-        a2a_call_settings_set_idempotency_key(settings, key.as_ptr().cast(), key.len()),
+        a2a_call_settings_set_text(
+            settings,
+            a2a_call_text_option::IdempotencyKey as u32,
+            key.as_ptr().cast(),
+            key.len()
+        ),
         a2a_result::A2A_OK
     );
     assert_eq!(
-        a2a_call_settings_set_message_id(settings, b"m-1".as_ptr().cast(), 3),
+        a2a_call_settings_set_text(
+            settings,
+            a2a_call_text_option::MessageId as u32,
+            b"m-1".as_ptr().cast(),
+            3
+        ),
         a2a_result::A2A_OK
     );
     let mut call = null_mut();
@@ -303,7 +313,7 @@ fn a_stream_split_at_every_byte_gives_each_item_and_the_assembled_answer() {
 fn a_silent_agent_times_out_at_the_deadline_handed_out() {
     let st = state(|b| {
         assert_eq!(
-            a2a_client_config_builder_set_call_timeout_ms(b, 500),
+            a2a_client_config_builder_set(b, a2a_client_option::CallTimeoutMs as u32, 500),
             a2a_result::A2A_OK
         );
     });
@@ -335,7 +345,7 @@ fn a_silent_agent_times_out_at_the_deadline_handed_out() {
 fn a_503_is_retried_with_the_same_message_id_after_the_delay() {
     let st = state(|b| {
         assert_eq!(
-            a2a_client_config_builder_set_send_retries(b, 1),
+            a2a_client_config_builder_set(b, a2a_client_option::SendRetries as u32, 1),
             a2a_result::A2A_OK
         );
     });
@@ -509,10 +519,7 @@ fn the_interface_setter_insists_on_a_version_and_binding() {
         (0, http_json, "http://agent.test/rest"),
     ] {
         let cfg = machine_config(|b| {
-            assert_eq!(
-                a2a_client_config_builder_set_interface(b, version, binding),
-                a2a_result::A2A_OK
-            );
+            assert_eq!(set_interface(b, version, binding), a2a_result::A2A_OK);
         });
         assert_eq!(
             resolve(cfg, &card),
@@ -523,10 +530,7 @@ fn the_interface_setter_insists_on_a_version_and_binding() {
     }
     // Nothing offered matches: refused, with the fetch's outcome saying why.
     let cfg = machine_config(|b| {
-        assert_eq!(
-            a2a_client_config_builder_set_interface(b, v03, http_json),
-            a2a_result::A2A_OK
-        );
+        assert_eq!(set_interface(b, v03, http_json), a2a_result::A2A_OK);
     });
     let (url, code) = resolve(cfg, &card);
     assert_eq!(url, None);
@@ -534,16 +538,10 @@ fn the_interface_setter_insists_on_a_version_and_binding() {
     a2a_machine_config_free(cfg);
     // Neither 0 nor a member.
     let b = a2a_client_config_builder_new();
+    assert_eq!(set_interface(b, 9, 0), a2a_result::A2A_INVALID_ARGUMENT);
+    assert_eq!(set_interface(b, 0, 9), a2a_result::A2A_INVALID_ARGUMENT);
     assert_eq!(
-        a2a_client_config_builder_set_interface(b, 9, 0),
-        a2a_result::A2A_INVALID_ARGUMENT
-    );
-    assert_eq!(
-        a2a_client_config_builder_set_interface(b, 0, 9),
-        a2a_result::A2A_INVALID_ARGUMENT
-    );
-    assert_eq!(
-        a2a_client_config_builder_set_interface(null_mut(), 0, 0),
+        set_interface(null_mut(), 0, 0),
         a2a_result::A2A_NULL_PARAMETER
     );
     a2a_client_config_builder_free(b);
@@ -563,7 +561,7 @@ fn misuse_is_refused() {
     );
     let st = state(|b| {
         assert_eq!(
-            a2a_client_config_builder_set_call_timeout_ms(b, 0),
+            a2a_client_config_builder_set(b, a2a_client_option::CallTimeoutMs as u32, 0),
             a2a_result::A2A_INVALID_ARGUMENT
         );
     });
@@ -623,7 +621,12 @@ fn get_task_through_method_and_params_json() {
     let settings = a2a_call_settings_new();
     let key = "idem-1";
     assert_eq!(
-        a2a_call_settings_set_idempotency_key(settings, key.as_ptr().cast(), key.len()),
+        a2a_call_settings_set_text(
+            settings,
+            a2a_call_text_option::IdempotencyKey as u32,
+            key.as_ptr().cast(),
+            key.len()
+        ),
         a2a_result::A2A_OK
     );
     assert_eq!(
@@ -637,7 +640,12 @@ fn get_task_through_method_and_params_json() {
         a2a_result::A2A_OK
     );
     assert_eq!(
-        a2a_call_settings_set_traceparent(settings, b"nope".as_ptr().cast(), 4),
+        a2a_call_settings_set_text(
+            settings,
+            a2a_call_text_option::Traceparent as u32,
+            b"nope".as_ptr().cast(),
+            4
+        ),
         a2a_result::A2A_INVALID_ARGUMENT
     );
     let params = br#"{"id":"t-1"}"#;
@@ -676,15 +684,18 @@ fn asked(r: &Req, base: &str, jsonrpc: bool) -> (String, Option<String>) {
 
 #[test]
 fn shared_outcome_rows_through_the_c_machine_fed_byte_by_byte() {
-    use a2a_core::vocab::{
-        a2a_channel_to_str, a2a_error_name_to_str, a2a_retry_to_str, a2a_task_state_to_str,
-    };
+    use a2a_core::vocab::{a2a_vocab, a2a_vocab_name};
+    let name_in = |vocab: a2a_vocab, value: u32| view_string(a2a_vocab_name(vocab as u32, value));
     let table: serde_json::Value =
         serde_json::from_str(include_str!("../../bindings/fixtures/outcomes.json")).unwrap();
     let base = "https://agent.example/a2a";
     let builder = a2a_client_config_builder_new();
     assert_eq!(
-        a2a_client_config_builder_set_max_response_bytes(builder, 64 << 20),
+        a2a_client_config_builder_set(
+            builder,
+            a2a_client_option::MaxResponseBytes as u32,
+            64 << 20
+        ),
         a2a_result::A2A_OK
     );
     let mut cfg = null_mut();
@@ -736,9 +747,14 @@ fn shared_outcome_rows_through_the_c_machine_fed_byte_by_byte() {
         let settings = a2a_call_settings_new();
         let rid = text("request_id");
         let rc = match rid.parse::<i64>() {
-            Ok(n) => a2a_call_settings_set_rpc_id(settings, 1, n, null(), 0),
+            Ok(n) => a2a_call_settings_set(settings, a2a_call_option::RpcIdNumber as u32, n as u64),
             Err(_) if rid.is_empty() => a2a_result::A2A_OK,
-            Err(_) => a2a_call_settings_set_rpc_id(settings, 2, 0, rid.as_ptr().cast(), rid.len()),
+            Err(_) => a2a_call_settings_set_text(
+                settings,
+                a2a_call_text_option::RpcId as u32,
+                rid.as_ptr().cast(),
+                rid.len(),
+            ),
         };
         assert_eq!(rc, a2a_result::A2A_OK);
         let mut call = null_mut();
@@ -782,12 +798,12 @@ fn shared_outcome_rows_through_the_c_machine_fed_byte_by_byte() {
             let name = row["id"].as_str().unwrap();
             let want = &row["expect"];
             assert_eq!(
-                view_string(a2a_channel_to_str(i.channel as u32)).as_deref(),
+                name_in(a2a_vocab::Channel, i.channel as u32).as_deref(),
                 want["channel"].as_str(),
                 "{name}"
             );
             assert_eq!(
-                view_string(a2a_retry_to_str(i.retry as u32)).as_deref(),
+                name_in(a2a_vocab::Retry, i.retry as u32).as_deref(),
                 want["retry"].as_str(),
                 "{name}"
             );
@@ -803,11 +819,11 @@ fn shared_outcome_rows_through_the_c_machine_fed_byte_by_byte() {
             }
             let err = i
                 .has_error_name
-                .then(|| view_string(a2a_error_name_to_str(i.error_name)).unwrap());
+                .then(|| name_in(a2a_vocab::ErrorName, i.error_name).unwrap());
             assert_eq!(err.as_deref(), want["error"].as_str(), "{name}");
             let state = i
                 .has_state
-                .then(|| view_string(a2a_task_state_to_str(i.state)).unwrap());
+                .then(|| name_in(a2a_vocab::TaskState, i.state).unwrap());
             assert_eq!(state.as_deref(), want["state"].as_str(), "{name}");
             assert_eq!(
                 Some(i64::from(e.exit_code)),
@@ -873,7 +889,7 @@ unsafe extern "C" fn host_hook(
 fn header_hooks_run_for_every_attempt_and_a_reserved_header_refuses_the_call_unsent() {
     let st = state(|b| {
         assert_eq!(
-            a2a_client_config_builder_set_send_retries(b, 1),
+            a2a_client_config_builder_set(b, a2a_client_option::SendRetries as u32, 1),
             a2a_result::A2A_OK
         );
     });
@@ -941,17 +957,17 @@ fn header_hooks_run_for_every_attempt_and_a_reserved_header_refuses_the_call_uns
 fn a_per_call_stream_idle_timeout_replaces_the_states() {
     let st = state(|b| {
         assert_eq!(
-            a2a_client_config_builder_set_stream_idle_timeout_ms(b, 60_000),
+            a2a_client_config_builder_set(b, a2a_client_option::StreamIdleTimeoutMs as u32, 60_000),
             a2a_result::A2A_OK
         );
     });
     let settings = a2a_call_settings_new();
     assert_eq!(
-        a2a_call_settings_set_stream_idle_timeout_ms(settings, 250),
+        a2a_call_settings_set(settings, a2a_call_option::StreamIdleTimeoutMs as u32, 250),
         a2a_result::A2A_OK
     );
     assert_eq!(
-        a2a_call_settings_set_stream_idle_timeout_ms(null_mut(), 1),
+        a2a_call_settings_set(null_mut(), a2a_call_option::StreamIdleTimeoutMs as u32, 1),
         a2a_result::A2A_NULL_PARAMETER
     );
     let text = "stream please";
@@ -984,5 +1000,177 @@ fn a_per_call_stream_idle_timeout_replaces_the_states() {
     assert_eq!(fin.kind, a2a_event_kind::Finished);
     assert_eq!(info(fin).error_name, 203, "timeout");
     a2a_call_free(call);
+    a2a_client_state_free(st);
+}
+
+#[test]
+fn typed_options_refuse_what_the_old_setters_refused_and_unknown_numbers() {
+    use a2a_client_option as O;
+    let set = |b, o: O, v: u64| a2a_client_config_builder_set(b, o as u32, v);
+    let bad = a2a_result::A2A_INVALID_ARGUMENT;
+    let ok = a2a_result::A2A_OK;
+    let b = a2a_client_config_builder_new();
+    for o in [
+        O::CallTimeoutMs,
+        O::ConnectTimeoutMs,
+        O::MaxResponseBytes,
+        O::StreamIdleTimeoutMs,
+        O::MaxEventBytes,
+        O::CardTimeoutMs,
+    ] {
+        assert_eq!(set(b, o, 0), bad, "{o:?} 0");
+        assert_eq!(set(b, o, 1000), ok, "{o:?} 1000");
+    }
+    assert_eq!(set(b, O::MaxTimeMs, 0), ok, "0: no total limit");
+    for o in [
+        O::ClientCertificate,
+        O::IgnoreCapabilities,
+        O::AllowHttp,
+        O::PreferCardOrder,
+    ] {
+        assert_eq!(set(b, o, 0), ok, "{o:?} false");
+        assert_eq!(set(b, o, 1), ok, "{o:?} true");
+        assert_eq!(set(b, o, 2), bad, "{o:?} 2 is no flag");
+        assert_eq!(set(b, o, u64::MAX), bad, "{o:?} MAX is no flag");
+    }
+    for o in [O::SendRetries, O::StreamResubscribes] {
+        assert_eq!(set(b, o, u64::from(u32::MAX)), ok, "{o:?} UINT32_MAX");
+        assert_eq!(
+            set(b, o, u64::from(u32::MAX) + 1),
+            bad,
+            "{o:?} past UINT32_MAX"
+        );
+    }
+    for o in [O::MinProtocol, O::InterfaceVersion, O::InterfaceBinding] {
+        assert_eq!(set(b, o, 0), ok, "{o:?} any");
+        assert_eq!(set(b, o, 1), ok, "{o:?} a member");
+        assert_eq!(set(b, o, 9), bad, "{o:?} 9");
+        // A member's number in the low 32 bits is still refused: no truncation.
+        assert_eq!(set(b, o, (1 << 32) | 1), bad, "{o:?} truncated");
+    }
+    for unknown in [0, 17, u32::MAX] {
+        assert_eq!(
+            a2a_client_config_builder_set(b, unknown, 1),
+            bad,
+            "option {unknown}"
+        );
+    }
+    assert_eq!(
+        set(null_mut(), O::CallTimeoutMs, 1),
+        a2a_result::A2A_NULL_PARAMETER
+    );
+    a2a_client_config_builder_free(b);
+
+    let s = a2a_call_settings_new();
+    let cset = |o: u32, v: u64| a2a_call_settings_set(s, o, v);
+    for o in [
+        a2a_call_option::BudgetMs,
+        a2a_call_option::DeadlineMs,
+        a2a_call_option::StreamIdleTimeoutMs,
+    ] {
+        assert_eq!(cset(o as u32, 0), ok, "{o:?} 0 clears");
+        assert_eq!(cset(o as u32, u64::MAX), ok, "{o:?} any value");
+    }
+    let ri = a2a_call_option::ReturnImmediately as u32;
+    assert_eq!(cset(ri, 1), ok);
+    assert_eq!(cset(ri, 0), ok);
+    assert_eq!(cset(ri, 2), bad, "2 is no flag");
+    for unknown in [0, 6, u32::MAX] {
+        assert_eq!(cset(unknown, 1), bad, "option {unknown}");
+        assert_eq!(
+            a2a_call_settings_set_text(s, unknown, b"x".as_ptr().cast(), 1),
+            bad,
+            "text option {unknown}"
+        );
+    }
+    let key = a2a_call_text_option::IdempotencyKey as u32;
+    assert_eq!(
+        a2a_call_settings_set_text(s, key, null(), 3),
+        a2a_result::A2A_NULL_PARAMETER
+    );
+    assert_eq!(
+        a2a_call_settings_set_text(s, key, b"\xff".as_ptr().cast(), 1),
+        a2a_result::A2A_INVALID_UTF8
+    );
+    let tp = a2a_call_text_option::Traceparent as u32;
+    assert_eq!(
+        a2a_call_settings_set_text(s, tp, null(), 0),
+        ok,
+        "empty clears"
+    );
+    assert_eq!(
+        a2a_call_settings_set(null_mut(), ri, 1),
+        a2a_result::A2A_NULL_PARAMETER
+    );
+    assert_eq!(
+        a2a_call_settings_set_text(null_mut(), key, null(), 0),
+        a2a_result::A2A_NULL_PARAMETER
+    );
+    a2a_call_settings_free(s);
+}
+
+#[test]
+fn a_refused_option_changes_nothing() {
+    // Plain http allowed, then a refused flag value: still allowed (the card resolves).
+    let card = serde_json::json!({"name": "echo", "description": "d", "version": "1",
+        "supportedInterfaces": [
+            {"url": "http://agent.test/v1", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {}, "defaultInputModes": ["text"],
+        "defaultOutputModes": ["text"], "skills": []});
+    let cfg = machine_config(|b| {
+        assert_eq!(
+            a2a_client_config_builder_set(b, a2a_client_option::AllowHttp as u32, 2),
+            a2a_result::A2A_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            a2a_client_config_builder_set(b, 99, 0),
+            a2a_result::A2A_INVALID_ARGUMENT
+        );
+    });
+    assert_eq!(
+        resolve(cfg, &card),
+        (Some("http://agent.test/v1".to_owned()), 0)
+    );
+    a2a_machine_config_free(cfg);
+}
+
+#[test]
+fn numeric_and_string_rpc_ids_and_clearing() {
+    let st = state(|_| {});
+    let params = br#"{"id":"t-1"}"#;
+    let sent_id = |settings| {
+        let mut call = null_mut();
+        assert_eq!(
+            a2a_call_new(st, 3, params.as_ptr(), params.len(), settings, 5, &mut call),
+            a2a_result::A2A_OK
+        );
+        let id = transmit(call, 5).unwrap().body["id"].clone();
+        a2a_call_free(call);
+        id
+    };
+    let settings = a2a_call_settings_new();
+    assert_eq!(
+        a2a_call_settings_set(settings, a2a_call_option::RpcIdNumber as u32, -5i64 as u64),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(sent_id(settings), serde_json::json!(-5));
+    let rid = a2a_call_text_option::RpcId as u32;
+    assert_eq!(
+        a2a_call_settings_set_text(settings, rid, b"rq-5".as_ptr().cast(), 4),
+        a2a_result::A2A_OK
+    );
+    assert_eq!(sent_id(settings), serde_json::json!("rq-5"));
+    assert_eq!(
+        a2a_call_settings_set_text(settings, rid, null(), 0),
+        a2a_result::A2A_OK
+    );
+    let drawn = sent_id(settings);
+    assert_ne!(
+        drawn,
+        serde_json::json!("rq-5"),
+        "cleared: drawn from the seed"
+    );
+    assert!(!drawn.is_null());
+    a2a_call_settings_free(settings);
     a2a_client_state_free(st);
 }

@@ -24,7 +24,7 @@ fn s(v: a2a_str) -> Option<String> {
 fn state(version: u32) -> *mut a2a_client_state {
     let builder = a2a_client_config_builder_new();
     assert_eq!(
-        a2a_client_config_builder_set_allow_http(builder, true),
+        a2a_client_config_builder_set(builder, a2a_client_option::AllowHttp as u32, 1),
         a2a_result::A2A_OK
     );
     let mut cfg = null_mut();
@@ -276,7 +276,7 @@ fn a_shorter_settings_deadline_bounds_the_poll() {
     let w = new_wait(60_000, 0);
     let settings = a2a_call_settings_new();
     assert_eq!(
-        a2a_call_settings_set_deadline_ms(settings, 500),
+        a2a_call_settings_set(settings, a2a_call_option::DeadlineMs as u32, 500),
         a2a_result::A2A_OK
     );
     let mut call = null_mut();
@@ -323,7 +323,7 @@ fn misuse_is_refused() {
     a2a_task_wait_free(w);
     a2a_task_wait_free(null_mut());
     assert_eq!(
-        a2a_call_settings_set_return_immediately(null_mut(), true),
+        a2a_call_settings_set(null_mut(), a2a_call_option::ReturnImmediately as u32, 1),
         a2a_result::A2A_NULL_PARAMETER
     );
 }
@@ -333,7 +333,11 @@ fn sent_params(version: u32, return_immediately: bool, via_params: bool) -> serd
     let st = state(version);
     let settings = a2a_call_settings_new();
     assert_eq!(
-        a2a_call_settings_set_return_immediately(settings, return_immediately),
+        a2a_call_settings_set(
+            settings,
+            a2a_call_option::ReturnImmediately as u32,
+            u64::from(return_immediately)
+        ),
         a2a_result::A2A_OK
     );
     let mut call = null_mut();

@@ -77,9 +77,9 @@ static int resolve(a2a_machine_config *cfg, struct agent *ag, uint64_t now, uint
 static a2a_machine_config *config(uint32_t cache, uint32_t min_protocol) {
   a2a_client_config_builder *b = a2a_client_config_builder_new();
   a2a_machine_config *cfg = NULL;
-  CHECK(a2a_client_config_builder_set_allow_http(b, true) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_ALLOW_HTTP, 1) == A2A_OK);
   CHECK(a2a_client_config_builder_set_card_cache(b, cache, NULL) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_min_protocol(b, min_protocol) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_MIN_PROTOCOL, min_protocol) == A2A_OK);
   CHECK(a2a_client_config_builder_build(b, &cfg) == A2A_OK);
   a2a_client_config_builder_free(b);
   return cfg;
@@ -108,7 +108,7 @@ void test_card_cache(void) {
 
   /* Another builder's config shares the cache: the card is still fresh there. */
   b = a2a_client_config_builder_new();
-  CHECK(a2a_client_config_builder_set_allow_http(b, true) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_ALLOW_HTTP, 1) == A2A_OK);
   CHECK(a2a_client_config_builder_set_card_cache(b, 1, cfg) == A2A_OK);
   CHECK(a2a_client_config_builder_build(b, &shared) == A2A_OK);
   a2a_client_config_builder_free(b);
@@ -146,11 +146,11 @@ void test_card_cache(void) {
   a2a_machine_config_free(cfg);
 
   b = a2a_client_config_builder_new();
-  CHECK(a2a_client_config_builder_set_min_protocol(b, 9) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_MIN_PROTOCOL, 9) == A2A_INVALID_ARGUMENT);
   cfg = config(0, 0);
   CHECK(a2a_client_config_builder_set_card_cache(b, 1, cfg) == A2A_INVALID_ARGUMENT);
   a2a_machine_config_free(cfg);
-  CHECK(a2a_client_config_builder_set_min_protocol(NULL, 0) == A2A_NULL_PARAMETER);
+  CHECK(a2a_client_config_builder_set(NULL, A2A_CLIENT_OPTION_MIN_PROTOCOL, 0) == A2A_NULL_PARAMETER);
   CHECK(a2a_client_config_builder_set_card_cache(NULL, 1, NULL) == A2A_NULL_PARAMETER);
   a2a_client_config_builder_free(b);
 }

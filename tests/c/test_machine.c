@@ -9,21 +9,31 @@ static a2a_machine_config *make_config(uint32_t retries, uint64_t call_timeout_m
   a2a_machine_config *cfg = NULL;
   a2a_breaker_config breaker;
   CHECK(b != NULL);
-  CHECK(a2a_client_config_builder_set_allow_http(b, true) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_send_retries(b, retries) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_call_timeout_ms(b, call_timeout_ms) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_call_timeout_ms(b, 0) == A2A_INVALID_ARGUMENT);
-  CHECK(a2a_client_config_builder_set_connect_timeout_ms(b, 2000) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_max_time_ms(b, 0) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_max_response_bytes(b, 1 << 20) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_client_certificate(b, false) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_stream_idle_timeout_ms(b, 60000) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_stream_resubscribes(b, 0) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_max_event_bytes(b, 1 << 20) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_card_timeout_ms(b, 30000) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_prefer_card_order(b, false) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_interface(b, 9, 0) == A2A_INVALID_ARGUMENT);
-  CHECK(a2a_client_config_builder_set_interface(b, 0, 0) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_ALLOW_HTTP, 1) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_SEND_RETRIES, retries) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_CALL_TIMEOUT_MS, call_timeout_ms) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_CALL_TIMEOUT_MS, 0) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_CONNECT_TIMEOUT_MS, 2000) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_MAX_TIME_MS, 0) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_MAX_RESPONSE_BYTES, 1 << 20) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_CLIENT_CERTIFICATE, 0) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS, 60000) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_STREAM_RESUBSCRIBES, 0) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_MAX_EVENT_BYTES, 1 << 20) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_CARD_TIMEOUT_MS, 30000) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_PREFER_CARD_ORDER, 0) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_INTERFACE_VERSION, 9) ==
+        A2A_INVALID_ARGUMENT);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_INTERFACE_BINDING, 9) ==
+        A2A_INVALID_ARGUMENT);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_INTERFACE_VERSION, 0) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_INTERFACE_BINDING, 0) == A2A_OK);
+  /* A flag is 0 or 1; a count fits uint32_t; an option number this library does not know
+     (a newer header's) is refused and changes nothing. */
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_ALLOW_HTTP, 2) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_SEND_RETRIES, UINT64_C(1) << 32) ==
+        A2A_INVALID_ARGUMENT);
+  CHECK(a2a_client_config_builder_set(b, (a2a_client_option)999, 1) == A2A_INVALID_ARGUMENT);
   CHECK(a2a_breaker_config_default(&breaker) == A2A_OK);
   breaker.buckets = 0;
   CHECK(a2a_client_config_builder_set_breaker(b, &breaker) == A2A_CONFIG_BUCKETS_OUT_OF_RANGE);
@@ -46,8 +56,8 @@ static a2a_client_state *make_state(uint32_t retries, uint64_t call_timeout_ms) 
 static a2a_call *start_text(a2a_client_state *st, bool streaming, const char *key) {
   a2a_call_settings *s = a2a_call_settings_new();
   a2a_call *call = NULL;
-  CHECK(a2a_call_settings_set_message_id(s, "m-1", 3) == A2A_OK);
-  CHECK(a2a_call_settings_set_idempotency_key(s, key, strlen(key)) == A2A_OK);
+  CHECK(a2a_call_settings_set_text(s, A2A_CALL_TEXT_OPTION_MESSAGE_ID, "m-1", 3) == A2A_OK);
+  CHECK(a2a_call_settings_set_text(s, A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY, key, strlen(key)) == A2A_OK);
   CHECK(a2a_call_new_text(st, streaming, "hello", 5, s, 1000, &call) == A2A_OK);
   a2a_call_settings_free(s);
   return call;
@@ -234,18 +244,20 @@ static void cancel_and_misuse(void) {
   a2a_call_free(call);
 
   /* Method + params JSON, settings of every kind. */
-  CHECK(a2a_call_settings_set_budget_ms(s, 2000) == A2A_OK);
-  CHECK(a2a_call_settings_set_deadline_ms(s, 0) == A2A_OK);
-  CHECK(a2a_call_settings_set_traceparent(s, "bad", 3) == A2A_INVALID_ARGUMENT);
-  CHECK(a2a_call_settings_set_traceparent(
-            s, "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", 55) == A2A_OK);
+  CHECK(a2a_call_settings_set(s, A2A_CALL_OPTION_BUDGET_MS, 2000) == A2A_OK);
+  CHECK(a2a_call_settings_set(s, A2A_CALL_OPTION_DEADLINE_MS, 0) == A2A_OK);
+  CHECK(a2a_call_settings_set_text(s, A2A_CALL_TEXT_OPTION_TRACEPARENT, "bad", 3) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_call_settings_set_text(s, A2A_CALL_TEXT_OPTION_TRACEPARENT, "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", 55) == A2A_OK);
   CHECK(a2a_call_settings_add_header(s, "X-Route", 7, "blue", 4) == A2A_OK);
   CHECK(a2a_call_settings_add_header(s, "", 0, "x", 1) == A2A_INVALID_ARGUMENT);
   CHECK(a2a_call_new(st, 999, NULL, 0, s, 0, &other) == A2A_INVALID_ARGUMENT);
   CHECK(a2a_call_new(st, A2A_METHOD_GET_TASK, (const uint8_t *)"{x", 2, s, 0, &other) ==
         A2A_REQUEST_PARAMS);
-  CHECK(a2a_call_settings_set_rpc_id(s, 7, 0, NULL, 0) == A2A_INVALID_ARGUMENT);
-  CHECK(a2a_call_settings_set_rpc_id(s, A2A_RPC_ID_KIND_STRING, 0, "rq-5", 4) == A2A_OK);
+  CHECK(a2a_call_settings_set_text(s, (a2a_call_text_option)7, NULL, 0) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_call_settings_set(s, (a2a_call_option)77, 1) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_call_settings_set(s, A2A_CALL_OPTION_RETURN_IMMEDIATELY, 2) == A2A_INVALID_ARGUMENT);
+  CHECK(a2a_call_settings_set(s, A2A_CALL_OPTION_RPC_ID_NUMBER, (uint64_t)(int64_t)-7) == A2A_OK);
+  CHECK(a2a_call_settings_set_text(s, A2A_CALL_TEXT_OPTION_RPC_ID, "rq-5", 4) == A2A_OK);
   CHECK(a2a_call_new(st, A2A_METHOD_GET_TASK, (const uint8_t *)"{\"id\":\"t-9\"}", 12, s, 0,
                      &other) == A2A_OK);
   CHECK(a2a_call_poll_transmit(other, 0, &t) == A2A_OK);
@@ -367,9 +379,9 @@ static void capabilities_checked(void) {
   a2a_call_free(call);
   a2a_client_state_free(st);
 
-  CHECK(a2a_client_config_builder_set_ignore_capabilities(NULL, true) == A2A_NULL_PARAMETER);
-  CHECK(a2a_client_config_builder_set_allow_http(b, true) == A2A_OK);
-  CHECK(a2a_client_config_builder_set_ignore_capabilities(b, true) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(NULL, A2A_CLIENT_OPTION_IGNORE_CAPABILITIES, 1) == A2A_NULL_PARAMETER);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_ALLOW_HTTP, 1) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_IGNORE_CAPABILITIES, 1) == A2A_OK);
   CHECK(a2a_client_config_builder_build(b, &lax) == A2A_OK);
   a2a_client_config_builder_free(b);
   st = state_from_bare_card(lax);
@@ -508,8 +520,8 @@ static void hooks_and_idle(void) {
   a2a_call_free(call);
 
   /* A per-call stream idle timeout replaces the state's 60 s. */
-  CHECK(a2a_call_settings_set_stream_idle_timeout_ms(s, 250) == A2A_OK);
-  CHECK(a2a_call_settings_set_stream_idle_timeout_ms(NULL, 1) == A2A_NULL_PARAMETER);
+  CHECK(a2a_call_settings_set(s, A2A_CALL_OPTION_STREAM_IDLE_TIMEOUT_MS, 250) == A2A_OK);
+  CHECK(a2a_call_settings_set(NULL, A2A_CALL_OPTION_STREAM_IDLE_TIMEOUT_MS, 1) == A2A_NULL_PARAMETER);
   CHECK(a2a_call_new_text(st, true, "hi", 2, s, 1000, &call) == A2A_OK);
   CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
   CHECK(give_head(call, t.request_id, 200, "text/event-stream") == A2A_OK);

@@ -140,8 +140,7 @@ static void text_and_options(void) {
   a2a_header hs[2];
   a2a_str hn, hv;
   size_t n = 0;
-  a2a_method m;
-  a2a_protocol_version pv;
+  uint32_t m;
 
   memset(&o, 0, sizeof o);
   exts[0].ptr = "https://ext.example/a";
@@ -242,21 +241,26 @@ static void text_and_options(void) {
   CHECK(a2a_request_header(NULL, 0, &hn, &hv) == A2A_NULL_PARAMETER);
 
   /* Method names. */
-  STR_EQ(a2a_method_jsonrpc_name(A2A_METHOD_SEND_MESSAGE, A2A_PROTOCOL_VERSION_V0_3), "message/send");
-  STR_EQ(a2a_method_jsonrpc_name(A2A_METHOD_SUBSCRIBE_TO_TASK, A2A_PROTOCOL_VERSION_V0_3),
+  /* Method names: one vocabulary per protocol version. */
+  STR_EQ(a2a_vocab_name(A2A_VOCAB_METHOD_JSONRPC_V0_3, A2A_METHOD_SEND_MESSAGE), "message/send");
+  STR_EQ(a2a_vocab_name(A2A_VOCAB_METHOD_JSONRPC_V0_3, A2A_METHOD_SUBSCRIBE_TO_TASK),
          "tasks/resubscribe");
-  STR_EQ(a2a_method_jsonrpc_name(A2A_METHOD_CREATE_PUSH_CONFIG, A2A_PROTOCOL_VERSION_V1_0),
+  STR_EQ(a2a_vocab_name(A2A_VOCAB_METHOD_JSONRPC_V1_0, A2A_METHOD_CREATE_PUSH_CONFIG),
          "CreateTaskPushNotificationConfig");
-  ABSENT(a2a_method_jsonrpc_name(A2A_METHOD_LIST_TASKS, A2A_PROTOCOL_VERSION_V0_3));
-  ABSENT(a2a_method_jsonrpc_name(0, A2A_PROTOCOL_VERSION_V1_0));
-  ABSENT(a2a_method_jsonrpc_name(A2A_METHOD_GET_TASK, 0));
-  CHECK(a2a_method_from_jsonrpc_name("tasks/cancel", 12, &m, &pv) == A2A_OK);
-  CHECK(m == A2A_METHOD_CANCEL_TASK && pv == A2A_PROTOCOL_VERSION_V0_3);
-  CHECK(a2a_method_from_jsonrpc_name("ListTasks", 9, &m, &pv) == A2A_OK);
-  CHECK(m == A2A_METHOD_LIST_TASKS && pv == A2A_PROTOCOL_VERSION_V1_0);
-  CHECK(a2a_method_from_jsonrpc_name("tasks/nope", 10, &m, &pv) == A2A_NONE);
-  CHECK(a2a_method_from_jsonrpc_name("\xff", 1, &m, &pv) == A2A_INVALID_UTF8);
-  CHECK(a2a_method_from_jsonrpc_name("ListTasks", 9, NULL, &pv) == A2A_NULL_PARAMETER);
+  ABSENT(a2a_vocab_name(A2A_VOCAB_METHOD_JSONRPC_V0_3, A2A_METHOD_LIST_TASKS));
+  ABSENT(a2a_vocab_name(A2A_VOCAB_METHOD_JSONRPC_V1_0, 0));
+  ABSENT(a2a_vocab_name(0, A2A_METHOD_GET_TASK));
+  /* A name of either version: try 1.0's names, then 0.3's. */
+  CHECK(a2a_vocab_parse(A2A_VOCAB_METHOD_JSONRPC_V1_0, "tasks/cancel", 12, &m) == A2A_NONE);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_METHOD_JSONRPC_V0_3, "tasks/cancel", 12, &m) == A2A_OK);
+  CHECK(m == A2A_METHOD_CANCEL_TASK);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_METHOD_JSONRPC_V1_0, "ListTasks", 9, &m) == A2A_OK);
+  CHECK(m == A2A_METHOD_LIST_TASKS);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_METHOD_JSONRPC_V0_3, "ListTasks", 9, &m) == A2A_NONE);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_METHOD_JSONRPC_V1_0, "tasks/nope", 10, &m) == A2A_NONE);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_METHOD_JSONRPC_V0_3, "tasks/nope", 10, &m) == A2A_NONE);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_METHOD_JSONRPC_V0_3, "\xff", 1, &m) == A2A_INVALID_UTF8);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_METHOD_JSONRPC_V1_0, "ListTasks", 9, NULL) == A2A_NULL_PARAMETER);
 }
 
 void test_request(void) {

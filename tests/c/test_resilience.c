@@ -40,7 +40,7 @@ static void policy(void) {
   CHECK(retries == 2);
   CHECK(a.kind == A2A_RETRY_ACTION_KIND_GIVE_UP && a.give_up != A2A_GIVE_UP_REASON_NONE);
   CHECK(a.give_up_text.ptr != NULL && a.give_up_text.len > 0);
-  CHECK(a2a_give_up_reason_to_str(a.give_up).len > 0);
+  CHECK(a2a_vocab_name(A2A_VOCAB_GIVE_UP_REASON, a.give_up).len > 0);
   CHECK(a.message_id == A2A_ID_RULE_NONE && !a.has_delay);
   CHECK(a2a_retry_policy_attempts(p) == 3);
   CHECK(a2a_retry_policy_follow_ups(p) == 0);
@@ -50,9 +50,15 @@ static void policy(void) {
   /* Asking again after the end: give up, finished. */
   CHECK(a2a_retry_policy_next(p, o, now, 1, &a) == A2A_OK);
   CHECK(a.kind == A2A_RETRY_ACTION_KIND_GIVE_UP && a.give_up == A2A_GIVE_UP_REASON_FINISHED);
-  STR_EQ(a2a_give_up_reason_to_str(A2A_GIVE_UP_REASON_FINISHED), "finished");
-  ABSENT(a2a_give_up_reason_to_str(A2A_GIVE_UP_REASON_NONE));
-  ABSENT(a2a_give_up_reason_to_str(1234));
+  STR_EQ(a2a_vocab_name(A2A_VOCAB_GIVE_UP_REASON, A2A_GIVE_UP_REASON_FINISHED), "finished");
+  ABSENT(a2a_vocab_name(A2A_VOCAB_GIVE_UP_REASON, A2A_GIVE_UP_REASON_NONE));
+  ABSENT(a2a_vocab_name(A2A_VOCAB_GIVE_UP_REASON, 1234));
+  ABSENT(a2a_vocab_name(A2A_VOCAB_GIVE_UP_REASON, A2A_GIVE_UP_REASON_OTHER));
+  {
+    uint32_t reason = 0;
+    CHECK(a2a_vocab_parse(A2A_VOCAB_GIVE_UP_REASON, "finished", 8, &reason) == A2A_OK);
+    CHECK(reason == A2A_GIVE_UP_REASON_FINISHED);
+  }
   a2a_retry_policy_free(p);
 
   /* A truncated stream with a known task: resubscribe to that task, never resend. */

@@ -10,7 +10,7 @@ static a2a_client_state *wait_state(void) {
   a2a_client_config_builder *b = a2a_client_config_builder_new();
   a2a_machine_config *cfg = NULL;
   a2a_client_state *st = NULL;
-  CHECK(a2a_client_config_builder_set_allow_http(b, true) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_ALLOW_HTTP, 1) == A2A_OK);
   CHECK(a2a_client_config_builder_build(b, &cfg) == A2A_OK);
   a2a_client_config_builder_free(b);
   CHECK(a2a_client_state_new(cfg, url, strlen(url), A2A_PROTOCOL_VERSION_V0_3,
@@ -111,8 +111,8 @@ static void send_returns_immediately(void) {
   a2a_call_settings *s = a2a_call_settings_new();
   a2a_call *call = NULL;
   a2a_transmit t;
-  CHECK(a2a_call_settings_set_return_immediately(s, true) == A2A_OK);
-  CHECK(a2a_call_settings_set_return_immediately(NULL, true) == A2A_NULL_PARAMETER);
+  CHECK(a2a_call_settings_set(s, A2A_CALL_OPTION_RETURN_IMMEDIATELY, 1) == A2A_OK);
+  CHECK(a2a_call_settings_set(NULL, A2A_CALL_OPTION_RETURN_IMMEDIATELY, 1) == A2A_NULL_PARAMETER);
   CHECK(a2a_call_new_text(st, false, "slow", 4, s, 0, &call) == A2A_OK);
   CHECK(a2a_call_poll_transmit(call, 0, &t) == A2A_OK);
   CHECK(t_bytes_contain(t.body, "\"blocking\":false"));

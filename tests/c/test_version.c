@@ -2,20 +2,21 @@
 #include "harness.h"
 
 void test_version(void) {
-  a2a_protocol_version v = A2A_PROTOCOL_VERSION_V0_3;
-  a2a_binding b = A2A_BINDING_JSON_RPC;
+  uint32_t v = A2A_PROTOCOL_VERSION_V0_3;
+  uint32_t b = A2A_BINDING_JSON_RPC;
+  a2a_protocol_version hv = A2A_PROTOCOL_VERSION_V0_3;
   uint32_t major = 99, minor = 99;
 
-  CHECK(a2a_protocol_version_parse("1.2", 3, &v) == A2A_OK);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_PROTOCOL_VERSION, "1.2", 3, &v) == A2A_OK);
   CHECK(v == A2A_PROTOCOL_VERSION_V1_0);
-  CHECK(a2a_protocol_version_parse(" 0.3.0 ", 7, &v) == A2A_OK);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_PROTOCOL_VERSION, " 0.3.0 ", 7, &v) == A2A_OK);
   CHECK(v == A2A_PROTOCOL_VERSION_V0_3);
-  CHECK(a2a_protocol_version_parse("2.0", 3, &v) == A2A_VERSION_UNSUPPORTED);
-  CHECK(a2a_protocol_version_parse("1.x", 3, &v) == A2A_VERSION_MALFORMED);
-  CHECK(a2a_protocol_version_parse(NULL, 0, &v) == A2A_VERSION_MALFORMED);
-  CHECK(a2a_protocol_version_parse(NULL, 1, &v) == A2A_NULL_PARAMETER);
-  CHECK(a2a_protocol_version_parse("1.\x80", 3, &v) == A2A_INVALID_UTF8);
-  CHECK(a2a_protocol_version_parse("1.0", 3, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_PROTOCOL_VERSION, "2.0", 3, &v) == A2A_VERSION_UNSUPPORTED);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_PROTOCOL_VERSION, "1.x", 3, &v) == A2A_VERSION_MALFORMED);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_PROTOCOL_VERSION, NULL, 0, &v) == A2A_VERSION_MALFORMED);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_PROTOCOL_VERSION, NULL, 1, &v) == A2A_NULL_PARAMETER);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_PROTOCOL_VERSION, "1.\x80", 3, &v) == A2A_INVALID_UTF8);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_PROTOCOL_VERSION, "1.0", 3, NULL) == A2A_NULL_PARAMETER);
   CHECK(v == A2A_PROTOCOL_VERSION_V0_3);
 
   CHECK(a2a_version_number_parse("1.25", 4, &major, &minor) == A2A_OK);
@@ -26,33 +27,35 @@ void test_version(void) {
   CHECK(a2a_version_number_parse("1.0", 3, &major, NULL) == A2A_NULL_PARAMETER);
 
   /* Absent (NULL, 0) or empty header: 0.3. */
-  v = A2A_PROTOCOL_VERSION_V1_0;
-  CHECK(a2a_protocol_version_from_header(NULL, 0, &v) == A2A_OK);
-  CHECK(v == A2A_PROTOCOL_VERSION_V0_3);
-  CHECK(a2a_protocol_version_from_header("1.0", 3, &v) == A2A_OK);
-  CHECK(v == A2A_PROTOCOL_VERSION_V1_0);
-  CHECK(a2a_protocol_version_from_header("9.9", 3, &v) == A2A_VERSION_UNSUPPORTED);
+  hv = A2A_PROTOCOL_VERSION_V1_0;
+  CHECK(a2a_protocol_version_from_header(NULL, 0, &hv) == A2A_OK);
+  CHECK(hv == A2A_PROTOCOL_VERSION_V0_3);
+  CHECK(a2a_protocol_version_from_header("1.0", 3, &hv) == A2A_OK);
+  CHECK(hv == A2A_PROTOCOL_VERSION_V1_0);
+  CHECK(a2a_protocol_version_from_header("9.9", 3, &hv) == A2A_VERSION_UNSUPPORTED);
   CHECK(a2a_protocol_version_from_header("1.0", 3, NULL) == A2A_NULL_PARAMETER);
 
-  STR_EQ(a2a_protocol_version_to_str(A2A_PROTOCOL_VERSION_V0_3), "0.3");
-  STR_EQ(a2a_protocol_version_to_str(A2A_PROTOCOL_VERSION_V1_0), "1.0");
-  ABSENT(a2a_protocol_version_to_str(0));
+  STR_EQ(a2a_vocab_name(A2A_VOCAB_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION_V0_3), "0.3");
+  STR_EQ(a2a_vocab_name(A2A_VOCAB_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION_V1_0), "1.0");
+  ABSENT(a2a_vocab_name(A2A_VOCAB_PROTOCOL_VERSION, 0));
   STR_EQ(a2a_protocol_version_header_value(A2A_PROTOCOL_VERSION_V1_0), "1.0");
   ABSENT(a2a_protocol_version_header_value(A2A_PROTOCOL_VERSION_V0_3));
   ABSENT(a2a_protocol_version_header_value(3));
 
-  CHECK(a2a_binding_parse("json-rpc", 8, &b) == A2A_OK);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_BINDING, "json-rpc", 8, &b) == A2A_OK);
   CHECK(b == A2A_BINDING_JSON_RPC);
-  CHECK(a2a_binding_parse("HTTP+JSON", 9, &b) == A2A_OK);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_BINDING, "HTTP+JSON", 9, &b) == A2A_OK);
   CHECK(b == A2A_BINDING_HTTP_JSON);
-  CHECK(a2a_binding_parse("GRPC", 4, &b) == A2A_BINDING_UNKNOWN);
-  CHECK(a2a_binding_parse(NULL, 0, &b) == A2A_BINDING_UNKNOWN);
-  CHECK(a2a_binding_parse("\xff", 1, &b) == A2A_INVALID_UTF8);
-  CHECK(a2a_binding_parse("rest", 4, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_BINDING, "GRPC", 4, &b) == A2A_BINDING_UNKNOWN);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_BINDING, NULL, 0, &b) == A2A_BINDING_UNKNOWN);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_BINDING, "\xff", 1, &b) == A2A_INVALID_UTF8);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_BINDING, "rest", 4, NULL) == A2A_NULL_PARAMETER);
   CHECK(b == A2A_BINDING_HTTP_JSON);
-  STR_EQ(a2a_binding_to_str(A2A_BINDING_JSON_RPC), "JSONRPC");
-  STR_EQ(a2a_binding_to_str(A2A_BINDING_HTTP_JSON), "HTTP+JSON");
-  ABSENT(a2a_binding_to_str(0));
+  STR_EQ(a2a_vocab_name(A2A_VOCAB_BINDING, A2A_BINDING_JSON_RPC), "JSONRPC");
+  STR_EQ(a2a_vocab_name(A2A_VOCAB_BINDING, A2A_BINDING_HTTP_JSON), "HTTP+JSON");
+  ABSENT(a2a_vocab_name(A2A_VOCAB_BINDING, 0));
+  CHECK(a2a_vocab_parse(A2A_VOCAB_BINDING, " JSONRPC ", 9, &b) == A2A_OK);
+  CHECK(b == A2A_BINDING_JSON_RPC);
 
   /* The names before the V<major>_<minor> scheme still compile (deprecated aliases). */
   CHECK(A2A_PROTOCOL_VERSION_V03 == A2A_PROTOCOL_VERSION_V0_3);

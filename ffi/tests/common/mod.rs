@@ -41,11 +41,29 @@ pub fn headers<N: AsRef<str>, V: AsRef<str>>(pairs: &[(N, V)]) -> Vec<a2a_header
         .collect()
 }
 
+/// The interface to insist on, as the old two-value setter took it: the version, then the
+/// binding, each through `a2a_client_config_builder_set`; the first refusal is returned.
+pub fn set_interface(b: *mut a2a_client_config_builder, version: u32, binding: u32) -> a2a_result {
+    let r = a2a_client_config_builder_set(
+        b,
+        a2a_client_option::InterfaceVersion as u32,
+        u64::from(version),
+    );
+    if r != a2a_result::A2A_OK {
+        return r;
+    }
+    a2a_client_config_builder_set(
+        b,
+        a2a_client_option::InterfaceBinding as u32,
+        u64::from(binding),
+    )
+}
+
 /// A machine config with plain http allowed and whatever `f` sets on the builder.
 pub fn machine_config(f: impl FnOnce(*mut a2a_client_config_builder)) -> *mut a2a_machine_config {
     let builder = a2a_client_config_builder_new();
     assert_eq!(
-        a2a_client_config_builder_set_allow_http(builder, true),
+        a2a_client_config_builder_set(builder, a2a_client_option::AllowHttp as u32, 1),
         a2a_result::A2A_OK
     );
     f(builder);

@@ -381,6 +381,49 @@ A2A_CALL_MACHINE_STREAM = 3
 A2A_REQUEST_SENT_NO = 1
 A2A_REQUEST_SENT_UNKNOWN = 2
 
+# a2a_client_option
+A2A_CLIENT_OPTION_CALL_TIMEOUT_MS = 1
+A2A_CLIENT_OPTION_CONNECT_TIMEOUT_MS = 2
+A2A_CLIENT_OPTION_MAX_TIME_MS = 3
+A2A_CLIENT_OPTION_SEND_RETRIES = 4
+A2A_CLIENT_OPTION_MAX_RESPONSE_BYTES = 5
+A2A_CLIENT_OPTION_CLIENT_CERTIFICATE = 6
+A2A_CLIENT_OPTION_IGNORE_CAPABILITIES = 7
+A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS = 8
+A2A_CLIENT_OPTION_STREAM_RESUBSCRIBES = 9
+A2A_CLIENT_OPTION_MAX_EVENT_BYTES = 10
+A2A_CLIENT_OPTION_ALLOW_HTTP = 11
+A2A_CLIENT_OPTION_CARD_TIMEOUT_MS = 12
+A2A_CLIENT_OPTION_PREFER_CARD_ORDER = 13
+A2A_CLIENT_OPTION_INTERFACE_VERSION = 14
+A2A_CLIENT_OPTION_INTERFACE_BINDING = 15
+A2A_CLIENT_OPTION_MIN_PROTOCOL = 16
+
+# a2a_call_option
+A2A_CALL_OPTION_BUDGET_MS = 1
+A2A_CALL_OPTION_DEADLINE_MS = 2
+A2A_CALL_OPTION_STREAM_IDLE_TIMEOUT_MS = 3
+A2A_CALL_OPTION_RETURN_IMMEDIATELY = 4
+A2A_CALL_OPTION_RPC_ID_NUMBER = 5
+
+# a2a_call_text_option
+A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY = 1
+A2A_CALL_TEXT_OPTION_TRACEPARENT = 2
+A2A_CALL_TEXT_OPTION_MESSAGE_ID = 3
+A2A_CALL_TEXT_OPTION_RPC_ID = 4
+
+# a2a_vocab
+A2A_VOCAB_CHANNEL = 1
+A2A_VOCAB_TASK_STATE = 2
+A2A_VOCAB_RETRY = 3
+A2A_VOCAB_REQUEST_SENT = 4
+A2A_VOCAB_ERROR_NAME = 5
+A2A_VOCAB_PROTOCOL_VERSION = 6
+A2A_VOCAB_BINDING = 7
+A2A_VOCAB_GIVE_UP_REASON = 8
+A2A_VOCAB_METHOD_JSONRPC_V0_3 = 9
+A2A_VOCAB_METHOD_JSONRPC_V1_0 = 10
+
 #: Every enum of the header: C enum name -> {constant name: number}, in header order.
 ENUMS: dict[str, dict[str, int]] = {
     'a2a_result': {
@@ -736,6 +779,49 @@ ENUMS: dict[str, dict[str, int]] = {
     'a2a_request_sent': {
         'A2A_REQUEST_SENT_NO': A2A_REQUEST_SENT_NO,
         'A2A_REQUEST_SENT_UNKNOWN': A2A_REQUEST_SENT_UNKNOWN,
+    },
+    'a2a_client_option': {
+        'A2A_CLIENT_OPTION_CALL_TIMEOUT_MS': A2A_CLIENT_OPTION_CALL_TIMEOUT_MS,
+        'A2A_CLIENT_OPTION_CONNECT_TIMEOUT_MS': A2A_CLIENT_OPTION_CONNECT_TIMEOUT_MS,
+        'A2A_CLIENT_OPTION_MAX_TIME_MS': A2A_CLIENT_OPTION_MAX_TIME_MS,
+        'A2A_CLIENT_OPTION_SEND_RETRIES': A2A_CLIENT_OPTION_SEND_RETRIES,
+        'A2A_CLIENT_OPTION_MAX_RESPONSE_BYTES': A2A_CLIENT_OPTION_MAX_RESPONSE_BYTES,
+        'A2A_CLIENT_OPTION_CLIENT_CERTIFICATE': A2A_CLIENT_OPTION_CLIENT_CERTIFICATE,
+        'A2A_CLIENT_OPTION_IGNORE_CAPABILITIES': A2A_CLIENT_OPTION_IGNORE_CAPABILITIES,
+        'A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS': A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS,
+        'A2A_CLIENT_OPTION_STREAM_RESUBSCRIBES': A2A_CLIENT_OPTION_STREAM_RESUBSCRIBES,
+        'A2A_CLIENT_OPTION_MAX_EVENT_BYTES': A2A_CLIENT_OPTION_MAX_EVENT_BYTES,
+        'A2A_CLIENT_OPTION_ALLOW_HTTP': A2A_CLIENT_OPTION_ALLOW_HTTP,
+        'A2A_CLIENT_OPTION_CARD_TIMEOUT_MS': A2A_CLIENT_OPTION_CARD_TIMEOUT_MS,
+        'A2A_CLIENT_OPTION_PREFER_CARD_ORDER': A2A_CLIENT_OPTION_PREFER_CARD_ORDER,
+        'A2A_CLIENT_OPTION_INTERFACE_VERSION': A2A_CLIENT_OPTION_INTERFACE_VERSION,
+        'A2A_CLIENT_OPTION_INTERFACE_BINDING': A2A_CLIENT_OPTION_INTERFACE_BINDING,
+        'A2A_CLIENT_OPTION_MIN_PROTOCOL': A2A_CLIENT_OPTION_MIN_PROTOCOL,
+    },
+    'a2a_call_option': {
+        'A2A_CALL_OPTION_BUDGET_MS': A2A_CALL_OPTION_BUDGET_MS,
+        'A2A_CALL_OPTION_DEADLINE_MS': A2A_CALL_OPTION_DEADLINE_MS,
+        'A2A_CALL_OPTION_STREAM_IDLE_TIMEOUT_MS': A2A_CALL_OPTION_STREAM_IDLE_TIMEOUT_MS,
+        'A2A_CALL_OPTION_RETURN_IMMEDIATELY': A2A_CALL_OPTION_RETURN_IMMEDIATELY,
+        'A2A_CALL_OPTION_RPC_ID_NUMBER': A2A_CALL_OPTION_RPC_ID_NUMBER,
+    },
+    'a2a_call_text_option': {
+        'A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY': A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY,
+        'A2A_CALL_TEXT_OPTION_TRACEPARENT': A2A_CALL_TEXT_OPTION_TRACEPARENT,
+        'A2A_CALL_TEXT_OPTION_MESSAGE_ID': A2A_CALL_TEXT_OPTION_MESSAGE_ID,
+        'A2A_CALL_TEXT_OPTION_RPC_ID': A2A_CALL_TEXT_OPTION_RPC_ID,
+    },
+    'a2a_vocab': {
+        'A2A_VOCAB_CHANNEL': A2A_VOCAB_CHANNEL,
+        'A2A_VOCAB_TASK_STATE': A2A_VOCAB_TASK_STATE,
+        'A2A_VOCAB_RETRY': A2A_VOCAB_RETRY,
+        'A2A_VOCAB_REQUEST_SENT': A2A_VOCAB_REQUEST_SENT,
+        'A2A_VOCAB_ERROR_NAME': A2A_VOCAB_ERROR_NAME,
+        'A2A_VOCAB_PROTOCOL_VERSION': A2A_VOCAB_PROTOCOL_VERSION,
+        'A2A_VOCAB_BINDING': A2A_VOCAB_BINDING,
+        'A2A_VOCAB_GIVE_UP_REASON': A2A_VOCAB_GIVE_UP_REASON,
+        'A2A_VOCAB_METHOD_JSONRPC_V0_3': A2A_VOCAB_METHOD_JSONRPC_V0_3,
+        'A2A_VOCAB_METHOD_JSONRPC_V1_0': A2A_VOCAB_METHOD_JSONRPC_V1_0,
     },
 }
 
@@ -1498,36 +1584,16 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_call_free': (None, (c_void_p,)),
     'a2a_client_config_builder_new': (c_void_p, ()),
     'a2a_client_config_builder_free': (None, (c_void_p,)),
-    'a2a_client_config_builder_set_call_timeout_ms': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_client_config_builder_set_connect_timeout_ms': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_client_config_builder_set_max_time_ms': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_client_config_builder_set_send_retries': (c_uint32, (c_void_p, c_uint32)),
-    'a2a_client_config_builder_set_max_response_bytes': (c_uint32, (c_void_p, c_uint64)),
+    'a2a_client_config_builder_set': (c_uint32, (c_void_p, c_uint32, c_uint64)),
     'a2a_client_config_builder_set_breaker': (c_uint32, (c_void_p, POINTER(BreakerConfig))),
-    'a2a_client_config_builder_set_client_certificate': (c_uint32, (c_void_p, c_bool)),
-    'a2a_client_config_builder_set_ignore_capabilities': (c_uint32, (c_void_p, c_bool)),
-    'a2a_client_config_builder_set_stream_idle_timeout_ms': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_client_config_builder_set_stream_resubscribes': (c_uint32, (c_void_p, c_uint32)),
-    'a2a_client_config_builder_set_max_event_bytes': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_client_config_builder_set_allow_http': (c_uint32, (c_void_p, c_bool)),
-    'a2a_client_config_builder_set_card_timeout_ms': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_client_config_builder_set_prefer_card_order': (c_uint32, (c_void_p, c_bool)),
-    'a2a_client_config_builder_set_interface': (c_uint32, (c_void_p, c_uint32, c_uint32)),
-    'a2a_client_config_builder_set_min_protocol': (c_uint32, (c_void_p, c_uint32)),
     'a2a_client_config_builder_set_card_cache': (c_uint32, (c_void_p, c_uint32, c_void_p)),
     'a2a_client_config_builder_build': (c_uint32, (c_void_p, POINTER(c_void_p))),
     'a2a_machine_config_free': (None, (c_void_p,)),
     'a2a_call_settings_new': (c_void_p, ()),
     'a2a_call_settings_free': (None, (c_void_p,)),
-    'a2a_call_settings_set_budget_ms': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_call_settings_set_deadline_ms': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_call_settings_set_idempotency_key': (c_uint32, (c_void_p, c_char_p, c_size_t)),
-    'a2a_call_settings_set_traceparent': (c_uint32, (c_void_p, c_char_p, c_size_t)),
+    'a2a_call_settings_set': (c_uint32, (c_void_p, c_uint32, c_uint64)),
+    'a2a_call_settings_set_text': (c_uint32, (c_void_p, c_uint32, c_char_p, c_size_t)),
     'a2a_call_settings_add_header': (c_uint32, (c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)),
-    'a2a_call_settings_set_message_id': (c_uint32, (c_void_p, c_char_p, c_size_t)),
-    'a2a_call_settings_set_rpc_id': (c_uint32, (c_void_p, c_uint32, c_int64, c_char_p, c_size_t)),
-    'a2a_call_settings_set_stream_idle_timeout_ms': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_call_settings_set_return_immediately': (c_uint32, (c_void_p, c_bool)),
     'a2a_outcome_transport': (c_uint32, (c_uint32, c_uint32, c_char_p, c_size_t, POINTER(c_void_p))),
     'a2a_outcome_free': (None, (c_void_p,)),
     'a2a_outcome_remote_hint_pair': (c_uint32, (c_void_p, c_size_t, POINTER(Str), POINTER(Str))),
@@ -1544,8 +1610,6 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_request_a2a_method': (c_bool, (c_void_p, POINTER(c_uint32))),
     'a2a_request_rpc_id': (Str, (c_void_p,)),
     'a2a_request_last_error': (Str, (c_void_p,)),
-    'a2a_method_jsonrpc_name': (Str, (c_uint32, c_uint32)),
-    'a2a_method_from_jsonrpc_name': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32), POINTER(c_uint32))),
     'a2a_retry_config_default': (c_uint32, (POINTER(RetryConfig),)),
     'a2a_retry_policy_new': (c_uint32, (POINTER(RetryConfig), c_uint64, POINTER(c_void_p))),
     'a2a_retry_policy_free': (None, (c_void_p,)),
@@ -1575,7 +1639,6 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_model_text': (c_uint32, (c_char_p, c_size_t, c_void_p, c_void_p, c_size_t, POINTER(c_size_t))),
     'a2a_model_prefix': (Str, (c_void_p,)),
     'a2a_model_instruction': (Str, ()),
-    'a2a_give_up_reason_to_str': (Str, (c_uint32,)),
     'a2a_server_request_new': (c_uint32, (POINTER(c_void_p),)),
     'a2a_server_request_free': (None, (c_void_p,)),
     'a2a_server_parse_jsonrpc': (c_uint32, (c_void_p, POINTER(Header), c_size_t, c_char_p, c_size_t, POINTER(ServerOptions))),
@@ -1667,22 +1730,13 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_oauth2_handle_response': (c_uint32, (c_void_p, c_uint16, c_char_p, c_size_t, c_uint64, c_void_p)),
     'a2a_oauth2_invalidate': (None, (c_void_p,)),
     'a2a_oauth2_free': (None, (c_void_p,)),
-    'a2a_protocol_version_parse': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32))),
     'a2a_version_number_parse': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32), POINTER(c_uint32))),
     'a2a_protocol_version_from_header': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32))),
-    'a2a_protocol_version_to_str': (Str, (c_uint32,)),
     'a2a_protocol_version_header_value': (Str, (c_uint32,)),
-    'a2a_binding_parse': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32))),
-    'a2a_binding_to_str': (Str, (c_uint32,)),
-    'a2a_channel_to_str': (Str, (c_uint32,)),
-    'a2a_task_state_to_str': (Str, (c_uint32,)),
-    'a2a_task_state_parse': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32))),
     'a2a_task_state_is_terminal': (c_bool, (c_uint32,)),
     'a2a_task_state_is_interrupted': (c_bool, (c_uint32,)),
-    'a2a_retry_to_str': (Str, (c_uint32,)),
-    'a2a_request_sent_to_str': (Str, (c_uint32,)),
-    'a2a_error_name_to_str': (Str, (c_uint32,)),
-    'a2a_error_name_parse': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32))),
+    'a2a_vocab_name': (Str, (c_uint32, c_uint32)),
+    'a2a_vocab_parse': (c_uint32, (c_uint32, c_char_p, c_size_t, POINTER(c_uint32))),
 }
 
 #: name -> tier (core, client, server, driver, trust) for functions outside the core.
@@ -1746,36 +1800,16 @@ TIERS: dict[str, str] = {
     'a2a_call_free': 'client',
     'a2a_client_config_builder_new': 'client',
     'a2a_client_config_builder_free': 'client',
-    'a2a_client_config_builder_set_call_timeout_ms': 'client',
-    'a2a_client_config_builder_set_connect_timeout_ms': 'client',
-    'a2a_client_config_builder_set_max_time_ms': 'client',
-    'a2a_client_config_builder_set_send_retries': 'client',
-    'a2a_client_config_builder_set_max_response_bytes': 'client',
+    'a2a_client_config_builder_set': 'client',
     'a2a_client_config_builder_set_breaker': 'client',
-    'a2a_client_config_builder_set_client_certificate': 'client',
-    'a2a_client_config_builder_set_ignore_capabilities': 'client',
-    'a2a_client_config_builder_set_stream_idle_timeout_ms': 'client',
-    'a2a_client_config_builder_set_stream_resubscribes': 'client',
-    'a2a_client_config_builder_set_max_event_bytes': 'client',
-    'a2a_client_config_builder_set_allow_http': 'client',
-    'a2a_client_config_builder_set_card_timeout_ms': 'client',
-    'a2a_client_config_builder_set_prefer_card_order': 'client',
-    'a2a_client_config_builder_set_interface': 'client',
-    'a2a_client_config_builder_set_min_protocol': 'client',
     'a2a_client_config_builder_set_card_cache': 'client',
     'a2a_client_config_builder_build': 'client',
     'a2a_machine_config_free': 'client',
     'a2a_call_settings_new': 'client',
     'a2a_call_settings_free': 'client',
-    'a2a_call_settings_set_budget_ms': 'client',
-    'a2a_call_settings_set_deadline_ms': 'client',
-    'a2a_call_settings_set_idempotency_key': 'client',
-    'a2a_call_settings_set_traceparent': 'client',
+    'a2a_call_settings_set': 'client',
+    'a2a_call_settings_set_text': 'client',
     'a2a_call_settings_add_header': 'client',
-    'a2a_call_settings_set_message_id': 'client',
-    'a2a_call_settings_set_rpc_id': 'client',
-    'a2a_call_settings_set_stream_idle_timeout_ms': 'client',
-    'a2a_call_settings_set_return_immediately': 'client',
     'a2a_server_request_new': 'server',
     'a2a_server_request_free': 'server',
     'a2a_server_parse_jsonrpc': 'server',

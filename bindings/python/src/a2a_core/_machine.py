@@ -71,6 +71,11 @@ class Config(Owned):
         if not b:
             raise error_for(999, 'the library could not make a config builder')
         try:
+            def set_option(name: str, value: int) -> None:
+                # One typed setter; the option's number is the generated A2A_CLIENT_OPTION_*.
+                option = getattr(_abi, f'A2A_CLIENT_OPTION_{name.upper()}')
+                check(lib.a2a_client_config_builder_set(b, option, value), f'{name}={value!r}')
+
             for name, value in (('call_timeout_ms', call_timeout_ms),
                                 ('connect_timeout_ms', connect_timeout_ms),
                                 ('max_time_ms', max_time_ms),
@@ -81,18 +86,23 @@ class Config(Owned):
                                 ('send_retries', send_retries),
                                 ('stream_resubscribes', stream_resubscribes)):
                 if value is not None:
-                    check(getattr(lib, f'a2a_client_config_builder_set_{name}')(b, value),
-                          f'{name}={value!r}')
-            check(lib.a2a_client_config_builder_set_client_certificate(b, client_certificate))
-            check(lib.a2a_client_config_builder_set_allow_http(b, allow_http))
-            check(lib.a2a_client_config_builder_set_prefer_card_order(b, prefer_card_order))
+                    set_option(name, value)
+            check(lib.a2a_client_config_builder_set(
+                b, _abi.A2A_CLIENT_OPTION_CLIENT_CERTIFICATE, bool(client_certificate)))
+            check(lib.a2a_client_config_builder_set(
+                b, _abi.A2A_CLIENT_OPTION_ALLOW_HTTP, bool(allow_http)))
+            check(lib.a2a_client_config_builder_set(
+                b, _abi.A2A_CLIENT_OPTION_PREFER_CARD_ORDER, bool(prefer_card_order)))
             if interface != (0, 0):  # (version, binding) codes; 0: any
-                check(lib.a2a_client_config_builder_set_interface(b, *interface),
-                      f'interface={interface!r}')
-            check(lib.a2a_client_config_builder_set_ignore_capabilities(b, ignore_capabilities))
+                version, binding = interface
+                for option, value in ((_abi.A2A_CLIENT_OPTION_INTERFACE_VERSION, version),
+                                      (_abi.A2A_CLIENT_OPTION_INTERFACE_BINDING, binding)):
+                    check(lib.a2a_client_config_builder_set(b, option, value),
+                          f'interface={interface!r}')
+            check(lib.a2a_client_config_builder_set(
+                b, _abi.A2A_CLIENT_OPTION_IGNORE_CAPABILITIES, bool(ignore_capabilities)))
             if min_protocol:  # an a2a_protocol_version code; 0: none
-                check(lib.a2a_client_config_builder_set_min_protocol(b, min_protocol),
-                      f'min_protocol={min_protocol!r}')
+                set_option('min_protocol', min_protocol)
             # True: the process's shared card cache; a Config: its cache; an int > 0: a new
             # cache of that many cards (the shared one is made so).
             if card_cache is True:
@@ -185,17 +195,19 @@ class Settings(Owned):
         if not self.ptr:
             raise error_for(999, 'the library could not make call settings')
         if return_immediately:
-            check(lib.a2a_call_settings_set_return_immediately(self.ptr, True))
+            check(lib.a2a_call_settings_set(self.ptr, _abi.A2A_CALL_OPTION_RETURN_IMMEDIATELY, 1))
         if budget_ms:
-            check(lib.a2a_call_settings_set_budget_ms(self.ptr, budget_ms))
+            check(lib.a2a_call_settings_set(self.ptr, _abi.A2A_CALL_OPTION_BUDGET_MS, budget_ms))
         if stream_idle_timeout_ms:
-            check(lib.a2a_call_settings_set_stream_idle_timeout_ms(self.ptr,
-                                                                   stream_idle_timeout_ms))
-        for name, value in (('idempotency_key', idempotency_key), ('traceparent', traceparent),
-                            ('message_id', message_id)):
+            check(lib.a2a_call_settings_set(self.ptr, _abi.A2A_CALL_OPTION_STREAM_IDLE_TIMEOUT_MS,
+                                            stream_idle_timeout_ms))
+        for name, option, value in (
+                ('idempotency_key', _abi.A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY, idempotency_key),
+                ('traceparent', _abi.A2A_CALL_TEXT_OPTION_TRACEPARENT, traceparent),
+                ('message_id', _abi.A2A_CALL_TEXT_OPTION_MESSAGE_ID, message_id)):
             if value is not None:
                 b, n = _lib.enc(value)
-                check(getattr(lib, f'a2a_call_settings_set_{name}')(self.ptr, b, n),
+                check(lib.a2a_call_settings_set_text(self.ptr, option, b, n),
                       f'{name}={value!r}')
         for name, value in headers:
             nb, nn = _lib.enc(name)

@@ -13,7 +13,8 @@ from typing import Any
 from . import _lib
 from ._guard import Owned
 from .errors import check, error_for
-from .vocab import Binding, ProtocolVersion, _num, _Word, _word, parse_binding, parse_protocol_version
+from .vocab import (Binding, ProtocolVersion, _num, _vocab_name, _vocab_parse, _Word, parse_binding,
+                    parse_protocol_version)
 
 __all__ = ['Method', 'Request', 'build_request', 'build_text_request', 'method_from_jsonrpc_name']
 
@@ -36,13 +37,16 @@ class Method(_Word):
     def jsonrpc_name(self, version: str | ProtocolVersion) -> str | None:
         """The wire name in `version` (`message/send` in 0.3); None when the method does
         not exist there (ListTasks in 0.3)."""
-        v = _num(ProtocolVersion)[parse_protocol_version(version)]
-        return _lib.view_str(_lib.lib.a2a_method_jsonrpc_name(_METHOD_NUM[self], v))
+        return _vocab_name(_METHOD_VOCAB[parse_protocol_version(version)], _METHOD_NUM[self])
 
 
 #: C numbers of include/a2a_core.h (tests/test_abi.py checks them against the header).
 _METHOD_NUM = dict(zip(Method, range(1, 12)))
 _METHOD_BY_NUM = {n: m for m, n in _METHOD_NUM.items()}
+#: The vocabulary of each version's JSON-RPC method names, in the order a name is looked up
+#: (1.0 first, as the core does).
+_METHOD_VOCAB = {ProtocolVersion.V1_0: _lib.A2A_VOCAB_METHOD_JSONRPC_V1_0,
+                 ProtocolVersion.V0_3: _lib.A2A_VOCAB_METHOD_JSONRPC_V0_3}
 
 
 def _method(m: str | Method) -> Method:
@@ -59,13 +63,11 @@ def _method(m: str | Method) -> Method:
 
 def method_from_jsonrpc_name(name: str) -> tuple[Method, ProtocolVersion] | None:
     """Reads a JSON-RPC method name of either version (`message/send`, `SendMessage`)."""
-    b, n = _lib.enc(name)
-    m, v = ctypes.c_uint32(), ctypes.c_uint32()
-    rc = _lib.lib.a2a_method_from_jsonrpc_name(b, n, ctypes.byref(m), ctypes.byref(v))
-    if rc == 2:
-        return None
-    check(rc)
-    return _METHOD_BY_NUM[m.value], _word(ProtocolVersion, v.value)
+    for version, vocab in _METHOD_VOCAB.items():
+        n = _vocab_parse(vocab, name)
+        if n is not None:
+            return _METHOD_BY_NUM[n], version
+    return None
 
 
 @dataclass(frozen=True, slots=True)

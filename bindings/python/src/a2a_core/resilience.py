@@ -86,7 +86,7 @@ _INSUFFICIENT_SIZE = 103
 
 
 def _give_up_word(n: int) -> str | None:
-    return _lib.view_str(_lib.lib.a2a_give_up_reason_to_str(n))
+    return _lib.view_str(_lib.lib.a2a_vocab_name(_lib.A2A_VOCAB_GIVE_UP_REASON, n))
 
 
 #: The recommended instruction sentence for the orchestrating model (how to read the

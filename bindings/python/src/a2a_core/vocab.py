@@ -3,7 +3,7 @@
 Each member compares equal to its word (`Channel.TASK == 'task'`), prints as it
 (`str(Channel.TASK) == 'task'`) and serialises as it in JSON, exactly as the `a2a` CLI's
 `--json` output writes it. The numbers of the C ABI are mapped by asking the library
-(`a2a_*_to_str`), never by a table kept here.
+(`a2a_vocab_name`), never by a table kept here.
 """
 
 from __future__ import annotations
@@ -193,17 +193,17 @@ class StreamEndKind(_Word):
     NOT_A_STREAM = 'not_a_stream'
 
 
-# Numbers of the C enums. The library names them (a2a_*_to_str); the two stream enums have
-# no to_str function, so their numbers are those of include/a2a_core.h (checked by
-# tests/test_abi.py against the header).
+# Numbers of the C enums. The library names them (a2a_vocab_name, one a2a_vocab per enum);
+# the two stream enums have no vocabulary, so their numbers are those of include/a2a_core.h
+# (checked by tests/test_abi.py against the header).
 _TO_STR = {
-    Channel: ('a2a_channel_to_str', range(1, 16)),
-    TaskState: ('a2a_task_state_to_str', range(0, 16)),
-    Retry: ('a2a_retry_to_str', range(1, 16)),
-    RequestSent: ('a2a_request_sent_to_str', range(1, 8)),
-    ErrorName: ('a2a_error_name_to_str', range(1, 300)),
-    ProtocolVersion: ('a2a_protocol_version_to_str', range(1, 8)),
-    Binding: ('a2a_binding_to_str', range(1, 8)),
+    Channel: (_lib.A2A_VOCAB_CHANNEL, range(1, 16)),
+    TaskState: (_lib.A2A_VOCAB_TASK_STATE, range(0, 16)),
+    Retry: (_lib.A2A_VOCAB_RETRY, range(1, 16)),
+    RequestSent: (_lib.A2A_VOCAB_REQUEST_SENT, range(1, 8)),
+    ErrorName: (_lib.A2A_VOCAB_ERROR_NAME, range(1, 300)),
+    ProtocolVersion: (_lib.A2A_VOCAB_PROTOCOL_VERSION, range(1, 8)),
+    Binding: (_lib.A2A_VOCAB_BINDING, range(1, 8)),
 }
 _FIXED: dict[type[_Word], dict[_Word, int]] = {
     StreamItemKind: dict(zip(StreamItemKind, range(1, 7))),
@@ -215,12 +215,28 @@ _BY_NUM: dict[type, dict[int, _Word]] = {}
 _BY_MEMBER: dict[type, dict[_Word, int]] = {}
 
 
+def _vocab_name(vocab: int, n: int) -> str | None:
+    """The library's name of number `n` in vocabulary `vocab` (an A2A_VOCAB_* number)."""
+    return _lib.view_str(_lib.lib.a2a_vocab_name(vocab, n))
+
+
+def _vocab_parse(vocab: int, text: str) -> int | None:
+    """The number `text` names in `vocab`; None when the library answers A2A_NONE, and the
+    library's error raised for any other refusal."""
+    b, n = _lib.enc(text)
+    out = ctypes.c_uint32()
+    rc = _lib.lib.a2a_vocab_parse(vocab, b, n, ctypes.byref(out))
+    if rc == _lib.A2A_NONE:
+        return None
+    check(rc)
+    return out.value
+
+
 def _build() -> None:
-    for cls, (fname, numbers) in _TO_STR.items():
-        f = getattr(_lib.lib, fname)
+    for cls, (vocab, numbers) in _TO_STR.items():
         by_num: dict[int, _Word] = {}
         for n in numbers:
-            w = _lib.view_str(f(n))
+            w = _vocab_name(vocab, n)
             if w is not None:
                 by_num[n] = cls(w)  # ValueError here: the library has a word this enum lacks
         _BY_NUM[cls] = by_num
@@ -243,28 +259,27 @@ def _num(cls: type[E]) -> dict[E, int]:
     return _BY_MEMBER[cls]  # type: ignore[return-value]
 
 
-def _parse(fname: str, cls: type[E], text: str) -> E:
-    b, n = _lib.enc(text)
-    out = ctypes.c_uint32()
-    check(getattr(_lib.lib, fname)(b, n, ctypes.byref(out)))
-    return _word(cls, out.value)
+def _parse(cls: type[E], text: str) -> E:
+    n = _vocab_parse(_TO_STR[cls][0], text)
+    assert n is not None  # these vocabularies never answer A2A_NONE
+    return _word(cls, n)
 
 
 def parse_protocol_version(text: str | ProtocolVersion) -> ProtocolVersion:
     """`"0.3"`, `"0.3.0"`, `"1.0"`, `"1.2"` -> the protocol shape (raises VersionError)."""
     if isinstance(text, ProtocolVersion):
         return text
-    return _parse('a2a_protocol_version_parse', ProtocolVersion, text)
+    return _parse(ProtocolVersion, text)
 
 
 def parse_binding(text: str | Binding) -> Binding:
     """`jsonrpc`, `JSONRPC`, `http+json`, `rest` -> the binding (raises BindingUnknownError)."""
     if isinstance(text, Binding):
         return text
-    return _parse('a2a_binding_parse', Binding, text)
+    return _parse(Binding, text)
 
 
 def parse_task_state(text: str) -> TaskState:
     """Every deployed spelling (`input-required`, `TASK_STATE_CANCELLED`, `"4"`); unknown
     spellings give `TaskState.UNKNOWN`."""
-    return _parse('a2a_task_state_parse', TaskState, text)
+    return _parse(TaskState, text)

@@ -900,45 +900,47 @@ public final class A2aClient implements AutoCloseable {
             }
             try {
                 if (connectTimeout != null) {
-                    check("connect_timeout_ms", lib.a2a_client_config_builder_set_connect_timeout_ms(b, millis(connectTimeout)));
+                    set(lib, b, "CONNECT_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_CONNECT_TIMEOUT_MS, millis(connectTimeout));
                 }
                 if (callTimeout != null) {
-                    check("call_timeout_ms", lib.a2a_client_config_builder_set_call_timeout_ms(b, millis(callTimeout)));
+                    set(lib, b, "CALL_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_CALL_TIMEOUT_MS, millis(callTimeout));
                 }
                 if (streamIdleTimeout != null) {
-                    check("stream_idle_timeout_ms",
-                        lib.a2a_client_config_builder_set_stream_idle_timeout_ms(b, millis(streamIdleTimeout)));
+                    set(lib, b, "STREAM_IDLE_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS,
+                        millis(streamIdleTimeout));
                 }
                 if (maxResponseBytes != null) {
-                    check("max_response_bytes", lib.a2a_client_config_builder_set_max_response_bytes(b, maxResponseBytes));
+                    set(lib, b, "MAX_RESPONSE_BYTES", AbiEnums.A2A_CLIENT_OPTION_MAX_RESPONSE_BYTES, maxResponseBytes);
                 }
                 if (maxTime != null) {
-                    check("max_time_ms", lib.a2a_client_config_builder_set_max_time_ms(b, millis(maxTime)));
+                    set(lib, b, "MAX_TIME_MS", AbiEnums.A2A_CLIENT_OPTION_MAX_TIME_MS, millis(maxTime));
                 }
                 if (sendRetries != null) {
-                    check("send_retries", lib.a2a_client_config_builder_set_send_retries(b, sendRetries));
+                    set(lib, b, "SEND_RETRIES", AbiEnums.A2A_CLIENT_OPTION_SEND_RETRIES, sendRetries);
                 }
                 if (streamResubscribeAttempts != null) {
-                    check("stream_resubscribes",
-                        lib.a2a_client_config_builder_set_stream_resubscribes(b, streamResubscribeAttempts));
+                    set(lib, b, "STREAM_RESUBSCRIBES", AbiEnums.A2A_CLIENT_OPTION_STREAM_RESUBSCRIBES,
+                        streamResubscribeAttempts);
                 }
-                check("allow_http", lib.a2a_client_config_builder_set_allow_http(b, allowHttp));
-                check("ignore_capabilities", lib.a2a_client_config_builder_set_ignore_capabilities(b, ignoreCapabilities));
+                set(lib, b, "ALLOW_HTTP", AbiEnums.A2A_CLIENT_OPTION_ALLOW_HTTP, flag(allowHttp));
+                set(lib, b, "IGNORE_CAPABILITIES", AbiEnums.A2A_CLIENT_OPTION_IGNORE_CAPABILITIES, flag(ignoreCapabilities));
                 // The driver's default is the card's order; the machine's the client's: keep them equal.
-                check("prefer_card_order", lib.a2a_client_config_builder_set_prefer_card_order(b, !preferClientOrder));
+                set(lib, b, "PREFER_CARD_ORDER", AbiEnums.A2A_CLIENT_OPTION_PREFER_CARD_ORDER, flag(!preferClientOrder));
                 if (!knownTarget && (protocol != null || binding != null)) {
                     // As the driver's protocol and binding: insist on such an interface of the card.
-                    check("interface", lib.a2a_client_config_builder_set_interface(b,
-                        protocol == null ? 0 : protocol.code(), binding == null ? 0 : binding.code()));
+                    set(lib, b, "INTERFACE_VERSION", AbiEnums.A2A_CLIENT_OPTION_INTERFACE_VERSION,
+                        protocol == null ? 0 : protocol.code());
+                    set(lib, b, "INTERFACE_BINDING", AbiEnums.A2A_CLIENT_OPTION_INTERFACE_BINDING,
+                        binding == null ? 0 : binding.code());
                 }
                 if (minProtocol != null) {
-                    check("min_protocol", lib.a2a_client_config_builder_set_min_protocol(b, minProtocol.code()));
+                    set(lib, b, "MIN_PROTOCOL", AbiEnums.A2A_CLIENT_OPTION_MIN_PROTOCOL, minProtocol.code());
                 }
                 if (cardCache) {
                     check("card_cache", lib.a2a_client_config_builder_set_card_cache(b, 1, SharedCards.config(lib)));
                 }
-                check("client_certificate", lib.a2a_client_config_builder_set_client_certificate(b,
-                    clientCertFile != null));
+                set(lib, b, "CLIENT_CERTIFICATE", AbiEnums.A2A_CLIENT_OPTION_CLIENT_CERTIFICATE,
+                    flag(clientCertFile != null));
                 if (breaker != null) {
                     A2aCoreLibrary.BreakerConfig bc = new A2aCoreLibrary.BreakerConfig();
                     A2aCoreException.check("a2a_breaker_config_default", lib.a2a_breaker_config_default(bc));
@@ -963,6 +965,17 @@ public final class A2aClient implements AutoCloseable {
 
         private static void check(String setter, int rc) {
             A2aCoreException.check("a2a_client_config_builder_set_" + setter, rc);
+        }
+
+        /** Sets one integer or flag option ({@code a2a_client_option} {@code number}, named {@code name}). */
+        private static void set(A2aCoreLibrary lib, Pointer b, String name, int number, long value) {
+            A2aCoreException.check("a2a_client_config_builder_set(A2A_CLIENT_OPTION_" + name + ")",
+                lib.a2a_client_config_builder_set(b, number, value));
+        }
+
+        /** A flag as the builder's flag options take it: 0 or 1. */
+        private static long flag(boolean on) {
+            return on ? 1 : 0;
         }
 
         /** The reference driver's client (fetches and validates the card now unless deferred). */

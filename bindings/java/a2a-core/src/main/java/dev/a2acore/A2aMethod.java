@@ -52,18 +52,27 @@ public enum A2aMethod {
 
     /** The JSON-RPC wire name in {@code version}; empty where the method does not exist (ListTasks in 0.3). */
     public Optional<String> jsonRpcName(ProtocolVersion version) {
-        return Optional.ofNullable(A2aCore.lib().a2a_method_jsonrpc_name(code, version.code()).string());
+        return Optional.ofNullable(A2aCore.lib().a2a_vocab_name(vocab(version), code).string());
+    }
+
+    /** The vocabulary ({@code a2a_vocab}) of the JSON-RPC method names of {@code version}. */
+    private static int vocab(ProtocolVersion version) {
+        return version == ProtocolVersion.V0_3 ? AbiEnums.VOCAB_METHOD_JSONRPC_V0_3 : AbiEnums.VOCAB_METHOD_JSONRPC_V1_0;
     }
 
     /** Reads a JSON-RPC method name of either version ({@code message/send} or {@code SendMessage}). */
     public static Optional<A2aMethod> fromJsonRpcName(String name) {
         byte[] b = name.getBytes(StandardCharsets.UTF_8);
-        Memory m = new Memory(8);
-        int rc = A2aCore.lib().a2a_method_from_jsonrpc_name(b, new dev.a2acore.internal.SizeT(b.length), m, m.share(4));
-        if (rc == A2aCoreException.NONE) {
-            return Optional.empty();
+        Memory m = new Memory(4);
+        // 1.0's names first, then 0.3's, as the core looks them up.
+        for (ProtocolVersion v : new ProtocolVersion[] {ProtocolVersion.V1_0, ProtocolVersion.V0_3}) {
+            int rc = A2aCore.lib().a2a_vocab_parse(vocab(v), b, new dev.a2acore.internal.SizeT(b.length), m);
+            if (rc == A2aCoreException.NONE) {
+                continue;
+            }
+            A2aCoreException.check("a2a_vocab_parse", rc);
+            return fromCode(m.getInt(0));
         }
-        A2aCoreException.check("a2a_method_from_jsonrpc_name", rc);
-        return fromCode(m.getInt(0));
+        return Optional.empty();
     }
 }

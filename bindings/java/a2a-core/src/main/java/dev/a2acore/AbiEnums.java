@@ -6,8 +6,8 @@ import dev.a2acore.internal.LibraryLoader;
 
 /**
  * The C enums the {@link NativeEnum}s of this package mirror: each one's constant names
- * (the C names without the enum's prefix), their C numbers, and the C function naming
- * a number ({@code a2a_..._to_str}, the wire name). {@link NativeEnums} reads them.
+ * (the C names without the enum's prefix), their C numbers, and the {@code a2a_vocab}
+ * whose {@code a2a_vocab_name} names a number (the wire name). {@link NativeEnums} reads them.
  */
 final class AbiEnums {
     private AbiEnums() {}
@@ -193,6 +193,138 @@ final class AbiEnums {
         2,
     };
 
+    // a2a_vocab: the vocabularies of a2a_vocab_name / a2a_vocab_parse.
+    /** {@code A2A_VOCAB_CHANNEL}. */
+    static final int VOCAB_CHANNEL = 1;
+    /** {@code A2A_VOCAB_TASK_STATE}. */
+    static final int VOCAB_TASK_STATE = 2;
+    /** {@code A2A_VOCAB_RETRY}. */
+    static final int VOCAB_RETRY = 3;
+    /** {@code A2A_VOCAB_REQUEST_SENT}. */
+    static final int VOCAB_REQUEST_SENT = 4;
+    /** {@code A2A_VOCAB_ERROR_NAME}. */
+    static final int VOCAB_ERROR_NAME = 5;
+    /** {@code A2A_VOCAB_PROTOCOL_VERSION}. */
+    static final int VOCAB_PROTOCOL_VERSION = 6;
+    /** {@code A2A_VOCAB_BINDING}. */
+    static final int VOCAB_BINDING = 7;
+    /** {@code A2A_VOCAB_GIVE_UP_REASON}. */
+    static final int VOCAB_GIVE_UP_REASON = 8;
+    /** {@code A2A_VOCAB_METHOD_JSONRPC_V0_3}. */
+    static final int VOCAB_METHOD_JSONRPC_V0_3 = 9;
+    /** {@code A2A_VOCAB_METHOD_JSONRPC_V1_0}. */
+    static final int VOCAB_METHOD_JSONRPC_V1_0 = 10;
+
+    /**
+     * {@code a2a_client_option}: The whole-call timeout of a non-streaming call, and the time a
+     * stream's response head may take
+     */
+    static final int A2A_CLIENT_OPTION_CALL_TIMEOUT_MS = 1;
+    /**
+     * {@code a2a_client_option}: How long connecting may take, for calls and card fetches (the host
+     * enforces it with the `connect_by_ms` of each transmit)
+     */
+    static final int A2A_CLIENT_OPTION_CONNECT_TIMEOUT_MS = 2;
+    /**
+     * {@code a2a_client_option}: A total deadline for each call, counted from its start (retries
+     * and resubscribes included)
+     */
+    static final int A2A_CLIENT_OPTION_MAX_TIME_MS = 3;
+    /**
+     * {@code a2a_client_option}: How many times a `SendMessage` may be sent again after a failure
+     * the retry policy allows
+     */
+    static final int A2A_CLIENT_OPTION_SEND_RETRIES = 4;
+    /** {@code a2a_client_option}: The largest response body (and agent card) accepted */
+    static final int A2A_CLIENT_OPTION_MAX_RESPONSE_BYTES = 5;
+    /**
+     * {@code a2a_client_option}: Whether the host presents a client certificate (satisfies a card's
+     * `mutualTLS` requirement)
+     */
+    static final int A2A_CLIENT_OPTION_CLIENT_CERTIFICATE = 6;
+    /**
+     * {@code a2a_client_option}: Whether calls the agent card's capabilities do not declare are
+     * sent anyway (for an agent whose card under-declares)
+     */
+    static final int A2A_CLIENT_OPTION_IGNORE_CAPABILITIES = 7;
+    /**
+     * {@code a2a_client_option}: A stream's longest silence (no bytes, events or keep-alive
+     * comments) before it is given up as idle
+     */
+    static final int A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS = 8;
+    /**
+     * {@code a2a_client_option}: How many times a stream cut or gone idle (with its task id known)
+     * is resubscribed to, never resent
+     */
+    static final int A2A_CLIENT_OPTION_STREAM_RESUBSCRIBES = 9;
+    /** {@code a2a_client_option}: The largest SSE event accepted */
+    static final int A2A_CLIENT_OPTION_MAX_EVENT_BYTES = 10;
+    /**
+     * {@code a2a_client_option}: Whether card resolution accepts a plain `http://` card and
+     * interface (local development and test servers only)
+     */
+    static final int A2A_CLIENT_OPTION_ALLOW_HTTP = 11;
+    /** {@code a2a_client_option}: How long each card fetch may take */
+    static final int A2A_CLIENT_OPTION_CARD_TIMEOUT_MS = 12;
+    /** {@code a2a_client_option}: Whose order picks the interface when the card offers several */
+    static final int A2A_CLIENT_OPTION_PREFER_CARD_ORDER = 13;
+    /**
+     * {@code a2a_client_option}: The protocol version card resolution insists on, as the reference
+     * driver's `protocol`
+     */
+    static final int A2A_CLIENT_OPTION_INTERFACE_VERSION = 14;
+    /**
+     * {@code a2a_client_option}: The binding card resolution insists on, as the reference driver's
+     * `binding`
+     */
+    static final int A2A_CLIENT_OPTION_INTERFACE_BINDING = 15;
+    /**
+     * {@code a2a_client_option}: The oldest protocol version card resolution accepts (A2A §3.6.3,
+     * never below it, no silent downgrade)
+     */
+    static final int A2A_CLIENT_OPTION_MIN_PROTOCOL = 16;
+
+    /** {@code a2a_call_option}: The caller's remaining budget for the call */
+    static final int A2A_CALL_OPTION_BUDGET_MS = 1;
+    /**
+     * {@code a2a_call_option}: An absolute deadline on the host's clock (the same scale as every
+     * `now_ms`), after which the call ends whatever the timeouts say (retries and resubscribes
+     * included)
+     */
+    static final int A2A_CALL_OPTION_DEADLINE_MS = 2;
+    /**
+     * {@code a2a_call_option}: How long this call's stream may stay silent (no event, no keep-alive
+     * comment) before it is given up as idle, replacing the state's
+     * (`A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS`) for this call only
+     */
+    static final int A2A_CALL_OPTION_STREAM_IDLE_TIMEOUT_MS = 3;
+    /**
+     * {@code a2a_call_option}: Whether a non-streaming send (`SendMessage`, by `a2a_call_new` or
+     * `a2a_call_new_text`) asks the agent to answer at once with the task as it stands instead of
+     * when it settles
+     */
+    static final int A2A_CALL_OPTION_RETURN_IMMEDIATELY = 4;
+    /**
+     * {@code a2a_call_option}: A numeric JSON-RPC id for the call's first request (later attempts
+     * get fresh ones)
+     */
+    static final int A2A_CALL_OPTION_RPC_ID_NUMBER = 5;
+
+    /** {@code a2a_call_text_option}: The `Idempotency-Key` sent with every attempt */
+    static final int A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY = 1;
+    /** {@code a2a_call_text_option}: The W3C `traceparent` to send (the same for every attempt) */
+    static final int A2A_CALL_TEXT_OPTION_TRACEPARENT = 2;
+    /**
+     * {@code a2a_call_text_option}: The messageId `a2a_call_new_text` sends (reuse it to send the
+     * same message again)
+     */
+    static final int A2A_CALL_TEXT_OPTION_MESSAGE_ID = 3;
+    /**
+     * {@code a2a_call_text_option}: A string JSON-RPC id for the call's first request (later
+     * attempts get fresh ones), for hosts that log or replay their own ids
+     */
+    static final int A2A_CALL_TEXT_OPTION_RPC_ID = 4;
+
     /** The constant names of a mirrored enum class, or null when it is not one. */
     static String[] names(Class<?> c) {
         if (c == Channel.class) {
@@ -245,28 +377,28 @@ final class AbiEnums {
         return null;
     }
 
-    /** The library's wire name of a number of a mirrored enum ({@code a2a_..._to_str}). */
+    /** The library's wire name of a number of a mirrored enum ({@code a2a_vocab_name}). */
     static String wireName(Class<?> c, int code) {
         if (c == Channel.class) {
-            return LibraryLoader.lib().a2a_channel_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_CHANNEL, code).string();
         }
         if (c == TaskState.class) {
-            return LibraryLoader.lib().a2a_task_state_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_TASK_STATE, code).string();
         }
         if (c == RetryAdvice.class) {
-            return LibraryLoader.lib().a2a_retry_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_RETRY, code).string();
         }
         if (c == RequestSent.class) {
-            return LibraryLoader.lib().a2a_request_sent_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_REQUEST_SENT, code).string();
         }
         if (c == ErrorName.class) {
-            return LibraryLoader.lib().a2a_error_name_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_ERROR_NAME, code).string();
         }
         if (c == ProtocolVersion.class) {
-            return LibraryLoader.lib().a2a_protocol_version_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_PROTOCOL_VERSION, code).string();
         }
         if (c == Binding.class) {
-            return LibraryLoader.lib().a2a_binding_to_str(code).string();
+            return LibraryLoader.lib().a2a_vocab_name(VOCAB_BINDING, code).string();
         }
         throw new IllegalArgumentException(c.getName() + " mirrors no C enum");
     }

@@ -446,28 +446,18 @@ final class MachineClient {
             return s;
         }
         try {
-            c.timeout().ifPresent(d -> A2aCoreException.check("a2a_call_settings_set_budget_ms",
-                lib.a2a_call_settings_set_budget_ms(s, A2aClient.millis(d))));
-            c.idleTimeout().ifPresent(d -> A2aCoreException.check("a2a_call_settings_set_stream_idle_timeout_ms",
-                lib.a2a_call_settings_set_stream_idle_timeout_ms(s, A2aClient.millis(d))));
-            c.traceparent().ifPresent(t -> {
-                byte[] b = t.getBytes(StandardCharsets.UTF_8);
-                A2aCoreException.check("a2a_call_settings_set_traceparent",
-                    lib.a2a_call_settings_set_traceparent(s, b, new SizeT(b.length)));
-            });
-            c.idempotencyKey().ifPresent(t -> {
-                byte[] b = t.getBytes(StandardCharsets.UTF_8);
-                A2aCoreException.check("a2a_call_settings_set_idempotency_key",
-                    lib.a2a_call_settings_set_idempotency_key(s, b, new SizeT(b.length)));
-            });
-            c.messageId().ifPresent(t -> {
-                byte[] b = t.getBytes(StandardCharsets.UTF_8);
-                A2aCoreException.check("a2a_call_settings_set_message_id",
-                    lib.a2a_call_settings_set_message_id(s, b, new SizeT(b.length)));
-            });
+            c.timeout().ifPresent(d -> A2aCoreException.check("a2a_call_settings_set(A2A_CALL_OPTION_BUDGET_MS)",
+                lib.a2a_call_settings_set(s, AbiEnums.A2A_CALL_OPTION_BUDGET_MS, A2aClient.millis(d))));
+            c.idleTimeout().ifPresent(d -> A2aCoreException.check(
+                "a2a_call_settings_set(A2A_CALL_OPTION_STREAM_IDLE_TIMEOUT_MS)",
+                lib.a2a_call_settings_set(s, AbiEnums.A2A_CALL_OPTION_STREAM_IDLE_TIMEOUT_MS, A2aClient.millis(d))));
+            c.traceparent().ifPresent(t -> setText(s, "TRACEPARENT", AbiEnums.A2A_CALL_TEXT_OPTION_TRACEPARENT, t));
+            c.idempotencyKey().ifPresent(t ->
+                setText(s, "IDEMPOTENCY_KEY", AbiEnums.A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY, t));
+            c.messageId().ifPresent(t -> setText(s, "MESSAGE_ID", AbiEnums.A2A_CALL_TEXT_OPTION_MESSAGE_ID, t));
             if (c.returnImmediately()) {
-                A2aCoreException.check("a2a_call_settings_set_return_immediately",
-                    lib.a2a_call_settings_set_return_immediately(s, true));
+                A2aCoreException.check("a2a_call_settings_set(A2A_CALL_OPTION_RETURN_IMMEDIATELY)",
+                    lib.a2a_call_settings_set(s, AbiEnums.A2A_CALL_OPTION_RETURN_IMMEDIATELY, 1));
             }
             for (Map.Entry<String, String> h : c.headers()) {
                 byte[] n = h.getKey().getBytes(StandardCharsets.UTF_8);
@@ -480,6 +470,13 @@ final class MachineClient {
             throw e;
         }
         return s;
+    }
+
+    /** Sets one text option ({@code a2a_call_text_option} {@code number}, named {@code name}). */
+    private void setText(Pointer s, String name, int number, String text) {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        A2aCoreException.check("a2a_call_settings_set_text(A2A_CALL_TEXT_OPTION_" + name + ")",
+            lib.a2a_call_settings_set_text(s, number, b, new SizeT(b.length)));
     }
 
     // ------------------------------------------------------------------ params (1.0 ProtoJSON)

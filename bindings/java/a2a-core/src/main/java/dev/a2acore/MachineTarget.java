@@ -151,28 +151,28 @@ public final class MachineTarget {
             }
             try {
                 if (connectTimeout != null) {
-                    check("connect_timeout_ms",
-                        lib.a2a_client_config_builder_set_connect_timeout_ms(b, A2aClient.millis(connectTimeout)));
+                    set(lib, b, "CONNECT_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_CONNECT_TIMEOUT_MS,
+                        A2aClient.millis(connectTimeout));
                 }
                 if (callTimeout != null) {
-                    check("call_timeout_ms",
-                        lib.a2a_client_config_builder_set_call_timeout_ms(b, A2aClient.millis(callTimeout)));
+                    set(lib, b, "CALL_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_CALL_TIMEOUT_MS, A2aClient.millis(callTimeout));
                 }
                 if (streamIdleTimeout != null) {
-                    check("stream_idle_timeout_ms", lib.a2a_client_config_builder_set_stream_idle_timeout_ms(b,
-                        A2aClient.millis(streamIdleTimeout)));
+                    set(lib, b, "STREAM_IDLE_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS,
+                        A2aClient.millis(streamIdleTimeout));
                 }
                 if (maxResponseBytes != null) {
-                    check("max_response_bytes", lib.a2a_client_config_builder_set_max_response_bytes(b, maxResponseBytes));
+                    set(lib, b, "MAX_RESPONSE_BYTES", AbiEnums.A2A_CLIENT_OPTION_MAX_RESPONSE_BYTES, maxResponseBytes);
                 }
-                check("allow_http", lib.a2a_client_config_builder_set_allow_http(b, allowHttp));
+                set(lib, b, "ALLOW_HTTP", AbiEnums.A2A_CLIENT_OPTION_ALLOW_HTTP, allowHttp ? 1 : 0);
                 if (breaker != null) {
                     A2aCoreLibrary.BreakerConfig bc = new A2aCoreLibrary.BreakerConfig();
                     A2aCoreException.check("a2a_breaker_config_default", lib.a2a_breaker_config_default(bc));
                     bc.read();
                     breaker.fill(bc);
                     bc.write();
-                    check("breaker", lib.a2a_client_config_builder_set_breaker(b, bc));
+                    A2aCoreException.check("a2a_client_config_builder_set_breaker",
+                        lib.a2a_client_config_builder_set_breaker(b, bc));
                 }
                 Memory out = new Memory(Native.POINTER_SIZE);
                 A2aCoreException.check("a2a_client_config_builder_build", lib.a2a_client_config_builder_build(b, out));
@@ -182,8 +182,9 @@ public final class MachineTarget {
             }
         }
 
-        private static void check(String setter, int rc) {
-            A2aCoreException.check("a2a_client_config_builder_set_" + setter, rc);
+        private static void set(A2aCoreLibrary lib, Pointer b, String name, int number, long value) {
+            A2aCoreException.check("a2a_client_config_builder_set(A2A_CLIENT_OPTION_" + name + ")",
+                lib.a2a_client_config_builder_set(b, number, value));
         }
     }
 
@@ -232,20 +233,21 @@ public final class MachineTarget {
         }
         try {
             if (rpcId instanceof Number n) {
-                A2aCoreException.check("a2a_call_settings_set_rpc_id",
-                    lib.a2a_call_settings_set_rpc_id(s, 1, n.longValue(), null, new SizeT(0)));
+                A2aCoreException.check("a2a_call_settings_set(A2A_CALL_OPTION_RPC_ID_NUMBER)",
+                    lib.a2a_call_settings_set(s, AbiEnums.A2A_CALL_OPTION_RPC_ID_NUMBER, n.longValue()));
             } else if (rpcId != null) {
                 byte[] t = rpcId.toString().getBytes(StandardCharsets.UTF_8);
-                A2aCoreException.check("a2a_call_settings_set_rpc_id",
-                    lib.a2a_call_settings_set_rpc_id(s, 2, 0, t, new SizeT(t.length)));
+                A2aCoreException.check("a2a_call_settings_set_text(A2A_CALL_TEXT_OPTION_RPC_ID)",
+                    lib.a2a_call_settings_set_text(s, AbiEnums.A2A_CALL_TEXT_OPTION_RPC_ID, t, new SizeT(t.length)));
             }
             for (Map.Entry<String, String> h : headers) {
                 byte[] n = h.getKey().getBytes(StandardCharsets.UTF_8);
                 byte[] v = h.getValue().getBytes(StandardCharsets.UTF_8);
                 if ("traceparent".equalsIgnoreCase(h.getKey())) {
                     // The call's traceparent replaces the one the machine would draw.
-                    A2aCoreException.check("a2a_call_settings_set_traceparent",
-                        lib.a2a_call_settings_set_traceparent(s, v, new SizeT(v.length)));
+                    A2aCoreException.check("a2a_call_settings_set_text(A2A_CALL_TEXT_OPTION_TRACEPARENT)",
+                        lib.a2a_call_settings_set_text(s, AbiEnums.A2A_CALL_TEXT_OPTION_TRACEPARENT, v,
+                            new SizeT(v.length)));
                     continue;
                 }
                 A2aCoreException.check("a2a_call_settings_add_header",

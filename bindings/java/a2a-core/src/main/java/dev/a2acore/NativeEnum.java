@@ -5,7 +5,7 @@ import java.util.Optional;
 /**
  * An enum mirrored from the C ABI: a stable number there and a name in JSON and the fixtures.
  * Implemented once ({@link NativeEnums}): the numbers come from include/a2a_core.h through the
- * generated {@link AbiEnums}, the names from the library's {@code a2a_..._to_str}; an enum
+ * generated {@link AbiEnums}, the names from the library's {@code a2a_vocab_name}; an enum
  * only lists its constants (the C names without the prefix).
  */
 interface NativeEnum {
@@ -14,7 +14,7 @@ interface NativeEnum {
         return NativeEnums.code((Enum<?>) this);
     }
 
-    /** The name used in JSON output and the fixtures (the C ABI's {@code _to_str}). */
+    /** The name used in JSON output and the fixtures (the C ABI's {@code a2a_vocab_name}). */
     default String wireName() {
         return NativeEnums.wireName((Enum<?>) this);
     }

@@ -4,7 +4,7 @@ package dev.a2acore;
  * The one implementation behind every {@link NativeEnum}: per enum class, the C number of each
  * constant (from the generated {@link AbiEnums}, matched by name, so a constant the header lacks
  * fails at the first use and in NativeEnumTest) and its wire name (the library's
- * {@code a2a_..._to_str}, read once).
+ * {@code a2a_vocab_name}, read once).
  */
 final class NativeEnums {
     private NativeEnums() {}

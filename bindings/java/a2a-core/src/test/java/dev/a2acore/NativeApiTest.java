@@ -24,35 +24,35 @@ class NativeApiTest {
     @Test
     void enumsMatchLibraryNames() {
         for (Channel c : Channel.values()) {
-            assertEquals(c.wireName(), lib.a2a_channel_to_str(c.code()).string(), c.name());
+            assertEquals(c.wireName(), lib.a2a_vocab_name(AbiEnums.VOCAB_CHANNEL, c.code()).string(), c.name());
         }
-        assertEquals(null, lib.a2a_channel_to_str(0).string(), "channel 0 is not a member");
+        assertEquals(null, lib.a2a_vocab_name(AbiEnums.VOCAB_CHANNEL, 0).string(), "channel 0 is not a member");
         for (TaskState s : TaskState.values()) {
-            assertEquals(s.wireName(), lib.a2a_task_state_to_str(s.code()).string(), s.name());
+            assertEquals(s.wireName(), lib.a2a_vocab_name(AbiEnums.VOCAB_TASK_STATE, s.code()).string(), s.name());
             assertEquals(s.isTerminal(), lib.a2a_task_state_is_terminal(s.code()) != 0, s.name());
             assertEquals(s.isInterrupted(), lib.a2a_task_state_is_interrupted(s.code()) != 0, s.name());
         }
         for (RetryAdvice r : RetryAdvice.values()) {
-            assertEquals(r.wireName(), lib.a2a_retry_to_str(r.code()).string(), r.name());
+            assertEquals(r.wireName(), lib.a2a_vocab_name(AbiEnums.VOCAB_RETRY, r.code()).string(), r.name());
         }
         for (RequestSent r : RequestSent.values()) {
-            assertEquals(r.wireName(), lib.a2a_request_sent_to_str(r.code()).string(), r.name());
+            assertEquals(r.wireName(), lib.a2a_vocab_name(AbiEnums.VOCAB_REQUEST_SENT, r.code()).string(), r.name());
         }
         for (ErrorName e : ErrorName.values()) {
-            assertEquals(e.wireName(), lib.a2a_error_name_to_str(e.code()).string(), e.name());
+            assertEquals(e.wireName(), lib.a2a_vocab_name(AbiEnums.VOCAB_ERROR_NAME, e.code()).string(), e.name());
         }
         for (ProtocolVersion v : ProtocolVersion.values()) {
-            assertEquals(v.wireName(), lib.a2a_protocol_version_to_str(v.code()).string(), v.name());
+            assertEquals(v.wireName(), lib.a2a_vocab_name(AbiEnums.VOCAB_PROTOCOL_VERSION, v.code()).string(), v.name());
         }
         for (Binding b : Binding.values()) {
-            assertEquals(b.wireName(), lib.a2a_binding_to_str(b.code()).string(), b.name());
+            assertEquals(b.wireName(), lib.a2a_vocab_name(AbiEnums.VOCAB_BINDING, b.code()).string(), b.name());
         }
         // One past the last member is not a name in the library either (no member missing).
-        assertEquals(null, lib.a2a_task_state_to_str(9).string());
-        assertEquals(null, lib.a2a_retry_to_str(10).string());
-        assertEquals(null, lib.a2a_error_name_to_str(212).string());
-        assertEquals(null, lib.a2a_error_name_to_str(111).string());
-        assertEquals(null, lib.a2a_error_name_to_str(16).string());
+        assertEquals(null, lib.a2a_vocab_name(AbiEnums.VOCAB_TASK_STATE, 9).string());
+        assertEquals(null, lib.a2a_vocab_name(AbiEnums.VOCAB_RETRY, 10).string());
+        assertEquals(null, lib.a2a_vocab_name(AbiEnums.VOCAB_ERROR_NAME, 212).string());
+        assertEquals(null, lib.a2a_vocab_name(AbiEnums.VOCAB_ERROR_NAME, 111).string());
+        assertEquals(null, lib.a2a_vocab_name(AbiEnums.VOCAB_ERROR_NAME, 16).string());
     }
 
     @Test

@@ -436,9 +436,8 @@ public interface AbiFunctions extends Library {
      * {@code a2a_client_state_from_card}: Makes a client state for the interface a finished card
      * fetch resolved (its URL, version, binding, tenant, agent name, the credentials the card asks
      * for and the capabilities it declares: a call needing one it does not declare ends unsent as
-     * `transport`/`CapabilityNotDeclared`, see
-     * `a2a_client_config_builder_set_ignore_capabilities`), with the options of `config` and `seed`
-     * as in `a2a_client_state_new`. (tier client)
+     * `transport`/`CapabilityNotDeclared`, see `A2A_CLIENT_OPTION_IGNORE_CAPABILITIES`), with the
+     * options of `config` and `seed` as in `a2a_client_state_new`. (tier client)
      */
     int a2a_client_state_from_card(Pointer config, Pointer card, long seed, Pointer out);
 
@@ -566,37 +565,11 @@ public interface AbiFunctions extends Library {
     void a2a_client_config_builder_free(Pointer builder);
 
     /**
-     * {@code a2a_client_config_builder_set_call_timeout_ms}: Sets the whole-call timeout of a
-     * non-streaming call, and the time a stream's response head may take, in milliseconds (default
-     * 45000). (tier client)
+     * {@code a2a_client_config_builder_set}: Sets one integer or flag option of the builder
+     * (`option` an `a2a_client_option`; its documentation gives each one's meaning, unit, valid
+     * range and default). (tier client)
      */
-    int a2a_client_config_builder_set_call_timeout_ms(Pointer builder, long ms);
-
-    /**
-     * {@code a2a_client_config_builder_set_connect_timeout_ms}: Sets how long connecting may take,
-     * in milliseconds (default 3000; calls and card fetches). (tier client)
-     */
-    int a2a_client_config_builder_set_connect_timeout_ms(Pointer builder, long ms);
-
-    /**
-     * {@code a2a_client_config_builder_set_max_time_ms}: Sets a total deadline for each call,
-     * counted from its start, in milliseconds (retries and resubscribes included); 0 (the default)
-     * means none. (tier client)
-     */
-    int a2a_client_config_builder_set_max_time_ms(Pointer builder, long ms);
-
-    /**
-     * {@code a2a_client_config_builder_set_send_retries}: Sets how many times a `SendMessage` may
-     * be sent again after a failure the retry policy allows (default 0: never). (tier client)
-     */
-    int a2a_client_config_builder_set_send_retries(Pointer builder, int retries);
-
-    /**
-     * {@code a2a_client_config_builder_set_max_response_bytes}: Sets the largest response body (and
-     * agent card) accepted, in bytes (default 16 MiB); past it the attempt fails as
-     * `transport`/`ResponseTooLarge` and the host is told to drop the request. (tier client)
-     */
-    int a2a_client_config_builder_set_max_response_bytes(Pointer builder, long bytes);
+    int a2a_client_config_builder_set(Pointer builder, int option, long value);
 
     /**
      * {@code a2a_client_config_builder_set_breaker}: Turns the circuit breaker on with `*breaker`
@@ -605,63 +578,6 @@ public interface AbiFunctions extends Library {
      */
     int a2a_client_config_builder_set_breaker(Pointer builder,
             A2aCoreLibrary.BreakerConfig breaker);
-
-    /**
-     * {@code a2a_client_config_builder_set_client_certificate}: Says whether the host presents a
-     * client certificate (satisfies a card's `mutualTLS` requirement; default false). (tier client)
-     */
-    int a2a_client_config_builder_set_client_certificate(Pointer builder, boolean present);
-
-    /**
-     * {@code a2a_client_config_builder_set_ignore_capabilities}: Says whether calls the agent
-     * card's capabilities do not declare are sent anyway (for an agent whose card under-declares;
-     * default false). (tier client)
-     */
-    int a2a_client_config_builder_set_ignore_capabilities(Pointer builder, boolean ignore);
-
-    /**
-     * {@code a2a_client_config_builder_set_stream_idle_timeout_ms}: Sets a stream's longest silence
-     * (no bytes, events or keep-alive comments) before it is given up as idle, in milliseconds
-     * (default 60000). (tier client)
-     */
-    int a2a_client_config_builder_set_stream_idle_timeout_ms(Pointer builder, long ms);
-
-    /**
-     * {@code a2a_client_config_builder_set_stream_resubscribes}: Sets how many times a stream cut
-     * or gone idle (with its task id known) is resubscribed to, never resent (default 0). (tier
-     * client)
-     */
-    int a2a_client_config_builder_set_stream_resubscribes(Pointer builder, int attempts);
-
-    /**
-     * {@code a2a_client_config_builder_set_allow_http}: Card resolution: whether a plain `http://`
-     * card and interface are accepted (local development and test servers only; default false).
-     * (tier client)
-     */
-    int a2a_client_config_builder_set_allow_http(Pointer builder, boolean allow);
-
-    /**
-     * {@code a2a_client_config_builder_set_prefer_card_order}: Card resolution: whose order picks
-     * the interface when the card offers several: the client's preferences (false, the default: 1.0
-     * before 0.3, JSON-RPC before HTTP+JSON) or the card's own order (true, the spec's rule). (tier
-     * client)
-     */
-    int a2a_client_config_builder_set_prefer_card_order(Pointer builder, boolean cardFirst);
-
-    /**
-     * {@code a2a_client_config_builder_set_interface}: Card resolution: the interface to insist on,
-     * as the reference driver's `protocol` and `binding`: `version` an `a2a_protocol_version` (0:
-     * any, 1.0 before 0.3) and `binding` an `a2a_binding` (0: any, JSON-RPC before HTTP+JSON).
-     * (tier client)
-     */
-    int a2a_client_config_builder_set_interface(Pointer builder, int version, int binding);
-
-    /**
-     * {@code a2a_client_config_builder_set_min_protocol}: Card resolution: the oldest protocol
-     * version accepted (A2A §3.6.3: never below it, no silent downgrade), an
-     * `a2a_protocol_version`, or 0 for none (the default). (tier client)
-     */
-    int a2a_client_config_builder_set_min_protocol(Pointer builder, int version);
 
     /**
      * {@code a2a_client_config_builder_set_card_cache}: Card resolution: HTTP caching of agent
@@ -692,26 +608,18 @@ public interface AbiFunctions extends Library {
     void a2a_call_settings_free(Pointer settings);
 
     /**
-     * {@code a2a_call_settings_set_budget_ms}: The caller's remaining budget for the call, in
-     * milliseconds: the call deadline is the shorter of the call timeout and this, counted from the
-     * call's start. (tier client)
+     * {@code a2a_call_settings_set}: Sets one integer or flag option of the call settings (`option`
+     * an `a2a_call_option`; its documentation gives each one's meaning, unit, valid range and
+     * default). (tier client)
      */
-    int a2a_call_settings_set_budget_ms(Pointer settings, long ms);
+    int a2a_call_settings_set(Pointer settings, int option, long value);
 
     /**
-     * {@code a2a_call_settings_set_idempotency_key}: The `Idempotency-Key` sent with every attempt
-     * (UTF-8, copied); it lets a `SendMessage` whose request may have arrived be retried. (tier
+     * {@code a2a_call_settings_set_text}: Sets one text option of the call settings (`option` an
+     * `a2a_call_text_option`; its documentation gives each one's meaning and default). (tier
      * client)
      */
-    int a2a_call_settings_set_idempotency_key(Pointer settings, byte[] key, SizeT keyLen);
-
-    /**
-     * {@code a2a_call_settings_set_traceparent}: The W3C `traceparent` to send (copied; the same
-     * for every attempt); without one the machine makes a fresh one from the client's seed. (tier
-     * client)
-     */
-    int a2a_call_settings_set_traceparent(Pointer settings, byte[] traceparent,
-            SizeT traceparentLen);
+    int a2a_call_settings_set_text(Pointer settings, int option, byte[] text, SizeT textLen);
 
     /**
      * {@code a2a_call_settings_add_header}: Appends a header sent with every request of the call
@@ -719,39 +627,6 @@ public interface AbiFunctions extends Library {
      */
     int a2a_call_settings_add_header(Pointer settings, byte[] name, SizeT nameLen, byte[] value,
             SizeT valueLen);
-
-    /**
-     * {@code a2a_call_settings_set_message_id}: The messageId `a2a_call_new_text` sends (copied;
-     * reuse it to send the same message again); without one it draws a fresh one from the client's
-     * seed. (tier client)
-     */
-    int a2a_call_settings_set_message_id(Pointer settings, byte[] messageId, SizeT messageIdLen);
-
-    /**
-     * {@code a2a_call_settings_set_rpc_id}: The JSON-RPC id of the call's first request (later
-     * attempts get fresh ones): `kind` an `a2a_rpc_id_kind`: `A2A_RPC_ID_KIND_NUMBER` (`number`),
-     * `A2A_RPC_ID_KIND_STRING` (`text`, UTF-8, copied) or `A2A_RPC_ID_KIND_NONE` (clears it: the
-     * machine draws one from the client's seed, the default). (tier client)
-     */
-    int a2a_call_settings_set_rpc_id(Pointer settings, int kind, long number, byte[] text,
-            SizeT textLen);
-
-    /**
-     * {@code a2a_call_settings_set_stream_idle_timeout_ms}: How long this call's stream may stay
-     * silent (no event, no keep-alive comment) before it is given up as idle, in milliseconds,
-     * replacing the state's (`a2a_client_config_builder_set_stream_idle_timeout_ms`) for this call
-     * only; 0 clears it. (tier client)
-     */
-    int a2a_call_settings_set_stream_idle_timeout_ms(Pointer settings, long ms);
-
-    /**
-     * {@code a2a_call_settings_set_return_immediately}: Whether a non-streaming send
-     * (`SendMessage`, by `a2a_call_new` or `a2a_call_new_text`) asks the agent to answer at once
-     * with the task as it stands instead of when it settles: A2A 1.0
-     * `configuration.returnImmediately: true`, 0.3 `configuration.blocking: false` (replacing what
-     * the params said). (tier client)
-     */
-    int a2a_call_settings_set_return_immediately(Pointer settings, boolean returnImmediately);
 
     /**
      * {@code a2a_outcome_transport}: Builds a transport-channel outcome, for a binding whose HTTP
@@ -837,18 +712,6 @@ public interface AbiFunctions extends Library {
      * build on this handle; absent `(NULL, 0)` when it had none or `request` is NULL.
      */
     A2aCoreLibrary.View a2a_request_last_error(Pointer request);
-
-    /**
-     * {@code a2a_method_jsonrpc_name}: The wire name of `method` in `version` (`message/send` in
-     * 0.3, `SendMessage` in 1.0), static text; absent for ListTasks in 0.3 and for numbers that are
-     * not members.
-     */
-    A2aCoreLibrary.View a2a_method_jsonrpc_name(int method, int version);
-
-    /**
-     * {@code a2a_method_from_jsonrpc_name}: Reads a JSON-RPC method name of either version (UTF-8).
-     */
-    int a2a_method_from_jsonrpc_name(byte[] name, SizeT nameLen, Pointer method, Pointer version);
 
     /**
      * {@code a2a_retry_config_default}: Writes the default retry configuration (a read; 3 attempts,
@@ -1009,13 +872,6 @@ public interface AbiFunctions extends Library {
      * model (how to read the `REMOTE_` lines of `a2a_model_text`).
      */
     A2aCoreLibrary.View a2a_model_instruction();
-
-    /**
-     * {@code a2a_give_up_reason_to_str}: Static code word of a give-up reason
-     * (`"attempts_exhausted"`, ...); absent `(NULL, 0)` for `A2A_GIVE_UP_REASON_NONE`, `_OTHER` and
-     * numbers that are not members.
-     */
-    A2aCoreLibrary.View a2a_give_up_reason_to_str(int reason);
 
     /**
      * {@code a2a_server_request_new}: A new, empty request handle (reuse it for every request on a
@@ -1552,23 +1408,10 @@ public interface AbiFunctions extends Library {
     void a2a_oauth2_free(Pointer oauth2);
 
     /**
-     * {@code a2a_protocol_version_parse}: Parses a protocol version string (`"0.3"`, `"0.3.0"`,
-     * `"1.0"`, `"1.2"`; surrounding ASCII whitespace ignored) into the protocol shape it is spoken
-     * in.
-     */
-    int a2a_protocol_version_parse(byte[] text, SizeT textLen, Pointer out);
-
-    /**
      * {@code a2a_protocol_version_from_header}: The protocol version a server should assume from an
      * `A2A-Version` header value: an absent or empty header means 0.3.
      */
     int a2a_protocol_version_from_header(byte[] value, SizeT valueLen, Pointer out);
-
-    /**
-     * {@code a2a_protocol_version_to_str}: Static canonical `MAJOR.MINOR` text of a protocol
-     * version: `"0.3"` or `"1.0"`.
-     */
-    A2aCoreLibrary.View a2a_protocol_version_to_str(int version);
 
     /**
      * {@code a2a_protocol_version_header_value}: Static `A2A-Version` header value a client sends
@@ -1576,37 +1419,6 @@ public interface AbiFunctions extends Library {
      * and for unknown numbers.
      */
     A2aCoreLibrary.View a2a_protocol_version_header_value(int version);
-
-    /**
-     * {@code a2a_binding_parse}: Parses a binding name case-insensitively: `JSONRPC`, `json-rpc`,
-     * `HTTP+JSON`, `rest`.
-     */
-    int a2a_binding_parse(byte[] text, SizeT textLen, Pointer out);
-
-    /**
-     * {@code a2a_binding_to_str}: Static card transport name of a binding: `"JSONRPC"` or
-     * `"HTTP+JSON"`.
-     */
-    A2aCoreLibrary.View a2a_binding_to_str(int binding);
-
-    /**
-     * {@code a2a_channel_to_str}: Static lowercase name of a channel (`"transport"`, `"task"`,
-     * ...), as in JSON output.
-     */
-    A2aCoreLibrary.View a2a_channel_to_str(int channel);
-
-    /**
-     * {@code a2a_task_state_to_str}: Static kebab-case name of a task state (`"input-required"`,
-     * `"canceled"`, ...).
-     */
-    A2aCoreLibrary.View a2a_task_state_to_str(int state);
-
-    /**
-     * {@code a2a_task_state_parse}: Parses every task-state spelling deployed peers use: 0.3
-     * kebab-case (`input-required`), ProtoJSON names (`TASK_STATE_CANCELED`,
-     * `TASK_STATE_CANCELLED`) and enum numbers as text (`"4"`).
-     */
-    int a2a_task_state_parse(byte[] text, SizeT textLen, Pointer out);
 
     /**
      * {@code a2a_task_state_is_terminal}: Whether `state` is terminal (completed, canceled, failed,
@@ -1621,25 +1433,15 @@ public interface AbiFunctions extends Library {
     byte a2a_task_state_is_interrupted(int state);
 
     /**
-     * {@code a2a_retry_to_str}: Static snake_case word of a retry advice (`"backoff"`,
-     * `"unknown_outcome"`, ...).
+     * {@code a2a_vocab_name}: The static name of `value` in vocabulary `vocab` (an `a2a_vocab`
+     * number): the wire name of that member of the C enum the vocabulary covers (see each
+     * `a2a_vocab` value).
      */
-    A2aCoreLibrary.View a2a_retry_to_str(int retry);
+    A2aCoreLibrary.View a2a_vocab_name(int vocab, int value);
 
     /**
-     * {@code a2a_request_sent_to_str}: Static word for a request-sent value: `"no"` or `"unknown"`.
+     * {@code a2a_vocab_parse}: Parses `text` as a name in vocabulary `vocab` (an `a2a_vocab`
+     * number) and writes the member's number of the C enum the vocabulary covers to `*out`.
      */
-    A2aCoreLibrary.View a2a_request_sent_to_str(int sent);
-
-    /**
-     * {@code a2a_error_name_to_str}: Static name of an error (`"TaskNotFound"`, `"BadGateway"`,
-     * `"Timeout"`, ...), as in JSON output.
-     */
-    A2aCoreLibrary.View a2a_error_name_to_str(int name);
-
-    /**
-     * {@code a2a_error_name_parse}: Parses an error name as written by `a2a_error_name_to_str`
-     * (exact, case-sensitive).
-     */
-    int a2a_error_name_parse(byte[] text, SizeT textLen, Pointer out);
+    int a2a_vocab_parse(int vocab, byte[] text, SizeT textLen, Pointer out);
 }

@@ -264,7 +264,7 @@ public final class Outcome {
      * been received ...}); empty for a success.
      *
      * @throws IllegalStateException for the per-event outcomes of {@link StreamTracker.Item}
-     *     (borrowed from the tracker; use the {@link StreamTracker.End} outcome)
+     *     (borrowed from the stream; use the outcome of the stream's end)
      */
     public Optional<String> modelText(String agent) {
         if (handle == null) {

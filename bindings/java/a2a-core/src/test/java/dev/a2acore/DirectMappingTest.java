@@ -87,55 +87,6 @@ class DirectMappingTest {
         assertEquals(lib.a2a_outcome_get_info(null, viaInterface), Direct.a2a_outcome_get_info(null, viaDirect));
     }
 
-    private Pointer tracker() {
-        NativeArgs args = new NativeArgs();
-        A2aCoreLibrary.Asked a = new A2aCoreLibrary.Asked();
-        args.asked(a, ProtocolVersion.V0_3.code(), Binding.JSON_RPC.code(), "message/stream", "1");
-        Memory out = new Memory(Native.POINTER_SIZE);
-        assertEquals(0, lib.a2a_stream_tracker_new(a, 60_000, 0, out));
-        args.release();
-        return out.getPointer(0);
-    }
-
-    @Test
-    void trackerCallsAgree() {
-        byte[] data = ("{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":\"artifact-update\",\"taskId\":\"t1\","
-            + "\"contextId\":\"c1\",\"artifact\":{\"artifactId\":\"a-7\",\"parts\":[{\"kind\":\"text\",\"text\":\"x\"}]},"
-            + "\"append\":true,\"lastChunk\":false}}").getBytes(StandardCharsets.UTF_8);
-        byte[] type = "message".getBytes(StandardCharsets.UTF_8);
-        Pointer t1 = tracker();
-        Pointer t2 = tracker();
-        try {
-            assertEquals(lib.a2a_stream_tracker_on_bytes(t1, 5), Direct.a2a_stream_tracker_on_bytes(t2, 5));
-            int size = new A2aCoreLibrary.StreamItem().size();
-            Memory i1 = new Memory(size);
-            Memory i2 = new Memory(size);
-            i1.clear();
-            i2.clear();
-            assertEquals(0, lib.a2a_stream_tracker_on_event(t1, 7, type, new SizeT(type.length), data,
-                new SizeT(data.length), i1));
-            assertEquals(0, Direct.a2a_stream_tracker_on_event(t2, 7, type, type.length, data, data.length, i2));
-            A2aCoreLibrary.StreamItem m = new A2aCoreLibrary.StreamItem();
-            int outcomeAt = m.offsetOf("outcome");
-            int artifactAt = m.offsetOf("artifact_id");
-            // Every field but the addresses (each tracker has its own outcome and artifact id).
-            String f1 = fields(new A2aCoreLibrary.StreamItem(), i1);
-            String f2 = fields(new A2aCoreLibrary.StreamItem(), i2);
-            assertEquals(f1.replaceAll("native@0x[0-9a-f]+", "p"), f2.replaceAll("native@0x[0-9a-f]+", "p"));
-            assertEquals(4, i2.getInt(m.offsetOf("kind")), "an artifact update");
-            assertEquals("a-7", new String(Layout.viewBytes(i2, artifactAt), StandardCharsets.UTF_8));
-            assertEquals(Channel.TASK.code(), Outcome.channelCode(lib, i2.getPointer(outcomeAt)));
-            assertEquals(lib.a2a_stream_tracker_events(t1), lib.a2a_stream_tracker_events(t2));
-            // Empty data: nothing to classify, through both.
-            byte[] blank = " ".getBytes(StandardCharsets.UTF_8);
-            assertEquals(lib.a2a_stream_tracker_on_event(t1, 8, null, new SizeT(0), blank, new SizeT(1), i1),
-                Direct.a2a_stream_tracker_on_event(t2, 8, null, 0, blank, 1, i2));
-        } finally {
-            lib.a2a_stream_tracker_free(t1);
-            lib.a2a_stream_tracker_free(t2);
-        }
-    }
-
     @Test
     void sseFeedAgrees() {
         Memory o1 = new Memory(Native.POINTER_SIZE);

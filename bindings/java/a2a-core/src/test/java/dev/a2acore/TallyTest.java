@@ -74,11 +74,19 @@ class TallyTest {
     @Test
     void borrowedOutcomesAreRefusedAndClosedTalliesToo() {
         Tally t = new Tally();
-        try (StreamTracker tr = new StreamTracker(Asked.jsonRpc(ProtocolVersion.V0_3, "message/stream", "1"),
-            Duration.ofSeconds(1), 0)) {
-            StreamTracker.Item item = tr.onEvent(1, null, "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"kind\":"
+        // A stream item's outcome is borrowed from the client machine's call.
+        MachineTarget target = MachineTarget.builder().build().target("http://agent.example/", ProtocolVersion.V0_3,
+            Binding.JSON_RPC);
+        try (MachineTarget.Call call = target.startText(true, "hi", 1L, java.util.List.of())) {
+            int id = call.pollTransmit().orElseThrow().requestId();
+            call.head(id, 200, java.util.List.of(java.util.Map.entry("content-type", "text/event-stream")));
+            byte[] chunk = ("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":"
                 + "\"status-update\",\"taskId\":\"t\",\"contextId\":\"c\",\"status\":{\"state\":\"working\"},"
-                + "\"final\":false}}").orElseThrow();
+                + "\"final\":false}}\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            call.body(id, chunk, 0, chunk.length);
+            StreamTracker.Item item = call.events().stream().filter(ev -> ev instanceof MachineTarget.ItemEvent)
+                .map(ev -> ((MachineTarget.ItemEvent) ev).item()).findFirst().orElseThrow();
+            assertEquals(StreamTracker.ItemKind.STATUS_UPDATE, item.kind());
             assertThrows(IllegalStateException.class, () -> t.record("a", "m", item.outcome()));
         }
         t.close();

@@ -89,7 +89,7 @@ public interface A2aCoreLibrary extends AbiFunctions {
         }
     }
 
-    /** {@code a2a_stream_item}, filled by {@code a2a_stream_tracker_on_event}. */
+    /** {@code a2a_stream_item}, in the client machine's and the driver stream's events. */
     @CStruct("a2a_stream_item")
     class StreamItem extends AbiStructs.StreamItem {
         /** The C offset of {@code field} (the layout LayoutTest checks), for reads from raw memory. */
@@ -100,12 +100,6 @@ public interface A2aCoreLibrary extends AbiFunctions {
 
     /** {@code a2a_classify} of an {@code a2a_response} in native memory ({@link NativeArgs#response}). */
     int a2a_classify(Pointer response, Pointer out);
-
-    // --- stream tracker ---------------------------------------------------------------
-
-    /** {@code a2a_stream_tracker_on_event} into native memory of at least {@link StreamItem}'s size. */
-    int a2a_stream_tracker_on_event(Pointer tracker, long nowMs, byte[] type, SizeT typeLen, byte[] data,
-                                    SizeT dataLen, Pointer out);
 
     // --- agent cards ------------------------------------------------------------------
 
@@ -151,6 +145,10 @@ public interface A2aCoreLibrary extends AbiFunctions {
     class CardCredential extends AbiStructs.CardCredential {}
 
     // --- retry policy, circuit breaker ------------------------------------------------
+
+    // The retry and breaker-snapshot mirrors stay only while the generated AbiFunctions still
+    // declares a2a_retry_policy_* / a2a_breaker_snapshot_at (issue 22 removes them from the
+    // C ABI; the binding calls none of them): drop them when the header no longer has them.
 
     /** {@code a2a_retry_config}. */
     @CStruct("a2a_retry_config")

@@ -51,13 +51,6 @@ public final class Direct {
     /** {@code a2a_client_stream_next} (out: an {@code a2a_client_stream_event}). */
     public static native int a2a_client_stream_next(Pointer stream, Pointer out);
 
-    /** {@code a2a_stream_tracker_on_event} (out: an {@code a2a_stream_item}). */
-    public static native int a2a_stream_tracker_on_event(Pointer tracker, long nowMs, byte[] type, long typeLen,
-                                                         byte[] data, long dataLen, Pointer out);
-
-    /** {@code a2a_stream_tracker_on_bytes}. */
-    public static native int a2a_stream_tracker_on_bytes(Pointer tracker, long nowMs);
-
     /** {@code a2a_sse_decoder_feed_packed} (out: an {@code a2a_sse_packed}). */
     public static native int a2a_sse_decoder_feed_packed(Pointer decoder, Pointer chunk, long len, Pointer out);
 

@@ -6,6 +6,7 @@ import dev.a2acore.Asked;
 import dev.a2acore.Binding;
 import dev.a2acore.Channel;
 import dev.a2acore.ErrorName;
+import dev.a2acore.MachineTarget;
 import dev.a2acore.Outcomes;
 import dev.a2acore.RequestSent;
 import dev.a2acore.SseConfig;
@@ -61,10 +62,11 @@ import java.util.function.Consumer;
  *   <li>no blind resend: a request is sent once; a 502/504, a timeout or a dropped connection
  *       is reported (its outcome says {@code unknown_outcome} for a send), never replayed, so a
  *       gateway error cannot book twice (a2a-java decides about retries, with the messageId);</li>
- *   <li>an optional circuit breaker ({@link Builder#breaker}): one per agent (per origin,
- *       {@code scheme://host:port}), shared by every thread and transport using this client;
- *       while open, requests fail at once with an {@link A2aCallException}
- *       ({@link ErrorName#CIRCUIT_OPEN}, request not sent) instead of costing a timeout.</li>
+ *   <li>an optional circuit breaker ({@link Builder#breaker}): the core client machine's,
+ *       one per agent (per origin, {@code scheme://host:port}, and protocol version), shared
+ *       by every thread and transport using this client; while open, A2A calls (JSON-RPC
+ *       POSTs) fail at once with an {@link A2aCallException} ({@link ErrorName#CIRCUIT_OPEN},
+ *       request not sent) instead of costing a timeout.</li>
  *   <li>the JVM's network settings: its trust store ({@code javax.net.ssl.trustStore} or the
  *       default {@code cacerts}), its key store for client certificates
  *       ({@code javax.net.ssl.keyStore}) and its proxy choice ({@code ProxySelector.getDefault()},
@@ -74,7 +76,10 @@ import java.util.function.Consumer;
  * Transport: a2a-core's driver through JNA ({@link RawHttp}: {@code a2a_client_exchange},
  * {@code a2a_client_open_stream}, {@code a2a_raw_stream_read}), which owns the connect and
  * call timeouts, the per-read idle deadline, the body limit and never follows redirects;
- * the body bytes of a stream go to a2a-core's SSE decoder. A plain call blocks the calling
+ * the body bytes of a stream go to a2a-core's SSE decoder. Each JSON-RPC request is also a
+ * call of the core's client machine ({@link MachineTarget}, see {@code MachineRun}), handed
+ * the response to classify it, follow the stream and keep the breaker; a2a-java's own bytes
+ * go on the wire. A plain call blocks the calling
  * thread (a2a-java's synchronous API); a stream is read on one daemon thread per stream,
  * and cancelling its future aborts the connection at once ({@code a2a_raw_stream_abort}).
  */
@@ -105,10 +110,11 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
     final long maxResponseBytes;
     final SseConfig sseConfig;
     private final List<HeaderHook> hooks;
-    private final dev.a2acore.CircuitBreaker.Config breakerConfig;
-    private final java.util.concurrent.ConcurrentHashMap<String, dev.a2acore.CircuitBreaker> breakers =
+    /** The core's client machine options (timeouts, body limit, breaker) of every target. */
+    private final MachineTarget.Config machine;
+    /** One machine target per agent (origin) and protocol version: its breaker is the agent's. */
+    private final java.util.concurrent.ConcurrentHashMap<String, MachineTarget> targets =
         new java.util.concurrent.ConcurrentHashMap<>();
-    private final long epochNanos = System.nanoTime();
 
     /** A client with the default timeouts and no header hooks. */
     public A2aCoreHttpClient() {
@@ -123,14 +129,16 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         this.maxResponseBytes = b.maxResponseBytes;
         this.sseConfig = b.sseConfig;
         this.hooks = List.copyOf(b.hooks);
-        this.breakerConfig = b.breaker;
-        if (breakerConfig != null) {
-            // An invalid configuration fails here, not on the first request.
-            new dev.a2acore.CircuitBreaker("config", breakerConfig).close();
-        }
         // Load liba2a_core now: a missing or mismatched library fails here, on the caller's
         // thread, not later inside an HTTP callback.
         dev.a2acore.A2aCore.checkLoaded();
+        // An invalid breaker configuration fails here, not on the first request.
+        MachineTarget.Builder mb = MachineTarget.builder().connectTimeout(connectTimeout).callTimeout(callTimeout)
+            .streamIdleTimeout(streamIdleTimeout).maxResponseBytes(maxResponseBytes);
+        if (b.breaker != null) {
+            mb.breaker(b.breaker);
+        }
+        this.machine = mb.build();
         if (b.network != null) {
             this.http = new RawHttp(connectTimeout, callTimeout, streamIdleTimeout, maxResponseBytes, true, b.network);
         } else {
@@ -221,8 +229,10 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         }
 
         /**
-         * Turns on a circuit breaker per agent (per origin): while open, requests to that agent
-         * fail at once with {@link ErrorName#CIRCUIT_OPEN} (request not sent).
+         * Turns on a circuit breaker per agent (per origin and protocol version, the client
+         * machine's): while open, A2A calls to that agent fail at once with
+         * {@link ErrorName#CIRCUIT_OPEN} (request not sent); the card's GET and REST calls
+         * are not judged by it.
          */
         public Builder breaker(dev.a2acore.CircuitBreaker.Config config) {
             breaker = Objects.requireNonNull(config, "config");
@@ -360,26 +370,38 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         }
     }
 
-    /** The breaker of the agent at {@code url} (its origin), or null when breakers are off. */
-    dev.a2acore.CircuitBreaker breakerFor(String url) {
-        if (breakerConfig == null) {
+    /**
+     * The client machine's call judging request {@code r} (a JSON-RPC POST of a method the
+     * core knows), on the target of the agent at its URL (its origin) in the method's
+     * protocol version; null for any other request (the card's GET, REST calls), which goes
+     * out unjudged.
+     */
+    MachineRun judge(Req r) {
+        if (!"POST".equals(r.method())) {
             return null;
         }
-        URI u = URI.create(url);
-        String origin = u.getScheme() + "://" + u.getHost() + ":" + u.getPort();
-        return breakers.computeIfAbsent(origin, o -> new dev.a2acore.CircuitBreaker(o, breakerConfig));
+        Optional<MachineRun.Rpc> rpc = MachineRun.Rpc.of(r.body());
+        if (rpc.isEmpty()) {
+            return null;
+        }
+        URI u = URI.create(r.url());
+        String origin = u.getScheme() + "://" + u.getRawAuthority();
+        MachineTarget target = targets.computeIfAbsent(origin + " " + rpc.get().version(),
+            k -> machine.target(origin + "/", rpc.get().version(), Binding.JSON_RPC));
+        return MachineRun.start(target, rpc.get());
     }
 
-    /** The breakers' clock: monotonic milliseconds since this client was built. */
-    long nowMs() {
-        return (System.nanoTime() - epochNanos) / 1_000_000L;
-    }
-
-    /** Asks the agent's breaker; throws the refusal when it is open. */
-    void admit(dev.a2acore.CircuitBreaker b, String method, String url) throws A2aCallException {
-        if (b != null && !b.allow(nowMs())) {
-            throw A2aCallException.transport(b.refusal(nowMs()), null, null,
-                method + " " + url + ": circuit breaker open; request not sent");
+    /** Asks the machine (the agent's breaker) whether {@code run}'s request may go out; throws the refusal. */
+    static void admit(MachineRun run, String method, String url) throws A2aCallException {
+        if (run == null) {
+            return;
+        }
+        Optional<Outcome> refused = run.admit();
+        if (refused.isPresent()) {
+            Outcome o = refused.get();
+            String why = o.errorName().orElse(null) == ErrorName.CIRCUIT_OPEN ? "circuit breaker open"
+                : o.message().orElse("refused by the client machine");
+            throw A2aCallException.transport(o, null, null, method + " " + url + ": " + why + "; request not sent");
         }
     }
 
@@ -402,31 +424,30 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        dev.a2acore.CircuitBreaker b = breakerFor(r.url());
-        admit(b, r.method(), r.url());
         RawHttp.Response response;
-        try {
-            response = http.exchange(r.method(), r.url(), r.headers(), r.body(), null, null);
-        } catch (RawHttp.TransportException e) {
-            if (b != null) {
-                b.record(e.outcome(), nowMs());
+        Outcome judged = null;
+        try (MachineRun run = judge(r)) {
+            admit(run, r.method(), r.url());
+            try {
+                response = http.exchange(r.method(), r.url(), r.headers(), r.body(), null, null);
+            } catch (RawHttp.TransportException e) {
+                if (run != null) {
+                    run.failure(e.outcome());
+                }
+                throw map(r.method(), r.url(), e);
+            } finally {
+                // Keeps this client (whose Cleaner frees the native client) alive during the call.
+                java.lang.ref.Reference.reachabilityFence(this);
             }
-            throw map(r.method(), r.url(), e);
-        } catch (RuntimeException e) {
-            if (b != null) {
-                b.release(nowMs());
+            if (run != null) {
+                // The machine classifies the answer (and records it on the agent's breaker).
+                run.head(response);
+                run.body(response.body());
+                run.end();
+                judged = run.finished().map(MachineTarget.Finished::outcome).orElse(null);
             }
-            throw e;
-        } finally {
-            // Keeps this client (whose Cleaner frees the native client) alive during the call.
-            java.lang.ref.Reference.reachabilityFence(this);
         }
         int status = response.status();
-        if (b != null) {
-            b.record(Outcomes.classify(status, response.header("content-type").orElse(null),
-                response.header("retry-after").orElse(null), response.body(),
-                r.body() == null ? Asked.unknown() : asked(new String(r.body(), StandardCharsets.UTF_8))), nowMs());
-        }
         if (isRedirect(status)) {
             throw A2aCallException.redirect(r.method(), r.url(), status, response.header("location").orElse(null));
         }
@@ -444,7 +465,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
             throw A2aJavaSignals.isAuthStatus(status) ? A2aJavaSignals.authFailure(status, e) : e;
         }
         if (jsonRpc) {
-            Outcome o = Outcomes.classify(status, response.header("content-type").orElse(null),
+            Outcome o = judged != null ? judged : Outcomes.classify(status, response.header("content-type").orElse(null),
                 response.header("retry-after").orElse(null), body, posted);
             // MALFORMED too: an error with a wrong id is still an error to a2a-java's transport.
             if (o.channel() == Channel.PROTOCOL || o.channel() == Channel.MALFORMED) {
@@ -460,7 +481,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** What a JSON-RPC request body asks (method and id), for a2a-core's stream tracker. */
+    /** What a JSON-RPC request body asks (method and id), for a2a-core's classifier. */
     static Asked asked(String body) {
         try {
             JsonNode n = JSON.readTree(body);

@@ -11,6 +11,7 @@ import dev.a2acore.SseDecoder;
 import dev.a2acore.SseEvent;
 import dev.a2acore.SseFinish;
 import dev.a2acore.SseItem;
+import dev.a2acore.MachineTarget;
 import dev.a2acore.StreamTracker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -44,7 +45,12 @@ final class SseCall implements Runnable {
     private final CompletableFuture<Void> handle = new CompletableFuture<>();
     private final AtomicBoolean finished = new AtomicBoolean();
     private final long startNanos = System.nanoTime();
-    private final StreamTracker tracker;
+    /**
+     * The core's client machine judging this stream (null for a request it does not know:
+     * a REST call, a GET): it classifies each event, follows the task, owns the idle
+     * deadline, says how the stream ended, and records the agent's breaker.
+     */
+    private MachineRun run;
     private final Asked asked;
     /**
      * Opened when {@link #start} has returned: a2a-java's transport stores the returned future
@@ -59,7 +65,6 @@ final class SseCall implements Runnable {
                     Consumer<Throwable> onError, Runnable onComplete) {
         this.client = client;
         this.req = req;
-        this.tracker = new StreamTracker(asked, client.streamIdleTimeout, 0);
         this.asked = asked;
         this.method = req.method();
         this.url = req.url();
@@ -94,9 +99,9 @@ final class SseCall implements Runnable {
             if (finished.get()) {
                 return;
             }
-            dev.a2acore.CircuitBreaker breaker = client.breakerFor(url);
+            run = client.judge(req);
             try {
-                client.admit(breaker, method, url);
+                A2aCoreHttpClient.admit(run, method, url);
             } catch (A2aCallException refused) {
                 fail(refused);
                 return;
@@ -104,28 +109,20 @@ final class SseCall implements Runnable {
             try {
                 stream = client.http.openStream(method, url, req.headers(), req.body(), null, abort);
             } catch (RawHttp.TransportException e) {
-                if (breaker != null) {
-                    breaker.record(e.outcome(), client.nowMs());
+                if (run != null) {
+                    run.failure(e.outcome());
                 }
                 fail(client.map(method, url, e));
                 return;
-            } catch (RuntimeException e) {
-                if (breaker != null) {
-                    breaker.release(client.nowMs());
-                }
-                throw e;
             }
             RawHttp.Response head = stream.head();
             int status = head.status();
-            if (breaker != null) {
-                // The stream opened: 2xx is a success for the breaker (what follows is the
-                // stream's own story); other statuses as a2a-core classifies them.
-                if (status >= 200 && status < 300) {
-                    breaker.recordResult(false, client.nowMs());
-                } else {
-                    breaker.record(dev.a2acore.Outcomes.classify(status, head.header("content-type").orElse(null),
-                        head.header("retry-after").orElse(null), head.body(), dev.a2acore.Asked.unknown()),
-                        client.nowMs());
+            if (run != null) {
+                run.head(head);
+                if (!stream.isEventStream()) {
+                    // A whole body: the machine classifies it (and records the breaker).
+                    run.body(head.body());
+                    run.end();
                 }
             }
             if (A2aCoreHttpClient.isRedirect(status)) {
@@ -147,8 +144,8 @@ final class SseCall implements Runnable {
                 // terminal signal. Any other body is handed over as one message.
                 byte[] b = head.body();
                 String text = new String(b, StandardCharsets.UTF_8);
-                Outcome o = tracker.onNonSseBody(status, head.header("content-type").orElse(null),
-                    head.header("retry-after").orElse(null), b);
+                Outcome o = judged().orElseGet(() -> Outcomes.classify(status,
+                    head.header("content-type").orElse(null), head.header("retry-after").orElse(null), b, asked));
                 if (endedByJsonRpcError(text, o, status, o.channel() == Channel.PROTOCOL)) {
                     return;
                 }
@@ -168,7 +165,9 @@ final class SseCall implements Runnable {
                 stream.close();
             }
             abort.close();
-            tracker.close();
+            if (run != null) {
+                run.close();
+            }
             // Keeps the client (whose Cleaner frees the native client) alive until here.
             java.lang.ref.Reference.reachabilityFence(client);
         }
@@ -211,16 +210,29 @@ final class SseCall implements Runnable {
                 end(decoder);
                 return;
             }
-            tracker.onBytes(nowMs());
+            if (run != null) {
+                run.body(chunk);
+            }
             List<SseItem> items = decoder.feedItems(chunk, 0, chunk.length);
             for (SseItem item : items) {
                 if (item instanceof SseEvent e) {
-                    // Routed without copying a task or message outcome out: only a failure's is read.
-                    Optional<StreamTracker.Route> routed = tracker.route(nowMs(), e.type(), e.data());
-                    if (routed.isPresent() && routed.get().failure().isPresent()
-                        && endedByJsonRpcError(e.data(), routed.get().failure().get(), 200,
-                            routed.get().kind() == StreamTracker.ItemKind.ERROR)) {
-                        return;
+                    // The machine's verdict on this event (its items come in event order); an
+                    // event past the machine's end is classified here.
+                    StreamTracker.Item judged = run == null ? null : run.nextItem();
+                    if (judged != null) {
+                        // Its outcome was copied out only for a failure (MachineRun).
+                        if (judged.outcome() != null
+                            && endedByJsonRpcError(e.data(), judged.outcome(), 200,
+                                judged.kind() == StreamTracker.ItemKind.ERROR)) {
+                            return;
+                        }
+                    } else {
+                        Outcome o = Outcomes.classify(200, "application/json", null,
+                            e.data().getBytes(StandardCharsets.UTF_8), asked);
+                        if (o.channel() != Channel.TASK && o.channel() != Channel.MESSAGE
+                            && endedByJsonRpcError(e.data(), o, 200, o.channel() == Channel.PROTOCOL)) {
+                            return;
+                        }
                     }
                     if (!deliver(e.data())) {
                         return;
@@ -233,7 +245,32 @@ final class SseCall implements Runnable {
                 }
                 // Comments and retry fields: liveness only (the read itself).
             }
+            if (run != null && run.finished().isPresent() && !finished.get()) {
+                // The machine ended the stream (a terminal state, a message, an error event).
+                ended(run.finished().get());
+                return;
+            }
         }
+    }
+
+    /** The machine's verdict on a stream it ended: a clean end, or one classified failure. */
+    private void ended(MachineTarget.Finished f) {
+        StreamTracker.EndKind kind = f.endKind().orElse(null);
+        Outcome o = f.outcome();
+        if (kind == StreamTracker.EndKind.COMPLETED || kind == StreamTracker.EndKind.INTERRUPTED
+            || (kind == null && o.isSuccess())) {
+            complete();
+        } else if (kind == StreamTracker.EndKind.ERROR || o.channel() == Channel.PROTOCOL) {
+            fail(A2aCallException.protocol(method, url, 200, o, null));
+        } else {
+            fail(A2aCallException.transport(o, null, null, method + " " + url + ": "
+                + o.message().orElse("stream ended before a terminal state")));
+        }
+    }
+
+    /** The machine's outcome of a whole (non-stream) body, when it judged this call. */
+    private Optional<Outcome> judged() {
+        return run == null ? Optional.empty() : run.finished().map(MachineTarget.Finished::outcome);
     }
 
     /**
@@ -268,22 +305,29 @@ final class SseCall implements Runnable {
      */
     private void failCut(RawHttp.TransportException e) {
         A2aCallException bare = client.map(method, url, e);
-        if (tracker.taskId().isEmpty()) {
+        if (run == null) {
             fail(bare);
             return;
         }
-        StreamTracker.End end = tracker.finish();
-        if (end.kind() != StreamTracker.EndKind.TRUNCATED) {
+        run.failure(e.outcome());
+        Optional<MachineTarget.Finished> end = run.finished();
+        if (end.isEmpty() || end.get().outcome().taskId().isEmpty()
+            || end.get().endKind().orElse(null) != StreamTracker.EndKind.TRUNCATED) {
             fail(bare);
             return;
         }
-        fail(A2aCallException.transport(end.outcome(), null, e, bare.getMessage() + "; "
-            + end.outcome().message().orElse("stream cut before a terminal state")));
+        Outcome o = end.get().outcome();
+        fail(A2aCallException.transport(o, null, e, bare.getMessage() + "; "
+            + o.message().orElse("stream cut before a terminal state")));
     }
 
     private void failIdle() {
-        // The tracker's outcome knows the task: advice resubscribe when its id was seen.
-        Outcome o = tracker.onTimeout(Math.max(nowMs(), tracker.nextDeadline().orElse(0))).orElse(null);
+        // The machine's outcome knows the task: advice resubscribe when its id was seen.
+        Outcome o = null;
+        if (run != null) {
+            run.idle();
+            o = run.finished().map(MachineTarget.Finished::outcome).orElse(null);
+        }
         String what = method + " " + url + ": stream idle for more than " + client.streamIdleTimeout.toMillis()
             + " ms (no bytes, not even a keep-alive)";
         fail(o == null ? client.timeout(A2aCallException.Deadline.STREAM_IDLE, what, null)
@@ -305,13 +349,19 @@ final class SseCall implements Runnable {
                 null, null));
             return;
         }
-        StreamTracker.End end = tracker.finish();
-        if (end.kind() == StreamTracker.EndKind.TRUNCATED) {
+        if (run == null) {
+            complete();
+            return;
+        }
+        run.end();
+        Optional<MachineTarget.Finished> end = run.finished();
+        if (end.isPresent() && end.get().endKind().orElse(null) == StreamTracker.EndKind.TRUNCATED) {
             // A clean end of the body before a terminal or interrupted state: the task may
             // still be running. Say so (advice resubscribe with the task id) instead of
             // signalling a completion that a2a-java would report as success.
-            fail(A2aCallException.transport(end.outcome(), null, null, method + " " + url + ": "
-                + end.outcome().message().orElse("stream closed before a terminal state")));
+            Outcome o = end.get().outcome();
+            fail(A2aCallException.transport(o, null, null, method + " " + url + ": "
+                + o.message().orElse("stream closed before a terminal state")));
             return;
         }
         complete();
@@ -321,11 +371,6 @@ final class SseCall implements Runnable {
     static String excerpt(byte[] b) {
         String s = new String(b, 0, Math.min(b.length, EXCERPT), StandardCharsets.UTF_8).strip();
         return b.length > EXCERPT ? s + "..." : s;
-    }
-
-    /** Milliseconds since the call started: the tracker's clock. */
-    private long nowMs() {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
     }
 
     /** Hands one message to the consumer; false when the stream is over (by it or before). */

@@ -68,6 +68,11 @@ class DropInResilienceTest {
         assertEquals(ErrorName.CIRCUIT_OPEN, A2aCallException.find(t).orElseThrow().errorName());
         assertEquals(2, server.counters("status-500").get("sends").asInt());
         assertEquals(0, server.counters("ok").get("requests").asInt(), "the open breaker sent nothing");
+        // The breaker is the client machine's, which judges A2A calls (JSON-RPC POSTs): the
+        // card's GET is no A2A call and still goes out while it is open.
+        io.a2a.client.http.A2AHttpResponse card = http.createGet()
+            .url(server.url + "/ok/.well-known/agent-card.json").get();
+        assertEquals(200, card.status());
         assertThrows(RuntimeException.class, () -> A2aCoreHttpClient.builder().breaker(new CircuitBreaker.Config(0, 0,
             d.minCalls(), d.windowMs(), d.buckets(), d.coolDownMs(), d.halfOpenTrials())).build());
     }

@@ -1,0 +1,483 @@
+package dev.a2acore;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Layout;
+import dev.a2acore.internal.Machine;
+import dev.a2acore.internal.NativeArgs;
+import dev.a2acore.internal.SizeT;
+import java.lang.ref.Cleaner;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * The core's client machine ({@code a2a_client_state}, {@code a2a_call_*}) for a host that
+ * performs the requests itself, on any transport: one target is the state of a client of one
+ * agent interface (its breaker included, shared by every call made on it), and each
+ * {@link Call} says which request to make ({@link Call#pollTransmit}), takes the response
+ * back (head, body chunks, end or transport failure, timeouts on the host's clock from
+ * {@link #nowMs()}) and hands out events: stream items, retry and resubscribe notices, and
+ * one {@link Finished} with the call's outcome. {@link A2aClient}'s asynchronous methods
+ * drive the same machine on {@code java.net.http}; the a2a-java drop-in drives it over
+ * {@link RawHttp}. Thread-safe: the state is locked inside the library, each call under its
+ * own lock.
+ */
+public final class MachineTarget {
+    private static final Cleaner CLEANER = Cleaner.create();
+    private static final SecureRandom SEEDS = new SecureRandom();
+    /** Host clock origin: {@link #nowMs()} counts from here, at least 1. */
+    private static final long EPOCH = System.nanoTime();
+
+    /** The host's monotonic clock, in ms, as every call of this class reads it. */
+    public static long nowMs() {
+        return (System.nanoTime() - EPOCH) / 1_000_000L + 1;
+    }
+
+    /** Frees a native handle once, from {@code close} or the cleaner; never references its owner. */
+    private static final class Free implements Runnable {
+        private final java.util.function.Consumer<Pointer> free;
+        private Pointer handle;
+
+        Free(Pointer handle, java.util.function.Consumer<Pointer> free) {
+            this.handle = handle;
+            this.free = free;
+        }
+
+        synchronized Pointer get() {
+            if (handle == null) {
+                throw new IllegalStateException("closed");
+            }
+            return handle;
+        }
+
+        @Override
+        public synchronized void run() {
+            if (handle != null) {
+                free.accept(handle);
+                handle = null;
+            }
+        }
+    }
+
+    /** The immutable options of client machines ({@code a2a_machine_config}), freed when unreachable. */
+    public static final class Config {
+        private final A2aCoreLibrary lib;
+        private final Free config;
+
+        private Config(A2aCoreLibrary lib, Pointer config) {
+            this.lib = lib;
+            this.config = new Free(config, p -> A2aCore.lib().a2a_machine_config_free(p));
+            CLEANER.register(this, this.config);
+        }
+
+        /**
+         * A target: the state of a client of the interface at {@code url} (requests go there),
+         * in {@code version} and {@code binding}, with no card (nothing is checked).
+         */
+        public MachineTarget target(String url, ProtocolVersion version, Binding binding) {
+            byte[] u = url.getBytes(StandardCharsets.UTF_8);
+            Memory out = new Memory(Native.POINTER_SIZE);
+            int rc = lib.a2a_client_state_new(config.get(), u, new SizeT(u.length), version.code(), binding.code(),
+                SEEDS.nextLong(), out);
+            java.lang.ref.Reference.reachabilityFence(this);
+            A2aCoreException.check("a2a_client_state_new", rc);
+            return new MachineTarget(lib, out.getPointer(0));
+        }
+    }
+
+    /** Options of a {@link Config}; unset ones keep the library's defaults. */
+    public static final class Builder {
+        private Duration connectTimeout;
+        private Duration callTimeout;
+        private Duration streamIdleTimeout;
+        private Long maxResponseBytes;
+        private CircuitBreaker.Config breaker;
+        private boolean allowHttp = true;
+
+        private Builder() {}
+
+        /** Connect timeout (the transmit's {@code connect_by}). */
+        public Builder connectTimeout(Duration d) {
+            connectTimeout = d;
+            return this;
+        }
+
+        /** Whole call (a stream: until its head). */
+        public Builder callTimeout(Duration d) {
+            callTimeout = d;
+            return this;
+        }
+
+        /** Longest silence on a stream. */
+        public Builder streamIdleTimeout(Duration d) {
+            streamIdleTimeout = d;
+            return this;
+        }
+
+        /** Largest response body. */
+        public Builder maxResponseBytes(long bytes) {
+            maxResponseBytes = bytes;
+            return this;
+        }
+
+        /** The circuit breaker of each target (none by default); an invalid one fails {@link #build}. */
+        public Builder breaker(CircuitBreaker.Config config) {
+            breaker = config;
+            return this;
+        }
+
+        /** Whether plain {@code http://} interfaces are accepted (default true: the host chose the URL). */
+        public Builder allowHttp(boolean allow) {
+            allowHttp = allow;
+            return this;
+        }
+
+        /** The config: no send retries and no resubscribes (the host's caller decides those). */
+        public Config build() {
+            A2aCoreLibrary lib = A2aCore.lib();
+            Pointer b = lib.a2a_client_config_builder_new();
+            if (b == null) {
+                throw new IllegalStateException("a2a_client_config_builder_new failed");
+            }
+            try {
+                if (connectTimeout != null) {
+                    set(lib, b, "CONNECT_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_CONNECT_TIMEOUT_MS,
+                        A2aClient.millis(connectTimeout));
+                }
+                if (callTimeout != null) {
+                    set(lib, b, "CALL_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_CALL_TIMEOUT_MS, A2aClient.millis(callTimeout));
+                }
+                if (streamIdleTimeout != null) {
+                    set(lib, b, "STREAM_IDLE_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS,
+                        A2aClient.millis(streamIdleTimeout));
+                }
+                if (maxResponseBytes != null) {
+                    set(lib, b, "MAX_RESPONSE_BYTES", AbiEnums.A2A_CLIENT_OPTION_MAX_RESPONSE_BYTES, maxResponseBytes);
+                }
+                set(lib, b, "ALLOW_HTTP", AbiEnums.A2A_CLIENT_OPTION_ALLOW_HTTP, allowHttp ? 1 : 0);
+                if (breaker != null) {
+                    A2aCoreLibrary.BreakerConfig bc = new A2aCoreLibrary.BreakerConfig();
+                    A2aCoreException.check("a2a_breaker_config_default", lib.a2a_breaker_config_default(bc));
+                    bc.read();
+                    breaker.fill(bc);
+                    bc.write();
+                    A2aCoreException.check("a2a_client_config_builder_set_breaker",
+                        lib.a2a_client_config_builder_set_breaker(b, bc));
+                }
+                Memory out = new Memory(Native.POINTER_SIZE);
+                A2aCoreException.check("a2a_client_config_builder_build", lib.a2a_client_config_builder_build(b, out));
+                return new Config(lib, out.getPointer(0));
+            } finally {
+                lib.a2a_client_config_builder_free(b);
+            }
+        }
+
+        private static void set(A2aCoreLibrary lib, Pointer b, String name, int number, long value) {
+            A2aCoreException.check("a2a_client_config_builder_set(A2A_CLIENT_OPTION_" + name + ")",
+                lib.a2a_client_config_builder_set(b, number, value));
+        }
+    }
+
+    /** A builder with the library's defaults (and {@code allowHttp}). */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    private final A2aCoreLibrary lib;
+    private final Free state;
+
+    private MachineTarget(A2aCoreLibrary lib, Pointer state) {
+        this.lib = lib;
+        this.state = new Free(state, p -> A2aCore.lib().a2a_client_state_free(p));
+        CLEANER.register(this, this.state);
+    }
+
+    /**
+     * Starts a call of {@code method} with its parameters ({@code params}: a JSON object, any
+     * version's keys; null for none), its first request carrying the JSON-RPC id
+     * {@code rpcId} (a {@link Long}, a {@link String}, or null for a fresh one) and the extra
+     * {@code headers} on every request (a {@code traceparent} among them replaces the one the
+     * machine would draw). Close the call when done with it.
+     *
+     * @throws A2aCoreException when the library refuses the call (e.g. params of the wrong shape)
+     */
+    public Call start(A2aMethod method, byte[] params, Object rpcId, List<Map.Entry<String, String>> headers) {
+        return start(method, params, null, rpcId, headers);
+    }
+
+    /**
+     * Starts sending one user text message: a {@code SendStreamingMessage} when
+     * {@code streaming}, else a {@code SendMessage}; otherwise as
+     * {@link #start(A2aMethod, byte[], Object, List)}.
+     */
+    public Call startText(boolean streaming, String text, Object rpcId, List<Map.Entry<String, String>> headers) {
+        return start(streaming ? A2aMethod.SEND_STREAMING_MESSAGE : A2aMethod.SEND_MESSAGE, null,
+            Objects.requireNonNull(text, "text"), rpcId, headers);
+    }
+
+    private Call start(A2aMethod method, byte[] params, String text, Object rpcId,
+                       List<Map.Entry<String, String>> headers) {
+        Pointer s = lib.a2a_call_settings_new();
+        if (s == null) {
+            throw new IllegalStateException("a2a_call_settings_new failed");
+        }
+        try {
+            if (rpcId instanceof Number n) {
+                A2aCoreException.check("a2a_call_settings_set(A2A_CALL_OPTION_RPC_ID_NUMBER)",
+                    lib.a2a_call_settings_set(s, AbiEnums.A2A_CALL_OPTION_RPC_ID_NUMBER, n.longValue()));
+            } else if (rpcId != null) {
+                byte[] t = rpcId.toString().getBytes(StandardCharsets.UTF_8);
+                A2aCoreException.check("a2a_call_settings_set_text(A2A_CALL_TEXT_OPTION_RPC_ID)",
+                    lib.a2a_call_settings_set_text(s, AbiEnums.A2A_CALL_TEXT_OPTION_RPC_ID, t, new SizeT(t.length)));
+            }
+            for (Map.Entry<String, String> h : headers) {
+                byte[] n = h.getKey().getBytes(StandardCharsets.UTF_8);
+                byte[] v = h.getValue().getBytes(StandardCharsets.UTF_8);
+                if ("traceparent".equalsIgnoreCase(h.getKey())) {
+                    // The call's traceparent replaces the one the machine would draw.
+                    A2aCoreException.check("a2a_call_settings_set_text(A2A_CALL_TEXT_OPTION_TRACEPARENT)",
+                        lib.a2a_call_settings_set_text(s, AbiEnums.A2A_CALL_TEXT_OPTION_TRACEPARENT, v,
+                            new SizeT(v.length)));
+                    continue;
+                }
+                A2aCoreException.check("a2a_call_settings_add_header",
+                    lib.a2a_call_settings_add_header(s, n, new SizeT(n.length), v, new SizeT(v.length)));
+            }
+            Memory out = new Memory(Native.POINTER_SIZE);
+            int rc;
+            if (text != null) {
+                byte[] t = text.getBytes(StandardCharsets.UTF_8);
+                rc = lib.a2a_call_new_text(state.get(), method == A2aMethod.SEND_STREAMING_MESSAGE, t,
+                    new SizeT(t.length), s, nowMs(), out);
+            } else {
+                rc = lib.a2a_call_new(state.get(), method.code(), params, new SizeT(params == null ? 0 : params.length),
+                    s, nowMs(), out);
+            }
+            java.lang.ref.Reference.reachabilityFence(this);
+            A2aCoreException.check("a2a_call_new", rc);
+            return new Call(lib, out.getPointer(0));
+        } finally {
+            lib.a2a_call_settings_free(s);
+        }
+    }
+
+    /** One request to perform (copied out of the machine). */
+    public record Transmit(int requestId, String method, String url, List<Map.Entry<String, String>> headers,
+                           byte[] body, long connectByMs, long deadlineMs) {}
+
+    /** An event of a call. */
+    public sealed interface Event permits Abort, Retrying, Resubscribing, ItemEvent, Finished {}
+
+    /** Drop request {@code requestId} now (deadline passed, body too large, stream over, call canceled). */
+    public record Abort(int requestId) implements Event {}
+
+    /** An attempt failed (its {@code outcome}) and the machine sends the call again. */
+    public record Retrying(int attempt, long delayMs, Outcome outcome) implements Event {}
+
+    /** The stream was cut or went idle with its task running: the machine resubscribes. */
+    public record Resubscribing(String taskId, int attempt) implements Event {}
+
+    /** One stream event, classified. */
+    public record ItemEvent(StreamTracker.Item item) implements Event {}
+
+    /**
+     * The call is over: its {@code outcome}, how the last stream ended ({@code endKind}, empty
+     * for a plain call or a stream never opened) and the last response's status, when one
+     * arrived. The last event of a call.
+     */
+    public record Finished(Outcome outcome, Optional<StreamTracker.EndKind> endKind, OptionalInt responseStatus)
+        implements Event {}
+
+    /** One call of the machine, driven by the host; every method is synchronized. */
+    public static final class Call implements AutoCloseable {
+        private final A2aCoreLibrary lib;
+        /** The native call; null once finished (its outcome then owns it) or closed. */
+        private Pointer call;
+        private Memory chunk;
+
+        private Call(A2aCoreLibrary lib, Pointer call) {
+            this.lib = lib;
+            this.call = call;
+        }
+
+        /** Whether the call finished or was closed (nothing more to drive). */
+        public synchronized boolean isOver() {
+            return call == null;
+        }
+
+        /** The next request to perform now, or empty (none due, or the call is over). */
+        public synchronized Optional<Transmit> pollTransmit() {
+            if (call == null) {
+                return Optional.empty();
+            }
+            Machine.Transmit t = new Machine.Transmit();
+            if (lib.a2a_call_poll_transmit(call, nowMs(), t) != 0) {
+                return Optional.empty();
+            }
+            List<Map.Entry<String, String>> headers = new ArrayList<>();
+            long n = t.headers_len.longValue();
+            for (long i = 0; i < n; i++) {
+                long at = i * Layout.HEADER_SIZE;
+                headers.add(Map.entry(view(t.headers, at, Layout.HEADER_NAME_LEN),
+                    view(t.headers, at + Layout.HEADER_VALUE, Layout.HEADER_VALUE_LEN - Layout.HEADER_VALUE)));
+            }
+            byte[] body = Machine.bytes(t.body);
+            return Optional.of(new Transmit(t.request_id, Machine.string(t.method), Machine.string(t.url),
+                List.copyOf(headers), body == null ? new byte[0] : body, t.connect_by_ms, t.deadline_ms));
+        }
+
+        private static String view(Pointer base, long at, long lenOffset) {
+            Pointer p = base.getPointer(at);
+            long len = Layout.sizeT(base, at + lenOffset);
+            return p == null || len == 0 ? "" : new String(p.getByteArray(0, Math.toIntExact(len)),
+                StandardCharsets.UTF_8);
+        }
+
+        /** The response head of request {@code requestId}. */
+        public synchronized void head(int requestId, int status, List<Map.Entry<String, String>> headers) {
+            if (call == null) {
+                return;
+            }
+            NativeArgs args = new NativeArgs();
+            try {
+                Pointer arr = headers.isEmpty() ? null : args.headerArray(headers);
+                lib.a2a_call_handle_head(call, requestId, (short) status, arr, new SizeT(headers.size()), nowMs());
+            } finally {
+                args.release();
+            }
+        }
+
+        /** A chunk of request {@code requestId}'s body (copied into native memory this call owns). */
+        public synchronized void body(int requestId, byte[] b, int off, int len) {
+            if (call == null || len == 0) {
+                return;
+            }
+            if (chunk == null || chunk.size() < len) {
+                chunk = new Memory(Math.max(len, 16 * 1024));
+            }
+            chunk.write(0, b, off, len);
+            lib.a2a_call_handle_body(call, requestId, chunk, new SizeT(len), nowMs());
+        }
+
+        /** Request {@code requestId}'s body is complete. */
+        public synchronized void end(int requestId) {
+            if (call != null) {
+                lib.a2a_call_handle_end(call, requestId, nowMs());
+            }
+        }
+
+        /**
+         * Request {@code requestId} failed in transport: {@code name} (a transport error name),
+         * whether request bytes may have been {@code written}, and what happened.
+         */
+        public synchronized void failure(int requestId, ErrorName name, boolean written, String message) {
+            if (call == null) {
+                return;
+            }
+            byte[] m = Objects.requireNonNullElse(message, "").getBytes(StandardCharsets.UTF_8);
+            lib.a2a_call_handle_failure(call, requestId, name.code(), written, m, new SizeT(m.length), nowMs());
+        }
+
+        /** When the machine wants {@link #timeout} called (host clock, ms); empty for never. */
+        public synchronized OptionalLong pollTimeout() {
+            if (call == null) {
+                return OptionalLong.empty();
+            }
+            Memory at = new Memory(8);
+            return lib.a2a_call_poll_timeout(call, at) != 0 ? OptionalLong.of(at.getLong(0)) : OptionalLong.empty();
+        }
+
+        /**
+         * Tells the machine its deadline has passed: the time handed in is now, or the
+         * deadline when the host's own timer fired a little early.
+         */
+        public synchronized void timeout() {
+            if (call == null) {
+                return;
+            }
+            Memory at = new Memory(8);
+            long now = nowMs();
+            if (lib.a2a_call_poll_timeout(call, at) != 0) {
+                now = Math.max(now, at.getLong(0));
+            }
+            lib.a2a_call_handle_timeout(call, now);
+        }
+
+        /** Abandons the call: the request in flight is dropped, {@link Finished} reports Canceled. */
+        public synchronized void cancel() {
+            if (call != null) {
+                lib.a2a_call_cancel(call, nowMs());
+            }
+        }
+
+        /** The events since the last poll, in order; after {@link Finished} the call is over. */
+        public synchronized List<Event> events() {
+            return events(true);
+        }
+
+        /**
+         * As {@link #events()}; with {@code everyItemOutcome} false, a stream item's outcome is
+         * copied out only when the item is a failure ({@code ERROR}, {@code MALFORMED}, or a
+         * channel other than task and message) and is null otherwise: for a reader that only
+         * passes each event on (one field read instead of the whole outcome per event).
+         */
+        public synchronized List<Event> events(boolean everyItemOutcome) {
+            List<Event> out = new ArrayList<>();
+            Machine.Event ev = new Machine.Event();
+            while (call != null && lib.a2a_call_poll_event(call, ev) == 0) {
+                switch (ev.kind) {
+                    case 1 -> out.add(new Abort(ev.request_id));
+                    case 2 -> out.add(new Retrying(ev.attempt, ev.delay_ms,
+                        ev.outcome == null ? null : Outcome.copy(lib, ev.outcome)));
+                    case 3 -> out.add(new Resubscribing(Machine.string(ev.task_id), ev.attempt));
+                    case 4 -> out.add(new ItemEvent(item(ev.item, everyItemOutcome)));
+                    case 5 -> {
+                        Optional<StreamTracker.EndKind> end = ev.has_end_kind != 0
+                            ? Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : Optional.empty();
+                        OptionalInt status = ev.has_response != 0 ? OptionalInt.of(Short.toUnsignedInt(ev.response_status))
+                            : OptionalInt.empty();
+                        Pointer c = call;
+                        call = null;
+                        Outcome o = MachineClient.finishedOutcome(lib, ev, () -> A2aCore.lib().a2a_call_free(c));
+                        out.add(new Finished(o, end, status));
+                    }
+                    default -> { }
+                }
+            }
+            return out;
+        }
+
+        private StreamTracker.Item item(A2aCoreLibrary.StreamItem i, boolean copy) {
+            StreamTracker.ItemKind kind = StreamTracker.ItemKind.of(i.kind);
+            boolean failure = kind == StreamTracker.ItemKind.ERROR || kind == StreamTracker.ItemKind.MALFORMED;
+            if (!copy && !failure && i.outcome != null) {
+                int channel = Outcome.channelCode(lib, i.outcome);
+                failure = channel != Channel.TASK.code() && channel != Channel.MESSAGE.code();
+            }
+            Outcome o = copy || failure ? Outcome.copy(lib, i.outcome) : null;
+            String artifactId = Machine.string(i.artifact_id);
+            return new StreamTracker.Item(kind, o,
+                i.has_final != 0 ? Optional.of(i.final_flag != 0) : Optional.empty(), Optional.ofNullable(artifactId),
+                i.append != 0, i.last_chunk != 0, i.ends_stream != 0);
+        }
+
+        /** Frees the call unless it finished (then its outcome frees it). Idempotent. */
+        @Override
+        public synchronized void close() {
+            if (call != null) {
+                lib.a2a_call_free(call);
+                call = null;
+            }
+        }
+    }
+}

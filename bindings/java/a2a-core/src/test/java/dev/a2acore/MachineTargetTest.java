@@ -1,0 +1,92 @@
+package dev.a2acore;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link MachineTarget} driven by hand (no network): the host performs the machine's request
+ * and hands the response back; the stream's items and end, a JSON-RPC error event, and the
+ * breaker kept per target.
+ */
+class MachineTargetTest {
+    private static final List<Map.Entry<String, String>> SSE = List.of(Map.entry("content-type", "text/event-stream"));
+
+    private static MachineTarget.Finished finished(List<MachineTarget.Event> events) {
+        return events.stream().filter(e -> e instanceof MachineTarget.Finished).map(e -> (MachineTarget.Finished) e)
+            .findFirst().orElseThrow(() -> new AssertionError("no Finished in " + events));
+    }
+
+    private static List<StreamTracker.Item> items(List<MachineTarget.Event> events) {
+        return events.stream().filter(e -> e instanceof MachineTarget.ItemEvent)
+            .map(e -> ((MachineTarget.ItemEvent) e).item()).toList();
+    }
+
+    private static void feed(MachineTarget.Call call, int id, String text) {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        call.body(id, b, 0, b.length);
+    }
+
+    @Test
+    void aStreamIsFollowedToItsEndAndOnlyFailuresAreCopiedWhenAsked() {
+        MachineTarget target = MachineTarget.builder().build().target("http://agent.example/", ProtocolVersion.V0_3,
+            Binding.JSON_RPC);
+        try (MachineTarget.Call call = target.startText(true, "hi", "r-1", List.of())) {
+            MachineTarget.Transmit t = call.pollTransmit().orElseThrow();
+            assertEquals("POST", t.method());
+            assertTrue(new String(t.body(), StandardCharsets.UTF_8).contains("\"id\":\"r-1\""));
+            call.head(t.requestId(), 200, SSE);
+            feed(call, t.requestId(), "data: {\"jsonrpc\":\"2.0\",\"id\":\"r-1\",\"result\":{\"kind\":\"task\","
+                + "\"id\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":\"working\"}}}\n\n");
+            List<StreamTracker.Item> working = items(call.events(false));
+            assertEquals(1, working.size());
+            assertEquals(StreamTracker.ItemKind.TASK, working.get(0).kind());
+            assertNull(working.get(0).outcome(), "a task item's outcome is not copied out");
+            feed(call, t.requestId(), "data: {\"jsonrpc\":\"2.0\",\"id\":\"r-1\",\"error\":{\"code\":-32001,"
+                + "\"message\":\"Task not found\"}}\n\n");
+            List<MachineTarget.Event> events = call.events(false);
+            StreamTracker.Item error = items(events).get(0);
+            assertEquals(StreamTracker.ItemKind.ERROR, error.kind());
+            assertNotNull(error.outcome());
+            assertEquals(Channel.PROTOCOL, error.outcome().channel());
+            MachineTarget.Finished end = finished(events);
+            assertEquals(Optional.of(StreamTracker.EndKind.ERROR), end.endKind());
+            assertEquals(Optional.of(ErrorName.TASK_NOT_FOUND), end.outcome().errorName());
+            assertTrue(call.isOver());
+        }
+    }
+
+    @Test
+    void theBreakerIsTheTargetsAndRefusesUnsent() {
+        CircuitBreaker.Config d = CircuitBreaker.Config.defaults();
+        MachineTarget.Config config = MachineTarget.builder().breaker(new CircuitBreaker.Config(1,
+            d.failureRatePercent(), d.minCalls(), d.windowMs(), d.buckets(), 60_000, d.halfOpenTrials())).build();
+        MachineTarget agent = config.target("http://agent.example/", ProtocolVersion.V0_3, Binding.JSON_RPC);
+        MachineTarget other = config.target("http://other.example/", ProtocolVersion.V0_3, Binding.JSON_RPC);
+        try (MachineTarget.Call call = agent.startText(false, "hi", 1L, List.of())) {
+            int id = call.pollTransmit().orElseThrow().requestId();
+            call.head(id, 503, List.of(Map.entry("content-type", "text/html")));
+            feed(call, id, "<html>down</html>");
+            call.end(id);
+            MachineTarget.Finished f = finished(call.events());
+            assertEquals(Optional.of(ErrorName.UNAVAILABLE), f.outcome().errorName());
+            assertEquals(503, f.responseStatus().orElseThrow());
+        }
+        try (MachineTarget.Call refused = agent.startText(false, "hi", 2L, List.of())) {
+            assertTrue(refused.pollTransmit().isEmpty(), "the open breaker hands out no request");
+            MachineTarget.Finished f = finished(refused.events());
+            assertEquals(Optional.of(ErrorName.CIRCUIT_OPEN), f.outcome().errorName());
+            assertEquals(Optional.of(RequestSent.NO), f.outcome().requestSent());
+        }
+        try (MachineTarget.Call call = other.startText(false, "hi", 3L, List.of())) {
+            assertTrue(call.pollTransmit().isPresent(), "another target has its own breaker");
+        }
+    }
+}

@@ -1,0 +1,198 @@
+package dev.a2acore.a2ajava;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.a2acore.A2aCoreException;
+import dev.a2acore.A2aMethod;
+import dev.a2acore.ErrorName;
+import dev.a2acore.MachineTarget;
+import dev.a2acore.Outcome;
+import dev.a2acore.ProtocolVersion;
+import dev.a2acore.RawHttp;
+import dev.a2acore.RequestSent;
+import dev.a2acore.StreamTracker;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One JSON-RPC request of a2a-java judged by the core's client machine: a call of the same
+ * method, params and JSON-RPC id on the agent's {@link MachineTarget} (its breaker, shared by
+ * every call to that origin), whose one transmit the drop-in performs with a2a-java's own
+ * bytes (URL, headers, body: a2a-java's transport is the request's author), and which is
+ * handed the response (head, chunks, end, transport failure, idle deadline) to classify it,
+ * follow the stream and record the breaker. No retries, no resubscribes: a2a-java decides.
+ * Reader thread (or the calling thread) only; {@link #close()} frees the call.
+ */
+final class MachineRun implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What a JSON-RPC request body asks: the method (named in {@code version}), params and id. */
+    record Rpc(A2aMethod method, ProtocolVersion version, byte[] params, Object id) {
+        /** Reads a2a-java's request body; empty when it is not a JSON-RPC call the core knows. */
+        static Optional<Rpc> of(byte[] body) {
+            if (body == null || body.length == 0) {
+                return Optional.empty();
+            }
+            try {
+                JsonNode n = JSON.readTree(body);
+                if (n == null || !n.isObject() || !n.path("jsonrpc").isTextual() || !n.path("method").isTextual()) {
+                    return Optional.empty();
+                }
+                String name = n.get("method").asText();
+                Optional<A2aMethod> m = A2aMethod.fromJsonRpcName(name);
+                if (m.isEmpty()) {
+                    return Optional.empty();
+                }
+                ProtocolVersion v = m.get().jsonRpcName(ProtocolVersion.V0_3).filter(name::equals).isPresent()
+                    ? ProtocolVersion.V0_3 : ProtocolVersion.V1_0;
+                JsonNode id = n.get("id");
+                Object rpcId = id == null || id.isNull() ? null
+                    : id.isIntegralNumber() && id.canConvertToLong() ? (Object) id.asLong()
+                    : id.isTextual() ? id.asText() : null;
+                if (id != null && !id.isNull() && rpcId == null) {
+                    return Optional.empty(); // an id the machine cannot carry: judge nothing
+                }
+                JsonNode p = n.get("params");
+                byte[] params = p == null || p.isNull() ? null : JSON.writeValueAsBytes(p);
+                return Optional.of(new Rpc(m.get(), v, params, rpcId));
+            } catch (IOException | RuntimeException e) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    final MachineTarget.Call call;
+    private int requestId;
+    /** Stream items handed out and not yet matched with a decoded event. */
+    private final ArrayDeque<StreamTracker.Item> items = new ArrayDeque<>();
+    private MachineTarget.Finished finished;
+
+    private MachineRun(MachineTarget.Call call) {
+        this.call = call;
+    }
+
+    /**
+     * The machine's call for {@code rpc} on {@code target}, or null when the core refuses
+     * to start it (task params of a shape it does not read: the request then goes out
+     * unjudged).
+     */
+    static MachineRun start(MachineTarget target, Rpc rpc) {
+        try {
+            return new MachineRun(target.start(rpc.method(), rpc.params(), rpc.id(), List.of()));
+        } catch (A2aCoreException e) {
+            if (rpc.method() != A2aMethod.SEND_MESSAGE && rpc.method() != A2aMethod.SEND_STREAMING_MESSAGE) {
+                return null;
+            }
+        }
+        // A message the core's request builder does not read (a2a-java's params go out as they
+        // are): the machine judges the answer of a text message of the same method and id.
+        try {
+            return new MachineRun(target.startText(rpc.method() == A2aMethod.SEND_STREAMING_MESSAGE, "", rpc.id(),
+                List.of()));
+        } catch (A2aCoreException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Asks the machine for its request (the breaker's admission): empty when it may go out
+     * now, else the outcome that ended the call unsent (the breaker open: {@code CircuitOpen},
+     * request not sent).
+     */
+    Optional<Outcome> admit() {
+        Optional<MachineTarget.Transmit> t = call.pollTransmit();
+        if (t.isPresent()) {
+            requestId = t.get().requestId();
+            return Optional.empty();
+        }
+        drain();
+        if (finished != null) {
+            return Optional.of(finished.outcome());
+        }
+        // Nothing to send and no end: cannot happen for a fresh call; refuse rather than hang.
+        call.cancel();
+        drain();
+        return Optional.of(finished != null ? finished.outcome()
+            : dev.a2acore.Outcomes.transport(ErrorName.RESET, RequestSent.NO, "the client machine made no request"));
+    }
+
+    /** The response head (status and headers as received). */
+    void head(RawHttp.Response head) {
+        call.head(requestId, head.status(), head.headers());
+        drain();
+    }
+
+    /** A chunk of the body. */
+    void body(byte[] b) {
+        call.body(requestId, b, 0, b.length);
+        drain();
+    }
+
+    /** The body ended cleanly. */
+    void end() {
+        call.end(requestId);
+        drain();
+        settle();
+    }
+
+    /** The transport failed: the driver's outcome says what and whether the request went out. */
+    void failure(Outcome transport) {
+        ErrorName name = transport.errorName().filter(n -> n.code() >= 201 && n.code() < 300).orElse(ErrorName.RESET);
+        boolean written = transport.requestSent().orElse(RequestSent.UNKNOWN) != RequestSent.NO;
+        call.failure(requestId, name, written, transport.message().orElse("transport failure"));
+        drain();
+        settle();
+    }
+
+    /** The stream was silent past its idle deadline (the driver's read timed out). */
+    void idle() {
+        call.timeout();
+        drain();
+        settle();
+    }
+
+    /**
+     * After the response is over the call must be finished; a call that would go on (a
+     * retry, a resubscribe, a get-task fallback: none is configured) is cancelled so the
+     * drop-in never sends anything a2a-java did not ask for.
+     */
+    private void settle() {
+        if (finished == null && !call.isOver()) {
+            call.cancel();
+            drain();
+        }
+    }
+
+    /** The machine's verdict on the next decoded event (in order), or null when it gave none. */
+    StreamTracker.Item nextItem() {
+        return items.poll();
+    }
+
+    /** The call's end, once the machine finished it. */
+    Optional<MachineTarget.Finished> finished() {
+        return Optional.ofNullable(finished);
+    }
+
+    private void drain() {
+        // Only a failing item's outcome is copied out: the drop-in passes the others on as they came.
+        for (MachineTarget.Event ev : call.events(false)) {
+            if (ev instanceof MachineTarget.ItemEvent i) {
+                items.add(i.item());
+            } else if (ev instanceof MachineTarget.Finished f) {
+                finished = f;
+            }
+        }
+    }
+
+    /** Frees the call; one abandoned before its end is cancelled first (the breaker permit returned). */
+    @Override
+    public void close() {
+        if (!call.isOver()) {
+            call.cancel();
+        }
+        call.close();
+    }
+}

@@ -256,8 +256,8 @@ func TestE2EPythonPeer(t *testing.T) {
 	})
 
 	t.Run("0.3 message/stream stream 3 on the machine", func(t *testing.T) {
+		// (HTTPClient's outcomes are Go values without a library handle: not for the tally.)
 		items, end, err := machineStream(t, v03.URL, V0_3, "stream 3")
-		record("message/stream", end)
 		var texts []string
 		for _, o := range items {
 			if o.Text != nil && strings.HasPrefix(*o.Text, "chunk ") {
@@ -274,18 +274,13 @@ func TestE2EPythonPeer(t *testing.T) {
 
 	t.Run("1.0 SendStreamingMessage input ends interrupted", func(t *testing.T) {
 		_, end, err := machineStream(t, v10.URL, V1_0, "input")
-		record("SendStreamingMessage", end)
-		if err == nil || *end.State != StateInputRequired || end.TaskID == nil {
+		if err == nil || *end.State != StateInputRequired || end.TaskID == nil || end.ExitCode != 6 {
 			t.Fatalf("end %+v %v", end, err)
-		}
-		if p := end.ModelPrefix(); p != "REMOTE_NEEDS_INPUT" {
-			t.Fatalf("prefix %q", p)
 		}
 	})
 
 	t.Run("1.0 SendStreamingMessage crash is an error event", func(t *testing.T) {
 		_, end, err := machineStream(t, v10.URL, V1_0, "crash")
-		record("SendStreamingMessage", end)
 		if err == nil || end.Channel != ChannelProtocol || *end.Code != -32603 {
 			t.Fatalf("end %+v %v", end, err)
 		}
@@ -336,7 +331,7 @@ func TestE2EPythonPeer(t *testing.T) {
 	if n, _ := tally.Count("py-peer", "tasks/get", ChannelProtocol, "TaskNotFound"); n != 1 {
 		t.Errorf("tally TaskNotFound count %d\n%s", n, prom)
 	}
-	if tally.Total() < 8 {
+	if tally.Total() < 5 {
 		t.Errorf("tally total %d\n%s", tally.Total(), prom)
 	}
 }

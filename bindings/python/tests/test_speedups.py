@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import body_of, machine_stream
+from conftest import machine_stream
 from test_outcomes_fixtures import ROWS, STREAM_ROWS, run
 from test_sse_fixtures import CASES, decoder_for, input_of
 from test_client_peer import Recorder, recorder  # noqa: F401 - the fixture, by name

@@ -52,8 +52,12 @@ def machine_stream(inp: dict[str, Any], chunk: int) -> tuple[list[Any], Any]:
     rid = inp.get('request_id')
     if rid is not None:
         b = str(rid).encode('utf-8')
-        check(_lib.lib.a2a_call_settings_set_rpc_id(settings.ptr, _abi.A2A_RPC_ID_KIND_STRING,
-                                                     0, b, len(b)))
+        if hasattr(_abi, 'A2A_CALL_TEXT_OPTION_RPC_ID'):  # the typed option setters (h-cfg22)
+            check(_lib.lib.a2a_call_settings_set_text(settings.ptr,
+                                                      _abi.A2A_CALL_TEXT_OPTION_RPC_ID, b, len(b)))
+        else:
+            check(_lib.lib.a2a_call_settings_set_rpc_id(settings.ptr, _abi.A2A_RPC_ID_KIND_STRING,
+                                                         0, b, len(b)))
     params = ({'id': 'task-row'} if method == 6 else
               {'message': {'role': 'ROLE_USER', 'messageId': 'm-row', 'parts': [{'text': 'row'}]}})
     call = _machine.Call.new(state, method, json.dumps(params).encode(), settings, 1)

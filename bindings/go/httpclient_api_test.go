@@ -290,8 +290,6 @@ func TestEnumsHaveNames(t *testing.T) {
 	add("AddressClass", AddressPublic, AddressLocalhostName, AddressLoopback, AddressPrivate, AddressSharedAddressSpace,
 		AddressLinkLocal, AddressUniqueLocal, AddressUnspecified, AddressMulticast, AddressOther)
 	add("EventKind", KindEvent, KindComment, KindRetry)
-	add("HTTP1Event", HTTP1NeedMore, HTTP1HeadDone, HTTP1Body, HTTP1End)
-	add("HTTP1Framing", FramingEmpty, FramingLength, FramingChunked, FramingUntilClose)
 	add("CallKind", CallRead, CallIdempotent, CallWithIdempotencyKey, CallSideEffecting)
 	add("ClientStreamEventKind", StreamEventItem, StreamEventResubscribing, StreamEventEnd)
 	add("BreakerState", BreakerClosed, BreakerOpen, BreakerHalfOpen)

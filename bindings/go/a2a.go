@@ -4,7 +4,7 @@
 // Memory rule: the library never keeps a pointer into Go memory. Inputs are passed for the
 // duration of one call only (the SSE decoder is fed through the copying batch call), and
 // every view the library hands back is copied into Go memory before the next call on the
-// same handle. Handles (Decoder, StreamTracker, Tally, Outcome, ...) are freed by Close;
+// same handle. Handles (Decoder, Tally, Outcome, ...) are freed by Close;
 // a cleanup attached to each one frees it when it becomes unreachable, as a safety net
 // only. A handle is not safe for concurrent use; distinct handles are independent.
 //

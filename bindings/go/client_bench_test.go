@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 )
 
 // BenchmarkClientSendText is one SendText through the reference driver per iteration,
@@ -107,27 +106,6 @@ func BenchmarkClientStreamText(b *testing.B) {
 		s.Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*events), "ns/event")
-}
-
-// BenchmarkStreamTrackerItem is one 0.3 artifact-update event through StreamTracker.OnEvent
-// per iteration: the library types it, the binding copies the item and its outcome (the
-// per-item copy of a stream, without the network and the answer, which only the driver's
-// stream items carry). Every item is checked.
-func BenchmarkStreamTrackerItem(b *testing.B) {
-	now := time.Unix(1_700_000_000, 0)
-	tr, err := NewStreamTracker(Asked{Version: V03, Binding: JSONRPC, Method: "message/stream", RequestID: "1"}, 0, now)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tr.Close()
-	data := []byte(`{"jsonrpc":"2.0","id":1,"result":{"kind":"artifact-update","taskId":"task-1","contextId":"ctx-1","artifact":{"artifactId":"chunk-1","parts":[{"kind":"text","text":"chunk 1"}]},"append":true}}`)
-	b.ReportAllocs()
-	for b.Loop() {
-		it, err := tr.OnEvent(now, "", data)
-		if err != nil || it == nil || it.Kind != ItemArtifactUpdate || *it.ArtifactID != "chunk-1" || *it.Outcome.TaskID != "task-1" {
-			b.Fatalf("unexpected item %+v, %v", it, err)
-		}
-	}
 }
 
 // benchClient is a 0.3 JSON-RPC client of the loopback test server at url.

@@ -41,24 +41,6 @@ func (k EventKind) String() string {
 	return enumName(map[uint32]string{uint32(KindEvent): "event", uint32(KindComment): "comment", uint32(KindRetry): "retry"}, "EventKind", uint32(k))
 }
 
-// String names the response reader's event.
-func (e HTTP1Event) String() string {
-	return enumName(map[uint32]string{uint32(HTTP1NeedMore): "need-more", uint32(HTTP1HeadDone): "head",
-		uint32(HTTP1Body): "body", uint32(HTTP1End): "end"}, "HTTP1Event", uint32(e))
-}
-
-// String names the body framing.
-func (f HTTP1Framing) String() string {
-	return enumName(map[uint32]string{uint32(FramingEmpty): "empty", uint32(FramingLength): "content-length",
-		uint32(FramingChunked): "chunked", uint32(FramingUntilClose): "until-close"}, "HTTP1Framing", uint32(f))
-}
-
-// String names the call kind.
-func (k CallKind) String() string {
-	return enumName(map[uint32]string{uint32(CallRead): "read", uint32(CallIdempotent): "idempotent",
-		uint32(CallWithIdempotencyKey): "with-idempotency-key", uint32(CallSideEffecting): "side-effecting"}, "CallKind", uint32(k))
-}
-
 // String names the stream event kind.
 func (k ClientStreamEventKind) String() string {
 	return enumName(map[uint32]string{uint32(StreamEventItem): "item", uint32(StreamEventResubscribing): "resubscribing",

@@ -71,6 +71,7 @@ type httpOptions struct {
 	card        []byte          // the card as fetched (for the OAuth2 token URL)
 	minProtocol ProtocolVersion // WithMinProtocol (0: none)
 	noCardCache bool            // WithCardCache(false)
+	breaker     *BreakerConfig  // WithBreaker (nil: none)
 }
 
 // WithProtocol insists on an interface of the card spoken in version (as Client's
@@ -289,6 +290,10 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 		}
 	}
 	if r := applyCardOptions(b, &o); r != C.A2A_OK {
+		freeDriver()
+		return nil, codeErr("NewHTTPClient", r)
+	}
+	if r := applyBreaker(b, &o); r != C.A2A_OK {
 		freeDriver()
 		return nil, codeErr("NewHTTPClient", r)
 	}

@@ -131,29 +131,109 @@ func TestHTTPClientOutcomeFixturesBothPaths(t *testing.T) {
 			if keys[0] != keys[1] {
 				t.Fatalf("the paths differ:\nnet/http  %+v\nreference %+v", keys[0], keys[1])
 			}
-			k, want := keys[0], row.Expect
-			if ch, _ := want["channel"].(string); ch != k.Channel.String() {
-				t.Errorf("channel %v, row says %v", k.Channel, ch)
-			}
-			if st, ok := want["http_status"].(float64); ok && int(st) != k.HTTPStatus {
-				t.Errorf("http_status %d, row says %v", k.HTTPStatus, st)
-			}
-			if code, ok := want["code"].(float64); ok && int64(code) != k.Code {
-				t.Errorf("code %d, row says %v", k.Code, code)
-			}
-			if name, ok := want["error"].(string); ok && name != k.Error.String() {
-				t.Errorf("error %v, row says %v", k.Error, name)
-			}
-			if st, ok := want["state"].(string); ok && st != k.State.String() {
-				t.Errorf("state %v, row says %v", k.State, st)
-			}
-			if row.ExitCode != nil && *row.ExitCode != k.ExitCode {
-				t.Errorf("exit code %d, row says %d", k.ExitCode, *row.ExitCode)
-			}
+			checkRowKey(t, keys[0], row)
 		})
 	}
 	if rows < 100 {
 		t.Fatalf("only %d send rows in outcomes.json", rows)
+	}
+}
+
+// checkRowKey checks an outcome against an outcomes.json row: channel, HTTP status, code,
+// error name, state and exit code.
+func checkRowKey(t *testing.T, k outcomeKey, row outcomeRow) {
+	t.Helper()
+	want := row.Expect
+	if ch, _ := want["channel"].(string); ch != k.Channel.String() {
+		t.Errorf("channel %v, row says %v", k.Channel, ch)
+	}
+	if st, ok := want["http_status"].(float64); ok && int(st) != k.HTTPStatus {
+		t.Errorf("http_status %d, row says %v", k.HTTPStatus, st)
+	}
+	if code, ok := want["code"].(float64); ok && int64(code) != k.Code {
+		t.Errorf("code %d, row says %v", k.Code, code)
+	}
+	if name, ok := want["error"].(string); ok && name != k.Error.String() {
+		t.Errorf("error %v, row says %v", k.Error, name)
+	}
+	if st, ok := want["state"].(string); ok && st != k.State.String() {
+		t.Errorf("state %v, row says %v", k.State, st)
+	}
+	if row.ExitCode != nil && *row.ExitCode != k.ExitCode {
+		t.Errorf("exit code %d, row says %d", k.ExitCode, *row.ExitCode)
+	}
+}
+
+// TestHTTPClientOutcomeStreamRowsBothPaths serves every event-stream row of outcomes.json
+// (a streaming send or resubscribe answered 2xx with the row's body) the same way and
+// streams through each path: the end outcome must be the same on both and be the row's,
+// HTTP status included. (The machine's defaults: no resubscribe after a cut, no resend.)
+func TestHTTPClientOutcomeStreamRowsBothPaths(t *testing.T) {
+	streams := map[string]bool{"SendStreamingMessage": true, "message/stream": true, "POST /message:stream": true,
+		"POST /v1/message:stream": true, "tasks/resubscribe": true}
+	rows := 0
+	for _, row := range loadOutcomeRows(t) {
+		in := row.Input
+		if in.Transport != nil || in.Method == nil || !streams[*in.Method] || in.BodyRepeat != nil ||
+			in.Version == nil || in.Binding == nil || in.Status < 200 || in.Status > 299 {
+			continue
+		}
+		var body []byte
+		if in.Body != nil {
+			body = []byte(*in.Body)
+		} else if in.BodyBase64 != nil {
+			body, _ = base64.StdEncoding.DecodeString(*in.BodyBase64)
+		}
+		rows++
+		t.Run(row.ID, func(t *testing.T) {
+			var srv *httptest.Server
+			srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+					w.Header().Set("Content-Type", "application/json")
+					fmt.Fprint(w, rowCard(srv.URL+"/", *in.Version, *in.Binding))
+					return
+				}
+				w.Header().Set("Content-Type", *in.ContentType)
+				w.WriteHeader(in.Status)
+				_, _ = w.Write(body)
+			}))
+			srv.Start()
+			defer srv.Close()
+			opts := &HTTPCallOptions{}
+			if in.RequestID != nil {
+				opts.RPCID = *in.RequestID
+			}
+			var keys []outcomeKey
+			for _, p := range clientPaths {
+				c := newTestHTTPClient(t, srv.URL, p.opts...)
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				events := c.Stream(ctx, "row", opts)
+				if *in.Method == "tasks/resubscribe" {
+					events = c.Resubscribe(ctx, "task-row", opts)
+				}
+				var end *Outcome
+				for ev, err := range events {
+					if ev.Kind == StreamEventEnd {
+						end = ev.Outcome
+						if (err == nil) != (end.ExitCode == 0) {
+							t.Fatalf("%s: error %v for exit code %d", p.name, err, end.ExitCode)
+						}
+					}
+				}
+				cancel()
+				if end == nil {
+					t.Fatalf("%s: no end event", p.name)
+				}
+				keys = append(keys, keyOf(end))
+			}
+			if keys[0] != keys[1] {
+				t.Fatalf("the paths differ:\nnet/http  %+v\nreference %+v", keys[0], keys[1])
+			}
+			checkRowKey(t, keys[0], row)
+		})
+	}
+	if rows < 30 {
+		t.Fatalf("only %d stream rows in outcomes.json", rows)
 	}
 }
 

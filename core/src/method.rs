@@ -164,7 +164,9 @@ impl Method {
         matches!(self, Method::SendStreamingMessage | Method::SubscribeToTask)
     }
 
-    /// Whether the call changes state on the server (a blind resend may act twice).
+    /// Whether the call changes state on the server: sends, cancels and push-config
+    /// creates and deletes. Not the same as [`Method::is_unsafe_to_repeat`]: a cancel or a
+    /// delete changes state, but doing it twice leaves the same state.
     pub fn is_side_effecting(self) -> bool {
         matches!(
             self,
@@ -173,6 +175,17 @@ impl Method {
                 | Method::CancelTask
                 | Method::CreatePushConfig
                 | Method::DeletePushConfig
+        )
+    }
+
+    /// Whether a blind repeat of the call may do the work twice: a second task from a send,
+    /// a second config from a create. Cancel and delete are idempotent by the spec (a
+    /// repeat leaves the same state); reads are safe. This is what retry advice and the
+    /// classifier's "unknown outcome" rule go by.
+    pub fn is_unsafe_to_repeat(self) -> bool {
+        matches!(
+            self,
+            Method::SendMessage | Method::SendStreamingMessage | Method::CreatePushConfig
         )
     }
 
@@ -425,6 +438,17 @@ mod tests {
         );
         assert!(!Method::GetTask.is_side_effecting());
         assert!(Method::CancelTask.is_side_effecting());
+        // One table decides both: what is unsafe to repeat changes state, and the two
+        // differ exactly on the idempotent writes.
+        for m in Method::ALL {
+            assert!(!m.is_unsafe_to_repeat() || m.is_side_effecting(), "{m:?}");
+            let idempotent_write = matches!(m, Method::CancelTask | Method::DeletePushConfig);
+            assert_eq!(
+                m.is_side_effecting() && !m.is_unsafe_to_repeat(),
+                idempotent_write,
+                "{m:?}"
+            );
+        }
         assert!(
             Method::ListTasks
                 .rest_route(ProtocolVersion::V0_3)

@@ -7,8 +7,6 @@ server is benches/clients/, another program).
                   and cancel does with its result: one `a2a_outcome_get_info` and the
                   dataclass built from it)
   classify        `classify(200, body, ...)` of a 1.0 JSON-RPC task response, whole call
-  tracker event   `StreamTracker.on_event` of a 1.0 status update (what every stream item
-                  costs besides reading the socket)
 
 Each operation runs on both paths in this process on the same library; the results of the
 two paths must be equal (every field) or the script exits with an error. CPU time, best of
@@ -28,16 +26,12 @@ from collections.abc import Callable
 from typing import Any
 
 import a2a_core
-from a2a_core import Outcome, StreamTracker, _lib, classify
+from a2a_core import Outcome, _lib, classify
 
 TASK = json.dumps({'jsonrpc': '2.0', 'id': 1, 'result': {
     'id': '3f1c7d6e-1111-4b7e-9a3b-2c8d5e6f7a8b', 'contextId': '9e2f4c1a-2222-4d3b-8c5a-1f2e3d4c5b6a',
     'status': {'state': 'TASK_STATE_COMPLETED', 'message': {
         'messageId': 'm-1', 'role': 'ROLE_AGENT', 'parts': [{'text': 'done'}]}}}}).encode()
-STATUS = json.dumps({'jsonrpc': '2.0', 'id': 1, 'result': {'statusUpdate': {
-    'taskId': '3f1c7d6e-1111-4b7e-9a3b-2c8d5e6f7a8b', 'contextId': '9e2f4c1a-2222-4d3b-8c5a-1f2e3d4c5b6a',
-    'status': {'state': 'TASK_STATE_WORKING', 'message': {
-        'messageId': 'm-2', 'role': 'ROLE_AGENT', 'parts': [{'text': 'tick'}]}}}}})
 
 
 def classify_task() -> Outcome:
@@ -54,11 +48,7 @@ def ops(n: int) -> dict[str, Callable[[], list[Any]]]:
     def whole() -> list[Any]:
         return [classify_task() for _ in range(n)]
 
-    def tracker() -> list[Any]:
-        t = StreamTracker('1.0', 'jsonrpc', 'SendStreamingMessage', 1, now_ms=0)
-        return [t.on_event(STATUS, now_ms=1) for _ in range(n)]
-
-    return {'copy outcome': copy, 'classify': whole, 'tracker event': tracker}
+    return {'copy outcome': copy, 'classify': whole}
 
 
 def best(fn: Callable[[], list[Any]], repeat: int) -> tuple[float, list[Any]]:

@@ -1,6 +1,6 @@
 """The Python layer itself: typed errors carry the library's message, copies survive later
 calls (memory rule), the fast batch path equals the field-by-field path on random streams,
-the stream tracker's clock and deadlines, the encoder, the tally."""
+the encoder, the tally."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from a2a_core import (
     SseDecoder,
     SseEncoder,
     SseValueError,
-    StreamTracker,
     Tally,
     VersionMalformedError,
     VersionUnsupportedError,
@@ -204,54 +203,6 @@ def test_encoder_round_trip() -> None:
     assert d.retry == 1000 and d.comments == 2
     enc.clear()
     assert enc.output() == b''
-
-
-# --- stream tracker ---------------------------------------------------------------------
-
-
-def test_tracker_idle_timeout_with_a_fake_clock() -> None:
-    now = [1000]
-    t = StreamTracker('0.3', 'jsonrpc', 'message/stream', 1, idle_timeout_ms=500,
-                      clock=lambda: now[0])
-    assert t.next_deadline == 1500
-    item = t.on_event(TASK_03 % 'working')
-    assert item is not None and item.kind == 'task' and not item.ends_stream
-    assert item.outcome.state == 'working' and t.task_id == 't-1'
-    assert t.last_state == 'working'
-    with pytest.raises(ValueError):
-        item.outcome._ptr()  # a copy of a borrowed outcome has no handle
-    now[0] = 1400
-    t.on_comment()
-    assert t.next_deadline == 1900
-    assert t.on_timeout(now_ms=1899) is None
-    out = t.on_timeout(now_ms=1900)
-    assert out is not None and out.channel == 'transport' and out.error == 'Timeout'
-    assert out.retry == 'resubscribe' and out.task_id == 't-1'
-    end = t.finish()
-    assert end.kind == 'timed_out'
-
-
-def test_tracker_terminal_and_truncated() -> None:
-    t = StreamTracker('0.3', 'jsonrpc', 'message/stream', 1)
-    assert t.next_deadline is None
-    assert t.on_event('', type='message') is None  # empty data: nothing to classify
-    t.on_event(TASK_03 % 'working')
-    end = t.finish()
-    assert end.kind == 'truncated' and end.outcome.channel == 'transport'
-    assert end.outcome.retry == 'resubscribe'
-    t2 = StreamTracker('0.3', 'jsonrpc', 'message/stream', 1)
-    it = t2.on_event(TASK_03 % 'completed')
-    assert it is not None and it.ends_stream and t2.is_over
-    assert t2.finish().outcome.success
-
-
-def test_tracker_non_sse_body() -> None:
-    t = StreamTracker('1.0', 'jsonrpc', 'SendStreamingMessage', 3)
-    o = t.on_non_sse_body(
-        200, '{"jsonrpc":"2.0","id":3,"error":{"code":-32009,"message":"nope"}}',
-        'application/json')
-    assert o.channel == 'protocol' and o.error == 'VersionNotSupported'
-    assert t.finish().kind == 'not_a_stream'
 
 
 # --- outcome helpers and tally ----------------------------------------------------------

@@ -20,8 +20,6 @@ from conftest import REPO
 
 import a2a_core
 from a2a_core import (
-    Breaker,
-    BreakerConfig,
     CardResolutionError,
     Client,
     ClientStreamEnd,
@@ -87,9 +85,10 @@ def test_stream_completes_and_the_end_outcome_is_usable(client: Client) -> None:
     assert end.kind == 'completed' and end.outcome.success and end.resubscribes == 0
     # the END outcome keeps its library handle: it goes back into the library
     assert model_text('py-peer', end.outcome) is None
-    b = Breaker('py-peer', BreakerConfig(), clock=lambda: 0)
-    assert b.allow()
-    b.record(end.outcome)
+    assert not a2a_core.counts_toward_breaker(end.outcome)
+    tally = a2a_core.Tally()
+    tally.record('py-peer', 'SendStreamingMessage', end.outcome)
+    assert tally.count('py-peer', 'SendStreamingMessage', 'task', 'completed') == 1
 
 
 def test_cancel_a_running_task_while_streaming(client: Client) -> None:

@@ -1,9 +1,9 @@
 """End to end against the real Python a2a-sdk 1.3.0 server (tests/peers/python, started
 on 127.0.0.1 by tests/peers/launch.py), the way a caller with its own HTTP stack uses the
-core: requests go out with httpx, the raw response bytes go through SseDecoder +
-StreamTracker (streams) or classify (whole responses), and the outcomes are those the
-peer's documented behaviour says (tests/peers/README.md). The driver's Client is tested in
-test_client_peer.py."""
+core: whole responses are posted with httpx and their bytes go through classify; streams
+run on the library's client machine over the caller's httpx client (`Client(...,
+http_client=...)`), and the outcomes are those the peer's documented behaviour says
+(tests/peers/README.md). The reference driver's Client is tested in test_client_peer.py."""
 
 from __future__ import annotations
 
@@ -19,14 +19,11 @@ import pytest
 from conftest import REPO
 
 from a2a_core import (
-    Outcome,
-    SseDecoder,
-    StreamEnd,
+    Client,
+    ClientStreamEnd,
     StreamItem,
-    StreamTracker,
     classify,
     extract_error_id,
-    is_event_stream,
     model_text,
 )
 
@@ -56,33 +53,20 @@ def rpc_body(method: str, params: Any, rid: int) -> dict[str, Any]:
     return {'jsonrpc': '2.0', 'id': rid, 'method': method, 'params': params}
 
 
-def stream(
-    p: Peer, method: str, params: Any, version: str, headers: dict[str, str], rid: int = 1
-) -> tuple[list[StreamItem], StreamEnd, SseDecoder, Outcome | None]:
-    """POSTs a streaming call and tracks the raw body chunk by chunk as it arrives."""
-    tracker = StreamTracker(version, 'jsonrpc', method, rid, idle_timeout_ms=10_000)
-    decoder = SseDecoder()
-    items: list[StreamItem] = []
-    upfront = None
-    with httpx.Client(timeout=TIMEOUT) as c, c.stream(
-        'POST', p.url + '/', json=rpc_body(method, params, rid),
-        headers={'Accept': 'text/event-stream', **headers},
-    ) as r:
-        if not (200 <= r.status_code < 300 and is_event_stream(r.headers.get('content-type'))):
-            upfront = tracker.on_non_sse_body(r.status_code, r.read(),
-                                              r.headers.get('content-type'))
-        else:
-            for chunk in r.iter_raw():
-                items += tracker.on_chunk(decoder, chunk)
-                if tracker.is_over:
-                    break
-            items += tracker.on_finish(decoder)
-    return items, tracker.finish(), decoder, upfront
+def stream(p: Peer, text: str, version: str) -> tuple[list[StreamItem], ClientStreamEnd]:
+    """Streams `text` on the client machine to the peer's JSON-RPC interface in `version`,
+    the bytes moved by httpx as they arrive (no resend, no resubscribe)."""
+    with httpx.Client(timeout=httpx.Timeout(None, connect=5.0)) as h, Client.with_target(
+        p.url + '/', version, 'jsonrpc', allow_http=True, http_client=h, timeout=20.0,
+        stream_idle_timeout=10.0, stream_resubscribe_attempts=0,
+    ) as c:
+        events = list(c.stream(text))
+    assert isinstance(events[-1], ClientStreamEnd), events[-1]
+    return [e for e in events if isinstance(e, StreamItem)], events[-1]
 
 
 def test_v03_stream_completes(py_peer: Peer) -> None:
-    items, end, decoder, _ = stream(py_peer, 'message/stream', {'message': msg03('stream 3')},
-                                    '0.3', {})
+    items, end = stream(py_peer, 'stream 3', '0.3')
     assert [i.kind for i in items] == ['task', 'status-update', 'artifact-update',
                                        'artifact-update', 'artifact-update', 'status-update']
     assert items[0].outcome.state == 'submitted'
@@ -92,12 +76,10 @@ def test_v03_stream_completes(py_peer: Peer) -> None:
     assert end.kind == 'completed'
     assert end.outcome.success and end.outcome.state == 'completed'
     assert end.outcome.task_id == items[0].outcome.task_id
-    assert not decoder.errors
 
 
 def test_v10_stream_fail_carries_the_error_id_the_peer_logged(py_peer: Peer) -> None:
-    items, end, _, _ = stream(py_peer, 'SendStreamingMessage', {'message': msg10('fail')},
-                              '1.0', V10)
+    items, end = stream(py_peer, 'fail', '1.0')
     assert end.kind == 'completed'  # the stream completed; the task failed
     o = end.outcome
     assert o.channel == 'task' and o.state == 'failed' and o.terminal
@@ -115,22 +97,19 @@ def test_v10_stream_fail_carries_the_error_id_the_peer_logged(py_peer: Peer) -> 
     assert items[-1].outcome.state == 'failed'
 
 
-def test_v10_keepalives_are_counted_and_the_stream_completes(py_peer: Peer) -> None:
-    items, end, decoder, _ = stream(py_peer, 'SendStreamingMessage',
-                                    {'message': msg10('ticks 2 1.2')}, '1.0', V10)
-    assert decoder.comments >= 1  # sse-starlette's `: ping - <ts>` every 1 s
+def test_v10_keepalives_keep_a_slow_stream_alive(py_peer: Peer) -> None:
+    # The ticks come 2.5 s apart, past the 1.5 s idle timeout: only sse-starlette's
+    # `: ping - <ts>` comments (every 1 s, the peer runs with --ping 1) keep it alive.
+    with httpx.Client(timeout=httpx.Timeout(None, connect=5.0)) as h, Client.with_target(
+        py_peer.url + '/', '1.0', 'jsonrpc', allow_http=True, http_client=h, timeout=20.0,
+        stream_idle_timeout=1.5, stream_resubscribe_attempts=0,
+    ) as c:
+        events = list(c.stream('ticks 2 2.5'))
+    items, end = [e for e in events if isinstance(e, StreamItem)], events[-1]
+    assert isinstance(end, ClientStreamEnd)
     texts = [i.outcome.text for i in items if i.kind == 'status-update']
     assert 'tick 0' in texts and 'tick 1' in texts
     assert end.kind == 'completed' and end.outcome.success
-
-
-def test_stream_without_version_header_is_an_upfront_protocol_error(py_peer: Peer) -> None:
-    _, end, _, upfront = stream(py_peer, 'SendStreamingMessage', {'message': msg10('echo a')},
-                                '1.0', {})
-    assert upfront is not None
-    assert upfront.channel == 'protocol' and upfront.code == -32009
-    assert upfront.error == 'VersionNotSupported' and upfront.retry == 'fix_version'
-    assert end.kind == 'not_a_stream'
 
 
 def post(p: Peer, method: str, params: Any, headers: dict[str, str], rid: int = 7) -> httpx.Response:

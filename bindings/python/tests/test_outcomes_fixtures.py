@@ -1,7 +1,8 @@
 """bindings/fixtures/outcomes.json (the single outcome table) through `classify` /
 `Outcome.transport`: every expected key of every row, the exit code, the hint and message
-substrings; and every text/event-stream row a second time through SseDecoder +
-StreamTracker, chunk by chunk, whose end-of-stream outcome must agree with the row."""
+substrings; and every text/event-stream row a second time through the library's client
+machine (sans-IO, the body in 1-byte, 7-byte and whole pieces), whose end outcome must
+agree with the row."""
 
 from __future__ import annotations
 
@@ -9,13 +10,11 @@ import json
 from typing import Any
 
 import pytest
-from conftest import body_of, load
+from conftest import body_of, load, machine_stream
 
 from a2a_core import (
     JSON_KEYS,
     Outcome,
-    SseDecoder,
-    StreamTracker,
     classify,
     is_event_stream,
 )
@@ -88,27 +87,11 @@ def test_row(row: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize('row', STREAM_ROWS, ids=[r['id'] for r in STREAM_ROWS])
 @pytest.mark.parametrize('chunk', [1, 7, 1 << 20])
-def test_stream_row_through_decoder_and_tracker(row: dict[str, Any], chunk: int) -> None:
-    inp = row['input']
-    body = body_of(inp)
-    tracker = StreamTracker(
-        version=inp.get('version'),
-        binding=inp.get('binding'),
-        method=inp.get('method'),
-        request_id=inp.get('request_id'),
-        now_ms=0,
-    )
-    decoder = SseDecoder()
-    items = []
-    for i in range(0, len(body), chunk):
-        items += tracker.on_chunk(decoder, body[i : i + chunk], now_ms=i)
-        if tracker.is_over:
-            break
-    tracker.on_finish(decoder, now_ms=len(body))
-    end = tracker.finish()
-    # The tracker does not see the HTTP status (the CLI adds it the same way).
-    check_expect(row, end.outcome.to_dict(), skip=('http_status',))
-    assert end.outcome.exit_code == row['exit_code'], row['id']
-    assert tracker.events == len(items)
-    assert end.kind in ('completed', 'interrupted', 'truncated', 'error', 'timed_out')
-    assert tracker.finish().kind == end.kind  # idempotent
+def test_stream_row_through_the_client_machine(row: dict[str, Any], chunk: int) -> None:
+    items, end = machine_stream(row['input'], chunk)
+    # The machine is told the status: every key of the row, http_status included.
+    check_expect(row, end.to_dict())
+    assert end.exit_code == row['exit_code'], row['id']
+    # The items do not depend on how the body was cut.
+    whole, _ = machine_stream(row['input'], 1 << 20)
+    assert [o.to_dict() for o in items] == [o.to_dict() for o in whole], row['id']

@@ -1,24 +1,25 @@
 """Issue 8 through the binding: the idempotency golden vectors of
 bindings/fixtures/idempotency.json, the model_prefix and breaker columns of every
-outcomes.json row, and the policy and breaker driven with a simulated clock."""
+outcomes.json row, and the breaker configuration the client machine refuses. (Retries,
+resubscribes and the breaker run inside the machine: tested through the clients, the core,
+the C ABI and its C tests.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
-from conftest import load
+from conftest import body_of, load
 from test_outcomes_fixtures import ROWS, run
 
 import a2a_core
 from a2a_core import (
-    Breaker,
     BreakerConfig,
+    Client,
     ConfigError,
     KeyInputError,
     Outcome,
-    RetryConfig,
-    RetryPolicy,
     classify,
     counts_toward_breaker,
     derive_idempotency_key,
@@ -70,16 +71,43 @@ def test_row_model_prefix_and_breaker(row: dict[str, Any]) -> None:
 RESEND_ROWS = [r for r in ROWS if 'resend' in r]
 
 
+def machine_resends(inp: dict[str, Any], key: str | None) -> bool:
+    """Whether the client machine sends a SendMessage again (with retries allowed) after its
+    first request met the row's response or transport failure; sans-IO, nothing is sent."""
+    from a2a_core import _machine
+
+    config = _machine.Config(allow_http=True, send_retries=2, stream_resubscribes=0)
+    state = _machine.State.for_target(config, 'http://agent.test/a2a', 2, 1, 1)  # 1.0 JSON-RPC
+    call = _machine.Call.new_text(state, False, 'row', _machine.Settings(idempotency_key=key), 1)
+    t = call.poll_transmit(1)
+    assert t is not None
+    rid = int(t.request_id)
+    if 'transport' in inp:
+        tr = inp['transport']
+        error = {'ConnectFailed': _machine.ERR_CONNECT_FAILED, 'Timeout': _machine.ERR_TIMEOUT,
+                 'Reset': _machine.ERR_RESET}[tr['error']]
+        call.handle_failure(rid, error, tr['request_sent'] != 'no', tr['message'], 2)
+    else:
+        headers = [(b'Content-Type', inp['content_type'].encode())]
+        headers += [(k.encode(), v.encode()) for k, v in (inp.get('headers') or {}).items()]
+        call.handle_head(rid, inp['status'], headers, 2)
+        call.handle_body(rid, body_of(inp), 2)
+        call.handle_end(rid, 2)
+    while (ev := call.poll_event()) is not None:
+        if ev.kind == _machine.EVENT_RETRYING:
+            return True
+        if ev.kind == _machine.EVENT_FINISHED:
+            return False
+    # waiting for the retry's delay: a resend
+    return call.poll_timeout() is not None
+
+
 @pytest.mark.parametrize('row', RESEND_ROWS, ids=[r['id'] for r in RESEND_ROWS])
 def test_row_resend_column(row: dict[str, Any]) -> None:
     # Issue 12: a send is resent without a key only after proof of non-receipt.
-    o = run(row)
-    for col, kind in (('without_key', 'side_effecting'), ('with_key', 'with_idempotency_key')):
-        p = RetryPolicy(RetryConfig(kind, max_attempts=3, max_follow_ups=0), now_ms=0)
-        a = p.next(o, now_ms=1, random_bits=0)
-        assert (a.kind == 'retry_after') == row['resend'][col], f'{row["id"]}: {col} {a}'
-        if a.kind == 'retry_after':
-            assert a.message_id == 'keep' and a.idempotency_key == 'keep'
+    for col, key in (('without_key', None), ('with_key', 'key-1')):
+        got = machine_resends(row['input'], key)
+        assert got == row['resend'][col], f'{row["id"]}: {col}: resent {got}'
 
 
 def test_resend_rows_cover_every_gateway_status() -> None:
@@ -106,102 +134,18 @@ def test_model_text_transport_wording() -> None:
     assert 'REMOTE_' in a2a_core.MODEL_INSTRUCTION
 
 
-def test_policy_never_resends_a_side_effect_after_unknown_outcome() -> None:
-    p = RetryPolicy(RetryConfig('side_effecting'), now_ms=0, rng=lambda: 0)
-    p.begin_attempt(0)
-    a = p.next(Outcome.transport('Reset', 'unknown', 'connection reset'), now_ms=10)
-    assert a.kind == 'give_up' and a.give_up == 'unknown_outcome_without_key'
-    assert a.give_up_text and 'idempotency key' in a.give_up_text
-    assert p.is_finished
-
-
-def test_policy_retries_with_a_key_keeping_ids_and_backoff_under_the_cap() -> None:
-    cfg = RetryConfig('with_idempotency_key', max_attempts=3, base_delay_ms=100,
-                      max_delay_ms=150)
-    p = RetryPolicy(cfg, now_ms=0)
-    delays = []
-    for i in range(2):
-        p.begin_attempt(i * 1000)
-        a = p.next(Outcome.transport('Reset', 'unknown', 'reset'), now_ms=i * 1000 + 5,
-                   random_bits=2**64 - 1)
-        assert a.kind == 'retry_after'
-        assert a.message_id == 'keep' and a.idempotency_key == 'keep'
-        assert a.jsonrpc_id == 'new'
-        assert a.delay_ms is not None
-        delays.append(a.delay_ms)
-    assert all(0 <= d <= 150 for d in delays)
-    p.begin_attempt(5000)
-    last = p.next(Outcome.transport('Reset', 'unknown', 'reset'), now_ms=5005)
-    assert last.kind == 'give_up' and last.give_up == 'attempts_exhausted'
-    assert p.attempts == 3
-
-
-def test_policy_honours_the_deadline() -> None:
-    p = RetryPolicy(RetryConfig('read', max_attempts=5, deadline_ms=1000), now_ms=0)
-    p.begin_attempt(0)
-    slow = classify(503, b'busy', 'text/plain', headers={'Retry-After': '30'})
-    a = p.next(slow, now_ms=100)
-    assert a.kind == 'give_up' and a.give_up == 'retry_after_beyond_deadline'
-    assert p.remaining(now_ms=400) == 600
-
-
-def test_policy_resubscribes_a_truncated_stream() -> None:
-    t = a2a_core.StreamTracker('0.3', 'jsonrpc', 'message/stream', 1, now_ms=0)
-    t.on_event('{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t-9","contextId":"c",'
-               '"status":{"state":"working"}}}', now_ms=1)
-    end = t.finish()
-    p = RetryPolicy(RetryConfig('side_effecting'), now_ms=0)
-    p.begin_attempt(0)
-    a = p.next(end.outcome, now_ms=2)
-    assert a.kind == 'resubscribe' and a.task_id == 't-9'
-
-
-def test_breaker_opens_refuses_and_half_opens() -> None:
-    now = [0]
-    b = Breaker('planner', BreakerConfig(failure_threshold=2, failure_rate_percent=0,
-                                         cool_down_ms=1000, half_open_trials=1),
-                clock=lambda: now[0])
-    assert b.agent == 'planner' and b.state() == 'closed'
-    fail = Outcome.transport('ConnectFailed', 'no', 'refused')
-    for _ in range(2):
-        assert b.allow()
-        b.record(fail)
-    assert b.state() == 'open' and not b.allow()
-    refusal = b.refusal()
-    assert refusal.channel == 'transport' and refusal.error == 'CircuitOpen'
-    assert refusal.request_sent == 'no'
-    assert model_prefix(refusal) == 'REMOTE_UNAVAILABLE'
-    snap = b.snapshot()
-    assert snap.state == 'open' and snap.half_open_at_ms == 1000 and snap.refused == 1
-    now[0] = 1000
-    assert b.state() == 'half_open'
-    assert b.allow() and not b.allow()  # one trial only
-    b.record_result(False)
-    assert b.state() == 'closed'
-    assert b.snapshot().times_opened == 1
-    # record_result(True) is a counted failure: two of them open it again.
-    for _ in range(2):
-        assert b.allow()
-        b.record_result(True)
-    assert b.state() == 'open' and b.snapshot().times_opened == 2
-    b.reset()
-
-
-def test_protocol_errors_do_not_open_the_breaker() -> None:
-    b = Breaker('x', BreakerConfig(failure_threshold=1, failure_rate_percent=0), clock=lambda: 0)
+def test_protocol_errors_do_not_count_toward_the_breaker() -> None:
     err = classify(200, b'{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"no"}}',
                    'application/json', '0.3', 'jsonrpc', 'tasks/get', 1)
     assert not counts_toward_breaker(err)
-    b.allow()
-    b.record(err)
-    assert b.state() == 'closed'
 
 
-def test_bad_configs_raise_typed_errors() -> None:
-    with pytest.raises(ConfigError) as e:
-        RetryPolicy(RetryConfig(max_attempts=0), now_ms=0)
-    assert e.value.name == 'A2A_CONFIG_ZERO_MAX_ATTEMPTS'
-    with pytest.raises(ConfigError):
-        Breaker('x', BreakerConfig(half_open_trials=0))
+def test_bad_breaker_configs_raise_typed_errors() -> None:
+    # The machine's config builder refuses a breaker it could not run (no trial call); no
+    # request is made.
+    with httpx.Client() as h, pytest.raises(ConfigError) as e:
+        Client.with_target('http://127.0.0.1:1/a2a', '1.0', 'jsonrpc', allow_http=True,
+                           breaker=BreakerConfig(half_open_trials=0), http_client=h)
+    assert e.value.name.startswith('A2A_CONFIG_'), e.value.name
     with pytest.raises(TypeError):
-        RetryConfig(nonsense=1)
+        BreakerConfig(nonsense=1)

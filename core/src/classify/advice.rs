@@ -75,7 +75,7 @@ pub(crate) fn protocol(ctx: &CallContext<'_>, f: &ProtocolFacts<'_>) -> RetryAdv
         ErrorName::UnsupportedOperation | ErrorName::InvalidParams if terminal_task => {
             if ctx
                 .method
-                .is_some_and(|m| m.kind.is_streaming() && !m.kind.is_side_effecting())
+                .is_some_and(|m| m.kind.is_streaming() && !m.kind.is_unsafe_to_repeat())
             {
                 // Subscribing to a finished task: read its final state instead.
                 RetryAdvice::Poll

@@ -37,13 +37,18 @@ pub enum MethodKind {
 }
 
 impl MethodKind {
-    /// Whether a repeat of this call may do the work twice (a new task, a new config).
-    /// Cancel and delete are idempotent by the spec; reads are safe.
+    /// Whether a repeat of this call may do the work twice (a new task, a new config):
+    /// [`Method::is_unsafe_to_repeat`] of its method. Cancel and delete are idempotent by
+    /// the spec; reads are safe.
+    pub fn is_unsafe_to_repeat(self) -> bool {
+        self.method().is_unsafe_to_repeat()
+    }
+
+    /// The old name of [`MethodKind::is_unsafe_to_repeat`]; it disagreed in name with
+    /// [`Method::is_side_effecting`], which also counts cancels and deletes.
+    #[deprecated(since = "0.2.0", note = "use `is_unsafe_to_repeat`")]
     pub fn is_side_effecting(self) -> bool {
-        matches!(
-            self,
-            MethodKind::Send | MethodKind::Stream | MethodKind::PushConfigCreate
-        )
+        self.is_unsafe_to_repeat()
     }
 
     /// Whether the response is an SSE stream.
@@ -231,9 +236,9 @@ mod tests {
 
     #[test]
     fn side_effects() {
-        assert!(MethodKind::Send.is_side_effecting());
-        assert!(MethodKind::PushConfigCreate.is_side_effecting());
-        assert!(!MethodKind::CancelTask.is_side_effecting());
-        assert!(!MethodKind::GetTask.is_side_effecting());
+        assert!(MethodKind::Send.is_unsafe_to_repeat());
+        assert!(MethodKind::PushConfigCreate.is_unsafe_to_repeat());
+        assert!(!MethodKind::CancelTask.is_unsafe_to_repeat());
+        assert!(!MethodKind::GetTask.is_unsafe_to_repeat());
     }
 }

@@ -157,7 +157,7 @@ impl<'a> CallContext<'a> {
 
     /// Whether a repeat could do the work twice. Unknown methods count as side-effecting.
     pub(crate) fn side_effecting(&self) -> bool {
-        self.method.is_none_or(|m| m.kind.is_side_effecting())
+        self.method.is_none_or(|m| m.kind.is_unsafe_to_repeat())
     }
 
     /// The version the client spoke: as asked, else the method name's version.

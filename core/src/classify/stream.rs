@@ -523,7 +523,10 @@ impl StreamTracker {
     fn unfinished(&self, o: Outcome) -> Outcome {
         let retry = if self.task_id.is_some() {
             RetryAdvice::Resubscribe
-        } else if self.method_info.is_none_or(|m| m.kind.is_side_effecting()) {
+        } else if self
+            .method_info
+            .is_none_or(|m| m.kind.is_unsafe_to_repeat())
+        {
             RetryAdvice::UnknownOutcome
         } else {
             RetryAdvice::Backoff

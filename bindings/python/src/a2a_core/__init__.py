@@ -1,6 +1,7 @@
-"""a2a-core for Python: the A2A protocol core over its C ABI, with ctypes: the blocking
-Client, request builders, SSE decoding, outcome classification, stream tracking, retry
-policy, circuit breaker, idempotency keys, model-facing failure text, agent cards, and
+"""a2a-core for Python: the A2A protocol core over its C ABI, with ctypes: the clients
+on the library's client machine (`Client`, `AsyncClient`: requests, deadlines, retries,
+resubscribes and the circuit breaker are the machine's), SSE decoding, outcome
+classification, idempotency keys, model-facing failure text, agent cards, and
 trust (signed cards, push notification verification, webhook checks, OAuth2: `trust`).
 
 The shared library is `$A2A_CORE_LIB` when set, else the one bundled in the package, else
@@ -75,25 +76,10 @@ from .outcome import (
     leaked_exception,
     parse_retry_after,
 )
-from .request import (
-    Method,
-    Request,
-    build_request,
-    build_text_request,
-    method_from_jsonrpc_name,
-)
+from .request import Method, method_from_jsonrpc_name
 from .resilience import (
     MODEL_INSTRUCTION,
-    ActionKind,
-    Breaker,
     BreakerConfig,
-    BreakerSnapshot,
-    BreakerState,
-    CallKind,
-    IdRule,
-    RetryAction,
-    RetryConfig,
-    RetryPolicy,
     counts_toward_breaker,
     derive_idempotency_key,
     derive_message_id,
@@ -101,7 +87,7 @@ from .resilience import (
     model_text,
 )
 from .sse import Comment, Discarded, Event, Finish, Item, RetryItem, SseDecoder, SseEncoder
-from .stream import StreamEnd, StreamItem, StreamTracker
+from .stream import StreamItem
 from .tally import Tally
 from .trust import (
     CardSignatureError,
@@ -206,15 +192,10 @@ __all__ = [
     'TextPart',
     'UnreadableAnswerError',
     'read_answer',
-    'ActionKind',
     'AgentCard',
     'Binding',
     'BindingUnknownError',
-    'Breaker',
     'BreakerConfig',
-    'BreakerSnapshot',
-    'BreakerState',
-    'CallKind',
     'CardChoice',
     'CardError',
     'CardInfo',
@@ -237,7 +218,6 @@ __all__ = [
     'Event',
     'Finish',
     'HeaderHook',
-    'IdRule',
     'InUseError',
     'InvalidArgumentError',
     'InvalidUtf8Error',
@@ -252,16 +232,12 @@ __all__ = [
     'OutcomeError',
     'PanicError',
     'ProtocolVersion',
-    'Request',
     'RequestError',
     'RequestSent',
     'ResolvedInterface',
     'Resubscribing',
     'Retry',
-    'RetryAction',
-    'RetryConfig',
     'RetryItem',
-    'RetryPolicy',
     'SseDecoder',
     'SseEncoder',
     'SseError',
@@ -269,12 +245,10 @@ __all__ = [
     'SseLimitError',
     'SseLineTooLongError',
     'SseValueError',
-    'StreamEnd',
     'StreamEndKind',
     'StreamEvent',
     'StreamItem',
     'StreamItemKind',
-    'StreamTracker',
     'Tally',
     'CardSignatureError',
     'ClientCredentials',
@@ -299,8 +273,6 @@ __all__ = [
     'VersionError',
     'VersionMalformedError',
     'VersionUnsupportedError',
-    'build_request',
-    'build_text_request',
     'card_location',
     'classify',
     'counts_toward_breaker',

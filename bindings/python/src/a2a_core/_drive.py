@@ -457,7 +457,7 @@ def result_of_body(body: bytes | None, ok: bool) -> Any:
 class _CallOutcome(HandleHolder):
     """The library handle of a finished call's outcome, borrowed from the call: keeping the
     (finished, never again changed) call alive keeps the outcome valid, so it can be passed
-    back to the library (`model_text`, `Breaker.record`, `RetryPolicy.next`). The call is
+    back to the library (`model_text`, `counts_toward_breaker`, `Tally.record`). The call is
     freed when the Outcome is collected."""
 
     __slots__ = ('ptr', 'call')

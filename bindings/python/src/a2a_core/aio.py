@@ -172,8 +172,8 @@ class AsyncClient(_drive.MachineClientBase):
     `CapabilityNotDeclared`; `ignore_capabilities=True` sends them anyway (a card that
     under-declares); `with_target` checks nothing. `header_hooks` / `add_header_hook`: as
     the blocking `Client`'s. Outcomes are
-    those of `Client` (the same tables), usable with `model_text`, `Breaker.record` and
-    `RetryPolicy.next` (stream items' outcomes are copies, as there).
+    those of `Client` (the same tables), usable with `model_text`, `counts_toward_breaker`
+    and `Tally.record` (stream items' outcomes are copies, as there).
 
     `oauth2=ClientCredentials(client_id, client_secret, ...)`: OAuth2 client credentials.
     The token is fetched through this client's httpx client from `token_url` (or the

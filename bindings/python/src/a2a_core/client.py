@@ -70,7 +70,7 @@ class Resubscribing:
 class ClientStreamEnd:
     """The last event of a client stream: how the last stream ended (None when none was
     opened, e.g. a connect failure) and the call's outcome (usable with model_text,
-    Breaker.record, RetryPolicy.next)."""
+    counts_toward_breaker, Tally.record)."""
 
     kind: StreamEndKind | None
     outcome: Outcome

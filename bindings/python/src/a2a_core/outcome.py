@@ -336,7 +336,7 @@ class Outcome:
         if self._owned is None or not self._owned.ptr:
             raise ValueError(
                 'this Outcome has no library handle (it was copied from a stream item); '
-                'use the outcome of StreamTracker.finish() or of classify()'
+                'use a call\'s or a stream end\'s outcome, or that of classify()'
             )
         return int(self._owned.ptr)
 

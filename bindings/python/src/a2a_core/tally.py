@@ -28,7 +28,7 @@ class Tally(_guard.OwnedHandle):
 
     def record(self, agent: str, method: str, outcome: Outcome) -> None:
         """Counts one outcome of `method` on `agent` (the outcome must come from classify,
-        Outcome.transport or StreamTracker.finish/on_timeout)."""
+        Outcome.transport, or a client's call or stream end)."""
         a, an = _lib.enc(agent)
         m, mn = _lib.enc(method)
         check(_lib.lib.a2a_tally_record(self._handle(), a, an, m, mn, outcome._ptr()))

@@ -777,6 +777,7 @@ typedef uint32_t a2a_client_stream_event_kind;
 #endif // __cplusplus
 #endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  What a stream event carried.
  */
@@ -785,30 +786,42 @@ enum a2a_stream_item_kind
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+#if defined(A2A_FEATURE_CLIENT)
   /*
    A Task snapshot.
    */
   A2A_STREAM_ITEM_KIND_TASK = 1,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    A direct Message (ends the stream).
    */
   A2A_STREAM_ITEM_KIND_MESSAGE = 2,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    A status update.
    */
   A2A_STREAM_ITEM_KIND_STATUS_UPDATE = 3,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    An artifact update.
    */
   A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE = 4,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    A protocol error inside the stream.
    */
   A2A_STREAM_ITEM_KIND_ERROR = 5,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    An event whose data fits no shape (or answers another request id).
    */
   A2A_STREAM_ITEM_KIND_MALFORMED = 6,
+#endif
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -817,7 +830,9 @@ typedef enum a2a_stream_item_kind a2a_stream_item_kind;
 typedef uint32_t a2a_stream_item_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+#endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
  How a stream ended.
  */
@@ -826,30 +841,42 @@ enum a2a_stream_end_kind
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+#if defined(A2A_FEATURE_CLIENT)
   /*
    A terminal state or a Message was seen (the task itself may have failed).
    */
   A2A_STREAM_END_KIND_COMPLETED = 1,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    An interrupted state (input-required, auth-required) ended the turn.
    */
   A2A_STREAM_END_KIND_INTERRUPTED = 2,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    The body ended before a terminal state: the task may still be running (resubscribe).
    */
   A2A_STREAM_END_KIND_TRUNCATED = 3,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    A protocol error arrived in the stream (or instead of it).
    */
   A2A_STREAM_END_KIND_ERROR = 4,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    The idle timeout expired.
    */
   A2A_STREAM_END_KIND_TIMED_OUT = 5,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
   /*
    The response was not an event stream.
    */
   A2A_STREAM_END_KIND_NOT_A_STREAM = 6,
+#endif
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -858,6 +885,7 @@ typedef enum a2a_stream_end_kind a2a_stream_end_kind;
 typedef uint32_t a2a_stream_end_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+#endif
 
 /*
  The typed name of an error outcome. Protocol names 1–99, http names 101–199, transport
@@ -1022,73 +1050,6 @@ enum a2a_error_name
 typedef enum a2a_error_name a2a_error_name;
 #else
 typedef uint32_t a2a_error_name;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- What one `a2a_http1_response_feed` produced.
- */
-enum a2a_http1_event
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   Nothing more from these bytes: read more, append them after the unconsumed bytes,
-   feed again. Not an error.
-   */
-  A2A_HTTP1_EVENT_NEED_MORE = 1,
-  /*
-   The final status line and headers are complete (`a2a_http1_response_head`).
-   */
-  A2A_HTTP1_EVENT_HEAD = 2,
-  /*
-   Body bytes in `a2a_http1_step.body` (transfer framing removed); feed the rest.
-   */
-  A2A_HTTP1_EVENT_BODY = 3,
-  /*
-   The response is complete; input after `consumed` belongs to the next response.
-   */
-  A2A_HTTP1_EVENT_END = 4,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_http1_event a2a_http1_event;
-#else
-typedef uint32_t a2a_http1_event;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- How a response body is delimited.
- */
-enum a2a_http1_framing
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   No body (HEAD, 204, 304).
-   */
-  A2A_HTTP1_FRAMING_EMPTY = 1,
-  /*
-   `Content-Length` bytes (`content_length`).
-   */
-  A2A_HTTP1_FRAMING_LENGTH = 2,
-  /*
-   Chunked transfer coding.
-   */
-  A2A_HTTP1_FRAMING_CHUNKED = 3,
-  /*
-   Until the server closes the connection.
-   */
-  A2A_HTTP1_FRAMING_UNTIL_CLOSE = 4,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_http1_framing a2a_http1_framing;
-#else
-typedef uint32_t a2a_http1_framing;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1316,202 +1277,6 @@ typedef uint32_t a2a_method;
 #endif // __cplusplus
 
 /*
- What the caller should do after an attempt.
- */
-enum a2a_retry_action_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   Not an action: returned only in an `a2a_retry_action` never written.
-   */
-  A2A_RETRY_ACTION_KIND_INVALID = 0,
-  /*
-   The call succeeded or reached a final answer: stop.
-   */
-  A2A_RETRY_ACTION_KIND_DONE = 1,
-  /*
-   Resend the same request after `delay_ms` (same messageId and idempotency key).
-   */
-  A2A_RETRY_ACTION_KIND_RETRY_AFTER = 2,
-  /*
-   Resubscribe to `task_id` after `delay_ms` (never resend the message).
-   */
-  A2A_RETRY_ACTION_KIND_RESUBSCRIBE = 3,
-  /*
-   Poll `task_id` with get-task after `delay_ms`.
-   */
-  A2A_RETRY_ACTION_KIND_POLL = 4,
-  /*
-   Start a new task after `delay_ms` (new messageId and key); `generation` counts them.
-   */
-  A2A_RETRY_ACTION_KIND_START_NEW_TASK = 5,
-  /*
-   Stop: `give_up` says why.
-   */
-  A2A_RETRY_ACTION_KIND_GIVE_UP = 6,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_retry_action_kind a2a_retry_action_kind;
-#else
-typedef uint32_t a2a_retry_action_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- Why a retry policy gave up.
- */
-enum a2a_give_up_reason
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   Not a give-up (the action is not `A2A_RETRY_ACTION_KIND_GIVE_UP`).
-   */
-  A2A_GIVE_UP_REASON_NONE = 0,
-  /*
-   The request cannot succeed as sent.
-   */
-  A2A_GIVE_UP_REASON_NOT_RETRYABLE = 1,
-  /*
-   Credentials are missing or refused.
-   */
-  A2A_GIVE_UP_REASON_REAUTHENTICATE = 2,
-  /*
-   Protocol version mismatch.
-   */
-  A2A_GIVE_UP_REASON_FIX_VERSION = 3,
-  /*
-   The remote marked the error not retryable.
-   */
-  A2A_GIVE_UP_REASON_REMOTE_SAYS_NOT_RETRYABLE = 4,
-  /*
-   Outcome unknown and no idempotency key: not resent.
-   */
-  A2A_GIVE_UP_REASON_UNKNOWN_OUTCOME_WITHOUT_KEY = 5,
-  /*
-   The task ended and starting a new task is not enabled.
-   */
-  A2A_GIVE_UP_REASON_TASK_ENDED = 6,
-  /*
-   The task ended; no new task without an idempotency key.
-   */
-  A2A_GIVE_UP_REASON_NEW_TASK_WITHOUT_KEY = 7,
-  /*
-   The circuit breaker is open.
-   */
-  A2A_GIVE_UP_REASON_CIRCUIT_OPEN = 8,
-  /*
-   Retry attempts exhausted.
-   */
-  A2A_GIVE_UP_REASON_ATTEMPTS_EXHAUSTED = 9,
-  /*
-   Resubscribe/poll attempts exhausted.
-   */
-  A2A_GIVE_UP_REASON_FOLLOW_UPS_EXHAUSTED = 10,
-  /*
-   New task attempts exhausted.
-   */
-  A2A_GIVE_UP_REASON_NEW_TASKS_EXHAUSTED = 11,
-  /*
-   No time left before the deadline for another attempt.
-   */
-  A2A_GIVE_UP_REASON_DEADLINE_EXHAUSTED = 12,
-  /*
-   Retry-After leaves no time before the deadline.
-   */
-  A2A_GIVE_UP_REASON_RETRY_AFTER_BEYOND_DEADLINE = 13,
-  /*
-   Retry-After is longer than the configured maximum.
-   */
-  A2A_GIVE_UP_REASON_RETRY_AFTER_TOO_LONG = 14,
-  /*
-   The policy had already finished.
-   */
-  A2A_GIVE_UP_REASON_FINISHED = 15,
-  /*
-   A reason newer than this header (see `give_up_text`).
-   */
-  A2A_GIVE_UP_REASON_OTHER = 99,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_give_up_reason a2a_give_up_reason;
-#else
-typedef uint32_t a2a_give_up_reason;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- What to do with an id on the next request.
- */
-enum a2a_id_rule
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   No next request (done or gave up).
-   */
-  A2A_ID_RULE_NONE = 0,
-  /*
-   Send the same value again.
-   */
-  A2A_ID_RULE_KEEP = 1,
-  /*
-   Send a new value.
-   */
-  A2A_ID_RULE_NEW = 2,
-  /*
-   The next request does not carry this id.
-   */
-  A2A_ID_RULE_NOT_SENT = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_id_rule a2a_id_rule;
-#else
-typedef uint32_t a2a_id_rule;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- The state of a circuit breaker.
- */
-enum a2a_breaker_state
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   Not a state: the zero value, never reported for a breaker.
-   */
-  A2A_BREAKER_STATE_INVALID = 0,
-  /*
-   Calls pass; failures are counted.
-   */
-  A2A_BREAKER_STATE_CLOSED = 1,
-  /*
-   Calls are refused until the cool-down passes.
-   */
-  A2A_BREAKER_STATE_OPEN = 2,
-  /*
-   A limited number of trial calls decide whether to close.
-   */
-  A2A_BREAKER_STATE_HALF_OPEN = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_breaker_state a2a_breaker_state;
-#else
-typedef uint32_t a2a_breaker_state;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
  What an `a2a_sse_item` is.
  */
 enum a2a_sse_item_kind
@@ -1544,60 +1309,6 @@ enum a2a_sse_item_kind
 typedef enum a2a_sse_item_kind a2a_sse_item_kind;
 #else
 typedef uint32_t a2a_sse_item_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- Task state, normalized across protocol versions. The numbers are those of the A2A 1.0
- `TaskState` enum (`UNKNOWN` is its `TASK_STATE_UNSPECIFIED`).
- */
-enum a2a_task_state
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   Unknown or unspecified state.
-   */
-  A2A_TASK_STATE_UNKNOWN = 0,
-  /*
-   Accepted, not yet running.
-   */
-  A2A_TASK_STATE_SUBMITTED = 1,
-  /*
-   Running.
-   */
-  A2A_TASK_STATE_WORKING = 2,
-  /*
-   Terminal: finished successfully.
-   */
-  A2A_TASK_STATE_COMPLETED = 3,
-  /*
-   Terminal: the agent ran and failed.
-   */
-  A2A_TASK_STATE_FAILED = 4,
-  /*
-   Terminal: canceled.
-   */
-  A2A_TASK_STATE_CANCELED = 5,
-  /*
-   Interrupted: the agent needs input from the caller.
-   */
-  A2A_TASK_STATE_INPUT_REQUIRED = 6,
-  /*
-   Terminal: the agent refused the task.
-   */
-  A2A_TASK_STATE_REJECTED = 7,
-  /*
-   Interrupted: the agent needs credentials.
-   */
-  A2A_TASK_STATE_AUTH_REQUIRED = 8,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_task_state a2a_task_state;
-#else
-typedef uint32_t a2a_task_state;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1664,68 +1375,6 @@ enum a2a_sse_at_eof
 typedef enum a2a_sse_at_eof a2a_sse_at_eof;
 #else
 typedef uint32_t a2a_sse_at_eof;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- What kind of call a retry policy guards.
- */
-enum a2a_call_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   A read (get task, get card): always safe to repeat.
-   */
-  A2A_CALL_KIND_READ = 1,
-  /*
-   An operation whose repetition is harmless (cancel).
-   */
-  A2A_CALL_KIND_IDEMPOTENT = 2,
-  /*
-   A side-effecting call sent with an idempotency key (safe to repeat with the same key).
-   */
-  A2A_CALL_KIND_WITH_IDEMPOTENCY_KEY = 3,
-  /*
-   A side-effecting call without a key: never resent when the outcome is unknown.
-   */
-  A2A_CALL_KIND_SIDE_EFFECTING = 4,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_call_kind a2a_call_kind;
-#else
-typedef uint32_t a2a_call_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- Which JSON-RPC id a request carries.
- */
-enum a2a_rpc_id_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   No id (HTTP+JSON requests; a JSON-RPC request without one is refused).
-   */
-  A2A_RPC_ID_KIND_NONE = 0,
-  /*
-   A number (`id_number`).
-   */
-  A2A_RPC_ID_KIND_NUMBER = 1,
-  /*
-   A string (`id_string`).
-   */
-  A2A_RPC_ID_KIND_STRING = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_rpc_id_kind a2a_rpc_id_kind;
-#else
-typedef uint32_t a2a_rpc_id_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1823,6 +1472,60 @@ typedef uint32_t a2a_call_machine;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 #endif
+
+/*
+ Task state, normalized across protocol versions. The numbers are those of the A2A 1.0
+ `TaskState` enum (`UNKNOWN` is its `TASK_STATE_UNSPECIFIED`).
+ */
+enum a2a_task_state
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Unknown or unspecified state.
+   */
+  A2A_TASK_STATE_UNKNOWN = 0,
+  /*
+   Accepted, not yet running.
+   */
+  A2A_TASK_STATE_SUBMITTED = 1,
+  /*
+   Running.
+   */
+  A2A_TASK_STATE_WORKING = 2,
+  /*
+   Terminal: finished successfully.
+   */
+  A2A_TASK_STATE_COMPLETED = 3,
+  /*
+   Terminal: the agent ran and failed.
+   */
+  A2A_TASK_STATE_FAILED = 4,
+  /*
+   Terminal: canceled.
+   */
+  A2A_TASK_STATE_CANCELED = 5,
+  /*
+   Interrupted: the agent needs input from the caller.
+   */
+  A2A_TASK_STATE_INPUT_REQUIRED = 6,
+  /*
+   Terminal: the agent refused the task.
+   */
+  A2A_TASK_STATE_REJECTED = 7,
+  /*
+   Interrupted: the agent needs credentials.
+   */
+  A2A_TASK_STATE_AUTH_REQUIRED = 8,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_task_state a2a_task_state;
+#else
+typedef uint32_t a2a_task_state;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
 
 /*
  For a transport outcome: whether the request may have reached the server.
@@ -2174,12 +1877,6 @@ enum a2a_vocab
    */
   A2A_VOCAB_BINDING = 7,
   /*
-   `a2a_give_up_reason`: snake_case codes (`"attempts_exhausted"`, ...); no name for
-   `A2A_GIVE_UP_REASON_NONE` and `_OTHER`. Parse: exact; anything else is
-   `A2A_INVALID_ARGUMENT`.
-   */
-  A2A_VOCAB_GIVE_UP_REASON = 8,
-  /*
    `a2a_method`: JSON-RPC method names of protocol 0.3 (`"message/send"`,
    `"tasks/get"`, ...); no name for `A2A_METHOD_LIST_TASKS` (not in 0.3). Parse: exact;
    a text that is not a 0.3 method name is `A2A_NONE`.
@@ -2214,18 +1911,6 @@ typedef uint32_t a2a_vocab;
  */
 typedef struct a2a_abort a2a_abort;
 #endif
-
-/*
- A circuit breaker for one remote agent.
-
- Methods: `a2a_breaker_new`, `a2a_breaker_free`, `a2a_breaker_agent`,
- `a2a_breaker_allow`, `a2a_breaker_refusal`, `a2a_breaker_record`,
- `a2a_breaker_release`, `a2a_breaker_snapshot_at` (its `state` is the state now),
- `a2a_breaker_reset`.
-
- Threading: `Send`, not thread-safe.
- */
-typedef struct a2a_breaker a2a_breaker;
 
 /*
  A growable byte buffer. Writers append to it; read it with `a2a_buffer_bytes`.
@@ -2366,23 +2051,6 @@ typedef struct a2a_client_stream a2a_client_stream;
 typedef struct a2a_header_setter a2a_header_setter;
 #endif
 
-/*
- An incremental HTTP/1.1 response reader (httparse style: "need more" is not an error;
- rustls-unbuffered style: the caller owns the buffer and drops `consumed` bytes).
-
- Methods: `a2a_http1_response_new_with`, `a2a_http1_response_free`, `a2a_http1_response_reset`, `a2a_http1_response_feed`,
- `a2a_http1_response_finish`, `a2a_http1_response_head`, `a2a_http1_response_header`,
- `a2a_http1_response_header_get`, `a2a_http1_response_trailer_count`,
- `a2a_http1_response_trailer`, `a2a_http1_response_body_received`,
- `a2a_http1_response_informational_skipped`, `a2a_http1_response_is_done`,
- `a2a_http1_response_reusable`, `a2a_http1_response_last_error`.
-
- After an error the reader is spent: every later feed returns the same error.
-
- Threading: `Send`, not thread-safe.
- */
-typedef struct a2a_http1_response a2a_http1_response;
-
 #if defined(A2A_FEATURE_CLIENT)
 /*
  The immutable options of client machines, from `a2a_client_config_builder_build`.
@@ -2466,33 +2134,6 @@ typedef struct a2a_raw_response a2a_raw_response;
 typedef struct a2a_raw_stream a2a_raw_stream;
 #endif
 
-/*
- A built request: send `http_method` to the interface URL joined with `path`, with the
- headers and the body.
-
- Methods: `a2a_request_new`, `a2a_request_free`, `a2a_request_build`,
- `a2a_request_build_text`, `a2a_request_http_method`, `a2a_request_path`,
- `a2a_request_header_count`, `a2a_request_header`, `a2a_request_body`,
- `a2a_request_a2a_method`, `a2a_request_rpc_id`, `a2a_request_last_error`.
-
- Threading: `Send`, not thread-safe.
- */
-typedef struct a2a_request a2a_request;
-
-/*
- A retry policy for one logical call. Feed it every attempt's outcome with
- `a2a_retry_policy_next`; it answers what to do next.
-
- Methods: `a2a_retry_policy_new`, `a2a_retry_policy_free`,
- `a2a_retry_policy_begin_attempt`, `a2a_retry_policy_set_task_id`,
- `a2a_retry_policy_task_id`, `a2a_retry_policy_attempts`, `a2a_retry_policy_follow_ups`,
- `a2a_retry_policy_new_tasks`, `a2a_retry_policy_estimate`,
- `a2a_retry_policy_remaining`, `a2a_retry_policy_is_finished`, `a2a_retry_policy_next`.
-
- Threading: `Send`, not thread-safe.
- */
-typedef struct a2a_retry_policy a2a_retry_policy;
-
 #if defined(A2A_FEATURE_SERVER)
 /*
  One incoming request: parse it with `a2a_server_parse_jsonrpc` or
@@ -2551,23 +2192,6 @@ typedef struct a2a_sse_decoder a2a_sse_decoder;
  Threading: `Send`, not thread-safe.
  */
 typedef struct a2a_sse_encoder a2a_sse_encoder;
-
-/*
- Tracks one streaming call (`message/stream`, `SendStreamingMessage`, resubscribe) to its
- end. Feed it the decoded SSE events; it types each one, watches the idle deadline and
- says how the stream ended.
-
- Methods: `a2a_stream_tracker_new`, `a2a_stream_tracker_free`,
- `a2a_stream_tracker_on_bytes`, `a2a_stream_tracker_on_comment`,
- `a2a_stream_tracker_on_event`, `a2a_stream_tracker_next_deadline`,
- `a2a_stream_tracker_on_timeout`, `a2a_stream_tracker_on_non_sse_body`,
- `a2a_stream_tracker_finish`, `a2a_stream_tracker_is_over`,
- `a2a_stream_tracker_task_id`, `a2a_stream_tracker_last_state`,
- `a2a_stream_tracker_events`.
-
- Threading: `Send`, not thread-safe.
- */
-typedef struct a2a_stream_tracker a2a_stream_tracker;
 
 /*
  Outcome counts per (agent, method, channel, code-or-state), rendered in the Prometheus
@@ -3139,7 +2763,8 @@ typedef void (*a2a_header_hook)(void *userdata,
 #endif
 
 /*
- One request header for the serializer: UTF-8 name and value, read during the call only.
+ One HTTP header a caller passes in (the machine's header hooks, server replies, trust
+ fetches): UTF-8 name and value, read during the call only.
  */
 typedef struct a2a_header {
   /*
@@ -3221,8 +2846,10 @@ typedef struct a2a_client_call_options {
 } a2a_client_call_options;
 #endif
 
+#if defined(A2A_FEATURE_CLIENT)
 /*
- One typed item of a stream, from `a2a_stream_tracker_on_event`.
+ One typed item of a stream (an `a2a_event` of kind `A2A_EVENT_KIND_ITEM`, or a driver stream
+ event).
  */
 typedef struct a2a_stream_item {
   /*
@@ -3230,8 +2857,8 @@ typedef struct a2a_stream_item {
    */
   a2a_stream_item_kind kind;
   /*
-   The event classified like a whole response. BORROWED from the tracker: valid until
-   the next mutating call on it; never free it (copy what you need, or read it with
+   The event classified like a whole response. BORROWED from the handle that returned
+   the item: valid until the next mutating call on it; never free it (copy what you need, or read it with
    `a2a_outcome_get_info` before the next call).
    */
   const struct a2a_outcome *outcome;
@@ -3256,10 +2883,11 @@ typedef struct a2a_stream_item {
    */
   bool last_chunk;
   /*
-   Whether this item ends the interaction (stop reading, then call `_finish`).
+   Whether this item ends the interaction (stop reading, the end arrives as its own event).
    */
   bool ends_stream;
 } a2a_stream_item;
+#endif
 
 #if defined(A2A_FEATURE_DRIVER)
 /*
@@ -3387,86 +3015,6 @@ typedef struct a2a_response {
    */
   uint64_t now_unix_seconds;
 } a2a_response;
-
-/*
- Limits of the response reader (bytes and counts).
- */
-typedef struct a2a_http1_limits {
-  /*
-   Largest status line plus header block.
-   */
-  size_t max_head_bytes;
-  /*
-   Most header (and trailer) fields.
-   */
-  size_t max_headers;
-  /*
-   Most 1xx informational responses before the final one.
-   */
-  size_t max_informational;
-  /*
-   Longest chunk-size line (with extensions).
-   */
-  size_t max_chunk_line;
-  /*
-   Largest trailer section.
-   */
-  size_t max_trailer_bytes;
-} a2a_http1_limits;
-
-/*
- The result of one feed: drop `consumed` bytes from the front of your buffer AFTER
- handling `event` (the body view points into those bytes), before the next feed.
- */
-typedef struct a2a_http1_step {
-  /*
-   Bytes of the fed input used up.
-   */
-  size_t consumed;
-  /*
-   What happened.
-   */
-  a2a_http1_event event;
-  /*
-   `A2A_HTTP1_EVENT_BODY`: the body bytes, a view INTO the fed input (valid while the
-   caller keeps that input); absent otherwise.
-   */
-  struct a2a_bytes body;
-} a2a_http1_step;
-
-/*
- The status line and header summary of a response.
- */
-typedef struct a2a_http1_head {
-  /*
-   Status code.
-   */
-  uint16_t status;
-  /*
-   0 for HTTP/1.0, 1 for HTTP/1.1.
-   */
-  uint8_t minor_version;
-  /*
-   Reason phrase as sent (may be empty); points into the reader.
-   */
-  struct a2a_str reason;
-  /*
-   How the body is delimited.
-   */
-  a2a_http1_framing framing;
-  /*
-   The declared length when `framing` is `A2A_HTTP1_FRAMING_LENGTH`, else 0.
-   */
-  uint64_t content_length;
-  /*
-   Number of header fields (`a2a_http1_response_header`).
-   */
-  size_t header_count;
-  /*
-   Whether the connection may be reused after this response.
-   */
-  bool keep_alive;
-} a2a_http1_head;
 
 #if defined(A2A_FEATURE_CLIENT)
 /*
@@ -3856,211 +3404,6 @@ typedef struct a2a_outcome_info {
    */
   struct a2a_str result_json;
 } a2a_outcome_info;
-
-/*
- The interface a request goes to; read during the call only.
- */
-typedef struct a2a_interface {
-  /*
-   An `a2a_protocol_version`.
-   */
-  uint32_t version;
-  /*
-   An `a2a_binding`.
-   */
-  uint32_t binding;
-  /*
-   The 1.0 tenant, copied from the card's interface; `(NULL, 0)` or empty when unset.
-   */
-  const char *tenant;
-  /*
-   Length of `tenant` in bytes.
-   */
-  size_t tenant_len;
-} a2a_interface;
-
-/*
- Per-call options; read during the call only. NULL options mean no id, no extensions,
- no extra headers.
- */
-typedef struct a2a_call_options {
-  /*
-   An `a2a_rpc_id_kind`: which of `id_number` / `id_string` is the JSON-RPC id.
-   */
-  uint32_t id_kind;
-  /*
-   The numeric id when `id_kind` is `A2A_RPC_ID_KIND_NUMBER`.
-   */
-  int64_t id_number;
-  /*
-   The string id (UTF-8) when `id_kind` is `A2A_RPC_ID_KIND_STRING`.
-   */
-  const char *id_string;
-  /*
-   Length of `id_string` in bytes.
-   */
-  size_t id_string_len;
-  /*
-   Extension URIs to activate (`A2A-Extensions` / `X-A2A-Extensions`), UTF-8 views.
-   */
-  const struct a2a_str *extensions;
-  /*
-   Number of `extensions`.
-   */
-  size_t extensions_len;
-  /*
-   Caller headers appended as given (credentials, `traceparent`, `Idempotency-Key`).
-   */
-  const struct a2a_header *headers;
-  /*
-   Number of `headers`.
-   */
-  size_t headers_len;
-} a2a_call_options;
-
-/*
- The configuration of a retry policy (milliseconds on the caller's clock). Get the
- defaults with `a2a_retry_config_default`, then change fields.
- */
-typedef struct a2a_retry_config {
-  /*
-   An `a2a_call_kind`.
-   */
-  uint32_t kind;
-  /*
-   Sends of the request, the first included (at least 1).
-   */
-  uint32_t max_attempts;
-  /*
-   Resubscribe and poll calls after the sends.
-   */
-  uint32_t max_follow_ups;
-  /*
-   New tasks the policy may start after a terminal task (0: never).
-   */
-  uint32_t max_new_tasks;
-  /*
-   The backoff ceiling of the first retry.
-   */
-  uint64_t base_delay_ms;
-  /*
-   The cap on any backoff delay.
-   */
-  uint64_t max_delay_ms;
-  /*
-   Whether `Retry-After` is a floor for the delay.
-   */
-  bool honour_retry_after;
-  /*
-   The longest `Retry-After` the policy will wait for.
-   */
-  uint64_t max_retry_after_ms;
-  /*
-   Whether `deadline_ms` applies.
-   */
-  bool has_deadline;
-  /*
-   The overall deadline on the caller's clock.
-   */
-  uint64_t deadline_ms;
-  /*
-   The expected duration of one attempt (a floor for the policy's estimate).
-   */
-  uint64_t attempt_estimate_ms;
-  /*
-   Whether the task can be resubscribed to; when false, resubscribe becomes poll.
-   */
-  bool streaming;
-} a2a_retry_config;
-
-/*
- The next step of a retry policy, from `a2a_retry_policy_next`.
- */
-typedef struct a2a_retry_action {
-  /*
-   What to do.
-   */
-  a2a_retry_action_kind kind;
-  /*
-   Whether `delay_ms` applies (every kind but done and give-up).
-   */
-  bool has_delay;
-  /*
-   How long to wait before the next request.
-   */
-  uint64_t delay_ms;
-  /*
-   Resubscribe and poll: the task id. Points into the policy: valid until the next
-   mutating call on it.
-   */
-  struct a2a_str task_id;
-  /*
-   Start-new-task: the new task's generation (1 for the first new task).
-   */
-  uint32_t generation;
-  /*
-   Give-up: why.
-   */
-  a2a_give_up_reason give_up;
-  /*
-   Give-up: a static English sentence saying why (absent otherwise).
-   */
-  struct a2a_str give_up_text;
-  /*
-   What to do with the messageId on the next request.
-   */
-  a2a_id_rule message_id;
-  /*
-   What to do with the idempotency key on the next request.
-   */
-  a2a_id_rule idempotency_key;
-  /*
-   What to do with the JSON-RPC id on the next request.
-   */
-  a2a_id_rule jsonrpc_id;
-} a2a_retry_action;
-
-/*
- A point-in-time view of a breaker, for metrics and logs.
- */
-typedef struct a2a_breaker_snapshot {
-  /*
-   The state at `now_ms`.
-   */
-  a2a_breaker_state state;
-  /*
-   Calls recorded in the current window (closed state only).
-   */
-  uint32_t calls_in_window;
-  /*
-   Counted failures in the current window (closed state only).
-   */
-  uint32_t failures_in_window;
-  /*
-   Whether `half_open_at_ms` applies (open state only).
-   */
-  bool has_half_open_at;
-  /*
-   When an open breaker lets trial calls through.
-   */
-  uint64_t half_open_at_ms;
-  /*
-   Trial calls allowed and not yet reported.
-   */
-  uint32_t trials_in_flight;
-  /*
-   Trial calls that succeeded in the current half-open period.
-   */
-  uint32_t trial_successes;
-  /*
-   Times the breaker has opened since it was created.
-   */
-  uint64_t times_opened;
-  /*
-   Calls refused since the breaker was created.
-   */
-  uint64_t refused;
-} a2a_breaker_snapshot;
 
 #if defined(A2A_FEATURE_SERVER)
 /*
@@ -5230,205 +4573,6 @@ a2a_result a2a_header_setter_set(struct a2a_header_setter *setter,
                                  size_t value_len);
 #endif
 
-/*
- Appends a whole HTTP/1.1 request to `out`: `METHOD target HTTP/1.1`, `Host`, the
- caller's headers in order, `Content-Length` (when the body is non-empty or the method is
- POST, PUT or PATCH), the empty line, then `body`. Anything that could inject a header or
- a second request is refused.
-
- Every input is read during the call only (copied into `out`). `method`, `target`,
- `host` and the headers are UTF-8; `body` any bytes. `written`: receives the number of
- bytes appended; written on success only.
-
- Errors (nothing is appended; `a2a_buffer_last_error(out)` names the offending part, e.g.
- the header index): `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_HTTP1_METHOD`,
- `A2A_HTTP1_TARGET`, `A2A_HTTP1_HOST`, `A2A_HTTP1_HEADER_NAME`, `A2A_HTTP1_HEADER_VALUE`,
- `A2A_HTTP1_RESERVED_HEADER` (Host, Content-Length, Transfer-Encoding are written by the
- serializer).
- */
-a2a_result a2a_http1_write_request(struct a2a_buffer *out,
-                                   const char *method,
-                                   size_t method_len,
-                                   const char *target,
-                                   size_t target_len,
-                                   const char *host,
-                                   size_t host_len,
-                                   const struct a2a_header *headers,
-                                   size_t headers_len,
-                                   const uint8_t *body,
-                                   size_t body_len,
-                                   size_t *written);
-
-/*
- Like `a2a_http1_write_request` but appends only the request line and headers, for a
- body of `body_len` bytes the caller sends itself right after (e.g. a vectored write).
-
- Errors: as for `a2a_http1_write_request`.
- */
-a2a_result a2a_http1_write_request_head(struct a2a_buffer *out,
-                                        const char *method,
-                                        size_t method_len,
-                                        const char *target,
-                                        size_t target_len,
-                                        const char *host,
-                                        size_t host_len,
-                                        const struct a2a_header *headers,
-                                        size_t headers_len,
-                                        size_t body_len,
-                                        size_t *written);
-
-/*
- Appends to `out` the origin-form request target joining an interface URL's path
- (`/a2a/v1` or `/a2a/v1/`) and a path relative to it (`message:send`,
- `/tasks/t1?historyLength=2`, `?q=1`, or empty), with exactly one `/` between them.
- Inputs are UTF-8, read during the call only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
- */
-a2a_result a2a_http1_join_target(struct a2a_buffer *out,
-                                 const char *base_path,
-                                 size_t base_path_len,
-                                 const char *relative,
-                                 size_t relative_len);
-
-/*
- Writes the default reader limits to `*out`.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_http1_limits_default(struct a2a_http1_limits *out);
-
-/*
- A reader for the response to a request sent with `method` (UTF-8, e.g. `POST`; a
- response to `HEAD` has no body), with `*limits` (read during the call only; start from
- `a2a_http1_limits_default`). `out`: a new handle the caller owns (free with
- `a2a_http1_response_free`); written on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (a limit of 0).
- */
-a2a_result a2a_http1_response_new_with(const char *method,
-                                       size_t method_len,
-                                       const struct a2a_http1_limits *limits,
-                                       struct a2a_http1_response **out);
-
-/*
- Frees a reader. NULL is a no-op; must not be called twice.
- */
-void a2a_http1_response_free(struct a2a_http1_response *response);
-
-/*
- Prepares the reader for the next response on the same connection, to a request sent
- with `method`.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
- */
-a2a_result a2a_http1_response_reset(struct a2a_http1_response *response,
-                                    const char *method,
-                                    size_t method_len);
-
-/*
- Feeds every unconsumed byte read so far (`(NULL, 0)` is an empty input) and writes one
- step to `*out`: how many bytes are consumed and what happened. Call again with the rest
- after `HEAD` and `BODY` (even if the rest is empty); read more after `NEED_MORE`.
-
- The body view in the step points INTO `input`; the reader keeps no pointer to it.
-
- Errors (the reader is then spent; `a2a_http1_response_last_error` says what was wrong):
- `A2A_NULL_PARAMETER`, `A2A_HTTP1_*` response codes (520–538).
- */
-a2a_result a2a_http1_response_feed(struct a2a_http1_response *response,
-                                   const uint8_t *input,
-                                   size_t input_len,
-                                   struct a2a_http1_step *out);
-
-/*
- Tells the reader the connection reached end of file: `A2A_OK` for a clean end (a
- close-delimited body ends this way), or `A2A_HTTP1_CLOSED_BEFORE_RESPONSE` (not a byte
- arrived: a stale pooled connection), `A2A_HTTP1_TRUNCATED_HEAD`,
- `A2A_HTTP1_TRUNCATED_BODY`, or the earlier error of a spent reader.
-
- Errors: also `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_http1_response_finish(struct a2a_http1_response *response);
-
-/*
- The final response head. Returns `A2A_OK` and writes `*out` (its `reason` points into
- the reader: valid until the next mutating call), or `A2A_NONE` before the head is
- complete.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_http1_response_head(const struct a2a_http1_response *response,
-                                   struct a2a_http1_head *out);
-
-/*
- The `index`-th header field of the final head, in the order received: the name as sent
- and the raw value bytes (obs-text possible). Views point into the reader: valid until
- the next mutating call. Both outputs written on success only.
-
- Returns `A2A_OK`, `A2A_NONE` (no head yet), or `A2A_INVALID_ARGUMENT` (`index` >= the
- header count). Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_http1_response_header(const struct a2a_http1_response *response,
-                                     size_t index,
-                                     struct a2a_str *name,
-                                     struct a2a_bytes *value);
-
-/*
- The value of the first header called `name` (case-insensitive, UTF-8). Returns `A2A_OK`
- and writes `*value` (a view into the reader, valid until the next mutating call), or
- `A2A_NONE` when there is no such header or no head yet.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
- */
-a2a_result a2a_http1_response_header_get(const struct a2a_http1_response *response,
-                                         const char *name,
-                                         size_t name_len,
-                                         struct a2a_bytes *value);
-
-/*
- Number of trailer fields read after a chunked body (0 when none or `response` is NULL).
- */
-size_t a2a_http1_response_trailer_count(const struct a2a_http1_response *response);
-
-/*
- The `index`-th trailer field; as `a2a_http1_response_header`.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range).
- */
-a2a_result a2a_http1_response_trailer(const struct a2a_http1_response *response,
-                                      size_t index,
-                                      struct a2a_str *name,
-                                      struct a2a_bytes *value);
-
-/*
- Body bytes handed out so far (0 when `response` is NULL).
- */
-uint64_t a2a_http1_response_body_received(const struct a2a_http1_response *response);
-
-/*
- 1xx informational responses skipped (0 when `response` is NULL).
- */
-size_t a2a_http1_response_informational_skipped(const struct a2a_http1_response *response);
-
-/*
- Whether the response is complete (false when `response` is NULL).
- */
-bool a2a_http1_response_is_done(const struct a2a_http1_response *response);
-
-/*
- Whether the connection may carry another request after this complete response (false
- when `response` is NULL).
- */
-bool a2a_http1_response_reusable(const struct a2a_http1_response *response);
-
-/*
- A human-readable message for the error of the most recent mutating call on the reader;
- absent `(NULL, 0)` when it had none or `response` is NULL. Valid until the next
- mutating call.
- */
-struct a2a_str a2a_http1_response_last_error(const struct a2a_http1_response *response);
-
 #if defined(A2A_FEATURE_CLIENT)
 /*
  Makes a client state for a known interface: `url` (UTF-8, copied; the interface URL
@@ -5543,7 +4687,7 @@ a2a_result a2a_call_new_card_fetch(const struct a2a_machine_config *config,
 #if defined(A2A_FEATURE_CLIENT)
 /*
  Starts a call of `method` (an `a2a_method`) with its parameters `params_json` (a JSON
- object read tolerantly, any version's keys, as `a2a_request_build` takes them; `(NULL,
+ object read tolerantly, any version's keys, in any one canonical form; `(NULL,
  0)` for none, e.g. `GetExtendedAgentCard`) on `state`, at `now_ms` on the host's
  monotonic clock (the call's deadlines count from it), with `settings` (NULL: none;
  copied). `SendStreamingMessage` and `SubscribeToTask` run the stream machine (items as
@@ -5930,281 +5074,12 @@ a2a_result a2a_outcome_remote_hint_pair(const struct a2a_outcome *outcome,
 a2a_result a2a_outcome_get_info(const struct a2a_outcome *outcome, struct a2a_outcome_info *out);
 
 /*
- A new, empty request handle (fill it with `a2a_request_build`; reuse it for the next
- call). `out`: a new handle the caller owns (free with `a2a_request_free`); written on
- success only.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_request_new(struct a2a_request **out);
-
-/*
- Frees a request handle. NULL is a no-op; must not be called twice.
- */
-void a2a_request_free(struct a2a_request *request);
-
-/*
- Builds the request for `method` with its parameters `params_json` (a JSON object, read
- tolerantly: any version's keys; `(NULL, 0)` means no params, e.g. for
- `GetExtendedAgentCard`) on `*iface`, with `*opts` (NULL: none). Everything is read
- during the call only; the request is held by the handle (replacing the previous one).
-
- Errors (the handle then holds no request; `a2a_request_last_error` says why):
- `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (version, binding,
- method or id kind not a member), `A2A_REQUEST_PARAMS` (params not JSON or of the wrong
- shape), `A2A_REQUEST_NOT_IN_VERSION` (e.g. ListTasks on 0.3), `A2A_REQUEST_MISSING_ID`
- (JSON-RPC without an id), `A2A_REQUEST_NOT_REPRESENTABLE`, `A2A_REQUEST_BAD_HEADER`,
- `A2A_REQUEST_RESERVED_HEADER`, `A2A_REQUEST_BAD_EXTENSION`, `A2A_REQUEST_BODY`.
- */
-a2a_result a2a_request_build(struct a2a_request *request,
-                             const struct a2a_interface *iface,
-                             uint32_t method,
-                             const uint8_t *params_json,
-                             size_t params_json_len,
-                             const struct a2a_call_options *opts);
-
-/*
- Builds a `SendMessage` request with one user text part: `message_id` (reuse it when
- retrying the same message) and `text`, both UTF-8. Otherwise as `a2a_request_build`.
- */
-a2a_result a2a_request_build_text(struct a2a_request *request,
-                                  const struct a2a_interface *iface,
-                                  const char *message_id,
-                                  size_t message_id_len,
-                                  const char *text,
-                                  size_t text_len,
-                                  const struct a2a_call_options *opts);
-
-/*
- The HTTP method (`POST`, `GET`, `DELETE`), static text; absent `(NULL, 0)` when the
- handle holds no request.
- */
-struct a2a_str a2a_request_http_method(const struct a2a_request *request);
-
-/*
- The path relative to the interface URL: empty for JSON-RPC (post to the URL itself),
- `/...` for HTTP+JSON (append it to the URL's path, e.g. with `a2a_http1_join_target`).
- Absent when the handle holds no request. Valid until the next mutating call.
- */
-struct a2a_str a2a_request_path(const struct a2a_request *request);
-
-/*
- Number of headers (0 when the handle holds no request).
- */
-size_t a2a_request_header_count(const struct a2a_request *request);
-
-/*
- The `index`-th header, in order. Views valid until the next mutating call; both written
- on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range or no
- request).
- */
-a2a_result a2a_request_header(const struct a2a_request *request,
-                              size_t index,
-                              struct a2a_str *name,
-                              struct a2a_str *value);
-
-/*
- The body bytes (empty for GET and DELETE). Absent when the handle holds no request.
- Valid until the next mutating call.
- */
-struct a2a_bytes a2a_request_body(const struct a2a_request *request);
-
-/*
- The A2A method of the built request. Returns true and writes `*out`, or false when the
- handle holds no request or an argument is NULL.
- */
-bool a2a_request_a2a_method(const struct a2a_request *request, a2a_method *out);
-
-/*
- The JSON-RPC id the response must echo, as text (a string id's contents or a number's
- digits: pass it as `a2a_asked.request_id` to the classifier). Absent for HTTP+JSON or
- when the handle holds no request. Valid until the next mutating call.
- */
-struct a2a_str a2a_request_rpc_id(const struct a2a_request *request);
-
-/*
- A human-readable message for the error of the most recent build on this handle;
- absent `(NULL, 0)` when it had none or `request` is NULL. Valid until the next mutating
- call.
- */
-struct a2a_str a2a_request_last_error(const struct a2a_request *request);
-
-/*
- Writes the default retry configuration (a read; 3 attempts, 10 follow-ups, no new
- tasks; backoff 200 ms doubling to 10 s; Retry-After honoured up to 60 s; no deadline) to
- `*out`.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_retry_config_default(struct a2a_retry_config *out);
-
-/*
- A retry policy with `*config`, its first attempt starting at `now_ms`. `config` is read
- during the call only. `out`: a new handle the caller owns (free with
- `a2a_retry_policy_free`); written on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`kind`), `A2A_CONFIG_*` (a field
- out of range).
- */
-a2a_result a2a_retry_policy_new(const struct a2a_retry_config *config,
-                                uint64_t now_ms,
-                                struct a2a_retry_policy **out);
-
-/*
- Frees a retry policy. NULL is a no-op; must not be called twice.
- */
-void a2a_retry_policy_free(struct a2a_retry_policy *policy);
-
-/*
- Marks the start of an attempt at `now_ms` (the policy learns how long attempts take).
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_retry_policy_begin_attempt(struct a2a_retry_policy *policy, uint64_t now_ms);
-
-/*
- Records the task id the call created (for resubscribe and poll). UTF-8, copied.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`.
- */
-a2a_result a2a_retry_policy_set_task_id(struct a2a_retry_policy *policy,
-                                        const char *task_id,
-                                        size_t task_id_len);
-
-/*
- The task id known to the policy; absent `(NULL, 0)` when none. Valid until the next
- mutating call on the policy.
- */
-struct a2a_str a2a_retry_policy_task_id(const struct a2a_retry_policy *policy);
-
-/*
- Sends of the request so far (0 when `policy` is NULL).
- */
-uint32_t a2a_retry_policy_attempts(const struct a2a_retry_policy *policy);
-
-/*
- Resubscribe and poll calls so far (0 when `policy` is NULL).
- */
-uint32_t a2a_retry_policy_follow_ups(const struct a2a_retry_policy *policy);
-
-/*
- New tasks started so far (0 when `policy` is NULL).
- */
-uint32_t a2a_retry_policy_new_tasks(const struct a2a_retry_policy *policy);
-
-/*
- The policy's estimate of one attempt's duration in ms (0 when `policy` is NULL).
- */
-uint64_t a2a_retry_policy_estimate(const struct a2a_retry_policy *policy);
-
-/*
- Time left before the deadline at `now_ms`. Returns true and writes `*out`, or false
- (leaving it untouched) when there is no deadline or an argument is NULL.
- */
-bool a2a_retry_policy_remaining(const struct a2a_retry_policy *policy,
-                                uint64_t now_ms,
-                                uint64_t *out);
-
-/*
- Whether the policy has answered done or give-up (false when `policy` is NULL).
- */
-bool a2a_retry_policy_is_finished(const struct a2a_retry_policy *policy);
-
-/*
- Feeds the outcome of the attempt that just ended (at `now_ms`) and writes what to do
- next to `*out`. `random`: caller-supplied random bits for backoff jitter (the library has
- no random source). `outcome` is read during the call only. `out.task_id` points into the
- policy: valid until the next mutating call on it.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_retry_policy_next(struct a2a_retry_policy *policy,
-                                 const struct a2a_outcome *outcome,
-                                 uint64_t now_ms,
-                                 uint64_t random,
-                                 struct a2a_retry_action *out);
-
-/*
  Writes the default breaker configuration (5 counted failures, or 50% of at least 10
  calls, within 30 s in 10 buckets open it for 15 s; then 1 trial call decides) to `*out`.
 
  Errors: `A2A_NULL_PARAMETER`.
  */
 a2a_result a2a_breaker_config_default(struct a2a_breaker_config *out);
-
-/*
- A breaker for `agent` (UTF-8, copied) with `*config` (read during the call only).
- `out`: a new handle the caller owns (free with `a2a_breaker_free`); written on success.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_CONFIG_*`.
- */
-a2a_result a2a_breaker_new(const char *agent,
-                           size_t agent_len,
-                           const struct a2a_breaker_config *config,
-                           struct a2a_breaker **out);
-
-/*
- Frees a breaker. NULL is a no-op; must not be called twice.
- */
-void a2a_breaker_free(struct a2a_breaker *breaker);
-
-/*
- The agent name given at creation; valid until the breaker is freed. Absent when
- `breaker` is NULL.
- */
-struct a2a_str a2a_breaker_agent(const struct a2a_breaker *breaker);
-
-/*
- Whether a call may go out at `now_ms` (in half-open state this takes a trial permit:
- report the call with `a2a_breaker_record`, or `a2a_breaker_release` if it was never
- made). False when `breaker` is NULL.
- */
-bool a2a_breaker_allow(struct a2a_breaker *breaker, uint64_t now_ms);
-
-/*
- The transport outcome (CircuitOpen, request not sent) to report for a refused call.
- `out`: a new outcome the caller owns; written on success only.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_breaker_refusal(const struct a2a_breaker *breaker,
-                               uint64_t now_ms,
-                               struct a2a_outcome **out);
-
-/*
- Records the outcome of a call that `a2a_breaker_allow` let through (read during the call
- only).
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_breaker_record(struct a2a_breaker *breaker,
-                              const struct a2a_outcome *outcome,
-                              uint64_t now_ms);
-
-/*
- Returns a trial permit taken by `a2a_breaker_allow` for a call that was never made.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_breaker_release(struct a2a_breaker *breaker, uint64_t now_ms);
-
-/*
- Writes a snapshot of the breaker at `now_ms` to `*out`.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_breaker_snapshot_at(const struct a2a_breaker *breaker,
-                                   uint64_t now_ms,
-                                   struct a2a_breaker_snapshot *out);
-
-/*
- Closes the breaker and forgets its window (keeps the lifetime counters).
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_breaker_reset(struct a2a_breaker *breaker);
 
 /*
  Whether an outcome counts as a failure toward opening a breaker (false when `outcome`
@@ -6828,121 +5703,6 @@ a2a_result a2a_sse_encoder_clear(struct a2a_sse_encoder *encoder);
 struct a2a_str a2a_sse_encoder_last_error(const struct a2a_sse_encoder *encoder);
 
 /*
- A tracker for a call asked as `*asked` (NULL: nothing known), with an idle timeout in
- milliseconds (0: none), started at `now_ms` on the caller's monotonic clock.
-
- `asked` is read during the call only (the tracker copies what it keeps). `out`: receives
- a new handle the caller owns (free with `a2a_stream_tracker_free`); written on success.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
- */
-a2a_result a2a_stream_tracker_new(const struct a2a_asked *asked,
-                                  uint64_t idle_timeout_ms,
-                                  uint64_t now_ms,
-                                  struct a2a_stream_tracker **out);
-
-/*
- Frees a tracker. NULL is a no-op; must not be called twice. Borrowed item outcomes
- become invalid.
- */
-void a2a_stream_tracker_free(struct a2a_stream_tracker *tracker);
-
-/*
- Bytes arrived at `now_ms` (any bytes prove the connection alive; pushes the deadline).
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_on_bytes(struct a2a_stream_tracker *tracker, uint64_t now_ms);
-
-/*
- A comment (keep-alive) arrived at `now_ms`: activity, nothing else.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_on_comment(struct a2a_stream_tracker *tracker, uint64_t now_ms);
-
-/*
- A decoded SSE event arrived at `now_ms`: its type (`(NULL, 0)` when it had no `event:`
- field) and data, read during the call only.
-
- Returns `A2A_OK` and writes `*out` (its `outcome` and `artifact_id` are borrowed from
- the tracker until the next mutating call), or `A2A_NONE` for an event whose data is
- empty or only whitespace (nothing to classify; `*out` untouched).
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_on_event(struct a2a_stream_tracker *tracker,
-                                       uint64_t now_ms,
-                                       const uint8_t *event_type,
-                                       size_t event_type_len,
-                                       const uint8_t *data,
-                                       size_t data_len,
-                                       struct a2a_stream_item *out);
-
-/*
- When the caller must call `a2a_stream_tracker_on_timeout` at the latest, in ms on the
- caller's clock. Returns true and writes `*out`, or false (leaving `*out` untouched) when
- there is no idle timeout, the stream has ended, or an argument is NULL.
- */
-bool a2a_stream_tracker_next_deadline(const struct a2a_stream_tracker *tracker, uint64_t *out);
-
-/*
- The idle deadline may have passed at `now_ms`. Returns `A2A_OK` and a new transport
- outcome in `*out` (owned by the caller: free with `a2a_outcome_free`; advice
- `resubscribe` when the task id is known) when it has, or `A2A_NONE` when `now_ms` is
- before the deadline or there is none.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_on_timeout(struct a2a_stream_tracker *tracker,
-                                         uint64_t now_ms,
-                                         struct a2a_outcome **out);
-
-/*
- The response was not `text/event-stream` (an up-front error): classifies it as a whole
- response and ends the tracker. `response` is read during the call only; its `asked` is
- ignored (the tracker's own is used). `out`: a new outcome the caller owns.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`.
- */
-a2a_result a2a_stream_tracker_on_non_sse_body(struct a2a_stream_tracker *tracker,
-                                              const struct a2a_response *response,
-                                              struct a2a_outcome **out);
-
-/*
- The body ended: how the stream ended (`*kind`) and the call's outcome (`*out`, a new
- outcome the caller owns). Calling it again returns the same end. Both outputs written on
- success only.
-
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_stream_tracker_finish(struct a2a_stream_tracker *tracker,
-                                     a2a_stream_end_kind *kind,
-                                     struct a2a_outcome **out);
-
-/*
- Whether the interaction is over (stop reading and close); false when `tracker` is NULL.
- */
-bool a2a_stream_tracker_is_over(const struct a2a_stream_tracker *tracker);
-
-/*
- The task id seen so far; absent `(NULL, 0)` when none (or `tracker` is NULL). Valid
- until the next mutating call on the tracker.
- */
-struct a2a_str a2a_stream_tracker_task_id(const struct a2a_stream_tracker *tracker);
-
-/*
- The last task state seen so far. Returns true and writes `*out`, or false (leaving it
- untouched) when none was seen or an argument is NULL.
- */
-bool a2a_stream_tracker_last_state(const struct a2a_stream_tracker *tracker, a2a_task_state *out);
-
-/*
- Events that produced an item so far (0 when `tracker` is NULL).
- */
-uint64_t a2a_stream_tracker_events(const struct a2a_stream_tracker *tracker);
-
-/*
  A new empty tally. `out`: a new handle the caller owns (free with `a2a_tally_free`);
  written on success only.
 
@@ -7452,7 +6212,7 @@ bool a2a_task_state_is_interrupted(uint32_t state);
 
  Returns an absent view `(NULL, 0)` when `value` is not a member of that enum, when the
  member has no name (`A2A_CHANNEL_INVALID`, `A2A_RETRY_INVALID`, `A2A_ERROR_NAME_INVALID`,
- `A2A_GIVE_UP_REASON_NONE` and `_OTHER`, `A2A_METHOD_LIST_TASKS` in 0.3), and when `vocab`
+ `A2A_METHOD_LIST_TASKS` in 0.3), and when `vocab`
  is not an `a2a_vocab` member. The text is static memory inside the library: valid
  forever, never free it.
  */

@@ -90,8 +90,8 @@ def seeds() -> dict[str, list[bytes]]:
         # sse_roundtrip reads an arbitrary tuple from the bytes: any bytes are a valid input.
         s['sse_roundtrip'].append(raw)
         # ffi_feed: max_line, max_event (mod 48, plus 1), flags (bit 0 dispatch at EOF, bit 2
-        # event-stream content type, bits 3-7 HTTP piece size and status), number of chunk
-        # sizes, the sizes, then the bytes (an event stream here, a response below).
+        # event-stream content type, bits 5-7 the status), number of chunk sizes, the sizes,
+        # then the bytes (an event stream here, a response body below).
         s['ffi_feed'].append(bytes([47, 47, flags | 4, 0]) + raw)
         s['ffi_feed'].append(bytes([47, 47, flags | 4 | 8, 2, 3, 1]) + raw)
     # classify: selector byte (version, binding, status, stream flag, method) + body.
@@ -101,8 +101,7 @@ def seeds() -> dict[str, list[bytes]]:
         s['classify'].append(bytes([(k * 37) & 0xE0 | stream | (k & 0x0C) | version]) + body)
         # http1_response: control byte (bit 7 HEAD, low 5 bits piece size - 1) + a response.
         s['http1_response'].append(bytes([k % 31]) + http1_response(inp, body, chunked=k % 3 == 0))
-        s['ffi_feed'].append(bytes([47, 47, (k * 8) & 0xF8 | stream >> 2, 1, 7])
-                             + http1_response(inp, body, chunked=k % 2 == 0))
+        s['ffi_feed'].append(bytes([47, 47, (k * 32) & 0xE0 | stream >> 2, 1, 7]) + body)
     # card_parse: the card documents (trust_parse reads them as JSON and as signed cards).
     for case in load('cards.json')['cases']:
         s['card_parse'].append(json.dumps(case['card']).encode())

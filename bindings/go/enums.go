@@ -41,12 +41,6 @@ func (k EventKind) String() string {
 	return enumName(map[uint32]string{uint32(KindEvent): "event", uint32(KindComment): "comment", uint32(KindRetry): "retry"}, "EventKind", uint32(k))
 }
 
-// String names the call kind.
-func (k CallKind) String() string {
-	return enumName(map[uint32]string{uint32(CallRead): "read", uint32(CallIdempotent): "idempotent",
-		uint32(CallWithIdempotencyKey): "with-idempotency-key", uint32(CallSideEffecting): "side-effecting"}, "CallKind", uint32(k))
-}
-
 // String names the stream event kind.
 func (k ClientStreamEventKind) String() string {
 	return enumName(map[uint32]string{uint32(StreamEventItem): "item", uint32(StreamEventResubscribing): "resubscribing",

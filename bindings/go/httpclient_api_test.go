@@ -290,9 +290,7 @@ func TestEnumsHaveNames(t *testing.T) {
 	add("AddressClass", AddressPublic, AddressLocalhostName, AddressLoopback, AddressPrivate, AddressSharedAddressSpace,
 		AddressLinkLocal, AddressUniqueLocal, AddressUnspecified, AddressMulticast, AddressOther)
 	add("EventKind", KindEvent, KindComment, KindRetry)
-	add("CallKind", CallRead, CallIdempotent, CallWithIdempotencyKey, CallSideEffecting)
 	add("ClientStreamEventKind", StreamEventItem, StreamEventResubscribing, StreamEventEnd)
-	add("BreakerState", BreakerClosed, BreakerOpen, BreakerHalfOpen)
 	for n := ErrorName(1); n < 200; n++ {
 		if s := n.String(); s != "" && !strings.Contains(s, "(") {
 			add("ErrorName", n)

@@ -114,19 +114,6 @@ func (o *Outcome) CountsTowardBreaker() (bool, error) {
 // (how to read the REMOTE_ lines).
 func ModelInstruction() string { return goStr(C.a2a_model_instruction()) }
 
-// ---- the retry vocabulary (the client machine retries; these name what it does) ---------
-
-// CallKind says how safe a call is to repeat.
-type CallKind uint32
-
-// Call kinds (a2a_call_kind).
-const (
-	CallRead               CallKind = C.A2A_CALL_KIND_READ                 // get task, get card
-	CallIdempotent         CallKind = C.A2A_CALL_KIND_IDEMPOTENT           // cancel
-	CallWithIdempotencyKey CallKind = C.A2A_CALL_KIND_WITH_IDEMPOTENCY_KEY // a send with a key
-	CallSideEffecting      CallKind = C.A2A_CALL_KIND_SIDE_EFFECTING       // a send without a key
-)
-
 func msDur(ms C.uint64_t) time.Duration { return time.Duration(ms) * time.Millisecond }
 
 func durMS(d time.Duration) C.uint64_t {
@@ -135,32 +122,6 @@ func durMS(d time.Duration) C.uint64_t {
 	}
 	return C.uint64_t(d / time.Millisecond)
 }
-
-// GiveUpReason says why a policy gave up.
-type GiveUpReason uint32
-
-// Give-up reasons (a2a_give_up_reason); 0 means "not a give-up".
-const (
-	GiveUpNotRetryable             GiveUpReason = C.A2A_GIVE_UP_REASON_NOT_RETRYABLE
-	GiveUpReauthenticate           GiveUpReason = C.A2A_GIVE_UP_REASON_REAUTHENTICATE
-	GiveUpFixVersion               GiveUpReason = C.A2A_GIVE_UP_REASON_FIX_VERSION
-	GiveUpRemoteSaysNotRetryable   GiveUpReason = C.A2A_GIVE_UP_REASON_REMOTE_SAYS_NOT_RETRYABLE
-	GiveUpUnknownOutcomeWithoutKey GiveUpReason = C.A2A_GIVE_UP_REASON_UNKNOWN_OUTCOME_WITHOUT_KEY
-	GiveUpTaskEnded                GiveUpReason = C.A2A_GIVE_UP_REASON_TASK_ENDED
-	GiveUpNewTaskWithoutKey        GiveUpReason = C.A2A_GIVE_UP_REASON_NEW_TASK_WITHOUT_KEY
-	GiveUpCircuitOpen              GiveUpReason = C.A2A_GIVE_UP_REASON_CIRCUIT_OPEN
-	GiveUpAttemptsExhausted        GiveUpReason = C.A2A_GIVE_UP_REASON_ATTEMPTS_EXHAUSTED
-	GiveUpFollowUpsExhausted       GiveUpReason = C.A2A_GIVE_UP_REASON_FOLLOW_UPS_EXHAUSTED
-	GiveUpNewTasksExhausted        GiveUpReason = C.A2A_GIVE_UP_REASON_NEW_TASKS_EXHAUSTED
-	GiveUpDeadlineExhausted        GiveUpReason = C.A2A_GIVE_UP_REASON_DEADLINE_EXHAUSTED
-	GiveUpRetryAfterBeyondDeadline GiveUpReason = C.A2A_GIVE_UP_REASON_RETRY_AFTER_BEYOND_DEADLINE
-	GiveUpRetryAfterTooLong        GiveUpReason = C.A2A_GIVE_UP_REASON_RETRY_AFTER_TOO_LONG
-	GiveUpFinished                 GiveUpReason = C.A2A_GIVE_UP_REASON_FINISHED
-	GiveUpOther                    GiveUpReason = C.A2A_GIVE_UP_REASON_OTHER
-)
-
-// String is the reason's code word ("attempts_exhausted", ...); "" for none and other.
-func (g GiveUpReason) String() string { return vocabName(C.A2A_VOCAB_GIVE_UP_REASON, uint32(g)) }
 
 // ---- circuit breaker ---------------------------------------------------------------------
 
@@ -196,18 +157,3 @@ func (cfg BreakerConfig) c() C.struct_a2a_breaker_config {
 		cool_down_ms: durMS(cfg.CoolDown), half_open_trials: C.uint32_t(cfg.HalfOpenTrials),
 	}
 }
-
-// BreakerState is closed, open or half-open.
-type BreakerState uint32
-
-// Breaker states (a2a_breaker_state).
-const (
-	BreakerClosed   BreakerState = C.A2A_BREAKER_STATE_CLOSED
-	BreakerOpen     BreakerState = C.A2A_BREAKER_STATE_OPEN
-	BreakerHalfOpen BreakerState = C.A2A_BREAKER_STATE_HALF_OPEN
-)
-
-var breakerStateNames = map[BreakerState]string{BreakerClosed: "closed", BreakerOpen: "open", BreakerHalfOpen: "half_open"}
-
-// String names the state.
-func (s BreakerState) String() string { return breakerStateNames[s] }

@@ -3,8 +3,9 @@
  *
  * 1. Decodes a captured A2A 0.3 `message/stream` response body (SSE), fed in small chunks
  *    as a socket would deliver it, with the batch call (a2a_sse_decoder_feed_packed: one
- *    call per chunk, every item of it); every event goes to a stream tracker, which says
- *    how the stream ended.
+ *    call per chunk, every item of it), and classifies every event's data like a whole
+ *    response. (A client that performs its own HTTP lets the client machine do all of this,
+ *    resubscribes included: examples/c/curl_client.c.)
  * 2. Classifies a captured non-streaming response (a FAILED task carrying an ADK error_id)
  *    and prints its outcome.
  *
@@ -63,17 +64,42 @@ static void print_outcome(const a2a_outcome *o) {
   print_view("retry", a2a_vocab_name(A2A_VOCAB_RETRY, info.retry));
 }
 
+/* Classifies one event's data (a JSON-RPC response of a stream) and prints its state;
+ * returns the task state, or A2A_TASK_STATE_UNKNOWN. */
+static a2a_task_state print_event(const a2a_sse_item *ev, a2a_asked asked) {
+  a2a_response resp;
+  a2a_outcome *o = NULL;
+  a2a_outcome_info info;
+  a2a_task_state state = A2A_TASK_STATE_UNKNOWN;
+  memset(&resp, 0, sizeof resp);
+  resp.status = 200;
+  resp.content_type = "application/json";
+  resp.content_type_len = strlen(resp.content_type);
+  resp.body = ev->data.ptr;
+  resp.body_len = ev->data.len;
+  resp.asked = asked;
+  printf("  event id=%.*s", (int)ev->id.len, (const char *)ev->id.ptr);
+  if (a2a_classify(&resp, &o) == A2A_OK && a2a_outcome_get_info(o, &info) == A2A_OK &&
+      info.has_state) {
+    a2a_str s = a2a_vocab_name(A2A_VOCAB_TASK_STATE, info.state);
+    state = info.state;
+    printf(" state=%.*s", (int)s.len, s.ptr);
+  }
+  printf("%s\n", a2a_task_state_is_terminal(state) ? " (ends the stream)" : "");
+  a2a_outcome_free(o);
+  return state;
+}
+
 int main(void) {
   a2a_sse_decoder *dec = NULL;
-  a2a_stream_tracker *tracker = NULL;
-  a2a_outcome *end = NULL, *outcome = NULL;
-  a2a_stream_end_kind end_kind;
+  a2a_outcome *outcome = NULL;
+  a2a_task_state last = A2A_TASK_STATE_UNKNOWN;
   a2a_asked asked;
   a2a_response resp;
   a2a_result r;
   size_t off, i, len = strlen(STREAM);
-  uint64_t now_ms = 0;
 
+  memset(&asked, 0, sizeof asked);
   asked.version = A2A_PROTOCOL_VERSION_V0_3;
   asked.binding = A2A_BINDING_JSON_RPC;
   asked.method = "message/stream";
@@ -84,40 +110,22 @@ int main(void) {
   /* The core's default limits (16 MiB lines and events) and the WHATWG end-of-stream rule. */
   r = a2a_sse_decoder_new_with((size_t)16 << 20, (size_t)16 << 20, A2A_SSE_AT_EOF_DISCARD, &dec);
   if (r != A2A_OK) return fail("a2a_sse_decoder_new_with", r);
-  if ((r = a2a_stream_tracker_new(&asked, 30000, now_ms, &tracker)) != A2A_OK)
-    return fail("a2a_stream_tracker_new", r);
 
   printf("stream:\n");
   for (off = 0; off < len; off += 37) { /* 37-byte chunks, split anywhere */
     a2a_sse_packed batch;
     const a2a_sse_item *items;
     size_t chunk = len - off < 37 ? len - off : 37;
-    now_ms += 10;
-    a2a_stream_tracker_on_bytes(tracker, now_ms);
     /* The decoder copies what it keeps: the items point into the decoder, valid until the
      * next call on it. */
     r = a2a_sse_decoder_feed_packed(dec, (const uint8_t *)STREAM + off, chunk, &batch);
     if (r != A2A_OK) return fail("a2a_sse_decoder_feed_packed", r);
     items = batch.items;
     for (i = 0; i < batch.item_count; i++) {
-      a2a_stream_item item;
-      if (items[i].kind == A2A_SSE_ITEM_KIND_COMMENT) {
-        a2a_stream_tracker_on_comment(tracker, now_ms);
+      if (items[i].kind == A2A_SSE_ITEM_KIND_COMMENT)
         printf("  comment (liveness)\n");
-      } else if (items[i].kind == A2A_SSE_ITEM_KIND_EVENT) {
-        r = a2a_stream_tracker_on_event(tracker, now_ms, items[i].event_type.ptr,
-                                        items[i].event_type.len, items[i].data.ptr,
-                                        items[i].data.len, &item);
-        if (r == A2A_OK) {
-          a2a_outcome_info info;
-          printf("  event id=%.*s", (int)items[i].id.len, (const char *)items[i].id.ptr);
-          if (a2a_outcome_get_info(item.outcome, &info) == A2A_OK && info.has_state) {
-            a2a_str s = a2a_vocab_name(A2A_VOCAB_TASK_STATE, info.state);
-            printf(" state=%.*s", (int)s.len, s.ptr);
-          }
-          printf("%s\n", item.ends_stream ? " (ends the stream)" : "");
-        }
-      }
+      else if (items[i].kind == A2A_SSE_ITEM_KIND_EVENT)
+        last = print_event(&items[i], asked);
     }
   }
   {
@@ -125,10 +133,7 @@ int main(void) {
     if ((r = a2a_sse_decoder_finish(dec, &fin)) != A2A_OK) return fail("a2a_sse_decoder_finish", r);
     if (fin.discarded) printf("  (an unterminated block was discarded)\n");
   }
-  if ((r = a2a_stream_tracker_finish(tracker, &end_kind, &end)) != A2A_OK)
-    return fail("a2a_stream_tracker_finish", r);
-  printf("stream end: %s\n", end_kind == A2A_STREAM_END_KIND_COMPLETED ? "completed" : "other");
-  print_outcome(end);
+  printf("stream end: %s\n", last == A2A_TASK_STATE_COMPLETED ? "completed" : "other");
 
   memset(&resp, 0, sizeof resp);
   resp.status = 200;
@@ -145,8 +150,6 @@ int main(void) {
   print_outcome(outcome);
 
   a2a_outcome_free(outcome);
-  a2a_outcome_free(end);
-  a2a_stream_tracker_free(tracker);
   a2a_sse_decoder_free(dec);
   return 0;
 }

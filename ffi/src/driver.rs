@@ -13,8 +13,8 @@ use a2a::card::SelectionOrder;
 use a2a::driver::{self, Client, ClientConfig, StreamCall, StreamEvent, Target};
 
 use crate::handle::{self, Handle, try_mut, try_out, try_shared};
+use crate::header::{a2a_header, headers_from};
 use crate::hook::{Hook, a2a_header_hook};
-use crate::http1::{a2a_header, headers_from};
 use crate::outcome::a2a_outcome;
 use crate::panic::ffi_panic_boundary;
 use crate::resilience::a2a_breaker_config;

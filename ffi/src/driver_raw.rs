@@ -23,7 +23,7 @@ use a2a::outcome::{ErrorName, Outcome, RequestSent};
 
 use crate::driver::{a2a_client, a2a_client_config, config_from};
 use crate::handle::{self, Handle, try_out, try_ref, try_shared};
-use crate::http1::{a2a_header, headers_from};
+use crate::header::{a2a_header, headers_from};
 use crate::outcome::a2a_outcome;
 use crate::panic::ffi_panic_boundary;
 use crate::result::a2a_result;

@@ -46,9 +46,9 @@ pub mod driver_raw;
 
 pub mod classify;
 pub mod handle;
+pub mod header;
 #[cfg(feature = "client")]
 pub mod hook;
-pub mod http1;
 #[cfg(feature = "client")]
 pub mod machine;
 #[cfg(feature = "client")]
@@ -63,6 +63,7 @@ pub mod server;
 #[cfg(feature = "server")]
 pub mod server_hooks;
 pub mod sse;
+#[cfg(feature = "client")]
 pub mod stream;
 pub mod tally;
 #[cfg(feature = "client")]

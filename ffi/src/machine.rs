@@ -29,8 +29,8 @@ use a2a::outcome::{ErrorName, Outcome};
 use a2a::time::Millis;
 
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
+use crate::header::{a2a_header, headers_from};
 use crate::hook::{Hook, a2a_header_hook};
-use crate::http1::{a2a_header, headers_from};
 use crate::machine_config::{SharedCardCache, a2a_call_settings, a2a_machine_config};
 use crate::outcome::a2a_outcome;
 use crate::panic::ffi_panic_boundary;
@@ -442,7 +442,7 @@ fn start(
 }
 
 /// Starts a call of `method` (an `a2a_method`) with its parameters `params_json` (a JSON
-/// object read tolerantly, any version's keys, as `a2a_request_build` takes them; `(NULL,
+/// object read tolerantly, any version's keys, in any one canonical form; `(NULL,
 /// 0)` for none, e.g. `GetExtendedAgentCard`) on `state`, at `now_ms` on the host's
 /// monotonic clock (the call's deadlines count from it), with `settings` (NULL: none;
 /// copied). `SendStreamingMessage` and `SubscribeToTask` run the stream machine (items as

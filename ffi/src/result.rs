@@ -94,6 +94,8 @@ pub enum a2a_result {
     A2A_SSE_ENCODE = 306,
 
     // --- 400–499: request builders ---
+    // (No call returns these any more: the request builder `a2a_request_*` left the C ABI;
+    // a call the machine cannot build ends with an outcome. The numbers stay reserved.)
     /// Request: the call's params are not JSON or not of the method's shape.
     A2A_REQUEST_PARAMS = 400,
     /// Request: the method does not exist in the interface's protocol version.
@@ -112,6 +114,8 @@ pub enum a2a_result {
     A2A_REQUEST_BODY = 407,
 
     // --- 500–599: HTTP/1.1 ---
+    // (No call returns these any more: the HTTP/1.1 serializer and reader `a2a_http1_*` left
+    // the C ABI. The numbers stay reserved.)
     /// HTTP/1.1: HTTP method is empty or not a token.
     A2A_HTTP1_METHOD = 500,
     /// HTTP/1.1: request target is not origin-form or absolute http(s), or holds invalid bytes.

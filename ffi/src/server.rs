@@ -23,7 +23,7 @@ use a2a::version::{Binding, ProtocolVersion};
 
 use crate::buffer::a2a_buffer;
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
-use crate::http1::{a2a_header, headers_from};
+use crate::header::{a2a_header, headers_from};
 use crate::panic::ffi_panic_boundary;
 use crate::request::a2a_method;
 use crate::result::a2a_result;

@@ -12,7 +12,7 @@ use a2a::version::{Binding, ProtocolVersion};
 
 use crate::buffer::a2a_buffer;
 use crate::handle::try_mut;
-use crate::http1::{a2a_header, headers_from};
+use crate::header::{a2a_header, headers_from};
 use crate::panic::ffi_panic_boundary;
 use crate::result::a2a_result;
 use crate::view::{try_input, try_str};

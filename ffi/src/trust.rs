@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use crate::buffer::a2a_buffer;
 use crate::card::a2a_card;
 use crate::handle::{self, Handle, try_mut, try_out, try_ref, try_shared};
-use crate::http1::{a2a_header, headers_from};
+use crate::header::{a2a_header, headers_from};
 use crate::panic::ffi_panic_boundary;
 use crate::result::a2a_result;
 use crate::view::{a2a_str, try_bytes, try_input, try_str};

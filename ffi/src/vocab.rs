@@ -374,10 +374,8 @@ pub enum a2a_vocab {
     /// case-insensitive, surrounding whitespace ignored, also `json-rpc` and `rest`;
     /// anything else (e.g. `GRPC`) is `A2A_BINDING_UNKNOWN`.
     Binding = 7,
-    /// `a2a_give_up_reason`: snake_case codes (`"attempts_exhausted"`, ...); no name for
-    /// `A2A_GIVE_UP_REASON_NONE` and `_OTHER`. Parse: exact; anything else is
-    /// `A2A_INVALID_ARGUMENT`.
-    GiveUpReason = 8,
+    // 8 named the retry policy's give-up reasons; that policy left the C ABI with its
+    // enum (the client machine retries). The number is not reused.
     /// `a2a_method`: JSON-RPC method names of protocol 0.3 (`"message/send"`,
     /// `"tasks/get"`, ...); no name for `A2A_METHOD_LIST_TASKS` (not in 0.3). Parse: exact;
     /// a text that is not a 0.3 method name is `A2A_NONE`.
@@ -389,7 +387,7 @@ pub enum a2a_vocab {
 
 impl a2a_vocab {
     /// Every vocabulary, in number order.
-    pub(crate) const ALL: [a2a_vocab; 10] = [
+    pub(crate) const ALL: [a2a_vocab; 9] = [
         a2a_vocab::Channel,
         a2a_vocab::TaskState,
         a2a_vocab::Retry,
@@ -397,7 +395,6 @@ impl a2a_vocab {
         a2a_vocab::ErrorName,
         a2a_vocab::ProtocolVersion,
         a2a_vocab::Binding,
-        a2a_vocab::GiveUpReason,
         a2a_vocab::MethodJsonrpcV0_3,
         a2a_vocab::MethodJsonrpcV1_0,
     ];
@@ -421,7 +418,6 @@ impl a2a_vocab {
                 a2a_protocol_version::core_from_u32(value).map(ProtocolVersion::as_str)
             }
             a2a_vocab::Binding => a2a_binding::core_from_u32(value).map(Binding::as_str),
-            a2a_vocab::GiveUpReason => give_up_reason_code(value),
             a2a_vocab::MethodJsonrpcV0_3 => method_name(value, ProtocolVersion::V0_3),
             a2a_vocab::MethodJsonrpcV1_0 => method_name(value, ProtocolVersion::V1_0),
         }
@@ -444,8 +440,7 @@ impl a2a_vocab {
             a2a_vocab::Channel
             | a2a_vocab::Retry
             | a2a_vocab::RequestSent
-            | a2a_vocab::ErrorName
-            | a2a_vocab::GiveUpReason => self.exact(text).ok_or(A2A_INVALID_ARGUMENT),
+            | a2a_vocab::ErrorName => self.exact(text).ok_or(A2A_INVALID_ARGUMENT),
         }
     }
 
@@ -459,11 +454,6 @@ impl a2a_vocab {
 /// One past the largest member number of any vocabulary (`a2a_error_name`'s are below 300).
 const NAME_SCAN_END: u32 = 300;
 
-/// The give-up code of a C `a2a_give_up_reason` number.
-fn give_up_reason_code(value: u32) -> Option<&'static str> {
-    crate::resilience::give_up_reason_from_u32(value).map(|r| r.code())
-}
-
 /// The JSON-RPC name of a C `a2a_method` number in `version`.
 fn method_name(value: u32, version: ProtocolVersion) -> Option<&'static str> {
     crate::request::a2a_method::core_from_u32(value).and_then(|m| m.jsonrpc_name(version))
@@ -474,7 +464,7 @@ fn method_name(value: u32, version: ProtocolVersion) -> Option<&'static str> {
 ///
 /// Returns an absent view `(NULL, 0)` when `value` is not a member of that enum, when the
 /// member has no name (`A2A_CHANNEL_INVALID`, `A2A_RETRY_INVALID`, `A2A_ERROR_NAME_INVALID`,
-/// `A2A_GIVE_UP_REASON_NONE` and `_OTHER`, `A2A_METHOD_LIST_TASKS` in 0.3), and when `vocab`
+/// `A2A_METHOD_LIST_TASKS` in 0.3), and when `vocab`
 /// is not an `a2a_vocab` member. The text is static memory inside the library: valid
 /// forever, never free it.
 #[unsafe(no_mangle)]

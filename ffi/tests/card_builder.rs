@@ -7,7 +7,7 @@ use a2a_core::buffer::{
     a2a_buffer, a2a_buffer_bytes, a2a_buffer_free, a2a_buffer_last_error, a2a_buffer_new,
 };
 use a2a_core::card_builder::*;
-use a2a_core::http1::a2a_header;
+use a2a_core::header::a2a_header;
 use a2a_core::result::a2a_result;
 use a2a_core::server_hooks::{a2a_server_admission_status, a2a_server_hint_text};
 use a2a_core::view::a2a_str;

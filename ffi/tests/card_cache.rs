@@ -8,7 +8,7 @@ mod common;
 use common::{machine_config, set_interface, view_string};
 use std::ptr::{null, null_mut};
 
-use a2a_core::http1::a2a_header;
+use a2a_core::header::a2a_header;
 use a2a_core::machine::*;
 use a2a_core::machine_config::*;
 use a2a_core::outcome::{a2a_outcome_get_info, a2a_outcome_info};

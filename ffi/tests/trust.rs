@@ -10,7 +10,7 @@ use a2a::trust::SystemRandom;
 use a2a::trust::jws::SigningKey;
 use a2a_core::buffer::{a2a_buffer, a2a_buffer_free, a2a_buffer_new};
 use a2a_core::card::{a2a_card_free, a2a_card_new, a2a_card_parse};
-use a2a_core::http1::a2a_header;
+use a2a_core::header::a2a_header;
 use a2a_core::result::a2a_result;
 use a2a_core::trust::*;
 use a2a_core::view::a2a_str;

@@ -9,10 +9,8 @@ use std::ptr::{null, null_mut};
 
 use a2a::envelope::Method;
 use a2a::outcome::{Channel, ErrorName, RequestSent, RetryAdvice, TaskState};
-use a2a::resilience::GiveUpReason;
 use a2a::version::{Binding, ProtocolVersion};
 use a2a_core::request::a2a_method;
-use a2a_core::resilience::a2a_give_up_reason;
 use a2a_core::result::a2a_result;
 use a2a_core::vocab::*;
 use common::view_string;
@@ -116,7 +114,6 @@ fn expected(vocab: a2a_vocab) -> Vec<(u32, &'static str)> {
             (a2a_binding::JsonRpc as u32, Binding::JsonRpc.as_str()),
             (a2a_binding::HttpJson as u32, Binding::HttpJson.as_str()),
         ],
-        V::GiveUpReason => give_up_reasons(),
         V::MethodJsonrpcV0_3 => methods(ProtocolVersion::V0_3),
         V::MethodJsonrpcV1_0 => methods(ProtocolVersion::V1_0),
     }
@@ -177,31 +174,6 @@ fn error_names() -> Vec<(u32, &'static str)> {
     rows.iter().map(|(c, e)| (*c as u32, e.as_str())).collect()
 }
 
-fn give_up_reasons() -> Vec<(u32, &'static str)> {
-    use GiveUpReason as G;
-    use a2a_give_up_reason as C;
-    [
-        (C::NotRetryable, G::NotRetryable),
-        (C::Reauthenticate, G::Reauthenticate),
-        (C::FixVersion, G::FixVersion),
-        (C::RemoteSaysNotRetryable, G::RemoteSaysNotRetryable),
-        (C::UnknownOutcomeWithoutKey, G::UnknownOutcomeWithoutKey),
-        (C::TaskEnded, G::TaskEnded),
-        (C::NewTaskWithoutKey, G::NewTaskWithoutKey),
-        (C::CircuitOpen, G::CircuitOpen),
-        (C::AttemptsExhausted, G::AttemptsExhausted),
-        (C::FollowUpsExhausted, G::FollowUpsExhausted),
-        (C::NewTasksExhausted, G::NewTasksExhausted),
-        (C::DeadlineExhausted, G::DeadlineExhausted),
-        (C::RetryAfterBeyondDeadline, G::RetryAfterBeyondDeadline),
-        (C::RetryAfterTooLong, G::RetryAfterTooLong),
-        (C::Finished, G::Finished),
-    ]
-    .iter()
-    .map(|(c, g)| (*c as u32, g.code()))
-    .collect()
-}
-
 fn methods(version: ProtocolVersion) -> Vec<(u32, &'static str)> {
     use a2a_method as C;
     let rows = [
@@ -223,7 +195,7 @@ fn methods(version: ProtocolVersion) -> Vec<(u32, &'static str)> {
         .collect()
 }
 
-const VOCABS: [a2a_vocab; 10] = [
+const VOCABS: [a2a_vocab; 9] = [
     a2a_vocab::Channel,
     a2a_vocab::TaskState,
     a2a_vocab::Retry,
@@ -231,7 +203,6 @@ const VOCABS: [a2a_vocab; 10] = [
     a2a_vocab::ErrorName,
     a2a_vocab::ProtocolVersion,
     a2a_vocab::Binding,
-    a2a_vocab::GiveUpReason,
     a2a_vocab::MethodJsonrpcV0_3,
     a2a_vocab::MethodJsonrpcV1_0,
 ];
@@ -313,7 +284,6 @@ fn spellings_aliases_and_refusals_per_vocab() {
             0xdead_beef,
         ),
         (V::RequestSent, b"yes", A2A_INVALID_ARGUMENT, 0xdead_beef),
-        (V::GiveUpReason, b"other", A2A_INVALID_ARGUMENT, 0xdead_beef),
         // Versions: any MAJOR.MINOR[.PATCH] this core speaks.
         (V::ProtocolVersion, b"0.3.0", A2A_OK, 1),
         (V::ProtocolVersion, b" 1.2 ", A2A_OK, 2),

@@ -33,8 +33,8 @@ echo "15-fuzz: $(cargo fuzz --version), $(rustc --version)"
 # Inputs per target (seeds included): about 25 s each at three times the rate measured on a
 # shared, heavily loaded two-core machine (load 16: sse_decode 1.9k/s, sse_roundtrip 4.2k/s,
 # http1_response 4.3k/s, card_parse 3.4k/s, classify 0.8k/s, server_request 0.9k/s; trust_parse
-# 1.0k/s on a loaded shared machine, load not recorded; ffi_feed, which runs five decodes, two HTTP reads, a tracker and the classifier per input: 0.9k/s at
-# load 4, about 0.4k/s at 16).
+# 1.0k/s on a loaded shared machine, load not recorded; ffi_feed, which runs three decodes, three client-machine streams and the classifier per input:
+# 0.58k/s on a quieter machine (load about 2)).
 declare -A RUNS=(
   [answer_read]=40000
   [sse_decode]=140000

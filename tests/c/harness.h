@@ -54,7 +54,6 @@ void test_outcome(void);
 void test_sse(void);
 void test_classify(void);
 void test_resilience(void);
-void test_http1(void);
 void test_card(void);
 void test_card_builder(void);
 void test_request(void);

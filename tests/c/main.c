@@ -64,7 +64,6 @@ int main(void) {
   test_sse();
   test_classify();
   test_resilience();
-  test_http1();
   test_card();
   test_card_builder();
   test_request();

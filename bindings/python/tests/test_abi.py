@@ -111,20 +111,6 @@ def test_struct_sizes_are_plausible() -> None:
         assert ctypes.sizeof(_lib.Response) == 104
 
 
-def test_resilience_enum_numbers_match_header() -> None:
-    from a2a_core import resilience as r
-
-    c = header_constants()
-    tables = [
-        ({m: n for m, n in r._CALL_KIND.items()}, 'A2A_CALL_KIND_'),
-        ({m: n for n, m in r._BREAKER_STATE.items()}, 'A2A_BREAKER_STATE_'),
-    ]
-    for table, prefix in tables:
-        assert set(table) == set(type(next(iter(table))))
-        for member, n in table.items():
-            assert c.get(prefix + member.name) == n, prefix + member.name
-
-
 def test_driver_and_request_enum_numbers_match_header() -> None:
     from a2a_core import client, request
 

@@ -1,12 +1,14 @@
 //! The C ABI's feeding functions (liba2a_core, `ffi/`), called as C calls them: the SSE
-//! decoder's (packed) feed, its finish, the HTTP/1.1 response reader, the
-//! stream tracker and the classifier, with arbitrary bytes and chunkings. Checks: no panic
-//! (the panic hook aborts before the boundary could hide it), every view in bounds (read
-//! whole; chunks are separate allocations freed after their feed, so a view kept into an old
-//! chunk is a use-after-free AddressSanitizer reports), the packed layout as documented, the
-//! same items, end report and last event ID for the whole input, the fuzzer's chunking and
-//! 1-byte chunks, the reader's steps within what they were given, and every call leaving
-//! its handle usable (a hold on the handle's gate that was not released would make the next
+//! decoder's (packed) feed, its finish, the client machine's response feed
+//! (`a2a_call_handle_head` / `_body` / `_end` of a streaming call) and the classifier, with
+//! arbitrary bytes and chunkings. Checks: no panic (the panic hook aborts before the
+//! boundary could hide it), every view in bounds (read whole; chunks are separate
+//! allocations freed after their feed, so a view kept into an old chunk is a use-after-free
+//! AddressSanitizer reports), the packed layout as documented, the same items, end report and
+//! last event ID for the whole input, the fuzzer's chunking and 1-byte chunks, the same
+//! machine events (items, their outcomes and texts, the final outcome and answer) for the
+//! body fed whole, in the fuzzer's chunks and byte by byte, and every call leaving its
+//! handle usable (a hold on the handle's gate that was not released would make the next
 //! call return `A2A_IN_USE`).
 #![no_main]
 
@@ -14,11 +16,12 @@ use std::mem::MaybeUninit;
 use std::ptr::{null, null_mut};
 
 use a2a_ffi::classify::{a2a_asked, a2a_classify, a2a_response};
-use a2a_ffi::http1::*;
+use a2a_ffi::header::a2a_header;
+use a2a_ffi::machine::*;
+use a2a_ffi::machine_config::*;
 use a2a_ffi::outcome::{a2a_outcome, a2a_outcome_free, a2a_outcome_get_info, a2a_outcome_info};
 use a2a_ffi::result::a2a_result;
 use a2a_ffi::sse::*;
-use a2a_ffi::stream::*;
 use a2a_ffi::view::a2a_bytes;
 use libfuzzer_sys::fuzz_target;
 
@@ -166,117 +169,128 @@ fn decode_packed(input: &[u8], sizes: &[u8], max_line: usize, max_event: usize, 
     Decoded { items, finish, last_event_id, retry }
 }
 
-/// What a reader made of a response: head, body, how it ended.
-#[derive(Debug, PartialEq, Eq)]
-struct Read {
-    head: Option<(u16, u8, usize, u32, u64)>,
-    body: Vec<u8>,
-    end: u32,
+/// Every field of an outcome the machine lends, as comparable text (NULL: none).
+fn outcome_text(o: *const a2a_outcome) -> String {
+    if o.is_null() {
+        return "none".to_owned();
+    }
+    let mut i = MaybeUninit::<a2a_outcome_info>::uninit();
+    assert_eq!(a2a_outcome_get_info(o, i.as_mut_ptr()), a2a_result::A2A_OK);
+    // SAFETY: written on A2A_OK.
+    let i = unsafe { i.assume_init() };
+    format!(
+        "{} {} {} {} {:?} {:?} {:?} {:?}",
+        i.channel as u32,
+        i.has_state as u8 * (1 + i.state as u8),
+        i.exit_code,
+        i.is_success,
+        text(i.task_id),
+        text(i.text),
+        text(i.error_id),
+        text(i.result_json)
+    )
 }
 
-/// Reads `input` as an HTTP/1.1 response, `piece` more bytes becoming available per read
-/// (0: all at once), then end of file.
-fn read_http1(input: &[u8], head_method: bool, piece: usize) -> Read {
-    let limits = a2a_http1_limits {
-        max_head_bytes: 512,
-        max_headers: 8,
-        max_informational: 4,
-        max_chunk_line: 64,
-        max_trailer_bytes: 512,
-    };
-    let method: &[u8] = if head_method { b"HEAD" } else { b"POST" };
-    let mut r = null_mut();
-    assert_eq!(a2a_http1_response_new_with(method.as_ptr().cast(), method.len(), &limits, &mut r), a2a_result::A2A_OK);
-    let mut out = Read { head: None, body: Vec::new(), end: 0 };
-    let (mut pos, mut avail) = (0usize, if piece == 0 { input.len() } else { piece.min(input.len()) });
-    let mut eof = false;
-    for _ in 0..4 * input.len() + 64 {
-        // A fresh allocation per read: the body view must point into this one.
-        let window = input[pos..avail].to_vec();
-        let mut step = MaybeUninit::<a2a_http1_step>::uninit();
-        let rc = a2a_http1_response_feed(r, window.as_ptr(), window.len(), step.as_mut_ptr());
-        if rc != a2a_result::A2A_OK {
-            out.end = rc as u32;
-            break;
+/// The bytes of a text view, read whole.
+fn text(v: a2a_ffi::view::a2a_str) -> Vec<u8> {
+    bytes(a2a_bytes { ptr: v.ptr.cast(), len: v.len })
+}
+
+/// Drains the call's events into `log`; true once the call finished.
+fn drain(call: *mut a2a_call, log: &mut Vec<String>) -> bool {
+    for _ in 0..1024 {
+        let mut ev = MaybeUninit::<a2a_event>::uninit();
+        match a2a_call_poll_event(call, ev.as_mut_ptr()) {
+            a2a_result::A2A_NONE => return false,
+            a2a_result::A2A_OK => {}
+            rc => panic!("a2a_call_poll_event: {rc:?}"),
         }
         // SAFETY: written on A2A_OK.
-        let step = unsafe { step.assume_init() };
-        assert!(step.consumed <= window.len(), "consumed {} of {}", step.consumed, window.len());
-        if step.event == a2a_http1_event::Body {
-            let (b, start) = (step.body.ptr as usize, window.as_ptr() as usize);
-            assert!(b >= start && b + step.body.len <= start + window.len(), "body view outside the input");
-            out.body.extend(bytes(step.body));
+        let ev = unsafe { ev.assume_init() };
+        let mut line = format!("{} {}", ev.kind as u32, outcome_text(ev.outcome));
+        if ev.kind == a2a_event_kind::Item {
+            line += &format!(" item {} {:?}", ev.item.kind as u32, text(ev.answer_text));
         }
-        if step.event == a2a_http1_event::Head && out.head.is_none() {
-            let mut h = MaybeUninit::<a2a_http1_head>::uninit();
-            assert_eq!(a2a_http1_response_head(r, h.as_mut_ptr()), a2a_result::A2A_OK);
-            // SAFETY: written on A2A_OK.
-            let h = unsafe { h.assume_init() };
-            out.head = Some((h.status, h.minor_version, h.header_count, h.framing as u32, h.content_length));
-            if !h.reason.ptr.is_null() {
-                // SAFETY: a view of `len` readable bytes (the property checked).
-                let reason = unsafe { std::slice::from_raw_parts(h.reason.ptr.cast::<u8>(), h.reason.len) };
-                assert!(!reason.contains(&b'\n'));
-            }
+        if ev.kind == a2a_event_kind::Finished {
+            line += &format!(
+                " end {} {} {} {} {:?} {:?}",
+                ev.exit_code,
+                ev.has_end_kind,
+                ev.end_kind as u32,
+                ev.dropped_events + 1000 * ev.unreadable_events,
+                text(ev.answer_json),
+                text(ev.answer_text)
+            );
+            log.push(line);
+            return true;
         }
-        pos += step.consumed;
-        match step.event {
-            a2a_http1_event::End => {
-                out.end = 1;
-                break;
-            }
-            a2a_http1_event::NeedMore if avail < input.len() => {
-                avail = (avail + piece.max(1)).min(input.len());
-            }
-            a2a_http1_event::NeedMore => {
-                eof = true;
-                break;
-            }
-            _ => {}
-        }
+        log.push(line);
     }
-    if eof {
-        out.end = 1000 + a2a_http1_response_finish(r) as u32;
-    }
-    assert_ne!(out.end, 0, "the reader neither ended nor failed within its step budget");
-    a2a_http1_response_free(r);
-    out
+    panic!("a call handed out more than 1024 events at once");
 }
 
-/// Feeds the decoded items to a stream tracker; every item outcome it lends is readable.
-fn track(items: &[Got]) {
-    let mut t = null_mut();
-    assert_eq!(a2a_stream_tracker_new(null(), 30_000, 0, &mut t), a2a_result::A2A_OK);
-    let mut fed = 0u64;
-    for (now, g) in (1u64..).zip(items) {
-        match g {
-            Got::Ev(ty, data, _) => {
-                let mut item = MaybeUninit::<a2a_stream_item>::uninit();
-                let rc = a2a_stream_tracker_on_event(t, now, ty.as_ptr(), ty.len(), data.as_ptr(), data.len(), item.as_mut_ptr());
-                if rc == a2a_result::A2A_NONE {
-                    assert!(data.iter().all(u8::is_ascii_whitespace));
+/// Streams a message through the client machine whose response is `status` with `input`
+/// as its body, handed in as separately allocated chunks whose sizes cycle through `sizes`
+/// (empty: whole); every other request the call makes (a resubscribe, a get-task fallback)
+/// is refused. Returns the events, as text.
+fn stream_through_machine(status: u16, event_stream: bool, input: &[u8], sizes: &[u8]) -> Vec<String> {
+    let builder = a2a_client_config_builder_new();
+    assert!(!builder.is_null());
+    let mut config = null_mut();
+    assert_eq!(a2a_client_config_builder_build(builder, &mut config), a2a_result::A2A_OK);
+    a2a_client_config_builder_free(builder);
+    let url = b"https://agent.test/a2a";
+    let mut state = null_mut();
+    assert_eq!(a2a_client_state_new(config, url.as_ptr().cast(), url.len(), 1, 1, 7, &mut state), a2a_result::A2A_OK);
+    let mut call = null_mut();
+    assert_eq!(a2a_call_new_text(state, true, b"hi".as_ptr().cast(), 2, null(), 1, &mut call), a2a_result::A2A_OK);
+    let (now, mut log, mut first) = (1u64, Vec::new(), true);
+    for _ in 0..16 {
+        let mut t = MaybeUninit::<a2a_transmit>::uninit();
+        match a2a_call_poll_transmit(call, now, t.as_mut_ptr()) {
+            a2a_result::A2A_OK => {
+                // SAFETY: written on A2A_OK.
+                let id = unsafe { t.assume_init() }.request_id;
+                if !first {
+                    log.push(format!("request {id}"));
+                    let rc = a2a_call_handle_failure(call, id, 201, false, b"refused".as_ptr().cast(), 7, now);
+                    assert_eq!(rc, a2a_result::A2A_OK);
                     continue;
                 }
-                assert_eq!(rc, a2a_result::A2A_OK);
-                fed += 1;
-                // SAFETY: written on A2A_OK.
-                let item = unsafe { item.assume_init() };
-                info(item.outcome);
-                if item.ends_stream {
+                first = false;
+                let ct: &[u8] = if event_stream { b"text/event-stream" } else { b"application/json" };
+                let name = b"content-type";
+                let h = a2a_header { name: name.as_ptr().cast(), name_len: name.len(), value: ct.as_ptr().cast(), value_len: ct.len() };
+                assert_eq!(a2a_call_handle_head(call, id, status, &h, 1, now), a2a_result::A2A_OK);
+                // Once the call finished (an error event, a terminal state), it refuses more
+                // input with A2A_CALL_FINISHED; until then it takes every chunk.
+                let mut finished = drain(call, &mut log);
+                for chunk in chunks(input, sizes) {
+                    if finished {
+                        break;
+                    }
+                    let rc = a2a_call_handle_body(call, id, chunk.as_ptr(), chunk.len(), now);
+                    drop(chunk); // the machine never keeps a pointer into a chunk
+                    assert_eq!(rc, a2a_result::A2A_OK, "handle_body");
+                    finished = drain(call, &mut log);
+                }
+                if finished {
                     break;
                 }
+                assert_eq!(a2a_call_handle_end(call, id, now), a2a_result::A2A_OK, "handle_end");
             }
-            Got::Comment(_) => assert_eq!(a2a_stream_tracker_on_comment(t, now), a2a_result::A2A_OK),
-            _ => assert_eq!(a2a_stream_tracker_on_bytes(t, now), a2a_result::A2A_OK),
+            a2a_result::A2A_NONE => {}
+            rc => panic!("a2a_call_poll_transmit: {rc:?}"),
+        }
+        if drain(call, &mut log) {
+            break;
         }
     }
-    assert_eq!(a2a_stream_tracker_events(t), fed);
-    let mut kind = MaybeUninit::uninit();
-    let mut o = null_mut();
-    assert_eq!(a2a_stream_tracker_finish(t, kind.as_mut_ptr(), &mut o), a2a_result::A2A_OK);
-    info(o);
-    a2a_outcome_free(o);
-    a2a_stream_tracker_free(t);
+    assert!(log.last().is_some_and(|l| l.contains(" end ")), "the call did not finish: {log:?}");
+    a2a_call_free(call);
+    a2a_client_state_free(state);
+    a2a_machine_config_free(config);
+    log
 }
 
 /// Reads every field of an outcome once.
@@ -310,8 +324,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     // Header: max_line, max_event (1..=48: limits are hit), flags (bit 0: dispatch at EOF,
-    // bit 1: HEAD request, bit 2: event-stream content type, bits 3-7: HTTP piece size and
-    // status), number of chunk sizes; then the sizes, then the bytes.
+    // bit 2: event-stream content type, bits 5-7: status), number of chunk sizes; then the
+    // sizes, then the bytes.
     let max_line = usize::from(data[0] % 48) + 1;
     let max_event = usize::from(data[1] % 48) + 1;
     let flags = data[2];
@@ -331,12 +345,14 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(whole.retry, other.retry, "{name}: retry");
     }
 
-    let head_method = flags & 2 == 2;
-    let all_at_once = read_http1(input, head_method, 0);
-    let in_pieces = read_http1(input, head_method, usize::from(flags >> 3) + 1);
-    assert_eq!(all_at_once, in_pieces, "HTTP/1.1 read whole and in pieces of {}", (flags >> 3) + 1);
-
-    track(&whole.items);
     let status = [200, 200, 400, 401, 404, 429, 500, 503][usize::from(flags >> 5)];
-    classify(status, flags & 4 == 4, input);
+    let event_stream = flags & 4 == 4;
+    let whole = stream_through_machine(status, event_stream, input, &[]);
+    for (name, other) in [
+        ("the fuzzer's chunks", stream_through_machine(status, event_stream, input, sizes)),
+        ("1-byte chunks", stream_through_machine(status, event_stream, input, &[1])),
+    ] {
+        assert_eq!(whole, other, "machine events, body in {name} (sizes {sizes:?})");
+    }
+    classify(status, event_stream, input);
 });

@@ -637,7 +637,10 @@ impl StreamCall {
                 let version = state.target.version;
                 let binding = state.target.binding;
                 let mut feed = decoder.feed(chunk);
-                loop {
+                // Stop at the event that ends the interaction: what follows it in the same
+                // chunk is never read, exactly as when it arrives in a later chunk (the call
+                // has finished and asked for the connection to be dropped).
+                while !tracker.is_over() {
                     match feed.next_item() {
                         Ok(Some(Item::Event(ev))) => {
                             let eid = (!ev.id.is_empty()).then_some(ev.id);

@@ -974,3 +974,53 @@ fn a_resubscribe_carries_the_affinity_cookie_the_stream_was_given() {
         "the caller's cookie, then the replica's"
     );
 }
+
+/// What follows the event that ends the interaction is never read, whether it arrives in
+/// the same chunk or a later one: the same items, the same counts, the same result (found
+/// by the `ffi_feed` fuzz target, where a chunk with an error event and an unreadable one
+/// after it counted one more unreadable event when fed whole).
+#[test]
+fn events_after_the_end_in_the_same_chunk_are_not_read() {
+    let run = |split: bool| {
+        let mut st = state(ClientConfig::default());
+        let mut m = StreamCall::new(
+            &mut st,
+            streaming("hi"),
+            CallOptions::default(),
+            config(0),
+            Millis(0),
+        );
+        let t = m.poll_transmit(&mut st, Millis(0)).expect("the request");
+        m.handle_head(&mut st, t.id, 200, sse_head(), Millis(1))
+            .unwrap();
+        let mut body = event(&t, task("working"));
+        let end = event(&t, status("completed", true));
+        let after = b"data: {not json}\n\n".to_vec();
+        let mut evs = Vec::new();
+        if split {
+            body.extend_from_slice(&end);
+            m.handle_body(&mut st, t.id, &body, Millis(2)).unwrap();
+            evs.extend(events(&mut m));
+            assert!(
+                m.handle_body(&mut st, t.id, &after, Millis(3)).is_err(),
+                "a finished call refuses more input"
+            );
+        } else {
+            body.extend_from_slice(&end);
+            body.extend_from_slice(&after);
+            m.handle_body(&mut st, t.id, &body, Millis(2)).unwrap();
+        }
+        evs.extend(events(&mut m));
+        let kinds: Vec<StreamItemKind> = items(&evs).iter().map(|i| i.kind).collect();
+        let r = finished(&evs);
+        (kinds, r.unreadable_events, r.kind, r.exit_code())
+    };
+    let whole = run(false);
+    assert_eq!(
+        whole.0,
+        vec![StreamItemKind::Task, StreamItemKind::StatusUpdate]
+    );
+    assert_eq!(whole.1, 0, "the event after the end is not counted");
+    assert_eq!(whole.2, Some(StreamEndKind::Completed));
+    assert_eq!(whole, run(true));
+}

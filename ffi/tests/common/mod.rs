@@ -5,7 +5,7 @@
 use std::ptr::null_mut;
 
 use a2a_core::buffer::{a2a_buffer, a2a_buffer_bytes};
-use a2a_core::http1::a2a_header;
+use a2a_core::header::a2a_header;
 use a2a_core::machine_config::*;
 use a2a_core::result::a2a_result;
 use a2a_core::view::a2a_str;

@@ -80,8 +80,6 @@ from .request import Method, method_from_jsonrpc_name
 from .resilience import (
     MODEL_INSTRUCTION,
     BreakerConfig,
-    BreakerState,
-    CallKind,
     counts_toward_breaker,
     derive_idempotency_key,
     derive_message_id,
@@ -198,8 +196,6 @@ __all__ = [
     'Binding',
     'BindingUnknownError',
     'BreakerConfig',
-    'BreakerState',
-    'CallKind',
     'CardChoice',
     'CardError',
     'CardInfo',

@@ -232,18 +232,6 @@ A2A_ERROR_NAME_PROXY = 209
 A2A_ERROR_NAME_ADDRESS_REFUSED = 210
 A2A_ERROR_NAME_CAPABILITY_NOT_DECLARED = 211
 
-# a2a_http1_event
-A2A_HTTP1_EVENT_NEED_MORE = 1
-A2A_HTTP1_EVENT_HEAD = 2
-A2A_HTTP1_EVENT_BODY = 3
-A2A_HTTP1_EVENT_END = 4
-
-# a2a_http1_framing
-A2A_HTTP1_FRAMING_EMPTY = 1
-A2A_HTTP1_FRAMING_LENGTH = 2
-A2A_HTTP1_FRAMING_CHUNKED = 3
-A2A_HTTP1_FRAMING_UNTIL_CLOSE = 4
-
 # a2a_event_kind
 A2A_EVENT_KIND_ABORT = 1
 A2A_EVENT_KIND_RETRYING = 2
@@ -285,62 +273,11 @@ A2A_METHOD_LIST_PUSH_CONFIGS = 9
 A2A_METHOD_DELETE_PUSH_CONFIG = 10
 A2A_METHOD_GET_EXTENDED_AGENT_CARD = 11
 
-# a2a_retry_action_kind
-A2A_RETRY_ACTION_KIND_INVALID = 0
-A2A_RETRY_ACTION_KIND_DONE = 1
-A2A_RETRY_ACTION_KIND_RETRY_AFTER = 2
-A2A_RETRY_ACTION_KIND_RESUBSCRIBE = 3
-A2A_RETRY_ACTION_KIND_POLL = 4
-A2A_RETRY_ACTION_KIND_START_NEW_TASK = 5
-A2A_RETRY_ACTION_KIND_GIVE_UP = 6
-
-# a2a_give_up_reason
-A2A_GIVE_UP_REASON_NONE = 0
-A2A_GIVE_UP_REASON_NOT_RETRYABLE = 1
-A2A_GIVE_UP_REASON_REAUTHENTICATE = 2
-A2A_GIVE_UP_REASON_FIX_VERSION = 3
-A2A_GIVE_UP_REASON_REMOTE_SAYS_NOT_RETRYABLE = 4
-A2A_GIVE_UP_REASON_UNKNOWN_OUTCOME_WITHOUT_KEY = 5
-A2A_GIVE_UP_REASON_TASK_ENDED = 6
-A2A_GIVE_UP_REASON_NEW_TASK_WITHOUT_KEY = 7
-A2A_GIVE_UP_REASON_CIRCUIT_OPEN = 8
-A2A_GIVE_UP_REASON_ATTEMPTS_EXHAUSTED = 9
-A2A_GIVE_UP_REASON_FOLLOW_UPS_EXHAUSTED = 10
-A2A_GIVE_UP_REASON_NEW_TASKS_EXHAUSTED = 11
-A2A_GIVE_UP_REASON_DEADLINE_EXHAUSTED = 12
-A2A_GIVE_UP_REASON_RETRY_AFTER_BEYOND_DEADLINE = 13
-A2A_GIVE_UP_REASON_RETRY_AFTER_TOO_LONG = 14
-A2A_GIVE_UP_REASON_FINISHED = 15
-A2A_GIVE_UP_REASON_OTHER = 99
-
-# a2a_id_rule
-A2A_ID_RULE_NONE = 0
-A2A_ID_RULE_KEEP = 1
-A2A_ID_RULE_NEW = 2
-A2A_ID_RULE_NOT_SENT = 3
-
-# a2a_breaker_state
-A2A_BREAKER_STATE_INVALID = 0
-A2A_BREAKER_STATE_CLOSED = 1
-A2A_BREAKER_STATE_OPEN = 2
-A2A_BREAKER_STATE_HALF_OPEN = 3
-
 # a2a_sse_item_kind
 A2A_SSE_ITEM_KIND_EVENT = 1
 A2A_SSE_ITEM_KIND_COMMENT = 2
 A2A_SSE_ITEM_KIND_RETRY = 3
 A2A_SSE_ITEM_KIND_LIMIT_ERROR = 4
-
-# a2a_task_state
-A2A_TASK_STATE_UNKNOWN = 0
-A2A_TASK_STATE_SUBMITTED = 1
-A2A_TASK_STATE_WORKING = 2
-A2A_TASK_STATE_COMPLETED = 3
-A2A_TASK_STATE_FAILED = 4
-A2A_TASK_STATE_CANCELED = 5
-A2A_TASK_STATE_INPUT_REQUIRED = 6
-A2A_TASK_STATE_REJECTED = 7
-A2A_TASK_STATE_AUTH_REQUIRED = 8
 
 # a2a_wait_step_kind
 A2A_WAIT_STEP_KIND_POLL_AT = 1
@@ -350,17 +287,6 @@ A2A_WAIT_STEP_KIND_GAVE_UP = 3
 # a2a_sse_at_eof
 A2A_SSE_AT_EOF_DISCARD = 1
 A2A_SSE_AT_EOF_DISPATCH = 2
-
-# a2a_call_kind
-A2A_CALL_KIND_READ = 1
-A2A_CALL_KIND_IDEMPOTENT = 2
-A2A_CALL_KIND_WITH_IDEMPOTENCY_KEY = 3
-A2A_CALL_KIND_SIDE_EFFECTING = 4
-
-# a2a_rpc_id_kind
-A2A_RPC_ID_KIND_NONE = 0
-A2A_RPC_ID_KIND_NUMBER = 1
-A2A_RPC_ID_KIND_STRING = 2
 
 # a2a_card_bearer_source
 A2A_CARD_BEARER_SOURCE_HTTP = 1
@@ -376,6 +302,17 @@ A2A_CARD_API_KEY_LOCATION_COOKIE = 3
 A2A_CALL_MACHINE_CARD_FETCH = 1
 A2A_CALL_MACHINE_UNARY = 2
 A2A_CALL_MACHINE_STREAM = 3
+
+# a2a_task_state
+A2A_TASK_STATE_UNKNOWN = 0
+A2A_TASK_STATE_SUBMITTED = 1
+A2A_TASK_STATE_WORKING = 2
+A2A_TASK_STATE_COMPLETED = 3
+A2A_TASK_STATE_FAILED = 4
+A2A_TASK_STATE_CANCELED = 5
+A2A_TASK_STATE_INPUT_REQUIRED = 6
+A2A_TASK_STATE_REJECTED = 7
+A2A_TASK_STATE_AUTH_REQUIRED = 8
 
 # a2a_request_sent
 A2A_REQUEST_SENT_NO = 1
@@ -420,7 +357,6 @@ A2A_VOCAB_REQUEST_SENT = 4
 A2A_VOCAB_ERROR_NAME = 5
 A2A_VOCAB_PROTOCOL_VERSION = 6
 A2A_VOCAB_BINDING = 7
-A2A_VOCAB_GIVE_UP_REASON = 8
 A2A_VOCAB_METHOD_JSONRPC_V0_3 = 9
 A2A_VOCAB_METHOD_JSONRPC_V1_0 = 10
 
@@ -631,18 +567,6 @@ ENUMS: dict[str, dict[str, int]] = {
         'A2A_ERROR_NAME_ADDRESS_REFUSED': A2A_ERROR_NAME_ADDRESS_REFUSED,
         'A2A_ERROR_NAME_CAPABILITY_NOT_DECLARED': A2A_ERROR_NAME_CAPABILITY_NOT_DECLARED,
     },
-    'a2a_http1_event': {
-        'A2A_HTTP1_EVENT_NEED_MORE': A2A_HTTP1_EVENT_NEED_MORE,
-        'A2A_HTTP1_EVENT_HEAD': A2A_HTTP1_EVENT_HEAD,
-        'A2A_HTTP1_EVENT_BODY': A2A_HTTP1_EVENT_BODY,
-        'A2A_HTTP1_EVENT_END': A2A_HTTP1_EVENT_END,
-    },
-    'a2a_http1_framing': {
-        'A2A_HTTP1_FRAMING_EMPTY': A2A_HTTP1_FRAMING_EMPTY,
-        'A2A_HTTP1_FRAMING_LENGTH': A2A_HTTP1_FRAMING_LENGTH,
-        'A2A_HTTP1_FRAMING_CHUNKED': A2A_HTTP1_FRAMING_CHUNKED,
-        'A2A_HTTP1_FRAMING_UNTIL_CLOSE': A2A_HTTP1_FRAMING_UNTIL_CLOSE,
-    },
     'a2a_event_kind': {
         'A2A_EVENT_KIND_ABORT': A2A_EVENT_KIND_ABORT,
         'A2A_EVENT_KIND_RETRYING': A2A_EVENT_KIND_RETRYING,
@@ -684,62 +608,11 @@ ENUMS: dict[str, dict[str, int]] = {
         'A2A_METHOD_DELETE_PUSH_CONFIG': A2A_METHOD_DELETE_PUSH_CONFIG,
         'A2A_METHOD_GET_EXTENDED_AGENT_CARD': A2A_METHOD_GET_EXTENDED_AGENT_CARD,
     },
-    'a2a_retry_action_kind': {
-        'A2A_RETRY_ACTION_KIND_INVALID': A2A_RETRY_ACTION_KIND_INVALID,
-        'A2A_RETRY_ACTION_KIND_DONE': A2A_RETRY_ACTION_KIND_DONE,
-        'A2A_RETRY_ACTION_KIND_RETRY_AFTER': A2A_RETRY_ACTION_KIND_RETRY_AFTER,
-        'A2A_RETRY_ACTION_KIND_RESUBSCRIBE': A2A_RETRY_ACTION_KIND_RESUBSCRIBE,
-        'A2A_RETRY_ACTION_KIND_POLL': A2A_RETRY_ACTION_KIND_POLL,
-        'A2A_RETRY_ACTION_KIND_START_NEW_TASK': A2A_RETRY_ACTION_KIND_START_NEW_TASK,
-        'A2A_RETRY_ACTION_KIND_GIVE_UP': A2A_RETRY_ACTION_KIND_GIVE_UP,
-    },
-    'a2a_give_up_reason': {
-        'A2A_GIVE_UP_REASON_NONE': A2A_GIVE_UP_REASON_NONE,
-        'A2A_GIVE_UP_REASON_NOT_RETRYABLE': A2A_GIVE_UP_REASON_NOT_RETRYABLE,
-        'A2A_GIVE_UP_REASON_REAUTHENTICATE': A2A_GIVE_UP_REASON_REAUTHENTICATE,
-        'A2A_GIVE_UP_REASON_FIX_VERSION': A2A_GIVE_UP_REASON_FIX_VERSION,
-        'A2A_GIVE_UP_REASON_REMOTE_SAYS_NOT_RETRYABLE': A2A_GIVE_UP_REASON_REMOTE_SAYS_NOT_RETRYABLE,
-        'A2A_GIVE_UP_REASON_UNKNOWN_OUTCOME_WITHOUT_KEY': A2A_GIVE_UP_REASON_UNKNOWN_OUTCOME_WITHOUT_KEY,
-        'A2A_GIVE_UP_REASON_TASK_ENDED': A2A_GIVE_UP_REASON_TASK_ENDED,
-        'A2A_GIVE_UP_REASON_NEW_TASK_WITHOUT_KEY': A2A_GIVE_UP_REASON_NEW_TASK_WITHOUT_KEY,
-        'A2A_GIVE_UP_REASON_CIRCUIT_OPEN': A2A_GIVE_UP_REASON_CIRCUIT_OPEN,
-        'A2A_GIVE_UP_REASON_ATTEMPTS_EXHAUSTED': A2A_GIVE_UP_REASON_ATTEMPTS_EXHAUSTED,
-        'A2A_GIVE_UP_REASON_FOLLOW_UPS_EXHAUSTED': A2A_GIVE_UP_REASON_FOLLOW_UPS_EXHAUSTED,
-        'A2A_GIVE_UP_REASON_NEW_TASKS_EXHAUSTED': A2A_GIVE_UP_REASON_NEW_TASKS_EXHAUSTED,
-        'A2A_GIVE_UP_REASON_DEADLINE_EXHAUSTED': A2A_GIVE_UP_REASON_DEADLINE_EXHAUSTED,
-        'A2A_GIVE_UP_REASON_RETRY_AFTER_BEYOND_DEADLINE': A2A_GIVE_UP_REASON_RETRY_AFTER_BEYOND_DEADLINE,
-        'A2A_GIVE_UP_REASON_RETRY_AFTER_TOO_LONG': A2A_GIVE_UP_REASON_RETRY_AFTER_TOO_LONG,
-        'A2A_GIVE_UP_REASON_FINISHED': A2A_GIVE_UP_REASON_FINISHED,
-        'A2A_GIVE_UP_REASON_OTHER': A2A_GIVE_UP_REASON_OTHER,
-    },
-    'a2a_id_rule': {
-        'A2A_ID_RULE_NONE': A2A_ID_RULE_NONE,
-        'A2A_ID_RULE_KEEP': A2A_ID_RULE_KEEP,
-        'A2A_ID_RULE_NEW': A2A_ID_RULE_NEW,
-        'A2A_ID_RULE_NOT_SENT': A2A_ID_RULE_NOT_SENT,
-    },
-    'a2a_breaker_state': {
-        'A2A_BREAKER_STATE_INVALID': A2A_BREAKER_STATE_INVALID,
-        'A2A_BREAKER_STATE_CLOSED': A2A_BREAKER_STATE_CLOSED,
-        'A2A_BREAKER_STATE_OPEN': A2A_BREAKER_STATE_OPEN,
-        'A2A_BREAKER_STATE_HALF_OPEN': A2A_BREAKER_STATE_HALF_OPEN,
-    },
     'a2a_sse_item_kind': {
         'A2A_SSE_ITEM_KIND_EVENT': A2A_SSE_ITEM_KIND_EVENT,
         'A2A_SSE_ITEM_KIND_COMMENT': A2A_SSE_ITEM_KIND_COMMENT,
         'A2A_SSE_ITEM_KIND_RETRY': A2A_SSE_ITEM_KIND_RETRY,
         'A2A_SSE_ITEM_KIND_LIMIT_ERROR': A2A_SSE_ITEM_KIND_LIMIT_ERROR,
-    },
-    'a2a_task_state': {
-        'A2A_TASK_STATE_UNKNOWN': A2A_TASK_STATE_UNKNOWN,
-        'A2A_TASK_STATE_SUBMITTED': A2A_TASK_STATE_SUBMITTED,
-        'A2A_TASK_STATE_WORKING': A2A_TASK_STATE_WORKING,
-        'A2A_TASK_STATE_COMPLETED': A2A_TASK_STATE_COMPLETED,
-        'A2A_TASK_STATE_FAILED': A2A_TASK_STATE_FAILED,
-        'A2A_TASK_STATE_CANCELED': A2A_TASK_STATE_CANCELED,
-        'A2A_TASK_STATE_INPUT_REQUIRED': A2A_TASK_STATE_INPUT_REQUIRED,
-        'A2A_TASK_STATE_REJECTED': A2A_TASK_STATE_REJECTED,
-        'A2A_TASK_STATE_AUTH_REQUIRED': A2A_TASK_STATE_AUTH_REQUIRED,
     },
     'a2a_wait_step_kind': {
         'A2A_WAIT_STEP_KIND_POLL_AT': A2A_WAIT_STEP_KIND_POLL_AT,
@@ -749,17 +622,6 @@ ENUMS: dict[str, dict[str, int]] = {
     'a2a_sse_at_eof': {
         'A2A_SSE_AT_EOF_DISCARD': A2A_SSE_AT_EOF_DISCARD,
         'A2A_SSE_AT_EOF_DISPATCH': A2A_SSE_AT_EOF_DISPATCH,
-    },
-    'a2a_call_kind': {
-        'A2A_CALL_KIND_READ': A2A_CALL_KIND_READ,
-        'A2A_CALL_KIND_IDEMPOTENT': A2A_CALL_KIND_IDEMPOTENT,
-        'A2A_CALL_KIND_WITH_IDEMPOTENCY_KEY': A2A_CALL_KIND_WITH_IDEMPOTENCY_KEY,
-        'A2A_CALL_KIND_SIDE_EFFECTING': A2A_CALL_KIND_SIDE_EFFECTING,
-    },
-    'a2a_rpc_id_kind': {
-        'A2A_RPC_ID_KIND_NONE': A2A_RPC_ID_KIND_NONE,
-        'A2A_RPC_ID_KIND_NUMBER': A2A_RPC_ID_KIND_NUMBER,
-        'A2A_RPC_ID_KIND_STRING': A2A_RPC_ID_KIND_STRING,
     },
     'a2a_card_bearer_source': {
         'A2A_CARD_BEARER_SOURCE_HTTP': A2A_CARD_BEARER_SOURCE_HTTP,
@@ -775,6 +637,17 @@ ENUMS: dict[str, dict[str, int]] = {
         'A2A_CALL_MACHINE_CARD_FETCH': A2A_CALL_MACHINE_CARD_FETCH,
         'A2A_CALL_MACHINE_UNARY': A2A_CALL_MACHINE_UNARY,
         'A2A_CALL_MACHINE_STREAM': A2A_CALL_MACHINE_STREAM,
+    },
+    'a2a_task_state': {
+        'A2A_TASK_STATE_UNKNOWN': A2A_TASK_STATE_UNKNOWN,
+        'A2A_TASK_STATE_SUBMITTED': A2A_TASK_STATE_SUBMITTED,
+        'A2A_TASK_STATE_WORKING': A2A_TASK_STATE_WORKING,
+        'A2A_TASK_STATE_COMPLETED': A2A_TASK_STATE_COMPLETED,
+        'A2A_TASK_STATE_FAILED': A2A_TASK_STATE_FAILED,
+        'A2A_TASK_STATE_CANCELED': A2A_TASK_STATE_CANCELED,
+        'A2A_TASK_STATE_INPUT_REQUIRED': A2A_TASK_STATE_INPUT_REQUIRED,
+        'A2A_TASK_STATE_REJECTED': A2A_TASK_STATE_REJECTED,
+        'A2A_TASK_STATE_AUTH_REQUIRED': A2A_TASK_STATE_AUTH_REQUIRED,
     },
     'a2a_request_sent': {
         'A2A_REQUEST_SENT_NO': A2A_REQUEST_SENT_NO,
@@ -819,7 +692,6 @@ ENUMS: dict[str, dict[str, int]] = {
         'A2A_VOCAB_ERROR_NAME': A2A_VOCAB_ERROR_NAME,
         'A2A_VOCAB_PROTOCOL_VERSION': A2A_VOCAB_PROTOCOL_VERSION,
         'A2A_VOCAB_BINDING': A2A_VOCAB_BINDING,
-        'A2A_VOCAB_GIVE_UP_REASON': A2A_VOCAB_GIVE_UP_REASON,
         'A2A_VOCAB_METHOD_JSONRPC_V0_3': A2A_VOCAB_METHOD_JSONRPC_V0_3,
         'A2A_VOCAB_METHOD_JSONRPC_V1_0': A2A_VOCAB_METHOD_JSONRPC_V1_0,
     },
@@ -1020,7 +892,7 @@ class ClientConfig(Structure):
 
 
 class Header(Structure):
-    """`a2a_header`: One request header for the serializer."""
+    """`a2a_header`: One HTTP header a caller passes in (the machine's header hooks, server replies, trust fetches)."""
 
     _fields_ = [
         ('name', c_char_p),
@@ -1031,7 +903,7 @@ class Header(Structure):
 
 
 class HeaderView(Structure):
-    """`a2a_header`: One request header for the serializer."""
+    """`a2a_header`: One HTTP header a caller passes in (the machine's header hooks, server replies, trust fetches)."""
 
     _fields_ = [
         ('name', c_void_p),
@@ -1061,7 +933,7 @@ class ClientCallOptions(Structure):
 
 
 class StreamItem(Structure):
-    """`a2a_stream_item`: One typed item of a stream, from `a2a_stream_tracker_on_event`."""
+    """`a2a_stream_item`: One typed item of a stream (an `a2a_event` of kind `A2A_EVENT_KIND_ITEM`, or a driver stream event). (tier `client`)"""
 
     _fields_ = [
         ('kind', c_uint32),
@@ -1118,42 +990,6 @@ class Response(Structure):
         ('body_len', c_size_t),
         ('asked', Asked),
         ('now_unix_seconds', c_uint64),
-    ]
-
-
-class Http1Limits(Structure):
-    """`a2a_http1_limits`: Limits of the response reader (bytes and counts)."""
-
-    _fields_ = [
-        ('max_head_bytes', c_size_t),
-        ('max_headers', c_size_t),
-        ('max_informational', c_size_t),
-        ('max_chunk_line', c_size_t),
-        ('max_trailer_bytes', c_size_t),
-    ]
-
-
-class Http1Step(Structure):
-    """`a2a_http1_step`: The result of one feed."""
-
-    _fields_ = [
-        ('consumed', c_size_t),
-        ('event', c_uint32),
-        ('body', Bytes),
-    ]
-
-
-class Http1Head(Structure):
-    """`a2a_http1_head`: The status line and header summary of a response."""
-
-    _fields_ = [
-        ('status', c_uint16),
-        ('minor_version', c_uint8),
-        ('reason', Str),
-        ('framing', c_uint32),
-        ('content_length', c_uint64),
-        ('header_count', c_size_t),
-        ('keep_alive', c_bool),
     ]
 
 
@@ -1261,84 +1097,6 @@ class OutcomeInfo(Structure):
         ('body_excerpt', Str),
         ('cancel_origin', Str),
         ('result_json', Str),
-    ]
-
-
-class Interface(Structure):
-    """`a2a_interface`: The interface a request goes to."""
-
-    _fields_ = [
-        ('version', c_uint32),
-        ('binding', c_uint32),
-        ('tenant', c_char_p),
-        ('tenant_len', c_size_t),
-    ]
-
-
-class CallOptions(Structure):
-    """`a2a_call_options`: Per-call options."""
-
-    _fields_ = [
-        ('id_kind', c_uint32),
-        ('id_number', c_int64),
-        ('id_string', c_char_p),
-        ('id_string_len', c_size_t),
-        ('extensions', POINTER(Str)),
-        ('extensions_len', c_size_t),
-        ('headers', POINTER(Header)),
-        ('headers_len', c_size_t),
-    ]
-
-
-class RetryConfig(Structure):
-    """`a2a_retry_config`: The configuration of a retry policy (milliseconds on the caller's clock)."""
-
-    _fields_ = [
-        ('kind', c_uint32),
-        ('max_attempts', c_uint32),
-        ('max_follow_ups', c_uint32),
-        ('max_new_tasks', c_uint32),
-        ('base_delay_ms', c_uint64),
-        ('max_delay_ms', c_uint64),
-        ('honour_retry_after', c_bool),
-        ('max_retry_after_ms', c_uint64),
-        ('has_deadline', c_bool),
-        ('deadline_ms', c_uint64),
-        ('attempt_estimate_ms', c_uint64),
-        ('streaming', c_bool),
-    ]
-
-
-class RetryAction(Structure):
-    """`a2a_retry_action`: The next step of a retry policy, from `a2a_retry_policy_next`."""
-
-    _fields_ = [
-        ('kind', c_uint32),
-        ('has_delay', c_bool),
-        ('delay_ms', c_uint64),
-        ('task_id', Str),
-        ('generation', c_uint32),
-        ('give_up', c_uint32),
-        ('give_up_text', Str),
-        ('message_id', c_uint32),
-        ('idempotency_key', c_uint32),
-        ('jsonrpc_id', c_uint32),
-    ]
-
-
-class BreakerSnapshot(Structure):
-    """`a2a_breaker_snapshot`: A point-in-time view of a breaker, for metrics and logs."""
-
-    _fields_ = [
-        ('state', c_uint32),
-        ('calls_in_window', c_uint32),
-        ('failures_in_window', c_uint32),
-        ('has_half_open_at', c_bool),
-        ('half_open_at_ms', c_uint64),
-        ('trials_in_flight', c_uint32),
-        ('trial_successes', c_uint32),
-        ('times_opened', c_uint64),
-        ('refused', c_uint64),
     ]
 
 
@@ -1544,25 +1302,6 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_is_event_stream': (c_bool, (c_char_p, c_size_t)),
     'a2a_error_name_of_code': (c_uint32, (c_int64,)),
     'a2a_header_setter_set': (c_uint32, (c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)),
-    'a2a_http1_write_request': (c_uint32, (c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_char_p, c_size_t, POINTER(Header), c_size_t, c_char_p, c_size_t, POINTER(c_size_t))),
-    'a2a_http1_write_request_head': (c_uint32, (c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_char_p, c_size_t, POINTER(Header), c_size_t, c_size_t, POINTER(c_size_t))),
-    'a2a_http1_join_target': (c_uint32, (c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)),
-    'a2a_http1_limits_default': (c_uint32, (POINTER(Http1Limits),)),
-    'a2a_http1_response_new_with': (c_uint32, (c_char_p, c_size_t, POINTER(Http1Limits), POINTER(c_void_p))),
-    'a2a_http1_response_free': (None, (c_void_p,)),
-    'a2a_http1_response_reset': (c_uint32, (c_void_p, c_char_p, c_size_t)),
-    'a2a_http1_response_feed': (c_uint32, (c_void_p, c_char_p, c_size_t, POINTER(Http1Step))),
-    'a2a_http1_response_finish': (c_uint32, (c_void_p,)),
-    'a2a_http1_response_head': (c_uint32, (c_void_p, POINTER(Http1Head))),
-    'a2a_http1_response_header': (c_uint32, (c_void_p, c_size_t, POINTER(Str), POINTER(Bytes))),
-    'a2a_http1_response_header_get': (c_uint32, (c_void_p, c_char_p, c_size_t, POINTER(Bytes))),
-    'a2a_http1_response_trailer_count': (c_size_t, (c_void_p,)),
-    'a2a_http1_response_trailer': (c_uint32, (c_void_p, c_size_t, POINTER(Str), POINTER(Bytes))),
-    'a2a_http1_response_body_received': (c_uint64, (c_void_p,)),
-    'a2a_http1_response_informational_skipped': (c_size_t, (c_void_p,)),
-    'a2a_http1_response_is_done': (c_bool, (c_void_p,)),
-    'a2a_http1_response_reusable': (c_bool, (c_void_p,)),
-    'a2a_http1_response_last_error': (Str, (c_void_p,)),
     'a2a_client_state_new': (c_uint32, (c_void_p, c_char_p, c_size_t, c_uint32, c_uint32, c_uint64, POINTER(c_void_p))),
     'a2a_client_state_from_card': (c_uint32, (c_void_p, c_void_p, c_uint64, POINTER(c_void_p))),
     'a2a_client_state_adopt_extended_card': (c_uint32, (c_void_p, c_void_p)),
@@ -1598,41 +1337,7 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_outcome_free': (None, (c_void_p,)),
     'a2a_outcome_remote_hint_pair': (c_uint32, (c_void_p, c_size_t, POINTER(Str), POINTER(Str))),
     'a2a_outcome_get_info': (c_uint32, (c_void_p, POINTER(OutcomeInfo))),
-    'a2a_request_new': (c_uint32, (POINTER(c_void_p),)),
-    'a2a_request_free': (None, (c_void_p,)),
-    'a2a_request_build': (c_uint32, (c_void_p, POINTER(Interface), c_uint32, c_char_p, c_size_t, POINTER(CallOptions))),
-    'a2a_request_build_text': (c_uint32, (c_void_p, POINTER(Interface), c_char_p, c_size_t, c_char_p, c_size_t, POINTER(CallOptions))),
-    'a2a_request_http_method': (Str, (c_void_p,)),
-    'a2a_request_path': (Str, (c_void_p,)),
-    'a2a_request_header_count': (c_size_t, (c_void_p,)),
-    'a2a_request_header': (c_uint32, (c_void_p, c_size_t, POINTER(Str), POINTER(Str))),
-    'a2a_request_body': (Bytes, (c_void_p,)),
-    'a2a_request_a2a_method': (c_bool, (c_void_p, POINTER(c_uint32))),
-    'a2a_request_rpc_id': (Str, (c_void_p,)),
-    'a2a_request_last_error': (Str, (c_void_p,)),
-    'a2a_retry_config_default': (c_uint32, (POINTER(RetryConfig),)),
-    'a2a_retry_policy_new': (c_uint32, (POINTER(RetryConfig), c_uint64, POINTER(c_void_p))),
-    'a2a_retry_policy_free': (None, (c_void_p,)),
-    'a2a_retry_policy_begin_attempt': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_retry_policy_set_task_id': (c_uint32, (c_void_p, c_char_p, c_size_t)),
-    'a2a_retry_policy_task_id': (Str, (c_void_p,)),
-    'a2a_retry_policy_attempts': (c_uint32, (c_void_p,)),
-    'a2a_retry_policy_follow_ups': (c_uint32, (c_void_p,)),
-    'a2a_retry_policy_new_tasks': (c_uint32, (c_void_p,)),
-    'a2a_retry_policy_estimate': (c_uint64, (c_void_p,)),
-    'a2a_retry_policy_remaining': (c_bool, (c_void_p, c_uint64, POINTER(c_uint64))),
-    'a2a_retry_policy_is_finished': (c_bool, (c_void_p,)),
-    'a2a_retry_policy_next': (c_uint32, (c_void_p, c_void_p, c_uint64, c_uint64, POINTER(RetryAction))),
     'a2a_breaker_config_default': (c_uint32, (POINTER(BreakerConfig),)),
-    'a2a_breaker_new': (c_uint32, (c_char_p, c_size_t, POINTER(BreakerConfig), POINTER(c_void_p))),
-    'a2a_breaker_free': (None, (c_void_p,)),
-    'a2a_breaker_agent': (Str, (c_void_p,)),
-    'a2a_breaker_allow': (c_bool, (c_void_p, c_uint64)),
-    'a2a_breaker_refusal': (c_uint32, (c_void_p, c_uint64, POINTER(c_void_p))),
-    'a2a_breaker_record': (c_uint32, (c_void_p, c_void_p, c_uint64)),
-    'a2a_breaker_release': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_breaker_snapshot_at': (c_uint32, (c_void_p, c_uint64, POINTER(BreakerSnapshot))),
-    'a2a_breaker_reset': (c_uint32, (c_void_p,)),
     'a2a_counts_toward_breaker': (c_bool, (c_void_p,)),
     'a2a_derive_idempotency_key': (c_uint32, (POINTER(Bytes), c_size_t, c_void_p, c_size_t, POINTER(c_size_t))),
     'a2a_derive_message_id': (c_uint32, (POINTER(Bytes), c_size_t, c_void_p, c_size_t, POINTER(c_size_t))),
@@ -1686,19 +1391,6 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_sse_encoder_output': (Bytes, (c_void_p,)),
     'a2a_sse_encoder_clear': (c_uint32, (c_void_p,)),
     'a2a_sse_encoder_last_error': (Str, (c_void_p,)),
-    'a2a_stream_tracker_new': (c_uint32, (POINTER(Asked), c_uint64, c_uint64, POINTER(c_void_p))),
-    'a2a_stream_tracker_free': (None, (c_void_p,)),
-    'a2a_stream_tracker_on_bytes': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_stream_tracker_on_comment': (c_uint32, (c_void_p, c_uint64)),
-    'a2a_stream_tracker_on_event': (c_uint32, (c_void_p, c_uint64, c_char_p, c_size_t, c_char_p, c_size_t, POINTER(StreamItem))),
-    'a2a_stream_tracker_next_deadline': (c_bool, (c_void_p, POINTER(c_uint64))),
-    'a2a_stream_tracker_on_timeout': (c_uint32, (c_void_p, c_uint64, POINTER(c_void_p))),
-    'a2a_stream_tracker_on_non_sse_body': (c_uint32, (c_void_p, POINTER(Response), POINTER(c_void_p))),
-    'a2a_stream_tracker_finish': (c_uint32, (c_void_p, POINTER(c_uint32), POINTER(c_void_p))),
-    'a2a_stream_tracker_is_over': (c_bool, (c_void_p,)),
-    'a2a_stream_tracker_task_id': (Str, (c_void_p,)),
-    'a2a_stream_tracker_last_state': (c_bool, (c_void_p, POINTER(c_uint32))),
-    'a2a_stream_tracker_events': (c_uint64, (c_void_p,)),
     'a2a_tally_new': (c_uint32, (POINTER(c_void_p),)),
     'a2a_tally_free': (None, (c_void_p,)),
     'a2a_tally_record': (c_uint32, (c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_void_p)),

@@ -14,13 +14,10 @@ from dataclasses import dataclass, fields
 from . import _lib
 from .errors import check, error_for
 from .outcome import Outcome
-from .vocab import _Word
 
 __all__ = [
     'MODEL_INSTRUCTION',
     'BreakerConfig',
-    'BreakerState',
-    'CallKind',
     'counts_toward_breaker',
     'derive_idempotency_key',
     'derive_message_id',
@@ -29,27 +26,6 @@ __all__ = [
 ]
 
 
-class CallKind(_Word):
-    """What retrying a call risks (the client machine's retry rule for `unknown_outcome`)."""
-
-    READ = 'read'
-    IDEMPOTENT = 'idempotent'
-    WITH_IDEMPOTENCY_KEY = 'with_idempotency_key'
-    SIDE_EFFECTING = 'side_effecting'
-
-
-class BreakerState(_Word):
-    """A circuit breaker's state."""
-
-    CLOSED = 'closed'
-    OPEN = 'open'
-    HALF_OPEN = 'half_open'
-
-
-# C numbers of include/a2a_core.h (tests/test_abi.py checks them against the header).
-_CALL_KIND = {CallKind.READ: 1, CallKind.IDEMPOTENT: 2, CallKind.WITH_IDEMPOTENCY_KEY: 3,
-              CallKind.SIDE_EFFECTING: 4}
-_BREAKER_STATE = {1: BreakerState.CLOSED, 2: BreakerState.OPEN, 3: BreakerState.HALF_OPEN}
 _INSUFFICIENT_SIZE = 103
 
 

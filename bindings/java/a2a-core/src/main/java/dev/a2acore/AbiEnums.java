@@ -208,8 +208,6 @@ final class AbiEnums {
     static final int VOCAB_PROTOCOL_VERSION = 6;
     /** {@code A2A_VOCAB_BINDING}. */
     static final int VOCAB_BINDING = 7;
-    /** {@code A2A_VOCAB_GIVE_UP_REASON}. */
-    static final int VOCAB_GIVE_UP_REASON = 8;
     /** {@code A2A_VOCAB_METHOD_JSONRPC_V0_3}. */
     static final int VOCAB_METHOD_JSONRPC_V0_3 = 9;
     /** {@code A2A_VOCAB_METHOD_JSONRPC_V1_0}. */

@@ -144,27 +144,11 @@ public interface A2aCoreLibrary extends AbiFunctions {
     @CStruct("a2a_card_credential")
     class CardCredential extends AbiStructs.CardCredential {}
 
-    // --- retry policy, circuit breaker ------------------------------------------------
-
-    // The retry and breaker-snapshot mirrors stay only while the generated AbiFunctions still
-    // declares a2a_retry_policy_* / a2a_breaker_snapshot_at (issue 22 removes them from the
-    // C ABI; the binding calls none of them): drop them when the header no longer has them.
-
-    /** {@code a2a_retry_config}. */
-    @CStruct("a2a_retry_config")
-    class RetryConfig extends AbiStructs.RetryConfig {}
-
-    /** {@code a2a_retry_action}. */
-    @CStruct("a2a_retry_action")
-    class RetryAction extends AbiStructs.RetryAction {}
+    // --- circuit breaker configuration (the machine keeps the breaker) ------------------
 
     /** {@code a2a_breaker_config}. */
     @CStruct("a2a_breaker_config")
     class BreakerConfig extends AbiStructs.BreakerConfig {}
-
-    /** {@code a2a_breaker_snapshot}. */
-    @CStruct("a2a_breaker_snapshot")
-    class BreakerSnapshot extends AbiStructs.BreakerSnapshot {}
 
     // --- driver client ----------------------------------------------------------------
 
@@ -193,16 +177,6 @@ public interface A2aCoreLibrary extends AbiFunctions {
 
     /** {@code a2a_client_stream_next} into native memory of at least {@link ClientStreamEvent}'s size. */
     int a2a_client_stream_next(Pointer stream, Pointer out);
-
-    // --- request builders -------------------------------------------------------------
-
-    /** {@code a2a_interface}. */
-    @CStruct("a2a_interface")
-    class Interface extends AbiStructs.Interface {}
-
-    /** {@code a2a_call_options}: every pointer is native memory owned by the binding for the call. */
-    @CStruct("a2a_call_options")
-    class CallOptions extends AbiStructs.CallOptions {}
 
     // --- tally ------------------------------------------------------------------------
 

@@ -406,23 +406,6 @@ public interface AbiFunctions extends Library {
             SizeT valueLen);
 
     /**
-     * {@code a2a_http1_write_request}: Appends a whole HTTP/1.1 request to `out`: `METHOD target
-     * HTTP/1.1`, `Host`, the caller's headers in order, `Content-Length` (when the body is
-     * non-empty or the method is POST, PUT or PATCH), the empty line, then `body`.
-     */
-    int a2a_http1_write_request(Pointer out, byte[] method, SizeT methodLen, byte[] target,
-            SizeT targetLen, byte[] host, SizeT hostLen, Pointer headers, SizeT headersLen,
-            byte[] body, SizeT bodyLen, Pointer written);
-
-    /**
-     * {@code a2a_http1_join_target}: Appends to `out` the origin-form request target joining an
-     * interface URL's path (`/a2a/v1` or `/a2a/v1/`) and a path relative to it (`message:send`,
-     * `/tasks/t1?historyLength=2`, `?q=1`, or empty), with exactly one `/` between them.
-     */
-    int a2a_http1_join_target(Pointer out, byte[] basePath, SizeT basePathLen, byte[] relative,
-            SizeT relativeLen);
-
-    /**
      * {@code a2a_client_state_new}: Makes a client state for a known interface: `url` (UTF-8,
      * copied; the interface URL requests go to), `version` (an `a2a_protocol_version`), `binding`
      * (an `a2a_binding`), the options of `config` (copied; it may be freed afterwards) and `seed`,
@@ -471,10 +454,10 @@ public interface AbiFunctions extends Library {
 
     /**
      * {@code a2a_call_new}: Starts a call of `method` (an `a2a_method`) with its parameters
-     * `params_json` (a JSON object read tolerantly, any version's keys, as `a2a_request_build`
-     * takes them; `(NULL, 0)` for none, e.g. `GetExtendedAgentCard`) on `state`, at `now_ms` on the
-     * host's monotonic clock (the call's deadlines count from it), with `settings` (NULL: none;
-     * copied). (tier client)
+     * `params_json` (a JSON object read tolerantly, any version's keys, in any one canonical form;
+     * `(NULL, 0)` for none, e.g. `GetExtendedAgentCard`) on `state`, at `now_ms` on the host's
+     * monotonic clock (the call's deadlines count from it), with `settings` (NULL: none; copied).
+     * (tier client)
      */
     int a2a_call_new(Pointer state, int method, byte[] paramsJson, SizeT paramsJsonLen,
             Pointer settings, long nowMs, Pointer out);
@@ -653,184 +636,11 @@ public interface AbiFunctions extends Library {
     int a2a_outcome_get_info(Pointer outcome, A2aCoreLibrary.OutcomeInfo out);
 
     /**
-     * {@code a2a_request_new}: A new, empty request handle (fill it with `a2a_request_build`; reuse
-     * it for the next call).
-     */
-    int a2a_request_new(Pointer out);
-
-    /** {@code a2a_request_free}: Frees a request handle. */
-    void a2a_request_free(Pointer request);
-
-    /**
-     * {@code a2a_request_build}: Builds the request for `method` with its parameters `params_json`
-     * (a JSON object, read tolerantly: any version's keys; `(NULL, 0)` means no params, e.g. for
-     * `GetExtendedAgentCard`) on `*iface`, with `*opts` (NULL: none).
-     */
-    int a2a_request_build(Pointer request, A2aCoreLibrary.Interface iface, int method,
-            byte[] paramsJson, SizeT paramsJsonLen, A2aCoreLibrary.CallOptions opts);
-
-    /**
-     * {@code a2a_request_build_text}: Builds a `SendMessage` request with one user text part:
-     * `message_id` (reuse it when retrying the same message) and `text`, both UTF-8.
-     */
-    int a2a_request_build_text(Pointer request, A2aCoreLibrary.Interface iface, byte[] messageId,
-            SizeT messageIdLen, byte[] text, SizeT textLen, A2aCoreLibrary.CallOptions opts);
-
-    /**
-     * {@code a2a_request_http_method}: The HTTP method (`POST`, `GET`, `DELETE`), static text;
-     * absent `(NULL, 0)` when the handle holds no request.
-     */
-    A2aCoreLibrary.View a2a_request_http_method(Pointer request);
-
-    /**
-     * {@code a2a_request_path}: The path relative to the interface URL: empty for JSON-RPC (post to
-     * the URL itself), `/...` for HTTP+JSON (append it to the URL's path, e.g. with
-     * `a2a_http1_join_target`).
-     */
-    A2aCoreLibrary.View a2a_request_path(Pointer request);
-
-    /** {@code a2a_request_header_count}: Number of headers (0 when the handle holds no request). */
-    SizeT a2a_request_header_count(Pointer request);
-
-    /** {@code a2a_request_header}: The `index`-th header, in order. */
-    int a2a_request_header(Pointer request, SizeT index, Pointer name, Pointer value);
-
-    /** {@code a2a_request_body}: The body bytes (empty for GET and DELETE). */
-    A2aCoreLibrary.View a2a_request_body(Pointer request);
-
-    /** {@code a2a_request_a2a_method}: The A2A method of the built request. */
-    byte a2a_request_a2a_method(Pointer request, Pointer out);
-
-    /**
-     * {@code a2a_request_rpc_id}: The JSON-RPC id the response must echo, as text (a string id's
-     * contents or a number's digits: pass it as `a2a_asked.request_id` to the classifier).
-     */
-    A2aCoreLibrary.View a2a_request_rpc_id(Pointer request);
-
-    /**
-     * {@code a2a_request_last_error}: A human-readable message for the error of the most recent
-     * build on this handle; absent `(NULL, 0)` when it had none or `request` is NULL.
-     */
-    A2aCoreLibrary.View a2a_request_last_error(Pointer request);
-
-    /**
-     * {@code a2a_retry_config_default}: Writes the default retry configuration (a read; 3 attempts,
-     * 10 follow-ups, no new tasks; backoff 200 ms doubling to 10 s; Retry-After honoured up to 60
-     * s; no deadline) to `*out`.
-     */
-    int a2a_retry_config_default(A2aCoreLibrary.RetryConfig out);
-
-    /**
-     * {@code a2a_retry_policy_new}: A retry policy with `*config`, its first attempt starting at
-     * `now_ms`.
-     */
-    int a2a_retry_policy_new(A2aCoreLibrary.RetryConfig config, long nowMs, Pointer out);
-
-    /** {@code a2a_retry_policy_free}: Frees a retry policy. */
-    void a2a_retry_policy_free(Pointer policy);
-
-    /**
-     * {@code a2a_retry_policy_begin_attempt}: Marks the start of an attempt at `now_ms` (the policy
-     * learns how long attempts take).
-     */
-    int a2a_retry_policy_begin_attempt(Pointer policy, long nowMs);
-
-    /**
-     * {@code a2a_retry_policy_set_task_id}: Records the task id the call created (for resubscribe
-     * and poll).
-     */
-    int a2a_retry_policy_set_task_id(Pointer policy, byte[] taskId, SizeT taskIdLen);
-
-    /**
-     * {@code a2a_retry_policy_task_id}: The task id known to the policy; absent `(NULL, 0)` when
-     * none.
-     */
-    A2aCoreLibrary.View a2a_retry_policy_task_id(Pointer policy);
-
-    /** {@code a2a_retry_policy_attempts}: Sends of the request so far (0 when `policy` is NULL). */
-    int a2a_retry_policy_attempts(Pointer policy);
-
-    /**
-     * {@code a2a_retry_policy_follow_ups}: Resubscribe and poll calls so far (0 when `policy` is
-     * NULL).
-     */
-    int a2a_retry_policy_follow_ups(Pointer policy);
-
-    /** {@code a2a_retry_policy_new_tasks}: New tasks started so far (0 when `policy` is NULL). */
-    int a2a_retry_policy_new_tasks(Pointer policy);
-
-    /**
-     * {@code a2a_retry_policy_estimate}: The policy's estimate of one attempt's duration in ms (0
-     * when `policy` is NULL).
-     */
-    long a2a_retry_policy_estimate(Pointer policy);
-
-    /** {@code a2a_retry_policy_remaining}: Time left before the deadline at `now_ms`. */
-    byte a2a_retry_policy_remaining(Pointer policy, long nowMs, Pointer out);
-
-    /**
-     * {@code a2a_retry_policy_is_finished}: Whether the policy has answered done or give-up (false
-     * when `policy` is NULL).
-     */
-    byte a2a_retry_policy_is_finished(Pointer policy);
-
-    /**
-     * {@code a2a_retry_policy_next}: Feeds the outcome of the attempt that just ended (at `now_ms`)
-     * and writes what to do next to `*out`.
-     */
-    int a2a_retry_policy_next(Pointer policy, Pointer outcome, long nowMs, long random,
-            A2aCoreLibrary.RetryAction out);
-
-    /**
      * {@code a2a_breaker_config_default}: Writes the default breaker configuration (5 counted
      * failures, or 50% of at least 10 calls, within 30 s in 10 buckets open it for 15 s; then 1
      * trial call decides) to `*out`.
      */
     int a2a_breaker_config_default(A2aCoreLibrary.BreakerConfig out);
-
-    /**
-     * {@code a2a_breaker_new}: A breaker for `agent` (UTF-8, copied) with `*config` (read during
-     * the call only).
-     */
-    int a2a_breaker_new(byte[] agent, SizeT agentLen, A2aCoreLibrary.BreakerConfig config,
-            Pointer out);
-
-    /** {@code a2a_breaker_free}: Frees a breaker. */
-    void a2a_breaker_free(Pointer breaker);
-
-    /**
-     * {@code a2a_breaker_allow}: Whether a call may go out at `now_ms` (in half-open state this
-     * takes a trial permit: report the call with `a2a_breaker_record`, or `a2a_breaker_release` if
-     * it was never made).
-     */
-    byte a2a_breaker_allow(Pointer breaker, long nowMs);
-
-    /**
-     * {@code a2a_breaker_refusal}: The transport outcome (CircuitOpen, request not sent) to report
-     * for a refused call.
-     */
-    int a2a_breaker_refusal(Pointer breaker, long nowMs, Pointer out);
-
-    /**
-     * {@code a2a_breaker_record}: Records the outcome of a call that `a2a_breaker_allow` let
-     * through (read during the call only).
-     */
-    int a2a_breaker_record(Pointer breaker, Pointer outcome, long nowMs);
-
-    /**
-     * {@code a2a_breaker_release}: Returns a trial permit taken by `a2a_breaker_allow` for a call
-     * that was never made.
-     */
-    int a2a_breaker_release(Pointer breaker, long nowMs);
-
-    /** {@code a2a_breaker_snapshot_at}: Writes a snapshot of the breaker at `now_ms` to `*out`. */
-    int a2a_breaker_snapshot_at(Pointer breaker, long nowMs, A2aCoreLibrary.BreakerSnapshot out);
-
-    /**
-     * {@code a2a_breaker_reset}: Closes the breaker and forgets its window (keeps the lifetime
-     * counters).
-     */
-    int a2a_breaker_reset(Pointer breaker);
 
     /**
      * {@code a2a_counts_toward_breaker}: Whether an outcome counts as a failure toward opening a
@@ -1171,79 +981,6 @@ public interface AbiFunctions extends Library {
      * mutating call on the encoder; absent `(NULL, 0)` when it had none or `encoder` is NULL.
      */
     A2aCoreLibrary.View a2a_sse_encoder_last_error(Pointer encoder);
-
-    /**
-     * {@code a2a_stream_tracker_new}: A tracker for a call asked as `*asked` (NULL: nothing known),
-     * with an idle timeout in milliseconds (0: none), started at `now_ms` on the caller's monotonic
-     * clock.
-     */
-    int a2a_stream_tracker_new(A2aCoreLibrary.Asked asked, long idleTimeoutMs, long nowMs,
-            Pointer out);
-
-    /** {@code a2a_stream_tracker_free}: Frees a tracker. */
-    void a2a_stream_tracker_free(Pointer tracker);
-
-    /**
-     * {@code a2a_stream_tracker_on_bytes}: Bytes arrived at `now_ms` (any bytes prove the
-     * connection alive; pushes the deadline).
-     */
-    int a2a_stream_tracker_on_bytes(Pointer tracker, long nowMs);
-
-    /**
-     * {@code a2a_stream_tracker_on_comment}: A comment (keep-alive) arrived at `now_ms`: activity,
-     * nothing else.
-     */
-    int a2a_stream_tracker_on_comment(Pointer tracker, long nowMs);
-
-    /**
-     * {@code a2a_stream_tracker_on_event}: A decoded SSE event arrived at `now_ms`: its type
-     * (`(NULL, 0)` when it had no `event:` field) and data, read during the call only.
-     */
-    int a2a_stream_tracker_on_event(Pointer tracker, long nowMs, byte[] eventType,
-            SizeT eventTypeLen, byte[] data, SizeT dataLen, A2aCoreLibrary.StreamItem out);
-
-    /**
-     * {@code a2a_stream_tracker_next_deadline}: When the caller must call
-     * `a2a_stream_tracker_on_timeout` at the latest, in ms on the caller's clock.
-     */
-    byte a2a_stream_tracker_next_deadline(Pointer tracker, Pointer out);
-
-    /** {@code a2a_stream_tracker_on_timeout}: The idle deadline may have passed at `now_ms`. */
-    int a2a_stream_tracker_on_timeout(Pointer tracker, long nowMs, Pointer out);
-
-    /**
-     * {@code a2a_stream_tracker_on_non_sse_body}: The response was not `text/event-stream` (an
-     * up-front error): classifies it as a whole response and ends the tracker.
-     */
-    int a2a_stream_tracker_on_non_sse_body(Pointer tracker, A2aCoreLibrary.Response response,
-            Pointer out);
-
-    /**
-     * {@code a2a_stream_tracker_finish}: The body ended: how the stream ended (`*kind`) and the
-     * call's outcome (`*out`, a new outcome the caller owns).
-     */
-    int a2a_stream_tracker_finish(Pointer tracker, Pointer kind, Pointer out);
-
-    /**
-     * {@code a2a_stream_tracker_is_over}: Whether the interaction is over (stop reading and close);
-     * false when `tracker` is NULL.
-     */
-    byte a2a_stream_tracker_is_over(Pointer tracker);
-
-    /**
-     * {@code a2a_stream_tracker_task_id}: The task id seen so far; absent `(NULL, 0)` when none (or
-     * `tracker` is NULL).
-     */
-    A2aCoreLibrary.View a2a_stream_tracker_task_id(Pointer tracker);
-
-    /** {@code a2a_stream_tracker_last_state}: The last task state seen so far. */
-    byte a2a_stream_tracker_last_state(Pointer tracker, Pointer out);
-
-    /**
-     * {@code a2a_stream_tracker_events}: Events that produced an item so far (0 when `tracker` is
-     * NULL).
-     */
-    long a2a_stream_tracker_events(Pointer tracker);
 
     /** {@code a2a_tally_new}: A new empty tally. */
     int a2a_tally_new(Pointer out);

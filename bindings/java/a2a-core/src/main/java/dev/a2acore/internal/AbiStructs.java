@@ -357,7 +357,10 @@ public final class AbiStructs {
         public int min_protocol;
     }
 
-    /** {@code a2a_header}: One request header for the serializer. */
+    /**
+     * {@code a2a_header}: One HTTP header a caller passes in (the machine's header hooks, server
+     * replies, trust fetches).
+     */
     @Structure.FieldOrder({"name", "name_len", "value", "value_len"})
     public abstract static class Header extends Structure {
         /** The field name. */
@@ -410,8 +413,8 @@ public final class AbiStructs {
     }
 
     /**
-     * {@code a2a_stream_item}: One typed item of a stream, from {@code
-     * a2a_stream_tracker_on_event}.
+     * {@code a2a_stream_item}: One typed item of a stream (an {@code a2a_event} of kind {@code
+     * A2A_EVENT_KIND_ITEM}, or a driver stream event). (tier client)
      */
     @Structure.FieldOrder({"kind", "outcome", "has_final", "final_flag", "artifact_id", "append",
             "last_chunk", "ends_stream"})
@@ -430,7 +433,7 @@ public final class AbiStructs {
         public byte append;
         /** Artifact updates: {@code lastChunk}. */
         public byte last_chunk;
-        /** Whether this item ends the interaction (stop reading, then call {@code _finish}). */
+        /** Whether this item ends the interaction (stop reading, the end arrives as its own event). */
         public byte ends_stream;
     }
 
@@ -776,135 +779,6 @@ public final class AbiStructs {
          * answer, an item's outcome its event.
          */
         public Layout.BytesView result_json;
-    }
-
-    /** {@code a2a_interface}: The interface a request goes to. */
-    @Structure.FieldOrder({"version", "binding", "tenant", "tenant_len"})
-    public abstract static class Interface extends Structure {
-        /** An {@code a2a_protocol_version}. */
-        public int version;
-        /** An {@code a2a_binding}. */
-        public int binding;
-        /** The 1.0 tenant, copied from the card's interface; {@code (NULL, 0)} or empty when unset. */
-        public Pointer tenant;
-        /** Length of {@code tenant} in bytes. */
-        public SizeT tenant_len;
-    }
-
-    /** {@code a2a_call_options}: Per-call options. */
-    @Structure.FieldOrder({"id_kind", "id_number", "id_string", "id_string_len", "extensions",
-            "extensions_len", "headers", "headers_len"})
-    public abstract static class CallOptions extends Structure {
-        /**
-         * An {@code a2a_rpc_id_kind}: which of {@code id_number} / {@code id_string} is the JSON-RPC
-         * id.
-         */
-        public int id_kind;
-        /** The numeric id when {@code id_kind} is {@code A2A_RPC_ID_KIND_NUMBER}. */
-        public long id_number;
-        /** The string id (UTF-8) when {@code id_kind} is {@code A2A_RPC_ID_KIND_STRING}. */
-        public Pointer id_string;
-        /** Length of {@code id_string} in bytes. */
-        public SizeT id_string_len;
-        /**
-         * Extension URIs to activate ({@code A2A-Extensions} / {@code X-A2A-Extensions}), UTF-8 views.
-         */
-        public Pointer extensions;
-        /** Number of {@code extensions}. */
-        public SizeT extensions_len;
-        /**
-         * Caller headers appended as given (credentials, {@code traceparent}, {@code Idempotency-Key}).
-         */
-        public Pointer headers;
-        /** Number of {@code headers}. */
-        public SizeT headers_len;
-    }
-
-    /**
-     * {@code a2a_retry_config}: The configuration of a retry policy (milliseconds on the caller's
-     * clock).
-     */
-    @Structure.FieldOrder({"kind", "max_attempts", "max_follow_ups", "max_new_tasks",
-            "base_delay_ms", "max_delay_ms", "honour_retry_after", "max_retry_after_ms",
-            "has_deadline", "deadline_ms", "attempt_estimate_ms", "streaming"})
-    public abstract static class RetryConfig extends Structure {
-        /** An {@code a2a_call_kind}. */
-        public int kind;
-        /** Sends of the request, the first included (at least 1). */
-        public int max_attempts;
-        /** Resubscribe and poll calls after the sends. */
-        public int max_follow_ups;
-        /** New tasks the policy may start after a terminal task (0: never). */
-        public int max_new_tasks;
-        /** The backoff ceiling of the first retry. */
-        public long base_delay_ms;
-        /** The cap on any backoff delay. */
-        public long max_delay_ms;
-        /** Whether {@code Retry-After} is a floor for the delay. */
-        public byte honour_retry_after;
-        /** The longest {@code Retry-After} the policy will wait for. */
-        public long max_retry_after_ms;
-        /** Whether {@code deadline_ms} applies. */
-        public byte has_deadline;
-        /** The overall deadline on the caller's clock. */
-        public long deadline_ms;
-        /** The expected duration of one attempt (a floor for the policy's estimate). */
-        public long attempt_estimate_ms;
-        /** Whether the task can be resubscribed to; when false, resubscribe becomes poll. */
-        public byte streaming;
-    }
-
-    /**
-     * {@code a2a_retry_action}: The next step of a retry policy, from {@code
-     * a2a_retry_policy_next}.
-     */
-    @Structure.FieldOrder({"kind", "has_delay", "delay_ms", "task_id", "generation", "give_up",
-            "give_up_text", "message_id", "idempotency_key", "jsonrpc_id"})
-    public abstract static class RetryAction extends Structure {
-        /** What to do. */
-        public int kind;
-        /** Whether {@code delay_ms} applies (every kind but done and give-up). */
-        public byte has_delay;
-        /** How long to wait before the next request. */
-        public long delay_ms;
-        /** Resubscribe and poll: the task id. */
-        public Layout.BytesView task_id;
-        /** Start-new-task: the new task's generation (1 for the first new task). */
-        public int generation;
-        /** Give-up: why. */
-        public int give_up;
-        /** Give-up: a static English sentence saying why (absent otherwise). */
-        public Layout.BytesView give_up_text;
-        /** What to do with the messageId on the next request. */
-        public int message_id;
-        /** What to do with the idempotency key on the next request. */
-        public int idempotency_key;
-        /** What to do with the JSON-RPC id on the next request. */
-        public int jsonrpc_id;
-    }
-
-    /** {@code a2a_breaker_snapshot}: A point-in-time view of a breaker, for metrics and logs. */
-    @Structure.FieldOrder({"state", "calls_in_window", "failures_in_window", "has_half_open_at",
-            "half_open_at_ms", "trials_in_flight", "trial_successes", "times_opened", "refused"})
-    public abstract static class BreakerSnapshot extends Structure {
-        /** The state at {@code now_ms}. */
-        public int state;
-        /** Calls recorded in the current window (closed state only). */
-        public int calls_in_window;
-        /** Counted failures in the current window (closed state only). */
-        public int failures_in_window;
-        /** Whether {@code half_open_at_ms} applies (open state only). */
-        public byte has_half_open_at;
-        /** When an open breaker lets trial calls through. */
-        public long half_open_at_ms;
-        /** Trial calls allowed and not yet reported. */
-        public int trials_in_flight;
-        /** Trial calls that succeeded in the current half-open period. */
-        public int trial_successes;
-        /** Times the breaker has opened since it was created. */
-        public long times_opened;
-        /** Calls refused since the breaker was created. */
-        public long refused;
     }
 
     /**

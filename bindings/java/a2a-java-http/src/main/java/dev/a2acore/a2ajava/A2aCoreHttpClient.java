@@ -371,24 +371,27 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
     }
 
     /**
-     * The client machine's call judging request {@code r} (a JSON-RPC POST of a method the
-     * core knows), on the target of the agent at its URL (its origin) in the method's
-     * protocol version; null for any other request (the card's GET, REST calls), which goes
-     * out unjudged.
+     * The client machine's call judging request {@code r}, on the target of the agent at its
+     * URL (its origin) in the request's protocol version and binding: a JSON-RPC POST of a
+     * method the core knows, or a REST stream (a streaming send, a subscribe); null for any
+     * other request (the card's GET, REST calls with a whole body), which goes out unjudged.
      */
     MachineRun judge(Req r) {
-        if (!"POST".equals(r.method())) {
-            return null;
-        }
-        Optional<MachineRun.Rpc> rpc = MachineRun.Rpc.of(r.body());
-        if (rpc.isEmpty()) {
-            return null;
-        }
         URI u = URI.create(r.url());
         String origin = u.getScheme() + "://" + u.getRawAuthority();
-        MachineTarget target = targets.computeIfAbsent(origin + " " + rpc.get().version(),
-            k -> machine.target(origin + "/", rpc.get().version(), Binding.JSON_RPC));
-        return MachineRun.start(target, rpc.get());
+        Optional<MachineRun.Rpc> rpc = "POST".equals(r.method()) ? MachineRun.Rpc.of(r.body()) : Optional.empty();
+        if (rpc.isPresent()) {
+            MachineTarget target = targets.computeIfAbsent(origin + " " + rpc.get().version(),
+                k -> machine.target(origin + "/", rpc.get().version(), Binding.JSON_RPC));
+            return MachineRun.start(target, rpc.get());
+        }
+        Optional<MachineRun.Rest> rest = MachineRun.Rest.of(r.method(), u.getPath());
+        if (rest.isEmpty()) {
+            return null;
+        }
+        MachineTarget target = targets.computeIfAbsent(origin + " " + rest.get().version() + " rest",
+            k -> machine.target(origin + "/", rest.get().version(), Binding.HTTP_JSON));
+        return MachineRun.startRest(target, rest.get());
     }
 
     /** Asks the machine (the agent's breaker) whether {@code run}'s request may go out; throws the refusal. */

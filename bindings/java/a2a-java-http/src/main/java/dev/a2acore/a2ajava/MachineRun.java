@@ -15,7 +15,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One JSON-RPC request of a2a-java judged by the core's client machine: a call of the same
@@ -64,6 +67,33 @@ final class MachineRun implements AutoCloseable {
         }
     }
 
+    /**
+     * A stream a2a-java's REST (HTTP+JSON) transport opens: a streaming send
+     * ({@code POST .../message:stream}) or a subscribe to a task
+     * ({@code .../tasks/{id}:subscribe}). REST bodies carry no method name and no JSON-RPC
+     * id, so the path says what the stream is; the machine judges its events and its end
+     * (a stream closed before a terminal state is truncated, never a clean completion).
+     */
+    record Rest(ProtocolVersion version, String subscribeTaskId) {
+        private static final Pattern SUBSCRIBE = Pattern.compile(".*/tasks/([^/]+):subscribe");
+
+        /**
+         * The stream {@code verb} on {@code path} (decoded) opens; empty for any other
+         * request. Paths under {@code /v1/} are protocol 0.3's, others 1.0's.
+         */
+        static Optional<Rest> of(String verb, String path) {
+            if (path == null) {
+                return Optional.empty();
+            }
+            ProtocolVersion v = path.contains("/v1/") ? ProtocolVersion.V0_3 : ProtocolVersion.V1_0;
+            if ("POST".equals(verb) && path.endsWith("/message:stream")) {
+                return Optional.of(new Rest(v, null));
+            }
+            Matcher m = SUBSCRIBE.matcher(path);
+            return m.matches() ? Optional.of(new Rest(v, m.group(1))) : Optional.empty();
+        }
+    }
+
     final MachineTarget.Call call;
     private int requestId;
     /** Stream items handed out and not yet matched with a decoded event. */
@@ -93,6 +123,22 @@ final class MachineRun implements AutoCloseable {
             return new MachineRun(target.startText(rpc.method() == A2aMethod.SEND_STREAMING_MESSAGE, "", rpc.id(),
                 List.of()));
         } catch (A2aCoreException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The machine's call judging the REST stream {@code rest} on {@code target} (an
+     * HTTP+JSON state): a streaming text message (a2a-java's own body goes out), or a
+     * subscribe to the task; null when the core refuses to start it.
+     */
+    static MachineRun startRest(MachineTarget target, Rest rest) {
+        try {
+            return new MachineRun(rest.subscribeTaskId() == null
+                ? target.startText(true, "", null, List.of())
+                : target.start(A2aMethod.SUBSCRIBE_TO_TASK,
+                    JSON.writeValueAsBytes(Map.of("id", rest.subscribeTaskId())), null, List.of()));
+        } catch (A2aCoreException | IOException e) {
             return null;
         }
     }

@@ -429,6 +429,50 @@ class A2aCoreHttpClientTest {
         assertEquals(Optional.of(dev.a2acore.TaskState.WORKING), e.outcome().state());
     }
 
+    /** A REST (HTTP+JSON) stream: its body names no method, the path does. */
+    private String restStream(String path, String... events) {
+        return route(path, ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            try (OutputStream out = ex.getResponseBody()) {
+                for (String e : events) {
+                    out.write(("data: " + e + "\n\n").getBytes(StandardCharsets.UTF_8));
+                }
+            }
+        });
+    }
+
+    private static final String REST_BODY =
+        "{\"message\":{\"messageId\":\"m-1\",\"role\":\"ROLE_USER\",\"content\":[{\"text\":\"hi\"}]}}";
+
+    @Test
+    void restStreamClosedBeforeATerminalStateIsTruncatedNotCompleted() throws Exception {
+        String url = restStream("/v1/message:stream",
+            "{\"task\":{\"id\":\"t-8\",\"contextId\":\"c-8\",\"status\":{\"state\":\"TASK_STATE_WORKING\"}}}");
+        Sink s = new Sink();
+        s.post(client(), url, REST_BODY);
+        s.await();
+        assertEquals(1, s.messages.size());
+        A2aCallException e = s.error();
+        assertEquals(ErrorName.RESET, e.errorName());
+        assertEquals(RetryAdvice.RESUBSCRIBE, e.retry());
+        assertEquals(Optional.of("t-8"), e.outcome().taskId());
+        assertEquals(Optional.of(dev.a2acore.TaskState.WORKING), e.outcome().state());
+    }
+
+    @Test
+    void restStreamReachingATerminalStateCompletes() throws Exception {
+        String url = restStream("/v1/message:stream",
+            "{\"task\":{\"id\":\"t-9\",\"contextId\":\"c-9\",\"status\":{\"state\":\"TASK_STATE_SUBMITTED\"}}}",
+            "{\"statusUpdate\":{\"taskId\":\"t-9\",\"contextId\":\"c-9\",\"status\":{\"state\":\"TASK_STATE_COMPLETED\"},"
+                + "\"final\":true}}");
+        Sink s = new Sink();
+        s.post(client(), url, REST_BODY);
+        s.await();
+        assertEquals(2, s.messages.size());
+        assertEquals(List.of(true), s.completions);
+    }
+
     @Test
     void cancellingAfterTheFinalEventCompletesOnceAndCloses() throws Exception {
         CountDownLatch closed = new CountDownLatch(1);

@@ -2,23 +2,13 @@
 
 use std::ffi::c_char;
 
-use a2a::version::{ProtocolVersion, VersionError, VersionNumber};
+use a2a::version::{ProtocolVersion, VersionNumber};
 
 use crate::handle::try_out;
 use crate::panic::ffi_panic_boundary;
 use crate::result::a2a_result;
 use crate::view::{a2a_str, try_str};
-use crate::vocab::a2a_protocol_version;
-
-/// The result code of a version refusal.
-pub(crate) fn version_error(e: &VersionError) -> a2a_result {
-    match e {
-        VersionError::Malformed(_) => a2a_result::A2A_VERSION_MALFORMED,
-        VersionError::Unsupported { .. } => a2a_result::A2A_VERSION_UNSUPPORTED,
-        // A refusal added to the core later: not a version this library reads.
-        _ => a2a_result::A2A_VERSION_MALFORMED,
-    }
-}
+use crate::vocab::{a2a_protocol_version, version_error};
 
 /// Parses `MAJOR.MINOR[.PATCH]` into its numbers without deciding whether this core speaks
 /// that version (the patch, when present, is checked and dropped).

@@ -8,7 +8,7 @@
 //! yield an absent view), because a C caller can put any value in an enum variable.
 
 use a2a::outcome::{Channel, ErrorName, RequestSent, RetryAdvice, TaskState};
-use a2a::version::{Binding, ProtocolVersion};
+use a2a::version::{Binding, ProtocolVersion, VersionError};
 
 use crate::handle::try_out;
 use crate::panic::{defaults, ffi_panic_boundary};
@@ -430,7 +430,7 @@ impl a2a_vocab {
             a2a_vocab::TaskState => Ok(a2a_task_state::from_core(TaskState::parse(text)) as u32),
             a2a_vocab::ProtocolVersion => ProtocolVersion::parse(text)
                 .map(|v| a2a_protocol_version::from_core(v) as u32)
-                .map_err(|e| crate::version::version_error(&e)),
+                .map_err(|e| version_error(&e)),
             a2a_vocab::Binding => Binding::parse(text)
                 .map(|b| a2a_binding::from_core(b) as u32)
                 .ok_or(A2A_BINDING_UNKNOWN),
@@ -448,6 +448,16 @@ impl a2a_vocab {
     /// is below `NAME_SCAN_END` (a test checks it), so the scan sees them all.
     fn exact(self, text: &str) -> Option<u32> {
         (0..NAME_SCAN_END).find(|n| self.name(*n) == Some(text))
+    }
+}
+
+/// The result code of a version refusal.
+pub(crate) fn version_error(e: &VersionError) -> a2a_result {
+    match e {
+        VersionError::Malformed(_) => a2a_result::A2A_VERSION_MALFORMED,
+        VersionError::Unsupported { .. } => a2a_result::A2A_VERSION_UNSUPPORTED,
+        // A refusal added to the core later: not a version this library reads.
+        _ => a2a_result::A2A_VERSION_MALFORMED,
     }
 }
 

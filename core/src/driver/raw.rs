@@ -58,6 +58,20 @@ impl AbortHandle {
         self.io.aborted()
     }
 
+    /// Makes aborting `self` abort `other` too (at once when `self` was aborted already):
+    /// one caller's switch over the fresh handle each request of a call gets (a handle
+    /// records whether its own request wrote bytes, so it is not reused across requests).
+    /// Keeps no strong reference to `other`. Safe from any thread.
+    pub fn link(&self, other: &AbortHandle) {
+        self.io.link(&other.io);
+    }
+
+    /// Sleeps until `deadline` unless [`AbortHandle::abort`] is called first (from another
+    /// thread): then it returns at once. Whether the handle was aborted.
+    pub fn sleep_until(&self, deadline: Instant) -> bool {
+        self.io.sleep_until(deadline)
+    }
+
     pub(crate) fn io(&self) -> &Arc<CallIo> {
         &self.io
     }

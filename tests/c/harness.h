@@ -68,5 +68,6 @@ void test_machine(void);
 void test_task_wait(void);
 void test_trust(void);
 void test_card_cache(void);
+void test_call_run(void);
 
 #endif

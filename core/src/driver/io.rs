@@ -153,12 +153,24 @@ impl CallIo {
         {
             let mut linked = self.linked.locked();
             linked.retain(|w| w.strong_count() > 0);
-            linked.push(Arc::downgrade(other));
+            // Linking the same call again (a stream read over many runs) keeps one entry.
+            if !linked
+                .iter()
+                .any(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(other)))
+            {
+                linked.push(Arc::downgrade(other));
+            }
         }
         // After the push: an abort that took the list before it has set the flag already.
         if self.aborted() {
             other.abort();
         }
+    }
+
+    /// How many linked calls are kept (alive or not yet pruned).
+    #[cfg(test)]
+    pub(crate) fn linked_count(&self) -> usize {
+        self.linked.locked().len()
     }
 
     /// Blocks until `deadline` or an abort, whichever comes first; whether it was aborted.

@@ -510,11 +510,13 @@ pub extern "C" fn a2a_raw_stream_free(stream: *mut a2a_raw_stream) {
 ///   `a2a_call_cancel` between runs are fine).
 /// - `transport`: a client from `a2a_client_new_raw` (any `a2a_client` works; only its
 ///   transport is used): its connection pool, TLS roots, client certificate, proxy and DNS
-///   rules and connect timeout apply, and its call timeout and response body limit cap
-///   each request as well as the machine's deadlines and limits (the shorter wins). Its
-///   header hooks and interceptors do NOT run (the machine's state has its own). Borrowed
-///   for the duration of the call; thread-safe, so several calls may run on one transport
-///   at once.
+///   rules apply; each request is connected by the machine's `connect_by` or within the
+///   transport's connect timeout, whichever is shorter, and is bounded by the machine's
+///   deadline only (the transport's call timeout does not apply: the machine's config says
+///   how long a call may take); the transport's response body limit applies besides the
+///   machine's. Its header hooks and interceptors do NOT run (the machine's state has its
+///   own). Borrowed for the duration of the call; thread-safe, so several calls may run on
+///   one transport at once.
 /// - `abort`: NULL, or a switch (`a2a_abort_new`) that another thread may trigger with
 ///   `a2a_abort_trigger` at any time: a run blocked in a connect (at the latest at the
 ///   connect timeout), a read or a sleep returns promptly and the call is canceled

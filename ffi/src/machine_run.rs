@@ -192,9 +192,9 @@ fn step(
 ) -> Result<(), a2a_result> {
     let now = clock.now();
     if let Some(t) = next_transmit(c, now)? {
-        let (id, deadline) = (t.id, t.deadline);
+        let times = (t.id, t.connect_by, t.deadline);
         let request = HttpRequest::from(t.request.clone());
-        return perform(c, transport, abort, clock, (id, deadline), &request);
+        return perform(c, transport, abort, clock, times, &request);
     }
     if c.in_flight.body.is_some() {
         return read(c, abort, clock);
@@ -226,13 +226,14 @@ fn at_deadline(o: &Outcome, clock: &Clock, at: Millis) -> bool {
         && Instant::now() + Duration::from_millis(5) >= clock.instant(at)
 }
 
-/// Performs request `id` (due by `deadline`) on the transport and feeds what happened.
+/// Performs request `id` (connected by `connect_by`, over by `deadline`) on the transport
+/// and feeds what happened.
 fn perform(
     c: &mut a2a_call,
     transport: &Client,
     abort: Option<&AbortHandle>,
     clock: &Clock,
-    (id, deadline): (RequestId, Millis),
+    (id, connect_by, deadline): (RequestId, Millis, Millis),
     request: &HttpRequest,
 ) -> Result<(), a2a_result> {
     // A fresh handle per request (it records whether this request wrote bytes), reached by
@@ -241,18 +242,22 @@ fn perform(
     if let Some(a) = abort {
         a.link(&own);
     }
-    let budget = Some(
-        clock
-            .instant(deadline)
-            .saturating_duration_since(Instant::now()),
-    );
+    // At least a millisecond each: a zero timeout may mean none to the socket layer.
+    let budget = clock
+        .instant(deadline)
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_millis(1));
+    let connect = clock
+        .instant(connect_by)
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_millis(1));
     let total = match &c.machine {
         Machine::Stream(_, m) if !m.is_fetching() => Some(m.total_deadline()),
         _ => None,
     };
     let Some(total) = total else {
         // Read whole: a non-streaming call, a card fetch, a stream's get-task fallback.
-        let result = transport.exchange_abortable(request, budget, &own);
+        let result = transport.exchange_for_machine(request, budget, connect, &own);
         if aborted(abort) {
             return Ok(());
         }
@@ -266,7 +271,7 @@ fn perform(
             Err(o) => feed(&mut c.machine, id, Input::Failure(o), at),
         };
     };
-    let opened = transport.open_stream_abortable(request, budget, &own);
+    let opened = transport.open_stream_for_machine(request, budget, connect, &own);
     if aborted(abort) {
         return Ok(());
     }

@@ -106,6 +106,11 @@ impl Drop for FaultServer {
 
 /// The native transport: a raw client with plain http allowed.
 fn transport() -> *mut a2a_client {
+    transport_with(|_| {})
+}
+
+/// The native transport with whatever `f` sets on its config.
+fn transport_with(f: impl FnOnce(&mut a2a_client_config)) -> *mut a2a_client {
     let mut cfg = std::mem::MaybeUninit::<a2a_client_config>::uninit();
     assert_eq!(
         a2a_client_config_default(cfg.as_mut_ptr()),
@@ -114,6 +119,7 @@ fn transport() -> *mut a2a_client {
     let mut cfg = unsafe { cfg.assume_init() };
     cfg.allow_http = true;
     cfg.connect_timeout_ms = 2000;
+    f(&mut cfg);
     let mut c = null_mut();
     assert_eq!(a2a_client_new_raw(&cfg, &mut c), a2a_result::A2A_OK);
     c
@@ -583,6 +589,30 @@ fn null_and_misuse_are_refused() {
         a2a_call_run(call, t, null(), 6_000, &mut now),
         a2a_result::A2A_CALL_FINISHED
     );
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+    a2a_client_free(t);
+}
+
+#[test]
+fn the_machines_deadlines_rule_not_the_transports_call_timeout() {
+    let fs = FaultServer::start();
+    // The transport alone would give up on a head after 200 ms; the resubscribe's head
+    // comes after 600 ms, well inside the machine's call timeout (45 s by default).
+    let t = transport_with(|c| c.call_timeout_ms = 200);
+    let st = state(
+        &fs.a2a("late-resub-600"),
+        &[
+            (a2a_client_option::StreamIdleTimeoutMs, 300),
+            (a2a_client_option::StreamResubscribes, 1),
+        ],
+    );
+    let call = text_call(st, true, "go");
+    let runs = run_to_end(call, t, null());
+    assert_eq!(kinds(&runs, a2a_event_kind::Resubscribing).len(), 1);
+    let end = finished(&runs);
+    assert_eq!(end.state.as_deref(), Some("completed"), "{end:?}");
+    assert_eq!(end.resubscribes, 1);
     a2a_call_free(call);
     a2a_client_state_free(st);
     a2a_client_free(t);

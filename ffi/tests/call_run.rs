@@ -178,6 +178,7 @@ struct Ev {
     attempts: u32,
     card_json: Option<String>,
     interface_url: Option<String>,
+    has_response: bool,
 }
 
 fn vocab(v: u32, n: u32) -> Option<String> {
@@ -221,6 +222,7 @@ fn drain(call: *mut a2a_call) -> Vec<Ev> {
             attempts: e.correlation.attempts,
             card_json: view_string(e.card_json),
             interface_url: view_string(e.interface_url),
+            has_response: e.has_response,
             ..Ev::default()
         };
         outcome_fields(e.outcome, &mut ev);
@@ -613,6 +615,57 @@ fn the_machines_deadlines_rule_not_the_transports_call_timeout() {
     let end = finished(&runs);
     assert_eq!(end.state.as_deref(), Some("completed"), "{end:?}");
     assert_eq!(end.resubscribes, 1);
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+    a2a_client_free(t);
+}
+
+#[test]
+fn a_task_finished_meanwhile_is_read_once_with_get_as_the_driver_does() {
+    let fs = FaultServer::start();
+    let t = transport();
+    let st = state(
+        &fs.a2a("stream-finished"),
+        &[(a2a_client_option::StreamResubscribes, 3)],
+    );
+    let call = text_call(st, true, "go");
+    let end = finished(&run_to_end(call, t, null()));
+    assert_eq!(end.state.as_deref(), Some("completed"), "{end:?}");
+    assert!(end.has_response, "the get-task fallback's body");
+    let k = fs.counters("stream-finished");
+    assert_eq!(k["messages"], 1);
+    assert_eq!(k["gets"], 1);
+    let c = driver(&fs.a2a("stream-finished"), |c| {
+        c.stream_resubscribe_attempts = 3
+    });
+    let mut d_end = None;
+    for e in c.stream_text("go", &CallOptions::default()) {
+        if let StreamEvent::End(f) = e {
+            d_end = Some(f);
+        }
+    }
+    let d_end = d_end.unwrap();
+    assert!(d_end.fetched_by_get);
+    assert_eq!(end.resubscribes, d_end.resubscribes);
+    same_as_driver(&end, &d_end.outcome, d_end.exit_code());
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+    a2a_client_free(t);
+}
+
+#[test]
+fn a_burst_in_one_write_hands_out_every_item() {
+    let fs = FaultServer::start();
+    let t = transport();
+    let st = state(&fs.a2a("burst-5"), &[]);
+    let call = text_call(st, true, "go");
+    let runs = run_to_end(call, t, null());
+    assert_eq!(
+        kinds(&runs, a2a_event_kind::Item).len(),
+        7,
+        "submitted, 5 chunks, completed"
+    );
+    assert_eq!(finished(&runs).state.as_deref(), Some("completed"));
     a2a_call_free(call);
     a2a_client_state_free(st);
     a2a_client_free(t);

@@ -5193,8 +5193,8 @@ void a2a_raw_stream_free(struct a2a_raw_stream *stream);
  - `now_ms`: the caller's monotonic clock in ms, on the scale the call was created with
    (never earlier than the previous run's `*now_out_ms`). The loop continues it with its
    own monotonic clock; `now_out_ms` (may be NULL) receives the time it returned at on
-   the caller's scale (`now_ms` plus the time spent), written whenever the result is not
-   `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED` or `A2A_CALL_FINISHED`.
+   the caller's scale (`now_ms` plus the time spent), written whenever the run started:
+   on `A2A_OK`, and on `A2A_PANIC` from a state an earlier panic poisoned.
 
  Deadlines: every wait is bounded by a deadline the machine gave (the request's deadline
  for a connect, send and whole response or a stream's head; a stream's idle or total

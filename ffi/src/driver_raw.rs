@@ -9,6 +9,10 @@
 //! idle deadline on streams. Header hooks do NOT run on raw calls: the caller sends the
 //! headers it wants.
 //!
+//! `a2a_call_run` runs a client machine (`machine.rs`) over this layer's transport, one
+//! foreign call per step (the loop is `machine_run.rs`): the way for bindings to use the
+//! native transport without driving the machine's inputs themselves.
+//!
 //! Threading: `a2a_abort_trigger` and `a2a_raw_stream_abort` are the only functions that
 //! may be called while another thread is inside a call on the same objects; they make a
 //! blocked exchange or read return promptly with `A2A_CLIENT_TRANSPORT` and a `transport`
@@ -529,8 +533,8 @@ pub extern "C" fn a2a_raw_stream_free(stream: *mut a2a_raw_stream) {
 /// - `now_ms`: the caller's monotonic clock in ms, on the scale the call was created with
 ///   (never earlier than the previous run's `*now_out_ms`). The loop continues it with its
 ///   own monotonic clock; `now_out_ms` (may be NULL) receives the time it returned at on
-///   the caller's scale (`now_ms` plus the time spent), written whenever the result is not
-///   `A2A_NULL_PARAMETER`, `A2A_IN_USE`, `A2A_CLOSED` or `A2A_CALL_FINISHED`.
+///   the caller's scale (`now_ms` plus the time spent), written whenever the run started:
+///   on `A2A_OK`, and on `A2A_PANIC` from a state an earlier panic poisoned.
 ///
 /// Deadlines: every wait is bounded by a deadline the machine gave (the request's deadline
 /// for a connect, send and whole response or a stream's head; a stream's idle or total

@@ -9,6 +9,10 @@
 //! idle deadline on streams. Header hooks do NOT run on raw calls: the caller sends the
 //! headers it wants.
 //!
+//! `a2a_call_run` runs a client machine (`machine.rs`) over this layer's transport, one
+//! foreign call per step (the loop is `machine_run.rs`): the way for bindings to use the
+//! native transport without driving the machine's inputs themselves.
+//!
 //! Threading: `a2a_abort_trigger` and `a2a_raw_stream_abort` are the only functions that
 //! may be called while another thread is inside a call on the same objects; they make a
 //! blocked exchange or read return promptly with `A2A_CLIENT_TRANSPORT` and a `transport`
@@ -22,7 +26,7 @@ use a2a::driver::{AbortHandle, Client, HttpRequest, HttpResponse, RawStream, Rea
 use a2a::outcome::{ErrorName, Outcome, RequestSent};
 
 use crate::driver::{a2a_client, a2a_client_config, config_from};
-use crate::handle::{self, Handle, try_out, try_ref, try_shared};
+use crate::handle::{self, Handle, try_mut, try_out, try_ref, try_shared};
 use crate::header::{a2a_header, headers_from};
 use crate::outcome::a2a_outcome;
 use crate::panic::ffi_panic_boundary;
@@ -489,6 +493,89 @@ pub extern "C" fn a2a_raw_stream_free(stream: *mut a2a_raw_stream) {
     ffi_panic_boundary! {
         // SAFETY: the header requires a pointer from this library, not yet freed.
         unsafe { handle::free(stream) }
+    }
+}
+
+/// Runs client machine `call` over the native transport `transport` until the caller has
+/// something to read: performs every request the machine hands out (card fetch, sends,
+/// retries, resubscribes, a stream's get-task fallback) with the driver, feeds it the
+/// response head, each body chunk as it arrives (a stream's items one by one), the end or
+/// the transport failure (with whether request bytes were written), and sleeps until the
+/// machine's next deadline when nothing is in flight (a retry's delay), then tells it the
+/// time. Returns `A2A_OK` as soon as at least one event is queued for
+/// `a2a_call_poll_event`: `ITEM`, `RETRYING`, `RESUBSCRIBING` or `FINISHED`. Drain them,
+/// then call it again until the `FINISHED` event; it returns at once while events are
+/// queued. One foreign call per step replaces the `poll_transmit` / `handle_*` /
+/// `poll_timeout` loop of `ffi/README.md` (*The client machine*).
+///
+/// - `call`: any machine (`a2a_call_new_card_fetch`, `a2a_call_new`, `a2a_call_new_text`),
+///   driven by this function only: do not mix it with `a2a_call_poll_transmit` or the
+///   `a2a_call_handle_*` inputs (`a2a_call_poll_event`, `a2a_call_poll_timeout` and
+///   `a2a_call_cancel` between runs are fine).
+/// - `transport`: a client from `a2a_client_new_raw` (any `a2a_client` works; only its
+///   transport is used): its connection pool, TLS roots, client certificate, proxy and DNS
+///   rules apply; each request is connected by the machine's `connect_by` or within the
+///   transport's connect timeout, whichever is shorter, and is bounded by the machine's
+///   deadline only (the transport's call timeout does not apply: the machine's config says
+///   how long a call may take); the transport's response body limit applies besides the
+///   machine's. Its header hooks and interceptors do NOT run (the machine's state has its
+///   own). Borrowed for the duration of the call; thread-safe, so several calls may run on
+///   one transport at once.
+/// - `abort`: NULL, or a switch (`a2a_abort_new`) that another thread may trigger with
+///   `a2a_abort_trigger` at any time: a run blocked in a connect (at the latest at the
+///   connect timeout), a read or a sleep returns promptly and the call is canceled
+///   (`a2a_call_cancel`): its `FINISHED` event carries the cancel outcome
+///   (`transport`/`Reset`, "canceled by the caller"; `request_sent` `unknown` once a
+///   request went out), never a success; a call that had queued its `FINISHED` before the
+///   abort keeps it. A switch once triggered stays triggered: a later run with it cancels at
+///   once. Borrowed for the duration of the call; the same or another switch may be passed
+///   to each run.
+/// - `now_ms`: the caller's monotonic clock in ms, on the scale the call was created with
+///   (never earlier than the previous run's `*now_out_ms`). The loop continues it with its
+///   own monotonic clock; `now_out_ms` (may be NULL) receives the time it returned at on
+///   the caller's scale (`now_ms` plus the time spent), written whenever the run started:
+///   on `A2A_OK`, and on `A2A_PANIC` from a state an earlier panic poisoned.
+///
+/// Deadlines: every wait is bounded by a deadline the machine gave (the request's deadline
+/// for a connect, send and whole response or a stream's head; a stream's idle or total
+/// deadline for each read; a retry's delay for a sleep), so a run never blocks past them
+/// and never spins. `ABORT` events are acted on here (the request's connection is closed)
+/// and are never handed to the caller. A stream's open response stays in `call` between
+/// runs (`a2a_call_free` closes it; so does an `a2a_call_cancel` whose `ABORT` the caller
+/// then polls). BLOCKS the calling thread.
+///
+/// Threading: `call` as every `a2a_call` function (a second function on it meanwhile gets
+/// `A2A_IN_USE`; `a2a_call_free` waits for the run: trigger `abort` first to end it
+/// promptly).
+///
+/// Errors: `A2A_NULL_PARAMETER` (`call` or `transport` NULL), `A2A_CALL_FINISHED` (the
+/// `FINISHED` event was already polled), `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_call_run(
+    call: *mut crate::machine::a2a_call,
+    transport: *const a2a_client,
+    abort: *const a2a_abort,
+    now_ms: u64,
+    now_out_ms: *mut u64,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        if transport.is_null() {
+            return a2a_result::A2A_NULL_PARAMETER;
+        }
+        let c = try_mut!(call);
+        let t = try_shared!(transport);
+        if c.finished {
+            return a2a_result::A2A_CALL_FINISHED;
+        }
+        // SAFETY: the header requires `abort` to be NULL or a live abort switch.
+        let abort = (!abort.is_null()).then(|| &unsafe { &*abort }.inner);
+        let mut now = now_ms;
+        let code = crate::machine_run::run(c, &t.inner, abort, now_ms, &mut now);
+        if !now_out_ms.is_null() {
+            // SAFETY: non-NULL; the header requires a writable u64.
+            unsafe { now_out_ms.write(now) };
+        }
+        code
     }
 }
 

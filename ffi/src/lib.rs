@@ -53,6 +53,8 @@ pub mod hook;
 pub mod machine;
 #[cfg(feature = "client")]
 pub mod machine_config;
+#[cfg(feature = "driver")]
+mod machine_run;
 pub mod outcome;
 pub mod panic;
 pub mod request;

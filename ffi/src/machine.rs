@@ -41,14 +41,14 @@ use crate::view::{a2a_bytes, a2a_str, try_bytes, try_input, try_str};
 use crate::vocab::{a2a_binding, a2a_error_name, a2a_protocol_version};
 
 /// What a client state handle shares with its calls.
-struct StateCell {
+pub(crate) struct StateCell {
     state: Mutex<ClientState>,
     stream: StreamConfig,
 }
 
 impl StateCell {
     /// The state, or `A2A_PANIC` when a panic inside an earlier call poisoned the lock.
-    fn lock(&self) -> Result<MutexGuard<'_, ClientState>, a2a_result> {
+    pub(crate) fn lock(&self) -> Result<MutexGuard<'_, ClientState>, a2a_result> {
         self.state.lock().map_err(|_| a2a_result::A2A_PANIC)
     }
 }
@@ -84,7 +84,7 @@ pub enum a2a_call_machine {
 
 // One per handle, and the handle is on the heap already: boxing the variants buys nothing.
 #[allow(clippy::large_enum_variant)]
-enum Machine {
+pub(crate) enum Machine {
     Card(CardFetch),
     Unary(Arc<StateCell>, UnaryCall),
     Stream(Arc<StateCell>, StreamCall),
@@ -120,7 +120,7 @@ struct FinalViews {
 /// refused with `A2A_IN_USE`. Calls on different `a2a_call`s of one client state may run
 /// on different threads.
 pub struct a2a_call {
-    machine: Machine,
+    pub(crate) machine: Machine,
     /// Every request handed out, by attempt number (bounded by retries and resubscribes).
     issued: Vec<RequestId>,
     sent: Option<Sent>,
@@ -129,14 +129,49 @@ pub struct a2a_call {
     item_artifact: Option<String>,
     task_id: String,
     finals: FinalViews,
-    finished: bool,
+    pub(crate) finished: bool,
     /// A card fetch's cache (its config's), and whether it was consulted yet (at the first
     /// `a2a_call_poll_transmit`, which brings the time).
     card_cache: Option<SharedCardCache>,
     cache_consulted: bool,
+    /// Events taken from the machine by `a2a_call_run` for the caller, handed out by
+    /// `a2a_call_poll_event` before the machine's own.
+    pub(crate) held: std::collections::VecDeque<AnyEvent>,
+    /// The native transport's request in flight between `a2a_call_run`s (a stream's body).
+    #[cfg(feature = "driver")]
+    pub(crate) in_flight: crate::machine_run::InFlight,
 }
 
 impl Handle for a2a_call {}
+
+/// An event of any of the three machines.
+pub(crate) enum AnyEvent {
+    Card(CardEvent),
+    Unary(Event),
+    Stream(StreamEvent),
+}
+
+impl AnyEvent {
+    /// The request an `ABORT` event names.
+    #[cfg(feature = "driver")]
+    pub(crate) fn abort_id(&self) -> Option<RequestId> {
+        match self {
+            AnyEvent::Card(CardEvent::Abort(id))
+            | AnyEvent::Unary(Event::Abort(id))
+            | AnyEvent::Stream(StreamEvent::Abort(id)) => Some(*id),
+            _ => None,
+        }
+    }
+}
+
+/// The machine's next event (none held back).
+pub(crate) fn machine_event(m: &mut Machine) -> Option<AnyEvent> {
+    match m {
+        Machine::Card(m) => m.poll_event().map(AnyEvent::Card),
+        Machine::Unary(_, m) => m.poll_event().map(AnyEvent::Unary),
+        Machine::Stream(_, m) => m.poll_event().map(AnyEvent::Stream),
+    }
+}
 
 impl a2a_call {
     fn new(machine: Machine) -> a2a_call {
@@ -151,6 +186,9 @@ impl a2a_call {
             finished: false,
             card_cache: None,
             cache_consulted: false,
+            held: std::collections::VecDeque::new(),
+            #[cfg(feature = "driver")]
+            in_flight: crate::machine_run::InFlight::default(),
         }
     }
 
@@ -595,36 +633,12 @@ pub extern "C" fn a2a_call_poll_transmit(
     ffi_panic_boundary! {
         let c = try_mut!(call);
         let out = try_out!(out);
-        let now = Millis(now_ms);
-        let t = match &mut c.machine {
-            Machine::Card(m) => {
-                if let Some(cache) = c.card_cache.as_ref().filter(|_| !c.cache_consulted) {
-                    let cache = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    m.use_cache(&cache, now);
-                }
-                c.cache_consulted = true;
-                m.poll_transmit(now)
-            }
-            Machine::Unary(cell, m) => m.poll_transmit(&mut *try_input!(cell.lock()), now),
-            Machine::Stream(cell, m) => m.poll_transmit(&mut *try_input!(cell.lock()), now),
-        };
-        let Some(transmit) = t else {
+        if try_input!(next_transmit(c, Millis(now_ms))).is_none() {
+            return a2a_result::A2A_NONE;
+        }
+        let Some(sent) = c.sent.as_ref() else {
             return a2a_result::A2A_NONE;
         };
-        c.issued.push(transmit.id);
-        let headers = transmit
-            .request
-            .headers
-            .iter()
-            .map(|(n, v)| a2a_header {
-                name: n.as_ptr().cast(),
-                name_len: n.len(),
-                value: v.as_ptr().cast(),
-                value_len: v.len(),
-            })
-            .collect();
-        let method = transmit.request.method.as_str();
-        let sent = c.sent.insert(Sent { transmit, headers, method });
         out.set(a2a_transmit {
             request_id: sent.transmit.id.attempt(),
             method: a2a_str::from_static(sent.method),
@@ -637,6 +651,50 @@ pub extern "C" fn a2a_call_poll_transmit(
         });
         a2a_result::A2A_OK
     }
+}
+
+/// The machine's next request at `now`, kept in the call (`c.sent`, with the header views
+/// `a2a_transmit` hands out) and recorded as issued; `None` when none is due.
+pub(crate) fn next_transmit(
+    c: &mut a2a_call,
+    now: Millis,
+) -> Result<Option<&Transmit>, a2a_result> {
+    let t = match &mut c.machine {
+        Machine::Card(m) => {
+            if let Some(cache) = c.card_cache.as_ref().filter(|_| !c.cache_consulted) {
+                let cache = cache
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                m.use_cache(&cache, now);
+            }
+            c.cache_consulted = true;
+            m.poll_transmit(now)
+        }
+        Machine::Unary(cell, m) => m.poll_transmit(&mut *cell.lock()?, now),
+        Machine::Stream(cell, m) => m.poll_transmit(&mut *cell.lock()?, now),
+    };
+    let Some(transmit) = t else {
+        return Ok(None);
+    };
+    c.issued.push(transmit.id);
+    let headers = transmit
+        .request
+        .headers
+        .iter()
+        .map(|(n, v)| a2a_header {
+            name: n.as_ptr().cast(),
+            name_len: n.len(),
+            value: v.as_ptr().cast(),
+            value_len: v.len(),
+        })
+        .collect();
+    let method = transmit.request.method.as_str();
+    let sent = c.sent.insert(Sent {
+        transmit,
+        headers,
+        method,
+    });
+    Ok(Some(&sent.transmit))
 }
 
 /// Hands in the response head of request `request_id`: the final status (not a 1xx) and
@@ -1055,14 +1113,21 @@ pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) 
         let c = try_mut!(call);
         let out = try_out!(out);
         let mut e;
-        match &mut c.machine {
-            Machine::Card(m) => match m.poll_event() {
-                None => return a2a_result::A2A_NONE,
-                Some(CardEvent::Abort(id)) => {
+        let Some(next) = c.held.pop_front().or_else(|| machine_event(&mut c.machine)) else {
+            return a2a_result::A2A_NONE;
+        };
+        #[cfg(feature = "driver")]
+        if let Some(id) = next.abort_id() {
+            // The caller canceled between runs: a body the native transport holds closes.
+            c.in_flight.drop_request(id);
+        }
+        match next {
+            AnyEvent::Card(ev) => match ev {
+                CardEvent::Abort(id) => {
                     e = a2a_event::empty(a2a_event_kind::Abort);
                     e.request_id = id.attempt();
                 }
-                Some(CardEvent::Resolved(r)) => {
+                CardEvent::Resolved(r) => {
                     e = a2a_event::empty(a2a_event_kind::Finished);
                     c.finished = true;
                     c.event_outcome = None;
@@ -1091,19 +1156,18 @@ pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) 
                     }
                 }
             },
-            Machine::Unary(_, m) => match m.poll_event() {
-                None => return a2a_result::A2A_NONE,
-                Some(Event::Abort(id)) => {
+            AnyEvent::Unary(ev) => match ev {
+                Event::Abort(id) => {
                     e = a2a_event::empty(a2a_event_kind::Abort);
                     e.request_id = id.attempt();
                 }
-                Some(Event::Retrying { attempt, delay, outcome }) => {
+                Event::Retrying { attempt, delay, outcome } => {
                     e = a2a_event::empty(a2a_event_kind::Retrying);
                     e.attempt = attempt;
                     e.delay_ms = delay.0;
                     e.outcome = keep_outcome(&mut c.event_outcome, *outcome, None);
                 }
-                Some(Event::Finished(r)) => {
+                Event::Finished(r) => {
                     e = a2a_event::empty(a2a_event_kind::Finished);
                     c.finished = true;
                     let r = *r;
@@ -1121,25 +1185,24 @@ pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) 
                     }
                 }
             },
-            Machine::Stream(_, m) => match m.poll_event() {
-                None => return a2a_result::A2A_NONE,
-                Some(StreamEvent::Abort(id)) => {
+            AnyEvent::Stream(ev) => match ev {
+                StreamEvent::Abort(id) => {
                     e = a2a_event::empty(a2a_event_kind::Abort);
                     e.request_id = id.attempt();
                 }
-                Some(StreamEvent::Item(item)) => {
+                StreamEvent::Item(item) => {
                     e = a2a_event::empty(a2a_event_kind::Item);
                     e.item = item_c(*item, &mut c.event_outcome, &mut c.item_artifact);
                     e.outcome = e.item.outcome;
                 }
-                Some(StreamEvent::Resubscribing { task_id, attempt, outcome }) => {
+                StreamEvent::Resubscribing { task_id, attempt, outcome } => {
                     e = a2a_event::empty(a2a_event_kind::Resubscribing);
                     c.task_id = task_id;
                     e.task_id = a2a_str::from_str(&c.task_id);
                     e.attempt = attempt;
                     e.outcome = keep_outcome(&mut c.event_outcome, *outcome, None);
                 }
-                Some(StreamEvent::Finished(r)) => {
+                StreamEvent::Finished(r) => {
                     e = a2a_event::empty(a2a_event_kind::Finished);
                     c.finished = true;
                     let r = *r;

@@ -67,5 +67,6 @@ void test_machine(void);
 void test_task_wait(void);
 void test_trust(void);
 void test_card_cache(void);
+void test_call_run(void);
 
 #endif

@@ -77,6 +77,7 @@ int main(void) {
   test_task_wait();
   test_trust();
   test_card_cache();
+  test_call_run();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -21,7 +21,7 @@
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Instant;
 
 use ureq::unversioned::transport::time::Duration as UreqDuration;
@@ -49,6 +49,10 @@ pub(crate) struct CallIo {
     aborted: AtomicBool,
     /// The socket the call is using now (`None` before connecting and once detached).
     socket: Mutex<Option<Socket>>,
+    /// Other calls' states aborted with this one ([`CallIo::link`]).
+    linked: Mutex<Vec<Weak<CallIo>>>,
+    /// Wakes [`CallIo::sleep_until`] on abort (the flag is read under this lock).
+    wake: (Mutex<()>, Condvar),
 }
 
 thread_local! {
@@ -134,6 +138,56 @@ impl CallIo {
         let socket = self.socket.locked().take();
         if let Some(s) = socket.and_then(|w| w.upgrade()) {
             s.shutdown();
+        }
+        drop(self.wake.0.locked());
+        self.wake.1.notify_all();
+        let linked = std::mem::take(&mut *self.linked.locked());
+        for other in linked.iter().filter_map(Weak::upgrade) {
+            other.abort();
+        }
+    }
+
+    /// Makes an abort of `self` abort `other` too (at once when `self` is aborted already).
+    /// Only a weak reference is kept: linking does not keep `other` alive.
+    pub(crate) fn link(&self, other: &Arc<CallIo>) {
+        {
+            let mut linked = self.linked.locked();
+            linked.retain(|w| w.strong_count() > 0);
+            // Linking the same call again (a stream read over many runs) keeps one entry.
+            if !linked
+                .iter()
+                .any(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(other)))
+            {
+                linked.push(Arc::downgrade(other));
+            }
+        }
+        // After the push: an abort that took the list before it has set the flag already.
+        if self.aborted() {
+            other.abort();
+        }
+    }
+
+    /// How many linked calls are kept (alive or not yet pruned).
+    #[cfg(test)]
+    pub(crate) fn linked_count(&self) -> usize {
+        self.linked.locked().len()
+    }
+
+    /// Blocks until `deadline` or an abort, whichever comes first; whether it was aborted.
+    pub(crate) fn sleep_until(&self, deadline: Instant) -> bool {
+        let mut guard = self.wake.0.locked();
+        loop {
+            if self.aborted() {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            guard = match self.wake.1.wait_timeout(guard, left) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
         }
     }
 

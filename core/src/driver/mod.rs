@@ -562,6 +562,24 @@ impl Client {
         total: Option<Instant>,
         abort: &AbortHandle,
     ) -> Result<HttpResponse, Outcome> {
+        self.perform_with(
+            request,
+            timeout,
+            self.inner.config.connect_timeout,
+            total,
+            abort,
+        )
+    }
+
+    /// [`Client::perform`] with the connect timeout `connect`.
+    fn perform_with(
+        &self,
+        request: &HttpRequest,
+        timeout: Duration,
+        connect: Duration,
+        total: Option<Instant>,
+        abort: &AbortHandle,
+    ) -> Result<HttpResponse, Outcome> {
         if let Some(o) = &self.inner.setup_error {
             return Err(o.clone());
         }
@@ -571,11 +589,49 @@ impl Client {
             self.net(),
             request,
             t,
-            self.inner.config.connect_timeout,
+            connect,
             self.inner.config.max_response_bytes,
             abort.io(),
         )
         .map_err(|o| total_deadline_outcome(o, total))
+    }
+
+    /// Performs one request a client machine handed out ([`crate::client::Transmit`]) as the
+    /// driver's own loops do: the whole exchange within `timeout` (the time left before the
+    /// transmit's `deadline`; NOT capped by [`ClientConfig::call_timeout`], the machine's
+    /// deadline is the call's), connected within `connect` (the time left before its
+    /// `connect_by`) or this client's connect timeout, whichever is shorter, the body
+    /// limit, abortable through `abort`. For hosts running a machine on this client's
+    /// transport (the C ABI's `a2a_call_run`).
+    ///
+    /// # Errors
+    /// As [`Client::exchange`].
+    pub fn exchange_for_machine(
+        &self,
+        request: &HttpRequest,
+        timeout: Duration,
+        connect: Duration,
+        abort: &AbortHandle,
+    ) -> Result<HttpResponse, Outcome> {
+        let connect = connect.min(self.inner.config.connect_timeout);
+        self.perform_with(request, timeout, connect, None, abort)
+    }
+
+    /// [`Client::open_stream`] for a stream machine's transmit, as
+    /// [`Client::exchange_for_machine`]: the head within `timeout` (not capped by the call
+    /// timeout), connected within `connect` or the connect timeout, the shorter.
+    ///
+    /// # Errors
+    /// As [`Client::open_stream`].
+    pub fn open_stream_for_machine(
+        &self,
+        request: &HttpRequest,
+        timeout: Duration,
+        connect: Duration,
+        abort: &AbortHandle,
+    ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
+        let connect = connect.min(self.inner.config.connect_timeout);
+        self.open_with(request, timeout, connect, abort)
     }
 
     /// Sends a streaming request and returns the open event stream, or the whole response
@@ -618,6 +674,17 @@ impl Client {
         budget: Duration,
         abort: &AbortHandle,
     ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
+        self.open_with(request, budget, self.inner.config.connect_timeout, abort)
+    }
+
+    /// [`Client::open`] with the connect timeout `connect`.
+    fn open_with(
+        &self,
+        request: &HttpRequest,
+        budget: Duration,
+        connect: Duration,
+        abort: &AbortHandle,
+    ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
         if let Some(o) = &self.inner.setup_error {
             return Err(o.clone());
         }
@@ -627,7 +694,7 @@ impl Client {
             self.net(),
             request,
             budget,
-            self.inner.config.connect_timeout,
+            connect,
             self.inner.config.max_response_bytes,
             &io,
         )? {

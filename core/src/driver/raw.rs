@@ -58,6 +58,20 @@ impl AbortHandle {
         self.io.aborted()
     }
 
+    /// Makes aborting `self` abort `other` too (at once when `self` was aborted already):
+    /// one caller's switch over the fresh handle each request of a call gets (a handle
+    /// records whether its own request wrote bytes, so it is not reused across requests).
+    /// Keeps no strong reference to `other`. Safe from any thread.
+    pub fn link(&self, other: &AbortHandle) {
+        self.io.link(&other.io);
+    }
+
+    /// Sleeps until `deadline` unless [`AbortHandle::abort`] is called first (from another
+    /// thread): then it returns at once. Whether the handle was aborted.
+    pub fn sleep_until(&self, deadline: Instant) -> bool {
+        self.io.sleep_until(deadline)
+    }
+
     pub(crate) fn io(&self) -> &Arc<CallIo> {
         &self.io
     }
@@ -186,5 +200,69 @@ impl Drop for RawStream {
     fn drop(&mut self) {
         // The connection is closed or pooled from here on: a late abort must not reach it.
         self.io.detach();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_abort_reaches_linked_handles_also_those_linked_after_it() {
+        let caller = AbortHandle::new();
+        let (first, second) = (AbortHandle::new(), AbortHandle::new());
+        caller.link(&first);
+        caller.link(&first);
+        assert_eq!(caller.io.linked_count(), 1, "linked once");
+        assert!(!first.is_aborted());
+        caller.abort();
+        assert!(first.is_aborted());
+        assert!(!second.is_aborted());
+        caller.link(&second);
+        assert!(
+            second.is_aborted(),
+            "an aborted switch aborts what it is linked to"
+        );
+        // Only the caller's own switch: a linked handle's abort does not travel back.
+        let other = AbortHandle::new();
+        let third = AbortHandle::new();
+        other.link(&third);
+        third.abort();
+        assert!(!other.is_aborted());
+    }
+
+    #[test]
+    fn a_link_keeps_no_handle_alive() {
+        let caller = AbortHandle::new();
+        let gone = AbortHandle::new();
+        caller.link(&gone);
+        let weak = std::sync::Arc::downgrade(gone.io());
+        drop(gone);
+        assert!(weak.upgrade().is_none());
+        caller.abort();
+    }
+
+    #[test]
+    fn a_sleep_ends_at_its_deadline_or_at_an_abort_from_another_thread() {
+        let a = AbortHandle::new();
+        assert!(!a.sleep_until(Instant::now() + Duration::from_millis(20)));
+        let b = a.clone();
+        let sleeper = std::thread::spawn(move || {
+            let started = Instant::now();
+            let cut = b.sleep_until(started + Duration::from_secs(60));
+            (cut, started.elapsed())
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        a.abort();
+        let (cut, slept) = sleeper.join().unwrap();
+        assert!(cut);
+        assert!(
+            slept < Duration::from_secs(30),
+            "woken by the abort, not the deadline"
+        );
+        assert!(
+            a.sleep_until(Instant::now() + Duration::from_secs(60)),
+            "stays aborted"
+        );
     }
 }

@@ -369,6 +369,17 @@ public interface AbiFunctions extends Library {
     void a2a_raw_stream_free(Pointer stream);
 
     /**
+     * {@code a2a_call_run}: Runs client machine `call` over the native transport `transport` until
+     * the caller has something to read: performs every request the machine hands out (card fetch,
+     * sends, retries, resubscribes, a stream's get-task fallback) with the driver, feeds it the
+     * response head, each body chunk as it arrives (a stream's items one by one), the end or the
+     * transport failure (with whether request bytes were written), and sleeps until the machine's
+     * next deadline when nothing is in flight (a retry's delay), then tells it the time. (tier
+     * driver)
+     */
+    int a2a_call_run(Pointer call, Pointer transport, Pointer abort, long nowMs, Pointer nowOutMs);
+
+    /**
      * {@code a2a_classify}: Classifies one complete response into exactly one outcome (channel,
      * details, advice).
      */

@@ -13,27 +13,12 @@
 use std::time::{Duration, Instant};
 
 use a2a::client::{RequestId, TransportFailure};
-use a2a::driver::{AbortHandle, Client, HttpRequest, HttpResponse, RawStream, ReadEnd};
+use a2a::driver::{AbortHandle, Client, HttpRequest, HttpResponse, ReadEnd};
 use a2a::outcome::{ErrorName, Outcome};
 use a2a::time::Millis;
 
 use crate::machine::{Machine, a2a_call, machine_event, next_transmit};
 use crate::result::a2a_result;
-
-/// The native transport's request in flight between runs: a stream's open body.
-#[derive(Default)]
-pub(crate) struct InFlight {
-    body: Option<(RequestId, RawStream)>,
-}
-
-impl InFlight {
-    /// Drops (closes) the body of request `id`, if it is the one held.
-    pub(crate) fn drop_request(&mut self, id: RequestId) {
-        if self.body.as_ref().is_some_and(|(b, _)| *b == id) {
-            self.body = None;
-        }
-    }
-}
 
 /// The caller's clock continued by this run's monotonic clock.
 struct Clock {

@@ -13,9 +13,10 @@ import (
 
 // WithReferenceDriver makes the client move its bytes with the library's reference
 // driver (its own connection pool, TLS and proxy rules, reached through cgo) instead of
-// net/http. Everything else is the same: the same methods, the same machine deciding
-// requests, deadlines, retries and outcomes, the same contexts (a cancelled context
-// aborts the driver's exchange at once). WithHTTPClient is then ignored.
+// net/http: each call runs with a2a_call_run, one cgo call per step. Everything else is
+// the same: the same methods, the same machine deciding requests, deadlines, retries and
+// outcomes, the same contexts (a context that ends triggers the run's abort switch: a
+// blocked run returns at once with the call canceled). WithHTTPClient is then ignored.
 func WithReferenceDriver() HTTPOption { return func(o *httpOptions) { o.reference = true } }
 
 // referenceLongTimeout is the transport's own call and idle timeouts: a2a_call_run
@@ -60,6 +61,9 @@ func (c *HTTPClient) runNative(ev *callEvents) {
 		}
 		C.a2a_abort_free(abort)
 	}()
+	if ev.ctx.Err() != nil {
+		C.a2a_abort_trigger(abort) // an ended context: the first run cancels, nothing sent
+	}
 	// The machine's clock, continued from each run's now_out_ms (or a later reading).
 	now := nowMs()
 	ev.now = func() uint64 { return max(now, nowMs()) }

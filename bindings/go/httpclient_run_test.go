@@ -172,3 +172,35 @@ func TestHTTPClientBothPathsConcurrentCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPClientBothPathsEndedContextSendsNothing: a call made with a context already
+// cancelled ends with a transport outcome wrapping context.Canceled, and no request
+// reaches the agent, on both paths.
+func TestHTTPClientBothPathsEndedContextSendsNothing(t *testing.T) {
+	var mu sync.Mutex
+	sends := 0
+	srv := agentServer(t, func(w http.ResponseWriter, r *http.Request, id json.RawMessage, text string) {
+		mu.Lock()
+		sends++
+		mu.Unlock()
+		echoTask(w, r, id, text)
+	})
+	for _, p := range clientPaths {
+		t.Run(p.name, func(t *testing.T) {
+			c := newTestHTTPClient(t, srv.URL, p.opts...)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			for range 8 {
+				o, err := c.SendText(ctx, "late", nil)
+				if !errors.Is(err, context.Canceled) || o == nil || o.Channel != ChannelTransport {
+					t.Fatalf("want a transport outcome wrapping context.Canceled, got %v %+v", err, o)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if sends != 0 {
+				t.Fatalf("%d sends reached the agent", sends)
+			}
+		})
+	}
+}

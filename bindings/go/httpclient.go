@@ -719,14 +719,13 @@ func (c *HTTPClient) taskCall(ctx context.Context, op string, m Method, taskID s
 	return res.outcome, err
 }
 
-// exchangeMsg is what a request's goroutine hands the driving loop.
+// exchangeMsg is what a request's goroutine hands the net/http driving loop.
 type exchangeMsg struct {
 	id      uint32
 	resp    *http.Response // the head
 	chunk   []byte         // a body chunk (a fresh slice)
 	end     bool
-	err     error     // a transport failure
-	name    ErrorName // its error name (0: read from err)
+	err     error // a transport failure
 	written bool
 }
 
@@ -736,90 +735,129 @@ type driveResult struct {
 	body    []byte // the last response's body (list, push-config and card answers read it)
 }
 
-// drive runs a call to its FINISHED event: one request at a time over c.http, the
-// machine's deadlines on a timer, the context's end as a cancel. onItem returning false
-// cancels the call (a broken range loop); onFinished sees the FINISHED event.
-func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C.struct_a2a_event) bool,
-	onFinished func(*C.struct_a2a_event)) driveResult {
-	msgs := make(chan exchangeMsg, 16)
-	var inflight uint32
-	var stopReq context.CancelFunc = func() {}
-	defer func() { stopReq() }()
-	var res driveResult
-	finished := false
-	broke := false // the caller's loop broke out: the call is cancelled once
-	var cause error
-	drain := func() {
-		var e C.struct_a2a_event
-		for !finished && C.a2a_call_poll_event(call, &e) == C.A2A_OK {
-			switch e.kind {
-			case C.A2A_EVENT_KIND_ABORT:
-				if uint32(e.request_id) == inflight {
-					stopReq() // closes the connection and the body
-					inflight = 0
-				}
-			case C.A2A_EVENT_KIND_ITEM:
-				if !onItem(&e) && !broke {
-					broke = true
-					cause = context.Canceled
-					C.a2a_call_cancel(call, C.uint64_t(nowMs()))
-				}
-			case C.A2A_EVENT_KIND_FINISHED:
-				finished = true
-				if e.has_response {
-					res.body = goBytes(e.response_body)
-				}
-				if onFinished != nil {
-					onFinished(&e)
-				}
-				if e.outcome != nil {
-					o := readOutcome(e.outcome)
-					res.outcome = &o
-					if e.exit_code != 0 {
-						if cause == nil {
-							cause = ctxCause(ctx, &o)
-						}
-						res.err = &OutcomeError{Outcome: &o, cause: cause}
+// callEvents handles a call's events, the same for both byte movers: items to onItem
+// (false cancels the call: a broken range loop), the FINISHED event to onFinished and
+// into the result.
+type callEvents struct {
+	ctx        context.Context
+	call       *C.a2a_call
+	onItem     func(*C.struct_a2a_event) bool
+	onFinished func(*C.struct_a2a_event)
+	onAbort    func(requestID uint32) // drops the request in flight (nil: the mover did)
+	now        func() uint64          // the clock handed to the machine
+	res        driveResult
+	finished   bool
+	broke      bool  // the caller's loop broke out: the call is cancelled once
+	cause      error // what ended the call, when not the agent (Unwrap of its error)
+}
+
+// drain polls the call's events up to FINISHED.
+func (ev *callEvents) drain() {
+	var e C.struct_a2a_event
+	for !ev.finished && C.a2a_call_poll_event(ev.call, &e) == C.A2A_OK {
+		switch e.kind {
+		case C.A2A_EVENT_KIND_ABORT:
+			if ev.onAbort != nil {
+				ev.onAbort(uint32(e.request_id))
+			}
+		case C.A2A_EVENT_KIND_ITEM:
+			if !ev.onItem(&e) && !ev.broke {
+				ev.broke = true
+				ev.cause = context.Canceled
+				C.a2a_call_cancel(ev.call, C.uint64_t(ev.now()))
+			}
+		case C.A2A_EVENT_KIND_FINISHED:
+			ev.finished = true
+			if e.has_response {
+				ev.res.body = goBytes(e.response_body)
+			}
+			if ev.onFinished != nil {
+				ev.onFinished(&e)
+			}
+			if e.outcome != nil {
+				o := readOutcome(e.outcome)
+				ev.res.outcome = &o
+				if e.exit_code != 0 {
+					if ev.cause == nil {
+						ev.cause = ctxCause(ev.ctx, &o)
 					}
+					ev.res.err = &OutcomeError{Outcome: &o, cause: ev.cause}
 				}
 			}
 		}
 	}
+}
+
+// cancel cancels the call with cause (the context's end, or a library error that stopped
+// the mover) and drains its FINISHED.
+func (ev *callEvents) cancel(cause error) {
+	if ev.cause == nil {
+		ev.cause = cause
+	}
+	C.a2a_call_cancel(ev.call, C.uint64_t(ev.now()))
+	ev.drain()
+	if !ev.finished && ev.res.err == nil {
+		ev.res.err = cause
+	}
+}
+
+// drive runs a call to its FINISHED event, over net/http or (WithReferenceDriver) the
+// reference driver's transport; the context's end cancels it. onItem returning false
+// cancels the call (a broken range loop); onFinished sees the FINISHED event.
+func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C.struct_a2a_event) bool,
+	onFinished func(*C.struct_a2a_event)) driveResult {
+	ev := &callEvents{ctx: ctx, call: call, onItem: onItem, onFinished: onFinished, now: nowMs}
 	defer func() {
-		if !finished { // a panic in a caller's loop body: return the call's breaker permit
-			C.a2a_call_cancel(call, C.uint64_t(nowMs()))
+		if !ev.finished { // a panic in a caller's loop body: return the call's breaker permit
+			C.a2a_call_cancel(call, C.uint64_t(ev.now()))
 		}
 	}()
+	if c.driver != nil {
+		c.runNative(ev)
+	} else {
+		c.runHTTP(ev)
+	}
+	return ev.res
+}
+
+// runHTTP drives the call over c.http: one request at a time on its own goroutine, the
+// machine's deadlines on a timer, the context's end as a cancel.
+func (c *HTTPClient) runHTTP(ev *callEvents) {
+	ctx, call := ev.ctx, ev.call
+	msgs := make(chan exchangeMsg, 16)
+	var inflight uint32
+	var stopReq context.CancelFunc = func() {}
+	defer func() { stopReq() }()
+	ev.onAbort = func(id uint32) {
+		if id == inflight {
+			stopReq() // closes the connection and the body
+			inflight = 0
+		}
+	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	// Every round waits for an input or a deadline the machine set: the machine's
 	// deadlines (call, idle, total) bound the loop.
-	for !finished {
+	for !ev.finished {
 		var t C.struct_a2a_transmit
-		for !finished && C.a2a_call_poll_transmit(call, C.uint64_t(nowMs()), &t) == C.A2A_OK {
+		for !ev.finished && C.a2a_call_poll_transmit(call, C.uint64_t(nowMs()), &t) == C.A2A_OK {
 			stopReq()
 			reqCtx, cancel := context.WithCancel(ctx)
 			stopReq = cancel
 			inflight = uint32(t.request_id)
-			tx := copyTransmit(&t)
-			if c.driver != nil {
-				go c.driverExchange(reqCtx, tx, inflight, msgs)
-				drain()
-				continue
-			}
-			req, err := buildRequest(reqCtx, tx)
+			req, err := buildRequest(reqCtx, copyTransmit(&t))
 			if err != nil {
 				m := err.Error()
 				p, n := cText(m)
 				C.a2a_call_handle_failure(call, t.request_id, C.A2A_ERROR_NAME_RESET, false, p, n, C.uint64_t(nowMs()))
-				drain()
+				ev.drain()
 				continue
 			}
 			go c.exchange(req, inflight, msgs)
-			drain()
+			ev.drain()
 		}
-		drain()
-		if finished {
+		ev.drain()
+		if ev.finished {
 			break
 		}
 		var at C.uint64_t
@@ -835,7 +873,7 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 		timer.Reset(wait)
 		select {
 		case <-ctx.Done():
-			cause = context.Cause(ctx)
+			ev.cause = context.Cause(ctx)
 			stopReq()
 			C.a2a_call_cancel(call, C.uint64_t(nowMs()))
 		case <-timer.C:
@@ -849,9 +887,8 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 			}
 			c.hand(call, m)
 		}
-		drain()
+		ev.drain()
 	}
-	return res
 }
 
 // hand passes one message of the request in flight to the machine.
@@ -884,11 +921,7 @@ func (c *HTTPClient) hand(call *C.a2a_call, m exchangeMsg) {
 	case m.err != nil:
 		msg := m.err.Error()
 		p, n := cText(msg)
-		name := m.name
-		if name == 0 {
-			name = failureName(m.err)
-		}
-		C.a2a_call_handle_failure(call, C.uint32_t(m.id), C.uint32_t(name), C.bool(m.written), p, n, now)
+		C.a2a_call_handle_failure(call, C.uint32_t(m.id), C.uint32_t(failureName(m.err)), C.bool(m.written), p, n, now)
 	}
 }
 

@@ -227,27 +227,6 @@ func TestHTTPClientContextDeadlineWins(t *testing.T) {
 	}
 }
 
-func TestHTTPClientStreamBreakClosesBody(t *testing.T) {
-	srv, closed := hangServer(t)
-	c := newTestHTTPClient(t, srv.URL)
-	n := 0
-	for ev, err := range c.Stream(context.Background(), "go", nil) {
-		if err != nil || ev.Kind != StreamEventItem {
-			t.Fatalf("first event: %v %+v", err, ev)
-		}
-		n++
-		break
-	}
-	if n != 1 {
-		t.Fatalf("items %d", n)
-	}
-	select {
-	case <-closed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("breaking out of the loop did not close the response")
-	}
-}
-
 func TestHTTPClientConcurrentMatchesAnswers(t *testing.T) {
 	srv := agentServer(t, echoTask)
 	c := newTestHTTPClient(t, srv.URL)

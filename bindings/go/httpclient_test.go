@@ -210,23 +210,6 @@ func TestHTTPClientContextCancelEndsHungCall(t *testing.T) {
 	t.Logf("ended %v after the call started (cancel at 100 ms)", time.Since(start))
 }
 
-func TestHTTPClientContextDeadlineWins(t *testing.T) {
-	srv := agentServer(t, func(w http.ResponseWriter, r *http.Request, _ json.RawMessage, _ string) {
-		<-r.Context().Done()
-	})
-	c := newTestHTTPClient(t, srv.URL, WithCallTimeout(30*time.Second))
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	o, err := c.SendText(ctx, "hang", nil)
-	if err == nil || o == nil || o.Success || o.Channel != ChannelTransport || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("want a failed transport outcome wrapping context.DeadlineExceeded, got %v %+v", err, o)
-	}
-	if el := time.Since(start); el > 10*time.Second {
-		t.Fatalf("the 200 ms context deadline did not win over the 30 s call timeout (%v)", el)
-	}
-}
-
 func TestHTTPClientConcurrentMatchesAnswers(t *testing.T) {
 	srv := agentServer(t, echoTask)
 	c := newTestHTTPClient(t, srv.URL)

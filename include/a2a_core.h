@@ -1353,6 +1353,41 @@ typedef uint32_t a2a_wait_step_kind;
 #endif
 
 /*
+ Where a task state leaves the caller's turn: the answer of `a2a_task_state_classify`.
+ */
+enum a2a_task_state_class
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   The number is not an `a2a_task_state` member.
+   */
+  A2A_TASK_STATE_CLASS_NOT_A_STATE = 0,
+  /*
+   The task is still running or its state is not known yet (submitted, working,
+   unknown): keep waiting, polling or reading the stream.
+   */
+  A2A_TASK_STATE_CLASS_ACTIVE = 1,
+  /*
+   Interrupted (input-required, auth-required): the turn ends and the task waits for
+   the caller.
+   */
+  A2A_TASK_STATE_CLASS_INTERRUPTED = 2,
+  /*
+   Terminal (completed, canceled, failed, rejected): the task will not change again.
+   */
+  A2A_TASK_STATE_CLASS_TERMINAL = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_task_state_class a2a_task_state_class;
+#else
+typedef uint32_t a2a_task_state_class;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  What `a2a_sse_decoder_finish` does with a block not ended by a blank line.
  */
 enum a2a_sse_at_eof
@@ -1435,43 +1470,6 @@ typedef enum a2a_card_api_key_location a2a_card_api_key_location;
 typedef uint32_t a2a_card_api_key_location;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- The kind of machine an `a2a_call` runs.
- */
-enum a2a_call_machine
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   Agent card resolution (`a2a_call_new_card_fetch`).
-   */
-  A2A_CALL_MACHINE_CARD_FETCH = 1,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   A non-streaming call: send, get, list tasks, cancel, push configs, extended card.
-   */
-  A2A_CALL_MACHINE_UNARY = 2,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   A streaming call: `SendStreamingMessage`, `SubscribeToTask`.
-   */
-  A2A_CALL_MACHINE_STREAM = 3,
-#endif
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_call_machine a2a_call_machine;
-#else
-typedef uint32_t a2a_call_machine;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-#endif
 
 /*
  Task state, normalized across protocol versions. The numbers are those of the A2A 1.0
@@ -1887,6 +1885,14 @@ enum a2a_vocab
    ...). Parse: exact; a text that is not a 1.0 method name is `A2A_NONE`.
    */
   A2A_VOCAB_METHOD_JSONRPC_V1_0 = 10,
+  /*
+   `a2a_protocol_version` as the `A2A-Version` HTTP header carries it: the name is the
+   value a client sends, `"1.0"` for 1.x, and absent `(NULL, 0)` for 0.3 (which sends
+   no header). Parse: the version a server should assume from a received value; an
+   absent header (`(NULL, 0)`) or an empty one means 0.3, otherwise as
+   `A2A_VOCAB_PROTOCOL_VERSION` (`A2A_VERSION_MALFORMED`, `A2A_VERSION_UNSUPPORTED`).
+   */
+  A2A_VOCAB_VERSION_HEADER = 11,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -2159,8 +2165,8 @@ typedef struct a2a_server_request a2a_server_request;
  A complete response to write: status, headers, body, and what it answered.
 
  Methods: `a2a_server_response_new`, `a2a_server_response_free`,
- `a2a_server_response_status`, `a2a_server_response_header_count`,
- `a2a_server_response_header`, `a2a_server_response_body`, `a2a_server_response_served`.
+ `a2a_server_response_get_info` (status, header count, body, what it served),
+ `a2a_server_response_header`.
 
  Threading: `Send`, not thread-safe.
  */
@@ -3503,6 +3509,30 @@ typedef struct a2a_served {
 } a2a_served;
 #endif
 
+#if defined(A2A_FEATURE_SERVER)
+/*
+ A response read in one call (`a2a_server_response_get_info`).
+ */
+typedef struct a2a_server_response_info {
+  /*
+   The HTTP status.
+   */
+  uint16_t status;
+  /*
+   Number of headers (read each with `a2a_server_response_header`).
+   */
+  size_t header_count;
+  /*
+   The body bytes.
+   */
+  struct a2a_bytes body;
+  /*
+   What the response answered (channel, tally code, method), for `a2a_tally_add`.
+   */
+  struct a2a_served served;
+} a2a_server_response_info;
+#endif
+
 /*
  One item decoded from an event stream. Fields that do not apply to `kind` are absent
  views `(NULL, 0)` or 0. Views are raw bytes (not necessarily UTF-8), never
@@ -4793,13 +4823,6 @@ a2a_result a2a_call_new_text(const struct a2a_client_state *state,
 
 #if defined(A2A_FEATURE_CLIENT)
 /*
- Which machine a call runs (`A2A_CALL_MACHINE_*`); 0 when `call` is NULL.
- */
-uint32_t a2a_call_machine_kind(const struct a2a_call *call);
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
  Writes the next request to perform at `now_ms` to `*out`. Returns `A2A_OK`, or
  `A2A_NONE` (`*out` untouched) when none is due: then look at `a2a_call_poll_event` (a
  request the breaker or a header rule refused ends its attempt without a transmit) and
@@ -5345,20 +5368,6 @@ void a2a_server_response_free(struct a2a_server_response *response);
 
 #if defined(A2A_FEATURE_SERVER)
 /*
- The HTTP status (0 when the handle holds no response or is NULL).
- */
-uint16_t a2a_server_response_status(const struct a2a_server_response *response);
-#endif
-
-#if defined(A2A_FEATURE_SERVER)
-/*
- Number of headers (0 when the handle holds no response).
- */
-size_t a2a_server_response_header_count(const struct a2a_server_response *response);
-#endif
-
-#if defined(A2A_FEATURE_SERVER)
-/*
  The `index`-th header. Views valid until the next mutating call; written on success.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range).
@@ -5371,21 +5380,15 @@ a2a_result a2a_server_response_header(const struct a2a_server_response *response
 
 #if defined(A2A_FEATURE_SERVER)
 /*
- The body bytes; absent when the handle holds no response. Valid until the next
- mutating call.
- */
-struct a2a_bytes a2a_server_response_body(const struct a2a_server_response *response);
-#endif
-
-#if defined(A2A_FEATURE_SERVER)
-/*
- What the response answered (channel, tally code, method). Returns `A2A_OK`, or
- `A2A_NONE` when the handle holds no response.
+ Fills `*out` with the response in one call: status, header count, body and what it
+ served (see `a2a_server_response_info`). Returns `A2A_OK`, or `A2A_NONE` when the
+ handle holds no response yet (`*out` untouched). `out`: written on success only; its
+ views point into the handle, valid until the next mutating call.
 
  Errors: `A2A_NULL_PARAMETER`.
  */
-a2a_result a2a_server_response_served(const struct a2a_server_response *response,
-                                      struct a2a_served *out);
+a2a_result a2a_server_response_get_info(const struct a2a_server_response *response,
+                                        struct a2a_server_response_info *out);
 #endif
 
 #if defined(A2A_FEATURE_SERVER)
@@ -5531,25 +5534,20 @@ a2a_result a2a_server_stream_header(size_t index, struct a2a_str *name, struct a
 #if defined(A2A_FEATURE_SERVER)
 /*
  The keep-alive schedule of a quiet stream (sans-IO, like the core's `KeepAlive`): whether
- a `: keep-alive` comment ([`a2a_server_keepalive_comment`]) is due at `now_ms`, given the
- time of the stream's last write (event or comment) on the caller's clock. `interval_ms`:
- the silence allowed (0: the default, 15 s, what the Python SDK's SSE layer uses; load
- balancers often cut streams after 30–60 s of silence). `wait_ms`, when non-NULL, receives
- how long the caller may sleep before the next comment is due (0 when one is due now).
- After writing a comment, pass `now_ms` as the last write.
+ a keep-alive comment is due at `now_ms`, given the time of the stream's last write (event
+ or comment) on the caller's clock. `interval_ms`: the silence allowed (0: the default,
+ 15 s, what the Python SDK's SSE layer uses; load balancers often cut streams after
+ 30–60 s of silence). `wait_ms`, when non-NULL, receives how long the caller may sleep
+ before the next comment is due (0 when one is due now). `comment`, when non-NULL,
+ receives the bytes to write when one is due (`: keep-alive`, an SSE comment line and a
+ blank line; static, valid for the life of the program) and the absent view `(NULL, 0)`
+ when none is. After writing a comment, pass `now_ms` as the last write.
  */
 bool a2a_server_keepalive_due(uint64_t interval_ms,
                               uint64_t now_ms,
                               uint64_t last_write_ms,
-                              uint64_t *wait_ms);
-#endif
-
-#if defined(A2A_FEATURE_SERVER)
-/*
- The keep-alive comment to write on a quiet stream (an SSE comment line and a blank line).
- Static bytes, valid for the life of the program.
- */
-struct a2a_bytes a2a_server_keepalive_comment(void);
+                              uint64_t *wait_ms,
+                              struct a2a_bytes *comment);
 #endif
 
 #if defined(A2A_FEATURE_SERVER)
@@ -5926,27 +5924,27 @@ void a2a_task_wait_free(struct a2a_task_wait *wait);
 a2a_result a2a_traceparent_parse(const char *text, size_t text_len, struct a2a_traceparent *out);
 
 /*
- A new trace from 24 caller-supplied random bytes (`random`: 16 for the trace id, 8 for
- the parent id; the library has no random source). Returns `A2A_OK`, or `A2A_NONE` in
- the negligible case that an id came out all zero (draw again).
+ Starts or continues a trace from caller-supplied random bytes (the library has no
+ random source).
 
- Errors: `A2A_NULL_PARAMETER`.
- */
-a2a_result a2a_traceparent_from_random(const uint8_t *random,
-                                       bool sampled,
-                                       struct a2a_traceparent *out);
+ - `parent` NULL: a new trace. `random`/`random_len`: exactly 24 bytes (16 for the trace
+   id, 8 for the parent id); `sampled` sets flag bit 0.
+ - `parent` non-NULL: a child span in the same trace (same trace id and flags; `sampled`
+   is not used). `random`/`random_len`: exactly 8 bytes, the new span's id.
 
-/*
- A child in the same trace: same trace id and flags, the caller's new span id
- (`parent_id`: 8 readable bytes). Returns `A2A_OK`, or `A2A_NONE` when `parent_id` is all
- zero.
+ `random` is read during the call only. `out`: written on success only. Returns
+ `A2A_OK`, or `A2A_NONE` when an id came out all zero (draw again; negligible for real
+ randomness).
 
- Errors: `A2A_NULL_PARAMETER`, `A2A_TRACEPARENT_ZERO_TRACE_ID` (`*parent` has an all-zero
+ Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`random_len` is not 24 without a
+ parent, or not 8 with one), `A2A_TRACEPARENT_ZERO_TRACE_ID` (`*parent` has an all-zero
  trace id).
  */
-a2a_result a2a_traceparent_child(const struct a2a_traceparent *parent,
-                                 const uint8_t *parent_id,
-                                 struct a2a_traceparent *out);
+a2a_result a2a_traceparent_new(const struct a2a_traceparent *parent,
+                               const uint8_t *random,
+                               size_t random_len,
+                               bool sampled,
+                               struct a2a_traceparent *out);
 
 /*
  Formats `*tp` as the 55-character header value (`00-<trace>-<parent>-<flags>`) into
@@ -6239,36 +6237,11 @@ a2a_result a2a_version_number_parse(const char *text,
                                     uint32_t *minor);
 
 /*
- The protocol version a server should assume from an `A2A-Version` header value: an
- absent or empty header means 0.3.
-
- `value`/`value_len`: the header value, UTF-8, borrowed for the call only; pass
- `(NULL, 0)` when the header is absent. `out`: written on success only.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_VERSION_MALFORMED`,
- `A2A_VERSION_UNSUPPORTED`.
+ The class of task state `state` (an `a2a_task_state` number) is: active, interrupted or
+ terminal; `A2A_TASK_STATE_CLASS_NOT_A_STATE` for a number that is not a member. Never
+ fails.
  */
-a2a_result a2a_protocol_version_from_header(const char *value,
-                                            size_t value_len,
-                                            a2a_protocol_version *out);
-
-/*
- Static `A2A-Version` header value a client sends for `version`: `"1.0"` for 1.x; an
- absent view `(NULL, 0)` for 0.3 (which sends no header) and for unknown numbers.
- */
-struct a2a_str a2a_protocol_version_header_value(uint32_t version);
-
-/*
- Whether `state` is terminal (completed, canceled, failed, rejected). False for numbers
- that are not `a2a_task_state` members.
- */
-bool a2a_task_state_is_terminal(uint32_t state);
-
-/*
- Whether `state` is interrupted (input-required, auth-required): the turn ends and the
- task waits for the caller. False for numbers that are not `a2a_task_state` members.
- */
-bool a2a_task_state_is_interrupted(uint32_t state);
+a2a_task_state_class a2a_task_state_classify(uint32_t state);
 
 /*
  The static name of `value` in vocabulary `vocab` (an `a2a_vocab` number): the wire name

@@ -287,7 +287,8 @@ JAVA_ENUMS = {
 
 # C enums the Java binding passes as plain numbers (no Java enum mirrors them): each
 # member becomes an `int` constant of AbiEnums under its C name.
-JAVA_NUMBER_ENUMS = ['a2a_client_option', 'a2a_call_option', 'a2a_call_text_option']
+JAVA_NUMBER_ENUMS = ['a2a_client_option', 'a2a_call_option', 'a2a_call_text_option',
+                     'a2a_task_state_class']
 
 
 def gen_java(abi: dict) -> str:
@@ -366,7 +367,8 @@ JAVA_STRUCT_PARAMS = {
     'a2a_oauth2_config': 'OAuth2Config',
     'a2a_outcome_info': 'OutcomeInfo', 'a2a_response': 'Response',
     'a2a_served': 'Served', 'a2a_server_options': 'ServerOptions',
-    'a2a_server_request_info': 'ServerRequestInfo', 'a2a_sse_finish': 'SseFinish',
+    'a2a_server_request_info': 'ServerRequestInfo',
+    'a2a_server_response_info': 'ServerResponseInfo', 'a2a_sse_finish': 'SseFinish',
     'a2a_stream_item': 'StreamItem', 'a2a_tally_entry': 'TallyEntry',
     'a2a_event': 'Machine.Event', 'a2a_transmit': 'Machine.Transmit',
     'a2a_wait_step': 'Machine.WaitStep',
@@ -409,6 +411,7 @@ JAVA_OVERRIDES = {
     # a2a_str out-pointers read through the a2a_bytes mirror (same layout)
     'a2a_server_request_extension': {'out': 'Layout.BytesView'},
     'a2a_server_response_header': {'name': 'Layout.BytesView', 'value': 'Layout.BytesView'},
+    'a2a_server_keepalive_due': {'comment': 'Layout.BytesView'},
     'a2a_server_stream_header': {'name': 'Layout.BytesView', 'value': 'Layout.BytesView'},
 }
 # Header functions the Java binding does not declare: none of them was bound when these
@@ -416,8 +419,8 @@ JAVA_OVERRIDES = {
 # JNA mirror (a2a_traceparent_*), which LayoutTest
 # refuses for a declared function; to bind one, mirror what it reaches and drop it here.
 JAVA_NOT_BOUND = {
-    'a2a_call_machine_kind', 'a2a_traceparent_child', 'a2a_traceparent_format',
-    'a2a_traceparent_from_random', 'a2a_traceparent_parse', 'a2a_version_number_parse',
+    'a2a_traceparent_format', 'a2a_traceparent_new', 'a2a_traceparent_parse',
+    'a2a_version_number_parse',
 }
 JAVA_FN_OUT = Path('bindings/java/a2a-core/src/main/java/dev/a2acore/internal/AbiFunctions.java')
 JAVA_KEYWORDS = {'abstract', 'boolean', 'byte', 'char', 'class', 'default', 'do', 'double',

@@ -209,20 +209,22 @@ func (s *ServerRequest) respond(op string, fn func(*C.a2a_server_response) C.a2a
 	default:
 		return nil, mkErr(op, r, C.a2a_server_request_last_error(s.h))
 	}
-	out := &ServerResponse{Status: int(C.a2a_server_response_status(h)), Body: goBytes(C.a2a_server_response_body(h))}
+	var info C.struct_a2a_server_response_info
+	if r := C.a2a_server_response_get_info(h, &info); r != C.A2A_OK {
+		return nil, codeErr(op, r)
+	}
+	out := &ServerResponse{Status: int(info.status), Body: goBytes(info.body)}
 	if out.Body == nil {
 		out.Body = []byte{}
 	}
-	for i := range int(C.a2a_server_response_header_count(h)) {
+	for i := range int(info.header_count) {
 		var n, v C.struct_a2a_str
 		if C.a2a_server_response_header(h, C.size_t(i), &n, &v) == C.A2A_OK {
 			out.Headers = append(out.Headers, Header{goStr(n), goStr(v)})
 		}
 	}
-	var sv C.struct_a2a_served
-	if C.a2a_server_response_served(h, &sv) == C.A2A_OK {
-		out.Served = Served{Channel: Channel(sv.channel), Code: goStr(sv.code), Method: goStr(sv.method)}
-	}
+	sv := info.served
+	out.Served = Served{Channel: Channel(sv.channel), Code: goStr(sv.code), Method: goStr(sv.method)}
 	return out, nil
 }
 
@@ -353,10 +355,16 @@ func StreamHeaders() []Header {
 // comment, pass now as the last write.
 func KeepAliveDue(interval, now, lastWrite time.Duration) (due bool, wait time.Duration) {
 	var w C.uint64_t
-	due = bool(C.a2a_server_keepalive_due(durMS(interval), durMS(now), durMS(lastWrite), &w))
+	due = bool(C.a2a_server_keepalive_due(durMS(interval), durMS(now), durMS(lastWrite), &w, nil))
 	return due, time.Duration(w) * time.Millisecond
 }
 
 // KeepAliveComment is the comment to write on a quiet stream (an SSE comment line and a
 // blank line).
-func KeepAliveComment() []byte { return goBytes(C.a2a_server_keepalive_comment()) }
+func KeepAliveComment() []byte {
+	// A 1 ms interval a whole millisecond after the last write: always due, so the core
+	// hands out its comment.
+	var comment C.struct_a2a_bytes
+	C.a2a_server_keepalive_due(1, 1, 0, nil, &comment)
+	return goBytes(comment)
+}

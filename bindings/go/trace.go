@@ -88,7 +88,7 @@ func NewTrace(sampled bool) (Traceparent, error) {
 // false in the negligible case that an id came out all zero (draw again).
 func TraceparentFromRandom(random [24]byte, sampled bool) (t Traceparent, ok bool, err error) {
 	var c C.struct_a2a_traceparent
-	switch r := C.a2a_traceparent_from_random((*C.uint8_t)(unsafe.Pointer(&random[0])), C.bool(sampled), &c); r {
+	switch r := C.a2a_traceparent_new(nil, (*C.uint8_t)(unsafe.Pointer(&random[0])), 24, C.bool(sampled), &c); r {
 	case C.A2A_OK:
 		return fromCTraceparent(&c), true, nil
 	case C.A2A_NONE:
@@ -103,7 +103,7 @@ func TraceparentFromRandom(random [24]byte, sampled bool) (t Traceparent, ok boo
 func (t Traceparent) Child(spanID [8]byte) (child Traceparent, ok bool, err error) {
 	p := t.c()
 	var c C.struct_a2a_traceparent
-	switch r := C.a2a_traceparent_child(&p, (*C.uint8_t)(unsafe.Pointer(&spanID[0])), &c); r {
+	switch r := C.a2a_traceparent_new(&p, (*C.uint8_t)(unsafe.Pointer(&spanID[0])), 8, false, &c); r {
 	case C.A2A_OK:
 		return fromCTraceparent(&c), true, nil
 	case C.A2A_NONE:

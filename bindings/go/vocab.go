@@ -56,11 +56,13 @@ const (
 func (s TaskState) String() string { return vocabName(C.A2A_VOCAB_TASK_STATE, uint32(s)) }
 
 // IsTerminal reports completed, canceled, failed and rejected.
-func (s TaskState) IsTerminal() bool { return bool(C.a2a_task_state_is_terminal(C.uint32_t(s))) }
+func (s TaskState) IsTerminal() bool {
+	return C.a2a_task_state_classify(C.uint32_t(s)) == C.A2A_TASK_STATE_CLASS_TERMINAL
+}
 
 // IsInterrupted reports input-required and auth-required.
 func (s TaskState) IsInterrupted() bool {
-	return bool(C.a2a_task_state_is_interrupted(C.uint32_t(s)))
+	return C.a2a_task_state_classify(C.uint32_t(s)) == C.A2A_TASK_STATE_CLASS_INTERRUPTED
 }
 
 // ParseTaskState reads every spelling deployed peers use (0.3 kebab-case, ProtoJSON names,
@@ -191,7 +193,7 @@ func (v ProtocolVersion) String() string {
 
 // HeaderValue is the A2A-Version header value a client sends ("" for 0.3: no header).
 func (v ProtocolVersion) HeaderValue() string {
-	return goStr(C.a2a_protocol_version_header_value(C.uint32_t(v)))
+	return vocabName(C.A2A_VOCAB_VERSION_HEADER, uint32(v))
 }
 
 // ParseProtocolVersion reads "0.3", "0.3.0", "1.0", "1.2" (surrounding whitespace ignored).
@@ -206,9 +208,8 @@ func ParseProtocolVersion(s string) (ProtocolVersion, error) {
 // ProtocolVersionFromHeader is what a server assumes from an A2A-Version header value
 // ("" when absent means 0.3).
 func ProtocolVersionFromHeader(value string) (ProtocolVersion, error) {
-	p, n := cText(value)
-	var out C.a2a_protocol_version
-	if r := C.a2a_protocol_version_from_header(p, n, &out); r != C.A2A_OK {
+	out, r := vocabParse(C.A2A_VOCAB_VERSION_HEADER, value)
+	if r != C.A2A_OK {
 		return 0, codeErr("ProtocolVersionFromHeader", r)
 	}
 	return ProtocolVersion(out), nil

@@ -55,6 +55,7 @@ static void put(FILE *f, a2a_str v, const char *end) {
 /* One call being driven, and the request in flight. */
 struct drive {
   a2a_call *call;
+  int card_fetch;     /* the call resolves the card (its FINISHED makes the state) */
   int streaming;      /* print items; say the end state */
   int finished;       /* FINISHED was polled */
   int exit_code;      /* its exit code */
@@ -113,7 +114,7 @@ static void drain(struct drive *d) {
     case A2A_EVENT_KIND_FINISHED:
       d->finished = 1;
       d->exit_code = e.exit_code;
-      if (a2a_call_machine_kind(d->call) == A2A_CALL_MACHINE_CARD_FETCH) {
+      if (d->card_fetch) {
         if (e.outcome != NULL) {
           report_outcome(e.outcome);
         } else if (a2a_client_state_from_card(d->config, d->call, (uint64_t)time(NULL) ^ now_ms(),
@@ -285,7 +286,7 @@ static void perform(struct drive *d, const a2a_transmit *t) {
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
                    (long)(t->connect_by_ms > now ? t->connect_by_ms - now : 1));
-  if (!d->streaming || a2a_call_machine_kind(d->call) != A2A_CALL_MACHINE_STREAM)
+  if (!d->streaming)
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)(t->deadline_ms > now ? t->deadline_ms - now : 1));
 
   rc = curl_easy_perform(easy);
@@ -348,6 +349,7 @@ int main(int argc, char **argv) {
   /* 1. The agent card, through the machine. */
   memset(&d, 0, sizeof d);
   d.config = config;
+  d.card_fetch = 1;
   if (a2a_call_new_card_fetch(config, url, strlen(url), &d.call) != A2A_OK) return 3;
   code = run(&d);
   a2a_call_free(d.call);

@@ -85,7 +85,7 @@ static a2a_task_state print_event(const a2a_sse_item *ev, a2a_asked asked) {
     state = info.state;
     printf(" state=%.*s", (int)s.len, s.ptr);
   }
-  printf("%s\n", a2a_task_state_is_terminal(state) ? " (ends the stream)" : "");
+  printf("%s\n", a2a_task_state_classify(state) == A2A_TASK_STATE_CLASS_TERMINAL ? " (ends the stream)" : "");
   a2a_outcome_free(o);
   return state;
 }

@@ -70,18 +70,6 @@ pub struct a2a_client_state {
 
 impl Handle for a2a_client_state {}
 
-/// The kind of machine an `a2a_call` runs.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum a2a_call_machine {
-    /// Agent card resolution (`a2a_call_new_card_fetch`).
-    CardFetch = 1,
-    /// A non-streaming call: send, get, list tasks, cancel, push configs, extended card.
-    Unary = 2,
-    /// A streaming call: `SendStreamingMessage`, `SubscribeToTask`.
-    Stream = 3,
-}
-
 // One per handle, and the handle is on the heap already: boxing the variants buys nothing.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Machine {
@@ -573,18 +561,6 @@ fn try_shared_state<'a>(
     }
     // SAFETY: non-NULL; the header requires a live state handle.
     unsafe { handle::enter_shared(state) }
-}
-
-/// Which machine a call runs (`A2A_CALL_MACHINE_*`); 0 when `call` is NULL.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_call_machine_kind(call: *const a2a_call) -> u32 {
-    ffi_panic_boundary! {
-        match &try_ref!(call).machine {
-            Machine::Card(_) => a2a_call_machine::CardFetch as u32,
-            Machine::Unary(..) => a2a_call_machine::Unary as u32,
-            Machine::Stream(..) => a2a_call_machine::Stream as u32,
-        }
-    }
 }
 
 /// One HTTP request to perform, from `a2a_call_poll_transmit`. Every view points into the

@@ -90,6 +90,20 @@ pub struct a2a_served {
     pub method: a2a_str,
 }
 
+/// A response read in one call (`a2a_server_response_get_info`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct a2a_server_response_info {
+    /// The HTTP status.
+    pub status: u16,
+    /// Number of headers (read each with `a2a_server_response_header`).
+    pub header_count: usize,
+    /// The body bytes.
+    pub body: a2a_bytes,
+    /// What the response answered (channel, tally code, method), for `a2a_tally_add`.
+    pub served: a2a_served,
+}
+
 enum Source {
     JsonRpc,
     Rest { verb: String, target: String },
@@ -530,8 +544,8 @@ pub extern "C" fn a2a_server_request_last_error(request: *const a2a_server_reque
 /// A complete response to write: status, headers, body, and what it answered.
 ///
 /// Methods: `a2a_server_response_new`, `a2a_server_response_free`,
-/// `a2a_server_response_status`, `a2a_server_response_header_count`,
-/// `a2a_server_response_header`, `a2a_server_response_body`, `a2a_server_response_served`.
+/// `a2a_server_response_get_info` (status, header count, body, what it served),
+/// `a2a_server_response_header`.
 ///
 /// Threading: `Send`, not thread-safe.
 pub struct a2a_server_response {
@@ -569,22 +583,6 @@ pub extern "C" fn a2a_server_response_free(response: *mut a2a_server_response) {
     }
 }
 
-/// The HTTP status (0 when the handle holds no response or is NULL).
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_server_response_status(response: *const a2a_server_response) -> u16 {
-    ffi_panic_boundary! {
-        try_ref!(response).resp.as_ref().map_or(0, |r| r.status)
-    }
-}
-
-/// Number of headers (0 when the handle holds no response).
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_server_response_header_count(response: *const a2a_server_response) -> usize {
-    ffi_panic_boundary! {
-        try_ref!(response).resp.as_ref().map_or(0, |r| r.headers.len())
-    }
-}
-
 /// The `index`-th header. Views valid until the next mutating call; written on success.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`index` out of range).
@@ -610,23 +608,16 @@ pub extern "C" fn a2a_server_response_header(
     }
 }
 
-/// The body bytes; absent when the handle holds no response. Valid until the next
-/// mutating call.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_server_response_body(response: *const a2a_server_response) -> a2a_bytes {
-    ffi_panic_boundary! {
-        try_ref!(response).resp.as_ref().map_or(a2a_bytes::NONE, |r| a2a_bytes::from_slice(&r.body))
-    }
-}
-
-/// What the response answered (channel, tally code, method). Returns `A2A_OK`, or
-/// `A2A_NONE` when the handle holds no response.
+/// Fills `*out` with the response in one call: status, header count, body and what it
+/// served (see `a2a_server_response_info`). Returns `A2A_OK`, or `A2A_NONE` when the
+/// handle holds no response yet (`*out` untouched). `out`: written on success only; its
+/// views point into the handle, valid until the next mutating call.
 ///
 /// Errors: `A2A_NULL_PARAMETER`.
 #[unsafe(no_mangle)]
-pub extern "C" fn a2a_server_response_served(
+pub extern "C" fn a2a_server_response_get_info(
     response: *const a2a_server_response,
-    out: *mut a2a_served,
+    out: *mut a2a_server_response_info,
 ) -> a2a_result {
     ffi_panic_boundary! {
         let r = try_ref!(response);
@@ -634,10 +625,15 @@ pub extern "C" fn a2a_server_response_served(
         let Some(resp) = r.resp.as_ref() else {
             return a2a_result::A2A_NONE;
         };
-        out.set(a2a_served {
-            channel: a2a_channel::from_core(resp.served.channel),
-            code: a2a_str::from_str(&resp.served.code),
-            method: a2a_str::from_static(resp.served.method_label()),
+        out.set(a2a_server_response_info {
+            status: resp.status,
+            header_count: resp.headers.len(),
+            body: a2a_bytes::from_slice(&resp.body),
+            served: a2a_served {
+                channel: a2a_channel::from_core(resp.served.channel),
+                code: a2a_str::from_str(&resp.served.code),
+                method: a2a_str::from_static(resp.served.method_label()),
+            },
         });
         a2a_result::A2A_OK
     }
@@ -983,18 +979,21 @@ pub extern "C" fn a2a_server_stream_header(
 }
 
 /// The keep-alive schedule of a quiet stream (sans-IO, like the core's `KeepAlive`): whether
-/// a `: keep-alive` comment ([`a2a_server_keepalive_comment`]) is due at `now_ms`, given the
-/// time of the stream's last write (event or comment) on the caller's clock. `interval_ms`:
-/// the silence allowed (0: the default, 15 s, what the Python SDK's SSE layer uses; load
-/// balancers often cut streams after 30–60 s of silence). `wait_ms`, when non-NULL, receives
-/// how long the caller may sleep before the next comment is due (0 when one is due now).
-/// After writing a comment, pass `now_ms` as the last write.
+/// a keep-alive comment is due at `now_ms`, given the time of the stream's last write (event
+/// or comment) on the caller's clock. `interval_ms`: the silence allowed (0: the default,
+/// 15 s, what the Python SDK's SSE layer uses; load balancers often cut streams after
+/// 30–60 s of silence). `wait_ms`, when non-NULL, receives how long the caller may sleep
+/// before the next comment is due (0 when one is due now). `comment`, when non-NULL,
+/// receives the bytes to write when one is due (`: keep-alive`, an SSE comment line and a
+/// blank line; static, valid for the life of the program) and the absent view `(NULL, 0)`
+/// when none is. After writing a comment, pass `now_ms` as the last write.
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_server_keepalive_due(
     interval_ms: u64,
     now_ms: u64,
     last_write_ms: u64,
     wait_ms: *mut u64,
+    comment: *mut a2a_bytes,
 ) -> bool {
     ffi_panic_boundary! {
         let k = if interval_ms == 0 {
@@ -1007,16 +1006,12 @@ pub extern "C" fn a2a_server_keepalive_due(
             let out = try_out!(wait_ms);
             out.set(k.wait(now, last).0);
         }
-        k.is_due(now, last)
-    }
-}
-
-/// The keep-alive comment to write on a quiet stream (an SSE comment line and a blank line).
-/// Static bytes, valid for the life of the program.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_server_keepalive_comment() -> a2a_bytes {
-    ffi_panic_boundary! {
-        a2a_bytes::from_slice(server::KeepAlive::COMMENT)
+        let due = k.is_due(now, last);
+        if !comment.is_null() {
+            let out = try_out!(comment);
+            out.set(if due { a2a_bytes::from_slice(server::KeepAlive::COMMENT) } else { a2a_bytes::NONE });
+        }
+        due
     }
 }
 
@@ -1033,6 +1028,43 @@ mod tests {
             value: v.as_ptr().cast(),
             value_len: v.len(),
         }
+    }
+
+    #[test]
+    fn keepalive_hands_out_the_comment_only_when_due() {
+        let (mut wait, mut comment) = (7, a2a_bytes::NONE);
+        assert!(!a2a_server_keepalive_due(
+            1000,
+            1400,
+            1000,
+            &mut wait,
+            &mut comment
+        ));
+        assert_eq!(wait, 600);
+        assert!(comment.ptr.is_null(), "nothing to write yet");
+        assert!(a2a_server_keepalive_due(
+            1000,
+            2000,
+            1000,
+            &mut wait,
+            &mut comment
+        ));
+        assert_eq!(wait, 0);
+        assert_eq!(
+            unsafe { comment.as_slice() },
+            Some(&b": keep-alive\n\n"[..])
+        );
+        assert!(
+            a2a_server_keepalive_due(0, 15_000, 0, null_mut(), null_mut()),
+            "default 15 s"
+        );
+        assert!(!a2a_server_keepalive_due(
+            0,
+            14_999,
+            0,
+            null_mut(),
+            null_mut()
+        ));
     }
 
     #[test]
@@ -1065,16 +1097,30 @@ mod tests {
         );
         let mut resp = null_mut();
         assert_eq!(a2a_server_response_new(&mut resp), a2a_result::A2A_OK);
+        let mut info = std::mem::MaybeUninit::<a2a_server_response_info>::uninit();
+        assert_eq!(
+            a2a_server_response_get_info(resp, info.as_mut_ptr()),
+            a2a_result::A2A_NONE,
+            "no response yet"
+        );
         let reply =
             br#"{"task":{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"}}}"#;
         assert_eq!(
             a2a_server_result_response(r, reply.as_ptr(), reply.len(), resp),
             a2a_result::A2A_OK
         );
-        assert_eq!(a2a_server_response_status(resp), 200);
+        assert_eq!(
+            a2a_server_response_get_info(resp, info.as_mut_ptr()),
+            a2a_result::A2A_OK
+        );
+        // SAFETY: written on A2A_OK.
+        let info = unsafe { info.assume_init() };
+        assert_eq!(info.status, 200);
+        assert!(info.header_count >= 1);
+        assert_eq!(unsafe { info.served.code.as_str() }, Some("completed"));
+        assert_eq!(unsafe { info.served.method.as_str() }, Some("SendMessage"));
         let out: serde_json::Value =
-            serde_json::from_slice(unsafe { a2a_server_response_body(resp).as_slice() }.unwrap())
-                .unwrap();
+            serde_json::from_slice(unsafe { info.body.as_slice() }.unwrap()).unwrap();
         assert_eq!(out["id"], "r1");
         assert_eq!(out["result"]["kind"], "task");
         assert_eq!(

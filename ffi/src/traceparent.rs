@@ -8,7 +8,7 @@ use a2a::traceparent::{TraceParent, TraceParentError};
 use crate::handle::{try_out, try_ref};
 use crate::panic::ffi_panic_boundary;
 use crate::result::a2a_result;
-use crate::view::try_str;
+use crate::view::{try_bytes, try_str};
 
 /// Length of a formatted version-00 `traceparent` value.
 pub const A2A_TRACEPARENT_LEN: usize = 55;
@@ -67,57 +67,49 @@ pub extern "C" fn a2a_traceparent_parse(
     }
 }
 
-/// A new trace from 24 caller-supplied random bytes (`random`: 16 for the trace id, 8 for
-/// the parent id; the library has no random source). Returns `A2A_OK`, or `A2A_NONE` in
-/// the negligible case that an id came out all zero (draw again).
+/// Starts or continues a trace from caller-supplied random bytes (the library has no
+/// random source).
 ///
-/// Errors: `A2A_NULL_PARAMETER`.
+/// - `parent` NULL: a new trace. `random`/`random_len`: exactly 24 bytes (16 for the trace
+///   id, 8 for the parent id); `sampled` sets flag bit 0.
+/// - `parent` non-NULL: a child span in the same trace (same trace id and flags; `sampled`
+///   is not used). `random`/`random_len`: exactly 8 bytes, the new span's id.
+///
+/// `random` is read during the call only. `out`: written on success only. Returns
+/// `A2A_OK`, or `A2A_NONE` when an id came out all zero (draw again; negligible for real
+/// randomness).
+///
+/// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (`random_len` is not 24 without a
+/// parent, or not 8 with one), `A2A_TRACEPARENT_ZERO_TRACE_ID` (`*parent` has an all-zero
+/// trace id).
 #[unsafe(no_mangle)]
-pub extern "C" fn a2a_traceparent_from_random(
+pub extern "C" fn a2a_traceparent_new(
+    parent: *const a2a_traceparent,
     random: *const u8,
+    random_len: usize,
     sampled: bool,
     out: *mut a2a_traceparent,
 ) -> a2a_result {
     ffi_panic_boundary! {
         let out = try_out!(out);
-        if random.is_null() {
-            return a2a_result::A2A_NULL_PARAMETER;
-        }
-        let mut bytes = [0u8; 24];
-        // SAFETY: non-NULL; the header requires 24 readable bytes.
-        bytes.copy_from_slice(unsafe { std::slice::from_raw_parts(random, 24) });
-        match TraceParent::from_random(bytes, sampled) {
-            Some(t) => { out.set(c(t)); a2a_result::A2A_OK }
-            None => a2a_result::A2A_NONE,
-        }
-    }
-}
-
-/// A child in the same trace: same trace id and flags, the caller's new span id
-/// (`parent_id`: 8 readable bytes). Returns `A2A_OK`, or `A2A_NONE` when `parent_id` is all
-/// zero.
-///
-/// Errors: `A2A_NULL_PARAMETER`, `A2A_TRACEPARENT_ZERO_TRACE_ID` (`*parent` has an all-zero
-/// trace id).
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_traceparent_child(
-    parent: *const a2a_traceparent,
-    parent_id: *const u8,
-    out: *mut a2a_traceparent,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let p = try_ref!(parent);
-        let out = try_out!(out);
-        if parent_id.is_null() {
-            return a2a_result::A2A_NULL_PARAMETER;
-        }
-        if p.trace_id == [0; 16] {
-            return a2a_result::A2A_TRACEPARENT_ZERO_TRACE_ID;
-        }
-        let mut id = [0u8; 8];
-        // SAFETY: non-NULL; the header requires 8 readable bytes.
-        id.copy_from_slice(unsafe { std::slice::from_raw_parts(parent_id, 8) });
-        match TraceParent::new(p.trace_id, id, p.flags) {
+        let random = try_bytes!(random, random_len);
+        // SAFETY: NULL or a pointer to a readable `a2a_traceparent` (the header's contract).
+        let made = match unsafe { parent.as_ref() } {
+            None => match <[u8; 24]>::try_from(random) {
+                Ok(bytes) => TraceParent::from_random(bytes, sampled),
+                Err(_) => return a2a_result::A2A_INVALID_ARGUMENT,
+            },
+            Some(p) => {
+                let Ok(id) = <[u8; 8]>::try_from(random) else {
+                    return a2a_result::A2A_INVALID_ARGUMENT;
+                };
+                if p.trace_id == [0; 16] {
+                    return a2a_result::A2A_TRACEPARENT_ZERO_TRACE_ID;
+                }
+                TraceParent::new(p.trace_id, id, p.flags)
+            }
+        };
+        match made {
             Some(t) => { out.set(c(t)); a2a_result::A2A_OK }
             None => a2a_result::A2A_NONE,
         }
@@ -172,5 +164,91 @@ mod tests {
             a2a_result::A2A_OK
         );
         assert_eq!(&out[..], v.as_bytes());
+    }
+
+    fn made(
+        parent: Option<&a2a_traceparent>,
+        random: &[u8],
+        sampled: bool,
+    ) -> Result<a2a_traceparent, a2a_result> {
+        let mut t = std::mem::MaybeUninit::<a2a_traceparent>::uninit();
+        let parent = parent.map_or(std::ptr::null(), std::ptr::from_ref);
+        match a2a_traceparent_new(
+            parent,
+            random.as_ptr(),
+            random.len(),
+            sampled,
+            t.as_mut_ptr(),
+        ) {
+            // SAFETY: written on A2A_OK.
+            a2a_result::A2A_OK => Ok(unsafe { t.assume_init() }),
+            e => Err(e),
+        }
+    }
+
+    #[test]
+    fn new_starts_a_trace_or_continues_one() {
+        let random: Vec<u8> = (1..=24).collect();
+        let root = made(None, &random, true).unwrap();
+        assert_eq!(root.trace_id[..], random[..16]);
+        assert_eq!(root.parent_id[..], random[16..]);
+        assert_eq!(root.flags, 1);
+        assert_eq!(made(None, &random, false).unwrap().flags, 0);
+
+        let child = made(Some(&root), &[9; 8], false).unwrap();
+        assert_eq!(child.trace_id, root.trace_id);
+        assert_eq!(child.parent_id, [9; 8]);
+        assert_eq!(
+            child.flags, 1,
+            "a child keeps its parent's flags, not `sampled`"
+        );
+    }
+
+    #[test]
+    fn new_refuses_wrong_lengths_zero_ids_and_nulls() {
+        let random = [7u8; 24];
+        let root = made(None, &random, true).unwrap();
+        assert_eq!(
+            made(None, &random[..8], true).err(),
+            Some(a2a_result::A2A_INVALID_ARGUMENT)
+        );
+        assert_eq!(
+            made(Some(&root), &random, true).err(),
+            Some(a2a_result::A2A_INVALID_ARGUMENT)
+        );
+        assert_eq!(made(None, &[0; 24], true).err(), Some(a2a_result::A2A_NONE));
+        assert_eq!(
+            made(Some(&root), &[0; 8], true).err(),
+            Some(a2a_result::A2A_NONE)
+        );
+        let zero_trace = a2a_traceparent {
+            trace_id: [0; 16],
+            ..root
+        };
+        assert_eq!(
+            made(Some(&zero_trace), &[1; 8], true).err(),
+            Some(a2a_result::A2A_TRACEPARENT_ZERO_TRACE_ID)
+        );
+        let mut out = std::mem::MaybeUninit::<a2a_traceparent>::uninit();
+        assert_eq!(
+            a2a_traceparent_new(
+                std::ptr::null(),
+                std::ptr::null(),
+                24,
+                true,
+                out.as_mut_ptr()
+            ),
+            a2a_result::A2A_NULL_PARAMETER
+        );
+        assert_eq!(
+            a2a_traceparent_new(
+                std::ptr::null(),
+                random.as_ptr(),
+                24,
+                true,
+                std::ptr::null_mut()
+            ),
+            a2a_result::A2A_NULL_PARAMETER
+        );
     }
 }

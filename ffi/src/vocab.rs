@@ -204,6 +204,7 @@ defaults! {
     a2a_channel => a2a_channel::Invalid,
     a2a_retry => a2a_retry::Invalid,
     a2a_error_name => a2a_error_name::Invalid,
+    a2a_task_state_class => a2a_task_state_class::NotAState,
 }
 
 /// One table per enum: C value <-> core value, so both directions come from one list. A core
@@ -322,21 +323,34 @@ mapping!(a2a_binding, Binding, [
     HttpJson <=> Binding::HttpJson,
 ]);
 
-/// Whether `state` is terminal (completed, canceled, failed, rejected). False for numbers
-/// that are not `a2a_task_state` members.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_task_state_is_terminal(state: u32) -> bool {
-    ffi_panic_boundary! {
-        a2a_task_state::core_from_u32(state).is_some_and(TaskState::is_terminal)
-    }
+/// Where a task state leaves the caller's turn: the answer of `a2a_task_state_classify`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_task_state_class {
+    /// The number is not an `a2a_task_state` member.
+    NotAState = 0,
+    /// The task is still running or its state is not known yet (submitted, working,
+    /// unknown): keep waiting, polling or reading the stream.
+    Active = 1,
+    /// Interrupted (input-required, auth-required): the turn ends and the task waits for
+    /// the caller.
+    Interrupted = 2,
+    /// Terminal (completed, canceled, failed, rejected): the task will not change again.
+    Terminal = 3,
 }
 
-/// Whether `state` is interrupted (input-required, auth-required): the turn ends and the
-/// task waits for the caller. False for numbers that are not `a2a_task_state` members.
+/// The class of task state `state` (an `a2a_task_state` number) is: active, interrupted or
+/// terminal; `A2A_TASK_STATE_CLASS_NOT_A_STATE` for a number that is not a member. Never
+/// fails.
 #[unsafe(no_mangle)]
-pub extern "C" fn a2a_task_state_is_interrupted(state: u32) -> bool {
+pub extern "C" fn a2a_task_state_classify(state: u32) -> a2a_task_state_class {
     ffi_panic_boundary! {
-        a2a_task_state::core_from_u32(state).is_some_and(TaskState::is_interrupted)
+        match a2a_task_state::core_from_u32(state) {
+            None => a2a_task_state_class::NotAState,
+            Some(s) if s.is_terminal() => a2a_task_state_class::Terminal,
+            Some(s) if s.is_interrupted() => a2a_task_state_class::Interrupted,
+            Some(_) => a2a_task_state_class::Active,
+        }
     }
 }
 
@@ -383,11 +397,17 @@ pub enum a2a_vocab {
     /// `a2a_method`: JSON-RPC method names of protocol 1.0 (`"SendMessage"`, `"GetTask"`,
     /// ...). Parse: exact; a text that is not a 1.0 method name is `A2A_NONE`.
     MethodJsonrpcV1_0 = 10,
+    /// `a2a_protocol_version` as the `A2A-Version` HTTP header carries it: the name is the
+    /// value a client sends, `"1.0"` for 1.x, and absent `(NULL, 0)` for 0.3 (which sends
+    /// no header). Parse: the version a server should assume from a received value; an
+    /// absent header (`(NULL, 0)`) or an empty one means 0.3, otherwise as
+    /// `A2A_VOCAB_PROTOCOL_VERSION` (`A2A_VERSION_MALFORMED`, `A2A_VERSION_UNSUPPORTED`).
+    VersionHeader = 11,
 }
 
 impl a2a_vocab {
     /// Every vocabulary, in number order.
-    pub(crate) const ALL: [a2a_vocab; 9] = [
+    pub(crate) const ALL: [a2a_vocab; 10] = [
         a2a_vocab::Channel,
         a2a_vocab::TaskState,
         a2a_vocab::Retry,
@@ -397,6 +417,7 @@ impl a2a_vocab {
         a2a_vocab::Binding,
         a2a_vocab::MethodJsonrpcV0_3,
         a2a_vocab::MethodJsonrpcV1_0,
+        a2a_vocab::VersionHeader,
     ];
 
     /// The vocabulary numbered `n`, `None` when `n` is not a member.
@@ -420,6 +441,9 @@ impl a2a_vocab {
             a2a_vocab::Binding => a2a_binding::core_from_u32(value).map(Binding::as_str),
             a2a_vocab::MethodJsonrpcV0_3 => method_name(value, ProtocolVersion::V0_3),
             a2a_vocab::MethodJsonrpcV1_0 => method_name(value, ProtocolVersion::V1_0),
+            a2a_vocab::VersionHeader => {
+                a2a_protocol_version::core_from_u32(value).and_then(ProtocolVersion::header_value)
+            }
         }
     }
 
@@ -429,6 +453,9 @@ impl a2a_vocab {
         match self {
             a2a_vocab::TaskState => Ok(a2a_task_state::from_core(TaskState::parse(text)) as u32),
             a2a_vocab::ProtocolVersion => ProtocolVersion::parse(text)
+                .map(|v| a2a_protocol_version::from_core(v) as u32)
+                .map_err(|e| version_error(&e)),
+            a2a_vocab::VersionHeader => ProtocolVersion::from_header(Some(text))
                 .map(|v| a2a_protocol_version::from_core(v) as u32)
                 .map_err(|e| version_error(&e)),
             a2a_vocab::Binding => Binding::parse(text)
@@ -609,7 +636,7 @@ mod tests {
         assert!(name(a2a_vocab::ErrorName, 16).ptr.is_null());
         assert!(name(a2a_vocab::TaskState, 9).ptr.is_null());
         assert!(name(a2a_vocab::RequestSent, 0).ptr.is_null());
-        assert!(!a2a_task_state_is_terminal(99));
+        assert_eq!(a2a_task_state_classify(99), a2a_task_state_class::NotAState);
         assert_eq!(
             parse(a2a_vocab::ErrorName, b"Nope"),
             Err(a2a_result::A2A_INVALID_ARGUMENT)
@@ -638,11 +665,14 @@ mod tests {
 
     #[test]
     fn state_predicates() {
-        assert!(a2a_task_state_is_terminal(a2a_task_state::Rejected as u32));
-        assert!(!a2a_task_state_is_terminal(a2a_task_state::Working as u32));
-        assert!(a2a_task_state_is_interrupted(
-            a2a_task_state::AuthRequired as u32
-        ));
+        use a2a_task_state_class::{Active, Interrupted, Terminal};
+        let kind = |s: a2a_task_state| a2a_task_state_classify(s as u32);
+        assert_eq!(kind(a2a_task_state::Rejected), Terminal);
+        assert_eq!(kind(a2a_task_state::Completed), Terminal);
+        assert_eq!(kind(a2a_task_state::Working), Active);
+        assert_eq!(kind(a2a_task_state::Unknown), Active);
+        assert_eq!(kind(a2a_task_state::AuthRequired), Interrupted);
+        assert_eq!(kind(a2a_task_state::InputRequired), Interrupted);
         let mut out = a2a_task_state::Working as u32;
         let v = a2a_vocab::TaskState as u32;
         assert_eq!(

@@ -116,6 +116,8 @@ fn expected(vocab: a2a_vocab) -> Vec<(u32, &'static str)> {
         ],
         V::MethodJsonrpcV0_3 => methods(ProtocolVersion::V0_3),
         V::MethodJsonrpcV1_0 => methods(ProtocolVersion::V1_0),
+        // 0.3 sends no header: only 1.x has a value.
+        V::VersionHeader => vec![(a2a_protocol_version::V1_0 as u32, "1.0")],
     }
 }
 
@@ -195,7 +197,7 @@ fn methods(version: ProtocolVersion) -> Vec<(u32, &'static str)> {
         .collect()
 }
 
-const VOCABS: [a2a_vocab; 9] = [
+const VOCABS: [a2a_vocab; 10] = [
     a2a_vocab::Channel,
     a2a_vocab::TaskState,
     a2a_vocab::Retry,
@@ -205,13 +207,14 @@ const VOCABS: [a2a_vocab; 9] = [
     a2a_vocab::Binding,
     a2a_vocab::MethodJsonrpcV0_3,
     a2a_vocab::MethodJsonrpcV1_0,
+    a2a_vocab::VersionHeader,
 ];
 
 #[test]
 fn vocab_numbers_are_stable() {
     let numbers: Vec<u32> = VOCABS.iter().map(|v| *v as u32).collect();
     // 8 was the retry policy's give-up reasons, gone with it; never reused.
-    assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 7, 9, 10]);
+    assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 7, 9, 10, 11]);
 }
 
 #[test]
@@ -331,7 +334,7 @@ fn spellings_aliases_and_refusals_per_vocab() {
 
 #[test]
 fn unknown_vocab_and_bad_arguments() {
-    for vocab in [0, 11, 99, u32::MAX] {
+    for vocab in [0, 12, 99, u32::MAX] {
         for value in 0..SCAN {
             assert!(
                 a2a_vocab_name(vocab, value).ptr.is_null(),

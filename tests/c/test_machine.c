@@ -81,7 +81,6 @@ static void send_once(void) {
   char id[64], body[512];
   size_t i, n;
   a2a_client_state_free(st); /* the call keeps it alive */
-  CHECK(a2a_call_machine_kind(call) == A2A_CALL_MACHINE_UNARY);
   CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
   STR_EQ(t.method, "POST");
   STR_EQ(t.url, "http://agent.test/a2a");
@@ -130,7 +129,6 @@ static void stream_every_byte(void) {
   const char *events[3];
   size_t i, n = 0, k;
   int items = 0, finished = 0, answer_ok = 0, exit_code = -1;
-  CHECK(a2a_call_machine_kind(call) == A2A_CALL_MACHINE_STREAM);
   CHECK(a2a_call_poll_transmit(call, 1000, &t) == A2A_OK);
   CHECK(t_bytes_contain(t.body, "message/stream"));
   t_rpc_id(t.body, id, sizeof id);
@@ -270,7 +268,6 @@ static void cancel_and_misuse(void) {
 
   CHECK(a2a_call_poll_event(NULL, &e) == A2A_NULL_PARAMETER);
   CHECK(a2a_call_new_text(NULL, false, "x", 1, NULL, 0, &other) == A2A_NULL_PARAMETER);
-  CHECK(a2a_call_machine_kind(NULL) == 0);
   a2a_call_free(NULL);
   a2a_client_state_free(st);
   a2a_client_state_free(NULL);
@@ -289,7 +286,6 @@ static void card_fetch(void) {
   a2a_event e;
   int resolved = 0;
   CHECK(a2a_call_new_card_fetch(cfg, url, strlen(url), &fetch) == A2A_OK);
-  CHECK(a2a_call_machine_kind(fetch) == A2A_CALL_MACHINE_CARD_FETCH);
   CHECK(a2a_client_state_from_card(cfg, fetch, 1, &st) == A2A_CALL_WRONG_KIND);
   CHECK(a2a_call_poll_transmit(fetch, 0, &t) == A2A_OK);
   STR_EQ(t.method, "GET");

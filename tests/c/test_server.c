@@ -11,11 +11,28 @@ static a2a_header hdr(const char *n, const char *v) {
   return h;
 }
 
+/* The response read in one call; all zero when the handle holds no response yet. */
+static a2a_server_response_info resp_info(const a2a_server_response *r) {
+  a2a_server_response_info i;
+  memset(&i, 0, sizeof i);
+  if (a2a_server_response_get_info(r, &i) != A2A_OK) memset(&i, 0, sizeof i);
+  return i;
+}
+
 static a2a_str body_str(const a2a_server_response *r) {
   a2a_str s;
-  s.ptr = (const char *)a2a_server_response_body(r).ptr;
-  s.len = a2a_server_response_body(r).len;
+  a2a_server_response_info i = resp_info(r);
+  s.ptr = (const char *)i.body.ptr;
+  s.len = i.body.len;
   return s;
+}
+
+/* What the response served, through `*served`; A2A_NONE when it holds none. */
+static a2a_result served_of(const a2a_server_response *r, a2a_served *served) {
+  a2a_server_response_info i;
+  a2a_result rc = a2a_server_response_get_info(r, &i);
+  if (rc == A2A_OK) *served = i.served;
+  return rc;
 }
 
 static a2a_str buf_str(const a2a_buffer *b) {
@@ -48,8 +65,11 @@ static void jsonrpc(void) {
   CHECK(a2a_server_result_response(r, NULL, 0, resp) == A2A_NONE);
   CHECK(a2a_server_error_response(r, A2A_ERROR_NAME_INTERNAL, NULL, 0, resp) == A2A_NONE);
   CHECK(a2a_server_refusal_response(r, resp) == A2A_NONE);
-  CHECK(a2a_server_response_status(resp) == 0 && a2a_server_response_body(resp).ptr == NULL);
-  CHECK(a2a_server_response_served(resp, &served) == A2A_NONE);
+  {
+    a2a_server_response_info ri;
+    ri.status = 7;
+    CHECK(a2a_server_response_get_info(resp, &ri) == A2A_NONE && ri.status == 7);
+  }
   ABSENT(a2a_server_request_traceparent(r));
   ABSENT(a2a_server_request_idempotency_key(r));
   ABSENT(a2a_server_request_traceparent(NULL));
@@ -58,12 +78,12 @@ static void jsonrpc(void) {
   /* Issue 12: the keep-alive schedule (default 15 s) and its comment. */
   {
     uint64_t wait = 7;
-    a2a_bytes k = a2a_server_keepalive_comment();
-    CHECK(!a2a_server_keepalive_due(0, 1000, 0, &wait) && wait == 14000);
-    CHECK(a2a_server_keepalive_due(0, 15000, 0, &wait) && wait == 0);
-    CHECK(a2a_server_keepalive_due(500, 2000, 1500, NULL));
-    CHECK(!a2a_server_keepalive_due(500, 1800, 1500, &wait) && wait == 200);
+    a2a_bytes k;
+    CHECK(!a2a_server_keepalive_due(0, 1000, 0, &wait, &k) && wait == 14000 && k.ptr == NULL);
+    CHECK(a2a_server_keepalive_due(0, 15000, 0, &wait, &k) && wait == 0);
     CHECK(k.ptr != NULL && k.len >= 3 && k.ptr[0] == ':' && k.ptr[k.len - 1] == '\n');
+    CHECK(a2a_server_keepalive_due(500, 2000, 1500, NULL, NULL));
+    CHECK(!a2a_server_keepalive_due(500, 1800, 1500, &wait, NULL) && wait == 200);
   }
 
   /* Issue 12: the caller's traceparent and Idempotency-Key. */
@@ -97,14 +117,14 @@ static void jsonrpc(void) {
     CHECK(t_contains(params, "\"messageId\":\"m-1\""));
   }
   CHECK(a2a_server_result_response(r, (const uint8_t *)reply_msg, strlen(reply_msg), resp) == A2A_OK);
-  CHECK(a2a_server_response_status(resp) == 200);
+  CHECK(resp_info(resp).status == 200);
   CHECK(t_contains(body_str(resp), "\"result\""));
   CHECK(t_contains(body_str(resp), "\"id\":1"));
-  CHECK(a2a_server_response_header_count(resp) >= 1);
+  CHECK(resp_info(resp).header_count >= 1);
   CHECK(a2a_server_response_header(resp, 0, &hn, &hv) == A2A_OK);
   STR_EQ(hn, "Content-Type");
   CHECK(a2a_server_response_header(resp, 99, &hn, &hv) == A2A_INVALID_ARGUMENT);
-  CHECK(a2a_server_response_served(resp, &served) == A2A_OK);
+  CHECK(served_of(resp, &served) == A2A_OK);
   CHECK(served.channel == A2A_CHANNEL_MESSAGE);
   STR_EQ(served.code, "message");
   STR_EQ(served.method, "SendMessage");
@@ -113,9 +133,9 @@ static void jsonrpc(void) {
   CHECK(a2a_server_request_last_error(r).len > 0);
   /* Handler error: written in the request's version and binding (JSON-RPC: HTTP 200). */
   CHECK(a2a_server_error_response(r, A2A_ERROR_NAME_TASK_NOT_FOUND, "no such task", 12, resp) == A2A_OK);
-  CHECK(a2a_server_response_status(resp) == 200);
+  CHECK(resp_info(resp).status == 200);
   CHECK(t_contains(body_str(resp), "-32001"));
-  CHECK(a2a_server_response_served(resp, &served) == A2A_OK && served.channel == A2A_CHANNEL_PROTOCOL);
+  CHECK(served_of(resp, &served) == A2A_OK && served.channel == A2A_CHANNEL_PROTOCOL);
   STR_EQ(served.code, "TaskNotFound");
   CHECK(a2a_server_error_response(r, 9999, NULL, 0, resp) == A2A_INVALID_ARGUMENT);
   CHECK(a2a_server_error_response(r, A2A_ERROR_NAME_INTERNAL, "\xff", 1, resp) == A2A_INVALID_UTF8);
@@ -127,7 +147,7 @@ static void jsonrpc(void) {
   CHECK(a2a_server_result_response(r, (const uint8_t *)reply_task, strlen(reply_task), resp) == A2A_OK);
   CHECK(t_contains(body_str(resp), "\"state\":\"completed\""));
   CHECK(t_contains(body_str(resp), "\"kind\":\"task\""));
-  CHECK(a2a_server_response_served(resp, &served) == A2A_OK && served.channel == A2A_CHANNEL_TASK);
+  CHECK(served_of(resp, &served) == A2A_OK && served.channel == A2A_CHANNEL_TASK);
   STR_EQ(served.code, "completed");
 
   /* Refusals: a 1.0 method name without A2A-Version (means 0.3) -> VersionNotSupported;
@@ -182,14 +202,14 @@ static void rest_and_streams(void) {
   STR_EQ(info.tenant, "acme");
   ABSENT(info.rpc_id);
   CHECK(a2a_server_result_response(r, (const uint8_t *)task, strlen(task), resp) == A2A_OK);
-  CHECK(a2a_server_response_status(resp) == 200);
+  CHECK(resp_info(resp).status == 200);
   CHECK(t_contains(body_str(resp), "TASK_STATE_WORKING"));
   CHECK(a2a_server_error_response(r, A2A_ERROR_NAME_TASK_NOT_FOUND, NULL, 0, resp) == A2A_OK);
-  CHECK(a2a_server_response_status(resp) == 404);
+  CHECK(resp_info(resp).status == 404);
   /* Wrong verb on a known path: 405 with Allow. */
   CHECK(a2a_server_parse_rest(r, "DELETE", 6, "/tasks/t-1", 10, hs, 1, NULL, 0, NULL) == A2A_SERVER_REFUSED);
   CHECK(a2a_server_refusal_response(r, resp) == A2A_OK);
-  CHECK(a2a_server_response_status(resp) == 405);
+  CHECK(resp_info(resp).status == 405);
   CHECK(a2a_server_parse_rest(r, "GET", 3, "\xff", 1, hs, 1, NULL, 0, NULL) == A2A_INVALID_UTF8);
   CHECK(a2a_server_parse_rest(NULL, "GET", 3, "/", 1, hs, 1, NULL, 0, NULL) == A2A_NULL_PARAMETER);
 
@@ -260,11 +280,9 @@ static void rest_and_streams(void) {
   CHECK(a2a_server_error_frame(NULL, 5, NULL, 0, b) == A2A_NULL_PARAMETER);
   CHECK(a2a_server_failed_frame(NULL, "t", 1, "c", 1, "m", 1, (const char *)id, 12, NULL, 0, b) ==
         A2A_NULL_PARAMETER);
-  CHECK(a2a_server_response_status(NULL) == 0);
-  CHECK(a2a_server_response_header_count(NULL) == 0);
   CHECK(a2a_server_response_header(NULL, 0, &n, &v) == A2A_NULL_PARAMETER);
-  CHECK(a2a_server_response_body(NULL).ptr == NULL);
-  CHECK(a2a_server_response_served(NULL, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_server_response_get_info(NULL, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_server_response_get_info(resp, NULL) == A2A_NULL_PARAMETER);
   a2a_buffer_free(b);
   a2a_server_response_free(resp);
   a2a_server_request_free(r);
@@ -289,17 +307,17 @@ static void hardening(void) {
   hs[0] = hdr("Content-Type", "text/plain");
   CHECK(a2a_server_parse_jsonrpc(r, hs, 1, (const uint8_t *)get, strlen(get), NULL) == A2A_SERVER_REFUSED);
   CHECK(a2a_server_refusal_response(r, resp) == A2A_OK);
-  CHECK(a2a_server_response_status(resp) == 415);
+  CHECK(resp_info(resp).status == 415);
   CHECK(t_contains(body_str(resp), "-32005"));
   CHECK(a2a_server_parse_jsonrpc(r, NULL, 0, (const uint8_t *)get, strlen(get), NULL) == A2A_SERVER_REFUSED);
-  CHECK(a2a_server_refusal_response(r, resp) == A2A_OK && a2a_server_response_status(resp) == 415);
+  CHECK(a2a_server_refusal_response(r, resp) == A2A_OK && resp_info(resp).status == 415);
   hs[0] = hdr("Content-Type", "application/json; charset=utf-8");
   CHECK(a2a_server_parse_jsonrpc(r, hs, 1, (const uint8_t *)get, strlen(get), NULL) == A2A_OK);
   CHECK(a2a_server_parse_jsonrpc(r, hs, 1, (const uint8_t *)batch, strlen(batch), NULL) == A2A_SERVER_REFUSED);
   CHECK(a2a_server_refusal_response(r, resp) == A2A_OK);
   CHECK(t_contains(body_str(resp), "-32600") && body_str(resp).ptr[0] == '{');
   CHECK(a2a_server_parse_rest(r, "GET", 3, "/v1/tasks/a%2Fb", 15, NULL, 0, NULL, 0, NULL) == A2A_SERVER_REFUSED);
-  CHECK(a2a_server_refusal_response(r, resp) == A2A_OK && a2a_server_response_status(resp) == 400);
+  CHECK(a2a_server_refusal_response(r, resp) == A2A_OK && resp_info(resp).status == 400);
   CHECK(a2a_server_parse_rest(r, "GET", 3, "/v1/tasks/a%0D%0Ab", 18, NULL, 0, NULL, 0, NULL) == A2A_SERVER_REFUSED);
 
   /* The Host check: the bound address, localhost on its port, and the listed names. */
@@ -317,7 +335,7 @@ static void hardening(void) {
   CHECK(a2a_server_parse_jsonrpc(r, hs, 2, (const uint8_t *)get, strlen(get), &o) == A2A_SERVER_REFUSED);
   CHECK(a2a_server_request_last_error(r).len > 0);
   CHECK(a2a_server_refusal_response(r, resp) == A2A_OK);
-  CHECK(a2a_server_response_status(resp) == 421);
+  CHECK(resp_info(resp).status == 421);
   CHECK(t_contains(body_str(resp), "-32600"));
   hs[1] = hdr("Host", "localhost:8080");
   CHECK(a2a_server_parse_jsonrpc(r, hs, 2, (const uint8_t *)get, strlen(get), &o) == A2A_OK);
@@ -326,7 +344,7 @@ static void hardening(void) {
   hs[1] = hdr("Host", "agent.example.com");
   CHECK(a2a_server_parse_rest(r, "GET", 3, "/v1/tasks/t", 11, &hs[1], 1, NULL, 0, &o) == A2A_OK);
   CHECK(a2a_server_parse_rest(r, "GET", 3, "/v1/tasks/t", 11, NULL, 0, NULL, 0, &o) == A2A_SERVER_REFUSED);
-  CHECK(a2a_server_refusal_response(r, resp) == A2A_OK && a2a_server_response_status(resp) == 400);
+  CHECK(a2a_server_refusal_response(r, resp) == A2A_OK && resp_info(resp).status == 400);
 
   /* Options that are not an address or a name are the caller's error. */
   o.bound_addr = "localhost";

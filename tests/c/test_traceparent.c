@@ -1,4 +1,4 @@
-/* W3C traceparent: parse (W3C spec example), format, from random, child, refusals. */
+/* W3C traceparent: parse (W3C spec example), format, new trace or child, refusals. */
 #include "harness.h"
 
 void test_traceparent(void) {
@@ -18,14 +18,16 @@ void test_traceparent(void) {
   CHECK(a2a_traceparent_parse(" 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00\t", 57, &t) == A2A_OK);
   CHECK(t.flags == 0);
 
-  CHECK(a2a_traceparent_child(&t, span, &child) == A2A_OK);
+  CHECK(a2a_traceparent_new(&t, span, 8, false, &child) == A2A_OK);
   CHECK(memcmp(child.trace_id, t.trace_id, 16) == 0 && memcmp(child.parent_id, span, 8) == 0);
-  CHECK(a2a_traceparent_child(&t, zero, &child) == A2A_NONE);
+  CHECK(a2a_traceparent_new(&t, zero, 8, false, &child) == A2A_NONE);
+  CHECK(a2a_traceparent_new(&t, span, 24, false, &child) == A2A_INVALID_ARGUMENT);
   for (i = 0; i < 24; i++) rnd[i] = (uint8_t)(i + 1);
-  CHECK(a2a_traceparent_from_random(rnd, true, &fresh) == A2A_OK);
+  CHECK(a2a_traceparent_new(NULL, rnd, 24, true, &fresh) == A2A_OK);
+  CHECK(a2a_traceparent_new(NULL, rnd, 8, true, &fresh) == A2A_INVALID_ARGUMENT);
   CHECK(fresh.trace_id[0] == 1 && fresh.parent_id[0] == 17 && fresh.flags == 1);
   memset(rnd, 0, sizeof rnd);
-  CHECK(a2a_traceparent_from_random(rnd, false, &fresh) == A2A_NONE);
+  CHECK(a2a_traceparent_new(NULL, rnd, 24, false, &fresh) == A2A_NONE);
 
   CHECK(a2a_traceparent_parse("00-abc", 6, &t) == A2A_TRACEPARENT_LENGTH);
   CHECK(a2a_traceparent_parse("00_4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", 55, &t) ==
@@ -45,13 +47,12 @@ void test_traceparent(void) {
   CHECK(a2a_traceparent_format(&t, (uint8_t *)out) == A2A_TRACEPARENT_ZERO_TRACE_ID);
   t.trace_id[0] = 1;
   CHECK(a2a_traceparent_format(&t, (uint8_t *)out) == A2A_TRACEPARENT_ZERO_PARENT_ID);
-  CHECK(a2a_traceparent_child(&t, span, &child) == A2A_OK);
+  CHECK(a2a_traceparent_new(&t, span, 8, false, &child) == A2A_OK);
   CHECK(a2a_traceparent_format(&child, NULL) == A2A_NULL_PARAMETER);
   CHECK(a2a_traceparent_format(NULL, (uint8_t *)out) == A2A_NULL_PARAMETER);
-  CHECK(a2a_traceparent_child(&t, NULL, &child) == A2A_NULL_PARAMETER);
-  CHECK(a2a_traceparent_child(NULL, span, &child) == A2A_NULL_PARAMETER);
-  CHECK(a2a_traceparent_from_random(NULL, true, &fresh) == A2A_NULL_PARAMETER);
-  CHECK(a2a_traceparent_from_random(rnd, true, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_traceparent_new(&t, NULL, 8, false, &child) == A2A_NULL_PARAMETER);
+  CHECK(a2a_traceparent_new(NULL, NULL, 24, true, &fresh) == A2A_NULL_PARAMETER);
+  CHECK(a2a_traceparent_new(NULL, rnd, 24, true, NULL) == A2A_NULL_PARAMETER);
   memset(&t, 0, sizeof t);
-  CHECK(a2a_traceparent_child(&t, span, &child) == A2A_TRACEPARENT_ZERO_TRACE_ID);
+  CHECK(a2a_traceparent_new(&t, span, 8, false, &child) == A2A_TRACEPARENT_ZERO_TRACE_ID);
 }

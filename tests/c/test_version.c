@@ -4,7 +4,7 @@
 void test_version(void) {
   uint32_t v = A2A_PROTOCOL_VERSION_V0_3;
   uint32_t b = A2A_BINDING_JSON_RPC;
-  a2a_protocol_version hv = A2A_PROTOCOL_VERSION_V0_3;
+  uint32_t hv = A2A_PROTOCOL_VERSION_V0_3;
   uint32_t major = 99, minor = 99;
 
   CHECK(a2a_vocab_parse(A2A_VOCAB_PROTOCOL_VERSION, "1.2", 3, &v) == A2A_OK);
@@ -28,19 +28,24 @@ void test_version(void) {
 
   /* Absent (NULL, 0) or empty header: 0.3. */
   hv = A2A_PROTOCOL_VERSION_V1_0;
-  CHECK(a2a_protocol_version_from_header(NULL, 0, &hv) == A2A_OK);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_VERSION_HEADER, NULL, 0, &hv) == A2A_OK);
   CHECK(hv == A2A_PROTOCOL_VERSION_V0_3);
-  CHECK(a2a_protocol_version_from_header("1.0", 3, &hv) == A2A_OK);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_VERSION_HEADER, "1.0", 3, &hv) == A2A_OK);
   CHECK(hv == A2A_PROTOCOL_VERSION_V1_0);
-  CHECK(a2a_protocol_version_from_header("9.9", 3, &hv) == A2A_VERSION_UNSUPPORTED);
-  CHECK(a2a_protocol_version_from_header("1.0", 3, NULL) == A2A_NULL_PARAMETER);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_VERSION_HEADER, "", 0, &hv) == A2A_OK);
+  CHECK(hv == A2A_PROTOCOL_VERSION_V0_3);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_VERSION_HEADER, "1.0", 3, &hv) == A2A_OK);
+  CHECK(hv == A2A_PROTOCOL_VERSION_V1_0);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_VERSION_HEADER, "9.9", 3, &hv) == A2A_VERSION_UNSUPPORTED);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_VERSION_HEADER, "x", 1, &hv) == A2A_VERSION_MALFORMED);
+  CHECK(a2a_vocab_parse(A2A_VOCAB_VERSION_HEADER, "1.0", 3, NULL) == A2A_NULL_PARAMETER);
 
   STR_EQ(a2a_vocab_name(A2A_VOCAB_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION_V0_3), "0.3");
   STR_EQ(a2a_vocab_name(A2A_VOCAB_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION_V1_0), "1.0");
   ABSENT(a2a_vocab_name(A2A_VOCAB_PROTOCOL_VERSION, 0));
-  STR_EQ(a2a_protocol_version_header_value(A2A_PROTOCOL_VERSION_V1_0), "1.0");
-  ABSENT(a2a_protocol_version_header_value(A2A_PROTOCOL_VERSION_V0_3));
-  ABSENT(a2a_protocol_version_header_value(3));
+  STR_EQ(a2a_vocab_name(A2A_VOCAB_VERSION_HEADER, A2A_PROTOCOL_VERSION_V1_0), "1.0");
+  ABSENT(a2a_vocab_name(A2A_VOCAB_VERSION_HEADER, A2A_PROTOCOL_VERSION_V0_3));
+  ABSENT(a2a_vocab_name(A2A_VOCAB_VERSION_HEADER, 3));
 
   CHECK(a2a_vocab_parse(A2A_VOCAB_BINDING, "json-rpc", 8, &b) == A2A_OK);
   CHECK(b == A2A_BINDING_JSON_RPC);

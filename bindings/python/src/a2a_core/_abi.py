@@ -284,6 +284,12 @@ A2A_WAIT_STEP_KIND_POLL_AT = 1
 A2A_WAIT_STEP_KIND_DONE = 2
 A2A_WAIT_STEP_KIND_GAVE_UP = 3
 
+# a2a_task_state_class
+A2A_TASK_STATE_CLASS_NOT_A_STATE = 0
+A2A_TASK_STATE_CLASS_ACTIVE = 1
+A2A_TASK_STATE_CLASS_INTERRUPTED = 2
+A2A_TASK_STATE_CLASS_TERMINAL = 3
+
 # a2a_sse_at_eof
 A2A_SSE_AT_EOF_DISCARD = 1
 A2A_SSE_AT_EOF_DISPATCH = 2
@@ -297,11 +303,6 @@ A2A_CARD_BEARER_SOURCE_OPEN_ID_CONNECT = 3
 A2A_CARD_API_KEY_LOCATION_HEADER = 1
 A2A_CARD_API_KEY_LOCATION_QUERY = 2
 A2A_CARD_API_KEY_LOCATION_COOKIE = 3
-
-# a2a_call_machine
-A2A_CALL_MACHINE_CARD_FETCH = 1
-A2A_CALL_MACHINE_UNARY = 2
-A2A_CALL_MACHINE_STREAM = 3
 
 # a2a_task_state
 A2A_TASK_STATE_UNKNOWN = 0
@@ -359,6 +360,7 @@ A2A_VOCAB_PROTOCOL_VERSION = 6
 A2A_VOCAB_BINDING = 7
 A2A_VOCAB_METHOD_JSONRPC_V0_3 = 9
 A2A_VOCAB_METHOD_JSONRPC_V1_0 = 10
+A2A_VOCAB_VERSION_HEADER = 11
 
 #: Every enum of the header: C enum name -> {constant name: number}, in header order.
 ENUMS: dict[str, dict[str, int]] = {
@@ -619,6 +621,12 @@ ENUMS: dict[str, dict[str, int]] = {
         'A2A_WAIT_STEP_KIND_DONE': A2A_WAIT_STEP_KIND_DONE,
         'A2A_WAIT_STEP_KIND_GAVE_UP': A2A_WAIT_STEP_KIND_GAVE_UP,
     },
+    'a2a_task_state_class': {
+        'A2A_TASK_STATE_CLASS_NOT_A_STATE': A2A_TASK_STATE_CLASS_NOT_A_STATE,
+        'A2A_TASK_STATE_CLASS_ACTIVE': A2A_TASK_STATE_CLASS_ACTIVE,
+        'A2A_TASK_STATE_CLASS_INTERRUPTED': A2A_TASK_STATE_CLASS_INTERRUPTED,
+        'A2A_TASK_STATE_CLASS_TERMINAL': A2A_TASK_STATE_CLASS_TERMINAL,
+    },
     'a2a_sse_at_eof': {
         'A2A_SSE_AT_EOF_DISCARD': A2A_SSE_AT_EOF_DISCARD,
         'A2A_SSE_AT_EOF_DISPATCH': A2A_SSE_AT_EOF_DISPATCH,
@@ -632,11 +640,6 @@ ENUMS: dict[str, dict[str, int]] = {
         'A2A_CARD_API_KEY_LOCATION_HEADER': A2A_CARD_API_KEY_LOCATION_HEADER,
         'A2A_CARD_API_KEY_LOCATION_QUERY': A2A_CARD_API_KEY_LOCATION_QUERY,
         'A2A_CARD_API_KEY_LOCATION_COOKIE': A2A_CARD_API_KEY_LOCATION_COOKIE,
-    },
-    'a2a_call_machine': {
-        'A2A_CALL_MACHINE_CARD_FETCH': A2A_CALL_MACHINE_CARD_FETCH,
-        'A2A_CALL_MACHINE_UNARY': A2A_CALL_MACHINE_UNARY,
-        'A2A_CALL_MACHINE_STREAM': A2A_CALL_MACHINE_STREAM,
     },
     'a2a_task_state': {
         'A2A_TASK_STATE_UNKNOWN': A2A_TASK_STATE_UNKNOWN,
@@ -694,6 +697,7 @@ ENUMS: dict[str, dict[str, int]] = {
         'A2A_VOCAB_BINDING': A2A_VOCAB_BINDING,
         'A2A_VOCAB_METHOD_JSONRPC_V0_3': A2A_VOCAB_METHOD_JSONRPC_V0_3,
         'A2A_VOCAB_METHOD_JSONRPC_V1_0': A2A_VOCAB_METHOD_JSONRPC_V1_0,
+        'A2A_VOCAB_VERSION_HEADER': A2A_VOCAB_VERSION_HEADER,
     },
 }
 
@@ -1137,6 +1141,17 @@ class Served(Structure):
     ]
 
 
+class ServerResponseInfo(Structure):
+    """`a2a_server_response_info`: A response read in one call (`a2a_server_response_get_info`). (tier `server`)"""
+
+    _fields_ = [
+        ('status', c_uint16),
+        ('header_count', c_size_t),
+        ('body', Bytes),
+        ('served', Served),
+    ]
+
+
 class SseItem(Structure):
     """`a2a_sse_item`: One item decoded from an event stream."""
 
@@ -1311,7 +1326,6 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_call_new_card_fetch': (c_uint32, (c_void_p, c_char_p, c_size_t, POINTER(c_void_p))),
     'a2a_call_new': (c_uint32, (c_void_p, c_uint32, c_char_p, c_size_t, c_void_p, c_uint64, POINTER(c_void_p))),
     'a2a_call_new_text': (c_uint32, (c_void_p, c_bool, c_char_p, c_size_t, c_void_p, c_uint64, POINTER(c_void_p))),
-    'a2a_call_machine_kind': (c_uint32, (c_void_p,)),
     'a2a_call_poll_transmit': (c_uint32, (c_void_p, c_uint64, POINTER(Transmit))),
     'a2a_call_handle_head': (c_uint32, (c_void_p, c_uint32, c_uint16, POINTER(Header), c_size_t, c_uint64)),
     'a2a_call_handle_body': (c_uint32, (c_void_p, c_uint32, c_char_p, c_size_t, c_uint64)),
@@ -1357,11 +1371,8 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_server_request_last_error': (Str, (c_void_p,)),
     'a2a_server_response_new': (c_uint32, (POINTER(c_void_p),)),
     'a2a_server_response_free': (None, (c_void_p,)),
-    'a2a_server_response_status': (c_uint16, (c_void_p,)),
-    'a2a_server_response_header_count': (c_size_t, (c_void_p,)),
     'a2a_server_response_header': (c_uint32, (c_void_p, c_size_t, POINTER(Str), POINTER(Str))),
-    'a2a_server_response_body': (Bytes, (c_void_p,)),
-    'a2a_server_response_served': (c_uint32, (c_void_p, POINTER(Served))),
+    'a2a_server_response_get_info': (c_uint32, (c_void_p, POINTER(ServerResponseInfo))),
     'a2a_server_refusal_response': (c_uint32, (c_void_p, c_void_p)),
     'a2a_server_result_response': (c_uint32, (c_void_p, c_char_p, c_size_t, c_void_p)),
     'a2a_server_error_response': (c_uint32, (c_void_p, c_uint32, c_char_p, c_size_t, c_void_p)),
@@ -1371,8 +1382,7 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_server_failure_text': (c_uint32, (c_char_p, c_size_t, c_char_p, c_size_t, c_void_p)),
     'a2a_server_error_id_from_random': (c_uint32, (c_char_p, c_void_p)),
     'a2a_server_stream_header': (c_uint32, (c_size_t, POINTER(Str), POINTER(Str))),
-    'a2a_server_keepalive_due': (c_bool, (c_uint64, c_uint64, c_uint64, POINTER(c_uint64))),
-    'a2a_server_keepalive_comment': (Bytes, ()),
+    'a2a_server_keepalive_due': (c_bool, (c_uint64, c_uint64, c_uint64, POINTER(c_uint64), POINTER(Bytes))),
     'a2a_server_hint_text': (c_uint32, (POINTER(c_bool), POINTER(Header), c_size_t, c_void_p)),
     'a2a_server_admission_status': (c_uint32, (c_char_p, c_size_t, c_char_p, c_size_t, c_char_p, c_size_t, c_char_p, c_size_t, c_void_p)),
     'a2a_sse_decoder_new_with': (c_uint32, (c_size_t, c_size_t, c_uint32, POINTER(c_void_p))),
@@ -1406,8 +1416,7 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_task_wait_read': (c_uint32, (c_void_p, c_void_p, c_uint64, POINTER(WaitStep))),
     'a2a_task_wait_free': (None, (c_void_p,)),
     'a2a_traceparent_parse': (c_uint32, (c_char_p, c_size_t, POINTER(Traceparent))),
-    'a2a_traceparent_from_random': (c_uint32, (c_char_p, c_bool, POINTER(Traceparent))),
-    'a2a_traceparent_child': (c_uint32, (POINTER(Traceparent), c_char_p, POINTER(Traceparent))),
+    'a2a_traceparent_new': (c_uint32, (POINTER(Traceparent), c_char_p, c_size_t, c_bool, POINTER(Traceparent))),
     'a2a_traceparent_format': (c_uint32, (POINTER(Traceparent), c_void_p)),
     'a2a_trust_canonical': (c_uint32, (c_char_p, c_size_t, c_bool, c_void_p)),
     'a2a_card_signature_verify': (c_uint32, (c_char_p, c_size_t, c_char_p, c_size_t, c_void_p)),
@@ -1424,10 +1433,7 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_oauth2_invalidate': (None, (c_void_p,)),
     'a2a_oauth2_free': (None, (c_void_p,)),
     'a2a_version_number_parse': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32), POINTER(c_uint32))),
-    'a2a_protocol_version_from_header': (c_uint32, (c_char_p, c_size_t, POINTER(c_uint32))),
-    'a2a_protocol_version_header_value': (Str, (c_uint32,)),
-    'a2a_task_state_is_terminal': (c_bool, (c_uint32,)),
-    'a2a_task_state_is_interrupted': (c_bool, (c_uint32,)),
+    'a2a_task_state_classify': (c_uint32, (c_uint32,)),
     'a2a_vocab_name': (Str, (c_uint32, c_uint32)),
     'a2a_vocab_parse': (c_uint32, (c_uint32, c_char_p, c_size_t, POINTER(c_uint32))),
 }
@@ -1481,7 +1487,6 @@ TIERS: dict[str, str] = {
     'a2a_call_new_card_fetch': 'client',
     'a2a_call_new': 'client',
     'a2a_call_new_text': 'client',
-    'a2a_call_machine_kind': 'client',
     'a2a_call_poll_transmit': 'client',
     'a2a_call_handle_head': 'client',
     'a2a_call_handle_body': 'client',
@@ -1516,11 +1521,8 @@ TIERS: dict[str, str] = {
     'a2a_server_request_last_error': 'server',
     'a2a_server_response_new': 'server',
     'a2a_server_response_free': 'server',
-    'a2a_server_response_status': 'server',
-    'a2a_server_response_header_count': 'server',
     'a2a_server_response_header': 'server',
-    'a2a_server_response_body': 'server',
-    'a2a_server_response_served': 'server',
+    'a2a_server_response_get_info': 'server',
     'a2a_server_refusal_response': 'server',
     'a2a_server_result_response': 'server',
     'a2a_server_error_response': 'server',
@@ -1531,7 +1533,6 @@ TIERS: dict[str, str] = {
     'a2a_server_error_id_from_random': 'server',
     'a2a_server_stream_header': 'server',
     'a2a_server_keepalive_due': 'server',
-    'a2a_server_keepalive_comment': 'server',
     'a2a_server_hint_text': 'server',
     'a2a_server_admission_status': 'server',
     'a2a_task_wait_new': 'client',

@@ -230,15 +230,16 @@ class _Response:
     __slots__ = ('status', 'headers', 'body', 'channel', 'code', 'method')
 
     def __init__(self, h: int) -> None:
-        self.status = int(_lib.lib.a2a_server_response_status(h))
-        self.body = _lib.view_bytes(_lib.lib.a2a_server_response_body(h)) or b''
+        info = _lib.ServerResponseInfo()
+        check(_lib.lib.a2a_server_response_get_info(h, ctypes.byref(info)))
+        self.status = int(info.status)
+        self.body = _lib.view_bytes(info.body) or b''
         self.headers: list[tuple[bytes, bytes]] = []
         n, v = _lib.Str(), _lib.Str()
-        for i in range(_lib.lib.a2a_server_response_header_count(h)):
+        for i in range(info.header_count):
             check(_lib.lib.a2a_server_response_header(h, i, ctypes.byref(n), ctypes.byref(v)))
             self.headers.append((_lib.view_bytes(n) or b'', _lib.view_bytes(v) or b''))
-        sv = _lib.Served()
-        check(_lib.lib.a2a_server_response_served(h, ctypes.byref(sv)))
+        sv = info.served
         self.channel = _word(Channel, sv.channel)
         self.code = _lib.view_str(sv.code) or ''
         self.method = _lib.view_str(sv.method) or 'unknown'
@@ -308,12 +309,20 @@ def _stream_headers() -> list[tuple[bytes, bytes]]:
 
 
 STREAM_HEADERS = _stream_headers()
-KEEPALIVE_COMMENT = _lib.view_bytes(_lib.lib.a2a_server_keepalive_comment()) or b''
+def _keepalive_comment() -> bytes:
+    # A 1 ms interval a whole millisecond after the last write: always due, so the library
+    # hands out its comment.
+    comment = _lib.Bytes()
+    _lib.lib.a2a_server_keepalive_due(1, 1, 0, None, ctypes.byref(comment))
+    return _lib.view_bytes(comment) or b''
+
+
+KEEPALIVE_COMMENT = _keepalive_comment()
 
 
 def _keepalive_wait(interval_ms: int, now_ms: int, last_ms: int) -> tuple[bool, int]:
     wait = ctypes.c_uint64()
-    due = _lib.lib.a2a_server_keepalive_due(interval_ms, now_ms, last_ms, ctypes.byref(wait))
+    due = _lib.lib.a2a_server_keepalive_due(interval_ms, now_ms, last_ms, ctypes.byref(wait), None)
     return bool(due), int(wait.value)
 
 

@@ -52,7 +52,7 @@ class Traceparent:
         """A new trace from `os.urandom` (the library has no random source)."""
         out = _lib.Traceparent()
         for _ in range(4):  # an all-zero id (NONE) is drawn again
-            rc = _lib.lib.a2a_traceparent_from_random(os.urandom(24), sampled, ctypes.byref(out))
+            rc = _lib.lib.a2a_traceparent_new(None, os.urandom(24), 24, sampled, ctypes.byref(out))
             if rc == 0:
                 return cls._from_c(out)
             if rc != 2:
@@ -64,8 +64,8 @@ class Traceparent:
         parent = self._c()
         out = _lib.Traceparent()
         for _ in range(4):
-            rc = _lib.lib.a2a_traceparent_child(ctypes.byref(parent), os.urandom(8),
-                                                ctypes.byref(out))
+            rc = _lib.lib.a2a_traceparent_new(ctypes.byref(parent), os.urandom(8), 8, False,
+                                              ctypes.byref(out))
             if rc == 0:
                 return Traceparent._from_c(out)
             if rc != 2:

@@ -65,12 +65,13 @@ class TaskState(_Word):
     @property
     def terminal(self) -> bool:
         """Completed, canceled, failed or rejected."""
-        return bool(_lib.lib.a2a_task_state_is_terminal(_num(TaskState)[self]))
+        return _lib.lib.a2a_task_state_classify(_num(TaskState)[self]) == _lib.A2A_TASK_STATE_CLASS_TERMINAL
 
     @property
     def interrupted(self) -> bool:
         """Input-required or auth-required: the turn ends, the task waits for the caller."""
-        return bool(_lib.lib.a2a_task_state_is_interrupted(_num(TaskState)[self]))
+        return (_lib.lib.a2a_task_state_classify(_num(TaskState)[self])
+                == _lib.A2A_TASK_STATE_CLASS_INTERRUPTED)
 
 
 class Retry(_Word):
@@ -156,7 +157,7 @@ class ProtocolVersion(_Word):
     @property
     def header_value(self) -> str | None:
         """The `A2A-Version` header a client sends (None for 0.3, which sends none)."""
-        return _lib.view_str(_lib.lib.a2a_protocol_version_header_value(_num(ProtocolVersion)[self]))
+        return _vocab_name(_lib.A2A_VOCAB_VERSION_HEADER, _num(ProtocolVersion)[self])
 
 
 class Binding(_Word):

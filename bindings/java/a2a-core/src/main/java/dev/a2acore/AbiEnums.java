@@ -212,6 +212,8 @@ final class AbiEnums {
     static final int VOCAB_METHOD_JSONRPC_V0_3 = 9;
     /** {@code A2A_VOCAB_METHOD_JSONRPC_V1_0}. */
     static final int VOCAB_METHOD_JSONRPC_V1_0 = 10;
+    /** {@code A2A_VOCAB_VERSION_HEADER}. */
+    static final int VOCAB_VERSION_HEADER = 11;
 
     /**
      * {@code a2a_client_option}: The whole-call timeout of a non-streaming call, and the time a
@@ -322,6 +324,18 @@ final class AbiEnums {
      * attempts get fresh ones), for hosts that log or replay their own ids
      */
     static final int A2A_CALL_TEXT_OPTION_RPC_ID = 4;
+
+    /** {@code a2a_task_state_class}: The number is not an `a2a_task_state` member */
+    static final int A2A_TASK_STATE_CLASS_NOT_A_STATE = 0;
+    /**
+     * {@code a2a_task_state_class}: The task is still running or its state is not known yet
+     * (submitted, working, unknown)
+     */
+    static final int A2A_TASK_STATE_CLASS_ACTIVE = 1;
+    /** {@code a2a_task_state_class}: Interrupted (input-required, auth-required) */
+    static final int A2A_TASK_STATE_CLASS_INTERRUPTED = 2;
+    /** {@code a2a_task_state_class}: Terminal (completed, canceled, failed, rejected) */
+    static final int A2A_TASK_STATE_CLASS_TERMINAL = 3;
 
     /** The constant names of a mirrored enum class, or null when it is not one. */
     static String[] names(Class<?> c) {

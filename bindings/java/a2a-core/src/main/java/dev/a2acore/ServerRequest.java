@@ -159,6 +159,15 @@ public final class ServerRequest implements AutoCloseable {
         return handle;
     }
 
+    /** The bytes a view shows (null for an absent view). */
+    static byte[] bytes(Layout.BytesView v) {
+        if (v.ptr == null) {
+            return null;
+        }
+        long n = v.len.longValue();
+        return n == 0 ? new byte[0] : v.ptr.getByteArray(0, Math.toIntExact(n));
+    }
+
     static String str(Layout.BytesView v) {
         if (v.ptr == null) {
             return null;
@@ -205,7 +214,9 @@ public final class ServerRequest implements AutoCloseable {
                 throw new A2aCoreException(fn, rc, why);
             }
             List<Map.Entry<String, String>> hs = new ArrayList<>();
-            long n = lib.a2a_server_response_header_count(r).longValue();
+            A2aCoreLibrary.ServerResponseInfo info = new A2aCoreLibrary.ServerResponseInfo();
+            A2aCoreException.check("a2a_server_response_get_info", lib.a2a_server_response_get_info(r, info));
+            long n = info.header_count.longValue();
             for (long k = 0; k < n; k++) {
                 Layout.BytesView name = new Layout.BytesView();
                 Layout.BytesView value = new Layout.BytesView();
@@ -213,10 +224,9 @@ public final class ServerRequest implements AutoCloseable {
                     lib.a2a_server_response_header(r, new SizeT(k), name, value));
                 hs.add(Map.entry(str(name), str(value)));
             }
-            A2aCoreLibrary.Served s = new A2aCoreLibrary.Served();
-            A2aCoreException.check("a2a_server_response_served", lib.a2a_server_response_served(r, s));
-            byte[] body = lib.a2a_server_response_body(r).bytes();
-            return new Response(Short.toUnsignedInt(lib.a2a_server_response_status(r)), hs,
+            A2aCoreLibrary.Served s = info.served;
+            byte[] body = bytes(info.body);
+            return new Response(Short.toUnsignedInt(info.status), hs,
                 body == null ? new byte[0] : body, Channel.fromCode(s.channel).orElseThrow(), str(s.code),
                 str(s.method));
         } finally {
@@ -306,7 +316,11 @@ public final class ServerRequest implements AutoCloseable {
 
     /** The comment written on a quiet stream. */
     public static byte[] keepAliveComment() {
-        return A2aCore.lib().a2a_server_keepalive_comment().bytes();
+        // A 1 ms interval a whole millisecond after the last write: always due, so the core
+        // hands out its comment.
+        Layout.BytesView comment = new Layout.BytesView();
+        A2aCore.lib().a2a_server_keepalive_due(1, 1, 0, null, comment);
+        return bytes(comment);
     }
 
     /**
@@ -317,7 +331,7 @@ public final class ServerRequest implements AutoCloseable {
      */
     public static long keepAliveWaitMs(long intervalMs, long nowMs, long lastWriteMs) {
         Memory wait = new Memory(8);
-        boolean due = A2aCore.lib().a2a_server_keepalive_due(intervalMs, nowMs, lastWriteMs, wait) != 0;
+        boolean due = A2aCore.lib().a2a_server_keepalive_due(intervalMs, nowMs, lastWriteMs, wait, null) != 0;
         return due ? 0 : Math.max(1, wait.getLong(0));
     }
 

@@ -29,8 +29,9 @@ class NativeApiTest {
         assertEquals(null, lib.a2a_vocab_name(AbiEnums.VOCAB_CHANNEL, 0).string(), "channel 0 is not a member");
         for (TaskState s : TaskState.values()) {
             assertEquals(s.wireName(), lib.a2a_vocab_name(AbiEnums.VOCAB_TASK_STATE, s.code()).string(), s.name());
-            assertEquals(s.isTerminal(), lib.a2a_task_state_is_terminal(s.code()) != 0, s.name());
-            assertEquals(s.isInterrupted(), lib.a2a_task_state_is_interrupted(s.code()) != 0, s.name());
+            int kind = lib.a2a_task_state_classify(s.code());
+            assertEquals(s.isTerminal(), kind == AbiEnums.A2A_TASK_STATE_CLASS_TERMINAL, s.name());
+            assertEquals(s.isInterrupted(), kind == AbiEnums.A2A_TASK_STATE_CLASS_INTERRUPTED, s.name());
         }
         for (RetryAdvice r : RetryAdvice.values()) {
             assertEquals(r.wireName(), lib.a2a_vocab_name(AbiEnums.VOCAB_RETRY, r.code()).string(), r.name());

@@ -198,6 +198,10 @@ public interface A2aCoreLibrary extends AbiFunctions {
     @CStruct("a2a_served")
     class Served extends AbiStructs.Served {}
 
+    /** {@code a2a_server_response_info}. */
+    @CStruct("a2a_server_response_info")
+    class ServerResponseInfo extends AbiStructs.ServerResponseInfo {}
+
     /** {@code a2a_card_skill}. */
     @CStruct("a2a_card_skill")
     class CardSkill extends AbiStructs.CardSkill {}

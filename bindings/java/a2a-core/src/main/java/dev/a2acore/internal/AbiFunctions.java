@@ -762,33 +762,15 @@ public interface AbiFunctions extends Library {
     /** {@code a2a_server_response_free}: Frees a response handle. (tier server) */
     void a2a_server_response_free(Pointer response);
 
-    /**
-     * {@code a2a_server_response_status}: The HTTP status (0 when the handle holds no response or
-     * is NULL). (tier server)
-     */
-    short a2a_server_response_status(Pointer response);
-
-    /**
-     * {@code a2a_server_response_header_count}: Number of headers (0 when the handle holds no
-     * response). (tier server)
-     */
-    SizeT a2a_server_response_header_count(Pointer response);
-
     /** {@code a2a_server_response_header}: The `index`-th header. (tier server) */
     int a2a_server_response_header(Pointer response, SizeT index, Layout.BytesView name,
             Layout.BytesView value);
 
     /**
-     * {@code a2a_server_response_body}: The body bytes; absent when the handle holds no response.
-     * (tier server)
+     * {@code a2a_server_response_get_info}: Fills `*out` with the response in one call: status,
+     * header count, body and what it served (see `a2a_server_response_info`). (tier server)
      */
-    A2aCoreLibrary.View a2a_server_response_body(Pointer response);
-
-    /**
-     * {@code a2a_server_response_served}: What the response answered (channel, tally code, method).
-     * (tier server)
-     */
-    int a2a_server_response_served(Pointer response, A2aCoreLibrary.Served out);
+    int a2a_server_response_get_info(Pointer response, A2aCoreLibrary.ServerResponseInfo out);
 
     /**
      * {@code a2a_server_refusal_response}: Writes the error response answering a refused request
@@ -866,17 +848,11 @@ public interface AbiFunctions extends Library {
 
     /**
      * {@code a2a_server_keepalive_due}: The keep-alive schedule of a quiet stream (sans-IO, like
-     * the core's `KeepAlive`): whether a `: keep-alive` comment ([`a2a_server_keepalive_comment`])
-     * is due at `now_ms`, given the time of the stream's last write (event or comment) on the
-     * caller's clock. (tier server)
+     * the core's `KeepAlive`): whether a keep-alive comment is due at `now_ms`, given the time of
+     * the stream's last write (event or comment) on the caller's clock. (tier server)
      */
-    byte a2a_server_keepalive_due(long intervalMs, long nowMs, long lastWriteMs, Pointer waitMs);
-
-    /**
-     * {@code a2a_server_keepalive_comment}: The keep-alive comment to write on a quiet stream (an
-     * SSE comment line and a blank line). (tier server)
-     */
-    A2aCoreLibrary.View a2a_server_keepalive_comment();
+    byte a2a_server_keepalive_due(long intervalMs, long nowMs, long lastWriteMs, Pointer waitMs,
+            Layout.BytesView comment);
 
     /**
      * {@code a2a_server_hint_text}: Appends the stable hint `[retryable=&lt;r&gt;; key=value; ...]`
@@ -1156,29 +1132,11 @@ public interface AbiFunctions extends Library {
     void a2a_oauth2_free(Pointer oauth2);
 
     /**
-     * {@code a2a_protocol_version_from_header}: The protocol version a server should assume from an
-     * `A2A-Version` header value: an absent or empty header means 0.3.
+     * {@code a2a_task_state_classify}: The class of task state `state` (an `a2a_task_state` number)
+     * is: active, interrupted or terminal; `A2A_TASK_STATE_CLASS_NOT_A_STATE` for a number that is
+     * not a member.
      */
-    int a2a_protocol_version_from_header(byte[] value, SizeT valueLen, Pointer out);
-
-    /**
-     * {@code a2a_protocol_version_header_value}: Static `A2A-Version` header value a client sends
-     * for `version`: `"1.0"` for 1.x; an absent view `(NULL, 0)` for 0.3 (which sends no header)
-     * and for unknown numbers.
-     */
-    A2aCoreLibrary.View a2a_protocol_version_header_value(int version);
-
-    /**
-     * {@code a2a_task_state_is_terminal}: Whether `state` is terminal (completed, canceled, failed,
-     * rejected).
-     */
-    byte a2a_task_state_is_terminal(int state);
-
-    /**
-     * {@code a2a_task_state_is_interrupted}: Whether `state` is interrupted (input-required,
-     * auth-required): the turn ends and the task waits for the caller.
-     */
-    byte a2a_task_state_is_interrupted(int state);
+    int a2a_task_state_classify(int state);
 
     /**
      * {@code a2a_vocab_name}: The static name of `value` in vocabulary `vocab` (an `a2a_vocab`

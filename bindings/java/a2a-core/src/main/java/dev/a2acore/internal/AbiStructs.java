@@ -843,6 +843,22 @@ public final class AbiStructs {
         public Layout.BytesView method;
     }
 
+    /**
+     * {@code a2a_server_response_info}: A response read in one call ({@code
+     * a2a_server_response_get_info}). (tier server)
+     */
+    @Structure.FieldOrder({"status", "header_count", "body", "served"})
+    public abstract static class ServerResponseInfo extends Structure {
+        /** The HTTP status. */
+        public short status;
+        /** Number of headers (read each with {@code a2a_server_response_header}). */
+        public SizeT header_count;
+        /** The body bytes. */
+        public Layout.BytesView body;
+        /** What the response answered (channel, tally code, method), for {@code a2a_tally_add}. */
+        public A2aCoreLibrary.Served served;
+    }
+
     /** {@code a2a_sse_item}: One item decoded from an event stream. */
     @Structure.FieldOrder({"kind", "event_type", "data", "id", "retry_ms", "error", "limit"})
     public abstract static class SseItem extends Structure {

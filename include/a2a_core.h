@@ -429,12 +429,16 @@ enum a2a_result
    */
   A2A_PANIC = 999,
   /*
-   The client could not resolve the agent card (the outcome says why).
+   The client could not resolve the agent card (the outcome says why). No C function
+   returns it since the typed client left the C ABI (a card fetch ends with a
+   `CardResolution` outcome); bindings name their own card errors with it.
    */
   A2A_CLIENT_CARD_RESOLUTION = 1000,
   /*
-   A raw exchange or stream failed in transport (connect, timeout, reset, idle cut,
-   abort, body over the limit): the outcome says how.
+   A call failed in transport (connect, timeout, reset, idle cut, abort, body over the
+   limit): the outcome says how. No C function returns it since the raw exchange left
+   the C ABI (a machine call ends with its transport outcome); bindings name their own
+   transport errors with it.
    */
   A2A_CLIENT_TRANSPORT = 1001,
   /*
@@ -443,7 +447,9 @@ enum a2a_result
   A2A_ANSWER_UNREADABLE = 1100,
   /*
    A message to send is not the canonical `{"parts":[...],"metadata":{...}}` shape (no
-   part, an unknown kind, file bytes not base64, ...).
+   part, an unknown kind, file bytes not base64, ...). No C function returns it since
+   the typed client left the C ABI (`a2a_call_new` refuses bad params as
+   `A2A_REQUEST_PARAMS`); bindings name their own message errors with it.
    */
   A2A_ANSWER_MESSAGE = 1101,
   /*
@@ -739,154 +745,6 @@ typedef uint32_t a2a_card_credential_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-#if defined(A2A_FEATURE_DRIVER)
-/*
- What `a2a_client_stream_next` produced.
- */
-enum a2a_client_stream_event_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-#if defined(A2A_FEATURE_DRIVER)
-  /*
-   One typed item in `item`.
-   */
-  A2A_CLIENT_STREAM_EVENT_KIND_ITEM = 1,
-#endif
-#if defined(A2A_FEATURE_DRIVER)
-  /*
-   The stream was cut with the task still running; the driver is resubscribing to
-   `task_id` (attempt `attempt`). Never a resend.
-   */
-  A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING = 2,
-#endif
-#if defined(A2A_FEATURE_DRIVER)
-  /*
-   The last event: `end_kind` (when a stream was opened) and `outcome`.
-   */
-  A2A_CLIENT_STREAM_EVENT_KIND_END = 3,
-#endif
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_client_stream_event_kind a2a_client_stream_event_kind;
-#else
-typedef uint32_t a2a_client_stream_event_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- What a stream event carried.
- */
-enum a2a_stream_item_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   A Task snapshot.
-   */
-  A2A_STREAM_ITEM_KIND_TASK = 1,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   A direct Message (ends the stream).
-   */
-  A2A_STREAM_ITEM_KIND_MESSAGE = 2,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   A status update.
-   */
-  A2A_STREAM_ITEM_KIND_STATUS_UPDATE = 3,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   An artifact update.
-   */
-  A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE = 4,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   A protocol error inside the stream.
-   */
-  A2A_STREAM_ITEM_KIND_ERROR = 5,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   An event whose data fits no shape (or answers another request id).
-   */
-  A2A_STREAM_ITEM_KIND_MALFORMED = 6,
-#endif
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_stream_item_kind a2a_stream_item_kind;
-#else
-typedef uint32_t a2a_stream_item_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- How a stream ended.
- */
-enum a2a_stream_end_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   A terminal state or a Message was seen (the task itself may have failed).
-   */
-  A2A_STREAM_END_KIND_COMPLETED = 1,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   An interrupted state (input-required, auth-required) ended the turn.
-   */
-  A2A_STREAM_END_KIND_INTERRUPTED = 2,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   The body ended before a terminal state: the task may still be running (resubscribe).
-   */
-  A2A_STREAM_END_KIND_TRUNCATED = 3,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   A protocol error arrived in the stream (or instead of it).
-   */
-  A2A_STREAM_END_KIND_ERROR = 4,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   The idle timeout expired.
-   */
-  A2A_STREAM_END_KIND_TIMED_OUT = 5,
-#endif
-#if defined(A2A_FEATURE_CLIENT)
-  /*
-   The response was not an event stream.
-   */
-  A2A_STREAM_END_KIND_NOT_A_STREAM = 6,
-#endif
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_stream_end_kind a2a_stream_end_kind;
-#else
-typedef uint32_t a2a_stream_end_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-#endif
-
 /*
  The typed name of an error outcome. Protocol names 1–99, http names 101–199, transport
  names 201–299.
@@ -1108,6 +966,116 @@ enum a2a_event_kind
 typedef enum a2a_event_kind a2a_event_kind;
 #else
 typedef uint32_t a2a_event_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ What a stream event carried.
+ */
+enum a2a_stream_item_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   A Task snapshot.
+   */
+  A2A_STREAM_ITEM_KIND_TASK = 1,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   A direct Message (ends the stream).
+   */
+  A2A_STREAM_ITEM_KIND_MESSAGE = 2,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   A status update.
+   */
+  A2A_STREAM_ITEM_KIND_STATUS_UPDATE = 3,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   An artifact update.
+   */
+  A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE = 4,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   A protocol error inside the stream.
+   */
+  A2A_STREAM_ITEM_KIND_ERROR = 5,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   An event whose data fits no shape (or answers another request id).
+   */
+  A2A_STREAM_ITEM_KIND_MALFORMED = 6,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_stream_item_kind a2a_stream_item_kind;
+#else
+typedef uint32_t a2a_stream_item_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ How a stream ended.
+ */
+enum a2a_stream_end_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   A terminal state or a Message was seen (the task itself may have failed).
+   */
+  A2A_STREAM_END_KIND_COMPLETED = 1,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   An interrupted state (input-required, auth-required) ended the turn.
+   */
+  A2A_STREAM_END_KIND_INTERRUPTED = 2,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The body ended before a terminal state: the task may still be running (resubscribe).
+   */
+  A2A_STREAM_END_KIND_TRUNCATED = 3,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   A protocol error arrived in the stream (or instead of it).
+   */
+  A2A_STREAM_END_KIND_ERROR = 4,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The idle timeout expired.
+   */
+  A2A_STREAM_END_KIND_TIMED_OUT = 5,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   The response was not an event stream.
+   */
+  A2A_STREAM_END_KIND_NOT_A_STREAM = 6,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_stream_end_kind a2a_stream_end_kind;
+#else
+typedef uint32_t a2a_stream_end_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 #endif
@@ -1693,6 +1661,22 @@ enum a2a_client_option
    */
   A2A_CLIENT_OPTION_MIN_PROTOCOL = 16,
 #endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   Never use a proxy, whatever `A2A_CLIENT_TEXT_OPTION_PROXY` and the environment say.
+   A flag; default 0. Read by the reference driver's transport only (`a2a_transport_new`);
+   a library built without the driver accepts and ignores it.
+   */
+  A2A_CLIENT_OPTION_PROXY_DISABLED = 17,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   How long a pooled connection of the reference driver's transport may stay idle before
+   it is retired. Milliseconds, 1 to `UINT64_MAX` (0 refused); default 3000. Read by the
+   transport only; a library built without the driver accepts and ignores it.
+   */
+  A2A_CLIENT_OPTION_POOL_IDLE_TIMEOUT_MS = 18,
+#endif
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1822,6 +1806,75 @@ typedef uint32_t a2a_call_text_option;
 #endif // __cplusplus
 #endif
 
+#if defined(A2A_FEATURE_DRIVER)
+/*
+ A text option of `a2a_client_config_builder_set_text`: what only the reference
+ driver's transport (`a2a_transport_new`) reads. Numbers are stable, never renumbered or
+ reused; a library older than the caller's header refuses a number it does not know with
+ `A2A_INVALID_ARGUMENT`, changing nothing. Empty text clears an option (for `RESOLVE`:
+ every entry added so far).
+ */
+enum a2a_client_text_option
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+#if defined(A2A_FEATURE_DRIVER)
+  /*
+   A PEM file of CA certificates replacing the system trust store (curl's `--cacert`);
+   unset: the system store, honouring `SSL_CERT_FILE` and `SSL_CERT_DIR`. A file that
+   cannot be read fails every call on the transport before anything is sent.
+   */
+  A2A_CLIENT_TEXT_OPTION_CA_FILE = 1,
+#endif
+#if defined(A2A_FEATURE_DRIVER)
+  /*
+   A PEM client certificate chain for mutual TLS; needs `CLIENT_KEY_FILE`. Setting it
+   also sets `A2A_CLIENT_OPTION_CLIENT_CERTIFICATE` (the certificate satisfies a card's
+   `mutualTLS` scheme); clearing it clears that flag.
+   */
+  A2A_CLIENT_TEXT_OPTION_CLIENT_CERT_FILE = 2,
+#endif
+#if defined(A2A_FEATURE_DRIVER)
+  /*
+   The PEM private key (PKCS#8, PKCS#1 or SEC1) of `CLIENT_CERT_FILE`.
+   */
+  A2A_CLIENT_TEXT_OPTION_CLIENT_KEY_FILE = 3,
+#endif
+#if defined(A2A_FEATURE_DRIVER)
+  /*
+   The proxy for every URL (curl's `--proxy`, `http://[user:password@]host:port`);
+   unset: from the environment (`https_proxy`, `HTTPS_PROXY`, `http_proxy`,
+   `all_proxy`, `ALL_PROXY`, with curl's rules). `A2A_CLIENT_OPTION_PROXY_DISABLED`
+   wins over it.
+   */
+  A2A_CLIENT_TEXT_OPTION_PROXY = 4,
+#endif
+#if defined(A2A_FEATURE_DRIVER)
+  /*
+   Hosts reached without the proxy (curl's `--noproxy` list); unset: from `no_proxy` /
+   `NO_PROXY`.
+   */
+  A2A_CLIENT_TEXT_OPTION_NO_PROXY = 5,
+#endif
+#if defined(A2A_FEATURE_DRIVER)
+  /*
+   Adds one fixed resolution `HOST:PORT:ADDR[,ADDR...]` (curl's `--resolve`; `*` as
+   PORT for any port): its answers replace DNS for that host and port. Each call adds
+   an entry; empty text removes them all.
+   */
+  A2A_CLIENT_TEXT_OPTION_RESOLVE = 6,
+#endif
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_client_text_option a2a_client_text_option;
+#else
+typedef uint32_t a2a_client_text_option;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+#endif
+
 /*
  A vocabulary of the shared names: one value per C enum whose members have a wire name,
  for `a2a_vocab_name` and `a2a_vocab_parse`. The numbers are part of the ABI and never
@@ -1904,16 +1957,14 @@ typedef uint32_t a2a_vocab;
 
 #if defined(A2A_FEATURE_DRIVER)
 /*
- A thread-safe abort switch for one raw call (`a2a_client_exchange` or
- `a2a_client_open_stream`): `a2a_abort_trigger` from any thread shuts the call's
- connection down.
+ A thread-safe abort switch for `a2a_call_run`: `a2a_abort_trigger` from any thread ends
+ a blocked run (its connection is shut down) and cancels the call.
 
- Methods: `a2a_abort_new`, `a2a_abort_trigger`, `a2a_abort_is_triggered`,
- `a2a_abort_free`.
+ Methods: `a2a_abort_new`, `a2a_abort_trigger`, `a2a_abort_free`.
 
- Threading: thread-safe (`trigger` and `is_triggered` may race with each other and with
- the call it was given to); only `a2a_abort_free` must not race with anything. A call
- keeps its own reference, so the abort may be freed before the call or stream ends.
+ Threading: thread-safe (`trigger` may race with itself and with the run it was given
+ to); only `a2a_abort_free` must not race with anything: free it after the runs that
+ were given it have returned.
  */
 typedef struct a2a_abort a2a_abort;
 #endif
@@ -1985,24 +2036,6 @@ typedef struct a2a_card a2a_card;
 typedef struct a2a_card_builder a2a_card_builder;
 #endif
 
-#if defined(A2A_FEATURE_DRIVER)
-/*
- A blocking A2A client (connection pool, resolved target, hooks).
-
- Methods: `a2a_client_config_default`, `a2a_client_new`, `a2a_client_new_with_target`,
- `a2a_client_free`, `a2a_client_add_header_hook`, `a2a_client_send_text`,
- `a2a_client_send_message`, `a2a_client_get_task`, `a2a_client_cancel_task`,
- `a2a_client_stream_text`, `a2a_client_stream_message`, `a2a_client_resubscribe`.
-
- Threading: unlike other handles a client is thread-safe for its calls (`send`, `get`,
- `cancel`, opening streams, the raw exchanges) — it pools connections. Each call is
- counted in the client while it runs: `a2a_client_add_header_hook` during a call returns
- `A2A_IN_USE`, and `a2a_client_free` waits for the calls in flight (a call entering
- meanwhile returns `A2A_CLOSED`). No call may start once `a2a_client_free` returned.
- */
-typedef struct a2a_client a2a_client;
-#endif
-
 #if defined(A2A_FEATURE_CLIENT)
 /*
  A mutable set of client options; `a2a_client_config_builder_build` turns it into an
@@ -2034,20 +2067,6 @@ typedef struct a2a_client_config_builder a2a_client_config_builder;
  call made on it keeps the state alive until the call is freed.
  */
 typedef struct a2a_client_state a2a_client_state;
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- A streaming call being polled with `a2a_client_stream_next`.
-
- Methods: `a2a_client_stream_text`, `a2a_client_resubscribe`, `a2a_client_stream_next`,
- `a2a_client_stream_free`.
-
- Threading: `Send`, not thread-safe: `a2a_client_stream_next` while another thread is
- inside it returns `A2A_IN_USE`; `a2a_client_stream_free` waits for a `next` in progress
- (bounded by its idle timeout).
- */
-typedef struct a2a_client_stream a2a_client_stream;
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)
@@ -2106,38 +2125,6 @@ typedef struct a2a_outcome a2a_outcome;
  inside (each caller passes its own output buffer).
  */
 typedef struct a2a_push_verifier a2a_push_verifier;
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- A complete HTTP response (status, headers with lower-cased names in arrival order,
- body decoded when the server gzipped it).
-
- Methods: `a2a_raw_response_status`, `a2a_raw_response_header_count`,
- `a2a_raw_response_header`, `a2a_raw_response_body`, `a2a_raw_response_free`.
-
- Threading: immutable, so its `const` functions may be called from several threads.
- Views into it are valid until it is freed.
- */
-typedef struct a2a_raw_response a2a_raw_response;
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- An open response body read chunk by chunk: an event stream (2xx `text/event-stream`)
- to feed to an `a2a_sse_decoder`, or any other response already read whole (its body in
- the head, and `a2a_raw_stream_read` returns `A2A_NONE` at once).
-
- Methods: `a2a_client_open_stream`, `a2a_raw_stream_head` (an event stream is a 2xx head
- whose first `Content-Type` passes `a2a_is_event_stream`), `a2a_raw_stream_read`,
- `a2a_raw_stream_abort`, `a2a_raw_stream_free`.
-
- Threading: `Send`, not thread-safe, with one exception: `a2a_raw_stream_abort` may be
- called from another thread while a read is in progress (never concurrently with
- `a2a_raw_stream_free`). A second read meanwhile returns `A2A_IN_USE`; the free waits
- for a read in progress (abort first to make it return promptly).
- */
-typedef struct a2a_raw_stream a2a_raw_stream;
 #endif
 
 #if defined(A2A_FEATURE_SERVER)
@@ -2224,6 +2211,22 @@ typedef struct a2a_tally a2a_tally;
  `A2A_IN_USE`).
  */
 typedef struct a2a_task_wait a2a_task_wait;
+#endif
+
+#if defined(A2A_FEATURE_DRIVER)
+/*
+ The reference driver's transport: a connection pool with its TLS roots, client
+ certificate, proxy and DNS rules, on which `a2a_call_run` performs client machine
+ calls.
+
+ Methods: `a2a_transport_new`, `a2a_transport_free`; used by `a2a_call_run`.
+
+ Threading: thread-safe for its runs (any number of `a2a_call_run` on different calls
+ may share it at once: it pools connections). Each run is counted in the transport while
+ it runs: `a2a_transport_free` waits for the runs in flight (a run entering meanwhile
+ returns `A2A_CLOSED`). No run may start once `a2a_transport_free` returned.
+ */
+typedef struct a2a_transport a2a_transport;
 #endif
 
 /*
@@ -2577,376 +2580,6 @@ typedef struct a2a_card_skill {
 #endif
 
 /*
- The configuration of a circuit breaker. Get the defaults with
- `a2a_breaker_config_default`, then change fields.
- */
-typedef struct a2a_breaker_config {
-  /*
-   Open at this many counted failures in the window; 0 disables the count rule.
-   */
-  uint32_t failure_threshold;
-  /*
-   Open at this percentage (1..=100) of counted failures; 0 disables the rate rule.
-   */
-  uint8_t failure_rate_percent;
-  /*
-   The rate rule applies once the window holds this many calls.
-   */
-  uint32_t min_calls;
-  /*
-   The length of the sliding window.
-   */
-  uint64_t window_ms;
-  /*
-   Buckets the window is divided into (1..=1000).
-   */
-  uint16_t buckets;
-  /*
-   How long the breaker stays open before trial calls.
-   */
-  uint64_t cool_down_ms;
-  /*
-   Trial calls in the half-open state; that many successes close it.
-   */
-  uint32_t half_open_trials;
-} a2a_breaker_config;
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Client configuration (milliseconds). Get the defaults with `a2a_client_config_default`
- (connect 3 s, call 45 s, stream idle 60 s, 32 MiB responses, https only, the card's
- interface order, no breaker), then change fields. Read during the call only. Fields are
- only ever appended.
- */
-typedef struct a2a_client_config {
-  /*
-   TCP (and TLS) connect timeout.
-   */
-  uint64_t connect_timeout_ms;
-  /*
-   Whole-call timeout of non-streaming calls.
-   */
-  uint64_t call_timeout_ms;
-  /*
-   Stream idle timeout (no bytes, events or comments for that long).
-   */
-  uint64_t stream_idle_timeout_ms;
-  /*
-   Largest response body read.
-   */
-  uint64_t max_response_bytes;
-  /*
-   Pooled connections are retired after this idle time.
-   */
-  uint64_t pool_idle_timeout_ms;
-  /*
-   Allow plain `http://` (local development).
-   */
-  bool allow_http;
-  /*
-   Extra origins the card's interface may point to (UTF-8 views).
-   */
-  const struct a2a_str *allow_hosts;
-  /*
-   Number of `allow_hosts`.
-   */
-  size_t allow_hosts_len;
-  /*
-   An `a2a_protocol_version` to insist on, or 0 for the card's best.
-   */
-  uint32_t protocol;
-  /*
-   An `a2a_binding` to insist on, or 0 for the card's best.
-   */
-  uint32_t binding;
-  /*
-   Resolve the card on the first call instead of in `a2a_client_new`.
-   */
-  bool defer_card_resolution;
-  /*
-   Resubscribes after a cut stream (0: none).
-   */
-  uint32_t stream_resubscribe_attempts;
-  /*
-   Resends of a send the driver may make itself (0: none). Always the same messageId and
-   idempotency key, a new JSON-RPC id. Without an idempotency key a send is resent only
-   when the request provably did not reach the agent (connect failure, a refusal before
-   the request was written, 429, 503 with `Retry-After`); after a 502, 504, other 5xx, a
-   timeout after writing or a dropped connection (the outcome is unknown) only with a key.
-   */
-  uint32_t send_retries;
-  /*
-   Whose order picks the interface among the card's usable ones: false (the default) the
-   card's (its `preferredTransport` / first `supportedInterfaces` entry), true the
-   client's (1.0 then 0.3, JSON-RPC then HTTP+JSON). `protocol` and `binding` win over both.
-   */
-  bool prefer_client_order;
-  /*
-   Turns on the client's circuit breaker (false: off, the default): one breaker per
-   client, i.e. per agent, shared by every thread using the client. While open, calls fail
-   at once with a transport `CircuitOpen` outcome (`request_sent` no).
-   */
-  bool breaker_enabled;
-  /*
-   The breaker's configuration when `breaker_enabled` (`a2a_client_config_default` fills
-   it with `a2a_breaker_config_default`'s values).
-   */
-  struct a2a_breaker_config breaker;
-  /*
-   A PEM file of CA certificates replacing the system trust store (curl's `--cacert`);
-   empty: the system store, honouring `SSL_CERT_FILE` and `SSL_CERT_DIR`.
-   */
-  struct a2a_str ca_file;
-  /*
-   A PEM client certificate chain for mutual TLS (empty: none); needs
-   `client_key_file`. It also satisfies a card's `mutualTLS` scheme.
-   */
-  struct a2a_str client_cert_file;
-  /*
-   The PEM private key of `client_cert_file` (empty: none).
-   */
-  struct a2a_str client_key_file;
-  /*
-   The proxy for every URL (curl's `--proxy`, `http://[user:password@]host:port`);
-   empty: from the environment (`https_proxy`, `HTTPS_PROXY`, `http_proxy`,
-   `all_proxy`, `ALL_PROXY`, with curl's rules).
-   */
-  struct a2a_str proxy;
-  /*
-   Never use a proxy, whatever `proxy` and the environment say.
-   */
-  bool proxy_disabled;
-  /*
-   Hosts reached without the proxy (curl's `--noproxy` list); empty: from `no_proxy` /
-   `NO_PROXY`.
-   */
-  struct a2a_str no_proxy;
-  /*
-   Fixed resolutions `HOST:PORT:ADDR[,ADDR...]` (curl's `--resolve`; UTF-8 views).
-   */
-  const struct a2a_str *resolve;
-  /*
-   Number of `resolve`.
-   */
-  size_t resolve_len;
-  /*
-   A total deadline per call in ms (card fetch, retries, resubscribes, a whole
-   stream; curl's `--max-time`); 0: none (streams have no total limit).
-   */
-  uint64_t max_time_ms;
-  /*
-   Send calls the agent card does not declare (false, the default: a stream or
-   resubscribe without `capabilities.streaming`, a push-config call without
-   `pushNotifications`, the extended card without its capability is refused before
-   anything is sent, as `transport`/`CapabilityNotDeclared`). A client made without a
-   card (`a2a_client_new_with_target`) checks nothing.
-   */
-  bool ignore_capabilities;
-  /*
-   The oldest `a2a_protocol_version` accepted, or 0 for none (A2A §3.6.3: never below
-   it, no silent downgrade): a card offering only older interfaces is a card resolution
-   error, nothing is sent to the agent. A `protocol` older than it is
-   `A2A_INVALID_ARGUMENT`. Appended field: see the CHANGELOG.
-   */
-  uint32_t min_protocol;
-} a2a_client_config;
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- A callback adding headers to every A2A request of a client (credentials,
- `traceparent`, routing keys): `userdata` first (as given when the hook was added), then
- the method name (`SendMessage`, `GetTask`, ...; borrowed for the call), then a setter
- valid only during the callback. It runs on the thread that asks for the request
- (`a2a_call_poll_transmit` on the machine, the calling thread on the driver); it is never
- called for the card fetch or redirects, and must not call back into the library for the
- same client.
- */
-typedef void (*a2a_header_hook)(void *userdata,
-                                const char *method,
-                                size_t method_len,
-                                struct a2a_header_setter *setter);
-#endif
-
-/*
- One HTTP header a caller passes in (the machine's header hooks, server replies, trust
- fetches): UTF-8 name and value, read during the call only.
- */
-typedef struct a2a_header {
-  /*
-   The field name.
-   */
-  const char *name;
-  /*
-   Length of `name` in bytes.
-   */
-  size_t name_len;
-  /*
-   The field value.
-   */
-  const char *value;
-  /*
-   Length of `value` in bytes.
-   */
-  size_t value_len;
-} a2a_header;
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Per-call options; read during the call only. NULL means none.
- */
-typedef struct a2a_client_call_options {
-  /*
-   The caller's remaining turn budget in ms (0: none; the call timeout applies).
-   */
-  uint64_t timeout_ms;
-  /*
-   Stream idle timeout for this call in ms (0: the configured one).
-   */
-  uint64_t idle_timeout_ms;
-  /*
-   The `traceparent` to send (empty: a fresh one).
-   */
-  struct a2a_str traceparent;
-  /*
-   The `Idempotency-Key` to send (empty: none).
-   */
-  struct a2a_str idempotency_key;
-  /*
-   The messageId for send and stream calls (empty: a fresh one).
-   */
-  struct a2a_str message_id;
-  /*
-   The context id to continue (empty: none).
-   */
-  struct a2a_str context_id;
-  /*
-   The task id to continue (empty: none).
-   */
-  struct a2a_str task_id;
-  /*
-   Extra headers for this call.
-   */
-  const struct a2a_header *headers;
-  /*
-   Number of `headers`.
-   */
-  size_t headers_len;
-  /*
-   Whether `history_length` is set. `false` (as in a zeroed struct) leaves the history
-   to the agent; `true` with `history_length` 0 asks for no history at all.
-   */
-  bool has_history_length;
-  /*
-   When `has_history_length`: how many history messages the answer's task should carry
-   (A2A `historyLength`; send, stream and get; at most `INT32_MAX`, larger is
-   `A2A_INVALID_ARGUMENT`). Ignored otherwise.
-   */
-  uint32_t history_length;
-  /*
-   Whether a send asks the agent to answer at once with the task as it stands (A2A 1.0
-   `returnImmediately: true`, 0.3 `blocking: false`); `false` (as in a zeroed struct)
-   leaves it to the agent. Other calls ignore it. Appended field: see the CHANGELOG.
-   */
-  bool return_immediately;
-} a2a_client_call_options;
-#endif
-
-#if defined(A2A_FEATURE_CLIENT)
-/*
- One typed item of a stream (an `a2a_event` of kind `A2A_EVENT_KIND_ITEM`, or a driver stream
- event).
- */
-typedef struct a2a_stream_item {
-  /*
-   What the event carried.
-   */
-  a2a_stream_item_kind kind;
-  /*
-   The event classified like a whole response. BORROWED from the handle that returned
-   the item: valid until the next mutating call on it; never free it (copy what you need, or read it with
-   `a2a_outcome_get_info` before the next call).
-   */
-  const struct a2a_outcome *outcome;
-  /*
-   Whether the 0.3 `final` flag was present (status updates).
-   */
-  bool has_final;
-  /*
-   The 0.3 `final` flag when `has_final`.
-   */
-  bool final_flag;
-  /*
-   Artifact updates: the artifact id (absent view otherwise); valid like `outcome`.
-   */
-  struct a2a_str artifact_id;
-  /*
-   Artifact updates: `append`.
-   */
-  bool append;
-  /*
-   Artifact updates: `lastChunk`.
-   */
-  bool last_chunk;
-  /*
-   Whether this item ends the interaction (stop reading, the end arrives as its own event).
-   */
-  bool ends_stream;
-} a2a_stream_item;
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- One event of a client stream. Views and the borrowed outcome point into the stream
- handle: valid until the next mutating call on it.
- */
-typedef struct a2a_client_stream_event {
-  /*
-   What this is.
-   */
-  a2a_client_stream_event_kind kind;
-  /*
-   `ITEM`: the item (its `outcome` is borrowed from the stream handle).
-   */
-  struct a2a_stream_item item;
-  /*
-   `RESUBSCRIBING`: the task id.
-   */
-  struct a2a_str task_id;
-  /*
-   `RESUBSCRIBING`: 1 for the first resubscribe.
-   */
-  uint32_t attempt;
-  /*
-   `END`: whether a stream was opened (`end_kind` applies).
-   */
-  bool has_end_kind;
-  /*
-   `END`: how the last stream ended.
-   */
-  a2a_stream_end_kind end_kind;
-  /*
-   `END`: the call's outcome, borrowed from the stream handle (never free it).
-   */
-  const struct a2a_outcome *outcome;
-  /*
-   `END`: resubscribes made.
-   */
-  uint32_t resubscribes;
-  /*
-   `END`: events dropped for exceeding the event size limit (each was also an item of
-   kind malformed). Nonzero: the answer is incomplete even if the call completed.
-   */
-  uint32_t dropped_events;
-  /*
-   `END`: events that arrived whole but could not be read (each was also an item of
-   kind malformed saying what and where). Nonzero: the answer is incomplete.
-   */
-  uint32_t unreadable_events;
-} a2a_client_stream_event;
-#endif
-
-/*
  What the caller asked, each part optional. Read during the call only (nothing retained).
  */
 typedef struct a2a_asked {
@@ -3024,6 +2657,45 @@ typedef struct a2a_response {
 
 #if defined(A2A_FEATURE_CLIENT)
 /*
+ A callback adding headers to every A2A request of a client (credentials,
+ `traceparent`, routing keys): `userdata` first (as given when the hook was added), then
+ the method name (`SendMessage`, `GetTask`, ...; borrowed for the call), then a setter
+ valid only during the callback. It runs on the thread that asks for the request
+ (`a2a_call_poll_transmit` on the machine, the calling thread on the driver); it is never
+ called for the card fetch or redirects, and must not call back into the library for the
+ same client.
+ */
+typedef void (*a2a_header_hook)(void *userdata,
+                                const char *method,
+                                size_t method_len,
+                                struct a2a_header_setter *setter);
+#endif
+
+/*
+ One HTTP header a caller passes in (the machine's header hooks, server replies, trust
+ fetches): UTF-8 name and value, read during the call only.
+ */
+typedef struct a2a_header {
+  /*
+   The field name.
+   */
+  const char *name;
+  /*
+   Length of `name` in bytes.
+   */
+  size_t name_len;
+  /*
+   The field value.
+   */
+  const char *value;
+  /*
+   Length of `value` in bytes.
+   */
+  size_t value_len;
+} a2a_header;
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
  One HTTP request to perform, from `a2a_call_poll_transmit`. Every view points into the
  call and stays valid until the next `a2a_call_poll_transmit` that returns `A2A_OK` on
  the same call, or `a2a_call_free` (so a host may stream the body out while it hands the
@@ -3068,6 +2740,49 @@ typedef struct a2a_transmit {
    */
   uint64_t deadline_ms;
 } a2a_transmit;
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ One typed item of a stream (an `a2a_event` of kind `A2A_EVENT_KIND_ITEM`, or a driver stream
+ event).
+ */
+typedef struct a2a_stream_item {
+  /*
+   What the event carried.
+   */
+  a2a_stream_item_kind kind;
+  /*
+   The event classified like a whole response. BORROWED from the handle that returned
+   the item: valid until the next mutating call on it; never free it (copy what you need, or read it with
+   `a2a_outcome_get_info` before the next call).
+   */
+  const struct a2a_outcome *outcome;
+  /*
+   Whether the 0.3 `final` flag was present (status updates).
+   */
+  bool has_final;
+  /*
+   The 0.3 `final` flag when `has_final`.
+   */
+  bool final_flag;
+  /*
+   Artifact updates: the artifact id (absent view otherwise); valid like `outcome`.
+   */
+  struct a2a_str artifact_id;
+  /*
+   Artifact updates: `append`.
+   */
+  bool append;
+  /*
+   Artifact updates: `lastChunk`.
+   */
+  bool last_chunk;
+  /*
+   Whether this item ends the interaction (stop reading, the end arrives as its own event).
+   */
+  bool ends_stream;
+} a2a_stream_item;
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)
@@ -3240,6 +2955,41 @@ typedef struct a2a_event {
   struct a2a_str answer_text;
 } a2a_event;
 #endif
+
+/*
+ The configuration of a circuit breaker. Get the defaults with
+ `a2a_breaker_config_default`, then change fields.
+ */
+typedef struct a2a_breaker_config {
+  /*
+   Open at this many counted failures in the window; 0 disables the count rule.
+   */
+  uint32_t failure_threshold;
+  /*
+   Open at this percentage (1..=100) of counted failures; 0 disables the rate rule.
+   */
+  uint8_t failure_rate_percent;
+  /*
+   The rate rule applies once the window holds this many calls.
+   */
+  uint32_t min_calls;
+  /*
+   The length of the sliding window.
+   */
+  uint64_t window_ms;
+  /*
+   Buckets the window is divided into (1..=1000).
+   */
+  uint16_t buckets;
+  /*
+   How long the breaker stays open before trial calls.
+   */
+  uint64_t cool_down_ms;
+  /*
+   Trial calls in the half-open state; that many successes close it.
+   */
+  uint32_t half_open_trials;
+} a2a_breaker_config;
 
 /*
  Every scalar of an outcome and a view of each of its texts, filled by one call
@@ -4112,210 +3862,51 @@ a2a_result a2a_card_builder_build(const struct a2a_card_builder *builder, struct
 
 #if defined(A2A_FEATURE_DRIVER)
 /*
- Writes the default client configuration to `*out`.
+ Sets one text option of the builder (`option` an `a2a_client_text_option`; its
+ documentation gives each one's meaning): the options only the reference driver's
+ transport reads (`a2a_transport_new` with a config built from this builder). `text`:
+ UTF-8, copied; `(NULL, 0)` or empty clears the option. `builder` is used during the call
+ only. On an error nothing changes.
+
+ Errors: `A2A_NULL_PARAMETER` (builder, or `text` NULL with a length),
+ `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (an `option` this library does not know, e.g.
+ from a newer header), `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_text(struct a2a_client_config_builder *builder,
+                                              uint32_t option,
+                                              const char *text,
+                                              size_t text_len);
+#endif
+
+#if defined(A2A_FEATURE_DRIVER)
+/*
+ A transport configured by `config` (the same `a2a_machine_config` the client states and
+ card fetches run on): its connect timeout, response body limit, stream idle timeout and
+ `A2A_CLIENT_OPTION_ALLOW_HTTP`, the transport options (`a2a_client_config_builder_set_text`
+ and `A2A_CLIENT_OPTION_PROXY_DISABLED` / `_POOL_IDLE_TIMEOUT_MS`). `config` is read
+ during the call only. Does no I/O: a CA file or client certificate that cannot be read
+ fails each call on the transport (before anything is sent) with a `transport` outcome
+ saying why. `out`: a new transport the caller owns (free with `a2a_transport_free`),
+ written on success only.
 
  Errors: `A2A_NULL_PARAMETER`.
  */
-a2a_result a2a_client_config_default(struct a2a_client_config *out);
+a2a_result a2a_transport_new(const struct a2a_machine_config *config, struct a2a_transport **out);
 #endif
 
 #if defined(A2A_FEATURE_DRIVER)
 /*
- A client for an agent given by base URL or card URL (UTF-8): fetches and validates the
- card now (unless `defer_card_resolution`), with `*config` (NULL: defaults). BLOCKS for
- the card fetch.
+ Frees a transport. NULL is a no-op; must not be called twice. A stream a call read on
+ it keeps its connection until that call is freed.
 
- `out`: a new client the caller owns (free with `a2a_client_free`), on success only.
- `error`: may be NULL; on `A2A_CLIENT_CARD_RESOLUTION` receives a new transport outcome
- (CardResolution, with advice and message) the caller owns.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`,
- `A2A_CLIENT_CARD_RESOLUTION`.
+ Runs in flight on other threads are waited for: this marks the transport closing (a
+ run that enters from now on returns `A2A_CLOSED` and does nothing), BLOCKS until every
+ run inside has returned (bounded by those runs' deadlines; trigger their abort
+ switches to end them at once), then frees. Still the caller's duty: no run may start
+ after this returned (a use-after-free), and never call it from a header hook of a call
+ running on this transport (it would wait for the hook's own run forever).
  */
-a2a_result a2a_client_new(const char *url,
-                          size_t url_len,
-                          const struct a2a_client_config *config,
-                          struct a2a_client **out,
-                          struct a2a_outcome **error);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- A client for a known interface (no card): `url` (UTF-8) spoken in `version` over
- `binding`, with `*config` (NULL: defaults). Does no I/O.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (also a
- `version` older than the config's `min_protocol`).
- */
-a2a_result a2a_client_new_with_target(const char *url,
-                                      size_t url_len,
-                                      uint32_t version,
-                                      uint32_t binding,
-                                      const struct a2a_client_config *config,
-                                      struct a2a_client **out);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Frees a client. NULL is a no-op; must not be called twice. Streams opened on it keep
- the connection pool alive until they are freed.
-
- Calls in flight on other threads are waited for: this marks the client closing (a call
- that enters from now on returns `A2A_CLOSED` and does nothing), BLOCKS until every call
- inside has returned (bounded only by those calls' own timeouts: connect, call, card
- fetch, `max_time_ms`), then frees. Still the caller's duty: no call may start after
- this returned (a use-after-free), and never call it from a header hook of this client
- (it would wait for the hook's own call forever).
- */
-void a2a_client_free(struct a2a_client *client);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Adds a header hook, called for every A2A request in registration order. `userdata` is
- passed back untouched; it must stay valid (and usable from the threads that make calls)
- until the client is freed. Hooks must be added before the first stream is opened.
-
- Errors: `A2A_NULL_PARAMETER` (client or hook NULL), `A2A_INVALID_ARGUMENT` (a stream on
- this client is still alive), `A2A_IN_USE` (a call on the client is running: add hooks
- before making calls), `A2A_CLOSED` (the client is being freed).
- */
-a2a_result a2a_client_add_header_hook(struct a2a_client *client,
-                                      a2a_header_hook hook,
-                                      void *userdata);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Sends a user message of any parts and waits for the answer (BLOCKS, bounded by the call
- timeout). `message` is UTF-8 JSON, read during the call only:
- `{"parts":[part,...],"metadata":{...}}` with at least one part, each
- `{"kind":"text","text":..}`, `{"kind":"data","data":<any JSON>}`,
- `{"kind":"file","bytes":"<base64>"}` or `{"kind":"file","uri":".."}`, optionally with
- `media_type`, `name` and `metadata` (the shape `a2a_outcome_info.result_json` renders parts
- in). File URIs are passed on, never fetched. `out`: the call's outcome, a new handle the
- caller owns, carrying the answer (`a2a_outcome_info.result_json`).
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options),
- `A2A_ANSWER_MESSAGE` (the message is not of that shape; nothing is sent), `A2A_CLOSED`
- (the client is being freed; nothing is sent), `A2A_IN_USE` (a header hook is being added
- concurrently; nothing is sent).
- */
-a2a_result a2a_client_send_message(const struct a2a_client *client,
-                                   const char *message,
-                                   size_t message_len,
-                                   const struct a2a_client_call_options *opts,
-                                   struct a2a_outcome **out);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Sends a user text message (UTF-8) and waits for the answer (BLOCKS, bounded by the call
- timeout). `out`: the call's outcome, a new handle the caller owns — every failure,
- including connect errors and timeouts, is an outcome, not an error code. The outcome
- carries the agent's answer (`a2a_outcome_info.result_json`), also for get and cancel.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (options),
- `A2A_CLOSED` (the client is being freed: `a2a_client_free` is waiting for the calls in
- flight; nothing is sent), `A2A_IN_USE` (a header hook is being added concurrently;
- nothing is sent).
- */
-a2a_result a2a_client_send_text(const struct a2a_client *client,
-                                const char *text,
-                                size_t text_len,
-                                const struct a2a_client_call_options *opts,
-                                struct a2a_outcome **out);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Reads a task (UTF-8 id); as `a2a_client_send_text`.
- */
-a2a_result a2a_client_get_task(const struct a2a_client *client,
-                               const char *task_id,
-                               size_t task_id_len,
-                               const struct a2a_client_call_options *opts,
-                               struct a2a_outcome **out);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Cancels a task (UTF-8 id); as `a2a_client_send_text`.
- */
-a2a_result a2a_client_cancel_task(const struct a2a_client *client,
-                                  const char *task_id,
-                                  size_t task_id_len,
-                                  const struct a2a_client_call_options *opts,
-                                  struct a2a_outcome **out);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Starts a streaming send of a user text message (UTF-8). Opening is eager: this call
- resolves a deferred card, sends the request and BLOCKS until the response head arrives
- (bounded by the call timeout, or `opts`' timeout if shorter); a response that is not an
- event stream is read whole. It returns `A2A_OK` even when the call failed (connect
- failure, timeout, card resolution, breaker open, an up-front JSON-RPC error): the failure
- is the stream's `END` event, handed out by the first `a2a_client_stream_next`. `out`: a
- new stream the caller owns (free with `a2a_client_stream_free`).
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`, `A2A_CLOSED`
- and `A2A_IN_USE` (as `a2a_client_send_text`; nothing is sent).
- */
-a2a_result a2a_client_stream_text(const struct a2a_client *client,
-                                  const char *text,
-                                  size_t text_len,
-                                  const struct a2a_client_call_options *opts,
-                                  struct a2a_client_stream **out);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Starts a streaming send of a user message of any parts (`message` as for
- `a2a_client_send_message`); otherwise as `a2a_client_stream_text`. The `END` event's
- outcome carries the answer put together from the stream (`a2a_outcome_info.result_json`),
- each item's outcome the event it was.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT`,
- `A2A_ANSWER_MESSAGE`, `A2A_CLOSED`, `A2A_IN_USE` (nothing is sent).
- */
-a2a_result a2a_client_stream_message(const struct a2a_client *client,
-                                     const char *message,
-                                     size_t message_len,
-                                     const struct a2a_client_call_options *opts,
-                                     struct a2a_client_stream **out);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Resubscribes to a running task's events (UTF-8 id); as `a2a_client_stream_text`.
- */
-a2a_result a2a_client_resubscribe(const struct a2a_client *client,
-                                  const char *task_id,
-                                  size_t task_id_len,
-                                  const struct a2a_client_call_options *opts,
-                                  struct a2a_client_stream **out);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Waits for the next event of the stream (BLOCKS, bounded by the idle timeout) and
- writes it to `*out` (views and the borrowed outcome valid until the next mutating call
- on the stream). Returns `A2A_OK`, or `A2A_NONE` once the `END` event was handed out.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_IN_USE` (another thread is inside `next` on this
- stream), `A2A_CLOSED` (the stream is being freed).
- */
-a2a_result a2a_client_stream_next(struct a2a_client_stream *stream,
-                                  struct a2a_client_stream_event *out);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Frees a stream (closing its connection). NULL is a no-op; must not be called twice.
- Waits for a `a2a_client_stream_next` in progress on another thread to return.
- */
-void a2a_client_stream_free(struct a2a_client_stream *stream);
+void a2a_transport_free(struct a2a_transport *transport);
 #endif
 
 #if defined(A2A_FEATURE_DRIVER)
@@ -4330,21 +3921,14 @@ a2a_result a2a_abort_new(struct a2a_abort **out);
 
 #if defined(A2A_FEATURE_DRIVER)
 /*
- Aborts the call the switch was given to: an exchange or stream read blocked in another
- thread returns promptly with `A2A_CLIENT_TRANSPORT`; a call not started yet fails
- without sending. During the TCP connect itself the abort takes effect when the connect
- returns (at the latest at the connect timeout). Triggering twice, or after the call
- ended, does nothing. MAY be called from any thread, concurrently with the call. NULL is
- a no-op.
+ Triggers the switch: a run it was given to that is blocked in a read or a sleep in
+ another thread returns promptly and its call ends with the cancel outcome; a run that
+ starts with it cancels at once without sending. During the TCP connect itself the abort
+ takes effect when the connect returns (at the latest at the connect timeout). A switch
+ once triggered stays triggered; triggering twice does nothing. MAY be called from any
+ thread, concurrently with the run. NULL is a no-op.
  */
 void a2a_abort_trigger(const struct a2a_abort *abort);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Whether `a2a_abort_trigger` was called (false for NULL). May be called from any thread.
- */
-bool a2a_abort_is_triggered(const struct a2a_abort *abort);
 #endif
 
 #if defined(A2A_FEATURE_DRIVER)
@@ -4353,178 +3937,6 @@ bool a2a_abort_is_triggered(const struct a2a_abort *abort);
  thread may still trigger it.
  */
 void a2a_abort_free(struct a2a_abort *abort);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- A client with `*config` (NULL: defaults) and no target, for the raw calls only (the
- typed calls on it return a `CardResolution` outcome). Does no I/O. `out`: a new client
- the caller owns (free with `a2a_client_free`).
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (config).
- */
-a2a_result a2a_client_new_raw(const struct a2a_client_config *config, struct a2a_client **out);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- The HTTP status (0 for NULL).
- */
-uint16_t a2a_raw_response_status(const struct a2a_raw_response *response);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- The number of header fields (0 for NULL).
- */
-size_t a2a_raw_response_header_count(const struct a2a_raw_response *response);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Writes header field `index` (0-based, arrival order): its lower-cased name and its
- value (UTF-8; bytes that were not UTF-8 replaced by U+FFFD), views valid until the
- response (or the stream owning it) is freed.
-
- Errors: `A2A_NULL_PARAMETER`; `A2A_NONE` when `index` is past the last header.
- */
-a2a_result a2a_raw_response_header(const struct a2a_raw_response *response,
-                                   size_t index,
-                                   struct a2a_str *name,
-                                   struct a2a_str *value);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- The body (never NULL for a live response, possibly empty; the absent view for NULL),
- valid until the response (or the stream owning it) is freed.
- */
-struct a2a_bytes a2a_raw_response_body(const struct a2a_raw_response *response);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Frees a response. NULL is a no-op; must not be called twice. Never call it on the head
- borrowed from a stream (`a2a_raw_stream_head`).
- */
-void a2a_raw_response_free(struct a2a_raw_response *response);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Sends one request (`method`, absolute `url`, `headers`, `body`; all copied) and reads
- the whole response. BLOCKS, bounded by the whole-call timeout: `timeout_ms`, or the
- client's call timeout when 0 (the shorter wins), and by the client's body limit.
- Redirects are never followed; every status is a response. `abort` may be NULL; when
- given, `a2a_abort_trigger` on it from another thread ends the call promptly.
-
- `out`: on `A2A_OK`, a new response the caller owns (free with `a2a_raw_response_free`).
- `error`: may be NULL; on `A2A_CLIENT_TRANSPORT` receives a new `transport` outcome the
- caller owns (free with `a2a_outcome_free`): connect failure (`request_sent = no`),
- timeout, reset or abort (`unknown` once request bytes were written), body over the
- limit, invalid method, URL or header.
-
- Thread-safe on the client (calls share its connection pool).
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (empty method
- or URL), `A2A_CLIENT_TRANSPORT`, `A2A_CLOSED` (the client is being freed; nothing is
- sent).
- */
-a2a_result a2a_client_exchange(const struct a2a_client *client,
-                               const char *method,
-                               size_t method_len,
-                               const char *url,
-                               size_t url_len,
-                               const struct a2a_header *headers,
-                               size_t headers_len,
-                               const uint8_t *body,
-                               size_t body_len,
-                               uint64_t timeout_ms,
-                               const struct a2a_abort *abort,
-                               struct a2a_raw_response **out,
-                               struct a2a_outcome **error);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Sends a streaming request (as `a2a_client_exchange`; add `Accept: text/event-stream`
- yourself) and returns once the response head arrived. BLOCKS, bounded by `timeout_ms`
- (0: the client's call timeout) for connect, send and head; the body has no total
- deadline, only the per-read idle deadline of `a2a_raw_stream_read`. `abort` may be
- NULL; when given, triggering it ends the open or any later read (as does
- `a2a_raw_stream_abort`).
-
- `out`: on `A2A_OK`, a new stream the caller owns (free with `a2a_raw_stream_free`).
- `error`: may be NULL; on `A2A_CLIENT_TRANSPORT` receives a new `transport` outcome the
- caller owns.
-
- Errors: as `a2a_client_exchange`.
- */
-a2a_result a2a_client_open_stream(const struct a2a_client *client,
-                                  const char *method,
-                                  size_t method_len,
-                                  const char *url,
-                                  size_t url_len,
-                                  const struct a2a_header *headers,
-                                  size_t headers_len,
-                                  const uint8_t *body,
-                                  size_t body_len,
-                                  uint64_t timeout_ms,
-                                  const struct a2a_abort *abort,
-                                  struct a2a_raw_stream **out,
-                                  struct a2a_outcome **error);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- The response head: status and headers (its body is empty for an event stream, the
- whole body otherwise). Borrowed: valid until the stream is freed; never free it. NULL
- for NULL.
- */
-const struct a2a_raw_response *a2a_raw_stream_head(const struct a2a_raw_stream *stream);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Waits for the next bytes of the body (BLOCKS at most `idle_timeout_ms`, or the
- client's stream idle timeout when 0, measured from this call) and writes them to
- `*chunk` (never empty; valid until the next `a2a_raw_stream_read` or
- `a2a_raw_stream_free`).
-
- Returns `A2A_OK` with a chunk; `A2A_NONE` once the body ended cleanly (and on every
- call after the end or a failure); `A2A_CLIENT_TRANSPORT` when no byte came within the
- idle timeout (`transport` `Timeout`), the connection broke (`Reset`, including a
- chunked body cut short), or the stream was aborted (`Reset`, "aborted by the caller");
- then `error`, when non-NULL, receives a new outcome the caller owns.
-
- Errors: `A2A_NULL_PARAMETER`, `A2A_CLIENT_TRANSPORT`, `A2A_IN_USE` (another thread is
- reading this stream), `A2A_CLOSED` (the stream is being freed).
- */
-a2a_result a2a_raw_stream_read(struct a2a_raw_stream *stream,
-                               uint64_t idle_timeout_ms,
-                               struct a2a_bytes *chunk,
-                               struct a2a_outcome **error);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Aborts the stream: a read blocked in another thread returns promptly with
- `A2A_CLIENT_TRANSPORT` (a `Reset` outcome, "aborted by the caller"), and later reads
- return `A2A_NONE`. MAY be called from another thread while a read is in progress, but
- not concurrently with `a2a_raw_stream_free`. NULL is a no-op.
- */
-void a2a_raw_stream_abort(const struct a2a_raw_stream *stream);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
- Frees a stream (closing its connection; a stream read to its end leaves the connection
- to the pool). NULL is a no-op; must not be called twice, nor while another thread may
- abort it. A read in progress on another thread is waited for (bounded by its idle
- timeout; `a2a_raw_stream_abort` first ends it promptly). The head borrowed from it
- becomes invalid.
- */
-void a2a_raw_stream_free(struct a2a_raw_stream *stream);
 #endif
 
 #if defined(A2A_FEATURE_DRIVER)
@@ -4545,14 +3957,12 @@ void a2a_raw_stream_free(struct a2a_raw_stream *stream);
    driven by this function only: do not mix it with `a2a_call_poll_transmit` or the
    `a2a_call_handle_*` inputs (`a2a_call_poll_event`, `a2a_call_poll_timeout` and
    `a2a_call_cancel` between runs are fine).
- - `transport`: a client from `a2a_client_new_raw` (any `a2a_client` works; only its
-   transport is used): its connection pool, TLS roots, client certificate, proxy and DNS
+ - `transport`: a transport from `a2a_transport_new`: its connection pool, TLS roots, client certificate, proxy and DNS
    rules apply; each request is connected by the machine's `connect_by` or within the
    transport's connect timeout, whichever is shorter, and is bounded by the machine's
    deadline only (the transport's call timeout does not apply: the machine's config says
    how long a call may take); the transport's response body limit applies besides the
-   machine's. Its header hooks and interceptors do NOT run (the machine's state has its
-   own). Borrowed for the duration of the call; thread-safe, so several calls may run on
+   machine's. Borrowed for the duration of the call; thread-safe, so several calls may run on
    one transport at once.
  - `abort`: NULL, or a switch (`a2a_abort_new`) that another thread may trigger with
    `a2a_abort_trigger` at any time: a run blocked in a connect (at the latest at the
@@ -4585,7 +3995,7 @@ void a2a_raw_stream_free(struct a2a_raw_stream *stream);
  `FINISHED` event was already polled), `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.
  */
 a2a_result a2a_call_run(struct a2a_call *call,
-                        const struct a2a_client *transport,
+                        const struct a2a_transport *transport,
                         const struct a2a_abort *abort,
                         uint64_t now_ms,
                         uint64_t *now_out_ms);

@@ -362,8 +362,7 @@ JAVA_STRUCT_PARAMS = {
     'a2a_card_credential_plan': 'CardCredentialPlan', 'a2a_card_info': 'CardInfo',
     'a2a_card_interface': 'CardInterface', 'a2a_card_policy': 'CardPolicy',
     'a2a_card_preferences': 'CardPreferences', 'a2a_card_resolved': 'CardResolved',
-    'a2a_card_skill': 'CardSkill', 'a2a_client_call_options': 'ClientCallOptions',
-    'a2a_client_config': 'ClientConfig', 'a2a_client_stream_event': 'ClientStreamEvent',
+    'a2a_card_skill': 'CardSkill',
     'a2a_oauth2_config': 'OAuth2Config',
     'a2a_outcome_info': 'OutcomeInfo', 'a2a_response': 'Response',
     'a2a_served': 'Served', 'a2a_server_options': 'ServerOptions',
@@ -386,8 +385,6 @@ JAVA_OVERRIDES = {
     **{f: dict.fromkeys(ps, 'Pointer') for f, ps in {
         'a2a_card_builder_new': ('name', 'description', 'version'),
         'a2a_card_builder_add_interface': ('url',),
-        'a2a_client_exchange': ('body',),
-        'a2a_client_open_stream': ('body',),
         'a2a_extract_error_id': ('text',),
         'a2a_leaked_exception': ('text',),
         'a2a_call_handle_body': ('chunk',),

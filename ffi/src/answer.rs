@@ -76,20 +76,6 @@ pub extern "C" fn a2a_answer_read(
     }
 }
 
-/// Parses a message to send from its canonical JSON (`{"parts":[...],"metadata":{...}}`).
-#[cfg(feature = "driver")]
-pub(crate) fn message_parts(
-    json: &str,
-) -> Result<
-    (
-        Vec<a2a::model::Part<'static>>,
-        Option<a2a::model::Json<'static>>,
-    ),
-    a2a_result,
-> {
-    a2a::answer::message_from_json(json).map_err(|_| a2a_result::A2A_ANSWER_MESSAGE)
-}
-
 /// Renders an optional answer for an outcome handle.
 #[cfg(feature = "client")]
 pub(crate) fn render(r: Option<&a2a::model::SendResponse<'_>>) -> Option<String> {

@@ -15,8 +15,10 @@
 //! - `a2a_call_settings`: per-call options (budget, deadline, idempotency key,
 //!   `traceparent`, extra headers, messageId), read when a call starts.
 //!
-//! (`a2a_client_config` is the reference driver's by-value struct; these builders are for
-//! the machine in `machine.rs`.)
+//! The same `a2a_machine_config` makes the reference driver's transport
+//! (`a2a_transport_new`, `driver.rs`), whose own options (TLS roots, client certificate,
+//! proxy, DNS overrides) are the builder's text options
+//! (`a2a_client_config_builder_set_text`, driver tier).
 
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex};
@@ -44,6 +46,9 @@ pub(crate) struct MachineConfig {
     /// The card cache every card fetch made with the config uses (shared by the configs
     /// built from one builder after `a2a_client_config_builder_set_card_cache`).
     pub(crate) card_cache: Option<SharedCardCache>,
+    /// What only the reference driver's transport reads (`a2a_transport_new`).
+    #[cfg(feature = "driver")]
+    pub(crate) transport: crate::driver::TransportOptions,
 }
 
 /// A card cache several configs and threads share.
@@ -60,7 +65,7 @@ pub(crate) type SharedCardCache = Arc<Mutex<CardCache>>;
 ///
 /// Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
 pub struct a2a_client_config_builder {
-    config: MachineConfig,
+    pub(crate) config: MachineConfig,
 }
 
 impl Handle for a2a_client_config_builder {}
@@ -170,13 +175,21 @@ pub enum a2a_client_option {
     /// whose message names what the card offers (the core's `no_usable_interface`). It
     /// applies whatever `A2A_CLIENT_OPTION_INTERFACE_VERSION` insists on.
     MinProtocol = 16,
+    /// Never use a proxy, whatever `A2A_CLIENT_TEXT_OPTION_PROXY` and the environment say.
+    /// A flag; default 0. Read by the reference driver's transport only (`a2a_transport_new`);
+    /// a library built without the driver accepts and ignores it.
+    ProxyDisabled = 17,
+    /// How long a pooled connection of the reference driver's transport may stay idle before
+    /// it is retired. Milliseconds, 1 to `UINT64_MAX` (0 refused); default 3000. Read by the
+    /// transport only; a library built without the driver accepts and ignores it.
+    PoolIdleTimeoutMs = 18,
 }
 
 impl a2a_client_option {
     /// The option a C number names, if any.
     fn from_u32(n: u32) -> Option<Self> {
         use a2a_client_option as O;
-        const ALL: [a2a_client_option; 16] = [
+        const ALL: [a2a_client_option; 18] = [
             O::CallTimeoutMs,
             O::ConnectTimeoutMs,
             O::MaxTimeMs,
@@ -193,6 +206,8 @@ impl a2a_client_option {
             O::InterfaceVersion,
             O::InterfaceBinding,
             O::MinProtocol,
+            O::ProxyDisabled,
+            O::PoolIdleTimeoutMs,
         ];
         ALL.into_iter().find(|o| *o as u32 == n)
     }
@@ -297,6 +312,22 @@ fn apply_client_option(
             };
         }
         O::MinProtocol => card.preferences.min_version = version_or_none(value)?,
+        O::ProxyDisabled => {
+            let disabled = flag(value)?;
+            #[cfg(feature = "driver")]
+            config.transport.set_proxy_disabled(disabled);
+            #[cfg(not(feature = "driver"))]
+            let _ = disabled;
+        }
+        O::PoolIdleTimeoutMs => {
+            let ms = nonzero(value)?;
+            #[cfg(feature = "driver")]
+            {
+                config.transport.pool_idle_timeout = std::time::Duration::from_millis(ms);
+            }
+            #[cfg(not(feature = "driver"))]
+            let _ = ms;
+        }
     }
     Ok(())
 }

@@ -316,16 +316,6 @@ pub(crate) mod tests {
             .flatten()
     }
 
-    /// What `get_info` reports about whether the request was sent, if known.
-    pub(crate) fn request_sent(o: *const a2a_outcome) -> Option<a2a_request_sent> {
-        let i = info(o);
-        i.has_request_sent
-            .then(|| {
-                a2a_request_sent::core_from_u32(i.request_sent).map(a2a_request_sent::from_core)
-            })
-            .flatten()
-    }
-
     #[test]
     fn transport_outcome_round_trip() {
         let mut o: *mut a2a_outcome = null_mut();

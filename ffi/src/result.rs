@@ -233,17 +233,23 @@ pub enum a2a_result {
     A2A_PANIC = 999,
 
     // --- 1000–1099: the reference driver ---
-    /// The client could not resolve the agent card (the outcome says why).
+    /// The client could not resolve the agent card (the outcome says why). No C function
+    /// returns it since the typed client left the C ABI (a card fetch ends with a
+    /// `CardResolution` outcome); bindings name their own card errors with it.
     A2A_CLIENT_CARD_RESOLUTION = 1000,
-    /// A raw exchange or stream failed in transport (connect, timeout, reset, idle cut,
-    /// abort, body over the limit): the outcome says how.
+    /// A call failed in transport (connect, timeout, reset, idle cut, abort, body over the
+    /// limit): the outcome says how. No C function returns it since the raw exchange left
+    /// the C ABI (a machine call ends with its transport outcome); bindings name their own
+    /// transport errors with it.
     A2A_CLIENT_TRANSPORT = 1001,
 
     // --- 1100–1199: the answer ---
     /// The agent's answer could not be read (see the last error: what and where).
     A2A_ANSWER_UNREADABLE = 1100,
     /// A message to send is not the canonical `{"parts":[...],"metadata":{...}}` shape (no
-    /// part, an unknown kind, file bytes not base64, ...).
+    /// part, an unknown kind, file bytes not base64, ...). No C function returns it since
+    /// the typed client left the C ABI (`a2a_call_new` refuses bad params as
+    /// `A2A_REQUEST_PARAMS`); bindings name their own message errors with it.
     A2A_ANSWER_MESSAGE = 1101,
 
     // --- 1200–1299: the client machine (`a2a_call`) ---

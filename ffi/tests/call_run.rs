@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use a2a::driver::{CallOptions, Client, ClientConfig, StreamEvent, Target};
 use a2a::version::{Binding, ProtocolVersion};
-use a2a_core::driver::{a2a_client, a2a_client_config, a2a_client_config_default, a2a_client_free};
+use a2a_core::driver::{a2a_transport, a2a_transport_free, a2a_transport_new};
 use a2a_core::driver_raw::*;
 use a2a_core::machine::*;
 use a2a_core::machine_config::*;
@@ -104,25 +104,25 @@ impl Drop for FaultServer {
     }
 }
 
-/// The native transport: a raw client with plain http allowed.
-fn transport() -> *mut a2a_client {
+/// The native transport: plain http allowed, 2 s to connect.
+fn transport() -> *mut a2a_transport {
     transport_with(|_| {})
 }
 
-/// The native transport with whatever `f` sets on its config.
-fn transport_with(f: impl FnOnce(&mut a2a_client_config)) -> *mut a2a_client {
-    let mut cfg = std::mem::MaybeUninit::<a2a_client_config>::uninit();
-    assert_eq!(
-        a2a_client_config_default(cfg.as_mut_ptr()),
-        a2a_result::A2A_OK
-    );
-    let mut cfg = unsafe { cfg.assume_init() };
-    cfg.allow_http = true;
-    cfg.connect_timeout_ms = 2000;
-    f(&mut cfg);
-    let mut c = null_mut();
-    assert_eq!(a2a_client_new_raw(&cfg, &mut c), a2a_result::A2A_OK);
-    c
+/// The native transport made from a machine config with whatever `f` sets on its builder
+/// (after plain http and a 2 s connect timeout).
+fn transport_with(f: impl FnOnce(*mut a2a_client_config_builder)) -> *mut a2a_transport {
+    let cfg = machine_config(|b| {
+        assert_eq!(
+            a2a_client_config_builder_set(b, a2a_client_option::ConnectTimeoutMs as u32, 2000),
+            a2a_result::A2A_OK
+        );
+        f(b);
+    });
+    let mut t = null_mut();
+    assert_eq!(a2a_transport_new(cfg, &mut t), a2a_result::A2A_OK);
+    a2a_machine_config_free(cfg);
+    t
 }
 
 /// A 0.3 JSON-RPC state for `url` with `options` (`a2a_client_option`, value) set.
@@ -231,7 +231,7 @@ fn drain(call: *mut a2a_call) -> Vec<Ev> {
 }
 
 /// Runs `call` to its end: the events of each run, the FINISHED one last.
-fn run_to_end(call: *mut a2a_call, t: *const a2a_client, abort: *const a2a_abort) -> Vec<Vec<Ev>> {
+fn run_to_end(call: *mut a2a_call, t: *const a2a_transport, abort: *const a2a_abort) -> Vec<Vec<Ev>> {
     let mut runs = Vec::new();
     let mut now = 5_000;
     for _ in 0..200 {
@@ -319,7 +319,7 @@ fn a_send_answers_the_agents_text_as_the_driver_does() {
     same_as_driver(&end, &r.outcome, r.outcome.exit_code());
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -354,7 +354,7 @@ fn a_stream_hands_out_its_items_across_several_runs() {
     same_as_driver(&end, &d_end.outcome, d_end.exit_code());
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -372,7 +372,7 @@ fn a_failed_task_carries_its_error_id() {
     same_as_driver(&end, &r.outcome, r.outcome.exit_code());
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -400,7 +400,7 @@ fn a_503_is_retried_as_the_send_retries_option_says() {
     same_as_driver(&end, &r.outcome, r.outcome.exit_code());
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -424,7 +424,7 @@ fn a_cut_stream_is_resubscribed_never_resent() {
     assert_eq!(k["resubscribes"], 1);
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -452,7 +452,7 @@ fn an_idle_stream_ends_at_the_idle_timeout_as_the_driver_says() {
     same_as_driver(&end, &d_end.outcome, d_end.exit_code());
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -472,7 +472,7 @@ fn a_hung_call_ends_at_the_total_deadline() {
     same_as_driver(&end, &r.outcome, r.outcome.exit_code());
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -488,7 +488,7 @@ fn an_abort_from_another_thread_cancels_a_blocked_run() {
         let mut now = 0;
         let r = a2a_call_run(
             call_addr as *mut a2a_call,
-            t_addr as *const a2a_client,
+            t_addr as *const a2a_transport,
             abort_addr as *const a2a_abort,
             5_000,
             &mut now,
@@ -527,7 +527,7 @@ fn an_abort_from_another_thread_cancels_a_blocked_run() {
     a2a_abort_free(abort);
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -546,7 +546,7 @@ fn a_triggered_abort_cancels_before_sending() {
     a2a_abort_free(abort);
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -565,7 +565,7 @@ fn a_card_fetch_runs_too() {
     assert_eq!(end.interface_url.as_deref(), Some(fs.a2a("ok").as_str()));
     a2a_call_free(call);
     a2a_machine_config_free(cfg);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -593,7 +593,7 @@ fn null_and_misuse_are_refused() {
     );
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -601,7 +601,12 @@ fn the_machines_deadlines_rule_not_the_transports_call_timeout() {
     let fs = FaultServer::start();
     // The transport alone would give up on a head after 200 ms; the resubscribe's head
     // comes after 600 ms, well inside the machine's call timeout (45 s by default).
-    let t = transport_with(|c| c.call_timeout_ms = 200);
+    let t = transport_with(|b| {
+        assert_eq!(
+            a2a_client_config_builder_set(b, a2a_client_option::CallTimeoutMs as u32, 200),
+            a2a_result::A2A_OK
+        );
+    });
     let st = state(
         &fs.a2a("late-resub-600"),
         &[
@@ -617,7 +622,7 @@ fn the_machines_deadlines_rule_not_the_transports_call_timeout() {
     assert_eq!(end.resubscribes, 1);
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -650,7 +655,7 @@ fn a_task_finished_meanwhile_is_read_once_with_get_as_the_driver_does() {
     same_as_driver(&end, &d_end.outcome, d_end.exit_code());
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }
 
 #[test]
@@ -668,5 +673,5 @@ fn a_burst_in_one_write_hands_out_every_item() {
     assert_eq!(finished(&runs).state.as_deref(), Some("completed"));
     a2a_call_free(call);
     a2a_client_state_free(st);
-    a2a_client_free(t);
+    a2a_transport_free(t);
 }

@@ -21,7 +21,7 @@ if ! need cc || ! need valgrind || ! need nm; then
 fi
 
 cargo build -p a2a-core-ffi
-# The project's fault server (`a2a-testkit fault-server`, testkit/; tests/c/test_driver_raw.c
+# The project's fault server (`a2a-testkit fault-server`, testkit/; tests/c/test_call_run.c
 # talks to it): started once, its base URL passed in A2A_TEST_FAULT_URL, stopped (by its
 # pid) when this script exits.
 cargo build -p a2a-testkit

@@ -43,6 +43,22 @@ int t_absent(a2a_str v);
  * the one way to read an outcome. */
 a2a_outcome_info t_info(const a2a_outcome *o);
 
+/* A machine configuration with plain http allowed and a `connect_ms` connect timeout (the
+ * caller frees it with a2a_machine_config_free). */
+a2a_machine_config *t_config(uint64_t connect_ms);
+/* The reference driver's transport made from t_config(connect_ms) (the caller frees it with
+ * a2a_transport_free). */
+a2a_transport *t_transport(uint64_t connect_ms);
+/* A client state for `url` in `version` over `binding` from `cfg` (NULL: t_config(2000)). */
+a2a_client_state *t_state(const a2a_machine_config *cfg, const char *url, uint32_t version,
+                          uint32_t binding);
+/* Runs `call` on `transport` with a2a_call_run until its FINISHED event (at most 500 runs,
+ * starting at `now_ms`), handing each event to `on_event` (may be NULL) while its views are
+ * valid. Returns the number of events, or -1 when a run did not return A2A_OK (also a
+ * CHECK failure). */
+int t_run(a2a_call *call, const a2a_transport *transport, uint64_t now_ms,
+          void (*on_event)(const a2a_event *ev, void *userdata), void *userdata);
+
 #define STR_EQ(v, s) CHECK(t_str_eq((v), (s)))
 #define ABSENT(v) CHECK(t_absent(v))
 
@@ -59,7 +75,6 @@ void test_card_builder(void);
 void test_request(void);
 void test_server(void);
 void test_driver(void);
-void test_driver_raw(void);
 void test_answer(void);
 void test_traceparent(void);
 void test_concurrency(void);

@@ -69,7 +69,6 @@ int main(void) {
   test_request();
   test_server();
   test_driver();
-  test_driver_raw();
   test_answer();
   test_traceparent();
   test_concurrency();
@@ -80,4 +79,53 @@ int main(void) {
   test_call_run();
   printf("%lu passed, %lu failed\n", t_passed, t_failed);
   return t_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+a2a_machine_config *t_config(uint64_t connect_ms) {
+  a2a_client_config_builder *b = a2a_client_config_builder_new();
+  a2a_machine_config *cfg = NULL;
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_ALLOW_HTTP, 1) == A2A_OK);
+  CHECK(a2a_client_config_builder_set(b, A2A_CLIENT_OPTION_CONNECT_TIMEOUT_MS, connect_ms) == A2A_OK);
+  CHECK(a2a_client_config_builder_build(b, &cfg) == A2A_OK);
+  a2a_client_config_builder_free(b);
+  return cfg;
+}
+
+a2a_transport *t_transport(uint64_t connect_ms) {
+  a2a_machine_config *cfg = t_config(connect_ms);
+  a2a_transport *t = NULL;
+  CHECK(a2a_transport_new(cfg, &t) == A2A_OK && t != NULL);
+  a2a_machine_config_free(cfg);
+  return t;
+}
+
+a2a_client_state *t_state(const a2a_machine_config *cfg, const char *url, uint32_t version,
+                          uint32_t binding) {
+  a2a_machine_config *own = cfg == NULL ? t_config(2000) : NULL;
+  a2a_client_state *st = NULL;
+  CHECK(a2a_client_state_new(cfg != NULL ? cfg : own, url, strlen(url), version, binding, 7,
+                             &st) == A2A_OK);
+  a2a_machine_config_free(own);
+  return st;
+}
+
+int t_run(a2a_call *call, const a2a_transport *transport, uint64_t now_ms,
+          void (*on_event)(const a2a_event *ev, void *userdata), void *userdata) {
+  int runs, events = 0, finished = 0;
+  uint64_t now = now_ms;
+  for (runs = 0; runs < 500 && !finished; runs++) {
+    a2a_event ev;
+    uint64_t reached = now;
+    a2a_result r = a2a_call_run(call, transport, NULL, now, &reached);
+    CHECK(r == A2A_OK);
+    if (r != A2A_OK) return -1;
+    now = reached;
+    while (a2a_call_poll_event(call, &ev) == A2A_OK) {
+      events++;
+      if (on_event != NULL) on_event(&ev, userdata);
+      if (ev.kind == A2A_EVENT_KIND_FINISHED) finished = 1;
+    }
+  }
+  CHECK(finished);
+  return events;
 }

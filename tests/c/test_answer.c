@@ -1,9 +1,9 @@
 /* The answer over the C ABI against the project's fault server (A2A_TEST_FAULT_URL, set by
- * scripts/ci/30-c.sh): a message of every part kind sent with a2a_client_send_message and
- * mirrored back, read with a2a_outcome_get_info (its result_json); a stream started with
- * a2a_client_stream_message whose END outcome holds the assembled answer and whose items
- * hold their events; an unreadable answer as a malformed outcome and an unreadable stream
- * event counted; a2a_answer_read on a body and on a whole event stream; refusals. */
+ * scripts/ci/30-c.sh), calls run with a2a_call_run: a message of every part kind sent and
+ * mirrored back, its FINISHED event's answer_json the outcome's result_json; a stream whose
+ * FINISHED answer is assembled and whose items hold their events; historyLength; an
+ * unreadable answer as a malformed outcome and an unreadable stream event counted;
+ * a2a_answer_read on a body and on a whole event stream; refusals. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,146 +12,139 @@
 static char url_buf[512];
 
 static const char *agent(const char *base, const char *scenario) {
-  snprintf(url_buf, sizeof url_buf, "%s/%s/", base, scenario);
+  snprintf(url_buf, sizeof url_buf, "%s/%s/a2a", base, scenario);
   return url_buf;
 }
 
+/* A message of every part kind, as SendMessage params in the canonical (1.0 ProtoJSON)
+ * form; the machine writes it in the agent's version. */
 static const char message[] =
-    "{\"parts\":[{\"kind\":\"text\",\"text\":\"hi\"},"
-    "{\"kind\":\"data\",\"data\":{\"n\":1}},"
-    "{\"kind\":\"file\",\"bytes\":\"aGVsbG8=\",\"name\":\"h.txt\",\"media_type\":\"text/plain\"},"
-    "{\"kind\":\"file\",\"uri\":\"https://files.example/a.pdf\"}],"
-    "\"metadata\":{\"trace\":\"c\"}}";
+    "{\"message\":{\"messageId\":\"m-parts\",\"role\":\"ROLE_USER\",\"parts\":["
+    "{\"text\":\"hi\"},"
+    "{\"data\":{\"n\":1}},"
+    "{\"raw\":\"aGVsbG8=\",\"filename\":\"h.txt\",\"mediaType\":\"text/plain\"},"
+    "{\"url\":\"https://files.example/a.pdf\"}],"
+    "\"metadata\":{\"trace\":\"c\"}}}";
 
-static a2a_client *client_for(const char *base, const char *scenario) {
-  a2a_client_config cfg;
-  a2a_client *c = NULL;
-  CHECK(a2a_client_config_default(&cfg) == A2A_OK);
-  cfg.allow_http = true;
-  cfg.connect_timeout_ms = 2000;
-  const char *u = agent(base, scenario); /* before strlen: argument order is unspecified */
-  CHECK(a2a_client_new(u, strlen(u), &cfg, &c, NULL) == A2A_OK);
-  return c;
+/* What a call's events said, copied while their views were valid (the outcome's views in
+ * `info` die with the call: only its scalars are read after). */
+struct seen {
+  int finished, items_with_event, exit_code;
+  a2a_outcome_info info;
+  uint32_t dropped, unreadable;
+  char answer[4096];
+  char message[512];
+  int answer_same_as_outcome;
+};
+
+static void on_event(const a2a_event *ev, void *userdata) {
+  struct seen *s = (struct seen *)userdata;
+  if (ev->kind == A2A_EVENT_KIND_ITEM && ev->item.outcome != NULL &&
+      t_info(ev->item.outcome).result_json.ptr != NULL)
+    s->items_with_event++;
+  if (ev->kind != A2A_EVENT_KIND_FINISHED) return;
+  s->finished = 1;
+  s->info = t_info(ev->outcome);
+  s->exit_code = ev->exit_code;
+  s->dropped = ev->dropped_events;
+  s->unreadable = ev->unreadable_events;
+  s->answer[0] = '\0';
+  s->message[0] = '\0';
+  if (s->info.message.ptr != NULL && s->info.message.len < sizeof s->message) {
+    memcpy(s->message, s->info.message.ptr, s->info.message.len);
+    s->message[s->info.message.len] = '\0';
+  }
+  if (ev->answer_json.ptr != NULL && ev->answer_json.len < sizeof s->answer) {
+    memcpy(s->answer, ev->answer_json.ptr, ev->answer_json.len);
+    s->answer[ev->answer_json.len] = '\0';
+  }
+  /* The event's answer is the outcome's own rendering. */
+  s->answer_same_as_outcome = s->info.result_json.len == ev->answer_json.len &&
+                              (ev->answer_json.len == 0 ||
+                               memcmp(s->info.result_json.ptr, ev->answer_json.ptr,
+                                      ev->answer_json.len) == 0);
 }
 
-static void test_send_message(const char *base) {
-  a2a_client *c = client_for(base, "mirror");
-  a2a_outcome *o = NULL;
-  a2a_str json = {NULL, 0};
-  CHECK(a2a_client_send_message(c, message, strlen(message), NULL, &o) == A2A_OK);
-  CHECK(t_info(o).channel == A2A_CHANNEL_TASK);
-  json = t_info(o).result_json;
-  CHECK(json.ptr != NULL);
-  CHECK(t_contains(json, "\"kind\":\"task\""));
-  CHECK(t_contains(json, "\"data\":{\"n\":1}"));
-  CHECK(t_contains(json, "\"bytes\":\"aGVsbG8=\""));
-  CHECK(t_contains(json, "\"size\":5"));
-  CHECK(t_contains(json, "\"uri\":\"https://files.example/a.pdf\""));
-  CHECK(t_contains(json, "\"metadata\":{\"trace\":\"c\"}"));
-  CHECK(t_contains(json, "\"text\":\"hi\""));
-  {
-    /* The packed read carries the same answer view, and the task's fields. */
-    a2a_outcome_info info;
-    CHECK(a2a_outcome_get_info(o, &info) == A2A_OK);
-    CHECK(info.result_json.ptr == json.ptr && info.result_json.len == json.len);
-    CHECK(info.channel == A2A_CHANNEL_TASK && info.has_state && info.has_http_status &&
-          info.http_status == 200);
-    CHECK(info.task_id.ptr == t_info(o).task_id.ptr && info.task_id.len > 0);
-  }
-  a2a_outcome_free(o);
-  /* A message that is not the canonical shape is refused and nothing is sent. */
-  o = NULL;
-  CHECK(a2a_client_send_message(c, "{\"parts\":[]}", 12, NULL, &o) == A2A_ANSWER_MESSAGE);
-  CHECK(o == NULL);
-  CHECK(a2a_client_send_message(c, "{\"parts\":[{\"kind\":\"file\",\"bytes\":\"*\"}]}", 39,
-                                NULL, &o) == A2A_ANSWER_MESSAGE);
-  a2a_client_free(c);
-
-  /* An answer that cannot be read: malformed, no result, the message says where. */
-  c = client_for(base, "badbytes");
-  CHECK(a2a_client_send_text(c, "x", 1, NULL, &o) == A2A_OK);
-  CHECK(t_info(o).channel == A2A_CHANNEL_MALFORMED);
-  CHECK(t_info(o).exit_code == 3);
-  CHECK(t_contains(t_info(o).message, "at artifacts[0].parts[1].bytes"));
-  ABSENT(t_info(o).result_json);
-  a2a_outcome_free(o);
-  a2a_client_free(c);
+/* Runs a call of `method` with `params` on the scenario's 0.3 JSON-RPC interface. */
+static struct seen run(const char *base, const a2a_transport *t, const char *scenario,
+                       uint32_t method, const char *params) {
+  a2a_client_state *st = t_state(NULL, agent(base, scenario), A2A_PROTOCOL_VERSION_V0_3,
+                                 A2A_BINDING_JSON_RPC);
+  a2a_call *c = NULL;
+  struct seen s;
+  memset(&s, 0, sizeof s);
+  CHECK(a2a_call_new(st, method, (const uint8_t *)params, strlen(params), NULL, 1000, &c) == A2A_OK);
+  CHECK(t_run(c, t, 1000, on_event, &s) >= 1);
+  CHECK(s.finished);
+  a2a_call_free(c);
+  a2a_client_state_free(st);
+  return s;
 }
 
-/* historyLength through a2a_client_call_options: the fault server's `history` agent keeps
- * the last N of its three history messages when asked; unset (a zeroed struct) is not 0. */
-static void test_history_length(const char *base) {
-  a2a_client *c = client_for(base, "history");
-  a2a_client_call_options opts;
-  a2a_outcome *o = NULL;
-  a2a_str json = {NULL, 0};
-  memset(&opts, 0, sizeof opts);
-  CHECK(a2a_client_get_task(c, "task-h", 6, &opts, &o) == A2A_OK);
-  json = t_info(o).result_json;
-  CHECK(json.ptr != NULL);
-  CHECK(t_contains(json, "hist-1") && t_contains(json, "hist-2") && t_contains(json, "hist-3"));
-  a2a_outcome_free(o);
-  opts.has_history_length = true;
-  opts.history_length = 1;
-  o = NULL;
-  CHECK(a2a_client_get_task(c, "task-h", 6, &opts, &o) == A2A_OK);
-  json = t_info(o).result_json;
-  CHECK(json.ptr != NULL);
-  CHECK(!t_contains(json, "hist-1") && !t_contains(json, "hist-2") && t_contains(json, "hist-3"));
-  a2a_outcome_free(o);
-  opts.history_length = 0;
-  o = NULL;
-  CHECK(a2a_client_send_text(c, "hi", 2, &opts, &o) == A2A_OK);
-  CHECK(t_info(o).channel == A2A_CHANNEL_TASK);
-  json = t_info(o).result_json;
-  CHECK(json.ptr != NULL);
-  CHECK(!t_contains(json, "hist-"));
-  a2a_outcome_free(o);
-  /* More than INT32_MAX is refused before anything is sent. */
-  opts.history_length = 0x80000000u;
-  o = NULL;
-  CHECK(a2a_client_get_task(c, "task-h", 6, &opts, &o) == A2A_INVALID_ARGUMENT);
-  CHECK(o == NULL);
-  a2a_client_free(c);
+static int has(const struct seen *s, const char *text) { return strstr(s->answer, text) != NULL; }
+
+static void test_send_message(const char *base, const a2a_transport *t) {
+  struct seen s = run(base, t, "mirror", A2A_METHOD_SEND_MESSAGE, message);
+  a2a_client_state *st;
+  a2a_call *c = NULL;
+  CHECK(s.info.channel == A2A_CHANNEL_TASK);
+  CHECK(s.info.has_state && s.info.has_http_status && s.info.http_status == 200);
+  CHECK(s.info.task_id.len > 0);
+  CHECK(s.answer_same_as_outcome);
+  CHECK(has(&s, "\"kind\":\"task\""));
+  CHECK(has(&s, "\"data\":{\"n\":1}"));
+  CHECK(has(&s, "\"bytes\":\"aGVsbG8=\""));
+  CHECK(has(&s, "\"size\":5"));
+  CHECK(has(&s, "\"uri\":\"https://files.example/a.pdf\""));
+  CHECK(has(&s, "\"metadata\":{\"trace\":\"c\"}"));
+  CHECK(has(&s, "\"text\":\"hi\""));
+
+  /* Params that are not a SendMessage request are refused and nothing is sent. */
+  st = t_state(NULL, agent(base, "mirror"), A2A_PROTOCOL_VERSION_V0_3, A2A_BINDING_JSON_RPC);
+  CHECK(a2a_call_new(st, A2A_METHOD_SEND_MESSAGE, (const uint8_t *)"[]", 2, NULL, 0, &c) ==
+        A2A_REQUEST_PARAMS);
+  CHECK(c == NULL);
+  CHECK(a2a_call_new(st, A2A_METHOD_SEND_MESSAGE, (const uint8_t *)"{", 1, NULL, 0, &c) ==
+        A2A_REQUEST_PARAMS);
+  a2a_client_state_free(st);
+
+  /* An answer that cannot be read: malformed, no answer, the message says where. */
+  s = run(base, t, "badbytes", A2A_METHOD_SEND_MESSAGE,
+          "{\"message\":{\"messageId\":\"m-x\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":\"x\"}]}}");
+  CHECK(s.info.channel == A2A_CHANNEL_MALFORMED);
+  CHECK(s.info.exit_code == 3 && s.exit_code == 3);
+  CHECK(strstr(s.message, "at artifacts[0].parts[1].bytes") != NULL);
+  ABSENT(s.info.result_json);
+  CHECK(s.answer[0] == '\0');
 }
 
-static void test_stream_message(const char *base) {
-  a2a_client *c = client_for(base, "burst-3");
-  a2a_client_stream *s = NULL;
-  a2a_client_stream_event ev;
-  a2a_str json = {NULL, 0};
-  int items_with_event = 0, ended = 0;
-  CHECK(a2a_client_stream_message(c, message, strlen(message), NULL, &s) == A2A_OK);
-  for (int i = 0; i < 100 && a2a_client_stream_next(s, &ev) == A2A_OK; i++) {
-    if (ev.kind == A2A_CLIENT_STREAM_EVENT_KIND_ITEM &&
-        (json = t_info(ev.item.outcome).result_json).ptr != NULL)
-      items_with_event++;
-    if (ev.kind == A2A_CLIENT_STREAM_EVENT_KIND_END) {
-      ended = 1;
-      CHECK(ev.dropped_events == 0 && ev.unreadable_events == 0);
-      json = t_info(ev.outcome).result_json;
-      CHECK(json.ptr != NULL);
-      CHECK(t_contains(json, "\"text\":\"chunk 0;\\nchunk 1;\\nchunk 2;\""));
-    }
-  }
-  CHECK(ended && items_with_event == 5);
-  a2a_client_stream_free(s);
-  CHECK(a2a_client_stream_message(c, "[]", 2, NULL, &s) == A2A_ANSWER_MESSAGE);
-  a2a_client_free(c);
+/* historyLength in the params: the fault server's `history` agent keeps the last N of its
+ * three history messages when asked; unset is not 0. */
+static void test_history_length(const char *base, const a2a_transport *t) {
+  struct seen s = run(base, t, "history", A2A_METHOD_GET_TASK, "{\"id\":\"task-h\"}");
+  CHECK(has(&s, "hist-1") && has(&s, "hist-2") && has(&s, "hist-3"));
+  s = run(base, t, "history", A2A_METHOD_GET_TASK, "{\"id\":\"task-h\",\"historyLength\":1}");
+  CHECK(!has(&s, "hist-1") && !has(&s, "hist-2") && has(&s, "hist-3"));
+  s = run(base, t, "history", A2A_METHOD_SEND_MESSAGE,
+          "{\"message\":{\"messageId\":\"m-h\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":\"hi\"}]},"
+          "\"configuration\":{\"historyLength\":0}}");
+  CHECK(s.info.channel == A2A_CHANNEL_TASK);
+  CHECK(s.answer[0] != '\0' && !has(&s, "hist-"));
+}
 
-  c = client_for(base, "badevent");
-  ended = 0;
-  CHECK(a2a_client_stream_text(c, "x", 1, NULL, &s) == A2A_OK);
-  for (int i = 0; i < 100 && a2a_client_stream_next(s, &ev) == A2A_OK; i++) {
-    if (ev.kind == A2A_CLIENT_STREAM_EVENT_KIND_END) {
-      ended = 1;
-      CHECK(ev.unreadable_events == 1);
-      CHECK(t_info(ev.outcome).exit_code == 0); /* the last state is still reported */
-    }
-  }
-  CHECK(ended);
-  a2a_client_stream_free(s);
-  a2a_client_free(c);
+static void test_stream_message(const char *base, const a2a_transport *t) {
+  struct seen s = run(base, t, "burst-3", A2A_METHOD_SEND_STREAMING_MESSAGE, message);
+  CHECK(s.items_with_event == 5);
+  CHECK(s.dropped == 0 && s.unreadable == 0);
+  CHECK(has(&s, "\"text\":\"chunk 0;\\nchunk 1;\\nchunk 2;\""));
+
+  s = run(base, t, "badevent", A2A_METHOD_SEND_STREAMING_MESSAGE,
+          "{\"message\":{\"messageId\":\"m-b\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":\"x\"}]}}");
+  CHECK(s.unreadable == 1);
+  /* The last state is still reported, and the lost event makes the exit status 3: never a
+   * success when content was lost. */
+  CHECK(s.info.channel == A2A_CHANNEL_TASK && s.info.state == A2A_TASK_STATE_COMPLETED);
+  CHECK(s.exit_code == 3);
 }
 
 static void test_answer_read(void) {
@@ -203,7 +196,11 @@ void test_answer(void) {
   test_answer_read();
   CHECK(base != NULL && base[0] != '\0');
   if (base == NULL || base[0] == '\0') return;
-  test_send_message(base);
-  test_history_length(base);
-  test_stream_message(base);
+  {
+    a2a_transport *t = t_transport(2000);
+    test_send_message(base, t);
+    test_history_length(base, t);
+    test_stream_message(base, t);
+    a2a_transport_free(t);
+  }
 }

@@ -53,7 +53,7 @@ static a2a_call *text_call(a2a_client_state *st, bool streaming, const char *tex
 }
 
 /* Runs `call` to its FINISHED event (at most 200 runs), draining after each run. */
-static struct seen run_all(a2a_call *call, const a2a_client *t, const a2a_abort *abort,
+static struct seen run_all(a2a_call *call, const a2a_transport *t, const a2a_abort *abort,
                            const char *echo) {
   struct seen s;
   uint64_t now = 1000;
@@ -98,7 +98,7 @@ static struct seen run_all(a2a_call *call, const a2a_client *t, const a2a_abort 
 }
 
 /* Runs one text call on `scenario` and frees it. */
-static struct seen one(const char *base, const a2a_client *t, const char *scenario,
+static struct seen one(const char *base, const a2a_transport *t, const char *scenario,
                        a2a_client_option opt, uint64_t value, bool streaming,
                        const char *text) {
   a2a_client_state *st = state_for(base, scenario, opt, value);
@@ -111,7 +111,7 @@ static struct seen one(const char *base, const a2a_client *t, const char *scenar
 
 struct runner {
   a2a_call *call;
-  const a2a_client *t;
+  const a2a_transport *t;
   const a2a_abort *abort;
   a2a_result r;
 };
@@ -123,7 +123,7 @@ static void *run_blocked(void *arg) {
   return NULL;
 }
 
-static void test_abort(const char *base, const a2a_client *t) {
+static void test_abort(const char *base, const a2a_transport *t) {
   a2a_client_state *st = state_for(base, "hang", (a2a_client_option)0, 0);
   a2a_call *call = text_call(st, false, "hello");
   a2a_abort *ab = NULL;
@@ -166,8 +166,7 @@ static void test_abort(const char *base, const a2a_client *t) {
 
 void test_call_run(void) {
   const char *base = getenv("A2A_TEST_FAULT_URL");
-  a2a_client_config cfg;
-  a2a_client *t = NULL;
+  a2a_transport *t = NULL;
   struct seen s;
 
   CHECK(base != NULL && base[0] != '\0');
@@ -175,10 +174,7 @@ void test_call_run(void) {
     fprintf(stderr, "A2A_TEST_FAULT_URL is not set: run the C tests via scripts/ci/30-c.sh\n");
     return;
   }
-  CHECK(a2a_client_config_default(&cfg) == A2A_OK);
-  cfg.allow_http = true;
-  cfg.connect_timeout_ms = 2000;
-  CHECK(a2a_client_new_raw(&cfg, &t) == A2A_OK);
+  t = t_transport(2000);
 
   /* NULL call or transport. */
   CHECK(a2a_call_run(NULL, t, NULL, 0, NULL) == A2A_NULL_PARAMETER);
@@ -233,5 +229,5 @@ void test_call_run(void) {
   CHECK(s.now >= 1400); /* the clock reached the deadline */
 
   test_abort(base, t);
-  a2a_client_free(t);
+  a2a_transport_free(t);
 }

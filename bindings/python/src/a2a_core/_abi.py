@@ -172,27 +172,6 @@ A2A_CARD_CREDENTIAL_KIND_OTHER_HTTP = 4
 A2A_CARD_CREDENTIAL_KIND_CLIENT_CERTIFICATE = 5
 A2A_CARD_CREDENTIAL_KIND_UNKNOWN = 6
 
-# a2a_client_stream_event_kind
-A2A_CLIENT_STREAM_EVENT_KIND_ITEM = 1
-A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING = 2
-A2A_CLIENT_STREAM_EVENT_KIND_END = 3
-
-# a2a_stream_item_kind
-A2A_STREAM_ITEM_KIND_TASK = 1
-A2A_STREAM_ITEM_KIND_MESSAGE = 2
-A2A_STREAM_ITEM_KIND_STATUS_UPDATE = 3
-A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE = 4
-A2A_STREAM_ITEM_KIND_ERROR = 5
-A2A_STREAM_ITEM_KIND_MALFORMED = 6
-
-# a2a_stream_end_kind
-A2A_STREAM_END_KIND_COMPLETED = 1
-A2A_STREAM_END_KIND_INTERRUPTED = 2
-A2A_STREAM_END_KIND_TRUNCATED = 3
-A2A_STREAM_END_KIND_ERROR = 4
-A2A_STREAM_END_KIND_TIMED_OUT = 5
-A2A_STREAM_END_KIND_NOT_A_STREAM = 6
-
 # a2a_error_name
 A2A_ERROR_NAME_INVALID = 0
 A2A_ERROR_NAME_PARSE_ERROR = 1
@@ -238,6 +217,22 @@ A2A_EVENT_KIND_RETRYING = 2
 A2A_EVENT_KIND_RESUBSCRIBING = 3
 A2A_EVENT_KIND_ITEM = 4
 A2A_EVENT_KIND_FINISHED = 5
+
+# a2a_stream_item_kind
+A2A_STREAM_ITEM_KIND_TASK = 1
+A2A_STREAM_ITEM_KIND_MESSAGE = 2
+A2A_STREAM_ITEM_KIND_STATUS_UPDATE = 3
+A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE = 4
+A2A_STREAM_ITEM_KIND_ERROR = 5
+A2A_STREAM_ITEM_KIND_MALFORMED = 6
+
+# a2a_stream_end_kind
+A2A_STREAM_END_KIND_COMPLETED = 1
+A2A_STREAM_END_KIND_INTERRUPTED = 2
+A2A_STREAM_END_KIND_TRUNCATED = 3
+A2A_STREAM_END_KIND_ERROR = 4
+A2A_STREAM_END_KIND_TIMED_OUT = 5
+A2A_STREAM_END_KIND_NOT_A_STREAM = 6
 
 # a2a_channel
 A2A_CHANNEL_INVALID = 0
@@ -336,6 +331,8 @@ A2A_CLIENT_OPTION_PREFER_CARD_ORDER = 13
 A2A_CLIENT_OPTION_INTERFACE_VERSION = 14
 A2A_CLIENT_OPTION_INTERFACE_BINDING = 15
 A2A_CLIENT_OPTION_MIN_PROTOCOL = 16
+A2A_CLIENT_OPTION_PROXY_DISABLED = 17
+A2A_CLIENT_OPTION_POOL_IDLE_TIMEOUT_MS = 18
 
 # a2a_call_option
 A2A_CALL_OPTION_BUDGET_MS = 1
@@ -349,6 +346,14 @@ A2A_CALL_TEXT_OPTION_IDEMPOTENCY_KEY = 1
 A2A_CALL_TEXT_OPTION_TRACEPARENT = 2
 A2A_CALL_TEXT_OPTION_MESSAGE_ID = 3
 A2A_CALL_TEXT_OPTION_RPC_ID = 4
+
+# a2a_client_text_option
+A2A_CLIENT_TEXT_OPTION_CA_FILE = 1
+A2A_CLIENT_TEXT_OPTION_CLIENT_CERT_FILE = 2
+A2A_CLIENT_TEXT_OPTION_CLIENT_KEY_FILE = 3
+A2A_CLIENT_TEXT_OPTION_PROXY = 4
+A2A_CLIENT_TEXT_OPTION_NO_PROXY = 5
+A2A_CLIENT_TEXT_OPTION_RESOLVE = 6
 
 # a2a_vocab
 A2A_VOCAB_CHANNEL = 1
@@ -509,27 +514,6 @@ ENUMS: dict[str, dict[str, int]] = {
         'A2A_CARD_CREDENTIAL_KIND_CLIENT_CERTIFICATE': A2A_CARD_CREDENTIAL_KIND_CLIENT_CERTIFICATE,
         'A2A_CARD_CREDENTIAL_KIND_UNKNOWN': A2A_CARD_CREDENTIAL_KIND_UNKNOWN,
     },
-    'a2a_client_stream_event_kind': {
-        'A2A_CLIENT_STREAM_EVENT_KIND_ITEM': A2A_CLIENT_STREAM_EVENT_KIND_ITEM,
-        'A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING': A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING,
-        'A2A_CLIENT_STREAM_EVENT_KIND_END': A2A_CLIENT_STREAM_EVENT_KIND_END,
-    },
-    'a2a_stream_item_kind': {
-        'A2A_STREAM_ITEM_KIND_TASK': A2A_STREAM_ITEM_KIND_TASK,
-        'A2A_STREAM_ITEM_KIND_MESSAGE': A2A_STREAM_ITEM_KIND_MESSAGE,
-        'A2A_STREAM_ITEM_KIND_STATUS_UPDATE': A2A_STREAM_ITEM_KIND_STATUS_UPDATE,
-        'A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE': A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE,
-        'A2A_STREAM_ITEM_KIND_ERROR': A2A_STREAM_ITEM_KIND_ERROR,
-        'A2A_STREAM_ITEM_KIND_MALFORMED': A2A_STREAM_ITEM_KIND_MALFORMED,
-    },
-    'a2a_stream_end_kind': {
-        'A2A_STREAM_END_KIND_COMPLETED': A2A_STREAM_END_KIND_COMPLETED,
-        'A2A_STREAM_END_KIND_INTERRUPTED': A2A_STREAM_END_KIND_INTERRUPTED,
-        'A2A_STREAM_END_KIND_TRUNCATED': A2A_STREAM_END_KIND_TRUNCATED,
-        'A2A_STREAM_END_KIND_ERROR': A2A_STREAM_END_KIND_ERROR,
-        'A2A_STREAM_END_KIND_TIMED_OUT': A2A_STREAM_END_KIND_TIMED_OUT,
-        'A2A_STREAM_END_KIND_NOT_A_STREAM': A2A_STREAM_END_KIND_NOT_A_STREAM,
-    },
     'a2a_error_name': {
         'A2A_ERROR_NAME_INVALID': A2A_ERROR_NAME_INVALID,
         'A2A_ERROR_NAME_PARSE_ERROR': A2A_ERROR_NAME_PARSE_ERROR,
@@ -575,6 +559,22 @@ ENUMS: dict[str, dict[str, int]] = {
         'A2A_EVENT_KIND_RESUBSCRIBING': A2A_EVENT_KIND_RESUBSCRIBING,
         'A2A_EVENT_KIND_ITEM': A2A_EVENT_KIND_ITEM,
         'A2A_EVENT_KIND_FINISHED': A2A_EVENT_KIND_FINISHED,
+    },
+    'a2a_stream_item_kind': {
+        'A2A_STREAM_ITEM_KIND_TASK': A2A_STREAM_ITEM_KIND_TASK,
+        'A2A_STREAM_ITEM_KIND_MESSAGE': A2A_STREAM_ITEM_KIND_MESSAGE,
+        'A2A_STREAM_ITEM_KIND_STATUS_UPDATE': A2A_STREAM_ITEM_KIND_STATUS_UPDATE,
+        'A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE': A2A_STREAM_ITEM_KIND_ARTIFACT_UPDATE,
+        'A2A_STREAM_ITEM_KIND_ERROR': A2A_STREAM_ITEM_KIND_ERROR,
+        'A2A_STREAM_ITEM_KIND_MALFORMED': A2A_STREAM_ITEM_KIND_MALFORMED,
+    },
+    'a2a_stream_end_kind': {
+        'A2A_STREAM_END_KIND_COMPLETED': A2A_STREAM_END_KIND_COMPLETED,
+        'A2A_STREAM_END_KIND_INTERRUPTED': A2A_STREAM_END_KIND_INTERRUPTED,
+        'A2A_STREAM_END_KIND_TRUNCATED': A2A_STREAM_END_KIND_TRUNCATED,
+        'A2A_STREAM_END_KIND_ERROR': A2A_STREAM_END_KIND_ERROR,
+        'A2A_STREAM_END_KIND_TIMED_OUT': A2A_STREAM_END_KIND_TIMED_OUT,
+        'A2A_STREAM_END_KIND_NOT_A_STREAM': A2A_STREAM_END_KIND_NOT_A_STREAM,
     },
     'a2a_channel': {
         'A2A_CHANNEL_INVALID': A2A_CHANNEL_INVALID,
@@ -673,6 +673,8 @@ ENUMS: dict[str, dict[str, int]] = {
         'A2A_CLIENT_OPTION_INTERFACE_VERSION': A2A_CLIENT_OPTION_INTERFACE_VERSION,
         'A2A_CLIENT_OPTION_INTERFACE_BINDING': A2A_CLIENT_OPTION_INTERFACE_BINDING,
         'A2A_CLIENT_OPTION_MIN_PROTOCOL': A2A_CLIENT_OPTION_MIN_PROTOCOL,
+        'A2A_CLIENT_OPTION_PROXY_DISABLED': A2A_CLIENT_OPTION_PROXY_DISABLED,
+        'A2A_CLIENT_OPTION_POOL_IDLE_TIMEOUT_MS': A2A_CLIENT_OPTION_POOL_IDLE_TIMEOUT_MS,
     },
     'a2a_call_option': {
         'A2A_CALL_OPTION_BUDGET_MS': A2A_CALL_OPTION_BUDGET_MS,
@@ -686,6 +688,14 @@ ENUMS: dict[str, dict[str, int]] = {
         'A2A_CALL_TEXT_OPTION_TRACEPARENT': A2A_CALL_TEXT_OPTION_TRACEPARENT,
         'A2A_CALL_TEXT_OPTION_MESSAGE_ID': A2A_CALL_TEXT_OPTION_MESSAGE_ID,
         'A2A_CALL_TEXT_OPTION_RPC_ID': A2A_CALL_TEXT_OPTION_RPC_ID,
+    },
+    'a2a_client_text_option': {
+        'A2A_CLIENT_TEXT_OPTION_CA_FILE': A2A_CLIENT_TEXT_OPTION_CA_FILE,
+        'A2A_CLIENT_TEXT_OPTION_CLIENT_CERT_FILE': A2A_CLIENT_TEXT_OPTION_CLIENT_CERT_FILE,
+        'A2A_CLIENT_TEXT_OPTION_CLIENT_KEY_FILE': A2A_CLIENT_TEXT_OPTION_CLIENT_KEY_FILE,
+        'A2A_CLIENT_TEXT_OPTION_PROXY': A2A_CLIENT_TEXT_OPTION_PROXY,
+        'A2A_CLIENT_TEXT_OPTION_NO_PROXY': A2A_CLIENT_TEXT_OPTION_NO_PROXY,
+        'A2A_CLIENT_TEXT_OPTION_RESOLVE': A2A_CLIENT_TEXT_OPTION_RESOLVE,
     },
     'a2a_vocab': {
         'A2A_VOCAB_CHANNEL': A2A_VOCAB_CHANNEL,
@@ -847,127 +857,6 @@ class CardSkill(Structure):
     ]
 
 
-class BreakerConfig(Structure):
-    """`a2a_breaker_config`: The configuration of a circuit breaker."""
-
-    _fields_ = [
-        ('failure_threshold', c_uint32),
-        ('failure_rate_percent', c_uint8),
-        ('min_calls', c_uint32),
-        ('window_ms', c_uint64),
-        ('buckets', c_uint16),
-        ('cool_down_ms', c_uint64),
-        ('half_open_trials', c_uint32),
-    ]
-
-
-class ClientConfig(Structure):
-    """`a2a_client_config`: Client configuration (milliseconds). (tier `driver`)"""
-
-    _fields_ = [
-        ('connect_timeout_ms', c_uint64),
-        ('call_timeout_ms', c_uint64),
-        ('stream_idle_timeout_ms', c_uint64),
-        ('max_response_bytes', c_uint64),
-        ('pool_idle_timeout_ms', c_uint64),
-        ('allow_http', c_bool),
-        ('allow_hosts', POINTER(Str)),
-        ('allow_hosts_len', c_size_t),
-        ('protocol', c_uint32),
-        ('binding', c_uint32),
-        ('defer_card_resolution', c_bool),
-        ('stream_resubscribe_attempts', c_uint32),
-        ('send_retries', c_uint32),
-        ('prefer_client_order', c_bool),
-        ('breaker_enabled', c_bool),
-        ('breaker', BreakerConfig),
-        ('ca_file', Str),
-        ('client_cert_file', Str),
-        ('client_key_file', Str),
-        ('proxy', Str),
-        ('proxy_disabled', c_bool),
-        ('no_proxy', Str),
-        ('resolve', POINTER(Str)),
-        ('resolve_len', c_size_t),
-        ('max_time_ms', c_uint64),
-        ('ignore_capabilities', c_bool),
-        ('min_protocol', c_uint32),
-    ]
-
-
-class Header(Structure):
-    """`a2a_header`: One HTTP header a caller passes in (the machine's header hooks, server replies, trust fetches)."""
-
-    _fields_ = [
-        ('name', c_char_p),
-        ('name_len', c_size_t),
-        ('value', c_char_p),
-        ('value_len', c_size_t),
-    ]
-
-
-class HeaderView(Structure):
-    """`a2a_header`: One HTTP header a caller passes in (the machine's header hooks, server replies, trust fetches)."""
-
-    _fields_ = [
-        ('name', c_void_p),
-        ('name_len', c_size_t),
-        ('value', c_void_p),
-        ('value_len', c_size_t),
-    ]
-
-
-class ClientCallOptions(Structure):
-    """`a2a_client_call_options`: Per-call options. (tier `driver`)"""
-
-    _fields_ = [
-        ('timeout_ms', c_uint64),
-        ('idle_timeout_ms', c_uint64),
-        ('traceparent', Str),
-        ('idempotency_key', Str),
-        ('message_id', Str),
-        ('context_id', Str),
-        ('task_id', Str),
-        ('headers', POINTER(Header)),
-        ('headers_len', c_size_t),
-        ('has_history_length', c_bool),
-        ('history_length', c_uint32),
-        ('return_immediately', c_bool),
-    ]
-
-
-class StreamItem(Structure):
-    """`a2a_stream_item`: One typed item of a stream (an `a2a_event` of kind `A2A_EVENT_KIND_ITEM`, or a driver stream event). (tier `client`)"""
-
-    _fields_ = [
-        ('kind', c_uint32),
-        ('outcome', c_void_p),
-        ('has_final', c_bool),
-        ('final_flag', c_bool),
-        ('artifact_id', Str),
-        ('append', c_bool),
-        ('last_chunk', c_bool),
-        ('ends_stream', c_bool),
-    ]
-
-
-class ClientStreamEvent(Structure):
-    """`a2a_client_stream_event`: One event of a client stream. (tier `driver`)"""
-
-    _fields_ = [
-        ('kind', c_uint32),
-        ('item', StreamItem),
-        ('task_id', Str),
-        ('attempt', c_uint32),
-        ('has_end_kind', c_bool),
-        ('end_kind', c_uint32),
-        ('outcome', c_void_p),
-        ('resubscribes', c_uint32),
-        ('dropped_events', c_uint32),
-        ('unreadable_events', c_uint32),
-    ]
-
-
 class Asked(Structure):
     """`a2a_asked`: What the caller asked, each part optional."""
 
@@ -997,6 +886,28 @@ class Response(Structure):
     ]
 
 
+class Header(Structure):
+    """`a2a_header`: One HTTP header a caller passes in (the machine's header hooks, server replies, trust fetches)."""
+
+    _fields_ = [
+        ('name', c_char_p),
+        ('name_len', c_size_t),
+        ('value', c_char_p),
+        ('value_len', c_size_t),
+    ]
+
+
+class HeaderView(Structure):
+    """`a2a_header`: One HTTP header a caller passes in (the machine's header hooks, server replies, trust fetches)."""
+
+    _fields_ = [
+        ('name', c_void_p),
+        ('name_len', c_size_t),
+        ('value', c_void_p),
+        ('value_len', c_size_t),
+    ]
+
+
 class Transmit(Structure):
     """`a2a_transmit`: One HTTP request to perform, from `a2a_call_poll_transmit`. (tier `client`)"""
 
@@ -1009,6 +920,21 @@ class Transmit(Structure):
         ('body', Bytes),
         ('connect_by_ms', c_uint64),
         ('deadline_ms', c_uint64),
+    ]
+
+
+class StreamItem(Structure):
+    """`a2a_stream_item`: One typed item of a stream (an `a2a_event` of kind `A2A_EVENT_KIND_ITEM`, or a driver stream event). (tier `client`)"""
+
+    _fields_ = [
+        ('kind', c_uint32),
+        ('outcome', c_void_p),
+        ('has_final', c_bool),
+        ('final_flag', c_bool),
+        ('artifact_id', Str),
+        ('append', c_bool),
+        ('last_chunk', c_bool),
+        ('ends_stream', c_bool),
     ]
 
 
@@ -1058,6 +984,20 @@ class Event(Structure):
         ('interface_version', c_uint32),
         ('interface_binding', c_uint32),
         ('answer_text', Str),
+    ]
+
+
+class BreakerConfig(Structure):
+    """`a2a_breaker_config`: The configuration of a circuit breaker."""
+
+    _fields_ = [
+        ('failure_threshold', c_uint32),
+        ('failure_rate_percent', c_uint8),
+        ('min_calls', c_uint32),
+        ('window_ms', c_uint64),
+        ('buckets', c_uint16),
+        ('cool_down_ms', c_uint64),
+        ('half_open_trials', c_uint32),
     ]
 
 
@@ -1281,36 +1221,12 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_card_builder_set_modes': (c_uint32, (c_void_p, POINTER(Str), c_size_t, POINTER(Str), c_size_t)),
     'a2a_card_builder_add_skill': (c_uint32, (c_void_p, POINTER(CardSkill))),
     'a2a_card_builder_build': (c_uint32, (c_void_p, c_void_p)),
-    'a2a_client_config_default': (c_uint32, (POINTER(ClientConfig),)),
-    'a2a_client_new': (c_uint32, (c_char_p, c_size_t, POINTER(ClientConfig), POINTER(c_void_p), POINTER(c_void_p))),
-    'a2a_client_new_with_target': (c_uint32, (c_char_p, c_size_t, c_uint32, c_uint32, POINTER(ClientConfig), POINTER(c_void_p))),
-    'a2a_client_free': (None, (c_void_p,)),
-    'a2a_client_add_header_hook': (c_uint32, (c_void_p, HeaderHook, c_void_p)),
-    'a2a_client_send_message': (c_uint32, (c_void_p, c_char_p, c_size_t, POINTER(ClientCallOptions), POINTER(c_void_p))),
-    'a2a_client_send_text': (c_uint32, (c_void_p, c_char_p, c_size_t, POINTER(ClientCallOptions), POINTER(c_void_p))),
-    'a2a_client_get_task': (c_uint32, (c_void_p, c_char_p, c_size_t, POINTER(ClientCallOptions), POINTER(c_void_p))),
-    'a2a_client_cancel_task': (c_uint32, (c_void_p, c_char_p, c_size_t, POINTER(ClientCallOptions), POINTER(c_void_p))),
-    'a2a_client_stream_text': (c_uint32, (c_void_p, c_char_p, c_size_t, POINTER(ClientCallOptions), POINTER(c_void_p))),
-    'a2a_client_stream_message': (c_uint32, (c_void_p, c_char_p, c_size_t, POINTER(ClientCallOptions), POINTER(c_void_p))),
-    'a2a_client_resubscribe': (c_uint32, (c_void_p, c_char_p, c_size_t, POINTER(ClientCallOptions), POINTER(c_void_p))),
-    'a2a_client_stream_next': (c_uint32, (c_void_p, POINTER(ClientStreamEvent))),
-    'a2a_client_stream_free': (None, (c_void_p,)),
+    'a2a_client_config_builder_set_text': (c_uint32, (c_void_p, c_uint32, c_char_p, c_size_t)),
+    'a2a_transport_new': (c_uint32, (c_void_p, POINTER(c_void_p))),
+    'a2a_transport_free': (None, (c_void_p,)),
     'a2a_abort_new': (c_uint32, (POINTER(c_void_p),)),
     'a2a_abort_trigger': (None, (c_void_p,)),
-    'a2a_abort_is_triggered': (c_bool, (c_void_p,)),
     'a2a_abort_free': (None, (c_void_p,)),
-    'a2a_client_new_raw': (c_uint32, (POINTER(ClientConfig), POINTER(c_void_p))),
-    'a2a_raw_response_status': (c_uint16, (c_void_p,)),
-    'a2a_raw_response_header_count': (c_size_t, (c_void_p,)),
-    'a2a_raw_response_header': (c_uint32, (c_void_p, c_size_t, POINTER(Str), POINTER(Str))),
-    'a2a_raw_response_body': (Bytes, (c_void_p,)),
-    'a2a_raw_response_free': (None, (c_void_p,)),
-    'a2a_client_exchange': (c_uint32, (c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, POINTER(Header), c_size_t, c_char_p, c_size_t, c_uint64, c_void_p, POINTER(c_void_p), POINTER(c_void_p))),
-    'a2a_client_open_stream': (c_uint32, (c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, POINTER(Header), c_size_t, c_char_p, c_size_t, c_uint64, c_void_p, POINTER(c_void_p), POINTER(c_void_p))),
-    'a2a_raw_stream_head': (c_void_p, (c_void_p,)),
-    'a2a_raw_stream_read': (c_uint32, (c_void_p, c_uint64, POINTER(Bytes), POINTER(c_void_p))),
-    'a2a_raw_stream_abort': (None, (c_void_p,)),
-    'a2a_raw_stream_free': (None, (c_void_p,)),
     'a2a_call_run': (c_uint32, (c_void_p, c_void_p, c_void_p, c_uint64, POINTER(c_uint64))),
     'a2a_classify': (c_uint32, (POINTER(Response), POINTER(c_void_p))),
     'a2a_extract_error_id': (c_uint32, (c_char_p, c_size_t, POINTER(Str))),
@@ -1447,36 +1363,12 @@ TIERS: dict[str, str] = {
     'a2a_card_builder_set_modes': 'server',
     'a2a_card_builder_add_skill': 'server',
     'a2a_card_builder_build': 'server',
-    'a2a_client_config_default': 'driver',
-    'a2a_client_new': 'driver',
-    'a2a_client_new_with_target': 'driver',
-    'a2a_client_free': 'driver',
-    'a2a_client_add_header_hook': 'driver',
-    'a2a_client_send_message': 'driver',
-    'a2a_client_send_text': 'driver',
-    'a2a_client_get_task': 'driver',
-    'a2a_client_cancel_task': 'driver',
-    'a2a_client_stream_text': 'driver',
-    'a2a_client_stream_message': 'driver',
-    'a2a_client_resubscribe': 'driver',
-    'a2a_client_stream_next': 'driver',
-    'a2a_client_stream_free': 'driver',
+    'a2a_client_config_builder_set_text': 'driver',
+    'a2a_transport_new': 'driver',
+    'a2a_transport_free': 'driver',
     'a2a_abort_new': 'driver',
     'a2a_abort_trigger': 'driver',
-    'a2a_abort_is_triggered': 'driver',
     'a2a_abort_free': 'driver',
-    'a2a_client_new_raw': 'driver',
-    'a2a_raw_response_status': 'driver',
-    'a2a_raw_response_header_count': 'driver',
-    'a2a_raw_response_header': 'driver',
-    'a2a_raw_response_body': 'driver',
-    'a2a_raw_response_free': 'driver',
-    'a2a_client_exchange': 'driver',
-    'a2a_client_open_stream': 'driver',
-    'a2a_raw_stream_head': 'driver',
-    'a2a_raw_stream_read': 'driver',
-    'a2a_raw_stream_abort': 'driver',
-    'a2a_raw_stream_free': 'driver',
     'a2a_call_run': 'driver',
     'a2a_header_setter_set': 'client',
     'a2a_client_state_new': 'client',

@@ -283,6 +283,16 @@ final class AbiEnums {
      * never below it, no silent downgrade)
      */
     static final int A2A_CLIENT_OPTION_MIN_PROTOCOL = 16;
+    /**
+     * {@code a2a_client_option}: Never use a proxy, whatever `A2A_CLIENT_TEXT_OPTION_PROXY` and the
+     * environment say
+     */
+    static final int A2A_CLIENT_OPTION_PROXY_DISABLED = 17;
+    /**
+     * {@code a2a_client_option}: How long a pooled connection of the reference driver's transport
+     * may stay idle before it is retired
+     */
+    static final int A2A_CLIENT_OPTION_POOL_IDLE_TIMEOUT_MS = 18;
 
     /** {@code a2a_call_option}: The caller's remaining budget for the call */
     static final int A2A_CALL_OPTION_BUDGET_MS = 1;

@@ -183,190 +183,37 @@ public interface AbiFunctions extends Library {
     int a2a_card_builder_build(Pointer builder, Pointer out);
 
     /**
-     * {@code a2a_client_config_default}: Writes the default client configuration to `*out`. (tier
-     * driver)
+     * {@code a2a_client_config_builder_set_text}: Sets one text option of the builder (`option` an
+     * `a2a_client_text_option`; its documentation gives each one's meaning): the options only the
+     * reference driver's transport reads (`a2a_transport_new` with a config built from this
+     * builder). (tier driver)
      */
-    int a2a_client_config_default(A2aCoreLibrary.ClientConfig out);
+    int a2a_client_config_builder_set_text(Pointer builder, int option, byte[] text, SizeT textLen);
 
     /**
-     * {@code a2a_client_new}: A client for an agent given by base URL or card URL (UTF-8): fetches
-     * and validates the card now (unless `defer_card_resolution`), with `*config` (NULL: defaults).
-     * (tier driver)
+     * {@code a2a_transport_new}: A transport configured by `config` (the same `a2a_machine_config`
+     * the client states and card fetches run on): its connect timeout, response body limit, stream
+     * idle timeout and `A2A_CLIENT_OPTION_ALLOW_HTTP`, the transport options
+     * (`a2a_client_config_builder_set_text` and `A2A_CLIENT_OPTION_PROXY_DISABLED` /
+     * `_POOL_IDLE_TIMEOUT_MS`). (tier driver)
      */
-    int a2a_client_new(byte[] url, SizeT urlLen, A2aCoreLibrary.ClientConfig config, Pointer out,
-            Pointer error);
+    int a2a_transport_new(Pointer config, Pointer out);
 
-    /**
-     * {@code a2a_client_new_with_target}: A client for a known interface (no card): `url` (UTF-8)
-     * spoken in `version` over `binding`, with `*config` (NULL: defaults). (tier driver)
-     */
-    int a2a_client_new_with_target(byte[] url, SizeT urlLen, int version, int binding,
-            A2aCoreLibrary.ClientConfig config, Pointer out);
-
-    /** {@code a2a_client_free}: Frees a client. (tier driver) */
-    void a2a_client_free(Pointer client);
-
-    /**
-     * {@code a2a_client_add_header_hook}: Adds a header hook, called for every A2A request in
-     * registration order. (tier driver)
-     */
-    int a2a_client_add_header_hook(Pointer client, A2aCoreLibrary.HeaderHookCallback hook,
-            Pointer userdata);
-
-    /**
-     * {@code a2a_client_send_message}: Sends a user message of any parts and waits for the answer
-     * (BLOCKS, bounded by the call timeout). (tier driver)
-     */
-    int a2a_client_send_message(Pointer client, byte[] message, SizeT messageLen,
-            A2aCoreLibrary.ClientCallOptions opts, Pointer out);
-
-    /**
-     * {@code a2a_client_send_text}: Sends a user text message (UTF-8) and waits for the answer
-     * (BLOCKS, bounded by the call timeout). (tier driver)
-     */
-    int a2a_client_send_text(Pointer client, byte[] text, SizeT textLen,
-            A2aCoreLibrary.ClientCallOptions opts, Pointer out);
-
-    /**
-     * {@code a2a_client_get_task}: Reads a task (UTF-8 id); as `a2a_client_send_text`. (tier
-     * driver)
-     */
-    int a2a_client_get_task(Pointer client, byte[] taskId, SizeT taskIdLen,
-            A2aCoreLibrary.ClientCallOptions opts, Pointer out);
-
-    /**
-     * {@code a2a_client_cancel_task}: Cancels a task (UTF-8 id); as `a2a_client_send_text`. (tier
-     * driver)
-     */
-    int a2a_client_cancel_task(Pointer client, byte[] taskId, SizeT taskIdLen,
-            A2aCoreLibrary.ClientCallOptions opts, Pointer out);
-
-    /**
-     * {@code a2a_client_stream_text}: Starts a streaming send of a user text message (UTF-8). (tier
-     * driver)
-     */
-    int a2a_client_stream_text(Pointer client, byte[] text, SizeT textLen,
-            A2aCoreLibrary.ClientCallOptions opts, Pointer out);
-
-    /**
-     * {@code a2a_client_stream_message}: Starts a streaming send of a user message of any parts
-     * (`message` as for `a2a_client_send_message`); otherwise as `a2a_client_stream_text`. (tier
-     * driver)
-     */
-    int a2a_client_stream_message(Pointer client, byte[] message, SizeT messageLen,
-            A2aCoreLibrary.ClientCallOptions opts, Pointer out);
-
-    /**
-     * {@code a2a_client_resubscribe}: Resubscribes to a running task's events (UTF-8 id); as
-     * `a2a_client_stream_text`. (tier driver)
-     */
-    int a2a_client_resubscribe(Pointer client, byte[] taskId, SizeT taskIdLen,
-            A2aCoreLibrary.ClientCallOptions opts, Pointer out);
-
-    /**
-     * {@code a2a_client_stream_next}: Waits for the next event of the stream (BLOCKS, bounded by
-     * the idle timeout) and writes it to `*out` (views and the borrowed outcome valid until the
-     * next mutating call on the stream). (tier driver)
-     */
-    int a2a_client_stream_next(Pointer stream, A2aCoreLibrary.ClientStreamEvent out);
-
-    /** {@code a2a_client_stream_free}: Frees a stream (closing its connection). (tier driver) */
-    void a2a_client_stream_free(Pointer stream);
+    /** {@code a2a_transport_free}: Frees a transport. (tier driver) */
+    void a2a_transport_free(Pointer transport);
 
     /** {@code a2a_abort_new}: A new, untriggered abort switch for one call. (tier driver) */
     int a2a_abort_new(Pointer out);
 
     /**
-     * {@code a2a_abort_trigger}: Aborts the call the switch was given to: an exchange or stream
-     * read blocked in another thread returns promptly with `A2A_CLIENT_TRANSPORT`; a call not
-     * started yet fails without sending. (tier driver)
+     * {@code a2a_abort_trigger}: Triggers the switch: a run it was given to that is blocked in a
+     * read or a sleep in another thread returns promptly and its call ends with the cancel outcome;
+     * a run that starts with it cancels at once without sending. (tier driver)
      */
     void a2a_abort_trigger(Pointer abort);
 
-    /**
-     * {@code a2a_abort_is_triggered}: Whether `a2a_abort_trigger` was called (false for NULL).
-     * (tier driver)
-     */
-    byte a2a_abort_is_triggered(Pointer abort);
-
     /** {@code a2a_abort_free}: Frees an abort switch. (tier driver) */
     void a2a_abort_free(Pointer abort);
-
-    /**
-     * {@code a2a_client_new_raw}: A client with `*config` (NULL: defaults) and no target, for the
-     * raw calls only (the typed calls on it return a `CardResolution` outcome). (tier driver)
-     */
-    int a2a_client_new_raw(A2aCoreLibrary.ClientConfig config, Pointer out);
-
-    /** {@code a2a_raw_response_status}: The HTTP status (0 for NULL). (tier driver) */
-    short a2a_raw_response_status(Pointer response);
-
-    /**
-     * {@code a2a_raw_response_header_count}: The number of header fields (0 for NULL). (tier
-     * driver)
-     */
-    SizeT a2a_raw_response_header_count(Pointer response);
-
-    /**
-     * {@code a2a_raw_response_header}: Writes header field `index` (0-based, arrival order): its
-     * lower-cased name and its value (UTF-8; bytes that were not UTF-8 replaced by U+FFFD), views
-     * valid until the response (or the stream owning it) is freed. (tier driver)
-     */
-    int a2a_raw_response_header(Pointer response, SizeT index, Pointer name, Pointer value);
-
-    /**
-     * {@code a2a_raw_response_body}: The body (never NULL for a live response, possibly empty; the
-     * absent view for NULL), valid until the response (or the stream owning it) is freed. (tier
-     * driver)
-     */
-    A2aCoreLibrary.View a2a_raw_response_body(Pointer response);
-
-    /** {@code a2a_raw_response_free}: Frees a response. (tier driver) */
-    void a2a_raw_response_free(Pointer response);
-
-    /**
-     * {@code a2a_client_exchange}: Sends one request (`method`, absolute `url`, `headers`, `body`;
-     * all copied) and reads the whole response. (tier driver)
-     */
-    int a2a_client_exchange(Pointer client, byte[] method, SizeT methodLen, byte[] url,
-            SizeT urlLen, Pointer headers, SizeT headersLen, Pointer body, SizeT bodyLen,
-            long timeoutMs, Pointer abort, Pointer out, Pointer error);
-
-    /**
-     * {@code a2a_client_open_stream}: Sends a streaming request (as `a2a_client_exchange`; add
-     * `Accept: text/event-stream` yourself) and returns once the response head arrived. (tier
-     * driver)
-     */
-    int a2a_client_open_stream(Pointer client, byte[] method, SizeT methodLen, byte[] url,
-            SizeT urlLen, Pointer headers, SizeT headersLen, Pointer body, SizeT bodyLen,
-            long timeoutMs, Pointer abort, Pointer out, Pointer error);
-
-    /**
-     * {@code a2a_raw_stream_head}: The response head: status and headers (its body is empty for an
-     * event stream, the whole body otherwise). (tier driver)
-     */
-    Pointer a2a_raw_stream_head(Pointer stream);
-
-    /**
-     * {@code a2a_raw_stream_read}: Waits for the next bytes of the body (BLOCKS at most
-     * `idle_timeout_ms`, or the client's stream idle timeout when 0, measured from this call) and
-     * writes them to `*chunk` (never empty; valid until the next `a2a_raw_stream_read` or
-     * `a2a_raw_stream_free`). (tier driver)
-     */
-    int a2a_raw_stream_read(Pointer stream, long idleTimeoutMs, Pointer chunk, Pointer error);
-
-    /**
-     * {@code a2a_raw_stream_abort}: Aborts the stream: a read blocked in another thread returns
-     * promptly with `A2A_CLIENT_TRANSPORT` (a `Reset` outcome, "aborted by the caller"), and later
-     * reads return `A2A_NONE`. (tier driver)
-     */
-    void a2a_raw_stream_abort(Pointer stream);
-
-    /**
-     * {@code a2a_raw_stream_free}: Frees a stream (closing its connection; a stream read to its end
-     * leaves the connection to the pool). (tier driver)
-     */
-    void a2a_raw_stream_free(Pointer stream);
 
     /**
      * {@code a2a_call_run}: Runs client machine `call` over the native transport `transport` until

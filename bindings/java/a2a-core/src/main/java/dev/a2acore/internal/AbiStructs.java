@@ -236,239 +236,6 @@ public final class AbiStructs {
         public SizeT examples_len;
     }
 
-    /** {@code a2a_breaker_config}: The configuration of a circuit breaker. */
-    @Structure.FieldOrder({"failure_threshold", "failure_rate_percent", "min_calls", "window_ms",
-            "buckets", "cool_down_ms", "half_open_trials"})
-    public abstract static class BreakerConfig extends Structure {
-        /** Open at this many counted failures in the window; 0 disables the count rule. */
-        public int failure_threshold;
-        /** Open at this percentage (1..=100) of counted failures; 0 disables the rate rule. */
-        public byte failure_rate_percent;
-        /** The rate rule applies once the window holds this many calls. */
-        public int min_calls;
-        /** The length of the sliding window. */
-        public long window_ms;
-        /** Buckets the window is divided into (1..=1000). */
-        public short buckets;
-        /** How long the breaker stays open before trial calls. */
-        public long cool_down_ms;
-        /** Trial calls in the half-open state; that many successes close it. */
-        public int half_open_trials;
-    }
-
-    /** {@code a2a_client_config}: Client configuration (milliseconds). (tier driver) */
-    @Structure.FieldOrder({"connect_timeout_ms", "call_timeout_ms", "stream_idle_timeout_ms",
-            "max_response_bytes", "pool_idle_timeout_ms", "allow_http", "allow_hosts",
-            "allow_hosts_len", "protocol", "binding", "defer_card_resolution",
-            "stream_resubscribe_attempts", "send_retries", "prefer_client_order",
-            "breaker_enabled", "breaker", "ca_file", "client_cert_file", "client_key_file",
-            "proxy", "proxy_disabled", "no_proxy", "resolve", "resolve_len", "max_time_ms",
-            "ignore_capabilities", "min_protocol"})
-    public abstract static class ClientConfig extends Structure {
-        /** TCP (and TLS) connect timeout. */
-        public long connect_timeout_ms;
-        /** Whole-call timeout of non-streaming calls. */
-        public long call_timeout_ms;
-        /** Stream idle timeout (no bytes, events or comments for that long). */
-        public long stream_idle_timeout_ms;
-        /** Largest response body read. */
-        public long max_response_bytes;
-        /** Pooled connections are retired after this idle time. */
-        public long pool_idle_timeout_ms;
-        /** Allow plain {@code http://} (local development). */
-        public byte allow_http;
-        /** Extra origins the card's interface may point to (UTF-8 views). */
-        public Pointer allow_hosts;
-        /** Number of {@code allow_hosts}. */
-        public SizeT allow_hosts_len;
-        /** An {@code a2a_protocol_version} to insist on, or 0 for the card's best. */
-        public int protocol;
-        /** An {@code a2a_binding} to insist on, or 0 for the card's best. */
-        public int binding;
-        /** Resolve the card on the first call instead of in {@code a2a_client_new}. */
-        public byte defer_card_resolution;
-        /** Resubscribes after a cut stream (0: none). */
-        public int stream_resubscribe_attempts;
-        /** Resends of a send the driver may make itself (0: none). */
-        public int send_retries;
-        /**
-         * Whose order picks the interface among the card's usable ones: false (the default) the card's
-         * (its {@code preferredTransport} / first {@code supportedInterfaces} entry), true the client's
-         * (1.0 then 0.3, JSON-RPC then HTTP+JSON).
-         */
-        public byte prefer_client_order;
-        /**
-         * Turns on the client's circuit breaker (false: off, the default): one breaker per client, i.e.
-         */
-        public byte breaker_enabled;
-        /**
-         * The breaker's configuration when {@code breaker_enabled} ({@code a2a_client_config_default}
-         * fills it with {@code a2a_breaker_config_default}'s values).
-         */
-        public A2aCoreLibrary.BreakerConfig breaker;
-        /**
-         * A PEM file of CA certificates replacing the system trust store (curl's {@code --cacert});
-         * empty: the system store, honouring {@code SSL_CERT_FILE} and {@code SSL_CERT_DIR}.
-         */
-        public Layout.BytesView ca_file;
-        /**
-         * A PEM client certificate chain for mutual TLS (empty: none); needs {@code client_key_file}.
-         */
-        public Layout.BytesView client_cert_file;
-        /** The PEM private key of {@code client_cert_file} (empty: none). */
-        public Layout.BytesView client_key_file;
-        /**
-         * The proxy for every URL (curl's {@code --proxy}, {@code
-         * http://[user:password&#64;]host:port}); empty: from the environment ({@code https_proxy},
-         * {@code HTTPS_PROXY}, {@code http_proxy}, {@code all_proxy}, {@code ALL_PROXY}, with curl's
-         * rules).
-         */
-        public Layout.BytesView proxy;
-        /** Never use a proxy, whatever {@code proxy} and the environment say. */
-        public byte proxy_disabled;
-        /**
-         * Hosts reached without the proxy (curl's {@code --noproxy} list); empty: from {@code no_proxy}
-         * / {@code NO_PROXY}.
-         */
-        public Layout.BytesView no_proxy;
-        /**
-         * Fixed resolutions {@code HOST:PORT:ADDR[,ADDR...]} (curl's {@code --resolve}; UTF-8 views).
-         */
-        public Pointer resolve;
-        /** Number of {@code resolve}. */
-        public SizeT resolve_len;
-        /**
-         * A total deadline per call in ms (card fetch, retries, resubscribes, a whole stream; curl's
-         * {@code --max-time}); 0: none (streams have no total limit).
-         */
-        public long max_time_ms;
-        /**
-         * Send calls the agent card does not declare (false, the default: a stream or resubscribe
-         * without {@code capabilities.streaming}, a push-config call without {@code pushNotifications},
-         * the extended card without its capability is refused before anything is sent, as {@code
-         * transport}/{@code CapabilityNotDeclared}).
-         */
-        public byte ignore_capabilities;
-        /**
-         * The oldest {@code a2a_protocol_version} accepted, or 0 for none (A2A §3.6.3: never below it,
-         * no silent downgrade): a card offering only older interfaces is a card resolution error,
-         * nothing is sent to the agent.
-         */
-        public int min_protocol;
-    }
-
-    /**
-     * {@code a2a_header}: One HTTP header a caller passes in (the machine's header hooks, server
-     * replies, trust fetches).
-     */
-    @Structure.FieldOrder({"name", "name_len", "value", "value_len"})
-    public abstract static class Header extends Structure {
-        /** The field name. */
-        public Pointer name;
-        /** Length of {@code name} in bytes. */
-        public SizeT name_len;
-        /** The field value. */
-        public Pointer value;
-        /** Length of {@code value} in bytes. */
-        public SizeT value_len;
-    }
-
-    /** {@code a2a_client_call_options}: Per-call options. (tier driver) */
-    @Structure.FieldOrder({"timeout_ms", "idle_timeout_ms", "traceparent", "idempotency_key",
-            "message_id", "context_id", "task_id", "headers", "headers_len", "has_history_length",
-            "history_length", "return_immediately"})
-    public abstract static class ClientCallOptions extends Structure {
-        /** The caller's remaining turn budget in ms (0: none; the call timeout applies). */
-        public long timeout_ms;
-        /** Stream idle timeout for this call in ms (0: the configured one). */
-        public long idle_timeout_ms;
-        /** The {@code traceparent} to send (empty: a fresh one). */
-        public Layout.BytesView traceparent;
-        /** The {@code Idempotency-Key} to send (empty: none). */
-        public Layout.BytesView idempotency_key;
-        /** The messageId for send and stream calls (empty: a fresh one). */
-        public Layout.BytesView message_id;
-        /** The context id to continue (empty: none). */
-        public Layout.BytesView context_id;
-        /** The task id to continue (empty: none). */
-        public Layout.BytesView task_id;
-        /** Extra headers for this call. */
-        public Pointer headers;
-        /** Number of {@code headers}. */
-        public SizeT headers_len;
-        /** Whether {@code history_length} is set. */
-        public byte has_history_length;
-        /**
-         * When {@code has_history_length}: how many history messages the answer's task should carry
-         * (A2A {@code historyLength}; send, stream and get; at most {@code INT32_MAX}, larger is {@code
-         * A2A_INVALID_ARGUMENT}).
-         */
-        public int history_length;
-        /**
-         * Whether a send asks the agent to answer at once with the task as it stands (A2A 1.0 {@code
-         * returnImmediately: true}, 0.3 {@code blocking: false}); {@code false} (as in a zeroed struct)
-         * leaves it to the agent.
-         */
-        public byte return_immediately;
-    }
-
-    /**
-     * {@code a2a_stream_item}: One typed item of a stream (an {@code a2a_event} of kind {@code
-     * A2A_EVENT_KIND_ITEM}, or a driver stream event). (tier client)
-     */
-    @Structure.FieldOrder({"kind", "outcome", "has_final", "final_flag", "artifact_id", "append",
-            "last_chunk", "ends_stream"})
-    public abstract static class StreamItem extends Structure {
-        /** What the event carried. */
-        public int kind;
-        /** The event classified like a whole response. */
-        public Pointer outcome;
-        /** Whether the 0.3 {@code final} flag was present (status updates). */
-        public byte has_final;
-        /** The 0.3 {@code final} flag when {@code has_final}. */
-        public byte final_flag;
-        /** Artifact updates: the artifact id (absent view otherwise); valid like {@code outcome}. */
-        public Layout.BytesView artifact_id;
-        /** Artifact updates: {@code append}. */
-        public byte append;
-        /** Artifact updates: {@code lastChunk}. */
-        public byte last_chunk;
-        /** Whether this item ends the interaction (stop reading, the end arrives as its own event). */
-        public byte ends_stream;
-    }
-
-    /** {@code a2a_client_stream_event}: One event of a client stream. (tier driver) */
-    @Structure.FieldOrder({"kind", "item", "task_id", "attempt", "has_end_kind", "end_kind",
-            "outcome", "resubscribes", "dropped_events", "unreadable_events"})
-    public abstract static class ClientStreamEvent extends Structure {
-        /** What this is. */
-        public int kind;
-        /** {@code ITEM}: the item (its {@code outcome} is borrowed from the stream handle). */
-        public A2aCoreLibrary.StreamItem item;
-        /** {@code RESUBSCRIBING}: the task id. */
-        public Layout.BytesView task_id;
-        /** {@code RESUBSCRIBING}: 1 for the first resubscribe. */
-        public int attempt;
-        /** {@code END}: whether a stream was opened ({@code end_kind} applies). */
-        public byte has_end_kind;
-        /** {@code END}: how the last stream ended. */
-        public int end_kind;
-        /** {@code END}: the call's outcome, borrowed from the stream handle (never free it). */
-        public Pointer outcome;
-        /** {@code END}: resubscribes made. */
-        public int resubscribes;
-        /**
-         * {@code END}: events dropped for exceeding the event size limit (each was also an item of kind
-         * malformed).
-         */
-        public int dropped_events;
-        /**
-         * {@code END}: events that arrived whole but could not be read (each was also an item of kind
-         * malformed saying what and where).
-         */
-        public int unreadable_events;
-    }
-
     /** {@code a2a_asked}: What the caller asked, each part optional. */
     @Structure.FieldOrder({"version", "binding", "method", "method_len", "request_id",
             "request_id_len"})
@@ -518,6 +285,22 @@ public final class AbiStructs {
     }
 
     /**
+     * {@code a2a_header}: One HTTP header a caller passes in (the machine's header hooks, server
+     * replies, trust fetches).
+     */
+    @Structure.FieldOrder({"name", "name_len", "value", "value_len"})
+    public abstract static class Header extends Structure {
+        /** The field name. */
+        public Pointer name;
+        /** Length of {@code name} in bytes. */
+        public SizeT name_len;
+        /** The field value. */
+        public Pointer value;
+        /** Length of {@code value} in bytes. */
+        public SizeT value_len;
+    }
+
+    /**
      * {@code a2a_transmit}: One HTTP request to perform, from {@code a2a_call_poll_transmit}. (tier
      * client)
      */
@@ -553,6 +336,31 @@ public final class AbiStructs {
          * enforces it through {@code a2a_call_poll_timeout} / {@code a2a_call_handle_timeout}.
          */
         public long deadline_ms;
+    }
+
+    /**
+     * {@code a2a_stream_item}: One typed item of a stream (an {@code a2a_event} of kind {@code
+     * A2A_EVENT_KIND_ITEM}, or a driver stream event). (tier client)
+     */
+    @Structure.FieldOrder({"kind", "outcome", "has_final", "final_flag", "artifact_id", "append",
+            "last_chunk", "ends_stream"})
+    public abstract static class StreamItem extends Structure {
+        /** What the event carried. */
+        public int kind;
+        /** The event classified like a whole response. */
+        public Pointer outcome;
+        /** Whether the 0.3 {@code final} flag was present (status updates). */
+        public byte has_final;
+        /** The 0.3 {@code final} flag when {@code has_final}. */
+        public byte final_flag;
+        /** Artifact updates: the artifact id (absent view otherwise); valid like {@code outcome}. */
+        public Layout.BytesView artifact_id;
+        /** Artifact updates: {@code append}. */
+        public byte append;
+        /** Artifact updates: {@code lastChunk}. */
+        public byte last_chunk;
+        /** Whether this item ends the interaction (stop reading, the end arrives as its own event). */
+        public byte ends_stream;
     }
 
     /**
@@ -662,6 +470,26 @@ public final class AbiStructs {
          * when there is none.
          */
         public Layout.BytesView answer_text;
+    }
+
+    /** {@code a2a_breaker_config}: The configuration of a circuit breaker. */
+    @Structure.FieldOrder({"failure_threshold", "failure_rate_percent", "min_calls", "window_ms",
+            "buckets", "cool_down_ms", "half_open_trials"})
+    public abstract static class BreakerConfig extends Structure {
+        /** Open at this many counted failures in the window; 0 disables the count rule. */
+        public int failure_threshold;
+        /** Open at this percentage (1..=100) of counted failures; 0 disables the rate rule. */
+        public byte failure_rate_percent;
+        /** The rate rule applies once the window holds this many calls. */
+        public int min_calls;
+        /** The length of the sliding window. */
+        public long window_ms;
+        /** Buckets the window is divided into (1..=1000). */
+        public short buckets;
+        /** How long the breaker stays open before trial calls. */
+        public long cool_down_ms;
+        /** Trial calls in the half-open state; that many successes close it. */
+        public int half_open_trials;
     }
 
     /**

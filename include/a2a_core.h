@@ -1806,20 +1806,22 @@ typedef uint32_t a2a_call_text_option;
 #endif // __cplusplus
 #endif
 
-#if defined(A2A_FEATURE_DRIVER)
+#if defined(A2A_FEATURE_CLIENT)
 /*
- A text option of `a2a_client_config_builder_set_text`: what only the reference
- driver's transport (`a2a_transport_new`) reads. Numbers are stable, never renumbered or
- reused; a library older than the caller's header refuses a number it does not know with
- `A2A_INVALID_ARGUMENT`, changing nothing. Empty text clears an option (for `RESOLVE`:
- every entry added so far).
+ A text option of `a2a_client_config_builder_set_text`. Numbers are stable, never
+ renumbered or reused; a library older than the caller's header refuses a number it does
+ not know with `A2A_INVALID_ARGUMENT`, changing nothing. Empty text clears an option (for
+ `RESOLVE` and `ALLOW_HOST`: every entry added so far). All but `ALLOW_HOST` are read by
+ the reference driver's transport only (`a2a_transport_new`); a library built without
+ the driver accepts and ignores them (a host with its own HTTP stack configures that
+ stack instead).
  */
 enum a2a_client_text_option
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
-#if defined(A2A_FEATURE_DRIVER)
+#if defined(A2A_FEATURE_CLIENT)
   /*
    A PEM file of CA certificates replacing the system trust store (curl's `--cacert`);
    unset: the system store, honouring `SSL_CERT_FILE` and `SSL_CERT_DIR`. A file that
@@ -1827,7 +1829,7 @@ enum a2a_client_text_option
    */
   A2A_CLIENT_TEXT_OPTION_CA_FILE = 1,
 #endif
-#if defined(A2A_FEATURE_DRIVER)
+#if defined(A2A_FEATURE_CLIENT)
   /*
    A PEM client certificate chain for mutual TLS; needs `CLIENT_KEY_FILE`. Setting it
    also sets `A2A_CLIENT_OPTION_CLIENT_CERTIFICATE` (the certificate satisfies a card's
@@ -1835,13 +1837,13 @@ enum a2a_client_text_option
    */
   A2A_CLIENT_TEXT_OPTION_CLIENT_CERT_FILE = 2,
 #endif
-#if defined(A2A_FEATURE_DRIVER)
+#if defined(A2A_FEATURE_CLIENT)
   /*
    The PEM private key (PKCS#8, PKCS#1 or SEC1) of `CLIENT_CERT_FILE`.
    */
   A2A_CLIENT_TEXT_OPTION_CLIENT_KEY_FILE = 3,
 #endif
-#if defined(A2A_FEATURE_DRIVER)
+#if defined(A2A_FEATURE_CLIENT)
   /*
    The proxy for every URL (curl's `--proxy`, `http://[user:password@]host:port`);
    unset: from the environment (`https_proxy`, `HTTPS_PROXY`, `http_proxy`,
@@ -1850,20 +1852,30 @@ enum a2a_client_text_option
    */
   A2A_CLIENT_TEXT_OPTION_PROXY = 4,
 #endif
-#if defined(A2A_FEATURE_DRIVER)
+#if defined(A2A_FEATURE_CLIENT)
   /*
    Hosts reached without the proxy (curl's `--noproxy` list); unset: from `no_proxy` /
    `NO_PROXY`.
    */
   A2A_CLIENT_TEXT_OPTION_NO_PROXY = 5,
 #endif
-#if defined(A2A_FEATURE_DRIVER)
+#if defined(A2A_FEATURE_CLIENT)
   /*
    Adds one fixed resolution `HOST:PORT:ADDR[,ADDR...]` (curl's `--resolve`; `*` as
    PORT for any port): its answers replace DNS for that host and port. Each call adds
-   an entry; empty text removes them all.
+   an entry.
    */
   A2A_CLIENT_TEXT_OPTION_RESOLVE = 6,
+#endif
+#if defined(A2A_FEATURE_CLIENT)
+  /*
+   Adds one host (`agent.internal`, allowed on https, and on http when
+   `A2A_CLIENT_OPTION_ALLOW_HTTP` is set) or origin (`https://agent.internal:8443`) an
+   agent card's interface may point to besides the card's own origin (the machine's
+   card rules refuse any other). The reference driver's transport also accepts this
+   host's internal addresses. Each call adds one.
+   */
+  A2A_CLIENT_TEXT_OPTION_ALLOW_HOST = 7,
 #endif
 };
 #ifndef __cplusplus
@@ -2045,7 +2057,8 @@ typedef struct a2a_card_builder a2a_card_builder;
  card fetches take at most 30 s, accept https only and prefer the client's order.
 
  Methods: `a2a_client_config_builder_new`, `_free`, `_set` (every integer and flag option,
- by `a2a_client_option`), `_set_breaker`, `_set_card_cache`, `_build`.
+ by `a2a_client_option`), `_set_text` (by `a2a_client_text_option`), `_set_breaker`,
+ `_set_card_cache`, `_build`.
 
  Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
  */
@@ -3862,24 +3875,6 @@ a2a_result a2a_card_builder_build(const struct a2a_card_builder *builder, struct
 
 #if defined(A2A_FEATURE_DRIVER)
 /*
- Sets one text option of the builder (`option` an `a2a_client_text_option`; its
- documentation gives each one's meaning): the options only the reference driver's
- transport reads (`a2a_transport_new` with a config built from this builder). `text`:
- UTF-8, copied; `(NULL, 0)` or empty clears the option. `builder` is used during the call
- only. On an error nothing changes.
-
- Errors: `A2A_NULL_PARAMETER` (builder, or `text` NULL with a length),
- `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (an `option` this library does not know, e.g.
- from a newer header), `A2A_IN_USE`.
- */
-a2a_result a2a_client_config_builder_set_text(struct a2a_client_config_builder *builder,
-                                              uint32_t option,
-                                              const char *text,
-                                              size_t text_len);
-#endif
-
-#if defined(A2A_FEATURE_DRIVER)
-/*
  A transport configured by `config` (the same `a2a_machine_config` the client states and
  card fetches run on): its connect timeout, response body limit, stream idle timeout and
  `A2A_CLIENT_OPTION_ALLOW_HTTP`, the transport options (`a2a_client_config_builder_set_text`
@@ -4380,6 +4375,22 @@ struct a2a_client_config_builder *a2a_client_config_builder_new(void);
  stays valid.
  */
 void a2a_client_config_builder_free(struct a2a_client_config_builder *builder);
+#endif
+
+#if defined(A2A_FEATURE_CLIENT)
+/*
+ Sets one text option of the builder (`option` an `a2a_client_text_option`; its
+ documentation gives each one's meaning). `text`: UTF-8, copied; `(NULL, 0)` or empty
+ clears the option. `builder` is used during the call only. On an error nothing changes.
+
+ Errors: `A2A_NULL_PARAMETER` (builder, or `text` NULL with a length),
+ `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (an `option` this library does not know, e.g.
+ from a newer header), `A2A_IN_USE`.
+ */
+a2a_result a2a_client_config_builder_set_text(struct a2a_client_config_builder *builder,
+                                              uint32_t option,
+                                              const char *text,
+                                              size_t text_len);
 #endif
 
 #if defined(A2A_FEATURE_CLIENT)

@@ -1,26 +1,24 @@
 //! The reference driver's transport (built with the `driver` feature, the default): the
 //! `a2a_transport` handle (connection pool, TLS roots, client certificate, proxy, DNS rules)
 //! that `a2a_call_run` (`driver_raw.rs`) performs the client machine's requests on, made
-//! from the same `a2a_machine_config` as the machine (one configuration for both), and the
-//! text options only the transport reads.
+//! from the same `a2a_machine_config` as the machine (one configuration for both), and
+//! where the text options only the transport reads are kept.
 //!
 //! Every call is a client machine (`machine.rs`); this module only makes and frees the
 //! transport. The typed client that used to live here (send, get, cancel, streams, its
 //! by-value `a2a_client_config`) left the C ABI: its calls are machine calls run with
 //! `a2a_call_run` (see the CHANGELOG's migration tables).
 
-use std::ffi::c_char;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use a2a::driver::{Client, ClientConfig};
 
-use crate::handle::{self, Handle, try_mut, try_out, try_ref};
-use crate::machine_config::{MachineConfig, a2a_client_config_builder, a2a_machine_config};
+use crate::handle::{self, Handle, try_out, try_ref};
+use crate::machine_config::{MachineConfig, a2a_client_text_option, a2a_machine_config};
 use crate::panic::ffi_panic_boundary;
 use crate::result::a2a_result;
-use crate::view::try_str;
 
 /// What only the reference driver's transport reads from a machine configuration: trust
 /// roots, client certificate, proxy, DNS overrides and the pool's idle time. The machine
@@ -72,6 +70,7 @@ fn driver_config(config: &MachineConfig) -> ClientConfig {
         max_response_bytes: config.client.max_response_bytes,
         max_event_bytes: config.stream.max_event_bytes,
         allow_http: config.card.policy.allow_http,
+        allow_hosts: config.allow_hosts.clone(),
         pool_idle_timeout: t.pool_idle_timeout,
         ca_file: t.ca_file.clone(),
         client_cert_file: t.client_cert_file.clone(),
@@ -87,63 +86,19 @@ fn driver_config(config: &MachineConfig) -> ClientConfig {
     }
 }
 
-/// A text option of `a2a_client_config_builder_set_text`: what only the reference
-/// driver's transport (`a2a_transport_new`) reads. Numbers are stable, never renumbered or
-/// reused; a library older than the caller's header refuses a number it does not know with
-/// `A2A_INVALID_ARGUMENT`, changing nothing. Empty text clears an option (for `RESOLVE`:
-/// every entry added so far).
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum a2a_client_text_option {
-    /// A PEM file of CA certificates replacing the system trust store (curl's `--cacert`);
-    /// unset: the system store, honouring `SSL_CERT_FILE` and `SSL_CERT_DIR`. A file that
-    /// cannot be read fails every call on the transport before anything is sent.
-    CaFile = 1,
-    /// A PEM client certificate chain for mutual TLS; needs `CLIENT_KEY_FILE`. Setting it
-    /// also sets `A2A_CLIENT_OPTION_CLIENT_CERTIFICATE` (the certificate satisfies a card's
-    /// `mutualTLS` scheme); clearing it clears that flag.
-    ClientCertFile = 2,
-    /// The PEM private key (PKCS#8, PKCS#1 or SEC1) of `CLIENT_CERT_FILE`.
-    ClientKeyFile = 3,
-    /// The proxy for every URL (curl's `--proxy`, `http://[user:password@]host:port`);
-    /// unset: from the environment (`https_proxy`, `HTTPS_PROXY`, `http_proxy`,
-    /// `all_proxy`, `ALL_PROXY`, with curl's rules). `A2A_CLIENT_OPTION_PROXY_DISABLED`
-    /// wins over it.
-    Proxy = 4,
-    /// Hosts reached without the proxy (curl's `--noproxy` list); unset: from `no_proxy` /
-    /// `NO_PROXY`.
-    NoProxy = 5,
-    /// Adds one fixed resolution `HOST:PORT:ADDR[,ADDR...]` (curl's `--resolve`; `*` as
-    /// PORT for any port): its answers replace DNS for that host and port. Each call adds
-    /// an entry; empty text removes them all.
-    Resolve = 6,
-}
-
-impl a2a_client_text_option {
-    /// The option a C number names, if any.
-    fn from_u32(n: u32) -> Option<Self> {
-        use a2a_client_text_option as O;
-        const ALL: [a2a_client_text_option; 6] = [
-            O::CaFile,
-            O::ClientCertFile,
-            O::ClientKeyFile,
-            O::Proxy,
-            O::NoProxy,
-            O::Resolve,
-        ];
-        ALL.into_iter().find(|o| *o as u32 == n)
-    }
-}
-
-/// Applies one text option to `config` (empty `text` clears it).
-fn apply_text_option(config: &mut MachineConfig, option: a2a_client_text_option, text: &str) {
+/// Applies a transport text option to `t` (`value` `None`: clear it); the client
+/// certificate also tells the machine a certificate is presented (`client_certificate`).
+pub(crate) fn apply_transport_text(
+    t: &mut TransportOptions,
+    client_certificate: &mut bool,
+    option: a2a_client_text_option,
+    value: Option<String>,
+) {
     use a2a_client_text_option as O;
-    let value = (!text.is_empty()).then(|| text.to_owned());
-    let t = &mut config.transport;
     match option {
         O::CaFile => t.ca_file = value.map(PathBuf::from),
         O::ClientCertFile => {
-            config.client.client_certificate = value.is_some();
+            *client_certificate = value.is_some();
             t.client_cert_file = value.map(PathBuf::from);
         }
         O::ClientKeyFile => t.client_key_file = value.map(PathBuf::from),
@@ -153,33 +108,8 @@ fn apply_text_option(config: &mut MachineConfig, option: a2a_client_text_option,
             Some(entry) => t.resolve.push(entry),
             None => t.resolve.clear(),
         },
-    }
-}
-
-/// Sets one text option of the builder (`option` an `a2a_client_text_option`; its
-/// documentation gives each one's meaning): the options only the reference driver's
-/// transport reads (`a2a_transport_new` with a config built from this builder). `text`:
-/// UTF-8, copied; `(NULL, 0)` or empty clears the option. `builder` is used during the call
-/// only. On an error nothing changes.
-///
-/// Errors: `A2A_NULL_PARAMETER` (builder, or `text` NULL with a length),
-/// `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (an `option` this library does not know, e.g.
-/// from a newer header), `A2A_IN_USE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn a2a_client_config_builder_set_text(
-    builder: *mut a2a_client_config_builder,
-    option: u32,
-    text: *const c_char,
-    text_len: usize,
-) -> a2a_result {
-    ffi_panic_boundary! {
-        let b = try_mut!(builder);
-        let Some(option) = a2a_client_text_option::from_u32(option) else {
-            return a2a_result::A2A_INVALID_ARGUMENT;
-        };
-        let text = try_str!(text, text_len);
-        apply_text_option(&mut b.config, option, text);
-        a2a_result::A2A_OK
+        // The machine's own option (`machine_config.rs` applies it).
+        O::AllowHost => {}
     }
 }
 
@@ -243,6 +173,7 @@ pub extern "C" fn a2a_transport_free(transport: *mut a2a_transport) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::machine_config::a2a_client_text_option;
     use crate::machine_config::*;
     use std::ptr::null_mut;
 
@@ -281,6 +212,10 @@ mod tests {
         assert_eq!(set_text(b, O::Proxy, "http://p:3128"), a2a_result::A2A_OK);
         assert_eq!(set_text(b, O::NoProxy, "internal"), a2a_result::A2A_OK);
         assert_eq!(
+            set_text(b, O::AllowHost, "agent.internal"),
+            a2a_result::A2A_OK
+        );
+        assert_eq!(
             set_text(b, O::Resolve, "a.test:443:127.0.0.1"),
             a2a_result::A2A_OK
         );
@@ -302,6 +237,12 @@ mod tests {
         assert_eq!(d.proxy.as_deref(), Some("http://p:3128"));
         assert_eq!(d.no_proxy.as_deref(), Some("internal"));
         assert_eq!(d.resolve, ["a.test:443:127.0.0.1", "b.test:443:127.0.0.2"]);
+        assert_eq!(d.allow_hosts, ["agent.internal"]);
+        assert_eq!(
+            inner.card.policy.allowed_origins,
+            ["https://agent.internal", "http://agent.internal"],
+            "a bare host is allowed on https, and on http when http is"
+        );
         let mut t = null_mut();
         assert_eq!(a2a_transport_new(cfg, &mut t), a2a_result::A2A_OK);
         assert!(!t.is_null());

@@ -15,10 +15,10 @@
 //! - `a2a_call_settings`: per-call options (budget, deadline, idempotency key,
 //!   `traceparent`, extra headers, messageId), read when a call starts.
 //!
-//! The same `a2a_machine_config` makes the reference driver's transport
-//! (`a2a_transport_new`, `driver.rs`), whose own options (TLS roots, client certificate,
-//! proxy, DNS overrides) are the builder's text options
-//! (`a2a_client_config_builder_set_text`, driver tier).
+//! Text options (`a2a_client_config_builder_set_text` with `a2a_client_text_option`): the
+//! hosts a card's interface may point to, and what only the reference driver's transport
+//! reads (TLS roots, client certificate, proxy, DNS overrides): the same
+//! `a2a_machine_config` makes that transport (`a2a_transport_new`, `driver.rs`).
 
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex};
@@ -46,6 +46,10 @@ pub(crate) struct MachineConfig {
     /// The card cache every card fetch made with the config uses (shared by the configs
     /// built from one builder after `a2a_client_config_builder_set_card_cache`).
     pub(crate) card_cache: Option<SharedCardCache>,
+    /// Hosts or origins an agent card's interface may point to besides the card's own
+    /// (`A2A_CLIENT_TEXT_OPTION_ALLOW_HOST`); turned into the card policy's allowed origins
+    /// when the config is built.
+    pub(crate) allow_hosts: Vec<String>,
     /// What only the reference driver's transport reads (`a2a_transport_new`).
     #[cfg(feature = "driver")]
     pub(crate) transport: crate::driver::TransportOptions,
@@ -61,7 +65,8 @@ pub(crate) type SharedCardCache = Arc<Mutex<CardCache>>;
 /// card fetches take at most 30 s, accept https only and prefer the client's order.
 ///
 /// Methods: `a2a_client_config_builder_new`, `_free`, `_set` (every integer and flag option,
-/// by `a2a_client_option`), `_set_breaker`, `_set_card_cache`, `_build`.
+/// by `a2a_client_option`), `_set_text` (by `a2a_client_text_option`), `_set_breaker`,
+/// `_set_card_cache`, `_build`.
 ///
 /// Threading: `Send`, not thread-safe (concurrent setters are refused with `A2A_IN_USE`).
 pub struct a2a_client_config_builder {
@@ -332,6 +337,123 @@ fn apply_client_option(
     Ok(())
 }
 
+/// A text option of `a2a_client_config_builder_set_text`. Numbers are stable, never
+/// renumbered or reused; a library older than the caller's header refuses a number it does
+/// not know with `A2A_INVALID_ARGUMENT`, changing nothing. Empty text clears an option (for
+/// `RESOLVE` and `ALLOW_HOST`: every entry added so far). All but `ALLOW_HOST` are read by
+/// the reference driver's transport only (`a2a_transport_new`); a library built without
+/// the driver accepts and ignores them (a host with its own HTTP stack configures that
+/// stack instead).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum a2a_client_text_option {
+    /// A PEM file of CA certificates replacing the system trust store (curl's `--cacert`);
+    /// unset: the system store, honouring `SSL_CERT_FILE` and `SSL_CERT_DIR`. A file that
+    /// cannot be read fails every call on the transport before anything is sent.
+    CaFile = 1,
+    /// A PEM client certificate chain for mutual TLS; needs `CLIENT_KEY_FILE`. Setting it
+    /// also sets `A2A_CLIENT_OPTION_CLIENT_CERTIFICATE` (the certificate satisfies a card's
+    /// `mutualTLS` scheme); clearing it clears that flag.
+    ClientCertFile = 2,
+    /// The PEM private key (PKCS#8, PKCS#1 or SEC1) of `CLIENT_CERT_FILE`.
+    ClientKeyFile = 3,
+    /// The proxy for every URL (curl's `--proxy`, `http://[user:password@]host:port`);
+    /// unset: from the environment (`https_proxy`, `HTTPS_PROXY`, `http_proxy`,
+    /// `all_proxy`, `ALL_PROXY`, with curl's rules). `A2A_CLIENT_OPTION_PROXY_DISABLED`
+    /// wins over it.
+    Proxy = 4,
+    /// Hosts reached without the proxy (curl's `--noproxy` list); unset: from `no_proxy` /
+    /// `NO_PROXY`.
+    NoProxy = 5,
+    /// Adds one fixed resolution `HOST:PORT:ADDR[,ADDR...]` (curl's `--resolve`; `*` as
+    /// PORT for any port): its answers replace DNS for that host and port. Each call adds
+    /// an entry.
+    Resolve = 6,
+    /// Adds one host (`agent.internal`, allowed on https, and on http when
+    /// `A2A_CLIENT_OPTION_ALLOW_HTTP` is set) or origin (`https://agent.internal:8443`) an
+    /// agent card's interface may point to besides the card's own origin (the machine's
+    /// card rules refuse any other). The reference driver's transport also accepts this
+    /// host's internal addresses. Each call adds one.
+    AllowHost = 7,
+}
+
+impl a2a_client_text_option {
+    /// The option a C number names, if any.
+    fn from_u32(n: u32) -> Option<Self> {
+        use a2a_client_text_option as O;
+        const ALL: [a2a_client_text_option; 7] = [
+            O::CaFile,
+            O::ClientCertFile,
+            O::ClientKeyFile,
+            O::Proxy,
+            O::NoProxy,
+            O::Resolve,
+            O::AllowHost,
+        ];
+        ALL.into_iter().find(|o| *o as u32 == n)
+    }
+}
+
+/// Applies one text option to `config` (empty `text` clears it).
+fn apply_text_option(config: &mut MachineConfig, option: a2a_client_text_option, text: &str) {
+    let value = (!text.is_empty()).then(|| text.to_owned());
+    match (option, value) {
+        (a2a_client_text_option::AllowHost, Some(host)) => config.allow_hosts.push(host),
+        (a2a_client_text_option::AllowHost, None) => config.allow_hosts.clear(),
+        #[cfg(feature = "driver")]
+        (option, value) => crate::driver::apply_transport_text(
+            &mut config.transport,
+            &mut config.client.client_certificate,
+            option,
+            value,
+        ),
+        #[cfg(not(feature = "driver"))]
+        _ => {}
+    }
+}
+
+/// The card policy's allowed origins for `allow_hosts`: an origin as given, a bare host on
+/// https, and on http too when plain http is allowed.
+fn allowed_origins(allow_hosts: &[String], allow_http: bool) -> Vec<String> {
+    let mut origins = Vec::new();
+    for h in allow_hosts {
+        if h.contains("://") {
+            origins.push(h.clone());
+        } else {
+            origins.push(format!("https://{h}"));
+            if allow_http {
+                origins.push(format!("http://{h}"));
+            }
+        }
+    }
+    origins
+}
+
+/// Sets one text option of the builder (`option` an `a2a_client_text_option`; its
+/// documentation gives each one's meaning). `text`: UTF-8, copied; `(NULL, 0)` or empty
+/// clears the option. `builder` is used during the call only. On an error nothing changes.
+///
+/// Errors: `A2A_NULL_PARAMETER` (builder, or `text` NULL with a length),
+/// `A2A_INVALID_UTF8`, `A2A_INVALID_ARGUMENT` (an `option` this library does not know, e.g.
+/// from a newer header), `A2A_IN_USE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn a2a_client_config_builder_set_text(
+    builder: *mut a2a_client_config_builder,
+    option: u32,
+    text: *const c_char,
+    text_len: usize,
+) -> a2a_result {
+    ffi_panic_boundary! {
+        let b = try_mut!(builder);
+        let Some(option) = a2a_client_text_option::from_u32(option) else {
+            return a2a_result::A2A_INVALID_ARGUMENT;
+        };
+        let text = try_str!(text, text_len);
+        apply_text_option(&mut b.config, option, text);
+        a2a_result::A2A_OK
+    }
+}
+
 /// Sets one integer or flag option of the builder (`option` an `a2a_client_option`; its
 /// documentation gives each one's meaning, unit, valid range and default). `builder` is
 /// used during the call only (nothing keeps it). On an error nothing changes.
@@ -439,7 +561,10 @@ pub extern "C" fn a2a_client_config_builder_build(
     ffi_panic_boundary! {
         let b = try_ref!(builder);
         let out = try_out!(out);
-        out.set(handle::into_raw(a2a_machine_config { inner: b.config.clone() }));
+        let mut config = b.config.clone();
+        config.card.policy.allowed_origins =
+            allowed_origins(&config.allow_hosts, config.card.policy.allow_http);
+        out.set(handle::into_raw(a2a_machine_config { inner: config }));
         a2a_result::A2A_OK
     }
 }

@@ -231,7 +231,11 @@ fn drain(call: *mut a2a_call) -> Vec<Ev> {
 }
 
 /// Runs `call` to its end: the events of each run, the FINISHED one last.
-fn run_to_end(call: *mut a2a_call, t: *const a2a_transport, abort: *const a2a_abort) -> Vec<Vec<Ev>> {
+fn run_to_end(
+    call: *mut a2a_call,
+    t: *const a2a_transport,
+    abort: *const a2a_abort,
+) -> Vec<Vec<Ev>> {
     let mut runs = Vec::new();
     let mut now = 5_000;
     for _ in 0..200 {

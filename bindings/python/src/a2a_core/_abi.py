@@ -354,6 +354,7 @@ A2A_CLIENT_TEXT_OPTION_CLIENT_KEY_FILE = 3
 A2A_CLIENT_TEXT_OPTION_PROXY = 4
 A2A_CLIENT_TEXT_OPTION_NO_PROXY = 5
 A2A_CLIENT_TEXT_OPTION_RESOLVE = 6
+A2A_CLIENT_TEXT_OPTION_ALLOW_HOST = 7
 
 # a2a_vocab
 A2A_VOCAB_CHANNEL = 1
@@ -696,6 +697,7 @@ ENUMS: dict[str, dict[str, int]] = {
         'A2A_CLIENT_TEXT_OPTION_PROXY': A2A_CLIENT_TEXT_OPTION_PROXY,
         'A2A_CLIENT_TEXT_OPTION_NO_PROXY': A2A_CLIENT_TEXT_OPTION_NO_PROXY,
         'A2A_CLIENT_TEXT_OPTION_RESOLVE': A2A_CLIENT_TEXT_OPTION_RESOLVE,
+        'A2A_CLIENT_TEXT_OPTION_ALLOW_HOST': A2A_CLIENT_TEXT_OPTION_ALLOW_HOST,
     },
     'a2a_vocab': {
         'A2A_VOCAB_CHANNEL': A2A_VOCAB_CHANNEL,
@@ -1221,7 +1223,6 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_card_builder_set_modes': (c_uint32, (c_void_p, POINTER(Str), c_size_t, POINTER(Str), c_size_t)),
     'a2a_card_builder_add_skill': (c_uint32, (c_void_p, POINTER(CardSkill))),
     'a2a_card_builder_build': (c_uint32, (c_void_p, c_void_p)),
-    'a2a_client_config_builder_set_text': (c_uint32, (c_void_p, c_uint32, c_char_p, c_size_t)),
     'a2a_transport_new': (c_uint32, (c_void_p, POINTER(c_void_p))),
     'a2a_transport_free': (None, (c_void_p,)),
     'a2a_abort_new': (c_uint32, (POINTER(c_void_p),)),
@@ -1254,6 +1255,7 @@ FUNCTIONS: dict[str, tuple[object, tuple[object, ...]]] = {
     'a2a_call_free': (None, (c_void_p,)),
     'a2a_client_config_builder_new': (c_void_p, ()),
     'a2a_client_config_builder_free': (None, (c_void_p,)),
+    'a2a_client_config_builder_set_text': (c_uint32, (c_void_p, c_uint32, c_char_p, c_size_t)),
     'a2a_client_config_builder_set': (c_uint32, (c_void_p, c_uint32, c_uint64)),
     'a2a_client_config_builder_set_breaker': (c_uint32, (c_void_p, POINTER(BreakerConfig))),
     'a2a_client_config_builder_set_card_cache': (c_uint32, (c_void_p, c_uint32, c_void_p)),
@@ -1363,7 +1365,6 @@ TIERS: dict[str, str] = {
     'a2a_card_builder_set_modes': 'server',
     'a2a_card_builder_add_skill': 'server',
     'a2a_card_builder_build': 'server',
-    'a2a_client_config_builder_set_text': 'driver',
     'a2a_transport_new': 'driver',
     'a2a_transport_free': 'driver',
     'a2a_abort_new': 'driver',
@@ -1391,6 +1392,7 @@ TIERS: dict[str, str] = {
     'a2a_call_free': 'client',
     'a2a_client_config_builder_new': 'client',
     'a2a_client_config_builder_free': 'client',
+    'a2a_client_config_builder_set_text': 'client',
     'a2a_client_config_builder_set': 'client',
     'a2a_client_config_builder_set_breaker': 'client',
     'a2a_client_config_builder_set_card_cache': 'client',

@@ -183,14 +183,6 @@ public interface AbiFunctions extends Library {
     int a2a_card_builder_build(Pointer builder, Pointer out);
 
     /**
-     * {@code a2a_client_config_builder_set_text}: Sets one text option of the builder (`option` an
-     * `a2a_client_text_option`; its documentation gives each one's meaning): the options only the
-     * reference driver's transport reads (`a2a_transport_new` with a config built from this
-     * builder). (tier driver)
-     */
-    int a2a_client_config_builder_set_text(Pointer builder, int option, byte[] text, SizeT textLen);
-
-    /**
      * {@code a2a_transport_new}: A transport configured by `config` (the same `a2a_machine_config`
      * the client states and card fetches run on): its connect timeout, response body limit, stream
      * idle timeout and `A2A_CLIENT_OPTION_ALLOW_HTTP`, the transport options
@@ -404,6 +396,12 @@ public interface AbiFunctions extends Library {
 
     /** {@code a2a_client_config_builder_free}: Frees a builder. (tier client) */
     void a2a_client_config_builder_free(Pointer builder);
+
+    /**
+     * {@code a2a_client_config_builder_set_text}: Sets one text option of the builder (`option` an
+     * `a2a_client_text_option`; its documentation gives each one's meaning). (tier client)
+     */
+    int a2a_client_config_builder_set_text(Pointer builder, int option, byte[] text, SizeT textLen);
 
     /**
      * {@code a2a_client_config_builder_set}: Sets one integer or flag option of the builder

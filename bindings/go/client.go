@@ -543,14 +543,14 @@ type ClientCallOptions struct {
 	ReturnImmediately bool
 }
 
-// clientSettings are the call's settings of opts (nil: none).
+// clientSettings are the call's settings of opts (nil, as the library takes it: none).
 func clientSettings(op string, o *ClientCallOptions) (*C.a2a_call_settings, error) {
+	if o == nil {
+		return nil, nil
+	}
 	s := C.a2a_call_settings_new()
 	if s == nil {
 		return nil, &Error{Op: op, Code: CodeInvalidArgument, Detail: "no call settings"}
-	}
-	if o == nil {
-		return s, nil
 	}
 	fail := func(r C.a2a_result) (*C.a2a_call_settings, error) {
 		C.a2a_call_settings_free(s)
@@ -686,7 +686,9 @@ func (c *Client) call(op string, opts *ClientCallOptions, start startCall) (*Out
 	if err != nil {
 		return nil, err
 	}
-	defer C.a2a_call_settings_free(s)
+	if s != nil {
+		defer C.a2a_call_settings_free(s)
+	}
 	state, failed, err := c.stateFor(op)
 	if state == nil {
 		return failed, err
@@ -814,7 +816,9 @@ func (c *Client) stream(op string, opts *ClientCallOptions, start startCall) (*C
 	if err != nil {
 		return nil, err
 	}
-	defer C.a2a_call_settings_free(s)
+	if s != nil {
+		defer C.a2a_call_settings_free(s)
+	}
 	res := &streamRes{}
 	state, failed, err := c.stateFor(op)
 	switch {

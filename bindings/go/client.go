@@ -780,8 +780,10 @@ type ClientStream struct {
 	client    *Client       // keeps the client (and its hooks) reachable while the stream lives
 	transport *C.a2a_client // the client's, kept until the stream is closed
 	res       *streamRes
-	now       uint64 // the machine's clock, continued from each run
-	done      bool   // the end event was handed out
+	ev        *callEvents         // the call's event handler (nil: the card did not resolve)
+	pending   []ClientStreamEvent // events drained from the call; those from head on not yet handed out
+	head      int
+	done      bool // the end event was handed out
 	closed    bool
 	end       *outcomeRef
 	cleanup   runtime.Cleanup
@@ -838,9 +840,39 @@ func (c *Client) stream(op string, opts *ClientCallOptions, start startCall) (*C
 	c.smu.Lock()
 	c.streams++
 	c.smu.Unlock()
-	st := &ClientStream{client: c, transport: c.res.transport, res: res, now: nowMs()}
+	st := &ClientStream{client: c, transport: c.res.transport, res: res}
+	if res.call != nil {
+		st.ev = st.events(res.call)
+	}
 	st.cleanup = runtime.AddCleanup(st, func(r *streamRes) { r.free() }, res)
 	return st, nil
+}
+
+// events is the call's event handler: items, resubscribes and the end queue up in
+// s.pending (the end's outcome is the handler's copy of the FINISHED outcome).
+func (s *ClientStream) events(call *C.a2a_call) *callEvents {
+	ev := &callEvents{ctx: context.Background(), call: call,
+		onItem: func(e *C.struct_a2a_event) bool {
+			s.pending = append(s.pending, ClientStreamEvent{Kind: StreamEventItem, Item: readStreamItem(&e.item)})
+			return true
+		},
+		onResubscribing: func(e *C.struct_a2a_event) {
+			s.pending = append(s.pending, ClientStreamEvent{Kind: StreamEventResubscribing,
+				TaskID: goStr(e.task_id), Attempt: uint32(e.attempt)})
+		},
+		onFinished: func(e *C.struct_a2a_event) {
+			end := ClientStreamEvent{Kind: StreamEventEnd, Resubscribes: uint32(e.resubscribes),
+				DroppedEvents: uint32(e.dropped_events), UnreadableEvents: uint32(e.unreadable_events)}
+			if e.has_end_kind {
+				end.End = StreamEnd(e.end_kind)
+			}
+			if e.outcome != nil {
+				end.Outcome = &Outcome{ref: &outcomeRef{h: e.outcome, borrowed: true}} // filled in by Next
+			}
+			s.pending = append(s.pending, end)
+		}}
+	ev.startClock()
+	return ev
 }
 
 // StreamText starts a streaming send of a user text message; the request goes out on
@@ -885,48 +917,37 @@ func (s *ClientStream) Next() (ClientStreamEvent, error) {
 	if s.done {
 		return ClientStreamEvent{}, ErrStreamEnded
 	}
-	if s.res.call == nil { // the card did not resolve
+	if s.ev == nil { // the card did not resolve
 		s.done = true
 		s.end = s.res.failed.ref
 		return ClientStreamEvent{Kind: StreamEventEnd, Outcome: s.res.failed}, nil
 	}
-	call := s.res.call
-	for {
-		var e C.struct_a2a_event
-		for C.a2a_call_poll_event(call, &e) == C.A2A_OK {
-			switch e.kind {
-			case C.A2A_EVENT_KIND_ITEM:
-				return ClientStreamEvent{Kind: StreamEventItem, Item: readStreamItem(&e.item)}, nil
-			case C.A2A_EVENT_KIND_RESUBSCRIBING:
-				return ClientStreamEvent{Kind: StreamEventResubscribing, TaskID: goStr(e.task_id),
-					Attempt: uint32(e.attempt)}, nil
-			case C.A2A_EVENT_KIND_FINISHED:
-				return s.finished(&e), nil
-			}
+	if s.head == len(s.pending) {
+		s.pending, s.head = s.pending[:0], 0 // reuse the queue's array
+	}
+	for len(s.pending) == 0 {
+		// One a2a_call_run: it returns once an event is queued. A run the library refuses
+		// cancels the call, whose end is then queued.
+		if s.ev.finished || !s.ev.runStep(s.transport, nil) && len(s.pending) == 0 {
+			s.done = true
+			return ClientStreamEvent{}, &Error{Op: "ClientStream.Next", Code: CodeInvalidArgument,
+				Detail: "the call ended without an end event"}
 		}
-		var out C.uint64_t
-		if r := C.a2a_call_run(call, s.transport, nil, C.uint64_t(max(s.now, nowMs())), &out); r != C.A2A_OK {
-			return ClientStreamEvent{}, codeErr("ClientStream.Next", r)
+	}
+	out := s.pending[s.head]
+	s.pending[s.head] = ClientStreamEvent{}
+	s.head++
+	if out.Kind == StreamEventEnd {
+		s.done = true
+		if out.Outcome != nil {
+			ref := out.Outcome.ref
+			o := *s.ev.res.outcome // the handler's copy of the FINISHED outcome
+			o.ref = ref
+			s.end = ref
+			out.Outcome = &o
 		}
-		s.now = max(s.now, uint64(out))
 	}
-}
-
-// finished is the end event of the call's FINISHED event.
-func (s *ClientStream) finished(e *C.struct_a2a_event) ClientStreamEvent {
-	s.done = true
-	out := ClientStreamEvent{Kind: StreamEventEnd, Resubscribes: uint32(e.resubscribes),
-		DroppedEvents: uint32(e.dropped_events), UnreadableEvents: uint32(e.unreadable_events)}
-	if e.has_end_kind {
-		out.End = StreamEnd(e.end_kind)
-	}
-	if e.outcome != nil {
-		o := readOutcome(e.outcome)
-		s.end = &outcomeRef{h: e.outcome, borrowed: true}
-		o.ref = s.end
-		out.Outcome = &o
-	}
-	return out
+	return out, nil
 }
 
 func (s *ClientStream) invalidateEnd() {

@@ -79,17 +79,31 @@ func runOnTransport(driver *C.a2a_client, ev *callEvents) {
 			C.a2a_abort_trigger(abort) // an ended context: the first run cancels, nothing sent
 		}
 	}
-	// The machine's clock, continued from each run's now_out_ms (or a later reading).
-	now := nowMs()
-	ev.now = func() uint64 { return max(now, nowMs()) }
+	ev.startClock()
 	for !ev.finished {
-		var out C.uint64_t
-		r := C.a2a_call_run(ev.call, driver, abort, C.uint64_t(ev.now()), &out)
-		if r != C.A2A_OK {
-			ev.cancel(codeErr("WithReferenceDriver", r))
+		if !ev.runStep(driver, abort) {
 			return
 		}
-		now = max(now, uint64(out))
-		ev.drain()
 	}
+}
+
+// startClock makes the machine's clock the host's, continued from each run's now_out_ms
+// (or a later reading).
+func (ev *callEvents) startClock() {
+	ev.clock = nowMs()
+	ev.now = func() uint64 { return max(ev.clock, nowMs()) }
+}
+
+// runStep runs the call once on the transport (a2a_call_run returns once an event is
+// queued) and drains its events; false when the library refused the run (the call is
+// then canceled, its FINISHED drained).
+func (ev *callEvents) runStep(driver *C.a2a_client, abort *C.a2a_abort) bool {
+	var out C.uint64_t
+	if r := C.a2a_call_run(ev.call, driver, abort, C.uint64_t(ev.now()), &out); r != C.A2A_OK {
+		ev.cancel(codeErr("WithReferenceDriver", r))
+		return false
+	}
+	ev.clock = max(ev.clock, uint64(out))
+	ev.drain()
+	return true
 }

@@ -357,28 +357,13 @@ func messageJSON(parts []Part, metadata map[string]any) (string, error) {
 // optional message metadata and waits for the answer (BLOCKS, bounded by the call
 // timeout); the answer is the outcome's Result.
 func (c *Client) SendMessage(parts []Part, metadata map[string]any, opts *ClientCallOptions) (*Outcome, error) {
-	msg, err := messageJSON(parts, metadata)
-	if err != nil {
-		return nil, err
-	}
-	return c.call("Client.SendMessage", msg, opts, sendMessageC)
-}
-
-// sendMessageC is a2a_client_send_message as a clientCall.
-func sendMessageC(h *C.a2a_client, p *C.char, n C.size_t, o *C.struct_a2a_client_call_options, out **C.a2a_outcome) C.a2a_result {
-	return C.a2a_client_send_message(h, p, n, o, out)
+	return c.sendParts("Client.SendMessage", parts, metadata, opts)
 }
 
 // StreamMessage starts a streaming send of a user message of any parts; as StreamText.
 // The end event's Outcome.Result is the answer put together from the stream.
 func (c *Client) StreamMessage(parts []Part, metadata map[string]any, opts *ClientCallOptions) (*ClientStream, error) {
-	msg, err := messageJSON(parts, metadata)
-	if err != nil {
-		return nil, err
-	}
-	return c.stream("Client.StreamMessage", msg, opts, func(h *C.a2a_client, p *C.char, n C.size_t, o *C.struct_a2a_client_call_options, out **C.a2a_client_stream) C.a2a_result {
-		return C.a2a_client_stream_message(h, p, n, o, out)
-	})
+	return c.streamParts("Client.StreamMessage", parts, metadata, opts)
 }
 
 // ReadAnswer reads the answer in a body you received yourself: a send, get or cancel

@@ -735,20 +735,22 @@ type driveResult struct {
 	body    []byte // the last response's body (list, push-config and card answers read it)
 }
 
-// callEvents handles a call's events, the same for both byte movers: items to onItem
-// (false cancels the call: a broken range loop), the FINISHED event to onFinished and
-// into the result.
+// callEvents handles a call's events, the same for both byte movers and for Client: items
+// to onItem (false cancels the call: a broken range loop), resubscribes to
+// onResubscribing (if set), the FINISHED event to onFinished and into the result.
 type callEvents struct {
-	ctx        context.Context
-	call       *C.a2a_call
-	onItem     func(*C.struct_a2a_event) bool
-	onFinished func(*C.struct_a2a_event)
-	onAbort    func(requestID uint32) // drops the request in flight (nil: the mover did)
-	now        func() uint64          // the clock handed to the machine
-	res        driveResult
-	finished   bool
-	broke      bool  // the caller's loop broke out: the call is cancelled once
-	cause      error // what ended the call, when not the agent (Unwrap of its error)
+	ctx             context.Context
+	call            *C.a2a_call
+	onItem          func(*C.struct_a2a_event) bool
+	onResubscribing func(*C.struct_a2a_event)
+	onFinished      func(*C.struct_a2a_event)
+	onAbort         func(requestID uint32) // drops the request in flight (nil: the mover did)
+	now             func() uint64          // the clock handed to the machine
+	clock           uint64                 // a2a_call_run's: the latest now_out_ms
+	res             driveResult
+	finished        bool
+	broke           bool  // the caller's loop broke out: the call is cancelled once
+	cause           error // what ended the call, when not the agent (Unwrap of its error)
 }
 
 // drain polls the call's events up to FINISHED.
@@ -759,6 +761,10 @@ func (ev *callEvents) drain() {
 		case C.A2A_EVENT_KIND_ABORT:
 			if ev.onAbort != nil {
 				ev.onAbort(uint32(e.request_id))
+			}
+		case C.A2A_EVENT_KIND_RESUBSCRIBING:
+			if ev.onResubscribing != nil {
+				ev.onResubscribing(&e)
 			}
 		case C.A2A_EVENT_KIND_ITEM:
 			if !ev.onItem(&e) && !ev.broke {

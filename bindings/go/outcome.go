@@ -87,7 +87,8 @@ type Outcome struct {
 // outcomeRef owns one library outcome; a cleanup frees it if Close was never called.
 type outcomeRef struct {
 	h        *C.a2a_outcome
-	borrowed bool // owned by a stream handle, which invalidates it; never freed here
+	call     *C.a2a_call // when set, h is the call's FINISHED outcome: freeing the call frees it
+	borrowed bool        // owned by a stream handle, which invalidates it; never freed here
 	cleanup  runtime.Cleanup
 }
 
@@ -220,12 +221,24 @@ func ownOutcome(h *C.a2a_outcome) *Outcome {
 	return &o
 }
 
+// keepCall gives o, the copy of call's FINISHED outcome h, that handle: o keeps the call
+// (and frees it with itself), so that the handle stays valid as an owned outcome's would.
+func (o *Outcome) keepCall(h *C.a2a_outcome, call *C.a2a_call) {
+	o.ref = &outcomeRef{h: h, call: call}
+	o.ref.cleanup = runtime.AddCleanup(o.ref, func(call *C.a2a_call) { C.a2a_call_free(call) }, call)
+}
+
 // Close frees the library's outcome handle (the fields stay readable). Calling it twice,
 // or on an Outcome without a handle, is harmless.
 func (o *Outcome) Close() error {
 	if o.ref != nil && o.ref.h != nil && !o.ref.borrowed {
 		o.ref.cleanup.Stop()
-		C.a2a_outcome_free(o.ref.h)
+		if o.ref.call != nil {
+			C.a2a_call_free(o.ref.call)
+			o.ref.call = nil
+		} else {
+			C.a2a_outcome_free(o.ref.h)
+		}
 		o.ref.h = nil
 	}
 	return nil

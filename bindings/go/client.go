@@ -77,67 +77,16 @@ type ClientConfig struct {
 }
 
 // DefaultClientConfig is the driver's default (3 s connect, 45 s call, 60 s stream idle,
-// redirects never followed, https only).
+// 32 MiB responses, pooled connections retired after 3 s idle, redirects never followed,
+// https only).
 func DefaultClientConfig() ClientConfig {
-	var c C.struct_a2a_client_config
-	C.a2a_client_config_default(&c)
 	return ClientConfig{
-		ConnectTimeout: msDur(c.connect_timeout_ms), CallTimeout: msDur(c.call_timeout_ms),
-		StreamIdleTimeout: msDur(c.stream_idle_timeout_ms), MaxResponseBytes: uint64(c.max_response_bytes),
-		PoolIdleTimeout: msDur(c.pool_idle_timeout_ms), AllowHTTP: bool(c.allow_http),
-		Protocol: ProtocolVersion(c.protocol), Binding: Binding(c.binding),
-		DeferCardResolution:       bool(c.defer_card_resolution),
-		StreamResubscribeAttempts: uint32(c.stream_resubscribe_attempts), SendRetries: uint32(c.send_retries),
-		PreferClientOrder: bool(c.prefer_client_order),
-		ProxyDisabled:     bool(c.proxy_disabled), MaxTime: msDur(c.max_time_ms),
-		IgnoreCapabilities: bool(c.ignore_capabilities),
-		MinProtocol:        ProtocolVersion(c.min_protocol),
+		ConnectTimeout:    3 * time.Second,
+		CallTimeout:       45 * time.Second,
+		StreamIdleTimeout: 60 * time.Second,
+		MaxResponseBytes:  32 << 20,
+		PoolIdleTimeout:   3 * time.Second,
 	}
-}
-
-func cClientConfig(pin *runtime.Pinner, cfg *ClientConfig) *C.struct_a2a_client_config {
-	if cfg == nil {
-		return nil
-	}
-	c := &C.struct_a2a_client_config{
-		connect_timeout_ms: durMS(cfg.ConnectTimeout), call_timeout_ms: durMS(cfg.CallTimeout),
-		stream_idle_timeout_ms: durMS(cfg.StreamIdleTimeout), max_response_bytes: C.uint64_t(cfg.MaxResponseBytes),
-		pool_idle_timeout_ms: durMS(cfg.PoolIdleTimeout), allow_http: C.bool(cfg.AllowHTTP),
-		protocol: C.uint32_t(cfg.Protocol), binding: C.uint32_t(cfg.Binding),
-		defer_card_resolution:       C.bool(cfg.DeferCardResolution),
-		stream_resubscribe_attempts: C.uint32_t(cfg.StreamResubscribeAttempts), send_retries: C.uint32_t(cfg.SendRetries),
-		prefer_client_order: C.bool(cfg.PreferClientOrder),
-	}
-	if cfg.Breaker != nil {
-		c.breaker_enabled = true
-		c.breaker = cfg.Breaker.c()
-	}
-	if len(cfg.AllowHosts) > 0 {
-		views := make([]C.struct_a2a_str, len(cfg.AllowHosts))
-		for i, h := range cfg.AllowHosts {
-			views[i].ptr, views[i].len = pinText(pin, h)
-		}
-		pin.Pin(&views[0])
-		c.allow_hosts, c.allow_hosts_len = &views[0], C.size_t(len(views))
-	}
-	c.ca_file.ptr, c.ca_file.len = pinText(pin, cfg.CAFile)
-	c.client_cert_file.ptr, c.client_cert_file.len = pinText(pin, cfg.ClientCertFile)
-	c.client_key_file.ptr, c.client_key_file.len = pinText(pin, cfg.ClientKeyFile)
-	c.proxy.ptr, c.proxy.len = pinText(pin, cfg.Proxy)
-	c.proxy_disabled = C.bool(cfg.ProxyDisabled)
-	c.no_proxy.ptr, c.no_proxy.len = pinText(pin, cfg.NoProxy)
-	if len(cfg.Resolve) > 0 {
-		views := make([]C.struct_a2a_str, len(cfg.Resolve))
-		for i, r := range cfg.Resolve {
-			views[i].ptr, views[i].len = pinText(pin, r)
-		}
-		pin.Pin(&views[0])
-		c.resolve, c.resolve_len = &views[0], C.size_t(len(views))
-	}
-	c.max_time_ms = durMS(cfg.MaxTime)
-	c.ignore_capabilities = C.bool(cfg.IgnoreCapabilities)
-	c.min_protocol = C.uint32_t(cfg.MinProtocol)
-	return c
 }
 
 // CodeClientCardResolution: the client could not resolve the agent card.
@@ -164,7 +113,7 @@ func (e *CardResolutionError) Unwrap() error { return CodeClientCardResolution }
 // Client is the reference driver's blocking A2A client (connection pool, resolved
 // target, header hooks). Unlike other handles it is safe for concurrent calls. Each call
 // runs on the library's client machine (the state made from the card or the target,
-// per call an a2a_call) with a2a_call_run over the driver's transport (a2a_client_new_raw):
+// per call an a2a_call) with a2a_call_run over the driver's transport (a2a_transport_new):
 // one cgo call per step, as HTTPClient's WithReferenceDriver.
 type Client struct {
 	mu        sync.RWMutex // calls hold it for reading; Close and AddHeaderHook for writing
@@ -179,7 +128,7 @@ type Client struct {
 // clientRes is what a Client owns in the library; it never points back to the Client,
 // so that an unreachable Client can be cleaned up.
 type clientRes struct {
-	transport *C.a2a_client
+	transport *C.a2a_transport
 	config    *C.a2a_machine_config
 	state     atomic.Pointer[stateRef] // nil until the card resolved (deferred)
 	url       string                   // the card's URL (deferred resolution)
@@ -207,7 +156,7 @@ func (r *clientRes) freeState() {
 // freeRest frees what open streams may still use: the transport, the config, the hooks.
 func (r *clientRes) freeRest() {
 	if r.transport != nil {
-		C.a2a_client_free(r.transport)
+		C.a2a_transport_free(r.transport)
 		r.transport = nil
 	}
 	if r.config != nil {
@@ -273,6 +222,9 @@ func machineConfig(op string, cfg *ClientConfig) (*C.a2a_machine_config, error) 
 			return nil, codeErr(op, r)
 		}
 	}
+	if r := applyTransportOptions(b, cfg, ms(cfg.PoolIdleTimeout, d.PoolIdleTimeout)); r != C.A2A_OK {
+		return nil, codeErr(op, r)
+	}
 	if cfg.Breaker != nil {
 		c := cfg.Breaker.c()
 		if r := C.a2a_client_config_builder_set_breaker(b, &c); r != C.A2A_OK {
@@ -293,26 +245,49 @@ func machineConfig(op string, cfg *ClientConfig) (*C.a2a_machine_config, error) 
 	return out, nil
 }
 
+// applyTransportOptions sets what the reference driver's transport reads from the same
+// config (TLS files, proxy, fixed resolutions, pool idle time) and the hosts a card's
+// interface may point to besides its own.
+func applyTransportOptions(b *C.a2a_client_config_builder, cfg *ClientConfig, poolIdleMS uint64) C.a2a_result {
+	type textOption struct {
+		option C.uint32_t
+		value  string
+	}
+	texts := []textOption{
+		{C.A2A_CLIENT_TEXT_OPTION_CA_FILE, cfg.CAFile},
+		{C.A2A_CLIENT_TEXT_OPTION_CLIENT_CERT_FILE, cfg.ClientCertFile},
+		{C.A2A_CLIENT_TEXT_OPTION_CLIENT_KEY_FILE, cfg.ClientKeyFile},
+		{C.A2A_CLIENT_TEXT_OPTION_PROXY, cfg.Proxy},
+		{C.A2A_CLIENT_TEXT_OPTION_NO_PROXY, cfg.NoProxy},
+	}
+	for _, r := range cfg.Resolve {
+		texts = append(texts, textOption{C.A2A_CLIENT_TEXT_OPTION_RESOLVE, r})
+	}
+	for _, h := range cfg.AllowHosts {
+		texts = append(texts, textOption{C.A2A_CLIENT_TEXT_OPTION_ALLOW_HOST, h})
+	}
+	for _, t := range texts {
+		if t.value == "" {
+			continue
+		}
+		p, n := cText(t.value)
+		if r := C.a2a_client_config_builder_set_text(b, t.option, p, n); r != C.A2A_OK {
+			return r
+		}
+	}
+	if r := setOption(b, C.A2A_CLIENT_OPTION_PROXY_DISABLED, flag(cfg.ProxyDisabled)); r != C.A2A_OK {
+		return r
+	}
+	return setOption(b, C.A2A_CLIENT_OPTION_POOL_IDLE_TIMEOUT_MS, poolIdleMS)
+}
+
 // newClientRes makes the transport and the machine's config of cfg.
 func newClientRes(op string, cfg *ClientConfig) (*clientRes, error) {
 	config, err := machineConfig(op, cfg)
 	if err != nil {
 		return nil, err
 	}
-	tcfg := DefaultClientConfig()
-	if cfg != nil {
-		tcfg = *cfg
-	}
-	if tcfg.ConnectTimeout <= 0 {
-		tcfg.ConnectTimeout = DefaultClientConfig().ConnectTimeout
-	}
-	if tcfg.MaxResponseBytes == 0 {
-		tcfg.MaxResponseBytes = DefaultClientConfig().MaxResponseBytes
-	}
-	if tcfg.PoolIdleTimeout <= 0 {
-		tcfg.PoolIdleTimeout = DefaultClientConfig().PoolIdleTimeout
-	}
-	transport, err := newTransport(tcfg, op)
+	transport, err := newTransport(config, op)
 	if err != nil {
 		C.a2a_machine_config_free(config)
 		return nil, err
@@ -777,8 +752,8 @@ type ClientStreamEvent struct {
 
 // ClientStream is a streaming call of a Client; read it with Next until the end event.
 type ClientStream struct {
-	client    *Client       // keeps the client (and its hooks) reachable while the stream lives
-	transport *C.a2a_client // the client's, kept until the stream is closed
+	client    *Client          // keeps the client (and its hooks) reachable while the stream lives
+	transport *C.a2a_transport // the client's, kept until the stream is closed
 	res       *streamRes
 	ev        *callEvents         // the call's event handler (nil: the card did not resolve)
 	pending   []ClientStreamEvent // events drained from the call; those from head on not yet handed out

@@ -37,7 +37,7 @@ import (
 // Close frees it once no call is in flight.
 type HTTPClient struct {
 	http    *http.Client
-	driver  *C.a2a_client // WithReferenceDriver: the reference driver's connections move the bytes
+	driver  *C.a2a_transport // WithReferenceDriver: the reference driver's connections move the bytes
 	config  *C.a2a_machine_config
 	state   *C.a2a_client_state
 	cleanup runtime.Cleanup
@@ -243,7 +243,7 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 	if o.client == nil {
 		o.client = DefaultHTTPClient()
 	}
-	var driver *C.a2a_client
+	var driver *C.a2a_transport
 	if o.reference {
 		d, err := newReferenceTransport()
 		if err != nil {
@@ -253,7 +253,7 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 	}
 	freeDriver := func() {
 		if driver != nil {
-			C.a2a_client_free(driver)
+			C.a2a_transport_free(driver)
 		}
 	}
 	b := C.a2a_client_config_builder_new()
@@ -372,7 +372,7 @@ func (hc *HTTPClient) finish(state *C.a2a_client_state, o httpOptions) (*HTTPCli
 			C.a2a_client_state_free(state)
 			C.a2a_machine_config_free(cfg)
 			if driver != nil {
-				C.a2a_client_free(driver)
+				C.a2a_transport_free(driver)
 			}
 			return nil, err
 		}
@@ -395,7 +395,7 @@ func (hc *HTTPClient) finish(state *C.a2a_client_state, o httpOptions) (*HTTPCli
 		C.a2a_client_state_free(r.state)
 		C.a2a_machine_config_free(r.config)
 		if r.driver != nil {
-			C.a2a_client_free(r.driver)
+			C.a2a_transport_free(r.driver)
 		}
 		r.hooks.free()
 		r.oauth2.free()
@@ -413,7 +413,7 @@ func (hc *HTTPClient) finish(state *C.a2a_client_state, o httpOptions) (*HTTPCli
 type httpClientRes struct {
 	state  *C.a2a_client_state
 	config *C.a2a_machine_config
-	driver *C.a2a_client
+	driver *C.a2a_transport
 	hooks  *hookStore
 	oauth2 *oauth2Tokens
 }
@@ -426,7 +426,7 @@ func (c *HTTPClient) Close() error {
 		C.a2a_client_state_free(c.state)
 		C.a2a_machine_config_free(c.config)
 		if c.driver != nil {
-			C.a2a_client_free(c.driver)
+			C.a2a_transport_free(c.driver)
 		}
 		c.hooks.free()
 		c.oauth2.free()

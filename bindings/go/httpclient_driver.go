@@ -7,8 +7,6 @@ import "C"
 
 import (
 	"context"
-	"runtime"
-	"time"
 )
 
 // WithReferenceDriver makes the client move its bytes with the library's reference
@@ -19,30 +17,33 @@ import (
 // blocked run returns at once with the call canceled). WithHTTPClient is then ignored.
 func WithReferenceDriver() HTTPOption { return func(o *httpOptions) { o.reference = true } }
 
-// referenceLongTimeout is the transport's own call and idle timeouts: a2a_call_run
-// applies the machine's deadlines instead, so these are only a backstop.
-const referenceLongTimeout = 24 * time.Hour
-
-// newReferenceTransport makes the driver's raw client with the default configuration.
-func newReferenceTransport() (*C.a2a_client, error) {
-	return newTransport(DefaultClientConfig(), "WithReferenceDriver")
+// newReferenceTransport makes the driver's transport with the default connection
+// settings (plain http allowed: the machine applies the https rule to the card and the
+// interface).
+func newReferenceTransport() (*C.a2a_transport, error) {
+	b := C.a2a_client_config_builder_new()
+	if b == nil {
+		return nil, &Error{Op: "WithReferenceDriver", Code: CodeInvalidArgument, Detail: "no builder"}
+	}
+	defer C.a2a_client_config_builder_free(b)
+	if r := setOption(b, C.A2A_CLIENT_OPTION_ALLOW_HTTP, 1); r != C.A2A_OK {
+		return nil, codeErr("WithReferenceDriver", r)
+	}
+	var config *C.a2a_machine_config
+	if r := C.a2a_client_config_builder_build(b, &config); r != C.A2A_OK {
+		return nil, codeErr("WithReferenceDriver", r)
+	}
+	defer C.a2a_machine_config_free(config)
+	return newTransport(config, "WithReferenceDriver")
 }
 
-// newTransport makes the driver's raw client (no target: the transport that a2a_call_run
-// performs the machine's requests on) with cfg's connection settings (connect timeout,
-// body limit, pool, TLS files, proxy, resolutions, allowed hosts). What the machine
-// decides (timeouts, https rule, interface, breaker, retries) is left out: the machine's
-// config carries it.
-func newTransport(cfg ClientConfig, op string) (*C.a2a_client, error) {
-	cfg.CallTimeout = referenceLongTimeout
-	cfg.StreamIdleTimeout = referenceLongTimeout
-	cfg.AllowHTTP = true // the machine applies the https rule to the card and interface
-	cfg.Protocol, cfg.Binding, cfg.MinProtocol = 0, 0, 0
-	cfg.Breaker, cfg.MaxTime = nil, 0
-	var pin runtime.Pinner
-	defer pin.Unpin()
-	var h *C.a2a_client
-	if r := C.a2a_client_new_raw(cClientConfig(&pin, &cfg), &h); r != C.A2A_OK {
+// newTransport makes the driver's transport (what a2a_call_run performs the machine's
+// requests on) from a machine config: its connect timeout, body limit and https rule,
+// and the transport options (TLS files, proxy, resolutions, pool, allowed hosts). The
+// machine's deadlines bound every run; the config's call timeout does not.
+func newTransport(config *C.a2a_machine_config, op string) (*C.a2a_transport, error) {
+	var h *C.a2a_transport
+	if r := C.a2a_transport_new(config, &h); r != C.A2A_OK {
 		return nil, codeErr(op, r)
 	}
 	return h, nil
@@ -57,7 +58,7 @@ func (c *HTTPClient) runNative(ev *callEvents) { runOnTransport(c.driver, ev) }
 // queued), the events drained after each. A context that can end gets an abort switch:
 // its end triggers it, which ends a blocked run at once with the call canceled (a
 // context that never ends, Client's, needs none).
-func runOnTransport(driver *C.a2a_client, ev *callEvents) {
+func runOnTransport(driver *C.a2a_transport, ev *callEvents) {
 	var abort *C.a2a_abort
 	if ev.ctx.Done() != nil {
 		if r := C.a2a_abort_new(&abort); r != C.A2A_OK {
@@ -97,7 +98,7 @@ func (ev *callEvents) startClock() {
 // runStep runs the call once on the transport (a2a_call_run returns once an event is
 // queued) and drains its events; false when the library refused the run (the call is
 // then canceled, its FINISHED drained).
-func (ev *callEvents) runStep(driver *C.a2a_client, abort *C.a2a_abort) bool {
+func (ev *callEvents) runStep(driver *C.a2a_transport, abort *C.a2a_abort) bool {
 	var out C.uint64_t
 	if r := C.a2a_call_run(ev.call, driver, abort, C.uint64_t(ev.now()), &out); r != C.A2A_OK {
 		ev.cancel(codeErr("WithReferenceDriver", r))

@@ -30,19 +30,23 @@
 //! - `exchange`: one HTTP exchange, every failure mapped to a `transport` outcome.
 //! - `raw` ([`RawStream`], [`AbortHandle`]): an event-stream body read chunk by chunk with a
 //!   per-read deadline, abortable from another thread.
+//! - `run` ([`run()`], [`RunMachine`]): THE I/O loop over the core's client machines,
+//!   [`crate::client::CardFetch`], [`crate::client::UnaryCall`] and
+//!   [`crate::client::StreamCall`]. The machine decides (build, hooks and the reserved-header
+//!   rule, credentials, the card's capabilities, breaker, classification, answer, retries,
+//!   SSE decoding and the stream tracker, resubscribes, tally, deadlines as values); the
+//!   loop performs each request it hands out on a [`Client`]'s transport (whole, or a
+//!   stream's head and then its body chunk by chunk, each read bounded by the machine's
+//!   next deadline), feeds back the response or the failure, sleeps until a retry is due,
+//!   and returns once the machine has an event for its caller. Time comes in as a value
+//!   and an [`AbortHandle`] cancels the call from another thread. It is public: the C
+//!   ABI's `a2a_call_run` is this loop over an `a2a_call`.
 //! - [`Client`]: configuration, the typed A2A calls and streams. Card resolution (`card`),
-//!   every non-streaming call (`call`) and every stream (`stream`) are thin I/O loops over
-//!   the core's machines, [`crate::client::CardFetch`], [`crate::client::UnaryCall`] and
-//!   [`crate::client::StreamCall`]: the machine decides (build, hooks and the
-//!   reserved-header rule, credentials, the card's capabilities, breaker, classification,
-//!   answer, retries, SSE decoding and the stream tracker, resubscribes, tally, deadlines as
-//!   values) and the
-//!   driver performs each request it hands out, feeds back the response (a stream's body
-//!   as it arrives, each read bounded by the machine's next deadline) or the failure, and
-//!   sleeps until a retry is due. The client owns the machine's
-//!   [`crate::client::ClientState`] (one lock, held only while a machine is fed); its
-//!   [`Interceptor`]s run as the machine's header hook. Every deadline, the total one
-//!   included, is a value a call carries: the driver keeps no deadline per thread.
+//!   every non-streaming call (`call`) and every stream (`stream`) are the loop over a
+//!   machine on the client's [`crate::client::ClientState`] (one lock, held only while a
+//!   machine is fed); its [`Interceptor`]s run as the machine's header hook. Every
+//!   deadline, the total one included, is a value a call carries: the driver keeps no
+//!   deadline per thread.
 //!
 //! # Capabilities
 //! A client made from a card ([`Client::new`]) sends no call the card does not declare: a

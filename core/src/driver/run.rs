@@ -446,3 +446,159 @@ fn read<M: RunMachine>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A machine that sends nothing: it waits for `deadline`, then reports `Tick`; a
+    /// cancel reports an `Abort` and `Done`; `broken` makes every input fail.
+    #[derive(Default)]
+    struct Fake {
+        deadline: Option<Millis>,
+        events: VecDeque<Ev>,
+        timeouts: Vec<Millis>,
+        broken: bool,
+    }
+
+    #[derive(Debug, PartialEq)]
+    enum Ev {
+        Abort(RequestId),
+        Tick,
+        Done,
+    }
+
+    impl RunMachine for Fake {
+        type Event = Ev;
+        type Error = &'static str;
+
+        fn poll_transmit(&mut self, _: Millis) -> Result<Option<Transmit>, &'static str> {
+            if self.broken {
+                Err("no state")
+            } else {
+                Ok(None)
+            }
+        }
+        fn exchange(&self) -> Exchange {
+            Exchange::Whole
+        }
+        fn handle(&mut self, _: RequestId, _: Input<'_>, _: Millis) -> Result<(), &'static str> {
+            Ok(())
+        }
+        fn handle_timeout(&mut self, now: Millis) -> Result<(), &'static str> {
+            self.timeouts.push(now);
+            if self.deadline.is_some_and(|d| now >= d) {
+                self.deadline = None;
+                self.events.push_back(Ev::Tick);
+            }
+            Ok(())
+        }
+        fn cancel(&mut self, _: Millis) -> Result<(), &'static str> {
+            self.deadline = None;
+            self.events.push_back(Ev::Abort(RequestId(1)));
+            self.events.push_back(Ev::Done);
+            Ok(())
+        }
+        fn poll_timeout(&self) -> Option<Millis> {
+            self.deadline
+        }
+        fn poll_event(&mut self) -> Option<Ev> {
+            self.events.pop_front()
+        }
+        fn role(e: &Ev) -> EventRole {
+            match e {
+                Ev::Abort(id) => EventRole::Abort(*id),
+                Ev::Done => EventRole::Finished,
+                Ev::Tick => EventRole::Other,
+            }
+        }
+    }
+
+    fn transport() -> Client {
+        Client::raw(super::super::ClientConfig::default())
+    }
+
+    #[test]
+    fn a_run_sleeps_until_the_machines_deadline_and_continues_the_callers_clock() {
+        let mut m = Fake {
+            deadline: Some(Millis(1_030)),
+            ..Fake::default()
+        };
+        let (mut flight, mut events, mut now) =
+            (InFlight::default(), VecDeque::new(), Millis(1_000));
+        run(
+            &mut m,
+            &mut flight,
+            &mut events,
+            &transport(),
+            None,
+            &mut now,
+        )
+        .unwrap();
+        assert_eq!(events, [Ev::Tick]);
+        assert!(
+            m.timeouts.iter().all(|t| *t >= Millis(1_030)),
+            "{:?}",
+            m.timeouts
+        );
+        assert!(
+            now >= Millis(1_030),
+            "the time reached, on the caller's scale: {now:?}"
+        );
+        // An event already queued: the run returns at once, nothing asked of the machine.
+        m.deadline = Some(Millis(now.0 + 50));
+        run(
+            &mut m,
+            &mut flight,
+            &mut events,
+            &transport(),
+            None,
+            &mut now,
+        )
+        .unwrap();
+        assert_eq!(events.len(), 1);
+        assert_eq!(m.timeouts.len(), 1);
+    }
+
+    #[test]
+    fn a_triggered_abort_cancels_and_only_the_finish_is_queued() {
+        let mut m = Fake {
+            deadline: Some(Millis(50)),
+            ..Fake::default()
+        };
+        let abort = AbortHandle::new();
+        abort.abort();
+        let (mut flight, mut events, mut now) = (InFlight::default(), VecDeque::new(), Millis(5));
+        run(
+            &mut m,
+            &mut flight,
+            &mut events,
+            &transport(),
+            Some(&abort),
+            &mut now,
+        )
+        .unwrap();
+        assert_eq!(events, [Ev::Done], "the Abort is acted on, never queued");
+        assert!(m.timeouts.is_empty(), "no sleep: the switch was triggered");
+    }
+
+    #[test]
+    fn a_state_that_cannot_be_reached_ends_the_run_with_the_time_written() {
+        let mut m = Fake {
+            broken: true,
+            ..Fake::default()
+        };
+        let (mut flight, mut events, mut now) = (InFlight::default(), VecDeque::new(), Millis(77));
+        let r = run(
+            &mut m,
+            &mut flight,
+            &mut events,
+            &transport(),
+            None,
+            &mut now,
+        );
+        assert_eq!(r, Err("no state"));
+        assert!(events.is_empty());
+        assert!(now >= Millis(77));
+    }
+}

@@ -270,16 +270,20 @@ impl StreamCall {
             return;
         };
         let client = &self.client;
-        let mut stepped = Ok(());
-        if !m.is_finished() {
-            let mut on = Stream { client, m };
-            let clock = Clock::new(client.now());
-            stepped = run::step(&mut on, &mut self.flight, client, None, &clock);
-            run::drain(&mut on, &mut self.flight, &mut self.taken);
+        let mut on = Stream { client, m };
+        // A call refused at once (a capability, say) is over before any request.
+        let stepped = if on.m.is_finished() {
+            Ok(())
         } else {
-            let mut on = Stream { client, m };
-            run::drain(&mut on, &mut self.flight, &mut self.taken);
-        }
+            run::step(
+                &mut on,
+                &mut self.flight,
+                client,
+                None,
+                &Clock::new(client.now()),
+            )
+        };
+        run::drain(&mut on, &mut self.flight, &mut self.taken);
         self.queue(stepped);
     }
 

@@ -296,7 +296,7 @@ impl std::fmt::Debug for Client {
 
 impl Client {
     /// A client with `config` and no target: use [`Client::exchange`] and
-    /// [`Client::open_stream`] directly.
+    /// [`Client::open_stream`] directly, or make it the transport of [`run()`].
     pub fn raw(config: ClientConfig) -> Client {
         Client::build(config, None)
     }

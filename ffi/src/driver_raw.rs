@@ -10,7 +10,8 @@
 //! headers it wants.
 //!
 //! `a2a_call_run` runs a client machine (`machine.rs`) over this layer's transport, one
-//! foreign call per step (the loop is `machine_run.rs`): the way for bindings to use the
+//! foreign call per step (the loop is the driver's, `a2a::driver::run`; `machine_run.rs` runs
+//! it on an `a2a_call`): the way for bindings to use the
 //! native transport without driving the machine's inputs themselves.
 //!
 //! Threading: `a2a_abort_trigger` and `a2a_raw_stream_abort` are the only functions that

@@ -25,7 +25,8 @@
 //! `server` (needs `model`), `resilience`. Opt-in: `driver` (needs `model`, `card`,
 //! `resilience`, and `server` and `http1` for the `a2a demo` agent) and `client` (needs
 //! `model`, `resilience` and `card`): the sans-IO client state machine a host's HTTP stack drives
-//! (issue 22; the driver's calls, card resolution and streams are loops over it). On by default
+//! (issue 22). The driver runs it with one I/O loop, [`driver::run()`]: its own calls, card
+//! resolution and streams, and the C ABI's `a2a_call_run`, are that loop. On by default
 //! too: `trust` (needs `card`): signed agent cards, JWK Sets, JWS and RFC 8785 canonical JSON
 //! ([`trust`], built on `ring`). `scripts/ci/12-features.sh` checks every combination.
 //!

@@ -1,6 +1,7 @@
 //! Running client machines on the reference driver's transport (feature `driver`):
 //! `a2a_call_run` performs each request a machine call hands out on an `a2a_transport`
-//! (`driver.rs`), one foreign call per step (the loop is `machine_run.rs`), so a binding
+//! (`driver.rs`), one foreign call per step (the loop is the driver's, `a2a::driver::run`;
+//! `machine_run.rs` runs it on an `a2a_call`), so a binding
 //! uses the native transport without driving the machine's inputs itself; `a2a_abort` is
 //! the switch another thread triggers to end a blocked run.
 //!

@@ -49,8 +49,6 @@ pub mod handle;
 pub mod header;
 #[cfg(feature = "client")]
 pub mod hook;
-#[cfg(feature = "driver")]
-mod in_flight;
 #[cfg(feature = "client")]
 pub mod machine;
 #[cfg(feature = "client")]

@@ -127,7 +127,7 @@ pub struct a2a_call {
     pub(crate) held: std::collections::VecDeque<AnyEvent>,
     /// The native transport's request in flight between `a2a_call_run`s (a stream's body).
     #[cfg(feature = "driver")]
-    pub(crate) in_flight: crate::in_flight::InFlight,
+    pub(crate) in_flight: a2a::driver::InFlight,
 }
 
 impl Handle for a2a_call {}
@@ -176,7 +176,7 @@ impl a2a_call {
             cache_consulted: false,
             held: std::collections::VecDeque::new(),
             #[cfg(feature = "driver")]
-            in_flight: crate::in_flight::InFlight::default(),
+            in_flight: a2a::driver::InFlight::default(),
         }
     }
 

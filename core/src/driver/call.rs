@@ -1,14 +1,17 @@
-//! Non-streaming A2A calls as a loop over the core's [`UnaryCall`] machine (which builds,
-//! runs the hooks, checks credentials and the breaker, classifies, reads the answer,
-//! retries and counts), and the per-call options and records streams share.
+//! Non-streaming A2A calls: the core's [`UnaryCall`] machine (which builds, runs the hooks,
+//! checks credentials and the breaker, classifies, reads the answer, retries and counts)
+//! run by the driver's loop ([`super::run()`]), and the per-call options and records
+//! streams share.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use super::Client;
 use super::correlation::{Correlation, new_id, new_traceparent};
-use super::exchange::{HttpRequest, HttpResponse};
-use super::{AbortHandle, Client};
-use crate::client::{self, Event, Transmit, TransportFailure, UnaryCall};
+use super::exchange::HttpResponse;
+use super::run::{EventRole, Exchange, InFlight, Input, RunMachine, run};
+use crate::client::{self, Event, RequestId, Transmit, UnaryCall};
 use crate::model::params::{Call, GetTaskParams, SendMessageParams, TaskIdParams};
 use crate::model::{Json, Message, Part, SendResponse, params};
 use crate::outcome::{ErrorName, Outcome, RequestSent};
@@ -65,9 +68,10 @@ pub struct CallResult {
 
 impl Client {
     /// Runs any non-streaming call (send, get, list, cancel, push configs, extended card) on
-    /// the core's [`UnaryCall`] machine: the driver only performs each request it hands out
-    /// (connect timeout, the deadline it gives, the body limit), feeds the response or the
-    /// transport failure back, and sleeps until a scheduled retry.
+    /// the core's [`UnaryCall`] machine with the driver's loop ([`super::run()`]): it only
+    /// performs each request the machine hands out (connect timeout, the deadline it gives,
+    /// the body limit), feeds the response or the transport failure back, and sleeps until
+    /// a scheduled retry.
     ///
     /// A `SendMessage` is retried only when [`super::ClientConfig::send_retries`] is above 0,
     /// inside the call's budget, always with the same messageId and idempotency key (a new
@@ -93,29 +97,21 @@ impl Client {
             Ok(m) => m,
             Err(o) => return unsent(call, opts, o, started),
         };
+        let mut on = Unary {
+            client: self,
+            m: &mut machine,
+        };
+        // Every request is read whole: nothing stays in flight between runs.
+        let mut flight = InFlight::default();
+        let mut events = VecDeque::new();
         loop {
-            let now = self.now();
-            if let Some(t) = self.with_state(|s| machine.poll_transmit(s, now)).flatten() {
-                self.perform_transmit(&mut machine, t, total);
-                continue;
+            let mut now = self.now();
+            if let Err(o) = run(&mut on, &mut flight, &mut events, self, None, &mut now) {
+                return unsent(call, opts, o, started);
             }
-            match machine.poll_event() {
-                Some(Event::Finished(r)) => return from_machine(*r, started),
-                Some(Event::Retrying { .. } | Event::Abort(_)) => continue,
-                None => {}
-            }
-            match machine.poll_timeout() {
-                Some(at) => {
-                    let wake = self.instant_of(at);
-                    std::thread::sleep(wake.saturating_duration_since(Instant::now()));
-                    let now = self.now().max(at);
-                    self.with_state(|s| machine.handle_timeout(s, now));
-                }
-                // Every request is performed whole above, so an unfinished machine always
-                // waits for a deadline; were it not, end the call rather than spin.
-                None => {
-                    let now = self.now();
-                    self.with_state(|s| machine.cancel(s, now));
+            while let Some(e) = events.pop_front() {
+                if let Event::Finished(r) = e {
+                    return from_machine(*r, started);
                 }
             }
         }
@@ -131,34 +127,6 @@ impl Client {
             headers: opts.headers.clone(),
             rpc_id: None,
         }
-    }
-
-    /// Performs one request the machine handed out and feeds it what happened.
-    fn perform_transmit(&self, machine: &mut UnaryCall, t: Transmit, total: Option<Instant>) {
-        let Transmit {
-            id,
-            request,
-            deadline,
-            ..
-        } = t;
-        let request = HttpRequest::from(request);
-        let timeout = self
-            .instant_of(deadline)
-            .saturating_duration_since(Instant::now());
-        let result = self.perform(&request, timeout, total, &AbortHandle::new());
-        // The exchange kept the deadline itself (and says best what a timeout cut, and
-        // whether bytes went out): what it reports happened in time.
-        let at = self.now().min(deadline.saturating_sub(Millis(1)));
-        self.with_state(|s| {
-            // The request is the one in flight: these inputs cannot be refused.
-            let _ = match result {
-                Ok(r) => machine
-                    .handle_head(s, id, r.status, r.headers, at)
-                    .and_then(|()| machine.handle_body(s, id, &r.body, at))
-                    .and_then(|()| machine.handle_end(s, id, at)),
-                Err(o) => machine.handle_failure(s, id, TransportFailure::from_outcome(o), at),
-            };
-        });
     }
 
     /// The call budget: the caller's remaining turn budget or the configured call timeout,
@@ -375,6 +343,60 @@ impl Client {
             }),
             opts,
         )
+    }
+}
+
+/// A non-streaming call's machine on its client's state, as the loop runs it.
+struct Unary<'a> {
+    client: &'a Client,
+    m: &'a mut UnaryCall,
+}
+
+impl RunMachine for Unary<'_> {
+    type Event = Event;
+    type Error = Outcome;
+
+    fn poll_transmit(&mut self, now: Millis) -> Result<Option<Transmit>, Outcome> {
+        let m = &mut *self.m;
+        self.client.state(|s| m.poll_transmit(s, now))
+    }
+
+    fn exchange(&self) -> Exchange {
+        Exchange::Whole
+    }
+
+    fn handle(&mut self, id: RequestId, input: Input<'_>, now: Millis) -> Result<(), Outcome> {
+        let m = &mut *self.m;
+        // The request is the one in flight: the input cannot be refused.
+        self.client.state(|s| {
+            let _ = input.to_unary(m, s, id, now);
+        })
+    }
+
+    fn handle_timeout(&mut self, now: Millis) -> Result<(), Outcome> {
+        let m = &mut *self.m;
+        self.client.state(|s| m.handle_timeout(s, now))
+    }
+
+    fn cancel(&mut self, now: Millis) -> Result<(), Outcome> {
+        let m = &mut *self.m;
+        self.client.state(|s| m.cancel(s, now))
+    }
+
+    fn poll_timeout(&self) -> Option<Millis> {
+        self.m.poll_timeout()
+    }
+
+    fn poll_event(&mut self) -> Option<Event> {
+        self.m.poll_event()
+    }
+
+    fn role(event: &Event) -> EventRole {
+        match event {
+            Event::Abort(id) => EventRole::Abort(*id),
+            Event::Finished(_) => EventRole::Finished,
+            _ => EventRole::Other,
+        }
     }
 }
 

@@ -2,14 +2,16 @@
 //! and never sending the caller's credentials; parse; choose an interface; validate its
 //! URL), with the driver doing the I/O and arming the resolver's rebinding check.
 
+use std::collections::VecDeque;
+use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::exchange::HttpRequest;
 use super::lock::Locked;
-use super::{AbortHandle, Client, Target};
+use super::run::{EventRole, Exchange, InFlight, Input, RunMachine, run};
+use super::{Client, Target};
 use crate::card::{Policy, Preferences};
-use crate::client::{CardEvent, CardFetch, CardOptions, TransportFailure};
+use crate::client::{CardEvent, CardFetch, CardOptions, RequestId, Transmit};
 use crate::outcome::Outcome;
 use crate::time::Millis;
 
@@ -64,10 +66,6 @@ impl Client {
     /// Fetches and validates the card behind `source` (a base URL or a card URL) and
     /// returns the interface to use. The fetch is bounded by `max_time` on its own, and by
     /// `total` (the enclosing call's total deadline when resolution was deferred to it).
-    #[allow(
-        clippy::too_many_lines,
-        reason = "card resolution's steps (cache, fetch, validate, choose) in order, with the deadlines threaded through"
-    )]
     pub(crate) fn resolve_card(
         &self,
         source: &str,
@@ -90,49 +88,25 @@ impl Client {
         let mut fetch = CardFetch::new(source, options.clone());
         let shared = shared_card_cache();
         fetch.use_cache(&shared.locked().view(self.now()), self.now());
-        let mut armed = false;
+        let mut on = Card {
+            client: self,
+            fetch: &mut fetch,
+            total: total.map(|t| self.millis_at(t)),
+            armed: false,
+            sent: None,
+        };
+        // Each fetch is read whole: nothing stays in flight between runs.
+        let mut flight = InFlight::default();
+        let mut events = VecDeque::new();
         let resolved = loop {
-            if let Some(t) = fetch.poll_transmit(self.now()) {
-                if !armed {
-                    // The rebinding check compares the interface's addresses with the
-                    // card host's (see `dns`).
-                    let card_host = t
-                        .request
-                        .url
-                        .split_once("://")
-                        .map_or("", |(_, r)| super::proxy::host_of(r));
-                    self.inner.guard.begin_card(card_host);
-                    armed = true;
-                }
-                let id = t.id;
-                let deadline = t.deadline;
-                let request = HttpRequest::from(t.request);
-                let timeout = self
-                    .instant_of(deadline)
-                    .saturating_duration_since(Instant::now());
-                let result = self.perform(&request, timeout, total, &AbortHandle::new());
-                // The exchange kept the deadline itself: what it reports happened in time.
-                let at = self.now().min(deadline.saturating_sub(Millis(1)));
-                // The fetch is the one in flight: these inputs cannot be refused.
-                let _ = match result {
-                    Ok(r) => fetch
-                        .handle_head(id, r.status, r.headers, at)
-                        .and_then(|()| fetch.handle_body(id, &r.body, at))
-                        .and_then(|()| fetch.handle_end(id, at)),
-                    Err(o) => fetch.handle_failure(id, TransportFailure::from_outcome(o), at),
-                };
-                continue;
-            }
-            match fetch.poll_event() {
-                Some(CardEvent::Resolved(r)) => break *r,
-                Some(CardEvent::Abort(_)) => {}
-                // Each fetch is performed whole above, so the machine always has a request
-                // or a result; a deadline is the only other thing it can wait for.
-                None => {
-                    fetch.handle_timeout(self.now().max(fetch.poll_timeout().unwrap_or_default()))
-                }
+            let mut now = self.now();
+            // The card fetch needs no client state: nothing can fail here.
+            let Ok(()) = run(&mut on, &mut flight, &mut events, self, None, &mut now);
+            if let Some(CardEvent::Resolved(r)) = events.pop_front() {
+                break *r;
             }
         }?;
+        let armed = on.armed;
         let card_host = resolved
             .card_url
             .split_once("://")
@@ -232,6 +206,101 @@ impl Client {
         Policy {
             allow_http: self.inner.config.allow_http,
             allowed_origins,
+        }
+    }
+}
+
+/// A card fetch as the loop runs it for a client: arms the resolver's rebinding check at
+/// the first request, and keeps the enclosing call's total deadline (the machine has none).
+struct Card<'a> {
+    client: &'a Client,
+    fetch: &'a mut CardFetch,
+    total: Option<Millis>,
+    /// Whether the rebinding check was armed (a request went out).
+    armed: bool,
+    /// The request in flight and its own deadline (the loop sees it cut to `total`).
+    sent: Option<(RequestId, Millis)>,
+}
+
+impl Card<'_> {
+    /// Ends the request in flight with the max-time outcome, fed at `now` (before its own
+    /// deadline: the total one cut it).
+    fn cut(&mut self, id: RequestId, deadline: Millis, now: Millis) {
+        let o = Input::Failure(super::max_time_outcome());
+        // The fetch is the one in flight: the input cannot be refused.
+        let _ = o.to_card(self.fetch, id, now.min(deadline.saturating_sub(Millis(1))));
+    }
+}
+
+impl RunMachine for Card<'_> {
+    type Event = CardEvent;
+    type Error = Infallible;
+
+    fn poll_transmit(&mut self, now: Millis) -> Result<Option<Transmit>, Infallible> {
+        while let Some(mut t) = self.fetch.poll_transmit(now) {
+            if !self.armed {
+                // The rebinding check compares the interface's addresses with the card
+                // host's (see `dns`).
+                let card_host = t
+                    .request
+                    .url
+                    .split_once("://")
+                    .map_or("", |(_, r)| super::proxy::host_of(r));
+                self.client.inner.guard.begin_card(card_host);
+                self.armed = true;
+            }
+            if let Some(total) = self.total {
+                if now >= total {
+                    // Nothing is left of the total deadline: not sent.
+                    self.cut(t.id, t.deadline, now);
+                    continue;
+                }
+                self.sent = Some((t.id, t.deadline));
+                t.deadline = t.deadline.min(total);
+                t.connect_by = t.connect_by.min(total);
+            }
+            return Ok(Some(t));
+        }
+        Ok(None)
+    }
+
+    fn exchange(&self) -> Exchange {
+        Exchange::Whole
+    }
+
+    fn handle(&mut self, id: RequestId, input: Input<'_>, now: Millis) -> Result<(), Infallible> {
+        self.sent = None;
+        // The fetch is the one in flight: the input cannot be refused.
+        let _ = input.to_card(self.fetch, id, now);
+        Ok(())
+    }
+
+    fn handle_timeout(&mut self, now: Millis) -> Result<(), Infallible> {
+        match (self.total, self.sent.take()) {
+            // The total deadline cut the fetch before its own.
+            (Some(total), Some((id, deadline))) if now >= total => self.cut(id, deadline, now),
+            _ => self.fetch.handle_timeout(now),
+        }
+        Ok(())
+    }
+
+    fn cancel(&mut self, now: Millis) -> Result<(), Infallible> {
+        self.fetch.cancel(now);
+        Ok(())
+    }
+
+    fn poll_timeout(&self) -> Option<Millis> {
+        self.fetch.poll_timeout()
+    }
+
+    fn poll_event(&mut self) -> Option<CardEvent> {
+        self.fetch.poll_event()
+    }
+
+    fn role(event: &CardEvent) -> EventRole {
+        match event {
+            CardEvent::Abort(id) => EventRole::Abort(*id),
+            CardEvent::Resolved(_) => EventRole::Finished,
         }
     }
 }

@@ -14,6 +14,8 @@
 //! bytes and de-chunk them here, nor to set `stop_on_chunk_boundary` on its client side),
 //! so the only place to keep those bytes is under ureq, in its transport. The day ureq
 //! exposes either, this input side can go; the output side below is independent of it.
+//! Having one loop over the machines ([`super::run()`]) changes none of this: the loop
+//! reads what ureq hands out like the driver's loops did.
 //!
 //! Every chunk's data ends with a CRLF, and a single ureq-proto decode step stops after that
 //! CRLF. So if the input ureq sees never reaches past the next CRLF, one read can finish a

@@ -30,19 +30,23 @@
 //! - `exchange`: one HTTP exchange, every failure mapped to a `transport` outcome.
 //! - `raw` ([`RawStream`], [`AbortHandle`]): an event-stream body read chunk by chunk with a
 //!   per-read deadline, abortable from another thread.
+//! - `run` ([`run()`], [`RunMachine`]): THE I/O loop over the core's client machines,
+//!   [`crate::client::CardFetch`], [`crate::client::UnaryCall`] and
+//!   [`crate::client::StreamCall`]. The machine decides (build, hooks and the reserved-header
+//!   rule, credentials, the card's capabilities, breaker, classification, answer, retries,
+//!   SSE decoding and the stream tracker, resubscribes, tally, deadlines as values); the
+//!   loop performs each request it hands out on a [`Client`]'s transport (whole, or a
+//!   stream's head and then its body chunk by chunk, each read bounded by the machine's
+//!   next deadline), feeds back the response or the failure, sleeps until a retry is due,
+//!   and returns once the machine has an event for its caller. Time comes in as a value
+//!   and an [`AbortHandle`] cancels the call from another thread. It is public: the C
+//!   ABI's `a2a_call_run` is this loop over an `a2a_call`.
 //! - [`Client`]: configuration, the typed A2A calls and streams. Card resolution (`card`),
-//!   every non-streaming call (`call`) and every stream (`stream`) are thin I/O loops over
-//!   the core's machines, [`crate::client::CardFetch`], [`crate::client::UnaryCall`] and
-//!   [`crate::client::StreamCall`]: the machine decides (build, hooks and the
-//!   reserved-header rule, credentials, the card's capabilities, breaker, classification,
-//!   answer, retries, SSE decoding and the stream tracker, resubscribes, tally, deadlines as
-//!   values) and the
-//!   driver performs each request it hands out, feeds back the response (a stream's body
-//!   as it arrives, each read bounded by the machine's next deadline) or the failure, and
-//!   sleeps until a retry is due. The client owns the machine's
-//!   [`crate::client::ClientState`] (one lock, held only while a machine is fed); its
-//!   [`Interceptor`]s run as the machine's header hook. Every deadline, the total one
-//!   included, is a value a call carries: the driver keeps no deadline per thread.
+//!   every non-streaming call (`call`) and every stream (`stream`) are the loop over a
+//!   machine on the client's [`crate::client::ClientState`] (one lock, held only while a
+//!   machine is fed); its [`Interceptor`]s run as the machine's header hook. Every
+//!   deadline, the total one included, is a value a call carries: the driver keeps no
+//!   deadline per thread.
 //!
 //! # Capabilities
 //! A client made from a card ([`Client::new`]) sends no call the card does not declare: a
@@ -93,6 +97,7 @@ mod lock;
 mod proxy;
 mod raw;
 mod reserved;
+mod run;
 mod stream;
 mod tls;
 
@@ -109,6 +114,7 @@ pub use exchange::HttpRequest;
 #[cfg(feature = "trust")]
 pub use jku::{JkuError, MAX_JWKS_BYTES, VerifiedCardError};
 pub use raw::{AbortHandle, RawStream, ReadEnd};
+pub use run::{EventRole, Exchange, InFlight, Input, RunMachine, run};
 pub use stream::{StreamCall, StreamEvent, StreamFinal};
 
 use crate::outcome::Outcome;
@@ -290,7 +296,7 @@ impl std::fmt::Debug for Client {
 
 impl Client {
     /// A client with `config` and no target: use [`Client::exchange`] and
-    /// [`Client::open_stream`] directly.
+    /// [`Client::open_stream`] directly, or make it the transport of [`run()`].
     pub fn raw(config: ClientConfig) -> Client {
         Client::build(config, None)
     }
@@ -437,6 +443,14 @@ impl Client {
         self.machine().as_mut().map(|m| f(&mut m.state))
     }
 
+    /// [`Client::with_state`] for the loop: the no-target outcome when there is no state.
+    pub(crate) fn state<R>(
+        &self,
+        f: impl FnOnce(&mut crate::client::ClientState) -> R,
+    ) -> Result<R, Outcome> {
+        self.with_state(f).ok_or_else(call::no_state)
+    }
+
     /// The target calls go to, resolving a deferred card first.
     ///
     /// # Errors
@@ -488,11 +502,6 @@ impl Client {
     /// A driver instant on the core's scale (an instant before the epoch is 0).
     pub(crate) fn millis_at(&self, at: Instant) -> crate::time::Millis {
         millis_of(at.saturating_duration_since(self.inner.epoch))
-    }
-
-    /// The instant a core deadline stands for.
-    pub(crate) fn instant_of(&self, m: crate::time::Millis) -> Instant {
-        self.inner.epoch + Duration::from_millis(m.0)
     }
 
     /// The total deadline of an operation starting at `start` ([`ClientConfig::max_time`]
@@ -547,66 +556,42 @@ impl Client {
         timeout: Option<Duration>,
         abort: &AbortHandle,
     ) -> Result<HttpResponse, Outcome> {
-        self.perform(request, self.call_budget(timeout), None, abort)
+        let connect = self.inner.config.connect_timeout;
+        self.perform_with(request, self.call_budget(timeout), connect, abort)
     }
 
-    /// One whole exchange of `request` within `timeout` and the total deadline `total`
-    /// (a value: the machines' loops pass theirs).
-    ///
-    /// # Errors
-    /// As [`Client::exchange`]; cut by `total`, the max-time outcome.
-    pub(crate) fn perform(
-        &self,
-        request: &HttpRequest,
-        timeout: Duration,
-        total: Option<Instant>,
-        abort: &AbortHandle,
-    ) -> Result<HttpResponse, Outcome> {
-        self.perform_with(
-            request,
-            timeout,
-            self.inner.config.connect_timeout,
-            total,
-            abort,
-        )
-    }
-
-    /// [`Client::perform`] with the connect timeout `connect`.
+    /// One whole exchange of `request` within `timeout`, connected within `connect`.
     fn perform_with(
         &self,
         request: &HttpRequest,
         timeout: Duration,
         connect: Duration,
-        total: Option<Instant>,
         abort: &AbortHandle,
     ) -> Result<HttpResponse, Outcome> {
         if let Some(o) = &self.inner.setup_error {
             return Err(o.clone());
         }
         reserved::check_raw(request)?;
-        let t = within_total(timeout, total)?;
         exchange::unary(
             self.net(),
             request,
-            t,
+            timeout,
             connect,
             self.inner.config.max_response_bytes,
             abort.io(),
         )
-        .map_err(|o| total_deadline_outcome(o, total))
     }
 
-    /// Performs one request a client machine handed out ([`crate::client::Transmit`]) as the
-    /// driver's own loops do: the whole exchange within `timeout` (the time left before the
+    /// Performs one request a client machine handed out ([`crate::client::Transmit`]) for
+    /// the loop ([`run()`]): the whole exchange within `timeout` (the time left before the
     /// transmit's `deadline`; NOT capped by [`ClientConfig::call_timeout`], the machine's
     /// deadline is the call's), connected within `connect` (the time left before its
     /// `connect_by`) or this client's connect timeout, whichever is shorter, the body
-    /// limit, abortable through `abort`. For hosts running a machine on this client's
-    /// transport (the C ABI's `a2a_call_run`).
+    /// limit, abortable through `abort`.
     ///
     /// # Errors
     /// As [`Client::exchange`].
-    pub fn exchange_for_machine(
+    pub(crate) fn exchange_for_machine(
         &self,
         request: &HttpRequest,
         timeout: Duration,
@@ -614,7 +599,7 @@ impl Client {
         abort: &AbortHandle,
     ) -> Result<HttpResponse, Outcome> {
         let connect = connect.min(self.inner.config.connect_timeout);
-        self.perform_with(request, timeout, connect, None, abort)
+        self.perform_with(request, timeout, connect, abort)
     }
 
     /// [`Client::open_stream`] for a stream machine's transmit, as
@@ -623,7 +608,7 @@ impl Client {
     ///
     /// # Errors
     /// As [`Client::open_stream`].
-    pub fn open_stream_for_machine(
+    pub(crate) fn open_stream_for_machine(
         &self,
         request: &HttpRequest,
         timeout: Duration,
@@ -660,24 +645,12 @@ impl Client {
         timeout: Option<Duration>,
         abort: &AbortHandle,
     ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
-        self.open(request, self.call_budget(timeout), abort)
+        let connect = self.inner.config.connect_timeout;
+        self.open_with(request, self.call_budget(timeout), connect, abort)
     }
 
-    /// Sends a streaming request and awaits its head within `budget` (see
-    /// [`Client::open_stream`]).
-    ///
-    /// # Errors
-    /// As [`Client::open_stream`].
-    pub(crate) fn open(
-        &self,
-        request: &HttpRequest,
-        budget: Duration,
-        abort: &AbortHandle,
-    ) -> Result<Result<RawStream, HttpResponse>, Outcome> {
-        self.open_with(request, budget, self.inner.config.connect_timeout, abort)
-    }
-
-    /// [`Client::open`] with the connect timeout `connect`.
+    /// Sends a streaming request and awaits its head within `budget`, connected within
+    /// `connect` (see [`Client::open_stream`]).
     fn open_with(
         &self,
         request: &HttpRequest,
@@ -718,31 +691,6 @@ impl Client {
 
 /// The outcome of an operation cut by its total deadline (the machine's, one copy).
 pub(crate) use crate::client::max_time_outcome;
-
-/// `budget` shortened to what is left before `total`; the max-time outcome when nothing is.
-fn within_total(budget: Duration, total: Option<Instant>) -> Result<Duration, Outcome> {
-    let Some(total) = total else {
-        return Ok(budget);
-    };
-    let left = total.saturating_duration_since(Instant::now());
-    if left.is_zero() {
-        return Err(max_time_outcome());
-    }
-    Ok(budget.min(left))
-}
-
-/// A timeout at or after `total` is the total deadline's.
-fn total_deadline_outcome(o: Outcome, total: Option<Instant>) -> Outcome {
-    match total {
-        Some(t)
-            if o.error == Some(crate::outcome::ErrorName::Timeout)
-                && Instant::now() + Duration::from_millis(5) >= t =>
-        {
-            max_time_outcome()
-        }
-        _ => o,
-    }
-}
 
 /// Milliseconds since `epoch` on the driver's monotonic clock, for the core's `now`.
 pub(crate) fn now_millis(epoch: Instant) -> crate::time::Millis {

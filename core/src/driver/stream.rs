@@ -1,10 +1,11 @@
-//! Streaming calls as a loop over the core's [`machine::StreamCall`]: the machine decides
-//! (build, hooks, credentials, breaker, SSE decoding, the stream tracker, idle and total
-//! deadlines, resubscribe-never-resend, the one get-task fallback, the answer, the tally);
-//! the driver performs each request it hands out, feeds it the response head, the body as
-//! it arrives (each read bounded by the machine's next deadline), the end or the failure,
-//! and tells it when a deadline passed. The iterator yields the machine's items and
-//! notices as the driver's [`StreamEvent`]s and ends with [`StreamEvent::End`].
+//! Streaming calls: the core's [`machine::StreamCall`] run by the driver's loop
+//! ([`super::run()`]). The machine decides (build, hooks, credentials, breaker, SSE
+//! decoding, the stream tracker, idle and total deadlines, resubscribe-never-resend, the
+//! one get-task fallback, the answer, the tally); the loop performs each request it hands
+//! out, feeds it the response head, the body as it arrives (each read bounded by the
+//! machine's next deadline), the end or the failure, and tells it when a deadline passed.
+//! The iterator yields the machine's items and notices as the driver's [`StreamEvent`]s
+//! and ends with [`StreamEvent::End`].
 //!
 //! ```text
 //! poll_transmit ──► open (send, await the head) ──► handle_head
@@ -17,16 +18,16 @@
 //! ```
 
 use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use super::Client;
 use super::call::{CallOptions, correlation_of, no_state, send_params, unsent, user_message};
 use super::correlation::Correlation;
-use super::raw::{RawStream, ReadEnd};
-use super::{AbortHandle, Client, HttpRequest};
-use crate::client::{self as machine, RequestId, Transmit, TransportFailure};
+use super::run::{self, Clock, EventRole, Exchange, InFlight, Input, RunMachine};
+use crate::client::{self as machine, RequestId, Transmit};
 use crate::model::params::{Call, TaskIdParams};
 use crate::model::{Json, Part, SendResponse};
-use crate::outcome::{ErrorName, Outcome};
+use crate::outcome::Outcome;
 use crate::stream::{StreamEndKind, StreamItem};
 use crate::time::Millis;
 
@@ -97,6 +98,21 @@ impl StreamFinal {
         }
     }
 
+    /// The end of a stream whose request was never sent.
+    fn unsent(outcome: Outcome, correlation: Correlation) -> StreamFinal {
+        StreamFinal {
+            kind: None,
+            outcome,
+            correlation,
+            resubscribes: 0,
+            fetched_by_get: false,
+            task_body: None,
+            dropped_events: 0,
+            unreadable_events: 0,
+            answer: None,
+        }
+    }
+
     /// The driver's end of a machine's result.
     fn of(r: machine::StreamResult, started: Instant) -> StreamFinal {
         StreamFinal {
@@ -124,7 +140,9 @@ pub struct StreamCall {
     /// configuration): its end is queued at once.
     machine: Option<machine::StreamCall>,
     /// The event-stream body being read, and the request it answers.
-    body: Option<(RequestId, RawStream)>,
+    flight: InFlight,
+    /// The machine's events of the last run, before they are the driver's.
+    taken: VecDeque<machine::StreamEvent>,
     pending: VecDeque<StreamEvent>,
     /// The correlation record as of the last event handed out.
     correlation: Correlation,
@@ -182,7 +200,8 @@ impl Client {
         let mut s = StreamCall {
             client: self.clone(),
             machine: None,
-            body: None,
+            flight: InFlight::default(),
+            taken: VecDeque::new(),
             pending: VecDeque::new(),
             correlation: Correlation::default(),
             started,
@@ -196,17 +215,10 @@ impl Client {
             Err(o) => {
                 let r = unsent(call, opts, o, started);
                 s.correlation = r.correlation.clone();
-                s.pending.push_back(StreamEvent::End(StreamFinal {
-                    kind: None,
-                    outcome: r.outcome,
-                    correlation: r.correlation,
-                    resubscribes: 0,
-                    fetched_by_get: false,
-                    task_body: None,
-                    dropped_events: 0,
-                    unreadable_events: 0,
-                    answer: None,
-                }));
+                s.pending.push_back(StreamEvent::End(StreamFinal::unsent(
+                    r.outcome,
+                    r.correlation,
+                )));
             }
         }
         s
@@ -251,58 +263,61 @@ impl StreamCall {
             .is_none_or(machine::StreamCall::is_finished)
     }
 
-    /// One turn of the loop: performs the request due, or reads once from the open body,
-    /// or waits for the machine's next deadline; then queues what the machine reported.
+    /// The eager start: performs the first request (sends it and awaits its head), then
+    /// queues what the machine reported.
     fn step(&mut self) {
         let Some(m) = self.machine.as_mut() else {
             return;
         };
         let client = &self.client;
-        if !m.is_finished() {
-            let now = client.now();
-            if let Some(t) = client.with_state(|s| m.poll_transmit(s, now)).flatten() {
-                if m.is_fetching() {
-                    fetch(client, m, t);
-                } else {
-                    self.body = open(client, m, t);
-                }
-            } else if let Some((id, raw)) = self.body.as_mut() {
-                if read(client, m, *id, raw) {
-                    self.body = None;
-                }
-            } else if let Some(at) = m.poll_timeout() {
-                // Nothing to read or send: the machine waits for a deadline (none in
-                // practice: every request is performed or read above).
-                let wake = client.instant_of(at);
-                std::thread::sleep(wake.saturating_duration_since(Instant::now()));
-                let now = client.now().max(at);
-                client.with_state(|s| m.handle_timeout(s, now));
-            } else {
-                // An unfinished machine with nothing to do and nothing to wait for would
-                // spin: end the call instead.
-                let now = client.now();
-                client.with_state(|s| m.cancel(s, now));
-            }
-        }
-        self.drain();
+        let mut on = Stream { client, m };
+        // A call refused at once (a capability, say) is over before any request.
+        let stepped = if on.m.is_finished() {
+            Ok(())
+        } else {
+            run::step(
+                &mut on,
+                &mut self.flight,
+                client,
+                None,
+                &Clock::new(client.now()),
+            )
+        };
+        run::drain(&mut on, &mut self.flight, &mut self.taken);
+        self.queue(stepped);
     }
 
-    /// Queues the machine's events as the driver's; an abort drops the body it names.
-    fn drain(&mut self) {
+    /// Runs the loop until the machine reports an event, then queues what it reported.
+    fn run(&mut self) {
+        let Some(m) = self.machine.as_mut() else {
+            return;
+        };
+        let client = &self.client;
+        let mut on = Stream { client, m };
+        let mut now = client.now();
+        let ran = run::run(
+            &mut on,
+            &mut self.flight,
+            &mut self.taken,
+            client,
+            None,
+            &mut now,
+        );
+        self.queue(ran);
+    }
+
+    /// Queues the machine's events taken by the loop as the driver's (its state gone, the
+    /// call ends with that outcome).
+    fn queue(&mut self, ran: Result<(), Outcome>) {
         let Some(m) = self.machine.as_mut() else {
             return;
         };
         // Whether the ids or counts may have moved (an item, a resubscribe).
-        let mut moved = self.correlation.method.is_empty();
-        while let Some(e) = m.poll_event() {
-            moved = true;
+        let moved = self.correlation.method.is_empty() || !self.taken.is_empty();
+        for e in self.taken.drain(..) {
             match e {
-                machine::StreamEvent::Abort(id) => {
-                    if self.body.as_ref().is_some_and(|(b, _)| *b == id) {
-                        // Closes the connection (a body cut short is never pooled).
-                        self.body = None;
-                    }
-                }
+                // Acted on by the loop, never taken.
+                machine::StreamEvent::Abort(_) => {}
                 machine::StreamEvent::Item(item) => {
                     self.pending.push_back(StreamEvent::Item(*item))
                 }
@@ -312,138 +327,82 @@ impl StreamCall {
                     .pending
                     .push_back(StreamEvent::Resubscribing { task_id, attempt }),
                 machine::StreamEvent::Finished(r) => {
-                    self.body = None;
                     let end = StreamFinal::of(*r, self.started);
                     self.correlation = end.correlation.clone();
                     self.pending.push_back(StreamEvent::End(end));
                 }
             }
         }
-        if moved && !m.is_finished() {
+        if let Err(o) = ran {
+            self.machine = None;
+            self.flight.clear();
+            let end = StreamFinal::unsent(o, self.correlation.clone());
+            self.pending.push_back(StreamEvent::End(end));
+        } else if moved && !m.is_finished() {
             self.correlation = correlation_of(m.correlation().clone(), self.started);
         }
     }
 }
 
-/// The moment to give the machine an input that happened now: never at or past the
-/// deadline it waits for (the I/O kept that deadline itself, and what it reports arrived
-/// in time; the clocks may differ by a rounding).
-fn in_time(client: &Client, m: &machine::StreamCall) -> Millis {
-    let now = client.now();
-    match m.poll_timeout() {
-        Some(d) if now >= d => d.saturating_sub(Millis(1)),
-        _ => now,
+/// A streaming call's machine on its client's state, as the loop runs it.
+struct Stream<'a> {
+    client: &'a Client,
+    m: &'a mut machine::StreamCall,
+}
+
+impl RunMachine for Stream<'_> {
+    type Event = machine::StreamEvent;
+    type Error = Outcome;
+
+    fn poll_transmit(&mut self, now: Millis) -> Result<Option<Transmit>, Outcome> {
+        let m = &mut *self.m;
+        self.client.state(|s| m.poll_transmit(s, now))
     }
-}
 
-/// Sends a stream's request (a first request or a resubscribe) and feeds the machine its
-/// head: an event stream's body is returned to be read; any other response is read whole
-/// and fed at once. A timeout at the total deadline is reported as that deadline passing,
-/// so the machine ends the call with the max-time outcome and never resubscribes.
-fn open(
-    client: &Client,
-    m: &mut machine::StreamCall,
-    t: Transmit,
-) -> Option<(RequestId, RawStream)> {
-    let Transmit {
-        id,
-        request,
-        deadline,
-        ..
-    } = t;
-    let request = HttpRequest::from(request);
-    let budget = client
-        .instant_of(deadline)
-        .saturating_duration_since(Instant::now());
-    let opened = client.open(&request, budget, &AbortHandle::new());
-    let at = in_time(client, m);
-    client
-        .with_state(|s| match opened {
-            Err(o) => {
-                let total = m.total_deadline();
-                if o.error == Some(ErrorName::Timeout)
-                    && total.is_some_and(|t| {
-                        Instant::now() + Duration::from_millis(5) >= client.instant_of(t)
-                    })
-                {
-                    let now = client.now().max(total.unwrap_or(Millis(0)));
-                    m.handle_timeout(s, now);
-                } else {
-                    // The request is the one in flight: the input cannot be refused.
-                    let _ = m.handle_failure(s, id, TransportFailure::from_outcome(o), at);
-                }
-                None
+    fn exchange(&self) -> Exchange {
+        if self.m.is_fetching() {
+            // The get-task fallback, read whole as a non-streaming call.
+            Exchange::Whole
+        } else {
+            Exchange::Stream {
+                total: self.m.total_deadline(),
             }
-            Ok(Err(whole)) => {
-                let _ = m
-                    .handle_head(s, id, whole.status, whole.headers, at)
-                    .and_then(|()| m.handle_body(s, id, &whole.body, at))
-                    .and_then(|()| m.handle_end(s, id, at));
-                None
-            }
-            Ok(Ok(raw)) => {
-                let headers = raw.headers.clone();
-                let _ = m.handle_head(s, id, raw.status, headers, at);
-                Some((id, raw))
-            }
+        }
+    }
+
+    fn handle(&mut self, id: RequestId, input: Input<'_>, now: Millis) -> Result<(), Outcome> {
+        let m = &mut *self.m;
+        // The request is the one in flight: the input cannot be refused.
+        self.client.state(|s| {
+            let _ = input.to_stream(m, s, id, now);
         })
-        .flatten()
-}
+    }
 
-/// Reads once from an open body, bounded by the machine's next deadline (idle or total),
-/// and feeds what came; whether the body is over.
-fn read(client: &Client, m: &mut machine::StreamCall, id: RequestId, raw: &mut RawStream) -> bool {
-    let deadline = m.poll_timeout();
-    let read = raw.read_chunk(deadline.map(|d| client.instant_of(d)));
-    let at = in_time(client, m);
-    client
-        .with_state(|s| match read {
-            // Bytes in any split: the machine's decoder takes them as they come.
-            Ok(Some(bytes)) => {
-                let _ = m.handle_body(s, id, bytes, at);
-                false
-            }
-            Ok(None) => {
-                let _ = m.handle_end(s, id, at);
-                true
-            }
-            Err(ReadEnd::Idle) => {
-                let now = client.now().max(deadline.unwrap_or(Millis(0)));
-                m.handle_timeout(s, now);
-                true
-            }
-            Err(ReadEnd::Failed(o)) => {
-                let _ = m.handle_failure(s, id, TransportFailure::from_outcome(o), at);
-                true
-            }
-        })
-        .unwrap_or(true)
-}
+    fn handle_timeout(&mut self, now: Millis) -> Result<(), Outcome> {
+        let m = &mut *self.m;
+        self.client.state(|s| m.handle_timeout(s, now))
+    }
 
-/// Performs the get-task fallback's request whole (as a non-streaming call) and feeds it.
-fn fetch(client: &Client, m: &mut machine::StreamCall, t: Transmit) {
-    let Transmit {
-        id,
-        request,
-        deadline,
-        ..
-    } = t;
-    let request = HttpRequest::from(request);
-    let timeout = client
-        .instant_of(deadline)
-        .saturating_duration_since(Instant::now());
-    let total = m.total_deadline().map(|t| client.instant_of(t));
-    let result = client.perform(&request, timeout, total, &AbortHandle::new());
-    let at = in_time(client, m);
-    client.with_state(|s| {
-        let _ = match result {
-            Ok(r) => m
-                .handle_head(s, id, r.status, r.headers, at)
-                .and_then(|()| m.handle_body(s, id, &r.body, at))
-                .and_then(|()| m.handle_end(s, id, at)),
-            Err(o) => m.handle_failure(s, id, TransportFailure::from_outcome(o), at),
-        };
-    });
+    fn cancel(&mut self, now: Millis) -> Result<(), Outcome> {
+        let m = &mut *self.m;
+        self.client.state(|s| m.cancel(s, now))
+    }
+
+    fn poll_timeout(&self) -> Option<Millis> {
+        self.m.poll_timeout()
+    }
+
+    fn poll_event(&mut self) -> Option<machine::StreamEvent> {
+        self.m.poll_event()
+    }
+
+    fn role(event: &machine::StreamEvent) -> EventRole {
+        match event {
+            machine::StreamEvent::Abort(id) => EventRole::Abort(*id),
+            machine::StreamEvent::Finished(_) => EventRole::Finished,
+            _ => EventRole::Other,
+        }
+    }
 }
 
 impl Drop for StreamCall {
@@ -451,7 +410,7 @@ impl Drop for StreamCall {
     /// trial permit (a half-open breaker would otherwise wait forever for an outcome that
     /// never comes) and the connection closes.
     fn drop(&mut self) {
-        self.body = None;
+        self.flight.clear();
         if let Some(m) = self.machine.as_mut()
             && !m.is_finished()
         {
@@ -472,7 +431,7 @@ impl Iterator for StreamCall {
             if self.finished() {
                 return None;
             }
-            self.step();
+            self.run();
         }
     }
 }

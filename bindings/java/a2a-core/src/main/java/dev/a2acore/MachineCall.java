@@ -154,6 +154,153 @@ final class MachineCall<T> {
         this.onHookCheck = onHookCheck;
     }
 
+    /**
+     * A call run on the reference driver's native transport by {@link #step} (no
+     * {@link HttpClient}): the thread that steps it performs its requests.
+     */
+    static <T> MachineCall<T> onTransport(A2aCoreLibrary lib, Pointer call, Finisher<T> finisher,
+                                          Consumer<ClientStreamEvent> listener) {
+        return new MachineCall<>(lib, null, call, finisher, listener, null);
+    }
+
+    // ------------------------------------------------ on the reference driver (a2a_call_run)
+
+    /** The abort switch of the native runs (made by the first step, freed once the call is done). */
+    private Pointer abort;
+    /** Guards {@link #abort}: a trigger from another thread never races its free. */
+    private final Object abortLock = new Object();
+    /** {@link #cancel} was asked for: the next (or the current) run cancels the call. */
+    private boolean canceled;
+    /** A thread is inside {@code a2a_call_run} on {@link #call} (not under this object's lock). */
+    private boolean running;
+    /** {@link #close} came while a run was in progress: the runner frees the call. */
+    private boolean closing;
+    /** The machine's clock as the last run returned it (runs continue it). */
+    private long runNow;
+
+    /**
+     * Runs the call on {@code transport} on this thread (BLOCKS): one {@code a2a_call_run} (it
+     * performs the machine's requests, reads a stream as it arrives and sleeps until the
+     * machine's deadlines, returning once an event is queued), then the events drained
+     * through the same handler as on the HttpClient. False once the call finished (its
+     * {@link #result} is complete) or was closed. One thread steps a call at a time.
+     */
+    boolean step(Pointer transport) {
+        Pointer c;
+        Pointer sw;
+        synchronized (this) {
+            if (call == null) {
+                return false;
+            }
+            c = call;
+            running = true;
+        }
+        int rc = -1;
+        try {
+            synchronized (abortLock) {
+                if (abort == null) {
+                    Memory made = new Memory(com.sun.jna.Native.POINTER_SIZE);
+                    A2aCoreException.check("a2a_abort_new", lib.a2a_abort_new(made));
+                    abort = made.getPointer(0);
+                    if (canceled) {
+                        lib.a2a_abort_trigger(abort);
+                    }
+                }
+                sw = abort;
+            }
+            long now = Math.max(runNow, nowMs());
+            Memory out = RUN_NOW.get();
+            rc = dev.a2acore.internal.Direct.ON ? dev.a2acore.internal.Direct.a2a_call_run(c, transport, sw, now, out)
+                : lib.a2a_call_run(c, transport, sw, now, out);
+            if (rc == 0) {
+                runNow = Math.max(runNow, out.getLong(0));
+            }
+        } finally {
+            synchronized (this) {
+                running = false;
+                if (rc == 0 && !closing) {
+                    drain();
+                }
+                if (call != null && (closing || rc != 0)) {
+                    Pointer left = call;
+                    call = null;
+                    new Release(lib, left).run();
+                    if (!closing) {
+                        result.completeExceptionally(new A2aCoreException("a2a_call_run", rc, null));
+                    }
+                }
+                if (call == null) {
+                    freeAbort();
+                }
+            }
+        }
+        synchronized (this) {
+            return call != null;
+        }
+    }
+
+    /** Steps the call to its end on {@code transport} (BLOCKS) and returns its {@link #result}. */
+    T runToEnd(Pointer transport) {
+        while (step(transport)) {
+            // each step drains its events
+        }
+        try {
+            return result.join();
+        } catch (CompletionException e) {
+            Throwable t = e.getCause();
+            if (t instanceof RuntimeException r) {
+                throw r;
+            }
+            if (t instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
+    }
+
+    /** Per thread: where a run writes the time it returned at. */
+    private static final ThreadLocal<Memory> RUN_NOW = ThreadLocal.withInitial(() -> new Memory(8));
+
+    /** Triggers the native runs' abort switch: a run in progress returns at once, canceled. */
+    private void abortRuns() {
+        synchronized (abortLock) {
+            canceled = true;
+            if (abort != null) {
+                lib.a2a_abort_trigger(abort);
+            }
+        }
+    }
+
+    private void freeAbort() {
+        synchronized (abortLock) {
+            if (abort != null) {
+                lib.a2a_abort_free(abort);
+                abort = null;
+            }
+        }
+    }
+
+    /**
+     * Ends a native call from any thread: a run in progress returns at once (its stepper then
+     * frees the call), otherwise the call (and its open response) is freed now. Idempotent.
+     */
+    void close() {
+        abortRuns();
+        synchronized (this) {
+            if (call == null) {
+                return;
+            }
+            if (running) {
+                closing = true;
+                return;
+            }
+            Pointer c = call;
+            call = null;
+            new Release(lib, c).run();
+            freeAbort();
+        }
+    }
+
     /** Sends the first request. */
     synchronized MachineCall<T> start() {
         pump();
@@ -161,7 +308,15 @@ final class MachineCall<T> {
     }
 
     /** Abandons the call now (the request in flight is dropped, {@code FINISHED} reports Canceled). */
-    synchronized void cancel() {
+    void cancel() {
+        if (http == null) {
+            abortRuns();
+            return;
+        }
+        cancelExchange();
+    }
+
+    private synchronized void cancelExchange() {
         if (call != null) {
             lib.a2a_call_cancel(call, nowMs());
             pump();

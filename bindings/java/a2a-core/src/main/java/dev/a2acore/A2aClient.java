@@ -4,6 +4,7 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.Direct;
 import dev.a2acore.internal.NativeArgs;
 import dev.a2acore.internal.SizeT;
 import java.lang.ref.Cleaner;
@@ -433,6 +434,9 @@ public final class A2aClient implements AutoCloseable {
     private Outcome call(Call which, String text, CallOptions options) {
         Objects.requireNonNull(text, "text");
         CallOptions o = options == null ? CallOptions.none() : options;
+        if (which == Call.SEND && !onMachine && plainText(o)) {
+            return runNative(textCall(false, text), o);
+        }
         return unaryBlocking(switch (which) {
             case SEND -> METHOD_SEND_MESSAGE;
             case GET -> METHOD_GET_TASK;
@@ -458,8 +462,9 @@ public final class A2aClient implements AutoCloseable {
         Objects.requireNonNull(text, "text");
         CallOptions o = options == null ? CallOptions.none() : options;
         return switch (which) {
-            case TEXT -> streamBlocking(METHOD_SEND_STREAMING_MESSAGE, MachineClient.messageParams(
-                List.of(Answer.Part.text(text)), Map.of(), o), o);
+            case TEXT -> !onMachine && plainText(o) ? nativeStream(textCall(true, text), o)
+                : streamBlocking(METHOD_SEND_STREAMING_MESSAGE, MachineClient.messageParams(
+                    List.of(Answer.Part.text(text)), Map.of(), o), o);
             case RESUBSCRIBE -> streamBlocking(METHOD_SUBSCRIBE_TO_TASK, MachineClient.taskParams(text, null), o);
         };
     }
@@ -471,6 +476,30 @@ public final class A2aClient implements AutoCloseable {
      * threw is rethrown after the call with its outcome.
      */
     private Outcome runNative(int method, byte[] params, CallOptions options) {
+        return runNative(paramsCall(method, params), options);
+    }
+
+    /** Whether a text message needs no params of its own (the library writes the message). */
+    private static boolean plainText(CallOptions o) {
+        return o.contextId().isEmpty() && o.taskId().isEmpty() && o.historyLength().isEmpty();
+    }
+
+    /** A call of {@code method} with JSON params. */
+    private MachineClient.NewCall paramsCall(int method, byte[] params) {
+        return (st, settings, now, out) -> Direct.ON
+            ? Direct.a2a_call_new(st, method, params, params.length, settings, now, out)
+            : lib.a2a_call_new(st, method, params, new SizeT(params.length), settings, now, out);
+    }
+
+    /** A (streaming) send of one user text message the library writes ({@code a2a_call_new_text}). */
+    private MachineClient.NewCall textCall(boolean streaming, String text) {
+        byte[] t = text.getBytes(StandardCharsets.UTF_8);
+        return (st, settings, now, out) -> Direct.ON
+            ? Direct.a2a_call_new_text(st, (byte) (streaming ? 1 : 0), t, t.length, settings, now, out)
+            : lib.a2a_call_new_text(st, streaming, t, new SizeT(t.length), settings, now, out);
+    }
+
+    private Outcome runNative(MachineClient.NewCall make, CallOptions options) {
         Outcome outcome;
         lock.readLock().lock();
         try {
@@ -482,8 +511,7 @@ public final class A2aClient implements AutoCloseable {
                 return e.outcome();
             }
             try {
-                outcome = machine.onTransport(st, (s2, settings, now, out) -> lib.a2a_call_new(s2, method, params,
-                    new SizeT(params.length), settings, now, out), options,
+                outcome = machine.onTransport(st, make, options,
                     (ev, call, release) -> MachineClient.finishedOutcome(lib, ev, release), null).runToEnd(t);
             } catch (RuntimeException | Error e) {
                 hooks.failure.remove();
@@ -514,6 +542,10 @@ public final class A2aClient implements AutoCloseable {
      * deferred resolution cannot fetch or validate ends it at once with that outcome.
      */
     private ClientStream nativeStream(int method, byte[] params, CallOptions options) {
+        return nativeStream(paramsCall(method, params), options);
+    }
+
+    private ClientStream nativeStream(MachineClient.NewCall make, CallOptions options) {
         lock.readLock().lock();
         try {
             NativeTransport nt = state.transport;
@@ -531,8 +563,7 @@ public final class A2aClient implements AutoCloseable {
                         new ClientStreamEvent.End(java.util.Optional.empty(), e.outcome(), 0, 0, 0)));
                 }
                 ClientStream.NativeSource src = new ClientStream.NativeSource(nt, t, hooks);
-                src.call = machine.onTransport(st, (s2, settings, now, out) -> lib.a2a_call_new(s2, method, params,
-                    new SizeT(params.length), settings, now, out), options, streamEnd(), src.queue::add);
+                src.call = machine.onTransport(st, make, options, streamEnd(), src.queue::add);
                 return new ClientStream(src);
             } catch (RuntimeException | Error e) {
                 nt.release();

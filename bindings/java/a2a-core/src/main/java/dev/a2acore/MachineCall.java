@@ -51,7 +51,10 @@ import javax.net.ssl.SSLException;
 final class MachineCall<T> {
     /** What the {@code FINISHED} event becomes, read while the event's views are valid. */
     interface Finisher<T> {
-        /** {@code call} is finished and is freed by the returned value's owner ({@code release}) or right after. */
+        /**
+         * {@code call} is finished and is freed by the returned value's owner ({@code release})
+         * or right after; {@code event}'s fields read are {@link #FINISHED_FIELDS}.
+         */
         T finished(Machine.Event event, Pointer call, Runnable release);
     }
 
@@ -186,6 +189,14 @@ final class MachineCall<T> {
      * {@link #result} is complete) or was closed. One thread steps a call at a time.
      */
     boolean step(Pointer transport) {
+        return step(transport, true);
+    }
+
+    /**
+     * {@link #step}; {@code abortable} false runs without an abort switch (a call no other
+     * thread ends: a blocking unary call, bounded by the machine's deadlines).
+     */
+    private boolean step(Pointer transport, boolean abortable) {
         Pointer c;
         Pointer sw;
         synchronized (this) {
@@ -198,7 +209,7 @@ final class MachineCall<T> {
         int rc = -1;
         try {
             synchronized (abortLock) {
-                if (abort == null) {
+                if (abort == null && abortable) {
                     Memory made = new Memory(com.sun.jna.Native.POINTER_SIZE);
                     A2aCoreException.check("a2a_abort_new", lib.a2a_abort_new(made));
                     abort = made.getPointer(0);
@@ -239,9 +250,12 @@ final class MachineCall<T> {
         }
     }
 
-    /** Steps the call to its end on {@code transport} (BLOCKS) and returns its {@link #result}. */
+    /**
+     * Steps the call to its end on {@code transport} (BLOCKS) and returns its {@link #result};
+     * no other thread can end it (no abort switch).
+     */
     T runToEnd(Pointer transport) {
-        while (step(transport)) {
+        while (step(transport, false)) {
             // each step drains its events
         }
         try {
@@ -371,10 +385,12 @@ final class MachineCall<T> {
 
     /** Reads the call's events until none is left (or the call finished and was freed). */
     private void drain() {
-        Machine.Event ev = new Machine.Event();
-        while (call != null && lib.a2a_call_poll_event(call, ev) == 0) {
+        Machine.Event ev = EVENT.get();
+        while (call != null && pollEvent(call, ev) == 0) {
+            ev.readField("kind");
             switch (ev.kind) {
                 case 1 -> { // ABORT
+                    ev.readField("request_id");
                     if (inflight != null && inflight.id == ev.request_id) {
                         inflight.abort();
                         inflight = null;
@@ -382,20 +398,53 @@ final class MachineCall<T> {
                 }
                 case 3 -> { // RESUBSCRIBING
                     if (listener != null) {
+                        ev.readField("task_id");
+                        ev.readField("attempt");
                         buffered++;
                         listener.accept(new ClientStreamEvent.Resubscribing(Machine.string(ev.task_id), ev.attempt));
                     }
                 }
                 case 4 -> { // ITEM
                     if (listener != null) {
+                        ev.readField("item");
                         buffered++;
                         listener.accept(new ClientStreamEvent.Item(item(ev.item)));
                     }
                 }
-                case 5 -> finish(ev);
+                case 5 -> {
+                    for (String f : FINISHED_FIELDS) {
+                        ev.readField(f);
+                    }
+                    finish(ev);
+                }
                 default -> { } // RETRYING: the machine schedules the next attempt itself
             }
         }
+    }
+
+    /**
+     * The fields of a {@code FINISHED} event a {@link Finisher} reads (a finisher reads no
+     * other: the nested item and correlation are left unread).
+     */
+    private static final String[] FINISHED_FIELDS = {"outcome", "has_response", "response_status", "response_body",
+        "has_end_kind", "end_kind", "resubscribes", "dropped_events", "unreadable_events", "card_url", "card_json"};
+
+    /**
+     * Per thread: the event struct {@link #drain} polls into, read field by field (making a
+     * JNA Structure costs far more than a call; its whole-struct sync is off). Its views die
+     * at the next poll; a drain nested in a listener or finisher on the same thread polls
+     * into it afresh, and the outer drain reads nothing of it afterwards before polling again.
+     */
+    private static final ThreadLocal<Machine.Event> EVENT = ThreadLocal.withInitial(() -> {
+        Machine.Event ev = new Machine.Event();
+        ev.setAutoSynch(false);
+        return ev;
+    });
+
+    /** {@code a2a_call_poll_event} into {@code ev}'s memory (read back by the caller). */
+    private int pollEvent(Pointer c, Machine.Event ev) {
+        return dev.a2acore.internal.Direct.ON ? dev.a2acore.internal.Direct.a2a_call_poll_event(c, ev.getPointer())
+            : lib.a2a_call_poll_event(c, ev);
     }
 
     private StreamTracker.Item item(A2aCoreLibrary.StreamItem i) {

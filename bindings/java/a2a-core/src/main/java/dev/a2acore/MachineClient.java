@@ -221,15 +221,21 @@ final class MachineClient {
      */
     <T> MachineCall<T> onTransport(Pointer state, NewCall make, CallOptions options, MachineCall.Finisher<T> finisher,
                                    Consumer<ClientStreamEvent> listener) {
-        Pointer settings = settings(options, null);
+        // No settings handle for no options (NULL: none).
+        Pointer settings = options == null || options.equals(CallOptions.none()) ? null : settings(options, null);
         try {
-            Memory o = new Memory(Native.POINTER_SIZE);
+            Memory o = CALL_OUT.get();
             A2aCoreException.check("a2a_call_new", make.create(state, settings, MachineCall.nowMs(), o));
             return MachineCall.onTransport(lib, o.getPointer(0), finisher, listener);
         } finally {
-            lib.a2a_call_settings_free(settings);
+            if (settings != null) {
+                lib.a2a_call_settings_free(settings);
+            }
         }
     }
+
+    /** Per thread: where {@code a2a_call_new} writes the call (read at once). */
+    private static final ThreadLocal<Memory> CALL_OUT = ThreadLocal.withInitial(() -> new Memory(Native.POINTER_SIZE));
 
     /** What a finished card fetch becomes: a {@link Fetched} state, or the failure to throw. */
     private MachineCall.Finisher<Object> cardFinisher() {

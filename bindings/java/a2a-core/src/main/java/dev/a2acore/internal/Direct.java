@@ -48,6 +48,17 @@ public final class Direct {
     /** {@code a2a_call_run} (abort: an {@code a2a_abort} or NULL; nowOut: a {@code uint64_t} or NULL). */
     public static native int a2a_call_run(Pointer call, Pointer transport, Pointer abort, long nowMs, Pointer nowOut);
 
+    /** {@code a2a_call_poll_event} (out: an {@code a2a_event}). */
+    public static native int a2a_call_poll_event(Pointer call, Pointer out);
+
+    /** {@code a2a_call_new} (settings: an {@code a2a_call_settings} or NULL). */
+    public static native int a2a_call_new(Pointer state, int method, byte[] params, long paramsLen, Pointer settings,
+                                          long nowMs, Pointer out);
+
+    /** {@code a2a_call_new_text} (streaming: a C bool, 0 or 1; settings: or NULL). */
+    public static native int a2a_call_new_text(Pointer state, byte streaming, byte[] text, long textLen,
+                                               Pointer settings, long nowMs, Pointer out);
+
     /** {@code a2a_sse_decoder_feed_packed} (out: an {@code a2a_sse_packed}). */
     public static native int a2a_sse_decoder_feed_packed(Pointer decoder, Pointer chunk, long len, Pointer out);
 

@@ -20,10 +20,11 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * The project's blocking A2A driver (the C ABI's {@code a2a_client}): card resolution and
- * validation, connect/call/idle timeouts, no redirects, pooled connections, stream
- * tracking with resubscribe after a cut, header hooks. Every failure (connect refused,
- * timeout, HTTP status, JSON-RPC error, FAILED task) is an {@link Outcome}, not an exception.
+ * The project's A2A client on the core's client machine ({@code a2a_client_state},
+ * {@code a2a_call}): card resolution and validation, connect/call/idle timeouts, no
+ * redirects, pooled connections, stream tracking with resubscribe after a cut, header
+ * hooks. Every failure (connect refused, timeout, HTTP status, JSON-RPC error, FAILED task)
+ * is an {@link Outcome}, not an exception.
  *
  * <pre>{@code
  * try (A2aClient c = A2aClient.builder("https://agent.example").headerHook(
@@ -43,9 +44,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * the future then reports a {@link java.util.concurrent.CancellationException}, never a
  * success. With {@link Builder#httpClient} the blocking methods run on the same machine
  * (they wait for the asynchronous call; an interrupt ends the exchange and returns its
- * Canceled outcome with the thread's interrupt status kept); without it they run on the
- * reference driver (native sockets, proxies, CA and client-certificate files,
- * {@code --resolve}), bounded by its timeouts.
+ * Canceled outcome with the thread's interrupt status kept); without it each runs on the
+ * calling thread with {@code a2a_call_run} over the reference driver's native transport
+ * (native sockets, proxies, CA and client-certificate files, {@code --resolve}), bounded by
+ * the machine's timeouts. Both paths share the client's one machine state (card, breaker).
  *
  * <p>Thread-safe: calls and streams may run from several threads at once (the library
  * pools connections); {@link #close()} waits for calls in flight. Hooks are installed by
@@ -700,15 +702,18 @@ public final class A2aClient implements AutoCloseable {
          * shares (true, the default, as the reference driver does): a card still fresh
          * ({@code Cache-Control: max-age}) is not fetched again, a stale one is revalidated with
          * {@code If-None-Match} and a 304 reuses it, {@code no-store} is never kept. false
-         * fetches the card every time on the machine (the asynchronous calls and
-         * {@link #httpClient}); the reference driver always caches.
+         * fetches the card every time.
          */
         public Builder cardCache(boolean on) {
             cardCache = on;
             return this;
         }
 
-        /** An extra origin the card's interface may point to. */
+        /**
+         * A host the native transport's DNS rule does not check (its internal addresses are
+         * allowed). The machine's configuration has no allowed-origins option, so a card
+         * whose interface is on another origin is still refused.
+         */
         public Builder allowHost(String origin) {
             allowHosts.add(Objects.requireNonNull(origin));
             return this;

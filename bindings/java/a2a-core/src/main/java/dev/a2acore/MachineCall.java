@@ -229,8 +229,8 @@ final class MachineCall<T> {
         } finally {
             synchronized (this) {
                 running = false;
-                if (rc == 0 && !closing) {
-                    drain();
+                if (rc == 0) {
+                    drain(); // after a close: the events queued before it, or the Canceled end
                 }
                 if (call != null && (closing || rc != 0)) {
                     Pointer left = call;

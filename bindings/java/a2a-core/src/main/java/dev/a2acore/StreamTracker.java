@@ -5,7 +5,7 @@ import java.util.Optional;
 /**
  * The types of a followed stream: what each event carried ({@link Item}, {@link ItemKind})
  * and how the stream ended ({@link EndKind}). The core's client machine follows every stream
- * (the driver's {@link A2aClient#stream}, the machine's {@link A2aClient#streamAsync},
+ * ({@link A2aClient#stream} and {@link A2aClient#streamAsync},
  * {@link MachineTarget}); the standalone tracker handle these types came with
  * ({@code a2a_stream_tracker_*}) is no longer bound.
  */

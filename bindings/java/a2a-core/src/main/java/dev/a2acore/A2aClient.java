@@ -20,10 +20,11 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * The project's blocking A2A driver (the C ABI's {@code a2a_client}): card resolution and
- * validation, connect/call/idle timeouts, no redirects, pooled connections, stream
- * tracking with resubscribe after a cut, header hooks. Every failure (connect refused,
- * timeout, HTTP status, JSON-RPC error, FAILED task) is an {@link Outcome}, not an exception.
+ * The project's A2A client on the core's client machine ({@code a2a_client_state},
+ * {@code a2a_call}): card resolution and validation, connect/call/idle timeouts, no
+ * redirects, pooled connections, stream tracking with resubscribe after a cut, header
+ * hooks. Every failure (connect refused, timeout, HTTP status, JSON-RPC error, FAILED task)
+ * is an {@link Outcome}, not an exception.
  *
  * <pre>{@code
  * try (A2aClient c = A2aClient.builder("https://agent.example").headerHook(
@@ -43,9 +44,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * the future then reports a {@link java.util.concurrent.CancellationException}, never a
  * success. With {@link Builder#httpClient} the blocking methods run on the same machine
  * (they wait for the asynchronous call; an interrupt ends the exchange and returns its
- * Canceled outcome with the thread's interrupt status kept); without it they run on the
- * reference driver (native sockets, proxies, CA and client-certificate files,
- * {@code --resolve}), bounded by its timeouts.
+ * Canceled outcome with the thread's interrupt status kept); without it each runs on the
+ * calling thread with {@code a2a_call_run} over the reference driver's native transport
+ * (native sockets, proxies, CA and client-certificate files, {@code --resolve}), bounded by
+ * the machine's timeouts. Both paths share the client's one machine state (card, breaker).
  *
  * <p>Thread-safe: calls and streams may run from several threads at once (the library
  * pools connections); {@link #close()} waits for calls in flight. Hooks are installed by
@@ -55,15 +57,15 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 public final class A2aClient implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
 
-    /** Frees the native client; never references the A2aClient. */
+    /** Drops the client's reference to its native transport once; never references the A2aClient. */
     private static final class State implements Runnable {
-        Pointer handle;
+        NativeTransport transport;
 
         @Override
-        public void run() {
-            if (handle != null) {
-                A2aCore.lib().a2a_client_free(handle);
-                handle = null;
+        public synchronized void run() {
+            if (transport != null) {
+                transport.release();
+                transport = null;
             }
         }
     }
@@ -97,9 +99,10 @@ public final class A2aClient implements AutoCloseable {
     /** Whether the blocking methods run on the machine too (a caller's HttpClient was given). */
     private final boolean onMachine;
 
-    private A2aClient(A2aCoreLibrary lib, Pointer handle, Hooks hooks, MachineClient machine, boolean onMachine) {
+    private A2aClient(A2aCoreLibrary lib, NativeTransport transport, Hooks hooks, MachineClient machine,
+                      boolean onMachine) {
         this.lib = lib;
-        this.state.handle = handle;
+        this.state.transport = transport;
         this.hooks = hooks;
         this.machine = machine;
         this.onMachine = onMachine;
@@ -293,15 +296,20 @@ public final class A2aClient implements AutoCloseable {
             CallOptions options, java.util.function.Consumer<ClientStreamEvent> items,
             java.util.function.Consumer<MachineCall<ClientStreamEvent.End>> started) {
         return machine.call((st, settings, now, out) -> lib.a2a_call_new(st, method, params, new SizeT(params.length),
-            settings, now, out), options, (ev, call, release) -> {
-                java.util.Optional<StreamTracker.EndKind> kind = ev.has_end_kind != 0
-                    ? java.util.Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : java.util.Optional.empty();
-                int resubscribes = ev.resubscribes;
-                int dropped = ev.dropped_events;
-                int unreadable = ev.unreadable_events;
-                return new ClientStreamEvent.End(kind, MachineClient.finishedOutcome(lib, ev, release), resubscribes,
-                    dropped, unreadable);
-            }, items, started);
+            settings, now, out), options, streamEnd(), items, started);
+    }
+
+    /** What a finished stream call becomes: its {@link ClientStreamEvent.End}. */
+    private MachineCall.Finisher<ClientStreamEvent.End> streamEnd() {
+        return (ev, call, release) -> {
+            java.util.Optional<StreamTracker.EndKind> kind = ev.has_end_kind != 0
+                ? java.util.Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : java.util.Optional.empty();
+            int resubscribes = ev.resubscribes;
+            int dropped = ev.dropped_events;
+            int unreadable = ev.unreadable_events;
+            return new ClientStreamEvent.End(kind, MachineClient.finishedOutcome(lib, ev, release), resubscribes,
+                dropped, unreadable);
+        };
     }
 
     /** A blocking stream on the machine (events queued as they arrive). */
@@ -362,20 +370,23 @@ public final class A2aClient implements AutoCloseable {
      * metadata (may be empty) and waits for the answer ({@link Outcome#result()}).
      */
     public Outcome send(List<Answer.Part> parts, Map<String, Object> metadata, CallOptions options) {
-        if (onMachine) {
-            return await((MachineClient.CallFuture<Outcome>) sendAsync(parts, metadata, options));
-        }
-        return call(Call.SEND_MESSAGE, Answer.messageJson(parts, metadata), options);
+        requireParts(parts);
+        CallOptions o = options == null ? CallOptions.none() : options;
+        return unaryBlocking(METHOD_SEND_MESSAGE, MachineClient.messageParams(parts, metadata, o), o);
     }
 
     /** Starts a streaming send of a message of any parts; as {@link #stream(String, CallOptions)}. */
     public ClientStream stream(List<Answer.Part> parts, Map<String, Object> metadata, CallOptions options) {
-        if (onMachine) {
-            CallOptions o = options == null ? CallOptions.none() : options;
-            return blockingStream(METHOD_SEND_STREAMING_MESSAGE, MachineClient.messageParams(parts, metadata, o), o);
+        requireParts(parts);
+        CallOptions o = options == null ? CallOptions.none() : options;
+        return streamBlocking(METHOD_SEND_STREAMING_MESSAGE, MachineClient.messageParams(parts, metadata, o), o);
+    }
+
+    /** On the native transport (as on the driver before it) a message needs a part. */
+    private void requireParts(List<Answer.Part> parts) {
+        if (!onMachine && parts.isEmpty()) {
+            throw new IllegalArgumentException("nothing to send: give at least one part");
         }
-        String json = Answer.messageJson(parts, metadata);
-        return openStream(Open.MESSAGE, json, options);
     }
 
     /** Reads a task. */
@@ -418,106 +429,151 @@ public final class A2aClient implements AutoCloseable {
         return openStream(Open.RESUBSCRIBE, taskId, options);
     }
 
-    private enum Call { SEND, SEND_MESSAGE, GET, CANCEL }
+    private enum Call { SEND, GET, CANCEL }
 
-    private enum Open { TEXT, MESSAGE, RESUBSCRIBE }
+    private enum Open { TEXT, RESUBSCRIBE }
 
     private Outcome call(Call which, String text, CallOptions options) {
         Objects.requireNonNull(text, "text");
-        if (onMachine) {
-            CallOptions o = options == null ? CallOptions.none() : options;
-            return await(switch (which) {
-                case SEND -> unary(METHOD_SEND_MESSAGE, MachineClient.messageParams(
-                    List.of(Answer.Part.text(text)), Map.of(), o), o);
-                case SEND_MESSAGE -> throw new IllegalStateException("routed by send(parts, ...)");
-                case GET -> unary(METHOD_GET_TASK, MachineClient.taskParams(text, o), o);
-                case CANCEL -> unary(METHOD_CANCEL_TASK, MachineClient.taskParams(text, null), o);
-            });
+        CallOptions o = options == null ? CallOptions.none() : options;
+        if (which == Call.SEND && !onMachine && plainText(o)) {
+            return runNative(textCall(false, text), o);
         }
-        byte[] b = text.getBytes(StandardCharsets.UTF_8);
-        NativeArgs args = new NativeArgs();
-        A2aCoreLibrary.ClientCallOptions o = options(args, options);
-        Pointer out = args.outPointer();
-        Pointer result;
-        int rc;
-        lock.readLock().lock();
-        try {
-            Pointer h = handle();
-            rc = switch (which) {
-                case SEND -> o == null && Direct.ON ? Direct.a2a_client_send_text(h, b, b.length, null, out)
-                    : lib.a2a_client_send_text(h, b, new SizeT(b.length), o, out);
-                case SEND_MESSAGE -> lib.a2a_client_send_message(h, b, new SizeT(b.length), o, out);
-                case GET -> lib.a2a_client_get_task(h, b, new SizeT(b.length), o, out);
-                case CANCEL -> lib.a2a_client_cancel_task(h, b, new SizeT(b.length), o, out);
-            };
-            result = out.getPointer(0);
-        } finally {
-            lock.readLock().unlock();
-            args.release();
-        }
-        if (rc != 0) {
-            hooks.failure.remove();
-            throw new A2aCoreException("a2a_client_" + which.name().toLowerCase(java.util.Locale.ROOT), rc, null);
-        }
-        Outcome outcome = Outcome.consume(lib, result);
-        hooks.check(outcome);
-        return outcome;
+        return unaryBlocking(switch (which) {
+            case SEND -> METHOD_SEND_MESSAGE;
+            case GET -> METHOD_GET_TASK;
+            case CANCEL -> METHOD_CANCEL_TASK;
+        }, switch (which) {
+            case SEND -> MachineClient.messageParams(List.of(Answer.Part.text(text)), Map.of(), o);
+            case GET -> MachineClient.taskParams(text, o);
+            case CANCEL -> MachineClient.taskParams(text, null);
+        }, o);
+    }
+
+    /** A blocking unary call: on the HttpClient ({@link #onMachine}) or the native transport. */
+    private Outcome unaryBlocking(int method, byte[] params, CallOptions o) {
+        return onMachine ? await(unary(method, params, o)) : runNative(method, params, o);
+    }
+
+    /** A blocking stream: on the HttpClient ({@link #onMachine}) or the native transport. */
+    private ClientStream streamBlocking(int method, byte[] params, CallOptions o) {
+        return onMachine ? blockingStream(method, params, o) : nativeStream(method, params, o);
     }
 
     private ClientStream openStream(Open which, String text, CallOptions options) {
         Objects.requireNonNull(text, "text");
-        if (onMachine) {
-            CallOptions o = options == null ? CallOptions.none() : options;
-            return switch (which) {
-                case TEXT -> blockingStream(METHOD_SEND_STREAMING_MESSAGE, MachineClient.messageParams(
+        CallOptions o = options == null ? CallOptions.none() : options;
+        return switch (which) {
+            case TEXT -> !onMachine && plainText(o) ? nativeStream(textCall(true, text), o)
+                : streamBlocking(METHOD_SEND_STREAMING_MESSAGE, MachineClient.messageParams(
                     List.of(Answer.Part.text(text)), Map.of(), o), o);
-                case MESSAGE -> throw new IllegalStateException("routed by stream(parts, ...)");
-                case RESUBSCRIBE -> blockingStream(METHOD_SUBSCRIBE_TO_TASK, MachineClient.taskParams(text, null), o);
-            };
-        }
-        byte[] b = text.getBytes(StandardCharsets.UTF_8);
-        NativeArgs args = new NativeArgs();
-        A2aCoreLibrary.ClientCallOptions o = options(args, options);
-        Pointer out = args.outPointer();
-        Pointer stream;
-        int rc;
-        lock.readLock().lock();
-        try {
-            Pointer h = handle();
-            rc = switch (which) {
-                case RESUBSCRIBE -> lib.a2a_client_resubscribe(h, b, new SizeT(b.length), o, out);
-                case MESSAGE -> lib.a2a_client_stream_message(h, b, new SizeT(b.length), o, out);
-                case TEXT -> lib.a2a_client_stream_text(h, b, new SizeT(b.length), o, out);
-            };
-            stream = out.getPointer(0);
-        } finally {
-            lock.readLock().unlock();
-            args.release();
-        }
-        A2aCoreException.check("a2a_client_" + which.name().toLowerCase(java.util.Locale.ROOT), rc);
-        return new ClientStream(lib, stream, hooks);
+            case RESUBSCRIBE -> streamBlocking(METHOD_SUBSCRIBE_TO_TASK, MachineClient.taskParams(text, null), o);
+        };
     }
 
-    private static A2aCoreLibrary.ClientCallOptions options(NativeArgs args, CallOptions c) {
-        if (c == null || c.equals(CallOptions.none())) {
-            return null;
+    /**
+     * A unary call on the machine run on the reference driver's native transport on this
+     * thread (BLOCKS, bounded by the machine's timeouts). A card a deferred resolution cannot
+     * fetch or validate is the call's outcome (transport {@code CardResolution}); a hook that
+     * threw is rethrown after the call with its outcome.
+     */
+    private Outcome runNative(int method, byte[] params, CallOptions options) {
+        return runNative(paramsCall(method, params), options);
+    }
+
+    /** Whether a text message needs no params of its own (the library writes the message). */
+    private static boolean plainText(CallOptions o) {
+        return o.contextId().isEmpty() && o.taskId().isEmpty() && o.historyLength().isEmpty();
+    }
+
+    /** A call of {@code method} with JSON params. */
+    private MachineClient.NewCall paramsCall(int method, byte[] params) {
+        return (st, settings, now, out) -> Direct.ON
+            ? Direct.a2a_call_new(st, method, params, params.length, settings, now, out)
+            : lib.a2a_call_new(st, method, params, new SizeT(params.length), settings, now, out);
+    }
+
+    /** A (streaming) send of one user text message the library writes ({@code a2a_call_new_text}). */
+    private MachineClient.NewCall textCall(boolean streaming, String text) {
+        byte[] t = text.getBytes(StandardCharsets.UTF_8);
+        return (st, settings, now, out) -> Direct.ON
+            ? Direct.a2a_call_new_text(st, (byte) (streaming ? 1 : 0), t, t.length, settings, now, out)
+            : lib.a2a_call_new_text(st, streaming, t, new SizeT(t.length), settings, now, out);
+    }
+
+    private Outcome runNative(MachineClient.NewCall make, CallOptions options) {
+        Outcome outcome;
+        lock.readLock().lock();
+        try {
+            Pointer t = transport();
+            Pointer st;
+            try {
+                st = machine.nativeState(t);
+            } catch (CardResolutionException e) {
+                return e.outcome();
+            }
+            try {
+                outcome = machine.onTransport(st, make, options,
+                    (ev, call, release) -> MachineClient.finishedOutcome(lib, ev, release), null).runToEnd(t);
+            } catch (RuntimeException | Error e) {
+                hooks.failure.remove();
+                throw e;
+            }
+        } finally {
+            lock.readLock().unlock();
         }
-        A2aCoreLibrary.ClientCallOptions o = new A2aCoreLibrary.ClientCallOptions();
-        o.timeout_ms = c.timeout().map(A2aClient::millis).orElse(0L);
-        o.idle_timeout_ms = c.idleTimeout().map(A2aClient::millis).orElse(0L);
-        args.view(o.traceparent, c.traceparent().orElse(null));
-        args.view(o.idempotency_key, c.idempotencyKey().orElse(null));
-        args.view(o.message_id, c.messageId().orElse(null));
-        args.view(o.context_id, c.contextId().orElse(null));
-        args.view(o.task_id, c.taskId().orElse(null));
-        o.headers = args.headerArray(c.headers());
-        o.headers_len = new SizeT(c.headers().size());
-        if (c.historyLength().isPresent()) {
-            o.has_history_length = 1;
-            o.history_length = c.historyLength().getAsInt();
+        hooks.check(outcome);
+        return outcome;
+    }
+
+    /** The native transport (while the client is open). */
+    private Pointer transport() {
+        NativeTransport t = state.transport;
+        if (t == null) {
+            throw new IllegalStateException("A2aClient is closed");
         }
-        o.return_immediately = (byte) (c.returnImmediately() ? 1 : 0);
-        return o;
+        Pointer p = t.acquire();
+        t.release();
+        return p;
+    }
+
+    /**
+     * A stream on the machine run on the native transport by the thread that reads it (the
+     * request goes out on the first {@code hasNext}/{@code next}). The stream holds a
+     * reference to the transport and the hooks, so it outlives {@link #close()}. A card a
+     * deferred resolution cannot fetch or validate ends it at once with that outcome.
+     */
+    private ClientStream nativeStream(int method, byte[] params, CallOptions options) {
+        return nativeStream(paramsCall(method, params), options);
+    }
+
+    private ClientStream nativeStream(MachineClient.NewCall make, CallOptions options) {
+        lock.readLock().lock();
+        try {
+            NativeTransport nt = state.transport;
+            if (nt == null) {
+                throw new IllegalStateException("A2aClient is closed");
+            }
+            Pointer t = nt.acquire();
+            try {
+                Pointer st;
+                try {
+                    st = machine.nativeState(t);
+                } catch (CardResolutionException e) {
+                    nt.release();
+                    return new ClientStream(new ClientStream.Ended(
+                        new ClientStreamEvent.End(java.util.Optional.empty(), e.outcome(), 0, 0, 0)));
+                }
+                ClientStream.NativeSource src = new ClientStream.NativeSource(nt, t, hooks);
+                src.call = machine.onTransport(st, make, options, streamEnd(), src.queue::add);
+                return new ClientStream(src);
+            } catch (RuntimeException | Error e) {
+                nt.release();
+                throw e;
+            }
+        } finally {
+            lock.readLock().unlock();
+        }
     }
 
     /** A positive duration in ms (at least 1: 0 means "none" in the C ABI). */
@@ -526,13 +582,6 @@ public final class A2aClient implements AutoCloseable {
             throw new IllegalArgumentException("duration must be positive: " + d);
         }
         return Math.max(1, d.toMillis());
-    }
-
-    private Pointer handle() {
-        if (state.handle == null) {
-            throw new IllegalStateException("A2aClient is closed");
-        }
-        return state.handle;
     }
 
     /** Frees the client after the calls in flight; idempotent. Open streams stay usable. */
@@ -653,15 +702,18 @@ public final class A2aClient implements AutoCloseable {
          * shares (true, the default, as the reference driver does): a card still fresh
          * ({@code Cache-Control: max-age}) is not fetched again, a stale one is revalidated with
          * {@code If-None-Match} and a 304 reuses it, {@code no-store} is never kept. false
-         * fetches the card every time on the machine (the asynchronous calls and
-         * {@link #httpClient}); the reference driver always caches.
+         * fetches the card every time.
          */
         public Builder cardCache(boolean on) {
             cardCache = on;
             return this;
         }
 
-        /** An extra origin the card's interface may point to. */
+        /**
+         * A host the native transport's DNS rule does not check (its internal addresses are
+         * allowed). The machine's configuration has no allowed-origins option, so a card
+         * whose interface is on another origin is still refused.
+         */
         public Builder allowHost(String origin) {
             allowHosts.add(Objects.requireNonNull(origin));
             return this;
@@ -884,12 +936,28 @@ public final class A2aClient implements AutoCloseable {
                 }
                 return c;
             }
+            NativeTransport transport;
             try {
-                return new A2aClient(lib, driver(lib, installed), installed, machine, false);
+                transport = new NativeTransport(lib, transport(lib));
             } catch (RuntimeException | Error e) {
                 machine.close();
                 throw e;
             }
+            A2aClient c = new A2aClient(lib, transport, installed, machine, false);
+            if (!deferCardResolution) {
+                try {
+                    c.lock.readLock().lock();
+                    try {
+                        machine.nativeState(c.transport());
+                    } finally {
+                        c.lock.readLock().unlock();
+                    }
+                } catch (RuntimeException | Error e) {
+                    c.close();
+                    throw e;
+                }
+            }
+            return c;
         }
 
         /** The machine's configuration from the same options, and the HttpClient it runs on. */
@@ -978,44 +1046,30 @@ public final class A2aClient implements AutoCloseable {
             return on ? 1 : 0;
         }
 
-        /** The reference driver's client (fetches and validates the card now unless deferred). */
-        private Pointer driver(A2aCoreLibrary lib, Hooks installed) {
+        /**
+         * The reference driver's native transport ({@code a2a_client_new_raw}, no target) with
+         * the driver-only options: the machine applies the timeouts, limits, https rule and
+         * retries, the transport's own call and idle timeouts are only a backstop.
+         */
+        private Pointer transport(A2aCoreLibrary lib) {
             A2aCoreLibrary.ClientConfig c = new A2aCoreLibrary.ClientConfig();
             A2aCoreException.check("a2a_client_config_default", lib.a2a_client_config_default(c));
             c.read();
             if (connectTimeout != null) {
                 c.connect_timeout_ms = millis(connectTimeout);
             }
-            if (callTimeout != null) {
-                c.call_timeout_ms = millis(callTimeout);
-            }
-            if (streamIdleTimeout != null) {
-                c.stream_idle_timeout_ms = millis(streamIdleTimeout);
-            }
+            c.call_timeout_ms = TRANSPORT_BACKSTOP_MS;
+            c.stream_idle_timeout_ms = TRANSPORT_BACKSTOP_MS;
             if (maxResponseBytes != null) {
                 c.max_response_bytes = maxResponseBytes;
             }
             if (poolIdleTimeout != null) {
                 c.pool_idle_timeout_ms = millis(poolIdleTimeout);
             }
-            c.allow_http = (byte) (allowHttp ? 1 : 0);
+            c.allow_http = 1; // the machine applies the https rule to the card and the interface
             NativeArgs args = new NativeArgs();
             c.allow_hosts = args.strArray(allowHosts);
             c.allow_hosts_len = new SizeT(allowHosts.size());
-            c.protocol = protocol == null ? 0 : protocol.code();
-            c.binding = binding == null ? 0 : binding.code();
-            c.defer_card_resolution = (byte) (deferCardResolution ? 1 : 0);
-            if (streamResubscribeAttempts != null) {
-                c.stream_resubscribe_attempts = streamResubscribeAttempts;
-            }
-            if (sendRetries != null) {
-                c.send_retries = sendRetries;
-            }
-            c.prefer_client_order = (byte) (preferClientOrder ? 1 : 0);
-            if (breaker != null) {
-                c.breaker_enabled = 1;
-                breaker.fill(c.breaker);
-            }
             args.view(c.ca_file, caFile);
             args.view(c.client_cert_file, clientCertFile);
             args.view(c.client_key_file, clientKeyFile);
@@ -1024,39 +1078,13 @@ public final class A2aClient implements AutoCloseable {
             args.view(c.no_proxy, noProxy);
             c.resolve = args.strArray(resolve);
             c.resolve_len = new SizeT(resolve.size());
-            if (maxTime != null) {
-                c.max_time_ms = millis(maxTime);
-            }
-            c.ignore_capabilities = (byte) (ignoreCapabilities ? 1 : 0);
-            c.min_protocol = minProtocol == null ? 0 : minProtocol.code();
-            byte[] u = url.getBytes(StandardCharsets.UTF_8);
             Memory out = new Memory(Native.POINTER_SIZE);
-            Memory err = new Memory(Native.POINTER_SIZE);
-            err.setPointer(0, null);
-            int rc;
             try {
-                rc = knownTarget
-                    ? lib.a2a_client_new_with_target(u, new SizeT(u.length), protocol.code(), binding.code(), c, out)
-                    : lib.a2a_client_new(u, new SizeT(u.length), c, out, err);
+                A2aCoreException.check("a2a_client_new_raw", lib.a2a_client_new_raw(c, out));
             } finally {
                 args.release();
             }
-            if (rc == CARD_RESOLUTION) {
-                Pointer e = err.getPointer(0);
-                if (e != null) {
-                    throw new CardResolutionException(Outcome.consume(lib, e));
-                }
-            }
-            A2aCoreException.check(knownTarget ? "a2a_client_new_with_target" : "a2a_client_new", rc);
-            Pointer h = out.getPointer(0);
-            for (A2aCoreLibrary.HeaderHookCallback cb : installed.callbacks) {
-                int hrc = lib.a2a_client_add_header_hook(h, cb, null);
-                if (hrc != 0) {
-                    lib.a2a_client_free(h);
-                    throw new A2aCoreException("a2a_client_add_header_hook", hrc, null);
-                }
-            }
-            return h;
+            return out.getPointer(0);
         }
     }
 
@@ -1085,8 +1113,8 @@ public final class A2aClient implements AutoCloseable {
         }
     }
 
-    /** {@code A2A_CLIENT_CARD_RESOLUTION}. */
-    private static final int CARD_RESOLUTION = 1000;
+    /** The native transport's own call and idle timeouts: the machine's deadlines apply instead. */
+    private static final long TRANSPORT_BACKSTOP_MS = 24L * 60 * 60 * 1000;
 
     /**
      * The config owning the card cache every machine client of the process shares (made

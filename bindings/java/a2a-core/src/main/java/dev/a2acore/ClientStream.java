@@ -1,14 +1,9 @@
 package dev.a2acore;
 
 import com.sun.jna.Pointer;
-import dev.a2acore.internal.A2aCoreLibrary;
-import dev.a2acore.internal.Direct;
-import dev.a2acore.internal.Scratch;
-import java.nio.ByteBuffer;
 import java.lang.ref.Cleaner;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import java.util.Optional;
 import java.util.Spliterator;
 import java.util.Spliterators;
 import java.util.stream.Stream;
@@ -19,49 +14,124 @@ import java.util.stream.StreamSupport;
  * with exactly one {@link ClientStreamEvent.End} (the call's outcome: completed,
  * interrupted, failed, timed out, connect refused...). {@code hasNext}/{@code next} BLOCK,
  * bounded by the idle timeout; the request goes out on the first of them. Every event is
- * copied out before the next call. One consumer; {@link #close()} from another thread waits
- * for a {@code next} in progress (at most the idle timeout: the C ABI cannot interrupt a
- * blocked read, nor free a stream during one). A {@link Cleaner} frees it if dropped.
+ * copied out before the next call. One consumer; {@link #close()} from another thread ends
+ * a {@code next} in progress (it returns the call's Canceled End). A {@link Cleaner} frees
+ * it if dropped.
  */
 public final class ClientStream implements AutoCloseable, Iterator<ClientStreamEvent> {
     private static final Cleaner CLEANER = Cleaner.create();
 
-    private static final class State implements Runnable {
-        Pointer handle;
-
-        @Override
-        public void run() {
-            if (handle != null) {
-                A2aCore.lib().a2a_client_stream_free(handle);
-                handle = null;
-            }
-        }
-    }
-
-    private final A2aCoreLibrary lib;
-    private final State state = new State();
     private final Cleaner.Cleanable cleanable;
-    /** Keeps the hooks' JNA callbacks alive while the stream may resubscribe. */
-    private final A2aClient.Hooks hooks;
     private ClientStreamEvent pending;
     private boolean ended;
-    /** Set when the stream runs on the client machine over a java.net.http client. */
-    private final MachineSource source;
+    /** Where the events come from. */
+    private final Source source;
 
-    ClientStream(A2aCoreLibrary lib, Pointer handle, A2aClient.Hooks hooks) {
-        this.lib = lib;
-        this.state.handle = handle;
-        this.hooks = hooks;
-        this.source = null;
-        this.cleanable = CLEANER.register(this, state);
+    /** A stream's events: {@link #take} BLOCKS for the next; {@link #close} may come from any thread. */
+    interface Source {
+        /** The next event (the last is the End). */
+        ClientStreamEvent take();
+
+        /** Ends the call; idempotent. */
+        void close();
     }
 
-    /** A stream on the client machine: events arrive in {@code source}'s queue. */
-    ClientStream(MachineSource source) {
-        this.lib = null;
-        this.hooks = null;
+    ClientStream(Source source) {
         this.source = source;
-        this.cleanable = CLEANER.register(this, state);
+        this.cleanable = CLEANER.register(this, source::close);
+    }
+
+    /** A stream that ended before it started (a deferred card that could not be resolved). */
+    static final class Ended implements Source {
+        private final ClientStreamEvent.End end;
+
+        Ended(ClientStreamEvent.End end) {
+            this.end = end;
+        }
+
+        @Override
+        public ClientStreamEvent take() {
+            return end;
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    /**
+     * A machine call run on the reference driver's native transport by the reading thread:
+     * each {@link #take} with nothing queued steps the call ({@code a2a_call_run}), whose
+     * events the call's handler queues. Holds a reference to the transport (released once the
+     * call is over or closed) and the client's hooks (their callbacks run during the steps);
+     * a hook that threw ends the stream with a {@link HeaderHookException}.
+     */
+    static final class NativeSource implements Source {
+        final java.util.ArrayDeque<Object> queue = new java.util.ArrayDeque<>();
+        private final NativeTransport transport;
+        private final Pointer handle;
+        private final A2aClient.Hooks hooks;
+        MachineCall<ClientStreamEvent.End> call;
+        private boolean released;
+
+        NativeSource(NativeTransport transport, Pointer handle, A2aClient.Hooks hooks) {
+            this.transport = transport;
+            this.handle = handle;
+            this.hooks = hooks;
+        }
+
+        @Override
+        public ClientStreamEvent take() {
+            while (true) {
+                Object o = queue.poll();
+                if (o != null) {
+                    return (ClientStreamEvent) o;
+                }
+                MachineCall<ClientStreamEvent.End> c = call;
+                boolean more;
+                try {
+                    more = c.step(handle);
+                } finally {
+                    Throwable t = hooks.failure.get();
+                    if (t != null) {
+                        hooks.failure.remove();
+                        close();
+                        throw new HeaderHookException(t, null);
+                    }
+                }
+                if (!more && queue.isEmpty()) {
+                    release();
+                    java.util.concurrent.CompletableFuture<ClientStreamEvent.End> r = c.result;
+                    if (!r.isDone()) {
+                        throw new IllegalStateException("ClientStream is closed");
+                    }
+                    try {
+                        return r.join();
+                    } catch (java.util.concurrent.CompletionException e) {
+                        Throwable t = e.getCause();
+                        if (t instanceof RuntimeException x) {
+                            throw x;
+                        }
+                        throw e;
+                    }
+                }
+            }
+        }
+
+        private synchronized void release() {
+            if (!released) {
+                released = true;
+                transport.release();
+            }
+        }
+
+        @Override
+        public void close() {
+            MachineCall<ClientStreamEvent.End> c = call;
+            if (c != null) {
+                c.close();
+            }
+            release();
+        }
     }
 
     /**
@@ -69,7 +139,7 @@ public final class ClientStream implements AutoCloseable, Iterator<ClientStreamE
      * An interrupt while waiting cancels the call (the End then says Canceled) and keeps the
      * thread's interrupt status.
      */
-    static final class MachineSource {
+    static final class MachineSource implements Source {
         final java.util.concurrent.LinkedBlockingQueue<Object> queue = new java.util.concurrent.LinkedBlockingQueue<>();
         volatile MachineCall<ClientStreamEvent.End> call;
         volatile java.util.concurrent.CompletableFuture<ClientStreamEvent.End> future;
@@ -80,7 +150,8 @@ public final class ClientStream implements AutoCloseable, Iterator<ClientStreamE
             f.whenComplete((end, err) -> queue.add(err != null ? err : end));
         }
 
-        ClientStreamEvent take() {
+        @Override
+        public ClientStreamEvent take() {
             boolean interrupted = false;
             try {
                 while (true) {
@@ -119,7 +190,8 @@ public final class ClientStream implements AutoCloseable, Iterator<ClientStreamE
             }
         }
 
-        void close() {
+        @Override
+        public void close() {
             MachineCall<ClientStreamEvent.End> c = call;
             if (c != null) {
                 c.cancel();
@@ -169,82 +241,17 @@ public final class ClientStream implements AutoCloseable, Iterator<ClientStreamE
         throw new IllegalStateException("the stream's End was already consumed");
     }
 
-    /** Offsets of {@code a2a_client_stream_event} (from its JNA mirror, which LayoutTest checks). */
-    private static final class EventLayout {
-        private static final A2aCoreLibrary.ClientStreamEvent M = new A2aCoreLibrary.ClientStreamEvent();
-        static final int SIZE = M.size();
-        static final int KIND = M.offsetOf("kind");
-        static final int ITEM = M.offsetOf("item");
-        static final int TASK_ID = M.offsetOf("task_id");
-        static final int ATTEMPT = M.offsetOf("attempt");
-        static final int HAS_END_KIND = M.offsetOf("has_end_kind");
-        static final int END_KIND = M.offsetOf("end_kind");
-        static final int OUTCOME = M.offsetOf("outcome");
-        static final int RESUBSCRIBES = M.offsetOf("resubscribes");
-        static final int DROPPED_EVENTS = M.offsetOf("dropped_events");
-        static final int UNREADABLE_EVENTS = M.offsetOf("unreadable_events");
-        /** Per thread: {@link #poll} reads the event out before anything else uses it. */
-        static final ThreadLocal<Scratch> SCRATCH = Scratch.perThread(SIZE);
-    }
-
     private ClientStreamEvent poll() {
-        if (source != null) {
-            ClientStreamEvent e = source.take();
-            if (e instanceof ClientStreamEvent.End) {
-                ended = true;
-            }
-            return e;
-        }
-        if (state.handle == null) {
-            throw new IllegalStateException("ClientStream is closed");
-        }
-        Scratch out = EventLayout.SCRATCH.get();
-        int rc = Direct.ON ? Direct.a2a_client_stream_next(state.handle, out.cleared())
-            : lib.a2a_client_stream_next(state.handle, out.cleared());
-        Throwable hookFailure = hooks.failure.get();
-        if (hookFailure != null) {
-            hooks.failure.remove();
+        ClientStreamEvent e = source.take();
+        if (e instanceof ClientStreamEvent.End) {
             ended = true;
-            close();
-            throw new HeaderHookException(hookFailure, null);
         }
-        if (rc == A2aCoreException.NONE) {
-            ended = true;
-            return null;
-        }
-        A2aCoreException.check("a2a_client_stream_next", rc);
-        ByteBuffer ev = out.read();
-        int kind = ev.getInt(EventLayout.KIND);
-        switch (kind) {
-            case 1:
-                return new ClientStreamEvent.Item(StreamTracker.itemOf(lib, ev, EventLayout.ITEM));
-            case 2:
-                return new ClientStreamEvent.Resubscribing(Scratch.string(ev, EventLayout.TASK_ID),
-                    ev.getInt(EventLayout.ATTEMPT));
-            case 3:
-                ended = true;
-                Optional<StreamTracker.EndKind> endKind = ev.get(EventLayout.HAS_END_KIND) != 0
-                    ? Optional.of(StreamTracker.EndKind.of(ev.getInt(EventLayout.END_KIND))) : Optional.empty();
-                int resubscribes = ev.getInt(EventLayout.RESUBSCRIBES);
-                int dropped = ev.getInt(EventLayout.DROPPED_EVENTS);
-                int unreadable = ev.getInt(EventLayout.UNREADABLE_EVENTS);
-                return new ClientStreamEvent.End(endKind, Outcome.copy(lib, Scratch.pointer(ev, EventLayout.OUTCOME)),
-                    resubscribes, dropped, unreadable);
-            default:
-                throw new IllegalStateException("unknown client stream event kind " + kind);
-        }
+        return e;
     }
 
-    /** Frees the stream and closes its connection; idempotent. */
+    /** Ends the call and closes its connection (from any thread: a read in progress returns); idempotent. */
     @Override
     public void close() {
-        if (source != null) {
-            source.close(); // not under the lock: ends a take() blocked in another thread
-        }
-        closeHandle();
-    }
-
-    private synchronized void closeHandle() {
-        cleanable.clean();
+        cleanable.clean(); // not under the lock: ends a take() blocked in another thread
     }
 }

@@ -51,7 +51,10 @@ import javax.net.ssl.SSLException;
 final class MachineCall<T> {
     /** What the {@code FINISHED} event becomes, read while the event's views are valid. */
     interface Finisher<T> {
-        /** {@code call} is finished and is freed by the returned value's owner ({@code release}) or right after. */
+        /**
+         * {@code call} is finished and is freed by the returned value's owner ({@code release})
+         * or right after; {@code event}'s fields read are {@link #FINISHED_FIELDS}.
+         */
         T finished(Machine.Event event, Pointer call, Runnable release);
     }
 
@@ -154,6 +157,164 @@ final class MachineCall<T> {
         this.onHookCheck = onHookCheck;
     }
 
+    /**
+     * A call run on the reference driver's native transport by {@link #step} (no
+     * {@link HttpClient}): the thread that steps it performs its requests.
+     */
+    static <T> MachineCall<T> onTransport(A2aCoreLibrary lib, Pointer call, Finisher<T> finisher,
+                                          Consumer<ClientStreamEvent> listener) {
+        return new MachineCall<>(lib, null, call, finisher, listener, null);
+    }
+
+    // ------------------------------------------------ on the reference driver (a2a_call_run)
+
+    /** The abort switch of the native runs (made by the first step, freed once the call is done). */
+    private Pointer abort;
+    /** Guards {@link #abort}: a trigger from another thread never races its free. */
+    private final Object abortLock = new Object();
+    /** {@link #cancel} was asked for: the next (or the current) run cancels the call. */
+    private boolean canceled;
+    /** A thread is inside {@code a2a_call_run} on {@link #call} (not under this object's lock). */
+    private boolean running;
+    /** {@link #close} came while a run was in progress: the runner frees the call. */
+    private boolean closing;
+    /** The machine's clock as the last run returned it (runs continue it). */
+    private long runNow;
+
+    /**
+     * Runs the call on {@code transport} on this thread (BLOCKS): one {@code a2a_call_run} (it
+     * performs the machine's requests, reads a stream as it arrives and sleeps until the
+     * machine's deadlines, returning once an event is queued), then the events drained
+     * through the same handler as on the HttpClient. False once the call finished (its
+     * {@link #result} is complete) or was closed. One thread steps a call at a time.
+     */
+    boolean step(Pointer transport) {
+        return step(transport, true);
+    }
+
+    /**
+     * {@link #step}; {@code abortable} false runs without an abort switch (a call no other
+     * thread ends: a blocking unary call, bounded by the machine's deadlines).
+     */
+    private boolean step(Pointer transport, boolean abortable) {
+        Pointer c;
+        Pointer sw;
+        synchronized (this) {
+            if (call == null) {
+                return false;
+            }
+            c = call;
+            running = true;
+        }
+        int rc = -1;
+        try {
+            synchronized (abortLock) {
+                if (abort == null && abortable) {
+                    Memory made = new Memory(com.sun.jna.Native.POINTER_SIZE);
+                    A2aCoreException.check("a2a_abort_new", lib.a2a_abort_new(made));
+                    abort = made.getPointer(0);
+                    if (canceled) {
+                        lib.a2a_abort_trigger(abort);
+                    }
+                }
+                sw = abort;
+            }
+            long now = Math.max(runNow, nowMs());
+            Memory out = RUN_NOW.get();
+            rc = dev.a2acore.internal.Direct.ON ? dev.a2acore.internal.Direct.a2a_call_run(c, transport, sw, now, out)
+                : lib.a2a_call_run(c, transport, sw, now, out);
+            if (rc == 0) {
+                runNow = Math.max(runNow, out.getLong(0));
+            }
+        } finally {
+            synchronized (this) {
+                running = false;
+                if (rc == 0) {
+                    drain(); // after a close: the events queued before it, or the Canceled end
+                }
+                if (call != null && (closing || rc != 0)) {
+                    Pointer left = call;
+                    call = null;
+                    new Release(lib, left).run();
+                    if (!closing) {
+                        result.completeExceptionally(new A2aCoreException("a2a_call_run", rc, null));
+                    }
+                }
+                if (call == null) {
+                    freeAbort();
+                }
+            }
+        }
+        synchronized (this) {
+            return call != null;
+        }
+    }
+
+    /**
+     * Steps the call to its end on {@code transport} (BLOCKS) and returns its {@link #result};
+     * no other thread can end it (no abort switch).
+     */
+    T runToEnd(Pointer transport) {
+        while (step(transport, false)) {
+            // each step drains its events
+        }
+        try {
+            return result.join();
+        } catch (CompletionException e) {
+            Throwable t = e.getCause();
+            if (t instanceof RuntimeException r) {
+                throw r;
+            }
+            if (t instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
+    }
+
+    /** Per thread: where a run writes the time it returned at. */
+    private static final ThreadLocal<Memory> RUN_NOW = ThreadLocal.withInitial(() -> new Memory(8));
+
+    /** Triggers the native runs' abort switch: a run in progress returns at once, canceled. */
+    private void abortRuns() {
+        synchronized (abortLock) {
+            canceled = true;
+            if (abort != null) {
+                lib.a2a_abort_trigger(abort);
+            }
+        }
+    }
+
+    private void freeAbort() {
+        synchronized (abortLock) {
+            if (abort != null) {
+                lib.a2a_abort_free(abort);
+                abort = null;
+            }
+        }
+    }
+
+    /**
+     * Ends a native call from any thread: a run in progress returns at once (its stepper then
+     * frees the call), otherwise the call (and its open response) is freed now. Idempotent.
+     */
+    void close() {
+        abortRuns();
+        synchronized (this) {
+            if (call == null) {
+                return;
+            }
+            if (running) {
+                closing = true;
+                return;
+            }
+            Pointer c = call;
+            call = null;
+            new Release(lib, c).run();
+            freeAbort();
+        }
+    }
+
     /** Sends the first request. */
     synchronized MachineCall<T> start() {
         pump();
@@ -161,7 +322,15 @@ final class MachineCall<T> {
     }
 
     /** Abandons the call now (the request in flight is dropped, {@code FINISHED} reports Canceled). */
-    synchronized void cancel() {
+    void cancel() {
+        if (http == null) {
+            abortRuns();
+            return;
+        }
+        cancelExchange();
+    }
+
+    private synchronized void cancelExchange() {
         if (call != null) {
             lib.a2a_call_cancel(call, nowMs());
             pump();
@@ -216,10 +385,12 @@ final class MachineCall<T> {
 
     /** Reads the call's events until none is left (or the call finished and was freed). */
     private void drain() {
-        Machine.Event ev = new Machine.Event();
-        while (call != null && lib.a2a_call_poll_event(call, ev) == 0) {
+        Machine.Event ev = EVENT.get();
+        while (call != null && pollEvent(call, ev) == 0) {
+            ev.readField("kind");
             switch (ev.kind) {
                 case 1 -> { // ABORT
+                    ev.readField("request_id");
                     if (inflight != null && inflight.id == ev.request_id) {
                         inflight.abort();
                         inflight = null;
@@ -227,20 +398,53 @@ final class MachineCall<T> {
                 }
                 case 3 -> { // RESUBSCRIBING
                     if (listener != null) {
+                        ev.readField("task_id");
+                        ev.readField("attempt");
                         buffered++;
                         listener.accept(new ClientStreamEvent.Resubscribing(Machine.string(ev.task_id), ev.attempt));
                     }
                 }
                 case 4 -> { // ITEM
                     if (listener != null) {
+                        ev.readField("item");
                         buffered++;
                         listener.accept(new ClientStreamEvent.Item(item(ev.item)));
                     }
                 }
-                case 5 -> finish(ev);
+                case 5 -> {
+                    for (String f : FINISHED_FIELDS) {
+                        ev.readField(f);
+                    }
+                    finish(ev);
+                }
                 default -> { } // RETRYING: the machine schedules the next attempt itself
             }
         }
+    }
+
+    /**
+     * The fields of a {@code FINISHED} event a {@link Finisher} reads (a finisher reads no
+     * other: the nested item and correlation are left unread).
+     */
+    private static final String[] FINISHED_FIELDS = {"outcome", "has_response", "response_status", "response_body",
+        "has_end_kind", "end_kind", "resubscribes", "dropped_events", "unreadable_events", "card_url", "card_json"};
+
+    /**
+     * Per thread: the event struct {@link #drain} polls into, read field by field (making a
+     * JNA Structure costs far more than a call; its whole-struct sync is off). Its views die
+     * at the next poll; a drain nested in a listener or finisher on the same thread polls
+     * into it afresh, and the outer drain reads nothing of it afterwards before polling again.
+     */
+    private static final ThreadLocal<Machine.Event> EVENT = ThreadLocal.withInitial(() -> {
+        Machine.Event ev = new Machine.Event();
+        ev.setAutoSynch(false);
+        return ev;
+    });
+
+    /** {@code a2a_call_poll_event} into {@code ev}'s memory (read back by the caller). */
+    private int pollEvent(Pointer c, Machine.Event ev) {
+        return dev.a2acore.internal.Direct.ON ? dev.a2acore.internal.Direct.a2a_call_poll_event(c, ev.getPointer())
+            : lib.a2a_call_poll_event(c, ev);
     }
 
     private StreamTracker.Item item(A2aCoreLibrary.StreamItem i) {

@@ -124,28 +124,7 @@ final class MachineClient {
         byte[] u = url.getBytes(StandardCharsets.UTF_8);
         A2aCoreException.check("a2a_call_new_card_fetch",
             lib.a2a_call_new_card_fetch(handles.config, u, new SizeT(u.length), out));
-        MachineCall<Object> card = new MachineCall<>(lib, http, out.getPointer(0), (ev, call, release) -> {
-            try {
-                if (ev.outcome != null) {
-                    return new CardResolutionException(Outcome.copy(lib, ev.outcome));
-                }
-                byte[] cardJson = dev.a2acore.internal.Machine.bytes(ev.card_json);
-                String cardUrl = dev.a2acore.internal.Machine.string(ev.card_url);
-                Memory st = new Memory(Native.POINTER_SIZE);
-                // Under the handles' lock: close() frees the config, and a card fetch that
-                // finishes after it must not pass the freed handle to the library.
-                synchronized (handles) {
-                    if (handles.config == null) {
-                        return new IllegalStateException("A2aClient is closed");
-                    }
-                    A2aCoreException.check("a2a_client_state_from_card",
-                        lib.a2a_client_state_from_card(handles.config, call, SEEDS.nextLong(), st));
-                }
-                return new Fetched(st.getPointer(0), cardJson, cardUrl);
-            } finally {
-                release.run();
-            }
-        }, null, null);
+        MachineCall<Object> card = new MachineCall<>(lib, http, out.getPointer(0), cardFinisher(), null, null);
         CompletableFuture<Pointer> f = card.start().result.thenCompose(v -> {
             if (v instanceof RuntimeException e) {
                 throw e;
@@ -172,6 +151,116 @@ final class MachineClient {
         });
         resolving = f;
         return f;
+    }
+
+    /**
+     * The state for a call run on the reference driver's native transport (BLOCKS): when the
+     * card is not resolved yet, this thread fetches it over {@code transport} (one fetch at a
+     * time: other threads wait for it, asynchronous callers get its future). Such a client has
+     * no card check and no OAuth2 (those run every call on the HttpClient).
+     *
+     * @throws CardResolutionException when the card cannot be fetched or validated
+     */
+    Pointer nativeState(Pointer transport) {
+        CompletableFuture<Pointer> f;
+        boolean mine = false;
+        synchronized (this) {
+            if (handles.config == null) {
+                throw new IllegalStateException("A2aClient is closed");
+            }
+            if (knownVersion != null || resolving != null && !resolving.isCompletedExceptionally()) {
+                f = state();
+            } else {
+                f = new CompletableFuture<>();
+                resolving = f;
+                mine = true;
+            }
+        }
+        if (mine) {
+            try {
+                f.complete(fetchNatively(transport));
+            } catch (RuntimeException | Error e) {
+                f.completeExceptionally(e);
+            }
+        }
+        try {
+            return f.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            Throwable t = unwrap(e);
+            if (t instanceof RuntimeException r) {
+                throw r;
+            }
+            if (t instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
+    }
+
+    /** Fetches the card on the native transport on this thread and makes the state from it. */
+    private Pointer fetchNatively(Pointer transport) {
+        Memory out = new Memory(Native.POINTER_SIZE);
+        byte[] u = url.getBytes(StandardCharsets.UTF_8);
+        synchronized (handles) {
+            if (handles.config == null) {
+                throw new IllegalStateException("A2aClient is closed");
+            }
+            A2aCoreException.check("a2a_call_new_card_fetch",
+                lib.a2a_call_new_card_fetch(handles.config, u, new SizeT(u.length), out));
+        }
+        Object v = MachineCall.onTransport(lib, out.getPointer(0), cardFinisher(), null).runToEnd(transport);
+        if (v instanceof RuntimeException e) {
+            throw e;
+        }
+        return installSync(((Fetched) v).state());
+    }
+
+    /**
+     * A call on {@code state} run on the native transport by {@link MachineCall#step} (not
+     * started; no OAuth2 token: such a client has none).
+     */
+    <T> MachineCall<T> onTransport(Pointer state, NewCall make, CallOptions options, MachineCall.Finisher<T> finisher,
+                                   Consumer<ClientStreamEvent> listener) {
+        // No settings handle for no options (NULL: none).
+        Pointer settings = options == null || options.equals(CallOptions.none()) ? null : settings(options, null);
+        try {
+            Memory o = CALL_OUT.get();
+            A2aCoreException.check("a2a_call_new", make.create(state, settings, MachineCall.nowMs(), o));
+            return MachineCall.onTransport(lib, o.getPointer(0), finisher, listener);
+        } finally {
+            if (settings != null) {
+                lib.a2a_call_settings_free(settings);
+            }
+        }
+    }
+
+    /** Per thread: where {@code a2a_call_new} writes the call (read at once). */
+    private static final ThreadLocal<Memory> CALL_OUT = ThreadLocal.withInitial(() -> new Memory(Native.POINTER_SIZE));
+
+    /** What a finished card fetch becomes: a {@link Fetched} state, or the failure to throw. */
+    private MachineCall.Finisher<Object> cardFinisher() {
+        return (ev, call, release) -> {
+            try {
+                if (ev.outcome != null) {
+                    return new CardResolutionException(Outcome.copy(lib, ev.outcome));
+                }
+                byte[] cardJson = dev.a2acore.internal.Machine.bytes(ev.card_json);
+                String cardUrl = dev.a2acore.internal.Machine.string(ev.card_url);
+                Memory st = new Memory(Native.POINTER_SIZE);
+                // Under the handles' lock: close() frees the config, and a card fetch that
+                // finishes after it must not pass the freed handle to the library.
+                synchronized (handles) {
+                    if (handles.config == null) {
+                        return new IllegalStateException("A2aClient is closed");
+                    }
+                    A2aCoreException.check("a2a_client_state_from_card",
+                        lib.a2a_client_state_from_card(handles.config, call, SEEDS.nextLong(), st));
+                }
+                return new Fetched(st.getPointer(0), cardJson, cardUrl);
+            } finally {
+                release.run();
+            }
+        };
     }
 
     /**
@@ -513,6 +602,7 @@ final class MachineClient {
         }
         ObjectNode params = MAPPER.createObjectNode();
         params.set("message", m);
+        o.historyLength().ifPresent(h -> params.putObject("configuration").put("historyLength", h));
         return params.toString().getBytes(StandardCharsets.UTF_8);
     }
 

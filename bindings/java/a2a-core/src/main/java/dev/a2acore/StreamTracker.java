@@ -1,14 +1,11 @@
 package dev.a2acore;
 
-import com.sun.jna.Pointer;
-import dev.a2acore.internal.A2aCoreLibrary;
-import dev.a2acore.internal.Scratch;
 import java.util.Optional;
 
 /**
  * The types of a followed stream: what each event carried ({@link Item}, {@link ItemKind})
  * and how the stream ended ({@link EndKind}). The core's client machine follows every stream
- * (the driver's {@link A2aClient#stream}, the machine's {@link A2aClient#streamAsync},
+ * ({@link A2aClient#stream} and {@link A2aClient#streamAsync},
  * {@link MachineTarget}); the standalone tracker handle these types came with
  * ({@code a2a_stream_tracker_*}) is no longer bound.
  */
@@ -93,38 +90,4 @@ public final class StreamTracker {
      */
     public record Item(ItemKind kind, Outcome outcome, Optional<Boolean> finalFlag, Optional<String> artifactId,
                        boolean append, boolean lastChunk, boolean endsStream) {}
-
-    /** Offsets of {@code a2a_stream_item} (from its JNA mirror, which LayoutTest checks). */
-    static final class ItemLayout {
-        private static final A2aCoreLibrary.StreamItem M = new A2aCoreLibrary.StreamItem();
-        static final int SIZE = M.size();
-        static final int KIND = M.offsetOf("kind");
-        static final int OUTCOME = M.offsetOf("outcome");
-        static final int HAS_FINAL = M.offsetOf("has_final");
-        static final int FINAL_FLAG = M.offsetOf("final_flag");
-        static final int ARTIFACT_ID = M.offsetOf("artifact_id");
-        static final int APPEND = M.offsetOf("append");
-        static final int LAST_CHUNK = M.offsetOf("last_chunk");
-        static final int ENDS_STREAM = M.offsetOf("ends_stream");
-
-        private ItemLayout() {}
-    }
-
-    /**
-     * Copies a filled {@code a2a_stream_item} at {@code at} of {@code b} (a struct read back
-     * from native memory; its outcome is borrowed) into an {@link Item}.
-     */
-    static Item itemOf(A2aCoreLibrary lib, java.nio.ByteBuffer b, int at) {
-        int kind = b.getInt(at + ItemLayout.KIND);
-        Pointer outcome = Scratch.pointer(b, at + ItemLayout.OUTCOME);
-        boolean hasFinal = b.get(at + ItemLayout.HAS_FINAL) != 0;
-        boolean finalFlag = b.get(at + ItemLayout.FINAL_FLAG) != 0;
-        String artifact = Scratch.string(b, at + ItemLayout.ARTIFACT_ID);
-        boolean append = b.get(at + ItemLayout.APPEND) != 0;
-        boolean lastChunk = b.get(at + ItemLayout.LAST_CHUNK) != 0;
-        boolean endsStream = b.get(at + ItemLayout.ENDS_STREAM) != 0;
-        return new Item(ItemKind.of(kind), Outcome.copy(lib, outcome),
-            hasFinal ? Optional.of(finalFlag) : Optional.empty(), Optional.ofNullable(artifact),
-            append, lastChunk, endsStream);
-    }
 }

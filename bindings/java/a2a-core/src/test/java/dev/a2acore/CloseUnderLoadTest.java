@@ -2,6 +2,7 @@ package dev.a2acore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -104,6 +105,32 @@ class CloseUnderLoadTest {
         }
         c.close(); // idempotent
         assertThrows(IllegalStateException.class, () -> c.send("late"));
+    }
+
+    /**
+     * A stream closed from another thread while its reader is blocked (the server holds the
+     * request): the read ends at once with the call's Canceled end, not with the server's
+     * answer (which never comes while {@code release} stays shut).
+     */
+    @Test
+    void streamCloseFromAnotherThreadEndsABlockedRead() throws Exception {
+        try (A2aClient c = A2aClient.builder(base + "/a2a").knownTarget(ProtocolVersion.V03, Binding.JSON_RPC)
+                .allowHttp(true).build()) {
+            ClientStream s = c.stream("hold");
+            Future<ClientStreamEvent> reader = pool.submit(s::next);
+            for (int i = 0; i < WAIT_S * 100 && arrived.getCount() == CALLERS; i++) {
+                Thread.sleep(10);
+            }
+            assertEquals(CALLERS - 1, arrived.getCount(), "the stream's request did not reach the server");
+            s.close();
+            ClientStreamEvent got = reader.get(WAIT_S, TimeUnit.SECONDS);
+            assertEquals(1, release.getCount(), "the server still holds the request");
+            ClientStreamEvent.End end = assertInstanceOf(ClientStreamEvent.End.class, got, String.valueOf(got));
+            assertFalse(end.outcome().isSuccess(), end.toString());
+            assertEquals(Channel.TRANSPORT, end.outcome().channel(), end.toString());
+            assertTrue(end.outcome().message().orElse("").contains("cancel"), end.toString());
+            assertFalse(s.hasNext(), "nothing follows the end");
+        }
     }
 
     @Test

@@ -162,21 +162,13 @@ public interface A2aCoreLibrary extends AbiFunctions {
 
     /** {@code a2a_client_stream_event}, filled by {@code a2a_client_stream_next}. */
     @CStruct("a2a_client_stream_event")
-    class ClientStreamEvent extends AbiStructs.ClientStreamEvent {
-        /** The C offset of {@code field} (the layout LayoutTest checks), for reads from raw memory. */
-        public int offsetOf(String field) {
-            return fieldOffset(field);
-        }
-    }
+    class ClientStreamEvent extends AbiStructs.ClientStreamEvent {}
 
     /** {@code a2a_header_hook}: must never throw into native code. */
     interface HeaderHookCallback extends com.sun.jna.Callback {
         /** Called on the thread making the call; {@code setter} is valid only during the call. */
         void invoke(Pointer userdata, Pointer method, SizeT methodLen, Pointer setter);
     }
-
-    /** {@code a2a_client_stream_next} into native memory of at least {@link ClientStreamEvent}'s size. */
-    int a2a_client_stream_next(Pointer stream, Pointer out);
 
     // --- tally ------------------------------------------------------------------------
 

@@ -5,8 +5,8 @@ import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 
 /**
- * JNA direct mapping ({@link Native#register}) of the functions a call, a stream event or an
- * SSE chunk runs through: a direct call skips the interface mapping's proxy, reflective
+ * JNA direct mapping ({@link Native#register}) of the functions a call's run on the reference
+ * driver, an outcome, a raw exchange or an SSE chunk runs through: a direct call skips the interface mapping's proxy, reflective
  * method lookup and per-argument conversion of {@link A2aCoreLibrary} (the same library
  * instance, loaded by {@link LibraryLoader}). {@code size_t} is a Java {@code long}, so the
  * mapping is registered only where {@code size_t} and pointers are 64-bit and the library
@@ -45,11 +45,19 @@ public final class Direct {
     /** {@code a2a_outcome_free}. */
     public static native void a2a_outcome_free(Pointer outcome);
 
-    /** {@code a2a_client_send_text} (opts: an {@code a2a_call_options} or NULL). */
-    public static native int a2a_client_send_text(Pointer client, byte[] text, long len, Pointer opts, Pointer out);
+    /** {@code a2a_call_run} (abort: an {@code a2a_abort} or NULL; nowOut: a {@code uint64_t} or NULL). */
+    public static native int a2a_call_run(Pointer call, Pointer transport, Pointer abort, long nowMs, Pointer nowOut);
 
-    /** {@code a2a_client_stream_next} (out: an {@code a2a_client_stream_event}). */
-    public static native int a2a_client_stream_next(Pointer stream, Pointer out);
+    /** {@code a2a_call_poll_event} (out: an {@code a2a_event}). */
+    public static native int a2a_call_poll_event(Pointer call, Pointer out);
+
+    /** {@code a2a_call_new} (settings: an {@code a2a_call_settings} or NULL). */
+    public static native int a2a_call_new(Pointer state, int method, byte[] params, long paramsLen, Pointer settings,
+                                          long nowMs, Pointer out);
+
+    /** {@code a2a_call_new_text} (streaming: a C bool, 0 or 1; settings: or NULL). */
+    public static native int a2a_call_new_text(Pointer state, byte streaming, byte[] text, long textLen,
+                                               Pointer settings, long nowMs, Pointer out);
 
     /** {@code a2a_sse_decoder_feed_packed} (out: an {@code a2a_sse_packed}). */
     public static native int a2a_sse_decoder_feed_packed(Pointer decoder, Pointer chunk, long len, Pointer out);

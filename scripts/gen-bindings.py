@@ -288,6 +288,7 @@ JAVA_ENUMS = {
 # C enums the Java binding passes as plain numbers (no Java enum mirrors them): each
 # member becomes an `int` constant of AbiEnums under its C name.
 JAVA_NUMBER_ENUMS = ['a2a_client_option', 'a2a_call_option', 'a2a_call_text_option',
+                     'a2a_client_text_option',
                      'a2a_task_state_class']
 
 

@@ -5,7 +5,6 @@ import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
 import dev.a2acore.internal.Direct;
-import dev.a2acore.internal.NativeArgs;
 import dev.a2acore.internal.SizeT;
 import java.lang.ref.Cleaner;
 import java.nio.charset.StandardCharsets;
@@ -938,7 +937,7 @@ public final class A2aClient implements AutoCloseable {
             }
             NativeTransport transport;
             try {
-                transport = new NativeTransport(lib, transport(lib));
+                transport = new NativeTransport(lib, transport(lib, machine));
             } catch (RuntimeException | Error e) {
                 machine.close();
                 throw e;
@@ -1009,6 +1008,7 @@ public final class A2aClient implements AutoCloseable {
                 }
                 set(lib, b, "CLIENT_CERTIFICATE", AbiEnums.A2A_CLIENT_OPTION_CLIENT_CERTIFICATE,
                     flag(clientCertFile != null));
+                transportOptions(lib, b);
                 if (breaker != null) {
                     A2aCoreLibrary.BreakerConfig bc = new A2aCoreLibrary.BreakerConfig();
                     A2aCoreException.check("a2a_breaker_config_default", lib.a2a_breaker_config_default(bc));
@@ -1047,43 +1047,48 @@ public final class A2aClient implements AutoCloseable {
         }
 
         /**
-         * The reference driver's native transport ({@code a2a_client_new_raw}, no target) with
-         * the driver-only options: the machine applies the timeouts, limits, https rule and
-         * retries, the transport's own call and idle timeouts are only a backstop.
+         * What the reference driver's transport reads from the same config (TLS files, proxy,
+         * fixed resolutions, pool idle time), and the hosts a card's interface may point to
+         * besides its own (the machine's card rule and the transport's address check).
          */
-        private Pointer transport(A2aCoreLibrary lib) {
-            A2aCoreLibrary.ClientConfig c = new A2aCoreLibrary.ClientConfig();
-            A2aCoreException.check("a2a_client_config_default", lib.a2a_client_config_default(c));
-            c.read();
-            if (connectTimeout != null) {
-                c.connect_timeout_ms = millis(connectTimeout);
+        private void transportOptions(A2aCoreLibrary lib, Pointer b) {
+            text(lib, b, "CA_FILE", AbiEnums.A2A_CLIENT_TEXT_OPTION_CA_FILE, caFile);
+            text(lib, b, "CLIENT_CERT_FILE", AbiEnums.A2A_CLIENT_TEXT_OPTION_CLIENT_CERT_FILE, clientCertFile);
+            text(lib, b, "CLIENT_KEY_FILE", AbiEnums.A2A_CLIENT_TEXT_OPTION_CLIENT_KEY_FILE, clientKeyFile);
+            text(lib, b, "PROXY", AbiEnums.A2A_CLIENT_TEXT_OPTION_PROXY, proxy);
+            text(lib, b, "NO_PROXY", AbiEnums.A2A_CLIENT_TEXT_OPTION_NO_PROXY, noProxy);
+            for (String r : resolve) {
+                text(lib, b, "RESOLVE", AbiEnums.A2A_CLIENT_TEXT_OPTION_RESOLVE, r);
             }
-            c.call_timeout_ms = TRANSPORT_BACKSTOP_MS;
-            c.stream_idle_timeout_ms = TRANSPORT_BACKSTOP_MS;
-            if (maxResponseBytes != null) {
-                c.max_response_bytes = maxResponseBytes;
+            for (String h : allowHosts) {
+                text(lib, b, "ALLOW_HOST", AbiEnums.A2A_CLIENT_TEXT_OPTION_ALLOW_HOST, h);
             }
+            set(lib, b, "PROXY_DISABLED", AbiEnums.A2A_CLIENT_OPTION_PROXY_DISABLED, flag(proxyDisabled));
             if (poolIdleTimeout != null) {
-                c.pool_idle_timeout_ms = millis(poolIdleTimeout);
+                set(lib, b, "POOL_IDLE_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_POOL_IDLE_TIMEOUT_MS,
+                    millis(poolIdleTimeout));
             }
-            c.allow_http = 1; // the machine applies the https rule to the card and the interface
-            NativeArgs args = new NativeArgs();
-            c.allow_hosts = args.strArray(allowHosts);
-            c.allow_hosts_len = new SizeT(allowHosts.size());
-            args.view(c.ca_file, caFile);
-            args.view(c.client_cert_file, clientCertFile);
-            args.view(c.client_key_file, clientKeyFile);
-            args.view(c.proxy, proxy);
-            c.proxy_disabled = (byte) (proxyDisabled ? 1 : 0);
-            args.view(c.no_proxy, noProxy);
-            c.resolve = args.strArray(resolve);
-            c.resolve_len = new SizeT(resolve.size());
+        }
+
+        /** Sets one text option ({@code a2a_client_text_option} {@code number}); null is unset. */
+        private static void text(A2aCoreLibrary lib, Pointer b, String name, int number, String value) {
+            if (value == null || value.isEmpty()) {
+                return;
+            }
+            byte[] utf8 = value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            A2aCoreException.check("a2a_client_config_builder_set_text(A2A_CLIENT_TEXT_OPTION_" + name + ")",
+                lib.a2a_client_config_builder_set_text(b, number, utf8, new SizeT(utf8.length)));
+        }
+
+        /**
+         * The reference driver's native transport ({@code a2a_transport_new}) made from the
+         * machine's own config: its connect timeout, body limit and https rule, and the
+         * transport options set by {@link #transportOptions}. The machine's deadlines bound
+         * every run.
+         */
+        private static Pointer transport(A2aCoreLibrary lib, MachineClient machine) {
             Memory out = new Memory(Native.POINTER_SIZE);
-            try {
-                A2aCoreException.check("a2a_client_new_raw", lib.a2a_client_new_raw(c, out));
-            } finally {
-                args.release();
-            }
+            A2aCoreException.check("a2a_transport_new", lib.a2a_transport_new(machine.config(), out));
             return out.getPointer(0);
         }
     }
@@ -1112,9 +1117,6 @@ public final class A2aClient implements AutoCloseable {
             }
         }
     }
-
-    /** The native transport's own call and idle timeouts: the machine's deadlines apply instead. */
-    private static final long TRANSPORT_BACKSTOP_MS = 24L * 60 * 60 * 1000;
 
     /**
      * The config owning the card cache every machine client of the process shares (made

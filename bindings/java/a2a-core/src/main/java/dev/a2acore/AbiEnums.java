@@ -335,6 +335,38 @@ final class AbiEnums {
      */
     static final int A2A_CALL_TEXT_OPTION_RPC_ID = 4;
 
+    /**
+     * {@code a2a_client_text_option}: A PEM file of CA certificates replacing the system trust
+     * store (curl's `--cacert`)
+     */
+    static final int A2A_CLIENT_TEXT_OPTION_CA_FILE = 1;
+    /** {@code a2a_client_text_option}: A PEM client certificate chain for mutual TLS */
+    static final int A2A_CLIENT_TEXT_OPTION_CLIENT_CERT_FILE = 2;
+    /**
+     * {@code a2a_client_text_option}: The PEM private key (PKCS#8, PKCS#1 or SEC1) of
+     * `CLIENT_CERT_FILE`
+     */
+    static final int A2A_CLIENT_TEXT_OPTION_CLIENT_KEY_FILE = 3;
+    /**
+     * {@code a2a_client_text_option}: The proxy for every URL (curl's `--proxy`,
+     * `http://[user:password&#64;]host:port`)
+     */
+    static final int A2A_CLIENT_TEXT_OPTION_PROXY = 4;
+    /** {@code a2a_client_text_option}: Hosts reached without the proxy (curl's `--noproxy` list) */
+    static final int A2A_CLIENT_TEXT_OPTION_NO_PROXY = 5;
+    /**
+     * {@code a2a_client_text_option}: Adds one fixed resolution `HOST:PORT:ADDR[,ADDR...]` (curl's
+     * `--resolve`
+     */
+    static final int A2A_CLIENT_TEXT_OPTION_RESOLVE = 6;
+    /**
+     * {@code a2a_client_text_option}: Adds one host (`agent.internal`, allowed on https, and on
+     * http when `A2A_CLIENT_OPTION_ALLOW_HTTP` is set) or origin (`https://agent.internal:8443`) an
+     * agent card's interface may point to besides the card's own origin (the machine's card rules
+     * refuse any other)
+     */
+    static final int A2A_CLIENT_TEXT_OPTION_ALLOW_HOST = 7;
+
     /** {@code a2a_task_state_class}: The number is not an `a2a_task_state` member */
     static final int A2A_TASK_STATE_CLASS_NOT_A_STATE = 0;
     /**

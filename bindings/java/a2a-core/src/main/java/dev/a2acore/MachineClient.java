@@ -94,6 +94,11 @@ final class MachineClient {
         this.cleanable = CLEANER.register(this, handles);
     }
 
+    /** The machine's config (null once closed); valid until {@link #close}. */
+    Pointer config() {
+        return handles.config;
+    }
+
     /** The state, resolving the card over the HttpClient on first use (once; a failure is retried next time). */
     synchronized CompletableFuture<Pointer> state() {
         if (handles.config == null) {

@@ -4,7 +4,7 @@ import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
 
 /**
- * The reference driver's native transport ({@code a2a_client_new_raw}: its connection pool,
+ * The reference driver's native transport ({@code a2a_transport_new}: its connection pool,
  * TLS roots, client certificate, proxy and DNS rules) that the blocking {@link A2aClient}
  * runs its machine calls on with {@code a2a_call_run}. Counted: the client holds one
  * reference and every open {@link ClientStream} another, so a stream outlives the client's
@@ -32,7 +32,7 @@ final class NativeTransport {
     /** Drops one reference; the last one frees the transport. */
     synchronized void release() {
         if (handle != null && --refs == 0) {
-            lib.a2a_client_free(handle);
+            lib.a2a_transport_free(handle);
             handle = null;
         }
     }

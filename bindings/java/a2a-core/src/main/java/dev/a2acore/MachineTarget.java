@@ -295,8 +295,69 @@ public final class MachineTarget {
      * for a plain call or a stream never opened) and the last response's status, when one
      * arrived. The last event of a call.
      */
-    public record Finished(Outcome outcome, Optional<StreamTracker.EndKind> endKind, OptionalInt responseStatus)
-        implements Event {}
+    public record Finished(Outcome outcome, Optional<StreamTracker.EndKind> endKind, OptionalInt responseStatus,
+                           byte[] responseBody) implements Event {
+        /** The call's end without the last response's body. */
+        public Finished(Outcome outcome, Optional<StreamTracker.EndKind> endKind, OptionalInt responseStatus) {
+            this(outcome, endKind, responseStatus, null);
+        }
+    }
+
+    /**
+     * The reference driver's native transport ({@code a2a_client_new_raw}) that
+     * {@link Call#run} performs a call's requests on: its connection pool, TLS roots, client
+     * certificate and proxy rules; the machine's deadlines bound each request (the
+     * transport's own call and idle timeouts are only a backstop). Thread-safe: several calls
+     * may run on it at once. Freed by {@link #close} or once unreachable.
+     */
+    public static final class Transport implements AutoCloseable {
+        /** The backstop call and idle timeouts: the machine's deadlines apply first. */
+        private static final long BACKSTOP_MS = 24L * 3600 * 1000;
+        private final Free client;
+
+        /**
+         * A transport connecting within {@code connectTimeout}, reading at most
+         * {@code maxResponseBytes} of a body, with the {@code network} settings (files are
+         * read during this call).
+         */
+        public Transport(Duration connectTimeout, long maxResponseBytes, RawHttp.Network network) {
+            A2aCoreLibrary lib = A2aCore.lib();
+            A2aCoreLibrary.ClientConfig c = new A2aCoreLibrary.ClientConfig();
+            A2aCoreException.check("a2a_client_config_default", lib.a2a_client_config_default(c));
+            c.read();
+            c.connect_timeout_ms = connectTimeout.toMillis();
+            c.call_timeout_ms = BACKSTOP_MS;
+            c.stream_idle_timeout_ms = BACKSTOP_MS;
+            c.max_response_bytes = maxResponseBytes;
+            // The machine applies the https rule to the interface it was given.
+            c.allow_http = 1;
+            NativeArgs args = new NativeArgs();
+            try {
+                args.view(c.ca_file, network.caFile());
+                args.view(c.client_cert_file, network.clientCertFile());
+                args.view(c.client_key_file, network.clientKeyFile());
+                args.view(c.proxy, network.proxy() == null || network.proxy().isEmpty() ? null : network.proxy());
+                c.proxy_disabled = (byte) ("".equals(network.proxy()) ? 1 : 0);
+                args.view(c.no_proxy, network.noProxy());
+                Memory out = new Memory(Native.POINTER_SIZE);
+                A2aCoreException.check("a2a_client_new_raw", lib.a2a_client_new_raw(c, out));
+                client = new Free(out.getPointer(0), p -> A2aCore.lib().a2a_client_free(p));
+            } finally {
+                args.release();
+            }
+            CLEANER.register(this, client);
+        }
+
+        Pointer pointer() {
+            return client.get();
+        }
+
+        /** Frees the transport (waiting for the runs in flight). Idempotent. */
+        @Override
+        public void close() {
+            client.run();
+        }
+    }
 
     /** One call of the machine, driven by the host; every method is synchronized. */
     public static final class Call implements AutoCloseable {
@@ -309,6 +370,34 @@ public final class MachineTarget {
             this.lib = lib;
             this.call = call;
         }
+
+        /** The machine's clock as the last {@link #run} left it (never behind {@link #nowMs()}). */
+        private long runNow;
+
+        /**
+         * Runs the call on {@code transport} until it has events ({@code a2a_call_run}: the
+         * machine's requests performed by the reference driver, responses fed back, its
+         * deadlines kept), and returns them as {@link #events(boolean)} does; empty once the
+         * call is over. BLOCKS; {@code abort} (null for none), triggered from another thread,
+         * ends a blocked run at once with the call canceled. Do not mix with
+         * {@link #pollTransmit} and the {@code head}/{@code body}/{@code end} inputs.
+         */
+        public synchronized List<Event> run(Transport transport, RawHttp.Abort abort, boolean everyItemOutcome) {
+            if (call == null) {
+                return List.of();
+            }
+            if (nowOut == null) {
+                nowOut = new Memory(8);
+            }
+            long now = Math.max(runNow, nowMs());
+            int rc = lib.a2a_call_run(call, transport.pointer(), abort == null ? null : abort.pointer(), now, nowOut);
+            java.lang.ref.Reference.reachabilityFence(transport);
+            A2aCoreException.check("a2a_call_run", rc);
+            runNow = Math.max(now, nowOut.getLong(0));
+            return events(everyItemOutcome);
+        }
+
+        private Memory nowOut;
 
         /** Whether the call finished or was closed (nothing more to drive). */
         public synchronized boolean isOver() {
@@ -446,10 +535,11 @@ public final class MachineTarget {
                             ? Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : Optional.empty();
                         OptionalInt status = ev.has_response != 0 ? OptionalInt.of(Short.toUnsignedInt(ev.response_status))
                             : OptionalInt.empty();
+                        byte[] body = ev.has_response != 0 ? Machine.bytes(ev.response_body) : null;
                         Pointer c = call;
                         call = null;
                         Outcome o = MachineClient.finishedOutcome(lib, ev, () -> A2aCore.lib().a2a_call_free(c));
-                        out.add(new Finished(o, end, status));
+                        out.add(new Finished(o, end, status, body));
                     }
                     default -> { }
                 }

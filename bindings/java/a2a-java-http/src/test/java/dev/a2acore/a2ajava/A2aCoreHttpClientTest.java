@@ -341,7 +341,7 @@ class A2aCoreHttpClientTest {
             + "\"data\":\"params.message missing\"}}";
         String url = route("/rpc-error", ex -> send(ex, 200, "application/json", body));
         A2AClientException e = assertThrows(A2AClientException.class, () -> client().createPost().url(url)
-            .body("{\"jsonrpc\":\"2.0\",\"id\":\"6\",\"method\":\"message/send\",\"params\":{}}").post());
+            .body("{\"jsonrpc\":\"2.0\",\"id\":\"6\",\"method\":\"tasks/get\",\"params\":{\"id\":\"t\"}}").post());
         // JSONRPCTransport.unmarshalResponse's message and cause type.
         assertEquals("Invalid Request: params.message missing", e.getMessage());
         assertInstanceOf(InvalidRequestError.class, e.getCause());
@@ -349,6 +349,28 @@ class A2aCoreHttpClientTest {
         assertEquals(Channel.PROTOCOL, c.outcome().channel());
         assertEquals(ErrorName.INVALID_REQUEST, c.errorName());
         assertEquals(RetryAdvice.NEVER, c.retry());
+    }
+
+    @Test
+    void paramsTheMachineCannotReadAreInvalidParamsNotSent() throws Exception {
+        AtomicIntegerHolder hits = new AtomicIntegerHolder();
+        String url = route("/unread", ex -> {
+            hits.n.incrementAndGet();
+            send(ex, 200, "application/json", "{}");
+        });
+        // message/send without a message: no version's params; the machine builds no request.
+        A2AClientException e = assertThrows(A2AClientException.class, () -> client().createPost().url(url)
+            .body("{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"method\":\"message/send\",\"params\":{}}").post());
+        assertInstanceOf(io.a2a.spec.InvalidParamsError.class, e.getCause());
+        assertTrue(e.getMessage().startsWith("Invalid params: "), e.getMessage());
+        A2aCallException c = A2aCallException.find(e).orElseThrow(() -> new AssertionError(e));
+        assertEquals(ErrorName.INVALID_PARAMS, c.errorName());
+        assertEquals(RetryAdvice.NEVER, c.retry());
+        assertEquals(0, hits.n.get(), "nothing was sent");
+    }
+
+    private static final class AtomicIntegerHolder {
+        final java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
     }
 
     @Test

@@ -390,7 +390,9 @@ public final class MachineTarget {
                 nowOut = new Memory(8);
             }
             long now = Math.max(runNow, nowMs());
-            int rc = lib.a2a_call_run(call, transport.pointer(), abort == null ? null : abort.pointer(), now, nowOut);
+            Pointer a = abort == null ? null : abort.pointer();
+            int rc = MachineDirect.ON ? MachineDirect.a2a_call_run(call, transport.pointer(), a, now, nowOut)
+                : lib.a2a_call_run(call, transport.pointer(), a, now, nowOut);
             java.lang.ref.Reference.reachabilityFence(transport);
             A2aCoreException.check("a2a_call_run", rc);
             runNow = Math.max(now, nowOut.getLong(0));
@@ -455,7 +457,11 @@ public final class MachineTarget {
                 chunk = new Memory(Math.max(len, 16 * 1024));
             }
             chunk.write(0, b, off, len);
-            lib.a2a_call_handle_body(call, requestId, chunk, new SizeT(len), nowMs());
+            if (MachineDirect.ON) {
+                MachineDirect.a2a_call_handle_body(call, requestId, chunk, len, nowMs());
+            } else {
+                lib.a2a_call_handle_body(call, requestId, chunk, new SizeT(len), nowMs());
+            }
         }
 
         /** Request {@code requestId}'s body is complete. */
@@ -521,9 +527,62 @@ public final class MachineTarget {
          * passes each event on (one field read instead of the whole outcome per event).
          */
         public synchronized List<Event> events(boolean everyItemOutcome) {
-            List<Event> out = new ArrayList<>();
+            List<Event> out = new ArrayList<>(4);
+            if (MachineDirect.ON && !everyItemOutcome) {
+                // A stream's items and aborts read from raw memory at the C offsets; the rare
+                // other events through the JNA mirror over the same memory.
+                if (eventMemory == null) {
+                    eventMemory = new Memory(MachineDirect.EVENT_SIZE);
+                }
+                Memory m = eventMemory;
+                while (call != null && MachineDirect.a2a_call_poll_event(call, m) == 0) {
+                    int kind = m.getInt(MachineDirect.KIND);
+                    if (kind == 4) {
+                        out.add(new ItemEvent(item(m)));
+                    } else if (kind == 1) {
+                        out.add(new Abort(m.getInt(MachineDirect.REQUEST_ID)));
+                    } else {
+                        Machine.Event ev = com.sun.jna.Structure.newInstance(Machine.Event.class, m);
+                        ev.read();
+                        add(ev, out, false);
+                    }
+                }
+                return out;
+            }
             Machine.Event ev = new Machine.Event();
             while (call != null && lib.a2a_call_poll_event(call, ev) == 0) {
+                add(ev, out, everyItemOutcome);
+            }
+            return out;
+        }
+
+        /** The native event memory of {@link #events(boolean)}'s raw reads; allocated on first use. */
+        private Memory eventMemory;
+
+        /** The item of the ITEM event in {@code m}; its outcome copied only for a failure. */
+        private StreamTracker.Item item(Memory m) {
+            StreamTracker.ItemKind kind = StreamTracker.ItemKind.of(m.getInt(MachineDirect.ITEM_KIND));
+            Pointer o = m.getPointer(MachineDirect.ITEM_OUTCOME);
+            boolean failure = kind == StreamTracker.ItemKind.ERROR || kind == StreamTracker.ItemKind.MALFORMED;
+            if (!failure && o != null) {
+                int channel = Outcome.channelCode(lib, o);
+                failure = channel != Channel.TASK.code() && channel != Channel.MESSAGE.code();
+            }
+            Outcome outcome = failure ? Outcome.copy(lib, o) : null;
+            Pointer ap = m.getPointer(MachineDirect.ITEM_ARTIFACT_PTR);
+            long al = m.getLong(MachineDirect.ITEM_ARTIFACT_LEN);
+            String artifactId = ap == null ? null
+                : al == 0 ? "" : new String(ap.getByteArray(0, Math.toIntExact(al)), StandardCharsets.UTF_8);
+            return new StreamTracker.Item(kind, outcome,
+                m.getByte(MachineDirect.ITEM_HAS_FINAL) != 0 ? Optional.of(m.getByte(MachineDirect.ITEM_FINAL) != 0)
+                    : Optional.empty(),
+                Optional.ofNullable(artifactId), m.getByte(MachineDirect.ITEM_APPEND) != 0,
+                m.getByte(MachineDirect.ITEM_LAST_CHUNK) != 0, m.getByte(MachineDirect.ITEM_ENDS_STREAM) != 0);
+        }
+
+        /** Adds the event {@code ev} (read) to {@code out}; a {@code FINISHED} one ends the call. */
+        private void add(Machine.Event ev, List<Event> out, boolean everyItemOutcome) {
+            {
                 switch (ev.kind) {
                     case 1 -> out.add(new Abort(ev.request_id));
                     case 2 -> out.add(new Retrying(ev.attempt, ev.delay_ms,
@@ -544,7 +603,6 @@ public final class MachineTarget {
                     default -> { }
                 }
             }
-            return out;
         }
 
         private StreamTracker.Item item(A2aCoreLibrary.StreamItem i, boolean copy) {

@@ -486,7 +486,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         A2aCallException.Deadline which = null;
         if (name == ErrorName.TIMEOUT) {
             String m = o.message().orElse("");
-            which = m.contains("connect") ? A2aCallException.Deadline.CONNECT
+            which = m.contains("connect timeout") ? A2aCallException.Deadline.CONNECT
                 : m.contains("idle") ? A2aCallException.Deadline.STREAM_IDLE : A2aCallException.Deadline.CALL;
         }
         return A2aCallException.transport(o, which, null, method + " " + url + ": " + o.message().orElse("transport failure"));

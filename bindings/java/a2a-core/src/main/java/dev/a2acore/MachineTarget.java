@@ -295,8 +295,69 @@ public final class MachineTarget {
      * for a plain call or a stream never opened) and the last response's status, when one
      * arrived. The last event of a call.
      */
-    public record Finished(Outcome outcome, Optional<StreamTracker.EndKind> endKind, OptionalInt responseStatus)
-        implements Event {}
+    public record Finished(Outcome outcome, Optional<StreamTracker.EndKind> endKind, OptionalInt responseStatus,
+                           byte[] responseBody) implements Event {
+        /** The call's end without the last response's body. */
+        public Finished(Outcome outcome, Optional<StreamTracker.EndKind> endKind, OptionalInt responseStatus) {
+            this(outcome, endKind, responseStatus, null);
+        }
+    }
+
+    /**
+     * The reference driver's native transport ({@code a2a_client_new_raw}) that
+     * {@link Call#run} performs a call's requests on: its connection pool, TLS roots, client
+     * certificate and proxy rules; the machine's deadlines bound each request (the
+     * transport's own call and idle timeouts are only a backstop). Thread-safe: several calls
+     * may run on it at once. Freed by {@link #close} or once unreachable.
+     */
+    public static final class Transport implements AutoCloseable {
+        /** The backstop call and idle timeouts: the machine's deadlines apply first. */
+        private static final long BACKSTOP_MS = 24L * 3600 * 1000;
+        private final Free client;
+
+        /**
+         * A transport connecting within {@code connectTimeout}, reading at most
+         * {@code maxResponseBytes} of a body, with the {@code network} settings (files are
+         * read during this call).
+         */
+        public Transport(Duration connectTimeout, long maxResponseBytes, RawHttp.Network network) {
+            A2aCoreLibrary lib = A2aCore.lib();
+            A2aCoreLibrary.ClientConfig c = new A2aCoreLibrary.ClientConfig();
+            A2aCoreException.check("a2a_client_config_default", lib.a2a_client_config_default(c));
+            c.read();
+            c.connect_timeout_ms = connectTimeout.toMillis();
+            c.call_timeout_ms = BACKSTOP_MS;
+            c.stream_idle_timeout_ms = BACKSTOP_MS;
+            c.max_response_bytes = maxResponseBytes;
+            // The machine applies the https rule to the interface it was given.
+            c.allow_http = 1;
+            NativeArgs args = new NativeArgs();
+            try {
+                args.view(c.ca_file, network.caFile());
+                args.view(c.client_cert_file, network.clientCertFile());
+                args.view(c.client_key_file, network.clientKeyFile());
+                args.view(c.proxy, network.proxy() == null || network.proxy().isEmpty() ? null : network.proxy());
+                c.proxy_disabled = (byte) ("".equals(network.proxy()) ? 1 : 0);
+                args.view(c.no_proxy, network.noProxy());
+                Memory out = new Memory(Native.POINTER_SIZE);
+                A2aCoreException.check("a2a_client_new_raw", lib.a2a_client_new_raw(c, out));
+                client = new Free(out.getPointer(0), p -> A2aCore.lib().a2a_client_free(p));
+            } finally {
+                args.release();
+            }
+            CLEANER.register(this, client);
+        }
+
+        Pointer pointer() {
+            return client.get();
+        }
+
+        /** Frees the transport (waiting for the runs in flight). Idempotent. */
+        @Override
+        public void close() {
+            client.run();
+        }
+    }
 
     /** One call of the machine, driven by the host; every method is synchronized. */
     public static final class Call implements AutoCloseable {
@@ -309,6 +370,36 @@ public final class MachineTarget {
             this.lib = lib;
             this.call = call;
         }
+
+        /** The machine's clock as the last {@link #run} left it (never behind {@link #nowMs()}). */
+        private long runNow;
+
+        /**
+         * Runs the call on {@code transport} until it has events ({@code a2a_call_run}: the
+         * machine's requests performed by the reference driver, responses fed back, its
+         * deadlines kept), and returns them as {@link #events(boolean)} does; empty once the
+         * call is over. BLOCKS; {@code abort} (null for none), triggered from another thread,
+         * ends a blocked run at once with the call canceled. Do not mix with
+         * {@link #pollTransmit} and the {@code head}/{@code body}/{@code end} inputs.
+         */
+        public synchronized List<Event> run(Transport transport, RawHttp.Abort abort, boolean everyItemOutcome) {
+            if (call == null) {
+                return List.of();
+            }
+            if (nowOut == null) {
+                nowOut = new Memory(8);
+            }
+            long now = Math.max(runNow, nowMs());
+            Pointer a = abort == null ? null : abort.pointer();
+            int rc = MachineDirect.ON ? MachineDirect.a2a_call_run(call, transport.pointer(), a, now, nowOut)
+                : lib.a2a_call_run(call, transport.pointer(), a, now, nowOut);
+            java.lang.ref.Reference.reachabilityFence(transport);
+            A2aCoreException.check("a2a_call_run", rc);
+            runNow = Math.max(now, nowOut.getLong(0));
+            return events(everyItemOutcome);
+        }
+
+        private Memory nowOut;
 
         /** Whether the call finished or was closed (nothing more to drive). */
         public synchronized boolean isOver() {
@@ -366,7 +457,11 @@ public final class MachineTarget {
                 chunk = new Memory(Math.max(len, 16 * 1024));
             }
             chunk.write(0, b, off, len);
-            lib.a2a_call_handle_body(call, requestId, chunk, new SizeT(len), nowMs());
+            if (MachineDirect.ON) {
+                MachineDirect.a2a_call_handle_body(call, requestId, chunk, len, nowMs());
+            } else {
+                lib.a2a_call_handle_body(call, requestId, chunk, new SizeT(len), nowMs());
+            }
         }
 
         /** Request {@code requestId}'s body is complete. */
@@ -432,9 +527,62 @@ public final class MachineTarget {
          * passes each event on (one field read instead of the whole outcome per event).
          */
         public synchronized List<Event> events(boolean everyItemOutcome) {
-            List<Event> out = new ArrayList<>();
+            List<Event> out = new ArrayList<>(4);
+            if (MachineDirect.ON && !everyItemOutcome) {
+                // A stream's items and aborts read from raw memory at the C offsets; the rare
+                // other events through the JNA mirror over the same memory.
+                if (eventMemory == null) {
+                    eventMemory = new Memory(MachineDirect.EVENT_SIZE);
+                }
+                Memory m = eventMemory;
+                while (call != null && MachineDirect.a2a_call_poll_event(call, m) == 0) {
+                    int kind = m.getInt(MachineDirect.KIND);
+                    if (kind == 4) {
+                        out.add(new ItemEvent(item(m)));
+                    } else if (kind == 1) {
+                        out.add(new Abort(m.getInt(MachineDirect.REQUEST_ID)));
+                    } else {
+                        Machine.Event ev = com.sun.jna.Structure.newInstance(Machine.Event.class, m);
+                        ev.read();
+                        add(ev, out, false);
+                    }
+                }
+                return out;
+            }
             Machine.Event ev = new Machine.Event();
             while (call != null && lib.a2a_call_poll_event(call, ev) == 0) {
+                add(ev, out, everyItemOutcome);
+            }
+            return out;
+        }
+
+        /** The native event memory of {@link #events(boolean)}'s raw reads; allocated on first use. */
+        private Memory eventMemory;
+
+        /** The item of the ITEM event in {@code m}; its outcome copied only for a failure. */
+        private StreamTracker.Item item(Memory m) {
+            StreamTracker.ItemKind kind = StreamTracker.ItemKind.of(m.getInt(MachineDirect.ITEM_KIND));
+            Pointer o = m.getPointer(MachineDirect.ITEM_OUTCOME);
+            boolean failure = kind == StreamTracker.ItemKind.ERROR || kind == StreamTracker.ItemKind.MALFORMED;
+            if (!failure && o != null) {
+                int channel = Outcome.channelCode(lib, o);
+                failure = channel != Channel.TASK.code() && channel != Channel.MESSAGE.code();
+            }
+            Outcome outcome = failure ? Outcome.copy(lib, o) : null;
+            Pointer ap = m.getPointer(MachineDirect.ITEM_ARTIFACT_PTR);
+            long al = m.getLong(MachineDirect.ITEM_ARTIFACT_LEN);
+            String artifactId = ap == null ? null
+                : al == 0 ? "" : new String(ap.getByteArray(0, Math.toIntExact(al)), StandardCharsets.UTF_8);
+            return new StreamTracker.Item(kind, outcome,
+                m.getByte(MachineDirect.ITEM_HAS_FINAL) != 0 ? Optional.of(m.getByte(MachineDirect.ITEM_FINAL) != 0)
+                    : Optional.empty(),
+                Optional.ofNullable(artifactId), m.getByte(MachineDirect.ITEM_APPEND) != 0,
+                m.getByte(MachineDirect.ITEM_LAST_CHUNK) != 0, m.getByte(MachineDirect.ITEM_ENDS_STREAM) != 0);
+        }
+
+        /** Adds the event {@code ev} (read) to {@code out}; a {@code FINISHED} one ends the call. */
+        private void add(Machine.Event ev, List<Event> out, boolean everyItemOutcome) {
+            {
                 switch (ev.kind) {
                     case 1 -> out.add(new Abort(ev.request_id));
                     case 2 -> out.add(new Retrying(ev.attempt, ev.delay_ms,
@@ -446,15 +594,15 @@ public final class MachineTarget {
                             ? Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : Optional.empty();
                         OptionalInt status = ev.has_response != 0 ? OptionalInt.of(Short.toUnsignedInt(ev.response_status))
                             : OptionalInt.empty();
+                        byte[] body = ev.has_response != 0 ? Machine.bytes(ev.response_body) : null;
                         Pointer c = call;
                         call = null;
                         Outcome o = MachineClient.finishedOutcome(lib, ev, () -> A2aCore.lib().a2a_call_free(c));
-                        out.add(new Finished(o, end, status));
+                        out.add(new Finished(o, end, status, body));
                     }
                     default -> { }
                 }
             }
-            return out;
         }
 
         private StreamTracker.Item item(A2aCoreLibrary.StreamItem i, boolean copy) {

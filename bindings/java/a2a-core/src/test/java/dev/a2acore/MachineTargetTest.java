@@ -63,6 +63,69 @@ class MachineTargetTest {
         }
     }
 
+    /** One stream of every item kind, fed to a call; its events polled as {@code everyItemOutcome} says. */
+    private static List<MachineTarget.Event> streamEvents(boolean everyItemOutcome) {
+        MachineTarget target = MachineTarget.builder().build().target("http://agent.example/", ProtocolVersion.V0_3,
+            Binding.JSON_RPC);
+        try (MachineTarget.Call call = target.startText(true, "hi", "r-1", List.of())) {
+            int id = call.pollTransmit().orElseThrow().requestId();
+            call.head(id, 200, SSE);
+            String r = "data: {\"jsonrpc\":\"2.0\",\"id\":\"r-1\",\"result\":";
+            feed(call, id, r + "{\"kind\":\"task\",\"id\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":"
+                + "\"working\"}}}\n\n" + r + "{\"kind\":\"artifact-update\",\"taskId\":\"t-1\",\"contextId\":\"c-1\","
+                + "\"append\":true,\"lastChunk\":false,\"artifact\":{\"artifactId\":\"a-\u00e9\",\"parts\":[{\"kind\":"
+                + "\"text\",\"text\":\"x\"}]}}}\n\n" + r + "{\"kind\":\"status-update\",\"taskId\":\"t-1\","
+                + "\"contextId\":\"c-1\",\"final\":true,\"status\":{\"state\":\"completed\"}}}\n\n");
+            call.end(id);
+            return call.events(everyItemOutcome);
+        }
+    }
+
+    @Test
+    void itemsReadFromNativeMemoryAgreeWithTheMirror() {
+        // events(false) reads items at the C offsets (MachineDirect); events(true) through the JNA mirror.
+        assertTrue(MachineDirect.ON, "the direct mapping is off on this platform");
+        List<StreamTracker.Item> raw = items(streamEvents(false));
+        List<StreamTracker.Item> mirror = items(streamEvents(true));
+        assertEquals(3, raw.size());
+        assertEquals(mirror.size(), raw.size());
+        for (int i = 0; i < raw.size(); i++) {
+            StreamTracker.Item a = raw.get(i);
+            StreamTracker.Item b = mirror.get(i);
+            assertEquals(b.kind(), a.kind());
+            assertEquals(b.finalFlag(), a.finalFlag());
+            assertEquals(b.artifactId(), a.artifactId());
+            assertEquals(b.append(), a.append());
+            assertEquals(b.lastChunk(), a.lastChunk());
+            assertEquals(b.endsStream(), a.endsStream());
+            assertNull(a.outcome(), "no failure: the outcome is not copied");
+        }
+        assertEquals(Optional.of("a-\u00e9"), raw.get(1).artifactId());
+        assertTrue(raw.get(1).append());
+        assertEquals(Optional.of(true), raw.get(2).finalFlag());
+        assertTrue(raw.get(2).endsStream());
+        assertEquals(Optional.of(StreamTracker.EndKind.COMPLETED), finished(streamEvents(false)).endKind());
+    }
+
+    @Test
+    void aPlainCallsFinishedCarriesTheResponseBody() {
+        MachineTarget target = MachineTarget.builder().build().target("http://agent.example/", ProtocolVersion.V0_3,
+            Binding.JSON_RPC);
+        try (MachineTarget.Call call = target.start(A2aMethod.GET_TASK, "{\"id\":\"t-1\"}".getBytes(StandardCharsets.UTF_8),
+            7L, List.of(Map.entry("Authorization", "Bearer k")))) {
+            MachineTarget.Transmit t = call.pollTransmit().orElseThrow();
+            assertTrue(t.headers().contains(Map.entry("Authorization", "Bearer k")), String.valueOf(t.headers()));
+            String body = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"kind\":\"task\",\"id\":\"t-1\","
+                + "\"contextId\":\"c-1\",\"status\":{\"state\":\"completed\"}}}";
+            call.head(t.requestId(), 200, List.of(Map.entry("content-type", "application/json")));
+            feed(call, t.requestId(), body);
+            call.end(t.requestId());
+            MachineTarget.Finished f = finished(call.events(false));
+            assertEquals(200, f.responseStatus().orElseThrow());
+            assertEquals(body, new String(f.responseBody(), StandardCharsets.UTF_8));
+        }
+    }
+
     @Test
     void theBreakerIsTheTargetsAndRefusesUnsent() {
         CircuitBreaker.Config d = CircuitBreaker.Config.defaults();

@@ -79,6 +79,16 @@ public final class A2aCallException extends IOException {
     }
 
     /**
+     * The same for a redirect the client machine received: its result carries no response
+     * headers, so the {@code Location} is not known ({@link #location()} is empty).
+     */
+    static A2aCallException redirect(String method, String url, int status, Outcome o) {
+        return new A2aCallException(method + " " + url + ": HTTP " + status
+            + " redirect not followed (the client machine does not report its Location)", null,
+            o.errorName().orElse(ErrorName.REDIRECT), o, status, null, null, o.retry(), null, null);
+    }
+
+    /**
      * A non-2xx status, classified by a2a-core from status, headers and body. {@code words}
      * opens the message with what a2a-java itself would have said (the transport's
      * {@code "Request failed 502"} for a plain call, {@code JdkA2AHttpClient}'s
@@ -88,6 +98,13 @@ public final class A2aCallException extends IOException {
     static A2aCallException httpStatus(String words, String method, String url, int status, String contentType,
                                        String retryAfter, byte[] body, String excerpt, Asked asked) {
         Outcome o = Outcomes.classify(status, contentType, retryAfter, body == null ? new byte[0] : body, asked);
+        return new A2aCallException(words + ": " + method + " " + url
+            + (excerpt == null || excerpt.isEmpty() ? "" : ": " + excerpt), null,
+            o.errorName().orElse(ErrorName.HTTP), o, status, null, null, o.retry(), null, excerpt);
+    }
+
+    /** The same, classified by the client machine that received the response ({@code o}). */
+    static A2aCallException httpStatus(String words, String method, String url, int status, Outcome o, String excerpt) {
         return new A2aCallException(words + ": " + method + " " + url
             + (excerpt == null || excerpt.isEmpty() ? "" : ": " + excerpt), null,
             o.errorName().orElse(ErrorName.HTTP), o, status, null, null, o.retry(), null, excerpt);

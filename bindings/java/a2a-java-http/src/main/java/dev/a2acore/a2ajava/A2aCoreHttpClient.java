@@ -2,6 +2,7 @@ package dev.a2acore.a2ajava;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.a2acore.A2aCoreException;
 import dev.a2acore.Asked;
 import dev.a2acore.Binding;
 import dev.a2acore.Channel;
@@ -11,6 +12,7 @@ import dev.a2acore.Outcomes;
 import dev.a2acore.RequestSent;
 import dev.a2acore.SseConfig;
 import dev.a2acore.Outcome;
+import dev.a2acore.ProtocolVersion;
 import dev.a2acore.RawHttp;
 import io.a2a.client.http.A2AHttpClient;
 import io.a2a.client.http.A2AHttpResponse;
@@ -63,7 +65,8 @@ import java.util.function.Consumer;
  *       is reported (its outcome says {@code unknown_outcome} for a send), never replayed, so a
  *       gateway error cannot book twice (a2a-java decides about retries, with the messageId);</li>
  *   <li>an optional circuit breaker ({@link Builder#breaker}): the core client machine's,
- *       one per agent (per origin, {@code scheme://host:port}, and protocol version), shared
+ *       one per agent (per JSON-RPC interface URL and protocol version; a REST stream's per
+ *       origin, {@code scheme://host:port}), shared
  *       by every thread and transport using this client; while open, A2A calls (JSON-RPC
  *       POSTs) fail at once with an {@link A2aCallException} ({@link ErrorName#CIRCUIT_OPEN},
  *       request not sent) instead of costing a timeout.</li>
@@ -73,13 +76,17 @@ import java.util.function.Consumer;
  *       {@code http.nonProxyHosts}), read when the client is built ({@link Builder#network}
  *       to set them instead).</li>
  * </ul>
- * Transport: a2a-core's driver through JNA ({@link RawHttp}: {@code a2a_client_exchange},
- * {@code a2a_client_open_stream}, {@code a2a_raw_stream_read}), which owns the connect and
- * call timeouts, the per-read idle deadline, the body limit and never follows redirects;
- * the body bytes of a stream go to a2a-core's SSE decoder. Each JSON-RPC request is also a
- * call of the core's client machine ({@link MachineTarget}, see {@code MachineRun}), handed
- * the response to classify it, follow the stream and keep the breaker; a2a-java's own bytes
- * go on the wire. A plain call blocks the calling
+ * Transport: a plain JSON-RPC call (a2a-java's {@code post()}) is a call of the core's client
+ * machine run on the reference driver's native transport ({@code a2a_call_run}): the machine
+ * builds the request from a2a-java's method, params and id (a2a-java's headers, its
+ * interceptors' and the hooks' passed on), sends it under its connect and call deadlines and
+ * the breaker, never follows a redirect, bounds the body, and judges the answer; a2a-java
+ * gets the response body as it came. Streams and every other request (the card's GET, REST
+ * calls) go through a2a-core's driver ({@link RawHttp}: {@code a2a_client_exchange},
+ * {@code a2a_client_open_stream}, {@code a2a_raw_stream_read}) with a2a-java's own bytes,
+ * the body bytes of a stream to a2a-core's SSE decoder; each JSON-RPC or REST stream is
+ * also a call of the client machine ({@link MachineTarget}, see {@code MachineRun}), handed
+ * the response to classify each event, follow the task and keep the breaker. A plain call blocks the calling
  * thread (a2a-java's synchronous API); a stream is read on one daemon thread per stream,
  * and cancelling its future aborts the connection at once ({@code a2a_raw_stream_abort}).
  */
@@ -103,6 +110,8 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
     private static final Cleaner CLEANER = Cleaner.create();
 
     final RawHttp http;
+    /** The native transport the client machine performs A2A calls on ({@code a2a_call_run}). */
+    final MachineTarget.Transport transport;
     final Duration connectTimeout;
     final Duration callTimeout;
     final Duration streamIdleTimeout;
@@ -112,7 +121,10 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
     private final List<HeaderHook> hooks;
     /** The core's client machine options (timeouts, body limit, breaker) of every target. */
     private final MachineTarget.Config machine;
-    /** One machine target per agent (origin) and protocol version: its breaker is the agent's. */
+    /**
+     * One machine target per agent (its JSON-RPC interface URL; for REST streams, its origin)
+     * and protocol version: its breaker is the agent's.
+     */
     private final java.util.concurrent.ConcurrentHashMap<String, MachineTarget> targets =
         new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -141,18 +153,24 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         this.machine = mb.build();
         if (b.network != null) {
             this.http = new RawHttp(connectTimeout, callTimeout, streamIdleTimeout, maxResponseBytes, true, b.network);
+            this.transport = new MachineTarget.Transport(connectTimeout, maxResponseBytes, b.network);
         } else {
             // The JVM's trust store, key store and proxy choice, read now (see JvmNetwork); the
-            // temporary PEM files are deleted once the native client has read them.
+            // temporary PEM files are deleted once the native clients have read them.
             try (JvmNetwork jvm = JvmNetwork.current()) {
                 this.http = new RawHttp(connectTimeout, callTimeout, streamIdleTimeout, maxResponseBytes, true,
                     jvm.network);
+                this.transport = new MachineTarget.Transport(connectTimeout, maxResponseBytes, jvm.network);
             }
         }
-        // The native client (its connection pool) is freed once this client and every stream
-        // using it are unreachable: A2AHttpClient has no close().
+        // The native clients (their connection pools) are freed once this client and every
+        // stream using them are unreachable: A2AHttpClient has no close().
         RawHttp native_ = this.http;
-        CLEANER.register(this, native_::close);
+        MachineTarget.Transport machineTransport = this.transport;
+        CLEANER.register(this, () -> {
+            native_.close();
+            machineTransport.close();
+        });
     }
 
     /** A builder with the defaults. */
@@ -229,8 +247,8 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         }
 
         /**
-         * Turns on a circuit breaker per agent (per origin and protocol version, the client
-         * machine's): while open, A2A calls to that agent fail at once with
+         * Turns on a circuit breaker per agent (per JSON-RPC interface URL and protocol
+         * version, the client machine's; a REST stream's per origin): while open, A2A calls to that agent fail at once with
          * {@link ErrorName#CIRCUIT_OPEN} (request not sent); the card's GET and REST calls
          * are not judged by it.
          */
@@ -352,7 +370,9 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
 
         @Override
         public A2AHttpResponse post() throws IOException, InterruptedException {
-            return exchange(build("POST", body, false), asked(body));
+            Req r = build("POST", body, false);
+            Optional<MachineRun.Rpc> rpc = MachineRun.Rpc.of(r.body());
+            return rpc.isPresent() ? call(r, rpc.get()) : exchange(r, asked(body));
         }
 
         @Override
@@ -381,9 +401,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         String origin = u.getScheme() + "://" + u.getRawAuthority();
         Optional<MachineRun.Rpc> rpc = "POST".equals(r.method()) ? MachineRun.Rpc.of(r.body()) : Optional.empty();
         if (rpc.isPresent()) {
-            MachineTarget target = targets.computeIfAbsent(origin + " " + rpc.get().version(),
-                k -> machine.target(origin + "/", rpc.get().version(), Binding.JSON_RPC));
-            return MachineRun.start(target, rpc.get());
+            return MachineRun.start(jsonRpcTarget(r.url(), rpc.get().version()), rpc.get());
         }
         Optional<MachineRun.Rest> rest = MachineRun.Rest.of(r.method(), u.getPath());
         if (rest.isEmpty()) {
@@ -392,6 +410,86 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         MachineTarget target = targets.computeIfAbsent(origin + " " + rest.get().version() + " rest",
             k -> machine.target(origin + "/", rest.get().version(), Binding.HTTP_JSON));
         return MachineRun.startRest(target, rest.get());
+    }
+
+    /**
+     * The machine target of the agent whose JSON-RPC interface is {@code url}, in
+     * {@code version}: the machine sends its requests there, and its breaker is that agent's.
+     */
+    MachineTarget jsonRpcTarget(String url, ProtocolVersion version) {
+        return targets.computeIfAbsent(url + " " + version, k -> machine.target(url, version, Binding.JSON_RPC));
+    }
+
+    /**
+     * One JSON-RPC call of a2a-java made by the core's client machine ({@code a2a_call_run}):
+     * the machine builds the request from a2a-java's method, params and id (with a2a-java's
+     * headers, see {@link MachineRun#forwarded}), sends it on the native transport under its
+     * deadlines and breaker, and judges the answer; a2a-java gets the response body as it
+     * came, with the same signals as {@link #exchange} gives.
+     */
+    private A2AHttpResponse call(Req r, MachineRun.Rpc rpc) throws IOException, InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        Asked posted = rpc.asked();
+        MachineTarget.Finished f;
+        MachineTarget.Call call;
+        try {
+            call = jsonRpcTarget(r.url(), rpc.version()).start(rpc.method(), rpc.params(), rpc.id(),
+                MachineRun.forwarded(r.headers()));
+        } catch (A2aCoreException e) {
+            throw MachineRun.unreadableParams(r.method(), r.url(), rpc, e);
+        }
+        try (call) {
+            f = MachineRun.runToEnd(call, transport);
+        } finally {
+            // Keeps this client (whose Cleaner frees the native transport) alive during the call.
+            java.lang.ref.Reference.reachabilityFence(this);
+        }
+        Outcome o = f.outcome();
+        if (f.responseStatus().isEmpty()) {
+            throw noResponse(r.method(), r.url(), o);
+        }
+        int status = f.responseStatus().getAsInt();
+        byte[] body = f.responseBody() == null ? new byte[0] : f.responseBody();
+        if (isRedirect(status)) {
+            throw A2aCallException.redirect(r.method(), r.url(), status, o);
+        }
+        String text = new String(body, StandardCharsets.UTF_8);
+        boolean success = status >= 200 && status < 300;
+        if (!success) {
+            A2aCallException e = A2aCallException.httpStatus("Request failed " + status, r.method(), r.url(), status,
+                o, SseCall.excerpt(body));
+            throw A2aJavaSignals.isAuthStatus(status) ? A2aJavaSignals.authFailure(status, e) : e;
+        }
+        // MALFORMED too: an error with a wrong id is still an error to a2a-java's transport.
+        if (o.channel() == Channel.PROTOCOL || o.channel() == Channel.MALFORMED) {
+            A2aCallException cause = A2aCallException.protocol(r.method(), r.url(), status, o, SseCall.excerpt(body));
+            Optional<JSONRPCError> error = A2aJavaSignals.jsonRpcError(text, cause);
+            if (error.isPresent()) {
+                throw A2aJavaSignals.asTransportThrows(error.get());
+            }
+        }
+        return new Response(status, text);
+    }
+
+    /**
+     * A machine call that ended without a response: the breaker refused it, a request the
+     * machine would not send (a reserved header), or a transport failure (the outcome says
+     * which deadline fired and whether the request went out).
+     */
+    A2aCallException noResponse(String method, String url, Outcome o) {
+        ErrorName name = o.errorName().orElse(null);
+        if (name == ErrorName.CIRCUIT_OPEN) {
+            return A2aCallException.transport(o, null, null, method + " " + url + ": circuit breaker open; request not sent");
+        }
+        A2aCallException.Deadline which = null;
+        if (name == ErrorName.TIMEOUT) {
+            String m = o.message().orElse("");
+            which = m.contains("connect timeout") ? A2aCallException.Deadline.CONNECT
+                : m.contains("idle") ? A2aCallException.Deadline.STREAM_IDLE : A2aCallException.Deadline.CALL;
+        }
+        return A2aCallException.transport(o, which, null, method + " " + url + ": " + o.message().orElse("transport failure"));
     }
 
     /** Asks the machine (the agent's breaker) whether {@code run}'s request may go out; throws the refusal. */

@@ -1,7 +1,9 @@
 package dev.a2acore.a2ajava;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.a2acore.Asked;
 import dev.a2acore.A2aCoreException;
 import dev.a2acore.A2aMethod;
 import dev.a2acore.ErrorName;
@@ -11,12 +13,20 @@ import dev.a2acore.ProtocolVersion;
 import dev.a2acore.RawHttp;
 import dev.a2acore.RequestSent;
 import dev.a2acore.StreamTracker;
+import io.a2a.spec.A2AClientException;
+import io.a2a.spec.InvalidParamsError;
+import io.a2a.spec.JSONRPCError;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -32,37 +42,159 @@ import java.util.regex.Pattern;
 final class MachineRun implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** What a JSON-RPC request body asks: the method (named in {@code version}), params and id. */
-    record Rpc(A2aMethod method, ProtocolVersion version, byte[] params, Object id) {
-        /** Reads a2a-java's request body; empty when it is not a JSON-RPC call the core knows. */
+    /**
+     * What a JSON-RPC request body asks: the method (named in {@code version}, {@code name}
+     * as sent), params (the bytes of a2a-java's {@code params} value, as they came) and id.
+     */
+    record Rpc(A2aMethod method, ProtocolVersion version, String name, byte[] params, Object id) {
+        /** The method names seen, each looked up in the core's vocabulary once. */
+        private static final ConcurrentHashMap<String, Optional<Map.Entry<A2aMethod, ProtocolVersion>>> NAMES =
+            new ConcurrentHashMap<>();
+
+        /**
+         * Reads a2a-java's request body in one pass, without building a tree: the params
+         * value's bytes are cut out of the body, not re-serialized. Empty when it is not a
+         * JSON-RPC call of a method the core knows, or its id is not a string or an integer.
+         */
         static Optional<Rpc> of(byte[] body) {
             if (body == null || body.length == 0) {
                 return Optional.empty();
             }
-            try {
-                JsonNode n = JSON.readTree(body);
-                if (n == null || !n.isObject() || !n.path("jsonrpc").isTextual() || !n.path("method").isTextual()) {
+            String jsonrpc = null;
+            String name = null;
+            Object rpcId = null;
+            boolean badId = false;
+            byte[] params = null;
+            try (JsonParser p = JSON.getFactory().createParser(body)) {
+                if (p.nextToken() != JsonToken.START_OBJECT) {
                     return Optional.empty();
                 }
-                String name = n.get("method").asText();
-                Optional<A2aMethod> m = A2aMethod.fromJsonRpcName(name);
-                if (m.isEmpty()) {
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String field = p.currentName();
+                    JsonToken t = p.nextToken();
+                    switch (field) {
+                        case "jsonrpc" -> jsonrpc = t == JsonToken.VALUE_STRING ? p.getText() : null;
+                        case "method" -> name = t == JsonToken.VALUE_STRING ? p.getText() : null;
+                        case "id" -> {
+                            rpcId = t == JsonToken.VALUE_STRING ? p.getText()
+                                : t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER
+                                ? (Object) p.getLongValue() : null;
+                            badId = rpcId == null && t != JsonToken.VALUE_NULL;
+                            p.skipChildren();
+                        }
+                        case "params" -> {
+                            if (t == JsonToken.VALUE_NULL) {
+                                params = null;
+                            } else {
+                                long from = p.currentTokenLocation().getByteOffset();
+                                p.skipChildren();
+                                long to = p.currentLocation().getByteOffset();
+                                params = Arrays.copyOfRange(body, Math.toIntExact(from), Math.toIntExact(to));
+                            }
+                        }
+                        default -> p.skipChildren();
+                    }
+                }
+                if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
                     return Optional.empty();
                 }
-                ProtocolVersion v = m.get().jsonRpcName(ProtocolVersion.V0_3).filter(name::equals).isPresent()
-                    ? ProtocolVersion.V0_3 : ProtocolVersion.V1_0;
-                JsonNode id = n.get("id");
-                Object rpcId = id == null || id.isNull() ? null
-                    : id.isIntegralNumber() && id.canConvertToLong() ? (Object) id.asLong()
-                    : id.isTextual() ? id.asText() : null;
-                if (id != null && !id.isNull() && rpcId == null) {
-                    return Optional.empty(); // an id the machine cannot carry: judge nothing
-                }
-                JsonNode p = n.get("params");
-                byte[] params = p == null || p.isNull() ? null : JSON.writeValueAsBytes(p);
-                return Optional.of(new Rpc(m.get(), v, params, rpcId));
             } catch (IOException | RuntimeException e) {
                 return Optional.empty();
+            }
+            if (jsonrpc == null || name == null || badId) {
+                return Optional.empty(); // not JSON-RPC, or an id the machine cannot carry: not the machine's
+            }
+            Optional<Map.Entry<A2aMethod, ProtocolVersion>> m = NAMES.computeIfAbsent(name, Rpc::lookUp);
+            if (m.isEmpty()) {
+                return Optional.empty();
+            }
+            return Optional.of(new Rpc(m.get().getKey(), m.get().getValue(), name, params, rpcId));
+        }
+
+        private static Optional<Map.Entry<A2aMethod, ProtocolVersion>> lookUp(String name) {
+            Optional<A2aMethod> m = A2aMethod.fromJsonRpcName(name);
+            if (m.isEmpty()) {
+                return Optional.empty();
+            }
+            ProtocolVersion v = m.get().jsonRpcName(ProtocolVersion.V0_3).filter(name::equals).isPresent()
+                ? ProtocolVersion.V0_3 : ProtocolVersion.V1_0;
+            return Optional.of(Map.entry(m.get(), v));
+        }
+
+        /** What the request asks, for a2a-core's classifier. */
+        Asked asked() {
+            return Asked.jsonRpc(null, name, id == null ? null : id.toString());
+        }
+    }
+
+    /**
+     * Headers the machine writes itself on every request (framing and the protocol's
+     * {@code Content-Type}, {@code Accept}, {@code A2A-Version}): a2a-java's values for them
+     * are left out, the machine's go on the wire. Every other header a2a-java, its
+     * interceptors or a {@link HeaderHook} set is passed on (a reserved one the machine
+     * refuses ends the call unsent, naming it).
+     */
+    private static final Set<String> MACHINE_WRITES = Set.of("content-type", "accept", "a2a-version", "host",
+        "content-length");
+
+    /** {@code headers} without the ones the machine writes itself. */
+    static List<Map.Entry<String, String>> forwarded(List<Map.Entry<String, String>> headers) {
+        List<Map.Entry<String, String>> out = new ArrayList<>(headers.size());
+        for (Map.Entry<String, String> h : headers) {
+            if (!MACHINE_WRITES.contains(h.getKey().toLowerCase(Locale.ROOT))) {
+                out.add(h);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * a2a-java's params of a shape the core does not read ({@code a2a_call_new} refused them:
+     * {@code A2A_REQUEST_PARAMS}). The core reads every version's keys tolerantly, so such
+     * params are not the method's params in any version (a missing {@code message} or task
+     * {@code id}, a value of the wrong type): an agent would answer them with JSON-RPC
+     * {@code -32602 Invalid params}. Nothing is sent; a2a-java's transport throws what it
+     * throws for that answer (an {@code A2AClientException} whose cause is the typed
+     * {@code InvalidParamsError}), with the machine's refusal, {@code request_sent = no}, as
+     * that error's cause.
+     */
+    static A2AClientException unreadableParams(String verb, String url, Rpc rpc, A2aCoreException refused) {
+        Map<String, Object> error = new java.util.LinkedHashMap<>();
+        error.put("code", -32602);
+        error.put("message", "Invalid params");
+        error.put("data", "the client machine cannot read the params of " + rpc.name() + " (" + refused.getMessage()
+            + "); request not sent");
+        Map<String, Object> answer = new java.util.LinkedHashMap<>();
+        answer.put("jsonrpc", "2.0");
+        answer.put("id", rpc.id());
+        answer.put("error", error);
+        byte[] body;
+        try {
+            body = JSON.writeValueAsBytes(answer);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        Outcome o = dev.a2acore.Outcomes.classify(200, "application/json", null, body, rpc.asked());
+        A2aCallException cause = A2aCallException.protocol(verb, url, 0, o, null);
+        JSONRPCError typed = A2aJavaSignals.jsonRpcError(new String(body, StandardCharsets.UTF_8), cause)
+            .orElseGet(() -> {
+                InvalidParamsError e = new InvalidParamsError();
+                e.initCause(cause);
+                return e;
+            });
+        return A2aJavaSignals.asTransportThrows(typed);
+    }
+
+    /** Runs {@code call} on {@code transport} to its end (a plain call: one run). */
+    static MachineTarget.Finished runToEnd(MachineTarget.Call call, MachineTarget.Transport transport) {
+        while (true) {
+            for (MachineTarget.Event ev : call.run(transport, null, false)) {
+                if (ev instanceof MachineTarget.Finished f) {
+                    return f;
+                }
+            }
+            if (call.isOver()) {
+                throw new IllegalStateException("the client machine ended the call without a result");
             }
         }
     }

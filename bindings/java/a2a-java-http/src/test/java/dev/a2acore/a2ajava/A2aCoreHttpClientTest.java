@@ -161,6 +161,68 @@ class A2aCoreHttpClientTest {
         assertEquals(ErrorName.RESPONSE_TOO_LARGE, e.errorName());
     }
 
+    /** A JSON-RPC call the client machine makes itself (a2a_call_run), unlike the "{}" bodies above. */
+    private static final String RPC = "{\"jsonrpc\":\"2.0\",\"id\":\"9\",\"method\":\"tasks/get\",\"params\":{\"id\":\"t\"}}";
+
+    @Test
+    void aMachineCallsTransportFailuresAreTheSame() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        A2aCallException refused = assertThrows(A2aCallException.class,
+            () -> client().createPost().url("http://127.0.0.1:" + port + "/").body(RPC).post());
+        assertEquals(ErrorName.CONNECT_FAILED, refused.errorName());
+        assertEquals(Optional.of(RequestSent.NO), refused.requestSent());
+        assertEquals(RetryAdvice.BACKOFF, refused.retry());
+
+        String slow = route("/rpc-slow-body", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "application/json");
+            ex.sendResponseHeaders(200, 100);
+            ex.getResponseBody().write("{\"jsonrpc\"".getBytes(StandardCharsets.UTF_8));
+            ex.getResponseBody().flush();
+            hold();
+            ex.close();
+        });
+        long t0 = System.nanoTime();
+        A2aCallException timedOut = assertThrows(A2aCallException.class, () -> client().createPost().url(slow).body(RPC).post());
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(ms >= 650 && ms < 3_000, "took " + ms + " ms");
+        assertEquals(ErrorName.TIMEOUT, timedOut.errorName());
+        assertEquals(Optional.of(A2aCallException.Deadline.CALL), timedOut.deadline());
+        assertEquals(RetryAdvice.UNKNOWN_OUTCOME, timedOut.retry());
+
+        String big = route("/rpc-big", ex -> send(ex, 200, "application/json", "x".repeat(5000)));
+        A2aCallException tooLarge = assertThrows(A2aCallException.class, () -> client().createPost().url(big).body(RPC).post());
+        assertEquals(ErrorName.RESPONSE_TOO_LARGE, tooLarge.errorName());
+    }
+
+    @Test
+    void aMachineCallCarriesTheHeadersOfA2aJavaAndTheHooks() throws Exception {
+        String answer = "{\"jsonrpc\":\"2.0\",\"id\":\"9\",\"result\":{\"kind\":\"task\",\"id\":\"t\",\"contextId\":\"c\","
+            + "\"status\":{\"state\":\"completed\"}}}";
+        Map<String, String> seen = new ConcurrentHashMap<>();
+        String[] body = new String[1];
+        String url = route("/rpc-hdr", ex -> {
+            ex.getRequestHeaders().forEach((k, v) -> seen.put(k.toLowerCase(), v.get(0)));
+            body[0] = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            send(ex, 200, "application/json", answer);
+        });
+        A2aCoreHttpClient c = A2aCoreHttpClient.builder()
+            .headerHook((m, u, h) -> h.put("Authorization", "Bearer t0ken"))
+            .headerHook((m, u, h) -> h.put("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
+            .build();
+        A2AHttpResponse r = c.createPost().url(url).addHeader("X-A", "1").addHeader("Content-Type", "text/plain")
+            .body(RPC).post();
+        assertEquals(200, r.status());
+        assertEquals(answer, r.body(), "the response body as it came");
+        assertEquals("Bearer t0ken", seen.get("authorization"));
+        assertEquals("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", seen.get("traceparent"));
+        assertEquals("1", seen.get("x-a"));
+        assertEquals("application/json", seen.get("content-type"), "the machine writes the protocol's own");
+        assertTrue(body[0].contains("\"method\":\"tasks/get\"") && body[0].contains("\"id\":\"9\""), body[0]);
+    }
+
     @Test
     void plainNon2xxIsReturnedAsIs() throws Exception {
         String url = route("/500", ex -> send(ex, 500, "text/plain", "oops"));
@@ -341,7 +403,7 @@ class A2aCoreHttpClientTest {
             + "\"data\":\"params.message missing\"}}";
         String url = route("/rpc-error", ex -> send(ex, 200, "application/json", body));
         A2AClientException e = assertThrows(A2AClientException.class, () -> client().createPost().url(url)
-            .body("{\"jsonrpc\":\"2.0\",\"id\":\"6\",\"method\":\"message/send\",\"params\":{}}").post());
+            .body("{\"jsonrpc\":\"2.0\",\"id\":\"6\",\"method\":\"tasks/get\",\"params\":{\"id\":\"t\"}}").post());
         // JSONRPCTransport.unmarshalResponse's message and cause type.
         assertEquals("Invalid Request: params.message missing", e.getMessage());
         assertInstanceOf(InvalidRequestError.class, e.getCause());
@@ -349,6 +411,28 @@ class A2aCoreHttpClientTest {
         assertEquals(Channel.PROTOCOL, c.outcome().channel());
         assertEquals(ErrorName.INVALID_REQUEST, c.errorName());
         assertEquals(RetryAdvice.NEVER, c.retry());
+    }
+
+    @Test
+    void paramsTheMachineCannotReadAreInvalidParamsNotSent() throws Exception {
+        AtomicIntegerHolder hits = new AtomicIntegerHolder();
+        String url = route("/unread", ex -> {
+            hits.n.incrementAndGet();
+            send(ex, 200, "application/json", "{}");
+        });
+        // message/send without a message: no version's params; the machine builds no request.
+        A2AClientException e = assertThrows(A2AClientException.class, () -> client().createPost().url(url)
+            .body("{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"method\":\"message/send\",\"params\":{}}").post());
+        assertInstanceOf(io.a2a.spec.InvalidParamsError.class, e.getCause());
+        assertTrue(e.getMessage().startsWith("Invalid params: "), e.getMessage());
+        A2aCallException c = A2aCallException.find(e).orElseThrow(() -> new AssertionError(e));
+        assertEquals(ErrorName.INVALID_PARAMS, c.errorName());
+        assertEquals(RetryAdvice.NEVER, c.retry());
+        assertEquals(0, hits.n.get(), "nothing was sent");
+    }
+
+    private static final class AtomicIntegerHolder {
+        final java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
     }
 
     @Test

@@ -60,14 +60,16 @@ class DropInResilienceTest {
             () -> http.createPost().url(server.rpc("status-500")).body(SEND).post());
         assertEquals(ErrorName.CIRCUIT_OPEN, e.errorName());
         assertEquals(RequestSent.NO, e.outcome().requestSent().orElseThrow());
-        // The same agent (origin) through a stream: refused too, through the error consumer.
+        // The same agent (its interface URL) through a stream: refused too, through the error consumer.
         java.util.concurrent.CompletableFuture<Throwable> failed = new java.util.concurrent.CompletableFuture<>();
-        http.createPost().url(server.rpc("ok")).body(SEND).postAsyncSSE(m -> { }, failed::complete,
+        http.createPost().url(server.rpc("status-500")).body(SEND).postAsyncSSE(m -> { }, failed::complete,
             () -> failed.complete(null));
         Throwable t = failed.get(10, java.util.concurrent.TimeUnit.SECONDS);
         assertEquals(ErrorName.CIRCUIT_OPEN, A2aCallException.find(t).orElseThrow().errorName());
-        assertEquals(2, server.counters("status-500").get("sends").asInt());
-        assertEquals(0, server.counters("ok").get("requests").asInt(), "the open breaker sent nothing");
+        assertEquals(2, server.counters("status-500").get("sends").asInt(), "the open breaker sent nothing");
+        // Another agent on the same origin (another path) has its own breaker: it is served.
+        assertEquals(200, http.createPost().url(server.rpc("ok")).body(SEND).post().status());
+        assertEquals(1, server.counters("ok").get("sends").asInt());
         // The breaker is the client machine's, which judges A2A calls (JSON-RPC POSTs): the
         // card's GET is no A2A call and still goes out while it is open.
         io.a2a.client.http.A2AHttpResponse card = http.createGet()

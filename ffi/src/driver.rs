@@ -1,8 +1,8 @@
 //! The reference driver's transport (built with the `driver` feature, the default): the
 //! `a2a_transport` handle (connection pool, TLS roots, client certificate, proxy, DNS rules)
 //! that `a2a_call_run` (`driver_raw.rs`) performs the client machine's requests on, made
-//! from the same `a2a_machine_config` as the machine (one configuration for both), and
-//! where the text options only the transport reads are kept.
+//! from the same `a2a_machine_config` as the machine (one configuration for both; the
+//! builder's text options that only the transport reads are `TransportSettings` there).
 //!
 //! Every call is a client machine (`machine.rs`); this module only makes and frees the
 //! transport. The typed client that used to live here (send, get, cancel, streams, its
@@ -16,53 +16,16 @@ use std::time::Duration;
 use a2a::driver::{Client, ClientConfig};
 
 use crate::handle::{self, Handle, try_out, try_ref};
-use crate::machine_config::{MachineConfig, a2a_client_text_option, a2a_machine_config};
+use crate::machine_config::{MachineConfig, a2a_machine_config};
 use crate::panic::ffi_panic_boundary;
 use crate::result::a2a_result;
-
-/// What only the reference driver's transport reads from a machine configuration: trust
-/// roots, client certificate, proxy, DNS overrides and the pool's idle time. The machine
-/// ignores them (a host with its own HTTP stack configures that stack instead).
-#[derive(Debug, Clone)]
-pub(crate) struct TransportOptions {
-    ca_file: Option<PathBuf>,
-    client_cert_file: Option<PathBuf>,
-    client_key_file: Option<PathBuf>,
-    proxy: Option<String>,
-    proxy_disabled: bool,
-    no_proxy: Option<String>,
-    resolve: Vec<String>,
-    pub(crate) pool_idle_timeout: Duration,
-}
-
-impl Default for TransportOptions {
-    fn default() -> Self {
-        TransportOptions {
-            ca_file: None,
-            client_cert_file: None,
-            client_key_file: None,
-            proxy: None,
-            proxy_disabled: false,
-            no_proxy: None,
-            resolve: Vec::new(),
-            pool_idle_timeout: ClientConfig::default().pool_idle_timeout,
-        }
-    }
-}
-
-impl TransportOptions {
-    /// Turns the proxy off whatever `proxy` and the environment say (`true`), or back to
-    /// `proxy` / the environment (`false`).
-    pub(crate) fn set_proxy_disabled(&mut self, disabled: bool) {
-        self.proxy_disabled = disabled;
-    }
-}
 
 /// The reference driver's configuration for a transport made from `config`: the machine's
 /// connect timeout, response limit, stream idle timeout and `http://` policy, plus the
 /// transport's own options.
 fn driver_config(config: &MachineConfig) -> ClientConfig {
     let t = &config.transport;
+    let defaults = ClientConfig::default();
     ClientConfig {
         connect_timeout: Duration::from_millis(config.client.connect_timeout.0),
         call_timeout: Duration::from_millis(config.client.call_timeout.0),
@@ -71,10 +34,12 @@ fn driver_config(config: &MachineConfig) -> ClientConfig {
         max_event_bytes: config.stream.max_event_bytes,
         allow_http: config.card.policy.allow_http,
         allow_hosts: config.allow_hosts.clone(),
-        pool_idle_timeout: t.pool_idle_timeout,
-        ca_file: t.ca_file.clone(),
-        client_cert_file: t.client_cert_file.clone(),
-        client_key_file: t.client_key_file.clone(),
+        pool_idle_timeout: t
+            .pool_idle_timeout_ms
+            .map_or(defaults.pool_idle_timeout, Duration::from_millis),
+        ca_file: t.ca_file.clone().map(PathBuf::from),
+        client_cert_file: t.client_cert_file.clone().map(PathBuf::from),
+        client_key_file: t.client_key_file.clone().map(PathBuf::from),
         proxy: if t.proxy_disabled {
             Some(String::new())
         } else {
@@ -82,34 +47,7 @@ fn driver_config(config: &MachineConfig) -> ClientConfig {
         },
         no_proxy: t.no_proxy.clone(),
         resolve: t.resolve.clone(),
-        ..ClientConfig::default()
-    }
-}
-
-/// Applies a transport text option to `t` (`value` `None`: clear it); the client
-/// certificate also tells the machine a certificate is presented (`client_certificate`).
-pub(crate) fn apply_transport_text(
-    t: &mut TransportOptions,
-    client_certificate: &mut bool,
-    option: a2a_client_text_option,
-    value: Option<String>,
-) {
-    use a2a_client_text_option as O;
-    match option {
-        O::CaFile => t.ca_file = value.map(PathBuf::from),
-        O::ClientCertFile => {
-            *client_certificate = value.is_some();
-            t.client_cert_file = value.map(PathBuf::from);
-        }
-        O::ClientKeyFile => t.client_key_file = value.map(PathBuf::from),
-        O::Proxy => t.proxy = value,
-        O::NoProxy => t.no_proxy = value,
-        O::Resolve => match value {
-            Some(entry) => t.resolve.push(entry),
-            None => t.resolve.clear(),
-        },
-        // The machine's own option (`machine_config.rs` applies it).
-        O::AllowHost => {}
+        ..defaults
     }
 }
 
@@ -173,7 +111,6 @@ pub extern "C" fn a2a_transport_free(transport: *mut a2a_transport) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine_config::a2a_client_text_option;
     use crate::machine_config::*;
     use std::ptr::null_mut;
 

@@ -51,8 +51,25 @@ pub(crate) struct MachineConfig {
     /// when the config is built.
     pub(crate) allow_hosts: Vec<String>,
     /// What only the reference driver's transport reads (`a2a_transport_new`).
-    #[cfg(feature = "driver")]
-    pub(crate) transport: crate::driver::TransportOptions,
+    pub(crate) transport: TransportSettings,
+}
+
+/// What only the reference driver's transport reads from a machine configuration (the text
+/// options but `ALLOW_HOST`, the proxy switch and the pool's idle time): TLS roots, client
+/// certificate, proxy, DNS overrides. The machine ignores them (a host with its own HTTP
+/// stack configures that stack instead); `driver.rs` turns them into the transport's.
+#[derive(Debug, Clone, Default)]
+#[cfg_attr(not(feature = "driver"), allow(dead_code))]
+pub(crate) struct TransportSettings {
+    pub(crate) ca_file: Option<String>,
+    pub(crate) client_cert_file: Option<String>,
+    pub(crate) client_key_file: Option<String>,
+    pub(crate) proxy: Option<String>,
+    pub(crate) proxy_disabled: bool,
+    pub(crate) no_proxy: Option<String>,
+    pub(crate) resolve: Vec<String>,
+    /// `None`: the transport's default.
+    pub(crate) pool_idle_timeout_ms: Option<u64>,
 }
 
 /// A card cache several configs and threads share.
@@ -317,22 +334,8 @@ fn apply_client_option(
             };
         }
         O::MinProtocol => card.preferences.min_version = version_or_none(value)?,
-        O::ProxyDisabled => {
-            let disabled = flag(value)?;
-            #[cfg(feature = "driver")]
-            config.transport.set_proxy_disabled(disabled);
-            #[cfg(not(feature = "driver"))]
-            let _ = disabled;
-        }
-        O::PoolIdleTimeoutMs => {
-            let ms = nonzero(value)?;
-            #[cfg(feature = "driver")]
-            {
-                config.transport.pool_idle_timeout = std::time::Duration::from_millis(ms);
-            }
-            #[cfg(not(feature = "driver"))]
-            let _ = ms;
-        }
+        O::ProxyDisabled => config.transport.proxy_disabled = flag(value)?,
+        O::PoolIdleTimeoutMs => config.transport.pool_idle_timeout_ms = Some(nonzero(value)?),
     }
     Ok(())
 }
@@ -396,19 +399,27 @@ impl a2a_client_text_option {
 
 /// Applies one text option to `config` (empty `text` clears it).
 fn apply_text_option(config: &mut MachineConfig, option: a2a_client_text_option, text: &str) {
+    use a2a_client_text_option as O;
     let value = (!text.is_empty()).then(|| text.to_owned());
-    match (option, value) {
-        (a2a_client_text_option::AllowHost, Some(host)) => config.allow_hosts.push(host),
-        (a2a_client_text_option::AllowHost, None) => config.allow_hosts.clear(),
-        #[cfg(feature = "driver")]
-        (option, value) => crate::driver::apply_transport_text(
-            &mut config.transport,
-            &mut config.client.client_certificate,
-            option,
-            value,
-        ),
-        #[cfg(not(feature = "driver"))]
-        _ => {}
+    let t = &mut config.transport;
+    match option {
+        O::CaFile => t.ca_file = value,
+        O::ClientCertFile => {
+            // A presented certificate satisfies a card's `mutualTLS` scheme.
+            config.client.client_certificate = value.is_some();
+            t.client_cert_file = value;
+        }
+        O::ClientKeyFile => t.client_key_file = value,
+        O::Proxy => t.proxy = value,
+        O::NoProxy => t.no_proxy = value,
+        O::Resolve => match value {
+            Some(entry) => t.resolve.push(entry),
+            None => t.resolve.clear(),
+        },
+        O::AllowHost => match value {
+            Some(host) => config.allow_hosts.push(host),
+            None => config.allow_hosts.clear(),
+        },
     }
 }
 

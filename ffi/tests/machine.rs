@@ -1011,6 +1011,7 @@ fn typed_options_refuse_what_the_old_setters_refused_and_unknown_numbers() {
         O::StreamIdleTimeoutMs,
         O::MaxEventBytes,
         O::CardTimeoutMs,
+        O::PoolIdleTimeoutMs,
     ] {
         assert_eq!(set(b, o, 0), bad, "{o:?} 0");
         assert_eq!(set(b, o, 1000), ok, "{o:?} 1000");
@@ -1021,6 +1022,7 @@ fn typed_options_refuse_what_the_old_setters_refused_and_unknown_numbers() {
         O::IgnoreCapabilities,
         O::AllowHttp,
         O::PreferCardOrder,
+        O::ProxyDisabled,
     ] {
         assert_eq!(set(b, o, 0), ok, "{o:?} false");
         assert_eq!(set(b, o, 1), ok, "{o:?} true");
@@ -1042,7 +1044,7 @@ fn typed_options_refuse_what_the_old_setters_refused_and_unknown_numbers() {
         // A member's number in the low 32 bits is still refused: no truncation.
         assert_eq!(set(b, o, (1 << 32) | 1), bad, "{o:?} truncated");
     }
-    for unknown in [0, 17, u32::MAX] {
+    for unknown in [0, 19, u32::MAX] {
         assert_eq!(
             a2a_client_config_builder_set(b, unknown, 1),
             bad,

@@ -10,7 +10,6 @@ import dev.a2acore.ErrorName;
 import dev.a2acore.MachineTarget;
 import dev.a2acore.Outcome;
 import dev.a2acore.ProtocolVersion;
-import dev.a2acore.RawHttp;
 import dev.a2acore.RequestSent;
 import dev.a2acore.StreamTracker;
 import io.a2a.spec.A2AClientException;
@@ -298,7 +297,7 @@ final class MachineRun implements AutoCloseable {
     }
 
     /** The response head (status and headers as received). */
-    void head(RawHttp.Response head) {
+    void head(JdkHttp.Response head) {
         call.head(requestId, head.status(), head.headers());
         drain();
     }

@@ -183,7 +183,7 @@ final class JdkHttp {
             throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, s.what + ": call timeout after "
                 + timeout.toMillis() + " ms (no response head)", e);
         } catch (CancellationException e) {
-            throw failure(ErrorName.RESET, s.aborted ? RequestSent.UNKNOWN : RequestSent.UNKNOWN, s.what + ": aborted", e);
+            throw failure(ErrorName.RESET, RequestSent.UNKNOWN, s.what + ": aborted", e);
         } catch (ExecutionException e) {
             throw failure(e, false, s.what);
         } catch (InterruptedException e) {

@@ -101,7 +101,7 @@ public final class MachineTarget {
         private Duration callTimeout;
         private Duration streamIdleTimeout;
         private Long maxResponseBytes;
-        private CircuitBreaker.Config breaker;
+        private BreakerConfig breaker;
         private boolean allowHttp = true;
 
         private Builder() {}
@@ -131,7 +131,7 @@ public final class MachineTarget {
         }
 
         /** The circuit breaker of each target (none by default); an invalid one fails {@link #build}. */
-        public Builder breaker(CircuitBreaker.Config config) {
+        public Builder breaker(BreakerConfig config) {
             breaker = config;
             return this;
         }
@@ -288,17 +288,17 @@ public final class MachineTarget {
     public record Resubscribing(String taskId, int attempt) implements Event {}
 
     /** One stream event, classified. */
-    public record ItemEvent(StreamTracker.Item item) implements Event {}
+    public record ItemEvent(StreamItem item) implements Event {}
 
     /**
      * The call is over: its {@code outcome}, how the last stream ended ({@code endKind}, empty
      * for a plain call or a stream never opened) and the last response's status, when one
      * arrived. The last event of a call.
      */
-    public record Finished(Outcome outcome, Optional<StreamTracker.EndKind> endKind, OptionalInt responseStatus,
+    public record Finished(Outcome outcome, Optional<StreamEndKind> endKind, OptionalInt responseStatus,
                            byte[] responseBody) implements Event {
         /** The call's end without the last response's body. */
-        public Finished(Outcome outcome, Optional<StreamTracker.EndKind> endKind, OptionalInt responseStatus) {
+        public Finished(Outcome outcome, Optional<StreamEndKind> endKind, OptionalInt responseStatus) {
             this(outcome, endKind, responseStatus, null);
         }
     }
@@ -634,10 +634,10 @@ public final class MachineTarget {
         private Memory eventMemory;
 
         /** The item of the ITEM event in {@code m}; its outcome copied only for a failure. */
-        private StreamTracker.Item item(Memory m) {
-            StreamTracker.ItemKind kind = StreamTracker.ItemKind.of(m.getInt(MachineDirect.ITEM_KIND));
+        private StreamItem item(Memory m) {
+            StreamItemKind kind = StreamItemKind.of(m.getInt(MachineDirect.ITEM_KIND));
             Pointer o = m.getPointer(MachineDirect.ITEM_OUTCOME);
-            boolean failure = kind == StreamTracker.ItemKind.ERROR || kind == StreamTracker.ItemKind.MALFORMED;
+            boolean failure = kind == StreamItemKind.ERROR || kind == StreamItemKind.MALFORMED;
             if (!failure && o != null) {
                 int channel = Outcome.channelCode(lib, o);
                 failure = channel != Channel.TASK.code() && channel != Channel.MESSAGE.code();
@@ -647,7 +647,7 @@ public final class MachineTarget {
             long al = m.getLong(MachineDirect.ITEM_ARTIFACT_LEN);
             String artifactId = ap == null ? null
                 : al == 0 ? "" : new String(ap.getByteArray(0, Math.toIntExact(al)), StandardCharsets.UTF_8);
-            return new StreamTracker.Item(kind, outcome,
+            return new StreamItem(kind, outcome,
                 m.getByte(MachineDirect.ITEM_HAS_FINAL) != 0 ? Optional.of(m.getByte(MachineDirect.ITEM_FINAL) != 0)
                     : Optional.empty(),
                 Optional.ofNullable(artifactId), m.getByte(MachineDirect.ITEM_APPEND) != 0,
@@ -664,8 +664,8 @@ public final class MachineTarget {
                     case 3 -> out.add(new Resubscribing(Machine.string(ev.task_id), ev.attempt));
                     case 4 -> out.add(new ItemEvent(item(ev.item, everyItemOutcome)));
                     case 5 -> {
-                        Optional<StreamTracker.EndKind> end = ev.has_end_kind != 0
-                            ? Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : Optional.empty();
+                        Optional<StreamEndKind> end = ev.has_end_kind != 0
+                            ? Optional.of(StreamEndKind.of(ev.end_kind)) : Optional.empty();
                         OptionalInt status = ev.has_response != 0 ? OptionalInt.of(Short.toUnsignedInt(ev.response_status))
                             : OptionalInt.empty();
                         byte[] body = ev.has_response != 0 ? Machine.bytes(ev.response_body) : null;
@@ -679,16 +679,16 @@ public final class MachineTarget {
             }
         }
 
-        private StreamTracker.Item item(A2aCoreLibrary.StreamItem i, boolean copy) {
-            StreamTracker.ItemKind kind = StreamTracker.ItemKind.of(i.kind);
-            boolean failure = kind == StreamTracker.ItemKind.ERROR || kind == StreamTracker.ItemKind.MALFORMED;
+        private StreamItem item(A2aCoreLibrary.StreamItem i, boolean copy) {
+            StreamItemKind kind = StreamItemKind.of(i.kind);
+            boolean failure = kind == StreamItemKind.ERROR || kind == StreamItemKind.MALFORMED;
             if (!copy && !failure && i.outcome != null) {
                 int channel = Outcome.channelCode(lib, i.outcome);
                 failure = channel != Channel.TASK.code() && channel != Channel.MESSAGE.code();
             }
             Outcome o = copy || failure ? Outcome.copy(lib, i.outcome) : null;
             String artifactId = Machine.string(i.artifact_id);
-            return new StreamTracker.Item(kind, o,
+            return new StreamItem(kind, o,
                 i.has_final != 0 ? Optional.of(i.final_flag != 0) : Optional.empty(), Optional.ofNullable(artifactId),
                 i.append != 0, i.last_chunk != 0, i.ends_stream != 0);
         }

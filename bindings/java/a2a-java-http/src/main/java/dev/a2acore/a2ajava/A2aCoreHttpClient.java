@@ -182,7 +182,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         private long maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
         private SseConfig sseConfig = SseConfig.defaults();
         private final List<HeaderHook> hooks = new ArrayList<>();
-        private dev.a2acore.CircuitBreaker.Config breaker;
+        private dev.a2acore.BreakerConfig breaker;
         private MachineTarget.Network network;
 
         private Builder() {}
@@ -247,7 +247,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
          * {@link ErrorName#CIRCUIT_OPEN} (request not sent); the card's GET and REST calls
          * are not judged by it.
          */
-        public Builder breaker(dev.a2acore.CircuitBreaker.Config config) {
+        public Builder breaker(dev.a2acore.BreakerConfig config) {
             breaker = Objects.requireNonNull(config, "config");
             return this;
         }

@@ -11,7 +11,9 @@ import dev.a2acore.SseEvent;
 import dev.a2acore.SseFinish;
 import dev.a2acore.SseItem;
 import dev.a2acore.MachineTarget;
-import dev.a2acore.StreamTracker;
+import dev.a2acore.StreamEndKind;
+import dev.a2acore.StreamItem;
+import dev.a2acore.StreamItemKind;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -228,12 +230,12 @@ final class SseCall implements Runnable {
                 if (item instanceof SseEvent e) {
                     // The machine's verdict on this event (its items come in event order); an
                     // event past the machine's end is classified here.
-                    StreamTracker.Item judged = run == null ? null : run.nextItem();
+                    StreamItem judged = run == null ? null : run.nextItem();
                     if (judged != null) {
                         // Its outcome was copied out only for a failure (MachineRun).
                         if (judged.outcome() != null
                             && endedByJsonRpcError(e.data(), judged.outcome(), 200,
-                                judged.kind() == StreamTracker.ItemKind.ERROR)) {
+                                judged.kind() == StreamItemKind.ERROR)) {
                             return;
                         }
                     } else {
@@ -265,12 +267,12 @@ final class SseCall implements Runnable {
 
     /** The machine's verdict on a stream it ended: a clean end, or one classified failure. */
     private void ended(MachineTarget.Finished f) {
-        StreamTracker.EndKind kind = f.endKind().orElse(null);
+        StreamEndKind kind = f.endKind().orElse(null);
         Outcome o = f.outcome();
-        if (kind == StreamTracker.EndKind.COMPLETED || kind == StreamTracker.EndKind.INTERRUPTED
+        if (kind == StreamEndKind.COMPLETED || kind == StreamEndKind.INTERRUPTED
             || (kind == null && o.isSuccess())) {
             complete();
-        } else if (kind == StreamTracker.EndKind.ERROR || o.channel() == Channel.PROTOCOL) {
+        } else if (kind == StreamEndKind.ERROR || o.channel() == Channel.PROTOCOL) {
             fail(A2aCallException.protocol(method, url, 200, o, null));
         } else {
             fail(A2aCallException.transport(o, null, null, method + " " + url + ": "
@@ -322,7 +324,7 @@ final class SseCall implements Runnable {
         run.failure(e.outcome());
         Optional<MachineTarget.Finished> end = run.finished();
         if (end.isEmpty() || end.get().outcome().taskId().isEmpty()
-            || end.get().endKind().orElse(null) != StreamTracker.EndKind.TRUNCATED) {
+            || end.get().endKind().orElse(null) != StreamEndKind.TRUNCATED) {
             fail(bare);
             return;
         }
@@ -365,7 +367,7 @@ final class SseCall implements Runnable {
         }
         run.end();
         Optional<MachineTarget.Finished> end = run.finished();
-        if (end.isPresent() && end.get().endKind().orElse(null) == StreamTracker.EndKind.TRUNCATED) {
+        if (end.isPresent() && end.get().endKind().orElse(null) == StreamEndKind.TRUNCATED) {
             // A clean end of the body before a terminal or interrupted state: the task may
             // still be running. Say so (advice resubscribe with the task id) instead of
             // signalling a completion that a2a-java would report as success.

@@ -224,6 +224,10 @@ final class JdkHttp {
      * {@link #read} or the open blocks.
      */
     static final class Stream implements HttpResponse.BodySubscriber<Stream>, AutoCloseable {
+        /** Chunks requested ahead of the reader (the HttpClient's buffers it may hold). */
+        private static final int WINDOW = 8;
+        /** A read joins the chunks already received up to about this many bytes. */
+        private static final int JOIN_LIMIT = 64 * 1024;
         private final String what;
         private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
         private volatile Flow.Subscription subscription;
@@ -259,7 +263,7 @@ final class JdkHttp {
                 s.cancel();
                 return;
             }
-            s.request(1);
+            s.request(WINDOW);
         }
 
         @Override
@@ -312,9 +316,22 @@ final class JdkHttp {
                         + idle.toMillis() + " ms", null);
                 }
                 if (o instanceof byte[] b) {
+                    // The chunks already here go out as one: one machine feed and one SSE
+                    // decode for what arrived together.
+                    int taken = 1;
+                    if (queue.peek() instanceof byte[]) {
+                        java.io.ByteArrayOutputStream joined = new java.io.ByteArrayOutputStream(2 * b.length + 256);
+                        joined.write(b, 0, b.length);
+                        while (joined.size() < JOIN_LIMIT && queue.peek() instanceof byte[]) {
+                            byte[] next = (byte[]) queue.poll();
+                            joined.write(next, 0, next.length);
+                            taken++;
+                        }
+                        b = joined.toByteArray();
+                    }
                     Flow.Subscription s = subscription;
                     if (s != null && !aborted) {
-                        s.request(1);
+                        s.request(taken);
                     }
                     if (b.length == 0) {
                         continue;

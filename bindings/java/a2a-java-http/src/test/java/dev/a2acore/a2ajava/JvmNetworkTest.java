@@ -208,6 +208,22 @@ class JvmNetworkTest {
     }
 
     @Test
+    void theDropInTakesANetworkOfPemFiles() throws Exception {
+        // Builder.network: its CA file (PEM) is the trust of both the native transport and the
+        // java.net.http client the card's GET goes out on; proxy "" is no proxy.
+        MachineTarget.Network n = new MachineTarget.Network(dir.resolve("ca.pem").toString(), null, null, "", null);
+        A2AHttpResponse r = A2aCoreHttpClient.builder().network(n).build().createGet().url(url).get();
+        assertEquals(200, r.status());
+        assertTrue(r.body().contains("java-agent"));
+        // A CA file that is not the agent's issuer: refused (the agent's own certificate is no CA).
+        MachineTarget.Network other = new MachineTarget.Network(dir.resolve("client.cer").toString(), null, null, "",
+            null);
+        A2aCallException e = assertThrows(A2aCallException.class,
+            () -> A2aCoreHttpClient.builder().network(other).build().createGet().url(url).get());
+        assertEquals(ErrorName.TLS, e.errorName());
+    }
+
+    @Test
     void theDropInUsesTheJvmProxySelector() throws Exception {
         List<String> seen = new CopyOnWriteArrayList<>();
         try (ServerSocket proxy = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {

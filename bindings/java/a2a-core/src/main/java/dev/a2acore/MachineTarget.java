@@ -365,6 +365,8 @@ public final class MachineTarget {
      * several calls may run on it at once. Freed by {@link #close} or once unreachable.
      */
     public static final class Transport implements AutoCloseable {
+        /** The backstop call and idle timeouts: the machine's deadlines apply first. */
+        private static final long BACKSTOP_MS = 24L * 3600 * 1000;
         private final Free transport;
 
         /**
@@ -384,6 +386,11 @@ public final class MachineTarget {
                     A2aClient.millis(connectTimeout));
                 Builder.set(lib, b, "MAX_RESPONSE_BYTES", AbiEnums.A2A_CLIENT_OPTION_MAX_RESPONSE_BYTES,
                     maxResponseBytes);
+                // The transport's own call and idle timeouts are only a backstop: the deadlines of
+                // the machine whose calls run on it apply first.
+                Builder.set(lib, b, "CALL_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_CALL_TIMEOUT_MS, BACKSTOP_MS);
+                Builder.set(lib, b, "STREAM_IDLE_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS,
+                    BACKSTOP_MS);
                 // The machine applies the https rule to the interface it was given.
                 Builder.set(lib, b, "ALLOW_HTTP", AbiEnums.A2A_CLIENT_OPTION_ALLOW_HTTP, 1);
                 text(lib, b, "CA_FILE", AbiEnums.A2A_CLIENT_TEXT_OPTION_CA_FILE, network.caFile());

@@ -5,8 +5,8 @@
 # debug one, named in A2A_CORE_LIB; the `peers` profile adds the tests that need the peers and
 # the `a2a` binary, which a plain `mvn install` on a fresh clone leaves out):
 #   a2a-core       JNA binding + the shared fixtures (sse, outcomes, error_ids, idempotency,
-#                  cards, requests), tally, SSE encoder, CloseUnderLoadTest (A2aClient and
-#                  RawHttp closed while threads are inside calls), and LayoutTest: every JNA Structure
+#                  cards, requests), tally, SSE encoder, CloseUnderLoadTest (A2aClient
+#                  closed while threads are inside calls), and LayoutTest: every JNA Structure
 #                  against the C compiler's sizeof/offsetof of include/a2a_core.h
 #                  (scripts/c-layout.py, run with the .venv's python and the system cc)
 #   a2a-java-http  the driver's A2aClient against the real Python and JS peers and the

@@ -301,8 +301,8 @@ public final class A2aClient implements AutoCloseable {
     /** What a finished stream call becomes: its {@link ClientStreamEvent.End}. */
     private MachineCall.Finisher<ClientStreamEvent.End> streamEnd() {
         return (ev, call, release) -> {
-            java.util.Optional<StreamTracker.EndKind> kind = ev.has_end_kind != 0
-                ? java.util.Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : java.util.Optional.empty();
+            java.util.Optional<StreamEndKind> kind = ev.has_end_kind != 0
+                ? java.util.Optional.of(StreamEndKind.of(ev.end_kind)) : java.util.Optional.empty();
             int resubscribes = ev.resubscribes;
             int dropped = ev.dropped_events;
             int unreadable = ev.unreadable_events;
@@ -614,7 +614,7 @@ public final class A2aClient implements AutoCloseable {
         private Integer streamResubscribeAttempts;
         private Integer sendRetries;
         private boolean preferClientOrder;
-        private CircuitBreaker.Config breaker;
+        private BreakerConfig breaker;
         private String caFile;
         private String clientCertFile;
         private String clientKeyFile;
@@ -795,7 +795,7 @@ public final class A2aClient implements AutoCloseable {
          * thread using it; while open, calls fail at once with a transport CircuitOpen outcome,
          * not sent. An invalid configuration fails {@link #build()}.
          */
-        public Builder breaker(CircuitBreaker.Config config) {
+        public Builder breaker(BreakerConfig config) {
             breaker = java.util.Objects.requireNonNull(config, "config");
             return this;
         }

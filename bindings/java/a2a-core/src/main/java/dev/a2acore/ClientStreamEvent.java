@@ -10,7 +10,7 @@ public sealed interface ClientStreamEvent {
      *
      * @param item the classified event
      */
-    record Item(StreamTracker.Item item) implements ClientStreamEvent {
+    record Item(StreamItem item) implements ClientStreamEvent {
         /**
          * The event as the normalized answer item: {@link Answer#statusUpdate()},
          * {@link Answer#artifactUpdate()} (the parts this event carried), {@link Answer#task()}
@@ -39,7 +39,7 @@ public sealed interface ClientStreamEvent {
      * @param unreadableEvents events that could not be read (nonzero, like droppedEvents:
      *     the answer is incomplete even when the outcome says completed)
      */
-    record End(Optional<StreamTracker.EndKind> endKind, Outcome outcome, int resubscribes,
+    record End(Optional<StreamEndKind> endKind, Outcome outcome, int resubscribes,
                int droppedEvents, int unreadableEvents) implements ClientStreamEvent {
         /** The answer put together from the stream, when there is one. */
         public Optional<Answer> answer() {

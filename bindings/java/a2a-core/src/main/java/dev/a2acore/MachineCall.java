@@ -447,10 +447,10 @@ final class MachineCall<T> {
             : lib.a2a_call_poll_event(c, ev);
     }
 
-    private StreamTracker.Item item(A2aCoreLibrary.StreamItem i) {
+    private StreamItem item(A2aCoreLibrary.StreamItem i) {
         Outcome o = Outcome.copy(lib, i.outcome);
         String artifactId = Machine.string(i.artifact_id);
-        return new StreamTracker.Item(StreamTracker.ItemKind.of(i.kind), o,
+        return new StreamItem(StreamItemKind.of(i.kind), o,
             i.has_final != 0 ? Optional.of(i.final_flag != 0) : Optional.empty(), Optional.ofNullable(artifactId),
             i.append != 0, i.last_chunk != 0, i.ends_stream != 0);
     }

@@ -28,8 +28,8 @@ import java.util.OptionalLong;
  * back (head, body chunks, end or transport failure, timeouts on the host's clock from
  * {@link #nowMs()}) and hands out events: stream items, retry and resubscribe notices, and
  * one {@link Finished} with the call's outcome. {@link A2aClient}'s asynchronous methods
- * drive the same machine on {@code java.net.http}; the a2a-java drop-in drives it over
- * {@link RawHttp}. Thread-safe: the state is locked inside the library, each call under its
+ * drive the same machine on {@code java.net.http}; the a2a-java drop-in runs it on a
+ * {@link Transport} ({@link Call#run}) or drives it over {@code java.net.http}. Thread-safe: the state is locked inside the library, each call under its
  * own lock.
  */
 public final class MachineTarget {
@@ -101,7 +101,7 @@ public final class MachineTarget {
         private Duration callTimeout;
         private Duration streamIdleTimeout;
         private Long maxResponseBytes;
-        private CircuitBreaker.Config breaker;
+        private BreakerConfig breaker;
         private boolean allowHttp = true;
 
         private Builder() {}
@@ -131,7 +131,7 @@ public final class MachineTarget {
         }
 
         /** The circuit breaker of each target (none by default); an invalid one fails {@link #build}. */
-        public Builder breaker(CircuitBreaker.Config config) {
+        public Builder breaker(BreakerConfig config) {
             breaker = config;
             return this;
         }
@@ -288,74 +288,155 @@ public final class MachineTarget {
     public record Resubscribing(String taskId, int attempt) implements Event {}
 
     /** One stream event, classified. */
-    public record ItemEvent(StreamTracker.Item item) implements Event {}
+    public record ItemEvent(StreamItem item) implements Event {}
 
     /**
      * The call is over: its {@code outcome}, how the last stream ended ({@code endKind}, empty
      * for a plain call or a stream never opened) and the last response's status, when one
      * arrived. The last event of a call.
      */
-    public record Finished(Outcome outcome, Optional<StreamTracker.EndKind> endKind, OptionalInt responseStatus,
+    public record Finished(Outcome outcome, Optional<StreamEndKind> endKind, OptionalInt responseStatus,
                            byte[] responseBody) implements Event {
         /** The call's end without the last response's body. */
-        public Finished(Outcome outcome, Optional<StreamTracker.EndKind> endKind, OptionalInt responseStatus) {
+        public Finished(Outcome outcome, Optional<StreamEndKind> endKind, OptionalInt responseStatus) {
             this(outcome, endKind, responseStatus, null);
         }
     }
 
     /**
-     * The reference driver's native transport ({@code a2a_client_new_raw}) that
+     * Network settings of a {@link Transport}. Files are PEM and read when the transport is
+     * built.
+     *
+     * @param caFile CA certificates replacing the system trust store, or null for the system store
+     * @param clientCertFile client certificate chain for mutual TLS, or null
+     * @param clientKeyFile its private key, or null
+     * @param proxy proxy URL for every request; null: from the environment (curl's rules); "": none
+     * @param noProxy hosts reached directly (curl's list), or null for the environment's
+     */
+    public record Network(String caFile, String clientCertFile, String clientKeyFile, String proxy, String noProxy) {
+        /** The library's defaults: the system trust store, proxies from the environment. */
+        public static final Network DEFAULTS = new Network(null, null, null, null, null);
+    }
+
+    /**
+     * A thread-safe abort switch for one {@link Call#run} ({@code a2a_abort}): {@link #trigger}
+     * from any thread ends a blocked run at once, the call canceled.
+     */
+    public static final class AbortSwitch implements AutoCloseable {
+        private final A2aCoreLibrary lib;
+        private Pointer handle;
+
+        /** A new, untriggered switch. */
+        public AbortSwitch() {
+            lib = A2aCore.lib();
+            Memory out = new Memory(Native.POINTER_SIZE);
+            A2aCoreException.check("a2a_abort_new", lib.a2a_abort_new(out));
+            handle = out.getPointer(0);
+        }
+
+        /** Aborts the run (no-op once closed). Any thread. */
+        public synchronized void trigger() {
+            if (handle != null) {
+                lib.a2a_abort_trigger(handle);
+            }
+        }
+
+        synchronized Pointer pointer() {
+            if (handle == null) {
+                throw new IllegalStateException("abort switch closed");
+            }
+            return handle;
+        }
+
+        /** Frees the switch (a run given it keeps its own reference). */
+        @Override
+        public synchronized void close() {
+            if (handle != null) {
+                lib.a2a_abort_free(handle);
+                handle = null;
+            }
+        }
+    }
+
+    /**
+     * The reference driver's native transport ({@code a2a_transport_new}) that
      * {@link Call#run} performs a call's requests on: its connection pool, TLS roots, client
-     * certificate and proxy rules; the machine's deadlines bound each request (the
-     * transport's own call and idle timeouts are only a backstop). Thread-safe: several calls
-     * may run on it at once. Freed by {@link #close} or once unreachable.
+     * certificate and proxy rules; the machine's deadlines bound each request. Thread-safe:
+     * several calls may run on it at once. Freed by {@link #close} or once unreachable.
      */
     public static final class Transport implements AutoCloseable {
         /** The backstop call and idle timeouts: the machine's deadlines apply first. */
         private static final long BACKSTOP_MS = 24L * 3600 * 1000;
-        private final Free client;
+        private final Free transport;
 
         /**
          * A transport connecting within {@code connectTimeout}, reading at most
          * {@code maxResponseBytes} of a body, with the {@code network} settings (files are
          * read during this call).
          */
-        public Transport(Duration connectTimeout, long maxResponseBytes, RawHttp.Network network) {
+        public Transport(Duration connectTimeout, long maxResponseBytes, Network network) {
             A2aCoreLibrary lib = A2aCore.lib();
-            A2aCoreLibrary.ClientConfig c = new A2aCoreLibrary.ClientConfig();
-            A2aCoreException.check("a2a_client_config_default", lib.a2a_client_config_default(c));
-            c.read();
-            c.connect_timeout_ms = connectTimeout.toMillis();
-            c.call_timeout_ms = BACKSTOP_MS;
-            c.stream_idle_timeout_ms = BACKSTOP_MS;
-            c.max_response_bytes = maxResponseBytes;
-            // The machine applies the https rule to the interface it was given.
-            c.allow_http = 1;
-            NativeArgs args = new NativeArgs();
-            try {
-                args.view(c.ca_file, network.caFile());
-                args.view(c.client_cert_file, network.clientCertFile());
-                args.view(c.client_key_file, network.clientKeyFile());
-                args.view(c.proxy, network.proxy() == null || network.proxy().isEmpty() ? null : network.proxy());
-                c.proxy_disabled = (byte) ("".equals(network.proxy()) ? 1 : 0);
-                args.view(c.no_proxy, network.noProxy());
-                Memory out = new Memory(Native.POINTER_SIZE);
-                A2aCoreException.check("a2a_client_new_raw", lib.a2a_client_new_raw(c, out));
-                client = new Free(out.getPointer(0), p -> A2aCore.lib().a2a_client_free(p));
-            } finally {
-                args.release();
+            Pointer b = lib.a2a_client_config_builder_new();
+            if (b == null) {
+                throw new IllegalStateException("a2a_client_config_builder_new failed");
             }
-            CLEANER.register(this, client);
+            Pointer config;
+            try {
+                Builder.set(lib, b, "CONNECT_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_CONNECT_TIMEOUT_MS,
+                    A2aClient.millis(connectTimeout));
+                Builder.set(lib, b, "MAX_RESPONSE_BYTES", AbiEnums.A2A_CLIENT_OPTION_MAX_RESPONSE_BYTES,
+                    maxResponseBytes);
+                // The transport's own call and idle timeouts are only a backstop: the deadlines of
+                // the machine whose calls run on it apply first.
+                Builder.set(lib, b, "CALL_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_CALL_TIMEOUT_MS, BACKSTOP_MS);
+                Builder.set(lib, b, "STREAM_IDLE_TIMEOUT_MS", AbiEnums.A2A_CLIENT_OPTION_STREAM_IDLE_TIMEOUT_MS,
+                    BACKSTOP_MS);
+                // The machine applies the https rule to the interface it was given.
+                Builder.set(lib, b, "ALLOW_HTTP", AbiEnums.A2A_CLIENT_OPTION_ALLOW_HTTP, 1);
+                text(lib, b, "CA_FILE", AbiEnums.A2A_CLIENT_TEXT_OPTION_CA_FILE, network.caFile());
+                text(lib, b, "CLIENT_CERT_FILE", AbiEnums.A2A_CLIENT_TEXT_OPTION_CLIENT_CERT_FILE,
+                    network.clientCertFile());
+                text(lib, b, "CLIENT_KEY_FILE", AbiEnums.A2A_CLIENT_TEXT_OPTION_CLIENT_KEY_FILE,
+                    network.clientKeyFile());
+                if ("".equals(network.proxy())) {
+                    Builder.set(lib, b, "PROXY_DISABLED", AbiEnums.A2A_CLIENT_OPTION_PROXY_DISABLED, 1);
+                } else {
+                    text(lib, b, "PROXY", AbiEnums.A2A_CLIENT_TEXT_OPTION_PROXY, network.proxy());
+                }
+                text(lib, b, "NO_PROXY", AbiEnums.A2A_CLIENT_TEXT_OPTION_NO_PROXY, network.noProxy());
+                Memory out = new Memory(Native.POINTER_SIZE);
+                A2aCoreException.check("a2a_client_config_builder_build", lib.a2a_client_config_builder_build(b, out));
+                config = out.getPointer(0);
+            } finally {
+                lib.a2a_client_config_builder_free(b);
+            }
+            try {
+                Memory out = new Memory(Native.POINTER_SIZE);
+                A2aCoreException.check("a2a_transport_new", lib.a2a_transport_new(config, out));
+                transport = new Free(out.getPointer(0), p -> A2aCore.lib().a2a_transport_free(p));
+            } finally {
+                lib.a2a_machine_config_free(config);
+            }
+            CLEANER.register(this, transport);
+        }
+
+        private static void text(A2aCoreLibrary lib, Pointer b, String name, int option, String value) {
+            if (value == null) {
+                return;
+            }
+            byte[] t = value.getBytes(StandardCharsets.UTF_8);
+            A2aCoreException.check("a2a_client_config_builder_set_text(A2A_CLIENT_TEXT_OPTION_" + name + ")",
+                lib.a2a_client_config_builder_set_text(b, option, t, new SizeT(t.length)));
         }
 
         Pointer pointer() {
-            return client.get();
+            return transport.get();
         }
 
         /** Frees the transport (waiting for the runs in flight). Idempotent. */
         @Override
         public void close() {
-            client.run();
+            transport.run();
         }
     }
 
@@ -382,7 +463,7 @@ public final class MachineTarget {
          * ends a blocked run at once with the call canceled. Do not mix with
          * {@link #pollTransmit} and the {@code head}/{@code body}/{@code end} inputs.
          */
-        public synchronized List<Event> run(Transport transport, RawHttp.Abort abort, boolean everyItemOutcome) {
+        public synchronized List<Event> run(Transport transport, AbortSwitch abort, boolean everyItemOutcome) {
             if (call == null) {
                 return List.of();
             }
@@ -560,10 +641,10 @@ public final class MachineTarget {
         private Memory eventMemory;
 
         /** The item of the ITEM event in {@code m}; its outcome copied only for a failure. */
-        private StreamTracker.Item item(Memory m) {
-            StreamTracker.ItemKind kind = StreamTracker.ItemKind.of(m.getInt(MachineDirect.ITEM_KIND));
+        private StreamItem item(Memory m) {
+            StreamItemKind kind = StreamItemKind.of(m.getInt(MachineDirect.ITEM_KIND));
             Pointer o = m.getPointer(MachineDirect.ITEM_OUTCOME);
-            boolean failure = kind == StreamTracker.ItemKind.ERROR || kind == StreamTracker.ItemKind.MALFORMED;
+            boolean failure = kind == StreamItemKind.ERROR || kind == StreamItemKind.MALFORMED;
             if (!failure && o != null) {
                 int channel = Outcome.channelCode(lib, o);
                 failure = channel != Channel.TASK.code() && channel != Channel.MESSAGE.code();
@@ -573,7 +654,7 @@ public final class MachineTarget {
             long al = m.getLong(MachineDirect.ITEM_ARTIFACT_LEN);
             String artifactId = ap == null ? null
                 : al == 0 ? "" : new String(ap.getByteArray(0, Math.toIntExact(al)), StandardCharsets.UTF_8);
-            return new StreamTracker.Item(kind, outcome,
+            return new StreamItem(kind, outcome,
                 m.getByte(MachineDirect.ITEM_HAS_FINAL) != 0 ? Optional.of(m.getByte(MachineDirect.ITEM_FINAL) != 0)
                     : Optional.empty(),
                 Optional.ofNullable(artifactId), m.getByte(MachineDirect.ITEM_APPEND) != 0,
@@ -590,8 +671,8 @@ public final class MachineTarget {
                     case 3 -> out.add(new Resubscribing(Machine.string(ev.task_id), ev.attempt));
                     case 4 -> out.add(new ItemEvent(item(ev.item, everyItemOutcome)));
                     case 5 -> {
-                        Optional<StreamTracker.EndKind> end = ev.has_end_kind != 0
-                            ? Optional.of(StreamTracker.EndKind.of(ev.end_kind)) : Optional.empty();
+                        Optional<StreamEndKind> end = ev.has_end_kind != 0
+                            ? Optional.of(StreamEndKind.of(ev.end_kind)) : Optional.empty();
                         OptionalInt status = ev.has_response != 0 ? OptionalInt.of(Short.toUnsignedInt(ev.response_status))
                             : OptionalInt.empty();
                         byte[] body = ev.has_response != 0 ? Machine.bytes(ev.response_body) : null;
@@ -605,16 +686,16 @@ public final class MachineTarget {
             }
         }
 
-        private StreamTracker.Item item(A2aCoreLibrary.StreamItem i, boolean copy) {
-            StreamTracker.ItemKind kind = StreamTracker.ItemKind.of(i.kind);
-            boolean failure = kind == StreamTracker.ItemKind.ERROR || kind == StreamTracker.ItemKind.MALFORMED;
+        private StreamItem item(A2aCoreLibrary.StreamItem i, boolean copy) {
+            StreamItemKind kind = StreamItemKind.of(i.kind);
+            boolean failure = kind == StreamItemKind.ERROR || kind == StreamItemKind.MALFORMED;
             if (!copy && !failure && i.outcome != null) {
                 int channel = Outcome.channelCode(lib, i.outcome);
                 failure = channel != Channel.TASK.code() && channel != Channel.MESSAGE.code();
             }
             Outcome o = copy || failure ? Outcome.copy(lib, i.outcome) : null;
             String artifactId = Machine.string(i.artifact_id);
-            return new StreamTracker.Item(kind, o,
+            return new StreamItem(kind, o,
                 i.has_final != 0 ? Optional.of(i.final_flag != 0) : Optional.empty(), Optional.ofNullable(artifactId),
                 i.append != 0, i.last_chunk != 0, i.ends_stream != 0);
         }

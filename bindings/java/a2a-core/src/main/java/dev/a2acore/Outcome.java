@@ -263,7 +263,7 @@ public final class Outcome {
      * call to {@code agent} ({@code REMOTE_UNKNOWN booking: the request may or may not have
      * been received ...}); empty for a success.
      *
-     * @throws IllegalStateException for the per-event outcomes of {@link StreamTracker.Item}
+     * @throws IllegalStateException for the per-event outcomes of {@link StreamItem}
      *     (borrowed from the stream; use the outcome of the stream's end)
      */
     public Optional<String> modelText(String agent) {

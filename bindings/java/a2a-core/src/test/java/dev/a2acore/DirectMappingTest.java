@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * The direct-mapped functions ({@link Direct}) give what the interface-mapped ones
  * ({@link A2aCoreLibrary}) give for the same input: a wrong Java signature in the direct
  * mapping (an argument dropped or of the wrong width) shows here as a different result.
- * The network ones (send, stream next, exchange, raw stream read) run in the clients' tests.
+ * The network one ({@code a2a_call_run}) runs in the clients' tests.
  */
 class DirectMappingTest {
     private final A2aCoreLibrary lib = LibraryLoader.lib();

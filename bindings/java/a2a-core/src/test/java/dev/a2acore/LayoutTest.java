@@ -272,13 +272,13 @@ class LayoutTest {
             .anyMatch(m -> m.contains("len") && m.contains("no mirror")));
         assertTrue(mismatches(jnaLayout(new WideView()), str).stream()
             .anyMatch(m -> m.contains("cap") && m.contains("does not exist")));
-        // A field appended to the C struct (what growing a2a_client_config does) without a mirror.
+        // A field appended to the C struct (what growing a2a_breaker_config does) without a mirror.
         com.fasterxml.jackson.databind.node.ObjectNode grown =
-            table.get("structs").get("a2a_client_config").deepCopy();
+            table.get("structs").get("a2a_breaker_config").deepCopy();
         long size = grown.get("size").asLong();
         grown.withArray("fields").addObject().put("name", "new_knob").put("offset", size).put("size", 4);
         grown.put("size", size + 8);
-        assertTrue(mismatches(jnaLayout(new A2aCoreLibrary.ClientConfig()), grown).stream()
+        assertTrue(mismatches(jnaLayout(new A2aCoreLibrary.BreakerConfig()), grown).stream()
             .anyMatch(m -> m.contains("new_knob")));
     }
 }

@@ -24,7 +24,7 @@ class MachineTargetTest {
             .findFirst().orElseThrow(() -> new AssertionError("no Finished in " + events));
     }
 
-    private static List<StreamTracker.Item> items(List<MachineTarget.Event> events) {
+    private static List<StreamItem> items(List<MachineTarget.Event> events) {
         return events.stream().filter(e -> e instanceof MachineTarget.ItemEvent)
             .map(e -> ((MachineTarget.ItemEvent) e).item()).toList();
     }
@@ -45,19 +45,19 @@ class MachineTargetTest {
             call.head(t.requestId(), 200, SSE);
             feed(call, t.requestId(), "data: {\"jsonrpc\":\"2.0\",\"id\":\"r-1\",\"result\":{\"kind\":\"task\","
                 + "\"id\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":\"working\"}}}\n\n");
-            List<StreamTracker.Item> working = items(call.events(false));
+            List<StreamItem> working = items(call.events(false));
             assertEquals(1, working.size());
-            assertEquals(StreamTracker.ItemKind.TASK, working.get(0).kind());
+            assertEquals(StreamItemKind.TASK, working.get(0).kind());
             assertNull(working.get(0).outcome(), "a task item's outcome is not copied out");
             feed(call, t.requestId(), "data: {\"jsonrpc\":\"2.0\",\"id\":\"r-1\",\"error\":{\"code\":-32001,"
                 + "\"message\":\"Task not found\"}}\n\n");
             List<MachineTarget.Event> events = call.events(false);
-            StreamTracker.Item error = items(events).get(0);
-            assertEquals(StreamTracker.ItemKind.ERROR, error.kind());
+            StreamItem error = items(events).get(0);
+            assertEquals(StreamItemKind.ERROR, error.kind());
             assertNotNull(error.outcome());
             assertEquals(Channel.PROTOCOL, error.outcome().channel());
             MachineTarget.Finished end = finished(events);
-            assertEquals(Optional.of(StreamTracker.EndKind.ERROR), end.endKind());
+            assertEquals(Optional.of(StreamEndKind.ERROR), end.endKind());
             assertEquals(Optional.of(ErrorName.TASK_NOT_FOUND), end.outcome().errorName());
             assertTrue(call.isOver());
         }
@@ -85,13 +85,13 @@ class MachineTargetTest {
     void itemsReadFromNativeMemoryAgreeWithTheMirror() {
         // events(false) reads items at the C offsets (MachineDirect); events(true) through the JNA mirror.
         assertTrue(MachineDirect.ON, "the direct mapping is off on this platform");
-        List<StreamTracker.Item> raw = items(streamEvents(false));
-        List<StreamTracker.Item> mirror = items(streamEvents(true));
+        List<StreamItem> raw = items(streamEvents(false));
+        List<StreamItem> mirror = items(streamEvents(true));
         assertEquals(3, raw.size());
         assertEquals(mirror.size(), raw.size());
         for (int i = 0; i < raw.size(); i++) {
-            StreamTracker.Item a = raw.get(i);
-            StreamTracker.Item b = mirror.get(i);
+            StreamItem a = raw.get(i);
+            StreamItem b = mirror.get(i);
             assertEquals(b.kind(), a.kind());
             assertEquals(b.finalFlag(), a.finalFlag());
             assertEquals(b.artifactId(), a.artifactId());
@@ -104,7 +104,7 @@ class MachineTargetTest {
         assertTrue(raw.get(1).append());
         assertEquals(Optional.of(true), raw.get(2).finalFlag());
         assertTrue(raw.get(2).endsStream());
-        assertEquals(Optional.of(StreamTracker.EndKind.COMPLETED), finished(streamEvents(false)).endKind());
+        assertEquals(Optional.of(StreamEndKind.COMPLETED), finished(streamEvents(false)).endKind());
     }
 
     @Test
@@ -128,8 +128,8 @@ class MachineTargetTest {
 
     @Test
     void theBreakerIsTheTargetsAndRefusesUnsent() {
-        CircuitBreaker.Config d = CircuitBreaker.Config.defaults();
-        MachineTarget.Config config = MachineTarget.builder().breaker(new CircuitBreaker.Config(1,
+        BreakerConfig d = BreakerConfig.defaults();
+        MachineTarget.Config config = MachineTarget.builder().breaker(new BreakerConfig(1,
             d.failureRatePercent(), d.minCalls(), d.windowMs(), d.buckets(), 60_000, d.halfOpenTrials())).build();
         MachineTarget agent = config.target("http://agent.example/", ProtocolVersion.V0_3, Binding.JSON_RPC);
         MachineTarget other = config.target("http://other.example/", ProtocolVersion.V0_3, Binding.JSON_RPC);

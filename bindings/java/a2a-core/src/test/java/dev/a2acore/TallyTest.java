@@ -84,9 +84,9 @@ class TallyTest {
                 + "\"status-update\",\"taskId\":\"t\",\"contextId\":\"c\",\"status\":{\"state\":\"working\"},"
                 + "\"final\":false}}\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
             call.body(id, chunk, 0, chunk.length);
-            StreamTracker.Item item = call.events().stream().filter(ev -> ev instanceof MachineTarget.ItemEvent)
+            StreamItem item = call.events().stream().filter(ev -> ev instanceof MachineTarget.ItemEvent)
                 .map(ev -> ((MachineTarget.ItemEvent) ev).item()).findFirst().orElseThrow();
-            assertEquals(StreamTracker.ItemKind.STATUS_UPDATE, item.kind());
+            assertEquals(StreamItemKind.STATUS_UPDATE, item.kind());
             assertThrows(IllegalStateException.class, () -> t.record("a", "m", item.outcome()));
         }
         t.close();

@@ -4,7 +4,9 @@ import dev.a2acore.A2aClient;
 import dev.a2acore.ClientStreamEvent;
 import dev.a2acore.Outcome;
 import dev.a2acore.ProtocolVersion;
-import dev.a2acore.StreamTracker;
+import dev.a2acore.StreamEndKind;
+import dev.a2acore.StreamItem;
+import dev.a2acore.StreamItemKind;
 import dev.a2acore.TaskState;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,7 +55,7 @@ public final class AsyncClient {
             first.complete(ev);
             if (ev instanceof ClientStreamEvent.Item it) {
                 items++;
-                if (it.item().kind() == StreamTracker.ItemKind.ARTIFACT_UPDATE) {
+                if (it.item().kind() == StreamItemKind.ARTIFACT_UPDATE) {
                     last = it.item().artifactId().orElse(null);
                 }
             } else if (ev instanceof ClientStreamEvent.End e) {
@@ -101,7 +103,7 @@ public final class AsyncClient {
                     c.streamAsync("hold").subscribe(r);
                     ClientStreamEvent first = r.first.get(60, TimeUnit.SECONDS);
                     Bench.check(first instanceof ClientStreamEvent.Item it
-                        && it.item().kind() == StreamTracker.ItemKind.TASK, String.valueOf(first));
+                        && it.item().kind() == StreamItemKind.TASK, String.valueOf(first));
                     open.add(r);
                 }
                 b.rssAfter = Bench.rssKiB();

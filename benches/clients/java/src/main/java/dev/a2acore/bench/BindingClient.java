@@ -5,7 +5,9 @@ import dev.a2acore.ClientStream;
 import dev.a2acore.ClientStreamEvent;
 import dev.a2acore.Outcome;
 import dev.a2acore.ProtocolVersion;
-import dev.a2acore.StreamTracker;
+import dev.a2acore.StreamEndKind;
+import dev.a2acore.StreamItem;
+import dev.a2acore.StreamItemKind;
 import dev.a2acore.TaskState;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +35,7 @@ public final class BindingClient {
                 ClientStreamEvent ev = s.next();
                 if (ev instanceof ClientStreamEvent.Item it) {
                     items++;
-                    if (it.item().kind() == StreamTracker.ItemKind.ARTIFACT_UPDATE) {
+                    if (it.item().kind() == StreamItemKind.ARTIFACT_UPDATE) {
                         last = it.item().artifactId().orElse(null);
                     }
                 } else if (ev instanceof ClientStreamEvent.End e) {
@@ -60,7 +62,7 @@ public final class BindingClient {
                     ClientStream st = c.stream("hold");
                     ClientStreamEvent first = st.next();
                     Bench.check(first instanceof ClientStreamEvent.Item it
-                        && it.item().kind() == StreamTracker.ItemKind.TASK, String.valueOf(first));
+                        && it.item().kind() == StreamItemKind.TASK, String.valueOf(first));
                     open.add(st);
                 }
                 b.rssAfter = Bench.rssKiB();

@@ -150,20 +150,6 @@ public interface A2aCoreLibrary extends AbiFunctions {
     @CStruct("a2a_breaker_config")
     class BreakerConfig extends AbiStructs.BreakerConfig {}
 
-    // --- driver client ----------------------------------------------------------------
-
-    /** {@code a2a_client_config}. */
-    @CStruct("a2a_client_config")
-    class ClientConfig extends AbiStructs.ClientConfig {}
-
-    /** {@code a2a_client_call_options}: every pointer is native memory owned by the binding for the call. */
-    @CStruct("a2a_client_call_options")
-    class ClientCallOptions extends AbiStructs.ClientCallOptions {}
-
-    /** {@code a2a_client_stream_event}, filled by {@code a2a_client_stream_next}. */
-    @CStruct("a2a_client_stream_event")
-    class ClientStreamEvent extends AbiStructs.ClientStreamEvent {}
-
     /** {@code a2a_header_hook}: must never throw into native code. */
     interface HeaderHookCallback extends com.sun.jna.Callback {
         /** Called on the thread making the call; {@code setter} is valid only during the call. */

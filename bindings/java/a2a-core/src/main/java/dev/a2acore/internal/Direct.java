@@ -6,7 +6,7 @@ import com.sun.jna.Pointer;
 
 /**
  * JNA direct mapping ({@link Native#register}) of the functions a call's run on the reference
- * driver, an outcome, a raw exchange or an SSE chunk runs through: a direct call skips the interface mapping's proxy, reflective
+ * driver, an outcome, a classification or an SSE chunk runs through: a direct call skips the interface mapping's proxy, reflective
  * method lookup and per-argument conversion of {@link A2aCoreLibrary} (the same library
  * instance, loaded by {@link LibraryLoader}). {@code size_t} is a Java {@code long}, so the
  * mapping is registered only where {@code size_t} and pointers are 64-bit and the library
@@ -62,26 +62,6 @@ public final class Direct {
     /** {@code a2a_sse_decoder_feed_packed} (out: an {@code a2a_sse_packed}). */
     public static native int a2a_sse_decoder_feed_packed(Pointer decoder, Pointer chunk, long len, Pointer out);
 
-    /** {@code a2a_raw_stream_read} (chunk: an {@code a2a_bytes} out-parameter; error: outcome out). */
-    public static native int a2a_raw_stream_read(Pointer stream, long idleTimeoutMs, Pointer chunk, Pointer error);
-
-    /** {@code a2a_client_exchange}. */
-    public static native int a2a_client_exchange(Pointer client, byte[] method, long methodLen, byte[] url, long urlLen,
-                                                 Pointer headers, long headersLen, Pointer body, long bodyLen,
-                                                 long timeoutMs, Pointer abort, Pointer out, Pointer error);
-
-    /** {@code a2a_raw_response_status}. */
-    public static native short a2a_raw_response_status(Pointer response);
-
-    /** {@code a2a_raw_response_header_count}. */
-    public static native long a2a_raw_response_header_count(Pointer response);
-
-    /** {@code a2a_raw_response_header} (name, value: {@code a2a_str} out-parameters). */
-    public static native int a2a_raw_response_header(Pointer response, long index, Pointer name, Pointer value);
-
     /** {@code a2a_classify} (response: an {@code a2a_response}; out: outcome). */
     public static native int a2a_classify(Pointer response, Pointer out);
-
-    /** {@code a2a_raw_response_free}. */
-    public static native void a2a_raw_response_free(Pointer response);
 }

@@ -13,7 +13,6 @@ import dev.a2acore.RequestSent;
 import dev.a2acore.SseConfig;
 import dev.a2acore.Outcome;
 import dev.a2acore.ProtocolVersion;
-import dev.a2acore.RawHttp;
 import io.a2a.client.http.A2AHttpClient;
 import io.a2a.client.http.A2AHttpResponse;
 import io.a2a.spec.JSONRPCError;
@@ -82,13 +81,13 @@ import java.util.function.Consumer;
  * interceptors' and the hooks' passed on), sends it under its connect and call deadlines and
  * the breaker, never follows a redirect, bounds the body, and judges the answer; a2a-java
  * gets the response body as it came. Streams and every other request (the card's GET, REST
- * calls) go through a2a-core's driver ({@link RawHttp}: {@code a2a_client_exchange},
- * {@code a2a_client_open_stream}, {@code a2a_raw_stream_read}) with a2a-java's own bytes,
+ * calls) go out on the JDK's {@code java.net.http.HttpClient} (as the stock client's do),
+ * with a2a-java's own bytes,
  * the body bytes of a stream to a2a-core's SSE decoder; each JSON-RPC or REST stream is
  * also a call of the client machine ({@link MachineTarget}, see {@code MachineRun}), handed
  * the response to classify each event, follow the task and keep the breaker. A plain call blocks the calling
  * thread (a2a-java's synchronous API); a stream is read on one daemon thread per stream,
- * and cancelling its future aborts the connection at once ({@code a2a_raw_stream_abort}).
+ * and cancelling its future aborts the connection at once.
  */
 public final class A2aCoreHttpClient implements A2AHttpClient {
     /** Default connect timeout (the project's driver's). */
@@ -109,7 +108,8 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
 
     private static final Cleaner CLEANER = Cleaner.create();
 
-    final RawHttp http;
+    /** The JDK HttpClient streams, the card's GET and REST calls go out on. */
+    final JdkHttp http;
     /** The native transport the client machine performs A2A calls on ({@code a2a_call_run}). */
     final MachineTarget.Transport transport;
     final Duration connectTimeout;
@@ -152,25 +152,20 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         }
         this.machine = mb.build();
         if (b.network != null) {
-            this.http = new RawHttp(connectTimeout, callTimeout, streamIdleTimeout, maxResponseBytes, true, b.network);
+            this.http = new JdkHttp(connectTimeout, JvmNetwork.pemSsl(b.network), JvmNetwork.proxyOf(b.network));
             this.transport = new MachineTarget.Transport(connectTimeout, maxResponseBytes, b.network);
         } else {
             // The JVM's trust store, key store and proxy choice, read now (see JvmNetwork); the
-            // temporary PEM files are deleted once the native clients have read them.
+            // temporary PEM files are deleted once the native transport has read them.
             try (JvmNetwork jvm = JvmNetwork.current()) {
-                this.http = new RawHttp(connectTimeout, callTimeout, streamIdleTimeout, maxResponseBytes, true,
-                    jvm.network);
                 this.transport = new MachineTarget.Transport(connectTimeout, maxResponseBytes, jvm.network);
             }
+            this.http = new JdkHttp(connectTimeout, JvmNetwork.jvmSsl(), java.net.ProxySelector.getDefault());
         }
-        // The native clients (their connection pools) are freed once this client and every
-        // stream using them are unreachable: A2AHttpClient has no close().
-        RawHttp native_ = this.http;
+        // The native transport (its connection pool) is freed once this client and every
+        // call using it are unreachable: A2AHttpClient has no close().
         MachineTarget.Transport machineTransport = this.transport;
-        CLEANER.register(this, () -> {
-            native_.close();
-            machineTransport.close();
-        });
+        CLEANER.register(this, machineTransport::close);
     }
 
     /** A builder with the defaults. */
@@ -187,8 +182,8 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         private long maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
         private SseConfig sseConfig = SseConfig.defaults();
         private final List<HeaderHook> hooks = new ArrayList<>();
-        private dev.a2acore.CircuitBreaker.Config breaker;
-        private RawHttp.Network network;
+        private dev.a2acore.BreakerConfig breaker;
+        private MachineTarget.Network network;
 
         private Builder() {}
 
@@ -196,7 +191,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
          * Network settings instead of the JVM's (default: the JVM's trust store, key store
          * and default proxy selector, read when the client is built).
          */
-        public Builder network(RawHttp.Network settings) {
+        public Builder network(MachineTarget.Network settings) {
             network = Objects.requireNonNull(settings);
             return this;
         }
@@ -252,7 +247,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
          * {@link ErrorName#CIRCUIT_OPEN} (request not sent); the card's GET and REST calls
          * are not judged by it.
          */
-        public Builder breaker(dev.a2acore.CircuitBreaker.Config config) {
+        public Builder breaker(dev.a2acore.BreakerConfig config) {
             breaker = Objects.requireNonNull(config, "config");
             return this;
         }
@@ -525,20 +520,17 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        RawHttp.Response response;
+        JdkHttp.Response response;
         Outcome judged = null;
         try (MachineRun run = judge(r)) {
             admit(run, r.method(), r.url());
             try {
-                response = http.exchange(r.method(), r.url(), r.headers(), r.body(), null, null);
-            } catch (RawHttp.TransportException e) {
+                response = http.exchange(r.method(), r.url(), r.headers(), r.body(), callTimeout, maxResponseBytes);
+            } catch (JdkHttp.TransportException e) {
                 if (run != null) {
                     run.failure(e.outcome());
                 }
                 throw map(r.method(), r.url(), e);
-            } finally {
-                // Keeps this client (whose Cleaner frees the native client) alive during the call.
-                java.lang.ref.Reference.reachabilityFence(this);
             }
             if (run != null) {
                 // The machine classifies the answer (and records it on the agent's breaker).
@@ -610,7 +602,7 @@ public final class A2aCoreHttpClient implements A2AHttpClient {
      * Maps the driver's transport outcome to a typed failure: which deadline fired is read
      * from the outcome (a connect timeout never sent the request).
      */
-    A2aCallException map(String method, String url, RawHttp.TransportException e) {
+    A2aCallException map(String method, String url, JdkHttp.TransportException e) {
         Outcome o = e.outcome();
         A2aCallException.Deadline which = null;
         if (o.errorName().orElse(null) == ErrorName.TIMEOUT) {

@@ -1,6 +1,6 @@
 package dev.a2acore.a2ajava;
 
-import dev.a2acore.RawHttp;
+import dev.a2acore.MachineTarget;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -47,7 +47,7 @@ import javax.net.ssl.X509TrustManager;
  * deleted by {@link #close} once the native client has read them.
  */
 final class JvmNetwork implements AutoCloseable {
-    final RawHttp.Network network;
+    final MachineTarget.Network network;
     private final List<Path> files = new ArrayList<>();
 
     private JvmNetwork(String proxy, String noProxy) {
@@ -68,7 +68,7 @@ final class JvmNetwork implements AutoCloseable {
             close();
             throw new IllegalStateException("cannot read the JVM's trust or key store: " + e.getMessage(), e);
         }
-        network = new RawHttp.Network(ca, cert, key, proxy, noProxy);
+        network = new MachineTarget.Network(ca, cert, key, proxy, noProxy);
     }
 
     /** The JVM's settings now. */
@@ -83,6 +83,141 @@ final class JvmNetwork implements AutoCloseable {
             }
         }
         return new JvmNetwork(proxy, noProxyList(System.getProperty("http.nonProxyHosts")));
+    }
+
+    /**
+     * The JVM's TLS settings now, for {@code java.net.http}: its default trust manager
+     * ({@code javax.net.ssl.trustStore} as set now) and a key manager on
+     * {@code javax.net.ssl.keyStore}, when set.
+     */
+    static javax.net.ssl.SSLContext jvmSsl() {
+        try {
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init((KeyStore) null);
+            javax.net.ssl.KeyManager[] km = null;
+            String path = System.getProperty("javax.net.ssl.keyStore");
+            if (path != null && !path.isEmpty() && !path.equals("NONE")) {
+                String type = System.getProperty("javax.net.ssl.keyStoreType", KeyStore.getDefaultType());
+                char[] pw = System.getProperty("javax.net.ssl.keyStorePassword", "").toCharArray();
+                KeyStore ks = KeyStore.getInstance(type);
+                try (InputStream in = Files.newInputStream(Path.of(path))) {
+                    ks.load(in, pw);
+                }
+                javax.net.ssl.KeyManagerFactory kmf =
+                    javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+                kmf.init(ks, pw);
+                km = kmf.getKeyManagers();
+            }
+            javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+            ctx.init(km, tmf.getTrustManagers(), null);
+            return ctx;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the JVM's key store", e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot read the JVM's trust or key store: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The TLS settings of {@code n} for {@code java.net.http}: its CA file replacing the
+     * JVM's trust store, its client certificate and PKCS#8 key; null when it sets neither
+     * (the JDK's defaults).
+     */
+    static javax.net.ssl.SSLContext pemSsl(MachineTarget.Network n) {
+        if (n.caFile() == null && n.clientCertFile() == null) {
+            return null;
+        }
+        try {
+            java.security.cert.CertificateFactory cf = java.security.cert.CertificateFactory.getInstance("X.509");
+            TrustManager[] tm = null;
+            if (n.caFile() != null) {
+                KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+                trust.load(null, null);
+                int i = 0;
+                try (InputStream in = Files.newInputStream(Path.of(n.caFile()))) {
+                    for (Certificate c : cf.generateCertificates(in)) {
+                        trust.setCertificateEntry("ca" + i++, c);
+                    }
+                }
+                TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                tmf.init(trust);
+                tm = tmf.getTrustManagers();
+            }
+            javax.net.ssl.KeyManager[] km = null;
+            if (n.clientCertFile() != null && n.clientKeyFile() != null) {
+                List<Certificate> chain;
+                try (InputStream in = Files.newInputStream(Path.of(n.clientCertFile()))) {
+                    chain = new ArrayList<>(cf.generateCertificates(in));
+                }
+                String pem = Files.readString(Path.of(n.clientKeyFile()), StandardCharsets.US_ASCII);
+                String b64 = pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+                java.security.spec.PKCS8EncodedKeySpec spec =
+                    new java.security.spec.PKCS8EncodedKeySpec(Base64.getDecoder().decode(b64));
+                PrivateKey key = null;
+                for (String alg : List.of("EC", "RSA", "Ed25519")) {
+                    try {
+                        key = java.security.KeyFactory.getInstance(alg).generatePrivate(spec);
+                        break;
+                    } catch (GeneralSecurityException ignored) {
+                        // Not this algorithm's key: try the next.
+                    }
+                }
+                if (key == null) {
+                    throw new GeneralSecurityException("client key is not a PKCS#8 EC, RSA or Ed25519 key");
+                }
+                KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
+                ks.load(null, null);
+                ks.setKeyEntry("client", key, new char[0], chain.toArray(new Certificate[0]));
+                javax.net.ssl.KeyManagerFactory kmf =
+                    javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+                kmf.init(ks, new char[0]);
+                km = kmf.getKeyManagers();
+            }
+            javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+            ctx.init(km, tm, null);
+            return ctx;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the network's PEM files", e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot use the network's PEM files: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The proxy choice of {@code n} for {@code java.net.http}: null for the JVM's default
+     * selector (a null proxy), none for "", else the proxy URL's host and port, hosts of the
+     * no-proxy list (exact or by domain suffix) reached directly.
+     */
+    static ProxySelector proxyOf(MachineTarget.Network n) {
+        if (n.proxy() == null) {
+            return null;
+        }
+        if (n.proxy().isEmpty()) {
+            return java.net.http.HttpClient.Builder.NO_PROXY;
+        }
+        URI u = URI.create(n.proxy().contains("://") ? n.proxy() : "http://" + n.proxy());
+        Proxy p = new Proxy(Proxy.Type.HTTP, InetSocketAddress.createUnresolved(u.getHost(),
+            u.getPort() < 0 ? 80 : u.getPort()));
+        List<String> direct = n.noProxy() == null ? List.of()
+            : java.util.Arrays.stream(n.noProxy().split(",")).map(String::trim).filter(h -> !h.isEmpty()).toList();
+        return new ProxySelector() {
+            @Override
+            public List<Proxy> select(URI uri) {
+                String host = uri.getHost() == null ? "" : uri.getHost();
+                for (String d : direct) {
+                    String bare = d.startsWith(".") ? d.substring(1) : d;
+                    if (d.equals("*") || host.equalsIgnoreCase(bare) || host.toLowerCase().endsWith("." + bare.toLowerCase())) {
+                        return List.of(Proxy.NO_PROXY);
+                    }
+                }
+                return List.of(p);
+            }
+
+            @Override
+            public void connectFailed(URI uri, java.net.SocketAddress sa, IOException ioe) {
+                // Nothing to remember: the failure reaches the caller.
+            }
+        };
     }
 
     /** {@code http.nonProxyHosts} ({@code a|*.b|c*}) as curl's list ({@code a,.b}); null when unset. */

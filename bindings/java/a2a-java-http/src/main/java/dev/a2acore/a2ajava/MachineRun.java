@@ -10,9 +10,10 @@ import dev.a2acore.ErrorName;
 import dev.a2acore.MachineTarget;
 import dev.a2acore.Outcome;
 import dev.a2acore.ProtocolVersion;
-import dev.a2acore.RawHttp;
 import dev.a2acore.RequestSent;
-import dev.a2acore.StreamTracker;
+import dev.a2acore.StreamEndKind;
+import dev.a2acore.StreamItem;
+import dev.a2acore.StreamItemKind;
 import io.a2a.spec.A2AClientException;
 import io.a2a.spec.InvalidParamsError;
 import io.a2a.spec.JSONRPCError;
@@ -229,7 +230,7 @@ final class MachineRun implements AutoCloseable {
     final MachineTarget.Call call;
     private int requestId;
     /** Stream items handed out and not yet matched with a decoded event. */
-    private final ArrayDeque<StreamTracker.Item> items = new ArrayDeque<>();
+    private final ArrayDeque<StreamItem> items = new ArrayDeque<>();
     private MachineTarget.Finished finished;
 
     private MachineRun(MachineTarget.Call call) {
@@ -298,7 +299,7 @@ final class MachineRun implements AutoCloseable {
     }
 
     /** The response head (status and headers as received). */
-    void head(RawHttp.Response head) {
+    void head(JdkHttp.Response head) {
         call.head(requestId, head.status(), head.headers());
         drain();
     }
@@ -345,7 +346,7 @@ final class MachineRun implements AutoCloseable {
     }
 
     /** The machine's verdict on the next decoded event (in order), or null when it gave none. */
-    StreamTracker.Item nextItem() {
+    StreamItem nextItem() {
         return items.poll();
     }
 

@@ -5,14 +5,15 @@ import dev.a2acore.Channel;
 import dev.a2acore.ErrorName;
 import dev.a2acore.Outcome;
 import dev.a2acore.Outcomes;
-import dev.a2acore.RawHttp;
 import dev.a2acore.RequestSent;
 import dev.a2acore.SseDecoder;
 import dev.a2acore.SseEvent;
 import dev.a2acore.SseFinish;
 import dev.a2acore.SseItem;
 import dev.a2acore.MachineTarget;
-import dev.a2acore.StreamTracker;
+import dev.a2acore.StreamEndKind;
+import dev.a2acore.StreamItem;
+import dev.a2acore.StreamItemKind;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -25,9 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * One streaming call on the driver's raw stream, read on its own daemon thread: status and
- * content-type checks, SSE through a2a-core's decoder, the idle watchdog (the driver's
- * per-read idle deadline), and exactly one terminal signal ({@code complete} or
+ * One streaming call on the JDK's HttpClient ({@link JdkHttp}), read on its own daemon
+ * thread: status and content-type checks, SSE through a2a-core's decoder, the idle watchdog
+ * (a per-read idle deadline), and exactly one terminal signal ({@code complete} or
  * {@code error}). Cancelling the returned future aborts the connection from the
  * cancelling thread; the reader thread then frees everything.
  */
@@ -58,8 +59,10 @@ final class SseCall implements Runnable {
      * one if the event came first), so nothing is delivered before.
      */
     private final CountDownLatch returned = new CountDownLatch(1);
-    /** Aborts the open and every read; freed by the reader thread under its own lock. */
-    private final RawHttp.Abort abort = new RawHttp.Abort();
+    /** The open request or stream, set before the request goes out; aborted on a cancel. */
+    private volatile JdkHttp.Stream open;
+    /** The caller cancelled: an open made after it is aborted at once. */
+    private volatile boolean cancelled;
 
     private SseCall(A2aCoreHttpClient client, A2aCoreHttpClient.Req req, Asked asked, Consumer<String> onMessage,
                     Consumer<Throwable> onError, Runnable onComplete) {
@@ -94,7 +97,7 @@ final class SseCall implements Runnable {
 
     @Override
     public void run() {
-        RawHttp.Stream stream = null;
+        JdkHttp.Stream stream = null;
         try {
             if (finished.get()) {
                 return;
@@ -107,15 +110,25 @@ final class SseCall implements Runnable {
                 return;
             }
             try {
-                stream = client.http.openStream(method, url, req.headers(), req.body(), null, abort);
-            } catch (RawHttp.TransportException e) {
+                stream = client.http.open(method, url, req.headers(), req.body(), client.callTimeout,
+                    client.maxResponseBytes, s -> {
+                        open = s;
+                        if (cancelled) {
+                            s.abort();
+                        }
+                    });
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail(e);
+                return;
+            } catch (JdkHttp.TransportException e) {
                 if (run != null) {
                     run.failure(e.outcome());
                 }
                 fail(client.map(method, url, e));
                 return;
             }
-            RawHttp.Response head = stream.head();
+            JdkHttp.Response head = stream.head();
             int status = head.status();
             if (run != null) {
                 run.head(head);
@@ -164,7 +177,6 @@ final class SseCall implements Runnable {
             if (stream != null) {
                 stream.close();
             }
-            abort.close();
             if (run != null) {
                 run.close();
             }
@@ -173,7 +185,7 @@ final class SseCall implements Runnable {
         }
     }
 
-    private void readEvents(RawHttp.Stream stream, SseDecoder decoder) {
+    private void readEvents(JdkHttp.Stream stream, SseDecoder decoder) {
         while (!finished.get()) {
             Duration wait = client.streamIdleTimeout;
             boolean totalCaps = false;
@@ -191,7 +203,7 @@ final class SseCall implements Runnable {
             byte[] chunk;
             try {
                 chunk = stream.read(wait);
-            } catch (RawHttp.TransportException e) {
+            } catch (JdkHttp.TransportException e) {
                 if (finished.get()) {
                     return;
                 }
@@ -218,12 +230,12 @@ final class SseCall implements Runnable {
                 if (item instanceof SseEvent e) {
                     // The machine's verdict on this event (its items come in event order); an
                     // event past the machine's end is classified here.
-                    StreamTracker.Item judged = run == null ? null : run.nextItem();
+                    StreamItem judged = run == null ? null : run.nextItem();
                     if (judged != null) {
                         // Its outcome was copied out only for a failure (MachineRun).
                         if (judged.outcome() != null
                             && endedByJsonRpcError(e.data(), judged.outcome(), 200,
-                                judged.kind() == StreamTracker.ItemKind.ERROR)) {
+                                judged.kind() == StreamItemKind.ERROR)) {
                             return;
                         }
                     } else {
@@ -255,12 +267,12 @@ final class SseCall implements Runnable {
 
     /** The machine's verdict on a stream it ended: a clean end, or one classified failure. */
     private void ended(MachineTarget.Finished f) {
-        StreamTracker.EndKind kind = f.endKind().orElse(null);
+        StreamEndKind kind = f.endKind().orElse(null);
         Outcome o = f.outcome();
-        if (kind == StreamTracker.EndKind.COMPLETED || kind == StreamTracker.EndKind.INTERRUPTED
+        if (kind == StreamEndKind.COMPLETED || kind == StreamEndKind.INTERRUPTED
             || (kind == null && o.isSuccess())) {
             complete();
-        } else if (kind == StreamTracker.EndKind.ERROR || o.channel() == Channel.PROTOCOL) {
+        } else if (kind == StreamEndKind.ERROR || o.channel() == Channel.PROTOCOL) {
             fail(A2aCallException.protocol(method, url, 200, o, null));
         } else {
             fail(A2aCallException.transport(o, null, null, method + " " + url + ": "
@@ -303,7 +315,7 @@ final class SseCall implements Runnable {
      * {@code resubscribe} with the task id and last state) instead of the bare transport
      * outcome (advice {@code unknown_outcome}, which would invite sending the message again).
      */
-    private void failCut(RawHttp.TransportException e) {
+    private void failCut(JdkHttp.TransportException e) {
         A2aCallException bare = client.map(method, url, e);
         if (run == null) {
             fail(bare);
@@ -312,7 +324,7 @@ final class SseCall implements Runnable {
         run.failure(e.outcome());
         Optional<MachineTarget.Finished> end = run.finished();
         if (end.isEmpty() || end.get().outcome().taskId().isEmpty()
-            || end.get().endKind().orElse(null) != StreamTracker.EndKind.TRUNCATED) {
+            || end.get().endKind().orElse(null) != StreamEndKind.TRUNCATED) {
             fail(bare);
             return;
         }
@@ -355,7 +367,7 @@ final class SseCall implements Runnable {
         }
         run.end();
         Optional<MachineTarget.Finished> end = run.finished();
-        if (end.isPresent() && end.get().endKind().orElse(null) == StreamTracker.EndKind.TRUNCATED) {
+        if (end.isPresent() && end.get().endKind().orElse(null) == StreamEndKind.TRUNCATED) {
             // A clean end of the body before a terminal or interrupted state: the task may
             // still be running. Say so (advice resubscribe with the task id) instead of
             // signalling a completion that a2a-java would report as success.
@@ -446,7 +458,11 @@ final class SseCall implements Runnable {
             return;
         }
         // Shuts the connection down: the reader thread's open or read returns at once.
-        abort.trigger();
+        cancelled = true;
+        JdkHttp.Stream s = open;
+        if (s != null) {
+            s.abort();
+        }
         onComplete.run();
     }
 }

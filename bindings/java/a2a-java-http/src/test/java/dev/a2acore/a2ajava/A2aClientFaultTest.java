@@ -12,7 +12,7 @@ import dev.a2acore.Binding;
 import dev.a2acore.CallOptions;
 import dev.a2acore.CardResolutionException;
 import dev.a2acore.Channel;
-import dev.a2acore.CircuitBreaker;
+import dev.a2acore.BreakerConfig;
 import dev.a2acore.ClientStream;
 import dev.a2acore.ClientStreamEvent;
 import dev.a2acore.ErrorName;
@@ -21,7 +21,9 @@ import dev.a2acore.Outcome;
 import dev.a2acore.ProtocolVersion;
 import dev.a2acore.RequestSent;
 import dev.a2acore.RetryAdvice;
-import dev.a2acore.StreamTracker;
+import dev.a2acore.StreamEndKind;
+import dev.a2acore.StreamItem;
+import dev.a2acore.StreamItemKind;
 import dev.a2acore.TaskState;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -96,8 +98,8 @@ class A2aClientFaultTest {
      */
     @Test
     void theClientsBreakerOpensAndIsSharedByThreads() throws Exception {
-        CircuitBreaker.Config d = CircuitBreaker.Config.defaults();
-        CircuitBreaker.Config cfg = new CircuitBreaker.Config(2, d.failureRatePercent(), d.minCalls(), d.windowMs(),
+        BreakerConfig d = BreakerConfig.defaults();
+        BreakerConfig cfg = new BreakerConfig(2, d.failureRatePercent(), d.minCalls(), d.windowMs(),
             d.buckets(), 60_000, d.halfOpenTrials());
         try (A2aClient c = builder("status-500").breaker(cfg).build()) {
             assertEquals(Channel.HTTP, c.send("a").channel());
@@ -119,7 +121,7 @@ class A2aClientFaultTest {
             }
         }
         assertEquals(2, server.counters("status-500").get("sends").asInt(), "the open breaker sent nothing");
-        CircuitBreaker.Config bad = new CircuitBreaker.Config(0, 0, d.minCalls(), d.windowMs(), d.buckets(),
+        BreakerConfig bad = new BreakerConfig(0, 0, d.minCalls(), d.windowMs(), d.buckets(),
             d.coolDownMs(), d.halfOpenTrials());
         assertThrows(RuntimeException.class, () -> builder("status-500").breaker(bad).build());
     }
@@ -143,7 +145,7 @@ class A2aClientFaultTest {
             Outcome got = c.get(o.taskId().orElseThrow());
             assertEquals(TaskState.COMPLETED, got.state().orElseThrow(), got.toString());
             try (ClientStream s = c.stream("echo streamed")) {
-                assertEquals(StreamTracker.EndKind.COMPLETED, s.drain().endKind().orElseThrow());
+                assertEquals(StreamEndKind.COMPLETED, s.drain().endKind().orElseThrow());
             }
         }
         // The driver names the operation by its 1.0 name, also on this 0.3 interface (the wire
@@ -296,7 +298,7 @@ class A2aClientFaultTest {
     void explicitResubscribe() {
         try (A2aClient c = builder("ok").build(); ClientStream s = c.resubscribe("task-77")) {
             ClientStreamEvent.End end = s.drain();
-            assertEquals(StreamTracker.EndKind.COMPLETED, end.endKind().orElseThrow(), end.toString());
+            assertEquals(StreamEndKind.COMPLETED, end.endKind().orElseThrow(), end.toString());
             assertEquals("task-77", end.outcome().taskId().orElseThrow());
             assertEquals(TaskState.COMPLETED, end.outcome().state().orElseThrow());
         }
@@ -309,7 +311,7 @@ class A2aClientFaultTest {
              ClientStream s = c.stream("echo stall", CallOptions.none().withIdleTimeout(Duration.ofMillis(500)))) {
             ClientStreamEvent.End end = s.drain();
             long ms = (System.nanoTime() - t0) / 1_000_000;
-            assertEquals(StreamTracker.EndKind.TIMED_OUT, end.endKind().orElseThrow(), end.toString());
+            assertEquals(StreamEndKind.TIMED_OUT, end.endKind().orElseThrow(), end.toString());
             assertEquals(ErrorName.TIMEOUT, end.outcome().errorName().orElseThrow());
             assertEquals(RetryAdvice.RESUBSCRIBE, end.outcome().retry(), end.toString());
             assertTrue(ms < 5000, "ended by the 500 ms idle timeout, not the 5 s default: " + ms + " ms");
@@ -350,7 +352,7 @@ class A2aClientFaultTest {
         c.close();
         assertThrows(IllegalStateException.class, () -> c.send("x"));
         try (s) {
-            assertEquals(StreamTracker.EndKind.COMPLETED, s.drain().endKind().orElseThrow());
+            assertEquals(StreamEndKind.COMPLETED, s.drain().endKind().orElseThrow());
         }
     }
 }

@@ -11,7 +11,9 @@ import dev.a2acore.Channel;
 import dev.a2acore.ClientStream;
 import dev.a2acore.ClientStreamEvent;
 import dev.a2acore.Outcome;
-import dev.a2acore.StreamTracker;
+import dev.a2acore.StreamEndKind;
+import dev.a2acore.StreamItem;
+import dev.a2acore.StreamItemKind;
 import dev.a2acore.TaskState;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -105,11 +107,11 @@ class A2aClientPeerTest {
             List<ClientStreamEvent> events = drain(s);
             List<String> artifacts = events.stream().filter(e -> e instanceof ClientStreamEvent.Item)
                 .map(e -> ((ClientStreamEvent.Item) e).item())
-                .filter(i -> i.kind() == StreamTracker.ItemKind.ARTIFACT_UPDATE)
+                .filter(i -> i.kind() == StreamItemKind.ARTIFACT_UPDATE)
                 .map(i -> i.artifactId().orElseThrow()).collect(Collectors.toList());
             assertEquals(List.of("chunk-0", "chunk-1", "chunk-2"), artifacts, events.toString());
             ClientStreamEvent.End end = assertInstanceOf(ClientStreamEvent.End.class, events.get(events.size() - 1));
-            assertEquals(StreamTracker.EndKind.COMPLETED, end.endKind().orElseThrow(), end.toString());
+            assertEquals(StreamEndKind.COMPLETED, end.endKind().orElseThrow(), end.toString());
             assertEquals(TaskState.COMPLETED, end.outcome().state().orElseThrow(), end.toString());
             assertEquals(0, end.resubscribes());
             assertEquals(1, events.stream().filter(e -> e instanceof ClientStreamEvent.End).count());
@@ -125,7 +127,7 @@ class A2aClientPeerTest {
             try (ClientStream s = c.stream("input")) {
                 end = s.drain();
             }
-            assertEquals(StreamTracker.EndKind.INTERRUPTED, end.endKind().orElseThrow(), end.toString());
+            assertEquals(StreamEndKind.INTERRUPTED, end.endKind().orElseThrow(), end.toString());
             assertEquals(TaskState.INPUT_REQUIRED, end.outcome().state().orElseThrow(), end.toString());
             String taskId = end.outcome().taskId().orElseThrow();
             CallOptions cont = CallOptions.none().withTaskId(taskId)

@@ -662,29 +662,4 @@ class A2aCoreHttpClientTest {
         assertTrue(!t.isAlive() && ms < 1_000, "open returned " + ms + " ms after cancel");
         assertEquals(List.of("complete"), signals);
     }
-
-    @Test
-    void rawExchangeWithATriggeredAbortSendsNothing() throws Exception {
-        List<String> hits = Collections.synchronizedList(new ArrayList<>());
-        String url = route("/counted", ex -> {
-            hits.add(ex.getRequestURI().getPath());
-            send(ex, 200, "application/json", "{}");
-        });
-        try (dev.a2acore.RawHttp raw = new dev.a2acore.RawHttp(Duration.ofSeconds(2), Duration.ofSeconds(5),
-                 Duration.ofSeconds(5), 1024, true);
-             dev.a2acore.RawHttp.Abort abort = new dev.a2acore.RawHttp.Abort()) {
-            dev.a2acore.RawHttp.Response ok = raw.exchange("GET", url, List.of(Map.entry("X-A", "1")), null, null,
-                null);
-            assertEquals(200, ok.status());
-            assertEquals(Optional.of("application/json"), ok.header("Content-Type"));
-            assertEquals("{}", new String(ok.body(), StandardCharsets.UTF_8));
-            abort.trigger();
-            assertTrue(abort.triggered());
-            dev.a2acore.RawHttp.TransportException e = assertThrows(dev.a2acore.RawHttp.TransportException.class,
-                () -> raw.exchange("GET", url, List.of(), null, null, abort));
-            assertEquals(Optional.of(ErrorName.RESET), e.outcome().errorName());
-            assertEquals(Optional.of(RequestSent.NO), e.outcome().requestSent());
-        }
-        assertEquals(List.of("/counted"), hits);
-    }
 }

@@ -13,7 +13,9 @@ import dev.a2acore.ClientStreamEvent;
 import dev.a2acore.ErrorName;
 import dev.a2acore.HeaderHookException;
 import dev.a2acore.Outcome;
-import dev.a2acore.StreamTracker;
+import dev.a2acore.StreamEndKind;
+import dev.a2acore.StreamItem;
+import dev.a2acore.StreamItemKind;
 import dev.a2acore.TaskState;
 import java.net.http.HttpClient;
 import java.time.Duration;
@@ -130,7 +132,7 @@ class AsyncFaultTest {
             List<ClientStreamEvent> events = Collect.all(c.streamAsync("hello"), 20);
             long ms = (System.nanoTime() - t0) / 1_000_000;
             ClientStreamEvent.End end = assertInstanceOf(ClientStreamEvent.End.class, events.get(events.size() - 1));
-            assertEquals(StreamTracker.EndKind.TIMED_OUT, end.endKind().orElseThrow(), end.toString());
+            assertEquals(StreamEndKind.TIMED_OUT, end.endKind().orElseThrow(), end.toString());
             assertFalse(end.outcome().isSuccess(), end.toString());
             assertTrue(ms < 10_000, "bounded by the idle timeout, took " + ms + " ms");
         }

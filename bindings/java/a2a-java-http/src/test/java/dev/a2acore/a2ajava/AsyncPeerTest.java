@@ -13,7 +13,9 @@ import dev.a2acore.Channel;
 import dev.a2acore.ClientStreamEvent;
 import dev.a2acore.Outcome;
 import dev.a2acore.ProtocolVersion;
-import dev.a2acore.StreamTracker;
+import dev.a2acore.StreamEndKind;
+import dev.a2acore.StreamItem;
+import dev.a2acore.StreamItemKind;
 import dev.a2acore.TaskPage;
 import dev.a2acore.TaskState;
 import java.net.http.HttpClient;
@@ -112,7 +114,7 @@ class AsyncPeerTest {
                 .map(e -> ((ClientStreamEvent.Item) e).answer().orElseThrow())
                 .anyMatch(a -> a.statusUpdate().isPresent()), "a typed status update: " + events);
             ClientStreamEvent.End end = assertInstanceOf(ClientStreamEvent.End.class, events.get(events.size() - 1));
-            assertEquals(StreamTracker.EndKind.COMPLETED, end.endKind().orElseThrow(), end.toString());
+            assertEquals(StreamEndKind.COMPLETED, end.endKind().orElseThrow(), end.toString());
             assertEquals(TaskState.COMPLETED, end.outcome().state().orElseThrow(), end.toString());
             assertEquals(1, events.stream().filter(e -> e instanceof ClientStreamEvent.End).count());
         }

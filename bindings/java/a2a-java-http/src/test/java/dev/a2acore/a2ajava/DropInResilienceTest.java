@@ -3,7 +3,7 @@ package dev.a2acore.a2ajava;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.a2acore.CircuitBreaker;
+import dev.a2acore.BreakerConfig;
 import dev.a2acore.ErrorName;
 import dev.a2acore.RetryAdvice;
 import dev.a2acore.RequestSent;
@@ -48,8 +48,8 @@ class DropInResilienceTest {
 
     @Test
     void thePerAgentBreakerOpensAndRefusesWithoutSending() throws Exception {
-        CircuitBreaker.Config d = CircuitBreaker.Config.defaults();
-        A2aCoreHttpClient http = A2aCoreHttpClient.builder().breaker(new CircuitBreaker.Config(2,
+        BreakerConfig d = BreakerConfig.defaults();
+        A2aCoreHttpClient http = A2aCoreHttpClient.builder().breaker(new BreakerConfig(2,
             d.failureRatePercent(), d.minCalls(), d.windowMs(), d.buckets(), 60_000, d.halfOpenTrials())).build();
         for (int i = 0; i < 2; i++) {
             A2aCallException failed = assertThrows(A2aCallException.class,
@@ -75,7 +75,7 @@ class DropInResilienceTest {
         io.a2a.client.http.A2AHttpResponse card = http.createGet()
             .url(server.url + "/ok/.well-known/agent-card.json").get();
         assertEquals(200, card.status());
-        assertThrows(RuntimeException.class, () -> A2aCoreHttpClient.builder().breaker(new CircuitBreaker.Config(0, 0,
+        assertThrows(RuntimeException.class, () -> A2aCoreHttpClient.builder().breaker(new BreakerConfig(0, 0,
             d.minCalls(), d.windowMs(), d.buckets(), d.coolDownMs(), d.halfOpenTrials())).build());
     }
 }

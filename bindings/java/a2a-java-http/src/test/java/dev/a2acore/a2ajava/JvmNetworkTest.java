@@ -11,7 +11,7 @@ import com.sun.net.httpserver.HttpsServer;
 import dev.a2acore.A2aClient;
 import dev.a2acore.CardResolutionException;
 import dev.a2acore.ErrorName;
-import dev.a2acore.RawHttp;
+import dev.a2acore.MachineTarget;
 import io.a2a.client.http.A2AHttpResponse;
 import java.io.BufferedReader;
 import java.io.InputStream;
@@ -124,12 +124,13 @@ class JvmNetworkTest {
     void theDropInTrustsTheJvmTrustStore() throws Exception {
         String before = System.getProperty("javax.net.ssl.trustStore");
         try {
-            // The JVM's default cacerts does not know the test CA: named as unknown_issuer.
+            // The JVM's default cacerts does not know the test CA: a TLS failure, the JDK's words
+            // (the card's GET is the JDK's HttpClient's: no rustls reason such as unknown_issuer).
             System.clearProperty("javax.net.ssl.trustStore");
             A2aCallException e = assertThrows(A2aCallException.class,
                 () -> A2aCoreHttpClient.builder().build().createGet().url(url).get());
             assertEquals(ErrorName.TLS, e.errorName());
-            assertEquals("unknown_issuer", e.outcome().reason().orElseThrow());
+            assertTrue(e.outcome().message().orElse("").contains("certification path"), e.getMessage());
             // javax.net.ssl.trustStore naming a store with the test CA: trusted.
             System.setProperty("javax.net.ssl.trustStore", dir.resolve("trust.p12").toString());
             System.setProperty("javax.net.ssl.trustStorePassword", PW);
@@ -207,6 +208,22 @@ class JvmNetworkTest {
     }
 
     @Test
+    void theDropInTakesANetworkOfPemFiles() throws Exception {
+        // Builder.network: its CA file (PEM) is the trust of both the native transport and the
+        // java.net.http client the card's GET goes out on; proxy "" is no proxy.
+        MachineTarget.Network n = new MachineTarget.Network(dir.resolve("ca.pem").toString(), null, null, "", null);
+        A2AHttpResponse r = A2aCoreHttpClient.builder().network(n).build().createGet().url(url).get();
+        assertEquals(200, r.status());
+        assertTrue(r.body().contains("java-agent"));
+        // A CA file that is not the agent's issuer: refused (the agent's own certificate is no CA).
+        MachineTarget.Network other = new MachineTarget.Network(dir.resolve("client.cer").toString(), null, null, "",
+            null);
+        A2aCallException e = assertThrows(A2aCallException.class,
+            () -> A2aCoreHttpClient.builder().network(other).build().createGet().url(url).get());
+        assertEquals(ErrorName.TLS, e.errorName());
+    }
+
+    @Test
     void theDropInUsesTheJvmProxySelector() throws Exception {
         List<String> seen = new CopyOnWriteArrayList<>();
         try (ServerSocket proxy = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
@@ -216,7 +233,7 @@ class JvmNetworkTest {
             ProxySelector before = ProxySelector.getDefault();
             try {
                 ProxySelector.setDefault(ProxySelector.of(new InetSocketAddress("127.0.0.1", proxy.getLocalPort())));
-                RawHttp.Network n;
+                MachineTarget.Network n;
                 try (JvmNetwork jvm = JvmNetwork.current()) {
                     n = jvm.network;
                     assertEquals("http://127.0.0.1:" + proxy.getLocalPort(), n.proxy());

@@ -1,0 +1,420 @@
+package dev.a2acore.a2ajava;
+
+import dev.a2acore.ErrorName;
+import dev.a2acore.Outcome;
+import dev.a2acore.Outcomes;
+import dev.a2acore.RequestSent;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.ProxySelector;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.UnresolvedAddressException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+
+/**
+ * The drop-in's byte mover for streams, the card's GET and REST calls: the JDK's
+ * {@link HttpClient} (as the stock a2a-java client uses), redirects never followed (a 3xx is
+ * a response), every status a response, the call deadline up to the response head (a plain
+ * exchange: to its last byte), bodies bounded, and a stream's body read chunk by chunk with a
+ * per-read idle deadline. Transport failures carry a2a-core's transport {@link Outcome} (what
+ * failed, whether the request may have gone out). Thread-safe.
+ */
+final class JdkHttp {
+    /** Headers {@code java.net.http} writes itself and refuses from the caller. */
+    private static final Set<String> RESTRICTED = Set.of("connection", "content-length", "expect", "host", "upgrade");
+
+    private final HttpClient client;
+    private final Duration connectTimeout;
+
+    JdkHttp(Duration connectTimeout, SSLContext ssl, ProxySelector proxy) {
+        this.connectTimeout = connectTimeout;
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(connectTimeout)
+            .followRedirects(HttpClient.Redirect.NEVER).version(HttpClient.Version.HTTP_1_1);
+        if (ssl != null) {
+            b.sslContext(ssl);
+        }
+        if (proxy != null) {
+            b.proxy(proxy);
+        }
+        client = b.build();
+    }
+
+    /** A failure in transport (connect, timeout, reset, idle cut, abort, body over the limit). */
+    static final class TransportException extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final transient Outcome outcome;
+
+        TransportException(Outcome outcome, Throwable cause) {
+            super(outcome.message().orElse("transport failure"), cause);
+            this.outcome = outcome;
+        }
+
+        /** a2a-core's {@code transport} outcome. */
+        Outcome outcome() {
+            return outcome;
+        }
+    }
+
+    /** A response (header names lower-cased, in arrival order); the body empty for an open event stream. */
+    record Response(int status, List<Map.Entry<String, String>> headers, byte[] body) {
+        /** The first value of header {@code name} (case-insensitive). */
+        Optional<String> header(String name) {
+            return headers.stream().filter(e -> e.getKey().equalsIgnoreCase(name)).map(Map.Entry::getValue)
+                .findFirst();
+        }
+    }
+
+    private static TransportException failure(ErrorName name, RequestSent sent, String message, Throwable cause) {
+        return new TransportException(Outcomes.transport(name, sent, message), cause);
+    }
+
+    /** The transport outcome of what {@code java.net.http} threw ({@code headSeen}: a response head arrived). */
+    private TransportException failure(Throwable err, boolean headSeen, String what) {
+        Throwable t = err;
+        while ((t instanceof ExecutionException || t instanceof java.util.concurrent.CompletionException)
+            && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String m = t.getClass().getSimpleName() + ": " + t.getMessage();
+        if (has(t, HttpConnectTimeoutException.class)) {
+            return failure(ErrorName.TIMEOUT, RequestSent.NO,
+                what + ": connect timeout after " + connectTimeout.toMillis() + " ms", t);
+        }
+        if (has(t, UnresolvedAddressException.class) || has(t, UnknownHostException.class)) {
+            return failure(ErrorName.DNS, RequestSent.NO, what + ": " + m, t);
+        }
+        if (has(t, ConnectException.class)) {
+            return failure(ErrorName.CONNECT_FAILED, RequestSent.NO, what + ": connection refused (" + m + ")", t);
+        }
+        if (has(t, SSLException.class) && !headSeen) {
+            return failure(ErrorName.TLS, RequestSent.NO, what + ": TLS failed (" + m + ")", t);
+        }
+        if (has(t, HttpTimeoutException.class)) {
+            return failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, what + ": call timeout (no response head)", t);
+        }
+        return failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": " + m, t);
+    }
+
+    private static boolean has(Throwable t, Class<? extends Throwable> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private HttpRequest request(String method, String url, List<Map.Entry<String, String>> headers, byte[] body,
+                                Duration timeout) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(timeout)
+            .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+        for (Map.Entry<String, String> h : headers) {
+            if (!RESTRICTED.contains(h.getKey().toLowerCase(Locale.ROOT))) {
+                b.header(h.getKey(), h.getValue());
+            }
+        }
+        return b.build();
+    }
+
+    /**
+     * Sends one request and reads the whole response (BLOCKS, bounded by {@code timeout},
+     * head and body; a body over {@code maxBytes} fails).
+     */
+    Response exchange(String method, String url, List<Map.Entry<String, String>> headers, byte[] body,
+                      Duration timeout, long maxBytes) throws TransportException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (Stream s = open(method, url, headers, body, timeout, maxBytes, null)) {
+            if (s.isEventStream()) {
+                // Read whole: a plain exchange has no idle rule, only its deadline.
+                byte[] b = s.readAll(deadline, maxBytes);
+                return new Response(s.head().status(), s.head().headers(), b);
+            }
+            return s.head();
+        }
+    }
+
+    /**
+     * Sends a request and returns once the response head arrived (BLOCKS, bounded by
+     * {@code timeout}); a response that is not a 2xx {@code text/event-stream} is read whole
+     * (within the same deadline) into the head's body. {@code onOpen} (null for none) gets
+     * the stream before the request goes out, so another thread can {@link Stream#abort} it.
+     */
+    Stream open(String method, String url, List<Map.Entry<String, String>> headers, byte[] body, Duration timeout,
+                long maxBytes, java.util.function.Consumer<Stream> onOpen) throws TransportException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Stream s = new Stream(method + " " + url);
+        if (onOpen != null) {
+            onOpen.accept(s);
+        }
+        HttpRequest req = request(method, url, headers, body, timeout);
+        CompletableFuture<HttpResponse<Stream>> f = client.sendAsync(req, info -> s);
+        s.pending = f;
+        if (s.aborted) {
+            f.cancel(true);
+        }
+        HttpResponse<Stream> r;
+        try {
+            r = f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            f.cancel(true);
+            throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, s.what + ": call timeout after "
+                + timeout.toMillis() + " ms (no response head)", e);
+        } catch (CancellationException e) {
+            throw failure(ErrorName.RESET, RequestSent.UNKNOWN, s.what + ": aborted", e);
+        } catch (ExecutionException e) {
+            throw failure(e, false, s.what);
+        } catch (InterruptedException e) {
+            f.cancel(true);
+            throw e;
+        }
+        List<Map.Entry<String, String>> h = new ArrayList<>();
+        r.headers().map().forEach((k, vs) -> {
+            for (String v : vs) {
+                h.add(Map.entry(k.toLowerCase(Locale.ROOT), v));
+            }
+        });
+        int status = r.statusCode();
+        String ct = h.stream().filter(e -> e.getKey().equals("content-type")).map(Map.Entry::getValue).findFirst()
+            .orElse(null);
+        s.eventStream = status >= 200 && status <= 299 && Outcomes.isEventStream(ct);
+        byte[] whole = new byte[0];
+        if (!s.eventStream) {
+            try {
+                whole = s.readAll(deadline, maxBytes);
+            } catch (TransportException | RuntimeException | InterruptedException e) {
+                s.close();
+                throw e;
+            }
+        }
+        s.head = new Response(status, List.copyOf(h), whole);
+        return s;
+    }
+
+    /** An end-of-body or failure marker in a stream's queue. */
+    private record Mark(Throwable error) {}
+
+    private static final Mark END = new Mark(null);
+
+    /**
+     * An open response: its head, and for an event stream the body read chunk by chunk. Not
+     * thread-safe, except {@link #abort}, which may be called from another thread while a
+     * {@link #read} or the open blocks.
+     */
+    static final class Stream implements HttpResponse.BodySubscriber<Stream>, AutoCloseable {
+        /** Chunks requested ahead of the reader (the HttpClient's buffers it may hold). */
+        private static final int WINDOW = 8;
+        /** A read joins the chunks already received up to about this many bytes. */
+        private static final int JOIN_LIMIT = 64 * 1024;
+        private final String what;
+        private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+        private volatile Flow.Subscription subscription;
+        private volatile CompletableFuture<?> pending;
+        private volatile boolean aborted;
+        private boolean over;
+        private Response head;
+        private boolean eventStream;
+
+        private Stream(String what) {
+            this.what = what;
+        }
+
+        /** Status and headers; the whole body when the response is not an event stream. */
+        Response head() {
+            return head;
+        }
+
+        /** Whether the response is a 2xx {@code text/event-stream} read with {@link #read}. */
+        boolean isEventStream() {
+            return eventStream;
+        }
+
+        @Override
+        public CompletionStage<Stream> getBody() {
+            return CompletableFuture.completedFuture(this);
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            subscription = s;
+            if (aborted) {
+                s.cancel();
+                return;
+            }
+            s.request(WINDOW);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> item) {
+            int n = 0;
+            for (ByteBuffer b : item) {
+                n += b.remaining();
+            }
+            byte[] out = new byte[n];
+            int at = 0;
+            for (ByteBuffer b : item) {
+                int len = b.remaining();
+                b.get(out, at, len);
+                at += len;
+            }
+            queue.add(out);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            queue.add(new Mark(t));
+        }
+
+        @Override
+        public void onComplete() {
+            queue.add(END);
+        }
+
+        /**
+         * The next bytes of the body (BLOCKS at most {@code idle}), or null once the body
+         * ended cleanly.
+         *
+         * @throws TransportException on an idle cut ({@code Timeout}), a broken connection or
+         *     an abort ({@code Reset})
+         */
+        byte[] read(Duration idle) throws TransportException {
+            while (true) {
+                if (over) {
+                    return null;
+                }
+                Object o;
+                try {
+                    o = queue.poll(idle.toNanos(), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": interrupted", e);
+                }
+                if (o == null) {
+                    throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, what + ": stream idle for more than "
+                        + idle.toMillis() + " ms", null);
+                }
+                if (o instanceof byte[] b) {
+                    // The chunks already here go out as one: one machine feed and one SSE
+                    // decode for what arrived together.
+                    int taken = 1;
+                    if (queue.peek() instanceof byte[]) {
+                        java.io.ByteArrayOutputStream joined = new java.io.ByteArrayOutputStream(2 * b.length + 256);
+                        joined.write(b, 0, b.length);
+                        while (joined.size() < JOIN_LIMIT && queue.peek() instanceof byte[]) {
+                            byte[] next = (byte[]) queue.poll();
+                            joined.write(next, 0, next.length);
+                            taken++;
+                        }
+                        b = joined.toByteArray();
+                    }
+                    Flow.Subscription s = subscription;
+                    if (s != null && !aborted) {
+                        s.request(taken);
+                    }
+                    if (b.length == 0) {
+                        continue;
+                    }
+                    return b;
+                }
+                Mark m = (Mark) o;
+                over = true;
+                if (m.error() == null && !aborted) {
+                    return null;
+                }
+                if (aborted) {
+                    throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": aborted", m.error());
+                }
+                throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": connection broken while reading the body ("
+                    + m.error().getClass().getSimpleName() + ": " + m.error().getMessage() + ")", m.error());
+            }
+        }
+
+        /** The whole remaining body, by {@code deadline} (nanoTime) and within {@code maxBytes}. */
+        private byte[] readAll(long deadline, long maxBytes) throws TransportException, InterruptedException {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    abort();
+                    throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, what + ": call timeout (body not complete)",
+                        null);
+                }
+                byte[] b;
+                try {
+                    b = read(Duration.ofNanos(left));
+                } catch (TransportException e) {
+                    if (e.outcome().errorName().orElse(null) == ErrorName.TIMEOUT) {
+                        abort();
+                        throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN,
+                            what + ": call timeout (body not complete)", e);
+                    }
+                    throw e;
+                }
+                if (Thread.interrupted()) {
+                    abort();
+                    throw new InterruptedException();
+                }
+                if (b == null) {
+                    return out.toByteArray();
+                }
+                if (out.size() + (long) b.length > maxBytes) {
+                    abort();
+                    throw failure(ErrorName.RESPONSE_TOO_LARGE, RequestSent.UNKNOWN, what + ": response body over "
+                        + maxBytes + " bytes", null);
+                }
+                out.write(b, 0, b.length);
+            }
+        }
+
+        /** Aborts the request or stream; a read or open blocked in another thread returns. Any thread. */
+        void abort() {
+            aborted = true;
+            CompletableFuture<?> f = pending;
+            if (f != null) {
+                f.cancel(true);
+            }
+            Flow.Subscription s = subscription;
+            if (s != null) {
+                s.cancel();
+            }
+            queue.add(new Mark(new CancellationException("aborted")));
+        }
+
+        /** Closes the stream (its connection, unless the body was read to its end). */
+        @Override
+        public void close() {
+            if (!over) {
+                Flow.Subscription s = subscription;
+                if (s != null) {
+                    s.cancel();
+                }
+                CompletableFuture<?> f = pending;
+                if (f != null && !f.isDone()) {
+                    f.cancel(true);
+                }
+            }
+        }
+    }
+}

@@ -112,21 +112,22 @@ def run(transport: Transport, call: Call, on_finished: Callable[[Any, Call], Any
     `on_finished`). Each step is one `a2a_call_run` (the GIL released while it blocks),
     then the events it queued; in the compiled extension both are one call (`step`), which
     builds a stream item in C. Closing the generator early cancels the call (never reported
-    as a success); the call is then freed unless an outcome keeps it."""
+    as a success); the call is then freed unless an outcome keeps it. The transport's handle
+    is read at each step: one freed under a call would be a clean error, never a use after
+    free (it is not: this generator holds the transport)."""
     sp = _lib.SPEEDUPS
     finished = False
     ev = call.event
     clock = call._at  # the run's clock out (a c_uint64 the call owns)
     now_ms = _drive.now_ms
     now = now_ms()
-    tptr = transport.ptr
     try:
         if sp is not None:
             step = sp.step
             cptr = ctypes.addressof(ev)
             optr = ctypes.addressof(clock)
             while True:
-                r = step(call.ptr, tptr, now, cptr, optr)
+                r = step(call.ptr, transport.ptr, now, cptr, optr)
                 now = max(clock.value, now_ms())
                 if r.__class__ is not int:  # an ITEM's StreamItem, built in C
                     yield r
@@ -145,7 +146,7 @@ def run(transport: Transport, call: Call, on_finished: Callable[[Any, Call], Any
         a2a_call_run = lib.a2a_call_run
         byref_clock = ctypes.byref(clock)
         while True:
-            check(a2a_call_run(call.ptr, tptr, None, now, byref_clock))
+            check(a2a_call_run(call.ptr, transport.ptr, None, now, byref_clock))
             now = max(clock.value, now_ms())
             while (e := call.poll_event()) is not None:
                 kind = e.kind

@@ -228,10 +228,10 @@ def settings(timeout: float | None, traceparent: str | None, idempotency_key: st
     """A call's settings (None when it has none): `timeout` is the caller's budget in
     seconds, `idle_timeout` a stream's idle timeout in seconds, `return_immediately` asks a
     send to answer with the task as it stands."""
-    pairs = list(headers.items() if isinstance(headers, Mapping) else headers or ())
-    if not (timeout or traceparent or idempotency_key or message_id or pairs or idle_timeout
+    if not (timeout or traceparent or idempotency_key or message_id or headers or idle_timeout
             or return_immediately):
-        return None
+        return None  # the usual call
+    pairs = list(headers.items() if isinstance(headers, Mapping) else headers or ())
     return Settings(budget_ms=ms(timeout, 'timeout'), traceparent=traceparent,
                     idempotency_key=idempotency_key, message_id=message_id, headers=pairs,
                     stream_idle_timeout_ms=ms(idle_timeout, 'idle_timeout'),
@@ -283,17 +283,29 @@ def message_params(text: str | None, parts: Sequence[Part | str] | None,
     return json.dumps(params).encode('utf-8')
 
 
+def message_body(text: str | None, parts: Sequence[Part | str] | None,
+                 metadata: Mapping[str, Any] | None, message_id: str | None,
+                 context_id: str | None, task_id: str | None,
+                 history_length: int | None = None) -> bytes | None:
+    """What a user message's call is made from: None for plain text (the machine's text
+    builder takes `text`), else the message params."""
+    if text is not None and parts is None and metadata is None and context_id is None \
+            and task_id is None and history_length is None:
+        return None
+    return message_params(text, parts, metadata, message_id, context_id, task_id,
+                          history_length)
+
+
 def message_call(state: State, streaming: bool, text: str | None,
                  parts: Sequence[Part | str] | None, metadata: Mapping[str, Any] | None,
                  message_id: str | None, context_id: str | None, task_id: str | None,
                  call_settings: Settings | None, history_length: int | None = None) -> Call:
     """A send or streaming send of a user message: the text builder for plain text, else
     the message params."""
-    if text is not None and parts is None and metadata is None and context_id is None \
-            and task_id is None and history_length is None:
+    body = message_body(text, parts, metadata, message_id, context_id, task_id, history_length)
+    if body is None:
+        assert text is not None
         return Call.new_text(state, streaming, text, call_settings, now_ms())
-    body = message_params(text, parts, metadata, message_id, context_id, task_id,
-                          history_length)
     return Call.new(state, STREAM if streaming else SEND, body, call_settings, now_ms())
 
 

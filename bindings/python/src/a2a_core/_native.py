@@ -20,6 +20,7 @@ refuses (reserved) ends the call unsent and `RequestError` is raised.
 from __future__ import annotations
 
 import ctypes
+import json
 import logging
 import threading
 import time
@@ -28,7 +29,7 @@ from typing import Any
 
 from . import _drive, _guard, _lib, _machine
 from ._drive import CardFinished, HeaderHook, Headers, card_error, message_call, method_call
-from ._guard import Owned
+from ._guard import HandleHolder, Owned
 from ._machine import Call, Config, State
 from .answer import Part
 from .client import Resubscribing
@@ -119,8 +120,9 @@ def run(transport: Transport, call: Call, on_finished: Callable[[Any, Call], Any
     finished = False
     ev = call.event
     clock = call._at  # the run's clock out (a c_uint64 the call owns)
-    now_ms = _drive.now_ms
-    now = now_ms()
+    mono = time.monotonic_ns
+    # The machine's clock (`_drive.now_ms`'s scale), never behind the last run's.
+    now = mono() // 1_000_000
     try:
         if sp is not None:
             step = sp.step
@@ -128,7 +130,7 @@ def run(transport: Transport, call: Call, on_finished: Callable[[Any, Call], Any
             optr = ctypes.addressof(clock)
             while True:
                 r = step(call.ptr, transport.ptr, now, cptr, optr)
-                now = max(clock.value, now_ms())
+                now = max(clock.value, mono() // 1_000_000)
                 if r.__class__ is not int:  # an ITEM's StreamItem, built in C
                     yield r
                 elif r == _FINISHED:
@@ -147,7 +149,7 @@ def run(transport: Transport, call: Call, on_finished: Callable[[Any, Call], Any
         byref_clock = ctypes.byref(clock)
         while True:
             check(a2a_call_run(call.ptr, transport.ptr, None, now, byref_clock))
-            now = max(clock.value, now_ms())
+            now = max(clock.value, mono() // 1_000_000)
             while (e := call.poll_event()) is not None:
                 kind = e.kind
                 if kind == _ITEM and on_item is not None:
@@ -171,6 +173,20 @@ def run(transport: Transport, call: Call, on_finished: Callable[[Any, Call], Any
         finally:
             if not call.kept:
                 call.free()
+
+
+class _FinishedCall(HandleHolder, Owned):
+    """The finished call an Outcome of the compiled `unary` borrows its handle from (`ptr`,
+    the outcome: passed back to the library by `model_text`, `Tally.record`, ...): the call
+    is freed when the Outcome is collected."""
+
+    __slots__ = ('ptr', 'call')
+    _slot = 'call'
+    _free = _lib.lib.a2a_call_free
+
+    def __init__(self, ptr: int, call: int) -> None:
+        self.ptr = ptr
+        self.call = call
 
 
 class NativeClient(_drive.MachineClientBase):
@@ -199,6 +215,9 @@ class NativeClient(_drive.MachineClientBase):
         transport. Called inside `_calls`."""
         transport = self._transport
         assert transport is not None  # inside _calls: close has not let go of it
+        state = self._state
+        if state is not None:  # the usual call: made already
+            return state, transport
         with self._opening:
             state = self._state
             if state is None:
@@ -237,6 +256,25 @@ class NativeClient(_drive.MachineClientBase):
         self._raise_hook_error()
         return result
 
+    def _unary_fast(self, sp: Any, method: int, text: str | None, body: bytes | None,
+                    call_settings: _machine.Settings | None) -> Outcome:
+        """`_unary` in one call of the compiled extension (`unary`): made, run and read in
+        C. Debug logging (per call and per retry) takes the generic path instead."""
+        errors = self._hook_errors
+        self._calls.enter()
+        try:
+            state, transport = self._open()
+            errors.error = None
+            r = sp.unary(state.ptr, method, text, body,
+                         call_settings.ptr if call_settings is not None else None,
+                         transport.ptr, _drive.now_ms(), _FinishedCall)
+        finally:
+            self._calls.leave()
+        self._raise_hook_error()
+        if r.__class__ is int:
+            check(-r)
+        return r  # type: ignore[no-any-return]
+
     def close(self) -> None:
         """Refuses new calls, waits for the calls in flight, then lets go of the state and
         the transport (an open stream keeps them until it ends)."""
@@ -255,6 +293,14 @@ class NativeClient(_drive.MachineClientBase):
              context_id: str | None, task_id: str | None, headers: Headers,
              history_length: int | None, return_immediately: bool = False) -> Outcome:
         """`Client.send` (BLOCKS)."""
+        sp = _lib.SPEEDUPS
+        if sp is not None and not log.isEnabledFor(logging.DEBUG):
+            body = _drive.message_body(text, parts, metadata, message_id, context_id,
+                                       task_id, history_length)
+            return self._unary_fast(
+                sp, _drive.SEND, text if body is None else None, body,
+                _drive.settings(timeout, traceparent, idempotency_key, message_id, headers,
+                                return_immediately=return_immediately))
         return self._unary(lambda state: message_call(  # type: ignore[no-any-return]
             state, False, text, parts, metadata, message_id, context_id, task_id,
             _drive.settings(timeout, traceparent, idempotency_key, message_id, headers,
@@ -264,6 +310,11 @@ class NativeClient(_drive.MachineClientBase):
     def method(self, method: int, params: Mapping[str, Any] | None, timeout: float | None,
                traceparent: str | None, headers: Headers) -> Outcome:
         """A non-streaming call of `method` with `params` (`get`, `cancel`; BLOCKS)."""
+        sp = _lib.SPEEDUPS
+        if sp is not None and not log.isEnabledFor(logging.DEBUG):
+            return self._unary_fast(
+                sp, method, None, json.dumps(params).encode('utf-8') if params is not None
+                else None, _drive.settings(timeout, traceparent, None, None, headers))
         return self._unary(lambda state: method_call(  # type: ignore[no-any-return]
             state, method, params, _drive.settings(timeout, traceparent, None, None, headers)))
 
@@ -303,8 +354,11 @@ class NativeClient(_drive.MachineClientBase):
         errors = self._hook_errors
         try:
             yield first
+            if not self._hooks:  # the usual stream: nothing to check per event
+                yield from rest
+                return
             while True:
-                errors.error = None
+                errors.error = None  # a hook runs for a resubscribe's request
                 try:
                     value = next(rest)
                 except StopIteration:

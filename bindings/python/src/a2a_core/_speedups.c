@@ -12,6 +12,8 @@
  *   - step: one step of a call of the client machine on the reference driver's transport
  *     (`a2a_call_run`, the GIL released while it blocks, then `a2a_call_poll_event`), a
  *     stream item built as a `StreamItem` and returned as it is;
+ *   - unary: a whole send / get / cancel on the machine and that transport (made, run to
+ *     its end, its Outcome built here), one call;
  *   - answer: the answer of one canonical JSON text (the tests compare it with Python's).
  * Everything else (errors, comments, limit errors, handles' ownership) stays in Python
  * (a2a_core/_lib.py decides whether this module is used; see the README's "Fast path").
@@ -607,6 +609,82 @@ static PyObject *sp_step(PyObject *self, PyObject *args) {
   return PyLong_FromUnsignedLong((unsigned long)ev->kind);
 }
 
+/* unary(state: int, method: int, text: str | None, params: bytes | None, settings: int | None,
+ *       transport: int, now_ms: int, owner_cls) -> Outcome | int
+ * A whole non-streaming call of the client machine on the reference driver's transport, in
+ * one call: made (`a2a_call_new_text` for `text`, else `a2a_call_new` of `method` with
+ * `params`), run (`a2a_call_run`, the GIL released while it blocks; header hooks take it
+ * themselves) until its FINISHED event, whose Outcome is built here. RETRYING events are
+ * passed over (Python's generic path, used when debug logging is on, logs them). The
+ * finished call is owned by `owner_cls(outcome, call)`, the Outcome's `_owned` (it frees
+ * the call when collected; the outcome is borrowed from it). On a library refusal the call
+ * is freed and minus the result code returned. */
+static PyObject *sp_unary(PyObject *self, PyObject *args) {
+  PyObject *st, *text, *params, *set, *t, *owner_cls;
+  unsigned int method;
+  unsigned long long now;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "OIOOOOKO", &st, &method, &text, &params, &set, &t, &now,
+                        &owner_cls))
+    return NULL;
+  const struct a2a_client_state *state = as_ptr(st);
+  if (state == NULL) return NULL;
+  const struct a2a_client *transport = as_ptr(t);
+  if (transport == NULL) return NULL;
+  const struct a2a_call_settings *settings = NULL;
+  if (set != Py_None && (settings = as_ptr(set)) == NULL) return NULL;
+  struct a2a_call *call = NULL;
+  a2a_result rc;
+  if (text != Py_None) {
+    Py_ssize_t len;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(text, &len); /* kept by `text` */
+    if (utf8 == NULL) return NULL;
+    rc = a2a_call_new_text(state, false, utf8, (size_t)len, settings, (uint64_t)now, &call);
+  } else {
+    const char *body = NULL;
+    Py_ssize_t len = 0;
+    if (params != Py_None && PyBytes_AsStringAndSize(params, (char **)&body, &len) < 0)
+      return NULL;
+    rc = a2a_call_new(state, method, (const uint8_t *)body, (size_t)len, settings,
+                      (uint64_t)now, &call);
+  }
+  if (rc != A2A_OK) return PyLong_FromLong(-(long)rc);
+  a2a_event ev;
+  uint64_t clock = (uint64_t)now;
+  for (;;) {
+    Py_BEGIN_ALLOW_THREADS
+    rc = a2a_call_poll_event(call, &ev);
+    if (rc == A2A_NONE) {
+      rc = a2a_call_run(call, transport, NULL, clock, &clock);
+      if (rc == A2A_OK) rc = a2a_call_poll_event(call, &ev);
+    }
+    Py_END_ALLOW_THREADS
+    if (rc == A2A_NONE) continue;
+    if (rc != A2A_OK) break;
+    if (ev.kind == A2A_EVENT_KIND_FINISHED) break;
+  }
+  if (rc != A2A_OK || ev.outcome == NULL) {
+    a2a_call_free(call);
+    if (rc == A2A_OK) {
+      PyErr_SetString(PyExc_RuntimeError, "a call finished without an outcome");
+      return NULL;
+    }
+    return PyLong_FromLong(-(long)rc);
+  }
+  PyObject *o = PyLong_FromVoidPtr((void *)ev.outcome);
+  PyObject *c = o ? PyLong_FromVoidPtr(call) : NULL;
+  PyObject *owner = c ? PyObject_CallFunctionObjArgs(owner_cls, o, c, NULL) : NULL;
+  Py_XDECREF(o);
+  Py_XDECREF(c);
+  if (owner == NULL) {
+    a2a_call_free(call);
+    return NULL;
+  }
+  PyObject *outcome = outcome_from(ev.outcome, owner); /* the owner frees the call */
+  Py_DECREF(owner);
+  return outcome;
+}
+
 /* The str of value [start, end) of a packed batch, shared with the previous value of the same
  * field when the bytes are equal (the type of nearly every event is `message`). */
 static PyObject *shared(const char *base, uint64_t start, uint64_t end, const char **last,
@@ -849,6 +927,7 @@ static PyMethodDef methods[] = {
     {"setup", sp_setup, METH_VARARGS, "Registers the classes and tables the fast path builds."},
     {"outcome", sp_outcome, METH_VARARGS, "outcome(ptr, owned) -> Outcome."},
     {"step", sp_step, METH_VARARGS, "One step of a client-machine call (GIL released)."},
+    {"unary", sp_unary, METH_VARARGS, "A whole non-streaming client-machine call -> Outcome."},
     {"sse_feed", sp_sse_feed, METH_VARARGS, "One packed SSE feed, events built in C."},
     {"answer", sp_answer, METH_O, "answer(text) -> the answer of a canonical JSON text."},
     {"library_address", sp_library_address, METH_NOARGS, "Address of a2a_version."},

@@ -142,7 +142,10 @@ class Client:
     your httpx client (its transports, proxies, TLS, event hooks; never closed here), the
     driver `AsyncClient` uses, with the same outcomes; the curl options (`ca_file`,
     `proxy`, `resolve`, ...) are then the httpx client's business and refused here. Without
-    it, the reference driver (libcurl: the fastest path).
+    it, the same machine on the reference driver's transport (its pool, TLS, proxy and
+    name rules; `a2a_call_run`, one foreign call per step: the fastest path). There
+    `allow_hosts` only reaches the transport: the machine's card rules have no extra
+    origins (an interface on another origin than the card's is refused).
     With `http_client` only: `oauth2=ClientCredentials(...)` (tokens fetched through it,
     cached, refreshed, sent to the validated interface only, a 401 retried once with a new
     one) and `verify_card=` / `key_hosts=` (the card must carry a signature that

@@ -37,7 +37,6 @@ from ._drive import (
     now_ms,
 )
 from ._machine import Call, Config, State
-from .outcome import Outcome
 
 __all__ = ['aresolve', 'default_async_client', 'default_sync_client', 'failure_of', 'resolve',
            'run_async', 'run_sync']

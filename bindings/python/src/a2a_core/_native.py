@@ -1,4 +1,4 @@
-"""The blocking `Client` on the reference driver (libcurl-free Rust HTTP, its own pool, TLS
+"""The blocking `Client` on the reference driver (its own HTTP stack, connection pool, TLS
 and proxy rules): the core's client machine run by `a2a_call_run` on an
 `a2a_client_new_raw` transport, one foreign call per step, as Go's `HTTPClient` with
 `WithReferenceDriver()` does. The machine decides every request, deadline, retry,

@@ -146,6 +146,106 @@ def test_close_from_a_header_hook_is_refused(holding: str) -> None:
     assert c.closed
 
 
+# --- one decoder, two threads ---------------------------------------------------------
+
+EVENT = b'data: {"kind":"status-update","final":false}\n\n'
+COMMENT = b': keep-alive\n'
+
+
+def _expected(chunk_events: int, with_comments: bool) -> list[Any]:
+    one: list[Any] = [Comment(' keep-alive')] if with_comments else []
+    return (one + [Event('message', '{"kind":"status-update","final":false}', '')]) \
+        * chunk_events
+
+
+def test_a_decoder_fed_from_two_threads_refuses_the_second() -> None:
+    d = SseDecoder()
+    # feed_items reads the items back out of the library after the call: the window in
+    # which another thread's feed would replace them
+    chunks = {
+        'big': ((COMMENT + EVENT) * 400, _expected(400, True)),
+        'small': (COMMENT + EVENT, _expected(1, True)),
+    }
+    let_in = {'big': 0, 'small': 0}
+    refused = {'big': 0, 'small': 0}
+    wrong: list[Any] = []
+    stop = threading.Event()
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often, inside the methods too
+
+    def feed(name: str) -> None:
+        chunk, want = chunks[name]
+        for _ in range(200_000):
+            if stop.is_set():
+                return
+            try:
+                got = d.feed_items(chunk)
+            except InUseError:
+                refused[name] += 1
+                continue
+            let_in[name] += 1
+            if got != want:
+                wrong.append(got[:3])
+            if refused['big'] + refused['small'] > 0 and let_in['big'] > 20:
+                stop.set()
+
+    try:
+        threads = [threading.Thread(target=feed, args=(n,)) for n in ('big', 'small')]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(WAIT * 3)
+        stop.set()
+    finally:
+        sys.setswitchinterval(old)
+    assert not wrong
+    assert refused['big'] + refused['small'] > 0
+    # the decoder is intact: comments counted for every feed let in, and it goes on
+    assert d.comments == 400 * let_in['big'] + let_in['small']
+    assert d.feed(EVENT) == [Event('message', '{"kind":"status-update","final":false}', '')]
+    d.close()
+
+
+def test_close_during_a_feed_waits_for_it() -> None:
+    big = EVENT * 20000
+    seen_inside = False
+    for _attempt in range(50):
+        d = SseDecoder()
+        results: list[Any] = []
+
+        def feed() -> None:
+            try:
+                results.append(len(d.feed(big)))  # noqa: B023 - joined in this iteration
+            except ClosedError as e:  # (never: close comes after the feed started)
+                results.append(e)
+
+        t = threading.Thread(target=feed)
+        t.start()
+        inside = False
+        while t.is_alive():
+            try:
+                d.retry  # noqa: B018 - a call, refused while the feed is inside
+            except InUseError:
+                inside = True
+                break
+            except ClosedError:
+                break
+        d.close()  # waits for the feed inside
+        t.join(WAIT)
+        assert not t.is_alive()
+        assert results == [20000]  # the feed ran whole, closed under or not
+        with pytest.raises(ClosedError):
+            d.feed(EVENT)
+        if inside:
+            seen_inside = True
+            break
+    assert seen_inside
+
+
+# --- a client closed under load (last: nothing these leave behind reaches the decoder
+# tests above, which time their threads) ------------------------------------------------
+
+
 class Busy(http.server.BaseHTTPRequestHandler):
     """A 0.3 JSON-RPC agent under load: `message/send` answers a completed task at once,
     `message/stream` sends EVENTS working updates a millisecond apart, then the completed
@@ -297,99 +397,3 @@ def test_a_stream_outlives_its_client(busy: str) -> None:
     del events, got
     gc.collect()
     assert end.outcome.state == 'completed'
-
-
-# --- one decoder, two threads ---------------------------------------------------------
-
-EVENT = b'data: {"kind":"status-update","final":false}\n\n'
-COMMENT = b': keep-alive\n'
-
-
-def _expected(chunk_events: int, with_comments: bool) -> list[Any]:
-    one: list[Any] = [Comment(' keep-alive')] if with_comments else []
-    return (one + [Event('message', '{"kind":"status-update","final":false}', '')]) \
-        * chunk_events
-
-
-def test_a_decoder_fed_from_two_threads_refuses_the_second() -> None:
-    d = SseDecoder()
-    # feed_items reads the items back out of the library after the call: the window in
-    # which another thread's feed would replace them
-    chunks = {
-        'big': ((COMMENT + EVENT) * 400, _expected(400, True)),
-        'small': (COMMENT + EVENT, _expected(1, True)),
-    }
-    let_in = {'big': 0, 'small': 0}
-    refused = {'big': 0, 'small': 0}
-    wrong: list[Any] = []
-    stop = threading.Event()
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads often, inside the methods too
-
-    def feed(name: str) -> None:
-        chunk, want = chunks[name]
-        for _ in range(200_000):
-            if stop.is_set():
-                return
-            try:
-                got = d.feed_items(chunk)
-            except InUseError:
-                refused[name] += 1
-                continue
-            let_in[name] += 1
-            if got != want:
-                wrong.append(got[:3])
-            if refused['big'] + refused['small'] > 0 and let_in['big'] > 20:
-                stop.set()
-
-    try:
-        threads = [threading.Thread(target=feed, args=(n,)) for n in ('big', 'small')]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(WAIT * 3)
-        stop.set()
-    finally:
-        sys.setswitchinterval(old)
-    assert not wrong
-    assert refused['big'] + refused['small'] > 0
-    # the decoder is intact: comments counted for every feed let in, and it goes on
-    assert d.comments == 400 * let_in['big'] + let_in['small']
-    assert d.feed(EVENT) == [Event('message', '{"kind":"status-update","final":false}', '')]
-    d.close()
-
-
-def test_close_during_a_feed_waits_for_it() -> None:
-    big = EVENT * 20000
-    seen_inside = False
-    for _attempt in range(50):
-        d = SseDecoder()
-        results: list[Any] = []
-
-        def feed() -> None:
-            try:
-                results.append(len(d.feed(big)))  # noqa: B023 - joined in this iteration
-            except ClosedError as e:  # (never: close comes after the feed started)
-                results.append(e)
-
-        t = threading.Thread(target=feed)
-        t.start()
-        inside = False
-        while t.is_alive():
-            try:
-                d.retry  # noqa: B018 - a call, refused while the feed is inside
-            except InUseError:
-                inside = True
-                break
-            except ClosedError:
-                break
-        d.close()  # waits for the feed inside
-        t.join(WAIT)
-        assert not t.is_alive()
-        assert results == [20000]  # the feed ran whole, closed under or not
-        with pytest.raises(ClosedError):
-            d.feed(EVENT)
-        if inside:
-            seen_inside = True
-            break
-    assert seen_inside

@@ -112,15 +112,15 @@ def test_struct_sizes_are_plausible() -> None:
 
 
 def test_driver_and_request_enum_numbers_match_header() -> None:
-    from a2a_core import client, request
+    from a2a_core import _drive, client, request
 
     c = header_constants()
     for member, n in request._METHOD_NUM.items():
         assert c.get('A2A_METHOD_' + member.name) == n, member.name
-    assert c['A2A_CLIENT_STREAM_EVENT_KIND_ITEM'] == client._ITEM
-    assert c['A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING'] == client._RESUBSCRIBING
-    assert c['A2A_CLIENT_STREAM_EVENT_KIND_END'] == client._END
-    assert c['A2A_CLIENT_CARD_RESOLUTION'] == client._CARD_RESOLUTION
+    # (the typed client's stream event kinds went with it: Client runs the machine)
+    assert c['A2A_CLIENT_CARD_RESOLUTION'] == _drive._CARD_RESOLUTION
+    assert (c['A2A_METHOD_GET_TASK'], c['A2A_METHOD_CANCEL_TASK']) == (
+        client._GET_TASK, client._CANCEL_TASK)
 
 
 def test_every_handle_owner_frees_with_a_header_free_function() -> None:

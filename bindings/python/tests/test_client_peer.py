@@ -374,3 +374,84 @@ def test_the_clients_breaker_opens_and_is_shared_by_threads(two_interfaces: str)
     with pytest.raises(a2a_core.A2AError):
         Client(two_interfaces, allow_http=True, breaker=a2a_core.BreakerConfig(
             failure_threshold=0, failure_rate_percent=0), **FAST)
+
+
+class CardAndAgent(http.server.BaseHTTPRequestHandler):
+    """A 1.0 card whose JSON-RPC interface is `CardAndAgent.interface` (this server's
+    `/rpc` unless a test points it elsewhere), and that interface: every request's path and
+    headers are recorded."""
+
+    interface = ''
+    seen: list[tuple[str, str, dict[str, str]]] = []
+
+    def _record(self) -> None:
+        CardAndAgent.seen.append((self.command, self.path,
+                                  {k.lower(): v for k, v in self.headers.items()}))
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self._record()
+        base = f'http://127.0.0.1:{self.server.server_address[1]}'
+        card = {'name': 'one', 'description': 'one interface', 'version': '1',
+                'supportedInterfaces': [{'url': CardAndAgent.interface or base + '/rpc',
+                                         'protocolBinding': 'JSONRPC', 'protocolVersion': '1.0'}],
+                'capabilities': {}, 'defaultInputModes': ['text/plain'],
+                'defaultOutputModes': ['text/plain'], 'skills': []}
+        data = json.dumps(card).encode()
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self._record()
+        body = json.loads(self.rfile.read(int(self.headers['Content-Length'])))
+        data = json.dumps({'jsonrpc': '2.0', 'id': body['id'], 'result': {'task': {
+            'id': 't-1', 'contextId': 'c-1',
+            'status': {'state': 'TASK_STATE_COMPLETED'}}}}).encode()
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture()
+def card_and_agent() -> Iterator[str]:
+    CardAndAgent.seen, CardAndAgent.interface = [], ''
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), CardAndAgent)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f'http://127.0.0.1:{srv.server_address[1]}'
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_hooks_only_see_the_validated_interfaces_requests(card_and_agent: str) -> None:
+    """A header hook's credentials go to the card's validated interface only: never to the
+    card fetch; a card pointing its interface at another origin is refused before any hook
+    runs and anything is sent there."""
+    methods: list[str] = []
+
+    def credentials(method: str) -> dict[str, str]:
+        methods.append(method)
+        return {'Authorization': 'Bearer s3cret'}
+
+    with Client(card_and_agent, allow_http=True, header_hooks=[credentials], **FAST) as c:
+        assert c.send('hi').success
+    (get, card_path, card_headers), (post, rpc_path, rpc_headers) = CardAndAgent.seen
+    assert (get, post, rpc_path) == ('GET', 'POST', '/rpc'), CardAndAgent.seen
+    assert 'authorization' not in card_headers
+    assert rpc_headers['authorization'] == 'Bearer s3cret'
+    assert methods == ['SendMessage']
+
+    CardAndAgent.seen, methods[:] = [], []
+    CardAndAgent.interface = f'http://127.0.0.2:{card_and_agent.rsplit(":", 1)[1]}/rpc'
+    with pytest.raises(CardResolutionError) as e:
+        Client(card_and_agent, allow_http=True, header_hooks=[credentials], **FAST)
+    assert 'origin' in str(e.value), e.value  # refused for where it points
+    assert [m for m, _, _ in CardAndAgent.seen] == ['GET'] and methods == []

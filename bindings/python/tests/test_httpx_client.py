@@ -385,10 +385,9 @@ def test_one_copy_and_pickle_guard_for_every_handle_holder(recorder: str,
     import copy
     import pickle
 
-    from a2a_core import _drive, _guard, client, outcome
+    from a2a_core import _drive, _guard, _native, outcome
 
-    for cls in (outcome._OwnedOutcome, client._StreamHandle, client._EndOutcome,
-                _drive._CallOutcome):
+    for cls in (outcome._OwnedOutcome, _drive._CallOutcome, _native._FinishedCall):
         assert issubclass(cls, _guard.HandleHolder), cls
         assert not {'__copy__', '__deepcopy__', '__reduce__'} & set(vars(cls)), cls
     with Client.with_target(recorder, '1.0', 'jsonrpc', allow_http=True,

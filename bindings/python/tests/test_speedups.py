@@ -322,21 +322,45 @@ def test_the_extension_builds_the_answers_itself() -> None:
     assert calls == []
 
 
+def _three_ways(fn: Callable[[], Any]) -> tuple[Any, Any, Any]:
+    """`fn()` through the compiled `unary`, through the compiled `step` loop (the generic
+    path, taken while debug logging is on) and through the ctypes code."""
+    import logging
+
+    fast, slow = both(fn)
+    log = logging.getLogger('a2a_core')
+    level = log.level
+    log.setLevel(logging.DEBUG)
+    try:
+        stepped = fn()
+    finally:
+        log.setLevel(level)
+    return fast, stepped, slow
+
+
 @needs_extension
-def test_client_calls_give_the_same_outcomes_both_ways() -> None:
-    """send / get / cancel through `_speedups.call` and through ctypes: a refused connection
-    (nothing listens on port 1 of loopback) is the same transport outcome, with its handle."""
+def test_client_calls_give_the_same_outcomes_every_way(recorder: str) -> None:
+    """send / get / cancel in one call of the extension (`_speedups.unary`), step by step
+    (`_speedups.step`) and through ctypes: a refused connection (nothing listens on port 1
+    of loopback) is the same transport outcome, with its handle; an answered send the same
+    outcome and answer."""
     with a2a_core.Client.with_target('http://127.0.0.1:1/', '0.3', 'jsonrpc', allow_http=True,
                                      connect_timeout_ms=2000) as c:
         for call in (lambda: c.send('hi'), lambda: c.send(parts=['a', 'b']),
                      lambda: c.get('t-1'), lambda: c.cancel('t-1'),
                      lambda: c.send('hi', traceparent=None, headers={'x-a': 'b'})):
-            fast, slow = both(call)
-            assert fast == slow
+            fast, stepped, slow = _three_ways(call)
+            assert fast == stepped == slow
             assert fast.channel == 'transport' and fast.request_sent == 'no', fast
             assert fast._ptr() != 0 and fast._ptr() != slow._ptr()
+            assert a2a_core.model_text('x', fast) == a2a_core.model_text('x', slow)
         with pytest.raises(UnicodeEncodeError):
             c.send('\ud800')  # a lone surrogate: the same error as the ctypes path's encode
+    with a2a_core.Client.with_target(recorder, '1.0', 'jsonrpc', allow_http=True) as c:
+        fast, stepped, slow = _three_ways(lambda: c.send('hi', message_id='m-1'))
+        assert fast.success and fast.result.id == 't-1', fast
+        assert fast == stepped == slow
+        assert a2a_core.model_text('x', fast) == a2a_core.model_text('x', slow)
 
 
 def test_the_answer_is_read_on_first_access_and_looks_eager(recorder: str) -> None:

@@ -5,6 +5,8 @@ compiled fast path; 40-python.sh runs both):
   for them (they complete normally), calls meanwhile and afterwards raise ClosedError, a
   second close does nothing, and close from inside a header hook is refused (it would wait
   for itself);
+- `Client.close()` under load (sends and streams on several threads) and the client then
+  collected: no crash, every call that got in completes, open streams read to their end;
 - one `SseDecoder` fed from two threads: every feed returns exactly its own chunk's items
   or raises InUseError (never another thread's, never a crash), and `close()` during a feed
   waits for it.
@@ -17,12 +19,14 @@ import http.server
 import json
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from a2a_core import (
+    ClientStreamEnd,
     ClosedError,
     Client,
     Comment,
@@ -236,3 +240,160 @@ def test_close_during_a_feed_waits_for_it() -> None:
             seen_inside = True
             break
     assert seen_inside
+
+
+# --- a client closed under load (last: nothing these leave behind reaches the decoder
+# tests above, which time their threads) ------------------------------------------------
+
+
+class Busy(http.server.BaseHTTPRequestHandler):
+    """A 0.3 JSON-RPC agent under load: `message/send` answers a completed task at once,
+    `message/stream` sends EVENTS working updates a millisecond apart, then the completed
+    one (final)."""
+
+    protocol_version = 'HTTP/1.1'
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers['Content-Length'])))
+        rid = body['id']
+
+        def update(state: str, final: bool) -> bytes:
+            doc = {'jsonrpc': '2.0', 'id': rid, 'result': {
+                'kind': 'status-update', 'taskId': 't-1', 'contextId': 'c-1',
+                'status': {'state': state}, 'final': final}}
+            return b'data: ' + json.dumps(doc).encode() + b'\n\n'
+
+        if body['method'] == 'message/stream':
+            self.send_response(200)
+            self.send_header('Content-Type', 'text/event-stream')
+            self.send_header('Connection', 'close')
+            self.end_headers()
+            for _ in range(EVENTS):
+                self.wfile.write(update('working', False))
+                self.wfile.flush()
+                time.sleep(0.001)
+            self.wfile.write(update('completed', True))
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        reply = json.dumps({'jsonrpc': '2.0', 'id': rid, 'result': {
+            'kind': 'task', 'id': 't-1', 'contextId': 'c-1',
+            'status': {'state': 'completed'}}}).encode()
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+EVENTS = 40
+
+
+@pytest.fixture()
+def busy() -> Iterator[str]:
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Busy)
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield f'http://127.0.0.1:{srv.server_address[1]}/'
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def _stream_to_end(c: Client) -> list[Any]:
+    return list(c.stream('go'))
+
+
+def test_closing_a_client_under_load_lets_every_call_finish(busy: str) -> None:
+    """Sends and streams on several threads, the client closed meanwhile: no crash, every call that got in completes (a stream opened before the close reads all its
+    events after it: it keeps the transport), every later call raises ClosedError."""
+    import gc
+
+    c = _client(busy)
+    done: list[str] = []
+    bad: list[Any] = []
+    refused: list[int] = []
+    ended = threading.Semaphore(0)
+    started = threading.Semaphore(0)
+
+    def sender() -> None:
+        try:
+            while True:
+                o = c.send('hi')
+                if not (o.success and o.state == 'completed'):
+                    bad.append(o)
+                done.append('send')
+                started.release()
+        except ClosedError:
+            refused.append(1)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            bad.append(e)
+        finally:
+            ended.release()
+
+    def streamer() -> None:
+        try:
+            while True:
+                events = c.stream('go')
+                started.release()
+                got = list(events)
+                end = got[-1]
+                if not (isinstance(end, ClientStreamEnd) and end.outcome.success
+                        and len(got) == EVENTS + 2):
+                    bad.append(got[-3:])
+                done.append('stream')
+        except ClosedError:
+            refused.append(1)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            bad.append(e)
+        finally:
+            ended.release()
+
+    workers = [threading.Thread(target=sender) for _ in range(3)]
+    workers += [threading.Thread(target=streamer) for _ in range(3)]
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        for t in workers:
+            t.start()
+        for _ in range(20):  # every worker is busy: calls in flight and streams open
+            assert started.acquire(timeout=WAIT)
+        c.close()
+        assert c.closed
+        gc.collect()
+        for _ in workers:
+            assert ended.acquire(timeout=WAIT)
+        for t in workers:
+            t.join(WAIT)
+            assert not t.is_alive()
+    finally:
+        sys.setswitchinterval(old)
+    assert not bad, bad[:3]
+    assert len(refused) == len(workers)
+    assert 'send' in done and 'stream' in done
+
+
+def test_a_stream_outlives_its_client(busy: str) -> None:
+    """A stream opened, then its client closed and collected: the stream reads to its end
+    (it keeps the transport and the state), and nothing is freed twice."""
+    import gc
+
+    c = _client(busy)
+    events = c.stream('go')
+    c.close()
+    with pytest.raises(ClosedError):
+        c.stream('late')
+    del c
+    gc.collect()
+    got = list(events)
+    assert len(got) == EVENTS + 2, got[-3:]
+    end = got[-1]
+    assert isinstance(end, ClientStreamEnd) and end.outcome.success, end
+    assert end.outcome._ptr() != 0  # its handle is kept by the outcome, usable
+    del events, got
+    gc.collect()
+    assert end.outcome.state == 'completed'

@@ -228,10 +228,10 @@ def settings(timeout: float | None, traceparent: str | None, idempotency_key: st
     """A call's settings (None when it has none): `timeout` is the caller's budget in
     seconds, `idle_timeout` a stream's idle timeout in seconds, `return_immediately` asks a
     send to answer with the task as it stands."""
-    pairs = list(headers.items() if isinstance(headers, Mapping) else headers or ())
-    if not (timeout or traceparent or idempotency_key or message_id or pairs or idle_timeout
+    if not (timeout or traceparent or idempotency_key or message_id or headers or idle_timeout
             or return_immediately):
-        return None
+        return None  # the usual call
+    pairs = list(headers.items() if isinstance(headers, Mapping) else headers or ())
     return Settings(budget_ms=ms(timeout, 'timeout'), traceparent=traceparent,
                     idempotency_key=idempotency_key, message_id=message_id, headers=pairs,
                     stream_idle_timeout_ms=ms(idle_timeout, 'idle_timeout'),
@@ -283,17 +283,29 @@ def message_params(text: str | None, parts: Sequence[Part | str] | None,
     return json.dumps(params).encode('utf-8')
 
 
+def message_body(text: str | None, parts: Sequence[Part | str] | None,
+                 metadata: Mapping[str, Any] | None, message_id: str | None,
+                 context_id: str | None, task_id: str | None,
+                 history_length: int | None = None) -> bytes | None:
+    """What a user message's call is made from: None for plain text (the machine's text
+    builder takes `text`), else the message params."""
+    if text is not None and parts is None and metadata is None and context_id is None \
+            and task_id is None and history_length is None:
+        return None
+    return message_params(text, parts, metadata, message_id, context_id, task_id,
+                          history_length)
+
+
 def message_call(state: State, streaming: bool, text: str | None,
                  parts: Sequence[Part | str] | None, metadata: Mapping[str, Any] | None,
                  message_id: str | None, context_id: str | None, task_id: str | None,
                  call_settings: Settings | None, history_length: int | None = None) -> Call:
     """A send or streaming send of a user message: the text builder for plain text, else
     the message params."""
-    if text is not None and parts is None and metadata is None and context_id is None \
-            and task_id is None and history_length is None:
+    body = message_body(text, parts, metadata, message_id, context_id, task_id, history_length)
+    if body is None:
+        assert text is not None
         return Call.new_text(state, streaming, text, call_settings, now_ms())
-    body = message_params(text, parts, metadata, message_id, context_id, task_id,
-                          history_length)
     return Call.new(state, STREAM if streaming else SEND, body, call_settings, now_ms())
 
 
@@ -329,13 +341,14 @@ def push_config_params(task_id: str, url: str, config_id: str | None,
 # --- header hooks on a state -----------------------------------------------------------------
 
 
-def hook_trampoline(hook: HeaderHook, errors: HookErrors) -> Any:
+def hook_trampoline(hook: HeaderHook, errors: HookErrors, refused_raises: bool = False) -> Any:
     """`hook` as an `a2a_header_hook` for `a2a_client_state_add_header_hook`: it sets the
     headers the hook returns; an exception is left in `errors` (it must not unwind into
     C). A header the library refuses (reserved: `Content-Length`, `Host`,
-    `A2A-Version`, ...) is no exception: the machine then finishes the call unsent as a
-    transport `InvalidRequest` outcome. Keep the returned object alive as long as the
-    state (the library keeps its pointer)."""
+    `A2A-Version`, ...) makes the machine finish the call unsent as a transport
+    `InvalidRequest` outcome; with `refused_raises` (the reference driver's `Client`) the
+    library's `RequestError` is also left in `errors`. Keep the returned object alive as
+    long as the state (the library keeps its pointer)."""
 
     def trampoline(_userdata: int | None, method: int | None, method_len: int,
                    setter: int | None) -> None:
@@ -345,8 +358,11 @@ def hook_trampoline(hook: HeaderHook, errors: HookErrors) -> Any:
             pairs = headers.items() if isinstance(headers, Mapping) else headers or ()
             for k, v in pairs:
                 kb, vb = k.encode('utf-8'), v.encode('utf-8')
-                if _lib.lib.a2a_header_setter_set(setter, kb, len(kb), vb, len(vb)):
-                    return  # refused: the machine ends the call (InvalidRequest, unsent)
+                rc = _lib.lib.a2a_header_setter_set(setter, kb, len(kb), vb, len(vb))
+                if rc:  # refused: the machine ends the call (InvalidRequest, unsent)
+                    if refused_raises:
+                        raise error_for(rc, f'header {k!r} refused by the library')
+                    return
         except BaseException as e:  # noqa: BLE001 - must not unwind into C
             if errors.error is None:
                 errors.error = e
@@ -384,6 +400,22 @@ def card_finished(ev: Any, call: Call) -> tuple[FetchedCard | None, Outcome | No
         interface_url=_lib.view_str(ev.interface_url) or '',
         version=_word(ProtocolVersion, ev.interface_version),
         binding=_word(Binding, ev.interface_binding)), None
+
+
+class CardFinished:
+    """A card fetch's FINISHED event: the card (or the outcome), and the machine's state
+    for the card's interface when `seed` is given."""
+
+    def __init__(self, config: Any, seed: int | None) -> None:
+        self.config = config
+        self.seed = seed
+        self.state: State | None = None
+
+    def __call__(self, ev: Any, call: Call) -> tuple[FetchedCard | None, Outcome | None]:
+        card, outcome = card_finished(ev, call)
+        if card is not None and self.seed is not None:
+            self.state = State.from_card(self.config, call, self.seed)
+        return card, outcome
 
 
 def card_error(source: str, outcome: Outcome | None) -> CardResolutionError:
@@ -501,6 +533,9 @@ class MachineClientBase:
     the machine's config, the state (made on open), the header hooks and the call
     settings."""
 
+    #: Whether a header the library refuses is raised (`RequestError`) after the call.
+    refused_header_raises = False
+
     def __init__(self, url: str, config: Any, header_hooks: Sequence[HeaderHook],
                  target: tuple[ProtocolVersion, Binding] | None) -> None:
         self.url = url
@@ -526,13 +561,16 @@ class MachineClientBase:
         if not callable(hook):
             raise TypeError(f'a header hook must be callable, not {hook!r}')
         if self._state is not None:
-            self._state.add_header_hook(hook_trampoline(hook, self._hook_errors))
+            self._state.add_header_hook(self._trampoline(hook))
         self._hooks.append(hook)
+
+    def _trampoline(self, hook: HeaderHook) -> Any:
+        return hook_trampoline(hook, self._hook_errors, self.refused_header_raises)
 
     def _with_hooks(self, state: State) -> State:
         """`state` with this client's hooks registered (a state made on open)."""
         for hook in self._hooks:
-            state.add_header_hook(hook_trampoline(hook, self._hook_errors))
+            state.add_header_hook(self._trampoline(hook))
         return state
 
     def _target_state(self) -> State | None:

@@ -26,18 +26,17 @@ import httpx
 from . import _machine
 from ._drive import (
     Abort,
+    CardFinished,
     Emit,
     FetchedCard,
     HookErrors,
     Start,
     Wait,
     card_error,
-    card_finished,
     drive,
     now_ms,
 )
 from ._machine import Call, Config, State
-from .outcome import Outcome
 
 __all__ = ['aresolve', 'default_async_client', 'default_sync_client', 'failure_of', 'resolve',
            'run_async', 'run_sync']
@@ -380,22 +379,6 @@ def run_sync(http: httpx.Client, call: Call, streaming: bool,
 
 
 # --- card resolution -----------------------------------------------------------------------
-
-
-class CardFinished:
-    """A card fetch's FINISHED event: the card (or the outcome), and the machine's state
-    for the card's interface when `seed` is given."""
-
-    def __init__(self, config: Config, seed: int | None) -> None:
-        self.config = config
-        self.seed = seed
-        self.state: State | None = None
-
-    def __call__(self, ev: Any, call: Call) -> tuple[FetchedCard | None, Outcome | None]:
-        card, outcome = card_finished(ev, call)
-        if card is not None and self.seed is not None:
-            self.state = State.from_card(self.config, call, self.seed)
-        return card, outcome
 
 
 async def aresolve(http: httpx.AsyncClient, config: Config, source: str,

@@ -9,9 +9,11 @@
  *   - outcome: an `Outcome` from `a2a_outcome_get_info` (one call for all its fields), its
  *     answer (`result`) built here too from the canonical JSON (scanned by the json module's
  *     C scanner; see "the answer" below);
- *   - stream_next: one client stream event (`a2a_client_stream_next`, the GIL released
- *     while it blocks), its item built as a `StreamItem` and returned as it is;
- *   - call: one blocking send / get / cancel (the GIL released), its Outcome built here;
+ *   - step: one step of a call of the client machine on the reference driver's transport
+ *     (`a2a_call_run`, the GIL released while it blocks, then `a2a_call_poll_event`), a
+ *     stream item built as a `StreamItem` and returned as it is;
+ *   - unary: a whole send / get / cancel on the machine and that transport (made, run to
+ *     its end, its Outcome built here), one call;
  *   - answer: the answer of one canonical JSON text (the tests compare it with Python's).
  * Everything else (errors, comments, limit errors, handles' ownership) stays in Python
  * (a2a_core/_lib.py decides whether this module is used; see the README's "Fast path").
@@ -551,62 +553,11 @@ static PyObject *sp_outcome(PyObject *self, PyObject *args) {
   return outcome_from(ptr, owned);
 }
 
-/* call(which, client: int, arg: str, opts: int, owner_cls) -> (rc, Outcome | None)
- * One blocking client call (which: 0 a2a_client_send_text, 1 a2a_client_send_message,
- * 2 a2a_client_get_task, 3 a2a_client_cancel_task) with `arg` as UTF-8 and the
- * `a2a_client_call_options` at address `opts` (kept alive by the caller), the GIL released
- * while the library works (header hooks take it themselves). On A2A_OK the outcome is
- * owned by `owner_cls(ptr)` (frees it when collected) and copied into an Outcome here. */
-typedef a2a_result (*client_call_fn)(const struct a2a_client *, const char *, size_t,
-                                     const struct a2a_client_call_options *,
-                                     struct a2a_outcome **);
-static PyObject *sp_call(PyObject *self, PyObject *args) {
-  int which;
-  PyObject *h, *arg, *o, *owner_cls;
-  (void)self;
-  if (!PyArg_ParseTuple(args, "iOUOO", &which, &h, &arg, &o, &owner_cls)) return NULL;
-  static const client_call_fn fns[] = {a2a_client_send_text, a2a_client_send_message,
-                                       a2a_client_get_task, a2a_client_cancel_task};
-  if (which < 0 || which > 3) {
-    PyErr_SetString(PyExc_ValueError, "call: unknown call");
-    return NULL;
-  }
-  const struct a2a_client *client = as_ptr(h);
-  if (client == NULL) return NULL;
-  const struct a2a_client_call_options *opts = as_ptr(o);
-  if (opts == NULL) return NULL;
-  Py_ssize_t len;
-  /* UTF-8 kept by the str itself, which `args` keeps alive during the call. */
-  const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
-  if (text == NULL) return NULL;
-  struct a2a_outcome *out = NULL;
-  a2a_result rc;
-  Py_BEGIN_ALLOW_THREADS
-  rc = fns[which](client, text, (size_t)len, opts, &out);
-  Py_END_ALLOW_THREADS
-  if (rc != A2A_OK) return Py_BuildValue("(IO)", (unsigned)rc, Py_None);
-  if (out == NULL) {
-    PyErr_SetString(PyExc_RuntimeError, "a client call succeeded without an outcome");
-    return NULL;
-  }
-  PyObject *addr = PyLong_FromVoidPtr(out);
-  PyObject *owner = addr ? PyObject_CallFunctionObjArgs(owner_cls, addr, NULL) : NULL;
-  Py_XDECREF(addr);
-  if (owner == NULL) {
-    a2a_outcome_free(out);
-    return NULL;
-  }
-  PyObject *outcome = outcome_from(out, owner); /* the owner frees `out` when collected */
-  Py_DECREF(owner);
-  if (outcome == NULL) return NULL;
-  return Py_BuildValue("(IN)", (unsigned)A2A_OK, outcome);
-}
-
-/* A StreamItem from an `a2a_stream_item` (its outcome borrowed: copied now). */
-static PyObject *item_from(const a2a_stream_item *it) {
+/* A StreamItem from an `a2a_stream_item` and its outcome (borrowed: copied now). */
+static PyObject *item_from(const a2a_stream_item *it, const a2a_outcome *outcome) {
   PyObject *v[I_COUNT];
   v[I_KIND] = word(t_item_kind, it->kind);
-  v[I_OUTCOME] = outcome_from(it->outcome, Py_None);
+  v[I_OUTCOME] = outcome_from(outcome, Py_None);
   v[I_FINAL] = it->has_final ? new_bool(it->final_flag) : (Py_INCREF(Py_None), Py_None);
   v[I_ARTIFACT_ID] = view_str(it->artifact_id);
   v[I_APPEND] = new_bool(it->append);
@@ -624,40 +575,114 @@ static PyObject *item_from(const a2a_stream_item *it) {
   return obj;
 }
 
-/* stream_next(stream: int) -> StreamItem | (rc,) | (0, 2, task_id, attempt)
- *   | (0, 3, outcome_ptr, end_kind or None, resubscribes, dropped, unreadable) | (0, kind)
- * One a2a_client_stream_next, with the GIL released while it waits for the network (header
- * hooks, called from inside it, take the GIL themselves). */
-static PyObject *sp_stream_next(PyObject *self, PyObject *arg) {
+/* step(call: int, transport: int, now_ms: int, event: int, now_out: int) -> StreamItem | int
+ * One step of a client-machine call on the reference driver's transport: the next event the
+ * call has queued, else one `a2a_call_run` (the GIL released while it blocks; header hooks,
+ * called from inside it, take the GIL themselves) and then its event, polled into the
+ * caller's `a2a_event` at address `event` (its views valid until the next mutating call on
+ * the call). The `uint64_t` at `now_out` receives the run's clock (unchanged when no run was
+ * made). Returns an ITEM's StreamItem, built here; any other event's `a2a_event_kind`; 0
+ * when no event was queued; minus the result code when the library refused. */
+static PyObject *sp_step(PyObject *self, PyObject *args) {
+  PyObject *c, *t, *e, *o;
+  unsigned long long now;
   (void)self;
-  a2a_client_stream *s = as_ptr(arg);
-  if (s == NULL) return NULL;
-  a2a_client_stream_event ev;
-  memset(&ev, 0, sizeof ev);
-  a2a_result rc;
-  Py_BEGIN_ALLOW_THREADS
-  rc = a2a_client_stream_next(s, &ev);
-  Py_END_ALLOW_THREADS
-  if (rc != A2A_OK) return Py_BuildValue("(I)", (unsigned)rc);
-  switch (ev.kind) {
-    case A2A_CLIENT_STREAM_EVENT_KIND_ITEM:
-      return item_from(&ev.item); /* the StreamItem itself: no tuple for the usual event */
-    case A2A_CLIENT_STREAM_EVENT_KIND_RESUBSCRIBING: {
-      PyObject *task = ev.task_id.ptr ? view_str(ev.task_id) : (Py_INCREF(empty_str), empty_str);
-      if (task == NULL) return NULL;
-      return Py_BuildValue("(iiNI)", 0, 2, task, (unsigned)ev.attempt);
-    }
-    case A2A_CLIENT_STREAM_EVENT_KIND_END: {
-      PyObject *kind = ev.has_end_kind ? PyLong_FromUnsignedLong(ev.end_kind)
-                                       : (Py_INCREF(Py_None), Py_None);
-      if (kind == NULL) return NULL;
-      return Py_BuildValue("(iiNNIII)", 0, 3, PyLong_FromVoidPtr((void *)ev.outcome), kind,
-                           (unsigned)ev.resubscribes, (unsigned)ev.dropped_events,
-                           (unsigned)ev.unreadable_events);
-    }
-    default:
-      return Py_BuildValue("(iI)", 0, (unsigned)ev.kind);
+  if (!PyArg_ParseTuple(args, "OOKOO", &c, &t, &now, &e, &o)) return NULL;
+  struct a2a_call *call = as_ptr(c);
+  if (call == NULL) return NULL;
+  const struct a2a_client *transport = as_ptr(t);
+  if (transport == NULL) return NULL;
+  a2a_event *ev = as_ptr(e);
+  if (ev == NULL) return NULL;
+  uint64_t *now_out = as_ptr(o);
+  if (now_out == NULL) return NULL;
+  a2a_result rc = a2a_call_poll_event(call, ev);
+  if (rc == A2A_NONE) {
+    Py_BEGIN_ALLOW_THREADS
+    rc = a2a_call_run(call, transport, NULL, (uint64_t)now, now_out);
+    if (rc == A2A_OK) rc = a2a_call_poll_event(call, ev);
+    Py_END_ALLOW_THREADS
   }
+  if (rc == A2A_NONE) return PyLong_FromLong(0);
+  if (rc != A2A_OK) return PyLong_FromLong(-(long)rc);
+  if (ev->kind == A2A_EVENT_KIND_ITEM) return item_from(&ev->item, ev->outcome);
+  return PyLong_FromUnsignedLong((unsigned long)ev->kind);
+}
+
+/* unary(state: int, method: int, text: str | None, params: bytes | None, settings: int | None,
+ *       transport: int, now_ms: int, owner_cls) -> Outcome | int
+ * A whole non-streaming call of the client machine on the reference driver's transport, in
+ * one call: made (`a2a_call_new_text` for `text`, else `a2a_call_new` of `method` with
+ * `params`), run (`a2a_call_run`, the GIL released while it blocks; header hooks take it
+ * themselves) until its FINISHED event, whose Outcome is built here. RETRYING events are
+ * passed over (Python's generic path, used when debug logging is on, logs them). The
+ * finished call is owned by `owner_cls(outcome, call)`, the Outcome's `_owned` (it frees
+ * the call when collected; the outcome is borrowed from it). On a library refusal the call
+ * is freed and minus the result code returned. */
+static PyObject *sp_unary(PyObject *self, PyObject *args) {
+  PyObject *st, *text, *params, *set, *t, *owner_cls;
+  unsigned int method;
+  unsigned long long now;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "OIOOOOKO", &st, &method, &text, &params, &set, &t, &now,
+                        &owner_cls))
+    return NULL;
+  const struct a2a_client_state *state = as_ptr(st);
+  if (state == NULL) return NULL;
+  const struct a2a_client *transport = as_ptr(t);
+  if (transport == NULL) return NULL;
+  const struct a2a_call_settings *settings = NULL;
+  if (set != Py_None && (settings = as_ptr(set)) == NULL) return NULL;
+  struct a2a_call *call = NULL;
+  a2a_result rc;
+  if (text != Py_None) {
+    Py_ssize_t len;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(text, &len); /* kept by `text` */
+    if (utf8 == NULL) return NULL;
+    rc = a2a_call_new_text(state, false, utf8, (size_t)len, settings, (uint64_t)now, &call);
+  } else {
+    const char *body = NULL;
+    Py_ssize_t len = 0;
+    if (params != Py_None && PyBytes_AsStringAndSize(params, (char **)&body, &len) < 0)
+      return NULL;
+    rc = a2a_call_new(state, method, (const uint8_t *)body, (size_t)len, settings,
+                      (uint64_t)now, &call);
+  }
+  if (rc != A2A_OK) return PyLong_FromLong(-(long)rc);
+  a2a_event ev;
+  uint64_t clock = (uint64_t)now;
+  for (;;) {
+    Py_BEGIN_ALLOW_THREADS
+    rc = a2a_call_poll_event(call, &ev);
+    if (rc == A2A_NONE) {
+      rc = a2a_call_run(call, transport, NULL, clock, &clock);
+      if (rc == A2A_OK) rc = a2a_call_poll_event(call, &ev);
+    }
+    Py_END_ALLOW_THREADS
+    if (rc == A2A_NONE) continue;
+    if (rc != A2A_OK) break;
+    if (ev.kind == A2A_EVENT_KIND_FINISHED) break;
+  }
+  if (rc != A2A_OK || ev.outcome == NULL) {
+    a2a_call_free(call);
+    if (rc == A2A_OK) {
+      PyErr_SetString(PyExc_RuntimeError, "a call finished without an outcome");
+      return NULL;
+    }
+    return PyLong_FromLong(-(long)rc);
+  }
+  PyObject *o = PyLong_FromVoidPtr((void *)ev.outcome);
+  PyObject *c = o ? PyLong_FromVoidPtr(call) : NULL;
+  PyObject *owner = c ? PyObject_CallFunctionObjArgs(owner_cls, o, c, NULL) : NULL;
+  Py_XDECREF(o);
+  Py_XDECREF(c);
+  if (owner == NULL) {
+    a2a_call_free(call);
+    return NULL;
+  }
+  PyObject *outcome = outcome_from(ev.outcome, owner); /* the owner frees the call */
+  Py_DECREF(owner);
+  return outcome;
 }
 
 /* The str of value [start, end) of a packed batch, shared with the previous value of the same
@@ -901,8 +926,8 @@ static PyObject *sp_library_address(PyObject *self, PyObject *unused) {
 static PyMethodDef methods[] = {
     {"setup", sp_setup, METH_VARARGS, "Registers the classes and tables the fast path builds."},
     {"outcome", sp_outcome, METH_VARARGS, "outcome(ptr, owned) -> Outcome."},
-    {"call", sp_call, METH_VARARGS, "One blocking client call (GIL released) -> (rc, Outcome)."},
-    {"stream_next", sp_stream_next, METH_O, "One client stream event (GIL released)."},
+    {"step", sp_step, METH_VARARGS, "One step of a client-machine call (GIL released)."},
+    {"unary", sp_unary, METH_VARARGS, "A whole non-streaming client-machine call -> Outcome."},
     {"sse_feed", sp_sse_feed, METH_VARARGS, "One packed SSE feed, events built in C."},
     {"answer", sp_answer, METH_O, "answer(text) -> the answer of a canonical JSON text."},
     {"library_address", sp_library_address, METH_NOARGS, "Address of a2a_version."},

@@ -139,8 +139,8 @@ def test_the_check_catches_a_wrong_type_a_missing_field_and_an_extra_field(table
     assert any('len' in m and 'no mirror' in m for m in mismatches(NoLen, c_str))
     assert any('cap' in m and 'does not exist' in m for m in mismatches(Extra, c_str))
     assert mismatches(Renamed, c_str) and ctypes.sizeof(Renamed) == c_str['size']
-    # A field appended to the C struct (what growing a2a_client_config does) without a mirror.
-    grown = dict(table['structs']['a2a_client_config'])
+    # A field appended to a C struct (what growing a2a_breaker_config does) without a mirror.
+    grown = dict(table['structs']['a2a_breaker_config'])
     grown['fields'] = [*grown['fields'], {'name': 'new_knob', 'offset': grown['size'], 'size': 4}]
     grown['size'] += 8
-    assert any('new_knob' in m for m in mismatches(_lib.ClientConfig, grown))
+    assert any('new_knob' in m for m in mismatches(_lib.BreakerConfig, grown))

@@ -140,29 +140,6 @@ def _decl(name: str, restype: object, *argtypes: object) -> None:
 #: Functions of the header this package deliberately does not bind, with the reason
 #: (tests/test_abi.py fails on any other unbound function).
 NOT_BOUND: dict[str, str] = {}
-# The reference driver's typed client and raw HTTP layer (ffi/src/driver.rs,
-# ffi/src/driver_raw.rs), which the client machine replaced (issue 22): `Client` runs the
-# machine with `a2a_call_run` on an `a2a_client_new_raw` transport (`_native`), so nothing
-# here calls them; left unbound so that the package loads both before and after they leave
-# the C ABI (only those the header still declares are listed).
-_REPLACED_DRIVER = (
-    'a2a_client_new', 'a2a_client_new_with_target', 'a2a_client_send_text',
-    'a2a_client_send_message', 'a2a_client_get_task', 'a2a_client_cancel_task',
-    'a2a_client_resubscribe', 'a2a_client_stream_text', 'a2a_client_stream_message',
-    'a2a_client_stream_next', 'a2a_client_stream_free', 'a2a_client_add_header_hook',
-    'a2a_client_exchange', 'a2a_client_open_stream', 'a2a_abort_is_triggered',
-    'a2a_raw_response_status', 'a2a_raw_response_header_count', 'a2a_raw_response_header',
-    'a2a_raw_response_body', 'a2a_raw_response_free', 'a2a_raw_stream_head',
-    'a2a_raw_stream_read', 'a2a_raw_stream_abort', 'a2a_raw_stream_free',
-)
-NOT_BOUND.update(
-    {
-        name: 'the typed client and raw HTTP layer the client machine replaced (issue 22): '
-              'never called, leaving the C ABI'
-        for name in _REPLACED_DRIVER
-        if name in FUNCTIONS
-    }
-)
 #: Prefixes of the layers the client machine replaced (issue 22): the bring-your-own request
 #: builder and HTTP/1.1 framing, and the standalone stream tracker, retry policy and
 #: breaker (the machine owns one breaker per client state; `a2a_breaker_config_default`

@@ -65,7 +65,9 @@ class Config(Owned):
                  prefer_card_order: bool = True, ignore_capabilities: bool = False,
                  breaker: _lib.BreakerConfig | None = None,
                  interface: tuple[int, int] = (0, 0), min_protocol: int = 0,
-                 card_cache: bool | int | Config = False) -> None:
+                 card_cache: bool | int | Config = False,
+                 texts: Sequence[tuple[int, str]] = (), proxy_disabled: bool = False,
+                 pool_idle_timeout_ms: int | None = None) -> None:
         self.ptr = 0
         b = lib.a2a_client_config_builder_new()
         if not b:
@@ -114,6 +116,17 @@ class Config(Owned):
                       f'card_cache={card_cache!r}')
             if breaker is not None:
                 check(lib.a2a_client_config_builder_set_breaker(b, ctypes.byref(breaker)))
+            # Text options (`A2A_CLIENT_TEXT_OPTION_*`): the hosts a card's interface may
+            # point to, and what only the reference driver's transport reads (TLS files,
+            # proxy, fixed resolutions).
+            for option, text in texts:
+                raw = text.encode('utf-8')
+                check(lib.a2a_client_config_builder_set_text(b, option, raw, len(raw)),
+                      f'text option {option}={text!r}')
+            check(lib.a2a_client_config_builder_set(
+                b, _abi.A2A_CLIENT_OPTION_PROXY_DISABLED, bool(proxy_disabled)))
+            if pool_idle_timeout_ms is not None:
+                set_option('pool_idle_timeout_ms', pool_idle_timeout_ms)
             out = c_void_p()
             check(lib.a2a_client_config_builder_build(b, ctypes.byref(out)))
             self.ptr = out.value or 0

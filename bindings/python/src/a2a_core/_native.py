@@ -1,6 +1,6 @@
 """The blocking `Client` on the reference driver (its own HTTP stack, connection pool, TLS
 and proxy rules): the core's client machine run by `a2a_call_run` on an
-`a2a_client_new_raw` transport, one foreign call per step, as Go's `HTTPClient` with
+`a2a_transport_new` transport, one foreign call per step, as Go's `HTTPClient` with
 `WithReferenceDriver()` does. The machine decides every request, deadline, retry,
 resubscription and outcome, exactly as for `AsyncClient` and `Client(http_client=...)`;
 what a call is built from and how its events are read are `_drive`'s, shared with them.
@@ -39,10 +39,6 @@ from .vocab import Binding, ProtocolVersion
 
 log = logging.getLogger('a2a_core')
 
-#: The transport's own call and stream idle timeouts: `a2a_call_run` applies the machine's
-#: deadlines instead, so these are only a backstop (as Go's reference driver sets them).
-_LONG_MS = 24 * 3600 * 1000
-
 _ITEM = _machine.EVENT_ITEM
 _FINISHED = _machine.EVENT_FINISHED
 _RESUBSCRIBING = _machine.EVENT_RESUBSCRIBING
@@ -50,60 +46,19 @@ _RETRYING = _machine.EVENT_RETRYING
 
 
 class Transport(Owned):
-    """Owns one `a2a_client_new_raw` client: the connection pool, TLS roots, client
-    certificate, proxy and name-resolution rules `a2a_call_run` performs requests with."""
+    """Owns one `a2a_transport_new` transport: the connection pool, TLS roots, client
+    certificate, proxy and name-resolution rules `a2a_call_run` performs requests with,
+    made from the same machine config the client's state uses (its connect timeout, body
+    limit, https rule and transport options)."""
 
     __slots__ = ('ptr',)
-    _free = _lib.lib.a2a_client_free
+    _free = _lib.lib.a2a_transport_free
 
-    def __init__(self, cfg: Any) -> None:
+    def __init__(self, config: Config) -> None:
         self.ptr = 0
         out = ctypes.c_void_p()
-        check(_lib.lib.a2a_client_new_raw(ctypes.byref(cfg), ctypes.byref(out)))
+        check(_lib.lib.a2a_transport_new(config.ptr, ctypes.byref(out)))
         self.ptr = out.value or 0
-
-
-def transport_config(connect_timeout_ms: int | None, max_response_bytes: int | None,
-                     pool_idle_timeout_ms: int | None, allow_hosts: Sequence[str],
-                     ca_file: str | None, client_cert_file: str | None,
-                     client_key_file: str | None, proxy: str | None, no_proxy: str | None,
-                     resolve: Sequence[str]) -> Transport:
-    """The transport of the reference driver with the network options (the machine's config
-    has the A2A ones). Its strings are copied by the library during the constructor."""
-    cfg = _lib.ClientConfig()
-    check(_lib.lib.a2a_client_config_default(ctypes.byref(cfg)))
-    cfg.call_timeout_ms = _LONG_MS
-    cfg.stream_idle_timeout_ms = _LONG_MS
-    for name, value in (('connect_timeout_ms', connect_timeout_ms),
-                        ('max_response_bytes', max_response_bytes),
-                        ('pool_idle_timeout_ms', pool_idle_timeout_ms)):
-        if value is not None:
-            setattr(cfg, name, value)
-    cfg.allow_http = True  # the machine applies the https rule to the card and interface
-    keep: list[bytes] = []
-
-    def view(text: str | None) -> _lib.Str:
-        if not text:
-            return _lib.Str()
-        b = text.encode('utf-8')
-        keep.append(b)
-        return _lib.Str(ctypes.cast(ctypes.c_char_p(b), ctypes.c_void_p).value, len(b))
-
-    def views(items: Sequence[str]) -> tuple[Any, int]:
-        arr = (_lib.Str * max(len(items), 1))(*(view(s) for s in items))
-        keep.append(arr)  # type: ignore[arg-type]
-        return (arr if items else None), len(items)
-
-    cfg.allow_hosts, cfg.allow_hosts_len = views(list(allow_hosts))
-    cfg.ca_file = view(ca_file)
-    cfg.client_cert_file = view(client_cert_file)
-    cfg.client_key_file = view(client_key_file)
-    # None: from the environment (curl's variables); "": never a proxy.
-    cfg.proxy_disabled = proxy == ''
-    cfg.proxy = view(proxy)
-    cfg.no_proxy = view(no_proxy)
-    cfg.resolve, cfg.resolve_len = views(list(resolve))
-    return Transport(cfg)
 
 
 def run(transport: Transport, call: Call, on_finished: Callable[[Any, Call], Any],

@@ -590,7 +590,7 @@ static PyObject *sp_step(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "OOKOO", &c, &t, &now, &e, &o)) return NULL;
   struct a2a_call *call = as_ptr(c);
   if (call == NULL) return NULL;
-  const struct a2a_client *transport = as_ptr(t);
+  const struct a2a_transport *transport = as_ptr(t);
   if (transport == NULL) return NULL;
   a2a_event *ev = as_ptr(e);
   if (ev == NULL) return NULL;
@@ -629,7 +629,7 @@ static PyObject *sp_unary(PyObject *self, PyObject *args) {
     return NULL;
   const struct a2a_client_state *state = as_ptr(st);
   if (state == NULL) return NULL;
-  const struct a2a_client *transport = as_ptr(t);
+  const struct a2a_transport *transport = as_ptr(t);
   if (transport == NULL) return NULL;
   const struct a2a_call_settings *settings = NULL;
   if (set != Py_None && (settings = as_ptr(set)) == NULL) return NULL;

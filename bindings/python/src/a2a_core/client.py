@@ -83,6 +83,29 @@ class ClientStreamEnd:
 StreamEvent = Union[StreamItem, Resubscribing, ClientStreamEnd]
 
 
+def _transport_options(allow_hosts: Sequence[str], ca_file: str | None,
+                       client_cert_file: str | None, client_key_file: str | None,
+                       proxy: str | None, no_proxy: str | None, resolve: Sequence[str],
+                       pool_idle_timeout_ms: int | None) -> dict[str, Any]:
+    """The config's text options and transport switches for the reference driver: the
+    hosts a card's interface may point to (the machine's card rule and the transport's
+    address check), TLS files, proxy (None: from the environment; '': never a proxy),
+    no-proxy list, fixed resolutions and the pool's idle time."""
+    from . import _abi
+
+    texts = [(_abi.A2A_CLIENT_TEXT_OPTION_ALLOW_HOST, h) for h in allow_hosts]
+    for option, value in ((_abi.A2A_CLIENT_TEXT_OPTION_CA_FILE, ca_file),
+                          (_abi.A2A_CLIENT_TEXT_OPTION_CLIENT_CERT_FILE, client_cert_file),
+                          (_abi.A2A_CLIENT_TEXT_OPTION_CLIENT_KEY_FILE, client_key_file),
+                          (_abi.A2A_CLIENT_TEXT_OPTION_PROXY, proxy),
+                          (_abi.A2A_CLIENT_TEXT_OPTION_NO_PROXY, no_proxy)):
+        if value:
+            texts.append((option, value))
+    texts += [(_abi.A2A_CLIENT_TEXT_OPTION_RESOLVE, r) for r in resolve]
+    return {'texts': texts, 'proxy_disabled': proxy == '',
+            'pool_idle_timeout_ms': pool_idle_timeout_ms}
+
+
 def _dur(seconds: float | None, ms: int | None, name: str, old: str | None = None) -> int | None:
     """A duration given in float seconds (`name`) or, deprecated, in integer
     milliseconds (`name_ms`), as the library's milliseconds; None when neither is given."""
@@ -144,8 +167,8 @@ class Client:
     `proxy`, `resolve`, ...) are then the httpx client's business and refused here. Without
     it, the same machine on the reference driver's transport (its pool, TLS, proxy and
     name rules; `a2a_call_run`, one foreign call per step: the fastest path). There
-    `allow_hosts` only reaches the transport: the machine's card rules have no extra
-    origins (an interface on another origin than the card's is refused).
+    `allow_hosts` lets a card's interface sit on another origin (the machine's card rule)
+    and its internal addresses past the transport's address check.
     With `http_client` only: `oauth2=ClientCredentials(...)` (tokens fetched through it,
     cached, refreshed, sent to the validated interface only, a 401 retried once with a new
     one) and `verify_card=` / `key_hosts=` (the card must carry a signature that
@@ -233,7 +256,9 @@ class Client:
             breaker=breaker._c() if breaker is not None else None,
             interface=interface_codes(protocol, binding),
             min_protocol=min_protocol_code(min_protocol), card_cache=card_cache,
-            client_certificate=http_client is None and bool(client_cert_file))
+            client_certificate=http_client is None and bool(client_cert_file),
+            **_transport_options(allow_hosts, ca_file, client_cert_file, client_key_file,
+                                 proxy, no_proxy, resolve, pool_idle_timeout_ms))
         if http_client is not None:
             from ._httpx_client import HttpxClient
 
@@ -243,13 +268,11 @@ class Client:
                                     (call_timeout_ms / 1000 if call_timeout_ms else 45.0))
             return
         # The reference driver: the machine run by a2a_call_run on its transport (_native).
-        from ._native import NativeClient, transport_config
+        from ._native import NativeClient, Transport
 
-        transport = transport_config(connect_timeout_ms, max_response_bytes,
-                                     pool_idle_timeout_ms, allow_hosts, ca_file,
-                                     client_cert_file, client_key_file, proxy, no_proxy,
-                                     resolve)
-        self._via = NativeClient(url, transport, config, header_hooks, _target,
+        # The transport is made from the machine's own config: its connect timeout, body
+        # limit, https rule and the transport options above.
+        self._via = NativeClient(url, Transport(config), config, header_hooks, _target,
                                  defer_card_resolution)
 
     @classmethod

@@ -4195,7 +4195,8 @@ a2a_result a2a_call_new_card_fetch(const struct a2a_machine_config *config,
  owns (free with `a2a_call_free`); written on success only.
 
  Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (method not a member),
- `A2A_REQUEST_PARAMS` (params not JSON or of the wrong shape), `A2A_IN_USE` (settings
+ `A2A_REQUEST_PARAMS` (params not JSON or of the wrong shape; a message with no part,
+ file bytes that are not base64 or metadata that is no object), `A2A_IN_USE` (settings
  being changed), `A2A_CLOSED`.
  */
 a2a_result a2a_call_new(const struct a2a_client_state *state,

@@ -477,7 +477,8 @@ fn start(
 /// owns (free with `a2a_call_free`); written on success only.
 ///
 /// Errors: `A2A_NULL_PARAMETER`, `A2A_INVALID_ARGUMENT` (method not a member),
-/// `A2A_REQUEST_PARAMS` (params not JSON or of the wrong shape), `A2A_IN_USE` (settings
+/// `A2A_REQUEST_PARAMS` (params not JSON or of the wrong shape; a message with no part,
+/// file bytes that are not base64 or metadata that is no object), `A2A_IN_USE` (settings
 /// being changed), `A2A_CLOSED`.
 #[unsafe(no_mangle)]
 pub extern "C" fn a2a_call_new(
@@ -506,6 +507,13 @@ pub extern "C" fn a2a_call_new(
             Ok(p) => p.call.into_owned(),
             Err(_) => return a2a_result::A2A_REQUEST_PARAMS,
         };
+        // A message the agent would have to refuse is refused here, before anything is
+        // sent: no part, file bytes that are not base64, metadata that is no object.
+        if let Call::SendMessage(p) | Call::SendStreamingMessage(p) = &call
+            && a2a::answer::check_outgoing(&p.message).is_err()
+        {
+            return a2a_result::A2A_REQUEST_PARAMS;
+        }
         // SAFETY: the header requires NULL or a live settings handle.
         let settings = unsafe { settings_of(settings) };
         let call = try_input!(start(&s.cell, call, settings, now_ms));

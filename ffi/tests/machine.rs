@@ -1170,3 +1170,48 @@ fn numeric_and_string_rpc_ids_and_clearing() {
     a2a_call_settings_free(settings);
     a2a_client_state_free(st);
 }
+
+#[test]
+fn a_message_the_agent_would_refuse_is_refused_before_anything_is_sent() {
+    use a2a_core::request::a2a_method;
+    let st = state(|_| {});
+    let new = |method: a2a_method, params: &str| {
+        let mut call = null_mut();
+        let r = a2a_call_new(
+            st,
+            method as u32,
+            params.as_ptr(),
+            params.len(),
+            null(),
+            0,
+            &mut call,
+        );
+        a2a_call_free(call);
+        r
+    };
+    let msg =
+        |rest: &str| format!(r#"{{"message":{{"messageId":"m-1","role":"ROLE_USER",{rest}}}}}"#);
+    let ok = msg(r#""parts":[{"text":"x"}],"metadata":{"k":1}"#);
+    assert_eq!(new(a2a_method::SendMessage, &ok), a2a_result::A2A_OK);
+    for (why, bad) in [
+        ("no part", msg(r#""parts":[]"#)),
+        ("bytes not base64", msg(r#""parts":[{"raw":"***"}]"#)),
+        (
+            "0.3 bytes not base64",
+            msg(r#""parts":[{"kind":"file","file":{"bytes":"***"}}]"#),
+        ),
+        (
+            "metadata not an object",
+            msg(r#""parts":[{"text":"x"}],"metadata":[1]"#),
+        ),
+    ] {
+        for method in [a2a_method::SendMessage, a2a_method::SendStreamingMessage] {
+            assert_eq!(
+                new(method, &bad),
+                a2a_result::A2A_REQUEST_PARAMS,
+                "{why} ({method:?})"
+            );
+        }
+    }
+    a2a_client_state_free(st);
+}

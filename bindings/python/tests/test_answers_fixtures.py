@@ -154,17 +154,7 @@ def _request_form(message: dict[str, Any]) -> bytes:
     return json.dumps({'message': m}).encode()
 
 
-#: Invalid messages the machine's SendMessage params check lets through (the typed
-#: client's a2a_client_send_message refused them): `Client` cannot send them (its message
-#: builder refuses no parts, encodes FilePart bytes itself and takes metadata as a
-#: mapping), but the core should refuse them too. Strict: a fix in the core shows here.
-MACHINE_ACCEPTS = {'no parts', 'file bytes not base64', 'metadata not an object'}
-
-
-@pytest.mark.parametrize('case', [
-    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason='the machine accepts it'))
-    if c['name'] in MACHINE_ACCEPTS else c for c in DOC['send_invalid']],
-    ids=lambda c: c['name'])
+@pytest.mark.parametrize('case', DOC['send_invalid'], ids=lambda c: c['name'])
 def test_invalid_messages_are_refused_before_sending(case: dict[str, Any]) -> None:
     # The message goes to the client machine (what Client sends through) in its request
     # form; the machine refuses it when the call is made, before anything is sent. (Until

@@ -470,6 +470,27 @@ fn check_task(t: &Task<'_>, trees: bool) -> Result<(), ContentError> {
     Ok(())
 }
 
+/// Checks a message before it is sent: at least one part, every file part's bytes valid
+/// base64, and the message's `metadata` (when present) a JSON object, as A2A's `Message`
+/// requires. The error says what and where (`parts`, `parts[1].bytes`, `metadata`).
+pub fn check_outgoing(m: &Message<'_>) -> Result<(), ContentError> {
+    if m.parts.is_empty() {
+        return Err(ContentError {
+            what: "a message needs at least one part".to_owned(),
+            at: "parts".to_owned(),
+        });
+    }
+    if let Some(meta) = &m.metadata
+        && !meta.get().trim_start().starts_with('{')
+    {
+        return Err(ContentError {
+            what: "metadata must be a JSON object".to_owned(),
+            at: "metadata".to_owned(),
+        });
+    }
+    check_message(m, false)
+}
+
 /// Checks what the model reader leaves open: every file part's bytes decode as base64, and
 /// every raw JSON value (`data`, `metadata`) also parses as a serde_json tree.
 pub fn check(r: &SendResponse<'_>) -> Result<(), ContentError> {

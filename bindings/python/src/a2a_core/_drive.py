@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from . import _lib, _machine
-from ._guard import HandleHolder
+from ._guard import Calls, HandleHolder
 from ._machine import Call, Settings, State
 from .answer import DataPart, FilePart, Part, TextPart
 from .card import AgentCard
@@ -548,6 +548,19 @@ class MachineClientBase:
         self.card: FetchedCard | None = None
         for hook in header_hooks:
             self.add_header_hook(hook)
+
+    def _begin_blocking(self, defer: bool) -> None:
+        """For the blocking clients: the guard of their calls and the lock of their opening,
+        then the state made now (the card fetched: BLOCKS) unless `defer`. `_open` is the
+        subclass's."""
+        self._calls = Calls('client')
+        self._opening = threading.Lock()
+        if not defer:
+            self._calls.enter()
+            try:
+                self._open()  # type: ignore[attr-defined]
+            finally:
+                self._calls.leave()
 
     def add_header_hook(self, hook: HeaderHook) -> None:
         """Adds a hook called for every A2A request (never the card fetch), in registration

@@ -12,14 +12,13 @@ state and the header hooks, alive until it ends.
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import httpx
 
-from . import _drive, _guard
+from . import _drive
 from ._drive import HeaderHook, Headers, message_call, method_call
 from ._httpx_io import resolve, run_sync
 from ._trust_io import bearer, status_of, verify_fetched, with_bearer
@@ -51,14 +50,7 @@ class HttpxClient(_drive.MachineClientBase):
         self._timeout = timeout
         self._verify = verify_card
         self._key_hosts = tuple(key_hosts)
-        self._calls = _guard.Calls('client')
-        self._opening = threading.Lock()
-        if not defer:
-            self._calls.enter()
-            try:
-                self._open()
-            finally:
-                self._calls.leave()
+        self._begin_blocking(defer)
 
     def _open(self) -> State:
         """The state, made on first use: the card fetched and validated (BLOCKS), or the

@@ -22,12 +22,11 @@ from __future__ import annotations
 import ctypes
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from . import _drive, _guard, _lib, _machine
+from . import _drive, _lib, _machine
 from ._drive import CardFinished, HeaderHook, Headers, card_error, message_call, method_call
 from ._guard import HandleHolder, Owned
 from ._machine import Call, Config, State
@@ -156,14 +155,7 @@ class NativeClient(_drive.MachineClientBase):
                  target: tuple[ProtocolVersion, Binding] | None, defer: bool) -> None:
         super().__init__(url, config, header_hooks, target)
         self._transport: Transport | None = transport
-        self._calls = _guard.Calls('client')
-        self._opening = threading.Lock()
-        if not defer:
-            self._calls.enter()
-            try:
-                self._open()
-            finally:
-                self._calls.leave()
+        self._begin_blocking(defer)
 
     def _open(self) -> tuple[State, Transport]:
         """The state, made on first use (the card fetched and validated: BLOCKS), and the

@@ -128,6 +128,10 @@ pub struct a2a_call {
     /// The native transport's request in flight between `a2a_call_run`s (a stream's body).
     #[cfg(feature = "driver")]
     pub(crate) in_flight: a2a::driver::InFlight,
+    /// A card fetch run by `a2a_call_run`: the URL of its first request once the
+    /// transport's rebinding check was armed with it (its resolution completes the check).
+    #[cfg(feature = "driver")]
+    pub(crate) rebinding_armed: Option<String>,
 }
 
 impl Handle for a2a_call {}
@@ -177,6 +181,8 @@ impl a2a_call {
             held: std::collections::VecDeque::new(),
             #[cfg(feature = "driver")]
             in_flight: a2a::driver::InFlight::default(),
+            #[cfg(feature = "driver")]
+            rebinding_armed: None,
         }
     }
 

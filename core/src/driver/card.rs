@@ -119,23 +119,12 @@ impl Client {
         }
         match resolved.cache_entry.clone() {
             Some(entry) => {
-                let internal = self.inner.guard.card_resolved_internal();
+                let internal = self.inner.guard.card_resolved_internal(card_host);
                 shared.locked().put(entry, self.now(), internal);
             }
             None => shared.locked().cards.remove(&resolved.card_url),
         }
-        let iface_host = resolved
-            .target
-            .url
-            .split_once("://")
-            .map_or("", |(_, r)| super::proxy::host_of(r));
-        let allowed = config.allow_hosts.iter().any(|h| {
-            let rest = h.split_once("://").map_or(h.as_str(), |(_, r)| r);
-            super::proxy::host_of(rest).eq_ignore_ascii_case(iface_host)
-        });
-        self.inner
-            .guard
-            .finish_card(resolved.card_class, iface_host, allowed);
+        self.finish_rebinding_check(&resolved);
         let origin = CardOrigin {
             card_url: resolved.card_url.clone(),
             options,
@@ -170,12 +159,43 @@ impl Client {
             // any other), and an allowed host's internal addresses are accepted.
             self.inner
                 .guard
-                .finish_card(crate::card::AddressClass::Public, iface_host, true);
+                .finish_card("", crate::card::AddressClass::Public, iface_host, true);
         }
         *m.hook_target.locked() = Arc::clone(&t);
         drop(slot);
         *self.inner.target.locked() = Some(t);
         Ok(())
+    }
+
+    /// Arms the rebinding check (see `dns`) for a card fetch that a client machine runs on
+    /// this client's transport (`a2a_call_run`): give it the URL of the fetch's first
+    /// request, before that request is sent, so the card host's answers are recorded.
+    pub fn begin_rebinding_check(&self, card_url: &str) {
+        self.inner.guard.begin_card(host_of_url(card_url));
+    }
+
+    /// Forgets a card fetch armed with [`Client::begin_rebinding_check`] that did not
+    /// resolve (nothing is checked because of it).
+    pub fn abandon_rebinding_check(&self, card_url: &str) {
+        self.inner.guard.forget_card(host_of_url(card_url));
+    }
+
+    /// Completes the rebinding check for a card fetch armed with
+    /// [`Client::begin_rebinding_check`]: from now on, the interface host of a public card
+    /// (written public, or whose host resolved to a public address) has its answers
+    /// checked on this transport, unless the caller allows that host.
+    pub fn finish_rebinding_check(&self, resolved: &crate::client::ResolvedCard) {
+        let iface_host = host_of_url(&resolved.target.url);
+        let allowed = self.inner.config.allow_hosts.iter().any(|h| {
+            let rest = h.split_once("://").map_or(h.as_str(), |(_, r)| r);
+            super::proxy::host_of(rest).eq_ignore_ascii_case(iface_host)
+        });
+        self.inner.guard.finish_card(
+            host_of_url(&resolved.card_url),
+            resolved.card_class,
+            iface_host,
+            allowed,
+        );
     }
 
     fn preferences(&self) -> Preferences {
@@ -348,4 +368,10 @@ fn shared_card_cache() -> &'static std::sync::Mutex<SharedCards> {
 fn cache_now() -> Millis {
     static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
     Millis(EPOCH.get_or_init(Instant::now).elapsed().as_millis() as u64)
+}
+
+/// The host of an absolute URL (empty when it has no scheme).
+fn host_of_url(url: &str) -> &str {
+    url.split_once("://")
+        .map_or("", |(_, r)| super::proxy::host_of(r))
 }

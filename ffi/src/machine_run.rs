@@ -82,13 +82,25 @@ impl RunMachine for Run<'_> {
 
     fn poll_event(&mut self) -> Option<AnyEvent> {
         let ev = machine_event(&mut self.0.machine);
-        if let Some(AnyEvent::Card(CardEvent::Resolved(r))) = &ev
-            && let Some(url) = self.0.rebinding_armed.take()
-        {
-            // A card served from the cache without a request leaves the check as it was.
-            match r.as_ref() {
-                Ok(resolved) => self.1.finish_rebinding_check(resolved),
-                Err(_) => self.1.abandon_rebinding_check(&url),
+        if let Some(AnyEvent::Card(CardEvent::Resolved(r))) = &ev {
+            let armed = self.0.rebinding_armed.take();
+            match (r.as_ref(), armed) {
+                (Ok(resolved), armed) => {
+                    // A card served fresh from the cache made no request: what its host's
+                    // lookup found when it was fetched (kept beside it) stands in.
+                    let sent = armed.is_some();
+                    let cached_internal = !sent
+                        && self.0.card_cache.as_ref().is_some_and(|c| {
+                            c.lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .host_internal(&resolved.card_url)
+                        });
+                    self.0.card_host_internal =
+                        self.1
+                            .finish_rebinding_check(resolved, sent, cached_internal);
+                }
+                (Err(_), Some(url)) => self.1.abandon_rebinding_check(&url),
+                (Err(_), None) => {}
             }
         }
         ev

@@ -16,6 +16,12 @@
 //!   not checked, nor is a card fetch from an all-internal host (the caller chose it);
 //! - behind a proxy the proxy resolves the name, so the check is the proxy's.
 //!
+//! The rules are kept per host, so one client's transport serves several agents: the Rust
+//! driver's card resolution and `a2a_call_run` (a card fetch machine run on the transport,
+//! [`super::Client::begin_rebinding_check`] and [`super::Client::finish_rebinding_check`])
+//! set them alike; a card served fresh from a cache carries its host's finding from when
+//! it was fetched.
+//!
 //! Refused addresses are skipped; when none is left the call fails before connecting with
 //! a `transport`/`AddressRefused` outcome (`request_sent = no`, retry `never`).
 //!

@@ -120,14 +120,21 @@ pub struct a2a_call {
     pub(crate) finished: bool,
     /// A card fetch's cache (its config's), and whether it was consulted yet (at the first
     /// `a2a_call_poll_transmit`, which brings the time).
-    card_cache: Option<SharedCardCache>,
+    pub(crate) card_cache: Option<SharedCardCache>,
     cache_consulted: bool,
+    /// Whether the resolved card's host resolved to internal addresses only (set by
+    /// `a2a_call_run`'s transport; kept beside the card in the cache).
+    pub(crate) card_host_internal: bool,
     /// Events taken from the machine by `a2a_call_run` for the caller, handed out by
     /// `a2a_call_poll_event` before the machine's own.
     pub(crate) held: std::collections::VecDeque<AnyEvent>,
     /// The native transport's request in flight between `a2a_call_run`s (a stream's body).
     #[cfg(feature = "driver")]
     pub(crate) in_flight: a2a::driver::InFlight,
+    /// A card fetch run by `a2a_call_run`: the URL of its first request once the
+    /// transport's rebinding check was armed with it (its resolution completes the check).
+    #[cfg(feature = "driver")]
+    pub(crate) rebinding_armed: Option<String>,
 }
 
 impl Handle for a2a_call {}
@@ -174,9 +181,12 @@ impl a2a_call {
             finished: false,
             card_cache: None,
             cache_consulted: false,
+            card_host_internal: false,
             held: std::collections::VecDeque::new(),
             #[cfg(feature = "driver")]
             in_flight: a2a::driver::InFlight::default(),
+            #[cfg(feature = "driver")]
+            rebinding_armed: None,
         }
     }
 
@@ -649,7 +659,7 @@ pub(crate) fn next_transmit(
                 let cache = cache
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
-                m.use_cache(&cache, now);
+                m.use_cache(&cache.cards, now);
             }
             c.cache_consulted = true;
             m.poll_transmit(now)
@@ -1121,7 +1131,7 @@ pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) 
                                 let mut cache =
                                     cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                                 match &card.cache_entry {
-                                    Some(entry) => cache.put(entry.clone()),
+                                    Some(entry) => cache.put(entry.clone(), c.card_host_internal),
                                     None => cache.remove(&card.card_url),
                                 }
                             }

@@ -73,7 +73,51 @@ pub(crate) struct TransportSettings {
 }
 
 /// A card cache several configs and threads share.
-pub(crate) type SharedCardCache = Arc<Mutex<CardCache>>;
+pub(crate) type SharedCardCache = Arc<Mutex<SharedCards>>;
+
+/// The cards of a shared cache and, beside each, whether its host resolved to internal
+/// addresses only when the reference driver's transport fetched it (a fresh card served
+/// from the cache on another transport carries that finding to its rebinding check; see
+/// `a2a::driver`). A card fetched by another HTTP stack counts as not internal.
+#[derive(Debug)]
+pub(crate) struct SharedCards {
+    pub(crate) cards: CardCache,
+    host_internal: std::collections::HashSet<String>,
+}
+
+impl SharedCards {
+    fn with_capacity(capacity: usize) -> SharedCards {
+        SharedCards {
+            cards: CardCache::with_capacity(capacity),
+            host_internal: std::collections::HashSet::new(),
+        }
+    }
+
+    /// Keeps `entry`, with whether its host resolved to internal addresses only.
+    pub(crate) fn put(&mut self, entry: a2a::client::CachedCard, host_internal: bool) {
+        let url = entry.url.clone();
+        self.cards.put(entry);
+        let cards = &self.cards;
+        self.host_internal
+            .retain(|u| *u != url && cards.get(u).is_some());
+        if host_internal {
+            self.host_internal.insert(url);
+        }
+    }
+
+    /// Drops the card at `url`.
+    pub(crate) fn remove(&mut self, url: &str) {
+        self.cards.remove(url);
+        self.host_internal.remove(url);
+    }
+
+    /// Whether the host of the card at `url` resolved to internal addresses only when the
+    /// driver's transport fetched it.
+    #[cfg_attr(not(feature = "driver"), allow(dead_code))]
+    pub(crate) fn host_internal(&self, url: &str) -> bool {
+        self.host_internal.contains(url)
+    }
+}
 
 /// A mutable set of client options; `a2a_client_config_builder_build` turns it into an
 /// immutable `a2a_machine_config`. Starts at the reference driver's defaults: 45 s per
@@ -547,7 +591,9 @@ pub extern "C" fn a2a_client_config_builder_set_card_cache(
         b.config.card_cache = if max_entries == 0 {
             None
         } else if share.is_null() {
-            Some(Arc::new(Mutex::new(CardCache::with_capacity(max_entries as usize))))
+            Some(Arc::new(Mutex::new(SharedCards::with_capacity(
+                max_entries as usize,
+            ))))
         } else {
             let share = try_ref!(share);
             match &share.inner.card_cache {

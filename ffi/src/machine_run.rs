@@ -13,15 +13,25 @@ use a2a::time::Millis;
 use crate::machine::{AnyEvent, Machine, a2a_call, machine_event, next_transmit};
 use crate::result::a2a_result;
 
-/// The call a run drives (its open body and held events are the run's own meanwhile).
-struct Run<'a>(&'a mut a2a_call);
+/// The call a run drives (its open body and held events are the run's own meanwhile), and
+/// the transport it runs on (whose rebinding check a card fetch arms).
+struct Run<'a>(&'a mut a2a_call, &'a Client);
 
 impl RunMachine for Run<'_> {
     type Event = AnyEvent;
     type Error = a2a_result;
 
     fn poll_transmit(&mut self, now: Millis) -> Result<Option<Transmit>, a2a_result> {
-        Ok(next_transmit(self.0, now)?.cloned())
+        let t = next_transmit(self.0, now)?.cloned();
+        if let (Some(t), Machine::Card(_)) = (&t, &self.0.machine)
+            && self.0.rebinding_armed.is_none()
+        {
+            // The card host's answers decide whether its interface host is checked (DNS
+            // rebinding, `a2a::driver`'s `dns`): recorded from the fetch's first request.
+            self.1.begin_rebinding_check(&t.request.url);
+            self.0.rebinding_armed = Some(t.request.url.clone());
+        }
+        Ok(t)
     }
 
     fn exchange(&self) -> Exchange {
@@ -71,7 +81,29 @@ impl RunMachine for Run<'_> {
     }
 
     fn poll_event(&mut self) -> Option<AnyEvent> {
-        machine_event(&mut self.0.machine)
+        let ev = machine_event(&mut self.0.machine);
+        if let Some(AnyEvent::Card(CardEvent::Resolved(r))) = &ev {
+            let armed = self.0.rebinding_armed.take();
+            match (r.as_ref(), armed) {
+                (Ok(resolved), armed) => {
+                    // A card served fresh from the cache made no request: what its host's
+                    // lookup found when it was fetched (kept beside it) stands in.
+                    let sent = armed.is_some();
+                    let cached_internal = !sent
+                        && self.0.card_cache.as_ref().is_some_and(|c| {
+                            c.lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .host_internal(&resolved.card_url)
+                        });
+                    self.0.card_host_internal =
+                        self.1
+                            .finish_rebinding_check(resolved, sent, cached_internal);
+                }
+                (Err(_), Some(url)) => self.1.abandon_rebinding_check(&url),
+                (Err(_), None) => {}
+            }
+        }
+        ev
     }
 
     fn role(event: &AnyEvent) -> EventRole {
@@ -101,7 +133,7 @@ pub(crate) fn run(
     let mut held = std::mem::take(&mut c.held);
     let mut now = Millis(now_ms);
     let r = a2a::driver::run(
-        &mut Run(c),
+        &mut Run(c, transport),
         &mut flight,
         &mut held,
         transport,

@@ -170,6 +170,7 @@ struct Ev {
     error: Option<String>,
     state: Option<String>,
     error_id: Option<String>,
+    message: Option<String>,
     http_status: Option<u16>,
     request_sent: Option<String>,
     text: Option<String>,
@@ -200,6 +201,7 @@ fn outcome_fields(o: *const a2a_outcome, ev: &mut Ev) {
         .then(|| vocab(4, i.request_sent).unwrap());
     ev.http_status = i.has_http_status.then_some(i.http_status);
     ev.error_id = view_string(i.error_id);
+    ev.message = view_string(i.message);
 }
 
 /// Every event queued now.
@@ -678,4 +680,214 @@ fn a_burst_in_one_write_hands_out_every_item() {
     a2a_call_free(call);
     a2a_client_state_free(st);
     a2a_transport_free(t);
+}
+
+/// A loopback stand-in for a card host reached through a proxy: it answers every request
+/// (a proxy's CONNECT with `200`, then the request inside the tunnel; an absolute-form or
+/// origin-form GET directly) with `card`, and counts the requests it answered.
+struct CardProxy {
+    port: u16,
+    served: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl CardProxy {
+    fn start(card: String) -> CardProxy {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = std::sync::Arc::clone(&served);
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut s) = conn else { continue };
+                let card = card.clone();
+                let count = std::sync::Arc::clone(&count);
+                std::thread::spawn(move || {
+                    let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
+                    let mut head = read_head(&mut s);
+                    if head.starts_with("CONNECT ") {
+                        let _ = s.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
+                        head = read_head(&mut s);
+                    }
+                    if head.starts_with("GET ") {
+                        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let _ = write!(
+                            s,
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                             cache-control: max-age=600\r\ncontent-length: {}\r\n\
+                             connection: close\r\n\r\n{card}",
+                            card.len()
+                        );
+                    }
+                });
+            }
+        });
+        CardProxy { port, served }
+    }
+
+    fn served(&self) -> usize {
+        self.served.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// A request head read byte by byte (bounded), empty when the peer closed first.
+fn read_head(s: &mut TcpStream) -> String {
+    let mut buf = Vec::new();
+    let mut byte = [0u8; 1];
+    while !buf.ends_with(b"\r\n\r\n") && buf.len() < 65_536 {
+        match s.read(&mut byte) {
+            Ok(1) => buf.push(byte[0]),
+            _ => return String::new(),
+        }
+    }
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// The fault server's card for `scenario`, read with a plain socket.
+fn fault_card(fs: &FaultServer, scenario: &str) -> serde_json::Value {
+    let addr = fs.base.trim_start_matches("http://");
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET /{scenario}/.well-known/agent-card.json HTTP/1.1\r\nHost: {addr}\r\n\
+         Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap()
+}
+
+/// Sets a text option on a config builder.
+fn set_text(b: *mut a2a_client_config_builder, option: a2a_client_text_option, text: &str) {
+    assert_eq!(
+        a2a_client_config_builder_set_text(b, option as u32, text.as_ptr().cast(), text.len()),
+        a2a_result::A2A_OK,
+        "{option:?} {text}"
+    );
+}
+
+/// Resolves the card at `card_base` with a card fetch made from `cfg` and run on `t`, then
+/// sends one text to the interface it names on the same transport: the card's resolution
+/// and the send's end.
+fn resolve_then_send(
+    t: *const a2a_transport,
+    cfg: *const a2a_machine_config,
+    card_base: &str,
+) -> (Ev, Ev) {
+    let mut fetch = null_mut();
+    assert_eq!(
+        a2a_call_new_card_fetch(cfg, card_base.as_ptr().cast(), card_base.len(), &mut fetch),
+        a2a_result::A2A_OK
+    );
+    let card = finished(&run_to_end(fetch, t, null()));
+    a2a_call_free(fetch);
+    let Some(iface) = card.interface_url.clone() else {
+        panic!("the card did not resolve: {card:?}")
+    };
+    let st = state(&iface, &[]);
+    let call = text_call(st, false, "hello rebinding");
+    let sent = finished(&run_to_end(call, t, null()));
+    a2a_call_free(call);
+    a2a_client_state_free(st);
+    (card, sent)
+}
+
+#[test]
+fn a_public_cards_interface_host_resolving_internal_is_refused_on_the_transport() {
+    // The card comes from `cards.test` through a proxy (no local answer for that name:
+    // a public card as written) and names `agent.test`, which the transport resolves to
+    // loopback (--resolve) and reaches without the proxy. The transport that ran the card
+    // fetch refuses that answer before connecting, as the Rust driver's own card
+    // resolution does (`core/tests/driver_networks.rs`).
+    //
+    // A true rebinding (one name answering public for the card, loopback for the call)
+    // needs a resolver whose answers change, which the C ABI does not take (--resolve
+    // answers are fixed). So the card names another host, which the card fetch's own
+    // policy allows as an origin (ALLOW_HOST on its config) while the transport's caller
+    // does not vouch for it: the same check, armed and completed by `a2a_call_run`.
+    let fs = FaultServer::start();
+    let port = fs.base.rsplit(':').next().unwrap().to_owned();
+    let mut card = fault_card(&fs, "ok");
+    let origin = format!("http://agent.test:{port}");
+    let iface = format!("{origin}/ok/a2a");
+    card["url"] = serde_json::Value::String(iface.clone());
+    if let Some(list) = card["additionalInterfaces"].as_array_mut() {
+        for i in list {
+            i["url"] = serde_json::Value::String(iface.clone());
+        }
+    }
+    let proxy = CardProxy::start(card.to_string());
+    let proxy_url = format!("http://127.0.0.1:{}", proxy.port);
+    let resolve = format!("agent.test:{port}:127.0.0.1");
+    let card_base = "http://cards.test";
+    let rebinding = |allow: Option<&str>| {
+        transport_with(|b| {
+            set_text(b, a2a_client_text_option::Proxy, &proxy_url);
+            set_text(b, a2a_client_text_option::NoProxy, "agent.test");
+            set_text(b, a2a_client_text_option::Resolve, &resolve);
+            if let Some(host) = allow {
+                set_text(b, a2a_client_text_option::AllowHost, host);
+            }
+        })
+    };
+
+    // The card fetches' config: the interface's origin allowed, cards cached and shared
+    // by every transport (as the Go and Java bindings share one cache per process).
+    let cfg = machine_config(|b| {
+        set_text(b, a2a_client_text_option::AllowHost, &origin);
+        assert_eq!(
+            a2a_client_config_builder_set_card_cache(b, 8, null()),
+            a2a_result::A2A_OK
+        );
+    });
+
+    let t = rebinding(None);
+    let (resolved, sent) = resolve_then_send(t, cfg, card_base);
+    assert_eq!(resolved.interface_url.as_deref(), Some(iface.as_str()));
+    assert_eq!(sent.error.as_deref(), Some("AddressRefused"), "{sent:?}");
+    assert_eq!(sent.request_sent.as_deref(), Some("no"), "{sent:?}");
+    assert_eq!(
+        fs.counters("ok")["messages"],
+        serde_json::json!(0),
+        "the agent on loopback is never contacted"
+    );
+    a2a_transport_free(t);
+
+    // Another client's transport gets the card fresh from the cache, with no request: the
+    // finding of the first fetch (a public card) still arms the check.
+    let t = rebinding(None);
+    let (_, sent) = resolve_then_send(t, cfg, card_base);
+    assert_eq!(sent.error.as_deref(), Some("AddressRefused"), "{sent:?}");
+    assert_eq!(proxy.served(), 1, "the card came from the cache");
+    a2a_transport_free(t);
+
+    // The caller vouches for the interface host: the send goes through.
+    let t = rebinding(Some("agent.test"));
+    let (_, sent) = resolve_then_send(t, cfg, card_base);
+    assert_eq!(sent.state.as_deref(), Some("completed"), "{sent:?}");
+    a2a_transport_free(t);
+
+    // An intranet card (its host resolves to loopback only, no proxy) keeps its interface
+    // unchecked, fetched or, on another transport, fresh from the cache.
+    let intranet = || {
+        transport_with(|b| {
+            set_text(b, a2a_client_text_option::Resolve, &resolve);
+            set_text(
+                b,
+                a2a_client_text_option::Resolve,
+                &format!("cards.test:{}:127.0.0.1", proxy.port),
+            );
+        })
+    };
+    let intranet_base = format!("http://cards.test:{}", proxy.port);
+    for _ in 0..2 {
+        let t = intranet();
+        let (_, sent) = resolve_then_send(t, cfg, &intranet_base);
+        assert_eq!(sent.state.as_deref(), Some("completed"), "{sent:?}");
+        a2a_transport_free(t);
+    }
+    assert_eq!(proxy.served(), 2, "each card fetched once");
+    a2a_machine_config_free(cfg);
 }

@@ -92,7 +92,7 @@ impl Client {
             client: self,
             fetch: &mut fetch,
             total: total.map(|t| self.millis_at(t)),
-            armed: false,
+            armed: None,
             sent: None,
         };
         // Each fetch is read whole: nothing stays in flight between runs.
@@ -105,37 +105,25 @@ impl Client {
             if let Some(CardEvent::Resolved(r)) = events.pop_front() {
                 break *r;
             }
-        }?;
-        let armed = on.armed;
-        let card_host = resolved
-            .card_url
-            .split_once("://")
-            .map_or("", |(_, r)| super::proxy::host_of(r));
-        if resolved.from_cache && !armed {
-            // A fresh card made no request: what its host's lookup found when it was
-            // fetched stands in for the rebinding check.
-            let internal = shared.locked().internal_of(&resolved.card_url);
-            self.inner.guard.begin_cached_card(card_host, internal);
-        }
-        match resolved.cache_entry.clone() {
-            Some(entry) => {
-                let internal = self.inner.guard.card_resolved_internal();
-                shared.locked().put(entry, self.now(), internal);
+        };
+        let sent = on.armed.is_some();
+        let resolved = match resolved {
+            Ok(r) => r,
+            Err(e) => {
+                if let Some(url) = on.armed.take() {
+                    self.abandon_rebinding_check(&url);
+                }
+                return Err(e);
             }
+        };
+        // A fresh card made no request: what its host's lookup found when it was fetched
+        // stands in for the rebinding check.
+        let cached_internal = !sent && shared.locked().internal_of(&resolved.card_url);
+        let internal = self.finish_rebinding_check(&resolved, sent, cached_internal);
+        match resolved.cache_entry.clone() {
+            Some(entry) => shared.locked().put(entry, self.now(), internal),
             None => shared.locked().cards.remove(&resolved.card_url),
         }
-        let iface_host = resolved
-            .target
-            .url
-            .split_once("://")
-            .map_or("", |(_, r)| super::proxy::host_of(r));
-        let allowed = config.allow_hosts.iter().any(|h| {
-            let rest = h.split_once("://").map_or(h.as_str(), |(_, r)| r);
-            super::proxy::host_of(rest).eq_ignore_ascii_case(iface_host)
-        });
-        self.inner
-            .guard
-            .finish_card(resolved.card_class, iface_host, allowed);
         let origin = CardOrigin {
             card_url: resolved.card_url.clone(),
             options,
@@ -170,12 +158,57 @@ impl Client {
             // any other), and an allowed host's internal addresses are accepted.
             self.inner
                 .guard
-                .finish_card(crate::card::AddressClass::Public, iface_host, true);
+                .finish_card("", crate::card::AddressClass::Public, iface_host, true);
         }
         *m.hook_target.locked() = Arc::clone(&t);
         drop(slot);
         *self.inner.target.locked() = Some(t);
         Ok(())
+    }
+
+    /// Arms the rebinding check (see `dns`) for a card fetch that a client machine runs on
+    /// this client's transport (`a2a_call_run`): give it the URL of the fetch's first
+    /// request, before that request is sent, so the card host's answers are recorded.
+    pub fn begin_rebinding_check(&self, card_url: &str) {
+        self.inner.guard.begin_card(host_of_url(card_url));
+    }
+
+    /// Forgets a card fetch armed with [`Client::begin_rebinding_check`] that did not
+    /// resolve (nothing is checked because of it).
+    pub fn abandon_rebinding_check(&self, card_url: &str) {
+        self.inner.guard.forget_card(host_of_url(card_url));
+    }
+
+    /// Completes the rebinding check for a card resolution run on this client's transport:
+    /// from now on, the interface host of a public card (written public, or whose host
+    /// resolved to a public address) has its answers checked here, unless the caller
+    /// allows that host. `sent`: the fetch made a request (armed with
+    /// [`Client::begin_rebinding_check`]); a card served fresh from a cache made none, and
+    /// `cached_internal` (whether its host resolved to internal addresses only when it was
+    /// fetched, kept beside the cache) stands in. Returns that finding for this card, to
+    /// keep beside its cache entry.
+    pub fn finish_rebinding_check(
+        &self,
+        resolved: &crate::client::ResolvedCard,
+        sent: bool,
+        cached_internal: bool,
+    ) -> bool {
+        let card_host = host_of_url(&resolved.card_url);
+        if !sent {
+            self.inner
+                .guard
+                .begin_cached_card(card_host, cached_internal);
+        }
+        let internal = self.inner.guard.card_resolved_internal(card_host);
+        let iface_host = host_of_url(&resolved.target.url);
+        let allowed = self.inner.config.allow_hosts.iter().any(|h| {
+            let rest = h.split_once("://").map_or(h.as_str(), |(_, r)| r);
+            super::proxy::host_of(rest).eq_ignore_ascii_case(iface_host)
+        });
+        self.inner
+            .guard
+            .finish_card(card_host, resolved.card_class, iface_host, allowed);
+        internal
     }
 
     fn preferences(&self) -> Preferences {
@@ -216,8 +249,9 @@ struct Card<'a> {
     client: &'a Client,
     fetch: &'a mut CardFetch,
     total: Option<Millis>,
-    /// Whether the rebinding check was armed (a request went out).
-    armed: bool,
+    /// The URL of the fetch's first request once the rebinding check was armed with it (a
+    /// request went out).
+    armed: Option<String>,
     /// The request in flight and its own deadline (the loop sees it cut to `total`).
     sent: Option<(RequestId, Millis)>,
 }
@@ -238,16 +272,11 @@ impl RunMachine for Card<'_> {
 
     fn poll_transmit(&mut self, now: Millis) -> Result<Option<Transmit>, Infallible> {
         while let Some(mut t) = self.fetch.poll_transmit(now) {
-            if !self.armed {
+            if self.armed.is_none() {
                 // The rebinding check compares the interface's addresses with the card
                 // host's (see `dns`).
-                let card_host = t
-                    .request
-                    .url
-                    .split_once("://")
-                    .map_or("", |(_, r)| super::proxy::host_of(r));
-                self.client.inner.guard.begin_card(card_host);
-                self.armed = true;
+                self.client.begin_rebinding_check(&t.request.url);
+                self.armed = Some(t.request.url.clone());
             }
             if let Some(total) = self.total {
                 if now >= total {
@@ -348,4 +377,10 @@ fn shared_card_cache() -> &'static std::sync::Mutex<SharedCards> {
 fn cache_now() -> Millis {
     static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
     Millis(EPOCH.get_or_init(Instant::now).elapsed().as_millis() as u64)
+}
+
+/// The host of an absolute URL (empty when it has no scheme).
+fn host_of_url(url: &str) -> &str {
+    url.split_once("://")
+        .map_or("", |(_, r)| super::proxy::host_of(r))
 }

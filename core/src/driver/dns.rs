@@ -16,6 +16,12 @@
 //!   not checked, nor is a card fetch from an all-internal host (the caller chose it);
 //! - behind a proxy the proxy resolves the name, so the check is the proxy's.
 //!
+//! The rules are kept per host, so one client's transport serves several agents: the Rust
+//! driver's card resolution and `a2a_call_run` (a card fetch machine run on the transport,
+//! [`super::Client::begin_rebinding_check`] and [`super::Client::finish_rebinding_check`])
+//! set them alike; a card served fresh from a cache carries its host's finding from when
+//! it was fetched.
+//!
 //! Refused addresses are skipped; when none is left the call fails before connecting with
 //! a `transport`/`AddressRefused` outcome (`request_sent = no`, retry `never`).
 //!
@@ -47,6 +53,7 @@
 //! moment. (A rebinding attack needs a *new* answer; keeping an old one longer only makes
 //! it harder.) `--resolve` entries are fixed answers and are never looked up.
 
+use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -116,15 +123,15 @@ fn parse_fixed(entry: &str) -> Result<Fixed, String> {
     })
 }
 
-/// What the resolver checks, set by card resolution.
+/// What the resolver checks, set by card resolution. Kept per host, so that one client
+/// (one transport) may resolve the cards of several agents, one after another or at once.
 #[derive(Debug, Default)]
 struct GuardState {
-    /// The card's host while the card is fetched.
-    card_host: Option<String>,
-    /// Whether every address the card's host resolved to was internal.
-    card_resolved_internal: bool,
-    /// The interface host whose answers are checked (the card is public).
-    checked_host: Option<String>,
+    /// The hosts of the cards being fetched, each with whether every address it resolved
+    /// to (so far) was internal.
+    cards: HashMap<String, bool>,
+    /// The interface hosts whose answers are checked (their card is public).
+    checked: HashSet<String>,
 }
 
 /// The per-client switch between card resolution and the resolver.
@@ -138,36 +145,56 @@ impl Guard {
 
     /// The card at `card_host` is about to be fetched: record its answers.
     pub(crate) fn begin_card(&self, card_host: &str) {
-        let mut s = self.state();
-        s.card_host = Some(norm(card_host));
-        s.card_resolved_internal = false;
-        s.checked_host = None;
+        self.state().cards.insert(norm(card_host), false);
     }
 
     /// The card at `card_host` comes from the cache (no fetch, no lookup now): what its
     /// host's lookup found when it was fetched (`resolved_internal`) stands in.
     pub(crate) fn begin_cached_card(&self, card_host: &str, resolved_internal: bool) {
-        self.begin_card(card_host);
-        self.state().card_resolved_internal = resolved_internal;
+        self.state()
+            .cards
+            .insert(norm(card_host), resolved_internal);
     }
 
-    /// Whether every address the card's host resolved to was internal (during the fetch).
-    pub(crate) fn card_resolved_internal(&self) -> bool {
-        self.state().card_resolved_internal
+    /// A fetch of the card at `card_host` ended without a card: its answers are no longer
+    /// recorded.
+    pub(crate) fn forget_card(&self, card_host: &str) {
+        self.state().cards.remove(&norm(card_host));
     }
 
-    /// The card resolved to an interface on `iface_host`: check that host's answers
-    /// unless the card is internal (written or resolved) or the caller allows the host.
-    pub(crate) fn finish_card(&self, card_class: AddressClass, iface_host: &str, allowed: bool) {
+    /// Whether every address `card_host` resolved to was internal (during its fetch).
+    pub(crate) fn card_resolved_internal(&self, card_host: &str) -> bool {
+        self.state()
+            .cards
+            .get(&norm(card_host))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// The card from `card_host` resolved to an interface on `iface_host`: check that
+    /// host's answers unless the card is internal (written or resolved) or the caller
+    /// allows the host (a host another card resolved to before follows the newest card).
+    pub(crate) fn finish_card(
+        &self,
+        card_host: &str,
+        card_class: AddressClass,
+        iface_host: &str,
+        allowed: bool,
+    ) {
         let mut s = self.state();
-        let card_internal = card_class.is_internal() || s.card_resolved_internal;
-        s.card_host = None;
+        let resolved_internal = s.cards.remove(&norm(card_host)).unwrap_or(false);
+        let card_internal = card_class.is_internal() || resolved_internal;
         let literal = iface_host
             .trim_start_matches('[')
             .trim_end_matches(']')
             .parse::<IpAddr>()
             .is_ok();
-        s.checked_host = (!card_internal && !allowed && !literal).then(|| norm(iface_host));
+        let host = norm(iface_host);
+        if !card_internal && !allowed && !literal {
+            s.checked.insert(host);
+        } else {
+            s.checked.remove(&host);
+        }
     }
 }
 
@@ -403,10 +430,12 @@ impl Resolver for Guarded {
         let mut refused = Vec::new();
         {
             let mut s = self.guard.state();
-            let mut checked = s.checked_host.as_deref() == Some(name.as_str());
-            if s.card_host.as_deref() == Some(name.as_str()) && !addrs.is_empty() {
+            let mut checked = s.checked.contains(&name);
+            if let Some(card_internal) = s.cards.get_mut(&name)
+                && !addrs.is_empty()
+            {
                 let all_internal = addrs.iter().all(|a| classify_ip(a.ip()).is_internal());
-                s.card_resolved_internal = all_internal;
+                *card_internal = all_internal;
                 // A host with a public address is a public host: its internal answers are
                 // refused for the card fetch too, so the card (and the pooled connection
                 // the first calls reuse) never comes from one.
@@ -563,7 +592,7 @@ mod tests {
         assert_eq!(run(&r, "https://agent.example/").unwrap().len(), 1);
         // A public card now names the host: the kept answer is refused.
         guard.begin_card("card.example");
-        guard.finish_card(AddressClass::Public, "agent.example", false);
+        guard.finish_card("card.example", AddressClass::Public, "agent.example", false);
         let e = run(&r, "https://agent.example/").unwrap_err();
         assert!(matches!(e, ureq::Error::Io(_)), "{e:?}");
         assert_eq!(lookups(&count), 1);
@@ -593,7 +622,12 @@ mod tests {
         let (r, guard) = resolver(vec!["127.0.0.1".parse().unwrap()]);
         guard.begin_card("agent.example");
         // The card was fetched through a proxy (no local answer): public as written.
-        guard.finish_card(AddressClass::Public, "agent.example", false);
+        guard.finish_card(
+            "agent.example",
+            AddressClass::Public,
+            "agent.example",
+            false,
+        );
         let e = run(&r, "https://agent.example/rpc").unwrap_err();
         let ureq::Error::Io(io) = e else {
             panic!("{e:?}")
@@ -613,7 +647,12 @@ mod tests {
             "8.8.8.8".parse().unwrap(),
         ]);
         guard.begin_card("agent.example");
-        guard.finish_card(AddressClass::Public, "agent.example", false);
+        guard.finish_card(
+            "agent.example",
+            AddressClass::Public,
+            "agent.example",
+            false,
+        );
         let kept = run(&r, "https://agent.example:8443/").unwrap();
         assert_eq!(kept, vec!["8.8.8.8:8443".parse::<SocketAddr>().unwrap()]);
     }
@@ -624,18 +663,18 @@ mod tests {
         let (r, guard) = resolver(vec!["10.1.2.3".parse().unwrap()]);
         guard.begin_card("agent.corp");
         run(&r, "https://agent.corp/.well-known/agent-card.json").unwrap();
-        guard.finish_card(AddressClass::Public, "agent.corp", false);
+        guard.finish_card("agent.corp", AddressClass::Public, "agent.corp", false);
         assert_eq!(run(&r, "https://agent.corp/").unwrap().len(), 1);
         // The caller allowed the host.
         let (r, guard) = resolver(vec!["127.0.0.1".parse().unwrap()]);
-        guard.finish_card(AddressClass::Public, "agent.example", true);
+        guard.finish_card("card.example", AddressClass::Public, "agent.example", true);
         assert_eq!(run(&r, "https://agent.example/").unwrap().len(), 1);
         // No card at all.
         let (r, _) = resolver(vec!["127.0.0.1".parse().unwrap()]);
         assert_eq!(run(&r, "https://agent.example/").unwrap().len(), 1);
         // Another host (the proxy's, say) is not the interface host.
         let (r, guard) = resolver(vec!["10.0.0.1".parse().unwrap()]);
-        guard.finish_card(AddressClass::Public, "agent.example", false);
+        guard.finish_card("card.example", AddressClass::Public, "agent.example", false);
         assert_eq!(run(&r, "http://proxy.corp:3128/").unwrap().len(), 1);
     }
 
@@ -651,7 +690,55 @@ mod tests {
             run(&r, "https://agent.example/").unwrap(),
             vec!["8.8.8.8:443".parse::<SocketAddr>().unwrap()]
         );
-        guard.finish_card(AddressClass::Public, "agent.example", false);
+        guard.finish_card(
+            "agent.example",
+            AddressClass::Public,
+            "agent.example",
+            false,
+        );
         assert_eq!(run(&r, "https://agent.example/").unwrap().len(), 1);
+    }
+
+    #[test]
+    fn one_guard_keeps_the_rule_of_each_agent_it_resolved() {
+        // One transport shared by two agents (a2a_call_run): a public card's interface
+        // stays checked after an intranet card resolves on the same client, and the
+        // intranet agent's interface is not checked.
+        let answer = |host: &str, _: u16| -> std::io::Result<Vec<IpAddr>> {
+            Ok(vec![if host.ends_with(".corp") {
+                "10.0.0.7".parse().unwrap()
+            } else {
+                "127.0.0.1".parse().unwrap()
+            }])
+        };
+        let guard = Guard::default();
+        let r = Guarded::new(
+            &[],
+            &[],
+            Some(Arc::new(answer)),
+            guard.clone(),
+            Answers::new(Duration::ZERO),
+        )
+        .unwrap();
+        guard.begin_card("public.example");
+        guard.begin_card("cards.corp");
+        // The intranet card's host resolves internal while it is fetched.
+        run(&r, "https://cards.corp/.well-known/agent-card.json").unwrap();
+        guard.finish_card(
+            "public.example",
+            AddressClass::Public,
+            "agent.example",
+            false,
+        );
+        guard.finish_card("cards.corp", AddressClass::Public, "agent.corp", false);
+        assert!(
+            run(&r, "https://agent.example/").is_err(),
+            "the public card's rule holds"
+        );
+        assert_eq!(run(&r, "https://agent.corp/").unwrap().len(), 1);
+        assert!(
+            !guard.card_resolved_internal("cards.corp"),
+            "finished: forgotten"
+        );
     }
 }

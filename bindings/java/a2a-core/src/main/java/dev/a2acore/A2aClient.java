@@ -414,8 +414,7 @@ public final class A2aClient implements AutoCloseable {
     }
 
     private static byte[] pushRef(String taskId, String configId) {
-        return MachineClient.pushRefParams(Objects.requireNonNull(taskId, "taskId"),
-            configId == null ? null : configId);
+        return MachineClient.pushRefParams(Objects.requireNonNull(taskId, "taskId"), configId);
     }
 
     private static PushConfigResult pushResult(Outcome outcome, byte[] body) {

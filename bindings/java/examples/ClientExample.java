@@ -14,6 +14,13 @@ public class ClientExample {
             try (ClientStream s = agent.stream("stream 3")) {
                 s.forEachRemaining(System.out::println);                      // Item..., [Resubscribing], End(endKind, outcome)
             }
+            for (java.util.Map<String, Object> task : agent.allTasks(java.util.Map.of("pageSize", 50), CallOptions.none())) {
+                System.out.println(task.get("id"));                           // page after page; TaskListException if one fails
+            }
+            String taskId = o.taskId().orElse("t-1");
+            A2aClient.PushConfigResult pushed = agent.createPushConfig(
+                PushConfig.of(taskId, "https://hooks.example/a2a").withToken("s3cret"), CallOptions.none());
+            System.out.println(pushed.config().map(PushConfig::id).orElse("refused: " + pushed.outcome()));
         }
     }
 }

@@ -36,7 +36,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * }</pre>
  *
  * <p><b>Asynchronous calls</b> ({@link #sendAsync}, {@link #getAsync}, {@link #cancelAsync},
- * {@link #listTasksAsync}, {@link #streamAsync}) run the library's sans-IO client machine
+ * {@link #listTasksAsync}, the push-config and extended-card calls, {@link #streamAsync}) run the library's sans-IO client machine
  * on a {@link java.net.http.HttpClient}: the caller's ({@link Builder#httpClient}) or one
  * made from the builder's connect timeout (no redirects, HTTP/1.1). {@code cancel(true)} on
  * the future, or {@code cancel()} on the stream's subscription, ends the exchange at once;
@@ -197,15 +197,88 @@ public final class A2aClient implements AutoCloseable {
     /**
      * Lists tasks (A2A 1.0 {@code ListTasks}; one page), asynchronously. {@code params} are
      * the request's fields in A2A 1.0 JSON ({@code contextId}, {@code status},
-     * {@code pageSize}, {@code pageToken}, {@code historyLength}; empty for none).
+     * {@code pageSize}, {@code pageToken}, {@code historyLength}; empty for none). A 0.3 agent
+     * has no such method: the page's outcome is the transport failure of a call not sent.
      */
     public CompletableFuture<TaskPage> listTasksAsync(Map<String, Object> params, CallOptions options) {
-        byte[] p = MachineClient.json(params == null ? Map.of() : params);
-        return machine.call((st, settings, now, out) -> lib.a2a_call_new(st, METHOD_LIST_TASKS, p, new SizeT(p.length),
-            settings, now, out), options, (ev, call, release) -> {
-                byte[] body = ev.has_response != 0 ? dev.a2acore.internal.Machine.bytes(ev.response_body) : null;
-                return MachineClient.page(MachineClient.finishedOutcome(lib, ev, release), body);
-            }, null, null);
+        return machine.call(listCall(params), options, bodyFinisher(MachineClient::page), null, null);
+    }
+
+    /** Lists one page of tasks, blocking; as {@link #listTasksAsync}. */
+    public TaskPage listTasks(Map<String, Object> params, CallOptions options) {
+        return blocking(listCall(params), options, bodyFinisher(MachineClient::page),
+            o -> new TaskPage(o, List.of(), java.util.Optional.empty()), TaskPage::outcome);
+    }
+
+    /**
+     * Every page of ListTasks from {@code params} (its {@code pageToken}, when given, is the
+     * first page's), fetched lazily: each page is one blocking {@link #listTasks} call, made when
+     * the iterator needs it, with the previous page's {@code nextPageToken}. The pages end after
+     * the one without a next token (or with the token just asked for), or after the first page
+     * whose call failed (its {@link TaskPage#outcome()} says why; it has no tasks).
+     */
+    public Iterable<TaskPage> taskPages(Map<String, Object> params, CallOptions options) {
+        Map<String, Object> first = params == null ? Map.of() : Map.copyOf(params);
+        return () -> new java.util.Iterator<TaskPage>() {
+            private Map<String, Object> nextParams = first;
+
+            @Override
+            public boolean hasNext() {
+                return nextParams != null;
+            }
+
+            @Override
+            public TaskPage next() {
+                if (nextParams == null) {
+                    throw new java.util.NoSuchElementException();
+                }
+                Map<String, Object> asked = nextParams;
+                TaskPage page = listTasks(asked, options);
+                nextParams = null;
+                if (page.outcome().isSuccess() && page.nextPageToken().isPresent()
+                        && !page.nextPageToken().get().equals(asked.get("pageToken"))) {
+                    Map<String, Object> p = new java.util.HashMap<>(asked);
+                    p.put("pageToken", page.nextPageToken().get());
+                    nextParams = p;
+                }
+                return page;
+            }
+        };
+    }
+
+    /**
+     * Every task ListTasks finds, page after page (as {@link #taskPages}: lazily, one call per
+     * page), as the agent sent them (JSON values as Java maps and lists). A page whose call
+     * failed ends the iteration with a {@link TaskListException} carrying its outcome, thrown
+     * from {@code hasNext()}; the tasks of the pages before it were already returned. Stop
+     * iterating to stop fetching.
+     */
+    public Iterable<Map<String, Object>> allTasks(Map<String, Object> params, CallOptions options) {
+        Iterable<TaskPage> pages = taskPages(params, options);
+        return () -> new java.util.Iterator<Map<String, Object>>() {
+            private final java.util.Iterator<TaskPage> it = pages.iterator();
+            private java.util.Iterator<Map<String, Object>> current = java.util.Collections.emptyIterator();
+
+            @Override
+            public boolean hasNext() {
+                while (!current.hasNext() && it.hasNext()) {
+                    TaskPage page = it.next();
+                    if (!page.outcome().isSuccess()) {
+                        throw new TaskListException(page.outcome());
+                    }
+                    current = page.tasks().iterator();
+                }
+                return current.hasNext();
+            }
+
+            @Override
+            public Map<String, Object> next() {
+                if (!hasNext()) {
+                    throw new java.util.NoSuchElementException();
+                }
+                return current.next();
+            }
+        };
     }
 
     /**
@@ -216,6 +289,9 @@ public final class A2aClient implements AutoCloseable {
      * @param cardJson the extended card (the JSON-RPC {@code result} or the HTTP+JSON body)
      */
     public record ExtendedCard(Outcome outcome, java.util.Optional<String> cardJson) {}
+
+    /** A finished extended-card call: its result, or the adoption's refusal (null: adopted or not asked). */
+    private record Adopted(ExtendedCard card, A2aCoreException refused) {}
 
     /**
      * Fetches the agent's extended (authenticated) card ({@code GetExtendedAgentCard}; 0.3
@@ -229,23 +305,146 @@ public final class A2aClient implements AutoCloseable {
      * a known target keeps its target.
      */
     public CompletableFuture<ExtendedCard> extendedCardAsync(CallOptions options) {
-        return machine.call((st, settings, now, out) -> lib.a2a_call_new(st, METHOD_GET_EXTENDED_AGENT_CARD, null,
-            new SizeT(0), settings, now, out), options, (ev, call, release) -> {
-                byte[] body = ev.has_response != 0 ? dev.a2acore.internal.Machine.bytes(ev.response_body) : null;
-                Outcome outcome = MachineClient.finishedOutcome(lib, ev, release);
-                if (outcome.isSuccess()) {
-                    int rc = machine.adoptExtendedCard(call);
-                    if (rc != 0) {
-                        return (Object) new A2aCoreException("a2a_client_state_adopt_extended_card", rc, null);
-                    }
+        return machine.call(extendedCall(), options, adoptingFinisher(), null, null).thenApply(A2aClient::adopted);
+    }
+
+    /**
+     * Fetches the agent's extended card, blocking; as {@link #extendedCardAsync} (a card the
+     * public card's rules refuse throws that {@link A2aCoreException}).
+     */
+    public ExtendedCard extendedCard(CallOptions options) {
+        return adopted(blocking(extendedCall(), options, adoptingFinisher(),
+            o -> new Adopted(new ExtendedCard(o, java.util.Optional.empty()), null), a -> a.card().outcome()));
+    }
+
+    private static ExtendedCard adopted(Adopted a) {
+        if (a.refused() != null) {
+            throw a.refused();
+        }
+        return a.card();
+    }
+
+    private MachineCall.Finisher<Adopted> adoptingFinisher() {
+        return (ev, call, release) -> {
+            byte[] body = ev.has_response != 0 ? dev.a2acore.internal.Machine.bytes(ev.response_body) : null;
+            Outcome outcome = MachineClient.finishedOutcome(lib, ev, release);
+            ExtendedCard card = new ExtendedCard(outcome, MachineClient.cardJson(outcome, body));
+            if (outcome.isSuccess()) {
+                int rc = machine.adoptExtendedCard(call);
+                if (rc != 0) {
+                    return new Adopted(card, new A2aCoreException("a2a_client_state_adopt_extended_card", rc, null));
                 }
-                return (Object) new ExtendedCard(outcome, MachineClient.cardJson(outcome, body));
-            }, null, null).thenApply(v -> {
-                if (v instanceof A2aCoreException e) {
-                    throw e;
-                }
-                return (ExtendedCard) v;
-            });
+            }
+            return new Adopted(card, null);
+        };
+    }
+
+    /**
+     * The result of a push-config create or get: the call's outcome and, when it succeeded,
+     * the config as the agent stored it.
+     *
+     * @param outcome the call's outcome (an agent without push notifications: protocol
+     *     {@code PushNotificationNotSupported}; a card that declares none: refused unsent)
+     * @param config the config the agent answered with
+     */
+    public record PushConfigResult(Outcome outcome, java.util.Optional<PushConfig> config) {}
+
+    /**
+     * The result of {@link #listPushConfigsAsync}: the call's outcome and the task's configs
+     * (empty when it failed).
+     *
+     * @param outcome the call's outcome
+     * @param configs the task's push configs
+     */
+    public record PushConfigList(Outcome outcome, List<PushConfig> configs) {}
+
+    /**
+     * Asks the agent to post a task's updates to {@code config.url()} (1.0
+     * {@code CreateTaskPushNotificationConfig}, 0.3 {@code tasks/pushNotificationConfig/set}),
+     * asynchronously; the result carries the config as the agent stored it (with its id).
+     */
+    public CompletableFuture<PushConfigResult> createPushConfigAsync(PushConfig config, CallOptions options) {
+        return machine.call(paramsCall(METHOD_CREATE_PUSH_CONFIG, MachineClient.pushConfigParams(
+            Objects.requireNonNull(config, "config"))), options, bodyFinisher(A2aClient::pushResult), null, null);
+    }
+
+    /** Creates a push config, blocking; as {@link #createPushConfigAsync}. */
+    public PushConfigResult createPushConfig(PushConfig config, CallOptions options) {
+        return blocking(paramsCall(METHOD_CREATE_PUSH_CONFIG, MachineClient.pushConfigParams(
+            Objects.requireNonNull(config, "config"))), options, bodyFinisher(A2aClient::pushResult),
+            o -> new PushConfigResult(o, java.util.Optional.empty()), PushConfigResult::outcome);
+    }
+
+    /** Reads one of a task's push configs (1.0 {@code GetTaskPushNotificationConfig}), asynchronously. */
+    public CompletableFuture<PushConfigResult> getPushConfigAsync(String taskId, String configId, CallOptions options) {
+        return machine.call(paramsCall(METHOD_GET_PUSH_CONFIG, pushRef(taskId, configId)), options,
+            bodyFinisher(A2aClient::pushResult), null, null);
+    }
+
+    /** Reads one of a task's push configs, blocking; as {@link #getPushConfigAsync}. */
+    public PushConfigResult getPushConfig(String taskId, String configId, CallOptions options) {
+        return blocking(paramsCall(METHOD_GET_PUSH_CONFIG, pushRef(taskId, configId)), options,
+            bodyFinisher(A2aClient::pushResult), o -> new PushConfigResult(o, java.util.Optional.empty()),
+            PushConfigResult::outcome);
+    }
+
+    /** Lists a task's push configs (1.0 {@code ListTaskPushNotificationConfigs}), asynchronously. */
+    public CompletableFuture<PushConfigList> listPushConfigsAsync(String taskId, CallOptions options) {
+        return machine.call(paramsCall(METHOD_LIST_PUSH_CONFIGS, pushRef(taskId, null)), options,
+            bodyFinisher(A2aClient::pushList), null, null);
+    }
+
+    /** Lists a task's push configs, blocking; as {@link #listPushConfigsAsync}. */
+    public PushConfigList listPushConfigs(String taskId, CallOptions options) {
+        return blocking(paramsCall(METHOD_LIST_PUSH_CONFIGS, pushRef(taskId, null)), options,
+            bodyFinisher(A2aClient::pushList), o -> new PushConfigList(o, List.of()), PushConfigList::outcome);
+    }
+
+    /**
+     * Deletes one of a task's push configs (1.0 {@code DeleteTaskPushNotificationConfig}),
+     * asynchronously; the outcome says whether the agent did.
+     */
+    public CompletableFuture<Outcome> deletePushConfigAsync(String taskId, String configId, CallOptions options) {
+        return unary(METHOD_DELETE_PUSH_CONFIG, pushRef(taskId, configId), options);
+    }
+
+    /** Deletes one of a task's push configs, blocking; as {@link #deletePushConfigAsync}. */
+    public Outcome deletePushConfig(String taskId, String configId, CallOptions options) {
+        return unaryBlocking(METHOD_DELETE_PUSH_CONFIG, pushRef(taskId, configId), options);
+    }
+
+    private static byte[] pushRef(String taskId, String configId) {
+        return MachineClient.pushRefParams(Objects.requireNonNull(taskId, "taskId"), configId);
+    }
+
+    private static PushConfigResult pushResult(Outcome outcome, byte[] body) {
+        return new PushConfigResult(outcome, MachineClient.pushConfig(outcome, body));
+    }
+
+    private static PushConfigList pushList(Outcome outcome, byte[] body) {
+        return new PushConfigList(outcome, MachineClient.pushConfigs(outcome, body));
+    }
+
+    /** What a finished call becomes from its outcome and response body (null: none). */
+    @FunctionalInterface
+    private interface BodyReader<T> {
+        T read(Outcome outcome, byte[] body);
+    }
+
+    private <T> MachineCall.Finisher<T> bodyFinisher(BodyReader<T> reader) {
+        return (ev, call, release) -> {
+            byte[] body = ev.has_response != 0 ? dev.a2acore.internal.Machine.bytes(ev.response_body) : null;
+            return reader.read(MachineClient.finishedOutcome(lib, ev, release), body);
+        };
+    }
+
+    private MachineClient.NewCall listCall(Map<String, Object> params) {
+        return paramsCall(METHOD_LIST_TASKS, MachineClient.json(params == null ? Map.of() : params));
+    }
+
+    private MachineClient.NewCall extendedCall() {
+        return (st, settings, now, out) -> lib.a2a_call_new(st, METHOD_GET_EXTENDED_AGENT_CARD, null, new SizeT(0),
+            settings, now, out);
     }
 
     /**
@@ -283,6 +482,10 @@ public final class A2aClient implements AutoCloseable {
     private static final int METHOD_LIST_TASKS = 4;
     private static final int METHOD_CANCEL_TASK = 5;
     private static final int METHOD_SUBSCRIBE_TO_TASK = 6;
+    private static final int METHOD_CREATE_PUSH_CONFIG = 7;
+    private static final int METHOD_GET_PUSH_CONFIG = 8;
+    private static final int METHOD_LIST_PUSH_CONFIGS = 9;
+    private static final int METHOD_DELETE_PUSH_CONFIG = 10;
     private static final int METHOD_GET_EXTENDED_AGENT_CARD = 11;
 
     private MachineClient.CallFuture<Outcome> unary(int method, byte[] params, CallOptions options) {
@@ -322,7 +525,7 @@ public final class A2aClient implements AutoCloseable {
      * Waits for a machine call; an interrupt ends the exchange and returns its Canceled
      * outcome, with the thread's interrupt status set again.
      */
-    private static Outcome await(MachineClient.CallFuture<Outcome> f) {
+    private static <T> T await(MachineClient.CallFuture<T> f) {
         boolean interrupted = false;
         try {
             while (true) {
@@ -501,7 +704,26 @@ public final class A2aClient implements AutoCloseable {
     }
 
     private Outcome runNative(MachineClient.NewCall make, CallOptions options) {
-        Outcome outcome;
+        return runNative(make, options, (ev, call, release) -> MachineClient.finishedOutcome(lib, ev, release),
+            o -> o, o -> o);
+    }
+
+    /**
+     * A blocking call of any result: on the HttpClient ({@link #onMachine}) or the native
+     * transport. {@code failed} makes the result of a card a deferred resolution cannot fetch;
+     * {@code outcomeOf} reads the outcome a hook failure is rethrown with.
+     */
+    private <T> T blocking(MachineClient.NewCall make, CallOptions options, MachineCall.Finisher<T> finisher,
+                           java.util.function.Function<Outcome, T> failed,
+                           java.util.function.Function<T, Outcome> outcomeOf) {
+        return onMachine ? await(machine.call(make, options, finisher, null, null))
+            : runNative(make, options, finisher, failed, outcomeOf);
+    }
+
+    private <T> T runNative(MachineClient.NewCall make, CallOptions options, MachineCall.Finisher<T> finisher,
+                            java.util.function.Function<Outcome, T> failed,
+                            java.util.function.Function<T, Outcome> outcomeOf) {
+        T result;
         lock.readLock().lock();
         try {
             Pointer t = transport();
@@ -509,11 +731,10 @@ public final class A2aClient implements AutoCloseable {
             try {
                 st = machine.nativeState(t);
             } catch (CardResolutionException e) {
-                return e.outcome();
+                return failed.apply(e.outcome());
             }
             try {
-                outcome = machine.onTransport(st, make, options,
-                    (ev, call, release) -> MachineClient.finishedOutcome(lib, ev, release), null).runToEnd(t);
+                result = machine.onTransport(st, make, options, finisher, null).runToEnd(t);
             } catch (RuntimeException | Error e) {
                 hooks.failure.remove();
                 throw e;
@@ -521,8 +742,8 @@ public final class A2aClient implements AutoCloseable {
         } finally {
             lock.readLock().unlock();
         }
-        hooks.check(outcome);
-        return outcome;
+        hooks.check(outcomeOf.apply(result));
+        return result;
     }
 
     /** The native transport (while the client is open). */

@@ -626,6 +626,112 @@ final class MachineClient {
         return params.toString().getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * CreateTaskPushNotificationConfig params in the 1.0 flat form ({@code taskId}, {@code url},
+     * {@code id}, {@code token}, {@code authentication}); the machine writes each version's envelope.
+     */
+    static byte[] pushConfigParams(PushConfig c) {
+        ObjectNode params = MAPPER.createObjectNode();
+        params.put("taskId", c.taskId());
+        params.put("url", c.url());
+        if (!c.id().isEmpty()) {
+            params.put("id", c.id());
+        }
+        c.token().ifPresent(t -> params.put("token", t));
+        c.authentication().ifPresent(a -> {
+            ObjectNode auth = params.putObject("authentication");
+            ArrayNode schemes = auth.putArray("schemes");
+            a.schemes().forEach(schemes::add);
+            if (!a.credentials().isEmpty()) {
+                auth.put("credentials", a.credentials());
+            }
+        });
+        return params.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Params naming a task's push config ({@code taskId}, and {@code id} when not null). */
+    static byte[] pushRefParams(String taskId, String configId) {
+        ObjectNode params = MAPPER.createObjectNode();
+        params.put("taskId", taskId);
+        if (configId != null) {
+            params.put("id", configId);
+        }
+        return params.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The answer of a response body that succeeded: the JSON-RPC {@code result}, or the body; null if none. */
+    private static JsonNode answer(Outcome outcome, byte[] body) {
+        if (body == null || !outcome.isSuccess()) {
+            return null;
+        }
+        try {
+            JsonNode n = MAPPER.readTree(body);
+            if (n != null && n.has("jsonrpc")) {
+                n = n.path("result");
+            }
+            return n;
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    /** The push config of a create/get answer, when the call succeeded and the answer reads. */
+    static Optional<PushConfig> pushConfig(Outcome outcome, byte[] body) {
+        JsonNode n = answer(outcome, body);
+        return n != null && n.isObject() ? Optional.of(pushConfigOf(n)) : Optional.empty();
+    }
+
+    /** The push configs of a list answer: 0.3 an array, 1.0 {@code {configs, nextPageToken}}. */
+    static List<PushConfig> pushConfigs(Outcome outcome, byte[] body) {
+        JsonNode n = answer(outcome, body);
+        if (n == null) {
+            return List.of();
+        }
+        JsonNode list = n.isArray() ? n : n.path("configs");
+        List<PushConfig> out = new ArrayList<>();
+        for (JsonNode c : list) {
+            if (c.isObject()) {
+                out.add(pushConfigOf(c));
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * One push config in any shape an agent answers: 1.0 flat ({@code id, taskId, url, ...}),
+     * nested ({@code taskId, pushNotificationConfig}), 0.3 REST ({@code name:
+     * tasks/{task}/pushNotificationConfigs/{id}}).
+     */
+    private static PushConfig pushConfigOf(JsonNode j) {
+        JsonNode src = j.path("pushNotificationConfig").isObject() ? j.path("pushNotificationConfig") : j;
+        String taskId = j.path("taskId").asText("");
+        String id = src.path("id").asText("");
+        String name = j.path("name").asText("");
+        if (taskId.isEmpty() && name.startsWith("tasks/")) {
+            String rest = name.substring("tasks/".length());
+            int slash = rest.indexOf('/');
+            taskId = slash < 0 ? rest : rest.substring(0, slash);
+            if (id.isEmpty() && rest.lastIndexOf('/') >= 0) {
+                id = rest.substring(rest.lastIndexOf('/') + 1);
+            }
+        }
+        Optional<String> token = src.hasNonNull("token") && !src.get("token").asText().isEmpty()
+            ? Optional.of(src.get("token").asText()) : Optional.empty();
+        Optional<PushConfig.Authentication> auth = Optional.empty();
+        JsonNode a = src.path("authentication");
+        if (a.isObject()) {
+            List<String> schemes = new ArrayList<>();
+            for (JsonNode s : a.path("schemes")) {
+                schemes.add(s.asText());
+            }
+            if (schemes.isEmpty() && a.hasNonNull("scheme")) {
+                schemes.add(a.get("scheme").asText()); // 1.0 writes one scheme
+            }
+            auth = Optional.of(new PushConfig.Authentication(schemes, a.path("credentials").asText("")));
+        }
+        return new PushConfig(taskId, id, src.path("url").asText(""), token, auth);
+    }
+
     /** Reads {@code {tasks, nextPageToken}} from a ListTasks body (JSON-RPC envelope or REST). */
     static TaskPage page(Outcome outcome, byte[] body) {
         if (body == null || !outcome.isSuccess() && outcome.channel() != Channel.TASK) {

@@ -121,4 +121,37 @@ class ExtendedCardTest {
         }
         assertEquals(List.of("/a2a agent/getAuthenticatedExtendedCard"), posts);
     }
+    /** A client whose blocking calls run on the native transport (no HttpClient given). */
+    private A2aClient nativeClient() {
+        return A2aClient.builder(base).allowHttp(true).connectTimeout(Duration.ofSeconds(2))
+            .callTimeout(Duration.ofSeconds(10)).streamIdleTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    @Test
+    void theBlockingTwinAdoptsTheExtendedCardOnTheNativeTransport() {
+        try (A2aClient c = nativeClient()) {
+            A2aClient.ExtendedCard ext = c.extendedCard(CallOptions.none());
+            assertTrue(ext.outcome().isSuccess(), String.valueOf(ext.outcome()));
+            assertTrue(ext.cardJson().orElseThrow().contains("/a2a/v2"), ext.cardJson().toString());
+            try (ClientStream s = c.stream("hi")) {
+                ClientStreamEvent last = null;
+                while (s.hasNext()) {
+                    last = s.next();
+                }
+                ClientStreamEvent.End end = assertInstanceOf(ClientStreamEvent.End.class, last);
+                assertTrue(end.outcome().isSuccess(), String.valueOf(end.outcome()));
+            }
+        }
+        assertEquals(List.of("/a2a agent/getAuthenticatedExtendedCard", "/a2a/v2 message/stream"), posts);
+    }
+
+    @Test
+    void theBlockingTwinThrowsTheRefusalOfADriftingCard() {
+        drift = true;
+        try (A2aClient c = nativeClient()) {
+            A2aCoreException refused = assertThrows(A2aCoreException.class, () -> c.extendedCard(CallOptions.none()));
+            assertEquals(710, refused.code(), refused.toString()); // A2A_CARD_HOST_MISMATCH
+        }
+        assertEquals(List.of("/a2a agent/getAuthenticatedExtendedCard"), posts);
+    }
 }

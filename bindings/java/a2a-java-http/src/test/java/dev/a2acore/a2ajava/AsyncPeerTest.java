@@ -16,6 +16,8 @@ import dev.a2acore.ProtocolVersion;
 import dev.a2acore.StreamEndKind;
 import dev.a2acore.StreamItem;
 import dev.a2acore.StreamItemKind;
+import dev.a2acore.ErrorName;
+import dev.a2acore.PushConfig;
 import dev.a2acore.TaskPage;
 import dev.a2acore.TaskState;
 import java.net.http.HttpClient;
@@ -36,7 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Python a2a-sdk and JS {@code @a2a-js/sdk} peers, in every protocol version and binding they
  * serve (JSON-RPC at {@code /}, HTTP+JSON at {@code /rest}; 1.0 and 0.3): send, get, a FAILED
  * task, a stream's typed items (status updates, artifact updates with their parts) and its
- * End, list tasks; and the card resolved over the caller's own HttpClient.
+ * End, list tasks (every page, chained on nextPageToken), push configs refused by an agent
+ * without push notifications; and the card resolved over the caller's own HttpClient.
  */
 class AsyncPeerTest {
     private static Peer python;
@@ -168,6 +171,62 @@ class AsyncPeerTest {
                 Outcome blocking = c.send("echo blocking");
                 assertEquals(v, blocking.version().orElseThrow(), blocking.toString());
             }
+        }
+    }
+    static Stream<Arguments> v1Interfaces() {
+        return interfaces().filter(a -> a.get()[1] == ProtocolVersion.V1_0);
+    }
+
+    /** Every page of ListTasks on a real peer: pages of two, chained on nextPageToken, the last without one. */
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("v1Interfaces")
+    void listTasksPagesAcrossAPeer(String kind, ProtocolVersion v, Binding b) throws Exception {
+        String context = "ctx-" + kind + "-" + b + "-" + System.nanoTime();
+        try (A2aClient c = client(kind, v, b)) {
+            java.util.Set<Object> sent = new java.util.HashSet<>();
+            for (int i = 0; i < 5; i++) {
+                Outcome o = c.sendAsync(List.of(Answer.Part.text("echo " + i)), Map.of(),
+                    CallOptions.none().withContextId(context)).get(30, TimeUnit.SECONDS);
+                assertEquals(TaskState.COMPLETED, o.state().orElseThrow(), o + "\n" + peer(kind).stderr());
+                sent.add(o.taskId().orElseThrow());
+            }
+            Map<String, Object> params = Map.of("contextId", context, "pageSize", 2);
+            List<TaskPage> pages = new java.util.ArrayList<>();
+            c.taskPages(params, CallOptions.none()).forEach(pages::add);
+            assertTrue(pages.stream().allMatch(p -> p.outcome().isSuccess()), pages + "\n" + peer(kind).stderr());
+            assertEquals(3, pages.size(), pages.toString());
+            assertTrue(pages.get(0).nextPageToken().isPresent() && pages.get(1).nextPageToken().isPresent(),
+                pages.toString());
+            assertFalse(pages.get(2).nextPageToken().isPresent(), pages.toString());
+            List<Object> all = new java.util.ArrayList<>();
+            c.allTasks(params, CallOptions.none()).forEach(t -> all.add(t.get("id")));
+            assertEquals(5, all.size(), all.toString());
+            assertEquals(sent, new java.util.HashSet<>(all));
+            assertEquals(List.of(all.get(0), all.get(1)), pages.get(0).tasks().stream().map(t -> t.get("id")).toList());
+        }
+    }
+
+    /** A peer without push notifications answers every push-config call with PushNotificationNotSupported. */
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("interfaces")
+    void pushConfigsOnAPeerWithoutPush(String kind, ProtocolVersion v, Binding b) throws Exception {
+        try (A2aClient c = client(kind, v, b)) {
+            String task = c.sendAsync("echo push").get(30, TimeUnit.SECONDS).taskId().orElseThrow();
+            A2aClient.PushConfigResult created = c.createPushConfigAsync(PushConfig.of(task, "https://hooks.example/x")
+                .withToken("t"), CallOptions.none()).get(30, TimeUnit.SECONDS);
+            assertEquals(Channel.PROTOCOL, created.outcome().channel(), created.outcome() + "\n" + peer(kind).stderr());
+            // The JS SDK's 0.3 HTTP+JSON server reads the create body as a bare
+            // TaskPushNotificationConfig and refuses the 0.3 proto's request ({parent, configId,
+            // config}, what the core writes and the Python SDK reads) with InvalidParams first.
+            if (!(kind.equals("js") && v == ProtocolVersion.V0_3 && b == Binding.HTTP_JSON)) {
+                assertEquals(ErrorName.PUSH_NOTIFICATION_NOT_SUPPORTED, created.outcome().errorName().orElse(null),
+                    created.outcome().toString());
+            }
+            assertTrue(created.config().isEmpty(), created.toString());
+            A2aClient.PushConfigList listed = c.listPushConfigs(task, CallOptions.none());
+            assertEquals(ErrorName.PUSH_NOTIFICATION_NOT_SUPPORTED, listed.outcome().errorName().orElse(null),
+                listed.outcome().toString());
+            assertEquals(List.of(), listed.configs());
         }
     }
 }

@@ -1,6 +1,6 @@
-"""The blocking `Client`: card resolution, send / get / cancel, streams (with
-resubscription after a cut) and resubscribe, with header hooks for credentials and
-`traceparent`. Every failure of a call, connect errors and timeouts included, is an
+"""The blocking `Client`: card resolution, send / get / wait / cancel, streams (with
+resubscription after a cut) and resubscribe, list tasks (a lazy page iterator), push
+configs and the extended card, with header hooks for credentials and `traceparent`. Every failure of a call, connect errors and timeouts included, is an
 `Outcome`, never an exception; exceptions are for wrong arguments.
 
 Every call is the core's client machine: on the reference driver's transport, run by

@@ -3,7 +3,9 @@ delete and extended card, on both of its delegates (the reference driver's trans
 the caller's httpx.Client): the same calls, arguments and results as AsyncClient's
 (tests/test_async_client.py), against the same peers: the real Python a2a-sdk server in
 both bindings, the 0.3 extended-card agent and the agent declaring no capabilities, and a
-recording agent that answers every method, in both protocol versions and both bindings."""
+recording agent that answers every method, in both protocol versions and both bindings;
+and the same server with push configs and an extended card (`--push`): real round trips
+in both versions and both bindings."""
 
 from __future__ import annotations
 
@@ -11,10 +13,12 @@ import http.server
 import json
 import threading
 from collections.abc import Iterator
+import sys
 from typing import Any
 
 import httpx
 import pytest
+from conftest import REPO
 from test_async_client import (  # noqa: F401 - the agents and py_peer are fixtures
     FAST_SYNC,
     _ExtendedCard,
@@ -27,6 +31,9 @@ from test_async_client import (  # noqa: F401 - the agents and py_peer are fixtu
 
 import a2a_core
 from a2a_core import CallResult, Client, Outcome, TaskPage
+
+sys.path.insert(0, str(REPO / 'tests' / 'peers'))
+from launch import Peer, peer  # noqa: E402
 
 DELEGATES = ['native', 'httpx']
 
@@ -283,3 +290,84 @@ def test_closed_client_and_bad_arguments(everything: str, opts: dict[str, Any]) 
         next(c.list_tasks())
     with pytest.raises(a2a_core.ClosedError):
         c.extended_card()
+
+
+# --- the real Python a2a-sdk server keeping push configs, with an extended card -------------
+
+
+@pytest.fixture(scope='module')
+def push_peer() -> Iterator[Peer]:
+    with peer('python', '--push') as p:
+        yield p
+
+
+def _config(result: Any) -> dict[str, Any]:
+    """A push config as the agent wrote it (1.0 flat, 0.3 under `pushNotificationConfig`)."""
+    assert isinstance(result, dict), result
+    return result.get('pushNotificationConfig', result)  # type: ignore[no-any-return]
+
+
+def _configs(result: Any) -> list[Any]:
+    """A list of push configs (1.0 `configs`, omitted when empty; 0.3 JSON-RPC a list)."""
+    return result if isinstance(result, list) else (result or {}).get('configs', [])
+
+
+TARGETS = [('1.0', 'jsonrpc', '/'), ('1.0', 'http+json', '/rest'), ('0.3', 'jsonrpc', '/'),
+           ('0.3', 'http+json', '/rest')]
+
+
+@pytest.mark.parametrize(('version', 'binding', 'path'), TARGETS)
+def test_push_configs_round_trip_on_the_sdk_peer(push_peer: Peer, opts: dict[str, Any],
+                                                version: str, binding: str, path: str) -> None:
+    with Client.with_target(push_peer.url + path, version, binding, **opts) as c:
+        task_id = c.send('echo push').task_id
+        made = c.set_push_config(task_id, 'https://hooks.example/x', config_id='c1',
+                                 token='tok')
+        got = c.get_push_config(task_id, 'c1')
+        listed = c.list_push_configs(task_id)
+        deleted = c.delete_push_config(task_id, 'c1')
+        after = c.list_push_configs(task_id)
+        missing = c.get_push_config('no-such-task', 'c1')
+    for r in (made, got, listed):
+        assert not r.outcome.failed and r.status == 200, r.outcome
+    for r in (made, got):
+        assert _config(r.result) == {'id': 'c1', 'url': 'https://hooks.example/x',
+                                     'token': 'tok', **({'taskId': task_id}
+                                                        if version == '1.0' else {})}
+    assert [_config(x)['id'] for x in _configs(listed.result)] == ['c1']
+    assert missing.outcome.failed and missing.result is None
+    if (version, binding) == ('0.3', 'http+json'):
+        # The a2a-sdk's 0.3 HTTP+JSON routes have no DELETE for a push config: refused,
+        # and the config stays.
+        assert deleted.outcome.failed and deleted.status == 400, deleted.outcome
+        assert [_config(x)['id'] for x in _configs(after.result)] == ['c1']
+        return
+    if (version, binding) == ('0.3', 'jsonrpc'):
+        # The a2a-sdk's 0.3 JSON-RPC reply to a delete has neither `result` nor `error`
+        # (JSON-RPC 2.0 wants `result`, 0.3 says null): a malformed outcome, though the
+        # config is gone.
+        assert deleted.outcome.channel.value == 'malformed', deleted.outcome
+        assert 'neither result nor error' in (deleted.outcome.message or '')
+    else:
+        assert not deleted.outcome.failed and deleted.status == 200, deleted.outcome
+    assert not after.outcome.failed and _configs(after.result) == []
+
+
+@pytest.mark.parametrize(('version', 'binding', 'path'), TARGETS)
+def test_the_sdk_peers_extended_card(push_peer: Peer, opts: dict[str, Any], version: str,
+                                     binding: str, path: str) -> None:
+    with Client.with_target(push_peer.url + path, version, binding, **opts) as c:
+        r = c.extended_card(timeout=10.0)
+    assert not r.outcome.failed and r.status == 200, r.outcome
+    assert [s['id'] for s in r.result['skills']] == ['deterministic', 'extended']
+
+
+def test_the_sdk_peers_extended_card_is_adopted_from_its_card(push_peer: Peer,
+                                                              opts: dict[str, Any]) -> None:
+    with Client(push_peer.url, **opts) as c:
+        r = c.extended_card()
+        assert not r.outcome.failed and r.result['name'] == 'py-deterministic-peer'
+        assert 'extended' in [s['id'] for s in r.result['skills']]
+        # the client goes on working on the extended card's interface
+        o = c.send('echo after the extended card')
+        assert o.success and o.result.text == 'after the extended card', o

@@ -11,9 +11,8 @@ which file was loaded.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import _lib
 from .card import (

@@ -679,9 +679,9 @@ class BlockingCalls:
                         token: str | None, timeout: float | None,
                         headers: Headers) -> CallResult:
         """`Client.set_push_config` (BLOCKS)."""
-        return self.raw(CREATE_PUSH,  # type: ignore[no-any-return]
-                        push_config_params(task_id, url, config_id, token), timeout, None,
-                        headers, raw_finished)
+        params = push_config_params(task_id, url, config_id, token)
+        r: CallResult = self.raw(CREATE_PUSH, params, timeout, None, headers, raw_finished)
+        return r
 
     def get_push_config(self, task_id: str, config_id: str, timeout: float | None,
                         headers: Headers) -> CallResult:
@@ -693,8 +693,9 @@ class BlockingCalls:
     def list_push_configs(self, task_id: str, timeout: float | None,
                           headers: Headers) -> CallResult:
         """`Client.list_push_configs` (BLOCKS)."""
-        return self.raw(LIST_PUSH, push_config_ref(task_id), timeout,  # type: ignore[no-any-return]
-                        None, headers, raw_finished)
+        r: CallResult = self.raw(LIST_PUSH, push_config_ref(task_id), timeout, None, headers,
+                                 raw_finished)
+        return r
 
     def delete_push_config(self, task_id: str, config_id: str, timeout: float | None,
                            headers: Headers) -> CallResult:
@@ -706,8 +707,9 @@ class BlockingCalls:
     def extended_card(self, timeout: float | None, headers: Headers) -> CallResult:
         """`Client.extended_card` (BLOCKS); a successful one replaces the public card."""
         from_card = getattr(self, '_target', None) is None
-        return self.raw(EXTENDED_CARD, None, timeout, None,  # type: ignore[no-any-return]
-                        headers, extended_card_finished(from_card))
+        r: CallResult = self.raw(EXTENDED_CARD, None, timeout, None, headers,
+                                 extended_card_finished(from_card))
+        return r
 
 
 # --- waiting for a task ------------------------------------------------------------------------

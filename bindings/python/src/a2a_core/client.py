@@ -1,7 +1,8 @@
 """The blocking `Client`: card resolution, send / get / wait / cancel, streams (with
 resubscription after a cut) and resubscribe, list tasks (a lazy page iterator), push
-configs and the extended card, with header hooks for credentials and `traceparent`. Every failure of a call, connect errors and timeouts included, is an
-`Outcome`, never an exception; exceptions are for wrong arguments.
+configs and the extended card, with header hooks for credentials and `traceparent`. Every
+failure of a call, connect errors and timeouts included, is an `Outcome`, never an
+exception; exceptions are for wrong arguments.
 
 Every call is the core's client machine: on the reference driver's transport, run by
 `a2a_call_run` one step per foreign call (`_native`), or over the caller's httpx.Client
@@ -453,7 +454,6 @@ class Client:
         idle_timeout_ms = _dur(idle_timeout, idle_timeout_ms, 'idle_timeout')
         return self._via.resubscribe(  # type: ignore[no-any-return]
             task_id, _secs(idle_timeout_ms), traceparent, headers)
-
 
     def list_tasks(
         self,

@@ -9,6 +9,7 @@ in both versions and both bindings."""
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import json
 import threading
@@ -371,3 +372,33 @@ def test_the_sdk_peers_extended_card_is_adopted_from_its_card(push_peer: Peer,
         # the client goes on working on the extended card's interface
         o = c.send('echo after the extended card')
         assert o.success and o.result.text == 'after the extended card', o
+
+
+@pytest.mark.parametrize(('version', 'binding', 'path'), TARGETS)
+def test_the_async_client_gets_the_same_results(push_peer: Peer, opts: dict[str, Any],
+                                                version: str, binding: str, path: str) -> None:
+    """AsyncClient and the blocking Client (this delegate) on the same calls of the same
+    agent: the same statuses, channels and results (the task ids aside)."""
+
+    def seen(rs: list[CallResult], task_id: str) -> list[Any]:
+        return [(r.status, r.outcome.channel.value,
+                 json.dumps(r.result, sort_keys=True).replace(task_id, '<task>'))
+                for r in rs]
+
+    with Client.with_target(push_peer.url + path, version, binding, **opts) as c:
+        t = c.send('echo same').task_id
+        blocking = seen([c.set_push_config(t, 'https://hooks.example/y', config_id='c2'),
+                         c.get_push_config(t, 'c2'), c.list_push_configs(t),
+                         c.extended_card()], t)
+
+    async def main() -> list[Any]:
+        async with a2a_core.AsyncClient.with_target(push_peer.url + path, version, binding,
+                                                     allow_http=True, **FAST_SYNC) as ac:
+            t = (await ac.send('echo same')).task_id
+            return seen([await ac.set_push_config(t, 'https://hooks.example/y',
+                                                  config_id='c2'),
+                         await ac.get_push_config(t, 'c2'), await ac.list_push_configs(t),
+                         await ac.extended_card()], t)
+
+    assert asyncio.run(main()) == blocking
+    assert all(s[0] == 200 for s in blocking), blocking

@@ -49,7 +49,11 @@ from a2a.server.routes import (
     create_jsonrpc_routes,
     create_rest_routes,
 )
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import (
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -239,7 +243,7 @@ class DeterministicExecutor(AgentExecutor):
         await updater.cancel(updater.new_agent_message([text_part('cancelled by request')]))
 
 
-def build_card(base_url: str, version: str) -> AgentCard:
+def build_card(base_url: str, version: str, push: bool = False) -> AgentCard:
     """The agent card: 1.0 interfaces first, then the 0.3 ones (compat), per --version."""
     interfaces = []
     versions = {'both': ['1.0', '0.3'], '1.0': ['1.0'], '0.3': ['0.3']}[version]
@@ -258,7 +262,9 @@ def build_card(base_url: str, version: str) -> AgentCard:
         'echo, fail, crash, slow, stream, ticks, input, reject, cancel-me, message, parts, mirror',
         version='1.0.0',
         supported_interfaces=interfaces,
-        capabilities=AgentCapabilities(streaming=True, push_notifications=False),
+        capabilities=AgentCapabilities(
+            streaming=True, push_notifications=push, extended_agent_card=push
+        ),
         default_input_modes=['text/plain'],
         default_output_modes=['text/plain'],
         skills=[
@@ -273,13 +279,30 @@ def build_card(base_url: str, version: str) -> AgentCard:
     )
 
 
-def build_app(base_url: str, version: str, cancel_wait: float) -> Starlette:
-    """JSON-RPC on POST /, HTTP+JSON under /rest (0.3 under /rest/v1), card at the well-known path."""
-    card = build_card(base_url, version)
+def build_app(base_url: str, version: str, cancel_wait: float, push: bool = False) -> Starlette:
+    """JSON-RPC on POST /, HTTP+JSON under /rest (0.3 under /rest/v1), card at the well-known
+    path. `push`: push-notification configs kept in memory (create / get / list / delete;
+    nothing is ever delivered) and an extended card (the public one with one more skill),
+    both declared in the card."""
+    card = build_card(base_url, version, push)
+    extended = None
+    if push:
+        extended = AgentCard()
+        extended.CopyFrom(card)
+        extended.skills.append(
+            AgentSkill(
+                id='extended',
+                name='extended',
+                description='Only in the extended card',
+                tags=['test'],
+            )
+        )
     handler = DefaultRequestHandler(
         agent_executor=DeterministicExecutor(cancel_wait),
         task_store=InMemoryTaskStore(),
         agent_card=card,
+        push_config_store=InMemoryPushNotificationConfigStore() if push else None,
+        extended_agent_card=extended,
     )
     compat = version in ('both', '0.3')
     routes = [
@@ -304,7 +327,7 @@ async def serve(args: argparse.Namespace) -> None:
     # the knob. A short interval keeps keep-alive tests fast.
     EventSourceResponse.DEFAULT_PING_INTERVAL = args.ping
 
-    app = build_app(base_url, args.version, args.cancel_wait)
+    app = build_app(base_url, args.version, args.cancel_wait, args.push)
     config = uvicorn.Config(
         app,
         log_level='warning',
@@ -357,6 +380,11 @@ def main() -> int:
         type=float,
         default=60.0,
         help='how long cancel-me waits for a cancel before completing',
+    )
+    parser.add_argument(
+        '--push',
+        action='store_true',
+        help='keep push-notification configs (never delivered) and serve an extended card',
     )
     parser.add_argument(
         '--grace', type=float, default=3.0, help='graceful shutdown bound, seconds'

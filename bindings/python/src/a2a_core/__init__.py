@@ -12,6 +12,7 @@ which file was loaded.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import _lib
 from .card import (
@@ -147,11 +148,24 @@ _lib.enable_speedups(
 _AIO_NAMES = ('AsyncClient', 'FetchedCard', 'afetch_card', 'fetch_card')
 
 
+if TYPE_CHECKING:  # what __getattr__ imports on first use, for type checkers
+    from ._drive import CallResult, TaskPage
+
+
+#: Names of `a2a_core._drive` (the results of both clients' list-tasks, push-config and
+#: extended-card calls), imported on first use.
+_DRIVE_NAMES = ('CallResult', 'TaskPage')
+
+
 def __getattr__(name: str) -> object:
-    """`a2a_core.AsyncClient`, `fetch_card`, ... from `a2a_core.aio` (imports httpx)."""
+    """`a2a_core.AsyncClient`, `fetch_card`, ... from `a2a_core.aio` (imports httpx);
+    `CallResult` and `TaskPage` (no httpx needed)."""
     if name in _AIO_NAMES:
         from . import aio
         return getattr(aio, name)
+    if name in _DRIVE_NAMES:
+        from . import _drive
+        return getattr(_drive, name)
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
@@ -203,7 +217,9 @@ __all__ = [
     'CardResolutionError',
     'Channel',
     'AsyncClient',
+    'CallResult',
     'Client',
+    'TaskPage',
     'FetchedCard',
     'afetch_card',
     'fetch_card',

@@ -33,7 +33,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -338,6 +338,43 @@ def push_config_params(task_id: str, url: str, config_id: str | None,
     return {'taskId': task_id, 'pushNotificationConfig': config}
 
 
+def push_config_ref(task_id: str, config_id: str | None = None) -> dict[str, Any]:
+    """The params naming a task's push-notification configs (`ListTask...`), or one of
+    them (`Get...` / `Delete...`: `config_id`)."""
+    params: dict[str, Any] = {'taskId': task_id}
+    if config_id is not None:
+        params['id'] = config_id
+    return params
+
+
+class TaskPages:
+    """The plan of a `list_tasks` iteration, shared by both clients: the params of each
+    page's `ListTasks` call (`params()`), and each finished call read into its page
+    (`read`); `done` after the page without a next token or a page whose call failed."""
+
+    __slots__ = ('_params', '_token', 'done')
+
+    def __init__(self, context_id: str | None, status: str | None, page_size: int | None,
+                 page_token: str | None, history_length: int | None) -> None:
+        self._params = list_params(context_id, status, page_size, history_length)
+        self._token = page_token
+        self.done = False
+
+    def params(self) -> dict[str, Any]:
+        """The next page's `ListTasks` params."""
+        params = dict(self._params)
+        if self._token:
+            params['pageToken'] = self._token
+        return params
+
+    def read(self, r: CallResult) -> TaskPage:
+        """The finished page call `r` as its page (the plan moves to the next one)."""
+        page = page_of(r)
+        self._token = page.next_page_token
+        self.done = r.result is None or not self._token
+        return page
+
+
 # --- header hooks on a state -----------------------------------------------------------------
 
 
@@ -517,6 +554,22 @@ def raw_finished(ev: Any, call: Call) -> CallResult:
                       result_of_body(body, ok))
 
 
+def extended_card_finished(from_card: bool) -> Callable[[Any, Call], CallResult]:
+    """A `GetExtendedAgentCard` call's FINISHED event as a `CallResult`; when the call
+    succeeded with a card and the client's state was made from a card (`from_card`: not
+    `with_target`), the extended card replaces the public one on the call's state (A2A
+    §8.6.2), or its `CardError` is raised (the public card then stays)."""
+
+    def adopt(ev: Any, call: Call) -> CallResult:
+        r = raw_finished(ev, call)
+        if from_card and not r.outcome.failed and r.result is not None:
+            assert call.state is not None
+            call.state.adopt_extended_card(call)
+        return r
+
+    return adopt
+
+
 def stream_finished(ev: Any, call: Call) -> ClientStreamEnd:
     """A stream's FINISHED event as its `ClientStreamEnd`."""
     outcome = finished_outcome(ev, call)
@@ -596,6 +649,67 @@ class MachineClientBase:
         return self._with_hooks(State.for_target(self._config, self.url,
                                                  _num(ProtocolVersion)[v], _num(Binding)[b],
                                                  seed()))
+
+
+class BlockingCalls:
+    """The blocking `Client`'s calls whose result is not a task or message (list tasks,
+    push configs, the extended card), the same on both of its delegates (the reference
+    driver's `_native.NativeClient`, `_httpx_client.HttpxClient`): built and read with
+    the same pieces as `AsyncClient`'s; each delegate runs the call (`raw`, BLOCKS)."""
+
+    def raw(self, method: int, params: Mapping[str, Any] | None, timeout: float | None,
+            traceparent: str | None, headers: Headers,
+            finished: Callable[[Any, Call], Any]) -> Any:
+        """Runs one non-streaming call of `method` with `params` to its end (BLOCKS) and
+        returns what `finished` read from its FINISHED event."""
+        raise NotImplementedError
+
+    def list_tasks(self, context_id: str | None, status: str | None, page_size: int | None,
+                   page_token: str | None, history_length: int | None,
+                   timeout: float | None, traceparent: str | None,
+                   headers: Headers) -> Iterator[TaskPage]:
+        """`Client.list_tasks`: one `ListTasks` call per page, made when the page is
+        asked for."""
+        plan = TaskPages(context_id, status, page_size, page_token, history_length)
+        while not plan.done:
+            yield plan.read(self.raw(LIST_TASKS, plan.params(), timeout, traceparent,
+                                     headers, raw_finished))
+
+    def set_push_config(self, task_id: str, url: str, config_id: str | None,
+                        token: str | None, timeout: float | None,
+                        headers: Headers) -> CallResult:
+        """`Client.set_push_config` (BLOCKS)."""
+        params = push_config_params(task_id, url, config_id, token)
+        r: CallResult = self.raw(CREATE_PUSH, params, timeout, None, headers, raw_finished)
+        return r
+
+    def get_push_config(self, task_id: str, config_id: str, timeout: float | None,
+                        headers: Headers) -> CallResult:
+        """`Client.get_push_config` (BLOCKS)."""
+        r: CallResult = self.raw(GET_PUSH, push_config_ref(task_id, config_id), timeout,
+                                 None, headers, raw_finished)
+        return r
+
+    def list_push_configs(self, task_id: str, timeout: float | None,
+                          headers: Headers) -> CallResult:
+        """`Client.list_push_configs` (BLOCKS)."""
+        r: CallResult = self.raw(LIST_PUSH, push_config_ref(task_id), timeout, None, headers,
+                                 raw_finished)
+        return r
+
+    def delete_push_config(self, task_id: str, config_id: str, timeout: float | None,
+                           headers: Headers) -> CallResult:
+        """`Client.delete_push_config` (BLOCKS)."""
+        r: CallResult = self.raw(DELETE_PUSH, push_config_ref(task_id, config_id), timeout,
+                                 None, headers, raw_finished)
+        return r
+
+    def extended_card(self, timeout: float | None, headers: Headers) -> CallResult:
+        """`Client.extended_card` (BLOCKS); a successful one replaces the public card."""
+        from_card = getattr(self, '_target', None) is None
+        r: CallResult = self.raw(EXTENDED_CARD, None, timeout, None, headers,
+                                 extended_card_finished(from_card))
+        return r
 
 
 # --- waiting for a task ------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from .outcome import Outcome
 from .vocab import Binding, ProtocolVersion
 
 
-class HttpxClient(_drive.MachineClientBase):
+class HttpxClient(_drive.BlockingCalls, _drive.MachineClientBase):
     """What `Client` delegates to when given an `httpx.Client`."""
 
     def __init__(self, url: str, http: httpx.Client, config: Config,
@@ -132,6 +132,15 @@ class HttpxClient(_drive.MachineClientBase):
         return self._authed(lambda state, h: method_call(  # type: ignore[no-any-return]
             state, method, params, _drive.settings(timeout, traceparent, None, None, h)),
             headers)
+
+    def raw(self, method: int, params: Mapping[str, Any] | None, timeout: float | None,
+            traceparent: str | None, headers: Headers,
+            finished: Callable[[Any, Call], Any]) -> Any:
+        """A non-streaming call read by `finished` (list tasks, push configs, the extended
+        card; BLOCKS), with the OAuth2 token as every call."""
+        return self._authed(lambda state, h: method_call(
+            state, method, params, _drive.settings(timeout, traceparent, None, None, h)),
+            headers, finished)
 
     def wait(self, task_id: str, poll_interval: float, max_interval: float, timeout: float,
              history_length: int | None, traceparent: str | None,

@@ -143,7 +143,7 @@ class _FinishedCall(HandleHolder, Owned):
         self.call = call
 
 
-class NativeClient(_drive.MachineClientBase):
+class NativeClient(_drive.BlockingCalls, _drive.MachineClientBase):
     """What `Client` delegates to on the reference driver."""
 
     #: A reserved header a hook sets is raised (RequestError) after the call, as the
@@ -264,6 +264,15 @@ class NativeClient(_drive.MachineClientBase):
                 else None, _drive.settings(timeout, traceparent, None, None, headers))
         return self._unary(lambda state: method_call(  # type: ignore[no-any-return]
             state, method, params, _drive.settings(timeout, traceparent, None, None, headers)))
+
+    def raw(self, method: int, params: Mapping[str, Any] | None, timeout: float | None,
+            traceparent: str | None, headers: Headers,
+            finished: Callable[[Any, Call], Any]) -> Any:
+        """A non-streaming call read by `finished` (list tasks, push configs, the extended
+        card; BLOCKS): the generic path, `finished` reads the response body."""
+        return self._unary(lambda state: method_call(
+            state, method, params, _drive.settings(timeout, traceparent, None, None, headers)),
+            finished)
 
     def wait(self, task_id: str, poll_interval: float, max_interval: float, timeout: float,
              history_length: int | None, traceparent: str | None,

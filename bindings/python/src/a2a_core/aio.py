@@ -413,18 +413,11 @@ class AsyncClient(_drive.MachineClientBase):
         """Lists tasks page by page (A2A 1.0 `ListTasks`): an async iterator of
         `TaskPage`s, one call per page, ending after the page without a next token or
         after a page whose call failed (its `outcome` says why; it has no tasks)."""
-        params = _drive.list_params(context_id, status, page_size, history_length)
-        token = page_token
-        while True:
-            if token:
-                params['pageToken'] = token
-            r: CallResult = await self._method(_drive.LIST_TASKS, params, timeout,
+        plan = _drive.TaskPages(context_id, status, page_size, page_token, history_length)
+        while not plan.done:
+            r: CallResult = await self._method(_drive.LIST_TASKS, plan.params(), timeout,
                                                traceparent, headers, raw_finished)
-            page = _drive.page_of(r)
-            yield page
-            token = page.next_page_token
-            if r.result is None or not token:
-                return
+            yield plan.read(r)
 
     async def set_push_config(self, task_id: str, url: str, *, config_id: str | None = None,
                               token: str | None = None, timeout: float | None = None,
@@ -439,21 +432,23 @@ class AsyncClient(_drive.MachineClientBase):
                               timeout: float | None = None,
                               headers: Headers = None) -> CallResult:
         """Reads one push-notification config of a task."""
-        return await self._method(_drive.GET_PUSH, {'taskId': task_id, 'id': config_id},
-                                  timeout, None, headers, raw_finished)
+        return await self._method(_drive.GET_PUSH,
+                                  _drive.push_config_ref(task_id, config_id), timeout, None,
+                                  headers, raw_finished)
 
     async def list_push_configs(self, task_id: str, *, timeout: float | None = None,
                                 headers: Headers = None) -> CallResult:
         """Lists a task's push-notification configs."""
-        return await self._method(_drive.LIST_PUSH, {'taskId': task_id}, timeout, None,
-                                  headers, raw_finished)
+        return await self._method(_drive.LIST_PUSH, _drive.push_config_ref(task_id), timeout,
+                                  None, headers, raw_finished)
 
     async def delete_push_config(self, task_id: str, config_id: str, *,
                                  timeout: float | None = None,
                                  headers: Headers = None) -> CallResult:
         """Deletes one push-notification config of a task."""
-        return await self._method(_drive.DELETE_PUSH, {'taskId': task_id, 'id': config_id},
-                                  timeout, None, headers, raw_finished)
+        return await self._method(_drive.DELETE_PUSH,
+                                  _drive.push_config_ref(task_id, config_id), timeout, None,
+                                  headers, raw_finished)
 
     async def extended_card(self, *, timeout: float | None = None,
                             headers: Headers = None) -> CallResult:
@@ -464,15 +459,8 @@ class AsyncClient(_drive.MachineClientBase):
         against the URL the public card came from; a card that fails (an interface on
         another host: `CardError` kind `host_mismatch`, plain http, no usable interface)
         raises that `CardError` and the public card stays."""
-        state = self._live_state()
-
-        def adopt(ev: Any, call: Call) -> CallResult:
-            r = raw_finished(ev, call)
-            if not r.outcome.failed and r.result is not None and self.card is not None:
-                state.adopt_extended_card(call)
-            return r
-
-        return await self._method(_drive.EXTENDED_CARD, None, timeout, None, headers, adopt)
+        return await self._method(_drive.EXTENDED_CARD, None, timeout, None, headers,
+                                  _drive.extended_card_finished(self._target is None))
 
     async def get(self, task_id: str, *, timeout: float | None = None,
                   traceparent: str | None = None, headers: Headers = None,

@@ -1,7 +1,8 @@
-"""The blocking `Client`: card resolution, send / get / cancel, streams (with
-resubscription after a cut) and resubscribe, with header hooks for credentials and
-`traceparent`. Every failure of a call, connect errors and timeouts included, is an
-`Outcome`, never an exception; exceptions are for wrong arguments.
+"""The blocking `Client`: card resolution, send / get / wait / cancel, streams (with
+resubscription after a cut) and resubscribe, list tasks (a lazy page iterator), push
+configs and the extended card, with header hooks for credentials and `traceparent`. Every
+failure of a call, connect errors and timeouts included, is an `Outcome`, never an
+exception; exceptions are for wrong arguments.
 
 Every call is the core's client machine: on the reference driver's transport, run by
 `a2a_call_run` one step per foreign call (`_native`), or over the caller's httpx.Client
@@ -15,7 +16,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from .answer import Part
 from .outcome import Outcome
@@ -28,6 +29,9 @@ from .vocab import (
     parse_binding,
     parse_protocol_version,
 )
+
+if TYPE_CHECKING:
+    from ._drive import CallResult, TaskPage
 
 __all__ = ['Client', 'ClientStreamEnd', 'HeaderHook', 'Resubscribing', 'StreamEvent']
 
@@ -450,6 +454,80 @@ class Client:
         idle_timeout_ms = _dur(idle_timeout, idle_timeout_ms, 'idle_timeout')
         return self._via.resubscribe(  # type: ignore[no-any-return]
             task_id, _secs(idle_timeout_ms), traceparent, headers)
+
+    def list_tasks(
+        self,
+        *,
+        context_id: str | None = None,
+        status: str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        history_length: int | None = None,
+        timeout: float | None = None,
+        traceparent: str | None = None,
+        headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+    ) -> Iterator[TaskPage]:
+        """Lists tasks page by page (A2A 1.0 `ListTasks`; a 0.3 agent has no such method:
+        one failed page): an iterator of `TaskPage`s, one call per page made when the page
+        is asked for (each BLOCKS, bounded by the call timeout or `timeout` seconds),
+        ending after the page without a next token or after a page whose call failed (its
+        `outcome` says why; it has no tasks). `context_id` / `status` filter,
+        `page_token` starts at that page."""
+        _check_history(history_length)
+        return self._via.list_tasks(  # type: ignore[no-any-return]
+            context_id, status, page_size, page_token, history_length, _seconds(timeout),
+            traceparent, headers)
+
+    def set_push_config(self, task_id: str, url: str, *, config_id: str | None = None,
+                        token: str | None = None, timeout: float | None = None,
+                        headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None
+                        ) -> CallResult:
+        """Sets a push-notification config on a task (`CreateTaskPushNotificationConfig`;
+        BLOCKS): a `CallResult` whose `result` is the config the agent stored (None when
+        the call failed: its `outcome` says why)."""
+        return self._via.set_push_config(  # type: ignore[no-any-return]
+            task_id, url, config_id, token, _seconds(timeout), headers)
+
+    def get_push_config(self, task_id: str, config_id: str, *, timeout: float | None = None,
+                        headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None
+                        ) -> CallResult:
+        """Reads one push-notification config of a task (BLOCKS)."""
+        return self._via.get_push_config(  # type: ignore[no-any-return]
+            task_id, config_id, _seconds(timeout), headers)
+
+    def list_push_configs(self, task_id: str, *, timeout: float | None = None,
+                          headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None
+                          ) -> CallResult:
+        """Lists a task's push-notification configs (BLOCKS)."""
+        return self._via.list_push_configs(  # type: ignore[no-any-return]
+            task_id, _seconds(timeout), headers)
+
+    def delete_push_config(self, task_id: str, config_id: str, *,
+                           timeout: float | None = None,
+                           headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None
+                           ) -> CallResult:
+        """Deletes one push-notification config of a task (BLOCKS)."""
+        return self._via.delete_push_config(  # type: ignore[no-any-return]
+            task_id, config_id, _seconds(timeout), headers)
+
+    def extended_card(self, *, timeout: float | None = None,
+                      headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None
+                      ) -> CallResult:
+        """The authenticated extended agent card (`GetExtendedAgentCard`; BLOCKS):
+        `result` is the card as JSON when the agent has one. When the call succeeds on a
+        client made from a card, the extended card replaces the public one for this client
+        (A2A §8.6.2): later calls, from every thread, use its interface, credentials and
+        capabilities. It is checked with the public card's rules against the URL the public
+        card came from; a card that fails (an interface on another host: `CardError` code
+        `A2A_CARD_HOST_MISMATCH`, plain http, no usable interface) raises that `CardError`
+        and the public card stays. (`card` still shows the public card.)"""
+        return self._via.extended_card(_seconds(timeout), headers)  # type: ignore[no-any-return]
+
+
+def _seconds(timeout: float | None) -> float | None:
+    """A call's `timeout` in seconds, checked now (a positive number, or None)."""
+    _dur(timeout, None, 'timeout')
+    return timeout
 
 
 def _check_history(history_length: int | None) -> None:

@@ -153,6 +153,10 @@ impl Fed {
 
     /// Moves what the inner transport holds into this buffer, as much as fits; how much.
     fn take_from(&mut self, inner: &mut dyn Buffers) -> usize {
+        if self.filled == 0 && inner.input().is_empty() {
+            // Nothing to move nor to compact: a released buffer stays released.
+            return 0;
+        }
         self.compact();
         let src = inner.input();
         let n = src.len().min(self.input.len() - self.filled);
@@ -198,6 +202,14 @@ impl Fed {
             self.start = 0;
             self.shown = 0;
             self.filled = 0;
+            if !self.head {
+                // Everything read, and no response head awaited: the buffer goes back to
+                // the allocator until the next bytes arrive. An open stream spends most of
+                // its life here, holding nothing (issue 28: this buffer was 16 KiB of the
+                // 75 KiB per open idle stream); a busy one pays an allocation per read
+                // that empties it.
+                self.input = Vec::new();
+            }
         }
     }
 
@@ -240,6 +252,20 @@ impl<T: Transport> Buffers for LineFed<T> {
     }
 }
 
+impl<T: Transport> LineFed<T> {
+    /// Whether a first write of `amount` bytes is held: a whole request head (it ends with
+    /// the empty line; ureq writes a head too long for the buffer in several writes, each
+    /// needing the whole buffer for its longest line) of at most [`HOLD_MAX`] bytes that
+    /// leaves at least half the output buffer for what follows.
+    fn holds(&mut self, amount: usize) -> bool {
+        let out = self.inner.buffers().output();
+        amount > 0
+            && amount <= HOLD_MAX
+            && amount * 2 <= out.len()
+            && out[..amount].ends_with(b"\r\n\r\n")
+    }
+}
+
 impl<T: Transport> Transport for LineFed<T> {
     fn buffers(&mut self) -> &mut dyn Buffers {
         self
@@ -249,7 +275,7 @@ impl<T: Transport> Transport for LineFed<T> {
         let amount = amount.min(self.output().len());
         self.bufs.head = true;
         let first = std::mem::replace(&mut self.bufs.first_write, false);
-        if first && self.bufs.held == 0 && amount > 0 && amount <= HOLD_MAX {
+        if first && self.bufs.held == 0 && self.holds(amount) {
             // A request head: it stays in the inner transport's output and goes out with
             // the next write or before the next read.
             self.bufs.held = amount;
@@ -272,7 +298,7 @@ impl<T: Transport> Transport for LineFed<T> {
             return Ok(true);
         }
         let mut moved = self.bufs.take_from(self.inner.buffers());
-        if moved == 0 && self.bufs.filled < self.bufs.input.len() {
+        if moved == 0 && (self.bufs.filled == 0 || self.bufs.filled < self.bufs.input.len()) {
             let progress = self.inner.await_input(timeout)?;
             moved = self.bufs.take_from(self.inner.buffers());
             if moved == 0 {
@@ -505,6 +531,51 @@ mod tests {
         t.transmit_output(big.len(), NextTimeout::default())
             .unwrap();
         assert_eq!(sent(&t), big);
+    }
+
+    #[test]
+    fn a_partial_head_goes_out_at_once_and_its_next_line_gets_the_whole_buffer() {
+        let mut t = LineFed::new(Recorder::sized(64), 64);
+        // ureq wrote the lines that fit; the next header line needs the whole buffer.
+        write(&mut t, b"GET / HTTP/1.1\r\nA: b\r\n");
+        assert_eq!(t.inner.writes.len(), 1, "a partial head is not held");
+        write(&mut t, &[b'x'; 64]);
+        assert_eq!(t.inner.writes.len(), 2);
+    }
+
+    #[test]
+    fn a_head_filling_over_half_the_buffer_is_not_held() {
+        let mut t = LineFed::new(Recorder::sized(64), 64);
+        let head = format!("GET / HTTP/1.1\r\nA: {}\r\n\r\n", "x".repeat(20));
+        assert!(head.len() > 32);
+        write(&mut t, head.as_bytes());
+        assert_eq!(sent(&t), head.as_bytes(), "the body gets the whole buffer");
+    }
+
+    #[test]
+    fn the_input_buffer_is_given_back_once_read_out_after_the_head() {
+        let mut t = LineFed::new(Recorder::sized(64), 64);
+        write(&mut t, b"GET / HTTP/1.1\r\n\r\n");
+        let head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+        t.inner.reply = head.to_vec();
+        assert!(t.await_input(NextTimeout::default()).unwrap());
+        assert!(t.bufs.input.capacity() >= 64);
+        // Waiting for the head keeps the buffer (nothing consumed yet, nothing arrives).
+        assert!(!t.await_input(NextTimeout::default()).unwrap());
+        assert_eq!(t.buffers().input(), head, "kept while the head is awaited");
+        t.buffers().input_consume(head.len());
+        // The body: nothing buffered, so the buffer is given back...
+        assert_eq!(t.bufs.input.capacity(), 0, "released while idle");
+        assert!(!t.await_input(NextTimeout::default()).unwrap());
+        assert_eq!(
+            t.bufs.input.capacity(),
+            0,
+            "a wait for nothing allocates nothing"
+        );
+        // ...and the next bytes get a new one.
+        t.inner.reply = b"2\r\nhi\r\n".to_vec();
+        assert!(t.await_input(NextTimeout::default()).unwrap());
+        assert_eq!(t.buffers().input(), b"2\r\n");
     }
 
     #[test]

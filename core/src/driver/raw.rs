@@ -82,9 +82,9 @@ impl AbortHandle {
 /// per open idle stream); a page holds the small events of most streams.
 const READ_FIRST: usize = 4 * 1024;
 
-/// The largest read buffer: the transport's input buffer holds no more (see
-/// `exchange::build_agent`), so a larger one never fills.
-const READ_MAX: usize = 16 * 1024;
+/// The largest read buffer: a read takes at most what the transport's input buffer holds
+/// (see `exchange::INPUT_BUFFER`), so a larger one never fills.
+const READ_MAX: usize = super::exchange::INPUT_BUFFER;
 
 /// An open event-stream body.
 ///
@@ -169,7 +169,7 @@ impl RawStream {
         if self.buf.len() < READ_MAX && self.filled_last {
             // The last read filled the buffer: bytes come faster than it holds. Its bytes
             // were handed out, so a larger one replaces it.
-            self.buf = vec![0u8; (self.buf.len() * 4).min(READ_MAX)].into_boxed_slice();
+            self.buf = vec![0u8; (self.buf.len() * 2).min(READ_MAX)].into_boxed_slice();
         }
         let _entered = self.io.enter();
         self.io.set_deadline(deadline);

@@ -181,6 +181,7 @@ pub(crate) enum Opened {
 }
 
 fn to_http(req: &HttpRequest, mode: Mode) -> Result<ureq::http::Request<Vec<u8>>, Outcome> {
+    too_long_line(req)?;
     let mut b = ureq::http::Request::builder()
         .method(req.method.as_str())
         .uri(req.url.as_str());
@@ -201,6 +202,29 @@ fn to_http(req: &HttpRequest, mode: Mode) -> Result<ureq::http::Request<Vec<u8>>
         )
         .with_retry(RetryAdvice::Never)
     })
+}
+
+/// An unsent `InvalidRequest` when the request line or a header line would not fit in the
+/// transport's output buffer, which ureq writes a request head into line by line
+/// ([`OUTPUT_BUFFER`]): ureq would fail mid-head, after sending the lines before it.
+fn too_long_line(req: &HttpRequest) -> Result<(), Outcome> {
+    // "METHOD URL HTTP/1.1\r\n" (the URL bounds its path) and "name: value\r\n".
+    let line = std::iter::once((req.method.as_str(), req.url.as_str(), 12))
+        .chain(req.headers.iter().map(|(n, v)| (n.as_str(), v.as_str(), 4)))
+        .find(|(a, b, extra)| a.len() + b.len() + extra > OUTPUT_BUFFER);
+    match line {
+        None => Ok(()),
+        Some((a, b, extra)) => Err(Outcome::transport(
+            ErrorName::InvalidRequest,
+            RequestSent::No,
+            format!(
+                "request not sent: the line of {a} is {} bytes, more than the {OUTPUT_BUFFER} \
+                 a request head line may take",
+                a.len() + b.len() + extra
+            ),
+        )
+        .with_retry(RetryAdvice::Never)),
+    }
 }
 
 fn collect_headers(parts: &ureq::http::response::Parts) -> Vec<(String, String)> {

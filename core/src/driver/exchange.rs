@@ -112,14 +112,14 @@ pub(crate) fn build_agent(
         .timeout_connect(Some(cfg.connect_timeout))
         .max_idle_age(cfg.pool_idle_timeout)
         .max_idle_connections_per_host(4)
-        // Each transport layer of a connection (TCP, TLS, and the driver's `LineFed`, whose
-        // input grows when a large response head needs it) keeps an input and an output
-        // buffer of these sizes for the connection's life: ureq's 128 KiB defaults cost
-        // over half a megabyte per open stream. 16 KiB holds a TLS record's worth of
-        // plaintext and any single request header a server accepts; bodies go out and come
-        // in through it in pieces.
-        .input_buffer_size(BUFFER_SIZE)
-        .output_buffer_size(BUFFER_SIZE)
+        // ureq's transports (TCP, and TLS over it) keep an input and an output buffer of
+        // these sizes for the connection's life, an open stream's included (the driver's
+        // `LineFed` above them gives its own input back while a stream waits): see
+        // INPUT_BUFFER and OUTPUT_BUFFER. A response head is not bounded by them (LineFed
+        // collects it, up to ureq's 64 KiB head limit, set here so it is explicit).
+        .input_buffer_size(INPUT_BUFFER)
+        .output_buffer_size(OUTPUT_BUFFER)
+        .max_response_header_size(64 * 1024)
         .https_only(!cfg.allow_http)
         .build();
     let connector = Watch {
@@ -132,8 +132,20 @@ pub(crate) fn build_agent(
     Ok(ureq::Agent::with_parts(config, connector, resolver))
 }
 
-/// The input and output buffer size of each transport layer (see `build_agent`).
-const BUFFER_SIZE: usize = 16 * 1024;
+/// The input buffer of each of ureq's transport layers: the most one socket read takes.
+/// Measured for issue 28 (bench-driver, 2026-12-05, loopback, load average 3-4 on 2 CPUs):
+/// RSS per open idle stream 47.8 KiB with 16 KiB, 31.9 with 8 KiB, 28.0 with 4 KiB; CPU
+/// per stream event (20,000 small events, medians of 4 runs) 3.40, 3.44 and 3.60 µs, and
+/// 40 KB events read no slower with 8 KiB than with 16 KiB. 8 KiB: a third of the memory,
+/// no measurable cost; 4 KiB costs about 5% per small event.
+pub(crate) const INPUT_BUFFER: usize = 8 * 1024;
+
+/// The output buffer of each of ureq's transport layers: a request goes out in pieces of
+/// this size, and it bounds the longest single request header line (ureq writes a head
+/// line by line; a line that does not fit fails the request before anything is sent).
+/// 8 KiB, the per-line limit of common servers (nginx's default buffer, Apache's 8190
+/// bytes), where 16 KiB cost 8 KiB more per open stream (issue 28).
+pub(crate) const OUTPUT_BUFFER: usize = 8 * 1024;
 
 /// How long the call may take and how the body is read.
 #[derive(Debug, Clone, Copy)]
@@ -169,6 +181,7 @@ pub(crate) enum Opened {
 }
 
 fn to_http(req: &HttpRequest, mode: Mode) -> Result<ureq::http::Request<Vec<u8>>, Outcome> {
+    too_long_line(req)?;
     let mut b = ureq::http::Request::builder()
         .method(req.method.as_str())
         .uri(req.url.as_str());
@@ -189,6 +202,29 @@ fn to_http(req: &HttpRequest, mode: Mode) -> Result<ureq::http::Request<Vec<u8>>
         )
         .with_retry(RetryAdvice::Never)
     })
+}
+
+/// An unsent `InvalidRequest` when the request line or a header line would not fit in the
+/// transport's output buffer, which ureq writes a request head into line by line
+/// ([`OUTPUT_BUFFER`]): ureq would fail mid-head, after sending the lines before it.
+fn too_long_line(req: &HttpRequest) -> Result<(), Outcome> {
+    // "METHOD URL HTTP/1.1\r\n" (the URL bounds its path) and "name: value\r\n".
+    let line = std::iter::once((req.method.as_str(), req.url.as_str(), 12))
+        .chain(req.headers.iter().map(|(n, v)| (n.as_str(), v.as_str(), 4)))
+        .find(|(a, b, extra)| a.len() + b.len() + extra > OUTPUT_BUFFER);
+    match line {
+        None => Ok(()),
+        Some((a, b, extra)) => Err(Outcome::transport(
+            ErrorName::InvalidRequest,
+            RequestSent::No,
+            format!(
+                "request not sent: the line of {a} is {} bytes, more than the {OUTPUT_BUFFER} \
+                 a request head line may take",
+                a.len() + b.len() + extra
+            ),
+        )
+        .with_retry(RetryAdvice::Never)),
+    }
 }
 
 fn collect_headers(parts: &ureq::http::response::Parts) -> Vec<(String, String)> {

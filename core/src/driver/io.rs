@@ -275,12 +275,9 @@ impl<C: Connector<()>> Connector<()> for Watch<C> {
             }
         };
         let socket = seen.locked().take();
-        let (input, output) = (
-            details.config.input_buffer_size(),
-            details.config.output_buffer_size(),
-        );
+        let input = details.config.input_buffer_size();
         Ok(out.map(|inner| Watched {
-            inner: LineFed::new(inner, input, output),
+            inner: LineFed::new(inner, input),
             socket,
             request_bytes: outermost,
         }))

@@ -26,24 +26,25 @@
 //! bytes and their order are ureq's, only the size of each view is smaller. Response heads
 //! (parsed once whole) and identity or gzip bodies read exactly as before.
 //!
-//! The output side is a buffer copied to the inner transport's, with one change: a request
+//! The output side is the inner transport's own output buffer, with one change: a request
 //! head goes out together with what follows it. ureq writes a request in two steps, the head
 //! (`send_request`) and then the body (`send_body`), each with its own `transmit_output`;
 //! passed straight on, that is two socket writes (two TLS records, and two TCP segments
 //! since ureq sets `TCP_NODELAY`) for every small POST. So the first write after a read (or
-//! on a new connection) is held here, if it is small ([`HOLD_MAX`]), and ureq's next output
-//! is placed right after it in the same buffer: the next write sends both at once (head and
-//! body, or head and the first part of a large body), and a read sends whatever is held
-//! before it waits (a `GET`, whose head is all there is; a CONNECT request; an
-//! `Expect: 100-continue` wait). At most one write is ever held, only until ureq's next
-//! transport operation, and ureq always gets an output area of the configured size. The
-//! driver's request bodies are in memory when the call starts, so holding the head never
-//! waits on a body source.
+//! on a new connection) is held, if it is small ([`HOLD_MAX`]): it stays at the front of the
+//! inner transport's output, ureq's next output is placed right after it, and the next write
+//! sends both at once (head and body, or head and the first part of a large body), and a
+//! read sends whatever is held before it waits (a `GET`, whose head is all there is; a
+//! CONNECT request; an `Expect: 100-continue` wait). At most one write is ever held, only
+//! until ureq's next transport operation; a request head (the first write) always gets the
+//! whole output buffer, a body written after a held head the rest of it (ureq writes a body
+//! in as many pieces as it needs). The driver's request bodies are in memory when the call
+//! starts, so holding the head never waits on a body source.
 
 use ureq::unversioned::transport::{Buffers, NextTimeout, Transport};
 
-/// The scratch space ureq reads a request body into before writing it out (ureq's own
-/// buffers keep at least this much).
+/// The scratch space ureq reads a chunked request body into, taken from this layer's free
+/// input space as ureq's own buffers do (the driver's bodies have a length, so it is unused).
 const MIN_TMP: usize = 10 * 1024;
 
 /// The most input this layer holds: a response head up to ureq's limit (64 KiB) fits. The
@@ -55,6 +56,11 @@ const INPUT_MAX: usize = 128 * 1024;
 const HOLD_MAX: usize = 8 * 1024;
 
 /// The transport under ureq, showing its input a line at a time (see the module docs).
+///
+/// It has no output buffer of its own: ureq writes into the inner transport's, after the
+/// bytes held there (a copy per write and a buffer per connection fewer: an open idle
+/// stream held 16 KiB of output here, grown to 32 KiB by the held head, plus the scratch
+/// space, 10 KiB; issue 28).
 #[derive(Debug)]
 pub(crate) struct LineFed<T> {
     inner: T,
@@ -62,7 +68,7 @@ pub(crate) struct LineFed<T> {
 }
 
 /// Input moved from the inner transport (`input[start..filled]`, of which ureq sees
-/// `input[start..shown]`) and the output ureq writes to.
+/// `input[start..shown]`) and the state of the output ureq writes to the inner transport.
 #[derive(Debug)]
 struct Fed {
     input: Vec<u8>,
@@ -72,22 +78,21 @@ struct Fed {
     /// Whether the last consume took any bytes (ureq's `can_use_input` contract).
     progress: bool,
     input_size: usize,
-    /// `output[..held]` is a write held back; ureq writes at `output[held..]`.
-    output: Vec<u8>,
-    output_size: usize,
-    /// How many bytes at the front of `output` wait to go out with the next write.
+    /// How many bytes the last move from the inner transport took.
+    last_take: usize,
+    /// How many bytes at the front of the inner transport's output wait to go out with the
+    /// next write; ureq writes after them.
     held: usize,
     /// Whether the next write is the first since the last read (a request head).
     first_write: bool,
     /// Whether a response head is awaited: set by a write, cleared when ureq consumes
     /// input (it consumes a head only whole).
     head: bool,
-    tmp: Vec<u8>,
 }
 
 impl<T> LineFed<T> {
-    /// Wraps `inner`, with buffers of ureq's configured sizes (allocated on first use).
-    pub(crate) fn new(inner: T, input_size: usize, output_size: usize) -> LineFed<T> {
+    /// Wraps `inner`, with an input buffer of `input_size` bytes (allocated on first use).
+    pub(crate) fn new(inner: T, input_size: usize) -> LineFed<T> {
         LineFed {
             inner,
             bufs: Fed {
@@ -97,12 +102,10 @@ impl<T> LineFed<T> {
                 filled: 0,
                 progress: false,
                 input_size: input_size.max(1),
-                output: Vec::new(),
-                output_size: output_size.max(1),
+                last_take: 0,
                 held: 0,
                 first_write: true,
                 head: false,
-                tmp: Vec::new(),
             },
         }
     }
@@ -153,36 +156,35 @@ impl Fed {
 
     /// Moves what the inner transport holds into this buffer, as much as fits; how much.
     fn take_from(&mut self, inner: &mut dyn Buffers) -> usize {
+        if self.filled == 0 && inner.input().is_empty() {
+            // Nothing to move nor to compact: a released buffer stays released.
+            return 0;
+        }
         self.compact();
         let src = inner.input();
         let n = src.len().min(self.input.len() - self.filled);
         self.input[self.filled..self.filled + n].copy_from_slice(&src[..n]);
         inner.input_consume(n);
         self.filled += n;
+        self.last_take = n;
         n
     }
-}
 
-impl Fed {
-    /// The output area ureq writes to: `output_size` bytes after the held ones.
-    fn output_area(&mut self) -> &mut [u8] {
-        let end = self.held + self.output_size;
-        if self.output.len() < end {
-            self.output.resize(end, 0);
+    /// The free input space, at least [`MIN_TMP`] bytes: ureq's scratch space.
+    fn scratch(&mut self) -> &mut [u8] {
+        self.compact();
+        if self.input.len() - self.filled < MIN_TMP {
+            self.input.resize(self.filled + MIN_TMP, 0);
         }
-        &mut self.output[self.held..end]
-    }
-}
-
-impl Buffers for Fed {
-    fn output(&mut self) -> &mut [u8] {
-        self.output_area()
+        &mut self.input[self.filled..]
     }
 
+    /// The bytes ureq may parse.
     fn input(&self) -> &[u8] {
         &self.input[self.start..self.shown]
     }
 
+    /// Where the inner transport's next bytes go.
     fn input_append_buf(&mut self) -> &mut [u8] {
         self.compact();
         &mut self.input[self.filled..]
@@ -204,18 +206,17 @@ impl Buffers for Fed {
             self.start = 0;
             self.shown = 0;
             self.filled = 0;
+            if !self.head && self.last_take * 2 < self.input.len() {
+                // Everything read, no response head awaited, and the last read did not
+                // fill half the buffer (bytes are not streaming in): the buffer goes back
+                // to the allocator until the next bytes arrive. An open stream spends most
+                // of its life here, holding nothing (issue 28: this buffer was 16 KiB of
+                // the 75 KiB per open idle stream). A busy stream, whose reads fill the
+                // buffer, keeps it: freeing it at every emptying read cost about 3% more
+                // CPU per small event (bench-driver, 30,000 events).
+                self.input = Vec::new();
+            }
         }
-    }
-
-    fn tmp_and_output(&mut self) -> (&mut [u8], &mut [u8]) {
-        if self.tmp.len() < MIN_TMP {
-            self.tmp.resize(MIN_TMP, 0);
-        }
-        let end = self.held + self.output_size;
-        if self.output.len() < end {
-            self.output.resize(end, 0);
-        }
-        (&mut self.tmp, &mut self.output[self.held..end])
     }
 
     fn can_use_input(&self) -> bool {
@@ -224,50 +225,78 @@ impl Buffers for Fed {
     }
 }
 
+impl<T: Transport> Buffers for LineFed<T> {
+    fn output(&mut self) -> &mut [u8] {
+        let held = self.bufs.held;
+        &mut self.inner.buffers().output()[held..]
+    }
+
+    fn input(&self) -> &[u8] {
+        self.bufs.input()
+    }
+
+    fn input_append_buf(&mut self) -> &mut [u8] {
+        self.bufs.input_append_buf()
+    }
+
+    fn input_appended(&mut self, amount: usize) {
+        self.bufs.input_appended(amount);
+    }
+
+    fn input_consume(&mut self, amount: usize) {
+        self.bufs.input_consume(amount);
+    }
+
+    fn tmp_and_output(&mut self) -> (&mut [u8], &mut [u8]) {
+        let held = self.bufs.held;
+        let tmp = self.bufs.scratch();
+        (tmp, &mut self.inner.buffers().output()[held..])
+    }
+
+    fn can_use_input(&self) -> bool {
+        self.bufs.can_use_input()
+    }
+}
+
 impl<T: Transport> LineFed<T> {
-    /// Hands `output[..amount]` to the inner transport, in pieces of its buffer's size.
-    fn send(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
-        let mut sent = 0;
-        while sent < amount {
-            let out = self.inner.buffers().output();
-            let n = out.len().min(amount - sent);
-            if n == 0 {
-                return Err(ureq::Error::Io(std::io::Error::other(
-                    "transport output buffer is empty",
-                )));
-            }
-            out[..n].copy_from_slice(&self.bufs.output[sent..sent + n]);
-            self.inner.transmit_output(n, timeout)?;
-            sent += n;
-        }
-        Ok(())
+    /// Whether a first write of `amount` bytes is held: a whole request head (it ends with
+    /// the empty line; ureq writes a head too long for the buffer in several writes, each
+    /// needing the whole buffer for its longest line) of at most [`HOLD_MAX`] bytes that
+    /// leaves at least half the output buffer for what follows.
+    fn holds(&mut self, amount: usize) -> bool {
+        let out = self.inner.buffers().output();
+        amount > 0
+            && amount <= HOLD_MAX
+            && amount * 2 <= out.len()
+            && out[..amount].ends_with(b"\r\n\r\n")
     }
 }
 
 impl<T: Transport> Transport for LineFed<T> {
     fn buffers(&mut self) -> &mut dyn Buffers {
-        &mut self.bufs
+        self
     }
 
     fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
-        let amount = amount.min(self.bufs.output_area().len());
+        let amount = amount.min(self.output().len());
         self.bufs.head = true;
         let first = std::mem::replace(&mut self.bufs.first_write, false);
-        if first && self.bufs.held == 0 && amount > 0 && amount <= HOLD_MAX {
-            // A request head: it goes out with the next write or before the next read.
+        if first && self.bufs.held == 0 && self.holds(amount) {
+            // A request head: it stays in the inner transport's output and goes out with
+            // the next write or before the next read.
             self.bufs.held = amount;
             return Ok(());
         }
         let total = self.bufs.held + amount;
         self.bufs.held = 0;
-        self.send(total, timeout)
+        self.inner.transmit_output(total, timeout)
     }
 
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
         self.bufs.first_write = true;
         if self.bufs.held > 0 {
             let held = std::mem::take(&mut self.bufs.held);
-            self.send(held, timeout)?;
+            self.inner.transmit_output(held, timeout)?;
         }
         // Bytes already here: show the next line without touching the socket.
         if self.bufs.hidden() {
@@ -275,7 +304,7 @@ impl<T: Transport> Transport for LineFed<T> {
             return Ok(true);
         }
         let mut moved = self.bufs.take_from(self.inner.buffers());
-        if moved == 0 && self.bufs.filled < self.bufs.input.len() {
+        if moved == 0 && (self.bufs.filled == 0 || self.bufs.filled < self.bufs.input.len()) {
             let progress = self.inner.await_input(timeout)?;
             moved = self.bufs.take_from(self.inner.buffers());
             if moved == 0 {
@@ -304,7 +333,7 @@ mod tests {
     use super::*;
 
     fn fed(bytes: &[u8]) -> Fed {
-        let mut f = LineFed::new((), 64, 64).bufs;
+        let mut f = LineFed::new((), 64).bufs;
         f.input_append_buf()[..bytes.len()].copy_from_slice(bytes);
         f.input_appended(bytes.len());
         f
@@ -345,9 +374,18 @@ mod tests {
         reply: Vec<u8>,
     }
 
+    impl Recorder {
+        /// A recorder whose output buffer holds `size` bytes.
+        fn sized(size: usize) -> Recorder {
+            Recorder {
+                out: vec![0; size],
+                ..Recorder::default()
+            }
+        }
+    }
+
     impl Buffers for Recorder {
         fn output(&mut self) -> &mut [u8] {
-            self.out.resize(16, 0);
             &mut self.out
         }
         fn input(&self) -> &[u8] {
@@ -387,25 +425,31 @@ mod tests {
 
     /// Writes `data` as ureq does: into the output area, then transmit.
     fn write(t: &mut LineFed<Recorder>, data: &[u8]) {
+        let held = t.bufs.held;
         let out = t.buffers().output();
-        assert_eq!(out.len(), 64, "ureq always gets the configured output size");
+        assert_eq!(
+            out.len(),
+            64 - held,
+            "ureq gets the inner output after the held bytes"
+        );
         out[..data.len()].copy_from_slice(data);
         t.transmit_output(data.len(), NextTimeout::default())
             .unwrap();
     }
 
-    /// What reached the socket, write by write (the recorder's 16-byte pieces joined).
+    /// What reached the socket, its writes joined.
     fn sent(t: &LineFed<Recorder>) -> Vec<u8> {
         t.inner.writes.concat()
     }
 
     #[test]
     fn a_request_head_goes_out_with_its_body() {
-        let mut t = LineFed::new(Recorder::default(), 64, 64);
+        let mut t = LineFed::new(Recorder::sized(64), 64);
         write(&mut t, b"POST / HTTP/1.1\r\n\r\n");
         assert!(t.inner.writes.is_empty(), "the head waits for the body");
         assert!(!t.is_open(), "a connection holding output is not reusable");
         write(&mut t, b"{}");
+        assert_eq!(t.inner.writes.len(), 1, "head and body in one write");
         assert_eq!(sent(&t), b"POST / HTTP/1.1\r\n\r\n{}");
         // A second body write is not held.
         write(&mut t, b"more");
@@ -420,7 +464,7 @@ mod tests {
 
     #[test]
     fn a_head_alone_goes_out_before_the_answer_is_awaited() {
-        let mut t = LineFed::new(Recorder::default(), 64, 64);
+        let mut t = LineFed::new(Recorder::sized(64), 64);
         write(&mut t, b"GET / HTTP/1.1\r\n\r\n");
         assert!(t.inner.writes.is_empty());
         assert!(!t.buffers().can_use_input(), "ureq must call await_input");
@@ -432,7 +476,7 @@ mod tests {
 
     #[test]
     fn a_response_head_is_shown_whole_and_its_body_a_line_at_a_time() {
-        let mut t = LineFed::new(Recorder::default(), 128, 64);
+        let mut t = LineFed::new(Recorder::sized(64), 128);
         write(&mut t, b"POST / HTTP/1.1\r\n\r\n{}");
         t.inner.reply =
             b"HTTP/1.1 200 OK\r\nA: b\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\nzz\r\n"
@@ -451,7 +495,7 @@ mod tests {
 
     #[test]
     fn a_head_split_across_reads_is_shown_when_whole() {
-        let mut f = LineFed::new((), 64, 64).bufs;
+        let mut f = LineFed::new((), 64).bufs;
         f.head = true;
         f.input_append_buf()[..12].copy_from_slice(b"HTTP/1.1 200");
         f.input_appended(12);
@@ -467,7 +511,7 @@ mod tests {
 
     #[test]
     fn a_head_larger_than_the_buffer_grows_it() {
-        let mut t = LineFed::new(Recorder::default(), 16, 64);
+        let mut t = LineFed::new(Recorder::sized(64), 16);
         write(&mut t, b"GET / HTTP/1.1\r\n\r\n");
         let head = format!("HTTP/1.1 200 OK\r\nA: {}\r\n\r\n", "x".repeat(100));
         t.inner.reply = head.clone().into_bytes();
@@ -486,13 +530,80 @@ mod tests {
 
     #[test]
     fn a_large_first_write_is_not_held() {
-        let mut t = LineFed::new(Recorder::default(), 64, HOLD_MAX + 64);
+        let mut t = LineFed::new(Recorder::sized(HOLD_MAX + 64), 64);
         let big = vec![b'x'; HOLD_MAX + 1];
         let out = t.buffers().output();
         out[..big.len()].copy_from_slice(&big);
         t.transmit_output(big.len(), NextTimeout::default())
             .unwrap();
         assert_eq!(sent(&t), big);
+    }
+
+    #[test]
+    fn a_partial_head_goes_out_at_once_and_its_next_line_gets_the_whole_buffer() {
+        let mut t = LineFed::new(Recorder::sized(64), 64);
+        // ureq wrote the lines that fit; the next header line needs the whole buffer.
+        write(&mut t, b"GET / HTTP/1.1\r\nA: b\r\n");
+        assert_eq!(t.inner.writes.len(), 1, "a partial head is not held");
+        write(&mut t, &[b'x'; 64]);
+        assert_eq!(t.inner.writes.len(), 2);
+    }
+
+    #[test]
+    fn a_head_filling_over_half_the_buffer_is_not_held() {
+        let mut t = LineFed::new(Recorder::sized(64), 64);
+        let head = format!("GET / HTTP/1.1\r\nA: {}\r\n\r\n", "x".repeat(20));
+        assert!(head.len() > 32);
+        write(&mut t, head.as_bytes());
+        assert_eq!(sent(&t), head.as_bytes(), "the body gets the whole buffer");
+    }
+
+    #[test]
+    fn the_input_buffer_is_given_back_once_read_out_after_the_head() {
+        let mut t = LineFed::new(Recorder::sized(64), 64);
+        write(&mut t, b"GET / HTTP/1.1\r\n\r\n");
+        let head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+        t.inner.reply = head.to_vec();
+        assert!(t.await_input(NextTimeout::default()).unwrap());
+        assert!(t.bufs.input.capacity() >= 64);
+        // Waiting for the head keeps the buffer (nothing consumed yet, nothing arrives).
+        assert!(!t.await_input(NextTimeout::default()).unwrap());
+        assert_eq!(t.buffers().input(), head, "kept while the head is awaited");
+        t.buffers().input_consume(head.len());
+        // The body: nothing buffered, so the buffer is given back...
+        assert_eq!(t.bufs.input.capacity(), 0, "released while idle");
+        assert!(!t.await_input(NextTimeout::default()).unwrap());
+        assert_eq!(
+            t.bufs.input.capacity(),
+            0,
+            "a wait for nothing allocates nothing"
+        );
+        // ...and the next bytes get a new one.
+        t.inner.reply = b"2\r\nhi\r\n".to_vec();
+        assert!(t.await_input(NextTimeout::default()).unwrap());
+        assert_eq!(t.buffers().input(), b"2\r\n");
+    }
+
+    #[test]
+    fn a_busy_stream_keeps_its_input_buffer() {
+        let mut t = LineFed::new(Recorder::sized(64), 64);
+        write(&mut t, b"GET / HTTP/1.1\r\n\r\n");
+        let head = b"HTTP/1.1 200 OK\r\n\r\n";
+        t.inner.reply = head.to_vec();
+        assert!(t.await_input(NextTimeout::default()).unwrap());
+        t.buffers().input_consume(head.len());
+        assert_eq!(t.bufs.input.capacity(), 0, "a small read is given back");
+        // A read that fills the buffer, consumed line by line to its end.
+        t.inner.reply = b"4\r\nabcd\r\n".repeat(8);
+        let mut taken = 0;
+        while taken < 64 {
+            assert!(t.await_input(NextTimeout::default()).unwrap());
+            let n = t.buffers().input().len();
+            t.buffers().input_consume(n);
+            taken += n;
+        }
+        assert_eq!(taken, 64);
+        assert!(t.bufs.input.capacity() >= 64, "kept while bytes stream in");
     }
 
     #[test]

@@ -77,6 +77,15 @@ impl AbortHandle {
     }
 }
 
+/// The read buffer of a new stream. An open stream keeps its buffer while it waits, and most
+/// streams wait far more than they read (issue 28: a 16 KiB buffer from the start was 16 KiB
+/// per open idle stream); a page holds the small events of most streams.
+const READ_FIRST: usize = 4 * 1024;
+
+/// The largest read buffer: a read takes at most what the transport's input buffer holds
+/// (see `exchange::INPUT_BUFFER`), so a larger one never fills.
+const READ_MAX: usize = super::exchange::INPUT_BUFFER;
+
 /// An open event-stream body.
 ///
 /// Call order: [`RawStream::read_chunk`] until it returns `Ok(None)` (the server ended the
@@ -86,7 +95,11 @@ impl AbortHandle {
 pub struct RawStream {
     io: Arc<CallIo>,
     reader: ureq::BodyReader<'static>,
+    /// What each read fills: [`READ_FIRST`] bytes, grown up to [`READ_MAX`] once a read
+    /// fills it.
     buf: Box<[u8]>,
+    /// Whether the last read filled `buf`.
+    filled_last: bool,
     /// HTTP status of the response.
     pub status: u16,
     /// Response headers (names lower-cased).
@@ -124,7 +137,8 @@ impl RawStream {
         RawStream {
             io,
             reader,
-            buf: vec![0u8; 16 * 1024].into_boxed_slice(),
+            buf: vec![0u8; READ_FIRST].into_boxed_slice(),
+            filled_last: false,
             status,
             headers,
             done: false,
@@ -152,6 +166,11 @@ impl RawStream {
         if self.io.aborted() {
             return Err(self.end_aborted());
         }
+        if self.buf.len() < READ_MAX && self.filled_last {
+            // The last read filled the buffer: bytes come faster than it holds. Its bytes
+            // were handed out, so a larger one replaces it.
+            self.buf = vec![0u8; (self.buf.len() * 2).min(READ_MAX)].into_boxed_slice();
+        }
         let _entered = self.io.enter();
         self.io.set_deadline(deadline);
         let r = loop {
@@ -161,6 +180,7 @@ impl RawStream {
             }
         };
         self.io.clear_deadline();
+        self.filled_last = matches!(r, Ok(n) if n == self.buf.len());
         // A shut-down socket may read as a clean end (or as a short read): once aborted,
         // the stream ends with the aborted outcome whatever the read returned.
         if self.io.aborted() {

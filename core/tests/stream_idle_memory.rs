@@ -8,6 +8,8 @@
 //! Its own test binary; counting is limited to the measuring thread (the in-test server's
 //! threads and the other tests' are not counted).
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::io::{Read, Write};
@@ -96,7 +98,7 @@ fn server(reply: Reply) -> String {
 fn serve(mut conn: TcpStream, reply: Reply) {
     conn.set_read_timeout(Some(Duration::from_secs(60)))
         .expect("read timeout");
-    let Some((head, body)) = read_request(&mut conn) else {
+    let Some((head, body)) = common::read_request(&mut conn) else {
         return;
     };
     let request: serde_json::Value = serde_json::from_slice(&body).expect("JSON request");
@@ -140,28 +142,6 @@ fn serve(mut conn: TcpStream, reply: Reply) {
     // Until the client closes the connection (bounded by the read timeout).
     let mut rest = Vec::new();
     let _ = conn.read_to_end(&mut rest);
-}
-
-/// Reads one request: its head (lower-cased) and its `Content-Length` body.
-fn read_request(conn: &mut TcpStream) -> Option<(String, Vec<u8>)> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        let n = conn.read(&mut chunk).ok().filter(|n| *n > 0)?;
-        buf.extend_from_slice(&chunk[..n]);
-        assert!(buf.len() < 1 << 20, "request too large");
-        let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
-            continue;
-        };
-        let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
-        let len: usize = head
-            .lines()
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .map_or(0, |v| v.trim().parse().unwrap_or(0));
-        if buf.len() >= end + 4 + len {
-            return Some((head, buf[end + 4..end + 4 + len].to_vec()));
-        }
-    }
 }
 
 fn client(url: &str) -> Client {

@@ -95,10 +95,32 @@ public final class SdkClient {
             System.err.println("a2a-java race: final event before its future was stored (" + n + " events, all received)");
             err = null;
         }
-        Bench.check(err == null, "stream error " + err);
+        if (chunkedCut(err) && events.get() == n && state.get() == TaskState.COMPLETED) {
+            // The same listener's cancel, when it lands while the JDK client reads the next
+            // chunk-size line (the body's last chunk and its end still unread): the JDK closes
+            // the exchange and reports the cut to a2a-java's error handler as "chunked transfer
+            // encoding, state: READING_LENGTH", after every event arrived (it failed CI's smoke
+            // run once on 2026-12-05). Counted (stderr), not taken for a wrong answer; a cut
+            // before the last event still fails the checks below.
+            System.err.println("a2a-java race: cancel after the final event cut the chunked body (" + n + " events, all received)");
+            err = null;
+        }
+        Bench.check(err == null, "stream error " + err + " after " + events.get() + " of " + n
+            + " events, state " + state.get());
         Bench.check(events.get() == n, events.get() + " events, wanted " + n);
         Bench.check(state.get() == TaskState.COMPLETED, "end state " + state.get());
         Bench.check(("chunk " + (n - 4)).equals(last.get()), "last artifact " + last.get());
+    }
+
+    /** Whether {@code t} (or a cause) is the JDK client's "chunked transfer encoding" cut. */
+    private static boolean chunkedCut(Throwable t) {
+        for (int depth = 0; t != null && depth < 8; t = t.getCause(), depth++) {
+            if (t instanceof java.io.IOException
+                && String.valueOf(t.getMessage()).startsWith("chunked transfer encoding")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public static void main(String[] args) throws Exception {

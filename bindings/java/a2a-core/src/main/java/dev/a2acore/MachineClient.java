@@ -661,15 +661,14 @@ final class MachineClient {
 
     /** The answer of a response body that succeeded: the JSON-RPC {@code result}, or the body; null if none. */
     private static JsonNode answer(Outcome outcome, byte[] body) {
-        if (body == null || !outcome.isSuccess()) {
-            return null;
-        }
+        return body == null || !outcome.isSuccess() ? null : resultOf(body);
+    }
+
+    /** The answer in a response body: the JSON-RPC {@code result}, or the body itself; null when it does not read. */
+    private static JsonNode resultOf(byte[] body) {
         try {
             JsonNode n = MAPPER.readTree(body);
-            if (n != null && n.has("jsonrpc")) {
-                n = n.path("result");
-            }
-            return n;
+            return n != null && n.has("jsonrpc") ? n.path("result") : n;
         } catch (java.io.IOException e) {
             return null;
         }
@@ -737,24 +736,20 @@ final class MachineClient {
         if (body == null || !outcome.isSuccess() && outcome.channel() != Channel.TASK) {
             return new TaskPage(outcome, List.of(), Optional.empty());
         }
-        try {
-            JsonNode n = MAPPER.readTree(body);
-            if (n.has("jsonrpc")) {
-                n = n.path("result");
-            }
-            List<Map<String, Object>> tasks = new ArrayList<>();
-            for (JsonNode t : n.path("tasks")) {
-                @SuppressWarnings("unchecked")
-                Map<String, Object> m = MAPPER.convertValue(t, Map.class);
-                tasks.add(m);
-            }
-            JsonNode tok = n.get("nextPageToken");
-            Optional<String> next = tok == null || tok.isNull() || tok.asText().isEmpty() ? Optional.empty()
-                : Optional.of(tok.asText());
-            return new TaskPage(outcome, List.copyOf(tasks), next);
-        } catch (java.io.IOException e) {
+        JsonNode n = resultOf(body);
+        if (n == null) {
             return new TaskPage(outcome, List.of(), Optional.empty());
         }
+        List<Map<String, Object>> tasks = new ArrayList<>();
+        for (JsonNode t : n.path("tasks")) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> m = MAPPER.convertValue(t, Map.class);
+            tasks.add(m);
+        }
+        JsonNode tok = n.get("nextPageToken");
+        Optional<String> next = tok == null || tok.isNull() || tok.asText().isEmpty() ? Optional.empty()
+            : Optional.of(tok.asText());
+        return new TaskPage(outcome, List.copyOf(tasks), next);
     }
 
     /** The card in an extended-card response body (the JSON-RPC {@code result}, or the body). */
@@ -762,15 +757,8 @@ final class MachineClient {
         if (body == null || !outcome.isSuccess()) {
             return Optional.empty();
         }
-        try {
-            JsonNode n = MAPPER.readTree(body);
-            if (n.has("jsonrpc")) {
-                n = n.path("result");
-            }
-            return n.isObject() ? Optional.of(n.toString()) : Optional.empty();
-        } catch (java.io.IOException e) {
-            return Optional.empty();
-        }
+        JsonNode n = resultOf(body);
+        return n != null && n.isObject() ? Optional.of(n.toString()) : Optional.empty();
     }
 
     /** The outcome of a finished call, kept readable (model text) until it is unreachable. */

@@ -245,7 +245,12 @@ EOM
   [ "$("$GO" list -tags a2a_pkgconfig -f '{{join .CgoPkgConfig " "}}' a2a.local/a2a)" = a2a_core ] \
     || { echo "50-go: -tags a2a_pkgconfig does not link through pkg-config" >&2; exit 1; }
   CGO_LDFLAGS="-Wl,-rpath,$work/prefix/lib" "$GO" build -tags a2a_pkgconfig -o first-shared .
-  "$GO" build -tags a2a_pkgconfig_static -o first-static .
+  # Go's build cache keys a cgo package by its #cgo lines and CGO_* variables, not by what
+  # pkg-config printed: without a variable naming this run's prefix, the package compiled
+  # against an earlier run's prefix (a temporary directory, removed since) comes from the
+  # cache and the link looks for that run's archive. (The shared build above is keyed by its
+  # rpath.) -L is harmless here: the .pc names the archive by its full path.
+  CGO_LDFLAGS="-L$work/prefix/lib" "$GO" build -tags a2a_pkgconfig_static -o first-static .
   readelf -d first-shared | grep -q 'NEEDED.*\[liba2a_core.so.0.1\]' || { echo "50-go: first-shared does not load liba2a_core.so.0.1" >&2; exit 1; }
   if readelf -d first-static | grep -q 'NEEDED.*liba2a_core'; then echo "50-go: first-static needs the shared library" >&2; exit 1; fi
   ./first-shared > shared.out

@@ -19,6 +19,7 @@ import (
 	"iter"
 	"net"
 	"net/http"
+	"net/textproto"
 	"runtime"
 	"runtime/cgo"
 	"strconv"
@@ -617,6 +618,18 @@ func (c *HTTPClient) callSettings(ctx context.Context, opts *HTTPCallOptions) (*
 	return s, nil
 }
 
+// newCallSettings are callSettings for a2a_call_new and a2a_call_new_text, which take
+// NULL for none: NULL when there is nothing to set (no deadline, options or OAuth2), which
+// spares a plain call two cgo calls and the library an allocation.
+func (c *HTTPClient) newCallSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settings, error) {
+	if opts == nil && c.oauth2 == nil {
+		if _, ok := ctx.Deadline(); !ok {
+			return nil, nil
+		}
+	}
+	return c.callSettings(ctx, opts)
+}
+
 // newSettings makes the call's settings: the context's deadline and the options.
 func newSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settings, error) {
 	s := C.a2a_call_settings_new()
@@ -688,7 +701,7 @@ func (c *HTTPClient) newTextCall(ctx context.Context, text string, streaming boo
 		return nil, ErrClosed
 	}
 	c.called.Store(true)
-	s, err := c.callSettings(ctx, opts)
+	s, err := c.newCallSettings(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -1119,28 +1132,35 @@ func failureName(err error) ErrorName {
 }
 
 // transmitCopy is a request the machine handed out, copied into Go memory (the
-// transmit's views die at the next poll_transmit).
+// transmit's views die at the next poll_transmit): its headers already in net/http's
+// form (canonical names; Host apart).
 type transmitCopy struct {
-	method, url string
-	headers     [][2]string
-	body        []byte
+	method, url, host string
+	header            http.Header
+	body              []byte
 }
 
 func copyTransmit(t *C.struct_a2a_transmit) transmitCopy {
-	tx := transmitCopy{method: goStr(t.method), url: goStr(t.url), body: goBytes(t.body)}
-	if n := int(t.headers_len); n > 0 {
-		for _, h := range unsafe.Slice(t.headers, n) {
-			tx.headers = append(tx.headers, [2]string{C.GoStringN(h.name, C.int(h.name_len)),
-				C.GoStringN(h.value, C.int(h.value_len))})
-		}
-	}
+	n := int(t.headers_len)
+	tx := transmitCopy{method: goStr(t.method), url: goStr(t.url), body: goBytes(t.body), header: make(http.Header, n+1)}
 	hasEncoding := false
-	for _, h := range tx.headers {
-		hasEncoding = hasEncoding || strings.EqualFold(h[0], "Accept-Encoding")
+	if n > 0 {
+		for _, h := range unsafe.Slice(t.headers, n) {
+			name := textproto.CanonicalMIMEHeaderKey(C.GoStringN(h.name, C.int(h.name_len)))
+			value := C.GoStringN(h.value, C.int(h.value_len))
+			switch name {
+			case "Host":
+				tx.host = value
+				continue
+			case "Accept-Encoding":
+				hasEncoding = true
+			}
+			tx.header[name] = append(tx.header[name], value)
+		}
 	}
 	if !hasEncoding {
 		// The machine reads the body as sent: no transparent gzip (identity on streams).
-		tx.headers = append(tx.headers, [2]string{"Accept-Encoding", "identity"})
+		tx.header["Accept-Encoding"] = []string{"identity"}
 	}
 	return tx
 }
@@ -1155,12 +1175,9 @@ func buildRequest(ctx context.Context, tx transmitCopy) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range tx.headers {
-		if strings.EqualFold(h[0], "Host") {
-			req.Host = h[1]
-			continue
-		}
-		req.Header.Add(h[0], h[1])
+	req.Header = tx.header
+	if tx.host != "" {
+		req.Host = tx.host
 	}
 	return req, nil
 }

@@ -854,8 +854,9 @@ func (c *HTTPClient) driveCall(ev *callEvents) driveResult {
 	return ev.res
 }
 
-// runHTTP drives the call over c.http: one request at a time on its own goroutine, the
-// machine's deadlines on a timer, the context's end as a cancel.
+// runHTTP drives a streaming call over c.http: one request at a time on its own goroutine
+// (it keeps reading while the caller's loop body runs), the machine's deadlines (idle,
+// call, total: they move as chunks arrive) on a timer, the context's end as a cancel.
 func (c *HTTPClient) runHTTP(ev *callEvents) {
 	ctx, call := ev.ctx, ev.call
 	msgs := make(chan exchangeMsg, 16)

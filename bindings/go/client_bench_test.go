@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,7 +16,26 @@ import (
 // a completed task (the per-call cost of the binding and the driver, on a keep-alive
 // connection). Every answer is checked.
 func BenchmarkClientSendText(b *testing.B) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(benchSendHandler())
+	defer srv.Close()
+	c := benchClient(b, srv.URL)
+	defer c.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		o, err := c.SendText("hi", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !o.Success || o.TaskID == nil || *o.TaskID != "task-1" || o.Result == nil {
+			b.Fatalf("unexpected outcome: %+v", o)
+		}
+		o.Close()
+	}
+}
+
+// benchSendHandler answers a 0.3 JSON-RPC send at once with a completed task.
+func benchSendHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var req struct {
 			ID json.RawMessage `json:"id"`
@@ -26,13 +46,25 @@ func BenchmarkClientSendText(b *testing.B) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"artifacts":[{"artifactId":"a-1","parts":[{"kind":"text","text":"hello"}]}],"contextId":"ctx-1","id":"task-1","kind":"task","status":{"state":"completed","timestamp":"2026-01-01T00:00:00Z"}}}`, req.ID)
-	}))
+	})
+}
+
+// BenchmarkHTTPClientSendText is BenchmarkClientSendText through HTTPClient: the client
+// machine driven over net/http (DefaultHTTPClient), 0.3 JSON-RPC named with WithInterface.
+// For a profile of the binding's side: go test -run '^$' -bench HTTPClientSendText
+// -cpuprofile cpu.out (the server's handler runs in the same process).
+func BenchmarkHTTPClientSendText(b *testing.B) {
+	srv := httptest.NewServer(benchSendHandler())
 	defer srv.Close()
-	c := benchClient(b, srv.URL)
+	ctx := context.Background()
+	c, err := NewHTTPClient(ctx, srv.URL, WithAllowHTTP(true), WithInterface(V0_3, JSON_RPC))
+	if err != nil {
+		b.Fatal(err)
+	}
 	defer c.Close()
 	b.ReportAllocs()
 	for b.Loop() {
-		o, err := c.SendText("hi", nil)
+		o, err := c.SendText(ctx, "hi", nil)
 		if err != nil {
 			b.Fatal(err)
 		}

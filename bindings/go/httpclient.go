@@ -19,10 +19,12 @@ import (
 	"iter"
 	"net"
 	"net/http"
+	"net/textproto"
 	"runtime"
 	"runtime/cgo"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -529,7 +531,7 @@ func (c *HTTPClient) streamOnce(ctx context.Context, newCall func() (*C.a2a_call
 		}
 		defer C.a2a_call_free(call)
 		stopped, items := false, 0
-		c.drive(ctx, call, func(e *C.struct_a2a_event) bool {
+		c.driveStream(ctx, call, func(e *C.struct_a2a_event) bool {
 			if stopped {
 				return false // items polled after the loop broke out are dropped
 			}
@@ -616,6 +618,18 @@ func (c *HTTPClient) callSettings(ctx context.Context, opts *HTTPCallOptions) (*
 	return s, nil
 }
 
+// newCallSettings are callSettings for a2a_call_new and a2a_call_new_text, which take
+// NULL for none: NULL when there is nothing to set (no deadline, options or OAuth2), which
+// spares a plain call two cgo calls and the library an allocation.
+func (c *HTTPClient) newCallSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settings, error) {
+	if opts == nil && c.oauth2 == nil {
+		if _, ok := ctx.Deadline(); !ok {
+			return nil, nil
+		}
+	}
+	return c.callSettings(ctx, opts)
+}
+
 // newSettings makes the call's settings: the context's deadline and the options.
 func newSettings(ctx context.Context, opts *HTTPCallOptions) (*C.a2a_call_settings, error) {
 	s := C.a2a_call_settings_new()
@@ -687,7 +701,7 @@ func (c *HTTPClient) newTextCall(ctx context.Context, text string, streaming boo
 		return nil, ErrClosed
 	}
 	c.called.Store(true)
-	s, err := c.callSettings(ctx, opts)
+	s, err := c.newCallSettings(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -749,6 +763,7 @@ type callEvents struct {
 	clock           uint64                 // a2a_call_run's: the latest now_out_ms
 	res             driveResult
 	finished        bool
+	stream          bool  // a streaming call (net/http: read on a goroutine of its own)
 	broke           bool  // the caller's loop broke out: the call is cancelled once
 	cause           error // what ended the call, when not the agent (Unwrap of its error)
 }
@@ -807,27 +822,41 @@ func (ev *callEvents) cancel(cause error) {
 	}
 }
 
-// drive runs a call to its FINISHED event, over net/http or (WithReferenceDriver) the
-// reference driver's transport; the context's end cancels it. onItem returning false
-// cancels the call (a broken range loop); onFinished sees the FINISHED event.
+// drive runs a non-streaming call (a send, a task or push-config call, a card fetch) to
+// its FINISHED event, over net/http or (WithReferenceDriver) the reference driver's
+// transport; the context's end cancels it. onFinished sees the FINISHED event.
 func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C.struct_a2a_event) bool,
 	onFinished func(*C.struct_a2a_event)) driveResult {
-	ev := &callEvents{ctx: ctx, call: call, onItem: onItem, onFinished: onFinished, now: nowMs}
+	return c.driveCall(&callEvents{ctx: ctx, call: call, onItem: onItem, onFinished: onFinished, now: nowMs})
+}
+
+// driveStream is drive for a streaming call: onItem sees each item, and returning false
+// cancels the call (a broken range loop).
+func (c *HTTPClient) driveStream(ctx context.Context, call *C.a2a_call, onItem func(*C.struct_a2a_event) bool,
+	onFinished func(*C.struct_a2a_event)) driveResult {
+	return c.driveCall(&callEvents{ctx: ctx, call: call, onItem: onItem, onFinished: onFinished, now: nowMs, stream: true})
+}
+
+func (c *HTTPClient) driveCall(ev *callEvents) driveResult {
 	defer func() {
 		if !ev.finished { // a panic in a caller's loop body: return the call's breaker permit
-			C.a2a_call_cancel(call, C.uint64_t(ev.now()))
+			C.a2a_call_cancel(ev.call, C.uint64_t(ev.now()))
 		}
 	}()
-	if c.driver != nil {
+	switch {
+	case c.driver != nil:
 		c.runNative(ev)
-	} else {
+	case ev.stream:
 		c.runHTTP(ev)
+	default:
+		c.runHTTPUnary(ev)
 	}
 	return ev.res
 }
 
-// runHTTP drives the call over c.http: one request at a time on its own goroutine, the
-// machine's deadlines on a timer, the context's end as a cancel.
+// runHTTP drives a streaming call over c.http: one request at a time on its own goroutine
+// (it keeps reading while the caller's loop body runs), the machine's deadlines (idle,
+// call, total: they move as chunks arrive) on a timer, the context's end as a cancel.
 func (c *HTTPClient) runHTTP(ev *callEvents) {
 	ctx, call := ev.ctx, ev.call
 	msgs := make(chan exchangeMsg, 16)
@@ -897,6 +926,160 @@ func (c *HTTPClient) runHTTP(ev *callEvents) {
 	}
 }
 
+// errMachineDeadline ends a request's context when the machine's deadline for it passed.
+var errMachineDeadline = errors.New("a2a: the machine's deadline for the request passed")
+
+// timeAtMs is the host time at which nowMs reaches ms.
+func timeAtMs(ms uint64) time.Time { return monoEpoch.Add(time.Duration(ms-1) * time.Millisecond) }
+
+// runHTTPUnary drives a non-streaming call over c.http on the calling goroutine: each
+// request the machine hands out is performed and read here (a non-streaming machine has
+// one request in flight at a time, whose deadline does not move), its context ending at
+// the machine's deadline for it; between requests (a retry's delay) it waits for the
+// machine's next deadline or the context's end. The same inputs reach the machine as on
+// runHTTP's goroutine, without a goroutine, a channel hop per message and a copy per
+// chunk.
+func (c *HTTPClient) runHTTPUnary(ev *callEvents) {
+	ctx, call := ev.ctx, ev.call
+	var inflight uint32
+	ev.onAbort = func(id uint32) {
+		if id == inflight {
+			inflight = 0 // exchangeUnary stops reading it and closes its body
+		}
+	}
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for !ev.finished {
+		var t C.struct_a2a_transmit
+		if C.a2a_call_poll_transmit(call, C.uint64_t(nowMs()), &t) == C.A2A_OK {
+			inflight = uint32(t.request_id)
+			c.exchangeUnary(ev, inflight, copyTransmit(&t), &inflight)
+			inflight = 0
+			ev.drain()
+			continue
+		}
+		ev.drain()
+		if ev.finished {
+			break
+		}
+		var at C.uint64_t
+		wait := time.Hour
+		if C.a2a_call_poll_timeout(call, &at) {
+			now := nowMs()
+			if uint64(at) <= now {
+				wait = 0
+			} else {
+				wait = time.Duration(uint64(at)-now) * time.Millisecond
+			}
+		}
+		if timer == nil {
+			timer = time.NewTimer(wait)
+		} else {
+			timer.Reset(wait)
+		}
+		select {
+		case <-ctx.Done():
+			ev.cause = context.Cause(ctx)
+			C.a2a_call_cancel(call, C.uint64_t(nowMs()))
+		case <-timer.C:
+			C.a2a_call_handle_timeout(call, C.uint64_t(nowMs()))
+		}
+		ev.drain()
+	}
+}
+
+// bodyBufs are the read buffers of exchangeUnary and exchange.
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 32*1024); return &b }}
+
+// exchangeUnary performs request id of a non-streaming call and hands its head, body
+// chunks and end (or failure) to the machine as they come, draining its events after
+// each; it stops when the machine gives the request up (*inflight no longer id) or
+// finishes.
+func (c *HTTPClient) exchangeUnary(ev *callEvents, id uint32, tx transmitCopy, inflight *uint32) {
+	ctx, call := ev.ctx, ev.call
+	var reqCtx context.Context
+	var cancel context.CancelFunc
+	var at C.uint64_t
+	if C.a2a_call_poll_timeout(call, &at) {
+		reqCtx, cancel = context.WithDeadlineCause(ctx, timeAtMs(uint64(at)), errMachineDeadline)
+	} else {
+		reqCtx, cancel = context.WithCancel(ctx)
+	}
+	defer cancel()
+	req, err := buildRequest(reqCtx, tx)
+	if err != nil {
+		m := err.Error()
+		p, n := cText(m)
+		C.a2a_call_handle_failure(call, C.uint32_t(id), C.A2A_ERROR_NAME_RESET, false, p, n, C.uint64_t(nowMs()))
+		return
+	}
+	if ctx.Err() != nil { // an ended context: nothing is sent
+		c.failUnary(ev, id, reqCtx, ctx.Err(), false, inflight)
+		return
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		var opErr *net.OpError
+		c.failUnary(ev, id, reqCtx, err, !(errors.As(err, &opErr) && opErr.Op == "dial"), inflight)
+		return
+	}
+	defer resp.Body.Close()
+	c.hand(call, exchangeMsg{id: id, resp: resp})
+	ev.drain()
+	bp := bodyBufs.Get().(*[]byte)
+	defer bodyBufs.Put(bp)
+	buf := *bp
+	for !ev.finished && *inflight == id {
+		n, rerr := resp.Body.Read(buf)
+		if n > 0 {
+			p, cn := cBytes(buf[:n])
+			C.a2a_call_handle_body(call, C.uint32_t(id), p, cn, C.uint64_t(nowMs()))
+			ev.drain()
+			if ev.finished || *inflight != id {
+				return
+			}
+		}
+		if rerr == io.EOF {
+			C.a2a_call_handle_end(call, C.uint32_t(id), C.uint64_t(nowMs()))
+			return
+		}
+		if rerr != nil {
+			c.failUnary(ev, id, reqCtx, rerr, true, inflight)
+			return
+		}
+	}
+}
+
+// failUnary hands the machine why request id ended early, as runHTTP's loop would: the
+// caller's context ended (the call is cancelled), the machine's deadline passed (its
+// timeout), or a transport failure.
+func (c *HTTPClient) failUnary(ev *callEvents, id uint32, reqCtx context.Context, err error, written bool, inflight *uint32) {
+	call := ev.call
+	switch {
+	case ev.ctx.Err() != nil:
+		ev.cause = context.Cause(ev.ctx)
+		C.a2a_call_cancel(call, C.uint64_t(nowMs()))
+		return
+	case context.Cause(reqCtx) == errMachineDeadline:
+		C.a2a_call_handle_timeout(call, C.uint64_t(nowMs()))
+		ev.drain()
+		if ev.finished || *inflight != id {
+			return // the machine gave the request up
+		}
+		// Not expected (a non-streaming request's deadline does not move): say so as
+		// the stack's own timeout would.
+		msg := err.Error()
+		p, n := cText(msg)
+		C.a2a_call_handle_failure(call, C.uint32_t(id), C.A2A_ERROR_NAME_TIMEOUT, C.bool(written), p, n, C.uint64_t(nowMs()))
+		return
+	}
+	c.hand(call, exchangeMsg{id: id, err: err, written: written})
+}
+
 // hand passes one message of the request in flight to the machine.
 func (c *HTTPClient) hand(call *C.a2a_call, m exchangeMsg) {
 	now := C.uint64_t(nowMs())
@@ -950,28 +1133,35 @@ func failureName(err error) ErrorName {
 }
 
 // transmitCopy is a request the machine handed out, copied into Go memory (the
-// transmit's views die at the next poll_transmit).
+// transmit's views die at the next poll_transmit): its headers already in net/http's
+// form (canonical names; Host apart).
 type transmitCopy struct {
-	method, url string
-	headers     [][2]string
-	body        []byte
+	method, url, host string
+	header            http.Header
+	body              []byte
 }
 
 func copyTransmit(t *C.struct_a2a_transmit) transmitCopy {
-	tx := transmitCopy{method: goStr(t.method), url: goStr(t.url), body: goBytes(t.body)}
-	if n := int(t.headers_len); n > 0 {
-		for _, h := range unsafe.Slice(t.headers, n) {
-			tx.headers = append(tx.headers, [2]string{C.GoStringN(h.name, C.int(h.name_len)),
-				C.GoStringN(h.value, C.int(h.value_len))})
-		}
-	}
+	n := int(t.headers_len)
+	tx := transmitCopy{method: goStr(t.method), url: goStr(t.url), body: goBytes(t.body), header: make(http.Header, n+1)}
 	hasEncoding := false
-	for _, h := range tx.headers {
-		hasEncoding = hasEncoding || strings.EqualFold(h[0], "Accept-Encoding")
+	if n > 0 {
+		for _, h := range unsafe.Slice(t.headers, n) {
+			name := textproto.CanonicalMIMEHeaderKey(C.GoStringN(h.name, C.int(h.name_len)))
+			value := C.GoStringN(h.value, C.int(h.value_len))
+			switch name {
+			case "Host":
+				tx.host = value
+				continue
+			case "Accept-Encoding":
+				hasEncoding = true
+			}
+			tx.header[name] = append(tx.header[name], value)
+		}
 	}
 	if !hasEncoding {
 		// The machine reads the body as sent: no transparent gzip (identity on streams).
-		tx.headers = append(tx.headers, [2]string{"Accept-Encoding", "identity"})
+		tx.header["Accept-Encoding"] = []string{"identity"}
 	}
 	return tx
 }
@@ -986,12 +1176,9 @@ func buildRequest(ctx context.Context, tx transmitCopy) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range tx.headers {
-		if strings.EqualFold(h[0], "Host") {
-			req.Host = h[1]
-			continue
-		}
-		req.Header.Add(h[0], h[1])
+	req.Header = tx.header
+	if tx.host != "" {
+		req.Host = tx.host
 	}
 	return req, nil
 }
@@ -1017,7 +1204,9 @@ func (c *HTTPClient) exchange(req *http.Request, id uint32, out chan<- exchangeM
 	if !send(exchangeMsg{id: id, resp: resp}) {
 		return
 	}
-	buf := make([]byte, 32*1024)
+	bp := bodyBufs.Get().(*[]byte)
+	defer bodyBufs.Put(bp)
+	buf := *bp
 	for {
 		n, rerr := resp.Body.Read(buf)
 		if n > 0 {

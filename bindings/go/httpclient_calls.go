@@ -110,7 +110,7 @@ func (c *HTTPClient) newCall(ctx context.Context, op string, m Method, params an
 		}
 		body = b
 	}
-	s, err := c.callSettings(ctx, opts)
+	s, err := c.newCallSettings(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -106,6 +106,32 @@ fn hung_call_is_cut_at_the_call_timeout_and_may_have_been_received() {
     assert_eq!(fs.counters("hang")["sends"], 1);
 }
 
+/// Reads wait in whole seconds while more than two are left (one `setsockopt` per
+/// connection instead of one per read); a read woken by that rounding waits for the rest, so
+/// the deadline fires when it is due, neither at the rounded second nor later.
+#[test]
+fn a_call_timeout_of_a_fraction_of_a_second_over_two_fires_when_due() {
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let client = Client::raw(ClientConfig {
+        call_timeout: Duration::from_millis(2_700),
+        ..config()
+    });
+    let t = Instant::now();
+    let err = client
+        .exchange(&post(&fs.a2a("hang"), send_body("x")), None)
+        .unwrap_err();
+    assert_between(
+        t.elapsed(),
+        Duration::from_millis(2_650),
+        Duration::from_secs(6),
+        "call timeout",
+    );
+    assert_eq!(err.error, Some(ErrorName::Timeout));
+    assert_eq!(err.request_sent, Some(RequestSent::Unknown));
+    assert_eq!(fs.counters("hang")["sends"], 1);
+}
+
 #[test]
 fn the_callers_budget_wins_when_shorter() {
     let _g = timing_lock();

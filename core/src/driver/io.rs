@@ -312,6 +312,23 @@ impl<T> Watched<T> {
     }
 }
 
+/// A read timeout of at most `left` that stays the same from one read to the next: whole
+/// seconds while more than two are left, `left` itself after that.
+///
+/// ureq sets the socket's read timeout (a `setsockopt`) whenever the value it is handed
+/// differs from the last one, and a deadline's remaining time differs at every read: a plain
+/// call paid one more system call for it, a stream one per read. Rounded down, the value
+/// repeats; a read woken early by the rounding waits again for the rest
+/// ([`Watched::await_input`]), so every deadline still fires when it is due (issue 28).
+fn steady(left: std::time::Duration) -> std::time::Duration {
+    const EXACT_BELOW: std::time::Duration = std::time::Duration::from_secs(2);
+    if left <= EXACT_BELOW {
+        left
+    } else {
+        std::time::Duration::from_secs(left.as_secs())
+    }
+}
+
 /// The error a transport operation of an aborted call fails with.
 fn aborted_error() -> ureq::Error {
     ureq::Error::Io(std::io::Error::new(
@@ -339,29 +356,52 @@ impl<T: Transport> Transport for Watched<T> {
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
         let io = current();
         self.check_in(io.as_ref())?;
-        let deadline = io.as_ref().and_then(|io| io.deadline());
-        let Some(deadline) = deadline else {
-            return self.inner.await_input(timeout);
+        let start = Instant::now();
+        // The instant ureq's own budget runs out, and this call's read deadline.
+        let budget = match timeout.after {
+            UreqDuration::Exact(d) => start.checked_add(d),
+            UreqDuration::NotHappening => None,
         };
-        let now = Instant::now();
+        let idle = io.as_ref().and_then(|io| io.deadline());
         let fire = |io: &Option<Arc<CallIo>>| {
             if let Some(io) = io {
                 io.idle_fired.store(true, Ordering::SeqCst);
             }
             ureq::Error::Timeout(ureq::Timeout::PerRead)
         };
-        if now >= deadline {
-            return Err(fire(&io));
-        }
-        let left = UreqDuration::Exact(deadline - now);
-        let mut capped = timeout;
-        if left < capped.after {
-            capped.after = left;
-            capped.reason = ureq::Timeout::PerRead;
-        }
-        match self.inner.await_input(capped) {
-            Err(ureq::Error::Timeout(_)) if Instant::now() >= deadline => Err(fire(&io)),
-            other => other,
+        loop {
+            let now = Instant::now();
+            if idle.is_some_and(|d| now >= d) {
+                return Err(fire(&io));
+            }
+            let mut asked = timeout;
+            let until = match (budget, idle) {
+                (Some(b), Some(d)) if d < b => {
+                    asked.reason = ureq::Timeout::PerRead;
+                    Some(d)
+                }
+                (Some(b), _) => Some(b),
+                (None, Some(d)) => {
+                    asked.reason = ureq::Timeout::PerRead;
+                    Some(d)
+                }
+                (None, None) => None,
+            };
+            let Some(until) = until else {
+                return self.inner.await_input(timeout);
+            };
+            let left = until.saturating_duration_since(now);
+            asked.after = UreqDuration::Exact(steady(left));
+            match self.inner.await_input(asked) {
+                // Woken before the deadline by the rounding of `steady`: wait the rest.
+                // (ureq's own per-read timeout, which the driver does not set, is not ours.)
+                Err(ureq::Error::Timeout(r))
+                    if r == asked.reason && asked.per_read.is_none() && Instant::now() < until => {}
+                Err(ureq::Error::Timeout(_)) if idle.is_some_and(|d| Instant::now() >= d) => {
+                    return Err(fire(&io));
+                }
+                other => return other,
+            }
         }
     }
 

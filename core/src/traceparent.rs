@@ -157,7 +157,7 @@ impl TraceParent {
 
     /// The version-00 header value as an owned string (what `to_string` gives, without the
     /// formatting machinery: one per call).
-    pub(crate) fn header_value(&self) -> String {
+    pub fn header_value(&self) -> String {
         // ASCII by construction: the check is a few word compares, a char-by-char collect
         // cost twenty times more.
         String::from_utf8_lossy(&self.value_bytes()).into_owned()

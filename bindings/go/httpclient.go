@@ -895,16 +895,7 @@ func (c *HTTPClient) runHTTP(ev *callEvents) {
 		if ev.finished {
 			break
 		}
-		var at C.uint64_t
-		wait := time.Hour
-		if C.a2a_call_poll_timeout(call, &at) {
-			now := nowMs()
-			if uint64(at) <= now {
-				wait = 0
-			} else {
-				wait = time.Duration(uint64(at)-now) * time.Millisecond
-			}
-		}
+		wait := untilMachineDeadline(call)
 		timer.Reset(wait)
 		select {
 		case <-ctx.Done():
@@ -924,6 +915,20 @@ func (c *HTTPClient) runHTTP(ev *callEvents) {
 		}
 		ev.drain()
 	}
+}
+
+// untilMachineDeadline is how long until the machine's next deadline (an hour when it has
+// none: the loop's waits are bounded by a deadline or an input either way).
+func untilMachineDeadline(call *C.a2a_call) time.Duration {
+	var at C.uint64_t
+	if !C.a2a_call_poll_timeout(call, &at) {
+		return time.Hour
+	}
+	now := nowMs()
+	if uint64(at) <= now {
+		return 0
+	}
+	return time.Duration(uint64(at)-now) * time.Millisecond
 }
 
 // errMachineDeadline ends a request's context when the machine's deadline for it passed.
@@ -966,16 +971,7 @@ func (c *HTTPClient) runHTTPUnary(ev *callEvents) {
 		if ev.finished {
 			break
 		}
-		var at C.uint64_t
-		wait := time.Hour
-		if C.a2a_call_poll_timeout(call, &at) {
-			now := nowMs()
-			if uint64(at) <= now {
-				wait = 0
-			} else {
-				wait = time.Duration(uint64(at)-now) * time.Millisecond
-			}
-		}
+		wait := untilMachineDeadline(call)
 		if timer == nil {
 			timer = time.NewTimer(wait)
 		} else {

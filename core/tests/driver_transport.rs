@@ -82,28 +82,33 @@ fn full_accept_queue_hits_the_connect_timeout() {
     );
 }
 
-#[test]
-fn hung_call_is_cut_at_the_call_timeout_and_may_have_been_received() {
+/// A call to the fault server's `hang` scenario with `call_timeout`: it must end as a
+/// timeout, the request possibly received, after between `min` and `max`.
+fn hung_call_times_out(call_timeout: Duration, min: Duration, max: Duration) {
     let _g = timing_lock();
     let fs = FaultServer::start();
     let client = Client::raw(ClientConfig {
-        call_timeout: Duration::from_secs(1),
+        call_timeout,
         ..config()
     });
     let t = Instant::now();
     let err = client
         .exchange(&post(&fs.a2a("hang"), send_body("x")), None)
         .unwrap_err();
-    assert_between(
-        t.elapsed(),
-        Duration::from_millis(900),
-        Duration::from_secs(4),
-        "call timeout",
-    );
+    assert_between(t.elapsed(), min, max, "call timeout");
     assert_eq!(err.error, Some(ErrorName::Timeout));
     assert_eq!(err.request_sent, Some(RequestSent::Unknown));
     assert_eq!(err.retry, RetryAdvice::UnknownOutcome);
     assert_eq!(fs.counters("hang")["sends"], 1);
+}
+
+#[test]
+fn hung_call_is_cut_at_the_call_timeout_and_may_have_been_received() {
+    hung_call_times_out(
+        Duration::from_secs(1),
+        Duration::from_millis(900),
+        Duration::from_secs(4),
+    );
 }
 
 /// Reads wait in whole seconds while more than two are left (one `setsockopt` per
@@ -111,25 +116,11 @@ fn hung_call_is_cut_at_the_call_timeout_and_may_have_been_received() {
 /// the deadline fires when it is due, neither at the rounded second nor later.
 #[test]
 fn a_call_timeout_of_a_fraction_of_a_second_over_two_fires_when_due() {
-    let _g = timing_lock();
-    let fs = FaultServer::start();
-    let client = Client::raw(ClientConfig {
-        call_timeout: Duration::from_millis(2_700),
-        ..config()
-    });
-    let t = Instant::now();
-    let err = client
-        .exchange(&post(&fs.a2a("hang"), send_body("x")), None)
-        .unwrap_err();
-    assert_between(
-        t.elapsed(),
+    hung_call_times_out(
+        Duration::from_millis(2_700),
         Duration::from_millis(2_650),
         Duration::from_secs(6),
-        "call timeout",
     );
-    assert_eq!(err.error, Some(ErrorName::Timeout));
-    assert_eq!(err.request_sent, Some(RequestSent::Unknown));
-    assert_eq!(fs.counters("hang")["sends"], 1);
 }
 
 #[test]

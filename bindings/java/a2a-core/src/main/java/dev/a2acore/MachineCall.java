@@ -130,6 +130,11 @@ final class MachineCall<T> {
         boolean reported;
         boolean headSeen;
         boolean paused;
+        /**
+         * The whole body arrived ({@code onComplete}): the JDK client has the connection back
+         * in its pool, and a cancel now would close it under the next request.
+         */
+        volatile boolean complete;
 
         Exchange(int id) {
             this.id = id;
@@ -137,6 +142,9 @@ final class MachineCall<T> {
 
         void abort() {
             aborted = true;
+            if (complete) {
+                return;
+            }
             Flow.Subscription s = subscription;
             if (s != null) {
                 s.cancel();
@@ -643,6 +651,7 @@ final class MachineCall<T> {
 
         @Override
         public void onComplete() {
+            ex.complete = true;
             done.complete(null);
             synchronized (MachineCall.this) {
                 if (call != null && inflight == ex && !ex.reported) {

@@ -489,16 +489,14 @@ public final class A2aClient implements AutoCloseable {
     private static final int METHOD_GET_EXTENDED_AGENT_CARD = 11;
 
     private MachineClient.CallFuture<Outcome> unary(int method, byte[] params, CallOptions options) {
-        return machine.call((st, settings, now, out) -> lib.a2a_call_new(st, method, params, new SizeT(params.length),
-            settings, now, out), options, (ev, call, release) -> MachineClient.finishedOutcome(lib, ev, release),
-            null, null);
+        return machine.call(paramsCall(method, params), options,
+            (ev, call, release) -> MachineClient.finishedOutcome(lib, ev, release), null, null);
     }
 
     private MachineClient.CallFuture<ClientStreamEvent.End> machineStream(int method, byte[] params,
             CallOptions options, java.util.function.Consumer<ClientStreamEvent> items,
             java.util.function.Consumer<MachineCall<ClientStreamEvent.End>> started) {
-        return machine.call((st, settings, now, out) -> lib.a2a_call_new(st, method, params, new SizeT(params.length),
-            settings, now, out), options, streamEnd(), items, started);
+        return machine.call(paramsCall(method, params), options, streamEnd(), items, started);
     }
 
     /** What a finished stream call becomes: its {@link ClientStreamEvent.End}. */

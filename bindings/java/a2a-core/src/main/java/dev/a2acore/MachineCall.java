@@ -95,7 +95,8 @@ final class MachineCall<T> {
     private Pointer call;
     private Exchange inflight;
     private ScheduledFuture<?> timer;
-    private Memory chunk;
+    /** The deadline {@link #timer} fires at (host clock, ms); re-armed only when it moves. */
+    private long timerAt;
     /** Items the listener has not taken yet (streams): past the limit the body is not read further. */
     private int buffered;
 
@@ -358,48 +359,83 @@ final class MachineCall<T> {
     /** Transmits what is due, drains the events, and arms the timer at the next deadline. */
     private void pump() {
         while (call != null) {
-            Machine.Transmit t = new Machine.Transmit();
-            int rc = lib.a2a_call_poll_transmit(call, nowMs(), t);
+            Pointer t = pollTransmit(call);
             if (onHookCheck != null) {
                 onHookCheck.run();
             }
-            if (rc == 0) {
+            if (t != null) {
                 transmit(t);
             }
             drain();
-            if (rc != 0) {
+            if (t == null) {
                 break;
             }
+        }
+        long at = -1;
+        if (call != null) {
+            Memory m = SCRATCH_U64.get();
+            if ((MachineDirect.ON ? MachineDirect.a2a_call_poll_timeout(call, m) : lib.a2a_call_poll_timeout(call, m))
+                != 0) {
+                at = m.getLong(0);
+            }
+        }
+        // The deadline seldom moves within a call (a unary call's stays its budget's end): the
+        // armed timer is kept then, instead of a cancel and a schedule (which wakes the timer
+        // thread) on every input.
+        if (timer != null && at == timerAt) {
+            return;
         }
         if (timer != null) {
             timer.cancel(false);
             timer = null;
         }
-        if (call != null) {
-            Memory at = new Memory(8);
-            if (lib.a2a_call_poll_timeout(call, at) != 0) {
-                long delay = Math.max(0, at.getLong(0) - nowMs());
-                timer = TIMER.schedule(this::onTimer, delay, TimeUnit.MILLISECONDS);
-            }
+        if (at >= 0) {
+            timerAt = at;
+            timer = TIMER.schedule(this::onTimer, Math.max(0, at - nowMs()), TimeUnit.MILLISECONDS);
         }
     }
 
     private synchronized void onTimer() {
+        timer = null; // it fired: the next pump arms the next deadline
         if (call != null) {
             lib.a2a_call_handle_timeout(call, nowMs());
             pump();
         }
     }
 
+    /** Per thread: where {@code a2a_call_poll_timeout} writes the deadline (read at once). */
+    private static final ThreadLocal<Memory> SCRATCH_U64 = ThreadLocal.withInitial(() -> new Memory(8));
+
+    /**
+     * Per thread: the {@code a2a_transmit} {@link #pollTransmit} fills (read at once, before
+     * anything else runs on the thread).
+     */
+    private static final ThreadLocal<Memory> TRANSMIT_OUT = ThreadLocal.withInitial(() ->
+        new Memory(MachineDirect.TRANSMIT_SIZE));
+
+    /**
+     * {@code a2a_call_poll_transmit}: the filled {@code a2a_transmit} (per-thread memory whose
+     * views die at the next poll), or null when there is nothing to send.
+     */
+    private Pointer pollTransmit(Pointer c) {
+        if (MachineDirect.ON) {
+            Memory out = TRANSMIT_OUT.get();
+            return MachineDirect.a2a_call_poll_transmit(c, nowMs(), out) == 0 ? out : null;
+        }
+        Machine.Transmit t = new Machine.Transmit();
+        return lib.a2a_call_poll_transmit(c, nowMs(), t) == 0 ? t.getPointer() : null;
+    }
+
     /** Reads the call's events until none is left (or the call finished and was freed). */
     private void drain() {
         Machine.Event ev = EVENT.get();
+        Pointer m = ev.getPointer();
         while (call != null && pollEvent(call, ev) == 0) {
-            ev.readField("kind");
-            switch (ev.kind) {
+            // The event's memory as the poll left it (its whole-struct sync is off), read at the C offsets.
+            switch (m.getInt(MachineDirect.KIND)) {
                 case 1 -> { // ABORT
-                    ev.readField("request_id");
-                    if (inflight != null && inflight.id == ev.request_id) {
+                    int id = m.getInt(MachineDirect.REQUEST_ID);
+                    if (inflight != null && inflight.id == id) {
                         inflight.abort();
                         inflight = null;
                     }
@@ -414,9 +450,15 @@ final class MachineCall<T> {
                 }
                 case 4 -> { // ITEM
                     if (listener != null) {
-                        ev.readField("item");
+                        StreamItem it;
+                        if (MachineDirect.ON) {
+                            it = item(m);
+                        } else {
+                            ev.readField("item");
+                            it = item(ev.item);
+                        }
                         buffered++;
-                        listener.accept(new ClientStreamEvent.Item(item(ev.item)));
+                        listener.accept(new ClientStreamEvent.Item(it));
                     }
                 }
                 case 5 -> {
@@ -453,6 +495,20 @@ final class MachineCall<T> {
     private int pollEvent(Pointer c, Machine.Event ev) {
         return dev.a2acore.internal.Direct.ON ? dev.a2acore.internal.Direct.a2a_call_poll_event(c, ev.getPointer())
             : lib.a2a_call_poll_event(c, ev);
+    }
+
+    /** The item of the ITEM event at {@code m}, read at the C offsets ({@link MachineDirect}). */
+    private StreamItem item(Pointer m) {
+        Outcome o = Outcome.copy(lib, m.getPointer(MachineDirect.ITEM_OUTCOME));
+        Pointer ap = m.getPointer(MachineDirect.ITEM_ARTIFACT_PTR);
+        long al = m.getLong(MachineDirect.ITEM_ARTIFACT_LEN);
+        String artifactId = ap == null ? null
+            : al == 0 ? "" : new String(ap.getByteArray(0, Math.toIntExact(al)), StandardCharsets.UTF_8);
+        return new StreamItem(StreamItemKind.of(m.getInt(MachineDirect.ITEM_KIND)), o,
+            m.getByte(MachineDirect.ITEM_HAS_FINAL) != 0 ? Optional.of(m.getByte(MachineDirect.ITEM_FINAL) != 0)
+                : Optional.empty(),
+            Optional.ofNullable(artifactId), m.getByte(MachineDirect.ITEM_APPEND) != 0,
+            m.getByte(MachineDirect.ITEM_LAST_CHUNK) != 0, m.getByte(MachineDirect.ITEM_ENDS_STREAM) != 0);
     }
 
     private StreamItem item(A2aCoreLibrary.StreamItem i) {
@@ -507,8 +563,8 @@ final class MachineCall<T> {
 
     // --------------------------------------------------------------------- one request
 
-    private void transmit(Machine.Transmit t) {
-        Exchange ex = new Exchange(t.request_id);
+    private void transmit(Pointer t) {
+        Exchange ex = new Exchange(t.getInt(T_REQUEST_ID));
         if (inflight != null) {
             inflight.abort();
         }
@@ -529,23 +585,56 @@ final class MachineCall<T> {
         });
     }
 
+    /** Offsets of the {@code a2a_transmit} fields (from its JNA mirror, which LayoutTest checks). */
+    private static final int T_REQUEST_ID = MachineDirect.TRANSMIT_REQUEST_ID;
+    private static final int T_METHOD = MachineDirect.TRANSMIT_METHOD;
+    private static final int T_URL = MachineDirect.TRANSMIT_URL;
+    private static final int T_HEADERS = MachineDirect.TRANSMIT_HEADERS;
+    private static final int T_HEADERS_LEN = MachineDirect.TRANSMIT_HEADERS_LEN;
+    private static final int T_BODY = MachineDirect.TRANSMIT_BODY;
+
     /** Copies a transmit (its views die at the next poll_transmit) into a request. */
-    private static HttpRequest request(Machine.Transmit t) {
-        String method = Machine.string(t.method);
-        byte[] body = Machine.bytes(t.body);
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(Machine.string(t.url)));
-        long n = t.headers_len.longValue();
+    private static HttpRequest request(Pointer t) {
+        String method = view(t, T_METHOD, Layout.VIEW_LEN);
+        long bodyLen = Layout.sizeT(t, T_BODY + Layout.VIEW_LEN);
+        Pointer bodyPtr = t.getPointer(T_BODY);
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(view(t, T_URL, Layout.VIEW_LEN)));
+        Pointer headers = t.getPointer(T_HEADERS);
+        long n = Layout.sizeT(t, T_HEADERS_LEN);
         for (long i = 0; i < n; i++) {
             long at = i * Layout.HEADER_SIZE;
-            String name = view(t.headers, at, Layout.HEADER_NAME_LEN);
-            String value = view(t.headers, at + Layout.HEADER_VALUE, Layout.HEADER_VALUE_LEN - Layout.HEADER_VALUE);
-            if (!RESTRICTED.contains(name.toLowerCase(Locale.ROOT))) {
+            String name = view(headers, at, Layout.HEADER_NAME_LEN);
+            String value = view(headers, at + Layout.HEADER_VALUE, Layout.HEADER_VALUE_LEN - Layout.HEADER_VALUE);
+            if (!restricted(name)) {
                 b.header(name, value);
             }
         }
-        boolean hasBody = body != null && body.length > 0;
-        b.method(method, hasBody ? HttpRequest.BodyPublishers.ofByteArray(body) : HttpRequest.BodyPublishers.noBody());
+        boolean hasBody = bodyPtr != null && bodyLen > 0;
+        b.method(method, hasBody ? HttpRequest.BodyPublishers.ofByteArray(bodyPtr.getByteArray(0,
+            Math.toIntExact(bodyLen))) : HttpRequest.BodyPublishers.noBody());
         return b.build();
+    }
+
+    /** Whether the JDK client refuses {@code name} from callers (it sets the header itself). */
+    private static boolean restricted(String name) {
+        // The machine's own headers (content-type, accept, a2a-version, ...) pass the length
+        // check; only names as long as a restricted one are lowered and looked up.
+        int n = name.length();
+        return (n == 4 || n == 6 || n == 7 || n == 10 || n == 14 || n == 17)
+            && RESTRICTED.contains(name.toLowerCase(Locale.ROOT));
+    }
+
+    /** The last URI parsed, by its text: a client's calls go to one URL. */
+    private static volatile URI lastUri;
+
+    private static URI uri(String url) {
+        URI u = lastUri;
+        if (u != null && u.toString().equals(url)) {
+            return u;
+        }
+        u = URI.create(url);
+        lastUri = u;
+        return u;
     }
 
     private static String view(Pointer base, long at, long lenOffset) {
@@ -567,8 +656,13 @@ final class MachineCall<T> {
                 NativeArgs args = new NativeArgs();
                 try {
                     Pointer arr = args.headerArray(headers);
-                    lib.a2a_call_handle_head(call, ex.id, (short) info.statusCode(), arr, new SizeT(headers.size()),
-                        nowMs());
+                    if (MachineDirect.ON) {
+                        MachineDirect.a2a_call_handle_head(call, ex.id, (short) info.statusCode(), arr, headers.size(),
+                            nowMs());
+                    } else {
+                        lib.a2a_call_handle_head(call, ex.id, (short) info.statusCode(), arr,
+                            new SizeT(headers.size()), nowMs());
+                    }
                 } finally {
                     args.release();
                 }
@@ -576,6 +670,20 @@ final class MachineCall<T> {
             }
         }
         return new Body(ex);
+    }
+
+    /** Per thread: the native copy of a body chunk list, alive only during its {@code handle_body}. */
+    private static final ThreadLocal<Memory[]> CHUNK = ThreadLocal.withInitial(() -> new Memory[1]);
+
+    /** This thread's chunk memory, at least {@code size} bytes (grown, never shrunk below 16 KiB). */
+    private static Memory chunk(long size) {
+        Memory[] slot = CHUNK.get();
+        Memory m = slot[0];
+        if (m == null || m.size() < size) {
+            m = new Memory(Math.max(size, 16 * 1024));
+            slot[0] = m;
+        }
+        return m;
     }
 
     /** Hands the body in as it arrives, one chunk list at a time. */
@@ -619,18 +727,23 @@ final class MachineCall<T> {
                     total += b.remaining();
                 }
                 if (total > 0) {
-                    if (chunk == null || chunk.size() < total) {
-                        chunk = new Memory(Math.max(total, 16 * 1024));
-                    }
+                    Memory chunk = chunk(total);
                     long at = 0;
                     for (ByteBuffer b : item) {
                         int r = b.remaining();
-                        byte[] copy = new byte[r];
-                        b.get(copy);
-                        chunk.write(at, copy, 0, r);
+                        if (b.hasArray()) {
+                            chunk.write(at, b.array(), b.arrayOffset() + b.position(), r);
+                            b.position(b.position() + r);
+                        } else {
+                            chunk.getByteBuffer(at, r).put(b);
+                        }
                         at += r;
                     }
-                    lib.a2a_call_handle_body(call, ex.id, chunk, new SizeT(total), nowMs());
+                    if (MachineDirect.ON) {
+                        MachineDirect.a2a_call_handle_body(call, ex.id, chunk, total, nowMs());
+                    } else {
+                        lib.a2a_call_handle_body(call, ex.id, chunk, new SizeT(total), nowMs());
+                    }
                     pump();
                 }
                 more = inflight == ex && buffered < MAX_BUFFERED_ITEMS;
@@ -656,7 +769,11 @@ final class MachineCall<T> {
             synchronized (MachineCall.this) {
                 if (call != null && inflight == ex && !ex.reported) {
                     ex.reported = true;
-                    lib.a2a_call_handle_end(call, ex.id, nowMs());
+                    if (MachineDirect.ON) {
+                        MachineDirect.a2a_call_handle_end(call, ex.id, nowMs());
+                    } else {
+                        lib.a2a_call_handle_end(call, ex.id, nowMs());
+                    }
                     pump();
                 }
             }

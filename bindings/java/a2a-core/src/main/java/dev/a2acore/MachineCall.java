@@ -127,6 +127,8 @@ final class MachineCall<T> {
         final int id;
         volatile Flow.Subscription subscription;
         CompletableFuture<HttpResponse<Void>> future;
+        /** The blocking {@code send} running the exchange on a {@link #SENDERS} thread (unary calls). */
+        java.util.concurrent.Future<?> task;
         boolean aborted;
         boolean reported;
         boolean headSeen;
@@ -152,6 +154,9 @@ final class MachineCall<T> {
             }
             if (future != null) {
                 future.cancel(true);
+            }
+            if (task != null) {
+                task.cancel(true); // the interrupt makes HttpClient.send cancel the exchange
             }
         }
     }
@@ -576,6 +581,19 @@ final class MachineCall<T> {
             failed(ex, 204, false, "the request could not be made: " + e.getMessage());
             return;
         }
+        if (listener == null) {
+            // A unary exchange (its body is short-lived): the blocking send on a pooled thread.
+            // HttpClient.sendAsync hands every completion to CompletableFuture's default async
+            // executor, which is one new thread per task wherever the common pool has fewer
+            // than two threads (any machine of one or two CPUs): a thread start per request.
+            // Streams, and unary exchanges beyond the pool's threads, take sendAsync.
+            try {
+                ex.task = SENDERS.submit(() -> sendBlocking(ex, request));
+                return;
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // every sender busy: asynchronously below
+            }
+        }
         CompletableFuture<HttpResponse<Void>> f = http.sendAsync(request, info -> subscriber(ex, info));
         ex.future = f;
         f.whenComplete((r, err) -> {
@@ -583,6 +601,32 @@ final class MachineCall<T> {
                 onError(ex, err);
             }
         });
+    }
+
+    /** Unary exchanges in flight at once on {@link #SENDERS}; more take {@code sendAsync}. */
+    private static final int SENDER_THREADS = 16;
+
+    /**
+     * Threads that run unary exchanges with the blocking {@code HttpClient.send} (the response
+     * is read by the same body subscriber, on the HttpClient's own threads, as with
+     * {@code sendAsync}): daemon threads, made on demand, kept 30 s idle.
+     */
+    private static final java.util.concurrent.ThreadPoolExecutor SENDERS = new java.util.concurrent.ThreadPoolExecutor(
+        0, SENDER_THREADS, 30, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
+            Thread th = new Thread(r, "a2a-core-http-send");
+            th.setDaemon(true);
+            return th;
+        });
+
+    /** Runs one exchange with the blocking send; a failure goes where sendAsync's would. */
+    private void sendBlocking(Exchange ex, HttpRequest request) {
+        try {
+            http.send(request, info -> subscriber(ex, info));
+        } catch (InterruptedException e) {
+            // The exchange was aborted (Exchange.abort interrupts this thread): nothing to report.
+        } catch (Throwable t) {
+            onError(ex, t);
+        }
     }
 
     /** Offsets of the {@code a2a_transmit} fields (from its JNA mirror, which LayoutTest checks). */

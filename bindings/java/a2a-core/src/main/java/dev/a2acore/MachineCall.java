@@ -730,6 +730,20 @@ final class MachineCall<T> {
         return m;
     }
 
+    /** Per thread: the array a non-array body buffer is copied through. */
+    private static final ThreadLocal<byte[][]> COPY = ThreadLocal.withInitial(() -> new byte[1][]);
+
+    /** This thread's copy array, at least {@code size} bytes (grown, never shrunk below 16 KiB). */
+    private static byte[] copyArray(int size) {
+        byte[][] slot = COPY.get();
+        byte[] a = slot[0];
+        if (a == null || a.length < size) {
+            a = new byte[Math.max(size, 16 * 1024)];
+            slot[0] = a;
+        }
+        return a;
+    }
+
     /** Hands the body in as it arrives, one chunk list at a time. */
     private final class Body implements HttpResponse.BodySubscriber<Void> {
         private final Exchange ex;
@@ -779,7 +793,12 @@ final class MachineCall<T> {
                             chunk.write(at, b.array(), b.arrayOffset() + b.position(), r);
                             b.position(b.position() + r);
                         } else {
-                            chunk.getByteBuffer(at, r).put(b);
+                            // A read-only or direct buffer (the JDK client's): through a per-thread
+                            // array (a JNA ByteBuffer view of the memory costs a JNI call and a
+                            // weak-map entry per chunk).
+                            byte[] a = copyArray(r);
+                            b.get(a, 0, r);
+                            chunk.write(at, a, 0, r);
                         }
                         at += r;
                     }

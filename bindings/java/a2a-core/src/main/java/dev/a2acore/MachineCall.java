@@ -30,7 +30,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -61,7 +60,10 @@ final class MachineCall<T> {
     /** Host clock origin: the machine's {@code now_ms} is monotonic ms from here, at least 1. */
     private static final long EPOCH = System.nanoTime();
 
-    /** Runs {@code handle_timeout} at the machines' deadlines (one daemon thread for all calls). */
+    /**
+     * One daemon thread for the calls' other timed work (a task wait's next poll, a hook
+     * failure's cancel); their deadlines are on {@link Deadlines#SHARED}.
+     */
     static final ScheduledExecutorService TIMER;
 
     static {
@@ -94,7 +96,8 @@ final class MachineCall<T> {
     final Result<T> result = new Result<>(this);
     private Pointer call;
     private Exchange inflight;
-    private ScheduledFuture<?> timer;
+    /** The call's next deadline, armed on {@link Deadlines#SHARED}. */
+    private Deadlines.Entry timer;
     /** The deadline {@link #timer} fires at (host clock, ms); re-armed only when it moves. */
     private long timerAt;
     /** Items the listener has not taken yet (streams): past the limit the body is not read further. */
@@ -385,23 +388,24 @@ final class MachineCall<T> {
             }
         }
         // The deadline seldom moves within a call (a unary call's stays its budget's end): the
-        // armed timer is kept then, instead of a cancel and a schedule (which wakes the timer
-        // thread) on every input.
+        // armed deadline is kept then, instead of a cancel and a schedule on every input.
         if (timer != null && at == timerAt) {
             return;
         }
         if (timer != null) {
-            timer.cancel(false);
+            Deadlines.SHARED.cancel(timer);
             timer = null;
         }
         if (at >= 0) {
             timerAt = at;
-            timer = TIMER.schedule(this::onTimer, Math.max(0, at - nowMs()), TimeUnit.MILLISECONDS);
+            timer = Deadlines.SHARED.schedule(this::onTimer, at);
         }
     }
 
-    private synchronized void onTimer() {
-        timer = null; // it fired: the next pump arms the next deadline
+    private synchronized void onTimer(Deadlines.Entry fired) {
+        if (timer == fired) {
+            timer = null; // it fired: the next pump arms the next deadline
+        }
         if (call != null) {
             lib.a2a_call_handle_timeout(call, nowMs());
             pump();
@@ -532,7 +536,7 @@ final class MachineCall<T> {
             inflight = null;
         }
         if (timer != null) {
-            timer.cancel(false);
+            Deadlines.SHARED.cancel(timer);
             timer = null;
         }
         Runnable release = new Release(lib, c);

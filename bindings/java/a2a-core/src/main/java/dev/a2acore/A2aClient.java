@@ -118,7 +118,14 @@ public final class A2aClient implements AutoCloseable {
     /** Sends a user text message with per-call options, asynchronously. */
     public CompletableFuture<Outcome> sendAsync(String text, CallOptions options) {
         Objects.requireNonNull(text, "text");
-        return sendAsync(List.of(Answer.Part.text(text)), Map.of(), options);
+        CallOptions o = options == null ? CallOptions.none() : options;
+        if (plainText(o) && !text.isEmpty()) {
+            // The library writes the message (a2a_call_new_text), as for a blocking send on the
+            // native transport: no JSON tree built and serialized here per send.
+            return machine.call(textCall(false, text), o,
+                (ev, call, release) -> MachineClient.finishedOutcome(lib, ev, release), null, null);
+        }
+        return sendAsync(List.of(Answer.Part.text(text)), Map.of(), o);
     }
 
     /** Sends a user message of any parts with message metadata (may be empty), asynchronously. */
@@ -458,7 +465,13 @@ public final class A2aClient implements AutoCloseable {
     /** A streaming send with per-call options; see {@link #streamAsync(String)}. */
     public Flow.Publisher<ClientStreamEvent> streamAsync(String text, CallOptions options) {
         Objects.requireNonNull(text, "text");
-        return streamAsync(List.of(Answer.Part.text(text)), Map.of(), options);
+        CallOptions o = options == null ? CallOptions.none() : options;
+        if (plainText(o) && !text.isEmpty()) {
+            // The library writes the message, as sendAsync(String, CallOptions) does.
+            return new StreamPublisher((items, started) -> machine.call(textCall(true, text), o, streamEnd(), items,
+                started));
+        }
+        return streamAsync(List.of(Answer.Part.text(text)), Map.of(), o);
     }
 
     /** A streaming send of a message of any parts; see {@link #streamAsync(String)}. */
@@ -489,16 +502,14 @@ public final class A2aClient implements AutoCloseable {
     private static final int METHOD_GET_EXTENDED_AGENT_CARD = 11;
 
     private MachineClient.CallFuture<Outcome> unary(int method, byte[] params, CallOptions options) {
-        return machine.call((st, settings, now, out) -> lib.a2a_call_new(st, method, params, new SizeT(params.length),
-            settings, now, out), options, (ev, call, release) -> MachineClient.finishedOutcome(lib, ev, release),
-            null, null);
+        return machine.call(paramsCall(method, params), options,
+            (ev, call, release) -> MachineClient.finishedOutcome(lib, ev, release), null, null);
     }
 
     private MachineClient.CallFuture<ClientStreamEvent.End> machineStream(int method, byte[] params,
             CallOptions options, java.util.function.Consumer<ClientStreamEvent> items,
             java.util.function.Consumer<MachineCall<ClientStreamEvent.End>> started) {
-        return machine.call((st, settings, now, out) -> lib.a2a_call_new(st, method, params, new SizeT(params.length),
-            settings, now, out), options, streamEnd(), items, started);
+        return machine.call(paramsCall(method, params), options, streamEnd(), items, started);
     }
 
     /** What a finished stream call becomes: its {@link ClientStreamEvent.End}. */

@@ -30,7 +30,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -61,7 +60,10 @@ final class MachineCall<T> {
     /** Host clock origin: the machine's {@code now_ms} is monotonic ms from here, at least 1. */
     private static final long EPOCH = System.nanoTime();
 
-    /** Runs {@code handle_timeout} at the machines' deadlines (one daemon thread for all calls). */
+    /**
+     * One daemon thread for the calls' other timed work (a task wait's next poll, a hook
+     * failure's cancel); their deadlines are on {@link Deadlines#SHARED}.
+     */
     static final ScheduledExecutorService TIMER;
 
     static {
@@ -94,8 +96,10 @@ final class MachineCall<T> {
     final Result<T> result = new Result<>(this);
     private Pointer call;
     private Exchange inflight;
-    private ScheduledFuture<?> timer;
-    private Memory chunk;
+    /** The call's next deadline, armed on {@link Deadlines#SHARED}. */
+    private Deadlines.Entry timer;
+    /** The deadline {@link #timer} fires at (host clock, ms); re-armed only when it moves. */
+    private long timerAt;
     /** Items the listener has not taken yet (streams): past the limit the body is not read further. */
     private int buffered;
 
@@ -126,10 +130,17 @@ final class MachineCall<T> {
         final int id;
         volatile Flow.Subscription subscription;
         CompletableFuture<HttpResponse<Void>> future;
+        /** The blocking {@code send} running the exchange on a {@link #SENDERS} thread (unary calls). */
+        java.util.concurrent.Future<?> task;
         boolean aborted;
         boolean reported;
         boolean headSeen;
         boolean paused;
+        /**
+         * The whole body arrived ({@code onComplete}): the JDK client has the connection back
+         * in its pool, and a cancel now would close it under the next request.
+         */
+        volatile boolean complete;
 
         Exchange(int id) {
             this.id = id;
@@ -137,12 +148,18 @@ final class MachineCall<T> {
 
         void abort() {
             aborted = true;
+            if (complete) {
+                return;
+            }
             Flow.Subscription s = subscription;
             if (s != null) {
                 s.cancel();
             }
             if (future != null) {
                 future.cancel(true);
+            }
+            if (task != null) {
+                task.cancel(true); // the interrupt makes HttpClient.send cancel the exchange
             }
         }
     }
@@ -350,48 +367,84 @@ final class MachineCall<T> {
     /** Transmits what is due, drains the events, and arms the timer at the next deadline. */
     private void pump() {
         while (call != null) {
-            Machine.Transmit t = new Machine.Transmit();
-            int rc = lib.a2a_call_poll_transmit(call, nowMs(), t);
+            Pointer t = pollTransmit(call);
             if (onHookCheck != null) {
                 onHookCheck.run();
             }
-            if (rc == 0) {
+            if (t != null) {
                 transmit(t);
             }
             drain();
-            if (rc != 0) {
+            if (t == null) {
                 break;
             }
         }
+        long at = -1;
+        if (call != null) {
+            Memory m = SCRATCH_U64.get();
+            if ((MachineDirect.ON ? MachineDirect.a2a_call_poll_timeout(call, m) : lib.a2a_call_poll_timeout(call, m))
+                != 0) {
+                at = m.getLong(0);
+            }
+        }
+        // The deadline seldom moves within a call (a unary call's stays its budget's end): the
+        // armed deadline is kept then, instead of a cancel and a schedule on every input.
+        if (timer != null && at == timerAt) {
+            return;
+        }
         if (timer != null) {
-            timer.cancel(false);
+            Deadlines.SHARED.cancel(timer);
             timer = null;
         }
-        if (call != null) {
-            Memory at = new Memory(8);
-            if (lib.a2a_call_poll_timeout(call, at) != 0) {
-                long delay = Math.max(0, at.getLong(0) - nowMs());
-                timer = TIMER.schedule(this::onTimer, delay, TimeUnit.MILLISECONDS);
-            }
+        if (at >= 0) {
+            timerAt = at;
+            timer = Deadlines.SHARED.schedule(this::onTimer, at);
         }
     }
 
-    private synchronized void onTimer() {
+    private synchronized void onTimer(Deadlines.Entry fired) {
+        if (timer == fired) {
+            timer = null; // it fired: the next pump arms the next deadline
+        }
         if (call != null) {
             lib.a2a_call_handle_timeout(call, nowMs());
             pump();
         }
     }
 
+    /** Per thread: where {@code a2a_call_poll_timeout} writes the deadline (read at once). */
+    private static final ThreadLocal<Memory> SCRATCH_U64 = ThreadLocal.withInitial(() -> new Memory(8));
+
+    /**
+     * Per thread: the {@code a2a_transmit} {@link #pollTransmit} fills (read at once, before
+     * anything else runs on the thread).
+     */
+    private static final ThreadLocal<Memory> TRANSMIT_OUT = ThreadLocal.withInitial(() ->
+        new Memory(MachineDirect.TRANSMIT_SIZE));
+
+    /**
+     * {@code a2a_call_poll_transmit}: the filled {@code a2a_transmit} (per-thread memory whose
+     * views die at the next poll), or null when there is nothing to send.
+     */
+    private Pointer pollTransmit(Pointer c) {
+        if (MachineDirect.ON) {
+            Memory out = TRANSMIT_OUT.get();
+            return MachineDirect.a2a_call_poll_transmit(c, nowMs(), out) == 0 ? out : null;
+        }
+        Machine.Transmit t = new Machine.Transmit();
+        return lib.a2a_call_poll_transmit(c, nowMs(), t) == 0 ? t.getPointer() : null;
+    }
+
     /** Reads the call's events until none is left (or the call finished and was freed). */
     private void drain() {
         Machine.Event ev = EVENT.get();
+        Pointer m = ev.getPointer();
         while (call != null && pollEvent(call, ev) == 0) {
-            ev.readField("kind");
-            switch (ev.kind) {
+            // The event's memory as the poll left it (its whole-struct sync is off), read at the C offsets.
+            switch (m.getInt(MachineDirect.KIND)) {
                 case 1 -> { // ABORT
-                    ev.readField("request_id");
-                    if (inflight != null && inflight.id == ev.request_id) {
+                    int id = m.getInt(MachineDirect.REQUEST_ID);
+                    if (inflight != null && inflight.id == id) {
                         inflight.abort();
                         inflight = null;
                     }
@@ -406,9 +459,15 @@ final class MachineCall<T> {
                 }
                 case 4 -> { // ITEM
                     if (listener != null) {
-                        ev.readField("item");
+                        StreamItem it;
+                        if (MachineDirect.ON) {
+                            it = item(m);
+                        } else {
+                            ev.readField("item");
+                            it = item(ev.item);
+                        }
                         buffered++;
-                        listener.accept(new ClientStreamEvent.Item(item(ev.item)));
+                        listener.accept(new ClientStreamEvent.Item(it));
                     }
                 }
                 case 5 -> {
@@ -447,6 +506,20 @@ final class MachineCall<T> {
             : lib.a2a_call_poll_event(c, ev);
     }
 
+    /** The item of the ITEM event at {@code m}, read at the C offsets ({@link MachineDirect}). */
+    private StreamItem item(Pointer m) {
+        Outcome o = Outcome.copy(lib, m.getPointer(MachineDirect.ITEM_OUTCOME));
+        Pointer ap = m.getPointer(MachineDirect.ITEM_ARTIFACT_PTR);
+        long al = m.getLong(MachineDirect.ITEM_ARTIFACT_LEN);
+        String artifactId = ap == null ? null
+            : al == 0 ? "" : new String(ap.getByteArray(0, Math.toIntExact(al)), StandardCharsets.UTF_8);
+        return new StreamItem(StreamItemKind.of(m.getInt(MachineDirect.ITEM_KIND)), o,
+            m.getByte(MachineDirect.ITEM_HAS_FINAL) != 0 ? Optional.of(m.getByte(MachineDirect.ITEM_FINAL) != 0)
+                : Optional.empty(),
+            Optional.ofNullable(artifactId), m.getByte(MachineDirect.ITEM_APPEND) != 0,
+            m.getByte(MachineDirect.ITEM_LAST_CHUNK) != 0, m.getByte(MachineDirect.ITEM_ENDS_STREAM) != 0);
+    }
+
     private StreamItem item(A2aCoreLibrary.StreamItem i) {
         Outcome o = Outcome.copy(lib, i.outcome);
         String artifactId = Machine.string(i.artifact_id);
@@ -463,7 +536,7 @@ final class MachineCall<T> {
             inflight = null;
         }
         if (timer != null) {
-            timer.cancel(false);
+            Deadlines.SHARED.cancel(timer);
             timer = null;
         }
         Runnable release = new Release(lib, c);
@@ -499,8 +572,8 @@ final class MachineCall<T> {
 
     // --------------------------------------------------------------------- one request
 
-    private void transmit(Machine.Transmit t) {
-        Exchange ex = new Exchange(t.request_id);
+    private void transmit(Pointer t) {
+        Exchange ex = new Exchange(t.getInt(T_REQUEST_ID));
         if (inflight != null) {
             inflight.abort();
         }
@@ -512,6 +585,19 @@ final class MachineCall<T> {
             failed(ex, 204, false, "the request could not be made: " + e.getMessage());
             return;
         }
+        if (listener == null) {
+            // A unary exchange (its body is short-lived): the blocking send on a pooled thread.
+            // HttpClient.sendAsync hands every completion to CompletableFuture's default async
+            // executor, which is one new thread per task wherever the common pool has fewer
+            // than two threads (any machine of one or two CPUs): a thread start per request.
+            // Streams, and unary exchanges beyond the pool's threads, take sendAsync.
+            try {
+                ex.task = SENDERS.submit(() -> sendBlocking(ex, request));
+                return;
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // every sender busy: asynchronously below
+            }
+        }
         CompletableFuture<HttpResponse<Void>> f = http.sendAsync(request, info -> subscriber(ex, info));
         ex.future = f;
         f.whenComplete((r, err) -> {
@@ -521,23 +607,82 @@ final class MachineCall<T> {
         });
     }
 
+    /** Unary exchanges in flight at once on {@link #SENDERS}; more take {@code sendAsync}. */
+    private static final int SENDER_THREADS = 16;
+
+    /**
+     * Threads that run unary exchanges with the blocking {@code HttpClient.send} (the response
+     * is read by the same body subscriber, on the HttpClient's own threads, as with
+     * {@code sendAsync}): daemon threads, made on demand, kept 30 s idle.
+     */
+    private static final java.util.concurrent.ThreadPoolExecutor SENDERS = new java.util.concurrent.ThreadPoolExecutor(
+        0, SENDER_THREADS, 30, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
+            Thread th = new Thread(r, "a2a-core-http-send");
+            th.setDaemon(true);
+            return th;
+        });
+
+    /** Runs one exchange with the blocking send; a failure goes where sendAsync's would. */
+    private void sendBlocking(Exchange ex, HttpRequest request) {
+        try {
+            http.send(request, info -> subscriber(ex, info));
+        } catch (InterruptedException e) {
+            // The exchange was aborted (Exchange.abort interrupts this thread): nothing to report.
+        } catch (Throwable t) {
+            onError(ex, t);
+        }
+    }
+
+    /** Offsets of the {@code a2a_transmit} fields (from its JNA mirror, which LayoutTest checks). */
+    private static final int T_REQUEST_ID = MachineDirect.TRANSMIT_REQUEST_ID;
+    private static final int T_METHOD = MachineDirect.TRANSMIT_METHOD;
+    private static final int T_URL = MachineDirect.TRANSMIT_URL;
+    private static final int T_HEADERS = MachineDirect.TRANSMIT_HEADERS;
+    private static final int T_HEADERS_LEN = MachineDirect.TRANSMIT_HEADERS_LEN;
+    private static final int T_BODY = MachineDirect.TRANSMIT_BODY;
+
     /** Copies a transmit (its views die at the next poll_transmit) into a request. */
-    private static HttpRequest request(Machine.Transmit t) {
-        String method = Machine.string(t.method);
-        byte[] body = Machine.bytes(t.body);
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(Machine.string(t.url)));
-        long n = t.headers_len.longValue();
+    private static HttpRequest request(Pointer t) {
+        String method = view(t, T_METHOD, Layout.VIEW_LEN);
+        long bodyLen = Layout.sizeT(t, T_BODY + Layout.VIEW_LEN);
+        Pointer bodyPtr = t.getPointer(T_BODY);
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(view(t, T_URL, Layout.VIEW_LEN)));
+        Pointer headers = t.getPointer(T_HEADERS);
+        long n = Layout.sizeT(t, T_HEADERS_LEN);
         for (long i = 0; i < n; i++) {
             long at = i * Layout.HEADER_SIZE;
-            String name = view(t.headers, at, Layout.HEADER_NAME_LEN);
-            String value = view(t.headers, at + Layout.HEADER_VALUE, Layout.HEADER_VALUE_LEN - Layout.HEADER_VALUE);
-            if (!RESTRICTED.contains(name.toLowerCase(Locale.ROOT))) {
+            String name = view(headers, at, Layout.HEADER_NAME_LEN);
+            String value = view(headers, at + Layout.HEADER_VALUE, Layout.HEADER_VALUE_LEN - Layout.HEADER_VALUE);
+            if (!restricted(name)) {
                 b.header(name, value);
             }
         }
-        boolean hasBody = body != null && body.length > 0;
-        b.method(method, hasBody ? HttpRequest.BodyPublishers.ofByteArray(body) : HttpRequest.BodyPublishers.noBody());
+        boolean hasBody = bodyPtr != null && bodyLen > 0;
+        b.method(method, hasBody ? HttpRequest.BodyPublishers.ofByteArray(bodyPtr.getByteArray(0,
+            Math.toIntExact(bodyLen))) : HttpRequest.BodyPublishers.noBody());
         return b.build();
+    }
+
+    /** Whether the JDK client refuses {@code name} from callers (it sets the header itself). */
+    private static boolean restricted(String name) {
+        // The machine's own headers (content-type, accept, a2a-version, ...) pass the length
+        // check; only names as long as a restricted one are lowered and looked up.
+        int n = name.length();
+        return (n == 4 || n == 6 || n == 7 || n == 10 || n == 14 || n == 17)
+            && RESTRICTED.contains(name.toLowerCase(Locale.ROOT));
+    }
+
+    /** The last URI parsed, by its text: a client's calls go to one URL. */
+    private static volatile URI lastUri;
+
+    private static URI uri(String url) {
+        URI u = lastUri;
+        if (u != null && u.toString().equals(url)) {
+            return u;
+        }
+        u = URI.create(url);
+        lastUri = u;
+        return u;
     }
 
     private static String view(Pointer base, long at, long lenOffset) {
@@ -559,8 +704,13 @@ final class MachineCall<T> {
                 NativeArgs args = new NativeArgs();
                 try {
                     Pointer arr = args.headerArray(headers);
-                    lib.a2a_call_handle_head(call, ex.id, (short) info.statusCode(), arr, new SizeT(headers.size()),
-                        nowMs());
+                    if (MachineDirect.ON) {
+                        MachineDirect.a2a_call_handle_head(call, ex.id, (short) info.statusCode(), arr, headers.size(),
+                            nowMs());
+                    } else {
+                        lib.a2a_call_handle_head(call, ex.id, (short) info.statusCode(), arr,
+                            new SizeT(headers.size()), nowMs());
+                    }
                 } finally {
                     args.release();
                 }
@@ -568,6 +718,34 @@ final class MachineCall<T> {
             }
         }
         return new Body(ex);
+    }
+
+    /** Per thread: the native copy of a body chunk list, alive only during its {@code handle_body}. */
+    private static final ThreadLocal<Memory[]> CHUNK = ThreadLocal.withInitial(() -> new Memory[1]);
+
+    /** This thread's chunk memory, at least {@code size} bytes (grown, never shrunk below 16 KiB). */
+    private static Memory chunk(long size) {
+        Memory[] slot = CHUNK.get();
+        Memory m = slot[0];
+        if (m == null || m.size() < size) {
+            m = new Memory(Math.max(size, 16 * 1024));
+            slot[0] = m;
+        }
+        return m;
+    }
+
+    /** Per thread: the array a non-array body buffer is copied through. */
+    private static final ThreadLocal<byte[][]> COPY = ThreadLocal.withInitial(() -> new byte[1][]);
+
+    /** This thread's copy array, at least {@code size} bytes (grown, never shrunk below 16 KiB). */
+    private static byte[] copyArray(int size) {
+        byte[][] slot = COPY.get();
+        byte[] a = slot[0];
+        if (a == null || a.length < size) {
+            a = new byte[Math.max(size, 16 * 1024)];
+            slot[0] = a;
+        }
+        return a;
     }
 
     /** Hands the body in as it arrives, one chunk list at a time. */
@@ -611,18 +789,28 @@ final class MachineCall<T> {
                     total += b.remaining();
                 }
                 if (total > 0) {
-                    if (chunk == null || chunk.size() < total) {
-                        chunk = new Memory(Math.max(total, 16 * 1024));
-                    }
+                    Memory chunk = chunk(total);
                     long at = 0;
                     for (ByteBuffer b : item) {
                         int r = b.remaining();
-                        byte[] copy = new byte[r];
-                        b.get(copy);
-                        chunk.write(at, copy, 0, r);
+                        if (b.hasArray()) {
+                            chunk.write(at, b.array(), b.arrayOffset() + b.position(), r);
+                            b.position(b.position() + r);
+                        } else {
+                            // A read-only or direct buffer (the JDK client's): through a per-thread
+                            // array (a JNA ByteBuffer view of the memory costs a JNI call and a
+                            // weak-map entry per chunk).
+                            byte[] a = copyArray(r);
+                            b.get(a, 0, r);
+                            chunk.write(at, a, 0, r);
+                        }
                         at += r;
                     }
-                    lib.a2a_call_handle_body(call, ex.id, chunk, new SizeT(total), nowMs());
+                    if (MachineDirect.ON) {
+                        MachineDirect.a2a_call_handle_body(call, ex.id, chunk, total, nowMs());
+                    } else {
+                        lib.a2a_call_handle_body(call, ex.id, chunk, new SizeT(total), nowMs());
+                    }
                     pump();
                 }
                 more = inflight == ex && buffered < MAX_BUFFERED_ITEMS;
@@ -643,11 +831,16 @@ final class MachineCall<T> {
 
         @Override
         public void onComplete() {
+            ex.complete = true;
             done.complete(null);
             synchronized (MachineCall.this) {
                 if (call != null && inflight == ex && !ex.reported) {
                     ex.reported = true;
-                    lib.a2a_call_handle_end(call, ex.id, nowMs());
+                    if (MachineDirect.ON) {
+                        MachineDirect.a2a_call_handle_end(call, ex.id, nowMs());
+                    } else {
+                        lib.a2a_call_handle_end(call, ex.id, nowMs());
+                    }
                     pump();
                 }
             }

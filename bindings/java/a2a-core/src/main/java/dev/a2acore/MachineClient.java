@@ -459,15 +459,18 @@ final class MachineClient {
                            MachineCall.Finisher<T> finisher, Consumer<ClientStreamEvent> listener,
                            Consumer<MachineCall<T>> started, String bearer, boolean retryOn401) {
         try {
-            Pointer settings = settings(options, bearer);
+            // No settings handle when there is nothing to set (NULL: none).
+            Pointer settings = bearer == null && !hasSettings(options) ? null : settings(options, bearer);
             Pointer callHandle;
             try {
-                Memory o = new Memory(Native.POINTER_SIZE);
+                Memory o = CALL_OUT.get();
                 int rc = make.create(state, settings, MachineCall.nowMs(), o);
                 A2aCoreException.check("a2a_call_new", rc);
                 callHandle = o.getPointer(0);
             } finally {
-                lib.a2a_call_settings_free(settings);
+                if (settings != null) {
+                    lib.a2a_call_settings_free(settings);
+                }
             }
             MachineCall<?>[] self = new MachineCall<?>[1];
             MachineCall<T> mc = new MachineCall<>(lib, http, callHandle, finisher, listener, hookCheck(self));
@@ -516,6 +519,13 @@ final class MachineClient {
     interface NewCall {
         /** Returns an {@code a2a_result}; writes the call to {@code out}. */
         int create(Pointer state, Pointer settings, long nowMs, Pointer out);
+    }
+
+    /** Whether {@code c} sets anything {@link #settings} writes (a budget, a header, a text option, ...). */
+    private static boolean hasSettings(CallOptions c) {
+        return c != null && (c.timeout().isPresent() || c.idleTimeout().isPresent() || c.traceparent().isPresent()
+            || c.idempotencyKey().isPresent() || c.messageId().isPresent() || c.returnImmediately()
+            || !c.headers().isEmpty());
     }
 
     /** The per-call settings (NULL-free: always a settings handle the caller frees). */

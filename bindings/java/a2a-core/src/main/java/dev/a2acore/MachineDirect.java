@@ -8,13 +8,16 @@ import dev.a2acore.internal.LibraryLoader;
 import dev.a2acore.internal.Machine;
 
 /**
- * JNA direct mapping ({@link Native#register}) of the client machine's per-event functions
- * ({@code a2a_call_poll_event}, {@code a2a_call_handle_body}, {@code a2a_call_run}), and
- * the C offsets of the {@code a2a_event} fields a stream item is read from: a stream's
- * events are read from raw native memory at those offsets instead of through a JNA
- * {@code Structure} (a reflective read of every field per event). The offsets come from the
- * JNA mirrors, which LayoutTest checks against the C compiler. {@link #ON} is false where
- * {@code size_t} or pointers are not 64-bit (callers then use {@link A2aCoreLibrary}).
+ * JNA direct mapping ({@link Native#register}) of the client machine's per-request and
+ * per-event functions ({@code a2a_call_poll_transmit}, {@code a2a_call_poll_event},
+ * {@code a2a_call_poll_timeout}, {@code a2a_call_handle_head}, {@code a2a_call_handle_body},
+ * {@code a2a_call_handle_end}, {@code a2a_call_run}), and the C offsets of the
+ * {@code a2a_event} fields a stream item is read from and of the {@code a2a_transmit}
+ * fields a request is built from: they are read from raw native memory at those offsets
+ * instead of through a JNA {@code Structure} (an allocation and a reflective read of every
+ * field per poll). The offsets come from the JNA mirrors, which LayoutTest checks against
+ * the C compiler. {@link #ON} is false where {@code size_t} or pointers are not 64-bit
+ * (callers then use {@link A2aCoreLibrary}).
  */
 final class MachineDirect {
     /** Whether the functions below are bound. */
@@ -34,6 +37,15 @@ final class MachineDirect {
     static final int ITEM_APPEND;
     static final int ITEM_LAST_CHUNK;
     static final int ITEM_ENDS_STREAM;
+    /** Size of {@code a2a_transmit}. */
+    static final int TRANSMIT_SIZE;
+    /** Offsets of the {@code a2a_transmit} fields a request is built from. */
+    static final int TRANSMIT_REQUEST_ID;
+    static final int TRANSMIT_METHOD;
+    static final int TRANSMIT_URL;
+    static final int TRANSMIT_HEADERS;
+    static final int TRANSMIT_HEADERS_LEN;
+    static final int TRANSMIT_BODY;
 
     /** Structure's protected {@code fieldOffset}, read on the mirrors once (no subclass: LayoutTest lists those). */
     private static int at(com.sun.jna.Structure s, String field) {
@@ -63,6 +75,14 @@ final class MachineDirect {
         ITEM_APPEND = item + at(i, "append");
         ITEM_LAST_CHUNK = item + at(i, "last_chunk");
         ITEM_ENDS_STREAM = item + at(i, "ends_stream");
+        Machine.Transmit t = new Machine.Transmit();
+        TRANSMIT_SIZE = t.size();
+        TRANSMIT_REQUEST_ID = at(t, "request_id");
+        TRANSMIT_METHOD = at(t, "method");
+        TRANSMIT_URL = at(t, "url");
+        TRANSMIT_HEADERS = at(t, "headers");
+        TRANSMIT_HEADERS_LEN = at(t, "headers_len");
+        TRANSMIT_BODY = at(t, "body");
     }
 
     private MachineDirect() {}
@@ -82,6 +102,19 @@ final class MachineDirect {
 
     /** {@code a2a_call_poll_event} (out: an {@code a2a_event}). */
     static native int a2a_call_poll_event(Pointer call, Pointer out);
+
+    /** {@code a2a_call_poll_transmit} (out: an {@code a2a_transmit}). */
+    static native int a2a_call_poll_transmit(Pointer call, long nowMs, Pointer out);
+
+    /** {@code a2a_call_poll_timeout} (C bool; out: a {@code uint64_t}). */
+    static native byte a2a_call_poll_timeout(Pointer call, Pointer out);
+
+    /** {@code a2a_call_handle_head} (headers: {@code len} {@code a2a_header}s, or NULL when none). */
+    static native int a2a_call_handle_head(Pointer call, int requestId, short status, Pointer headers, long len,
+                                           long nowMs);
+
+    /** {@code a2a_call_handle_end}. */
+    static native int a2a_call_handle_end(Pointer call, int requestId, long nowMs);
 
     /** {@code a2a_call_handle_body}. */
     static native int a2a_call_handle_body(Pointer call, int requestId, Pointer chunk, long len, long nowMs);

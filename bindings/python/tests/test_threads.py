@@ -207,6 +207,19 @@ def test_a_decoder_fed_from_two_threads_refuses_the_second() -> None:
 
 
 def test_close_during_a_feed_waits_for_it() -> None:
+    # The compiled path holds the GIL while it builds the events, so this thread sees the
+    # feed inside only when the interpreter switches threads: switch often while it runs
+    # (with the default 5 ms a feed could end before any switch, in every attempt: it failed
+    # that way once on a busy machine).
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        _close_during_a_feed_waits_for_it()
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def _close_during_a_feed_waits_for_it() -> None:
     big = EVENT * 20000
     seen_inside = False
     for _attempt in range(50):

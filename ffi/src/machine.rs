@@ -653,24 +653,9 @@ pub(crate) fn next_transmit(
     c: &mut a2a_call,
     now: Millis,
 ) -> Result<Option<&Transmit>, a2a_result> {
-    let t = match &mut c.machine {
-        Machine::Card(m) => {
-            if let Some(cache) = c.card_cache.as_ref().filter(|_| !c.cache_consulted) {
-                let cache = cache
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                m.use_cache(&cache.cards, now);
-            }
-            c.cache_consulted = true;
-            m.poll_transmit(now)
-        }
-        Machine::Unary(cell, m) => m.poll_transmit(&mut *cell.lock()?, now),
-        Machine::Stream(cell, m) => m.poll_transmit(&mut *cell.lock()?, now),
-    };
-    let Some(transmit) = t else {
+    let Some(transmit) = issue_transmit(c, now)? else {
         return Ok(None);
     };
-    c.issued.push(transmit.id);
     let headers = transmit
         .request
         .headers
@@ -689,6 +674,34 @@ pub(crate) fn next_transmit(
         method,
     });
     Ok(Some(&sent.transmit))
+}
+
+/// The machine's next request at `now`, recorded as issued, for a caller that performs it
+/// itself (`a2a_call_run`: no views are handed out, so the call keeps no copy of it; an open
+/// stream kept its request and its header views, about 1 KiB, while it waited; issue 28).
+pub(crate) fn issue_transmit(
+    c: &mut a2a_call,
+    now: Millis,
+) -> Result<Option<Transmit>, a2a_result> {
+    let t = match &mut c.machine {
+        Machine::Card(m) => {
+            if let Some(cache) = c.card_cache.as_ref().filter(|_| !c.cache_consulted) {
+                let cache = cache
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                m.use_cache(&cache.cards, now);
+            }
+            c.cache_consulted = true;
+            m.poll_transmit(now)
+        }
+        Machine::Unary(cell, m) => m.poll_transmit(&mut *cell.lock()?, now),
+        Machine::Stream(cell, m) => m.poll_transmit(&mut *cell.lock()?, now),
+    };
+    let Some(transmit) = t else {
+        return Ok(None);
+    };
+    c.issued.push(transmit.id);
+    Ok(Some(transmit))
 }
 
 /// Hands in the response head of request `request_id`: the final status (not a 1xx) and

@@ -2,7 +2,7 @@
 //! loop ([`a2a::driver::run()`]) drives it, so a binding runs any call natively with one
 //! foreign call per step. The loop is the driver's own (its calls, streams and card
 //! resolution run on it); here are only the call's side of it: the requests handed out
-//! through the call's own bookkeeping (`next_transmit`: the card cache, the ids issued),
+//! through the call's own bookkeeping (`issue_transmit`: the card cache, the ids issued),
 //! the inputs given to whichever machine the call holds under its state's lock, and the
 //! events kept for `a2a_call_poll_event`.
 
@@ -10,7 +10,7 @@ use a2a::client::{CardEvent, Event, RequestId, StreamEvent, Transmit};
 use a2a::driver::{AbortHandle, Client, EventRole, Exchange, Input, RunMachine};
 use a2a::time::Millis;
 
-use crate::machine::{AnyEvent, Machine, a2a_call, machine_event, next_transmit};
+use crate::machine::{AnyEvent, Machine, a2a_call, issue_transmit, machine_event};
 use crate::result::a2a_result;
 
 /// The call a run drives (its open body and held events are the run's own meanwhile), and
@@ -22,7 +22,7 @@ impl RunMachine for Run<'_> {
     type Error = a2a_result;
 
     fn poll_transmit(&mut self, now: Millis) -> Result<Option<Transmit>, a2a_result> {
-        let t = next_transmit(self.0, now)?.cloned();
+        let t = issue_transmit(self.0, now)?;
         if let (Some(t), Machine::Card(_)) = (&t, &self.0.machine)
             && self.0.rebinding_armed.is_none()
         {

@@ -882,9 +882,7 @@ func (c *HTTPClient) runHTTP(ev *callEvents) {
 			inflight = uint32(t.request_id)
 			req, err := buildRequest(reqCtx, copyTransmit(&t))
 			if err != nil {
-				m := err.Error()
-				p, n := cText(m)
-				C.a2a_call_handle_failure(call, t.request_id, C.A2A_ERROR_NAME_RESET, false, p, n, C.uint64_t(nowMs()))
+				handFailure(call, inflight, C.A2A_ERROR_NAME_RESET, false, err)
 				ev.drain()
 				continue
 			}
@@ -1008,9 +1006,7 @@ func (c *HTTPClient) exchangeUnary(ev *callEvents, id uint32, tx transmitCopy, i
 	defer cancel()
 	req, err := buildRequest(reqCtx, tx)
 	if err != nil {
-		m := err.Error()
-		p, n := cText(m)
-		C.a2a_call_handle_failure(call, C.uint32_t(id), C.A2A_ERROR_NAME_RESET, false, p, n, C.uint64_t(nowMs()))
+		handFailure(call, id, C.A2A_ERROR_NAME_RESET, false, err)
 		return
 	}
 	if ctx.Err() != nil { // an ended context: nothing is sent
@@ -1068,12 +1064,18 @@ func (c *HTTPClient) failUnary(ev *callEvents, id uint32, reqCtx context.Context
 		}
 		// Not expected (a non-streaming request's deadline does not move): say so as
 		// the stack's own timeout would.
-		msg := err.Error()
-		p, n := cText(msg)
-		C.a2a_call_handle_failure(call, C.uint32_t(id), C.A2A_ERROR_NAME_TIMEOUT, C.bool(written), p, n, C.uint64_t(nowMs()))
+		handFailure(call, id, C.A2A_ERROR_NAME_TIMEOUT, written, err)
 		return
 	}
 	c.hand(call, exchangeMsg{id: id, err: err, written: written})
+}
+
+// handFailure tells the machine that request id failed: name (an A2A_ERROR_NAME_*), err's
+// text, and whether request bytes may have been written.
+func handFailure(call *C.a2a_call, id uint32, name C.uint32_t, written bool, err error) {
+	msg := err.Error()
+	p, n := cText(msg)
+	C.a2a_call_handle_failure(call, C.uint32_t(id), name, C.bool(written), p, n, C.uint64_t(nowMs()))
 }
 
 // hand passes one message of the request in flight to the machine.
@@ -1104,9 +1106,7 @@ func (c *HTTPClient) hand(call *C.a2a_call, m exchangeMsg) {
 	case m.end:
 		C.a2a_call_handle_end(call, C.uint32_t(m.id), now)
 	case m.err != nil:
-		msg := m.err.Error()
-		p, n := cText(msg)
-		C.a2a_call_handle_failure(call, C.uint32_t(m.id), C.uint32_t(failureName(m.err)), C.bool(m.written), p, n, now)
+		handFailure(call, m.id, C.uint32_t(failureName(m.err)), m.written, m.err)
 	}
 }
 

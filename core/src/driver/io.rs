@@ -369,29 +369,23 @@ impl<T: Transport> Transport for Watched<T> {
             }
             ureq::Error::Timeout(ureq::Timeout::PerRead)
         };
+        // The earlier of the two, reported as ureq's reason or as a read timeout (ours).
+        let mut asked = timeout;
+        let until = match (budget, idle) {
+            (Some(b), Some(d)) if d >= b => b,
+            (_, Some(d)) => {
+                asked.reason = ureq::Timeout::PerRead;
+                d
+            }
+            (Some(b), None) => b,
+            (None, None) => return self.inner.await_input(timeout),
+        };
         loop {
             let now = Instant::now();
             if idle.is_some_and(|d| now >= d) {
                 return Err(fire(&io));
             }
-            let mut asked = timeout;
-            let until = match (budget, idle) {
-                (Some(b), Some(d)) if d < b => {
-                    asked.reason = ureq::Timeout::PerRead;
-                    Some(d)
-                }
-                (Some(b), _) => Some(b),
-                (None, Some(d)) => {
-                    asked.reason = ureq::Timeout::PerRead;
-                    Some(d)
-                }
-                (None, None) => None,
-            };
-            let Some(until) = until else {
-                return self.inner.await_input(timeout);
-            };
-            let left = until.saturating_duration_since(now);
-            asked.after = UreqDuration::Exact(steady(left));
+            asked.after = UreqDuration::Exact(steady(until.saturating_duration_since(now)));
             match self.inner.await_input(asked) {
                 // Woken before the deadline by the rounding of `steady`: wait the rest.
                 // (ureq's own per-read timeout, which the driver does not set, is not ours.)

@@ -176,10 +176,9 @@ impl Fed {
         self.compact();
         let src = inner.input();
         let n = src.len().min(self.limit - self.filled);
-        // Into the initialized free space first, the rest appended (no zeroing first).
-        let over = (self.input.len() - self.filled).min(n);
-        self.input[self.filled..self.filled + over].copy_from_slice(&src[..over]);
-        self.input.extend_from_slice(&src[over..n]);
+        // Appended after the bytes held (the capacity is kept; nothing is zeroed first).
+        self.input.truncate(self.filled);
+        self.input.extend_from_slice(&src[..n]);
         inner.input_consume(n);
         self.filled += n;
         self.last_take = n;

@@ -21,7 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -665,11 +664,14 @@ final class MachineCall<T> {
 
     /** Whether the JDK client refuses {@code name} from callers (it sets the header itself). */
     private static boolean restricted(String name) {
-        // The machine's own headers (content-type, accept, a2a-version, ...) pass the length
-        // check; only names as long as a restricted one are lowered and looked up.
-        int n = name.length();
-        return (n == 4 || n == 6 || n == 7 || n == 10 || n == 14 || n == 17)
-            && RESTRICTED.contains(name.toLowerCase(Locale.ROOT));
+        // equalsIgnoreCase compares lengths first: the machine's own headers (content-type,
+        // accept, a2a-version, ...) are told apart without lowering a copy of each name.
+        for (String r : RESTRICTED) {
+            if (r.equalsIgnoreCase(name)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The last URI parsed, by its text: a client's calls go to one URL. */

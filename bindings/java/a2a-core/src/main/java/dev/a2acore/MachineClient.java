@@ -460,7 +460,8 @@ final class MachineClient {
                            Consumer<MachineCall<T>> started, String bearer, boolean retryOn401) {
         try {
             // No settings handle when there is nothing to set (NULL: none).
-            Pointer settings = bearer == null && !hasSettings(options) ? null : settings(options, bearer);
+            Pointer settings = bearer == null && (options == null || options.equals(CallOptions.none())) ? null
+                : settings(options, bearer);
             Pointer callHandle;
             try {
                 Memory o = CALL_OUT.get();
@@ -519,13 +520,6 @@ final class MachineClient {
     interface NewCall {
         /** Returns an {@code a2a_result}; writes the call to {@code out}. */
         int create(Pointer state, Pointer settings, long nowMs, Pointer out);
-    }
-
-    /** Whether {@code c} sets anything {@link #settings} writes (a budget, a header, a text option, ...). */
-    private static boolean hasSettings(CallOptions c) {
-        return c != null && (c.timeout().isPresent() || c.idleTimeout().isPresent() || c.traceparent().isPresent()
-            || c.idempotencyKey().isPresent() || c.messageId().isPresent() || c.returnImmediately()
-            || !c.headers().isEmpty());
     }
 
     /** The per-call settings (NULL-free: always a settings handle the caller frees). */

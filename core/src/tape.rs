@@ -345,27 +345,46 @@ struct TapeDe<'t, 'a> {
 /// offset of the next `"` or `\\`; `None` when a raw control character (not allowed inside a
 /// JSON string) or the end of the body comes first.
 ///
-/// Most strings of an A2A body (keys, ids, states, kinds) end within a few bytes: a byte loop
-/// over the first 32 finds the end without memchr's call and set-up, which took about a
-/// third of tokenizing a 440-byte task (bench-driver under callgrind; issue 28). Longer text
-/// goes on with memchr2.
+/// Eight bytes at a time (SWAR over a `u64`): most strings of an A2A body (keys, ids, states,
+/// timestamps) are 4 to 40 bytes long, too short for memchr's SIMD set-up to pay off, and a
+/// byte loop spent about a third of tokenizing a 2 KB task (`benches/once.rs` under
+/// callgrind; issue 28). The tail shorter than a word is read byte by byte.
 #[inline]
 fn special(rest: &[u8]) -> Option<usize> {
-    const SHORT: usize = 32;
-    let head = rest.len().min(SHORT);
-    for (k, &c) in rest[..head].iter().enumerate() {
+    let mut words = rest.chunks_exact(8);
+    let mut at = 0;
+    for w in words.by_ref() {
+        let x = u64::from_le_bytes(w.try_into().expect("eight bytes"));
+        let hit = stop_bytes(x);
+        if hit != 0 {
+            let k = at + (hit.trailing_zeros() / 8) as usize;
+            return (rest[k] >= 0x20).then_some(k);
+        }
+        at += 8;
+    }
+    for (k, &c) in words.remainder().iter().enumerate() {
         if c == b'"' || c == b'\\' {
-            return Some(k);
+            return Some(at + k);
         }
         if c < 0x20 {
             return None;
         }
     }
-    let at = head + memchr::memchr2(b'"', b'\\', &rest[head..])?;
-    if rest[head..at].iter().any(|&c| c < 0x20) {
-        return None;
-    }
-    Some(at)
+    None
+}
+
+/// The high bit of every byte of `x` that is `"`, `\\` or below 0x20, exact for the lowest
+/// such byte (a borrow only carries towards higher bytes, so higher marks may be spurious).
+#[inline]
+fn stop_bytes(x: u64) -> u64 {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let zero_in = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let quote = zero_in(x ^ (ONES * u64::from(b'"')));
+    let backslash = zero_in(x ^ (ONES * u64::from(b'\\')));
+    // A byte below 0x20 (its high bit clear): subtracting 0x20 borrows from it.
+    let control = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+    quote | backslash | control
 }
 
 fn err(msg: &str) -> serde_json::Error {
@@ -583,10 +602,39 @@ impl<'de> MapAccess<'de> for RawAccess<'de> {
 mod tests {
     use super::*;
 
-    /// The end of a string's text, on both sides of the byte loop's 32 bytes.
+    /// The word scan agrees with a byte-by-byte reading for every stop byte at every offset,
+    /// among fillers next to the stop values (0x20, 0x21, 0x5b, 0x5d, 0x23) and non-ASCII
+    /// bytes, and with a second stop byte after the first.
     #[test]
-    fn a_strings_end_is_found_before_and_after_the_short_loop() {
-        for len in [0, 1, 31, 32, 33, 100] {
+    fn the_word_scan_agrees_with_a_byte_loop() {
+        fn by_bytes(rest: &[u8]) -> Option<usize> {
+            let k = rest
+                .iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+            (rest[k] >= 0x20).then_some(k)
+        }
+        let fillers = [b'a', 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xc3, 0xff];
+        for len in 0..40 {
+            for f in 0..fillers.len() {
+                for stop in [b'"', b'\\', 0x00, 0x1f, 0x0a] {
+                    for second in [b'"', 0x01, 0x20] {
+                        let mut s: Vec<u8> = (0..len)
+                            .map(|i| fillers[(f + i * 7) % fillers.len()])
+                            .collect();
+                        s.push(stop);
+                        s.push(second);
+                        assert_eq!(special(&s), by_bytes(&s), "{s:?}");
+                        assert_eq!(special(&s[..len]), by_bytes(&s[..len]), "{s:?} cut");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The end of a string's text, in a word and in the tail after the last whole word.
+    #[test]
+    fn a_strings_end_is_found_in_every_position_of_a_word() {
+        for len in [0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 100] {
             let text = "a".repeat(len);
             for (stop, want) in [("\"", Some(len)), ("\\n\"", Some(len))] {
                 let s = format!("{text}{stop}");

@@ -7,6 +7,10 @@
 //!
 //! Every benchmark asserts the answer it measures on every timed call (the outcome's channel
 //! and the answer's shape; the top-level object the trees built).
+//!
+//! For instruction counts: `--only core|serde|sonic [--parts] [--iters N]` runs one contender
+//! N times (default 1,000) on one body inside `profile_only` and prints nothing else; run it
+//! under `valgrind --tool=callgrind --toggle-collect='*profile_only*'` and divide by N.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -16,7 +20,7 @@ use a2a_core::classify::{Asked, ResponseInfo, classify};
 use a2a_core::model::SendResponse;
 use a2a_core::outcome::Channel;
 use a2a_core::version::{Binding, ProtocolVersion};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 
 /// The classifier bench's 2 KB 1.0 task (`benches/classify.rs`): a completed task with one
 /// text artifact and six history messages, as the Python a2a-sdk 1.3.0 server writes it.
@@ -49,13 +53,16 @@ fn task_2k_parts() -> String {
     )
 }
 
+/// What the client asked: a 1.0 JSON-RPC `SendMessage` with id 3.
+const ASKED: Asked<'static> = Asked {
+    version: Some(ProtocolVersion::V1_0),
+    binding: Some(Binding::JsonRpc),
+    method: Some("SendMessage"),
+    request_id: Some("3"),
+};
+
 fn bench(c: &mut Criterion) {
-    let asked = Asked {
-        version: Some(ProtocolVersion::V1_0),
-        binding: Some(Binding::JsonRpc),
-        method: Some("SendMessage"),
-        request_id: Some("3"),
-    };
+    let asked = ASKED;
     let (v, b) = (ProtocolVersion::V1_0, Binding::JsonRpc);
     let bodies = [
         ("task_2k_v1", task_2k()),
@@ -133,5 +140,53 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
+/// One contender `iters` times on one body, for callgrind (see the module docs); asserts the
+/// same answers as the timed calls.
+#[inline(never)]
+fn profile_only(who: &str, body: &[u8], iters: usize) {
+    use sonic_rs::JsonValueTrait as _;
+    let info = ResponseInfo::new(200, body)
+        .header("Content-Type", "application/json")
+        .asked(ASKED);
+    for _ in 0..iters {
+        match who {
+            "core" => {
+                let (o, a) =
+                    classify_and_read(black_box(&info), ProtocolVersion::V1_0, Binding::JsonRpc);
+                assert_eq!(o.channel, Channel::Task);
+                assert!(matches!(a, Some(Ok(SendResponse::Task(_)))));
+            }
+            "serde" => {
+                let t: serde_json::Value = serde_json::from_slice(black_box(body)).expect("JSON");
+                assert!(t.is_object());
+            }
+            "sonic" => {
+                let t: sonic_rs::Value = sonic_rs::from_slice(black_box(body)).expect("JSON");
+                assert!(t.is_object());
+            }
+            _ => panic!("--only core|serde|sonic"),
+        }
+    }
+}
+
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--only") {
+        let who = args.get(at + 1).expect("--only core|serde|sonic");
+        let body = if args.iter().any(|a| a == "--parts") {
+            task_2k_parts()
+        } else {
+            task_2k()
+        };
+        let iters = args
+            .iter()
+            .position(|a| a == "--iters")
+            .map_or(1000, |i| args[i + 1].parse().expect("--iters N"));
+        profile_only(who, body.as_bytes(), iters);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

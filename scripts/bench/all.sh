@@ -50,7 +50,7 @@ done
 step sse-rounds-lto cargo bench -q --profile bench-lto -p a2a-benches --bench sse_rounds -- --rounds 7 --budget-ms 40
 step sse-rounds-bench cargo bench -q -p a2a-benches --bench sse_rounds -- --rounds 7 --budget-ms 40
 for p in bench bench-lto; do
-  for b in sse utf8 classify model http1 resilience driver; do
+  for b in sse utf8 classify model once http1 resilience driver; do
     CRITERION_HOME="$out/criterion-$p" step "criterion-$p-$b" \
       cargo bench -q --profile "$p" -p a2a-benches --bench "$b" -- --warm-up-time 0.5 --measurement-time 1
   done

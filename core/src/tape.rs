@@ -45,7 +45,9 @@ enum Kind {
     Str,
     /// A string with escapes: serde_json unescapes it.
     StrEsc,
-    BodyShape,
+    /// An object: its members (key and value tokens) follow it.
+    Obj,
+    /// An array: its elements follow it.
     Arr,
 }
 
@@ -126,7 +128,7 @@ impl<'a> Tape<'a> {
 
     /// Whether the top-level value is an object.
     pub(crate) fn is_object(&self) -> bool {
-        self.toks.first().is_some_and(|t| t.kind == Kind::BodyShape)
+        self.toks.first().is_some_and(|t| t.kind == Kind::Obj)
     }
 
     /// Whether a raw value inside this body could fail to parse as a serde_json tree: only
@@ -208,7 +210,7 @@ impl Parser<'_> {
         let start = self.i;
         let at = self.toks.len();
         self.toks.push(Tok {
-            kind: if object { Kind::BodyShape } else { Kind::Arr },
+            kind: if object { Kind::Obj } else { Kind::Arr },
             start: start as u32,
             end: 0,
             next: 0,
@@ -431,7 +433,7 @@ impl<'de, 't> Deserializer<'de> for &mut TapeDe<'t, 'de> {
             Kind::Str => {
                 visitor.visit_borrowed_str(&self.tape.src[t.start as usize + 1..t.end as usize - 1])
             }
-            Kind::BodyShape => {
+            Kind::Obj => {
                 // A container's token is followed directly by its contents.
                 let mut access = Access {
                     de: &mut *self,
@@ -567,6 +569,18 @@ impl<'de> SeqAccess<'de> for &mut Access<'_, '_, 'de> {
         let v = seed.deserialize(&mut *self.de)?;
         self.pos = self.de.pos;
         Ok(Some(v))
+    }
+
+    /// The exact number of elements left (each element's token says where the next one
+    /// starts), so that a `Vec` is allocated once at its final size instead of growing.
+    fn size_hint(&self) -> Option<usize> {
+        let toks = &self.de.tape.toks;
+        let (mut at, mut n) = (self.pos, 0);
+        while at < self.end {
+            at = toks[at].next as usize;
+            n += 1;
+        }
+        Some(n)
     }
 }
 

@@ -54,6 +54,26 @@ func TestHTTPClientFaultServer(t *testing.T) {
 			t.Fatalf("items %d end %+v", items, end)
 		}
 	})
+	t.Run("gzip stream not decoded is refused", func(t *testing.T) {
+		// net/http does not decode a body it did not ask to be compressed; the fault server
+		// sends one anyway (gzip of stored blocks, the events' text visible inside). The
+		// machine refuses it instead of reading the compressed bytes as events.
+		c := newTestHTTPClient(t, base+"/gzip/")
+		var end *Outcome
+		var endErr error
+		items := 0
+		for ev, err := range c.Stream(ctx, "hello", nil) {
+			if ev.Kind == StreamEventItem {
+				items++
+				continue
+			}
+			end, endErr = ev.Outcome, err
+		}
+		if items != 0 || endErr == nil || end == nil || end.Channel != ChannelMalformed ||
+			end.Message == nil || !strings.Contains(*end.Message, "gzip") {
+			t.Fatalf("items %d err %v end %+v", items, endErr, end)
+		}
+	})
 	t.Run("failed task", func(t *testing.T) {
 		c := newTestHTTPClient(t, base+"/ok/")
 		o, err := c.SendText(ctx, "fail-now", nil)

@@ -169,6 +169,10 @@ enum Phase {
         sent: Sent,
         decoder: Box<Decoder>,
         tracker: Box<StreamTracker>,
+        /// The head said `Content-Encoding: gzip` and fewer than two body bytes were seen:
+        /// the bytes seen so far, to tell a body the host decoded from one it handed over
+        /// still compressed (see [`gzip_magic`]).
+        sniff_gzip: Option<Vec<u8>>,
     },
     /// The one get-task fallback; `outer` is the id its request was handed out under.
     Fetch {
@@ -564,12 +568,17 @@ impl StreamCall {
                     .with_max_event(limit)
                     .with_max_line(limit.saturating_add(64)),
             );
+            let gzip = headers.iter().any(|(n, v)| {
+                n.eq_ignore_ascii_case("content-encoding")
+                    && matches!(v.trim().to_ascii_lowercase().as_str(), "gzip" | "x-gzip")
+            });
             self.phase = Phase::Events {
                 id,
                 status,
                 sent,
                 decoder: Box::new(decoder),
                 tracker: Box::new(tracker),
+                sniff_gzip: gzip.then(Vec::new),
             };
         } else {
             // Read whole, bounded by a fresh head budget (the driver's rule).
@@ -631,8 +640,30 @@ impl StreamCall {
                 body.extend_from_slice(chunk);
             }
             Phase::Events {
-                decoder, tracker, ..
+                decoder,
+                tracker,
+                sniff_gzip,
+                ..
             } => {
+                if let Some(seen) = sniff_gzip {
+                    seen.extend(chunk.iter().take(2 - seen.len()));
+                    if gzip_magic(seen) {
+                        let o = Outcome::malformed(
+                            "the event stream's body is still gzip-compressed (Content-Encoding: gzip): the HTTP host handed it over without decoding it; refused instead of reading compressed bytes as events",
+                            RetryAdvice::Never,
+                        );
+                        let end = StreamEnd {
+                            kind: StreamEndKind::Error,
+                            outcome: o,
+                        };
+                        self.events.push_back(StreamEvent::Abort(id));
+                        self.conclude(state, end, now);
+                        return Ok(());
+                    }
+                    if seen.len() == 2 {
+                        *sniff_gzip = None;
+                    }
+                }
                 tracker.on_bytes(now);
                 let version = state.target.version;
                 let binding = state.target.binding;
@@ -1298,4 +1329,14 @@ fn note_ids(c: &mut Correlation, o: &Outcome) {
     if c.context_id.is_none() {
         c.context_id.clone_from(&o.context_id);
     }
+}
+
+/// Whether the first bytes of a body declared `Content-Encoding: gzip` are gzip's magic
+/// number (RFC 1952 §2.3.1: 0x1f 0x8b): the host did not decode it. A decoded event stream
+/// cannot start so (0x1f is a control character, 0x8b no UTF-8 lead byte). Hosts must hand
+/// over decoded bodies; one that does not would otherwise have the decoder skip the
+/// compressed bytes as unknown fields and perhaps lose events silently (a body of stored
+/// deflate blocks shows the events' text between its headers).
+fn gzip_magic(first: &[u8]) -> bool {
+    first == [0x1f, 0x8b]
 }

@@ -1024,3 +1024,80 @@ fn events_after_the_end_in_the_same_chunk_are_not_read() {
     assert_eq!(whole.2, Some(StreamEndKind::Completed));
     assert_eq!(whole, run(true));
 }
+
+/// A body declared `Content-Encoding: gzip` that arrives still compressed (a host that did
+/// not decode it) ends the call as malformed, with no item, in whatever split its first two
+/// bytes come; the compressed stream is a gzip of stored deflate blocks, whose events' text
+/// shows between the headers and would otherwise be read with the first event lost.
+#[test]
+fn a_stream_still_gzip_compressed_is_refused_not_read_as_events() {
+    for split in [1, 2, 5] {
+        let mut st = state(ClientConfig::default());
+        let mut m = StreamCall::new(
+            &mut st,
+            streaming("hi"),
+            CallOptions::default(),
+            config(0),
+            Millis(0),
+        );
+        let t = m.poll_transmit(&mut st, Millis(0)).expect("the request");
+        let mut head = sse_head();
+        head.push(("Content-Encoding".to_owned(), "gzip".to_owned()));
+        m.handle_head(&mut st, t.id, 200, head, Millis(1)).unwrap();
+        let mut body = vec![
+            0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff, 0x01, 0xff, 0x00, 0x00, 0xff,
+        ];
+        body.extend(event(&t, task("submitted")));
+        body.extend(event(&t, status("completed", true)));
+        m.handle_body(&mut st, t.id, &body[..split], Millis(2))
+            .unwrap();
+        // Refused at the magic number: what follows finds the call finished.
+        let rest = m.handle_body(&mut st, t.id, &body[split..], Millis(3));
+        assert!(
+            rest.is_ok() || matches!(rest, Err(crate::client::InputError::Finished)),
+            "{rest:?}"
+        );
+        let evs = events(&mut m);
+        assert!(
+            items(&evs).is_empty(),
+            "split {split}: no event read from compressed bytes"
+        );
+        assert!(
+            evs.iter()
+                .any(|e| matches!(e, StreamEvent::Abort(id) if *id == t.id))
+        );
+        let r = finished(&evs);
+        assert_eq!(
+            r.outcome.channel,
+            Channel::Malformed,
+            "split {split}: {:?}",
+            r.outcome
+        );
+        assert!(r.outcome.message.as_deref().unwrap_or("").contains("gzip"));
+    }
+}
+
+/// A host that decoded the body but kept the `Content-Encoding: gzip` header (httpx does)
+/// is read as usual.
+#[test]
+fn a_decoded_stream_whose_head_still_says_gzip_is_read() {
+    let mut st = state(ClientConfig::default());
+    let mut m = StreamCall::new(
+        &mut st,
+        streaming("hi"),
+        CallOptions::default(),
+        config(0),
+        Millis(0),
+    );
+    let t = m.poll_transmit(&mut st, Millis(0)).expect("the request");
+    let mut head = sse_head();
+    head.push(("content-encoding".to_owned(), " GZIP ".to_owned()));
+    m.handle_head(&mut st, t.id, 200, head, Millis(1)).unwrap();
+    let mut body = event(&t, task("submitted"));
+    body.extend(event(&t, status("completed", true)));
+    m.handle_body(&mut st, t.id, &body[..1], Millis(2)).unwrap();
+    m.handle_body(&mut st, t.id, &body[1..], Millis(3)).unwrap();
+    let evs = events(&mut m);
+    assert_eq!(items(&evs).len(), 2);
+    assert_eq!(finished(&evs).outcome.state, Some(TaskState::Completed));
+}

@@ -138,6 +138,22 @@ class AsyncFaultTest {
         }
     }
 
+    /**
+     * java.net.http does not decode a body; the fault server compresses the stream although
+     * identity was asked (gzip of stored blocks, the events' text visible inside): the machine
+     * refuses it as malformed instead of reading the compressed bytes as events.
+     */
+    @Test
+    void aStreamStillGzipCompressedIsRefusedNotReadAsEvents() throws Exception {
+        try (A2aClient c = builder("gzip").build()) {
+            List<ClientStreamEvent> events = Collect.all(c.streamAsync("hello"), 20);
+            assertFalse(events.stream().anyMatch(e -> e instanceof ClientStreamEvent.Item), events.toString());
+            ClientStreamEvent.End end = assertInstanceOf(ClientStreamEvent.End.class, events.get(events.size() - 1));
+            assertEquals(Channel.MALFORMED, end.outcome().channel(), end.toString());
+            assertTrue(end.outcome().message().orElse("").contains("gzip"), end.toString());
+        }
+    }
+
     @Test
     void aCutStreamIsResubscribed() throws Exception {
         try (A2aClient c = builder("stream-drop").streamResubscribeAttempts(2).build()) {

@@ -49,6 +49,7 @@ from .vocab import Binding, ProtocolVersion, parse_binding, parse_protocol_versi
 try:  # httpx is the `async` extra's dependency: imported here, not by `import a2a_core`
     import httpx
 
+    from ._asyncio_http import NativePool, proxied, run_native
     from ._httpx_io import (
         aresolve,
         default_async_client,
@@ -238,7 +239,16 @@ class AsyncClient(_drive.MachineClientBase):
             min_protocol=_drive.min_protocol_code(min_protocol), card_cache=card_cache)
         super().__init__(url, config, header_hooks, _target)
         self._own_http = http_client is None
-        self._http = http_client or default_async_client(connect_timeout)
+        # no client given: HTTP/1.1 on asyncio (the native pool), unless the environment
+        # names a proxy for this agent, then httpx's default client as before
+        self._pool: NativePool | None = None
+        self._http: httpx.AsyncClient | None = http_client
+        if http_client is None:
+            if proxied(url):
+                self._http = default_async_client(connect_timeout)
+            else:
+                self._pool = NativePool(connect_timeout)
+        self._connect_timeout = connect_timeout
         self._closed = False
         if oauth2 is not None and not isinstance(oauth2, ClientCredentials):
             raise TypeError(f'oauth2 must be ClientCredentials, not {type(oauth2).__name__}')
@@ -276,10 +286,11 @@ class AsyncClient(_drive.MachineClientBase):
             raise _closed_error('client')
         state = self._target_state()
         if state is None:
-            card, state = await aresolve(self._http, self._config, self.url, _seed())
+            card, state = await aresolve(self._transport(), self._config, self.url, _seed(),
+                                         self._run)
             if self._verify is not None and self._verify is not False:
                 card = _verified(card, await averify_fetched(
-                    card, self._verify, self._key_hosts, self._http, self._card_timeout))
+                    card, self._verify, self._key_hosts, self._httpx(), self._card_timeout))
             self.card = card
             assert state is not None
             state = self._with_hooks(state)
@@ -291,7 +302,7 @@ class AsyncClient(_drive.MachineClientBase):
         """`headers` with the OAuth2 token (fetched or refreshed now when due)."""
         if self._token is None:
             return headers
-        return with_bearer(headers, await abearer(self._token, self._http,
+        return with_bearer(headers, await abearer(self._token, self._httpx(),
                                                   self._token_timeout))
 
     async def _authed(self, make: Callable[[Headers], Call], headers: Headers,
@@ -335,13 +346,35 @@ class AsyncClient(_drive.MachineClientBase):
             assert self._token is not None
             self._token.invalidate()
 
+    def _httpx(self) -> httpx.AsyncClient:
+        """The httpx client of the requests the machine does not make (the OAuth2 token,
+        a card's `jku` key set): the caller's, else one made on first use."""
+        if self._http is None:
+            self._http = default_async_client(self._connect_timeout)
+        return self._http
+
+    def _transport(self) -> Any:
+        """What the machine's requests run on: the native pool or the httpx client."""
+        return self._pool if self._pool is not None else self._http
+
+    def _run(self, http: Any, call: Call, streaming: bool,
+             on_finished: Callable[[Any, Call], Any],
+             on_item: Callable[[Any], Any] | None = None,
+             hook_errors: Any = None) -> AsyncIterator[Any]:
+        """The host that drives `call` on `http` (`_transport()`)."""
+        if isinstance(http, NativePool):
+            return run_native(http, call, streaming, on_finished, on_item, hook_errors)
+        return run_async(http, call, streaming, on_finished, on_item, hook_errors)
+
     async def aclose(self) -> None:
-        """Refuses new calls and closes the httpx client this client made (never the
-        caller's). A second close does nothing."""
+        """Refuses new calls and closes the connections and the httpx client this client
+        made (never the caller's). A second close does nothing."""
         if self._closed:
             return
         self._closed = True
-        if self._own_http:
+        if self._pool is not None:
+            await self._pool.aclose()
+        if self._own_http and self._http is not None:
             await self._http.aclose()
 
     @property
@@ -359,7 +392,7 @@ class AsyncClient(_drive.MachineClientBase):
     async def _unary(self, call: Call,
                      finished: Callable[[Any, Call], Any] = _drive.finished_outcome) -> Any:
         result: Any = None
-        gen = run_async(self._http, call, False, finished, None, self._hook_errors)
+        gen = self._run(self._transport(), call, False, finished, None, self._hook_errors)
         try:
             async for item in gen:
                 result = item
@@ -369,7 +402,8 @@ class AsyncClient(_drive.MachineClientBase):
         return result
 
     def _stream(self, call: Call) -> AsyncIterator[StreamEvent]:
-        return run_async(self._http, call, True, stream_finished, item_of, self._hook_errors)
+        return self._run(self._transport(), call, True, stream_finished, item_of,
+                         self._hook_errors)
 
     async def send(self, text: str | None = None, *, parts: Sequence[Part | str] | None = None,
                    metadata: Mapping[str, Any] | None = None, timeout: float | None = None,

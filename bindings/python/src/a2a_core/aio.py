@@ -1,11 +1,12 @@
-"""`AsyncClient`: an asyncio A2A client on the core's client state machine, with HTTP
-through `httpx.AsyncClient`.
+"""`AsyncClient`: an asyncio A2A client on the core's client state machine, with HTTP/1.1
+of the binding's own on asyncio (`_asyncio_http`), or through your `httpx.AsyncClient`.
 
 The machine (`_machine`, the C ABI's `a2a_call`) decides everything A2A: the card and the
 interface, the request of every attempt, the deadlines (call, stream idle, total), retries
 and resubscribes, the outcome and the answer. The driver (`_drive.drive`, shared with the
-blocking `Client` over httpx) steps the machine; the host (`_httpx_io.run_async`) performs
-its requests with httpx, hands each response in as it arrives, and sleeps until the next
+blocking `Client` over httpx) steps the machine; the host (`_asyncio_http.run_native` on
+the client's connection pool, or `_httpx_io.run_async` on an httpx client) performs its
+requests, hands each response in as it arrives, and sleeps until the next
 response input or the machine's next deadline (`poll_timeout`). Every native call is
 short and does no I/O, so they run on the event loop; there is no thread per call, and one
 client serves any number of concurrent calls on its loop.
@@ -140,8 +141,8 @@ def fetch_card(url: str, *, http_client: httpx.Client | None = None, allow_http:
 
 
 class AsyncClient(_drive.MachineClientBase):
-    """An asyncio A2A client for one agent, on the core's client machine, with HTTP through
-    `httpx.AsyncClient`.
+    """An asyncio A2A client for one agent, on the core's client machine, with HTTP/1.1 of
+    its own on asyncio (or through your `httpx.AsyncClient`).
 
     ```python
     async with a2a_core.AsyncClient(url, timeout=45.0) as client:  # card fetched here
@@ -151,9 +152,14 @@ class AsyncClient(_drive.MachineClientBase):
 
     Durations are float seconds: `timeout` (a non-streaming call, and a stream's response
     head), `connect_timeout`, `stream_idle_timeout`, `card_timeout`, `max_time` (a total
-    per call, retries and resubscribes included). `http_client`: your `httpx.AsyncClient`
-    (its transports, proxies, TLS, event hooks; it is not closed by this client), else one
-    with connect 3 s and no redirects. `prefer='card'` picks the interface in the card's
+    per call, retries and resubscribes included). Transport: without `http_client`, the
+    card fetch and every A2A call go over the client's own keep-alive HTTP/1.1 connections
+    on asyncio (no redirects, `Accept-Encoding: identity`, https with httpx's default TLS
+    roots), unless the environment names a proxy for `url` (`HTTP(S)_PROXY`, `ALL_PROXY`,
+    `NO_PROXY`): then httpx's default client (connect 3 s, no redirects), as before.
+    `http_client`: your `httpx.AsyncClient` (its transports, proxies, TLS, event hooks; it
+    is not closed by this client): every request goes through it (pass one to force
+    httpx). `prefer='card'` picks the interface in the card's
     order, `'client'` in the library's (1.0 then 0.3, JSON-RPC then HTTP+JSON); `protocol=`
     (`'0.3'`, `'1.0'`) and `binding=` (`'jsonrpc'`, `'http+json'`) insist on one (a card
     offering none is a CardResolutionError); `min_protocol='1.0'` never goes below that
@@ -177,7 +183,8 @@ class AsyncClient(_drive.MachineClientBase):
     and `Tally.record` (stream items' outcomes are copies, as there).
 
     `oauth2=ClientCredentials(client_id, client_secret, ...)`: OAuth2 client credentials.
-    The token is fetched through this client's httpx client from `token_url` (or the
+    The token is fetched through this client's httpx client (`http_client`, else one made
+    on first use) from `token_url` (or the
     card's `clientCredentials` flow), kept until shortly before it expires (one fetch at a
     time however many calls wait), and sent as `Authorization: Bearer` on the A2A requests
     only (never the card fetch, never another host); a call answered 401 forgets it and is
@@ -189,9 +196,10 @@ class AsyncClient(_drive.MachineClientBase):
     Every failure of a call is an `Outcome`; exceptions are for wrong arguments, for a
     card that cannot be resolved on entry (CardResolutionError with `.outcome`), for a
     header hook that raised, and for cancellation (`asyncio.CancelledError`, never a
-    success). Closing (`aclose()`, leaving the `async with`) refuses new calls; calls in
-    flight keep the machine's state alive and end with a transport outcome once the HTTP
-    client is gone.
+    success). Closing (`aclose()`, leaving the `async with`) refuses new calls and closes
+    the client's connections (and the httpx client it made); calls in flight keep the
+    machine's state alive and end with a transport outcome (`Reset`, possibly written) once
+    their connection is gone.
     """
 
     def __init__(

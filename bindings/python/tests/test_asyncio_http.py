@@ -15,14 +15,18 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import a2a_core
 import httpx
 import pytest
 import test_async_client
+import test_networks
 from a2a_core import AsyncClient, Outcome, Resubscribing, _machine
 from a2a_core import _asyncio_http as h
 from test_async_client import FAST, _get, collect, split
 
 fault = test_async_client.fault  # the fault server fixture, shared
+pki = test_networks.pki  # the openssl-made test CA and certificates
+tls_agent = test_networks.tls_agent  # an https agent (localhost, 127.0.0.1) on that CA
 
 # --- the reader, on every split of its input -------------------------------------------------
 
@@ -447,7 +451,64 @@ def test_aclose_closes_the_pool(scripted: Callable[..., Scripted]) -> None:
     assert run(main()) == 0
 
 
-# --- the proxy fallback --------------------------------------------------------------------
+# --- TLS and the proxy fallback ------------------------------------------------------------
+
+_PROXY_VARS = ('http_proxy', 'https_proxy', 'all_proxy', 'no_proxy', 'HTTP_PROXY',
+               'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY')
+
+
+def test_https_checks_the_certificate_against_httpxs_roots(
+        pki: Any, tls_agent: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for k in _PROXY_VARS + ('SSL_CERT_DIR',):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.delenv('SSL_CERT_FILE', raising=False)
+
+    async def main() -> Outcome:
+        async with AsyncClient(tls_agent, **FAST) as ac:
+            assert ac._pool is not None
+            return await ac.send('ping')
+
+    # the test CA is not among certifi's roots: refused before anything is sent
+    with pytest.raises(a2a_core.CardResolutionError) as e:
+        run(main())
+    o = e.value.outcome
+    assert o is not None and o.error.value == 'Tls' and o.request_sent.value == 'no', o
+    monkeypatch.setenv('SSL_CERT_FILE', str(pki / 'ca.pem'))
+    o = run(main())
+    assert o.success and o.result.text == 'pong', o
+
+    async def by_ip() -> Outcome:
+        # the certificate names 127.0.0.1 too: an IP literal is checked as one
+        url = tls_agent.replace('localhost', '127.0.0.1') + '/'
+        async with AsyncClient.with_target(url, '0.3', 'jsonrpc', **FAST) as ac:
+            return await ac.send('ping')
+
+    o = run(by_ip())
+    assert o.success and o.result.text == 'pong', o
+
+
+def test_a_proxy_named_by_the_environment_carries_the_calls(
+        pki: Any, tls_agent: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for k in _PROXY_VARS:
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv('SSL_CERT_FILE', str(pki / 'ca.pem'))
+    proxy = test_networks._Proxy(None)
+    try:
+        monkeypatch.setenv('HTTPS_PROXY', f'http://127.0.0.1:{proxy.port}')
+
+        async def main() -> Outcome:
+            async with AsyncClient(tls_agent, **FAST) as ac:
+                assert ac._pool is None  # httpx's default client, which reads the proxy
+                return await ac.send('ping')
+
+        o = run(main())
+        assert o.success and o.result.text == 'pong', o
+        port = tls_agent.rsplit(':', 1)[1]
+        assert proxy.seen and all(t == f'localhost:{port}' for t in proxy.seen)
+    finally:
+        proxy.close()
+
+
 
 
 def test_a_proxy_in_the_environment_falls_back_to_httpx(monkeypatch: pytest.MonkeyPatch

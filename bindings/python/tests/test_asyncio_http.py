@@ -179,14 +179,19 @@ class Scripted:
     request's response (n from 1) on connection `conn_no`, and returns whether to keep
     reading that connection. Counts connections and requests."""
 
-    def __init__(self, answer: Callable[[int, int, Any, socket.socket], bool]) -> None:
+    def __init__(self, answer: Callable[[int, int, Any, socket.socket], bool],
+                 host: str = '127.0.0.1') -> None:
         self.answer = answer
         self.requests = 0
         self.connections = 0
+        self.heads: list[bytes] = []
         self.lock = threading.Lock()
-        self.sock = socket.create_server(('127.0.0.1', 0))
+        v6 = ':' in host
+        self.sock = socket.create_server(
+            (host, 0), family=socket.AF_INET6 if v6 else socket.AF_INET)
         self.sock.settimeout(0.2)
-        self.url = f'http://127.0.0.1:{self.sock.getsockname()[1]}/'
+        name = f'[{host}]' if v6 else host
+        self.url = f'http://{name}:{self.sock.getsockname()[1]}/'
         self.stop = threading.Event()
         self.threads: list[threading.Thread] = []
         t = threading.Thread(target=self._accept, daemon=True)
@@ -231,6 +236,7 @@ class Scripted:
                 body, buf = buf[:length], buf[length:]
                 with self.lock:
                     self.requests += 1
+                    self.heads.append(head)
                     n = self.requests
                 if not self.answer(n, conn_no, json.loads(body)['id'], c):
                     return
@@ -250,8 +256,9 @@ class Scripted:
 def scripted() -> Iterator[Callable[..., Scripted]]:
     made: list[Scripted] = []
 
-    def make(answer: Callable[[int, int, Any, socket.socket], bool]) -> Scripted:
-        s = Scripted(answer)
+    def make(answer: Callable[[int, int, Any, socket.socket], bool],
+             host: str = '127.0.0.1') -> Scripted:
+        s = Scripted(answer, host)
         made.append(s)
         return s
 
@@ -290,6 +297,25 @@ def test_keep_alive_reuses_one_connection(scripted: Callable[..., Scripted]) -> 
     outs = run(main())
     assert [o.result.text for o in outs] == ['hi 1', 'hi 2', 'hi 3']
     assert srv.connections == 1 and srv.requests == 3
+
+
+def test_an_ipv6_literal(scripted: Callable[..., Scripted]) -> None:
+    try:
+        srv = scripted(lambda n, cn, rid, c: c.sendall(_ok(rid, 'over v6')) is None, '::1')
+    except OSError:
+        pytest.skip('no IPv6 loopback')
+
+    async def main() -> Outcome:
+        async with _client(srv.url + 'a2a?tenant=x') as ac:
+            return await ac.send('x')
+
+    o = run(main())
+    assert o.success and o.result.text == 'over v6', o
+    port = srv.url.rsplit(':', 1)[1].rstrip('/')
+    lines = srv.heads[0].split(b'\r\n')
+    assert lines[0] == b'POST /a2a?tenant=x HTTP/1.1', lines
+    assert lines[1] == b'Host: [::1]:' + port.encode(), lines
+    assert b'Accept-Encoding: identity' in lines
 
 
 def test_a_chunked_body_written_a_byte_at_a_time(scripted: Callable[..., Scripted]) -> None:

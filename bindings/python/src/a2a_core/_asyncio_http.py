@@ -483,7 +483,7 @@ class NativePool:
             raise _ConnectFailed(_machine.ERR_DNS, f'{r.host}: {e}') from e
         except ssl.SSLError as e:  # CertificateError included
             raise _ConnectFailed(_machine.ERR_TLS, f'TLS with {r.host}: {e}') from e
-        except OSError as e:
+        except (OSError, ValueError) as e:  # refused, unreachable; a name IDNA refuses
             raise _ConnectFailed(_machine.ERR_CONNECT_FAILED,
                                  f'connect to {r.host}:{r.port}: {e}') from e
         if self.closed:

@@ -22,8 +22,9 @@ Pool: per (scheme, host, port), at most `max_idle` idle connections; a connectio
 only after its response was read to its end with keep-alive (HTTP/1.1 without
 `Connection: close`), with no byte after it. An `Abort`, a response the machine dropped
 and a call that ended with its request in flight close that request's connection.
-Requests ask `Accept-Encoding: identity` (no decompression here; streams are read as they
-arrive). TLS: the context httpx makes by default (certifi's roots, or `SSL_CERT_FILE` /
+Requests ask `Accept-Encoding: identity` (streams are read as they arrive); a gzip or
+deflate body sent anyway is decompressed as it arrives (the machine reads bodies decoded),
+another content coding fails the request instead of its head. TLS: the context httpx makes by default (certifi's roots, or `SSL_CERT_FILE` /
 `SSL_CERT_DIR`), SNI and hostname check.
 """
 
@@ -35,6 +36,7 @@ import socket
 import ssl
 import time
 import urllib.request
+import zlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -144,6 +146,8 @@ class _Conn(asyncio.Protocol):
         self.reused = False
         self.closed = False
         self.idle_since = 0.0
+        self.decoder: Any = None  # a zlib decompressor: the body is gzip or deflate
+        self.coded = False  # a compressed byte arrived
 
     # --- asyncio.Protocol
 
@@ -167,7 +171,7 @@ class _Conn(asyncio.Protocol):
     def eof_received(self) -> bool:
         if self.host is not None:
             if self.state == _CLOSE:
-                self._complete(reusable=False)
+                self._end_at_close()
             else:
                 self._lost('the server closed the connection')
         return False
@@ -177,7 +181,7 @@ class _Conn(asyncio.Protocol):
         self.pool._forget(self)
         if self.host is not None:
             if self.state == _CLOSE and exc is None:
-                self._complete(reusable=False)
+                self._end_at_close()
             else:
                 self._lost(f'the connection was lost: {exc}' if exc is not None
                            else 'the server closed the connection')
@@ -192,6 +196,8 @@ class _Conn(asyncio.Protocol):
         self.got = False
         self.no_body = no_body
         self.keep = True
+        self.decoder = None
+        self.coded = False
         assert self.transport is not None
         self.transport.write(request)
 
@@ -204,6 +210,17 @@ class _Conn(asyncio.Protocol):
             self.pool._forget(self)
             if self.transport is not None:
                 self.transport.abort()
+
+    def _end_at_close(self) -> None:
+        """The end of a body read to the connection's end."""
+        if self.decoder is None:
+            self._complete(reusable=False)
+            return
+        self.keep = False
+        try:
+            self._decoded(self.host, b'', True)  # type: ignore[arg-type]
+        except _Garbage as e:
+            self._fail(_machine.ERR_RESET, True, f'malformed HTTP response: {e}')
 
     def _lost(self, why: str) -> None:
         what = 'before any response byte' if not self.got else 'before the response ended'
@@ -235,10 +252,36 @@ class _Conn(asyncio.Protocol):
             return  # the head was dropped
         out: list[bytes] = []
         done = self._body(out)
+        if self.decoder is not None and (out or done):
+            return self._decoded(host, b''.join(out), done)
         if out:
             chunk = out[0] if len(out) == 1 else b''.join(out)
             if chunk and not host.body(self, self.rid, chunk):
                 return
+        if done:
+            self._complete(reusable=True)
+
+    def _decoded(self, host: _NativeHost, chunk: bytes, done: bool) -> None:
+        """Hands in `chunk` decompressed, at most 1 MiB at a time (the machine's response
+        limit ends a bomb); at the body's end the stream must have ended too."""
+        d = self.decoder
+        try:
+            data = chunk
+            if data:
+                self.coded = True
+            while data:
+                piece = d.decompress(data, 1 << 20)
+                data = d.unconsumed_tail
+                if piece and not host.body(self, self.rid, piece):
+                    return
+            if done:
+                tail = d.flush()
+                if tail and not host.body(self, self.rid, tail):
+                    return
+                if self.coded and not d.eof:
+                    raise _Garbage('the compressed body ends early')
+        except zlib.error as e:
+            raise _Garbage(f'the compressed body does not decode: {e}') from e
         if done:
             self._complete(reusable=True)
 
@@ -255,11 +298,21 @@ class _Conn(asyncio.Protocol):
                 raise _Garbage(f'response head over {MAX_HEAD} bytes')
             lines = bytes(buf[:end]).split(b'\r\n')
             del buf[:end + 4]
-            status, headers, length, chunked, close = _read_head(lines)
+            status, headers, length, chunked, close, coding = _read_head(lines)
             if 100 <= status < 200 and status != 101:
                 continue  # an interim response: the final one follows
             break
         self.keep = not close
+        if self.no_body or status in _NO_BODY_STATUS or 100 <= status < 200:
+            coding = b''  # no body to decode
+        if coding in (b'gzip', b'x-gzip'):
+            self.decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif coding == b'deflate':
+            self.decoder = zlib.decompressobj()
+        elif coding:
+            # the machine reads bodies decoded: one it cannot read is a failure, not events
+            raise _Garbage(f'Content-Encoding {coding[:40].decode("latin-1")!r} '
+                           'is not decoded here')
         if self.no_body or status in _NO_BODY_STATUS or 100 <= status < 200:
             self.state = _LENGTH
             self.remaining = 0
@@ -359,9 +412,10 @@ class _Conn(asyncio.Protocol):
 
 
 def _read_head(lines: list[bytes]) -> tuple[int, list[tuple[bytes, bytes]], int | None,
-                                             bool, bool]:
+                                             bool, bool, bytes]:
     """The status, the headers (values valid UTF-8), the Content-Length, whether the body
-    is chunked and whether the connection closes after it, of a head's lines."""
+    is chunked, whether the connection closes after it and the content coding (b'' for
+    identity), of a head's lines."""
     version, _, rest = lines[0].partition(b' ')
     code = rest[:3]
     if (version not in (b'HTTP/1.1', b'HTTP/1.0') or len(code) != 3 or not code.isdigit()
@@ -372,6 +426,7 @@ def _read_head(lines: list[bytes]) -> tuple[int, list[tuple[bytes, bytes]], int 
     length: int | None = None
     chunked = False
     te = False
+    coding = b''
     close = version == b'HTTP/1.0'
     for line in lines[1:]:
         name, sep, value = line.partition(b':')
@@ -390,6 +445,9 @@ def _read_head(lines: list[bytes]) -> tuple[int, list[tuple[bytes, bytes]], int 
         elif lower == b'transfer-encoding':
             te = True
             chunked = value.rsplit(b',', 1)[-1].strip().lower() == b'chunked'
+        elif lower == b'content-encoding':
+            coding = b','.join(c.strip() for c in value.lower().split(b',')
+                               if c.strip() not in (b'', b'identity'))
         elif lower == b'connection':
             tokens = {t.strip().lower() for t in value.split(b',')}
             if b'close' in tokens:
@@ -403,7 +461,7 @@ def _read_head(lines: list[bytes]) -> tuple[int, list[tuple[bytes, bytes]], int 
         length = None  # Transfer-Encoding wins; not chunked last: read to the end
         if not chunked:
             close = True
-    return status, headers, length, chunked, close
+    return status, headers, length, chunked, close, coding
 
 
 class NativePool:

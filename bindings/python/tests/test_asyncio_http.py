@@ -366,6 +366,22 @@ def test_an_ipv6_literal(scripted: Callable[..., Scripted]) -> None:
     assert b'Accept-Encoding: identity' in lines
 
 
+def test_a_client_used_on_a_second_event_loop_opens_a_new_connection(
+        scripted: Callable[..., Scripted]) -> None:
+    srv = scripted(lambda n, cn, rid, c: c.sendall(_ok(rid, f'hi {n}')) is None)
+    ac = _client(srv.url)
+
+    async def send() -> Outcome:
+        await ac.open()  # once: with_target's state
+        return await ac.send('x')
+
+    first = run(send())  # the first loop ends with an idle connection of its own
+    second = run(send())
+    run(ac.aclose())
+    assert (first.result.text, second.result.text) == ('hi 1', 'hi 2')
+    assert srv.connections == 2
+
+
 def test_a_chunked_body_written_a_byte_at_a_time(scripted: Callable[..., Scripted]) -> None:
     def answer(n: int, cn: int, rid: Any, c: socket.socket) -> bool:
         body = _message(rid, 'trickled')

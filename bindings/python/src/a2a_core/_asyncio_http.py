@@ -209,7 +209,10 @@ class _Conn(asyncio.Protocol):
             self.closed = True
             self.pool._forget(self)
             if self.transport is not None:
-                self.transport.abort()
+                try:
+                    self.transport.abort()
+                except RuntimeError:  # its event loop is closed: the socket goes with it
+                    pass
 
     def _end_at_close(self) -> None:
         """The end of a body read to the connection's end."""
@@ -477,6 +480,7 @@ class NativePool:
         self._conns: set[_Conn] = set()
         self._ssl: ssl.SSLContext | None = None
         self._routes: dict[str, _Route] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def route(self, url: str) -> _Route:
         r = self._routes.get(url)
@@ -494,6 +498,9 @@ class NativePool:
 
     def take(self, key: tuple[str, str, int]) -> _Conn | None:
         """An idle connection to `key` that is not known closed, or None."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._other_loop(loop)
         idle = self._idle.get(key)
         if not idle:
             return None
@@ -507,6 +514,15 @@ class NativePool:
             conn.reused = True
             return conn
         return None
+
+    def _other_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The client is used on another event loop (a second `asyncio.run`): the idle
+        connections belong to the first one and are let go."""
+        for conns in list(self._idle.values()):
+            for conn in list(conns):
+                conn.close()
+        self._idle.clear()
+        self._loop = loop
 
     def _put(self, conn: _Conn) -> None:
         idle = self._idle.setdefault(conn.key, [])

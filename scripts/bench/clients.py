@@ -51,8 +51,10 @@ CLIENTS = [
     ('go-nethttp', 'Go HTTPClient', 'bindings/go HTTPClient (the client machine over net/http), its choice: 1.0'),
     ('go-nethttp-0.3', 'Go HTTPClient, 0.3', 'bindings/go HTTPClient, WithInterface(V0_3, JSON_RPC): 0.3'),
     ('python-binding', 'Python binding', 'bindings/python a2a_core.Client (ctypes over the C ABI), 0.3'),
-    ('python-async', 'Python AsyncClient', 'bindings/python a2a_core.AsyncClient (the client machine over httpx.AsyncClient), 0.3'),
+    ('python-async', 'Python AsyncClient', 'bindings/python a2a_core.AsyncClient (the client machine over its own HTTP/1.1 on asyncio, the default), 0.3'),
     ('python-async-1.0', 'Python AsyncClient, 1.0', 'bindings/python a2a_core.AsyncClient, prefer=client: 1.0'),
+    ('python-async-httpx', 'Python AsyncClient over httpx', 'bindings/python a2a_core.AsyncClient(http_client=httpx.AsyncClient(...)), 0.3'),
+    ('python-async-1.0-httpx', 'Python AsyncClient over httpx, 1.0', 'bindings/python a2a_core.AsyncClient(http_client=...), prefer=client: 1.0'),
     ('java-binding', 'Java binding', 'bindings/java A2aClient (JNA over the C ABI), 0.3'),
     ('java-async', 'Java binding, async calls', 'bindings/java A2aAsyncClient (the client machine over java.net.http), 0.3'),
     ('go-sdk', 'Go SDK client', 'a2a-go v0.3.3 a2aclient, 0.3'),
@@ -66,7 +68,7 @@ CLIENTS = [
 
 # The clients that speak 1.0 (their SDK's own choice on the bench server's card); every
 # other client speaks 0.3. The harness checks it against the server's count.
-V1_CLIENTS = {'python-sdk', 'js-sdk', 'python-async-1.0', 'go-nethttp'}
+V1_CLIENTS = {'python-sdk', 'js-sdk', 'python-async-1.0', 'python-async-1.0-httpx', 'go-nethttp'}
 
 # Warm-up: 1000 sends and a stream of 2000 events, enough for the JVM's JIT to compile the
 # send and stream paths before the measured section.
@@ -154,7 +156,7 @@ def command(name: str, b: Built, python_installed: bool) -> tuple[list[str], dic
             env['PYTHONPATH'] = str(ROOT / 'bindings' / 'python' / 'src')
             env['A2A_CORE_LIB'] = str(b.release / 'liba2a_core.so')
         return [py, 'binding.py'], env, pydir
-    if name in ('python-async', 'python-async-1.0'):
+    if name.startswith('python-async'):
         if not python_installed:
             env['PYTHONPATH'] = str(ROOT / 'bindings' / 'python' / 'src')
             env['A2A_CORE_LIB'] = str(b.release / 'liba2a_core.so')

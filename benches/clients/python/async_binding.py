@@ -1,11 +1,14 @@
 """The Python binding's asyncio client (bindings/python, `a2a_core.AsyncClient`: the core's
-client machine driven over `httpx.AsyncClient`) in the client-overhead harness: the card
-resolved once on entry, then `send` and `stream` as an asyncio application calls them, every
-answer asserted from the binding's results. Only the binding's documented API is used.
+client machine over the binding's own HTTP/1.1 on asyncio, its default) in the
+client-overhead harness: the card resolved once on entry, then `send` and `stream` as an
+asyncio application calls them, every answer asserted from the binding's results. Only the
+binding's documented API is used.
 
 `python async_binding.py` takes the card's order (JSON-RPC 0.3 first on the bench server);
 `python async_binding.py 1.0` takes the library's order (1.0 first), the version a2a-sdk's
-client picks on the same card: the two rows compare with python-sdk-0.3 and python-sdk."""
+client picks on the same card: the two rows compare with python-sdk-0.3 and python-sdk.
+`python async_binding.py httpx` (or `1.0 httpx`) gives the client an `httpx.AsyncClient`
+(`http_client=`): the machine over httpx, as before the native host."""
 
 from __future__ import annotations
 
@@ -41,12 +44,13 @@ async def stream(c: AsyncClient, n: int) -> None:
     check(last == f'chunk {n - 4}', f'last artifact {last!r}')
 
 
-async def main(version: str | None) -> None:
+async def main(version: str | None, over_httpx: bool) -> None:
     p = Params()
     # The idle streams hold a connection each: a pool larger than httpx's default 100 (as
-    # the a2a-sdk client is given in sdk.py).
+    # the a2a-sdk client is given in sdk.py). The native host has no connection limit.
     http = httpx.AsyncClient(limits=httpx.Limits(max_connections=p.idle + 10),
-                             timeout=httpx.Timeout(60.0, connect=3.0), follow_redirects=False)
+                             timeout=httpx.Timeout(60.0, connect=3.0),
+                             follow_redirects=False) if over_httpx else None
     prefer = 'client' if version == '1.0' else 'card'
     async with AsyncClient(p.url, allow_http=True, prefer=prefer, http_client=http) as c:
         for _ in range(p.warmup):
@@ -54,6 +58,8 @@ async def main(version: str | None) -> None:
         await stream(c, max(p.warmup_events, 4))
 
         name = 'python-async' if version is None else f'python-async-{version}'
+        if over_httpx:
+            name += '-httpx'
         r = Report(name, sends=p.sends, events=p.events, idle=p.idle)
         s = Section()
         for _ in range(p.sends):
@@ -75,9 +81,11 @@ async def main(version: str | None) -> None:
             r.rss_after = rss_kib()
             for g in held:
                 await g.aclose()
-    await http.aclose()
+    if http is not None:
+        await http.aclose()
     r.print()
 
 
 if __name__ == '__main__':
-    asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else None))
+    args = sys.argv[1:]
+    asyncio.run(main(next((a for a in args if a != 'httpx'), None), 'httpx' in args))

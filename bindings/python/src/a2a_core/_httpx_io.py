@@ -381,12 +381,16 @@ def run_sync(http: httpx.Client, call: Call, streaming: bool,
 # --- card resolution -----------------------------------------------------------------------
 
 
-async def aresolve(http: httpx.AsyncClient, config: Config, source: str,
-                   seed: int | None) -> tuple[FetchedCard, State | None]:
+async def aresolve(http: Any, config: Config, source: str, seed: int | None,
+                   run: Callable[..., AsyncIterator[Any]] | None = None
+                   ) -> tuple[FetchedCard, State | None]:
     """Fetches and validates the card at `source`: the card, and the state for its
-    interface when `seed` is given (CardResolutionError with the outcome when it fails)."""
+    interface when `seed` is given (CardResolutionError with the outcome when it fails).
+    `run`: the host that drives the fetch on `http` (`run_async`, an `httpx.AsyncClient`;
+    or `_asyncio_http.run_native`, a `NativePool`)."""
     done = CardFinished(config, seed)
-    got = [v async for v in run_async(http, Call.card_fetch(config, source), False, done)]
+    go = run or run_async
+    got = [v async for v in go(http, Call.card_fetch(config, source), False, done)]
     card, outcome = got[-1]
     if card is None:
         raise card_error(source, outcome)

@@ -1,11 +1,12 @@
-"""`AsyncClient`: an asyncio A2A client on the core's client state machine, with HTTP
-through `httpx.AsyncClient`.
+"""`AsyncClient`: an asyncio A2A client on the core's client state machine, with HTTP/1.1
+of the binding's own on asyncio (`_asyncio_http`), or through your `httpx.AsyncClient`.
 
 The machine (`_machine`, the C ABI's `a2a_call`) decides everything A2A: the card and the
 interface, the request of every attempt, the deadlines (call, stream idle, total), retries
 and resubscribes, the outcome and the answer. The driver (`_drive.drive`, shared with the
-blocking `Client` over httpx) steps the machine; the host (`_httpx_io.run_async`) performs
-its requests with httpx, hands each response in as it arrives, and sleeps until the next
+blocking `Client` over httpx) steps the machine; the host (`_asyncio_http.run_native` on
+the client's connection pool, or `_httpx_io.run_async` on an httpx client) performs its
+requests, hands each response in as it arrives, and sleeps until the next
 response input or the machine's next deadline (`poll_timeout`). Every native call is
 short and does no I/O, so they run on the event loop; there is no thread per call, and one
 client serves any number of concurrent calls on its loop.
@@ -49,6 +50,7 @@ from .vocab import Binding, ProtocolVersion, parse_binding, parse_protocol_versi
 try:  # httpx is the `async` extra's dependency: imported here, not by `import a2a_core`
     import httpx
 
+    from ._asyncio_http import NativePool, proxied, run_native
     from ._httpx_io import (
         aresolve,
         default_async_client,
@@ -139,8 +141,8 @@ def fetch_card(url: str, *, http_client: httpx.Client | None = None, allow_http:
 
 
 class AsyncClient(_drive.MachineClientBase):
-    """An asyncio A2A client for one agent, on the core's client machine, with HTTP through
-    `httpx.AsyncClient`.
+    """An asyncio A2A client for one agent, on the core's client machine, with HTTP/1.1 of
+    its own on asyncio (or through your `httpx.AsyncClient`).
 
     ```python
     async with a2a_core.AsyncClient(url, timeout=45.0) as client:  # card fetched here
@@ -150,9 +152,14 @@ class AsyncClient(_drive.MachineClientBase):
 
     Durations are float seconds: `timeout` (a non-streaming call, and a stream's response
     head), `connect_timeout`, `stream_idle_timeout`, `card_timeout`, `max_time` (a total
-    per call, retries and resubscribes included). `http_client`: your `httpx.AsyncClient`
-    (its transports, proxies, TLS, event hooks; it is not closed by this client), else one
-    with connect 3 s and no redirects. `prefer='card'` picks the interface in the card's
+    per call, retries and resubscribes included). Transport: without `http_client`, the
+    card fetch and every A2A call go over the client's own keep-alive HTTP/1.1 connections
+    on asyncio (no redirects, `Accept-Encoding: identity`, https with httpx's default TLS
+    roots), unless the environment names a proxy for `url` (`HTTP(S)_PROXY`, `ALL_PROXY`,
+    `NO_PROXY`): then httpx's default client (connect 3 s, no redirects), as before.
+    `http_client`: your `httpx.AsyncClient` (its transports, proxies, TLS, event hooks; it
+    is not closed by this client): every request goes through it (pass one to force
+    httpx). `prefer='card'` picks the interface in the card's
     order, `'client'` in the library's (1.0 then 0.3, JSON-RPC then HTTP+JSON); `protocol=`
     (`'0.3'`, `'1.0'`) and `binding=` (`'jsonrpc'`, `'http+json'`) insist on one (a card
     offering none is a CardResolutionError); `min_protocol='1.0'` never goes below that
@@ -176,7 +183,8 @@ class AsyncClient(_drive.MachineClientBase):
     and `Tally.record` (stream items' outcomes are copies, as there).
 
     `oauth2=ClientCredentials(client_id, client_secret, ...)`: OAuth2 client credentials.
-    The token is fetched through this client's httpx client from `token_url` (or the
+    The token is fetched through this client's httpx client (`http_client`, else one made
+    on first use) from `token_url` (or the
     card's `clientCredentials` flow), kept until shortly before it expires (one fetch at a
     time however many calls wait), and sent as `Authorization: Bearer` on the A2A requests
     only (never the card fetch, never another host); a call answered 401 forgets it and is
@@ -188,9 +196,10 @@ class AsyncClient(_drive.MachineClientBase):
     Every failure of a call is an `Outcome`; exceptions are for wrong arguments, for a
     card that cannot be resolved on entry (CardResolutionError with `.outcome`), for a
     header hook that raised, and for cancellation (`asyncio.CancelledError`, never a
-    success). Closing (`aclose()`, leaving the `async with`) refuses new calls; calls in
-    flight keep the machine's state alive and end with a transport outcome once the HTTP
-    client is gone.
+    success). Closing (`aclose()`, leaving the `async with`) refuses new calls and closes
+    the client's connections (and the httpx client it made); calls in flight keep the
+    machine's state alive and end with a transport outcome (`Reset`, possibly written) once
+    their connection is gone.
     """
 
     def __init__(
@@ -238,7 +247,16 @@ class AsyncClient(_drive.MachineClientBase):
             min_protocol=_drive.min_protocol_code(min_protocol), card_cache=card_cache)
         super().__init__(url, config, header_hooks, _target)
         self._own_http = http_client is None
-        self._http = http_client or default_async_client(connect_timeout)
+        # no client given: HTTP/1.1 on asyncio (the native pool), unless the environment
+        # names a proxy for this agent, then httpx's default client as before
+        self._pool: NativePool | None = None
+        self._http: httpx.AsyncClient | None = http_client
+        if http_client is None:
+            if proxied(url):
+                self._http = default_async_client(connect_timeout)
+            else:
+                self._pool = NativePool(connect_timeout)
+        self._connect_timeout = connect_timeout
         self._closed = False
         if oauth2 is not None and not isinstance(oauth2, ClientCredentials):
             raise TypeError(f'oauth2 must be ClientCredentials, not {type(oauth2).__name__}')
@@ -276,10 +294,11 @@ class AsyncClient(_drive.MachineClientBase):
             raise _closed_error('client')
         state = self._target_state()
         if state is None:
-            card, state = await aresolve(self._http, self._config, self.url, _seed())
+            card, state = await aresolve(self._transport(), self._config, self.url, _seed(),
+                                         self._run)
             if self._verify is not None and self._verify is not False:
                 card = _verified(card, await averify_fetched(
-                    card, self._verify, self._key_hosts, self._http, self._card_timeout))
+                    card, self._verify, self._key_hosts, self._httpx(), self._card_timeout))
             self.card = card
             assert state is not None
             state = self._with_hooks(state)
@@ -291,7 +310,7 @@ class AsyncClient(_drive.MachineClientBase):
         """`headers` with the OAuth2 token (fetched or refreshed now when due)."""
         if self._token is None:
             return headers
-        return with_bearer(headers, await abearer(self._token, self._http,
+        return with_bearer(headers, await abearer(self._token, self._httpx(),
                                                   self._token_timeout))
 
     async def _authed(self, make: Callable[[Headers], Call], headers: Headers,
@@ -335,13 +354,35 @@ class AsyncClient(_drive.MachineClientBase):
             assert self._token is not None
             self._token.invalidate()
 
+    def _httpx(self) -> httpx.AsyncClient:
+        """The httpx client of the requests the machine does not make (the OAuth2 token,
+        a card's `jku` key set): the caller's, else one made on first use."""
+        if self._http is None:
+            self._http = default_async_client(self._connect_timeout)
+        return self._http
+
+    def _transport(self) -> Any:
+        """What the machine's requests run on: the native pool or the httpx client."""
+        return self._pool if self._pool is not None else self._http
+
+    def _run(self, http: Any, call: Call, streaming: bool,
+             on_finished: Callable[[Any, Call], Any],
+             on_item: Callable[[Any], Any] | None = None,
+             hook_errors: Any = None) -> AsyncIterator[Any]:
+        """The host that drives `call` on `http` (`_transport()`)."""
+        if isinstance(http, NativePool):
+            return run_native(http, call, streaming, on_finished, on_item, hook_errors)
+        return run_async(http, call, streaming, on_finished, on_item, hook_errors)
+
     async def aclose(self) -> None:
-        """Refuses new calls and closes the httpx client this client made (never the
-        caller's). A second close does nothing."""
+        """Refuses new calls and closes the connections and the httpx client this client
+        made (never the caller's). A second close does nothing."""
         if self._closed:
             return
         self._closed = True
-        if self._own_http:
+        if self._pool is not None:
+            await self._pool.aclose()
+        if self._own_http and self._http is not None:
             await self._http.aclose()
 
     @property
@@ -359,7 +400,7 @@ class AsyncClient(_drive.MachineClientBase):
     async def _unary(self, call: Call,
                      finished: Callable[[Any, Call], Any] = _drive.finished_outcome) -> Any:
         result: Any = None
-        gen = run_async(self._http, call, False, finished, None, self._hook_errors)
+        gen = self._run(self._transport(), call, False, finished, None, self._hook_errors)
         try:
             async for item in gen:
                 result = item
@@ -369,7 +410,8 @@ class AsyncClient(_drive.MachineClientBase):
         return result
 
     def _stream(self, call: Call) -> AsyncIterator[StreamEvent]:
-        return run_async(self._http, call, True, stream_finished, item_of, self._hook_errors)
+        return self._run(self._transport(), call, True, stream_finished, item_of,
+                         self._hook_errors)
 
     async def send(self, text: str | None = None, *, parts: Sequence[Part | str] | None = None,
                    metadata: Mapping[str, Any] | None = None, timeout: float | None = None,

@@ -26,6 +26,12 @@ Requests ask `Accept-Encoding: identity` (streams are read as they arrive); a gz
 deflate body sent anyway is decompressed as it arrives (the machine reads bodies decoded),
 another content coding fails the request instead of its head. TLS: the context httpx makes by default (certifi's roots, or `SSL_CERT_FILE` /
 `SSL_CERT_DIR`), SNI and hostname check.
+
+Why not h11 (the sans-IO HTTP/1.1 library under httpcore): measured on the project's
+2-vCPU machine (2026-12-05, CPython 3.11), one request and its 438-byte JSON answer through
+`h11.Connection` cost about 70 µs of CPU, half again a whole send on this host (about 136
+µs, machine and asyncio included); the framing here reads only what a client needs and is
+tested on every split (tests/test_asyncio_http.py).
 """
 
 from __future__ import annotations

@@ -221,7 +221,8 @@ final class JdkHttp {
     /**
      * An open response: its head, and for an event stream the body read chunk by chunk. Not
      * thread-safe, except {@link #abort}, which may be called from another thread while a
-     * {@link #read} or the open blocks.
+     * {@link #read} or the open blocks. No body bytes are asked for before the first read,
+     * {@link #readAll} or {@link #process}: a chunk processor set then sees every chunk.
      */
     static final class Stream implements HttpResponse.BodySubscriber<Stream>, AutoCloseable {
         /** Chunks requested ahead of the reader (the HttpClient's buffers it may hold). */
@@ -231,6 +232,14 @@ final class JdkHttp {
         private final String what;
         private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
         private volatile Flow.Subscription subscription;
+        /** Guards the first request for body bytes against {@link #onSubscribe} (either may come first). */
+        private final Object demand = new Object();
+        /** The reader asked for the body (first read or {@link #process}); under {@link #demand}. */
+        private boolean wanted;
+        /** The window was requested from the subscription; under {@link #demand}. */
+        private boolean requested;
+        /** Turns each chunk into what the reader takes, on the HttpClient's thread (null: the bytes). */
+        private volatile java.util.function.Function<byte[], Object> processor;
         private volatile CompletableFuture<?> pending;
         private volatile boolean aborted;
         private boolean over;
@@ -258,12 +267,43 @@ final class JdkHttp {
 
         @Override
         public void onSubscribe(Flow.Subscription s) {
-            subscription = s;
-            if (aborted) {
-                s.cancel();
-                return;
+            synchronized (demand) {
+                subscription = s;
+                if (aborted) {
+                    s.cancel();
+                    return;
+                }
+                if (wanted && !requested) {
+                    requested = true;
+                    s.request(WINDOW);
+                }
             }
-            s.request(WINDOW);
+        }
+
+        /** Asks for the first window of body bytes (once; at once when subscribed, else on subscription). */
+        private void want() {
+            synchronized (demand) {
+                if (wanted) {
+                    return;
+                }
+                wanted = true;
+                Flow.Subscription s = subscription;
+                if (s != null && !aborted && !requested) {
+                    requested = true;
+                    s.request(WINDOW);
+                }
+            }
+        }
+
+        /**
+         * Has every chunk of the body turned by {@code p} on the HttpClient's thread as it
+         * arrives (before any is read), so that work runs beside the reader's; {@link #take}
+         * then returns what {@code p} made of each, in order, still at most {@link #WINDOW}
+         * chunks ahead of the reader. {@code p} must not throw.
+         */
+        void process(java.util.function.Function<byte[], Object> p) {
+            processor = p;
+            want();
         }
 
         @Override
@@ -279,7 +319,8 @@ final class JdkHttp {
                 b.get(out, at, len);
                 at += len;
             }
-            queue.add(out);
+            java.util.function.Function<byte[], Object> p = processor;
+            queue.add(p == null ? out : p.apply(out));
         }
 
         @Override
@@ -300,6 +341,7 @@ final class JdkHttp {
          *     an abort ({@code Reset})
          */
         byte[] read(Duration idle) throws TransportException {
+            want();
             while (true) {
                 if (over) {
                     return null;
@@ -338,17 +380,52 @@ final class JdkHttp {
                     }
                     return b;
                 }
-                Mark m = (Mark) o;
-                over = true;
-                if (m.error() == null && !aborted) {
-                    return null;
-                }
-                if (aborted) {
-                    throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": aborted", m.error());
-                }
-                throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": connection broken while reading the body ("
-                    + m.error().getClass().getSimpleName() + ": " + m.error().getMessage() + ")", m.error());
+                return ended((Mark) o);
             }
+        }
+
+        /**
+         * What {@link #process}'s function made of the next chunk (BLOCKS at most
+         * {@code idle}), one chunk per call, or null once the body ended cleanly; failures as
+         * {@link #read}'s.
+         */
+        Object take(Duration idle) throws TransportException {
+            want();
+            if (over) {
+                return null;
+            }
+            Object o;
+            try {
+                o = queue.poll(idle.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": interrupted", e);
+            }
+            if (o == null) {
+                throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, what + ": stream idle for more than "
+                    + idle.toMillis() + " ms", null);
+            }
+            if (o instanceof Mark m) {
+                return ended(m);
+            }
+            Flow.Subscription s = subscription;
+            if (s != null && !aborted) {
+                s.request(1);
+            }
+            return o;
+        }
+
+        /** The body's end marker: null for a clean end, else the failure. */
+        private byte[] ended(Mark m) throws TransportException {
+            over = true;
+            if (m.error() == null && !aborted) {
+                return null;
+            }
+            if (aborted) {
+                throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": aborted", m.error());
+            }
+            throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": connection broken while reading the body ("
+                + m.error().getClass().getSimpleName() + ": " + m.error().getMessage() + ")", m.error());
         }
 
         /** The whole remaining body, by {@code deadline} (nanoTime) and within {@code maxBytes}. */

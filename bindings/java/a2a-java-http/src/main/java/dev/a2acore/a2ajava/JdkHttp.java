@@ -213,6 +213,18 @@ final class JdkHttp {
         return s;
     }
 
+    /**
+     * Asks for a stream's next chunks when its reader freed room and nothing was in flight
+     * (JdkHttp.Stream#take): the HttpClient may deliver them on the asking thread, so not the
+     * reader's. Daemon threads made on demand, gone after 30 s idle.
+     */
+    private static final java.util.concurrent.ExecutorService DEMAND = new java.util.concurrent.ThreadPoolExecutor(
+        0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
+            Thread t = new Thread(r, "a2a-core-http-demand");
+            t.setDaemon(true);
+            return t;
+        });
+
     /** An end-of-body or failure marker in a stream's queue. */
     private record Mark(Throwable error) {}
 
@@ -240,6 +252,17 @@ final class JdkHttp {
         private boolean requested;
         /** Turns each chunk into what the reader takes, on the HttpClient's thread (null: the bytes). */
         private volatile java.util.function.Function<byte[], Object> processor;
+        /**
+         * {@link #take}'s demand, as credits that always add up to {@link #WINDOW}: asked of
+         * the HttpClient and not yet delivered ({@code inFlight}), queued, or taken by the
+         * reader and not yet asked again ({@code freed}). Freed credits are asked again from
+         * the HttpClient's own thread at its next chunk, or, when nothing is in flight, from
+         * {@link #DEMAND} ({@code kicking}: one such request pending): never from the reader,
+         * on whose thread the HttpClient would deliver the next chunks, processor and all.
+         */
+        private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+        private final java.util.concurrent.atomic.AtomicInteger freed = new java.util.concurrent.atomic.AtomicInteger();
+        private final java.util.concurrent.atomic.AtomicBoolean kicking = new java.util.concurrent.atomic.AtomicBoolean();
         private volatile CompletableFuture<?> pending;
         private volatile boolean aborted;
         private boolean over;
@@ -275,6 +298,7 @@ final class JdkHttp {
                 }
                 if (wanted && !requested) {
                     requested = true;
+                    inFlight.set(WINDOW);
                     s.request(WINDOW);
                 }
             }
@@ -290,6 +314,7 @@ final class JdkHttp {
                 Flow.Subscription s = subscription;
                 if (s != null && !aborted && !requested) {
                     requested = true;
+                    inFlight.set(WINDOW);
                     s.request(WINDOW);
                 }
             }
@@ -320,7 +345,23 @@ final class JdkHttp {
                 at += len;
             }
             java.util.function.Function<byte[], Object> p = processor;
-            queue.add(p == null ? out : p.apply(out));
+            if (p == null) {
+                queue.add(out);
+                return;
+            }
+            inFlight.decrementAndGet();
+            queue.add(p.apply(out));
+            askFreed();
+        }
+
+        /** Asks the HttpClient again for the credits the reader freed (see {@link #inFlight}). */
+        private void askFreed() {
+            int f = freed.getAndSet(0);
+            Flow.Subscription s = subscription;
+            if (f > 0 && s != null && !aborted) {
+                inFlight.addAndGet(f);
+                s.request(f);
+            }
         }
 
         @Override
@@ -408,9 +449,13 @@ final class JdkHttp {
             if (o instanceof Mark m) {
                 return ended(m);
             }
-            Flow.Subscription s = subscription;
-            if (s != null && !aborted) {
-                s.request(1);
+            freed.incrementAndGet();
+            if (inFlight.get() == 0 && kicking.compareAndSet(false, true)) {
+                // Nothing in flight, so no chunk will come to ask again: ask off this thread.
+                DEMAND.execute(() -> {
+                    kicking.set(false);
+                    askFreed();
+                });
             }
             return o;
         }

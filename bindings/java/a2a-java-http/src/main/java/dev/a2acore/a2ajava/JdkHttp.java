@@ -269,7 +269,7 @@ final class JdkHttp {
         private Response head;
         private boolean eventStream;
 
-        private Stream(String what) {
+        Stream(String what) {
             this.what = what;
         }
 

@@ -213,6 +213,18 @@ final class JdkHttp {
         return s;
     }
 
+    /**
+     * Asks for a stream's next chunks when its reader freed room and nothing was in flight
+     * (JdkHttp.Stream#take): the HttpClient may deliver them on the asking thread, so not the
+     * reader's. Daemon threads made on demand, gone after 30 s idle.
+     */
+    private static final java.util.concurrent.ExecutorService DEMAND = new java.util.concurrent.ThreadPoolExecutor(
+        0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
+            Thread t = new Thread(r, "a2a-core-http-demand");
+            t.setDaemon(true);
+            return t;
+        });
+
     /** An end-of-body or failure marker in a stream's queue. */
     private record Mark(Throwable error) {}
 
@@ -221,7 +233,8 @@ final class JdkHttp {
     /**
      * An open response: its head, and for an event stream the body read chunk by chunk. Not
      * thread-safe, except {@link #abort}, which may be called from another thread while a
-     * {@link #read} or the open blocks.
+     * {@link #read} or the open blocks. No body bytes are asked for before the first read,
+     * {@link #readAll} or {@link #process}: a chunk processor set then sees every chunk.
      */
     static final class Stream implements HttpResponse.BodySubscriber<Stream>, AutoCloseable {
         /** Chunks requested ahead of the reader (the HttpClient's buffers it may hold). */
@@ -231,13 +244,32 @@ final class JdkHttp {
         private final String what;
         private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
         private volatile Flow.Subscription subscription;
+        /** Guards the first request for body bytes against {@link #onSubscribe} (either may come first). */
+        private final Object demand = new Object();
+        /** The reader asked for the body (first read or {@link #process}); under {@link #demand}. */
+        private boolean wanted;
+        /** The window was requested from the subscription; under {@link #demand}. */
+        private boolean requested;
+        /** Turns each chunk into what the reader takes, on the HttpClient's thread (null: the bytes). */
+        private volatile java.util.function.Function<byte[], Object> processor;
+        /**
+         * {@link #take}'s demand, as credits that always add up to {@link #WINDOW}: asked of
+         * the HttpClient and not yet delivered ({@code inFlight}), queued, or taken by the
+         * reader and not yet asked again ({@code freed}). Freed credits are asked again from
+         * the HttpClient's own thread at its next chunk, or, when nothing is in flight, from
+         * {@link #DEMAND} ({@code kicking}: one such request pending): never from the reader,
+         * on whose thread the HttpClient would deliver the next chunks, processor and all.
+         */
+        private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+        private final java.util.concurrent.atomic.AtomicInteger freed = new java.util.concurrent.atomic.AtomicInteger();
+        private final java.util.concurrent.atomic.AtomicBoolean kicking = new java.util.concurrent.atomic.AtomicBoolean();
         private volatile CompletableFuture<?> pending;
         private volatile boolean aborted;
         private boolean over;
         private Response head;
         private boolean eventStream;
 
-        private Stream(String what) {
+        Stream(String what) {
             this.what = what;
         }
 
@@ -258,12 +290,45 @@ final class JdkHttp {
 
         @Override
         public void onSubscribe(Flow.Subscription s) {
-            subscription = s;
-            if (aborted) {
-                s.cancel();
-                return;
+            synchronized (demand) {
+                subscription = s;
+                if (aborted) {
+                    s.cancel();
+                    return;
+                }
+                if (wanted && !requested) {
+                    requested = true;
+                    inFlight.set(WINDOW);
+                    s.request(WINDOW);
+                }
             }
-            s.request(WINDOW);
+        }
+
+        /** Asks for the first window of body bytes (once; at once when subscribed, else on subscription). */
+        private void want() {
+            synchronized (demand) {
+                if (wanted) {
+                    return;
+                }
+                wanted = true;
+                Flow.Subscription s = subscription;
+                if (s != null && !aborted && !requested) {
+                    requested = true;
+                    inFlight.set(WINDOW);
+                    s.request(WINDOW);
+                }
+            }
+        }
+
+        /**
+         * Has every chunk of the body turned by {@code p} on the HttpClient's thread as it
+         * arrives (before any is read), so that work runs beside the reader's; {@link #take}
+         * then returns what {@code p} made of each, in order, still at most {@link #WINDOW}
+         * chunks ahead of the reader. {@code p} must not throw.
+         */
+        void process(java.util.function.Function<byte[], Object> p) {
+            processor = p;
+            want();
         }
 
         @Override
@@ -279,7 +344,24 @@ final class JdkHttp {
                 b.get(out, at, len);
                 at += len;
             }
-            queue.add(out);
+            java.util.function.Function<byte[], Object> p = processor;
+            if (p == null) {
+                queue.add(out);
+                return;
+            }
+            inFlight.decrementAndGet();
+            queue.add(p.apply(out));
+            askFreed();
+        }
+
+        /** Asks the HttpClient again for the credits the reader freed (see {@link #inFlight}). */
+        private void askFreed() {
+            int f = freed.getAndSet(0);
+            Flow.Subscription s = subscription;
+            if (f > 0 && s != null && !aborted) {
+                inFlight.addAndGet(f);
+                s.request(f);
+            }
         }
 
         @Override
@@ -300,6 +382,7 @@ final class JdkHttp {
          *     an abort ({@code Reset})
          */
         byte[] read(Duration idle) throws TransportException {
+            want();
             while (true) {
                 if (over) {
                     return null;
@@ -338,17 +421,56 @@ final class JdkHttp {
                     }
                     return b;
                 }
-                Mark m = (Mark) o;
-                over = true;
-                if (m.error() == null && !aborted) {
-                    return null;
-                }
-                if (aborted) {
-                    throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": aborted", m.error());
-                }
-                throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": connection broken while reading the body ("
-                    + m.error().getClass().getSimpleName() + ": " + m.error().getMessage() + ")", m.error());
+                return ended((Mark) o);
             }
+        }
+
+        /**
+         * What {@link #process}'s function made of the next chunk (BLOCKS at most
+         * {@code idle}), one chunk per call, or null once the body ended cleanly; failures as
+         * {@link #read}'s.
+         */
+        Object take(Duration idle) throws TransportException {
+            want();
+            if (over) {
+                return null;
+            }
+            Object o;
+            try {
+                o = queue.poll(idle.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": interrupted", e);
+            }
+            if (o == null) {
+                throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, what + ": stream idle for more than "
+                    + idle.toMillis() + " ms", null);
+            }
+            if (o instanceof Mark m) {
+                return ended(m);
+            }
+            freed.incrementAndGet();
+            if (inFlight.get() == 0 && kicking.compareAndSet(false, true)) {
+                // Nothing in flight, so no chunk will come to ask again: ask off this thread.
+                DEMAND.execute(() -> {
+                    kicking.set(false);
+                    askFreed();
+                });
+            }
+            return o;
+        }
+
+        /** The body's end marker: null for a clean end, else the failure. */
+        private byte[] ended(Mark m) throws TransportException {
+            over = true;
+            if (m.error() == null && !aborted) {
+                return null;
+            }
+            if (aborted) {
+                throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": aborted", m.error());
+            }
+            throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": connection broken while reading the body ("
+                + m.error().getClass().getSimpleName() + ": " + m.error().getMessage() + ")", m.error());
         }
 
         /** The whole remaining body, by {@code deadline} (nanoTime) and within {@code maxBytes}. */

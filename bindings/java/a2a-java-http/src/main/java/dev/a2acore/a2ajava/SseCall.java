@@ -29,7 +29,9 @@ import java.util.function.Consumer;
  * One streaming call on the JDK's HttpClient ({@link JdkHttp}), read on its own daemon
  * thread: status and content-type checks, SSE through a2a-core's decoder, the idle watchdog
  * (a per-read idle deadline), and exactly one terminal signal ({@code complete} or
- * {@code error}). Cancelling the returned future aborts the connection from the
+ * {@code error}). Each chunk is fed to the machine and the decoder on the HttpClient's
+ * thread as it arrives ({@link #process}); the reader thread hands the events to a2a-java,
+ * so the two overlap. Cancelling the returned future aborts the connection from the
  * cancelling thread; the reader thread then frees everything.
  */
 final class SseCall implements Runnable {
@@ -168,12 +170,22 @@ final class SseCall implements Runnable {
                 complete();
                 return;
             }
-            try (SseDecoder decoder = new SseDecoder(client.sseConfig)) {
-                readEvents(stream, decoder);
+            SseDecoder d = new SseDecoder(client.sseConfig);
+            try {
+                decoder = d;
+                readEvents(stream);
+            } finally {
+                synchronized (feed) {
+                    closed = true;
+                }
+                d.close();
             }
         } catch (RuntimeException | Error e) {
             fail(e);
         } finally {
+            synchronized (feed) {
+                closed = true;
+            }
             if (stream != null) {
                 stream.close();
             }
@@ -185,7 +197,61 @@ final class SseCall implements Runnable {
         }
     }
 
-    private void readEvents(JdkHttp.Stream stream, SseDecoder decoder) {
+    /**
+     * What the HttpClient's thread made of one chunk ({@link #process}): its SSE items, the
+     * machine's verdict on each event among them (null where it gave none, or all null for a
+     * stream it does not judge), the machine's end when this chunk ended the call, or the
+     * failure of feeding it.
+     */
+    private record Batch(List<SseItem> items, StreamItem[] verdicts, MachineTarget.Finished end, Throwable error) {}
+
+    private static final Batch NOTHING = new Batch(List.of(), null, null, null);
+
+    /**
+     * Guards the machine and the decoder: the HttpClient's thread feeds them each chunk as it
+     * arrives ({@link #process}), the reader thread ends them (end, cut, idle) and frees them.
+     */
+    private final Object feed = new Object();
+    /** The reader is done with the machine and the decoder (under {@link #feed}): a late chunk is dropped. */
+    private boolean closed;
+    /** The stream's SSE decoder (fed under {@link #feed}). */
+    private SseDecoder decoder;
+
+    /**
+     * Feeds one chunk to the machine and the decoder, on the HttpClient's thread as the chunk
+     * arrives, so that this work runs beside the reader thread's deliveries to a2a-java
+     * instead of before them; the reader takes the batches in order, at most the stream's
+     * window of chunks behind (JdkHttp.Stream), so nothing piles up.
+     */
+    private Batch process(byte[] chunk) {
+        synchronized (feed) {
+            if (closed || finished.get()) {
+                return NOTHING;
+            }
+            try {
+                if (run != null) {
+                    run.body(chunk);
+                }
+                List<SseItem> items = decoder.feedItems(chunk, 0, chunk.length);
+                StreamItem[] verdicts = null;
+                if (run != null && !items.isEmpty()) {
+                    // The machine's verdicts come in event order, one per decoded event.
+                    verdicts = new StreamItem[items.size()];
+                    for (int i = 0; i < verdicts.length; i++) {
+                        if (items.get(i) instanceof SseEvent) {
+                            verdicts[i] = run.nextItem();
+                        }
+                    }
+                }
+                return new Batch(items, verdicts, run == null ? null : run.finished().orElse(null), null);
+            } catch (RuntimeException | Error e) {
+                return new Batch(List.of(), null, null, e);
+            }
+        }
+    }
+
+    private void readEvents(JdkHttp.Stream stream) {
+        stream.process(this::process);
         while (!finished.get()) {
             Duration wait = client.streamIdleTimeout;
             boolean totalCaps = false;
@@ -200,9 +266,9 @@ final class SseCall implements Runnable {
                     totalCaps = true;
                 }
             }
-            byte[] chunk;
+            Object got;
             try {
-                chunk = stream.read(wait);
+                got = stream.take(wait);
             } catch (JdkHttp.TransportException e) {
                 if (finished.get()) {
                     return;
@@ -218,19 +284,22 @@ final class SseCall implements Runnable {
                 failCut(e);
                 return;
             }
-            if (chunk == null) {
-                end(decoder);
+            if (got == null) {
+                end();
                 return;
             }
-            if (run != null) {
-                run.body(chunk);
+            Batch batch = (Batch) got;
+            if (batch.error() != null) {
+                fail(batch.error());
+                return;
             }
-            List<SseItem> items = decoder.feedItems(chunk, 0, chunk.length);
-            for (SseItem item : items) {
+            List<SseItem> items = batch.items();
+            for (int i = 0; i < items.size(); i++) {
+                SseItem item = items.get(i);
                 if (item instanceof SseEvent e) {
-                    // The machine's verdict on this event (its items come in event order); an
-                    // event past the machine's end is classified here.
-                    StreamItem judged = run == null ? null : run.nextItem();
+                    // The machine's verdict on this event; an event past the machine's end
+                    // (or of a stream it does not judge) is classified here.
+                    StreamItem judged = batch.verdicts() == null ? null : batch.verdicts()[i];
                     if (judged != null) {
                         // Its outcome was copied out only for a failure (MachineRun).
                         if (judged.outcome() != null
@@ -257,9 +326,9 @@ final class SseCall implements Runnable {
                 }
                 // Comments and retry fields: liveness only (the read itself).
             }
-            if (run != null && run.finished().isPresent() && !finished.get()) {
+            if (batch.end() != null && !finished.get()) {
                 // The machine ended the stream (a terminal state, a message, an error event).
-                ended(run.finished().get());
+                ended(batch.end());
                 return;
             }
         }
@@ -321,8 +390,11 @@ final class SseCall implements Runnable {
             fail(bare);
             return;
         }
-        run.failure(e.outcome());
-        Optional<MachineTarget.Finished> end = run.finished();
+        Optional<MachineTarget.Finished> end;
+        synchronized (feed) {
+            run.failure(e.outcome());
+            end = run.finished();
+        }
         if (end.isEmpty() || end.get().outcome().taskId().isEmpty()
             || end.get().endKind().orElse(null) != StreamEndKind.TRUNCATED) {
             fail(bare);
@@ -337,8 +409,10 @@ final class SseCall implements Runnable {
         // The machine's outcome knows the task: advice resubscribe when its id was seen.
         Outcome o = null;
         if (run != null) {
-            run.idle();
-            o = run.finished().map(MachineTarget.Finished::outcome).orElse(null);
+            synchronized (feed) {
+                run.idle();
+                o = run.finished().map(MachineTarget.Finished::outcome).orElse(null);
+            }
         }
         String what = method + " " + url + ": stream idle for more than " + client.streamIdleTimeout.toMillis()
             + " ms (no bytes, not even a keep-alive)";
@@ -351,8 +425,11 @@ final class SseCall implements Runnable {
             + client.streamTimeout.toMillis() + " ms (stream timeout)", null));
     }
 
-    private void end(SseDecoder decoder) {
-        SseFinish f = decoder.finish();
+    private void end() {
+        SseFinish f;
+        synchronized (feed) {
+            f = decoder.finish();
+        }
         if (f.discarded().map(d -> d.event() || d.partialLine() > 0).orElse(false)) {
             SseFinish.Discarded d = f.discarded().get();
             fail(A2aCallException.transport(Outcomes.transport(ErrorName.RESET, RequestSent.UNKNOWN,
@@ -365,8 +442,11 @@ final class SseCall implements Runnable {
             complete();
             return;
         }
-        run.end();
-        Optional<MachineTarget.Finished> end = run.finished();
+        Optional<MachineTarget.Finished> end;
+        synchronized (feed) {
+            run.end();
+            end = run.finished();
+        }
         if (end.isPresent() && end.get().endKind().orElse(null) == StreamEndKind.TRUNCATED) {
             // A clean end of the body before a terminal or interrupted state: the task may
             // still be running. Say so (advice resubscribe with the task id) instead of

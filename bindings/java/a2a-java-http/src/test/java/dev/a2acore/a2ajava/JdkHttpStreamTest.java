@@ -1,0 +1,112 @@
+package dev.a2acore.a2ajava;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The demand of a processed stream ({@link JdkHttp.Stream#process}, what a drop-in stream
+ * reads): no body asked for before the processor is set, each chunk processed on the thread
+ * that delivers it, at most the window of 8 chunks in flight or queued, and the reader's
+ * take never asking for more on its own thread (the HttpClient would deliver the next chunks
+ * there, processor and all): freed room is asked again by the next delivery, or, with
+ * nothing in flight, from another thread.
+ */
+class JdkHttpStreamTest {
+    /** A subscription that records each request: its size and the asking thread. */
+    private static final class Recorded implements Flow.Subscription {
+        final List<long[]> sizes = new CopyOnWriteArrayList<>();
+        final List<Thread> threads = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void request(long n) {
+            sizes.add(new long[] {n});
+            threads.add(Thread.currentThread());
+        }
+
+        @Override
+        public void cancel() {
+        }
+
+        long total() {
+            return sizes.stream().mapToLong(a -> a[0]).sum();
+        }
+    }
+
+    private static List<ByteBuffer> chunk(int i) {
+        return List.of(ByteBuffer.wrap(("chunk " + i).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Waits (at most 10 s) until {@code sub} was asked for {@code total} chunks in all. */
+    private static void awaitTotal(Recorded sub, long total) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (sub.total() < total && System.nanoTime() < end) {
+            Thread.sleep(1);
+        }
+        assertEquals(total, sub.total());
+    }
+
+    @Test
+    void processedStreamKeepsItsWindowAndNeverAsksOnTheReader() throws Exception {
+        JdkHttp.Stream s = new JdkHttp.Stream("test stream");
+        Recorded sub = new Recorded();
+        s.onSubscribe(sub);
+        assertEquals(0, sub.total(), "nothing asked for before the processor is set");
+        Thread reader = Thread.currentThread();
+        s.process(b -> new String(b, StandardCharsets.UTF_8) + " @" + Thread.currentThread().getName());
+        assertEquals(8, sub.total(), "the first window");
+
+        // The HttpClient delivers the whole window on its thread: each chunk processed there.
+        Thread http = new Thread(() -> {
+            for (int i = 0; i < 8; i++) {
+                s.onNext(chunk(i));
+            }
+        }, "fake-http");
+        http.start();
+        http.join(10_000);
+        assertEquals(8, sub.total(), "a full queue asks for nothing more");
+
+        // The reader takes one: nothing is in flight, so the freed room is asked again, off its thread.
+        assertEquals("chunk 0 @fake-http", s.take(Duration.ofSeconds(5)));
+        awaitTotal(sub, 9);
+        assertNotEquals(reader, sub.threads.get(1));
+        assertEquals("a2a-core-http-demand", sub.threads.get(1).getName());
+
+        // One more chunk fills the window again (7 queued + 1): nothing asked.
+        s.onNext(chunk(8));
+        assertEquals(9, sub.total());
+        // The reader frees room while nothing is in flight: asked again off its thread.
+        assertEquals("chunk 1 @fake-http", s.take(Duration.ofSeconds(5)));
+        awaitTotal(sub, 10);
+        assertNotEquals(reader, sub.threads.get(2));
+        // Now one chunk is in flight: a take leaves the freed room to the next delivery, which
+        // asks for it on the delivering thread.
+        assertEquals("chunk 2 @fake-http", s.take(Duration.ofSeconds(5)));
+        Thread http2 = new Thread(() -> s.onNext(chunk(9)), "fake-http-2");
+        http2.start();
+        http2.join(10_000);
+        assertEquals(11, sub.total());
+        assertEquals(http2, sub.threads.get(3));
+
+        // Every chunk comes out once, in order; then the clean end.
+        s.onComplete();
+        for (int i = 3; i <= 9; i++) {
+            Object o = s.take(Duration.ofSeconds(5));
+            assertTrue(String.valueOf(o).startsWith("chunk " + i + " @"), String.valueOf(o));
+        }
+        assertNull(s.take(Duration.ofSeconds(5)));
+        // Draining the queue asked for nothing more: 11 asked for, 10 delivered, the one in
+        // flight and the 7 queued after the last request made the window of 8.
+        assertEquals(11, sub.total());
+    }
+}

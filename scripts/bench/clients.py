@@ -394,7 +394,9 @@ def main() -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix='a2a-bench-clients-') as tmp:
         b = build(names, Path(tmp))
-        installed = installed_python_binding(Path(tmp))
+        # Only a run with a Python binding client looks for the .venv's installed package.
+        uses_binding = any(n.startswith('python-') and 'sdk' not in n for n in names)
+        installed = installed_python_binding(Path(tmp)) if uses_binding else None
         if a.python == 'installed' and 'python-binding' in names and installed is None:
             raise SystemExit('clients: --python installed: a2a_core is not installed in .venv '
                              '(scripts/ci/40-python.sh, or .venv/bin/python -m pip install ./bindings/python)')

@@ -506,3 +506,140 @@ fn a_stream_of_a_partial_bom_only_matches_the_oracle() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// `Config::data_utf8`: data validated piece by piece as it is copied gives what validating
+// the whole value gives, wherever the chunks cut it.
+
+/// A long data value (held as text when it spans chunks): valid code points of every width,
+/// and sometimes one invalid sequence (a lone continuation, overlongs, a surrogate, above
+/// U+10FFFF, 0xFF, code points cut short) anywhere in it.
+fn long_value() -> impl Strategy<Value = Vec<u8>> {
+    let atom = prop_oneof![
+        6 => Just(b"abcdefgh".to_vec()),
+        2 => Just("é".as_bytes().to_vec()),
+        2 => Just("€".as_bytes().to_vec()),
+        2 => Just("𝄞".as_bytes().to_vec()),
+        1 => Just(b":".to_vec()),
+    ];
+    let bad = prop_oneof![
+        Just(b"\x80".to_vec()),
+        Just(b"\xC0\x80".to_vec()),
+        Just(b"\xC1\xBF".to_vec()),
+        Just(b"\xE0\x9F\xBF".to_vec()),
+        Just(b"\xF0\x8F\xBF\xBF".to_vec()),
+        Just(b"\xED\xA0\x80".to_vec()),
+        Just(b"\xED\xBF\xBF".to_vec()),
+        Just(b"\xF4\x90\x80\x80".to_vec()),
+        Just(b"\xF5\x80\x80\x80".to_vec()),
+        Just(b"\xFF".to_vec()),
+        Just(b"\xE2\x82".to_vec()),
+        Just(b"\xF0\x9F\x98".to_vec()),
+        Just(b"\xC3".to_vec()),
+    ];
+    (
+        prop::collection::vec(atom, 8..80),
+        prop::option::of((any::<prop::sample::Index>(), bad)),
+    )
+        .prop_map(|(atoms, bad)| {
+            let mut atoms = atoms;
+            if let Some((at, bad)) = bad {
+                let at = at.index(atoms.len() + 1);
+                atoms.insert(at, bad);
+            }
+            atoms.concat()
+        })
+}
+
+/// A stream of blocks of one to three data lines (long values, sometimes a short one), an
+/// event type now and then, mixed terminators, and sometimes an unterminated last line.
+fn text_stream() -> impl Strategy<Value = Vec<u8>> {
+    let data_line = prop_oneof![4 => long_value(), 1 => value()];
+    let block = (
+        prop::collection::vec((data_line, terminator()), 1..4),
+        any::<bool>(),
+        terminator(),
+    );
+    (
+        prop::collection::vec(block, 1..4),
+        prop::option::of(long_value()),
+    )
+        .prop_map(|(blocks, tail)| {
+            let mut s = Vec::new();
+            for (lines, typed, blank) in blocks {
+                if typed {
+                    s.extend_from_slice(b"event: t\n");
+                }
+                for (value, t) in lines {
+                    s.extend_from_slice(b"data: ");
+                    s.extend_from_slice(&value);
+                    s.extend_from_slice(t);
+                }
+                s.extend_from_slice(blank);
+            }
+            if let Some(value) = tail {
+                s.extend_from_slice(b"data:");
+                s.extend_from_slice(&value);
+            }
+            s
+        })
+}
+
+/// Decodes with `config`, asserting for every event that `data_str` and `data_lossy` say
+/// what validating its whole data says; returns the items and the end as [`decode`] does.
+fn decode_checking_text(input: &[u8], cuts: &[usize], config: Config) -> (Vec<Got>, End) {
+    let mut dec = Decoder::with_config(config);
+    let check = |e: &a2a_core::sse::Event<'_>| {
+        assert_eq!(e.data_str(), std::str::from_utf8(e.data), "data_str");
+        assert_eq!(
+            e.data_lossy(),
+            String::from_utf8_lossy(e.data),
+            "data_lossy"
+        );
+    };
+    let mut prev = 0;
+    for &c in cuts.iter().chain(std::iter::once(&input.len())) {
+        let mut feed = dec.feed(&input[prev..c]);
+        while let Some(item) = feed.next_item().expect("within limits") {
+            if let Item::Event(e) = item {
+                check(&e);
+            }
+        }
+        prev = c;
+    }
+    if let Some(e) = dec.finish().event {
+        check(&e);
+    }
+    decode(input, cuts, config)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Chunks of `size` bytes starting at every offset below `size`: every byte boundary of
+    /// the stream is a chunk edge in some run (code points cut after each of their bytes,
+    /// invalid bytes at the start and at the end of a chunk and inside one).
+    #[test]
+    fn data_utf8_gives_what_whole_validation_gives_at_every_cut(input in text_stream(), size in 64usize..160, dispatch in any::<bool>()) {
+        let at_eof = if dispatch { AtEof::Dispatch } else { AtEof::Discard };
+        let plain = Config::new().with_at_eof(at_eof);
+        let eager = plain.with_data_utf8(true);
+        let expected = decode(&input, &[], plain);
+        for first in 1..=size.min(input.len()) {
+            let cuts: Vec<usize> = (first..input.len()).step_by(size).collect();
+            prop_assert_eq!(&decode_checking_text(&input, &cuts, eager), &expected, "cuts {:?}", cuts);
+        }
+    }
+
+    /// Random cuts (pieces of any length, short ones included) and 1-byte chunks.
+    #[test]
+    fn data_utf8_gives_the_same_items_at_random_cuts(input in text_stream(), cuts in prop::collection::vec(0usize..1200, 0..16)) {
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(input.len())).collect();
+        cuts.sort_unstable();
+        let expected = decode(&input, &[], Config::new());
+        let eager = Config::new().with_data_utf8(true);
+        prop_assert_eq!(&decode_checking_text(&input, &cuts, eager), &expected, "cuts {:?}", cuts);
+        let ones: Vec<usize> = (1..input.len()).collect();
+        prop_assert_eq!(&decode_checking_text(&input, &ones, eager), &expected, "1-byte chunks");
+    }
+}

@@ -954,16 +954,182 @@ fn utf8_accessors_match_the_standard_library() {
         &long_bad,
         &b"\xE2\x82"[..],
     ] {
-        let e = Event {
-            event_type: data,
-            data,
-            id: data,
-        };
+        let e = Event::new(data, data, data);
         assert_eq!(e.data_str(), std::str::from_utf8(data));
         assert_eq!(e.event_type_str(), std::str::from_utf8(data));
         assert_eq!(e.id_str(), std::str::from_utf8(data));
         assert_eq!(e.data_lossy(), String::from_utf8_lossy(data));
         assert_eq!(e.event_type_lossy(), String::from_utf8_lossy(data));
         assert_eq!(e.id_lossy(), String::from_utf8_lossy(data));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// `Config::data_utf8`: data validated as it is copied (issue 28).
+
+/// Every event of `input` fed in pieces cut at `cuts`, with `Config::data_utf8`: its data,
+/// whether the decoder handed it out validated, and what `data_str` and `data_lossy` said,
+/// both asserted equal to validating the data whole.
+fn eager_events(input: &[u8], cuts: &[usize], at_eof: AtEof) -> Vec<(Vec<u8>, bool)> {
+    let config = Config::new().with_data_utf8(true).with_at_eof(at_eof);
+    let mut dec = Decoder::with_config(config);
+    let mut out = Vec::new();
+    let check = |e: Event<'_>, out: &mut Vec<(Vec<u8>, bool)>| {
+        assert_eq!(e.data_str(), std::str::from_utf8(e.data));
+        assert_eq!(e.data_lossy(), String::from_utf8_lossy(e.data));
+        out.push((e.data.to_vec(), e.validated()));
+    };
+    let mut prev = 0;
+    for &c in cuts.iter().chain(std::iter::once(&input.len())) {
+        let mut feed = dec.feed(&input[prev..c]);
+        while let Some(item) = feed.next_item().expect("within limits") {
+            if let Item::Event(e) = item {
+                check(e, &mut out);
+            }
+        }
+        prev = c;
+    }
+    if let Some(e) = dec.finish().event {
+        check(e, &mut out);
+    }
+    out
+}
+
+#[test]
+fn data_utf8_validates_a_spanning_data_line_as_it_is_copied() {
+    // 40 KB of mixed 1- to 4-byte code points in 1 460-byte chunks: every chunk edge may
+    // cut a code point; the data comes out validated and equal.
+    let text = "añb€c𝄞d".repeat(2_600);
+    let input = format!("data: {text}\n\n");
+    let cuts: Vec<usize> = (1460..input.len()).step_by(1460).collect();
+    let got = eager_events(input.as_bytes(), &cuts, AtEof::Discard);
+    assert_eq!(got, [(text.into_bytes(), true)]);
+}
+
+#[test]
+fn data_utf8_off_or_data_in_the_chunk_is_validated_when_read() {
+    let input = format!("data: {}\n\n", "é".repeat(100));
+    // Whole: the data is a slice of the chunk, validated by `data_str` (same result).
+    let got = eager_events(input.as_bytes(), &[], AtEof::Discard);
+    assert_eq!(got, [(input.as_bytes()[6..206].to_vec(), false)]);
+    // Without the option, a spanning line is not validated ahead.
+    let mut dec = Decoder::new();
+    let mut feed = dec.feed(&input.as_bytes()[..100]);
+    assert_eq!(feed.next_item(), Ok(None));
+    drop(feed);
+    let mut feed = dec.feed(&input.as_bytes()[100..]);
+    let Ok(Some(Item::Event(e))) = feed.next_item() else {
+        panic!("an event")
+    };
+    assert!(!e.validated());
+    assert_eq!(e.data_str(), Ok(&input[6..206]));
+}
+
+#[test]
+fn data_utf8_at_every_cut_of_every_code_point_width() {
+    for cp in ["é", "€", "𝄞", "a"] {
+        let text = format!("{}{}", "x".repeat(70), cp.repeat(40));
+        let input = format!("data: {text}\n\n");
+        for cut in 64..input.len() {
+            let got = eager_events(input.as_bytes(), &[cut], AtEof::Discard);
+            // The last piece is validated too, however short; only a cut in the blank line
+            // or right before the line's LF leaves nothing to hold past the first chunk.
+            let held = cut <= 6 + text.len();
+            assert_eq!(
+                got,
+                [(text.clone().into_bytes(), held)],
+                "{cp} cut at {cut}"
+            );
+        }
+    }
+}
+
+#[test]
+fn data_utf8_reports_invalid_data_exactly_as_whole_validation_does() {
+    let pad = "x".repeat(70);
+    // Invalid bytes: a lone continuation, an overlong, a surrogate, above U+10FFFF, 0xFF,
+    // a code point cut by the line's end, and one cut by an ASCII byte.
+    for bad in [
+        &b"\x80"[..],
+        b"\xC0\x80",
+        b"\xE0\x80\x80",
+        b"\xED\xA0\x80",
+        b"\xF4\x90\x80\x80",
+        b"\xFF",
+        b"\xE2\x82",
+        b"\xF0\x9F\x98",
+        b"\xE2\x82x",
+    ] {
+        for tail in [&b""[..], "é€".as_bytes(), b"abc"] {
+            let mut value = pad.clone().into_bytes();
+            value.extend_from_slice("€".as_bytes());
+            value.extend_from_slice(bad);
+            value.extend_from_slice(tail);
+            let mut input = b"data: ".to_vec();
+            input.extend_from_slice(&value);
+            input.extend_from_slice(b"\n\n");
+            for cut in 64..input.len() {
+                for cuts in [vec![cut], vec![cut, (cut + 1).min(input.len())]] {
+                    let got = eager_events(&input, &cuts, AtEof::Discard);
+                    assert_eq!(
+                        got,
+                        [(value.clone(), false)],
+                        "{bad:?} {tail:?} cuts {cuts:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn data_utf8_joins_lines_and_falls_back_on_an_invalid_one() {
+    let long = "€".repeat(40);
+    let ok = format!("data: {long}\ndata: é\ndata: {long}\n\n");
+    let want = format!("{long}\né\n{long}");
+    for cut in 64..ok.len() {
+        let got = eager_events(ok.as_bytes(), &[cut], AtEof::Discard);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].0, want.as_bytes(), "cut at {cut}");
+    }
+    // Cut inside the first line: it is held as text, the rest joined as text.
+    let got = eager_events(ok.as_bytes(), &[70], AtEof::Discard);
+    assert_eq!(got, [(want.clone().into_bytes(), true)]);
+    // A second line that is not valid: the data is bytes again, the error as for the whole.
+    let bad = format!("data: {long}\ndata: \u{e9}\u{20ac}")
+        .into_bytes()
+        .into_iter()
+        .chain(*b"\xE2\x82\ndata: z\n\n")
+        .collect::<Vec<u8>>();
+    for cut in 64..bad.len() {
+        let got = eager_events(&bad, &[cut], AtEof::Discard);
+        assert_eq!(got.len(), 1);
+        assert!(!got[0].1, "cut at {cut}");
+    }
+}
+
+#[test]
+fn data_utf8_keeps_the_limits_and_the_end_of_stream_rules() {
+    let text = "€".repeat(40);
+    let input = format!("data: {text}");
+    // An unterminated text line dispatched at the end of the stream.
+    for cut in 64..input.len() {
+        let got = eager_events(input.as_bytes(), &[cut], AtEof::Dispatch);
+        assert_eq!(got, [(text.clone().into_bytes(), false)], "cut at {cut}");
+        let config = Config::new().with_data_utf8(true);
+        let plain = run_cuts(config.with_at_eof(AtEof::Discard), input.as_bytes(), &[cut]);
+        assert_eq!(plain, run_cuts(Config::new(), input.as_bytes(), &[cut]));
+    }
+    // `max_line` over a text line: the same error, at the same place, as without.
+    for max_line in [64, 100, 125, 126, 127, 200] {
+        let input = format!("data: {text}\n\ndata: after\n\n");
+        for cut in 64..input.len() {
+            let with = Config::new().with_max_line(max_line);
+            assert_eq!(
+                run_cuts(with.with_data_utf8(true), input.as_bytes(), &[cut, cut + 1]),
+                run_cuts(with, input.as_bytes(), &[cut, cut + 1]),
+                "max_line {max_line} cut at {cut}"
+            );
+        }
     }
 }

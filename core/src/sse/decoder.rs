@@ -1018,7 +1018,7 @@ impl Decoder {
                         if held + i > self.config.max_line {
                             return (pos, Err(self.line_too_long()));
                         }
-                        pos = self.eat_idle_blank_line(chunk, pos);
+                        pos = self.eat_idle_blank_line(chunk, pos, self.skip_block);
                         return (pos, Ok(Some(Out::CommentInChunk(end, end))));
                     }
                     Held::CommentText => {
@@ -1031,13 +1031,13 @@ impl Decoder {
                         if !append_small(&mut self.line, last) {
                             self.line.extend_from_slice(last);
                         }
-                        pos = self.eat_idle_blank_line(chunk, pos);
+                        pos = self.eat_idle_blank_line(chunk, pos, self.skip_block);
                         return (pos, Ok(Some(Out::CommentInLine(1))));
                     }
                     Held::Line | Held::Text => match self.spanning_line(chunk, held, start, end) {
                         Ok(None) => continue,
                         Ok(Some(out @ Out::CommentInLine(_))) => {
-                            pos = self.eat_idle_blank_line(chunk, pos);
+                            pos = self.eat_idle_blank_line(chunk, pos, self.skip_block);
                             return (pos, Ok(Some(out)));
                         }
                         other => return (pos, other),
@@ -1064,8 +1064,9 @@ impl Decoder {
                 }
             }
             let start = pos;
-            let rest = &chunk[start..];
-            let found = match rest[0] {
+            // `chunk[pos]`, not a slice's first byte: `pos < len` is known here, and the rest
+            // of the chunk is sliced only on the paths that search it.
+            let found = match chunk[pos] {
                 b'\n' | b'\r' => {
                     // A blank line, the most common line after a data line: no search, no
                     // line processing (it ends a skipped block too).
@@ -1085,7 +1086,7 @@ impl Decoder {
                     // its own short path when it ends in this chunk. The colon is never a
                     // terminator, so the search starts at it; a keep-alive ends inside the
                     // first 16 bytes, tested inline.
-                    let found = find_eol_short(rest);
+                    let found = find_eol_short(&chunk[start..]);
                     if let Some(i) = found
                         && i <= self.config.max_line
                     {
@@ -1095,7 +1096,8 @@ impl Decoder {
                         }
                         let end = start + i;
                         pos = self.line_end(chunk, end);
-                        pos = self.eat_idle_blank_line(chunk, pos);
+                        // Not skipping: tested above.
+                        pos = self.eat_idle_blank_line(chunk, pos, false);
                         let from = if self.config.comment_text {
                             start + 1
                         } else {
@@ -1105,15 +1107,15 @@ impl Decoder {
                     }
                     found
                 }
-                _ => find_eol(rest),
+                _ => find_eol(&chunk[start..]),
             };
             let Some(i) = found else {
                 // The chunk ends inside this line.
                 #[cfg(test)]
                 {
-                    self.scanned += rest.len();
+                    self.scanned += len - start;
                 }
-                return (len, self.hold_new(rest).map(|()| None));
+                return (len, self.hold_new(&chunk[start..]).map(|()| None));
             };
             #[cfg(test)]
             {
@@ -1127,7 +1129,7 @@ impl Decoder {
             match self.process_line(&chunk[start..end], Origin::Chunk(start)) {
                 Ok(Step::Nothing) => {}
                 Ok(Step::Comment(off)) => {
-                    pos = self.eat_idle_blank_line(chunk, pos);
+                    pos = self.eat_idle_blank_line(chunk, pos, self.skip_block);
                     let from = if self.config.comment_text {
                         start + off
                     } else {
@@ -1243,13 +1245,12 @@ impl Decoder {
     /// After a comment (a keep-alive is almost always `:...` and a blank line): when the
     /// block holds nothing, a blank line that follows at once in this chunk can have no
     /// effect but clearing the type, so consume it now and save a round trip. Returns the
-    /// position after it (or `pos`).
+    /// position after it (or `pos`). `skipping` is `skip_block` (a constant where the caller
+    /// has just tested it, so the comment path does not load it again).
     #[inline]
-    fn eat_idle_blank_line(&mut self, chunk: &[u8], mut pos: usize) -> usize {
+    fn eat_idle_blank_line(&mut self, chunk: &[u8], mut pos: usize, skipping: bool) -> usize {
         // Tag tests only (the derived `PartialEq` would compare the positions too).
-        if !matches!(self.data, Slot::Unset)
-            || !matches!(self.pending_id, Slot::Unset)
-            || self.skip_block
+        if skipping || !matches!(self.data, Slot::Unset) || !matches!(self.pending_id, Slot::Unset)
         {
             return pos;
         }

@@ -199,11 +199,9 @@ pub fn a2a_crlf_stream() -> (Vec<u8>, usize, usize) {
     (s, events, comments)
 }
 
-/// a2a-core with the default `Config`: events and comments counted, data touched. With
-/// `check_utf8` each event's data is read as text, the decoder told so
-/// (`Config::data_utf8`: it validates data it copies while copying it).
+/// a2a-core with the default `Config`: events and comments counted, data touched.
 pub fn a2a_core(chunks: &[&[u8]], check_utf8: bool) -> (usize, usize) {
-    a2a_core_with(Config::new().with_data_utf8(check_utf8), chunks, check_utf8)
+    a2a_core_with(Config::new(), chunks, check_utf8)
 }
 
 /// a2a-core with `config`; `check_utf8` validates each event's data (`Event::data_str`).

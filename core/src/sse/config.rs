@@ -44,13 +44,6 @@ pub struct Config {
     /// spans chunks is never copied or held in memory (it still counts for `max_line`).
     /// Set it for a general-purpose client that shows or logs comments.
     pub comment_text: bool,
-    /// Validate event data as UTF-8 while the decoder copies it (a line that spans chunks,
-    /// validated piece by piece while the piece is in cache, a code point split across
-    /// chunks carried over), so that [`Event::data_str`](super::Event::data_str) costs
-    /// nothing for such data. Default `false`. Set it when every event's data is read as
-    /// text. Data handed out as a slice of the chunk, and data found invalid, are validated
-    /// by `data_str` as without it: the results (and errors) are the same either way.
-    pub data_utf8: bool,
 }
 
 impl Default for Config {
@@ -60,15 +53,13 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The defaults: 16 MiB lines, 16 MiB events, WHATWG end of stream, no comment text, data
-    /// validated only when read.
+    /// The defaults: 16 MiB lines, 16 MiB events, WHATWG end of stream, no comment text.
     pub const fn new() -> Config {
         Config {
             max_line: DEFAULT_MAX_LINE,
             max_event: DEFAULT_MAX_EVENT,
             at_eof: AtEof::Discard,
             comment_text: false,
-            data_utf8: false,
         }
     }
 
@@ -93,12 +84,6 @@ impl Config {
     /// Sets [`Config::comment_text`].
     pub const fn with_comment_text(mut self, on: bool) -> Config {
         self.comment_text = on;
-        self
-    }
-
-    /// Sets [`Config::data_utf8`].
-    pub const fn with_data_utf8(mut self, on: bool) -> Config {
-        self.data_utf8 = on;
         self
     }
 }

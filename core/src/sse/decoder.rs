@@ -16,9 +16,6 @@ const MESSAGE: &[u8] = b"message";
 enum Held {
     /// Its bytes, in `Decoder::line`.
     Line,
-    /// Its bytes as validated UTF-8 (`Config::data_utf8`): `Decoder::text`, then the
-    /// `Decoder::carry` bytes of a code point not complete yet.
-    Text,
     /// Nothing: it is a comment and its text is not wanted (`Config::comment_text` off).
     Comment,
     /// A comment with its text (`Config::comment_text` on): its bytes, colon first, in
@@ -95,11 +92,6 @@ pub struct Decoder {
     /// contents mean nothing while `partial_len` is 0: a completed comment handed out from it
     /// stays there until the next line needs the buffer, which clears it first).
     pub(crate) line: Vec<u8>,
-    /// The unterminated line when `held` is `Text`: its bytes up to `carry`, valid UTF-8.
-    text: String,
-    /// The bytes after `text` of a `Text` line: a code point cut by the chunk's end
-    /// (`carry.1` bytes, 0 to 3).
-    carry: ([u8; 4], u8),
     /// Length of the current unterminated line (held, marked or skipped); 0 between lines.
     /// While it is not 0 the line-start states (`at_start`, `skip_lf`) are false.
     partial_len: usize,
@@ -109,11 +101,8 @@ pub struct Decoder {
     skip_block: bool,
     /// The `data` of the block in progress.
     data: Slot,
-    /// Owned data lives at `data_buf[data_off..]`, or at `data_text[data_off..]` when
-    /// `data_is_text` (validated as it was copied: `Config::data_utf8`).
+    /// Owned data lives at `data_buf[data_off..]`.
     data_buf: Vec<u8>,
-    data_text: String,
-    data_is_text: bool,
     data_off: usize,
     /// Length of the data joined so far (for `max_event`).
     data_len: usize,
@@ -160,15 +149,11 @@ impl Decoder {
             bom_matched: 0,
             skip_lf: false,
             line: Vec::new(),
-            text: String::new(),
-            carry: ([0; 4], 0),
             partial_len: 0,
             held: Held::Line,
             skip_block: false,
             data: Slot::Unset,
             data_buf: Vec::new(),
-            data_text: String::new(),
-            data_is_text: false,
             data_off: 0,
             data_len: 0,
             event_type: Slot::Unset,
@@ -257,10 +242,6 @@ impl Decoder {
             0
         };
         let held = self.partial_len > 0;
-        if held && self.held == Held::Text {
-            // Back to bytes: the rules below read the held line from `line`.
-            self.text_to_line(&[]);
-        }
         if !held {
             // The buffer may still hold a comment handed out earlier.
             self.line.clear();
@@ -337,7 +318,11 @@ impl Decoder {
                 let (data, ty) = (self.data, self.event_type);
                 self.data = Slot::Unset;
                 self.event_type = Slot::Unset;
-                let event = self.owned_event(data, self.owned_type(ty));
+                let event = Event {
+                    event_type: self.owned_type(ty),
+                    data: self.owned_data(data),
+                    id: &self.last_id,
+                };
                 Finish {
                     event: Some(event),
                     discarded: None,
@@ -373,8 +358,6 @@ impl Decoder {
         self.bom_matched = 0;
         self.skip_lf = false;
         self.line.clear();
-        self.text.clear();
-        self.carry.1 = 0;
         self.partial_len = 0;
         self.held = Held::Line;
         self.skip_block = false;
@@ -411,17 +394,10 @@ impl Decoder {
         self.commit_block_with(&[])
     }
 
-    /// The event of owned (or no) data `slot`, with type `event_type` and the last id.
-    #[inline]
-    fn owned_event<'s>(&'s self, slot: Slot, event_type: &'s [u8]) -> Event<'s> {
+    fn owned_data(&self, slot: Slot) -> &[u8] {
         match slot {
-            Slot::Owned if self.data_is_text => {
-                // `data_off` follows the ASCII field name: always a character boundary.
-                let text = self.data_text.get(self.data_off..).unwrap_or_default();
-                Event::with_text(event_type, text, &self.last_id)
-            }
-            Slot::Owned => Event::new(event_type, &self.data_buf[self.data_off..], &self.last_id),
-            _ => Event::new(event_type, &[], &self.last_id),
+            Slot::Owned => &self.data_buf[self.data_off..],
+            _ => &[],
         }
     }
 
@@ -437,19 +413,8 @@ impl Decoder {
         mem::swap(&mut line, &mut self.data_buf);
         self.data_off = off;
         self.data = Slot::Owned;
-        self.data_is_text = false;
         line.clear();
         self.line = line;
-    }
-
-    /// Takes a completed `Text` line as the owned, validated data value starting at `off`.
-    fn adopt_text(&mut self, mut text: String, off: usize) {
-        mem::swap(&mut text, &mut self.data_text);
-        self.data_off = off;
-        self.data = Slot::Owned;
-        self.data_is_text = true;
-        text.clear();
-        self.text = text;
     }
 
     /// Processes one complete, non-skipped line (WHATWG "process the line").
@@ -495,7 +460,6 @@ impl Decoder {
                         // Only reachable inside a feed: `Feed::advance` joins with its chunk.
                         return Ok(Step::Join(s, e, at));
                     }
-                    (Slot::Owned, _) if self.data_is_text => self.join_text(value),
                     (Slot::Owned, _) => {
                         self.data_buf.push(b'\n');
                         self.data_buf.extend_from_slice(value);
@@ -565,7 +529,6 @@ impl Decoder {
             self.data_buf.extend_from_slice(&chunk[s..e]);
             self.data_off = 0;
             self.data = Slot::Owned;
-            self.data_is_text = false;
         }
         if let Slot::Chunk(s, e) = self.event_type {
             self.type_buf.clear();
@@ -600,12 +563,6 @@ impl Decoder {
                 return Ok(());
             }
             self.held = Held::CommentText;
-        } else if self.config.data_utf8 && bytes.len() >= EAGER_MIN {
-            // Validated while it is in cache (`Config::data_utf8`).
-            self.held = Held::Text;
-            self.text.clear();
-            self.carry.1 = 0;
-            return self.grow_text(bytes);
         }
         // The buffer may still hold a comment handed out earlier.
         self.line.clear();
@@ -620,7 +577,6 @@ impl Decoder {
         self.partial_len += bytes.len();
         match self.held {
             Held::Line | Held::CommentText => self.grow_line(bytes),
-            Held::Text => self.grow_text(bytes),
             Held::Comment if self.partial_len > self.config.max_line => {
                 Err(self.partial_line_too_long())
             }
@@ -632,8 +588,6 @@ impl Decoder {
     #[cold]
     fn partial_line_too_long(&mut self) -> LimitError {
         self.line.clear();
-        self.text.clear();
-        self.carry.1 = 0;
         self.held = Held::Skip;
         self.limit_hit(LimitError::LineTooLong {
             limit: self.config.max_line,
@@ -670,164 +624,6 @@ impl Decoder {
         self.line.extend_from_slice(bytes);
         Ok(())
     }
-}
-
-impl Decoder {
-    /// Appends a piece of a `Text` line, enforcing `max_line` as [`Decoder::grow_line`] does.
-    /// A short piece (a line dripped in small chunks, where the per-piece check would cost
-    /// more than it saves) turns the line back into bytes.
-    fn grow_text(&mut self, bytes: &[u8]) -> Result<(), LimitError> {
-        let needed = self.text.len() + usize::from(self.carry.1) + bytes.len();
-        if needed > self.config.max_line {
-            return Err(self.partial_line_too_long());
-        }
-        if bytes.len() < EAGER_MIN {
-            self.text_to_line(bytes);
-            return Ok(());
-        }
-        if needed > self.text.capacity() {
-            // Grow geometrically, but never past the limit.
-            let target = needed
-                .max(self.text.capacity() * 2)
-                .min(self.config.max_line);
-            self.text.reserve_exact(target - self.text.len());
-        }
-        self.push_text(bytes);
-        Ok(())
-    }
-
-    /// Validates `bytes` and appends them to the `Text` line: a code point cut by the end of
-    /// the last piece is completed first, one cut by the end of this piece waits in `carry`.
-    /// Invalid UTF-8 turns the line back into bytes (`text_to_line`, `bytes` included) and
-    /// returns `false`.
-    fn push_text(&mut self, mut bytes: &[u8]) -> bool {
-        let held = usize::from(self.carry.1);
-        if held > 0 {
-            let mut cp = self.carry.0;
-            let take = (utf8_width(cp[0]).saturating_sub(held))
-                .max(1)
-                .min(bytes.len())
-                .min(4 - held);
-            cp[held..held + take].copy_from_slice(&bytes[..take]);
-            match std::str::from_utf8(&cp[..held + take]) {
-                Ok(s) => {
-                    self.text.push_str(s);
-                    self.carry.1 = 0;
-                    bytes = &bytes[take..];
-                }
-                Err(e) if e.error_len().is_none() && take == bytes.len() => {
-                    // Still cut: the whole piece was part of the code point.
-                    self.carry = (cp, u8::try_from(held + take).unwrap_or(4));
-                    return true;
-                }
-                Err(_) => {
-                    self.text_to_line(bytes);
-                    return false;
-                }
-            }
-        }
-        let (head, tail) = bytes.split_at(bytes.len() - cut_tail(bytes));
-        match simdutf8::basic::from_utf8(head) {
-            Ok(s) => self.text.push_str(s),
-            Err(_) => {
-                self.text_to_line(bytes);
-                return false;
-            }
-        }
-        self.carry.0[..tail.len()].copy_from_slice(tail);
-        // At most 3 bytes.
-        self.carry.1 = u8::try_from(tail.len()).unwrap_or(3);
-        true
-    }
-
-    /// Turns the `Text` line back into bytes in `line` (`carry`, then `more`, appended), the
-    /// allocations swapped, not copied: from now on it is an ordinary held line.
-    #[cold]
-    fn text_to_line(&mut self, more: &[u8]) {
-        let mut bytes = mem::take(&mut self.text).into_bytes();
-        bytes.extend_from_slice(&self.carry.0[..usize::from(self.carry.1)]);
-        bytes.extend_from_slice(more);
-        let mut old = mem::replace(&mut self.line, bytes);
-        old.clear();
-        // Empty: nothing to validate, the allocation is kept.
-        self.text = String::from_utf8(old).unwrap_or_default();
-        self.carry.1 = 0;
-        self.held = Held::Line;
-    }
-
-    /// A `Text` line is complete (all of it valid, no code point cut): processed as
-    /// [`Decoder::spanning_line`] does, a data value adopted as validated text.
-    fn text_line(&mut self, chunk: &[u8]) -> Result<Option<Out>, LimitError> {
-        let mut text = mem::take(&mut self.text);
-        let out = match self.process_line(text.as_bytes(), Origin::Line) {
-            Ok(Step::Adopt(off)) if text.is_char_boundary(off) => {
-                self.adopt_text(text, off);
-                return Ok(None);
-            }
-            Ok(Step::Adopt(off)) => {
-                self.adopt_data(text.into_bytes(), off);
-                return Ok(None);
-            }
-            Ok(Step::Join(s, e, at)) => {
-                self.join(&chunk[s..e], &text.as_bytes()[at..]);
-                Ok(None)
-            }
-            Ok(Step::Retry(ms)) => Ok(Some(Out::Retry(ms))),
-            // A comment is never held as `Text`.
-            Ok(Step::Comment(_) | Step::Nothing | Step::EndBlock) => Ok(None),
-            Err(e) => Err(e),
-        };
-        text.clear();
-        self.text = text;
-        out
-    }
-
-    /// A further data value of a block whose data is validated text: validated (it is in
-    /// cache now) and joined, or the data turned back into bytes when it is not valid.
-    fn join_text(&mut self, value: &[u8]) {
-        if let Ok(s) = simdutf8::basic::from_utf8(value) {
-            self.data_text.push('\n');
-            self.data_text.push_str(s);
-            return;
-        }
-        let mut bytes = mem::take(&mut self.data_text).into_bytes();
-        bytes.push(b'\n');
-        bytes.extend_from_slice(value);
-        let mut old = mem::replace(&mut self.data_buf, bytes);
-        old.clear();
-        self.data_text = String::from_utf8(old).unwrap_or_default();
-        self.data_is_text = false;
-    }
-}
-
-/// Shortest piece of a line validated as it is held (`Config::data_utf8`); shorter pieces
-/// turn the line back into bytes, validated when read.
-const EAGER_MIN: usize = 64;
-
-/// Length of the UTF-8 sequence that lead byte `b` starts (1 for ASCII and for bytes that
-/// start none: those fail validation anyway).
-#[inline]
-fn utf8_width(b: u8) -> usize {
-    match b {
-        0xC0..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        0xF0..=0xFF => 4,
-        _ => 1,
-    }
-}
-
-/// How many bytes at the end of `bytes` (0 to 3) start a code point that needs more bytes
-/// than are there.
-#[inline]
-fn cut_tail(bytes: &[u8]) -> usize {
-    let n = bytes.len();
-    for k in 1..=n.min(3) {
-        let b = bytes[n - k];
-        if b & 0xC0 != 0x80 {
-            return if utf8_width(b) > k { k } else { 0 };
-        }
-    }
-    0
 }
 
 /// Appends 0 to 8 bytes to `buf` without a `memcpy` call when its spare capacity holds 8
@@ -950,16 +746,17 @@ impl<'d, 'c> Feed<'d, 'c> {
             Out::Retry(ms) => Item::Retry(ms),
             Out::CommentInChunk(s, e) => Item::Comment(&chunk[s..e]),
             Out::CommentInLine(s) => Item::Comment(&dec.line[s..]),
-            Out::Event => {
-                let event_type = match dec.dispatched.1 {
+            Out::Event => Item::Event(Event {
+                data: match dec.dispatched.0 {
+                    Slot::Chunk(s, e) => &chunk[s..e],
+                    other => dec.owned_data(other),
+                },
+                event_type: match dec.dispatched.1 {
                     Slot::Chunk(s, e) if s < e => &chunk[s..e],
                     other => dec.owned_type(other),
-                };
-                Item::Event(match dec.dispatched.0 {
-                    Slot::Chunk(s, e) => Event::new(event_type, &chunk[s..e], &dec.last_id),
-                    other => dec.owned_event(other, event_type),
-                })
-            }
+                },
+                id: &dec.last_id,
+            }),
         }
     }
 }
@@ -1034,7 +831,7 @@ impl Decoder {
                         pos = self.eat_idle_blank_line(chunk, pos, self.skip_block);
                         return (pos, Ok(Some(Out::CommentInLine(1))));
                     }
-                    Held::Line | Held::Text => match self.spanning_line(chunk, held, start, end) {
+                    Held::Line => match self.spanning_line(chunk, held, start, end) {
                         Ok(None) => continue,
                         Ok(Some(out @ Out::CommentInLine(_))) => {
                             pos = self.eat_idle_blank_line(chunk, pos, self.skip_block);
@@ -1191,19 +988,10 @@ impl Decoder {
         }
         if held + (end - start) > self.config.max_line {
             self.line.clear();
-            self.text.clear();
             return Err(self.line_too_long());
         }
         let last = &chunk[start..end];
-        if self.held == Held::Text {
-            if self.push_text(last) {
-                if self.carry.1 == 0 {
-                    return self.text_line(chunk);
-                }
-                // It ends inside a code point: invalid, handled as bytes.
-                self.text_to_line(&[]);
-            }
-        } else if !append_small(&mut self.line, last) {
+        if !append_small(&mut self.line, last) {
             self.line.extend_from_slice(last);
         }
         let mut line = mem::take(&mut self.line);
@@ -1239,7 +1027,6 @@ impl Decoder {
         self.data_buf.extend_from_slice(value);
         self.data_off = 0;
         self.data = Slot::Owned;
-        self.data_is_text = false;
     }
 
     /// After a comment (a keep-alive is almost always `:...` and a blank line): when the

@@ -43,9 +43,7 @@ pub enum Item<'a> {
 }
 
 /// A dispatched event. All values are raw bytes; UTF-8 accessors are provided.
-///
-/// Build one with [`Event::new`]. Equality compares the three values only.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Event<'a> {
     /// The event type: the last `event` field of the block, or `message` when there was
     /// none or it was empty.
@@ -55,74 +53,17 @@ pub struct Event<'a> {
     /// The last event ID in effect (it persists across events until an `id` field changes
     /// it); empty when none was ever set.
     pub id: &'a [u8],
-    /// `data` as text, when the decoder already validated it
-    /// ([`Config::data_utf8`](super::Config::data_utf8)); used by [`Event::data_str`] only
-    /// while `data` is still these very bytes.
-    text: Option<&'a str>,
-}
-
-impl PartialEq for Event<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.event_type == other.event_type && self.data == other.data && self.id == other.id
-    }
-}
-
-impl Eq for Event<'_> {}
-
-impl std::fmt::Debug for Event<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Event")
-            .field("event_type", &self.event_type)
-            .field("data", &self.data)
-            .field("id", &self.id)
-            .finish_non_exhaustive()
-    }
 }
 
 impl<'a> Event<'a> {
-    /// An event with these values (its data not yet known to be UTF-8).
-    pub const fn new(event_type: &'a [u8], data: &'a [u8], id: &'a [u8]) -> Event<'a> {
-        Event {
-            event_type,
-            data,
-            id,
-            text: None,
-        }
-    }
-
-    /// An event whose data the decoder validated as it copied it (`text` is `data`).
-    pub(crate) const fn with_text(event_type: &'a [u8], text: &'a str, id: &'a [u8]) -> Event<'a> {
-        Event {
-            event_type,
-            data: text.as_bytes(),
-            id,
-            text: Some(text),
-        }
-    }
-
-    /// Whether the decoder handed `data` out already validated (tests only).
-    #[cfg(test)]
-    pub(crate) fn validated(&self) -> bool {
-        self.text.is_some()
-    }
-
-    /// The data as UTF-8, or the error of the first invalid byte. Free when the decoder
-    /// validated the data already ([`Config::data_utf8`](super::Config::data_utf8)).
-    #[inline]
+    /// The data as UTF-8, or the error of the first invalid byte.
     pub fn data_str(&self) -> Result<&'a str, Utf8Error> {
-        match self.text {
-            // The same bytes (pointer and length): `data` was not replaced since.
-            Some(text) if std::ptr::eq(text.as_bytes(), self.data) => Ok(text),
-            _ => utf8(self.data),
-        }
+        utf8(self.data)
     }
 
     /// The data as UTF-8, invalid sequences replaced by U+FFFD (borrowed when valid).
     pub fn data_lossy(&self) -> Cow<'a, str> {
-        match self.text {
-            Some(text) if std::ptr::eq(text.as_bytes(), self.data) => Cow::Borrowed(text),
-            _ => utf8_lossy(self.data),
-        }
+        utf8_lossy(self.data)
     }
 
     /// The event type as UTF-8.

@@ -897,9 +897,7 @@ impl Decoder {
                             self.scanned += i + 1;
                         }
                         let end = start + i;
-                        pos = self.line_end(chunk, end);
-                        // Not skipping: tested above.
-                        pos = self.eat_idle_blank_line(chunk, pos, false);
+                        pos = self.comment_end(chunk, end);
                         let from = if self.config.comment_text {
                             start + 1
                         } else {
@@ -1032,6 +1030,30 @@ impl Decoder {
         self.data_buf.extend_from_slice(value);
         self.data_off = 0;
         self.data = Slot::Owned;
+    }
+
+    /// The end of a comment that started a line in this chunk, not in a skipped block, with
+    /// its terminator at `chunk[end]`: the position after it and after a blank line eaten
+    /// with it ([`Decoder::eat_idle_blank_line`]). The keep-alive shape (LF, then at once the
+    /// LF of a blank line, the block holding nothing) is tested first with one 2-byte
+    /// comparison, without the terminator and blank-line tests one by one.
+    #[inline(always)]
+    fn comment_end(&mut self, chunk: &[u8], end: usize) -> usize {
+        if chunk[end] == b'\n'
+            && chunk.get(end + 1) == Some(&b'\n')
+            && matches!(self.data, Slot::Unset)
+            && matches!(self.pending_id, Slot::Unset)
+        {
+            #[cfg(test)]
+            {
+                self.scanned += 1;
+            }
+            self.event_type = Slot::Unset;
+            return end + 2;
+        }
+        let pos = self.line_end(chunk, end);
+        // Not skipping: the caller tested it.
+        self.eat_idle_blank_line(chunk, pos, false)
     }
 
     /// After a comment (a keep-alive is almost always `:...` and a blank line): when the

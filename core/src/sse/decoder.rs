@@ -820,7 +820,7 @@ impl Decoder {
                         if held + i > self.config.max_line {
                             return (pos, Err(self.line_too_long()));
                         }
-                        pos = self.eat_idle_blank_line(chunk, pos, self.skip_block);
+                        pos = self.eat_idle_blank_line(chunk, pos);
                         return (pos, Ok(Some(Out::CommentInChunk(end, end))));
                     }
                     Held::CommentText => {
@@ -833,13 +833,13 @@ impl Decoder {
                         if !append_small(&mut self.line, last) {
                             self.line.extend_from_slice(last);
                         }
-                        pos = self.eat_idle_blank_line(chunk, pos, self.skip_block);
+                        pos = self.eat_idle_blank_line(chunk, pos);
                         return (pos, Ok(Some(Out::CommentInLine(1))));
                     }
                     Held::Line => match self.spanning_line(chunk, held, start, end) {
                         Ok(None) => continue,
                         Ok(Some(out @ Out::CommentInLine(_))) => {
-                            pos = self.eat_idle_blank_line(chunk, pos, self.skip_block);
+                            pos = self.eat_idle_blank_line(chunk, pos);
                             return (pos, Ok(Some(out)));
                         }
                         other => return (pos, other),
@@ -866,9 +866,8 @@ impl Decoder {
                 }
             }
             let start = pos;
-            // `chunk[pos]`, not a slice's first byte: `pos < len` is known here, and the rest
-            // of the chunk is sliced only on the paths that search it.
-            let found = match chunk[pos] {
+            let rest = &chunk[start..];
+            let found = match rest[0] {
                 b'\n' | b'\r' => {
                     // A blank line, the most common line after a data line: no search, no
                     // line processing (it ends a skipped block too).
@@ -888,7 +887,7 @@ impl Decoder {
                     // its own short path when it ends in this chunk. The colon is never a
                     // terminator, so the search starts at it; a keep-alive ends inside the
                     // first 16 bytes, tested inline.
-                    let found = find_eol_short(&chunk[start..]);
+                    let found = find_eol_short(rest);
                     if let Some(i) = found
                         && i <= self.config.max_line
                     {
@@ -897,7 +896,8 @@ impl Decoder {
                             self.scanned += i + 1;
                         }
                         let end = start + i;
-                        pos = self.comment_end(chunk, end);
+                        pos = self.line_end(chunk, end);
+                        pos = self.eat_idle_blank_line(chunk, pos);
                         let from = if self.config.comment_text {
                             start + 1
                         } else {
@@ -907,15 +907,15 @@ impl Decoder {
                     }
                     found
                 }
-                _ => find_eol(&chunk[start..]),
+                _ => find_eol(rest),
             };
             let Some(i) = found else {
                 // The chunk ends inside this line.
                 #[cfg(test)]
                 {
-                    self.scanned += len - start;
+                    self.scanned += rest.len();
                 }
-                return (len, self.hold_new(&chunk[start..]).map(|()| None));
+                return (len, self.hold_new(rest).map(|()| None));
             };
             #[cfg(test)]
             {
@@ -929,7 +929,7 @@ impl Decoder {
             match self.process_line(&chunk[start..end], Origin::Chunk(start)) {
                 Ok(Step::Nothing) => {}
                 Ok(Step::Comment(off)) => {
-                    pos = self.eat_idle_blank_line(chunk, pos, self.skip_block);
+                    pos = self.eat_idle_blank_line(chunk, pos);
                     let from = if self.config.comment_text {
                         start + off
                     } else {
@@ -1032,39 +1032,16 @@ impl Decoder {
         self.data = Slot::Owned;
     }
 
-    /// The end of a comment that started a line in this chunk, not in a skipped block, with
-    /// its terminator at `chunk[end]`: the position after it and after a blank line eaten
-    /// with it ([`Decoder::eat_idle_blank_line`]). The keep-alive shape (LF, then at once the
-    /// LF of a blank line, the block holding nothing) is tested first with one 2-byte
-    /// comparison, without the terminator and blank-line tests one by one.
-    #[inline(always)]
-    fn comment_end(&mut self, chunk: &[u8], end: usize) -> usize {
-        if chunk[end] == b'\n'
-            && chunk.get(end + 1) == Some(&b'\n')
-            && matches!(self.data, Slot::Unset)
-            && matches!(self.pending_id, Slot::Unset)
-        {
-            #[cfg(test)]
-            {
-                self.scanned += 1;
-            }
-            self.event_type = Slot::Unset;
-            return end + 2;
-        }
-        let pos = self.line_end(chunk, end);
-        // Not skipping: the caller tested it.
-        self.eat_idle_blank_line(chunk, pos, false)
-    }
-
     /// After a comment (a keep-alive is almost always `:...` and a blank line): when the
     /// block holds nothing, a blank line that follows at once in this chunk can have no
     /// effect but clearing the type, so consume it now and save a round trip. Returns the
-    /// position after it (or `pos`). `skipping` is `skip_block` (a constant where the caller
-    /// has just tested it, so the comment path does not load it again).
+    /// position after it (or `pos`).
     #[inline]
-    fn eat_idle_blank_line(&mut self, chunk: &[u8], mut pos: usize, skipping: bool) -> usize {
+    fn eat_idle_blank_line(&mut self, chunk: &[u8], mut pos: usize) -> usize {
         // Tag tests only (the derived `PartialEq` would compare the positions too).
-        if skipping || !matches!(self.data, Slot::Unset) || !matches!(self.pending_id, Slot::Unset)
+        if !matches!(self.data, Slot::Unset)
+            || !matches!(self.pending_id, Slot::Unset)
+            || self.skip_block
         {
             return pos;
         }

@@ -4,7 +4,9 @@ use std::mem;
 
 use memchr::memchr2;
 
-use super::line::{Field, SHORT, find_eol, find_eol_short, id_is_valid, parse_retry, split};
+use super::line::{
+    Field, SHORT, find_eol, find_eol_short, find_eol_tiny, id_is_valid, parse_retry, split,
+};
 use super::{AtEof, Config, Discarded, Event, Finish, Item, LimitError};
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
@@ -786,8 +788,11 @@ impl Decoder {
                 // A line already longer than `SHORT` goes on long: a piece longer than that
                 // goes to `memchr2` at once (the word-by-word start of `find_eol` would only
                 // delay it); a short piece (a line dripped in small chunks) is scanned word
-                // by word as usual.
-                let found = if rest.len() > SHORT && self.partial_len >= SHORT {
+                // by word as usual, and a piece of at most 8 bytes (a line dripped in tiny
+                // chunks) inline, without the call.
+                let found = if rest.len() <= 8 {
+                    find_eol_tiny(rest)
+                } else if rest.len() > SHORT && self.partial_len >= SHORT {
                     memchr2(b'\n', b'\r', rest)
                 } else {
                     find_eol(rest)

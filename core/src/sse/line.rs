@@ -161,6 +161,24 @@ pub(crate) fn find_eol_short(hay: &[u8]) -> Option<usize> {
     find_eol(hay)
 }
 
+/// [`find_eol`] for at most 8 bytes, inline: two overlapping 4-byte words for 5 to 8 bytes,
+/// one for 4, byte by byte below that. Returns the same position as [`find_eol`].
+#[inline(always)]
+pub(crate) fn find_eol_tiny(hay: &[u8]) -> Option<usize> {
+    let n = hay.len();
+    debug_assert!(n <= 8);
+    if n >= 4 {
+        if let Some(p) = eol_in_u32(&hay[..4]) {
+            return Some(p);
+        }
+        if n == 4 {
+            return None;
+        }
+        return eol_in_u32(&hay[n - 4..]).map(|p| n - 4 + p);
+    }
+    hay.iter().position(|&b| b == b'\n' || b == b'\r')
+}
+
 /// The gate of [`find_eol`] on eight bytes: does any of them lie below 0x0E (CR, LF or a rarer
 /// control byte)?
 #[inline(always)]

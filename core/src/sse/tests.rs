@@ -904,6 +904,14 @@ fn find_eol_agrees_with_a_plain_search() {
                     plain,
                     "short: len {len} at {at}"
                 );
+                // So does the inline search of a piece of at most 8 bytes.
+                if len <= 8 {
+                    assert_eq!(
+                        super::line::find_eol_tiny(&hay),
+                        plain,
+                        "tiny: len {len} at {at}"
+                    );
+                }
             }
         }
     }

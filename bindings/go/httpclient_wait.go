@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -108,10 +109,12 @@ func (c *HTTPClient) WaitTask(ctx context.Context, taskID string, opts *WaitOpti
 			continue
 		}
 		retried = false
-		if ctx.Err() != nil || !read {
-			if res.err == nil && ctx.Err() != nil {
-				res.err = context.Cause(ctx)
-			}
+		if ctx.Err() != nil {
+			// The context ended, perhaps just as this poll was answered: the error says so
+			// whatever the poll's own outcome was.
+			return res.outcome, waitEnded(ctx, res.outcome, res.err)
+		}
+		if !read {
 			return res.outcome, res.err
 		}
 		last = res.outcome
@@ -126,8 +129,21 @@ func (c *HTTPClient) WaitTask(ctx context.Context, taskID string, opts *WaitOpti
 		timer.Reset(time.Duration(max(int64(step.poll_at_ms)-int64(nowMs()), 0)) * time.Millisecond)
 		select {
 		case <-ctx.Done():
-			return last, &OutcomeError{Outcome: last, cause: context.Cause(ctx)}
+			return last, waitEnded(ctx, last, nil)
 		case <-timer.C:
 		}
 	}
+}
+
+// waitEnded is WaitTask's error when ctx ended: err when it already wraps the context's
+// cause, else the outcome's error wrapping it (the cause alone before any outcome).
+func waitEnded(ctx context.Context, o *Outcome, err error) error {
+	cause := context.Cause(ctx)
+	if err != nil && errors.Is(err, cause) {
+		return err
+	}
+	if o == nil {
+		return cause
+	}
+	return &OutcomeError{Outcome: o, cause: cause}
 }

@@ -117,3 +117,25 @@ func TestWaitTaskCancelledContextEndsItAtOnce(t *testing.T) {
 		t.Fatalf("%v %+v", err, o)
 	}
 }
+
+// A context that ends just as a poll is answered (the poll's own outcome a non-terminal
+// task, its error without the context's cause) still gives an error wrapping the context's
+// cause, with the poll's outcome; before any outcome, the cause alone.
+func TestWaitEndedWrapsTheContextsCause(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	working := StateWorking
+	o := &Outcome{Channel: ChannelTask, State: &working}
+	err := waitEnded(ctx, o, &OutcomeError{Outcome: o})
+	var oe *OutcomeError
+	if !errors.Is(err, context.Canceled) || !errors.As(err, &oe) || oe.Outcome != o {
+		t.Fatalf("%v", err)
+	}
+	if err := waitEnded(ctx, nil, nil); err != context.Canceled {
+		t.Fatalf("before any outcome: %v", err)
+	}
+	already := &OutcomeError{Outcome: o, cause: context.Canceled}
+	if err := waitEnded(ctx, o, already); err != already {
+		t.Fatalf("an error already wrapping the cause is kept: %v", err)
+	}
+}

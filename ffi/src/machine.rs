@@ -116,7 +116,8 @@ pub struct a2a_call {
     event_outcome: Option<a2a_outcome>,
     item_artifact: Option<String>,
     task_id: String,
-    finals: FinalViews,
+    /// Allocated at the `FINISHED` event: a call waiting on its stream keeps none of it.
+    finals: Option<Box<FinalViews>>,
     pub(crate) finished: bool,
     /// A card fetch's cache (its config's), and whether it was consulted yet (at the first
     /// `a2a_call_poll_transmit`, which brings the time).
@@ -177,7 +178,7 @@ impl a2a_call {
             event_outcome: None,
             item_artifact: None,
             task_id: String::new(),
-            finals: FinalViews::default(),
+            finals: None,
             finished: false,
             card_cache: None,
             cache_consulted: false,
@@ -312,7 +313,7 @@ pub extern "C" fn a2a_client_state_from_card(
         let config = try_ref!(config);
         let call = try_mut!(card);
         let out = try_out!(out);
-        let Some(resolved) = &call.finals.card else {
+        let Some(resolved) = call.finals.as_ref().and_then(|f| f.card.as_ref()) else {
             return a2a_result::A2A_CALL_WRONG_KIND;
         };
         // The extended card is checked against the URL this card came from.
@@ -343,7 +344,9 @@ pub extern "C" fn a2a_client_state_adopt_extended_card(
     ffi_panic_boundary! {
         let s = try_input!(try_shared_state(state));
         let call = try_mut!(call);
-        let (Some(correlation), Some(outcome)) = (&call.finals.correlation, &call.event_outcome)
+        let finals = call.finals.as_deref();
+        let (Some(correlation), Some(outcome)) =
+            (finals.and_then(|f| f.correlation.as_ref()), &call.event_outcome)
         else {
             return a2a_result::A2A_CALL_WRONG_KIND;
         };
@@ -353,7 +356,7 @@ pub extern "C" fn a2a_client_state_adopt_extended_card(
         let result = a2a::client::CallResult {
             outcome: outcome.inner.clone(),
             correlation: correlation.clone(),
-            response: call.finals.response.clone(),
+            response: finals.and_then(|f| f.response.clone()),
             answer: None,
         };
         let mut st = try_input!(s.cell.lock());
@@ -1148,7 +1151,7 @@ pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) 
                                     None => cache.remove(&card.card_url),
                                 }
                             }
-                            let card = c.finals.card.insert(card);
+                            let card = c.finals.get_or_insert_with(Box::default).card.insert(card);
                             e.card_url = a2a_str::from_str(&card.card_url);
                             e.card_json = a2a_str::from_str(&card.card_json);
                             e.interface_url = a2a_str::from_str(&card.target.url);
@@ -1179,13 +1182,14 @@ pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) 
                     c.finished = true;
                     let r = *r;
                     e.exit_code = r.outcome.exit_code();
-                    c.finals.answer_text = r.answer.as_ref().and_then(a2a::answer::text);
+                    let finals = c.finals.get_or_insert_with(Box::default);
+                    finals.answer_text = r.answer.as_ref().and_then(a2a::answer::text);
                     let answer = crate::answer::render(r.answer.as_ref());
                     e.outcome = keep_outcome(&mut c.event_outcome, r.outcome, answer);
-                    let corr = c.finals.correlation.insert(r.correlation);
+                    let corr = finals.correlation.insert(r.correlation);
                     e.correlation = a2a_correlation::of(corr);
-                    c.finals.response = r.response;
-                    if let Some(resp) = &c.finals.response {
+                    finals.response = r.response;
+                    if let Some(resp) = &finals.response {
                         e.has_response = true;
                         e.response_status = resp.status;
                         e.response_body = a2a_bytes::from_slice(&resp.body);
@@ -1221,13 +1225,14 @@ pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) 
                     e.resubscribes = r.resubscribes;
                     e.dropped_events = r.dropped_events;
                     e.unreadable_events = r.unreadable_events;
-                    c.finals.answer_text = r.answer.as_ref().and_then(a2a::answer::text);
+                    let finals = c.finals.get_or_insert_with(Box::default);
+                    finals.answer_text = r.answer.as_ref().and_then(a2a::answer::text);
                     let answer = crate::answer::render(r.answer.as_ref());
                     e.outcome = keep_outcome(&mut c.event_outcome, r.outcome, answer);
-                    let corr = c.finals.correlation.insert(r.correlation);
+                    let corr = finals.correlation.insert(r.correlation);
                     e.correlation = a2a_correlation::of(corr);
-                    c.finals.task_body = r.task_body;
-                    if let Some(body) = &c.finals.task_body {
+                    finals.task_body = r.task_body;
+                    if let Some(body) = &finals.task_body {
                         e.has_response = true;
                         e.response_status = 200;
                         e.response_body = a2a_bytes::from_slice(body);
@@ -1239,7 +1244,9 @@ pub extern "C" fn a2a_call_poll_event(call: *mut a2a_call, out: *mut a2a_event) 
             e.answer_json = o;
         }
         match e.kind {
-            a2a_event_kind::Finished => e.answer_text = a2a_str::from_opt(c.finals.answer_text.as_deref()),
+            a2a_event_kind::Finished => {
+                e.answer_text = a2a_str::from_opt(c.finals.as_ref().and_then(|f| f.answer_text.as_deref()))
+            }
             a2a_event_kind::Item => {
                 e.answer_text = a2a_str::from_opt(c.event_outcome.as_ref().and_then(|o| o.inner.text.as_deref()))
             }

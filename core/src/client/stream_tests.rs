@@ -1025,6 +1025,19 @@ fn events_after_the_end_in_the_same_chunk_are_not_read() {
     assert_eq!(whole, run(true));
 }
 
+/// A stream machine whose request's answer head says `text/event-stream` and
+/// `Content-Encoding: <encoding>`.
+fn stream_labelled(encoding: &str) -> (ClientState, StreamCall, Transmit) {
+    let mut st = state(ClientConfig::default());
+    let opts = CallOptions::default();
+    let mut m = StreamCall::new(&mut st, streaming("hi"), opts, config(0), Millis(0));
+    let t = m.poll_transmit(&mut st, Millis(0)).expect("the request");
+    let mut head = sse_head();
+    head.push(("Content-Encoding".to_owned(), encoding.to_owned()));
+    m.handle_head(&mut st, t.id, 200, head, Millis(1)).unwrap();
+    (st, m, t)
+}
+
 /// A body declared `Content-Encoding: gzip` that arrives still compressed (a host that did
 /// not decode it) ends the call as malformed, with no item, in whatever split its first two
 /// bytes come; the compressed stream is a gzip of stored deflate blocks, whose events' text
@@ -1032,18 +1045,7 @@ fn events_after_the_end_in_the_same_chunk_are_not_read() {
 #[test]
 fn a_stream_still_gzip_compressed_is_refused_not_read_as_events() {
     for split in [1, 2, 5] {
-        let mut st = state(ClientConfig::default());
-        let mut m = StreamCall::new(
-            &mut st,
-            streaming("hi"),
-            CallOptions::default(),
-            config(0),
-            Millis(0),
-        );
-        let t = m.poll_transmit(&mut st, Millis(0)).expect("the request");
-        let mut head = sse_head();
-        head.push(("Content-Encoding".to_owned(), "gzip".to_owned()));
-        m.handle_head(&mut st, t.id, 200, head, Millis(1)).unwrap();
+        let (mut st, mut m, t) = stream_labelled("gzip");
         let mut body = vec![
             0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff, 0x01, 0xff, 0x00, 0x00, 0xff,
         ];
@@ -1081,18 +1083,7 @@ fn a_stream_still_gzip_compressed_is_refused_not_read_as_events() {
 /// is read as usual.
 #[test]
 fn a_decoded_stream_whose_head_still_says_gzip_is_read() {
-    let mut st = state(ClientConfig::default());
-    let mut m = StreamCall::new(
-        &mut st,
-        streaming("hi"),
-        CallOptions::default(),
-        config(0),
-        Millis(0),
-    );
-    let t = m.poll_transmit(&mut st, Millis(0)).expect("the request");
-    let mut head = sse_head();
-    head.push(("content-encoding".to_owned(), " GZIP ".to_owned()));
-    m.handle_head(&mut st, t.id, 200, head, Millis(1)).unwrap();
+    let (mut st, mut m, t) = stream_labelled(" GZIP ");
     let mut body = event(&t, task("submitted"));
     body.extend(event(&t, status("completed", true)));
     m.handle_body(&mut st, t.id, &body[..1], Millis(2)).unwrap();

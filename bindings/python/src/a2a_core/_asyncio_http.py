@@ -48,7 +48,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from . import _machine
-from ._drive import Abort, Emit, HookErrors, Start, drive, now_ms
+from ._drive import HookErrors, Start, drive, now_ms, run_on
 from ._machine import Call
 
 __all__ = ['NativePool', 'proxied', 'run_native']
@@ -774,32 +774,12 @@ def _expire(fut: asyncio.Future[bool]) -> None:
         fut.set_result(True)
 
 
-async def run_native(pool: NativePool, call: Call, streaming: bool,
-                     on_finished: Callable[[Any, Call], Any],
-                     on_item: Callable[[Any], Any] | None = None,
-                     hook_errors: HookErrors | None = None) -> AsyncIterator[Any]:
+def run_native(pool: NativePool, call: Call, streaming: bool,
+               on_finished: Callable[[Any, Call], Any],
+               on_item: Callable[[Any], Any] | None = None,
+               hook_errors: HookErrors | None = None) -> AsyncIterator[Any]:
     """`_httpx_io.run_async` on a `NativePool`: drives `call` on the event loop, yields the
     emitted values, ending after the finished call's. Leaving early (or cancellation)
     cancels the call and closes its requests' connections."""
-    host = _NativeHost(pool, call, streaming)
-    steps = drive(call, on_finished, on_item, hook_errors)
-    try:
-        action = next(steps)
-        while True:
-            if host.error is not None:
-                raise host.error
-            if isinstance(action, Start):
-                host.start(action)
-            elif isinstance(action, Abort):
-                host.drop(action.request_id)
-            elif isinstance(action, Emit):
-                yield action.value
-            else:
-                action = steps.send(await host.wait(action.at))
-                continue
-            action = next(steps)
-    except StopIteration:
-        return
-    finally:
-        host.close()
-        steps.close()  # cancels an unfinished call in the machine, frees the call
+    return run_on(_NativeHost(pool, call, streaming),
+                  drive(call, on_finished, on_item, hook_errors))

@@ -33,9 +33,9 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Protocol, Union
 
 from . import _lib, _machine
 from ._guard import Calls, HandleHolder
@@ -219,6 +219,51 @@ def drive(call: Call, on_finished: Callable[[Any, Call], Any],
 
 
 # --- what a call is made from ----------------------------------------------------------------
+
+
+class AsyncHost(Protocol):
+    """What `run_on` needs of an asyncio host (`_asyncio_http`'s and `_httpx_io`'s)."""
+
+    error: BaseException | None
+
+    def start(self, s: Start) -> None:
+        """Performs a request the machine handed out (as a task or on a connection)."""
+
+    def drop(self, request_id: int) -> None:
+        """Ends a request the machine aborted, closing its connection."""
+
+    async def wait(self, at: int | None) -> bool:
+        """Sleeps until the next input or `at`; True when `at` passed."""
+
+    def close(self) -> None:
+        """Ends every request still in flight; no input reaches the call after it."""
+
+
+async def run_on(host: AsyncHost,
+                 steps: Generator[Action, bool | None, None]) -> AsyncIterator[Any]:
+    """Runs `drive`'s steps on an asyncio host: starts and drops its requests, yields the
+    emitted values (ending after the finished call's) and waits as `Wait` says. Leaving
+    early (or cancellation) closes the host and cancels the call in the machine."""
+    try:
+        action = next(steps)
+        while True:
+            if host.error is not None:
+                raise host.error
+            if isinstance(action, Start):
+                host.start(action)
+            elif isinstance(action, Abort):
+                host.drop(action.request_id)
+            elif isinstance(action, Emit):
+                yield action.value
+            else:
+                action = steps.send(await host.wait(action.at))
+                continue
+            action = next(steps)
+    except StopIteration:
+        return
+    finally:
+        host.close()
+        steps.close()  # cancels an unfinished call in the machine, frees the call
 
 
 def settings(timeout: float | None, traceparent: str | None, idempotency_key: str | None,

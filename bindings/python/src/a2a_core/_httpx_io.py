@@ -35,6 +35,7 @@ from ._drive import (
     card_error,
     drive,
     now_ms,
+    run_on,
 )
 from ._machine import Call, Config, State
 
@@ -199,6 +200,11 @@ class _AsyncHost:
                 pass
         return True
 
+    def drop(self, request_id: int) -> None:
+        task = self.requests.pop(request_id, None)
+        if task is not None:
+            task.cancel()  # it closes its response
+
     def close(self) -> None:
         self.call = None  # no input after this
         for task in list(self.requests.values()):
@@ -206,36 +212,14 @@ class _AsyncHost:
         self.requests.clear()
 
 
-async def run_async(http: httpx.AsyncClient, call: Call, streaming: bool,
-                    on_finished: Callable[[Any, Call], Any],
-                    on_item: Callable[[Any], Any] | None = None,
-                    hook_errors: HookErrors | None = None) -> AsyncIterator[Any]:
+def run_async(http: httpx.AsyncClient, call: Call, streaming: bool,
+              on_finished: Callable[[Any, Call], Any],
+              on_item: Callable[[Any], Any] | None = None,
+              hook_errors: HookErrors | None = None) -> AsyncIterator[Any]:
     """Drives `call` on the event loop: yields the emitted values, ending after the
     finished call's. Leaving early (or cancellation) cancels the call and its requests."""
-    host = _AsyncHost(http, call, streaming)
-    steps = drive(call, on_finished, on_item, hook_errors)
-    try:
-        action = next(steps)
-        while True:
-            if host.error is not None:
-                raise host.error
-            if isinstance(action, Start):
-                host.start(action)
-            elif isinstance(action, Abort):
-                task = host.requests.pop(action.request_id, None)
-                if task is not None:
-                    task.cancel()
-            elif isinstance(action, Emit):
-                yield action.value
-            else:
-                action = steps.send(await host.wait(action.at))
-                continue
-            action = next(steps)
-    except StopIteration:
-        return
-    finally:
-        host.close()
-        steps.close()  # cancels an unfinished call in the machine, frees the call
+    return run_on(_AsyncHost(http, call, streaming),
+                  drive(call, on_finished, on_item, hook_errors))
 
 
 # --- blocking ------------------------------------------------------------------------------

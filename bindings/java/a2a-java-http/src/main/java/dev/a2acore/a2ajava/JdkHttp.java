@@ -387,17 +387,7 @@ final class JdkHttp {
                 if (over) {
                     return null;
                 }
-                Object o;
-                try {
-                    o = queue.poll(idle.toNanos(), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": interrupted", e);
-                }
-                if (o == null) {
-                    throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, what + ": stream idle for more than "
-                        + idle.toMillis() + " ms", null);
-                }
+                Object o = next(idle);
                 if (o instanceof byte[] b) {
                     // The chunks already here go out as one: one machine feed and one SSE
                     // decode for what arrived together.
@@ -435,17 +425,7 @@ final class JdkHttp {
             if (over) {
                 return null;
             }
-            Object o;
-            try {
-                o = queue.poll(idle.toNanos(), TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": interrupted", e);
-            }
-            if (o == null) {
-                throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, what + ": stream idle for more than "
-                    + idle.toMillis() + " ms", null);
-            }
+            Object o = next(idle);
             if (o instanceof Mark m) {
                 return ended(m);
             }
@@ -456,6 +436,28 @@ final class JdkHttp {
                     kicking.set(false);
                     askFreed();
                 });
+            }
+            return o;
+        }
+
+        /**
+         * The queue's next entry (a chunk, what the processing function made of one, or the
+         * end marker), waiting at most {@code idle}.
+         *
+         * @throws TransportException {@code Timeout} when nothing came within {@code idle},
+         *     {@code Reset} when the waiting thread was interrupted
+         */
+        private Object next(Duration idle) throws TransportException {
+            Object o;
+            try {
+                o = queue.poll(idle.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw failure(ErrorName.RESET, RequestSent.UNKNOWN, what + ": interrupted", e);
+            }
+            if (o == null) {
+                throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, what + ": stream idle for more than "
+                    + idle.toMillis() + " ms", null);
             }
             return o;
         }

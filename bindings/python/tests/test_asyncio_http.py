@@ -526,6 +526,26 @@ def test_a_stream_with_keep_alives_completes(fault: str) -> None:
     assert len(items) >= 3
 
 
+def test_a_stream_made_before_its_loop_runs_is_read_on_it(fault: str) -> None:
+    # The host is made at the first iteration, on the loop that iterates, as the async
+    # generator it replaced did: an iterator made outside any running loop still works.
+    async def enter() -> AsyncClient:
+        ac = AsyncClient(f'{fault}/ok/', allow_http=True, **FAST)
+        return await ac.__aenter__()
+
+    ac = run(enter())
+    early = ac.stream('echo early')
+
+    async def consume() -> list[Any]:
+        try:
+            return await collect(early)
+        finally:
+            await ac.aclose()
+
+    items, end = split(run(consume()))
+    assert items and end.outcome.success, end
+
+
 def test_a_gzip_stream_is_read_and_an_undecodable_one_is_an_outcome(fault: str) -> None:
     async def main(scenario: str) -> list[Any]:
         async with AsyncClient(f'{fault}/{scenario}/', allow_http=True, **FAST) as ac:

@@ -312,7 +312,8 @@ class _Conn(asyncio.Protocol):
                 continue  # an interim response: the final one follows
             break
         self.keep = not close
-        if self.no_body or status in _NO_BODY_STATUS or 100 <= status < 200:
+        bodyless = self.no_body or status in _NO_BODY_STATUS or 100 <= status < 200
+        if bodyless:
             coding = b''  # no body to decode
         if coding in (b'gzip', b'x-gzip'):
             self.decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -322,7 +323,7 @@ class _Conn(asyncio.Protocol):
             # the machine reads bodies decoded: one it cannot read is a failure, not events
             raise _Garbage(f'Content-Encoding {coding[:40].decode("latin-1")!r} '
                            'is not decoded here')
-        if self.no_body or status in _NO_BODY_STATUS or 100 <= status < 200:
+        if bodyless:
             self.state = _LENGTH
             self.remaining = 0
         elif chunked:
@@ -781,5 +782,5 @@ def run_native(pool: NativePool, call: Call, streaming: bool,
     """`_httpx_io.run_async` on a `NativePool`: drives `call` on the event loop, yields the
     emitted values, ending after the finished call's. Leaving early (or cancellation)
     cancels the call and closes its requests' connections."""
-    return run_on(_NativeHost(pool, call, streaming),
+    return run_on(lambda: _NativeHost(pool, call, streaming),
                   drive(call, on_finished, on_item, hook_errors))

@@ -239,11 +239,14 @@ class AsyncHost(Protocol):
         """Ends every request still in flight; no input reaches the call after it."""
 
 
-async def run_on(host: AsyncHost,
+async def run_on(make_host: Callable[[], AsyncHost],
                  steps: Generator[Action, bool | None, None]) -> AsyncIterator[Any]:
-    """Runs `drive`'s steps on an asyncio host: starts and drops its requests, yields the
-    emitted values (ending after the finished call's) and waits as `Wait` says. Leaving
-    early (or cancellation) closes the host and cancels the call in the machine."""
+    """Runs `drive`'s steps on the asyncio host `make_host()` makes at the first iteration
+    (on the running loop, however early the iterator was made): starts and drops its
+    requests, yields the emitted values (ending after the finished call's) and waits as
+    `Wait` says. Leaving early (or cancellation) closes the host and cancels the call in
+    the machine."""
+    host = make_host()
     try:
         action = next(steps)
         while True:

@@ -218,7 +218,7 @@ def run_async(http: httpx.AsyncClient, call: Call, streaming: bool,
               hook_errors: HookErrors | None = None) -> AsyncIterator[Any]:
     """Drives `call` on the event loop: yields the emitted values, ending after the
     finished call's. Leaving early (or cancellation) cancels the call and its requests."""
-    return run_on(_AsyncHost(http, call, streaming),
+    return run_on(lambda: _AsyncHost(http, call, streaming),
                   drive(call, on_finished, on_item, hook_errors))
 
 

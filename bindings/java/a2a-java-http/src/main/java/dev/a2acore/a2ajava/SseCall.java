@@ -183,9 +183,6 @@ final class SseCall implements Runnable {
         } catch (RuntimeException | Error e) {
             fail(e);
         } finally {
-            synchronized (feed) {
-                closed = true;
-            }
             if (stream != null) {
                 stream.close();
             }

@@ -490,6 +490,7 @@ class NativePool:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def route(self, url: str) -> _Route:
+        """Where `url`'s requests go (kept for the last 64 URLs)."""
         r = self._routes.get(url)
         if r is None:
             r = _Route(url)
@@ -499,6 +500,7 @@ class NativePool:
         return r
 
     def ssl_context(self) -> ssl.SSLContext:
+        """The TLS context of this pool's https connections, made on first use."""
         if self._ssl is None:
             self._ssl = _ssl_context()
         return self._ssl

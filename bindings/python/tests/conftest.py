@@ -34,15 +34,11 @@ _STREAM_METHODS = {'message/stream': 2, 'SendStreamingMessage': 2, 'POST /messag
                    'POST /v1/message:stream': 2, 'tasks/resubscribe': 6}
 
 
-def machine_stream(inp: dict[str, Any], chunk: int) -> tuple[list[Any], Any]:
-    """Runs an outcome row's text/event-stream response through the library's client
-    machine, sans-IO (the way every client of the package reads a stream): a streaming call
-    on the row's interface (no card; no resubscribe, no resend) with the row's JSON-RPC id,
-    whose one request is answered with the row's status, Content-Type and body in pieces of
-    `chunk` bytes at a fixed time. Returns the items' outcomes and the end's outcome."""
+def stream_call(inp: dict[str, Any]) -> Any:
+    """A new streaming `_machine.Call` for an outcome row's input (see `machine_stream`), its
+    request not yet handed out."""
     from a2a_core import _abi, _drive, _lib, _machine
     from a2a_core.errors import check
-    from a2a_core.outcome import Outcome
 
     method = _STREAM_METHODS[inp['method']]
     version, binding = _drive.interface_codes(inp['version'], inp['binding'])
@@ -60,7 +56,19 @@ def machine_stream(inp: dict[str, Any], chunk: int) -> tuple[list[Any], Any]:
                                                          0, b, len(b)))
     params = ({'id': 'task-row'} if method == 6 else
               {'message': {'role': 'ROLE_USER', 'messageId': 'm-row', 'parts': [{'text': 'row'}]}})
-    call = _machine.Call.new(state, method, json.dumps(params).encode(), settings, 1)
+    return _machine.Call.new(state, method, json.dumps(params).encode(), settings, 1)
+
+
+def machine_stream(inp: dict[str, Any], chunk: int) -> tuple[list[Any], Any]:
+    """Runs an outcome row's text/event-stream response through the library's client
+    machine, sans-IO (the way every client of the package reads a stream): a streaming call
+    on the row's interface (no card; no resubscribe, no resend) with the row's JSON-RPC id,
+    whose one request is answered with the row's status, Content-Type and body in pieces of
+    `chunk` bytes at a fixed time. Returns the items' outcomes and the end's outcome."""
+    from a2a_core import _machine
+    from a2a_core.outcome import Outcome
+
+    call = stream_call(inp)
     t = call.poll_transmit(1)
     assert t is not None and call.poll_transmit(1) is None
     request_id = int(t.request_id)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import machine_stream
+from conftest import body_of, machine_stream, stream_call
 from test_outcomes_fixtures import ROWS, STREAM_ROWS, run
 from test_sse_fixtures import CASES, decoder_for, input_of
 from test_client_peer import Recorder, recorder  # noqa: F401 - the fixture, by name
@@ -168,6 +168,119 @@ def test_machine_stream_items_are_the_same_both_ways() -> None:
     for row in rows:
         fast, slow = both(lambda: items(row))
         assert fast == slow, row['id']
+
+
+@needs_extension
+def test_drive_yields_the_same_stream_items_both_ways() -> None:
+    # `_drive.drive` (AsyncClient's and Client(http_client=)'s loop) polls with the
+    # extension's `poll`, which builds an ITEM's StreamItem in C, or with ctypes and
+    # `item_of`: every event-stream row, fed in 5-byte pieces, yields the same values.
+    from a2a_core import _drive
+    from a2a_core.outcome import Outcome
+
+    rows = [r for r in STREAM_ROWS if r['input'].get('method')]
+
+    def values(row: dict[str, Any]) -> list[Any]:
+        inp = row['input']
+        call = stream_call(inp)
+        body = body_of(inp)
+        steps = _drive.drive(call, lambda ev, c: Outcome._from_ptr(ev.outcome, owned=False),
+                             _drive.item_of)
+        inputs = [lambda rid: call.handle_head(rid, inp['status'], [
+            (b'Content-Type', inp['content_type'].encode('utf-8'))], 2)]
+        inputs += [lambda rid, i=i: call.handle_body(rid, body[i:i + 5], 2)
+                   for i in range(0, len(body), 5)]
+        inputs.append(lambda rid: call.handle_end(rid, 2))
+        out: list[Any] = []
+        rid = None
+        action = next(steps)
+        for _ in range(len(inputs) + 1000):  # bounded
+            if isinstance(action, _drive.Start):
+                rid = action.request_id
+                action = steps.send(None)
+            elif isinstance(action, _drive.Emit):
+                out.append(action.value)
+                try:
+                    action = steps.send(None)
+                except StopIteration:
+                    return out
+            elif isinstance(action, _drive.Abort):
+                out.append(('abort', action.request_id))
+                action = steps.send(None)
+            elif isinstance(action, _drive.Wait):
+                assert rid is not None and inputs, row['id']
+                inputs.pop(0)(rid)
+                action = steps.send(False)
+            else:
+                raise AssertionError(f'{row["id"]}: {action!r}')
+        raise AssertionError(f'{row["id"]}: the call did not finish')
+
+    seen_items = 0
+    for row in rows:
+        fast, slow = both(lambda: values(row))
+        assert fast == slow, row['id']
+        assert fast, row['id']
+        seen_items += sum(1 for v in fast if v.__class__.__name__ == 'StreamItem')
+    assert seen_items >= 10
+
+
+def _random_json(rng: Any, depth: int = 0) -> Any:
+    """A random JSON value with the shapes answers carry (known and unknown keys, escapes,
+    non-ASCII, big and small numbers) and some the canonical reader leaves to json."""
+    import string
+
+    pick = rng.randrange(12 if depth < 4 else 7)
+    if pick == 0:
+        return None
+    if pick == 1:
+        return rng.random() < 0.5
+    if pick == 2:
+        return rng.choice([0, -1, 7, 10**17, -(10**18) + 1, 10**18, 2**70, -5])
+    if pick == 3:
+        return rng.choice([0.5, -1e-9, 1e300, 3.0])
+    if pick in (4, 5, 6):
+        alphabet = string.ascii_letters + ' "\\/\n\t\r\b\f\x01\x1f\u00e9\u4e2d\U0001f600\u2028'
+        return ''.join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
+    if pick in (7, 8):
+        return [_random_json(rng, depth + 1) for _ in range(rng.randrange(4))]
+    names = ['kind', 'text', 'parts', 'metadata', 'task_id', 'x', 'é', 'a"b', 'artifact_id']
+    return {rng.choice(names): _random_json(rng, depth + 1) for _ in range(rng.randrange(5))}
+
+
+@needs_extension
+def test_the_canonical_reader_reads_what_json_reads_or_leaves_it_to_json() -> None:
+    """The extension's reader of the library's canonical JSON gives json.loads's value
+    (type for type, key order included) or gives up (None), never another value; the
+    answer it feeds is then the same either way (test above)."""
+    import json
+    import random
+
+    read = _lib.SPEEDUPS.canonical_json  # type: ignore[attr-defined]
+
+    def typed(v: Any) -> Any:  # equal values of equal types (True != 1 here)
+        if isinstance(v, dict):
+            return ('d', [(k, typed(x)) for k, x in v.items()])
+        if isinstance(v, list):
+            return ('l', [typed(x) for x in v])
+        return (type(v).__name__, v)
+
+    rng = random.Random(28)
+    read_by_it = 0
+    for n in range(3000):
+        value = _random_json(rng)
+        for text in (json.dumps(value, ensure_ascii=False, separators=(',', ':')),
+                     json.dumps(value, ensure_ascii=n % 2 == 0, indent=n % 3 or None)):
+            got = read(text)
+            if got is None and text != 'null':
+                continue
+            read_by_it += 1
+            assert typed(got) == typed(json.loads(text)), text
+    assert read_by_it > 2000  # it does read most of them itself
+    # What it gives up on: json reads (or refuses) it.
+    for text in ['1.5', '1e3', '"\\u00e9"', '123456789012345678901', '01', '[1,2', '{"a":1,}',
+                 '"\x01"', 'NaN', '[1] x', '"\\q"', '[' * 70 + ']' * 70, '']:
+        assert read(text) is None, text
+    assert read('{"kind":"text","text":"a\\nb"}') == {'kind': 'text', 'text': 'a\nb'}
 
 
 # --- the discovery rule in fresh interpreters ------------------------------------------------

@@ -43,7 +43,7 @@ from ._machine import Call, Settings, State
 from .answer import DataPart, FilePart, Part, TextPart
 from .card import AgentCard
 from .client import ClientStreamEnd, HeaderHook, Resubscribing
-from .errors import CardResolutionError, error_for
+from .errors import CardResolutionError, check, error_for
 from .outcome import Outcome
 from .stream import StreamItem
 from .trust import VerifiedSignature
@@ -184,11 +184,30 @@ def drive(call: Call, on_finished: Callable[[Any, Call], Any],
                 return
             yield Start(t)
 
+    # The compiled fast path polls and builds an ITEM's StreamItem in one C call (`poll`);
+    # any other event is read from `call.event`, where it polled it.
+    sp = _lib.SPEEDUPS if on_item is None or on_item is item_of else None
+    poll = sp.poll if sp is not None else None  # type: ignore[attr-defined]
+    event_at = ctypes.addressof(call.event)
     try:
         while True:
             yield from starts()
-            while (ev := call.poll_event()) is not None:
-                kind = ev.kind
+            while True:
+                if poll is not None:
+                    r = poll(call.ptr, event_at)
+                    if r.__class__ is not int:
+                        if on_item is not None:
+                            yield Emit(r)
+                        continue
+                    if r == 0:
+                        break
+                    if r < 0:
+                        check(-r)
+                    ev, kind = call.event, r
+                else:
+                    if (ev := call.poll_event()) is None:
+                        break
+                    kind = ev.kind
                 if kind == _machine.EVENT_ABORT:
                     yield Abort(int(ev.request_id))
                 elif kind == _machine.EVENT_FINISHED:

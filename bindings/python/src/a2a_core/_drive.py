@@ -271,12 +271,13 @@ async def run_on(make_host: Callable[[], AsyncHost],
         while True:
             if host.error is not None:
                 raise host.error
-            if isinstance(action, Start):
-                host.start(action)
-            elif isinstance(action, Abort):
-                host.drop(action.request_id)
-            elif isinstance(action, Emit):
+            kind = action.__class__  # Emit first: a stream's items are most of the steps
+            if kind is Emit:
                 yield action.value
+            elif kind is Start:
+                host.start(action)
+            elif kind is Abort:
+                host.drop(action.request_id)
             else:
                 action = steps.send(await host.wait(action.at))
                 continue

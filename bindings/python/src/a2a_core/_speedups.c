@@ -486,49 +486,45 @@ static PyObject *jr_string(jreader *r, bool as_key) {
 
 static PyObject *jr_value(jreader *r);
 
+/* Skips white space, then takes `c` if it comes next. */
+static bool jr_take(jreader *r, char c) {
+  jr_space(r);
+  if (r->p < r->end && *r->p == c) {
+    r->p++;
+    return true;
+  }
+  return false;
+}
+
+/* After a member or element: 1 at ',' (another follows), 0 at `close` (the container ends);
+ * -1 (given up) at anything else. */
+static int jr_next(jreader *r, char close) {
+  if (jr_take(r, ',')) return 1;
+  if (jr_take(r, close)) return 0;
+  r->bail = true;
+  return -1;
+}
+
 static PyObject *jr_object(jreader *r) {
   PyObject *d = PyDict_New();
   if (d == NULL) return NULL;
-  jr_space(r);
-  if (r->p < r->end && *r->p == '}') {
-    r->p++;
-    return d;
-  }
+  if (jr_take(r, '}')) return d;
   for (;;) {
-    jr_space(r);
-    if (r->p >= r->end || *r->p != '"') goto give_up;
-    r->p++;
+    if (!jr_take(r, '"')) {
+      r->bail = true;
+      break;
+    }
     PyObject *k = jr_string(r, true);
-    if (k == NULL) goto fail;
-    jr_space(r);
-    if (r->p >= r->end || *r->p != ':') {
-      Py_DECREF(k);
-      goto give_up;
-    }
-    r->p++;
-    PyObject *v = jr_value(r);
-    if (v == NULL) {
-      Py_DECREF(k);
-      goto fail;
-    }
-    int rc = PyDict_SetItem(d, k, v);
+    if (k == NULL) break;
+    PyObject *v = jr_take(r, ':') ? jr_value(r) : jr_give_up(r);
+    int rc = v == NULL ? -1 : PyDict_SetItem(d, k, v);
     Py_DECREF(k);
-    Py_DECREF(v);
-    if (rc < 0) goto fail;
-    jr_space(r);
-    if (r->p < r->end && *r->p == ',') {
-      r->p++;
-      continue;
-    }
-    if (r->p < r->end && *r->p == '}') {
-      r->p++;
-      return d;
-    }
-    goto give_up;
+    Py_XDECREF(v);
+    if (rc < 0) break;
+    int next = jr_next(r, '}');
+    if (next == 0) return d;
+    if (next < 0) break;
   }
-give_up:
-  r->bail = true;
-fail:
   Py_DECREF(d);
   return NULL;
 }
@@ -536,30 +532,16 @@ fail:
 static PyObject *jr_array(jreader *r) {
   PyObject *l = PyList_New(0);
   if (l == NULL) return NULL;
-  jr_space(r);
-  if (r->p < r->end && *r->p == ']') {
-    r->p++;
-    return l;
-  }
+  if (jr_take(r, ']')) return l;
   for (;;) {
     PyObject *v = jr_value(r);
-    if (v == NULL) goto fail;
-    int rc = PyList_Append(l, v);
-    Py_DECREF(v);
-    if (rc < 0) goto fail;
-    jr_space(r);
-    if (r->p < r->end && *r->p == ',') {
-      r->p++;
-      continue;
-    }
-    if (r->p < r->end && *r->p == ']') {
-      r->p++;
-      return l;
-    }
-    r->bail = true;
-    goto fail;
+    int rc = v == NULL ? -1 : PyList_Append(l, v);
+    Py_XDECREF(v);
+    if (rc < 0) break;
+    int next = jr_next(r, ']');
+    if (next == 0) return l;
+    if (next < 0) break;
   }
-fail:
   Py_DECREF(l);
   return NULL;
 }

@@ -1155,7 +1155,10 @@ mod tests {
         ] {
             assert_eq!(TaskState::parse(s), TaskState::parse_normalised(s), "{s:?}");
         }
-        assert_eq!(TaskState::parse("TASK_STATE_COMPLETED"), TaskState::Completed);
+        assert_eq!(
+            TaskState::parse("TASK_STATE_COMPLETED"),
+            TaskState::Completed
+        );
         assert_eq!(TaskState::parse("bogus"), TaskState::Unknown);
     }
 

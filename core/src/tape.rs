@@ -155,8 +155,10 @@ struct Parser<'b> {
 impl Parser<'_> {
     #[inline]
     fn ws(&mut self) {
+        // Every whitespace byte is at most a space: one comparison ends the common case
+        // (a minified body) before the four-way test.
         while let Some(&c) = self.b.get(self.i) {
-            if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+            if c <= b' ' && matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
                 self.i += 1;
             } else {
                 break;
@@ -247,11 +249,19 @@ impl Parser<'_> {
                 } else {
                     self.value(depth + 1)?;
                 }
-                self.ws();
-                match *self.b.get(self.i)? {
+                // Whitespace is scanned for only when the next byte could be some (every
+                // JSON whitespace byte is at most a space): bodies are mostly minified.
+                let mut c = *self.b.get(self.i)?;
+                if c <= b' ' {
+                    self.ws();
+                    c = *self.b.get(self.i)?;
+                }
+                match c {
                     b',' => {
                         self.i += 1;
-                        self.ws();
+                        if self.b.get(self.i).is_some_and(|&c| c <= b' ') {
+                            self.ws();
+                        }
                     }
                     c if c == close => {
                         self.i += 1;

@@ -246,6 +246,9 @@ impl Parser<'_> {
                     let vs = self.i;
                     let esc = self.string()?;
                     self.push(if esc { Kind::StrEsc } else { Kind::Str }, vs);
+                } else if self.b.get(self.i) == Some(&b'{') {
+                    // So is an object (the elements of `history`, `artifacts`, `parts`).
+                    self.container(depth + 1, true)?;
                 } else {
                     self.value(depth + 1)?;
                 }

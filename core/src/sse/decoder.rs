@@ -5,7 +5,8 @@ use std::mem;
 use memchr::memchr2;
 
 use super::line::{
-    Field, SHORT, find_eol, find_eol_short, find_eol_tiny, id_is_valid, parse_retry, split,
+    Field, SHORT, comment_then_blank, find_eol, find_eol_short, find_eol_tiny, id_is_valid,
+    parse_retry, split,
 };
 use super::{AtEof, Config, Discarded, Event, Finish, Item, LimitError};
 
@@ -887,6 +888,28 @@ impl Decoder {
                     // its own short path when it ends in this chunk. The colon is never a
                     // terminator, so the search starts at it; a keep-alive ends inside the
                     // first 16 bytes, tested inline.
+                    if let Some(head) = rest.first_chunk::<16>()
+                        && let Some((i, ends)) = comment_then_blank(head)
+                        && i <= self.config.max_line
+                        && matches!(self.data, Slot::Unset)
+                        && matches!(self.pending_id, Slot::Unset)
+                    {
+                        // A keep-alive and the blank line after it, in an idle block: what
+                        // `eat_idle_blank_line` would do, from the word already loaded.
+                        #[cfg(test)]
+                        {
+                            self.scanned += i + 2;
+                        }
+                        self.event_type = Slot::Unset;
+                        let end = start + i;
+                        pos = end + ends;
+                        let from = if self.config.comment_text {
+                            start + 1
+                        } else {
+                            end
+                        };
+                        return (pos, Ok(Some(Out::CommentInChunk(from, end))));
+                    }
                     let found = find_eol_short(rest);
                     if let Some(i) = found
                         && i <= self.config.max_line

@@ -161,6 +161,39 @@ pub(crate) fn find_eol_short(hay: &[u8]) -> Option<usize> {
     find_eol(hay)
 }
 
+/// A comment line that ends in the second word of `head` and is followed at once by a blank
+/// line with the same line end, as a keep-alive is (`": keepalive\n\n"`, `\r\n\r\n`,
+/// `\r\r`): the position of its terminator and the bytes of the two line ends, read from
+/// the word already loaded for the search instead of byte by byte. `None` for any other
+/// shape (the caller's general path decides those), including a terminator in the first
+/// word and a bare-CR pair whose next byte lies outside the word (it may be an LF).
+#[inline(always)]
+pub(crate) fn comment_then_blank(head: &[u8; 16]) -> Option<(usize, usize)> {
+    let (w0, w1) = head.split_at(8);
+    if has_control(w0) {
+        return None;
+    }
+    let hits = eol_in_u64(w1);
+    if hits == 0 {
+        return None;
+    }
+    let mut word = [0u8; 8];
+    word.copy_from_slice(w1);
+    let w = u64::from_le_bytes(word);
+    // The flagged high bit is bit 8k + 7 of the terminator's byte k.
+    let shift = hits.trailing_zeros() & !7;
+    let k = (shift / 8) as usize;
+    // Bytes k.. of the word; past its end the shift brings in zeros, never CR or LF.
+    let t = w >> shift;
+    match t as u16 {
+        0x0A0A => Some((8 + k, 2)),
+        0x0A0D if t as u32 == 0x0A0D_0A0D => Some((8 + k, 4)),
+        // CR CR: the blank line's CR must not be followed by an LF (the byte is in the word).
+        0x0D0D if k <= 5 && (t >> 16) as u8 != b'\n' => Some((8 + k, 2)),
+        _ => None,
+    }
+}
+
 /// [`find_eol`] for at most 8 bytes, inline: two overlapping 4-byte words for 5 to 8 bytes,
 /// one for 4, byte by byte below that. Returns the same position as [`find_eol`].
 #[inline(always)]

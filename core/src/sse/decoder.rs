@@ -5,8 +5,7 @@ use std::mem;
 use memchr::memchr2;
 
 use super::line::{
-    Field, SHORT, comment_then_blank, find_eol, find_eol_short, find_eol_tiny, id_is_valid,
-    parse_retry, split,
+    Field, SHORT, find_eol, find_eol_comment, find_eol_tiny, id_is_valid, parse_retry, split,
 };
 use super::{AtEof, Config, Discarded, Event, Finish, Item, LimitError};
 
@@ -894,8 +893,9 @@ impl Decoder {
                     // its own short path when it ends in this chunk. The colon is never a
                     // terminator, so the search starts at it; a keep-alive ends inside the
                     // first 16 bytes, tested inline.
-                    if let Some(head) = rest.first_chunk::<16>()
-                        && let Some((i, ends)) = comment_then_blank(head)
+                    let (found, ends) = find_eol_comment(rest);
+                    if ends != 0
+                        && let Some(i) = found
                         && i <= self.config.max_line
                         && matches!(self.data, Slot::Unset)
                         && matches!(self.pending_id, Slot::Unset)
@@ -916,7 +916,6 @@ impl Decoder {
                         };
                         return (pos, Ok(Some(Out::CommentInChunk(from, end))));
                     }
-                    let found = find_eol_short(rest);
                     if let Some(i) = found
                         && i <= self.config.max_line
                     {

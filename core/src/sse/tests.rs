@@ -937,7 +937,7 @@ fn find_eol_agrees_with_a_plain_search() {
                 assert_eq!(super::line::find_eol(&hay), plain, "len {len} at {at}");
                 // The comment path's inline two-word search gives the same answer.
                 assert_eq!(
-                    super::line::find_eol_short(&hay),
+                    super::line::find_eol_comment(&hay).0,
                     plain,
                     "short: len {len} at {at}"
                 );

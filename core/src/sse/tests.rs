@@ -873,6 +873,43 @@ fn encoder_comments_and_keep_alives() {
 }
 
 #[test]
+fn a_comment_and_the_line_ends_after_it_decode_alike_in_every_chunking() {
+    // The keep-alive path reads the comment's terminator and the blank line after it from
+    // one word of the first 16 bytes: every terminator position in that word, every pair of
+    // line ends (and what follows them), in an idle block and in one holding data or an id,
+    // must give what the byte-by-byte and split runs give.
+    for text_len in 0..20 {
+        for ends in [
+            &b"\n\n"[..],
+            b"\r\r",
+            b"\r\n\r\n",
+            b"\r\r\n",
+            b"\n\r\n",
+            b"\r\n\n",
+            b"\n\r",
+            b"\r\n\r",
+            b"\r\nx\n",
+            b"\nx\n",
+        ] {
+            for prefix in [&b""[..], b"data: a\n", b"id: 1\n", b"event: t\n"] {
+                for tail in [&b""[..], b"data: x\n\n", b"\ndata: y\n\n", b": z\n"] {
+                    let mut input = prefix.to_vec();
+                    input.push(b':');
+                    input.extend(std::iter::repeat_n(b'k', text_len));
+                    input.extend_from_slice(ends);
+                    input.extend_from_slice(tail);
+                    let items = run(&input);
+                    assert!(
+                        items.contains(&Got::Comment("k".repeat(text_len))),
+                        "{input:?}: {items:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn find_eol_agrees_with_a_plain_search() {
     // The word-at-a-time searches must find the first CR or LF at every offset and length.
     for len in 0..80 {
@@ -900,7 +937,7 @@ fn find_eol_agrees_with_a_plain_search() {
                 assert_eq!(super::line::find_eol(&hay), plain, "len {len} at {at}");
                 // The comment path's inline two-word search gives the same answer.
                 assert_eq!(
-                    super::line::find_eol_short(&hay),
+                    super::line::find_eol_comment(&hay).0,
                     plain,
                     "short: len {len} at {at}"
                 );

@@ -120,8 +120,14 @@ echo "55-java: README example output matches"
 # under the other a2a-java 0.3.x versions (README, "Across a2a-java 0.3.x"): 0.3.3.Final runs
 # every side-by-side, resilience, peer and unit test of the drop-in; 0.3.0.Beta1 (ADK 0.5.0's
 # pin), whose Client itself ends streams and plain sends differently, the HTTP-client tests.
+# useIncrementalCompilation=false: the test classes too stay as compiled against 0.3.2.Final
+# (a2a-java's message constants are inlined into them). With the default, the compiler
+# plugin recompiles every test source when a dependency jar is newer than its last build,
+# as a freshly downloaded 0.3.0.Beta1 is, and two test files import io.a2a.common, which
+# 0.3.0.Beta1 does not have.
 sdk_tests() {
-  mvn -B -q -pl a2a-java-http -Ppeers -Da2a.sdk.version="$1" -Dmaven.main.skip=true test -Dtest="$2"
+  mvn -B -q -pl a2a-java-http -Ppeers -Da2a.sdk.version="$1" -Dmaven.main.skip=true \
+    -Dmaven.compiler.useIncrementalCompilation=false test -Dtest="$2"
   echo "55-java: a2a-java $1: $2 passed"
 }
 sdk_tests 0.3.3.Final 'SideBySide*Test,DropInResilienceTest,PythonPeerTest,A2aCoreHttpClientTest'

@@ -7,9 +7,7 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ureq::unversioned::transport::{
-    ConnectProxyConnector, Connector, RustlsConnector, TcpConnector,
-};
+use ureq::unversioned::transport::{ConnectProxyConnector, Connector, RustlsConnector};
 
 use super::config::ClientConfig;
 use super::io::{CallIo, Watch};
@@ -112,11 +110,11 @@ pub(crate) fn build_agent(
         .timeout_connect(Some(cfg.connect_timeout))
         .max_idle_age(cfg.pool_idle_timeout)
         .max_idle_connections_per_host(4)
-        // ureq's transports (TCP, and TLS over it) keep an input and an output buffer of
-        // these sizes for the connection's life, an open stream's included (the driver's
-        // `LineFed` above them gives its own input back while a stream waits): see
-        // INPUT_BUFFER and OUTPUT_BUFFER. A response head is not bounded by them (LineFed
-        // collects it, up to ureq's 64 KiB head limit, set here so it is explicit).
+        // The transports' input and output buffers: see INPUT_BUFFER and OUTPUT_BUFFER.
+        // The TCP transport (`super::tcp`) and the driver's `LineFed` give theirs back
+        // while a connection waits; ureq's TLS transport keeps its two for the
+        // connection's life. A response head is not bounded by them (LineFed collects it,
+        // up to ureq's 64 KiB head limit, set here so it is explicit).
         .input_buffer_size(INPUT_BUFFER)
         .output_buffer_size(OUTPUT_BUFFER)
         .max_response_header_size(64 * 1024)
@@ -125,7 +123,7 @@ pub(crate) fn build_agent(
     let connector = Watch {
         chain:
             ().chain(ConnectProxyConnector::default())
-                .chain(TcpConnector::default())
+                .chain(super::tcp::TcpConnect)
                 .chain(RustlsConnector::default()),
         answers,
     };

@@ -99,6 +99,7 @@ mod raw;
 mod reserved;
 mod run;
 mod stream;
+mod tcp;
 mod tls;
 
 use std::sync::{Arc, Mutex};

@@ -1,0 +1,494 @@
+//! The TCP transport at the bottom of the driver's connector chain: a blocking socket whose
+//! two buffers are given back to the allocator while the connection does not need them.
+//!
+//! ureq's own TCP transport allocates an input and an output buffer (8 KiB each here, see
+//! `INPUT_BUFFER` and `OUTPUT_BUFFER` in `exchange`) on first use and keeps both for the
+//! connection's life. An open stream spends its life waiting for the next event, and a
+//! pooled connection waiting for the next call: both held 16 KiB they were not using (of the
+//! 26.4 KiB per open idle stream the Rust driver kept; issue 28). This transport keeps:
+//!
+//! - its **output** buffer only while something is being written: it is released when the
+//!   connection starts to read. Every layer above sends what it wrote before it reads (the
+//!   driver's [`super::linefed::LineFed`] sends a held request head first; ureq's TLS
+//!   adapter writes each record out at once), so the buffer holds nothing by then. A plain
+//!   call allocates it once per request, which costs a few hundred instructions of the
+//!   ~100k a send takes.
+//! - its **input** buffer only while bytes are arriving: it is released once every byte read
+//!   was taken by the layer above and the last read did not fill half of it (bytes are not
+//!   streaming in). A busy stream, whose reads fill the buffer, keeps it (the rule
+//!   `LineFed` uses for its own input, measured there).
+//!
+//! The rest is what a blocking TCP transport under ureq does: connect to the resolved
+//! addresses in turn within the connect timeout, `TCP_NODELAY` when configured, a socket
+//! read or write timeout from ureq's timeout for the operation (set only when it changes),
+//! a read interrupted by a signal retried while time is left, and a non-blocking one-byte
+//! probe to tell whether a pooled connection is still open.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use ureq::unversioned::transport::{
+    Buffers, ConnectionDetails, Connector, Either, NextTimeout, ShutdownHandle, Transport,
+};
+
+/// The shortest time an address is tried for when more addresses are left to try.
+const MIN_PER_ADDRESS: Duration = Duration::from_millis(10);
+
+/// The least scratch space handed out with the output ([`Buffers::tmp_and_output`]: ureq
+/// reads a request body of unknown length into it; the driver's bodies have a length).
+const MIN_TMP: usize = 1024;
+
+/// The connector making [`Tcp`] transports; a transport already made by an earlier
+/// connector in the chain is passed on untouched.
+#[derive(Debug, Default)]
+pub(crate) struct TcpConnect;
+
+impl<In: Transport> Connector<In> for TcpConnect {
+    type Out = Either<In, Tcp>;
+
+    fn connect(
+        &self,
+        details: &ConnectionDetails,
+        chained: Option<In>,
+    ) -> Result<Option<Self::Out>, ureq::Error> {
+        if let Some(earlier) = chained {
+            return Ok(Some(Either::A(earlier)));
+        }
+        let stream = connect(details)?;
+        if details.config.no_delay() {
+            stream.set_nodelay(true)?;
+        }
+        let tcp = Tcp::new(
+            stream,
+            details.config.input_buffer_size(),
+            details.config.output_buffer_size(),
+        );
+        (details.register_shutdown)(tcp.shutdown_handle())?;
+        Ok(Some(Either::B(tcp)))
+    }
+}
+
+/// Connects to the first of `details.addrs` that answers. Each address but the last gets
+/// half of the time left (at least [`MIN_PER_ADDRESS`]), so one that never answers leaves
+/// time for the others; the last gets all of it.
+fn connect(details: &ConnectionDetails) -> Result<TcpStream, ureq::Error> {
+    let started = Instant::now();
+    let total = details.timeout.not_zero().map(|d| *d);
+    let timed_out = || ureq::Error::Timeout(details.timeout.reason);
+    let mut last: Option<std::io::Error> = None;
+    let count = details.addrs.len();
+    for (i, addr) in details.addrs.iter().enumerate() {
+        let left = total.map(|t| t.saturating_sub(started.elapsed()));
+        if left.is_some_and(|l| l.is_zero()) {
+            return Err(timed_out());
+        }
+        let budget = left.map(|l| {
+            if i + 1 < count {
+                (l / 2).max(MIN_PER_ADDRESS).min(l)
+            } else {
+                l
+            }
+        });
+        let attempt = match budget {
+            Some(b) => TcpStream::connect_timeout(addr, b),
+            None => TcpStream::connect(addr),
+        };
+        match attempt {
+            Ok(stream) => return Ok(stream),
+            Err(e) => last = Some(e),
+        }
+    }
+    match last {
+        Some(e) if matches!(e.kind(), ErrorKind::TimedOut | ErrorKind::WouldBlock) => {
+            Err(timed_out())
+        }
+        Some(e) => Err(e.into()),
+        None => Err(ureq::Error::Io(std::io::Error::new(
+            ErrorKind::ConnectionRefused,
+            "no address to connect to",
+        ))),
+    }
+}
+
+/// A connected TCP socket with buffers that are given back while unused (module docs).
+pub(crate) struct Tcp {
+    stream: Arc<TcpStream>,
+    /// `input[start..filled]` is read and not yet consumed; `input.len()` is how much of the
+    /// allocation is initialized (0 while released).
+    input: Vec<u8>,
+    start: usize,
+    filled: usize,
+    /// The input buffer's size when allocated.
+    input_size: usize,
+    /// How many bytes the last socket read took.
+    last_read: usize,
+    /// Whether the last consume took any bytes (ureq's `can_use_input` contract).
+    progress: bool,
+    /// The output buffer: `output_size` bytes while writing, empty while released.
+    output: Vec<u8>,
+    output_size: usize,
+    /// The socket's read and write timeouts as last set (a system call each to change).
+    read_timeout: Option<Duration>,
+    write_timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for Tcp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tcp")
+            .field("peer", &self.stream.peer_addr().ok())
+            .field("input", &self.input.len())
+            .field("output", &self.output.len())
+            .finish()
+    }
+}
+
+impl Tcp {
+    /// Wraps a connected socket; no buffer is allocated until used.
+    pub(crate) fn new(stream: TcpStream, input_size: usize, output_size: usize) -> Tcp {
+        Tcp {
+            stream: Arc::new(stream),
+            input: Vec::new(),
+            start: 0,
+            filled: 0,
+            input_size: input_size.max(1),
+            last_read: 0,
+            progress: false,
+            output: Vec::new(),
+            output_size: output_size.max(1),
+            read_timeout: None,
+            write_timeout: None,
+        }
+    }
+
+    /// The handle another thread shuts the socket down with (weak: dropping the transport
+    /// still closes the socket).
+    fn shutdown_handle(&self) -> Weak<dyn ShutdownHandle> {
+        let weak: Weak<TcpStream> = Arc::downgrade(&self.stream);
+        weak
+    }
+
+    /// Room after the unconsumed input, at least `at_least` bytes (consumed bytes are moved
+    /// out of the way first; the buffer is allocated or grown as needed).
+    fn free_input(&mut self, at_least: usize) -> &mut [u8] {
+        if self.start > 0 {
+            self.input.copy_within(self.start..self.filled, 0);
+            self.filled -= self.start;
+            self.start = 0;
+        }
+        let want = self.input_size.max(self.filled + at_least);
+        if self.input.len() < want {
+            self.input.resize(want, 0);
+        }
+        &mut self.input[self.filled..]
+    }
+}
+
+/// Sets a socket timeout when it differs from the one set last.
+fn set_timeout(
+    stream: &TcpStream,
+    last: &mut Option<Duration>,
+    want: Option<Duration>,
+    set: fn(&TcpStream, Option<Duration>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if *last != want {
+        set(stream, want)?;
+        *last = want;
+    }
+    Ok(())
+}
+
+/// A socket error as ureq's: a timed-out read or write (`EAGAIN` on Linux when a socket
+/// timeout runs out) is the operation's timeout.
+fn socket_error(e: std::io::Error, timeout: &NextTimeout) -> ureq::Error {
+    match e.kind() {
+        ErrorKind::WouldBlock | ErrorKind::TimedOut => ureq::Error::Timeout(timeout.reason),
+        _ => e.into(),
+    }
+}
+
+impl Buffers for Tcp {
+    fn output(&mut self) -> &mut [u8] {
+        if self.output.len() < self.output_size {
+            self.output.resize(self.output_size, 0);
+        }
+        &mut self.output
+    }
+
+    fn input(&self) -> &[u8] {
+        &self.input[self.start..self.filled]
+    }
+
+    fn input_append_buf(&mut self) -> &mut [u8] {
+        self.free_input(1)
+    }
+
+    fn input_appended(&mut self, amount: usize) {
+        self.filled = (self.filled + amount).min(self.input.len());
+    }
+
+    fn input_consume(&mut self, amount: usize) {
+        let amount = amount.min(self.filled - self.start);
+        self.progress = amount > 0;
+        self.start += amount;
+        if self.start == self.filled {
+            self.start = 0;
+            self.filled = 0;
+            if self.last_read * 2 < self.input_size {
+                self.input = Vec::new();
+            }
+        }
+    }
+
+    fn tmp_and_output(&mut self) -> (&mut [u8], &mut [u8]) {
+        if self.output.len() < self.output_size {
+            self.output.resize(self.output_size, 0);
+        }
+        self.free_input(MIN_TMP);
+        (&mut self.input[self.filled..], &mut self.output)
+    }
+
+    fn can_use_input(&self) -> bool {
+        self.filled > self.start && self.progress
+    }
+}
+
+impl Transport for Tcp {
+    fn buffers(&mut self) -> &mut dyn Buffers {
+        self
+    }
+
+    fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        let timeout = timeout.for_write();
+        if timeout.after.is_zero() {
+            return Err(ureq::Error::Timeout(timeout.reason));
+        }
+        set_timeout(
+            &self.stream,
+            &mut self.write_timeout,
+            timeout.not_zero().map(|d| *d),
+            TcpStream::set_write_timeout,
+        )?;
+        let amount = amount.min(self.output.len());
+        (&*self.stream)
+            .write_all(&self.output[..amount])
+            .map_err(|e| socket_error(e, &timeout))
+    }
+
+    fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
+        // Whatever was written has gone out (module docs): the output is not needed while
+        // the connection reads.
+        if self.output.capacity() > 0 {
+            self.output = Vec::new();
+        }
+        let timeout = timeout.for_read();
+        if timeout.after.is_zero() {
+            return Err(ureq::Error::Timeout(timeout.reason));
+        }
+        let limit = timeout.not_zero().map(|d| *d);
+        set_timeout(
+            &self.stream,
+            &mut self.read_timeout,
+            limit,
+            TcpStream::set_read_timeout,
+        )?;
+        let started = Instant::now();
+        let stream = Arc::clone(&self.stream);
+        let read = loop {
+            match (&*stream).read(self.free_input(1)) {
+                Err(e) if e.kind() == ErrorKind::Interrupted => {
+                    // Linux does not restart a socket read with a timeout after a signal:
+                    // read again with the time left, or give the interruption to the
+                    // caller when there is no timeout (a signal meant to stop the read).
+                    let Some(limit) = limit else { break Err(e) };
+                    let left = limit.saturating_sub(started.elapsed());
+                    if left.is_zero() {
+                        break Err(ErrorKind::TimedOut.into());
+                    }
+                    set_timeout(
+                        &stream,
+                        &mut self.read_timeout,
+                        Some(left),
+                        TcpStream::set_read_timeout,
+                    )?;
+                }
+                other => break other,
+            }
+        };
+        let n = read.map_err(|e| socket_error(e, &timeout))?;
+        self.last_read = n;
+        self.input_appended(n);
+        Ok(n > 0)
+    }
+
+    fn is_open(&mut self) -> bool {
+        // A pooled connection is open when a non-blocking read finds nothing to read: bytes
+        // (an answer nobody asked for) or the end of the stream (the peer closed) mean it
+        // cannot carry another request.
+        let probe = || -> std::io::Result<bool> {
+            self.stream.set_nonblocking(true)?;
+            let mut one = [0u8; 1];
+            let open = match (&*self.stream).read(&mut one) {
+                Err(e) => e.kind() == ErrorKind::WouldBlock,
+                Ok(_) => false,
+            };
+            self.stream.set_nonblocking(false)?;
+            Ok(open)
+        };
+        probe().unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+    use ureq::unversioned::transport::time::Duration as UreqDuration;
+
+    /// A transport connected to a loopback peer, and the peer's end.
+    fn pair(input_size: usize) -> (Tcp, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let client = TcpStream::connect(listener.local_addr().expect("address")).expect("connect");
+        let (peer, _) = listener.accept().expect("accept");
+        peer.set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("peer timeout");
+        (Tcp::new(client, input_size, 64), peer)
+    }
+
+    fn within(secs: u64) -> NextTimeout {
+        NextTimeout {
+            after: UreqDuration::Exact(Duration::from_secs(secs)),
+            reason: ureq::Timeout::RecvResponse,
+            per_read: None,
+            per_write: None,
+        }
+    }
+
+    /// Reads until at least `n` bytes are held.
+    fn read_at_least(t: &mut Tcp, n: usize) {
+        for _ in 0..100 {
+            if t.input().len() >= n {
+                return;
+            }
+            assert!(t.await_input(within(5)).expect("read"), "peer closed early");
+        }
+        panic!("{n} bytes did not arrive");
+    }
+
+    #[test]
+    fn the_output_goes_out_and_is_given_back_when_reading_starts() {
+        let (mut t, mut peer) = pair(1024);
+        t.output()[..5].copy_from_slice(b"hello");
+        t.transmit_output(5, within(5)).expect("write");
+        let mut got = [0u8; 5];
+        peer.read_exact(&mut got).expect("peer read");
+        assert_eq!(&got, b"hello");
+        assert_eq!(t.output.capacity(), 64, "kept until the connection reads");
+        peer.write_all(b"ok").expect("peer write");
+        read_at_least(&mut t, 2);
+        assert_eq!(t.output.capacity(), 0, "released once reading");
+        assert_eq!(t.input(), b"ok");
+        // The next request gets a whole buffer again.
+        assert_eq!(t.output().len(), 64);
+    }
+
+    #[test]
+    fn a_small_read_is_given_back_once_consumed_and_a_filling_one_is_kept() {
+        let (mut t, mut peer) = pair(1024);
+        peer.write_all(b"abc").expect("peer write");
+        read_at_least(&mut t, 3);
+        assert_eq!(t.input(), b"abc");
+        t.input_consume(2);
+        assert_eq!(t.input(), b"c", "the rest stays");
+        assert!(t.input.capacity() >= 1024);
+        t.input_consume(1);
+        assert!(t.input().is_empty());
+        assert_eq!(t.input.capacity(), 0, "a read-out small read is released");
+
+        // A read that fills more than half the buffer: bytes are streaming in, keep it.
+        peer.write_all(&[b'x'; 900]).expect("peer write");
+        read_at_least(&mut t, 900);
+        let held = t.input().len();
+        assert_eq!(held, 900);
+        t.input_consume(held);
+        assert!(t.input.capacity() >= 1024, "kept while bytes stream in");
+    }
+
+    #[test]
+    fn consumed_bytes_make_room_and_a_full_buffer_grows() {
+        let (mut t, mut peer) = pair(8);
+        peer.write_all(b"0123456789abcdef").expect("peer write");
+        read_at_least(&mut t, 16);
+        assert_eq!(
+            t.input(),
+            b"0123456789abcdef",
+            "grew past its size, nothing lost"
+        );
+        t.input_consume(10);
+        assert_eq!(t.input(), b"abcdef");
+        assert!(!t.free_input(1).is_empty());
+        assert_eq!(t.input(), b"abcdef", "moved to the front intact");
+    }
+
+    #[test]
+    fn a_read_past_its_timeout_is_the_operations_timeout() {
+        let (mut t, _peer) = pair(64);
+        let short = NextTimeout {
+            after: UreqDuration::Exact(Duration::from_millis(50)),
+            ..within(1)
+        };
+        match t.await_input(short) {
+            Err(ureq::Error::Timeout(ureq::Timeout::RecvResponse)) => {}
+            other => panic!("expected the read's timeout, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_pooled_connection_is_open_until_the_peer_writes_or_closes() {
+        let (mut t, mut peer) = pair(64);
+        assert!(t.is_open(), "idle and nothing to read");
+        assert!(t.is_open(), "asking again changes nothing");
+        peer.write_all(b"x").expect("peer write");
+        // The byte arrives on loopback at once; allow the kernel a moment.
+        let mut open = true;
+        for _ in 0..200 {
+            open = t.is_open();
+            if !open {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(!open, "unexpected bytes: not reusable");
+
+        let (mut t, peer) = pair(64);
+        drop(peer);
+        let mut open = true;
+        for _ in 0..200 {
+            open = t.is_open();
+            if !open {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(!open, "closed by the peer");
+    }
+
+    #[test]
+    fn the_shutdown_handle_ends_a_blocked_read() {
+        let (mut t, _peer) = pair(64);
+        let handle = t.shutdown_handle();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            if let Some(h) = handle.upgrade() {
+                h.shutdown();
+            }
+        });
+        // Shut down: the read returns the end of the stream (or an error), not after 5 s.
+        let started = Instant::now();
+        let r = t.await_input(within(5));
+        stopper.join().expect("stopper");
+        assert!(matches!(r, Ok(false) | Err(_)), "{r:?}");
+        assert!(started.elapsed() < Duration::from_secs(4));
+    }
+}

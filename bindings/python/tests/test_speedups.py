@@ -180,7 +180,9 @@ def test_drive_yields_the_same_stream_items_both_ways() -> None:
 
     rows = [r for r in STREAM_ROWS if r['input'].get('method')]
 
-    def values(row: dict[str, Any]) -> list[Any]:
+    batches: list[int] = []
+
+    def values(row: dict[str, Any], piece: int = 5) -> list[Any]:
         inp = row['input']
         call = stream_call(inp)
         body = body_of(inp)
@@ -188,8 +190,8 @@ def test_drive_yields_the_same_stream_items_both_ways() -> None:
                              _drive.item_of)
         inputs = [lambda rid: call.handle_head(rid, inp['status'], [
             (b'Content-Type', inp['content_type'].encode('utf-8'))], 2)]
-        inputs += [lambda rid, i=i: call.handle_body(rid, body[i:i + 5], 2)
-                   for i in range(0, len(body), 5)]
+        inputs += [lambda rid, i=i: call.handle_body(rid, body[i:i + piece], 2)
+                   for i in range(0, len(body), piece)]
         inputs.append(lambda rid: call.handle_end(rid, 2))
         out: list[Any] = []
         rid = None
@@ -207,6 +209,11 @@ def test_drive_yields_the_same_stream_items_both_ways() -> None:
             elif isinstance(action, _drive.Abort):
                 out.append(('abort', action.request_id))
                 action = steps.send(None)
+            elif isinstance(action, list):
+                assert action, f'{row["id"]}: an empty list of items'
+                batches.append(len(action))
+                out.extend(action)
+                action = steps.send(None)
             elif isinstance(action, _drive.Wait):
                 assert rid is not None and inputs, row['id']
                 inputs.pop(0)(rid)
@@ -222,6 +229,13 @@ def test_drive_yields_the_same_stream_items_both_ways() -> None:
         assert fast, row['id']
         seen_items += sum(1 for v in fast if v.__class__.__name__ == 'StreamItem')
     assert seen_items >= 10
+    # A body that arrives whole: the extension hands every item queued by it out in one
+    # list (one resume of the generators per body chunk, not per item), the same values.
+    batches.clear()
+    for row in rows:
+        fast, slow = both(lambda: values(row, 1 << 20))
+        assert fast == slow, row['id']
+    assert max(batches) >= 3, batches
 
 
 def _random_json(rng: Any, depth: int = 0) -> Any:
@@ -517,3 +531,70 @@ def test_the_answer_is_read_on_first_access_and_looks_eager(recorder: str) -> No
         assert none.result is None and none._result_text is None
     finally:
         c.close()
+
+
+@needs_extension
+def test_dechunk_reads_chunked_bodies_as_the_python_parser_does() -> None:
+    # AsyncClient's HTTP/1.1 parser takes the well-formed front of a chunked body through
+    # the extension's `dechunk` and the rest (extensions, white space, trailers, anything
+    # malformed) in Python: random bodies, good and bad, in random pieces give the same body
+    # bytes, ends and failures both ways, and the same bytes as the body that was framed.
+    import random
+
+    from a2a_core import _asyncio_http as h
+    from test_asyncio_http import _conn, _summary
+
+    # The C side names the parser's states by number.
+    assert (h._SIZE, h._DATA, h._DATA_END) == (4, 5, 6)
+    rng = random.Random(28)
+    head = b'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n'
+
+    def framed(data: list[bytes], bad: bool) -> bytes:
+        out = []
+        for d in data:
+            size = f'{len(d):x}'
+            style = rng.randrange(8)
+            if style == 0:
+                size = size.upper()
+            elif style == 1:
+                size = '000' + size
+            elif style == 2:
+                size += ';ext=1'
+            elif style == 3:
+                size += ' '
+            out.append(size.encode() + (b'\n' if style == 4 else b'\r\n') + d + b'\r\n')
+        out.append(b'0\r\n' + (b'X-T: 1\r\n' if rng.random() < 0.3 else b'') + b'\r\n')
+        body = b''.join(out)
+        if bad:
+            i = rng.randrange(len(body))
+            body = body[:i] + rng.choice([b'z', b'\r', b'\n', b';', b'', b'1' * 20]) + body[i + 1:]
+        return body
+
+    def parse(response: bytes, cuts: list[int]) -> tuple[Any, ...]:
+        pool = h.NativePool()
+        conn, rec, _ = _conn(pool)
+        at = 0
+        for c in [*cuts, len(response)]:
+            if response[at:c]:
+                conn.data_received(response[at:c])
+            at = c
+        failures = tuple(g for g in rec.got if g[0] == 'failed')
+        pool._idle.clear()
+        return _summary(rec.got), failures
+
+    compared = bad_seen = 0
+    for n in range(400):
+        data = [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40)))
+                for _ in range(rng.randrange(1, 12))]
+        bad = n % 3 == 0
+        response = head + framed(data, bad)
+        cuts = sorted(rng.sample(range(1, len(response)), min(len(response) - 1, rng.randrange(0, 6))))
+        fast, slow = both(lambda: parse(response, cuts))
+        assert fast == slow, (response, cuts)
+        if not bad:
+            (heads, body, ends), failures = fast
+            assert body == b''.join(data) and ends == ['end'] and not failures, response
+        else:
+            bad_seen += bool(fast[1])
+        compared += 1
+    assert compared == 400 and bad_seen > 20

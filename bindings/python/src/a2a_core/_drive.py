@@ -9,7 +9,8 @@ must do, one action at a time:
   in through `Call.handle_head` / `handle_body` / `handle_end` / `handle_failure`;
 - `Abort`: drop that request now (its connection too);
 - `Emit`: give this value (a stream item, a `Resubscribing`, the finished call's value) to
-  the caller;
+  the caller; a `list`: give each of its values (stream items, several at once on the
+  compiled path), in order;
 - `Wait`: block until a response input arrived or until `at` (the machine's next
   deadline, host clock in ms; None: no deadline), then `send(True)` when `at` passed
   (the driver calls `handle_timeout`) or `send(False)` after an input.
@@ -152,7 +153,8 @@ class Wait:
         self.at = at
 
 
-Action = Union[Start, Abort, Emit, Wait]
+# A list: a stream's items, in order, each given to the caller as an `Emit`'s value is.
+Action = Union[Start, Abort, Emit, Wait, 'list[Any]']
 
 
 class HookErrors(threading.local):
@@ -184,21 +186,36 @@ def drive(call: Call, on_finished: Callable[[Any, Call], Any],
                 return
             yield Start(t)
 
-    # The compiled fast path polls and builds an ITEM's StreamItem in one C call (`poll`);
+    # The compiled fast path polls and builds an ITEM's StreamItem in one C call (`poll`), a
+    # stream's items all that are queued in one call (`poll_items`), handed out as one list;
     # any other event is read from `call.event`, where it polled it.
     sp = _lib.SPEEDUPS if on_item is None or on_item is item_of else None
     poll = sp.poll if sp is not None else None  # type: ignore[attr-defined]
+    poll_items = (sp.poll_items  # type: ignore[attr-defined]
+                  if sp is not None and on_item is not None else None)
     event_at = ctypes.addressof(call.event)
     try:
         while True:
             yield from starts()
             while True:
-                if poll is not None:
+                items: list[Any] | None = None
+                if poll_items is not None:
+                    items = []
+                    r = poll_items(call.ptr, event_at, items)
+                    if r == _machine.EVENT_ITEM:  # stopped at its most: more may be queued
+                        yield items
+                        continue
+                    if r <= 0:
+                        if items:
+                            yield items
+                        if r == 0:
+                            break
+                        check(-r)
+                    ev, kind = call.event, r
+                elif poll is not None:
                     r = poll(call.ptr, event_at)
                     if r.__class__ is not int:
-                        if on_item is not None:
-                            yield Emit(r)
-                        continue
+                        continue  # an item of a call that hands none out
                     if r == 0:
                         break
                     if r < 0:
@@ -208,19 +225,26 @@ def drive(call: Call, on_finished: Callable[[Any, Call], Any],
                     if (ev := call.poll_event()) is None:
                         break
                     kind = ev.kind
+                # The event is read before anything is handed out: its views last only
+                # until the call changes, which it may while the caller holds the items.
+                after: Action | None = None
                 if kind == _machine.EVENT_ABORT:
-                    yield Abort(int(ev.request_id))
+                    after = Abort(int(ev.request_id))
                 elif kind == _machine.EVENT_FINISHED:
-                    value = on_finished(ev, call)
+                    after = Emit(on_finished(ev, call))
                     finished = True
-                    yield Emit(value)
-                    return
                 elif kind == _machine.EVENT_ITEM and on_item is not None:
-                    yield Emit(on_item(ev))
+                    after = Emit(on_item(ev))
                 elif kind == _machine.EVENT_RESUBSCRIBING and on_item is not None:
-                    yield Emit(Resubscribing(_lib.view_str(ev.task_id) or '', int(ev.attempt)))
+                    after = Emit(Resubscribing(_lib.view_str(ev.task_id) or '', int(ev.attempt)))
                 elif kind == _machine.EVENT_RETRYING:
                     log.debug('retrying (attempt %d) in %d ms', ev.attempt, ev.delay_ms)
+                if items:
+                    yield items
+                if after is not None:
+                    yield after
+                if finished:
+                    return
                 # after a yield the call may have moved on: poll again
             yield from starts()
             if (yield Wait(call.poll_timeout())):
@@ -271,8 +295,11 @@ async def run_on(make_host: Callable[[], AsyncHost],
         while True:
             if host.error is not None:
                 raise host.error
-            kind = action.__class__  # Emit first: a stream's items are most of the steps
-            if kind is Emit:
+            kind = action.__class__  # items first: they are most of a stream's steps
+            if kind is list:
+                for item in action:
+                    yield item
+            elif kind is Emit:
                 yield action.value
             elif kind is Start:
                 host.start(action)

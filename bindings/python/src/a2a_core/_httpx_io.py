@@ -350,6 +350,8 @@ def run_sync(http: httpx.Client, call: Call, streaming: bool,
                 host.abort(action.request_id)
             elif isinstance(action, Emit):
                 yield action.value
+            elif isinstance(action, list):
+                yield from action
             else:
                 assert isinstance(action, Wait)
                 action = steps.send(host.step(action.at))

@@ -916,7 +916,7 @@ fn apply_artifact_ref(
     match at.and_then(|i| artifacts.get_mut(i)) {
         Some(x) if append => {
             x.parts
-                .extend(a.parts.iter().map(|p| p.clone().into_owned()));
+                .extend(a.parts.iter().map(Part::to_static));
             if let Some(n) = &a.name {
                 x.name = Some(Cow::Owned(n.as_ref().to_owned()));
             }
@@ -932,10 +932,10 @@ fn apply_artifact_ref(
                 }
             }
         }
-        Some(x) => *x = a.clone().into_owned(),
+        Some(x) => *x = a.to_static(),
         None => {
             index.add(h, &a.artifact_id, artifacts.len());
-            artifacts.push(a.clone().into_owned());
+            artifacts.push(a.to_static());
         }
     }
 }
@@ -994,7 +994,7 @@ impl Assembler {
             StreamEvent::StatusUpdate(u) => {
                 self.events += 1;
                 let t = task_mut(&mut self.answer, &mut self.index, &u.task_id, &u.context_id);
-                t.status = u.status.clone().into_owned();
+                t.status = u.status.to_static();
             }
             StreamEvent::ArtifactUpdate(a) => {
                 self.events += 1;

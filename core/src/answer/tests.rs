@@ -526,3 +526,29 @@ fn artifact_ids_whose_hashes_collide_keep_their_own_positions() {
     assert_eq!(index.find(&arts, "x").1, Some(0));
     assert_eq!(index.find(&arts, "z").1, None);
 }
+
+/// `to_static` copies what `clone().into_owned()` copies, every field and part kind.
+#[test]
+fn to_static_is_clone_into_owned() {
+    let body = r#"{"kind":"task","id":"t","contextId":"c",
+        "status":{"state":"working","timestamp":"2026-01-01T00:00:00Z","message":{"kind":"message","messageId":"m","role":"agent",
+          "parts":[{"kind":"text","text":"hi","metadata":{"a":1}}],"contextId":"c","taskId":"t",
+          "referenceTaskIds":["r"],"extensions":["e"],"metadata":{"b":[2]}}},
+        "artifacts":[{"artifactId":"a","name":"n","description":"d","extensions":["x"],"metadata":{"k":"v"},
+          "parts":[{"kind":"text","text":"one"},{"kind":"data","data":{"z":true}},
+                   {"kind":"file","file":{"bytes":"aGk=","mimeType":"text/plain","name":"f.txt"}},
+                   {"kind":"file","file":{"uri":"https://x/y"}}]}]}"#;
+    let ev = read_event(body.as_bytes(), ProtocolVersion::V0_3, Binding::HttpJson)
+        .expect("a task");
+    let StreamEvent::Task(t) = &ev else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(t.status.to_static(), t.status.clone().into_owned());
+    assert!(t.status.message.is_some());
+    let a = &t.artifacts[0];
+    assert_eq!(a.parts.len(), 4);
+    assert_eq!(a.to_static(), a.clone().into_owned());
+    for p in &a.parts {
+        assert_eq!(p.to_static(), p.clone().into_owned());
+    }
+}

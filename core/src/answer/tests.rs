@@ -430,8 +430,8 @@ fn raw_json() -> impl Strategy<Value = String> {
 fn any_event(kind: u8, id: u8, append: bool, n: usize) -> StreamEvent<'static> {
     let art = || Artifact {
         artifact_id: Cow::Owned(format!("a{id}")),
-        name: (n % 2 == 0).then(|| Cow::Owned(format!("name {n}"))),
-        description: (n % 3 == 0).then(|| Cow::Owned(format!("desc {n}"))),
+        name: n.is_multiple_of(2).then(|| Cow::Owned(format!("name {n}"))),
+        description: n.is_multiple_of(3).then(|| Cow::Owned(format!("desc {n}"))),
         parts: vec![Part::text(format!("text {n}"))],
         metadata: None,
         extensions: vec![Cow::Owned(format!("ext{}", n % 2)), Cow::Borrowed("ext0")],
@@ -448,7 +448,7 @@ fn any_event(kind: u8, id: u8, append: bool, n: usize) -> StreamEvent<'static> {
         1 => StreamEvent::StatusUpdate(crate::model::TaskStatusUpdateEvent {
             task_id: Cow::Borrowed("t"),
             context_id: Cow::Borrowed("c"),
-            status: TaskStatus::new(if n % 2 == 0 {
+            status: TaskStatus::new(if n.is_multiple_of(2) {
                 TaskState::Working
             } else {
                 TaskState::Completed

@@ -261,16 +261,16 @@ impl params::Call<'_> {
 // (the answer assembler copies every artifact and status of a stream this way: the clone
 // allocated each vector and boxed message twice; callgrind, `bench-driver`).
 
-fn copy_str(c: &Cow<'_, str>) -> Cow<'static, str> {
-    Cow::Owned(c.as_ref().to_owned())
+fn copy_str(c: &str) -> Cow<'static, str> {
+    Cow::Owned(c.to_owned())
 }
 
 fn copy_opt_str(c: &Option<Cow<'_, str>>) -> Option<Cow<'static, str>> {
-    c.as_ref().map(copy_str)
+    c.as_deref().map(copy_str)
 }
 
 fn copy_strs(v: &[Cow<'_, str>]) -> Vec<Cow<'static, str>> {
-    v.iter().map(copy_str).collect()
+    v.iter().map(|s| copy_str(s)).collect()
 }
 
 fn copy_json(j: &Option<Json<'_>>) -> Option<Json<'static>> {

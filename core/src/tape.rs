@@ -101,16 +101,26 @@ impl<'a> Tape<'a> {
     /// Tokenizes `body`; `None` when it is not a JSON document the tape reads (see the
     /// module docs): the caller then reads it with serde_json.
     pub(crate) fn parse(body: &'a [u8]) -> Option<Tape<'a>> {
+        Tape::parse_in(body, &mut TapeBuf::default())
+    }
+
+    /// [`Tape::parse`] into the tokens' storage of `buf` (taken from it, empty or not);
+    /// [`Tape::recycle`] gives it back, so a stream's events are tokenized without an
+    /// allocation each.
+    pub(crate) fn parse_in(body: &'a [u8], buf: &mut TapeBuf) -> Option<Tape<'a>> {
         #[cfg(test)]
         TAPE_PASSES.with(|p| p.set(p.get() + 1));
         if body.len() >= u32::MAX as usize {
             return None;
         }
         let src = simdutf8::basic::from_utf8(body).ok()?;
+        let mut toks = std::mem::take(&mut buf.0);
+        toks.clear();
+        toks.reserve(body.len() / 12 + 4);
         let mut p = Parser {
             b: body,
             i: 0,
-            toks: Vec::with_capacity(body.len() / 12 + 4),
+            toks,
             exotic: false,
         };
         p.ws();
@@ -124,6 +134,14 @@ impl<'a> Tape<'a> {
             toks: p.toks,
             exotic: p.exotic,
         })
+    }
+
+    /// Gives the tokens' storage back to `buf` for the next [`Tape::parse_in`], unless it
+    /// grew past [`TapeBuf::KEPT`] tokens (one large event does not pin its memory).
+    pub(crate) fn recycle(self, buf: &mut TapeBuf) {
+        if self.toks.capacity() <= TapeBuf::KEPT {
+            buf.0 = self.toks;
+        }
     }
 
     /// Whether the top-level value is an object.
@@ -143,6 +161,15 @@ impl<'a> Tape<'a> {
         let mut de = TapeDe { tape: self, pos: 0 };
         T::deserialize(&mut de)
     }
+}
+
+/// Storage for a tape's tokens, kept between [`Tape::parse_in`]s.
+#[derive(Debug, Default)]
+pub(crate) struct TapeBuf(Vec<Tok>);
+
+impl TapeBuf {
+    /// The most tokens whose storage is kept (16 KiB: events up to about 12 KB).
+    const KEPT: usize = 1024;
 }
 
 struct Parser<'b> {

@@ -424,3 +424,131 @@ fn raw_json() -> impl Strategy<Value = String> {
         ]
     })
 }
+
+/// A stream event of `kind` (0 task snapshot, 1 status, 2 artifact update, 3 message)
+/// touching artifact id `id`, with extensions and a name so appends exercise every field.
+fn any_event(kind: u8, id: u8, append: bool, n: usize) -> StreamEvent<'static> {
+    let art = || Artifact {
+        artifact_id: Cow::Owned(format!("a{id}")),
+        name: n.is_multiple_of(2).then(|| Cow::Owned(format!("name {n}"))),
+        description: n.is_multiple_of(3).then(|| Cow::Owned(format!("desc {n}"))),
+        parts: vec![Part::text(format!("text {n}"))],
+        metadata: None,
+        extensions: vec![Cow::Owned(format!("ext{}", n % 2)), Cow::Borrowed("ext0")],
+    };
+    match kind {
+        0 => StreamEvent::Task(Task {
+            id: Cow::Borrowed("t"),
+            context_id: Cow::Borrowed("c"),
+            status: TaskStatus::new(TaskState::Working),
+            artifacts: vec![art(), art()],
+            history: Vec::new(),
+            metadata: None,
+        }),
+        1 => StreamEvent::StatusUpdate(crate::model::TaskStatusUpdateEvent {
+            task_id: Cow::Borrowed("t"),
+            context_id: Cow::Borrowed("c"),
+            status: TaskStatus::new(if n.is_multiple_of(2) {
+                TaskState::Working
+            } else {
+                TaskState::Completed
+            }),
+            is_final: false,
+            metadata: None,
+        }),
+        2 => StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: Cow::Borrowed("t"),
+            context_id: Cow::Borrowed("c"),
+            artifact: art(),
+            append,
+            last_chunk: false,
+            metadata: None,
+        }),
+        _ => StreamEvent::Message(Message {
+            message_id: Cow::Owned(format!("m{n}")),
+            role: Role::Agent,
+            parts: vec![Part::text(format!("reply {n}"))],
+            context_id: None,
+            task_id: None,
+            reference_task_ids: Vec::new(),
+            extensions: Vec::new(),
+            metadata: None,
+        }),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// `push` (copying only what the answer keeps) assembles exactly what applying the
+    /// whole event does.
+    #[test]
+    fn pushing_borrowed_events_assembles_what_owned_events_do(
+        evs in proptest::collection::vec((0u8..4, 0u8..4, any::<bool>()), 0..24)
+    ) {
+        let (mut by_ref, mut owned) = (Assembler::new(), Assembler::new());
+        for (n, &(kind, id, append)) in evs.iter().enumerate() {
+            let ev = any_event(kind, id, append, n);
+            by_ref.push(&ev);
+            owned.push_owned(ev);
+        }
+        prop_assert_eq!(by_ref.events(), owned.events());
+        prop_assert_eq!(by_ref.answer(), owned.answer());
+    }
+}
+
+/// Two ids with the same hash (forced: SipHash collisions cannot be found) keep their own
+/// positions.
+#[test]
+fn artifact_ids_whose_hashes_collide_keep_their_own_positions() {
+    let arts: Vec<Artifact<'static>> = ["x", "y"]
+        .iter()
+        .map(|id| Artifact {
+            artifact_id: Cow::Borrowed(*id),
+            name: None,
+            description: None,
+            parts: Vec::new(),
+            metadata: None,
+            extensions: Vec::new(),
+        })
+        .collect();
+    let mut index = ArtifactIndex::default();
+    let (hx, none) = index.find(&arts, "x");
+    assert_eq!(none, None);
+    index.add(hx, "x", 0);
+    // "y" is given "x"'s hash, as a collision would.
+    index.add(hx, "y", 1);
+    assert_eq!(index.collided.get("y"), Some(&1));
+    use std::hash::BuildHasher as _;
+    let hy = index.keys.hash_one("y");
+    index.by_hash.insert(hy, 0); // "y"'s own slot now points at "x": checked, not trusted
+    assert_eq!(index.find(&arts, "y").1, Some(1));
+    assert_eq!(index.find(&arts, "x").1, Some(0));
+    assert_eq!(index.find(&arts, "z").1, None);
+}
+
+/// `to_static` copies what `clone().into_owned()` copies, every field and part kind.
+#[test]
+fn to_static_is_clone_into_owned() {
+    let body = r#"{"kind":"task","id":"t","contextId":"c",
+        "status":{"state":"working","timestamp":"2026-01-01T00:00:00Z","message":{"kind":"message","messageId":"m","role":"agent",
+          "parts":[{"kind":"text","text":"hi","metadata":{"a":1}}],"contextId":"c","taskId":"t",
+          "referenceTaskIds":["r"],"extensions":["e"],"metadata":{"b":[2]}}},
+        "artifacts":[{"artifactId":"a","name":"n","description":"d","extensions":["x"],"metadata":{"k":"v"},
+          "parts":[{"kind":"text","text":"one"},{"kind":"data","data":{"z":true}},
+                   {"kind":"file","file":{"bytes":"aGk=","mimeType":"text/plain","name":"f.txt"}},
+                   {"kind":"file","file":{"uri":"https://x/y"}}]}]}"#;
+    let ev = read_event(body.as_bytes(), ProtocolVersion::V0_3, Binding::HttpJson)
+        .expect("a task");
+    let StreamEvent::Task(t) = &ev else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(t.status.to_static(), t.status.clone().into_owned());
+    assert!(t.status.message.is_some());
+    let a = &t.artifacts[0];
+    assert_eq!(a.parts.len(), 4);
+    assert_eq!(a.to_static(), a.clone().into_owned());
+    for p in &a.parts {
+        assert_eq!(p.to_static(), p.clone().into_owned());
+    }
+}

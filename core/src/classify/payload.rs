@@ -276,7 +276,9 @@ fn task(
         if a.parts.has_kind {
             version = version.or(Some(ProtocolVersion::V0_3));
         }
-        Outcome::artifact_update().with_text(a.parts.text.as_deref().map(str::to_owned))
+        let mut out = Outcome::artifact_update();
+        out.text = a.parts.text.as_deref().map(str::to_owned);
+        out
     } else {
         let StatusField::BodyShape(status) = &t.status else {
             return Err(Box::new(malformed(
@@ -306,12 +308,15 @@ fn task(
     if t.final_.0.is_some() {
         version = version.or(Some(ProtocolVersion::V0_3));
     }
+    // Set in place rather than through the `with_*` chain: each of those moved the whole
+    // outcome (a few hundred bytes), per stream event.
+    let mut outcome = out;
+    outcome.task_id = Some(task_id.into_owned());
+    outcome.context_id = t.context_id.get().map(str::to_owned);
+    outcome.version = version;
     Ok(Payload {
         kind,
-        outcome: out
-            .with_task_id(task_id.into_owned())
-            .with_context_id(t.context_id.get().map(str::to_owned))
-            .with_version(version),
+        outcome,
         final_: t.final_.0,
         artifact,
     })

@@ -378,6 +378,10 @@ pub struct ClientState {
     random: ids::Random,
     /// Where the target's card came from (for adopting the extended card).
     card_origin: Option<extended::CardOrigin>,
+    /// The token storage of the stream events' tapes, reused from one event to the next
+    /// (one allocation fewer per event; one per client rather than per stream, so an
+    /// idle stream holds none).
+    tape_buf: crate::tape::TapeBuf,
 }
 
 impl std::fmt::Debug for ClientState {
@@ -410,6 +414,7 @@ impl ClientState {
             hooks: Vec::new(),
             random: ids::Random::new(seed),
             card_origin: None,
+            tape_buf: crate::tape::TapeBuf::default(),
         })
     }
 

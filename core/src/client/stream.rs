@@ -676,7 +676,7 @@ impl StreamCall {
                         Ok(Some(Item::Event(ev))) => {
                             let eid = (!ev.id.is_empty()).then_some(ev.id);
                             // One pass over the data: the tracker and the model read it.
-                            let tape = crate::tape::Tape::parse(ev.data);
+                            let tape = crate::tape::Tape::parse_in(ev.data, &mut state.tape_buf);
                             if let Some(mut item) = tracker.on_event_tape(
                                 now,
                                 ev.event_type,
@@ -699,6 +699,9 @@ impl StreamCall {
                                         self.unreadable_events.saturating_add(1);
                                 }
                                 self.events.push_back(StreamEvent::Item(Box::new(item)));
+                            }
+                            if let Some(t) = tape {
+                                t.recycle(&mut state.tape_buf);
                             }
                         }
                         Ok(Some(Item::Comment(_))) => tracker.on_comment(now),
@@ -1299,9 +1302,8 @@ fn read_item<'d>(
     }
     match crate::answer::read_event_once(tape, data, version, binding) {
         Ok(ev) => {
-            let ev = ev.into_owned();
-            assembler.push_owned(ev.clone());
-            item.event = Some(Box::new(ev));
+            assembler.push(&ev);
+            item.event = Some(Box::new(ev.into_owned()));
         }
         Err(e) => {
             let what = format!("the {} event", item.kind.as_str());

@@ -21,7 +21,9 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use super::Client;
-use super::call::{CallOptions, correlation_of, no_state, send_params, unsent, user_message};
+use super::call::{
+    CallOptions, correlation_of, no_state, refresh_correlation, send_params, unsent, user_message,
+};
 use super::correlation::Correlation;
 use super::run::{self, Clock, EventRole, Exchange, InFlight, Input, RunMachine};
 use crate::client::{self as machine, RequestId, Transmit};
@@ -339,7 +341,7 @@ impl StreamCall {
             let end = StreamFinal::unsent(o, self.correlation.clone());
             self.pending.push_back(Pending::End(Box::new(end)));
         } else if moved && !m.is_finished() {
-            self.correlation = correlation_of(m.correlation().clone(), self.started);
+            refresh_correlation(&mut self.correlation, m.correlation(), self.started);
         }
     }
 }

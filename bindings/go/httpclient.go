@@ -531,7 +531,8 @@ func (c *HTTPClient) streamOnce(ctx context.Context, newCall func() (*C.a2a_call
 		}
 		defer C.a2a_call_free(call)
 		stopped, items := false, 0
-		c.driveStream(ctx, call, func(e *C.struct_a2a_event) bool {
+		ev := &callEvents{ctx: ctx, call: call, now: nowMs, stream: true}
+		ev.onItem = func(e *C.struct_a2a_event) bool {
 			if stopped {
 				return false // items polled after the loop broke out are dropped
 			}
@@ -542,24 +543,30 @@ func (c *HTTPClient) streamOnce(ctx context.Context, newCall func() (*C.a2a_call
 				return false
 			}
 			return true
-		}, func(e *C.struct_a2a_event) {
+		}
+		ev.onFinished = func(e *C.struct_a2a_event) {
 			if stopped {
 				return
 			}
-			o := readOutcome(e.outcome)
-			if retry401 && items == 0 && unauthorized(&o) {
+			o := ev.res.outcome // drain read it
+			if o == nil {
+				v := readOutcome(e.outcome)
+				o = &v
+			}
+			if retry401 && items == 0 && unauthorized(o) {
 				again = true
 				return
 			}
-			ev := StreamEvent{Kind: StreamEventEnd, Outcome: &o, Text: goStr(e.answer_text),
+			end := StreamEvent{Kind: StreamEventEnd, Outcome: o, Text: goStr(e.answer_text),
 				DroppedEvents: uint32(e.dropped_events), UnreadableEvents: uint32(e.unreadable_events),
 				Resubscribes: uint32(e.resubscribes)}
 			var err error
 			if e.exit_code != 0 {
-				err = &OutcomeError{Outcome: &o, cause: ctxCause(ctx, &o)}
+				err = &OutcomeError{Outcome: o, cause: ctxCause(ctx, o)}
 			}
-			yield(ev, err)
-		})
+			yield(end, err)
+		}
+		c.driveCall(ev)
 	}
 	return again
 }
@@ -790,9 +797,8 @@ func (ev *callEvents) drain() {
 			if e.has_response {
 				ev.res.body = goBytes(e.response_body)
 			}
-			if ev.onFinished != nil {
-				ev.onFinished(&e)
-			}
+			// The outcome is read once, before onFinished, which may take it from ev.res
+			// (a stream's end: a 10,000-event stream's answer holds every artifact).
 			if e.outcome != nil {
 				o := readOutcome(e.outcome)
 				ev.res.outcome = &o
@@ -802,6 +808,9 @@ func (ev *callEvents) drain() {
 					}
 					ev.res.err = &OutcomeError{Outcome: &o, cause: ev.cause}
 				}
+			}
+			if ev.onFinished != nil {
+				ev.onFinished(&e)
 			}
 		}
 	}
@@ -826,13 +835,6 @@ func (ev *callEvents) cancel(cause error) {
 func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C.struct_a2a_event) bool,
 	onFinished func(*C.struct_a2a_event)) driveResult {
 	return c.driveCall(&callEvents{ctx: ctx, call: call, onItem: onItem, onFinished: onFinished, now: nowMs})
-}
-
-// driveStream is drive for a streaming call: onItem sees each item, and returning false
-// cancels the call (a broken range loop).
-func (c *HTTPClient) driveStream(ctx context.Context, call *C.a2a_call, onItem func(*C.struct_a2a_event) bool,
-	onFinished func(*C.struct_a2a_event)) driveResult {
-	return c.driveCall(&callEvents{ctx: ctx, call: call, onItem: onItem, onFinished: onFinished, now: nowMs, stream: true})
 }
 
 func (c *HTTPClient) driveCall(ev *callEvents) driveResult {

@@ -531,7 +531,8 @@ func (c *HTTPClient) streamOnce(ctx context.Context, newCall func() (*C.a2a_call
 		}
 		defer C.a2a_call_free(call)
 		stopped, items := false, 0
-		c.driveStream(ctx, call, func(e *C.struct_a2a_event) bool {
+		ev := &callEvents{ctx: ctx, call: call, now: nowMs, stream: true}
+		ev.onItem = func(e *C.struct_a2a_event) bool {
 			if stopped {
 				return false // items polled after the loop broke out are dropped
 			}
@@ -542,24 +543,30 @@ func (c *HTTPClient) streamOnce(ctx context.Context, newCall func() (*C.a2a_call
 				return false
 			}
 			return true
-		}, func(e *C.struct_a2a_event) {
+		}
+		ev.onFinished = func(e *C.struct_a2a_event) {
 			if stopped {
 				return
 			}
-			o := readOutcome(e.outcome)
-			if retry401 && items == 0 && unauthorized(&o) {
+			o := ev.res.outcome // drain read it
+			if o == nil {
+				v := readOutcome(e.outcome)
+				o = &v
+			}
+			if retry401 && items == 0 && unauthorized(o) {
 				again = true
 				return
 			}
-			ev := StreamEvent{Kind: StreamEventEnd, Outcome: &o, Text: goStr(e.answer_text),
+			end := StreamEvent{Kind: StreamEventEnd, Outcome: o, Text: goStr(e.answer_text),
 				DroppedEvents: uint32(e.dropped_events), UnreadableEvents: uint32(e.unreadable_events),
 				Resubscribes: uint32(e.resubscribes)}
 			var err error
 			if e.exit_code != 0 {
-				err = &OutcomeError{Outcome: &o, cause: ctxCause(ctx, &o)}
+				err = &OutcomeError{Outcome: o, cause: ctxCause(ctx, o)}
 			}
-			yield(ev, err)
-		})
+			yield(end, err)
+		}
+		c.driveCall(ev)
 	}
 	return again
 }
@@ -733,13 +740,11 @@ func (c *HTTPClient) taskCall(ctx context.Context, op string, m Method, taskID s
 	return res.outcome, err
 }
 
-// exchangeMsg is what a request's goroutine hands the net/http driving loop.
+// exchangeMsg is a request's head or failure, for hand.
 type exchangeMsg struct {
 	id      uint32
 	resp    *http.Response // the head
-	chunk   []byte         // a body chunk (a fresh slice)
-	end     bool
-	err     error // a transport failure
+	err     error          // a transport failure
 	written bool
 }
 
@@ -763,7 +768,7 @@ type callEvents struct {
 	clock           uint64                 // a2a_call_run's: the latest now_out_ms
 	res             driveResult
 	finished        bool
-	stream          bool  // a streaming call (net/http: read on a goroutine of its own)
+	stream          bool  // a streaming call (net/http: its deadline moves as chunks arrive)
 	broke           bool  // the caller's loop broke out: the call is cancelled once
 	cause           error // what ended the call, when not the agent (Unwrap of its error)
 }
@@ -792,9 +797,8 @@ func (ev *callEvents) drain() {
 			if e.has_response {
 				ev.res.body = goBytes(e.response_body)
 			}
-			if ev.onFinished != nil {
-				ev.onFinished(&e)
-			}
+			// The outcome is read once, before onFinished, which may take it from ev.res
+			// (a stream's end: a 10,000-event stream's answer holds every artifact).
 			if e.outcome != nil {
 				o := readOutcome(e.outcome)
 				ev.res.outcome = &o
@@ -804,6 +808,9 @@ func (ev *callEvents) drain() {
 					}
 					ev.res.err = &OutcomeError{Outcome: &o, cause: ev.cause}
 				}
+			}
+			if ev.onFinished != nil {
+				ev.onFinished(&e)
 			}
 		}
 	}
@@ -830,89 +837,18 @@ func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C
 	return c.driveCall(&callEvents{ctx: ctx, call: call, onItem: onItem, onFinished: onFinished, now: nowMs})
 }
 
-// driveStream is drive for a streaming call: onItem sees each item, and returning false
-// cancels the call (a broken range loop).
-func (c *HTTPClient) driveStream(ctx context.Context, call *C.a2a_call, onItem func(*C.struct_a2a_event) bool,
-	onFinished func(*C.struct_a2a_event)) driveResult {
-	return c.driveCall(&callEvents{ctx: ctx, call: call, onItem: onItem, onFinished: onFinished, now: nowMs, stream: true})
-}
-
 func (c *HTTPClient) driveCall(ev *callEvents) driveResult {
 	defer func() {
 		if !ev.finished { // a panic in a caller's loop body: return the call's breaker permit
 			C.a2a_call_cancel(ev.call, C.uint64_t(ev.now()))
 		}
 	}()
-	switch {
-	case c.driver != nil:
+	if c.driver != nil {
 		c.runNative(ev)
-	case ev.stream:
-		c.runHTTP(ev)
-	default:
+	} else {
 		c.runHTTPUnary(ev)
 	}
 	return ev.res
-}
-
-// runHTTP drives a streaming call over c.http: one request at a time on its own goroutine
-// (it keeps reading while the caller's loop body runs), the machine's deadlines (idle,
-// call, total: they move as chunks arrive) on a timer, the context's end as a cancel.
-func (c *HTTPClient) runHTTP(ev *callEvents) {
-	ctx, call := ev.ctx, ev.call
-	msgs := make(chan exchangeMsg, 16)
-	var inflight uint32
-	var stopReq context.CancelFunc = func() {}
-	defer func() { stopReq() }()
-	ev.onAbort = func(id uint32) {
-		if id == inflight {
-			stopReq() // closes the connection and the body
-			inflight = 0
-		}
-	}
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	// Every round waits for an input or a deadline the machine set: the machine's
-	// deadlines (call, idle, total) bound the loop.
-	for !ev.finished {
-		var t C.struct_a2a_transmit
-		for !ev.finished && C.a2a_call_poll_transmit(call, C.uint64_t(nowMs()), &t) == C.A2A_OK {
-			stopReq()
-			reqCtx, cancel := context.WithCancel(ctx)
-			stopReq = cancel
-			inflight = uint32(t.request_id)
-			req, err := buildRequest(reqCtx, copyTransmit(&t))
-			if err != nil {
-				handFailure(call, inflight, C.A2A_ERROR_NAME_RESET, false, err)
-				ev.drain()
-				continue
-			}
-			go c.exchange(req, inflight, msgs)
-			ev.drain()
-		}
-		ev.drain()
-		if ev.finished {
-			break
-		}
-		wait := untilMachineDeadline(call)
-		timer.Reset(wait)
-		select {
-		case <-ctx.Done():
-			ev.cause = context.Cause(ctx)
-			stopReq()
-			C.a2a_call_cancel(call, C.uint64_t(nowMs()))
-		case <-timer.C:
-			C.a2a_call_handle_timeout(call, C.uint64_t(nowMs()))
-		case m := <-msgs:
-			if m.id != inflight {
-				if m.resp != nil {
-					m.resp.Body.Close()
-				}
-				continue // a request the machine gave up
-			}
-			c.hand(call, m)
-		}
-		ev.drain()
-	}
 }
 
 // untilMachineDeadline is how long until the machine's next deadline (an hour when it has
@@ -935,13 +871,14 @@ var errMachineDeadline = errors.New("a2a: the machine's deadline for the request
 // timeAtMs is the host time at which nowMs reaches ms.
 func timeAtMs(ms uint64) time.Time { return monoEpoch.Add(time.Duration(ms-1) * time.Millisecond) }
 
-// runHTTPUnary drives a non-streaming call over c.http on the calling goroutine: each
-// request the machine hands out is performed and read here (a non-streaming machine has
-// one request in flight at a time, whose deadline does not move), its context ending at
-// the machine's deadline for it; between requests (a retry's delay) it waits for the
-// machine's next deadline or the context's end. The same inputs reach the machine as on
-// runHTTP's goroutine, without a goroutine, a channel hop per message and a copy per
-// chunk.
+// runHTTPUnary drives a call over c.http on the calling goroutine: each request the
+// machine hands out is performed and read here (the machine has one request in flight at
+// a time), its context ending at the machine's deadline for it (see machineDeadline: a
+// stream's moves as chunks arrive); between requests (a retry's delay, a resubscribe's)
+// it waits for the machine's next deadline or the context's end. A stream's items reach
+// the caller's loop body from here, between reads: no goroutine per request, no channel
+// hop per chunk (on 2 vCPUs each wake-up of another goroutine costs 20-35 µs) and no
+// second goroutine's stack and read buffer per open stream.
 func (c *HTTPClient) runHTTPUnary(ev *callEvents) {
 	ctx, call := ev.ctx, ev.call
 	var inflight uint32
@@ -986,21 +923,70 @@ func (c *HTTPClient) runHTTPUnary(ev *callEvents) {
 	}
 }
 
-// bodyBufs are the read buffers of exchangeUnary and exchange.
-var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 32*1024); return &b }}
+// bodyBufs are the read buffers of non-streaming calls; streamBufs a stream's, which it
+// holds while it waits for the next event (an idle stream keeps it): 4 KiB, the size of
+// net/http's own connection buffer, which is all a read of a small chunk returns anyway.
+var (
+	bodyBufs   = sync.Pool{New: func() any { b := make([]byte, 32*1024); return &b }}
+	streamBufs = sync.Pool{New: func() any { b := make([]byte, 4*1024); return &b }}
+)
 
-// exchangeUnary performs request id of a non-streaming call and hands its head, body
-// chunks and end (or failure) to the machine as they come, draining its events after
-// each; it stops when the machine gives the request up (*inflight no longer id) or
-// finishes.
+// machineDeadline ends a request's context at the machine's deadline for it. A
+// non-streaming request's does not move (a context deadline); a stream's moves with
+// every chunk, so its timer only stores the new time (one atomic store per chunk) and,
+// when it fires early, arms itself again for the stored time.
+type machineDeadline struct {
+	at     atomic.Uint64 // nowMs of the deadline; 0: none
+	timer  *time.Timer
+	cancel context.CancelCauseFunc
+}
+
+func (d *machineDeadline) fire() {
+	at := d.at.Load()
+	if at == 0 {
+		return
+	}
+	if now := nowMs(); now < at {
+		d.timer.Reset(time.Duration(at-now) * time.Millisecond)
+		return
+	}
+	d.cancel(errMachineDeadline)
+}
+
+// set stores the machine's current deadline; an earlier one than the timer's (not
+// expected: deadlines move later) re-arms it.
+func (d *machineDeadline) set(call *C.a2a_call) {
+	var at C.uint64_t
+	if !C.a2a_call_poll_timeout(call, &at) {
+		d.at.Store(0)
+		return
+	}
+	if old := d.at.Swap(uint64(at)); old == 0 || uint64(at) < old {
+		d.timer.Reset(time.Until(timeAtMs(uint64(at))))
+	}
+}
+
+// exchangeUnary performs request id and hands its head, body chunks and end (or failure)
+// to the machine as they come, draining its events after each; it stops when the machine
+// gives the request up (*inflight no longer id) or finishes.
 func (c *HTTPClient) exchangeUnary(ev *callEvents, id uint32, tx transmitCopy, inflight *uint32) {
 	ctx, call := ev.ctx, ev.call
 	var reqCtx context.Context
 	var cancel context.CancelFunc
+	var moving *machineDeadline
 	var at C.uint64_t
-	if C.a2a_call_poll_timeout(call, &at) {
+	switch {
+	case ev.stream:
+		rc, cancelCause := context.WithCancelCause(ctx)
+		reqCtx, cancel = rc, func() { cancelCause(context.Canceled) }
+		moving = &machineDeadline{cancel: cancelCause}
+		moving.timer = time.AfterFunc(time.Hour, moving.fire)
+		moving.timer.Stop()
+		moving.set(call)
+		defer moving.timer.Stop()
+	case bool(C.a2a_call_poll_timeout(call, &at)):
 		reqCtx, cancel = context.WithDeadlineCause(ctx, timeAtMs(uint64(at)), errMachineDeadline)
-	} else {
+	default:
 		reqCtx, cancel = context.WithCancel(ctx)
 	}
 	defer cancel()
@@ -1022,14 +1008,25 @@ func (c *HTTPClient) exchangeUnary(ev *callEvents, id uint32, tx transmitCopy, i
 	defer resp.Body.Close()
 	c.hand(call, exchangeMsg{id: id, resp: resp})
 	ev.drain()
-	bp := bodyBufs.Get().(*[]byte)
-	defer bodyBufs.Put(bp)
-	buf := *bp
+	pool := &bodyBufs
+	if ev.stream {
+		pool = &streamBufs
+	}
 	for !ev.finished && *inflight == id {
-		n, rerr := resp.Body.Read(buf)
+		if moving != nil {
+			moving.set(call)
+		}
+		// The buffer goes back to the pool before the events are drained: the machine
+		// copied the chunk, and a stream parked in the caller's loop body (or an
+		// iter.Pull2 not pulled) must not keep it.
+		bp := pool.Get().(*[]byte)
+		n, rerr := resp.Body.Read(*bp)
 		if n > 0 {
-			p, cn := cBytes(buf[:n])
+			p, cn := cBytes((*bp)[:n])
 			C.a2a_call_handle_body(call, C.uint32_t(id), p, cn, C.uint64_t(nowMs()))
+		}
+		pool.Put(bp)
+		if n > 0 {
 			ev.drain()
 			if ev.finished || *inflight != id {
 				return
@@ -1062,8 +1059,8 @@ func (c *HTTPClient) failUnary(ev *callEvents, id uint32, reqCtx context.Context
 		if ev.finished || *inflight != id {
 			return // the machine gave the request up
 		}
-		// Not expected (a non-streaming request's deadline does not move): say so as
-		// the stack's own timeout would.
+		// Not expected (the machine ends or aborts a request at its deadline): say so
+		// as the stack's own timeout would.
 		handFailure(call, id, C.A2A_ERROR_NAME_TIMEOUT, written, err)
 		return
 	}
@@ -1100,11 +1097,6 @@ func (c *HTTPClient) hand(call *C.a2a_call, m exchangeMsg) {
 			hp = &hs[0]
 		}
 		C.a2a_call_handle_head(call, C.uint32_t(m.id), C.uint16_t(m.resp.StatusCode), hp, C.size_t(len(hs)), now)
-	case m.chunk != nil:
-		p, n := cBytes(m.chunk)
-		C.a2a_call_handle_body(call, C.uint32_t(m.id), p, n, now)
-	case m.end:
-		C.a2a_call_handle_end(call, C.uint32_t(m.id), now)
 	case m.err != nil:
 		handFailure(call, m.id, C.uint32_t(failureName(m.err)), m.written, m.err)
 	}
@@ -1177,48 +1169,4 @@ func buildRequest(ctx context.Context, tx transmitCopy) (*http.Request, error) {
 		req.Host = tx.host
 	}
 	return req, nil
-}
-
-// exchange performs one request and sends its head, body chunks and end (or failure).
-func (c *HTTPClient) exchange(req *http.Request, id uint32, out chan<- exchangeMsg) {
-	send := func(m exchangeMsg) bool {
-		select {
-		case out <- m:
-			return true
-		case <-req.Context().Done():
-			return false
-		}
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		var opErr *net.OpError
-		written := !(errors.As(err, &opErr) && opErr.Op == "dial")
-		send(exchangeMsg{id: id, err: err, written: written})
-		return
-	}
-	defer resp.Body.Close()
-	if !send(exchangeMsg{id: id, resp: resp}) {
-		return
-	}
-	bp := bodyBufs.Get().(*[]byte)
-	defer bodyBufs.Put(bp)
-	buf := *bp
-	for {
-		n, rerr := resp.Body.Read(buf)
-		if n > 0 {
-			chunk := make([]byte, n)
-			copy(chunk, buf[:n])
-			if !send(exchangeMsg{id: id, chunk: chunk}) {
-				return
-			}
-		}
-		if rerr == io.EOF {
-			send(exchangeMsg{id: id, end: true})
-			return
-		}
-		if rerr != nil {
-			send(exchangeMsg{id: id, err: rerr, written: true})
-			return
-		}
-	}
 }

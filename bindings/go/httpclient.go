@@ -499,7 +499,10 @@ type StreamEvent struct {
 // Stream sends one user text message as a stream and yields each item as it arrives,
 // then the end event with the final outcome; the end's error is non-nil (an
 // *OutcomeError) when the call did not succeed. Breaking out of the loop, or the context
-// ending, cancels the call and closes the response body.
+// ending, cancels the call and closes the response body. The body is read on the calling
+// goroutine between iterations (no goroutine of the library's own per stream): the idle
+// timeout counts from the last byte received, so a loop body that runs longer than it
+// ends the stream with a timeout outcome, as on the driver's ClientStream.
 func (c *HTTPClient) Stream(ctx context.Context, text string, opts *HTTPCallOptions) iter.Seq2[StreamEvent, error] {
 	if opts != nil && (opts.ContextID != "" || opts.TaskID != "" || opts.HistoryLength != nil) {
 		return c.StreamMessage(ctx, []Part{TextPart(text)}, nil, opts)

@@ -5,7 +5,8 @@ use std::mem;
 use memchr::memchr2;
 
 use super::line::{
-    Field, SHORT, find_eol, find_eol_comment, find_eol_tiny, id_is_valid, parse_retry, split,
+    Field, SHORT, find_eol, find_eol_comment, find_eol_long, find_eol_tiny, id_is_valid,
+    parse_retry, split,
 };
 use super::{AtEof, Config, Discarded, Event, Finish, Item, LimitError};
 
@@ -805,7 +806,7 @@ impl Decoder {
                 let found = if rest.len() <= 8 {
                     find_eol_tiny(rest)
                 } else if rest.len() > SHORT && self.partial_len >= SHORT {
-                    memchr2(b'\n', b'\r', rest)
+                    find_eol_long(rest)
                 } else {
                     find_eol(rest)
                 };

@@ -5,12 +5,15 @@ use std::mem;
 use memchr::memchr2;
 
 use super::line::{
-    Field, SHORT, find_eol, find_eol_comment, find_eol_tiny, id_is_valid, parse_retry, split,
+    Field, SHORT, find_eol, find_eol_comment, find_eol_long, find_eol_tiny, id_is_valid,
+    parse_retry, split,
 };
 use super::{AtEof, Config, Discarded, Event, Finish, Item, LimitError};
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 const MESSAGE: &[u8] = b"message";
+/// Length of a held line from which its buffer grows by 8 rather than 2 (`grow_line_slow`).
+const LONG_LINE: usize = 1024;
 
 /// What is kept of a line that began in an earlier chunk (meaningful while
 /// `Decoder::partial_len > 0`).
@@ -617,10 +620,14 @@ impl Decoder {
             return Err(self.partial_line_too_long());
         }
         if needed > self.line.capacity() {
-            // Grow geometrically, but never past the limit.
-            let target = needed
-                .max(self.line.capacity() * 2)
-                .min(self.config.max_line);
+            // Grow geometrically, but never past the limit: by 2 while the line is short
+            // (a held line of a few hundred bytes keeps little spare), by 8 once it needs
+            // 1 KiB. A line that spans many chunks (a 40 KB value in 1 460-byte segments, a
+            // 256 KiB line) is copied again on every reallocation: by 2 that is about once
+            // more in all, by 8 a seventh (benches/README.md, issue 28 item 1).
+            let cap = self.line.capacity();
+            let factor = if needed >= LONG_LINE { 8 } else { 2 };
+            let target = needed.max(cap * factor).min(self.config.max_line);
             self.line.reserve_exact(target - self.line.len());
         }
         self.line.extend_from_slice(bytes);
@@ -799,7 +806,7 @@ impl Decoder {
                 let found = if rest.len() <= 8 {
                     find_eol_tiny(rest)
                 } else if rest.len() > SHORT && self.partial_len >= SHORT {
-                    memchr2(b'\n', b'\r', rest)
+                    find_eol_long(rest)
                 } else {
                     find_eol(rest)
                 };

@@ -915,8 +915,7 @@ fn apply_artifact_ref(
     let (h, at) = index.find(artifacts, &a.artifact_id);
     match at.and_then(|i| artifacts.get_mut(i)) {
         Some(x) if append => {
-            x.parts
-                .extend(a.parts.iter().map(Part::to_static));
+            x.parts.extend(a.parts.iter().map(Part::to_static));
             if let Some(n) = &a.name {
                 x.name = Some(Cow::Owned(n.as_ref().to_owned()));
             }

@@ -538,8 +538,7 @@ fn to_static_is_clone_into_owned() {
           "parts":[{"kind":"text","text":"one"},{"kind":"data","data":{"z":true}},
                    {"kind":"file","file":{"bytes":"aGk=","mimeType":"text/plain","name":"f.txt"}},
                    {"kind":"file","file":{"uri":"https://x/y"}}]}]}"#;
-    let ev = read_event(body.as_bytes(), ProtocolVersion::V0_3, Binding::HttpJson)
-        .expect("a task");
+    let ev = read_event(body.as_bytes(), ProtocolVersion::V0_3, Binding::HttpJson).expect("a task");
     let StreamEvent::Task(t) = &ev else {
         panic!("{ev:?}")
     };

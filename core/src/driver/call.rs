@@ -505,7 +505,11 @@ pub(crate) fn correlation_of(c: client::Correlation, started: Instant) -> Correl
 /// [`correlation_of`] into `dst`, reusing its strings' buffers: a stream's driver refreshes
 /// its correlation after every read, where the ids rarely change (a fresh copy was 0.4 of
 /// an allocation per stream event, callgrind `bench-driver`).
-pub(crate) fn refresh_correlation(dst: &mut Correlation, c: &client::Correlation, started: Instant) {
+pub(crate) fn refresh_correlation(
+    dst: &mut Correlation,
+    c: &client::Correlation,
+    started: Instant,
+) {
     // Every field named: a field added to either struct is a compile error here.
     let Correlation {
         agent,

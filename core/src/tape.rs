@@ -138,6 +138,7 @@ impl<'a> Tape<'a> {
 
     /// Gives the tokens' storage back to `buf` for the next [`Tape::parse_in`], unless it
     /// grew past [`TapeBuf::KEPT`] tokens (one large event does not pin its memory).
+    #[cfg(feature = "client")]
     pub(crate) fn recycle(self, buf: &mut TapeBuf) {
         if self.toks.capacity() <= TapeBuf::KEPT {
             buf.0 = self.toks;
@@ -167,6 +168,7 @@ impl<'a> Tape<'a> {
 #[derive(Debug, Default)]
 pub(crate) struct TapeBuf(Vec<Tok>);
 
+#[cfg(feature = "client")]
 impl TapeBuf {
     /// The most tokens whose storage is kept (16 KiB: events up to about 12 KB).
     const KEPT: usize = 1024;

@@ -743,14 +743,7 @@ func (c *HTTPClient) taskCall(ctx context.Context, op string, m Method, taskID s
 	return res.outcome, err
 }
 
-// exchangeMsg is a request's head or failure, for hand.
-type exchangeMsg struct {
-	id      uint32
-	resp    *http.Response // the head
-	err     error          // a transport failure
-	written bool
-}
-
+// driveResult is what a driven call ends with: its outcome and error, and its last body.
 type driveResult struct {
 	outcome *Outcome
 	err     error
@@ -849,7 +842,7 @@ func (c *HTTPClient) driveCall(ev *callEvents) driveResult {
 	if c.driver != nil {
 		c.runNative(ev)
 	} else {
-		c.runHTTPUnary(ev)
+		c.runHTTP(ev)
 	}
 	return ev.res
 }
@@ -874,7 +867,7 @@ var errMachineDeadline = errors.New("a2a: the machine's deadline for the request
 // timeAtMs is the host time at which nowMs reaches ms.
 func timeAtMs(ms uint64) time.Time { return monoEpoch.Add(time.Duration(ms-1) * time.Millisecond) }
 
-// runHTTPUnary drives a call over c.http on the calling goroutine: each request the
+// runHTTP drives a call over c.http on the calling goroutine: each request the
 // machine hands out is performed and read here (the machine has one request in flight at
 // a time), its context ending at the machine's deadline for it (see machineDeadline: a
 // stream's moves as chunks arrive); between requests (a retry's delay, a resubscribe's)
@@ -882,12 +875,12 @@ func timeAtMs(ms uint64) time.Time { return monoEpoch.Add(time.Duration(ms-1) * 
 // the caller's loop body from here, between reads: no goroutine per request, no channel
 // hop per chunk (on 2 vCPUs each wake-up of another goroutine costs 20-35 µs) and no
 // second goroutine's stack and read buffer per open stream.
-func (c *HTTPClient) runHTTPUnary(ev *callEvents) {
+func (c *HTTPClient) runHTTP(ev *callEvents) {
 	ctx, call := ev.ctx, ev.call
 	var inflight uint32
 	ev.onAbort = func(id uint32) {
 		if id == inflight {
-			inflight = 0 // exchangeUnary stops reading it and closes its body
+			inflight = 0 // exchange stops reading it and closes its body
 		}
 	}
 	var timer *time.Timer
@@ -900,7 +893,7 @@ func (c *HTTPClient) runHTTPUnary(ev *callEvents) {
 		var t C.struct_a2a_transmit
 		if C.a2a_call_poll_transmit(call, C.uint64_t(nowMs()), &t) == C.A2A_OK {
 			inflight = uint32(t.request_id)
-			c.exchangeUnary(ev, inflight, copyTransmit(&t), &inflight)
+			c.exchange(ev, inflight, copyTransmit(&t), &inflight)
 			inflight = 0
 			ev.drain()
 			continue
@@ -969,10 +962,10 @@ func (d *machineDeadline) set(call *C.a2a_call) {
 	}
 }
 
-// exchangeUnary performs request id and hands its head, body chunks and end (or failure)
+// exchange performs request id and hands its head, body chunks and end (or failure)
 // to the machine as they come, draining its events after each; it stops when the machine
 // gives the request up (*inflight no longer id) or finishes.
-func (c *HTTPClient) exchangeUnary(ev *callEvents, id uint32, tx transmitCopy, inflight *uint32) {
+func (c *HTTPClient) exchange(ev *callEvents, id uint32, tx transmitCopy, inflight *uint32) {
 	ctx, call := ev.ctx, ev.call
 	var reqCtx context.Context
 	var cancel context.CancelFunc
@@ -999,17 +992,17 @@ func (c *HTTPClient) exchangeUnary(ev *callEvents, id uint32, tx transmitCopy, i
 		return
 	}
 	if ctx.Err() != nil { // an ended context: nothing is sent
-		c.failUnary(ev, id, reqCtx, ctx.Err(), false, inflight)
+		c.failRequest(ev, id, reqCtx, ctx.Err(), false, inflight)
 		return
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		var opErr *net.OpError
-		c.failUnary(ev, id, reqCtx, err, !(errors.As(err, &opErr) && opErr.Op == "dial"), inflight)
+		c.failRequest(ev, id, reqCtx, err, !(errors.As(err, &opErr) && opErr.Op == "dial"), inflight)
 		return
 	}
 	defer resp.Body.Close()
-	c.hand(call, exchangeMsg{id: id, resp: resp})
+	handHead(call, id, resp)
 	ev.drain()
 	pool := &bodyBufs
 	if ev.stream {
@@ -1040,16 +1033,16 @@ func (c *HTTPClient) exchangeUnary(ev *callEvents, id uint32, tx transmitCopy, i
 			return
 		}
 		if rerr != nil {
-			c.failUnary(ev, id, reqCtx, rerr, true, inflight)
+			c.failRequest(ev, id, reqCtx, rerr, true, inflight)
 			return
 		}
 	}
 }
 
-// failUnary hands the machine why request id ended early, as runHTTP's loop would: the
+// failRequest hands the machine why request id ended early: the
 // caller's context ended (the call is cancelled), the machine's deadline passed (its
 // timeout), or a transport failure.
-func (c *HTTPClient) failUnary(ev *callEvents, id uint32, reqCtx context.Context, err error, written bool, inflight *uint32) {
+func (c *HTTPClient) failRequest(ev *callEvents, id uint32, reqCtx context.Context, err error, written bool, inflight *uint32) {
 	call := ev.call
 	switch {
 	case ev.ctx.Err() != nil:
@@ -1067,7 +1060,7 @@ func (c *HTTPClient) failUnary(ev *callEvents, id uint32, reqCtx context.Context
 		handFailure(call, id, C.A2A_ERROR_NAME_TIMEOUT, written, err)
 		return
 	}
-	c.hand(call, exchangeMsg{id: id, err: err, written: written})
+	handFailure(call, id, C.uint32_t(failureName(err)), written, err)
 }
 
 // handFailure tells the machine that request id failed: name (an A2A_ERROR_NAME_*), err's
@@ -1078,31 +1071,25 @@ func handFailure(call *C.a2a_call, id uint32, name C.uint32_t, written bool, err
 	C.a2a_call_handle_failure(call, C.uint32_t(id), name, C.bool(written), p, n, C.uint64_t(nowMs()))
 }
 
-// hand passes one message of the request in flight to the machine.
-func (c *HTTPClient) hand(call *C.a2a_call, m exchangeMsg) {
-	now := C.uint64_t(nowMs())
-	switch {
-	case m.resp != nil:
-		var pin runtime.Pinner
-		defer pin.Unpin()
-		var hs []C.struct_a2a_header
-		for k, vs := range m.resp.Header {
-			for _, v := range vs {
-				var h C.struct_a2a_header
-				h.name, h.name_len = pinText(&pin, k)
-				h.value, h.value_len = pinText(&pin, v)
-				hs = append(hs, h)
-			}
+// handHead passes request id's response head to the machine.
+func handHead(call *C.a2a_call, id uint32, resp *http.Response) {
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	var hs []C.struct_a2a_header
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			var h C.struct_a2a_header
+			h.name, h.name_len = pinText(&pin, k)
+			h.value, h.value_len = pinText(&pin, v)
+			hs = append(hs, h)
 		}
-		var hp *C.struct_a2a_header
-		if len(hs) > 0 {
-			pin.Pin(&hs[0])
-			hp = &hs[0]
-		}
-		C.a2a_call_handle_head(call, C.uint32_t(m.id), C.uint16_t(m.resp.StatusCode), hp, C.size_t(len(hs)), now)
-	case m.err != nil:
-		handFailure(call, m.id, C.uint32_t(failureName(m.err)), m.written, m.err)
 	}
+	var hp *C.struct_a2a_header
+	if len(hs) > 0 {
+		pin.Pin(&hs[0])
+		hp = &hs[0]
+	}
+	C.a2a_call_handle_head(call, C.uint32_t(id), C.uint16_t(resp.StatusCode), hp, C.size_t(len(hs)), C.uint64_t(nowMs()))
 }
 
 // failureName maps a net/http error to the machine's transport error names.

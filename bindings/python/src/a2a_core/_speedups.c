@@ -861,6 +861,23 @@ static PyObject *sp_step(PyObject *self, PyObject *args) {
   return PyLong_FromUnsignedLong((unsigned long)ev->kind);
 }
 
+/* The call and the caller's `a2a_event` that `poll` and `poll_items` take as their first
+ * two arguments (addresses, as ints); false with an exception set when one is not. */
+static bool call_and_event(PyObject *const *args, struct a2a_call **call, a2a_event **ev) {
+  *call = as_ptr(args[0]);
+  if (*call == NULL) return false;
+  *ev = as_ptr(args[1]);
+  return *ev != NULL;
+}
+
+/* What `poll` and `poll_items` return for a poll that did not give an ITEM: 0 when none is
+ * queued, minus the result code when the library refused, else the event's kind. */
+static PyObject *not_an_item(a2a_result rc, const a2a_event *ev) {
+  if (rc == A2A_NONE) return PyLong_FromLong(0);
+  if (rc != A2A_OK) return PyLong_FromLong(-(long)rc);
+  return PyLong_FromUnsignedLong((unsigned long)ev->kind);
+}
+
 /* poll(call: int, event: int) -> StreamItem | int
  * The next event a client-machine call has queued, polled into the caller's `a2a_event` at
  * address `event` (its views valid until the next mutating call on the call), for a host
@@ -873,16 +890,20 @@ static PyObject *sp_poll(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     PyErr_SetString(PyExc_TypeError, "poll(call, event) takes 2 arguments");
     return NULL;
   }
-  struct a2a_call *call = as_ptr(args[0]);
-  if (call == NULL) return NULL;
-  a2a_event *ev = as_ptr(args[1]);
-  if (ev == NULL) return NULL;
+  struct a2a_call *call;
+  a2a_event *ev;
+  if (!call_and_event(args, &call, &ev)) return NULL;
   a2a_result rc = a2a_call_poll_event(call, ev);
-  if (rc == A2A_NONE) return PyLong_FromLong(0);
-  if (rc != A2A_OK) return PyLong_FromLong(-(long)rc);
-  if (ev->kind == A2A_EVENT_KIND_ITEM) return item_from(&ev->item, ev->outcome);
-  return PyLong_FromUnsignedLong((unsigned long)ev->kind);
+  if (rc == A2A_OK && ev->kind == A2A_EVENT_KIND_ITEM) return item_from(&ev->item, ev->outcome);
+  return not_an_item(rc, ev);
 }
+
+/* The most items one `poll_items` call hands out: a batch of hundreds kept every item of a
+ * long stream alive until the caller had seen them all, and the collector's young-generation
+ * passes over them cost more than the batching saved (callgrind, AsyncClient bench). */
+#ifndef POLL_ITEMS_MAX
+#define POLL_ITEMS_MAX 16
+#endif
 
 /* poll_items(call: int, event: int, items: list) -> int
  * `poll` until the next event that is not an ITEM: every ITEM's StreamItem is appended to
@@ -891,29 +912,19 @@ static PyObject *sp_poll(PyObject *self, PyObject *const *args, Py_ssize_t nargs
  * `a2a_event` at `event`, its views valid until the next mutating call on the call), 0 when
  * none is queued, minus the result code when the library refused, or A2A_EVENT_KIND_ITEM
  * when it stopped at POLL_ITEMS_MAX items (more may be queued) is returned. */
-/* The most items one `poll_items` call hands out: a batch of hundreds kept every item of a
- * long stream alive until the caller had seen them all, and the collector's young-generation
- * passes over them cost more than the batching saved (callgrind, AsyncClient bench). */
-#ifndef POLL_ITEMS_MAX
-#define POLL_ITEMS_MAX 16
-#endif
-
 static PyObject *sp_poll_items(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
   if (nargs != 3 || !PyList_CheckExact(args[2])) {
     PyErr_SetString(PyExc_TypeError, "poll_items(call, event, items: list) takes 3 arguments");
     return NULL;
   }
-  struct a2a_call *call = as_ptr(args[0]);
-  if (call == NULL) return NULL;
-  a2a_event *ev = as_ptr(args[1]);
-  if (ev == NULL) return NULL;
+  struct a2a_call *call;
+  a2a_event *ev;
+  if (!call_and_event(args, &call, &ev)) return NULL;
   PyObject *items = args[2];
   for (Py_ssize_t n = 0; n < POLL_ITEMS_MAX; n++) {
     a2a_result rc = a2a_call_poll_event(call, ev);
-    if (rc == A2A_NONE) return PyLong_FromLong(0);
-    if (rc != A2A_OK) return PyLong_FromLong(-(long)rc);
-    if (ev->kind != A2A_EVENT_KIND_ITEM) return PyLong_FromUnsignedLong((unsigned long)ev->kind);
+    if (rc != A2A_OK || ev->kind != A2A_EVENT_KIND_ITEM) return not_an_item(rc, ev);
     PyObject *item = item_from(&ev->item, ev->outcome);
     if (item == NULL) return NULL;
     int bad = PyList_Append(items, item);

@@ -881,25 +881,37 @@ fn apply_artifact(
     match at.and_then(|i| artifacts.get_mut(i)) {
         Some(x) if append => {
             x.parts.extend(a.parts);
-            if a.name.is_some() {
-                x.name = a.name;
-            }
-            if a.description.is_some() {
-                x.description = a.description;
-            }
-            if a.metadata.is_some() {
-                x.metadata = a.metadata;
-            }
-            for e in a.extensions {
-                if !x.extensions.contains(&e) {
-                    x.extensions.push(e);
-                }
-            }
+            extend_appended(x, a.name, a.description, a.metadata, a.extensions);
         }
         Some(x) => *x = a,
         None => {
             index.add(h, &a.artifact_id, artifacts.len());
             artifacts.push(a);
+        }
+    }
+}
+
+/// What an appended chunk changes in the artifact it extends besides its parts: the name,
+/// description and metadata it carries replace the artifact's, its extensions are added once.
+fn extend_appended(
+    x: &mut Artifact<'static>,
+    name: Option<Cow<'static, str>>,
+    description: Option<Cow<'static, str>>,
+    metadata: Option<Json<'static>>,
+    extensions: impl IntoIterator<Item = Cow<'static, str>>,
+) {
+    if name.is_some() {
+        x.name = name;
+    }
+    if description.is_some() {
+        x.description = description;
+    }
+    if metadata.is_some() {
+        x.metadata = metadata;
+    }
+    for e in extensions {
+        if !x.extensions.contains(&e) {
+            x.extensions.push(e);
         }
     }
 }
@@ -916,20 +928,14 @@ fn apply_artifact_ref(
     match at.and_then(|i| artifacts.get_mut(i)) {
         Some(x) if append => {
             x.parts.extend(a.parts.iter().map(Part::to_static));
-            if let Some(n) = &a.name {
-                x.name = Some(Cow::Owned(n.as_ref().to_owned()));
-            }
-            if let Some(d) = &a.description {
-                x.description = Some(Cow::Owned(d.as_ref().to_owned()));
-            }
-            if let Some(m) = &a.metadata {
-                x.metadata = Some(m.clone().into_owned());
-            }
-            for e in &a.extensions {
-                if !x.extensions.iter().any(|y| y == e) {
-                    x.extensions.push(Cow::Owned(e.as_ref().to_owned()));
-                }
-            }
+            let copy = |c: &Cow<'_, str>| Cow::Owned(c.as_ref().to_owned());
+            extend_appended(
+                x,
+                a.name.as_ref().map(copy),
+                a.description.as_ref().map(copy),
+                a.metadata.as_ref().map(|m| m.clone().into_owned()),
+                a.extensions.iter().map(copy),
+            );
         }
         Some(x) => *x = a.to_static(),
         None => {

@@ -130,7 +130,8 @@ pub(crate) fn build_agent(
     Ok(ureq::Agent::with_parts(config, connector, resolver))
 }
 
-/// The input buffer of each of ureq's transport layers: the most one socket read takes.
+/// The input buffer of each transport layer under ureq (the driver's TCP transport, ureq's
+/// TLS over it): the most one socket read takes.
 /// Measured for issue 28 (bench-driver, 2026-12-05, loopback, load average 3-4 on 2 CPUs):
 /// RSS per open idle stream 47.8 KiB with 16 KiB, 31.9 with 8 KiB, 28.0 with 4 KiB; CPU
 /// per stream event (20,000 small events, medians of 4 runs) 3.40, 3.44 and 3.60 µs, and
@@ -138,11 +139,13 @@ pub(crate) fn build_agent(
 /// no measurable cost; 4 KiB costs about 5% per small event.
 pub(crate) const INPUT_BUFFER: usize = 8 * 1024;
 
-/// The output buffer of each of ureq's transport layers: a request goes out in pieces of
+/// The output buffer of each transport layer under ureq: a request goes out in pieces of
 /// this size, and it bounds the longest single request header line (ureq writes a head
 /// line by line; a line that does not fit fails the request before anything is sent).
 /// 8 KiB, the per-line limit of common servers (nginx's default buffer, Apache's 8190
-/// bytes), where 16 KiB cost 8 KiB more per open stream (issue 28).
+/// bytes). The measurements of both sizes were made while ureq's TCP transport kept its
+/// buffers for the connection's life; the driver's own (`super::tcp`) gives them back while
+/// a connection waits, so an idle stream holds neither (TLS's are still kept).
 pub(crate) const OUTPUT_BUFFER: usize = 8 * 1024;
 
 /// How long the call may take and how the body is read.

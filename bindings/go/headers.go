@@ -5,7 +5,10 @@ package a2a
 */
 import "C"
 
-import "runtime"
+import (
+	"net/http"
+	"runtime"
+)
 
 // HTTP/1.1 error codes (5xx of a2a_result).
 const (
@@ -45,6 +48,8 @@ func withBuffer(op string, fn func(*C.a2a_buffer) C.a2a_result) ([]byte, error) 
 	return out, nil
 }
 
+// cHeaders lays headers out as the C ABI's a2a_header array, pinned by pin (nil, 0 when
+// there are none).
 func cHeaders(pin *runtime.Pinner, headers []Header) (*C.struct_a2a_header, C.size_t) {
 	if len(headers) == 0 {
 		return nil, 0
@@ -53,6 +58,24 @@ func cHeaders(pin *runtime.Pinner, headers []Header) (*C.struct_a2a_header, C.si
 	for i, h := range headers {
 		hs[i].name, hs[i].name_len = pinText(pin, h.Name)
 		hs[i].value, hs[i].value_len = pinText(pin, h.Value)
+	}
+	pin.Pin(&hs[0])
+	return &hs[0], C.size_t(len(hs))
+}
+
+// cHTTPHeaders is cHeaders of a net/http header map: one entry per value.
+func cHTTPHeaders(pin *runtime.Pinner, h http.Header) (*C.struct_a2a_header, C.size_t) {
+	var hs []C.struct_a2a_header
+	for k, vs := range h {
+		for _, v := range vs {
+			var ch C.struct_a2a_header
+			ch.name, ch.name_len = pinText(pin, k)
+			ch.value, ch.value_len = pinText(pin, v)
+			hs = append(hs, ch)
+		}
+	}
+	if len(hs) == 0 {
+		return nil, 0
 	}
 	pin.Pin(&hs[0])
 	return &hs[0], C.size_t(len(hs))

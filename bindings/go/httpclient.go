@@ -1075,21 +1075,8 @@ func handFailure(call *C.a2a_call, id uint32, name C.uint32_t, written bool, err
 func handHead(call *C.a2a_call, id uint32, resp *http.Response) {
 	var pin runtime.Pinner
 	defer pin.Unpin()
-	var hs []C.struct_a2a_header
-	for k, vs := range resp.Header {
-		for _, v := range vs {
-			var h C.struct_a2a_header
-			h.name, h.name_len = pinText(&pin, k)
-			h.value, h.value_len = pinText(&pin, v)
-			hs = append(hs, h)
-		}
-	}
-	var hp *C.struct_a2a_header
-	if len(hs) > 0 {
-		pin.Pin(&hs[0])
-		hp = &hs[0]
-	}
-	C.a2a_call_handle_head(call, C.uint32_t(id), C.uint16_t(resp.StatusCode), hp, C.size_t(len(hs)), C.uint64_t(nowMs()))
+	hp, n := cHTTPHeaders(&pin, resp.Header)
+	C.a2a_call_handle_head(call, C.uint32_t(id), C.uint16_t(resp.StatusCode), hp, n, C.uint64_t(nowMs()))
 }
 
 // failureName maps a net/http error to the machine's transport error names.

@@ -189,23 +189,10 @@ func (v *PushVerifier) Check(h http.Header, body []byte, now time.Time) PushVerd
 	}
 	var pin runtime.Pinner
 	defer pin.Unpin()
-	var hs []C.struct_a2a_header
-	for k, vs := range h {
-		for _, val := range vs {
-			var ch C.struct_a2a_header
-			ch.name, ch.name_len = pinText(&pin, k)
-			ch.value, ch.value_len = pinText(&pin, val)
-			hs = append(hs, ch)
-		}
-	}
-	var hp *C.struct_a2a_header
-	if len(hs) > 0 {
-		pin.Pin(&hs[0])
-		hp = &hs[0]
-	}
+	hp, hn := cHTTPHeaders(&pin, h)
 	bp, bn := cBytes(body)
 	r, out, err := trustCall("PushVerifier.Check", func(b *C.a2a_buffer) C.a2a_result {
-		return C.a2a_push_verifier_check(v.h, hp, C.size_t(len(hs)), bp, bn, C.int64_t(now.Unix()), b)
+		return C.a2a_push_verifier_check(v.h, hp, hn, bp, bn, C.int64_t(now.Unix()), b)
 	})
 	runtime.KeepAlive(body)
 	if err != nil {

@@ -1224,27 +1224,69 @@ type transmitCopy struct {
 
 func copyTransmit(t *C.struct_a2a_transmit) transmitCopy {
 	n := int(t.headers_len)
-	tx := transmitCopy{method: goStr(t.method), url: goStr(t.url), body: goBytes(t.body), header: make(http.Header, n+1)}
-	hasEncoding := false
+	var hs []C.struct_a2a_header
+	size := int(t.url.len)
 	if n > 0 {
-		for _, h := range unsafe.Slice(t.headers, n) {
-			name := textproto.CanonicalMIMEHeaderKey(C.GoStringN(h.name, C.int(h.name_len)))
-			value := C.GoStringN(h.value, C.int(h.value_len))
-			switch name {
-			case "Host":
-				tx.host = value
-				continue
-			case "Accept-Encoding":
-				hasEncoding = true
-			}
-			tx.header[name] = append(tx.header[name], value)
+		hs = unsafe.Slice(t.headers, n)
+		for _, h := range hs {
+			size += int(h.name_len) + int(h.value_len)
 		}
+	}
+	// One allocation for the URL and every header's name and value, and one for the
+	// header's value slices: the request lives as long as its response (an open stream's),
+	// and a send made 2 allocations per header besides the map.
+	buf := make([]byte, 0, size)
+	text := func(p *C.char, l C.size_t) string {
+		if l == 0 {
+			return ""
+		}
+		at := len(buf)
+		buf = append(buf, unsafe.Slice((*byte)(unsafe.Pointer(p)), int(l))...)
+		return unsafe.String(&buf[at], int(l))
+	}
+	tx := transmitCopy{method: methodOf(t.method), url: text(t.url.ptr, t.url.len), body: goBytes(t.body),
+		header: make(http.Header, n+1)}
+	vals := make([]string, n+1)
+	hasEncoding := false
+	for i, h := range hs {
+		name := textproto.CanonicalMIMEHeaderKey(text(h.name, h.name_len))
+		value := text(h.value, h.value_len)
+		switch name {
+		case "Host":
+			tx.host = value
+			continue
+		case "Accept-Encoding":
+			hasEncoding = true
+		}
+		if old, ok := tx.header[name]; ok {
+			tx.header[name] = append(old, value)
+			continue
+		}
+		vals[i] = value
+		tx.header[name] = vals[i : i+1 : i+1]
 	}
 	if !hasEncoding {
 		// The machine reads the body as sent: no transparent gzip (identity on streams).
-		tx.header["Accept-Encoding"] = []string{"identity"}
+		vals[n] = "identity"
+		tx.header["Accept-Encoding"] = vals[n : n+1 : n+1]
 	}
 	return tx
+}
+
+// methodOf is a transmit's method, the static text of the methods the machine uses.
+func methodOf(m C.struct_a2a_str) string {
+	if m.ptr == nil {
+		return ""
+	}
+	switch s := unsafe.String((*byte)(unsafe.Pointer(m.ptr)), int(m.len)); s {
+	case http.MethodPost:
+		return http.MethodPost
+	case http.MethodGet:
+		return http.MethodGet
+	case http.MethodDelete:
+		return http.MethodDelete
+	}
+	return goStr(m)
 }
 
 // buildRequest makes the net/http request of a transmit.

@@ -523,53 +523,99 @@ func (c *HTTPClient) streamOf(ctx context.Context, newCall func() (*C.a2a_call, 
 }
 
 // streamOnce runs one streaming call, yielding its items and end; with retry401 an end
-// that is an HTTP 401 before any item is not yielded and streamOnce reports true.
+// that is an HTTP 401 before any item is not yielded and streamOnce reports true. Over
+// net/http the items are yielded from here, between the steps of the call's httpRun.
 func (c *HTTPClient) streamOnce(ctx context.Context, newCall func() (*C.a2a_call, error), retry401 bool,
 	yield func(StreamEvent, error) bool) (again bool) {
-	{
-		call, err := newCall()
-		if err != nil {
-			yield(StreamEvent{}, err)
-			return false
+	call, err := newCall()
+	if err != nil {
+		yield(StreamEvent{}, err)
+		return false
+	}
+	defer C.a2a_call_free(call)
+	direct := c.driver != nil // the reference driver's: yielded as polled
+	stopped, items := false, 0
+	var held []StreamEvent // net/http: the items of the last step, in order
+	var end *StreamEvent
+	var endErr error
+	ev := &callEvents{ctx: ctx, call: call, now: nowMs, stream: true}
+	ev.onItem = func(e *C.struct_a2a_event) bool {
+		if stopped {
+			return false // items polled after the loop broke out are dropped
 		}
-		defer C.a2a_call_free(call)
-		stopped, items := false, 0
-		ev := &callEvents{ctx: ctx, call: call, now: nowMs, stream: true}
-		ev.onItem = func(e *C.struct_a2a_event) bool {
-			if stopped {
-				return false // items polled after the loop broke out are dropped
-			}
-			items++
-			o := readOutcome(e.outcome)
-			if !yield(StreamEvent{Kind: StreamEventItem, Outcome: &o, Text: goStr(e.answer_text)}, nil) {
-				stopped = true
-				return false
-			}
+		items++
+		o := readOutcome(e.outcome)
+		item := StreamEvent{Kind: StreamEventItem, Outcome: &o, Text: goStr(e.answer_text)}
+		if !direct {
+			held = append(held, item)
 			return true
 		}
-		ev.onFinished = func(e *C.struct_a2a_event) {
-			if stopped {
-				return
-			}
-			o := ev.res.outcome // drain read it
-			if o == nil {
-				v := readOutcome(e.outcome)
-				o = &v
-			}
-			if retry401 && items == 0 && unauthorized(o) {
-				again = true
-				return
-			}
-			end := StreamEvent{Kind: StreamEventEnd, Outcome: o, Text: goStr(e.answer_text),
-				DroppedEvents: uint32(e.dropped_events), UnreadableEvents: uint32(e.unreadable_events),
-				Resubscribes: uint32(e.resubscribes)}
-			var err error
-			if e.exit_code != 0 {
-				err = &OutcomeError{Outcome: o, cause: ctxCause(ctx, o)}
-			}
-			yield(end, err)
+		if !yield(item, nil) {
+			stopped = true
+			return false
 		}
+		return true
+	}
+	ev.onFinished = func(e *C.struct_a2a_event) {
+		if stopped {
+			return
+		}
+		o := ev.res.outcome // drain read it
+		if o == nil {
+			v := readOutcome(e.outcome)
+			o = &v
+		}
+		if retry401 && items == 0 && unauthorized(o) {
+			again = true
+			return
+		}
+		last := StreamEvent{Kind: StreamEventEnd, Outcome: o, Text: goStr(e.answer_text),
+			DroppedEvents: uint32(e.dropped_events), UnreadableEvents: uint32(e.unreadable_events),
+			Resubscribes: uint32(e.resubscribes)}
+		var err error
+		if e.exit_code != 0 {
+			err = &OutcomeError{Outcome: o, cause: ctxCause(ctx, o)}
+		}
+		if direct {
+			yield(last, err)
+			return
+		}
+		end, endErr = &last, err
+	}
+	if direct {
 		c.driveCall(ev)
+		return again
+	}
+	r := c.newRun(ev)
+	defer func() {
+		r.close()
+		if !ev.finished { // a panic in the loop body: return the call's breaker permit
+			C.a2a_call_cancel(call, C.uint64_t(nowMs()))
+		}
+	}()
+	for {
+		for i := range held {
+			item := held[i]
+			held[i] = StreamEvent{}
+			if !stopped && !yield(item, nil) {
+				stopped = true
+			}
+		}
+		if held = held[:0]; cap(held) > 64 {
+			held = nil
+		}
+		if stopped && !ev.broke { // the loop broke out: the call is cancelled
+			ev.broke, ev.cause = true, context.Canceled
+			C.a2a_call_cancel(call, C.uint64_t(nowMs()))
+			ev.drain()
+		}
+		if ev.finished {
+			break
+		}
+		r.step()
+	}
+	if end != nil && !stopped {
+		yield(*end, endErr)
 	}
 	return again
 }
@@ -867,55 +913,202 @@ var errMachineDeadline = errors.New("a2a: the machine's deadline for the request
 // timeAtMs is the host time at which nowMs reaches ms.
 func timeAtMs(ms uint64) time.Time { return monoEpoch.Add(time.Duration(ms-1) * time.Millisecond) }
 
-// runHTTP drives a call over c.http on the calling goroutine: each request the
-// machine hands out is performed and read here (the machine has one request in flight at
-// a time), its context ending at the machine's deadline for it (see machineDeadline: a
-// stream's moves as chunks arrive); between requests (a retry's delay, a resubscribe's)
-// it waits for the machine's next deadline or the context's end. A stream's items reach
-// the caller's loop body from here, between reads: no goroutine per request, no channel
-// hop per chunk (on 2 vCPUs each wake-up of another goroutine costs 20-35 µs) and no
-// second goroutine's stack and read buffer per open stream.
+// runHTTP drives a call over c.http on the calling goroutine to its end (see httpRun).
 func (c *HTTPClient) runHTTP(ev *callEvents) {
-	ctx, call := ev.ctx, ev.call
-	var inflight uint32
+	r := c.newRun(ev)
+	defer r.close()
+	for !ev.finished {
+		r.step()
+	}
+}
+
+// httpRun moves a call's bytes over c.http on the calling goroutine, one step at a time:
+// each request the machine hands out is performed and read here (the machine has one
+// request in flight at a time), its context ending at the machine's deadline for it (see
+// machineDeadline: a stream's moves as chunks arrive); between requests (a retry's delay,
+// a resubscribe's) it waits for the machine's next deadline or the context's end. A
+// stream's items reach the caller's loop body between steps: no goroutine per request, no
+// channel hop per chunk (on 2 vCPUs each wake-up of another goroutine costs 20-35 µs) and
+// no second goroutine's stack and read buffer per open stream. The steps return to the
+// stream's loop (streamOnce) rather than calling into the loop body from below them, so a
+// stream parked in its loop body (an idle stream, an iter.Pull2 not pulled) holds a short
+// stack: the runtime halves a parked goroutine's stack only when under a quarter of it is
+// in use, and with the body called from inside the read loop an idle stream kept 8 KiB
+// of stack, the SDK's 4 KiB.
+type httpRun struct {
+	c        *HTTPClient
+	ev       *callEvents
+	inflight uint32        // the request in flight; 0 once the machine gave it up
+	timer    *time.Timer   // the wait between requests
+	x        *httpExchange // the request being read, nil when none
+}
+
+// httpExchange is the request being read: its response, the context that ends it and
+// the read error that ended its body (handed to the machine at the next step).
+type httpExchange struct {
+	id     uint32
+	reqCtx context.Context
+	cancel context.CancelFunc
+	moving *machineDeadline // a stream's
+	resp   *http.Response
+	pool   *sync.Pool
+	rerr   error
+}
+
+func (c *HTTPClient) newRun(ev *callEvents) *httpRun {
+	r := &httpRun{c: c, ev: ev}
 	ev.onAbort = func(id uint32) {
-		if id == inflight {
-			inflight = 0 // exchange stops reading it and closes its body
+		if id == r.inflight {
+			r.inflight = 0 // the read stops and the body is closed
 		}
 	}
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
+	return r
+}
+
+// close ends the request being read (its body closed, its context ended) and the wait's timer.
+func (r *httpRun) close() {
+	r.endExchange()
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+}
+
+func (r *httpRun) endExchange() {
+	if x := r.x; x != nil {
+		r.x = nil
+		if x.resp != nil {
+			x.resp.Body.Close()
 		}
-	}()
-	for !ev.finished {
-		var t C.struct_a2a_transmit
-		if C.a2a_call_poll_transmit(call, C.uint64_t(nowMs()), &t) == C.A2A_OK {
-			inflight = uint32(t.request_id)
-			c.exchange(ev, inflight, copyTransmit(&t), &inflight)
-			inflight = 0
+		if x.moving != nil {
+			x.moving.timer.Stop()
+		}
+		x.cancel()
+	}
+}
+
+// step makes one move: a read of the request in flight, a request sent, or a wait for
+// the machine's next deadline; the call's events are drained after it.
+func (r *httpRun) step() {
+	ev, call := r.ev, r.ev.call
+	if r.x != nil {
+		if r.read() {
+			return
+		}
+		r.endExchange()
+		r.inflight = 0
+		ev.drain()
+		return
+	}
+	var t C.struct_a2a_transmit
+	if C.a2a_call_poll_transmit(call, C.uint64_t(nowMs()), &t) == C.A2A_OK {
+		r.inflight = uint32(t.request_id)
+		if r.start(copyTransmit(&t)) {
+			return
+		}
+		r.endExchange()
+		r.inflight = 0
+		ev.drain()
+		return
+	}
+	ev.drain()
+	if ev.finished {
+		return
+	}
+	wait := untilMachineDeadline(call)
+	if r.timer == nil {
+		r.timer = time.NewTimer(wait)
+	} else {
+		r.timer.Reset(wait)
+	}
+	select {
+	case <-ev.ctx.Done():
+		ev.cause = context.Cause(ev.ctx)
+		C.a2a_call_cancel(call, C.uint64_t(nowMs()))
+	case <-r.timer.C:
+		C.a2a_call_handle_timeout(call, C.uint64_t(nowMs()))
+	}
+	ev.drain()
+}
+
+// start performs the request the machine handed out and hands its head over; true when
+// its body is to be read (r.x), false when it ended already (r.x, if set, is ended by the
+// caller).
+func (r *httpRun) start(tx transmitCopy) bool {
+	ev, call, id := r.ev, r.ev.call, r.inflight
+	ctx := ev.ctx
+	x := &httpExchange{id: id, pool: &bodyBufs}
+	var at C.uint64_t
+	switch {
+	case ev.stream:
+		rc, cancelCause := context.WithCancelCause(ctx)
+		x.reqCtx, x.cancel = rc, func() { cancelCause(context.Canceled) }
+		x.moving = &machineDeadline{cancel: cancelCause}
+		x.moving.timer = time.AfterFunc(time.Hour, x.moving.fire)
+		x.moving.timer.Stop()
+		x.moving.set(call)
+		x.pool = &streamBufs
+	case bool(C.a2a_call_poll_timeout(call, &at)):
+		x.reqCtx, x.cancel = context.WithDeadlineCause(ctx, timeAtMs(uint64(at)), errMachineDeadline)
+	default:
+		x.reqCtx, x.cancel = context.WithCancel(ctx)
+	}
+	r.x = x
+	req, err := buildRequest(x.reqCtx, tx)
+	if err != nil {
+		handFailure(call, id, C.A2A_ERROR_NAME_RESET, false, err)
+		return false
+	}
+	if ctx.Err() != nil { // an ended context: nothing is sent
+		r.c.failRequest(ev, id, x.reqCtx, ctx.Err(), false, &r.inflight)
+		return false
+	}
+	resp, err := r.c.http.Do(req)
+	if err != nil {
+		var opErr *net.OpError
+		r.c.failRequest(ev, id, x.reqCtx, err, !(errors.As(err, &opErr) && opErr.Op == "dial"), &r.inflight)
+		return false
+	}
+	x.resp = resp
+	handHead(call, id, resp)
+	ev.drain()
+	return true
+}
+
+// read hands the machine the next chunk of the request's body (or its end, or why it
+// failed) and drains the call's events; false when the request is over: the machine
+// finished or gave it up, or the body ended.
+func (r *httpRun) read() bool {
+	ev, call, x := r.ev, r.ev.call, r.x
+	for {
+		if ev.finished || r.inflight != x.id {
+			return false
+		}
+		if x.rerr == io.EOF {
+			C.a2a_call_handle_end(call, C.uint32_t(x.id), C.uint64_t(nowMs()))
+			return false
+		}
+		if x.rerr != nil {
+			r.c.failRequest(ev, x.id, x.reqCtx, x.rerr, true, &r.inflight)
+			return false
+		}
+		if x.moving != nil {
+			x.moving.set(call)
+		}
+		// The buffer goes back to the pool before the events are drained: the machine
+		// copied the chunk, and a stream parked in the caller's loop body (or an
+		// iter.Pull2 not pulled) must not keep it.
+		bp := x.pool.Get().(*[]byte)
+		n, rerr := x.resp.Body.Read(*bp)
+		if n > 0 {
+			p, cn := cBytes((*bp)[:n])
+			C.a2a_call_handle_body(call, C.uint32_t(x.id), p, cn, C.uint64_t(nowMs()))
+		}
+		x.pool.Put(bp)
+		x.rerr = rerr
+		if n > 0 {
 			ev.drain()
-			continue
+			return true // the stream's items go to its loop body before the next read
 		}
-		ev.drain()
-		if ev.finished {
-			break
-		}
-		wait := untilMachineDeadline(call)
-		if timer == nil {
-			timer = time.NewTimer(wait)
-		} else {
-			timer.Reset(wait)
-		}
-		select {
-		case <-ctx.Done():
-			ev.cause = context.Cause(ctx)
-			C.a2a_call_cancel(call, C.uint64_t(nowMs()))
-		case <-timer.C:
-			C.a2a_call_handle_timeout(call, C.uint64_t(nowMs()))
-		}
-		ev.drain()
 	}
 }
 
@@ -959,83 +1152,6 @@ func (d *machineDeadline) set(call *C.a2a_call) {
 	}
 	if old := d.at.Swap(uint64(at)); old == 0 || uint64(at) < old {
 		d.timer.Reset(time.Until(timeAtMs(uint64(at))))
-	}
-}
-
-// exchange performs request id and hands its head, body chunks and end (or failure)
-// to the machine as they come, draining its events after each; it stops when the machine
-// gives the request up (*inflight no longer id) or finishes.
-func (c *HTTPClient) exchange(ev *callEvents, id uint32, tx transmitCopy, inflight *uint32) {
-	ctx, call := ev.ctx, ev.call
-	var reqCtx context.Context
-	var cancel context.CancelFunc
-	var moving *machineDeadline
-	var at C.uint64_t
-	switch {
-	case ev.stream:
-		rc, cancelCause := context.WithCancelCause(ctx)
-		reqCtx, cancel = rc, func() { cancelCause(context.Canceled) }
-		moving = &machineDeadline{cancel: cancelCause}
-		moving.timer = time.AfterFunc(time.Hour, moving.fire)
-		moving.timer.Stop()
-		moving.set(call)
-		defer moving.timer.Stop()
-	case bool(C.a2a_call_poll_timeout(call, &at)):
-		reqCtx, cancel = context.WithDeadlineCause(ctx, timeAtMs(uint64(at)), errMachineDeadline)
-	default:
-		reqCtx, cancel = context.WithCancel(ctx)
-	}
-	defer cancel()
-	req, err := buildRequest(reqCtx, tx)
-	if err != nil {
-		handFailure(call, id, C.A2A_ERROR_NAME_RESET, false, err)
-		return
-	}
-	if ctx.Err() != nil { // an ended context: nothing is sent
-		c.failRequest(ev, id, reqCtx, ctx.Err(), false, inflight)
-		return
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		var opErr *net.OpError
-		c.failRequest(ev, id, reqCtx, err, !(errors.As(err, &opErr) && opErr.Op == "dial"), inflight)
-		return
-	}
-	defer resp.Body.Close()
-	handHead(call, id, resp)
-	ev.drain()
-	pool := &bodyBufs
-	if ev.stream {
-		pool = &streamBufs
-	}
-	for !ev.finished && *inflight == id {
-		if moving != nil {
-			moving.set(call)
-		}
-		// The buffer goes back to the pool before the events are drained: the machine
-		// copied the chunk, and a stream parked in the caller's loop body (or an
-		// iter.Pull2 not pulled) must not keep it.
-		bp := pool.Get().(*[]byte)
-		n, rerr := resp.Body.Read(*bp)
-		if n > 0 {
-			p, cn := cBytes((*bp)[:n])
-			C.a2a_call_handle_body(call, C.uint32_t(id), p, cn, C.uint64_t(nowMs()))
-		}
-		pool.Put(bp)
-		if n > 0 {
-			ev.drain()
-			if ev.finished || *inflight != id {
-				return
-			}
-		}
-		if rerr == io.EOF {
-			C.a2a_call_handle_end(call, C.uint32_t(id), C.uint64_t(nowMs()))
-			return
-		}
-		if rerr != nil {
-			c.failRequest(ev, id, reqCtx, rerr, true, inflight)
-			return
-		}
 	}
 }
 
@@ -1108,27 +1224,69 @@ type transmitCopy struct {
 
 func copyTransmit(t *C.struct_a2a_transmit) transmitCopy {
 	n := int(t.headers_len)
-	tx := transmitCopy{method: goStr(t.method), url: goStr(t.url), body: goBytes(t.body), header: make(http.Header, n+1)}
-	hasEncoding := false
+	var hs []C.struct_a2a_header
+	size := int(t.url.len)
 	if n > 0 {
-		for _, h := range unsafe.Slice(t.headers, n) {
-			name := textproto.CanonicalMIMEHeaderKey(C.GoStringN(h.name, C.int(h.name_len)))
-			value := C.GoStringN(h.value, C.int(h.value_len))
-			switch name {
-			case "Host":
-				tx.host = value
-				continue
-			case "Accept-Encoding":
-				hasEncoding = true
-			}
-			tx.header[name] = append(tx.header[name], value)
+		hs = unsafe.Slice(t.headers, n)
+		for _, h := range hs {
+			size += int(h.name_len) + int(h.value_len)
 		}
+	}
+	// One allocation for the URL and every header's name and value, and one for the
+	// header's value slices: the request lives as long as its response (an open stream's),
+	// and a send made 2 allocations per header besides the map.
+	buf := make([]byte, 0, size)
+	text := func(p *C.char, l C.size_t) string {
+		if l == 0 {
+			return ""
+		}
+		at := len(buf)
+		buf = append(buf, unsafe.Slice((*byte)(unsafe.Pointer(p)), int(l))...)
+		return unsafe.String(&buf[at], int(l))
+	}
+	tx := transmitCopy{method: methodOf(t.method), url: text(t.url.ptr, t.url.len), body: goBytes(t.body),
+		header: make(http.Header, n+1)}
+	vals := make([]string, n+1)
+	hasEncoding := false
+	for i, h := range hs {
+		name := textproto.CanonicalMIMEHeaderKey(text(h.name, h.name_len))
+		value := text(h.value, h.value_len)
+		switch name {
+		case "Host":
+			tx.host = value
+			continue
+		case "Accept-Encoding":
+			hasEncoding = true
+		}
+		if old, ok := tx.header[name]; ok {
+			tx.header[name] = append(old, value)
+			continue
+		}
+		vals[i] = value
+		tx.header[name] = vals[i : i+1 : i+1]
 	}
 	if !hasEncoding {
 		// The machine reads the body as sent: no transparent gzip (identity on streams).
-		tx.header["Accept-Encoding"] = []string{"identity"}
+		vals[n] = "identity"
+		tx.header["Accept-Encoding"] = vals[n : n+1 : n+1]
 	}
 	return tx
+}
+
+// methodOf is a transmit's method, the static text of the methods the machine uses.
+func methodOf(m C.struct_a2a_str) string {
+	if m.ptr == nil {
+		return ""
+	}
+	switch s := unsafe.String((*byte)(unsafe.Pointer(m.ptr)), int(m.len)); s {
+	case http.MethodPost:
+		return http.MethodPost
+	case http.MethodGet:
+		return http.MethodGet
+	case http.MethodDelete:
+		return http.MethodDelete
+	}
+	return goStr(m)
 }
 
 // buildRequest makes the net/http request of a transmit.

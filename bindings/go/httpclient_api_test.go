@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -556,5 +557,53 @@ func TestHTTPClientAdoptsAnExtendedCardOfTheOtherBinding(t *testing.T) {
 	}
 	if len(configs) != 1 || configs[0].ID != "c-1" || configs[0].URL != "https://hooks.example/x" {
 		t.Fatalf("the REST answer read as %+v", configs)
+	}
+}
+
+// TestHTTPClientStreamLeftMidway: a stream left while its agent keeps it open, by a loop
+// body that panics or by an iter.Pull2 stopped after its first item, closes its request
+// (the agent's handler sees it go) and the client keeps working, on both paths.
+func TestHTTPClientStreamLeftMidway(t *testing.T) {
+	gone, ended := make(chan struct{}, 4), make(chan struct{})
+	srv := agentServer(t, func(w http.ResponseWriter, r *http.Request, id json.RawMessage, _ string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"kind\":\"status-update\",\"taskId\":\"task-1\",\"contextId\":\"ctx-1\",\"final\":false,\"status\":{\"state\":\"working\"}}}\n\n", id)
+		w.(http.Flusher).Flush()
+		select { // held open until the client goes
+		case <-r.Context().Done():
+			gone <- struct{}{}
+		case <-ended:
+		}
+	})
+	t.Cleanup(func() { close(ended) }) // before the server's Close, which waits for handlers
+	waitGone := func(name, how string) {
+		t.Helper()
+		select {
+		case <-gone:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the agent's stream stayed open after %s", name, how)
+		}
+	}
+	for _, p := range clientPaths {
+		c := newTestHTTPClient(t, srv.URL, p.opts...)
+		func() {
+			defer func() {
+				if r := recover(); r != "loop body" {
+					t.Fatalf("%s: recovered %v", p.name, r)
+				}
+			}()
+			for range c.Stream(context.Background(), "go", nil) {
+				panic("loop body")
+			}
+		}()
+		waitGone(p.name, "a panic in the loop body")
+
+		next, stop := iter.Pull2(c.Stream(context.Background(), "go", nil))
+		ev, err, ok := next()
+		if !ok || err != nil || ev.Kind != StreamEventItem {
+			t.Fatalf("%s: first event %+v %v %v", p.name, ev, err, ok)
+		}
+		stop()
+		waitGone(p.name, "stopping its iter.Pull2")
 	}
 }

@@ -96,24 +96,32 @@ pub struct a2a_stream_item {
 /// caller's slots (which the struct's pointers then borrow).
 pub(crate) fn item_c(
     item: a2a::stream::StreamItem,
-    outcome_slot: &mut Option<a2a_outcome>,
+    outcome_slot: &mut Option<Box<a2a_outcome>>,
     artifact_slot: &mut Option<String>,
 ) -> a2a_stream_item {
     let kind = item_kind(item.kind);
     *artifact_slot = item.artifact_id;
-    // The previous item's text buffer is reused: one allocation per stream, not per item.
-    let mut text = outcome_slot
-        .take()
-        .and_then(|o| o.result)
-        .unwrap_or_default();
+    // The previous item's box and text buffer are reused: while a body chunk's items are
+    // polled, one allocation of each, not one per item.
+    let (mut text, slot) = match outcome_slot.take() {
+        Some(mut o) => (o.result.take().unwrap_or_default(), Some(o)),
+        None => (String::new(), None),
+    };
     let result = item.event.as_deref().map(|ev| {
         text.clear();
         a2a::answer::write_event_json(&mut text, ev);
         text
     });
-    let outcome: &a2a_outcome = outcome_slot.insert(a2a_outcome {
+    let o = a2a_outcome {
         inner: item.outcome,
         result,
+    };
+    let outcome: &a2a_outcome = outcome_slot.insert(match slot {
+        Some(mut b) => {
+            *b = o;
+            b
+        }
+        None => Box::new(o),
     });
     a2a_stream_item {
         kind,

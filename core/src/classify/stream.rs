@@ -138,8 +138,10 @@ pub struct StreamTracker {
     seen_binding: Option<Binding>,
     message_seen: bool,
     over: bool,
-    error: Option<Outcome>,
-    end: Option<StreamEnd>,
+    // Boxed: set only once the stream errs or ends, and ~300 bytes each inline in every
+    // open stream's tracker (issue 28: memory per idle stream).
+    error: Option<Box<Outcome>>,
+    end: Option<Box<StreamEnd>>,
 }
 
 impl StreamTracker {
@@ -323,7 +325,7 @@ impl StreamTracker {
                 .with_context_id(self.context_id.clone())
                 .with_retry(retry);
         }
-        self.error = Some(o.clone());
+        self.error = Some(Box::new(o.clone()));
         StreamItem {
             ends_stream: true,
             ..item(StreamItemKind::Error, o)
@@ -396,10 +398,10 @@ impl StreamTracker {
             RequestSent::Unknown,
             format!("stream idle timeout: no bytes for {idle} ms"),
         ));
-        self.end = Some(StreamEnd {
+        self.end = Some(Box::new(StreamEnd {
             kind: StreamEndKind::TimedOut,
             outcome: o.clone(),
-        });
+        }));
         Some(o)
     }
 
@@ -419,10 +421,10 @@ impl StreamTracker {
             asked,
             ..*response
         });
-        self.end = Some(StreamEnd {
+        self.end = Some(Box::new(StreamEnd {
             kind: StreamEndKind::NotAStream,
             outcome: o.clone(),
-        });
+        }));
         o
     }
 
@@ -430,12 +432,12 @@ impl StreamTracker {
     /// returns the same end.
     pub fn finish(&mut self) -> StreamEnd {
         if let Some(end) = &self.end {
-            return end.clone();
+            return (**end).clone();
         }
         let end = if let Some(e) = &self.error {
             StreamEnd {
                 kind: StreamEndKind::Error,
-                outcome: e.clone(),
+                outcome: (**e).clone(),
             }
         } else if self.message_seen {
             let o = Outcome::message()
@@ -479,7 +481,7 @@ impl StreamTracker {
                 outcome: o,
             }
         };
-        self.end = Some(end.clone());
+        self.end = Some(Box::new(end.clone()));
         end
     }
 

@@ -15,6 +15,9 @@ const MESSAGE: &[u8] = b"message";
 /// Length of a held line from which its buffer grows by 8 rather than 2 (`grow_line_slow`).
 const LONG_LINE: usize = 1024;
 
+/// The least capacity the line buffer grows to (see `grow_line_slow`).
+const MIN_LINE: usize = 64;
+
 /// What is kept of a line that began in an earlier chunk (meaningful while
 /// `Decoder::partial_len > 0`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -627,7 +630,14 @@ impl Decoder {
             // more in all, by 8 a seventh (benches/README.md, issue 28 item 1).
             let cap = self.line.capacity();
             let factor = if needed >= LONG_LINE { 8 } else { 2 };
-            let target = needed.max(cap * factor).min(self.config.max_line);
+            // At least `MIN_LINE` at once: a short line dripped in small chunks (a comment
+            // with its text, a data line whose buffer the event took) keeps the 8 spare bytes
+            // `append_small` needs instead of growing 4 -> 8 -> 16 -> 32 and leaving it for
+            // `extend_from_slice`'s `memcpy` call whenever fewer than 8 are spare.
+            let target = needed
+                .max(cap * factor)
+                .max(MIN_LINE)
+                .min(self.config.max_line);
             self.line.reserve_exact(target - self.line.len());
         }
         self.line.extend_from_slice(bytes);

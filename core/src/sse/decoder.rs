@@ -24,11 +24,12 @@ const MIN_LINE: usize = 64;
 enum Held {
     /// Its bytes, in `Decoder::line`.
     Line,
+    /// A comment with its text (`Config::comment_text` on): its bytes, colon first, in
+    /// `Decoder::line`. Next to `Line`, so that `hold_more` tells the two kinds that keep
+    /// bytes from the others with one comparison.
+    CommentText,
     /// Nothing: it is a comment and its text is not wanted (`Config::comment_text` off).
     Comment,
-    /// A comment with its text (`Config::comment_text` on): its bytes, colon first, in
-    /// `Decoder::line`.
-    CommentText,
     /// Nothing: it went over `max_line`, or its block is being skipped; drop it to its end.
     Skip,
 }

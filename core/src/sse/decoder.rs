@@ -15,17 +15,21 @@ const MESSAGE: &[u8] = b"message";
 /// Length of a held line from which its buffer grows by 8 rather than 2 (`grow_line_slow`).
 const LONG_LINE: usize = 1024;
 
+/// The least capacity the line buffer grows to (see `grow_line_slow`).
+const MIN_LINE: usize = 64;
+
 /// What is kept of a line that began in an earlier chunk (meaningful while
 /// `Decoder::partial_len > 0`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Held {
     /// Its bytes, in `Decoder::line`.
     Line,
+    /// A comment with its text (`Config::comment_text` on): its bytes, colon first, in
+    /// `Decoder::line`. Next to `Line`, so that `hold_more` tells the two kinds that keep
+    /// bytes from the others with one comparison.
+    CommentText,
     /// Nothing: it is a comment and its text is not wanted (`Config::comment_text` off).
     Comment,
-    /// A comment with its text (`Config::comment_text` on): its bytes, colon first, in
-    /// `Decoder::line`.
-    CommentText,
     /// Nothing: it went over `max_line`, or its block is being skipped; drop it to its end.
     Skip,
 }
@@ -627,7 +631,14 @@ impl Decoder {
             // more in all, by 8 a seventh (benches/README.md, issue 28 item 1).
             let cap = self.line.capacity();
             let factor = if needed >= LONG_LINE { 8 } else { 2 };
-            let target = needed.max(cap * factor).min(self.config.max_line);
+            // At least `MIN_LINE` at once: a short line dripped in small chunks (a comment
+            // with its text, a data line whose buffer the event took) keeps the 8 spare bytes
+            // `append_small` needs instead of growing 4 -> 8 -> 16 -> 32 and leaving it for
+            // `extend_from_slice`'s `memcpy` call whenever fewer than 8 are spare.
+            let target = needed
+                .max(cap * factor)
+                .max(MIN_LINE)
+                .min(self.config.max_line);
             self.line.reserve_exact(target - self.line.len());
         }
         self.line.extend_from_slice(bytes);

@@ -97,7 +97,11 @@ pub(crate) const SHORT: usize = 64;
 /// The first [`SHORT`] bytes are scanned 8 at a time with a SWAR test (the lowest flagged
 /// byte of `(x - 0x01..) & !x & 0x80..` is exactly the first zero byte of `x`, and a zero
 /// byte of `w ^ 0x0A..` or `w ^ 0x0D..` is an LF or CR of `w`); longer lines go to `memchr2`.
-#[inline]
+///
+/// Always inlined: with its tail free of loops, `#[inline]` left it an out-of-line call in
+/// the decoder under thin LTO (keep-alives in 4-byte chunks +3% instructions); inlined, every
+/// row of `sse_rounds` takes as many instructions or fewer (benches/README.md).
+#[inline(always)]
 pub(crate) fn find_eol(hay: &[u8]) -> Option<usize> {
     let mut i = 0;
     while i + 8 <= hay.len() && i < SHORT {
@@ -127,10 +131,7 @@ pub(crate) fn find_eol(hay: &[u8]) -> Option<usize> {
             }
             return eol_in_u32(&rest[n - 4..]).map(|p| i + n - 4 + p);
         }
-        return rest
-            .iter()
-            .position(|&b| b == b'\n' || b == b'\r')
-            .map(|p| p + i);
+        return eol_in_short(rest).map(|p| p + i);
     }
     memchr2(b'\n', b'\r', &hay[i..]).map(|p| p + i)
 }
@@ -204,7 +205,7 @@ pub(crate) fn find_eol_comment(hay: &[u8]) -> (Option<usize>, usize) {
 }
 
 /// [`find_eol`] for at most 8 bytes, inline: two overlapping 4-byte words for 5 to 8 bytes,
-/// one for 4, byte by byte below that. Returns the same position as [`find_eol`].
+/// one for 4, [`eol_in_short`] below that. Returns the same position as [`find_eol`].
 #[inline(always)]
 pub(crate) fn find_eol_tiny(hay: &[u8]) -> Option<usize> {
     let n = hay.len();
@@ -218,7 +219,26 @@ pub(crate) fn find_eol_tiny(hay: &[u8]) -> Option<usize> {
         }
         return eol_in_u32(&hay[n - 4..]).map(|p| n - 4 + p);
     }
-    hay.iter().position(|&b| b == b'\n' || b == b'\r')
+    eol_in_short(hay)
+}
+
+/// Position of the first CR or LF in at most 3 bytes, without a loop: the bytes go into a
+/// zeroed 4-byte word (first, middle and last byte, as `append_small` copies them; a zero
+/// byte is never CR or LF) for the test of [`eol_in_u32`]. A byte loop cost about 10
+/// instructions a byte plus its setup, and made the decoder keep the loop's bounds in
+/// stack slots computed on every feed (a comment's start cut by a 4-byte chunk lands here).
+#[inline(always)]
+fn eol_in_short(hay: &[u8]) -> Option<usize> {
+    let n = hay.len();
+    debug_assert!(n < 4);
+    if n == 0 {
+        return None;
+    }
+    let mut word = [0u8; 4];
+    word[0] = hay[0];
+    word[n / 2] = hay[n / 2];
+    word[n - 1] = hay[n - 1];
+    eol_in_u32(&word)
 }
 
 /// The gate of [`find_eol`] on eight bytes: does any of them lie below 0x0E (CR, LF or a rarer

@@ -955,6 +955,34 @@ fn find_eol_agrees_with_a_plain_search() {
 }
 
 #[test]
+fn tiny_search_agrees_with_a_byte_scan_on_every_short_input() {
+    // Every 1- and 2-byte input, and 3-byte inputs over bytes near CR and LF: the loop-free
+    // test of at most 3 bytes (a zero-padded word) finds exactly the first CR or LF.
+    let plain = |h: &[u8]| h.iter().position(|&b| b == b'\n' || b == b'\r');
+    for a in 0..=255u8 {
+        assert_eq!(super::line::find_eol_tiny(&[a]), plain(&[a]));
+        assert_eq!(super::line::find_eol_comment(&[a]).0, plain(&[a]));
+        for b in 0..=255u8 {
+            let h = [a, b];
+            assert_eq!(super::line::find_eol_tiny(&h), plain(&h), "{h:?}");
+            assert_eq!(super::line::find_eol_comment(&h).0, plain(&h), "{h:?}");
+        }
+    }
+    let near = [
+        0x00, 0x09, b'\n', 0x0B, 0x0C, b'\r', 0x0E, b':', 0x8A, 0x8D, 0xFF,
+    ];
+    for &a in &near {
+        for &b in &near {
+            for &c in &near {
+                let h = [a, b, c];
+                assert_eq!(super::line::find_eol_tiny(&h), plain(&h), "{h:?}");
+                assert_eq!(super::line::find_eol_comment(&h).0, plain(&h), "{h:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn a_leaked_feed_loses_its_borrowed_values_but_never_panics() {
     let mut dec = Decoder::new();
     let chunk = b"id: 12345\nevent: long-type-name\ndata: borrowed\n".to_vec();

@@ -480,7 +480,7 @@ impl<'t, 'a> TapeDe<'t, 'a> {
     /// error here: testing the result before returning it kept the compiler from building a
     /// model struct (hundreds of bytes) where the caller wants it, a `memcpy` per struct
     /// read (19 of 94 per `classify_and_read` of the 2 KB task).
-    #[inline(never)]
+    #[inline]
     fn map_at<V: Visitor<'a>>(
         &mut self,
         visitor: V,
@@ -495,7 +495,7 @@ impl<'t, 'a> TapeDe<'t, 'a> {
     }
 
     /// The elements from token `pos` up to `end` (an array's), as [`TapeDe::map_at`].
-    #[inline(never)]
+    #[inline]
     fn seq_at<V: Visitor<'a>>(
         &mut self,
         visitor: V,

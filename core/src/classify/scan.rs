@@ -588,66 +588,72 @@ pub(crate) struct Artifact<'a> {
 }
 
 /// The union of every A2A body shape, top-level or nested.
+///
+/// Every field has its own `default` rather than the struct one: serde's container default
+/// builds a whole default `BodyShape` (544 bytes) at the start of every read and moves the
+/// missing fields out of it, three times per 2 KB task (the body, `result`, `task`).
 #[derive(Deserialize, Default, Debug, Clone, PartialEq)]
-#[serde(default)]
 pub(crate) struct BodyShape<'a> {
     // --- JSON-RPC envelope ---
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub jsonrpc: Raw<'a>,
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub id: Raw<'a>,
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub result: Nested<'a>,
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub error: ErrField<'a>,
     // --- 1.0 / REST wrappers (oneof) ---
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub task: Nested<'a>,
     /// A Message (success wrapper) or a string (REST error `{"message":..}`).
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub message: MsgField<'a>,
-    #[serde(rename = "statusUpdate", alias = "status_update", borrow)]
+    #[serde(default, rename = "statusUpdate", alias = "status_update", borrow)]
     pub status_update: Nested<'a>,
-    #[serde(rename = "artifactUpdate", alias = "artifact_update", borrow)]
+    #[serde(default, rename = "artifactUpdate", alias = "artifact_update", borrow)]
     pub artifact_update: Nested<'a>,
     // --- Task / Message / events (bare, 0.3 `kind`) ---
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub kind: LenientStr<'a>,
-    #[serde(rename = "contextId", alias = "context_id", borrow)]
+    #[serde(default, rename = "contextId", alias = "context_id", borrow)]
     pub context_id: LenientStr<'a>,
-    #[serde(rename = "taskId", alias = "task_id", borrow)]
+    #[serde(default, rename = "taskId", alias = "task_id", borrow)]
     pub task_id: LenientStr<'a>,
-    #[serde(rename = "messageId", alias = "message_id", borrow)]
+    #[serde(default, rename = "messageId", alias = "message_id", borrow)]
     pub message_id: LenientStr<'a>,
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub role: LenientStr<'a>,
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub parts: Parts<'a>,
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub content: Parts<'a>,
     /// A TaskStatus object, or a status name/number in error bodies.
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub status: StatusField<'a>,
-    #[serde(rename = "final")]
+    #[serde(default, rename = "final")]
     pub final_: LBool,
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub artifact: Option<Artifact<'a>>,
+    #[serde(default)]
     pub append: LBool,
-    #[serde(rename = "lastChunk", alias = "last_chunk")]
+    #[serde(default, rename = "lastChunk", alias = "last_chunk")]
     pub last_chunk: LBool,
     // --- REST error bodies (bare `{code,message}`, problem+json) ---
+    #[serde(default)]
     pub code: LNum,
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub details: Raw<'a>,
-    #[serde(rename = "type", borrow)]
+    #[serde(default, rename = "type", borrow)]
     pub type_: LenientStr<'a>,
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub title: LenientStr<'a>,
-    #[serde(borrow)]
+    #[serde(default, borrow)]
     pub detail: LenientStr<'a>,
-    #[serde(rename = "supportedVersions")]
+    #[serde(default, rename = "supportedVersions")]
     pub supported_versions: Present,
     /// Present on Task objects, read only as a version hint (skipped otherwise).
+    #[serde(default)]
     pub history: Present,
 }
 

@@ -474,36 +474,22 @@ impl<'t, 'a> TapeDe<'t, 'a> {
         &self.tape.src[t.start as usize..t.end as usize]
     }
 
-    /// The members from token `pos` up to `end` (an object's), read by `visitor`. The
-    /// visitor's result is handed back as it came and a container it left unfinished is
-    /// noted in `unread` (failing the whole read, [`Tape::read`]) rather than turned into an
-    /// error here: testing the result before returning it kept the compiler from building a
-    /// model struct (hundreds of bytes) where the caller wants it, a `memcpy` per struct
-    /// read (19 of 94 per `classify_and_read` of the 2 KB task).
+    /// The members or elements from token `pos` up to `end` (an object's or an array's),
+    /// read by `read` (the visitor's `visit_map` or `visit_seq`). The visitor's result is
+    /// handed back as it came and a container it left unfinished is noted in `unread`
+    /// (failing the whole read, [`Tape::read`]) rather than turned into an error here:
+    /// testing the result before returning it kept the compiler from building a model
+    /// struct (hundreds of bytes) where the caller wants it, a `memcpy` per struct read (19
+    /// of 94 per `classify_and_read` of the 2 KB task).
     #[inline]
-    fn map_at<V: Visitor<'a>>(
+    fn container_at<T>(
         &mut self,
-        visitor: V,
         pos: usize,
         end: usize,
-    ) -> Result<V::Value, serde_json::Error> {
+        read: impl FnOnce(&mut Access<'_, 't, 'a>) -> Result<T, serde_json::Error>,
+    ) -> Result<T, serde_json::Error> {
         let mut access = Access { de: self, pos, end };
-        let r = visitor.visit_map(&mut access);
-        self.unread |= access.pos != end;
-        self.pos = end;
-        r
-    }
-
-    /// The elements from token `pos` up to `end` (an array's), as [`TapeDe::map_at`].
-    #[inline]
-    fn seq_at<V: Visitor<'a>>(
-        &mut self,
-        visitor: V,
-        pos: usize,
-        end: usize,
-    ) -> Result<V::Value, serde_json::Error> {
-        let mut access = Access { de: self, pos, end };
-        let r = visitor.visit_seq(&mut access);
+        let r = read(&mut access);
         self.unread |= access.pos != end;
         self.pos = end;
         r
@@ -537,8 +523,8 @@ impl<'de, 't> Deserializer<'de> for &mut TapeDe<'t, 'de> {
                 visitor.visit_borrowed_str(&self.tape.src[t.start as usize + 1..t.end as usize - 1])
             }
             // A container's token is followed directly by its contents.
-            Kind::Obj => self.map_at(visitor, at + 1, t.next as usize),
-            Kind::Arr => self.seq_at(visitor, at + 1, t.next as usize),
+            Kind::Obj => self.container_at(at + 1, t.next as usize, |a| visitor.visit_map(a)),
+            Kind::Arr => self.container_at(at + 1, t.next as usize, |a| visitor.visit_seq(a)),
         }
     }
 

@@ -986,28 +986,29 @@ func (r *httpRun) endExchange() {
 	}
 }
 
+// requestOver ends the request that was in flight and drains the events its end gave.
+func (r *httpRun) requestOver() {
+	r.endExchange()
+	r.inflight = 0
+	r.ev.drain()
+}
+
 // step makes one move: a read of the request in flight, a request sent, or a wait for
 // the machine's next deadline; the call's events are drained after it.
 func (r *httpRun) step() {
 	ev, call := r.ev, r.ev.call
 	if r.x != nil {
-		if r.read() {
-			return
+		if !r.read() {
+			r.requestOver()
 		}
-		r.endExchange()
-		r.inflight = 0
-		ev.drain()
 		return
 	}
 	var t C.struct_a2a_transmit
 	if C.a2a_call_poll_transmit(call, C.uint64_t(nowMs()), &t) == C.A2A_OK {
 		r.inflight = uint32(t.request_id)
-		if r.start(copyTransmit(&t)) {
-			return
+		if !r.start(copyTransmit(&t)) {
+			r.requestOver()
 		}
-		r.endExchange()
-		r.inflight = 0
-		ev.drain()
 		return
 	}
 	ev.drain()

@@ -25,7 +25,7 @@ use a2a::client::{
 use a2a::envelope::Method;
 use a2a::model::params::Call;
 use a2a::model::{WireForm, parse_params};
-use a2a::outcome::{ErrorName, Outcome};
+use a2a::outcome::ErrorName;
 use a2a::time::Millis;
 
 use crate::handle::{self, Handle, try_mut, try_out, try_ref};
@@ -36,7 +36,9 @@ use crate::outcome::a2a_outcome;
 use crate::panic::ffi_panic_boundary;
 use crate::request::a2a_method;
 use crate::result::a2a_result;
-use crate::stream::{a2a_stream_end_kind, a2a_stream_item, empty_item, end_kind, item_c};
+use crate::stream::{
+    a2a_stream_end_kind, a2a_stream_item, empty_item, end_kind, item_c, keep_outcome,
+};
 use crate::view::{a2a_bytes, a2a_str, try_bytes, try_input, try_str};
 use crate::vocab::{a2a_binding, a2a_error_name, a2a_protocol_version};
 
@@ -1095,26 +1097,6 @@ impl a2a_event {
             answer_text: a2a_str::NONE,
         }
     }
-}
-
-/// Stores `outcome` (with its rendered answer) in the call's slot; a pointer to it.
-fn keep_outcome(
-    slot: &mut Option<Box<a2a_outcome>>,
-    outcome: Outcome,
-    result: Option<String>,
-) -> *const a2a_outcome {
-    let o = a2a_outcome {
-        inner: outcome,
-        result,
-    };
-    let o: &a2a_outcome = match slot {
-        Some(b) => {
-            **b = o;
-            b
-        }
-        None => slot.insert(Box::new(o)),
-    };
-    o as *const a2a_outcome
 }
 
 /// Writes the next event to `*out` (views: see `a2a_event`). Returns `A2A_OK`, or

@@ -92,6 +92,27 @@ pub struct a2a_stream_item {
     pub ends_stream: bool,
 }
 
+/// Stores `outcome` (with its rendered answer) in `slot`, reusing the slot's box; a pointer
+/// to it, valid until the slot is next written or emptied.
+pub(crate) fn keep_outcome(
+    slot: &mut Option<Box<a2a_outcome>>,
+    outcome: a2a::outcome::Outcome,
+    result: Option<String>,
+) -> *const a2a_outcome {
+    let o = a2a_outcome {
+        inner: outcome,
+        result,
+    };
+    let o: &a2a_outcome = match slot {
+        Some(b) => {
+            **b = o;
+            b
+        }
+        None => slot.insert(Box::new(o)),
+    };
+    o as *const a2a_outcome
+}
+
 /// Turns a core item into its C struct; the outcome and artifact id are stored in the
 /// caller's slots (which the struct's pointers then borrow).
 pub(crate) fn item_c(
@@ -103,29 +124,19 @@ pub(crate) fn item_c(
     *artifact_slot = item.artifact_id;
     // The previous item's box and text buffer are reused: while a body chunk's items are
     // polled, one allocation of each, not one per item.
-    let (mut text, slot) = match outcome_slot.take() {
-        Some(mut o) => (o.result.take().unwrap_or_default(), Some(o)),
-        None => (String::new(), None),
-    };
+    let mut text = outcome_slot
+        .as_mut()
+        .and_then(|o| o.result.take())
+        .unwrap_or_default();
     let result = item.event.as_deref().map(|ev| {
         text.clear();
         a2a::answer::write_event_json(&mut text, ev);
         text
     });
-    let o = a2a_outcome {
-        inner: item.outcome,
-        result,
-    };
-    let outcome: &a2a_outcome = outcome_slot.insert(match slot {
-        Some(mut b) => {
-            *b = o;
-            b
-        }
-        None => Box::new(o),
-    });
+    let outcome = keep_outcome(outcome_slot, item.outcome, result);
     a2a_stream_item {
         kind,
-        outcome: outcome as *const a2a_outcome,
+        outcome,
         has_final: item.final_flag.is_some(),
         final_flag: item.final_flag.unwrap_or(false),
         artifact_id: a2a_str::from_opt(artifact_slot.as_deref()),

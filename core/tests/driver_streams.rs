@@ -405,6 +405,81 @@ fn keep_alives_for_three_idle_timeouts_keep_the_stream() {
 }
 
 #[test]
+fn a_loop_body_slower_than_the_idle_timeout_reads_what_came_meanwhile() {
+    // Events every 100 ms for 1.5 s, a 400 ms idle timeout, and a caller that spends 700 ms
+    // on the first item: when it comes back the idle deadline has passed, but the server
+    // was never silent, and its events wait unread. They are read, not cut as idle.
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "flow-100-1500",
+        ClientConfig {
+            stream_idle_timeout: Duration::from_millis(400),
+            ..config()
+        },
+    );
+    let mut items = 0;
+    let mut slept = false;
+    let mut end = None;
+    for ev in c.stream_text("go", &CallOptions::default()).take(10_000) {
+        match ev {
+            StreamEvent::Item(_) => {
+                items += 1;
+                if !slept {
+                    slept = true;
+                    std::thread::sleep(Duration::from_millis(700));
+                }
+            }
+            StreamEvent::Resubscribing { .. } => panic!("resubscribed: the stream was cut"),
+            StreamEvent::End(f) => {
+                end = Some(f);
+                break;
+            }
+        }
+    }
+    let end = end.expect("the stream ends");
+    assert_eq!(
+        end.kind,
+        Some(StreamEndKind::Completed),
+        "{:?}",
+        end.outcome
+    );
+    assert!(items >= 10, "{items} items");
+}
+
+#[test]
+fn a_loop_body_slower_than_the_idle_timeout_on_a_silent_server_still_times_out() {
+    // The same slow caller on a server that went silent: nothing waits, so the idle
+    // deadline that passed while the caller was away ends the stream at once.
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "stall",
+        ClientConfig {
+            stream_idle_timeout: Duration::from_millis(300),
+            ..config()
+        },
+    );
+    let mut stream = c.stream_text("go", &CallOptions::default());
+    let first = stream.next();
+    assert!(matches!(first, Some(StreamEvent::Item(_))), "{first:?}");
+    std::thread::sleep(Duration::from_millis(1500));
+    let t = Instant::now();
+    let end = stream
+        .take(100)
+        .find_map(|e| match e {
+            StreamEvent::End(f) => Some(f),
+            _ => None,
+        })
+        .expect("the stream ends");
+    assert!(t.elapsed() < Duration::from_millis(250), "{:?}", t.elapsed());
+    assert_eq!(end.kind, Some(StreamEndKind::TimedOut));
+    assert_eq!(end.outcome.error, Some(ErrorName::Timeout));
+}
+
+#[test]
 fn a_stream_outlives_the_call_timeout_while_events_flow() {
     let _g = timing_lock();
     let fs = FaultServer::start();

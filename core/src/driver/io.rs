@@ -330,6 +330,10 @@ fn steady(left: std::time::Duration) -> std::time::Duration {
 }
 
 /// The error a transport operation of an aborted call fails with.
+/// The one short wait a read whose idle deadline passed before it began still makes, to
+/// take bytes that arrived while the caller was away.
+const LATE_READ: std::time::Duration = std::time::Duration::from_millis(1);
+
 fn aborted_error() -> ureq::Error {
     ureq::Error::Io(std::io::Error::new(
         std::io::ErrorKind::ConnectionAborted,
@@ -383,7 +387,16 @@ impl<T: Transport> Transport for Watched<T> {
         loop {
             let now = Instant::now();
             if idle.is_some_and(|d| now >= d) {
-                return Err(fire(&io));
+                // The deadline passed before this read began: the caller was away (a loop
+                // body slower than the idle timeout). Bytes that came meanwhile show the
+                // server was not idle, so they are read, with one short wait, instead of
+                // cutting the stream with them unread.
+                let mut late = asked;
+                late.after = UreqDuration::Exact(LATE_READ);
+                return match self.inner.await_input(late) {
+                    Err(ureq::Error::Timeout(_)) => Err(fire(&io)),
+                    other => other,
+                };
             }
             asked.after = UreqDuration::Exact(steady(until.saturating_duration_since(now)));
             match self.inner.await_input(asked) {

@@ -501,8 +501,9 @@ type StreamEvent struct {
 // *OutcomeError) when the call did not succeed. Breaking out of the loop, or the context
 // ending, cancels the call and closes the response body. The body is read on the calling
 // goroutine between iterations (no goroutine of the library's own per stream): the idle
-// timeout counts from the last byte received, so a loop body that runs longer than it
-// ends the stream with a timeout outcome, as on the driver's ClientStream.
+// timeout counts from the last byte received, and a loop body that runs longer than it
+// does not end the stream when bytes came meanwhile (the next read takes them, as on the
+// driver's ClientStream); when none came, the stream ends with a timeout outcome.
 func (c *HTTPClient) Stream(ctx context.Context, text string, opts *HTTPCallOptions) iter.Seq2[StreamEvent, error] {
 	if opts != nil && (opts.ContextID != "" || opts.TaskID != "" || opts.HistoryLength != nil) {
 		return c.StreamMessage(ctx, []Part{TextPart(text)}, nil, opts)
@@ -1093,7 +1094,7 @@ func (r *httpRun) read() bool {
 			return false
 		}
 		if x.moving != nil {
-			x.moving.set(call)
+			x.moving.resume(call)
 		}
 		// The buffer goes back to the pool before the events are drained: the machine
 		// copied the chunk, and a stream parked in the caller's loop body (or an
@@ -1108,6 +1109,9 @@ func (r *httpRun) read() bool {
 		x.rerr = rerr
 		if n > 0 {
 			ev.drain()
+			if x.moving != nil {
+				x.moving.leave()
+			}
 			return true // the stream's items go to its loop body before the next read
 		}
 	}
@@ -1124,12 +1128,22 @@ var (
 // machineDeadline ends a request's context at the machine's deadline for it. A
 // non-streaming request's does not move (a context deadline); a stream's moves with
 // every chunk, so its timer only stores the new time (one atomic store per chunk) and,
-// when it fires early, arms itself again for the stored time.
+// when it fires early, arms itself again for the stored time. A deadline that passes
+// while the caller's loop body has the stream's items does not end the request there:
+// bytes the server sent meanwhile wait unread, and they show it was not idle. The next
+// read gives them one short wait (lateRead) before the deadline counts.
 type machineDeadline struct {
 	at     atomic.Uint64 // nowMs of the deadline; 0: none
 	timer  *time.Timer
 	cancel context.CancelCauseFunc
+	mu     sync.Mutex
+	away   bool // the caller's loop body runs (between leave and resume)
+	lapsed bool // the deadline passed while away: the next read settles it
 }
+
+// lateRead is the one short wait a read makes for bytes that came while the caller's loop
+// body ran past the idle deadline (the reference driver's rule too).
+const lateRead = time.Millisecond
 
 func (d *machineDeadline) fire() {
 	at := d.at.Load()
@@ -1140,7 +1154,39 @@ func (d *machineDeadline) fire() {
 		d.timer.Reset(time.Duration(at-now) * time.Millisecond)
 		return
 	}
+	d.mu.Lock()
+	away := d.away
+	d.lapsed = away
+	d.mu.Unlock()
+	if away {
+		return
+	}
 	d.cancel(errMachineDeadline)
+}
+
+// leave marks the stream's items handed to the caller's loop body.
+func (d *machineDeadline) leave() {
+	d.mu.Lock()
+	d.away = true
+	d.mu.Unlock()
+}
+
+// resume is called before each read: it stores the machine's deadline and, when it passed
+// while the caller was away, arms the timer again (at least lateRead from now).
+func (d *machineDeadline) resume(call *C.a2a_call) {
+	d.set(call)
+	d.mu.Lock()
+	lapsed := d.lapsed
+	d.away, d.lapsed = false, false
+	d.mu.Unlock()
+	if !lapsed {
+		return
+	}
+	wait := lateRead
+	if at := d.at.Load(); at != 0 {
+		wait = max(wait, time.Until(timeAtMs(at)))
+	}
+	d.timer.Reset(wait)
 }
 
 // set stores the machine's current deadline; an earlier one than the timer's (not

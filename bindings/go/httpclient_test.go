@@ -184,6 +184,79 @@ func hangServer(t *testing.T) (*httptest.Server, chan struct{}) {
 	return srv, closed
 }
 
+// TestHTTPClientSlowLoopBodyReadsWhatCameMeanwhile: a loop body slower than the idle
+// timeout, while the server keeps sending, does not end the stream as idle: the events
+// that came meanwhile are read. On a silent server it still ends with a timeout.
+func TestHTTPClientSlowLoopBodyReadsWhatCameMeanwhile(t *testing.T) {
+	srv := agentServer(t, func(w http.ResponseWriter, r *http.Request, id json.RawMessage, _ string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		event := func(state string, final bool) {
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"kind\":\"status-update\",\"taskId\":\"task-1\",\"contextId\":\"ctx-1\",\"status\":{\"state\":\"%s\"},\"final\":%v}}\n\n", id, state, final)
+			w.(http.Flusher).Flush()
+		}
+		for i := 0; i < 15; i++ {
+			event("working", false)
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		event("completed", true)
+	})
+	for _, p := range clientPaths {
+		t.Run(p.name, func(t *testing.T) {
+			c := newTestHTTPClient(t, srv.URL, append([]HTTPOption{WithStreamIdleTimeout(400 * time.Millisecond)}, p.opts...)...)
+			items, slept := 0, false
+			var end *Outcome
+			var endErr error
+			for ev, err := range c.Stream(context.Background(), "go", nil) {
+				switch ev.Kind {
+				case StreamEventItem:
+					items++
+					if !slept {
+						slept = true
+						time.Sleep(700 * time.Millisecond)
+					}
+				case StreamEventResubscribing:
+					t.Fatal("resubscribed: the stream was cut")
+				case StreamEventEnd:
+					end, endErr = ev.Outcome, err
+				}
+			}
+			if end == nil || endErr != nil || !end.Success || end.State == nil || *end.State != StateCompleted {
+				t.Fatalf("end %+v %v", end, endErr)
+			}
+			if items < 10 {
+				t.Fatalf("%d items", items)
+			}
+		})
+	}
+	silent, _ := hangServer(t)
+	for _, p := range clientPaths {
+		t.Run(p.name+" silent", func(t *testing.T) {
+			c := newTestHTTPClient(t, silent.URL, append([]HTTPOption{WithStreamIdleTimeout(300 * time.Millisecond)}, p.opts...)...)
+			var end *Outcome
+			var back time.Time
+			for ev := range c.Stream(context.Background(), "go", nil) {
+				if ev.Kind == StreamEventItem && back.IsZero() {
+					time.Sleep(time.Second)
+					back = time.Now()
+				}
+				if ev.Kind == StreamEventEnd {
+					end = ev.Outcome
+				}
+			}
+			if end == nil || end.Error != NameTimeout {
+				t.Fatalf("end %+v", end)
+			}
+			if took := time.Since(back); took > 5*time.Second {
+				t.Fatalf("the lapsed idle deadline took %v to end the stream", took)
+			}
+		})
+	}
+}
+
 func TestHTTPClientContextCancelEndsHungCall(t *testing.T) {
 	srv := agentServer(t, func(w http.ResponseWriter, r *http.Request, _ json.RawMessage, _ string) {
 		<-r.Context().Done() // hangs until the client goes away

@@ -39,7 +39,10 @@
 //!   handed out has passed). An input about a request the machine already gave up (a
 //!   late chunk after a timeout) is refused with [`InputError::Stale`] and changes
 //!   nothing; a host can ignore that error. An input given at or after the request's
-//!   deadline is too late: the attempt times out instead, as `handle_timeout` would.
+//!   deadline is too late: the attempt times out instead, as `handle_timeout` would. The
+//!   one exception is an open stream's idle deadline: bytes handed after it waited unread
+//!   while the host was away (a caller slower than the idle timeout), so they count and
+//!   move the deadline on; the stream's total deadline stays strict.
 //! - **Commands**: [`UnaryCall::cancel`] (the caller abandons the call).
 //! - **Outputs**, named `poll_*`: [`UnaryCall::poll_transmit`] (the next HTTP request to
 //!   perform, a [`Transmit`]), [`UnaryCall::poll_timeout`] (the next deadline),

@@ -543,7 +543,7 @@ impl StreamCall {
         if !matches!(self.phase, Phase::Head { .. }) {
             return Err(super::InputError::HeadTwice);
         }
-        if self.late(state, now) {
+        if self.late(state, now, Lateness::Input) {
             return Ok(());
         }
         let Phase::Head { sent, .. } = std::mem::replace(&mut self.phase, Phase::Ready) else {
@@ -621,7 +621,7 @@ impl StreamCall {
         if matches!(self.phase, Phase::Head { .. }) {
             return Err(super::InputError::NoHead);
         }
-        if self.late(state, now) {
+        if self.late(state, now, Lateness::Input) {
             return Ok(());
         }
         let limit = state.config.max_response_bytes;
@@ -755,7 +755,7 @@ impl StreamCall {
         if matches!(self.phase, Phase::Head { .. }) {
             return Err(super::InputError::NoHead);
         }
-        if self.late(state, now) {
+        if self.late(state, now, Lateness::Input) {
             return Ok(());
         }
         if let Phase::Events {
@@ -818,7 +818,7 @@ impl StreamCall {
             return r;
         }
         self.current(id)?;
-        if self.late(state, now) {
+        if self.late(state, now, Lateness::Input) {
             return Ok(());
         }
         let mut o = failure.outcome;
@@ -863,7 +863,7 @@ impl StreamCall {
             self.drain_fetch(state, now);
             return;
         }
-        self.late(state, now);
+        self.late(state, now, Lateness::Timeout);
     }
 
     /// The caller abandons the call: a request in flight is aborted and its breaker permit
@@ -980,14 +980,23 @@ impl StreamCall {
     }
 
     /// Ends the request in flight when `now` is at or past its deadline; whether it did.
-    fn late(&mut self, state: &mut ClientState, now: Millis) -> bool {
+    fn late(&mut self, state: &mut ClientState, now: Millis, why: Lateness) -> bool {
         let (id, deadline) = match &self.phase {
             Phase::Head { id, deadline, .. } | Phase::Whole { id, deadline, .. } => {
                 (*id, *deadline)
             }
-            Phase::Events { id, .. } => match self.poll_timeout() {
-                Some(d) => (*id, d),
-                None => return false,
+            // An input on an open stream is late only at the total deadline: bytes handed
+            // after the idle deadline show the server was not idle (they waited unread while
+            // the host was away, e.g. in a caller's loop body slower than the idle timeout).
+            Phase::Events { id, .. } => match why {
+                Lateness::Timeout => match self.poll_timeout() {
+                    Some(d) => (*id, d),
+                    None => return false,
+                },
+                Lateness::Input => match self.total {
+                    Some(t) => (*id, t),
+                    None => return false,
+                },
             },
             _ => return false,
         };
@@ -1341,6 +1350,15 @@ fn note_ids(c: &mut Correlation, o: &Outcome) {
 /// over decoded bodies; one that does not would otherwise have the decoder skip the
 /// compressed bytes as unknown fields and perhaps lose events silently (a body of stored
 /// deflate blocks shows the events' text between its headers).
+/// What asks whether the request in flight is late: an input, or `handle_timeout`.
+#[derive(Clone, Copy)]
+enum Lateness {
+    /// An input (head, body, end, failure): an open stream's idle deadline does not count.
+    Input,
+    /// Time passing (`handle_timeout`): every deadline counts.
+    Timeout,
+}
+
 fn gzip_magic(first: &[u8]) -> bool {
     first == [0x1f, 0x8b]
 }

@@ -402,6 +402,41 @@ fn the_total_deadline_wins_over_the_idle_deadline_and_never_resubscribes() {
 }
 
 #[test]
+fn bytes_handed_after_the_idle_deadline_count_but_not_after_the_total_one() {
+    // A host whose caller was away past the idle deadline hands the bytes that waited:
+    // they move the deadline on (the server was not idle). Past the total deadline, the
+    // same input is late and ends the stream as timed out.
+    let mut st = state(ClientConfig {
+        max_time: Some(Millis(60_000)),
+        ..ClientConfig::default()
+    });
+    let mut m = StreamCall::new(
+        &mut st,
+        streaming("hi"),
+        CallOptions::default(),
+        config(0),
+        Millis(0),
+    );
+    let t = m.poll_transmit(&mut st, Millis(0)).unwrap();
+    open_with_task(&mut m, &mut st, &t, Millis(0));
+    events(&mut m);
+    let idle_at = m.poll_timeout().unwrap();
+    assert_eq!(idle_at, IDLE);
+    let later = idle_at.saturating_add(Millis(5_000));
+    m.handle_body(&mut st, t.id, &event(&t, task("working")), later)
+        .unwrap();
+    let evs = events(&mut m);
+    assert_eq!(items(&evs).len(), 1, "{evs:?}");
+    assert!(!m.is_finished());
+    assert_eq!(m.poll_timeout(), Some(later.saturating_add(IDLE)));
+    m.handle_body(&mut st, t.id, &event(&t, task("working")), Millis(60_000))
+        .unwrap();
+    let evs = events(&mut m);
+    assert!(items(&evs).is_empty(), "{evs:?}");
+    assert_eq!(finished(&evs).kind, Some(StreamEndKind::TimedOut));
+}
+
+#[test]
 fn a_resubscribe_refused_as_task_not_found_reads_the_task_once() {
     let mut st = state(ClientConfig::default());
     let mut m = StreamCall::new(

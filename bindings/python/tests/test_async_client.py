@@ -34,6 +34,7 @@ from a2a_core import (
     ClientStreamEnd,
     Outcome,
     Resubscribing,
+    StreamEndKind,
     StreamItem,
     is_event_stream,
 )
@@ -182,6 +183,71 @@ def test_fault_server_streams_match_the_blocking_client(fault: str, scenario: st
                                                                  w_end.unreadable_events)
     if w_end.answer is not None:
         assert g_end.answer.text == w_end.answer.text
+
+
+# A loop body slower than the idle timeout (0.7 s against 0.4 s) while the server keeps
+# sending: the events that came meanwhile are read, not cut as idle, on every client path;
+# on a silent server (`stall`) the passed deadline still ends the stream at once.
+SLOW_BODY = 0.7
+PATHS = ['async', 'async-await', 'async-httpx', 'blocking', 'blocking-httpx']
+
+
+def _slow_stream(url: str, path: str, idle: float) -> tuple[list[Any], float]:
+    """Streams with a loop body that spends SLOW_BODY on the first item; the events and
+    the seconds from the body's end to the stream's end."""
+    got: list[Any] = []
+    back = [0.0]
+
+    def take(e: Any) -> bool:
+        got.append(e)
+        if isinstance(e, StreamItem) and len(got) == 1:
+            return True
+        return False
+
+    opts = dict(FAST, stream_idle_timeout=idle)
+    if path.startswith('async'):
+        async def main() -> None:
+            http = httpx.AsyncClient() if path == 'async-httpx' else None
+            async with AsyncClient(url, allow_http=True, http_client=http, **opts) as ac:
+                async for e in ac.stream('go'):
+                    if take(e):
+                        if path == 'async-await':
+                            await asyncio.sleep(SLOW_BODY)
+                        else:
+                            time.sleep(SLOW_BODY)  # a body that blocks the loop too
+                        back[0] = time.monotonic()
+            if http is not None:
+                await http.aclose()
+        run(main())
+    else:
+        http = httpx.Client() if path == 'blocking-httpx' else None
+        with Client(url, allow_http=True, http_client=http, **opts) as c:
+            for e in c.stream('go'):
+                if take(e):
+                    time.sleep(SLOW_BODY)
+                    back[0] = time.monotonic()
+        if http is not None:
+            http.close()
+    return got, time.monotonic() - back[0]
+
+
+@pytest.mark.parametrize('path', PATHS)
+def test_a_slow_loop_body_reads_what_came_meanwhile(fault: str, path: str) -> None:
+    events, _ = _slow_stream(f'{fault}/flow-100-1500/', path, 0.4)
+    assert not any(isinstance(e, Resubscribing) for e in events), events
+    items, end = split(events)
+    assert end.kind == StreamEndKind.COMPLETED, end.outcome
+    assert end.outcome.success
+    assert len(items) >= 10, len(items)
+
+
+@pytest.mark.parametrize('path', PATHS)
+def test_a_slow_loop_body_on_a_silent_server_still_times_out(fault: str, path: str) -> None:
+    events, after = _slow_stream(f'{fault}/stall/', path, 0.3)
+    _, end = split(events)
+    assert end.kind == StreamEndKind.TIMED_OUT, end.outcome
+    assert end.outcome.error is not None and end.outcome.error.value == 'Timeout'
+    assert after < 5.0, after
 
 
 def test_parts_and_metadata_reach_the_agent_as_with_the_blocking_client(fault: str) -> None:

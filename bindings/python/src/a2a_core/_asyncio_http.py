@@ -48,7 +48,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from . import _lib, _machine
-from ._drive import HookErrors, Start, drive, now_ms, run_on
+from ._drive import LATE_READ, HookErrors, Start, drive, now_ms, run_on
 from ._machine import Call
 
 __all__ = ['NativePool', 'proxied', 'run_native']
@@ -759,9 +759,8 @@ class _NativeHost:
         fut: asyncio.Future[bool] = loop.create_future()
         if at is not None:
             delay = (at - now_ms() + 1) / 1000
-            if delay <= 0:
-                return True
-            timer = loop.call_later(delay, _expire, fut)
+            # Passed already: one loop turn of LATE_READ takes what came meanwhile.
+            timer = loop.call_later(max(delay, LATE_READ), _expire, fut)
         self.waiter = fut
         try:
             return await fut

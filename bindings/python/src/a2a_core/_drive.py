@@ -66,6 +66,13 @@ def now_ms() -> int:
     return time.monotonic_ns() // 1_000_000
 
 
+#: The one short wait (seconds) a host gives a deadline that passed before its wait began:
+#: the caller was away (a loop body slower than the idle timeout), and bytes that came
+#: meanwhile show the server was not idle, so they are taken before the deadline counts
+#: (the machine decides: an open stream's input is late only at its total deadline).
+LATE_READ = 0.001
+
+
 def ms(seconds: float | None, name: str) -> int | None:
     """Float seconds as whole milliseconds (at least 1); None stays None."""
     if seconds is None:

@@ -15,6 +15,7 @@ call's remaining time), so that the machine sees each deadline when it passes.
 from __future__ import annotations
 
 import asyncio
+import select
 import ssl
 import time
 from collections import deque
@@ -25,6 +26,7 @@ import httpx
 
 from . import _machine
 from ._drive import (
+    LATE_READ,
     Abort,
     CardFinished,
     Emit,
@@ -191,14 +193,13 @@ class _AsyncHost:
         if at is None:
             await self.wake.wait()
             return False
-        wait = (at - now_ms() + 1) / 1000
-        if wait > 0:
-            try:
-                await asyncio.wait_for(self.wake.wait(), wait)
-                return False
-            except asyncio.TimeoutError:
-                pass
-        return True
+        # Passed already: one loop turn of LATE_READ takes what came meanwhile.
+        wait = max((at - now_ms() + 1) / 1000, LATE_READ)
+        try:
+            await asyncio.wait_for(self.wake.wait(), wait)
+            return False
+        except asyncio.TimeoutError:
+            return True
 
     def drop(self, request_id: int) -> None:
         task = self.requests.pop(request_id, None)
@@ -239,6 +240,26 @@ class _SyncRequest:
         self.response.close()
 
 
+def _bytes_wait(current: _SyncRequest | None) -> bool:
+    """Whether the body being read has bytes waiting on its socket (within LATE_READ): a
+    deadline that passed while the caller was away does not cut what came meanwhile.
+    False when httpx's transport does not expose its socket."""
+    if current is None:
+        return False
+    stream = current.response.extensions.get('network_stream')
+    try:
+        sock = stream.get_extra_info('socket') if stream is not None else None
+        if sock is None:
+            return False
+        tls = stream.get_extra_info('ssl_object')
+        if tls is not None and tls.pending():
+            return True
+        readable, _, _ = select.select([sock], [], [], LATE_READ)
+        return bool(readable)
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 class _SyncHost:
     """Performs one call's requests on the calling thread, one at a time."""
 
@@ -270,7 +291,7 @@ class _SyncHost:
         """One blocking step bounded by `at`; True when `at` passed (a timeout for the
         machine), False after an input."""
         call = self.call
-        if at is not None and now_ms() >= at:
+        if at is not None and now_ms() >= at and not _bytes_wait(self.current):
             return True
         if self.current is None and self.queue:
             s = self.queue.popleft()

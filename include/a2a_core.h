@@ -4263,6 +4263,10 @@ a2a_result a2a_call_handle_head(struct a2a_call *call,
 /*
  Hands in a chunk of request `request_id`'s body (after content decoding; any size, any
  split; read during the call only, copied into the machine as needed) at `now_ms`.
+ A chunk handed at or after an open stream's idle deadline counts (it waited unread while
+ the host was away) and moves the deadline on; at or after a request's call deadline or
+ the stream's total deadline, the attempt times out instead, as `a2a_call_handle_timeout`
+ would.
 
  Errors (nothing changed): `A2A_NULL_PARAMETER`, `A2A_CALL_STALE`, `A2A_CALL_NO_HEAD`,
  `A2A_CALL_FINISHED`, `A2A_IN_USE`, `A2A_CLOSED`, `A2A_PANIC`.

@@ -145,6 +145,9 @@ final class MachineCall<T> {
             this.id = id;
         }
 
+        /** The body subscriber's {@code getBody}: completed by an abort, so a blocked send returns. */
+        volatile CompletableFuture<Void> done;
+
         void abort() {
             aborted = true;
             if (complete) {
@@ -152,7 +155,17 @@ final class MachineCall<T> {
             }
             Flow.Subscription s = subscription;
             if (s != null) {
+                // Once the body is subscribed, its cancel alone ends the exchange: the JDK
+                // client closes the connection only while the exchange still owns it. The
+                // future's cancel (and the interrupt that makes HttpClient.send cancel it)
+                // closes the connection the exchange used even after the JDK put it back in
+                // its pool, under whichever request took it next; so it is left alone here.
                 s.cancel();
+                CompletableFuture<Void> d = done;
+                if (d != null) {
+                    d.complete(null);
+                }
+                return;
             }
             if (future != null) {
                 future.cancel(true);
@@ -757,6 +770,7 @@ final class MachineCall<T> {
 
         Body(Exchange ex) {
             this.ex = ex;
+            ex.done = done;
         }
 
         @Override

@@ -515,13 +515,19 @@ final class JdkHttp {
         /** Aborts the request or stream; a read or open blocked in another thread returns. Any thread. */
         void abort() {
             aborted = true;
-            CompletableFuture<?> f = pending;
-            if (f != null) {
-                f.cancel(true);
-            }
             Flow.Subscription s = subscription;
             if (s != null) {
+                // Once the body is subscribed, its cancel alone ends the exchange (the JDK
+                // client closes the connection only while the exchange still owns it); the
+                // future's cancel would close the connection even after the JDK put it back in
+                // its pool, under the next request that took it ("header parser received no
+                // bytes").
                 s.cancel();
+            } else {
+                CompletableFuture<?> f = pending;
+                if (f != null) {
+                    f.cancel(true);
+                }
             }
             queue.add(new Mark(new CancellationException("aborted")));
         }
@@ -532,11 +538,12 @@ final class JdkHttp {
             if (!over) {
                 Flow.Subscription s = subscription;
                 if (s != null) {
-                    s.cancel();
-                }
-                CompletableFuture<?> f = pending;
-                if (f != null && !f.isDone()) {
-                    f.cancel(true);
+                    s.cancel(); // alone: see abort
+                } else {
+                    CompletableFuture<?> f = pending;
+                    if (f != null && !f.isDone()) {
+                        f.cancel(true);
+                    }
                 }
             }
         }

@@ -265,6 +265,11 @@ final class JdkHttp {
         private final java.util.concurrent.atomic.AtomicBoolean kicking = new java.util.concurrent.atomic.AtomicBoolean();
         private volatile CompletableFuture<?> pending;
         private volatile boolean aborted;
+        /**
+         * The HttpClient delivered the body's end: it has the connection back in its pool,
+         * and a cancel now would close it under the next request.
+         */
+        private volatile boolean complete;
         private boolean over;
         private Response head;
         private boolean eventStream;
@@ -371,6 +376,7 @@ final class JdkHttp {
 
         @Override
         public void onComplete() {
+            complete = true;
             queue.add(END);
         }
 
@@ -517,12 +523,13 @@ final class JdkHttp {
             aborted = true;
             Flow.Subscription s = subscription;
             if (s != null) {
-                // Once the body is subscribed, its cancel alone ends the exchange (the JDK
-                // client closes the connection only while the exchange still owns it); the
-                // future's cancel would close the connection even after the JDK put it back in
-                // its pool, under the next request that took it ("header parser received no
-                // bytes").
-                s.cancel();
+                // Once the body is subscribed, its cancel alone cuts the exchange, and not at
+                // all once the body ended: the future's cancel, or a cancel after the JDK put
+                // the connection back in its pool, closes that connection under the next
+                // request that took it ("HTTP/1.1 header parser received no bytes").
+                if (!complete) {
+                    s.cancel();
+                }
             } else {
                 CompletableFuture<?> f = pending;
                 if (f != null) {
@@ -535,7 +542,7 @@ final class JdkHttp {
         /** Closes the stream (its connection, unless the body was read to its end). */
         @Override
         public void close() {
-            if (!over) {
+            if (!over && !complete) {
                 Flow.Subscription s = subscription;
                 if (s != null) {
                     s.cancel(); // alone: see abort

@@ -225,6 +225,25 @@ final class JdkHttp {
             return t;
         });
 
+    /** How long an aborted body that delivers nothing more waits before its subscription is cancelled. */
+    private static final long CUT_AFTER_MS = 1_000;
+
+    /**
+     * Cancels the subscription of an aborted body that delivered nothing more within
+     * {@link #CUT_AFTER_MS} (a stalled server): one daemon thread, made on first use.
+     */
+    private static final java.util.concurrent.ScheduledExecutorService CUTTER;
+
+    static {
+        java.util.concurrent.ScheduledThreadPoolExecutor c = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "a2a-core-http-cut");
+            t.setDaemon(true);
+            return t;
+        });
+        c.setRemoveOnCancelPolicy(true);
+        CUTTER = c;
+    }
+
     /** An end-of-body or failure marker in a stream's queue. */
     private record Mark(Throwable error) {}
 
@@ -270,6 +289,8 @@ final class JdkHttp {
          * and a cancel now would close it under the next request.
          */
         private volatile boolean complete;
+        /** The subscription of the aborted body was cancelled (guarded by {@code demand}). */
+        private boolean cut;
         private boolean over;
         private Response head;
         private boolean eventStream;
@@ -338,6 +359,10 @@ final class JdkHttp {
 
         @Override
         public void onNext(List<ByteBuffer> item) {
+            if (aborted) {
+                cut(); // on the HttpClient's delivery: before it could pool the connection
+                return;
+            }
             int n = 0;
             for (ByteBuffer b : item) {
                 n += b.remaining();
@@ -523,12 +548,19 @@ final class JdkHttp {
             aborted = true;
             Flow.Subscription s = subscription;
             if (s != null) {
-                // Once the body is subscribed, its cancel alone cuts the exchange, and not at
-                // all once the body ended: the future's cancel, or a cancel after the JDK put
-                // the connection back in its pool, closes that connection under the next
-                // request that took it ("HTTP/1.1 header parser received no bytes").
+                // Once the body is subscribed, the future is left alone, and the subscription
+                // is cancelled only from the HttpClient's own delivery (onNext), never from
+                // here: the JDK client returns the connection to its pool before it calls
+                // onComplete, and the future's cancel, or a cancel in between, closes the
+                // pooled connection under the next request that took it ("HTTP/1.1 header
+                // parser received no bytes"). Asking for more makes the HttpClient deliver
+                // what it has (on this thread when idle): the next chunk cancels, the end
+                // completes. A body that delivers nothing is cut after CUT_AFTER_MS.
                 if (!complete) {
-                    s.cancel();
+                    s.request(Long.MAX_VALUE);
+                    if (!complete && !cut) {
+                        CUTTER.schedule(this::cut, CUT_AFTER_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    }
                 }
             } else {
                 CompletableFuture<?> f = pending;
@@ -539,13 +571,28 @@ final class JdkHttp {
             queue.add(new Mark(new CancellationException("aborted")));
         }
 
+        /** Cancels the subscription of an aborted body that is still open (once). */
+        private void cut() {
+            synchronized (demand) {
+                if (cut || complete) {
+                    return;
+                }
+                cut = true;
+            }
+            subscription.cancel();
+        }
+
         /** Closes the stream (its connection, unless the body was read to its end). */
         @Override
         public void close() {
             if (!over && !complete) {
                 Flow.Subscription s = subscription;
                 if (s != null) {
-                    s.cancel(); // alone: see abort
+                    aborted = true;
+                    s.request(Long.MAX_VALUE); // cut by the next chunk, or later: see abort
+                    if (!complete && !cut) {
+                        CUTTER.schedule(this::cut, CUT_AFTER_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    }
                 } else {
                     CompletableFuture<?> f = pending;
                     if (f != null && !f.isDone()) {

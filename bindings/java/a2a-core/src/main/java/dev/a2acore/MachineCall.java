@@ -145,6 +145,13 @@ final class MachineCall<T> {
             this.id = id;
         }
 
+        /** The response's Content-Length, or -1 (none, or chunked). */
+        long contentLength = -1;
+        /** Body bytes handed in so far. */
+        volatile long received;
+        /** The body subscriber's {@code getBody}: completed by an abort, so a blocked send returns. */
+        volatile CompletableFuture<Void> done;
+
         void abort() {
             aborted = true;
             if (complete) {
@@ -152,7 +159,22 @@ final class MachineCall<T> {
             }
             Flow.Subscription s = subscription;
             if (s != null) {
-                s.cancel();
+                // Once the body is subscribed, the future is left alone: its cancel (and the
+                // interrupt that makes HttpClient.send cancel it) closes the connection the
+                // exchange used even after the JDK client put it back in its pool, under
+                // whichever request took it next ("HTTP/1.1 header parser received no
+                // bytes"). The JDK returns the connection to its pool before it calls
+                // onComplete, and a cancel in between closes it as well: a body whose
+                // Content-Length arrived whole is not cancelled at all (the JDK ends it
+                // itself); any other is cut with the subscription's cancel.
+                if (contentLength < 0 || received < contentLength) {
+                    s.cancel();
+                }
+                CompletableFuture<Void> d = done;
+                if (d != null) {
+                    d.complete(null);
+                }
+                return;
             }
             if (future != null) {
                 future.cancel(true);
@@ -697,6 +719,7 @@ final class MachineCall<T> {
         synchronized (this) {
             if (call != null && inflight == ex && !ex.aborted) {
                 ex.headSeen = true;
+                ex.contentLength = info.headers().firstValueAsLong("content-length").orElse(-1L);
                 List<Map.Entry<String, String>> headers = new ArrayList<>();
                 info.headers().map().forEach((k, vs) -> {
                     if (!k.startsWith(":")) {
@@ -757,6 +780,7 @@ final class MachineCall<T> {
 
         Body(Exchange ex) {
             this.ex = ex;
+            ex.done = done;
         }
 
         @Override
@@ -790,6 +814,7 @@ final class MachineCall<T> {
                 for (ByteBuffer b : item) {
                     total += b.remaining();
                 }
+                ex.received += total;
                 if (total > 0) {
                     Memory chunk = chunk(total);
                     long at = 0;

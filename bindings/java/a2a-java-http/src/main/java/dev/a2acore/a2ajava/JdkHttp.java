@@ -225,6 +225,25 @@ final class JdkHttp {
             return t;
         });
 
+    /** How long an aborted body that delivers nothing more waits before its subscription is cancelled. */
+    private static final long CUT_AFTER_MS = 1_000;
+
+    /**
+     * Cancels the subscription of an aborted body that delivered nothing more within
+     * {@link #CUT_AFTER_MS} (a stalled server): one daemon thread, made on first use.
+     */
+    private static final java.util.concurrent.ScheduledExecutorService CUTTER;
+
+    static {
+        java.util.concurrent.ScheduledThreadPoolExecutor c = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "a2a-core-http-cut");
+            t.setDaemon(true);
+            return t;
+        });
+        c.setRemoveOnCancelPolicy(true);
+        CUTTER = c;
+    }
+
     /** An end-of-body or failure marker in a stream's queue. */
     private record Mark(Throwable error) {}
 
@@ -265,6 +284,13 @@ final class JdkHttp {
         private final java.util.concurrent.atomic.AtomicBoolean kicking = new java.util.concurrent.atomic.AtomicBoolean();
         private volatile CompletableFuture<?> pending;
         private volatile boolean aborted;
+        /**
+         * The HttpClient delivered the body's end: it has the connection back in its pool,
+         * and a cancel now would close it under the next request.
+         */
+        private volatile boolean complete;
+        /** The subscription of the aborted body was cancelled (guarded by {@code demand}). */
+        private boolean cut;
         private boolean over;
         private Response head;
         private boolean eventStream;
@@ -333,6 +359,10 @@ final class JdkHttp {
 
         @Override
         public void onNext(List<ByteBuffer> item) {
+            if (aborted) {
+                cut(); // on the HttpClient's delivery: before it could pool the connection
+                return;
+            }
             int n = 0;
             for (ByteBuffer b : item) {
                 n += b.remaining();
@@ -371,6 +401,7 @@ final class JdkHttp {
 
         @Override
         public void onComplete() {
+            complete = true;
             queue.add(END);
         }
 
@@ -515,28 +546,58 @@ final class JdkHttp {
         /** Aborts the request or stream; a read or open blocked in another thread returns. Any thread. */
         void abort() {
             aborted = true;
-            CompletableFuture<?> f = pending;
-            if (f != null) {
-                f.cancel(true);
-            }
             Flow.Subscription s = subscription;
             if (s != null) {
-                s.cancel();
+                // Once the body is subscribed, the future is left alone, and the subscription
+                // is cancelled only from the HttpClient's own delivery (onNext), never from
+                // here: the JDK client returns the connection to its pool before it calls
+                // onComplete, and the future's cancel, or a cancel in between, closes the
+                // pooled connection under the next request that took it ("HTTP/1.1 header
+                // parser received no bytes"). Asking for more makes the HttpClient deliver
+                // what it has (on this thread when idle): the next chunk cancels, the end
+                // completes. A body that delivers nothing is cut after CUT_AFTER_MS.
+                if (!complete) {
+                    s.request(Long.MAX_VALUE);
+                    if (!complete && !cut) {
+                        CUTTER.schedule(this::cut, CUT_AFTER_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    }
+                }
+            } else {
+                CompletableFuture<?> f = pending;
+                if (f != null) {
+                    f.cancel(true);
+                }
             }
             queue.add(new Mark(new CancellationException("aborted")));
+        }
+
+        /** Cancels the subscription of an aborted body that is still open (once). */
+        private void cut() {
+            synchronized (demand) {
+                if (cut || complete) {
+                    return;
+                }
+                cut = true;
+            }
+            subscription.cancel();
         }
 
         /** Closes the stream (its connection, unless the body was read to its end). */
         @Override
         public void close() {
-            if (!over) {
+            if (!over && !complete) {
                 Flow.Subscription s = subscription;
                 if (s != null) {
-                    s.cancel();
-                }
-                CompletableFuture<?> f = pending;
-                if (f != null && !f.isDone()) {
-                    f.cancel(true);
+                    aborted = true;
+                    s.request(Long.MAX_VALUE); // cut by the next chunk, or later: see abort
+                    if (!complete && !cut) {
+                        CUTTER.schedule(this::cut, CUT_AFTER_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    }
+                } else {
+                    CompletableFuture<?> f = pending;
+                    if (f != null && !f.isDone()) {
+                        f.cancel(true);
+                    }
                 }
             }
         }

@@ -34,8 +34,11 @@ class JdkHttpStreamTest {
             threads.add(Thread.currentThread());
         }
 
+        final List<Thread> cancels = new CopyOnWriteArrayList<>();
+
         @Override
         public void cancel() {
+            cancels.add(Thread.currentThread());
         }
 
         long total() {
@@ -108,5 +111,48 @@ class JdkHttpStreamTest {
         // Draining the queue asked for nothing more: 11 asked for, 10 delivered, the one in
         // flight and the 7 queued after the last request made the window of 8.
         assertEquals(11, sub.total());
+    }
+
+    /**
+     * An abort never cancels the body from the aborting thread: the JDK client returns the
+     * connection to its pool before it calls onComplete, and a cancel in between closes the
+     * pooled connection under the next request ("HTTP/1.1 header parser received no bytes").
+     * It asks for the rest instead; the next chunk cancels on the HttpClient's delivery, an
+     * end cancels nothing, and a body that delivers nothing is cut after a grace period.
+     */
+    @Test
+    void anAbortCancelsOnlyOnTheHttpClientsDelivery() throws Exception {
+        // The end arrives after the abort: never cancelled.
+        JdkHttp.Stream ended = new JdkHttp.Stream("ended");
+        Recorded a = new Recorded();
+        ended.onSubscribe(a);
+        ended.abort();
+        assertTrue(a.cancels.isEmpty(), "not cancelled by the abort itself");
+        assertEquals(Long.MAX_VALUE, a.sizes.get(a.sizes.size() - 1)[0], "the rest is asked for");
+        ended.onComplete();
+        Thread.sleep(1_500);
+        assertTrue(a.cancels.isEmpty(), "a body that ended is never cancelled");
+
+        // More body arrives after the abort: cancelled there, on the delivering thread.
+        JdkHttp.Stream more = new JdkHttp.Stream("more");
+        Recorded b = new Recorded();
+        more.onSubscribe(b);
+        more.abort();
+        assertTrue(b.cancels.isEmpty());
+        Thread http = new Thread(() -> more.onNext(chunk(1)), "fake-http");
+        http.start();
+        http.join(10_000);
+        assertEquals(List.of(http), b.cancels, "cancelled once, by the delivery");
+
+        // Nothing more arrives: cut after the grace period.
+        JdkHttp.Stream silent = new JdkHttp.Stream("silent");
+        Recorded c = new Recorded();
+        silent.onSubscribe(c);
+        silent.abort();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (c.cancels.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        assertEquals(1, c.cancels.size(), "a silent body is cut");
     }
 }

@@ -82,6 +82,15 @@ final class MachineCall<T> {
     /** Body chunks a stream subscriber may hold before the body is read further. */
     private static final int MAX_BUFFERED_ITEMS = 64;
 
+    /**
+     * The short wait (ms) a deadline that passed while the body was paused for a slow consumer
+     * gets once reading resumes: bytes the server sent meanwhile wait unread, and they show
+     * it was not idle (the machine takes an open stream's input as late only at its total
+     * deadline). Longer than the other bindings' 1 ms: the JDK client delivers the requested
+     * bytes on another thread.
+     */
+    private static final long LATE_READ_MS = 5;
+
     static long nowMs() {
         return (System.nanoTime() - EPOCH) / 1_000_000L + 1;
     }
@@ -101,6 +110,8 @@ final class MachineCall<T> {
     private long timerAt;
     /** Items the listener has not taken yet (streams): past the limit the body is not read further. */
     private int buffered;
+    /** No deadline is armed before this (host clock, ms): the late-read wait after a pause; 0 for none. */
+    private long notBefore;
 
     /** A future whose {@code cancel} ends the exchange at once. */
     static final class Result<T> extends CompletableFuture<T> {
@@ -135,6 +146,8 @@ final class MachineCall<T> {
         boolean reported;
         boolean headSeen;
         boolean paused;
+        /** The call's deadline passed while the body was paused for the consumer: settled when reading resumes. */
+        boolean lapsed;
         /**
          * The whole body arrived ({@code onComplete}): the JDK client has the connection back
          * in its pool, and a cancel now would close it under the next request.
@@ -381,6 +394,15 @@ final class MachineCall<T> {
         Exchange ex = inflight;
         if (ex != null && ex.paused && buffered < MAX_BUFFERED_ITEMS && ex.subscription != null) {
             ex.paused = false;
+            if (ex.lapsed) {
+                ex.lapsed = false;
+                notBefore = nowMs() + LATE_READ_MS;
+                if (timer != null) {
+                    Deadlines.SHARED.cancel(timer);
+                }
+                timerAt = notBefore;
+                timer = Deadlines.SHARED.schedule(this::onTimer, notBefore);
+            }
             ex.subscription.request(1);
         }
     }
@@ -408,6 +430,9 @@ final class MachineCall<T> {
                 at = m.getLong(0);
             }
         }
+        if (at >= 0 && at < notBefore) {
+            at = notBefore;
+        }
         // The deadline seldom moves within a call (a unary call's stays its budget's end): the
         // armed deadline is kept then, instead of a cancel and a schedule on every input.
         if (timer != null && at == timerAt) {
@@ -427,7 +452,16 @@ final class MachineCall<T> {
         if (timer == fired) {
             timer = null; // it fired: the next pump arms the next deadline
         }
+        notBefore = 0;
         if (call != null) {
+            Exchange ex = inflight;
+            if (ex != null && ex.paused) {
+                // The body is not read while the consumer holds its items, so the server's
+                // silence cannot be told from ours: the deadline is settled when reading
+                // resumes (taken), after the bytes that waited had their chance.
+                ex.lapsed = true;
+                return;
+            }
             lib.a2a_call_handle_timeout(call, nowMs());
             pump();
         }

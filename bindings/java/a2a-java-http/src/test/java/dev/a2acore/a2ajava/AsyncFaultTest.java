@@ -154,6 +154,65 @@ class AsyncFaultTest {
         }
     }
 
+    /**
+     * A subscriber slower than the idle timeout while the server keeps sending: once it holds
+     * the most items the body is paused for, the server's bytes wait unread, and the idle
+     * deadline that passes then is settled when reading resumes, not cut as idle with them
+     * waiting. A silent server still ends the stream timed out.
+     */
+    @Test
+    void aSlowSubscriberReadsWhatCameMeanwhile() throws Exception {
+        try (A2aClient c = builder("flow-10-2000").streamIdleTimeout(Duration.ofMillis(300)).build()) {
+            List<ClientStreamEvent> events = slowly(c, 1500);
+            assertFalse(events.stream().anyMatch(e -> e instanceof ClientStreamEvent.Resubscribing), events.toString());
+            ClientStreamEvent.End end = assertInstanceOf(ClientStreamEvent.End.class, events.get(events.size() - 1));
+            assertEquals(StreamEndKind.COMPLETED, end.endKind().orElseThrow(), end.toString());
+            assertTrue(events.size() > 100, events.size() + " events");
+        }
+        try (A2aClient c = builder("stall").streamIdleTimeout(Duration.ofMillis(300)).build()) {
+            List<ClientStreamEvent> events = slowly(c, 1000);
+            ClientStreamEvent.End end = assertInstanceOf(ClientStreamEvent.End.class, events.get(events.size() - 1));
+            assertEquals(StreamEndKind.TIMED_OUT, end.endKind().orElseThrow(), end.toString());
+        }
+    }
+
+    /** Streams with a subscriber that holds the first item for {@code holdMs}, then takes one at a time. */
+    private static List<ClientStreamEvent> slowly(A2aClient c, long holdMs) throws Exception {
+        List<ClientStreamEvent> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        c.streamAsync("go").subscribe(new Flow.Subscriber<>() {
+            Flow.Subscription s;
+
+            @Override
+            public void onSubscribe(Flow.Subscription s) {
+                this.s = s;
+                s.request(1);
+            }
+
+            @Override
+            public void onNext(ClientStreamEvent e) {
+                got.add(e);
+                if (got.size() == 1) {
+                    CompletableFuture.delayedExecutor(holdMs, TimeUnit.MILLISECONDS).execute(() -> s.request(1));
+                } else {
+                    s.request(1);
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                done.completeExceptionally(t);
+            }
+
+            @Override
+            public void onComplete() {
+                done.complete(null);
+            }
+        });
+        done.get(30, TimeUnit.SECONDS);
+        return got;
+    }
+
     @Test
     void aCutStreamIsResubscribed() throws Exception {
         try (A2aClient c = builder("stream-drop").streamResubscribeAttempts(2).build()) {

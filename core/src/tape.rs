@@ -172,6 +172,45 @@ impl<'a> Tape<'a> {
         }
         Ok(v)
     }
+
+    /// The value of the top-level object's member `key` read as `T`: what reading the whole
+    /// document as a struct with the one field `key: Option<T>` gives (other members
+    /// ignored), without that struct's visitor and the moves of `T` through its field, its
+    /// `Option` and its `Result`. `None` when that read would give no value (not an object, no
+    /// such member or a `null` one, `T` fails) and also when the top-level object has a key
+    /// with escapes or `key` twice, which the caller's serde_json path then decides.
+    pub(crate) fn read_member<T: serde::Deserialize<'a>>(&self, key: &str) -> Option<T> {
+        let top = self.toks.first()?;
+        if top.kind != Kind::Obj {
+            return None;
+        }
+        let end = top.next as usize;
+        let (mut pos, mut found) = (1, None);
+        while pos < end {
+            let k = self.toks[pos];
+            if k.kind != Kind::Str {
+                return None;
+            }
+            if &self.src[k.start as usize + 1..k.end as usize - 1] == key {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(pos + 1);
+            }
+            pos = self.toks[pos + 1].next as usize;
+        }
+        let at = found?;
+        if self.toks[at].kind == Kind::Null {
+            return None;
+        }
+        let mut de = TapeDe {
+            tape: self,
+            pos: at,
+            unread: false,
+        };
+        let v = T::deserialize(&mut de).ok()?;
+        (!de.unread).then_some(v)
+    }
 }
 
 /// Storage for a tape's tokens, kept between [`Tape::parse_in`]s.
@@ -725,5 +764,34 @@ mod tests {
         let tape = Tape::parse(doc.as_bytes()).expect("tokenizes");
         let v: serde_json::Value = tape.read().expect("reads");
         assert_eq!(v, serde_json::from_str::<serde_json::Value>(&doc).unwrap());
+    }
+
+    /// A member's value is what a one-field struct of an `Option` reads, or `None` where that
+    /// read gives none; escaped keys and a repeated key are left to the caller.
+    #[test]
+    fn a_member_is_read_as_a_one_field_struct_reads_it() {
+        #[derive(serde::Deserialize)]
+        struct Envelope {
+            result: Option<serde_json::Value>,
+        }
+        for doc in [
+            r#"{"id":1,"result":{"a":[1,{"b":null}]},"jsonrpc":"2.0"}"#,
+            r#"{"result":"x"}"#,
+            r#"{"result":null,"id":2}"#,
+            r#"{"id":{"result":1}}"#,
+            r#"{}"#,
+            r#"[{"a":1}]"#,
+            r#""result""#,
+            r#"{"resul":1,"results":2}"#,
+        ] {
+            let tape = Tape::parse(doc.as_bytes()).expect("tokenizes");
+            let whole = serde_json::from_str::<Envelope>(doc).ok().and_then(|e| e.result);
+            let whole = whole.filter(|_| tape.is_object());
+            assert_eq!(tape.read_member::<serde_json::Value>("result"), whole, "{doc}");
+        }
+        for doc in [r#"{"result":1,"result":2}"#, r#"{"res\u0075lt":1}"#, r#"{"a\n":1,"result":2}"#] {
+            let tape = Tape::parse(doc.as_bytes()).expect("tokenizes");
+            assert_eq!(tape.read_member::<serde_json::Value>("result"), None, "{doc}");
+        }
     }
 }

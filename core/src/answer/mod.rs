@@ -259,12 +259,8 @@ fn read_model_tape<'a, T: model::FromWire<'a>>(
     binding: Binding,
 ) -> Option<T> {
     let mut r: T = if binding == Binding::JsonRpc {
-        #[derive(serde::Deserialize)]
-        #[serde(bound(deserialize = "T: serde::Deserialize<'de>"))]
-        struct Envelope<T> {
-            result: Option<T>,
-        }
-        tape.read::<Envelope<T>>().ok()?.result?
+        // As `read_model`'s `Envelope { result: Option<T> }` reads it.
+        tape.read_member::<T>("result")?
     } else {
         tape.read::<T>().ok()?
     };

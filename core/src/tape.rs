@@ -488,12 +488,17 @@ fn special(rest: &[u8]) -> Option<usize> {
 fn stop_bytes(x: u64) -> u64 {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    let zero_in = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let quote = zero_in(x ^ (ONES * u64::from(b'"')));
-    let backslash = zero_in(x ^ (ONES * u64::from(b'\\')));
-    // A byte below 0x20 (its high bit clear): subtracting 0x20 borrows from it.
-    let control = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
-    quote | backslash | control
+    // Flipping bit 1 turns `"` (0x22) into 0x20 and keeps every byte below 0x20 below it
+    // (0x20 and 0x21 become 0x22 and 0x23): a quote or a control byte is then exactly a
+    // byte below 0x21, one "hasless" test (its high bit clear, and subtracting 0x21 borrows
+    // from it) instead of a zero-byte test and a below-0x20 test, three fewer operations per
+    // word of string text (40.85k -> 40.17k instructions per one-pass read of the 2 KB task,
+    // thin LTO, callgrind).
+    let flipped = x ^ (ONES * 0x02);
+    let quote_or_control = flipped.wrapping_sub(ONES * 0x21) & !flipped;
+    let bs = x ^ (ONES * u64::from(b'\\'));
+    let backslash = bs.wrapping_sub(ONES) & !bs;
+    (quote_or_control | backslash) & HIGH
 }
 
 fn err(msg: &str) -> serde_json::Error {
@@ -742,6 +747,27 @@ mod tests {
                         assert_eq!(special(&s[..len]), by_bytes(&s[..len]), "{s:?} cut");
                     }
                 }
+            }
+        }
+    }
+
+    /// Every byte value, alone among ordinary text at every position of two words: the word
+    /// scan stops at it exactly when it is a quote, a backslash or a control byte.
+    #[test]
+    fn every_byte_value_stops_the_word_scan_as_a_byte_loop_does() {
+        for b in 0..=255u8 {
+            for at in 0..16 {
+                let mut s = vec![b'a'; 16];
+                s[at] = b;
+                s.push(b'"');
+                let want = if b < 0x20 {
+                    None
+                } else if b == b'"' || b == b'\\' {
+                    Some(at)
+                } else {
+                    Some(16)
+                };
+                assert_eq!(special(&s), want, "{b:#04x} at {at}");
             }
         }
     }

@@ -367,9 +367,9 @@ impl Parser<'_> {
         self.i += 1;
         let mut esc = false;
         loop {
-            let at = special(&self.b[self.i..])?;
+            let (at, c) = stop(&self.b[self.i..])?;
             self.i += at;
-            if self.b[self.i] == b'"' {
+            if c == b'"' {
                 self.i += 1;
                 return Some(esc);
             }
@@ -453,27 +453,36 @@ struct TapeDe<'t, 'a> {
 /// Where the string text `rest` (after its opening quote, or after an escape) stops: the
 /// offset of the next `"` or `\\`; `None` when a raw control character (not allowed inside a
 /// JSON string) or the end of the body comes first.
+#[cfg(test)]
+fn special(rest: &[u8]) -> Option<usize> {
+    stop(rest).map(|(k, _)| k)
+}
+
+/// The offset `special` gives, with the byte found there (`"` or `\\`), taken from the word already
+/// in a register: the caller's test of which one it is then needs no second load and
+/// bounds check of the body.
 ///
 /// Eight bytes at a time (SWAR over a `u64`): most strings of an A2A body (keys, ids, states,
 /// timestamps) are 4 to 40 bytes long, too short for memchr's SIMD set-up to pay off, and a
 /// byte loop spent about a third of tokenizing a 2 KB task (`benches/once.rs` under
 /// callgrind; issue 28). The tail shorter than a word is read byte by byte.
 #[inline]
-fn special(rest: &[u8]) -> Option<usize> {
+fn stop(rest: &[u8]) -> Option<(usize, u8)> {
     let mut words = rest.chunks_exact(8);
     let mut at = 0;
     for w in words.by_ref() {
         let x = u64::from_le_bytes(w.try_into().expect("eight bytes"));
         let hit = stop_bytes(x);
         if hit != 0 {
-            let k = at + (hit.trailing_zeros() / 8) as usize;
-            return (rest[k] >= 0x20).then_some(k);
+            let bit = hit.trailing_zeros();
+            let c = (x >> (bit & !7)) as u8;
+            return (c >= 0x20).then_some((at + (bit / 8) as usize, c));
         }
         at += 8;
     }
     for (k, &c) in words.remainder().iter().enumerate() {
         if c == b'"' || c == b'\\' {
-            return Some(at + k);
+            return Some((at + k, c));
         }
         if c < 0x20 {
             return None;
@@ -768,6 +777,9 @@ mod tests {
                     Some(16)
                 };
                 assert_eq!(special(&s), want, "{b:#04x} at {at}");
+                if let Some((k, c)) = stop(&s) {
+                    assert_eq!(c, s[k], "{b:#04x} at {at}");
+                }
             }
         }
     }

@@ -259,12 +259,8 @@ fn read_model_tape<'a, T: model::FromWire<'a>>(
     binding: Binding,
 ) -> Option<T> {
     let mut r: T = if binding == Binding::JsonRpc {
-        #[derive(serde::Deserialize)]
-        #[serde(bound(deserialize = "T: serde::Deserialize<'de>"))]
-        struct Envelope<T> {
-            result: Option<T>,
-        }
-        tape.read::<Envelope<T>>().ok()?.result?
+        // As `read_model`'s `Envelope { result: Option<T> }` reads it.
+        tape.read_member::<T>("result")?
     } else {
         tape.read::<T>().ok()?
     };
@@ -292,16 +288,22 @@ pub fn classify_and_read<'a>(
         (200..300).contains(&info.status) && crate::classify::is_event_stream(info.content_type);
     let as_json = !redirect && !stream;
     let tape = as_json
-        .then(|| crate::tape::Tape::parse(info.body))
+        .then(|| crate::tape::Tape::parse_spare(info.body))
         .flatten();
     let outcome = crate::classify::classify_tape(info, tape.as_ref());
     if !matches!(
         outcome.channel,
         crate::outcome::Channel::Task | crate::outcome::Channel::Message
     ) {
+        if let Some(t) = tape {
+            t.keep_as_spare();
+        }
         return (outcome, None);
     }
     let answer = read_result_once(tape.as_ref(), info.body, version, binding);
+    if let Some(t) = tape {
+        t.keep_as_spare();
+    }
     (outcome, Some(answer))
 }
 

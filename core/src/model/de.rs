@@ -390,13 +390,13 @@ struct AnyIn<'a> {
     kind: Option<Str<'a>>,
     // wrappers
     #[serde(borrow)]
-    task: Option<Task<'a>>,
+    task: Option<Box<Task<'a>>>,
     #[serde(borrow, alias = "msg")]
-    message: Option<Message<'a>>,
+    message: Option<Box<Message<'a>>>,
     #[serde(borrow, rename = "statusUpdate", alias = "status_update")]
-    status_update: Option<TaskStatusUpdateEvent<'a>>,
+    status_update: Option<Box<TaskStatusUpdateEvent<'a>>>,
     #[serde(borrow, rename = "artifactUpdate", alias = "artifact_update")]
-    artifact_update: Option<TaskArtifactUpdateEvent<'a>>,
+    artifact_update: Option<Box<TaskArtifactUpdateEvent<'a>>>,
     // task
     #[serde(borrow)]
     id: Option<Str<'a>>,
@@ -428,7 +428,7 @@ struct AnyIn<'a> {
     #[serde(rename = "final")]
     is_final: Option<bool>,
     #[serde(borrow)]
-    artifact: Option<Artifact<'a>>,
+    artifact: Option<Box<Artifact<'a>>>,
     append: Option<bool>,
     #[serde(rename = "lastChunk", alias = "last_chunk")]
     last_chunk: Option<bool>,
@@ -455,16 +455,16 @@ impl<'a> AnyIn<'a> {
             ));
         }
         if let Some(t) = self.task {
-            return Ok(StreamEvent::Task(t));
+            return Ok(StreamEvent::Task(*t));
         }
         if let Some(m) = self.message {
-            return Ok(StreamEvent::Message(m));
+            return Ok(StreamEvent::Message(*m));
         }
         if let Some(s) = self.status_update {
-            return Ok(StreamEvent::StatusUpdate(s));
+            return Ok(StreamEvent::StatusUpdate(*s));
         }
         if let Some(a) = self.artifact_update {
-            return Ok(StreamEvent::ArtifactUpdate(a));
+            return Ok(StreamEvent::ArtifactUpdate(*a));
         }
         let shape = match self.kind.as_ref().map(|k| &*k.0) {
             Some("task") => Shape::Task,
@@ -516,7 +516,7 @@ impl<'a> AnyIn<'a> {
             Shape::Artifact => StreamEvent::ArtifactUpdate(TaskArtifactUpdateEvent {
                 task_id: required(self.task_id, "taskId")?,
                 context_id: cow(self.context_id).unwrap_or_default(),
-                artifact: self.artifact.ok_or_else(|| E::missing_field("artifact"))?,
+                artifact: *self.artifact.ok_or_else(|| E::missing_field("artifact"))?,
                 append: self.append.unwrap_or(false),
                 last_chunk: self.last_chunk.unwrap_or(false),
                 metadata: self.metadata,

@@ -2,6 +2,12 @@
 //! 4xx/5xx returned as responses (their JSON-RPC bodies must reach the classifier), bounded
 //! bodies, identity encoding on streams, and every failure turned into a precise
 //! `transport` outcome.
+//!
+//! A plain `http://` request with no proxy chosen for it skips ureq: [`super::plain`] writes
+//! the same bytes and reads the answer with the core's own HTTP/1.1 reader over the driver's
+//! own pooled connections, and its failures come back as the same `ureq::Error` values, so
+//! [`transport_outcome`] maps both paths alike (about a third of a pooled send's
+//! instructions: 97.9k to 66.0k per bench-driver send under callgrind).
 
 use std::io::Read;
 use std::sync::Arc;

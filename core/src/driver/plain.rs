@@ -658,7 +658,7 @@ pub(crate) fn exchange(
         max_headers: 128,
         ..Limits::default()
     };
-    let mut parser = ResponseParser::with_limits(req.method, limits);
+    let mut parser = ResponseParser::with_limits(req.method, limits).ureq_framing();
     loop {
         let seen = conn.end - conn.start;
         let step = match parser.feed(conn.input()) {
@@ -1331,6 +1331,16 @@ mod edge_tests {
             1 << 20,
         );
         assert_eq!(switching.expect("answer").status, 101);
+        // Framings RFC 9112 refuses and ureq reads.
+        for odd in [
+            &b"HTTP/1.1 200 OK\r\ncontent-length: 99\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"[..],
+            &b"HTTP/1.1 200 OK\r\ntransfer-encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"[..],
+            &b"HTTP/1.1 200 OK\r\ntransfer-encoding: identity\r\ncontent-length: 2\r\n\r\n{}"[..],
+            &b"HTTP/1.0 200 OK\r\ntransfer-encoding: chunked\r\ncontent-length: 2\r\n\r\n{}"[..],
+        ] {
+            let odd: &'static [u8] = odd.to_vec().leak();
+            same(odd, true, 1 << 20).expect("read as ureq reads it");
+        }
         let error = same(
             b"HTTP/1.1 503 Busy\r\ncontent-length: 4\r\n\r\nbusy",
             false,

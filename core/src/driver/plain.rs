@@ -36,7 +36,7 @@ use ureq::unversioned::transport::{NextTimeout, ShutdownHandle};
 
 use super::io::CallIo;
 use super::lock::Locked;
-use crate::http1::{Event, Limits, ResponseError, ResponseParser};
+use crate::http1::{Event, HeadSyntax, Limits, ResponseError, ResponseParser};
 
 /// Idle connections kept per host (ureq's `max_idle_connections_per_host` as configured).
 const IDLE_PER_HOST: usize = 4;
@@ -661,6 +661,7 @@ pub(crate) fn exchange(
     let mut parser = ResponseParser::with_limits(req.method, limits).ureq_framing();
     loop {
         let seen = conn.end - conn.start;
+        let skipped = parser.informational_skipped();
         let step = match parser.feed(conn.input()) {
             Ok(step) => step,
             // ureq hands a 101 on as the response (with no body, never pooled).
@@ -671,6 +672,9 @@ pub(crate) fn exchange(
             }
             Err(e) => return Err(head_failure(e, seen)),
         };
+        if parser.informational_skipped() > skipped && continue_with_fields(conn.input()) {
+            return Err(Failure::Response(Malformed::HeadersWith100));
+        }
         match step.event {
             Event::NeedMore => {
                 conn.consume(step.consumed);
@@ -708,6 +712,23 @@ pub(crate) fn exchange(
         },
         body,
     ))
+}
+
+/// Whether one of the informational heads `input` starts with is a `100 Continue` with
+/// header fields (ureq refuses it).
+fn continue_with_fields(mut input: &[u8]) -> bool {
+    loop {
+        let mut slots = [httparse::EMPTY_HEADER; 128];
+        let mut r = httparse::Response::new(&mut slots);
+        let Ok(httparse::Status::Complete(n)) = r.parse(input) else {
+            return false;
+        };
+        match r.code {
+            Some(100) if !r.headers.is_empty() => return true,
+            Some(100..=199) => input = &input[n..],
+            _ => return false,
+        }
+    }
 }
 
 /// The `101 Switching Protocols` head at the end of the informational heads `input` starts
@@ -810,12 +831,35 @@ impl std::fmt::Debug for PlainBody {
 /// A response the reader refused, as ureq reports it ("malformed HTTP response: ..." with
 /// ureq's wording, see [`Malformed`]).
 #[derive(Debug)]
-pub(crate) struct Malformed(ResponseError);
+pub(crate) enum Malformed {
+    /// Refused by the core's reader.
+    Reader(ResponseError),
+    /// A `100 Continue` with header fields (ureq-proto refuses it; the core's reader skips
+    /// it as any 1xx).
+    HeadersWith100,
+}
 
 impl std::fmt::Display for Malformed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // ureq-proto's messages for the same failures.
-        match self.0 {
+        let e = match self {
+            Malformed::Reader(e) => *e,
+            Malformed::HeadersWith100 => {
+                return f.write_str("received headers with 100-continue response");
+            }
+        };
+        // ureq-proto's messages for the same failures (httparse's words for a head).
+        match e {
+            ResponseError::Malformed(h) => {
+                let said = match h {
+                    HeadSyntax::Version => "invalid HTTP version",
+                    HeadSyntax::Status => "invalid response status",
+                    HeadSyntax::HeaderName => "invalid header name",
+                    HeadSyntax::HeaderValue => "invalid header value",
+                    HeadSyntax::NewLine => "invalid new line",
+                    HeadSyntax::Token => "invalid token",
+                };
+                write!(f, "http parse fail: {said}")
+            }
             ResponseError::InvalidChunkSize => {
                 f.write_str("chunk length cannot be read as a number")
             }
@@ -831,7 +875,6 @@ impl std::fmt::Display for Malformed {
             ResponseError::TooManyHeaders { .. } => {
                 f.write_str("http parse resulted in too many headers")
             }
-            ResponseError::Malformed(h) => write!(f, "http parse fail: {h}"),
             e => write!(f, "{e}"),
         }
     }
@@ -849,7 +892,7 @@ fn response_io(e: ResponseError) -> std::io::Error {
     if e.is_truncation() {
         disconnected()
     } else {
-        std::io::Error::other(Malformed(e))
+        std::io::Error::other(Malformed::Reader(e))
     }
 }
 
@@ -860,7 +903,7 @@ fn head_failure(e: ResponseError, seen: usize) -> Failure {
         ResponseError::HeadTooLarge { limit } => {
             Failure::Ureq(ureq::Error::LargeResponseHeader(seen, limit))
         }
-        e => Failure::Response(Malformed(e)),
+        e => Failure::Response(Malformed::Reader(e)),
     }
 }
 
@@ -1340,6 +1383,26 @@ mod edge_tests {
         ] {
             let odd: &'static [u8] = odd.to_vec().leak();
             same(odd, true, 1 << 20).expect("read as ureq reads it");
+        }
+        // Heads ureq refuses or reads in its own way.
+        for probe in [
+            &b"HTTP/1.1 100 Continue\r\nx: y\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}"[..],
+            &b"HTTP/1.1 103 Early\r\nlink: a\r\n\r\nHTTP/1.1 100 Continue\r\nx: y\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}"[..],
+            &b"HTTP/1.1 200 OK\r\nbad name: 1\r\ncontent-length: 2\r\n\r\n{}"[..],
+            &b"HTTP/2 200 OK\r\ncontent-length: 2\r\n\r\n{}"[..],
+            &b"HTTP/1.1 2x0 OK\r\ncontent-length: 2\r\n\r\n{}"[..],
+            &b"HTTP/1.1 200 OK\r\nx-fold: a\r\n b\r\ncontent-length: 2\r\n\r\n{}"[..],
+            &b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}"[..],
+            &b"HTTP/1.1 200 OK\r\ncontent-length: 2, 2\r\n\r\n{}"[..],
+            &b"HTTP/1.1 200 OK\r\nx-bin: \xff\xfe\r\ncontent-length: 2\r\n\r\n{}"[..],
+            &b"HTTP/1.1 200\r\ncontent-length: 2\r\n\r\n{}"[..],
+            &b"HTTP/1.1 204 No Content\r\ncontent-length: 2\r\n\r\n{}"[..],
+            &b"HTTP/1.1 200 OK\ncontent-length: 2\n\n{}"[..],
+            &b"HTTP/1.1 999 Odd\r\ncontent-length: 2\r\n\r\n{}"[..],
+            &b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2;ext=1\r\n{}\r\n0\r\nx-trailer: 1\r\n\r\n"[..],
+        ] {
+            // Refused or read alike, with the same outcome or response.
+            let _ = same(probe.to_vec().leak(), true, 1 << 20);
         }
         let error = same(
             b"HTTP/1.1 503 Busy\r\ncontent-length: 4\r\n\r\nbusy",

@@ -198,8 +198,9 @@ impl ResponseParser {
         }
     }
 
-    /// Frames the body as ureq 3.5 (ureq-proto 0.7) does, for the driver's plain-HTTP fast
-    /// path, which must read every answer as the ureq path reads it: a `Transfer-Encoding`
+    /// Reads the head and frames the body as ureq 3.5 (ureq-proto 0.7) does, for the driver's
+    /// plain-HTTP fast path, which must read every answer as the ureq path reads it: no
+    /// obs-fold in header lines, and a `Transfer-Encoding`
     /// naming `chunked` anywhere means chunked (a `Content-Length` beside it ignored, other
     /// codings not refused) except on HTTP/1.0, where it is ignored; else `Content-Length`,
     /// else until close. RFC 9112 §6.3 (this reader's own rules) refuses those answers.
@@ -371,9 +372,9 @@ impl ResponseParser {
             with_header_slots(limit, buf.len(), |storage| {
                 let mut resp = httparse::Response::new(storage);
                 // RFC 9112 §5.2: a user agent must accept obs-fold in a response (and replace
-                // it with spaces, which `Headers::from_httparse` does).
+                // it with spaces, which `Headers::from_httparse` does); ureq refuses it.
                 let parsed = httparse::ParserConfig::default()
-                    .allow_obsolete_multiline_headers_in_responses(true)
+                    .allow_obsolete_multiline_headers_in_responses(!self.ureq_framing)
                     .parse_response(&mut resp, buf);
                 match parsed {
                     Ok(httparse::Status::Complete(n)) if n == buf.len() => {}

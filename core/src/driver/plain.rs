@@ -566,7 +566,17 @@ fn request_bytes(plain: &Plain, req: &Req<'_>, t: &Target<'_>, stream: bool) -> 
     if !stream && !has("accept-encoding") {
         line(b"accept-encoding", b"gzip");
     }
-    line(b"content-length", req.body.len().to_string().as_bytes());
+    // The length's digits, written without a `String`.
+    let (mut digits, mut at, mut n) = ([0u8; 20], 20, req.body.len());
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    line(b"content-length", &digits[at..]);
     if !has("user-agent") {
         line(b"user-agent", plain.user_agent.as_bytes());
     }
@@ -776,28 +786,29 @@ impl From<std::io::Error> for Failure {
 
 /// The head's fields as ureq's `HeaderMap` hands them on (see [`Head::headers`]).
 fn collect(h: &crate::http1::Headers, gzip: bool) -> Vec<(String, String)> {
-    let fields: Vec<_> = h.iter().collect();
-    let mut out = Vec::with_capacity(fields.len());
-    for (i, f) in fields.iter().enumerate() {
-        if fields[..i]
-            .iter()
-            .any(|g| g.name.eq_ignore_ascii_case(f.name))
-        {
+    let mut out = Vec::with_capacity(h.len());
+    for (i, f) in h.iter().enumerate() {
+        let same = |g: &crate::http1::HeaderField<'_>| g.name.eq_ignore_ascii_case(f.name);
+        if h.iter().take(i).any(|g| same(&g)) {
             continue;
         }
-        let name = f.name.to_ascii_lowercase();
-        if gzip && (name == "content-encoding" || name == "content-length") {
+        let mut name = Some(f.name.to_ascii_lowercase());
+        if gzip && matches!(name.as_deref(), Some("content-encoding" | "content-length")) {
             continue;
         }
-        for g in fields[i..]
-            .iter()
-            .filter(|g| g.name.eq_ignore_ascii_case(f.name))
-        {
+        let count = h.iter().skip(i).filter(|g| same(g)).count();
+        for (j, g) in h.iter().skip(i).filter(|g| same(g)).enumerate() {
             let value = match std::str::from_utf8(g.value) {
                 Ok(text) => text.to_owned(),
                 Err(_) => String::from_utf8_lossy(g.value).into_owned(),
             };
-            out.push((name.clone(), value));
+            // The last value takes the name; the ones before it take copies.
+            let n = if j + 1 == count {
+                name.take()
+            } else {
+                name.clone()
+            };
+            out.push((n.unwrap_or_default(), value));
         }
     }
     out

@@ -664,8 +664,11 @@ pub(crate) fn exchange(
     conn.write_all(&bytes, clock.next_timeout(Timeout::SendRequest), io)?;
     clock.next_phase();
     let recv = clock.deadline(Timeout::RecvResponse);
+    // ureq-proto's bounds: 128 header fields, any number of 1xx heads (the phase's
+    // timeout ends a server that sends nothing else).
     let limits = Limits {
         max_headers: 128,
+        max_informational: usize::MAX,
         ..Limits::default()
     };
     let mut parser = ResponseParser::with_limits(req.method, limits).ureq_framing();
@@ -1400,6 +1403,12 @@ mod edge_tests {
             &b"HTTP/1.1 100 Continue\r\nx: y\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}"[..],
             &b"HTTP/1.1 103 Early\r\nlink: a\r\n\r\nHTTP/1.1 100 Continue\r\nx: y\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}"[..],
             &b"HTTP/1.1 200 OK\r\nbad name: 1\r\ncontent-length: 2\r\n\r\n{}"[..],
+            &[&b"HTTP/1.1 102 Processing\r\n\r\n"[..]; 20]
+                .concat()
+                .into_iter()
+                .chain(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}".iter().copied())
+                .collect::<Vec<u8>>()
+                .leak()[..],
             &b"HTTP/2 200 OK\r\ncontent-length: 2\r\n\r\n{}"[..],
             &b"HTTP/1.1 2x0 OK\r\ncontent-length: 2\r\n\r\n{}"[..],
             &b"HTTP/1.1 200 OK\r\nx-fold: a\r\n b\r\ncontent-length: 2\r\n\r\n{}"[..],

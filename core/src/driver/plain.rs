@@ -392,13 +392,15 @@ impl Conn {
         Ok(())
     }
 
-    /// Writes all of `bytes` within `timeout`.
-    fn write_all(
+    /// Writes at least `at_least` bytes of `bytes` (each write offering all that is left)
+    /// within `timeout`; how many were written.
+    fn write_at_least(
         &mut self,
         bytes: &[u8],
+        at_least: usize,
         timeout: NextTimeout,
         io: &CallIo,
-    ) -> Result<(), ureq::Error> {
+    ) -> Result<usize, ureq::Error> {
         self.check_in(io)?;
         io.mark_wrote();
         if timeout.after.is_zero() {
@@ -413,7 +415,7 @@ impl Conn {
         )?;
         let started = Instant::now();
         let mut rest = bytes;
-        while !rest.is_empty() {
+        while bytes.len() - rest.len() < at_least {
             match (&*self.stream).write(rest) {
                 Ok(0) => {
                     return Err(super::tcp::socket_error(
@@ -433,7 +435,7 @@ impl Conn {
                 },
             }
         }
-        Ok(())
+        Ok(bytes.len() - rest.len())
     }
 
     /// Reads more bytes after the unconsumed ones: `Ok(0)` at the end of the stream. Bounded
@@ -661,8 +663,21 @@ pub(crate) fn exchange(
     let mut clock = Clock::new(budget);
     let bytes = request_bytes(plain, req, t, stream);
     let mut conn = pooled_or_new(plain, t, &mut clock, config, io)?;
-    conn.write_all(&bytes, clock.next_timeout(Timeout::SendRequest), io)?;
+    // ureq's two phases: the head within the send-request budget, then what is left of the
+    // body within the send-body one (a request the socket takes at once ends both).
+    let head_len = bytes.len() - req.body.len();
+    let sent = conn.write_at_least(
+        &bytes,
+        head_len,
+        clock.next_timeout(Timeout::SendRequest),
+        io,
+    )?;
     clock.next_phase();
+    if sent < bytes.len() {
+        let rest = &bytes[sent..];
+        conn.write_at_least(rest, rest.len(), clock.next_timeout(Timeout::SendBody), io)?;
+        clock.next_phase();
+    }
     let recv = clock.deadline(Timeout::RecvResponse);
     // ureq-proto's bounds: 128 header fields, any number of 1xx heads (the phase's
     // timeout ends a server that sends nothing else).

@@ -41,7 +41,7 @@
 //! stream tracker, which lives inside [`classify`] (a whole event-stream body is classified
 //! through it).
 //! ```text
-//! driver      -> card, client, envelope, model, outcome, resilience, sse, stream, tally, time, traceparent, trust, version
+//! driver      -> card, client, envelope, http1, model, outcome, resilience, sse, stream, tally, time, traceparent, trust, version
 //! client      -> answer, card, classify, envelope, model, outcome, resilience, sse, stream, tally, tape, time, traceparent, version
 //! answer      -> classify, json, model, outcome, sse, tape, version
 //! http1       -> envelope, model, sse, time, url, version

@@ -176,7 +176,9 @@ const STREAMS: usize = 40;
 /// gives its two 8 KiB buffers back while the stream waits (23 KiB before); it was about 120
 /// KiB before the first cuts (two more 16 KiB buffers, a 32 KiB output copy, a 10 KiB scratch
 /// buffer), 46 KiB with 16 KiB transport buffers that were kept, 26 KiB with a 4 KiB first
-/// read buffer and 29 KiB with the driver's event queue holding unboxed events.
+/// read buffer and 29 KiB with the driver's event queue holding unboxed events. About 2.9 KiB
+/// since plain-HTTP streams are read by the driver's own fast path (`driver/plain.rs`, no
+/// ureq connection state kept per stream; the 1 KiB first read buffer is most of it).
 const MAX_PER_STREAM: isize = 10 * 1024;
 
 #[test]
@@ -201,7 +203,7 @@ fn an_open_idle_stream_keeps_little_memory() {
     eprintln!("an open idle stream keeps {per_stream} bytes of heap");
     drop(open);
     assert!(
-        per_stream > 4 * 1024,
+        per_stream > 1024,
         "{per_stream} bytes per stream: the streams were not counted"
     );
     assert!(

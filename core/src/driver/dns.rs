@@ -312,6 +312,11 @@ impl Answers {
     /// connection looks it up again.
     pub(crate) fn forget(&self, uri: &Uri) {
         let Some(host) = uri.host() else { return };
+        self.forget_host(host);
+    }
+
+    /// Forgets the answers for `host` (the plain fast path's connect to it failed).
+    pub(crate) fn forget_host(&self, host: &str) {
         let host = norm(host);
         self.kept().retain(|k| k.host != host);
     }
@@ -369,7 +374,7 @@ impl Guarded {
 
     fn answers(
         &self,
-        uri: &Uri,
+        uri: Option<&Uri>,
         host: &str,
         port: u16,
         config: &Config,
@@ -402,7 +407,15 @@ impl Guarded {
                 .into_iter()
                 .map(|a| SocketAddr::new(a, port))
                 .collect(),
-            None => self.system.resolve(uri, config, timeout)?.to_vec(),
+            None => match uri {
+                Some(uri) => self.system.resolve(uri, config, timeout)?.to_vec(),
+                None => {
+                    let uri: Uri = format!("http://{host}:{port}/")
+                        .parse()
+                        .map_err(|_| ureq::Error::HostNotFound)?;
+                    self.system.resolve(&uri, config, timeout)?.to_vec()
+                }
+            },
         };
         self.answers.put(&name, port, &addrs, now);
         Ok(addrs)
@@ -424,6 +437,31 @@ impl Resolver for Guarded {
                 443
             }
         });
+        self.guarded(Some(uri), host, port, config, timeout)
+    }
+}
+
+impl Guarded {
+    /// [`Resolver::resolve`] for a host and port (the plain fast path's, which has no
+    /// `Uri`): the same answers, kept answers and guard.
+    pub(crate) fn resolve_host(
+        &self,
+        host: &str,
+        port: u16,
+        config: &Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        self.guarded(None, host, port, config, timeout)
+    }
+
+    fn guarded(
+        &self,
+        uri: Option<&Uri>,
+        host: &str,
+        port: u16,
+        config: &Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
         let addrs = self.answers(uri, host, port, config, timeout)?;
         let name = norm(host);
         let mut kept = self.empty();

@@ -192,7 +192,7 @@ impl CallIo {
     }
 
     /// Records the socket the call now uses; shuts it down at once when already aborted.
-    fn attach(&self, socket: &Socket) {
+    pub(crate) fn attach(&self, socket: &Socket) {
         let mut slot = self.socket.locked();
         if self.aborted() {
             slot.take();
@@ -213,12 +213,22 @@ impl CallIo {
         self.socket.locked().take();
     }
 
-    fn deadline(&self) -> Option<Instant> {
+    pub(crate) fn deadline(&self) -> Option<Instant> {
         *self.deadline.locked()
+    }
+
+    /// Records that a request byte is about to be written (the plain fast path's writes).
+    pub(crate) fn mark_wrote(&self) {
+        self.wrote.store(true, Ordering::SeqCst);
+    }
+
+    /// Records that a read was cut by the deadline (the plain fast path's reads).
+    pub(crate) fn fire_idle(&self) {
+        self.idle_fired.store(true, Ordering::SeqCst);
     }
 }
 
-fn current() -> Option<Arc<CallIo>> {
+pub(crate) fn current() -> Option<Arc<CallIo>> {
     CURRENT.with(|c| c.borrow().clone())
 }
 
@@ -320,7 +330,7 @@ impl<T> Watched<T> {
 /// call paid one more system call for it, a stream one per read. Rounded down, the value
 /// repeats; a read woken early by the rounding waits again for the rest
 /// ([`Watched::await_input`]), so every deadline still fires when it is due (issue 28).
-fn steady(left: std::time::Duration) -> std::time::Duration {
+pub(crate) fn steady(left: std::time::Duration) -> std::time::Duration {
     const EXACT_BELOW: std::time::Duration = std::time::Duration::from_secs(2);
     if left <= EXACT_BELOW {
         left

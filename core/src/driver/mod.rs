@@ -94,6 +94,7 @@ mod io;
 mod jku;
 mod linefed;
 mod lock;
+mod plain;
 mod proxy;
 mod raw;
 mod reserved;
@@ -212,6 +213,8 @@ pub struct Client {
 
 struct Inner {
     agent: ureq::Agent,
+    /// The plain-HTTP fast path (`plain`), when plain http is allowed.
+    plain: Option<Arc<plain::Plain>>,
     /// The proxies chosen from the configuration and the environment.
     proxies: proxy::Proxies,
     /// What the resolver checks (set by card resolution).
@@ -304,14 +307,15 @@ impl Client {
 
     fn build(config: ClientConfig, source: Option<String>) -> Client {
         let guard = dns::Guard::default();
-        let built = exchange::build_agent(&config, guard.clone()).and_then(|agent| {
+        let built = exchange::build_agent(&config, guard.clone()).and_then(|(agent, plain)| {
             Ok((
                 agent,
+                plain,
                 proxy::Proxies::from_settings(config.proxy.as_deref(), config.no_proxy.as_deref())?,
             ))
         });
-        let (agent, proxies, setup_error) = match built {
-            Ok((agent, proxies)) => (agent, proxies, None),
+        let (agent, plain, proxies, setup_error) = match built {
+            Ok((agent, plain, proxies)) => (agent, plain, proxies, None),
             Err(e) => {
                 let o = Outcome::transport(
                     crate::outcome::ErrorName::InvalidRequest,
@@ -324,12 +328,13 @@ impl Client {
                     .proxy(None)
                     .build()
                     .new_agent();
-                (idle, proxy::Proxies::default(), Some(o))
+                (idle, None, proxy::Proxies::default(), Some(o))
             }
         };
         Client {
             inner: Arc::new(Inner {
                 agent,
+                plain,
                 proxies,
                 guard,
                 setup_error,
@@ -686,6 +691,7 @@ impl Client {
         exchange::Net {
             agent: &self.inner.agent,
             proxies: &self.inner.proxies,
+            plain: self.inner.plain.as_ref(),
         }
     }
 }

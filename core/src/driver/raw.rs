@@ -97,7 +97,7 @@ const READ_MAX: usize = super::exchange::INPUT_BUFFER;
 /// `next_deadline()`).
 pub struct RawStream {
     io: Arc<CallIo>,
-    reader: ureq::BodyReader<'static>,
+    reader: super::exchange::BodyReader,
     /// What each read fills: [`READ_FIRST`] bytes, grown up to [`READ_MAX`] once a read
     /// fills it.
     buf: Box<[u8]>,
@@ -133,7 +133,7 @@ pub enum ReadEnd {
 impl RawStream {
     pub(crate) fn new(
         io: Arc<CallIo>,
-        reader: ureq::BodyReader<'static>,
+        reader: super::exchange::BodyReader,
         status: u16,
         headers: Vec<(String, String)>,
     ) -> RawStream {

@@ -75,12 +75,20 @@ impl<In: Transport> Connector<In> for TcpConnect {
 /// half of the time left (at least [`MIN_PER_ADDRESS`]), so one that never answers leaves
 /// time for the others; the last gets all of it.
 fn connect(details: &ConnectionDetails) -> Result<TcpStream, ureq::Error> {
+    connect_to(&details.addrs, details.timeout)
+}
+
+/// [`connect`] to `addrs` within `timeout` (also the plain fast path's, `super::plain`).
+pub(crate) fn connect_to(
+    addrs: &[std::net::SocketAddr],
+    timeout: NextTimeout,
+) -> Result<TcpStream, ureq::Error> {
     let started = Instant::now();
-    let total = details.timeout.not_zero().map(|d| *d);
-    let timed_out = || ureq::Error::Timeout(details.timeout.reason);
+    let total = timeout.not_zero().map(|d| *d);
+    let timed_out = || ureq::Error::Timeout(timeout.reason);
     let mut last: Option<std::io::Error> = None;
-    let count = details.addrs.len();
-    for (i, addr) in details.addrs.iter().enumerate() {
+    let count = addrs.len();
+    for (i, addr) in addrs.iter().enumerate() {
         let left = total.map(|t| t.saturating_sub(started.elapsed()));
         if left.is_some_and(|l| l.is_zero()) {
             return Err(timed_out());
@@ -127,7 +135,7 @@ thread_local! {
 
 /// A buffer of `size` initialized bytes (their values are whatever they were: every byte
 /// handed out is written before it is read): a spare one of that size, else a new one.
-fn take_buffer(size: usize) -> Vec<u8> {
+pub(crate) fn take_buffer(size: usize) -> Vec<u8> {
     let spare = SPARE
         .try_with(|s| {
             let mut s = s.borrow_mut();
@@ -140,7 +148,7 @@ fn take_buffer(size: usize) -> Vec<u8> {
 }
 
 /// Gives `buf` back as a spare (the oldest spare is freed when there are enough).
-fn give_buffer(buf: Vec<u8>) {
+pub(crate) fn give_buffer(buf: Vec<u8>) {
     if buf.is_empty() {
         return;
     }
@@ -256,7 +264,7 @@ fn slack(want: Duration) -> Duration {
 /// Makes the socket's timeout fit an operation allowed `want` (`None`: no limit), keeping the
 /// one set last when it fits: not above `want` (the socket never waits past the operation's
 /// time) and at most an eighth under it (an early end costs a retry with the time left).
-fn settle_timeout(
+pub(crate) fn settle_timeout(
     stream: &TcpStream,
     last: &mut Option<Duration>,
     want: Option<Duration>,
@@ -279,7 +287,11 @@ fn settle_timeout(
 /// operation had a limit (`limit`, counted from `started`), `e` is a timeout or a signal's
 /// interruption, and time is left. A timeout with no time left, and an interruption with no
 /// limit (a signal meant to stop a wait without end), go to the caller.
-fn left_after(e: &std::io::Error, limit: Option<Duration>, started: Instant) -> Option<Duration> {
+pub(crate) fn left_after(
+    e: &std::io::Error,
+    limit: Option<Duration>,
+    started: Instant,
+) -> Option<Duration> {
     let retried = matches!(
         e.kind(),
         ErrorKind::Interrupted | ErrorKind::WouldBlock | ErrorKind::TimedOut
@@ -290,7 +302,7 @@ fn left_after(e: &std::io::Error, limit: Option<Duration>, started: Instant) -> 
 
 /// A socket error as ureq's: a timed-out read or write (`EAGAIN` on Linux when a socket
 /// timeout runs out) is the operation's timeout.
-fn socket_error(e: std::io::Error, timeout: &NextTimeout) -> ureq::Error {
+pub(crate) fn socket_error(e: std::io::Error, timeout: &NextTimeout) -> ureq::Error {
     match e.kind() {
         ErrorKind::WouldBlock | ErrorKind::TimedOut => ureq::Error::Timeout(timeout.reason),
         _ => e.into(),
@@ -437,7 +449,7 @@ impl Transport for Tcp {
 /// (measured with `strace -c` on bench-driver: 6 system calls per send before, 3 after, with
 /// [`settle_timeout`]).
 #[cfg(unix)]
-fn peek_finds_nothing(stream: &TcpStream) -> std::io::Result<bool> {
+pub(crate) fn peek_finds_nothing(stream: &TcpStream) -> std::io::Result<bool> {
     let mut one = [std::mem::MaybeUninit::<u8>::uninit()];
     match socket2::SockRef::from(stream)
         .recv_with_flags(&mut one, libc::MSG_PEEK | libc::MSG_DONTWAIT)
@@ -451,7 +463,7 @@ fn peek_finds_nothing(stream: &TcpStream) -> std::io::Result<bool> {
 /// Whether a non-blocking read finds nothing to read (`Ok(false)`: bytes or the end of the
 /// stream wait); the socket is switched to non-blocking for it and back.
 #[cfg(not(unix))]
-fn peek_finds_nothing(stream: &TcpStream) -> std::io::Result<bool> {
+pub(crate) fn peek_finds_nothing(stream: &TcpStream) -> std::io::Result<bool> {
     stream.set_nonblocking(true)?;
     let open = match stream.peek(&mut [0u8; 1]) {
         Err(e) if e.kind() == ErrorKind::WouldBlock => Ok(true),

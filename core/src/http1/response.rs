@@ -121,6 +121,8 @@ pub struct ResponseParser {
     body: BodyDecoder,
     informational: usize,
     seen_any: bool,
+    /// Frame bodies as ureq does ([`ResponseParser::ureq_framing`]).
+    ureq_framing: bool,
 }
 
 /// RFC 9112 §6.3: how the body of a final response is delimited.
@@ -143,6 +145,27 @@ fn body_framing(
         };
     }
     Ok(content_length(headers)?.map_or(BodyFraming::UntilClose, BodyFraming::Length))
+}
+
+/// ureq-proto 0.7's framing ([`ResponseParser::ureq_framing`]).
+fn ureq_body_framing(
+    status: u16,
+    head_request: bool,
+    minor_version: u8,
+    headers: &Headers,
+) -> Result<BodyFraming, ResponseError> {
+    if head_request || ResponseHead::status_forbids_body(status) {
+        return Ok(BodyFraming::Empty);
+    }
+    let length = content_length(headers)?;
+    let chunked = headers
+        .get_all("transfer-encoding")
+        .flat_map(|v| v.split(|&b| b == b','))
+        .any(|c| c.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+    if chunked && minor_version != 0 {
+        return Ok(BodyFraming::Chunked);
+    }
+    Ok(length.map_or(BodyFraming::UntilClose, BodyFraming::Length))
 }
 
 impl Limits {
@@ -171,7 +194,20 @@ impl ResponseParser {
             body: BodyDecoder::new(BodyFraming::Empty, limits.body()),
             informational: 0,
             seen_any: false,
+            ureq_framing: false,
         }
+    }
+
+    /// Reads the head and frames the body as ureq 3.5 (ureq-proto 0.7) does, for the driver's
+    /// plain-HTTP fast path, which must read every answer as the ureq path reads it: no
+    /// obs-fold in header lines, and a `Transfer-Encoding`
+    /// naming `chunked` anywhere means chunked (a `Content-Length` beside it ignored, other
+    /// codings not refused) except on HTTP/1.0, where it is ignored; else `Content-Length`,
+    /// else until close. RFC 9112 §6.3 (this reader's own rules) refuses those answers.
+    #[cfg(feature = "driver")]
+    pub(crate) fn ureq_framing(mut self) -> ResponseParser {
+        self.ureq_framing = true;
+        self
     }
 
     /// Prepares for the next response on the same connection (after [`Event::End`] with
@@ -336,9 +372,9 @@ impl ResponseParser {
             with_header_slots(limit, buf.len(), |storage| {
                 let mut resp = httparse::Response::new(storage);
                 // RFC 9112 §5.2: a user agent must accept obs-fold in a response (and replace
-                // it with spaces, which `Headers::from_httparse` does).
+                // it with spaces, which `Headers::from_httparse` does); ureq refuses it.
                 let parsed = httparse::ParserConfig::default()
-                    .allow_obsolete_multiline_headers_in_responses(true)
+                    .allow_obsolete_multiline_headers_in_responses(!self.ureq_framing)
                     .parse_response(&mut resp, buf);
                 match parsed {
                     Ok(httparse::Status::Complete(n)) if n == buf.len() => {}
@@ -360,6 +396,8 @@ impl ResponseParser {
             })?;
         let framing = if (100..200).contains(&status) {
             BodyFraming::Empty
+        } else if self.ureq_framing {
+            ureq_body_framing(status, self.head_request, minor_version, &headers)?
         } else {
             body_framing(status, self.head_request, &headers)?
         };

@@ -342,7 +342,7 @@ pub(crate) fn steady(left: std::time::Duration) -> std::time::Duration {
 /// The error a transport operation of an aborted call fails with.
 /// The one short wait a read whose idle deadline passed before it began still makes, to
 /// take bytes that arrived while the caller was away.
-const LATE_READ: std::time::Duration = std::time::Duration::from_millis(1);
+pub(crate) const LATE_READ: std::time::Duration = std::time::Duration::from_millis(1);
 
 fn aborted_error() -> ureq::Error {
     ureq::Error::Io(std::io::Error::new(

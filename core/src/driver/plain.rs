@@ -471,10 +471,14 @@ impl Conn {
         }
         loop {
             let now = Instant::now();
-            if idle.is_some_and(|d| now >= d) {
-                return Err(fire());
-            }
-            let left = until.map(|u| u.saturating_duration_since(now));
+            // The idle deadline passed before this read began: the caller was away, and the
+            // bytes that came meanwhile are taken with one short wait (as `Watched` does).
+            let late = idle.is_some_and(|d| now >= d);
+            let left = if late {
+                Some(super::io::LATE_READ)
+            } else {
+                until.map(|u| u.saturating_duration_since(now))
+            };
             if left.is_some_and(|l| l.is_zero()) {
                 return Err(ureq::Error::Timeout(reason));
             }

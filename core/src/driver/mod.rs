@@ -1,5 +1,7 @@
 //! The blocking reference driver (feature `driver`): a small ureq client that drives the
-//! sans-IO core correctly.
+//! sans-IO core correctly. A plain `http://` request with no proxy takes a fast path of its
+//! own (`plain`: the same bytes on the wire and the same outcomes, a third less work per
+//! send); https, proxies and anything unusual go through ureq.
 //!
 //! # What it fixes by default
 //! Stock HTTP clients wait forever, follow redirects, turn JSON-RPC errors in 4xx/5xx
@@ -28,6 +30,8 @@
 //!   reads at the stream's idle deadline, and lets another thread abort a call
 //!   ([`AbortHandle`]: the socket is shut down, so a blocked read returns at once).
 //! - `exchange`: one HTTP exchange, every failure mapped to a `transport` outcome.
+//! - `plain`: the exchange of a plain `http://` request with no proxy, on the driver's own
+//!   pooled connections and the core's HTTP/1.1 response reader.
 //! - `raw` ([`RawStream`], [`AbortHandle`]): an event-stream body read chunk by chunk with a
 //!   per-read deadline, abortable from another thread.
 //! - `run` ([`run()`], [`RunMachine`]): THE I/O loop over the core's client machines,

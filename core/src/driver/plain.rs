@@ -1,5 +1,6 @@
-//! The plain-HTTP fast path: an `http://` request with no proxy chosen for it is written by
-//! the core's own HTTP/1.1 writer and its response read by the core's own reader
+//! The plain-HTTP fast path: an `http://` request with no proxy chosen for it is written
+//! here (the head ureq would write, byte for byte) and its response read by the core's own
+//! reader
 //! ([`crate::http1::ResponseParser`]) over the driver's own pooled TCP connections, instead
 //! of going through ureq's request builder, `http::Request`/`HeaderMap`, timeout table and
 //! body reader layers.

@@ -26,7 +26,7 @@
 //! Nothing is ever sent twice: a pooled connection found closed by the peek is dropped
 //! before any byte is written, and a failure after the first byte is the call's.
 
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, Read};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -404,39 +404,13 @@ impl Conn {
     ) -> Result<usize, ureq::Error> {
         self.check_in(io)?;
         io.mark_wrote();
-        if timeout.after.is_zero() {
-            return Err(ureq::Error::Timeout(timeout.reason));
-        }
-        let limit = timeout.not_zero().map(|d| *d);
-        super::tcp::settle_timeout(
+        super::tcp::write_within(
             &self.stream,
             &mut self.write_timeout,
-            limit,
-            TcpStream::set_write_timeout,
-        )?;
-        let started = Instant::now();
-        let mut rest = bytes;
-        while bytes.len() - rest.len() < at_least {
-            match (&*self.stream).write(rest) {
-                Ok(0) => {
-                    return Err(super::tcp::socket_error(
-                        ErrorKind::WriteZero.into(),
-                        &timeout,
-                    ));
-                }
-                Ok(n) => rest = &rest[n..],
-                Err(e) => match super::tcp::left_after(&e, limit, started) {
-                    Some(left) => super::tcp::settle_timeout(
-                        &self.stream,
-                        &mut self.write_timeout,
-                        Some(left),
-                        TcpStream::set_write_timeout,
-                    )?,
-                    None => return Err(super::tcp::socket_error(e, &timeout)),
-                },
-            }
-        }
-        Ok(bytes.len() - rest.len())
+            bytes,
+            at_least,
+            &timeout,
+        )
     }
 
     /// Reads more bytes after the unconsumed ones: `Ok(0)` at the end of the stream. Bounded
@@ -1084,6 +1058,7 @@ mod tests {
     use crate::driver::config::ClientConfig;
     use crate::driver::exchange::{self, Net, Opened};
     use std::io::BufRead;
+    use std::io::Write;
     use std::net::TcpListener;
     use std::sync::mpsc;
 
@@ -1245,6 +1220,7 @@ mod edge_tests {
     use crate::driver::exchange::{self, Net};
     use crate::outcome::Outcome;
     use std::io::BufRead;
+    use std::io::Write;
     use std::net::TcpListener;
     use std::sync::mpsc;
 

@@ -302,6 +302,38 @@ pub(crate) fn left_after(
 
 /// A socket error as ureq's: a timed-out read or write (`EAGAIN` on Linux when a socket
 /// timeout runs out) is the operation's timeout.
+/// Writes at least `at_least` bytes of `bytes` (each write offering all that is left) within
+/// `timeout`, keeping the socket's write timeout in `kept` ([`settle_timeout`]); how many
+/// were written. A write the socket ends early goes on with the time left.
+pub(crate) fn write_within(
+    stream: &TcpStream,
+    kept: &mut Option<Duration>,
+    bytes: &[u8],
+    at_least: usize,
+    timeout: &NextTimeout,
+) -> Result<usize, ureq::Error> {
+    if timeout.after.is_zero() {
+        return Err(ureq::Error::Timeout(timeout.reason));
+    }
+    let limit = timeout.not_zero().map(|d| *d);
+    settle_timeout(stream, kept, limit, TcpStream::set_write_timeout)?;
+    let started = Instant::now();
+    let mut rest = bytes;
+    while bytes.len() - rest.len() < at_least {
+        match (&*stream).write(rest) {
+            Ok(0) => return Err(socket_error(ErrorKind::WriteZero.into(), timeout)),
+            Ok(n) => rest = &rest[n..],
+            Err(e) => match left_after(&e, limit, started) {
+                Some(left) => {
+                    settle_timeout(stream, kept, Some(left), TcpStream::set_write_timeout)?
+                }
+                None => return Err(socket_error(e, timeout)),
+            },
+        }
+    }
+    Ok(bytes.len() - rest.len())
+}
+
 pub(crate) fn socket_error(e: std::io::Error, timeout: &NextTimeout) -> ureq::Error {
     match e.kind() {
         ErrorKind::WouldBlock | ErrorKind::TimedOut => ureq::Error::Timeout(timeout.reason),
@@ -363,35 +395,14 @@ impl Transport for Tcp {
     }
 
     fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
-        let timeout = timeout.for_write();
-        if timeout.after.is_zero() {
-            return Err(ureq::Error::Timeout(timeout.reason));
-        }
-        let limit = timeout.not_zero().map(|d| *d);
-        settle_timeout(
+        let amount = amount.min(self.output.len());
+        write_within(
             &self.stream,
             &mut self.write_timeout,
-            limit,
-            TcpStream::set_write_timeout,
+            &self.output[..amount],
+            amount,
+            &timeout.for_write(),
         )?;
-        let started = Instant::now();
-        let amount = amount.min(self.output.len());
-        let mut rest = &self.output[..amount];
-        while !rest.is_empty() {
-            match (&*self.stream).write(rest) {
-                Ok(0) => return Err(socket_error(ErrorKind::WriteZero.into(), &timeout)),
-                Ok(n) => rest = &rest[n..],
-                Err(e) => match left_after(&e, limit, started) {
-                    Some(left) => settle_timeout(
-                        &self.stream,
-                        &mut self.write_timeout,
-                        Some(left),
-                        TcpStream::set_write_timeout,
-                    )?,
-                    None => return Err(socket_error(e, &timeout)),
-                },
-            }
-        }
         Ok(())
     }
 

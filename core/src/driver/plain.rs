@@ -1085,26 +1085,9 @@ mod tests {
                     let mut w = conn.try_clone().expect("clone");
                     let mut r = std::io::BufReader::new(conn);
                     loop {
-                        let mut got = Vec::new();
-                        let mut length = 0usize;
-                        loop {
-                            let mut line = String::new();
-                            if r.read_line(&mut line).unwrap_or(0) == 0 {
-                                return;
-                            }
-                            if let Some(v) =
-                                line.to_ascii_lowercase().strip_prefix("content-length:")
-                            {
-                                length = v.trim().parse().unwrap_or(0);
-                            }
-                            got.extend_from_slice(line.as_bytes());
-                            if line == "\r\n" {
-                                break;
-                            }
-                        }
-                        let mut body = vec![0; length];
-                        r.read_exact(&mut body).expect("body");
-                        got.extend_from_slice(&body);
+                        let Some(got) = read_request(&mut r) else {
+                            return;
+                        };
                         let _ = tx.send((n, got));
                         if w.write_all(answer).is_err() || close {
                             return;
@@ -1114,6 +1097,30 @@ mod tests {
             }
         });
         (url, rx)
+    }
+
+    /// Reads one request (head lines, then a `content-length` body) as its raw bytes;
+    /// `None` at the end of the connection or a cut body.
+    pub(super) fn read_request(r: &mut std::io::BufReader<TcpStream>) -> Option<Vec<u8>> {
+        let mut got = Vec::new();
+        let mut length = 0usize;
+        loop {
+            let mut line = String::new();
+            if r.read_line(&mut line).unwrap_or(0) == 0 {
+                return None;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+            got.extend_from_slice(line.as_bytes());
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let mut body = vec![0; length];
+        r.read_exact(&mut body).ok()?;
+        got.extend_from_slice(&body);
+        Some(got)
     }
 
     fn config() -> ClientConfig {
@@ -1219,7 +1226,6 @@ mod edge_tests {
     use crate::driver::config::ClientConfig;
     use crate::driver::exchange::{self, Net};
     use crate::outcome::Outcome;
-    use std::io::BufRead;
     use std::io::Write;
     use std::net::TcpListener;
     use std::sync::mpsc;
@@ -1242,23 +1248,7 @@ mod edge_tests {
                     let mut w = conn.try_clone().expect("clone");
                     let mut r = std::io::BufReader::new(conn);
                     for answer in &answers {
-                        let mut length = 0usize;
-                        loop {
-                            let mut line = String::new();
-                            if r.read_line(&mut line).unwrap_or(0) == 0 {
-                                return;
-                            }
-                            if let Some(v) =
-                                line.to_ascii_lowercase().strip_prefix("content-length:")
-                            {
-                                length = v.trim().parse().unwrap_or(0);
-                            }
-                            if line == "\r\n" {
-                                break;
-                            }
-                        }
-                        let mut body = vec![0; length];
-                        if r.read_exact(&mut body).is_err() {
+                        if super::tests::read_request(&mut r).is_none() {
                             return;
                         }
                         let _ = tx.send(n);

@@ -1044,3 +1044,35 @@ fn a2a_stream_wait_polls_after_a_stream_that_cannot_be_resumed() {
         assert_eq!(fs.counters(scenario)["messages"], 1, "never resent");
     }
 }
+
+#[test]
+fn the_demo_agent_streams_its_chunks_as_it_makes_them() {
+    // `a2a demo --serve`: `count 5` makes five artifact chunks 120 ms apart. The first
+    // reaches the client before the last is made (the agent once held every event until
+    // its script ended, so a stream arrived whole, at its end).
+    let _g = timing_lock();
+    let demo = common::Demo::start(&[]);
+    let c = Client::new(&demo.url, config()).expect("card resolves");
+    let t = Instant::now();
+    let mut first_chunk = None;
+    let mut end = None;
+    for ev in c.stream_text("count 5", &CallOptions::default()).take(100) {
+        match ev {
+            StreamEvent::Item(i) if i.kind == StreamItemKind::ArtifactUpdate => {
+                first_chunk.get_or_insert(t.elapsed());
+            }
+            StreamEvent::End(f) => {
+                end = Some((f, t.elapsed()));
+                break;
+            }
+            _ => {}
+        }
+    }
+    let (end, at_end) = end.expect("the stream ends");
+    assert_eq!(end.kind, Some(StreamEndKind::Completed));
+    let first = first_chunk.expect("chunks");
+    assert!(
+        at_end.saturating_sub(first) >= Duration::from_millis(300),
+        "first chunk at {first:?}, end at {at_end:?}"
+    );
+}

@@ -1128,13 +1128,23 @@ fn stream_task(
     }
     for ev in script(shared, id, ctx, text, true) {
         if matches!(ev, StreamEvent::Message(_)) {
-            // A pause between chunks.
+            // A pause between chunks: what the task produced so far goes out first, as a
+            // real agent streams its work (before, every event waited for the last pause).
+            for ev in store.events_from(id, written).unwrap_or_default() {
+                written += 1;
+                frame(shared, &mut sse, req, written, &ev)?;
+                if ev.state().is_some_and(store::ends_stream) {
+                    // Ended meanwhile (a cancel from another connection).
+                    sse.finish()?;
+                    return Ok(true);
+                }
+            }
             std::thread::sleep(Duration::from_millis(120));
             continue;
         }
         store.push(ev);
     }
-    // The script's events, then whatever else happens until the stream ends (a
+    // The rest of the script's events, then whatever else happens until the stream ends (a
     // long-running task is followed until the worker or a cancel settles it).
     follow(shared, &mut sse, req, id, written)?;
     sse.finish()?;

@@ -87,9 +87,10 @@ final class MachineCall<T> {
      * gets once reading resumes: bytes the server sent meanwhile wait unread, and they show
      * it was not idle (the machine takes an open stream's input as late only at its total
      * deadline). Longer than the other bindings' 1 ms: the JDK client delivers the requested
-     * bytes on another thread.
+     * bytes on another thread, a hop a loaded machine stretches; it only delays the end of a
+     * stream whose server did fall silent while the consumer was away.
      */
-    private static final long LATE_READ_MS = 5;
+    private static final long LATE_READ_MS = 50;
 
     static long nowMs() {
         return (System.nanoTime() - EPOCH) / 1_000_000L + 1;
@@ -112,6 +113,10 @@ final class MachineCall<T> {
     private int buffered;
     /** No deadline is armed before this (host clock, ms): the late-read wait after a pause; 0 for none. */
     private long notBefore;
+    /** When the consumer last came back from an item (host clock, ms; see {@link #taken}). */
+    private long backAt;
+    /** A subscriber's onNext has an item ({@link #leave} to {@link #taken}). */
+    private boolean away;
 
     /** A future whose {@code cancel} ends the exchange at once. */
     static final class Result<T> extends CompletableFuture<T> {
@@ -391,20 +396,37 @@ final class MachineCall<T> {
     /** The stream's consumer took an item: reads on when the body was paused for it. */
     synchronized void taken() {
         buffered--;
+        backAt = nowMs();
+        away = false;
         Exchange ex = inflight;
+        if (ex != null && ex.lapsed && !ex.paused) {
+            // The deadline passed while the subscriber had the item.
+            ex.lapsed = false;
+            graceFromNow();
+        }
         if (ex != null && ex.paused && buffered < MAX_BUFFERED_ITEMS && ex.subscription != null) {
             ex.paused = false;
             if (ex.lapsed) {
                 ex.lapsed = false;
-                notBefore = nowMs() + LATE_READ_MS;
-                if (timer != null) {
-                    Deadlines.SHARED.cancel(timer);
-                }
-                timerAt = notBefore;
-                timer = Deadlines.SHARED.schedule(this::onTimer, notBefore);
+                graceFromNow();
             }
             ex.subscription.request(1);
         }
+    }
+
+    /** A subscriber's onNext is about to have an item (see {@link #taken}). */
+    synchronized void leave() {
+        away = true;
+    }
+
+    /** Arms the passed deadline again at the late-read wait from now. */
+    private void graceFromNow() {
+        notBefore = nowMs() + LATE_READ_MS;
+        if (timer != null) {
+            Deadlines.SHARED.cancel(timer);
+        }
+        timerAt = notBefore;
+        timer = Deadlines.SHARED.schedule(this::onTimer, notBefore);
     }
 
     /** Transmits what is due, drains the events, and arms the timer at the next deadline. */
@@ -449,17 +471,29 @@ final class MachineCall<T> {
     }
 
     private synchronized void onTimer(Deadlines.Entry fired) {
-        if (timer == fired) {
-            timer = null; // it fired: the next pump arms the next deadline
+        boolean armed = timer == fired;
+        if (!armed && timer != null) {
+            return; // a timer replaced before it could run: the armed one settles the deadline
         }
+        long due = timerAt;
+        boolean graced = notBefore != 0;
+        timer = null; // it fired: the next pump arms the next deadline
         notBefore = 0;
         if (call != null) {
             Exchange ex = inflight;
-            if (ex != null && ex.paused) {
-                // The body is not read while the consumer holds its items, so the server's
-                // silence cannot be told from ours: the deadline is settled when reading
-                // resumes (taken), after the bytes that waited had their chance.
+            if (ex != null && (ex.paused || away)) {
+                // The body is not read while the consumer holds its items (paused), nor
+                // while a subscriber's onNext has one (it holds up the JDK client's
+                // delivery), so the server's silence cannot be told from the consumer's: the
+                // deadline is settled when the consumer comes back (taken), after the bytes
+                // that waited had their chance.
                 ex.lapsed = true;
+                return;
+            }
+            if (armed && ex != null && !graced && backAt >= due) {
+                // The same, when the consumer came back before this timer could run (its
+                // onNext ran under this call's lock).
+                graceFromNow();
                 return;
             }
             lib.a2a_call_handle_timeout(call, nowMs());

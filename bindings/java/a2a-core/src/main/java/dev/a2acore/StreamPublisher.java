@@ -138,13 +138,16 @@ final class StreamPublisher implements Flow.Publisher<ClientStreamEvent> {
                         break;
                     }
                     demand.decrementAndGet();
+                    MachineCall<ClientStreamEvent.End> c = call;
+                    if (c != null && !(e instanceof ClientStreamEvent.End)) {
+                        c.leave(); // the subscriber has the item: its time is not the server's
+                    }
                     subscriber.onNext(e);
                     if (e instanceof ClientStreamEvent.End) {
                         done = true;
                         subscriber.onComplete();
                         break;
                     }
-                    MachineCall<ClientStreamEvent.End> c = call;
                     if (c != null) {
                         c.taken();
                     }

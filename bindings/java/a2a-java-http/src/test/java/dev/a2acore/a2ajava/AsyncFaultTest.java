@@ -160,24 +160,28 @@ class AsyncFaultTest {
      * deadline that passes then is settled when reading resumes, not cut as idle with them
      * waiting. A silent server still ends the stream timed out.
      */
-    @Test
-    void aSlowSubscriberReadsWhatCameMeanwhile() throws Exception {
+    @ParameterizedTest
+    @CsvSource({"false", "true"})
+    void aSlowSubscriberReadsWhatCameMeanwhile(boolean blocking) throws Exception {
         try (A2aClient c = builder("flow-10-2000").streamIdleTimeout(Duration.ofMillis(300)).build()) {
-            List<ClientStreamEvent> events = slowly(c, 1500);
+            List<ClientStreamEvent> events = slowly(c, 1500, blocking);
             assertFalse(events.stream().anyMatch(e -> e instanceof ClientStreamEvent.Resubscribing), events.toString());
             ClientStreamEvent.End end = assertInstanceOf(ClientStreamEvent.End.class, events.get(events.size() - 1));
             assertEquals(StreamEndKind.COMPLETED, end.endKind().orElseThrow(), end.toString());
             assertTrue(events.size() > 100, events.size() + " events");
         }
         try (A2aClient c = builder("stall").streamIdleTimeout(Duration.ofMillis(300)).build()) {
-            List<ClientStreamEvent> events = slowly(c, 1000);
+            List<ClientStreamEvent> events = slowly(c, 1000, blocking);
             ClientStreamEvent.End end = assertInstanceOf(ClientStreamEvent.End.class, events.get(events.size() - 1));
             assertEquals(StreamEndKind.TIMED_OUT, end.endKind().orElseThrow(), end.toString());
         }
     }
 
-    /** Streams with a subscriber that holds the first item for {@code holdMs}, then takes one at a time. */
-    private static List<ClientStreamEvent> slowly(A2aClient c, long holdMs) throws Exception {
+    /**
+     * Streams with a subscriber that holds the first item for {@code holdMs} (asking for the
+     * next one later, or {@code blocking} in its onNext), then takes one at a time.
+     */
+    private static List<ClientStreamEvent> slowly(A2aClient c, long holdMs, boolean blocking) throws Exception {
         List<ClientStreamEvent> got = new java.util.concurrent.CopyOnWriteArrayList<>();
         CompletableFuture<Void> done = new CompletableFuture<>();
         c.streamAsync("go").subscribe(new Flow.Subscriber<>() {
@@ -192,7 +196,14 @@ class AsyncFaultTest {
             @Override
             public void onNext(ClientStreamEvent e) {
                 got.add(e);
-                if (got.size() == 1) {
+                if (got.size() == 1 && blocking) {
+                    try {
+                        Thread.sleep(holdMs);
+                    } catch (InterruptedException x) {
+                        Thread.currentThread().interrupt();
+                    }
+                    s.request(1);
+                } else if (got.size() == 1) {
                     CompletableFuture.delayedExecutor(holdMs, TimeUnit.MILLISECONDS).execute(() -> s.request(1));
                 } else {
                     s.request(1);

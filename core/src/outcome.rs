@@ -611,7 +611,7 @@ pub struct Outcome {
     /// A bounded excerpt of a non-JSON or unexpected body (e.g. a proxy's HTML page).
     pub body_excerpt: Option<String>,
     /// A FAILED status text carries exception detail beyond its error id (ADK's debug
-    /// errors: `(error_id: …): ExceptionClass: message`); [`crate::resilience::model_text`]
+    /// errors: `(error_id: …): ExceptionClass: message`); [`crate::resilience::model_text()`]
     /// then leaves the text out and keeps only the error id.
     pub leaked_detail: bool,
     /// For a CANCELED task: who canceled it (the server's marker when present; the driver

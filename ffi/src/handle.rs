@@ -8,12 +8,12 @@
 //! # Threading: every handle carries a use gate
 //! Handles are `Send` (a handle may move to another thread between calls) and, except the
 //! client, not thread-safe. The library does not trust the caller on this: every handle is
-//! allocated together with a [`Gate`], one atomic word, and
-//! - a mutating call (`a2a_x *` first argument, [`try_mut!`]) takes the gate exclusively for
+//! allocated together with a `Gate`, one atomic word, and
+//! - a mutating call (`a2a_x *` first argument, `try_mut!`) takes the gate exclusively for
 //!   its duration: a second call on the same handle meanwhile, from another thread, is
 //!   refused with `A2A_IN_USE` (its NULL default for functions that do not return an
 //!   `a2a_result`) and changes nothing, instead of corrupting the handle;
-//! - the client's calls ([`try_shared!`]) take it shared: any number at once;
+//! - the client's calls (`try_shared!`) take it shared: any number at once;
 //! - `a2a_x_free` marks the gate closing, which refuses every call entering from then on
 //!   (`A2A_CLOSED`), WAITS until the calls in flight have left, and only then frees. The
 //!   wait is bounded only by those calls (a client call by its own timeouts).
@@ -26,7 +26,7 @@
 //! freeing its client would wait for itself forever).
 //!
 //! Handles handed out borrowed (an outcome inside a stream, a stream's response head) are
-//! not allocated here: they never reach [`try_mut!`] or [`free`] (the header forbids
+//! not allocated here: they never reach `try_mut!` or `free` (the header forbids
 //! freeing them, and they have no mutating calls).
 
 use std::cell::UnsafeCell;

@@ -11,7 +11,7 @@
 //! - Every pointer is checked for NULL; `(NULL, 0)` is a valid empty input.
 //! - Views ([`view::a2a_bytes`], [`view::a2a_str`]) borrow memory; each function says how
 //!   long. Views into a handle are valid until the next mutating call on it.
-//! - Every body runs inside a panic boundary ([`panic`]): a panic becomes `A2A_PANIC` or a
+//! - Every body runs inside a panic boundary ([`mod@panic`]): a panic becomes `A2A_PANIC` or a
 //!   typed default, never an abort or an unwind into C.
 //! - No global mutable state. Handles are `Send` but not thread-safe; concurrent misuse is
 //!   refused (`A2A_IN_USE`, `A2A_CLOSED`) and `_free` waits for the calls inside: see

@@ -1,6 +1,6 @@
 //! The panic boundary: no panic ever unwinds into C.
 //!
-//! Every `extern "C"` body is wrapped in [`ffi_panic_boundary!`]. A panic inside becomes
+//! Every `extern "C"` body is wrapped in `ffi_panic_boundary!`. A panic inside becomes
 //! `A2A_PANIC` for functions returning [`a2a_result`], or a typed default (NULL, `false`, 0,
 //! an empty view, the `NONE` value of an enum) for functions that return something else.
 //! Since Rust 1.81 an unwind out of an `extern "C"` function aborts the process, so without

@@ -17,6 +17,11 @@ cargo clippy -p a2a-core-ffi --no-default-features --lib -- -D warnings
 # an `#[allow(clippy::too_many_lines, reason = "...")]` (issue 29). Tests and the testkit
 # are not product code and are not checked.
 cargo clippy -p a2a-core -p a2a-core-ffi --all-features --lib --bins -- -D clippy::too_many_lines
+# The API documentation, private items included, builds without a warning: a broken or
+# ambiguous intra-doc link fails it (what users read on docs.rs, maintainers with
+# --document-private-items). The two crates share the library name a2a_core, so one at a time.
+RUSTDOCFLAGS="-D warnings" cargo doc -q -p a2a-core --all-features --no-deps --document-private-items
+RUSTDOCFLAGS="-D warnings" cargo doc -q -p a2a-core-ffi --all-features --no-deps --document-private-items
 # The C library first: ffi/tests/header.rs inspects the built liba2a_core.so (exported
 # symbols), which `cargo test` alone does not produce.
 cargo build -p a2a-core-ffi --all-features

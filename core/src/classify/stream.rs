@@ -1,6 +1,6 @@
 //! The stream tracker (public as [`crate::stream`]): the classifier applied event by event.
 //! It lives inside `classify` because each needs the other: the tracker reads every event
-//! with the classifier's body reader, and [`classify`](super::classify) runs a whole
+//! with the classifier's body reader, and [`classify`] runs a whole
 //! `text/event-stream` body through the tracker.
 
 use super::{Asked, CallContext, MethodInfo, ResponseInfo, classify, method_info, scan};

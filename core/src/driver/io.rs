@@ -11,7 +11,7 @@
 //! every transport method of a call runs on the thread that entered it, and a stream iterator
 //! moved to another thread re-enters before each read.
 //!
-//! (3) It also lets another thread abort a call ([`AbortHandle`]): the wrapper learns the
+//! (3) It also lets another thread abort a call ([`super::AbortHandle`]): the wrapper learns the
 //! TCP socket's shutdown handle when the connection is made (by wrapping ureq's
 //! `register_shutdown` hook) and attaches it to the current call before every write and
 //! read, so an abort shuts the socket down and a read blocked on it returns at once.

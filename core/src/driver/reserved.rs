@@ -1,7 +1,7 @@
 //! The crate's reserved-header rule ([`crate::envelope::reserved_header`]) applied to raw
 //! exchanges. Requests the machine builds pass the rule there (`client::request`: the
 //! headers hooks add, and the edits interceptors make, checked before anything is sent);
-//! streams, still prepared by the driver, use that same check ([`crate::client::Before`]).
+//! streams, still prepared by the driver, use that same check (`crate::client`'s `Before`).
 
 use super::exchange::HttpRequest;
 use crate::client::refused;

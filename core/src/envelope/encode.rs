@@ -25,7 +25,7 @@ pub fn is_dot_segment(text: &str) -> bool {
     text == "." || text == ".."
 }
 
-/// `text` percent-encoded (see [`push_encoded`]).
+/// `text` percent-encoded (see `push_encoded`).
 pub fn encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     push_encoded(&mut out, text);

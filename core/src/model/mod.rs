@@ -11,7 +11,7 @@
 //! | [`WireForm::V1_0`] | 1.0, both bindings | ProtoJSON: one-key wrappers, `TASK_STATE_CANCELED`, parts by key (`text`/`raw`/`url`/`data`) |
 //!
 //! # Writing
-//! [`to_vec`] / [`write`] emit exactly the form asked for. Fields a form cannot carry are
+//! [`to_vec`] / [`write()`] emit exactly the form asked for. Fields a form cannot carry are
 //! left out (0.3 has no part-level `mediaType`/`filename` on text and data parts, the 0.3
 //! REST message has no `referenceTaskIds`, 1.0 has no `final`); values a form cannot carry at
 //! all are an error (a non-object data part in 0.3, an unspecified role in 0.3 JSON-RPC, more

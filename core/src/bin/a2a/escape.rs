@@ -11,7 +11,7 @@
 //! which character was there.
 //!
 //! Two forms:
-//! - [`line`] for every remote string inside one of the CLI's own lines (state, errors,
+//! - [`line()`] for every remote string inside one of the CLI's own lines (state, errors,
 //!   warnings, `[file]` lines, the card): everything above is escaped, and a backslash
 //!   becomes `\\`, so a remote `\n` (two characters) reads `\\n` and never looks like an
 //!   escaped newline: the form is unambiguous.
@@ -24,7 +24,7 @@
 //! writes a body to a pipe or file byte for byte (it only refuses to dump binary onto a
 //! terminal). So the answer is written exactly when standard output is not a terminal, and
 //! through [`text`] when it is; the CLI's own lines (standard error, `[file]`, the card)
-//! always go through [`line`], as they are read line by line by programs too (the model
+//! always go through [`line()`], as they are read line by line by programs too (the model
 //! line among them).
 
 use std::borrow::Cow;

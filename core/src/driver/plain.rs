@@ -1605,4 +1605,59 @@ mod edge_tests {
             (8080, "a.example:8080", "/rpc")
         );
     }
+    /// A stream read whose idle deadline passed before it began (the caller was away) takes
+    /// the bytes that came meanwhile, on ureq's path and on the fast path alike; with none
+    /// waiting, the passed deadline cuts it as idle.
+    #[test]
+    fn a_read_after_a_passed_idle_deadline_takes_what_came_meanwhile() {
+        let n = nets(Duration::from_secs(30));
+        for fast in [false, true] {
+            let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+            let url = format!("http://{}/rpc", listener.local_addr().expect("addr"));
+            std::thread::spawn(move || {
+                let Ok((conn, _)) = listener.accept() else {
+                    return;
+                };
+                conn.set_read_timeout(Some(T)).ok();
+                let mut w = conn.try_clone().expect("clone");
+                let mut r = std::io::BufReader::new(conn);
+                if super::tests::read_request(&mut r).is_none() {
+                    return;
+                }
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                            transfer-encoding: chunked\r\n\r\n9\r\ndata: 1\n\n\r\n";
+                let _ = w.write_all(head.as_bytes());
+                std::thread::sleep(Duration::from_millis(100));
+                let _ = w.write_all(b"9\r\ndata: 2\n\n\r\n");
+                // Held open (silent) until the client closes it.
+                let mut rest = Vec::new();
+                let _ = std::io::Read::read_to_end(&mut r, &mut rest);
+            });
+            let net = if fast { n.fast() } else { n.ureq() };
+            let io = CallIo::new();
+            let opened =
+                exchange::open_stream(net, &post(&url), T, T, 1 << 20, &io).expect("answer");
+            let exchange::Opened::Events { mut reader, .. } = opened else {
+                panic!("not an event stream")
+            };
+            let _entered = io.enter();
+            let mut buf = [0u8; 64];
+            let mut got = Vec::new();
+            while !got.ends_with(b"data: 1\n\n") {
+                let k = reader.read(&mut buf).expect("the first event");
+                assert!(k > 0, "ended early (fast: {fast})");
+                got.extend_from_slice(&buf[..k]);
+            }
+            // Away past the deadline while the second event arrives.
+            std::thread::sleep(Duration::from_millis(400));
+            io.set_deadline(Some(Instant::now() - Duration::from_millis(200)));
+            let k = reader.read(&mut buf).expect("what came meanwhile is read");
+            assert_eq!(&buf[..k], b"data: 2\n\n", "fast: {fast}");
+            assert!(!io.idle_fired(), "fast: {fast}");
+            // Nothing more waits: the passed deadline cuts the stream as idle.
+            io.set_deadline(Some(Instant::now() - Duration::from_millis(200)));
+            assert!(reader.read(&mut buf).is_err(), "fast: {fast}");
+            assert!(io.idle_fired(), "fast: {fast}");
+        }
+    }
 }

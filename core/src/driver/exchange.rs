@@ -7,7 +7,7 @@
 //! the same bytes and reads the answer with the core's own HTTP/1.1 reader over the driver's
 //! own pooled connections, and its failures come back as the same `ureq::Error` values, so
 //! [`transport_outcome`] maps both paths alike (about a third of a pooled send's
-//! instructions: 97.9k to 66.0k per bench-driver send under callgrind, 123 to 85 allocations).
+//! instructions: 97.9k to 63.3k per bench-driver send under callgrind, 123 to 83 allocations).
 
 use std::io::Read;
 use std::sync::Arc;
@@ -410,60 +410,79 @@ fn read_limited(reader: &mut BodyReader, limit: u64, bytes: &mut Vec<u8>) -> std
     Ok(())
 }
 
-/// [`unary`] on the fast path.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "unary's arguments and the fast path's two"
-)]
-fn plain_unary(
+/// A call's response before its body is read.
+struct CallAnswer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    /// `Content-Length` (0 when absent or when the body is decoded from gzip).
+    size_hint: u64,
+    reader: BodyReader,
+}
+
+/// Sends a call's request (on the fast path when it takes it, else through ureq): the
+/// response before its body is read.
+fn call_exchange(
     net: &Net<'_>,
-    plain: &Arc<Plain>,
-    target: &Target<'_>,
     req: &HttpRequest,
-    timeout: Duration,
+    mode: Mode,
     connect_timeout: Duration,
-    limit: u64,
     io: &Arc<CallIo>,
-) -> Result<HttpResponse, Outcome> {
-    let mode = Mode::Unary { timeout, limit };
-    let budget = Budget::Call {
-        timeout,
-        connect: connect_timeout.min(timeout),
+) -> Result<CallAnswer, Outcome> {
+    let Mode::Unary { timeout, .. } = mode else {
+        unreachable!("call_exchange is only called in unary mode")
     };
-    let (head, body) = super::plain::exchange(
-        plain,
-        &plain_req(req),
-        target,
-        budget,
-        net.agent.config(),
-        io,
-    )
-    .map_err(|f| failure_outcome(f, io, mode, connect_timeout))?;
-    refuse_undecoded(head.status, &head.headers)?;
-    let size_hint = if head.gzip {
-        0
-    } else {
-        header_in(&head.headers, "content-length")
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .unwrap_or(0)
-            .min(limit)
-            .min(PRESIZE_MAX)
-    };
-    let mut bytes = Vec::with_capacity(usize::try_from(size_hint).unwrap_or(0));
-    let mut reader = BodyReader::plain(body, head.gzip);
-    read_limited(&mut reader, limit, &mut bytes).map_err(|e| {
-        if !io.aborted()
-            && let Some(m) = e.get_ref().and_then(|i| i.downcast_ref::<Malformed>())
-        {
-            return reset(io, format!("malformed HTTP response: {m}"));
-        }
-        transport_outcome(&ureq::Error::from(e), io, mode, connect_timeout)
-    })?;
-    Ok(HttpResponse {
-        status: head.status,
-        headers: head.headers,
-        body: bytes,
+    if let Some((plain, target)) = net.plain_for(req) {
+        too_long_line(req)?;
+        let budget = Budget::Call {
+            timeout,
+            connect: connect_timeout.min(timeout),
+        };
+        let (head, body) = super::plain::exchange(
+            plain,
+            &plain_req(req),
+            &target,
+            budget,
+            net.agent.config(),
+            io,
+        )
+        .map_err(|f| failure_outcome(f, io, mode, connect_timeout))?;
+        let size_hint = if head.gzip {
+            0
+        } else {
+            header_in(&head.headers, "content-length")
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        return Ok(CallAnswer {
+            status: head.status,
+            reader: BodyReader::plain(body, head.gzip),
+            headers: head.headers,
+            size_hint,
+        });
+    }
+    let (parts, body) = run(net, req, mode, connect_timeout, io)?.into_parts();
+    Ok(CallAnswer {
+        status: parts.status.as_u16(),
+        headers: collect_headers(&parts),
+        size_hint: body.content_length().unwrap_or(0),
+        reader: BodyReader::Ureq(body.into_with_config().reader()),
     })
+}
+
+/// Maps an error from reading a call's body: a malformed answer on the fast path, else
+/// ureq's error inside the I/O error (as ureq's `read_to_vec` hands it).
+fn call_body_outcome(
+    e: std::io::Error,
+    io: &CallIo,
+    mode: Mode,
+    connect_timeout: Duration,
+) -> Outcome {
+    if !io.aborted()
+        && let Some(m) = e.get_ref().and_then(|i| i.downcast_ref::<Malformed>())
+    {
+        return reset(io, format!("malformed HTTP response: {m}"));
+    }
+    transport_outcome(&ureq::Error::from(e), io, mode, connect_timeout)
 }
 
 /// A body still encoded after ureq's decoding (ureq decodes gzip and strips the header;
@@ -498,43 +517,23 @@ pub(crate) fn unary(
 ) -> Result<HttpResponse, Outcome> {
     let _entered = io.enter();
     let mode = Mode::Unary { timeout, limit };
-    if let Some((plain, target)) = net.plain_for(req) {
-        let response = too_long_line(req).and_then(|()| {
-            plain_unary(
-                &net,
-                plain,
-                &target,
-                req,
-                timeout,
-                connect_timeout,
-                limit,
-                io,
-            )
-        });
-        return unary_end(response, io);
-    }
-    let response = run(&net, req, mode, connect_timeout, io);
-    let response = response.and_then(|r| {
-        let (parts, mut body) = r.into_parts();
-        let headers = collect_headers(&parts);
-        refuse_undecoded(parts.status.as_u16(), &headers)?;
-        // Sized from Content-Length (within the limit and a cap: the header is the
-        // server's word) so that a small body is read in one pass instead of growing from
-        // nothing through several reads.
-        let size_hint = body
-            .content_length()
-            .unwrap_or(0)
-            .min(limit)
-            .min(PRESIZE_MAX);
+    let response = call_exchange(&net, req, mode, connect_timeout, io).and_then(|answer| {
+        let CallAnswer {
+            status,
+            headers,
+            size_hint,
+            mut reader,
+        } = answer;
+        refuse_undecoded(status, &headers)?;
+        // Sized from Content-Length (within the limit and a cap: the header is the server's
+        // word) so that a small body is read in one pass instead of growing from nothing
+        // through several reads.
+        let size_hint = size_hint.min(limit).min(PRESIZE_MAX);
         let mut bytes = Vec::with_capacity(usize::try_from(size_hint).unwrap_or(0));
-        body.with_config()
-            .limit(limit)
-            .reader()
-            .read_to_end(&mut bytes)
-            // As ureq's `read_to_vec` does: the ureq error inside the I/O error.
-            .map_err(|e| transport_outcome(&ureq::Error::from(e), io, mode, connect_timeout))?;
+        read_limited(&mut reader, limit, &mut bytes)
+            .map_err(|e| call_body_outcome(e, io, mode, connect_timeout))?;
         Ok(HttpResponse {
-            status: parts.status.as_u16(),
+            status,
             headers,
             body: bytes,
         })

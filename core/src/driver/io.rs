@@ -213,21 +213,23 @@ impl CallIo {
         self.socket.locked().take();
     }
 
+    /// When the next read must give up (the stream's idle deadline), if any.
     pub(crate) fn deadline(&self) -> Option<Instant> {
         *self.deadline.locked()
     }
 
-    /// Records that a request byte is about to be written (the plain fast path's writes).
+    /// Records that a request byte is about to be written.
     pub(crate) fn mark_wrote(&self) {
         self.wrote.store(true, Ordering::SeqCst);
     }
 
-    /// Records that a read was cut by the deadline (the plain fast path's reads).
+    /// Records that a read was cut by the deadline.
     pub(crate) fn fire_idle(&self) {
         self.idle_fired.store(true, Ordering::SeqCst);
     }
 }
 
+/// The call this thread entered ([`CallIo::enter`]), if any.
 pub(crate) fn current() -> Option<Arc<CallIo>> {
     CURRENT.with(|c| c.borrow().clone())
 }
@@ -339,11 +341,11 @@ pub(crate) fn steady(left: std::time::Duration) -> std::time::Duration {
     }
 }
 
-/// The error a transport operation of an aborted call fails with.
 /// The one short wait a read whose idle deadline passed before it began still makes, to
 /// take bytes that arrived while the caller was away.
 pub(crate) const LATE_READ: std::time::Duration = std::time::Duration::from_millis(1);
 
+/// The error a transport operation of an aborted call fails with.
 fn aborted_error() -> ureq::Error {
     ureq::Error::Io(std::io::Error::new(
         std::io::ErrorKind::ConnectionAborted,
@@ -362,7 +364,7 @@ impl<T: Transport> Transport for Watched<T> {
         if let Some(io) = &io
             && self.request_bytes
         {
-            io.wrote.store(true, Ordering::SeqCst);
+            io.mark_wrote();
         }
         self.inner.transmit_output(amount, timeout)
     }
@@ -379,7 +381,7 @@ impl<T: Transport> Transport for Watched<T> {
         let idle = io.as_ref().and_then(|io| io.deadline());
         let fire = |io: &Option<Arc<CallIo>>| {
             if let Some(io) = io {
-                io.idle_fired.store(true, Ordering::SeqCst);
+                io.fire_idle();
             }
             ureq::Error::Timeout(ureq::Timeout::PerRead)
         };

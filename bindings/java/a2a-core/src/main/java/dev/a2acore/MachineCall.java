@@ -83,10 +83,10 @@ final class MachineCall<T> {
     private static final int MAX_BUFFERED_ITEMS = 64;
 
     /**
-     * The short wait (ms) a deadline that passed while the body was paused for a slow consumer
-     * gets once reading resumes: bytes the server sent meanwhile wait unread, and they show
-     * it was not idle (the machine takes an open stream's input as late only at its total
-     * deadline). Longer than the other bindings' 1 ms: the JDK client delivers the requested
+     * The short wait (ms) a deadline that passed while the consumer was away (its onNext, or
+     * the body paused for it) gets once it comes back: bytes the server sent meanwhile wait
+     * unread, and they show it was not idle (the machine takes an open stream's input as late
+     * only at its total deadline). Longer than the other bindings' 1 ms: the JDK client delivers the requested
      * bytes on another thread, a hop a loaded machine stretches; it only delays the end of a
      * stream whose server did fall silent while the consumer was away.
      */
@@ -151,7 +151,7 @@ final class MachineCall<T> {
         boolean reported;
         boolean headSeen;
         boolean paused;
-        /** The call's deadline passed while the body was paused for the consumer: settled when reading resumes. */
+        /** The call's deadline passed while the consumer was away (paused body, or in onNext): settled when it comes back. */
         boolean lapsed;
         /**
          * The whole body arrived ({@code onComplete}): the JDK client has the connection back
@@ -399,17 +399,19 @@ final class MachineCall<T> {
         backAt = nowMs();
         away = false;
         Exchange ex = inflight;
-        if (ex != null && ex.lapsed && !ex.paused) {
-            // The deadline passed while the subscriber had the item.
+        if (ex == null) {
+            return;
+        }
+        boolean resume = ex.paused && buffered < MAX_BUFFERED_ITEMS && ex.subscription != null;
+        if (resume) {
+            ex.paused = false;
+        }
+        if (ex.lapsed && !ex.paused) {
+            // The deadline passed while the consumer was away: the bytes that waited first.
             ex.lapsed = false;
             graceFromNow();
         }
-        if (ex != null && ex.paused && buffered < MAX_BUFFERED_ITEMS && ex.subscription != null) {
-            ex.paused = false;
-            if (ex.lapsed) {
-                ex.lapsed = false;
-                graceFromNow();
-            }
+        if (resume) {
             ex.subscription.request(1);
         }
     }

@@ -1067,15 +1067,30 @@ fn follow(
             }
             continue;
         }
-        for ev in &events {
-            from += 1;
-            frame(shared, sse, req, from, ev)?;
-            if ev.state().is_some_and(store::ends_stream) {
-                return Ok(());
-            }
+        if write_events(shared, sse, req, &events, &mut from)? {
+            return Ok(());
         }
     }
     Ok(())
+}
+
+/// Writes `events` as the frames after number `written` (moving it on); whether one of them
+/// ends the stream (the rest is not written).
+fn write_events(
+    shared: &Shared,
+    sse: &mut Sse<'_>,
+    req: &IncomingRequest<'_>,
+    events: &[StreamEvent],
+    written: &mut usize,
+) -> io::Result<bool> {
+    for ev in events {
+        *written += 1;
+        frame(shared, sse, req, *written, ev)?;
+        if ev.state().is_some_and(store::ends_stream) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 fn stream_task(
@@ -1130,14 +1145,11 @@ fn stream_task(
         if matches!(ev, StreamEvent::Message(_)) {
             // A pause between chunks: what the task produced so far goes out first, as a
             // real agent streams its work (before, every event waited for the last pause).
-            for ev in store.events_from(id, written).unwrap_or_default() {
-                written += 1;
-                frame(shared, &mut sse, req, written, &ev)?;
-                if ev.state().is_some_and(store::ends_stream) {
-                    // Ended meanwhile (a cancel from another connection).
-                    sse.finish()?;
-                    return Ok(true);
-                }
+            let events = store.events_from(id, written).unwrap_or_default();
+            if write_events(shared, &mut sse, req, &events, &mut written)? {
+                // Ended meanwhile (a cancel from another connection).
+                sse.finish()?;
+                return Ok(true);
             }
             std::thread::sleep(Duration::from_millis(120));
             continue;

@@ -192,17 +192,17 @@ SLOW_BODY = 0.7
 PATHS = ['async', 'async-await', 'async-httpx', 'blocking', 'blocking-httpx']
 
 
-def _slow_stream(url: str, path: str, idle: float) -> tuple[list[Any], float]:
-    """Streams with a loop body that spends SLOW_BODY on the first item; the events and
-    the seconds from the body's end to the stream's end."""
+def _slow_stream(url: str, path: str, idle: float, body: float = SLOW_BODY,
+                 every_item: bool = False) -> tuple[list[Any], float]:
+    """Streams with a loop body that spends `body` seconds on the first item (on every item
+    with `every_item`); the events and the seconds from the last slow body's end to the
+    stream's end."""
     got: list[Any] = []
     back = [0.0]
 
     def take(e: Any) -> bool:
         got.append(e)
-        if isinstance(e, StreamItem) and len(got) == 1:
-            return True
-        return False
+        return isinstance(e, StreamItem) and (every_item or len(got) == 1)
 
     opts = dict(FAST, stream_idle_timeout=idle)
     if path.startswith('async'):
@@ -212,9 +212,9 @@ def _slow_stream(url: str, path: str, idle: float) -> tuple[list[Any], float]:
                 async for e in ac.stream('go'):
                     if take(e):
                         if path == 'async-await':
-                            await asyncio.sleep(SLOW_BODY)
+                            await asyncio.sleep(body)
                         else:
-                            time.sleep(SLOW_BODY)  # a body that blocks the loop too
+                            time.sleep(body)  # a body that blocks the loop too
                         back[0] = time.monotonic()
             if http is not None:
                 await http.aclose()
@@ -224,7 +224,7 @@ def _slow_stream(url: str, path: str, idle: float) -> tuple[list[Any], float]:
         with Client(url, allow_http=True, http_client=http, **opts) as c:
             for e in c.stream('go'):
                 if take(e):
-                    time.sleep(SLOW_BODY)
+                    time.sleep(body)
                     back[0] = time.monotonic()
         if http is not None:
             http.close()
@@ -239,6 +239,47 @@ def test_a_slow_loop_body_reads_what_came_meanwhile(fault: str, path: str) -> No
     assert end.kind == StreamEndKind.COMPLETED, end.outcome
     assert end.outcome.success
     assert len(items) >= 10, len(items)
+
+
+@pytest.mark.parametrize('path', PATHS)
+def test_a_slow_loop_body_reads_what_its_http_stack_already_holds(fault: str, path: str) -> None:
+    # The server's last events come in quick succession, each its own HTTP chunk, and then
+    # nothing (the connection stays open): while the loop body sleeps on every item, they
+    # wait in the HTTP stack's buffers (httpx's h11 parser), not on the socket. They are
+    # read, and the stream completes.
+    events, _ = _slow_stream(f'{fault}/flow-50-200/', path, 0.2, body=0.35, every_item=True)
+    assert not any(isinstance(e, Resubscribing) for e in events), events
+    items, end = split(events)
+    assert end.kind == StreamEndKind.COMPLETED, end.outcome
+    assert end.outcome.success
+    assert len(items) >= 5, len(items)
+
+
+@pytest.mark.parametrize(('held', 'closed', 'chunked', 'waiting'), [
+    (b'\r\n1a\r\ndata: {', False, True, True),  # the next chunk's first bytes
+    (b'\r\n1a;x=1\r\nd', False, True, True),  # a chunk extension
+    (b'\r\n1a\r\n', False, True, False),  # its size line only: its data is still to come
+    (b'\r\n1', False, True, False),  # a partial size line
+    (b'\r\n', False, True, False),  # the end of the chunk just read
+    (b'\r\n0\r\n\r\n', False, True, True),  # the body's end
+    (b'\r\n0\r\nx-t: 1\r\n\r\n', False, True, True),  # ... after a trailer
+    (b'\r\n0\r\nx-t: 1\r\n', False, True, False),  # ... a trailer still coming
+    (b'', True, True, True),  # the server closed: the read ends at once
+    (b'', False, True, False),
+    (b'abc', False, False, False),  # Content-Length: h11 hands out all it holds at once
+])
+def test_the_blocking_httpx_host_sees_body_bytes_its_parser_holds(
+        held: bytes, closed: bool, chunked: bool, waiting: bool) -> None:
+    from types import SimpleNamespace as NS
+
+    from a2a_core import _httpx_io
+    h11 = NS(trailing_data=(held, closed))
+    stream = NS(_stream=NS(_httpcore_stream=NS(_stream=NS(_connection=NS(_h11_state=h11)))))
+    headers = {'transfer-encoding': 'chunked'} if chunked else {}
+    current = NS(response=NS(stream=stream, headers=headers))
+    assert _httpx_io._parser_holds_body(current) is waiting
+    # A chain httpx or httpcore no longer has: no bytes known, the socket check decides.
+    assert _httpx_io._parser_holds_body(NS(response=NS(stream=NS(), headers=headers))) is False
 
 
 @pytest.mark.parametrize('path', PATHS)

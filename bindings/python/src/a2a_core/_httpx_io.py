@@ -15,6 +15,7 @@ call's remaining time), so that the machine sees each deadline when it passes.
 from __future__ import annotations
 
 import asyncio
+import re
 import select
 import ssl
 import time
@@ -240,12 +241,49 @@ class _SyncRequest:
         self.response.close()
 
 
+# A chunk-size line (RFC 9112 §7.1: hex size, optional extensions, CRLF or a bare LF as h11
+# accepts), after the CRLF that ended the previous chunk's data.
+_CHUNK_HEAD = re.compile(rb'(?:\r?\n)?([0-9A-Fa-f]+)[^\r\n]*\r?\n')
+
+
+def _parser_holds_body(current: _SyncRequest) -> bool:
+    """Whether httpx's HTTP/1.1 parser (h11, under httpcore) already holds body bytes it
+    would hand out without reading the socket: one `recv` takes up to 64 KiB, and h11 gives a
+    chunked body one chunk at a time, so the events a server sent in quick succession wait
+    there, not on the socket, while the caller is away. Read through httpx's and httpcore's
+    private attributes and h11's public `trailing_data`; False whenever one is missing (an
+    HTTP/2 connection, another transport, other versions: the socket check still runs)."""
+    obj: Any = current.response.stream
+    for attr in ('_stream', '_httpcore_stream', '_stream', '_connection', '_h11_state'):
+        obj = getattr(obj, attr, None)
+        if obj is None:
+            return False
+    try:
+        held, closed = obj.trailing_data
+    except (AttributeError, TypeError, ValueError):
+        return False
+    if closed:
+        return True  # the connection's end is known: the next read returns at once
+    if not held or current.response.headers.get('transfer-encoding') is None:
+        # Content-Length and read-to-close bodies: h11 hands out all it holds at once.
+        return False
+    head = _CHUNK_HEAD.match(held)
+    if head is None:
+        return False  # a partial chunk-size line: the rest is still to come
+    if int(head.group(1), 16) > 0:
+        return len(held) > head.end()  # some of the next chunk's data
+    rest = held[head.end():]  # the last chunk: the body ends at the blank line
+    return rest.startswith((b'\r\n', b'\n')) or b'\n\r\n' in rest or b'\n\n' in rest
+
+
 def _bytes_wait(current: _SyncRequest | None) -> bool:
-    """Whether the body being read has bytes waiting on its socket (within LATE_READ): a
-    deadline that passed while the caller was away does not cut what came meanwhile.
-    False when httpx's transport does not expose its socket."""
+    """Whether the body being read has bytes waiting, in httpx's parser or on its socket
+    (within LATE_READ): a deadline that passed while the caller was away does not cut what
+    came meanwhile. False when httpx's transport exposes neither."""
     if current is None:
         return False
+    if _parser_holds_body(current):
+        return True
     stream = current.response.extensions.get('network_stream')
     try:
         sock = stream.get_extra_info('socket') if stream is not None else None

@@ -187,6 +187,50 @@ func hangServer(t *testing.T) (*httptest.Server, chan struct{}) {
 // TestHTTPClientSlowLoopBodyReadsWhatCameMeanwhile: a loop body slower than the idle
 // timeout, while the server keeps sending, does not end the stream as idle: the events
 // that came meanwhile are read. On a silent server it still ends with a timeout.
+// A loop body slower than the idle timeout on every item, while the server's last events
+// came 50 ms apart and then nothing (the connection stays open): they are read off the
+// socket together and wait in the HTTP stack's buffers, not on the socket. Each is read and
+// the stream completes.
+func TestHTTPClientSlowLoopBodyReadsWhatItsHTTPStackHolds(t *testing.T) {
+	srv := agentServer(t, func(w http.ResponseWriter, r *http.Request, id json.RawMessage, _ string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		event := func(state string, final bool) {
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"kind\":\"status-update\",\"taskId\":\"task-1\",\"contextId\":\"ctx-1\",\"status\":{\"state\":\"%s\"},\"final\":%v}}\n\n", id, state, final)
+			w.(http.Flusher).Flush()
+		}
+		for i := 0; i < 4; i++ {
+			event("working", false)
+			time.Sleep(50 * time.Millisecond)
+		}
+		event("completed", true)
+	})
+	for _, p := range clientPaths {
+		t.Run(p.name, func(t *testing.T) {
+			c := newTestHTTPClient(t, srv.URL, append([]HTTPOption{WithStreamIdleTimeout(200 * time.Millisecond)}, p.opts...)...)
+			items := 0
+			var end *Outcome
+			var endErr error
+			for ev, err := range c.Stream(context.Background(), "go", nil) {
+				switch ev.Kind {
+				case StreamEventItem:
+					items++
+					time.Sleep(350 * time.Millisecond)
+				case StreamEventResubscribing:
+					t.Fatal("resubscribed: the stream was cut")
+				case StreamEventEnd:
+					end, endErr = ev.Outcome, err
+				}
+			}
+			if end == nil || endErr != nil || !end.Success || end.State == nil || *end.State != StateCompleted {
+				t.Fatalf("end %+v %v", end, endErr)
+			}
+			if items < 5 {
+				t.Fatalf("%d items", items)
+			}
+		})
+	}
+}
+
 func TestHTTPClientSlowLoopBodyReadsWhatCameMeanwhile(t *testing.T) {
 	srv := agentServer(t, func(w http.ResponseWriter, r *http.Request, id json.RawMessage, _ string) {
 		w.Header().Set("Content-Type", "text/event-stream")

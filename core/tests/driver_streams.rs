@@ -449,6 +449,48 @@ fn a_loop_body_slower_than_the_idle_timeout_reads_what_came_meanwhile() {
 }
 
 #[test]
+fn a_loop_body_slower_than_the_idle_timeout_reads_what_its_transport_already_holds() {
+    // The server's events come 50 ms apart for 200 ms, each its own HTTP chunk, then
+    // nothing (the connection stays open); the caller spends 350 ms on every item against a
+    // 200 ms idle timeout. The events that came while it was away are read from the socket
+    // together and wait in the transport's buffers, not on the socket: each is read, and the
+    // stream completes.
+    let _g = timing_lock();
+    let fs = FaultServer::start();
+    let c = client_with(
+        &fs,
+        "flow-50-200",
+        ClientConfig {
+            stream_idle_timeout: Duration::from_millis(200),
+            ..config()
+        },
+    );
+    let mut items = 0;
+    let mut end = None;
+    for ev in c.stream_text("go", &CallOptions::default()).take(100) {
+        match ev {
+            StreamEvent::Item(_) => {
+                items += 1;
+                std::thread::sleep(Duration::from_millis(350));
+            }
+            StreamEvent::Resubscribing { .. } => panic!("resubscribed: the stream was cut"),
+            StreamEvent::End(f) => {
+                end = Some(f);
+                break;
+            }
+        }
+    }
+    let end = end.expect("the stream ends");
+    assert_eq!(
+        end.kind,
+        Some(StreamEndKind::Completed),
+        "{:?}",
+        end.outcome
+    );
+    assert!(items >= 5, "{items} items");
+}
+
+#[test]
 fn a_loop_body_slower_than_the_idle_timeout_on_a_silent_server_still_times_out() {
     // The same slow caller on a server that went silent: nothing waits, so the idle
     // deadline that passed while the caller was away ends the stream at once.

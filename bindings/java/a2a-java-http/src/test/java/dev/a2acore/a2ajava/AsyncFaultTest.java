@@ -178,10 +178,33 @@ class AsyncFaultTest {
     }
 
     /**
-     * Streams with a subscriber that holds the first item for {@code holdMs} (asking for the
-     * next one later, or {@code blocking} in its onNext), then takes one at a time.
+     * A subscriber slow on every item, while the server's last events came 50 ms apart and
+     * then nothing (the connection stays open): they arrive together and wait in the HTTP
+     * stack's buffers, not on the socket. Each is read and the stream completes.
      */
+    @ParameterizedTest
+    @CsvSource({"false", "true"})
+    void aSubscriberSlowOnEveryItemReadsWhatItsHttpStackHolds(boolean blocking) throws Exception {
+        try (A2aClient c = builder("flow-50-200").streamIdleTimeout(Duration.ofMillis(200)).build()) {
+            List<ClientStreamEvent> events = slowly(c, 350, blocking, true);
+            assertFalse(events.stream().anyMatch(e -> e instanceof ClientStreamEvent.Resubscribing), events.toString());
+            ClientStreamEvent.End end = assertInstanceOf(ClientStreamEvent.End.class, events.get(events.size() - 1));
+            assertEquals(StreamEndKind.COMPLETED, end.endKind().orElseThrow(), end.toString());
+            assertTrue(events.size() >= 6, events.size() + " events");
+        }
+    }
+
     private static List<ClientStreamEvent> slowly(A2aClient c, long holdMs, boolean blocking) throws Exception {
+        return slowly(c, holdMs, blocking, false);
+    }
+
+    /**
+     * Streams with a subscriber that holds the first item (every item with {@code everyItem})
+     * for {@code holdMs} (asking for the next one later, or {@code blocking} in its onNext),
+     * then takes one at a time.
+     */
+    private static List<ClientStreamEvent> slowly(A2aClient c, long holdMs, boolean blocking, boolean everyItem)
+            throws Exception {
         List<ClientStreamEvent> got = new java.util.concurrent.CopyOnWriteArrayList<>();
         CompletableFuture<Void> done = new CompletableFuture<>();
         c.streamAsync("go").subscribe(new Flow.Subscriber<>() {
@@ -196,14 +219,15 @@ class AsyncFaultTest {
             @Override
             public void onNext(ClientStreamEvent e) {
                 got.add(e);
-                if (got.size() == 1 && blocking) {
+                boolean slow = got.size() == 1 || (everyItem && !(e instanceof ClientStreamEvent.End));
+                if (slow && blocking) {
                     try {
                         Thread.sleep(holdMs);
                     } catch (InterruptedException x) {
                         Thread.currentThread().interrupt();
                     }
                     s.request(1);
-                } else if (got.size() == 1) {
+                } else if (slow) {
                     CompletableFuture.delayedExecutor(holdMs, TimeUnit.MILLISECONDS).execute(() -> s.request(1));
                 } else {
                     s.request(1);

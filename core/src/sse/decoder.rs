@@ -817,7 +817,23 @@ impl Decoder {
                 let found = if rest.len() <= 8 {
                     find_eol_tiny(rest)
                 } else if rest.len() > SHORT && self.partial_len >= SHORT {
-                    find_eol_long(rest)
+                    let found = find_eol_long(rest);
+                    if found.is_none() && self.held == Held::Line {
+                        // A middle piece of a long line (a 40 KB value in 1 460-byte
+                        // chunks): appended at once while it fits the buffer and the limit,
+                        // without `hold_more`'s dispatch and `grow_line`'s small-piece test.
+                        let needed = self.line.len() + rest.len();
+                        if needed <= self.line.capacity() && needed <= self.config.max_line {
+                            #[cfg(test)]
+                            {
+                                self.scanned += rest.len();
+                            }
+                            self.partial_len += rest.len();
+                            self.line.extend_from_slice(rest);
+                            return (len, Ok(None));
+                        }
+                    }
+                    found
                 } else {
                     find_eol(rest)
                 };

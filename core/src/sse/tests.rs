@@ -1040,3 +1040,114 @@ fn utf8_accessors_match_the_standard_library() {
         assert_eq!(e.id_lossy(), String::from_utf8_lossy(data));
     }
 }
+
+// ---- long lines held across chunks (the long-piece path of `Decoder::advance`) ----
+
+/// Cuts every `size` bytes.
+fn every(size: usize, len: usize) -> Vec<usize> {
+    (size..len).step_by(size).collect()
+}
+
+#[test]
+fn long_lines_in_chunks_of_every_size_decode_as_whole() {
+    // A line longer than `SHORT` (64) held across chunks whose pieces are longer than 64
+    // bytes takes the long-piece path: searched by `find_eol_long` and appended at once.
+    // Every chunk size from 1 to past the line, and a cut at every byte, must give what the
+    // whole input gives (where no line is held): values with multi-byte UTF-8 cut anywhere,
+    // each line end (a CR ending a chunk with its LF in the next), comment text, limits hit
+    // in the middle of a held line, and an event after every error.
+    let value = "é😀abc,".repeat(30); // 300 bytes, code points of 1, 2 and 4 bytes
+    let line_len = "data: ".len() + value.len();
+    for term in ["\n", "\r", "\r\n"] {
+        let input = format!(
+            "id: 1{term}data: {value}{term}data: {value}{term}{term}\
+             : {value}{term}event: {value}{term}data: x{term}{term}\
+             id: {value}{term}data: {value}{term}{term}data: end{term}{term}"
+        );
+        let input = input.as_bytes();
+        for (max_line, max_event) in [
+            (usize::MAX, usize::MAX),
+            (line_len, usize::MAX),
+            (line_len - 1, usize::MAX),
+            (100, usize::MAX),
+            (usize::MAX, value.len()),
+        ] {
+            for text in [false, true] {
+                let config = Config::new()
+                    .with_max_line(max_line)
+                    .with_max_event(max_event)
+                    .with_comment_text(text);
+                let whole = run_cuts(config, input, &[]);
+                let joined = format!("{value}\n{value}");
+                let want_first = if max_line < line_len {
+                    Got::Err("max_line")
+                } else if max_event < joined.len() {
+                    Got::Err("max_event")
+                } else {
+                    ev("message", &joined, "1")
+                };
+                assert_eq!(whole.0[0], want_first, "{term:?} {max_line} {max_event}");
+                let last_id = if max_line < "id: ".len() + value.len() {
+                    "1" // the long id line went over the limit: its block was dropped
+                } else {
+                    &value
+                };
+                assert_eq!(whole.0.last(), Some(&ev("message", "end", last_id)));
+                for size in 1..=2 * line_len + 10 {
+                    assert_eq!(
+                        run_cuts(config, input, &every(size, input.len())),
+                        whole,
+                        "chunks of {size}, {term:?}, max_line {max_line}, max_event {max_event}"
+                    );
+                }
+                for i in 0..=input.len() {
+                    assert_eq!(run_cuts(config, input, &[i]), whole, "split at {i}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_long_line_is_scanned_once_and_never_held_past_max_line() {
+    // The long-piece path keeps the linear-scan proof and the memory bound, also in a line
+    // buffer that grew past `max_line` as the data buffer of an earlier event (the two are
+    // swapped when a held line becomes an event's data).
+    let max_line = 4000;
+    let value = "x".repeat(3000);
+    let mut input = format!("data: {value}\ndata: {value}\n\n")
+        .repeat(3)
+        .into_bytes();
+    input.extend_from_slice(b"data: ");
+    input.extend(std::iter::repeat_n(b'y', 6000));
+    input.extend_from_slice(b"\n\ndata: after\n\n");
+    let mut dec = Decoder::with_config(Config::new().with_max_line(max_line));
+    let mut out = Vec::new();
+    let mut grew_past = false;
+    for chunk in input.chunks(100) {
+        drain(&mut dec.feed(chunk), &mut out);
+        grew_past |= dec.line.capacity() > max_line;
+        assert!(dec.line.len() <= max_line, "held {}", dec.line.len());
+    }
+    assert!(
+        grew_past,
+        "the test must reach a line buffer larger than max_line"
+    );
+    let joined = message(&format!("{value}\n{value}"));
+    assert_eq!(
+        out,
+        [
+            joined.clone(),
+            joined.clone(),
+            joined,
+            Got::Err("max_line"),
+            message("after")
+        ]
+    );
+    assert!(
+        dec.scanned <= input.len(),
+        "scanned {} of {}",
+        dec.scanned,
+        input.len()
+    );
+}

@@ -450,7 +450,7 @@ def test_the_extension_builds_the_answers_itself() -> None:
 
 
 def _three_ways(fn: Callable[[], Any]) -> tuple[Any, Any, Any]:
-    """`fn()` through the compiled `unary`, through the compiled `step` loop (the generic
+    """`fn()` through the compiled `unary`, through the compiled `step_items` loop (the generic
     path, taken while debug logging is on) and through the ctypes code."""
     import logging
 
@@ -468,7 +468,7 @@ def _three_ways(fn: Callable[[], Any]) -> tuple[Any, Any, Any]:
 @needs_extension
 def test_client_calls_give_the_same_outcomes_every_way(recorder: str) -> None:
     """send / get / cancel in one call of the extension (`_speedups.unary`), step by step
-    (`_speedups.step`) and through ctypes: a refused connection (nothing listens on port 1
+    (`_speedups.step_items`) and through ctypes: a refused connection (nothing listens on port 1
     of loopback) is the same transport outcome, with its handle; an answered send the same
     outcome and answer."""
     with a2a_core.Client.with_target('http://127.0.0.1:1/', '0.3', 'jsonrpc', allow_http=True,

@@ -141,6 +141,12 @@ _lib.enable_speedups(
     ((TextPart, DataPart, FilePart, Message, TaskStatus, Artifact, Task, StatusUpdate,
       ArtifactUpdate), _SCAN, answer_from_json, _UNREAD),
 )
+if _lib.SPEEDUPS is not None:
+    # `Outcome.result` read on first access by the extension's descriptor: outcome.py's
+    # _LazyResult, same steps and the same `slot`, without a Python call per read.
+    Outcome.result = _lib.SPEEDUPS.lazy_result(  # type: ignore[attr-defined,misc]
+        Outcome.__dict__['result'].slot, Outcome.__dict__['_result_text'], _UNREAD, _lib,
+        _result_from_text)
 
 
 #: Names of `a2a_core.aio`, imported on first use: it needs httpx (the `async` extra),

@@ -140,10 +140,13 @@ class Calls:
     they have returned. `enter` refuses once closing started (ClosedError); `close` waits
     for the calls inside and is True for exactly one caller, the one that must free."""
 
-    __slots__ = ('_cond', '_threads', '_closing', '_closed', '_what')
+    __slots__ = ('_lock', '_cond', '_threads', '_closing', '_closed', '_what')
 
     def __init__(self, what: str) -> None:
-        self._cond = threading.Condition(threading.Lock())
+        # `enter` and `leave` (every call) hold the condition's lock itself: a C context
+        # manager, where the Condition's own __enter__/__exit__ are two Python calls more.
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         # thread ident -> calls it is inside (a header hook runs inside its thread's call)
         self._threads: dict[int, int] = {}
         self._closing = False
@@ -158,7 +161,7 @@ class Calls:
     def enter(self) -> None:
         """Counts a call in (ClosedError once closing started)."""
         tid = threading.get_ident()
-        with self._cond:
+        with self._lock:
             if self._closing:
                 raise closed(self._what)
             self._threads[tid] = self._threads.get(tid, 0) + 1
@@ -166,7 +169,7 @@ class Calls:
     def leave(self) -> None:
         """Counts a call out (wakes a waiting `close` after the last one)."""
         tid = threading.get_ident()
-        with self._cond:
+        with self._lock:
             n = self._threads[tid] - 1
             if n:
                 self._threads[tid] = n

@@ -42,6 +42,7 @@ _ITEM = _machine.EVENT_ITEM
 _FINISHED = _machine.EVENT_FINISHED
 _RESUBSCRIBING = _machine.EVENT_RESUBSCRIBING
 _RETRYING = _machine.EVENT_RETRYING
+_monotonic_ns = time.monotonic_ns
 
 
 class Transport(Owned):
@@ -65,11 +66,12 @@ def run(transport: Transport, call: Call, on_finished: Callable[[Any, Call], Any
     """Steps `call` on `transport` to its end: a generator of the values to give the caller
     (stream items, `Resubscribing` notices, and last the FINISHED event's value made by
     `on_finished`). Each step is one `a2a_call_run` (the GIL released while it blocks),
-    then the events it queued; in the compiled extension both are one call (`step`), which
-    builds a stream item in C. Closing the generator early cancels the call (never reported
-    as a success); the call is then freed unless an outcome keeps it. The transport's handle
-    is read at each step: one freed under a call would be a clean error, never a use after
-    free (it is not: this generator holds the transport)."""
+    then the events it queued; in the compiled extension both are one call (`step_items`),
+    which builds the stream items in C and hands out up to 16 queued ones at a time.
+    Closing the generator early cancels the call (never reported as a success); the call is
+    then freed unless an outcome keeps it. The transport's handle is read at each step: one
+    freed under a call would be a clean error, never a use after free (it is not: this
+    generator holds the transport)."""
     sp = _lib.SPEEDUPS
     finished = False
     ev = call.event
@@ -79,25 +81,40 @@ def run(transport: Transport, call: Call, on_finished: Callable[[Any, Call], Any
     now = mono() // 1_000_000
     try:
         if sp is not None:
-            step = sp.step
+            step_items = sp.step_items
             cptr = ctypes.addressof(ev)
             optr = ctypes.addressof(clock)
+            items: list[Any] = []
             while True:
-                r = step(call.ptr, transport.ptr, now, cptr, optr)
+                r = step_items(call.ptr, transport.ptr, now, cptr, optr, items)
                 now = max(clock.value, mono() // 1_000_000)
-                if r.__class__ is not int:  # an ITEM's StreamItem, built in C
-                    yield r
-                elif r == _FINISHED:
+                if r == _ITEM or r == 0:  # items only (up to the batch's most), or none
+                    if items:
+                        if on_item is not None:
+                            yield from items
+                        items.clear()
+                    continue
+                # The event is read before the items are handed out: its views last only
+                # until the call changes.
+                value: Any = None
+                if r == _FINISHED:
                     value = on_finished(ev, call)
                     finished = True
-                    yield value
-                    return
                 elif r == _RESUBSCRIBING and on_item is not None:
-                    yield Resubscribing(_lib.view_str(ev.task_id) or '', int(ev.attempt))
+                    value = Resubscribing(_lib.view_str(ev.task_id) or '', int(ev.attempt))
                 elif r == _RETRYING:
                     log.debug('retrying (attempt %d) in %d ms', ev.attempt, ev.delay_ms)
-                elif r < 0:
+                if items:
+                    if on_item is not None:
+                        yield from items
+                    items.clear()
+                if r < 0:
                     check(-r)
+                if finished:
+                    yield value
+                    return
+                if value is not None:
+                    yield value
         lib = _lib.lib
         a2a_call_run = lib.a2a_call_run
         byref_clock = ctypes.byref(clock)
@@ -141,6 +158,16 @@ class _FinishedCall(HandleHolder, Owned):
     def __init__(self, ptr: int, call: int) -> None:
         self.ptr = ptr
         self.call = call
+
+    def __del__(self) -> None:  # Owned's, in one frame (one per send)
+        h = self.call
+        self.call = 0
+        if h:
+            self._free(h)
+
+
+if _lib.SPEEDUPS is not None:  # only `unary` makes these: freed by the extension's own call
+    _FinishedCall._free = _lib.SPEEDUPS.a2a_call_free  # type: ignore[attr-defined]
 
 
 class NativeClient(_drive.BlockingCalls, _drive.MachineClientBase):
@@ -208,16 +235,20 @@ class NativeClient(_drive.BlockingCalls, _drive.MachineClientBase):
         """`_unary` in one call of the compiled extension (`unary`): made, run and read in
         C. Debug logging (per call and per retry) takes the generic path instead."""
         errors = self._hook_errors
-        self._calls.enter()
+        calls = self._calls
+        calls.enter()
         try:
-            state, transport = self._open()
+            state, transport = self._state, self._transport
+            if state is None:
+                state, transport = self._open()
             errors.error = None
             r = sp.unary(state.ptr, method, text, body,
                          call_settings.ptr if call_settings is not None else None,
-                         transport.ptr, _drive.now_ms(), _FinishedCall)
+                         transport.ptr, _monotonic_ns() // 1_000_000, _FinishedCall)
         finally:
-            self._calls.leave()
-        self._raise_hook_error()
+            calls.leave()
+        if errors.error is not None:
+            self._raise_hook_error()
         if r.__class__ is int:
             check(-r)
         return r  # type: ignore[no-any-return]
@@ -242,12 +273,20 @@ class NativeClient(_drive.BlockingCalls, _drive.MachineClientBase):
         """`Client.send` (BLOCKS)."""
         sp = _lib.SPEEDUPS
         if sp is not None and not log.isEnabledFor(logging.DEBUG):
-            body = _drive.message_body(text, parts, metadata, message_id, context_id,
-                                       task_id, history_length)
-            return self._unary_fast(
-                sp, _drive.SEND, text if body is None else None, body,
-                _drive.settings(timeout, traceparent, idempotency_key, message_id, headers,
-                                return_immediately=return_immediately))
+            # The usual send (plain text, no option) builds neither a body nor settings here.
+            body = None
+            if parts is not None or metadata is not None or context_id is not None \
+                    or task_id is not None or history_length is not None or text is None:
+                body = _drive.message_body(text, parts, metadata, message_id, context_id,
+                                           task_id, history_length)
+            call_settings = None
+            if timeout or traceparent or idempotency_key or message_id or headers \
+                    or return_immediately:
+                call_settings = _drive.settings(timeout, traceparent, idempotency_key,
+                                                message_id, headers,
+                                                return_immediately=return_immediately)
+            return self._unary_fast(sp, _drive.SEND, text if body is None else None, body,
+                                    call_settings)
         return self._unary(lambda state: message_call(  # type: ignore[no-any-return]
             state, False, text, parts, metadata, message_id, context_id, task_id,
             _drive.settings(timeout, traceparent, idempotency_key, message_id, headers,

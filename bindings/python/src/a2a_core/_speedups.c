@@ -26,6 +26,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
+#include <structmember.h>
 
 #include "a2a_core.h"
 
@@ -827,38 +828,64 @@ static PyObject *item_from(const a2a_stream_item *it, const a2a_outcome *outcome
   return obj;
 }
 
-/* step(call: int, transport: int, now_ms: int, event: int, now_out: int) -> StreamItem | int
- * One step of a client-machine call on the reference driver's transport: the next event the
- * call has queued, else one `a2a_call_run` (the GIL released while it blocks; header hooks,
- * called from inside it, take the GIL themselves) and then its event, polled into the
- * caller's `a2a_event` at address `event` (its views valid until the next mutating call on
- * the call). The `uint64_t` at `now_out` receives the run's clock (unchanged when no run was
- * made). Returns an ITEM's StreamItem, built here; any other event's `a2a_event_kind`; 0
- * when no event was queued; minus the result code when the library refused. */
-static PyObject *sp_step(PyObject *self, PyObject *args) {
-  PyObject *c, *t, *e, *o;
-  unsigned long long now;
+/* The most items one `poll_items` or `step_items` call hands out: a batch of hundreds kept
+ * every item of a long stream alive until the caller had seen them all, and the collector's
+ * young-generation passes over them cost more than the batching saved (callgrind, AsyncClient
+ * bench). */
+#ifndef POLL_ITEMS_MAX
+#define POLL_ITEMS_MAX 16
+#endif
+
+static bool call_and_event(PyObject *const *args, struct a2a_call **call, a2a_event **ev);
+static PyObject *not_an_item(a2a_result rc, const a2a_event *ev);
+
+/* step_items(call: int, transport: int, now_ms: int, event: int, now_out: int, items: list)
+ *   -> int
+ * Steps of a client-machine call on the reference driver's transport, for the blocking
+ * Client: the events the call has queued, polled into the caller's `a2a_event` at address
+ * `event` (its views valid until the next mutating call on the call); when none is queued,
+ * one `a2a_call_run` first (the GIL released while it blocks; header hooks, called from
+ * inside it, take the GIL themselves). Every ITEM's StreamItem, built here, is appended to
+ * `items` (up to POLL_ITEMS_MAX: a stream's items arrive several per read, and one call here
+ * hands them all to Python), until the first event that is not an ITEM. Returns that event's
+ * `a2a_event_kind`, 0 when no more is queued, minus the result code when the library
+ * refused, or A2A_EVENT_KIND_ITEM when it stopped at POLL_ITEMS_MAX items (more may be
+ * queued). The `uint64_t` at `now_out` receives the run's clock (unchanged when no run was
+ * made). At most one run per call, and only before any item. */
+static PyObject *sp_step_items(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
-  if (!PyArg_ParseTuple(args, "OOKOO", &c, &t, &now, &e, &o)) return NULL;
-  struct a2a_call *call = as_ptr(c);
-  if (call == NULL) return NULL;
-  const struct a2a_transport *transport = as_ptr(t);
-  if (transport == NULL) return NULL;
-  a2a_event *ev = as_ptr(e);
-  if (ev == NULL) return NULL;
-  uint64_t *now_out = as_ptr(o);
-  if (now_out == NULL) return NULL;
-  a2a_result rc = a2a_call_poll_event(call, ev);
-  if (rc == A2A_NONE) {
-    Py_BEGIN_ALLOW_THREADS
-    rc = a2a_call_run(call, transport, NULL, (uint64_t)now, now_out);
-    if (rc == A2A_OK) rc = a2a_call_poll_event(call, ev);
-    Py_END_ALLOW_THREADS
+  if (nargs != 6 || !PyList_CheckExact(args[5])) {
+    PyErr_SetString(PyExc_TypeError,
+                    "step_items(call, transport, now_ms, event, now_out, items: list) takes 6 arguments");
+    return NULL;
   }
-  if (rc == A2A_NONE) return PyLong_FromLong(0);
-  if (rc != A2A_OK) return PyLong_FromLong(-(long)rc);
-  if (ev->kind == A2A_EVENT_KIND_ITEM) return item_from(&ev->item, ev->outcome);
-  return PyLong_FromUnsignedLong((unsigned long)ev->kind);
+  PyObject *const pargs[2] = {args[0], args[3]};
+  struct a2a_call *call;
+  a2a_event *ev;
+  if (!call_and_event(pargs, &call, &ev)) return NULL;
+  const struct a2a_transport *transport = as_ptr(args[1]);
+  if (transport == NULL) return NULL;
+  unsigned long long now = PyLong_AsUnsignedLongLong(args[2]);
+  if (now == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  uint64_t *now_out = as_ptr(args[4]);
+  if (now_out == NULL) return NULL;
+  PyObject *items = args[5];
+  for (Py_ssize_t n = 0; n < POLL_ITEMS_MAX; n++) {
+    a2a_result rc = a2a_call_poll_event(call, ev);
+    if (rc == A2A_NONE && n == 0) {
+      Py_BEGIN_ALLOW_THREADS
+      rc = a2a_call_run(call, transport, NULL, (uint64_t)now, now_out);
+      if (rc == A2A_OK) rc = a2a_call_poll_event(call, ev);
+      Py_END_ALLOW_THREADS
+    }
+    if (rc != A2A_OK || ev->kind != A2A_EVENT_KIND_ITEM) return not_an_item(rc, ev);
+    PyObject *item = item_from(&ev->item, ev->outcome);
+    if (item == NULL) return NULL;
+    int bad = PyList_Append(items, item);
+    Py_DECREF(item);
+    if (bad) return NULL;
+  }
+  return PyLong_FromUnsignedLong((unsigned long)A2A_EVENT_KIND_ITEM);
 }
 
 /* The call and the caller's `a2a_event` that `poll` and `poll_items` take as their first
@@ -883,7 +910,7 @@ static PyObject *not_an_item(a2a_result rc, const a2a_event *ev) {
  * address `event` (its views valid until the next mutating call on the call), for a host
  * that performs the requests itself (AsyncClient's): an ITEM's StreamItem, built here; any
  * other event's `a2a_event_kind`; 0 when none is queued; minus the result code when the
- * library refused. `step` without the run. */
+ * library refused. `step_items` without the run, one event at a time. */
 static PyObject *sp_poll(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
   if (nargs != 2) {
@@ -898,12 +925,6 @@ static PyObject *sp_poll(PyObject *self, PyObject *const *args, Py_ssize_t nargs
   return not_an_item(rc, ev);
 }
 
-/* The most items one `poll_items` call hands out: a batch of hundreds kept every item of a
- * long stream alive until the caller had seen them all, and the collector's young-generation
- * passes over them cost more than the batching saved (callgrind, AsyncClient bench). */
-#ifndef POLL_ITEMS_MAX
-#define POLL_ITEMS_MAX 16
-#endif
 
 /* poll_items(call: int, event: int, items: list) -> int
  * `poll` until the next event that is not an ITEM: every ITEM's StreamItem is appended to
@@ -1096,6 +1117,16 @@ static PyObject *sp_unary(PyObject *self, PyObject *args) {
   PyObject *outcome = outcome_from(ev.outcome, owner); /* the owner frees the call */
   Py_DECREF(owner);
   return outcome;
+}
+
+/* a2a_call_free(call: int) -> None: the library's own, for the handle holder of the Outcomes
+ * `unary` returns (a plain C call where a ctypes one costs several thousand instructions). */
+static PyObject *sp_call_free(PyObject *self, PyObject *p) {
+  (void)self;
+  void *call = PyLong_AsVoidPtr(p);
+  if (call == NULL && PyErr_Occurred()) return NULL;
+  a2a_call_free(call);
+  Py_RETURN_NONE;
 }
 
 /* The str of value [start, end) of a packed batch, shared with the previous value of the same
@@ -1328,6 +1359,127 @@ static PyObject *sp_setup(PyObject *self, PyObject *args) {
   return Py_BuildValue("(NNN)", of, itf, af);
 }
 
+/* --- Outcome.result read on first access ------------------------------------------------
+ * outcome.py's _LazyResult in C (lazy_result installs it on Outcome when the fast path is on):
+ * `result`'s slot descriptor, `_result_text`'s, outcome.py's _UNREAD, the _lib module (its
+ * SPEEDUPS None: the pure path is asked for, and the answer is read by `pure`, outcome.py's
+ * reader, as _LazyResult does) and that reader. The same steps as _LazyResult.__get__; a
+ * Python descriptor call costs every stream item and send about two thousand instructions
+ * more than this one. */
+typedef struct {
+  PyObject_HEAD
+  PyObject *slot, *text_slot, *unread, *lib, *pure;
+  descrgetfunc get, text_get;
+  descrsetfunc set, text_set;
+} lazy_result;
+static PyObject *lazy_type, *s_speedups;
+
+static void lazy_dealloc(PyObject *self) {
+  lazy_result *l = (lazy_result *)self;
+  PyTypeObject *tp = Py_TYPE(self);
+  Py_XDECREF(l->slot);
+  Py_XDECREF(l->text_slot);
+  Py_XDECREF(l->unread);
+  Py_XDECREF(l->lib);
+  Py_XDECREF(l->pure);
+  freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+  f(self);
+  Py_DECREF(tp);
+}
+
+static PyObject *lazy_get(PyObject *self, PyObject *obj, PyObject *cls) {
+  lazy_result *l = (lazy_result *)self;
+  if (obj == NULL || obj == Py_None) {
+    Py_INCREF(l->slot);
+    return l->slot;
+  }
+  PyObject *v = l->get(l->slot, obj, cls);
+  if (v != l->unread) return v;
+  Py_DECREF(v);
+  PyObject *text = l->text_get(l->text_slot, obj, cls);
+  if (text == NULL) return NULL;
+  if (text == Py_None) { /* another thread built it since: the slot is set before the text
+                          * is dropped */
+    Py_DECREF(text);
+    return l->get(l->slot, obj, cls);
+  }
+  PyObject *sp = PyObject_GetAttr(l->lib, s_speedups);
+  if (sp == NULL) {
+    Py_DECREF(text);
+    return NULL;
+  }
+  if (sp == Py_None || !PyUnicode_Check(text))
+    v = PyObject_CallFunctionObjArgs(l->pure, text, NULL);
+  else
+    v = answer_from_text(text);
+  Py_DECREF(sp);
+  Py_DECREF(text);
+  if (v == NULL) return NULL;
+  if (l->set(l->slot, obj, v) < 0 || l->text_set(l->text_slot, obj, Py_None) < 0) {
+    Py_DECREF(v);
+    return NULL;
+  }
+  return v;
+}
+
+static int lazy_set(PyObject *self, PyObject *obj, PyObject *value) {
+  lazy_result *l = (lazy_result *)self;
+  return l->set(l->slot, obj, value);
+}
+
+static PyMemberDef lazy_members[] = {
+    {"slot", T_OBJECT_EX, offsetof(lazy_result, slot), READONLY, "The slot's own descriptor."},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyType_Slot lazy_slots[] = {
+    {Py_tp_dealloc, lazy_dealloc},
+    {Py_tp_descr_get, lazy_get},
+    {Py_tp_descr_set, lazy_set},
+    {Py_tp_members, lazy_members},
+    {0, NULL},
+};
+
+static PyType_Spec lazy_spec = {
+    "a2a_core._speedups.LazyResult", sizeof(lazy_result), 0, Py_TPFLAGS_DEFAULT, lazy_slots,
+};
+
+/* lazy_result(slot, text_slot, unread, lib, pure) -> the descriptor above. */
+static PyObject *sp_lazy_result(PyObject *self, PyObject *args) {
+  PyObject *slot, *text_slot, *unread_v, *lib, *pure;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "OOOOO", &slot, &text_slot, &unread_v, &lib, &pure)) return NULL;
+  descrgetfunc get = (descrgetfunc)PyType_GetSlot(Py_TYPE(slot), Py_tp_descr_get);
+  descrsetfunc set = (descrsetfunc)PyType_GetSlot(Py_TYPE(slot), Py_tp_descr_set);
+  descrgetfunc text_get = (descrgetfunc)PyType_GetSlot(Py_TYPE(text_slot), Py_tp_descr_get);
+  descrsetfunc text_set = (descrsetfunc)PyType_GetSlot(Py_TYPE(text_slot), Py_tp_descr_set);
+  if (get == NULL || set == NULL || text_get == NULL || text_set == NULL) {
+    PyErr_SetString(PyExc_TypeError, "lazy_result: the slots must be data descriptors");
+    return NULL;
+  }
+  if (lazy_type == NULL && (lazy_type = PyType_FromSpec(&lazy_spec)) == NULL) return NULL;
+  if (s_speedups == NULL && (s_speedups = PyUnicode_InternFromString("SPEEDUPS")) == NULL)
+    return NULL;
+  allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)lazy_type, Py_tp_alloc);
+  lazy_result *l = (lazy_result *)alloc((PyTypeObject *)lazy_type, 0);
+  if (l == NULL) return NULL;
+  Py_INCREF(slot);
+  Py_INCREF(text_slot);
+  Py_INCREF(unread_v);
+  Py_INCREF(lib);
+  Py_INCREF(pure);
+  l->slot = slot;
+  l->text_slot = text_slot;
+  l->unread = unread_v;
+  l->lib = lib;
+  l->pure = pure;
+  l->get = get;
+  l->set = set;
+  l->text_get = text_get;
+  l->text_set = text_set;
+  return (PyObject *)l;
+}
+
 /* library_address() -> the address of a2a_version as this module's linked library has it:
  * Python compares it with the ctypes handle's to prove both are one loaded library. */
 static PyObject *sp_library_address(PyObject *self, PyObject *unused) {
@@ -1339,7 +1491,8 @@ static PyObject *sp_library_address(PyObject *self, PyObject *unused) {
 static PyMethodDef methods[] = {
     {"setup", sp_setup, METH_VARARGS, "Registers the classes and tables the fast path builds."},
     {"outcome", sp_outcome, METH_VARARGS, "outcome(ptr, owned) -> Outcome."},
-    {"step", sp_step, METH_VARARGS, "One step of a client-machine call (GIL released)."},
+    {"step_items", (PyCFunction)(void (*)(void))sp_step_items, METH_FASTCALL,
+     "Steps of a client-machine call (GIL released while it runs), its items in a list."},
     {"poll", (PyCFunction)(void (*)(void))sp_poll, METH_FASTCALL,
      "poll(call, event) -> the next queued event (an ITEM's StreamItem built here)."},
     {"dechunk", (PyCFunction)(void (*)(void))sp_dechunk, METH_FASTCALL,
@@ -1349,6 +1502,9 @@ static PyMethodDef methods[] = {
      "poll_items(call, event, items) -> the next queued event that is not an ITEM, each "
      "ITEM's StreamItem appended to items."},
     {"unary", sp_unary, METH_VARARGS, "A whole non-streaming client-machine call -> Outcome."},
+    {"a2a_call_free", sp_call_free, METH_O, "a2a_call_free(call), called from here."},
+    {"lazy_result", sp_lazy_result, METH_VARARGS,
+     "lazy_result(slot, text_slot, unread, lib, pure) -> Outcome.result's descriptor."},
     {"sse_feed", sp_sse_feed, METH_VARARGS, "One packed SSE feed, events built in C."},
     {"answer", sp_answer, METH_O, "answer(text) -> the answer of a canonical JSON text."},
     {"canonical_json", sp_canonical_json, METH_O,

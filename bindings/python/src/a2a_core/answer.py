@@ -103,7 +103,11 @@ class Message:
     @property
     def text(self) -> str | None:
         """The text parts joined with newlines; None without a text part."""
-        return _text_of(self.parts)
+        parts = self.parts
+        if len(parts) == 1:  # _text_of's usual case, without its call
+            p = parts[0]
+            return p.text if isinstance(p, TextPart) else None
+        return _text_of(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +133,11 @@ class Artifact:
     @property
     def text(self) -> str | None:
         """The text parts joined with newlines."""
-        return _text_of(self.parts)
+        parts = self.parts
+        if len(parts) == 1:  # _text_of's usual case (a stream's chunks), without its call
+            p = parts[0]
+            return p.text if isinstance(p, TextPart) else None
+        return _text_of(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +156,11 @@ class Task:
     def text(self) -> str | None:
         """The answer's text: the artifacts' text parts joined with newlines, else the
         status message's."""
-        texts = [a.text for a in self.artifacts if a.text is not None]
+        texts = []
+        for a in self.artifacts:  # each artifact's text read once
+            t = a.text
+            if t is not None:
+                texts.append(t)
         if texts:
             return '\n'.join(texts)
         return self.status.message.text if self.status.message else None

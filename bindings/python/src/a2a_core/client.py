@@ -369,9 +369,13 @@ class Client:
         `return_immediately=True` asks the agent to answer at once with the task as it
         stands (A2A 1.0 `returnImmediately`, 0.3 `blocking: false`); then
         `wait(outcome.task_id)`."""
-        timeout_ms = _dur(timeout, timeout_ms, 'timeout')
-        _check_history(history_length)
-        return self._via.send(text, parts, metadata, _secs(timeout_ms), traceparent,  # type: ignore[no-any-return]
+        # (the usual send has no timeout and no history length: two calls fewer)
+        seconds = None
+        if timeout is not None or timeout_ms is not None:
+            seconds = _secs(_dur(timeout, timeout_ms, 'timeout'))
+        if history_length is not None:
+            _check_history(history_length)
+        return self._via.send(text, parts, metadata, seconds, traceparent,  # type: ignore[no-any-return]
                               idempotency_key, message_id, context_id, task_id, headers,
                               history_length, return_immediately)
 

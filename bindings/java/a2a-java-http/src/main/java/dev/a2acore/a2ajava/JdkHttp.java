@@ -249,6 +249,9 @@ final class JdkHttp {
 
     private static final Mark END = new Mark(null);
 
+    /** {@link Stream#takeNow}'s answer when nothing is queued. */
+    static final Object NONE = new Object();
+
     /**
      * An open response: its head, and for an event stream the body read chunk by chunk. Not
      * thread-safe, except {@link #abort}, which may be called from another thread while a
@@ -376,11 +379,11 @@ final class JdkHttp {
             }
             java.util.function.Function<byte[], Object> p = processor;
             if (p == null) {
-                queue.add(out);
+                put(out);
                 return;
             }
             inFlight.decrementAndGet();
-            queue.add(p.apply(out));
+            put(p.apply(out));
             askFreed();
         }
 
@@ -396,13 +399,13 @@ final class JdkHttp {
 
         @Override
         public void onError(Throwable t) {
-            queue.add(new Mark(t));
+            put(new Mark(t));
         }
 
         @Override
         public void onComplete() {
             complete = true;
-            queue.add(END);
+            put(END);
         }
 
         /**
@@ -456,7 +459,11 @@ final class JdkHttp {
             if (over) {
                 return null;
             }
-            Object o = next(idle);
+            return taken(next(idle));
+        }
+
+        /** {@link #take}'s bookkeeping for the entry {@code o} taken off the queue. */
+        private Object taken(Object o) throws TransportException {
             if (o instanceof Mark m) {
                 return ended(m);
             }
@@ -469,6 +476,51 @@ final class JdkHttp {
                 });
             }
             return o;
+        }
+
+        /**
+         * {@link #take} without waiting: what the processing function made of the next chunk,
+         * null once the body ended cleanly, or {@link #NONE} when nothing is queued (then
+         * {@link #onArrival} says when something is).
+         */
+        Object takeNow() throws TransportException {
+            want();
+            if (over) {
+                return null;
+            }
+            Object o = queue.poll();
+            if (o == null) {
+                return NONE;
+            }
+            return taken(o);
+        }
+
+        /**
+         * Runs {@code r} once, on the thread that queues the next entry (a chunk, the end,
+         * a failure or an abort), or at once when one is queued already: a reader that found
+         * nothing ({@link #takeNow}) holds no thread while it waits.
+         */
+        void onArrival(Runnable r) {
+            waiter.set(r);
+            if (!queue.isEmpty()) {
+                Runnable w = waiter.getAndSet(null);
+                if (w != null) {
+                    w.run();
+                }
+            }
+        }
+
+        /** The reader waiting for the next entry ({@link #onArrival}), or null. */
+        private final java.util.concurrent.atomic.AtomicReference<Runnable> waiter =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+        /** Queues an entry for the reader and wakes it when it waits without a thread. */
+        private void put(Object o) {
+            queue.add(o);
+            Runnable w = waiter.getAndSet(null);
+            if (w != null) {
+                w.run();
+            }
         }
 
         /**
@@ -568,7 +620,7 @@ final class JdkHttp {
                     f.cancel(true);
                 }
             }
-            queue.add(new Mark(new CancellationException("aborted")));
+            put(new Mark(new CancellationException("aborted")));
         }
 
         /** Cancels the subscription of an aborted body that is still open (once). */

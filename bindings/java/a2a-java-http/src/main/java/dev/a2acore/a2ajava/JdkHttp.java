@@ -190,6 +190,59 @@ final class JdkHttp {
             f.cancel(true);
             throw e;
         }
+        return opened(s, r, deadline, maxBytes);
+    }
+
+    /** An open whose head is awaited without a thread ({@link #begin}, then {@link #finish}). */
+    record Opening(Stream stream, CompletableFuture<HttpResponse<Stream>> head, long deadline, Duration timeout) {}
+
+    /**
+     * {@link #open} without waiting: sends the request and returns at once; once
+     * {@link Opening#head} is done, or its deadline (nanoTime) passed, {@link #finish}
+     * returns what {@code open} would have.
+     */
+    Opening begin(String method, String url, List<Map.Entry<String, String>> headers, byte[] body, Duration timeout,
+                  java.util.function.Consumer<Stream> onOpen) throws TransportException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Stream s = new Stream(method + " " + url);
+        if (onOpen != null) {
+            onOpen.accept(s);
+        }
+        HttpRequest req = request(method, url, headers, body, timeout);
+        CompletableFuture<HttpResponse<Stream>> f = client.sendAsync(req, info -> s);
+        s.pending = f;
+        if (s.aborted) {
+            f.cancel(true);
+        }
+        return new Opening(s, f, deadline, timeout);
+    }
+
+    /**
+     * The rest of {@link #open} for {@code o}, whose head is done or whose deadline passed
+     * (then a {@code Timeout}); a body that is not an event stream is read whole here (BLOCKS).
+     */
+    Stream finish(Opening o, long maxBytes) throws TransportException, InterruptedException {
+        Stream s = o.stream();
+        CompletableFuture<HttpResponse<Stream>> f = o.head();
+        if (!f.isDone()) {
+            f.cancel(true);
+            throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, s.what + ": call timeout after "
+                + o.timeout().toMillis() + " ms (no response head)", null);
+        }
+        HttpResponse<Stream> r;
+        try {
+            r = f.get();
+        } catch (CancellationException e) {
+            throw failure(ErrorName.RESET, RequestSent.UNKNOWN, s.what + ": aborted", e);
+        } catch (ExecutionException e) {
+            throw failure(e, false, s.what);
+        }
+        return opened(s, r, o.deadline(), maxBytes);
+    }
+
+    /** The stream {@code s} once its head {@code r} arrived (a body not an event stream read whole). */
+    private static Stream opened(Stream s, HttpResponse<Stream> r, long deadline, long maxBytes)
+        throws TransportException, InterruptedException {
         List<Map.Entry<String, String>> h = new ArrayList<>();
         r.headers().map().forEach((k, vs) -> {
             for (String v : vs) {

@@ -22,7 +22,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -38,7 +37,6 @@ import java.util.function.Consumer;
  */
 final class SseCall implements Runnable {
     private static final int EXCERPT = 512;
-    private static final AtomicLong COUNT = new AtomicLong();
 
     private final A2aCoreHttpClient client;
     private final A2aCoreHttpClient.Req req;
@@ -89,19 +87,22 @@ final class SseCall implements Runnable {
                 call.cancelledByCaller();
             }
         });
-        Thread t = new Thread(call, "a2a-core-sse-" + COUNT.incrementAndGet());
-        t.setDaemon(true);
         try {
-            t.start();
+            READERS.execute(call);
             return call.handle;
         } finally {
             call.returned.countDown();
         }
     }
 
+    /**
+     * Sends the request on a {@link #READERS} thread and returns: the head (or the call
+     * timeout, on the shared timer) goes on in {@link #opened}, so a stream waiting for its
+     * head holds no thread either.
+     */
     @Override
     public void run() {
-        JdkHttp.Stream stream = null;
+        boolean handedOver = false;
         try {
             if (finished.get()) {
                 return;
@@ -113,14 +114,49 @@ final class SseCall implements Runnable {
                 fail(refused);
                 return;
             }
+            JdkHttp.Opening o;
             try {
-                stream = client.http.open(method, url, req.headers(), req.body(), client.callTimeout,
-                    client.maxResponseBytes, s -> {
-                        open = s;
-                        if (cancelled) {
-                            s.abort();
-                        }
-                    });
+                o = client.http.begin(method, url, req.headers(), req.body(), client.callTimeout, s -> {
+                    open = s;
+                    if (cancelled) {
+                        s.abort();
+                    }
+                });
+            } catch (JdkHttp.TransportException e) {
+                if (run != null) {
+                    run.failure(e.outcome());
+                }
+                fail(client.map(method, url, e));
+                return;
+            }
+            AtomicBoolean once = new AtomicBoolean();
+            java.util.concurrent.ScheduledFuture<?> late = WAITS.schedule(() -> {
+                if (once.compareAndSet(false, true)) {
+                    READERS.execute(() -> opened(o));
+                }
+            }, Math.max(1, o.deadline() - System.nanoTime()), TimeUnit.NANOSECONDS);
+            handedOver = true;
+            o.head().whenComplete((r, err) -> {
+                if (once.compareAndSet(false, true)) {
+                    late.cancel(false);
+                    READERS.execute(() -> opened(o));
+                }
+            });
+        } catch (RuntimeException | Error e) {
+            fail(e);
+        } finally {
+            if (!handedOver) {
+                release(null);
+            }
+        }
+    }
+
+    /** The rest of {@link #run} once the head arrived or the call timeout passed (a READERS thread). */
+    private void opened(JdkHttp.Opening opening) {
+        JdkHttp.Stream stream = null;
+        try {
+            try {
+                stream = client.http.finish(opening, client.maxResponseBytes);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 fail(e);
@@ -267,20 +303,68 @@ final class SseCall implements Runnable {
     /**
      * Waits for the stream's next entry without a thread: the first of the entry and the
      * deadline {@code wait} from now reads on ({@link #resume}) on a {@link #READERS} thread.
+     * One timer per stream at a time, re-armed only when it fires early: a park costs no
+     * timer work while the stream is busy (a schedule and a cancel per chunk had woken the
+     * timer thread each time).
      */
     private void await(JdkHttp.Stream stream, Duration wait, boolean totalCaps) {
-        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean(true);
-        java.util.concurrent.ScheduledFuture<?> deadline = WAITS.schedule(() -> {
-            if (armed.compareAndSet(true, false)) {
-                READERS.execute(() -> resume(stream, true, totalCaps));
+        synchronized (waitLock) {
+            waitUntil = System.nanoTime() + wait.toNanos();
+            waitTotal = totalCaps;
+            waitingOn = stream;
+            parked = true;
+            if (!timerArmed) {
+                timerArmed = true;
+                WAITS.schedule(this::waitTimer, wait.toNanos(), TimeUnit.NANOSECONDS);
             }
-        }, wait.toNanos(), TimeUnit.NANOSECONDS);
-        stream.onArrival(() -> {
-            if (armed.compareAndSet(true, false)) {
-                deadline.cancel(false);
-                READERS.execute(() -> resume(stream, false, false));
+        }
+        stream.onArrival(this::arrived);
+    }
+
+    /** Guards the reader's wait: {@link #parked}, its deadline and the timer. */
+    private final Object waitLock = new Object();
+    /** The reader waits (await) and nothing woke it yet; under {@link #waitLock}. */
+    private boolean parked;
+    /** A {@link #waitTimer} is scheduled; under {@link #waitLock}. */
+    private boolean timerArmed;
+    /** When the current wait times out (nanoTime), and whether that is the total timeout; under {@link #waitLock}. */
+    private long waitUntil;
+    private boolean waitTotal;
+    private JdkHttp.Stream waitingOn;
+
+    /** The stream queued an entry (its onArrival): the waiting reader reads on. */
+    private void arrived() {
+        JdkHttp.Stream s;
+        synchronized (waitLock) {
+            if (!parked) {
+                return;
             }
-        });
+            parked = false;
+            s = waitingOn;
+        }
+        READERS.execute(() -> resume(s, false, false));
+    }
+
+    /** The timer: a wait past its deadline times out; an earlier one re-arms for the rest. */
+    private void waitTimer() {
+        JdkHttp.Stream s;
+        boolean total;
+        synchronized (waitLock) {
+            timerArmed = false;
+            if (!parked || finished.get()) {
+                return; // the reader is busy (its next wait arms again) or the call is over
+            }
+            long left = waitUntil - System.nanoTime();
+            if (left > 0) {
+                timerArmed = true;
+                WAITS.schedule(this::waitTimer, left, TimeUnit.NANOSECONDS);
+                return;
+            }
+            parked = false;
+            s = waitingOn;
+            total = waitTotal;
+        }
+        READERS.execute(() -> resume(s, true, total));
     }
 
     /**

@@ -227,6 +227,14 @@ final class SseCall implements Runnable {
 
     /** Frees what the call holds once it is over (on the reader: the last of run or resume). */
     private void release(JdkHttp.Stream stream) {
+        synchronized (waitLock) {
+            if (waitTask != null) {
+                waitTask.cancel(false);
+                waitTask = null;
+                timerArmed = false;
+            }
+            waitingOn = null;
+        }
         try {
             synchronized (feed) {
                 closed = true;
@@ -315,7 +323,7 @@ final class SseCall implements Runnable {
             parked = true;
             if (!timerArmed) {
                 timerArmed = true;
-                WAITS.schedule(this::waitTimer, wait.toNanos(), TimeUnit.NANOSECONDS);
+                waitTask = WAITS.schedule(this::waitTimer, wait.toNanos(), TimeUnit.NANOSECONDS);
             }
         }
         stream.onArrival(this::arrived);
@@ -331,6 +339,8 @@ final class SseCall implements Runnable {
     private long waitUntil;
     private boolean waitTotal;
     private JdkHttp.Stream waitingOn;
+    /** The armed {@link #waitTimer} (cancelled at the end, so the timer queue does not keep the call). */
+    private java.util.concurrent.ScheduledFuture<?> waitTask;
 
     /** The stream queued an entry (its onArrival): the waiting reader reads on. */
     private void arrived() {
@@ -357,7 +367,7 @@ final class SseCall implements Runnable {
             long left = waitUntil - System.nanoTime();
             if (left > 0) {
                 timerArmed = true;
-                WAITS.schedule(this::waitTimer, left, TimeUnit.NANOSECONDS);
+                waitTask = WAITS.schedule(this::waitTimer, left, TimeUnit.NANOSECONDS);
                 return;
             }
             parked = false;

@@ -182,8 +182,12 @@ final class MachineCall<T> {
                 // exchange used even after the JDK client put it back in its pool, under
                 // whichever request took it next ("HTTP/1.1 header parser received no
                 // bytes"). The JDK returns the connection to its pool before it calls
-                // onComplete, and a cancel in between closes it as well: a body whose
-                // Content-Length arrived whole is not cancelled at all (the JDK ends it
+                // onComplete; the subscription's cancel closes the connection only while the
+                // exchange's receiver still owns it, and JDK 17.0.15 (and 25) clear that
+                // owner before the pool return, so a cancel from another thread in between
+                // leaves the pooled connection alone (AsyncPooledConnectionTest aborts a
+                // chunked stream there, by cancel and by timeout). A body whose
+                // Content-Length arrived whole is still not cancelled (the JDK ends it
                 // itself); any other is cut with the subscription's cancel.
                 if (contentLength < 0 || received < contentLength) {
                     s.cancel();

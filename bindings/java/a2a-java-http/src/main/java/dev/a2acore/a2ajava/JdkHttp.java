@@ -190,6 +190,59 @@ final class JdkHttp {
             f.cancel(true);
             throw e;
         }
+        return opened(s, r, deadline, maxBytes);
+    }
+
+    /** An open whose head is awaited without a thread ({@link #begin}, then {@link #finish}). */
+    record Opening(Stream stream, CompletableFuture<HttpResponse<Stream>> head, long deadline, Duration timeout) {}
+
+    /**
+     * {@link #open} without waiting: sends the request and returns at once; once
+     * {@link Opening#head} is done, or its deadline (nanoTime) passed, {@link #finish}
+     * returns what {@code open} would have.
+     */
+    Opening begin(String method, String url, List<Map.Entry<String, String>> headers, byte[] body, Duration timeout,
+                  java.util.function.Consumer<Stream> onOpen) throws TransportException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Stream s = new Stream(method + " " + url);
+        if (onOpen != null) {
+            onOpen.accept(s);
+        }
+        HttpRequest req = request(method, url, headers, body, timeout);
+        CompletableFuture<HttpResponse<Stream>> f = client.sendAsync(req, info -> s);
+        s.pending = f;
+        if (s.aborted) {
+            f.cancel(true);
+        }
+        return new Opening(s, f, deadline, timeout);
+    }
+
+    /**
+     * The rest of {@link #open} for {@code o}, whose head is done or whose deadline passed
+     * (then a {@code Timeout}); a body that is not an event stream is read whole here (BLOCKS).
+     */
+    Stream finish(Opening o, long maxBytes) throws TransportException, InterruptedException {
+        Stream s = o.stream();
+        CompletableFuture<HttpResponse<Stream>> f = o.head();
+        if (!f.isDone()) {
+            f.cancel(true);
+            throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, s.what + ": call timeout after "
+                + o.timeout().toMillis() + " ms (no response head)", null);
+        }
+        HttpResponse<Stream> r;
+        try {
+            r = f.get();
+        } catch (CancellationException e) {
+            throw failure(ErrorName.RESET, RequestSent.UNKNOWN, s.what + ": aborted", e);
+        } catch (ExecutionException e) {
+            throw failure(e, false, s.what);
+        }
+        return opened(s, r, o.deadline(), maxBytes);
+    }
+
+    /** The stream {@code s} once its head {@code r} arrived (a body not an event stream read whole). */
+    private static Stream opened(Stream s, HttpResponse<Stream> r, long deadline, long maxBytes)
+        throws TransportException, InterruptedException {
         List<Map.Entry<String, String>> h = new ArrayList<>();
         r.headers().map().forEach((k, vs) -> {
             for (String v : vs) {
@@ -248,6 +301,9 @@ final class JdkHttp {
     private record Mark(Throwable error) {}
 
     private static final Mark END = new Mark(null);
+
+    /** {@link Stream#takeNow}'s answer when nothing is queued. */
+    static final Object NONE = new Object();
 
     /**
      * An open response: its head, and for an event stream the body read chunk by chunk. Not
@@ -376,11 +432,11 @@ final class JdkHttp {
             }
             java.util.function.Function<byte[], Object> p = processor;
             if (p == null) {
-                queue.add(out);
+                put(out);
                 return;
             }
             inFlight.decrementAndGet();
-            queue.add(p.apply(out));
+            put(p.apply(out));
             askFreed();
         }
 
@@ -396,13 +452,13 @@ final class JdkHttp {
 
         @Override
         public void onError(Throwable t) {
-            queue.add(new Mark(t));
+            put(new Mark(t));
         }
 
         @Override
         public void onComplete() {
             complete = true;
-            queue.add(END);
+            put(END);
         }
 
         /**
@@ -456,7 +512,11 @@ final class JdkHttp {
             if (over) {
                 return null;
             }
-            Object o = next(idle);
+            return taken(next(idle));
+        }
+
+        /** {@link #take}'s bookkeeping for the entry {@code o} taken off the queue. */
+        private Object taken(Object o) throws TransportException {
             if (o instanceof Mark m) {
                 return ended(m);
             }
@@ -469,6 +529,51 @@ final class JdkHttp {
                 });
             }
             return o;
+        }
+
+        /**
+         * {@link #take} without waiting: what the processing function made of the next chunk,
+         * null once the body ended cleanly, or {@link #NONE} when nothing is queued (then
+         * {@link #onArrival} says when something is).
+         */
+        Object takeNow() throws TransportException {
+            want();
+            if (over) {
+                return null;
+            }
+            Object o = queue.poll();
+            if (o == null) {
+                return NONE;
+            }
+            return taken(o);
+        }
+
+        /**
+         * Runs {@code r} once, on the thread that queues the next entry (a chunk, the end,
+         * a failure or an abort), or at once when one is queued already: a reader that found
+         * nothing ({@link #takeNow}) holds no thread while it waits.
+         */
+        void onArrival(Runnable r) {
+            waiter.set(r);
+            if (!queue.isEmpty()) {
+                Runnable w = waiter.getAndSet(null);
+                if (w != null) {
+                    w.run();
+                }
+            }
+        }
+
+        /** The reader waiting for the next entry ({@link #onArrival}), or null. */
+        private final java.util.concurrent.atomic.AtomicReference<Runnable> waiter =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+        /** Queues an entry for the reader and wakes it when it waits without a thread. */
+        private void put(Object o) {
+            queue.add(o);
+            Runnable w = waiter.getAndSet(null);
+            if (w != null) {
+                w.run();
+            }
         }
 
         /**
@@ -568,7 +673,7 @@ final class JdkHttp {
                     f.cancel(true);
                 }
             }
-            queue.add(new Mark(new CancellationException("aborted")));
+            put(new Mark(new CancellationException("aborted")));
         }
 
         /** Cancels the subscription of an aborted body that is still open (once). */

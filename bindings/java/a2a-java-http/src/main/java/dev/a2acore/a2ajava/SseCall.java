@@ -22,21 +22,21 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * One streaming call on the JDK's HttpClient ({@link JdkHttp}), read on its own daemon
- * thread: status and content-type checks, SSE through a2a-core's decoder, the idle watchdog
- * (a per-read idle deadline), and exactly one terminal signal ({@code complete} or
- * {@code error}). Each chunk is fed to the machine and the decoder on the HttpClient's
- * thread as it arrives ({@link #process}); the reader thread hands the events to a2a-java,
- * so the two overlap. Cancelling the returned future aborts the connection from the
- * cancelling thread; the reader thread then frees everything.
+ * One streaming call on the JDK's HttpClient ({@link JdkHttp}), opened on its own daemon
+ * thread, then read by one reader at a time: status and content-type checks, SSE through
+ * a2a-core's decoder, the idle watchdog (a per-read idle deadline), and exactly one terminal
+ * signal ({@code complete} or {@code error}). Each chunk is fed to the machine and the
+ * decoder on the HttpClient's thread as it arrives ({@link #process}); the reader hands the
+ * events to a2a-java, so the two overlap. When nothing is queued the reader holds no thread:
+ * the next chunk (or the idle deadline) reads on, on a pooled thread ({@link #await}).
+ * Cancelling the returned future aborts the connection from the cancelling thread; the
+ * reader then frees everything.
  */
 final class SseCall implements Runnable {
     private static final int EXCERPT = 512;
-    private static final AtomicLong COUNT = new AtomicLong();
 
     private final A2aCoreHttpClient client;
     private final A2aCoreHttpClient.Req req;
@@ -87,19 +87,22 @@ final class SseCall implements Runnable {
                 call.cancelledByCaller();
             }
         });
-        Thread t = new Thread(call, "a2a-core-sse-" + COUNT.incrementAndGet());
-        t.setDaemon(true);
         try {
-            t.start();
+            READERS.execute(call);
             return call.handle;
         } finally {
             call.returned.countDown();
         }
     }
 
+    /**
+     * Sends the request on a {@link #READERS} thread and returns: the head (or the call
+     * timeout, on the shared timer) goes on in {@link #opened}, so a stream waiting for its
+     * head holds no thread either.
+     */
     @Override
     public void run() {
-        JdkHttp.Stream stream = null;
+        boolean handedOver = false;
         try {
             if (finished.get()) {
                 return;
@@ -111,14 +114,49 @@ final class SseCall implements Runnable {
                 fail(refused);
                 return;
             }
+            JdkHttp.Opening o;
             try {
-                stream = client.http.open(method, url, req.headers(), req.body(), client.callTimeout,
-                    client.maxResponseBytes, s -> {
-                        open = s;
-                        if (cancelled) {
-                            s.abort();
-                        }
-                    });
+                o = client.http.begin(method, url, req.headers(), req.body(), client.callTimeout, s -> {
+                    open = s;
+                    if (cancelled) {
+                        s.abort();
+                    }
+                });
+            } catch (JdkHttp.TransportException e) {
+                if (run != null) {
+                    run.failure(e.outcome());
+                }
+                fail(client.map(method, url, e));
+                return;
+            }
+            AtomicBoolean once = new AtomicBoolean();
+            java.util.concurrent.ScheduledFuture<?> late = WAITS.schedule(() -> {
+                if (once.compareAndSet(false, true)) {
+                    READERS.execute(() -> opened(o));
+                }
+            }, Math.max(1, o.deadline() - System.nanoTime()), TimeUnit.NANOSECONDS);
+            handedOver = true;
+            o.head().whenComplete((r, err) -> {
+                if (once.compareAndSet(false, true)) {
+                    late.cancel(false);
+                    READERS.execute(() -> opened(o));
+                }
+            });
+        } catch (RuntimeException | Error e) {
+            fail(e);
+        } finally {
+            if (!handedOver) {
+                release(null);
+            }
+        }
+    }
+
+    /** The rest of {@link #run} once the head arrived or the call timeout passed (a READERS thread). */
+    private void opened(JdkHttp.Opening opening) {
+        JdkHttp.Stream stream = null;
+        try {
+            try {
+                stream = client.http.finish(opening, client.maxResponseBytes);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 fail(e);
@@ -170,18 +208,41 @@ final class SseCall implements Runnable {
                 complete();
                 return;
             }
-            SseDecoder d = new SseDecoder(client.sseConfig);
-            try {
-                decoder = d;
-                readEvents(stream);
-            } finally {
-                synchronized (feed) {
-                    closed = true;
-                }
-                d.close();
+            decoder = new SseDecoder(client.sseConfig);
+            stream.process(this::process);
+            if (!readEvents(stream)) {
+                waiting = true; // a wake-up reads on (resume) and frees everything at the end
             }
         } catch (RuntimeException | Error e) {
             fail(e);
+        } finally {
+            if (!waiting) {
+                release(stream);
+            }
+        }
+    }
+
+    /** The reader waits for the stream's next chunk without a thread (see {@link #readEvents}). */
+    private boolean waiting;
+
+    /** Frees what the call holds once it is over (on the reader: the last of run or resume). */
+    private void release(JdkHttp.Stream stream) {
+        synchronized (waitLock) {
+            if (waitTask != null) {
+                waitTask.cancel(false);
+                waitTask = null;
+                timerArmed = false;
+            }
+            waitingOn = null;
+        }
+        try {
+            synchronized (feed) {
+                closed = true;
+            }
+            SseDecoder d = decoder;
+            if (d != null) {
+                d.close();
+            }
         } finally {
             if (stream != null) {
                 stream.close();
@@ -192,6 +253,128 @@ final class SseCall implements Runnable {
             // Keeps the client (whose Cleaner frees the native client) alive until here.
             java.lang.ref.Reference.reachabilityFence(client);
         }
+    }
+
+    /**
+     * Reads on after a wait ({@link #readEvents} found nothing): on a {@link #READERS} thread,
+     * woken by the stream's next entry ({@code timedOut} false) or by the wait's deadline
+     * (true: the idle or total timeout, as a blocking read's would have ended it).
+     */
+    private void resume(JdkHttp.Stream stream, boolean timedOut, boolean totalCaps) {
+        boolean over = true;
+        try {
+            if (timedOut) {
+                if (!finished.get()) {
+                    if (totalCaps) {
+                        failTotal();
+                    } else {
+                        failIdle();
+                    }
+                }
+            } else {
+                over = readEvents(stream);
+            }
+        } catch (RuntimeException | Error e) {
+            fail(e);
+        } finally {
+            if (over) {
+                release(stream);
+            }
+        }
+    }
+
+    /**
+     * Threads that read streams on after a wait: daemon threads made on demand, gone after
+     * 30 s idle. A stream that waits for its server holds none (a thread per open stream
+     * cost about 100 KiB of touched stack each; the JVM bangs its stack shadow pages).
+     */
+    private static final java.util.concurrent.ExecutorService READERS = new java.util.concurrent.ThreadPoolExecutor(
+        0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
+            Thread t = new Thread(r, "a2a-core-sse-reader");
+            t.setDaemon(true);
+            return t;
+        });
+
+    /** The deadlines of waiting readers (idle, total): one daemon thread. */
+    private static final java.util.concurrent.ScheduledExecutorService WAITS;
+
+    static {
+        java.util.concurrent.ScheduledThreadPoolExecutor w = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "a2a-core-sse-wait");
+            t.setDaemon(true);
+            return t;
+        });
+        w.setRemoveOnCancelPolicy(true);
+        WAITS = w;
+    }
+
+    /**
+     * Waits for the stream's next entry without a thread: the first of the entry and the
+     * deadline {@code wait} from now reads on ({@link #resume}) on a {@link #READERS} thread.
+     * One timer per stream at a time, re-armed only when it fires early: a park costs no
+     * timer work while the stream is busy (a schedule and a cancel per chunk had woken the
+     * timer thread each time).
+     */
+    private void await(JdkHttp.Stream stream, Duration wait, boolean totalCaps) {
+        synchronized (waitLock) {
+            waitUntil = System.nanoTime() + wait.toNanos();
+            waitTotal = totalCaps;
+            waitingOn = stream;
+            parked = true;
+            if (!timerArmed) {
+                timerArmed = true;
+                waitTask = WAITS.schedule(this::waitTimer, wait.toNanos(), TimeUnit.NANOSECONDS);
+            }
+        }
+        stream.onArrival(this::arrived);
+    }
+
+    /** Guards the reader's wait: {@link #parked}, its deadline and the timer. */
+    private final Object waitLock = new Object();
+    /** The reader waits (await) and nothing woke it yet; under {@link #waitLock}. */
+    private boolean parked;
+    /** A {@link #waitTimer} is scheduled; under {@link #waitLock}. */
+    private boolean timerArmed;
+    /** When the current wait times out (nanoTime), and whether that is the total timeout; under {@link #waitLock}. */
+    private long waitUntil;
+    private boolean waitTotal;
+    private JdkHttp.Stream waitingOn;
+    /** The armed {@link #waitTimer} (cancelled at the end, so the timer queue does not keep the call). */
+    private java.util.concurrent.ScheduledFuture<?> waitTask;
+
+    /** The stream queued an entry (its onArrival): the waiting reader reads on. */
+    private void arrived() {
+        JdkHttp.Stream s;
+        synchronized (waitLock) {
+            if (!parked) {
+                return;
+            }
+            parked = false;
+            s = waitingOn;
+        }
+        READERS.execute(() -> resume(s, false, false));
+    }
+
+    /** The timer: a wait past its deadline times out; an earlier one re-arms for the rest. */
+    private void waitTimer() {
+        JdkHttp.Stream s;
+        boolean total;
+        synchronized (waitLock) {
+            timerArmed = false;
+            if (!parked || finished.get()) {
+                return; // the reader is busy (its next wait arms again) or the call is over
+            }
+            long left = waitUntil - System.nanoTime();
+            if (left > 0) {
+                timerArmed = true;
+                waitTask = WAITS.schedule(this::waitTimer, left, TimeUnit.NANOSECONDS);
+                return;
+            }
+            parked = false;
+            s = waitingOn;
+            total = waitTotal;
+        }
+        READERS.execute(() -> resume(s, true, total));
     }
 
     /**
@@ -247,8 +430,11 @@ final class SseCall implements Runnable {
         }
     }
 
-    private void readEvents(JdkHttp.Stream stream) {
-        stream.process(this::process);
+    /**
+     * Delivers what the stream has; true once the call is over, false when it waits for the
+     * next entry ({@link #await}: no thread held while the server is silent).
+     */
+    private boolean readEvents(JdkHttp.Stream stream) {
         while (!finished.get()) {
             Duration wait = client.streamIdleTimeout;
             boolean totalCaps = false;
@@ -256,7 +442,7 @@ final class SseCall implements Runnable {
                 long left = client.streamTimeout.toNanos() - (System.nanoTime() - startNanos);
                 if (left <= 0) {
                     failTotal();
-                    return;
+                    return true;
                 }
                 if (left < wait.toNanos()) {
                     wait = Duration.ofNanos(left);
@@ -265,30 +451,25 @@ final class SseCall implements Runnable {
             }
             Object got;
             try {
-                got = stream.take(wait);
+                got = stream.takeNow();
             } catch (JdkHttp.TransportException e) {
-                if (finished.get()) {
-                    return;
+                if (!finished.get()) {
+                    failCut(e);
                 }
-                if (e.outcome().errorName().orElse(null) == ErrorName.TIMEOUT) {
-                    if (totalCaps) {
-                        failTotal();
-                    } else {
-                        failIdle();
-                    }
-                    return;
-                }
-                failCut(e);
-                return;
+                return true;
+            }
+            if (got == JdkHttp.NONE) {
+                await(stream, wait, totalCaps);
+                return false;
             }
             if (got == null) {
                 end();
-                return;
+                return true;
             }
             Batch batch = (Batch) got;
             if (batch.error() != null) {
                 fail(batch.error());
-                return;
+                return true;
             }
             List<SseItem> items = batch.items();
             for (int i = 0; i < items.size(); i++) {
@@ -302,33 +483,34 @@ final class SseCall implements Runnable {
                         if (judged.outcome() != null
                             && endedByJsonRpcError(e.data(), judged.outcome(), 200,
                                 judged.kind() == StreamItemKind.ERROR)) {
-                            return;
+                            return true;
                         }
                     } else {
                         Outcome o = Outcomes.classify(200, "application/json", null,
                             e.data().getBytes(StandardCharsets.UTF_8), asked);
                         if (o.channel() != Channel.TASK && o.channel() != Channel.MESSAGE
                             && endedByJsonRpcError(e.data(), o, 200, o.channel() == Channel.PROTOCOL)) {
-                            return;
+                            return true;
                         }
                     }
                     if (!deliver(e.data())) {
-                        return;
+                        return true;
                     }
                 } else if (item instanceof SseItem.LimitError l) {
                     fail(A2aCallException.transport(Outcomes.transport(ErrorName.RESPONSE_TOO_LARGE,
                         RequestSent.UNKNOWN, method + " " + url + ": SSE " + l.limit().wireName() + " of "
                             + l.bytes() + " bytes exceeded"), null, null));
-                    return;
+                    return true;
                 }
                 // Comments and retry fields: liveness only (the read itself).
             }
             if (batch.end() != null && !finished.get()) {
                 // The machine ended the stream (a terminal state, a message, an error event).
                 ended(batch.end());
-                return;
+                return true;
             }
         }
+        return true;
     }
 
     /** The machine's verdict on a stream it ended: a clean end, or one classified failure. */

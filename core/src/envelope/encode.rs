@@ -58,18 +58,44 @@ pub fn decode(text: &str) -> Option<std::borrow::Cow<'_, str>> {
 
 /// Whether `name` is an HTTP header name (an RFC 9110 token).
 pub fn is_header_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    !name.is_empty() && name.bytes().all(|b| TCHAR[usize::from(b)])
 }
+
+/// The bytes `alnum` or in `extra`, as a table (one load per byte instead of a search of
+/// `extra`: every header of every request is checked).
+pub(crate) const fn byte_class(extra: &[u8]) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    let mut i = 0;
+    while i < extra.len() {
+        t[extra[i] as usize] = true;
+        i += 1;
+    }
+    t
+}
+
+/// RFC 9110 tchar.
+static TCHAR: [bool; 256] = byte_class(b"!#$%&'*+-.^_`|~");
+
+/// Bytes a header value may hold: tab, and anything from space up except DEL.
+static VALUE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = b == 0x09 || (b >= 0x20 && b != 0x7f);
+        b += 1;
+    }
+    t
+};
 
 /// Whether `value` can travel as an HTTP header value: no CR, LF or NUL (no header
 /// injection), no other control byte except tab.
 pub fn is_header_value(value: &str) -> bool {
-    value
-        .bytes()
-        .all(|b| b == b'\t' || (b >= 0x20 && b != 0x7f))
+    value.bytes().all(|b| VALUE[usize::from(b)])
 }
 
 #[cfg(test)]

@@ -121,7 +121,7 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
         headers: built.headers,
         body: built.body,
     };
-    if !state.hooks.is_empty() {
+    if state.hooks.iter().any(|h| h.edits()) {
         let before = Before::of(&request.headers);
         for hook in &mut state.hooks {
             hook.edit(&ctx, &mut request);

@@ -128,6 +128,14 @@ pub trait HeaderHook: Send {
     fn edit(&mut self, ctx: &RequestContext<'_>, request: &mut HttpRequest) {
         let _ = (ctx, request);
     }
+
+    /// Whether [`HeaderHook::edit`] may change the next request. When no hook says so the
+    /// machine calls no edit and skips the reserved-header bookkeeping around them (a copy
+    /// of the reserved headers per request). The default says yes; a hook whose `edit` does
+    /// nothing at the moment (the driver's, with no interceptor) says no.
+    fn edits(&self) -> bool {
+        true
+    }
 }
 
 impl<F> HeaderHook for F

@@ -89,8 +89,7 @@ impl Client {
                 m.state.record(call.method(), o);
                 return Err(o.clone());
             }
-            let machine =
-                UnaryCall::new(&mut m.state, call.clone().into_owned(), options, self.now());
+            let machine = UnaryCall::new(&mut m.state, call.to_static(), options, self.now());
             Ok(machine)
         });
         let mut machine = match begun {

@@ -288,6 +288,12 @@ impl crate::client::HeaderHook for RunInterceptors {
         request.headers = http.headers;
         request.body = http.body;
     }
+
+    /// No interceptor: nothing to edit (one added meanwhile applies from the next request,
+    /// as one added just after this request was built would).
+    fn edits(&self) -> bool {
+        !self.interceptors.locked().is_empty()
+    }
 }
 
 impl std::fmt::Debug for Client {

@@ -100,21 +100,20 @@ pub(crate) struct Target<'a> {
 
 /// A header name as `http::HeaderName` accepts it (tchar).
 fn token(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    crate::envelope::is_header_name(name)
 }
 
 /// A header value as `http::HeaderValue::from_str` accepts it.
 fn value_ok(v: &str) -> bool {
-    v.bytes().all(|b| b == b'\t' || (b >= 0x20 && b != 0x7f))
+    crate::envelope::is_header_value(v)
 }
 
 /// Characters of a path and query that `http::Uri` keeps as they are.
+static PATH: [bool; 256] = crate::envelope::byte_class(b"-._~!$&'()*+,;=:@/?%");
+
+/// Whether every character of a path and query is one `http::Uri` keeps as it is.
 fn path_ok(p: &str) -> bool {
-    p.bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?%".contains(&b))
+    p.bytes().all(|b| PATH[usize::from(b)])
 }
 
 /// Headers ureq treats specially when the caller sets them: such requests stay on ureq.

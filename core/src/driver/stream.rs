@@ -191,7 +191,7 @@ impl Client {
                 return Err(o.clone());
             }
             let options = self.machine_options(opts);
-            let call = call.clone().into_owned();
+            let call = call.to_static();
             Ok(machine::StreamCall::new(
                 &mut m.state,
                 call,

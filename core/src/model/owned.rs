@@ -334,3 +334,52 @@ impl Artifact<'_> {
         }
     }
 }
+
+impl params::SendMessageParams<'_> {
+    /// `self.clone().into_owned()`, copying the message's strings once.
+    pub(crate) fn to_static(&self) -> params::SendMessageParams<'static> {
+        params::SendMessageParams {
+            message: self.message.to_static(),
+            configuration: self
+                .configuration
+                .clone()
+                .map(params::SendConfiguration::into_owned),
+            metadata: copy_json(&self.metadata),
+        }
+    }
+}
+
+impl params::Call<'_> {
+    /// `self.clone().into_owned()`, a message copied once (every driver call keeps one).
+    pub(crate) fn to_static(&self) -> params::Call<'static> {
+        use params::Call as C;
+        match self {
+            C::SendMessage(p) => C::SendMessage(p.to_static()),
+            C::SendStreamingMessage(p) => C::SendStreamingMessage(p.to_static()),
+            other => other.clone().into_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn call_to_static_is_clone_into_owned() {
+        let text = String::from("hello");
+        let mut p = params::SendMessageParams::new(Message::user_text("m-1", text.as_str()));
+        p.message.context_id = Some(Cow::Owned("c-1".to_owned()));
+        p.configuration = Some(params::SendConfiguration {
+            accepted_output_modes: vec![Cow::Borrowed("text/plain")],
+            ..Default::default()
+        });
+        for call in [
+            params::Call::SendMessage(p.clone()),
+            params::Call::SendStreamingMessage(p),
+            params::Call::GetExtendedAgentCard,
+        ] {
+            assert_eq!(call.to_static(), call.clone().into_owned());
+        }
+    }
+}

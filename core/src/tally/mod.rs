@@ -14,6 +14,7 @@
 //! are counted per agent as well, so an operator can alert on a remote leaking internals:
 //! `a2a_leaked_detail_total{agent="payments"} 1`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -32,8 +33,10 @@ pub struct Tally {
     leaked: BTreeMap<String, u64>,
 }
 
-/// Per method of one agent: counts per (channel, code).
-type Methods = BTreeMap<String, BTreeMap<(Channel, String), u64>>;
+/// Per method of one agent: counts per channel, then per code (the order of a
+/// `(channel, code)` key; nested so that a known code is found by `&str`, without
+/// allocating a key on every record).
+type Methods = BTreeMap<String, BTreeMap<Channel, BTreeMap<String, u64>>>;
 
 /// One counter of a [`Tally`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,19 +55,25 @@ pub struct TallyEntry<'a> {
 
 /// The `code` label of an outcome (see the module docs).
 pub fn code_label(o: &Outcome) -> String {
+    label(o).into_owned()
+}
+
+/// [`code_label`], borrowed when it is a fixed name (every label but a number): recording
+/// an outcome allocates nothing for it.
+fn label(o: &Outcome) -> Cow<'static, str> {
     match o.channel {
         Channel::Protocol => match (o.error, o.code) {
-            (Some(ErrorName::Other) | None, Some(c)) => c.to_string(),
-            (Some(n), _) => n.as_str().to_owned(),
-            (None, None) => "unknown".to_owned(),
+            (Some(ErrorName::Other) | None, Some(c)) => Cow::Owned(c.to_string()),
+            (Some(n), _) => Cow::Borrowed(n.as_str()),
+            (None, None) => Cow::Borrowed("unknown"),
         },
         Channel::Http => o
             .http_status
-            .map_or_else(|| "unknown".to_owned(), |s| s.to_string()),
-        Channel::Task => o.state.map_or("unknown", |s| s.as_str()).to_owned(),
-        Channel::Message => "message".to_owned(),
-        Channel::Transport => o.error.map_or("unknown", ErrorName::as_str).to_owned(),
-        Channel::Malformed => "malformed".to_owned(),
+            .map_or(Cow::Borrowed("unknown"), |s| Cow::Owned(s.to_string())),
+        Channel::Task => Cow::Borrowed(o.state.map_or("unknown", |s| s.as_str())),
+        Channel::Message => Cow::Borrowed("message"),
+        Channel::Transport => Cow::Borrowed(o.error.map_or("unknown", ErrorName::as_str)),
+        Channel::Malformed => Cow::Borrowed("malformed"),
     }
 }
 
@@ -76,7 +85,7 @@ impl Tally {
 
     /// Counts one outcome of `method` on `agent`.
     pub fn record(&mut self, agent: &str, method: &str, outcome: &Outcome) {
-        self.add(agent, method, outcome.channel, &code_label(outcome), 1);
+        self.add(agent, method, outcome.channel, &label(outcome), 1);
         if outcome.leaked_detail {
             *self.leaked.entry(agent.to_owned()).or_insert(0) += 1;
         }
@@ -97,7 +106,13 @@ impl Tally {
             Some(c) => c,
             None => methods.entry(method.to_owned()).or_default(),
         };
-        *codes.entry((channel, code.to_owned())).or_insert(0) += n;
+        let codes = codes.entry(channel).or_default();
+        match codes.get_mut(code) {
+            Some(c) => *c += n,
+            None => {
+                codes.insert(code.to_owned(), n);
+            }
+        }
     }
 
     /// The count of one counter (0 when never recorded).
@@ -105,7 +120,8 @@ impl Tally {
         self.counts
             .get(agent)
             .and_then(|m| m.get(method))
-            .and_then(|c| c.get(&(channel, code.to_owned())))
+            .and_then(|c| c.get(&channel))
+            .and_then(|c| c.get(code))
             .copied()
             .unwrap_or(0)
     }
@@ -113,16 +129,16 @@ impl Tally {
     /// Every counter, sorted by agent, method, channel, code.
     pub fn entries(&self) -> impl Iterator<Item = TallyEntry<'_>> {
         self.counts.iter().flat_map(|(agent, methods)| {
-            methods.iter().flat_map(move |(method, codes)| {
-                codes
-                    .iter()
-                    .map(move |((channel, code), count)| TallyEntry {
+            methods.iter().flat_map(move |(method, channels)| {
+                channels.iter().flat_map(move |(channel, codes)| {
+                    codes.iter().map(move |(code, count)| TallyEntry {
                         agent,
                         method,
                         channel: *channel,
                         code,
                         count: *count,
                     })
+                })
             })
         })
     }

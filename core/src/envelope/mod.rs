@@ -28,6 +28,7 @@ mod reserved;
 use std::fmt;
 
 pub use crate::method::{HttpMethod, Method, REST_ROUTES, RestRoute, RestRouteEntry};
+#[cfg(feature = "driver")]
 pub(crate) use encode::{byte_class, is_header_name, is_header_value};
 pub use encode::{decode as percent_decode, encode as percent_encode};
 pub use reserved::{HeaderOwner, ReservedName, reserved_header, reserved_headers};

@@ -335,6 +335,7 @@ impl Artifact<'_> {
     }
 }
 
+#[cfg(feature = "driver")]
 impl params::SendMessageParams<'_> {
     /// `self.clone().into_owned()`, copying the message's strings once.
     pub(crate) fn to_static(&self) -> params::SendMessageParams<'static> {
@@ -349,6 +350,7 @@ impl params::SendMessageParams<'_> {
     }
 }
 
+#[cfg(feature = "driver")]
 impl params::Call<'_> {
     /// `self.clone().into_owned()`, a message copied once (every driver call keeps one).
     pub(crate) fn to_static(&self) -> params::Call<'static> {
@@ -365,6 +367,7 @@ impl params::Call<'_> {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "driver")]
     #[test]
     fn call_to_static_is_clone_into_owned() {
         let text = String::from("hello");

@@ -164,17 +164,10 @@ final class JdkHttp {
      */
     Stream open(String method, String url, List<Map.Entry<String, String>> headers, byte[] body, Duration timeout,
                 long maxBytes, java.util.function.Consumer<Stream> onOpen) throws TransportException, InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Stream s = new Stream(method + " " + url);
-        if (onOpen != null) {
-            onOpen.accept(s);
-        }
-        HttpRequest req = request(method, url, headers, body, timeout);
-        CompletableFuture<HttpResponse<Stream>> f = client.sendAsync(req, info -> s);
-        s.pending = f;
-        if (s.aborted) {
-            f.cancel(true);
-        }
+        Opening o = begin(method, url, headers, body, timeout, onOpen);
+        Stream s = o.stream();
+        CompletableFuture<HttpResponse<Stream>> f = o.head();
+        long deadline = o.deadline();
         HttpResponse<Stream> r;
         try {
             r = f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

@@ -17,7 +17,7 @@ use ureq::unversioned::transport::{ConnectProxyConnector, Connector, RustlsConne
 
 use super::config::ClientConfig;
 use super::io::{CallIo, Watch};
-use super::plain::{Budget, Failure, Malformed, Plain, PlainBody, Req, Target};
+use super::plain::{Budget, Failure, Head, Malformed, Plain, PlainBody, Req, Target};
 use crate::outcome::{ErrorName, Outcome, RequestSent, RetryAdvice};
 
 /// One HTTP request as the driver sends it (the plain value the envelope builders produce,
@@ -340,6 +340,37 @@ impl<'a> Net<'a> {
         }
         Some((plain, target))
     }
+
+    /// `req` exchanged on the fast path when it takes it ([`Net::plain_for`]), within the
+    /// budget `mode` gives (a call's whole deadline, a stream's head deadline), a failure
+    /// as the call's outcome; `None` when `req` goes through ureq.
+    fn plain_exchange(
+        &self,
+        req: &HttpRequest,
+        mode: Mode,
+        connect_timeout: Duration,
+        io: &CallIo,
+    ) -> Option<Result<(Head, PlainBody), Outcome>> {
+        let (plain, target) = self.plain_for(req)?;
+        if let Err(o) = too_long_line(req) {
+            return Some(Err(o));
+        }
+        let budget = match mode {
+            Mode::Unary { timeout, .. } => Budget::Call {
+                timeout,
+                connect: connect_timeout.min(timeout),
+            },
+            Mode::Stream { head_timeout } => Budget::Stream {
+                connect: connect_timeout.min(head_timeout),
+                head: head_timeout,
+            },
+        };
+        let config = self.agent.config();
+        Some(
+            super::plain::exchange(plain, &plain_req(req), &target, budget, config, io)
+                .map_err(|f| failure_outcome(f, io, mode, connect_timeout)),
+        )
+    }
 }
 
 /// `req` as the fast path takes it.
@@ -428,24 +459,8 @@ fn call_exchange(
     connect_timeout: Duration,
     io: &Arc<CallIo>,
 ) -> Result<CallAnswer, Outcome> {
-    let Mode::Unary { timeout, .. } = mode else {
-        unreachable!("call_exchange is only called in unary mode")
-    };
-    if let Some((plain, target)) = net.plain_for(req) {
-        too_long_line(req)?;
-        let budget = Budget::Call {
-            timeout,
-            connect: connect_timeout.min(timeout),
-        };
-        let (head, body) = super::plain::exchange(
-            plain,
-            &plain_req(req),
-            &target,
-            budget,
-            net.agent.config(),
-            io,
-        )
-        .map_err(|f| failure_outcome(f, io, mode, connect_timeout))?;
+    if let Some(answer) = net.plain_exchange(req, mode, connect_timeout, io) {
+        let (head, body) = answer?;
         let size_hint = if head.gzip {
             0
         } else {
@@ -587,30 +602,18 @@ fn open_inner(
     let Mode::Stream { head_timeout } = mode else {
         unreachable!("open_inner is only called in stream mode")
     };
-    let (status, headers, reader) = if let Some((plain, target)) = net.plain_for(req) {
-        too_long_line(req)?;
-        let budget = Budget::Stream {
-            connect: connect_timeout.min(head_timeout),
-            head: head_timeout,
+    let (status, headers, reader) =
+        if let Some(answer) = net.plain_exchange(req, mode, connect_timeout, io) {
+            let (head, body) = answer?;
+            let reader = BodyReader::plain(body, head.gzip);
+            (head.status, head.headers, reader)
+        } else {
+            let response = run(net, req, mode, connect_timeout, io)?;
+            let (parts, body) = response.into_parts();
+            let headers = collect_headers(&parts);
+            let reader = BodyReader::Ureq(body.into_with_config().reader());
+            (parts.status.as_u16(), headers, reader)
         };
-        let (head, body) = super::plain::exchange(
-            plain,
-            &plain_req(req),
-            &target,
-            budget,
-            net.agent.config(),
-            io,
-        )
-        .map_err(|f| failure_outcome(f, io, mode, connect_timeout))?;
-        let reader = BodyReader::plain(body, head.gzip);
-        (head.status, head.headers, reader)
-    } else {
-        let response = run(net, req, mode, connect_timeout, io)?;
-        let (parts, body) = response.into_parts();
-        let headers = collect_headers(&parts);
-        let reader = BodyReader::Ureq(body.into_with_config().reader());
-        (parts.status.as_u16(), headers, reader)
-    };
     refuse_undecoded(status, &headers)?;
     let is_sse = header_in(&headers, "content-type")
         .map(|ct| {

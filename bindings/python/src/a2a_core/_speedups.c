@@ -839,6 +839,15 @@ static PyObject *item_from(const a2a_stream_item *it, const a2a_outcome *outcome
 static bool call_and_event(PyObject *const *args, struct a2a_call **call, a2a_event **ev);
 static PyObject *not_an_item(a2a_result rc, const a2a_event *ev);
 
+/* The StreamItem of the ITEM event `ev` appended to `items`: 0, or -1 with an exception set. */
+static int append_item(PyObject *items, const a2a_event *ev) {
+  PyObject *item = item_from(&ev->item, ev->outcome);
+  if (item == NULL) return -1;
+  int bad = PyList_Append(items, item);
+  Py_DECREF(item);
+  return bad;
+}
+
 /* step_items(call: int, transport: int, now_ms: int, event: int, now_out: int, items: list)
  *   -> int
  * Steps of a client-machine call on the reference driver's transport, for the blocking
@@ -879,11 +888,7 @@ static PyObject *sp_step_items(PyObject *self, PyObject *const *args, Py_ssize_t
       Py_END_ALLOW_THREADS
     }
     if (rc != A2A_OK || ev->kind != A2A_EVENT_KIND_ITEM) return not_an_item(rc, ev);
-    PyObject *item = item_from(&ev->item, ev->outcome);
-    if (item == NULL) return NULL;
-    int bad = PyList_Append(items, item);
-    Py_DECREF(item);
-    if (bad) return NULL;
+    if (append_item(items, ev) < 0) return NULL;
   }
   return PyLong_FromUnsignedLong((unsigned long)A2A_EVENT_KIND_ITEM);
 }
@@ -946,11 +951,7 @@ static PyObject *sp_poll_items(PyObject *self, PyObject *const *args, Py_ssize_t
   for (Py_ssize_t n = 0; n < POLL_ITEMS_MAX; n++) {
     a2a_result rc = a2a_call_poll_event(call, ev);
     if (rc != A2A_OK || ev->kind != A2A_EVENT_KIND_ITEM) return not_an_item(rc, ev);
-    PyObject *item = item_from(&ev->item, ev->outcome);
-    if (item == NULL) return NULL;
-    int bad = PyList_Append(items, item);
-    Py_DECREF(item);
-    if (bad) return NULL;
+    if (append_item(items, ev) < 0) return NULL;
   }
   return PyLong_FromUnsignedLong((unsigned long)A2A_EVENT_KIND_ITEM);
 }

@@ -3,6 +3,7 @@ package a2a
 /*
 #include <stdlib.h>
 #include "a2a_core.h"
+#include "scratch.h"
 
 extern void a2aGoHeaderHook(void *userdata, char *method, size_t method_len, struct a2a_header_setter *setter);
 */
@@ -133,6 +134,22 @@ type clientRes struct {
 	state     atomic.Pointer[stateRef] // nil until the card resolved (deferred)
 	url       string                   // the card's URL (deferred resolution)
 	hooks     *hookStore
+	scratch   atomic.Pointer[C.struct_a2a_go_scratch] // a send's C out-parameters, kept for the next
+}
+
+// takeScratch is the kept scratch, or a new one (C memory, freed by putScratch or freeRest).
+func (r *clientRes) takeScratch() *C.struct_a2a_go_scratch {
+	if p := r.scratch.Swap(nil); p != nil {
+		return p
+	}
+	return (*C.struct_a2a_go_scratch)(C.calloc(1, C.sizeof_struct_a2a_go_scratch))
+}
+
+// putScratch keeps p for the next send (frees it when one is kept already).
+func (r *clientRes) putScratch(p *C.struct_a2a_go_scratch) {
+	if !r.scratch.CompareAndSwap(nil, p) {
+		C.free(unsafe.Pointer(p))
+	}
 }
 
 // stateRef holds the machine's state (atomic.Pointer takes no incomplete C type).
@@ -164,6 +181,9 @@ func (r *clientRes) freeRest() {
 		r.config = nil
 	}
 	r.hooks.free()
+	if p := r.scratch.Swap(nil); p != nil {
+		C.free(unsafe.Pointer(p))
+	}
 }
 
 // machineConfig is the machine's configuration of cfg (nil: the defaults): timeouts,
@@ -316,7 +336,7 @@ func (r *clientRes) resolve(op string) (*C.a2a_client_state, *Outcome, error) {
 	}
 	var state *C.a2a_client_state
 	var fin *C.a2a_outcome
-	ev := &callEvents{ctx: context.Background(), call: call, now: nowMs,
+	ev := &callEvents{ctx: context.Background(), call: call,
 		onItem: func(*C.struct_a2a_event) bool { return true },
 		onFinished: func(e *C.struct_a2a_event) {
 			fin = e.outcome
@@ -672,12 +692,12 @@ func (c *Client) call(op string, opts *ClientCallOptions, start startCall) (*Out
 	if r := start(state, s, &call); r != C.A2A_OK {
 		return nil, codeErr(op, r)
 	}
-	var fin *C.a2a_outcome
-	ev := &callEvents{ctx: context.Background(), call: call, now: nowMs,
-		onItem:     func(*C.struct_a2a_event) bool { return true },
-		onFinished: func(e *C.struct_a2a_event) { fin = e.outcome }}
+	scratch := c.res.takeScratch()
+	ev := &callEvents{ctx: context.Background(), call: call, skipBody: true, scratch: scratch,
+		onItem: func(*C.struct_a2a_event) bool { return true }}
 	runOnTransport(c.res.transport, ev)
-	o := ev.res.outcome
+	c.res.putScratch(scratch)
+	o, fin := ev.res.outcome, ev.fin
 	if o == nil || fin == nil {
 		C.a2a_call_free(call)
 		if ev.res.err != nil {

@@ -3,6 +3,7 @@ package a2a
 /*
 #include <stdlib.h>
 #include "a2a_core.h"
+#include "scratch.h"
 
 extern void a2aGoHeaderHook(void *userdata, char *method, size_t method_len, struct a2a_header_setter *setter);
 */
@@ -539,7 +540,7 @@ func (c *HTTPClient) streamOnce(ctx context.Context, newCall func() (*C.a2a_call
 	var held []StreamEvent // net/http: the items of the last step, in order
 	var end *StreamEvent
 	var endErr error
-	ev := &callEvents{ctx: ctx, call: call, now: nowMs, stream: true}
+	ev := &callEvents{ctx: ctx, call: call, stream: true}
 	ev.onItem = func(e *C.struct_a2a_event) bool {
 		if stopped {
 			return false // items polled after the loop broke out are dropped
@@ -806,9 +807,13 @@ type callEvents struct {
 	onItem          func(*C.struct_a2a_event) bool
 	onResubscribing func(*C.struct_a2a_event)
 	onFinished      func(*C.struct_a2a_event)
-	onAbort         func(requestID uint32) // drops the request in flight (nil: the mover did)
-	now             func() uint64          // the clock handed to the machine
-	clock           uint64                 // a2a_call_run's: the latest now_out_ms
+	onAbort         func(requestID uint32)   // drops the request in flight (nil: the mover did)
+	clocked         bool                     // the clock is the driver's run's (startClock)
+	clock           uint64                   // a2a_call_run's: the latest now_out_ms
+	runOut          C.uint64_t               // a2a_call_run's now_out_ms, written here (no allocation per run)
+	scratch         *C.struct_a2a_go_scratch // C memory for the polled event and outcome info (nil: Go memory)
+	skipBody        bool                     // no Go copy of the response body (Client: no caller reads it)
+	fin             *C.a2a_outcome           // the FINISHED event's outcome handle
 	res             driveResult
 	finished        bool
 	stream          bool  // a streaming call (net/http: its deadline moves as chunks arrive)
@@ -816,10 +821,17 @@ type callEvents struct {
 	cause           error // what ended the call, when not the agent (Unwrap of its error)
 }
 
-// drain polls the call's events up to FINISHED.
+// drain polls the call's events up to FINISHED (into ev.scratch when the caller gave one).
 func (ev *callEvents) drain() {
-	var e C.struct_a2a_event
-	for !ev.finished && C.a2a_call_poll_event(ev.call, &e) == C.A2A_OK {
+	var ep *C.struct_a2a_event
+	var info *C.struct_a2a_outcome_info
+	if ev.scratch != nil {
+		ep, info = &ev.scratch.event, &ev.scratch.info
+	} else {
+		ep = new(C.struct_a2a_event)
+	}
+	for !ev.finished && C.a2a_call_poll_event(ev.call, ep) == C.A2A_OK {
+		e := ep
 		switch e.kind {
 		case C.A2A_EVENT_KIND_ABORT:
 			if ev.onAbort != nil {
@@ -827,23 +839,24 @@ func (ev *callEvents) drain() {
 			}
 		case C.A2A_EVENT_KIND_RESUBSCRIBING:
 			if ev.onResubscribing != nil {
-				ev.onResubscribing(&e)
+				ev.onResubscribing(e)
 			}
 		case C.A2A_EVENT_KIND_ITEM:
-			if !ev.onItem(&e) && !ev.broke {
+			if !ev.onItem(e) && !ev.broke {
 				ev.broke = true
 				ev.cause = context.Canceled
 				C.a2a_call_cancel(ev.call, C.uint64_t(ev.now()))
 			}
 		case C.A2A_EVENT_KIND_FINISHED:
 			ev.finished = true
-			if e.has_response {
+			ev.fin = e.outcome
+			if bool(e.has_response) && !ev.skipBody {
 				ev.res.body = goBytes(e.response_body)
 			}
 			// The outcome is read once, before onFinished, which may take it from ev.res
 			// (a stream's end: a 10,000-event stream's answer holds every artifact).
 			if e.outcome != nil {
-				o := readOutcome(e.outcome)
+				o := readOutcomeInfo(e.outcome, info)
 				ev.res.outcome = &o
 				if e.exit_code != 0 {
 					if ev.cause == nil {
@@ -853,7 +866,7 @@ func (ev *callEvents) drain() {
 				}
 			}
 			if ev.onFinished != nil {
-				ev.onFinished(&e)
+				ev.onFinished(e)
 			}
 		}
 	}
@@ -877,7 +890,7 @@ func (ev *callEvents) cancel(cause error) {
 // transport; the context's end cancels it. onFinished sees the FINISHED event.
 func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C.struct_a2a_event) bool,
 	onFinished func(*C.struct_a2a_event)) driveResult {
-	return c.driveCall(&callEvents{ctx: ctx, call: call, onItem: onItem, onFinished: onFinished, now: nowMs})
+	return c.driveCall(&callEvents{ctx: ctx, call: call, onItem: onItem, onFinished: onFinished})
 }
 
 func (c *HTTPClient) driveCall(ev *callEvents) driveResult {

@@ -92,19 +92,27 @@ func runOnTransport(driver *C.a2a_transport, ev *callEvents) {
 // (or a later reading).
 func (ev *callEvents) startClock() {
 	ev.clock = nowMs()
-	ev.now = func() uint64 { return max(ev.clock, nowMs()) }
+	ev.clocked = true
+}
+
+// now is the clock handed to the machine: the host's, or after startClock the later of the
+// host's and the last run's now_out_ms.
+func (ev *callEvents) now() uint64 {
+	if ev.clocked {
+		return max(ev.clock, nowMs())
+	}
+	return nowMs()
 }
 
 // runStep runs the call once on the transport (a2a_call_run returns once an event is
 // queued) and drains its events; false when the library refused the run (the call is
 // then canceled, its FINISHED drained).
 func (ev *callEvents) runStep(driver *C.a2a_transport, abort *C.a2a_abort) bool {
-	var out C.uint64_t
-	if r := C.a2a_call_run(ev.call, driver, abort, C.uint64_t(ev.now()), &out); r != C.A2A_OK {
+	if r := C.a2a_call_run(ev.call, driver, abort, C.uint64_t(ev.now()), &ev.runOut); r != C.A2A_OK {
 		ev.cancel(codeErr("WithReferenceDriver", r))
 		return false
 	}
-	ev.clock = max(ev.clock, uint64(out))
+	ev.clock = max(ev.clock, uint64(ev.runOut))
 	ev.drain()
 	return true
 }

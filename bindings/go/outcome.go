@@ -108,10 +108,19 @@ func outcomeHTTPStatus(h *C.a2a_outcome) int {
 // allocations for all of them instead of two per text (the strings keep that one copy
 // alive together; it is no larger than the texts and the answer's JSON).
 func readOutcome(h *C.a2a_outcome) Outcome {
-	var in C.struct_a2a_outcome_info
-	if C.a2a_outcome_get_info(h, &in) != C.A2A_OK {
+	return readOutcomeInfo(h, nil)
+}
+
+// readOutcomeInfo is readOutcome with the info struct at buf (C memory the caller owns), or
+// in Go memory when buf is nil.
+func readOutcomeInfo(h *C.a2a_outcome, buf *C.struct_a2a_outcome_info) Outcome {
+	if buf == nil {
+		buf = new(C.struct_a2a_outcome_info)
+	}
+	if C.a2a_outcome_get_info(h, buf) != C.A2A_OK {
 		panic("a2a: a2a_outcome_get_info refused a live outcome")
 	}
+	in := buf
 	views := [...]C.struct_a2a_str{in.reason, in.message, in.data, in.task_id, in.context_id,
 		in.text, in.error_id, in.hint, in.body_excerpt, in.cancel_origin, in.result_json}
 	const nTexts = len(views) - 1 // the last, result_json, is read into Result

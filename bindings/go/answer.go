@@ -259,14 +259,20 @@ type answerJSON struct {
 
 // UnmarshalJSON reads the canonical JSON of an answer.
 func (a *Answer) UnmarshalJSON(b []byte) error {
-	return a.fromJSON(b, string(b))
+	return a.fromJSON(b, string(b), false)
 }
 
 // fromJSON is UnmarshalJSON of a text given both ways: doc (the same bytes as b) is what
-// the fast reader reads, and its strings point into it.
-func (a *Answer) fromJSON(b []byte, doc string) error {
+// the fast reader reads, and its strings point into it. valid: doc is known to be valid
+// UTF-8 (the library's text).
+func (a *Answer) fromJSON(b []byte, doc string, valid bool) error {
 	var j answerJSON
-	err := readAnswerDoc(doc, &j) // the canonical shape without reflection (answer_fast.go)
+	var err error
+	if valid {
+		err = readValidDoc(doc, &j) // the canonical shape without reflection (answer_fast.go)
+	} else {
+		err = readAnswerDoc(doc, &j)
+	}
 	if err != nil {
 		answerFallbacks.Add(1)
 		j = answerJSON{}
@@ -331,7 +337,7 @@ func readResultJSON(v C.struct_a2a_str, doc string) *Answer {
 	// reference to its input (every string and RawMessage is copied out). Straight to the
 	// reader: json.Unmarshal(text, &a) would validate the whole document once more.
 	text := unsafe.Slice((*byte)(unsafe.Pointer(v.ptr)), int(v.len))
-	if err := a.fromJSON(text, doc); err != nil {
+	if err := a.fromJSON(text, doc, true); err != nil { // the library's text: a Rust String
 		// The library renders valid canonical JSON; a failure here is a binding bug.
 		panic(fmt.Sprintf("a2a: answer JSON from the library does not read: %v", err))
 	}

@@ -39,6 +39,7 @@ type fastScan struct {
 	doc   string
 	i     int
 	depth int
+	strs  []string // the *string fields point into chunks of this (one allocation per 8)
 }
 
 // readAnswerJSON reads b into j as json.Unmarshal would, or returns errNotFast.
@@ -52,6 +53,12 @@ func readAnswerDoc(doc string, j *answerJSON) error {
 	if !utf8.ValidString(doc) {
 		return errNotFast
 	}
+	return readValidDoc(doc, j)
+}
+
+// readValidDoc is readAnswerDoc of a text known to be valid UTF-8 (the library's canonical
+// JSON is a Rust String).
+func readValidDoc(doc string, j *answerJSON) error {
 	s := fastScan{doc: doc}
 	if err := s.answer(j); err != nil {
 		return err
@@ -301,8 +308,21 @@ func (s *fastScan) optStr(dst **string) error {
 	if err != nil {
 		return err
 	}
-	*dst = &v
+	if len(s.strs) == cap(s.strs) {
+		s.strs = make([]string, 0, 8) // the earlier chunk stays alive through its pointers
+	}
+	s.strs = append(s.strs, v)
+	*dst = &s.strs[len(s.strs)-1]
 	return nil
+}
+
+// skipStr skips a string or null (a field of the canonical JSON with no Go field).
+func (s *fastScan) skipStr() error {
+	if s.null() {
+		return nil
+	}
+	_, err := s.str()
+	return err
 }
 
 // plainStr reads a string or null into a string (null leaves it unchanged).
@@ -462,9 +482,12 @@ func (s *fastScan) unknown(names []string, key string) error {
 }
 
 var (
-	answerFields   = []string{"kind", "text", "id", "artifacts", "history", "message_id", "role", "parts", "final", "artifact", "append", "last_chunk", "context_id", "task_id", "status", "metadata"}
-	partFields     = []string{"kind", "text", "data", "bytes", "uri", "media_type", "name", "metadata"}
-	messageFields  = []string{"message_id", "role", "context_id", "task_id", "parts", "metadata"}
+	answerFields  = []string{"kind", "text", "id", "artifacts", "history", "message_id", "role", "parts", "final", "artifact", "append", "last_chunk", "context_id", "task_id", "status", "metadata"}
+	partFields    = []string{"kind", "text", "data", "bytes", "uri", "media_type", "name", "metadata"}
+	messageFields = []string{"message_id", "role", "context_id", "task_id", "parts", "metadata"}
+	// messageSkipped: keys of the canonical JSON's message that Message has no field for
+	// (Text() derives the text); skipped without unknown's case-insensitive search.
+	messageSkipped = []string{"kind", "text"}
 	statusFields   = []string{"state", "message", "timestamp"}
 	artifactFields = []string{"artifact_id", "name", "description", "parts", "metadata"}
 )
@@ -585,7 +608,10 @@ func (s *fastScan) message(m *Message) error {
 	return s.object(false, func(key string) error {
 		n := fieldIndex(messageFields, key)
 		if n < 0 {
-			return s.unknown(messageFields, key)
+			if n = fieldIndex(messageSkipped, key); n < 0 {
+				return s.unknown(messageFields, key)
+			}
+			n += len(messageFields)
 		}
 		if err := f.take(n); err != nil {
 			return err
@@ -601,8 +627,12 @@ func (s *fastScan) message(m *Message) error {
 			return s.optStr(&m.TaskID)
 		case 4:
 			return s.parts(&m.Parts)
-		default:
+		case 5:
 			return s.metadata(&m.Metadata)
+		default:
+			// kind and text: in the canonical JSON, not in Message (Text() derives it);
+			// encoding/json ignores them (anything but a string or null goes to it).
+			return s.skipStr()
 		}
 	})
 }
@@ -645,7 +675,7 @@ func (s *fastScan) parts(dst *[]Part) error {
 // part reads one part as Part.UnmarshalJSON does (partJSON, then the data value and the
 // decoded bytes).
 func (s *fastScan) part(p *Part) error {
-	var text, bytes, uri, mediaType, name *string
+	var bytes *string
 	var data any
 	hasData := false
 	var f seenFields
@@ -661,7 +691,7 @@ func (s *fastScan) part(p *Part) error {
 		case 0:
 			return s.plainStr(&p.Kind)
 		case 1:
-			return s.optStr(&text)
+			return s.plainStr(&p.Text)
 		case 2:
 			hasData = true
 			v, err := s.anyValue()
@@ -670,11 +700,11 @@ func (s *fastScan) part(p *Part) error {
 		case 3:
 			return s.optStr(&bytes)
 		case 4:
-			return s.optStr(&uri)
+			return s.plainStr(&p.URI)
 		case 5:
-			return s.optStr(&mediaType)
+			return s.plainStr(&p.MediaType)
 		case 6:
-			return s.optStr(&name)
+			return s.plainStr(&p.Name)
 		default:
 			return s.metadata(&p.Metadata)
 		}
@@ -682,7 +712,6 @@ func (s *fastScan) part(p *Part) error {
 	if err != nil {
 		return err
 	}
-	p.Text, p.URI, p.MediaType, p.Name = optStr(text), optStr(uri), optStr(mediaType), optStr(name)
 	if p.Kind == "data" {
 		if !hasData {
 			return errNotFast // Part.UnmarshalJSON's error is encoding/json's to give

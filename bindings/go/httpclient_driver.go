@@ -61,7 +61,8 @@ func (c *HTTPClient) runNative(ev *callEvents) { runOnTransport(c.driver, ev) }
 func runOnTransport(driver *C.a2a_transport, ev *callEvents) {
 	var abort *C.a2a_abort
 	if ev.ctx.Done() != nil {
-		if r := C.a2a_abort_new(&abort); r != C.A2A_OK {
+		var r C.a2a_result
+		if abort, r = newAbort(); r != C.A2A_OK {
 			ev.cancel(codeErr("WithReferenceDriver", r))
 			return
 		}
@@ -86,6 +87,14 @@ func runOnTransport(driver *C.a2a_transport, ev *callEvents) {
 			return
 		}
 	}
+}
+
+// newAbort is a2a_abort_new's switch (its out-parameter escapes here, not in
+// runOnTransport, where it cost an allocation per call even without a context to watch).
+func newAbort() (*C.a2a_abort, C.a2a_result) {
+	var abort *C.a2a_abort
+	r := C.a2a_abort_new(&abort)
+	return abort, r
 }
 
 // startClock makes the machine's clock the host's, continued from each run's now_out_ms

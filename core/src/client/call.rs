@@ -166,8 +166,7 @@ enum Phase {
         head: Option<Head>,
         body: Vec<u8>,
         /// What the classifier must know about the request.
-        wire_method: String,
-        rpc_id: Option<String>,
+        wire_method: std::borrow::Cow<'static, str>,
     },
     /// A retry is scheduled for `until`.
     Waiting { until: Millis },
@@ -192,8 +191,6 @@ struct Report {
 pub struct UnaryCall {
     call: Call<'static>,
     method: Method,
-    traceparent: String,
-    idempotency_key: Option<String>,
     headers: Vec<(String, String)>,
     first_rpc_id: Option<RpcId>,
     started: Millis,
@@ -223,13 +220,12 @@ impl UnaryCall {
         let config = state.config;
         let traceparent = options
             .traceparent
-            .clone()
             .unwrap_or_else(|| state.random.traceparent());
         let mut correlation = Correlation {
             agent: state.target.agent_name.clone(),
             method: method.name().to_owned(),
-            traceparent: traceparent.clone(),
-            idempotency_key: options.idempotency_key.clone(),
+            traceparent,
+            idempotency_key: options.idempotency_key,
             ..Correlation::default()
         };
         if let Call::SendMessage(p) | Call::SendStreamingMessage(p) = &call {
@@ -252,7 +248,7 @@ impl UnaryCall {
         let policy = (method == Method::SendMessage && config.send_retries > 0)
             .then(|| {
                 let retry = RetryConfig {
-                    kind: if options.idempotency_key.is_some() {
+                    kind: if correlation.idempotency_key.is_some() {
                         CallKind::WithIdempotencyKey
                     } else {
                         CallKind::SideEffecting
@@ -270,8 +266,6 @@ impl UnaryCall {
         UnaryCall {
             call,
             method,
-            traceparent,
-            idempotency_key: options.idempotency_key,
             headers: options.headers,
             first_rpc_id: options.rpc_id,
             started: now,
@@ -358,14 +352,14 @@ impl UnaryCall {
             self.end_attempt(state, o, None, None, now, report);
             return None;
         }
-        self.correlation.jsonrpc_id.clone_from(&rpc_id);
+        // The request's JSON-RPC id is the correlation's (read from there by the classifier).
+        self.correlation.jsonrpc_id = rpc_id;
         self.phase = Phase::InFlight {
             id,
             deadline: self.call_deadline,
             head: None,
             body: Vec::new(),
             wire_method,
-            rpc_id,
         };
         Some(Transmit {
             id,
@@ -484,7 +478,6 @@ impl UnaryCall {
             head: Some(head),
             body,
             wire_method,
-            rpc_id,
             ..
         } = std::mem::replace(&mut self.phase, Phase::Ready)
         else {
@@ -495,7 +488,7 @@ impl UnaryCall {
             version: Some(target.version),
             binding: Some(target.binding),
             method: Some(&wire_method),
-            request_id: rpc_id.as_deref(),
+            request_id: self.correlation.jsonrpc_id.as_deref(),
         };
         let response = Response {
             status: head.status,
@@ -631,7 +624,7 @@ impl UnaryCall {
         &mut self,
         state: &mut ClientState,
         id: RequestId,
-    ) -> Result<(HttpRequest, String, Option<String>), Outcome> {
+    ) -> Result<(HttpRequest, std::borrow::Cow<'static, str>, Option<String>), Outcome> {
         let rpc_id = match self.first_rpc_id.take() {
             Some(given) if id.0 == 1 => Some(given),
             _ => None,
@@ -640,8 +633,8 @@ impl UnaryCall {
             state,
             Outgoing {
                 call: &self.call,
-                traceparent: &self.traceparent,
-                idempotency_key: self.idempotency_key.as_deref(),
+                traceparent: &self.correlation.traceparent,
+                idempotency_key: self.correlation.idempotency_key.as_deref(),
                 headers: &self.headers,
                 rpc_id,
                 attempt: id.0,
@@ -715,7 +708,8 @@ impl UnaryCall {
         self.phase = Phase::Done;
         self.events.push_back(Event::Finished(Box::new(CallResult {
             outcome,
-            correlation: self.correlation.clone(),
+            // The call is over: its record moves out (nothing reads it after this).
+            correlation: std::mem::take(&mut self.correlation),
             response,
             answer,
         })));

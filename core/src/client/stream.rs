@@ -190,7 +190,7 @@ struct Sent {
     resubscribe: bool,
     /// The task the request subscribes to (a `SubscribeToTask`).
     subscribed: Option<String>,
-    wire_method: String,
+    wire_method: std::borrow::Cow<'static, str>,
     rpc_id: Option<String>,
 }
 

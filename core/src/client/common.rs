@@ -111,11 +111,9 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
     .map_err(|e| invalid(format!("request not built: {e}")))?;
     built.headers.append(&mut headers);
     let wire_method = match target.binding {
-        Binding::JsonRpc => std::borrow::Cow::Borrowed(
-            method
-                .jsonrpc_name(target.version)
-                .unwrap_or(method.name()),
-        ),
+        Binding::JsonRpc => {
+            std::borrow::Cow::Borrowed(method.jsonrpc_name(target.version).unwrap_or(method.name()))
+        }
         _ => std::borrow::Cow::Owned(format!("{} {}", built.method.as_str(), built.path)),
     };
     let mut request = HttpRequest {

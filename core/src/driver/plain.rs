@@ -43,6 +43,8 @@ use crate::http1::{Event, HeadSyntax, Limits, ResponseError, ResponseParser};
 const IDLE_PER_HOST: usize = 4;
 /// Idle connections kept in all (ureq's default `max_idle_connections`).
 const IDLE_TOTAL: usize = 10;
+/// The largest request buffer a connection keeps for its next request.
+const KEEP_OUT: usize = 4096;
 
 /// The fast path's state in a client: the resolver (the same rules and kept answers as
 /// ureq's), the pool and what the request head needs.
@@ -328,6 +330,8 @@ pub(crate) struct Conn {
     end: usize,
     /// The input buffer's size when taken.
     size: usize,
+    /// The last request's bytes, kept (cleared) for the next one on this connection.
+    out: Vec<u8>,
     last_read: usize,
     read_timeout: Option<Duration>,
     write_timeout: Option<Duration>,
@@ -358,6 +362,7 @@ impl Conn {
             start: 0,
             end: 0,
             size,
+            out: Vec::new(),
             last_read: 0,
             read_timeout: None,
             write_timeout: None,
@@ -522,8 +527,9 @@ fn connect(
 
 /// The request head ureq would write for `req` to `t` (see the module docs), and the body
 /// after it.
-fn request_bytes(plain: &Plain, req: &Req<'_>, t: &Target<'_>, stream: bool) -> Vec<u8> {
-    let mut out = Vec::with_capacity(256 + req.body.len() + req.headers.len() * 32);
+fn request_bytes(out: &mut Vec<u8>, plain: &Plain, req: &Req<'_>, t: &Target<'_>, stream: bool) {
+    out.clear();
+    out.reserve(256 + req.body.len() + req.headers.len() * 32);
     out.extend_from_slice(req.method.as_bytes());
     out.push(b' ');
     if t.slash {
@@ -588,7 +594,6 @@ fn request_bytes(plain: &Plain, req: &Req<'_>, t: &Target<'_>, stream: bool) -> 
     }
     out.extend_from_slice(b"\r\n");
     out.extend_from_slice(req.body);
-    out
 }
 
 /// A response head as the driver hands it on, and how its body is read.
@@ -639,8 +644,11 @@ pub(crate) fn exchange(
 ) -> Result<(Head, PlainBody), Failure> {
     let stream = matches!(budget, Budget::Stream { .. });
     let mut clock = Clock::new(budget);
-    let bytes = request_bytes(plain, req, t, stream);
     let mut conn = pooled_or_new(plain, t, &mut clock, config, io)?;
+    // Written into the connection's own buffer, kept from its last request (no allocation
+    // per pooled send).
+    let mut bytes = std::mem::take(&mut conn.out);
+    request_bytes(&mut bytes, plain, req, t, stream);
     // ureq's two phases: the head within the send-request budget, then what is left of the
     // body within the send-body one (a request the socket takes at once ends both).
     let head_len = bytes.len() - req.body.len();
@@ -655,6 +663,11 @@ pub(crate) fn exchange(
         let rest = &bytes[sent..];
         conn.write_at_least(rest, rest.len(), clock.next_timeout(Timeout::SendBody), io)?;
         clock.next_phase();
+    }
+    // Kept for the connection's next request when it may be pooled again and is small (a
+    // stream's connection is not: it would hold the buffer for the stream's life).
+    if !stream && bytes.capacity() <= KEEP_OUT {
+        conn.out = bytes;
     }
     let recv = clock.deadline(Timeout::RecvResponse);
     // ureq-proto's bounds: 128 header fields, any number of 1xx heads (the phase's

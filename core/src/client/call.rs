@@ -428,18 +428,54 @@ impl UnaryCall {
         chunk: &[u8],
         now: Millis,
     ) -> Result<(), InputError> {
+        if let Some(body) = self.admit_body(state, id, chunk.len(), now)? {
+            body.extend_from_slice(chunk);
+        }
+        Ok(())
+    }
+
+    /// [`UnaryCall::handle_body`] with a body the driver read whole: the first chunk's
+    /// buffer becomes the body (no copy and no second allocation per response).
+    #[cfg(feature = "driver")]
+    pub(crate) fn handle_body_vec(
+        &mut self,
+        state: &mut ClientState,
+        id: RequestId,
+        chunk: Vec<u8>,
+        now: Millis,
+    ) -> Result<(), InputError> {
+        if let Some(body) = self.admit_body(state, id, chunk.len(), now)? {
+            if body.is_empty() {
+                *body = chunk;
+            } else {
+                body.extend_from_slice(&chunk);
+            }
+        }
+        Ok(())
+    }
+
+    /// The checks of a body chunk of `len` bytes for request `id`: the body to append it
+    /// to, or `None` when the chunk is dropped (the call is late, or the body grew past the
+    /// limit and the attempt ended).
+    fn admit_body(
+        &mut self,
+        state: &mut ClientState,
+        id: RequestId,
+        len: usize,
+        now: Millis,
+    ) -> Result<Option<&mut Vec<u8>>, InputError> {
         self.current(id)?;
         if matches!(&self.phase, Phase::InFlight { head: None, .. }) {
             return Err(InputError::NoHead);
         }
         if self.late(state, now) {
-            return Ok(());
+            return Ok(None);
         }
         let limit = state.config.max_response_bytes;
-        let Phase::InFlight { body, .. } = &mut self.phase else {
+        let Phase::InFlight { body, .. } = &self.phase else {
             unreachable!("checked by current()")
         };
-        if (body.len() as u64).saturating_add(chunk.len() as u64) > limit {
+        if (body.len() as u64).saturating_add(len as u64) > limit {
             self.phase = Phase::Ready;
             // The server answered: the same call would produce the same body.
             let o = Outcome::transport(
@@ -450,10 +486,12 @@ impl UnaryCall {
             .with_retry(RetryAdvice::Never);
             self.events.push_back(Event::Abort(id));
             self.end_attempt(state, o, None, None, now, Report::BOTH);
-            return Ok(());
+            return Ok(None);
         }
-        body.extend_from_slice(chunk);
-        Ok(())
+        let Phase::InFlight { body, .. } = &mut self.phase else {
+            unreachable!("checked by current()")
+        };
+        Ok(Some(body))
     }
 
     /// The end of request `id`'s body: the machine reads the response (outcome and

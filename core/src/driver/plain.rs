@@ -795,29 +795,25 @@ impl From<std::io::Error> for Failure {
 
 /// The head's fields as ureq's `HeaderMap` hands them on (see [`Head::headers`]).
 fn collect(h: &crate::http1::Headers, gzip: bool) -> Vec<(String, String)> {
-    let mut out = Vec::with_capacity(h.len());
-    for (i, f) in h.iter().enumerate() {
-        let same = |g: &crate::http1::HeaderField<'_>| g.name.eq_ignore_ascii_case(f.name);
-        if h.iter().take(i).any(|g| same(&g)) {
+    // One pass: a field whose name came before joins the end of that name's group (most
+    // heads have no repeated name, so nothing moves); the name lower-cased in its own copy.
+    let mut out: Vec<(String, String)> = Vec::with_capacity(h.len());
+    for f in h.iter() {
+        if gzip
+            && (f.name.eq_ignore_ascii_case("content-encoding")
+                || f.name.eq_ignore_ascii_case("content-length"))
+        {
             continue;
         }
-        let mut name = Some(f.name.to_ascii_lowercase());
-        if gzip && matches!(name.as_deref(), Some("content-encoding" | "content-length")) {
-            continue;
-        }
-        let count = h.iter().skip(i).filter(|g| same(g)).count();
-        for (j, g) in h.iter().skip(i).filter(|g| same(g)).enumerate() {
-            let value = match std::str::from_utf8(g.value) {
-                Ok(text) => text.to_owned(),
-                Err(_) => String::from_utf8_lossy(g.value).into_owned(),
-            };
-            // The last value takes the name; the ones before it take copies.
-            let n = if j + 1 == count {
-                name.take()
-            } else {
-                name.clone()
-            };
-            out.push((n.unwrap_or_default(), value));
+        let value = match std::str::from_utf8(f.value) {
+            Ok(text) => text.to_owned(),
+            Err(_) => String::from_utf8_lossy(f.value).into_owned(),
+        };
+        let mut name = f.name.to_owned();
+        name.make_ascii_lowercase();
+        match out.iter().rposition(|(n, _)| *n == name) {
+            Some(last) => out.insert(last + 1, (name, value)),
+            None => out.push((name, value)),
         }
     }
     out

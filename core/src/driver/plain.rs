@@ -68,8 +68,6 @@ impl std::fmt::Debug for Plain {
 
 /// A pooled connection and since when it waits.
 struct Idle {
-    host: String,
-    port: u16,
     since: Instant,
     conn: Conn,
 }
@@ -195,7 +193,7 @@ impl Plain {
         pool.retain(|i| now.duration_since(i.since) < self.idle_age);
         while let Some(at) = pool
             .iter()
-            .rposition(|i| i.port == port && i.host.eq_ignore_ascii_case(host))
+            .rposition(|i| i.conn.port == port && i.conn.host.eq_ignore_ascii_case(host))
         {
             let idle = pool.remove(at);
             if idle.conn.is_open() {
@@ -206,19 +204,20 @@ impl Plain {
     }
 
     /// Puts a connection whose response ended cleanly back into the pool.
-    fn put(&self, host: &str, port: u16, conn: Conn) {
+    fn put(&self, conn: Conn) {
+        let (host, port) = (conn.host.as_str(), conn.port);
         if self.idle_age.is_zero() {
             return;
         }
         let mut pool = self.pool.locked();
         let same = pool
             .iter()
-            .filter(|i| i.port == port && i.host.eq_ignore_ascii_case(host))
+            .filter(|i| i.conn.port == port && i.conn.host.eq_ignore_ascii_case(host))
             .count();
         if same >= IDLE_PER_HOST {
             if let Some(at) = pool
                 .iter()
-                .position(|i| i.port == port && i.host.eq_ignore_ascii_case(host))
+                .position(|i| i.conn.port == port && i.conn.host.eq_ignore_ascii_case(host))
             {
                 pool.remove(at);
             }
@@ -226,8 +225,6 @@ impl Plain {
             pool.remove(0);
         }
         pool.push(Idle {
-            host: host.to_owned(),
-            port,
             since: Instant::now(),
             conn,
         });
@@ -321,6 +318,9 @@ impl Clock {
 /// A connected socket, its input buffer (given back while empty, as the TCP transport's)
 /// and its timeouts as last set.
 pub(crate) struct Conn {
+    /// Where it goes (copied once per connection, not per request that uses it).
+    host: String,
+    port: u16,
     stream: Arc<TcpStream>,
     socket: Weak<dyn ShutdownHandle>,
     /// `buf[start..end]` is read and not consumed; `buf.len()` is its initialized size (0
@@ -352,10 +352,12 @@ fn aborted_error() -> ureq::Error {
 }
 
 impl Conn {
-    fn new(stream: TcpStream, size: usize) -> Conn {
+    fn new(stream: TcpStream, size: usize, host: &str, port: u16) -> Conn {
         let stream = Arc::new(stream);
         let weak: Weak<TcpStream> = Arc::downgrade(&stream);
         Conn {
+            host: host.to_owned(),
+            port,
             stream,
             socket: weak,
             buf: Vec::new(),
@@ -520,7 +522,7 @@ fn connect(
     if config.no_delay() {
         stream.set_nodelay(true)?;
     }
-    let conn = Conn::new(stream, plain.input_size);
+    let conn = Conn::new(stream, plain.input_size, t.host, t.port);
     conn.check_in(io)?;
     Ok(conn)
 }
@@ -571,7 +573,6 @@ fn request_bytes(out: &mut Vec<u8>, plain: &Plain, req: &Req<'_>, t: &Target<'_>
     }
     line(b"host", t.authority.as_bytes());
     // The caller's, lower-cased and grouped by name in first-seen order (a `HeaderMap`).
-    let mut lower = String::new();
     for (i, (n, _)) in req.headers.iter().enumerate() {
         if req.headers[..i]
             .iter()
@@ -579,18 +580,19 @@ fn request_bytes(out: &mut Vec<u8>, plain: &Plain, req: &Req<'_>, t: &Target<'_>
         {
             continue;
         }
-        lower.clear();
-        lower.push_str(n);
-        lower.make_ascii_lowercase();
         for (_, v) in req.headers[i..]
             .iter()
             .filter(|(m, _)| m.eq_ignore_ascii_case(n))
         {
-            line(lower.as_bytes(), v.as_bytes());
+            // The name lower-cased as it is written (no copy of it).
+            out.extend(n.bytes().map(|b| b.to_ascii_lowercase()));
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(v.as_bytes());
+            out.extend_from_slice(b"\r\n");
         }
     }
     if stream && !has("accept-encoding") {
-        line(b"accept-encoding", b"identity");
+        out.extend_from_slice(b"accept-encoding: identity\r\n");
     }
     out.extend_from_slice(b"\r\n");
     out.extend_from_slice(req.body);
@@ -687,7 +689,7 @@ pub(crate) fn exchange(
             Err(ResponseError::UnexpectedUpgrade) => {
                 let head = switching(conn.input())
                     .ok_or_else(|| head_failure(ResponseError::UnexpectedUpgrade, seen))?;
-                return Ok((head, PlainBody::new(plain, t, None, parser, None)));
+                return Ok((head, PlainBody::new(plain, None, parser, None)));
             }
             Err(e) => return Err(head_failure(e, seen)),
         };
@@ -722,7 +724,7 @@ pub(crate) fn exchange(
     let headers = collect(&head.headers, gzip);
     let status = head.status;
     let body_deadline = clock.deadline(Timeout::RecvBody);
-    let body = PlainBody::new(plain, t, Some(conn), parser, body_deadline);
+    let body = PlainBody::new(plain, Some(conn), parser, body_deadline);
     Ok((
         Head {
             status,
@@ -825,8 +827,6 @@ fn collect(h: &crate::http1::Headers, gzip: bool) -> Vec<(String, String)> {
 /// `ureq::Error`s inside `std::io::Error`, as ureq's body reader's.
 pub(crate) struct PlainBody {
     plain: Arc<Plain>,
-    host: String,
-    port: u16,
     conn: Option<Conn>,
     parser: ResponseParser,
     deadline: Option<(Instant, Timeout)>,
@@ -926,15 +926,12 @@ fn head_failure(e: ResponseError, seen: usize) -> Failure {
 impl PlainBody {
     fn new(
         plain: &Arc<Plain>,
-        t: &Target<'_>,
         conn: Option<Conn>,
         parser: ResponseParser,
         deadline: Option<(Instant, Timeout)>,
     ) -> PlainBody {
         PlainBody {
             plain: Arc::clone(plain),
-            host: t.host.to_owned(),
-            port: t.port,
             conn,
             parser,
             deadline,
@@ -986,7 +983,7 @@ impl PlainBody {
             && reusable
             && conn.start == conn.end
         {
-            self.plain.put(&self.host, self.port, conn);
+            self.plain.put(conn);
         }
     }
 }
@@ -1572,7 +1569,7 @@ mod edge_tests {
         .expect("fast path");
         for _ in 0..6 {
             let s = TcpStream::connect((target.host, target.port)).expect("connect");
-            n.plain.put(target.host, target.port, Conn::new(s, 64));
+            n.plain.put(Conn::new(s, 64, target.host, target.port));
         }
         assert_eq!(n.plain.pool.locked().len(), IDLE_PER_HOST);
     }

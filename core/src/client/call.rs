@@ -191,6 +191,8 @@ struct Report {
 pub struct UnaryCall {
     call: Call<'static>,
     method: Method,
+    /// The `traceparent` (in the correlation) was drawn here, not given by the caller.
+    traceparent_drawn: bool,
     headers: Vec<(String, String)>,
     first_rpc_id: Option<RpcId>,
     started: Millis,
@@ -218,6 +220,7 @@ impl UnaryCall {
     ) -> UnaryCall {
         let method = call.method();
         let config = state.config;
+        let traceparent_drawn = options.traceparent.is_none();
         let traceparent = options
             .traceparent
             .unwrap_or_else(|| state.random.traceparent());
@@ -266,6 +269,7 @@ impl UnaryCall {
         UnaryCall {
             call,
             method,
+            traceparent_drawn,
             headers: options.headers,
             first_rpc_id: options.rpc_id,
             started: now,
@@ -672,6 +676,7 @@ impl UnaryCall {
             Outgoing {
                 call: &self.call,
                 traceparent: &self.correlation.traceparent,
+                traceparent_drawn: self.traceparent_drawn,
                 idempotency_key: self.correlation.idempotency_key.as_deref(),
                 headers: &self.headers,
                 rpc_id,

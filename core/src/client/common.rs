@@ -19,6 +19,8 @@ pub(crate) struct Outgoing<'a> {
     pub call: &'a Call<'a>,
     /// Its `traceparent` (the same on every request of a call).
     pub traceparent: &'a str,
+    /// The `traceparent` was drawn by the core (valid by construction: not parsed again).
+    pub traceparent_drawn: bool,
     /// The `Idempotency-Key` to send, if any.
     pub idempotency_key: Option<&'a str>,
     /// The caller's own headers.
@@ -61,7 +63,9 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
     {
         return Err(o);
     }
-    if let Err(e) = crate::traceparent::TraceParent::parse(out.traceparent) {
+    if !out.traceparent_drawn
+        && let Err(e) = crate::traceparent::TraceParent::parse(out.traceparent)
+    {
         return Err(invalid(format!(
             "request not sent: invalid traceparent {:?}: {e}",
             out.traceparent

@@ -444,6 +444,7 @@ impl StreamCall {
             Outgoing {
                 call: &call,
                 traceparent: &self.traceparent,
+                traceparent_drawn: false,
                 idempotency_key: self.idempotency_key.as_deref(),
                 headers,
                 rpc_id,

@@ -142,7 +142,11 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
     Ok(Built {
         request,
         wire_method,
-        rpc_id: built.rpc_id.map(|i| i.to_string()),
+        // A string id's text is moved, not formatted into a copy.
+        rpc_id: built.rpc_id.map(|i| match i {
+            RpcId::String(s) => s,
+            n @ RpcId::Number(_) => n.to_string(),
+        }),
     })
 }
 

@@ -103,14 +103,15 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
     // envelope builds with none and they follow its own, moved rather than copied: the
     // same headers in the same order as `envelope::build` given them would write, without
     // a borrowed list, a second copy of each and a second check.
-    let mut built = envelope::build(
+    let mut built = envelope::build_with_id(
         &iface,
         out.call,
         &envelope::CallOptions {
-            id: Some(rpc_id),
+            id: None,
             extensions: &[],
             headers: &[],
         },
+        Some(rpc_id),
     )
     .map_err(|e| invalid(format!("request not built: {e}")))?;
     built.headers.append(&mut headers);

@@ -284,6 +284,12 @@ impl UnaryCall {
         }
     }
 
+    /// The call this machine sends.
+    #[cfg(feature = "driver")]
+    pub(crate) fn call(&self) -> &Call<'static> {
+        &self.call
+    }
+
     /// The call deadline (see the module docs): every request of this call is over by then.
     pub fn deadline(&self) -> Millis {
         self.call_deadline

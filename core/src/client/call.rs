@@ -166,8 +166,7 @@ enum Phase {
         head: Option<Head>,
         body: Vec<u8>,
         /// What the classifier must know about the request.
-        wire_method: String,
-        rpc_id: Option<String>,
+        wire_method: std::borrow::Cow<'static, str>,
     },
     /// A retry is scheduled for `until`.
     Waiting { until: Millis },
@@ -192,8 +191,8 @@ struct Report {
 pub struct UnaryCall {
     call: Call<'static>,
     method: Method,
-    traceparent: String,
-    idempotency_key: Option<String>,
+    /// The `traceparent` (in the correlation) was drawn here, not given by the caller.
+    traceparent_drawn: bool,
     headers: Vec<(String, String)>,
     first_rpc_id: Option<RpcId>,
     started: Millis,
@@ -221,15 +220,15 @@ impl UnaryCall {
     ) -> UnaryCall {
         let method = call.method();
         let config = state.config;
+        let traceparent_drawn = options.traceparent.is_none();
         let traceparent = options
             .traceparent
-            .clone()
             .unwrap_or_else(|| state.random.traceparent());
         let mut correlation = Correlation {
             agent: state.target.agent_name.clone(),
             method: method.name().to_owned(),
-            traceparent: traceparent.clone(),
-            idempotency_key: options.idempotency_key.clone(),
+            traceparent,
+            idempotency_key: options.idempotency_key,
             ..Correlation::default()
         };
         if let Call::SendMessage(p) | Call::SendStreamingMessage(p) = &call {
@@ -252,7 +251,7 @@ impl UnaryCall {
         let policy = (method == Method::SendMessage && config.send_retries > 0)
             .then(|| {
                 let retry = RetryConfig {
-                    kind: if options.idempotency_key.is_some() {
+                    kind: if correlation.idempotency_key.is_some() {
                         CallKind::WithIdempotencyKey
                     } else {
                         CallKind::SideEffecting
@@ -270,8 +269,7 @@ impl UnaryCall {
         UnaryCall {
             call,
             method,
-            traceparent,
-            idempotency_key: options.idempotency_key,
+            traceparent_drawn,
             headers: options.headers,
             first_rpc_id: options.rpc_id,
             started: now,
@@ -284,6 +282,12 @@ impl UnaryCall {
             correlation,
             events: VecDeque::new(),
         }
+    }
+
+    /// The call this machine sends.
+    #[cfg(feature = "driver")]
+    pub(crate) fn call(&self) -> &Call<'static> {
+        &self.call
     }
 
     /// The call deadline (see the module docs): every request of this call is over by then.
@@ -358,14 +362,14 @@ impl UnaryCall {
             self.end_attempt(state, o, None, None, now, report);
             return None;
         }
-        self.correlation.jsonrpc_id.clone_from(&rpc_id);
+        // The request's JSON-RPC id is the correlation's (read from there by the classifier).
+        self.correlation.jsonrpc_id = rpc_id;
         self.phase = Phase::InFlight {
             id,
             deadline: self.call_deadline,
             head: None,
             body: Vec::new(),
             wire_method,
-            rpc_id,
         };
         Some(Transmit {
             id,
@@ -434,18 +438,54 @@ impl UnaryCall {
         chunk: &[u8],
         now: Millis,
     ) -> Result<(), InputError> {
+        if let Some(body) = self.admit_body(state, id, chunk.len(), now)? {
+            body.extend_from_slice(chunk);
+        }
+        Ok(())
+    }
+
+    /// [`UnaryCall::handle_body`] with a body the driver read whole: the first chunk's
+    /// buffer becomes the body (no copy and no second allocation per response).
+    #[cfg(feature = "driver")]
+    pub(crate) fn handle_body_vec(
+        &mut self,
+        state: &mut ClientState,
+        id: RequestId,
+        chunk: Vec<u8>,
+        now: Millis,
+    ) -> Result<(), InputError> {
+        if let Some(body) = self.admit_body(state, id, chunk.len(), now)? {
+            if body.is_empty() {
+                *body = chunk;
+            } else {
+                body.extend_from_slice(&chunk);
+            }
+        }
+        Ok(())
+    }
+
+    /// The checks of a body chunk of `len` bytes for request `id`: the body to append it
+    /// to, or `None` when the chunk is dropped (the call is late, or the body grew past the
+    /// limit and the attempt ended).
+    fn admit_body(
+        &mut self,
+        state: &mut ClientState,
+        id: RequestId,
+        len: usize,
+        now: Millis,
+    ) -> Result<Option<&mut Vec<u8>>, InputError> {
         self.current(id)?;
         if matches!(&self.phase, Phase::InFlight { head: None, .. }) {
             return Err(InputError::NoHead);
         }
         if self.late(state, now) {
-            return Ok(());
+            return Ok(None);
         }
         let limit = state.config.max_response_bytes;
-        let Phase::InFlight { body, .. } = &mut self.phase else {
+        let Phase::InFlight { body, .. } = &self.phase else {
             unreachable!("checked by current()")
         };
-        if (body.len() as u64).saturating_add(chunk.len() as u64) > limit {
+        if (body.len() as u64).saturating_add(len as u64) > limit {
             self.phase = Phase::Ready;
             // The server answered: the same call would produce the same body.
             let o = Outcome::transport(
@@ -456,10 +496,12 @@ impl UnaryCall {
             .with_retry(RetryAdvice::Never);
             self.events.push_back(Event::Abort(id));
             self.end_attempt(state, o, None, None, now, Report::BOTH);
-            return Ok(());
+            return Ok(None);
         }
-        body.extend_from_slice(chunk);
-        Ok(())
+        let Phase::InFlight { body, .. } = &mut self.phase else {
+            unreachable!("checked by current()")
+        };
+        Ok(Some(body))
     }
 
     /// The end of request `id`'s body: the machine reads the response (outcome and
@@ -484,7 +526,6 @@ impl UnaryCall {
             head: Some(head),
             body,
             wire_method,
-            rpc_id,
             ..
         } = std::mem::replace(&mut self.phase, Phase::Ready)
         else {
@@ -495,7 +536,7 @@ impl UnaryCall {
             version: Some(target.version),
             binding: Some(target.binding),
             method: Some(&wire_method),
-            request_id: rpc_id.as_deref(),
+            request_id: self.correlation.jsonrpc_id.as_deref(),
         };
         let response = Response {
             status: head.status,
@@ -631,7 +672,7 @@ impl UnaryCall {
         &mut self,
         state: &mut ClientState,
         id: RequestId,
-    ) -> Result<(HttpRequest, String, Option<String>), Outcome> {
+    ) -> Result<(HttpRequest, std::borrow::Cow<'static, str>, Option<String>), Outcome> {
         let rpc_id = match self.first_rpc_id.take() {
             Some(given) if id.0 == 1 => Some(given),
             _ => None,
@@ -640,8 +681,9 @@ impl UnaryCall {
             state,
             Outgoing {
                 call: &self.call,
-                traceparent: &self.traceparent,
-                idempotency_key: self.idempotency_key.as_deref(),
+                traceparent: &self.correlation.traceparent,
+                traceparent_drawn: self.traceparent_drawn,
+                idempotency_key: self.correlation.idempotency_key.as_deref(),
                 headers: &self.headers,
                 rpc_id,
                 attempt: id.0,
@@ -715,7 +757,8 @@ impl UnaryCall {
         self.phase = Phase::Done;
         self.events.push_back(Event::Finished(Box::new(CallResult {
             outcome,
-            correlation: self.correlation.clone(),
+            // The call is over: its record moves out (nothing reads it after this).
+            correlation: std::mem::take(&mut self.correlation),
             response,
             answer,
         })));

@@ -19,6 +19,8 @@ pub(crate) struct Outgoing<'a> {
     pub call: &'a Call<'a>,
     /// Its `traceparent` (the same on every request of a call).
     pub traceparent: &'a str,
+    /// The `traceparent` was drawn by the core (valid by construction: not parsed again).
+    pub traceparent_drawn: bool,
     /// The `Idempotency-Key` to send, if any.
     pub idempotency_key: Option<&'a str>,
     /// The caller's own headers.
@@ -34,8 +36,9 @@ pub(crate) struct Outgoing<'a> {
 pub(crate) struct Built {
     /// The request to hand out.
     pub request: HttpRequest,
-    /// The method as the wire names it (`message/stream`, `POST /message:stream`).
-    pub wire_method: String,
+    /// The method as the wire names it (`message/stream`, `POST /message:stream`); a
+    /// JSON-RPC method's name is static (no copy per request).
+    pub wire_method: std::borrow::Cow<'static, str>,
     /// The JSON-RPC id sent (JSON-RPC only).
     pub rpc_id: Option<String>,
 }
@@ -60,7 +63,9 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
     {
         return Err(o);
     }
-    if let Err(e) = crate::traceparent::TraceParent::parse(out.traceparent) {
+    if !out.traceparent_drawn
+        && let Err(e) = crate::traceparent::TraceParent::parse(out.traceparent)
+    {
         return Err(invalid(format!(
             "request not sent: invalid traceparent {:?}: {e}",
             out.traceparent
@@ -94,26 +99,27 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
         binding: target.binding,
         tenant: target.tenant.clone(),
     };
-    let borrowed: Vec<(&str, &str)> = headers
-        .iter()
-        .map(|(n, v)| (n.as_str(), v.as_str()))
-        .collect();
-    let built = envelope::build(
+    // The headers were checked just above (`check_header`, the envelope's own rule), so the
+    // envelope builds with none and they follow its own, moved rather than copied: the
+    // same headers in the same order as `envelope::build` given them would write, without
+    // a borrowed list, a second copy of each and a second check.
+    let mut built = envelope::build_with_id(
         &iface,
         out.call,
         &envelope::CallOptions {
-            id: Some(rpc_id),
+            id: None,
             extensions: &[],
-            headers: &borrowed,
+            headers: &[],
         },
+        Some(rpc_id),
     )
     .map_err(|e| invalid(format!("request not built: {e}")))?;
+    built.headers.append(&mut headers);
     let wire_method = match target.binding {
-        Binding::JsonRpc => method
-            .jsonrpc_name(target.version)
-            .unwrap_or(method.name())
-            .to_owned(),
-        _ => format!("{} {}", built.method.as_str(), built.path),
+        Binding::JsonRpc => {
+            std::borrow::Cow::Borrowed(method.jsonrpc_name(target.version).unwrap_or(method.name()))
+        }
+        _ => std::borrow::Cow::Owned(format!("{} {}", built.method.as_str(), built.path)),
     };
     let mut request = HttpRequest {
         method: built.method,
@@ -137,7 +143,11 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
     Ok(Built {
         request,
         wire_method,
-        rpc_id: built.rpc_id.map(|i| i.to_string()),
+        // A string id's text is moved, not formatted into a copy.
+        rpc_id: built.rpc_id.map(|i| match i {
+            RpcId::String(s) => s,
+            n @ RpcId::Number(_) => n.to_string(),
+        }),
     })
 }
 

@@ -190,7 +190,7 @@ struct Sent {
     resubscribe: bool,
     /// The task the request subscribes to (a `SubscribeToTask`).
     subscribed: Option<String>,
-    wire_method: String,
+    wire_method: std::borrow::Cow<'static, str>,
     rpc_id: Option<String>,
 }
 
@@ -444,6 +444,7 @@ impl StreamCall {
             Outgoing {
                 call: &call,
                 traceparent: &self.traceparent,
+                traceparent_drawn: false,
                 idempotency_key: self.idempotency_key.as_deref(),
                 headers,
                 rpc_id,

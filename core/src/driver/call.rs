@@ -78,24 +78,31 @@ impl Client {
     /// JSON-RPC id): after `backoff` (provably not received), and after `unknown_outcome`
     /// (a 502/504, a timeout after writing, a dropped connection) only with an idempotency key.
     pub fn call(&self, call: &Call<'_>, opts: &CallOptions) -> CallResult {
+        self.call_owned(call.to_static(), opts)
+    }
+
+    /// [`Client::call`] of a call already owned: the machine keeps it as it is (no copy).
+    fn call_owned(&self, call: Call<'static>, opts: &CallOptions) -> CallResult {
         let started = Instant::now();
         let total = self.total_from(started, opts);
         let target = self.target_within(total);
         let options = self.machine_options(opts);
-        let begun = target.and_then(|_| {
-            let mut slot = self.machine();
-            let m = slot.as_mut().ok_or_else(no_state)?;
-            if let Some(o) = &m.breaker_error {
-                m.state.record(call.method(), o);
-                return Err(o.clone());
-            }
-            let machine = UnaryCall::new(&mut m.state, call.to_static(), options, self.now());
-            Ok(machine)
-        });
-        let mut machine = match begun {
-            Ok(m) => m,
-            Err(o) => return unsent(call, opts, o, started),
+        if let Err(o) = target {
+            return unsent(&call, opts, o, started);
+        }
+        let mut slot = self.machine();
+        let Some(m) = slot.as_mut() else {
+            drop(slot);
+            return unsent(&call, opts, no_state(), started);
         };
+        if let Some(o) = &m.breaker_error {
+            m.state.record(call.method(), o);
+            let o = o.clone();
+            drop(slot);
+            return unsent(&call, opts, o, started);
+        }
+        let mut machine = UnaryCall::new(&mut m.state, call, options, self.now());
+        drop(slot);
         let mut on = Unary {
             client: self,
             m: &mut machine,
@@ -106,7 +113,7 @@ impl Client {
         loop {
             let mut now = self.now();
             if let Err(o) = run(&mut on, &mut flight, &mut events, self, None, &mut now) {
-                return unsent(call, opts, o, started);
+                return unsent(machine.call(), opts, o, started);
             }
             while let Some(e) = events.pop_front() {
                 if let Event::Finished(r) = e {
@@ -153,7 +160,12 @@ impl Client {
         opts: &CallOptions,
     ) -> CallResult {
         let message = user_message(parts, metadata, opts);
-        self.call(&Call::SendMessage(send_params(message, opts)), opts)
+        // Owned once here (the fresh message id and the parts' list move; borrowed text is
+        // copied): the machine keeps this call rather than a second copy of it.
+        self.call_owned(
+            Call::SendMessage(send_params(message, opts)).into_owned(),
+            opts,
+        )
     }
 
     /// Reads a task (`tasks/get`, `GetTask`), with `opts.history_length` history messages.

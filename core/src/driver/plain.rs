@@ -43,6 +43,8 @@ use crate::http1::{Event, HeadSyntax, Limits, ResponseError, ResponseParser};
 const IDLE_PER_HOST: usize = 4;
 /// Idle connections kept in all (ureq's default `max_idle_connections`).
 const IDLE_TOTAL: usize = 10;
+/// The largest request buffer a connection keeps for its next request.
+const KEEP_OUT: usize = 4096;
 
 /// The fast path's state in a client: the resolver (the same rules and kept answers as
 /// ureq's), the pool and what the request head needs.
@@ -66,8 +68,6 @@ impl std::fmt::Debug for Plain {
 
 /// A pooled connection and since when it waits.
 struct Idle {
-    host: String,
-    port: u16,
     since: Instant,
     conn: Conn,
 }
@@ -193,7 +193,7 @@ impl Plain {
         pool.retain(|i| now.duration_since(i.since) < self.idle_age);
         while let Some(at) = pool
             .iter()
-            .rposition(|i| i.port == port && i.host.eq_ignore_ascii_case(host))
+            .rposition(|i| i.conn.port == port && i.conn.host.eq_ignore_ascii_case(host))
         {
             let idle = pool.remove(at);
             if idle.conn.is_open() {
@@ -204,19 +204,20 @@ impl Plain {
     }
 
     /// Puts a connection whose response ended cleanly back into the pool.
-    fn put(&self, host: &str, port: u16, conn: Conn) {
+    fn put(&self, conn: Conn) {
+        let (host, port) = (conn.host.as_str(), conn.port);
         if self.idle_age.is_zero() {
             return;
         }
         let mut pool = self.pool.locked();
         let same = pool
             .iter()
-            .filter(|i| i.port == port && i.host.eq_ignore_ascii_case(host))
+            .filter(|i| i.conn.port == port && i.conn.host.eq_ignore_ascii_case(host))
             .count();
         if same >= IDLE_PER_HOST {
             if let Some(at) = pool
                 .iter()
-                .position(|i| i.port == port && i.host.eq_ignore_ascii_case(host))
+                .position(|i| i.conn.port == port && i.conn.host.eq_ignore_ascii_case(host))
             {
                 pool.remove(at);
             }
@@ -224,8 +225,6 @@ impl Plain {
             pool.remove(0);
         }
         pool.push(Idle {
-            host: host.to_owned(),
-            port,
             since: Instant::now(),
             conn,
         });
@@ -319,6 +318,9 @@ impl Clock {
 /// A connected socket, its input buffer (given back while empty, as the TCP transport's)
 /// and its timeouts as last set.
 pub(crate) struct Conn {
+    /// Where it goes (copied once per connection, not per request that uses it).
+    host: String,
+    port: u16,
     stream: Arc<TcpStream>,
     socket: Weak<dyn ShutdownHandle>,
     /// `buf[start..end]` is read and not consumed; `buf.len()` is its initialized size (0
@@ -328,6 +330,8 @@ pub(crate) struct Conn {
     end: usize,
     /// The input buffer's size when taken.
     size: usize,
+    /// The last request's bytes, kept (cleared) for the next one on this connection.
+    out: Vec<u8>,
     last_read: usize,
     read_timeout: Option<Duration>,
     write_timeout: Option<Duration>,
@@ -348,16 +352,19 @@ fn aborted_error() -> ureq::Error {
 }
 
 impl Conn {
-    fn new(stream: TcpStream, size: usize) -> Conn {
+    fn new(stream: TcpStream, size: usize, host: &str, port: u16) -> Conn {
         let stream = Arc::new(stream);
         let weak: Weak<TcpStream> = Arc::downgrade(&stream);
         Conn {
+            host: host.to_owned(),
+            port,
             stream,
             socket: weak,
             buf: Vec::new(),
             start: 0,
             end: 0,
             size,
+            out: Vec::new(),
             last_read: 0,
             read_timeout: None,
             write_timeout: None,
@@ -515,15 +522,16 @@ fn connect(
     if config.no_delay() {
         stream.set_nodelay(true)?;
     }
-    let conn = Conn::new(stream, plain.input_size);
+    let conn = Conn::new(stream, plain.input_size, t.host, t.port);
     conn.check_in(io)?;
     Ok(conn)
 }
 
 /// The request head ureq would write for `req` to `t` (see the module docs), and the body
 /// after it.
-fn request_bytes(plain: &Plain, req: &Req<'_>, t: &Target<'_>, stream: bool) -> Vec<u8> {
-    let mut out = Vec::with_capacity(256 + req.body.len() + req.headers.len() * 32);
+fn request_bytes(out: &mut Vec<u8>, plain: &Plain, req: &Req<'_>, t: &Target<'_>, stream: bool) {
+    out.clear();
+    out.reserve(256 + req.body.len() + req.headers.len() * 32);
     out.extend_from_slice(req.method.as_bytes());
     out.push(b' ');
     if t.slash {
@@ -565,7 +573,6 @@ fn request_bytes(plain: &Plain, req: &Req<'_>, t: &Target<'_>, stream: bool) -> 
     }
     line(b"host", t.authority.as_bytes());
     // The caller's, lower-cased and grouped by name in first-seen order (a `HeaderMap`).
-    let mut lower = String::new();
     for (i, (n, _)) in req.headers.iter().enumerate() {
         if req.headers[..i]
             .iter()
@@ -573,22 +580,22 @@ fn request_bytes(plain: &Plain, req: &Req<'_>, t: &Target<'_>, stream: bool) -> 
         {
             continue;
         }
-        lower.clear();
-        lower.push_str(n);
-        lower.make_ascii_lowercase();
         for (_, v) in req.headers[i..]
             .iter()
             .filter(|(m, _)| m.eq_ignore_ascii_case(n))
         {
-            line(lower.as_bytes(), v.as_bytes());
+            // The name lower-cased as it is written (no copy of it).
+            out.extend(n.bytes().map(|b| b.to_ascii_lowercase()));
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(v.as_bytes());
+            out.extend_from_slice(b"\r\n");
         }
     }
     if stream && !has("accept-encoding") {
-        line(b"accept-encoding", b"identity");
+        out.extend_from_slice(b"accept-encoding: identity\r\n");
     }
     out.extend_from_slice(b"\r\n");
     out.extend_from_slice(req.body);
-    out
 }
 
 /// A response head as the driver hands it on, and how its body is read.
@@ -639,8 +646,11 @@ pub(crate) fn exchange(
 ) -> Result<(Head, PlainBody), Failure> {
     let stream = matches!(budget, Budget::Stream { .. });
     let mut clock = Clock::new(budget);
-    let bytes = request_bytes(plain, req, t, stream);
     let mut conn = pooled_or_new(plain, t, &mut clock, config, io)?;
+    // Written into the connection's own buffer, kept from its last request (no allocation
+    // per pooled send).
+    let mut bytes = std::mem::take(&mut conn.out);
+    request_bytes(&mut bytes, plain, req, t, stream);
     // ureq's two phases: the head within the send-request budget, then what is left of the
     // body within the send-body one (a request the socket takes at once ends both).
     let head_len = bytes.len() - req.body.len();
@@ -655,6 +665,11 @@ pub(crate) fn exchange(
         let rest = &bytes[sent..];
         conn.write_at_least(rest, rest.len(), clock.next_timeout(Timeout::SendBody), io)?;
         clock.next_phase();
+    }
+    // Kept for the connection's next request when it may be pooled again and is small (a
+    // stream's connection is not: it would hold the buffer for the stream's life).
+    if !stream && bytes.capacity() <= KEEP_OUT {
+        conn.out = bytes;
     }
     let recv = clock.deadline(Timeout::RecvResponse);
     // ureq-proto's bounds: 128 header fields, any number of 1xx heads (the phase's
@@ -674,7 +689,7 @@ pub(crate) fn exchange(
             Err(ResponseError::UnexpectedUpgrade) => {
                 let head = switching(conn.input())
                     .ok_or_else(|| head_failure(ResponseError::UnexpectedUpgrade, seen))?;
-                return Ok((head, PlainBody::new(plain, t, None, parser, None)));
+                return Ok((head, PlainBody::new(plain, None, parser, None)));
             }
             Err(e) => return Err(head_failure(e, seen)),
         };
@@ -709,7 +724,7 @@ pub(crate) fn exchange(
     let headers = collect(&head.headers, gzip);
     let status = head.status;
     let body_deadline = clock.deadline(Timeout::RecvBody);
-    let body = PlainBody::new(plain, t, Some(conn), parser, body_deadline);
+    let body = PlainBody::new(plain, Some(conn), parser, body_deadline);
     Ok((
         Head {
             status,
@@ -782,29 +797,25 @@ impl From<std::io::Error> for Failure {
 
 /// The head's fields as ureq's `HeaderMap` hands them on (see [`Head::headers`]).
 fn collect(h: &crate::http1::Headers, gzip: bool) -> Vec<(String, String)> {
-    let mut out = Vec::with_capacity(h.len());
-    for (i, f) in h.iter().enumerate() {
-        let same = |g: &crate::http1::HeaderField<'_>| g.name.eq_ignore_ascii_case(f.name);
-        if h.iter().take(i).any(|g| same(&g)) {
+    // One pass: a field whose name came before joins the end of that name's group (most
+    // heads have no repeated name, so nothing moves); the name lower-cased in its own copy.
+    let mut out: Vec<(String, String)> = Vec::with_capacity(h.len());
+    for f in h.iter() {
+        if gzip
+            && (f.name.eq_ignore_ascii_case("content-encoding")
+                || f.name.eq_ignore_ascii_case("content-length"))
+        {
             continue;
         }
-        let mut name = Some(f.name.to_ascii_lowercase());
-        if gzip && matches!(name.as_deref(), Some("content-encoding" | "content-length")) {
-            continue;
-        }
-        let count = h.iter().skip(i).filter(|g| same(g)).count();
-        for (j, g) in h.iter().skip(i).filter(|g| same(g)).enumerate() {
-            let value = match std::str::from_utf8(g.value) {
-                Ok(text) => text.to_owned(),
-                Err(_) => String::from_utf8_lossy(g.value).into_owned(),
-            };
-            // The last value takes the name; the ones before it take copies.
-            let n = if j + 1 == count {
-                name.take()
-            } else {
-                name.clone()
-            };
-            out.push((n.unwrap_or_default(), value));
+        let value = match std::str::from_utf8(f.value) {
+            Ok(text) => text.to_owned(),
+            Err(_) => String::from_utf8_lossy(f.value).into_owned(),
+        };
+        let mut name = f.name.to_owned();
+        name.make_ascii_lowercase();
+        match out.iter().rposition(|(n, _)| *n == name) {
+            Some(last) => out.insert(last + 1, (name, value)),
+            None => out.push((name, value)),
         }
     }
     out
@@ -816,8 +827,6 @@ fn collect(h: &crate::http1::Headers, gzip: bool) -> Vec<(String, String)> {
 /// `ureq::Error`s inside `std::io::Error`, as ureq's body reader's.
 pub(crate) struct PlainBody {
     plain: Arc<Plain>,
-    host: String,
-    port: u16,
     conn: Option<Conn>,
     parser: ResponseParser,
     deadline: Option<(Instant, Timeout)>,
@@ -917,15 +926,12 @@ fn head_failure(e: ResponseError, seen: usize) -> Failure {
 impl PlainBody {
     fn new(
         plain: &Arc<Plain>,
-        t: &Target<'_>,
         conn: Option<Conn>,
         parser: ResponseParser,
         deadline: Option<(Instant, Timeout)>,
     ) -> PlainBody {
         PlainBody {
             plain: Arc::clone(plain),
-            host: t.host.to_owned(),
-            port: t.port,
             conn,
             parser,
             deadline,
@@ -977,7 +983,7 @@ impl PlainBody {
             && reusable
             && conn.start == conn.end
         {
-            self.plain.put(&self.host, self.port, conn);
+            self.plain.put(conn);
         }
     }
 }
@@ -1563,7 +1569,7 @@ mod edge_tests {
         .expect("fast path");
         for _ in 0..6 {
             let s = TcpStream::connect((target.host, target.port)).expect("connect");
-            n.plain.put(target.host, target.port, Conn::new(s, 64));
+            n.plain.put(Conn::new(s, 64, target.host, target.port));
         }
         assert_eq!(n.plain.pool.locked().len(), IDLE_PER_HOST);
     }

@@ -69,7 +69,14 @@ impl Input<'_> {
         id: RequestId,
         now: Millis,
     ) -> Result<(), InputError> {
-        feed!(self, m, id, now, state)
+        match self {
+            // The body read whole is handed over, not copied.
+            Input::Whole(r) => m
+                .handle_head(state, id, r.status, r.headers, now)
+                .and_then(|()| m.handle_body_vec(state, id, r.body, now))
+                .and_then(|()| m.handle_end(state, id, now)),
+            other => feed!(other, m, id, now, state),
+        }
     }
 
     /// Feeds this input about request `id` to a streaming call at `now`.

@@ -226,6 +226,17 @@ pub fn build(
     call: &Call<'_>,
     opts: &CallOptions<'_>,
 ) -> Result<Request, BuildError> {
+    build_with_id(iface, call, opts, opts.id.clone())
+}
+
+/// [`build`] with the JSON-RPC id given by value (`opts.id` is not read): the client's
+/// machines hand over the id they drew instead of a copy of it.
+pub(crate) fn build_with_id(
+    iface: &Interface,
+    call: &Call<'_>,
+    opts: &CallOptions<'_>,
+    id: Option<RpcId>,
+) -> Result<Request, BuildError> {
     let method = call.method();
     if !method.exists_in(iface.version) {
         return Err(BuildError::NotInVersion {
@@ -241,7 +252,7 @@ pub fn build(
     body::check(call, iface.form())?;
     let (http_method, path, body, content_type, rpc_id) = match iface.binding {
         Binding::JsonRpc => {
-            let id = opts.id.clone().ok_or(BuildError::MissingId)?;
+            let id = id.ok_or(BuildError::MissingId)?;
             let body = body::jsonrpc(call, iface.form(), iface.tenant(), &id)?;
             (
                 HttpMethod::Post,

@@ -42,12 +42,17 @@ impl Headers {
     fn push(&mut self, name: &str, value: &[u8]) {
         let (ns, vs) = (self.names.len(), self.values.len());
         self.names.push_str(name);
-        // An obs-fold (CRLF + whitespace) becomes spaces (RFC 9112 §5.2).
-        self.values.extend(
-            value
-                .iter()
-                .map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }),
-        );
+        // An obs-fold (CRLF + whitespace) becomes spaces (RFC 9112 §5.2); a value without
+        // one (nearly all) is copied whole.
+        if value.iter().any(|&b| b == b'\r' || b == b'\n') {
+            self.values.extend(
+                value
+                    .iter()
+                    .map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b }),
+            );
+        } else {
+            self.values.extend_from_slice(value);
+        }
         self.fields
             .push((ns, self.names.len(), vs, self.values.len()));
     }

@@ -7,8 +7,9 @@
  * with one foreign call and one attribute read per field:
  *   - sse_feed: one packed feed of an SSE decoder, its events as `a2a_core.Event` tuples;
  *   - outcome: an `Outcome` from `a2a_outcome_get_info` (one call for all its fields), its
- *     answer (`result`) built here too from the canonical JSON (scanned by the json module's
- *     C scanner; see "the answer" below);
+ *     answer (`result`) built here too, read straight from the canonical JSON into its
+ *     classes (see "the answer straight from its text" below; a text it does not read goes
+ *     through dicts, see "the answer");
  *   - step: one step of a call of the client machine on the reference driver's transport
  *     (`a2a_call_run`, the GIL released while it blocks, then `a2a_call_poll_event`), a
  *     stream item built as a `StreamItem` and returned as it is;
@@ -644,10 +645,265 @@ static PyObject *sp_canonical_json(PyObject *self, PyObject *text) {
   return v;
 }
 
+/* --- the answer straight from its text ---------------------------------------------------
+ * The canonical JSON's objects read into a record (a value per known key, by the key's
+ * index) instead of a dict, and each record built at once into its class: the class of a
+ * nested object follows from the key holding it (`status`, `artifact`, `message`, the items
+ * of `parts`, `artifacts` and `history`), the top one's from its `kind`. No dict is made for
+ * the answer's own objects and no key is looked up by hash (callgrind: the dicts' creation,
+ * filling, lookups and release were about a third of reading a stream item's answer).
+ * Only values the builders above take as they are (metadata, data, strings, flags) are read
+ * with jr_value. Anything else (an unknown or repeated key, a structure where a value is
+ * expected or the reverse, a missing field, a file part, an unknown kind) gives up, and the
+ * text is read by canonical_json + answer as before: the same objects or errors either way
+ * (tests/test_speedups.py compares every fixture with Python's reader). */
+typedef struct {
+  PyObject *v[K_COUNT];
+} record;
+
+static void rec_clear(record *rc) {
+  for (int k = 0; k < K_COUNT; k++) Py_CLEAR(rc->v[k]);
+}
+
+/* A record's value (new reference), None when absent. */
+static PyObject *rec_opt(const record *rc, int key) {
+  PyObject *v = rc->v[key] ? rc->v[key] : Py_None;
+  Py_INCREF(v);
+  return v;
+}
+
+/* A required value (new reference); NULL without an exception when absent. */
+static PyObject *rec_need(const record *rc, int key) {
+  Py_XINCREF(rc->v[key]);
+  return rc->v[key];
+}
+
+/* `bool(d.get(key))` */
+static PyObject *rec_flag(const record *rc, int key) {
+  int truth = rc->v[key] == NULL ? 0 : PyObject_IsTrue(rc->v[key]);
+  return truth < 0 ? NULL : new_bool(truth);
+}
+
+/* Which kind word the record's `kind` is (W_*), -1 for anything else. */
+static int rec_kind(const record *rc) {
+  PyObject *k = rc->v[K_KIND];
+  if (k == NULL) return -1;
+  for (int w = 0; w < W_COUNT; w++)
+    if (k == kind_words[w]) return w;
+  return -1;
+}
+
+/* A structured value's builder: the object after its '{' was read (a record read, then
+ * built), or the list after its '['. */
+typedef PyObject *(*rec_build)(const record *);
+static PyObject *tr_record(jreader *r, rec_build build);
+static PyObject *tr_list(jreader *r, rec_build build);
+
+static PyObject *rb_part(const record *rc) {
+  int w = rec_kind(rc);
+  if (w != W_TEXT && w != W_DATA) return NULL;
+  PyObject *v[5] = {rec_need(rc, w == W_TEXT ? K_TEXT : K_DATA), rec_opt(rc, K_METADATA),
+                    rec_opt(rc, K_MEDIA_TYPE), rec_opt(rc, K_NAME), kind_value(w)};
+  return make(w == W_TEXT ? A_TEXT : A_DATA, v);
+}
+
+static PyObject *rb_message(const record *rc) {
+  PyObject *v[7] = {rec_need(rc, K_MESSAGE_ID), rec_need(rc, K_ROLE), rec_need(rc, K_PARTS),
+                    rec_opt(rc, K_CONTEXT_ID), rec_opt(rc, K_TASK_ID), rec_opt(rc, K_METADATA),
+                    kind_value(W_MESSAGE)};
+  return make(A_MESSAGE, v);
+}
+
+static PyObject *rb_status(const record *rc) {
+  /* `message`: None (null) or a Message (read as one); an empty object gave up. */
+  PyObject *v[3] = {rec_need(rc, K_STATE), rec_opt(rc, K_MESSAGE), rec_opt(rc, K_TIMESTAMP)};
+  return make(A_STATUS, v);
+}
+
+static PyObject *rb_artifact(const record *rc) {
+  PyObject *v[5] = {rec_need(rc, K_ARTIFACT_ID), rec_need(rc, K_PARTS), rec_opt(rc, K_NAME),
+                    rec_opt(rc, K_DESCRIPTION), rec_opt(rc, K_METADATA)};
+  return make(A_ARTIFACT, v);
+}
+
+static PyObject *rb_answer(const record *rc) {
+  switch (rec_kind(rc)) {
+    case W_TASK: {
+      PyObject *v[7] = {rec_need(rc, K_ID), rec_opt(rc, K_CONTEXT_ID), rec_need(rc, K_STATUS),
+                        rec_need(rc, K_ARTIFACTS), rec_need(rc, K_HISTORY),
+                        rec_opt(rc, K_METADATA), kind_value(W_TASK)};
+      return make(A_TASK, v);
+    }
+    case W_MESSAGE:
+      return rb_message(rc);
+    case W_STATUS_UPDATE: {
+      PyObject *v[6] = {rec_need(rc, K_TASK_ID), rec_opt(rc, K_CONTEXT_ID), rec_need(rc, K_STATUS),
+                        rec_flag(rc, K_FINAL), rec_opt(rc, K_METADATA), kind_value(W_STATUS_UPDATE)};
+      return make(A_STATUS_UPDATE, v);
+    }
+    case W_ARTIFACT_UPDATE: {
+      PyObject *v[7] = {rec_need(rc, K_TASK_ID), rec_opt(rc, K_CONTEXT_ID), rec_need(rc, K_ARTIFACT),
+                        rec_flag(rc, K_APPEND), rec_flag(rc, K_LAST_CHUNK), rec_opt(rc, K_METADATA),
+                        kind_value(W_ARTIFACT_UPDATE)};
+      return make(A_ARTIFACT_UPDATE, v);
+    }
+    default:
+      return NULL;
+  }
+}
+
+/* The known key whose opening quote was read, as its index; -1 (given up) for any other. */
+static int tr_key(jreader *r) {
+  const char *start = r->p, *q = r->p;
+  while (q < r->end && *q != '"' && *q != '\\') q++;
+  if (q >= r->end || *q != '"') return -1;
+  Py_ssize_t n = q - start;
+  if (n == 0 || n > KEY_BY_LEN_MAX) return -1;
+  for (const signed char *k = key_by_len[n]; *k >= 0; k++)
+    if (KEY_NAMES[*k][0] == start[0] && memcmp(KEY_NAMES[*k], start, (size_t)n) == 0) {
+      r->p = q + 1;
+      return *k;
+    }
+  return -1;
+}
+
+/* A `kind` value: the interned kind word when it is one (as rec_kind compares), else the
+ * string as jr_value reads it. */
+static PyObject *tr_kind(jreader *r) {
+  jr_space(r);
+  if (r->p < r->end && *r->p == '"') {
+    const char *start = r->p + 1, *q = start;
+    while (q < r->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20) q++;
+    if (q < r->end && *q == '"') {
+      size_t n = (size_t)(q - start);
+      for (int w = 0; w < W_COUNT; w++)
+        if (strlen(KIND_WORDS[w]) == n && memcmp(KIND_WORDS[w], start, n) == 0) {
+          r->p = q + 1;
+          return kind_value(w);
+        }
+    }
+  }
+  return jr_value(r);
+}
+
+/* A member's value by its key: a structure of the answer built as its class, else as
+ * jr_value reads it. NULL: given up (r->bail) or an error. */
+static PyObject *tr_member(jreader *r, int key) {
+  rec_build one = NULL, many = NULL;
+  switch (key) {
+    case K_KIND: return tr_kind(r);
+    case K_STATUS: one = rb_status; break;
+    case K_ARTIFACT: one = rb_artifact; break;
+    case K_MESSAGE:
+      one = rb_message;
+      if (jr_take(r, 'n')) {
+        r->p--;
+        return jr_value(r); /* null, or gives up */
+      }
+      break;
+    case K_PARTS: many = rb_part; break;
+    case K_ARTIFACTS: many = rb_artifact; break;
+    case K_HISTORY: many = rb_message; break;
+    default: return jr_value(r);
+  }
+  if (one != NULL) return jr_take(r, '{') ? tr_record(r, one) : jr_give_up(r);
+  return jr_take(r, '[') ? tr_list(r, many) : jr_give_up(r);
+}
+
+static PyObject *tr_record(jreader *r, rec_build build) {
+  if (++r->depth > 64) return jr_give_up(r);
+  record rc;
+  memset(&rc, 0, sizeof rc);
+  PyObject *out = NULL;
+  if (!jr_take(r, '}')) {
+    for (;;) {
+      int key = jr_take(r, '"') ? tr_key(r) : -1;
+      if (key < 0 || rc.v[key] != NULL || !jr_take(r, ':')) {
+        r->bail = true;
+        goto done;
+      }
+      rc.v[key] = tr_member(r, key);
+      if (rc.v[key] == NULL) goto done;
+      int next = jr_next(r, '}');
+      if (next == 0) break;
+      if (next < 0) goto done;
+    }
+  }
+  out = build(&rc);
+  if (out == NULL && !PyErr_Occurred()) r->bail = true;
+done:
+  rec_clear(&rc);
+  r->depth--;
+  return out;
+}
+
+/* The list after its '[' as a tuple of its objects, each read with tr_record. */
+static PyObject *tr_list(jreader *r, rec_build build) {
+  PyObject *items[16], **all = items;
+  Py_ssize_t n = 0, cap = 16;
+  PyObject *out = NULL;
+  if (!jr_take(r, ']')) {
+    for (;;) {
+      PyObject *x = jr_take(r, '{') ? tr_record(r, build) : jr_give_up(r);
+      if (x == NULL) goto done;
+      if (n == cap) {
+        PyObject **grown = PyMem_Malloc(sizeof(PyObject *) * (size_t)cap * 2);
+        if (grown == NULL) {
+          Py_DECREF(x);
+          PyErr_NoMemory();
+          goto done;
+        }
+        memcpy(grown, all, sizeof(PyObject *) * (size_t)n);
+        if (all != items) PyMem_Free(all);
+        all = grown;
+        cap *= 2;
+      }
+      all[n++] = x;
+      int next = jr_next(r, ']');
+      if (next == 0) break;
+      if (next < 0) goto done;
+    }
+  }
+  out = PyTuple_New(n);
+  if (out != NULL) {
+    for (Py_ssize_t k = 0; k < n; k++) PyTuple_SetItem(out, k, all[k]); /* steals */
+    n = 0;
+  }
+done:
+  for (Py_ssize_t k = 0; k < n; k++) Py_DECREF(all[k]);
+  if (all != items) PyMem_Free(all);
+  return out;
+}
+
+/* The answer read straight from the text; NULL with no exception set when it gave up. */
+static PyObject *typed_answer(PyObject *text) {
+  if (answer_cls[A_TASK] == NULL) return NULL;
+  Py_ssize_t len;
+  const char *utf8 = PyUnicode_AsUTF8AndSize(text, &len); /* kept by `text` */
+  if (utf8 == NULL) {
+    PyErr_Clear();
+    return NULL;
+  }
+  jreader r = {utf8, utf8 + len, 0, false};
+  PyObject *v = jr_take(&r, '{') ? tr_record(&r, rb_answer) : NULL;
+  if (v != NULL) {
+    jr_space(&r);
+    if (r.p == r.end) return v;
+    Py_DECREF(v);
+    return NULL;
+  }
+  /* Given up, or a str's own UTF-8 refused (never, as in canonical_json): the other path
+   * reads it. Any other exception is a real error. */
+  if (PyErr_Occurred() && (r.bail || PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))) PyErr_Clear();
+  return NULL;
+}
+
 /* The answer from its canonical JSON text: parsed by the json module's scanner (the value
  * must fill the text), built here; whatever is not read or built here goes to read_answer
  * (Python's reader of the text), so both paths give the same objects and errors. */
 static PyObject *answer_from_text(PyObject *text) {
+  PyObject *typed = typed_answer(text);
+  if (typed != NULL || PyErr_Occurred()) return typed;
   PyObject *parsed = canonical_json(text);
   if (parsed != NULL) {
     PyObject *a = answer(parsed);

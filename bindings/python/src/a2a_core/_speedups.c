@@ -141,6 +141,47 @@ static PyObject *view_str(a2a_str v) {
   return PyUnicode_DecodeUTF8(v.ptr, (Py_ssize_t)v.len, "replace");
 }
 
+/* The last task id and context id made into str, kept: every item of a stream carries the
+ * same two, in its Outcome and again in its answer (callgrind: four UTF-8 decodes and
+ * releases per stream item, about 1.6k instructions). Only printable ASCII text is kept, for
+ * which the strict and the lossy decodes give the same str. Held under the GIL. */
+#define MEMO_MAX 64
+typedef struct {
+  PyObject *s;
+  Py_ssize_t n;
+  char b[MEMO_MAX];
+} str_memo;
+static str_memo memo_task_id, memo_context_id;
+
+/* `p[0..n)` as str, from `m` when it holds that text; NULL (no exception) when the text is
+ * not printable ASCII of 1..MEMO_MAX bytes (the caller decodes it itself). */
+static PyObject *memo_str(str_memo *m, const char *p, Py_ssize_t n) {
+  if (n <= 0 || n > MEMO_MAX) return NULL;
+  if (m->s != NULL && m->n == n && memcmp(m->b, p, (size_t)n) == 0) {
+    Py_INCREF(m->s);
+    return m->s;
+  }
+  for (Py_ssize_t k = 0; k < n; k++)
+    if ((unsigned char)p[k] < 0x20 || (unsigned char)p[k] > 0x7e) return NULL;
+  PyObject *s = PyUnicode_DecodeUTF8(p, n, "strict");
+  if (s == NULL) {
+    PyErr_Clear();
+    return NULL;
+  }
+  Py_XDECREF(m->s);
+  Py_INCREF(s);
+  m->s = s;
+  m->n = n;
+  memcpy(m->b, p, (size_t)n);
+  return s;
+}
+
+/* view_str through a memo. */
+static PyObject *memo_view(str_memo *m, a2a_str v) {
+  PyObject *s = v.ptr != NULL ? memo_str(m, v.ptr, (Py_ssize_t)v.len) : NULL;
+  return s != NULL ? s : view_str(v);
+}
+
 /* The member for C number `n` of a vocabulary table (KeyError for a number the package
  * does not know, as a2a_core.vocab._word raises). */
 static PyObject *word(PyObject *table, unsigned long n) {
@@ -786,12 +827,31 @@ static PyObject *tr_kind(jreader *r) {
   return jr_value(r);
 }
 
+/* A string value with no escape through a memo, else as jr_value reads it. */
+static PyObject *tr_memo(jreader *r, str_memo *m) {
+  jr_space(r);
+  if (r->p < r->end && *r->p == '"') {
+    const char *start = r->p + 1, *q = start;
+    while (q < r->end && *q != '"' && *q != '\\') q++;
+    if (q < r->end && *q == '"') {
+      PyObject *s = memo_str(m, start, q - start);
+      if (s != NULL) {
+        r->p = q + 1;
+        return s;
+      }
+    }
+  }
+  return jr_value(r);
+}
+
 /* A member's value by its key: a structure of the answer built as its class, else as
  * jr_value reads it. NULL: given up (r->bail) or an error. */
 static PyObject *tr_member(jreader *r, int key) {
   rec_build one = NULL, many = NULL;
   switch (key) {
     case K_KIND: return tr_kind(r);
+    case K_TASK_ID: return tr_memo(r, &memo_task_id);
+    case K_CONTEXT_ID: return tr_memo(r, &memo_context_id);
     case K_STATUS: one = rb_status; break;
     case K_ARTIFACT: one = rb_artifact; break;
     case K_MESSAGE:
@@ -1010,8 +1070,8 @@ static PyObject *outcome_from(const a2a_outcome *ptr, PyObject *owned) {
   v[O_MESSAGE] = view_str(i.message);
   v[O_STATE] = opt_word(t_state, i.has_state, i.state);
   v[O_TERMINAL] = new_bool(i.terminal);
-  v[O_TASK_ID] = view_str(i.task_id);
-  v[O_CONTEXT_ID] = view_str(i.context_id);
+  v[O_TASK_ID] = memo_view(&memo_task_id, i.task_id);
+  v[O_CONTEXT_ID] = memo_view(&memo_context_id, i.context_id);
   v[O_TEXT] = view_str(i.text);
   v[O_ERROR_ID] = view_str(i.error_id);
   v[O_RETRY] = word(t_retry, i.retry);

@@ -184,7 +184,43 @@ static PyObject *memo_view(str_memo *m, a2a_str v) {
 
 /* The member for C number `n` of a vocabulary table (KeyError for a number the package
  * does not know, as a2a_core.vocab._word raises). */
+/* The members already looked up, per table (its first WORD_MEMO numbers; cleared by setup,
+ * which replaces the tables): every stream item's Outcome reads five of them (callgrind: a
+ * dict lookup each, about 110 instructions). */
+#define WORD_MEMO 32
+static struct {
+  PyObject *table;
+  PyObject *v[WORD_MEMO];
+} word_memos[8];
+
+static void word_memos_clear(void) {
+  for (size_t t = 0; t < sizeof word_memos / sizeof word_memos[0]; t++) {
+    for (int k = 0; k < WORD_MEMO; k++) Py_CLEAR(word_memos[t].v[k]);
+    word_memos[t].table = NULL;
+  }
+}
+
+static PyObject *word_lookup(PyObject *table, unsigned long n);
+
 static PyObject *word(PyObject *table, unsigned long n) {
+  if (n >= WORD_MEMO) return word_lookup(table, n);
+  size_t t = 0, count = sizeof word_memos / sizeof word_memos[0];
+  while (t < count && word_memos[t].table != table && word_memos[t].table != NULL) t++;
+  if (t == count) return word_lookup(table, n);
+  word_memos[t].table = table;
+  PyObject *v = word_memos[t].v[n];
+  if (v == NULL) {
+    v = word_lookup(table, n);
+    if (v == NULL) return NULL;
+    Py_INCREF(v);
+    word_memos[t].v[n] = v;
+    return v;
+  }
+  Py_INCREF(v);
+  return v;
+}
+
+static PyObject *word_lookup(PyObject *table, unsigned long n) {
   PyObject *key = PyLong_FromUnsignedLong(n);
   if (key == NULL) return NULL;
   PyObject *v = PyDict_GetItemWithError(table, key); /* borrowed */
@@ -1609,6 +1645,7 @@ static PyObject *sp_setup(PyObject *self, PyObject *args) {
     }
     replace(slots[k], t);
   }
+  word_memos_clear();
   replace(&outcome_cls, oc);
   replace(&stream_item_cls, ic);
   bind(&outcome_set, oc, outcome_names, O_COUNT);

@@ -800,36 +800,51 @@ static PyObject *sp_canonical_json(PyObject *self, PyObject *text) {
  * expected or the reverse, a missing field, a file part, an unknown kind) gives up, and the
  * text is read by canonical_json + answer as before: the same objects or errors either way
  * (tests/test_speedups.py compares every fixture with Python's reader). */
+/* K_COUNT <= 32: a record's keys fit its mask (checked at compile time). */
+typedef char record_mask_fits[K_COUNT <= 32 ? 1 : -1];
+/* `v[key]` is set when bit `key` of `has` is (the rest is never read: not cleared). */
 typedef struct {
+  uint32_t has;
   PyObject *v[K_COUNT];
 } record;
 
 static void rec_clear(record *rc) {
-  for (int k = 0; k < K_COUNT; k++) Py_CLEAR(rc->v[k]);
+  uint32_t h = rc->has;
+  for (int k = 0; h != 0; k++, h >>= 1)
+    if (h & 1u) Py_DECREF(rc->v[k]);
+  rc->has = 0;
+}
+
+/* A record's value (borrowed), NULL when absent. */
+static PyObject *rec_get(const record *rc, int key) {
+  return (rc->has >> key) & 1u ? rc->v[key] : NULL;
 }
 
 /* A record's value (new reference), None when absent. */
 static PyObject *rec_opt(const record *rc, int key) {
-  PyObject *v = rc->v[key] ? rc->v[key] : Py_None;
+  PyObject *v = rec_get(rc, key);
+  if (v == NULL) v = Py_None;
   Py_INCREF(v);
   return v;
 }
 
 /* A required value (new reference); NULL without an exception when absent. */
 static PyObject *rec_need(const record *rc, int key) {
-  Py_XINCREF(rc->v[key]);
-  return rc->v[key];
+  PyObject *v = rec_get(rc, key);
+  Py_XINCREF(v);
+  return v;
 }
 
 /* `bool(d.get(key))` */
 static PyObject *rec_flag(const record *rc, int key) {
-  int truth = rc->v[key] == NULL ? 0 : PyObject_IsTrue(rc->v[key]);
+  PyObject *v = rec_get(rc, key);
+  int truth = v == NULL ? 0 : v == Py_False ? 0 : v == Py_True ? 1 : PyObject_IsTrue(v);
   return truth < 0 ? NULL : new_bool(truth);
 }
 
 /* Which kind word the record's `kind` is (W_*), -1 for anything else. */
 static int rec_kind(const record *rc) {
-  PyObject *k = rc->v[K_KIND];
+  PyObject *k = rec_get(rc, K_KIND);
   if (k == NULL) return -1;
   for (int w = 0; w < W_COUNT; w++)
     if (k == kind_words[w]) return w;
@@ -966,7 +981,13 @@ static PyObject *tr_member(jreader *r, int key) {
     case K_PARTS: many = rb_part; break;
     case K_ARTIFACTS: many = rb_artifact; break;
     case K_HISTORY: many = rb_message; break;
-    default: return jr_value(r);
+    default:
+      jr_space(r);
+      if (r->end - r->p >= 4 && memcmp(r->p, "null", 4) == 0) {
+        r->p += 4;
+        Py_RETURN_NONE;
+      }
+      return jr_value(r);
   }
   if (one != NULL) return jr_take(r, '{') ? tr_record(r, one) : jr_give_up(r);
   return jr_take(r, '[') ? tr_list(r, many) : jr_give_up(r);
@@ -975,17 +996,19 @@ static PyObject *tr_member(jreader *r, int key) {
 static PyObject *tr_record(jreader *r, rec_build build) {
   if (++r->depth > 64) return jr_give_up(r);
   record rc;
-  memset(&rc, 0, sizeof rc);
+  rc.has = 0;
   PyObject *out = NULL;
   if (!jr_take(r, '}')) {
     for (;;) {
       int key = jr_take(r, '"') ? tr_key(r) : -1;
-      if (key < 0 || rc.v[key] != NULL || !jr_take(r, ':')) {
+      if (key < 0 || ((rc.has >> key) & 1u) || !jr_take(r, ':')) {
         r->bail = true;
         goto done;
       }
-      rc.v[key] = tr_member(r, key);
-      if (rc.v[key] == NULL) goto done;
+      PyObject *v = tr_member(r, key);
+      if (v == NULL) goto done;
+      rc.v[key] = v;
+      rc.has |= 1u << key;
       int next = jr_next(r, '}');
       if (next == 0) break;
       if (next < 0) goto done;

@@ -403,6 +403,36 @@ def _answer_texts() -> list[tuple[str, str]]:
     out.append(('whitespace around the value', ' {"kind":"message","message_id":"m",'
                 '"role":"r","parts":[]} '))
     out.append(('not JSON', '{"kind":'))
+    # Shapes the compiled reader of the text gives up on (the dict path then reads them):
+    # a repeated key (the last one counts), a key no class has, a structure where a value
+    # was expected and the reverse, an escaped kind, a stream item's usual text with spaces.
+    upd = ('{"append":false,"artifact":{"artifact_id":"chunk-0","description":null,'
+           '"metadata":null,"name":null,"parts":[{"kind":"text","media_type":null,'
+           '"metadata":null,"name":null,"text":"chunk 0"}]},"context_id":"c-1",'
+           '"kind":"artifact-update","last_chunk":true,"metadata":null,"task_id":"t-1"}')
+    out += [
+        ('stream chunk', upd),
+        ('stream chunk, spaced', upd.replace(',', ' , ').replace(':', ' : ')),
+        ('repeated key', upd.replace('"append":false', '"append":false,"append":true')),
+        ('repeated kind', upd.replace('"kind":"artifact-update"',
+                                      '"kind":"task","kind":"artifact-update"')),
+        ('unknown key', upd.replace('"append":false', '"appendix":1,"append":false')),
+        ('artifact null', '{"kind":"artifact-update","task_id":"t","artifact":null}'),
+        ('parts an object', upd.replace('"parts":[', '"parts":[[').replace(']}', ']]}')),
+        ('status message false', '{"kind":"status-update","task_id":"t","status":'
+                                 '{"state":"x","message":false}}'),
+        ('status message a str', '{"kind":"status-update","task_id":"t","status":'
+                                 '{"state":"x","message":"m"}}'),
+        ('escaped kind', upd.replace('"kind":"text"', '"kind":"te\\u0078t"')),
+        ('escaped ids', upd.replace('"t-1"', '"t\\"1"').replace('"c-1"', '"c\\u00e9"')),
+        ('non-ASCII ids', upd.replace('"t-1"', '"t\u00e9"').replace('"c-1"', '"\u4e2d"')),
+        ('task with history', '{"artifacts":[],"context_id":"c","history":[{"context_id":"c",'
+                              '"kind":"message","message_id":"m","metadata":null,"parts":[],'
+                              '"role":"user","task_id":"t","text":null}],"id":"t",'
+                              '"kind":"task","metadata":{"a":[1,{"b":null}]},"status":'
+                              '{"message":null,"state":"submitted","timestamp":null},'
+                              '"text":null}'),
+    ]
     return out
 
 

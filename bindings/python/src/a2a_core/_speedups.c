@@ -7,8 +7,9 @@
  * with one foreign call and one attribute read per field:
  *   - sse_feed: one packed feed of an SSE decoder, its events as `a2a_core.Event` tuples;
  *   - outcome: an `Outcome` from `a2a_outcome_get_info` (one call for all its fields), its
- *     answer (`result`) built here too from the canonical JSON (scanned by the json module's
- *     C scanner; see "the answer" below);
+ *     answer (`result`) built here too, read straight from the canonical JSON into its
+ *     classes (see "the answer straight from its text" below; a text it does not read goes
+ *     through dicts, see "the answer");
  *   - step: one step of a call of the client machine on the reference driver's transport
  *     (`a2a_call_run`, the GIL released while it blocks, then `a2a_call_poll_event`), a
  *     stream item built as a `StreamItem` and returned as it is;
@@ -140,9 +141,86 @@ static PyObject *view_str(a2a_str v) {
   return PyUnicode_DecodeUTF8(v.ptr, (Py_ssize_t)v.len, "replace");
 }
 
+/* The last task id and context id made into str, kept: every item of a stream carries the
+ * same two, in its Outcome and again in its answer (callgrind: four UTF-8 decodes and
+ * releases per stream item, about 1.6k instructions). Only printable ASCII text is kept, for
+ * which the strict and the lossy decodes give the same str. Held under the GIL. */
+#define MEMO_MAX 64
+typedef struct {
+  PyObject *s;
+  Py_ssize_t n;
+  char b[MEMO_MAX];
+} str_memo;
+static str_memo memo_task_id, memo_context_id;
+
+/* `p[0..n)` as str, from `m` when it holds that text; NULL (no exception) when the text is
+ * not printable ASCII of 1..MEMO_MAX bytes (the caller decodes it itself). */
+static PyObject *memo_str(str_memo *m, const char *p, Py_ssize_t n) {
+  if (n <= 0 || n > MEMO_MAX) return NULL;
+  if (m->s != NULL && m->n == n && memcmp(m->b, p, (size_t)n) == 0) {
+    Py_INCREF(m->s);
+    return m->s;
+  }
+  for (Py_ssize_t k = 0; k < n; k++)
+    if ((unsigned char)p[k] < 0x20 || (unsigned char)p[k] > 0x7e) return NULL;
+  PyObject *s = PyUnicode_DecodeUTF8(p, n, "strict");
+  if (s == NULL) {
+    PyErr_Clear();
+    return NULL;
+  }
+  Py_XDECREF(m->s);
+  Py_INCREF(s);
+  m->s = s;
+  m->n = n;
+  memcpy(m->b, p, (size_t)n);
+  return s;
+}
+
+/* view_str through a memo. */
+static PyObject *memo_view(str_memo *m, a2a_str v) {
+  PyObject *s = v.ptr != NULL ? memo_str(m, v.ptr, (Py_ssize_t)v.len) : NULL;
+  return s != NULL ? s : view_str(v);
+}
+
 /* The member for C number `n` of a vocabulary table (KeyError for a number the package
  * does not know, as a2a_core.vocab._word raises). */
+/* The members already looked up, per table (its first WORD_MEMO numbers; cleared by setup,
+ * which replaces the tables): every stream item's Outcome reads five of them (callgrind: a
+ * dict lookup each, about 110 instructions). */
+#define WORD_MEMO 32
+static struct {
+  PyObject *table;
+  PyObject *v[WORD_MEMO];
+} word_memos[8];
+
+static void word_memos_clear(void) {
+  for (size_t t = 0; t < sizeof word_memos / sizeof word_memos[0]; t++) {
+    for (int k = 0; k < WORD_MEMO; k++) Py_CLEAR(word_memos[t].v[k]);
+    word_memos[t].table = NULL;
+  }
+}
+
+static PyObject *word_lookup(PyObject *table, unsigned long n);
+
 static PyObject *word(PyObject *table, unsigned long n) {
+  if (n >= WORD_MEMO) return word_lookup(table, n);
+  size_t t = 0, count = sizeof word_memos / sizeof word_memos[0];
+  while (t < count && word_memos[t].table != table && word_memos[t].table != NULL) t++;
+  if (t == count) return word_lookup(table, n);
+  word_memos[t].table = table;
+  PyObject *v = word_memos[t].v[n];
+  if (v == NULL) {
+    v = word_lookup(table, n);
+    if (v == NULL) return NULL;
+    Py_INCREF(v);
+    word_memos[t].v[n] = v;
+    return v;
+  }
+  Py_INCREF(v);
+  return v;
+}
+
+static PyObject *word_lookup(PyObject *table, unsigned long n) {
   PyObject *key = PyLong_FromUnsignedLong(n);
   if (key == NULL) return NULL;
   PyObject *v = PyDict_GetItemWithError(table, key); /* borrowed */
@@ -168,12 +246,65 @@ typedef struct {
   PyObject *descr[MAX_FIELDS];
   descrsetfunc set[MAX_FIELDS];
   int n;
+  /* Where each field's slot lies in an instance (found by `find_slots`), or `direct` false:
+   * the setters are called. */
+  Py_ssize_t off[MAX_FIELDS];
+  bool direct;
 } setters;
 static setters outcome_set, item_set;
 
 static void unbind(setters *st) {
   for (int k = 0; k < st->n; k++) Py_CLEAR(st->descr[k]);
   st->n = 0;
+  st->direct = false;
+}
+
+/* Finds where each bound field's slot lies in an instance of `cls`: a fresh instance (every
+ * slot NULL) has each field set in turn, through its own setter, to a marker, and its memory
+ * after the object header (up to the class's __basicsize__) searched for that pointer; the
+ * field is deleted again through the setter and its slot must then read NULL. Only when
+ * every field is found once, at offsets of its own, are the slots written directly (a fresh
+ * instance's field set is then one store: callgrind, the setters' checks were about 2.8k
+ * instructions per stream item for its ~50 fields). */
+static void find_slots(setters *st, PyObject *cls) {
+  st->direct = false;
+  PyObject *size = PyObject_GetAttrString(cls, "__basicsize__");
+  Py_ssize_t basic = size ? PyLong_AsSsize_t(size) : -1;
+  Py_XDECREF(size);
+  allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)cls, Py_tp_alloc);
+  PyObject *mark = PyList_New(0);
+  PyObject *probe = (basic > 0 && alloc != NULL && mark != NULL) ? alloc((PyTypeObject *)cls, 0) : NULL;
+  bool ok = probe != NULL;
+  const Py_ssize_t first = (Py_ssize_t)sizeof(PyObject), step = (Py_ssize_t)sizeof(PyObject *);
+  for (int k = 0; ok && k < st->n; k++) {
+    Py_ssize_t found = -1;
+    if (st->set[k](st->descr[k], probe, mark) < 0) {
+      ok = false;
+      break;
+    }
+    for (Py_ssize_t at = first; at + step <= basic; at += step) {
+      PyObject *v;
+      memcpy(&v, (char *)probe + at, sizeof v);
+      if (v == mark) {
+        if (found >= 0) ok = false;
+        found = at;
+      }
+    }
+    if (st->set[k](st->descr[k], probe, NULL) < 0) ok = false;
+    if (found < 0) ok = false;
+    if (ok) {
+      PyObject *v;
+      memcpy(&v, (char *)probe + found, sizeof v);
+      if (v != NULL) ok = false;
+      for (int j = 0; j < k; j++)
+        if (st->off[j] == found) ok = false;
+      st->off[k] = found;
+    }
+  }
+  if (PyErr_Occurred()) PyErr_Clear();
+  Py_XDECREF(probe);
+  Py_XDECREF(mark);
+  st->direct = ok;
 }
 
 static void bind(setters *st, PyObject *cls, PyObject **names, int n) {
@@ -192,15 +323,28 @@ static void bind(setters *st, PyObject *cls, PyObject **names, int n) {
     st->set[k] = f;
   }
   st->n = n;
+  find_slots(st, cls);
 }
 
-/* Sets the slots of a frozen dataclass instance through the slot descriptors (bypassing
+/* Sets the slots of a fresh frozen dataclass instance (its slots all NULL) directly where
+ * find_slots found them, else through the slot descriptors (bypassing
  * the class's refusing __setattr__, as object.__setattr__ does in the dataclass's own
  * __init__): the bound setters of `st` when bound, else PyObject_GenericSetAttr. Steals
  * every value. */
 static int set_all(PyObject *obj, PyObject **names, const setters *st, PyObject **values, int n) {
   int rc = 0;
   bool bound = st != NULL && st->n == n;
+  if (bound && st->direct) {
+    /* A fresh instance: every slot NULL, each value stored where its setter would. */
+    for (int k = 0; k < n; k++)
+      if (values[k] == NULL) rc = -1;
+    if (rc == 0) {
+      for (int k = 0; k < n; k++) memcpy((char *)obj + st->off[k], &values[k], sizeof values[k]);
+      return 0;
+    }
+    for (int k = 0; k < n; k++) Py_XDECREF(values[k]);
+    return -1;
+  }
   for (int k = 0; k < n; k++) {
     if (rc == 0 && (values[k] == NULL ||
                     (bound ? st->set[k](st->descr[k], obj, values[k])
@@ -644,10 +788,307 @@ static PyObject *sp_canonical_json(PyObject *self, PyObject *text) {
   return v;
 }
 
+/* --- the answer straight from its text ---------------------------------------------------
+ * The canonical JSON's objects read into a record (a value per known key, by the key's
+ * index) instead of a dict, and each record built at once into its class: the class of a
+ * nested object follows from the key holding it (`status`, `artifact`, `message`, the items
+ * of `parts`, `artifacts` and `history`), the top one's from its `kind`. No dict is made for
+ * the answer's own objects and no key is looked up by hash (callgrind: the dicts' creation,
+ * filling, lookups and release were about a third of reading a stream item's answer).
+ * Only values the builders above take as they are (metadata, data, strings, flags) are read
+ * with jr_value. Anything else (an unknown or repeated key, a structure where a value is
+ * expected or the reverse, a missing field, a file part, an unknown kind) gives up, and the
+ * text is read by canonical_json + answer as before: the same objects or errors either way
+ * (tests/test_speedups.py compares every fixture with Python's reader). */
+/* K_COUNT <= 32: a record's keys fit its mask (checked at compile time). */
+typedef char record_mask_fits[K_COUNT <= 32 ? 1 : -1];
+/* `v[key]` is set when bit `key` of `has` is (the rest is never read: not cleared). */
+typedef struct {
+  uint32_t has;
+  PyObject *v[K_COUNT];
+} record;
+
+static void rec_clear(record *rc) {
+  uint32_t h = rc->has;
+  for (int k = 0; h != 0; k++, h >>= 1)
+    if (h & 1u) Py_DECREF(rc->v[k]);
+  rc->has = 0;
+}
+
+/* A record's value (borrowed), NULL when absent. */
+static PyObject *rec_get(const record *rc, int key) {
+  return (rc->has >> key) & 1u ? rc->v[key] : NULL;
+}
+
+/* A record's value (new reference), None when absent. */
+static PyObject *rec_opt(const record *rc, int key) {
+  PyObject *v = rec_get(rc, key);
+  if (v == NULL) v = Py_None;
+  Py_INCREF(v);
+  return v;
+}
+
+/* A required value (new reference); NULL without an exception when absent. */
+static PyObject *rec_need(const record *rc, int key) {
+  PyObject *v = rec_get(rc, key);
+  Py_XINCREF(v);
+  return v;
+}
+
+/* `bool(d.get(key))` */
+static PyObject *rec_flag(const record *rc, int key) {
+  PyObject *v = rec_get(rc, key);
+  int truth = v == NULL ? 0 : v == Py_False ? 0 : v == Py_True ? 1 : PyObject_IsTrue(v);
+  return truth < 0 ? NULL : new_bool(truth);
+}
+
+/* Which kind word the record's `kind` is (W_*), -1 for anything else. */
+static int rec_kind(const record *rc) {
+  PyObject *k = rec_get(rc, K_KIND);
+  if (k == NULL) return -1;
+  for (int w = 0; w < W_COUNT; w++)
+    if (k == kind_words[w]) return w;
+  return -1;
+}
+
+/* A structured value's builder: the object after its '{' was read (a record read, then
+ * built), or the list after its '['. */
+typedef PyObject *(*rec_build)(const record *);
+static PyObject *tr_record(jreader *r, rec_build build);
+static PyObject *tr_list(jreader *r, rec_build build);
+
+static PyObject *rb_part(const record *rc) {
+  int w = rec_kind(rc);
+  if (w != W_TEXT && w != W_DATA) return NULL;
+  PyObject *v[5] = {rec_need(rc, w == W_TEXT ? K_TEXT : K_DATA), rec_opt(rc, K_METADATA),
+                    rec_opt(rc, K_MEDIA_TYPE), rec_opt(rc, K_NAME), kind_value(w)};
+  return make(w == W_TEXT ? A_TEXT : A_DATA, v);
+}
+
+static PyObject *rb_message(const record *rc) {
+  PyObject *v[7] = {rec_need(rc, K_MESSAGE_ID), rec_need(rc, K_ROLE), rec_need(rc, K_PARTS),
+                    rec_opt(rc, K_CONTEXT_ID), rec_opt(rc, K_TASK_ID), rec_opt(rc, K_METADATA),
+                    kind_value(W_MESSAGE)};
+  return make(A_MESSAGE, v);
+}
+
+static PyObject *rb_status(const record *rc) {
+  /* `message`: None (null) or a Message (read as one); an empty object gave up. */
+  PyObject *v[3] = {rec_need(rc, K_STATE), rec_opt(rc, K_MESSAGE), rec_opt(rc, K_TIMESTAMP)};
+  return make(A_STATUS, v);
+}
+
+static PyObject *rb_artifact(const record *rc) {
+  PyObject *v[5] = {rec_need(rc, K_ARTIFACT_ID), rec_need(rc, K_PARTS), rec_opt(rc, K_NAME),
+                    rec_opt(rc, K_DESCRIPTION), rec_opt(rc, K_METADATA)};
+  return make(A_ARTIFACT, v);
+}
+
+static PyObject *rb_answer(const record *rc) {
+  switch (rec_kind(rc)) {
+    case W_TASK: {
+      PyObject *v[7] = {rec_need(rc, K_ID), rec_opt(rc, K_CONTEXT_ID), rec_need(rc, K_STATUS),
+                        rec_need(rc, K_ARTIFACTS), rec_need(rc, K_HISTORY),
+                        rec_opt(rc, K_METADATA), kind_value(W_TASK)};
+      return make(A_TASK, v);
+    }
+    case W_MESSAGE:
+      return rb_message(rc);
+    case W_STATUS_UPDATE: {
+      PyObject *v[6] = {rec_need(rc, K_TASK_ID), rec_opt(rc, K_CONTEXT_ID), rec_need(rc, K_STATUS),
+                        rec_flag(rc, K_FINAL), rec_opt(rc, K_METADATA), kind_value(W_STATUS_UPDATE)};
+      return make(A_STATUS_UPDATE, v);
+    }
+    case W_ARTIFACT_UPDATE: {
+      PyObject *v[7] = {rec_need(rc, K_TASK_ID), rec_opt(rc, K_CONTEXT_ID), rec_need(rc, K_ARTIFACT),
+                        rec_flag(rc, K_APPEND), rec_flag(rc, K_LAST_CHUNK), rec_opt(rc, K_METADATA),
+                        kind_value(W_ARTIFACT_UPDATE)};
+      return make(A_ARTIFACT_UPDATE, v);
+    }
+    default:
+      return NULL;
+  }
+}
+
+/* The known key whose opening quote was read, as its index; -1 (given up) for any other. */
+static int tr_key(jreader *r) {
+  const char *start = r->p, *q = r->p;
+  while (q < r->end && *q != '"' && *q != '\\') q++;
+  if (q >= r->end || *q != '"') return -1;
+  Py_ssize_t n = q - start;
+  if (n == 0 || n > KEY_BY_LEN_MAX) return -1;
+  for (const signed char *k = key_by_len[n]; *k >= 0; k++)
+    if (KEY_NAMES[*k][0] == start[0] && memcmp(KEY_NAMES[*k], start, (size_t)n) == 0) {
+      r->p = q + 1;
+      return *k;
+    }
+  return -1;
+}
+
+/* A `kind` value: the interned kind word when it is one (as rec_kind compares), else the
+ * string as jr_value reads it. */
+static PyObject *tr_kind(jreader *r) {
+  jr_space(r);
+  if (r->p < r->end && *r->p == '"') {
+    const char *start = r->p + 1, *q = start;
+    while (q < r->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20) q++;
+    if (q < r->end && *q == '"') {
+      size_t n = (size_t)(q - start);
+      for (int w = 0; w < W_COUNT; w++)
+        if (strlen(KIND_WORDS[w]) == n && memcmp(KIND_WORDS[w], start, n) == 0) {
+          r->p = q + 1;
+          return kind_value(w);
+        }
+    }
+  }
+  return jr_value(r);
+}
+
+/* A string value with no escape through a memo, else as jr_value reads it. */
+static PyObject *tr_memo(jreader *r, str_memo *m) {
+  jr_space(r);
+  if (r->p < r->end && *r->p == '"') {
+    const char *start = r->p + 1, *q = start;
+    while (q < r->end && *q != '"' && *q != '\\') q++;
+    if (q < r->end && *q == '"') {
+      PyObject *s = memo_str(m, start, q - start);
+      if (s != NULL) {
+        r->p = q + 1;
+        return s;
+      }
+    }
+  }
+  return jr_value(r);
+}
+
+/* A member's value by its key: a structure of the answer built as its class, else as
+ * jr_value reads it. NULL: given up (r->bail) or an error. */
+static PyObject *tr_member(jreader *r, int key) {
+  rec_build one = NULL, many = NULL;
+  switch (key) {
+    case K_KIND: return tr_kind(r);
+    case K_TASK_ID: return tr_memo(r, &memo_task_id);
+    case K_CONTEXT_ID: return tr_memo(r, &memo_context_id);
+    case K_STATUS: one = rb_status; break;
+    case K_ARTIFACT: one = rb_artifact; break;
+    case K_MESSAGE:
+      one = rb_message;
+      if (jr_take(r, 'n')) {
+        r->p--;
+        return jr_value(r); /* null, or gives up */
+      }
+      break;
+    case K_PARTS: many = rb_part; break;
+    case K_ARTIFACTS: many = rb_artifact; break;
+    case K_HISTORY: many = rb_message; break;
+    default:
+      jr_space(r);
+      if (r->end - r->p >= 4 && memcmp(r->p, "null", 4) == 0) {
+        r->p += 4;
+        Py_RETURN_NONE;
+      }
+      return jr_value(r);
+  }
+  if (one != NULL) return jr_take(r, '{') ? tr_record(r, one) : jr_give_up(r);
+  return jr_take(r, '[') ? tr_list(r, many) : jr_give_up(r);
+}
+
+static PyObject *tr_record(jreader *r, rec_build build) {
+  if (++r->depth > 64) return jr_give_up(r);
+  record rc;
+  rc.has = 0;
+  PyObject *out = NULL;
+  if (!jr_take(r, '}')) {
+    for (;;) {
+      int key = jr_take(r, '"') ? tr_key(r) : -1;
+      if (key < 0 || ((rc.has >> key) & 1u) || !jr_take(r, ':')) {
+        r->bail = true;
+        goto done;
+      }
+      PyObject *v = tr_member(r, key);
+      if (v == NULL) goto done;
+      rc.v[key] = v;
+      rc.has |= 1u << key;
+      int next = jr_next(r, '}');
+      if (next == 0) break;
+      if (next < 0) goto done;
+    }
+  }
+  out = build(&rc);
+  if (out == NULL && !PyErr_Occurred()) r->bail = true;
+done:
+  rec_clear(&rc);
+  r->depth--;
+  return out;
+}
+
+/* The list after its '[' as a tuple of its objects, each read with tr_record. */
+static PyObject *tr_list(jreader *r, rec_build build) {
+  PyObject *items[16], **all = items;
+  Py_ssize_t n = 0, cap = 16;
+  PyObject *out = NULL;
+  if (!jr_take(r, ']')) {
+    for (;;) {
+      PyObject *x = jr_take(r, '{') ? tr_record(r, build) : jr_give_up(r);
+      if (x == NULL) goto done;
+      if (n == cap) {
+        PyObject **grown = PyMem_Malloc(sizeof(PyObject *) * (size_t)cap * 2);
+        if (grown == NULL) {
+          Py_DECREF(x);
+          PyErr_NoMemory();
+          goto done;
+        }
+        memcpy(grown, all, sizeof(PyObject *) * (size_t)n);
+        if (all != items) PyMem_Free(all);
+        all = grown;
+        cap *= 2;
+      }
+      all[n++] = x;
+      int next = jr_next(r, ']');
+      if (next == 0) break;
+      if (next < 0) goto done;
+    }
+  }
+  out = PyTuple_New(n);
+  if (out != NULL) {
+    for (Py_ssize_t k = 0; k < n; k++) PyTuple_SetItem(out, k, all[k]); /* steals */
+    n = 0;
+  }
+done:
+  for (Py_ssize_t k = 0; k < n; k++) Py_DECREF(all[k]);
+  if (all != items) PyMem_Free(all);
+  return out;
+}
+
+/* The answer read straight from the text; NULL with no exception set when it gave up. */
+static PyObject *typed_answer(PyObject *text) {
+  if (answer_cls[A_TASK] == NULL) return NULL;
+  Py_ssize_t len;
+  const char *utf8 = PyUnicode_AsUTF8AndSize(text, &len); /* kept by `text` */
+  if (utf8 == NULL) {
+    PyErr_Clear();
+    return NULL;
+  }
+  jreader r = {utf8, utf8 + len, 0, false};
+  PyObject *v = jr_take(&r, '{') ? tr_record(&r, rb_answer) : NULL;
+  if (v != NULL) {
+    jr_space(&r);
+    if (r.p == r.end) return v;
+    Py_DECREF(v);
+    return NULL;
+  }
+  /* Given up, or a str's own UTF-8 refused (never, as in canonical_json): the other path
+   * reads it. Any other exception is a real error. */
+  if (PyErr_Occurred() && (r.bail || PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))) PyErr_Clear();
+  return NULL;
+}
+
 /* The answer from its canonical JSON text: parsed by the json module's scanner (the value
  * must fill the text), built here; whatever is not read or built here goes to read_answer
  * (Python's reader of the text), so both paths give the same objects and errors. */
 static PyObject *answer_from_text(PyObject *text) {
+  PyObject *typed = typed_answer(text);
+  if (typed != NULL || PyErr_Occurred()) return typed;
   PyObject *parsed = canonical_json(text);
   if (parsed != NULL) {
     PyObject *a = answer(parsed);
@@ -754,8 +1195,8 @@ static PyObject *outcome_from(const a2a_outcome *ptr, PyObject *owned) {
   v[O_MESSAGE] = view_str(i.message);
   v[O_STATE] = opt_word(t_state, i.has_state, i.state);
   v[O_TERMINAL] = new_bool(i.terminal);
-  v[O_TASK_ID] = view_str(i.task_id);
-  v[O_CONTEXT_ID] = view_str(i.context_id);
+  v[O_TASK_ID] = memo_view(&memo_task_id, i.task_id);
+  v[O_CONTEXT_ID] = memo_view(&memo_context_id, i.context_id);
   v[O_TEXT] = view_str(i.text);
   v[O_ERROR_ID] = view_str(i.error_id);
   v[O_RETRY] = word(t_retry, i.retry);
@@ -1293,6 +1734,7 @@ static PyObject *sp_setup(PyObject *self, PyObject *args) {
     }
     replace(slots[k], t);
   }
+  word_memos_clear();
   replace(&outcome_cls, oc);
   replace(&stream_item_cls, ic);
   bind(&outcome_set, oc, outcome_names, O_COUNT);

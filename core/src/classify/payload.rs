@@ -102,7 +102,9 @@ pub(crate) fn read(
         None if binding == Binding::JsonRpc => Some(ProtocolVersion::V1_0),
         v => v,
     };
-    p.outcome = p.outcome.with_binding(binding).with_version(version);
+    // Set in place: the `with_*` chain moved the whole outcome, per stream event.
+    p.outcome.binding = Some(binding);
+    p.outcome.version = version;
     if let (Some(asked), Some(seen)) = (ctx.asked_version(), version)
         && asked != seen
     {
@@ -260,7 +262,7 @@ fn task(
     };
     let mut version = version;
     let mut artifact = None;
-    let out = if kind == PayloadKind::ArtifactUpdate {
+    let mut outcome = if kind == PayloadKind::ArtifactUpdate {
         let Some(a) = &t.artifact else {
             return Err(Box::new(malformed(
                 ctx,
@@ -310,7 +312,6 @@ fn task(
     }
     // Set in place rather than through the `with_*` chain: each of those moved the whole
     // outcome (a few hundred bytes), per stream event.
-    let mut outcome = out;
     outcome.task_id = Some(task_id.into_owned());
     outcome.context_id = t.context_id.get().map(str::to_owned);
     outcome.version = version;

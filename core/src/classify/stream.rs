@@ -279,24 +279,29 @@ impl StreamTracker {
     ) -> StreamItem {
         let ctx = self.ctx();
         let is_error_event = event_type == b"error";
+        // The shape (544 bytes) is read by reference where it lands: each move through an
+        // `Option` or `Result` was a copy of it, per event.
         let from_tape = tape
             .filter(|t| t.is_object())
-            .and_then(|t| t.read::<scan::BodyShape<'_>>().ok());
-        let scanned = match from_tape {
-            Some(o) => Ok(o),
-            None => scan::scan(data),
-        };
-        let obj = match scanned {
-            Ok(o) => o,
-            Err(_) if is_error_event => {
-                return self.error_item(error_event_without_error(&ctx, data));
+            .map(|t| t.read::<scan::BodyShape<'_>>());
+        let scanned;
+        let obj = if let Some(Ok(o)) = &from_tape {
+            o
+        } else {
+            scanned = scan::scan(data);
+            match &scanned {
+                Ok(o) => o,
+                Err(_) if is_error_event => {
+                    return self.error_item(error_event_without_error(&ctx, data));
+                }
+                Err(e) => {
+                    let o =
+                        super::http_malformed(&ctx, e, data).with_task_id(self.task_id.clone());
+                    return item(StreamItemKind::Malformed, o);
+                }
             }
-            Err(e) => {
-                let o = super::http_malformed(&ctx, &e, data).with_task_id(self.task_id.clone());
-                return item(StreamItemKind::Malformed, o);
-            }
         };
-        if let Some(o) = super::protocol_error_of(&ctx, &obj) {
+        if let Some(o) = super::protocol_error_of(&ctx, obj) {
             if o.channel == Channel::Malformed {
                 return item(StreamItemKind::Malformed, o);
             }
@@ -306,7 +311,7 @@ impl StreamTracker {
             let o = error_event_without_error(&ctx, data);
             return self.error_item(o);
         }
-        match super::read_payload(&ctx, &obj, data) {
+        match super::read_payload(&ctx, obj, data) {
             Err(o) => item(StreamItemKind::Malformed, *o),
             Ok(p) => self.payload_item(p),
         }

@@ -46,6 +46,18 @@ final class MachineDirect {
     static final int TRANSMIT_HEADERS;
     static final int TRANSMIT_HEADERS_LEN;
     static final int TRANSMIT_BODY;
+    static final int TRANSMIT_CONNECT_BY;
+    static final int TRANSMIT_DEADLINE;
+    /** Offsets of a {@code a2a_bytes_view}'s pointer and length, from the view's start. */
+    static final int VIEW_PTR;
+    static final int VIEW_LEN;
+    /** Offsets of the {@code a2a_event} fields a {@code FINISHED} event is read from. */
+    static final int EVENT_OUTCOME;
+    static final int EVENT_HAS_RESPONSE;
+    static final int EVENT_RESPONSE_STATUS;
+    static final int EVENT_RESPONSE_BODY;
+    static final int EVENT_HAS_END_KIND;
+    static final int EVENT_END_KIND;
 
     /** Structure's protected {@code fieldOffset}, read on the mirrors once (no subclass: LayoutTest lists those). */
     private static int at(com.sun.jna.Structure s, String field) {
@@ -83,6 +95,16 @@ final class MachineDirect {
         TRANSMIT_HEADERS = at(t, "headers");
         TRANSMIT_HEADERS_LEN = at(t, "headers_len");
         TRANSMIT_BODY = at(t, "body");
+        TRANSMIT_CONNECT_BY = at(t, "connect_by_ms");
+        TRANSMIT_DEADLINE = at(t, "deadline_ms");
+        VIEW_PTR = at(v, "ptr");
+        VIEW_LEN = at(v, "len");
+        EVENT_OUTCOME = at(e, "outcome");
+        EVENT_HAS_RESPONSE = at(e, "has_response");
+        EVENT_RESPONSE_STATUS = at(e, "response_status");
+        EVENT_RESPONSE_BODY = at(e, "response_body");
+        EVENT_HAS_END_KIND = at(e, "has_end_kind");
+        EVENT_END_KIND = at(e, "end_kind");
     }
 
     private MachineDirect() {}

@@ -492,6 +492,32 @@ public final class MachineTarget {
             if (call == null) {
                 return Optional.empty();
             }
+            if (MachineDirect.ON) {
+                // Read at the C offsets from per-call memory (no JNA Structure per request).
+                if (transmitMemory == null) {
+                    transmitMemory = new Memory(MachineDirect.TRANSMIT_SIZE);
+                }
+                Memory m = transmitMemory;
+                if (MachineDirect.a2a_call_poll_transmit(call, nowMs(), m) != 0) {
+                    return Optional.empty();
+                }
+                Pointer hp = m.getPointer(MachineDirect.TRANSMIT_HEADERS);
+                long n = m.getLong(MachineDirect.TRANSMIT_HEADERS_LEN);
+                List<Map.Entry<String, String>> headers = new ArrayList<>((int) n);
+                for (long i = 0; i < n; i++) {
+                    long at = i * Layout.HEADER_SIZE;
+                    headers.add(Map.entry(view(hp, at, Layout.HEADER_NAME_LEN),
+                        view(hp, at + Layout.HEADER_VALUE, Layout.HEADER_VALUE_LEN - Layout.HEADER_VALUE)));
+                }
+                byte[] body = viewBytes(m, MachineDirect.TRANSMIT_BODY);
+                byte[] method = viewBytes(m, MachineDirect.TRANSMIT_METHOD);
+                byte[] url = viewBytes(m, MachineDirect.TRANSMIT_URL);
+                return Optional.of(new Transmit(m.getInt(MachineDirect.TRANSMIT_REQUEST_ID),
+                    method == null ? null : new String(method, StandardCharsets.UTF_8),
+                    url == null ? null : new String(url, StandardCharsets.UTF_8), List.copyOf(headers),
+                    body == null ? new byte[0] : body, m.getLong(MachineDirect.TRANSMIT_CONNECT_BY),
+                    m.getLong(MachineDirect.TRANSMIT_DEADLINE)));
+            }
             Machine.Transmit t = new Machine.Transmit();
             if (lib.a2a_call_poll_transmit(call, nowMs(), t) != 0) {
                 return Optional.empty();
@@ -523,7 +549,11 @@ public final class MachineTarget {
             NativeArgs args = new NativeArgs();
             try {
                 Pointer arr = headers.isEmpty() ? null : args.headerArray(headers);
-                lib.a2a_call_handle_head(call, requestId, (short) status, arr, new SizeT(headers.size()), nowMs());
+                if (MachineDirect.ON) {
+                    MachineDirect.a2a_call_handle_head(call, requestId, (short) status, arr, headers.size(), nowMs());
+                } else {
+                    lib.a2a_call_handle_head(call, requestId, (short) status, arr, new SizeT(headers.size()), nowMs());
+                }
             } finally {
                 args.release();
             }
@@ -548,7 +578,11 @@ public final class MachineTarget {
         /** Request {@code requestId}'s body is complete. */
         public synchronized void end(int requestId) {
             if (call != null) {
-                lib.a2a_call_handle_end(call, requestId, nowMs());
+                if (MachineDirect.ON) {
+                    MachineDirect.a2a_call_handle_end(call, requestId, nowMs());
+                } else {
+                    lib.a2a_call_handle_end(call, requestId, nowMs());
+                }
             }
         }
 
@@ -622,6 +656,8 @@ public final class MachineTarget {
                         out.add(new ItemEvent(item(m)));
                     } else if (kind == 1) {
                         out.add(new Abort(m.getInt(MachineDirect.REQUEST_ID)));
+                    } else if (kind == 5) {
+                        out.add(finished(m));
                     } else {
                         Machine.Event ev = com.sun.jna.Structure.newInstance(Machine.Event.class, m);
                         ev.read();
@@ -639,6 +675,9 @@ public final class MachineTarget {
 
         /** The native event memory of {@link #events(boolean)}'s raw reads; allocated on first use. */
         private Memory eventMemory;
+
+        /** The native {@code a2a_transmit} of {@link #pollTransmit}'s raw reads; allocated on first use. */
+        private Memory transmitMemory;
 
         /** The item of the ITEM event in {@code m}; its outcome copied only for a failure. */
         private StreamItem item(Memory m) {
@@ -659,6 +698,39 @@ public final class MachineTarget {
                     : Optional.empty(),
                 Optional.ofNullable(artifactId), m.getByte(MachineDirect.ITEM_APPEND) != 0,
                 m.getByte(MachineDirect.ITEM_LAST_CHUNK) != 0, m.getByte(MachineDirect.ITEM_ENDS_STREAM) != 0);
+        }
+
+        /**
+         * The {@code FINISHED} event in {@code m}, read at the C offsets (a JNA {@code Structure}
+         * read of the whole event, nested item and correlation included, costs far more and its
+         * generic reading code deoptimises under a stream's other JNA use); ends the call.
+         */
+        private Finished finished(Memory m) {
+            Optional<StreamEndKind> end = m.getByte(MachineDirect.EVENT_HAS_END_KIND) != 0
+                ? Optional.of(StreamEndKind.of(m.getInt(MachineDirect.EVENT_END_KIND))) : Optional.empty();
+            boolean has = m.getByte(MachineDirect.EVENT_HAS_RESPONSE) != 0;
+            OptionalInt status = has
+                ? OptionalInt.of(Short.toUnsignedInt(m.getShort(MachineDirect.EVENT_RESPONSE_STATUS))) : OptionalInt.empty();
+            byte[] body = has ? viewBytes(m, MachineDirect.EVENT_RESPONSE_BODY) : null;
+            Pointer o = m.getPointer(MachineDirect.EVENT_OUTCOME);
+            Pointer c = call;
+            call = null;
+            Runnable release = () -> A2aCore.lib().a2a_call_free(c);
+            if (o == null) {
+                release.run();
+                throw new IllegalStateException("a finished call without an outcome");
+            }
+            return new Finished(Outcome.keepingOwner(lib, o, release), end, status, body);
+        }
+
+        /** The bytes of the {@code a2a_bytes_view} at {@code at} copied out (null when absent). */
+        private static byte[] viewBytes(Pointer m, long at) {
+            Pointer p = m.getPointer(at + MachineDirect.VIEW_PTR);
+            if (p == null) {
+                return null;
+            }
+            long n = m.getLong(at + MachineDirect.VIEW_LEN);
+            return n == 0 ? new byte[0] : p.getByteArray(0, Math.toIntExact(n));
         }
 
         /** Adds the event {@code ev} (read) to {@code out}; a {@code FINISHED} one ends the call. */

@@ -195,6 +195,47 @@ class LayoutTest {
         assertTrue(bad.isEmpty(), msg.toString());
     }
 
+    /** The offset of field {@code field} of C struct {@code struct} as the C compiler lays it out. */
+    private static long cOffset(String struct, String field) {
+        for (JsonNode f : table.get("structs").get(struct).get("fields")) {
+            if (f.get("name").asText().equals(field)) {
+                return f.get("offset").asLong();
+            }
+        }
+        throw new AssertionError(struct + " has no field " + field);
+    }
+
+    @Test
+    void theRawReadOffsetsAreTheHeaders() {
+        // MachineDirect's offsets (raw reads of a2a_event and a2a_transmit, no JNA Structure)
+        // against the C compiler's layout of include/a2a_core.h.
+        long item = cOffset("a2a_event", "item");
+        long view = cOffset("a2a_bytes", "ptr");
+        long len = cOffset("a2a_bytes", "len");
+        assertEquals(view, MachineDirect.VIEW_PTR);
+        assertEquals(len, MachineDirect.VIEW_LEN);
+        assertEquals(cOffset("a2a_event", "kind"), MachineDirect.KIND);
+        assertEquals(cOffset("a2a_event", "request_id"), MachineDirect.REQUEST_ID);
+        assertEquals(item + cOffset("a2a_stream_item", "kind"), MachineDirect.ITEM_KIND);
+        assertEquals(item + cOffset("a2a_stream_item", "outcome"), MachineDirect.ITEM_OUTCOME);
+        assertEquals(item + cOffset("a2a_stream_item", "artifact_id") + view, MachineDirect.ITEM_ARTIFACT_PTR);
+        assertEquals(item + cOffset("a2a_stream_item", "artifact_id") + len, MachineDirect.ITEM_ARTIFACT_LEN);
+        assertEquals(cOffset("a2a_event", "outcome"), MachineDirect.EVENT_OUTCOME);
+        assertEquals(cOffset("a2a_event", "has_response"), MachineDirect.EVENT_HAS_RESPONSE);
+        assertEquals(cOffset("a2a_event", "response_status"), MachineDirect.EVENT_RESPONSE_STATUS);
+        assertEquals(cOffset("a2a_event", "response_body"), MachineDirect.EVENT_RESPONSE_BODY);
+        assertEquals(cOffset("a2a_event", "has_end_kind"), MachineDirect.EVENT_HAS_END_KIND);
+        assertEquals(cOffset("a2a_event", "end_kind"), MachineDirect.EVENT_END_KIND);
+        assertEquals(cOffset("a2a_transmit", "request_id"), MachineDirect.TRANSMIT_REQUEST_ID);
+        assertEquals(cOffset("a2a_transmit", "method"), MachineDirect.TRANSMIT_METHOD);
+        assertEquals(cOffset("a2a_transmit", "url"), MachineDirect.TRANSMIT_URL);
+        assertEquals(cOffset("a2a_transmit", "headers"), MachineDirect.TRANSMIT_HEADERS);
+        assertEquals(cOffset("a2a_transmit", "headers_len"), MachineDirect.TRANSMIT_HEADERS_LEN);
+        assertEquals(cOffset("a2a_transmit", "body"), MachineDirect.TRANSMIT_BODY);
+        assertEquals(cOffset("a2a_transmit", "connect_by_ms"), MachineDirect.TRANSMIT_CONNECT_BY);
+        assertEquals(cOffset("a2a_transmit", "deadline_ms"), MachineDirect.TRANSMIT_DEADLINE);
+    }
+
     @Test
     void everyStructABoundFunctionReachesIsMirrored() throws Exception {
         Set<String> bound = new TreeSet<>();

@@ -123,13 +123,19 @@ public final class SdkClient {
         return false;
     }
 
-    public static void main(String[] args) throws Exception {
+    /** The HTTP layer the first argument names: "jdk" (the stock client, the default) or "a2a-core" (the drop-in). */
+    static A2AHttpClient httpClient(String[] args) {
         String mode = args.length > 0 ? args[0] : "jdk";
-        A2AHttpClient http = switch (mode) {
+        return switch (mode) {
             case "jdk" -> new JdkA2AHttpClient();
             case "a2a-core" -> A2aCoreHttpClient.builder().build();
             default -> throw new IllegalArgumentException("mode jdk or a2a-core, not " + mode);
         };
+    }
+
+    public static void main(String[] args) throws Exception {
+        String mode = args.length > 0 ? args[0] : "jdk";
+        A2AHttpClient http = httpClient(args);
         Bench b = new Bench();
         AgentCard card = new A2ACardResolver(http, b.url).getAgentCard();
         Client sender = client(http, card, false);

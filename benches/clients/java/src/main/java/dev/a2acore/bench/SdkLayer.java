@@ -2,9 +2,7 @@ package dev.a2acore.bench;
 
 import com.sun.management.OperatingSystemMXBean;
 import com.sun.management.ThreadMXBean;
-import dev.a2acore.a2ajava.A2aCoreHttpClient;
 import io.a2a.client.http.A2AHttpClient;
-import io.a2a.client.http.JdkA2AHttpClient;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.Locale;
@@ -15,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The HTTP layer alone under the a2a-java rows of the client-overhead harness: the CPU and
  * the heap allocation per stream event of an {@link A2AHttpClient} ({@code jdk}: the stock
- * {@link JdkA2AHttpClient}; {@code a2a-core}: the drop-in), without a2a-java's client on top.
+ * {@link io.a2a.client.http.JdkA2AHttpClient}; {@code a2a-core}: the drop-in), without a2a-java's client on top.
  * Not run by {@code scripts/bench/clients.py}: in its {@code java-sdk-*} rows a2a-java's own
  * per-event work (its task kept up to date, quadratic in a stream's artifacts: about 170 µs
  * per event of a 10 000-event stream) is the same for both HTTP clients and buries their
@@ -74,11 +72,7 @@ public final class SdkLayer {
 
     public static void main(String[] args) throws Exception {
         String mode = args.length > 0 ? args[0] : "jdk";
-        A2AHttpClient http = switch (mode) {
-            case "jdk" -> new JdkA2AHttpClient();
-            case "a2a-core" -> A2aCoreHttpClient.builder().build();
-            default -> throw new IllegalArgumentException("mode jdk or a2a-core, not " + mode);
-        };
+        A2AHttpClient http = SdkClient.httpClient(args);
         String url = System.getenv("BENCH_URL");
         Bench.check(url != null && !url.isEmpty(), "BENCH_URL must name the bench server");
         int n = Integer.parseInt(System.getenv().getOrDefault("BENCH_EVENTS", "10000").trim());

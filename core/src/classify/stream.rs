@@ -295,8 +295,7 @@ impl StreamTracker {
                     return self.error_item(error_event_without_error(&ctx, data));
                 }
                 Err(e) => {
-                    let o =
-                        super::http_malformed(&ctx, e, data).with_task_id(self.task_id.clone());
+                    let o = super::http_malformed(&ctx, e, data).with_task_id(self.task_id.clone());
                     return item(StreamItemKind::Malformed, o);
                 }
             }

@@ -22,7 +22,8 @@ What it does:
 
 Standard library only; needs scripts/ci/05-setup.sh's .venv (Python a2a-sdk) and
 tests/peers/js/node_modules (@a2a-js/sdk), Go >= 1.24 with the a2a-go v0.3.3 module in the
-module cache (scripts/ci/65-go-sdk.sh fetched it), JDK 17 + Maven with a2a-java 0.3.2.Final
+module cache (scripts/ci/65-go-sdk.sh fetched it), for the Go SDK v2 client Go >= 1.25 and
+a2a-go/v2 v2.3.1 in the cache (scripts/ci/66-go-sdk-v2.sh), JDK 17 + Maven with a2a-java 0.3.2.Final
 and the bindings' jars in ~/.m2 (scripts/ci/55-java.sh).
 """
 
@@ -58,6 +59,7 @@ CLIENTS = [
     ('java-binding', 'Java binding', 'bindings/java A2aClient (JNA over the C ABI), 0.3'),
     ('java-async', 'Java binding, async calls', 'bindings/java A2aAsyncClient (the client machine over java.net.http), 0.3'),
     ('go-sdk', 'Go SDK client', 'a2a-go v0.3.3 a2aclient, 0.3'),
+    ('go-sdk-v2', 'Go SDK v2 client', 'a2a-go/v2 v2.3.1 a2aclient, its choice: 1.0'),
     ('python-sdk', 'Python SDK client', 'a2a-sdk 1.3.0 ClientFactory, its choice: 1.0'),
     ('python-sdk-0.3', 'Python SDK client, 0.3 compat', 'a2a-sdk 1.3.0, card without 1.0 interfaces: 0.3'),
     ('js-sdk', 'JS SDK client', '@a2a-js/sdk 1.3.0 ClientFactory, its choice: 1.0'),
@@ -68,7 +70,7 @@ CLIENTS = [
 
 # The clients that speak 1.0 (their SDK's own choice on the bench server's card); every
 # other client speaks 0.3. The harness checks it against the server's count.
-V1_CLIENTS = {'python-sdk', 'js-sdk', 'python-async-1.0', 'python-async-1.0-httpx', 'go-nethttp'}
+V1_CLIENTS = {'python-sdk', 'js-sdk', 'python-async-1.0', 'python-async-1.0-httpx', 'go-nethttp', 'go-sdk-v2'}
 
 # Warm-up: 1000 sends and a stream of 2000 events, enough for the JVM's JIT to compile the
 # send and stream paths before the measured section.
@@ -88,8 +90,8 @@ def run(cmd: list[str], **kw) -> None:
     subprocess.run(cmd, check=True, stdout=sys.stderr, **kw)
 
 
-def find_go() -> tuple[str, dict[str, str]]:
-    """Go >= 1.24: the one on PATH or the toolchain scripts/ci/50-go.sh fetched."""
+def find_go(minor: int = 24) -> tuple[str, dict[str, str]]:
+    """Go >= 1.MINOR: the one on PATH or the toolchain scripts/ci/50-go.sh fetched."""
     cands = [shutil.which('go') or ''] + sorted(str(p) for p in (ROOT / 'build' / 'go-toolchain').glob('go*/bin/go'))
     for g in cands:
         if not g or not os.access(g, os.X_OK):
@@ -102,9 +104,9 @@ def find_go() -> tuple[str, dict[str, str]]:
         except OSError:
             continue
         parts = v.removeprefix('go').split('.')
-        if len(parts) >= 2 and (int(parts[0]), int(''.join(c for c in parts[1] if c.isdigit()) or 0)) >= (1, 24):
+        if len(parts) >= 2 and (int(parts[0]), int(''.join(c for c in parts[1] if c.isdigit()) or 0)) >= (1, minor):
             return g, env
-    raise SystemExit('clients: Go >= 1.24 is required (scripts/ci/50-go.sh fetches one)')
+    raise SystemExit(f'clients: Go >= 1.{minor} is required (scripts/ci/50-go.sh fetches one)')
 
 
 class Built:
@@ -121,7 +123,7 @@ def build(names: list[str], tmp: Path) -> Built:
     target = Path(os.environ.get('CARGO_TARGET_DIR') or ROOT / 'target').resolve()
     b = Built(target, tmp)
     run(['cargo', 'build', '--release', '--locked', '-p', 'a2a-bench-clients', '-p', 'a2a-core-ffi'], cwd=ROOT)
-    if any(n.startswith('go-') for n in names):
+    if any(n.startswith('go-') and n != 'go-sdk-v2' for n in names):
         go, env = find_go()
         # The binding's a2a_system tag links whatever CGO_LDFLAGS names: the release
         # library of this target directory (wherever CARGO_TARGET_DIR puts it).
@@ -129,6 +131,12 @@ def build(names: list[str], tmp: Path) -> Built:
         run([go, 'vet', '-tags', 'a2a_system', './...'], cwd=CLIENTS_DIR / 'go', env=env)
         run([go, 'build', '-tags', 'a2a_system', '-o', str(tmp) + '/', './binding', './nethttp', './gosdk'],
             cwd=CLIENTS_DIR / 'go', env=env)
+    if 'go-sdk-v2' in names:
+        # Its own module (benches/clients/go-v2): a2a-go/v2 needs Go >= 1.25 and would
+        # raise the v0.3 client's a2a-go to the v0.3.15 it requires, were they one module.
+        go, env = find_go(25)
+        run([go, 'vet', './...'], cwd=CLIENTS_DIR / 'go-v2', env=env)
+        run([go, 'build', '-o', str(tmp) + '/', './gosdk2'], cwd=CLIENTS_DIR / 'go-v2', env=env)
     if any(n.startswith('java-') for n in names):
         java_dir = CLIENTS_DIR / 'java'
         run(['mvn', '-B', '-q', '-o', '-Dstyle.color=never', 'compile', 'dependency:build-classpath',
@@ -151,6 +159,8 @@ def command(name: str, b: Built, python_installed: bool) -> tuple[list[str], dic
         return [str(b.tmp / 'nethttp'), *name.split('-')[2:]], env, ROOT
     if name == 'go-sdk':
         return [str(b.tmp / 'gosdk')], env, ROOT
+    if name == 'go-sdk-v2':
+        return [str(b.tmp / 'gosdk2')], env, ROOT
     if name == 'python-binding':
         if not python_installed:
             env['PYTHONPATH'] = str(ROOT / 'bindings' / 'python' / 'src')
@@ -347,11 +357,12 @@ def goals(results: dict[str, list[dict]]) -> list[str]:
             spread = f' [{min(rs):.2f}–{max(rs):.2f}]' if len(rs) > 1 else ''
             out.append(f'- {what}: {statistics.median(rs):.2f}x{spread} (goal: {goal})')
 
-    for c in ('driver', 'go-binding'):
-        ratio(f'{c} sends/s ÷ go-sdk sends/s', c, 'go-sdk', 'sends_per_s', 'at least 2x')
+    for sdk in ('go-sdk', 'go-sdk-v2'):
+        for c in ('driver', 'go-binding'):
+            ratio(f'{c} sends/s ÷ {sdk} sends/s', c, sdk, 'sends_per_s', 'at least 2x')
     ratio('raw sends/s ÷ driver sends/s', 'raw', 'driver', 'sends_per_s', 'at most 1.5x')
-    for c in ('go-nethttp-0.3', 'go-nethttp'):
-        ratio(f'{c} sends/s ÷ go-sdk sends/s', c, 'go-sdk', 'sends_per_s', 'at least 1.5x')
+    for c, sdk in (('go-nethttp-0.3', 'go-sdk'), ('go-nethttp', 'go-sdk'), ('go-nethttp', 'go-sdk-v2')):
+        ratio(f'{c} sends/s ÷ {sdk} sends/s', c, sdk, 'sends_per_s', 'at least 1.5x')
     for sdk in ('python-sdk', 'python-sdk-0.3'):
         ratio(f'python-binding sends/s ÷ {sdk} sends/s', 'python-binding', sdk, 'sends_per_s', 'at least 10x')
         ratio(f'python-binding events/s ÷ {sdk} events/s', 'python-binding', sdk, 'events_per_s', 'at least 5x')

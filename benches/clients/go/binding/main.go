@@ -6,7 +6,6 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 
 	"a2a.local/a2a"
 	"a2a.local/bench-clients/common"
@@ -53,37 +52,16 @@ func main() {
 	c, err := a2a.NewClient(p.URL, &cfg)
 	common.Check(err == nil, "client: %v", err)
 	defer c.Close()
-	for i := 0; i < p.Warmup; i++ {
-		send(c)
-	}
-	stream(c, max(p.WarmupEvts, 4))
-
-	r := common.Report{Client: "go-binding", Sends: p.Sends, Events: p.Events, Idle: p.Idle}
-	s := common.Start()
-	for i := 0; i < p.Sends; i++ {
-		send(c)
-	}
-	r.SendWall, r.SendCPU = s.Stop()
-	s = common.Start()
-	stream(c, p.Events)
-	r.StreamWall, r.StreamCPU = s.Stop()
-
-	if p.Idle > 0 {
-		debug.FreeOSMemory()
-		r.RSSBefore = common.RSSKiB()
-		open := make([]*a2a.ClientStream, 0, p.Idle)
-		for i := 0; i < p.Idle; i++ {
+	common.Run(p, common.Client{
+		Name:   "go-binding",
+		Send:   func() { send(c) },
+		Stream: func(n int) { stream(c, n) },
+		Hold: func() func() {
 			s, err := c.StreamText("hold", nil)
 			common.Check(err == nil, "hold: %v", err)
 			ev, err := s.Next()
 			common.Check(err == nil && ev.Kind == a2a.StreamEventItem && ev.Item.Kind == a2a.ItemTask, "first event %+v %v", ev, err)
-			open = append(open, s)
-		}
-		debug.FreeOSMemory()
-		r.RSSAfter = common.RSSKiB()
-		for _, s := range open {
-			s.Close()
-		}
-	}
-	r.Print()
+			return func() { s.Close() }
+		},
+	})
 }

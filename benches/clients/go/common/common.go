@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -122,4 +123,46 @@ func Check(ok bool, format string, args ...any) {
 	if !ok {
 		panic("wrong answer: " + fmt.Sprintf(format, args...))
 	}
+}
+
+// Client is what one harness client does, with the connection it measures already made.
+type Client struct {
+	Name   string        // the report's client name
+	Send   func()        // one send, its answer asserted
+	Stream func(n int)   // one stream of n events, every event asserted
+	Hold   func() func() // opens a stream, reads its first event and leaves it open; returns its close
+}
+
+// Run is the harness's measurement around c: the warm-up sends and stream, the timed sends
+// and stream, then p.Idle streams held open between two RSS readings; it prints the report.
+func Run(p Params, c Client) {
+	for i := 0; i < p.Warmup; i++ {
+		c.Send()
+	}
+	c.Stream(max(p.WarmupEvts, 4))
+
+	r := Report{Client: c.Name, Sends: p.Sends, Events: p.Events, Idle: p.Idle}
+	s := Start()
+	for i := 0; i < p.Sends; i++ {
+		c.Send()
+	}
+	r.SendWall, r.SendCPU = s.Stop()
+	s = Start()
+	c.Stream(p.Events)
+	r.StreamWall, r.StreamCPU = s.Stop()
+
+	if p.Idle > 0 {
+		debug.FreeOSMemory()
+		r.RSSBefore = RSSKiB()
+		closers := make([]func(), 0, p.Idle)
+		for i := 0; i < p.Idle; i++ {
+			closers = append(closers, c.Hold())
+		}
+		debug.FreeOSMemory()
+		r.RSSAfter = RSSKiB()
+		for _, close := range closers {
+			close()
+		}
+	}
+	r.Print()
 }

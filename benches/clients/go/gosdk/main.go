@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"runtime/debug"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/a2a"
@@ -68,39 +67,18 @@ func main() {
 	c, err := a2aclient.NewFromCard(ctx, card)
 	common.Check(err == nil, "client: %v", err)
 	defer c.Destroy()
-	for i := 0; i < p.Warmup; i++ {
-		send(ctx, c)
-	}
-	stream(ctx, c, max(p.WarmupEvts, 4))
-
-	r := common.Report{Client: "go-sdk", Sends: p.Sends, Events: p.Events, Idle: p.Idle}
-	s := common.Start()
-	for i := 0; i < p.Sends; i++ {
-		send(ctx, c)
-	}
-	r.SendWall, r.SendCPU = s.Stop()
-	s = common.Start()
-	stream(ctx, c, p.Events)
-	r.StreamWall, r.StreamCPU = s.Stop()
-
-	if p.Idle > 0 {
-		debug.FreeOSMemory()
-		r.RSSBefore = common.RSSKiB()
-		// Each stream is pulled to its first event and left open (iter.Pull keeps the
-		// SDK's iterator suspended with its response body open).
-		stops := make([]func(), 0, p.Idle)
-		for i := 0; i < p.Idle; i++ {
+	common.Run(p, common.Client{
+		Name:   "go-sdk",
+		Send:   func() { send(ctx, c) },
+		Stream: func(n int) { stream(ctx, c, n) },
+		// Pulled to its first event and left open (iter.Pull2 keeps the SDK's iterator
+		// suspended with its response body open).
+		Hold: func() func() {
 			next, stop := iter.Pull2(c.SendStreamingMessage(ctx, params("hold")))
 			ev, err, ok := next()
 			_, isTask := ev.(*a2a.Task)
 			common.Check(ok && err == nil && isTask, "first event %#v %v", ev, err)
-			stops = append(stops, stop)
-		}
-		debug.FreeOSMemory()
-		r.RSSAfter = common.RSSKiB()
-		for _, stop := range stops {
-			stop()
-		}
-	}
-	r.Print()
+			return stop
+		},
+	})
 }

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"iter"
 	"os"
-	"runtime/debug"
 
 	"a2a.local/a2a"
 	"a2a.local/bench-clients/common"
@@ -57,36 +56,15 @@ func main() {
 	c, err := a2a.NewHTTPClient(ctx, p.URL, opts...)
 	common.Check(err == nil, "client: %v", err)
 	defer c.Close()
-	for i := 0; i < p.Warmup; i++ {
-		send(ctx, c)
-	}
-	stream(ctx, c, max(p.WarmupEvts, 4))
-
-	r := common.Report{Client: name, Sends: p.Sends, Events: p.Events, Idle: p.Idle}
-	s := common.Start()
-	for i := 0; i < p.Sends; i++ {
-		send(ctx, c)
-	}
-	r.SendWall, r.SendCPU = s.Stop()
-	s = common.Start()
-	stream(ctx, c, p.Events)
-	r.StreamWall, r.StreamCPU = s.Stop()
-
-	if p.Idle > 0 {
-		debug.FreeOSMemory()
-		r.RSSBefore = common.RSSKiB()
-		stops := make([]func(), 0, p.Idle)
-		for i := 0; i < p.Idle; i++ {
+	common.Run(p, common.Client{
+		Name:   name,
+		Send:   func() { send(ctx, c) },
+		Stream: func(n int) { stream(ctx, c, n) },
+		Hold: func() func() {
 			next, stop := iter.Pull2(c.Stream(ctx, "hold", nil))
 			ev, err, ok := next()
 			common.Check(ok && err == nil && ev.Kind == a2a.StreamEventItem, "first event %+v %v", ev, err)
-			stops = append(stops, stop)
-		}
-		debug.FreeOSMemory()
-		r.RSSAfter = common.RSSKiB()
-		for _, stop := range stops {
-			stop()
-		}
-	}
-	r.Print()
+			return stop
+		},
+	})
 }

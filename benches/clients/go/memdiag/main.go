@@ -4,8 +4,12 @@
 // N streams are pulled to their first event and held (iter.Pull2, as clients.py does), and
 // the growth per stream of VmRSS, the Go runtime's heap, stacks, span and GC metadata
 // (runtime.MemStats, after debug.FreeOSMemory), the C heap (glibc mallinfo2: in use and
-// arena) and the goroutines is printed. MEMPROF=file writes an every-allocation heap
-// profile of the held streams (go tool pprof -sample_index=inuse_space). Issue 28 item 4.
+// arena) and the goroutines is printed, then the growth of every /memory/classes/ metric of
+// runtime/metrics (metadata/other is the collector's own: about 1 KiB per goroutine and a
+// quarter of the heap's growth). MEMPROF=file writes an every-allocation heap profile of
+// the held streams (go tool pprof -sample_index=inuse_space). Built with -tags gstacks
+// (and -ldflags=-checklinkname=0), it also prints the held goroutines by creator and
+// function, with their stack sizes and the bytes in use (gstacks.go). Issue 28 item 4.
 //
 //	cd benches/clients/go && CGO_LDFLAGS="-L$T/release -Wl,-rpath,$T/release" \
 //	  go build -tags a2a_system -o /tmp/memdiag ./memdiag
@@ -26,8 +30,10 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 
 	ours "a2a.local/a2a"
 	"a2a.local/bench-clients/common"
@@ -36,7 +42,11 @@ import (
 	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
 )
 
+// gstacksHook prints the held goroutines' stacks (memdiag/gstacks.go, with -tags gstacks).
+var gstacksHook func(string)
+
 type snap struct {
+	classes            []metrics.Sample
 	rss, cheap, carena int64
 	ms                 runtime.MemStats
 	g                  int
@@ -50,6 +60,12 @@ func take() snap {
 	s.cheap = int64(C.cheap())
 	s.carena = int64(C.carena())
 	s.g = runtime.NumGoroutine()
+	for _, d := range metrics.All() {
+		if strings.HasPrefix(d.Name, "/memory/classes/") && d.Kind == metrics.KindUint64 {
+			s.classes = append(s.classes, metrics.Sample{Name: d.Name})
+		}
+	}
+	metrics.Read(s.classes)
 	return s
 }
 
@@ -104,11 +120,19 @@ func main() {
 		stops = append(stops, open())
 	}
 	a := take()
+	if gstacksHook != nil {
+		gstacksHook("held")
+	}
 	d := func(x, y uint64) float64 { return (float64(x) - float64(y)) / float64(n) / 1024 }
 	fmt.Printf("%s N=%d per stream KiB: rss %.2f | Go heapInuse %.2f heapAlloc %.2f stackInuse %.2f mspan %.2f gcsys %.2f other %.2f Sys %.2f | C uord %.2f arena %.2f | goroutines %.2f\n",
 		os.Args[1], n, d(uint64(a.rss), uint64(b.rss)), d(a.ms.HeapInuse, b.ms.HeapInuse), d(a.ms.HeapAlloc, b.ms.HeapAlloc),
 		d(a.ms.StackInuse, b.ms.StackInuse), d(a.ms.MSpanInuse, b.ms.MSpanInuse), d(a.ms.GCSys, b.ms.GCSys), d(a.ms.OtherSys, b.ms.OtherSys), d(a.ms.Sys, b.ms.Sys),
 		d(uint64(a.cheap), uint64(b.cheap)), d(uint64(a.carena), uint64(b.carena)), float64(a.g-b.g)/float64(n))
+	for i, c := range a.classes {
+		if dv := d(c.Value.Uint64(), b.classes[i].Value.Uint64()); dv != 0 {
+			fmt.Printf("  %-45s %6.2f KiB per stream\n", c.Name, dv)
+		}
+	}
 	if f := os.Getenv("MEMPROF"); f != "" {
 		w, _ := os.Create(f)
 		pprof.Lookup("heap").WriteTo(w, 0)

@@ -607,3 +607,34 @@ func TestHTTPClientStreamLeftMidway(t *testing.T) {
 		waitGone(p.name, "stopping its iter.Pull2")
 	}
 }
+
+// DefaultHTTPClient's connections have 1 KiB buffers (an idle stream holds them), and a
+// request, a header line and body chunks longer than that go through whole.
+func TestDefaultHTTPClientBuffers(t *testing.T) {
+	tr := DefaultHTTPClient().Transport.(*http.Transport)
+	if tr.ReadBufferSize != 1024 || tr.WriteBufferSize != 1024 {
+		t.Fatalf("buffers: read %d write %d", tr.ReadBufferSize, tr.WriteBufferSize)
+	}
+	long := strings.Repeat("0123456789abcdef", 200) // 3,200 bytes
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("X-Long", long)
+		w.Header().Set("X-Got", fmt.Sprint(len(body), string(body) == long, r.Header.Get("X-Req") == long))
+		for i := 0; i < 3; i++ { // chunked: one chunk each, larger and smaller than the buffer
+			io.WriteString(w, long[:1+i*1500])
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(long))
+	req.Header.Set("X-Req", long)
+	resp, err := DefaultHTTPClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil || len(got) != 1+1501+3001 || resp.Header.Get("X-Long") != long || resp.Header.Get("X-Got") != "3200 true true" {
+		t.Fatalf("%v: %d bytes, X-Got %q, X-Long %d bytes", err, len(got), resp.Header.Get("X-Got"), len(resp.Header.Get("X-Long")))
+	}
+}

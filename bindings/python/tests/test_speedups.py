@@ -417,6 +417,13 @@ def _answer_texts() -> list[tuple[str, str]]:
         ('repeated kind', upd.replace('"kind":"artifact-update"',
                                       '"kind":"task","kind":"artifact-update"')),
         ('unknown key', upd.replace('"append":false', '"appendix":1,"append":false')),
+        # Keys matched where they stand (a known key's bytes, then its quote): a known key
+        # as another's prefix or with more after it, a short one, an escaped one.
+        ('key a known prefix', upd.replace('"artifact_id"', '"artifact"')),
+        ('key longer than a known one', upd.replace('"kind":"text"', '"kinds":"text"')),
+        ('key shorter than a known one', upd.replace('"append"', '"appen"')),
+        ('escaped key', upd.replace('"last_chunk"', '"last\\u005fchunk"')),
+        ('key at the end of the text', '{"kind'),
         ('artifact null', '{"kind":"artifact-update","task_id":"t","artifact":null}'),
         ('parts an object', upd.replace('"parts":[', '"parts":[[').replace(']}', ']]}')),
         ('status message false', '{"kind":"status-update","task_id":"t","status":'
@@ -559,6 +566,21 @@ def test_the_answer_is_read_on_first_access_and_looks_eager(recorder: str) -> No
         # outcomes without an answer: None, nothing pending
         none = a2a_core.classify(503, b'', retry_after='5')
         assert none.result is None and none._result_text is None
+        # The compiled path keeps the text as the library's UTF-8 (bytes): Python's own
+        # readers (the extension's descriptor without the extension, outcome.py's
+        # descriptor) read it as the str it stands for.
+        if _lib.SPEEDUPS is not None:
+            from a2a_core.outcome import _LazyResult
+            kept, other = fresh(), fresh()
+            assert isinstance(kept._result_text, bytes)
+            saved = _lib.SPEEDUPS
+            try:
+                _lib.SPEEDUPS = None
+                assert kept.result == read.result
+                assert _LazyResult(Outcome.__dict__['result'].__get__(None, Outcome)).__get__(
+                    other, Outcome) == read.result
+            finally:
+                _lib.SPEEDUPS = saved
     finally:
         c.close()
 

@@ -405,6 +405,8 @@ static int kind_of(PyObject *d) {
 }
 
 static setters answer_set[A_COUNT];
+/* How many fields each class has (CLASS_FIELDS[c]'s length; 0 for FilePart). */
+static int class_field_count[A_COUNT];
 
 /* The attribute names of answer class `c`'s fields, in CLASS_FIELDS order (borrowed). */
 static void answer_field_names(int c, PyObject **names) {
@@ -415,9 +417,7 @@ static void answer_field_names(int c, PyObject **names) {
 /* An instance of answer class `c` with its fields (CLASS_FIELDS[c], in order) set to
  * `values` (stolen; a NULL among them means failure, see the convention above). */
 static PyObject *make(int c, PyObject **values) {
-  const int *f = CLASS_FIELDS[c];
-  int n = 0;
-  while (f[n] >= 0) n++;
+  int n = class_field_count[c];
   for (int k = 0; k < n; k++)
     if (values[k] == NULL) {
       for (int j = 0; j < n; j++) Py_XDECREF(values[j]);
@@ -429,7 +429,8 @@ static PyObject *make(int c, PyObject **values) {
     return NULL;
   }
   PyObject *names[MAX_FIELDS];
-  answer_field_names(c, names);
+  /* Only the setters use the names: none are needed where the slots are written directly. */
+  if (!answer_set[c].direct || answer_set[c].n != n) answer_field_names(c, names);
   if (set_all(obj, names, &answer_set[c], values, n) < 0) {
     Py_DECREF(obj);
     return NULL;
@@ -568,9 +569,24 @@ static Py_ssize_t key_len[K_COUNT];
 #define KEY_BY_LEN_MAX 15
 #define KEY_BY_LEN_SLOTS 8
 static signed char key_by_len[KEY_BY_LEN_MAX + 1][KEY_BY_LEN_SLOTS];
+/* The known keys by first byte, -1 after the last: a member's key is matched where it
+ * stands (the candidate's bytes, then its closing quote) without first scanning for the
+ * quote and measuring it (callgrind: that scan was about 1k instructions of a stream item's
+ * artifact update, 17 keys). */
+static signed char key_by_first[128][KEY_BY_LEN_SLOTS];
+/* The bytes that end a string's plain run: the quote, the backslash, a control byte. */
+static bool str_stop[256];
 
 static void jr_space(jreader *r) {
+  /* The canonical text has no white space: one test for the usual case. */
+  if (r->p < r->end && (unsigned char)*r->p > ' ') return;
   while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t')) r->p++;
+}
+
+/* The first byte at or after `q` that ends a plain run (`end` when none does). */
+static const char *str_run(const char *q, const char *end) {
+  while (q < end && !str_stop[(unsigned char)*q]) q++;
+  return q;
 }
 
 static PyObject *jr_give_up(jreader *r) {
@@ -580,8 +596,7 @@ static PyObject *jr_give_up(jreader *r) {
 
 /* A string whose opening quote was read; `as_key`: a known key comes from the table. */
 static PyObject *jr_string(jreader *r, bool as_key) {
-  const char *start = r->p, *q = r->p;
-  while (q < r->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20) q++;
+  const char *start = r->p, *q = str_run(r->p, r->end);
   if (q >= r->end || (unsigned char)*q < 0x20) return jr_give_up(r);
   if (*q == '"') {
     Py_ssize_t n = q - start;
@@ -912,16 +927,18 @@ static PyObject *rb_answer(const record *rc) {
 
 /* The known key whose opening quote was read, as its index; -1 (given up) for any other. */
 static int tr_key(jreader *r) {
-  const char *start = r->p, *q = r->p;
-  while (q < r->end && *q != '"' && *q != '\\') q++;
-  if (q >= r->end || *q != '"') return -1;
-  Py_ssize_t n = q - start;
-  if (n == 0 || n > KEY_BY_LEN_MAX) return -1;
-  for (const signed char *k = key_by_len[n]; *k >= 0; k++)
-    if (KEY_NAMES[*k][0] == start[0] && memcmp(KEY_NAMES[*k], start, (size_t)n) == 0) {
-      r->p = q + 1;
+  const char *start = r->p;
+  Py_ssize_t room = r->end - start;
+  if (room <= 0 || (unsigned char)*start >= 128) return -1;
+  /* A known key has neither a quote nor a backslash: its bytes then a quote are the whole
+   * key, exactly when a scan to the quote would have found it. */
+  for (const signed char *k = key_by_first[(unsigned char)*start]; *k >= 0; k++) {
+    Py_ssize_t n = key_len[*k];
+    if (n < room && start[n] == '"' && memcmp(KEY_NAMES[*k], start, (size_t)n) == 0) {
+      r->p = start + n + 1;
       return *k;
     }
+  }
   return -1;
 }
 
@@ -930,8 +947,7 @@ static int tr_key(jreader *r) {
 static PyObject *tr_kind(jreader *r) {
   jr_space(r);
   if (r->p < r->end && *r->p == '"') {
-    const char *start = r->p + 1, *q = start;
-    while (q < r->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20) q++;
+    const char *start = r->p + 1, *q = str_run(start, r->end);
     if (q < r->end && *q == '"') {
       size_t n = (size_t)(q - start);
       for (int w = 0; w < W_COUNT; w++)
@@ -948,8 +964,7 @@ static PyObject *tr_kind(jreader *r) {
 static PyObject *tr_memo(jreader *r, str_memo *m) {
   jr_space(r);
   if (r->p < r->end && *r->p == '"') {
-    const char *start = r->p + 1, *q = start;
-    while (q < r->end && *q != '"' && *q != '\\') q++;
+    const char *start = r->p + 1, *q = str_run(start, r->end);
     if (q < r->end && *q == '"') {
       PyObject *s = memo_str(m, start, q - start);
       if (s != NULL) {
@@ -1060,11 +1075,17 @@ done:
   return out;
 }
 
-/* The answer read straight from the text; NULL with no exception set when it gave up. */
+/* The answer read straight from the text (a str, or the library's UTF-8 as bytes); NULL
+ * with no exception set when it gave up. */
 static PyObject *typed_answer(PyObject *text) {
   if (answer_cls[A_TASK] == NULL) return NULL;
   Py_ssize_t len;
-  const char *utf8 = PyUnicode_AsUTF8AndSize(text, &len); /* kept by `text` */
+  char *raw;
+  const char *utf8;
+  if (PyBytes_Check(text))
+    utf8 = PyBytes_AsStringAndSize(text, &raw, &len) == 0 ? raw : NULL;
+  else
+    utf8 = PyUnicode_AsUTF8AndSize(text, &len); /* kept by `text` */
   if (utf8 == NULL) {
     PyErr_Clear();
     return NULL;
@@ -1089,6 +1110,16 @@ static PyObject *typed_answer(PyObject *text) {
 static PyObject *answer_from_text(PyObject *text) {
   PyObject *typed = typed_answer(text);
   if (typed != NULL || PyErr_Occurred()) return typed;
+  if (PyBytes_Check(text)) { /* the rest read a str: the text decoded as view_str does */
+    char *raw;
+    Py_ssize_t len;
+    if (PyBytes_AsStringAndSize(text, &raw, &len) < 0) return NULL;
+    PyObject *str = PyUnicode_DecodeUTF8(raw, len, "replace");
+    if (str == NULL) return NULL;
+    PyObject *a = answer_from_text(str);
+    Py_DECREF(str);
+    return a;
+  }
   PyObject *parsed = canonical_json(text);
   if (parsed != NULL) {
     PyObject *a = answer(parsed);
@@ -1167,7 +1198,11 @@ static PyObject *outcome_from(const a2a_outcome *ptr, PyObject *owned) {
   PyObject *result, *result_text = Py_None;
   Py_INCREF(result_text);
   if (i.result_json.ptr != NULL) {
-    PyObject *text = view_str(i.result_json);
+    /* Kept unread: the library's UTF-8 as bytes, a copy (a str was a decode of the whole
+     * text, about 0.9k instructions per stream item; callgrind). */
+    PyObject *text = unread != NULL
+                         ? PyBytes_FromStringAndSize(i.result_json.ptr, (Py_ssize_t)i.result_json.len)
+                         : view_str(i.result_json);
     if (text != NULL && unread != NULL) {
       result = unread; /* read on first access */
       Py_INCREF(result);
@@ -1851,10 +1886,19 @@ static PyObject *lazy_get(PyObject *self, PyObject *obj, PyObject *cls) {
     Py_DECREF(text);
     return NULL;
   }
-  if (sp == Py_None || !PyUnicode_Check(text))
-    v = PyObject_CallFunctionObjArgs(l->pure, text, NULL);
-  else
+  if (sp != Py_None && (PyUnicode_Check(text) || PyBytes_Check(text))) {
     v = answer_from_text(text);
+  } else if (PyBytes_Check(text)) { /* Python's reader takes the text as str */
+    char *raw;
+    Py_ssize_t len;
+    PyObject *str = PyBytes_AsStringAndSize(text, &raw, &len) == 0
+                        ? PyUnicode_DecodeUTF8(raw, len, "replace")
+                        : NULL;
+    v = str != NULL ? PyObject_CallFunctionObjArgs(l->pure, str, NULL) : NULL;
+    Py_XDECREF(str);
+  } else {
+    v = PyObject_CallFunctionObjArgs(l->pure, text, NULL);
+  }
   Py_DECREF(sp);
   Py_DECREF(text);
   if (v == NULL) return NULL;
@@ -1977,6 +2021,9 @@ PyMODINIT_FUNC PyInit__speedups(void) {
   for (int k = 0; k < I_COUNT; k++)
     if ((item_names[k] = PyUnicode_InternFromString(ITEM_FIELDS[k])) == NULL) return NULL;
   memset(key_by_len, -1, sizeof key_by_len);
+  memset(key_by_first, -1, sizeof key_by_first);
+  for (int c = 0; c < A_COUNT; c++)
+    for (const int *f = CLASS_FIELDS[c]; f != NULL && *f >= 0; f++) class_field_count[c]++;
   for (int k = 0; k < K_COUNT; k++) {
     if ((keys[k] = PyUnicode_InternFromString(KEY_NAMES[k])) == NULL) return NULL;
     key_len[k] = (Py_ssize_t)strlen(KEY_NAMES[k]);
@@ -1985,7 +2032,13 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     while (key_by_len[key_len[k]][slot] >= 0)
       if (++slot == KEY_BY_LEN_SLOTS - 1) goto too_many;
     key_by_len[key_len[k]][slot] = (signed char)k;
+    unsigned char first = (unsigned char)KEY_NAMES[k][0];
+    slot = 0;
+    while (key_by_first[first][slot] >= 0)
+      if (++slot == KEY_BY_LEN_SLOTS - 1) goto too_many;
+    key_by_first[first][slot] = (signed char)k;
   }
+  for (int b = 0; b < 256; b++) str_stop[b] = b == '"' || b == '\\' || b < 0x20;
   for (int k = 0; k < W_COUNT; k++)
     if ((kind_words[k] = PyUnicode_InternFromString(KIND_WORDS[k])) == NULL) return NULL;
   return PyModule_Create(&module);

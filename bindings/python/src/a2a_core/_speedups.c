@@ -1075,6 +1075,114 @@ done:
   return out;
 }
 
+/* --- a stream's usual chunk by its template -----------------------------------------------
+ * Most of a streamed answer's items are artifact updates of one text part and nothing else
+ * (an agent's output, chunk by chunk), and the library renders each the same way: fixed
+ * text around two flags and four strings. Such a text is matched against that template
+ * here (the literal parts compared, the strings taken as plain runs) and its objects built
+ * at once, as tr_record builds them from the same text; anything else (another key, a
+ * value not null where the template has null, an escape in a string, other white space)
+ * fails the match and the reader above reads it. callgrind: ~5.8k -> ~1.5k instructions per
+ * stream item of the blocking Client's bench. */
+typedef struct {
+  const char *p, *end;
+} cursor;
+
+/* Takes the literal `lit` (of length n) if the text goes on with it. */
+static bool tm_lit(cursor *c, const char *lit, size_t n) {
+  if ((size_t)(c->end - c->p) < n || memcmp(c->p, lit, n) != 0) return false;
+  c->p += n;
+  return true;
+}
+#define TM_LIT(c, s) tm_lit((c), (s), sizeof(s) - 1)
+
+/* Takes `true` or `false`. */
+static bool tm_bool(cursor *c, bool *out) {
+  if (TM_LIT(c, "true")) return (*out = true);
+  *out = false;
+  return TM_LIT(c, "false");
+}
+
+/* A string's plain run after its opening quote, up to (and taking) its closing quote;
+ * false at an escape or a control byte (the reader above reads those). */
+static bool tm_str(cursor *c, const char **start, Py_ssize_t *n) {
+  const char *q = str_run(c->p, c->end);
+  if (q >= c->end || *q != '"') return false;
+  *start = c->p;
+  *n = q - c->p;
+  c->p = q + 1;
+  return true;
+}
+
+/* A plain string as jr_string reads it (strict UTF-8), through `m` when given (as tr_memo). */
+static PyObject *tm_text(const char *p, Py_ssize_t n, str_memo *m) {
+  PyObject *s = m != NULL ? memo_str(m, p, n) : NULL;
+  return s != NULL ? s : PyUnicode_DecodeUTF8(p, n, "strict");
+}
+
+/* The artifact update of one text part in the template's text, or NULL with no exception
+ * set when the text is not that (or a string is not UTF-8: the reader above decides). */
+static PyObject *chunk_answer(const char *p, Py_ssize_t len) {
+  cursor c = {p, p + len};
+  bool append, last_chunk;
+  const char *id, *text, *ctx, *task;
+  Py_ssize_t id_n, text_n, ctx_n, task_n;
+  if (!(TM_LIT(&c, "{\"append\":") && tm_bool(&c, &append) &&
+        TM_LIT(&c, ",\"artifact\":{\"artifact_id\":\"") && tm_str(&c, &id, &id_n) &&
+        TM_LIT(&c, ",\"description\":null,\"metadata\":null,\"name\":null,\"parts\":"
+                   "[{\"kind\":\"text\",\"media_type\":null,\"metadata\":null,\"name\":null,"
+                   "\"text\":\"") &&
+        tm_str(&c, &text, &text_n) && TM_LIT(&c, "}]},\"context_id\":\"") &&
+        tm_str(&c, &ctx, &ctx_n) &&
+        TM_LIT(&c, ",\"kind\":\"artifact-update\",\"last_chunk\":") &&
+        tm_bool(&c, &last_chunk) && TM_LIT(&c, ",\"metadata\":null,\"task_id\":\"") &&
+        tm_str(&c, &task, &task_n) && TM_LIT(&c, "}") && c.p == c.end))
+    return NULL;
+  /* The strings first: one that is not UTF-8 leaves the text to the reader above. */
+  PyObject *str[4] = {tm_text(text, text_n, NULL), tm_text(id, id_n, NULL),
+                      tm_text(task, task_n, &memo_task_id), NULL};
+  if (str[0] != NULL && str[1] != NULL && str[2] != NULL)
+    str[3] = tm_text(ctx, ctx_n, &memo_context_id);
+  if (str[3] == NULL) {
+    for (int k = 0; k < 4; k++) Py_XDECREF(str[k]);
+    if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) PyErr_Clear();
+    return NULL;
+  }
+  PyObject *part[5] = {str[0], (Py_INCREF(Py_None), Py_None), (Py_INCREF(Py_None), Py_None),
+                       (Py_INCREF(Py_None), Py_None), kind_value(W_TEXT)};
+  PyObject *tp = make(A_TEXT, part);
+  PyObject *parts = tp != NULL ? PyTuple_New(1) : NULL;
+  if (parts == NULL)
+    Py_XDECREF(tp);
+  else
+    PyTuple_SetItem(parts, 0, tp); /* steals */
+  PyObject *artifact[5] = {str[1], parts, (Py_INCREF(Py_None), Py_None),
+                           (Py_INCREF(Py_None), Py_None), (Py_INCREF(Py_None), Py_None)};
+  PyObject *update[7] = {str[2], str[3], make(A_ARTIFACT, artifact), new_bool(append),
+                         new_bool(last_chunk), (Py_INCREF(Py_None), Py_None),
+                         kind_value(W_ARTIFACT_UPDATE)};
+  PyObject *out = make(A_ARTIFACT_UPDATE, update);
+  /* make's NULL without an exception ("not built here") never happens for these classes
+   * (setup bound them); should it, the reader above reads the text. */
+  return out;
+}
+
+/* chunk_answer(text: str) -> the answer when the text is on the template, else None (for
+ * the tests: which texts take this path). */
+static PyObject *sp_chunk_answer(PyObject *self, PyObject *text) {
+  (void)self;
+  Py_ssize_t len;
+  const char *utf8 = PyUnicode_Check(text) ? PyUnicode_AsUTF8AndSize(text, &len) : NULL;
+  if (utf8 == NULL) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "chunk_answer: text must be a str");
+    return NULL;
+  }
+  if (answer_cls[A_TASK] == NULL) Py_RETURN_NONE;
+  PyObject *v = chunk_answer(utf8, len);
+  if (v == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
+  return v;
+}
+
 /* The answer read straight from the text (a str, or the library's UTF-8 as bytes); NULL
  * with no exception set when it gave up. */
 static PyObject *typed_answer(PyObject *text) {
@@ -1090,8 +1198,10 @@ static PyObject *typed_answer(PyObject *text) {
     PyErr_Clear();
     return NULL;
   }
+  PyObject *v = chunk_answer(utf8, len);
+  if (v != NULL || PyErr_Occurred()) return v;
   jreader r = {utf8, utf8 + len, 0, false};
-  PyObject *v = jr_take(&r, '{') ? tr_record(&r, rb_answer) : NULL;
+  v = jr_take(&r, '{') ? tr_record(&r, rb_answer) : NULL;
   if (v != NULL) {
     jr_space(&r);
     if (r.p == r.end) return v;
@@ -1994,6 +2104,8 @@ static PyMethodDef methods[] = {
      "lazy_result(slot, text_slot, unread, lib, pure) -> Outcome.result's descriptor."},
     {"sse_feed", sp_sse_feed, METH_VARARGS, "One packed SSE feed, events built in C."},
     {"answer", sp_answer, METH_O, "answer(text) -> the answer of a canonical JSON text."},
+    {"chunk_answer", sp_chunk_answer, METH_O,
+     "chunk_answer(text) -> the answer of a text on the usual chunk's template, else None."},
     {"canonical_json", sp_canonical_json, METH_O,
      "canonical_json(text) -> its value as json.loads gives it, or None where the reader gives up."},
     {"library_address", sp_library_address, METH_NOARGS, "Address of a2a_version."},

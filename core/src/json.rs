@@ -20,8 +20,14 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
 pub(crate) fn escape_into(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
+    let first = first_escape(bytes);
+    if first == bytes.len() {
+        // The usual string (an id, a word, a line of text): nothing to escape.
+        out.push_str(s);
+        return;
+    }
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    for (i, &b) in bytes.iter().enumerate().skip(first) {
         let short = match b {
             b'"' => '"',
             b'\\' => '\\',
@@ -45,6 +51,37 @@ pub(crate) fn escape_into(out: &mut String, s: &str) {
         start = i + 1;
     }
     out.push_str(&s[start..]);
+}
+
+/// The index of the first byte of `bytes` that [`escape_into`] escapes (a quote, a
+/// backslash, a byte below 0x20), or `bytes.len()` when none does. Eight bytes at a time:
+/// a word is passed over when none of its bytes is one of them (callgrind: the byte-by-byte
+/// scan was about 1.6k instructions of a 0.3 stream event's rendered JSON).
+fn first_escape(bytes: &[u8]) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0;
+    for chunk in chunks.by_ref() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let quote = w ^ (LO * u64::from(b'"'));
+        let backslash = w ^ (LO * u64::from(b'\\'));
+        // Exact for "some byte is zero" / "some byte is below 0x20" (no false positive when
+        // none is); which byte is found by the byte-by-byte scan below.
+        let zero_quote = quote.wrapping_sub(LO) & !quote;
+        let zero_backslash = backslash.wrapping_sub(LO) & !backslash;
+        let control = w.wrapping_sub(LO * 0x20) & !w;
+        if (zero_quote | zero_backslash | control) & HI != 0 {
+            break;
+        }
+        at += 8;
+    }
+    at + bytes[at..]
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .unwrap_or(bytes.len() - at)
 }
 
 #[cfg(test)]
@@ -78,6 +115,26 @@ mod tests {
             1 => prop::char::range('a', 'z'),
         ];
         prop::collection::vec(c, 0..40).prop_map(|v| v.into_iter().collect())
+    }
+
+    #[test]
+    fn first_escape_finds_the_first_byte_to_escape_in_every_position() {
+        for len in 0..20 {
+            for at in 0..=len {
+                for b in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                    let mut v = vec![b'a'; len];
+                    if at < len {
+                        v[at] = b;
+                    }
+                    assert_eq!(super::first_escape(&v), at, "{len} {at} {b:#04x}");
+                }
+            }
+        }
+        // Bytes just outside the escaped set, non-ASCII among them: nothing found.
+        let plain = [
+            0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xff, 0x9f, 0xe0,
+        ];
+        assert_eq!(super::first_escape(&plain), plain.len());
     }
 
     proptest! {

@@ -417,6 +417,31 @@ def _answer_texts() -> list[tuple[str, str]]:
         ('repeated kind', upd.replace('"kind":"artifact-update"',
                                       '"kind":"task","kind":"artifact-update"')),
         ('unknown key', upd.replace('"append":false', '"appendix":1,"append":false')),
+        # Keys matched where they stand (a known key's bytes, then its quote): a known key
+        # as another's prefix or with more after it, a short one, an escaped one.
+        ('key a known prefix', upd.replace('"artifact_id"', '"artifact"')),
+        ('key longer than a known one', upd.replace('"kind":"text"', '"kinds":"text"')),
+        ('key shorter than a known one', upd.replace('"append"', '"appen"')),
+        ('escaped key', upd.replace('"last_chunk"', '"last\\u005fchunk"')),
+        ('key at the end of the text', '{"kind'),
+        # The usual chunk (`upd`) is read by its template; texts off the template by a
+        # little are read by the general reader (the same objects either way).
+        ('stream chunk, other flags', upd.replace('"append":false', '"append":true')
+         .replace('"last_chunk":true', '"last_chunk":false')),
+        ('stream chunk, empty strings', upd.replace('"chunk-0"', '""').replace('"chunk 0"', '""')
+         .replace('"t-1"', '""').replace('"c-1"', '""')),
+        ('stream chunk, context null', upd.replace('"c-1"', 'null')),
+        ('stream chunk, escaped text', upd.replace('"chunk 0"', '"a\\nb\\"c"')),
+        ('stream chunk, non-ASCII text', upd.replace('"chunk 0"', '"\u00e9\u4e2d\U0001f600"')),
+        ('stream chunk, a name', upd.replace('"name":null,"parts"', '"name":"n","parts"')),
+        ('stream chunk, part metadata', upd.replace('"metadata":null,"name":null,"text"',
+                                                    '"metadata":{},"name":null,"text"')),
+        ('stream chunk, two parts', upd.replace('"text":"chunk 0"}]',
+                                                '"text":"chunk 0"},{"kind":"text","text":"b"}]')),
+        ('stream chunk, flag not a bool', upd.replace('"append":false', '"append":0')),
+        ('stream chunk, trailing space', upd + ' '),
+        ('stream chunk, cut short', upd[:-1]),
+        ('stream chunk, more after it', upd + '}'),
         ('artifact null', '{"kind":"artifact-update","task_id":"t","artifact":null}'),
         ('parts an object', upd.replace('"parts":[', '"parts":[[').replace(']}', ']]}')),
         ('status message false', '{"kind":"status-update","task_id":"t","status":'
@@ -458,6 +483,23 @@ def test_answers_are_built_the_same_in_c_and_in_python(name: str, text: str) -> 
     assert repr(fast) == repr(slow), name
     if fast[0] == 'ok':
         assert fast[1] is not None
+
+
+@needs_extension
+def test_the_usual_chunk_is_read_by_its_template_and_nothing_else() -> None:
+    """The texts on the usual stream chunk's template (and only those) are read by it, to the
+    answer the general reader gives."""
+    from a2a_core.answer import _result_from_text
+
+    on = {'stream chunk', 'stream chunk, other flags', 'stream chunk, empty strings',
+          'stream chunk, non-ASCII text', 'non-ASCII ids'}
+    for name, text in _answer_texts():
+        got = _lib.SPEEDUPS.chunk_answer(text)  # type: ignore[attr-defined]
+        if name in on:
+            assert got is not None and got == _result_from_text(text), name
+            assert repr(got) == repr(_result_from_text(text)), name
+        else:
+            assert got is None, name
 
 
 @needs_extension
@@ -559,6 +601,21 @@ def test_the_answer_is_read_on_first_access_and_looks_eager(recorder: str) -> No
         # outcomes without an answer: None, nothing pending
         none = a2a_core.classify(503, b'', retry_after='5')
         assert none.result is None and none._result_text is None
+        # The compiled path keeps the text as the library's UTF-8 (bytes): Python's own
+        # readers (the extension's descriptor without the extension, outcome.py's
+        # descriptor) read it as the str it stands for.
+        if _lib.SPEEDUPS is not None:
+            from a2a_core.outcome import _LazyResult
+            kept, other = fresh(), fresh()
+            assert isinstance(kept._result_text, bytes)
+            saved = _lib.SPEEDUPS
+            try:
+                _lib.SPEEDUPS = None
+                assert kept.result == read.result
+                assert _LazyResult(Outcome.__dict__['result'].__get__(None, Outcome)).__get__(
+                    other, Outcome) == read.result
+            finally:
+                _lib.SPEEDUPS = saved
     finally:
         c.close()
 

@@ -20,6 +20,7 @@ refuses (reserved) ends the call unsent and `RequestError` is raised.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import json
 import logging
 import time
@@ -168,6 +169,24 @@ class _FinishedCall(HandleHolder, Owned):
 
 if _lib.SPEEDUPS is not None:  # only `unary` makes these: freed by the extension's own call
     _FinishedCall._free = _lib.SPEEDUPS.a2a_call_free  # type: ignore[attr-defined]
+
+
+class _Events(itertools.chain):  # type: ignore[type-arg]
+    """A stream without header hooks: its first value, then the rest of `run`'s generator,
+    handed out by itertools.chain's C iteration (callgrind: a generator around `run`'s
+    cost about 200 instructions per event). `close()` closes the stream as the generator
+    did; dropped unfinished, the generator inside it is, and closes it then."""
+
+    __slots__ = ('_rest',)
+
+    def __new__(cls, first: Any, rest: Iterator[Any]) -> _Events:
+        self = super().__new__(cls, (first,), rest)
+        self._rest = rest
+        return self
+
+    def close(self) -> None:
+        """Closes the stream (its call is cancelled unless it has finished)."""
+        self._rest.close()  # type: ignore[attr-defined]
 
 
 class NativeClient(_drive.BlockingCalls, _drive.MachineClientBase):
@@ -346,12 +365,14 @@ class NativeClient(_drive.BlockingCalls, _drive.MachineClientBase):
         return self._events(first, events)
 
     def _events(self, first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+        if not self._hooks:  # the usual stream: nothing to check per event
+            return _Events(first, rest)
+        return self._hooked_events(first, rest)
+
+    def _hooked_events(self, first: Any, rest: Iterator[Any]) -> Iterator[Any]:
         errors = self._hook_errors
         try:
             yield first
-            if not self._hooks:  # the usual stream: nothing to check per event
-                yield from rest
-                return
             while True:
                 errors.error = None  # a hook runs for a resubscribe's request
                 try:

@@ -139,6 +139,8 @@ class _LazyResult:
             text = obj._result_text
             if text is None:  # another thread built it since: the slot is set before the
                 return self.slot.__get__(obj, cls)  # text is dropped
+            if text.__class__ is bytes:  # kept so by the compiled extension
+                text = text.decode('utf-8', 'replace')
             sp = _lib.SPEEDUPS
             if sp is not None:
                 v = sp.answer(text)  # type: ignore[attr-defined]
@@ -208,7 +210,7 @@ class Outcome:
     _owned: Any = field(default=None, repr=False, compare=False)
     #: The answer's canonical JSON until `result` is first read (then None): `result` is
     #: built on first access (see _LazyResult), not when the outcome is copied.
-    _result_text: str | None = field(default=None, repr=False, compare=False)
+    _result_text: str | bytes | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def _from_ptr(cls, ptr: int, owned: bool) -> Outcome:

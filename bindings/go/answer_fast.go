@@ -81,8 +81,14 @@ func (s *fastScan) ws() {
 	}
 }
 
-// peek skips white space and returns the next byte (0 at the end).
+// peek skips white space and returns the next byte (0 at the end). The library's text has
+// no white space: the byte at i is checked first, without the loop's call.
 func (s *fastScan) peek() byte {
+	if s.i < len(s.doc) {
+		if c := s.doc[s.i]; c > ' ' {
+			return c
+		}
+	}
 	s.ws()
 	if s.i < len(s.doc) {
 		return s.doc[s.i]
@@ -148,6 +154,88 @@ func (s *fastScan) object(free bool, field func(key string) error) error {
 			return errNotFast
 		}
 	}
+}
+
+// open reads the '{' of an object whose keys are field names, read with field and next;
+// more: a key follows.
+func (s *fastScan) open() (more bool, err error) {
+	if s.peek() != '{' {
+		return false, errNotFast
+	}
+	s.depth++
+	if s.depth > maxFastDepth {
+		return false, errNotFast
+	}
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		s.depth--
+		return false, nil
+	}
+	return true, nil
+}
+
+// field reads an object's next key (a field name: a key with an escape goes to
+// encoding/json) and its colon; the scanner is then at the key's value.
+func (s *fastScan) field() (string, error) {
+	if s.peek() != '"' {
+		return "", errNotFast
+	}
+	key, err := s.key()
+	if err != nil {
+		return "", err
+	}
+	if s.peek() != ':' {
+		return "", errNotFast
+	}
+	s.i++
+	return key, nil
+}
+
+// next reads what follows an object's value: a comma (more: a key follows) or the end.
+func (s *fastScan) next() (more bool, err error) {
+	switch s.peek() {
+	case ',':
+		s.i++
+		return true, nil
+	case '}':
+		s.i++
+		s.depth--
+		return false, nil
+	}
+	return false, errNotFast
+}
+
+// openArray reads the '[' of an array, read with nextElem; more: an element follows.
+func (s *fastScan) openArray() (more bool, err error) {
+	if s.peek() != '[' {
+		return false, errNotFast
+	}
+	s.depth++
+	if s.depth > maxFastDepth {
+		return false, errNotFast
+	}
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		s.depth--
+		return false, nil
+	}
+	return true, nil
+}
+
+// nextElem reads what follows an array's element: a comma (more) or the end.
+func (s *fastScan) nextElem() (more bool, err error) {
+	switch s.peek() {
+	case ',':
+		s.i++
+		return true, nil
+	case ']':
+		s.i++
+		s.depth--
+		return false, nil
+	}
+	return false, errNotFast
 }
 
 // array reads an array, calling elem with the scanner at each element.
@@ -482,194 +570,255 @@ func (s *fastScan) unknown(names []string, key string) error {
 }
 
 var (
-	answerFields  = []string{"kind", "text", "id", "artifacts", "history", "message_id", "role", "parts", "final", "artifact", "append", "last_chunk", "context_id", "task_id", "status", "metadata"}
-	partFields    = []string{"kind", "text", "data", "bytes", "uri", "media_type", "name", "metadata"}
-	messageFields = []string{"message_id", "role", "context_id", "task_id", "parts", "metadata"}
-	// messageSkipped: keys of the canonical JSON's message that Message has no field for
-	// (Text() derives the text); skipped without unknown's case-insensitive search.
-	messageSkipped = []string{"kind", "text"}
+	answerFields   = []string{"kind", "text", "id", "artifacts", "history", "message_id", "role", "parts", "final", "artifact", "append", "last_chunk", "context_id", "task_id", "status", "metadata"}
+	partFields     = []string{"kind", "text", "data", "bytes", "uri", "media_type", "name", "metadata"}
+	messageFields  = []string{"message_id", "role", "context_id", "task_id", "parts", "metadata"}
 	statusFields   = []string{"state", "message", "timestamp"}
 	artifactFields = []string{"artifact_id", "name", "description", "parts", "metadata"}
 )
 
-// fieldIndex is key's position in names (exact match), or -1.
-func fieldIndex(names []string, key string) int {
-	for i, n := range names {
-		if n == key {
-			return i
-		}
-	}
-	return -1
-}
-
 func (s *fastScan) answer(j *answerJSON) error {
 	var f seenFields
-	return s.object(false, func(key string) error {
-		n := fieldIndex(answerFields, key)
-		if n < 0 {
-			return s.unknown(answerFields, key)
-		}
-		if err := f.take(n); err != nil {
+	more, err := s.open()
+	for more && err == nil {
+		var key string
+		if key, err = s.field(); err != nil {
 			return err
 		}
-		switch n {
-		case 0:
-			return s.plainStr(&j.Kind)
-		case 1:
-			return s.optStr(&j.Text)
-		case 2:
-			return s.plainStr(&j.ID)
-		case 3:
-			return s.artifacts(&j.Artifacts)
-		case 4:
-			return s.messages(&j.History)
-		case 5:
-			return s.plainStr(&j.MessageID)
-		case 6:
-			return s.plainStr(&j.Role)
-		case 7:
-			return s.parts(&j.Parts)
-		case 8:
-			return s.boolean(&j.Final)
-		case 9:
-			if s.null() {
-				return nil
+		switch key {
+		case "kind":
+			if err = f.take(0); err == nil {
+				err = s.plainStr(&j.Kind)
 			}
-			j.Artifact = new(Artifact)
-			return s.artifact(j.Artifact)
-		case 10:
-			return s.boolean(&j.Append)
-		case 11:
-			return s.boolean(&j.LastChunk)
-		case 12:
-			return s.optStr(&j.ContextID)
-		case 13:
-			return s.optStr(&j.TaskID)
-		case 14:
-			if s.null() {
-				return nil
+		case "text":
+			if err = f.take(1); err == nil {
+				err = s.optStr(&j.Text)
 			}
-			j.Status = new(TaskStatus)
-			return s.status(j.Status)
+		case "id":
+			if err = f.take(2); err == nil {
+				err = s.plainStr(&j.ID)
+			}
+		case "artifacts":
+			if err = f.take(3); err == nil {
+				err = s.artifacts(&j.Artifacts)
+			}
+		case "history":
+			if err = f.take(4); err == nil {
+				err = s.messages(&j.History)
+			}
+		case "message_id":
+			if err = f.take(5); err == nil {
+				err = s.plainStr(&j.MessageID)
+			}
+		case "role":
+			if err = f.take(6); err == nil {
+				err = s.plainStr(&j.Role)
+			}
+		case "parts":
+			if err = f.take(7); err == nil {
+				err = s.parts(&j.Parts)
+			}
+		case "final":
+			if err = f.take(8); err == nil {
+				err = s.boolean(&j.Final)
+			}
+		case "artifact":
+			if err = f.take(9); err == nil && !s.null() {
+				j.Artifact = new(Artifact)
+				err = s.artifact(j.Artifact)
+			}
+		case "append":
+			if err = f.take(10); err == nil {
+				err = s.boolean(&j.Append)
+			}
+		case "last_chunk":
+			if err = f.take(11); err == nil {
+				err = s.boolean(&j.LastChunk)
+			}
+		case "context_id":
+			if err = f.take(12); err == nil {
+				err = s.optStr(&j.ContextID)
+			}
+		case "task_id":
+			if err = f.take(13); err == nil {
+				err = s.optStr(&j.TaskID)
+			}
+		case "status":
+			if err = f.take(14); err == nil && !s.null() {
+				j.Status = new(TaskStatus)
+				err = s.status(j.Status)
+			}
+		case "metadata":
+			if err = f.take(15); err == nil {
+				err = s.metadata(&j.Metadata)
+			}
 		default:
-			return s.metadata(&j.Metadata)
+			err = s.unknown(answerFields, key)
 		}
-	})
+		if err == nil {
+			more, err = s.next()
+		}
+	}
+	return err
 }
 
 func (s *fastScan) status(st *TaskStatus) error {
 	var f seenFields
-	return s.object(false, func(key string) error {
-		n := fieldIndex(statusFields, key)
-		if n < 0 {
-			return s.unknown(statusFields, key)
-		}
-		if err := f.take(n); err != nil {
+	more, err := s.open()
+	for more && err == nil {
+		var key string
+		if key, err = s.field(); err != nil {
 			return err
 		}
-		switch n {
-		case 0:
-			return s.plainStr(&st.State)
-		case 1:
-			if s.null() {
-				return nil
+		switch key {
+		case "state":
+			if err = f.take(0); err == nil {
+				err = s.plainStr(&st.State)
 			}
-			st.Message = new(Message)
-			return s.message(st.Message)
+		case "message":
+			if err = f.take(1); err == nil && !s.null() {
+				st.Message = new(Message)
+				err = s.message(st.Message)
+			}
+		case "timestamp":
+			if err = f.take(2); err == nil {
+				err = s.optStr(&st.Timestamp)
+			}
 		default:
-			return s.optStr(&st.Timestamp)
+			err = s.unknown(statusFields, key)
 		}
-	})
+		if err == nil {
+			more, err = s.next()
+		}
+	}
+	return err
 }
 
 // readList reads a JSON array of T with one (or null: nil), the shape of every list the
 // canonical answer has (history, artifacts, parts).
-func readList[T any](s *fastScan, dst *[]T, one func(*T) error) error {
+func readList[T any](s *fastScan, dst *[]T, one func(*fastScan, *T) error) error {
 	if s.null() {
 		return nil
 	}
 	out := []T{}
-	err := s.array(func() error {
+	more, err := s.openArray()
+	for more && err == nil {
 		var zero T
 		out = append(out, zero)
-		return one(&out[len(out)-1])
-	})
+		if err = one(s, &out[len(out)-1]); err == nil {
+			more, err = s.nextElem()
+		}
+	}
 	*dst = out
 	return err
 }
 
 // messages reads a list of messages or null (nil).
 func (s *fastScan) messages(dst *[]Message) error {
-	return readList(s, dst, s.message)
+	return readList(s, dst, (*fastScan).message)
 }
 
 func (s *fastScan) message(m *Message) error {
 	var f seenFields
-	return s.object(false, func(key string) error {
-		n := fieldIndex(messageFields, key)
-		if n < 0 {
-			if n = fieldIndex(messageSkipped, key); n < 0 {
-				return s.unknown(messageFields, key)
-			}
-			n += len(messageFields)
-		}
-		if err := f.take(n); err != nil {
+	more, err := s.open()
+	for more && err == nil {
+		var key string
+		if key, err = s.field(); err != nil {
 			return err
 		}
-		switch n {
-		case 0:
-			return s.plainStr(&m.MessageID)
-		case 1:
-			return s.plainStr(&m.Role)
-		case 2:
-			return s.optStr(&m.ContextID)
-		case 3:
-			return s.optStr(&m.TaskID)
-		case 4:
-			return s.parts(&m.Parts)
-		case 5:
-			return s.metadata(&m.Metadata)
+		switch key {
+		case "message_id":
+			if err = f.take(0); err == nil {
+				err = s.plainStr(&m.MessageID)
+			}
+		case "role":
+			if err = f.take(1); err == nil {
+				err = s.plainStr(&m.Role)
+			}
+		case "context_id":
+			if err = f.take(2); err == nil {
+				err = s.optStr(&m.ContextID)
+			}
+		case "task_id":
+			if err = f.take(3); err == nil {
+				err = s.optStr(&m.TaskID)
+			}
+		case "parts":
+			if err = f.take(4); err == nil {
+				err = s.parts(&m.Parts)
+			}
+		case "metadata":
+			if err = f.take(5); err == nil {
+				err = s.metadata(&m.Metadata)
+			}
+		case "kind", "text":
+			// In the canonical JSON, not in Message (Text() derives it); encoding/json
+			// ignores them (anything but a string or null goes to it). A repeat of either
+			// goes to encoding/json too.
+			n := 6
+			if key == "text" {
+				n = 7
+			}
+			if err = f.take(n); err == nil {
+				err = s.skipStr()
+			}
 		default:
-			// kind and text: in the canonical JSON, not in Message (Text() derives it);
-			// encoding/json ignores them (anything but a string or null goes to it).
-			return s.skipStr()
+			err = s.unknown(messageFields, key)
 		}
-	})
+		if err == nil {
+			more, err = s.next()
+		}
+	}
+	return err
 }
 
 // artifacts reads a list of artifacts or null (nil).
 func (s *fastScan) artifacts(dst *[]Artifact) error {
-	return readList(s, dst, s.artifact)
+	return readList(s, dst, (*fastScan).artifact)
 }
 
 func (s *fastScan) artifact(a *Artifact) error {
 	var f seenFields
-	return s.object(false, func(key string) error {
-		n := fieldIndex(artifactFields, key)
-		if n < 0 {
-			return s.unknown(artifactFields, key)
-		}
-		if err := f.take(n); err != nil {
+	more, err := s.open()
+	for more && err == nil {
+		var key string
+		if key, err = s.field(); err != nil {
 			return err
 		}
-		switch n {
-		case 0:
-			return s.plainStr(&a.ArtifactID)
-		case 1:
-			return s.optStr(&a.Name)
-		case 2:
-			return s.optStr(&a.Description)
-		case 3:
-			return s.parts(&a.Parts)
+		switch key {
+		case "artifact_id":
+			if err = f.take(0); err == nil {
+				err = s.plainStr(&a.ArtifactID)
+			}
+		case "name":
+			if err = f.take(1); err == nil {
+				err = s.optStr(&a.Name)
+			}
+		case "description":
+			if err = f.take(2); err == nil {
+				err = s.optStr(&a.Description)
+			}
+		case "parts":
+			if err = f.take(3); err == nil {
+				err = s.parts(&a.Parts)
+			}
+		case "metadata":
+			if err = f.take(4); err == nil {
+				err = s.metadata(&a.Metadata)
+			}
 		default:
-			return s.metadata(&a.Metadata)
+			err = s.unknown(artifactFields, key)
 		}
-	})
+		if err == nil {
+			more, err = s.next()
+		}
+	}
+	return err
 }
 
 // parts reads a list of parts or null (nil).
 func (s *fastScan) parts(dst *[]Part) error {
-	return readList(s, dst, s.part)
+	return readList(s, dst, (*fastScan).part)
 }
 
 // part reads one part as Part.UnmarshalJSON does (partJSON, then the data value and the
@@ -679,36 +828,53 @@ func (s *fastScan) part(p *Part) error {
 	var data any
 	hasData := false
 	var f seenFields
-	err := s.object(false, func(key string) error {
-		n := fieldIndex(partFields, key)
-		if n < 0 {
-			return s.unknown(partFields, key)
-		}
-		if err := f.take(n); err != nil {
+	more, err := s.open()
+	for more && err == nil {
+		var key string
+		if key, err = s.field(); err != nil {
 			return err
 		}
-		switch n {
-		case 0:
-			return s.plainStr(&p.Kind)
-		case 1:
-			return s.plainStr(&p.Text)
-		case 2:
-			hasData = true
-			v, err := s.anyValue()
-			data = v
-			return err
-		case 3:
-			return s.optStr(&bytes)
-		case 4:
-			return s.plainStr(&p.URI)
-		case 5:
-			return s.plainStr(&p.MediaType)
-		case 6:
-			return s.plainStr(&p.Name)
+		switch key {
+		case "kind":
+			if err = f.take(0); err == nil {
+				err = s.plainStr(&p.Kind)
+			}
+		case "text":
+			if err = f.take(1); err == nil {
+				err = s.plainStr(&p.Text)
+			}
+		case "data":
+			if err = f.take(2); err == nil {
+				hasData = true
+				data, err = s.anyValue()
+			}
+		case "bytes":
+			if err = f.take(3); err == nil {
+				err = s.optStr(&bytes)
+			}
+		case "uri":
+			if err = f.take(4); err == nil {
+				err = s.plainStr(&p.URI)
+			}
+		case "media_type":
+			if err = f.take(5); err == nil {
+				err = s.plainStr(&p.MediaType)
+			}
+		case "name":
+			if err = f.take(6); err == nil {
+				err = s.plainStr(&p.Name)
+			}
+		case "metadata":
+			if err = f.take(7); err == nil {
+				err = s.metadata(&p.Metadata)
+			}
 		default:
-			return s.metadata(&p.Metadata)
+			err = s.unknown(partFields, key)
 		}
-	})
+		if err == nil {
+			more, err = s.next()
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,12 @@ type fastScan struct {
 	doc   string
 	i     int
 	depth int
-	strs  []string // the *string fields point into chunks of this (one allocation per 8)
+	strs  []string // the *string fields point into chunks of this (first, then one allocation per 8)
+	// first is the first chunk of strs, and st the answer's status (answerJSON.Status
+	// points to it): both in the scanner's own allocation (it is on the heap anyway: the
+	// reader's functions call each other recursively), not one allocation each.
+	first [8]string
+	st    TaskStatus
 }
 
 // readAnswerJSON reads b into j as json.Unmarshal would, or returns errNotFast.
@@ -59,7 +64,13 @@ func readAnswerDoc(doc string, j *answerJSON) error {
 // readValidDoc is readAnswerDoc of a text known to be valid UTF-8 (the library's canonical
 // JSON is a Rust String).
 func readValidDoc(doc string, j *answerJSON) error {
-	s := fastScan{doc: doc}
+	return new(fastScan).read(doc, j)
+}
+
+// read reads doc into j with s, a zero scanner.
+func (s *fastScan) read(doc string, j *answerJSON) error {
+	s.doc = doc
+	s.strs = s.first[:0]
 	if err := s.answer(j); err != nil {
 		return err
 	}
@@ -645,7 +656,7 @@ func (s *fastScan) answer(j *answerJSON) error {
 			}
 		case "status":
 			if err = f.take(14); err == nil && !s.null() {
-				j.Status = new(TaskStatus)
+				j.Status = &s.st // once per text: the field is taken once
 				err = s.status(j.Status)
 			}
 		case "metadata":

@@ -281,17 +281,26 @@ func (s *fastScan) array(elem func() error) error {
 	}
 }
 
+// stopByte marks the bytes a string's scan stops at: the closing quote, a backslash and
+// the control characters JSON does not allow in a string.
+var stopByte = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 // key reads an object key without escapes (a key with one goes to encoding/json).
 func (s *fastScan) key() (string, error) {
-	start := s.i + 1
-	for j := start; j < len(s.doc); j++ {
-		switch c := s.doc[j]; {
-		case c == '"':
-			s.i = j + 1
-			return s.doc[start:j], nil
-		case c == '\\' || c < 0x20:
-			return "", errNotFast
-		}
+	doc, start := s.doc, s.i+1 // locals: the loop keeps them in registers
+	j := start
+	for j < len(doc) && !stopByte[doc[j]] {
+		j++
+	}
+	if j < len(doc) && doc[j] == '"' {
+		s.i = j + 1
+		return doc[start:j], nil
 	}
 	return "", errNotFast
 }
@@ -301,16 +310,18 @@ func (s *fastScan) str() (string, error) {
 	if s.peek() != '"' {
 		return "", errNotFast
 	}
-	start := s.i + 1
-	for j := start; j < len(s.doc); j++ {
-		switch c := s.doc[j]; {
-		case c == '"':
+	doc, start := s.doc, s.i+1
+	j := start
+	for j < len(doc) && !stopByte[doc[j]] {
+		j++
+	}
+	if j < len(doc) {
+		switch doc[j] {
+		case '"':
 			s.i = j + 1
-			return s.doc[start:j], nil
-		case c == '\\':
+			return doc[start:j], nil
+		case '\\':
 			return s.escaped(start, j)
-		case c < 0x20:
-			return "", errNotFast
 		}
 	}
 	return "", errNotFast

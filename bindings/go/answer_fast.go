@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"errors"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -116,10 +117,9 @@ func (s *fastScan) null() bool {
 	return false
 }
 
-// object reads an object, calling field for each key with the scanner at the key's
-// value; field must consume the value. free: the keys are free-form (escapes allowed);
-// else they are field names (a key with an escape goes to encoding/json).
-func (s *fastScan) object(free bool, field func(key string) error) error {
+// object reads an object of free-form keys (escapes allowed), calling field for each key
+// with the scanner at the key's value; field must consume the value.
+func (s *fastScan) object(field func(key string) error) error {
 	if s.peek() != '{' {
 		return errNotFast
 	}
@@ -137,13 +137,7 @@ func (s *fastScan) object(free bool, field func(key string) error) error {
 		if s.peek() != '"' {
 			return errNotFast
 		}
-		var key string
-		var err error
-		if free {
-			key, err = s.str()
-		} else {
-			key, err = s.key()
-		}
+		key, err := s.str()
 		if err != nil {
 			return err
 		}
@@ -291,18 +285,60 @@ var stopByte = func() (t [256]bool) {
 	return t
 }()
 
-// key reads an object key without escapes (a key with one goes to encoding/json).
+// key reads an object key up to the next quote. A key with a backslash or a control
+// character is no field name: unknown, the only place such a key reaches, gives it to
+// encoding/json (a field name is matched as the bytes between the quotes).
 func (s *fastScan) key() (string, error) {
 	doc, start := s.doc, s.i+1 // locals: the loop keeps them in registers
 	j := start
-	for j < len(doc) && !stopByte[doc[j]] {
+	for j+8 <= len(doc) {
+		if k := firstQuote(load8(doc, j)); k < 8 {
+			s.i = j + k + 1
+			return doc[start : j+k], nil
+		}
+		j += 8
+	}
+	for j < len(doc) && doc[j] != '"' {
 		j++
 	}
-	if j < len(doc) && doc[j] == '"' {
+	if j < len(doc) {
 		s.i = j + 1
 		return doc[start:j], nil
 	}
 	return "", errNotFast
+}
+
+// Eight bytes of the text at a time (a key or a string is found in one or two steps, not
+// one byte per step): lo8 and hi8 are the low and high bit of every byte.
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// load8 is the eight bytes of doc at j, little-endian (one load).
+func load8(doc string, j int) uint64 {
+	b := doc[j : j+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// firstQuote is the index of the first '"' among x's bytes, 8 when none is.
+func firstQuote(x uint64) int {
+	q := x ^ ('"' * lo8)
+	// A byte of (q - lo8) &^ q has its high bit set where q's byte is zero; a byte above
+	// a zero byte can be marked wrongly (the borrow), never one below: the lowest is right.
+	return bits.TrailingZeros64((q-lo8)&^q&hi8) >> 3
+}
+
+// firstStop is the index of the first byte of x a string's scan stops at (stopByte: a
+// quote, a backslash, a control character), 8 when none is.
+func firstStop(x uint64) int {
+	q := x ^ ('"' * lo8)
+	b := x ^ ('\\' * lo8)
+	// (x - 0x20 per byte) &^ x marks the bytes below 0x20 (bytes from 0x80 are never
+	// marked); as in firstQuote, the lowest mark of each kind is right.
+	m := ((q - lo8) &^ q) | ((b - lo8) &^ b) | ((x - 0x20*lo8) &^ x)
+	return bits.TrailingZeros64(m&hi8) >> 3
 }
 
 // str reads a string value.
@@ -312,6 +348,13 @@ func (s *fastScan) str() (string, error) {
 	}
 	doc, start := s.doc, s.i+1
 	j := start
+	for j+8 <= len(doc) {
+		k := firstStop(load8(doc, j))
+		j += k
+		if k < 8 {
+			break
+		}
+	}
 	for j < len(doc) && !stopByte[doc[j]] {
 		j++
 	}
@@ -520,7 +563,7 @@ func (s *fastScan) anyValue() (any, error) {
 	switch c := s.peek(); {
 	case c == '{':
 		m := map[string]any{}
-		err := s.object(true, func(k string) error {
+		err := s.object(func(k string) error {
 			v, err := s.anyValue()
 			m[k] = v
 			return err
@@ -580,8 +623,14 @@ func (f *seenFields) take(n int) error {
 	return nil
 }
 
-// unknown skips the value of a key that names no field.
+// unknown skips the value of a key that names no field. A key with a backslash or a
+// control character (key does not look for them) goes to encoding/json.
 func (s *fastScan) unknown(names []string, key string) error {
+	for i := range len(key) {
+		if stopByte[key[i]] {
+			return errNotFast
+		}
+	}
 	for _, n := range names {
 		if strings.EqualFold(n, key) {
 			return errNotFast

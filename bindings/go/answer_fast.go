@@ -46,6 +46,16 @@ type fastScan struct {
 	// reader's functions call each other recursively), not one allocation each.
 	first [8]string
 	st    TaskStatus
+	// The first elements of the text's lists, in the same allocation: a list takes its
+	// elements from the front of its type's free slots (no two lists of a type are read
+	// at once: none nests in itself), and is handed out with its capacity cut to its
+	// length, so that an append to it never reaches the next list's elements.
+	partSlots [2]Part
+	artSlots  [1]Artifact
+	msgSlots  [1]Message
+	freeParts []Part
+	freeArts  []Artifact
+	freeMsgs  []Message
 }
 
 // readAnswerJSON reads b into j as json.Unmarshal would, or returns errNotFast.
@@ -72,6 +82,7 @@ func readValidDoc(doc string, j *answerJSON) error {
 func (s *fastScan) read(doc string, j *answerJSON) error {
 	s.doc = doc
 	s.strs = s.first[:0]
+	s.freeParts, s.freeArts, s.freeMsgs = s.partSlots[:], s.artSlots[:], s.msgSlots[:]
 	if err := s.answer(j); err != nil {
 		return err
 	}
@@ -766,12 +777,13 @@ func (s *fastScan) status(st *TaskStatus) error {
 }
 
 // readList reads a JSON array of T with one (or null: nil), the shape of every list the
-// canonical answer has (history, artifacts, parts).
-func readList[T any](s *fastScan, dst *[]T, one func(*fastScan, *T) error) error {
+// canonical answer has (history, artifacts, parts); its elements go to the free slots of
+// free first (see fastScan.partSlots).
+func readList[T any](s *fastScan, dst *[]T, one func(*fastScan, *T) error, free *[]T) error {
 	if s.null() {
 		return nil
 	}
-	out := []T{}
+	out := (*free)[:0] // never nil (a slice of an array): [] is an empty list, as encoding/json's
 	more, err := s.openArray()
 	for more && err == nil {
 		var zero T
@@ -780,13 +792,16 @@ func readList[T any](s *fastScan, dst *[]T, one func(*fastScan, *T) error) error
 			more, err = s.nextElem()
 		}
 	}
-	*dst = out
+	if len(out) > 0 && cap(*free) > 0 && &out[0] == &(*free)[:1][0] {
+		*free = (*free)[len(out):] // taken; else append moved the list out of the free slots
+	}
+	*dst = out[:len(out):len(out)]
 	return err
 }
 
 // messages reads a list of messages or null (nil).
 func (s *fastScan) messages(dst *[]Message) error {
-	return readList(s, dst, (*fastScan).message)
+	return readList(s, dst, (*fastScan).message, &s.freeMsgs)
 }
 
 func (s *fastScan) message(m *Message) error {
@@ -845,7 +860,7 @@ func (s *fastScan) message(m *Message) error {
 
 // artifacts reads a list of artifacts or null (nil).
 func (s *fastScan) artifacts(dst *[]Artifact) error {
-	return readList(s, dst, (*fastScan).artifact)
+	return readList(s, dst, (*fastScan).artifact, &s.freeArts)
 }
 
 func (s *fastScan) artifact(a *Artifact) error {
@@ -889,7 +904,7 @@ func (s *fastScan) artifact(a *Artifact) error {
 
 // parts reads a list of parts or null (nil).
 func (s *fastScan) parts(dst *[]Part) error {
-	return readList(s, dst, (*fastScan).part)
+	return readList(s, dst, (*fastScan).part, &s.freeParts)
 }
 
 // part reads one part as Part.UnmarshalJSON does (partJSON, then the data value and the

@@ -172,7 +172,7 @@ func (s *fastScan) object(field func(key string) error) error {
 	}
 }
 
-// open reads the '{' of an object whose keys are field names, read with field and next;
+// open reads the '{' of an object whose keys are field names, read with field and nextKey;
 // more: a key follows.
 func (s *fastScan) open() (more bool, err error) {
 	if s.peek() != '{' {
@@ -208,18 +208,37 @@ func (s *fastScan) field() (string, error) {
 	return key, nil
 }
 
-// next reads what follows an object's value: a comma (more: a key follows) or the end.
-func (s *fastScan) next() (more bool, err error) {
+// openKey is open and, when a key follows, field: the object's first key.
+func (s *fastScan) openKey() (key string, more bool, err error) {
+	if more, err = s.open(); more {
+		key, err = s.field()
+	}
+	return key, more, err
+}
+
+// nextKey is next and, when a key follows, field: the object's next key (one call per
+// key where the readers' loops made two).
+func (s *fastScan) nextKey() (key string, more bool, err error) {
 	switch s.peek() {
 	case ',':
 		s.i++
-		return true, nil
+		if s.peek() != '"' {
+			return "", false, errNotFast
+		}
+		if key, err = s.key(); err != nil {
+			return "", false, err
+		}
+		if s.peek() != ':' {
+			return "", false, errNotFast
+		}
+		s.i++
+		return key, true, nil
 	case '}':
 		s.i++
 		s.depth--
-		return false, nil
+		return "", false, nil
 	}
-	return false, errNotFast
+	return "", false, errNotFast
 }
 
 // openArray reads the '[' of an array, read with nextElem; more: an element follows.
@@ -357,6 +376,11 @@ func (s *fastScan) str() (string, error) {
 	if s.peek() != '"' {
 		return "", errNotFast
 	}
+	return s.strAt()
+}
+
+// strAt reads a string value, the scanner at its opening quote.
+func (s *fastScan) strAt() (string, error) {
 	doc, start := s.doc, s.i+1
 	j := start
 	for j+8 <= len(doc) {
@@ -465,10 +489,13 @@ func hex4(doc string, i int) (rune, bool) {
 
 // optStr reads a string or null into a *string (encoding/json leaves it nil for null).
 func (s *fastScan) optStr(dst **string) error {
-	if s.null() {
-		return nil
+	if s.peek() != '"' { // a string first: the library's usual value
+		if s.null() {
+			return nil
+		}
+		return errNotFast
 	}
-	v, err := s.str()
+	v, err := s.strAt()
 	if err != nil {
 		return err
 	}
@@ -491,10 +518,13 @@ func (s *fastScan) skipStr() error {
 
 // plainStr reads a string or null into a string (null leaves it unchanged).
 func (s *fastScan) plainStr(dst *string) error {
-	if s.null() {
-		return nil
+	if s.peek() != '"' { // a string first: the library's usual value
+		if s.null() {
+			return nil
+		}
+		return errNotFast
 	}
-	v, err := s.str()
+	v, err := s.strAt()
 	*dst = v
 	return err
 }
@@ -661,12 +691,8 @@ var (
 
 func (s *fastScan) answer(j *answerJSON) error {
 	var f seenFields
-	more, err := s.open()
+	key, more, err := s.openKey()
 	for more && err == nil {
-		var key string
-		if key, err = s.field(); err != nil {
-			return err
-		}
 		switch key {
 		case "kind":
 			if err = f.take(0); err == nil {
@@ -738,7 +764,7 @@ func (s *fastScan) answer(j *answerJSON) error {
 			err = s.unknown(answerFields, key)
 		}
 		if err == nil {
-			more, err = s.next()
+			key, more, err = s.nextKey()
 		}
 	}
 	return err
@@ -746,12 +772,8 @@ func (s *fastScan) answer(j *answerJSON) error {
 
 func (s *fastScan) status(st *TaskStatus) error {
 	var f seenFields
-	more, err := s.open()
+	key, more, err := s.openKey()
 	for more && err == nil {
-		var key string
-		if key, err = s.field(); err != nil {
-			return err
-		}
 		switch key {
 		case "state":
 			if err = f.take(0); err == nil {
@@ -770,7 +792,7 @@ func (s *fastScan) status(st *TaskStatus) error {
 			err = s.unknown(statusFields, key)
 		}
 		if err == nil {
-			more, err = s.next()
+			key, more, err = s.nextKey()
 		}
 	}
 	return err
@@ -806,12 +828,8 @@ func (s *fastScan) messages(dst *[]Message) error {
 
 func (s *fastScan) message(m *Message) error {
 	var f seenFields
-	more, err := s.open()
+	key, more, err := s.openKey()
 	for more && err == nil {
-		var key string
-		if key, err = s.field(); err != nil {
-			return err
-		}
 		switch key {
 		case "message_id":
 			if err = f.take(0); err == nil {
@@ -852,7 +870,7 @@ func (s *fastScan) message(m *Message) error {
 			err = s.unknown(messageFields, key)
 		}
 		if err == nil {
-			more, err = s.next()
+			key, more, err = s.nextKey()
 		}
 	}
 	return err
@@ -865,12 +883,8 @@ func (s *fastScan) artifacts(dst *[]Artifact) error {
 
 func (s *fastScan) artifact(a *Artifact) error {
 	var f seenFields
-	more, err := s.open()
+	key, more, err := s.openKey()
 	for more && err == nil {
-		var key string
-		if key, err = s.field(); err != nil {
-			return err
-		}
 		switch key {
 		case "artifact_id":
 			if err = f.take(0); err == nil {
@@ -896,7 +910,7 @@ func (s *fastScan) artifact(a *Artifact) error {
 			err = s.unknown(artifactFields, key)
 		}
 		if err == nil {
-			more, err = s.next()
+			key, more, err = s.nextKey()
 		}
 	}
 	return err
@@ -914,12 +928,8 @@ func (s *fastScan) part(p *Part) error {
 	var data any
 	hasData := false
 	var f seenFields
-	more, err := s.open()
+	key, more, err := s.openKey()
 	for more && err == nil {
-		var key string
-		if key, err = s.field(); err != nil {
-			return err
-		}
 		switch key {
 		case "kind":
 			if err = f.take(0); err == nil {
@@ -958,7 +968,7 @@ func (s *fastScan) part(p *Part) error {
 			err = s.unknown(partFields, key)
 		}
 		if err == nil {
-			more, err = s.next()
+			key, more, err = s.nextKey()
 		}
 	}
 	if err != nil {

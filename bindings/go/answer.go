@@ -273,15 +273,26 @@ func (a *Answer) fromJSON(b []byte, doc string, valid bool) error {
 	} else {
 		err = readAnswerDoc(doc, &j)
 	}
+	return a.fromFields(b, &j, nil, err)
+}
+
+// fromFields makes a of j, the fast reader's reading of b (err: its error), or reads b
+// with encoding/json when the fast reader did not. t, when not nil, is the Task a task
+// answer uses (the caller's allocation).
+func (a *Answer) fromFields(b []byte, j *answerJSON, t *Task, err error) error {
 	if err != nil {
 		answerFallbacks.Add(1)
-		j = answerJSON{}
-		err = json.Unmarshal(b, &j)
+		slow := new(answerJSON) // encoding/json's target escapes: not the caller's (on its stack)
+		err = json.Unmarshal(b, slow)
+		j = slow
 	}
 	if err == nil {
 		switch j.Kind {
 		case "task":
-			t := &Task{ID: j.ID, ContextID: j.ContextID, Artifacts: j.Artifacts, History: j.History, Metadata: j.Metadata}
+			if t == nil {
+				t = new(Task)
+			}
+			*t = Task{ID: j.ID, ContextID: j.ContextID, Artifacts: j.Artifacts, History: j.History, Metadata: j.Metadata}
 			if j.Status != nil {
 				t.Status = *j.Status
 			}
@@ -331,17 +342,25 @@ func readResultJSON(v C.struct_a2a_str, doc string) *Answer {
 	if v.ptr == nil {
 		return nil
 	}
-	var a Answer
+	// The scanner, the answer and a task answer's Task in one allocation (Go's allocations
+	// cost more than the bytes a message or update answer leaves unused here).
+	blk := new(struct {
+		s fastScan
+		a Answer
+		t Task
+	})
+	var j answerJSON
+	err := blk.s.read(doc, &j) // the library's text: a Rust String, valid UTF-8
 	// encoding/json, when the fast reader leaves the text to it, reads the library's view
 	// in place: it is valid until the outcome is freed, and encoding/json keeps no
 	// reference to its input (every string and RawMessage is copied out). Straight to the
 	// reader: json.Unmarshal(text, &a) would validate the whole document once more.
 	text := unsafe.Slice((*byte)(unsafe.Pointer(v.ptr)), int(v.len))
-	if err := a.fromJSON(text, doc, true); err != nil { // the library's text: a Rust String
+	if err := blk.a.fromFields(text, &j, &blk.t, err); err != nil {
 		// The library renders valid canonical JSON; a failure here is a binding bug.
 		panic(fmt.Sprintf("a2a: answer JSON from the library does not read: %v", err))
 	}
-	return &a
+	return &blk.a
 }
 
 // ErrNothingToSend is returned by SendMessage and StreamMessage without any part.

@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"errors"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -39,7 +40,22 @@ type fastScan struct {
 	doc   string
 	i     int
 	depth int
-	strs  []string // the *string fields point into chunks of this (one allocation per 8)
+	strs  []string // the *string fields point into chunks of this (first, then one allocation per 8)
+	// first is the first chunk of strs, and st the answer's status (answerJSON.Status
+	// points to it): both in the scanner's own allocation (it is on the heap anyway: the
+	// reader's functions call each other recursively), not one allocation each.
+	first [8]string
+	st    TaskStatus
+	// The first elements of the text's lists, in the same allocation: a list takes its
+	// elements from the front of its type's free slots (no two lists of a type are read
+	// at once: none nests in itself), and is handed out with its capacity cut to its
+	// length, so that an append to it never reaches the next list's elements.
+	partSlots [2]Part
+	artSlots  [1]Artifact
+	msgSlots  [1]Message
+	freeParts []Part
+	freeArts  []Artifact
+	freeMsgs  []Message
 }
 
 // readAnswerJSON reads b into j as json.Unmarshal would, or returns errNotFast.
@@ -59,7 +75,14 @@ func readAnswerDoc(doc string, j *answerJSON) error {
 // readValidDoc is readAnswerDoc of a text known to be valid UTF-8 (the library's canonical
 // JSON is a Rust String).
 func readValidDoc(doc string, j *answerJSON) error {
-	s := fastScan{doc: doc}
+	return new(fastScan).read(doc, j)
+}
+
+// read reads doc into j with s, a zero scanner.
+func (s *fastScan) read(doc string, j *answerJSON) error {
+	s.doc = doc
+	s.strs = s.first[:0]
+	s.freeParts, s.freeArts, s.freeMsgs = s.partSlots[:], s.artSlots[:], s.msgSlots[:]
 	if err := s.answer(j); err != nil {
 		return err
 	}
@@ -81,8 +104,14 @@ func (s *fastScan) ws() {
 	}
 }
 
-// peek skips white space and returns the next byte (0 at the end).
+// peek skips white space and returns the next byte (0 at the end). The library's text has
+// no white space: the byte at i is checked first, without the loop's call.
 func (s *fastScan) peek() byte {
+	if s.i < len(s.doc) {
+		if c := s.doc[s.i]; c > ' ' {
+			return c
+		}
+	}
 	s.ws()
 	if s.i < len(s.doc) {
 		return s.doc[s.i]
@@ -99,10 +128,9 @@ func (s *fastScan) null() bool {
 	return false
 }
 
-// object reads an object, calling field for each key with the scanner at the key's
-// value; field must consume the value. free: the keys are free-form (escapes allowed);
-// else they are field names (a key with an escape goes to encoding/json).
-func (s *fastScan) object(free bool, field func(key string) error) error {
+// object reads an object of free-form keys (escapes allowed), calling field for each key
+// with the scanner at the key's value; field must consume the value.
+func (s *fastScan) object(field func(key string) error) error {
 	if s.peek() != '{' {
 		return errNotFast
 	}
@@ -120,13 +148,7 @@ func (s *fastScan) object(free bool, field func(key string) error) error {
 		if s.peek() != '"' {
 			return errNotFast
 		}
-		var key string
-		var err error
-		if free {
-			key, err = s.str()
-		} else {
-			key, err = s.key()
-		}
+		key, err := s.str()
 		if err != nil {
 			return err
 		}
@@ -148,6 +170,107 @@ func (s *fastScan) object(free bool, field func(key string) error) error {
 			return errNotFast
 		}
 	}
+}
+
+// open reads the '{' of an object whose keys are field names, read with field and nextKey;
+// more: a key follows.
+func (s *fastScan) open() (more bool, err error) {
+	if s.peek() != '{' {
+		return false, errNotFast
+	}
+	s.depth++
+	if s.depth > maxFastDepth {
+		return false, errNotFast
+	}
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		s.depth--
+		return false, nil
+	}
+	return true, nil
+}
+
+// field reads an object's next key (a field name: a key with an escape goes to
+// encoding/json) and its colon; the scanner is then at the key's value.
+func (s *fastScan) field() (string, error) {
+	if s.peek() != '"' {
+		return "", errNotFast
+	}
+	key, err := s.key()
+	if err != nil {
+		return "", err
+	}
+	if s.peek() != ':' {
+		return "", errNotFast
+	}
+	s.i++
+	return key, nil
+}
+
+// openKey is open and, when a key follows, field: the object's first key.
+func (s *fastScan) openKey() (key string, more bool, err error) {
+	if more, err = s.open(); more {
+		key, err = s.field()
+	}
+	return key, more, err
+}
+
+// nextKey is next and, when a key follows, field: the object's next key (one call per
+// key where the readers' loops made two).
+func (s *fastScan) nextKey() (key string, more bool, err error) {
+	switch s.peek() {
+	case ',':
+		s.i++
+		if s.peek() != '"' {
+			return "", false, errNotFast
+		}
+		if key, err = s.key(); err != nil {
+			return "", false, err
+		}
+		if s.peek() != ':' {
+			return "", false, errNotFast
+		}
+		s.i++
+		return key, true, nil
+	case '}':
+		s.i++
+		s.depth--
+		return "", false, nil
+	}
+	return "", false, errNotFast
+}
+
+// openArray reads the '[' of an array, read with nextElem; more: an element follows.
+func (s *fastScan) openArray() (more bool, err error) {
+	if s.peek() != '[' {
+		return false, errNotFast
+	}
+	s.depth++
+	if s.depth > maxFastDepth {
+		return false, errNotFast
+	}
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		s.depth--
+		return false, nil
+	}
+	return true, nil
+}
+
+// nextElem reads what follows an array's element: a comma (more) or the end.
+func (s *fastScan) nextElem() (more bool, err error) {
+	switch s.peek() {
+	case ',':
+		s.i++
+		return true, nil
+	case ']':
+		s.i++
+		s.depth--
+		return false, nil
+	}
+	return false, errNotFast
 }
 
 // array reads an array, calling elem with the scanner at each element.
@@ -182,19 +305,70 @@ func (s *fastScan) array(elem func() error) error {
 	}
 }
 
-// key reads an object key without escapes (a key with one goes to encoding/json).
+// stopByte marks the bytes a string's scan stops at: the closing quote, a backslash and
+// the control characters JSON does not allow in a string.
+var stopByte = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// key reads an object key up to the next quote. A key with a backslash or a control
+// character is no field name: unknown, the only place such a key reaches, gives it to
+// encoding/json (a field name is matched as the bytes between the quotes).
 func (s *fastScan) key() (string, error) {
-	start := s.i + 1
-	for j := start; j < len(s.doc); j++ {
-		switch c := s.doc[j]; {
-		case c == '"':
-			s.i = j + 1
-			return s.doc[start:j], nil
-		case c == '\\' || c < 0x20:
-			return "", errNotFast
+	doc, start := s.doc, s.i+1 // locals: the loop keeps them in registers
+	j := start
+	for j+8 <= len(doc) {
+		if k := firstQuote(load8(doc, j)); k < 8 {
+			s.i = j + k + 1
+			return doc[start : j+k], nil
 		}
+		j += 8
+	}
+	for j < len(doc) && doc[j] != '"' {
+		j++
+	}
+	if j < len(doc) {
+		s.i = j + 1
+		return doc[start:j], nil
 	}
 	return "", errNotFast
+}
+
+// Eight bytes of the text at a time (a key or a string is found in one or two steps, not
+// one byte per step): lo8 and hi8 are the low and high bit of every byte.
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// load8 is the eight bytes of doc at j, little-endian (one load).
+func load8(doc string, j int) uint64 {
+	b := doc[j : j+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// firstQuote is the index of the first '"' among x's bytes, 8 when none is.
+func firstQuote(x uint64) int {
+	q := x ^ ('"' * lo8)
+	// A byte of (q - lo8) &^ q has its high bit set where q's byte is zero; a byte above
+	// a zero byte can be marked wrongly (the borrow), never one below: the lowest is right.
+	return bits.TrailingZeros64((q-lo8)&^q&hi8) >> 3
+}
+
+// firstStop is the index of the first byte of x a string's scan stops at (stopByte: a
+// quote, a backslash, a control character), 8 when none is.
+func firstStop(x uint64) int {
+	q := x ^ ('"' * lo8)
+	b := x ^ ('\\' * lo8)
+	// (x - 0x20 per byte) &^ x marks the bytes below 0x20 (bytes from 0x80 are never
+	// marked); as in firstQuote, the lowest mark of each kind is right.
+	m := ((q - lo8) &^ q) | ((b - lo8) &^ b) | ((x - 0x20*lo8) &^ x)
+	return bits.TrailingZeros64(m&hi8) >> 3
 }
 
 // str reads a string value.
@@ -202,16 +376,30 @@ func (s *fastScan) str() (string, error) {
 	if s.peek() != '"' {
 		return "", errNotFast
 	}
-	start := s.i + 1
-	for j := start; j < len(s.doc); j++ {
-		switch c := s.doc[j]; {
-		case c == '"':
+	return s.strAt()
+}
+
+// strAt reads a string value, the scanner at its opening quote.
+func (s *fastScan) strAt() (string, error) {
+	doc, start := s.doc, s.i+1
+	j := start
+	for j+8 <= len(doc) {
+		k := firstStop(load8(doc, j))
+		j += k
+		if k < 8 {
+			break
+		}
+	}
+	for j < len(doc) && !stopByte[doc[j]] {
+		j++
+	}
+	if j < len(doc) {
+		switch doc[j] {
+		case '"':
 			s.i = j + 1
-			return s.doc[start:j], nil
-		case c == '\\':
+			return doc[start:j], nil
+		case '\\':
 			return s.escaped(start, j)
-		case c < 0x20:
-			return "", errNotFast
 		}
 	}
 	return "", errNotFast
@@ -301,10 +489,13 @@ func hex4(doc string, i int) (rune, bool) {
 
 // optStr reads a string or null into a *string (encoding/json leaves it nil for null).
 func (s *fastScan) optStr(dst **string) error {
-	if s.null() {
-		return nil
+	if s.peek() != '"' { // a string first: the library's usual value
+		if s.null() {
+			return nil
+		}
+		return errNotFast
 	}
-	v, err := s.str()
+	v, err := s.strAt()
 	if err != nil {
 		return err
 	}
@@ -327,10 +518,13 @@ func (s *fastScan) skipStr() error {
 
 // plainStr reads a string or null into a string (null leaves it unchanged).
 func (s *fastScan) plainStr(dst *string) error {
-	if s.null() {
-		return nil
+	if s.peek() != '"' { // a string first: the library's usual value
+		if s.null() {
+			return nil
+		}
+		return errNotFast
 	}
-	v, err := s.str()
+	v, err := s.strAt()
 	*dst = v
 	return err
 }
@@ -410,7 +604,7 @@ func (s *fastScan) anyValue() (any, error) {
 	switch c := s.peek(); {
 	case c == '{':
 		m := map[string]any{}
-		err := s.object(true, func(k string) error {
+		err := s.object(func(k string) error {
 			v, err := s.anyValue()
 			m[k] = v
 			return err
@@ -470,8 +664,14 @@ func (f *seenFields) take(n int) error {
 	return nil
 }
 
-// unknown skips the value of a key that names no field.
+// unknown skips the value of a key that names no field. A key with a backslash or a
+// control character (key does not look for them) goes to encoding/json.
 func (s *fastScan) unknown(names []string, key string) error {
+	for i := range len(key) {
+		if stopByte[key[i]] {
+			return errNotFast
+		}
+	}
 	for _, n := range names {
 		if strings.EqualFold(n, key) {
 			return errNotFast
@@ -482,194 +682,243 @@ func (s *fastScan) unknown(names []string, key string) error {
 }
 
 var (
-	answerFields  = []string{"kind", "text", "id", "artifacts", "history", "message_id", "role", "parts", "final", "artifact", "append", "last_chunk", "context_id", "task_id", "status", "metadata"}
-	partFields    = []string{"kind", "text", "data", "bytes", "uri", "media_type", "name", "metadata"}
-	messageFields = []string{"message_id", "role", "context_id", "task_id", "parts", "metadata"}
-	// messageSkipped: keys of the canonical JSON's message that Message has no field for
-	// (Text() derives the text); skipped without unknown's case-insensitive search.
-	messageSkipped = []string{"kind", "text"}
+	answerFields   = []string{"kind", "text", "id", "artifacts", "history", "message_id", "role", "parts", "final", "artifact", "append", "last_chunk", "context_id", "task_id", "status", "metadata"}
+	partFields     = []string{"kind", "text", "data", "bytes", "uri", "media_type", "name", "metadata"}
+	messageFields  = []string{"message_id", "role", "context_id", "task_id", "parts", "metadata"}
 	statusFields   = []string{"state", "message", "timestamp"}
 	artifactFields = []string{"artifact_id", "name", "description", "parts", "metadata"}
 )
 
-// fieldIndex is key's position in names (exact match), or -1.
-func fieldIndex(names []string, key string) int {
-	for i, n := range names {
-		if n == key {
-			return i
-		}
-	}
-	return -1
-}
-
 func (s *fastScan) answer(j *answerJSON) error {
 	var f seenFields
-	return s.object(false, func(key string) error {
-		n := fieldIndex(answerFields, key)
-		if n < 0 {
-			return s.unknown(answerFields, key)
-		}
-		if err := f.take(n); err != nil {
-			return err
-		}
-		switch n {
-		case 0:
-			return s.plainStr(&j.Kind)
-		case 1:
-			return s.optStr(&j.Text)
-		case 2:
-			return s.plainStr(&j.ID)
-		case 3:
-			return s.artifacts(&j.Artifacts)
-		case 4:
-			return s.messages(&j.History)
-		case 5:
-			return s.plainStr(&j.MessageID)
-		case 6:
-			return s.plainStr(&j.Role)
-		case 7:
-			return s.parts(&j.Parts)
-		case 8:
-			return s.boolean(&j.Final)
-		case 9:
-			if s.null() {
-				return nil
+	key, more, err := s.openKey()
+	for more && err == nil {
+		switch key {
+		case "kind":
+			if err = f.take(0); err == nil {
+				err = s.plainStr(&j.Kind)
 			}
-			j.Artifact = new(Artifact)
-			return s.artifact(j.Artifact)
-		case 10:
-			return s.boolean(&j.Append)
-		case 11:
-			return s.boolean(&j.LastChunk)
-		case 12:
-			return s.optStr(&j.ContextID)
-		case 13:
-			return s.optStr(&j.TaskID)
-		case 14:
-			if s.null() {
-				return nil
+		case "text":
+			if err = f.take(1); err == nil {
+				err = s.optStr(&j.Text)
 			}
-			j.Status = new(TaskStatus)
-			return s.status(j.Status)
+		case "id":
+			if err = f.take(2); err == nil {
+				err = s.plainStr(&j.ID)
+			}
+		case "artifacts":
+			if err = f.take(3); err == nil {
+				err = s.artifacts(&j.Artifacts)
+			}
+		case "history":
+			if err = f.take(4); err == nil {
+				err = s.messages(&j.History)
+			}
+		case "message_id":
+			if err = f.take(5); err == nil {
+				err = s.plainStr(&j.MessageID)
+			}
+		case "role":
+			if err = f.take(6); err == nil {
+				err = s.plainStr(&j.Role)
+			}
+		case "parts":
+			if err = f.take(7); err == nil {
+				err = s.parts(&j.Parts)
+			}
+		case "final":
+			if err = f.take(8); err == nil {
+				err = s.boolean(&j.Final)
+			}
+		case "artifact":
+			if err = f.take(9); err == nil && !s.null() {
+				j.Artifact = new(Artifact)
+				err = s.artifact(j.Artifact)
+			}
+		case "append":
+			if err = f.take(10); err == nil {
+				err = s.boolean(&j.Append)
+			}
+		case "last_chunk":
+			if err = f.take(11); err == nil {
+				err = s.boolean(&j.LastChunk)
+			}
+		case "context_id":
+			if err = f.take(12); err == nil {
+				err = s.optStr(&j.ContextID)
+			}
+		case "task_id":
+			if err = f.take(13); err == nil {
+				err = s.optStr(&j.TaskID)
+			}
+		case "status":
+			if err = f.take(14); err == nil && !s.null() {
+				j.Status = &s.st // once per text: the field is taken once
+				err = s.status(j.Status)
+			}
+		case "metadata":
+			if err = f.take(15); err == nil {
+				err = s.metadata(&j.Metadata)
+			}
 		default:
-			return s.metadata(&j.Metadata)
+			err = s.unknown(answerFields, key)
 		}
-	})
+		if err == nil {
+			key, more, err = s.nextKey()
+		}
+	}
+	return err
 }
 
 func (s *fastScan) status(st *TaskStatus) error {
 	var f seenFields
-	return s.object(false, func(key string) error {
-		n := fieldIndex(statusFields, key)
-		if n < 0 {
-			return s.unknown(statusFields, key)
-		}
-		if err := f.take(n); err != nil {
-			return err
-		}
-		switch n {
-		case 0:
-			return s.plainStr(&st.State)
-		case 1:
-			if s.null() {
-				return nil
+	key, more, err := s.openKey()
+	for more && err == nil {
+		switch key {
+		case "state":
+			if err = f.take(0); err == nil {
+				err = s.plainStr(&st.State)
 			}
-			st.Message = new(Message)
-			return s.message(st.Message)
+		case "message":
+			if err = f.take(1); err == nil && !s.null() {
+				st.Message = new(Message)
+				err = s.message(st.Message)
+			}
+		case "timestamp":
+			if err = f.take(2); err == nil {
+				err = s.optStr(&st.Timestamp)
+			}
 		default:
-			return s.optStr(&st.Timestamp)
+			err = s.unknown(statusFields, key)
 		}
-	})
+		if err == nil {
+			key, more, err = s.nextKey()
+		}
+	}
+	return err
 }
 
 // readList reads a JSON array of T with one (or null: nil), the shape of every list the
-// canonical answer has (history, artifacts, parts).
-func readList[T any](s *fastScan, dst *[]T, one func(*T) error) error {
+// canonical answer has (history, artifacts, parts); its elements go to the free slots of
+// free first (see fastScan.partSlots).
+func readList[T any](s *fastScan, dst *[]T, one func(*fastScan, *T) error, free *[]T) error {
 	if s.null() {
 		return nil
 	}
-	out := []T{}
-	err := s.array(func() error {
+	out := (*free)[:0] // never nil (a slice of an array): [] is an empty list, as encoding/json's
+	more, err := s.openArray()
+	for more && err == nil {
 		var zero T
 		out = append(out, zero)
-		return one(&out[len(out)-1])
-	})
-	*dst = out
+		if err = one(s, &out[len(out)-1]); err == nil {
+			more, err = s.nextElem()
+		}
+	}
+	if len(out) > 0 && cap(*free) > 0 && &out[0] == &(*free)[:1][0] {
+		*free = (*free)[len(out):] // taken; else append moved the list out of the free slots
+	}
+	*dst = out[:len(out):len(out)]
 	return err
 }
 
 // messages reads a list of messages or null (nil).
 func (s *fastScan) messages(dst *[]Message) error {
-	return readList(s, dst, s.message)
+	return readList(s, dst, (*fastScan).message, &s.freeMsgs)
 }
 
 func (s *fastScan) message(m *Message) error {
 	var f seenFields
-	return s.object(false, func(key string) error {
-		n := fieldIndex(messageFields, key)
-		if n < 0 {
-			if n = fieldIndex(messageSkipped, key); n < 0 {
-				return s.unknown(messageFields, key)
+	key, more, err := s.openKey()
+	for more && err == nil {
+		switch key {
+		case "message_id":
+			if err = f.take(0); err == nil {
+				err = s.plainStr(&m.MessageID)
 			}
-			n += len(messageFields)
-		}
-		if err := f.take(n); err != nil {
-			return err
-		}
-		switch n {
-		case 0:
-			return s.plainStr(&m.MessageID)
-		case 1:
-			return s.plainStr(&m.Role)
-		case 2:
-			return s.optStr(&m.ContextID)
-		case 3:
-			return s.optStr(&m.TaskID)
-		case 4:
-			return s.parts(&m.Parts)
-		case 5:
-			return s.metadata(&m.Metadata)
+		case "role":
+			if err = f.take(1); err == nil {
+				err = s.plainStr(&m.Role)
+			}
+		case "context_id":
+			if err = f.take(2); err == nil {
+				err = s.optStr(&m.ContextID)
+			}
+		case "task_id":
+			if err = f.take(3); err == nil {
+				err = s.optStr(&m.TaskID)
+			}
+		case "parts":
+			if err = f.take(4); err == nil {
+				err = s.parts(&m.Parts)
+			}
+		case "metadata":
+			if err = f.take(5); err == nil {
+				err = s.metadata(&m.Metadata)
+			}
+		case "kind", "text":
+			// In the canonical JSON, not in Message (Text() derives it); encoding/json
+			// ignores them (anything but a string or null goes to it). A repeat of either
+			// goes to encoding/json too.
+			n := 6
+			if key == "text" {
+				n = 7
+			}
+			if err = f.take(n); err == nil {
+				err = s.skipStr()
+			}
 		default:
-			// kind and text: in the canonical JSON, not in Message (Text() derives it);
-			// encoding/json ignores them (anything but a string or null goes to it).
-			return s.skipStr()
+			err = s.unknown(messageFields, key)
 		}
-	})
+		if err == nil {
+			key, more, err = s.nextKey()
+		}
+	}
+	return err
 }
 
 // artifacts reads a list of artifacts or null (nil).
 func (s *fastScan) artifacts(dst *[]Artifact) error {
-	return readList(s, dst, s.artifact)
+	return readList(s, dst, (*fastScan).artifact, &s.freeArts)
 }
 
 func (s *fastScan) artifact(a *Artifact) error {
 	var f seenFields
-	return s.object(false, func(key string) error {
-		n := fieldIndex(artifactFields, key)
-		if n < 0 {
-			return s.unknown(artifactFields, key)
-		}
-		if err := f.take(n); err != nil {
-			return err
-		}
-		switch n {
-		case 0:
-			return s.plainStr(&a.ArtifactID)
-		case 1:
-			return s.optStr(&a.Name)
-		case 2:
-			return s.optStr(&a.Description)
-		case 3:
-			return s.parts(&a.Parts)
+	key, more, err := s.openKey()
+	for more && err == nil {
+		switch key {
+		case "artifact_id":
+			if err = f.take(0); err == nil {
+				err = s.plainStr(&a.ArtifactID)
+			}
+		case "name":
+			if err = f.take(1); err == nil {
+				err = s.optStr(&a.Name)
+			}
+		case "description":
+			if err = f.take(2); err == nil {
+				err = s.optStr(&a.Description)
+			}
+		case "parts":
+			if err = f.take(3); err == nil {
+				err = s.parts(&a.Parts)
+			}
+		case "metadata":
+			if err = f.take(4); err == nil {
+				err = s.metadata(&a.Metadata)
+			}
 		default:
-			return s.metadata(&a.Metadata)
+			err = s.unknown(artifactFields, key)
 		}
-	})
+		if err == nil {
+			key, more, err = s.nextKey()
+		}
+	}
+	return err
 }
 
 // parts reads a list of parts or null (nil).
 func (s *fastScan) parts(dst *[]Part) error {
-	return readList(s, dst, s.part)
+	return readList(s, dst, (*fastScan).part, &s.freeParts)
 }
 
 // part reads one part as Part.UnmarshalJSON does (partJSON, then the data value and the
@@ -679,36 +928,49 @@ func (s *fastScan) part(p *Part) error {
 	var data any
 	hasData := false
 	var f seenFields
-	err := s.object(false, func(key string) error {
-		n := fieldIndex(partFields, key)
-		if n < 0 {
-			return s.unknown(partFields, key)
-		}
-		if err := f.take(n); err != nil {
-			return err
-		}
-		switch n {
-		case 0:
-			return s.plainStr(&p.Kind)
-		case 1:
-			return s.plainStr(&p.Text)
-		case 2:
-			hasData = true
-			v, err := s.anyValue()
-			data = v
-			return err
-		case 3:
-			return s.optStr(&bytes)
-		case 4:
-			return s.plainStr(&p.URI)
-		case 5:
-			return s.plainStr(&p.MediaType)
-		case 6:
-			return s.plainStr(&p.Name)
+	key, more, err := s.openKey()
+	for more && err == nil {
+		switch key {
+		case "kind":
+			if err = f.take(0); err == nil {
+				err = s.plainStr(&p.Kind)
+			}
+		case "text":
+			if err = f.take(1); err == nil {
+				err = s.plainStr(&p.Text)
+			}
+		case "data":
+			if err = f.take(2); err == nil {
+				hasData = true
+				data, err = s.anyValue()
+			}
+		case "bytes":
+			if err = f.take(3); err == nil {
+				err = s.optStr(&bytes)
+			}
+		case "uri":
+			if err = f.take(4); err == nil {
+				err = s.plainStr(&p.URI)
+			}
+		case "media_type":
+			if err = f.take(5); err == nil {
+				err = s.plainStr(&p.MediaType)
+			}
+		case "name":
+			if err = f.take(6); err == nil {
+				err = s.plainStr(&p.Name)
+			}
+		case "metadata":
+			if err = f.take(7); err == nil {
+				err = s.metadata(&p.Metadata)
+			}
 		default:
-			return s.metadata(&p.Metadata)
+			err = s.unknown(partFields, key)
 		}
-	})
+		if err == nil {
+			key, more, err = s.nextKey()
+		}
+	}
 	if err != nil {
 		return err
 	}

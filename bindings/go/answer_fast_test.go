@@ -68,6 +68,19 @@ var edgeAnswerTexts = []string{
 	`{"kind":"message","parts":[{"kind":"text","text":"\ude00x"}]}`,
 	`{"kind":"message","parts":[{"kind":"text","text":"\ud83d\u0041"}]}`,
 	`{"kind":"message","parts":[{"kind":"text","text":"\uZZZZ"}]}`,
+	// Stops found eight bytes at a time: at each offset of a step, past the first step,
+	// beside bytes from 0x80 (never stops), and keys that are no field names.
+	`{"kind":"message","parts":[{"kind":"text","text":"0123456789abcdef\"quoted\" \\ tail 0123456789"}]}`,
+	`{"kind":"message","parts":[{"kind":"text","text":"01234567\n"},{"kind":"text","text":"0123456\t"},{"kind":"text","text":"012345678\/"}]}`,
+	`{"kind":"message","parts":[{"kind":"text","text":"0123456789` + "\x01" + `"}]}`,
+	`{"kind":"message","parts":[{"kind":"text","text":"0123456` + "\x1f" + `"}]}`,
+	`{"kind":"message","parts":[{"kind":"text","text":"ééééééé\"\u00e9 ÿ€ \ud83d\ude00"}],"role":"user"}`,
+	`{"kind":"message","message_i\u0064":"m"}`,
+	`{"kind":"message","context_id_is_long\"":"m"}`,
+	`{"kind\"":"message"}`,
+	`{"kind":"message","long_unknown_key_0123456789":{"k\u0069nd":"x","` + "\x01" + `":1}}`,
+	`{"kind":"message","meta` + "\x01" + `data":{}}`,
+	`{"kind":"message","metadata":{"0123456789abcdefgh\"":"0123456789abcdefgh\\"}}`,
 	`{"kind":"message","parts":[{"kind":"text","text":"\x"}]}`,
 	`{"Kind":"message","ROLE":"agent"}`,
 	`{"kind":"message","k\u0069nd":"task"}`,
@@ -289,5 +302,40 @@ func TestFastAnswerReadsDriverAnswers(t *testing.T) {
 	}
 	if n := answerFallbacks.Load() - before; n != 0 {
 		t.Errorf("%d of the driver's answers were left to encoding/json", n)
+	}
+}
+
+// TestFastAnswerListsDoNotShare: the lists the fast reader fills from its own slots are
+// handed out with their capacity cut to their length, so that an append to one never
+// writes into another list's elements; more elements than the slots hold move out of them.
+func TestFastAnswerListsDoNotShare(t *testing.T) {
+	part := func(s string) string { return `{"kind":"text","text":"` + s + `"}` }
+	msg := func(parts ...string) string {
+		return `{"message_id":"m","role":"user","parts":[` + strings.Join(parts, ",") + `]}`
+	}
+	text := `{"kind":"task","id":"t","artifacts":[{"artifact_id":"a","parts":[` + part("a1") + `]},{"artifact_id":"b","parts":[` +
+		part("b1") + `,` + part("b2") + `,` + part("b3") + `]}],"history":[` + msg(part("h1")) + `,` + msg(part("h2"), part("h3")) + `]}`
+	var j answerJSON
+	if err := readAnswerJSON([]byte(text), &j); err != nil {
+		t.Fatal(err)
+	}
+	var want answerJSON
+	if err := json.Unmarshal([]byte(text), &want); err != nil {
+		t.Fatal(err)
+	}
+	lists := [][]Part{j.Artifacts[0].Parts, j.Artifacts[1].Parts, j.History[0].Parts, j.History[1].Parts}
+	for i, l := range lists {
+		if cap(l) != len(l) {
+			t.Errorf("list %d: capacity %d, length %d", i, cap(l), len(l))
+		}
+		_ = append(l, TextPart("appended"))
+	}
+	if cap(j.Artifacts) != len(j.Artifacts) || cap(j.History) != len(j.History) {
+		t.Errorf("artifacts or history with spare capacity")
+	}
+	_ = append(j.Artifacts, Artifact{ArtifactID: "appended"})
+	_ = append(j.History, Message{MessageID: "appended"})
+	if !reflect.DeepEqual(j, want) {
+		t.Errorf("after appends:\n fast %+v\n json %+v", j, want)
 	}
 }

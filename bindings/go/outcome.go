@@ -104,9 +104,10 @@ func outcomeHTTPStatus(h *C.a2a_outcome) int {
 // readOutcome copies every field of a library outcome into Go memory: one
 // a2a_outcome_get_info call for all of them (a cgo call per field cost more than the rest
 // of the copy), then the remote hint's pairs, if any. The optional texts and the answer's
-// JSON are copied into one Go string, and the texts' pointers share one array: two
-// allocations for all of them instead of two per text (the strings keep that one copy
-// alive together; it is no larger than the texts and the answer's JSON).
+// JSON are copied into one Go string, and the texts and optional numbers the pointer
+// fields point to share one outcomeBoxes: two allocations for all of them instead of two
+// per text and one per number (the strings keep that one copy alive together; it is no
+// larger than the texts and the answer's JSON).
 func readOutcome(h *C.a2a_outcome) Outcome {
 	return readOutcomeInfo(h, nil)
 }
@@ -141,19 +142,23 @@ func readOutcomeInfo(h *C.a2a_outcome, buf *C.struct_a2a_outcome_info) Outcome {
 		}
 		all = unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is never written again
 	}
-	var texts [nTexts + 1]*string
-	var strs []string
-	if present > 0 {
-		strs = make([]string, 0, present)
+	// The texts and the optional numbers the Outcome's pointer fields point to, in one
+	// allocation (when any is present).
+	var box *outcomeBoxes
+	if present > 0 || in.has_http_status || in.has_code || in.has_state || in.has_retry_after_secs ||
+		in.has_remote_hint_retryable {
+		box = new(outcomeBoxes)
 	}
-	off := 0
+	var texts [nTexts + 1]*string
+	off, k := 0, 0
 	for i, v := range views {
 		if v.ptr == nil {
 			continue
 		}
-		strs = append(strs, all[off:off+int(v.len)])
+		box.strs[k] = all[off : off+int(v.len)]
 		off += int(v.len)
-		texts[i] = &strs[len(strs)-1]
+		texts[i] = &box.strs[k]
+		k++
 	}
 	var result *Answer
 	if texts[nTexts] != nil {
@@ -179,27 +184,27 @@ func readOutcomeInfo(h *C.a2a_outcome, buf *C.struct_a2a_outcome_info) Outcome {
 		CancelOrigin: texts[9],
 	}
 	if in.has_http_status {
-		v := int(in.http_status)
-		o.HTTPStatus = &v
+		box.httpStatus = int(in.http_status)
+		o.HTTPStatus = &box.httpStatus
 	}
 	if in.has_code {
-		v := int64(in.code)
-		o.Code = &v
+		box.code = int64(in.code)
+		o.Code = &box.code
 	}
 	if in.has_error_name {
 		o.Error = ErrorName(in.error_name)
 	}
 	if in.has_state {
-		v := TaskState(in.state)
-		o.State = &v
+		box.state = TaskState(in.state)
+		o.State = &box.state
 	}
 	if in.has_retry_after_secs {
-		v := time.Duration(in.retry_after_secs) * time.Second
-		o.RetryAfter = &v
+		box.retryAfter = time.Duration(in.retry_after_secs) * time.Second
+		o.RetryAfter = &box.retryAfter
 	}
 	if in.has_remote_hint_retryable {
-		v := bool(in.remote_hint_retryable)
-		o.Retryable = &v
+		box.retryable = bool(in.remote_hint_retryable)
+		o.Retryable = &box.retryable
 	}
 	if n := int(in.remote_hint_count); n > 0 {
 		o.RemoteHint = make([]RemoteHintPair, 0, n)
@@ -220,6 +225,17 @@ func readOutcomeInfo(h *C.a2a_outcome, buf *C.struct_a2a_outcome_info) Outcome {
 		o.Binding = Binding(in.binding)
 	}
 	return o
+}
+
+// outcomeBoxes is what an Outcome's pointer fields point to (its texts, its optional
+// numbers): one allocation for all of them instead of one each.
+type outcomeBoxes struct {
+	strs       [11]string // the present texts, in the order of readOutcomeInfo's views
+	httpStatus int
+	code       int64
+	state      TaskState
+	retryAfter time.Duration
+	retryable  bool
 }
 
 // ownOutcome copies an owned library outcome and keeps the handle in the result.

@@ -150,6 +150,12 @@ class Emit:
         self.value = value
 
 
+def _handed(e: Emit) -> Any:
+    """`e`'s value, no longer referenced by `e` (the driver's frame still holds `e`)."""
+    value, e.value = e.value, None
+    return value
+
+
 class Wait:
     """Block until a response input or `at` (host ms; None: no deadline); send True when
     `at` passed."""
@@ -303,11 +309,14 @@ async def run_on(make_host: Callable[[], AsyncHost],
             if host.error is not None:
                 raise host.error
             kind = action.__class__  # items first: they are most of a stream's steps
+            # What is handed out is not kept here (nor in `drive`'s suspended frame): while
+            # the caller holds an open stream, its last item is the caller's to keep or drop.
             if kind is list:
-                for item in action:
-                    yield item
+                action.reverse()
+                while action:
+                    yield action.pop()
             elif kind is Emit:
-                yield action.value
+                yield _handed(action)
             elif kind is Start:
                 host.start(action)
             elif kind is Abort:

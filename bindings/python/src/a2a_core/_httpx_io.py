@@ -180,7 +180,12 @@ class _AsyncHost:
             if not self.feed('handle_head', rid, response.status_code, _head(response)):
                 return
             try:
-                async for chunk in response.aiter_bytes():
+                # Without a Content-Encoding httpx's decoding is the identity: the raw
+                # iterator gives the same chunks with one async generator, chunker and
+                # buffer fewer kept for the response's life.
+                chunks = (response.aiter_bytes() if 'content-encoding' in response.headers
+                          else response.aiter_raw())
+                async for chunk in chunks:
                     if not self.feed('handle_body', rid, chunk):
                         return
                     if self.streaming and not self.has_room:

@@ -164,6 +164,7 @@ class _AsyncHost:
         response: httpx.Response | None = None
         try:
             req = _request(self.http, s, self.streaming, None)
+            del s  # its copies (headers, body) are httpx's now, kept by the request
             try:
                 response = await self.http.send(req, stream=True, follow_redirects=False)
             except httpx.RequestError as e:
@@ -208,15 +209,16 @@ class _AsyncHost:
                 self.error = e
             self.wake()
         finally:
-            if response is not None:
-                await response.aclose()
+            try:
+                if response is not None:
+                    await response.aclose()
+            finally:
+                # Leaves the requests (`drop` and `close` take a task that never ran).
+                if self.requests.get(rid) is asyncio.current_task():
+                    del self.requests[rid]
 
     def start(self, s: Start) -> None:
-        task = asyncio.ensure_future(self.perform(s))
-        rid = s.request_id
-        self.requests[rid] = task
-        task.add_done_callback(lambda t: self.requests.pop(rid, None)
-                               if self.requests.get(rid) is t else None)
+        self.requests[s.request_id] = asyncio.ensure_future(self.perform(s))
 
     async def wait(self, at: int | None) -> bool:
         """Until an input (False) or `at` (True)."""

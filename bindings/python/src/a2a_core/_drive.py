@@ -305,6 +305,7 @@ async def run_on(make_host: Callable[[], AsyncHost],
     `Wait` says. Leaving early (or cancellation) closes the host and cancels the call in
     the machine."""
     host = make_host()
+    del make_host  # (its closure: not kept for the call's life)
     try:
         action = next(steps)
         while True:

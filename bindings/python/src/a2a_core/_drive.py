@@ -150,6 +150,12 @@ class Emit:
         self.value = value
 
 
+def _handed(e: Emit) -> Any:
+    """`e`'s value, no longer referenced by `e` (the driver's frame still holds `e`)."""
+    value, e.value = e.value, None
+    return value
+
+
 class Wait:
     """Block until a response input or `at` (host ms; None: no deadline); send True when
     `at` passed."""
@@ -172,6 +178,21 @@ class HookErrors(threading.local):
     error: BaseException | None = None
 
 
+def _starts(call: Call, hook_errors: HookErrors | None) -> Generator[Action, Any, None]:
+    """The requests the machine hands out now, each as a `Start` (a header hook that raised
+    stops the call before its request is sent: its exception is raised here)."""
+    while True:
+        if hook_errors is not None:
+            hook_errors.error = None
+        t = call.poll_transmit(now_ms())
+        if hook_errors is not None and hook_errors.error is not None:
+            e, hook_errors.error = hook_errors.error, None
+            raise e  # the request is never performed: the driver's finally cancels the call
+        if t is None:
+            return
+        yield Start(t)
+
+
 def drive(call: Call, on_finished: Callable[[Any, Call], Any],
           on_item: Callable[[Any], Any] | None = None,
           hook_errors: HookErrors | None = None) -> Generator[Action, bool | None, None]:
@@ -180,19 +201,6 @@ def drive(call: Call, on_finished: Callable[[Any, Call], Any],
     `hook_errors`: a header hook that raised stops the call before its request is sent
     (the call is cancelled) and its exception is raised here."""
     finished = False
-
-    def starts() -> Generator[Action, Any, None]:
-        while True:
-            if hook_errors is not None:
-                hook_errors.error = None
-            t = call.poll_transmit(now_ms())
-            if hook_errors is not None and hook_errors.error is not None:
-                e, hook_errors.error = hook_errors.error, None
-                raise e  # the request is never performed: the finally cancels the call
-            if t is None:
-                return
-            yield Start(t)
-
     # The compiled fast path polls and builds an ITEM's StreamItem in one C call (`poll`), a
     # stream's items all that are queued in one call (`poll_items`), handed out as one list;
     # any other event is read from `call.event`, where it polled it.
@@ -203,7 +211,7 @@ def drive(call: Call, on_finished: Callable[[Any, Call], Any],
     event_at = ctypes.addressof(call.event)
     try:
         while True:
-            yield from starts()
+            yield from _starts(call, hook_errors)
             while True:
                 items: list[Any] | None = None
                 if poll_items is not None:
@@ -253,7 +261,7 @@ def drive(call: Call, on_finished: Callable[[Any, Call], Any],
                 if finished:
                     return
                 # after a yield the call may have moved on: poll again
-            yield from starts()
+            yield from _starts(call, hook_errors)
             if (yield Wait(call.poll_timeout())):
                 call.handle_timeout(now_ms())
     finally:
@@ -297,17 +305,21 @@ async def run_on(make_host: Callable[[], AsyncHost],
     `Wait` says. Leaving early (or cancellation) closes the host and cancels the call in
     the machine."""
     host = make_host()
+    del make_host  # (its closure: not kept for the call's life)
     try:
         action = next(steps)
         while True:
             if host.error is not None:
                 raise host.error
             kind = action.__class__  # items first: they are most of a stream's steps
+            # What is handed out is not kept here (nor in `drive`'s suspended frame): while
+            # the caller holds an open stream, its last item is the caller's to keep or drop.
             if kind is list:
-                for item in action:
-                    yield item
+                action.reverse()
+                while action:
+                    yield action.pop()
             elif kind is Emit:
-                yield action.value
+                yield _handed(action)
             elif kind is Start:
                 host.start(action)
             elif kind is Abort:

@@ -120,27 +120,51 @@ def _feed(call: Call | None, fn: str, *args: Any) -> bool:
 class _AsyncHost:
     """Runs one call's requests as tasks on the caller's `httpx.AsyncClient`."""
 
+    # The driver's wake-up and the readers' room are futures made only while someone waits
+    # on them (an asyncio.Event holds a deque of 0.7 KiB from the start: two per open stream).
+    __slots__ = ('http', 'call', 'streaming', 'requests', 'error', 'loop', 'woken',
+                 'has_room', 'room_waiters')
+
     def __init__(self, http: httpx.AsyncClient, call: Call, streaming: bool) -> None:
         self.http = http
         self.call: Call | None = call
         self.streaming = streaming
-        self.wake = asyncio.Event()
-        self.room = asyncio.Event()  # set when the driver has taken every event
-        self.room.set()
         self.requests: dict[int, asyncio.Task[None]] = {}
         self.error: BaseException | None = None
+        self.loop = asyncio.get_running_loop()
+        #: What the driver's `wait` awaits: done by the next input (None: not waiting).
+        self.woken: asyncio.Future[None] | None = None
+        #: Whether the driver has taken every event (a stream's reader then reads on).
+        self.has_room = True
+        #: The readers waiting for room, each on a future of its own.
+        self.room_waiters: list[asyncio.Future[None]] | None = None
+
+    def wake(self) -> None:
+        w = self.woken
+        if w is not None:
+            self.woken = None
+            if not w.done():
+                w.set_result(None)
+
+    def give_room(self) -> None:
+        self.has_room = True
+        waiters, self.room_waiters = self.room_waiters, None
+        for w in waiters or ():
+            if not w.done():
+                w.set_result(None)
 
     def feed(self, fn: str, *args: Any) -> bool:
         try:
             return _feed(self.call, fn, *args)
         finally:
-            self.wake.set()
+            self.wake()
 
     async def perform(self, s: Start) -> None:
         rid = s.request_id
         response: httpx.Response | None = None
         try:
             req = _request(self.http, s, self.streaming, None)
+            del s  # its copies (headers, body) are httpx's now, kept by the request
             try:
                 response = await self.http.send(req, stream=True, follow_redirects=False)
             except httpx.RequestError as e:
@@ -157,12 +181,22 @@ class _AsyncHost:
             if not self.feed('handle_head', rid, response.status_code, _head(response)):
                 return
             try:
-                async for chunk in response.aiter_bytes():
+                # Without a Content-Encoding httpx's decoding is the identity: the raw
+                # iterator gives the same chunks with one async generator, chunker and
+                # buffer fewer kept for the response's life.
+                chunks = (response.aiter_bytes() if 'content-encoding' in response.headers
+                          else response.aiter_raw())
+                async for chunk in chunks:
                     if not self.feed('handle_body', rid, chunk):
                         return
-                    if self.streaming and not self.room.is_set():
-                        await self.room.wait()  # bounded memory: the reader keeps pace
-                    self.room.clear()
+                    if self.streaming and not self.has_room:
+                        # bounded memory: the reader keeps pace
+                        room = self.loop.create_future()
+                        if self.room_waiters is None:
+                            self.room_waiters = []
+                        self.room_waiters.append(room)
+                        await room
+                    self.has_room = False
             except httpx.RequestError as e:
                 err, written = failure_of(e)
                 self.feed('handle_failure', rid, err, written, f'{type(e).__name__}: {e}')
@@ -173,34 +207,39 @@ class _AsyncHost:
         except Exception as e:  # a bug or a refused input: the driver raises it
             if self.error is None:
                 self.error = e
-            self.wake.set()
+            self.wake()
         finally:
-            if response is not None:
-                await response.aclose()
+            try:
+                if response is not None:
+                    await response.aclose()
+            finally:
+                # Leaves the requests (`drop` and `close` take a task that never ran).
+                if self.requests.get(rid) is asyncio.current_task():
+                    del self.requests[rid]
 
     def start(self, s: Start) -> None:
-        task = asyncio.ensure_future(self.perform(s))
-        rid = s.request_id
-        self.requests[rid] = task
-        task.add_done_callback(lambda t: self.requests.pop(rid, None)
-                               if self.requests.get(rid) is t else None)
+        self.requests[s.request_id] = asyncio.ensure_future(self.perform(s))
 
     async def wait(self, at: int | None) -> bool:
         """Until an input (False) or `at` (True)."""
-        self.room.set()
-        self.wake.clear()
+        self.give_room()
         if self.error is not None:
             return False
-        if at is None:
-            await self.wake.wait()
-            return False
-        # Passed already: one loop turn of LATE_READ takes what came meanwhile.
-        wait = max((at - now_ms() + 1) / 1000, LATE_READ)
+        woken = self.woken = self.loop.create_future()
         try:
-            await asyncio.wait_for(self.wake.wait(), wait)
-            return False
-        except asyncio.TimeoutError:
-            return True
+            if at is None:
+                await woken
+                return False
+            # Passed already: one loop turn of LATE_READ takes what came meanwhile.
+            wait = max((at - now_ms() + 1) / 1000, LATE_READ)
+            try:
+                await asyncio.wait_for(woken, wait)
+                return False
+            except asyncio.TimeoutError:
+                return True
+        finally:
+            if self.woken is woken:
+                self.woken = None
 
     def drop(self, request_id: int) -> None:
         task = self.requests.pop(request_id, None)

@@ -31,6 +31,7 @@
 //! an `io::Read` or a `serde_json::Value` is not supported (raw values cannot borrow there).
 
 mod de;
+pub(crate) use de::direct::FromTape;
 mod owned;
 pub mod params;
 mod params_de;

@@ -32,6 +32,8 @@
 
 mod de;
 pub(crate) use de::direct::FromTape;
+#[cfg(test)]
+pub(crate) use de::direct::tests::generated_object;
 mod owned;
 pub mod params;
 mod params_de;

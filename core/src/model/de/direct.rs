@@ -416,7 +416,7 @@ fn any_in<'a>(t: &Tape<'a>, pos: usize) -> Option<R<AnyIn<'a>>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     //! The direct reader against the serde read of the same tape at the same token, on
     //! generated objects of every shape it reads: each key spelled either way, given twice,
     //! escaped, `null`, of the wrong type, unknown keys, nested wrappers.
@@ -642,15 +642,22 @@ mod tests {
         assert_eq!(direct, serde, "{doc}");
     }
 
+    /// A generated object of any shape the direct reader reads, from proptest's bytes (the
+    /// classifier's direct reader is tested on them too).
+    pub(crate) fn generated_object(choices: &[u8]) -> String {
+        let mut g = Gen { b: choices, i: 0 };
+        let mut doc = String::new();
+        value(&mut g, Shape::Any, 0, &mut doc);
+        doc
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
 
         /// Generated objects read the same both ways, as a send result and as an event.
         #[test]
         fn the_direct_reader_reads_what_serde_reads(choices in prop::collection::vec(any::<u8>(), 0..400)) {
-            let mut g = Gen { b: &choices, i: 0 };
-            let mut doc = String::new();
-            value(&mut g, Shape::Any, 0, &mut doc);
+            let doc = generated_object(&choices);
             let tape = Tape::parse(doc.as_bytes()).expect("generated JSON tokenizes");
             same::<SendResponse<'_>>(&tape, &doc);
             same::<StreamEvent<'_>>(&tape, &doc);

@@ -50,7 +50,7 @@
 //! classify    -> error_id, method, model, outcome, sse, tape, time, version
 //! envelope    -> method, model, version
 //! error_id    -> outcome
-//! model       -> method, outcome, version
+//! model       -> method, outcome, tape, version
 //! resilience  -> outcome, time
 //! tally       -> outcome
 //! trust       -> card, json

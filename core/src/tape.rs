@@ -32,8 +32,9 @@ pub(crate) const MAX_DEPTH: usize = 127;
 /// the raw text.
 const RAW_TOKEN: &str = "$serde_json::private::RawValue";
 
+/// What a token is (the direct model reader, `model::direct`, looks at it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Null,
     True,
     False,
@@ -177,18 +178,9 @@ impl<'a> Tape<'a> {
 
     /// Reads the whole document as `T`.
     pub(crate) fn read<T: serde::Deserialize<'a>>(&self) -> Result<T, serde_json::Error> {
-        let mut de = TapeDe {
-            tape: self,
-            pos: 0,
-            unread: false,
-        };
-        let v = T::deserialize(&mut de)?;
-        if de.unread {
-            // Which container, and whether serde_json would still read the rest, is left
-            // to serde_json: every caller reads the body again on an error.
-            return Err(err("a container not read to its end"));
-        }
-        Ok(v)
+        // Which container was left unread, and whether serde_json would still read the rest,
+        // is left to serde_json: every caller reads the body again on an error.
+        self.read_at(0)
     }
 
     /// The value of the top-level object's member `key` read as `T`: what reading the whole
@@ -197,7 +189,15 @@ impl<'a> Tape<'a> {
     /// `Option` and its `Result`. `None` when that read would give no value (not an object, no
     /// such member or a `null` one, `T` fails) and also when the top-level object has a key
     /// with escapes or `key` twice, which the caller's serde_json path then decides.
+    #[cfg(test)]
     pub(crate) fn read_member<T: serde::Deserialize<'a>>(&self, key: &str) -> Option<T> {
+        self.read_at(self.member(key)?).ok()
+    }
+
+    /// The token of the top-level object's member `key` when [`Tape::read_member`] would
+    /// read one (see there): `None` when it would give none before reading the value (not
+    /// an object, no such member or a `null` one, an escaped key, `key` twice).
+    pub(crate) fn member(&self, key: &str) -> Option<usize> {
         let top = self.toks.first()?;
         if top.kind != Kind::Obj {
             return None;
@@ -218,16 +218,45 @@ impl<'a> Tape<'a> {
             pos = self.toks[pos + 1].next as usize;
         }
         let at = found?;
-        if self.toks[at].kind == Kind::Null {
-            return None;
-        }
+        (self.toks[at].kind != Kind::Null).then_some(at)
+    }
+
+    /// The value at token `pos` read as `T` by serde, exactly as a serde read of the whole
+    /// document reads it there (a container left unread fails, as in [`Tape::read`]).
+    pub(crate) fn read_at<T: serde::Deserialize<'a>>(
+        &self,
+        pos: usize,
+    ) -> Result<T, serde_json::Error> {
         let mut de = TapeDe {
             tape: self,
-            pos: at,
+            pos,
             unread: false,
         };
-        let v = T::deserialize(&mut de).ok()?;
-        (!de.unread).then_some(v)
+        let v = T::deserialize(&mut de)?;
+        if de.unread {
+            return Err(err("a container not read to its end"));
+        }
+        Ok(v)
+    }
+
+    /// The kind of token `pos` (a valid token index: one the tape handed out).
+    #[inline]
+    pub(crate) fn kind(&self, pos: usize) -> Kind {
+        self.toks[pos].kind
+    }
+
+    /// The token after the value at `pos` (after a container's last token).
+    #[inline]
+    pub(crate) fn after(&self, pos: usize) -> usize {
+        self.toks[pos].next as usize
+    }
+
+    /// The text of the string token `pos` without its quotes (its value when the token is
+    /// a [`Kind::Str`], a string without escapes).
+    #[inline]
+    pub(crate) fn str_text(&self, pos: usize) -> &'a str {
+        let t = self.toks[pos];
+        &self.src[t.start as usize + 1..t.end as usize - 1]
     }
 }
 

@@ -252,18 +252,21 @@ pub(crate) fn read_event_once<'a>(
 }
 
 /// The model value a tape carries, read as [`read_model`] reads it from the body; `None`
-/// when that fails (the caller reads the body again for the exact error).
-fn read_model_tape<'a, T: model::FromWire<'a>>(
+/// when that fails (the caller reads the body again for the exact error). Read by the
+/// direct reader (`model::FromTape`: the common shapes token by token, anything else by
+/// serde at its token), which gives what the serde read of the tape gives.
+fn read_model_tape<'a, T: model::FromWire<'a> + model::FromTape<'a>>(
     tape: &crate::tape::Tape<'a>,
     version: ProtocolVersion,
     binding: Binding,
 ) -> Option<T> {
-    let mut r: T = if binding == Binding::JsonRpc {
+    let at = if binding == Binding::JsonRpc {
         // As `read_model`'s `Envelope { result: Option<T> }` reads it.
-        tape.read_member::<T>("result")?
+        tape.member("result")?
     } else {
-        tape.read::<T>().ok()?
+        0
     };
+    let mut r = T::from_tape(tape, at).ok()?;
     r.settle(WireForm::new(version, binding));
     Some(r)
 }

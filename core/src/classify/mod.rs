@@ -200,9 +200,9 @@ pub(crate) fn classify_tape(
     tape: Option<&crate::tape::Tape<'_>>,
 ) -> Outcome {
     classify_scanned(info, || match tape {
-        Some(t) if t.is_object() => t
-            .read::<scan::BodyShape<'_>>()
-            .or_else(|_| scan::scan(info.body)),
+        Some(t) if t.is_object() => {
+            scan::body_shape_from_tape(t, 0).or_else(|_| scan::scan(info.body))
+        }
         _ => scan::scan(info.body),
     })
 }

@@ -833,3 +833,188 @@ mod tests {
         }
     }
 }
+
+/// The union object read from a tape's tokens: what [`crate::tape::Tape::read`] of a
+/// [`BodyShape`] gives, and fails where it fails, without serde's visitors for the objects
+/// it walks (the body, `result` and the 1.0 wrappers, `status`); every other field's value
+/// is read by serde at its token, and an object serde would refuse (a key with escapes, a
+/// field given twice under any of its names) is read whole by serde at its token. About a
+/// third of classifying a send's answer went into serde's walk of these objects (issue 28).
+#[cfg(feature = "model")]
+pub(crate) fn body_shape_from_tape<'a>(
+    t: &crate::tape::Tape<'a>,
+    pos: usize,
+) -> Result<BodyShape<'a>, serde_json::Error> {
+    match direct::body_shape(t, pos) {
+        Some(r) => r,
+        None => t.read_at(pos),
+    }
+}
+
+#[cfg(feature = "model")]
+mod direct {
+    use std::borrow::Cow;
+
+    use super::{BodyShape, LBool, LenientStr, Nested, Present, Status, StatusField};
+    use crate::tape::{Kind, Tape};
+
+    type R<T> = Result<T, serde_json::Error>;
+
+    /// Notes field `bit` as seen; `false` when it was already (serde refuses it twice).
+    fn first(seen: &mut u32, bit: u32) -> bool {
+        let fresh = *seen & (1 << bit) == 0;
+        *seen |= 1 << bit;
+        fresh
+    }
+
+    /// The (key, value) tokens of the object at `pos`; `None` when it is not an object or a
+    /// key has escapes (serde reads it).
+    fn members<'t, 'a>(
+        t: &'t Tape<'a>,
+        pos: usize,
+    ) -> Option<impl Iterator<Item = (&'a str, usize)> + 't> {
+        if t.kind(pos) != Kind::Obj {
+            return None;
+        }
+        let end = t.after(pos);
+        let mut at = pos + 1;
+        while at < end {
+            if t.kind(at) != Kind::Str {
+                return None;
+            }
+            at = t.after(at + 1);
+        }
+        let mut k = pos + 1;
+        Some(std::iter::from_fn(move || {
+            if k >= end {
+                return None;
+            }
+            let (key, value) = (t.str_text(k), k + 1);
+            k = t.after(value);
+            Some((key, value))
+        }))
+    }
+
+    fn lenient_str<'a>(t: &Tape<'a>, pos: usize) -> R<LenientStr<'a>> {
+        match t.kind(pos) {
+            Kind::Str => Ok(LenientStr(Some(Cow::Borrowed(t.str_text(pos))))),
+            Kind::Null => Ok(LenientStr(None)),
+            _ => t.read_at(pos),
+        }
+    }
+
+    fn lbool(t: &Tape<'_>, pos: usize) -> R<LBool> {
+        match t.kind(pos) {
+            Kind::True => Ok(LBool(Some(true))),
+            Kind::False => Ok(LBool(Some(false))),
+            _ => t.read_at(pos),
+        }
+    }
+
+    fn nested<'a>(t: &Tape<'a>, pos: usize) -> R<Nested<'a>> {
+        match t.kind(pos) {
+            Kind::Null => Ok(Nested::Null),
+            Kind::Obj => match body_shape(t, pos) {
+                Some(r) => r.map(|b| Nested::BodyShape(Box::new(b))),
+                None => t.read_at(pos),
+            },
+            _ => t.read_at(pos),
+        }
+    }
+
+    fn status_field<'a>(t: &Tape<'a>, pos: usize) -> R<StatusField<'a>> {
+        match t.kind(pos) {
+            Kind::Str => Ok(StatusField::Name(Cow::Borrowed(t.str_text(pos)))),
+            Kind::Obj => match status(t, pos) {
+                Some(r) => r.map(|s| StatusField::BodyShape(Box::new(s))),
+                None => t.read_at(pos),
+            },
+            _ => t.read_at(pos),
+        }
+    }
+
+    fn status<'a>(t: &Tape<'a>, pos: usize) -> Option<R<Status<'a>>> {
+        let mut s = Status::default();
+        let mut seen = 0u32;
+        for (key, v) in members(t, pos)? {
+            let r = match key {
+                "state" if first(&mut seen, 0) => lenient_str(t, v).map(|x| s.state = x),
+                "message" if first(&mut seen, 1) => t.read_at(v).map(|x| s.message = x),
+                "state" | "message" => return None,
+                _ => Ok(()),
+            };
+            if let Err(e) = r {
+                return Some(Err(e));
+            }
+        }
+        Some(Ok(s))
+    }
+
+    /// The union object at `pos` (see [`super::body_shape_from_tape`]); `None` when serde
+    /// reads it whole.
+    pub(super) fn body_shape<'a>(t: &Tape<'a>, pos: usize) -> Option<R<BodyShape<'a>>> {
+        let mut b = BodyShape::default();
+        let mut seen = 0u32;
+        for (key, v) in members(t, pos)? {
+            let r = match key {
+                "jsonrpc" if first(&mut seen, 0) => t.read_at(v).map(|x| b.jsonrpc = x),
+                "id" if first(&mut seen, 1) => t.read_at(v).map(|x| b.id = x),
+                "result" if first(&mut seen, 2) => nested(t, v).map(|x| b.result = x),
+                "error" if first(&mut seen, 3) => t.read_at(v).map(|x| b.error = x),
+                "task" if first(&mut seen, 4) => nested(t, v).map(|x| b.task = x),
+                "message" if first(&mut seen, 5) => t.read_at(v).map(|x| b.message = x),
+                "statusUpdate" | "status_update" if first(&mut seen, 6) => {
+                    nested(t, v).map(|x| b.status_update = x)
+                }
+                "artifactUpdate" | "artifact_update" if first(&mut seen, 7) => {
+                    nested(t, v).map(|x| b.artifact_update = x)
+                }
+                "kind" if first(&mut seen, 8) => lenient_str(t, v).map(|x| b.kind = x),
+                "contextId" | "context_id" if first(&mut seen, 9) => {
+                    lenient_str(t, v).map(|x| b.context_id = x)
+                }
+                "taskId" | "task_id" if first(&mut seen, 10) => {
+                    lenient_str(t, v).map(|x| b.task_id = x)
+                }
+                "messageId" | "message_id" if first(&mut seen, 11) => {
+                    lenient_str(t, v).map(|x| b.message_id = x)
+                }
+                "role" if first(&mut seen, 12) => lenient_str(t, v).map(|x| b.role = x),
+                "parts" if first(&mut seen, 13) => t.read_at(v).map(|x| b.parts = x),
+                "content" if first(&mut seen, 14) => t.read_at(v).map(|x| b.content = x),
+                "status" if first(&mut seen, 15) => status_field(t, v).map(|x| b.status = x),
+                "final" if first(&mut seen, 16) => lbool(t, v).map(|x| b.final_ = x),
+                "artifact" if first(&mut seen, 17) => t.read_at(v).map(|x| b.artifact = x),
+                "append" if first(&mut seen, 18) => lbool(t, v).map(|x| b.append = x),
+                "lastChunk" | "last_chunk" if first(&mut seen, 19) => {
+                    lbool(t, v).map(|x| b.last_chunk = x)
+                }
+                "code" if first(&mut seen, 20) => t.read_at(v).map(|x| b.code = x),
+                "details" if first(&mut seen, 21) => t.read_at(v).map(|x| b.details = x),
+                "type" if first(&mut seen, 22) => lenient_str(t, v).map(|x| b.type_ = x),
+                "title" if first(&mut seen, 23) => lenient_str(t, v).map(|x| b.title = x),
+                "detail" if first(&mut seen, 24) => lenient_str(t, v).map(|x| b.detail = x),
+                // Read as present whatever the value (serde skips it).
+                "supportedVersions" if first(&mut seen, 25) => {
+                    b.supported_versions = Present(true);
+                    Ok(())
+                }
+                "history" if first(&mut seen, 26) => {
+                    b.history = Present(true);
+                    Ok(())
+                }
+                "jsonrpc" | "id" | "result" | "error" | "task" | "message" | "statusUpdate"
+                | "status_update" | "artifactUpdate" | "artifact_update" | "kind" | "contextId"
+                | "context_id" | "taskId" | "task_id" | "messageId" | "message_id" | "role"
+                | "parts" | "content" | "status" | "final" | "artifact" | "append"
+                | "lastChunk" | "last_chunk" | "code" | "details" | "type" | "title" | "detail"
+                | "supportedVersions" | "history" => return None,
+                _ => Ok(()),
+            };
+            if let Err(e) = r {
+                return Some(Err(e));
+            }
+        }
+        Some(Ok(b))
+    }
+}

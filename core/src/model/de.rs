@@ -13,6 +13,8 @@ use serde_json::value::RawValue;
 use super::types::*;
 use super::{FromWire, WireForm};
 
+pub(crate) mod direct;
+
 /// A string borrowed from the input when it has no escapes.
 pub(crate) struct Str<'a>(pub(crate) Cow<'a, str>);
 
@@ -164,7 +166,7 @@ struct FileIn<'a> {
     mime_type: Option<Str<'a>>,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Default)]
 struct PartIn<'a> {
     #[serde(borrow)]
     kind: Option<Str<'a>>,
@@ -199,7 +201,13 @@ fn some_json<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Json<'a>>
 
 impl<'de: 'a, 'a> Deserialize<'de> for Part<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let p = PartIn::deserialize(d)?;
+        PartIn::deserialize(d)?.into_model()
+    }
+}
+
+impl<'a> PartIn<'a> {
+    fn into_model<E: de::Error>(self) -> Result<Part<'a>, E> {
+        let p = self;
         let present = [
             p.text.is_some(),
             p.raw.is_some(),
@@ -211,7 +219,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Part<'a> {
         .filter(|b| **b)
         .count();
         if present != 1 {
-            return Err(D::Error::custom(
+            return Err(E::custom(
                 "a part must carry exactly one of text, raw, url, data, file",
             ));
         }
@@ -231,7 +239,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Part<'a> {
                 .filter(|x| x.is_some())
                 .count();
             if n != 1 {
-                return Err(D::Error::custom(
+                return Err(E::custom(
                     "a file part must carry exactly one of uri, bytes, fileWithUri, fileWithBytes",
                 ));
             }
@@ -257,7 +265,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Part<'a> {
                 _ => false,
             };
             if !ok {
-                return Err(D::Error::custom(format!(
+                return Err(E::custom(format!(
                     "part kind {:?} does not match its content",
                     kind.0
                 )));
@@ -274,7 +282,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Part<'a> {
 
 // ------------------------------------------------------------------------------- Message
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Default)]
 struct MessageIn<'a> {
     #[serde(borrow, rename = "messageId", alias = "message_id")]
     message_id: Option<Str<'a>>,
@@ -332,7 +340,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
 
 // ------------------------------------------------------------------ status, artifact, task
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Default)]
 struct StatusIn<'a> {
     state: Option<StateIn>,
     #[serde(borrow, alias = "update")]
@@ -343,16 +351,21 @@ struct StatusIn<'a> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for TaskStatus<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = StatusIn::deserialize(d)?;
-        Ok(TaskStatus {
-            state: s.state.map(|s| s.0).unwrap_or(TaskState::Unknown),
-            message: s.message.map(Box::new),
-            timestamp: cow(s.timestamp),
-        })
+        Ok(StatusIn::deserialize(d)?.into_model())
     }
 }
 
-#[derive(serde::Deserialize)]
+impl<'a> StatusIn<'a> {
+    fn into_model(self) -> TaskStatus<'a> {
+        TaskStatus {
+            state: self.state.map(|s| s.0).unwrap_or(TaskState::Unknown),
+            message: self.message.map(Box::new),
+            timestamp: cow(self.timestamp),
+        }
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
 struct ArtifactIn<'a> {
     #[serde(borrow, rename = "artifactId", alias = "artifact_id")]
     artifact_id: Option<Str<'a>>,
@@ -370,7 +383,13 @@ struct ArtifactIn<'a> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for Artifact<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let a = ArtifactIn::deserialize(d)?;
+        ArtifactIn::deserialize(d)?.into_model()
+    }
+}
+
+impl<'a> ArtifactIn<'a> {
+    fn into_model<E: de::Error>(self) -> Result<Artifact<'a>, E> {
+        let a = self;
         Ok(Artifact {
             artifact_id: required(a.artifact_id, "artifactId")?,
             name: cow(a.name),
@@ -384,7 +403,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Artifact<'a> {
 
 /// The union of every key a task, message, status update, artifact update or one-key
 /// wrapper can carry: one pass reads any of them, whatever order the keys come in.
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Default)]
 struct AnyIn<'a> {
     #[serde(borrow)]
     kind: Option<Str<'a>>,
@@ -533,14 +552,19 @@ impl<'de: 'a, 'a> Deserialize<'de> for StreamEvent<'a> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for SendResponse<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match AnyIn::deserialize(d)?.into_event()? {
-            StreamEvent::Task(t) => Ok(SendResponse::Task(t)),
-            StreamEvent::Message(m) => Ok(SendResponse::Message(m)),
-            other => Err(D::Error::custom(format!(
-                "a send result is a task or a message, not a {}",
-                other.kind()
-            ))),
-        }
+        send_response(AnyIn::deserialize(d)?.into_event()?)
+    }
+}
+
+/// The send result an event is, or the error when it is an update.
+fn send_response<E: de::Error>(ev: StreamEvent<'_>) -> Result<SendResponse<'_>, E> {
+    match ev {
+        StreamEvent::Task(t) => Ok(SendResponse::Task(t)),
+        StreamEvent::Message(m) => Ok(SendResponse::Message(m)),
+        other => Err(E::custom(format!(
+            "a send result is a task or a message, not a {}",
+            other.kind()
+        ))),
     }
 }
 
@@ -557,13 +581,41 @@ fn expect_shape<'a, E: de::Error>(
 
 impl<'de: 'a, 'a> Deserialize<'de> for Task<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut any = AnyIn::deserialize(d)?;
+        AnyIn::deserialize(d)?.into_task()
+    }
+}
+
+impl<'a> AnyIn<'a> {
+    /// The task this union object is (as [`Task`]'s reader takes it).
+    fn into_task<E: de::Error>(mut self) -> Result<Task<'a>, E> {
         // A bare task never has a wrapper key; a nested `task` key would be a wrapper.
-        if any.kind.is_none() && any.task.is_none() && any.id.is_some() {
-            any.kind = Some(Str(Cow::Borrowed("task")));
+        if self.kind.is_none() && self.task.is_none() && self.id.is_some() {
+            self.kind = Some(Str(Cow::Borrowed("task")));
         }
-        match expect_shape(any.into_event()?, "task")? {
+        match expect_shape(self.into_event()?, "task")? {
             StreamEvent::Task(t) => Ok(t),
+            _ => unreachable!("shape checked"),
+        }
+    }
+
+    /// The status update this union object is.
+    fn into_status_update<E: de::Error>(mut self) -> Result<TaskStatusUpdateEvent<'a>, E> {
+        if self.kind.is_none() && self.status_update.is_none() {
+            self.kind = Some(Str(Cow::Borrowed("status-update")));
+        }
+        match expect_shape(self.into_event()?, "status-update")? {
+            StreamEvent::StatusUpdate(s) => Ok(s),
+            _ => unreachable!("shape checked"),
+        }
+    }
+
+    /// The artifact update this union object is.
+    fn into_artifact_update<E: de::Error>(mut self) -> Result<TaskArtifactUpdateEvent<'a>, E> {
+        if self.kind.is_none() && self.artifact_update.is_none() {
+            self.kind = Some(Str(Cow::Borrowed("artifact-update")));
+        }
+        match expect_shape(self.into_event()?, "artifact-update")? {
+            StreamEvent::ArtifactUpdate(a) => Ok(a),
             _ => unreachable!("shape checked"),
         }
     }
@@ -571,27 +623,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Task<'a> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for TaskStatusUpdateEvent<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut any = AnyIn::deserialize(d)?;
-        if any.kind.is_none() && any.status_update.is_none() {
-            any.kind = Some(Str(Cow::Borrowed("status-update")));
-        }
-        match expect_shape(any.into_event()?, "status-update")? {
-            StreamEvent::StatusUpdate(s) => Ok(s),
-            _ => unreachable!("shape checked"),
-        }
+        AnyIn::deserialize(d)?.into_status_update()
     }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for TaskArtifactUpdateEvent<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut any = AnyIn::deserialize(d)?;
-        if any.kind.is_none() && any.artifact_update.is_none() {
-            any.kind = Some(Str(Cow::Borrowed("artifact-update")));
-        }
-        match expect_shape(any.into_event()?, "artifact-update")? {
-            StreamEvent::ArtifactUpdate(a) => Ok(a),
-            _ => unreachable!("shape checked"),
-        }
+        AnyIn::deserialize(d)?.into_artifact_update()
     }
 }
 

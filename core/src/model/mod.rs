@@ -31,6 +31,9 @@
 //! an `io::Read` or a `serde_json::Value` is not supported (raw values cannot borrow there).
 
 mod de;
+pub(crate) use de::direct::FromTape;
+#[cfg(test)]
+pub(crate) use de::direct::tests::generated_object;
 mod owned;
 pub mod params;
 mod params_de;

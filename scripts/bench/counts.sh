@@ -43,9 +43,9 @@ total() {
     log=$(valgrind --tool=memcheck "$@" 2>&1 >/dev/null) || status=$?
   fi
   if [ "$status" != 0 ]; then
-    # Seen here: some builds of bench-driver die under valgrind in rustix's vDSO set-up
-    # (a SIGSEGV in `check_elf_base` reading the auxiliary vector valgrind gives it, when
-    # the measured section starts its clock); another build of the same code ran clean.
+    # Seen here before the bench clients read their CPU clock through libc: some builds of
+    # bench-driver died under valgrind in rustix's own vDSO set-up (a SIGSEGV in
+    # `check_elf_base`, as the measured section started its clock).
     echo "counts.sh: $* ended with status $status under valgrind (no count taken)" >&2
     grep -m1 -A2 'Process terminating' <<<"$log" >&2 || true
     return 1

@@ -281,9 +281,15 @@ impl StreamTracker {
         let is_error_event = event_type == b"error";
         // The shape (544 bytes) is read by reference where it lands: each move through an
         // `Option` or `Result` was a copy of it, per event.
-        let from_tape = tape
-            .filter(|t| t.is_object())
-            .map(|t| t.read::<scan::BodyShape<'_>>());
+        let from_tape = tape.filter(|t| t.is_object()).map(|t| {
+            // The union object read from the tokens directly where the model reader is built
+            // (serde at the token for what it does not know), as the unary classifier does.
+            #[cfg(feature = "model")]
+            let shape = scan::body_shape_from_tape(t, 0);
+            #[cfg(not(feature = "model"))]
+            let shape = t.read::<scan::BodyShape<'_>>();
+            shape
+        });
         let scanned;
         let obj = if let Some(Ok(o)) = &from_tape {
             o

@@ -259,6 +259,48 @@ impl<'a> Tape<'a> {
         let t = self.toks[pos];
         &self.src[t.start as usize + 1..t.end as usize - 1]
     }
+
+    /// The members of the object at `pos` as (key, value) token pairs, for the direct
+    /// readers; `None` (the caller hands the object to serde) when it is not an object or a
+    /// key has escapes.
+    #[cfg(feature = "model")]
+    pub(crate) fn members<'t>(
+        &'t self,
+        pos: usize,
+    ) -> Option<impl Iterator<Item = (&'a str, usize)> + 't> {
+        if self.kind(pos) != Kind::Obj {
+            return None;
+        }
+        let end = self.after(pos);
+        let mut at = pos + 1;
+        // Escaped keys are rare enough to look for first, in one pass over the keys.
+        while at < end {
+            if self.kind(at) != Kind::Str {
+                return None;
+            }
+            at = self.after(at + 1);
+        }
+        let mut k = pos + 1;
+        Some(std::iter::from_fn(move || {
+            if k >= end {
+                return None;
+            }
+            let key = self.str_text(k);
+            let value = k + 1;
+            k = self.after(value);
+            Some((key, value))
+        }))
+    }
+}
+
+/// Notes field `bit` of a direct reader's `seen` mask as seen; `false` when it already was
+/// (serde refuses a field given twice, so the reader hands the object to serde).
+#[cfg(feature = "model")]
+#[inline]
+pub(crate) fn first_seen(seen: &mut u32, bit: u32) -> bool {
+    let fresh = *seen & (1 << bit) == 0;
+    *seen |= 1 << bit;
+    fresh
 }
 
 /// Storage for a tape's tokens, kept between [`Tape::parse_in`]s.

@@ -856,44 +856,9 @@ mod direct {
     use std::borrow::Cow;
 
     use super::{BodyShape, LBool, LenientStr, Nested, Present, Status, StatusField};
-    use crate::tape::{Kind, Tape};
+    use crate::tape::{Kind, Tape, first_seen as first};
 
     type R<T> = Result<T, serde_json::Error>;
-
-    /// Notes field `bit` as seen; `false` when it was already (serde refuses it twice).
-    fn first(seen: &mut u32, bit: u32) -> bool {
-        let fresh = *seen & (1 << bit) == 0;
-        *seen |= 1 << bit;
-        fresh
-    }
-
-    /// The (key, value) tokens of the object at `pos`; `None` when it is not an object or a
-    /// key has escapes (serde reads it).
-    fn members<'t, 'a>(
-        t: &'t Tape<'a>,
-        pos: usize,
-    ) -> Option<impl Iterator<Item = (&'a str, usize)> + 't> {
-        if t.kind(pos) != Kind::Obj {
-            return None;
-        }
-        let end = t.after(pos);
-        let mut at = pos + 1;
-        while at < end {
-            if t.kind(at) != Kind::Str {
-                return None;
-            }
-            at = t.after(at + 1);
-        }
-        let mut k = pos + 1;
-        Some(std::iter::from_fn(move || {
-            if k >= end {
-                return None;
-            }
-            let (key, value) = (t.str_text(k), k + 1);
-            k = t.after(value);
-            Some((key, value))
-        }))
-    }
 
     fn lenient_str<'a>(t: &Tape<'a>, pos: usize) -> R<LenientStr<'a>> {
         match t.kind(pos) {
@@ -936,7 +901,7 @@ mod direct {
     fn status<'a>(t: &Tape<'a>, pos: usize) -> Option<R<Status<'a>>> {
         let mut s = Status::default();
         let mut seen = 0u32;
-        for (key, v) in members(t, pos)? {
+        for (key, v) in t.members(pos)? {
             let r = match key {
                 "state" if first(&mut seen, 0) => lenient_str(t, v).map(|x| s.state = x),
                 "message" if first(&mut seen, 1) => t.read_at(v).map(|x| s.message = x),
@@ -955,7 +920,7 @@ mod direct {
     pub(super) fn body_shape<'a>(t: &Tape<'a>, pos: usize) -> Option<R<BodyShape<'a>>> {
         let mut b = BodyShape::default();
         let mut seen = 0u32;
-        for (key, v) in members(t, pos)? {
+        for (key, v) in t.members(pos)? {
             let r = match key {
                 "jsonrpc" if first(&mut seen, 0) => t.read_at(v).map(|x| b.jsonrpc = x),
                 "id" if first(&mut seen, 1) => t.read_at(v).map(|x| b.id = x),

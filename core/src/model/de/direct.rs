@@ -21,7 +21,7 @@ use serde::Deserialize;
 use super::{AnyIn, ArtifactIn, MessageIn, PartIn, StateIn, StatusIn, Str, send_response};
 use crate::model::types::*;
 use crate::outcome::TaskState;
-use crate::tape::{Kind, Tape};
+use crate::tape::{Kind, Tape, first_seen as first};
 
 type R<T> = Result<T, serde_json::Error>;
 
@@ -48,44 +48,6 @@ impl<'a> FromTape<'a> for StreamEvent<'a> {
             None => t.read_at(pos),
         }
     }
-}
-
-/// The members of the object at `pos` as (key, value) token pairs; `None` (serde reads the
-/// object) when it is not an object or a key has escapes.
-fn members<'t, 'a>(
-    t: &'t Tape<'a>,
-    pos: usize,
-) -> Option<impl Iterator<Item = (&'a str, usize)> + 't> {
-    if t.kind(pos) != Kind::Obj {
-        return None;
-    }
-    let end = t.after(pos);
-    let mut at = pos + 1;
-    // Escaped keys are rare enough to look for first, in one pass over the keys.
-    while at < end {
-        if t.kind(at) != Kind::Str {
-            return None;
-        }
-        at = t.after(at + 1);
-    }
-    let mut k = pos + 1;
-    Some(std::iter::from_fn(move || {
-        if k >= end {
-            return None;
-        }
-        let key = t.str_text(k);
-        let value = k + 1;
-        k = t.after(value);
-        Some((key, value))
-    }))
-}
-
-/// Notes field `bit` as seen; `false` when it was already (serde refuses a field twice).
-#[inline]
-fn first(seen: &mut u32, bit: u32) -> bool {
-    let fresh = *seen & (1 << bit) == 0;
-    *seen |= 1 << bit;
-    fresh
 }
 
 /// An optional string field (`Option<Str>`).
@@ -185,7 +147,7 @@ fn part<'a>(t: &Tape<'a>, pos: usize) -> R<Part<'a>> {
 fn part_in<'a>(t: &Tape<'a>, pos: usize) -> Option<R<PartIn<'a>>> {
     let mut p = PartIn::default();
     let mut seen = 0u32;
-    for (key, v) in members(t, pos)? {
+    for (key, v) in t.members(pos)? {
         let r = match key {
             "kind" if first(&mut seen, 0) => opt_str(t, v).map(|x| p.kind = x),
             "type" if first(&mut seen, 1) => opt_str(t, v).map(|x| p.legacy_kind = x),
@@ -225,7 +187,7 @@ fn message<'a>(t: &Tape<'a>, pos: usize) -> R<Message<'a>> {
 fn message_in<'a>(t: &Tape<'a>, pos: usize) -> Option<R<MessageIn<'a>>> {
     let mut m = MessageIn::default();
     let mut seen = 0u32;
-    for (key, v) in members(t, pos)? {
+    for (key, v) in t.members(pos)? {
         let r = match key {
             "messageId" | "message_id" if first(&mut seen, 0) => {
                 opt_str(t, v).map(|x| m.message_id = x)
@@ -268,7 +230,7 @@ fn status<'a>(t: &Tape<'a>, pos: usize) -> R<TaskStatus<'a>> {
 fn status_in<'a>(t: &Tape<'a>, pos: usize) -> Option<R<StatusIn<'a>>> {
     let mut s = StatusIn::default();
     let mut seen = 0u32;
-    for (key, v) in members(t, pos)? {
+    for (key, v) in t.members(pos)? {
         let r = match key {
             "state" if first(&mut seen, 0) => opt_state(t, v).map(|x| s.state = x),
             "message" | "update" if first(&mut seen, 1) => match t.kind(v) {
@@ -297,7 +259,7 @@ fn artifact<'a>(t: &Tape<'a>, pos: usize) -> R<Artifact<'a>> {
 fn artifact_in<'a>(t: &Tape<'a>, pos: usize) -> Option<R<ArtifactIn<'a>>> {
     let mut a = ArtifactIn::default();
     let mut seen = 0u32;
-    for (key, v) in members(t, pos)? {
+    for (key, v) in t.members(pos)? {
         let r = match key {
             "artifactId" | "artifact_id" if first(&mut seen, 0) => {
                 opt_str(t, v).map(|x| a.artifact_id = x)
@@ -357,7 +319,7 @@ fn artifact_update<'a>(t: &Tape<'a>, pos: usize) -> R<TaskArtifactUpdateEvent<'a
 fn any_in<'a>(t: &Tape<'a>, pos: usize) -> Option<R<AnyIn<'a>>> {
     let mut a = AnyIn::default();
     let mut seen = 0u32;
-    for (key, v) in members(t, pos)? {
+    for (key, v) in t.members(pos)? {
         let r = match key {
             "kind" if first(&mut seen, 0) => opt_str(t, v).map(|x| a.kind = x),
             "task" if first(&mut seen, 1) => opt_box(t, v, task).map(|x| a.task = x),

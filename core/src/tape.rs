@@ -195,9 +195,9 @@ impl<'a> Tape<'a> {
         self.read_at(self.member(key)?).ok()
     }
 
-    /// The token of the top-level object's member `key` when [`Tape::read_member`] would
-    /// read one (see there): `None` when it would give none before reading the value (not
-    /// an object, no such member or a `null` one, an escaped key, `key` twice).
+    /// The token of the top-level object's member `key`: `None` when there is none to read
+    /// (not an object, no such member or a `null` one) and also when the object has a key
+    /// with escapes or `key` twice, which the caller's serde_json path then decides.
     pub(crate) fn member(&self, key: &str) -> Option<usize> {
         let top = self.toks.first()?;
         if top.kind != Kind::Obj {

@@ -125,34 +125,8 @@ fn plain_send(
     let (Call::SendMessage(p) | Call::SendStreamingMessage(p)) = call else {
         return None;
     };
+    let (v03, role) = plain_send_form(p, form, tenant)?;
     let m = &p.message;
-    let v03 = match form {
-        WireForm::JsonRpcV0_3 => true,
-        WireForm::V1_0 if tenant.is_none() => false,
-        _ => return None,
-    };
-    let plain_parts = m.parts.iter().all(|part| {
-        matches!(part.content, crate::model::PartContent::Text(_))
-            && part.metadata.is_none()
-            && (v03 || (part.media_type.is_none() && part.filename.is_none()))
-    });
-    if p.configuration.is_some()
-        || p.metadata.is_some()
-        || m.metadata.is_some()
-        || !m.reference_task_ids.is_empty()
-        || !m.extensions.is_empty()
-        || !plain_parts
-    {
-        return None;
-    }
-    let role = match (v03, m.role) {
-        (true, crate::model::Role::User) => "user",
-        (true, crate::model::Role::Agent) => "agent",
-        (true, crate::model::Role::Unspecified) => return None,
-        (false, crate::model::Role::User) => "ROLE_USER",
-        (false, crate::model::Role::Agent) => "ROLE_AGENT",
-        (false, crate::model::Role::Unspecified) => "ROLE_UNSPECIFIED",
-    };
     let name = call.method().jsonrpc_name(form.version())?;
     let text_len: usize = m
         .parts
@@ -208,6 +182,44 @@ fn plain_send(
     }
     out.extend_from_slice(b"}}}");
     Some(out)
+}
+
+/// How [`plain_send`] writes `p` in `form`: whether on the 0.3 wire, and the role's wire
+/// name; `None` when `p` is no plain send (the serde path writes it).
+fn plain_send_form(
+    p: &SendMessageParams<'_>,
+    form: WireForm,
+    tenant: Option<&str>,
+) -> Option<(bool, &'static str)> {
+    let m = &p.message;
+    let v03 = match form {
+        WireForm::JsonRpcV0_3 => true,
+        WireForm::V1_0 if tenant.is_none() => false,
+        _ => return None,
+    };
+    let plain_parts = m.parts.iter().all(|part| {
+        matches!(part.content, crate::model::PartContent::Text(_))
+            && part.metadata.is_none()
+            && (v03 || (part.media_type.is_none() && part.filename.is_none()))
+    });
+    if p.configuration.is_some()
+        || p.metadata.is_some()
+        || m.metadata.is_some()
+        || !m.reference_task_ids.is_empty()
+        || !m.extensions.is_empty()
+        || !plain_parts
+    {
+        return None;
+    }
+    let role = match (v03, m.role) {
+        (true, crate::model::Role::User) => "user",
+        (true, crate::model::Role::Agent) => "agent",
+        (true, crate::model::Role::Unspecified) => return None,
+        (false, crate::model::Role::User) => "ROLE_USER",
+        (false, crate::model::Role::Agent) => "ROLE_AGENT",
+        (false, crate::model::Role::Unspecified) => "ROLE_UNSPECIFIED",
+    };
+    Some((v03, role))
 }
 
 /// Appends `s` as a JSON string: copied between quotes when nothing in it needs an escape,

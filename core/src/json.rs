@@ -57,23 +57,13 @@ pub(crate) fn escape_into(out: &mut String, s: &str) {
 /// backslash, a byte below 0x20), or `bytes.len()` when none does. Eight bytes at a time:
 /// a word is passed over when none of its bytes is one of them (callgrind: the byte-by-byte
 /// scan was about 1.6k instructions of a 0.3 stream event's rendered JSON).
-fn first_escape(bytes: &[u8]) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
+pub(crate) fn first_escape(bytes: &[u8]) -> usize {
     let mut chunks = bytes.chunks_exact(8);
     let mut at = 0;
     for chunk in chunks.by_ref() {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
-        let quote = w ^ (LO * u64::from(b'"'));
-        let backslash = w ^ (LO * u64::from(b'\\'));
-        // Exact for "some byte is zero" / "some byte is below 0x20" (no false positive when
-        // none is); which byte is found by the byte-by-byte scan below.
-        let zero_quote = quote.wrapping_sub(LO) & !quote;
-        let zero_backslash = backslash.wrapping_sub(LO) & !backslash;
-        let control = w.wrapping_sub(LO * 0x20) & !w;
-        if (zero_quote | zero_backslash | control) & HI != 0 {
+        if escape_bytes(u64::from_le_bytes(word)) != 0 {
             break;
         }
         at += 8;
@@ -82,6 +72,28 @@ fn first_escape(bytes: &[u8]) -> usize {
         .iter()
         .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
         .unwrap_or(bytes.len() - at)
+}
+
+/// The high bit of every byte of the little-endian word `x` that is `"`, `\\` or below 0x20:
+/// exact for the lowest such byte and for whether there is one at all (a borrow only
+/// carries towards higher bytes, so higher marks may be spurious). The one word test of the
+/// crate's string scans: [`first_escape`], the tape's string tokens, the envelope's direct
+/// body.
+#[inline]
+pub(crate) fn escape_bytes(x: u64) -> u64 {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    // Flipping bit 1 turns `"` (0x22) into 0x20 and keeps every byte below 0x20 below it
+    // (0x20 and 0x21 become 0x22 and 0x23): a quote or a control byte is then exactly a
+    // byte below 0x21, one "hasless" test (its high bit clear, and subtracting 0x21 borrows
+    // from it) instead of a zero-byte test and a below-0x20 test, three fewer operations per
+    // word of string text (40.85k -> 40.17k instructions per one-pass read of the 2 KB task,
+    // thin LTO, callgrind).
+    let flipped = x ^ (ONES * 0x02);
+    let quote_or_control = flipped.wrapping_sub(ONES * 0x21) & !flipped;
+    let bs = x ^ (ONES * u64::from(b'\\'));
+    let backslash = bs.wrapping_sub(ONES) & !bs;
+    (quote_or_control | backslash) & HIGH
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@
 //! server      -> card, envelope, method, model, outcome, sse, time, traceparent, trust, version
 //! stream      -> classify
 //! classify    -> error_id, method, model, outcome, sse, tape, time, version
-//! envelope    -> method, model, version
+//! envelope    -> json, method, model, version
 //! error_id    -> outcome
 //! model       -> method, outcome, tape, version
 //! resilience  -> outcome, time
@@ -57,9 +57,9 @@
 //! card        -> url, version
 //! method      -> version
 //! outcome     -> json, version
+//! tape        -> json
 //! json        -> (nothing)
 //! sse         -> (nothing)
-//! tape        -> (nothing)
 //! time        -> (nothing)
 //! traceparent -> (nothing)
 //! url         -> (nothing)

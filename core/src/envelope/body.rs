@@ -225,30 +225,10 @@ fn plain_send_form(
 /// Appends `s` as a JSON string: copied between quotes when nothing in it needs an escape,
 /// else written by serde_json (its escapes exactly).
 fn json_str(out: &mut Vec<u8>, s: &str) {
-    let b = s.as_bytes();
-    // A byte needs an escape when it is `"`, `\` or below 0x20: looked for eight bytes at a
-    // time (the ids and texts of a send are mostly 4 to 40 bytes).
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    let mut words = b.chunks_exact(8);
-    let mut hit = 0u64;
-    for w in words.by_ref() {
-        let x = u64::from_le_bytes(w.try_into().expect("eight bytes"));
-        // As the tape's word scan (`tape::stop_bytes`): a quote or a control byte is,
-        // with bit 1 flipped, exactly a byte below 0x21.
-        let flipped = x ^ (ONES * 0x02);
-        let quote_or_control = flipped.wrapping_sub(ONES * 0x21) & !flipped;
-        let bs = x ^ (ONES * u64::from(b'\\'));
-        hit |= (quote_or_control | (bs.wrapping_sub(ONES) & !bs)) & HIGH;
-    }
-    let plain = hit == 0
-        && words
-            .remainder()
-            .iter()
-            .all(|&c| c >= 0x20 && c != b'"' && c != b'\\');
-    if plain {
+    // The ids and texts of a send are mostly 4 to 40 bytes, looked for eight at a time.
+    if crate::json::first_escape(s.as_bytes()) == s.len() {
         out.push(b'"');
-        out.extend_from_slice(b);
+        out.extend_from_slice(s.as_bytes());
         out.push(b'"');
     } else {
         serde_json::to_writer(&mut *out, s).expect("a string always serializes");

@@ -368,6 +368,53 @@ fn noise() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(b, 0..200)
 }
 
+/// A stream of keep-alives drawn from a few shapes, so most lines repeat the one before
+/// (the decoder remembers the last keep-alive's bytes and decides a repeat without a search):
+/// comments of 7 to 17 bytes with every pair of line ends, near misses (a CR pair followed by
+/// an LF, a comment one byte longer), and lines that make the block hold data or an id.
+fn keep_alives() -> impl Strategy<Value = Vec<u8>> {
+    let text = prop_oneof![
+        Just(&b"keepalive"[..]),
+        Just(&b" keepalive"[..]),
+        Just(&b"ping"[..]),
+        Just(&b"1234567"[..]),
+        Just(&b"123456"[..]),
+        Just(&b"12345678901234"[..]),
+        Just(&b"12345678901235"[..]),
+    ];
+    let ends = prop_oneof![
+        4 => Just(&b"\n\n"[..]),
+        2 => Just(&b"\r\r"[..]),
+        2 => Just(&b"\r\n\r\n"[..]),
+        1 => Just(&b"\r\r\n"[..]),
+        1 => Just(&b"\n\r\n"[..]),
+        1 => Just(&b"\r\n\n"[..]),
+        1 => Just(&b"\n"[..]),
+    ];
+    let other = prop_oneof![
+        Just(&b"data: x\n"[..]),
+        Just(&b"id: 7\n"[..]),
+        Just(&b"event: e\n"[..]),
+        Just(&b"\n"[..]),
+        Just(&b"data: y\n\n"[..]),
+    ];
+    let record = (text, ends, prop::option::weighted(0.15, other), 1usize..4);
+    prop::collection::vec(record, 0..40).prop_map(|records| {
+        let mut s = Vec::new();
+        for (text, ends, other, times) in records {
+            for _ in 0..times {
+                s.push(b':');
+                s.extend_from_slice(text);
+                s.extend_from_slice(ends);
+            }
+            if let Some(o) = other {
+                s.extend_from_slice(o);
+            }
+        }
+        s
+    })
+}
+
 fn configs() -> impl Strategy<Value = (usize, usize, bool)> {
     (
         prop_oneof![Just(usize::MAX), Just(16 * 1024 * 1024), 0usize..24],
@@ -421,6 +468,22 @@ proptest! {
             let ones: Vec<usize> = (1..input.len()).collect();
             prop_assert_eq!(&decode(input, &ones, off), &expected, "1-byte chunks");
         }
+    }
+
+    #[test]
+    fn repeated_keep_alives_match_the_oracle(input in keep_alives(), cfg in configs(), text in any::<bool>(), cuts in prop::collection::vec(0usize..600, 0..8)) {
+        let (mut items, end) = oracle(&input, cfg.0, cfg.1, cfg.2);
+        if !text {
+            for item in &mut items {
+                if let Got::Comment(t) = item {
+                    t.clear();
+                }
+            }
+        }
+        let expected = (items, end);
+        let cfg = config_of(cfg).with_comment_text(text);
+        prop_assert_eq!(&decode(&input, &[], cfg), &expected, "whole");
+        prop_assert_eq!(&decode(&input, &cuts, cfg), &expected, "cuts {:?}", cuts);
     }
 
     #[test]

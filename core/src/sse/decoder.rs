@@ -5,8 +5,8 @@ use std::mem;
 use memchr::memchr2;
 
 use super::line::{
-    Field, SHORT, find_eol, find_eol_comment, find_eol_long, find_eol_tiny, id_is_valid,
-    parse_retry, split,
+    Field, KeepAliveShape, SHORT, find_eol, find_eol_comment, find_eol_long, find_eol_tiny,
+    id_is_valid, parse_retry, split,
 };
 use super::{AtEof, Config, Discarded, Event, Finish, Item, LimitError};
 
@@ -133,6 +133,9 @@ pub struct Decoder {
     /// ends): the end of a feed tests this one flag, not the three slots. Still set when a
     /// feed starts, it means the last feed was leaked (`mem::forget`) with borrowed values.
     borrowing: bool,
+    /// The last keep-alive the short path found: the next line start that repeats its bytes
+    /// is decided without a search.
+    keep_alive: KeepAliveShape,
     /// Bytes examined by the terminator search (test-only proof of linear scanning).
     #[cfg(test)]
     pub(crate) scanned: usize,
@@ -174,6 +177,7 @@ impl Decoder {
             retry: None,
             needs_reset: false,
             borrowing: false,
+            keep_alive: KeepAliveShape::NONE,
             #[cfg(test)]
             scanned: 0,
         }
@@ -927,18 +931,43 @@ impl Decoder {
                     // its own short path when it ends in this chunk. The colon is never a
                     // terminator, so the search starts at it; a keep-alive ends inside the
                     // first 16 bytes, tested inline.
+                    let idle =
+                        matches!(self.data, Slot::Unset) && matches!(self.pending_id, Slot::Unset);
+                    if let Some(head) = rest.first_chunk::<16>()
+                        && idle
+                        && self.keep_alive.matches(head)
+                    {
+                        // The keep-alive seen last, again: its positions are known, so this
+                        // line's end does not wait for a search (`KeepAliveShape`).
+                        let i = usize::from(self.keep_alive.line_len);
+                        #[cfg(test)]
+                        {
+                            self.scanned += i + 2;
+                        }
+                        self.event_type = Slot::Unset;
+                        let end = start + i;
+                        pos = start + usize::from(self.keep_alive.total);
+                        let from = if self.config.comment_text {
+                            start + 1
+                        } else {
+                            end
+                        };
+                        return (pos, Ok(Some(Out::CommentInChunk(from, end))));
+                    }
                     let (found, ends) = find_eol_comment(rest);
                     if ends != 0
                         && let Some(i) = found
                         && i <= self.config.max_line
-                        && matches!(self.data, Slot::Unset)
-                        && matches!(self.pending_id, Slot::Unset)
+                        && idle
                     {
                         // A keep-alive and the blank line after it, in an idle block: what
                         // `eat_idle_blank_line` would do, from the word already loaded.
                         #[cfg(test)]
                         {
                             self.scanned += i + 2;
+                        }
+                        if let Some(head) = rest.first_chunk::<16>() {
+                            self.keep_alive = KeepAliveShape::learn(head, i, ends);
                         }
                         self.event_type = Slot::Unset;
                         let end = start + i;

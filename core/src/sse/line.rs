@@ -276,3 +276,74 @@ fn eol_in_u32(four: &[u8]) -> Option<usize> {
     let hits = (lf.wrapping_sub(LO4) & !lf & HI4) | (cr.wrapping_sub(LO4) & !cr & HI4);
     (hits != 0).then(|| (hits.trailing_zeros() / 8) as usize)
 }
+
+/// The last keep-alive the decoder's short path recognised (a comment and the blank line
+/// after it, both inside the first 16 bytes of a line start), kept as the bytes that decided
+/// it: the next line start whose bytes agree with them under the mask is the same keep-alive,
+/// with the same terminator position and length, without searching again.
+///
+/// Why: a stream of keep-alives is decoded one line after the other, and with the search
+/// each line's start waits for the previous line's search (load, word test, bit scan); the
+/// comparison leaves the next position a sum of known numbers, so the lines' work overlaps
+/// (benches/README.md, keep-alives on the Intel Xeon). Servers repeat one keep-alive text
+/// (`: ping`, `: keepalive`); any other line, or a keep-alive of another shape, takes the
+/// search as before, which learns the new shape.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KeepAliveShape {
+    /// The first 16 bytes of the keep-alive's line start, as two little-endian words.
+    words: [u64; 2],
+    /// The bytes of `words` the search decided on (the comment, its line ends and, after a
+    /// CR CR pair, the byte that showed no LF follows).
+    masks: [u64; 2],
+    /// Offset of the comment's terminator from the line start.
+    pub(crate) line_len: u8,
+    /// Bytes of the comment and the blank line after it.
+    pub(crate) total: u8,
+}
+
+impl KeepAliveShape {
+    /// No shape learned yet: matches no line (its first byte must be 0, and a comment's is
+    /// `:`).
+    pub(crate) const NONE: KeepAliveShape = KeepAliveShape {
+        words: [0, 0],
+        masks: [0xFF, 0],
+        line_len: 0,
+        total: 0,
+    };
+
+    /// The shape of a keep-alive that [`find_eol_comment`] found in `head`: its terminator at
+    /// `line_len` and `ends` bytes of line ends (2 or 4). The search reports a shape only
+    /// when the terminator lies in the second word, so the first word is all comment.
+    #[inline]
+    pub(crate) fn learn(head: &[u8; 16], line_len: usize, ends: usize) -> KeepAliveShape {
+        debug_assert!((8..16).contains(&line_len) && (ends == 2 || ends == 4));
+        // A CR CR pair was decided by the byte after it as well (not an LF).
+        let crcr = usize::from(head[line_len] == b'\r' && ends == 2);
+        let seen = line_len + ends + crcr - 8;
+        debug_assert!(seen <= 8);
+        let masks = [u64::MAX, u64::MAX >> (64 - 8 * seen)];
+        KeepAliveShape {
+            words: words(head),
+            masks,
+            line_len: line_len as u8,
+            total: (line_len + ends) as u8,
+        }
+    }
+
+    /// Whether `head`, a line start, is this keep-alive.
+    #[inline(always)]
+    pub(crate) fn matches(&self, head: &[u8; 16]) -> bool {
+        let [w0, w1] = words(head);
+        ((w0 ^ self.words[0]) & self.masks[0]) | ((w1 ^ self.words[1]) & self.masks[1]) == 0
+    }
+}
+
+/// 16 bytes as two little-endian words.
+#[inline(always)]
+fn words(head: &[u8; 16]) -> [u64; 2] {
+    let (a, b) = head.split_at(8);
+    let mut w = [[0u8; 8]; 2];
+    w[0].copy_from_slice(a);
+    w[1].copy_from_slice(b);
+    [u64::from_le_bytes(w[0]), u64::from_le_bytes(w[1])]
+}

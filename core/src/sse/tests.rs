@@ -910,6 +910,41 @@ fn a_comment_and_the_line_ends_after_it_decode_alike_in_every_chunking() {
 }
 
 #[test]
+fn a_keep_alive_that_differs_in_one_byte_from_the_last_is_not_taken_for_it() {
+    // The decoder decides a keep-alive that repeats the last one's bytes without a search:
+    // a line start that differs in any byte the search decided on (the comment, its line
+    // ends, the byte after a CR pair) must decode as it would without that shortcut. `run`
+    // compares the whole input (shortcut taken) with 1-byte chunks (never taken).
+    for base in [
+        &b": keepalive\n\n"[..],
+        b":ping1234\r\r",
+        b": keepalive\r\n\r\n",
+        b":1234567\n\n",
+        b":12345678901234\r\r",
+    ] {
+        for at in 0..base.len() + 2 {
+            for b in [b'\n', b'\r', b':', b'x', b' '] {
+                let mut second = base.to_vec();
+                second.extend_from_slice(b"data: z\n\n");
+                if second[at] == b {
+                    continue;
+                }
+                second[at] = b;
+                let mut input = base.repeat(2);
+                input.extend_from_slice(&second);
+                input.extend_from_slice(base);
+                input.extend_from_slice(b"data: end\n\n");
+                let items = run(&input);
+                assert!(
+                    items.ends_with(&[ev("message", "end", "")]),
+                    "{input:?}: {items:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn find_eol_agrees_with_a_plain_search() {
     // The word-at-a-time searches must find the first CR or LF at every offset and length.
     for len in 0..80 {

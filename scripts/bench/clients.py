@@ -20,6 +20,18 @@ What it does:
    is read, giving the server's own CPU per send and per event during that client's run.
 4. Prints the median over the rounds with the spread [min-max] for each figure.
 
+CPU placement (`--pin`): a send is a strict ping-pong between the client and the server, so
+its rate depends less on either side's work than on where the kernel puts the two: on one
+CPU a send is two context switches; on two CPUs it is two cross-CPU wake-ups, and on a
+virtual machine whose idle CPU halts (a KVM guest, `cpuidle` haltpoll with
+`guest_halt_poll_ns=0` here) each wake-up of a halted vCPU costs far more than the work
+(benches/README.md, branch h-drv: the raw floor made 55-62k sends/s on one CPU and 6-7k
+split over two). Unpinned (`none`, the default) each client process lands in either regime
+by the scheduler's choice, and a client with spare threads (the Go runtime's) keeps the
+other vCPU awake; `same` puts the server and every client on one CPU (the work-bound
+figure), `split` the server on one CPU and the client on the others (the wake-up-bound
+figure).
+
 Standard library only; needs scripts/ci/05-setup.sh's .venv (Python a2a-sdk) and
 tests/peers/js/node_modules (@a2a-js/sdk), Go >= 1.24 with the a2a-go v0.3.3 module in the
 module cache (scripts/ci/65-go-sdk.sh fetched it), for the Go SDK v2 client Go >= 1.25 and
@@ -208,10 +220,29 @@ def installed_python_binding(tmp: Path) -> tuple[str, bool] | None:
     return str(where), same
 
 
+def placement(pin: str) -> tuple[set[int] | None, set[int] | None]:
+    """The CPUs of the server and of the clients for `--pin` (None: the scheduler's choice)."""
+    if pin == 'none':
+        return None, None
+    cpus = sorted(os.sched_getaffinity(0))
+    if pin == 'same':
+        return {cpus[0]}, {cpus[0]}
+    if len(cpus) < 2:
+        raise SystemExit('clients: --pin split needs at least 2 CPUs')
+    return {cpus[0]}, set(cpus[1:])
+
+
+def pinned(cpus: set[int] | None):
+    """A preexec_fn setting the child's CPUs before it starts (its threads inherit them)."""
+    if cpus is None:
+        return None
+    return lambda: os.sched_setaffinity(0, cpus)
+
+
 class Server:
-    def __init__(self, b: Built) -> None:
+    def __init__(self, b: Built, cpus: set[int] | None = None) -> None:
         self.proc = subprocess.Popen([str(b.release / 'a2a-bench-server')], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, text=True, preexec_fn=pinned(cpus))
         line = self.proc.stdout.readline() if self.proc.stdout else ''
         if not line.startswith('READY '):
             self.stop()
@@ -261,24 +292,25 @@ IDLE_RUN = {'BENCH_SENDS': 1, 'BENCH_WARMUP': 1, 'BENCH_EVENTS': 8, 'BENCH_WARMU
 
 
 def run_client(name: str, b: Built, server: Server, params: dict, python_installed: bool,
-               timeout: float) -> dict:
+               timeout: float, cpus: set[int] | None = None) -> dict:
     """The client's throughput run (no idle streams), then, when idle streams are asked for,
     its memory run (see IDLE_RUN); one result with the memory figure of the second."""
-    r = run_once(name, b, server, dict(params, BENCH_IDLE=0), python_installed, timeout)
+    r = run_once(name, b, server, dict(params, BENCH_IDLE=0), python_installed, timeout, cpus)
     if params['BENCH_IDLE']:
-        m = run_once(name, b, server, dict(params, **IDLE_RUN), python_installed, timeout)
+        m = run_once(name, b, server, dict(params, **IDLE_RUN), python_installed, timeout, cpus)
         for k in ('idle_streams', 'rss_before_kib', 'rss_after_kib', 'rss_kib_per_stream'):
             r[k] = m[k]
     return r
 
 
 def run_once(name: str, b: Built, server: Server, params: dict, python_installed: bool,
-             timeout: float) -> dict:
+             timeout: float, cpus: set[int] | None = None) -> dict:
     cmd, extra, cwd = command(name, b, python_installed)
     env = dict(os.environ, BENCH_URL=server.url, **{k: str(v) for k, v in params.items()}, **extra)
     before = server.stats()
     started = time.monotonic()
-    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+                       preexec_fn=pinned(cpus))
     took = time.monotonic() - started
     after = server.stats()
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith('{')]
@@ -389,6 +421,10 @@ def main() -> int:
                          "library (pure ctypes), or auto (default): the installed wheel when its Python "
                          "files are those of bindings/python/src, else src")
     ap.add_argument('--json', help='also write every client run as JSON to this file')
+    ap.add_argument('--pin', choices=['none', 'same', 'split'], default='none',
+                    help='CPU placement (see above): none (default, the scheduler decides), same '
+                         '(server and clients on one CPU) or split (the server on one, the clients on '
+                         'the others)')
     a = ap.parse_args()
     names = [n for n, _, _ in CLIENTS]
     if a.only:
@@ -414,7 +450,8 @@ def main() -> int:
         python_installed = a.python == 'installed' or (a.python == 'auto' and installed is not None
                                                        and installed[1])
         built = time.monotonic()
-        server = Server(b)
+        server_cpus, client_cpus = placement(a.pin)
+        server = Server(b, server_cpus)
         server.prime([params['BENCH_WARMUP_EVENTS'], params['BENCH_EVENTS']])
         log(f'server {server.url}; {rounds} round(s) of {len(names)} clients; {params}')
         results: dict[str, list[dict]] = {n: [] for n in names}
@@ -422,7 +459,8 @@ def main() -> int:
             for rnd in range(rounds):
                 order = names[rnd % len(names):] + names[:rnd % len(names)]
                 for n in order:
-                    r = run_client(n, b, server, params, python_installed, 180 if a.smoke else 1800)
+                    r = run_client(n, b, server, params, python_installed, 180 if a.smoke else 1800,
+                                   client_cpus)
                     log(f'round {rnd + 1} {n}: {r["sends_per_s"]:.0f} sends/s, {r["events_per_s"]:.0f} events/s ({r["seconds"]:.1f} s)')
                     results[n].append(r)
             final = server.stats()
@@ -434,6 +472,8 @@ def main() -> int:
           f' {params["BENCH_IDLE"]} idle streams per client); load average at the end'
           f' {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on {os.cpu_count()} CPUs;'
           f' build {built - started:.0f} s, clients {time.monotonic() - built:.0f} s.'
+          + ('' if a.pin == 'none' else f' Pinned ({a.pin}): server on CPUs {sorted(server_cpus or [])},'
+             f' clients on {sorted(client_cpus or [])}.')
           + (' Python binding: ' + (f"the .venv's installed package ({installed[0] if installed else '?'})"
                                     if python_installed
                                     else 'bindings/python/src over the release library (pure ctypes)')

@@ -3,14 +3,17 @@
 # the conditions (machine, load average before and after each step, commit) written beside
 # the results. Nothing else should run on the machine meanwhile.
 #
-#   scripts/bench/all.sh [OUT_DIR]        # default target/bench-run/<UTC time>; ~25 min
+#   scripts/bench/all.sh [OUT_DIR]        # default target/bench-run/<UTC time>; ~28 min
 #
 # Steps (each writes OUT_DIR/<step>.txt):
 #   sse-rounds-{lto,bench}   rotated rounds of the SSE decoder, 7 rounds (benches/README.md)
 #   criterion-{bench,bench-lto}/  every criterion bench under both profiles (the release build
 #                            a user makes with thin LTO and one codegen unit, and cargo's
 #                            default bench profile); tables: sse-table.py, criterion-table.py
-#   clients                  scripts/bench/clients.py, 3 rotated rounds
+#   clients                  scripts/bench/clients.py, 3 rotated rounds, placement left to the
+#                            scheduler
+#   clients-same-cpu         the same with the server and every client on one CPU (--pin same):
+#                            the work-bound figure (clients.py's docstring, benches/README.md)
 #   python-sse, python-outcome  bindings/python/bench (the installed wheel's compiled path and
 #                            the ctypes path side by side)
 #   go-bench                 bindings/go benchmarks (the default build links the release library), 8 runs
@@ -56,6 +59,7 @@ for p in bench bench-lto; do
   done
 done
 step clients scripts/bench/clients.py --rounds 3 --json "$out/clients.json"
+step clients-same-cpu scripts/bench/clients.py --rounds 3 --pin same --json "$out/clients-same-cpu.json"
 step python-sse .venv/bin/python bindings/python/bench/bench_sse.py
 step python-sse-1k .venv/bin/python bindings/python/bench/bench_sse.py --chunk 1024
 step python-outcome .venv/bin/python bindings/python/bench/bench_outcome.py

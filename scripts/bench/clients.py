@@ -30,7 +30,10 @@ split over two). Unpinned (`none`, the default) each client process lands in eit
 by the scheduler's choice, and a client with spare threads (the Go runtime's) keeps the
 other vCPU awake; `same` puts the server and every client on one CPU (the work-bound
 figure), `split` the server on one CPU and the client on the others (the wake-up-bound
-figure).
+figure). A Go process limited to one CPU runs with GOMAXPROCS=1, where the Go binding's
+blocking cgo call keeps the runtime's sysmon waking and taking its P (benches/README.md,
+branch h-gopin); `--only go-binding-procs2` adds the Go binding run with GOMAXPROCS=2 (a
+row of its own, not in the default table).
 
 Standard library only; needs scripts/ci/05-setup.sh's .venv (Python a2a-sdk) and
 tests/peers/js/node_modules (@a2a-js/sdk), Go >= 1.24 with the a2a-go v0.3.3 module in the
@@ -61,6 +64,7 @@ CLIENTS = [
     ('raw', 'raw keep-alive POST loop (floor)', 'Rust std TCP, hand-written request, httparse head, substring checks'),
     ('driver', 'Rust driver', 'a2a_core::driver::Client, 0.3'),
     ('go-binding', 'Go binding', 'bindings/go Client (cgo over the C ABI), 0.3'),
+    ('go-binding-procs2', 'Go binding, GOMAXPROCS=2', 'bindings/go Client in a process run with GOMAXPROCS=2 (bindings/go/README.md, one CPU), 0.3'),
     ('go-nethttp', 'Go HTTPClient', 'bindings/go HTTPClient (the client machine over net/http), its choice: 1.0'),
     ('go-nethttp-0.3', 'Go HTTPClient, 0.3', 'bindings/go HTTPClient, WithInterface(V0_3, JSON_RPC): 0.3'),
     ('python-binding', 'Python binding', 'bindings/python a2a_core.Client (ctypes over the C ABI), 0.3'),
@@ -79,6 +83,9 @@ CLIENTS = [
     ('java-sdk-jdk', 'a2a-java Client + JdkA2AHttpClient', 'a2a-java 0.3.2.Final, stock HTTP client, 0.3'),
     ('java-sdk-a2a-core', 'a2a-java Client + A2aCoreHttpClient', 'a2a-java 0.3.2.Final over the drop-in (bindings/java/a2a-java-http), 0.3'),
 ]
+
+# Rows run only when --only names them (not part of the default table).
+OPT_IN = {'go-binding-procs2'}
 
 # The clients that speak 1.0 (their SDK's own choice on the bench server's card); every
 # other client speaks 0.3. The harness checks it against the server's count.
@@ -167,6 +174,11 @@ def command(name: str, b: Built, python_installed: bool) -> tuple[list[str], dic
         return [str(b.release / 'bench-driver')], env, ROOT
     if name == 'go-binding':
         return [str(b.tmp / 'binding')], env, ROOT
+    if name == 'go-binding-procs2':
+        # The same client; GOMAXPROCS=2 keeps an idle P beside the one blocked in the
+        # driver's cgo call, so the runtime's sysmon does not take it over (only differs
+        # from go-binding where GOMAXPROCS would be 1: --pin same).
+        return [str(b.tmp / 'binding')], {'GOMAXPROCS': '2'}, ROOT
     if name in ('go-nethttp', 'go-nethttp-0.3'):
         return [str(b.tmp / 'nethttp'), *name.split('-')[2:]], env, ROOT
     if name == 'go-sdk':
@@ -390,7 +402,7 @@ def goals(results: dict[str, list[dict]]) -> list[str]:
             out.append(f'- {what}: {statistics.median(rs):.2f}x{spread} (goal: {goal})')
 
     for sdk in ('go-sdk', 'go-sdk-v2'):
-        for c in ('driver', 'go-binding'):
+        for c in ('driver', 'go-binding', 'go-binding-procs2'):
             ratio(f'{c} sends/s ÷ {sdk} sends/s', c, sdk, 'sends_per_s', 'at least 2x')
     ratio('raw sends/s ÷ driver sends/s', 'raw', 'driver', 'sends_per_s', 'at most 1.5x')
     for c, sdk in (('go-nethttp-0.3', 'go-sdk'), ('go-nethttp', 'go-sdk'), ('go-nethttp', 'go-sdk-v2')):
@@ -433,6 +445,8 @@ def main() -> int:
         if unknown:
             ap.error(f'unknown clients {unknown}; known: {names}')
         names = [n for n in names if n in wanted]
+    else:
+        names = [n for n in names if n not in OPT_IN]
     params = dict(SMOKE if a.smoke else FULL)
     for key, v in (('BENCH_SENDS', a.sends), ('BENCH_EVENTS', a.events), ('BENCH_IDLE', a.idle)):
         if v is not None:

@@ -12,8 +12,9 @@
 // The other experiments: `ref` (HTTPClient WithReferenceDriver), `ours4k` (HTTPClient on
 // DefaultHTTPClient with net/http's 4 KiB buffers instead of its 1 KiB), `floor` (a bare
 // POST loop on DefaultHTTPClient: a 0.3 message/send, the answer searched for its text;
-// WORK_US=n adds n µs of busy work per send) and `floor-direct` (the same over direct's
-// RoundTripper). Under callgrind, run with GODEBUG=asyncpreemptoff=1.
+// WORK_US=n adds n µs of busy work per send), `floor-direct` (the same over direct's
+// RoundTripper) and `sdk-direct` (the SDK client over it, WithJSONRPCTransport). Under
+// callgrind, run with GODEBUG=asyncpreemptoff=1.
 package main
 
 import (
@@ -116,10 +117,14 @@ func main() {
 			common.Check(resp.StatusCode == 200 && strings.Contains(string(buf[:n]), `"text":"ping"`), "floor answer %s", buf[:n])
 			spin(work)
 		}
-	case "sdk":
+	case "sdk", "sdk-direct":
 		card, err := agentcard.DefaultResolver.Resolve(ctx, p.URL)
 		common.Check(err == nil, "card: %v", err)
-		c, err := a2aclient.NewFromCard(ctx, card)
+		var fo []a2aclient.FactoryOption
+		if os.Args[1] == "sdk-direct" { // the SDK over direct's RoundTripper
+			fo = append(fo, a2aclient.WithJSONRPCTransport(&http.Client{Transport: &directRT{}}))
+		}
+		c, err := a2aclient.NewFromCard(ctx, card, fo...)
 		common.Check(err == nil, "client: %v", err)
 		send = func() {
 			res, err := c.SendMessage(ctx, &a2a.MessageSendParams{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: "ping"})})

@@ -53,6 +53,36 @@ type HTTPClient struct {
 	fromCard bool
 	oauth2   *oauth2Tokens
 	cardSig  *VerifiedSignature // the card signature that verified (card verification)
+	scratch  *scratchSlot       // the C out-parameters of runAuthed's calls, kept for the next
+}
+
+// scratchSlot keeps one C scratch (the polled event and outcome info) between calls: cgo
+// checks a C address with a range test, where a Go struct with pointer fields is walked on
+// every poll (and is two allocations per call). Concurrent calls take a new one each.
+type scratchSlot struct {
+	p atomic.Pointer[C.struct_a2a_go_scratch]
+}
+
+// take is the kept scratch, or a new one (C memory, freed by put or free).
+func (s *scratchSlot) take() *C.struct_a2a_go_scratch {
+	if p := s.p.Swap(nil); p != nil {
+		return p
+	}
+	return (*C.struct_a2a_go_scratch)(C.calloc(1, C.sizeof_struct_a2a_go_scratch))
+}
+
+// put keeps p for the next call (frees it when one is kept already).
+func (s *scratchSlot) put(p *C.struct_a2a_go_scratch) {
+	if !s.p.CompareAndSwap(nil, p) {
+		C.free(unsafe.Pointer(p))
+	}
+}
+
+// free frees the kept scratch (Close, the cleanup).
+func (s *scratchSlot) free() {
+	if p := s.p.Swap(nil); p != nil {
+		C.free(unsafe.Pointer(p))
+	}
 }
 
 // HTTPOption configures NewHTTPClient.
@@ -321,7 +351,7 @@ func NewHTTPClient(ctx context.Context, url string, opts ...HTTPOption) (*HTTPCl
 	}
 	p, n := cText(url)
 	var state *C.a2a_client_state
-	hc := &HTTPClient{http: o.client, driver: driver, config: cfg}
+	hc := &HTTPClient{http: o.client, driver: driver, config: cfg, scratch: &scratchSlot{}}
 	if o.target != nil && o.verify != nil {
 		C.a2a_machine_config_free(cfg)
 		freeDriver()
@@ -416,7 +446,8 @@ func (hc *HTTPClient) finish(state *C.a2a_client_state, o httpOptions) (*HTTPCli
 		}
 		r.hooks.free()
 		r.oauth2.free()
-	}, httpClientRes{state, cfg, driver, hc.hooks, hc.oauth2})
+		r.scratch.free()
+	}, httpClientRes{state, cfg, driver, hc.hooks, hc.oauth2, hc.scratch})
 	for _, h := range o.hooks {
 		if err := hc.AddHeaderHook(h); err != nil {
 			hc.Close()
@@ -428,11 +459,12 @@ func (hc *HTTPClient) finish(state *C.a2a_client_state, o httpOptions) (*HTTPCli
 
 // httpClientRes is what an HTTPClient's cleanup frees (never the client itself).
 type httpClientRes struct {
-	state  *C.a2a_client_state
-	config *C.a2a_machine_config
-	driver *C.a2a_transport
-	hooks  *hookStore
-	oauth2 *oauth2Tokens
+	state   *C.a2a_client_state
+	config  *C.a2a_machine_config
+	driver  *C.a2a_transport
+	hooks   *hookStore
+	oauth2  *oauth2Tokens
+	scratch *scratchSlot
 }
 
 // Close frees the client's library state; calls must not start after it nor be in
@@ -447,6 +479,7 @@ func (c *HTTPClient) Close() error {
 		}
 		c.hooks.free()
 		c.oauth2.free()
+		c.scratch.free()
 		c.state, c.config, c.driver = nil, nil, nil
 	}
 	return nil
@@ -496,7 +529,7 @@ func (c *HTTPClient) SendText(ctx context.Context, text string, opts *HTTPCallOp
 	if opts != nil && (opts.ContextID != "" || opts.TaskID != "" || opts.HistoryLength != nil) {
 		return c.SendMessage(ctx, []Part{TextPart(text)}, nil, opts)
 	}
-	res, err := c.runAuthed(ctx, func() (*C.a2a_call, error) { return c.newTextCall(ctx, text, false, opts) })
+	res, err := c.runAuthed(ctx, false, func() (*C.a2a_call, error) { return c.newTextCall(ctx, text, false, opts) })
 	return res.outcome, err
 }
 
@@ -640,14 +673,16 @@ func (c *HTTPClient) streamOnce(ctx context.Context, newCall func() (*C.a2a_call
 func unauthorized(o *Outcome) bool { return o != nil && o.HTTPStatus != nil && *o.HTTPStatus == 401 }
 
 // runAuthed drives the non-streaming call newCall makes to its end; with OAuth2, an HTTP
-// 401 answer forgets the token and the call is made once more with a fresh one.
-func (c *HTTPClient) runAuthed(ctx context.Context, newCall func() (*C.a2a_call, error)) (driveResult, error) {
+// 401 answer forgets the token and the call is made once more with a fresh one. body: the
+// caller reads the last response's body (driveResult.body; without it no Go copy is made).
+func (c *HTTPClient) runAuthed(ctx context.Context, body bool, newCall func() (*C.a2a_call, error)) (driveResult, error) {
 	for attempt := 0; ; attempt++ {
 		call, err := newCall()
 		if err != nil {
 			return driveResult{}, err
 		}
-		res := c.drive(ctx, call, func(*C.struct_a2a_event) bool { return true }, nil)
+		res := c.driveScratch(&callEvents{ctx: ctx, call: call, onItem: func(*C.struct_a2a_event) bool { return true },
+			skipBody: !body})
 		C.a2a_call_free(call)
 		if c.oauth2 == nil || !unauthorized(res.outcome) {
 			return res, res.err
@@ -905,6 +940,13 @@ func (ev *callEvents) cancel(cause error) {
 func (c *HTTPClient) drive(ctx context.Context, call *C.a2a_call, onItem func(*C.struct_a2a_event) bool,
 	onFinished func(*C.struct_a2a_event)) driveResult {
 	return c.driveCall(&callEvents{ctx: ctx, call: call, onItem: onItem, onFinished: onFinished})
+}
+
+// driveScratch is driveCall with the events polled into the client's kept C scratch.
+func (c *HTTPClient) driveScratch(ev *callEvents) driveResult {
+	ev.scratch = c.scratch.take()
+	defer c.scratch.put(ev.scratch)
+	return c.driveCall(ev)
 }
 
 func (c *HTTPClient) driveCall(ev *callEvents) driveResult {

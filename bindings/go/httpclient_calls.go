@@ -125,7 +125,7 @@ func (c *HTTPClient) newCall(ctx context.Context, op string, m Method, params an
 
 // run makes a non-streaming call and drives it to its end.
 func (c *HTTPClient) run(ctx context.Context, op string, m Method, params any, opts *HTTPCallOptions) (driveResult, error) {
-	return c.runAuthed(ctx, func() (*C.a2a_call, error) { return c.newCall(ctx, op, m, params, opts) })
+	return c.runAuthed(ctx, true, func() (*C.a2a_call, error) { return c.newCall(ctx, op, m, params, opts) })
 }
 
 // SendMessage sends a user message of any parts (TextPart, DataPart, FilePart,

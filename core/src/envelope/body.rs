@@ -133,12 +133,24 @@ fn plain_send(
         .iter()
         .map(|p| p.as_text().map_or(0, str::len))
         .sum();
+    // The body's length when no string needs an escape (the 0.3 form's, the longer): the
+    // keys and punctuation (110 bytes, 26 more per part, 15 and 12 more with a context or
+    // task id) and the strings. Sized to fit, not rounded up: the request is kept for the
+    // host while the call runs (an open stream's, for its life; issue 28), and an estimate
+    // short of the body doubled it.
+    let id_len = match id {
+        RpcId::Number(_) => 20,
+        RpcId::String(s) => s.len() + 2,
+    };
     let mut out = Vec::with_capacity(
-        160 + m.message_id.len()
+        110 + id_len
+            + name.len()
+            + m.message_id.len()
+            + role.len()
             + text_len
-            + m.parts.len() * 24
-            + m.context_id.as_deref().map_or(0, str::len)
-            + m.task_id.as_deref().map_or(0, str::len),
+            + m.parts.len() * 26
+            + m.context_id.as_deref().map_or(0, |c| c.len() + 15)
+            + m.task_id.as_deref().map_or(0, |t| t.len() + 12),
     );
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     match id {

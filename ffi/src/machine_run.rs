@@ -129,7 +129,7 @@ pub(crate) fn run(
     now_out: &mut u64,
 ) -> a2a_result {
     // The loop keeps the open body and the events apart from the machine it drives.
-    let mut flight = std::mem::take(&mut c.in_flight);
+    let mut flight = c.in_flight.take().unwrap_or_default();
     let mut held = std::mem::take(&mut c.held);
     let mut now = Millis(now_ms);
     let r = a2a::driver::run(
@@ -140,7 +140,7 @@ pub(crate) fn run(
         abort,
         &mut now,
     );
-    c.in_flight = flight;
+    c.in_flight = Some(flight);
     c.held = held;
     *now_out = now.0;
     match r {

@@ -112,6 +112,7 @@ pub(crate) fn build_request(state: &mut ClientState, out: Outgoing<'_>) -> Resul
             headers: &[],
         },
         Some(rpc_id),
+        headers.len(),
     )
     .map_err(|e| invalid(format!("request not built: {e}")))?;
     built.headers.append(&mut headers);

@@ -191,6 +191,8 @@ struct Sent {
     /// The task the request subscribes to (a `SubscribeToTask`).
     subscribed: Option<String>,
     wire_method: std::borrow::Cow<'static, str>,
+    /// The request's JSON-RPC id, for the tracker made at the head (none once the events
+    /// are read).
     rpc_id: Option<String>,
 }
 
@@ -254,8 +256,8 @@ pub struct StreamCall {
     method: Method,
     /// The task to resubscribe to next, once the first request is gone.
     subscribe: Option<String>,
-    traceparent: String,
-    idempotency_key: Option<String>,
+    // The traceparent and idempotency key sent are the correlation's (one copy each: an
+    // open stream holds the call for its life, issue 28).
     headers: Vec<(String, String)>,
     /// Cookies the stream's responses set (`Set-Cookie`: a load balancer's affinity),
     /// sent back on each resubscribe so it reaches the same replica.
@@ -298,8 +300,8 @@ impl StreamCall {
         let mut correlation = Correlation {
             agent: state.target.agent_name.clone(),
             method: method.name().to_owned(),
-            traceparent: traceparent.clone(),
-            idempotency_key: options.idempotency_key.clone(),
+            traceparent,
+            idempotency_key: options.idempotency_key,
             ..Correlation::default()
         };
         if let Call::SendStreamingMessage(p) = &call {
@@ -317,8 +319,6 @@ impl StreamCall {
             first: None,
             method,
             subscribe: None,
-            traceparent,
-            idempotency_key: options.idempotency_key,
             headers: options.headers,
             affinity: super::affinity::Cookies::default(),
             first_rpc_id: options.rpc_id,
@@ -334,7 +334,11 @@ impl StreamCall {
             assembler: Assembler::new(),
             phase: Phase::Ready,
             correlation,
-            events: VecDeque::new(),
+            // One slot: the host polls after each input, and an idle stream's input brings
+            // one event (a first push into an empty queue would make room for four, kept
+            // for the stream's life: 120 bytes of every open stream; issue 28). A burst
+            // grows it as usual.
+            events: VecDeque::with_capacity(1),
         };
         if matches!(
             method,
@@ -443,9 +447,9 @@ impl StreamCall {
             state,
             Outgoing {
                 call: &call,
-                traceparent: &self.traceparent,
+                traceparent: &self.correlation.traceparent,
                 traceparent_drawn: false,
-                idempotency_key: self.idempotency_key.as_deref(),
+                idempotency_key: self.correlation.idempotency_key.as_deref(),
                 headers,
                 rpc_id,
                 attempt: id.0,
@@ -578,7 +582,12 @@ impl StreamCall {
             self.phase = Phase::Events {
                 id,
                 status,
-                sent,
+                // The request's JSON-RPC id was for the tracker, which keeps its own copy
+                // (the correlation has the first request's): not kept for the stream's life.
+                sent: Sent {
+                    rpc_id: None,
+                    ..sent
+                },
                 decoder: Box::new(decoder),
                 tracker: Box::new(tracker),
                 sniff_gzip: gzip.then(Vec::new),
@@ -1141,7 +1150,7 @@ impl StreamCall {
         let opts = CallOptions {
             budget: self.budget_given,
             deadline: self.total,
-            traceparent: Some(self.traceparent.clone()),
+            traceparent: Some(self.correlation.traceparent.clone()),
             headers: self.headers.clone(),
             ..CallOptions::default()
         };

@@ -133,12 +133,27 @@ fn plain_send(
         .iter()
         .map(|p| p.as_text().map_or(0, str::len))
         .sum();
+    // The body's length when no string needs an escape: the keys and punctuation (0.3: 111
+    // bytes and 25 more per part; 1.0, without the `kind`s: 94 and 11; a comma between
+    // parts; 15 and 12 more with a context or task id) and the strings. Sized to fit, not rounded up: the request is
+    // kept for the host while the call runs (an open stream's, for its life; issue 28), and
+    // an estimate short of the body doubled it.
+    let id_len = match id {
+        RpcId::Number(_) => 20,
+        RpcId::String(s) => s.len() + 2,
+    };
+    let (fixed, per_part) = if v03 { (111, 25) } else { (94, 11) };
     let mut out = Vec::with_capacity(
-        160 + m.message_id.len()
+        fixed
+            + id_len
+            + name.len()
+            + m.message_id.len()
+            + role.len()
             + text_len
-            + m.parts.len() * 24
-            + m.context_id.as_deref().map_or(0, str::len)
-            + m.task_id.as_deref().map_or(0, str::len),
+            + m.parts.len() * per_part
+            + m.parts.len().saturating_sub(1)
+            + m.context_id.as_deref().map_or(0, |c| c.len() + 15)
+            + m.task_id.as_deref().map_or(0, |t| t.len() + 12),
     );
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     match id {
@@ -588,10 +603,25 @@ mod tests {
             let p = SendMessageParams::new(m);
             let call = if stream { Call::SendStreamingMessage(p) } else { Call::SendMessage(p) };
             let form = if v03 { WireForm::JsonRpcV0_3 } else { WireForm::V1_0 };
-            let id = numeric.map_or(RpcId::String(sid), RpcId::Number);
+            let id = numeric.map_or_else(|| RpcId::String(sid.clone()), RpcId::Number);
             let fast = plain_send(&call, form, None, &id);
             let slow = jsonrpc_serde(&call, form, None, &id).ok();
             prop_assert_eq!(fast.is_some(), !(v03 && role == Role::Unspecified));
+            // Sized to fit (issue 28: the request is kept while the call runs): exactly
+            // when no string needs an escape and the id is a string.
+            let plain = |t: &str| !t.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
+            let unescaped = texts
+                .iter()
+                .chain([&message_id, &sid])
+                .chain(&context_id)
+                .chain(&task_id)
+                .all(|t| plain(t));
+            if let Some(b) = fast.as_ref().filter(|_| unescaped) {
+                // A number's room is its longest form's (20 bytes).
+                let room = if numeric.is_some() { 20 } else { 0 };
+                prop_assert!(b.capacity() <= b.len() + room);
+                prop_assert!(b.capacity() == b.len() || numeric.is_some());
+            }
             if fast.is_some() {
                 prop_assert_eq!(fast, slow);
             }

@@ -226,16 +226,18 @@ pub fn build(
     call: &Call<'_>,
     opts: &CallOptions<'_>,
 ) -> Result<Request, BuildError> {
-    build_with_id(iface, call, opts, opts.id.clone())
+    build_with_id(iface, call, opts, opts.id.clone(), 0)
 }
 
 /// [`build`] with the JSON-RPC id given by value (`opts.id` is not read): the client's
-/// machines hand over the id they drew instead of a copy of it.
+/// machines hand over the id they drew instead of a copy of it, and the number of headers
+/// they append to the request's (`more`), which its list has room for.
 pub(crate) fn build_with_id(
     iface: &Interface,
     call: &Call<'_>,
     opts: &CallOptions<'_>,
     id: Option<RpcId>,
+    more: usize,
 ) -> Result<Request, BuildError> {
     let method = call.method();
     if !method.exists_in(iface.version) {
@@ -272,7 +274,13 @@ pub(crate) fn build_with_id(
             (verb, path, body, ct, None)
         }
     };
-    let mut headers = Vec::with_capacity(4 + opts.headers.len());
+    // Sized to fit: the client's machines keep the request while its call runs (an open
+    // stream's, for its life; issue 28).
+    let own = usize::from(content_type.is_some())
+        + usize::from(method.is_streaming())
+        + usize::from(iface.version.header_value().is_some())
+        + usize::from(!opts.extensions.is_empty());
+    let mut headers = Vec::with_capacity(own + opts.headers.len() + more);
     if let Some(ct) = content_type {
         headers.push(("Content-Type".to_owned(), ct.to_owned()));
     }

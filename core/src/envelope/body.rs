@@ -135,9 +135,9 @@ fn plain_send(
         .sum();
     // The body's length when no string needs an escape: the keys and punctuation (0.3: 111
     // bytes and 25 more per part; 1.0, without the `kind`s: 94 and 11; a comma between
-    // parts; 15 and 12 more with a context or task id) and the strings. Sized to fit, not rounded up: the request is
-    // kept for the host while the call runs (an open stream's, for its life; issue 28), and
-    // an estimate short of the body doubled it.
+    // parts; 15 and 12 more with a context or task id) and the strings. Sized to fit, not
+    // rounded up: the request is kept for the host while the call runs (an open stream's,
+    // for its life; issue 28), and an estimate short of the body doubled it.
     let id_len = match id {
         RpcId::Number(_) => 20,
         RpcId::String(s) => s.len() + 2,

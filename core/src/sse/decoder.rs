@@ -939,20 +939,13 @@ impl Decoder {
                     {
                         // The keep-alive seen last, again: its positions are known, so this
                         // line's end does not wait for a search (`KeepAliveShape`).
-                        let i = usize::from(self.keep_alive.line_len);
-                        #[cfg(test)]
-                        {
-                            self.scanned += i + 2;
-                        }
-                        self.event_type = Slot::Unset;
-                        let end = start + i;
-                        pos = start + usize::from(self.keep_alive.total);
-                        let from = if self.config.comment_text {
-                            start + 1
-                        } else {
-                            end
-                        };
-                        return (pos, Ok(Some(Out::CommentInChunk(from, end))));
+                        let shape = self.keep_alive;
+                        let (pos, out) = self.keep_alive_at(
+                            start,
+                            usize::from(shape.line_len),
+                            usize::from(shape.total),
+                        );
+                        return (pos, Ok(Some(out)));
                     }
                     let (found, ends) = find_eol_comment(rest);
                     if ends != 0
@@ -962,22 +955,11 @@ impl Decoder {
                     {
                         // A keep-alive and the blank line after it, in an idle block: what
                         // `eat_idle_blank_line` would do, from the word already loaded.
-                        #[cfg(test)]
-                        {
-                            self.scanned += i + 2;
-                        }
                         if let Some(head) = rest.first_chunk::<16>() {
                             self.keep_alive = KeepAliveShape::learn(head, i, ends);
                         }
-                        self.event_type = Slot::Unset;
-                        let end = start + i;
-                        pos = end + ends;
-                        let from = if self.config.comment_text {
-                            start + 1
-                        } else {
-                            end
-                        };
-                        return (pos, Ok(Some(Out::CommentInChunk(from, end))));
+                        let (pos, out) = self.keep_alive_at(start, i, i + ends);
+                        return (pos, Ok(Some(out)));
                     }
                     if let Some(i) = found
                         && i <= self.config.max_line
@@ -1040,6 +1022,25 @@ impl Decoder {
                 Err(e) => return (pos, Err(e)),
             }
         }
+    }
+
+    /// A keep-alive at `chunk[start..]`: its terminator `line_len` bytes on, `total` bytes
+    /// with the blank line after it (in an idle block, which that line leaves as it was but
+    /// for the type). Returns the position after it and the comment.
+    #[inline(always)]
+    fn keep_alive_at(&mut self, start: usize, line_len: usize, total: usize) -> (usize, Out) {
+        #[cfg(test)]
+        {
+            self.scanned += line_len + 2;
+        }
+        self.event_type = Slot::Unset;
+        let end = start + line_len;
+        let from = if self.config.comment_text {
+            start + 1
+        } else {
+            end
+        };
+        (start + total, Out::CommentInChunk(from, end))
     }
 
     /// A complete line went over `max_line`.

@@ -415,6 +415,53 @@ fn keep_alives() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
+/// Streams of long data lines (15 to 22 KB, so that one spans many chunks): UTF-8 with
+/// characters of 1 to 4 bytes, now and then a byte that is not UTF-8 (anywhere) or a
+/// sequence cut short at the line's end, a second data line, every line end.
+fn long_lines() -> impl Strategy<Value = Vec<u8>> {
+    let block = (15_000usize..22_000, 0u8..6, terminator(), any::<bool>());
+    (any::<u64>(), prop::collection::vec(block, 1..4)).prop_map(|(seed, blocks)| {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut out = Vec::new();
+        for (len, flaw, term, second) in blocks {
+            out.extend_from_slice(b"data:");
+            if next() % 2 == 0 {
+                out.push(b' ');
+            }
+            let start = out.len();
+            while out.len() - start < len {
+                out.extend_from_slice(match next() % 8 {
+                    0 => "é".as_bytes(),
+                    1 => "😀".as_bytes(),
+                    2 => "€".as_bytes(),
+                    _ => b"abcdefg",
+                });
+            }
+            match flaw {
+                0 => {
+                    let at = start + usize::try_from(next() % len as u64).unwrap_or(0);
+                    out.insert(at, 0xFF);
+                }
+                1 => out.extend_from_slice(b"\xE2\x82"),
+                _ => {}
+            }
+            out.extend_from_slice(term);
+            if second {
+                out.extend_from_slice(b"data: more");
+                out.extend_from_slice(term);
+            }
+            out.extend_from_slice(term);
+        }
+        out
+    })
+}
+
 fn configs() -> impl Strategy<Value = (usize, usize, bool)> {
     (
         prop_oneof![Just(usize::MAX), Just(16 * 1024 * 1024), 0usize..24],
@@ -483,6 +530,27 @@ proptest! {
         let expected = (items, end);
         let cfg = config_of(cfg).with_comment_text(text);
         prop_assert_eq!(&decode(&input, &[], cfg), &expected, "whole");
+        prop_assert_eq!(&decode(&input, &cuts, cfg), &expected, "cuts {:?}", cuts);
+    }
+
+    /// Long data lines in chunks of 200 to 3 000 bytes (the decoder's long-piece path) and
+    /// cut anywhere, limits near their length, the stream cut short: what the oracle says.
+    #[test]
+    fn long_lines_in_network_sized_chunks_match_the_oracle(
+        input in long_lines(),
+        max_line in prop_oneof![Just(usize::MAX), 16_000usize..23_000],
+        max_event in prop_oneof![Just(usize::MAX), 15_000usize..23_000],
+        dispatch in any::<bool>(),
+        short_by in prop_oneof![Just(0usize), 0usize..3_000],
+        size in 200usize..3_000,
+        cuts in prop::collection::vec(0usize..70_000, 0..6),
+    ) {
+        let mut input = input;
+        input.truncate(input.len().saturating_sub(short_by));
+        let expected = oracle(&input, max_line, max_event, dispatch);
+        let cfg = config_of((max_line, max_event, dispatch));
+        let chunks: Vec<usize> = (size..input.len()).step_by(size).collect();
+        prop_assert_eq!(&decode(&input, &chunks, cfg), &expected, "{}-byte chunks", size);
         prop_assert_eq!(&decode(&input, &cuts, cfg), &expected, "cuts {:?}", cuts);
     }
 

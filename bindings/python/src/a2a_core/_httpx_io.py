@@ -86,6 +86,26 @@ def failure_of(e: BaseException) -> tuple[int, bool]:
     return _machine.ERR_RESET, True
 
 
+# The parsed URL of each agent endpoint: httpx keeps a request's parsed URL (its parse
+# result and component strings) for the request's life, an idle stream's; an `httpx.URL`
+# handed to `build_request` is shared, not parsed again (about 0.45 KiB of RSS per open
+# stream, and the parse, a third of `build_request`'s time). URLs
+# are immutable; at most _URLS_MAX kept (the cache starts over when full).
+_urls: dict[str, httpx.URL] = {}
+_URLS_MAX = 64
+
+
+def _url(url: str) -> httpx.URL:
+    """The shared `httpx.URL` of `url` (see above)."""
+    parsed = _urls.get(url)
+    if parsed is None:
+        parsed = httpx.URL(url)
+        if len(_urls) >= _URLS_MAX:
+            _urls.clear()
+        _urls[url] = parsed
+    return parsed
+
+
 def _request(http: httpx.Client | httpx.AsyncClient, s: Start, streaming: bool,
              read_by_ms: int | None) -> httpx.Request:
     """The httpx request of a `Start`: connect bounded by the machine's connect deadline,
@@ -93,7 +113,7 @@ def _request(http: httpx.Client | httpx.AsyncClient, s: Start, streaming: bool,
     now = now_ms()
     connect = max(s.connect_by_ms - now, 1) / 1000
     read = max(read_by_ms - now, 1) / 1000 if read_by_ms is not None else None
-    req = http.build_request(s.method, s.url, headers=s.headers,
+    req = http.build_request(s.method, _url(s.url), headers=s.headers,
                              content=s.body if s.body else None,
                              timeout=httpx.Timeout(read, connect=connect, pool=connect))
     if streaming:

@@ -114,36 +114,6 @@ def view(v: Any) -> bytes:
 # --- the actions -----------------------------------------------------------------------------
 
 
-# The header names of the machine's requests and the values of those that never carry an id
-# or a credential repeat on every request; the HTTP stack keeps the request, and with it these
-# bytes, for the request's life (an idle stream's). One shared copy of each instead of one per
-# request (about 0.3 KiB of RSS per open stream over httpx). Bounded: names and values stop
-# being added at _SHARED_MAX entries (a new one is then an ordinary copy).
-_shared_names: dict[bytes, bytes] = {}
-_shared_values: dict[bytes, bytes] = {}
-_SHARED_MAX = 64
-# Lowercased names whose values are shared: constants, never an id, token or credential.
-_SHARED_VALUE_OF = frozenset((b'content-type', b'accept', b'a2a-version'))
-
-
-def _header(name: bytes, value: bytes) -> tuple[bytes, bytes]:
-    """A copied header with its name, and its value when constant, shared (see above)."""
-    shared = _shared_names.get(name)
-    if shared is None:
-        if len(_shared_names) < _SHARED_MAX:
-            _shared_names[name] = name
-    else:
-        name = shared
-    if name.lower() in _SHARED_VALUE_OF:
-        shared = _shared_values.get(value)
-        if shared is None:
-            if len(_shared_values) < _SHARED_MAX:
-                _shared_values[value] = value
-        else:
-            value = shared
-    return name, value
-
-
 class Start:
     """Perform this request (values copied: valid after the next transmit)."""
 
@@ -154,8 +124,8 @@ class Start:
         self.request_id = int(t.request_id)
         self.method = view(t.method).decode()
         self.url = view(t.url).decode()
-        self.headers = [_header(_lib.string_at(h.name, h.name_len),
-                                _lib.string_at(h.value, h.value_len))
+        self.headers = [(_lib.string_at(h.name, h.name_len),
+                         _lib.string_at(h.value, h.value_len))
                         for h in (t.headers[i] for i in range(t.headers_len))]
         self.body = view(t.body)
         self.connect_by_ms = int(t.connect_by_ms)

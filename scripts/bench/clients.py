@@ -164,7 +164,8 @@ def build(names: list[str], tmp: Path) -> Built:
     return b
 
 
-def command(name: str, b: Built, python_installed: bool) -> tuple[list[str], dict[str, str], Path]:
+def command(name: str, b: Built, python_installed: bool,
+            memory: bool = False) -> tuple[list[str], dict[str, str], Path]:
     env: dict[str, str] = {}
     py = str(ROOT / '.venv' / 'bin' / 'python')
     pydir = CLIENTS_DIR / 'python'
@@ -211,7 +212,16 @@ def command(name: str, b: Built, python_installed: bool) -> tuple[list[str], dic
         assert b.java_cp
         # A fixed, pre-touched heap: the memory figure counts native memory plus live heap
         # (Bench.rssKiB in benches/clients/java), which heap resizing would otherwise swamp.
-        return ['java', '-Xms256m', '-Xmx256m', '-XX:+AlwaysPreTouch', '-cp', b.java_cp, f'dev.a2acore.bench.{main}', *args], env, ROOT
+        # The memory run (see IDLE_RUN) also names its collector and runs interpreted, the
+        # same for every Java row: the JIT compiles the streams' code while they are opened,
+        # and its code cache and compiler arenas (1-6 MB, taken and given back as the CPU
+        # allows) moved the figure by tens of KiB per stream from run to run, and by CPU
+        # placement; on one CPU the JVM's ergonomics also pick SerialGC instead of G1
+        # (benches/README.md, branch h-mem). What the streams keep, their objects and native
+        # buffers, is the same interpreted.
+        flags = ['-XX:+UseG1GC', '-Xint'] if memory else []
+        return ['java', '-Xms256m', '-Xmx256m', '-XX:+AlwaysPreTouch', *flags, '-cp', b.java_cp,
+                f'dev.a2acore.bench.{main}', *args], env, ROOT
     raise SystemExit(f'clients: unknown client {name}')
 
 
@@ -299,7 +309,8 @@ class Server:
 # keeps the memory that stream freed (glibc does not return it), and the idle streams' buffers
 # reuse it, so RSS hardly grows (the Python binding read 0.2 KiB per stream that way against
 # about 100 KiB in a fresh process). One warm-up send and a short stream first, so that what
-# a client sets up once (code pages, pools, threads) is not counted per stream.
+# a client sets up once (code pages, pools, threads) is not counted per stream. The Java rows'
+# memory run is interpreted, on G1 (see `command`).
 IDLE_RUN = {'BENCH_SENDS': 1, 'BENCH_WARMUP': 1, 'BENCH_EVENTS': 8, 'BENCH_WARMUP_EVENTS': 8}
 
 
@@ -317,7 +328,7 @@ def run_client(name: str, b: Built, server: Server, params: dict, python_install
 
 def run_once(name: str, b: Built, server: Server, params: dict, python_installed: bool,
              timeout: float, cpus: set[int] | None = None) -> dict:
-    cmd, extra, cwd = command(name, b, python_installed)
+    cmd, extra, cwd = command(name, b, python_installed, memory=bool(params['BENCH_IDLE']))
     env = dict(os.environ, BENCH_URL=server.url, **{k: str(v) for k, v in params.items()}, **extra)
     before = server.stats()
     started = time.monotonic()

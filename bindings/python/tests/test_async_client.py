@@ -282,6 +282,31 @@ def test_the_blocking_httpx_host_sees_body_bytes_its_parser_holds(
     assert _httpx_io._parser_holds_body(NS(response=NS(stream=NS(), headers=headers))) is False
 
 
+def test_the_httpx_host_shares_only_constant_header_values_and_keeps_its_caches_bounded() -> None:
+    from a2a_core import _httpx_io
+    for cache in (_httpx_io._shared_names, _httpx_io._shared_values, _httpx_io._urls):
+        cache.clear()  # whatever earlier tests left (a full cache adds no new entry)
+    # Copies made at run time, as each request's headers are: equal bytes, distinct objects.
+    def req(token: str) -> list[tuple[bytes, bytes]]:
+        return [(bytes(b'Content-Type'), bytes(b'application/json')),
+                (bytes(b'A2A-Version'), bytes(b'1.0')),
+                (bytes(b'Authorization'), ('Bearer ' + token).encode())]
+    first = _httpx_io._shared_headers(req('x'))
+    second = _httpx_io._shared_headers(req('x'))
+    assert first == second == req('x')  # the same headers, in the same order
+    for (n1, v1), (n2, v2), (name, _) in zip(first, second, req('x')):
+        assert n1 is n2  # every name shared
+        # Only constant values are shared; a credential never outlives its request here.
+        assert (v1 is v2) is (name.lower() in (b'content-type', b'a2a-version'))
+    for i in range(3 * _httpx_io._SHARED_MAX):
+        _httpx_io._shared_headers([(f'X-H{i}'.encode(), b'v'), (b'Accept', f'a/{i}'.encode())])
+        _httpx_io._url(f'http://127.0.0.1:{1000 + i}/')
+    assert len(_httpx_io._shared_names) <= _httpx_io._SHARED_MAX
+    assert len(_httpx_io._shared_values) <= _httpx_io._SHARED_MAX
+    assert len(_httpx_io._urls) <= _httpx_io._URLS_MAX
+    assert _httpx_io._url('http://127.0.0.1:9/a?b=1') is _httpx_io._url('http://127.0.0.1:9/a?b=1')
+
+
 @pytest.mark.parametrize('path', PATHS)
 def test_a_slow_loop_body_on_a_silent_server_still_times_out(fault: str, path: str) -> None:
     events, after = _slow_stream(f'{fault}/stall/', path, 0.3)

@@ -3,6 +3,7 @@ package dev.a2acore;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.ChunkMemory;
 import dev.a2acore.internal.Layout;
 import dev.a2acore.internal.Machine;
 import dev.a2acore.internal.NativeArgs;
@@ -819,20 +820,6 @@ final class MachineCall<T> {
         return new Body(ex);
     }
 
-    /** Per thread: the native copy of a body chunk list, alive only during its {@code handle_body}. */
-    private static final ThreadLocal<Memory[]> CHUNK = ThreadLocal.withInitial(() -> new Memory[1]);
-
-    /** This thread's chunk memory, at least {@code size} bytes (grown, never shrunk below 16 KiB). */
-    private static Memory chunk(long size) {
-        Memory[] slot = CHUNK.get();
-        Memory m = slot[0];
-        if (m == null || m.size() < size) {
-            m = new Memory(Math.max(size, 16 * 1024));
-            slot[0] = m;
-        }
-        return m;
-    }
-
     /** Per thread: the array a non-array body buffer is copied through. */
     private static final ThreadLocal<byte[][]> COPY = ThreadLocal.withInitial(() -> new byte[1][]);
 
@@ -890,7 +877,7 @@ final class MachineCall<T> {
                 }
                 ex.received += total;
                 if (total > 0) {
-                    Memory chunk = chunk(total);
+                    Memory chunk = ChunkMemory.borrow(total);
                     long at = 0;
                     for (ByteBuffer b : item) {
                         int r = b.remaining();
@@ -907,10 +894,14 @@ final class MachineCall<T> {
                         }
                         at += r;
                     }
-                    if (MachineDirect.ON) {
-                        MachineDirect.a2a_call_handle_body(call, ex.id, chunk, total, nowMs());
-                    } else {
-                        lib.a2a_call_handle_body(call, ex.id, chunk, new SizeT(total), nowMs());
+                    try {
+                        if (MachineDirect.ON) {
+                            MachineDirect.a2a_call_handle_body(call, ex.id, chunk, total, nowMs());
+                        } else {
+                            lib.a2a_call_handle_body(call, ex.id, chunk, new SizeT(total), nowMs());
+                        }
+                    } finally {
+                        ChunkMemory.release(chunk);
                     }
                     pump();
                 }

@@ -4,6 +4,7 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.ChunkMemory;
 import dev.a2acore.internal.Layout;
 import dev.a2acore.internal.Machine;
 import dev.a2acore.internal.NativeArgs;
@@ -445,7 +446,6 @@ public final class MachineTarget {
         private final A2aCoreLibrary lib;
         /** The native call; null once finished (its outcome then owns it) or closed. */
         private Pointer call;
-        private Memory chunk;
 
         private Call(A2aCoreLibrary lib, Pointer call) {
             this.lib = lib;
@@ -493,11 +493,8 @@ public final class MachineTarget {
                 return Optional.empty();
             }
             if (MachineDirect.ON) {
-                // Read at the C offsets from per-call memory (no JNA Structure per request).
-                if (transmitMemory == null) {
-                    transmitMemory = new Memory(MachineDirect.TRANSMIT_SIZE);
-                }
-                Memory m = transmitMemory;
+                // Read at the C offsets from per-thread memory (no JNA Structure per request).
+                Memory m = TRANSMIT_MEMORY.get();
                 if (MachineDirect.a2a_call_poll_transmit(call, nowMs(), m) != 0) {
                     return Optional.empty();
                 }
@@ -559,19 +556,21 @@ public final class MachineTarget {
             }
         }
 
-        /** A chunk of request {@code requestId}'s body (copied into native memory this call owns). */
+        /** A chunk of request {@code requestId}'s body (copied into this thread's chunk memory for the call). */
         public synchronized void body(int requestId, byte[] b, int off, int len) {
             if (call == null || len == 0) {
                 return;
             }
-            if (chunk == null || chunk.size() < len) {
-                chunk = new Memory(Math.max(len, 16 * 1024));
-            }
-            chunk.write(0, b, off, len);
-            if (MachineDirect.ON) {
-                MachineDirect.a2a_call_handle_body(call, requestId, chunk, len, nowMs());
-            } else {
-                lib.a2a_call_handle_body(call, requestId, chunk, new SizeT(len), nowMs());
+            Memory chunk = ChunkMemory.borrow(len);
+            try {
+                chunk.write(0, b, off, len);
+                if (MachineDirect.ON) {
+                    MachineDirect.a2a_call_handle_body(call, requestId, chunk, len, nowMs());
+                } else {
+                    lib.a2a_call_handle_body(call, requestId, chunk, new SizeT(len), nowMs());
+                }
+            } finally {
+                ChunkMemory.release(chunk);
             }
         }
 
@@ -646,10 +645,7 @@ public final class MachineTarget {
             if (MachineDirect.ON && !everyItemOutcome) {
                 // A stream's items and aborts read from raw memory at the C offsets; the rare
                 // other events through the JNA mirror over the same memory.
-                if (eventMemory == null) {
-                    eventMemory = new Memory(MachineDirect.EVENT_SIZE);
-                }
-                Memory m = eventMemory;
+                Memory m = EVENT_MEMORY.get();
                 while (call != null && MachineDirect.a2a_call_poll_event(call, m) == 0) {
                     int kind = m.getInt(MachineDirect.KIND);
                     if (kind == 4) {
@@ -673,11 +669,16 @@ public final class MachineTarget {
             return out;
         }
 
-        /** The native event memory of {@link #events(boolean)}'s raw reads; allocated on first use. */
-        private Memory eventMemory;
+        /**
+         * Per thread: the native event memory of {@link #events(boolean)}'s raw reads, copied
+         * out before the method returns (an open call holds none).
+         */
+        private static final ThreadLocal<Memory> EVENT_MEMORY =
+            ThreadLocal.withInitial(() -> new Memory(MachineDirect.EVENT_SIZE));
 
-        /** The native {@code a2a_transmit} of {@link #pollTransmit}'s raw reads; allocated on first use. */
-        private Memory transmitMemory;
+        /** Per thread: the native {@code a2a_transmit} of {@link #pollTransmit}'s raw reads, copied out at once. */
+        private static final ThreadLocal<Memory> TRANSMIT_MEMORY =
+            ThreadLocal.withInitial(() -> new Memory(MachineDirect.TRANSMIT_SIZE));
 
         /** The item of the ITEM event in {@code m}; its outcome copied only for a failure. */
         private StreamItem item(Memory m) {

@@ -3,6 +3,7 @@ package dev.a2acore;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import dev.a2acore.internal.A2aCoreLibrary;
+import dev.a2acore.internal.ChunkMemory;
 import dev.a2acore.internal.Direct;
 import dev.a2acore.internal.Layout;
 import dev.a2acore.internal.SizeT;
@@ -21,8 +22,8 @@ import java.util.OptionalLong;
  * over liba2a_core. Feed the body in chunks of any size, split anywhere; call
  * {@link #finish()} at the end of the body.
  *
- * <p>One foreign call per chunk: the chunk is copied once into native memory this object
- * owns (so the library never sees the Java heap), decoded with the packed batch call, and
+ * <p>One foreign call per chunk: the chunk is copied once into the calling thread's native
+ * chunk memory (so the library never sees the Java heap; the decoder copies what it keeps), decoded with the packed batch call, and
  * the events' values come back with one bulk read of the packed buffer and one of its
  * offsets (the item array is read only when the chunk also completed comments, retry
  * fields or limit errors); every item is a Java object before the call returns. Not thread-safe in the
@@ -36,7 +37,6 @@ public final class SseDecoder implements AutoCloseable {
     /** Native state, freed by close() or by the cleaner; never references the decoder. */
     private static final class State implements Runnable {
         Pointer handle;
-        Memory chunk;
 
         @Override
         public void run() {
@@ -44,20 +44,26 @@ public final class SseDecoder implements AutoCloseable {
                 A2aCore.lib().a2a_sse_decoder_free(handle);
                 handle = null;
             }
-            chunk = null;
         }
     }
 
     private final A2aCoreLibrary lib;
     private final State state = new State();
     private final Cleaner.Cleanable cleanable;
-    private final Memory out = new Memory(Layout.PACKED_SIZE);
+    /**
+     * Per thread: the {@code a2a_sse_packed} a feed fills, read before the feed returns (a
+     * decoder holds none between feeds; what it points to is the decoder's own).
+     */
+    private static final ThreadLocal<Memory> PACKED_OUT = ThreadLocal.withInitial(() -> new Memory(Layout.PACKED_SIZE));
     private final SseConfig config;
     private boolean poisoned;
     private byte[] itemScratch = new byte[0];
-    /** The last packed feed's values and offsets (copied out; reused across feeds). */
-    private byte[] values = new byte[4096];
-    private long[] offsets = new long[64];
+    /**
+     * The last packed feed's values and offsets (copied out; reused across feeds), made by
+     * the first feed that completes an event: a decoder of an idle stream holds none.
+     */
+    private byte[] values = new byte[0];
+    private long[] offsets = new long[0];
     private String lastType;
     private String lastId;
 
@@ -75,7 +81,6 @@ public final class SseDecoder implements AutoCloseable {
             config.dispatchAtEof() ? 2 : 1, handleOut);
         A2aCoreException.check("a2a_sse_decoder_new_with", rc);
         state.handle = handleOut.getPointer(0);
-        state.chunk = new Memory(4096);
         cleanable = CLEANER.register(this, state);
     }
 
@@ -110,6 +115,7 @@ public final class SseDecoder implements AutoCloseable {
     /** Decodes {@code len} bytes of {@code chunk} from {@code off} and returns every item they completed, in order. */
     public synchronized List<SseItem> feedItems(byte[] chunk, int off, int len) {
         int events = feedPacked(chunk, off, len);
+        Memory out = PACKED_OUT.get();
         long count = Layout.sizeT(out, Layout.PACKED_ITEM_COUNT);
         if (count == 0) {
             return Collections.emptyList();
@@ -150,7 +156,7 @@ public final class SseDecoder implements AutoCloseable {
     }
 
     /**
-     * One foreign call: copies the chunk into native memory this decoder owns, decodes it
+     * One foreign call: copies the chunk into this thread's chunk memory, decodes it
      * with {@code a2a_sse_decoder_feed_packed}, and reads the packed values and their offsets
      * with one bulk read each (see {@code a2a_sse_packed} in the C header: every event's type,
      * data and id, each followed by one CR, and {@code 3n + 1} start offsets). Returns the
@@ -161,32 +167,33 @@ public final class SseDecoder implements AutoCloseable {
             throw new IndexOutOfBoundsException("off=" + off + " len=" + len + " length=" + chunk.length);
         }
         Pointer handle = handle();
-        Memory buf = state.chunk;
-        if (buf.size() < len) {
-            long size = buf.size();
-            while (size < len) {
-                size *= 2;
+        Memory out = PACKED_OUT.get();
+        // The chunk is borrowed for the call only (the decoder copies what it keeps), so it
+        // goes through this thread's chunk memory: a decoder holds none between feeds.
+        Memory buf = ChunkMemory.borrow(Math.max(len, 1));
+        int rc;
+        try {
+            if (len > 0) {
+                buf.write(0, chunk, off, len);
             }
-            buf = new Memory(size);
-            state.chunk = buf;
+            rc = Direct.ON ? Direct.a2a_sse_decoder_feed_packed(handle, buf, len, out)
+                : lib.a2a_sse_decoder_feed_packed(handle, buf, new SizeT(len), out);
+        } finally {
+            ChunkMemory.release(buf);
         }
-        if (len > 0) {
-            buf.write(0, chunk, off, len);
-        }
-        checkRc("a2a_sse_decoder_feed_packed", Direct.ON ? Direct.a2a_sse_decoder_feed_packed(handle, buf, len, out)
-            : lib.a2a_sse_decoder_feed_packed(handle, buf, new SizeT(len), out));
+        checkRc("a2a_sse_decoder_feed_packed", rc);
         int events = Math.toIntExact(Layout.sizeT(out, Layout.PACKED_EVENT_COUNT));
         if (events == 0) {
             return 0;
         }
         int total = Math.toIntExact(Layout.sizeT(out, Layout.PACKED_BYTES + Layout.VIEW_LEN));
         if (values.length < total) {
-            values = new byte[Math.max(total, values.length * 2)];
+            values = new byte[Math.max(total, Math.max(256, values.length * 2))];
         }
         out.getPointer(Layout.PACKED_BYTES).read(0, values, 0, total);
         int n = Math.addExact(Math.multiplyExact(3, events), 1);
         if (offsets.length < n) {
-            offsets = new long[Math.max(n, offsets.length * 2)];
+            offsets = new long[Math.max(n, Math.max(16, offsets.length * 2))];
         }
         out.getPointer(Layout.PACKED_OFFSETS).read(0, offsets, 0, n);
         if (offsets[0] != 0 || offsets[n - 1] != total) {

@@ -49,10 +49,34 @@ final class JdkHttp {
     private final HttpClient client;
     private final Duration connectTimeout;
 
+    /**
+     * The executor of every drop-in's HttpClient: as many daemon threads as CPUs (2 to 8),
+     * gone after 30 s idle, tasks queued beyond them. The JDK's default is a cached pool per
+     * client, which a burst of streams grows by a thread per overlapping task, each about
+     * 100 KiB of touched stack while it stays parked. Bounded is safe because nothing run on
+     * it waits: the HttpClient's own tasks, a stream's chunk processing ({@link Stream#process},
+     * the machine and the decoder, no a2a-java code) and the hand-off of a response head to
+     * {@code SseCall}'s readers; a2a-java's callbacks run on those readers, never here.
+     */
+    private static final java.util.concurrent.ExecutorService WORKERS;
+
+    static {
+        int n = Math.max(2, Math.min(8, Runtime.getRuntime().availableProcessors()));
+        java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.ThreadPoolExecutor w = new java.util.concurrent.ThreadPoolExecutor(n, n, 30,
+            TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+                Thread t = new Thread(r, "a2a-core-http-" + count.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+        w.allowCoreThreadTimeOut(true);
+        WORKERS = w;
+    }
+
     JdkHttp(Duration connectTimeout, SSLContext ssl, ProxySelector proxy) {
         this.connectTimeout = connectTimeout;
         HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(connectTimeout)
-            .followRedirects(HttpClient.Redirect.NEVER).version(HttpClient.Version.HTTP_1_1);
+            .followRedirects(HttpClient.Redirect.NEVER).version(HttpClient.Version.HTTP_1_1).executor(WORKERS);
         if (ssl != null) {
             b.sslContext(ssl);
         }
@@ -166,13 +190,13 @@ final class JdkHttp {
                 long maxBytes, java.util.function.Consumer<Stream> onOpen) throws TransportException, InterruptedException {
         Opening o = begin(method, url, headers, body, timeout, onOpen);
         Stream s = o.stream();
-        CompletableFuture<HttpResponse<Stream>> f = o.head();
+        CompletableFuture<HttpResponse.ResponseInfo> f = o.head();
         long deadline = o.deadline();
-        HttpResponse<Stream> r;
+        HttpResponse.ResponseInfo r;
         try {
             r = f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            f.cancel(true);
+            s.pending.cancel(true);
             throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, s.what + ": call timeout after "
                 + timeout.toMillis() + " ms (no response head)", e);
         } catch (CancellationException e) {
@@ -180,14 +204,18 @@ final class JdkHttp {
         } catch (ExecutionException e) {
             throw failure(e, false, s.what);
         } catch (InterruptedException e) {
-            f.cancel(true);
+            s.pending.cancel(true);
             throw e;
         }
         return opened(s, r, deadline, maxBytes);
     }
 
-    /** An open whose head is awaited without a thread ({@link #begin}, then {@link #finish}). */
-    record Opening(Stream stream, CompletableFuture<HttpResponse<Stream>> head, long deadline, Duration timeout) {}
+    /**
+     * An open whose head is awaited without a thread ({@link #begin}, then {@link #finish}):
+     * {@code head} completes on the HttpClient's thread as the response head arrives, or
+     * exceptionally when the request fails before it.
+     */
+    record Opening(Stream stream, CompletableFuture<HttpResponse.ResponseInfo> head, long deadline, Duration timeout) {}
 
     /**
      * {@link #open} without waiting: sends the request and returns at once; once
@@ -202,12 +230,26 @@ final class JdkHttp {
             onOpen.accept(s);
         }
         HttpRequest req = request(method, url, headers, body, timeout);
-        CompletableFuture<HttpResponse<Stream>> f = client.sendAsync(req, info -> s);
+        // The head is signalled by the body handler, on the HttpClient's thread, not by the
+        // future sendAsync returns: the JDK completes that future through CompletableFuture's
+        // default async executor, which is a new thread per task wherever the common pool
+        // has fewer than two threads (one or two CPUs). The future completes once the body
+        // has ended (Stream#getBody), so a stream costs that task at its end, as with the
+        // stock client's line subscriber, not a thread start at its head.
+        CompletableFuture<HttpResponse<Stream>> f = client.sendAsync(req, info -> {
+            s.headSeen.complete(info);
+            return s;
+        });
         s.pending = f;
+        f.whenComplete((r, err) -> {
+            if (err != null) {
+                s.headSeen.completeExceptionally(err);
+            }
+        });
         if (s.aborted) {
             f.cancel(true);
         }
-        return new Opening(s, f, deadline, timeout);
+        return new Opening(s, s.headSeen, deadline, timeout);
     }
 
     /**
@@ -216,13 +258,13 @@ final class JdkHttp {
      */
     Stream finish(Opening o, long maxBytes) throws TransportException, InterruptedException {
         Stream s = o.stream();
-        CompletableFuture<HttpResponse<Stream>> f = o.head();
+        CompletableFuture<HttpResponse.ResponseInfo> f = o.head();
         if (!f.isDone()) {
-            f.cancel(true);
+            s.pending.cancel(true);
             throw failure(ErrorName.TIMEOUT, RequestSent.UNKNOWN, s.what + ": call timeout after "
                 + o.timeout().toMillis() + " ms (no response head)", null);
         }
-        HttpResponse<Stream> r;
+        HttpResponse.ResponseInfo r;
         try {
             r = f.get();
         } catch (CancellationException e) {
@@ -234,7 +276,7 @@ final class JdkHttp {
     }
 
     /** The stream {@code s} once its head {@code r} arrived (a body not an event stream read whole). */
-    private static Stream opened(Stream s, HttpResponse<Stream> r, long deadline, long maxBytes)
+    private static Stream opened(Stream s, HttpResponse.ResponseInfo r, long deadline, long maxBytes)
         throws TransportException, InterruptedException {
         List<Map.Entry<String, String>> h = new ArrayList<>();
         r.headers().map().forEach((k, vs) -> {
@@ -332,6 +374,10 @@ final class JdkHttp {
         private final java.util.concurrent.atomic.AtomicInteger freed = new java.util.concurrent.atomic.AtomicInteger();
         private final java.util.concurrent.atomic.AtomicBoolean kicking = new java.util.concurrent.atomic.AtomicBoolean();
         private volatile CompletableFuture<?> pending;
+        /** The response head, from the body handler; exceptional when the request failed before it. */
+        private final CompletableFuture<HttpResponse.ResponseInfo> headSeen = new CompletableFuture<>();
+        /** {@link #getBody}: completed once the body is over (ended, failed or cut). */
+        private final CompletableFuture<Stream> bodyDone = new CompletableFuture<>();
         private volatile boolean aborted;
         /**
          * The HttpClient delivered the body's end: it has the connection back in its pool,
@@ -358,9 +404,10 @@ final class JdkHttp {
             return eventStream;
         }
 
+        /** Completes once the body is over (see {@code begin}: not at the head). */
         @Override
         public CompletionStage<Stream> getBody() {
-            return CompletableFuture.completedFuture(this);
+            return bodyDone;
         }
 
         @Override
@@ -446,12 +493,14 @@ final class JdkHttp {
         @Override
         public void onError(Throwable t) {
             put(new Mark(t));
+            bodyDone.completeExceptionally(t);
         }
 
         @Override
         public void onComplete() {
             complete = true;
             put(END);
+            bodyDone.complete(this);
         }
 
         /**
@@ -678,6 +727,7 @@ final class JdkHttp {
                 cut = true;
             }
             subscription.cancel();
+            bodyDone.complete(this); // nothing more comes after a cancel
         }
 
         /** Closes the stream (its connection, unless the body was read to its end). */

@@ -1,8 +1,10 @@
 package dev.a2acore.a2ajava;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -154,5 +156,39 @@ class JdkHttpStreamTest {
             Thread.sleep(10);
         }
         assertEquals(1, c.cancels.size(), "a silent body is cut");
+    }
+
+    /**
+     * The body subscriber's {@code getBody} completes when the body is over, not when the head
+     * arrives: the HttpClient completes sendAsync's future with it, through CompletableFuture's
+     * default async executor (a thread start per task on one or two CPUs), so a stream pays
+     * that at its end, as the stock client's line subscriber does, not at its head.
+     */
+    @Test
+    void theBodyIsDoneOnlyOnceItIsOver() throws Exception {
+        JdkHttp.Stream ended = new JdkHttp.Stream("ended");
+        ended.onSubscribe(new Recorded());
+        ended.process(b -> b);
+        ended.onNext(chunk(1));
+        assertFalse(ended.getBody().toCompletableFuture().isDone(), "open while the body goes on");
+        ended.onComplete();
+        assertSame(ended, ended.getBody().toCompletableFuture().get(1, TimeUnit.SECONDS));
+
+        JdkHttp.Stream broken = new JdkHttp.Stream("broken");
+        broken.onSubscribe(new Recorded());
+        broken.onError(new java.io.IOException("reset"));
+        assertTrue(broken.getBody().toCompletableFuture().isCompletedExceptionally(), "a failed body is over");
+
+        JdkHttp.Stream aborted = new JdkHttp.Stream("aborted");
+        Recorded sub = new Recorded();
+        aborted.onSubscribe(sub);
+        aborted.abort();
+        assertFalse(aborted.getBody().toCompletableFuture().isDone(), "not over before the cut");
+        Thread http = new Thread(() -> aborted.onNext(chunk(2)), "fake-http");
+        http.start();
+        http.join(10_000);
+        assertEquals(1, sub.cancels.size());
+        assertSame(aborted, aborted.getBody().toCompletableFuture().get(1, TimeUnit.SECONDS),
+            "a cut body is over: nothing more comes after a cancel");
     }
 }

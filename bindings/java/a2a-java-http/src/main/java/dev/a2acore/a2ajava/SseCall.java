@@ -25,8 +25,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * One streaming call on the JDK's HttpClient ({@link JdkHttp}), opened on its own daemon
- * thread, then read by one reader at a time: status and content-type checks, SSE through
+ * One streaming call on the JDK's HttpClient ({@link JdkHttp}), sent from the caller's thread
+ * without blocking, then read by one reader at a time: status and content-type checks, SSE through
  * a2a-core's decoder, the idle watchdog (a per-read idle deadline), and exactly one terminal
  * signal ({@code complete} or {@code error}). Each chunk is fed to the machine and the
  * decoder on the HttpClient's thread as it arrives ({@link #process}); the reader hands the
@@ -35,7 +35,7 @@ import java.util.function.Consumer;
  * Cancelling the returned future aborts the connection from the cancelling thread; the
  * reader then frees everything.
  */
-final class SseCall implements Runnable {
+final class SseCall {
     private static final int EXCERPT = 512;
 
     private final A2aCoreHttpClient client;
@@ -88,7 +88,7 @@ final class SseCall implements Runnable {
             }
         });
         try {
-            READERS.execute(call);
+            call.send();
             return call.handle;
         } finally {
             call.returned.countDown();
@@ -96,22 +96,23 @@ final class SseCall implements Runnable {
     }
 
     /**
-     * Sends the request on a {@link #READERS} thread and returns: the head (or the call
-     * timeout, on the shared timer) goes on in {@link #opened}, so a stream waiting for its
-     * head holds no thread either.
+     * Sends the request from the caller's thread, as the stock client's {@code sendAsync}
+     * does: the machine's judgement, the breaker's admission and the HttpClient's
+     * {@code sendAsync} neither block nor run a2a-java code, and a failure is reported from
+     * a {@link #READERS} thread (a2a-java stores the returned future only once this has
+     * returned). The head (or the call timeout, on the shared timer) goes on in
+     * {@link #opened}, so a stream waiting for its head holds no thread. Run on a reader
+     * before, this took a pooled thread per stream being opened: a burst of streams grew
+     * the pool by a thread (about 100 KiB of touched stack) per overlapping start.
      */
-    @Override
-    public void run() {
+    private void send() {
         boolean handedOver = false;
         try {
-            if (finished.get()) {
-                return;
-            }
             run = client.judge(req);
             try {
                 A2aCoreHttpClient.admit(run, method, url);
             } catch (A2aCallException refused) {
-                fail(refused);
+                failSoon(refused);
                 return;
             }
             JdkHttp.Opening o;
@@ -126,7 +127,7 @@ final class SseCall implements Runnable {
                 if (run != null) {
                     run.failure(e.outcome());
                 }
-                fail(client.map(method, url, e));
+                failSoon(client.map(method, url, e));
                 return;
             }
             AtomicBoolean once = new AtomicBoolean();
@@ -143,7 +144,7 @@ final class SseCall implements Runnable {
                 }
             });
         } catch (RuntimeException | Error e) {
-            fail(e);
+            failSoon(e);
         } finally {
             if (!handedOver) {
                 release(null);
@@ -151,7 +152,12 @@ final class SseCall implements Runnable {
         }
     }
 
-    /** The rest of {@link #run} once the head arrived or the call timeout passed (a READERS thread). */
+    /** {@link #fail} from a {@link #READERS} thread: the caller of {@link #start} must return first. */
+    private void failSoon(Throwable error) {
+        READERS.execute(() -> fail(error));
+    }
+
+    /** The rest of {@link #send} once the head arrived or the call timeout passed (a READERS thread). */
     private void opened(JdkHttp.Opening opening) {
         JdkHttp.Stream stream = null;
         try {

@@ -34,6 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -670,5 +671,64 @@ class A2aCoreHttpClientTest {
         Thread.sleep(300); // the aborted open's head future fails: its reader runs and frees the call
         assertEquals(List.of(), threadsInStreams(), "the aborted open left nothing running");
         assertEquals(List.of("complete"), signals);
+    }
+
+    /**
+     * Opening many streams starts far fewer threads than streams: each is sent from the
+     * caller's thread, its head handed to a reader by the HttpClient's bounded executor (not
+     * through sendAsync's future, which the JDK completes on a new thread per task wherever
+     * the common pool has fewer than two threads), and a stream that waits holds no thread.
+     * Before, a burst started a thread per stream on one or two CPUs, plus readers for the
+     * overlapping sends.
+     */
+    @Test
+    void aBurstOfStreamsStartsFewThreads() throws Exception {
+        String url = route("/held", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            ex.getResponseBody().write("data: first\n\n".getBytes(StandardCharsets.UTF_8));
+            ex.getResponseBody().flush();
+            hold();
+            ex.close();
+        });
+        A2aCoreHttpClient c = A2aCoreHttpClient.builder().streamIdleTimeout(Duration.ofSeconds(60)).build();
+        // Warm up: the pools' first threads and the classes of a stream.
+        CountDownLatch warm = new CountDownLatch(1);
+        CompletableFuture<Void> w = c.createPost().url(url).body("{}").postAsyncSSE(m -> warm.countDown(), e -> { },
+            () -> { });
+        assertTrue(warm.await(10, TimeUnit.SECONDS));
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        java.util.Set<Long> before = new java.util.HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            before.add(t.getId());
+        }
+        long started = mx.getTotalStartedThreadCount();
+        int n = 32;
+        CountDownLatch first = new CountDownLatch(n);
+        List<CompletableFuture<Void>> streams = new ArrayList<>();
+        List<Object> failures = Collections.synchronizedList(new ArrayList<>());
+        for (int i = 0; i < n; i++) {
+            AtomicBoolean seen = new AtomicBoolean();
+            streams.add(c.createPost().url(url).body("{}").postAsyncSSE(m -> {
+                if (seen.compareAndSet(false, true)) {
+                    first.countDown();
+                }
+            }, failures::add, () -> { }));
+        }
+        assertTrue(first.await(20, TimeUnit.SECONDS), first.getCount() + " streams without a first event");
+        long ours = mx.getTotalStartedThreadCount() - started;
+        List<String> serverThreads = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (!before.contains(t.getId()) && t.getName().equals("test-server")) {
+                serverThreads.add(t.getName());
+            }
+        }
+        ours -= serverThreads.size(); // the test server holds a thread per open stream
+        assertEquals(List.of(), failures);
+        assertTrue(ours <= n / 2, ours + " threads started for " + n + " streams");
+        for (CompletableFuture<Void> f : streams) {
+            f.cancel(true);
+        }
+        w.cancel(true);
     }
 }

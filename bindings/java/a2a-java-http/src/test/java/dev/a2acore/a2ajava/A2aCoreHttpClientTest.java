@@ -87,6 +87,18 @@ class A2aCoreHttpClientTest {
         }
     }
 
+    /** A route whose stream sends one event, then nothing until the test ends. */
+    private String heldStream(String path) {
+        return route(path, ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            ex.getResponseBody().write("data: first\n\n".getBytes(StandardCharsets.UTF_8));
+            ex.getResponseBody().flush();
+            hold();
+            ex.close();
+        });
+    }
+
     private static A2aCoreHttpClient client() {
         return A2aCoreHttpClient.builder().connectTimeout(Duration.ofSeconds(2)).callTimeout(Duration.ofMillis(700))
             .streamIdleTimeout(Duration.ofMillis(700)).maxResponseBytes(1024).build();
@@ -619,14 +631,7 @@ class A2aCoreHttpClientTest {
 
     @Test
     void cancellingAStalledStreamEndsItAtOnce() throws Exception {
-        String url = route("/stalled", ex -> {
-            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
-            ex.sendResponseHeaders(200, 0);
-            ex.getResponseBody().write("data: first\n\n".getBytes(StandardCharsets.UTF_8));
-            ex.getResponseBody().flush();
-            hold();
-            ex.close();
-        });
+        String url = heldStream("/stalled");
         // Idle timeout far beyond the test's bounds: only the abort can end the stream.
         A2aCoreHttpClient c = A2aCoreHttpClient.builder().streamIdleTimeout(Duration.ofSeconds(60)).build();
         List<Object> signals = Collections.synchronizedList(new ArrayList<>());
@@ -683,14 +688,7 @@ class A2aCoreHttpClientTest {
      */
     @Test
     void aBurstOfStreamsStartsFewThreads() throws Exception {
-        String url = route("/held", ex -> {
-            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
-            ex.sendResponseHeaders(200, 0);
-            ex.getResponseBody().write("data: first\n\n".getBytes(StandardCharsets.UTF_8));
-            ex.getResponseBody().flush();
-            hold();
-            ex.close();
-        });
+        String url = heldStream("/held");
         A2aCoreHttpClient c = A2aCoreHttpClient.builder().streamIdleTimeout(Duration.ofSeconds(60)).build();
         // Warm up: the pools' first threads and the classes of a stream.
         CountDownLatch warm = new CountDownLatch(1);

@@ -16,8 +16,33 @@ import org.junit.jupiter.api.Test;
  * of its own, freed on release.
  */
 class ChunkMemoryTest {
+    /** Runs {@code body} on a new thread (whose chunk memory no earlier test grew) and rethrows its failure. */
+    private static void onFreshThread(Runnable body) throws Exception {
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                body.run();
+            } catch (Throwable e) {
+                failed.set(e);
+            }
+        });
+        t.start();
+        t.join(10_000);
+        assertFalse(t.isAlive(), "the test thread ended");
+        if (failed.get() instanceof Error e) {
+            throw e;
+        }
+        if (failed.get() != null) {
+            throw new AssertionError(failed.get());
+        }
+    }
+
     @Test
-    void aThreadReusesOneBlockAndGrowsItUpToTheLimit() {
+    void aThreadReusesOneBlockAndGrowsItUpToTheLimit() throws Exception {
+        onFreshThread(ChunkMemoryTest::reuseAndGrowth);
+    }
+
+    private static void reuseAndGrowth() {
         Memory first = ChunkMemory.borrow(1);
         assertTrue(first.size() >= ChunkMemory.FIRST, "a first block of at least 16 KiB");
         ChunkMemory.release(first);
@@ -37,7 +62,11 @@ class ChunkMemoryTest {
     }
 
     @Test
-    void aChunkOverTheLimitGetsABlockOfItsOwnFreedOnRelease() {
+    void aChunkOverTheLimitGetsABlockOfItsOwnFreedOnRelease() throws Exception {
+        onFreshThread(ChunkMemoryTest::overTheLimit);
+    }
+
+    private static void overTheLimit() {
         Memory kept = ChunkMemory.borrow(100);
         Memory big = ChunkMemory.borrow(ChunkMemory.KEEP + 1);
         assertNotSame(kept, big);

@@ -512,19 +512,12 @@ final class MachineCall<T> {
     private static final ThreadLocal<Memory> SCRATCH_U64 = ThreadLocal.withInitial(() -> new Memory(8));
 
     /**
-     * Per thread: the {@code a2a_transmit} {@link #pollTransmit} fills (read at once, before
-     * anything else runs on the thread).
-     */
-    private static final ThreadLocal<Memory> TRANSMIT_OUT = ThreadLocal.withInitial(() ->
-        new Memory(MachineDirect.TRANSMIT_SIZE));
-
-    /**
      * {@code a2a_call_poll_transmit}: the filled {@code a2a_transmit} (per-thread memory whose
      * views die at the next poll), or null when there is nothing to send.
      */
     private Pointer pollTransmit(Pointer c) {
         if (MachineDirect.ON) {
-            Memory out = TRANSMIT_OUT.get();
+            Memory out = MachineDirect.TRANSMIT_MEMORY.get();
             return MachineDirect.a2a_call_poll_transmit(c, nowMs(), out) == 0 ? out : null;
         }
         Machine.Transmit t = new Machine.Transmit();

@@ -1,5 +1,6 @@
 package dev.a2acore;
 
+import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
@@ -39,6 +40,14 @@ final class MachineDirect {
     static final int ITEM_ENDS_STREAM;
     /** Size of {@code a2a_transmit}. */
     static final int TRANSMIT_SIZE;
+
+    /**
+     * Per thread: an {@code a2a_transmit} for {@code a2a_call_poll_transmit} to fill, read out
+     * before anything else on the thread polls (MachineCall's and MachineTarget's transmits).
+     */
+    static final ThreadLocal<Memory> TRANSMIT_MEMORY =
+        ThreadLocal.withInitial(() -> new Memory(MachineDirect.TRANSMIT_SIZE));
+
     /** Offsets of the {@code a2a_transmit} fields a request is built from. */
     static final int TRANSMIT_REQUEST_ID;
     static final int TRANSMIT_METHOD;

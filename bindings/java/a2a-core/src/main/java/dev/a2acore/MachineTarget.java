@@ -494,7 +494,7 @@ public final class MachineTarget {
             }
             if (MachineDirect.ON) {
                 // Read at the C offsets from per-thread memory (no JNA Structure per request).
-                Memory m = TRANSMIT_MEMORY.get();
+                Memory m = MachineDirect.TRANSMIT_MEMORY.get();
                 if (MachineDirect.a2a_call_poll_transmit(call, nowMs(), m) != 0) {
                     return Optional.empty();
                 }
@@ -675,10 +675,6 @@ public final class MachineTarget {
          */
         private static final ThreadLocal<Memory> EVENT_MEMORY =
             ThreadLocal.withInitial(() -> new Memory(MachineDirect.EVENT_SIZE));
-
-        /** Per thread: the native {@code a2a_transmit} of {@link #pollTransmit}'s raw reads, copied out at once. */
-        private static final ThreadLocal<Memory> TRANSMIT_MEMORY =
-            ThreadLocal.withInitial(() -> new Memory(MachineDirect.TRANSMIT_SIZE));
 
         /** The item of the ITEM event in {@code m}; its outcome copied only for a failure. */
         private StreamItem item(Memory m) {

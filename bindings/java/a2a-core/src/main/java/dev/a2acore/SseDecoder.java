@@ -23,7 +23,8 @@ import java.util.OptionalLong;
  * {@link #finish()} at the end of the body.
  *
  * <p>One foreign call per chunk: the chunk is copied once into the calling thread's native
- * chunk memory (so the library never sees the Java heap; the decoder copies what it keeps), decoded with the packed batch call, and
+ * chunk memory (so the library never sees the Java heap; the decoder copies what it keeps),
+ * decoded with the packed batch call, and
  * the events' values come back with one bulk read of the packed buffer and one of its
  * offsets (the item array is read only when the chunk also completed comments, retry
  * fields or limit errors); every item is a Java object before the call returns. Not thread-safe in the
